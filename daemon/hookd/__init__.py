@@ -1,0 +1,3 @@
+"""hookd: a policy-proxy daemon that serves hook decisions to AI coding agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,7 @@
+"""`python -m hookd`."""
+
+import sys
+
+from hookd.cli import main
+
+sys.exit(main())

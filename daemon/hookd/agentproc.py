@@ -1,0 +1,67 @@
+"""Find out whether the agent behind a hook call can answer a question (an `ask`).
+
+Gemini CLI in headless mode (`gemini -p …`) waits forever on an `ask`, and nothing in the hook
+payload says whether the session is interactive. The shim is a child of the agent (bash execs a
+single command in place, so usually its direct child), so hookd walks up from the shim's pid (from
+SO_PEERCRED) to the agent's process and reads its command line and its stdin.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+_AGENT_NAMES = ("gemini", "claude")
+_HEADLESS_FLAGS = ("-p", "--prompt", "--print")
+_INTERACTIVE_FLAGS = ("-i", "--prompt-interactive")
+MAX_ANCESTORS = 8
+
+
+def session_is_interactive(pid: int, proc: str = "/proc") -> bool | None:
+    """True or False when the agent process was found among the ancestors of `pid`, else None."""
+    current = pid
+    for _ in range(MAX_ANCESTORS):
+        current = _parent(current, proc)
+        if current <= 1:
+            return None
+        argv = _cmdline(current, proc)
+        if _is_agent(argv):
+            return _interactive(current, argv, proc)
+    return None
+
+
+def _parent(pid: int, proc: str) -> int:
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as handle:
+            stat = handle.read().decode(errors="replace")
+    except OSError:
+        return 0
+    # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return int(fields[1]) if len(fields) > 1 else 0
+
+
+def _cmdline(pid: int, proc: str) -> list[str]:
+    try:
+        with open(f"{proc}/{pid}/cmdline", "rb") as handle:
+            return [a.decode(errors="replace") for a in handle.read().split(b"\0") if a]
+    except OSError:
+        return []
+
+
+def _is_agent(argv: Sequence[str]) -> bool:
+    return any(
+        os.path.basename(arg) in _AGENT_NAMES or arg.endswith(("/gemini.js", "/cli.js")) for arg in argv[:3]
+    )
+
+
+def _interactive(pid: int, argv: Sequence[str], proc: str) -> bool:
+    if any(a in _INTERACTIVE_FLAGS or a.startswith("--prompt-interactive=") for a in argv):
+        return True
+    if any(a in _HEADLESS_FLAGS or a.startswith(("--prompt=", "--print=")) for a in argv):
+        return False
+    try:
+        stdin = os.readlink(f"{proc}/{pid}/fd/0")
+    except OSError:
+        return False
+    return stdin.startswith(("/dev/pts/", "/dev/tty"))

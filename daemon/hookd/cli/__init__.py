@@ -1,0 +1,78 @@
+"""The `hookd` command line. Each command imports what it needs only when it runs.
+
+Exit codes: 0 success, 1 the command ran and found failures (tests failed, daemon already running),
+2 usage or input errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from hookd import __version__
+from hookd.errors import HookdError
+
+EVENTS = (
+    "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
+    "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
+)  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hookd", description="Policy decisions for AI coding agents' hooks."
+    )
+    parser.add_argument("--version", action="version", version=f"hookd {__version__}")
+    parser.add_argument(
+        "--config", help="TOML config file (default: $HOOKD_CONFIG, then ~/.config/hookd/config.toml)"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the daemon")
+    serve.add_argument("--policies", help="policy directory (default: the bundled policies/)")
+    serve.add_argument("--runtime-dir", help="directory for the sockets (default: $XDG_RUNTIME_DIR/hookd)")
+    serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+
+    ev = sub.add_parser("eval", help="decide one payload from stdin without a daemon")
+    ev.add_argument("--event", choices=EVENTS, help="hook event (default: the payload's hook_event_name)")
+    ev.add_argument("--client", default="gemini", choices=("gemini",))
+    ev.add_argument("--policies", help="policy directory (default: the configured one)")
+    ev.add_argument(
+        "--interactive", action="store_true", help="treat the session as interactive (ask is kept)"
+    )
+    ev.add_argument("--json", action="store_true", help="print one JSON object")
+
+    test = sub.add_parser("test", help="run a policy directory's test_ rules and case files")
+    test.add_argument("dir", nargs="?", help="policy directory (default: the configured one)")
+    test.add_argument("-v", "--verbose", action="store_true", help="list passing tests too")
+
+    for name, text in (
+        ("install", "register hookd's shim as the agent's hook"),
+        ("uninstall", "remove it again"),
+    ):
+        cmd = sub.add_parser(name, help=text)
+        cmd.add_argument("--client", default="gemini", choices=("gemini",))
+        cmd.add_argument("--scope", default="user", choices=("user", "project"))
+        cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        from hookd.config import load_config
+
+        config = load_config(args.config)
+        if args.command == "serve":
+            from hookd.cli.commands import cmd_serve
+
+            return cmd_serve(args, config)
+        from hookd.cli import commands
+
+        return int(getattr(commands, f"cmd_{args.command}")(args, config))
+    except HookdError as exc:
+        print(f"hookd: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

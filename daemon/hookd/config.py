@@ -1,0 +1,199 @@
+"""Configuration: TOML over built-in defaults, validated into frozen dataclasses.
+
+Where the file comes from: `--config PATH`, else `$HOOKD_CONFIG`, else
+`$XDG_CONFIG_HOME/hookd/config.toml` (default `~/.config/hookd/config.toml`) if it exists. Every
+problem is a ConfigError that names the file and the key.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hookd.errors import ConfigError
+from hookd.types import Event, FailMode
+
+T = TypeVar("T")
+
+# Events that can block fail closed by default; AfterAgent never does (a deny makes Gemini retry in a
+# loop) and neither do the lifecycle events, which cannot block at all.
+DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = {
+    event: (
+        FailMode.CLOSED
+        if event in (Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL)
+        else FailMode.OPEN
+    )
+    for event in Event
+}
+NEVER_FAIL_CLOSED = frozenset(
+    {Event.AFTER_AGENT, Event.SESSION_START, Event.SESSION_END, Event.PRE_COMPRESS, Event.NOTIFICATION}
+)
+
+
+def default_runtime_dir() -> Path:
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "hookd"
+    return Path(f"/tmp/hookd-{os.getuid()}")
+
+
+def default_config_path() -> Path:
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(xdg) / "hookd" / "config.toml"
+
+
+def default_state_dir() -> Path:
+    xdg = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(xdg) / "hookd"
+
+
+def bundled_policies_dir() -> Path:
+    return Path(__file__).resolve().parents[2] / "policies"
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonConfig:
+    runtime_dir: Path = field(default_factory=default_runtime_dir)
+    policies: Path = field(default_factory=bundled_policies_dir)
+    request_timeout_ms: int = 2500
+    max_concurrency: int = 256
+    max_header_bytes: int = 64 * 1024
+    max_payload_bytes: int = 16 * 1024 * 1024
+    log_level: str = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class ShimConfig:
+    deadline_ms: int = 4000
+    hook_timeout_ms: int = 5000
+    python: str = ""
+    fail_modes: Mapping[Event, FailMode] = field(default_factory=lambda: dict(DEFAULT_FAIL_MODES))
+
+
+@dataclass(frozen=True, slots=True)
+class AskConfig:
+    headless_fallback: str = "deny"
+    unknown_is_headless: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    daemon: DaemonConfig = field(default_factory=DaemonConfig)
+    shim: ShimConfig = field(default_factory=ShimConfig)
+    ask: AskConfig = field(default_factory=AskConfig)
+    source: Path | None = None
+
+    @property
+    def hook_socket(self) -> Path:
+        return self.daemon.runtime_dir / "hook.sock"
+
+    @property
+    def shim_python(self) -> str:
+        return self.shim.python or os.path.realpath(sys.executable)
+
+
+_CHOICES: Mapping[str, tuple[str, ...]] = {
+    "daemon.log_level": ("debug", "info", "warning", "error"),
+    "ask.headless_fallback": ("deny", "allow"),
+}
+
+
+def load_config(explicit: str | None = None) -> Config:
+    path, required = _locate(explicit)
+    if path is None or (not required and not path.exists()):
+        return Config()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config {path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config {path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config {path}: not valid TOML: {exc}") from None
+    return parse_config(raw, source=path)
+
+
+def _locate(explicit: str | None) -> tuple[Path | None, bool]:
+    if explicit:
+        return Path(explicit), True
+    env = os.environ.get("HOOKD_CONFIG")
+    if env:
+        return Path(env), True
+    return default_config_path(), False
+
+
+def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Config:
+    where = f"config {source}" if source else "config"
+    unknown = set(raw) - {"daemon", "shim", "ask", "fail_mode"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
+    daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
+    shim = _section(ShimConfig(), raw.get("shim", {}), "shim", where)
+    ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
+    shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
+    if shim.deadline_ms >= shim.hook_timeout_ms:
+        raise ConfigError(
+            f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
+            f"({shim.hook_timeout_ms}), or the agent kills the shim before it can apply its fail mode"
+        )
+    return Config(daemon=daemon, shim=shim, ask=ask, source=source)
+
+
+def _section(default: T, raw: object, name: str, where: str) -> T:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: '{name}' must be a table")
+    known = {f.name: f for f in fields(default) if f.name != "fail_modes"}  # type: ignore[arg-type]
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        dotted = f"{name}.{key}"
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key '{dotted}'")
+        current = getattr(default, key)
+        values[key] = _coerce(dotted, value, current, where)
+    return replace(default, **values)  # type: ignore[type-var]
+
+
+def _coerce(dotted: str, value: object, current: object, where: str) -> object:
+    if isinstance(current, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: '{dotted}' must be true or false, got {value!r}")
+        return value
+    if isinstance(current, int):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ConfigError(f"{where}: '{dotted}' must be a positive integer, got {value!r}")
+        return value
+    if isinstance(current, Path):
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where}: '{dotted}' must be a non-empty path string, got {value!r}")
+        return Path(os.path.expanduser(value)).absolute()
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: '{dotted}' must be a string, got {value!r}")
+    choices = _CHOICES.get(dotted)
+    if choices and value not in choices:
+        raise ConfigError(f"{where}: '{dotted}' must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _fail_modes(raw: object, where: str) -> dict[Event, FailMode]:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f'{where}: \'fail_mode\' must be a table of event = "closed" | "open"')
+    modes = dict(DEFAULT_FAIL_MODES)
+    for key, value in raw.items():
+        try:
+            event = Event(key)
+        except ValueError:
+            raise ConfigError(f"{where}: unknown key 'fail_mode.{key}' (not a hook event)") from None
+        if value not in ("closed", "open"):
+            raise ConfigError(f'{where}: \'fail_mode.{key}\' must be "closed" or "open", got {value!r}')
+        if value == "closed" and event in NEVER_FAIL_CLOSED:
+            raise ConfigError(
+                f"{where}: 'fail_mode.{key}' cannot be \"closed\": a deny on {key} cannot block "
+                "(or, for AfterAgent, makes the agent retry in a loop)"
+            )
+        modes[event] = FailMode(value)
+    return modes

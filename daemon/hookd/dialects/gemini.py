@@ -1,0 +1,538 @@
+"""Gemini CLI: parse its 11 hook events, render a Decision as the one JSON object it honours. No I/O.
+
+The contract is /work/shared/reference/gemini-cli-hooks.md (from Gemini CLI's source); docs/gemini.md
+is the per-event rendering table. Facts a renderer must respect:
+
+* exactly one JSON object on stdout, exit code 0, nothing on stderr; the object is pure ASCII (every
+  non-ASCII character `\\u`-escaped) because Gemini decodes each stdout chunk separately and would
+  garble a multi-byte character split across two chunks (§3.7), and it never holds NaN/Infinity,
+  which JSON.parse rejects (the whole text would become a plain-text allow, §2.1);
+* `tool_input` replaces the arguments whole, so the full object is sent (§2.3, §9.6);
+  `llm_request.config` overwrites all four generation values, so the full config is sent (§9.17);
+* `ask` works on BeforeTool only (§6); any output on BeforeToolSelection (even `{}`) resets the tool
+  config, so a no-op prints nothing (§9.18);
+* a malformed `llm_response` makes Gemini drop a BeforeModel block (§9.16), so only a well-formed one
+  is ever sent.
+
+A verdict that an event cannot carry is mapped by the table in docs/gemini.md and the mapping is
+recorded in the reply's notes, which `hookd eval` and the decision log show.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import pwd
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.errors import DialectError, one_line
+from hookd.policy.combine import allowed_names, merge_patch, tool_mode
+from hookd.types import (
+    JSON,
+    Caller,
+    Client,
+    Decision,
+    Event,
+    HookRequest,
+    NormalisedEvent,
+    Outcome,
+    Reply,
+    ToolCall,
+    ToolKind,
+)
+
+TOOL_KINDS: Mapping[str, ToolKind] = {
+    "run_shell_command": ToolKind.SHELL,
+    "read_file": ToolKind.READ,
+    "read_many_files": ToolKind.READ,
+    "list_directory": ToolKind.READ,
+    "glob": ToolKind.READ,
+    "grep_search": ToolKind.READ,
+    "search_file_content": ToolKind.READ,
+    "write_file": ToolKind.WRITE,
+    "replace": ToolKind.EDIT,
+    "web_fetch": ToolKind.WEB,
+    "google_web_search": ToolKind.WEB,
+}
+
+TOOL_EVENTS = frozenset({Event.BEFORE_TOOL, Event.AFTER_TOOL})
+# Events whose fail-closed output is a deny; on every other event a deny cannot block, or loops.
+FAIL_CLOSED_DENY_EVENTS = frozenset(
+    {Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL}
+)
+# Events whose block/stop message in the UI is `systemMessage || reason` (§2.3, §2.4): when hookd
+# also has messages to show, the reason leads the systemMessage so that it is not hidden.
+_MESSAGE_REPLACES_REASON = frozenset({Event.BEFORE_AGENT, Event.AFTER_AGENT})
+_BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)
+
+
+def tool_kind(name: str) -> ToolKind:
+    if name.startswith("mcp_"):
+        return ToolKind.MCP
+    return TOOL_KINDS.get(name, ToolKind.OTHER)
+
+
+class GeminiDialect:
+    client = Client.GEMINI
+
+    def parse(self, request: HookRequest) -> NormalisedEvent:
+        try:
+            event = Event(request.event)
+        except ValueError:
+            raise DialectError(f"unknown Gemini CLI hook event {request.event!r}") from None
+        payload = _load_payload(request.payload)
+        named = payload.get("hook_event_name")
+        if named is not None and named != event.value:
+            raise DialectError(
+                f"payload says hook_event_name={named!r} but the shim was registered for {event.value}"
+            )
+        cwd = _string(payload, "cwd") or request.cwd
+        project_dir = request.env.get("GEMINI_PROJECT_DIR") or cwd
+        return NormalisedEvent(
+            client=Client.GEMINI,
+            event=event,
+            payload=payload,
+            tool=_tool_call(event, payload),
+            session_id=_string(payload, "session_id") or request.env.get("GEMINI_SESSION_ID", ""),
+            cwd=cwd,
+            project_dir=project_dir,
+            caller=request.caller,
+            env=request.env,
+            facts={"home": request.env.get("HOME") or _home_of(request.caller)},
+        )
+
+    def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
+        output, notes = render_output(event, decision)
+        if output is None:
+            return Reply(notes=tuple(notes))
+        return Reply(stdout=dump_json(output), notes=tuple(notes))
+
+    def fail_reply(self, event: Event, reason: str) -> Reply:
+        if event not in FAIL_CLOSED_DENY_EVENTS:
+            return Reply()
+        return Reply(stdout=dump_json({"decision": "deny", "reason": one_line(reason)}))
+
+
+def dump_json(value: Mapping[str, Any]) -> bytes:
+    """One compact, pure-ASCII JSON object that JSON.parse accepts (non-finite numbers become null,
+    as JSON.stringify would make them)."""
+    try:
+        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(value), separators=(",", ":"), allow_nan=False)
+    return text.encode("ascii")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _load_payload(raw: bytes) -> dict[str, JSON]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DialectError(f"hook payload is not UTF-8 (bad byte at offset {exc.start})") from None
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
+        raise DialectError(f"hook payload is not valid JSON: {one_line(str(exc))}") from None
+    except RecursionError:
+        raise DialectError("hook payload is not valid JSON: nested too deeply") from None
+    if not isinstance(payload, dict):
+        raise DialectError(f"hook payload must be a JSON object, got {_json_type(payload)}")
+    return payload
+
+
+def _json_type(value: JSON) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array"
+
+
+def _string(payload: Mapping[str, JSON], key: str) -> str:
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _tool_call(event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:
+    if event not in TOOL_EVENTS:
+        return None
+    name, args = payload.get("tool_name"), payload.get("tool_input")
+    if not isinstance(name, str) or not name:
+        raise DialectError(f"{event.value} payload has no tool_name string")
+    if not isinstance(args, dict):
+        raise DialectError(f"{event.value} payload: tool_input must be a JSON object")
+    return ToolCall(name=name, kind=tool_kind(name), input=args)
+
+
+def _home_of(caller: Caller) -> str:
+    try:
+        return pwd.getpwuid(caller.uid).pw_dir
+    except KeyError:
+        return ""
+
+
+def render_output(event: NormalisedEvent, decision: Decision) -> tuple[dict[str, Any] | None, list[str]]:
+    """The JSON object for stdout (None: print nothing) and notes on verdicts mapped or not carried."""
+    renderer = _RENDERERS[event.event]
+    notes: list[str] = []
+    output = renderer(event, decision, notes)
+    if decision.contexts:
+        specific = output.get("hookSpecificOutput") if output else None
+        if not isinstance(specific, Mapping) or "additionalContext" not in specific:
+            notes.append(f"context not carried: {event.event.value} cannot add it to this reply")
+        elif event.event is Event.SESSION_START and event.payload.get("source") == "clear":
+            notes.append("context sent, but Gemini ignores SessionStart additionalContext after /clear")
+    return output, notes
+
+
+def _message(decision: Decision, *extra: str) -> str:
+    return "\n".join([*extra, *decision.messages])
+
+
+def _with_message(out: dict[str, Any], decision: Decision, *extra: str) -> dict[str, Any]:
+    text = _message(decision, *extra)
+    if text:
+        out["systemMessage"] = text
+    return out
+
+
+def _specific(event: NormalisedEvent, **fields: Any) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": event.event.value, **fields}}
+
+
+def _lead(event: NormalisedEvent, decision: Decision, reason: str) -> tuple[str, ...]:
+    """On BeforeAgent/AfterAgent a systemMessage replaces the reason in the stop/block message."""
+    return (reason,) if decision.messages and event.event in _MESSAGE_REPLACES_REASON else ()
+
+
+def _halt(event: NormalisedEvent, decision: Decision) -> dict[str, Any]:
+    reason = decision.reason or "stopped by hookd policy"
+    out: dict[str, Any] = {"continue": False, "stopReason": reason}
+    return _with_message(out, decision, *_lead(event, decision, reason))
+
+
+def _deny(event: NormalisedEvent, decision: Decision) -> dict[str, Any]:
+    reason = decision.reason or "denied by hookd policy"
+    return _with_message({"decision": "deny", "reason": reason}, decision, *_lead(event, decision, reason))
+
+
+def _plain(decision: Decision, *extra: str) -> dict[str, Any] | None:
+    text = _message(decision, *extra)
+    return {"systemMessage": text} if text else None
+
+
+def _shown(name: str, decision: Decision) -> str:
+    """A halt/deny/ask that an event cannot enforce, as the line shown to the user instead."""
+    return f"hookd ({name}): {decision.reason}"
+
+
+def _blocking_or_none(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """Halt, deny, and ask mapped to deny (ask is honoured on BeforeTool only)."""
+    if decision.outcome is Outcome.HALT:
+        return _halt(event, decision)
+    if decision.outcome in (Outcome.DENY, Outcome.ASK):
+        if decision.outcome is Outcome.ASK:
+            notes.append(f"ask mapped to deny: {event.event.value} cannot ask the user")
+        return _deny(event, decision)
+    return None
+
+
+def _unused_rewrites(event: NormalisedEvent, decision: Decision, notes: list[str], *used: str) -> None:
+    for target in decision.rewrite:
+        if target not in used:
+            notes.append(f"rewrite of {target} not carried: {event.event.value} cannot change it")
+
+
+def _before_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    if decision.outcome is Outcome.HALT:
+        return _halt(event, decision)
+    if decision.outcome is Outcome.DENY:
+        return _deny(event, decision)
+    _unused_rewrites(event, decision, notes, "tool_input")
+    full = _rewritten_tool_input(event, decision, notes)
+    if decision.outcome is Outcome.ASK:
+        # Gemini applies a tool_input rewrite and then asks (§2.3 steps 3-4, §6): the user confirms
+        # the call that will really run. The systemMessage is the text of the confirmation dialog.
+        out: dict[str, Any] = {"decision": "ask"}
+        if full is not None:
+            out.update(_specific(event, tool_input=full))
+        return _with_message(out, decision, decision.reason)
+    if full is not None:
+        return _with_message(_specific(event, tool_input=full), decision)
+    return _plain(decision)
+
+
+def _rewritten_tool_input(
+    event: NormalisedEvent, decision: Decision, notes: list[str]
+) -> dict[str, Any] | None:
+    """The complete new argument object (Gemini replaces the arguments whole), or None: no change."""
+    if "tool_input" not in decision.rewrite or event.tool is None:
+        return None
+    patch = decision.rewrite["tool_input"]
+    if not isinstance(patch, Mapping):
+        notes.append("rewrite of tool_input not carried: the patch is not a JSON object")
+        return None
+    full = merge_patch(event.tool.input, patch)
+    if full == event.tool.input:
+        notes.append("rewrite of tool_input changed nothing")
+        return None
+    return dict(full)
+
+
+def _after_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    blocked = _blocking_or_none(event, decision, notes)
+    if blocked is not None:
+        return blocked
+    _unused_rewrites(event, decision, notes, "tail_tool_call")
+    specific: dict[str, Any] = {}
+    if decision.contexts:
+        specific["additionalContext"] = "\n\n".join(decision.contexts)
+    if "tail_tool_call" in decision.rewrite:
+        tail = decision.rewrite["tail_tool_call"]
+        name = tail.get("name") if isinstance(tail, Mapping) else None
+        args = tail.get("args", {}) if isinstance(tail, Mapping) else None
+        if isinstance(name, str) and name and isinstance(args, Mapping | None):
+            specific["tailToolCallRequest"] = {"name": name, "args": dict(args or {})}
+        else:
+            notes.append("tail_tool_call not carried: it needs a non-empty `name` and an object `args`")
+    if not specific:
+        return _plain(decision)
+    return _with_message(_specific(event, **specific), decision)
+
+
+def _before_agent(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    blocked = _blocking_or_none(event, decision, notes)
+    if blocked is not None:
+        return blocked
+    _unused_rewrites(event, decision, notes)
+    if decision.contexts:
+        return _with_message(_specific(event, additionalContext="\n\n".join(decision.contexts)), decision)
+    return _plain(decision)
+
+
+def _after_agent(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    if decision.outcome is Outcome.HALT:
+        out = _halt(event, decision)
+    elif decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
+        # Gemini is already retrying because of an AfterAgent deny; denying again loops until the
+        # turn budget is spent, so the second deny is shown, not enforced.
+        notes.append("deny not enforced: stop_hook_active (AfterAgent is already retrying)")
+        return _plain(decision, _shown("deny", decision))
+    elif decision.outcome is Outcome.DENY:
+        out = _deny(event, decision)
+    elif decision.outcome is Outcome.ASK:
+        notes.append("ask not carried: AfterAgent cannot ask; shown as a message")
+        return _plain(decision, _shown("ask", decision))
+    else:
+        return _plain(decision)
+    if decision.extras.get("clear_context") is True:
+        out.update(_specific(event, clearContext=True))
+    return out
+
+
+def _before_model(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    blocked = _blocking_or_none(event, decision, notes)
+    if blocked is not None:
+        if decision.outcome is not Outcome.HALT and "llm_response" in decision.extras:
+            synthetic = _llm_response(decision.extras["llm_response"], finish_reason="STOP")
+            if synthetic is None:
+                # A malformed llm_response would make Gemini drop the block (§9.16): block without it.
+                notes.append("synthetic llm_response not sent: it has no text (a string, text or candidates)")
+            else:
+                blocked.update(_specific(event, llm_response=synthetic))
+        return blocked
+    _unused_rewrites(event, decision, notes, "llm_request")
+    request = _rewritten_llm_request(event, decision, notes)
+    if request is not None:
+        return _with_message(_specific(event, llm_request=request), decision)
+    return _plain(decision)
+
+
+def _rewritten_llm_request(
+    event: NormalisedEvent, decision: Decision, notes: list[str]
+) -> dict[str, Any] | None:
+    """The keys of llm_request the patch touches, each complete (merged over what Gemini sent).
+
+    `config` must be complete: Gemini overwrites temperature, maxOutputTokens, topP and topK with the
+    hook's values, an omitted one becoming undefined (§9.17). `messages` are sent only when a policy
+    set them (they merge positionally and re-sending them is lossy); `model` only when set.
+    """
+    if "llm_request" not in decision.rewrite:
+        return None
+    patch = decision.rewrite["llm_request"]
+    if not isinstance(patch, Mapping):
+        notes.append("rewrite of llm_request not carried: the patch is not a JSON object")
+        return None
+    sent = event.payload.get("llm_request")
+    original: Mapping[str, JSON] = sent if isinstance(sent, Mapping) else {}
+    full = merge_patch(original, patch)
+    out: dict[str, Any] = {}
+    for key in patch:
+        if key not in full:
+            notes.append(f"llm_request.{key} not carried: Gemini cannot delete it")
+        elif key == "messages" and not isinstance(full[key], list):
+            notes.append("llm_request.messages not carried: it must be a list")
+        elif key == "config" and not isinstance(full[key], Mapping):
+            notes.append("llm_request.config not carried: it must be an object")
+        elif full[key] != original.get(key):
+            out[key] = full[key]
+    if not out:
+        notes.append("rewrite of llm_request changed nothing")
+        return None
+    return out
+
+
+def _after_model(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    blocked = _blocking_or_none(event, decision, notes)
+    if blocked is not None:
+        return blocked
+    _unused_rewrites(event, decision, notes, "llm_response")
+    if "llm_response" in decision.rewrite:
+        rendered = _llm_response(decision.rewrite["llm_response"], finish_reason=_finish_reason(event))
+        if rendered is not None:
+            return _with_message(_specific(event, llm_response=rendered), decision)
+        notes.append("llm_response rewrite not carried: it has no text parts")
+    return _plain(decision)
+
+
+def _finish_reason(event: NormalisedEvent) -> str | None:
+    """The finishReason of the chunk being replaced: a replacement keeps the stream's shape."""
+    response = event.payload.get("llm_response")
+    candidates = response.get("candidates") if isinstance(response, Mapping) else None
+    first = candidates[0] if isinstance(candidates, list) and candidates else None
+    reason = first.get("finishReason") if isinstance(first, Mapping) else None
+    return reason if isinstance(reason, str) else None
+
+
+def _llm_response(value: JSON, finish_reason: str | None) -> dict[str, Any] | None:
+    """A well-formed LLMResponse, or None when `value` has no text to send.
+
+    A policy may give a plain string, `{"text": …}`, or `{"candidates": [...]}`. Gemini maps every
+    candidate's `content.parts` (strings) to `{text}` parts and needs candidates[0]'s parts non-empty
+    (§2.2); anything else throws inside Gemini, which on BeforeModel silently lifts the block.
+    """
+    if isinstance(value, str):
+        if not value:
+            return None
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [value]}, "index": 0}
+        if finish_reason is not None:
+            candidate["finishReason"] = finish_reason
+        return {"candidates": [candidate]}
+    if not isinstance(value, Mapping):
+        return None
+    if "candidates" in value:
+        raw = value["candidates"]
+        candidates = [_candidate(c, i) for i, c in enumerate(raw)] if isinstance(raw, list) else []
+        valid = [c for c in candidates if c is not None]
+        if not valid or len(valid) != len(candidates) or not valid[0]["content"]["parts"]:
+            return None
+        out: dict[str, Any] = {"candidates": valid}
+        if isinstance(value.get("usageMetadata"), Mapping):
+            out["usageMetadata"] = dict(value["usageMetadata"])
+        return out
+    text = value.get("text")
+    return _llm_response(text, finish_reason) if isinstance(text, str) else None
+
+
+def _candidate(value: JSON, index: int) -> dict[str, Any] | None:
+    content = value.get("content") if isinstance(value, Mapping) else None
+    parts = content.get("parts") if isinstance(content, Mapping) else None
+    if (
+        not isinstance(value, Mapping)
+        or not isinstance(parts, list)
+        or not all(isinstance(p, str) for p in parts)
+    ):
+        return None
+    out: dict[str, Any] = {"content": {"role": "model", "parts": list(parts)}, "index": index}
+    if isinstance(value.get("finishReason"), str):
+        out["finishReason"] = value["finishReason"]
+    if isinstance(value.get("index"), int):
+        out["index"] = value["index"]
+    return out
+
+
+def _before_tool_selection(
+    event: NormalisedEvent, decision: Decision, notes: list[str]
+) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes, "tool_config")
+    if decision.messages:
+        notes.append("message not shown: any output on BeforeToolSelection would reset the tool config")
+    if decision.outcome in _BLOCKING:
+        notes.append(
+            f"{decision.outcome.name.lower()} mapped to tool mode NONE: no tool may be called this turn"
+        )
+        return _tool_config({"mode": "NONE"}, event, notes)
+    config = decision.rewrite.get("tool_config")
+    if isinstance(config, Mapping):
+        return _tool_config(config, event, notes)
+    if "tool_config" in decision.rewrite:
+        notes.append("rewrite of tool_config not carried: it is not a JSON object")
+    return None  # a no-op must print nothing: `{}` would reset the tool config
+
+
+def _tool_config(config: Mapping[str, JSON], event: NormalisedEvent, notes: list[str]) -> dict[str, Any]:
+    mode = tool_mode(config)
+    if "mode" in config and config["mode"] != mode:
+        notes.append(f"tool_config mode {config['mode']!r} not understood: AUTO used")
+    names = allowed_names(config)
+    if names == [] and mode != "NONE":
+        notes.append("tool_config allows no tool name: mode NONE")
+        mode = "NONE"
+    body = {"mode": mode, "allowedFunctionNames": [] if mode == "NONE" or names is None else names}
+    return _specific(event, toolConfig=body)
+
+
+def _session_start(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    extra = _observed_outcome(event, decision, notes)
+    out: dict[str, Any] = {}
+    if decision.contexts:
+        out = _specific(event, additionalContext="\n\n".join(decision.contexts))
+    _with_message(out, decision, *extra)
+    return out or None
+
+
+def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    extra = _observed_outcome(event, decision, notes)
+    return _plain(decision, *extra)
+
+
+def _observed_outcome(event: NormalisedEvent, decision: Decision, notes: list[str]) -> list[str]:
+    """On events that cannot block, a halt/deny/ask is shown to the user instead."""
+    if decision.outcome in _BLOCKING:
+        name = decision.outcome.name.lower()
+        notes.append(f"{name} not enforceable on {event.event.value}: shown as a message")
+        return [_shown(name, decision)]
+    return []
+
+
+_RENDERERS = {
+    Event.BEFORE_TOOL: _before_tool,
+    Event.AFTER_TOOL: _after_tool,
+    Event.BEFORE_AGENT: _before_agent,
+    Event.AFTER_AGENT: _after_agent,
+    Event.BEFORE_MODEL: _before_model,
+    Event.AFTER_MODEL: _after_model,
+    Event.BEFORE_TOOL_SELECTION: _before_tool_selection,
+    Event.SESSION_START: _session_start,
+    Event.SESSION_END: _observed,
+    Event.PRE_COMPRESS: _observed,
+    Event.NOTIFICATION: _observed,
+}
+assert set(_RENDERERS) == set(Event)

@@ -1,0 +1,331 @@
+"""The embedded Rego engine: regorus, loaded once, evaluated with one query per request.
+
+At load time hookd reads every package under `data.hookd`, its verdict rules and its constant
+`routing`, and generates a router module with one entry point per distinct set of packages that can
+apply to an (event, tool kind, tool name). A request evaluates just that entry point, so packages that
+do not apply are never evaluated, and the answer is one object {package: {rule: [elements]}}.
+
+regorus holds the GIL while it evaluates and its Engine may not cross threads, so evaluation runs on
+the event-loop thread: a thread hop would cost more than it frees (rego-engines.md, "Threads").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import regorus
+
+from hookd.errors import EngineError, PolicyLoadError, one_line
+from hookd.types import JSON, EngineRequest, Event, ToolKind, Verdict, VerdictKind
+
+POLICY_ROOT = "hookd"
+ROUTER_PACKAGE = "hookd_router"
+VERDICT_RULES: Mapping[str, VerdictKind] = {kind.value: kind for kind in VerdictKind}
+_MESSAGE_KEYS = ("reason", "text", "message")
+_ROUTING_KEYS = frozenset({"events", "kinds", "tools"})
+RouteKey = tuple[str, str | None, str | None]  # (event, tool kind, tool name)
+
+
+@dataclass(frozen=True, slots=True)
+class RegoModule:
+    path: Path
+    package: str  # dotted, without "data."
+    source: str
+    rules: Mapping[str, str]  # rule name -> head kind ("Set", "Compr", "Func", "Default")
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyPackage:
+    name: str  # dotted, under hookd: "hookd.destructive_shell"
+    rules: Mapping[str, str]
+    routing: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def applies(self, event: str, kind: str | None, tool: str | None) -> bool:
+        for key, value in (("events", event), ("kinds", kind), ("tools", tool)):
+            allowed = self.routing.get(key)
+            if allowed is not None and value not in allowed:
+                return False
+        return True
+
+
+def discover(policy_dir: Path, *, include_tests: bool) -> tuple[list[Path], list[Path]]:
+    """The .rego files and data.json files of a policy directory, in a stable order."""
+    if not policy_dir.is_dir():
+        raise PolicyLoadError(f"policy directory {policy_dir} does not exist")
+    rego, data = [], []
+    for root, dirs, files in os.walk(policy_dir):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = Path(root) / name
+            if name.endswith(".rego") and (include_tests or not name.endswith("_test.rego")):
+                rego.append(path)
+            elif name == "data.json":
+                data.append(path)
+    return rego, data
+
+
+def new_engine() -> Any:
+    engine = regorus.Engine()
+    engine.set_rego_v0(False)
+    return engine
+
+
+def load_modules(engine: Any, files: Iterable[Path], base: Path) -> list[RegoModule]:
+    modules = []
+    for path in files:
+        rel = str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
+        try:
+            source = path.read_text(encoding="utf-8")
+            engine.add_policy(rel, source)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PolicyLoadError(f"cannot read {path}: {exc}") from None
+        except Exception as exc:  # regorus raises plain RuntimeError/ValueError with a parse message
+            raise PolicyLoadError(f"{rel}: {one_line(str(exc))}") from None
+    for entry in json.loads(engine.get_ast_as_json()):
+        ast = entry["ast"]
+        modules.append(
+            RegoModule(
+                path=Path(entry["source"]["file"]),
+                package=_ref_to_dotted(ast["package"]["refr"]),
+                source=entry["source"]["contents"],
+                rules=_rule_heads(ast.get("rules", [])),
+            )
+        )
+    return modules
+
+
+def load_data(engine: Any, files: Iterable[Path], base: Path) -> None:
+    for path in files:
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise PolicyLoadError(f"{path}: not valid JSON: {one_line(str(exc))}") from None
+        prefix = path.parent.relative_to(base).parts if path.parent.is_relative_to(base) else ()
+        for part in reversed(prefix):
+            value = {part: value}
+        if not isinstance(value, dict):
+            raise PolicyLoadError(
+                f"{path}: a data.json at the root of the policy directory must hold an object"
+            )
+        engine.add_data(value)
+
+
+def _ref_to_dotted(ref: Mapping[str, Any]) -> str:
+    if "Var" in ref:
+        return str(ref["Var"]["value"])
+    if "RefDot" in ref:
+        inner = ref["RefDot"]
+        return f"{_ref_to_dotted(inner['refr'])}.{inner['field'][1]}"
+    if "RefBrack" in ref:
+        inner = ref["RefBrack"]
+        index = inner.get("index", {})
+        key = index.get("String", {}).get("value", "?") if isinstance(index, dict) else "?"
+        return f"{_ref_to_dotted(inner['refr'])}.{key}"
+    raise PolicyLoadError(f"unsupported reference in a package or rule head: {sorted(ref)}")
+
+
+def _rule_heads(rules: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    heads: dict[str, str] = {}
+    for rule in rules:
+        ((kind, body),) = rule.items()
+        if kind == "Default":
+            heads.setdefault(_ref_to_dotted(body["refr"]).split(".")[0], "Default")
+            continue
+        head = body.get("head", {})
+        if not head:
+            continue
+        ((head_kind, head_body),) = head.items()
+        name = _ref_to_dotted(head_body["refr"]).split(".")[0]
+        heads[name] = head_kind if name not in heads or heads[name] == "Default" else heads[name]
+    return heads
+
+
+class RegoEmbeddedEngine:
+    """hookd's default engine. Build with `RegoEmbeddedEngine.load(policy_dir)`."""
+
+    name = "rego"
+
+    def __init__(
+        self,
+        engine: Any,
+        packages: Sequence[PolicyPackage],
+        routes: Mapping[RouteKey, str],
+        policy_dir: Path,
+        revision: str,
+    ) -> None:
+        self._engine = engine
+        self._packages = tuple(packages)
+        self._routes = dict(routes)  # (event, kind, tool) -> router rule path, or "" when nothing applies
+        self._route_cache: dict[RouteKey, str] = {}
+        self.policy_dir = policy_dir
+        self.revision = revision
+
+    @classmethod
+    def load(cls, policy_dir: Path) -> RegoEmbeddedEngine:
+        policy_dir = policy_dir.resolve()
+        engine = new_engine()
+        rego_files, data_files = discover(policy_dir, include_tests=False)
+        modules = load_modules(engine, rego_files, policy_dir)
+        load_data(engine, data_files, policy_dir)
+        packages = _packages(engine, modules)
+        routes, router_source = _build_router(packages)
+        try:
+            engine.add_policy("<hookd-router>", router_source)
+            engine.set_input({})
+            for rule in set(routes.values()) - {""}:
+                engine.eval_rule(f"data.{ROUTER_PACKAGE}.{rule}")  # compile, and catch conflicts now
+        except Exception as exc:
+            raise PolicyLoadError(f"policies in {policy_dir} do not evaluate: {one_line(str(exc))}") from None
+        revision = _revision(modules)
+        return cls(engine, packages, routes, policy_dir, revision)
+
+    @property
+    def packages(self) -> tuple[PolicyPackage, ...]:
+        return self._packages
+
+    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+        return self.evaluate_sync(request.document)
+
+    def evaluate_sync(self, document: Mapping[str, JSON]) -> list[Verdict]:
+        tool = document.get("tool") or {}
+        rule = self._route(str(document.get("event")), tool.get("kind"), tool.get("name"))
+        if not rule:
+            return []
+        try:
+            self._engine.set_input(document)
+            result = self._engine.eval_rule(f"data.{ROUTER_PACKAGE}.{rule}")
+        except Exception as exc:  # any evaluation error fails closed upstream
+            raise EngineError(f"rego evaluation failed: {one_line(str(exc))}") from None
+        if not isinstance(result, dict):
+            raise EngineError(f"rego router returned {type(result).__name__}, expected an object")
+        return verdicts_from_result(result)
+
+    def _route(self, event: str, kind: str | None, tool: str | None) -> str:
+        key = (event, kind, tool)
+        cached = self._route_cache.get(key)
+        if cached is not None:
+            return cached
+        rule = self._routes.get(key)
+        if rule is None:
+            rule = self._routes.get((event, kind, None), "")
+        if len(self._route_cache) < 4096:
+            self._route_cache[key] = rule
+        return rule
+
+    async def aclose(self) -> None:
+        return None
+
+    def describe(self) -> Mapping[str, JSON]:
+        return {
+            "engine": self.name,
+            "policy_dir": str(self.policy_dir),
+            "revision": self.revision,
+            "packages": [p.name for p in self._packages],
+        }
+
+
+def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PolicyPackage]:
+    rules_by_package: dict[str, dict[str, str]] = {}
+    for module in modules:
+        if module.package == POLICY_ROOT or module.package.startswith(POLICY_ROOT + "."):
+            rules_by_package.setdefault(module.package, {}).update(module.rules)
+    packages = []
+    for name in sorted(rules_by_package):
+        rules = rules_by_package[name]
+        routing = _routing(engine, name) if "routing" in rules else {}
+        packages.append(PolicyPackage(name=name, rules=rules, routing=routing))
+    return packages
+
+
+def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
+    try:
+        engine.set_input({})
+        value = engine.eval_rule(f"data.{package}.routing")
+    except Exception as exc:
+        raise PolicyLoadError(f"{package}.routing must be a constant object: {one_line(str(exc))}") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not set(value) <= _ROUTING_KEYS:
+        raise PolicyLoadError(
+            f"{package}.routing must be an object with keys events, kinds, tools; got {value!r}"
+        )
+    routing: dict[str, frozenset[str]] = {}
+    for key, items in value.items():
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise PolicyLoadError(f"{package}.routing.{key} must be a list of strings")
+        routing[key] = frozenset(items)
+    unknown_events = routing.get("events", frozenset()) - {e.value for e in Event}
+    unknown_kinds = routing.get("kinds", frozenset()) - {k.value for k in ToolKind}
+    if unknown_events or unknown_kinds:
+        raise PolicyLoadError(
+            f"{package}.routing names unknown events/kinds: {sorted(unknown_events | unknown_kinds)}"
+        )
+    return routing
+
+
+def _build_router(packages: Sequence[PolicyPackage]) -> tuple[dict[RouteKey, str], str]:
+    """One router rule per distinct set of applicable packages over every (event, kind, tool)."""
+    tools: list[str | None] = [None, *sorted({t for p in packages for t in p.routing.get("tools", ())})]
+    kinds: list[str | None] = [None, *(k.value for k in ToolKind)]
+    routes: dict[RouteKey, str] = {}
+    rule_of_set: dict[tuple[str, ...], str] = {}
+    for event in Event:
+        for kind in kinds:
+            for tool in tools:
+                names = tuple(p.name for p in packages if p.applies(event.value, kind, tool))
+                if not names:
+                    routes[(event.value, kind, tool)] = ""
+                    continue
+                rule = rule_of_set.setdefault(names, f"r{len(rule_of_set)}")
+                routes[(event.value, kind, tool)] = rule
+    by_name = {p.name: p for p in packages}
+    lines = [f"package {ROUTER_PACKAGE}", ""]
+    for names, rule in rule_of_set.items():
+        lines.append(f"{rule} := {{{', '.join(_package_entry(by_name[n]) for n in names)}}}")
+    return routes, "\n".join(lines) + "\n"
+
+
+def _package_entry(package: PolicyPackage) -> str:
+    parts = []
+    for rule, head in sorted(package.rules.items()):
+        if rule not in VERDICT_RULES:
+            continue
+        ref = f"data.{package.name}.{rule}"
+        body = f"[m | some m in {ref}]" if head == "Set" else f"[m | m := {ref}]"
+        parts.append(f'"{rule}": {body}')
+    return f'"{package.name}": {{{", ".join(parts)}}}'
+
+
+def verdicts_from_result(result: Mapping[str, Any]) -> list[Verdict]:
+    verdicts: list[Verdict] = []
+    for package, rules in result.items():
+        for rule, elements in sorted(rules.items()):
+            kind = VERDICT_RULES[rule]
+            verdicts.extend(_verdict(kind, package, rule, element) for element in elements)
+    return verdicts
+
+
+def _verdict(kind: VerdictKind, package: str, rule: str, element: JSON) -> Verdict:
+    if isinstance(element, str):
+        return Verdict(kind=kind, policy_id=package, rule_id=rule, message=element)
+    if not isinstance(element, dict):
+        return Verdict(kind=kind, policy_id=package, rule_id=rule, message=json.dumps(element))
+    message = next((str(element[k]) for k in _MESSAGE_KEYS if k in element), "")
+    patch = {k: v for k, v in element.items() if k not in ("id", *_MESSAGE_KEYS)}
+    return Verdict(
+        kind=kind, policy_id=package, rule_id=str(element.get("id", rule)), message=message, patch=patch
+    )
+
+
+def _revision(modules: Sequence[RegoModule]) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for module in sorted(modules, key=lambda m: str(m.path)):
+        digest.update(str(module.path).encode() + b"\0" + module.source.encode() + b"\0")
+    return digest.hexdigest()[:12]

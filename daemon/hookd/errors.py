@@ -1,0 +1,49 @@
+"""hookd's exception tree. Every error carries a one-line, user-facing message.
+
+HookdError
+├── ConfigError        a config file or value is wrong (names the key)
+├── FrameError         a wire frame breaks the protocol or its limits (carries a reply code)
+├── DialectError       a payload the client dialect cannot read (bad JSON, unknown event, …)
+├── EngineError        a policy engine failed; the pipeline turns it into a fail-closed verdict
+│   └── PolicyLoadError   policies did not load or compile
+└── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
+"""
+
+from __future__ import annotations
+
+
+class HookdError(Exception):
+    """Base of every error hookd raises on purpose."""
+
+
+class ConfigError(HookdError):
+    pass
+
+
+class FrameError(HookdError):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class DialectError(HookdError):
+    pass
+
+
+class EngineError(HookdError):
+    pass
+
+
+class PolicyLoadError(EngineError):
+    pass
+
+
+class DaemonError(HookdError):
+    pass
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Collapse an error text to one line (regorus errors can carry backtraces)."""
+    text = text.split("\nStack backtrace:", 1)[0]
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,617 @@
+"""Install and uninstall hookd's hook entries in Gemini CLI's settings.json (file logic only).
+
+What install writes, per event of the plan: one hook definition without a matcher (so it matches
+everything), appended to ``hooks.<Event>``::
+
+    {"hooks": [{"type": "command", "name": "hookd", "command": "<cmd>", "timeout": 5000,
+                "description": "hookd policy decision (installed by hookd install)"}]}
+
+plus ``hooksConfig.enabled = true``. Everything else in the file is kept as parsed: other keys,
+unknown keys, other hooks (also on the same events) and their order.
+
+Our entries are recognised by ``name`` inside ``hooks``. A definition is hookd's own when its only
+key is ``hooks`` and that list holds exactly one hook, named ``hookd``; install replaces such a
+definition in place when the command or timeout changed, and refuses (SettingsError) when a hook
+named ``hookd`` sits in a definition it did not write (with a matcher, beside other hooks, with
+extra keys): silently rewriting it would drop the user's edit. Install converges the file to the
+plan: hookd entries on events the plan leaves out are removed (reported in ``removed``).
+
+Undo record: a marker in the settings file itself, not a sidecar. Install adds one top-level key::
+
+    "hookd": {"installed": {"names": ["hookd"],
+                            "created": ["hooks", "hooks.BeforeTool", …, "hooksConfig"],
+                            "hooksConfig.enabled": false}}
+
+``names`` are the hook names installed, ``created`` the containers install had to create (so
+uninstall deletes them again once they are empty, and only those), and ``hooksConfig.enabled`` the
+value before the first install (the key is left out when the setting was absent). Why a marker:
+
+* it is written in the same atomic replace as the hooks, so the record and the entries can never
+  disagree after a crash; a sidecar would be a second, non-atomic write;
+* it travels with the file (copied, restored from git or a backup, symlinked from a dotfiles
+  repo), where a sidecar next to it would be lost or stale, and it adds no second file to a
+  project's ``.gemini/`` directory;
+* Gemini accepts it: its settings schema is a ``passthrough`` object (unknown top-level keys are
+  neither warned about nor dropped, and Gemini's own format-preserving save keeps them).
+
+Uninstall removes every hook named ``hookd`` (and a definition left without hooks), then, when no
+other installed name remains in the record, puts ``hooksConfig.enabled`` back to its recorded value
+if it is still ``true`` (a value the user changed since is left alone), deletes the containers in
+``created`` that are now empty, and deletes the marker. So install followed by uninstall gives back
+the original document exactly. Without a marker (hand-written entries) uninstall only removes the
+entries.
+
+Files: a missing ``.gemini`` directory is created with the default umask (an existing one is never
+chmod-ed); a missing settings file is created with the default umask; an existing file keeps its
+mode (and, best effort, its owner). A symlinked settings.json is followed: the target is rewritten
+and the link stays. Writes are atomic: a temp file in the same directory, fsync, ``os.replace``,
+fsync of the directory. Before an existing file is changed its previous bytes are copied to
+``settings.json.hookd-backup`` next to it, overwriting the previous backup: one predictable path,
+no pile-up of files in ``~/.gemini`` or in a repository, and it always holds the state just before
+the latest change, which is what undoing that change needs. Nothing is written (and no backup
+made) when the result would be the same document: running install twice leaves the bytes alone.
+
+Reading follows Gemini (``JSON.parse(stripJsonComments(text))``): ``//`` and ``/* */`` comments
+outside strings are accepted. Rewriting would drop them, so a file with comments is never modified
+(SettingsError); it can still be read when nothing needs to change. Output is JSON with a 2-space
+indent and a trailing newline. A file that is not UTF-8 JSON, whose top level is not an object,
+has duplicate keys, or whose ``hooks`` / ``hooks.<Event>`` / ``hooksConfig`` / ``hookd`` has the
+wrong type is refused with a one-line SettingsError and left untouched. An empty (whitespace-only)
+file counts as ``{}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import re
+import secrets
+import stat
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hookd.errors import HookdError
+
+GEMINI_EVENTS: tuple[str, ...] = (
+    "SessionStart",
+    "SessionEnd",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
+    "Notification",
+)
+
+MARKER_KEY = "hookd"
+BACKUP_SUFFIX = ".hookd-backup"
+DESCRIPTION = "hookd policy decision (installed by hookd install)"
+# Node fires a timer of 0, a negative value or more than 2**31-1 ms after ~1 ms (gemini-cli-hooks.md §3.5).
+MAX_TIMEOUT_MS = 2**31 - 1
+
+_REFUSE = "fix or move it, hookd will not overwrite it"
+_ENABLED = "hooksConfig.enabled"
+
+JSONObject = dict[str, Any]
+
+
+class SettingsError(HookdError):
+    """A settings file hookd must not or cannot change; the message is one line and names the file."""
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    settings_path: Path
+    commands: Mapping[str, str]  # event name -> full shell command string for that event
+    timeout_ms: int
+    hook_name: str = "hookd"
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    settings_path: Path
+    changed: bool
+    backup_path: Path | None  # copy of the previous file; None when unchanged or newly created
+    added: tuple[str, ...]  # events whose hookd entry was added or updated
+    removed: tuple[str, ...]  # events whose hookd entry was removed
+
+
+def settings_path(client: str, scope: str, *, home: Path, project_dir: Path) -> Path:
+    """Where `client` reads its settings for `scope` ("user" or "project")."""
+    if client != "gemini":
+        raise SettingsError(f"unknown client {client!r}: hookd install supports 'gemini'")
+    if scope == "user":
+        return home / ".gemini" / "settings.json"
+    if scope == "project":
+        return project_dir / ".gemini" / "settings.json"
+    raise SettingsError(f"unknown scope {scope!r}: use 'user' or 'project'")
+
+
+def install(plan: InstallPlan) -> InstallResult:
+    """Add or update hookd's entry for every event of the plan; see the module docstring."""
+    _check_plan(plan)
+    path, name = plan.settings_path, plan.hook_name
+    loaded = _load(path)
+    doc = copy.deepcopy(loaded.doc)
+    record = _record(doc)
+    created: list[str] = list(record["created"]) if record is not None else []
+
+    hooks = doc.get("hooks")
+    ours = _find_ours(hooks, name, path) if isinstance(hooks, dict) else {}
+    if not isinstance(hooks, dict):
+        hooks = doc["hooks"] = {}
+        _note(created, "hooks")
+    added = _put_entries(hooks, ours, plan, created)
+    removed = _drop_stale(hooks, ours, plan, created)
+
+    config = doc.get("hooksConfig")
+    if config is None:
+        config = doc["hooksConfig"] = {}
+        _note(created, "hooksConfig")
+    previous = dict(config)
+    config["enabled"] = True
+
+    if record is None:
+        record = {"names": [], "created": created}
+        if "enabled" in previous:
+            record[_ENABLED] = previous["enabled"]
+        doc[MARKER_KEY] = {"installed": record}
+    record["created"] = created
+    if name not in record["names"]:
+        record["names"].append(name)
+    return _commit(path, loaded, doc, added, removed)
+
+
+def uninstall(settings_path: Path, hook_name: str = "hookd") -> InstallResult:
+    """Remove hookd's entries and undo what install recorded; see the module docstring."""
+    path, name = settings_path, hook_name
+    loaded = _load(path)
+    if loaded.data is None:
+        return InstallResult(path, False, None, (), ())
+    doc = copy.deepcopy(loaded.doc)
+    record = _record(doc)
+    created: list[str] = list(record["created"]) if record is not None else []
+
+    removed = _remove_entries(doc, name, created)
+    if record is not None:
+        record["created"] = created
+        if name in record["names"]:
+            record["names"].remove(name)
+            if not record["names"]:
+                _restore_config(doc, record, created)
+                del doc[MARKER_KEY]
+    return _commit(path, loaded, doc, (), removed)
+
+
+def _put_entries(
+    hooks: JSONObject, ours: Mapping[str, list[int]], plan: InstallPlan, created: list[str]
+) -> tuple[str, ...]:
+    """Append or update hookd's definition on every event of the plan; return the events changed."""
+    added: list[str] = []
+    for event in GEMINI_EVENTS:
+        command = plan.commands.get(event)
+        if command is None:
+            continue
+        definition = _definition(plan.hook_name, command, plan.timeout_ms)
+        entries = hooks.get(event)
+        if entries is None:
+            entries = hooks[event] = []
+            _note(created, f"hooks.{event}")
+        found = ours.get(event, [])
+        if not found:
+            entries.append(definition)
+            added.append(event)
+            continue
+        first, *extra = found
+        for index in reversed(extra):
+            del entries[index]
+        if extra or _dump(entries[first]) != _dump(definition):
+            entries[first] = definition
+            added.append(event)
+    return tuple(added)
+
+
+def _drop_stale(
+    hooks: JSONObject, ours: Mapping[str, list[int]], plan: InstallPlan, created: list[str]
+) -> tuple[str, ...]:
+    """Remove hookd's definitions from events the plan leaves out; return those events."""
+    removed: list[str] = []
+    for event, found in ours.items():
+        if event in plan.commands:
+            continue
+        entries = hooks[event]
+        for index in reversed(found):
+            del entries[index]
+        removed.append(event)
+        _drop_if_empty(hooks, event, created, f"hooks.{event}")
+    return _event_order(removed)
+
+
+def _remove_entries(doc: JSONObject, name: str, created: list[str]) -> tuple[str, ...]:
+    """Remove every hook called `name` (and definitions left without hooks); return the events."""
+    hooks = doc.get("hooks")
+    if not isinstance(hooks, dict):
+        return ()
+    removed: list[str] = []
+    for event in list(hooks):
+        entries = hooks[event]
+        if not isinstance(entries, list) or not any(_names(d, name) for d in entries):
+            continue
+        kept: list[Any] = []
+        for definition in entries:
+            if not _names(definition, name):
+                kept.append(definition)
+                continue
+            rest = [h for h in definition["hooks"] if not _is_named(h, name)]
+            if rest:
+                kept.append({**definition, "hooks": rest})
+        entries[:] = kept
+        removed.append(event)
+        _drop_if_empty(hooks, event, created, f"hooks.{event}")
+    _drop_if_empty(doc, "hooks", created, "hooks")
+    return _event_order(removed)
+
+
+def _event_order(events: list[str]) -> tuple[str, ...]:
+    """GEMINI_EVENTS order first, then any other keys as they came."""
+    rank = {event: index for index, event in enumerate(GEMINI_EVENTS)}
+    return tuple(sorted(events, key=lambda event: rank.get(event, len(rank))))
+
+
+def _restore_config(doc: JSONObject, record: JSONObject, created: list[str]) -> None:
+    """Put hooksConfig.enabled back as it was before the first install, unless the user changed it."""
+    config = doc.get("hooksConfig")
+    if not isinstance(config, dict):
+        return
+    if config.get("enabled") is True:
+        if _ENABLED in record:
+            config["enabled"] = record[_ENABLED]
+        else:
+            del config["enabled"]
+    _drop_if_empty(doc, "hooksConfig", created, "hooksConfig")
+
+
+def _drop_if_empty(parent: JSONObject, key: str, created: list[str], container: str) -> None:
+    """Delete `parent[key]` when it is empty and install created it."""
+    if container in created and key in parent and not parent[key]:
+        del parent[key]
+        created.remove(container)
+
+
+# --- plan and document helpers ---------------------------------------------------------------------
+
+
+def _check_plan(plan: InstallPlan) -> None:
+    if not isinstance(plan.hook_name, str) or not plan.hook_name.strip():
+        raise ValueError("hook name must be a non-empty string")
+    if not plan.commands:
+        raise ValueError("install plan has no events")
+    for event, command in plan.commands.items():
+        if event not in GEMINI_EVENTS:
+            raise ValueError(f"unknown Gemini event {event!r}; known: {', '.join(GEMINI_EVENTS)}")
+        if not isinstance(command, str) or not command.strip():
+            raise ValueError(f"empty command for event {event}")
+    timeout = plan.timeout_ms
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or not 0 < timeout <= MAX_TIMEOUT_MS:
+        raise ValueError(f"hook timeout must be an integer from 1 to {MAX_TIMEOUT_MS} ms, got {timeout!r}")
+
+
+def _definition(name: str, command: str, timeout_ms: int) -> JSONObject:
+    hook = {
+        "type": "command",
+        "name": name,
+        "command": command,
+        "timeout": timeout_ms,
+        "description": DESCRIPTION,
+    }
+    return {"hooks": [hook]}
+
+
+def _is_named(hook: Any, name: str) -> bool:
+    return isinstance(hook, dict) and hook.get("name") == name
+
+
+def _names(definition: Any, name: str) -> bool:
+    """Does this hook definition hold a hook called `name`?"""
+    return (
+        isinstance(definition, dict)
+        and isinstance(definition.get("hooks"), list)
+        and any(_is_named(h, name) for h in definition["hooks"])
+    )
+
+
+def _find_ours(hooks: JSONObject, name: str, path: Path) -> dict[str, list[int]]:
+    """Indexes of hookd's own definitions per event; SettingsError for a `name` hook we did not write."""
+    found: dict[str, list[int]] = {}
+    for event, entries in hooks.items():
+        if not isinstance(entries, list):
+            continue
+        for index, definition in enumerate(entries):
+            if not _names(definition, name):
+                continue
+            extra = sorted(set(definition) - {"hooks"})
+            if len(definition["hooks"]) == 1 and not extra:
+                found.setdefault(event, []).append(index)
+                continue
+            why = (
+                f"its definition also has {', '.join(repr(k) for k in extra)}"
+                if extra
+                else "it shares its definition with other hooks"
+            )
+            raise SettingsError(
+                f"{path}: hooks.{event}[{index}] holds a hook named {name!r} that hookd install did not "
+                f"write ({why}); remove it, or uninstall hookd first, then install again"
+            )
+    return found
+
+
+def _note(created: list[str], container: str) -> None:
+    if container not in created:
+        created.append(container)
+
+
+def _record(doc: JSONObject) -> JSONObject | None:
+    marker = doc.get(MARKER_KEY)
+    if marker is None:
+        return None
+    record: JSONObject = marker["installed"]
+    return record
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+def _validate(doc: Any, path: Path) -> JSONObject:
+    if not isinstance(doc, dict):
+        raise SettingsError(f"{path}: the top level is {_type_name(doc)}, expected an object; {_REFUSE}")
+    hooks = doc.get("hooks")
+    if hooks is not None:
+        if not isinstance(hooks, dict):
+            raise SettingsError(f'{path}: "hooks" is {_type_name(hooks)}, expected an object; {_REFUSE}')
+        for event in GEMINI_EVENTS:
+            entries = hooks.get(event)
+            if entries is not None and not isinstance(entries, list):
+                raise SettingsError(
+                    f'{path}: "hooks.{event}" is {_type_name(entries)}, expected an array; {_REFUSE}'
+                )
+    config = doc.get("hooksConfig")
+    if config is not None and not isinstance(config, dict):
+        raise SettingsError(f'{path}: "hooksConfig" is {_type_name(config)}, expected an object; {_REFUSE}')
+    if MARKER_KEY in doc and not _is_marker(doc[MARKER_KEY]):
+        raise SettingsError(
+            f'{path}: the top-level key "{MARKER_KEY}" is not the install record hookd writes; '
+            f"remove or rename it, hookd will not overwrite it"
+        )
+    return doc
+
+
+def _is_marker(marker: Any) -> bool:
+    if not isinstance(marker, dict) or set(marker) != {"installed"}:
+        return False
+    record = marker["installed"]
+    if not isinstance(record, dict) or not set(record) <= {"names", "created", _ENABLED}:
+        return False
+    return all(
+        isinstance(record.get(key), list) and all(isinstance(item, str) for item in record[key])
+        for key in ("names", "created")
+    )
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    target: Path  # the file actually read and written (a symlinked settings.json resolved)
+    doc: JSONObject
+    data: bytes | None  # None: the file does not exist
+    st: os.stat_result | None
+    comment_at: tuple[int, int] | None  # (line, column) of the first comment
+
+
+class _DuplicateKeyError(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> JSONObject:
+    out: JSONObject = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
+def _constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+# A JSON string, a // comment, a /* */ comment, or an unterminated /* (strip-json-comments' grammar).
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|/\*', re.DOTALL)
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _strip_comments(text: str, path: Path) -> tuple[str, tuple[int, int] | None]:
+    """Blank out comments outside strings, keeping every offset, line and column in place."""
+    first: list[tuple[int, int]] = []
+
+    def blank(match: re.Match[str]) -> str:
+        token = match.group()
+        if token.startswith('"'):
+            return token
+        line, column = _position(text, match.start())
+        if token == "/*":
+            raise SettingsError(
+                f"{path}: not valid JSON (line {line} column {column}): unterminated /* comment; {_REFUSE}"
+            )
+        if not first:
+            first.append((line, column))
+        return re.sub(r"[^\r\n]", " ", token)
+
+    stripped = _TOKENS.sub(blank, text)
+    return stripped, (first[0] if first else None)
+
+
+def _load(path: Path) -> _Loaded:
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+        raise SettingsError(f"{path}: cannot resolve it: {exc}") from None
+    try:
+        with target.open("rb") as handle:
+            st = os.fstat(handle.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise SettingsError(f"{path}: not a regular file")
+            data = handle.read()
+    except FileNotFoundError:
+        return _Loaded(target, {}, None, None, None)
+    except IsADirectoryError:
+        raise SettingsError(f"{path}: is a directory, expected a settings file") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: not valid UTF-8 (byte {exc.start}); {_REFUSE}") from None
+    if text.startswith("\ufeff"):
+        raise SettingsError(f"{path}: starts with a byte-order mark, which is not JSON; {_REFUSE}")
+    if not text.strip():
+        return _Loaded(target, {}, data, st, None)
+    stripped, comment_at = _strip_comments(text, path)
+    try:
+        doc = json.loads(stripped, object_pairs_hook=_pairs, parse_constant=_constant)
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}): {exc.msg}; {_REFUSE}"
+        ) from None
+    except _DuplicateKeyError as exc:
+        raise SettingsError(f"{path}: duplicate key {exc.args[0]!r} in an object; {_REFUSE}") from None
+    except RecursionError:
+        raise SettingsError(f"{path}: not valid JSON: nested too deeply; {_REFUSE}") from None
+    except ValueError as exc:
+        raise SettingsError(f"{path}: not valid JSON: {exc}; {_REFUSE}") from None
+    return _Loaded(target, _validate(doc, path), data, st, comment_at)
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+
+def _dump(value: Any) -> bytes:
+    try:
+        return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a \udXXX escape: keep it escaped
+        return (json.dumps(value, indent=2) + "\n").encode("ascii")
+
+
+def _commit(
+    path: Path, loaded: _Loaded, doc: JSONObject, added: tuple[str, ...], removed: tuple[str, ...]
+) -> InstallResult:
+    new = _dump(doc)
+    if loaded.data is not None and new == _dump(loaded.doc):
+        return InstallResult(path, False, None, (), ())
+    if loaded.comment_at is not None:
+        line, column = loaded.comment_at
+        raise SettingsError(
+            f"{path}: contains comments (first at line {line} column {column}) that rewriting would lose; "
+            f"remove them or edit the hooks by hand (see docs/install.md), hookd did not change the file"
+        )
+    backup: Path | None = None
+    try:
+        if loaded.st is None:
+            mode, owner = None, None
+            try:
+                loaded.target.parent.mkdir(exist_ok=True)
+            except FileNotFoundError:
+                raise SettingsError(
+                    f"{path}: directory {loaded.target.parent.parent} does not exist"
+                ) from None
+        else:
+            mode = stat.S_IMODE(loaded.st.st_mode)
+            owner = (loaded.st.st_uid, loaded.st.st_gid)
+            if owner == (os.geteuid(), os.getegid()):
+                owner = None
+            assert loaded.data is not None
+            backup = path.with_name(path.name + BACKUP_SUFFIX)
+            _atomic_write(backup, loaded.data, mode=mode, owner=owner)
+        _atomic_write(loaded.target, new, mode=mode, owner=owner, check=lambda: _unchanged(path, loaded))
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise SettingsError(f"{path}: cannot write{where}: {exc.strerror or exc}") from None
+    return InstallResult(path, True, backup, added, removed)
+
+
+def _unchanged(path: Path, loaded: _Loaded) -> None:
+    """Refuse to replace a file someone else changed (or created) since we read it."""
+    try:
+        now: os.stat_result | None = loaded.target.stat()
+    except FileNotFoundError:
+        now = None
+    before = loaded.st
+    same = (now is None and before is None) or (
+        now is not None
+        and before is not None
+        and (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns)
+        == (before.st_dev, before.st_ino, before.st_size, before.st_mtime_ns)
+    )
+    if not same:
+        raise SettingsError(f"{path}: changed by another program while hookd was editing it; run it again")
+
+
+def _atomic_write(
+    target: Path,
+    data: bytes,
+    *,
+    mode: int | None,
+    owner: tuple[int, int] | None,
+    check: Callable[[], None] | None = None,
+) -> None:
+    """Write `data` to a temp file beside `target`, fsync it, then rename it over `target`.
+
+    `mode` None creates the file with the default umask (0666 & ~umask); otherwise exactly `mode`.
+    """
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666 if mode is None else 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if owner is not None:
+                with contextlib.suppress(PermissionError):
+                    os.fchown(handle.fileno(), *owner)
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if check is not None:
+            check()
+        tmp.replace(target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

@@ -1,0 +1,124 @@
+"""The hot path: dialect parse → enrich → engine evaluate → combine → ask resolution → dialect render.
+
+Each step returns a value and none calls back up. Engine failures become a verdict that follows the
+event's fail mode (deny where the event fails closed, a warning message where it fails open), so a
+broken policy never turns into an accidental allow.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from hookd.errors import DialectError, EngineError, one_line
+from hookd.policy.combine import combine
+from hookd.types import (
+    Decision,
+    Dialect,
+    Engine,
+    EngineRequest,
+    Enricher,
+    Event,
+    FailMode,
+    HookRequest,
+    NormalisedEvent,
+    Outcome,
+    Reply,
+    Verdict,
+    VerdictKind,
+)
+
+InteractiveProbe = Callable[[int], "bool | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class AskPolicy:
+    headless_fallback: Outcome = Outcome.DENY
+    unknown_is_headless: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Handled:
+    """Everything one request produced, for the reply and the log."""
+
+    event: NormalisedEvent
+    decision: Decision
+    reply: Reply
+    latency_ms: float
+
+
+class EngineHolder:
+    """The engine currently serving; a reload swaps the reference in one assignment."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.current = engine
+
+
+class Pipeline:
+    def __init__(
+        self,
+        dialects: Mapping[str, Dialect],
+        enrichers: Sequence[Enricher],
+        engines: EngineHolder,
+        fail_modes: Mapping[Event, FailMode],
+        ask: AskPolicy,
+        probe: InteractiveProbe,
+    ) -> None:
+        self._dialects = dict(dialects)
+        self._enrichers = tuple(enrichers)
+        self._engines = engines
+        self._fail_modes = fail_modes
+        self._ask = ask
+        self._probe = probe
+
+    def dialect(self, client: str) -> Dialect:
+        try:
+            return self._dialects[client]
+        except KeyError:
+            known = ", ".join(sorted(self._dialects))
+            raise DialectError(f"unknown client {client!r} (known: {known})") from None
+
+    async def handle(self, request: HookRequest) -> Handled:
+        """Decide one request. Raises DialectError for a payload the client dialect cannot read."""
+        dialect = self.dialect(request.client)
+        event = dialect.parse(request)
+        for enrich in self._enrichers:
+            event = enrich(event)
+        engine = self._engines.current
+        try:
+            verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), request.deadline))
+        except EngineError as exc:
+            verdicts = [self._engine_failure(event.event, str(exc))]
+        decision = self._resolve_ask(event, combine(verdicts))
+        reply = dialect.render(event, decision)
+        if reply.notes:
+            decision = replace(decision, notes=decision.notes + reply.notes)
+        latency = (time.monotonic() - request.received_at) * 1000
+        return Handled(event=event, decision=decision, reply=reply, latency_ms=latency)
+
+    def _engine_failure(self, event: Event, error: str) -> Verdict:
+        reason = f"hookd could not evaluate its policies: {one_line(error)}"
+        if self._fail_modes.get(event) is FailMode.CLOSED:
+            return Verdict(VerdictKind.DENY, "hookd", "engine-error", reason)
+        return Verdict(VerdictKind.MESSAGE, "hookd", "engine-error", reason)
+
+    def _resolve_ask(self, event: NormalisedEvent, decision: Decision) -> Decision:
+        if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:
+            return decision
+        interactive = self._probe(event.caller.pid)
+        if interactive or (interactive is None and not self._ask.unknown_is_headless):
+            return decision
+        why = (
+            "the agent session is headless"
+            if interactive is False
+            else "the agent session could not be identified"
+        )
+        if self._ask.headless_fallback is Outcome.DENY:
+            reasons = tuple(f"{r} (ask answered deny: {why})" for r in decision.reasons) or (
+                f"ask answered deny: {why}",
+            )
+            note = f"ask fallback applied: deny ({why})"
+            return replace(decision, outcome=Outcome.DENY, reasons=reasons, notes=(*decision.notes, note))
+        note = f"ask fallback applied: allow ({why})"
+        return replace(decision, outcome=Outcome.ALLOW, reasons=(), notes=(*decision.notes, note))

@@ -1,0 +1,147 @@
+"""Combine verdicts deny-wins: halt > deny > ask > rewrite > allow. Pure; no I/O.
+
+Reasons come from the verdicts of the winning kind only, each tagged `[policy:rule]`; contexts and
+messages concatenate in order. Rewrites of the same target combine in order, by target:
+
+* `tool_input`, `llm_request` (and any other target) are JSON merge patches (RFC 7386) over what the
+  agent sent. Two patches compose so that applying the result equals applying them one after the
+  other: a later policy wins per key, and a later `null` still deletes the key.
+* `llm_response`, `tail_tool_call` are whole values, not patches: the later policy's value wins whole
+  (merging two tail calls' `args`, or two responses' candidates, would send something nobody wrote).
+* `tool_config` restrictions compose: allowed names intersect (`allowed` or `allowedFunctionNames`;
+  a missing list is no restriction), the strictest mode wins (NONE > ANY > AUTO; a missing or unknown
+  mode counts as AUTO), and an empty intersection means no tool may be called (mode NONE).
+
+`clear_context` (AfterAgent) is sticky: any halt or deny verdict that asks for it sets it when a halt
+or deny wins. `llm_response` extras (BeforeModel's synthetic answer) come from the winning kind only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from hookd.types import JSON, VERDICT_OUTCOME, Decision, Outcome, Verdict, VerdictKind
+
+TOOL_MODES = ("AUTO", "ANY", "NONE")  # in order of strictness
+_WHOLE_VALUE_TARGETS = frozenset({"llm_response", "tail_tool_call"})
+_BLOCKING_KINDS = (VerdictKind.HALT, VerdictKind.DENY)
+
+
+def combine(verdicts: Sequence[Verdict]) -> Decision:
+    outcome = max((VERDICT_OUTCOME.get(v.kind, Outcome.ALLOW) for v in verdicts), default=Outcome.ALLOW)
+    winning_kind = _kind_of(outcome)
+    winners = [v for v in verdicts if v.kind is winning_kind] if winning_kind else []
+    rewrite: dict[str, JSON] = {}
+    for verdict in verdicts:
+        if verdict.kind is VerdictKind.REWRITE:
+            rewrite = merge_rewrite(rewrite, verdict.patch)
+    extras: dict[str, JSON] = {}
+    for verdict in winners:
+        if "llm_response" in verdict.patch:
+            extras["llm_response"] = verdict.patch["llm_response"]
+    if outcome >= Outcome.DENY and any(
+        v.patch.get("clear_context") is True for v in verdicts if v.kind in _BLOCKING_KINDS
+    ):
+        extras["clear_context"] = True
+    return Decision(
+        outcome=outcome,
+        reasons=tuple(_dedupe(_tagged(v) for v in winners if winning_kind is not VerdictKind.REWRITE)),
+        contexts=tuple(v.message for v in verdicts if v.kind is VerdictKind.CONTEXT and v.message),
+        messages=tuple(v.message for v in verdicts if v.kind is VerdictKind.MESSAGE and v.message),
+        rewrite=rewrite,
+        extras=extras,
+        verdicts=tuple(verdicts),
+    )
+
+
+def _kind_of(outcome: Outcome) -> VerdictKind | None:
+    for kind, value in VERDICT_OUTCOME.items():
+        if value is outcome:
+            return kind
+    return None
+
+
+def _tagged(verdict: Verdict) -> str:
+    """A reason names the policy and rule behind it, so a user can quote it to an admin."""
+    text = verdict.message or f"{verdict.kind.value} by policy"
+    return f"{text} [{verdict.policy_id}:{verdict.rule_id}]"
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def merge_rewrite(current: Mapping[str, JSON], patch: Mapping[str, JSON]) -> dict[str, JSON]:
+    """Fold one rewrite verdict's targets into the rewrites so far (see the module docstring)."""
+    merged = dict(current)
+    for target, value in patch.items():
+        if target not in merged or target in _WHOLE_VALUE_TARGETS:
+            merged[target] = value
+        elif target == "tool_config" and isinstance(value, Mapping) and isinstance(merged[target], Mapping):
+            merged[target] = _compose_tool_config(merged[target], value)
+        else:
+            merged[target] = _compose_patches(merged[target], value)
+    return merged
+
+
+def merge_patch(target: JSON, patch: JSON) -> JSON:
+    """RFC 7386 JSON merge patch: objects merge recursively, null deletes, anything else replaces."""
+    if not isinstance(patch, Mapping):
+        return patch
+    result: dict[str, Any] = dict(target) if isinstance(target, Mapping) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def _compose_patches(first: JSON, second: JSON) -> JSON:
+    """One merge patch equivalent to applying `first`, then `second`.
+
+    Unlike merge_patch, a `null` in `second` stays in the result (it must still delete the key from
+    the document the composed patch is applied to). Exact except for one corner: when `first` sets a
+    key to a non-object and `second` patches that key as an object, the composed patch merges over
+    the original object instead of replacing it.
+    """
+    if not isinstance(second, Mapping):
+        return second
+    if not isinstance(first, Mapping):
+        return merge_patch(None, second)  # `first` replaced the whole value: drop second's nulls
+    result: dict[str, Any] = dict(first)
+    for key, value in second.items():
+        if value is None:
+            result[key] = None
+        elif key in result:
+            result[key] = _compose_patches(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def tool_mode(config: Mapping[str, JSON]) -> str:
+    """The mode a tool_config asks for; a missing or unknown mode is AUTO."""
+    mode = config.get("mode")
+    return mode if isinstance(mode, str) and mode in TOOL_MODES else "AUTO"
+
+
+def allowed_names(config: Mapping[str, JSON]) -> list[str] | None:
+    """The tool_config's allow-list (`allowed`, or Gemini's `allowedFunctionNames`); None: no list."""
+    names = config.get("allowed", config.get("allowedFunctionNames"))
+    if not isinstance(names, list):
+        return None
+    return sorted({n for n in names if isinstance(n, str)})
+
+
+def _compose_tool_config(first: Mapping[str, JSON], second: Mapping[str, JSON]) -> dict[str, JSON]:
+    mode = max(tool_mode(first), tool_mode(second), key=TOOL_MODES.index)
+    out: dict[str, JSON] = {"mode": mode}
+    lists = [names for names in (allowed_names(first), allowed_names(second)) if names is not None]
+    if lists:
+        allowed = sorted(set(lists[0]).intersection(*lists[1:]))
+        out["allowed"] = allowed
+        if not allowed:
+            out["mode"] = "NONE"  # the allow-lists have nothing in common: no tool may be called
+    return out

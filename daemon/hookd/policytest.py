@@ -1,0 +1,171 @@
+"""`hookd test`: a policy directory's Rego `test_` rules (as `opa test` runs them) and its case files.
+
+Rego tests: every rule named `test_*` in any package, evaluated on a fresh clone of the loaded
+engine; it passes when its value is exactly `true`, fails when it is undefined or anything else, and
+errors when evaluation raises. `todo_test_*` rules are skipped.
+
+Case files: `cases/*.json` anywhere under the directory, each a list of cases that run the whole
+hook path (dialect parse, enrichment, engine, combine, render) with `${PROJECT}` and `${HOME}` in the
+payload replaced by throw-away directories.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hookd.assembly import build_pipeline
+from hookd.config import Config
+from hookd.engines.rego_embedded import RegoEmbeddedEngine, discover, load_data, load_modules, new_engine
+from hookd.errors import HookdError, one_line
+from hookd.types import Caller, Deadline, HookRequest, Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class TestResult:
+    name: str
+    status: str  # PASS, FAIL, ERROR, SKIP
+    detail: str = ""
+
+
+def run_rego_tests(policy_dir: Path) -> list[TestResult]:
+    policy_dir = policy_dir.resolve()
+    engine = new_engine()
+    rego_files, data_files = discover(policy_dir, include_tests=True)
+    modules = load_modules(engine, rego_files, policy_dir)
+    load_data(engine, data_files, policy_dir)
+    results = []
+    for module in modules:
+        for rule in sorted(module.rules):
+            name = f"data.{module.package}.{rule}"
+            if rule.startswith("todo_test_"):
+                results.append(TestResult(name, "SKIP"))
+            elif rule.startswith("test_"):
+                results.append(_run_one(engine, name))
+    return results
+
+
+def _run_one(engine: Any, name: str) -> TestResult:
+    test_engine = engine.clone()
+    try:
+        test_engine.set_input({})
+        value = test_engine.eval_rule(name)
+    except Exception as exc:
+        return TestResult(name, "ERROR", one_line(str(exc)))
+    if value is True:
+        return TestResult(name, "PASS")
+    return TestResult(name, "FAIL", "undefined" if value is None else f"value {json.dumps(value)[:200]}")
+
+
+def find_case_files(policy_dir: Path) -> list[Path]:
+    return sorted(p for p in policy_dir.rglob("*.json") if p.parent.name == "cases")
+
+
+def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestResult]:
+    files = find_case_files(policy_dir)
+    if not files:
+        return []
+    engine = RegoEmbeddedEngine.load(policy_dir)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="hookd-cases-") as tmp:
+        project, home = Path(tmp, "project"), Path(tmp, "home")
+        project.mkdir()
+        home.mkdir()
+        for path in files:
+            try:
+                cases = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                results.append(TestResult(str(path), "ERROR", f"not valid JSON: {one_line(str(exc))}"))
+                continue
+            if not isinstance(cases, list):
+                results.append(TestResult(str(path), "ERROR", "a case file must hold a JSON list of cases"))
+                continue
+            for index, case in enumerate(cases):
+                name = f"{path.name}#{index} {case.get('name', '') if isinstance(case, dict) else ''}".strip()
+                results.append(
+                    _run_case(name, case, engine, config or Config(), project, home)
+                )
+    return results
+
+
+def _substitute(value: Any, project: Path, home: Path) -> Any:
+    if isinstance(value, str):
+        return value.replace("${PROJECT}", str(project)).replace("${HOME}", str(home))
+    if isinstance(value, list):
+        return [_substitute(v, project, home) for v in value]
+    if isinstance(value, dict):
+        return {k: _substitute(v, project, home) for k, v in value.items()}
+    return value
+
+
+def _run_case(
+    name: str,
+    case: Any,
+    engine: RegoEmbeddedEngine,
+    config: Config,
+    project: Path,
+    home: Path,
+) -> TestResult:
+    if (
+        not isinstance(case, dict)
+        or not isinstance(case.get("payload"), dict)
+        or not isinstance(case.get("expect"), dict)
+    ):
+        return TestResult(name, "ERROR", "a case needs a 'payload' object and an 'expect' object")
+    payload = _substitute(case["payload"], project, home)
+    expect = case["expect"]
+    interactive = bool(case.get("interactive", False))
+    pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive)
+    request = HookRequest(
+        client=str(case.get("client", "gemini")),
+        event=str(case.get("event", payload.get("hook_event_name", ""))),
+        payload=json.dumps(payload).encode(),
+        env={"GEMINI_PROJECT_DIR": str(project), "HOME": str(home)},
+        cwd=str(project),
+        caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()),
+        deadline=Deadline.after(5),
+    )
+    try:
+        handled = asyncio.run(pipeline.handle(request))
+    except HookdError as exc:
+        if expect.get("error"):
+            return TestResult(name, "PASS")
+        return TestResult(name, "ERROR", str(exc))
+    return _check(name, expect, handled, project, home)
+
+
+def _check(name: str, expect: Mapping[str, Any], handled: Any, project: Path, home: Path) -> TestResult:
+    decision = handled.decision
+    problems = []
+    want = expect.get("outcome")
+    if want is not None and decision.outcome.name.lower() != want:
+        problems.append(f"outcome {decision.outcome.name.lower()}, expected {want}")
+    have_rules = {f"{v.policy_id}:{v.rule_id}" for v in decision.verdicts}
+    missing = [r for r in expect.get("rules", []) if r not in have_rules]
+    if missing:
+        problems.append(f"missing verdicts {missing} (got {sorted(have_rules) or 'none'})")
+    if "tool_input" in expect:
+        rendered = json.loads(handled.reply.stdout or b"{}")
+        got = rendered.get("hookSpecificOutput", {}).get("tool_input")
+        if got != _substitute(expect["tool_input"], project, home):
+            problems.append(f"tool_input {json.dumps(got)}, expected {json.dumps(expect['tool_input'])}")
+    if "stdout" in expect and handled.reply.stdout.decode() != _substitute(expect["stdout"], project, home):
+        problems.append(f"stdout {handled.reply.stdout.decode()!r}, expected {expect['stdout']!r}")
+    if problems:
+        return TestResult(name, "FAIL", "; ".join(problems))
+    return TestResult(name, "PASS")
+
+
+def summarise(results: Sequence[TestResult]) -> tuple[int, int]:
+    failed = sum(r.status in ("FAIL", "ERROR") for r in results)
+    passed = sum(r.status == "PASS" for r in results)
+    return passed, failed
+
+
+__all__ = ["Outcome", "TestResult", "run_case_files", "run_rego_tests", "summarise"]

@@ -1,0 +1,251 @@
+"""The shared words of hookd: requests, normalised events, verdicts, decisions, replies, and the seams.
+
+Everything here is plain data (frozen dataclasses and enums) plus the Protocols that the pipeline
+talks to. It imports nothing from hookd, so every other module may import it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+from typing import Any, Protocol
+
+JSON = Any  # a value that json.loads can return
+
+
+class Client(str, Enum):
+    GEMINI = "gemini"
+    CLAUDE = "claude"
+
+
+class Event(str, Enum):
+    """Canonical event names (Gemini CLI's names; other clients map onto them)."""
+
+    SESSION_START = "SessionStart"
+    SESSION_END = "SessionEnd"
+    BEFORE_AGENT = "BeforeAgent"
+    AFTER_AGENT = "AfterAgent"
+    BEFORE_MODEL = "BeforeModel"
+    AFTER_MODEL = "AfterModel"
+    BEFORE_TOOL_SELECTION = "BeforeToolSelection"
+    BEFORE_TOOL = "BeforeTool"
+    AFTER_TOOL = "AfterTool"
+    PRE_COMPRESS = "PreCompress"
+    NOTIFICATION = "Notification"
+
+
+class ToolKind(str, Enum):
+    SHELL = "shell"
+    READ = "read"
+    WRITE = "write"
+    EDIT = "edit"
+    WEB = "web"
+    MCP = "mcp"
+    OTHER = "other"
+
+
+class FailMode(str, Enum):
+    CLOSED = "closed"
+    OPEN = "open"
+
+
+class Outcome(IntEnum):
+    """The combined decision; a higher value wins (halt > deny > ask > rewrite > allow)."""
+
+    ALLOW = 0
+    REWRITE = 1
+    ASK = 2
+    DENY = 3
+    HALT = 4
+
+
+class VerdictKind(str, Enum):
+    HALT = "halt"
+    DENY = "deny"
+    ASK = "ask"
+    REWRITE = "rewrite"
+    CONTEXT = "context"
+    MESSAGE = "message"
+
+
+VERDICT_OUTCOME: Mapping[VerdictKind, Outcome] = {
+    VerdictKind.HALT: Outcome.HALT,
+    VerdictKind.DENY: Outcome.DENY,
+    VerdictKind.ASK: Outcome.ASK,
+    VerdictKind.REWRITE: Outcome.REWRITE,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """An absolute point on the monotonic clock; each stage reads what is left."""
+
+    at: float
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(time.monotonic() + seconds)
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who sent the request: SO_PEERCRED of the connection, plus what the shim reported."""
+
+    uid: int
+    gid: int
+    pid: int
+    ppid: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HookRequest:
+    """One framed request from a shim, before the dialect has looked at it."""
+
+    client: str
+    event: str
+    payload: bytes
+    env: Mapping[str, str]
+    cwd: str
+    caller: Caller
+    deadline: Deadline
+    received_at: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    name: str
+    kind: ToolKind
+    input: Mapping[str, JSON]
+
+
+@dataclass(frozen=True, slots=True)
+class NormalisedEvent:
+    """One hook event in hookd's own terms; `facts` holds what the enrichers added."""
+
+    client: Client
+    event: Event
+    payload: Mapping[str, JSON]
+    tool: ToolCall | None
+    session_id: str
+    cwd: str
+    project_dir: str
+    caller: Caller
+    env: Mapping[str, str] = field(default_factory=dict)
+    facts: Mapping[str, JSON] = field(default_factory=dict)
+
+    def with_facts(self, **facts: JSON) -> NormalisedEvent:
+        from dataclasses import replace
+
+        return replace(self, facts={**self.facts, **facts})
+
+    def input_document(self) -> dict[str, JSON]:
+        """The `input` every policy sees, the same shape for every client (docs/policies.md)."""
+        tool = self.tool
+        return {
+            "client": self.client.value,
+            "event": self.event.value,
+            "tool": (
+                {"name": tool.name, "kind": tool.kind.value, "input": tool.input}
+                if tool is not None
+                else None
+            ),
+            "session": {
+                "id": self.session_id,
+                "transcript_path": self.payload.get("transcript_path", ""),
+            },
+            "cwd": self.cwd,
+            "project_dir": self.project_dir,
+            "caller": {"uid": self.caller.uid, "pid": self.caller.pid},
+            **self.facts,
+            "raw": self.payload,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One policy's answer. `patch` carries the payload of a rewrite (keys: tool_input, llm_request,
+    llm_response, tool_config, tail_tool_call) or the extras of a deny/halt (clear_context,
+    llm_response)."""
+
+    kind: VerdictKind
+    policy_id: str
+    rule_id: str
+    message: str = ""
+    patch: Mapping[str, JSON] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "kind": self.kind.value,
+            "policy": self.policy_id,
+            "rule": self.rule_id,
+            "message": self.message,
+        }
+        if self.patch:
+            out["patch"] = dict(self.patch)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Verdicts combined: the winning outcome, its reasons, and everything that concatenates."""
+
+    outcome: Outcome
+    reasons: tuple[str, ...] = ()
+    contexts: tuple[str, ...] = ()
+    messages: tuple[str, ...] = ()
+    rewrite: Mapping[str, JSON] = field(default_factory=dict)
+    extras: Mapping[str, JSON] = field(default_factory=dict)
+    verdicts: tuple[Verdict, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.reasons)
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """Exactly what the shim writes back: stdout bytes, stderr bytes, exit code."""
+
+    stdout: bytes = b""
+    stderr: bytes = b""
+    exit_code: int = 0
+    notes: tuple[str, ...] = ()  # how the dialect mapped verdicts; logged, never sent
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRequest:
+    event: NormalisedEvent
+    document: Mapping[str, JSON]
+    deadline: Deadline
+
+
+class Dialect(Protocol):
+    client: Client
+
+    def parse(self, request: HookRequest) -> NormalisedEvent: ...  # raises DialectError
+
+    def render(self, event: NormalisedEvent, decision: Decision) -> Reply: ...  # total
+
+    def fail_reply(self, event: Event, reason: str) -> Reply: ...  # the event's fail-closed output
+
+
+class Engine(Protocol):
+    name: str
+
+    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]: ...  # raises EngineError
+
+    async def aclose(self) -> None: ...
+
+    def describe(self) -> Mapping[str, JSON]: ...
+
+
+Enricher = Callable[[NormalisedEvent], NormalisedEvent]

@@ -1,0 +1,136 @@
+"""The hook-socket wire protocol, version 1 (docs/protocol.md): framing only, no I/O.
+
+Request:  "HKDQ" | version u8 | pad u8 | header_len u32 | payload_len u32 | header JSON | payload
+Reply:    "HKDR" | version u8 | status u8 | exit_code u8 | pad u8 | stdout_len u32 | stderr_len u32
+          | stdout | stderr
+All integers are big-endian. On status ERROR the stdout bytes are a one-line UTF-8 message and the
+stderr bytes an error code; the shim applies its fail mode.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from hookd.errors import FrameError
+
+VERSION = 1
+REQUEST_MAGIC = b"HKDQ"
+REPLY_MAGIC = b"HKDR"
+_REQUEST_PREFIX = struct.Struct("!4sBxII")
+_REPLY_PREFIX = struct.Struct("!4sBBBxII")
+REQUEST_PREFIX_SIZE = _REQUEST_PREFIX.size
+REPLY_PREFIX_SIZE = _REPLY_PREFIX.size
+MAX_ENV_ENTRIES = 64
+
+
+class Status(IntEnum):
+    OK = 0
+    ERROR = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_header_bytes: int = 64 * 1024
+    max_payload_bytes: int = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class RequestHeader:
+    client: str
+    event: str
+    cwd: str
+    ppid: int
+    env: Mapping[str, str]
+
+
+def parse_request_prefix(prefix: bytes, limits: Limits) -> tuple[int, int]:
+    """Check the fixed prefix; return (header_len, payload_len)."""
+    if len(prefix) != REQUEST_PREFIX_SIZE:
+        raise FrameError("truncated", "truncated frame: the connection closed inside the frame prefix")
+    magic, version, header_len, payload_len = _REQUEST_PREFIX.unpack(prefix)
+    if magic != REQUEST_MAGIC:
+        raise FrameError("bad-magic", "not a hookd request frame (bad magic)")
+    if version != VERSION:
+        raise FrameError(
+            "bad-version", f"unsupported protocol version {version}; this daemon speaks {VERSION}"
+        )
+    if header_len > limits.max_header_bytes:
+        raise FrameError(
+            "header-too-large", f"header of {header_len} bytes exceeds the limit of {limits.max_header_bytes}"
+        )
+    if payload_len > limits.max_payload_bytes:
+        raise FrameError(
+            "payload-too-large",
+            f"payload of {payload_len} bytes exceeds the limit of {limits.max_payload_bytes}",
+        )
+    return header_len, payload_len
+
+
+def parse_header(raw: bytes) -> RequestHeader:
+    try:
+        doc = json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FrameError("bad-header", f"frame header is not valid JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise FrameError("bad-header", "frame header must be a JSON object")
+    client, event, cwd = doc.get("client"), doc.get("event"), doc.get("cwd", "")
+    ppid, env = doc.get("ppid", 0), doc.get("env", {})
+    if not isinstance(client, str) or not client:
+        raise FrameError("bad-header", "frame header: 'client' must be a non-empty string")
+    if not isinstance(event, str) or not event:
+        raise FrameError("bad-header", "frame header: 'event' must be a non-empty string")
+    if not isinstance(cwd, str) or not isinstance(ppid, int) or isinstance(ppid, bool):
+        raise FrameError("bad-header", "frame header: 'cwd' must be a string and 'ppid' an integer")
+    if (
+        not isinstance(env, dict)
+        or len(env) > MAX_ENV_ENTRIES
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+    ):
+        raise FrameError(
+            "bad-header", f"frame header: 'env' must map at most {MAX_ENV_ENTRIES} strings to strings"
+        )
+    return RequestHeader(client=client, event=event, cwd=cwd, ppid=ppid, env=env)
+
+
+def encode_request(header: Mapping[str, Any], payload: bytes) -> bytes:
+    head = json.dumps(header, separators=(",", ":")).encode()
+    return _REQUEST_PREFIX.pack(REQUEST_MAGIC, VERSION, len(head), len(payload)) + head + payload
+
+
+def encode_reply(stdout: bytes, stderr: bytes = b"", exit_code: int = 0) -> bytes:
+    return (
+        _REPLY_PREFIX.pack(REPLY_MAGIC, VERSION, Status.OK, exit_code, len(stdout), len(stderr))
+        + stdout
+        + stderr
+    )
+
+
+def encode_error(code: str, message: str) -> bytes:
+    text, tag = message.encode(), code.encode()
+    return _REPLY_PREFIX.pack(REPLY_MAGIC, VERSION, Status.ERROR, 0, len(text), len(tag)) + text + tag
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedReply:
+    status: Status
+    exit_code: int
+    stdout: bytes
+    stderr: bytes
+
+
+def decode_reply(frame: bytes) -> DecodedReply:
+    """Decode a whole reply (used by tests, the bench and `hookd` clients; the shims have their own)."""
+    if len(frame) < REPLY_PREFIX_SIZE:
+        raise FrameError("truncated", "truncated reply")
+    magic, version, status, exit_code, out_len, err_len = _REPLY_PREFIX.unpack_from(frame)
+    if magic != REPLY_MAGIC or version != VERSION or status not in (0, 1):
+        raise FrameError("bad-reply", "not a hookd reply frame")
+    if len(frame) != REPLY_PREFIX_SIZE + out_len + err_len:
+        raise FrameError("truncated", "reply length does not match its prefix")
+    body = frame[REPLY_PREFIX_SIZE:]
+    return DecodedReply(Status(status), exit_code, body[:out_len], body[out_len:])

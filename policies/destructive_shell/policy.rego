@@ -1,0 +1,753 @@
+# Destructive shell commands: recursive deletes outside the project, force-pushes to protected
+# branches, history-destroying git commands, remote scripts piped into an interpreter, privilege
+# escalation, raw disk writes and fork bombs.
+#
+# Everything is matched on the parsed command list (input.shell.commands), never on the tool name,
+# so the same rules hold for Gemini's run_shell_command and Claude Code's Bash. The lists live in
+# data.json (data.destructive_shell).
+#
+# Decisions worth knowing:
+# * plain sudo/doas is `ask` (hookd turns ask into deny in headless sessions); sudo in front of a
+#   destructive program (rm, dd, chmod, kill, ...) is `deny`.
+# * `git clean` with -f and -d/-x/-X is `deny` (it deletes untracked and ignored files, i.e. work
+#   that git cannot give back); `git clean -f` alone is `ask`. A dry run (-n) is always allowed.
+# * `rm -r` of a path that comes from a shell variable or substitution is `ask`: its value is not
+#   known when the policy runs.
+# * a parser failure is `ask` (unparsable-shell): it must never pass silently.
+package hookd.destructive_shell
+
+routing := {"events": ["BeforeTool"], "kinds": ["shell"]}
+
+_cfg := data.destructive_shell
+
+_shell if {
+	input.event == "BeforeTool"
+	input.tool.kind == "shell"
+}
+
+_cmds := input.shell.commands if _shell
+
+_home := trim_suffix(input.home, "/")
+
+_project := trim_suffix(input.project_dir, "/")
+
+# ---------------------------------------------------------------------------------------------
+# Parser failures
+# ---------------------------------------------------------------------------------------------
+
+ask contains {"id": "unparsable-shell", "reason": reason} if {
+	_shell
+	input.shell.parse_error == true
+	reason := sprintf("hookd could not parse this shell command (%s); review it before it runs", [_parse_error_text])
+}
+
+ask contains {"id": "unparsable-shell", "reason": "hookd received no parsed form of this shell command; review it before it runs"} if {
+	_shell
+	not input.shell.parse_error == true
+	not _has_commands
+}
+
+# (a helper rule: `not is_array(input.x)` is false in OPA when input.x is undefined)
+_has_commands if is_array(input.shell.commands)
+
+_parse_error_text := input.shell.error if {
+	is_string(input.shell.error)
+	input.shell.error != ""
+} else := "unknown parse error"
+
+# ---------------------------------------------------------------------------------------------
+# Generic helpers
+# ---------------------------------------------------------------------------------------------
+
+# path is dir or below it
+_under(path, dir) if path == dir
+
+_under(path, dir) if {
+	dir != ""
+	startswith(path, concat("", [dir, "/"]))
+}
+
+_under(path, "/") if startswith(path, "/")
+
+# argv without the program name
+_opts(c) := array.slice(c.argv, 1, count(c.argv))
+
+# a short-option cluster (`-rf`, `-Rv`) that contains one of the letters in `letters` (a regex class)
+_has_short(c, letters) if {
+	some tok in _opts(c)
+	regex.match(concat("", ["^-[A-Za-z]*[", letters, "][A-Za-z]*$"]), tok)
+}
+
+_has_long(c, flags) if {
+	some tok in _opts(c)
+	tok in flags
+}
+
+# `rm -r`, `rm -R`, `rm -rf`, `rm -fr`, `rm --recursive`, `rm --force --recursive`
+_rm_recursive(c) if _has_short(c, "rR")
+
+_rm_recursive(c) if _has_long(c, {"--recursive"})
+
+_chmod_recursive(c) if _has_short(c, "R")
+
+_chmod_recursive(c) if _has_long(c, {"--recursive"})
+
+_privileged(c) if c.sudo == true
+
+_privileged(c) if {
+	some w in c.wrappers
+	w in _cfg.privilege_wrappers
+}
+
+_privileged(c) if c.name in _cfg.privilege_commands
+
+_is_shell(name) if name in _cfg.shells
+
+_is_interpreter(name) if _is_shell(name)
+
+_is_interpreter(name) if name in _cfg.interpreters
+
+_is_interpreter(name) if {
+	some p in _cfg.interpreter_prefixes
+	startswith(name, p)
+}
+
+_is_downloader(name) if name in _cfg.downloaders
+
+# ---------------------------------------------------------------------------------------------
+# rm -r / chmod -R targets
+# ---------------------------------------------------------------------------------------------
+
+# The path a recursive delete really hits: `dir/*` and `dir/.*` empty `dir`.
+_target(a) := _strip_glob(a.path)
+
+_strip_glob(p) := "/" if p in {"/*", "/.*"}
+
+_strip_glob(p) := substring(p, 0, count(p) - 2) if {
+	not p in {"/*", "/.*"}
+	endswith(p, "/*")
+}
+
+_strip_glob(p) := substring(p, 0, count(p) - 3) if {
+	not p in {"/*", "/.*"}
+	endswith(p, "/.*")
+}
+
+_strip_glob(p) := p if {
+	not endswith(p, "/*")
+	not endswith(p, "/.*")
+}
+
+_is_system_path(p) if p in _cfg.system_dirs
+
+_is_system_path(p) if {
+	some prefix in _cfg.system_prefixes
+	startswith(p, prefix)
+}
+
+# One class per argument; the else-chain keeps it single-valued.
+_rm_class(a) := "root" if {
+	_target(a) == "/"
+} else := "home" if {
+	# the home directory or one of its ancestors (/home, /Users)
+	_home != ""
+	_under(_home, _target(a))
+} else := "system" if {
+	not a.in_project == true
+	_is_system_path(_target(a))
+} else := "project-root" if {
+	_target(a) == _project
+} else := "outside-project" if {
+	not a.in_project == true
+}
+
+_rm_ids := {
+	"root": "rm-rf-root",
+	"home": "rm-rf-home",
+	"system": "rm-rf-system",
+	"project-root": "rm-rf-project-root",
+	"outside-project": "rm-rf-outside-project",
+}
+
+_rm_what := {
+	"root": "the filesystem root",
+	"home": "your home directory",
+	"system": "a system directory",
+	"project-root": "the whole project directory",
+	"outside-project": "a path outside the project",
+}
+
+deny contains {"id": _rm_ids[class], "reason": reason} if {
+	some c in _cmds
+	c.name == "rm"
+	_rm_recursive(c)
+	some a in c.args
+	class := _rm_class(a)
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[class], _target(a)])
+}
+
+_unresolved(a) if contains(a.raw, "$")
+
+_unresolved(a) if contains(a.raw, "`")
+
+ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
+	some c in _cmds
+	c.name == "rm"
+	_rm_recursive(c)
+	some a in c.args
+	_unresolved(a)
+	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
+}
+
+# `cd /somewhere && rm -rf build`: the relative path is resolved against the project by the parser,
+# but the shell would resolve it against the directory it just changed to.
+_leaves_project(c) if {
+	c.name in {"cd", "pushd"}
+	not _cd_stays(c)
+}
+
+_cd_stays(c) if {
+	some a in c.args
+	a.in_project == true
+}
+
+deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
+	some i, c in _cmds
+	_leaves_project(c)
+	some j, r in _cmds
+	j > i
+	r.name == "rm"
+	_rm_recursive(r)
+	some a in r.args
+	not startswith(a.raw, "/")
+	reason := sprintf("recursive delete of relative path %q after changing directory out of the project is blocked: hookd cannot tell what it would delete", [a.raw])
+}
+
+# find ... -delete / -exec rm on a start path outside the project
+_find_deletes(c) if "-delete" in c.argv
+
+_find_deletes(c) if {
+	some i, tok in c.argv
+	tok in {"-exec", "-execdir", "-ok", "-okdir"}
+	c.argv[i + 1] in {"rm", "/bin/rm", "shred", "unlink"}
+}
+
+_find_first_expr(c) := min({i |
+	some i, tok in c.argv
+	i >= 1
+	regex.match(`^[-(!]`, tok)
+} | {count(c.argv)})
+
+_find_roots(c) := {tok |
+	some i, tok in c.argv
+	i >= 1
+	i < _find_first_expr(c)
+}
+
+deny contains {"id": "find-delete-outside-project", "reason": reason} if {
+	some c in _cmds
+	c.name == "find"
+	_find_deletes(c)
+	roots := _find_roots(c)
+	some a in c.args
+	_arg_is_one_of(a, roots)
+	not a.in_project == true
+	reason := sprintf("find with -delete/-exec rm under %s (outside the project) is blocked: it deletes files recursively", [a.path])
+}
+
+_arg_is_one_of(a, toks) if a.raw in toks
+
+_arg_is_one_of(a, toks) if a.path in toks
+
+deny contains {"id": "recursive-chmod-system", "reason": reason} if {
+	some c in _cmds
+	c.name in {"chmod", "chown", "chgrp"}
+	_chmod_recursive(c)
+	some a in c.args
+	class := _rm_class(a)
+	class in {"root", "home", "system"}
+	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_what[class], _target(a)])
+}
+
+# ---------------------------------------------------------------------------------------------
+# git
+# ---------------------------------------------------------------------------------------------
+
+_git_value_opts := {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}
+
+# index of the git sub-command in argv (skipping `-C dir`, `-c k=v`, ...)
+_git_sub_index(c) := min({i |
+	some i, tok in c.argv
+	i >= 1
+	not startswith(tok, "-")
+	not c.argv[i - 1] in _git_value_opts
+})
+
+_git(c, sub) if {
+	c.name == "git"
+	c.argv[_git_sub_index(c)] == sub
+}
+
+# arguments after the sub-command
+_git_rest(c) := array.slice(c.argv, _git_sub_index(c) + 1, count(c.argv))
+
+_push_value_opts := {"-o", "--push-option", "--repo", "--receive-pack", "--exec"}
+
+_push_positionals(c) := [tok |
+	rest := _git_rest(c)
+	some k, tok in rest
+	not startswith(tok, "-")
+	not _after_value_opt(rest, k)
+]
+
+_after_value_opt(rest, k) if {
+	k > 0
+	rest[k - 1] in _push_value_opts
+}
+
+_refspecs(c) := array.slice(_push_positionals(c), 1, count(_push_positionals(c)))
+
+_push_force(c) if {
+	some tok in _git_rest(c)
+	tok in {"--force", "--force-with-lease", "--force-if-includes"}
+}
+
+_push_force(c) if {
+	some tok in _git_rest(c)
+	startswith(tok, "--force-with-lease=")
+}
+
+_push_force(c) if {
+	some tok in _git_rest(c)
+	regex.match(`^-[A-Za-z]*f[A-Za-z]*$`, tok)
+}
+
+# destination branch of a refspec: `+src:dst` -> dst, `main` -> main, `refs/heads/x` -> x
+_dst(ref) := trim_prefix(b, "refs/heads/") if {
+	r := trim_prefix(ref, "+")
+	parts := split(r, ":")
+	b := parts[count(parts) - 1]
+}
+
+_protected_branch(b) if b in _cfg.protected_branches
+
+_protected_branch(b) if {
+	some p in _cfg.protected_branch_prefixes
+	startswith(b, p)
+}
+
+# HEAD, @ or an empty destination name the current branch, which may well be main
+_protected_branch(b) if b in {"HEAD", "@", ""}
+
+_push_everything(c) if {
+	some tok in _git_rest(c)
+	tok in {"--all", "--mirror", "--branches"}
+}
+
+deny contains {"id": "force-push-protected", "reason": reason} if {
+	some c in _cmds
+	_git(c, "push")
+	_push_force(c)
+	count(_refspecs(c)) == 0
+	reason := "force-push without an explicit branch is blocked: it may overwrite main/master or a release branch; name a feature branch"
+}
+
+deny contains {"id": "force-push-protected", "reason": reason} if {
+	some c in _cmds
+	_git(c, "push")
+	_push_force(c)
+	_push_everything(c)
+	reason := "force-push of all branches (--all/--mirror) is blocked: it rewrites protected branches on the remote"
+}
+
+deny contains {"id": "force-push-protected", "reason": reason} if {
+	some c in _cmds
+	_git(c, "push")
+	"--mirror" in _git_rest(c)
+	not _push_force(c)
+	reason := "git push --mirror is blocked: it force-updates and deletes every branch on the remote"
+}
+
+deny contains {"id": "force-push-protected", "reason": reason} if {
+	some c in _cmds
+	_git(c, "push")
+	some ref in _refspecs(c)
+	_forced_ref(c, ref)
+	b := _dst(ref)
+	_protected_branch(b)
+	reason := sprintf("force-push to protected branch %q is blocked: it rewrites shared history; push to a feature branch instead", [b])
+}
+
+_forced_ref(c, _) if _push_force(c)
+
+_forced_ref(_, ref) if startswith(ref, "+")
+
+deny contains {"id": "push-delete-protected", "reason": reason} if {
+	some c in _cmds
+	_git(c, "push")
+	_push_deletes(c)
+	some ref in _refspecs(c)
+	b := _dst(ref)
+	_protected_branch(b)
+	reason := sprintf("deleting protected branch %q on the remote is blocked", [b])
+}
+
+deny contains {"id": "push-delete-protected", "reason": reason} if {
+	some c in _cmds
+	_git(c, "push")
+	some ref in _refspecs(c)
+	startswith(ref, ":")
+	b := _dst(ref)
+	b != ""
+	_protected_branch(b)
+	reason := sprintf("deleting protected branch %q on the remote is blocked", [b])
+}
+
+_push_deletes(c) if "--delete" in _git_rest(c)
+
+_push_deletes(c) if {
+	some tok in _git_rest(c)
+	regex.match(`^-[A-Za-z]*d[A-Za-z]*$`, tok)
+}
+
+deny contains {"id": "git-reset-hard", "reason": "git reset --hard is blocked: it throws away uncommitted changes for good; commit or stash them, or use git restore on named files"} if {
+	some c in _cmds
+	_git(c, "reset")
+	"--hard" in _git_rest(c)
+}
+
+_clean_force(c) if "--force" in _git_rest(c)
+
+_clean_force(c) if {
+	some tok in _git_rest(c)
+	regex.match(`^-[A-Za-z]*f[A-Za-z]*$`, tok)
+}
+
+_clean_dry_run(c) if "--dry-run" in _git_rest(c)
+
+_clean_dry_run(c) if {
+	some tok in _git_rest(c)
+	regex.match(`^-[A-Za-z]*n[A-Za-z]*$`, tok)
+}
+
+_clean_wide(c) if {
+	some tok in _git_rest(c)
+	regex.match(`^-[A-Za-z]*[dxX][A-Za-z]*$`, tok)
+}
+
+deny contains {"id": "git-clean-force", "reason": "git clean -f with -d/-x/-X is blocked: it deletes untracked and ignored files (new work, .env, local config) that git cannot restore; run git clean -n first"} if {
+	some c in _cmds
+	_git(c, "clean")
+	_clean_force(c)
+	not _clean_dry_run(c)
+	_clean_wide(c)
+}
+
+ask contains {"id": "git-clean-force", "reason": "git clean -f deletes untracked files that git cannot restore; confirm, or run git clean -n first"} if {
+	some c in _cmds
+	_git(c, "clean")
+	_clean_force(c)
+	not _clean_dry_run(c)
+	not _clean_wide(c)
+}
+
+# ---------------------------------------------------------------------------------------------
+# Remote code execution: curl | sh, bash <(curl ...), curl -o x && sh x
+# ---------------------------------------------------------------------------------------------
+
+# Does this interpreter run its standard input as a program?
+_runs_stdin(c) if {
+	_is_interpreter(c.name)
+	not _inline_code(c)
+	not _script_arg(c)
+}
+
+_runs_stdin(c) if {
+	_is_shell(c.name)
+	_has_long(c, {"-s"})
+}
+
+_inline_code(c) if {
+	_is_shell(c.name)
+	_has_short(c, "c")
+}
+
+_inline_code(c) if {
+	not _is_shell(c.name)
+	some tok in _opts(c)
+	regex.match(`^-[A-Za-z]*[cemErp]$`, tok)
+}
+
+_inline_code(c) if {
+	not _is_shell(c.name)
+	_has_long(c, {"--eval", "--print", "--command"})
+}
+
+_interp_value_opts := {"-o", "-O", "+o", "+O", "-W", "-X", "--rcfile", "--init-file"}
+
+_script_arg(c) if {
+	some i, tok in c.argv
+	i >= 1
+	not startswith(tok, "-")
+	not startswith(tok, "+")
+	not c.argv[i - 1] in _interp_value_opts
+	not tok in {"/dev/stdin", "/dev/fd/0"}
+}
+
+deny contains {"id": "pipe-to-shell", "reason": reason} if {
+	some d in _cmds
+	_is_downloader(d.name)
+	some x in _cmds
+	x.pipeline == d.pipeline
+	x.depth == d.depth
+	x.position > d.position
+	_runs_stdin(x)
+	reason := sprintf("piping %s into %s runs code from the network unseen; download the script to a file and review it first", [d.name, x.name])
+}
+
+_decoding(c) if {
+	c.name in {"base64", "base32"}
+	_decode_flag(c)
+}
+
+_decoding(c) if {
+	c.name == "xxd"
+	_has_short(c, "r")
+}
+
+_decoding(c) if {
+	c.name in {"openssl", "gpg", "uudecode", "gunzip", "zcat"}
+}
+
+_decode_flag(c) if _has_short(c, "dD")
+
+_decode_flag(c) if _has_long(c, {"--decode"})
+
+deny contains {"id": "decoded-pipe-to-shell", "reason": reason} if {
+	some d in _cmds
+	_decoding(d)
+	some x in _cmds
+	x.pipeline == d.pipeline
+	x.depth == d.depth
+	x.position > d.position
+	_runs_stdin(x)
+	reason := sprintf("piping decoded data from %s into %s runs an obfuscated script; decode it to a file and review it first", [d.name, x.name])
+}
+
+# `bash <(curl …)`, `sh -c "$(curl …)"`, `python3 <(wget -qO- …)`, `source <(curl …)`,
+# `eval "$(curl …)"`: the downloader sits in a substitution that is the interpreter's program.
+_interp_alternatives := concat("|", array.concat(
+	[_re_quote(n) | some n in array.concat(_cfg.shells, _cfg.interpreters)],
+	array.concat(
+		[concat("", [_re_quote(p), `[0-9.]*`]) | some p in _cfg.interpreter_prefixes],
+		["eval"],
+	),
+))
+
+_downloader_alternatives := concat("|", [_re_quote(n) | some n in _cfg.downloaders])
+
+_re_quote(s) := regex.replace(s, `([.+*?()|\[\]{}^$\\])`, `\$1`)
+
+_nested_re := concat("", [
+	`(^|[;&|({\s'"/])(sudo\s+(-\S+\s+)*)?(`, _interp_alternatives, `)\s+(-\S+\s+)*["']?(<\(|\$\(|`, "`",
+	`)\s*(sudo\s+)?(\S*/)?(`, _downloader_alternatives, `)(\s|$)`,
+])
+
+deny contains {"id": "remote-script-exec", "reason": reason} if {
+	_shell
+	regex.match(_nested_re, input.shell.source)
+	reason := "running a script fetched from the network through a substitution (bash <(curl …), sh -c \"$(curl …)\") is blocked; download it to a file and review it first"
+}
+
+# eval / source of anything that contains a downloader
+deny contains {"id": "remote-script-exec", "reason": reason} if {
+	some x in _cmds
+	x.name in {"eval", "source", "."}
+	some d in _cmds
+	_is_downloader(d.name)
+	d.depth > x.depth
+	reason := sprintf("%s of output from %s runs code from the network unseen; download it to a file and review it first", [x.name, d.name])
+}
+
+# curl -o x.sh URL && sh x.sh
+_download_output(d) := {_strip_dot(out) |
+	some i, tok in d.argv
+	_output_opt(tok)
+	out := d.argv[i + 1]
+	out != "-"
+} | {_strip_dot(out) |
+	some tok in d.argv
+	some p in ["--output=", "--output-document=", "-O", "-o"]
+	startswith(tok, p)
+	out := substring(tok, count(p), -1)
+	out != ""
+	out != "-"
+	regex.match(`^[^-]`, out)
+	not _is_short_cluster(tok)
+}
+
+_output_opt(tok) if tok in {"--output", "--output-document", "-o", "-O"}
+
+_output_opt(tok) if regex.match(`^-[A-Za-z]*[oO]$`, tok)
+
+_is_short_cluster(tok) if regex.match(`^-[A-Za-z]+$`, tok)
+
+_strip_dot(s) := trim_prefix(s, "./")
+
+_executes_file(x, outs) if _strip_dot(x.argv[0]) in outs
+
+_executes_file(x, outs) if {
+	_is_interpreter(x.name)
+	_strip_dot(_script_of(x)) in outs
+}
+
+# the script an interpreter runs: its first non-option word
+_script_of(x) := x.argv[min({i |
+	some i, tok in x.argv
+	i >= 1
+	not startswith(tok, "-")
+	not startswith(tok, "+")
+	not x.argv[i - 1] in _interp_value_opts
+})]
+
+deny contains {"id": "download-then-exec", "reason": reason} if {
+	some i, d in _cmds
+	_is_downloader(d.name)
+	outs := _download_output(d)
+	count(outs) > 0
+	some j, x in _cmds
+	j > i
+	_executes_file(x, outs)
+	reason := sprintf("downloading a script with %s and running it in the same command is blocked; download it, review it, then run it separately", [d.name])
+}
+
+# ---------------------------------------------------------------------------------------------
+# Privilege escalation
+# ---------------------------------------------------------------------------------------------
+
+ask contains {"id": "sudo", "reason": reason} if {
+	some c in _cmds
+	_privileged(c)
+	reason := sprintf("%q runs with elevated privileges (sudo/doas); confirm it", [concat(" ", c.argv)])
+}
+
+deny contains {"id": "sudo-destructive", "reason": reason} if {
+	some c in _cmds
+	_privileged(c)
+	_sudo_destructive(c.name)
+	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [c.name])
+}
+
+_sudo_destructive(name) if name in _cfg.sudo_destructive
+
+_sudo_destructive(name) if name in _cfg.disk_tools
+
+_sudo_destructive(name) if name in _cfg.partition_tools
+
+_sudo_destructive(name) if startswith(name, "mkfs")
+
+# ---------------------------------------------------------------------------------------------
+# Disks and devices
+# ---------------------------------------------------------------------------------------------
+
+_benign_device(p) if p in _cfg.benign_devices
+
+_benign_device(p) if {
+	some prefix in _cfg.benign_device_prefixes
+	startswith(p, prefix)
+}
+
+_device(p) if {
+	startswith(p, "/dev/")
+	not _benign_device(p)
+}
+
+deny contains {"id": "disk-format", "reason": reason} if {
+	some c in _cmds
+	_disk_tool(c)
+	reason := sprintf("%s is blocked: it formats or wipes disks and partitions", [c.name])
+}
+
+_disk_tool(c) if startswith(c.name, "mkfs")
+
+_disk_tool(c) if c.name in _cfg.disk_tools
+
+_disk_tool(c) if {
+	c.name in _cfg.partition_tools
+	not _has_long(c, {"-l", "--list", "-p", "--print"})
+}
+
+deny contains {"id": "raw-device-write", "reason": reason} if {
+	some c in _cmds
+	c.name == "dd"
+	some tok in c.argv
+	startswith(tok, "of=")
+	target := substring(tok, 3, -1)
+	_device(target)
+	reason := sprintf("dd onto device %s is blocked: it overwrites the disk directly", [target])
+}
+
+deny contains {"id": "raw-device-write", "reason": reason} if {
+	some c in _cmds
+	some r in c.redirects
+	contains(r.op, ">")
+	target := _redirect_target(r)
+	_device(target)
+	reason := sprintf("redirecting output onto device %s is blocked: it overwrites the disk directly", [target])
+}
+
+deny contains {"id": "raw-device-write", "reason": reason} if {
+	some c in _cmds
+	c.name in {"shred", "tee", "cp"}
+	some a in c.args
+	_device(a.path)
+	reason := sprintf("%s onto device %s is blocked: it overwrites the disk directly", [c.name, a.path])
+}
+
+_redirect_target(r) := r.path if {
+	is_string(r.path)
+} else := r.target
+
+# ---------------------------------------------------------------------------------------------
+# Whole-system hazards
+# ---------------------------------------------------------------------------------------------
+
+deny contains {"id": "system-power", "reason": reason} if {
+	some c in _cmds
+	_power(c)
+	reason := sprintf("%q is blocked: it shuts down or reboots the machine", [concat(" ", c.argv)])
+}
+
+_power(c) if c.name in _cfg.power_commands
+
+_power(c) if {
+	c.name == "systemctl"
+	some tok in c.argv
+	tok in {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"}
+}
+
+_power(c) if {
+	c.name in {"init", "telinit"}
+	some tok in c.argv
+	tok in {"0", "6"}
+}
+
+# :(){ :|:& };:  and  bomb() { bomb | bomb & }; bomb
+_squeezed := regex.replace(input.shell.source, `\s+`, "")
+
+_fork_bomb if {
+	some m in regex.find_all_string_submatch_n(`([A-Za-z_:.][A-Za-z0-9_:.-]*)\(\)\{`, _squeezed, -1)
+	_self_pipe(m[1])
+}
+
+_fork_bomb if {
+	some m in regex.find_all_string_submatch_n(`function([A-Za-z_:.][A-Za-z0-9_:.-]*)(\(\))?\{`, _squeezed, -1)
+	_self_pipe(m[1])
+}
+
+_self_pipe(name) if contains(_squeezed, concat("", [name, "|", name]))
+
+deny contains {"id": "fork-bomb", "reason": "this command defines a function that pipes into itself (a fork bomb); it would exhaust the machine's processes"} if {
+	_shell
+	_fork_bomb
+}

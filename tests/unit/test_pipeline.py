@@ -1,0 +1,312 @@
+"""Pipeline.handle end to end with the real Gemini dialect and a StaticEngine defined here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from hookd.config import DEFAULT_FAIL_MODES
+from hookd.dialects.gemini import GeminiDialect
+from hookd.errors import DialectError, EngineError
+from hookd.pipeline import AskPolicy, EngineHolder, Handled, Pipeline
+from hookd.types import (
+    JSON,
+    Caller,
+    Deadline,
+    EngineRequest,
+    Event,
+    FailMode,
+    HookRequest,
+    NormalisedEvent,
+    Outcome,
+    Verdict,
+    VerdictKind,
+)
+
+CALLER = Caller(uid=1000, gid=1000, pid=4242, ppid=4241)
+FIELDS: dict[str, dict[str, Any]] = {
+    "BeforeTool": {"tool_name": "run_shell_command", "tool_input": {"command": "rm -rf ~"}},
+    "AfterTool": {
+        "tool_name": "read_file",
+        "tool_input": {"file_path": "a"},
+        "tool_response": {"llmContent": "x"},
+    },
+    "BeforeAgent": {"prompt": "hi"},
+    "AfterAgent": {"prompt": "hi", "prompt_response": "hello", "stop_hook_active": False},
+}
+
+
+class StaticEngine:
+    """Returns the given verdicts, or raises the given error; records what it was asked."""
+
+    name = "static"
+
+    def __init__(self, verdicts: Sequence[Verdict] = (), error: Exception | None = None) -> None:
+        self.verdicts = list(verdicts)
+        self.error = error
+        self.requests: list[EngineRequest] = []
+        self.closed = False
+
+    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+        self.requests.append(request)
+        if self.error is not None:
+            raise self.error
+        return self.verdicts
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    def describe(self) -> Mapping[str, JSON]:
+        return {"engine": self.name, "revision": "static", "packages": 0}
+
+
+class Probe:
+    def __init__(self, answer: bool | None) -> None:
+        self.answer = answer
+        self.pids: list[int] = []
+
+    def __call__(self, pid: int) -> bool | None:
+        self.pids.append(pid)
+        return self.answer
+
+
+def pipeline(
+    engine: StaticEngine,
+    probe: Probe | None = None,
+    ask: AskPolicy | None = None,
+    fail_modes: Mapping[Event, FailMode] = DEFAULT_FAIL_MODES,
+    enrichers: Sequence[Any] = (),
+) -> Pipeline:
+    return Pipeline(
+        dialects={"gemini": GeminiDialect()},
+        enrichers=enrichers,
+        engines=EngineHolder(engine),
+        fail_modes=fail_modes,
+        ask=ask or AskPolicy(),
+        probe=probe or Probe(None),
+    )
+
+
+def request(event: str, client: str = "gemini", payload: bytes | None = None) -> HookRequest:
+    body = {"session_id": "s1", "cwd": "/home/alice/proj", "hook_event_name": event, **FIELDS.get(event, {})}
+    return HookRequest(
+        client=client,
+        event=event,
+        payload=payload if payload is not None else json.dumps(body).encode(),
+        env={"HOME": "/home/alice"},
+        cwd="/home/alice/proj",
+        caller=CALLER,
+        deadline=Deadline.after(5),
+    )
+
+
+def handle(p: Pipeline, req: HookRequest) -> Handled:
+    return asyncio.run(p.handle(req))
+
+
+def ask_verdict() -> Verdict:
+    return Verdict(VerdictKind.ASK, "hookd.shell", "rm", "rm -rf needs a human")
+
+
+# --- engine failure follows the event's fail mode ------------------------------------------------
+
+
+def test_engine_error_fails_closed_on_before_tool() -> None:
+    handled = handle(pipeline(StaticEngine(error=EngineError("regorus: boom"))), request("BeforeTool"))
+    assert handled.decision.outcome is Outcome.DENY
+    assert handled.reply.stdout == (
+        b'{"decision":"deny","reason":"hookd could not evaluate its policies: regorus: boom [hookd:engine-error]"}'
+    )
+    assert handled.reply.exit_code == 0
+
+
+@pytest.mark.parametrize("event", ["BeforeTool", "BeforeAgent", "AfterTool"])
+def test_engine_error_deny_on_every_fail_closed_event(event: str) -> None:
+    handled = handle(pipeline(StaticEngine(error=EngineError("x"))), request(event))
+    assert handled.decision.outcome is Outcome.DENY
+    assert json.loads(handled.reply.stdout)["decision"] == "deny"
+
+
+def test_engine_error_is_a_message_on_after_agent() -> None:
+    # AfterAgent fails open: a deny there makes Gemini retry in a loop
+    handled = handle(pipeline(StaticEngine(error=EngineError("boom"))), request("AfterAgent"))
+    assert handled.decision.outcome is Outcome.ALLOW
+    assert handled.decision.messages == ("hookd could not evaluate its policies: boom",)
+    assert handled.reply.stdout == b'{"systemMessage":"hookd could not evaluate its policies: boom"}'
+
+
+def test_engine_error_is_a_message_when_before_tool_is_configured_open() -> None:
+    modes = {**DEFAULT_FAIL_MODES, Event.BEFORE_TOOL: FailMode.OPEN}
+    handled = handle(
+        pipeline(StaticEngine(error=EngineError("boom")), fail_modes=modes), request("BeforeTool")
+    )
+    assert handled.decision.outcome is Outcome.ALLOW
+    assert handled.reply.stdout == b'{"systemMessage":"hookd could not evaluate its policies: boom"}'
+
+
+def test_engine_error_text_is_one_line() -> None:
+    error = EngineError("eval failed:\n   at rule x\nStack backtrace:\n  0: regorus::foo")
+    handled = handle(pipeline(StaticEngine(error=error)), request("BeforeTool"))
+    assert json.loads(handled.reply.stdout)["reason"] == (
+        "hookd could not evaluate its policies: eval failed: at rule x [hookd:engine-error]"
+    )
+
+
+def test_policy_load_error_is_an_engine_error() -> None:
+    from hookd.errors import PolicyLoadError
+
+    handled = handle(pipeline(StaticEngine(error=PolicyLoadError("bad rego"))), request("BeforeAgent"))
+    assert handled.decision.outcome is Outcome.DENY
+
+
+def test_other_exceptions_are_not_swallowed() -> None:
+    with pytest.raises(RuntimeError):
+        handle(pipeline(StaticEngine(error=RuntimeError("bug"))), request("BeforeTool"))
+
+
+# --- ask resolution ------------------------------------------------------------------------------
+
+
+def test_ask_with_headless_session_becomes_deny() -> None:
+    probe = Probe(False)
+    handled = handle(pipeline(StaticEngine([ask_verdict()]), probe), request("BeforeTool"))
+    assert probe.pids == [CALLER.pid]
+    assert handled.decision.outcome is Outcome.DENY
+    assert handled.decision.notes == ("ask fallback applied: deny (the agent session is headless)",)
+    assert handled.reply.stdout == (
+        b'{"decision":"deny","reason":"rm -rf needs a human [hookd.shell:rm] '
+        b'(ask answered deny: the agent session is headless)"}'
+    )
+
+
+def test_ask_with_interactive_session_is_kept() -> None:
+    handled = handle(pipeline(StaticEngine([ask_verdict()]), Probe(True)), request("BeforeTool"))
+    assert handled.decision.outcome is Outcome.ASK
+    assert handled.decision.notes == ()
+    assert (
+        handled.reply.stdout == b'{"decision":"ask","systemMessage":"rm -rf needs a human [hookd.shell:rm]"}'
+    )
+
+
+def test_ask_with_unknown_session_is_headless_by_default() -> None:
+    handled = handle(pipeline(StaticEngine([ask_verdict()]), Probe(None)), request("BeforeTool"))
+    assert handled.decision.outcome is Outcome.DENY
+    assert handled.decision.notes == (
+        "ask fallback applied: deny (the agent session could not be identified)",
+    )
+    assert handled.reply.stdout == (
+        b'{"decision":"deny","reason":"rm -rf needs a human [hookd.shell:rm] '
+        b'(ask answered deny: the agent session could not be identified)"}'
+    )
+
+
+def test_ask_with_unknown_session_kept_when_unknown_is_not_headless() -> None:
+    policy = AskPolicy(unknown_is_headless=False)
+    handled = handle(pipeline(StaticEngine([ask_verdict()]), Probe(None), policy), request("BeforeTool"))
+    assert handled.decision.outcome is Outcome.ASK
+    assert json.loads(handled.reply.stdout)["decision"] == "ask"
+
+
+def test_headless_fallback_allow() -> None:
+    policy = AskPolicy(headless_fallback=Outcome.ALLOW)
+    handled = handle(pipeline(StaticEngine([ask_verdict()]), Probe(False), policy), request("BeforeTool"))
+    assert handled.decision.outcome is Outcome.ALLOW
+    assert handled.decision.reasons == ()
+    assert handled.decision.notes == ("ask fallback applied: allow (the agent session is headless)",)
+    assert handled.reply.stdout == b""
+
+
+def test_headless_fallback_allow_keeps_the_rewrite() -> None:
+    rewrite = Verdict(
+        VerdictKind.REWRITE, "hookd.shell", "safe", patch={"tool_input": {"command": "rm -ri ~"}}
+    )
+    policy = AskPolicy(headless_fallback=Outcome.ALLOW)
+    handled = handle(
+        pipeline(StaticEngine([ask_verdict(), rewrite]), Probe(False), policy), request("BeforeTool")
+    )
+    assert handled.reply.stdout == (
+        b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"rm -ri ~"}}}'
+    )
+
+
+def test_ask_on_other_events_does_not_probe() -> None:
+    probe = Probe(True)
+    handled = handle(pipeline(StaticEngine([ask_verdict()]), probe), request("AfterTool"))
+    assert probe.pids == []
+    assert handled.decision.outcome is Outcome.ASK
+    assert handled.decision.notes == ("ask mapped to deny: AfterTool cannot ask the user",)
+    assert handled.reply.stdout == b'{"decision":"deny","reason":"rm -rf needs a human [hookd.shell:rm]"}'
+
+
+def test_deny_does_not_probe() -> None:
+    probe = Probe(False)
+    deny = Verdict(VerdictKind.DENY, "hookd.shell", "rm", "no")
+    handled = handle(pipeline(StaticEngine([ask_verdict(), deny]), probe), request("BeforeTool"))
+    assert probe.pids == []
+    assert handled.decision.outcome is Outcome.DENY
+    assert handled.reply.stdout == b'{"decision":"deny","reason":"no [hookd.shell:rm]"}'
+
+
+# --- plumbing ------------------------------------------------------------------------------------
+
+
+def test_engine_sees_the_input_document_and_the_deadline() -> None:
+    engine = StaticEngine()
+    req = request("BeforeTool")
+    handled = handle(pipeline(engine), req)
+    (seen,) = engine.requests
+    assert seen.deadline is req.deadline
+    assert seen.event == handled.event
+    assert seen.document == handled.event.input_document()
+    assert seen.document["tool"] == {
+        "name": "run_shell_command",
+        "kind": "shell",
+        "input": {"command": "rm -rf ~"},
+    }
+    assert handled.reply.stdout == b""
+    assert handled.decision.outcome is Outcome.ALLOW
+    assert handled.latency_ms >= 0
+
+
+def test_enrichers_run_in_order_before_the_engine() -> None:
+    def first(event: NormalisedEvent) -> NormalisedEvent:
+        return event.with_facts(order=["first"])
+
+    def second(event: NormalisedEvent) -> NormalisedEvent:
+        return event.with_facts(order=[*event.facts["order"], "second"])
+
+    engine = StaticEngine()
+    handle(pipeline(engine, enrichers=(first, second)), request("BeforeAgent"))
+    assert engine.requests[0].document["order"] == ["first", "second"]
+
+
+def test_reply_notes_are_added_to_the_decision() -> None:
+    context = Verdict(VerdictKind.CONTEXT, "hookd.x", "c", "ctx")
+    handled = handle(pipeline(StaticEngine([context])), request("AfterAgent"))
+    assert handled.reply.notes == ("context not carried: AfterAgent cannot add it to this reply",)
+    assert handled.decision.notes == handled.reply.notes
+
+
+def test_reload_swaps_the_engine() -> None:
+    old = StaticEngine()
+    holder = EngineHolder(old)
+    p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None))
+    holder.current = StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")])
+    assert handle(p, request("BeforeTool")).decision.outcome is Outcome.DENY
+    assert old.requests == []
+
+
+def test_unknown_client_is_a_dialect_error() -> None:
+    with pytest.raises(DialectError, match=r"^unknown client 'codex' \(known: gemini\)$"):
+        handle(pipeline(StaticEngine()), request("BeforeTool", client="codex"))
+
+
+def test_bad_payload_is_a_dialect_error_and_the_engine_is_not_called() -> None:
+    engine = StaticEngine()
+    with pytest.raises(DialectError, match="^hook payload is not valid JSON"):
+        handle(pipeline(engine), request("BeforeTool", payload=b"{oops"))
+    assert engine.requests == []

@@ -1,0 +1,83 @@
+"""Framing of the hook-socket protocol (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from hookd import wire
+from hookd.errors import FrameError
+
+LIMITS = wire.Limits(max_header_bytes=100, max_payload_bytes=1000)
+
+
+class TestRequestPrefix:
+    def test_valid_prefix_gives_lengths(self) -> None:
+        frame = wire.encode_request({"client": "gemini", "event": "BeforeTool"}, b"{}")
+        assert wire.parse_request_prefix(frame[: wire.REQUEST_PREFIX_SIZE], LIMITS) == (
+            len(b'{"client":"gemini","event":"BeforeTool"}'),
+            2,
+        )
+
+    @pytest.mark.parametrize(
+        ("prefix", "code"),
+        [
+            (b"HKDQ\x01", "truncated"),
+            (struct.pack("!4sBxII", b"XXXX", 1, 1, 1), "bad-magic"),
+            (struct.pack("!4sBxII", b"HKDQ", 2, 1, 1), "bad-version"),
+            (struct.pack("!4sBxII", b"HKDQ", 1, 101, 1), "header-too-large"),
+            (struct.pack("!4sBxII", b"HKDQ", 1, 1, 1001), "payload-too-large"),
+        ],
+    )
+    def test_broken_prefixes_name_the_problem(self, prefix: bytes, code: str) -> None:
+        with pytest.raises(FrameError) as info:
+            wire.parse_request_prefix(prefix, LIMITS)
+        assert info.value.code == code
+        assert "\n" not in str(info.value)
+
+
+class TestHeader:
+    def test_round_trip(self) -> None:
+        header = wire.parse_header(
+            b'{"client":"gemini","event":"AfterTool","cwd":"/p","ppid":7,"env":{"HOME":"/h"}}'
+        )
+        assert header == wire.RequestHeader("gemini", "AfterTool", "/p", 7, {"HOME": "/h"})
+
+    @pytest.mark.parametrize(
+        "raw",
+        [
+            b"not json",
+            b"[]",
+            b'{"event":"BeforeTool"}',
+            b'{"client":"gemini"}',
+            b'{"client":"gemini","event":"BeforeTool","ppid":"7"}',
+            b'{"client":"gemini","event":"BeforeTool","env":{"A":1}}',
+            b'{"client":"gemini","event":"BeforeTool","ppid":true}',
+        ],
+    )
+    def test_bad_headers_are_refused(self, raw: bytes) -> None:
+        with pytest.raises(FrameError) as info:
+            wire.parse_header(raw)
+        assert info.value.code == "bad-header"
+
+    def test_too_many_env_entries(self) -> None:
+        env = ",".join(f'"K{i}":"v"' for i in range(wire.MAX_ENV_ENTRIES + 1))
+        with pytest.raises(FrameError):
+            wire.parse_header(b'{"client":"g","event":"e","env":{' + env.encode() + b"}}")
+
+
+class TestReply:
+    def test_ok_reply_round_trip(self) -> None:
+        frame = wire.encode_reply(b'{"decision":"deny"}', b"warn", 2)
+        assert wire.decode_reply(frame) == wire.DecodedReply(
+            wire.Status.OK, 2, b'{"decision":"deny"}', b"warn"
+        )
+
+    def test_error_reply_carries_message_and_code(self) -> None:
+        reply = wire.decode_reply(wire.encode_error("deadline", "too slow"))
+        assert (reply.status, reply.stdout, reply.stderr) == (wire.Status.ERROR, b"too slow", b"deadline")
+
+    def test_truncated_reply_is_refused(self) -> None:
+        with pytest.raises(FrameError):
+            wire.decode_reply(wire.encode_reply(b"abc")[:-1])
