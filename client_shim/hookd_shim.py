@@ -27,9 +27,10 @@ FORWARDED_ENV = (
     "GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR",
     "CLAUDE_PROJECT_DIR", "HOME", "USER",
 )  # fmt: skip
-# Events that fail closed by default. AfterAgent never does: a deny there makes Gemini retry in a loop.
+# Events that fail closed by default, and those that may be made to (`--fail closed`). AfterAgent never
+# does: a deny there makes Gemini retry in a loop; BeforeToolSelection has no deny at all.
 FAIL_CLOSED = {"gemini": ("BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool")}
-NEVER_CLOSED = ("AfterAgent", "SessionStart", "SessionEnd", "PreCompress", "Notification")
+CAN_FAIL_CLOSED = {"gemini": (*FAIL_CLOSED["gemini"], "AfterModel")}
 
 
 class ShimError(Exception):
@@ -147,11 +148,7 @@ def describe(error, path, deadline_ms):
 
 def fail_output(client, event, mode, reason):
     """The fail-mode stdout: the event's deny JSON when closed, nothing when open."""
-    if (
-        mode != "closed"
-        or event in NEVER_CLOSED
-        or event not in FAIL_CLOSED.get(client, FAIL_CLOSED["gemini"])
-    ):
+    if mode != "closed" or event not in CAN_FAIL_CLOSED.get(client, ()):
         return b""
     one_line = " ".join(reason.split())
     return ('{"decision":"deny","reason":' + json_string(one_line) + "}").encode("utf-8", "surrogateescape")

@@ -30,8 +30,10 @@ DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = {
     )
     for event in Event
 }
-NEVER_FAIL_CLOSED = frozenset(
-    {Event.AFTER_AGENT, Event.SESSION_START, Event.SESSION_END, Event.PRE_COMPRESS, Event.NOTIFICATION}
+# The events whose fail-closed output (a deny JSON) blocks; BeforeToolSelection has no deny (any output
+# resets the tool config), AfterAgent retries on deny, and the lifecycle events cannot block.
+CAN_FAIL_CLOSED = frozenset(
+    {Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL, Event.AFTER_MODEL}
 )
 
 
@@ -190,10 +192,10 @@ def _fail_modes(raw: object, where: str) -> dict[Event, FailMode]:
             raise ConfigError(f"{where}: unknown key 'fail_mode.{key}' (not a hook event)") from None
         if value not in ("closed", "open"):
             raise ConfigError(f'{where}: \'fail_mode.{key}\' must be "closed" or "open", got {value!r}')
-        if value == "closed" and event in NEVER_FAIL_CLOSED:
+        if value == "closed" and event not in CAN_FAIL_CLOSED:
             raise ConfigError(
                 f"{where}: 'fail_mode.{key}' cannot be \"closed\": a deny on {key} cannot block "
-                "(or, for AfterAgent, makes the agent retry in a loop)"
+                "(AfterAgent retries on a deny, BeforeToolSelection has no deny, lifecycle events cannot block)"
             )
         modes[event] = FailMode(value)
     return modes

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from hookd.errors import DialectError, EngineError, one_line
 from hookd.policy.combine import combine
 from hookd.types import (
+    Deadline,
     Decision,
     Dialect,
     Engine,
@@ -83,11 +84,9 @@ class Pipeline:
         """Decide one request. Raises DialectError for a payload the client dialect cannot read."""
         dialect = self.dialect(request.client)
         event = dialect.parse(request)
-        for enrich in self._enrichers:
-            event = enrich(event)
-        engine = self._engines.current
         try:
-            verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), request.deadline))
+            event = self._enrich(event)
+            verdicts = await self._evaluate(event, request.deadline)
         except EngineError as exc:
             verdicts = [self._engine_failure(event.event, str(exc))]
         decision = self._resolve_ask(event, combine(verdicts))
@@ -96,6 +95,20 @@ class Pipeline:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
         return Handled(event=event, decision=decision, reply=reply, latency_ms=latency)
+
+    def _enrich(self, event: NormalisedEvent) -> NormalisedEvent:
+        try:
+            for enrich in self._enrichers:
+                event = enrich(event)
+        except Exception as exc:  # an enricher bug must follow the fail mode, like an engine failure
+            raise EngineError(f"enrichment failed: {type(exc).__name__}: {exc}") from exc
+        return event
+
+    async def _evaluate(self, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
+        if deadline.expired():
+            raise EngineError("the request deadline passed before evaluation")
+        engine = self._engines.current
+        return await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
 
     def _engine_failure(self, event: Event, error: str) -> Verdict:
         reason = f"hookd could not evaluate its policies: {one_line(error)}"
@@ -106,7 +119,10 @@ class Pipeline:
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:
             return decision
-        interactive = self._probe(event.caller.pid)
+        try:
+            interactive = self._probe(event.caller.pid)
+        except Exception:  # a vanished or unreadable process is an unknown session
+            interactive = None
         if interactive or (interactive is None and not self._ask.unknown_is_headless):
             return decision
         why = (
@@ -121,4 +137,5 @@ class Pipeline:
             note = f"ask fallback applied: deny ({why})"
             return replace(decision, outcome=Outcome.DENY, reasons=reasons, notes=(*decision.notes, note))
         note = f"ask fallback applied: allow ({why})"
-        return replace(decision, outcome=Outcome.ALLOW, reasons=(), notes=(*decision.notes, note))
+        outcome = Outcome.REWRITE if decision.rewrite else Outcome.ALLOW
+        return replace(decision, outcome=outcome, reasons=(), notes=(*decision.notes, note))

@@ -1,18 +1,18 @@
 # Destructive shell commands: recursive deletes outside the project, force-pushes to protected
-# branches, history-destroying git commands, remote scripts piped into an interpreter, privilege
-# escalation, raw disk writes and fork bombs.
+# branches, git commands that throw work away, remote scripts run unseen, privilege escalation, raw
+# disk writes, power-off and fork bombs. See policies/README.md for the rule ids.
 #
 # Everything is matched on the parsed command list (input.shell.commands), never on the tool name,
 # so the same rules hold for Gemini's run_shell_command and Claude Code's Bash. The lists live in
 # data.json (data.destructive_shell).
 #
 # Decisions worth knowing:
-# * plain sudo/doas is `ask` (hookd turns ask into deny in headless sessions); sudo in front of a
+# * plain sudo/doas/su is `ask` (hookd turns ask into deny in headless sessions); sudo in front of a
 #   destructive program (rm, dd, chmod, kill, ...) is `deny`.
 # * `git clean` with -f and -d/-x/-X is `deny` (it deletes untracked and ignored files, i.e. work
 #   that git cannot give back); `git clean -f` alone is `ask`. A dry run (-n) is always allowed.
 # * `rm -r` of a path that comes from a shell variable or substitution is `ask`: its value is not
-#   known when the policy runs.
+#   known when the policy runs (`deny` when the fixed part is already outside the project).
 # * a parser failure is `ask` (unparsable-shell): it must never pass silently.
 package hookd.destructive_shell
 
@@ -114,6 +114,11 @@ _is_interpreter(name) if {
 
 _is_downloader(name) if name in _cfg.downloaders
 
+_any_downloader if {
+	some c in _cmds
+	_is_downloader(c.name)
+}
+
 # ---------------------------------------------------------------------------------------------
 # rm -r / chmod -R targets
 # ---------------------------------------------------------------------------------------------
@@ -159,6 +164,11 @@ _rm_class(a) := "root" if {
 	_target(a) == _project
 } else := "outside-project" if {
 	not a.in_project == true
+	not _unresolved(a)
+} else := "outside-project" if {
+	# `/tmp/$X`: the variable part is unknown, but the fixed part is already outside the project
+	_unresolved(a)
+	_dynamic_outside(a)
 }
 
 _rm_ids := {
@@ -190,6 +200,24 @@ _unresolved(a) if contains(a.raw, "$")
 
 _unresolved(a) if contains(a.raw, "`")
 
+# the directory part of the text before the first expansion: "/tmp/x$Y" -> "/tmp"
+_static_dir(raw) := d if {
+	fixed := regex.replace(raw, "[$`].*$", "")
+	startswith(fixed, "/")
+	parts := split(fixed, "/")
+	d := concat("/", array.slice(parts, 0, count(parts) - 1))
+	d != ""
+} else := "/" if {
+	startswith(raw, "/")
+}
+
+# neither inside the project nor one of its ancestors (where the unknown part could lead back in)
+_dynamic_outside(a) if {
+	d := _static_dir(a.raw)
+	not _under(d, _project)
+	not _under(_project, d)
+}
+
 ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
 	some c in _cmds
 	c.name == "rm"
@@ -199,8 +227,8 @@ ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
 	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
 }
 
-# `cd /somewhere && rm -rf build`: the relative path is resolved against the project by the parser,
-# but the shell would resolve it against the directory it just changed to.
+# `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a
+# place the parser cannot follow) a relative path no longer names something in the project.
 _leaves_project(c) if {
 	c.name in {"cd", "pushd"}
 	not _cd_stays(c)
@@ -283,18 +311,24 @@ _git_sub_index(c) := min({i |
 	not c.argv[i - 1] in _git_value_opts
 })
 
-_git(c, sub) if {
+# Every git invocation, digested once per evaluation: the sub-command and the words after it.
+_gits contains {"argv": c.argv, "sub": c.argv[k], "rest": array.slice(c.argv, k + 1, count(c.argv))} if {
+	some c in _cmds
 	c.name == "git"
-	c.argv[_git_sub_index(c)] == sub
+	k := _git_sub_index(c)
 }
 
-# arguments after the sub-command
-_git_rest(c) := array.slice(c.argv, _git_sub_index(c) + 1, count(c.argv))
+_git(sub) := {g | some g in _gits; g.sub == sub}
+
+# git push, with its refspecs (the positionals after the remote)
+_pushes contains object.union(g, {"refspecs": array.slice(pos, 1, count(pos))}) if {
+	some g in _git("push")
+	pos := _push_positionals(g.rest)
+}
 
 _push_value_opts := {"-o", "--push-option", "--repo", "--receive-pack", "--exec"}
 
-_push_positionals(c) := [tok |
-	rest := _git_rest(c)
+_push_positionals(rest) := [tok |
 	some k, tok in rest
 	not startswith(tok, "-")
 	not _after_value_opt(rest, k)
@@ -305,20 +339,18 @@ _after_value_opt(rest, k) if {
 	rest[k - 1] in _push_value_opts
 }
 
-_refspecs(c) := array.slice(_push_positionals(c), 1, count(_push_positionals(c)))
-
-_push_force(c) if {
-	some tok in _git_rest(c)
+_push_force(g) if {
+	some tok in g.rest
 	tok in {"--force", "--force-with-lease", "--force-if-includes"}
 }
 
-_push_force(c) if {
-	some tok in _git_rest(c)
+_push_force(g) if {
+	some tok in g.rest
 	startswith(tok, "--force-with-lease=")
 }
 
-_push_force(c) if {
-	some tok in _git_rest(c)
+_push_force(g) if {
+	some tok in g.rest
 	regex.match(`^-[A-Za-z]*f[A-Za-z]*$`, tok)
 }
 
@@ -339,63 +371,57 @@ _protected_branch(b) if {
 # HEAD, @ or an empty destination name the current branch, which may well be main
 _protected_branch(b) if b in {"HEAD", "@", ""}
 
-_push_everything(c) if {
-	some tok in _git_rest(c)
+_push_everything(g) if {
+	some tok in g.rest
 	tok in {"--all", "--mirror", "--branches"}
 }
 
 deny contains {"id": "force-push-protected", "reason": reason} if {
-	some c in _cmds
-	_git(c, "push")
-	_push_force(c)
-	count(_refspecs(c)) == 0
+	some g in _pushes
+	_push_force(g)
+	count(g.refspecs) == 0
 	reason := "force-push without an explicit branch is blocked: it may overwrite main/master or a release branch; name a feature branch"
 }
 
 deny contains {"id": "force-push-protected", "reason": reason} if {
-	some c in _cmds
-	_git(c, "push")
-	_push_force(c)
-	_push_everything(c)
+	some g in _pushes
+	_push_force(g)
+	_push_everything(g)
 	reason := "force-push of all branches (--all/--mirror) is blocked: it rewrites protected branches on the remote"
 }
 
 deny contains {"id": "force-push-protected", "reason": reason} if {
-	some c in _cmds
-	_git(c, "push")
-	"--mirror" in _git_rest(c)
-	not _push_force(c)
+	some g in _pushes
+	"--mirror" in g.rest
+	not _push_force(g)
 	reason := "git push --mirror is blocked: it force-updates and deletes every branch on the remote"
 }
 
 deny contains {"id": "force-push-protected", "reason": reason} if {
-	some c in _cmds
-	_git(c, "push")
-	some ref in _refspecs(c)
-	_forced_ref(c, ref)
+	some g in _pushes
+	some ref in g.refspecs
+	_forced_ref(g, ref)
 	b := _dst(ref)
 	_protected_branch(b)
 	reason := sprintf("force-push to protected branch %q is blocked: it rewrites shared history; push to a feature branch instead", [b])
 }
 
-_forced_ref(c, _) if _push_force(c)
+_forced_ref(g, _) if _push_force(g)
 
 _forced_ref(_, ref) if startswith(ref, "+")
 
 deny contains {"id": "push-delete-protected", "reason": reason} if {
-	some c in _cmds
-	_git(c, "push")
-	_push_deletes(c)
-	some ref in _refspecs(c)
+	some g in _pushes
+	_push_deletes(g)
+	some ref in g.refspecs
 	b := _dst(ref)
 	_protected_branch(b)
 	reason := sprintf("deleting protected branch %q on the remote is blocked", [b])
 }
 
 deny contains {"id": "push-delete-protected", "reason": reason} if {
-	some c in _cmds
-	_git(c, "push")
-	some ref in _refspecs(c)
+	some g in _pushes
+	some ref in g.refspecs
 	startswith(ref, ":")
 	b := _dst(ref)
 	b != ""
@@ -403,52 +429,90 @@ deny contains {"id": "push-delete-protected", "reason": reason} if {
 	reason := sprintf("deleting protected branch %q on the remote is blocked", [b])
 }
 
-_push_deletes(c) if "--delete" in _git_rest(c)
+_push_deletes(g) if "--delete" in g.rest
 
-_push_deletes(c) if {
-	some tok in _git_rest(c)
+_push_deletes(g) if {
+	some tok in g.rest
 	regex.match(`^-[A-Za-z]*d[A-Za-z]*$`, tok)
 }
 
 deny contains {"id": "git-reset-hard", "reason": "git reset --hard is blocked: it throws away uncommitted changes for good; commit or stash them, or use git restore on named files"} if {
-	some c in _cmds
-	_git(c, "reset")
-	"--hard" in _git_rest(c)
+	some g in _git("reset")
+	"--hard" in g.rest
 }
 
-_clean_force(c) if "--force" in _git_rest(c)
+# `git checkout .`, `git checkout -- .`, `git checkout -f`, `git restore .`: every uncommitted
+# change in the tree is thrown away, as with reset --hard. Named files (`git checkout -- a.py`) are fine.
+_whole_tree(tok) if tok in {".", "./", ":/", "*", ":/*"}
 
-_clean_force(c) if {
-	some tok in _git_rest(c)
+deny contains {"id": "git-discard-changes", "reason": reason} if {
+	some g in _gits
+	_git_discards(g)
+	reason := sprintf("%q is blocked: it throws away every uncommitted change in the working tree; commit or stash first, or name the files", [concat(" ", g.argv)])
+}
+
+_git_discards(g) if {
+	g.sub == "checkout"
+	some tok in g.rest
+	_whole_tree(tok)
+}
+
+_git_discards(g) if {
+	g.sub == "checkout"
+	some tok in g.rest
+	tok in {"-f", "--force"}
+}
+
+_git_discards(g) if {
+	g.sub == "restore"
+	some tok in g.rest
+	_whole_tree(tok)
+	not _restore_staged_only(g)
+}
+
+# `git restore --staged .` only unstages; with --worktree as well it discards
+_restore_staged_only(g) if {
+	some tok in g.rest
+	tok in {"--staged", "-S"}
+	not _restore_worktree(g)
+}
+
+_restore_worktree(g) if {
+	some tok in g.rest
+	tok in {"--worktree", "-W"}
+}
+
+_clean_force(g) if "--force" in g.rest
+
+_clean_force(g) if {
+	some tok in g.rest
 	regex.match(`^-[A-Za-z]*f[A-Za-z]*$`, tok)
 }
 
-_clean_dry_run(c) if "--dry-run" in _git_rest(c)
+_clean_dry_run(g) if "--dry-run" in g.rest
 
-_clean_dry_run(c) if {
-	some tok in _git_rest(c)
+_clean_dry_run(g) if {
+	some tok in g.rest
 	regex.match(`^-[A-Za-z]*n[A-Za-z]*$`, tok)
 }
 
-_clean_wide(c) if {
-	some tok in _git_rest(c)
+_clean_wide(g) if {
+	some tok in g.rest
 	regex.match(`^-[A-Za-z]*[dxX][A-Za-z]*$`, tok)
 }
 
 deny contains {"id": "git-clean-force", "reason": "git clean -f with -d/-x/-X is blocked: it deletes untracked and ignored files (new work, .env, local config) that git cannot restore; run git clean -n first"} if {
-	some c in _cmds
-	_git(c, "clean")
-	_clean_force(c)
-	not _clean_dry_run(c)
-	_clean_wide(c)
+	some g in _git("clean")
+	_clean_force(g)
+	not _clean_dry_run(g)
+	_clean_wide(g)
 }
 
 ask contains {"id": "git-clean-force", "reason": "git clean -f deletes untracked files that git cannot restore; confirm, or run git clean -n first"} if {
-	some c in _cmds
-	_git(c, "clean")
-	_clean_force(c)
-	not _clean_dry_run(c)
-	not _clean_wide(c)
+	some g in _git("clean")
+	_clean_force(g)
+	not _clean_dry_run(g)
+	not _clean_wide(g)
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -555,9 +619,29 @@ _nested_re := concat("", [
 
 deny contains {"id": "remote-script-exec", "reason": reason} if {
 	_shell
+	_any_downloader # cheap gate: building the pattern costs more than the rest of the package
 	regex.match(_nested_re, input.shell.source)
 	reason := "running a script fetched from the network through a substitution (bash <(curl …), sh -c \"$(curl …)\") is blocked; download it to a file and review it first"
 }
+
+# The same, structurally: an interpreter whose program is a substitution with a downloader in it
+# (argv keeps `<(curl …)` / `$(curl …)` as written, quotes and all; the downloader is parsed one
+# level deeper). This also sees through `b''ash <(cu''rl …)`, which the text match misses.
+deny contains {"id": "remote-script-exec", "reason": reason} if {
+	some x in _cmds
+	_is_interpreter(x.name)
+	_substitution(_script_of(x))
+	some d in _cmds
+	_is_downloader(d.name)
+	d.depth == x.depth + 1
+	reason := sprintf("%s running the output of %s is blocked: it executes code from the network unseen; download it to a file and review it first", [x.name, d.name])
+}
+
+_substitution(tok) if startswith(tok, "<(")
+
+_substitution(tok) if startswith(tok, "$(")
+
+_substitution(tok) if startswith(tok, "`")
 
 # eval / source of anything that contains a downloader
 deny contains {"id": "remote-script-exec", "reason": reason} if {
@@ -628,7 +712,7 @@ deny contains {"id": "download-then-exec", "reason": reason} if {
 ask contains {"id": "sudo", "reason": reason} if {
 	some c in _cmds
 	_privileged(c)
-	reason := sprintf("%q runs with elevated privileges (sudo/doas); confirm it", [concat(" ", c.argv)])
+	reason := sprintf("%q runs with elevated privileges (sudo, doas, su); confirm it", [concat(" ", c.argv)])
 }
 
 deny contains {"id": "sudo-destructive", "reason": reason} if {

@@ -35,7 +35,7 @@ _cmds := input.shell.commands if _shell
 deny contains {"id": m.id, "reason": reason} if {
 	some w in _writes
 	some m in _protected(w.path)
-	reason := sprintf("%s to %s is blocked: %s is protected from the agent", [w.via, w.path, m.what])
+	reason := sprintf("%s on %s is blocked: %s is protected from the agent", [w.via, w.path, m.what])
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -56,6 +56,7 @@ _writes contains {"path": r.path, "via": sprintf("redirect %s", [r.op])} if {
 	some c in _cmds
 	some r in c.redirects
 	contains(r.op, ">")
+	is_string(r.path) # null for `2>&1` and here-documents
 }
 
 _writes contains {"path": a.path, "via": c.name} if {
@@ -129,32 +130,56 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 # What is protected: a set of {"id", "what"} (normally one)
 # ---------------------------------------------------------------------------------------------
 
-_protected(p) := ((((({m |
-	some e in _cfg.segments
-	_has_segment(p, e.segment)
-	m := {"id": e.id, "what": e.what}
-} | {m |
-	some e in _cfg.files
-	endswith(p, e.suffix)
-	m := {"id": e.id, "what": e.what}
-}) | {m |
-	some e in _cfg.prefixes
-	startswith(p, e.prefix)
-	m := {"id": e.id, "what": e.what}
-}) | {{"id": "hookd-state", "what": "hookd's runtime directory"} | _hookd_runtime(p)}) | {{"id": "agent-hook-settings", "what": "Claude Code settings, where hookd's hooks are registered"} | _claude_settings(p)}) | {{"id": "git-internals", "what": "git's internal directory (hooks, config, objects, refs)"} | _has_segment(p, "/.git")}) | {{"id": "env-file", "what": "an environment secrets file (.env)"} | _env_file(p)}
+_protected(p) := union({
+	{m |
+		some e in _cfg.segments
+		_has_segment(p, e.segment)
+		m := {"id": e.id, "what": e.what}
+	},
+	{m |
+		some e in _cfg.files
+		endswith(p, e.suffix)
+		m := {"id": e.id, "what": e.what}
+	},
+	{m |
+		some e in _cfg.prefixes
+		startswith(p, e.prefix)
+		m := {"id": e.id, "what": e.what}
+	},
+	{m |
+		some e in _cfg.patterns
+		regex.match(e.regex, p)
+		m := {"id": e.id, "what": e.what}
+	},
+	{m |
+		_hookd_runtime(p)
+		m := {"id": "hookd-state", "what": "hookd's runtime directory"}
+	},
+	{m |
+		_claude_settings(p)
+		m := {"id": "agent-hook-settings", "what": "Claude Code settings, where hookd's hooks are registered"}
+	},
+	{m |
+		_has_segment(p, "/.git")
+		m := {"id": "git-internals", "what": "git's internal directory (hooks, config, objects, refs)"}
+	},
+	{m |
+		_env_file(p)
+		m := {"id": "env-file", "what": "an environment secrets file (.env)"}
+	},
+})
 
 # `/.ssh` matches /home/a/.ssh and /home/a/.ssh/id_rsa, not /home/a/.sshrc
 _has_segment(p, seg) if endswith(p, seg)
 
 _has_segment(p, seg) if contains(p, concat("", [seg, "/"]))
 
-# ${XDG_RUNTIME_DIR}/hookd/** (XDG variables are not in the input, so any hookd dir under /run/user)
+# ${XDG_RUNTIME_DIR}/hookd/** (XDG variables are not in the input, so any hookd dir under
+# /run/user); the fallback /tmp/hookd-<uid> is in data.json `patterns`
 _hookd_runtime(p) if {
 	startswith(p, "/run/user/")
 	_has_segment(p, "/hookd")
 }
-
-_hookd_runtime(p) if p == "/tmp/hookd"
 
 _basename(p) := parts[count(parts) - 1] if parts := split(p, "/")
 

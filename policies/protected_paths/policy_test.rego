@@ -201,6 +201,12 @@ test_write_hookd_tmp_runtime if {
 	_t_deny(_t_write("/tmp/hookd-1000/hookd.sock")) == {"hookd-state"}
 }
 
+test_write_tmp_dir_named_like_hookd_allowed if {
+	# only /tmp/hookd-<uid> is hookd's; `hookd test` itself works in /tmp/hookd-cases-*
+	_t_allowed(_t_write("/tmp/hookd-cases-x1y2/project/src/app.py"))
+	_t_allowed(_t_write("/tmp/hookd-1000x/file"))
+}
+
 test_write_hookd_source_in_project_allowed if {
 	# a project that happens to be hookd itself may edit its own sources
 	_t_allowed(_t_write("/home/alice/proj/daemon/hookd/config.py"))
@@ -361,6 +367,22 @@ test_shell_cp_env_example_to_itself_dir_allowed if {
 
 test_shell_cp_env_example_to_env_denied if {
 	_t_deny(_t_simple(["cp", ".env.example", ".env"])) == {"env-file"}
+}
+
+test_shell_null_redirect_paths_ignored if {
+	cmd := object.union(_t_cmd(["make"]), {"redirects": [
+		{"op": ">&", "target": "1", "path": null, "in_project": null},
+		{"op": "<<", "target": "EOF", "path": null, "in_project": null},
+	]})
+	_t_allowed(_t_shell("make 2>&1 <<EOF", [cmd]))
+}
+
+test_shell_heredoc_into_env if {
+	cmd := object.union(_t_cmd(["cat"]), {"redirects": [
+		{"op": "<<", "target": "EOF", "path": null, "in_project": null},
+		{"op": ">", "target": ".env", "path": "/home/alice/proj/.env", "in_project": true},
+	]})
+	_t_deny(_t_shell("cat <<EOF > .env\nA=1\nEOF", [cmd])) == {"env-file"}
 }
 
 test_shell_input_redirect_is_not_a_write if {

@@ -46,6 +46,7 @@ _tool_name := input.tool.name if {
 _reads contains {"path": e.path, "via": _tool_name} if {
 	_file_tool
 	some e in input.paths
+	not e.arg == "pattern" # a glob tool's pattern only lists names
 }
 
 _reads contains {"path": a.path, "via": c.name} if {
@@ -64,6 +65,7 @@ _reads contains {"path": r.path, "via": sprintf("%s < (redirect)", [c.name])} if
 	some c in _cmds
 	some r in c.redirects
 	regex.match(`^[0-9]*<>?$`, r.op)
+	is_string(r.path) # null for `<&3`
 }
 
 _reads contains {"path": _resolve(m[1]), "via": sprintf("%s upload", [c.name])} if {
@@ -121,30 +123,36 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 
 _secret(p) := _secret_literal(p) | _secret_glob(p)
 
-_secret_literal(p) := (({m |
-	_ssh_private(p)
-	m := {"id": "ssh-key", "what": "SSH private keys and config"}
-} | {m |
-	_private_key(_basename(p))
-	m := {"id": "private-key", "what": "a private key"}
-}) | _credentials(p)) | {m |
-	_env_file(_basename(p))
-	m := {"id": "env-file", "what": "environment secrets (.env)"}
-}
-
-_credentials(p) := ({m |
-	some e in _cfg.credential_files
-	endswith(p, e.suffix)
-	m := {"id": "credentials-file", "what": e.what}
-} | {m |
-	some e in _cfg.credential_dirs
-	_has_segment(p, e.segment)
-	m := {"id": "credentials-file", "what": e.what}
-}) | {m |
-	some e in _cfg.credential_containers
-	endswith(p, e.suffix)
-	m := {"id": "credentials-file", "what": e.what}
-}
+_secret_literal(p) := union({
+	{m |
+		_ssh_private(p)
+		m := {"id": "ssh-key", "what": "SSH private keys and config"}
+	},
+	{m |
+		not _has_segment(p, "/.ssh") # reported once, as ssh-key
+		_private_key(_basename(p))
+		m := {"id": "private-key", "what": "a private key"}
+	},
+	{m |
+		some e in _cfg.credential_files
+		endswith(p, e.suffix)
+		m := {"id": "credentials-file", "what": e.what}
+	},
+	{m |
+		some e in _cfg.credential_dirs
+		_has_segment(p, e.segment)
+		m := {"id": "credentials-file", "what": e.what}
+	},
+	{m |
+		some e in _cfg.credential_containers
+		endswith(p, e.suffix)
+		m := {"id": "credentials-file", "what": e.what}
+	},
+	{m |
+		_env_file(_basename(p))
+		m := {"id": "env-file", "what": "environment secrets (.env)"}
+	},
+})
 
 # `.env*`, `id_*`, `*.pem` in a glob: secret when the pattern could match a secret name there
 _secret_glob(p) := {m |

@@ -126,3 +126,10 @@ def test_oversize_stdin_fails_closed_without_sending(sock_dir: Path) -> None:
         fail_reason(result.stdout)
         == "the hook input is larger than hookd's limit of 16777216 bytes; not sent"
     )
+
+
+def test_after_model_fails_closed_only_when_configured(sock_dir: Path) -> None:
+    path = sock_dir / "hook.sock"
+    assert run_shim(path, "AfterModel", PAYLOAD).stdout == b""
+    assert fail_reason(run_shim(path, "AfterModel", PAYLOAD, fail="closed").stdout).startswith("hookd is not running")
+    assert run_shim(path, "BeforeToolSelection", PAYLOAD, fail="closed").stdout == b""

@@ -62,6 +62,7 @@ def test_hookd_config_env_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ({"ask": {"unknown_is_headless": "yes"}}, "'ask.unknown_is_headless' must be true or false"),
         ({"fail_mode": {"BeforeTools": "open"}}, "unknown key 'fail_mode.BeforeTools'"),
         ({"fail_mode": {"AfterAgent": "closed"}}, "'fail_mode.AfterAgent' cannot be \"closed\""),
+        ({"fail_mode": {"BeforeToolSelection": "closed"}}, "'fail_mode.BeforeToolSelection' cannot be"),
         ({"shim": {"deadline_ms": 9000}}, "shim.deadline_ms (9000) must be below shim.hook_timeout_ms"),
         ({"daemon": []}, "'daemon' must be a table"),
     ],

@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-
 from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError
@@ -119,7 +118,8 @@ def test_engine_error_fails_closed_on_before_tool() -> None:
     handled = handle(pipeline(StaticEngine(error=EngineError("regorus: boom"))), request("BeforeTool"))
     assert handled.decision.outcome is Outcome.DENY
     assert handled.reply.stdout == (
-        b'{"decision":"deny","reason":"hookd could not evaluate its policies: regorus: boom [hookd:engine-error]"}'
+        b'{"decision":"deny","reason":'
+        b'"hookd could not evaluate its policies: regorus: boom [hookd:engine-error]"}'
     )
     assert handled.reply.exit_code == 0
 
@@ -307,6 +307,34 @@ def test_unknown_client_is_a_dialect_error() -> None:
 
 def test_bad_payload_is_a_dialect_error_and_the_engine_is_not_called() -> None:
     engine = StaticEngine()
-    with pytest.raises(DialectError, match="^hook payload is not valid JSON"):
+    with pytest.raises(DialectError, match=r"^hook payload is not valid JSON: "):
         handle(pipeline(engine), request("BeforeTool", payload=b"{oops"))
     assert engine.requests == []
+
+
+def test_engine_error_on_after_model_configured_closed_is_a_deny() -> None:
+    modes = {**DEFAULT_FAIL_MODES, Event.AFTER_MODEL: FailMode.CLOSED}
+    handled = handle(
+        pipeline(StaticEngine(error=EngineError("boom")), fail_modes=modes), request("AfterModel")
+    )
+    assert handled.reply.stdout == (
+        b'{"decision":"deny","reason":"hookd could not evaluate its policies: boom [hookd:engine-error]"}'
+    )
+
+
+def test_engine_error_on_before_tool_selection_configured_closed_is_mode_none() -> None:
+    modes = {**DEFAULT_FAIL_MODES, Event.BEFORE_TOOL_SELECTION: FailMode.CLOSED}
+    p = pipeline(StaticEngine(error=EngineError("boom")), fail_modes=modes)
+    handled = handle(p, request("BeforeToolSelection"))
+    assert handled.reply.stdout == (
+        b'{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection",'
+        b'"toolConfig":{"mode":"NONE","allowedFunctionNames":[]}}}'
+    )
+
+
+def test_engine_error_on_before_tool_selection_open_prints_nothing() -> None:
+    handled = handle(pipeline(StaticEngine(error=EngineError("boom"))), request("BeforeToolSelection"))
+    assert handled.reply.stdout == b""
+    assert handled.reply.notes == (
+        "message not shown: any output on BeforeToolSelection would reset the tool config",
+    )

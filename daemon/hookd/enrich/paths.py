@@ -162,7 +162,10 @@ def event_home(event: NormalisedEvent) -> str:
     home = event.facts.get("home")
     if isinstance(home, str) and home:
         return home
-    return str(Path.home())
+    try:
+        return str(Path.home())
+    except (RuntimeError, KeyError):  # no $HOME and no passwd entry
+        return "/"
 
 
 def enrich_paths(event: NormalisedEvent) -> NormalisedEvent:

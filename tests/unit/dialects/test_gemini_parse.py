@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-
 from hookd.dialects.gemini import GeminiDialect, tool_kind
 from hookd.errors import DialectError
 from hookd.types import Caller, Client, Deadline, Event, HookRequest, ToolKind

@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 import pytest
-
 from hookd.dialects.gemini import FAIL_CLOSED_DENY_EVENTS, GeminiDialect
 from hookd.policy.combine import combine
 from hookd.types import Caller, Deadline, Event, HookRequest, NormalisedEvent, Reply, Verdict, VerdictKind
@@ -562,7 +561,8 @@ def test_before_agent_deny_with_message_keeps_the_reason_visible() -> None:
     # the UI shows `systemMessage || reason` for a BeforeAgent block (§2.3 BeforeAgent, §2.4)
     reply = render(event_of(Event.BEFORE_AGENT), deny(), message())
     assert reply.stdout == (
-        b'{"decision":"deny","reason":"not allowed [hookd.p:d1]","systemMessage":"not allowed [hookd.p:d1]\\nnote"}'
+        b'{"decision":"deny","reason":"not allowed [hookd.p:d1]",'
+        b'"systemMessage":"not allowed [hookd.p:d1]\\nnote"}'
     )
 
 
@@ -612,7 +612,8 @@ def test_after_agent_clear_context_from_a_deny_is_kept_when_a_halt_wins() -> Non
 def test_after_agent_halt_with_message_keeps_the_reason_visible() -> None:
     reply = render(event_of(Event.AFTER_AGENT), halt(), message())
     assert reply.stdout == (
-        b'{"continue":false,"stopReason":"stop now [hookd.p:h1]","systemMessage":"stop now [hookd.p:h1]\\nnote"}'
+        b'{"continue":false,"stopReason":"stop now [hookd.p:h1]",'
+        b'"systemMessage":"stop now [hookd.p:h1]\\nnote"}'
     )
 
 
@@ -624,8 +625,9 @@ def test_after_agent_ask_with_message() -> None:
 # --- BeforeModel ---------------------------------------------------------------------------------
 
 SYNTHETIC = (
-    b'{"decision":"deny","reason":"not allowed [hookd.p:d1]","hookSpecificOutput":{"hookEventName":"BeforeModel",'
-    b'"llm_response":{"candidates":[{"content":{"role":"model","parts":["I cannot help with that."]},'
+    b'{"decision":"deny","reason":"not allowed [hookd.p:d1]",'
+    b'"hookSpecificOutput":{"hookEventName":"BeforeModel","llm_response":{"candidates":'
+    b'[{"content":{"role":"model","parts":["I cannot help with that."]},'
     b'"index":0,"finishReason":"STOP"}]}}}'
 )
 

@@ -6,7 +6,6 @@ import itertools
 from typing import Any
 
 import pytest
-
 from hookd.policy.combine import combine, merge_patch, merge_rewrite
 from hookd.types import Outcome, Verdict, VerdictKind
 
@@ -165,9 +164,14 @@ def test_targets_are_independent() -> None:
 
 @pytest.mark.parametrize("target", ["tail_tool_call", "llm_response"])
 def test_whole_value_targets_later_wins_whole(target: str) -> None:
-    first = {"name": "write_file", "args": {"file_path": "a", "content": "x"}, "text": "one"}
-    second = {"name": "read_file", "args": {"file_path": "b"}}
-    decision = combine([v(K.REWRITE, **{target: first}), v(K.REWRITE, **{target: second})])
+    first: dict[str, Any] = {"name": "write_file", "args": {"file_path": "a", "content": "x"}, "text": "one"}
+    second: dict[str, Any] = {"name": "read_file", "args": {"file_path": "b"}}
+    decision = combine(
+        [
+            Verdict(K.REWRITE, "p", "1", "", {target: first}),
+            Verdict(K.REWRITE, "p", "2", "", {target: second}),
+        ]
+    )
     assert decision.rewrite == {target: second}
 
 

@@ -1,0 +1,169 @@
+"""The `hookd` command line, run as a user runs it: eval, test, install, uninstall."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import DEMO_POLICIES, ROOT, SHIM, gemini_payload, require
+
+HOOKD = [sys.executable, "-m", "hookd"]
+
+
+def hookd(*args: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "HOOKD_CONFIG": "", **(env or {})}
+    done = subprocess.run(
+        [*HOOKD, *args], input=stdin, capture_output=True, timeout=60, env=full_env, check=False
+    )
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def write_payload(name: str) -> bytes:
+    payload = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": name, "content": "x"})
+    return json.dumps(payload).encode()
+
+
+class TestEval:
+    def test_shows_decision_exact_bytes_and_verdicts(self) -> None:
+        result = hookd("eval", "--policies", str(DEMO_POLICIES), stdin=write_payload("secret.txt"))
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.splitlines() == [
+            "decision: deny",
+            'stdout:   {"decision":"deny","reason":"writing secret.txt is not allowed [hookd.demo:no-secret]"}',
+            "exit:     0",
+            "verdicts:",
+            "  deny     hookd.demo:no-secret  writing secret.txt is not allowed",
+        ]
+
+    def test_json_output(self) -> None:
+        result = hookd("eval", "--json", "--policies", str(DEMO_POLICIES), stdin=write_payload("shout.txt"))
+        out = json.loads(result.stdout)
+        assert out["decision"] == "rewrite"
+        assert json.loads(out["stdout"])["hookSpecificOutput"]["tool_input"] == {"file_path": "shout.txt", "content": "X"}
+        assert out["verdicts"] == [
+            {"kind": "rewrite", "policy": "hookd.demo", "rule": "shout", "message": "", "patch": {"tool_input": {"content": "X"}}}
+        ]
+
+    def test_ask_is_kept_only_for_an_interactive_session(self) -> None:
+        headless = json.loads(hookd("eval", "--json", "--policies", str(DEMO_POLICIES), stdin=write_payload("ask-me.txt")).stdout)
+        assert headless["decision"] == "deny"
+        assert "ask fallback applied: deny (the agent session is headless)" in headless["notes"]
+        interactive = hookd("eval", "--json", "--interactive", "--policies", str(DEMO_POLICIES), stdin=write_payload("ask-me.txt"))
+        assert json.loads(json.loads(interactive.stdout)["stdout"]) == {
+            "decision": "ask",
+            "systemMessage": "please confirm ask-me.txt [hookd.demo:ask-me]",
+        }
+
+    @pytest.mark.parametrize(
+        ("stdin", "args", "message"),
+        [
+            (b"{nope", (), "hookd: stdin is not valid JSON"),
+            (b'{"tool_name": "x"}', (), "hookd: the payload has no hook_event_name: pass --event"),
+            (b'{"tool_name": 1, "tool_input": {}}', ("--event", "BeforeTool"), "hookd: BeforeTool payload has no tool_name"),
+        ],
+    )
+    def test_bad_input_is_one_clear_line(self, stdin: bytes, args: tuple[str, ...], message: str) -> None:
+        result = hookd("eval", "--policies", str(DEMO_POLICIES), *args, stdin=stdin)
+        assert result.returncode == 2
+        assert result.stdout == ""
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert result.stderr.startswith(message)
+
+    def test_engine_error_fails_closed(self, tmp_path: Path) -> None:
+        (tmp_path / "p.rego").write_text("package hookd.p\ndeny contains x if x := 1 / (count(input.tool.input) - 2)\n")
+        out = json.loads(hookd("eval", "--json", "--policies", str(tmp_path), stdin=write_payload("a.txt")).stdout)
+        assert out["decision"] == "deny"
+        assert out["verdicts"][0]["rule"] == "engine-error"
+        assert json.loads(out["stdout"])["reason"].startswith("hookd could not evaluate its policies")
+
+
+class TestPolicyTests:
+    def test_default_policies_pass_their_own_tests(self) -> None:
+        result = hookd("test", str(ROOT / "policies"))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert result.stdout.strip().splitlines()[-1].endswith(" passed, 0 failed")
+
+    def test_default_policies_pass_under_the_real_opa(self) -> None:
+        opa = os.environ.get("HOOKD_OPA_BIN") or shutil.which("opa") or ""
+        require(bool(opa) and Path(opa).is_file(), "opa v1.22.4 (HOOKD_OPA_BIN)")
+        done = subprocess.run([opa, "test", str(ROOT / "policies")], capture_output=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+        check = subprocess.run([opa, "check", "--strict", str(ROOT / "policies")], capture_output=True, timeout=120, check=False)
+        assert check.returncode == 0, check.stdout.decode() + check.stderr.decode()
+
+    def test_failures_are_named_and_set_the_exit_code(self, tmp_path: Path) -> None:
+        (tmp_path / "p.rego").write_text('package hookd.p\ndeny contains "no" if input.tool.input.file_path == "x"\n')
+        (tmp_path / "p_test.rego").write_text(
+            "package hookd.p\n"
+            'test_ok if { count(deny) == 1 with input as {"tool": {"input": {"file_path": "x"}}} }\n'
+            'test_wrong if { count(deny) == 2 with input as {"tool": {"input": {"file_path": "x"}}} }\n'
+            "test_error if { 1 / 0 }\n"
+            "todo_test_later if { false }\n"
+        )
+        cases = tmp_path / "cases"
+        cases.mkdir()
+        (cases / "c.json").write_text(json.dumps([
+            {"name": "denied", "payload": json.loads(write_payload("x")), "expect": {"outcome": "deny", "rules": ["hookd.p:deny"]}},
+            {"name": "wrong", "payload": json.loads(write_payload("x")), "expect": {"outcome": "allow"}},
+        ]))  # fmt: skip
+        result = hookd("test", str(tmp_path))
+        assert result.returncode == 1
+        lines = result.stdout.splitlines()
+        assert lines[-1] == "2 passed, 3 failed"
+        assert "FAIL  data.hookd.p.test_wrong: undefined" in lines
+        assert any(line.startswith("ERROR data.hookd.p.test_error") for line in lines)
+        assert any(line.startswith("FAIL  c.json#1 wrong: outcome deny, expected allow") for line in lines)
+
+
+class TestInstall:
+    def test_install_registers_all_events_and_uninstall_restores(self, tmp_path: Path) -> None:
+        home = tmp_path / "home"
+        settings = home / ".gemini" / "settings.json"
+        settings.parent.mkdir(parents=True)
+        original = {"theme": "dark", "hooks": {"BeforeTool": [{"matcher": "x", "hooks": [{"type": "command", "command": "true"}]}]}}
+        settings.write_text(json.dumps(original))
+        env = {"HOME": str(home), "XDG_RUNTIME_DIR": "/run/user/4242"}
+        first = hookd("install", "--client", "gemini", "--scope", "user", env=env)
+        assert first.returncode == 0, first.stderr
+        data = json.loads(settings.read_text())
+        assert data["theme"] == "dark"
+        assert data["hooksConfig"]["enabled"] is True
+        assert len(data["hooks"]) == 11
+        assert data["hooks"]["BeforeTool"][0] == original["hooks"]["BeforeTool"][0]
+        hook = data["hooks"]["BeforeTool"][1]["hooks"][0]
+        python = os.path.realpath(sys.executable)
+        assert hook["command"] == (
+            f"{python} -I -S {SHIM} gemini BeforeTool --socket /run/user/4242/hookd/hook.sock --deadline-ms 4000"
+        )
+        assert Path(hook["command"].split()[0]).is_absolute()
+        assert hook["timeout"] == 5000
+        assert hookd("install", env=env).stdout.startswith("hookd is already installed")
+        assert hookd("uninstall", env=env).returncode == 0
+        assert json.loads(settings.read_text()) == original
+
+    def test_project_scope_and_fail_mode_from_config(self, tmp_path: Path) -> None:
+        project = tmp_path / "proj"
+        project.mkdir()
+        config = tmp_path / "c.toml"
+        config.write_text('[fail_mode]\nBeforeTool = "open"\n')
+        result = hookd("--config", str(config), "install", "--scope", "project", "--project-dir", str(project),
+                       env={"HOME": str(tmp_path)})  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        data = json.loads((project / ".gemini" / "settings.json").read_text())
+        assert data["hooks"]["BeforeTool"][0]["hooks"][0]["command"].endswith("--fail open")
+        assert not data["hooks"]["AfterTool"][0]["hooks"][0]["command"].endswith("--fail open")
+
+    def test_unparsable_settings_are_refused_and_kept(self, tmp_path: Path) -> None:
+        settings = tmp_path / ".gemini" / "settings.json"
+        settings.parent.mkdir()
+        settings.write_text('{"theme": "dark",, }')
+        result = hookd("install", env={"HOME": str(tmp_path)})
+        assert result.returncode == 2
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert "not valid JSON" in result.stderr
+        assert settings.read_text() == '{"theme": "dark",, }'

@@ -1,0 +1,328 @@
+"""hookd.enrich.paths: the paths a file tool touches, resolved into `input.paths` (docs/policies.md)."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hookd.enrich.paths import (
+    PATH_ARGS,
+    PathResolver,
+    _realpath_memo,
+    enrich_paths,
+    resolve_path,
+    tool_paths,
+)
+from hookd.types import Caller, Client, Event, NormalisedEvent, ToolCall, ToolKind
+
+HOME = "/nonexistent-hookd-home/alice"
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    project = (tmp_path / "proj").resolve()
+    project.mkdir()
+    return project
+
+
+def resolve(raw: str, proj: Path, base_dir: Path | str | None = None) -> dict[str, Any]:
+    return resolve_path(raw, home=HOME, base_dir=str(base_dir or proj), project_dir=str(proj))
+
+
+# --------------------------------------------------------------------------------------------------
+# resolve_path
+
+
+@pytest.mark.parametrize(
+    ("raw", "relative", "in_project"),
+    [
+        ("a.txt", "a.txt", True),
+        ("./src/../b.txt", "b.txt", True),
+        ("src/", "src", True),
+        (".", "", True),
+        ("", "", True),
+        ("..", "..", False),
+        ("../.env", "../.env", False),
+        ("src/../../x", "../x", False),
+        ("a//b///c", "a/b/c", True),
+    ],
+)
+def test_relative_paths_resolve_against_the_base(
+    proj: Path, raw: str, relative: str, in_project: bool
+) -> None:
+    expected = os.path.normpath(proj / relative) if relative else str(proj)
+    assert resolve(raw, proj) == {"raw": raw, "path": expected, "in_project": in_project}
+
+
+def test_absolute_paths(proj: Path) -> None:
+    assert resolve(f"{proj}/x/../y", proj) == {
+        "raw": f"{proj}/x/../y",
+        "path": f"{proj}/y",
+        "in_project": True,
+    }
+    assert resolve("/etc/../etc/passwd", proj)["path"] == os.path.realpath("/etc/passwd")
+    assert resolve("/etc/passwd", proj)["in_project"] is False
+    assert resolve("/", proj) == {"raw": "/", "path": "/", "in_project": False}
+
+
+def test_the_tilde(proj: Path) -> None:
+    assert resolve("~", proj) == {"raw": "~", "path": HOME, "in_project": False}
+    assert resolve("~/.ssh/id_rsa", proj) == {
+        "raw": "~/.ssh/id_rsa",
+        "path": f"{HOME}/.ssh/id_rsa",
+        "in_project": False,
+    }
+    assert resolve("~root/x", proj)["path"] == f"{proj}/~root/x"  # not ours to expand
+    assert resolve("a/~/b", proj)["path"] == f"{proj}/a/~/b"
+
+
+def test_a_project_inside_home_sees_tilde_paths_inside_it(tmp_path: Path) -> None:
+    home = (tmp_path / "home").resolve()
+    project = home / "proj"
+    project.mkdir(parents=True)
+    result = resolve_path("~/proj/src/a.py", home=str(home), base_dir="/", project_dir=str(project))
+    assert result == {"raw": "~/proj/src/a.py", "path": f"{project}/src/a.py", "in_project": True}
+
+
+def test_a_sibling_with_the_same_prefix_is_outside(proj: Path) -> None:
+    assert resolve(f"{proj}2/x", proj)["in_project"] is False
+    assert resolve(f"{proj}-old", proj)["in_project"] is False
+
+
+def test_a_relative_base_dir_is_taken_from_the_project(proj: Path) -> None:
+    (proj / "pkg").mkdir()
+    assert resolve("a", proj, base_dir="pkg")["path"] == f"{proj}/pkg/a"
+
+
+def test_a_symlink_out_of_the_project_is_outside(proj: Path, tmp_path: Path) -> None:
+    outside = (tmp_path / "outside").resolve()
+    outside.mkdir()
+    (outside / "secret").write_text("x")
+    (proj / "escape").symlink_to(outside)
+    (proj / "file-link").symlink_to(outside / "secret")
+    assert resolve("escape/secret", proj) == {
+        "raw": "escape/secret",
+        "path": f"{outside}/secret",
+        "in_project": False,
+    }
+    assert resolve("escape/not-there/yet", proj)["path"] == f"{outside}/not-there/yet"
+    assert resolve("file-link", proj) == {
+        "raw": "file-link",
+        "path": f"{outside}/secret",
+        "in_project": False,
+    }
+    # `..` after a symlink climbs from where the link points, as the kernel does
+    assert resolve("escape/..", proj)["path"] == str(outside.parent)
+
+
+def test_a_relative_symlink_inside_the_project_stays_inside(proj: Path) -> None:
+    (proj / "real").mkdir()
+    (proj / "alias").symlink_to("real")
+    assert resolve("alias/x", proj) == {"raw": "alias/x", "path": f"{proj}/real/x", "in_project": True}
+
+
+def test_a_symlink_into_the_project_is_inside(proj: Path, tmp_path: Path) -> None:
+    (tmp_path / "door").symlink_to(proj)
+    assert resolve(str(tmp_path / "door" / "a"), proj) == {
+        "raw": str(tmp_path / "door" / "a"),
+        "path": f"{proj}/a",
+        "in_project": True,
+    }
+
+
+def test_a_symlinked_project_dir_is_resolved_first(proj: Path, tmp_path: Path) -> None:
+    link = tmp_path / "proj-link"
+    link.symlink_to(proj)
+    result = resolve_path("a", home=HOME, base_dir=str(link), project_dir=str(link))
+    assert result == {"raw": "a", "path": f"{proj}/a", "in_project": True}
+    assert resolve_path(f"{proj}/b", home=HOME, base_dir="/", project_dir=str(link))["in_project"] is True
+
+
+def test_a_symlink_loop_does_not_hang_or_raise(proj: Path) -> None:
+    (proj / "loop").symlink_to("loop")
+    assert resolve("loop/x", proj)["path"].startswith(str(proj))
+
+
+def test_odd_input_does_not_raise(proj: Path) -> None:
+    assert resolve("a\x00b", proj)["path"] == f"{proj}/a\x00b"
+    assert resolve("x" * 5000, proj)["path"] == f"{proj}/{'x' * 5000}"
+
+
+def test_the_memoised_realpath_agrees_with_os_path_realpath(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "lb").symlink_to(root / "a" / "b")
+    (root / "a" / "b" / "up").symlink_to("../..")
+    (root / "a" / "b" / "rel").symlink_to("c/../../x")
+    (root / "abs").symlink_to("/")
+    names = ["a", "b", "c", "lb", "up", "rel", "abs", "..", ".", "", "nx", "x"]
+    rng = random.Random(7)
+    memo: dict[str, str] = {}
+    for _ in range(3000):
+        path = str(root) + "/" + "/".join(rng.choice(names) for _ in range(rng.randint(0, 6)))
+        assert _realpath_memo(path, memo) == os.path.realpath(path), path
+        assert _realpath_memo(path, {}) == os.path.realpath(path), path
+
+
+def test_the_resolver_shares_work_between_paths(proj: Path) -> None:
+    resolver = PathResolver(home=HOME, project_dir=str(proj))
+    assert resolver.resolve("a", str(proj)) == {"raw": "a", "path": f"{proj}/a", "in_project": True}
+    assert resolver.resolve("~/a", str(proj), tilde=False)["path"] == f"{proj}/~/a"
+    assert resolver.contains(str(proj)) and not resolver.contains(str(proj.parent))
+
+
+# --------------------------------------------------------------------------------------------------
+# tool_paths
+
+
+def test_the_path_arguments_of_every_file_tool() -> None:
+    assert dict(PATH_ARGS) == {
+        "read_file": (("file_path", "read"),),
+        "read_many_files": (("include", "read"), ("paths", "read")),
+        "write_file": (("file_path", "write"),),
+        "replace": (("file_path", "write"),),
+        "list_directory": (("dir_path", "read"),),
+        "glob": (("dir_path", "read"), ("pattern", "read")),
+        "grep_search": (("dir_path", "read"),),
+        "Read": (("file_path", "read"),),
+        "Write": (("file_path", "write"),),
+        "Edit": (("file_path", "write"),),
+        "MultiEdit": (("file_path", "write"),),
+        "NotebookEdit": (("notebook_path", "write"),),
+        "Glob": (("path", "read"), ("pattern", "read")),
+        "Grep": (("path", "read"),),
+        "LS": (("path", "read"),),
+    }
+
+
+def paths(tool: str, tool_input: dict[str, Any], proj: Path) -> list[dict[str, Any]]:
+    return tool_paths(tool, tool_input, home=HOME, base_dir=str(proj), project_dir=str(proj))
+
+
+def entry(arg: str, raw: str, path: str, in_project: bool, access: str) -> dict[str, Any]:
+    return {"arg": arg, "raw": raw, "path": path, "in_project": in_project, "access": access}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arg", "access"),
+    [
+        ("read_file", "file_path", "read"),
+        ("write_file", "file_path", "write"),
+        ("replace", "file_path", "write"),
+        ("list_directory", "dir_path", "read"),
+        ("glob", "dir_path", "read"),
+        ("grep_search", "dir_path", "read"),
+        ("Read", "file_path", "read"),
+        ("Write", "file_path", "write"),
+        ("Edit", "file_path", "write"),
+        ("MultiEdit", "file_path", "write"),
+        ("NotebookEdit", "notebook_path", "write"),
+        ("Glob", "path", "read"),
+        ("Grep", "path", "read"),
+        ("LS", "path", "read"),
+    ],
+)
+def test_each_tool_reports_its_path(proj: Path, tool: str, arg: str, access: str) -> None:
+    tool_input = {arg: "../.env", "content": "x", "old_string": "a", "new_string": "b"}
+    assert paths(tool, tool_input, proj) == [entry(arg, "../.env", f"{proj.parent}/.env", False, access)]
+
+
+def test_read_many_files_resolves_every_string_element(proj: Path) -> None:
+    tool_input = {
+        "include": ["src/**/*.py", 7, None, "~/.aws/credentials"],
+        "paths": "README.md",
+        "exclude": ["x"],
+    }
+    assert paths("read_many_files", tool_input, proj) == [
+        entry("include", "src/**/*.py", f"{proj}/src/**/*.py", True, "read"),
+        entry("include", "~/.aws/credentials", f"{HOME}/.aws/credentials", False, "read"),
+        entry("paths", "README.md", f"{proj}/README.md", True, "read"),
+    ]
+
+
+def test_a_glob_pattern_is_relative_to_its_directory(proj: Path) -> None:
+    assert paths("glob", {"pattern": "**/*.ts", "dir_path": "/etc"}, proj) == [
+        entry("dir_path", "/etc", os.path.realpath("/etc"), False, "read"),
+        entry("pattern", "**/*.ts", f"{os.path.realpath('/etc')}/**/*.ts", False, "read"),
+    ]
+    assert paths("Glob", {"pattern": "../../**/.env"}, proj) == [
+        entry("pattern", "../../**/.env", f"{proj.parent.parent}/**/.env", False, "read"),
+    ]
+    assert paths("Glob", {"pattern": "src/*.py", "path": "pkg"}, proj) == [
+        entry("path", "pkg", f"{proj}/pkg", True, "read"),
+        entry("pattern", "src/*.py", f"{proj}/pkg/src/*.py", True, "read"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("read_file", {}),
+        ("read_file", {"file_path": None}),
+        ("read_file", {"file_path": 3}),
+        ("read_file", {"path": "a"}),  # not this tool's argument
+        ("Grep", {"pattern": "TODO"}),  # Grep's pattern is a regex, not a path
+        ("read_many_files", {"include": []}),
+        ("run_shell_command", {"command": "cat a"}),
+        ("unknown_tool", {"file_path": "a"}),
+    ],
+)
+def test_missing_or_unknown_arguments_are_skipped(proj: Path, tool: str, tool_input: dict[str, Any]) -> None:
+    assert paths(tool, tool_input, proj) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# The enricher
+
+
+def event(tool: ToolCall | None, proj: Path, facts: dict[str, Any] | None = None) -> NormalisedEvent:
+    return NormalisedEvent(
+        client=Client.CLAUDE,
+        event=Event.BEFORE_TOOL,
+        payload={},
+        tool=tool,
+        session_id="s",
+        cwd="/",
+        project_dir=str(proj),
+        caller=Caller(uid=1000, gid=1000, pid=1),
+        facts={"home": HOME} if facts is None else facts,
+    )
+
+
+def test_enrich_paths_adds_the_paths(proj: Path) -> None:
+    tool = ToolCall("Write", ToolKind.WRITE, {"file_path": "~/.bashrc", "content": "x"})
+    enriched = enrich_paths(event(tool, proj))
+    assert enriched.facts == {
+        "home": HOME,
+        "paths": [entry("file_path", "~/.bashrc", f"{HOME}/.bashrc", False, "write")],
+    }
+    assert enriched.input_document()["paths"] == enriched.facts["paths"]
+
+
+def test_enrich_paths_resolves_against_the_project_not_cwd(proj: Path) -> None:
+    tool = ToolCall("read_file", ToolKind.READ, {"file_path": "a"})
+    assert enrich_paths(event(tool, proj)).facts["paths"] == [
+        entry("file_path", "a", f"{proj}/a", True, "read")
+    ]
+
+
+def test_enrich_paths_falls_back_to_this_process_home(proj: Path) -> None:
+    tool = ToolCall("Read", ToolKind.READ, {"file_path": "~/x"})
+    enriched = enrich_paths(event(tool, proj, facts={}))
+    assert enriched.facts["paths"][0]["path"] == os.path.realpath(os.path.expanduser("~/x"))
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        None,
+        ToolCall("run_shell_command", ToolKind.SHELL, {"command": "cat a"}),
+        ToolCall("mcp_x", ToolKind.MCP, {}),
+    ],
+)
+def test_enrich_paths_leaves_other_events_alone(proj: Path, tool: ToolCall | None) -> None:
+    before = event(tool, proj)
+    assert enrich_paths(before) is before
