@@ -64,7 +64,13 @@ def time_calls(command: str, calls: int, project: str, env: dict[str, str]) -> t
         data = payload_bytes(i, project)
         start = time.perf_counter()
         done = subprocess.run(
-            ["/bin/bash", "-c", command], input=data, capture_output=True, env=env, cwd=project, timeout=30, check=False
+            ["/bin/bash", "-c", command],
+            input=data,
+            capture_output=True,
+            env=env,
+            cwd=project,
+            timeout=30,
+            check=False,
         )
         samples.append((time.perf_counter() - start) * 1000)
         outputs.append(done.stdout)
@@ -102,7 +108,16 @@ def main() -> int:
     daemon = start_daemon(runtime, Path(args.policies), tmp / "daemon.log")
     shim = " ".join(
         shlex.quote(a)
-        for a in (BASE_PYTHON, "-I", "-S", str(SHIM), "gemini", "BeforeTool", "--socket", str(runtime / "hook.sock"))
+        for a in (
+            BASE_PYTHON,
+            "-I",
+            "-S",
+            str(SHIM),
+            "gemini",
+            "BeforeTool",
+            "--socket",
+            str(runtime / "hook.sock"),
+        )
     )
     percall = " ".join(shlex.quote(a) for a in (sys.executable, str(PERCALL), args.policies))
     contenders = {"shim": shim, "percall": percall, "floor": "/bin/true"}

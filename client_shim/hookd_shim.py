@@ -46,9 +46,7 @@ def json_string(text):
 
 
 def encode_header(client, event):
-    env = ",".join(
-        json_string(k) + ":" + json_string(os.environ[k]) for k in FORWARDED_ENV if k in os.environ
-    )
+    env = ",".join(json_string(k) + ":" + json_string(os.environ[k]) for k in FORWARDED_ENV if k in os.environ)
     try:
         cwd = os.getcwd()
     except OSError:
@@ -162,9 +160,7 @@ def write_all(fd, data):
 
 def parse_args(argv):
     if len(argv) < 2:
-        raise SystemExit(
-            "usage: hookd_shim.py CLIENT EVENT [--socket PATH] [--deadline-ms N] [--fail closed|open]"
-        )
+        raise SystemExit("usage: hookd_shim.py CLIENT EVENT [--socket PATH] [--deadline-ms N] [--fail closed|open]")
     opts = {"client": argv[0], "event": argv[1], "socket": None, "deadline-ms": None, "fail": None}
     rest = argv[2:]
     while rest:

@@ -50,9 +50,7 @@ def _cmdline(pid: int, proc: str) -> list[str]:
 
 
 def _is_agent(argv: Sequence[str]) -> bool:
-    return any(
-        os.path.basename(arg) in _AGENT_NAMES or arg.endswith(("/gemini.js", "/cli.js")) for arg in argv[:3]
-    )
+    return any(os.path.basename(arg) in _AGENT_NAMES or arg.endswith(("/gemini.js", "/cli.js")) for arg in argv[:3])
 
 
 def _interactive(pid: int, argv: Sequence[str], proc: str) -> bool:

@@ -74,9 +74,7 @@ class Daemon:
         try:
             engine = RegoEmbeddedEngine.load(self.config.daemon.policies)
         except HookdError as exc:
-            log.error(
-                "reload_failed", error=str(exc), kept_revision=self.engines.current.describe()["revision"]
-            )
+            log.error("reload_failed", error=str(exc), kept_revision=self.engines.current.describe()["revision"])
             return
         self.engines.current = engine
         log.info("reloaded", revision=engine.revision, packages=len(engine.packages))
@@ -89,9 +87,7 @@ class Daemon:
         loop.add_signal_handler(signal.SIGHUP, self.reload)
         await self.server.start()
         engine = self.engines.current.describe()
-        log.info(
-            "serving", socket=str(self.server.path), revision=engine["revision"], packages=engine["packages"]
-        )
+        log.info("serving", socket=str(self.server.path), revision=engine["revision"], packages=engine["packages"])
         try:
             await stop.wait()
         finally:

@@ -389,9 +389,7 @@ def _validate(doc: Any, path: Path) -> JSONObject:
         for event in GEMINI_EVENTS:
             entries = hooks.get(event)
             if entries is not None and not isinstance(entries, list):
-                raise SettingsError(
-                    f'{path}: "hooks.{event}" is {_type_name(entries)}, expected an array; {_REFUSE}'
-                )
+                raise SettingsError(f'{path}: "hooks.{event}" is {_type_name(entries)}, expected an array; {_REFUSE}')
     config = doc.get("hooksConfig")
     if config is not None and not isinstance(config, dict):
         raise SettingsError(f'{path}: "hooksConfig" is {_type_name(config)}, expected an object; {_REFUSE}')
@@ -543,9 +541,7 @@ def _commit(
             try:
                 loaded.target.parent.mkdir(exist_ok=True)
             except FileNotFoundError:
-                raise SettingsError(
-                    f"{path}: directory {loaded.target.parent.parent} does not exist"
-                ) from None
+                raise SettingsError(f"{path}: directory {loaded.target.parent.parent} does not exist") from None
         else:
             mode = stat.S_IMODE(loaded.st.st_mode)
             owner = (loaded.st.st_uid, loaded.st.st_gid)

@@ -125,11 +125,7 @@ class Pipeline:
             interactive = None
         if interactive or (interactive is None and not self._ask.unknown_is_headless):
             return decision
-        why = (
-            "the agent session is headless"
-            if interactive is False
-            else "the agent session could not be identified"
-        )
+        why = "the agent session is headless" if interactive is False else "the agent session could not be identified"
         if self._ask.headless_fallback is Outcome.DENY:
             reasons = tuple(f"{r} (ask answered deny: {why})" for r in decision.reasons) or (
                 f"ask answered deny: {why}",

@@ -88,9 +88,7 @@ def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestR
                 continue
             for index, case in enumerate(cases):
                 name = f"{path.name}#{index} {case.get('name', '') if isinstance(case, dict) else ''}".strip()
-                results.append(
-                    _run_case(name, case, engine, config or Config(), project, home)
-                )
+                results.append(_run_case(name, case, engine, config or Config(), project, home))
     return results
 
 

@@ -152,11 +152,7 @@ class NormalisedEvent:
         return {
             "client": self.client.value,
             "event": self.event.value,
-            "tool": (
-                {"name": tool.name, "kind": tool.kind.value, "input": tool.input}
-                if tool is not None
-                else None
-            ),
+            "tool": ({"name": tool.name, "kind": tool.kind.value, "input": tool.input} if tool is not None else None),
             "session": {
                 "id": self.session_id,
                 "transcript_path": self.payload.get("transcript_path", ""),

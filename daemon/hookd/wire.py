@@ -56,9 +56,7 @@ def parse_request_prefix(prefix: bytes, limits: Limits) -> tuple[int, int]:
     if magic != REQUEST_MAGIC:
         raise FrameError("bad-magic", "not a hookd request frame (bad magic)")
     if version != VERSION:
-        raise FrameError(
-            "bad-version", f"unsupported protocol version {version}; this daemon speaks {VERSION}"
-        )
+        raise FrameError("bad-version", f"unsupported protocol version {version}; this daemon speaks {VERSION}")
     if header_len > limits.max_header_bytes:
         raise FrameError(
             "header-too-large", f"header of {header_len} bytes exceeds the limit of {limits.max_header_bytes}"
@@ -91,9 +89,7 @@ def parse_header(raw: bytes) -> RequestHeader:
         or len(env) > MAX_ENV_ENTRIES
         or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
     ):
-        raise FrameError(
-            "bad-header", f"frame header: 'env' must map at most {MAX_ENV_ENTRIES} strings to strings"
-        )
+        raise FrameError("bad-header", f"frame header: 'env' must map at most {MAX_ENV_ENTRIES} strings to strings")
     return RequestHeader(client=client, event=event, cwd=cwd, ppid=ppid, env=env)
 
 
@@ -103,11 +99,7 @@ def encode_request(header: Mapping[str, Any], payload: bytes) -> bytes:
 
 
 def encode_reply(stdout: bytes, stderr: bytes = b"", exit_code: int = 0) -> bytes:
-    return (
-        _REPLY_PREFIX.pack(REPLY_MAGIC, VERSION, Status.OK, exit_code, len(stdout), len(stderr))
-        + stdout
-        + stderr
-    )
+    return _REPLY_PREFIX.pack(REPLY_MAGIC, VERSION, Status.OK, exit_code, len(stdout), len(stderr)) + stdout + stderr
 
 
 def encode_error(code: str, message: str) -> bytes:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from support import DEMO_POLICIES, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
@@ -82,9 +83,7 @@ def deep_merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, A
     merged = dict(base)
     for key, value in extra.items():
         old = merged.get(key)
-        merged[key] = (
-            deep_merge(old, value) if isinstance(old, Mapping) and isinstance(value, Mapping) else value
-        )
+        merged[key] = deep_merge(old, value) if isinstance(old, Mapping) and isinstance(value, Mapping) else value
     return merged
 
 
@@ -110,9 +109,7 @@ def make_workspace(root: Path, config: Path, socket: Path, *, telemetry: bool = 
     user_file = home / ".gemini" / "settings.json"
     settings = json.loads(user_file.read_text())
     for event in GEMINI_EVENTS:  # registered by install, every event, pointing at this daemon's socket
-        commands = [
-            h["command"] for d in settings["hooks"][event] for h in d["hooks"] if h["name"] == "hookd"
-        ]
+        commands = [h["command"] for d in settings["hooks"][event] for h in d["hooks"] if h["name"] == "hookd"]
         assert len(commands) == 1, (event, settings["hooks"][event])
         assert f"--socket {socket} " in commands[0], (event, commands[0])
     assert settings["hooksConfig"]["enabled"] is True
@@ -197,9 +194,7 @@ def run_gemini(workspace: Workspace, prompt: str, script: Path, daemon: RunningD
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         stdout, stderr = proc.communicate()
-        pytest.fail(
-            f"gemini did not finish within {TIMEOUT:.0f} s\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-        )
+        pytest.fail(f"gemini did not finish within {TIMEOUT:.0f} s\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
     seconds = time.monotonic() - start
     for report in ERROR_REPORT.findall(stderr):  # Gemini leaves an error report in the temp dir
         if Path(report).name.startswith("gemini-client-error-"):
@@ -239,9 +234,7 @@ def gemini() -> str:
 def hookd(gemini: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
     """One daemon for every run that needs it running."""
     runtime_dir = short_runtime_dir()
-    daemon = start_daemon(
-        tmp_path_factory.mktemp("daemon"), DEMO_POLICIES, daemon_config(runtime_dir), runtime_dir
-    )
+    daemon = start_daemon(tmp_path_factory.mktemp("daemon"), DEMO_POLICIES, daemon_config(runtime_dir), runtime_dir)
     try:
         yield daemon
     finally:
@@ -253,9 +246,7 @@ def hookd(gemini: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run
 def stopped_hookd(gemini: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
     """A daemon that served, then got SIGTERM: what the shim meets when hookd is stopped."""
     runtime_dir = short_runtime_dir()
-    daemon = start_daemon(
-        tmp_path_factory.mktemp("stopped"), DEMO_POLICIES, daemon_config(runtime_dir), runtime_dir
-    )
+    daemon = start_daemon(tmp_path_factory.mktemp("stopped"), DEMO_POLICIES, daemon_config(runtime_dir), runtime_dir)
     try:
         assert daemon.stop(signal.SIGTERM) == 0, daemon.log()
         assert not daemon.socket.exists(), "a stopped daemon left its socket behind"
@@ -290,9 +281,7 @@ def test_before_tool_deny_blocks_the_write_and_the_reason_reaches_the_model(tool
     run = tools_run
     assert run.returncode == 0, run.report
     assert run.file("secret.txt") is None, run.report
-    assert f"Error executing tool write_file: Tool execution blocked: {SECRET_REASON}" in run.stderr, (
-        run.report
-    )
+    assert f"Error executing tool write_file: Tool execution blocked: {SECRET_REASON}" in run.stderr, run.report
     requests = run.model_requests()
     assert len(requests) == 2, requests
     told = tool_results(requests[1])
@@ -313,9 +302,7 @@ def test_before_tool_deny_blocks_the_write_and_the_reason_reaches_the_model(tool
 def test_before_tool_rewrite_runs_the_rewritten_arguments(tools_run: GeminiRun) -> None:
     run = tools_run
     assert run.file("shout.txt") == "QUIET", run.report
-    assert run.file("plain.txt") == "quiet", (
-        run.report
-    )  # control: same content, a name the policy leaves alone
+    assert run.file("plain.txt") == "quiet", run.report  # control: same content, a name the policy leaves alone
     told = tool_results(run.model_requests()[1])
     assert HOOK_REWROTE in told["shout.txt"]["output"]
     assert HOOK_REWROTE not in told["plain.txt"]["output"]
@@ -336,9 +323,7 @@ def test_after_tool_context_reaches_the_next_model_request(tools_run: GeminiRun)
     assert [d["verdicts"] for d in after_read] == [["context:hookd.demo:after-read"]], run.report
 
 
-def test_session_start_context_is_prepended_to_the_prompt(
-    tools_run: GeminiRun, stopped_tool_run: GeminiRun
-) -> None:
+def test_session_start_context_is_prepended_to_the_prompt(tools_run: GeminiRun, stopped_tool_run: GeminiRun) -> None:
     first = tools_run.model_requests()[0]
     assert user_texts(first)[-1] == f"{SESSION_CONTEXT}\n\n{PROMPT}", first
     assert [d["verdicts"] for d in tools_run.events("SessionStart")] == [["context:hookd.demo:hello"]]
@@ -373,17 +358,13 @@ def test_before_agent_deny_blocks_the_prompt_before_any_model_call(
 
 
 @pytest.fixture(scope="module")
-def read_only_run(
-    hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory, no_turns_script: Path
-) -> GeminiRun:
+def read_only_run(hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory, no_turns_script: Path) -> GeminiRun:
     workspace = workspace_for(hookd, tmp_path_factory.mktemp("read-only"))
     return run_gemini(workspace, "READ-ONLY: summarise notes.txt", no_turns_script, hookd)
 
 
 @pytest.fixture(scope="module")
-def any_tool_run(
-    hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory, no_turns_script: Path
-) -> GeminiRun:
+def any_tool_run(hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory, no_turns_script: Path) -> GeminiRun:
     workspace = workspace_for(hookd, tmp_path_factory.mktemp("any-tool"))
     return run_gemini(workspace, "Summarise notes.txt", no_turns_script, hookd)
 
@@ -395,21 +376,15 @@ def test_before_tool_selection_restricts_the_request_to_read_file(
     assert request["config"].get("toolConfig") == {
         "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["read_file"]}
     }, request["config"].get("toolConfig")
-    declared = {
-        f["name"] for tool in request["config"]["tools"] for f in tool.get("functionDeclarations", [])
-    }
+    declared = {f["name"] for tool in request["config"]["tools"] for f in tool.get("functionDeclarations", [])}
     assert {"read_file", "write_file"} <= declared  # a hook restricts calling, it cannot remove tools
     selection = read_only_run.events("BeforeToolSelection")
-    assert [(d["outcome"], d["verdicts"]) for d in selection] == [
-        ("rewrite", ["rewrite:hookd.demo:only-read"])
-    ]
+    assert [(d["outcome"], d["verdicts"]) for d in selection] == [("rewrite", ["rewrite:hookd.demo:only-read"])]
     # Control: without READ-ONLY hookd prints nothing (`{}` would reset the config to AUTO), so the
     # request carries Gemini's own tool config, which is none.
     control = any_tool_run.failed_request()
     assert "toolConfig" not in control["config"], control["config"].get("toolConfig")
-    assert [(d["outcome"], d["verdicts"]) for d in any_tool_run.events("BeforeToolSelection")] == [
-        ("allow", [])
-    ]
+    assert [(d["outcome"], d["verdicts"]) for d in any_tool_run.events("BeforeToolSelection")] == [("allow", [])]
 
 
 @pytest.fixture(scope="module")

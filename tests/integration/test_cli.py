@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from support import DEMO_POLICIES, ROOT, SHIM, gemini_payload, require
 
 HOOKD = [sys.executable, "-m", "hookd"]
@@ -17,9 +18,7 @@ HOOKD = [sys.executable, "-m", "hookd"]
 
 def hookd(*args: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "HOOKD_CONFIG": "", **(env or {})}
-    done = subprocess.run(
-        [*HOOKD, *args], input=stdin, capture_output=True, timeout=60, env=full_env, check=False
-    )
+    done = subprocess.run([*HOOKD, *args], input=stdin, capture_output=True, timeout=60, env=full_env, check=False)
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
@@ -44,16 +43,34 @@ class TestEval:
         result = hookd("eval", "--json", "--policies", str(DEMO_POLICIES), stdin=write_payload("shout.txt"))
         out = json.loads(result.stdout)
         assert out["decision"] == "rewrite"
-        assert json.loads(out["stdout"])["hookSpecificOutput"]["tool_input"] == {"file_path": "shout.txt", "content": "X"}
+        assert json.loads(out["stdout"])["hookSpecificOutput"]["tool_input"] == {
+            "file_path": "shout.txt",
+            "content": "X",
+        }
         assert out["verdicts"] == [
-            {"kind": "rewrite", "policy": "hookd.demo", "rule": "shout", "message": "", "patch": {"tool_input": {"content": "X"}}}
+            {
+                "kind": "rewrite",
+                "policy": "hookd.demo",
+                "rule": "shout",
+                "message": "",
+                "patch": {"tool_input": {"content": "X"}},
+            }
         ]
 
     def test_ask_is_kept_only_for_an_interactive_session(self) -> None:
-        headless = json.loads(hookd("eval", "--json", "--policies", str(DEMO_POLICIES), stdin=write_payload("ask-me.txt")).stdout)
+        headless = json.loads(
+            hookd("eval", "--json", "--policies", str(DEMO_POLICIES), stdin=write_payload("ask-me.txt")).stdout
+        )
         assert headless["decision"] == "deny"
         assert "ask fallback applied: deny (the agent session is headless)" in headless["notes"]
-        interactive = hookd("eval", "--json", "--interactive", "--policies", str(DEMO_POLICIES), stdin=write_payload("ask-me.txt"))
+        interactive = hookd(
+            "eval",
+            "--json",
+            "--interactive",
+            "--policies",
+            str(DEMO_POLICIES),
+            stdin=write_payload("ask-me.txt"),
+        )
         assert json.loads(json.loads(interactive.stdout)["stdout"]) == {
             "decision": "ask",
             "systemMessage": "please confirm ask-me.txt [hookd.demo:ask-me]",
@@ -64,7 +81,11 @@ class TestEval:
         [
             (b"{nope", (), "hookd: stdin is not valid JSON"),
             (b'{"tool_name": "x"}', (), "hookd: the payload has no hook_event_name: pass --event"),
-            (b'{"tool_name": 1, "tool_input": {}}', ("--event", "BeforeTool"), "hookd: BeforeTool payload has no tool_name"),
+            (
+                b'{"tool_name": 1, "tool_input": {}}',
+                ("--event", "BeforeTool"),
+                "hookd: BeforeTool payload has no tool_name",
+            ),
         ],
     )
     def test_bad_input_is_one_clear_line(self, stdin: bytes, args: tuple[str, ...], message: str) -> None:
@@ -93,7 +114,9 @@ class TestPolicyTests:
         require(bool(opa) and Path(opa).is_file(), "opa v1.22.4 (HOOKD_OPA_BIN)")
         done = subprocess.run([opa, "test", str(ROOT / "policies")], capture_output=True, timeout=120, check=False)
         assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
-        check = subprocess.run([opa, "check", "--strict", str(ROOT / "policies")], capture_output=True, timeout=120, check=False)
+        check = subprocess.run(
+            [opa, "check", "--strict", str(ROOT / "policies")], capture_output=True, timeout=120, check=False
+        )
         assert check.returncode == 0, check.stdout.decode() + check.stderr.decode()
 
     def test_failures_are_named_and_set_the_exit_code(self, tmp_path: Path) -> None:
@@ -108,7 +131,8 @@ class TestPolicyTests:
         cases = tmp_path / "cases"
         cases.mkdir()
         (cases / "c.json").write_text(json.dumps([
-            {"name": "denied", "payload": json.loads(write_payload("x")), "expect": {"outcome": "deny", "rules": ["hookd.p:deny"]}},
+            {"name": "denied", "payload": json.loads(write_payload("x")),
+             "expect": {"outcome": "deny", "rules": ["hookd.p:deny"]}},
             {"name": "wrong", "payload": json.loads(write_payload("x")), "expect": {"outcome": "allow"}},
         ]))  # fmt: skip
         result = hookd("test", str(tmp_path))
@@ -125,7 +149,10 @@ class TestInstall:
         home = tmp_path / "home"
         settings = home / ".gemini" / "settings.json"
         settings.parent.mkdir(parents=True)
-        original = {"theme": "dark", "hooks": {"BeforeTool": [{"matcher": "x", "hooks": [{"type": "command", "command": "true"}]}]}}
+        original = {
+            "theme": "dark",
+            "hooks": {"BeforeTool": [{"matcher": "x", "hooks": [{"type": "command", "command": "true"}]}]},
+        }
         settings.write_text(json.dumps(original))
         env = {"HOME": str(home), "XDG_RUNTIME_DIR": "/run/user/4242"}
         first = hookd("install", "--client", "gemini", "--scope", "user", env=env)

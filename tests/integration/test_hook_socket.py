@@ -20,9 +20,7 @@ from support import RunningDaemon, gemini_payload, run_shim, send_frame, start_d
 
 
 def write_payload(path: str, content: str = "hi") -> dict[str, object]:
-    return gemini_payload(
-        "BeforeTool", tool_name="write_file", tool_input={"file_path": path, "content": content}
-    )
+    return gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": path, "content": content})
 
 
 def decode(frame: bytes) -> wire.DecodedReply:
@@ -208,8 +206,7 @@ class TestLifecycle:
         second = start_daemon(tmp_path, runtime_dir=first.runtime_dir)
         assert "stale_socket_removed" in second.log()
         assert (
-            json.loads(run_shim(second.socket, "BeforeTool", write_payload("secret.txt")).stdout)["decision"]
-            == "deny"
+            json.loads(run_shim(second.socket, "BeforeTool", write_payload("secret.txt")).stdout)["decision"] == "deny"
         )
         assert second.stop(signal.SIGTERM) == 0
         assert not second.socket.exists()

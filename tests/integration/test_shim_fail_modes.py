@@ -9,14 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from support import FakeServer, RunningDaemon, gemini_payload, run_shim
 
 CLOSED_EVENTS = ("BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool")
 OPEN_EVENTS = ("AfterAgent", "SessionStart", "SessionEnd", "PreCompress", "Notification", "AfterModel",
                "BeforeToolSelection")  # fmt: skip
-PAYLOAD = gemini_payload(
-    "BeforeTool", tool_name="write_file", tool_input={"file_path": "a.txt", "content": "x"}
-)
+PAYLOAD = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": "a.txt", "content": "x"})
 
 
 @pytest.fixture
@@ -99,8 +98,7 @@ def test_malformed_payload_through_the_real_daemon_applies_the_fail_mode(daemon:
     assert (opened.stdout, opened.stderr) == (b"", b"")
     not_object = run_shim(daemon.socket, "BeforeTool", b'"just a string"')
     assert (
-        fail_reason(not_object.stdout)
-        == "hookd rejected the event: hook payload must be a JSON object, got a string"
+        fail_reason(not_object.stdout) == "hookd rejected the event: hook payload must be a JSON object, got a string"
     )
 
 
@@ -122,10 +120,7 @@ def test_oversize_stdin_fails_closed_without_sending(sock_dir: Path) -> None:
     finally:
         assert server is not None
         server.close()
-    assert (
-        fail_reason(result.stdout)
-        == "the hook input is larger than hookd's limit of 16777216 bytes; not sent"
-    )
+    assert fail_reason(result.stdout) == "the hook input is larger than hookd's limit of 16777216 bytes; not sent"
 
 
 def test_after_model_fails_closed_only_when_configured(sock_dir: Path) -> None:

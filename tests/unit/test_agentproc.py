@@ -36,9 +36,7 @@ def test_interactive_terminal(tmp_path: Path) -> None:
 
 
 def test_prompt_interactive_flag_wins(tmp_path: Path) -> None:
-    proc = fake_proc(
-        tmp_path, {50: (40, ["python"], "/dev/null"), 40: (1, [*GEMINI, "-i", "hello"], "/dev/null")}
-    )
+    proc = fake_proc(tmp_path, {50: (40, ["python"], "/dev/null"), 40: (1, [*GEMINI, "-i", "hello"], "/dev/null")})
     assert session_is_interactive(50, proc) is True
 
 

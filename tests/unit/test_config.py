@@ -31,9 +31,7 @@ def test_runtime_dir_follows_xdg_and_falls_back(monkeypatch: pytest.MonkeyPatch)
 
 def test_file_overrides_defaults(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
-    path.write_text(
-        '[daemon]\nrequest_timeout_ms = 900\npolicies = "~/pol"\n[fail_mode]\nBeforeTool = "open"\n'
-    )
+    path.write_text('[daemon]\nrequest_timeout_ms = 900\npolicies = "~/pol"\n[fail_mode]\nBeforeTool = "open"\n')
     config = load_config(str(path))
     assert config.daemon.request_timeout_ms == 900
     assert config.daemon.policies == Path.home() / "pol"

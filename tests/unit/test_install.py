@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from hookd import install as inst
 from hookd.install import (
     BACKUP_SUFFIX,
@@ -108,9 +109,7 @@ class TestSettingsPath:
         """user is under home, project under the project directory."""
         home, proj = tmp_path / "home", tmp_path / "proj"
         assert settings_path("gemini", "user", home=home, project_dir=proj) == home / ".gemini/settings.json"
-        assert (
-            settings_path("gemini", "project", home=home, project_dir=proj) == proj / ".gemini/settings.json"
-        )
+        assert settings_path("gemini", "project", home=home, project_dir=proj) == proj / ".gemini/settings.json"
 
     @pytest.mark.parametrize(("client", "scope"), [("claude", "user"), ("gemini", "system"), ("gemini", "")])
     def test_unknown(self, tmp_path: Path, client: str, scope: str) -> None:
@@ -350,15 +349,11 @@ class TestUninstall:
                 {"type": "command", "command": "z"},
             ],
         }
-        write_json(
-            settings, {"hooks": {"BeforeTool": [ours("a"), other, shared]}, "hooksConfig": {"enabled": True}}
-        )
+        write_json(settings, {"hooks": {"BeforeTool": [ours("a"), other, shared]}, "hooksConfig": {"enabled": True}})
         result = uninstall(settings)
         assert result.removed == ("BeforeTool",)
         assert read(settings) == {
-            "hooks": {
-                "BeforeTool": [other, {"matcher": "m", "hooks": [{"type": "command", "command": "z"}]}]
-            },
+            "hooks": {"BeforeTool": [other, {"matcher": "m", "hooks": [{"type": "command", "command": "z"}]}]},
             "hooksConfig": {"enabled": True},
         }
 
@@ -497,9 +492,7 @@ class TestFiles:
             "settings.json.hookd-backup",
         ]
 
-    def test_failed_replace_leaves_file_and_no_temp(
-        self, settings: Path, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
+    def test_failed_replace_leaves_file_and_no_temp(self, settings: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         """If the final rename fails the original file is intact and the temp file is gone."""
         data = write_json(settings, {"a": 1})
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+
 from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError
@@ -118,8 +119,7 @@ def test_engine_error_fails_closed_on_before_tool() -> None:
     handled = handle(pipeline(StaticEngine(error=EngineError("regorus: boom"))), request("BeforeTool"))
     assert handled.decision.outcome is Outcome.DENY
     assert handled.reply.stdout == (
-        b'{"decision":"deny","reason":'
-        b'"hookd could not evaluate its policies: regorus: boom [hookd:engine-error]"}'
+        b'{"decision":"deny","reason":"hookd could not evaluate its policies: regorus: boom [hookd:engine-error]"}'
     )
     assert handled.reply.exit_code == 0
 
@@ -141,9 +141,7 @@ def test_engine_error_is_a_message_on_after_agent() -> None:
 
 def test_engine_error_is_a_message_when_before_tool_is_configured_open() -> None:
     modes = {**DEFAULT_FAIL_MODES, Event.BEFORE_TOOL: FailMode.OPEN}
-    handled = handle(
-        pipeline(StaticEngine(error=EngineError("boom")), fail_modes=modes), request("BeforeTool")
-    )
+    handled = handle(pipeline(StaticEngine(error=EngineError("boom")), fail_modes=modes), request("BeforeTool"))
     assert handled.decision.outcome is Outcome.ALLOW
     assert handled.reply.stdout == b'{"systemMessage":"hookd could not evaluate its policies: boom"}'
 
@@ -187,17 +185,13 @@ def test_ask_with_interactive_session_is_kept() -> None:
     handled = handle(pipeline(StaticEngine([ask_verdict()]), Probe(True)), request("BeforeTool"))
     assert handled.decision.outcome is Outcome.ASK
     assert handled.decision.notes == ()
-    assert (
-        handled.reply.stdout == b'{"decision":"ask","systemMessage":"rm -rf needs a human [hookd.shell:rm]"}'
-    )
+    assert handled.reply.stdout == b'{"decision":"ask","systemMessage":"rm -rf needs a human [hookd.shell:rm]"}'
 
 
 def test_ask_with_unknown_session_is_headless_by_default() -> None:
     handled = handle(pipeline(StaticEngine([ask_verdict()]), Probe(None)), request("BeforeTool"))
     assert handled.decision.outcome is Outcome.DENY
-    assert handled.decision.notes == (
-        "ask fallback applied: deny (the agent session could not be identified)",
-    )
+    assert handled.decision.notes == ("ask fallback applied: deny (the agent session could not be identified)",)
     assert handled.reply.stdout == (
         b'{"decision":"deny","reason":"rm -rf needs a human [hookd.shell:rm] '
         b'(ask answered deny: the agent session could not be identified)"}'
@@ -221,13 +215,9 @@ def test_headless_fallback_allow() -> None:
 
 
 def test_headless_fallback_allow_keeps_the_rewrite() -> None:
-    rewrite = Verdict(
-        VerdictKind.REWRITE, "hookd.shell", "safe", patch={"tool_input": {"command": "rm -ri ~"}}
-    )
+    rewrite = Verdict(VerdictKind.REWRITE, "hookd.shell", "safe", patch={"tool_input": {"command": "rm -ri ~"}})
     policy = AskPolicy(headless_fallback=Outcome.ALLOW)
-    handled = handle(
-        pipeline(StaticEngine([ask_verdict(), rewrite]), Probe(False), policy), request("BeforeTool")
-    )
+    handled = handle(pipeline(StaticEngine([ask_verdict(), rewrite]), Probe(False), policy), request("BeforeTool"))
     assert handled.reply.stdout == (
         b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"rm -ri ~"}}}'
     )
@@ -314,9 +304,7 @@ def test_bad_payload_is_a_dialect_error_and_the_engine_is_not_called() -> None:
 
 def test_engine_error_on_after_model_configured_closed_is_a_deny() -> None:
     modes = {**DEFAULT_FAIL_MODES, Event.AFTER_MODEL: FailMode.CLOSED}
-    handled = handle(
-        pipeline(StaticEngine(error=EngineError("boom")), fail_modes=modes), request("AfterModel")
-    )
+    handled = handle(pipeline(StaticEngine(error=EngineError("boom")), fail_modes=modes), request("AfterModel"))
     assert handled.reply.stdout == (
         b'{"decision":"deny","reason":"hookd could not evaluate its policies: boom [hookd:engine-error]"}'
     )
@@ -335,6 +323,4 @@ def test_engine_error_on_before_tool_selection_configured_closed_is_mode_none() 
 def test_engine_error_on_before_tool_selection_open_prints_nothing() -> None:
     handled = handle(pipeline(StaticEngine(error=EngineError("boom"))), request("BeforeToolSelection"))
     assert handled.reply.stdout == b""
-    assert handled.reply.notes == (
-        "message not shown: any output on BeforeToolSelection would reset the tool config",
-    )
+    assert handled.reply.notes == ("message not shown: any output on BeforeToolSelection would reset the tool config",)

@@ -39,9 +39,7 @@ class TestRequestPrefix:
 
 class TestHeader:
     def test_round_trip(self) -> None:
-        header = wire.parse_header(
-            b'{"client":"gemini","event":"AfterTool","cwd":"/p","ppid":7,"env":{"HOME":"/h"}}'
-        )
+        header = wire.parse_header(b'{"client":"gemini","event":"AfterTool","cwd":"/p","ppid":7,"env":{"HOME":"/h"}}')
         assert header == wire.RequestHeader("gemini", "AfterTool", "/p", 7, {"HOME": "/h"})
 
     @pytest.mark.parametrize(
@@ -70,9 +68,7 @@ class TestHeader:
 class TestReply:
     def test_ok_reply_round_trip(self) -> None:
         frame = wire.encode_reply(b'{"decision":"deny"}', b"warn", 2)
-        assert wire.decode_reply(frame) == wire.DecodedReply(
-            wire.Status.OK, 2, b'{"decision":"deny"}', b"warn"
-        )
+        assert wire.decode_reply(frame) == wire.DecodedReply(wire.Status.OK, 2, b'{"decision":"deny"}', b"warn")
 
     def test_error_reply_carries_message_and_code(self) -> None:
         reply = wire.decode_reply(wire.encode_error("deadline", "too slow"))

@@ -20,13 +20,9 @@ EVENTS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="hookd", description="Policy decisions for AI coding agents' hooks."
-    )
+    parser = argparse.ArgumentParser(prog="hookd", description="Policy decisions for AI coding agents' hooks.")
     parser.add_argument("--version", action="version", version=f"hookd {__version__}")
-    parser.add_argument(
-        "--config", help="TOML config file (default: $HOOKD_CONFIG, then ~/.config/hookd/config.toml)"
-    )
+    parser.add_argument("--config", help="TOML config file (default: $HOOKD_CONFIG, then ~/.config/hookd/config.toml)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the daemon")
@@ -38,9 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--event", choices=EVENTS, help="hook event (default: the payload's hook_event_name)")
     ev.add_argument("--client", default="gemini", choices=("gemini",))
     ev.add_argument("--policies", help="policy directory (default: the configured one)")
-    ev.add_argument(
-        "--interactive", action="store_true", help="treat the session as interactive (ask is kept)"
-    )
+    ev.add_argument("--interactive", action="store_true", help="treat the session as interactive (ask is kept)")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
 
     test = sub.add_parser("test", help="run a policy directory's test_ rules and case files")

@@ -134,9 +134,7 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
 
     path = _settings_path(args)
     commands = {event.value: shim_command(config, event, args.client) for event in Event}
-    result = install(
-        InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms)
-    )
+    result = install(InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms))
     if not result.changed:
         print(f"hookd is already installed in {path}; nothing changed")
         return 0

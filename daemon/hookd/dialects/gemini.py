@@ -1,6 +1,6 @@
 """Gemini CLI: parse its 11 hook events, render a Decision as the one JSON object it honours. No I/O.
 
-The contract is /work/shared/reference/gemini-cli-hooks.md (from Gemini CLI's source); docs/gemini.md
+The contract is Gemini CLI's hook contract as read from its source (section numbers below); docs/gemini.md
 is the per-event rendering table. Facts a renderer must respect:
 
 * exactly one JSON object on stdout, exit code 0, nothing on stderr; the object is pure ASCII (every
@@ -58,9 +58,7 @@ TOOL_KINDS: Mapping[str, ToolKind] = {
 
 TOOL_EVENTS = frozenset({Event.BEFORE_TOOL, Event.AFTER_TOOL})
 # Events whose fail-closed output is a deny; on every other event a deny cannot block, or loops.
-FAIL_CLOSED_DENY_EVENTS = frozenset(
-    {Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL}
-)
+FAIL_CLOSED_DENY_EVENTS = frozenset({Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL})
 # Events whose block/stop message in the UI is `systemMessage || reason` (§2.3, §2.4): when hookd
 # also has messages to show, the reason leads the systemMessage so that it is not hidden.
 _MESSAGE_REPLACES_REASON = frozenset({Event.BEFORE_AGENT, Event.AFTER_AGENT})
@@ -84,9 +82,7 @@ class GeminiDialect:
         payload = _load_payload(request.payload)
         named = payload.get("hook_event_name")
         if named is not None and named != event.value:
-            raise DialectError(
-                f"payload says hook_event_name={named!r} but the shim was registered for {event.value}"
-            )
+            raise DialectError(f"payload says hook_event_name={named!r} but the shim was registered for {event.value}")
         cwd = _string(payload, "cwd") or request.cwd
         project_dir = request.env.get("GEMINI_PROJECT_DIR") or cwd
         return NormalisedEvent(
@@ -276,9 +272,7 @@ def _before_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -
     return _plain(decision)
 
 
-def _rewritten_tool_input(
-    event: NormalisedEvent, decision: Decision, notes: list[str]
-) -> dict[str, Any] | None:
+def _rewritten_tool_input(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """The complete new argument object (Gemini replaces the arguments whole), or None: no change."""
     if "tool_input" not in decision.rewrite or event.tool is None:
         return None
@@ -363,9 +357,7 @@ def _before_model(event: NormalisedEvent, decision: Decision, notes: list[str]) 
     return _plain(decision)
 
 
-def _rewritten_llm_request(
-    event: NormalisedEvent, decision: Decision, notes: list[str]
-) -> dict[str, Any] | None:
+def _rewritten_llm_request(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """The keys of llm_request the patch touches, each complete (merged over what Gemini sent).
 
     `config` must be complete: Gemini overwrites temperature, maxOutputTokens, topP and topK with the
@@ -452,11 +444,7 @@ def _llm_response(value: JSON, finish_reason: str | None) -> dict[str, Any] | No
 def _candidate(value: JSON, index: int) -> dict[str, Any] | None:
     content = value.get("content") if isinstance(value, Mapping) else None
     parts = content.get("parts") if isinstance(content, Mapping) else None
-    if (
-        not isinstance(value, Mapping)
-        or not isinstance(parts, list)
-        or not all(isinstance(p, str) for p in parts)
-    ):
+    if not isinstance(value, Mapping) or not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
         return None
     out: dict[str, Any] = {"content": {"role": "model", "parts": list(parts)}, "index": index}
     if isinstance(value.get("finishReason"), str):
@@ -466,16 +454,12 @@ def _candidate(value: JSON, index: int) -> dict[str, Any] | None:
     return out
 
 
-def _before_tool_selection(
-    event: NormalisedEvent, decision: Decision, notes: list[str]
-) -> dict[str, Any] | None:
+def _before_tool_selection(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     _unused_rewrites(event, decision, notes, "tool_config")
     if decision.messages:
         notes.append("message not shown: any output on BeforeToolSelection would reset the tool config")
     if decision.outcome in _BLOCKING:
-        notes.append(
-            f"{decision.outcome.name.lower()} mapped to tool mode NONE: no tool may be called this turn"
-        )
+        notes.append(f"{decision.outcome.name.lower()} mapped to tool mode NONE: no tool may be called this turn")
         return _tool_config({"mode": "NONE"}, event, notes)
     config = decision.rewrite.get("tool_config")
     if isinstance(config, Mapping):

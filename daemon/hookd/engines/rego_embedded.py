@@ -109,9 +109,7 @@ def load_data(engine: Any, files: Iterable[Path], base: Path) -> None:
         for part in reversed(prefix):
             value = {part: value}
         if not isinstance(value, dict):
-            raise PolicyLoadError(
-                f"{path}: a data.json at the root of the policy directory must hold an object"
-            )
+            raise PolicyLoadError(f"{path}: a data.json at the root of the policy directory must hold an object")
         engine.add_data(value)
 
 
@@ -251,9 +249,7 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     if value is None:
         return {}
     if not isinstance(value, dict) or not set(value) <= _ROUTING_KEYS:
-        raise PolicyLoadError(
-            f"{package}.routing must be an object with keys events, kinds, tools; got {value!r}"
-        )
+        raise PolicyLoadError(f"{package}.routing must be an object with keys events, kinds, tools; got {value!r}")
     routing: dict[str, frozenset[str]] = {}
     for key, items in value.items():
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
@@ -262,9 +258,7 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     unknown_events = routing.get("events", frozenset()) - {e.value for e in Event}
     unknown_kinds = routing.get("kinds", frozenset()) - {k.value for k in ToolKind}
     if unknown_events or unknown_kinds:
-        raise PolicyLoadError(
-            f"{package}.routing names unknown events/kinds: {sorted(unknown_events | unknown_kinds)}"
-        )
+        raise PolicyLoadError(f"{package}.routing names unknown events/kinds: {sorted(unknown_events | unknown_kinds)}")
     return routing
 
 
@@ -317,9 +311,7 @@ def _verdict(kind: VerdictKind, package: str, rule: str, element: JSON) -> Verdi
         return Verdict(kind=kind, policy_id=package, rule_id=rule, message=json.dumps(element))
     message = next((str(element[k]) for k in _MESSAGE_KEYS if k in element), "")
     patch = {k: v for k, v in element.items() if k not in ("id", *_MESSAGE_KEYS)}
-    return Verdict(
-        kind=kind, policy_id=package, rule_id=str(element.get("id", rule)), message=message, patch=patch
-    )
+    return Verdict(kind=kind, policy_id=package, rule_id=str(element.get("id", rule)), message=message, patch=patch)
 
 
 def _revision(modules: Sequence[RegoModule]) -> str:

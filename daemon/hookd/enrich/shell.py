@@ -582,8 +582,7 @@ class _FastParser:
         for delimiter, quoted, strip_tabs, subs in self.heredocs:
             body, self.i = _heredoc_body(self.s, self.i, delimiter, strip_tabs)
             if not quoted:  # an unquoted delimiter: the body is expanded
-                for script in _scan_substitutions(body):
-                    subs.append(self._substitution(script))
+                subs.extend(self._substitution(script) for script in _scan_substitutions(body) if script.strip())
         self.heredocs = []
 
     def _substitution(self, script: str) -> _Block:
@@ -607,8 +606,9 @@ class _FastParser:
             if plain is not None and (plain.end() == len(s) or s[plain.end()] in _META):
                 return plain.group(), plain.end()
             text, end = _read_word(s, start, self.home, scripts)
-        if scripts:
-            self.subs.extend(self._substitution(script) for script in scripts)
+        for script in scripts:
+            if script.strip():  # `$()`, ``: nothing runs
+                self.subs.append(self._substitution(script))
         return text, end
 
     def _redirect(self) -> None:
@@ -624,6 +624,10 @@ class _FastParser:
             i += 1
         if i >= len(s) or s[i] == "#" or (s[i] in _META and not (s[i] in "<>" and s[i + 1 : i + 2] == "(")):
             raise _Decline  # no target
+        if op in (">&", "<&") and s[i] == "-":  # `>&-` closes the fd; what follows is another word
+            self.redirects.append(_Redir(op, "-", False))
+            self.i = i + 1
+            return
         target, self.i = self._operand(i)
         is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(target))
         self.redirects.append(_Redir(op, target, is_path))
@@ -783,11 +787,7 @@ class _Convert:
         parts = getattr(node, "parts", None) or ()
         if parts:  # bashlex's own quote removal; expand as _read_word would
             first = parts[0]
-            if (
-                first.kind == "tilde"
-                and first.pos[0] == node.pos[0]
-                and (text == "~" or text.startswith("~/"))
-            ):
+            if first.kind == "tilde" and first.pos[0] == node.pos[0] and (text == "~" or text.startswith("~/")):
                 text = self.home + text[1:]
             elif first.kind == "parameter" and getattr(first, "value", None) == "HOME":
                 for prefix in ("${HOME}", "$HOME"):
@@ -817,7 +817,8 @@ class _Convert:
             if part.kind in ("commandsubstitution", "processsubstitution"):
                 inner: list[_Item] = []
                 self._item(part.command, inner)
-                found.append(_Block(inner, subst=True))
+                if inner:
+                    found.append(_Block(inner, subst=True))
             elif part.kind == "parameter":  # `${x:-$(…)}`: bashlex leaves the inside unparsed
                 value = getattr(part, "value", None)
                 if isinstance(value, str) and ("$(" in value or "`" in value):
@@ -827,6 +828,8 @@ class _Convert:
     def _scan(self, text: str) -> list[_Block]:
         found: list[_Block] = []
         for script in _scan_substitutions(text):
+            if not script.strip():
+                continue
             block, error = _parse_script(script, self.home, self.level + 1)
             if error is not None:
                 self.errors.append(error)
@@ -1020,9 +1023,7 @@ def _parse_script(script: str, home: str, level: int = 0) -> tuple[_Block, str |
 # Wrappers
 
 
-def _skip_options(
-    argv: list[str], i: int, short_arg: str = "", long_arg: frozenset[str] = frozenset()
-) -> int:
+def _skip_options(argv: list[str], i: int, short_arg: str = "", long_arg: frozenset[str] = frozenset()) -> int:
     """The index of the first operand at or after `i`: skips `-x` clusters (a letter of `short_arg`
     takes the rest of its cluster or the next word), `--long[=v]` (one in `long_arg` without `=`
     takes the next word) and a final `--`."""
@@ -1275,9 +1276,7 @@ class _Builder:
         path = self._placed.get(key)
         if path is None:
             path = self._placed[key] = self.resolver.absolute(text, cwd.path, tilde=False)
-        in_project = (
-            self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
-        )
+        in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
         return {"raw": text, "path": path, "in_project": in_project}
 
     def _redirect(self, redirect: _Redir, cwd: _Cwd) -> dict[str, Any]:
@@ -1363,9 +1362,7 @@ class _Builder:
 # Public API
 
 
-def parse_shell(
-    command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4
-) -> dict[str, Any]:
+def parse_shell(command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4) -> dict[str, Any]:
     """The `input.shell` object of docs/policies.md for `command`, run in `base_dir`. Never raises."""
     try:
         builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)

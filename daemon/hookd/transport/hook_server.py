@@ -38,9 +38,7 @@ def prepare_runtime_dir(path: Path) -> None:
     if not stat.S_ISDIR(info.st_mode):
         raise DaemonError(f"runtime dir {path} is not a directory")
     if info.st_uid != os.getuid():
-        raise DaemonError(
-            f"runtime dir {path} belongs to uid {info.st_uid}, not to this user ({os.getuid()})"
-        )
+        raise DaemonError(f"runtime dir {path} belongs to uid {info.st_uid}, not to this user ({os.getuid()})")
     if stat.S_IMODE(info.st_mode) != 0o700:
         os.chmod(path, 0o700)
 
@@ -157,9 +155,7 @@ class HookServer:
             frame = wire.encode_error("internal", f"hookd internal error: {type(exc).__name__}")
         await self._send(writer, frame)
 
-    async def _serve(
-        self, reader: asyncio.StreamReader, caller: Caller, deadline: Deadline, started: float
-    ) -> bytes:
+    async def _serve(self, reader: asyncio.StreamReader, caller: Caller, deadline: Deadline, started: float) -> bytes:
         header_len, payload_len = wire.parse_request_prefix(
             await reader.readexactly(wire.REQUEST_PREFIX_SIZE), self._limits
         )

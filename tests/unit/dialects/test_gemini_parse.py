@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+
 from hookd.dialects.gemini import GeminiDialect, tool_kind
 from hookd.errors import DialectError
 from hookd.types import Caller, Client, Deadline, Event, HookRequest, ToolKind
@@ -70,9 +71,9 @@ def test_unknown_event(name: str) -> None:
 
 
 def test_event_mismatch_with_hook_event_name() -> None:
-    assert parse_error(
-        "BeforeTool", {"hook_event_name": "AfterTool", "tool_name": "x", "tool_input": {}}
-    ) == ("payload says hook_event_name='AfterTool' but the shim was registered for BeforeTool")
+    assert parse_error("BeforeTool", {"hook_event_name": "AfterTool", "tool_name": "x", "tool_input": {}}) == (
+        "payload says hook_event_name='AfterTool' but the shim was registered for BeforeTool"
+    )
 
 
 def test_hook_event_name_may_be_absent() -> None:
@@ -145,9 +146,7 @@ def test_tool_events_need_a_tool(event: str, fields: dict[str, Any], message: st
     "event", [e for e in Event if e not in (Event.BEFORE_TOOL, Event.AFTER_TOOL)], ids=lambda e: e.value
 )
 def test_other_events_have_no_tool(event: Event) -> None:
-    parsed = DIALECT.parse(
-        request(event.value, {"hook_event_name": event.value, "tool_name": "x", "tool_input": {}})
-    )
+    parsed = DIALECT.parse(request(event.value, {"hook_event_name": event.value, "tool_name": "x", "tool_input": {}}))
     assert parsed.tool is None
     assert parsed.input_document()["tool"] is None
 

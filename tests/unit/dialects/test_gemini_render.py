@@ -1,7 +1,7 @@
 """GeminiDialect.render / fail_reply: every event x verdict -> the exact stdout bytes and exit code.
 
 Expected bytes are written out by hand from the Gemini CLI hook contract
-(/work/shared/reference/gemini-cli-hooks.md, sections in the comments), never computed by the code
+(as read from Gemini CLI's source; section numbers in the comments), never computed by the code
 under test. Every reply is also checked to be exactly one JSON object (or nothing), exit 0, no stderr.
 """
 
@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 import pytest
+
 from hookd.dialects.gemini import FAIL_CLOSED_DENY_EVENTS, GeminiDialect
 from hookd.policy.combine import combine
 from hookd.types import Caller, Deadline, Event, HookRequest, NormalisedEvent, Reply, Verdict, VerdictKind
@@ -31,9 +32,7 @@ LLM_REQUEST = {
 }
 LLM_CHUNK = {
     "text": "Once upon",
-    "candidates": [
-        {"content": {"role": "model", "parts": ["Once upon"]}, "finishReason": "STOP", "index": 0}
-    ],
+    "candidates": [{"content": {"role": "model", "parts": ["Once upon"]}, "finishReason": "STOP", "index": 0}],
 }
 FIELDS: dict[Event, dict[str, Any]] = {
     Event.BEFORE_TOOL: {"tool_name": "write_file", "tool_input": {"file_path": "a.txt", "content": "hi"}},
@@ -410,9 +409,7 @@ def test_matrix_covers_every_event_and_verdict() -> None:
     ("event", "verdicts", "stdout", "notes"),
     [pytest.param(e, v, out, n, id=f"{e.value}-{k}") for e, k, v, out, n in MATRIX],
 )
-def test_event_by_verdict(
-    event: Event, verdicts: tuple[Verdict, ...], stdout: bytes, notes: tuple[str, ...]
-) -> None:
+def test_event_by_verdict(event: Event, verdicts: tuple[Verdict, ...], stdout: bytes, notes: tuple[str, ...]) -> None:
     reply = render(event_of(event), *verdicts)
     assert reply.stdout == stdout
     assert reply.exit_code == 0
@@ -461,10 +458,7 @@ def test_before_tool_two_rewrites_later_null_still_deletes() -> None:
         rewrite("w1", tool_input={"content": "first"}),
         rewrite("w2", tool_input={"content": None}),
     )
-    assert (
-        reply.stdout
-        == b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"file_path":"a.txt"}}}'
-    )
+    assert reply.stdout == b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"file_path":"a.txt"}}}'
 
 
 def test_before_tool_rewrite_patch_not_an_object_is_not_carried() -> None:
@@ -492,16 +486,11 @@ def test_before_tool_ask_carries_the_rewrite_the_user_confirms() -> None:
 
 def test_before_tool_ask_system_message_is_reason_then_messages() -> None:
     reply = render(event_of(Event.BEFORE_TOOL), message("first"), ask("sure?"), ask("really?", rule="a2"))
-    assert (
-        reply.stdout
-        == b'{"decision":"ask","systemMessage":"sure? [hookd.p:a1]; really? [hookd.p:a2]\\nfirst"}'
-    )
+    assert reply.stdout == b'{"decision":"ask","systemMessage":"sure? [hookd.p:a1]; really? [hookd.p:a2]\\nfirst"}'
 
 
 def test_before_tool_deny_wins_over_ask_and_rewrite_and_keeps_messages() -> None:
-    reply = render(
-        event_of(Event.BEFORE_TOOL), ask(), rewrite(tool_input={"content": "x"}), deny(), message()
-    )
+    reply = render(event_of(Event.BEFORE_TOOL), ask(), rewrite(tool_input={"content": "x"}), deny(), message())
     assert reply.stdout == b'{"decision":"deny","reason":"not allowed [hookd.p:d1]","systemMessage":"note"}'
 
 
@@ -561,8 +550,7 @@ def test_before_agent_deny_with_message_keeps_the_reason_visible() -> None:
     # the UI shows `systemMessage || reason` for a BeforeAgent block (§2.3 BeforeAgent, §2.4)
     reply = render(event_of(Event.BEFORE_AGENT), deny(), message())
     assert reply.stdout == (
-        b'{"decision":"deny","reason":"not allowed [hookd.p:d1]",'
-        b'"systemMessage":"not allowed [hookd.p:d1]\\nnote"}'
+        b'{"decision":"deny","reason":"not allowed [hookd.p:d1]","systemMessage":"not allowed [hookd.p:d1]\\nnote"}'
     )
 
 
@@ -612,8 +600,7 @@ def test_after_agent_clear_context_from_a_deny_is_kept_when_a_halt_wins() -> Non
 def test_after_agent_halt_with_message_keeps_the_reason_visible() -> None:
     reply = render(event_of(Event.AFTER_AGENT), halt(), message())
     assert reply.stdout == (
-        b'{"continue":false,"stopReason":"stop now [hookd.p:h1]",'
-        b'"systemMessage":"stop now [hookd.p:h1]\\nnote"}'
+        b'{"continue":false,"stopReason":"stop now [hookd.p:h1]","systemMessage":"stop now [hookd.p:h1]\\nnote"}'
     )
 
 
@@ -638,11 +625,7 @@ SYNTHETIC = (
         ("I cannot help with that.", SYNTHETIC),
         ({"text": "I cannot help with that."}, SYNTHETIC),
         (
-            {
-                "candidates": [
-                    {"content": {"parts": ["I cannot help with that."]}, "finishReason": "STOP", "index": 0}
-                ]
-            },
+            {"candidates": [{"content": {"parts": ["I cannot help with that."]}, "finishReason": "STOP", "index": 0}]},
             SYNTHETIC,
         ),
         (
@@ -691,9 +674,7 @@ def test_before_model_ask_mapped_to_deny_keeps_no_synthetic() -> None:
 
 def test_before_model_llm_request_messages_and_model() -> None:
     messages = [{"role": "user", "content": "env"}, {"role": "user", "content": "Tell me a short story"}]
-    reply = render(
-        event_of(Event.BEFORE_MODEL), rewrite(llm_request={"model": "gemini-2.5-pro", "messages": messages})
-    )
+    reply = render(event_of(Event.BEFORE_MODEL), rewrite(llm_request={"model": "gemini-2.5-pro", "messages": messages}))
     assert reply.stdout == (
         b'{"hookSpecificOutput":{"hookEventName":"BeforeModel","llm_request":{"model":"gemini-2.5-pro",'
         b'"messages":[{"role":"user","content":"env"},{"role":"user","content":"Tell me a short story"}]}}}'
@@ -736,18 +717,14 @@ def test_after_model_replacement_candidates() -> None:
 
 def test_after_model_string_replacement_keeps_a_mid_stream_chunk_unfinished() -> None:
     chunk = {"candidates": [{"content": {"role": "model", "parts": ["Once"]}, "index": 0}]}
-    reply = render(
-        event_of(Event.AFTER_MODEL, llm_response=chunk), rewrite(llm_response={"text": "[redacted]"})
-    )
+    reply = render(event_of(Event.AFTER_MODEL, llm_response=chunk), rewrite(llm_response={"text": "[redacted]"}))
     assert reply.stdout == (
         b'{"hookSpecificOutput":{"hookEventName":"AfterModel","llm_response":'
         b'{"candidates":[{"content":{"role":"model","parts":["[redacted]"]},"index":0}]}}}'
     )
 
 
-@pytest.mark.parametrize(
-    "response", ["", {"candidates": [{"content": {"parts": []}}]}, {"candidates": "x"}, 7]
-)
+@pytest.mark.parametrize("response", ["", {"candidates": [{"content": {"parts": []}}]}, {"candidates": "x"}, 7])
 def test_after_model_replacement_without_text_is_not_carried(response: Any) -> None:
     # Gemini needs candidates[0].content.parts non-empty (§2.2)
     reply = render(event_of(Event.AFTER_MODEL), rewrite(llm_response=response))
@@ -765,9 +742,7 @@ def _config(reply: Reply) -> Any:
 def test_before_tool_selection_rewrite_with_message_prints_only_the_config() -> None:
     reply = render(event_of(Event.BEFORE_TOOL_SELECTION), rewrite(tool_config={"mode": "NONE"}), message())
     assert reply.stdout == NONE_CONFIG
-    assert reply.notes == (
-        "message not shown: any output on BeforeToolSelection would reset the tool config",
-    )
+    assert reply.notes == ("message not shown: any output on BeforeToolSelection would reset the tool config",)
 
 
 def test_before_tool_selection_missing_mode_is_auto() -> None:
@@ -782,9 +757,7 @@ def test_before_tool_selection_two_configs_compose() -> None:
     reply = render(
         event_of(Event.BEFORE_TOOL_SELECTION),
         rewrite("w1", tool_config={"mode": "AUTO", "allowed": ["read_file", "glob", "grep_search"]}),
-        rewrite(
-            "w2", tool_config={"mode": "ANY", "allowedFunctionNames": ["glob", "read_file", "write_file"]}
-        ),
+        rewrite("w2", tool_config={"mode": "ANY", "allowedFunctionNames": ["glob", "read_file", "write_file"]}),
     )
     assert reply.stdout == (
         b'{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":'
@@ -847,9 +820,7 @@ def test_session_start_deny_with_context_and_message() -> None:
 
 def test_session_start_after_clear_notes_that_context_is_ignored() -> None:
     reply = render(event_of(Event.SESSION_START, source="clear"), context())
-    assert (
-        reply.stdout == b'{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ctx"}}'
-    )
+    assert reply.stdout == b'{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ctx"}}'
     assert reply.notes == ("context sent, but Gemini ignores SessionStart additionalContext after /clear",)
 
 
@@ -890,10 +861,7 @@ def test_non_finite_numbers_become_null() -> None:
     )
     ev = DIALECT.parse(request)
     reply = render(ev, rewrite(tool_input={"s": "b"}))
-    assert (
-        reply.stdout
-        == b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"n":null,"s":"b"}}}'
-    )
+    assert reply.stdout == b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"n":null,"s":"b"}}}'
 
 
 def test_control_characters_and_quotes_are_escaped() -> None:
@@ -909,9 +877,7 @@ def test_fail_reply_per_event(event: Event) -> None:
     reply = DIALECT.fail_reply(event, "hookd could not be reached: connection refused")
     assert_one_object(reply)
     if event in (Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL):
-        assert (
-            reply.stdout == b'{"decision":"deny","reason":"hookd could not be reached: connection refused"}'
-        )
+        assert reply.stdout == b'{"decision":"deny","reason":"hookd could not be reached: connection refused"}'
     else:
         assert reply.stdout == b""
     assert reply.exit_code == 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from hookd.enrich.paths import (
     PATH_ARGS,
     PathResolver,

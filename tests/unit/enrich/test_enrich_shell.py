@@ -9,6 +9,7 @@ from typing import Any
 
 import bashlex
 import pytest
+
 from hookd.enrich import shell as sh
 from hookd.enrich.shell import enrich_shell, parse_shell
 from hookd.types import Caller, Client, Event, NormalisedEvent, ToolCall, ToolKind

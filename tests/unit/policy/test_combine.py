@@ -6,15 +6,14 @@ import itertools
 from typing import Any
 
 import pytest
+
 from hookd.policy.combine import combine, merge_patch, merge_rewrite
 from hookd.types import Outcome, Verdict, VerdictKind
 
 K = VerdictKind
 
 
-def v(
-    kind: VerdictKind, message: str = "", policy: str = "hookd.p", rule: str = "r", **patch: Any
-) -> Verdict:
+def v(kind: VerdictKind, message: str = "", policy: str = "hookd.p", rule: str = "r", **patch: Any) -> Verdict:
     return Verdict(kind, policy, rule, message, patch)
 
 
@@ -30,9 +29,7 @@ RANK = {K.HALT: Outcome.HALT, K.DENY: Outcome.DENY, K.ASK: Outcome.ASK, K.REWRIT
 REASON = {K.HALT: "halted [hookd.p:h]", K.DENY: "denied [hookd.p:d]", K.ASK: "asked [hookd.p:a]"}
 
 
-SUBSETS = [
-    subset for size in range(len(ONE_OF_EACH) + 1) for subset in itertools.combinations(ONE_OF_EACH, size)
-]
+SUBSETS = [subset for size in range(len(ONE_OF_EACH) + 1) for subset in itertools.combinations(ONE_OF_EACH, size)]
 
 
 @pytest.mark.parametrize("kinds", SUBSETS, ids=lambda ks: "-".join(k.value for k in ks) or "none")
@@ -218,9 +215,7 @@ def test_merge_patch_rfc7386_vectors(target: Any, patch: Any, result: Any) -> No
 
 
 def _tool_config(*configs: Any) -> Any:
-    return combine([v(K.REWRITE, rule=f"w{i}", tool_config=c) for i, c in enumerate(configs)]).rewrite[
-        "tool_config"
-    ]
+    return combine([v(K.REWRITE, rule=f"w{i}", tool_config=c) for i, c in enumerate(configs)]).rewrite["tool_config"]
 
 
 def test_tool_config_allowed_names_intersect() -> None:
