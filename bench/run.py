@@ -1,15 +1,21 @@
-"""End-to-end hook latency, side by side in one run.
+"""hookd's performance suite: every contender side by side in one run, as ratios.
 
-Every contender is spawned through `bash -c`, the way Gemini CLI spawns a hook, with a real hook
-payload on stdin; the clock runs from spawn to exit. Contenders:
+1. End to end, each contender spawned through `bash -c` the way Gemini CLI spawns a hook, with a real
+   BeforeTool payload on stdin, timed from spawn to exit:
+     native   the C shim → the warm daemon            (if built: `hookd shim build`)
+     python   the Python shim (`python -I -S`) → the warm daemon
+     percall  a per-call Python hook that loads the same Rego policies and decides itself
+              (hookd's own pipeline in-process: import, load, compile, parse, enrich, evaluate, render)
+     opa      a per-call `opa eval` of the same policies with the real opa binary (given the input
+              document already enriched, which favours it)
+     floor    `bash -c /bin/true`
+2. The daemon alone over its socket (bench/load.py in a second process): fixed rates of 100 and
+   1,000 req/s (p50/p99), and the maximum sustained decisions/s with p99 and errors.
+3. A 100-chunk AfterModel burst (Gemini runs one hook per streamed chunk, one after the other).
+4. The daemon's RSS after all that.
 
-  shim     the Python shim (`python -I -S client_shim/hookd_shim.py`) → the warm hookd daemon
-  percall  a per-call Python hook that loads the same Rego policies and evaluates them itself
-           (hookd's own pipeline in-process: parse, enrich, regorus, combine, render)
-  floor    `bash -c /bin/true`
-
-Prints p50/p90/p99 per contender and the ratios, checks that shim and percall print the same bytes,
-and writes the results as JSON to bench/results/. Run: ./dev bench [--calls N]
+Results are printed and written as JSON to bench/results/; `--compare OLD.json` prints new/old
+ratios. Run: ./dev bench [--calls N] [--quick]
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import statistics
@@ -25,11 +32,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIM = ROOT / "client_shim" / "hookd_shim.py"
 PERCALL = ROOT / "bench" / "percall_hook.py"
+LOAD = ROOT / "bench" / "load.py"
 BASE_PYTHON = os.path.realpath(sys.executable)
 
 PAYLOADS = [
@@ -41,15 +51,20 @@ PAYLOADS = [
 ]
 
 
-def payload_bytes(i: int, project: str) -> bytes:
-    body = {
+def payload(i: int, project: Path, event: str = "BeforeTool") -> bytes:
+    body: dict[str, Any] = {
         "session_id": "3f0c2a9e-8b7d-4c1e-9f5a-2d6b1e7c4a10",
         "transcript_path": "",
-        "cwd": project,
-        "hook_event_name": "BeforeTool",
+        "cwd": str(project),
+        "hook_event_name": event,
         "timestamp": "2026-12-02T00:00:00.000Z",
-        **PAYLOADS[i % len(PAYLOADS)],
     }
+    if event == "BeforeTool":
+        body.update(PAYLOADS[i % len(PAYLOADS)])
+    else:
+        text = f"chunk {i} of a streamed answer"
+        body["llm_request"] = {"model": "gemini-3-flash-preview", "messages": [{"role": "user", "content": "hi"}]}
+        body["llm_response"] = {"text": text, "candidates": [{"content": {"role": "model", "parts": [text]}}]}
     return json.dumps(body, separators=(",", ":")).encode()
 
 
@@ -58,18 +73,29 @@ def percentile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-def time_calls(command: str, calls: int, project: str, env: dict[str, str]) -> tuple[list[float], list[bytes]]:
+def stats(samples: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": percentile(samples, 50),
+        "p90_ms": percentile(samples, 90),
+        "p99_ms": percentile(samples, 99),
+        "mean_ms": statistics.fmean(samples),
+    }
+
+
+def time_calls(
+    command: Callable[[int], str], calls: int, project: Path, env: dict[str, str], event: str = "BeforeTool"
+) -> tuple[list[float], list[bytes]]:
     samples, outputs = [], []
     for i in range(calls):
-        data = payload_bytes(i, project)
+        data = payload(i, project, event)
         start = time.perf_counter()
         done = subprocess.run(
-            ["/bin/bash", "-c", command],
+            ["/bin/bash", "-c", command(i)],
             input=data,
             capture_output=True,
             env=env,
             cwd=project,
-            timeout=30,
+            timeout=60,
             check=False,
         )
         samples.append((time.perf_counter() - start) * 1000)
@@ -81,7 +107,7 @@ def start_daemon(runtime: Path, policies: Path, log: Path) -> subprocess.Popen[b
     cmd = [sys.executable, "-m", "hookd", "serve", "--policies", str(policies), "--runtime-dir", str(runtime)]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
             with socket.socket(socket.AF_UNIX) as probe:
@@ -93,64 +119,203 @@ def start_daemon(runtime: Path, policies: Path, log: Path) -> subprocess.Popen[b
     raise SystemExit(f"daemon did not start:\n{log.read_text()}")
 
 
-def main() -> int:
+def find_native(explicit: str | None) -> Path | None:
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    for candidate in (
+        explicit,
+        ROOT / ".cache" / "bin" / "hookd-shim",
+        Path(data_home) / "hookd" / "bin" / "hookd-shim",
+    ):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return Path(candidate)
+    return None
+
+
+def enriched_documents(policies: Path, project: Path, home: Path, out: Path, count: int) -> list[Path]:
+    """The input documents hookd's policies see, for the opa contender (which cannot parse shell)."""
+
+    from hookd.assembly import build_pipeline
+    from hookd.config import Config
+    from hookd.engines.rego_embedded import RegoEmbeddedEngine
+    from hookd.types import Caller, Deadline, HookRequest
+
+    pipeline, _ = build_pipeline(Config(), RegoEmbeddedEngine.load(policies), probe=lambda _pid: False)
+    files = []
+    for i in range(count):
+        request = HookRequest(
+            client="gemini",
+            event="BeforeTool",
+            payload=payload(i, project),
+            env={"GEMINI_PROJECT_DIR": str(project), "HOME": str(home)},
+            cwd=str(project),
+            caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()),
+            deadline=Deadline.after(5),
+        )
+        dialect = pipeline.dialect("gemini")
+        event = pipeline._enrich(dialect.parse(request))  # the bench needs the document itself
+        path = out / f"input-{i}.json"
+        path.write_text(json.dumps(event.input_document()))
+        files.append(path)
+    return files
+
+
+def load(socket_path: Path, payload_file: Path, mode: str, param: float, seconds: float) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, str(LOAD), str(socket_path), str(payload_file), mode, str(param), str(seconds)],
+        capture_output=True,
+        timeout=seconds + 60,
+        check=True,
+    )
+    return dict(json.loads(done.stdout))
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def quoted(*parts: str) -> str:
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def main() -> int:  # noqa: PLR0915 - one run, phase after phase, reads best top to bottom
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--calls", type=int, default=300, help="calls per end-to-end contender (default 300)")
     parser.add_argument("--policies", default=str(ROOT / "policies"))
+    parser.add_argument("--native", help="path of the native shim (default: where `hookd shim build` puts it)")
+    parser.add_argument("--opa", default=os.environ.get("HOOKD_OPA_BIN") or shutil.which("opa"))
+    parser.add_argument("--seconds", type=float, default=5.0, help="duration of each daemon load phase")
+    parser.add_argument("--quick", action="store_true", help="60 calls, 2 s load phases: a smoke run")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--compare", help="an earlier results JSON to print new/old ratios against")
     args = parser.parse_args()
+    if args.quick:
+        args.calls, args.seconds = 60, 2.0
 
     tmp = Path(tempfile.mkdtemp(prefix="hkdb", dir="/tmp"))
-    project = tmp / "project"
+    project, runtime = tmp / "project", tmp / "run"
     project.mkdir()
-    runtime = tmp / "run"
+    policies = Path(args.policies).resolve()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "GEMINI_PROJECT_DIR": str(project)}
-    daemon = start_daemon(runtime, Path(args.policies), tmp / "daemon.log")
-    shim = " ".join(
-        shlex.quote(a)
-        for a in (
-            BASE_PYTHON,
-            "-I",
-            "-S",
-            str(SHIM),
-            "gemini",
-            "BeforeTool",
-            "--socket",
-            str(runtime / "hook.sock"),
-        )
+    sock = str(runtime / "hook.sock")
+    native = find_native(args.native)
+    contenders: dict[str, Callable[[int], str]] = {}
+    if native:
+        contenders["native"] = lambda _i: quoted(str(native), "gemini", "BeforeTool", "--socket", sock)
+    contenders["python"] = lambda _i: quoted(
+        BASE_PYTHON, "-I", "-S", str(SHIM), "gemini", "BeforeTool", "--socket", sock
     )
-    percall = " ".join(shlex.quote(a) for a in (sys.executable, str(PERCALL), args.policies))
-    contenders = {"shim": shim, "percall": percall, "floor": "/bin/true"}
-    results: dict[str, dict[str, float]] = {}
+    contenders["percall"] = lambda _i: quoted(sys.executable, str(PERCALL), str(policies))
+    if args.opa and Path(args.opa).is_file():
+        documents = enriched_documents(policies, project, tmp, tmp, len(PAYLOADS))
+        opa = args.opa
+        contenders["opa"] = lambda i: quoted(
+            opa, "eval", "--format", "raw", "-d", str(policies), "-i", str(documents[i % len(documents)]), "data.hookd"
+        )
+    contenders["floor"] = lambda _i: "/bin/true"
+
+    record: dict[str, Any] = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "calls": args.calls, "notes": []}
+    if not native:
+        record["notes"].append("native shim not built: run `hookd shim build` (contender skipped)")
+    if "opa" not in contenders:
+        record["notes"].append("opa binary not found: pass --opa or set HOOKD_OPA_BIN (contender skipped)")
+    daemon = start_daemon(runtime, policies, tmp / "daemon.log")
     outputs: dict[str, list[bytes]] = {}
     try:
+        end_to_end: dict[str, dict[str, float]] = {}
         for name, command in contenders.items():
-            time_calls(command, 10, str(project), env)  # warm the page cache
-            samples, outputs[name] = time_calls(command, args.calls, str(project), env)
-            results[name] = {
-                "p50_ms": percentile(samples, 50),
-                "p90_ms": percentile(samples, 90),
-                "p99_ms": percentile(samples, 99),
-                "mean_ms": statistics.fmean(samples),
-            }
+            time_calls(command, 5, project, env)  # warm the page cache
+            samples, outputs[name] = time_calls(command, args.calls, project, env)
+            end_to_end[name] = stats(samples)
+        record["end_to_end"] = end_to_end
+        payload_file = tmp / "payloads.json"
+        payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
+        socket_path = runtime / "hook.sock"
+        record["daemon"] = {
+            "fixed_100": load(socket_path, payload_file, "fixed", 100, args.seconds),
+            "fixed_1000": load(socket_path, payload_file, "fixed", 1000, args.seconds),
+            "max": max(
+                (load(socket_path, payload_file, "max", c, args.seconds) for c in (4, 16)),
+                key=lambda r: r["per_second"] if r["errors"] == 0 else 0,
+            ),
+        }
+        burst_shim = contenders.get("native", contenders["python"])
+        burst_name = "native" if native else "python"
+        start = time.perf_counter()
+        samples, _ = time_calls(
+            lambda _i: burst_shim(0).replace("BeforeTool", "AfterModel"), 100, project, env, "AfterModel"
+        )
+        record["after_model_burst"] = {
+            "shim": burst_name,
+            "chunks": 100,
+            "total_ms": (time.perf_counter() - start) * 1000,
+            **stats(samples),
+        }
+        record["daemon_rss_mb"] = rss_mb(daemon.pid)
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=10)
-    same = outputs["shim"] == outputs["percall"]
-    print(f"end-to-end BeforeTool latency, {args.calls} calls each, spawned through bash -c (ms)")
-    print(f"{'contender':10} {'p50':>8} {'p90':>8} {'p99':>8}   p50 vs shim   p50 vs floor")
-    for name, row in results.items():
-        print(
-            f"{name:10} {row['p50_ms']:8.2f} {row['p90_ms']:8.2f} {row['p99_ms']:8.2f}   "
-            f"{row['p50_ms'] / results['shim']['p50_ms']:10.2f}x   {row['p50_ms'] / results['floor']['p50_ms']:11.2f}x"
-        )
-    print(f"shim and percall printed identical bytes for every call: {same}")
+    shims = [n for n in ("native", "python") if n in outputs]
+    record["identical_output"] = all(outputs[n] == outputs["percall"] for n in shims)
+    report(record)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    record = {"calls": args.calls, "results": results, "identical_output": same, "time": stamp}
-    (out_dir / f"bench-{stamp}.json").write_text(json.dumps(record, indent=2) + "\n")
-    return 0 if same else 1
+    path = out_dir / f"bench-{time.strftime('%Y%m%dT%H%M%S')}.json"
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"\nresults: {path}")
+    if args.compare:
+        compare(record, json.loads(Path(args.compare).read_text()))
+    return 0 if record["identical_output"] else 1
+
+
+def report(record: dict[str, Any]) -> None:
+    e2e = record["end_to_end"]
+    base = e2e.get("native", e2e["python"])
+    base_name = "native" if "native" in e2e else "python"
+    floor = e2e["floor"]["p50_ms"]
+    print(f"end to end, BeforeTool, {record['calls']} calls each, spawned through bash -c (ms)")
+    print(f"{'contender':10} {'p50':>8} {'p90':>8} {'p99':>8}  {'p50 / ' + base_name:>14}  {'p50 / floor':>12}")
+    for name, row in e2e.items():
+        print(
+            f"{name:10} {row['p50_ms']:8.2f} {row['p90_ms']:8.2f} {row['p99_ms']:8.2f}  "
+            f"{row['p50_ms'] / base['p50_ms']:13.2f}x  {row['p50_ms'] / floor:11.2f}x"
+        )
+    print(f"the shims and percall printed identical bytes for every call: {record['identical_output']}")
+    daemon = record["daemon"]
+    print("\nthe daemon alone, over its socket, one connection per request (ms)")
+    for name in ("fixed_100", "fixed_1000"):
+        row = daemon[name]
+        print(
+            f"{row['rate']:6.0f} req/s  p50 {row['p50_ms']:7.3f}  p99 {row['p99_ms']:7.3f}  "
+            f"errors {row['errors']}  achieved {row['per_second']:.0f}/s"
+        )
+    top = daemon["max"]
+    print(
+        f"max sustained: {top['per_second']:.0f} decisions/s (concurrency {top['concurrency']}), "
+        f"p99 {top['p99_ms']:.2f} ms, errors {top['errors']}"
+    )
+    burst = record["after_model_burst"]
+    print(
+        f"\nAfterModel burst, 100 chunks one after another ({burst['shim']} shim): "
+        f"{burst['total_ms']:.0f} ms in all, p50 {burst['p50_ms']:.2f} ms per chunk"
+    )
+    print(f"daemon RSS after the run: {record['daemon_rss_mb']:.1f} MB")
+    for note in record["notes"]:
+        print(f"note: {note}")
+
+
+def compare(new: dict[str, Any], old: dict[str, Any]) -> None:
+    print("\nnew / old (below 1.00 is faster)")
+    for name, row in new["end_to_end"].items():
+        if name in old.get("end_to_end", {}):
+            print(f"  end to end {name:8} p50 {row['p50_ms'] / old['end_to_end'][name]['p50_ms']:.2f}")
+    for name in ("fixed_100", "fixed_1000"):
+        if name in old.get("daemon", {}):
+            print(f"  daemon {name:12} p50 {new['daemon'][name]['p50_ms'] / old['daemon'][name]['p50_ms']:.2f}")
+    if "max" in old.get("daemon", {}):
+        print(f"  max decisions/s   {new['daemon']['max']['per_second'] / old['daemon']['max']['per_second']:.2f}")
 
 
 if __name__ == "__main__":
