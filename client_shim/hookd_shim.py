@@ -4,8 +4,11 @@ Run as `<absolute python> -I -S hookd_shim.py CLIENT EVENT [--socket PATH] [--de
 [--fail closed|open]`. It reads the hook payload from stdin to EOF, sends it to the hookd daemon
 over its Unix socket (protocol: docs/protocol.md) and writes back exactly the daemon's stdout,
 stderr and exit code. When anything goes wrong (no daemon, refused, past the deadline, a truncated
-or malformed reply, an error reply) it applies the event's fail mode: closed prints the event's deny
-JSON with a one-line reason, open prints nothing.
+or malformed reply, an error reply, stdin too large or unreadable) it applies the event's fail mode:
+closed prints the event's deny JSON with a one-line reason, open prints nothing.
+
+client_shim/hookd_shim.c is the native twin (no interpreter start-up); both give the same bytes for
+the same input, which tests/integration/test_shim_conformance.py checks.
 
 Standard library only, and only the cheap parts of it (no json, socket, argparse): this process is
 started for every hook call, so its start-up is the cost of the hook path.
@@ -23,6 +26,7 @@ REQUEST = struct.Struct("!4sBxII")
 REPLY = struct.Struct("!4sBBBxII")
 MAX_PAYLOAD = 16 * 1024 * 1024
 DEFAULT_DEADLINE_MS = 4000
+MAX_DEADLINE_MS = 2**31 - 1  # what poll() can wait; a larger --deadline-ms is not a number
 FORWARDED_ENV = (
     "GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR",
     "CLAUDE_PROJECT_DIR", "HOME", "USER",
@@ -68,25 +72,31 @@ def socket_path():
     return f"/tmp/hookd-{os.getuid()}/hook.sock"
 
 
-def remaining(deadline):
+def remaining(deadline, what="timeout"):
     left = deadline - time.monotonic()
     if left <= 0:
-        raise ShimError("timeout")
+        raise ShimError(what)
     return left
 
 
 def read_stdin(deadline, limit):
     chunks, size = [], 0
-    while True:
-        if not select.select([0], [], [], remaining(deadline))[0]:
-            raise ShimError("timeout")
-        chunk = os.read(0, 65536)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            raise ShimError(f"oversize:{limit}")
-        chunks.append(chunk)
+    try:
+        while True:
+            if not select.select([0], [], [], remaining(deadline, "stdin-timeout"))[0]:
+                raise ShimError("stdin-timeout")
+            try:
+                chunk = os.read(0, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > limit:
+                raise ShimError(f"oversize:{limit}")
+            chunks.append(chunk)
+    except OSError as exc:
+        raise ShimError(f"stdin-error:{exc.strerror or exc}") from None
 
 
 def recv_exactly(sock, size, deadline):
@@ -101,30 +111,60 @@ def recv_exactly(sock, size, deadline):
     return b"".join(parts)
 
 
-def exchange(path, frame, deadline):
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        sock.settimeout(remaining(deadline))
+def connect(sock, path, deadline):
+    # A blocking connect bounded by SO_SNDTIMEO: on a Unix socket that is how long connect() waits for
+    # room in a busy daemon's backlog, where a non-blocking one (settimeout) fails at once with EAGAIN.
+    while True:
+        left = remaining(deadline)
+        seconds, micros = int(left), int(left % 1 * 1e6)
+        sock.setsockopt(_socket.SOL_SOCKET, _socket.SO_SNDTIMEO, struct.pack("@ll", seconds, micros or 1))
         try:
             sock.connect(path)
+            return
         except (FileNotFoundError, ConnectionRefusedError):
             raise ShimError("not-running") from None
+        except (BlockingIOError, InterruptedError):
+            continue  # the backlog stayed full for SO_SNDTIMEO: the deadline decides
+
+
+def read_reply(sock, deadline):
+    prefix = recv_exactly(sock, REPLY.size, deadline)
+    magic, version, status, code, out_len, err_len = REPLY.unpack(prefix)
+    if magic != b"HKDR" or version != VERSION or status > 1 or out_len + err_len > MAX_PAYLOAD:
+        raise ShimError("malformed")
+    body = recv_exactly(sock, out_len + err_len, deadline)
+    if status == 1:
+        raise ShimError("rejected: " + body[:out_len].decode("utf-8", "replace"))
+    return code, body[:out_len], body[out_len:]
+
+
+def exchange(path, frame, deadline):
+    sock = None
+    try:
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        connect(sock, path, deadline)
         sock.settimeout(remaining(deadline))
-        sock.sendall(frame)
-        prefix = recv_exactly(sock, REPLY.size, deadline)
-        magic, version, status, code, out_len, err_len = REPLY.unpack(prefix)
-        if magic != b"HKDR" or version != VERSION or status > 1 or out_len + err_len > MAX_PAYLOAD:
-            raise ShimError("malformed")
-        body = recv_exactly(sock, out_len + err_len, deadline)
+        try:
+            sock.sendall(frame)
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            # A daemon that refuses a frame (too large, say) answers and closes without reading the
+            # rest: the reply is what says why, so read it; the broken pipe only when there is none.
+            try:
+                return read_reply(sock, deadline)
+            except ShimError as reply_error:
+                if str(reply_error).startswith("rejected: "):
+                    raise
+                raise exc from None
+            except OSError:
+                raise exc from None
+        return read_reply(sock, deadline)
     except _socket.timeout:
         raise ShimError("timeout") from None
     except OSError as exc:
         raise ShimError(f"connection failed ({exc.strerror or exc})") from None
     finally:
-        sock.close()
-    if status == 1:
-        raise ShimError("rejected: " + body[:out_len].decode("utf-8", "replace"))
-    return code, body[:out_len], body[out_len:]
+        if sock is not None:
+            sock.close()
 
 
 def describe(error, path, deadline_ms):
@@ -133,6 +173,10 @@ def describe(error, path, deadline_ms):
         return f"hookd is not running (no daemon on {path}): start it with `hookd serve`"
     if text == "timeout":
         return f"hookd did not answer within {deadline_ms} ms"
+    if text == "stdin-timeout":
+        return f"the hook input (stdin) was not complete within {deadline_ms} ms"
+    if text.startswith("stdin-error:"):
+        return f"the hook input (stdin) could not be read ({text[12:]})"
     if text == "truncated":
         return "hookd closed the connection before a complete reply"
     if text == "malformed":
@@ -155,7 +199,10 @@ def fail_output(client, event, mode, reason):
 def write_all(fd, data):
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view) :]
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            select.select([], [fd], [])
 
 
 def parse_args(argv):
@@ -165,9 +212,11 @@ def parse_args(argv):
     rest = argv[2:]
     while rest:
         key = rest.pop(0)
-        if not key.startswith("--") or key[2:] not in opts or not rest:
+        if key not in ("--socket", "--deadline-ms", "--fail") or not rest:
             raise SystemExit(f"hookd_shim.py: bad argument {key!r}")
         opts[key[2:]] = rest.pop(0)
+    if opts["fail"] is not None and opts["fail"] not in ("closed", "open"):
+        raise SystemExit(f"hookd_shim.py: bad value {opts['fail']!r} for --fail: use closed or open")
     return opts
 
 
@@ -175,7 +224,8 @@ def main(argv):
     opts = parse_args(argv)
     client, event = opts["client"], opts["event"]
     text = opts["deadline-ms"] or ""
-    deadline_ms = int(text) if text.isdigit() and int(text) > 0 else DEFAULT_DEADLINE_MS
+    number = int(text) if text.isascii() and text.isdigit() else 0
+    deadline_ms = number if 0 < number <= MAX_DEADLINE_MS else DEFAULT_DEADLINE_MS
     deadline = time.monotonic() + deadline_ms / 1000.0
     path = opts["socket"] or socket_path()
     default_mode = "closed" if event in FAIL_CLOSED.get(client, ()) else "open"
@@ -186,10 +236,16 @@ def main(argv):
         frame = REQUEST.pack(b"HKDQ", VERSION, len(header), len(payload)) + header + payload
         code, out, err = exchange(path, frame, deadline)
     except (ShimError, OSError, ValueError, struct.error) as exc:
-        write_all(1, fail_output(client, event, mode, describe(exc, path, deadline_ms)))
-        return 0
-    write_all(1, out)
-    write_all(2, err)
+        code, out, err = 0, fail_output(client, event, mode, describe(exc, path, deadline_ms)), b""
+    try:
+        write_all(1, out)
+        write_all(2, err)
+    except OSError as exc:
+        try:  # noqa: SIM105 (contextlib would be one more import on every hook call)
+            os.write(2, f"hookd_shim.py: cannot write the reply ({exc.strerror or exc})\n".encode())
+        except OSError:
+            pass
+        return 1
     return code
 
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,19 +41,43 @@ def require(condition: bool, what: str) -> None:
 class RunningDaemon:
     proc: subprocess.Popen[bytes]
     runtime_dir: Path
-    log_path: Path
+    log_path: Path  # the daemon's stdout and stderr
     config_path: Path
+    state_dir: Path | None = None  # $XDG_STATE_HOME of the daemon: its decision log is in hookd/ below
 
     @property
     def socket(self) -> Path:
         return self.runtime_dir / "hook.sock"
 
+    @property
+    def control_socket(self) -> Path:
+        return self.runtime_dir / "control.sock"
+
+    @property
+    def decision_log(self) -> Path:
+        assert self.state_dir is not None, "this daemon's decision log is where its config says"
+        return self.state_dir / "hookd" / "decisions.log"
+
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
-    def decisions(self) -> list[dict[str, object]]:
-        lines = [json.loads(line) for line in self.log().splitlines() if line.startswith("{")]
-        return [entry for entry in lines if entry.get("event") == "decision"]
+    def decisions(self, at_least: int = 0, timeout: float = 10) -> list[dict[str, Any]]:
+        """The decision records in the decision log, oldest first. The log is written just after each
+        reply, so this waits until it holds `at_least` records and has stopped growing (20 ms)."""
+        end = time.monotonic() + timeout
+        last: list[dict[str, Any]] | None = None
+        from hookd.audit.chain import log_files
+
+        while True:
+            text = "".join(path.read_text() for path in log_files(self.decision_log))  # rotated files first
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+            current = [r for r in records if r.get("type") == "decision"]
+            if last is not None and len(current) == len(last) and len(current) >= at_least:
+                return current
+            if time.monotonic() > end:
+                raise AssertionError(f"the decision log holds {len(current)} records, expected {at_least}")
+            last = current
+            time.sleep(0.02)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> int:
         if self.proc.poll() is None:
@@ -73,6 +98,8 @@ def start_daemon(
     config_path = tmp_path / f"config-{time.monotonic_ns()}.toml"
     config_path.write_text(config)
     log_path = tmp_path / f"daemon-{time.monotonic_ns()}.log"
+    # Every daemon its own decision log (the default is in $XDG_STATE_HOME/hookd), unless env says otherwise.
+    state_dir = Path((env or {}).get("XDG_STATE_HOME") or tempfile.mkdtemp(prefix="hkdstate", dir="/tmp"))
     cmd = [
         VENV_PYTHON, "-m", "hookd", "--config", str(config_path), "serve",
         "--policies", str(policies), "--runtime-dir", str(runtime_dir),
@@ -83,22 +110,27 @@ def start_daemon(
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            env={**os.environ, **(env or {})},
+            env={**os.environ, "XDG_STATE_HOME": str(state_dir), **(env or {})},
         )
-    daemon = RunningDaemon(proc, runtime_dir, log_path, config_path)
+    daemon = RunningDaemon(proc, runtime_dir, log_path, config_path, state_dir)
     if wait:
         wait_for_socket(daemon)
     return daemon
 
 
 def wait_for_socket(daemon: RunningDaemon, timeout: float = 20) -> None:
+    """Until the daemon listens on its hook socket and on its control socket (it opens that one second)."""
     end = time.monotonic() + timeout
+    waiting = [daemon.socket, daemon.control_socket]
     while time.monotonic() < end:
         if daemon.proc.poll() is not None:
             raise AssertionError(f"daemon exited with {daemon.proc.returncode}:\n{daemon.log()}")
         with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as probe:
-            probe.connect(str(daemon.socket))
-            return
+            probe.connect(str(waiting[0]))
+            waiting.pop(0)
+            if not waiting:
+                return
+            continue
         time.sleep(0.02)
     daemon.stop(signal.SIGKILL)
     raise AssertionError(f"daemon did not listen within {timeout}s:\n{daemon.log()}")
@@ -145,13 +177,17 @@ def gemini_payload(event: str, **fields: object) -> dict[str, object]:
 
 
 class FakeServer:
-    """A misbehaving daemon on a Unix socket: `behaviour` is hang, close, truncated, garbage or error."""
+    """A fake daemon on a Unix socket. `behaviour` is hang, close, truncated, garbage or error (a
+    misbehaving daemon), or reply: read each whole request frame, keep it in `requests`, answer the
+    bytes `reply` verbatim (a well-formed reply from wire.encode_reply, or any bytes at all)."""
 
-    def __init__(self, path: Path, behaviour: str) -> None:
+    def __init__(self, path: Path, behaviour: str, reply: bytes = b"") -> None:
         import threading
 
         self.path = path
         self.behaviour = behaviour
+        self.reply = reply
+        self.requests: list[bytes] = []
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(str(path))
         self.sock.listen(8)
@@ -168,10 +204,17 @@ class FakeServer:
             except TimeoutError:
                 continue
             except OSError:
-                return
+                break
+            if self._stop.is_set():  # close() woke us up
+                conn.close()
+                break
             conn.settimeout(5)
             with contextlib.suppress(OSError):
-                conn.recv(1 << 20)
+                if self.behaviour == "reply":
+                    self.requests.append(read_request(conn))
+                    conn.sendall(self.reply)
+                else:
+                    conn.recv(1 << 20)
                 if self.behaviour == "hang":
                     held.append(conn)
                     continue
@@ -189,8 +232,24 @@ class FakeServer:
 
     def close(self) -> None:
         self._stop.set()
+        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as wake:
+            wake.connect(str(self.path))  # the accept() returns at once instead of at its next timeout
         self._thread.join(timeout=5)
         self.sock.close()
+
+
+def read_request(conn: socket.socket) -> bytes:
+    """Read one whole request frame (prefix, header, payload), or what came before the connection closed."""
+    data = bytearray()
+    want = 14
+    while len(data) < want:
+        chunk = conn.recv(min(want - len(data), 1 << 20))
+        if not chunk:
+            break
+        data += chunk
+        if len(data) == 14 and want == 14:
+            want += int.from_bytes(data[6:10], "big") + int.from_bytes(data[10:14], "big")
+    return bytes(data)
 
 
 def send_frame(path: Path, frame: bytes, *, timeout: float = 10, shut_write: bool = False) -> bytes:

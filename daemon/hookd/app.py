@@ -1,4 +1,9 @@
-"""The daemon: logging, signals, the hook server, reload; the pipeline comes from hookd.assembly."""
+"""The daemon: logging, signals, the hook server, the control server, the decision log, reload; the
+pipeline comes from hookd.assembly.
+
+The hot path is `Daemon.handle`: decide, count, hand the decision to the log's sink (`put_nowait`,
+never awaited), reply. Everything the log does happens later, in its own task.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,24 @@ import asyncio
 import logging
 import signal
 import sys
+import time
+from dataclasses import dataclass
 
 import structlog
 
 from hookd import wire
 from hookd.assembly import build_pipeline
+from hookd.audit.record import Pending
+from hookd.audit.sink import Sink
+from hookd.audit.writer import DecisionLog
 from hookd.config import Config
+from hookd.control.server import ControlServer
+from hookd.control.service import ControlService, HookService
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
-from hookd.errors import HookdError
-from hookd.pipeline import Handled
-from hookd.transport.hook_server import HookServer
-from hookd.types import HookRequest, Reply
+from hookd.errors import DialectError, HookdError
+from hookd.pipeline import Handled, InteractiveProbe
+from hookd.transport.hook_server import HookServer, ServerStats
+from hookd.types import HookRequest, Outcome, Reply
 
 log = structlog.get_logger("hookd")
 
@@ -35,21 +47,15 @@ def configure_logging(level: str) -> None:
     )
 
 
-def log_decision(handled: Handled) -> None:
-    event, decision = handled.event, handled.decision
-    log.info(
-        "decision",
-        client=event.client.value,
-        hook_event=event.event.value,
-        tool=event.tool.name if event.tool else None,
-        outcome=decision.outcome.name.lower(),
-        verdicts=[f"{v.kind.value}:{v.policy_id}:{v.rule_id}" for v in decision.verdicts],
-        notes=list(decision.notes) or None,
-        latency_ms=round(handled.latency_ms, 3),
-        uid=event.caller.uid,
-        pid=event.caller.pid,
-        session=event.session_id or None,
-    )
+_OUTCOME_NAMES = {outcome: outcome.name.lower() for outcome in Outcome}
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadResult:
+    ok: bool
+    error: str
+    previous: str  # the revision before the reload
+    revision: str  # the revision serving now
 
 
 class Daemon:
@@ -57,43 +63,106 @@ class Daemon:
         self.config = config
         self.pipeline, self.engines = build_pipeline(config)
         daemon = config.daemon
+        self.started_at = self.loaded_at = time.time()
+        self.stats = ServerStats()
+        self.outcomes: dict[str, int] = {}
+        self.reloads = self.reload_failures = 0
+        self._stop: asyncio.Event | None = None
+        self.sink: Sink[Pending] = Sink(config.log.queue_size)
+        self.decision_log = DecisionLog(config.log, self.sink)
         self.server = HookServer(
             config.hook_socket,
             self.handle,
             limits=wire.Limits(daemon.max_header_bytes, daemon.max_payload_bytes),
             request_timeout=daemon.request_timeout_ms / 1000,
             max_concurrency=daemon.max_concurrency,
+            stats=self.stats,
+        )
+        self.control = ControlServer(
+            config.control_socket,
+            ControlService(self),
+            HookService(self),
+            max_message_bytes=daemon.max_payload_bytes + daemon.max_header_bytes,
         )
 
     async def handle(self, request: HookRequest) -> Reply:
+        """The hook socket's handler (the hook server counts the request and maps errors)."""
         handled = await self.pipeline.handle(request)
-        log_decision(handled)
+        self.record(handled, "socket")
         return handled.reply
 
-    def reload(self) -> None:
+    async def decide(self, request: HookRequest) -> Handled:
+        """The Decide call: the hook path, counted and logged like it. Raises DialectError, TimeoutError."""
+        self.stats.requests += 1
+        try:
+            async with asyncio.timeout(self.config.daemon.request_timeout_ms / 1000):
+                handled = await self.pipeline.handle(request)
+        except DialectError:
+            self.stats.error("bad-payload")
+            raise
+        except TimeoutError:
+            self.stats.error("deadline")
+            raise
+        self.record(handled, "grpc")
+        return handled
+
+    async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled:
+        """A dry run through the same pipeline: neither counted nor logged."""
+        async with asyncio.timeout(self.config.daemon.request_timeout_ms / 1000):
+            return await self.pipeline.handle(request, probe=probe)
+
+    def record(self, handled: Handled, via: str) -> None:
+        """Count the decision and hand it to the decision log; never blocks, never fails the request."""
+        name = _OUTCOME_NAMES[handled.decision.outcome]
+        self.outcomes[name] = self.outcomes.get(name, 0) + 1
+        self.sink.put_nowait(Pending(handled, time.time(), via))
+
+    def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
+        previous = str(self.engines.current.describe()["revision"])
         try:
             engine = RegoEmbeddedEngine.load(self.config.daemon.policies)
         except HookdError as exc:
-            log.error("reload_failed", error=str(exc), kept_revision=self.engines.current.describe()["revision"])
-            return
+            self.reload_failures += 1
+            log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
+            return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
         self.engines.current = engine
-        log.info("reloaded", revision=engine.revision, packages=len(engine.packages))
+        self.loaded_at = time.time()
+        self.reloads += 1
+        log.info("reloaded", revision=engine.revision, packages=len(engine.packages), requested_by=requested_by)
+        return ReloadResult(ok=True, error="", previous=previous, revision=engine.revision)
+
+    def stop(self) -> None:
+        """Ask `run` to shut down (what SIGTERM and SIGINT do)."""
+        if self._stop is not None:
+            self._stop.set()
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
+        stop = self._stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         loop.add_signal_handler(signal.SIGHUP, self.reload)
         await self.server.start()
-        engine = self.engines.current.describe()
-        log.info("serving", socket=str(self.server.path), revision=engine["revision"], packages=engine["packages"])
         try:
+            self.decision_log.start()
+            await self.control.start()
+            engine = self.engines.current.describe()
+            log.info(
+                "serving",
+                socket=str(self.server.path),
+                control=str(self.control.path),
+                decision_log=str(self.decision_log.path),
+                revision=engine["revision"],
+                packages=engine["packages"],
+            )
             await stop.wait()
         finally:
             log.info("stopping")
-            await self.server.stop()
-            log.info("stopped")
+            await self.server.stop()  # no new hook requests; those in flight finish and are queued for the log
+            self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
+            await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
+            await self.decision_log.close()  # write what is queued, flush
+            log.info("stopped", decisions_logged=self.decision_log.written, dropped=self.sink.dropped)
 
 
 def serve(config: Config) -> int:

@@ -8,6 +8,7 @@ problem is a ConfigError that names the file and the key.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -83,16 +84,49 @@ class AskConfig:
     unknown_is_headless: bool = True
 
 
+# Paths into the input document (docs/decision-log.md): `tool.input` is the same object as
+# `raw.tool_input`, so each tool argument is listed under both.
+DEFAULT_MASK = (
+    "tool.input.content", "raw.tool_input.content",
+    "tool.input.old_string", "raw.tool_input.old_string",
+    "tool.input.new_string", "raw.tool_input.new_string",
+    "raw.tool_response", "raw.prompt", "raw.prompt_response", "raw.llm_request", "raw.llm_response",
+)  # fmt: skip
+DEFAULT_ERASE = ("raw.llm_request.messages",)
+
+
+@dataclass(frozen=True, slots=True)
+class LogConfig:
+    """The decision log (docs/decision-log.md): where, how it rotates, and what of the input it masks."""
+
+    path: Path = field(default_factory=lambda: default_state_dir() / "decisions.log")
+    max_bytes: int = 16 * 1024 * 1024  # rotate before a file would pass this size
+    keep: int = 5  # rotated files kept besides the current one: decisions.log.1 … .keep
+    stdout: bool = False  # also print each record on the daemon's stdout
+    queue_size: int = 10_000  # records waiting for the writer; when full the oldest is dropped and counted
+    mask: tuple[str, ...] = DEFAULT_MASK  # every string under these paths is cut to mask_length
+    erase: tuple[str, ...] = DEFAULT_ERASE  # these values are replaced by a one-line summary
+    mask_length: int = 256
+    max_string_length: int = 4096  # every other string is cut to this
+    builtin_secret_patterns: bool = True  # redact AWS keys, GitHub tokens, private keys, JWTs, password=…
+    secret_patterns: tuple[str, ...] = ()  # more regular expressions whose matches are redacted
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     daemon: DaemonConfig = field(default_factory=DaemonConfig)
     shim: ShimConfig = field(default_factory=ShimConfig)
     ask: AskConfig = field(default_factory=AskConfig)
+    log: LogConfig = field(default_factory=LogConfig)
     source: Path | None = None
 
     @property
     def hook_socket(self) -> Path:
         return self.daemon.runtime_dir / "hook.sock"
+
+    @property
+    def control_socket(self) -> Path:
+        return self.daemon.runtime_dir / "control.sock"
 
     @property
     def shim_python(self) -> str:
@@ -131,19 +165,41 @@ def _locate(explicit: str | None) -> tuple[Path | None, bool]:
 
 def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Config:
     where = f"config {source}" if source else "config"
-    unknown = set(raw) - {"daemon", "shim", "ask", "fail_mode"}
+    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode"}
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
     shim = _section(ShimConfig(), raw.get("shim", {}), "shim", where)
     ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
+    log = _section(LogConfig(), raw.get("log", {}), "log", where)
+    _check_log(log, where)
     shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
             f"({shim.hook_timeout_ms}), or the agent kills the shim before it can apply its fail mode"
         )
-    return Config(daemon=daemon, shim=shim, ask=ask, source=source)
+    return Config(daemon=daemon, shim=shim, ask=ask, log=log, source=source)
+
+
+_MASK_PATH = re.compile(r"[^.\s]+(\.[^.\s]+)*")
+
+
+def _check_log(log: LogConfig, where: str) -> None:
+    for key in ("mask", "erase"):
+        for i, path in enumerate(getattr(log, key)):
+            if not _MASK_PATH.fullmatch(path):
+                raise ConfigError(
+                    f"{where}: 'log.{key}' entry {i + 1} ({path!r}) must be a dotted path into the input, "
+                    "like raw.tool_input.content (`*` matches any one key)"
+                )
+    for i, pattern in enumerate(log.secret_patterns):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(
+                f"{where}: 'log.secret_patterns' entry {i + 1} is not a valid regular expression: {exc}"
+            ) from None
 
 
 def _section(default: T, raw: object, name: str, where: str) -> T:
@@ -161,6 +217,10 @@ def _section(default: T, raw: object, name: str, where: str) -> T:
 
 
 def _coerce(dotted: str, value: object, current: object, where: str) -> object:
+    if isinstance(current, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise ConfigError(f"{where}: '{dotted}' must be a list of non-empty strings, got {value!r}")
+        return tuple(value)
     if isinstance(current, bool):
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: '{dotted}' must be true or false, got {value!r}")

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from hookd.audit.ids import DecisionIds
 from hookd.errors import DialectError, EngineError, one_line
 from hookd.policy.combine import combine
 from hookd.types import (
@@ -31,6 +32,7 @@ from hookd.types import (
 )
 
 InteractiveProbe = Callable[[int], "bool | None"]
+IdFactory = Callable[[], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +43,18 @@ class AskPolicy:
 
 @dataclass(frozen=True, slots=True)
 class Handled:
-    """Everything one request produced, for the reply and the log."""
+    """Everything one request produced, for the reply and the log. `engine` is the engine that served it
+    (its revision goes into the decision log record, read off the hot path)."""
 
     event: NormalisedEvent
     decision: Decision
     reply: Reply
     latency_ms: float
+    engine: Engine | None = None
+
+    @property
+    def decision_id(self) -> str:
+        return self.decision.decision_id
 
 
 class EngineHolder:
@@ -65,6 +73,7 @@ class Pipeline:
         fail_modes: Mapping[Event, FailMode],
         ask: AskPolicy,
         probe: InteractiveProbe,
+        ids: IdFactory | None = None,
     ) -> None:
         self._dialects = dict(dialects)
         self._enrichers = tuple(enrichers)
@@ -72,6 +81,7 @@ class Pipeline:
         self._fail_modes = fail_modes
         self._ask = ask
         self._probe = probe
+        self._ids = ids or DecisionIds()
 
     def dialect(self, client: str) -> Dialect:
         try:
@@ -80,21 +90,28 @@ class Pipeline:
             known = ", ".join(sorted(self._dialects))
             raise DialectError(f"unknown client {client!r} (known: {known})") from None
 
-    async def handle(self, request: HookRequest) -> Handled:
-        """Decide one request. Raises DialectError for a payload the client dialect cannot read."""
+    async def handle(self, request: HookRequest, *, probe: InteractiveProbe | None = None) -> Handled:
+        """Decide one request. Raises DialectError for a payload the client dialect cannot read.
+
+        The engine is read once per request (a reload swaps it between requests, never within one).
+        The decision gets its id before render, so that every reason the agent shows can quote it.
+        `probe` replaces the interactive-session probe (a dry run states it instead of probing).
+        """
         dialect = self.dialect(request.client)
         event = dialect.parse(request)
+        engine = self._engines.current
         try:
             event = self._enrich(event)
-            verdicts = await self._evaluate(event, request.deadline)
+            verdicts = await self._evaluate(engine, event, request.deadline)
         except EngineError as exc:
             verdicts = [self._engine_failure(event.event, str(exc))]
-        decision = self._resolve_ask(event, combine(verdicts))
+        decision = self._resolve_ask(event, combine(verdicts), probe or self._probe)
+        decision = replace(decision, decision_id=self._ids())
         reply = dialect.render(event, decision)
         if reply.notes:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
-        return Handled(event=event, decision=decision, reply=reply, latency_ms=latency)
+        return Handled(event=event, decision=decision, reply=reply, latency_ms=latency, engine=engine)
 
     def _enrich(self, event: NormalisedEvent) -> NormalisedEvent:
         try:
@@ -104,10 +121,10 @@ class Pipeline:
             raise EngineError(f"enrichment failed: {type(exc).__name__}: {exc}") from exc
         return event
 
-    async def _evaluate(self, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
+    @staticmethod
+    async def _evaluate(engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
         if deadline.expired():
             raise EngineError("the request deadline passed before evaluation")
-        engine = self._engines.current
         return await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
 
     def _engine_failure(self, event: Event, error: str) -> Verdict:
@@ -116,11 +133,11 @@ class Pipeline:
             return Verdict(VerdictKind.DENY, "hookd", "engine-error", reason)
         return Verdict(VerdictKind.MESSAGE, "hookd", "engine-error", reason)
 
-    def _resolve_ask(self, event: NormalisedEvent, decision: Decision) -> Decision:
+    def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:
             return decision
         try:
-            interactive = self._probe(event.caller.pid)
+            interactive = probe(event.caller.pid)
         except Exception:  # a vanished or unreadable process is an unknown session
             interactive = None
         if interactive or (interactive is None and not self._ask.unknown_is_headless):

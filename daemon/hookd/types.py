@@ -201,10 +201,20 @@ class Decision:
     extras: Mapping[str, JSON] = field(default_factory=dict)
     verdicts: tuple[Verdict, ...] = ()
     notes: tuple[str, ...] = ()
+    decision_id: str = ""  # set by the pipeline before render; quoted in every reason shown
 
     @property
     def reason(self) -> str:
-        return "; ".join(self.reasons)
+        """The reasons joined, with ` (decision <id>)` after them when the decision has an id."""
+        return self.explain("")
+
+    def explain(self, default: str) -> str:
+        """The reasons joined (or `default` when there are none), with ` (decision <id>)` appended when the
+        decision has an id, so that a user can quote the id to an admin who finds it in the decision log."""
+        text = "; ".join(self.reasons) or default
+        if text and self.decision_id:
+            return f"{text} (decision {self.decision_id})"
+        return text
 
 
 @dataclass(frozen=True, slots=True)

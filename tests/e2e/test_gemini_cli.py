@@ -148,7 +148,7 @@ class GeminiRun:
         return path.read_text() if path.exists() else None
 
     def events(self, hook_event: str) -> list[dict[str, Any]]:
-        return [d for d in self.decisions if d["hook_event"] == hook_event]
+        return [d for d in self.decisions if d["event"] == hook_event]
 
     def model_requests(self) -> list[list[dict[str, Any]]]:
         """The contents of every model request, in order, from Gemini's telemetry."""
@@ -201,6 +201,16 @@ def run_gemini(workspace: Workspace, prompt: str, script: Path, daemon: RunningD
             Path(report).unlink(missing_ok=True)
     decisions = daemon.decisions()[before:] if daemon else []
     return GeminiRun(workspace, proc.returncode, stdout, stderr, seconds, decisions)
+
+
+def verdicts(record: Mapping[str, Any]) -> list[str]:
+    """A decision record's verdicts as kind:policy:rule."""
+    return [f"{v['kind']}:{v['policy']}:{v['rule']}" for v in record["verdicts"]]
+
+
+def quoted(reason: str, record: Mapping[str, Any]) -> str:
+    """A blocking reason as the agent shows it: with the id of the decision (from the decision log)."""
+    return f"{reason} (decision {record['id']})"
 
 
 def tool_results(contents: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -281,22 +291,23 @@ def test_before_tool_deny_blocks_the_write_and_the_reason_reaches_the_model(tool
     run = tools_run
     assert run.returncode == 0, run.report
     assert run.file("secret.txt") is None, run.report
-    assert f"Error executing tool write_file: Tool execution blocked: {SECRET_REASON}" in run.stderr, run.report
+    reason = quoted(SECRET_REASON, run.events("BeforeTool")[0])
+    assert f"Error executing tool write_file: Tool execution blocked: {reason}" in run.stderr, run.report
     requests = run.model_requests()
     assert len(requests) == 2, requests
     told = tool_results(requests[1])
-    assert told["secret.txt"] == {"error": f"Tool execution blocked: {SECRET_REASON}"}
+    assert told["secret.txt"] == {"error": f"Tool execution blocked: {reason}"}
     # Control: an allowed name in the same turn is written, and the model gets the tool's output.
     assert run.file("ok.txt") == "fine", run.report
     assert "error" not in told["ok.txt"]
     assert told["ok.txt"]["output"].startswith("Successfully created and wrote to new file")
     # The daemon decided each call, in the script's order.
     before_tool = run.events("BeforeTool")
-    assert [(d["tool"], d["outcome"]) for d in before_tool] == [
+    assert [(d["tool"], d["decision"]) for d in before_tool] == [
         ("write_file", "deny"), ("write_file", "allow"), ("write_file", "rewrite"),
         ("write_file", "allow"), ("read_file", "allow"),
     ], run.report  # fmt: skip
-    assert before_tool[0]["verdicts"] == ["deny:hookd.demo:no-secret"]
+    assert verdicts(before_tool[0]) == ["deny:hookd.demo:no-secret"]
 
 
 def test_before_tool_rewrite_runs_the_rewritten_arguments(tools_run: GeminiRun) -> None:
@@ -306,7 +317,7 @@ def test_before_tool_rewrite_runs_the_rewritten_arguments(tools_run: GeminiRun) 
     told = tool_results(run.model_requests()[1])
     assert HOOK_REWROTE in told["shout.txt"]["output"]
     assert HOOK_REWROTE not in told["plain.txt"]["output"]
-    assert run.events("BeforeTool")[2]["verdicts"] == ["rewrite:hookd.demo:shout"]
+    assert verdicts(run.events("BeforeTool")[2]) == ["rewrite:hookd.demo:shout"]
 
 
 def test_after_tool_context_reaches_the_next_model_request(tools_run: GeminiRun) -> None:
@@ -320,13 +331,13 @@ def test_after_tool_context_reaches_the_next_model_request(tools_run: GeminiRun)
     for name in ("ok.txt", "shout.txt", "plain.txt"):
         assert "hook_context" not in json.dumps(told[name]), told[name]
     after_read = [d for d in run.events("AfterTool") if d["tool"] == "read_file"]
-    assert [d["verdicts"] for d in after_read] == [["context:hookd.demo:after-read"]], run.report
+    assert [verdicts(d) for d in after_read] == [["context:hookd.demo:after-read"]], run.report
 
 
 def test_session_start_context_is_prepended_to_the_prompt(tools_run: GeminiRun, stopped_tool_run: GeminiRun) -> None:
     first = tools_run.model_requests()[0]
     assert user_texts(first)[-1] == f"{SESSION_CONTEXT}\n\n{PROMPT}", first
-    assert [d["verdicts"] for d in tools_run.events("SessionStart")] == [["context:hookd.demo:hello"]]
+    assert [verdicts(d) for d in tools_run.events("SessionStart")] == [["context:hookd.demo:hello"]]
     # Control: the same prompt with no daemon to answer SessionStart (it fails open) reaches the model bare.
     bare = stopped_tool_run.model_requests()[0]
     assert user_texts(bare)[-1] == PROMPT, bare
@@ -342,16 +353,19 @@ def test_before_agent_deny_blocks_the_prompt_before_any_model_call(
     forbidden_run: GeminiRun, tools_run: GeminiRun
 ) -> None:
     run = forbidden_run
-    blocked = "Agent execution blocked: this prompt is forbidden [hookd.demo:no-forbidden-prompt]"
+    (before_agent,) = run.events("BeforeAgent")
+    blocked = "Agent execution blocked: " + quoted(
+        "this prompt is forbidden [hookd.demo:no-forbidden-prompt]", before_agent
+    )
     assert blocked in run.stderr, run.report
     assert ANSWER not in run.stdout, run.report
     assert run.file("ok.txt") is None, run.report
-    assert [(d["outcome"], d["verdicts"]) for d in run.events("BeforeAgent")] == [
+    assert [(d["decision"], verdicts(d)) for d in run.events("BeforeAgent")] == [
         ("deny", ["deny:hookd.demo:no-forbidden-prompt"])
     ], run.report
     assert run.events("BeforeModel") == [], run.report  # the model was never asked
     # Control: the same script without FORBIDDEN reaches the model and runs its tool calls.
-    assert [d["outcome"] for d in tools_run.events("BeforeAgent")] == ["allow"], tools_run.report
+    assert [d["decision"] for d in tools_run.events("BeforeAgent")] == ["allow"], tools_run.report
     assert len(tools_run.events("BeforeModel")) == 2, tools_run.report
     assert ANSWER in tools_run.stdout, tools_run.report
     assert tools_run.file("ok.txt") == "fine", tools_run.report
@@ -379,12 +393,12 @@ def test_before_tool_selection_restricts_the_request_to_read_file(
     declared = {f["name"] for tool in request["config"]["tools"] for f in tool.get("functionDeclarations", [])}
     assert {"read_file", "write_file"} <= declared  # a hook restricts calling, it cannot remove tools
     selection = read_only_run.events("BeforeToolSelection")
-    assert [(d["outcome"], d["verdicts"]) for d in selection] == [("rewrite", ["rewrite:hookd.demo:only-read"])]
+    assert [(d["decision"], verdicts(d)) for d in selection] == [("rewrite", ["rewrite:hookd.demo:only-read"])]
     # Control: without READ-ONLY hookd prints nothing (`{}` would reset the config to AUTO), so the
     # request carries Gemini's own tool config, which is none.
     control = any_tool_run.failed_request()
     assert "toolConfig" not in control["config"], control["config"].get("toolConfig")
-    assert [(d["outcome"], d["verdicts"]) for d in any_tool_run.events("BeforeToolSelection")] == [("allow", [])]
+    assert [(d["decision"], verdicts(d)) for d in any_tool_run.events("BeforeToolSelection")] == [("allow", [])]
 
 
 @pytest.fixture(scope="module")
@@ -398,14 +412,16 @@ def test_ask_in_headless_mode_is_denied_instead_of_hanging(ask_run: GeminiRun) -
     assert run.returncode == 0, run.report
     assert "Both writes were attempted." in run.stdout, run.report
     assert run.file("ask-me.txt") is None, run.report
-    why = "please confirm ask-me.txt [hookd.demo:ask-me] (ask answered deny: the agent session is headless)"
+    first, second = run.events("BeforeTool")
+    why = quoted(
+        "please confirm ask-me.txt [hookd.demo:ask-me] (ask answered deny: the agent session is headless)", first
+    )
     assert f"Tool execution blocked: {why}" in run.stderr, run.report
     # Control: the next call of the same turn, a name the policy allows, still ran.
     assert run.file("after-ask.txt") == "still running", run.report
-    first, second = run.events("BeforeTool")
-    assert (first["outcome"], first["verdicts"]) == ("deny", ["ask:hookd.demo:ask-me"]), run.report
+    assert (first["decision"], verdicts(first)) == ("deny", ["ask:hookd.demo:ask-me"]), run.report
     assert first["notes"] == ["ask fallback applied: deny (the agent session is headless)"], run.report
-    assert (second["outcome"], second["verdicts"], second["notes"]) == ("allow", [], None), run.report
+    assert (second["decision"], verdicts(second), second["notes"]) == ("allow", [], []), run.report
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from support import DEMO_POLICIES, ROOT, SHIM, gemini_payload, require
 
 HOOKD = [sys.executable, "-m", "hookd"]
+DECISION_ID = re.compile(r"^id:       ([0-9a-f]{16}) ")
 
 
 def hookd(*args: str, stdin: bytes = b"", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -31,12 +33,16 @@ class TestEval:
     def test_shows_decision_exact_bytes_and_verdicts(self) -> None:
         result = hookd("eval", "--policies", str(DEMO_POLICIES), stdin=write_payload("secret.txt"))
         assert result.returncode == 0, result.stderr
+        decision_id = DECISION_ID.search(result.stdout.splitlines()[-1])
+        assert decision_id, result.stdout
         assert result.stdout.splitlines() == [
             "decision: deny",
-            'stdout:   {"decision":"deny","reason":"writing secret.txt is not allowed [hookd.demo:no-secret]"}',
+            'stdout:   {"decision":"deny","reason":"writing secret.txt is not allowed [hookd.demo:no-secret] '
+            f'(decision {decision_id[1]})"}}',
             "exit:     0",
             "verdicts:",
             "  deny     hookd.demo:no-secret  writing secret.txt is not allowed",
+            f"id:       {decision_id[1]} (a dry run: not in the decision log)",
         ]
 
     def test_json_output(self) -> None:
@@ -71,9 +77,10 @@ class TestEval:
             str(DEMO_POLICIES),
             stdin=write_payload("ask-me.txt"),
         )
-        assert json.loads(json.loads(interactive.stdout)["stdout"]) == {
+        out = json.loads(interactive.stdout)
+        assert json.loads(out["stdout"]) == {
             "decision": "ask",
-            "systemMessage": "please confirm ask-me.txt [hookd.demo:ask-me]",
+            "systemMessage": f"please confirm ask-me.txt [hookd.demo:ask-me] (decision {out['decision_id']})",
         }
 
     @pytest.mark.parametrize(
@@ -155,7 +162,7 @@ class TestInstall:
         }
         settings.write_text(json.dumps(original))
         env = {"HOME": str(home), "XDG_RUNTIME_DIR": "/run/user/4242"}
-        first = hookd("install", "--client", "gemini", "--scope", "user", env=env)
+        first = hookd("install", "--client", "gemini", "--scope", "user", "--shim", "python", env=env)
         assert first.returncode == 0, first.stderr
         data = json.loads(settings.read_text())
         assert data["theme"] == "dark"
@@ -169,7 +176,7 @@ class TestInstall:
         )
         assert Path(hook["command"].split()[0]).is_absolute()
         assert hook["timeout"] == 5000
-        assert hookd("install", env=env).stdout.startswith("hookd is already installed")
+        assert hookd("install", "--shim", "python", env=env).stdout.startswith("hookd is already installed")
         assert hookd("uninstall", env=env).returncode == 0
         assert json.loads(settings.read_text()) == original
 
@@ -194,3 +201,103 @@ class TestInstall:
         assert len(result.stderr.strip().splitlines()) == 1
         assert "not valid JSON" in result.stderr
         assert settings.read_text() == '{"theme": "dark",, }'
+
+
+def fake_native_shim(data_home: Path) -> Path:
+    """What `hookd shim build` leaves in the data directory (install only needs it to be executable)."""
+    binary = data_home / "hookd" / "bin" / "hookd-shim"
+    binary.parent.mkdir(parents=True)
+    binary.write_text("#!/bin/sh\nexit 0\n")
+    binary.chmod(0o755)
+    return binary
+
+
+class TestNativeShim:
+    def env(self, tmp_path: Path) -> dict[str, str]:
+        (tmp_path / "home").mkdir(exist_ok=True)
+        return {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data"),
+                "XDG_RUNTIME_DIR": "/run/user/4242"}  # fmt: skip
+
+    def command(self, tmp_path: Path, event: str = "BeforeTool") -> str:
+        data = json.loads((tmp_path / "home" / ".gemini" / "settings.json").read_text())
+        return str(data["hooks"][event][0]["hooks"][0]["command"])
+
+    def test_install_native_registers_the_binary(self, tmp_path: Path) -> None:
+        binary = fake_native_shim(tmp_path / "data")
+        result = hookd("install", "--shim", "native", env=self.env(tmp_path))
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == ""
+        assert self.command(tmp_path) == (
+            f"{binary} gemini BeforeTool --socket /run/user/4242/hookd/hook.sock --deadline-ms 4000"
+        )
+        assert self.command(tmp_path, "AfterAgent").startswith(f"{binary} gemini AfterAgent --socket ")
+
+    def test_install_native_without_the_binary_is_refused(self, tmp_path: Path) -> None:
+        result = hookd("install", "--shim", "native", env=self.env(tmp_path))
+        assert result.returncode == 2
+        assert result.stderr.strip().splitlines() == [
+            f"hookd: the native shim is not built ({tmp_path / 'data'}/hookd/bin/hookd-shim is missing): "
+            "run `hookd shim build` first"
+        ]
+        assert not (tmp_path / "home" / ".gemini" / "settings.json").exists()
+
+    def test_auto_picks_native_when_built_else_says_it_fell_back(self, tmp_path: Path) -> None:
+        fallback = hookd("install", env=self.env(tmp_path))
+        assert fallback.returncode == 0, fallback.stderr
+        assert len(fallback.stderr.strip().splitlines()) == 1
+        assert "the Python shim is installed" in fallback.stderr
+        assert "`hookd shim build`" in fallback.stderr
+        assert f" -I -S {SHIM} gemini BeforeTool " in self.command(tmp_path)
+        binary = fake_native_shim(tmp_path / "data")
+        native = hookd("install", env=self.env(tmp_path))
+        assert (native.returncode, native.stderr) == (0, "")
+        assert native.stdout.startswith("installed hookd for 11 events")  # python → native, in place
+        assert self.command(tmp_path).startswith(f"{binary} gemini BeforeTool ")
+        python = hookd("install", "--shim", "python", env=self.env(tmp_path))
+        assert (python.returncode, python.stderr) == (0, "")
+        assert f" -I -S {SHIM} gemini BeforeTool " in self.command(tmp_path)
+
+    def test_build_and_path(self, tmp_path: Path) -> None:
+        require(shutil.which("cc") is not None, "a C compiler (cc)")
+        env = self.env(tmp_path)
+        where = tmp_path / "data" / "hookd" / "bin" / "hookd-shim"
+        missing = hookd("shim", "path", env=env)
+        assert (missing.returncode, missing.stdout) == (1, f"{where}\n")
+        built = hookd("shim", "build", env=env)
+        assert built.returncode == 0, built.stderr
+        assert len(built.stdout.splitlines()) == 1
+        assert built.stdout.startswith(f"built the native shim: {where} (")
+        assert sorted(os.listdir(where.parent)) == ["hookd-shim"]  # no temporary left behind
+        assert os.access(where, os.X_OK)
+        assert (hookd("shim", "path", env=env).returncode, hookd("shim", "path", env=env).stdout) == (0, f"{where}\n")
+        usage = subprocess.run([str(where)], capture_output=True, check=False)
+        assert usage.returncode == 1
+        assert usage.stderr.startswith(b"usage: hookd-shim CLIENT EVENT")
+        out = tmp_path / "elsewhere"
+        again = hookd("shim", "build", "--out", str(out), env=env)
+        assert again.returncode == 0, again.stderr
+        assert os.access(out / "hookd-shim", os.X_OK)
+
+    def test_build_without_a_compiler_says_so(self, tmp_path: Path) -> None:
+        env = {**self.env(tmp_path), "PATH": str(tmp_path / "empty"), "CC": ""}
+        result = hookd("shim", "build", env=env)
+        assert (result.returncode, result.stdout) == (1, "")
+        assert result.stderr.strip().splitlines() == [
+            "hookd: no C compiler found (tried cc, gcc, clang): install one (cc, gcc or clang) or pass --cc"
+        ]
+        named = hookd("shim", "build", "--cc", "/nonexistent/cc", env=self.env(tmp_path))
+        assert named.returncode == 1
+        assert named.stderr.strip().splitlines() == [
+            "hookd: no C compiler '/nonexistent/cc' found: pass --cc a compiler on PATH or a path to one"
+        ]
+        assert not (tmp_path / "data").exists()
+
+    def test_a_failed_compile_is_one_line_and_leaves_nothing(self, tmp_path: Path) -> None:
+        require(shutil.which("cc") is not None, "a C compiler (cc)")
+        out = tmp_path / "bin"
+        result = hookd("shim", "build", "--cc", "cc -include /nonexistent/broken.h", "--out", str(out))
+        assert result.returncode == 1
+        [line] = result.stderr.strip().splitlines()
+        assert line.startswith("hookd: compiling the native shim with ")
+        assert "/nonexistent/broken.h" in line
+        assert os.listdir(out) == []

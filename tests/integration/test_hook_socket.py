@@ -32,9 +32,10 @@ class TestRoundTrip:
         result = run_shim(daemon.socket, "BeforeTool", write_payload("secret.txt"))
         assert result.returncode == 0
         assert result.stderr == b""
+        (record,) = daemon.decisions(at_least=1)
         assert json.loads(result.stdout) == {
             "decision": "deny",
-            "reason": "writing secret.txt is not allowed [hookd.demo:no-secret]",
+            "reason": f"writing secret.txt is not allowed [hookd.demo:no-secret] (decision {record['id']})",
         }
 
     def test_allow_prints_nothing(self, daemon: RunningDaemon) -> None:
@@ -57,7 +58,8 @@ class TestRoundTrip:
             tool_input={"command": "echo hi && sudo -u root rm -rf build"},
         )
         result = run_shim(daemon.socket, "BeforeTool", payload)
-        assert json.loads(result.stdout)["reason"] == "rm is not allowed [hookd.demo:no-rm]"
+        (record,) = daemon.decisions(at_least=1)
+        assert json.loads(result.stdout)["reason"] == f"rm is not allowed [hookd.demo:no-rm] (decision {record['id']})"
 
     def test_peer_credentials_are_recorded(self, daemon: RunningDaemon) -> None:
         frame = wire.encode_request(
@@ -65,8 +67,8 @@ class TestRoundTrip:
             json.dumps(write_payload("fine.txt")).encode(),
         )
         assert decode(send_frame(daemon.socket, frame)).status is wire.Status.OK
-        entry = daemon.decisions()[-1]
-        assert (entry["uid"], entry["pid"]) == (os.getuid(), os.getpid())
+        entry = daemon.decisions(at_least=1)[-1]
+        assert (entry["caller"]["uid"], entry["caller"]["pid"]) == (os.getuid(), os.getpid())
 
 
 class TestConcurrency:
@@ -80,7 +82,7 @@ class TestConcurrency:
                 assert json.loads(result.stdout)["decision"] == "deny"
             else:
                 assert result.stdout == b""
-        assert len(daemon.decisions()) == 60
+        assert len(daemon.decisions(at_least=60)) == 60
 
     def test_three_hundred_simultaneous_connections(self, daemon: RunningDaemon) -> None:
         header = {"client": "gemini", "event": "BeforeTool", "cwd": "/", "ppid": 1, "env": {}}

@@ -79,3 +79,62 @@ def test_bad_toml_and_missing_explicit_file(tmp_path: Path) -> None:
         load_config(str(bad))
     with pytest.raises(ConfigError, match="file not found"):
         load_config(str(tmp_path / "missing.toml"))
+
+
+# --- [log] ---------------------------------------------------------------------------------------------
+
+
+def test_log_defaults_live_in_the_state_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", "/var/lib/alice")
+    log = Config().log
+    assert log.path == Path("/var/lib/alice/hookd/decisions.log")
+    assert (log.max_bytes, log.keep, log.stdout, log.queue_size) == (16 * 1024 * 1024, 5, False, 10_000)
+    assert "raw.tool_input.content" in log.mask
+    assert "raw.prompt" in log.mask
+    assert "raw.tool_response" in log.mask
+    assert log.builtin_secret_patterns is True
+    monkeypatch.delenv("XDG_STATE_HOME")
+    assert Config().log.path == Path.home() / ".local" / "state" / "hookd" / "decisions.log"
+
+
+def test_log_section_overrides(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        "[log]\n"
+        'path = "~/audit/d.log"\nmax_bytes = 1000\nkeep = 2\nstdout = true\n'
+        'mask = ["raw.prompt", "raw.*.secret"]\nerase = []\nmask_length = 10\n'
+        'secret_patterns = ["ACME-[0-9]+"]\nbuiltin_secret_patterns = false\n'
+    )
+    log = load_config(str(path)).log
+    assert log.path == Path.home() / "audit" / "d.log"
+    assert (log.max_bytes, log.keep, log.stdout, log.mask_length) == (1000, 2, True, 10)
+    assert log.mask == ("raw.prompt", "raw.*.secret")
+    assert log.erase == ()
+    assert log.secret_patterns == ("ACME-[0-9]+",)
+    assert log.builtin_secret_patterns is False
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"log": {"keep": 0}}, "'log.keep' must be a positive integer"),
+        ({"log": {"max_bytes": "big"}}, "'log.max_bytes' must be a positive integer"),
+        ({"log": {"stdout": "yes"}}, "'log.stdout' must be true or false"),
+        ({"log": {"mask": "raw.prompt"}}, "'log.mask' must be a list of non-empty strings"),
+        ({"log": {"mask": ["raw..prompt"]}}, "'log.mask' entry 1 ('raw..prompt') must be a dotted path"),
+        ({"log": {"erase": ["ok", ""]}}, "'log.erase' must be a list of non-empty strings"),
+        ({"log": {"secret_patterns": ["ok", "(unclosed"]}}, "'log.secret_patterns' entry 2 is not a valid regular"),
+        ({"log": {"rotate": 3}}, "unknown key 'log.rotate'"),
+        ({"log": []}, "'log' must be a table"),
+    ],
+)
+def test_wrong_log_config_names_the_key(raw: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_control_socket_is_beside_the_hook_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/1000")
+    assert Config().control_socket == Path("/run/user/1000/hookd/control.sock")

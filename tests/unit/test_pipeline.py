@@ -28,6 +28,7 @@ from hookd.types import (
 )
 
 CALLER = Caller(uid=1000, gid=1000, pid=4242, ppid=4241)
+DECISION_ID = "0190f3a4b5c6d7e8"  # every pipeline() below stamps this id
 FIELDS: dict[str, dict[str, Any]] = {
     "BeforeTool": {"tool_name": "run_shell_command", "tool_input": {"command": "rm -rf ~"}},
     "AfterTool": {
@@ -88,6 +89,7 @@ def pipeline(
         fail_modes=fail_modes,
         ask=ask or AskPolicy(),
         probe=probe or Probe(None),
+        ids=lambda: DECISION_ID,
     )
 
 
@@ -119,7 +121,8 @@ def test_engine_error_fails_closed_on_before_tool() -> None:
     handled = handle(pipeline(StaticEngine(error=EngineError("regorus: boom"))), request("BeforeTool"))
     assert handled.decision.outcome is Outcome.DENY
     assert handled.reply.stdout == (
-        b'{"decision":"deny","reason":"hookd could not evaluate its policies: regorus: boom [hookd:engine-error]"}'
+        b'{"decision":"deny","reason":"hookd could not evaluate its policies: regorus: boom [hookd:engine-error] '
+        b'(decision 0190f3a4b5c6d7e8)"}'
     )
     assert handled.reply.exit_code == 0
 
@@ -150,7 +153,7 @@ def test_engine_error_text_is_one_line() -> None:
     error = EngineError("eval failed:\n   at rule x\nStack backtrace:\n  0: regorus::foo")
     handled = handle(pipeline(StaticEngine(error=error)), request("BeforeTool"))
     assert json.loads(handled.reply.stdout)["reason"] == (
-        "hookd could not evaluate its policies: eval failed: at rule x [hookd:engine-error]"
+        "hookd could not evaluate its policies: eval failed: at rule x [hookd:engine-error] (decision 0190f3a4b5c6d7e8)"
     )
 
 
@@ -177,7 +180,7 @@ def test_ask_with_headless_session_becomes_deny() -> None:
     assert handled.decision.notes == ("ask fallback applied: deny (the agent session is headless)",)
     assert handled.reply.stdout == (
         b'{"decision":"deny","reason":"rm -rf needs a human [hookd.shell:rm] '
-        b'(ask answered deny: the agent session is headless)"}'
+        b'(ask answered deny: the agent session is headless) (decision 0190f3a4b5c6d7e8)"}'
     )
 
 
@@ -185,7 +188,10 @@ def test_ask_with_interactive_session_is_kept() -> None:
     handled = handle(pipeline(StaticEngine([ask_verdict()]), Probe(True)), request("BeforeTool"))
     assert handled.decision.outcome is Outcome.ASK
     assert handled.decision.notes == ()
-    assert handled.reply.stdout == b'{"decision":"ask","systemMessage":"rm -rf needs a human [hookd.shell:rm]"}'
+    assert (
+        handled.reply.stdout
+        == b'{"decision":"ask","systemMessage":"rm -rf needs a human [hookd.shell:rm] (decision 0190f3a4b5c6d7e8)"}'
+    )
 
 
 def test_ask_with_unknown_session_is_headless_by_default() -> None:
@@ -194,7 +200,7 @@ def test_ask_with_unknown_session_is_headless_by_default() -> None:
     assert handled.decision.notes == ("ask fallback applied: deny (the agent session could not be identified)",)
     assert handled.reply.stdout == (
         b'{"decision":"deny","reason":"rm -rf needs a human [hookd.shell:rm] '
-        b'(ask answered deny: the agent session could not be identified)"}'
+        b'(ask answered deny: the agent session could not be identified) (decision 0190f3a4b5c6d7e8)"}'
     )
 
 
@@ -229,7 +235,10 @@ def test_ask_on_other_events_does_not_probe() -> None:
     assert probe.pids == []
     assert handled.decision.outcome is Outcome.ASK
     assert handled.decision.notes == ("ask mapped to deny: AfterTool cannot ask the user",)
-    assert handled.reply.stdout == b'{"decision":"deny","reason":"rm -rf needs a human [hookd.shell:rm]"}'
+    assert (
+        handled.reply.stdout
+        == b'{"decision":"deny","reason":"rm -rf needs a human [hookd.shell:rm] (decision 0190f3a4b5c6d7e8)"}'
+    )
 
 
 def test_deny_does_not_probe() -> None:
@@ -238,7 +247,7 @@ def test_deny_does_not_probe() -> None:
     handled = handle(pipeline(StaticEngine([ask_verdict(), deny]), probe), request("BeforeTool"))
     assert probe.pids == []
     assert handled.decision.outcome is Outcome.DENY
-    assert handled.reply.stdout == b'{"decision":"deny","reason":"no [hookd.shell:rm]"}'
+    assert handled.reply.stdout == b'{"decision":"deny","reason":"no [hookd.shell:rm] (decision 0190f3a4b5c6d7e8)"}'
 
 
 # --- plumbing ------------------------------------------------------------------------------------
@@ -306,7 +315,8 @@ def test_engine_error_on_after_model_configured_closed_is_a_deny() -> None:
     modes = {**DEFAULT_FAIL_MODES, Event.AFTER_MODEL: FailMode.CLOSED}
     handled = handle(pipeline(StaticEngine(error=EngineError("boom")), fail_modes=modes), request("AfterModel"))
     assert handled.reply.stdout == (
-        b'{"decision":"deny","reason":"hookd could not evaluate its policies: boom [hookd:engine-error]"}'
+        b'{"decision":"deny","reason":"hookd could not evaluate its policies: boom [hookd:engine-error] '
+        b'(decision 0190f3a4b5c6d7e8)"}'
     )
 
 
@@ -324,3 +334,42 @@ def test_engine_error_on_before_tool_selection_open_prints_nothing() -> None:
     handled = handle(pipeline(StaticEngine(error=EngineError("boom"))), request("BeforeToolSelection"))
     assert handled.reply.stdout == b""
     assert handled.reply.notes == ("message not shown: any output on BeforeToolSelection would reset the tool config",)
+
+
+# --- decision ids --------------------------------------------------------------------------------
+
+
+def test_every_decision_gets_its_id_before_render_and_blocking_reasons_quote_it() -> None:
+    deny = Verdict(VerdictKind.DENY, "hookd.shell", "rm", "no")
+    handled = handle(pipeline(StaticEngine([deny])), request("BeforeTool"))
+    assert handled.decision_id == handled.decision.decision_id == DECISION_ID
+    assert handled.reply.stdout == b'{"decision":"deny","reason":"no [hookd.shell:rm] (decision 0190f3a4b5c6d7e8)"}'
+
+
+def test_an_allow_has_an_id_too_but_prints_nothing() -> None:
+    handled = handle(pipeline(StaticEngine()), request("BeforeTool"))
+    assert handled.decision_id == DECISION_ID
+    assert handled.reply.stdout == b""
+
+
+def test_default_ids_are_sixteen_hex_digits_and_time_ordered() -> None:
+    p = Pipeline(
+        {"gemini": GeminiDialect()}, (), EngineHolder(StaticEngine()), DEFAULT_FAIL_MODES, AskPolicy(), Probe(None)
+    )
+    ids = [handle(p, request("BeforeAgent")).decision_id for _ in range(50)]
+    assert all(len(i) == 16 and int(i, 16) >= 0 for i in ids)
+    assert ids == sorted(ids)
+    assert len(set(ids)) == 50
+
+
+def test_the_probe_can_be_replaced_per_call() -> None:
+    default = Probe(False)
+    p = pipeline(StaticEngine([ask_verdict()]), default)
+    handled = asyncio.run(p.handle(request("BeforeTool"), probe=lambda _pid: True))
+    assert handled.decision.outcome is Outcome.ASK
+    assert default.pids == []
+
+
+def test_handled_names_the_engine_that_decided() -> None:
+    engine = StaticEngine()
+    assert handle(pipeline(engine), request("BeforeTool")).engine is engine

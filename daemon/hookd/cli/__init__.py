@@ -36,10 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--policies", help="policy directory (default: the configured one)")
     ev.add_argument("--interactive", action="store_true", help="treat the session as interactive (ask is kept)")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument("--daemon", action="store_true", help="ask the running daemon (its policies, its pipeline)")
+    ev.add_argument("--runtime-dir", help="with --daemon: the daemon's socket directory (default: the configured one)")
 
     test = sub.add_parser("test", help="run a policy directory's test_ rules and case files")
     test.add_argument("dir", nargs="?", help="policy directory (default: the configured one)")
     test.add_argument("-v", "--verbose", action="store_true", help="list passing tests too")
+
+    from hookd.cli.control import add_control_parsers  # status, reload, policies, tail, log verify
+
+    add_control_parsers(sub)
 
     for name, text in (
         ("install", "register hookd's shim as the agent's hook"),
@@ -49,6 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--client", default="gemini", choices=("gemini",))
         cmd.add_argument("--scope", default="user", choices=("user", "project"))
         cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
+        if name == "install":
+            cmd.add_argument(
+                "--shim",
+                default="auto",
+                choices=("auto", "native", "python"),
+                help="the hook command: the native shim (hookd shim build), the Python one, or native when built",
+            )
+
+    shim = sub.add_parser("shim", help="build the native shim, or show where it is")
+    shim_sub = shim.add_subparsers(dest="shim_command", required=True, metavar="SUBCOMMAND")
+    shim_build = shim_sub.add_parser("build", help="compile client_shim/hookd_shim.c into the data directory")
+    shim_build.add_argument("--cc", help="C compiler (default: $CC, then cc, gcc, clang)")
+    shim_build.add_argument("--out", help="directory for hookd-shim (default: $XDG_DATA_HOME/hookd/bin)")
+    shim_sub.add_parser("path", help="print where the native shim is (exit 1 when it is not built)")
     return parser
 
 
@@ -62,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hookd.cli.commands import cmd_serve
 
             return cmd_serve(args, config)
+        run = getattr(args, "run", None)  # the commands of hookd.cli.control name their function
+        if run is not None:
+            return int(run(args, config))
         from hookd.cli import commands
 
         return int(getattr(commands, f"cmd_{args.command}")(args, config))

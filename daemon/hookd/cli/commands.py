@@ -10,6 +10,7 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from hookd.config import DEFAULT_FAIL_MODES, Config
 from hookd.errors import DaemonError, DialectError, HookdError
@@ -34,6 +35,13 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, config: Config) -> int:
+    env = {k: v for k, v in os.environ.items() if k in ("GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID", "HOME")}
+    if getattr(args, "daemon", False):
+        if args.policies:
+            raise HookdError("--policies and --daemon do not go together: the daemon serves its own policies")
+        from hookd.cli.control import eval_on_daemon
+
+        return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
     from hookd.assembly import build_pipeline
     from hookd.engines.rego_embedded import RegoEmbeddedEngine
 
@@ -46,37 +54,43 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
         client=args.client,
         event=event,
         payload=raw,
-        env={k: v for k, v in os.environ.items() if k in ("GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID", "HOME")},
+        env=env,
         cwd=os.getcwd(),
         caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid(), ppid=os.getppid()),
         deadline=Deadline.after(config.daemon.request_timeout_ms / 1000),
     )
     handled = asyncio.run(pipeline.handle(request))
     decision, reply = handled.decision, handled.reply
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "decision": decision.outcome.name.lower(),
-                    "stdout": reply.stdout.decode(),
-                    "stderr": reply.stderr.decode(),
-                    "exit_code": reply.exit_code,
-                    "verdicts": [v.as_json() for v in decision.verdicts],
-                    "notes": list(decision.notes),
-                },
-                indent=2,
-            )
-        )
-        return 0
-    print(f"decision: {decision.outcome.name.lower()}")
-    print(f"stdout:   {reply.stdout.decode() or '(nothing)'}")
-    print(f"exit:     {reply.exit_code}")
-    print("verdicts:" + ("" if decision.verdicts else " none"))
-    for v in decision.verdicts:
-        print(f"  {v.kind.value:8} {v.policy_id}:{v.rule_id}  {v.message}")
-    for note in decision.notes:
-        print(f"note:     {note}")
+    print_evaluation(
+        {
+            "decision": decision.outcome.name.lower(),
+            "stdout": reply.stdout.decode(),
+            "stderr": reply.stderr.decode(),
+            "exit_code": reply.exit_code,
+            "verdicts": [v.as_json() for v in decision.verdicts],
+            "notes": list(decision.notes),
+            "decision_id": decision.decision_id,
+        },
+        as_json=args.json,
+    )
     return 0
+
+
+def print_evaluation(result: dict[str, Any], *, as_json: bool) -> None:
+    """What `hookd eval` prints, with or without --daemon. The decision id is that of a dry run: it
+    appears in the reason as the agent would see it, but no decision log holds it."""
+    if as_json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"decision: {result['decision']}")
+    print(f"stdout:   {result['stdout'] or '(nothing)'}")
+    print(f"exit:     {result['exit_code']}")
+    print("verdicts:" + ("" if result["verdicts"] else " none"))
+    for v in result["verdicts"]:
+        print(f"  {v['kind']:8} {v['policy']}:{v['rule']}  {v['message']}")
+    for note in result["notes"]:
+        print(f"note:     {note}")
+    print(f"id:       {result['decision_id']} (a dry run: not in the decision log)")
 
 
 def _event_of(raw: bytes) -> str:
@@ -110,9 +124,11 @@ def shim_path() -> Path:
     return path
 
 
-def shim_command(config: Config, event: Event, client: str = "gemini") -> str:
+def shim_command(config: Config, event: Event, client: str = "gemini", native: Path | None = None) -> str:
+    """The hook command for one event: the native shim binary when given, else the Python shim."""
+    program = [str(native)] if native else [config.shim_python, "-I", "-S", str(shim_path())]
     parts = [
-        config.shim_python, "-I", "-S", str(shim_path()), client, event.value,
+        *program, client, event.value,
         "--socket", str(config.hook_socket), "--deadline-ms", str(config.shim.deadline_ms),
     ]  # fmt: skip
     mode = config.shim.fail_modes.get(event)
@@ -131,10 +147,14 @@ def _settings_path(args: argparse.Namespace) -> Path:
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
     from hookd.install import InstallPlan, install
+    from hookd.shimbuild import choose
 
     path = _settings_path(args)
-    commands = {event.value: shim_command(config, event, args.client) for event in Event}
+    native, fallback = choose(getattr(args, "shim", "auto"))
+    commands = {event.value: shim_command(config, event, args.client, native) for event in Event}
     result = install(InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms))
+    if fallback:
+        print(fallback, file=sys.stderr)
     if not result.changed:
         print(f"hookd is already installed in {path}; nothing changed")
         return 0
@@ -142,6 +162,26 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     print(f"hook command: {commands[Event.BEFORE_TOOL.value]}")
     if result.backup_path:
         print(f"backup of the previous file: {result.backup_path}")
+    return 0
+
+
+def cmd_shim(args: argparse.Namespace, config: Config) -> int:
+    from hookd.shimbuild import ShimBuildError, build, is_usable, native_shim_path
+
+    if args.shim_command == "path":
+        native = native_shim_path()
+        print(native)
+        if not is_usable(native):
+            print("hookd: the native shim is not built there yet: run `hookd shim build`", file=sys.stderr)
+            return 1
+        return 0
+    try:
+        built = build(Path(args.out) if args.out else None, args.cc)
+    except ShimBuildError as exc:
+        print(f"hookd: {exc}", file=sys.stderr)
+        return 1
+    linked = "static" if built.static else "dynamically linked"
+    print(f"built the native shim: {built.path} ({linked}, {built.compiler})")
     return 0
 
 

@@ -216,13 +216,13 @@ def _lead(event: NormalisedEvent, decision: Decision, reason: str) -> tuple[str,
 
 
 def _halt(event: NormalisedEvent, decision: Decision) -> dict[str, Any]:
-    reason = decision.reason or "stopped by hookd policy"
+    reason = decision.explain("stopped by hookd policy")
     out: dict[str, Any] = {"continue": False, "stopReason": reason}
     return _with_message(out, decision, *_lead(event, decision, reason))
 
 
 def _deny(event: NormalisedEvent, decision: Decision) -> dict[str, Any]:
-    reason = decision.reason or "denied by hookd policy"
+    reason = decision.explain("denied by hookd policy")
     return _with_message({"decision": "deny", "reason": reason}, decision, *_lead(event, decision, reason))
 
 

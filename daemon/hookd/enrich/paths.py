@@ -78,9 +78,9 @@ def realpath(path: str) -> str:
 
 def _realpath_memo(path: str, memo: dict[str, str]) -> str:
     """`os.path.realpath` of an absolute path (the same answer, symlink loops aside: those stay as
-    written), but one component at a time with the
-    resolved prefixes kept in `memo`: paths that share a directory cost one `lstat` each (the
-    standard one costs ~35 µs for a four-level path, and a command has several)."""
+    written), one component at a time with the resolved prefixes kept in `memo`, so that paths
+    sharing a directory cost one `lstat` each (the standard one takes ~25-35 µs for a four-level
+    path, and a command has several)."""
     resolved = ""  # the root
     for name in path.split("/"):
         if not name or name == ".":

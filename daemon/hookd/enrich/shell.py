@@ -31,6 +31,7 @@ import bashlex
 import bashlex.ast
 import bashlex.errors
 import bashlex.heredoc
+import bashlex.subst
 
 from hookd.enrich.paths import PathResolver, event_home
 from hookd.types import NormalisedEvent, ToolKind
@@ -686,6 +687,19 @@ def _makeheredoc(tokenizer: Any, redirnode: Any, lineno: int, killleading: bool)
 
 
 bashlex.heredoc.makeheredoc = _makeheredoc
+
+_bashlex_paramexpand = bashlex.subst._paramexpand
+
+
+def _paramexpand(parserobj: Any, string: str, sindex: int) -> Any:
+    """bashlex 0.18's `subst._paramexpand`, guarded: for a `${` without a `}` (`'${'x` is valid bash)
+    it returned index 0 and the caller re-read the word from its start forever, eating memory."""
+    if string.startswith("${", sindex) and string.find("}", sindex + 2) < 0:
+        raise bashlex.errors.ParsingError("bad substitution: no closing '}'", string, sindex)
+    return _bashlex_paramexpand(parserobj, string, sindex)
+
+
+bashlex.subst._paramexpand = _paramexpand
 
 
 class _Convert:
@@ -1398,7 +1412,7 @@ def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
     home = event_home(event)
     project_dir = event.project_dir
     base_dir = event.cwd or project_dir
-    dir_path = tool.input.get("dir_path")
+    dir_path = tool.input.get("dir_path", tool.input.get("directory"))  # `directory`: older Gemini CLI
     if isinstance(dir_path, str) and dir_path:
         base_dir = PathResolver(home=home, project_dir=project_dir).absolute(dir_path, project_dir)
     return event.with_facts(shell=parse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir))

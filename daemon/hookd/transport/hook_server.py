@@ -31,6 +31,19 @@ Handler = Callable[[HookRequest], Awaitable[Reply]]
 _PEERCRED = struct.Struct("3i")
 
 
+class ServerStats:
+    """Request counters of the hook path (the hook socket and the Decide call), read by Status."""
+
+    __slots__ = ("errors", "requests")
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.errors: dict[str, int] = {}
+
+    def error(self, code: str) -> None:
+        self.errors[code] = self.errors.get(code, 0) + 1
+
+
 def prepare_runtime_dir(path: Path) -> None:
     """Create the runtime dir 0700, or check that an existing one is ours and private."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -71,8 +84,10 @@ class HookServer:
         limits: wire.Limits,
         request_timeout: float,
         max_concurrency: int,
+        stats: ServerStats | None = None,
     ) -> None:
         self.path = path
+        self.stats = stats or ServerStats()
         self._handler = handler
         self._limits = limits
         self._timeout = request_timeout
@@ -142,23 +157,28 @@ class HookServer:
         except TimeoutError:
             ms = int(self._timeout * 1000)
             frame = wire.encode_error("deadline", f"hookd did not decide within its {ms} ms deadline")
+            self.stats.error("deadline")
             log.warning("request_deadline", timeout_ms=ms)
         except (FrameError, DialectError) as exc:
             code = exc.code if isinstance(exc, FrameError) else "bad-payload"
             frame = wire.encode_error(code, str(exc))
+            self.stats.error(code)
             log.warning("request_rejected", code=code, error=str(exc))
-        except asyncio.IncompleteReadError:
+        except asyncio.IncompleteReadError as exc:
+            if exc.partial or exc.expected != wire.REQUEST_PREFIX_SIZE:  # not a connect-and-close probe
+                self.stats.error("truncated")
             log.warning("request_truncated")
             frame = wire.encode_error("truncated", "truncated frame: the connection closed inside the frame")
         except Exception as exc:  # one bad request must never take the daemon down
+            self.stats.error("internal")
             log.exception("request_failed")
             frame = wire.encode_error("internal", f"hookd internal error: {type(exc).__name__}")
         await self._send(writer, frame)
 
     async def _serve(self, reader: asyncio.StreamReader, caller: Caller, deadline: Deadline, started: float) -> bytes:
-        header_len, payload_len = wire.parse_request_prefix(
-            await reader.readexactly(wire.REQUEST_PREFIX_SIZE), self._limits
-        )
+        prefix = await reader.readexactly(wire.REQUEST_PREFIX_SIZE)
+        self.stats.requests += 1  # a connection that sent nothing (a liveness probe) is not a request
+        header_len, payload_len = wire.parse_request_prefix(prefix, self._limits)
         header = wire.parse_header(await reader.readexactly(header_len))
         payload = await reader.readexactly(payload_len)
         request = HookRequest(

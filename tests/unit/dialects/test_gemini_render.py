@@ -892,3 +892,46 @@ def test_fail_closed_events_are_exactly_the_four_that_can_block_without_looping(
 def test_fail_reply_reason_is_one_line() -> None:
     reply = DIALECT.fail_reply(Event.BEFORE_TOOL, "engine failed:\n  line two\nStack backtrace:\n  0: x")
     assert reply.stdout == b'{"decision":"deny","reason":"engine failed: line two"}'
+
+
+# --- the decision id in what the user sees ------------------------------------------------------------
+
+ID = "01a2b3c4d5e6f708"
+
+
+def render_with_id(event: NormalisedEvent, *verdicts: Verdict) -> Reply:
+    from dataclasses import replace
+
+    reply = DIALECT.render(event, replace(combine(verdicts), decision_id=ID))
+    assert_one_object(reply)
+    return reply
+
+
+@pytest.mark.parametrize(
+    ("event", "verdicts", "stdout"),
+    [
+        (Event.BEFORE_TOOL, (deny(),), b'{"decision":"deny","reason":"not allowed [hookd.p:d1] (decision 01a2b3c4d5e6f708)"}'),  # noqa: E501
+        (Event.BEFORE_TOOL, (halt(),), b'{"continue":false,"stopReason":"stop now [hookd.p:h1] (decision 01a2b3c4d5e6f708)"}'),  # noqa: E501
+        (Event.BEFORE_TOOL, (ask(),), b'{"decision":"ask","systemMessage":"confirm? [hookd.p:a1] (decision 01a2b3c4d5e6f708)"}'),  # noqa: E501
+        (Event.AFTER_TOOL, (ask(),), b'{"decision":"deny","reason":"confirm? [hookd.p:a1] (decision 01a2b3c4d5e6f708)"}'),  # noqa: E501
+        (Event.BEFORE_AGENT, (deny(), message()), b'{"decision":"deny","reason":"not allowed [hookd.p:d1] (decision 01a2b3c4d5e6f708)","systemMessage":"not allowed [hookd.p:d1] (decision 01a2b3c4d5e6f708)\\nnote"}'),  # noqa: E501
+        (Event.SESSION_END, (deny(),), b'{"systemMessage":"hookd (deny): not allowed [hookd.p:d1] (decision 01a2b3c4d5e6f708)"}'),  # noqa: E501
+    ],
+)  # fmt: skip
+def test_blocking_replies_quote_the_decision_id(event: Event, verdicts: tuple[Verdict, ...], stdout: bytes) -> None:
+    assert render_with_id(event_of(event), *verdicts).stdout == stdout
+
+
+def test_a_deny_without_reasons_still_quotes_the_id() -> None:
+    from hookd.types import Decision, Outcome
+
+    decision = Decision(outcome=Outcome.DENY, decision_id=ID)
+    out = DIALECT.render(event_of(Event.BEFORE_TOOL), decision)
+    assert out.stdout == b'{"decision":"deny","reason":"denied by hookd policy (decision 01a2b3c4d5e6f708)"}'
+
+
+def test_allow_rewrite_and_context_carry_no_id() -> None:
+    assert render_with_id(event_of(Event.BEFORE_TOOL)).stdout == b""
+    rewritten = render_with_id(event_of(Event.BEFORE_TOOL), rewrite(tool_input={"content": "x"}))
+    assert ID.encode() not in rewritten.stdout
+    assert ID.encode() not in render_with_id(event_of(Event.AFTER_TOOL), context()).stdout

@@ -51,9 +51,7 @@ def resolve(raw: str, proj: Path, base_dir: Path | str | None = None) -> dict[st
         ("a//b///c", "a/b/c", True),
     ],
 )
-def test_relative_paths_resolve_against_the_base(
-    proj: Path, raw: str, relative: str, in_project: bool
-) -> None:
+def test_relative_paths_resolve_against_the_base(proj: Path, raw: str, relative: str, in_project: bool) -> None:
     expected = os.path.normpath(proj / relative) if relative else str(proj)
     assert resolve(raw, proj) == {"raw": raw, "path": expected, "in_project": in_project}
 
@@ -305,9 +303,7 @@ def test_enrich_paths_adds_the_paths(proj: Path) -> None:
 
 def test_enrich_paths_resolves_against_the_project_not_cwd(proj: Path) -> None:
     tool = ToolCall("read_file", ToolKind.READ, {"file_path": "a"})
-    assert enrich_paths(event(tool, proj)).facts["paths"] == [
-        entry("file_path", "a", f"{proj}/a", True, "read")
-    ]
+    assert enrich_paths(event(tool, proj)).facts["paths"] == [entry("file_path", "a", f"{proj}/a", True, "read")]
 
 
 def test_enrich_paths_falls_back_to_this_process_home(proj: Path) -> None:

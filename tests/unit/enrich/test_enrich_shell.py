@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import bashlex
+import bashlex.errors
+import bashlex.subst
 import pytest
 
 from hookd.enrich import shell as sh
@@ -162,6 +164,12 @@ def test_assignment_values_expand_home_too(proj: Path) -> None:
         "C": "",
         "D": "$(id)",
     }
+
+
+@pytest.mark.parametrize("source", ["2>/dev/null A=1 cmd", "A=1 >log B=2 cmd", "{ 2>&1 A=1 cmd; }"])
+def test_assignments_after_a_redirect_are_still_assignments(proj: Path, source: str) -> None:
+    (only,) = ok(source, proj)
+    assert (only["argv"], set(only["env"])) == (["cmd"], {"A", "B"} if "B" in source else {"A"})
 
 
 def test_an_assignment_after_the_program_is_an_argument(proj: Path) -> None:
@@ -319,13 +327,20 @@ def test_redirects(proj: Path) -> None:
     assert commands[0]["argv"] == ["cmd"]
 
 
+def test_closing_a_descriptor_ends_the_redirect(proj: Path) -> None:
+    # bash reads `>&-x` as `>&-` and a word `x`
+    (only,) = ok("cmd >&-x", proj)
+    assert (only["argv"], only["redirects"]) == (
+        ["cmd", "x"],
+        [{"op": ">&", "target": "-", "path": None, "in_project": None}],
+    )
+
+
 def test_a_redirect_alone(proj: Path) -> None:
     assert ok("> ~/.bashrc", proj) == [
         command(
             [],
-            redirects=[
-                {"op": ">", "target": f"{HOME}/.bashrc", "path": f"{HOME}/.bashrc", "in_project": False}
-            ],
+            redirects=[{"op": ">", "target": f"{HOME}/.bashrc", "path": f"{HOME}/.bashrc", "in_project": False}],
         )
     ]
 
@@ -680,6 +695,15 @@ def test_hostile_input_is_bounded(proj: Path, source: str) -> None:
     assert time.monotonic() - start < 3.0
 
 
+def test_bashlex_is_guarded_against_an_unclosed_brace() -> None:
+    # bashlex 0.18 loops forever, eating memory, on a `${` without `}` in a word it expands (the
+    # valid `if true; then echo '${'x; fi`); hookd replaces the function with a guarded one
+    assert bashlex.subst._paramexpand is sh._paramexpand
+    with pytest.raises(bashlex.errors.ParsingError):
+        sh._paramexpand(None, "'${'x", 1)
+    assert sh._paramexpand(None, "${HOME}x", 0)[1] == 7
+
+
 def test_an_internal_error_still_gives_the_words(proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: Any) -> None:
         raise RuntimeError("boom\nsecond line")
@@ -773,9 +797,7 @@ def test_the_fast_parser_declines_what_it_does_not_know(source: str) -> None:
 # The enricher
 
 
-def event(
-    tool: ToolCall | None, *, cwd: str, project_dir: str, facts: dict[str, Any] | None = None
-) -> NormalisedEvent:
+def event(tool: ToolCall | None, *, cwd: str, project_dir: str, facts: dict[str, Any] | None = None) -> NormalisedEvent:
     return NormalisedEvent(
         client=Client.GEMINI,
         event=Event.BEFORE_TOOL,
@@ -797,9 +819,10 @@ def test_enrich_shell_adds_the_parse(proj: Path) -> None:
     assert enriched.input_document()["shell"]["commands"][0]["argv"] == ["rm", "-rf", f"{HOME}/x"]
 
 
-def test_enrich_shell_runs_in_dir_path_relative_to_the_project(proj: Path) -> None:
+@pytest.mark.parametrize("key", ["dir_path", "directory"])
+def test_enrich_shell_runs_in_dir_path_relative_to_the_project(proj: Path, key: str) -> None:
     (proj / "pkg").mkdir()
-    tool = ToolCall("run_shell_command", ToolKind.SHELL, {"command": "rm x", "dir_path": "pkg"})
+    tool = ToolCall("run_shell_command", ToolKind.SHELL, {"command": "rm x", key: "pkg"})
     enriched = enrich_shell(event(tool, cwd="/", project_dir=str(proj)))
     assert enriched.facts["shell"]["commands"][0]["args"] == [arg("x", f"{proj}/pkg/x", True)]
 

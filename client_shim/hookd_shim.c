@@ -1,0 +1,753 @@
+/*
+ * hookd's native shim: the command an agent runs for each hook event.
+ *
+ *   hookd-shim CLIENT EVENT [--socket PATH] [--deadline-ms N] [--fail closed|open]
+ *
+ * The C twin of client_shim/hookd_shim.py, byte for byte: it reads the hook payload from stdin to
+ * EOF, sends it to the hookd daemon over its Unix socket (protocol: docs/protocol.md) and writes back
+ * exactly the daemon's stdout, stderr and exit code. When anything goes wrong (no daemon, refused,
+ * past the deadline, a truncated or malformed reply, an error reply, stdin too large or unreadable)
+ * it applies the event's fail mode: closed prints the event's deny JSON with a one-line reason, open
+ * prints nothing. The reasons, the header JSON and every output byte are the Python shim's; the
+ * conformance suite (tests/integration/test_shim_conformance.py) holds both to that.
+ *
+ * libc only, C11 + POSIX. Build: `hookd shim build`, or
+ *   cc -O2 -Wall -Wextra -Werror -std=c11 -D_GNU_SOURCE [-static] -o hookd-shim hookd_shim.c
+ *
+ * Text: the Python shim works on code points (argv, environment and cwd decoded as UTF-8 with
+ * surrogateescape, the daemon's error message with "replace"). Here everything stays bytes: valid
+ * UTF-8 passes through, invalid bytes pass through raw (what surrogateescape gives back), and only
+ * the daemon's message has its invalid sequences replaced by U+FFFD exactly as CPython's decoder
+ * does. The code points that matter (the whitespace str.split() splits on, U+2028/U+2029, controls)
+ * are recognised by their UTF-8 sequences; none of those sequences can start inside another one.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "hookd-shim"
+#define PROTOCOL_VERSION 1
+#define REQUEST_PREFIX 14
+#define REPLY_PREFIX 16
+#define MAX_PAYLOAD ((size_t)16 * 1024 * 1024)
+#define DEFAULT_DEADLINE_MS 4000L
+#define MAX_DEADLINE_MS 2147483647L /* what poll() can wait; a larger --deadline-ms is not a number */
+#define READ_CHUNK 65536
+#define RECV_CHUNK ((size_t)1 << 20)
+
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0 /* SIGPIPE is ignored anyway */
+#endif
+
+static const char *const FORWARDED_ENV[] = {
+    "GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR",
+    "CLAUDE_PROJECT_DIR", "HOME",       "USER",
+};
+/* Events that fail closed by default, and those that may be made to (`--fail closed`). AfterAgent
+ * never does: a deny there makes Gemini retry in a loop; BeforeToolSelection has no deny at all. */
+static const char *const FAIL_CLOSED[] = {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool"};
+static const char *const CAN_FAIL_CLOSED[] = {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool",
+                                              "AfterModel"};
+
+#define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* ---- growable byte buffers ------------------------------------------------------------------ */
+
+typedef struct {
+    unsigned char *data;
+    size_t len, cap;
+} Buf;
+
+static int will_fail_closed; /* for out_of_memory(), which cannot build anything */
+
+static void write_all(int fd, const void *data, size_t len);
+
+static _Noreturn void out_of_memory(void) {
+    static const char deny[] = "{\"decision\":\"deny\",\"reason\":\"the hookd shim ran out of memory\"}";
+    if (will_fail_closed)
+        write_all(1, deny, sizeof deny - 1);
+    _exit(0);
+}
+
+static void buf_reserve(Buf *b, size_t extra) {
+    if (extra > SIZE_MAX / 2 - b->len)
+        out_of_memory();
+    size_t need = b->len + extra;
+    if (need <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    unsigned char *data = realloc(b->data, cap);
+    if (!data)
+        out_of_memory();
+    b->data = data;
+    b->cap = cap;
+}
+
+static void buf_add(Buf *b, const void *data, size_t len) {
+    if (!len)
+        return;
+    buf_reserve(b, len);
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+}
+
+static void buf_str(Buf *b, const char *text) { buf_add(b, text, strlen(text)); }
+
+static void buf_byte(Buf *b, unsigned char byte) { buf_add(b, &byte, 1); }
+
+static void buf_num(Buf *b, unsigned long long value) {
+    char digits[24];
+    size_t i = sizeof digits;
+    do {
+        digits[--i] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    buf_add(b, digits + i, sizeof digits - i);
+}
+
+static void buf_hex(Buf *b, const char *prefix, unsigned value, int width) {
+    static const char hex[] = "0123456789abcdef";
+    buf_str(b, prefix);
+    for (int shift = (width - 1) * 4; shift >= 0; shift -= 4)
+        buf_byte(b, (unsigned char)hex[(value >> shift) & 0xf]);
+}
+
+/* ---- UTF-8, the way CPython sees it ---------------------------------------------------------- */
+
+static int is_cont(unsigned char c) { return (c & 0xc0) == 0x80; }
+
+/* The length of the valid UTF-8 sequence at s (n bytes left), or, negated, the length of the invalid
+ * stretch CPython's decoder reports there (its "maximal subpart": one U+FFFD under "replace"). */
+static long utf8_seq(const unsigned char *s, size_t n) {
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    if (c < 0xc2 || c > 0xf4)
+        return -1;
+    if (c < 0xe0) {
+        if (n < 2)
+            return -1; /* unexpected end of data */
+        return is_cont(s[1]) ? 2 : -1;
+    }
+    if (n < 2)
+        return -(long)n;
+    unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    if (s[1] < lo || s[1] > hi)
+        return -1;
+    size_t need = c < 0xf0 ? 3 : 4;
+    for (size_t i = 2; i < need; i++) {
+        if (i >= n)
+            return -(long)n; /* a valid prefix cut off by the end: one stretch */
+        if (!is_cont(s[i]))
+            return -(long)i;
+    }
+    return (long)need;
+}
+
+/* bytes.decode("utf-8", "replace"): every invalid stretch becomes U+FFFD. */
+static void utf8_replace(Buf *out, const unsigned char *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        long len = utf8_seq(s + i, n - i);
+        if (len > 0) {
+            buf_add(out, s + i, (size_t)len);
+            i += (size_t)len;
+        } else {
+            buf_str(out, "\xef\xbf\xbd");
+            i += (size_t)-len;
+        }
+    }
+}
+
+/* The length of the whitespace character at s (what Python's str.split() splits on), or 0. */
+static size_t space_len(const unsigned char *s, size_t n) {
+    unsigned char c = s[0];
+    if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f))
+        return 1;
+    if (c == 0xc2 && n >= 2 && (s[1] == 0x85 || s[1] == 0xa0))
+        return 2;
+    if (n < 3)
+        return 0;
+    if (c == 0xe1 && s[1] == 0x9a && s[2] == 0x80) /* U+1680 */
+        return 3;
+    if (c == 0xe2 && s[1] == 0x80 && ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf))
+        return 3; /* U+2000..U+200A, U+2028, U+2029, U+202F */
+    if (c == 0xe2 && s[1] == 0x81 && s[2] == 0x9f) /* U+205F */
+        return 3;
+    if (c == 0xe3 && s[1] == 0x80 && s[2] == 0x80) /* U+3000 */
+        return 3;
+    return 0;
+}
+
+/* " ".join(text.split()): one line, single spaces, no leading or trailing whitespace. */
+static void one_line(Buf *out, const unsigned char *s, size_t n) {
+    size_t i = 0;
+    int started = 0, gap = 0;
+    while (i < n) {
+        size_t space = space_len(s + i, n - i);
+        if (space) {
+            gap = started;
+            i += space;
+            continue;
+        }
+        if (gap)
+            buf_byte(out, ' ');
+        started = 1;
+        gap = 0;
+        buf_byte(out, s[i++]);
+    }
+}
+
+/* The Python shim's json_string(): controls as \u00XX, " and \ escaped, U+2028/U+2029 escaped. */
+static void json_string(Buf *out, const unsigned char *s, size_t n) {
+    buf_byte(out, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c < 0x20)
+            buf_hex(out, "\\u", c, 4);
+        else if (c == '"')
+            buf_str(out, "\\\"");
+        else if (c == '\\')
+            buf_str(out, "\\\\");
+        else if (c == 0xe2 && n - i >= 3 && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+            buf_str(out, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
+            i += 2;
+        } else
+            buf_byte(out, c);
+    }
+    buf_byte(out, '"');
+}
+
+static void json_cstring(Buf *out, const char *text) {
+    json_string(out, (const unsigned char *)text, strlen(text));
+}
+
+/* Python's repr() of an argument, for the usage errors: exact for ASCII and Latin-1; other
+ * non-printable code points (rare in a command line) are left as they are. */
+static void py_repr(Buf *out, const char *text) {
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = strlen(text);
+    unsigned char quote = (memchr(s, '\'', n) && !memchr(s, '"', n)) ? '"' : '\'';
+    buf_byte(out, quote);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c == quote || c == '\\') {
+            buf_byte(out, '\\');
+            buf_byte(out, c);
+        } else if (c == '\t')
+            buf_str(out, "\\t");
+        else if (c == '\n')
+            buf_str(out, "\\n");
+        else if (c == '\r')
+            buf_str(out, "\\r");
+        else if (c < 0x20 || c == 0x7f)
+            buf_hex(out, "\\x", c, 2);
+        else if (c < 0x80)
+            buf_byte(out, c);
+        else {
+            long len = utf8_seq(s + i, n - i);
+            if (len < 0)
+                buf_hex(out, "\\udc", c, 2); /* surrogateescape */
+            else if (c == 0xc2 && (s[i + 1] <= 0xa0 || s[i + 1] == 0xad)) {
+                buf_hex(out, "\\x", s[i + 1], 2); /* C1 controls, NBSP, soft hyphen */
+                i += 1;
+            } else {
+                buf_add(out, s + i, (size_t)len);
+                i += (size_t)len - 1;
+            }
+        }
+    }
+    buf_byte(out, quote);
+}
+
+/* ---- output ---------------------------------------------------------------------------------- */
+
+static int write_fully(int fd, const void *data, size_t len) {
+    const unsigned char *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n >= 0) {
+            p += n;
+            len -= (size_t)n;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            (void)poll(&pfd, 1, -1);
+        } else if (errno != EINTR)
+            return -1;
+    }
+    return 0;
+}
+
+static void write_all(int fd, const void *data, size_t len) { (void)write_fully(fd, data, len); }
+
+static _Noreturn void usage_error(Buf *message) {
+    buf_byte(message, '\n');
+    write_all(2, message->data, message->len);
+    exit(1);
+}
+
+/* ---- failures -------------------------------------------------------------------------------- */
+
+typedef enum {
+    F_NOT_RUNNING = 1,
+    F_TIMEOUT,
+    F_STDIN_TIMEOUT,
+    F_STDIN_ERROR,
+    F_TRUNCATED,
+    F_MALFORMED,
+    F_OVERSIZE,
+    F_REJECTED,
+    F_CONNECT,
+} FailKind;
+
+typedef struct {
+    FailKind kind;
+    int err;           /* errno for F_STDIN_ERROR and F_CONNECT */
+    const char *text;  /* F_CONNECT without an errno */
+    Buf message;       /* F_REJECTED: the daemon's message, raw */
+} Failure;
+
+static int fail(Failure *f, FailKind kind, int err) {
+    f->kind = kind;
+    f->err = err;
+    return -1;
+}
+
+static void describe(Buf *out, const Failure *f, const char *path, long deadline_ms) {
+    switch (f->kind) {
+    case F_NOT_RUNNING:
+        buf_str(out, "hookd is not running (no daemon on ");
+        buf_str(out, path);
+        buf_str(out, "): start it with `hookd serve`");
+        break;
+    case F_TIMEOUT:
+        buf_str(out, "hookd did not answer within ");
+        buf_num(out, (unsigned long long)deadline_ms);
+        buf_str(out, " ms");
+        break;
+    case F_STDIN_TIMEOUT:
+        buf_str(out, "the hook input (stdin) was not complete within ");
+        buf_num(out, (unsigned long long)deadline_ms);
+        buf_str(out, " ms");
+        break;
+    case F_STDIN_ERROR:
+        buf_str(out, "the hook input (stdin) could not be read (");
+        buf_str(out, strerror(f->err));
+        buf_str(out, ")");
+        break;
+    case F_TRUNCATED:
+        buf_str(out, "hookd closed the connection before a complete reply");
+        break;
+    case F_MALFORMED:
+        buf_str(out, "hookd sent a malformed reply");
+        break;
+    case F_OVERSIZE:
+        buf_str(out, "the hook input is larger than hookd's limit of ");
+        buf_num(out, MAX_PAYLOAD);
+        buf_str(out, " bytes; not sent");
+        break;
+    case F_REJECTED:
+        buf_str(out, "hookd rejected the event: ");
+        utf8_replace(out, f->message.data, f->message.len);
+        break;
+    case F_CONNECT:
+        buf_str(out, "hookd could not be reached: connection failed (");
+        buf_str(out, f->text ? f->text : strerror(f->err));
+        buf_str(out, ")");
+        break;
+    }
+}
+
+/* ---- deadline -------------------------------------------------------------------------------- */
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Wait until fd is ready for events: 1 ready, 0 the deadline has passed, -1 an error (errno). */
+static int wait_fd(int fd, short events, int64_t deadline) {
+    for (;;) {
+        int64_t left = deadline - now_ns();
+        if (left <= 0)
+            return 0;
+        int64_t ms = (left + 999999) / 1000000;
+        struct pollfd pfd = {.fd = fd, .events = events};
+        int ready = poll(&pfd, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+        if (ready > 0) {
+            if (pfd.revents & POLLNVAL) {
+                errno = EBADF;
+                return -1;
+            }
+            return 1;
+        }
+        if (ready < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+/* ---- the exchange ---------------------------------------------------------------------------- */
+
+static int read_stdin(Buf *payload, int64_t deadline, Failure *f) {
+    for (;;) {
+        int ready = wait_fd(0, POLLIN, deadline);
+        if (ready == 0)
+            return fail(f, F_STDIN_TIMEOUT, 0);
+        if (ready < 0)
+            return fail(f, F_STDIN_ERROR, errno);
+        buf_reserve(payload, READ_CHUNK);
+        ssize_t n = read(0, payload->data + payload->len, READ_CHUNK);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                continue;
+            return fail(f, F_STDIN_ERROR, errno);
+        }
+        if (n == 0)
+            return 0;
+        payload->len += (size_t)n;
+        if (payload->len > MAX_PAYLOAD)
+            return fail(f, F_OVERSIZE, 0);
+    }
+}
+
+static void encode_header(Buf *out, const char *client, const char *event) {
+    buf_str(out, "{\"client\":");
+    json_cstring(out, client);
+    buf_str(out, ",\"event\":");
+    json_cstring(out, event);
+    buf_str(out, ",\"cwd\":");
+    char *cwd = getcwd(NULL, 0);
+    json_cstring(out, cwd ? cwd : "");
+    free(cwd);
+    buf_str(out, ",\"ppid\":");
+    buf_num(out, (unsigned long long)getppid());
+    buf_str(out, ",\"env\":{");
+    int first = 1;
+    for (size_t i = 0; i < COUNT(FORWARDED_ENV); i++) {
+        const char *value = getenv(FORWARDED_ENV[i]);
+        if (!value)
+            continue;
+        if (!first)
+            buf_byte(out, ',');
+        first = 0;
+        json_cstring(out, FORWARDED_ENV[i]);
+        buf_byte(out, ':');
+        json_cstring(out, value);
+    }
+    buf_str(out, "}}");
+}
+
+static void put_u32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static uint32_t get_u32(const unsigned char *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/* A blocking connect bounded by SO_SNDTIMEO: on a Unix socket that is how long connect() waits for
+ * room in a busy daemon's backlog, where a non-blocking one fails at once with EAGAIN. */
+static int connect_daemon(int fd, const char *path, int64_t deadline, Failure *f) {
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    size_t len = strlen(path);
+    if (len >= sizeof addr.sun_path) { /* as CPython: room for the terminating NUL */
+        f->text = "AF_UNIX path too long";
+        return fail(f, F_CONNECT, 0);
+    }
+    memcpy(addr.sun_path, path, len + 1);
+    socklen_t addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
+    for (;;) {
+        int64_t left = deadline - now_ns();
+        if (left <= 0)
+            return fail(f, F_TIMEOUT, 0);
+        struct timeval tv = {.tv_sec = (time_t)(left / 1000000000),
+                             .tv_usec = (suseconds_t)(left % 1000000000 / 1000)};
+        if (tv.tv_sec == 0 && tv.tv_usec == 0)
+            tv.tv_usec = 1; /* zero would mean no timeout at all */
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0)
+            return fail(f, F_CONNECT, errno);
+        if (connect(fd, (struct sockaddr *)&addr, addr_len) == 0)
+            return 0;
+        if (errno == ENOENT || errno == ECONNREFUSED)
+            return fail(f, F_NOT_RUNNING, 0);
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            return fail(f, F_CONNECT, errno);
+    }
+}
+
+static int send_frame(int fd, struct iovec *iov, int count, int64_t deadline, Failure *f) {
+    while (count > 0) {
+        if (iov->iov_len == 0) {
+            iov++;
+            count--;
+            continue;
+        }
+        int ready = wait_fd(fd, POLLOUT, deadline);
+        if (ready == 0)
+            return fail(f, F_TIMEOUT, 0);
+        if (ready < 0)
+            return fail(f, F_CONNECT, errno);
+        struct msghdr msg;
+        memset(&msg, 0, sizeof msg);
+        msg.msg_iov = iov;
+        msg.msg_iovlen = (size_t)count;
+        ssize_t n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                continue;
+            return fail(f, F_CONNECT, errno);
+        }
+        size_t sent = (size_t)n;
+        while (count > 0 && sent >= iov->iov_len) {
+            sent -= iov->iov_len;
+            iov++;
+            count--;
+        }
+        if (count > 0) {
+            iov->iov_base = (unsigned char *)iov->iov_base + sent;
+            iov->iov_len -= sent;
+        }
+    }
+    return 0;
+}
+
+static int recv_exactly(int fd, unsigned char *dst, size_t size, int64_t deadline, Failure *f) {
+    size_t got = 0;
+    while (got < size) {
+        int ready = wait_fd(fd, POLLIN, deadline);
+        if (ready == 0)
+            return fail(f, F_TIMEOUT, 0);
+        if (ready < 0)
+            return fail(f, F_CONNECT, errno);
+        size_t want = size - got < RECV_CHUNK ? size - got : RECV_CHUNK;
+        ssize_t n = recv(fd, dst + got, want, MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                continue;
+            return fail(f, F_CONNECT, errno);
+        }
+        if (n == 0)
+            return fail(f, F_TRUNCATED, 0);
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+typedef struct {
+    int exit_code;
+    unsigned char *body;
+    size_t out_len, err_len;
+} Reply;
+
+static int read_reply(int fd, Reply *reply, int64_t deadline, Failure *f) {
+    unsigned char prefix[REPLY_PREFIX];
+    if (recv_exactly(fd, prefix, sizeof prefix, deadline, f))
+        return -1;
+    uint64_t out_len = get_u32(prefix + 8), err_len = get_u32(prefix + 12);
+    int status = prefix[5];
+    if (memcmp(prefix, "HKDR", 4) != 0 || prefix[4] != PROTOCOL_VERSION || status > 1 ||
+        out_len + err_len > MAX_PAYLOAD)
+        return fail(f, F_MALFORMED, 0);
+    size_t total = (size_t)(out_len + err_len);
+    reply->body = malloc(total ? total : 1);
+    if (!reply->body)
+        out_of_memory();
+    if (recv_exactly(fd, reply->body, total, deadline, f))
+        return -1;
+    reply->out_len = (size_t)out_len;
+    reply->err_len = (size_t)err_len;
+    reply->exit_code = prefix[6];
+    if (status == 1) {
+        buf_add(&f->message, reply->body, reply->out_len);
+        return fail(f, F_REJECTED, 0);
+    }
+    return 0;
+}
+
+static int exchange(const char *path, struct iovec *iov, int count, Reply *reply, int64_t deadline,
+                    Failure *f) {
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0)
+        return fail(f, F_CONNECT, errno);
+    int rc = connect_daemon(fd, path, deadline, f);
+    if (rc == 0) {
+        rc = send_frame(fd, iov, count, deadline, f);
+        /* A daemon that refuses a frame (too large, say) answers and closes without reading the
+         * rest: the reply is what says why, so read it; the broken pipe only when there is none. */
+        int send_errno = (rc && f->kind == F_CONNECT && (f->err == EPIPE || f->err == ECONNRESET)) ? f->err : 0;
+        if (rc == 0 || send_errno) {
+            rc = read_reply(fd, reply, deadline, f);
+            if (rc && send_errno && f->kind != F_REJECTED)
+                fail(f, F_CONNECT, send_errno);
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+/* ---- command line ---------------------------------------------------------------------------- */
+
+static int listed(const char *name, const char *const *names, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A positive decimal number of milliseconds, else the default (as the Python shim). */
+static long parse_deadline(const char *text) {
+    if (!text || !*text)
+        return DEFAULT_DEADLINE_MS;
+    long value = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return DEFAULT_DEADLINE_MS;
+        value = value * 10 + (*p - '0');
+        if (value > MAX_DEADLINE_MS)
+            return DEFAULT_DEADLINE_MS;
+    }
+    return value > 0 ? value : DEFAULT_DEADLINE_MS;
+}
+
+typedef struct {
+    const char *client, *event, *socket, *deadline, *fail;
+} Options;
+
+static Options parse_args(int argc, char **argv) {
+    Buf message = {0};
+    if (argc < 3) {
+        buf_str(&message,
+                "usage: " PROG " CLIENT EVENT [--socket PATH] [--deadline-ms N] [--fail closed|open]");
+        usage_error(&message);
+    }
+    Options opts = {.client = argv[1], .event = argv[2]};
+    for (int i = 3; i < argc; i += 2) {
+        const char *key = argv[i];
+        const char **slot = NULL;
+        if (strcmp(key, "--socket") == 0)
+            slot = &opts.socket;
+        else if (strcmp(key, "--deadline-ms") == 0)
+            slot = &opts.deadline;
+        else if (strcmp(key, "--fail") == 0)
+            slot = &opts.fail;
+        if (!slot || i + 1 >= argc) {
+            buf_str(&message, PROG ": bad argument ");
+            py_repr(&message, key);
+            usage_error(&message);
+        }
+        *slot = argv[i + 1];
+    }
+    if (opts.fail && strcmp(opts.fail, "closed") != 0 && strcmp(opts.fail, "open") != 0) {
+        buf_str(&message, PROG ": bad value ");
+        py_repr(&message, opts.fail);
+        buf_str(&message, " for --fail: use closed or open");
+        usage_error(&message);
+    }
+    return opts;
+}
+
+static const char *default_socket_path(Buf *storage) {
+    const char *explicit = getenv("HOOKD_SOCKET");
+    if (explicit && *explicit)
+        return explicit;
+    const char *runtime = getenv("XDG_RUNTIME_DIR");
+    if (runtime && runtime[0] == '/') {
+        buf_str(storage, runtime);
+        buf_str(storage, "/hookd/hook.sock");
+    } else {
+        buf_str(storage, "/tmp/hookd-");
+        buf_num(storage, (unsigned long long)getuid());
+        buf_str(storage, "/hook.sock");
+    }
+    buf_byte(storage, 0);
+    return (const char *)storage->data;
+}
+
+static int finish(const void *out, size_t out_len, const void *err, size_t err_len, int code) {
+    if (write_fully(1, out, out_len) != 0 || write_fully(2, err, err_len) != 0) {
+        int err_no = errno;
+        Buf message = {0};
+        buf_str(&message, PROG ": cannot write the reply (");
+        buf_str(&message, strerror(err_no));
+        buf_str(&message, ")\n");
+        write_all(2, message.data, message.len);
+        return 1;
+    }
+    return code;
+}
+
+int main(int argc, char **argv) {
+    struct sigaction ignore;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, NULL); /* a closed socket or stdout is an error to handle, not death */
+
+    Options opts = parse_args(argc, argv);
+    long deadline_ms = parse_deadline(opts.deadline);
+    int64_t deadline = now_ns() + (int64_t)deadline_ms * 1000000;
+    Buf path_storage = {0};
+    const char *path = opts.socket && *opts.socket ? opts.socket : default_socket_path(&path_storage);
+    int closed = opts.fail ? strcmp(opts.fail, "closed") == 0
+                           : strcmp(opts.client, "gemini") == 0 && listed(opts.event, FAIL_CLOSED, COUNT(FAIL_CLOSED));
+    will_fail_closed = closed && strcmp(opts.client, "gemini") == 0 &&
+                       listed(opts.event, CAN_FAIL_CLOSED, COUNT(CAN_FAIL_CLOSED));
+
+    Failure failure;
+    memset(&failure, 0, sizeof failure);
+    Buf payload = {0}, header = {0};
+    Reply reply = {0};
+    if (read_stdin(&payload, deadline, &failure) == 0) {
+        encode_header(&header, opts.client, opts.event);
+        unsigned char prefix[REQUEST_PREFIX] = {'H', 'K', 'D', 'Q', PROTOCOL_VERSION, 0};
+        put_u32(prefix + 6, (uint32_t)header.len);
+        put_u32(prefix + 10, (uint32_t)payload.len);
+        struct iovec iov[3] = {
+            {.iov_base = prefix, .iov_len = sizeof prefix},
+            {.iov_base = header.data, .iov_len = header.len},
+            {.iov_base = payload.data, .iov_len = payload.len},
+        };
+        if (exchange(path, iov, 3, &reply, deadline, &failure) == 0)
+            return finish(reply.body, reply.out_len, reply.body + reply.out_len, reply.err_len, reply.exit_code);
+    }
+    if (!will_fail_closed)
+        return finish("", 0, "", 0, 0);
+    Buf reason = {0}, line = {0}, out = {0};
+    describe(&reason, &failure, path, deadline_ms);
+    one_line(&line, reason.data, reason.len);
+    buf_str(&out, "{\"decision\":\"deny\",\"reason\":");
+    json_string(&out, line.data, line.len);
+    buf_str(&out, "}");
+    return finish(out.data, out.len, "", 0, 0);
+}

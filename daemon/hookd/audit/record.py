@@ -1,0 +1,82 @@
+"""Decision log records: what the hot path hands over (`Pending`), and the record built from it.
+
+The hot path only wraps its `Handled` in a `Pending` (three references); the writer task builds the
+record (masking the input, rendering time) off the hot path. docs/decision-log.md lists the fields.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from hookd.audit.mask import Masker
+from hookd.pipeline import Handled
+from hookd.types import JSON
+
+DEFAULT_POLICY_SET = "default"  # the one policy directory a daemon serves today
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """One decision waiting for the writer: made on the hot path, so it holds references only."""
+
+    handled: Handled
+    time: float  # time.time() when the decision was made
+    via: str  # "socket" (the hook socket) or "grpc" (the Decide call)
+
+
+def rfc3339(at: float) -> str:
+    """UTC with microseconds: 2026-12-02T10:11:12.345678Z."""
+    whole = int(at)
+    micros = round((at - whole) * 1_000_000)
+    if micros == 1_000_000:
+        whole, micros = whole + 1, 0
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{micros:06d}Z"
+
+
+def revisions(handled: Handled) -> dict[str, str]:
+    if handled.engine is None:
+        return {}
+    return {DEFAULT_POLICY_SET: str(handled.engine.describe().get("revision", ""))}
+
+
+def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
+    """The record of one decision, without its place in the chain (`seq`, `prev`, `hash`)."""
+    handled = pending.handled
+    event, decision = handled.event, handled.decision
+    caller = event.caller
+    verdicts: list[dict[str, Any]] = []
+    for verdict in decision.verdicts:
+        entry: dict[str, Any] = {
+            "kind": verdict.kind.value,
+            "policy": verdict.policy_id,
+            "rule": verdict.rule_id,
+            "message": mask.text(verdict.message),
+        }
+        if verdict.patch:
+            entry["patch"] = mask(dict(verdict.patch))
+        verdicts.append(entry)
+    return {
+        "type": "decision",
+        "id": decision.decision_id,
+        "time": rfc3339(pending.time),
+        "client": event.client.value,
+        "event": event.event.value,
+        "tool": event.tool.name if event.tool is not None else None,
+        "decision": decision.outcome.name.lower(),
+        "reason": mask.text(decision.reason),
+        "verdicts": verdicts,
+        "notes": list(decision.notes),
+        "revisions": revisions(handled),
+        "latency_ms": round(handled.latency_ms, 3),
+        "caller": {"uid": caller.uid, "gid": caller.gid, "pid": caller.pid, "ppid": caller.ppid},
+        "session": event.session_id,
+        "via": pending.via,
+        "input": mask(event.input_document()),
+    }
+
+
+def gap_record(dropped: int, at: float) -> dict[str, JSON]:
+    """Written in the chain where records were dropped (the queue was full), so that the gap is visible."""
+    return {"type": "gap", "time": rfc3339(at), "dropped": dropped}

@@ -1,0 +1,267 @@
+"""The gRPC services of protos/hookd/v1/hookd.proto over a running Daemon (docs/control.md).
+
+Evaluate and Decide go through the daemon's own pipeline, so they answer exactly what the hook socket
+answers; Decide is logged and counted like a hook request, Evaluate (a dry run) is neither. The caller
+comes from `current_caller`, set by the control server's interceptor from the connection's SO_PEERCRED.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+from hookd import __version__
+from hookd.audit.record import DEFAULT_POLICY_SET, rfc3339
+from hookd.audit.writer import Filters, Logged
+from hookd.control.peers import current_caller
+from hookd.errors import DialectError
+from hookd.pipeline import Handled, InteractiveProbe
+from hookd.types import Caller, Deadline, HookRequest, Verdict
+from hookd.v1 import hookd_pb2 as pb
+from hookd.v1 import hookd_pb2_grpc
+
+if TYPE_CHECKING:
+    from hookd.app import Daemon
+
+SANDBOX_NOTE = (
+    "no sandbox layers: Python policies and their sandbox are not built yet; "
+    "the Rego policies run in-process in the embedded engine"
+)
+MAX_ENV = 64
+
+
+def _caller(ppid: int = 0) -> Caller:
+    caller = current_caller.get()
+    return Caller(uid=caller.uid, gid=caller.gid, pid=caller.pid, ppid=ppid)
+
+
+def verdict_message(verdict: Verdict) -> pb.Verdict:
+    return pb.Verdict(
+        kind=verdict.kind.value,
+        policy=verdict.policy_id,
+        rule=verdict.rule_id,
+        message=verdict.message,
+        patch_json=json.dumps(dict(verdict.patch), sort_keys=True) if verdict.patch else "",
+    )
+
+
+def engine_description(describe: dict[str, Any]) -> str:
+    name = str(describe.get("engine", ""))
+    if name != "rego":
+        return name
+    try:
+        version = metadata.version("gordon-to-regorus")
+    except metadata.PackageNotFoundError:  # pragma: no cover - the engine is a dependency
+        version = "?"
+    return f"rego (embedded regorus, gordon-to-regorus {version})"
+
+
+def _event_of(payload: bytes) -> str:
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return ""
+    name = value.get("hook_event_name") if isinstance(value, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+class ControlService(hookd_pb2_grpc.ControlServicer):
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def policy_set(self) -> pb.PolicySet:
+        describe = dict(self.daemon.engines.current.describe())
+        return pb.PolicySet(
+            name=DEFAULT_POLICY_SET,
+            path=str(describe.get("policy_dir", "")),
+            revision=str(describe.get("revision", "")),
+            packages=[str(p) for p in describe.get("packages", [])],
+            loaded_at=rfc3339(self.daemon.loaded_at),
+        )
+
+    async def Status(self, request: pb.StatusRequest, context: Any) -> pb.StatusResponse:
+        daemon = self.daemon
+        decision_log = daemon.decision_log
+        return pb.StatusResponse(
+            version=__version__,
+            pid=os.getpid(),
+            started_at=rfc3339(daemon.started_at),
+            uptime_seconds=round(time.time() - daemon.started_at, 3),
+            engine=engine_description(dict(daemon.engines.current.describe())),
+            policy_sets=[self.policy_set()],
+            counters=pb.Counters(
+                requests=daemon.stats.requests,
+                decisions=dict(daemon.outcomes),
+                errors=dict(daemon.stats.errors),
+                reloads=daemon.reloads,
+                reload_failures=daemon.reload_failures,
+            ),
+            sandbox_layers=[],
+            sandbox_note=SANDBOX_NOTE,
+            hook_socket=str(daemon.config.hook_socket),
+            control_socket=str(daemon.config.control_socket),
+            decision_log=pb.DecisionLogStatus(
+                path=str(decision_log.path),
+                written=decision_log.written,
+                dropped=daemon.sink.dropped,
+                write_errors=decision_log.write_errors,
+                seq=decision_log.seq,
+                head=decision_log.head,
+                subscribers=decision_log.subscribers,
+            ),
+        )
+
+    async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:
+        caller = current_caller.get()
+        result = self.daemon.reload(requested_by=f"uid {caller.uid} pid {caller.pid}")
+        return pb.ReloadResponse(
+            ok=result.ok, error=result.error, previous_revision=result.previous, policy_set=self.policy_set()
+        )
+
+    async def ListPolicies(self, request: pb.ListPoliciesRequest, context: Any) -> pb.ListPoliciesResponse:
+        packages = []
+        for package in getattr(self.daemon.engines.current, "packages", ()):
+            routing = package.routing
+            packages.append(
+                pb.PolicyPackage(
+                    name=package.name,
+                    policy_set=DEFAULT_POLICY_SET,
+                    rules=[pb.Rule(name=name, kind=kind) for name, kind in sorted(package.rules.items())],
+                    routing=pb.Routing(
+                        events=sorted(routing.get("events", ())),
+                        kinds=sorted(routing.get("kinds", ())),
+                        tools=sorted(routing.get("tools", ())),
+                    ),
+                )
+            )
+        return pb.ListPoliciesResponse(policy_sets=[self.policy_set()], packages=packages)
+
+    async def Evaluate(self, request: pb.EvaluateRequest, context: Any) -> pb.EvaluateResponse:
+        event = request.event or _event_of(request.payload)
+        if not event:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the payload has no hook_event_name: set event")
+        probe: InteractiveProbe | None = None
+        if request.interactive == pb.INTERACTIVE_YES:
+            probe = _always(True)
+        elif request.interactive == pb.INTERACTIVE_NO:
+            probe = _always(False)
+        hook_request = await _hook_request(request, event, _caller(), self.daemon, context)
+        try:
+            handled = await self.daemon.evaluate(hook_request, probe)
+        except DialectError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "hookd did not decide within its deadline")
+        decision, reply = handled.decision, handled.reply
+        return pb.EvaluateResponse(
+            decision=decision.outcome.name.lower(),
+            stdout=reply.stdout,
+            stderr=reply.stderr,
+            exit_code=reply.exit_code,
+            verdicts=[verdict_message(v) for v in decision.verdicts],
+            notes=list(decision.notes),
+            decision_id=decision.decision_id,
+            revision=str(handled.engine.describe().get("revision", "")) if handled.engine else "",
+        )
+
+    async def StreamDecisions(
+        self, request: pb.StreamDecisionsRequest, context: Any
+    ) -> AsyncIterator[pb.DecisionRecord]:
+        filters = Filters(
+            events=frozenset(request.events),
+            decisions=frozenset(request.decisions),
+            tools=frozenset(request.tools),
+            clients=frozenset(request.clients),
+            session=request.session_id,
+        )
+        decision_log = self.daemon.decision_log
+        subscription = decision_log.subscribe(filters)
+        try:
+            await context.send_initial_metadata(())  # tells the client it is subscribed
+            while (item := await subscription.next()) is not None:
+                logged, dropped = item
+                yield record_message(logged, dropped)
+        finally:
+            decision_log.unsubscribe(subscription)
+
+
+class HookService(hookd_pb2_grpc.HookServicer):
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    async def Decide(self, request: pb.DecideRequest, context: Any) -> pb.DecideResponse:
+        hook_request = await _hook_request(request, request.event, _caller(int(request.ppid)), self.daemon, context)
+        try:
+            handled: Handled = await self.daemon.decide(hook_request)
+        except DialectError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except TimeoutError:
+            ms = self.daemon.config.daemon.request_timeout_ms
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"hookd did not decide within its {ms} ms deadline")
+        reply = handled.reply
+        return pb.DecideResponse(
+            stdout=reply.stdout,
+            stderr=reply.stderr,
+            exit_code=reply.exit_code,
+            decision=handled.decision.outcome.name.lower(),
+            decision_id=handled.decision_id,
+        )
+
+
+async def _hook_request(
+    request: pb.EvaluateRequest | pb.DecideRequest, event: str, caller: Caller, daemon: Daemon, context: Any
+) -> HookRequest:
+    if len(request.env) > MAX_ENV:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"env has more than {MAX_ENV} entries")
+    return HookRequest(
+        client=request.client or "gemini",
+        event=event,
+        payload=request.payload,
+        env=dict(request.env),
+        cwd=request.cwd,
+        caller=caller,
+        deadline=Deadline.after(daemon.config.daemon.request_timeout_ms / 1000),
+        received_at=time.monotonic(),
+    )
+
+
+def _always(answer: bool) -> InteractiveProbe:
+    return lambda _pid: answer
+
+
+def record_message(logged: Logged, dropped: int = 0) -> pb.DecisionRecord:
+    record = logged.record
+    caller = record.get("caller") or {}
+    return pb.DecisionRecord(
+        id=str(record.get("id", "")),
+        time=str(record.get("time", "")),
+        seq=logged.seq,
+        client=str(record.get("client", "")),
+        event=str(record.get("event", "")),
+        tool=str(record.get("tool") or ""),
+        decision=str(record.get("decision", "")),
+        verdicts=[
+            pb.Verdict(
+                kind=v["kind"],
+                policy=v["policy"],
+                rule=v["rule"],
+                message=v["message"],
+                patch_json=json.dumps(v["patch"], sort_keys=True) if "patch" in v else "",
+            )
+            for v in record.get("verdicts", [])
+        ],
+        latency_ms=float(record.get("latency_ms", 0.0)),
+        uid=int(caller.get("uid", -1)),
+        pid=int(caller.get("pid", 0)),
+        session_id=str(record.get("session", "")),
+        revisions={str(k): str(v) for k, v in (record.get("revisions") or {}).items()},
+        via=str(record.get("via", "")),
+        json=logged.line,
+        dropped_before=dropped,
+    )
