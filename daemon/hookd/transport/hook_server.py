@@ -1,4 +1,4 @@
-"""The hook socket: a Unix stream listener, one task per connection, one frame each way.
+"""The hook socket: a Unix stream listener, one Protocol per connection, one frame each way.
 
 The socket lives in an owner-only (0700) runtime directory and is itself 0600. A lock file held for
 the daemon's life keeps a second daemon out; a socket left by a dead daemon is replaced. Each
@@ -19,6 +19,7 @@ import struct
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import cast
 
 import structlog
 
@@ -95,7 +96,7 @@ class HookServer:
         self._backlog = max(128, max_concurrency * 4)
         self._server: asyncio.AbstractServer | None = None
         self._lock_fd: int | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[bytes]] = set()
 
     async def start(self) -> None:
         if len(os.fsencode(self.path)) > 107:
@@ -109,9 +110,8 @@ class HookServer:
             log.info("stale_socket_removed", path=str(self.path))
         old_umask = os.umask(0o177)
         try:
-            self._server = await asyncio.start_unix_server(
-                self._on_connection, path=str(self.path), backlog=self._backlog
-            )
+            loop = asyncio.get_running_loop()
+            self._server = await loop.create_unix_server(self._connection, path=str(self.path), backlog=self._backlog)
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
@@ -142,45 +142,10 @@ class HookServer:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    async def _on_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        started = time.monotonic()
-        deadline = Deadline(started + self._timeout)
-        try:
-            caller = peer_credentials(writer.get_extra_info("socket"))
-            async with asyncio.timeout(self._timeout):
-                async with self._slots:
-                    frame = await self._serve(reader, caller, deadline, started)
-        except TimeoutError:
-            ms = int(self._timeout * 1000)
-            frame = wire.encode_error("deadline", f"hookd did not decide within its {ms} ms deadline")
-            self.stats.error("deadline")
-            log.warning("request_deadline", timeout_ms=ms)
-        except (FrameError, DialectError) as exc:
-            code = exc.code if isinstance(exc, FrameError) else "bad-payload"
-            frame = wire.encode_error(code, str(exc))
-            self.stats.error(code)
-            log.warning("request_rejected", code=code, error=str(exc))
-        except asyncio.IncompleteReadError as exc:
-            if exc.partial or exc.expected != wire.REQUEST_PREFIX_SIZE:  # not a connect-and-close probe
-                self.stats.error("truncated")
-            log.warning("request_truncated")
-            frame = wire.encode_error("truncated", "truncated frame: the connection closed inside the frame")
-        except Exception as exc:  # one bad request must never take the daemon down
-            self.stats.error("internal")
-            log.exception("request_failed")
-            frame = wire.encode_error("internal", f"hookd internal error: {type(exc).__name__}")
-        await self._send(writer, frame)
+    def _connection(self) -> _HookConnection:
+        return _HookConnection(self)
 
-    async def _serve(self, reader: asyncio.StreamReader, caller: Caller, deadline: Deadline, started: float) -> bytes:
-        prefix = await reader.readexactly(wire.REQUEST_PREFIX_SIZE)
-        self.stats.requests += 1  # a connection that sent nothing (a liveness probe) is not a request
-        header_len, payload_len = wire.parse_request_prefix(prefix, self._limits)
-        header = wire.parse_header(await reader.readexactly(header_len))
-        payload = await reader.readexactly(payload_len)
+    def _serve(self, caller: Caller, header: wire.RequestHeader, payload: bytes, started: float) -> asyncio.Task[bytes]:
         request = HookRequest(
             client=header.client,
             event=header.event,
@@ -188,18 +153,120 @@ class HookServer:
             env=header.env,
             cwd=header.cwd,
             caller=Caller(uid=caller.uid, gid=caller.gid, pid=caller.pid, ppid=header.ppid),
-            deadline=deadline,
+            deadline=Deadline(started + self._timeout),
             received_at=started,
         )
-        reply = await self._handler(request)
+        task = asyncio.get_running_loop().create_task(self._decide(request))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _decide(self, request: HookRequest) -> bytes:
+        try:
+            async with self._slots:
+                reply = await self._handler(request)
+        except DialectError as exc:
+            return self.error_frame("bad-payload", str(exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # one bad request must never take the daemon down
+            log.exception("request_failed")
+            return self.error_frame("internal", f"hookd internal error: {type(exc).__name__}")
         return wire.encode_reply(reply.stdout, reply.stderr, reply.exit_code)
 
-    @staticmethod
-    async def _send(writer: asyncio.StreamWriter, frame: bytes) -> None:
+    def error_frame(self, code: str, message: str) -> bytes:
+        """Every error reply is built here: counted, logged, encoded."""
+        self.stats.error(code)
+        if code != "internal":  # internal errors were logged with their traceback already
+            log.warning("request_rejected", code=code, error=message)
+        return wire.encode_error(code, message)
+
+
+class _HookConnection(asyncio.Protocol):
+    """One shim connection: buffer one frame, decide it in a task, write one reply, close.
+
+    A Protocol rather than asyncio streams: the hook path pays for every allocation, and a
+    connection here never needs more than a buffer and one timer.
+    """
+
+    __slots__ = ("_buffer", "_caller", "_done", "_server", "_sizes", "_started", "_task", "_timer", "_transport")
+
+    def __init__(self, server: HookServer) -> None:
+        self._server = server
+        self._buffer = bytearray()
+        self._sizes: tuple[int, int] | None = None
+        self._task: asyncio.Task[bytes] | None = None
+        self._done = False
+        self._started = 0.0
+        self._caller = Caller(uid=-1, gid=-1, pid=0)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)  # uvloop's transports do not subclass asyncio's
+        self._started = time.monotonic()
+        server = self._server
+        self._timer = asyncio.get_running_loop().call_at(self._started + server._timeout, self._expire)
         try:
-            writer.write(frame)
-            await asyncio.wait_for(writer.drain(), timeout=1.0)
-        except (ConnectionError, TimeoutError, OSError):
-            pass  # the shim is gone; it has applied its own fail mode
-        finally:
-            writer.close()
+            self._caller = peer_credentials(transport.get_extra_info("socket"))
+        except OSError as exc:
+            self._reply(server.error_frame("internal", f"cannot read the peer's credentials: {exc}"))
+
+    def data_received(self, data: bytes) -> None:
+        if self._done or self._task is not None:
+            return
+        buffer = self._buffer
+        buffer += data
+        server = self._server
+        try:
+            if self._sizes is None:
+                if len(buffer) < wire.REQUEST_PREFIX_SIZE:
+                    return
+                server.stats.requests += 1  # a connection that sends nothing (a liveness probe) is not a request
+                self._sizes = wire.parse_request_prefix(bytes(buffer[: wire.REQUEST_PREFIX_SIZE]), server._limits)
+            header_len, payload_len = self._sizes
+            body_start = wire.REQUEST_PREFIX_SIZE + header_len
+            if len(buffer) < body_start + payload_len:
+                return
+            header = wire.parse_header(bytes(buffer[wire.REQUEST_PREFIX_SIZE : body_start]))
+        except FrameError as exc:
+            self._reply(server.error_frame(exc.code, str(exc)))
+            return
+        payload = bytes(buffer[body_start : body_start + payload_len])
+        self._buffer = bytearray()
+        self._transport.pause_reading()
+        self._task = server._serve(self._caller, header, payload, self._started)
+        self._task.add_done_callback(self._decided)
+
+    def eof_received(self) -> bool:
+        if not self._done and self._task is None:
+            message = "truncated frame: the connection closed inside the frame"
+            # A connect-and-close liveness probe sent nothing: answer it, but do not count an error.
+            self._reply(
+                self._server.error_frame("truncated", message)
+                if self._buffer
+                else wire.encode_error("truncated", message)
+            )
+        return True  # keep the transport open until the reply is written
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._done = True
+        self._timer.cancel()
+
+    def _decided(self, task: asyncio.Task[bytes]) -> None:
+        if not task.cancelled():
+            self._reply(task.result())
+
+    def _expire(self) -> None:
+        if self._done:
+            return
+        ms = int(self._server._timeout * 1000)
+        if self._task is not None:
+            self._task.cancel()
+        self._reply(self._server.error_frame("deadline", f"hookd did not decide within its {ms} ms deadline"))
+
+    def _reply(self, frame: bytes) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._timer.cancel()
+        self._transport.write(frame)
+        self._transport.close()  # flushes the reply first; the shim reads to the end of it
