@@ -14,6 +14,13 @@
 # * `rm -r` of a path that comes from a shell variable or substitution is `ask`: its value is not
 #   known when the policy runs (`deny` when the fixed part is already outside the project).
 # * a parser failure is `ask` (unparsable-shell): it must never pass silently.
+#
+# Performance (this package runs on every shell call; see "Writing fast rules" in ../README.md):
+# every rule body and every rule consulted costs an evaluation in regorus, even when the first line
+# fails, and a function runs again at every call. So the rules are dispatched on a few facts
+# computed once (_hot: the commands with a program name of interest or privileges; _names), rules
+# that share a trigger sit behind one gate, and regexes, functions and sprintf come after the
+# cheapest test that tells a command of interest.
 package hookd.destructive_shell
 
 routing := {"events": ["BeforeTool"], "kinds": ["shell"]}
@@ -25,30 +32,74 @@ _shell if {
 	input.tool.kind == "shell"
 }
 
-_cmds := input.shell.commands if _shell
-
 _home := trim_suffix(input.home, "/")
 
 _project := trim_suffix(input.project_dir, "/")
+
+# ---------------------------------------------------------------------------------------------
+# Dispatch: which rules can apply to this command line at all
+# ---------------------------------------------------------------------------------------------
+
+# Every deny/ask rule but the git, redirect, fork-bomb and parser rules is about a command with a
+# program name of interest or with privileges, and sits in _hot_deny/_hot_ask behind _hot, the
+# [index, why] of such commands ("name" or "privileged"): a command line of ls, npm, cat, make, ...
+# never looks at those rules. The names: mkfs* and watched_programs in data.json, which holds the
+# names written in the rules below and every name in downloaders, disk_tools, partition_tools,
+# power_commands and privilege_commands (test_watched_programs checks both): one lookup instead of
+# one per list. A rule about a new program name needs the name there. (_hot does not look at
+# input.event and input.tool.kind: it only gates, and every rule behind it checks them through
+# _names, _priv or _shell.)
+_hot contains [i, "name"] if {
+	some i, c in input.shell.commands
+	true in [c.name in data.destructive_shell.watched_programs, startswith(c.name, "mkfs")] # any of
+}
+
+_hot contains [i, "privileged"] if {
+	some i, c in input.shell.commands
+	c.sudo == true
+}
+
+_hot contains [i, "privileged"] if {
+	some i, c in input.shell.commands
+	some w in c.wrappers
+	w in data.destructive_shell.privilege_wrappers
+}
+
+deny contains v if {
+	count(_hot) > 0
+	some v in _hot_deny
+}
+
+ask contains v if {
+	count(_hot) > 0
+	some v in _hot_ask
+}
+
+# The program names on the command line (none unless this is a BeforeTool shell call), computed
+# once; the rules behind the gates start with a lookup here. They read input.shell.commands directly
+# (a rule holding the command list would cost a copy of it): each is reached only through a test of
+# _names or checks _shell itself.
+_names := {c.name |
+	input.event == "BeforeTool"
+	input.tool.kind == "shell"
+	some c in input.shell.commands
+}
 
 # ---------------------------------------------------------------------------------------------
 # Parser failures
 # ---------------------------------------------------------------------------------------------
 
 ask contains {"id": "unparsable-shell", "reason": reason} if {
-	_shell
 	input.shell.parse_error == true
+	_shell
 	reason := sprintf("hookd could not parse this shell command (%s); review it before it runs", [_parse_error_text])
 }
 
 ask contains {"id": "unparsable-shell", "reason": "hookd received no parsed form of this shell command; review it before it runs"} if {
-	_shell
 	not input.shell.parse_error == true
-	not _has_commands
+	not is_array(object.get(input, ["shell", "commands"], null)) # `not is_array(input.x)` is false in OPA when input.x is undefined
+	_shell
 }
-
-# (a helper rule: `not is_array(input.x)` is false in OPA when input.x is undefined)
-_has_commands if is_array(input.shell.commands)
 
 _parse_error_text := input.shell.error if {
 	is_string(input.shell.error)
@@ -75,6 +126,7 @@ _opts(c) := array.slice(c.argv, 1, count(c.argv))
 # a short-option cluster (`-rf`, `-Rv`) that contains one of the letters in `letters` (a regex class)
 _has_short(c, letters) if {
 	some tok in _opts(c)
+	startswith(tok, "-") # cheap gate for the regex
 	regex.match(concat("", ["^-[A-Za-z]*[", letters, "][A-Za-z]*$"]), tok)
 }
 
@@ -92,15 +144,6 @@ _chmod_recursive(c) if _has_short(c, "R")
 
 _chmod_recursive(c) if _has_long(c, {"--recursive"})
 
-_privileged(c) if c.sudo == true
-
-_privileged(c) if {
-	some w in c.wrappers
-	w in _cfg.privilege_wrappers
-}
-
-_privileged(c) if c.name in _cfg.privilege_commands
-
 _is_shell(name) if name in _cfg.shells
 
 _is_interpreter(name) if _is_shell(name)
@@ -113,11 +156,6 @@ _is_interpreter(name) if {
 }
 
 _is_downloader(name) if name in _cfg.downloaders
-
-_any_downloader if {
-	some c in _cmds
-	_is_downloader(c.name)
-}
 
 # ---------------------------------------------------------------------------------------------
 # rm -r / chmod -R targets
@@ -187,11 +225,24 @@ _rm_what := {
 	"outside-project": "a path outside the project",
 }
 
-deny contains {"id": _rm_ids[class], "reason": reason} if {
-	some c in _cmds
+# indices (in input.shell.commands) of the recursive deletes
+_rm_r contains i if {
+	"rm" in _names
+	some i, c in input.shell.commands
 	c.name == "rm"
 	_rm_recursive(c)
-	some a in c.args
+}
+
+# rm, find and chmod/chown/chgrp rules, behind one gate
+_hot_deny contains v if {
+	count(_names & {"rm", "find", "chmod", "chown", "chgrp"}) > 0
+	some v in _files_deny
+}
+
+_files_deny contains {"id": _rm_ids[class], "reason": reason} if {
+	"rm" in _names
+	some i in _rm_r
+	some a in input.shell.commands[i].args
 	class := _rm_class(a)
 	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[class], _target(a)])
 }
@@ -218,19 +269,20 @@ _dynamic_outside(a) if {
 	not _under(_project, d)
 }
 
-ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
-	some c in _cmds
-	c.name == "rm"
-	_rm_recursive(c)
-	some a in c.args
+_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
+	"rm" in _names
+	some i in _rm_r
+	some a in input.shell.commands[i].args
 	_unresolved(a)
 	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
 }
 
 # `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a
 # place the parser cannot follow) a relative path no longer names something in the project.
+_cd_names := {"cd", "pushd"}
+
 _leaves_project(c) if {
-	c.name in {"cd", "pushd"}
+	c.name in _cd_names
 	not _cd_stays(c)
 }
 
@@ -239,14 +291,14 @@ _cd_stays(c) if {
 	a.in_project == true
 }
 
-deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
-	some i, c in _cmds
+_files_deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
+	"rm" in _names
+	count(_cd_names & _names) > 0
+	some j in _rm_r
+	some i, c in input.shell.commands
+	i < j
 	_leaves_project(c)
-	some j, r in _cmds
-	j > i
-	r.name == "rm"
-	_rm_recursive(r)
-	some a in r.args
+	some a in input.shell.commands[j].args
 	not startswith(a.raw, "/")
 	reason := sprintf("recursive delete of relative path %q after changing directory out of the project is blocked: hookd cannot tell what it would delete", [a.raw])
 }
@@ -272,8 +324,9 @@ _find_roots(c) := {tok |
 	i < _find_first_expr(c)
 }
 
-deny contains {"id": "find-delete-outside-project", "reason": reason} if {
-	some c in _cmds
+_files_deny contains {"id": "find-delete-outside-project", "reason": reason} if {
+	"find" in _names
+	some c in input.shell.commands
 	c.name == "find"
 	_find_deletes(c)
 	roots := _find_roots(c)
@@ -287,8 +340,8 @@ _arg_is_one_of(a, toks) if a.raw in toks
 
 _arg_is_one_of(a, toks) if a.path in toks
 
-deny contains {"id": "recursive-chmod-system", "reason": reason} if {
-	some c in _cmds
+_files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
+	some c in input.shell.commands
 	c.name in {"chmod", "chown", "chgrp"}
 	_chmod_recursive(c)
 	some a in c.args
@@ -313,12 +366,30 @@ _git_sub_index(c) := min({i |
 
 # Every git invocation, digested once per evaluation: the sub-command and the words after it.
 _gits contains {"argv": c.argv, "sub": c.argv[k], "rest": array.slice(c.argv, k + 1, count(c.argv))} if {
-	some c in _cmds
+	"git" in _names
+	some c in input.shell.commands
 	c.name == "git"
 	k := _git_sub_index(c)
 }
 
 _git(sub) := {g | some g in _gits; g.sub == sub}
+
+_git_subs := {g.sub | some g in _gits}
+
+# The git rules, behind one gate: a git command with one of their sub-commands somewhere in argv
+# (cheaper than _gits; `git status` stops here).
+deny contains v if {
+	some c in input.shell.commands
+	c.name == "git"
+	some w in c.argv
+	w in {"push", "reset", "checkout", "restore", "clean"}
+	some v in _git_deny
+}
+
+_git_deny contains v if {
+	"push" in _git_subs
+	some v in _push_deny
+}
 
 # git push, with its refspecs (the positionals after the remote)
 _pushes contains object.union(g, {"refspecs": array.slice(pos, 1, count(pos))}) if {
@@ -351,6 +422,7 @@ _push_force(g) if {
 
 _push_force(g) if {
 	some tok in g.rest
+	startswith(tok, "-") # cheap gate for the regex
 	regex.match(`^-[A-Za-z]*f[A-Za-z]*$`, tok)
 }
 
@@ -376,28 +448,28 @@ _push_everything(g) if {
 	tok in {"--all", "--mirror", "--branches"}
 }
 
-deny contains {"id": "force-push-protected", "reason": reason} if {
+_push_deny contains {"id": "force-push-protected", "reason": reason} if {
 	some g in _pushes
 	_push_force(g)
 	count(g.refspecs) == 0
 	reason := "force-push without an explicit branch is blocked: it may overwrite main/master or a release branch; name a feature branch"
 }
 
-deny contains {"id": "force-push-protected", "reason": reason} if {
+_push_deny contains {"id": "force-push-protected", "reason": reason} if {
 	some g in _pushes
 	_push_force(g)
 	_push_everything(g)
 	reason := "force-push of all branches (--all/--mirror) is blocked: it rewrites protected branches on the remote"
 }
 
-deny contains {"id": "force-push-protected", "reason": reason} if {
+_push_deny contains {"id": "force-push-protected", "reason": reason} if {
 	some g in _pushes
 	"--mirror" in g.rest
 	not _push_force(g)
 	reason := "git push --mirror is blocked: it force-updates and deletes every branch on the remote"
 }
 
-deny contains {"id": "force-push-protected", "reason": reason} if {
+_push_deny contains {"id": "force-push-protected", "reason": reason} if {
 	some g in _pushes
 	some ref in g.refspecs
 	_forced_ref(g, ref)
@@ -410,7 +482,7 @@ _forced_ref(g, _) if _push_force(g)
 
 _forced_ref(_, ref) if startswith(ref, "+")
 
-deny contains {"id": "push-delete-protected", "reason": reason} if {
+_push_deny contains {"id": "push-delete-protected", "reason": reason} if {
 	some g in _pushes
 	_push_deletes(g)
 	some ref in g.refspecs
@@ -419,7 +491,7 @@ deny contains {"id": "push-delete-protected", "reason": reason} if {
 	reason := sprintf("deleting protected branch %q on the remote is blocked", [b])
 }
 
-deny contains {"id": "push-delete-protected", "reason": reason} if {
+_push_deny contains {"id": "push-delete-protected", "reason": reason} if {
 	some g in _pushes
 	some ref in g.refspecs
 	startswith(ref, ":")
@@ -433,10 +505,12 @@ _push_deletes(g) if "--delete" in g.rest
 
 _push_deletes(g) if {
 	some tok in g.rest
+	startswith(tok, "-") # cheap gate for the regex
 	regex.match(`^-[A-Za-z]*d[A-Za-z]*$`, tok)
 }
 
-deny contains {"id": "git-reset-hard", "reason": "git reset --hard is blocked: it throws away uncommitted changes for good; commit or stash them, or use git restore on named files"} if {
+_git_deny contains {"id": "git-reset-hard", "reason": "git reset --hard is blocked: it throws away uncommitted changes for good; commit or stash them, or use git restore on named files"} if {
+	"reset" in _git_subs
 	some g in _git("reset")
 	"--hard" in g.rest
 }
@@ -445,8 +519,9 @@ deny contains {"id": "git-reset-hard", "reason": "git reset --hard is blocked: i
 # change in the tree is thrown away, as with reset --hard. Named files (`git checkout -- a.py`) are fine.
 _whole_tree(tok) if tok in {".", "./", ":/", "*", ":/*"}
 
-deny contains {"id": "git-discard-changes", "reason": reason} if {
+_git_deny contains {"id": "git-discard-changes", "reason": reason} if {
 	some g in _gits
+	g.sub in {"checkout", "restore"}
 	_git_discards(g)
 	reason := sprintf("%q is blocked: it throws away every uncommitted change in the working tree; commit or stash first, or name the files", [concat(" ", g.argv)])
 }
@@ -486,6 +561,7 @@ _clean_force(g) if "--force" in g.rest
 
 _clean_force(g) if {
 	some tok in g.rest
+	startswith(tok, "-") # cheap gate for the regex
 	regex.match(`^-[A-Za-z]*f[A-Za-z]*$`, tok)
 }
 
@@ -493,15 +569,18 @@ _clean_dry_run(g) if "--dry-run" in g.rest
 
 _clean_dry_run(g) if {
 	some tok in g.rest
+	startswith(tok, "-") # cheap gate for the regex
 	regex.match(`^-[A-Za-z]*n[A-Za-z]*$`, tok)
 }
 
 _clean_wide(g) if {
 	some tok in g.rest
+	startswith(tok, "-") # cheap gate for the regex
 	regex.match(`^-[A-Za-z]*[dxX][A-Za-z]*$`, tok)
 }
 
-deny contains {"id": "git-clean-force", "reason": "git clean -f with -d/-x/-X is blocked: it deletes untracked and ignored files (new work, .env, local config) that git cannot restore; run git clean -n first"} if {
+_git_deny contains {"id": "git-clean-force", "reason": "git clean -f with -d/-x/-X is blocked: it deletes untracked and ignored files (new work, .env, local config) that git cannot restore; run git clean -n first"} if {
+	"clean" in _git_subs
 	some g in _git("clean")
 	_clean_force(g)
 	not _clean_dry_run(g)
@@ -509,6 +588,10 @@ deny contains {"id": "git-clean-force", "reason": "git clean -f with -d/-x/-X is
 }
 
 ask contains {"id": "git-clean-force", "reason": "git clean -f deletes untracked files that git cannot restore; confirm, or run git clean -n first"} if {
+	some c in input.shell.commands
+	c.name == "git"
+	"clean" in c.argv
+	"clean" in _git_subs
 	some g in _git("clean")
 	_clean_force(g)
 	not _clean_dry_run(g)
@@ -539,6 +622,7 @@ _inline_code(c) if {
 _inline_code(c) if {
 	not _is_shell(c.name)
 	some tok in _opts(c)
+	startswith(tok, "-") # cheap gate for the regex
 	regex.match(`^-[A-Za-z]*[cemErp]$`, tok)
 }
 
@@ -558,10 +642,17 @@ _script_arg(c) if {
 	not tok in {"/dev/stdin", "/dev/fd/0"}
 }
 
-deny contains {"id": "pipe-to-shell", "reason": reason} if {
-	some d in _cmds
+# The rules about downloads, behind one gate: all of them need a downloader on the line.
+_hot_deny contains v if {
+	some n in _names
+	n in data.destructive_shell.downloaders
+	some v in _download_deny
+}
+
+_download_deny contains {"id": "pipe-to-shell", "reason": reason} if {
+	some d in input.shell.commands
 	_is_downloader(d.name)
-	some x in _cmds
+	some x in input.shell.commands
 	x.pipeline == d.pipeline
 	x.depth == d.depth
 	x.position > d.position
@@ -587,10 +678,11 @@ _decode_flag(c) if _has_short(c, "dD")
 
 _decode_flag(c) if _has_long(c, {"--decode"})
 
-deny contains {"id": "decoded-pipe-to-shell", "reason": reason} if {
-	some d in _cmds
+_hot_deny contains {"id": "decoded-pipe-to-shell", "reason": reason} if {
+	count(_names & {"base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat"}) > 0
+	some d in input.shell.commands
 	_decoding(d)
-	some x in _cmds
+	some x in input.shell.commands
 	x.pipeline == d.pipeline
 	x.depth == d.depth
 	x.position > d.position
@@ -617,9 +709,8 @@ _nested_re := concat("", [
 	`)\s*(sudo\s+)?(\S*/)?(`, _downloader_alternatives, `)(\s|$)`,
 ])
 
-deny contains {"id": "remote-script-exec", "reason": reason} if {
+_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
 	_shell
-	_any_downloader # cheap gate: building the pattern costs more than the rest of the package
 	regex.match(_nested_re, input.shell.source)
 	reason := "running a script fetched from the network through a substitution (bash <(curl …), sh -c \"$(curl …)\") is blocked; download it to a file and review it first"
 }
@@ -627,11 +718,11 @@ deny contains {"id": "remote-script-exec", "reason": reason} if {
 # The same, structurally: an interpreter whose program is a substitution with a downloader in it
 # (argv keeps `<(curl …)` / `$(curl …)` as written, quotes and all; the downloader is parsed one
 # level deeper). This also sees through `b''ash <(cu''rl …)`, which the text match misses.
-deny contains {"id": "remote-script-exec", "reason": reason} if {
-	some x in _cmds
+_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
+	some x in input.shell.commands
 	_is_interpreter(x.name)
 	_substitution(_script_of(x))
-	some d in _cmds
+	some d in input.shell.commands
 	_is_downloader(d.name)
 	d.depth == x.depth + 1
 	reason := sprintf("%s running the output of %s is blocked: it executes code from the network unseen; download it to a file and review it first", [x.name, d.name])
@@ -644,10 +735,10 @@ _substitution(tok) if startswith(tok, "$(")
 _substitution(tok) if startswith(tok, "`")
 
 # eval / source of anything that contains a downloader
-deny contains {"id": "remote-script-exec", "reason": reason} if {
-	some x in _cmds
+_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
+	some x in input.shell.commands
 	x.name in {"eval", "source", "."}
-	some d in _cmds
+	some d in input.shell.commands
 	_is_downloader(d.name)
 	d.depth > x.depth
 	reason := sprintf("%s of output from %s runs code from the network unseen; download it to a file and review it first", [x.name, d.name])
@@ -672,7 +763,10 @@ _download_output(d) := {_strip_dot(out) |
 
 _output_opt(tok) if tok in {"--output", "--output-document", "-o", "-O"}
 
-_output_opt(tok) if regex.match(`^-[A-Za-z]*[oO]$`, tok)
+_output_opt(tok) if {
+	startswith(tok, "-") # cheap gate for the regex
+	regex.match(`^-[A-Za-z]*[oO]$`, tok)
+}
 
 _is_short_cluster(tok) if regex.match(`^-[A-Za-z]+$`, tok)
 
@@ -694,12 +788,12 @@ _script_of(x) := x.argv[min({i |
 	not x.argv[i - 1] in _interp_value_opts
 })]
 
-deny contains {"id": "download-then-exec", "reason": reason} if {
-	some i, d in _cmds
+_download_deny contains {"id": "download-then-exec", "reason": reason} if {
+	some i, d in input.shell.commands
 	_is_downloader(d.name)
 	outs := _download_output(d)
 	count(outs) > 0
-	some j, x in _cmds
+	some j, x in input.shell.commands
 	j > i
 	_executes_file(x, outs)
 	reason := sprintf("downloading a script with %s and running it in the same command is blocked; download it, review it, then run it separately", [d.name])
@@ -709,15 +803,31 @@ deny contains {"id": "download-then-exec", "reason": reason} if {
 # Privilege escalation
 # ---------------------------------------------------------------------------------------------
 
-ask contains {"id": "sudo", "reason": reason} if {
-	some c in _cmds
-	_privileged(c)
+# indices (in input.shell.commands) of the commands that run with elevated privileges
+_priv contains i if {
+	some h in _hot # [i, "privileged"]: sudo or a privileged wrapper
+	h[1] == "privileged"
+	i := h[0]
+	_shell
+}
+
+_priv contains i if {
+	some h in _hot # [i, "name"]: privilege_commands are among watched_programs
+	h[1] == "name"
+	i := h[0]
+	input.shell.commands[i].name in data.destructive_shell.privilege_commands
+	_shell
+}
+
+_hot_ask contains {"id": "sudo", "reason": reason} if {
+	some i in _priv
+	c := input.shell.commands[i]
 	reason := sprintf("%q runs with elevated privileges (sudo, doas, su); confirm it", [concat(" ", c.argv)])
 }
 
-deny contains {"id": "sudo-destructive", "reason": reason} if {
-	some c in _cmds
-	_privileged(c)
+_hot_deny contains {"id": "sudo-destructive", "reason": reason} if {
+	some i in _priv
+	c := input.shell.commands[i]
 	_sudo_destructive(c.name)
 	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [c.name])
 }
@@ -746,8 +856,33 @@ _device(p) if {
 	not _benign_device(p)
 }
 
-deny contains {"id": "disk-format", "reason": reason} if {
-	some c in _cmds
+# The names on the line that the disk, dd and power rules are about.
+_system_names contains n if {
+	some h in _hot # [i, "name"]: disk_tools, partition_tools and power_commands are among watched_programs
+	h[1] == "name"
+	input.event == "BeforeTool" # _shell, inline
+	input.tool.kind == "shell"
+	n := input.shell.commands[h[0]].name
+
+	# any of these
+	true in [
+		n in {"dd", "systemctl", "init", "telinit"},
+		startswith(n, "mkfs"),
+		n in data.destructive_shell.disk_tools,
+		n in data.destructive_shell.partition_tools,
+		n in data.destructive_shell.power_commands,
+	]
+}
+
+# Disk, dd and power rules, behind one gate.
+_hot_deny contains v if {
+	count(_system_names) > 0
+	some v in _system_deny
+}
+
+_system_deny contains {"id": "disk-format", "reason": reason} if {
+	some c in input.shell.commands
+	c.name in _system_names
 	_disk_tool(c)
 	reason := sprintf("%s is blocked: it formats or wipes disks and partitions", [c.name])
 }
@@ -761,8 +896,9 @@ _disk_tool(c) if {
 	not _has_long(c, {"-l", "--list", "-p", "--print"})
 }
 
-deny contains {"id": "raw-device-write", "reason": reason} if {
-	some c in _cmds
+_system_deny contains {"id": "raw-device-write", "reason": reason} if {
+	"dd" in _system_names
+	some c in input.shell.commands
 	c.name == "dd"
 	some tok in c.argv
 	startswith(tok, "of=")
@@ -772,19 +908,22 @@ deny contains {"id": "raw-device-write", "reason": reason} if {
 }
 
 deny contains {"id": "raw-device-write", "reason": reason} if {
-	some c in _cmds
+	some c in input.shell.commands
 	some r in c.redirects
 	contains(r.op, ">")
 	target := _redirect_target(r)
 	_device(target)
+	_shell
 	reason := sprintf("redirecting output onto device %s is blocked: it overwrites the disk directly", [target])
 }
 
-deny contains {"id": "raw-device-write", "reason": reason} if {
-	some c in _cmds
+_hot_deny contains {"id": "raw-device-write", "reason": reason} if {
+	some c in input.shell.commands
 	c.name in {"shred", "tee", "cp"}
 	some a in c.args
+	startswith(a.path, "/dev/") # cheap gate
 	_device(a.path)
+	_shell
 	reason := sprintf("%s onto device %s is blocked: it overwrites the disk directly", [c.name, a.path])
 }
 
@@ -796,8 +935,9 @@ _redirect_target(r) := r.path if {
 # Whole-system hazards
 # ---------------------------------------------------------------------------------------------
 
-deny contains {"id": "system-power", "reason": reason} if {
-	some c in _cmds
+_system_deny contains {"id": "system-power", "reason": reason} if {
+	some c in input.shell.commands
+	c.name in _system_names
 	_power(c)
 	reason := sprintf("%q is blocked: it shuts down or reboots the machine", [concat(" ", c.argv)])
 }
@@ -832,6 +972,9 @@ _fork_bomb if {
 _self_pipe(name) if contains(_squeezed, concat("", [name, "|", name]))
 
 deny contains {"id": "fork-bomb", "reason": "this command defines a function that pipes into itself (a fork bomb); it would exhaust the machine's processes"} if {
+	# cheap gate: both patterns need a `{` and a `|` (whitespace aside) before any regex runs
+	contains(input.shell.source, "{")
+	contains(input.shell.source, "|")
 	_shell
 	_fork_bomb
 }

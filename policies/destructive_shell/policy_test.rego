@@ -803,3 +803,23 @@ test_everyday_commands_allowed if {
 		_t_allowed(_t_simple(argv))
 	}
 }
+
+# ---------------------------------------------------------------------------------------------
+# data.json consistency: the dispatch (_hot) looks names up in watched_programs only
+# ---------------------------------------------------------------------------------------------
+
+test_watched_programs if {
+	every key in ["downloaders", "disk_tools", "partition_tools", "power_commands", "privilege_commands"] {
+		every name in data.destructive_shell[key] {
+			name in data.destructive_shell.watched_programs
+		}
+	}
+
+	# the names the rules look at
+	every name in [
+		"rm", "find", "chmod", "chown", "chgrp", "base64", "base32", "xxd", "openssl", "gpg", "uudecode",
+		"gunzip", "zcat", "dd", "shred", "tee", "cp", "systemctl", "init", "telinit",
+	] {
+		name in data.destructive_shell.watched_programs
+	}
+}

@@ -42,13 +42,13 @@ _ran_git_push if {
 	"push" in c.argv
 }
 
-# Fallback when the AfterTool input carries no parsed shell document
+# Fallback when the AfterTool input carries no parsed shell document (object.get: `not
+# is_array(input.x)` is false in OPA when input.x is undefined; a helper rule would cost an
+# evaluation on every AfterTool call)
 _ran_git_push if {
-	not _has_commands
+	not is_array(object.get(input, ["shell", "commands"], null))
 	regex.match(`(^|[\s;&|(])git\s+(\S+\s+)*push(\s|$)`, input.tool.input.command)
 }
-
-_has_commands if is_array(input.shell.commands)
 
 # Gemini puts the output in tool_response.llmContent, Claude in tool_response.stdout/stderr:
 # search the whole response as text.

@@ -16,14 +16,18 @@ _cfg := data.example_rewrite
 rewrite contains {"id": "force-with-lease", "tool_input": {"command": command}} if {
 	input.event == "BeforeTool"
 	input.tool.kind == "shell"
-	not input.shell.parse_error == true
 	count(input.shell.commands) == 1
 	c := input.shell.commands[0]
+
+	# `git push` with nothing between git and push (no -C/-c, which could change what is pushed
+	# where); first, as the cheapest test that fails for almost every command
+	c.argv[1] == "push"
+	c.name == "git"
+	not input.shell.parse_error == true
 	_plain(c)
 	source := input.tool.input.command
 	words := split(source, " ")
 	words == c.argv
-	_git_push(c)
 	some w in words
 	w in {"--force", "-f"}
 	_explicit_unprotected_target(c)
@@ -43,9 +47,6 @@ _plain(c) if {
 	count(c.redirects) == 0
 	c.depth == 0
 }
-
-# `git push` with nothing between git and push (no -C/-c, which could change what is pushed where)
-_git_push(c) if c.argv[1] == "push"
 
 _rest(c) := array.slice(c.argv, 2, count(c.argv))
 

@@ -14,72 +14,84 @@
 #
 # Two guard-protection rules that are not about a path live here too: `git config` of keys that
 # make git run a program (core.hooksPath, core.fsmonitor, ...) and stopping the hookd process.
+#
+# Performance (this package runs on every write, edit and shell call; see "Writing fast rules" in
+# ../README.md): the shell rules first look for a program name they are about (one lookup in
+# watched_programs), reading input directly, and `_protected` runs one regex (quick_pattern) before
+# the ~25 string tests of the lists.
 package hookd.protected_paths
 
 routing := {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell"]}
 
 _cfg := data.protected_paths
 
-_file_tool if {
-	input.event == "BeforeTool"
+# ---------------------------------------------------------------------------------------------
+# What is written, by whom: file tools (input.paths), redirects and writing programs. (One deny
+# rule body per source rather than a set of writes: every rule consulted costs an evaluation.)
+# ---------------------------------------------------------------------------------------------
+
+deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	input.tool.kind in {"write", "edit"}
-}
-
-_shell if {
 	input.event == "BeforeTool"
-	input.tool.kind == "shell"
-}
-
-_cmds := input.shell.commands if _shell
-
-deny contains {"id": m.id, "reason": reason} if {
-	some w in _writes
-	some m in _protected(w.path)
-	reason := sprintf("%s on %s is blocked: %s is protected from the agent", [w.via, w.path, m.what])
-}
-
-# ---------------------------------------------------------------------------------------------
-# What is written: {"path": absolute path, "via": how}
-# ---------------------------------------------------------------------------------------------
-
-_writes contains {"path": e.path, "via": _tool_name} if {
-	_file_tool
 	some e in input.paths
 	not e.access == "read"
+	some m in _protected(e.path)
 }
+
+deny contains {"id": m.id, "reason": _reason(sprintf("redirect %s", [r.op]), r.path, m)} if {
+	some c in input.shell.commands
+	some r in c.redirects
+	contains(r.op, ">")
+	is_string(r.path) # null for `2>&1` and here-documents
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some m in _protected(r.path)
+}
+
+# The writing programs and the rule about stopping hookd, behind one test of the program names
+# (npm, git, ls never get further): watched_programs in data.json lists every name in
+# writers_all_args, in_place_editors and writers_last_arg, and dd, kill, pkill, killall, systemctl,
+# service and launchctl: one lookup instead of four (test_watched_programs checks it).
+deny contains v if {
+	[1 | some c in input.shell.commands; c.name in data.protected_paths.watched_programs] != [] # once, however many
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some v in _named_deny
+}
+
+_named_deny contains {"id": m.id, "reason": _reason(w.via, w.path, m)} if {
+	some w in _shell_writes
+	some m in _protected(w.path)
+}
+
+_reason(via, path, m) := sprintf("%s on %s is blocked: %s is protected from the agent", [via, path, m.what])
 
 _tool_name := input.tool.name if {
 	is_string(input.tool.name)
 } else := "write"
 
-_writes contains {"path": r.path, "via": sprintf("redirect %s", [r.op])} if {
-	some c in _cmds
-	some r in c.redirects
-	contains(r.op, ">")
-	is_string(r.path) # null for `2>&1` and here-documents
-}
-
-_writes contains {"path": a.path, "via": c.name} if {
-	some c in _cmds
-	c.name in _cfg.writers_all_args
+# What the writing programs write: {"path": absolute path, "via": how}
+_shell_writes contains {"path": a.path, "via": c.name} if {
+	some c in input.shell.commands
+	c.name in data.protected_paths.writers_all_args
 	some a in c.args
 }
 
-_writes contains {"path": a.path, "via": sprintf("%s -i", [c.name])} if {
-	some c in _cmds
-	c.name in _cfg.in_place_editors
+_shell_writes contains {"path": a.path, "via": sprintf("%s -i", [c.name])} if {
+	some c in input.shell.commands
+	c.name in data.protected_paths.in_place_editors
 	_in_place(c)
 	some a in c.args
 }
 
-_writes contains {"path": a.path, "via": c.name} if {
-	some c in _cmds
-	c.name in _cfg.writers_last_arg
+_shell_writes contains {"path": a.path, "via": c.name} if {
+	some c in input.shell.commands
+	c.name in data.protected_paths.writers_last_arg
 	a := _destinations(c)[_]
 }
 
-_writes contains {"path": _resolve(substring(tok, 3, -1)), "via": "dd"} if {
-	some c in _cmds
+_shell_writes contains {"path": _resolve(substring(tok, 3, -1)), "via": "dd"} if {
+	some c in input.shell.commands
 	c.name == "dd"
 	some tok in c.argv
 	startswith(tok, "of=")
@@ -87,6 +99,7 @@ _writes contains {"path": _resolve(substring(tok, 3, -1)), "via": "dd"} if {
 
 _in_place(c) if {
 	some tok in _opts(c)
+	startswith(tok, "-") # cheap gate for the regex
 	regex.match(`^-[A-Za-z]*i`, tok)
 }
 
@@ -130,44 +143,54 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 # What is protected: a set of {"id", "what"} (normally one)
 # ---------------------------------------------------------------------------------------------
 
-_protected(p) := union({
-	{m |
-		some e in _cfg.segments
-		_has_segment(p, e.segment)
-		m := {"id": e.id, "what": e.what}
-	},
-	{m |
-		some e in _cfg.files
-		endswith(p, e.suffix)
-		m := {"id": e.id, "what": e.what}
-	},
-	{m |
-		some e in _cfg.prefixes
-		startswith(p, e.prefix)
-		m := {"id": e.id, "what": e.what}
-	},
-	{m |
-		some e in _cfg.patterns
-		regex.match(e.regex, p)
-		m := {"id": e.id, "what": e.what}
-	},
-	{m |
-		_hookd_runtime(p)
-		m := {"id": "hookd-state", "what": "hookd's runtime directory"}
-	},
-	{m |
-		_claude_settings(p)
-		m := {"id": "agent-hook-settings", "what": "Claude Code settings, where hookd's hooks are registered"}
-	},
-	{m |
-		_has_segment(p, "/.git")
-		m := {"id": "git-internals", "what": "git's internal directory (hooks, config, objects, refs)"}
-	},
-	{m |
-		_env_file(p)
-		m := {"id": "env-file", "what": "an environment secrets file (.env)"}
-	},
-})
+# Every match contains a text that one regex finds at once (a literal alternation compiles in no
+# time): data.json's quick_pattern for the lists (test_quick_pattern checks that every segment,
+# file suffix, prefix and pattern prefix contains a match of it; "" turns the shortcut off), and
+# `/run/user/`, `.claude/`, `/.git`, `.env` for the rules that are not lists. An ordinary path costs
+# that one regex instead of some 25 string tests. Behind it, a segment is looked for with contains
+# before the exact segment test, and a pattern runs its regex only under its literal `prefix`.
+_protected(p) := _protected_lists(p) | _protected_builtin(p) if {
+	regex.match(concat("|", [data.protected_paths.quick_pattern, `/run/user/|\.claude/|/\.git|\.env`]), p)
+} else := set()
+
+_protected_lists(p) := (({m |
+	some e in data.protected_paths.segments
+	contains(p, e.segment)
+	_has_segment(p, e.segment)
+	m := {"id": e.id, "what": e.what}
+} | {m |
+	some e in data.protected_paths.files
+	endswith(p, e.suffix)
+	m := {"id": e.id, "what": e.what}
+}) | {m |
+	some e in data.protected_paths.prefixes
+	startswith(p, e.prefix)
+	m := {"id": e.id, "what": e.what}
+}) | {m |
+	some e in data.protected_paths.patterns
+	startswith(p, object.get(e, "prefix", "")) # cheap gate for the regex
+	regex.match(e.regex, p)
+	m := {"id": e.id, "what": e.what}
+} if {
+	regex.match(data.protected_paths.quick_pattern, p)
+} else := set()
+
+_protected_builtin(p) := (({m |
+	_hookd_runtime(p)
+	m := {"id": "hookd-state", "what": "hookd's runtime directory"}
+} | {m |
+	_claude_settings(p)
+	m := {"id": "agent-hook-settings", "what": "Claude Code settings, where hookd's hooks are registered"}
+}) | {m |
+	_has_segment(p, "/.git")
+	m := {"id": "git-internals", "what": "git's internal directory (hooks, config, objects, refs)"}
+}) | {m |
+	_env_file(p)
+	m := {"id": "env-file", "what": "an environment secrets file (.env)"}
+} if {
+	# every match has one of these in the path (`.claude/settings*.json`, `/.git`, `.env`)
+	regex.match(`/run/user/|\.claude/|/\.git|\.env`, p)
+} else := set()
 
 # `/.ssh` matches /home/a/.ssh and /home/a/.ssh/id_rsa, not /home/a/.sshrc
 _has_segment(p, seg) if endswith(p, seg)
@@ -244,8 +267,12 @@ _exec_key(k) if {
 }
 
 deny contains {"id": "git-internals", "reason": reason} if {
-	some c in _cmds
+	some c in input.shell.commands
+	c.name == "git"
+	"config" in c.argv # cheap gate
 	_git(c, "config")
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
 	rest := _git_rest(c)
 	not _git_config_query(rest)
 	some tok in rest
@@ -265,8 +292,9 @@ _stops(c) if {
 	tok in {"stop", "disable", "mask", "kill", "restart", "unload", "bootout", "remove"}
 }
 
-deny contains {"id": "hookd-tamper", "reason": reason} if {
-	some c in _cmds
+_named_deny contains {"id": "hookd-tamper", "reason": reason} if {
+	some c in input.shell.commands
+	c.name in {"kill", "pkill", "killall", "systemctl", "service", "launchctl"} # cheap gate
 	_stops(c)
 	some tok in _opts(c)
 	some name in _cfg.guard_process_names

@@ -445,3 +445,38 @@ test_systemctl_status_hookd_allowed if {
 test_kill_other_process_allowed if {
 	_t_allowed(_t_simple(["pkill", "-f", "webpack-dev-server"]))
 }
+
+# ---------------------------------------------------------------------------------------------
+# data.json consistency: the shortcuts in _writes and _protected
+# ---------------------------------------------------------------------------------------------
+
+test_watched_programs if {
+	every key in ["writers_all_args", "in_place_editors", "writers_last_arg"] {
+		every name in data.protected_paths[key] {
+			name in data.protected_paths.watched_programs
+		}
+	}
+	every name in ["dd", "kill", "pkill", "killall", "systemctl", "service", "launchctl"] {
+		name in data.protected_paths.watched_programs
+	}
+}
+
+# quick_pattern is an unanchored alternation of literal text that occurs in every entry, so that
+# any path an entry matches contains a match of it too
+test_quick_pattern if {
+	q := data.protected_paths.quick_pattern
+	not contains(q, "^")
+	not contains(q, "$")
+	every e in data.protected_paths.segments {
+		regex.match(q, e.segment)
+	}
+	every e in data.protected_paths.files {
+		regex.match(q, e.suffix)
+	}
+	every e in data.protected_paths.prefixes {
+		regex.match(q, e.prefix)
+	}
+	every e in data.protected_paths.patterns {
+		regex.match(q, e.prefix)
+	}
+}

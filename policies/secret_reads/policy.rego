@@ -11,81 +11,100 @@
 # uploads one (`-d @file`, `-F x=@file`), and for dd if=. A glob such as `.env*` or `id_*` counts
 # when it could match a secret name. Paths are matched by their shape, not only under input.home.
 # Lists live in data.json (data.secret_reads).
+#
+# Performance (this package runs on every read and shell call; see "Writing fast rules" in
+# ../README.md): the shell rules first look for a program name they are about (one lookup in
+# watched_programs), reading input directly, and `_secret` runs one regex (quick_pattern) before the
+# ~30 string tests of the lists.
 package hookd.secret_reads
 
 routing := {"events": ["BeforeTool"], "kinds": ["read", "shell"]}
 
 _cfg := data.secret_reads
 
-_file_tool if {
-	input.event == "BeforeTool"
+# ---------------------------------------------------------------------------------------------
+# What is read, by whom: file tools (input.paths), `<` redirects and reading programs. (One deny
+# rule body per source rather than a set of reads: every rule consulted costs an evaluation.)
+# ---------------------------------------------------------------------------------------------
+
+deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 	input.tool.kind == "read"
-}
-
-_shell if {
 	input.event == "BeforeTool"
+	some e in input.paths
+	not e.arg == "pattern" # a glob tool's pattern only lists names
+	some m in _secret(e.path)
+}
+
+# `<` redirects feed a file to any program
+deny contains {"id": m.id, "reason": _reason(r.path, sprintf("%s < (redirect)", [c.name]), m)} if {
+	some c in input.shell.commands
+	some r in c.redirects
+	contains(r.op, "<") # cheap gate for the regex
+	regex.match(`^[0-9]*<>?$`, r.op)
+	is_string(r.path) # null for `<&3`
 	input.tool.kind == "shell"
-}
-
-_cmds := input.shell.commands if _shell
-
-deny contains {"id": m.id, "reason": reason} if {
-	some r in _reads
+	input.event == "BeforeTool"
 	some m in _secret(r.path)
-	reason := sprintf("reading %s with %s is blocked: it holds %s, which must not reach the model", [r.path, r.via, m.what])
 }
 
-# ---------------------------------------------------------------------------------------------
-# What is read: {"path": absolute path, "via": how}
-# ---------------------------------------------------------------------------------------------
+# The reading programs, behind one test of the program names (npm, git, ls never get further):
+# watched_programs in data.json lists every name in readers, copiers and uploaders, and wget, curl
+# and dd: one lookup instead of four (test_watched_programs checks it and copying_programs).
+deny contains v if {
+	[1 | some c in input.shell.commands; c.name in data.secret_reads.watched_programs] != [] # once, however many
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some v in _named_deny
+}
+
+# The readers (cat, grep, head, ...) read every argument.
+_named_deny contains {"id": m.id, "reason": _reason(a.path, c.name, m)} if {
+	some c in input.shell.commands
+	c.name in data.secret_reads.readers
+	some a in c.args
+	some m in _secret(a.path)
+}
+
+# The copying and uploading programs and dd, behind one more test (cat, grep never get further):
+# copying_programs in data.json lists every name in copiers and uploaders, and wget, curl and dd.
+_named_deny contains {"id": m.id, "reason": _reason(r.path, r.via, m)} if {
+	[1 | some c in input.shell.commands; c.name in data.secret_reads.copying_programs] != [] # once, however many
+	some r in _shell_reads
+	some m in _secret(r.path)
+}
+
+_reason(path, via, m) := sprintf("reading %s with %s is blocked: it holds %s, which must not reach the model", [path, via, m.what])
 
 _tool_name := input.tool.name if {
 	is_string(input.tool.name)
 } else := "a file tool"
 
-_reads contains {"path": e.path, "via": _tool_name} if {
-	_file_tool
-	some e in input.paths
-	not e.arg == "pattern" # a glob tool's pattern only lists names
-}
-
-_reads contains {"path": a.path, "via": c.name} if {
-	some c in _cmds
-	c.name in _cfg.readers
-	some a in c.args
-}
-
-_reads contains {"path": a.path, "via": c.name} if {
-	some c in _cmds
-	c.name in _cfg.copiers
+# What the copying and uploading programs and dd read: {"path": absolute path, "via": how}
+_shell_reads contains {"path": a.path, "via": c.name} if {
+	some c in input.shell.commands
+	c.name in data.secret_reads.copiers
 	a := _sources(c)[_]
 }
 
-_reads contains {"path": r.path, "via": sprintf("%s < (redirect)", [c.name])} if {
-	some c in _cmds
-	some r in c.redirects
-	regex.match(`^[0-9]*<>?$`, r.op)
-	is_string(r.path) # null for `<&3`
-}
-
-_reads contains {"path": _resolve(m[1]), "via": sprintf("%s upload", [c.name])} if {
-	some c in _cmds
-	c.name in _cfg.uploaders
+_shell_reads contains {"path": _resolve(m[1]), "via": sprintf("%s upload", [c.name])} if {
+	some c in input.shell.commands
+	c.name in data.secret_reads.uploaders
 	some tok in c.argv
+	contains(tok, "@")
 	some m in regex.find_all_string_submatch_n(`^(?:@|[^@/:]*=@)([^;]+)`, tok, 1)
 	m[1] != "-"
 }
 
-_reads contains {"path": _resolve(substring(tok, count(prefix), -1)), "via": c.name} if {
-	some c in _cmds
-	some prefix in ["--post-file=", "--body-file=", "--upload-file="]
+_shell_reads contains {"path": _resolve(substring(tok, count(prefix), -1)), "via": c.name} if {
+	some c in input.shell.commands
 	c.name in {"wget", "curl"}
+	some prefix in ["--post-file=", "--body-file=", "--upload-file="]
 	some tok in c.argv
 	startswith(tok, prefix)
 }
 
-_reads contains {"path": _resolve(substring(tok, 3, -1)), "via": "dd"} if {
-	some c in _cmds
+_shell_reads contains {"path": _resolve(substring(tok, 3, -1)), "via": "dd"} if {
+	some c in input.shell.commands
 	c.name == "dd"
 	some tok in c.argv
 	startswith(tok, "if=")
@@ -121,41 +140,59 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 # What is secret: a set of {"id", "what"} (normally one)
 # ---------------------------------------------------------------------------------------------
 
-_secret(p) := _secret_literal(p) | _secret_glob(p)
+# Every secret path contains a text that one regex finds at once (a literal alternation compiles in
+# no time): data.json's quick_pattern for the lists there (test_quick_pattern checks that every
+# credential suffix and segment, key name and key suffix contains a match of it; "" turns the
+# shortcut off), and `/.ssh`, `.env` and the glob characters for the rules that are not lists.
+# An ordinary path costs that one regex instead of some 30 string tests.
+_secret(p) := _secret_literal(p) | _secret_glob(p) if {
+	regex.match(concat("|", [data.secret_reads.quick_pattern, `/\.ssh|\.env|[*?\[{]`]), p)
+} else := set()
 
-_secret_literal(p) := union({
-	{m |
-		_ssh_private(p)
-		m := {"id": "ssh-key", "what": "SSH private keys and config"}
-	},
-	{m |
-		not _has_segment(p, "/.ssh") # reported once, as ssh-key
-		_private_key(_basename(p))
-		m := {"id": "private-key", "what": "a private key"}
-	},
-	{m |
-		some e in _cfg.credential_files
-		endswith(p, e.suffix)
-		m := {"id": "credentials-file", "what": e.what}
-	},
-	{m |
-		some e in _cfg.credential_dirs
-		_has_segment(p, e.segment)
-		m := {"id": "credentials-file", "what": e.what}
-	},
-	{m |
-		some e in _cfg.credential_containers
-		endswith(p, e.suffix)
-		m := {"id": "credentials-file", "what": e.what}
-	},
-	{m |
-		_env_file(_basename(p))
-		m := {"id": "env-file", "what": "environment secrets (.env)"}
-	},
-})
+# The data.json lists of credential files and directories, and then the rules that are not lists,
+# each behind its own test that every match of theirs passes. (_secret_glob tries sample names here.)
+_secret_literal(p) := _secret_lists(p) | _secret_named(p)
+
+_secret_lists(p) := ({m |
+	some e in data.secret_reads.credential_files
+	endswith(p, e.suffix)
+	m := {"id": "credentials-file", "what": e.what}
+} | {m |
+	some e in data.secret_reads.credential_dirs
+	contains(p, e.segment)
+	_has_segment(p, e.segment)
+	m := {"id": "credentials-file", "what": e.what}
+}) | {m |
+	some e in data.secret_reads.credential_containers
+	endswith(p, e.suffix)
+	m := {"id": "credentials-file", "what": e.what}
+} if {
+	regex.match(data.secret_reads.quick_pattern, p)
+} else := set()
+
+_secret_named(p) := ({m |
+	_ssh_private(p)
+	m := {"id": "ssh-key", "what": "SSH private keys and config"}
+} | {m |
+	_private_key(_basename(p))
+	not _has_segment(p, "/.ssh") # reported once, as ssh-key
+	m := {"id": "private-key", "what": "a private key"}
+}) | {m |
+	_env_file(_basename(p))
+	m := {"id": "env-file", "what": "environment secrets (.env)"}
+} if {
+	# any of these (a basename in key_names or ending in one of key_suffixes ends the path too)
+	true in [
+		contains(p, "/.ssh"),
+		strings.any_suffix_match(p, data.secret_reads.key_names),
+		strings.any_suffix_match(p, data.secret_reads.key_suffixes),
+		contains(p, ".env"),
+	]
+} else := set()
 
 # `.env*`, `id_*`, `*.pem` in a glob: secret when the pattern could match a secret name there
 _secret_glob(p) := {m |
+	true in [contains(p, "*"), contains(p, "?"), contains(p, "["), contains(p, "{")] # cheap gate
 	b := _basename(p)
 	regex.match(`[*?\[{]`, b)
 	not regex.match(`^[*?.]*$`, b)

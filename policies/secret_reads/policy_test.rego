@@ -324,3 +324,47 @@ test_non_readers_allowed if {
 	_t_allowed(_t_simple(["cat", "src/main.py"]))
 	_t_allowed(_t_simple(["grep", "-rn", "API_KEY", "src"]))
 }
+
+# ---------------------------------------------------------------------------------------------
+# data.json consistency: the shortcuts in _reads and _secret
+# ---------------------------------------------------------------------------------------------
+
+test_watched_programs if {
+	every key in ["readers", "copiers", "uploaders"] {
+		every name in data.secret_reads[key] {
+			name in data.secret_reads.watched_programs
+		}
+	}
+	every key in ["copiers", "uploaders"] {
+		every name in data.secret_reads[key] {
+			name in data.secret_reads.copying_programs
+		}
+	}
+	every name in ["wget", "curl", "dd"] {
+		name in data.secret_reads.watched_programs
+		name in data.secret_reads.copying_programs
+	}
+}
+
+# quick_pattern is an unanchored alternation of literal text that occurs in every entry, so that
+# any path an entry matches contains a match of it too
+test_quick_pattern if {
+	q := data.secret_reads.quick_pattern
+	not contains(q, "^")
+	not contains(q, "$")
+	every e in data.secret_reads.credential_files {
+		regex.match(q, e.suffix)
+	}
+	every e in data.secret_reads.credential_dirs {
+		regex.match(q, e.segment)
+	}
+	every e in data.secret_reads.credential_containers {
+		regex.match(q, e.suffix)
+	}
+	every name in data.secret_reads.key_names {
+		regex.match(q, name)
+	}
+	every suffix in data.secret_reads.key_suffixes {
+		regex.match(q, suffix)
+	}
+}
