@@ -17,14 +17,13 @@ from dataclasses import dataclass
 import structlog
 
 from hookd import wire
-from hookd.assembly import build_pipeline
+from hookd.assembly import build_pipeline, load_engine
 from hookd.audit.record import Pending
 from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog
 from hookd.config import Config
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.errors import DialectError, HookdError
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -120,7 +119,7 @@ class Daemon:
     def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
         previous = str(self.engines.current.describe()["revision"])
         try:
-            engine = RegoEmbeddedEngine.load(self.config.daemon.policies)
+            engine = load_engine(self.config)
         except HookdError as exc:
             self.reload_failures += 1
             log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
@@ -128,8 +127,10 @@ class Daemon:
         self.engines.current = engine
         self.loaded_at = time.time()
         self.reloads += 1
-        log.info("reloaded", revision=engine.revision, packages=len(engine.packages), requested_by=requested_by)
-        return ReloadResult(ok=True, error="", previous=previous, revision=engine.revision)
+        described = engine.describe()
+        revision, packages = str(described["revision"]), described.get("packages") or []
+        log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
+        return ReloadResult(ok=True, error="", previous=previous, revision=revision)
 
     def stop(self) -> None:
         """Ask `run` to shut down (what SIGTERM and SIGINT do)."""

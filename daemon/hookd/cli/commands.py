@@ -42,14 +42,13 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
         from hookd.cli.control import eval_on_daemon
 
         return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
-    from hookd.assembly import build_pipeline
-    from hookd.engines.rego_embedded import RegoEmbeddedEngine
+    from hookd.assembly import build_pipeline, load_engine
 
     raw = sys.stdin.buffer.read()
     event = args.event or _event_of(raw)
     policies = Path(args.policies).resolve() if args.policies else config.daemon.policies
     interactive = bool(args.interactive)
-    pipeline, _ = build_pipeline(config, RegoEmbeddedEngine.load(policies), probe=lambda _pid: interactive)
+    pipeline, _ = build_pipeline(config, load_engine(config, policies), probe=lambda _pid: interactive)
     request = HookRequest(
         client=args.client,
         event=event,

@@ -1,0 +1,77 @@
+import asyncio
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from hookd.engines.composite import CompositeEngine
+from hookd.errors import EngineError
+from hookd.types import JSON, Caller, Client, Deadline, EngineRequest, Event, NormalisedEvent, Verdict, VerdictKind
+
+
+class Part:
+    def __init__(self, name: str, verdicts: Sequence[Verdict], fail: bool = False) -> None:
+        self.name = name
+        self.verdicts = verdicts
+        self.fail = fail
+        self.closed = False
+
+    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+        if self.fail:
+            raise EngineError(f"{self.name} is down")
+        return self.verdicts
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    def describe(self) -> Mapping[str, JSON]:
+        return {"engine": self.name, "revision": f"rev-{self.name}", "packages": [f"hookd.{self.name}"]}
+
+
+def _request() -> EngineRequest:
+    event = NormalisedEvent(
+        client=Client.GEMINI,
+        event=Event.BEFORE_TOOL,
+        payload={},
+        tool=None,
+        session_id="s",
+        cwd="/",
+        project_dir="/",
+        caller=Caller(0, 0, 1),
+    )
+    return EngineRequest(event, {}, Deadline.after(1))
+
+
+DENY = Verdict(VerdictKind.DENY, "hookd.a", "r1", "no")
+CONTEXT = Verdict(VerdictKind.CONTEXT, "hookd.b", "r2", "fyi")
+
+
+def test_every_part_evaluates_and_the_verdicts_are_concatenated() -> None:
+    engine = CompositeEngine([Part("a", [DENY]), Part("b", [CONTEXT])])
+    assert list(asyncio.run(engine.evaluate(_request()))) == [DENY, CONTEXT]
+
+
+def test_one_failing_part_fails_the_whole_evaluation() -> None:
+    engine = CompositeEngine([Part("a", [DENY]), Part("b", [], fail=True)])
+    with pytest.raises(EngineError, match="b is down"):
+        asyncio.run(engine.evaluate(_request()))
+
+
+def test_describe_names_every_part_and_changes_revision_with_any_part() -> None:
+    a, b = Part("a", []), Part("b", [])
+    described = CompositeEngine([a, b]).describe()
+    assert described["engine"] == "a+b"
+    assert described["packages"] == ["hookd.a", "hookd.b"]
+    assert [p["revision"] for p in described["parts"]] == ["rev-a", "rev-b"]
+    b.describe = lambda: {"engine": "b", "revision": "rev-b2", "packages": []}  # type: ignore[method-assign]
+    assert CompositeEngine([a, b]).describe()["revision"] != described["revision"]
+
+
+def test_aclose_closes_every_part() -> None:
+    parts = [Part("a", []), Part("b", [])]
+    asyncio.run(CompositeEngine(parts).aclose())
+    assert all(p.closed for p in parts)
+
+
+def test_an_empty_composite_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one part"):
+        CompositeEngine([])
