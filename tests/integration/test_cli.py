@@ -301,3 +301,16 @@ class TestNativeShim:
         assert line.startswith("hookd: compiling the native shim with ")
         assert "/nonexistent/broken.h" in line
         assert os.listdir(out) == []
+
+
+class TestBench:
+    def test_hands_every_argument_to_the_bench_runner(self) -> None:
+        result = hookd("bench", "--help")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("usage: run.py"), result.stdout
+        assert "--compare" in result.stdout
+
+    def test_other_commands_still_refuse_unknown_arguments(self) -> None:
+        result = hookd("test", "--bogus")
+        assert result.returncode == 2
+        assert "unrecognized arguments: --bogus" in result.stderr

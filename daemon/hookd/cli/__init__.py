@@ -69,11 +69,19 @@ def build_parser() -> argparse.ArgumentParser:
     shim_build.add_argument("--cc", help="C compiler (default: $CC, then cc, gcc, clang)")
     shim_build.add_argument("--out", help="directory for hookd-shim (default: $XDG_DATA_HOME/hookd/bin)")
     shim_sub.add_parser("path", help="print where the native shim is (exit 1 when it is not built)")
+
+    # every argument after `bench` (--help too) goes to bench/run.py: see main()
+    sub.add_parser("bench", add_help=False, help="run bench/run.py from the source checkout (hookd bench --help)")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "bench":
+        args.bench_args = extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         from hookd.config import load_config
 

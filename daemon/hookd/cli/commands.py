@@ -195,3 +195,16 @@ def cmd_uninstall(args: argparse.Namespace, config: Config) -> int:
     if result.backup_path:
         print(f"backup of the previous file: {result.backup_path}")
     return 0
+
+
+def cmd_bench(args: argparse.Namespace, _config: Config) -> int:
+    """`hookd bench`: the side-by-side bench lives in the checkout's bench/ (it spawns the shims, a
+    per-call hook and `opa`), so run it with this interpreter; an installed wheel has no bench/."""
+    import hookd
+
+    runner = Path(hookd.__file__).resolve().parents[2] / "bench" / "run.py"
+    if not runner.is_file():
+        raise HookdError(f"hookd bench needs a source checkout: {runner} does not exist")
+    argv = [sys.executable, str(runner), *args.bench_args]
+    os.execv(sys.executable, argv)
+    return 1  # not reached: execv replaces this process

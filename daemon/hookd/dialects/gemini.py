@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import pwd
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,6 +40,7 @@ from hookd.types import (
     ToolCall,
     ToolKind,
 )
+from hookd.users import home_of
 
 TOOL_KINDS: Mapping[str, ToolKind] = {
     "run_shell_command": ToolKind.SHELL,
@@ -175,10 +175,7 @@ def _tool_call(event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:
 
 
 def _home_of(caller: Caller) -> str:
-    try:
-        return pwd.getpwuid(caller.uid).pw_dir
-    except KeyError:
-        return ""
+    return home_of(caller.uid)
 
 
 def render_output(event: NormalisedEvent, decision: Decision) -> tuple[dict[str, Any] | None, list[str]]:
