@@ -1,0 +1,227 @@
+"""Where a decision's CPU time goes: each step of the hook path measured on its own, in CPU µs.
+
+  transport   the hook socket server alone (a handler that returns a fixed reply), driven by
+              bench/load.py from a second process: accept, peer credentials, framing, reply, close
+  pipeline    hookd's pipeline in-process (parse → enrich → evaluate → combine → render), first with an
+              empty policy directory (no Rego evaluated), then with the default policies
+  rego        the embedded engine alone on each bench payload's enriched input document
+  log         building one decision log record (masking) and sealing it into the hash chain
+  daemon      a real `hookd serve` at its maximum rate: CPU of the daemon process per decision
+
+CPU time (not wall time) so that a busy machine inflates the figures less; still, run it on a quiet
+machine. Run: .cache/venv/bin/python bench/breakdown.py [--seconds 4] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import uvloop
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import LOAD, PAYLOADS, ROOT, payload, start_daemon
+
+from hookd import wire
+from hookd.assembly import build_pipeline, load_engine
+from hookd.audit.chain import GENESIS, seal
+from hookd.audit.mask import Masker
+from hookd.audit.record import Pending, build_record
+from hookd.config import Config, LogConfig
+from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.pipeline import Handled
+from hookd.transport.hook_server import HookServer, ServerStats
+from hookd.types import Caller, Deadline, HookRequest, Reply
+
+LABELS = [str(p["tool_input"]) for p in PAYLOADS]
+
+
+def cpu_us(fn: Callable[[], object], calls: int) -> float:
+    for _ in range(calls // 10):
+        fn()
+    start = time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.process_time() - start) / calls * 1e6
+
+
+def request(i: int, project: Path) -> HookRequest:
+    return HookRequest(
+        client="gemini",
+        event="BeforeTool",
+        payload=payload(i, project),
+        env={"GEMINI_PROJECT_DIR": str(project)},
+        cwd=str(project),
+        caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()),
+        deadline=Deadline.after(60),
+    )
+
+
+def pipeline_us(policies: Path, project: Path, calls: int) -> dict[str, float]:
+    pipeline, _ = build_pipeline(Config(), load_engine(Config(), policies), probe=lambda _pid: False)
+
+    async def timed(i: int) -> float:
+        for _ in range(calls // 10):
+            await pipeline.handle(request(i, project))
+        start = time.process_time()
+        for _ in range(calls):
+            await pipeline.handle(request(i, project))
+        return (time.process_time() - start) / calls * 1e6
+
+    return {LABELS[i]: asyncio.run(timed(i)) for i in range(len(PAYLOADS))}
+
+
+def handled_samples(policies: Path, project: Path) -> list[Handled]:
+    pipeline, _ = build_pipeline(Config(), load_engine(Config(), policies), probe=lambda _pid: False)
+    loop = asyncio.new_event_loop()
+    try:
+        return [loop.run_until_complete(pipeline.handle(request(i, project))) for i in range(len(PAYLOADS))]
+    finally:
+        loop.close()
+
+
+def rego_us(engine: RegoEmbeddedEngine, samples: list[Handled], calls: int) -> dict[str, float]:
+    documents = [h.event.input_document() for h in samples]
+    return {LABELS[i]: cpu_us(lambda d=doc: engine.evaluate_sync(d), calls) for i, doc in enumerate(documents)}
+
+
+def log_us(samples: list[Handled], calls: int) -> dict[str, float]:
+    mask = Masker.from_config(LogConfig())
+
+    def one(h: Handled) -> None:
+        record = build_record(Pending(h, time.time(), "socket"), mask)
+        record["seq"] = 1
+        seal(record, GENESIS)
+
+    return {LABELS[i]: cpu_us(lambda h=h: one(h), calls) for i, h in enumerate(samples)}
+
+
+def transport_us(tmp: Path, payload_file: Path, seconds: float) -> dict[str, float]:
+    fixed = Reply(stdout=b'{"decision":"allow"}')
+
+    async def handler(_request: HookRequest) -> Reply:
+        return fixed
+
+    async def run() -> dict[str, float]:
+        sock = tmp / "transport" / "hook.sock"
+        server = HookServer(
+            sock,
+            handler,
+            limits=wire.Limits(1 << 16, 1 << 24),
+            request_timeout=5,
+            max_concurrency=256,
+            stats=ServerStats(),
+        )
+        await server.start()
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, str(LOAD), str(sock), str(payload_file), "max", "4", str(seconds), stdout=subprocess.PIPE
+        )
+        out, _ = await asyncio.wait_for(proc.communicate(), seconds + 60)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        await server.stop()
+        result = json.loads(out)
+        n = max(1, result["requests"])
+        return {
+            "cpu_us": ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) / n * 1e6,
+            "per_second": result["per_second"],
+            "errors": result["errors"],
+        }
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(run())
+
+
+def process_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def daemon_us(tmp: Path, policies: Path, payload_file: Path, seconds: float) -> dict[str, float]:
+    runtime = tmp / "daemon"
+    env_log = tmp / "daemon.log"
+    proc = start_daemon(runtime, policies, env_log)
+    try:
+        before = process_cpu_seconds(proc.pid)
+        done = subprocess.run(
+            [sys.executable, str(LOAD), str(runtime / "hook.sock"), str(payload_file), "max", "4", str(seconds)],
+            capture_output=True,
+            timeout=seconds + 60,
+            check=True,
+        )
+        after = process_cpu_seconds(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    result = json.loads(done.stdout)
+    n = max(1, result["requests"])
+    return {"cpu_us": (after - before) / n * 1e6, "per_second": result["per_second"], "errors": result["errors"]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="duration of each load phase")
+    parser.add_argument("--calls", type=int, default=2000, help="calls per in-process measurement")
+    parser.add_argument("--policies", default=str(ROOT / "policies"))
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args()
+    policies = Path(args.policies).resolve()
+    with tempfile.TemporaryDirectory(prefix="hookd-breakdown-") as name:
+        tmp = Path(name)
+        project, empty = tmp / "project", tmp / "empty-policies"
+        project.mkdir()
+        empty.mkdir()
+        payload_file = tmp / "payloads.json"
+        payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
+        samples = handled_samples(policies, project)
+        result: dict[str, Any] = {
+            "transport": transport_us(tmp, payload_file, args.seconds),
+            "pipeline_empty": pipeline_us(empty, project, args.calls),
+            "pipeline": pipeline_us(policies, project, args.calls),
+            "rego": rego_us(RegoEmbeddedEngine.load(policies), samples, args.calls),
+            "log": log_us(samples, args.calls),
+            "daemon": daemon_us(tmp, policies, payload_file, args.seconds),
+        }
+    report(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+def report(result: dict[str, Any]) -> None:
+    print("CPU µs per decision, by step (bench payload mix; mean over the five payloads)\n")
+    print(f"{'payload':48} {'pipeline':>9} {'(empty)':>8} {'rego':>7} {'log':>7}")
+    for label in LABELS:
+        print(
+            f"{label[:48]:48} {result['pipeline'][label]:9.0f} {result['pipeline_empty'][label]:8.0f} "
+            f"{result['rego'][label]:7.0f} {result['log'][label]:7.0f}"
+        )
+    mean = {k: statistics.fmean(result[k].values()) for k in ("pipeline", "pipeline_empty", "rego", "log")}
+    print(f"{'mean':48} {mean['pipeline']:9.0f} {mean['pipeline_empty']:8.0f} {mean['rego']:7.0f} {mean['log']:7.0f}")
+    transport, daemon = result["transport"], result["daemon"]
+    parts = transport["cpu_us"] + mean["pipeline"] + mean["log"]
+    print(f"\ntransport alone: {transport['cpu_us']:.0f} µs/request ({transport['per_second']:.0f} req/s at most)")
+    print(
+        f"sum of the steps: {parts:.0f} µs  (transport {transport['cpu_us'] / parts:.0%}, "
+        f"rego {mean['rego'] / parts:.0%}, rest of the pipeline {(mean['pipeline'] - mean['rego']) / parts:.0%}, "
+        f"log {mean['log'] / parts:.0%})"
+    )
+    print(
+        f"the daemon itself: {daemon['cpu_us']:.0f} µs/decision at {daemon['per_second']:.0f} decisions/s "
+        f"({daemon['errors']} errors) → one core serves at most {1e6 / daemon['cpu_us']:.0f} decisions/s"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
