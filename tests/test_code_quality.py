@@ -1,0 +1,29 @@
+"""The code stays clean: ruff (lint and format) and mypy strict, as configured in pyproject.toml."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import ROOT
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ruff", "check", "--no-cache", "."],
+        ["ruff", "format", "--check", "--no-cache", "."],
+        ["mypy", "--no-incremental"],
+    ],
+    ids=["ruff-check", "ruff-format", "mypy"],
+)
+def test_tool_is_clean(command: list[str]) -> None:
+    tool = BIN / command[0]
+    assert tool.is_file(), f"{tool} is missing: the test extra (pyproject.toml) installs it"
+    done = subprocess.run([str(tool), *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
