@@ -113,11 +113,28 @@ class LogConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class PythonConfig:
+    """Python policies' workers and sandbox (docs/python-policies.md)."""
+
+    workers: int = 2  # pre-started workers per policy set
+    timeout_ms: int = 1000  # per call; then the worker is killed and replaced, and the event's fail mode applies
+    start_timeout_ms: int = 10_000
+    cpu_seconds: int = 60  # RLIMIT_CPU of a worker; it retires after half of it
+    memory_mb: int = 1024  # RLIMIT_AS
+    open_files: int = 64  # RLIMIT_NOFILE
+    file_size_mb: int = 16  # RLIMIT_FSIZE
+    user: str = "nobody"  # the uid workers run as when the daemon runs as root
+    env: tuple[str, ...] = ()  # names of the daemon's environment variables that workers get
+    paths: tuple[str, ...] = ()  # more import paths for policies (the standard library is always there)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     daemon: DaemonConfig = field(default_factory=DaemonConfig)
     shim: ShimConfig = field(default_factory=ShimConfig)
     ask: AskConfig = field(default_factory=AskConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    python: PythonConfig = field(default_factory=PythonConfig)
     source: Path | None = None
 
     @property
@@ -165,7 +182,7 @@ def _locate(explicit: str | None) -> tuple[Path | None, bool]:
 
 def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Config:
     where = f"config {source}" if source else "config"
-    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode"}
+    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode", "python"}
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
@@ -173,13 +190,14 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
     log = _section(LogConfig(), raw.get("log", {}), "log", where)
     _check_log(log, where)
+    python = _section(PythonConfig(), raw.get("python", {}), "python", where)
     shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
             f"({shim.hook_timeout_ms}), or the agent kills the shim before it can apply its fail mode"
         )
-    return Config(daemon=daemon, shim=shim, ask=ask, log=log, source=source)
+    return Config(daemon=daemon, shim=shim, ask=ask, log=log, python=python, source=source)
 
 
 _MASK_PATH = re.compile(r"[^.\s]+(\.[^.\s]+)*")
