@@ -392,6 +392,9 @@ class PythonEngine:
             "sandbox_layers": [dict(layer) for layer in self.layers],
         }
 
+    def worker_pids(self) -> list[int]:
+        return sorted(worker.pid for worker in self._live)
+
     # --- one call ---
 
     def _applicable(self, event: str, kind: str | None, tool: str | None) -> tuple[str, ...]:

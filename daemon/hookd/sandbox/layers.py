@@ -8,13 +8,16 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hookd.sandbox import landlock, seccomp
 
 CLONE_NEWNET = 0x40000000
 CLONE_NEWUSER = 0x10000000
+CLONE_NEWNS = 0x00020000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 MIB = 1024 * 1024
 LAYER_NAMES = (
     "resource-limits",
@@ -73,15 +76,57 @@ def restrict_writes(scratch: str) -> dict[str, Any]:
     return _layer("write-restriction", False, f"partial: file size limit 0 everywhere ({reason})")
 
 
-def drop_uid(uid: int | None, gid: int | None) -> dict[str, Any]:
+def expose_import_paths(scratch: str) -> str:
+    """Make the interpreter's import paths readable after the uid drop, whatever the directories above them
+    allow (a pyenv under /root is 0700): bind them read-only below the scratch dir in a private mount
+    namespace and import from there. Returns what was done; raises OSError when the kernel refuses."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWNS) != 0 or libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        raise OSError(ctypes.get_errno(), f"private mount namespace: {_errno_text()}")
+    base = os.path.join(scratch, ".python")
+    os.mkdir(base, 0o755)
+    exposed = []
+    for index, path in enumerate(p for p in sys.path if os.path.isdir(p)):
+        target = os.path.join(base, str(index))
+        os.mkdir(target, 0o755)
+        for flags, source in ((MS_BIND | MS_REC, path.encode()), (MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)):
+            if libc.mount(source, target.encode(), None, flags, None) != 0:
+                raise OSError(ctypes.get_errno(), f"bind {path}: {_errno_text()}")
+        exposed.append(target)
+    moved = dict(zip((p for p in sys.path if os.path.isdir(p)), exposed, strict=True))
+    sys.path[:] = exposed
+    sys.path_importer_cache.clear()
+    for module in list(sys.modules.values()):  # packages already imported (encodings, json…) find submodules there
+        search = getattr(module, "__path__", None)
+        if isinstance(search, list):
+            search[:] = [_moved(entry, moved) for entry in search]
+    return "import paths bound read-only in a private mount namespace"
+
+
+def _moved(path: str, moved: Mapping[str, str]) -> str:
+    for old, new in moved.items():
+        if path == old or path.startswith(old + os.sep):
+            return new + path[len(old) :]
+    return path
+
+
+def prepare_uid_drop(uid: int | None, gid: int | None, scratch: str) -> Callable[[], dict[str, Any]]:
+    """Check that the uid can be dropped and bind the import paths now (mounts must precede Landlock);
+    the returned step drops it (after Landlock, which root sets up more easily)."""
     if os.geteuid() != 0:
-        return _layer("unprivileged-uid", False, f"unavailable: the daemon does not run as root (uid {os.getuid()})")
+        reason = f"unavailable: the daemon does not run as root (workers keep its uid {os.getuid()})"
+        return lambda: _layer("unprivileged-uid", False, reason)
     if uid is None or gid is None or uid == 0:
-        return _layer("unprivileged-uid", False, "unavailable: no unprivileged user configured (python.user)")
-    os.setgroups([])
-    os.setresgid(gid, gid, gid)
-    os.setresuid(uid, uid, uid)
-    return _layer("unprivileged-uid", True, f"uid {uid}, gid {gid}, no supplementary groups")
+        return lambda: _layer("unprivileged-uid", False, "unavailable: no unprivileged user configured (python.user)")
+    exposed = expose_import_paths(scratch)
+
+    def drop() -> dict[str, Any]:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        return _layer("unprivileged-uid", True, f"uid {uid}, gid {gid}, no supplementary groups; {exposed}")
+
+    return drop
 
 
 def no_new_processes(limits_detail: str) -> dict[str, Any]:
@@ -96,8 +141,10 @@ def apply(init: Mapping[str, Any]) -> list[dict[str, Any]]:
     scratch = str(init["scratch"])
     limits = set_limits(init["limits"])
     network = new_network_namespace()
+    # Mounts come before Landlock, which forbids them; the uid goes after it, as root can still open dirs.
+    prepared = prepare_uid_drop(init.get("uid"), init.get("gid"), scratch)
     writes = restrict_writes(scratch)
-    uid = drop_uid(init.get("uid"), init.get("gid"))
+    uid = prepared()
     limited = no_new_processes(limits)
     try:
         filtered = _layer("seccomp", True, seccomp.install())
