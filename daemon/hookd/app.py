@@ -27,7 +27,7 @@ from hookd.control.service import ControlService, HookService
 from hookd.errors import DialectError, HookdError
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import HookRequest, Outcome, Reply
+from hookd.types import Engine, HookRequest, Outcome, Reply
 
 log = structlog.get_logger("hookd")
 
@@ -67,6 +67,7 @@ class Daemon:
         self.outcomes: dict[str, int] = {}
         self.reloads = self.reload_failures = 0
         self._stop: asyncio.Event | None = None
+        self._closing: set[asyncio.Task[None]] = set()
         self.sink: Sink[Pending] = Sink(config.log.queue_size)
         self.decision_log = DecisionLog(config.log, self.sink)
         self.server = HookServer(
@@ -124,13 +125,26 @@ class Daemon:
             self.reload_failures += 1
             log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
             return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
-        self.engines.current = engine
+        old, self.engines.current = self.engines.current, engine
+        self._retire(old)
         self.loaded_at = time.time()
         self.reloads += 1
         described = engine.describe()
         revision, packages = str(described["revision"]), described.get("packages") or []
         log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
         return ReloadResult(ok=True, error="", previous=previous, revision=revision)
+
+    def _retire(self, engine: Engine) -> None:
+        """Close a replaced engine once the requests it is serving are answered (its aclose waits for them,
+        up to the request timeout), so that a reload never fails a request in flight."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not serving yet: nothing can be in flight
+            asyncio.run(engine.aclose())
+            return
+        task = loop.create_task(engine.aclose())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def stop(self) -> None:
         """Ask `run` to shut down (what SIGTERM and SIGINT do)."""
@@ -163,6 +177,7 @@ class Daemon:
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
             await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
             await self.decision_log.close()  # write what is queued, flush
+            await asyncio.gather(self.engines.current.aclose(), *self._closing)  # end the Python workers
             log.info("stopped", decisions_logged=self.decision_log.written, dropped=self.sink.dropped)
 
 

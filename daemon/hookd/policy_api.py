@@ -58,7 +58,7 @@ def policy(
     events: Iterable[str] | None = None,
     kinds: Iterable[str] | None = None,
     tools: Iterable[str] | None = None,
-    id: str | None = None,  # noqa: A002 - the policy id, as the docs call it
+    id: str | None = None,
 ) -> Callable[[Callable[[Mapping[str, Any]], Any]], Callable[[Mapping[str, Any]], Any]]:
     """Declare a policy function and the events, tool kinds and tool names it applies to."""
     event_set, kind_set = _checked(events, EVENTS, "event"), _checked(kinds, KINDS, "tool kind")

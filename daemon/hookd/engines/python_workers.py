@@ -26,7 +26,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -102,7 +102,8 @@ class Worker:
         self.scratch = tempfile.mkdtemp(prefix="hookd-py-")
         if uid is not None and gid is not None:
             os.chown(self.scratch, uid, gid)
-        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="hookd-py-stderr-")
+        # The worker's stderr (a crash report, a policy's own prints to it): read back only after a crash.
+        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="hookd-py-stderr-")  # noqa: SIM115 - lives with the worker
         self.proc = subprocess.Popen(
             [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", BOOTSTRAP],
             stdin=subprocess.PIPE,
@@ -126,7 +127,9 @@ class Worker:
                     "gid": gid,
                     "limits": dict(settings.limits),
                     "paths": list(settings.paths),
-                    "sources": [{"path": s.path, "filename": s.filename, "source": s.source} for s in policy_set.sources],
+                    "sources": [
+                        {"path": s.path, "filename": s.filename, "source": s.source} for s in policy_set.sources
+                    ],
                 }
             )
         )
@@ -155,7 +158,9 @@ class Worker:
 
     def _accept_ready(self, frame: dict[str, Any]) -> dict[str, Any]:
         if "fatal" in frame:
-            log.error("python_worker_failed_to_start", pid=self.pid, error=frame["fatal"], traceback=frame.get("traceback"))
+            log.error(
+                "python_worker_failed_to_start", pid=self.pid, error=frame["fatal"], traceback=frame.get("traceback")
+            )
             raise PolicyLoadError(f"Python policies do not load: {one_line(str(frame['fatal']))}")
         if not frame.get("ready"):
             raise WorkerGone("sent something other than its ready report")
@@ -342,7 +347,9 @@ class PythonEngine:
         except WorkerGone as exc:
             tail = workers[-1].stderr_tail() if workers else ""
             _kill_all(set(workers))
-            raise PolicyLoadError(f"a Python policy worker did not start: {exc} {one_line(tail)[-300:]}".strip()) from None
+            raise PolicyLoadError(
+                f"a Python policy worker did not start: {exc} {one_line(tail)[-300:]}".strip()
+            ) from None
         except BaseException:
             _kill_all(set(workers))
             raise
@@ -423,9 +430,19 @@ class PythonEngine:
         except TimeoutError:
             log.warning("python_policy_timeout", worker=worker.pid, policies=list(names), ms=round(budget * 1000))
             self._replace(worker)
-            return [self._timed_out(event, f"Python policies {', '.join(names)} did not answer within {budget * 1000:.0f} ms")]
+            return [
+                self._timed_out(
+                    event, f"Python policies {', '.join(names)} did not answer within {budget * 1000:.0f} ms"
+                )
+            ]
         except WorkerGone as exc:
-            log.error("python_worker_died", worker=worker.pid, reason=str(exc), policies=list(names), stderr=worker.stderr_tail())
+            log.error(
+                "python_worker_died",
+                worker=worker.pid,
+                reason=str(exc),
+                policies=list(names),
+                stderr=worker.stderr_tail(),
+            )
             self._replace(worker)
             return [self._failed(event, ENGINE_POLICY, f"a Python policy worker crashed ({exc})")]
         except BaseException:
@@ -526,7 +543,9 @@ class PythonEngine:
                 try:
                     await worker.wait_ready(self.settings.start_timeout)
                 except (WorkerGone, PolicyLoadError, TimeoutError) as exc:
-                    log.error("python_worker_respawn_failed", attempt=attempt + 1, error=str(exc), stderr=worker.stderr_tail())
+                    log.error(
+                        "python_worker_respawn_failed", attempt=attempt + 1, error=str(exc), stderr=worker.stderr_tail()
+                    )
                     worker.kill()
                     continue
                 except BaseException:
@@ -565,4 +584,15 @@ def start_engine(config: Config, policy_set: PythonPolicySet) -> PythonEngine:
     return PythonEngine.start(policy_set, WorkerSettings.from_config(config), config.shim.fail_modes)
 
 
-__all__ = ["PythonEngine", "WorkerSettings", "start_engine"]
+def probe_layers(config: Config) -> list[dict[str, Any]]:
+    """Start one real worker with no policies and return the layers it could put itself under."""
+    empty = PythonPolicySet(Path("/"), (), "probe")
+    settings = replace(WorkerSettings.from_config(config), workers=1)
+    engine = PythonEngine.start(empty, settings, config.shim.fail_modes)
+    try:
+        return [dict(layer) for layer in engine.layers]
+    finally:
+        engine.close()
+
+
+__all__ = ["PythonEngine", "WorkerSettings", "probe_layers", "start_engine"]

@@ -32,7 +32,7 @@ def encode(message: Mapping[str, Any]) -> bytes:
 
 
 def decode_length(header: bytes) -> int:
-    (length,) = HEADER.unpack(header)
+    length: int = HEADER.unpack(header)[0]
     if length > MAX_FRAME:
         raise FrameError(f"frame of {length} bytes is over the {MAX_FRAME} byte limit")
     return length

@@ -89,7 +89,10 @@ def expose_import_paths(scratch: str) -> str:
     for index, path in enumerate(p for p in sys.path if os.path.isdir(p)):
         target = os.path.join(base, str(index))
         os.mkdir(target, 0o755)
-        for flags, source in ((MS_BIND | MS_REC, path.encode()), (MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)):
+        for flags, source in (
+            (MS_BIND | MS_REC, path.encode()),
+            (MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None),
+        ):
             if libc.mount(source, target.encode(), None, flags, None) != 0:
                 raise OSError(ctypes.get_errno(), f"bind {path}: {_errno_text()}")
         exposed.append(target)

@@ -99,7 +99,7 @@ def evaluate(policies: Mapping[str, LoadedPolicy], names: Sequence[str], documen
         policy = policies[name]
         try:
             verdicts += as_verdicts(policy, policy.declared.function(json.loads(document)))
-        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt from a policy too
+        except BaseException as exc:
             errors.append(
                 {
                     "name": name,
@@ -128,8 +128,8 @@ def serve(channel_in: int, channel_out: int, policies: Mapping[str, LoadedPolicy
         try:
             frames.write_frame(channel_out, answer)
         except (TypeError, ValueError, frames.FrameError) as exc:
-            frames.write_frame(channel_out, {"id": request["id"], "verdicts": [], "retire": True, "errors": [
-                {"name": "", "policy": "", "error": f"the answer cannot be sent: {exc}", "traceback": ""}]})  # fmt: skip
+            error = {"name": "", "policy": "", "error": f"the answer cannot be sent: {exc}", "traceback": ""}
+            frames.write_frame(channel_out, {"id": request["id"], "verdicts": [], "retire": True, "errors": [error]})
 
 
 def main() -> None:
@@ -141,7 +141,7 @@ def main() -> None:
         report = layers.apply(init)
         sys.path.extend(init.get("paths", []))
         loaded = load_policies(init["sources"])
-    except BaseException as exc:  # noqa: BLE001 - report every failure to load, then exit
+    except BaseException as exc:
         frames.write_frame(channel_out, {"fatal": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()})
         return
     frames.write_frame(

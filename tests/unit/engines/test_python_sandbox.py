@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 import structlog
-from support import require
 
 from hookd.assembly import load_engine
 from hookd.config import Config, PythonConfig
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.python_workers import PythonEngine
 from hookd.types import Caller, Client, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind, Verdict
+from support import require
 
 ROOT_ONLY = "these tests drop the workers to uid nobody, which needs the daemon to run as root"
 
@@ -75,7 +75,9 @@ def one_worker_config(**python: object) -> Config:
     return replace(Config(), python=replace(PythonConfig(workers=1, timeout_ms=2000), **python))  # type: ignore[arg-type]
 
 
-def run_hostile(directory: Path, config: Config | None = None, event: Event = Event.BEFORE_TOOL) -> tuple[list[Verdict], PythonEngine, int, int]:
+def run_hostile(
+    directory: Path, config: Config | None = None, event: Event = Event.BEFORE_TOOL
+) -> tuple[list[Verdict], PythonEngine, int, int]:
     """Evaluate once with a one-worker pool; the verdicts, the engine, and the worker's pid before and after."""
     engine = load_engine(config or one_worker_config(), directory)
     python = python_part(engine)
@@ -387,7 +389,14 @@ def test_every_sandbox_layer_is_reported_and_none_is_claimed_without_saying_why(
     finally:
         asyncio.run(engine.aclose())
     assert sorted(layers) == sorted(
-        ["resource-limits", "network-namespace", "seccomp", "write-restriction", "unprivileged-uid", "clean-environment"]
+        [
+            "resource-limits",
+            "network-namespace",
+            "seccomp",
+            "write-restriction",
+            "unprivileged-uid",
+            "clean-environment",
+        ]
     )
     for layer in layers.values():
         assert layer["detail"]
