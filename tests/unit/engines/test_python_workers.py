@@ -1,0 +1,158 @@
+"""The Python engine's behaviour besides the sandbox: loading, routing, verdicts, combining with Rego,
+replacement after a crash, and a close that waits for the requests in flight."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from python_support import python_part, shell_request, wait_for_full_pool, write_policy
+
+from hookd.assembly import build_pipeline, load_engine
+from hookd.config import Config, PythonConfig
+from hookd.errors import PolicyLoadError
+from hookd.types import Caller, Deadline, Event, HookRequest, Outcome
+
+REGO_DENY = """package hookd.rego_guard
+
+routing := {"events": ["BeforeTool"], "kinds": ["shell"]}
+
+deny contains {"id": "rm", "reason": "no rm"} if input.tool.input.command == "rm x"
+"""
+
+
+def config(workers: int = 1, **python: object) -> Config:
+    return replace(Config(), python=replace(PythonConfig(workers=workers), **python))  # type: ignore[arg-type]
+
+
+def test_a_syntax_error_is_refused_with_a_one_line_message(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "@policy()\ndef broken(input) return 1\n")
+    with pytest.raises(PolicyLoadError, match=r"^Python policies do not load: SyntaxError: .*hostile.py, line 3"):
+        load_engine(config(), policies)
+
+
+def test_a_file_without_a_decorated_function_is_refused(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "def forgot(input):\n    return deny('x')\n")
+    with pytest.raises(PolicyLoadError, match=r"hostile\.py declares no policy"):
+        load_engine(config(), policies)
+
+
+def test_a_policy_is_not_called_for_events_it_does_not_declare(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "@policy(events=['AfterTool'])\ndef later(input):\n    return deny('x')\n")
+    engine = load_engine(config(), policies)
+    try:
+        assert list(asyncio.run(engine.evaluate(shell_request("ls", Event.BEFORE_TOOL)))) == []
+        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls", Event.AFTER_TOOL)))
+        assert (verdict.kind.value, verdict.policy_id, verdict.rule_id) == ("deny", "hookd.hostile", "later")
+    finally:
+        asyncio.run(engine.aclose())
+
+
+def test_a_malformed_return_value_fails_closed(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "@policy()\ndef wrong(input):\n    return 'deny'\n")
+    engine = load_engine(config(), policies)
+    try:
+        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls")))
+    finally:
+        asyncio.run(engine.aclose())
+    assert (verdict.kind.value, verdict.rule_id) == ("deny", "python-error")
+    assert "TypeError" in verdict.message
+
+
+def test_python_and_rego_verdicts_combine_under_the_same_rules(tmp_path: Path) -> None:
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        from hookd.policy_api import rewrite
+
+        @policy(events=["BeforeTool"], kinds=["shell"], id="hookd.py_guard")
+        def guard(input):
+            command = input["tool"]["input"]["command"]
+            if command.startswith("git push"):
+                return deny("no pushing from here", rule="push")
+            if command == "ls":
+                return [rewrite(tool_input={"command": "ls -la"}, rule="long"), context("listed", rule="note")]
+        """,
+    )
+    (policies / "guard.rego").write_text(REGO_DENY)
+    engine = load_engine(config(), policies)
+    pipeline, _ = build_pipeline(config(), engine, probe=lambda _pid: False)
+
+    async def decide(command: str) -> tuple[Outcome, list[str], bytes]:
+        payload = {"session_id": "s", "transcript_path": "", "cwd": "/tmp", "hook_event_name": "BeforeTool",
+                   "timestamp": "t", "tool_name": "run_shell_command", "tool_input": {"command": command}}  # fmt: skip
+        request = HookRequest("gemini", "BeforeTool", json.dumps(payload).encode(), {}, "/tmp",
+                              Caller(os.getuid(), os.getgid(), os.getpid()), Deadline.after(5))  # fmt: skip
+        handled = await pipeline.handle(request)
+        rules = [f"{v.policy_id}:{v.rule_id}" for v in handled.decision.verdicts]
+        return handled.decision.outcome, rules, handled.reply.stdout
+
+    async def go() -> list[tuple[Outcome, list[str], bytes]]:
+        try:
+            return [await decide(c) for c in ("git push origin", "rm x", "ls")]
+        finally:
+            await engine.aclose()
+
+    push, rm, ls = asyncio.run(go())
+    assert push[:2] == (Outcome.DENY, ["hookd.py_guard:push"]) and b"no pushing from here" in push[2]
+    assert rm[:2] == (Outcome.DENY, ["hookd.rego_guard:rm"])
+    assert ls[:2] == (Outcome.REWRITE, ["hookd.py_guard:long", "hookd.py_guard:note"])
+    assert json.loads(ls[2])["hookSpecificOutput"]["tool_input"] == {"command": "ls -la"}
+
+
+def test_a_request_after_a_crash_waits_for_the_replacement_within_its_deadline(tmp_path: Path) -> None:
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        import os
+
+        @policy(events=["BeforeTool"])
+        def fragile(input):
+            if input["tool"]["input"]["command"] == "crash":
+                os._exit(3)
+            return deny("still here", rule="alive")
+        """,
+    )
+    engine = load_engine(config(workers=1), policies)
+    python = python_part(engine)
+
+    async def go() -> None:
+        (crashed,) = await engine.evaluate(shell_request("crash"))
+        assert (crashed.rule_id, "exited with status 3" in crashed.message) == ("python-error", True)
+        (served,) = await engine.evaluate(shell_request("ls"))  # no worker is free yet: it waits for the new one
+        assert served.rule_id == "alive"
+        await engine.aclose()
+
+    asyncio.run(go())
+    assert python.replaced == 1 and python.worker_pids() == []
+
+
+def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        import time
+
+        @policy(events=["BeforeTool"])
+        def slow(input):
+            time.sleep(0.3)
+            return deny("slow but sure", rule="slow")
+        """,
+    )
+    engine = load_engine(config(workers=2), policies)
+    python = python_part(engine)
+
+    async def go() -> None:
+        pids = await wait_for_full_pool(python, 2)
+        calls = [asyncio.ensure_future(engine.evaluate(shell_request("ls"))) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        await engine.aclose()  # returns only once both calls are answered
+        assert all(call.done() for call in calls)
+        assert [v.rule_id for call in calls for v in call.result()] == ["slow", "slow"]
+        assert python.worker_pids() == [] and not any(Path(f"/proc/{pid}/status").exists() for pid in pids)
+
+    asyncio.run(go())
