@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from python_support import python_part, shell_request, wait_for_full_pool, write_policy
+from python_support import process_exists, python_part, shell_request, wait_for_full_pool, write_policy
 
 from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, PythonConfig
@@ -153,6 +153,6 @@ def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
         await engine.aclose()  # returns only once both calls are answered
         assert all(call.done() for call in calls)
         assert [v.rule_id for call in calls for v in call.result()] == ["slow", "slow"]
-        assert python.worker_pids() == [] and not any(Path(f"/proc/{pid}/status").exists() for pid in pids)
+        assert python.worker_pids() == [] and not any(process_exists(pid) for pid in pids)
 
     asyncio.run(go())
