@@ -13,11 +13,12 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 
 from hookd import wire
-from hookd.assembly import build_pipeline, load_engine
+from hookd.assembly import build_pipeline, load_engine, ready
 from hookd.audit.record import Pending
 from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog
@@ -67,7 +68,8 @@ class Daemon:
         self.outcomes: dict[str, int] = {}
         self.reloads = self.reload_failures = 0
         self._stop: asyncio.Event | None = None
-        self._closing: set[asyncio.Task[None]] = set()
+        self._closing: set[asyncio.Task[Any]] = set()
+        self._reload_lock = asyncio.Lock()
         self.sink: Sink[Pending] = Sink(config.log.queue_size)
         self.decision_log = DecisionLog(config.log, self.sink)
         self.server = HookServer(
@@ -117,32 +119,36 @@ class Daemon:
         self.outcomes[name] = self.outcomes.get(name, 0) + 1
         self.sink.put_nowait(Pending(handled, time.time(), via))
 
-    def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
-        previous = str(self.engines.current.describe()["revision"])
-        try:
-            engine = load_engine(self.config)
-        except HookdError as exc:
-            self.reload_failures += 1
-            log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
-            return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
-        old, self.engines.current = self.engines.current, engine
-        self._retire(old)
-        self.loaded_at = time.time()
-        self.reloads += 1
-        described = engine.describe()
-        revision, packages = str(described["revision"]), described.get("packages") or []
-        log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
-        return ReloadResult(ok=True, error="", previous=previous, revision=revision)
+    async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
+        """Load the policies again and swap once the new engine is ready: Python workers start in the
+        background, so the old engine keeps answering meanwhile. Reloads run one at a time."""
+        async with self._reload_lock:
+            previous = str(self.engines.current.describe()["revision"])
+            try:
+                engine = load_engine(self.config, wait=False)
+                await ready(engine)
+            except HookdError as exc:
+                self.reload_failures += 1
+                log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
+                return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
+            old, self.engines.current = self.engines.current, engine
+            self._retire(old)
+            self.loaded_at = time.time()
+            self.reloads += 1
+            described = engine.describe()
+            revision, packages = str(described["revision"]), described.get("packages") or []
+            log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
+            return ReloadResult(ok=True, error="", previous=previous, revision=revision)
+
+    def _reload_on_signal(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.reload())
+        self._closing.add(task)  # kept referenced until done, like the closing engines
+        task.add_done_callback(self._closing.discard)
 
     def _retire(self, engine: Engine) -> None:
         """Close a replaced engine once the requests it is serving are answered (its aclose waits for them,
         up to the request timeout), so that a reload never fails a request in flight."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not serving yet: nothing can be in flight
-            asyncio.run(engine.aclose())
-            return
-        task = loop.create_task(engine.aclose())
+        task = asyncio.get_running_loop().create_task(engine.aclose())
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
@@ -156,7 +162,7 @@ class Daemon:
         stop = self._stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        loop.add_signal_handler(signal.SIGHUP, self.reload)
+        loop.add_signal_handler(signal.SIGHUP, self._reload_on_signal)
         await self.server.start()
         try:
             self.decision_log.start()
@@ -177,7 +183,9 @@ class Daemon:
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
             await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
             await self.decision_log.close()  # write what is queued, flush
-            await asyncio.gather(self.engines.current.aclose(), *self._closing)  # end the Python workers
+            while self._closing:  # reloads under way and replaced engines still answering
+                await asyncio.gather(*list(self._closing))
+            await self.engines.current.aclose()  # ends the Python workers
             log.info("stopped", decisions_logged=self.decision_log.written, dropped=self.sink.dropped)
 
 

@@ -129,7 +129,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:
         caller = current_caller.get()
-        result = self.daemon.reload(requested_by=f"uid {caller.uid} pid {caller.pid}")
+        result = await self.daemon.reload(requested_by=f"uid {caller.uid} pid {caller.pid}")
         return pb.ReloadResponse(
             ok=result.ok, error=result.error, previous_revision=result.previous, policy_set=self.policy_set()
         )

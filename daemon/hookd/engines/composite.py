@@ -24,6 +24,13 @@ class CompositeEngine:
         results = await asyncio.gather(*(part.evaluate(request) for part in self.parts))
         return [verdict for verdicts in results for verdict in verdicts]
 
+    async def ready(self) -> None:
+        """Wait for the parts that start in the background (Python workers after a reload)."""
+        for part in self.parts:
+            ready = getattr(part, "ready", None)
+            if ready is not None:
+                await ready()
+
     async def aclose(self) -> None:
         await asyncio.gather(*(part.aclose() for part in self.parts))
 

@@ -25,7 +25,7 @@ import tempfile
 import time
 import weakref
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -302,8 +302,9 @@ def _route(entry: Mapping[str, Any]) -> Route:
 
 
 class PythonEngine:
-    """The Python policies of one policy set. Build with `PythonEngine.start(...)`, which returns once
-    every worker has loaded the policies (or raises PolicyLoadError, and the old set keeps serving)."""
+    """The Python policies of one policy set. Build with `PythonEngine.start(...)`: it returns once every
+    worker has loaded the policies, or with `wait=False` at once, and then `await engine.ready()` does the
+    waiting without holding the event loop (a reload). Either raises PolicyLoadError, and the old set serves on."""
 
     name = "python"
 
@@ -317,13 +318,13 @@ class PythonEngine:
         self.policy_set = policy_set
         self.settings = settings
         self._fail_modes = fail_modes
-        first = workers[0].ready
-        self.layers: list[dict[str, Any]] = list(first["layers"])
-        self._policies = list(first["policies"])
-        self._routes = [_route(p) for p in self._policies]
-        self._policy_ids = {str(p["name"]): str(p["policy_id"]) for p in self._policies}
+        self.layers: list[dict[str, Any]] = []
+        self._policies: list[dict[str, Any]] = []
+        self._routes: list[Route] = []
+        self._policy_ids: dict[str, str] = {}
         self._route_cache: dict[tuple[str, str | None, str | None], tuple[str, ...]] = {}
-        self._idle: deque[Worker] = deque(workers)
+        self._starting_workers = list(workers)
+        self._idle: deque[Worker] = deque()
         self._live: set[Worker] = set(workers)
         self._starting = 0
         self._waiters: deque[asyncio.Future[Worker]] = deque()
@@ -336,24 +337,61 @@ class PythonEngine:
 
     @classmethod
     def start(
-        cls, policy_set: PythonPolicySet, settings: WorkerSettings, fail_modes: Mapping[Event, FailMode]
+        cls,
+        policy_set: PythonPolicySet,
+        settings: WorkerSettings,
+        fail_modes: Mapping[Event, FailMode],
+        *,
+        wait: bool = True,
     ) -> PythonEngine:
         workers: list[Worker] = []
         try:
             for _ in range(max(1, settings.workers)):
                 workers.append(Worker(policy_set, settings))
-            for worker in workers:
-                worker.wait_ready_blocking(settings.start_timeout)
-        except WorkerGone as exc:
-            tail = workers[-1].stderr_tail() if workers else ""
-            _kill_all(set(workers))
-            raise PolicyLoadError(
-                f"a Python policy worker did not start: {exc} {one_line(tail)[-300:]}".strip()
-            ) from None
         except BaseException:
             _kill_all(set(workers))
             raise
-        return cls(policy_set, settings, fail_modes, workers)
+        engine = cls(policy_set, settings, fail_modes, workers)
+        if wait:
+            with engine._failing_to_start():
+                for worker in workers:
+                    worker.wait_ready_blocking(settings.start_timeout)
+            engine._serve_with(workers)
+        return engine
+
+    async def ready(self) -> None:
+        """Wait until the workers started with `wait=False` have loaded the policies."""
+        workers, self._starting_workers = self._starting_workers, []
+        if not workers:
+            return
+        with self._failing_to_start():
+            for worker in workers:
+                try:
+                    await worker.wait_ready(self.settings.start_timeout)
+                except TimeoutError:
+                    raise WorkerGone(f"did not start within {self.settings.start_timeout:g} s") from None
+        self._serve_with(workers)
+
+    @contextlib.contextmanager
+    def _failing_to_start(self) -> Iterator[None]:
+        try:
+            yield
+        except WorkerGone as exc:
+            tail = " ".join(one_line(w.stderr_tail())[-300:] for w in self._live)
+            self.close()
+            raise PolicyLoadError(f"a Python policy worker did not start: {exc} {tail}".strip()) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def _serve_with(self, workers: Sequence[Worker]) -> None:
+        first = workers[0].ready
+        self.layers = list(first["layers"])
+        self._policies = list(first["policies"])
+        self._routes = [_route(p) for p in self._policies]
+        self._policy_ids = {str(p["name"]): str(p["policy_id"]) for p in self._policies}
+        self._starting_workers = []
+        self._idle.extend(workers)
 
     # --- the Engine protocol ---
 
@@ -580,8 +618,8 @@ def _verdict(raw: Mapping[str, Any]) -> Verdict:
     )
 
 
-def start_engine(config: Config, policy_set: PythonPolicySet) -> PythonEngine:
-    return PythonEngine.start(policy_set, WorkerSettings.from_config(config), config.shim.fail_modes)
+def start_engine(config: Config, policy_set: PythonPolicySet, *, wait: bool = True) -> PythonEngine:
+    return PythonEngine.start(policy_set, WorkerSettings.from_config(config), config.shim.fail_modes, wait=wait)
 
 
 def probe_layers(config: Config) -> list[dict[str, Any]]:
