@@ -455,6 +455,8 @@ class PythonEngine:
         event = request.event.event
         loop = asyncio.get_running_loop()
         budget = min(self.settings.timeout, request.deadline.remaining())
+        if budget <= 0:  # nothing was sent: no worker needs replacing
+            return [self._timed_out(event, "the request's deadline passed before the Python policies ran")]
         end = loop.time() + budget
         try:
             worker = await self._acquire(end)

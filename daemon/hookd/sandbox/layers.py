@@ -64,6 +64,8 @@ def new_network_namespace() -> dict[str, Any]:
 
 
 def restrict_writes(scratch: str) -> dict[str, Any]:
+    """Writes only to the scratch dir: Landlock, else every other mount read-only in a private mount
+    namespace, else (partial) a file size limit of 0 everywhere."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(seccomp.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         reason = f"prctl(PR_SET_NO_NEW_PRIVS): {_errno_text()}"
@@ -72,8 +74,48 @@ def restrict_writes(scratch: str) -> dict[str, Any]:
             return _layer("write-restriction", True, landlock.restrict_writes(scratch))
         except landlock.LandlockUnavailable as exc:
             reason = f"landlock: {exc}"
+    try:
+        return _layer("write-restriction", True, f"{read_only_mounts(scratch)} ({reason})")
+    except OSError as exc:
+        reason += f"; mount namespace: {exc.strerror or exc}"
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     return _layer("write-restriction", False, f"partial: file size limit 0 everywhere ({reason})")
+
+
+_MOUNT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": 8, "noatime": 1024, "nodiratime": 2048,
+                "relatime": 1 << 21}  # fmt: skip
+
+
+def _mount_points() -> list[tuple[str, int]]:
+    """This namespace's mount points with the per-mount flags a read-only remount must keep."""
+    points = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            fields = line.split()
+            path = fields[4].encode().decode("unicode_escape")  # \040 and friends
+            flags = sum(_MOUNT_FLAGS.get(option, 0) for option in fields[5].split(","))
+            points.append((path, flags))
+    return points
+
+
+def read_only_mounts(scratch: str) -> str:
+    """In a private mount namespace, remount everything read-only except a bind of the scratch dir.
+    Raises OSError when the kernel refuses any step (the layer then is not claimed)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def mount(source: str | None, target: str, flags: int) -> None:
+        if libc.mount(source.encode() if source else None, target.encode(), None, flags, None) != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, f"mount {target}: {os.strerror(code)}")
+
+    if libc.unshare(CLONE_NEWNS) != 0:
+        raise OSError(ctypes.get_errno(), f"unshare(CLONE_NEWNS): {_errno_text()}")
+    mount(None, "/", MS_REC | MS_PRIVATE)
+    mount(scratch, scratch, MS_BIND | MS_REC)
+    for path, flags in _mount_points():
+        if path != scratch and not path.startswith(scratch + os.sep):
+            mount(None, path, MS_BIND | MS_REMOUNT | MS_RDONLY | flags)
+    return "a private mount namespace: every mount read-only but the worker's scratch dir"
 
 
 def expose_import_paths(scratch: str) -> str:

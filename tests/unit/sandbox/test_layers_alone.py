@@ -131,3 +131,30 @@ def test_resource_limits_alone_stop_a_4_gb_allocation() -> None:
         """,
     )
     assert results == {"allocate": "refused", "many files": "refused 24"}
+
+
+def test_without_landlock_a_read_only_mount_namespace_confines_writes(tmp_path: Path) -> None:
+    require(os.geteuid() == 0, "root (a mount namespace without a user namespace)")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    outside = tmp_path / "outside.txt"
+    results = run_isolated(
+        f"""
+        from hookd.sandbox import landlock, layers
+
+        def no_landlock(scratch):
+            raise landlock.LandlockUnavailable("switched off for this test")
+
+        landlock.restrict_writes = no_landlock
+        results["layer"] = layers.restrict_writes({str(scratch)!r})
+        """,
+        f"""
+        attempt("write scratch", lambda: open({str(scratch / "ok")!r}, "w").write("x"))
+        attempt("write outside", lambda: open({str(outside)!r}, "w").write("x"))
+        attempt("write tmp", lambda: open("/tmp/hookd-ro-probe-{os.getpid()}", "w").write("x"))
+        """,
+    )
+    layer = results.pop("layer")
+    assert layer["active"] is True and "read-only" in layer["detail"] and "switched off" in layer["detail"]
+    assert results == {"write scratch": "allowed", "write outside": "refused 30", "write tmp": "refused 30"}
+    assert not outside.exists() and (scratch / "ok").read_text() == "x"
