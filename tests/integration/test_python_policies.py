@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -189,3 +191,65 @@ def test_hookd_test_runs_case_files_of_python_policies(tmp_path: Path) -> None:
         "FAIL  guard.json#2 wrong on purpose: outcome allow, expected deny",
         "2 passed, 1 failed",
     ]
+
+
+NOBODY_POLICY = """
+import os, socket
+from hookd.policy_api import policy, deny
+
+@policy(events=["BeforeTool"])
+def scribble(input):
+    with open(os.path.join({owned!r}, "pwned"), "w") as handle:  # nobody's own dir: only the sandbox says no
+        handle.write("x")
+    return deny("ESCAPED: wrote")
+
+@policy(events=["BeforeTool"])
+def phone_home(input):
+    socket.create_connection(("127.0.0.1", 9), timeout=1)
+    return deny("ESCAPED: connected")
+
+@policy(events=["BeforeTool"])
+def spawn(input):
+    os.fork()
+    return deny("ESCAPED: forked")
+"""
+
+
+def as_nobody(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    """`hookd ARGS` as a non-root daemon would run it: uid nobody, the system python3 with the venv's packages."""
+    site = next(Path(sys.prefix, "lib").glob("python3.*/site-packages"))
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/nonexistent",
+        "PYTHONPATH": f"{site}:{Path(__file__).parents[2] / 'daemon'}",
+    }
+    command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-m", "hookd"]
+    done = subprocess.run([*command, *args], input=stdin, capture_output=True, timeout=60, env=env, check=False)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def test_a_non_root_daemon_still_confines_its_workers(tmp_path: Path) -> None:
+    require(os.geteuid() == 0 and Path("/usr/bin/python3").exists(), "root (to become nobody) and /usr/bin/python3")
+    owned = Path(tempfile.mkdtemp(prefix="hookd-nobody-"))
+    policies = owned / "policies"
+    policies.mkdir()
+    (policies / "hostile.py").write_text(NOBODY_POLICY.format(owned=str(owned)))
+    for path in (owned, policies, policies / "hostile.py"):
+        os.chown(path, 65534, 65534)
+    try:
+        doctor = as_nobody("doctor", "--policies", str(policies))
+        assert doctor.returncode == 0, doctor.stderr
+        states = {line.split()[0]: line.split()[1] for line in doctor.stdout.splitlines()[1:7]}
+        assert states.pop("unprivileged-uid") == "unavailable"
+        assert set(states.values()) == {"active"}, doctor.stdout
+        result = as_nobody("eval", "--json", "--policies", str(policies), stdin=json.dumps(shell("ls")).encode())
+        assert result.returncode == 0, result.stderr
+        verdicts = json.loads(result.stdout)["verdicts"]
+        assert sorted((v["kind"], v["rule"], v["message"].split(" failed")[0]) for v in verdicts) == [
+            ("deny", "python-error", "Python policy hostile.py:phone_home"),
+            ("deny", "python-error", "Python policy hostile.py:scribble"),
+            ("deny", "python-error", "Python policy hostile.py:spawn"),
+        ]
+        assert not (owned / "pwned").exists()
+    finally:
+        shutil.rmtree(owned)
