@@ -139,7 +139,7 @@ def test_reloads_under_load_fail_no_request_and_retire_the_old_workers(daemon: R
     assert daemon.log().count('"event": "reloaded"') == 2
 
 
-def test_status_reports_the_workers_sandbox_layers(daemon: RunningDaemon) -> None:
+def test_status_and_policies_report_the_workers_layers_and_python_policies(daemon: RunningDaemon) -> None:
     result = hookd("status", "--json", "--runtime-dir", str(daemon.runtime_dir))
     assert result.returncode == 0, result.stderr
     layers = {layer["name"]: layer for layer in json.loads(result.stdout)["sandbox_layers"]}
@@ -147,6 +147,10 @@ def test_status_reports_the_workers_sandbox_layers(daemon: RunningDaemon) -> Non
         "resource-limits", "network-namespace", "seccomp", "write-restriction", "unprivileged-uid", "clean-environment"
     }  # fmt: skip
     assert layers["unprivileged-uid"]["active"] is True and "uid 65534" in layers["unprivileged-uid"]["detail"]
+    listing = hookd("policies", "--json", "--runtime-dir", str(daemon.runtime_dir))
+    (package,) = json.loads(listing.stdout)["packages"]
+    assert (package["name"], package["rules"]) == ("hookd.guard", [{"name": "guard", "kind": "python"}])
+    assert package["routing"] == {"events": ["BeforeTool"], "kinds": ["shell"], "tools": []}
 
 
 def test_doctor_prints_every_layer_and_the_trust_of_the_policy_dir(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from hookd.types import JSON, Engine, EngineRequest, Verdict
 
@@ -23,6 +24,11 @@ class CompositeEngine:
             return await self.parts[0].evaluate(request)
         results = await asyncio.gather(*(part.evaluate(request) for part in self.parts))
         return [verdict for verdicts in results for verdict in verdicts]
+
+    @property
+    def packages(self) -> tuple[Any, ...]:
+        """The parts' policy packages (Rego packages, Python policy functions), for ListPolicies."""
+        return tuple(package for part in self.parts for package in getattr(part, "packages", ()))
 
     async def ready(self) -> None:
         """Wait for the parts that start in the background (Python workers after a reload)."""

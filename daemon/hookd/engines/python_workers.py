@@ -33,6 +33,7 @@ from typing import IO, Any
 import structlog
 
 from hookd.config import CAN_FAIL_CLOSED, Config
+from hookd.engines.rego_embedded import PolicyPackage
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import frames
@@ -436,6 +437,22 @@ class PythonEngine:
             "replaced": self.replaced,
             "sandbox_layers": [dict(layer) for layer in self.layers],
         }
+
+    @property
+    def packages(self) -> tuple[PolicyPackage, ...]:
+        """One entry per policy function, for ListPolicies: its policy id, its name as the rule, its routing."""
+        return tuple(
+            PolicyPackage(
+                name=self._policy_ids[route.name],
+                rules={route.name.split(":", 1)[1]: "python"},
+                routing={
+                    key: value
+                    for key, value in (("events", route.events), ("kinds", route.kinds), ("tools", route.tools))
+                    if value is not None
+                },
+            )  # fmt: skip
+            for route in self._routes
+        )
 
     def worker_pids(self) -> list[int]:
         return sorted(worker.pid for worker in self._live)
