@@ -125,8 +125,12 @@ def test_reloads_under_load_fail_no_request_and_retire_the_old_workers(daemon: R
         for version in ("v2", "v3"):
             time.sleep(0.4)
             write_policies(policies, version)
-            daemon.proc.send_signal(signal.SIGHUP)
-        time.sleep(0.6)
+            daemon.proc.send_signal(signal.SIGHUP)  # the second may come while the first still starts workers
+        end = time.monotonic() + 30
+        while daemon.log().count('"event": "reloaded"') < 2:
+            assert time.monotonic() < end, daemon.log()
+            time.sleep(0.05)
+        time.sleep(0.3)  # a few requests on the v3 workers
     finally:
         stop.set()
         for thread in threads:

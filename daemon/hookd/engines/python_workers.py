@@ -450,7 +450,7 @@ class PythonEngine:
                     for key, value in (("events", route.events), ("kinds", route.kinds), ("tools", route.tools))
                     if value is not None
                 },
-            )  # fmt: skip
+            )
             for route in self._routes
         )
 
