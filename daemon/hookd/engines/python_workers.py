@@ -120,35 +120,34 @@ class Worker:
         self._buffer = bytearray()
         self.ready: dict[str, Any] = {}
         self.pid = self.proc.pid
-        self._send_blocking(
-            frames.encode(
-                {
-                    "scratch": self.scratch,
-                    "uid": uid,
-                    "gid": gid,
-                    "limits": dict(settings.limits),
-                    "paths": list(settings.paths),
-                    "sources": [
-                        {"path": s.path, "filename": s.filename, "source": s.source} for s in policy_set.sources
-                    ],
-                }
-            )
+        self._init = frames.encode(  # sent by wait_ready*: a large set must not block the loop on a full pipe
+            {
+                "scratch": self.scratch,
+                "uid": uid,
+                "gid": gid,
+                "limits": dict(settings.limits),
+                "paths": list(settings.paths),
+                "sources": [{"path": s.path, "filename": s.filename, "source": s.source} for s in policy_set.sources],
+            }
         )
 
     # --- start-up (blocking: used while a policy set loads, before it serves) ---
 
-    def _send_blocking(self, data: bytes) -> None:
+    def _send_blocking(self, data: bytes, end: float) -> None:
         view = memoryview(data)
         while view:
             try:
                 view = view[os.write(self._out, view) :]
             except BlockingIOError:
-                select.select([], [self._out], [], 1.0)
+                if time.monotonic() > end:
+                    raise WorkerGone("did not read its set-up in time") from None
+                select.select([], [self._out], [], max(0.0, end - time.monotonic()))
             except BrokenPipeError:
                 raise WorkerGone(self.exit_reason()) from None
 
     def wait_ready_blocking(self, timeout: float) -> dict[str, Any]:
         end = time.monotonic() + timeout
+        self._send_blocking(self._init, end)
         while (frame := self._take_frame()) is None:
             left = end - time.monotonic()
             if left <= 0:
@@ -172,6 +171,7 @@ class Worker:
 
     async def wait_ready(self, timeout: float) -> dict[str, Any]:
         async with asyncio.timeout(timeout):
+            await self._send(self._init)
             return self._accept_ready(await self._read_frame())
 
     async def call(self, request: Mapping[str, JSON], document: Mapping[str, JSON]) -> dict[str, Any]:
