@@ -156,3 +156,63 @@ def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
         assert python.worker_pids() == [] and not any(process_exists(pid) for pid in pids)
 
     asyncio.run(go())
+
+
+def test_a_policy_that_hangs_while_loading_is_refused_at_the_start_deadline(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "while True:\n    pass\n")
+    with pytest.raises(PolicyLoadError, match=r"a Python policy worker did not start: did not start within 0\.5 s"):
+        load_engine(config(start_timeout_ms=500), policies)
+
+
+def test_a_policy_set_larger_than_a_pipe_buffer_loads_and_its_replacements_too(tmp_path: Path) -> None:
+    padding = "# " + "x" * 100 + "\n"
+    policies = write_policy(
+        tmp_path / "p",
+        padding * 2000  # about 200 KiB: the set-up frame cannot fit in a pipe at once
+        + """
+import os
+
+@policy(events=["BeforeTool"])
+def big(input):
+    if input["tool"]["input"]["command"] == "crash":
+        os._exit(1)
+    return deny("big and well", rule="big")
+""",
+    )
+    engine = load_engine(config(workers=1), policies)
+    python = python_part(engine)
+
+    async def go() -> list[str]:
+        crashed = await engine.evaluate(shell_request("crash"))
+        served = await engine.evaluate(shell_request("ls"))  # on the replacement, set up without blocking the loop
+        await engine.aclose()
+        return [v.rule_id for v in (*crashed, *served)]
+
+    assert asyncio.run(go()) == ["python-error", "big"]
+    assert python.replaced == 1
+
+
+def test_garbage_on_the_channel_counts_as_a_crash(tmp_path: Path) -> None:
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        import os
+
+        @policy(events=["BeforeTool"])
+        def forge(input):
+            for fd in range(3, 20):
+                try:
+                    os.write(fd, b"\\xff\\xff\\xff\\xffforged")
+                except OSError:
+                    pass
+            return deny("ESCAPED: forged")
+        """,
+    )
+    engine = load_engine(config(workers=1), policies)
+    python = python_part(engine)
+    try:
+        verdicts = list(asyncio.run(engine.evaluate(shell_request("ls"))))
+    finally:
+        asyncio.run(engine.aclose())
+    assert [(v.kind.value, v.rule_id) for v in verdicts] == [("deny", "python-error")]
+    assert "over the" in verdicts[0].message and python.replaced == 1
