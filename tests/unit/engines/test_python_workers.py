@@ -216,3 +216,13 @@ def test_garbage_on_the_channel_counts_as_a_crash(tmp_path: Path) -> None:
         asyncio.run(engine.aclose())
     assert [(v.kind.value, v.rule_id) for v in verdicts] == [("deny", "python-error")]
     assert "over the" in verdicts[0].message and python.replaced == 1
+
+
+def test_an_exception_on_an_event_that_cannot_block_is_a_message_not_a_deny(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "@policy()\ndef broken(input):\n    raise KeyError('x')\n")
+    engine = load_engine(config(), policies)
+    try:
+        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls", Event.AFTER_AGENT)))
+    finally:
+        asyncio.run(engine.aclose())
+    assert (verdict.kind.value, verdict.rule_id) == ("message", "python-error")  # a deny on AfterAgent loops the agent
