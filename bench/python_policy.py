@@ -7,7 +7,9 @@ machine falls on both alike), N decisions each:
   rego+python   the same, plus one Python policy that applies to every tool call (the worker round trip:
                 JSON frame over a pipe, the policy, the answer)
 
-Prints p50/p90/p99 in microseconds and the extra latency of the Python policy at each percentile.
+Prints p50/p90/p99 wall-clock latency in microseconds and the extra latency of the Python policy at each
+percentile, then CPU time per decision (the daemon's, and the workers' from /proc), which a loaded machine
+disturbs far less than wall-clock time (a round trip to a worker waits for the scheduler twice).
 Usage: .cache/venv/bin/python bench/python_policy.py [--calls N] [--workers N] [--json]
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import statistics
 import tempfile
@@ -28,7 +31,7 @@ import uvloop
 from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, PythonConfig
 from hookd.pipeline import Pipeline
-from hookd.types import Caller, Deadline, HookRequest
+from hookd.types import Caller, Deadline, Engine, HookRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOADS = [
@@ -77,6 +80,26 @@ async def measure(pipelines: dict[str, Pipeline], calls: int, project: str) -> d
     return samples
 
 
+def worker_ticks(engine: Engine) -> int:
+    """utime + stime of the engine's Python workers, in clock ticks."""
+    total = 0
+    for part in getattr(engine, "parts", ()):
+        for pid in getattr(part, "worker_pids", list)():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total
+
+
+async def cpu_per_decision(pipeline: Pipeline, engine: Engine, calls: int, project: str) -> tuple[float, float]:
+    """Microseconds of CPU per decision: the daemon's own, and its Python workers'."""
+    ticks, start = worker_ticks(engine), time.process_time_ns()
+    for i in range(calls):
+        await pipeline.handle(request(i, project))
+    daemon = (time.process_time_ns() - start) / 1000 / calls
+    workers = (worker_ticks(engine) - ticks) / os.sysconf("SC_CLK_TCK") * 1e6 / calls
+    return daemon, workers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=3000)
@@ -95,24 +118,31 @@ def main() -> None:
             name: build_pipeline(config, engine, probe=lambda _pid: False)[0] for name, engine in engines.items()
         }
 
-        async def run() -> dict[str, list[float]]:
+        async def run() -> tuple[dict[str, list[float]], dict[str, tuple[float, float]]]:
             try:
-                return await measure(pipelines, args.calls, str(project))
+                samples = await measure(pipelines, args.calls, str(project))
+                cpu = {n: await cpu_per_decision(pipelines[n], engines[n], args.calls, str(project)) for n in engines}
+                return samples, cpu
             finally:
                 for engine in engines.values():
                     await engine.aclose()
 
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            samples = runner.run(run())
+            samples, cpu = runner.run(run())
     result = {name: percentiles(values) for name, values in samples.items()}
     extra = {key: result["rego+python"][key] - result["rego"][key] for key in ("p50", "p90", "p99")}
     if args.json:
-        print(json.dumps({"calls": args.calls, "workers": args.workers, "us": result, "extra_us": extra}, indent=2))
+        report = {"calls": args.calls, "workers": args.workers, "us": result, "extra_us": extra, "cpu_us": cpu}
+        print(json.dumps({**report, "load_average": os.getloadavg()}, indent=2))
         return
     print(f"{args.calls} decisions each, BeforeTool, {args.workers} Python workers (microseconds)")
     for name, cuts in result.items():
         print(f"  {name:12} p50 {cuts['p50']:8.0f}  p90 {cuts['p90']:8.0f}  p99 {cuts['p99']:8.0f}")
     print(f"  {'extra':12} p50 {extra['p50']:8.0f}  p90 {extra['p90']:8.0f}  p99 {extra['p99']:8.0f}")
+    print("CPU per decision (microseconds)")
+    for name, (daemon, workers) in cpu.items():
+        print(f"  {name:12} daemon {daemon:6.0f}  workers {workers:6.0f}")
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

@@ -308,6 +308,7 @@ class PythonEngine:
     waiting without holding the event loop (a reload). Either raises PolicyLoadError, and the old set serves on."""
 
     name = "python"
+    remote = True  # its work happens in other processes (CompositeEngine starts it first)
 
     def __init__(
         self,
