@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -126,6 +127,7 @@ class PythonConfig:
     user: str = "nobody"  # the uid workers run as when the daemon runs as root
     env: tuple[str, ...] = ()  # names of the daemon's environment variables that workers get
     paths: tuple[str, ...] = ()  # more import paths for policies (the standard library is always there)
+    scratch_dir: Path = field(default_factory=lambda: Path(tempfile.gettempdir()))  # holds each worker's scratch dir
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ class WorkerSettings:
     user: str = "nobody"
     env: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
+    scratch_dir: str = ""  # where each worker's scratch dir is made; "" is the temporary directory
 
     @classmethod
     def from_config(cls, config: Config) -> WorkerSettings:
@@ -73,7 +74,10 @@ class WorkerSettings:
             "open_files": py.open_files,
             "file_size_mb": py.file_size_mb,
         }
-        return cls(py.workers, py.timeout_ms / 1000, py.start_timeout_ms / 1000, limits, py.user, py.env, py.paths)
+        return cls(
+            py.workers, py.timeout_ms / 1000, py.start_timeout_ms / 1000, limits, py.user, py.env, py.paths,
+            str(py.scratch_dir),
+        )  # fmt: skip
 
 
 def worker_identity(user: str) -> tuple[int | None, int | None]:
@@ -100,11 +104,13 @@ class Worker:
 
     def __init__(self, policy_set: PythonPolicySet, settings: WorkerSettings) -> None:
         uid, gid = worker_identity(settings.user)
-        self.scratch = tempfile.mkdtemp(prefix="hookd-py-")
+        base = settings.scratch_dir or tempfile.gettempdir()
+        os.makedirs(base, mode=0o755, exist_ok=True)
+        self.scratch = tempfile.mkdtemp(prefix="hookd-py-", dir=base)
         if uid is not None and gid is not None:
             os.chown(self.scratch, uid, gid)
         # The worker's stderr (a crash report, a policy's own prints to it): read back only after a crash.
-        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="hookd-py-stderr-")  # noqa: SIM115 - lives with the worker
+        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="hookd-py-stderr-", dir=base)  # noqa: SIM115 - lives with the worker
         self.proc = subprocess.Popen(
             [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", BOOTSTRAP],
             stdin=subprocess.PIPE,

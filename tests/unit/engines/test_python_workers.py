@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -171,6 +173,8 @@ def test_a_policy_set_larger_than_a_pipe_buffer_loads_and_its_replacements_too(t
         padding * 2000  # about 200 KiB: the set-up frame cannot fit in a pipe at once
         + """
 import os
+import shutil
+import tempfile
 
 @policy(events=["BeforeTool"])
 def big(input):
@@ -226,3 +230,22 @@ def test_an_exception_on_an_event_that_cannot_block_is_a_message_not_a_deny(tmp_
     finally:
         asyncio.run(engine.aclose())
     assert (verdict.kind.value, verdict.rule_id) == ("message", "python-error")  # a deny on AfterAgent loops the agent
+
+
+def test_scratch_dirs_live_in_the_configured_dir_and_go_with_their_workers(tmp_path: Path) -> None:
+    base = Path(tempfile.mkdtemp(prefix="hookd-scratch-base-", dir="/tmp")) / "made-on-demand"
+    base.parent.chmod(0o755)  # the workers' user must reach it
+    policies = write_policy(
+        tmp_path / "p",
+        "import os\n@policy()\ndef where(input):\n    return context(os.getcwd(), rule='cwd')\n",
+    )
+    engine = load_engine(config(workers=2, scratch_dir=base), policies)
+    try:
+        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls")))
+        assert Path(verdict.message).parent == base
+        assert len(list(base.iterdir())) == 2  # one per worker (their stderr files are unlinked already)
+    finally:
+        asyncio.run(engine.aclose())
+        remaining = list(base.iterdir())
+        shutil.rmtree(base.parent)
+    assert remaining == []
