@@ -28,7 +28,7 @@ def python_part(engine: object) -> PythonEngine:
     return part
 
 
-def shell_request(command: str, event: Event = Event.BEFORE_TOOL, deadline: float = 5) -> EngineRequest:
+def shell_request(command: str, event: Event = Event.BEFORE_TOOL, deadline: float = 60) -> EngineRequest:
     normalised = NormalisedEvent(
         client=Client.GEMINI,
         event=event,
@@ -42,12 +42,22 @@ def shell_request(command: str, event: Event = Event.BEFORE_TOOL, deadline: floa
     return EngineRequest(normalised, normalised.input_document(), Deadline.after(deadline))
 
 
-async def wait_for_full_pool(engine: PythonEngine, size: int, timeout: float = 15) -> list[int]:
+async def wait_for_full_pool(engine: PythonEngine, size: int, timeout: float = 90) -> list[int]:
     end = time.monotonic() + timeout
     while len(engine.worker_pids()) < size:
         assert time.monotonic() < end, f"the pool did not get back to {size} workers"
         await asyncio.sleep(0.02)
     return engine.worker_pids()
+
+
+def wait_until_gone(pids: list[int], timeout: float = 60) -> bool:
+    """True once none of the processes exists (a SIGKILLed process on a loaded machine takes a moment)."""
+    end = time.monotonic() + timeout
+    while any(process_exists(pid) for pid in pids):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def process_exists(pid: int) -> bool:

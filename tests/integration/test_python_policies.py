@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from hookd import wire
-from support import RunningDaemon, gemini_payload, require, run_shim, send_frame, start_daemon
+from support import RunningDaemon, gemini_payload, require, run_shim, send_frame, start_daemon, wait_for_socket
 
 HOOKD = [sys.executable, "-m", "hookd"]
 POLICY = """
@@ -47,8 +47,15 @@ def shell(command: str) -> dict[str, object]:
     return gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": command})
 
 
+GENEROUS = "[python]\ntimeout_ms = 25000\nstart_timeout_ms = 60000\n"  # no test here is about deadlines
+
+
 def hookd(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOOKD_CONFIG": ""}
+    if args[0] in ("test", "doctor", "eval"):
+        config = Path(tempfile.mkdtemp(prefix="hookd-cfg-")) / "config.toml"
+        config.write_text(GENEROUS)
+        args = ("--config", str(config), *args)
     done = subprocess.run([*HOOKD, *args], capture_output=True, timeout=60, env=env, check=False)
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
@@ -77,21 +84,24 @@ def wait_for_workers(daemon: RunningDaemon, count: int, timeout: float = 15) -> 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[RunningDaemon]:
     require(os.geteuid() == 0, "root (the workers drop to nobody)")
-    running = start_daemon(tmp_path, write_policies(tmp_path / "policies"))
+    # Deadlines far above what a loaded machine needs: no test here is about them.
+    config = "[daemon]\nrequest_timeout_ms = 30000\n[python]\ntimeout_ms = 25000\nstart_timeout_ms = 60000\n"
+    running = start_daemon(tmp_path, write_policies(tmp_path / "policies"), config=config, wait=False)
+    wait_for_socket(running, timeout=120)  # it starts its workers before it listens: slow on a loaded machine
     yield running
     running.stop()
 
 
 def test_the_shim_gets_the_python_policys_deny(daemon: RunningDaemon) -> None:
-    denied = run_shim(daemon.socket, "BeforeTool", shell("git push origin main"))
+    denied = run_shim(daemon.socket, "BeforeTool", shell("git push origin main"), deadline_ms=30_000, timeout=60)
     assert denied.returncode == 0
     assert json.loads(denied.stdout)["decision"] == "deny"
     assert "no pushing, v1 [hookd.guard:push]" in json.loads(denied.stdout)["reason"]
-    assert run_shim(daemon.socket, "BeforeTool", shell("ls")).stdout == b""
+    assert run_shim(daemon.socket, "BeforeTool", shell("ls"), deadline_ms=30_000, timeout=60).stdout == b""
 
 
 def test_an_exception_denies_and_its_traceback_is_only_in_the_daemon_log(daemon: RunningDaemon) -> None:
-    result = run_shim(daemon.socket, "BeforeTool", shell("explode"))
+    result = run_shim(daemon.socket, "BeforeTool", shell("explode"), deadline_ms=30_000, timeout=60)
     reply = json.loads(result.stdout)
     assert reply["decision"] == "deny"
     assert "Python policy guard.py:guard failed (RuntimeError)" in reply["reason"]
@@ -115,7 +125,9 @@ def test_reloads_under_load_fail_no_request_and_retire_the_old_workers(daemon: R
         header = {"client": "gemini", "event": "BeforeTool", "cwd": "/", "ppid": 1, "env": {}}
         frame = wire.encode_request(header, json.dumps(shell("git push")).encode())
         while not stop.is_set():
-            out = wire.decode_reply(send_frame(daemon.socket, frame)).stdout  # the shim's socket client, minus start-up
+            out = wire.decode_reply(
+                send_frame(daemon.socket, frame, timeout=60)
+            ).stdout  # the shim's socket client, minus start-up
             replies.append(json.loads(out)["reason"] if out else "(allowed)")
 
     threads = [threading.Thread(target=load) for _ in range(2)]

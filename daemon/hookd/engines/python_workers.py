@@ -124,6 +124,7 @@ class Worker:
         os.set_blocking(self._out, False)
         os.set_blocking(self._in, False)
         self._buffer = bytearray()
+        self._eof = False
         self.ready: dict[str, Any] = {}
         self.pid = self.proc.pid
         self._init = frames.encode(  # sent by wait_ready*: a large set must not block the loop on a full pipe
@@ -154,7 +155,7 @@ class Worker:
     def wait_ready_blocking(self, timeout: float) -> dict[str, Any]:
         end = time.monotonic() + timeout
         self._send_blocking(self._init, end)
-        while (frame := self._take_frame()) is None:
+        while (frame := self._frame_or_gone()) is None:
             left = end - time.monotonic()
             if left <= 0:
                 raise WorkerGone(f"did not start within {timeout:g} s")
@@ -198,7 +199,7 @@ class Worker:
                 raise WorkerGone(self.exit_reason()) from None
 
     async def _read_frame(self) -> dict[str, Any]:
-        while (frame := self._take_frame()) is None:
+        while (frame := self._frame_or_gone()) is None:
             await _ready_for(self._in, writing=False)
             self._read_available()
         return frame
@@ -210,8 +211,15 @@ class Worker:
             except BlockingIOError:
                 return
             if not chunk:
-                raise WorkerGone(self.exit_reason())
+                self._eof = True  # the frames before the end still count (a worker's last word: why it failed)
+                return
             self._buffer += chunk
+
+    def _frame_or_gone(self) -> dict[str, Any] | None:
+        frame = self._take_frame()
+        if frame is None and self._eof:
+            raise WorkerGone(self.exit_reason())
+        return frame
 
     def _take_frame(self) -> dict[str, Any] | None:
         import json

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import structlog
-from python_support import process_exists, python_part, shell_request, wait_for_full_pool, write_policy
+from python_support import python_part, shell_request, wait_for_full_pool, wait_until_gone, write_policy
 
 from hookd.assembly import load_engine
 from hookd.config import Config, PythonConfig
@@ -26,7 +26,9 @@ ROOT_ONLY = "these tests drop the workers to uid nobody, which needs the daemon 
 
 
 def one_worker_config(**python: object) -> Config:
-    return replace(Config(), python=replace(PythonConfig(workers=1, timeout_ms=2000), **python))  # type: ignore[arg-type]
+    return replace(
+        Config(), python=replace(PythonConfig(workers=1, timeout_ms=30_000, start_timeout_ms=60_000), **python)
+    )  # type: ignore[arg-type]
 
 
 def run_hostile(
@@ -54,7 +56,7 @@ def assert_failed_closed_and_replaced(verdicts: list[Verdict], python: PythonEng
     assert "ESCAPED" not in verdicts[0].message
     assert python.replaced == 1
     assert after != before
-    assert not process_exists(before)
+    assert wait_until_gone([before])
 
 
 @pytest.fixture(autouse=True)
@@ -203,7 +205,7 @@ def test_an_endless_loop_is_killed_at_the_deadline_and_follows_the_fail_mode(tmp
     config = one_worker_config(timeout_ms=300)
     verdicts, python, before, after = run_hostile(policies, config)
     assert [(v.kind.value, v.policy_id, v.rule_id) for v in verdicts] == [("deny", "hookd.python", "timeout")]
-    assert (python.replaced, after != before, process_exists(before)) == (1, True, False)
+    assert (python.replaced, after != before, wait_until_gone([before])) == (1, True, True)
     # AfterAgent fails open by default: the same hang becomes a message, never a deny.
     verdicts, python, before, after = run_hostile(policies, config, Event.AFTER_AGENT)
     assert [(v.kind.value, v.rule_id) for v in verdicts] == [("message", "timeout")]
@@ -317,7 +319,9 @@ def test_a_benign_policy_decides_correctly_under_concurrency(tmp_path: Path) -> 
             return context("even %d" % number, rule="even")
         """,
     )
-    engine = load_engine(replace(Config(), python=PythonConfig(workers=2)), policies)
+    engine = load_engine(
+        replace(Config(), python=PythonConfig(workers=2, timeout_ms=30_000, start_timeout_ms=60_000)), policies
+    )
     python = python_part(engine)
 
     async def go() -> list[list[Verdict]]:

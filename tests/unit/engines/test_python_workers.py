@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from python_support import process_exists, python_part, shell_request, wait_for_full_pool, write_policy
+from python_support import python_part, shell_request, wait_for_full_pool, wait_until_gone, write_policy
 
 from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, PythonConfig
@@ -28,7 +28,9 @@ deny contains {"id": "rm", "reason": "no rm"} if input.tool.input.command == "rm
 
 
 def config(workers: int = 1, **python: object) -> Config:
-    return replace(Config(), python=replace(PythonConfig(workers=workers), **python))  # type: ignore[arg-type]
+    return replace(
+        Config(), python=replace(PythonConfig(workers=workers, timeout_ms=30_000, start_timeout_ms=60_000), **python)
+    )  # type: ignore[arg-type]
 
 
 def test_a_syntax_error_is_refused_with_a_one_line_message(tmp_path: Path) -> None:
@@ -155,7 +157,7 @@ def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
         await engine.aclose()  # returns only once both calls are answered
         assert all(call.done() for call in calls)
         assert [v.rule_id for call in calls for v in call.result()] == ["slow", "slow"]
-        assert python.worker_pids() == [] and not any(process_exists(pid) for pid in pids)
+        assert python.worker_pids() == [] and wait_until_gone(pids)
 
     asyncio.run(go())
 
@@ -188,7 +190,8 @@ def big(input):
 
     async def go() -> list[str]:
         crashed = await engine.evaluate(shell_request("crash"))
-        served = await engine.evaluate(shell_request("ls"))  # on the replacement, set up without blocking the loop
+        await wait_for_full_pool(python, 1)  # the replacement got its set-up frame without blocking the loop
+        served = await engine.evaluate(shell_request("ls"))
         await engine.aclose()
         return [v.rule_id for v in (*crashed, *served)]
 
