@@ -106,7 +106,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    config = replace(Config(), python=PythonConfig(workers=args.workers))
+    config = replace(Config(), python=PythonConfig(workers=args.workers, start_timeout_ms=120_000))
     with tempfile.TemporaryDirectory(prefix="hookd-bench-") as tmp:
         with_python = Path(tmp, "policies")
         shutil.copytree(ROOT / "policies", with_python)

@@ -56,7 +56,7 @@ class WorkerGone(Exception):
 class WorkerSettings:
     workers: int = 2
     timeout: float = 1.0
-    start_timeout: float = 10.0
+    start_timeout: float = 30.0
     limits: Mapping[str, int] = field(
         default_factory=lambda: {"cpu_seconds": 60, "memory_mb": 1024, "open_files": 64, "file_size_mb": 16}
     )
