@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
         if name == "install":
             cmd.add_argument(
+                "--transport",
+                default="command",
+                choices=("command", "http"),
+                help="Claude only: http hooks to hookd's HTTP endpoint (SessionStart keeps the shim)",
+            )
+            cmd.add_argument(
                 "--shim",
                 default="auto",
                 choices=("auto", "native", "python"),
