@@ -13,8 +13,8 @@ import pytest
 
 from hookd import install as inst
 from hookd.install import (
-    CLAUDE_EVENTS,
     BACKUP_SUFFIX,
+    CLAUDE_EVENTS,
     DESCRIPTION,
     GEMINI_EVENTS,
     InstallPlan,
@@ -536,10 +536,10 @@ class TestClaude:
 
     @staticmethod
     def plan(path: Path, timeout_ms: int = 5000, http: bool = False) -> InstallPlan:
-        commands = {e: "/opt/hookd-shim" for e in CLAUDE_EVENTS}
+        commands = dict.fromkeys(CLAUDE_EVENTS, "/opt/hookd-shim")
         args = {e: ("claude", e, "--socket", "/run/h.sock") for e in CLAUDE_EVENTS}
-        endpoint = {"url": "http://127.0.0.1:8765/v1/hooks/claude",
-                    "headers": {"Authorization": "Bearer $HOOKD_HOOK_TOKEN"}, "allowedEnvVars": ["HOOKD_HOOK_TOKEN"]}  # fmt: skip
+        endpoint = {"url": "http://127.0.0.1:8765/v1/hooks/claude", "allowedEnvVars": ["HOOKD_HOOK_TOKEN"],
+                    "headers": {"Authorization": "Bearer $HOOKD_HOOK_TOKEN"}}  # fmt: skip
         return InstallPlan(
             path, commands, timeout_ms, client="claude", args=args,
             http={e: endpoint for e in CLAUDE_EVENTS if e != "SessionStart"} if http else {},
