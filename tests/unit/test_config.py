@@ -138,3 +138,29 @@ def test_wrong_log_config_names_the_key(raw: dict[str, object], message: str) ->
 def test_control_socket_is_beside_the_hook_socket(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/1000")
     assert Config().control_socket == Path("/run/user/1000/hookd/control.sock")
+
+
+def test_http_endpoint_is_off_and_on_loopback_by_default() -> None:
+    http = Config().http
+    assert (http.enabled, http.host, http.port, http.token_env) == (False, "127.0.0.1", 8765, "HOOKD_HOOK_TOKEN")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1", "localhost", "127.1.2.3"])
+def test_http_loopback_hosts_are_accepted(host: str) -> None:
+    assert parse_config({"http": {"host": host}}).http.host == host
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.2", "example.com", ""])
+def test_http_other_hosts_are_refused(host: str) -> None:
+    with pytest.raises(ConfigError, match=r"'http\.host' must be a loopback address"):
+        parse_config({"http": {"host": host}})
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [({"port": 70000}, "'http.port' must be at most 65535"), ({"token_env": "bad-name"}, "'http.token_env'"),
+     ({"bogus": 1}, "unknown key 'http.bogus'")],
+)  # fmt: skip
+def test_http_bad_values_are_refused(raw: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_config({"http": raw})
