@@ -25,9 +25,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hookd.dialects.common import dump_json, load_payload, string_field
+from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
 from hookd.errors import DialectError, one_line
-from hookd.policy.combine import merge_patch
 from hookd.types import (
     JSON,
     Client,
@@ -232,7 +231,7 @@ def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) 
     if decision.outcome is Outcome.DENY:
         return _with_message(_permission(name, "deny", decision.explain("denied by hookd policy")), decision)
     _unused_rewrites(event, decision, notes, "tool_input")
-    full = _rewritten_tool_input(event, decision, notes)
+    full = rewritten_tool_input(event, decision, notes)
     fields: dict[str, Any] = {}
     if full is not None:
         fields["updatedInput"] = full
@@ -246,21 +245,6 @@ def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) 
     return _plain(decision)
 
 
-def _rewritten_tool_input(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    """The complete new input object (Claude replaces the input whole), or None: no change."""
-    if "tool_input" not in decision.rewrite or event.tool is None:
-        return None
-    patch = decision.rewrite["tool_input"]
-    if not isinstance(patch, Mapping):
-        notes.append("rewrite of tool_input not carried: the patch is not a JSON object")
-        return None
-    full = merge_patch(event.tool.input, patch)
-    if full == event.tool.input:
-        notes.append("rewrite of tool_input changed nothing")
-        return None
-    return dict(full)
-
-
 def _blocking(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """Halt, or deny and ask as a block (Claude asks on PreToolUse only)."""
     if decision.outcome is Outcome.HALT:
@@ -272,18 +256,9 @@ def _blocking(event: NormalisedEvent, decision: Decision, notes: list[str]) -> d
     return None
 
 
-def _after_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    """PostToolUse / PostToolUseFailure: a block puts the reason beside the result (the call ran)."""
-    _unused_rewrites(event, decision, notes)
-    blocked = _blocking(event, decision, notes)
-    if blocked is not None:
-        return blocked
-    if decision.contexts:
-        return _with_message(_specific(event, additionalContext=_context(decision)), decision)
-    return _plain(decision)
-
-
-def _user_prompt_submit(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+def _block_or_context(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """PostToolUse(Failure) (a block puts the reason beside the result: the call ran) and UserPromptSubmit
+    (a block erases the prompt)."""
     _unused_rewrites(event, decision, notes)
     blocked = _blocking(event, decision, notes)
     if blocked is not None:
@@ -329,8 +304,8 @@ def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> d
 Renderer = Callable[[NormalisedEvent, Decision, list[str]], "dict[str, Any] | None"]
 _RENDERERS: Mapping[Event, Renderer] = {
     Event.BEFORE_TOOL: _pre_tool_use,
-    Event.AFTER_TOOL: _after_tool,
-    Event.BEFORE_AGENT: _user_prompt_submit,
+    Event.AFTER_TOOL: _block_or_context,
+    Event.BEFORE_AGENT: _block_or_context,
     Event.AFTER_AGENT: _stop,
     Event.SESSION_START: _session_start,
     Event.PRE_COMPRESS: _pre_compact,

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookd.errors import DialectError, one_line
-from hookd.types import JSON
+from hookd.policy.combine import merge_patch
+from hookd.types import JSON, Decision, NormalisedEvent
 
 
 def dump_json(value: Mapping[str, Any]) -> bytes:
@@ -62,3 +63,19 @@ def json_type(value: JSON) -> str:
 def string_field(payload: Mapping[str, JSON], key: str) -> str:
     value = payload.get(key)
     return value if isinstance(value, str) else ""
+
+
+def rewritten_tool_input(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """The complete new tool input (both clients replace the arguments whole), the combined merge
+    patch applied over what the agent sent; None when there is no change."""
+    if "tool_input" not in decision.rewrite or event.tool is None:
+        return None
+    patch = decision.rewrite["tool_input"]
+    if not isinstance(patch, Mapping):
+        notes.append("rewrite of tool_input not carried: the patch is not a JSON object")
+        return None
+    full = merge_patch(event.tool.input, patch)
+    if full == event.tool.input:
+        notes.append("rewrite of tool_input changed nothing")
+        return None
+    return dict(full)

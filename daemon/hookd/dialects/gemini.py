@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.dialects.common import dump_json, load_payload, string_field
+from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import allowed_names, merge_patch, tool_mode
 from hookd.types import (
@@ -211,7 +211,7 @@ def _before_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -
     if decision.outcome is Outcome.DENY:
         return _deny(event, decision)
     _unused_rewrites(event, decision, notes, "tool_input")
-    full = _rewritten_tool_input(event, decision, notes)
+    full = rewritten_tool_input(event, decision, notes)
     if decision.outcome is Outcome.ASK:
         # Gemini applies a tool_input rewrite and then asks (§2.3 steps 3-4, §6): the user confirms
         # the call that will really run. The systemMessage is the text of the confirmation dialog.
@@ -222,21 +222,6 @@ def _before_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -
     if full is not None:
         return _with_message(_specific(event, tool_input=full), decision)
     return _plain(decision)
-
-
-def _rewritten_tool_input(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    """The complete new argument object (Gemini replaces the arguments whole), or None: no change."""
-    if "tool_input" not in decision.rewrite or event.tool is None:
-        return None
-    patch = decision.rewrite["tool_input"]
-    if not isinstance(patch, Mapping):
-        notes.append("rewrite of tool_input not carried: the patch is not a JSON object")
-        return None
-    full = merge_patch(event.tool.input, patch)
-    if full == event.tool.input:
-        notes.append("rewrite of tool_input changed nothing")
-        return None
-    return dict(full)
 
 
 def _after_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
