@@ -131,3 +131,27 @@ def test_a_non_loopback_address_is_refused(tmp_path: Path) -> None:
     daemon = start_daemon(tmp_path, config='[http]\nenabled = true\nhost = "0.0.0.0"\n', wait=False)
     assert daemon.proc.wait(timeout=20) != 0
     assert "'http.host' must be a loopback address" in daemon.log()
+
+
+def raw_exchange(endpoint: Endpoint, data: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", endpoint.port), timeout=10) as conn:
+        conn.sendall(data)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize(
+    ("head", "status"),
+    [
+        (b"POST /v1/hooks/claude HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", b"411"),
+        (b"POST /v1/hooks/claude HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n", b"413"),
+        (b"POST /v1/hooks/claude HTTP/1.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n", b"431"),
+        (b"garbage\r\n\r\n", b"400"),
+        (b"POST /v1/hooks/claude SPDY/3\r\n\r\n", b"400"),
+    ],
+)
+def test_malformed_http_is_refused_with_a_status(endpoint: Endpoint, head: bytes, status: bytes) -> None:
+    answer = raw_exchange(endpoint, head)
+    assert answer.startswith(b"HTTP/1.1 " + status), answer[:200]
