@@ -155,3 +155,24 @@ def raw_exchange(endpoint: Endpoint, data: bytes) -> bytes:
 def test_malformed_http_is_refused_with_a_status(endpoint: Endpoint, head: bytes, status: bytes) -> None:
     answer = raw_exchange(endpoint, head)
     assert answer.startswith(b"HTTP/1.1 " + status), answer[:200]
+
+
+def test_the_caller_is_the_user_who_connected(endpoint: Endpoint) -> None:
+    import os
+    import pwd
+    import shutil
+    import subprocess
+
+    from support import require
+
+    require(os.getuid() == 0 and shutil.which("setpriv") is not None and shutil.which("curl") is not None,
+            "root, setpriv and curl (to become nobody)")  # fmt: skip
+    before = len(endpoint.daemon.decisions())
+    curl = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "curl", "-s", "-o", "/dev/null",
+            "-w", "%{http_code}", "-H", f"Authorization: Bearer {endpoint.token}", "--data-binary", json.dumps(ALLOWED),
+            f"http://127.0.0.1:{endpoint.port}/v1/hooks/claude"]  # fmt: skip
+    done = subprocess.run(curl, capture_output=True, text=True, timeout=30, check=False)
+    assert done.stdout == "200", done
+    [record] = endpoint.daemon.decisions(before + 1)[before:]
+    assert record["caller"]["uid"] == pwd.getpwnam("nobody").pw_uid  # from the kernel's socket table
+    assert record["caller"]["pid"] == 0  # no pid over TCP

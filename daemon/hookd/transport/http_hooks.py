@@ -135,8 +135,10 @@ class HttpHookServer:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
+        uid = peer_uid(writer.get_extra_info("peername"), writer.get_extra_info("sockname"))
+        caller = Caller(uid=os.getuid() if uid is None else uid, gid=os.getgid(), pid=0)
         try:
-            while await self._one_request(reader, writer):
+            while await self._one_request(reader, writer, caller):
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
             pass
@@ -146,7 +148,7 @@ class HttpHookServer:
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, caller: Caller) -> bool:
         """Serve one request; False when the connection is to be closed."""
         try:
             async with asyncio.timeout(IDLE_TIMEOUT):
@@ -161,7 +163,7 @@ class HttpHookServer:
             method, path, headers = _parse_head(head)
             keep_alive = headers.get("connection", "").lower() != "close"
             body = await self._read_body(reader, headers, started)
-            status, out = await self._respond(method, path, headers, body, started)
+            status, out = await self._respond(method, path, headers, body, started, caller)
         except HttpError as exc:
             self.stats.error(f"http-{exc.status}")
             if exc.status != 401:
@@ -187,7 +189,7 @@ class HttpHookServer:
             raise HttpError(504, "the request body did not arrive within the deadline") from None
 
     async def _respond(
-        self, method: str, path: str, headers: dict[str, str], body: bytes, started: float
+        self, method: str, path: str, headers: dict[str, str], body: bytes, started: float, caller: Caller
     ) -> tuple[int, bytes]:
         if not path.startswith(ROUTE):
             raise HttpError(404, f"no such endpoint {path!r}; hooks are POSTed to {ROUTE}<client>")
@@ -202,8 +204,7 @@ class HttpHookServer:
             payload=body,
             env={},
             cwd="",
-            # Only a holder of the owner-only token gets here: the daemon's own user. No pid over TCP.
-            caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=0),
+            caller=caller,
             deadline=Deadline(started + self._timeout),
             received_at=started,
         )
@@ -232,6 +233,33 @@ class HttpHookServer:
             lines.append('WWW-Authenticate: Bearer realm="hookd"')
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
         await writer.drain()
+
+
+def peer_uid(peer: object, local: object, proc: str = "/proc") -> int | None:
+    """The uid owning the client end of a loopback TCP connection, from the kernel's socket table
+    (there is no SO_PEERCRED over TCP); None when it is not found. No pid: that would mean scanning
+    every process's file descriptors."""
+    if not (isinstance(peer, tuple) and isinstance(local, tuple)):
+        return None
+    wanted = (_proc_address(peer[0], peer[1]), _proc_address(local[0], local[1]))
+    for table in ("tcp", "tcp6"):
+        try:
+            with open(f"{proc}/net/{table}", encoding="ascii") as handle:
+                next(handle, None)  # the header line
+                for line in handle:
+                    fields = line.split()
+                    if len(fields) > 7 and (fields[1], fields[2]) == wanted:
+                        return int(fields[7])
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _proc_address(host: str, port: int) -> str:
+    """`127.0.0.1`, 8765 as /proc/net/tcp writes it: `0100007F:2235` (the address in host byte order)."""
+    packed = socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
+    words = [packed[i : i + 4][::-1].hex().upper() for i in range(0, len(packed), 4)]
+    return f"{''.join(words)}:{port:04X}"
 
 
 def _loop_time(monotonic_at: float) -> float:
