@@ -174,5 +174,5 @@ def test_the_caller_is_the_user_who_connected(endpoint: Endpoint) -> None:
     done = subprocess.run(curl, capture_output=True, text=True, timeout=30, check=False)
     assert done.stdout == "200", done
     [record] = endpoint.daemon.decisions(before + 1)[before:]
-    assert record["caller"]["uid"] == pwd.getpwnam("nobody").pw_uid  # from the kernel's socket table
+    assert record["caller"]["uid"] == pwd.getpwnam("nobody").pw_uid  # asked of the kernel (sock_diag)
     assert record["caller"]["pid"] == 0  # no pid over TCP
