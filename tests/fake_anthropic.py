@@ -1,9 +1,10 @@
 """A fake Anthropic Messages API on 127.0.0.1 for running the real Claude Code offline.
 
-Stateless, one rule per request (claude-code-offline.md §4): when the last user message holds a
+Stateless, one rule per request (after claude-code-offline.md §4): once the conversation holds a
 `tool_result`, answer with text; otherwise, when the request offers the `Bash` tool, answer with one
-`Bash` tool_use running `command`; otherwise answer with text. Replies are SSE with `event:` lines
-(without them the CLI falls back to non-streaming requests). Every request body is kept in
+`Bash` tool_use running `command`; otherwise answer with text. So a conversation has one tool call,
+however many turns a hook adds (a blocked Stop makes Claude ask again: it gets text). Replies are
+SSE with `event:` lines (without them the CLI falls back to non-streaming requests). Every request body is kept in
 `requests`, so a test can read what the model was told.
 """
 
@@ -72,11 +73,11 @@ class FakeAnthropic:
     def reply_for(self, body: dict[str, Any]) -> bytes:
         model = str(body.get("model", "claude-fake"))
         messages = body.get("messages") or []
-        last = messages[-1] if messages else {}
-        content = last.get("content") if isinstance(last, dict) else None
-        answered = isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
-        )
+        answered = any(
+            isinstance(m, dict) and isinstance(m.get("content"), list)
+            and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"])
+            for m in messages
+        )  # fmt: skip
         offers_bash = any(isinstance(t, dict) and t.get("name") == "Bash" for t in body.get("tools") or [])
         if not answered and offers_bash:
             block = {"type": "tool_use", "id": f"toolu_fake_{len(self.requests)}", "name": "Bash", "input": {}}

@@ -74,6 +74,7 @@ class ClaudeRun:
     stderr: str
     result: dict[str, Any]
     tool_results: list[dict[str, Any]]  # what the model was told about its tool call
+    requests: list[dict[str, Any]]  # every request the model got
     decisions: list[dict[str, Any]]  # the daemon's decision records written during this run
 
     @property
@@ -155,7 +156,9 @@ def workspace(hookd: Hookd, root: Path, transport: str = "command") -> Workspace
     return Workspace(root, home, project, hookd.token)
 
 
-def run_claude(claude: str, ws: Workspace, command: str, hookd: Hookd, *, bypass: bool = True) -> ClaudeRun:
+def run_claude(
+    claude: str, ws: Workspace, command: str, hookd: Hookd, *, bypass: bool = True, prompt: str = "run the command"
+) -> ClaudeRun:
     before = len(hookd.daemon.decisions()) if hookd.daemon.proc.poll() is None else 0
     fake = FakeAnthropic(command)
     tmp = ws.root / f"tmp-{len(os.listdir(ws.root))}"
@@ -170,7 +173,7 @@ def run_claude(claude: str, ws: Workspace, command: str, hookd: Hookd, *, bypass
     }  # fmt: skip
     if os.geteuid() == 0:
         env["IS_SANDBOX"] = "1"  # Claude refuses to skip permissions as root otherwise
-    args = [claude, "-p", "run the command", "--output-format", "json", "--tools", "Bash", "--no-session-persistence"]
+    args = [claude, "-p", prompt, "--output-format", "json", "--tools", "Bash", "--no-session-persistence"]
     if bypass:
         args.append("--dangerously-skip-permissions")
     try:
@@ -185,7 +188,7 @@ def run_claude(claude: str, ws: Workspace, command: str, hookd: Hookd, *, bypass
         result = json.loads(done.stdout)
     except ValueError:
         result = {}
-    return ClaudeRun(done.returncode, done.stdout, done.stderr, result, fake.tool_results(), decisions)
+    return ClaudeRun(done.returncode, done.stdout, done.stderr, result, fake.tool_results(), fake.requests, decisions)
 
 
 def target(ws: Workspace, name: str) -> Path:
@@ -223,6 +226,40 @@ def test_control_an_allowed_command_runs(control_run: tuple[ClaudeRun, Path]) ->
     seen = {(d["input"]["client_event"], d["event"]) for d in run.decisions}
     assert {("SessionStart", "SessionStart"), ("UserPromptSubmit", "BeforeAgent"), ("PreToolUse", "BeforeTool"),
             ("PostToolUse", "AfterTool"), ("Stop", "AfterAgent")} <= seen, seen  # fmt: skip
+    # SessionStart's additionalContext reached the model with its first request.
+    assert "hookd e2e session context" in json.dumps(run.requests[0]["messages"]), run.report
+
+
+def test_user_prompt_submit_block_keeps_the_prompt_from_the_model(
+    claude: str, hookd: Hookd, command_ws: Workspace, control_run: tuple[ClaudeRun, Path]
+) -> None:
+    victim = target(command_ws, "scratch-forbidden")
+    run = run_claude(claude, command_ws, f"rm -rf {victim}", hookd, prompt="FORBIDDEN: run the command")
+    assert victim.exists(), run.report
+    assert run.requests == [], run.report  # the model was never asked
+    [record] = [d for d in run.decisions if d["event"] == "BeforeAgent"]
+    assert (record["decision"], record["input"]["client_event"]) == ("deny", "UserPromptSubmit"), run.report
+    assert "this prompt is forbidden" in run.stdout + run.stderr, run.report
+    # Control: the same command with a plain prompt reached the model and ran.
+    assert control_run[0].requests and not control_run[1].exists()
+
+
+def test_stop_block_makes_claude_continue_once(claude: str, hookd: Hookd, tmp_path_factory: pytest.TempPathFactory,
+                                               control_run: tuple[ClaudeRun, Path]) -> None:  # fmt: skip
+    ws = workspace(hookd, tmp_path_factory.mktemp("keep-going"))
+    run = run_claude(claude, ws, "true", hookd)
+    assert run.returncode == 0, run.report
+    stops = [d for d in run.decisions if d["input"]["client_event"] == "Stop"]
+    # The first Stop is blocked: Claude goes on with the reason as its next instruction. The second
+    # comes with stop_hook_active, and hookd shows the deny instead of looping.
+    assert [(d["decision"], d["input"]["raw"]["stop_hook_active"]) for d in stops] == [
+        ("deny", False), ("deny", True)], run.report  # fmt: skip
+    assert stops[1]["notes"] == ["deny not enforced: stop_hook_active (Stop is already continuing)"], run.report
+    told_to_go_on = [r for r in run.requests if "run the tests before stopping" in json.dumps(r["messages"][-1])]
+    assert len(told_to_go_on) == 1, run.report
+    # Control: a project the policy leaves alone stops after one turn.
+    control_stops = [d for d in control_run[0].decisions if d["input"]["client_event"] == "Stop"]
+    assert [d["decision"] for d in control_stops] == ["allow"], control_run[0].report
 
 
 def test_pre_tool_use_deny_blocks_and_the_reason_reaches_the_model(
