@@ -226,8 +226,11 @@ def test_control_an_allowed_command_runs(control_run: tuple[ClaudeRun, Path]) ->
     seen = {(d["input"]["client_event"], d["event"]) for d in run.decisions}
     assert {("SessionStart", "SessionStart"), ("UserPromptSubmit", "BeforeAgent"), ("PreToolUse", "BeforeTool"),
             ("PostToolUse", "AfterTool"), ("Stop", "AfterAgent")} <= seen, seen  # fmt: skip
-    # SessionStart's additionalContext reached the model with its first request.
-    assert "hookd e2e session context" in json.dumps(run.requests[0]["messages"]), run.report
+    # SessionStart's additionalContext reached the model with its first request, PostToolUse's with
+    # the tool's result (and not before the call).
+    first, last = json.dumps(run.requests[0]["messages"]), json.dumps(run.requests[-1]["messages"])
+    assert "hookd e2e session context" in first, run.report
+    assert "hookd e2e tool context" not in first and "hookd e2e tool context" in last, run.report
 
 
 def test_user_prompt_submit_block_keeps_the_prompt_from_the_model(
