@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -169,8 +169,9 @@ def run_claude(
         "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "CLAUDE_CODE_TMPDIR": str(tmp), "XDG_RUNTIME_DIR": str(tmp), "TMPDIR": str(tmp),
-        TOKEN_ENV: ws.token,
     }  # fmt: skip
+    if ws.token:
+        env[TOKEN_ENV] = ws.token
     if os.geteuid() == 0:
         env["IS_SANDBOX"] = "1"  # Claude refuses to skip permissions as root otherwise
     args = [claude, "-p", prompt, "--output-format", "json", "--tools", "Bash", "--no-session-persistence"]
@@ -337,6 +338,18 @@ def test_http_hooks_decide_without_a_process_per_call(claude: str, hookd: Hookd,
     control = run_claude(claude, http_ws, f"rm -rf {allowed}", hookd)
     assert not allowed.exists(), control.report
     assert (control.pre_tool_use()["decision"], control.pre_tool_use()["via"]) == ("allow", "http"), control.report
+
+
+def test_http_hooks_without_the_token_are_refused_and_block(claude: str, hookd: Hookd, http_ws: Workspace) -> None:
+    victim = target(http_ws, "scratch-no-token")  # a delete the policy would allow
+    run = run_claude(claude, replace(http_ws, token=""), f"rm -rf {victim}", hookd)
+    assert victim.exists(), run.report
+    # The first http hook, UserPromptSubmit, got 401 and Claude blocked the prompt (onFailure "block").
+    result = run.result["result"]
+    assert result.startswith("UserPromptSubmit operation blocked by hook"), run.report
+    assert 'blocking because onFailure is "block"' in result and "HTTP 401" in result, run.report
+    assert run.requests == [], run.report
+    assert [d for d in run.decisions if d["via"] == "http"] == [], run.report  # nothing was decided over HTTP
 
 
 @pytest.mark.parametrize("transport", ["command", "http"])
