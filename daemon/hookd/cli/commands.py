@@ -157,7 +157,7 @@ def _settings_path(args: argparse.Namespace) -> Path:
 
 def claude_plan(config: Config, path: Path, native: Path | None, transport: str) -> tuple[InstallPlan, str]:
     """Claude Code's plan: exec-form shim hooks (or http hooks), and the line that describes them."""
-    from hookd.dialects.claude import canonical_event
+    from hookd.dialects.claude import FAIL_CLOSED_EVENTS, canonical_event
     from hookd.install import CLAUDE_COMMAND_ONLY, CLAUDE_EVENTS, InstallPlan
 
     program = str(native) if native else config.shim_python
@@ -170,8 +170,8 @@ def claude_plan(config: Config, path: Path, native: Path | None, transport: str)
         mode = config.shim.fail_modes.get(event)
         if mode is not None and mode is not DEFAULT_FAIL_MODES[event]:
             shim_args += ["--fail", mode.value]
-        if mode is FailMode.CLOSED and name in CLAUDE_FAIL_CLOSED:
-            closed.add(name)
+        if mode is FailMode.CLOSED and event in FAIL_CLOSED_EVENTS:
+            closed.add(name)  # Claude then blocks when the hook cannot run, instead of letting it through
         commands[name], args[name] = program, tuple(shim_args)
     http: dict[str, dict[str, Any]] = {}
     described = shlex.join([program, *args["PreToolUse"]])
@@ -184,10 +184,6 @@ def claude_plan(config: Config, path: Path, native: Path | None, transport: str)
     plan = InstallPlan(path, commands, config.shim.hook_timeout_ms, client="claude", args=args, http=http,
                        block_on_failure=frozenset(closed))  # fmt: skip
     return plan, described
-
-
-# The Claude events whose shim fails closed (client_shim/hookd_shim.py FAIL_CLOSED["claude"]).
-CLAUDE_FAIL_CLOSED = frozenset({"PreToolUse", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure"})
 
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:

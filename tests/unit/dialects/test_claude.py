@@ -319,3 +319,19 @@ def test_ask_is_not_turned_into_the_headless_fallback_for_claude() -> None:
     gemini_request = request("BeforeTool", client="gemini", tool_name="run_shell_command", tool_input={"command": "ls"})
     gemini = asyncio.run(pipeline.handle(gemini_request))
     assert gemini.decision.outcome is Outcome.DENY  # Gemini would hang on an ask: the fallback applies
+
+
+def test_the_shims_fail_closed_on_the_events_the_dialect_blocks_on() -> None:
+    import importlib.util
+
+    from hookd.dialects.claude import CLAUDE_EVENTS, FAIL_CLOSED_EVENTS
+    from support import SHIM
+
+    spec = importlib.util.spec_from_file_location("hookd_shim", SHIM)
+    assert spec is not None and spec.loader is not None
+    shim = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shim)
+    blocking = {name for name, event in CLAUDE_EVENTS.items() if event in FAIL_CLOSED_EVENTS}
+    assert set(shim.FAIL_CLOSED["claude"]) == set(shim.CAN_FAIL_CLOSED["claude"]) == blocking
+    source = SHIM.with_name("hookd_shim.c").read_text()  # the C shim lists the same names
+    assert all(f'"{name}"' in source.split("CLAUDE_FAIL_CLOSED[] = {", 1)[1].split("};", 1)[0] for name in blocking)
