@@ -109,24 +109,25 @@ class ClaudeDialect:
     def parse(self, request: HookRequest) -> NormalisedEvent:
         payload = load_payload(request.payload)
         named = payload.get("hook_event_name")
-        if named is not None and named != request.event:
-            raise DialectError(
-                f"payload says hook_event_name={named!r} but the hook was registered for {request.event}"
-            )
-        event = canonical_event(request.event)
+        name = request.event or named  # an http hook names its event in the payload only
+        if not isinstance(name, str) or not name:
+            raise DialectError("hook payload has no hook_event_name")
+        if named is not None and named != name:
+            raise DialectError(f"payload says hook_event_name={named!r} but the hook was registered for {name}")
+        event = canonical_event(name)
         cwd = string_field(payload, "cwd") or request.cwd
         return NormalisedEvent(
             client=Client.CLAUDE,
             event=event,
             payload=payload,
-            tool=_tool_call(request.event, event, payload),
+            tool=_tool_call(name, event, payload),
             session_id=string_field(payload, "session_id") or request.env.get("CLAUDE_CODE_SESSION_ID", ""),
             cwd=cwd,
             project_dir=request.env.get("CLAUDE_PROJECT_DIR") or cwd,
             caller=request.caller,
             env=request.env,
             facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
-            client_event=request.event,
+            client_event=name,
         )
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:

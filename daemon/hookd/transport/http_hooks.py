@@ -1,13 +1,13 @@
 """The HTTP hook endpoint: Claude Code's `type: "http"` hooks POST the hook input here, no process per call.
 
 A small HTTP/1.1 server (asyncio streams, keep-alive, Content-Length bodies only) on a loopback
-address only. One route: `POST /v1/hooks/<client>`; the event is the body's `hook_event_name`. Every
-request must carry `Authorization: Bearer <token>`, the token from a 0600 file in the state dir
-(created on first use), compared in constant time; without it the answer is 401 and nothing is
-decided. A decision is answered 200 with the reply's stdout as the body (empty = no opinion), exactly
-what the shim would print. Everything else is a non-2xx status: Claude Code lets the action through
-on those unless the hook has `onFailure: "block"`, which `hookd install` sets on the events that fail
-closed.
+address only. One route: `POST /v1/hooks/<client>`; the event is the body's `hook_event_name`, which
+the dialect reads (the body is parsed once). Every request must carry `Authorization: Bearer <token>`,
+the token from a 0600 file in the state dir (created on first use), compared in constant time;
+without it the answer is 401 and nothing is decided. A decision is answered 200 with the reply's
+stdout as the body (empty = no opinion), exactly what the shim would print. Everything else is a
+non-2xx status: Claude Code lets the action through on those unless the hook has
+`onFailure: "block"`, which `hookd install` sets on the events that fail closed.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import os
 import secrets
 import socket
@@ -201,7 +200,7 @@ class HttpHookServer:
         self.stats.requests += 1
         request = HookRequest(
             client=path[len(ROUTE) :].split("?", 1)[0],
-            event=_event_name(body),
+            event="",  # the dialect reads it from the payload's hook_event_name
             payload=body,
             env={},
             cwd="",
@@ -297,15 +296,3 @@ def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:
             raise HttpError(400, "malformed header line")
         headers[name.lower()] = value.strip()
     return method, path, headers
-
-
-def _event_name(body: bytes) -> str:
-    """The body's hook_event_name (the dialect checks the rest of the payload)."""
-    try:
-        payload = json.loads(body)
-    except (ValueError, RecursionError):
-        raise HttpError(400, "hook payload is not valid JSON") from None
-    name = payload.get("hook_event_name") if isinstance(payload, dict) else None
-    if not isinstance(name, str) or not name:
-        raise HttpError(400, "hook payload has no hook_event_name")
-    return name
