@@ -335,3 +335,11 @@ def test_the_shims_fail_closed_on_the_events_the_dialect_blocks_on() -> None:
     assert set(shim.FAIL_CLOSED["claude"]) == set(shim.CAN_FAIL_CLOSED["claude"]) == blocking
     source = SHIM.with_name("hookd_shim.c").read_text()  # the C shim lists the same names
     assert all(f'"{name}"' in source.split("CLAUDE_FAIL_CLOSED[] = {", 1)[1].split("};", 1)[0] for name in blocking)
+
+
+def test_an_http_hook_names_its_event_in_the_payload_only() -> None:
+    payload = json.dumps({**BASE, "hook_event_name": "PostToolUse", **BASH, "tool_response": {}}).encode()
+    event = DIALECT.parse(HookRequest("claude", "", payload, {}, "/", CALLER, Deadline.after(5)))
+    assert (event.event, event.client_event) == (Event.AFTER_TOOL, "PostToolUse")
+    with pytest.raises(DialectError, match="no hook_event_name"):
+        DIALECT.parse(HookRequest("claude", "", b"{}", {}, "/", CALLER, Deadline.after(5)))
