@@ -57,13 +57,15 @@
 
 static const char *const FORWARDED_ENV[] = {
     "GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR",
-    "CLAUDE_PROJECT_DIR", "HOME",       "USER",
+    "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "HOME", "USER",
 };
-/* Events that fail closed by default, and those that may be made to (`--fail closed`). AfterAgent
- * never does: a deny there makes Gemini retry in a loop; BeforeToolSelection has no deny at all. */
-static const char *const FAIL_CLOSED[] = {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool"};
-static const char *const CAN_FAIL_CLOSED[] = {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool",
-                                              "AfterModel"};
+/* Events that fail closed by default, and those that may be made to (`--fail closed`). AfterAgent and
+ * Stop never do: a deny there makes the agent go on in a loop; BeforeToolSelection has no deny at all. */
+static const char *const GEMINI_FAIL_CLOSED[] = {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool"};
+static const char *const GEMINI_CAN_FAIL_CLOSED[] = {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool",
+                                                     "AfterModel"};
+static const char *const CLAUDE_FAIL_CLOSED[] = {"PreToolUse", "UserPromptSubmit", "PostToolUse",
+                                                 "PostToolUseFailure"};
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
@@ -75,13 +77,18 @@ typedef struct {
 } Buf;
 
 static int will_fail_closed; /* for out_of_memory(), which cannot build anything */
+static const char *fail_prefix = "{\"decision\":\"deny\",\"reason\":"; /* the event's deny JSON */
+static const char *fail_suffix = "}";
 
 static void write_all(int fd, const void *data, size_t len);
 
 static _Noreturn void out_of_memory(void) {
-    static const char deny[] = "{\"decision\":\"deny\",\"reason\":\"the hookd shim ran out of memory\"}";
-    if (will_fail_closed)
-        write_all(1, deny, sizeof deny - 1);
+    static const char reason[] = "\"the hookd shim ran out of memory\"";
+    if (will_fail_closed) {
+        write_all(1, fail_prefix, strlen(fail_prefix));
+        write_all(1, reason, sizeof reason - 1);
+        write_all(1, fail_suffix, strlen(fail_suffix));
+    }
     _exit(0);
 }
 
@@ -719,10 +726,20 @@ int main(int argc, char **argv) {
     int64_t deadline = now_ns() + (int64_t)deadline_ms * 1000000;
     Buf path_storage = {0};
     const char *path = opts.socket && *opts.socket ? opts.socket : default_socket_path(&path_storage);
-    int closed = opts.fail ? strcmp(opts.fail, "closed") == 0
-                           : strcmp(opts.client, "gemini") == 0 && listed(opts.event, FAIL_CLOSED, COUNT(FAIL_CLOSED));
-    will_fail_closed = closed && strcmp(opts.client, "gemini") == 0 &&
-                       listed(opts.event, CAN_FAIL_CLOSED, COUNT(CAN_FAIL_CLOSED));
+    int gemini = strcmp(opts.client, "gemini") == 0, claude = strcmp(opts.client, "claude") == 0;
+    int by_default = (gemini && listed(opts.event, GEMINI_FAIL_CLOSED, COUNT(GEMINI_FAIL_CLOSED))) ||
+                     (claude && listed(opts.event, CLAUDE_FAIL_CLOSED, COUNT(CLAUDE_FAIL_CLOSED)));
+    int closed = opts.fail ? strcmp(opts.fail, "closed") == 0 : by_default;
+    int can_fail_closed = (gemini && listed(opts.event, GEMINI_CAN_FAIL_CLOSED, COUNT(GEMINI_CAN_FAIL_CLOSED))) ||
+                          (claude && listed(opts.event, CLAUDE_FAIL_CLOSED, COUNT(CLAUDE_FAIL_CLOSED)));
+    will_fail_closed = closed && can_fail_closed;
+    if (claude && strcmp(opts.event, "PreToolUse") == 0) {
+        fail_prefix = "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\","
+                      "\"permissionDecisionReason\":";
+        fail_suffix = "}}";
+    } else if (claude) {
+        fail_prefix = "{\"decision\":\"block\",\"reason\":";
+    }
 
     Failure failure;
     memset(&failure, 0, sizeof failure);
@@ -746,8 +763,8 @@ int main(int argc, char **argv) {
     Buf reason = {0}, line = {0}, out = {0};
     describe(&reason, &failure, path, deadline_ms);
     one_line(&line, reason.data, reason.len);
-    buf_str(&out, "{\"decision\":\"deny\",\"reason\":");
+    buf_str(&out, fail_prefix);
     json_string(&out, line.data, line.len);
-    buf_str(&out, "}");
+    buf_str(&out, fail_suffix);
     return finish(out.data, out.len, "", 0, 0);
 }

@@ -29,12 +29,15 @@ DEFAULT_DEADLINE_MS = 4000
 MAX_DEADLINE_MS = 2**31 - 1  # what poll() can wait; a larger --deadline-ms is not a number
 FORWARDED_ENV = (
     "GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR",
-    "CLAUDE_PROJECT_DIR", "HOME", "USER",
+    "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "HOME", "USER",
 )  # fmt: skip
-# Events that fail closed by default, and those that may be made to (`--fail closed`). AfterAgent never
-# does: a deny there makes Gemini retry in a loop; BeforeToolSelection has no deny at all.
-FAIL_CLOSED = {"gemini": ("BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool")}
-CAN_FAIL_CLOSED = {"gemini": (*FAIL_CLOSED["gemini"], "AfterModel")}
+# Events that fail closed by default, and those that may be made to (`--fail closed`). AfterAgent and
+# Stop never do: a deny there makes the agent go on in a loop; BeforeToolSelection has no deny at all.
+FAIL_CLOSED = {
+    "gemini": ("BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool"),
+    "claude": ("PreToolUse", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure"),
+}
+CAN_FAIL_CLOSED = {"gemini": (*FAIL_CLOSED["gemini"], "AfterModel"), "claude": FAIL_CLOSED["claude"]}
 
 
 class ShimError(Exception):
@@ -189,11 +192,19 @@ def describe(error, path, deadline_ms):
 
 
 def fail_output(client, event, mode, reason):
-    """The fail-mode stdout: the event's deny JSON when closed, nothing when open."""
+    """The fail-mode stdout: the event's deny JSON when closed, nothing when open. Claude Code's
+    PreToolUse denies with a permissionDecision; its other events block with decision "block"."""
     if mode != "closed" or event not in CAN_FAIL_CLOSED.get(client, ()):
         return b""
-    one_line = " ".join(reason.split())
-    return ('{"decision":"deny","reason":' + json_string(one_line) + "}").encode("utf-8", "surrogateescape")
+    one_line = json_string(" ".join(reason.split()))
+    if client == "gemini":
+        text = '{"decision":"deny","reason":' + one_line + "}"
+    elif event == "PreToolUse":
+        text = ('{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
+                '"permissionDecisionReason":' + one_line + "}}")  # fmt: skip
+    else:
+        text = '{"decision":"block","reason":' + one_line + "}"
+    return text.encode("utf-8", "surrogateescape")
 
 
 def write_all(fd, data):

@@ -28,6 +28,7 @@ from hookd.control.service import ControlService, HookService
 from hookd.errors import DialectError, HookdError
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.transport.hook_server import HookServer, ServerStats
+from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import Engine, HookRequest, Outcome, Reply
 
 log = structlog.get_logger("hookd")
@@ -80,6 +81,18 @@ class Daemon:
             max_concurrency=daemon.max_concurrency,
             stats=self.stats,
         )
+        self.http: HttpHookServer | None = None
+        if config.http.enabled:
+            self.http = HttpHookServer(
+                config.http.host,
+                config.http.port,
+                load_token(config.http.token_file),
+                self.handle_http,
+                max_payload_bytes=daemon.max_payload_bytes,
+                request_timeout=daemon.request_timeout_ms / 1000,
+                max_concurrency=daemon.max_concurrency,
+                stats=self.stats,
+            )
         self.control = ControlServer(
             config.control_socket,
             ControlService(self),
@@ -91,6 +104,12 @@ class Daemon:
         """The hook socket's handler (the hook server counts the request and maps errors)."""
         handled = await self.pipeline.handle(request)
         self.record(handled, "socket")
+        return handled.reply
+
+    async def handle_http(self, request: HookRequest) -> Reply:
+        """The HTTP hook endpoint's handler: the same pipeline and the same log as the socket."""
+        handled = await self.pipeline.handle(request)
+        self.record(handled, "http")
         return handled.reply
 
     async def decide(self, request: HookRequest) -> Handled:
@@ -165,6 +184,8 @@ class Daemon:
         loop.add_signal_handler(signal.SIGHUP, self._reload_on_signal)
         await self.server.start()
         try:
+            if self.http is not None:
+                await self.http.start()
             self.decision_log.start()
             await self.control.start()
             engine = self.engines.current.describe()
@@ -173,6 +194,7 @@ class Daemon:
                 socket=str(self.server.path),
                 control=str(self.control.path),
                 decision_log=str(self.decision_log.path),
+                http=self.http.url if self.http is not None else None,
                 revision=engine["revision"],
                 packages=engine["packages"],
             )
@@ -180,6 +202,8 @@ class Daemon:
         finally:
             log.info("stopping")
             await self.server.stop()  # no new hook requests; those in flight finish and are queued for the log
+            if self.http is not None:
+                await self.http.stop()
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
             await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
             await self.decision_log.close()  # write what is queued, flush

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hookd.agentproc import session_is_interactive
 from hookd.config import Config
+from hookd.dialects.claude import ClaudeDialect
 from hookd.dialects.gemini import GeminiDialect
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
@@ -60,7 +61,7 @@ def build_pipeline(
         unknown_is_headless=config.ask.unknown_is_headless,
     )
     pipeline = Pipeline(
-        dialects={"gemini": GeminiDialect()},
+        dialects={"gemini": GeminiDialect(), "claude": ClaudeDialect()},
         enrichers=ENRICHERS,
         engines=holder,
         fail_modes=config.shim.fail_modes,

@@ -131,12 +131,25 @@ class PythonConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class HttpConfig:
+    """The HTTP hook endpoint for Claude Code's `type: "http"` hooks (docs/claude.md): off unless enabled,
+    loopback only, every request must carry `Authorization: Bearer <the token in token_file>`."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token_file: Path = field(default_factory=lambda: default_state_dir() / "http-token")
+    token_env: str = "HOOKD_HOOK_TOKEN"  # the variable Claude Code interpolates into the header
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     daemon: DaemonConfig = field(default_factory=DaemonConfig)
     shim: ShimConfig = field(default_factory=ShimConfig)
     ask: AskConfig = field(default_factory=AskConfig)
     log: LogConfig = field(default_factory=LogConfig)
     python: PythonConfig = field(default_factory=PythonConfig)
+    http: HttpConfig = field(default_factory=HttpConfig)
     source: Path | None = None
 
     @property
@@ -184,7 +197,7 @@ def _locate(explicit: str | None) -> tuple[Path | None, bool]:
 
 def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Config:
     where = f"config {source}" if source else "config"
-    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode", "python"}
+    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode", "python", "http"}
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
@@ -193,13 +206,38 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     log = _section(LogConfig(), raw.get("log", {}), "log", where)
     _check_log(log, where)
     python = _section(PythonConfig(), raw.get("python", {}), "python", where)
+    http = _section(HttpConfig(), raw.get("http", {}), "http", where)
+    _check_http(http, where)
     shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
             f"({shim.hook_timeout_ms}), or the agent kills the shim before it can apply its fail mode"
         )
-    return Config(daemon=daemon, shim=shim, ask=ask, log=log, python=python, source=source)
+    return Config(daemon=daemon, shim=shim, ask=ask, log=log, python=python, http=http, source=source)
+
+
+def _check_http(http: HttpConfig, where: str) -> None:
+    if not is_loopback(http.host):
+        raise ConfigError(
+            f"{where}: 'http.host' must be a loopback address (127.0.0.1, ::1, localhost), got {http.host!r}: "
+            "the hook endpoint decides for local agents only"
+        )
+    if http.port > 65535:
+        raise ConfigError(f"{where}: 'http.port' must be at most 65535, got {http.port}")
+    if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", http.token_env):
+        raise ConfigError(f"{where}: 'http.token_env' must be an environment variable name, got {http.token_env!r}")
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 _MASK_PATH = re.compile(r"[^.\s]+(\.[^.\s]+)*")

@@ -1,4 +1,11 @@
-"""Install and uninstall hookd's hook entries in Gemini CLI's settings.json (file logic only).
+"""Install and uninstall hookd's hook entries in Gemini CLI's and Claude Code's settings.json (file logic only).
+
+Claude Code's file has the same shape (``hooks.<Event>`` → definitions → ``hooks``) and accepts the
+same unknown keys (the ``name`` of a hook, the top-level ``hookd`` record; checked against Claude
+Code 2.1.332), so one set of rules serves both. The differences, all in the plan: Claude's event
+names, its hook is exec form (``command`` + ``args``, no shell) or ``type: "http"``, its timeout is
+in seconds, events that fail closed get ``onFailure: "block"`` (Claude otherwise lets a hook that
+crashed, timed out or was unreachable through), and there is no ``hooksConfig.enabled`` to set.
 
 What install writes, per event of the plan: one hook definition without a matcher (so it matches
 everything), appended to ``hooks.<Event>``::
@@ -70,7 +77,7 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +96,23 @@ GEMINI_EVENTS: tuple[str, ...] = (
     "PreCompress",
     "Notification",
 )
+
+# The Claude Code events hookd registers: those with a canonical counterpart (docs/claude.md).
+CLAUDE_EVENTS: tuple[str, ...] = (
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "Notification",
+)
+CLIENT_EVENTS: Mapping[str, tuple[str, ...]] = {"gemini": GEMINI_EVENTS, "claude": CLAUDE_EVENTS}
+# Claude Code does not send these to an http hook: they keep a command hook.
+CLAUDE_COMMAND_ONLY = frozenset({"SessionStart", "Setup"})
 
 MARKER_KEY = "hookd"
 BACKUP_SUFFIX = ".hookd-backup"
@@ -109,9 +133,13 @@ class SettingsError(HookdError):
 @dataclass(frozen=True)
 class InstallPlan:
     settings_path: Path
-    commands: Mapping[str, str]  # event name -> full shell command string for that event
+    commands: Mapping[str, str]  # event name -> full shell command string (Claude: the program)
     timeout_ms: int
     hook_name: str = "hookd"
+    client: str = "gemini"
+    args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # Claude: event -> exec-form args
+    http: Mapping[str, JSONObject] = field(default_factory=dict)  # Claude: event -> {url, headers, allowedEnvVars}
+    block_on_failure: frozenset[str] = frozenset()  # Claude: events that get onFailure "block"
 
 
 @dataclass(frozen=True)
@@ -124,14 +152,19 @@ class InstallResult:
 
 
 def settings_path(client: str, scope: str, *, home: Path, project_dir: Path) -> Path:
-    """Where `client` reads its settings for `scope` ("user" or "project")."""
-    if client != "gemini":
-        raise SettingsError(f"unknown client {client!r}: hookd install supports 'gemini'")
+    """Where `client` reads its settings for `scope` ("user" or "project"; Claude also "local").
+    `home` is the directory holding the client's dot-directory (Claude: $CLAUDE_CONFIG_DIR's parent)."""
+    if client not in CLIENT_EVENTS:
+        raise SettingsError(f"unknown client {client!r}: hookd install supports 'gemini' and 'claude'")
+    folder = ".gemini" if client == "gemini" else ".claude"
     if scope == "user":
-        return home / ".gemini" / "settings.json"
+        return home / folder / "settings.json"
     if scope == "project":
-        return project_dir / ".gemini" / "settings.json"
-    raise SettingsError(f"unknown scope {scope!r}: use 'user' or 'project'")
+        return project_dir / folder / "settings.json"
+    if scope == "local" and client == "claude":
+        return project_dir / folder / "settings.local.json"
+    choices = "'user', 'project' or 'local'" if client == "claude" else "'user' or 'project'"
+    raise SettingsError(f"unknown scope {scope!r} for {client}: use {choices}")
 
 
 def install(plan: InstallPlan) -> InstallResult:
@@ -151,12 +184,14 @@ def install(plan: InstallPlan) -> InstallResult:
     added = _put_entries(hooks, ours, plan, created)
     removed = _drop_stale(hooks, ours, plan, created)
 
-    config = doc.get("hooksConfig")
-    if config is None:
-        config = doc["hooksConfig"] = {}
-        _note(created, "hooksConfig")
-    previous = dict(config)
-    config["enabled"] = True
+    previous: JSONObject = {}
+    if plan.client == "gemini":
+        config = doc.get("hooksConfig")
+        if config is None:
+            config = doc["hooksConfig"] = {}
+            _note(created, "hooksConfig")
+        previous = dict(config)
+        config["enabled"] = True
 
     if record is None:
         record = {"names": [], "created": created}
@@ -195,11 +230,10 @@ def _put_entries(
 ) -> tuple[str, ...]:
     """Append or update hookd's definition on every event of the plan; return the events changed."""
     added: list[str] = []
-    for event in GEMINI_EVENTS:
-        command = plan.commands.get(event)
-        if command is None:
+    for event in CLIENT_EVENTS[plan.client]:
+        if event not in plan.commands:
             continue
-        definition = _definition(plan.hook_name, command, plan.timeout_ms)
+        definition = _definition(plan, event)
         entries = hooks.get(event)
         if entries is None:
             entries = hooks[event] = []
@@ -260,8 +294,8 @@ def _remove_entries(doc: JSONObject, name: str, created: list[str]) -> tuple[str
 
 
 def _event_order(events: list[str]) -> tuple[str, ...]:
-    """GEMINI_EVENTS order first, then any other keys as they came."""
-    rank = {event: index for index, event in enumerate(GEMINI_EVENTS)}
+    """GEMINI_EVENTS then CLAUDE_EVENTS order first, then any other keys as they came."""
+    rank = {event: index for index, event in reversed(list(enumerate(GEMINI_EVENTS + CLAUDE_EVENTS)))}
     return tuple(sorted(events, key=lambda event: rank.get(event, len(rank))))
 
 
@@ -293,9 +327,12 @@ def _check_plan(plan: InstallPlan) -> None:
         raise ValueError("hook name must be a non-empty string")
     if not plan.commands:
         raise ValueError("install plan has no events")
+    known = CLIENT_EVENTS.get(plan.client)
+    if known is None:
+        raise ValueError(f"unknown client {plan.client!r}")
     for event, command in plan.commands.items():
-        if event not in GEMINI_EVENTS:
-            raise ValueError(f"unknown Gemini event {event!r}; known: {', '.join(GEMINI_EVENTS)}")
+        if event not in known:
+            raise ValueError(f"unknown {plan.client} event {event!r}; known: {', '.join(known)}")
         if not isinstance(command, str) or not command.strip():
             raise ValueError(f"empty command for event {event}")
     timeout = plan.timeout_ms
@@ -303,14 +340,25 @@ def _check_plan(plan: InstallPlan) -> None:
         raise ValueError(f"hook timeout must be an integer from 1 to {MAX_TIMEOUT_MS} ms, got {timeout!r}")
 
 
-def _definition(name: str, command: str, timeout_ms: int) -> JSONObject:
-    hook = {
-        "type": "command",
-        "name": name,
-        "command": command,
-        "timeout": timeout_ms,
-        "description": DESCRIPTION,
-    }
+def _definition(plan: InstallPlan, event: str) -> JSONObject:
+    name, command = plan.hook_name, plan.commands[event]
+    if plan.client == "gemini":
+        hook: JSONObject = {
+            "type": "command",
+            "name": name,
+            "command": command,
+            "timeout": plan.timeout_ms,
+            "description": DESCRIPTION,
+        }
+        return {"hooks": [hook]}
+    http = plan.http.get(event)
+    if http is not None:
+        hook = {"type": "http", "name": name, **http}
+    else:
+        hook = {"type": "command", "name": name, "command": command, "args": list(plan.args.get(event, ()))}
+    hook["timeout"] = -(-plan.timeout_ms // 1000)  # Claude counts seconds: round up
+    if event in plan.block_on_failure:
+        hook["onFailure"] = "block"
     return {"hooks": [hook]}
 
 
@@ -386,7 +434,7 @@ def _validate(doc: Any, path: Path) -> JSONObject:
     if hooks is not None:
         if not isinstance(hooks, dict):
             raise SettingsError(f'{path}: "hooks" is {_type_name(hooks)}, expected an object; {_REFUSE}')
-        for event in GEMINI_EVENTS:
+        for event in GEMINI_EVENTS + CLAUDE_EVENTS:
             entries = hooks.get(event)
             if entries is not None and not isinstance(entries, list):
                 raise SettingsError(f'{path}: "hooks.{event}" is {_type_name(entries)}, expected an array; {_REFUSE}')

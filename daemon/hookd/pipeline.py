@@ -105,7 +105,9 @@ class Pipeline:
             verdicts = await self._evaluate(engine, event, request.deadline)
         except EngineError as exc:
             verdicts = [self._engine_failure(event.event, str(exc))]
-        decision = self._resolve_ask(event, combine(verdicts), probe or self._probe)
+        decision = combine(verdicts)
+        if not dialect.handles_headless_ask:
+            decision = self._resolve_ask(event, decision, probe or self._probe)
         decision = replace(decision, decision_id=self._ids())
         reply = dialect.render(event, decision)
         if reply.notes:

@@ -127,7 +127,7 @@ def _run_case(
         client=str(case.get("client", "gemini")),
         event=str(case.get("event", payload.get("hook_event_name", ""))),
         payload=json.dumps(payload).encode(),
-        env={"GEMINI_PROJECT_DIR": str(project), "HOME": str(home)},
+        env={"GEMINI_PROJECT_DIR": str(project), "CLAUDE_PROJECT_DIR": str(project), "HOME": str(home)},
         cwd=str(project),
         caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()),
         deadline=Deadline.after(5),
@@ -153,7 +153,8 @@ def _check(name: str, expect: Mapping[str, Any], handled: Any, project: Path, ho
         problems.append(f"missing verdicts {missing} (got {sorted(have_rules) or 'none'})")
     if "tool_input" in expect:
         rendered = json.loads(handled.reply.stdout or b"{}")
-        got = rendered.get("hookSpecificOutput", {}).get("tool_input")
+        specific = rendered.get("hookSpecificOutput", {})
+        got = specific.get("tool_input", specific.get("updatedInput"))  # Gemini's and Claude's key
         if got != _substitute(expect["tool_input"], project, home):
             problems.append(f"tool_input {json.dumps(got)}, expected {json.dumps(expect['tool_input'])}")
     if "stdout" in expect and handled.reply.stdout.decode() != _substitute(expect["stdout"], project, home):

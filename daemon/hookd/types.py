@@ -34,6 +34,9 @@ class Event(str, Enum):
     AFTER_TOOL = "AfterTool"
     PRE_COMPRESS = "PreCompress"
     NOTIFICATION = "Notification"
+    # An event of one client that has no counterpart in the other (Claude's PermissionRequest,
+    # FileChanged, ...): observed and logged; `input.client_event` says which one it is.
+    OTHER = "Other"
 
 
 class ToolKind(str, Enum):
@@ -124,6 +127,15 @@ class ToolCall:
     name: str
     kind: ToolKind
     input: Mapping[str, JSON]
+    # For MCP tools: {"server", "tool"}, the same for Gemini's mcp_<server>_<tool> (from its
+    # mcp_context) and Claude's mcp__<server>__<tool>, so that one policy names a server once.
+    mcp: Mapping[str, str] | None = None
+
+    def as_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"name": self.name, "kind": self.kind.value, "input": self.input}
+        if self.mcp is not None:
+            out["mcp"] = dict(self.mcp)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +152,7 @@ class NormalisedEvent:
     caller: Caller
     env: Mapping[str, str] = field(default_factory=dict)
     facts: Mapping[str, JSON] = field(default_factory=dict)
+    client_event: str = ""  # the event's name in the client's own terms ("PreToolUse"); "" = event.value
 
     def with_facts(self, **facts: JSON) -> NormalisedEvent:
         from dataclasses import replace
@@ -152,7 +165,8 @@ class NormalisedEvent:
         return {
             "client": self.client.value,
             "event": self.event.value,
-            "tool": ({"name": tool.name, "kind": tool.kind.value, "input": tool.input} if tool is not None else None),
+            "client_event": self.client_event or self.event.value,
+            "tool": tool.as_json() if tool is not None else None,
             "session": {
                 "id": self.session_id,
                 "transcript_path": self.payload.get("transcript_path", ""),
@@ -236,6 +250,9 @@ class EngineRequest:
 
 class Dialect(Protocol):
     client: Client
+    # True when the agent itself answers an `ask` safely in a headless session (Claude Code denies
+    # it under -p), so the pipeline passes the ask through instead of applying ask.headless_fallback.
+    handles_headless_ask: bool
 
     def parse(self, request: HookRequest) -> NormalisedEvent: ...  # raises DialectError
 

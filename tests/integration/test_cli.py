@@ -192,6 +192,49 @@ class TestInstall:
         assert data["hooks"]["BeforeTool"][0]["hooks"][0]["command"].endswith("--fail open")
         assert not data["hooks"]["AfterTool"][0]["hooks"][0]["command"].endswith("--fail open")
 
+    def test_claude_install_writes_exec_form_hooks_and_uninstall_restores(self, tmp_path: Path) -> None:
+        home = tmp_path / "home"
+        settings = home / ".claude" / "settings.json"
+        settings.parent.mkdir(parents=True)
+        original = {"permissions": {"allow": ["Bash(ls:*)"]}}
+        settings.write_text(json.dumps(original))
+        config = tmp_path / "c.toml"
+        config.write_text('[fail_mode]\nBeforeAgent = "open"\n')
+        env = {"HOME": str(home), "XDG_RUNTIME_DIR": "/run/user/4242"}
+        result = hookd("--config", str(config), "install", "--client", "claude", "--shim", "python", env=env)
+        assert result.returncode == 0, result.stderr
+        data = json.loads(settings.read_text())
+        assert data["permissions"] == original["permissions"] and "hooksConfig" not in data
+        pre = data["hooks"]["PreToolUse"][0]["hooks"][0]
+        assert pre["command"] == os.path.realpath(sys.executable)
+        assert pre["args"] == ["-I", "-S", str(SHIM), "claude", "PreToolUse", "--socket",
+                               "/run/user/4242/hookd/hook.sock", "--deadline-ms", "4000"]  # fmt: skip
+        assert (pre["timeout"], pre["onFailure"]) == (5, "block")
+        prompt = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]
+        assert prompt["args"][-2:] == ["--fail", "open"] and "onFailure" not in prompt  # the config said open
+        assert "onFailure" not in data["hooks"]["Stop"][0]["hooks"][0]
+        assert hookd("uninstall", "--client", "claude", env=env).returncode == 0
+        assert json.loads(settings.read_text()) == original
+
+    def test_claude_http_install_prints_how_to_pass_the_token(self, tmp_path: Path) -> None:
+        env = {"HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "state")}
+        result = hookd("install", "--client", "claude", "--transport", "http", "--scope", "local",
+                       "--project-dir", str(tmp_path), "--shim", "python", env=env)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        token = tmp_path / "state" / "hookd" / "http-token"
+        assert f'export HOOKD_HOOK_TOKEN="$(cat {token})"' in result.stdout
+        assert "[http] enabled = true" in result.stderr  # the endpoint is off in this config
+        data = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
+        pre = data["hooks"]["PreToolUse"][0]["hooks"][0]
+        assert (pre["type"], pre["url"], pre["allowedEnvVars"]) == (
+            "http", "http://127.0.0.1:8765/v1/hooks/claude", ["HOOKD_HOOK_TOKEN"])  # fmt: skip
+        assert data["hooks"]["SessionStart"][0]["hooks"][0]["type"] == "command"
+
+    def test_http_transport_is_refused_for_gemini(self, tmp_path: Path) -> None:
+        result = hookd("install", "--client", "gemini", "--transport", "http", env={"HOME": str(tmp_path)})
+        assert result.returncode != 0
+        assert "--transport http is for Claude Code only" in result.stderr
+
     def test_unparsable_settings_are_refused_and_kept(self, tmp_path: Path) -> None:
         settings = tmp_path / ".gemini" / "settings.json"
         settings.parent.mkdir()

@@ -32,7 +32,9 @@ PAYLOAD = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file
 MAX_PAYLOAD = 16 * 1024 * 1024
 REPLY = struct.Struct("!4sBBBxII")
 FORWARDED_ENV = ("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR", "CLAUDE_PROJECT_DIR",
-                 "HOME", "USER")  # fmt: skip
+                 "CLAUDE_CODE_SESSION_ID", "HOME", "USER")  # fmt: skip
+CLAUDE_PAYLOAD = {"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                  "tool_input": {"command": "ls"}}  # fmt: skip
 
 
 @pytest.fixture(scope="session")
@@ -274,8 +276,71 @@ def test_after_model_fails_closed_only_when_configured(shim: Shim, sock_dir: Pat
 
 
 def test_another_client_never_fails_closed(shim: Shim, sock_dir: Path) -> None:
-    result = shim.run(sock_dir / "hook.sock", "BeforeTool", PAYLOAD, client="claude", fail="closed")
+    result = shim.run(sock_dir / "hook.sock", "BeforeTool", PAYLOAD, client="codex", fail="closed")
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def claude_pre_tool_deny(reason: str) -> bytes:
+    return (b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
+            b'"permissionDecisionReason":' + json_string(reason) + b"}}")  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["absent", "hang", "garbage", "error"])
+def test_claude_pre_tool_use_fails_closed_with_a_permission_deny(shim: Shim, kind: str, sock_dir: Path) -> None:
+    # Never a bare exit 1, which Claude Code treats as an allow: a deny JSON on exit 0.
+    path, server = failure(kind, sock_dir)
+    try:
+        result = shim.run(path, "PreToolUse", CLAUDE_PAYLOAD, client="claude", deadline_ms=300)
+    finally:
+        if server:
+            server.close()
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == claude_pre_tool_deny(EXPECTED[kind].format(path=path))
+
+
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "PostToolUse", "PostToolUseFailure"])
+def test_claude_other_blocking_events_fail_closed_with_a_block(shim: Shim, event: str, sock_dir: Path) -> None:
+    path = sock_dir / "hook.sock"
+    result = shim.run(path, event, CLAUDE_PAYLOAD, client="claude")
+    reason = EXPECTED["absent"].format(path=path)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == b'{"decision":"block","reason":' + json_string(reason) + b"}"
+    assert json.loads(result.stdout) == {"decision": "block", "reason": reason}
+    # --fail open is honoured, as for Gemini
+    assert shim.run(path, event, CLAUDE_PAYLOAD, client="claude", fail="open").stdout == b""
+
+
+@pytest.mark.parametrize("event", ["Stop", "SubagentStop", "SessionStart", "SessionEnd", "Notification", "PreCompact",
+                                   "PermissionRequest", "BeforeTool"])  # fmt: skip
+def test_claude_events_that_must_not_block_fail_open_even_when_asked(shim: Shim, event: str, sock_dir: Path) -> None:
+    result = shim.run(sock_dir / "hook.sock", event, CLAUDE_PAYLOAD, client="claude", fail="closed")
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_claude_fail_output_is_byte_identical(both: tuple[Shim, Shim], sock_dir: Path) -> None:
+    odd = 'quote " back \\ tab\t nl\n é \u2028 漢字'
+    path = sock_dir / f"{odd}.sock"
+    outputs = [
+        [shim.run(path, event, CLAUDE_PAYLOAD, client="claude").stdout for event in ("PreToolUse", "UserPromptSubmit")]
+        for shim in both
+    ]
+    assert outputs[0] == outputs[1]
+    assert json.loads(outputs[0][0])["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_claude_request_frame_carries_the_client_and_its_event(shim: Shim, sock_dir: Path) -> None:
+    server = FakeServer(sock_dir / "hook.sock", "reply", wire.encode_reply(b"", b"", 0))
+    try:
+        env = {"CLAUDE_PROJECT_DIR": "/p", "CLAUDE_CODE_SESSION_ID": "abc"}
+        result = shim.run(server.path, "PreToolUse", CLAUDE_PAYLOAD, client="claude", extra_env=env)
+    finally:
+        server.close()
+    assert (result.returncode, result.stdout) == (0, b"")
+    [frame] = server.requests
+    _, header, _, payload = split_request(frame)
+    assert (header["client"], header["event"]) == ("claude", "PreToolUse")
+    assert {k: header["env"][k] for k in env} == env  # type: ignore[index]
+    assert json.loads(payload) == CLAUDE_PAYLOAD
 
 
 def test_daemon_killed_mid_request_fails_closed(shim: Shim, sock_dir: Path) -> None:

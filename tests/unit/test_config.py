@@ -149,3 +149,29 @@ def test_python_section_overrides() -> None:
     python = config.python
     assert (python.workers, python.timeout_ms, python.memory_mb, python.user) == (4, 250, 512, "daemon")
     assert (python.env, python.paths, python.cpu_seconds) == (("GIT_DIR",), ("/opt/policy-libs",), 60)
+
+
+def test_http_endpoint_is_off_and_on_loopback_by_default() -> None:
+    http = Config().http
+    assert (http.enabled, http.host, http.port, http.token_env) == (False, "127.0.0.1", 8765, "HOOKD_HOOK_TOKEN")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1", "localhost", "127.1.2.3"])
+def test_http_loopback_hosts_are_accepted(host: str) -> None:
+    assert parse_config({"http": {"host": host}}).http.host == host
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.2", "example.com", ""])
+def test_http_other_hosts_are_refused(host: str) -> None:
+    with pytest.raises(ConfigError, match=r"'http\.host' must be a loopback address"):
+        parse_config({"http": {"host": host}})
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [({"port": 70000}, "'http.port' must be at most 65535"), ({"token_env": "bad-name"}, "'http.token_env'"),
+     ({"bogus": 1}, "unknown key 'http.bogus'")],
+)  # fmt: skip
+def test_http_bad_values_are_refused(raw: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_config({"http": raw})

@@ -14,6 +14,7 @@ import pytest
 from hookd import install as inst
 from hookd.install import (
     BACKUP_SUFFIX,
+    CLAUDE_EVENTS,
     DESCRIPTION,
     GEMINI_EVENTS,
     InstallPlan,
@@ -111,7 +112,15 @@ class TestSettingsPath:
         assert settings_path("gemini", "user", home=home, project_dir=proj) == home / ".gemini/settings.json"
         assert settings_path("gemini", "project", home=home, project_dir=proj) == proj / ".gemini/settings.json"
 
-    @pytest.mark.parametrize(("client", "scope"), [("claude", "user"), ("gemini", "system"), ("gemini", "")])
+    def test_claude_scopes(self, tmp_path: Path) -> None:
+        home, proj = tmp_path / "home", tmp_path / "proj"
+        assert settings_path("claude", "user", home=home, project_dir=proj) == home / ".claude/settings.json"
+        assert settings_path("claude", "project", home=home, project_dir=proj) == proj / ".claude/settings.json"
+        assert settings_path("claude", "local", home=home, project_dir=proj) == proj / ".claude/settings.local.json"
+
+    @pytest.mark.parametrize(
+        ("client", "scope"), [("codex", "user"), ("gemini", "system"), ("gemini", ""), ("gemini", "local")]
+    )
     def test_unknown(self, tmp_path: Path, client: str, scope: str) -> None:
         """Unknown clients and scopes are a SettingsError."""
         with pytest.raises(SettingsError):
@@ -121,7 +130,7 @@ class TestSettingsPath:
 def test_events_match_the_canonical_event_enum() -> None:
     """GEMINI_EVENTS lists the 11 events hookd knows, once each."""
     assert len(GEMINI_EVENTS) == 11
-    assert set(GEMINI_EVENTS) == {e.value for e in Event}
+    assert set(GEMINI_EVENTS) == {e.value for e in Event if e is not Event.OTHER}
 
 
 class TestInstallFresh:
@@ -520,3 +529,61 @@ class TestFiles:
             install(plan_for(settings))
         assert read(settings) == {"a": 1, "edited": "by gemini"}
         assert not [p for p in settings.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+class TestClaude:
+    """The Claude Code file: exec-form command hooks or http hooks, seconds, onFailure on blocking events."""
+
+    @staticmethod
+    def plan(path: Path, timeout_ms: int = 5000, http: bool = False) -> InstallPlan:
+        commands = dict.fromkeys(CLAUDE_EVENTS, "/opt/hookd-shim")
+        args = {e: ("claude", e, "--socket", "/run/h.sock") for e in CLAUDE_EVENTS}
+        endpoint = {"url": "http://127.0.0.1:8765/v1/hooks/claude", "allowedEnvVars": ["HOOKD_HOOK_TOKEN"],
+                    "headers": {"Authorization": "Bearer $HOOKD_HOOK_TOKEN"}}  # fmt: skip
+        return InstallPlan(
+            path, commands, timeout_ms, client="claude", args=args,
+            http={e: endpoint for e in CLAUDE_EVENTS if e != "SessionStart"} if http else {},
+            block_on_failure=frozenset({"PreToolUse", "UserPromptSubmit"}),
+        )  # fmt: skip
+
+    def test_command_hooks_in_exec_form_with_seconds_and_on_failure(self, tmp_path: Path) -> None:
+        path = tmp_path / ".claude" / "settings.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps({"model": "opus", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}))
+        install(self.plan(path, timeout_ms=4500))
+        doc = json.loads(path.read_text())
+        assert doc["model"] == "opus" and "hooksConfig" not in doc
+        assert set(doc["hooks"]) == set(CLAUDE_EVENTS)
+        pre = doc["hooks"]["PreToolUse"]
+        assert pre[0] == {"matcher": "Bash", "hooks": []}  # the user's own entry stays first
+        assert pre[1] == {"hooks": [{"type": "command", "name": "hookd", "command": "/opt/hookd-shim",
+                                     "args": ["claude", "PreToolUse", "--socket", "/run/h.sock"], "timeout": 5,
+                                     "onFailure": "block"}]}  # fmt: skip
+        assert "onFailure" not in doc["hooks"]["Stop"][0]["hooks"][0]  # a block there would loop
+
+    def test_http_hooks_keep_a_command_hook_where_claude_sends_no_http(self, tmp_path: Path) -> None:
+        path = tmp_path / "settings.json"
+        install(self.plan(path, http=True))
+        doc = json.loads(path.read_text())
+        pre = doc["hooks"]["PreToolUse"][0]["hooks"][0]
+        assert pre == {"type": "http", "name": "hookd", "url": "http://127.0.0.1:8765/v1/hooks/claude",
+                       "headers": {"Authorization": "Bearer $HOOKD_HOOK_TOKEN"},
+                       "allowedEnvVars": ["HOOKD_HOOK_TOKEN"], "timeout": 5, "onFailure": "block"}  # fmt: skip
+        assert doc["hooks"]["SessionStart"][0]["hooks"][0]["type"] == "command"
+
+    def test_install_then_uninstall_gives_back_the_document(self, tmp_path: Path) -> None:
+        path = tmp_path / "settings.json"
+        original = {"permissions": {"deny": ["Read(.env)"]}, "hooks": {"Stop": [{"hooks": [{"type": "command",
+                    "command": "notify"}]}]}}  # fmt: skip
+        path.write_text(json.dumps(original, indent=2) + "\n")
+        assert install(self.plan(path)).changed
+        assert not install(self.plan(path)).changed  # twice: nothing changes
+        switched = install(self.plan(path, http=True))  # switching transport replaces in place
+        assert switched.changed and "PreToolUse" in switched.added
+        uninstall(path)
+        assert json.loads(path.read_text()) == original
+
+    def test_a_gemini_event_is_refused_for_claude(self, tmp_path: Path) -> None:
+        plan = InstallPlan(tmp_path / "s.json", {"BeforeTool": "x"}, 5000, client="claude")
+        with pytest.raises(ValueError, match="unknown claude event 'BeforeTool'"):
+            install(plan)

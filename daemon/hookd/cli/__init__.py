@@ -13,10 +13,7 @@ from collections.abc import Sequence
 from hookd import __version__
 from hookd.errors import HookdError
 
-EVENTS = (
-    "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
-    "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
-)  # fmt: skip
+CLIENTS = ("gemini", "claude")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,8 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
 
     ev = sub.add_parser("eval", help="decide one payload from stdin without a daemon")
-    ev.add_argument("--event", choices=EVENTS, help="hook event (default: the payload's hook_event_name)")
-    ev.add_argument("--client", default="gemini", choices=("gemini",))
+    ev.add_argument("--event", help="the client's hook event name (default: the payload's hook_event_name)")
+    ev.add_argument("--client", default="gemini", choices=CLIENTS)
     ev.add_argument("--policies", help="policy directory (default: the configured one)")
     ev.add_argument("--interactive", action="store_true", help="treat the session as interactive (ask is kept)")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
@@ -56,10 +53,16 @@ def build_parser() -> argparse.ArgumentParser:
         ("uninstall", "remove it again"),
     ):
         cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--client", default="gemini", choices=("gemini",))
-        cmd.add_argument("--scope", default="user", choices=("user", "project"))
+        cmd.add_argument("--client", default="gemini", choices=CLIENTS)
+        cmd.add_argument("--scope", default="user", choices=("user", "project", "local"), help="local: Claude only")
         cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
         if name == "install":
+            cmd.add_argument(
+                "--transport",
+                default="command",
+                choices=("command", "http"),
+                help="Claude only: http hooks to hookd's HTTP endpoint (SessionStart keeps the shim)",
+            )
             cmd.add_argument(
                 "--shim",
                 default="auto",

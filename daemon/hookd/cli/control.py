@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 OUTCOMES = ("allow", "rewrite", "ask", "deny", "halt")
 EVENTS = (
     "SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
-    "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
+    "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification", "Other",
 )  # fmt: skip
 Command = Callable[[argparse.Namespace, Config], int]
 

@@ -20,16 +20,14 @@ recorded in the reply's notes, which `hookd eval` and the decision log show.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import allowed_names, merge_patch, tool_mode
 from hookd.types import (
     JSON,
-    Caller,
     Client,
     Decision,
     Event,
@@ -56,6 +54,8 @@ TOOL_KINDS: Mapping[str, ToolKind] = {
     "google_web_search": ToolKind.WEB,
 }
 
+# Gemini's 11 events are the canonical ones (Event.OTHER is for other clients' extra events).
+GEMINI_EVENTS: Mapping[str, Event] = {e.value: e for e in Event if e is not Event.OTHER}
 TOOL_EVENTS = frozenset({Event.BEFORE_TOOL, Event.AFTER_TOOL})
 # Events whose fail-closed output is a deny; on every other event a deny cannot block, or loops.
 FAIL_CLOSED_DENY_EVENTS = frozenset({Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL})
@@ -73,29 +73,29 @@ def tool_kind(name: str) -> ToolKind:
 
 class GeminiDialect:
     client = Client.GEMINI
+    handles_headless_ask = False  # headless Gemini waits forever on an ask
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
-        try:
-            event = Event(request.event)
-        except ValueError:
-            raise DialectError(f"unknown Gemini CLI hook event {request.event!r}") from None
-        payload = _load_payload(request.payload)
+        event = GEMINI_EVENTS.get(request.event)
+        if event is None:
+            raise DialectError(f"unknown Gemini CLI hook event {request.event!r}")
+        payload = load_payload(request.payload)
         named = payload.get("hook_event_name")
         if named is not None and named != event.value:
             raise DialectError(f"payload says hook_event_name={named!r} but the shim was registered for {event.value}")
-        cwd = _string(payload, "cwd") or request.cwd
+        cwd = string_field(payload, "cwd") or request.cwd
         project_dir = request.env.get("GEMINI_PROJECT_DIR") or cwd
         return NormalisedEvent(
             client=Client.GEMINI,
             event=event,
             payload=payload,
             tool=_tool_call(event, payload),
-            session_id=_string(payload, "session_id") or request.env.get("GEMINI_SESSION_ID", ""),
+            session_id=string_field(payload, "session_id") or request.env.get("GEMINI_SESSION_ID", ""),
             cwd=cwd,
             project_dir=project_dir,
             caller=request.caller,
             env=request.env,
-            facts={"home": request.env.get("HOME") or _home_of(request.caller)},
+            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
         )
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
@@ -110,59 +110,6 @@ class GeminiDialect:
         return Reply(stdout=dump_json({"decision": "deny", "reason": one_line(reason)}))
 
 
-def dump_json(value: Mapping[str, Any]) -> bytes:
-    """One compact, pure-ASCII JSON object that JSON.parse accepts (non-finite numbers become null,
-    as JSON.stringify would make them)."""
-    try:
-        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
-    except ValueError:
-        text = json.dumps(_finite(value), separators=(",", ":"), allow_nan=False)
-    return text.encode("ascii")
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
-
-
-def _load_payload(raw: bytes) -> dict[str, JSON]:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DialectError(f"hook payload is not UTF-8 (bad byte at offset {exc.start})") from None
-    try:
-        payload = json.loads(text)
-    except ValueError as exc:
-        raise DialectError(f"hook payload is not valid JSON: {one_line(str(exc))}") from None
-    except RecursionError:
-        raise DialectError("hook payload is not valid JSON: nested too deeply") from None
-    if not isinstance(payload, dict):
-        raise DialectError(f"hook payload must be a JSON object, got {_json_type(payload)}")
-    return payload
-
-
-def _json_type(value: JSON) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array"
-
-
-def _string(payload: Mapping[str, JSON], key: str) -> str:
-    value = payload.get(key)
-    return value if isinstance(value, str) else ""
-
-
 def _tool_call(event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:
     if event not in TOOL_EVENTS:
         return None
@@ -171,16 +118,24 @@ def _tool_call(event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:
         raise DialectError(f"{event.value} payload has no tool_name string")
     if not isinstance(args, dict):
         raise DialectError(f"{event.value} payload: tool_input must be a JSON object")
-    return ToolCall(name=name, kind=tool_kind(name), input=args)
+    return ToolCall(name=name, kind=tool_kind(name), input=args, mcp=_mcp(payload))
 
 
-def _home_of(caller: Caller) -> str:
-    return home_of(caller.uid)
+def _mcp(payload: Mapping[str, JSON]) -> dict[str, str] | None:
+    """The server and the tool's own name from `mcp_context` (the tool name alone is ambiguous:
+    `mcp_<server>_<tool>`, and both may hold underscores)."""
+    context = payload.get("mcp_context")
+    if not isinstance(context, Mapping):
+        return None
+    server, tool = context.get("server_name"), context.get("tool_name")
+    if not isinstance(server, str) or not isinstance(tool, str):
+        return None
+    return {"server": server, "tool": tool}
 
 
 def render_output(event: NormalisedEvent, decision: Decision) -> tuple[dict[str, Any] | None, list[str]]:
     """The JSON object for stdout (None: print nothing) and notes on verdicts mapped or not carried."""
-    renderer = _RENDERERS[event.event]
+    renderer = _RENDERERS.get(event.event, _observed)
     notes: list[str] = []
     output = renderer(event, decision, notes)
     if decision.contexts:
@@ -256,7 +211,7 @@ def _before_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -
     if decision.outcome is Outcome.DENY:
         return _deny(event, decision)
     _unused_rewrites(event, decision, notes, "tool_input")
-    full = _rewritten_tool_input(event, decision, notes)
+    full = rewritten_tool_input(event, decision, notes)
     if decision.outcome is Outcome.ASK:
         # Gemini applies a tool_input rewrite and then asks (§2.3 steps 3-4, §6): the user confirms
         # the call that will really run. The systemMessage is the text of the confirmation dialog.
@@ -267,21 +222,6 @@ def _before_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -
     if full is not None:
         return _with_message(_specific(event, tool_input=full), decision)
     return _plain(decision)
-
-
-def _rewritten_tool_input(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    """The complete new argument object (Gemini replaces the arguments whole), or None: no change."""
-    if "tool_input" not in decision.rewrite or event.tool is None:
-        return None
-    patch = decision.rewrite["tool_input"]
-    if not isinstance(patch, Mapping):
-        notes.append("rewrite of tool_input not carried: the patch is not a JSON object")
-        return None
-    full = merge_patch(event.tool.input, patch)
-    if full == event.tool.input:
-        notes.append("rewrite of tool_input changed nothing")
-        return None
-    return dict(full)
 
 
 def _after_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
@@ -516,4 +456,4 @@ _RENDERERS = {
     Event.PRE_COMPRESS: _observed,
     Event.NOTIFICATION: _observed,
 }
-assert set(_RENDERERS) == set(Event)
+assert set(_RENDERERS) == set(GEMINI_EVENTS.values())

@@ -1,0 +1,313 @@
+"""Claude Code: parse its hook events onto the canonical ones, render a Decision as Claude honours it.
+
+No I/O. The contract is Claude Code's hook contract (docs/claude.md has the per-event table). Facts a
+renderer must respect:
+
+* an allow is **nothing on stdout**: `permissionDecision: "allow"` would skip Claude's own permission
+  checks (its rules, its prompt, its guard against deleting outside the working directories), so
+  hookd never sends it;
+* a PreToolUse deny or ask is `hookSpecificOutput.permissionDecision` with
+  `permissionDecisionReason`; the reason of a deny reaches the model, that of an ask the user;
+  under `-p` Claude cannot prompt and treats an ask as a denial, so an ask passes through as it is
+  (no headless fallback, unlike Gemini);
+* `updatedInput` replaces the tool's input whole, so the full object is sent; it is honoured
+  without a permissionDecision, which keeps Claude's own checks on the rewritten call;
+* every other blocking event blocks with a top-level `{"decision": "block", "reason": …}`;
+  `hookSpecificOutput` always carries `hookEventName` (the Claude event name);
+* Stop/SubagentStop: a block makes Claude continue; with `stop_hook_active` it is already continuing
+  because of a block, so a second one is shown, not enforced (it would loop);
+* exit code 0 always: only exit 2 blocks, and any other code is a non-blocking error (an allow).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.errors import DialectError, one_line
+from hookd.types import (
+    JSON,
+    Client,
+    Decision,
+    Event,
+    HookRequest,
+    NormalisedEvent,
+    Outcome,
+    Reply,
+    ToolCall,
+    ToolKind,
+)
+from hookd.users import home_of
+
+# Claude events with a canonical counterpart; every other well-formed name is Event.OTHER (observed).
+CLAUDE_EVENTS: Mapping[str, Event] = {
+    "PreToolUse": Event.BEFORE_TOOL,
+    "PostToolUse": Event.AFTER_TOOL,
+    "PostToolUseFailure": Event.AFTER_TOOL,
+    "UserPromptSubmit": Event.BEFORE_AGENT,
+    "Stop": Event.AFTER_AGENT,
+    "SubagentStop": Event.AFTER_AGENT,
+    "SessionStart": Event.SESSION_START,
+    "SessionEnd": Event.SESSION_END,
+    "PreCompact": Event.PRE_COMPRESS,
+    "Notification": Event.NOTIFICATION,
+}
+# The Claude event whose reply stands for a canonical event (fail_reply has only the canonical one).
+PRIMARY_EVENT: Mapping[Event, str] = {
+    Event.BEFORE_TOOL: "PreToolUse",
+    Event.AFTER_TOOL: "PostToolUse",
+    Event.BEFORE_AGENT: "UserPromptSubmit",
+    Event.AFTER_AGENT: "Stop",
+    Event.PRE_COMPRESS: "PreCompact",
+}
+# Where a fail-closed reply blocks (as in the shims): a block on Stop would loop, lifecycle events
+# cannot block, and Claude has no model events.
+FAIL_CLOSED_EVENTS = frozenset({Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.AFTER_TOOL})
+
+TOOL_KINDS: Mapping[str, ToolKind] = {
+    "Bash": ToolKind.SHELL,
+    "PowerShell": ToolKind.SHELL,
+    "Read": ToolKind.READ,
+    "NotebookRead": ToolKind.READ,
+    "Glob": ToolKind.READ,
+    "Grep": ToolKind.READ,
+    "LS": ToolKind.READ,
+    "Write": ToolKind.WRITE,
+    "Edit": ToolKind.EDIT,
+    "MultiEdit": ToolKind.EDIT,
+    "NotebookEdit": ToolKind.EDIT,
+    "WebFetch": ToolKind.WEB,
+    "WebSearch": ToolKind.WEB,
+}
+_EVENT_NAME = re.compile(r"[A-Z][A-Za-z]{1,63}")
+_MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
+_BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)
+
+
+def tool_kind(name: str) -> ToolKind:
+    if name.startswith("mcp__"):
+        return ToolKind.MCP
+    return TOOL_KINDS.get(name, ToolKind.OTHER)
+
+
+def canonical_event(name: str) -> Event:
+    """The canonical event of a Claude event name; DialectError for a name Claude cannot send."""
+    event = CLAUDE_EVENTS.get(name)
+    if event is not None:
+        return event
+    if not _EVENT_NAME.fullmatch(name):
+        raise DialectError(f"unknown Claude Code hook event {name!r}")
+    return Event.OTHER
+
+
+class ClaudeDialect:
+    client = Client.CLAUDE
+    handles_headless_ask = True  # under -p Claude treats an ask as a denial
+
+    def parse(self, request: HookRequest) -> NormalisedEvent:
+        payload = load_payload(request.payload)
+        named = payload.get("hook_event_name")
+        name = request.event or named  # an http hook names its event in the payload only
+        if not isinstance(name, str) or not name:
+            raise DialectError("hook payload has no hook_event_name")
+        if named is not None and named != name:
+            raise DialectError(f"payload says hook_event_name={named!r} but the hook was registered for {name}")
+        event = canonical_event(name)
+        cwd = string_field(payload, "cwd") or request.cwd
+        return NormalisedEvent(
+            client=Client.CLAUDE,
+            event=event,
+            payload=payload,
+            tool=_tool_call(name, event, payload),
+            session_id=string_field(payload, "session_id") or request.env.get("CLAUDE_CODE_SESSION_ID", ""),
+            cwd=cwd,
+            project_dir=request.env.get("CLAUDE_PROJECT_DIR") or cwd,
+            caller=request.caller,
+            env=request.env,
+            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            client_event=name,
+        )
+
+    def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
+        notes: list[str] = []
+        output = _RENDERERS.get(event.event, _observed)(event, decision, notes)
+        if decision.contexts and not _carries_context(output):
+            notes.append(f"context not carried: {_name(event)} cannot add it to this reply")
+        if output is None:
+            return Reply(notes=tuple(notes))
+        return Reply(stdout=dump_json(output), notes=tuple(notes))
+
+    def fail_reply(self, event: Event, reason: str) -> Reply:
+        if event not in FAIL_CLOSED_EVENTS:
+            return Reply()
+        return Reply(stdout=dump_json(fail_output(PRIMARY_EVENT[event], one_line(reason))))
+
+
+def fail_output(client_event: str, reason: str) -> dict[str, Any]:
+    """The blocking reply of a Claude event (the shims print the same bytes when hookd is unreachable)."""
+    if client_event == "PreToolUse":
+        return _permission(client_event, "deny", reason)
+    return {"decision": "block", "reason": reason}
+
+
+def _tool_call(name: str, event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:
+    tool, args = payload.get("tool_name"), payload.get("tool_input")
+    well_formed = isinstance(tool, str) and tool and isinstance(args, dict)
+    if event not in (Event.BEFORE_TOOL, Event.AFTER_TOOL) and not well_formed:
+        return None  # other events (PermissionRequest, ...) may name a tool: kept when well formed
+    if not isinstance(tool, str) or not tool:
+        raise DialectError(f"{name} payload has no tool_name string")
+    if not isinstance(args, dict):
+        raise DialectError(f"{name} payload: tool_input must be a JSON object")
+    match = _MCP_NAME.fullmatch(tool)
+    mcp = {"server": match.group(1), "tool": match.group(2)} if match else None
+    return ToolCall(name=tool, kind=tool_kind(tool), input=args, mcp=mcp)
+
+
+def _name(event: NormalisedEvent) -> str:
+    return event.client_event or event.event.value
+
+
+def _carries_context(output: Mapping[str, Any] | None) -> bool:
+    specific = output.get("hookSpecificOutput") if output else None
+    return isinstance(specific, Mapping) and "additionalContext" in specific
+
+
+def _specific(event: NormalisedEvent, **fields: Any) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": _name(event), **fields}}
+
+
+def _permission(client_event: str, decision: str, reason: str, **fields: Any) -> dict[str, Any]:
+    specific = {"hookEventName": client_event, "permissionDecision": decision, "permissionDecisionReason": reason}
+    return {"hookSpecificOutput": {**specific, **fields}}
+
+
+def _with_message(out: dict[str, Any], decision: Decision, *extra: str) -> dict[str, Any]:
+    text = "\n".join([*extra, *decision.messages])
+    if text:
+        out["systemMessage"] = text
+    return out
+
+
+def _plain(decision: Decision, *extra: str) -> dict[str, Any] | None:
+    out = _with_message({}, decision, *extra)
+    return out or None
+
+
+def _halt(decision: Decision) -> dict[str, Any]:
+    return {"continue": False, "stopReason": decision.explain("stopped by hookd policy")}
+
+
+def _block(decision: Decision) -> dict[str, Any]:
+    return {"decision": "block", "reason": decision.explain("denied by hookd policy")}
+
+
+def _context(decision: Decision) -> str:
+    return "\n\n".join(decision.contexts)
+
+
+def _unused_rewrites(event: NormalisedEvent, decision: Decision, notes: list[str], *used: str) -> None:
+    for target in decision.rewrite:
+        if target not in used:
+            notes.append(f"rewrite of {target} not carried: {_name(event)} cannot change it")
+
+
+def _shown(decision: Decision, notes: list[str], event: NormalisedEvent) -> list[str]:
+    """On events that cannot block, a halt/deny/ask is shown to the user instead."""
+    if decision.outcome not in _BLOCKING:
+        return []
+    kind = decision.outcome.name.lower()
+    notes.append(f"{kind} not enforceable on {_name(event)}: shown as a message")
+    return [f"hookd ({kind}): {decision.reason}"]
+
+
+def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    name = _name(event)
+    if decision.outcome is Outcome.HALT:
+        # continue:false ends the session; the deny keeps the call itself from running first.
+        out = {**_halt(decision), **_permission(name, "deny", decision.explain("stopped by hookd policy"))}
+        return _with_message(out, decision)
+    if decision.outcome is Outcome.DENY:
+        return _with_message(_permission(name, "deny", decision.explain("denied by hookd policy")), decision)
+    _unused_rewrites(event, decision, notes, "tool_input")
+    full = rewritten_tool_input(event, decision, notes)
+    fields: dict[str, Any] = {}
+    if full is not None:
+        fields["updatedInput"] = full
+    if decision.contexts:
+        fields["additionalContext"] = _context(decision)
+    if decision.outcome is Outcome.ASK:
+        # With updatedInput, Claude shows the user the rewritten call: the one that would really run.
+        return _with_message(_permission(name, "ask", decision.reason, **fields), decision)
+    if fields:
+        return _with_message(_specific(event, **fields), decision)
+    return _plain(decision)
+
+
+def _blocking(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """Halt, or deny and ask as a block (Claude asks on PreToolUse only)."""
+    if decision.outcome is Outcome.HALT:
+        return _with_message(_halt(decision), decision)
+    if decision.outcome in (Outcome.DENY, Outcome.ASK):
+        if decision.outcome is Outcome.ASK:
+            notes.append(f"ask mapped to deny: {_name(event)} cannot ask the user")
+        return _with_message(_block(decision), decision)
+    return None
+
+
+def _block_or_context(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """PostToolUse(Failure) (a block puts the reason beside the result: the call ran) and UserPromptSubmit
+    (a block erases the prompt)."""
+    _unused_rewrites(event, decision, notes)
+    blocked = _blocking(event, decision, notes)
+    if blocked is not None:
+        return blocked
+    if decision.contexts:
+        return _with_message(_specific(event, additionalContext=_context(decision)), decision)
+    return _plain(decision)
+
+
+def _stop(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """Stop / SubagentStop: a block makes Claude go on, with the reason as its next instruction."""
+    _unused_rewrites(event, decision, notes)
+    if decision.outcome is Outcome.HALT:
+        return _with_message(_halt(decision), decision)
+    if decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
+        notes.append(f"deny not enforced: stop_hook_active ({_name(event)} is already continuing)")
+        return _plain(decision, f"hookd (deny): {decision.reason}")
+    if decision.outcome is Outcome.DENY:
+        return _with_message(_block(decision), decision)
+    if decision.outcome is Outcome.ASK:
+        notes.append(f"ask not carried: {_name(event)} cannot ask; shown as a message")
+        return _plain(decision, f"hookd (ask): {decision.reason}")
+    return _plain(decision)
+
+
+def _session_start(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    extra = _shown(decision, notes, event)
+    out = _specific(event, additionalContext=_context(decision)) if decision.contexts else {}
+    return _with_message(out, decision, *extra) or None
+
+
+def _pre_compact(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    return _blocking(event, decision, notes) or _plain(decision)
+
+
+def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    return _plain(decision, *_shown(decision, notes, event))
+
+
+Renderer = Callable[[NormalisedEvent, Decision, list[str]], "dict[str, Any] | None"]
+_RENDERERS: Mapping[Event, Renderer] = {
+    Event.BEFORE_TOOL: _pre_tool_use,
+    Event.AFTER_TOOL: _block_or_context,
+    Event.BEFORE_AGENT: _block_or_context,
+    Event.AFTER_AGENT: _stop,
+    Event.SESSION_START: _session_start,
+    Event.PRE_COMPRESS: _pre_compact,
+}

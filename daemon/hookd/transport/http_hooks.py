@@ -1,0 +1,298 @@
+"""The HTTP hook endpoint: Claude Code's `type: "http"` hooks POST the hook input here, no process per call.
+
+A small HTTP/1.1 server (asyncio streams, keep-alive, Content-Length bodies only) on a loopback
+address only. One route: `POST /v1/hooks/<client>`; the event is the body's `hook_event_name`, which
+the dialect reads (the body is parsed once). Every request must carry `Authorization: Bearer <token>`,
+the token from a 0600 file in the state dir (created on first use), compared in constant time;
+without it the answer is 401 and nothing is decided. A decision is answered 200 with the reply's
+stdout as the body (empty = no opinion), exactly what the shim would print. Everything else is a
+non-2xx status: Claude Code lets the action through on those unless the hook has
+`onFailure: "block"`, which `hookd install` sets on the events that fail closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import os
+import secrets
+import socket
+import struct
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import structlog
+
+from hookd.config import is_loopback
+from hookd.errors import DaemonError, DialectError, one_line
+from hookd.transport.hook_server import ServerStats
+from hookd.types import Caller, Deadline, HookRequest, Reply
+
+log = structlog.get_logger("hookd.http")
+Handler = Callable[[HookRequest], Awaitable[Reply]]
+ROUTE = "/v1/hooks/"
+MAX_HEAD_BYTES = 16 * 1024
+IDLE_TIMEOUT = 30.0  # a kept-alive connection with no request for this long is closed
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    411: "Length Required",
+    413: "Content Too Large",
+    431: "Request Header Fields Too Large",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+
+
+def load_token(path: Path) -> str:
+    """The bearer token in `path`, created (32 random bytes, urlsafe, mode 0600) when missing."""
+    try:
+        token = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        token = secrets.token_urlsafe(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(token + "\n")
+        return token
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DaemonError(f"cannot read the HTTP hook token {path}: {exc}") from None
+    if len(token) < 16:
+        raise DaemonError(f"the HTTP hook token in {path} is shorter than 16 characters")
+    if path.stat().st_mode & 0o077:
+        raise DaemonError(f"the HTTP hook token {path} is readable by others: chmod 600 it")
+    return token
+
+
+class HttpError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class HttpHookServer:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        token: str,
+        handler: Handler,
+        *,
+        max_payload_bytes: int,
+        request_timeout: float,
+        max_concurrency: int,
+        stats: ServerStats | None = None,
+    ) -> None:
+        if not is_loopback(host):
+            raise DaemonError(f"the HTTP hook endpoint binds to loopback addresses only, not {host!r}")
+        self.host = "127.0.0.1" if host == "localhost" else host
+        self.port = port
+        self.stats = stats or ServerStats()
+        self._token = f"Bearer {token}".encode()
+        self._handler = handler
+        self._max_payload = max_payload_bytes
+        self._timeout = request_timeout
+        self._slots = asyncio.Semaphore(max_concurrency)
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """Where it listens (the real port when 0 was asked for)."""
+        assert self._server is not None, "not started"
+        host, port = self._server.sockets[0].getsockname()[:2]
+        return str(host), int(port)
+
+    @property
+    def url(self) -> str:
+        host, port = self.address
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    async def start(self) -> None:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        try:
+            self._server = await asyncio.start_server(
+                self._connection, self.host, self.port, family=family, reuse_address=True, limit=MAX_HEAD_BYTES
+            )
+        except OSError as exc:
+            raise DaemonError(f"cannot listen on http://{self.host}:{self.port}: {exc.strerror or exc}") from None
+
+    async def stop(self, grace: float = 2.0) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self._connections:
+            _, pending = await asyncio.wait(self._connections, timeout=grace)
+            for task in pending:
+                task.cancel()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        uid = peer_uid(writer.get_extra_info("peername"), writer.get_extra_info("sockname"))
+        caller = Caller(uid=os.getuid() if uid is None else uid, gid=os.getgid(), pid=0)
+        try:
+            while await self._one_request(reader, writer, caller):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
+            pass
+        finally:
+            self._connections.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, caller: Caller) -> bool:
+        """Serve one request; False when the connection is to be closed."""
+        try:
+            async with asyncio.timeout(IDLE_TIMEOUT):
+                head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.LimitOverrunError:
+            await self._send(writer, 431, b"request head too large", keep_alive=False)
+            return False
+        except asyncio.IncompleteReadError:
+            return False
+        started = time.monotonic()
+        try:
+            method, path, headers = _parse_head(head)
+            keep_alive = headers.get("connection", "").lower() != "close"
+            body = await self._read_body(reader, headers, started)
+            status, out = await self._respond(method, path, headers, body, started, caller)
+        except HttpError as exc:
+            self.stats.error(f"http-{exc.status}")
+            if exc.status != 401:
+                log.warning("http_request_rejected", status=exc.status, error=str(exc))
+            await self._send(writer, exc.status, str(exc).encode(), keep_alive=False)
+            return False
+        await self._send(writer, status, out, keep_alive=keep_alive)
+        return keep_alive
+
+    async def _read_body(self, reader: asyncio.StreamReader, headers: dict[str, str], started: float) -> bytes:
+        if "transfer-encoding" in headers:
+            raise HttpError(411, "send the body with a Content-Length")
+        raw = headers.get("content-length", "0")
+        if not raw.isdigit():
+            raise HttpError(400, "bad Content-Length")
+        length = int(raw)
+        if length > self._max_payload:
+            raise HttpError(413, f"body of {length} bytes exceeds the limit of {self._max_payload}")
+        try:
+            async with asyncio.timeout_at(_loop_time(started + self._timeout)):
+                return await reader.readexactly(length)
+        except TimeoutError:
+            raise HttpError(504, "the request body did not arrive within the deadline") from None
+
+    async def _respond(
+        self, method: str, path: str, headers: dict[str, str], body: bytes, started: float, caller: Caller
+    ) -> tuple[int, bytes]:
+        if not path.startswith(ROUTE):
+            raise HttpError(404, f"no such endpoint {path!r}; hooks are POSTed to {ROUTE}<client>")
+        if method != "POST":
+            raise HttpError(405, "hooks are POSTed")
+        if not hmac.compare_digest(headers.get("authorization", "").encode(), self._token):
+            raise HttpError(401, "missing or wrong bearer token")
+        self.stats.requests += 1
+        request = HookRequest(
+            client=path[len(ROUTE) :].split("?", 1)[0],
+            event="",  # the dialect reads it from the payload's hook_event_name
+            payload=body,
+            env={},
+            cwd="",
+            caller=caller,
+            deadline=Deadline(started + self._timeout),
+            received_at=started,
+        )
+        try:
+            async with self._slots, asyncio.timeout_at(_loop_time(started + self._timeout)):
+                reply = await self._handler(request)
+        except DialectError as exc:
+            raise HttpError(400, one_line(str(exc))) from None
+        except TimeoutError:
+            raise HttpError(504, f"hookd did not decide within its {int(self._timeout * 1000)} ms deadline") from None
+        except Exception as exc:  # one bad request must never take the daemon down
+            log.exception("http_request_failed")
+            raise HttpError(500, f"hookd internal error: {type(exc).__name__}") from None
+        return 200, reply.stdout
+
+    @staticmethod
+    async def _send(writer: asyncio.StreamWriter, status: int, body: bytes, *, keep_alive: bool) -> None:
+        kind = "application/json" if status == 200 else "text/plain; charset=utf-8"
+        lines = [
+            f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}",
+            f"Content-Type: {kind}",
+            f"Content-Length: {len(body)}",
+            "Connection: keep-alive" if keep_alive else "Connection: close",
+        ]
+        if status == 401:
+            lines.append('WWW-Authenticate: Bearer realm="hookd"')
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        await writer.drain()
+
+
+def peer_uid(peer: object, local: object) -> int | None:
+    """The uid owning the client end of a loopback TCP connection, asked of the kernel over netlink
+    (sock_diag, one exact lookup: there is no SO_PEERCRED over TCP, and /proc/net/tcp costs
+    milliseconds on a busy box); None when it cannot be told. No pid: that would mean scanning every
+    process's file descriptors."""
+    if not (isinstance(peer, tuple) and isinstance(local, tuple)):
+        return None
+    try:
+        family = socket.AF_INET6 if ":" in peer[0] else socket.AF_INET
+        sockid = (
+            struct.pack("!HH", peer[1], local[1])  # the client's socket: its port is the source
+            + _address(family, peer[0])
+            + _address(family, local[0])
+            + struct.pack("=III", 0, _NO_COOKIE, _NO_COOKIE)
+        )
+        request = struct.pack("=BBBBI", family, socket.IPPROTO_TCP, 0, 0, 0xFFFFFFFF) + sockid
+        header = struct.pack("=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST, 1, 0)
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG) as link:
+            link.settimeout(0.5)
+            link.sendto(header + request, (0, 0))
+            reply = link.recv(8192)
+    except (OSError, ValueError, struct.error):
+        return None
+    if len(reply) < 16 + 72 or struct.unpack_from("=H", reply, 4)[0] != _SOCK_DIAG_BY_FAMILY:
+        return None  # NLMSG_ERROR: no such socket (it closed) or no sock_diag
+    uid: int = struct.unpack_from("=I", reply, 16 + 64)[0]
+    return uid
+
+
+_NETLINK_SOCK_DIAG = 4
+_SOCK_DIAG_BY_FAMILY = 20
+_NLM_F_REQUEST = 1
+_NO_COOKIE = 0xFFFFFFFF  # INET_DIAG_NOCOOKIE: match the socket by its addresses alone
+
+
+def _address(family: int, host: str) -> bytes:
+    return socket.inet_pton(family, host).ljust(16, b"\0")
+
+
+def _loop_time(monotonic_at: float) -> float:
+    """A time.monotonic() instant on the event loop's clock (the same clock, but kept explicit)."""
+    loop = asyncio.get_running_loop()
+    return loop.time() + (monotonic_at - time.monotonic())
+
+
+def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:
+    try:
+        text = head.decode("latin-1")
+        request_line, *header_lines = text[:-4].split("\r\n")
+        method, path, version = request_line.split(" ")
+    except ValueError:
+        raise HttpError(400, "malformed request line") from None
+    if not version.startswith("HTTP/1."):
+        raise HttpError(400, f"unsupported protocol {version!r}")
+    headers: dict[str, str] = {}
+    for line in header_lines:
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise HttpError(400, "malformed header line")
+        headers[name.lower()] = value.strip()
+    return method, path, headers
