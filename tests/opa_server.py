@@ -40,6 +40,7 @@ class OpaServer:
         self.port = 0 if unix else free_port()
         self.log_path = self._dir / "opa.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.extra_args: list[str] = []  # more `opa run` arguments: flags, then policy files
 
     @property
     def url(self) -> str:
@@ -52,7 +53,7 @@ class OpaServer:
     def start(self, timeout: float = 20) -> OpaServer:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [self.binary, "run", "--server", "--addr", self.addr, "--log-level", "error"],
+                [self.binary, "run", "--server", "--addr", self.addr, "--log-level", "error", *self.extra_args],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import ssl
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -143,9 +143,7 @@ async def push(client: HookdOpaClient, upload: Upload) -> None:
     try:
         for path, value in upload.data.items():
             await client.put_data(path, value)
-        for pid in set(held) - set(upload.modules):
-            await client.delete_policy(pid)
-        await _put_modules(client, upload.modules)
+        await _apply(client, upload.modules, set(held) - set(upload.modules))
     except Exception as exc:
         with contextlib.suppress(Exception):
             await _restore(client, before, set(upload.modules) - set(before), data_before)
@@ -154,19 +152,23 @@ async def push(client: HookdOpaClient, upload: Upload) -> None:
         raise PolicyLoadError(f"OPA at {client.url} refused the policies: {one_line(str(exc))}") from None
 
 
-async def _put_modules(client: HookdOpaClient, modules: Mapping[str, str]) -> None:
-    """PUT every module. OPA compiles each upload against what it already holds, so a module that calls a
-    function of one not uploaded yet is refused: retry the refused ones while each round makes progress."""
-    pending = dict(modules)
+async def _apply(client: HookdOpaClient, puts: Mapping[str, str], deletes: Iterable[str] = ()) -> None:
+    """PUT and DELETE modules. OPA compiles every change against what it holds, so a module that calls a
+    function of one not uploaded yet, or the removal of one that another still calls, is refused: retry the
+    refused changes while each round makes progress."""
+    pending: dict[str, str | None] = {**dict.fromkeys(deletes), **puts}
     while pending:
-        failed: dict[str, str] = {}
+        failed: dict[str, str | None] = {}
         errors: list[str] = []
         for pid, source in pending.items():
             try:
-                await client.update_policy_from_string(source, pid, rego_compat=False)
+                if source is None:
+                    await client.delete_policy(pid)
+                else:
+                    await client.update_policy_from_string(source, pid, rego_compat=False)
             except (aiohttp.ClientConnectionError, TimeoutError):
                 raise
-            except Exception as exc:  # RegoParseError and friends: OPA's compile errors
+            except Exception as exc:  # RegoParseError, DeletePolicyError: OPA's compile errors
                 failed[pid] = source
                 errors.append(f"{pid.removeprefix(OWNED_PREFIX)}: {one_line(str(exc))}")
         if len(failed) == len(pending):
@@ -177,16 +179,13 @@ async def _put_modules(client: HookdOpaClient, modules: Mapping[str, str]) -> No
 async def _restore(
     client: HookdOpaClient, before: Mapping[str, str], added: set[str], data: Mapping[str, tuple[bool, JSON]]
 ) -> None:
-    for pid in added:
-        with contextlib.suppress(Exception):
-            await client.delete_policy(pid)
     for path, (existed, value) in data.items():
         if existed:
             await client.put_data(path, value)
         else:
             with contextlib.suppress(Exception):
                 await client.delete_data(path)
-    await _put_modules(client, before)
+    await _apply(client, before, added)
 
 
 def run_blocking(opa: OpaConfig, action: Callable[[HookdOpaClient], Awaitable[T]]) -> T:
