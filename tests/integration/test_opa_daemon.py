@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from opa_server import OpaServer, running_opa
+
 from support import RunningDaemon, gemini_payload, run_shim, start_daemon
 
 SHIM_DEADLINE_MS = 3000

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from opa_server import OpaServer, running_opa
 
 from hookd.config import OpaConfig
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.engines.rego_opa import RegoOpaEngine
 from hookd.errors import EngineError, PolicyLoadError
 from hookd.types import Deadline, EngineRequest
-from opa_server import OpaServer, running_opa
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "tests" / "fixtures" / "policies"
@@ -75,7 +75,9 @@ class TestPush:
         root = policy_dir(
             tmp_path,
             {
-                "a/policy.rego": 'package hookd.a\n\ndeny contains data.a.msg if input.tool.input.file_path == "x.txt"\n',
+                "a/policy.rego": (
+                    'package hookd.a\n\ndeny contains data.a.msg if input.tool.input.file_path == "x.txt"\n'
+                ),
                 "a/data.json": '{"msg": "from data"}',
                 "data.json": '{"top": [1, 2]}',
             },
@@ -119,7 +121,10 @@ class TestPush:
         root = policy_dir(
             tmp_path,
             {
-                "a.rego": 'package hookd.a\n\nimport data.hookd.z.lib\n\ndeny contains lib.msg(1) if input.tool.input.file_path == "x.txt"\n',
+                "a.rego": (
+                    "package hookd.a\n\nimport data.hookd.z.lib\n\n"
+                    'deny contains lib.msg(1) if input.tool.input.file_path == "x.txt"\n'
+                ),
                 "z/lib.rego": 'package hookd.z.lib\n\nmsg(n) := sprintf("n=%d", [n])\n',
             },
         )
@@ -164,16 +169,16 @@ class TestTransport:
             assert decide(engine, write_doc("secret.txt"))[0][0] == "no-secret"
 
     def test_a_wrong_token_is_refused_by_an_opa_that_checks_tokens(self, tmp_path: Path) -> None:
-        pytest.importorskip("opa_client")
         authz = tmp_path / "authz.rego"
         authz.write_text(
-            'package system.authz\n\ndefault allow := false\n\nallow if input.identity == "s3cret"\n\nallow if input.path == ["health"]\n'
+            'package system.authz\n\ndefault allow := false\n\nallow if input.identity == "s3cret"\n\n'
+            'allow if input.path == ["health"]\n'
         )
         server = OpaServer()
         server.extra_args = ["--authentication=token", "--authorization=basic", str(authz)]
         server.start()
         try:
-            with pytest.raises(PolicyLoadError, match="(?i)unauthorized"):
+            with pytest.raises(PolicyLoadError, match=r"(?i)unauthorized"):
                 RegoOpaEngine.load(DEMO, OpaConfig(url=server.url, token="wrong"))
             engine = RegoOpaEngine.load(DEMO, OpaConfig(url=server.url, token="s3cret"))
             assert decide(engine, write_doc("secret.txt"))[0][0] == "no-secret"
