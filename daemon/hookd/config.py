@@ -227,7 +227,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     http = _section(HttpConfig(), raw.get("http", {}), "http", where)
     _check_http(http, where)
     opa = _section(OpaConfig(), raw.get("opa", {}), "opa", where)
-    _check_opa(opa, where)
+    check_opa(opa, where)
     shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
@@ -280,7 +280,7 @@ def _check_log(log: LogConfig, where: str) -> None:
             ) from None
 
 
-def _check_opa(opa: OpaConfig, where: str) -> None:
+def check_opa(opa: OpaConfig, where: str) -> None:
     url = urlsplit(opa.url)
     if url.scheme == "unix":
         if not url.path.startswith("/") or url.netloc:
