@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 
 from opa_server import opa_binary, running_opa
+
 from support import ROOT, gemini_payload
 
 HOOKD = [sys.executable, "-m", "hookd"]

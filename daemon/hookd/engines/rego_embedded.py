@@ -265,7 +265,9 @@ class RegoEmbeddedEngine:
             return []
         try:
             self._engine.set_input(document)
-            result = self._engine.eval_rule(f"data.{ROUTER_PACKAGE}.{rule}")
+            # As JSON, the way OPA answers: eval_rule cannot return a set of objects or arrays (Python sets
+            # need hashable members) and would return a set where OPA's answer has a sorted array.
+            result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
         except Exception as exc:  # any evaluation error fails closed upstream
             raise EngineError(f"rego evaluation failed: {one_line(str(exc))}") from None
         if not isinstance(result, dict):
@@ -337,7 +339,9 @@ def _build_router(packages: Sequence[PolicyPackage]) -> tuple[dict[RouteKey, str
     by_name = {p.name: p for p in packages}
     lines = [f"package {ROUTER_PACKAGE}", ""]
     for names, rule in rule_of_set.items():
-        lines.append(f"{rule} := {{{', '.join(_package_entry(by_name[n]) for n in names)}}}")
+        # One package a line: regorus refuses a line longer than 1,024 columns.
+        entries = "".join(f"\t{_package_entry(by_name[n])},\n" for n in names)
+        lines.append(f"{rule} := {{\n{entries}}}")
     return routes, "\n".join(lines) + "\n"
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import ssl
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -91,6 +92,18 @@ class HookdOpaClient(AsyncOpaClient):  # type: ignore[misc]  # opa_client ships 
             context.load_cert_chain(self._opa.client_cert, self._opa.client_key or None)
         return context
 
+    async def query_rule(
+        self, input_data: Mapping[str, JSON], package_path: str, rule_name: str | None = None, query_params: None = None
+    ) -> dict[str, JSON]:
+        """The library's query_rule (the same URL and body, on its session), keeping OPA's error message:
+        the library's raise_for_status drops the body, which says which rule failed and why."""
+        path = package_path.replace(".", "/") + (f"/{rule_name}" if rule_name else "")
+        async with self._request("POST", f"{self.root_url}/data/{path}", json={"input": input_data}) as response:
+            if response.status != 200:
+                raise OpaAnswerError(response.status, await response.text())
+            answer: dict[str, JSON] = await response.json()
+            return answer
+
     async def put_data(self, path: str, value: JSON) -> None:
         """PUT /v1/data/<path>: update_or_create_data takes only objects, a data.json may hold any JSON."""
         async with self._request("PUT", f"{self.root_url}/data/{path}", json=value) as response:
@@ -103,6 +116,19 @@ class HookdOpaClient(AsyncOpaClient):  # type: ignore[misc]  # opa_client ships 
         except PolicyNotFoundError:
             return False, None
         return "result" in body, body.get("result")
+
+
+class OpaAnswerError(Exception):
+    """OPA answered a query with an error status: an evaluation error (HTTP 500), a bad request, no access."""
+
+    def __init__(self, status: int, body: str) -> None:
+        try:
+            detail = json.loads(body)
+            message = f"{detail.get('code', '')}: {detail.get('message', '')}"
+        except (ValueError, AttributeError):
+            message = body
+        super().__init__(f"HTTP {status} {one_line(message)}")
+        self.status = status
 
 
 def read_token(opa: OpaConfig) -> str:
@@ -265,8 +291,8 @@ class RegoOpaEngine:
                 return await self._decide(rule, request.document)
         except TimeoutError:
             raise EngineError(f"OPA at {self._opa.url} did not answer within {budget * 1000:.0f} ms") from None
-        except aiohttp.ClientResponseError as exc:
-            raise EngineError(f"OPA at {self._opa.url} answered HTTP {exc.status} {exc.message}") from None
+        except OpaAnswerError as exc:
+            raise EngineError(f"OPA at {self._opa.url} answered {exc}") from None
         except (aiohttp.ClientError, OSError) as exc:
             why = one_line(str(exc)) or type(exc).__name__
             raise EngineError(f"OPA at {self._opa.url} is unreachable: {why}") from None
