@@ -40,7 +40,7 @@ context contains {"id": "collections", "text": "collections", "v": v} if {
 		"any": "sudo" in _words,
 		"every_short": every_short,
 		"comprehension_nested": [[i, w] | some i, w in split(_s, " "); count(w) > 3],
-		"arith": [count(_s) / 4, count(_s) % 7, count(_s) * 3 - 1, round(count(_s) / 3), ceil(count(_s) / 3), floor(count(_s) / 3), abs(0 - count(_s))],
+		"arith": [count(_s) / 4, count(_s) % 7, (count(_s) * 3) - 1, round(count(_s) / 3), ceil(count(_s) / 3), floor(count(_s) / 3), abs(0 - count(_s))],
 		"type": [type_name(_words), type_name(_counts), type_name(_numbers), type_name(null)],
 	}
 }

@@ -6,8 +6,11 @@ _commands := input.shell.commands
 
 # else chains: the first body that holds decides
 _level(n) := "many" if n > 3
+
 else := "some" if n > 1
+
 else := "one" if n == 1
+
 else := "none"
 
 _risk := "root" if {
