@@ -136,7 +136,9 @@ def draw_fraction(microsecond: int) -> str:
 probes = st.fixed_dictionaries(
     {},
     optional={
-        "when": st.one_of(rfc3339, st.sampled_from(["yesterday", "2024-01-01T00:00:00+02:00", "2024-01-01T00:00:00.5-07:30"])),
+        "when": st.one_of(
+            rfc3339, st.sampled_from(["yesterday", "2024-01-01T00:00:00+02:00", "2024-01-01T00:00:00.5-07:30"])
+        ),
         "size": st.sampled_from(SIZES),
         "ip": st.sampled_from(IPS),
     },
@@ -160,9 +162,14 @@ def base_payload(event: str) -> dict[str, Any]:
 payloads = st.one_of(
     st.builds(lambda c, x: before_tool("run_shell_command", {"command": c}, x), shell_line(), probes),
     st.builds(
-        lambda p, c, x: before_tool("write_file", {"file_path": p, "content": c}, x), st.sampled_from(PATHS), texty, probes
+        lambda p, c, x: before_tool("write_file", {"file_path": p, "content": c}, x),
+        st.sampled_from(PATHS),
+        texty,
+        probes,
     ),
-    st.builds(lambda p, x: before_tool("read_file", {"file_path": p}, x), st.one_of(st.sampled_from(PATHS), texty), probes),
+    st.builds(
+        lambda p, x: before_tool("read_file", {"file_path": p}, x), st.one_of(st.sampled_from(PATHS), texty), probes
+    ),
     st.builds(
         lambda p, o, n: before_tool("replace", {"file_path": p, "old_string": o, "new_string": n}, {}),
         st.sampled_from(PATHS),

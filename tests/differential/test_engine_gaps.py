@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from opa_server import OpaServer, running_opa
 
 from hookd.engines.rego_embedded import new_engine
-from opa_server import OpaServer, running_opa
 
 ERROR, UNDEFINED = "<error>", "<undefined>"
 
@@ -58,7 +58,9 @@ GAPS = [
     pytest.param("input.a / input.b", {"a": 1, "b": 0}, ERROR, UNDEFINED, id="divide-by-zero"),
     pytest.param('regex.globs_match("a.*", "[ab]+")', {}, ERROR, True, id="missing-regex.globs_match"),
     pytest.param('net.cidr_intersects("10.0.0.0/8", "10.1.0.0/16")', {}, ERROR, True, id="missing-net.cidr_intersects"),
-    pytest.param('net.cidr_merge(["10.0.0.0/9", "10.128.0.0/9"])', {}, ERROR, ["10.0.0.0/8"], id="missing-net.cidr_merge"),
+    pytest.param(
+        'net.cidr_merge(["10.0.0.0/9", "10.128.0.0/9"])', {}, ERROR, ["10.0.0.0/8"], id="missing-net.cidr_merge"
+    ),
     pytest.param(
         'net.cidr_contains_matches(["10.0.0.0/8"], "10.1.2.3")', {}, ERROR, [[0, "10.1.2.3"]],
         id="missing-net.cidr_contains_matches",

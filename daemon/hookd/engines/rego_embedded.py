@@ -192,7 +192,7 @@ def load_policy_set(policy_dir: Path) -> PolicySet:
         engine.add_policy(ROUTER_MODULE, router_source)
         engine.set_input({})
         for rule in set(routes.values()) - {""}:
-            engine.eval_rule(f"data.{ROUTER_PACKAGE}.{rule}")  # compile, and catch conflicts now
+            engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}")  # compile, and catch conflicts now
     except Exception as exc:
         raise PolicyLoadError(f"policies in {policy_dir} do not evaluate: {one_line(str(exc))}") from None
     return PolicySet(

@@ -25,6 +25,7 @@ import contextlib
 import json
 import ssl
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -253,6 +254,7 @@ class RegoOpaEngine:
         self._upload = Upload.of(policies)
         self._opa = opa
         self._synced = synced
+        self._in_flight = 0
         self._client: HookdOpaClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._sync_lock = asyncio.Lock()
@@ -286,6 +288,7 @@ class RegoOpaEngine:
         budget = min(self._opa.timeout_ms / 1000, request.deadline.remaining() - DEADLINE_MARGIN)
         if budget <= 0:
             raise EngineError("no time left before the deadline to ask OPA")
+        self._in_flight += 1
         try:
             async with asyncio.timeout(budget):
                 return await self._decide(rule, request.document)
@@ -298,6 +301,8 @@ class RegoOpaEngine:
             raise EngineError(f"OPA at {self._opa.url} is unreachable: {why}") from None
         except PolicyLoadError as exc:
             raise EngineError(str(exc)) from None
+        finally:
+            self._in_flight -= 1
 
     async def _decide(self, rule: str, document: Mapping[str, JSON]) -> list[Verdict]:
         client = await self._session()
@@ -330,6 +335,10 @@ class RegoOpaEngine:
                 self._synced = True
 
     async def aclose(self) -> None:
+        """After a reload: let the decisions in flight finish (each is bounded by timeout_ms), then close."""
+        give_up = time.monotonic() + self._opa.timeout_ms / 1000
+        while self._in_flight and time.monotonic() < give_up:
+            await asyncio.sleep(0.01)
         client, self._client = self._client, None
         if client is not None and self._client_loop is asyncio.get_running_loop():
             await client.close_connection()
