@@ -216,8 +216,8 @@ async def _restore(
 
 
 def run_blocking(opa: OpaConfig, action: Callable[[HookdOpaClient], Awaitable[T]]) -> T:
-    """Run `action` with a fresh client on a private event loop in its own thread: loading is synchronous
-    and may be called from inside the daemon's running loop (a reload), where asyncio.run cannot run."""
+    """Run `action` with a fresh client on a private event loop: loading is synchronous, and may be called
+    from inside the daemon's running loop (a reload), where asyncio.run cannot run: then in its own thread."""
     outcome: list[T] = []
     failure: list[BaseException] = []
 
@@ -231,6 +231,11 @@ def run_blocking(opa: OpaConfig, action: Callable[[HookdOpaClient], Awaitable[T]
         except BaseException as exc:
             failure.append(exc)
 
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(main())
+        return outcome[0]
     thread = threading.Thread(target=target, name="hookd-opa-load", daemon=True)
     thread.start()
     thread.join()
@@ -249,7 +254,7 @@ class RegoOpaEngine:
     name = "opa"
 
     def __init__(self, policies: PolicySet, opa: OpaConfig, *, synced: bool) -> None:
-        self._policies = policies
+        self._packages = policies.packages  # not the PolicySet: its regorus engine is only needed to load
         self._router = policies.router
         self._upload = Upload.of(policies)
         self._opa = opa
@@ -279,7 +284,7 @@ class RegoOpaEngine:
 
     @property
     def packages(self) -> tuple[PolicyPackage, ...]:
-        return self._policies.packages
+        return self._packages
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         rule = self._router.rule_for(request.document)
@@ -348,6 +353,6 @@ class RegoOpaEngine:
             "engine": self.name,
             "policy_dir": str(self.policy_dir),
             "revision": self.revision,
-            "packages": [p.name for p in self._policies.packages],
+            "packages": [p.name for p in self._packages],
             "opa_url": self._opa.url,
         }
