@@ -86,12 +86,13 @@ def measure(policies: Path, opa_binary: str, calls: int) -> dict[str, Any]:
         embedded = Config()
         remote = replace(embedded, daemon=replace(embedded.daemon, engine="opa"))
         remote = replace(remote, opa=replace(remote.opa, url=server.url, timeout_ms=5000))
-        pipelines = {
-            "embedded": build_pipeline(embedded, load_engine(embedded, policies))[0],
-            "opa": build_pipeline(remote, load_engine(remote, policies))[0],
-        }
+        engines = {"embedded": load_engine(embedded, policies), "opa": load_engine(remote, policies)}
+        configs = {"embedded": embedded, "opa": remote}
+        pipelines = {name: build_pipeline(configs[name], engine)[0] for name, engine in engines.items()}
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             samples = runner.run(time_decisions(pipelines, batch, calls))
+            for engine in engines.values():
+                runner.run(engine.aclose())
     shutil.rmtree(tmp, ignore_errors=True)
     result: dict[str, Any] = {"calls": calls}
     for name, values in samples.items():
