@@ -6,6 +6,7 @@ HookdError
 ├── DialectError       a payload the client dialect cannot read (bad JSON, unknown event, …)
 ├── EngineError        a policy engine failed; the pipeline turns it into a fail-closed verdict
 │   └── PolicyLoadError   policies did not load or compile
+├── BundleError        a policy bundle is malformed, unsigned where it must be signed, or fails verification
 └── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
 """
 
@@ -39,6 +40,10 @@ class PolicyLoadError(EngineError):
 
 
 class DaemonError(HookdError):
+    pass
+
+
+class BundleError(HookdError):
     pass
 
 

@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_control_parsers(sub)
 
+    from hookd.cli.bundle import add_bundle_parsers  # bundle build, sign, verify, inspect
+
+    add_bundle_parsers(sub)
+
     for name, text in (
         ("install", "register hookd's shim as the agent's hook"),
         ("uninstall", "remove it again"),
