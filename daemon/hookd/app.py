@@ -12,19 +12,25 @@ import logging
 import signal
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import structlog
 
 from hookd import wire
-from hookd.assembly import build_pipeline, load_engine, ready
+from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, ready
 from hookd.audit.record import Pending
+from hookd.bundle.activate import Active
+from hookd.bundle.manager import BundleManager
+from hookd.bundle.store import BundleStore
 from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog
 from hookd.config import Config
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
+from hookd.engines.layered import LayeredEngine, Rank
 from hookd.errors import DialectError, HookdError
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -62,7 +68,14 @@ class ReloadResult:
 class Daemon:
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.pipeline, self.engines = build_pipeline(config)
+        kept, kept_errors = kept_bundles_of(config)  # the last good bundles, before any network
+        store = BundleStore(config.daemon.state_dir / "bundles")
+        compile_bundle = bundle_compiler(config, wait=False)  # the manager awaits ready() before the swap
+        self.bundles = BundleManager(config.bundles, store, compile_bundle, self._swap_bundles)
+        self.bundles.adopt_kept(kept, kept_errors)
+        self.pipeline, self.engines = build_pipeline(config, load_engine(config, bundles=[a.layer for a in kept]))
+        self._watcher: asyncio.Task[None] | None = None
+        self._watch_stop = asyncio.Event()
         daemon = config.daemon
         self.started_at = self.loaded_at = time.time()
         self.stats = ServerStats()
@@ -144,7 +157,8 @@ class Daemon:
         async with self._reload_lock:
             previous = str(self.engines.current.describe()["revision"])
             try:
-                engine = load_engine(self.config, wait=False)
+                bundles = [a.layer for a in self.bundles.active.values()]
+                engine = load_engine(self.config, bundles=bundles, wait=False)
                 await ready(engine)
             except HookdError as exc:
                 self.reload_failures += 1
@@ -171,6 +185,34 @@ class Daemon:
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
+    def _swap_bundles(self, active: Mapping[str, Active]) -> None:
+        """Serve a new set of organisation bundles over the local layers now serving: one assignment."""
+        current: Engine = self.engines.current
+        local = [layer for layer in getattr(current, "layers", ()) if layer.rank is not Rank.ORGANISATION]
+        self.engines.current = LayeredEngine([*(a.layer for a in active.values()), *local])
+        self.loaded_at = time.time()
+
+    def bundle_status(self) -> list[dict[str, object]]:
+        """Per bundle source: revision, last success, last error, next poll, counters (docs/bundles.md)."""
+        return self.bundles.snapshot()
+
+    def local_dirs(self) -> list[Path]:
+        """The local policy directories that hot-reload on change: the user's and the opted-in projects'."""
+        dirs = [self.config.daemon.policies]
+        dirs += [Path(root) / self.config.layers.project_policy_dir for root in self.config.layers.projects]
+        return [d for d in dirs if d.is_dir()]
+
+    async def _watch_local(self) -> None:
+        import watchfiles
+
+        dirs = self.local_dirs()
+        if not dirs:
+            return
+        debounce = self.config.layers.watch_debounce_ms
+        async for changes in watchfiles.awatch(*dirs, debounce=debounce, stop_event=self._watch_stop):
+            log.info("policy_files_changed", files=sorted({path for _, path in changes})[:10])
+            await self.reload(requested_by="watch")
+
     def stop(self) -> None:
         """Ask `run` to shut down (what SIGTERM and SIGINT do)."""
         if self._stop is not None:
@@ -188,6 +230,9 @@ class Daemon:
                 await self.http.start()
             self.decision_log.start()
             await self.control.start()
+            self.bundles.start()
+            if self.config.layers.watch:
+                self._watcher = asyncio.create_task(self._watch_local(), name="watch-local-policies")
             engine = self.engines.current.describe()
             log.info(
                 "serving",
@@ -201,6 +246,10 @@ class Daemon:
             await stop.wait()
         finally:
             log.info("stopping")
+            self._watch_stop.set()
+            await self.bundles.stop()
+            if self._watcher is not None:
+                await asyncio.wait([self._watcher], timeout=2)
             await self.server.stop()  # no new hook requests; those in flight finish and are queued for the log
             if self.http is not None:
                 await self.http.stop()

@@ -8,10 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hookd.agentproc import session_is_interactive
+from hookd.audit.record import DEFAULT_POLICY_SET as DEFAULT_LAYER
+from hookd.bundle.activate import Active, Compile, kept_bundles
+from hookd.bundle.store import BundleStore
 from hookd.config import Config
 from hookd.dialects.claude import ClaudeDialect
 from hookd.dialects.gemini import GeminiDialect
 from hookd.engines.composite import CompositeEngine
+from hookd.engines.layered import Layer, LayeredEngine, Rank
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
@@ -25,10 +29,11 @@ ENRICHERS: Sequence[Enricher] = (enrich_shell, enrich_paths)
 def engine_for_dir(
     config: Config, path: Path, *, source: Source = "local", signed: bool = False, wait: bool = True
 ) -> Engine:
-    """The engine of ONE policy directory: its Rego, plus its Python policies (in sandboxed workers) when it
-    has any. `source` and `signed` carry the trust rule: Python from a local directory must be owned by the
-    daemon's uid and not group/other-writable; Python from a bundle runs only when the bundle is signed.
-    With `wait=False` the Python workers are only started: `await ready(engine)` before serving it.
+    """The engine of ONE policy directory (a local layer, or an extracted bundle): its Rego, plus its Python
+    policies (in sandboxed workers) when it has any. `source` and `signed` carry the trust rule: Python from
+    a local directory must be owned by the daemon's uid and not group/other-writable; Python from a bundle
+    runs only when the bundle is signed (bundle verification refuses an unsigned one first). With
+    `wait=False` the Python workers are only started: `await ready(engine)` before serving it.
     Raises PolicyLoadError."""
     rego = rego_engine(config, path)
     python_set = load_python_set(path, source=source, signed=signed)
@@ -48,10 +53,29 @@ def rego_engine(config: Config, path: Path) -> Engine:
     return RegoEmbeddedEngine.load(path)
 
 
-def load_engine(config: Config, policies: Path | None = None, *, wait: bool = True) -> Engine:
-    """The engine that serves a policy set: the one place that turns config into engines, used at
-    start-up, by every reload and by `hookd eval`. Raises PolicyLoadError (the old set keeps serving)."""
-    return engine_for_dir(config, policies or config.daemon.policies, wait=wait)
+def local_layers(config: Config, policies: Path | None = None, *, wait: bool = True) -> list[Layer]:
+    """The user's policy directory and every opted-in project's policy directory, each compiled."""
+    user = policies or config.daemon.policies
+    layers = [Layer(DEFAULT_LAYER, Rank.USER, engine_for_dir(config, user, wait=wait), location=str(user))]
+    for root in config.layers.projects:
+        directory = Path(root) / config.layers.project_policy_dir
+        if directory.is_dir():
+            engine = engine_for_dir(config, directory, wait=wait)
+            layers.append(Layer(f"project:{root}", Rank.PROJECT, engine, location=str(directory), project_root=root))
+    return layers
+
+
+def load_engine(
+    config: Config, policies: Path | None = None, *, bundles: Sequence[Layer] | None = None, wait: bool = True
+) -> Engine:
+    """The engine that serves the whole policy set: the one place that turns config into engines, used at
+    start-up, by every reload and activation and by `hookd eval`. Organisation bundles (`bundles`, else the
+    last good ones kept in the state directory) over the user's policy directory over opted-in projects'.
+    With `wait=False`, `await ready(engine)` before serving it. Raises PolicyLoadError (the old set keeps
+    serving)."""
+    if bundles is None:
+        bundles = [active.layer for active in kept_bundles_of(config)[0]]
+    return LayeredEngine([*bundles, *local_layers(config, policies, wait=wait)])
 
 
 async def ready(engine: Engine) -> None:
@@ -59,6 +83,20 @@ async def ready(engine: Engine) -> None:
     waiting = getattr(engine, "ready", None)
     if waiting is not None:
         await waiting()
+
+
+def kept_bundles_of(config: Config) -> tuple[list[Active], dict[str, str]]:
+    """The kept bundles of the configured sources, verified and compiled (see bundle.activate)."""
+    if not config.bundles.sources:
+        return [], {}
+    store = BundleStore(config.daemon.state_dir / "bundles")
+    return kept_bundles(config.bundles, store, bundle_compiler(config))
+
+
+def bundle_compiler(config: Config, *, wait: bool = True) -> Compile:
+    """Compiles an extracted bundle; with `wait=False` its Python workers start in the background and the
+    bundle manager awaits their `ready()` before the swap."""
+    return lambda path, signed: engine_for_dir(config, path, source="bundle", signed=signed, wait=wait)
 
 
 def build_pipeline(

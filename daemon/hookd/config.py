@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
+from hookd.bundle.config import BundlesConfig, LayersConfig, parse_bundles
 from hookd.errors import ConfigError
 from hookd.types import Event, FailMode
 
@@ -71,6 +72,7 @@ class DaemonConfig:
     max_payload_bytes: int = 16 * 1024 * 1024
     log_level: str = "info"
     engine: str = "embedded"  # who evaluates the Rego policies: "embedded" (regorus) or "opa" ([opa])
+    state_dir: Path = field(default_factory=default_state_dir)  # kept bundles: state_dir/bundles/NAME/
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +169,8 @@ class Config:
     python: PythonConfig = field(default_factory=PythonConfig)
     http: HttpConfig = field(default_factory=HttpConfig)
     opa: OpaConfig = field(default_factory=OpaConfig)
+    bundles: BundlesConfig = field(default_factory=BundlesConfig)
+    layers: LayersConfig = field(default_factory=LayersConfig)
     source: Path | None = None
 
     @property
@@ -215,7 +219,19 @@ def _locate(explicit: str | None) -> tuple[Path | None, bool]:
 
 def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Config:
     where = f"config {source}" if source else "config"
-    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode", "python", "http", "opa"}
+    unknown = set(raw) - {
+        "daemon",
+        "shim",
+        "ask",
+        "log",
+        "fail_mode",
+        "python",
+        "http",
+        "opa",
+        "bundles",
+        "keys",
+        "layers",
+    }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
@@ -228,13 +244,27 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     _check_http(http, where)
     opa = _section(OpaConfig(), raw.get("opa", {}), "opa", where)
     check_opa(opa, where)
+    bundles = parse_bundles(raw.get("bundles", {}), raw.get("keys", {}), where)
+    layers = _section(LayersConfig(), raw.get("layers", {}), "layers", where)
+    layers = replace(layers, projects=tuple(str(Path(os.path.expanduser(p)).absolute()) for p in layers.projects))
     shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
             f"({shim.hook_timeout_ms}), or the agent kills the shim before it can apply its fail mode"
         )
-    return Config(daemon=daemon, shim=shim, ask=ask, log=log, python=python, http=http, opa=opa, source=source)
+    return Config(
+        daemon=daemon,
+        shim=shim,
+        ask=ask,
+        log=log,
+        python=python,
+        http=http,
+        opa=opa,
+        bundles=bundles,
+        layers=layers,
+        source=source,
+    )
 
 
 def _check_http(http: HttpConfig, where: str) -> None:

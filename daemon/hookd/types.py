@@ -190,6 +190,8 @@ class Verdict:
     rule_id: str
     message: str = ""
     patch: Mapping[str, JSON] = field(default_factory=dict)
+    layer: str = ""  # the policy layer that produced it (engines/layered.py); "" outside layers
+    rank: int = 0  # the layer's precedence: 0 = organisation (highest), 1 = user, 2 = project
 
     def as_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {
@@ -200,6 +202,8 @@ class Verdict:
         }
         if self.patch:
             out["patch"] = dict(self.patch)
+        if self.layer:
+            out["layer"] = self.layer
         return out
 
 

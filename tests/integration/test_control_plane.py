@@ -77,7 +77,9 @@ def policies(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def own_daemon(tmp_path: Path, policies: Path) -> Iterator[RunningDaemon]:
-    running = start_daemon(tmp_path, policies)
+    # Hot reload off: these tests edit the policies and reload by hand (tests/integration/test_bundles.py
+    # covers the watcher).
+    running = start_daemon(tmp_path, policies, config="[layers]\nwatch = false\n")
     try:
         yield running
     finally:

@@ -14,7 +14,7 @@ from hookd.audit.mask import Masker
 from hookd.pipeline import Handled
 from hookd.types import JSON
 
-DEFAULT_POLICY_SET = "default"  # the one policy directory a daemon serves today
+DEFAULT_POLICY_SET = "default"  # the user's policy directory (daemon.policies); bundles go by their names
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +36,15 @@ def rfc3339(at: float) -> str:
 
 
 def revisions(handled: Handled) -> dict[str, str]:
+    """The revision of every policy layer that served the decision: one per bundle source, the user's policy
+    directory as "default", each opted-in project as "project:ROOT"."""
     if handled.engine is None:
         return {}
-    return {DEFAULT_POLICY_SET: str(handled.engine.describe().get("revision", ""))}
+    described = handled.engine.describe()
+    layered = described.get("revisions")
+    if isinstance(layered, dict):
+        return {str(k): str(v) for k, v in layered.items()}
+    return {DEFAULT_POLICY_SET: str(described.get("revision", ""))}
 
 
 def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:

@@ -12,6 +12,12 @@ messages concatenate in order. Rewrites of the same target combine in order, by 
   a missing list is no restriction), the strictest mode wins (NONE > ANY > AUTO; a missing or unknown
   mode counts as AUTO), and an empty intersection means no tool may be called (mode NONE).
 
+Layers (engines/layered.py) rank verdicts: 0 is the organisation, then the user, then a project.
+Deny-wins already keeps a lower layer from relaxing a higher one; for rewrites, a lower layer's rewrite
+that touches what a higher layer's rewrite set (the same key path of a patch, or a whole-value target)
+is dropped, with a note in the decision, and the higher layer's value stands. `tool_config` never
+conflicts: composing it can only restrict further. Non-conflicting lower rewrites apply.
+
 `clear_context` (AfterAgent) is sticky: any halt or deny verdict that asks for it sets it when a halt
 or deny wins. `llm_response` extras (BeforeModel's synthetic answer) come from the winning kind only.
 """
@@ -32,12 +38,9 @@ def combine(verdicts: Sequence[Verdict]) -> Decision:
     outcome = max((VERDICT_OUTCOME.get(v.kind, Outcome.ALLOW) for v in verdicts), default=Outcome.ALLOW)
     winning_kind = _kind_of(outcome)
     winners = [v for v in verdicts if v.kind is winning_kind] if winning_kind else []
-    rewrite: dict[str, JSON] = {}
-    for verdict in verdicts:
-        if verdict.kind is VerdictKind.REWRITE:
-            rewrite = merge_rewrite(rewrite, verdict.patch)
+    rewrite, notes = _layered_rewrites(verdicts)
     extras: dict[str, JSON] = {}
-    for verdict in winners:
+    for verdict in sorted(winners, key=lambda v: -v.rank):  # the highest layer's value is set last
         if "llm_response" in verdict.patch:
             extras["llm_response"] = verdict.patch["llm_response"]
     if outcome >= Outcome.DENY and any(
@@ -52,7 +55,53 @@ def combine(verdicts: Sequence[Verdict]) -> Decision:
         rewrite=rewrite,
         extras=extras,
         verdicts=tuple(verdicts),
+        notes=tuple(notes),
     )
+
+
+Claim = tuple[int, str, tuple[str, ...]]  # (rank, layer, target + key path) a rewrite has set
+
+
+def _layered_rewrites(verdicts: Sequence[Verdict]) -> tuple[dict[str, JSON], list[str]]:
+    """Merge the rewrites in layer order (stable within a layer); drop a lower layer's conflicting one."""
+    rewrite: dict[str, JSON] = {}
+    claims: list[Claim] = []
+    notes: list[str] = []
+    for verdict in sorted((v for v in verdicts if v.kind is VerdictKind.REWRITE), key=lambda v: v.rank):
+        paths = list(_claimed_paths(verdict.patch))
+        clash = next((c for c in claims if c[0] < verdict.rank for p in paths if _overlaps(p, c[2])), None)
+        if clash is not None:
+            notes.append(
+                f"rewrite {verdict.policy_id}:{verdict.rule_id} of layer {verdict.layer or '?'} dropped: "
+                f"layer {clash[1]} already rewrites {'.'.join(clash[2])}"
+            )
+            continue
+        rewrite = merge_rewrite(rewrite, verdict.patch)
+        claims.extend((verdict.rank, verdict.layer, p) for p in paths)
+    return rewrite, notes
+
+
+def _claimed_paths(patch: Mapping[str, JSON]) -> Iterable[tuple[str, ...]]:
+    for target, value in patch.items():
+        if target == "tool_config":
+            continue  # composes by intersection and strictest mode: never relaxes a higher layer
+        if target in _WHOLE_VALUE_TARGETS or not isinstance(value, Mapping) or not value:
+            yield (target,)
+        else:
+            yield from _leaf_paths((target,), value)
+
+
+def _leaf_paths(prefix: tuple[str, ...], value: Mapping[str, JSON]) -> Iterable[tuple[str, ...]]:
+    for key, child in value.items():
+        if isinstance(child, Mapping) and child:
+            yield from _leaf_paths((*prefix, key), child)
+        else:
+            yield (*prefix, key)
+
+
+def _overlaps(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    shorter = min(len(a), len(b))
+    return a[:shorter] == b[:shorter]
 
 
 def _kind_of(outcome: Outcome) -> VerdictKind | None:

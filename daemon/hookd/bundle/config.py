@@ -1,0 +1,145 @@
+"""The `[bundles.NAME]`, `[keys.NAME]` and `[layers]` sections of the config (docs/bundles.md)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookd.bundle.archive import MAX_FILE_BYTES
+from hookd.bundle.signing import ALGORITHMS, Key
+from hookd.errors import BundleError, ConfigError
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+RESERVED_NAMES = frozenset({"default", "user", "project"})
+
+
+@dataclass(frozen=True, slots=True)
+class KeyConfig:
+    name: str
+    algorithm: str = "RS256"
+    key: str = ""  # inline PEM or HMAC secret
+    key_file: Path | None = None
+    scope: str = ""
+
+    def load(self, scope: str = "") -> Key:
+        if self.key_file is not None:
+            return Key.from_file(self.key_file, self.algorithm, key_id=self.name, scope=scope or self.scope)
+        return Key(self.algorithm, self.key, self.name, scope or self.scope)
+
+
+@dataclass(frozen=True, slots=True)
+class BundleSource:
+    name: str
+    url: str = ""
+    file: Path | None = None
+    token: str = ""
+    token_file: Path | None = None
+    ca_file: Path | None = None
+    key: str = ""  # the name of a [keys.NAME] entry: verification is on whenever it is set
+    scope: str = ""
+    min_delay_seconds: float = 60.0
+    max_delay_seconds: float = 120.0
+    long_polling_timeout_seconds: int = 0
+    request_timeout_seconds: float = 30.0
+    size_limit_bytes: int = MAX_FILE_BYTES
+
+    @property
+    def location(self) -> str:
+        return self.url or str(self.file)
+
+    def bearer(self) -> str:
+        if self.token_file is not None:
+            try:
+                return self.token_file.read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise BundleError(f"cannot read token file {self.token_file}: {exc.strerror}") from None
+        return self.token
+
+
+@dataclass(frozen=True, slots=True)
+class LayersConfig:
+    projects: tuple[str, ...] = ()  # project roots whose policy dir is loaded (opt-in, one by one)
+    project_policy_dir: str = ".hookd/policies"
+    watch: bool = True  # hot-reload local policy directories on change
+    watch_debounce_ms: int = 300
+
+
+@dataclass(frozen=True, slots=True)
+class BundlesConfig:
+    sources: tuple[BundleSource, ...] = ()
+    keys: Mapping[str, KeyConfig] = field(default_factory=dict)
+
+    def key_for(self, source: BundleSource) -> Key | None:
+        if not source.key:
+            return None
+        return self.keys[source.key].load(source.scope)
+
+
+_SOURCE_TYPES: Mapping[str, type | tuple[type, ...]] = {
+    "url": str, "file": str, "token": str, "token_file": str, "ca_file": str, "key": str, "scope": str,
+    "min_delay_seconds": (int, float), "max_delay_seconds": (int, float), "long_polling_timeout_seconds": int,
+    "request_timeout_seconds": (int, float), "size_limit_bytes": int,
+}  # fmt: skip
+_PATHS = ("file", "token_file", "ca_file", "key_file")
+
+
+def parse_bundles(raw_bundles: object, raw_keys: object, where: str) -> BundlesConfig:
+    keys = {name: _key(name, value, where) for name, value in _tables(raw_keys, "keys", where).items()}
+    sources = tuple(_source(name, value, keys, where) for name, value in _tables(raw_bundles, "bundles", where).items())
+    return BundlesConfig(sources=sources, keys=keys)
+
+
+def _tables(raw: object, section: str, where: str) -> dict[str, Mapping[str, Any]]:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: '{section}' must be a table of [{section}.NAME] tables")
+    for name, value in raw.items():
+        if not _NAME.fullmatch(name) or name in RESERVED_NAMES:
+            raise ConfigError(f"{where}: '{section}.{name}': a name of letters, digits, _ . - (not {sorted(RESERVED_NAMES)})")
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{where}: '{section}.{name}' must be a table")
+    return dict(raw)
+
+
+def _key(name: str, raw: Mapping[str, Any], where: str) -> KeyConfig:
+    values = _typed(raw, {"algorithm": str, "key": str, "key_file": str, "scope": str}, f"keys.{name}", where)
+    if values.get("algorithm", "RS256") not in ALGORITHMS:
+        raise ConfigError(f"{where}: 'keys.{name}.algorithm' must be one of {', '.join(ALGORITHMS)}")
+    if ("key" in values) == ("key_file" in values):
+        raise ConfigError(f"{where}: 'keys.{name}' needs exactly one of key, key_file")
+    return KeyConfig(name=name, **values)
+
+
+def _source(name: str, raw: Mapping[str, Any], keys: Mapping[str, KeyConfig], where: str) -> BundleSource:
+    dotted = f"bundles.{name}"
+    values = _typed(raw, _SOURCE_TYPES, dotted, where)
+    if ("url" in values) == ("file" in values):
+        raise ConfigError(f"{where}: '{dotted}' needs exactly one of url (http/https) or file")
+    url = values.get("url", "")
+    if url and not re.match(r"https?://", url):
+        raise ConfigError(f"{where}: '{dotted}.url' must be an http:// or https:// URL, got {url!r}")
+    if values.get("key") and values["key"] not in keys:
+        raise ConfigError(f"{where}: '{dotted}.key' names {values['key']!r}, which is not a [keys.NAME] entry")
+    source = BundleSource(name=name, **values)
+    if not 0 < source.min_delay_seconds <= source.max_delay_seconds:
+        raise ConfigError(f"{where}: '{dotted}': need 0 < min_delay_seconds <= max_delay_seconds")
+    if source.long_polling_timeout_seconds < 0 or source.size_limit_bytes <= 0 or source.request_timeout_seconds <= 0:
+        raise ConfigError(f"{where}: '{dotted}': timeouts and limits must be positive")
+    return source
+
+
+def _typed(raw: Mapping[str, Any], types: Mapping[str, type | tuple[type, ...]], dotted: str, where: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        expected = types.get(key)
+        if expected is None:
+            raise ConfigError(f"{where}: unknown key '{dotted}.{key}'")
+        if isinstance(value, bool) or not isinstance(value, expected):
+            raise ConfigError(f"{where}: '{dotted}.{key}' has the wrong type: {value!r}")
+        if key in _PATHS:
+            value = Path(os.path.expanduser(value)).absolute()
+        values[key] = float(value) if expected == (int, float) else value
+    return values
