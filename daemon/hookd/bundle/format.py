@@ -57,10 +57,10 @@ class Manifest:
         if not isinstance(value, dict):
             raise BundleError(".manifest must be a JSON object")
         revision = value.get("revision", "")
-        if not isinstance(revision, str):
+        if not _is_text(revision):
             raise BundleError(".manifest: revision must be a string")
         roots = value.get("roots", [""])
-        if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+        if not isinstance(roots, list) or not all(_is_text(r) for r in roots):
             raise BundleError(".manifest: roots must be a list of strings")
         metadata = value.get("metadata") or {}
         if not isinstance(metadata, dict):
@@ -69,8 +69,8 @@ class Manifest:
         if rego_version is not None and (isinstance(rego_version, bool) or int(str(rego_version)) != 1):
             raise BundleError(".manifest: hookd runs Rego v1 only (rego_version must be 1)")
         manifest = cls(
-            revision=revision,
-            roots=tuple(r.strip("/") for r in roots),
+            revision=str.__str__(revision),
+            roots=tuple(str.__str__(r).strip("/") for r in roots),
             metadata=_plain(metadata),
             rego_version=1 if rego_version is not None else None,
             raw=value,
@@ -91,6 +91,10 @@ class Manifest:
             for b in self.roots[i + 1 :]:
                 if roots_overlap(a, b):
                     raise BundleError(f".manifest has overlapping roots: '{a}' and '{b}'")
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and not isinstance(value, Number)
 
 
 def roots_overlap(a: str, b: str) -> bool:
