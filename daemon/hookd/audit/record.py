@@ -62,6 +62,8 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
         }
         if verdict.patch:
             entry["patch"] = mask(dict(verdict.patch))
+        if verdict.layer:
+            entry["layer"] = verdict.layer
         verdicts.append(entry)
     return {
         "type": "decision",

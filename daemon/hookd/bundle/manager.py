@@ -125,6 +125,10 @@ class BundleManager:
         """Verify, compile and swap in one downloaded bundle; on any failure keep the last good one."""
         status = self.status[source.name]
         started = time.perf_counter()
+        serving = self.active.get(source.name)
+        if serving is not None and serving.data == data:  # the same bytes again (after a failure): no recompile
+            status.not_modified += 1
+            return True
         try:
             bundle = await asyncio.to_thread(verify_bundle, source, data, self.config)
             others = [a for name, a in self.active.items() if name != source.name]

@@ -361,8 +361,16 @@ def verdicts_from_result(result: Mapping[str, Any]) -> list[Verdict]:
     for package, rules in result.items():
         for rule, elements in sorted(rules.items()):
             kind = VERDICT_RULES[rule]
-            verdicts.extend(_verdict(kind, package, rule, element) for element in elements)
+            verdicts.extend(_verdict(kind, package, rule, element) for element in _flatten(elements))
     return verdicts
+
+
+def _flatten(elements: Sequence[Any]) -> list[Any]:
+    """A complete rule (`deny := {...}` or `deny := set()`) arrives as one collection: its members are the
+    verdict elements."""
+    if len(elements) == 1 and isinstance(elements[0], set | frozenset | list):
+        return sorted(elements[0], key=lambda e: json.dumps(e, sort_keys=True, default=str))
+    return list(elements)
 
 
 def _verdict(kind: VerdictKind, package: str, rule: str, element: JSON) -> Verdict:
