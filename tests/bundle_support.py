@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+from support import RunningDaemon
 
 LONG_POLL_TYPE = "application/vnd.openpolicyagent.bundles"
 
@@ -35,13 +40,19 @@ def make_key(algorithm: str = "RS256") -> KeyPair:
         secret = hashlib.sha256(f"{algorithm}-{time.monotonic_ns()}".encode()).hexdigest()
         return KeyPair(algorithm, secret, secret)
     curves = {"ES256": ec.SECP256R1(), "ES384": ec.SECP384R1(), "ES512": ec.SECP521R1()}
-    key = rsa.generate_private_key(65537, 2048) if algorithm.startswith(("RS", "PS")) else ec.generate_private_key(curves[algorithm])
+    key = (
+        rsa.generate_private_key(65537, 2048)
+        if algorithm.startswith(("RS", "PS"))
+        else ec.generate_private_key(curves[algorithm])
+    )
     private = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     ).decode()
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
     return KeyPair(algorithm, private, public)
 
 
@@ -79,10 +90,10 @@ class BundleServer:
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            def do_GET(self) -> None:
                 server.handle(self)
 
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: object) -> None:
                 return
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -156,3 +167,27 @@ def _send(handler: http.server.BaseHTTPRequestHandler, status: int, body: bytes,
     if status != 304:
         handler.wfile.write(body)
     return status
+
+
+def events(daemon: RunningDaemon) -> list[dict[str, Any]]:
+    out = []
+    for line in daemon.log().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def wait_for(daemon: RunningDaemon, what: Callable[[list[dict[str, Any]]], Any], timeout: float = 20) -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = what(events(daemon))
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"not seen within {timeout}s; daemon log:\n{daemon.log()[-4000:]}")
+
+
+def named(event: str, **fields: Any) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    return lambda evs: [e for e in evs if e.get("event") == event and all(e.get(k) == v for k, v in fields.items())]

@@ -22,11 +22,11 @@ import structlog
 from hookd import wire
 from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, ready
 from hookd.audit.record import Pending
+from hookd.audit.sink import Sink
+from hookd.audit.writer import DecisionLog
 from hookd.bundle.activate import Active
 from hookd.bundle.manager import BundleManager
 from hookd.bundle.store import BundleStore
-from hookd.audit.sink import Sink
-from hookd.audit.writer import DecisionLog
 from hookd.config import Config
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService

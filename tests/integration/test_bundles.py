@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bundle_support import BundleServer, KeyPair, make_key, policy_dir
-from support import DEMO_POLICIES, RunningDaemon, gemini_payload, run_shim, start_daemon
+from bundle_support import BundleServer, KeyPair, events, make_key, named, policy_dir, wait_for
 
 from hookd import wire
 from hookd.bundle.archive import read_tarball, write_tarball
-from hookd.bundle.build import build, with_signature
+from hookd.bundle.build import build
 from hookd.bundle.signing import Key
+from support import DEMO_POLICIES, RunningDaemon, gemini_payload, run_shim, start_daemon
 
 ORG_RULES = """
 deny contains {{"id": "rev", "reason": "revision {rev}"}} if endswith(input.tool.input.file_path, "probe.txt")
@@ -38,7 +38,9 @@ rewrite contains {{"id": "curl", "tool_input": {{"command": "echo curl is rewrit
 
 def org_bundle(tmp_path: Path, rev: str, key: KeyPair | None, *, extra: str = "", roots: list[str] | None = None,
                package: str = "org") -> bytes:  # fmt: skip
-    source = policy_dir(tmp_path / f"src-{package}-{rev}-{time.monotonic_ns()}", package, ORG_RULES.format(rev=rev) + extra)
+    source = policy_dir(
+        tmp_path / f"src-{package}-{rev}-{time.monotonic_ns()}", package, ORG_RULES.format(rev=rev) + extra
+    )
     signing = Key(key.algorithm, key.private) if key else None
     return build(source, revision=rev, roots=roots or [f"hookd/{package}"], key=signing)
 
@@ -51,30 +53,6 @@ def config_for(server: BundleServer, pub: Path, *, sources: tuple[str, ...] = ("
             "min_delay_seconds = 0.2\nmax_delay_seconds = 0.4\n"
         )
     return text + extra
-
-
-def events(daemon: RunningDaemon) -> list[dict[str, Any]]:
-    out = []
-    for line in daemon.log().splitlines():
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            continue
-    return out
-
-
-def wait_for(daemon: RunningDaemon, what: Callable[[list[dict[str, Any]]], Any], timeout: float = 20) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = what(events(daemon))
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"not seen within {timeout}s; daemon log:\n{daemon.log()[-4000:]}")
-
-
-def named(event: str, **fields: Any) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
-    return lambda evs: [e for e in evs if e.get("event") == event and all(e.get(k) == v for k, v in fields.items())]
 
 
 HEADER = {"client": "gemini", "event": "BeforeTool", "cwd": "/", "ppid": 1, "env": {}}
@@ -164,7 +142,9 @@ class TestPolling:
         key, pub = org_key
         server.publish("acme.tar.gz", org_bundle(tmp_path, "r1", key))
         config = config_for(server, pub).replace("max_delay_seconds = 0.4\n", "max_delay_seconds = 30\n")
-        config = config.replace("min_delay_seconds = 0.2\n", "min_delay_seconds = 20\nlong_polling_timeout_seconds = 2\n")
+        config = config.replace(
+            "min_delay_seconds = 0.2\n", "min_delay_seconds = 20\nlong_polling_timeout_seconds = 2\n"
+        )
         daemon = start_daemon(tmp_path, config=config)
         try:
             wait_for(daemon, named("bundle_activated", revision="r1"))
@@ -190,7 +170,10 @@ BAD_BUNDLES: dict[str, tuple[Callable[[Path, KeyPair, bytes], bytes], str]] = {
         lambda _t, _k, g: _tampered(g, lambda f: f.update({"org/x.rego": b"package hookd.org.x\n"})),
         "not in its signature",
     ),
-    "missing file": (lambda _t, _k, g: _tampered(g, lambda f: f.pop("org/policy.rego")), "signature but not in the bundle"),
+    "missing file": (
+        lambda _t, _k, g: _tampered(g, lambda f: f.pop("org/policy.rego")),
+        "signature but not in the bundle",
+    ),
     "tampered hash": (
         lambda _t, _k, g: _tampered(g, lambda f: f.update({"org/policy.rego": f["org/policy.rego"] + b"\n# x\n"})),
         "org/policy.rego: digest mismatch",
@@ -215,7 +198,9 @@ class TestRefusals:
 
     def test_python_policies_need_a_signature_even_where_no_key_is_configured(self, tmp_path: Path) -> None:
         unsigned = tmp_path / "py.tar.gz"
-        unsigned.write_bytes(_tampered(org_bundle(tmp_path, "p1", None), lambda f: f.update({"org/guard.py": b"x = 1\n"})))
+        unsigned.write_bytes(
+            _tampered(org_bundle(tmp_path, "p1", None), lambda f: f.update({"org/guard.py": b"x = 1\n"}))
+        )
         config = f'[layers]\nwatch = false\n[bundles.nokey]\nfile = "{unsigned}"\n'
         daemon = start_daemon(tmp_path, config=config)
         try:
@@ -348,7 +333,9 @@ deny contains {"id": "no-make", "reason": "this project forbids make"} if {
             assert "this project forbids make" in shell("make all", project)["reason"]
             assert shell("make all", tmp_path) == {}  # the project layer applies inside the project only
             rewritten = shell("curl example.org", project)
-            assert rewritten["hookSpecificOutput"]["tool_input"]["command"] == "echo curl is rewritten by the organisation"
+            assert (
+                rewritten["hookSpecificOutput"]["tool_input"]["command"] == "echo curl is rewritten by the organisation"
+            )
             assert rewritten["hookSpecificOutput"]["tool_input"]["timeout"] == 5
             record = daemon.decisions(at_least=5)[-1]
             assert record["notes"][0].startswith("rewrite hookd.org:undo of layer project:")
@@ -362,7 +349,9 @@ deny contains {"id": "no-make", "reason": "this project forbids make"} if {
 
 class TestHotReload:
     def test_local_edits_swap_in_and_broken_edits_are_refused(self, tmp_path: Path) -> None:
-        policies = policy_dir(tmp_path / "policies", "local", 'deny contains "first" if endswith(input.tool.input.file_path, "probe.txt")')
+        policies = policy_dir(
+            tmp_path / "policies", "local", 'deny contains "first" if endswith(input.tool.input.file_path, "probe.txt")'
+        )
         daemon = start_daemon(tmp_path, policies, config="[layers]\nwatch_debounce_ms = 100\n")
         rego = policies / "local" / "policy.rego"
         try:

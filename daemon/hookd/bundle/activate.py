@@ -56,14 +56,17 @@ def activate(
     directory = extract(bundle, store.directory(source.name))
     try:
         engine = compile_dir(directory, bundle.verified.signed)
-    except HookdError as exc:
+    except Exception as exc:  # a compile error, or even a compiler crash, refuses the bundle: never the daemon
         store.sweep_one(directory)
-        raise BundleError(f"policies do not compile: {one_line(str(exc))}") from None
-    except Exception as exc:  # a compiler crash must refuse the bundle, never take the daemon down
-        store.sweep_one(directory)
-        raise BundleError(f"policies do not compile: {type(exc).__name__}: {one_line(str(exc))}") from None
-    layer = Layer(name=source.name, rank=Rank.ORGANISATION, engine=engine, location=source.location,
-                  pinned_revision=bundle.revision)
+        kind = "" if isinstance(exc, HookdError) else f"{type(exc).__name__}: "
+        raise BundleError(f"policies do not compile: {kind}{one_line(str(exc))}") from None
+    layer = Layer(
+        name=source.name,
+        rank=Rank.ORGANISATION,
+        engine=engine,
+        location=source.location,
+        pinned_revision=bundle.revision,
+    )
     return Active(source=source, bundle=bundle, layer=layer, directory=directory, data=data, etag=etag)
 
 
@@ -80,7 +83,9 @@ def check_roots(name: str, bundle: Bundle, others: Iterable[Active]) -> None:
                     )
 
 
-def kept_bundles(config: BundlesConfig, store: BundleStore, compile_dir: Compile) -> tuple[list[Active], dict[str, str]]:
+def kept_bundles(
+    config: BundlesConfig, store: BundleStore, compile_dir: Compile
+) -> tuple[list[Active], dict[str, str]]:
     """The last good bundle of every configured source, verified and compiled again (start-up, before any
     network). Returns the active ones and, by source name, why a kept bundle was refused."""
     active: list[Active] = []
@@ -91,7 +96,9 @@ def kept_bundles(config: BundlesConfig, store: BundleStore, compile_dir: Compile
             if kept is None:
                 continue
             bundle = verify_bundle(source, kept.data, config)
-            active.append(activate(source, bundle, kept.data, kept.etag, store=store, compile_dir=compile_dir, others=active))
+            active.append(
+                activate(source, bundle, kept.data, kept.etag, store=store, compile_dir=compile_dir, others=active)
+            )
         except BundleError as exc:
             errors[source.name] = str(exc)
     return active, errors

@@ -35,7 +35,9 @@ def collect(source: Path) -> dict[str, bytes]:
     return files
 
 
-def build(source: Path, *, revision: str | None = None, roots: list[str] | None = None, key: Key | None = None) -> bytes:
+def build(
+    source: Path, *, revision: str | None = None, roots: list[str] | None = None, key: Key | None = None
+) -> bytes:
     files = collect(source)
     raw = dict(Manifest.parse(files[MANIFEST]).raw) if MANIFEST in files else {}
     if revision is not None:

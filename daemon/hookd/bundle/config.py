@@ -98,7 +98,9 @@ def _tables(raw: object, section: str, where: str) -> dict[str, Mapping[str, Any
         raise ConfigError(f"{where}: '{section}' must be a table of [{section}.NAME] tables")
     for name, value in raw.items():
         if not _NAME.fullmatch(name) or name in RESERVED_NAMES:
-            raise ConfigError(f"{where}: '{section}.{name}': a name of letters, digits, _ . - (not {sorted(RESERVED_NAMES)})")
+            raise ConfigError(
+                f"{where}: '{section}.{name}': a name of letters, digits, _ . - (not {sorted(RESERVED_NAMES)})"
+            )
         if not isinstance(value, Mapping):
             raise ConfigError(f"{where}: '{section}.{name}' must be a table")
     return dict(raw)
@@ -131,7 +133,9 @@ def _source(name: str, raw: Mapping[str, Any], keys: Mapping[str, KeyConfig], wh
     return source
 
 
-def _typed(raw: Mapping[str, Any], types: Mapping[str, type | tuple[type, ...]], dotted: str, where: str) -> dict[str, Any]:
+def _typed(
+    raw: Mapping[str, Any], types: Mapping[str, type | tuple[type, ...]], dotted: str, where: str
+) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for key, value in raw.items():
         expected = types.get(key)
@@ -140,6 +144,7 @@ def _typed(raw: Mapping[str, Any], types: Mapping[str, type | tuple[type, ...]],
         if isinstance(value, bool) or not isinstance(value, expected):
             raise ConfigError(f"{where}: '{dotted}.{key}' has the wrong type: {value!r}")
         if key in _PATHS:
-            value = Path(os.path.expanduser(value)).absolute()
-        values[key] = float(value) if expected == (int, float) else value
+            values[key] = Path(os.path.expanduser(str(value))).absolute()
+        else:
+            values[key] = float(str(value)) if expected == (int, float) else value
     return values

@@ -34,9 +34,9 @@ class Bundle:
         return {k: v for k, v in self.files.items() if k not in (MANIFEST, SIGNATURES)}
 
 
-def open_bundle(data: bytes, key: Key | None, limits: Limits = Limits()) -> Bundle:
+def open_bundle(data: bytes, key: Key | None, limits: Limits | None = None) -> Bundle:
     """Parse and verify a bundle tarball; raises BundleError naming the first problem."""
-    return check_files(read_tarball(data, limits), key)
+    return check_files(read_tarball(data, limits or Limits()), key)
 
 
 def check_files(files: Mapping[str, bytes], key: Key | None) -> Bundle:
@@ -46,7 +46,9 @@ def check_files(files: Mapping[str, bytes], key: Key | None) -> Bundle:
     verified = verify(files, key)
     manifest = Manifest.parse(files[MANIFEST]) if MANIFEST in files else Manifest()
     if any(is_python_policy(name) for name in files) and not verified.signed:
-        raise BundleError("bundle contains Python policies and is not signed: Python policies are only run from signed bundles")
+        raise BundleError(
+            "bundle contains Python policies and is not signed: Python policies are only run from signed bundles"
+        )
     check_contents(manifest, files)
     return Bundle(files=dict(files), manifest=manifest, verified=verified)
 

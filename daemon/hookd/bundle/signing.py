@@ -150,8 +150,8 @@ def _one_token(raw: bytes) -> str:
 def _verified_payload(token: str, key: Key) -> dict[str, Any]:
     import jwt
 
-    options = {"verify_exp": False, "verify_iat": False, "verify_nbf": False, "verify_aud": False,
-               "verify_iss": False, "require": []}  # fmt: skip
+    options: Any = {"verify_exp": False, "verify_iat": False, "verify_nbf": False, "verify_aud": False,
+                    "verify_iss": False, "require": []}  # fmt: skip
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -172,7 +172,11 @@ def _listed_files(payload: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
         raise BundleError("signature payload has no 'files' list")
     listed: dict[str, tuple[str, str]] = {}
     for entry in entries:
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not isinstance(entry.get("hash"), str):
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("name"), str)
+            or not isinstance(entry.get("hash"), str)
+        ):
             raise BundleError("signature payload lists a file without name or hash")
         algorithm = entry.get("algorithm") or ""
         if not algorithm:

@@ -58,7 +58,9 @@ def _fetch_http(source: BundleSource, etag: str, wait: int) -> Fetched:
     request = urllib.request.Request(source.url, headers=headers)
     context = ssl.create_default_context(cafile=str(source.ca_file) if source.ca_file else None)
     try:
-        with urllib.request.urlopen(request, timeout=source.request_timeout_seconds + wait, context=context) as response:
+        with urllib.request.urlopen(
+            request, timeout=source.request_timeout_seconds + wait, context=context
+        ) as response:
             long_poll = response.headers.get("Content-Type", "").startswith(LONG_POLL_TYPE)
             data = response.read(source.size_limit_bytes + 1)
             if len(data) > source.size_limit_bytes:

@@ -36,7 +36,9 @@ class TestCanonicalHash:
         assert file_hash("a/other.json", b'{"a": 1}') == hashlib.sha256(b'{"a": 1}').hexdigest()
 
     def test_yaml_data_hashes_like_the_same_json(self) -> None:
-        assert file_hash("x/data.yaml", b"b: [1, true]\na: hi\n") == file_hash("x/data.json", b'{"a":"hi","b":[1,true]}')
+        assert file_hash("x/data.yaml", b"b: [1, true]\na: hi\n") == file_hash(
+            "x/data.json", b'{"a":"hi","b":[1,true]}'
+        )
 
     @pytest.mark.parametrize(
         ("text", "encoded"),
@@ -79,7 +81,7 @@ class TestManifest:
         manifest = Manifest.parse(b'{"roots": ["hookd/org"]}')
         check_contents(manifest, {"p.rego": b"package hookd.org.guard\n", "hookd/org/data.json": b"{}"})
         check_contents(manifest, {"data.json": b'{"hookd": {"org": {"x": 1}}}'})
-        with pytest.raises(BundleError, match="do not permit package 'hookd.team'"):
+        with pytest.raises(BundleError, match=r"do not permit package 'hookd\.team'"):
             check_contents(manifest, {"p.rego": b"package hookd.team\n"})
         with pytest.raises(BundleError, match="do not permit data at path '/hookd/other'"):
             check_contents(manifest, {"data.json": b'{"hookd": {"other": 1}}'})

@@ -50,7 +50,10 @@ def test_each_verification_rule_refuses_with_its_reason() -> None:
         "not signed (no .signatures.json) but a verification key": (FILES, public),
         "signed (.signatures.json) but no verification key": (good, None),
         "are in the bundle but not in its signature": ({**good, "extra.rego": b"package hookd.org.x"}, public),
-        "are in the bundle signature but not in the bundle": ({k: v for k, v in good.items() if k != "org/p.rego"}, public),
+        "are in the bundle signature but not in the bundle": (
+            {k: v for k, v in good.items() if k != "org/p.rego"},
+            public,
+        ),
         "org/p.rego: digest mismatch": ({**good, "org/p.rego": b"package hookd.org\nallow := 1\n"}, public),
         "scope '' does not match the configured scope 'prod'": (good, Key("RS256", public.material, scope="prod")),
         "signature uses 'RS256', the key 'default' is HS256": (good, Key("HS256", "secret")),

@@ -12,7 +12,17 @@ from hookd.engines.layered import Layer, LayeredEngine, Rank
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.policy.combine import combine
 from hookd.types import (
-    Caller, Client, Deadline, EngineRequest, Event, NormalisedEvent, Outcome, ToolCall, ToolKind, Verdict, VerdictKind,
+    Caller,
+    Client,
+    Deadline,
+    EngineRequest,
+    Event,
+    NormalisedEvent,
+    Outcome,
+    ToolCall,
+    ToolKind,
+    Verdict,
+    VerdictKind,
 )  # fmt: skip
 
 K = VerdictKind
@@ -68,9 +78,13 @@ def request(project_dir: str, command: str) -> EngineRequest:
 
 
 def test_layers_tag_verdicts_and_projects_apply_only_inside_their_root(tmp_path: Path) -> None:
-    org = RegoEmbeddedEngine.load(policy_dir(tmp_path / "org", "guard", 'deny contains "no rm" if contains(input.tool.input.command, "rm")'))
+    org = RegoEmbeddedEngine.load(
+        policy_dir(tmp_path / "org", "guard", 'deny contains "no rm" if contains(input.tool.input.command, "rm")')
+    )
     # The project redefines the org's package, hoping to shadow it: each layer is its own engine, so it cannot.
-    project = RegoEmbeddedEngine.load(policy_dir(tmp_path / "proj", "guard", 'context contains "project was here" if true'))
+    project = RegoEmbeddedEngine.load(
+        policy_dir(tmp_path / "proj", "guard", 'context contains "project was here" if true')
+    )
     engine = LayeredEngine([
         Layer("proj", Rank.PROJECT, project, project_root="/work/p"),
         Layer("acme", Rank.ORGANISATION, org, pinned_revision="v7"),
