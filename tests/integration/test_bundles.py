@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +22,7 @@ from hookd import wire
 from hookd.bundle.archive import read_tarball, write_tarball
 from hookd.bundle.build import build
 from hookd.bundle.signing import Key
-from support import DEMO_POLICIES, RunningDaemon, gemini_payload, run_shim, start_daemon
+from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, run_shim, start_daemon
 
 ORG_RULES = """
 deny contains {{"id": "rev", "reason": "revision {rev}"}} if endswith(input.tool.input.file_path, "probe.txt")
@@ -195,6 +196,14 @@ class TestRefusals:
             assert probe(serving).startswith("revision r1 [hookd.org:rev]"), name
         assert len(named("bundle_activated")(events(serving))) == 1
         assert len(serving.decisions(at_least=len(BAD_BUNDLES))) == len(BAD_BUNDLES)
+        status = subprocess.run(
+            [VENV_PYTHON, "-m", "hookd", "status", "--json", "--runtime-dir", str(serving.runtime_dir)],
+            capture_output=True, text=True, timeout=30, check=True,
+        )  # fmt: skip
+        (bundle,) = json.loads(status.stdout)["bundles"]
+        assert (bundle["name"], bundle["revision"], bundle["refusals"]) == ("acme", "r1", str(len(BAD_BUNDLES)))
+        assert "do not compile" in bundle["last_error"] and bundle["next_poll"]
+        assert {p["name"] for p in json.loads(status.stdout)["policy_sets"]} == {"acme", "default"}
 
     def test_python_policies_need_a_signature_even_where_no_key_is_configured(self, tmp_path: Path) -> None:
         unsigned = tmp_path / "py.tar.gz"

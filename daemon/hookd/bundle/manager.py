@@ -71,6 +71,9 @@ class BundleManager:
             log.info("bundle_loaded_from_state", source=active.source.name, revision=active.revision)
         for name, error in errors.items():
             self._refused(self.status[name], f"kept bundle refused: {error}")
+        for source in self.config.sources:  # extraction directories left by earlier runs
+            serving = self.active.get(source.name)
+            self.store.sweep(source.name, keep=serving.directory if serving else None)
 
     def layers(self) -> list[object]:
         return [active.layer for active in self.active.values()]
@@ -91,6 +94,14 @@ class BundleManager:
         return [status.as_json() for status in self.status.values()]
 
     async def _poll(self, source: BundleSource) -> None:
+        while True:
+            try:
+                await self._poll_forever(source)
+            except Exception:  # a bug here must not end the polling of this source for good
+                log.exception("bundle_poll_crashed", source=source.name)
+                await asyncio.sleep(source.max_delay_seconds)
+
+    async def _poll_forever(self, source: BundleSource) -> None:
         status = self.status[source.name]
         while True:
             wait = source.long_polling_timeout_seconds if status.long_polling or not status.last_success else 0

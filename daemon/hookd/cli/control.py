@@ -148,6 +148,15 @@ def format_status(status: pb.StatusResponse) -> list[str]:
             f"policies:  {policy_set.name}: {policy_set.path}, revision {policy_set.revision}, "
             f"{len(policy_set.packages)} packages, loaded {policy_set.loaded_at}"
         )
+    for bundle in status.bundles:
+        serving = f"revision {bundle.revision}" if bundle.revision else "nothing active"
+        line = (
+            f"bundle:    {bundle.name}: {bundle.location}, {serving}, {bundle.activations} activations, "
+            f"{bundle.refusals} refused, next poll {bundle.next_poll or '-'}"
+        )
+        if bundle.last_error:
+            line += f"; last error: {bundle.last_error}"
+        lines.append(line)
     lines += [
         f"requests:  {counters.requests} (errors: {_counts(counters.errors)})",
         f"decisions: {_counts(counters.decisions, OUTCOMES)}",

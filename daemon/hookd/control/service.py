@@ -60,6 +60,30 @@ def verdict_message(verdict: Verdict) -> pb.Verdict:
     )
 
 
+def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
+    def when(key: str) -> str:
+        return rfc3339(status[key]) if status.get(key) else ""
+
+    return pb.BundleStatus(
+        name=status["name"],
+        location=status["location"],
+        revision=status["revision"],
+        active_since=when("active_since"),
+        last_success=when("last_success"),
+        last_error=status["last_error"],
+        last_error_at=when("last_error_at"),
+        next_poll=when("next_poll"),
+        consecutive_failures=status["consecutive_failures"],
+        downloads=status["downloads"],
+        not_modified=status["not_modified"],
+        activations=status["activations"],
+        refusals=status["refusals"],
+        fetch_failures=status["fetch_failures"],
+        long_polling=status["long_polling"],
+        last_activation_ms=status["last_activation_ms"],
+    )
+
+
 def engine_description(describe: dict[str, Any]) -> str:
     name = str(describe.get("engine", ""))
     if name != "rego":
@@ -94,6 +118,23 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             loaded_at=rfc3339(self.daemon.loaded_at),
         )
 
+    def policy_sets(self) -> list[pb.PolicySet]:
+        """Every policy layer that serves (bundles, the user's directory, projects), or the one set."""
+        describe = dict(self.daemon.engines.current.describe())
+        layers = describe.get("layers")
+        if not isinstance(layers, list) or len(layers) < 2:
+            return [self.policy_set()]
+        return [
+            pb.PolicySet(
+                name=str(layer.get("name", "")),
+                path=str(layer.get("location", "")),
+                revision=str(describe.get("revisions", {}).get(layer.get("name"), "")),
+                packages=[str(p) for p in layer.get("packages", [])],
+                loaded_at=rfc3339(self.daemon.loaded_at),
+            )
+            for layer in layers
+        ]
+
     async def Status(self, request: pb.StatusRequest, context: Any) -> pb.StatusResponse:
         daemon = self.daemon
         decision_log = daemon.decision_log
@@ -104,7 +145,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             started_at=rfc3339(daemon.started_at),
             uptime_seconds=round(time.time() - daemon.started_at, 3),
             engine=engine_description(dict(daemon.engines.current.describe())),
-            policy_sets=[self.policy_set()],
+            policy_sets=self.policy_sets(),
             counters=pb.Counters(
                 requests=daemon.stats.requests,
                 decisions=dict(daemon.outcomes),
@@ -125,6 +166,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
                 head=decision_log.head,
                 subscribers=decision_log.subscribers,
             ),
+            bundles=[bundle_message(status) for status in daemon.bundle_status()],
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:

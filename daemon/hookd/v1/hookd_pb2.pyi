@@ -21,7 +21,7 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log")
+    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "bundles")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +34,7 @@ class StatusResponse(_message.Message):
     HOOK_SOCKET_FIELD_NUMBER: _ClassVar[int]
     CONTROL_SOCKET_FIELD_NUMBER: _ClassVar[int]
     DECISION_LOG_FIELD_NUMBER: _ClassVar[int]
+    BUNDLES_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     started_at: str
@@ -46,7 +47,44 @@ class StatusResponse(_message.Message):
     hook_socket: str
     control_socket: str
     decision_log: DecisionLogStatus
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ...) -> None: ...
+    bundles: _containers.RepeatedCompositeFieldContainer[BundleStatus]
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ...) -> None: ...
+
+class BundleStatus(_message.Message):
+    __slots__ = ("name", "location", "revision", "active_since", "last_success", "last_error", "last_error_at", "next_poll", "consecutive_failures", "downloads", "not_modified", "activations", "refusals", "fetch_failures", "long_polling", "last_activation_ms")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_SINCE_FIELD_NUMBER: _ClassVar[int]
+    LAST_SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_AT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_POLL_FIELD_NUMBER: _ClassVar[int]
+    CONSECUTIVE_FAILURES_FIELD_NUMBER: _ClassVar[int]
+    DOWNLOADS_FIELD_NUMBER: _ClassVar[int]
+    NOT_MODIFIED_FIELD_NUMBER: _ClassVar[int]
+    ACTIVATIONS_FIELD_NUMBER: _ClassVar[int]
+    REFUSALS_FIELD_NUMBER: _ClassVar[int]
+    FETCH_FAILURES_FIELD_NUMBER: _ClassVar[int]
+    LONG_POLLING_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACTIVATION_MS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    location: str
+    revision: str
+    active_since: str
+    last_success: str
+    last_error: str
+    last_error_at: str
+    next_poll: str
+    consecutive_failures: int
+    downloads: int
+    not_modified: int
+    activations: int
+    refusals: int
+    fetch_failures: int
+    long_polling: bool
+    last_activation_ms: float
+    def __init__(self, name: _Optional[str] = ..., location: _Optional[str] = ..., revision: _Optional[str] = ..., active_since: _Optional[str] = ..., last_success: _Optional[str] = ..., last_error: _Optional[str] = ..., last_error_at: _Optional[str] = ..., next_poll: _Optional[str] = ..., consecutive_failures: _Optional[int] = ..., downloads: _Optional[int] = ..., not_modified: _Optional[int] = ..., activations: _Optional[int] = ..., refusals: _Optional[int] = ..., fetch_failures: _Optional[int] = ..., long_polling: _Optional[bool] = ..., last_activation_ms: _Optional[float] = ...) -> None: ...
 
 class PolicySet(_message.Message):
     __slots__ = ("name", "path", "revision", "packages", "loaded_at")
