@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import ipaddress
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -56,6 +58,34 @@ def make_key(algorithm: str = "RS256") -> KeyPair:
     return KeyPair(algorithm, private, public)
 
 
+def self_signed(directory: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 (its own CA) and its key, as PEM files."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hookd test bundle server")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )  # fmt: skip
+    directory.mkdir(parents=True, exist_ok=True)
+    cert_path, key_path = directory / "server.crt", directory / "server.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path
+
+
 def policy_dir(root: Path, package: str, body: str, data: str | None = None) -> Path:
     """A policy directory holding one Rego module `package hookd.<package>` (and a data.json)."""
     directory = root / package
@@ -82,6 +112,7 @@ class BundleServer:
     files: dict[str, bytes] = field(default_factory=dict)
     fail: int = 0
     requests: list[Request] = field(default_factory=list)
+    tls: tuple[Path, Path] | None = None  # (certificate, key): serve https
 
     def __post_init__(self) -> None:
         self._changed = threading.Condition()
@@ -98,6 +129,10 @@ class BundleServer:
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        if self.tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*self.tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
@@ -106,7 +141,8 @@ class BundleServer:
         return int(self.httpd.server_address[1])
 
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://127.0.0.1:{self.port}/{path.lstrip('/')}"
 
     def publish(self, path: str, data: bytes) -> None:
         with self._changed:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bundle_support import BundleServer, KeyPair, events, make_key, named, policy_dir, wait_for
+from bundle_support import BundleServer, KeyPair, events, make_key, named, policy_dir, self_signed, wait_for
 
 from hookd import wire
 from hookd.bundle.archive import read_tarball, write_tarball
@@ -50,7 +50,7 @@ def config_for(server: BundleServer, pub: Path, *, sources: tuple[str, ...] = ("
     text = f'[keys.org]\nalgorithm = "RS256"\nkey_file = "{pub}"\n\n[layers]\nwatch = false\n'
     for name in sources:
         text += (
-            f'\n[bundles.{name}]\nurl = "{server.url(name + ".tar.gz")}"\nkey = "org"\n'
+            f'\n[bundles.{name}]\nurl = "{server.url(name + ".tar.gz")}"\nkey = "org"\ntoken = "s3cret-{name}"\n'
             "min_delay_seconds = 0.2\nmax_delay_seconds = 0.4\n"
         )
     return text + extra
@@ -109,6 +109,7 @@ class TestPolling:
         not_modified = [r for r in server.requests if r.status == 304]
         assert all(r.headers.get("if-none-match") for r in not_modified)
         assert all(r.headers["prefer"] == "modes=snapshot" for r in server.requests)
+        assert all(r.headers["authorization"] == "Bearer s3cret-acme" for r in server.requests)
         assert len(named("bundle_activated")(events(serving))) == 1  # the 304s compiled nothing
 
         published_at = len(server.requests)
@@ -154,6 +155,29 @@ class TestPolling:
             assert all(r.headers["prefer"] == "modes=snapshot;wait=2" for r in server.requests)
         finally:
             daemon.stop()
+
+
+class TestHttps:
+    def test_https_with_a_ca_file_and_without(self, tmp_path: Path, org_key: tuple[KeyPair, Path]) -> None:
+        key, pub = org_key
+        cert, cert_key = self_signed(tmp_path / "tls")
+        server = BundleServer(tls=(cert, cert_key))
+        try:
+            server.publish("acme.tar.gz", org_bundle(tmp_path, "tls1", key))
+            trusted = config_for(server, pub).replace('key = "org"\n', f'key = "org"\nca_file = "{cert}"\n', 1)
+            daemon = start_daemon(tmp_path, config=trusted)
+            try:
+                wait_for(daemon, named("bundle_activated", revision="tls1"))
+            finally:
+                daemon.stop()
+            untrusting = start_daemon(tmp_path, config=config_for(server, pub))
+            try:
+                failed = wait_for(untrusting, named("bundle_download_failed"))
+                assert "CERTIFICATE_VERIFY_FAILED" in failed[0]["error"]
+            finally:
+                untrusting.stop()
+        finally:
+            server.close()
 
 
 def _tampered(good: bytes, change: Callable[[dict[str, bytes]], None]) -> bytes:

@@ -5,12 +5,14 @@ Each fetch is blocking and runs in a worker thread; the poll loop is in bundle.m
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import ssl
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 
 from hookd.bundle.config import BundleSource
 from hookd.errors import BundleError
@@ -56,7 +58,7 @@ def _fetch_http(source: BundleSource, etag: str, wait: int) -> Fetched:
     if token:
         headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(source.url, headers=headers)
-    context = ssl.create_default_context(cafile=str(source.ca_file) if source.ca_file else None)
+    context = _tls_context(source.ca_file) if source.url.startswith("https:") else None
     try:
         with urllib.request.urlopen(
             request, timeout=source.request_timeout_seconds + wait, context=context
@@ -75,6 +77,12 @@ def _fetch_http(source: BundleSource, etag: str, wait: int) -> Fetched:
         raise BundleError(f"cannot reach {source.url}: {exc.reason}") from None
     except (OSError, ValueError) as exc:  # timeouts, resets, bad URLs
         raise BundleError(f"download from {source.url} failed: {exc or type(exc).__name__}") from None
+
+
+@functools.cache
+def _tls_context(ca_file: Path | None) -> ssl.SSLContext:
+    """One context per CA file: loading the system's CA store costs tens of ms, too much for every poll."""
+    return ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
 
 
 def next_delay(source: BundleSource, failures: int, long_poll: bool, rng: random.Random) -> float:
