@@ -7,6 +7,7 @@ the revision that decided it, and the decision log record must name the same one
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import threading
@@ -327,6 +328,21 @@ class TestRestartOffline:
             assert probe(second).startswith("revision r5")
         finally:
             second.stop()
+        # `hookd eval` (no daemon) serves the same kept bundle too
+        payload = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": "probe.txt"})
+        evaluated = subprocess.run(
+            [VENV_PYTHON, "-m", "hookd", "--config", str(second.config_path), "eval", "--json"],
+            input=json.dumps(payload), capture_output=True, text=True, timeout=60, check=True,
+            env={**os.environ, "XDG_STATE_HOME": str(state)},
+        )  # fmt: skip
+        verdicts = json.loads(evaluated.stdout)["verdicts"]
+        assert {
+            "kind": "deny",
+            "policy": "hookd.org",
+            "rule": "rev",
+            "message": "revision r5",
+            "layer": "acme",
+        } in verdicts
 
 
 class TestLayers:

@@ -66,7 +66,7 @@ class Manifest:
         if not isinstance(metadata, dict):
             raise BundleError(".manifest: metadata must be an object")
         rego_version = value.get("rego_version")
-        if rego_version is not None and (isinstance(rego_version, bool) or int(str(rego_version)) != 1):
+        if rego_version is not None and str(rego_version) != "1":
             raise BundleError(".manifest: hookd runs Rego v1 only (rego_version must be 1)")
         manifest = cls(
             revision=str.__str__(revision),

@@ -67,7 +67,9 @@ class TestManifest:
         with pytest.raises(BundleError, match="overlapping roots: 'hookd' and 'hookd/org'"):
             Manifest.parse(b'{"roots": ["hookd", "hookd/org"]}')
 
-    @pytest.mark.parametrize("bad", [b"[]", b'{"revision": 3}', b'{"roots": "x"}', b'{"rego_version": 0}', b"{"])
+    @pytest.mark.parametrize(
+        "bad", [b"[]", b'{"revision": 3}', b'{"roots": "x"}', b'{"rego_version": 0}', b'{"rego_version": "v1"}', b"{"]
+    )
     def test_bad_manifests_are_refused(self, bad: bytes) -> None:
         with pytest.raises(BundleError):
             Manifest.parse(bad)
