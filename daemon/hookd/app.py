@@ -164,9 +164,7 @@ class Daemon:
                 self.reload_failures += 1
                 log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
                 return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
-            old, self.engines.current = self.engines.current, engine
-            self._retire(old)
-            self.loaded_at = time.time()
+            self._install(engine)
             self.reloads += 1
             described = engine.describe()
             revision, packages = str(described["revision"]), described.get("packages") or []
@@ -189,8 +187,17 @@ class Daemon:
         """Serve a new set of organisation bundles over the local layers now serving: one assignment."""
         current: Engine = self.engines.current
         local = [layer for layer in getattr(current, "layers", ()) if layer.rank is not Rank.ORGANISATION]
-        self.engines.current = LayeredEngine([*(a.layer for a in active.values()), *local])
+        self._install(LayeredEngine([*(a.layer for a in active.values()), *local]))
+
+    def _install(self, engine: Engine) -> None:
+        """Serve `engine` from the next request on (one assignment) and retire the one it replaces; layers
+        the two share are handed over, so retiring the old engine closes only what it alone held."""
+        previous = self.engines.current
+        if isinstance(previous, LayeredEngine) and isinstance(engine, LayeredEngine):
+            previous.succeeded_by(engine)
+        self.engines.current = engine
         self.loaded_at = time.time()
+        self._retire(previous)
 
     def bundle_status(self) -> list[dict[str, object]]:
         """Per bundle source: revision, last success, last error, next poll, counters (docs/bundles.md)."""

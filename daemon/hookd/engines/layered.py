@@ -46,6 +46,12 @@ class LayeredEngine:
             raise ValueError("a layered engine needs at least one layer")
         self.layers = tuple(sorted(layers, key=lambda layer: layer.rank))
         self._described = self._describe()
+        self._handed_over: frozenset[int] = frozenset()
+
+    def succeeded_by(self, successor: LayeredEngine) -> None:
+        """The layers the successor carries over stay open when this engine is closed: layers are shared
+        between consecutive engines (a bundle swap keeps the local layers, a local reload the bundles)."""
+        self._handed_over = frozenset(id(layer.engine) for layer in successor.layers)
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         if len(self.layers) == 1 and not self.layers[0].project_root:
@@ -60,7 +66,8 @@ class LayeredEngine:
 
     async def aclose(self) -> None:
         for layer in self.layers:
-            await layer.engine.aclose()
+            if id(layer.engine) not in self._handed_over:
+                await layer.engine.aclose()
 
     @property
     def packages(self) -> tuple[Any, ...]:

@@ -95,3 +95,30 @@ def test_layers_tag_verdicts_and_projects_apply_only_inside_their_root(tmp_path:
     outside = asyncio.run(engine.evaluate(request("/work/pother", "ls")))
     assert outside == []
     assert engine.describe()["revisions"] == {"acme": "v7", "proj": project.revision}
+
+
+class Closable:
+    name = "closable"
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    async def evaluate(self, request: EngineRequest) -> list[Verdict]:
+        return []
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    def describe(self) -> dict[str, Any]:
+        return {"engine": self.name, "revision": "x"}
+
+
+def test_closing_a_replaced_engine_closes_only_what_it_alone_held() -> None:
+    bundle_v1, bundle_v2, local = Closable(), Closable(), Closable()
+    old = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v1), Layer("default", Rank.USER, local)])
+    new = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v2), Layer("default", Rank.USER, local)])
+    old.succeeded_by(new)
+    asyncio.run(old.aclose())
+    assert (bundle_v1.closed, local.closed, bundle_v2.closed) == (True, False, False)
+    asyncio.run(new.aclose())
+    assert local.closed and bundle_v2.closed
