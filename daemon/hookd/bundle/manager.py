@@ -18,7 +18,7 @@ from hookd.bundle.activate import Active, Compile, activate, verify_bundle
 from hookd.bundle.config import BundlesConfig, BundleSource
 from hookd.bundle.sources import fetch, next_delay
 from hookd.bundle.store import BundleStore
-from hookd.errors import BundleError
+from hookd.errors import BundleError, one_line
 
 log = structlog.get_logger("hookd.bundles")
 Swap = Callable[[Mapping[str, Active]], None]  # installs a new set of active bundles; must not fail
@@ -145,6 +145,7 @@ class BundleManager:
             others = [a for name, a in self.active.items() if name != source.name]
             # Compiled on the event loop's thread: the embedded engine may not cross threads.
             new = activate(source, bundle, data, etag, store=self.store, compile_dir=self.compile_dir, others=others)
+            await _ready(new)
         except BundleError as exc:
             self._refused(status, str(exc))
             return False
@@ -165,3 +166,18 @@ class BundleManager:
         status.refusals += 1
         status.last_error, status.last_error_at = error, time.time()
         log.error("bundle_refused", source=status.name, error=error, serving=status.revision or None)
+
+
+async def _ready(active: Active) -> None:
+    """Engines that start asynchronously (sandboxed Python workers) say `ready()`; one that cannot start
+    refuses the bundle like a compile error, and is closed."""
+    engine = active.layer.engine
+    waiting = getattr(engine, "ready", None)
+    if waiting is None:
+        return
+    try:
+        await waiting()
+    except Exception as exc:
+        with contextlib.suppress(Exception):
+            await engine.aclose()
+        raise BundleError(f"policies do not start: {one_line(str(exc))}") from None
