@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bundle_support import make_key, policy_dir
+from bundle_support import FakeEngine, make_key, policy_dir
 
 from hookd.bundle.activate import Active
 from hookd.bundle.build import build
@@ -17,30 +17,7 @@ from hookd.bundle.manager import BundleManager
 from hookd.bundle.signing import Key
 from hookd.bundle.store import BundleStore
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
-from hookd.errors import PolicyLoadError
 from hookd.types import Engine
-
-
-class Starting:
-    """An engine that starts asynchronously, like sandboxed Python workers."""
-
-    name = "starting"
-
-    def __init__(self, fails: bool) -> None:
-        self.fails, self.closed = fails, False
-
-    async def ready(self) -> None:
-        if self.fails:
-            raise PolicyLoadError("guard.py: NameError: name 'x' is not defined")
-
-    async def evaluate(self, request: Any) -> list[Any]:
-        return []
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-    def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "revision": "s"}
 
 
 def manager(tmp_path: Path, compile_dir: Any) -> tuple[BundleManager, list[Mapping[str, Active]], BundleSource, Key]:
@@ -74,10 +51,10 @@ def test_a_good_bundle_is_swapped_in_kept_and_counted(tmp_path: Path) -> None:
 
 
 def test_an_engine_that_cannot_start_refuses_the_bundle_and_is_closed(tmp_path: Path) -> None:
-    started: list[Starting] = []
+    started: list[FakeEngine] = []
 
     def compile_dir(path: Path, signed: bool) -> Engine:
-        started.append(Starting(fails=True))
+        started.append(FakeEngine(start_error="guard.py: NameError: name 'x' is not defined"))
         return started[-1]
 
     mgr, swaps, source, key = manager(tmp_path, compile_dir)

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from bundle_support import policy_dir
+from bundle_support import FakeEngine, policy_dir
 
 from hookd.engines.layered import Layer, LayeredEngine, Rank
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
@@ -97,24 +97,8 @@ def test_layers_tag_verdicts_and_projects_apply_only_inside_their_root(tmp_path:
     assert engine.describe()["revisions"] == {"acme": "v7", "proj": project.revision}
 
 
-class Closable:
-    name = "closable"
-
-    def __init__(self) -> None:
-        self.closed = False
-
-    async def evaluate(self, request: EngineRequest) -> list[Verdict]:
-        return []
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-    def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "revision": "x"}
-
-
 def test_closing_a_replaced_engine_closes_only_what_it_alone_held() -> None:
-    bundle_v1, bundle_v2, local = Closable(), Closable(), Closable()
+    bundle_v1, bundle_v2, local = FakeEngine(), FakeEngine(), FakeEngine()
     old = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v1), Layer("default", Rank.USER, local)])
     new = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v2), Layer("default", Rank.USER, local)])
     old.succeeded_by(new)
