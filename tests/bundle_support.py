@@ -215,7 +215,7 @@ def events(daemon: RunningDaemon) -> list[dict[str, Any]]:
     return out
 
 
-def wait_for(daemon: RunningDaemon, what: Callable[[list[dict[str, Any]]], Any], timeout: float = 20) -> Any:
+def wait_for(daemon: RunningDaemon, what: Callable[[list[dict[str, Any]]], Any], timeout: float = 60) -> Any:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         found = what(events(daemon))
