@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from bundle_support import make_key, policy_dir
+
 from support import VENV_PYTHON
 
 
