@@ -206,11 +206,6 @@ def _go_float(value: float) -> str:
     return text
 
 
-def plain(value: Any) -> Any:
-    """A parsed value with every kept number turned back into int or float (for engines and display)."""
-    return _plain(value)
-
-
 def _plain(value: Any) -> Any:
     if isinstance(value, Number):
         return json.loads(value)

@@ -73,9 +73,6 @@ class LayeredEngine:
     def packages(self) -> tuple[Any, ...]:
         return tuple(p for layer in self.layers for p in getattr(layer.engine, "packages", ()))
 
-    def layer(self, name: str) -> Layer | None:
-        return next((layer for layer in self.layers if layer.name == name), None)
-
     def describe(self) -> Mapping[str, JSON]:
         return self._described
 
