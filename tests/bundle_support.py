@@ -18,7 +18,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from support import RunningDaemon
+from support import RunningDaemon, start_daemon, wait_for_socket
 
 LONG_POLL_TYPE = "application/vnd.openpolicyagent.bundles"
 
@@ -252,3 +252,13 @@ class FakeEngine:
 
     def describe(self) -> dict[str, object]:
         return {"engine": self.name, "revision": "fake"}
+
+
+SLACK = "[daemon]\nrequest_timeout_ms = 30000\n"  # decisions are checked for what they say, never for speed
+
+
+def start(tmp_path: Path, policies: Path | None = None, *, config: str = "", **kwargs: Any) -> RunningDaemon:
+    """start_daemon with generous deadlines (sockets, requests): bundle tests share the box with others."""
+    daemon = start_daemon(tmp_path, *([policies] if policies else []), config=SLACK + config, wait=False, **kwargs)
+    wait_for_socket(daemon, timeout=90)
+    return daemon

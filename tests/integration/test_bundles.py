@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bundle_support import BundleServer, KeyPair, events, make_key, named, policy_dir, self_signed, wait_for
+from bundle_support import BundleServer, KeyPair, events, make_key, named, policy_dir, self_signed, start, wait_for
 
 from hookd import wire
 from hookd.bundle.archive import read_tarball, write_tarball
 from hookd.bundle.build import build
 from hookd.bundle.signing import Key
-from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, run_shim, start_daemon
+from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, run_shim
 
 ORG_RULES = """
 deny contains {{"id": "rev", "reason": "revision {rev}"}} if endswith(input.tool.input.file_path, "probe.txt")
@@ -64,7 +64,7 @@ def probe(daemon: RunningDaemon, name: str = "probe.txt") -> str:
     """One BeforeTool decision over the hook socket; the reason the agent would see ("" for allow)."""
     payload = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": name, "content": "x"})
     with socket.socket(socket.AF_UNIX) as sock:
-        sock.settimeout(10)
+        sock.settimeout(60)
         sock.connect(str(daemon.socket))
         sock.sendall(wire.encode_request(HEADER, json.dumps(payload).encode()))
         chunks = []
@@ -92,7 +92,7 @@ def server() -> Iterator[BundleServer]:
 def serving(tmp_path: Path, server: BundleServer, org_key: tuple[KeyPair, Path]) -> Iterator[RunningDaemon]:
     key, pub = org_key
     server.publish("acme.tar.gz", org_bundle(tmp_path, "r1", key))
-    daemon = start_daemon(tmp_path, config=config_for(server, pub))
+    daemon = start(tmp_path, config=config_for(server, pub))
     try:
         wait_for(daemon, named("bundle_activated", source="acme", revision="r1"))
         yield daemon
@@ -148,7 +148,7 @@ class TestPolling:
         config = config.replace(
             "min_delay_seconds = 0.2\n", "min_delay_seconds = 60\nlong_polling_timeout_seconds = 2\n"
         )
-        daemon = start_daemon(tmp_path, config=config)
+        daemon = start(tmp_path, config=config)
         try:
             wait_for(daemon, named("bundle_activated", revision="r1"))
             server.publish("acme.tar.gz", org_bundle(tmp_path, "r2", key))
@@ -166,12 +166,12 @@ class TestHttps:
         try:
             server.publish("acme.tar.gz", org_bundle(tmp_path, "tls1", key))
             trusted = config_for(server, pub).replace('key = "org"\n', f'key = "org"\nca_file = "{cert}"\n', 1)
-            daemon = start_daemon(tmp_path, config=trusted)
+            daemon = start(tmp_path, config=trusted)
             try:
                 wait_for(daemon, named("bundle_activated", revision="tls1"))
             finally:
                 daemon.stop()
-            untrusting = start_daemon(tmp_path, config=config_for(server, pub))
+            untrusting = start(tmp_path, config=config_for(server, pub))
             try:
                 failed = wait_for(untrusting, named("bundle_download_failed"))
                 assert "CERTIFICATE_VERIFY_FAILED" in failed[0]["error"]
@@ -229,6 +229,12 @@ class TestRefusals:
         assert (bundle["name"], bundle["revision"], bundle["refusals"]) == ("acme", "r1", str(len(BAD_BUNDLES)))
         assert "do not compile" in bundle["last_error"] and bundle["next_poll"]
         assert {p["name"] for p in json.loads(status.stdout)["policy_sets"]} == {"acme", "default"}
+        listed = subprocess.run(
+            [VENV_PYTHON, "-m", "hookd", "policies", "--json", "--runtime-dir", str(serving.runtime_dir)],
+            capture_output=True, text=True, timeout=30, check=True,
+        )  # fmt: skip
+        sets = {p["name"]: p["policy_set"] for p in json.loads(listed.stdout)["packages"]}
+        assert sets == {"hookd.org": "acme", "hookd.demo": "default"}
 
     def test_python_policies_need_a_signature_even_where_no_key_is_configured(self, tmp_path: Path) -> None:
         unsigned = tmp_path / "py.tar.gz"
@@ -236,7 +242,7 @@ class TestRefusals:
             _tampered(org_bundle(tmp_path, "p1", None), lambda f: f.update({"org/guard.py": b"x = 1\n"}))
         )
         config = f'[layers]\nwatch = false\n[bundles.nokey]\nfile = "{unsigned}"\n'
-        daemon = start_daemon(tmp_path, config=config)
+        daemon = start(tmp_path, config=config)
         try:
             refused = wait_for(daemon, named("bundle_refused", source="nokey"))
             assert "contains Python policies and is not signed" in refused[0]["error"]
@@ -250,7 +256,7 @@ class TestRefusals:
         key, pub = org_key
         server.publish("acme.tar.gz", org_bundle(tmp_path, "r1", key))
         server.publish("team.tar.gz", org_bundle(tmp_path, "t1", key, roots=["hookd/org/team"], package="org.team"))
-        daemon = start_daemon(tmp_path, config=config_for(server, pub, sources=("acme", "team")))
+        daemon = start(tmp_path, config=config_for(server, pub, sources=("acme", "team")))
         try:
             activated = wait_for(daemon, named("bundle_activated"))
             refused = wait_for(daemon, named("bundle_refused"))
@@ -313,7 +319,7 @@ class TestRestartOffline:
         key, pub = org_key
         server.publish("acme.tar.gz", org_bundle(tmp_path, "r5", key))
         config = config_for(server, pub)
-        first = start_daemon(tmp_path, config=config)
+        first = start(tmp_path, config=config)
         try:
             wait_for(first, named("bundle_activated", revision="r5"))
         finally:
@@ -321,7 +327,7 @@ class TestRestartOffline:
         state = first.state_dir
         assert state is not None
         server.close()  # offline from now on
-        second = start_daemon(tmp_path, config=config, env={"XDG_STATE_HOME": str(state)})
+        second = start(tmp_path, config=config, env={"XDG_STATE_HOME": str(state)})
         try:
             assert probe(second).startswith("revision r5 [hookd.org:rev]")  # at once: before any network
             wait_for(second, named("bundle_loaded_from_state", revision="r5"))
@@ -368,14 +374,14 @@ deny contains {"id": "no-make", "reason": "this project forbids make"} if {
             f'[bundles.acme]\nfile = "{bundle_file}"\nkey = "org"\n\n'
             f'[layers]\nwatch = false\nprojects = ["{project}"]\n'
         )
-        daemon = start_daemon(tmp_path, DEMO_POLICIES, config=config)
+        daemon = start(tmp_path, DEMO_POLICIES, config=config)
         try:
             wait_for(daemon, named("bundle_activated", revision="r1"))
 
             def shell(command: str, cwd: Path) -> dict[str, Any]:
                 payload = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": command})
                 payload["cwd"] = str(cwd)
-                result = run_shim(daemon.socket, "BeforeTool", payload)
+                result = run_shim(daemon.socket, "BeforeTool", payload, deadline_ms=25000, timeout=60)
                 return json.loads(result.stdout) if result.stdout.strip() else {}
 
             assert shell("rm -rf build", project)["decision"] == "deny"
@@ -402,7 +408,7 @@ class TestHotReload:
         policies = policy_dir(
             tmp_path / "policies", "local", 'deny contains "first" if endswith(input.tool.input.file_path, "probe.txt")'
         )
-        daemon = start_daemon(tmp_path, policies, config="[layers]\nwatch_debounce_ms = 100\n")
+        daemon = start(tmp_path, policies, config="[layers]\nwatch_debounce_ms = 100\n")
         rego = policies / "local" / "policy.rego"
         try:
             assert probe(daemon).startswith("first")

@@ -14,10 +14,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from bundle_support import make_key, named, policy_dir, wait_for
+from bundle_support import make_key, named, policy_dir, start, wait_for
 
 from hookd.bundle.archive import read_tarball, write_tarball
-from support import VENV_PYTHON, gemini_payload, require, run_shim, start_daemon
+from support import VENV_PYTHON, gemini_payload, require, run_shim
 
 RULES = 'deny contains {"id": "no-rm", "reason": "interop says no"} if input.tool.kind == "shell"'
 ALGORITHMS = ["RS256", "ES256", "HS256"]
@@ -76,11 +76,11 @@ def test_a_bundle_opa_built_and_signed_verifies_and_serves_in_hookd(opa: str, tm
         f'[keys.ops]\nalgorithm = "{algorithm}"\n{key_line}\n\n'
         f'[bundles.opa]\nfile = "{bundle}"\nkey = "ops"\n\n[layers]\nwatch = false\n'
     )
-    daemon = start_daemon(tmp_path, config=config)
+    daemon = start(tmp_path, config=config)
     try:
         wait_for(daemon, named("bundle_activated", source="opa", revision="opa-7"))
         payload = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": "ls"})
-        reply = json.loads(run_shim(daemon.socket, "BeforeTool", payload).stdout)
+        reply = json.loads(run_shim(daemon.socket, "BeforeTool", payload, deadline_ms=25000, timeout=60).stdout)
         assert reply["decision"] == "deny" and reply["reason"].startswith("interop says no [hookd.interop:no-rm]")
     finally:
         daemon.stop()

@@ -178,12 +178,15 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
 
     async def ListPolicies(self, request: pb.ListPoliciesRequest, context: Any) -> pb.ListPoliciesResponse:
         packages = []
-        for package in getattr(self.daemon.engines.current, "packages", ()):
+        engine = self.daemon.engines.current
+        by_layer = getattr(engine, "packages_by_layer", None)
+        pairs = by_layer() if by_layer else [(DEFAULT_POLICY_SET, p) for p in getattr(engine, "packages", ())]
+        for policy_set, package in pairs:
             routing = package.routing
             packages.append(
                 pb.PolicyPackage(
                     name=package.name,
-                    policy_set=DEFAULT_POLICY_SET,
+                    policy_set=policy_set,
                     rules=[pb.Rule(name=name, kind=kind) for name, kind in sorted(package.rules.items())],
                     routing=pb.Routing(
                         events=sorted(routing.get("events", ())),
@@ -192,7 +195,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
                     ),
                 )
             )
-        return pb.ListPoliciesResponse(policy_sets=[self.policy_set()], packages=packages)
+        return pb.ListPoliciesResponse(policy_sets=self.policy_sets(), packages=packages)
 
     async def Evaluate(self, request: pb.EvaluateRequest, context: Any) -> pb.EvaluateResponse:
         event = request.event or _event_of(request.payload)

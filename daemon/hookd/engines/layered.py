@@ -71,7 +71,11 @@ class LayeredEngine:
 
     @property
     def packages(self) -> tuple[Any, ...]:
-        return tuple(p for layer in self.layers for p in getattr(layer.engine, "packages", ()))
+        return tuple(p for _, p in self.packages_by_layer())
+
+    def packages_by_layer(self) -> list[tuple[str, Any]]:
+        """(layer name, package) for every loaded package, highest layer first."""
+        return [(layer.name, p) for layer in self.layers for p in getattr(layer.engine, "packages", ())]
 
     def describe(self) -> Mapping[str, JSON]:
         return self._described
