@@ -6,9 +6,12 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from bundle_support import make_key, policy_dir
 
 from support import VENV_PYTHON
+
+pytestmark = pytest.mark.timeout(400)  # subprocesses and real servers: slow on a loaded box
 
 
 def hookd(*args: str) -> subprocess.CompletedProcess[str]:

@@ -25,6 +25,8 @@ from hookd.bundle.build import build
 from hookd.bundle.signing import Key
 from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, run_shim
 
+pytestmark = pytest.mark.timeout(400)  # subprocesses and real servers: slow on a loaded box
+
 ORG_RULES = """
 deny contains {{"id": "rev", "reason": "revision {rev}"}} if endswith(input.tool.input.file_path, "probe.txt")
 deny contains {{"id": "no-rm", "reason": "the organisation forbids rm"}} if {{

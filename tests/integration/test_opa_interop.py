@@ -19,6 +19,8 @@ from bundle_support import make_key, named, policy_dir, start, wait_for
 from hookd.bundle.archive import read_tarball, write_tarball
 from support import VENV_PYTHON, gemini_payload, require, run_shim
 
+pytestmark = pytest.mark.timeout(400)  # subprocesses and real servers: slow on a loaded box
+
 RULES = 'deny contains {"id": "no-rm", "reason": "interop says no"} if input.tool.kind == "shell"'
 ALGORITHMS = ["RS256", "ES256", "HS256"]
 
@@ -105,7 +107,7 @@ def opa_run(
     return proc, port
 
 
-def query(port: int, path: str, body: dict[str, object] | None = None, timeout: float = 20) -> dict[str, object]:
+def query(port: int, path: str, body: dict[str, object] | None = None, timeout: float = 90) -> dict[str, object]:
     end = time.monotonic() + timeout
     while True:
         try:
@@ -144,7 +146,7 @@ def test_a_bundle_hookd_built_and_signed_is_accepted_by_opa_run(opa: str, tmp_pa
     tampered.write_bytes(write_tarball(files))
     proc, _ = opa_run(opa, tampered, verification, algorithm, tmp_path)
     try:
-        assert proc.wait(timeout=30) != 0  # opa refuses to start on a bundle that fails verification
+        assert proc.wait(timeout=90) != 0  # opa refuses to start on a bundle that fails verification
     finally:
         if proc.poll() is None:
             proc.kill()
