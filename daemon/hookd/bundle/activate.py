@@ -53,7 +53,10 @@ def activate(
 ) -> Active:
     """Extract and compile a verified bundle (on the thread that will evaluate it). Raises BundleError."""
     check_roots(source.name, bundle, others)
-    directory = extract(bundle, store.directory(source.name))
+    try:
+        directory = extract(bundle, store.directory(source.name))
+    except OSError as exc:
+        raise BundleError(f"cannot extract the bundle into {store.root}: {exc.strerror or exc}") from None
     try:
         engine = compile_dir(directory, bundle.verified.signed)
     except Exception as exc:  # a compile error, or even a compiler crash, refuses the bundle: never the daemon

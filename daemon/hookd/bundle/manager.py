@@ -156,7 +156,10 @@ class BundleManager:
         status.revision, status.active_since = new.revision, time.time()
         status.activations += 1
         status.last_error = ""
-        await asyncio.to_thread(self.store.save, source.name, data, etag=etag, revision=new.revision)
+        try:
+            await asyncio.to_thread(self.store.save, source.name, data, etag=etag, revision=new.revision)
+        except OSError as exc:  # it serves; only an offline restart would miss it
+            log.error("bundle_not_kept", source=source.name, revision=new.revision, error=str(exc))
         self.store.sweep(source.name, keep=new.directory)
         log.info("bundle_activated", source=source.name, revision=new.revision,
                  previous=previous.revision if previous else None, activation_ms=status.last_activation_ms)  # fmt: skip

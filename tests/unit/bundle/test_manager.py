@@ -65,3 +65,11 @@ def test_an_engine_that_cannot_start_refuses_the_bundle_and_is_closed(tmp_path: 
     assert status["refusals"] == 1
     assert status["last_error"] == "policies do not start: guard.py: NameError: name 'x' is not defined"
     assert mgr.store.load("acme") is None  # nothing kept: a restart would not serve it either
+
+
+def test_an_unusable_state_dir_refuses_the_bundle_with_its_reason(tmp_path: Path) -> None:
+    mgr, swaps, source, key = manager(tmp_path, rego)
+    (tmp_path / "state").write_text("a file where the state directory should be")
+    data = build(policy_dir(tmp_path / "src", "acme", 'deny contains "x" if false'), revision="v1", key=key)
+    assert not asyncio.run(mgr.offer(source, data, ""))
+    assert swaps == [] and mgr.snapshot()[0]["last_error"].startswith("cannot extract the bundle into")
