@@ -21,7 +21,7 @@ from bundle_support import BundleServer, KeyPair, events, make_key, named, polic
 
 from hookd import wire
 from hookd.bundle.archive import read_tarball, write_tarball
-from hookd.bundle.build import build
+from hookd.bundle.build import build, with_signature
 from hookd.bundle.signing import Key
 from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, run_shim
 
@@ -237,6 +237,35 @@ class TestRefusals:
         )  # fmt: skip
         sets = {p["name"]: p["policy_set"] for p in json.loads(listed.stdout)["packages"]}
         assert sets == {"hookd.org": "acme", "hookd.demo": "default"}
+
+    def test_a_python_policy_error_is_refused_and_a_good_python_policy_serves(
+        self, tmp_path: Path, server: BundleServer, serving: RunningDaemon, org_key: tuple[KeyPair, Path]
+    ) -> None:
+        key = Key(org_key[0].algorithm, org_key[0].private)
+
+        def with_python(rev: str, source: str) -> bytes:
+            files = read_tarball(org_bundle(tmp_path, rev, None))
+            files["org/guard.py"] = source.encode()
+            return write_tarball(with_signature(files, key))
+
+        server.publish(
+            "acme.tar.gz",
+            with_python("py-bad", "from hookd.policy_api import policy\nraise RuntimeError('broken at import')\n"),
+        )
+        refused = wait_for(serving, named("bundle_refused"))
+        assert "broken at import" in refused[0]["error"], refused[0]
+        assert probe(serving).startswith("revision r1")  # the last good bundle keeps serving
+        good = (
+            "from hookd.policy_api import deny, policy\n\n"
+            "@policy(events=['BeforeTool'], kinds=['write'])\n"
+            "def no_py_txt(input):\n"
+            "    if input['tool']['input'].get('file_path', '').endswith('py.txt'):\n"
+            "        return deny('python says no', rule='py-txt')\n"
+        )
+        server.publish("acme.tar.gz", with_python("py-good", good))
+        wait_for(serving, named("bundle_activated", revision="py-good"))
+        assert probe(serving, "py.txt").startswith("python says no [hookd.org.guard:py-txt]")
+        assert probe(serving).startswith("revision py-good")
 
     def test_python_policies_need_a_signature_even_where_no_key_is_configured(self, tmp_path: Path) -> None:
         unsigned = tmp_path / "py.tar.gz"

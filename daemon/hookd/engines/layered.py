@@ -95,6 +95,7 @@ class LayeredEngine:
             "revision": revision,
             "revisions": revisions,
             "packages": [p for d in parts for p in (d.get("packages") or [])],
+            "parts": list(parts),  # as CompositeEngine's: where the status finds the Python sandbox layers
             "layers": [
                 {"name": layer.name, "rank": layer.rank.name.lower(), "location": layer.location,
                  "project_root": layer.project_root, **d}
