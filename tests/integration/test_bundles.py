@@ -439,7 +439,7 @@ class TestHotReload:
         policies = policy_dir(
             tmp_path / "policies", "local", 'deny contains "first" if endswith(input.tool.input.file_path, "probe.txt")'
         )
-        daemon = start(tmp_path, policies, config="[layers]\nwatch_debounce_ms = 100\n")
+        daemon = start(tmp_path, policies, config="[layers]\nwatch = true\nwatch_debounce_ms = 100\n")
         rego = policies / "local" / "policy.rego"
         try:
             assert probe(daemon).startswith("first")

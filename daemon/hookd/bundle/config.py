@@ -64,7 +64,7 @@ class BundleSource:
 class LayersConfig:
     projects: tuple[str, ...] = ()  # project roots whose policy dir is loaded (opt-in, one by one)
     project_policy_dir: str = ".hookd/policies"
-    watch: bool = True  # hot-reload local policy directories on change
+    watch: bool = False  # hot-reload local policy directories on change (opt-in: editors write files non-atomically)
     watch_debounce_ms: int = 300
 
 

@@ -18,19 +18,19 @@ def test_a_full_source() -> None:
         "keys": {"org": {"algorithm": "ES256", "key": "PEM", "scope": "prod"}},
         "bundles": {"acme": {"url": "https://x.example/b.tar.gz", "key": "org", "token_file": "~/t",
                              "min_delay_seconds": 1, "max_delay_seconds": 2.5, "long_polling_timeout_seconds": 30}},
-        "layers": {"projects": ["~/src/app"], "watch": False},
+        "layers": {"projects": ["~/src/app"], "watch": True},
     })  # fmt: skip
     (source,) = config.bundles.sources
     assert (source.name, source.min_delay_seconds, source.max_delay_seconds) == ("acme", 1.0, 2.5)
     assert source.token_file == Path("~/t").expanduser()
     key = config.bundles.key_for(source)
     assert key is not None and (key.algorithm, key.material, key.key_id, key.scope) == ("ES256", "PEM", "org", "prod")
-    assert config.layers.projects == (str(Path("~/src/app").expanduser()),) and not config.layers.watch
+    assert config.layers.projects == (str(Path("~/src/app").expanduser()),) and config.layers.watch
 
 
-def test_defaults_have_no_bundles_and_watch_local_dirs() -> None:
+def test_defaults_have_no_bundles_and_do_not_watch() -> None:
     config = parse_config({})
-    assert config.bundles.sources == () and config.layers.watch and config.layers.projects == ()
+    assert config.bundles.sources == () and not config.layers.watch and config.layers.projects == ()
 
 
 @pytest.mark.parametrize(
