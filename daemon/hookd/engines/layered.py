@@ -64,6 +64,13 @@ class LayeredEngine:
                     verdicts.append(replace(verdict, layer=layer.name, rank=int(layer.rank)))
         return verdicts
 
+    async def ready(self) -> None:
+        """Wait until every layer can serve (engines that start asynchronously, like Python workers)."""
+        for layer in self.layers:
+            waiting = getattr(layer.engine, "ready", None)
+            if waiting is not None:
+                await waiting()
+
     async def aclose(self) -> None:
         for layer in self.layers:
             if id(layer.engine) not in self._handed_over:
