@@ -59,7 +59,7 @@ class Collector:
                 self.send_response(204)
                 self.end_headers()
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
         self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
