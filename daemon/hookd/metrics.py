@@ -22,53 +22,56 @@ if TYPE_CHECKING:
 
 # Upper bounds of the latency histogram, in seconds (the hook path's budget is a few milliseconds).
 LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
-_OUTCOME_NAMES = {outcome: outcome.name.lower() for outcome in Outcome}
+_BUCKETS_MS = tuple(bound * 1000 for bound in LATENCY_BUCKETS)
 
 
 class Histogram:
-    """Counts per bucket (the last one is +Inf) and the sum, as Prometheus wants them."""
+    """Counts per bucket (the last one is +Inf) and the sum in milliseconds; seconds only at scrape time."""
 
-    __slots__ = ("counts", "total")
+    __slots__ = ("counts", "total_ms")
 
     def __init__(self) -> None:
         self.counts = [0] * (len(LATENCY_BUCKETS) + 1)
-        self.total = 0.0
-
-    def observe(self, seconds: float) -> None:
-        self.counts[bisect.bisect_left(LATENCY_BUCKETS, seconds)] += 1
-        self.total += seconds
+        self.total_ms = 0.0
 
 
 class DecisionMetrics:
-    """What the hot path counts for each decision: by event and outcome, latency, engine errors, fail-mode answers."""
+    """What the hot path counts for each decision: by event and outcome, latency, engine errors, fail-mode answers.
+
+    `observe` runs on every decision, so it keys by the enum members themselves (`.value` and `.name` are
+    slow properties) and leaves every conversion to the scrape.
+    """
 
     __slots__ = ("_fail_modes", "decisions", "engine_errors", "fail_mode_answers", "latency")
 
     def __init__(self, fail_modes: Mapping[Event, FailMode]) -> None:
         self._fail_modes = fail_modes
-        self.decisions: dict[tuple[str, str], int] = {}  # (event, outcome) -> decisions
-        self.latency: dict[str, Histogram] = {}  # event -> seconds from accept to rendered reply
-        self.engine_errors: dict[str, int] = {}  # event -> evaluations that failed
-        self.fail_mode_answers: dict[tuple[str, str], int] = {}  # (event, closed|open) -> answers
+        self.decisions: dict[tuple[Event, Outcome], int] = {}
+        self.latency: dict[Event, Histogram] = {}  # from accepting the connection to the rendered reply
+        self.engine_errors: dict[Event, int] = {}  # evaluations that failed
+        self.fail_mode_answers: dict[tuple[Event, FailMode], int] = {}
 
     def observe(self, handled: Handled) -> None:
         event = handled.event.event
-        name = event.value
-        key = (name, _OUTCOME_NAMES[handled.decision.outcome])
-        self.decisions[key] = self.decisions.get(key, 0) + 1
-        histogram = self.latency.get(name)
+        key = (event, handled.decision.outcome)
+        decisions = self.decisions
+        decisions[key] = decisions.get(key, 0) + 1
+        histogram = self.latency.get(event)
         if histogram is None:
-            histogram = self.latency[name] = Histogram()
-        histogram.observe(handled.latency_ms / 1000)
+            histogram = self.latency[event] = Histogram()
+        latency_ms = handled.latency_ms
+        histogram.counts[bisect.bisect_left(_BUCKETS_MS, latency_ms)] += 1
+        histogram.total_ms += latency_ms
         if handled.engine_error:
-            self.engine_errors[name] = self.engine_errors.get(name, 0) + 1
-            mode = (name, self._fail_modes.get(event, FailMode.OPEN).value)
+            self.engine_errors[event] = self.engine_errors.get(event, 0) + 1
+            mode = (event, self._fail_modes.get(event, FailMode.OPEN))
             self.fail_mode_answers[mode] = self.fail_mode_answers.get(mode, 0) + 1
 
     def by_outcome(self) -> dict[str, int]:
         totals: dict[str, int] = {}
         for (_event, outcome), count in dict(self.decisions).items():
-            totals[outcome] = totals.get(outcome, 0) + count
+            name = outcome.name.lower()
+            totals[name] = totals.get(name, 0) + count
         return totals
 
 
@@ -95,7 +98,7 @@ class HookdCollector:
         decisions = CounterMetricFamily(
             "hookd_decisions", "Decisions made, by hook event and final outcome", labels=["event", "decision"]
         )
-        for (event, outcome), count in sorted(dict(m.decisions).items()):
+        for event, outcome, count in sorted((e.value, o.name.lower(), n) for (e, o), n in m.decisions.copy().items()):
             decisions.add_metric([event, outcome], count)
         yield decisions
         latency = HistogramMetricFamily(
@@ -103,14 +106,14 @@ class HookdCollector:
             "From accepting the connection to the rendered reply, by hook event",
             labels=["event"],
         )
-        for event, histogram in sorted(dict(m.latency).items()):
-            latency.add_metric([event], _cumulative(histogram.counts), sum_value=histogram.total)
+        for event, histogram in sorted((e.value, h) for e, h in m.latency.copy().items()):
+            latency.add_metric([event], _cumulative(list(histogram.counts)), sum_value=histogram.total_ms / 1000)
         yield latency
         yield _labelled(
             CounterMetricFamily(
                 "hookd_engine_errors", "Evaluations that failed (engine or enrichment errors)", labels=["event"]
             ),
-            [((event,), count) for event, count in dict(m.engine_errors).items()],
+            [((event.value,), count) for event, count in m.engine_errors.copy().items()],
         )
         yield _labelled(
             CounterMetricFamily(
@@ -118,7 +121,7 @@ class HookdCollector:
                 "Decisions answered by the event's fail mode because the policies could not be evaluated",
                 labels=["event", "mode"],
             ),
-            dict(m.fail_mode_answers).items(),
+            [((event.value, mode.value), count) for (event, mode), count in m.fail_mode_answers.copy().items()],
         )
         yield _labelled(
             CounterMetricFamily(

@@ -139,6 +139,9 @@ class Shipper:
             self._in_flight = size
             try:
                 await asyncio.to_thread(self._post, batch)
+            except asyncio.CancelledError:  # close() gave up: keep the count of what was not shipped right
+                self._queue.extendleft(reversed(batch))
+                raise
             except Exception as exc:  # any failure: keep the batch, back off, try again
                 self._queue.extendleft(reversed(batch))
                 self.failures += 1
