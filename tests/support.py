@@ -118,6 +118,14 @@ def start_daemon(
     return daemon
 
 
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 def wait_for_socket(daemon: RunningDaemon, timeout: float = 20) -> None:
     """Until the daemon listens on its hook socket and on its control socket (it opens that one second)."""
     end = time.monotonic() + timeout

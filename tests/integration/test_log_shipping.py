@@ -6,7 +6,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -19,18 +18,11 @@ from typing import Any
 
 import pytest
 
-from support import RunningDaemon, gemini_payload, run_shim, start_daemon
+from support import RunningDaemon, free_port, gemini_payload, run_shim, start_daemon
 
 TIMEOUT = 30
 TOKEN = "collector-token-1"
 BUFFER = 8
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass

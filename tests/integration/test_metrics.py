@@ -13,7 +13,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from support import DEMO_POLICIES, gemini_payload, run_shim, start_daemon
+from support import DEMO_POLICIES, free_port, gemini_payload, run_shim, start_daemon
 
 TIMEOUT = 30
 BROKEN_RULE = """
@@ -22,13 +22,6 @@ deny contains {"id": "boom", "reason": "unreachable"} if {
 \tx := 1 / 0
 }
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def scrape(address: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
