@@ -121,6 +121,14 @@ def test_records_made_while_the_collector_is_down_arrive_once_in_order_and_overf
         collector.start()
         up = wait_for(daemon, lambda s: s["sent"] == BUFFER)
         assert (up["buffered"], up["dropped"]) == (0, 0)
+        text = subprocess.run(
+            [sys.executable, "-m", "hookd", "status", "--runtime-dir", str(daemon.runtime_dir)],
+            capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ, "HOOKD_CONFIG": ""}, check=True,
+        ).stdout  # fmt: skip
+        assert (
+            f"shipping:  http://127.0.0.1:{collector.port}/v1/logs: sent {BUFFER}, buffered 0, dropped 0, "
+            f"failed uploads {up['failures']} (last error: URLError: <urlopen error [Errno 111] Connection refused>)"
+        ) in text.splitlines()
         records = daemon.decisions(at_least=BUFFER)
         assert [e["decision_id"] for e in collector.events] == [r["id"] for r in records]  # once each, in order
         for post in collector.posts:

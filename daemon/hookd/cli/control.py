@@ -160,7 +160,7 @@ def format_status(status: pb.StatusResponse) -> list[str]:
         ship = log.shipping
         lines.append(
             f"shipping:  {ship.url}: sent {ship.sent}, buffered {ship.buffered}, dropped {ship.dropped}, "
-            f"failed uploads {ship.failures}" + (f" (last: {ship.last_error})" if ship.last_error else "")
+            f"failed uploads {ship.failures}" + (f" (last error: {ship.last_error})" if ship.last_error else "")
         )
     if status.metrics_address:
         lines.append(f"metrics:   http://{status.metrics_address}/metrics")
