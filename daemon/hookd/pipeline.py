@@ -69,44 +69,48 @@ class EngineHolder:
     the last request using it has released it.
     """
 
-    __slots__ = ("_idle", "_users", "current")
+    __slots__ = ("_idle", "_in_flight", "_retired", "current")
 
     def __init__(self, engine: Engine) -> None:
         self.current = engine
-        self._users: dict[int, int] = {}  # id(engine) -> requests using it
-        self._idle: dict[int, asyncio.Event] = {}  # id(engine) -> set when its last user releases it
+        self._in_flight = 0  # requests using `current`: the hot path only touches this int
+        self._retired: dict[int, int] = {}  # id(replaced engine) -> requests still using it
+        self._idle: dict[int, asyncio.Event] = {}  # id(replaced engine) -> set when its last request is done
 
     def acquire(self) -> Engine:
-        engine = self.current
-        key = id(engine)
-        self._users[key] = self._users.get(key, 0) + 1
-        return engine
+        self._in_flight += 1
+        return self.current
 
     def release(self, engine: Engine) -> None:
-        key = id(engine)
-        left = self._users[key] - 1
-        if left:
-            self._users[key] = left
+        if engine is self.current:
+            self._in_flight -= 1
             return
-        del self._users[key]
+        key = id(engine)
+        left = self._retired[key] - 1
+        if left:
+            self._retired[key] = left
+            return
+        del self._retired[key]
         idle = self._idle.pop(key, None)
         if idle is not None:
             idle.set()
 
     def in_use(self, engine: Engine) -> int:
-        return self._users.get(id(engine), 0)
+        return self._in_flight if engine is self.current else self._retired.get(id(engine), 0)
 
     def swap(self, engine: Engine) -> Engine:
-        """Serve `engine` from the next request on; returns the engine it replaces (still in use)."""
+        """Serve `engine` from the next request on; returns the engine it replaces (maybe still in use)."""
         previous, self.current = self.current, engine
+        if self._in_flight:
+            self._retired[id(previous)] = self._in_flight
+        self._in_flight = 0
         return previous
 
     async def retire(self, engine: Engine) -> None:
         """Close a replaced engine once no request uses it any more."""
         key = id(engine)
-        if self._users.get(key):
-            idle = self._idle.setdefault(key, asyncio.Event())
-            await idle.wait()
+        if self._retired.get(key):
+            await self._idle.setdefault(key, asyncio.Event()).wait()
         await engine.aclose()
 
 

@@ -9,12 +9,13 @@ import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import uvloop
 
 from hookd.app import Daemon
 from hookd.config import Config, DaemonConfig, LogConfig
+from hookd.pipeline import EngineHolder
 from hookd.types import JSON, Caller, Deadline, Engine, EngineRequest, HookRequest, Outcome, Verdict
 from support import DEMO_POLICIES, gemini_payload
 
@@ -139,3 +140,20 @@ def test_shutdown_closes_the_serving_engine(tmp_path: Path) -> None:
         return serving.closed
 
     assert run(tmp_path, scenario)
+
+
+def test_the_holder_counts_requests_per_engine_across_swaps() -> None:
+    first, second, third = (cast(Engine, object()) for _ in range(3))
+    holder = EngineHolder(first)
+    a, b = holder.acquire(), holder.acquire()
+    assert holder.swap(second) is first
+    c = holder.acquire()
+    holder.swap(third)
+    assert (a, b, c) == (first, first, second)
+    assert [holder.in_use(e) for e in (first, second, third)] == [2, 1, 0]
+    holder.release(a)
+    holder.release(c)
+    assert [holder.in_use(e) for e in (first, second, third)] == [1, 0, 0]
+    holder.release(holder.acquire())
+    holder.release(b)
+    assert [holder.in_use(e) for e in (first, second, third)] == [0, 0, 0]
