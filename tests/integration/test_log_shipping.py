@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from support import RunningDaemon, free_port, gemini_payload, run_shim, start_daemon
+from support import RunningDaemon, free_port, gemini_payload, run_shim, scrape, start_daemon
 
 TIMEOUT = 30
 TOKEN = "collector-token-1"
@@ -107,9 +107,11 @@ def decide(daemon: RunningDaemon, count: int) -> None:
 def test_records_made_while_the_collector_is_down_arrive_once_in_order_and_overflow_is_counted(
     tmp_path: Path, collector: Collector
 ) -> None:
+    metrics_port = free_port()
     config = (
         f'[log.ship]\nurl = "http://127.0.0.1:{collector.port}/v1/logs"\ntoken = "{TOKEN}"\nbatch_size = 3\n'
         f"max_buffer = {BUFFER}\nmin_delay_ms = 50\nmax_delay_ms = 200\ntimeout_ms = 2000\n"
+        f'[metrics]\nlisten = "127.0.0.1:{metrics_port}"\n'
     )
     daemon = start_daemon(tmp_path, config=config)
     try:
@@ -153,6 +155,10 @@ def test_records_made_while_the_collector_is_down_arrive_once_in_order_and_overf
         decide(daemon, BUFFER + 3)
         full = wait_for(daemon, lambda s: s["dropped"] == 3 and s["buffered"] == BUFFER)
         assert full["sent"] == BUFFER
+        metrics = scrape(f"127.0.0.1:{metrics_port}")
+        assert (metrics[("hookd_log_ship_dropped_total", ())], metrics[("hookd_log_ship_buffered", ())]) == (3, BUFFER)
+        assert metrics[("hookd_log_ship_sent_total", ())] == BUFFER
+        assert metrics[("hookd_log_ship_failures_total", ())] >= full["failures"]  # it keeps retrying
         collector.start()
         wait_for(daemon, lambda s: s["sent"] == 2 * BUFFER and s["buffered"] == 0)
         later = [r["id"] for r in daemon.decisions(at_least=2 * BUFFER + 3)[BUFFER:]]
@@ -176,3 +182,15 @@ def test_the_last_records_are_shipped_at_shutdown(tmp_path: Path, collector: Col
         assert daemon.stop() == 0
     assert [e["decision_id"] for e in collector.events] == [r["id"] for r in daemon.decisions(at_least=2)]
     assert "Authorization" not in collector.posts[0].headers
+
+
+def test_a_collector_that_stays_down_does_not_hold_up_shutdown(tmp_path: Path, collector: Collector) -> None:
+    config = f'[log.ship]\nurl = "http://127.0.0.1:{collector.port}/logs"\nmin_delay_ms = 20\nmax_delay_ms = 50\n'
+    daemon = start_daemon(tmp_path, config=config)
+    try:
+        decide(daemon, 3)
+        wait_for(daemon, lambda s: s["failures"] >= 3 and s["buffered"] == 3)
+    finally:
+        assert daemon.stop(timeout=15) == 0
+    assert '"records": 3, "url": "http://127.0.0.1:' in daemon.log()
+    assert '"event": "log_ship_unsent"' in daemon.log()

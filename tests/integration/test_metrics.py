@@ -8,12 +8,9 @@ import shutil
 import socket
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
-from prometheus_client.parser import text_string_to_metric_families
-
-from support import DEMO_POLICIES, free_port, gemini_payload, run_shim, start_daemon
+from support import DEMO_POLICIES, free_port, gemini_payload, run_shim, scrape, start_daemon
 
 TIMEOUT = 30
 BROKEN_RULE = """
@@ -22,16 +19,6 @@ deny contains {"id": "boom", "reason": "unreachable"} if {
 \tx := 1 / 0
 }
 """
-
-
-def scrape(address: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    with urllib.request.urlopen(f"http://{address}/metrics", timeout=TIMEOUT) as response:
-        text = response.read().decode()
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
 
 
 def write(name: str) -> dict[str, object]:

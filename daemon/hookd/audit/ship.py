@@ -104,32 +104,42 @@ class Shipper:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="hookd-log-ship")
 
     async def close(self, grace: float = 2.0) -> None:
-        """Try to upload what is buffered for up to `grace` seconds, then stop (the local log keeps it all)."""
+        """One last upload attempt of what is buffered, for up to `grace` seconds; then stop (the local log
+        keeps everything)."""
         self._closing = True
         self._wake.set()
         if self._task is None:
             return
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), grace)
-        except TimeoutError:
+        _done, pending = await asyncio.wait({self._task}, timeout=grace)
+        if pending:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            if self.buffered:
-                log.warning("log_ship_unsent", records=self.buffered, url=self.config.url)
+            await asyncio.wait({self._task})
+        if self.buffered:
+            log.warning("log_ship_unsent", records=self.buffered, url=self.config.url)
 
     async def _run(self) -> None:
         delay = self.config.min_delay_ms / 1000
-        while not (self._closing and not self._queue):
-            if not self._closing and len(self._queue) < self.config.batch_size:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.config.min_delay_ms / 1000)
-            self._wake.clear()
+        while not self._closing:
+            if len(self._queue) < self.config.batch_size:
+                await self._wait_for_wake(self.config.min_delay_ms / 1000)
+            if self._closing:
+                break
             if await self._upload_all():
                 delay = self.config.min_delay_ms / 1000
                 continue
-            await self._sleep(delay)
+            deadline = asyncio.get_running_loop().time() + delay
+            while not self._closing and (left := deadline - asyncio.get_running_loop().time()) > 0:
+                await self._wait_for_wake(left)  # back off; close() cuts it short
             delay = min(delay * 2, self.config.max_delay_ms / 1000)
+        await self._upload_all()  # closing: one last attempt, stopped by the first failure
+
+    async def _wait_for_wake(self, seconds: float) -> None:
+        """Until `offer` fills a batch or `close` is called, or `seconds` pass. asyncio.timeout rather than
+        wait_for: on 3.11, wait_for can swallow a cancellation when the awaited event is set at the same time."""
+        self._wake.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._wake.wait()
 
     async def _upload_all(self) -> bool:
         """Upload batches until the queue is empty; False after the first failure (the batch is back in front)."""
@@ -155,16 +165,6 @@ class Shipper:
             self.sent += size
             self.last_success = rfc3339(time.time())
         return True
-
-    async def _sleep(self, seconds: float) -> None:
-        """The back-off; shortened to nothing when the daemon starts closing meanwhile."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._closed_event(), seconds)
-
-    async def _closed_event(self) -> None:
-        while not self._closing:
-            self._wake.clear()
-            await self._wake.wait()
 
     def _post(self, batch: Sequence[Logged]) -> None:
         """On a worker thread: encode, gzip and POST one batch; raises unless the collector answers 2xx."""
