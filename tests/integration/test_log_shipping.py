@@ -78,8 +78,9 @@ def collector() -> Iterator[Collector]:
 def status(daemon: RunningDaemon) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "hookd", "status", "--json", "--runtime-dir", str(daemon.runtime_dir)],
-        capture_output=True, timeout=TIMEOUT, env={**os.environ, "HOOKD_CONFIG": ""}, check=True,
+        capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ, "HOOKD_CONFIG": ""}, check=False,
     )  # fmt: skip
+    assert done.returncode == 0, done.stderr
     shipping: dict[str, Any] = json.loads(done.stdout)["decision_log"]["shipping"]
     return {key: int(value) if key in ("sent", "dropped", "buffered", "failures") else value
             for key, value in shipping.items()}  # fmt: skip
