@@ -7,7 +7,6 @@ problem is a ConfigError that names the file and the key.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import re
 import sys
@@ -223,7 +222,6 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     return Config(daemon=daemon, shim=shim, ask=ask, log=log, http=http, metrics=metrics, source=source)
 
 
-
 def _check_http(http: HttpConfig, where: str) -> None:
     if not is_loopback(http.host):
         raise ConfigError(
@@ -286,11 +284,7 @@ def loopback_address(listen: str, what: str) -> tuple[str, int]:
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     if not sep or not port.isdigit() or int(port) > 65535:
         raise ConfigError(f"{what} must be HOST:PORT, like 127.0.0.1:9464, got {listen!r}")
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
+    if not is_loopback(host):
         raise ConfigError(
             f"{what} must be a loopback address (127.0.0.1, ::1 or localhost): the metrics endpoint has no "
             f"authentication, got {listen!r}"
