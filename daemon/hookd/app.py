@@ -13,11 +13,12 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import structlog
 
 from hookd import wire
-from hookd.assembly import build_pipeline, load_engine
+from hookd.assembly import build_pipeline, load_engine, ready
 from hookd.audit.record import Pending
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
@@ -68,6 +69,8 @@ class Daemon:
         self.reloads = self.reload_failures = 0
         self._stop: asyncio.Event | None = None
         self._retiring: set[asyncio.Task[None]] = set()
+        self._reloading: set[asyncio.Task[Any]] = set()
+        self._reload_lock = asyncio.Lock()
         self.sink: Sink[Pending] = Sink(config.log.queue_size)
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
@@ -166,22 +169,30 @@ class Daemon:
     def _gauges(self) -> dict[str, float]:
         return {"hookd_log_ship_buffered": float(self.shipper.buffered)} if self.shipper is not None else {}
 
-    def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
-        previous = str(self.engines.current.describe()["revision"])
-        try:
-            engine = load_engine(self.config)
-        except HookdError as exc:
-            self.reload_failures += 1
-            log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
-            return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
-        previous_engine = self.engines.swap(engine)
-        self._retire(previous_engine)
-        self.loaded_at = time.time()
-        self.reloads += 1
-        described = engine.describe()
-        revision, packages = str(described["revision"]), described.get("packages") or []
-        log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
-        return ReloadResult(ok=True, error="", previous=previous, revision=revision)
+    async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
+        """Load the policies again and swap once the new engine is ready: Python workers start in the
+        background, so the old engine keeps answering meanwhile. Reloads run one at a time."""
+        async with self._reload_lock:
+            previous = str(self.engines.current.describe()["revision"])
+            try:
+                engine = load_engine(self.config, wait=False)
+                await ready(engine)
+            except HookdError as exc:
+                self.reload_failures += 1
+                log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
+                return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
+            self._retire(self.engines.swap(engine))
+            self.loaded_at = time.time()
+            self.reloads += 1
+            described = engine.describe()
+            revision, packages = str(described["revision"]), described.get("packages") or []
+            log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
+            return ReloadResult(ok=True, error="", previous=previous, revision=revision)
+
+    def _reload_on_signal(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.reload())
+        self._reloading.add(task)  # kept referenced until done; shutdown waits for it
+        task.add_done_callback(self._reloading.discard)
 
     def _retire(self, engine: Engine) -> None:
         """Close a replaced engine in the background, once the requests that started on it are done."""
@@ -195,7 +206,10 @@ class Daemon:
             log.error("engine_close_failed", error=str(task.exception()))
 
     async def close_engines(self) -> None:
-        """At shutdown, after the servers stopped: close the serving engine and those still retiring."""
+        """At shutdown, after the servers stopped: let reloads under way finish, then close the serving
+        engine (which ends its Python workers) and those still retiring."""
+        while self._reloading:
+            await asyncio.gather(*list(self._reloading))
         if self._retiring:
             await asyncio.wait(set(self._retiring), timeout=5)
         try:
@@ -213,7 +227,7 @@ class Daemon:
         stop = self._stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        loop.add_signal_handler(signal.SIGHUP, self.reload)
+        loop.add_signal_handler(signal.SIGHUP, self._reload_on_signal)
         await self.server.start()
         try:
             if self.http is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 import tomllib
 import urllib.parse
 from collections.abc import Mapping
@@ -133,6 +134,23 @@ class LogConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class PythonConfig:
+    """Python policies' workers and sandbox (docs/python-policies.md)."""
+
+    workers: int = 2  # pre-started workers per policy set
+    timeout_ms: int = 1000  # per call; then the worker is killed and replaced, and the event's fail mode applies
+    start_timeout_ms: int = 30_000  # a loaded machine (load 20 on 2 cores) took over 10 s
+    cpu_seconds: int = 60  # RLIMIT_CPU of a worker; it retires after half of it
+    memory_mb: int = 1024  # RLIMIT_AS
+    open_files: int = 64  # RLIMIT_NOFILE
+    file_size_mb: int = 16  # RLIMIT_FSIZE
+    user: str = "nobody"  # the uid workers run as when the daemon runs as root
+    env: tuple[str, ...] = ()  # names of the daemon's environment variables that workers get
+    paths: tuple[str, ...] = ()  # more import paths for policies (the standard library is always there)
+    scratch_dir: Path = field(default_factory=lambda: Path(tempfile.gettempdir()))  # holds each worker's scratch dir
+
+
+@dataclass(frozen=True, slots=True)
 class HttpConfig:
     """The HTTP hook endpoint for Claude Code's `type: "http"` hooks (docs/claude.md): off unless enabled,
     loopback only, every request must carry `Authorization: Bearer <the token in token_file>`."""
@@ -150,6 +168,7 @@ class Config:
     shim: ShimConfig = field(default_factory=ShimConfig)
     ask: AskConfig = field(default_factory=AskConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    python: PythonConfig = field(default_factory=PythonConfig)
     http: HttpConfig = field(default_factory=HttpConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
     source: Path | None = None
@@ -199,7 +218,7 @@ def _locate(explicit: str | None) -> tuple[Path | None, bool]:
 
 def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Config:
     where = f"config {source}" if source else "config"
-    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode", "http", "metrics"}
+    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode", "python", "http", "metrics"}
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
@@ -207,6 +226,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
     log = _section(LogConfig(), raw.get("log", {}), "log", where)
     _check_log(log, where)
+    python = _section(PythonConfig(), raw.get("python", {}), "python", where)
     http = _section(HttpConfig(), raw.get("http", {}), "http", where)
     _check_http(http, where)
     _check_ship(log.ship, where)
@@ -219,7 +239,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
             f"({shim.hook_timeout_ms}), or the agent kills the shim before it can apply its fail mode"
         )
-    return Config(daemon=daemon, shim=shim, ask=ask, log=log, http=http, metrics=metrics, source=source)
+    return Config(daemon=daemon, shim=shim, ask=ask, log=log, python=python, http=http, metrics=metrics, source=source)
 
 
 def _check_http(http: HttpConfig, where: str) -> None:

@@ -1,4 +1,5 @@
-"""`hookd test`: a policy directory's Rego `test_` rules (as `opa test` runs them) and its case files.
+"""`hookd test`: a policy directory's Rego `test_` rules (as `opa test` runs them) and its case files, which
+run through the same engine the daemon would serve: Rego and Python policies alike.
 
 Rego tests: every rule named `test_*` in any package, evaluated on a fresh clone of the loaded
 engine; it passes when its value is exactly `true`, fails when it is undefined or anything else, and
@@ -12,6 +13,7 @@ payload replaced by throw-away directories.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import tempfile
@@ -20,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookd.assembly import build_pipeline
+from hookd.assembly import build_pipeline, engine_for_dir
 from hookd.config import Config
-from hookd.engines.rego_embedded import RegoEmbeddedEngine, discover, load_data, load_modules, new_engine
+from hookd.engines.rego_embedded import discover, load_data, load_modules, new_engine
 from hookd.errors import HookdError, one_line
-from hookd.types import Caller, Deadline, HookRequest, Outcome
+from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +73,10 @@ def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestR
     files = find_case_files(policy_dir)
     if not files:
         return []
-    engine = RegoEmbeddedEngine.load(policy_dir)
+    engine = engine_for_dir(config or Config(), policy_dir)  # Rego and Python policies, as the daemon serves them
     results = []
-    with tempfile.TemporaryDirectory(prefix="hookd-cases-") as tmp:
+    with contextlib.ExitStack() as cleanup, tempfile.TemporaryDirectory(prefix="hookd-cases-") as tmp:
+        cleanup.callback(lambda: asyncio.run(engine.aclose()))
         project, home = Path(tmp, "project"), Path(tmp, "home")
         project.mkdir()
         home.mkdir()
@@ -105,7 +108,7 @@ def _substitute(value: Any, project: Path, home: Path) -> Any:
 def _run_case(
     name: str,
     case: Any,
-    engine: RegoEmbeddedEngine,
+    engine: Engine,
     config: Config,
     project: Path,
     home: Path,

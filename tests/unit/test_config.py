@@ -63,6 +63,9 @@ def test_hookd_config_env_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ({"fail_mode": {"BeforeToolSelection": "closed"}}, "'fail_mode.BeforeToolSelection' cannot be"),
         ({"shim": {"deadline_ms": 9000}}, "shim.deadline_ms (9000) must be below shim.hook_timeout_ms"),
         ({"daemon": []}, "'daemon' must be a table"),
+        ({"python": {"workers": 0}}, "'python.workers' must be a positive integer"),
+        ({"python": {"timeout": 5}}, "unknown key 'python.timeout'"),
+        ({"python": {"env": "HOME"}}, "'python.env' must be a list of non-empty strings"),
     ],
 )
 def test_wrong_config_names_the_key(raw: dict[str, object], message: str) -> None:
@@ -138,6 +141,14 @@ def test_wrong_log_config_names_the_key(raw: dict[str, object], message: str) ->
 def test_control_socket_is_beside_the_hook_socket(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/1000")
     assert Config().control_socket == Path("/run/user/1000/hookd/control.sock")
+
+
+def test_python_section_overrides() -> None:
+    config = parse_config({"python": {"workers": 4, "timeout_ms": 250, "memory_mb": 512, "user": "daemon",
+                                      "env": ["GIT_DIR"], "paths": ["/opt/policy-libs"]}})  # fmt: skip
+    python = config.python
+    assert (python.workers, python.timeout_ms, python.memory_mb, python.user) == (4, 250, 512, "daemon")
+    assert (python.env, python.paths, python.cpu_seconds) == (("GIT_DIR",), ("/opt/policy-libs",), 60)
 
 
 def test_http_endpoint_is_off_and_on_loopback_by_default() -> None:

@@ -72,7 +72,7 @@ class TestControlServer:
             ["hookd.demo"],
         )
         assert list(status.sandbox_layers) == []
-        assert "not built yet" in status.sandbox_note
+        assert "no Python policies" in status.sandbox_note
         assert status.decision_log.path == str(tmp_path / "decisions.log")
 
     def test_decide_is_counted_and_logged_and_evaluate_is_not(self, tmp_path: Path) -> None:

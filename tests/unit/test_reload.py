@@ -91,7 +91,7 @@ def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp
         in_flight = asyncio.create_task(daemon.handle(request("other.txt")))
         await gated.entered.wait()
         deny_other_txt(rego)
-        result = daemon.reload()
+        result = await daemon.reload()
         assert result.ok, result.error
         assert daemon.engines.current is not gated
         # the new policies serve the next request at once ...
@@ -119,7 +119,7 @@ def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_servin
         serving.gate.set()
         daemon.engines.swap(serving)
         rego.write_text(rego.read_text() + "\nthis is not rego\n")
-        result = daemon.reload()
+        result = await daemon.reload()
         assert not result.ok
         assert "policy.rego" in result.error
         assert result.revision == result.previous == serving.describe()["revision"]

@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("dir", nargs="?", help="policy directory (default: the configured one)")
     test.add_argument("-v", "--verbose", action="store_true", help="list passing tests too")
 
+    doctor = sub.add_parser("doctor", help="show which sandbox layers Python policies get on this machine")
+    doctor.add_argument("--policies", help="policy directory to check too (default: the configured one)")
+    doctor.add_argument("--strict", action="store_true", help="exit 1 when a layer is unavailable")
+
     from hookd.cli.control import add_control_parsers  # status, reload, policies, tail, log verify
 
     add_control_parsers(sub)

@@ -48,11 +48,13 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
         return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
     from hookd.assembly import build_pipeline, load_engine
 
+    quiet_logging()
     raw = sys.stdin.buffer.read()
     event = args.event or _event_of(raw)
     policies = Path(args.policies).resolve() if args.policies else config.daemon.policies
     interactive = bool(args.interactive)
-    pipeline, _ = build_pipeline(config, load_engine(config, policies), probe=lambda _pid: interactive)
+    engine = load_engine(config, policies)  # before the deadline starts: Python workers take a moment to start
+    pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive)
     request = HookRequest(
         client=args.client,
         event=event,
@@ -62,7 +64,14 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
         caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid(), ppid=os.getppid()),
         deadline=Deadline.after(config.daemon.request_timeout_ms / 1000),
     )
-    handled = asyncio.run(pipeline.handle(request))
+
+    async def decide() -> Any:
+        try:
+            return await pipeline.handle(request)
+        finally:
+            await engine.aclose()
+
+    handled = asyncio.run(decide())
     decision, reply = handled.decision, handled.reply
     print_evaluation(
         {
@@ -110,6 +119,7 @@ def _event_of(raw: bytes) -> str:
 def cmd_test(args: argparse.Namespace, config: Config) -> int:
     from hookd.policytest import run_case_files, run_rego_tests, summarise
 
+    quiet_logging()
     policy_dir = Path(args.dir).resolve() if args.dir else config.daemon.policies
     results = run_rego_tests(policy_dir) + run_case_files(policy_dir, config)
     for result in results:
@@ -118,6 +128,37 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
     passed, failed = summarise(results)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
+    """Start one real Python worker and print each sandbox layer it got; check the policy dir's trust rule."""
+    from hookd.engines.python_workers import probe_layers
+    from hookd.errors import PolicyLoadError
+    from hookd.policy.python_sources import discover_python, load_python_set
+
+    quiet_logging()
+    layers = probe_layers(config)
+    print("sandbox layers of Python policy workers:")
+    for layer in layers:
+        state = "active" if layer["active"] else "unavailable"
+        detail = str(layer["detail"]).removeprefix("unavailable: ")
+        print(f"  {layer['name']:18} {state:11} {detail}")
+    policy_dir = Path(args.policies).resolve() if args.policies else config.daemon.policies
+    count = len(discover_python(policy_dir)) if policy_dir.is_dir() else 0
+    try:
+        load_python_set(policy_dir)
+        trust = "no Python policies" if count == 0 else "may run (owner and permissions are right)"
+    except PolicyLoadError as exc:
+        trust = str(exc)
+    print(f"policies {policy_dir}: {count} Python policy file(s): {trust}")
+    return 1 if args.strict and not all(layer["active"] for layer in layers) else 0
+
+
+def quiet_logging() -> None:
+    """Log lines of a one-shot command (a Python policy's traceback, say) go to stderr, never into its output."""
+    import structlog
+
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
 
 
 def shim_path() -> Path:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
@@ -30,10 +30,19 @@ from hookd.v1 import hookd_pb2_grpc
 if TYPE_CHECKING:
     from hookd.app import Daemon
 
-SANDBOX_NOTE = (
-    "no sandbox layers: Python policies and their sandbox are not built yet; "
-    "the Rego policies run in-process in the embedded engine"
+NO_PYTHON_NOTE = (
+    "no Python policies are loaded, so no worker runs; the Rego policies run in-process in the embedded engine"
 )
+PYTHON_NOTE = "the isolation layers of the Python policy workers, as the workers reported them at start"
+
+
+def sandbox_layers(describe: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The Python workers' layers from an engine's description (a composite's parts included); [] without Python."""
+    if "sandbox_layers" in describe:
+        return [dict(layer) for layer in describe["sandbox_layers"]]
+    return [layer for part in describe.get("parts") or [] for layer in sandbox_layers(part)]
+
+
 MAX_ENV = 64
 
 
@@ -89,6 +98,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
     async def Status(self, request: pb.StatusRequest, context: Any) -> pb.StatusResponse:
         daemon = self.daemon
         decision_log = daemon.decision_log
+        layers = sandbox_layers(daemon.engines.current.describe())
         return pb.StatusResponse(
             version=__version__,
             pid=os.getpid(),
@@ -103,8 +113,8 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
                 reloads=daemon.reloads,
                 reload_failures=daemon.reload_failures,
             ),
-            sandbox_layers=[],
-            sandbox_note=SANDBOX_NOTE,
+            sandbox_layers=[pb.SandboxLayer(name=x["name"], active=x["active"], detail=x["detail"]) for x in layers],
+            sandbox_note=PYTHON_NOTE if layers else NO_PYTHON_NOTE,
             hook_socket=str(daemon.config.hook_socket),
             control_socket=str(daemon.config.control_socket),
             decision_log=pb.DecisionLogStatus(
@@ -122,7 +132,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:
         caller = current_caller.get()
-        result = self.daemon.reload(requested_by=f"uid {caller.uid} pid {caller.pid}")
+        result = await self.daemon.reload(requested_by=f"uid {caller.uid} pid {caller.pid}")
         return pb.ReloadResponse(
             ok=result.ok, error=result.error, previous_revision=result.previous, policy_set=self.policy_set()
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from hookd.types import JSON, Engine, EngineRequest, Verdict
 
@@ -17,12 +18,30 @@ class CompositeEngine:
         if not parts:
             raise ValueError("a composite engine needs at least one part")
         self.parts = tuple(parts)
+        # Parts that wait on another process (Python workers) start first, so that their work overlaps the
+        # in-process evaluation of the others; the verdicts keep the parts' order (it orders rewrites).
+        self._start_order = sorted(range(len(self.parts)), key=lambda i: not getattr(self.parts[i], "remote", False))
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         if len(self.parts) == 1:
             return await self.parts[0].evaluate(request)
-        results = await asyncio.gather(*(part.evaluate(request) for part in self.parts))
+        started = await asyncio.gather(*(self.parts[i].evaluate(request) for i in self._start_order))
+        results: list[Sequence[Verdict]] = [()] * len(self.parts)
+        for index, verdicts in zip(self._start_order, started, strict=True):
+            results[index] = verdicts
         return [verdict for verdicts in results for verdict in verdicts]
+
+    @property
+    def packages(self) -> tuple[Any, ...]:
+        """The parts' policy packages (Rego packages, Python policy functions), for ListPolicies."""
+        return tuple(package for part in self.parts for package in getattr(part, "packages", ()))
+
+    async def ready(self) -> None:
+        """Wait for the parts that start in the background (Python workers after a reload)."""
+        for part in self.parts:
+            ready = getattr(part, "ready", None)
+            if ready is not None:
+                await ready()
 
     async def aclose(self) -> None:
         await asyncio.gather(*(part.aclose() for part in self.parts))

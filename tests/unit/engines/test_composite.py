@@ -75,3 +75,17 @@ def test_aclose_closes_every_part() -> None:
 def test_an_empty_composite_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one part"):
         CompositeEngine([])
+
+
+def test_a_remote_part_starts_first_but_its_verdicts_keep_the_parts_order() -> None:
+    started: list[str] = []
+
+    class Recording(Part):
+        async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+            started.append(self.name)
+            return await super().evaluate(request)
+
+    local, remote = Recording("local", [DENY]), Recording("remote", [CONTEXT])
+    remote.remote = True  # type: ignore[attr-defined]
+    assert list(asyncio.run(CompositeEngine([local, remote]).evaluate(_request()))) == [DENY, CONTEXT]
+    assert started == ["remote", "local"]

@@ -1,0 +1,275 @@
+"""Python policies in a real daemon behind the real shim: decisions, a traceback that stays in the daemon's
+log, reloads under load that fail no request, Status, `hookd doctor` and `hookd test` case files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hookd import wire
+from support import RunningDaemon, gemini_payload, require, run_shim, send_frame, start_daemon, wait_for_socket
+
+HOOKD = [sys.executable, "-m", "hookd"]
+POLICY = """
+from hookd.policy_api import policy, deny
+
+@policy(events=["BeforeTool"], kinds=["shell"])
+def guard(input):
+    command = input["tool"]["input"]["command"]
+    if command == "explode":
+        raise RuntimeError("secret-sauce-42 went wrong")
+    if command.startswith("git push"):
+        return deny("no pushing, {version}", rule="push")
+"""
+
+
+def write_policies(directory: Path, version: str = "v1") -> Path:
+    directory.mkdir(mode=0o755, exist_ok=True)
+    path = directory / "guard.py"
+    path.write_text(textwrap.dedent(POLICY.format(version=version)))
+    path.chmod(0o644)
+    return directory
+
+
+def shell(command: str) -> dict[str, object]:
+    return gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": command})
+
+
+GENEROUS = "[python]\ntimeout_ms = 25000\nstart_timeout_ms = 60000\n"  # no test here is about deadlines
+
+
+def hookd(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOOKD_CONFIG": ""}
+    if args[0] in ("test", "doctor", "eval"):
+        config = Path(tempfile.mkdtemp(prefix="hookd-cfg-")) / "config.toml"
+        config.write_text(GENEROUS)
+        args = ("--config", str(config), *args)
+    done = subprocess.run([*HOOKD, *args], capture_output=True, timeout=60, env=env, check=False)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def worker_pids(daemon: RunningDaemon) -> set[int]:
+    pids = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == daemon.proc.pid and fields[0] != "Z" and b"hookd.sandbox.worker" in cmdline:
+            pids.add(int(stat.parent.name))
+    return pids
+
+
+def wait_for_workers(daemon: RunningDaemon, count: int, timeout: float = 15) -> set[int]:
+    end = time.monotonic() + timeout
+    while ((pids := worker_pids(daemon)) and len(pids) != count) or not pids:
+        assert time.monotonic() < end, f"the daemon has {len(pids)} Python workers, expected {count}"
+        time.sleep(0.05)
+    return pids
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[RunningDaemon]:
+    require(os.geteuid() == 0, "root (the workers drop to nobody)")
+    # Deadlines far above what a loaded machine needs: no test here is about them.
+    config = "[daemon]\nrequest_timeout_ms = 30000\n[python]\ntimeout_ms = 25000\nstart_timeout_ms = 60000\n"
+    running = start_daemon(tmp_path, write_policies(tmp_path / "policies"), config=config, wait=False)
+    wait_for_socket(running, timeout=120)  # it starts its workers before it listens: slow on a loaded machine
+    yield running
+    running.stop()
+
+
+def test_the_shim_gets_the_python_policys_deny(daemon: RunningDaemon) -> None:
+    denied = run_shim(daemon.socket, "BeforeTool", shell("git push origin main"), deadline_ms=30_000, timeout=60)
+    assert denied.returncode == 0
+    assert json.loads(denied.stdout)["decision"] == "deny"
+    assert "no pushing, v1 [hookd.guard:push]" in json.loads(denied.stdout)["reason"]
+    assert run_shim(daemon.socket, "BeforeTool", shell("ls"), deadline_ms=30_000, timeout=60).stdout == b""
+
+
+def test_an_exception_denies_and_its_traceback_is_only_in_the_daemon_log(daemon: RunningDaemon) -> None:
+    result = run_shim(daemon.socket, "BeforeTool", shell("explode"), deadline_ms=30_000, timeout=60)
+    reply = json.loads(result.stdout)
+    assert reply["decision"] == "deny"
+    assert "Python policy guard.py:guard failed (RuntimeError)" in reply["reason"]
+    for stream in (result.stdout, result.stderr):
+        assert b"secret-sauce-42" not in stream and b"Traceback" not in stream
+    deadline = time.monotonic() + 10
+    while "secret-sauce-42" not in daemon.log():
+        assert time.monotonic() < deadline, daemon.log()
+        time.sleep(0.05)
+    (line,) = [json.loads(x) for x in daemon.log().splitlines() if "python_policy_error" in x]
+    assert "Traceback" in line["traceback"] and line["policy"] == "hookd.guard"
+
+
+def test_reloads_under_load_fail_no_request_and_retire_the_old_workers(daemon: RunningDaemon) -> None:
+    policies = daemon.log_path.parent / "policies"
+    first = wait_for_workers(daemon, 2)
+    replies: list[str] = []
+    stop = threading.Event()
+
+    def load() -> None:
+        header = {"client": "gemini", "event": "BeforeTool", "cwd": "/", "ppid": 1, "env": {}}
+        frame = wire.encode_request(header, json.dumps(shell("git push")).encode())
+        while not stop.is_set():
+            out = wire.decode_reply(
+                send_frame(daemon.socket, frame, timeout=60)
+            ).stdout  # the shim's socket client, minus start-up
+            replies.append(json.loads(out)["reason"] if out else "(allowed)")
+
+    threads = [threading.Thread(target=load) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        for version in ("v2", "v3"):
+            time.sleep(0.4)
+            write_policies(policies, version)
+            daemon.proc.send_signal(signal.SIGHUP)  # the second may come while the first still starts workers
+        end = time.monotonic() + 30
+        while daemon.log().count('"event": "reloaded"') < 2:
+            assert time.monotonic() < end, daemon.log()
+            time.sleep(0.05)
+        time.sleep(0.3)  # a few requests on the v3 workers
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert len(replies) > 20
+    assert all(r.startswith(("no pushing, v1", "no pushing, v2", "no pushing, v3")) for r in replies), set(replies)
+    assert replies[-1].startswith("no pushing, v3"), daemon.log()
+    last = wait_for_workers(daemon, 2)
+    assert not last & first
+    assert daemon.log().count('"event": "reloaded"') == 2
+
+
+def test_status_and_policies_report_the_workers_layers_and_python_policies(daemon: RunningDaemon) -> None:
+    result = hookd("status", "--json", "--runtime-dir", str(daemon.runtime_dir))
+    assert result.returncode == 0, result.stderr
+    layers = {layer["name"]: layer for layer in json.loads(result.stdout)["sandbox_layers"]}
+    assert set(layers) == {
+        "resource-limits", "network-namespace", "seccomp", "write-restriction", "unprivileged-uid", "clean-environment"
+    }  # fmt: skip
+    assert layers["unprivileged-uid"]["active"] is True and "uid 65534" in layers["unprivileged-uid"]["detail"]
+    listing = hookd("policies", "--json", "--runtime-dir", str(daemon.runtime_dir))
+    (package,) = json.loads(listing.stdout)["packages"]
+    assert (package["name"], package["rules"]) == ("hookd.guard", [{"name": "guard", "kind": "python"}])
+    assert package["routing"] == {"events": ["BeforeTool"], "kinds": ["shell"], "tools": []}
+
+
+def test_doctor_prints_every_layer_and_the_trust_of_the_policy_dir(tmp_path: Path) -> None:
+    policies = write_policies(tmp_path / "policies")
+    result = hookd("doctor", "--policies", str(policies))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "sandbox layers of Python policy workers:"
+    names = [line.split()[0] for line in lines[1:7]]
+    assert names == [
+        "resource-limits", "network-namespace", "seccomp", "write-restriction", "unprivileged-uid", "clean-environment"
+    ]  # fmt: skip
+    assert all(line.split()[1] in ("active", "unavailable") for line in lines[1:7])
+    assert lines[7] == f"policies {policies}: 1 Python policy file(s): may run (owner and permissions are right)"
+    policies.chmod(0o777)
+    refused = hookd("doctor", "--policies", str(policies))
+    assert "is writable by group or others (mode 777)" in refused.stdout.splitlines()[7]
+
+
+def test_hookd_test_runs_case_files_of_python_policies(tmp_path: Path) -> None:
+    policies = write_policies(tmp_path / "policies")
+    cases = policies / "cases"
+    cases.mkdir()
+    (cases / "guard.json").write_text(
+        json.dumps(
+            [
+                {
+                    "name": "push",
+                    "payload": shell("git push"),
+                    "expect": {"outcome": "deny", "rules": ["hookd.guard:push"]},
+                },
+                {"name": "ls", "payload": shell("ls"), "expect": {"outcome": "allow"}},
+                {"name": "wrong on purpose", "payload": shell("ls"), "expect": {"outcome": "deny"}},
+            ]
+        )
+    )
+    result = hookd("test", "-v", str(policies))
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines() == [
+        "PASS  guard.json#0 push",
+        "PASS  guard.json#1 ls",
+        "FAIL  guard.json#2 wrong on purpose: outcome allow, expected deny",
+        "2 passed, 1 failed",
+    ]
+
+
+NOBODY_POLICY = """
+import os, socket
+from hookd.policy_api import policy, deny
+
+@policy(events=["BeforeTool"])
+def scribble(input):
+    with open(os.path.join({owned!r}, "pwned"), "w") as handle:  # nobody's own dir: only the sandbox says no
+        handle.write("x")
+    return deny("ESCAPED: wrote")
+
+@policy(events=["BeforeTool"])
+def phone_home(input):
+    socket.create_connection(("127.0.0.1", 9), timeout=1)
+    return deny("ESCAPED: connected")
+
+@policy(events=["BeforeTool"])
+def spawn(input):
+    os.fork()
+    return deny("ESCAPED: forked")
+"""
+
+
+def as_nobody(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[str]:
+    """`hookd ARGS` as a non-root daemon would run it: uid nobody, the system python3 with the venv's packages."""
+    site = next(Path(sys.prefix, "lib").glob("python3.*/site-packages"))
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/nonexistent",
+        "PYTHONPATH": f"{site}:{Path(__file__).parents[2] / 'daemon'}",
+    }
+    command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-m", "hookd"]
+    done = subprocess.run([*command, *args], input=stdin, capture_output=True, timeout=60, env=env, check=False)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def test_a_non_root_daemon_still_confines_its_workers(tmp_path: Path) -> None:
+    require(os.geteuid() == 0 and Path("/usr/bin/python3").exists(), "root (to become nobody) and /usr/bin/python3")
+    owned = Path(tempfile.mkdtemp(prefix="hookd-nobody-"))
+    policies = owned / "policies"
+    policies.mkdir()
+    (policies / "hostile.py").write_text(NOBODY_POLICY.format(owned=str(owned)))
+    for path in (owned, policies, policies / "hostile.py"):
+        os.chown(path, 65534, 65534)
+    try:
+        doctor = as_nobody("doctor", "--policies", str(policies))
+        assert doctor.returncode == 0, doctor.stderr
+        states = {line.split()[0]: line.split()[1] for line in doctor.stdout.splitlines()[1:7]}
+        assert states.pop("unprivileged-uid") == "unavailable"
+        assert set(states.values()) == {"active"}, doctor.stdout
+        result = as_nobody("eval", "--json", "--policies", str(policies), stdin=json.dumps(shell("ls")).encode())
+        assert result.returncode == 0, result.stderr
+        verdicts = json.loads(result.stdout)["verdicts"]
+        assert sorted((v["kind"], v["rule"], v["message"].split(" failed")[0]) for v in verdicts) == [
+            ("deny", "python-error", "Python policy hostile.py:phone_home"),
+            ("deny", "python-error", "Python policy hostile.py:scribble"),
+            ("deny", "python-error", "Python policy hostile.py:spawn"),
+        ]
+        assert not (owned / "pwned").exists()
+    finally:
+        shutil.rmtree(owned)

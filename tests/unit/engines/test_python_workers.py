@@ -1,0 +1,254 @@
+"""The Python engine's behaviour besides the sandbox: loading, routing, verdicts, combining with Rego,
+replacement after a crash, and a close that waits for the requests in flight."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from python_support import python_part, shell_request, wait_for_full_pool, wait_until_gone, write_policy
+
+from hookd.assembly import build_pipeline, load_engine
+from hookd.config import Config, PythonConfig
+from hookd.errors import PolicyLoadError
+from hookd.types import Caller, Deadline, Event, HookRequest, Outcome
+
+REGO_DENY = """package hookd.rego_guard
+
+routing := {"events": ["BeforeTool"], "kinds": ["shell"]}
+
+deny contains {"id": "rm", "reason": "no rm"} if input.tool.input.command == "rm x"
+"""
+
+
+def config(workers: int = 1, **python: object) -> Config:
+    return replace(
+        Config(), python=replace(PythonConfig(workers=workers, timeout_ms=30_000, start_timeout_ms=60_000), **python)
+    )  # type: ignore[arg-type]
+
+
+def test_a_syntax_error_is_refused_with_a_one_line_message(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "@policy()\ndef broken(input) return 1\n")
+    with pytest.raises(PolicyLoadError, match=r"^Python policies do not load: SyntaxError: .*hostile.py, line 3"):
+        load_engine(config(), policies)
+
+
+def test_a_file_without_a_decorated_function_is_refused(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "def forgot(input):\n    return deny('x')\n")
+    with pytest.raises(PolicyLoadError, match=r"hostile\.py declares no policy"):
+        load_engine(config(), policies)
+
+
+def test_a_policy_is_not_called_for_events_it_does_not_declare(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "@policy(events=['AfterTool'])\ndef later(input):\n    return deny('x')\n")
+    engine = load_engine(config(), policies)
+    try:
+        assert list(asyncio.run(engine.evaluate(shell_request("ls", Event.BEFORE_TOOL)))) == []
+        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls", Event.AFTER_TOOL)))
+        assert (verdict.kind.value, verdict.policy_id, verdict.rule_id) == ("deny", "hookd.hostile", "later")
+    finally:
+        asyncio.run(engine.aclose())
+
+
+def test_a_malformed_return_value_fails_closed(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "@policy()\ndef wrong(input):\n    return 'deny'\n")
+    engine = load_engine(config(), policies)
+    try:
+        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls")))
+    finally:
+        asyncio.run(engine.aclose())
+    assert (verdict.kind.value, verdict.rule_id) == ("deny", "python-error")
+    assert "TypeError" in verdict.message
+
+
+def test_python_and_rego_verdicts_combine_under_the_same_rules(tmp_path: Path) -> None:
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        from hookd.policy_api import rewrite
+
+        @policy(events=["BeforeTool"], kinds=["shell"], id="hookd.py_guard")
+        def guard(input):
+            command = input["tool"]["input"]["command"]
+            if command.startswith("git push"):
+                return deny("no pushing from here", rule="push")
+            if command == "ls":
+                return [rewrite(tool_input={"command": "ls -la"}, rule="long"), context("listed", rule="note")]
+        """,
+    )
+    (policies / "guard.rego").write_text(REGO_DENY)
+    engine = load_engine(config(), policies)
+    pipeline, _ = build_pipeline(config(), engine, probe=lambda _pid: False)
+
+    async def decide(command: str) -> tuple[Outcome, list[str], bytes]:
+        payload = {"session_id": "s", "transcript_path": "", "cwd": "/tmp", "hook_event_name": "BeforeTool",
+                   "timestamp": "t", "tool_name": "run_shell_command", "tool_input": {"command": command}}  # fmt: skip
+        request = HookRequest("gemini", "BeforeTool", json.dumps(payload).encode(), {}, "/tmp",
+                              Caller(os.getuid(), os.getgid(), os.getpid()), Deadline.after(5))  # fmt: skip
+        handled = await pipeline.handle(request)
+        rules = [f"{v.policy_id}:{v.rule_id}" for v in handled.decision.verdicts]
+        return handled.decision.outcome, rules, handled.reply.stdout
+
+    async def go() -> list[tuple[Outcome, list[str], bytes]]:
+        try:
+            return [await decide(c) for c in ("git push origin", "rm x", "ls")]
+        finally:
+            await engine.aclose()
+
+    push, rm, ls = asyncio.run(go())
+    assert push[:2] == (Outcome.DENY, ["hookd.py_guard:push"]) and b"no pushing from here" in push[2]
+    assert rm[:2] == (Outcome.DENY, ["hookd.rego_guard:rm"])
+    assert ls[:2] == (Outcome.REWRITE, ["hookd.py_guard:long", "hookd.py_guard:note"])
+    assert json.loads(ls[2])["hookSpecificOutput"]["tool_input"] == {"command": "ls -la"}
+
+
+def test_a_request_after_a_crash_waits_for_the_replacement_within_its_deadline(tmp_path: Path) -> None:
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        import os
+
+        @policy(events=["BeforeTool"])
+        def fragile(input):
+            if input["tool"]["input"]["command"] == "crash":
+                os._exit(3)
+            return deny("still here", rule="alive")
+        """,
+    )
+    engine = load_engine(config(workers=1), policies)
+    python = python_part(engine)
+
+    async def go() -> None:
+        (crashed,) = await engine.evaluate(shell_request("crash"))
+        assert (crashed.rule_id, "exited with status 3" in crashed.message) == ("python-error", True)
+        (served,) = await engine.evaluate(shell_request("ls"))  # no worker is free yet: it waits for the new one
+        assert served.rule_id == "alive"
+        await engine.aclose()
+
+    asyncio.run(go())
+    assert python.replaced == 1 and python.worker_pids() == []
+
+
+def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        import time
+
+        @policy(events=["BeforeTool"])
+        def slow(input):
+            time.sleep(0.3)
+            return deny("slow but sure", rule="slow")
+        """,
+    )
+    engine = load_engine(config(workers=2), policies)
+    python = python_part(engine)
+
+    async def go() -> None:
+        pids = await wait_for_full_pool(python, 2)
+        calls = [asyncio.ensure_future(engine.evaluate(shell_request("ls"))) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        await engine.aclose()  # returns only once both calls are answered
+        assert all(call.done() for call in calls)
+        assert [v.rule_id for call in calls for v in call.result()] == ["slow", "slow"]
+        assert python.worker_pids() == [] and wait_until_gone(pids)
+
+    asyncio.run(go())
+
+
+def test_a_policy_that_hangs_while_loading_is_refused_at_the_start_deadline(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "while True:\n    pass\n")
+    with pytest.raises(PolicyLoadError, match=r"a Python policy worker did not start: did not start within 0\.5 s"):
+        load_engine(config(start_timeout_ms=500), policies)
+
+
+def test_a_policy_set_larger_than_a_pipe_buffer_loads_and_its_replacements_too(tmp_path: Path) -> None:
+    padding = "# " + "x" * 100 + "\n"
+    policies = write_policy(
+        tmp_path / "p",
+        padding * 2000  # about 200 KiB: the set-up frame cannot fit in a pipe at once
+        + """
+import os
+import shutil
+import tempfile
+
+@policy(events=["BeforeTool"])
+def big(input):
+    if input["tool"]["input"]["command"] == "crash":
+        os._exit(1)
+    return deny("big and well", rule="big")
+""",
+    )
+    engine = load_engine(config(workers=1), policies)
+    python = python_part(engine)
+
+    async def go() -> list[str]:
+        crashed = await engine.evaluate(shell_request("crash"))
+        await wait_for_full_pool(python, 1)  # the replacement got its set-up frame without blocking the loop
+        served = await engine.evaluate(shell_request("ls"))
+        await engine.aclose()
+        return [v.rule_id for v in (*crashed, *served)]
+
+    assert asyncio.run(go()) == ["python-error", "big"]
+    assert python.replaced == 1
+
+
+def test_garbage_on_the_channel_counts_as_a_crash(tmp_path: Path) -> None:
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        import os
+
+        @policy(events=["BeforeTool"])
+        def forge(input):
+            for fd in range(3, 20):
+                try:
+                    os.write(fd, b"\\xff\\xff\\xff\\xffforged")
+                except OSError:
+                    pass
+            return deny("ESCAPED: forged")
+        """,
+    )
+    engine = load_engine(config(workers=1), policies)
+    python = python_part(engine)
+    try:
+        verdicts = list(asyncio.run(engine.evaluate(shell_request("ls"))))
+    finally:
+        asyncio.run(engine.aclose())
+    assert [(v.kind.value, v.rule_id) for v in verdicts] == [("deny", "python-error")]
+    assert "over the" in verdicts[0].message and python.replaced == 1
+
+
+def test_an_exception_on_an_event_that_cannot_block_is_a_message_not_a_deny(tmp_path: Path) -> None:
+    policies = write_policy(tmp_path / "p", "@policy()\ndef broken(input):\n    raise KeyError('x')\n")
+    engine = load_engine(config(), policies)
+    try:
+        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls", Event.AFTER_AGENT)))
+    finally:
+        asyncio.run(engine.aclose())
+    assert (verdict.kind.value, verdict.rule_id) == ("message", "python-error")  # a deny on AfterAgent loops the agent
+
+
+def test_scratch_dirs_live_in_the_configured_dir_and_go_with_their_workers(tmp_path: Path) -> None:
+    base = Path(tempfile.mkdtemp(prefix="hookd-scratch-base-", dir="/tmp")) / "made-on-demand"
+    base.parent.chmod(0o755)  # the workers' user must reach it
+    policies = write_policy(
+        tmp_path / "p",
+        "import os\n@policy()\ndef where(input):\n    return context(os.getcwd(), rule='cwd')\n",
+    )
+    engine = load_engine(config(workers=2, scratch_dir=base), policies)
+    try:
+        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls")))
+        assert Path(verdict.message).parent == base
+        assert len(list(base.iterdir())) == 2  # one per worker (their stderr files are unlinked already)
+    finally:
+        asyncio.run(engine.aclose())
+        remaining = list(base.iterdir())
+        shutil.rmtree(base.parent)
+    assert remaining == []
