@@ -13,6 +13,8 @@
    1,000 req/s (p50/p99), and the maximum sustained decisions/s with p99 and errors.
 3. A 100-chunk AfterModel burst (Gemini runs one hook per streamed chunk, one after the other).
 4. The daemon's RSS after all that.
+5. The remote engine (bench/remote_engine.py): the in-daemon decision with engine = "opa" against a
+   real `opa run --server` vs engine = "embedded", p50/p99 and their ratio (needs the opa binary).
 
 Results are printed and written as JSON to bench/results/; `--compare OLD.json` prints new/old
 ratios. Run: ./dev bench [--calls N] [--quick]
@@ -258,6 +260,10 @@ def main() -> int:  # noqa: PLR0915 - one run, phase after phase, reads best top
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=10)
+    if "opa" in contenders:
+        import remote_engine  # bench/ is on sys.path when this file runs
+
+        record["remote_engine"] = remote_engine.measure(policies, args.opa, args.calls)
     shims = [n for n in ("native", "python") if n in outputs]
     record["identical_output"] = all(same_decisions(outputs[n], outputs["percall"]) for n in shims)
     report(record)
@@ -311,6 +317,10 @@ def report(record: dict[str, Any]) -> None:
         f"{burst['total_ms']:.0f} ms in all, p50 {burst['p50_ms']:.2f} ms per chunk"
     )
     print(f"daemon RSS after the run: {record['daemon_rss_mb']:.1f} MB")
+    if "remote_engine" in record:
+        import remote_engine
+
+        remote_engine.report(record["remote_engine"])
     for note in record["notes"]:
         print(f"note: {note}")
 

@@ -30,13 +30,22 @@ def engine_for_dir(
     daemon's uid and not group/other-writable; Python from a bundle runs only when the bundle is signed.
     With `wait=False` the Python workers are only started: `await ready(engine)` before serving it.
     Raises PolicyLoadError."""
-    rego = RegoEmbeddedEngine.load(path)
+    rego = rego_engine(config, path)
     python_set = load_python_set(path, source=source, signed=signed)
     if python_set is None:
         return rego
     from hookd.engines.python_workers import start_engine  # only policy sets with Python pay for its imports
 
     return CompositeEngine([rego, start_engine(config, python_set, wait=wait)])
+
+
+def rego_engine(config: Config, path: Path) -> Engine:
+    """The Rego part, as daemon.engine says: regorus in process, or an OPA server (docs/opa.md)."""
+    if config.daemon.engine == "opa":
+        from hookd.engines.rego_opa import RegoOpaEngine  # opa_client and aiohttp: only when configured
+
+        return RegoOpaEngine.load(path, config.opa)
+    return RegoEmbeddedEngine.load(path)
 
 
 def load_engine(config: Config, policies: Path | None = None, *, wait: bool = True) -> Engine:

@@ -12,11 +12,11 @@ import re
 import sys
 import tempfile
 import tomllib
-import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import SplitResult, urlsplit
 
 from hookd.errors import ConfigError
 from hookd.types import Event, FailMode
@@ -70,6 +70,7 @@ class DaemonConfig:
     max_header_bytes: int = 64 * 1024
     max_payload_bytes: int = 16 * 1024 * 1024
     log_level: str = "info"
+    engine: str = "embedded"  # who evaluates the Rego policies: "embedded" (regorus) or "opa" ([opa])
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +164,20 @@ class HttpConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class OpaConfig:
+    """The OPA server that decides when daemon.engine = "opa" (docs/opa.md)."""
+
+    url: str = "http://127.0.0.1:8181"  # http://, https:// or unix:///path/to/opa.sock
+    token: str = ""  # sent as `Authorization: Bearer ...`
+    token_file: str = ""  # or read from this file (first line) at load
+    ca_file: str = ""  # PEM bundle that verifies an https server (default: the system's)
+    client_cert: str = ""  # PEM certificate for mutual TLS
+    client_key: str = ""  # its key, when not in client_cert
+    timeout_ms: int = 500  # one decision's cap; the request deadline can cut it shorter
+    max_connections: int = 16  # keep-alive connections to OPA
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     daemon: DaemonConfig = field(default_factory=DaemonConfig)
     shim: ShimConfig = field(default_factory=ShimConfig)
@@ -171,6 +186,7 @@ class Config:
     python: PythonConfig = field(default_factory=PythonConfig)
     http: HttpConfig = field(default_factory=HttpConfig)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    opa: OpaConfig = field(default_factory=OpaConfig)
     source: Path | None = None
 
     @property
@@ -189,6 +205,7 @@ class Config:
 _CHOICES: Mapping[str, tuple[str, ...]] = {
     "daemon.log_level": ("debug", "info", "warning", "error"),
     "ask.headless_fallback": ("deny", "allow"),
+    "daemon.engine": ("embedded", "opa"),
 }
 
 
@@ -218,7 +235,7 @@ def _locate(explicit: str | None) -> tuple[Path | None, bool]:
 
 def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Config:
     where = f"config {source}" if source else "config"
-    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode", "python", "http", "metrics"}
+    unknown = set(raw) - {"daemon", "shim", "ask", "log", "fail_mode", "python", "http", "metrics", "opa"}
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
@@ -233,13 +250,17 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     metrics = _section(MetricsConfig(), raw.get("metrics", {}), "metrics", where)
     if metrics.listen:
         loopback_address(metrics.listen, f"{where}: 'metrics.listen'")
+    opa = _section(OpaConfig(), raw.get("opa", {}), "opa", where)
+    check_opa(opa, where)
     shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
             f"({shim.hook_timeout_ms}), or the agent kills the shim before it can apply its fail mode"
         )
-    return Config(daemon=daemon, shim=shim, ask=ask, log=log, python=python, http=http, metrics=metrics, source=source)
+    return Config(
+        daemon=daemon, shim=shim, ask=ask, log=log, python=python, http=http, metrics=metrics, opa=opa, source=source
+    )
 
 
 def _check_http(http: HttpConfig, where: str) -> None:
@@ -288,7 +309,7 @@ def _check_log(log: LogConfig, where: str) -> None:
 def _check_ship(ship: ShipConfig, where: str) -> None:
     if not ship.url:
         return
-    parts = urllib.parse.urlsplit(ship.url)
+    parts = urlsplit(ship.url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{where}: 'log.ship.url' must be an http:// or https:// URL, got {ship.url!r}")
     if ship.min_delay_ms > ship.max_delay_ms:
@@ -310,6 +331,28 @@ def loopback_address(listen: str, what: str) -> tuple[str, int]:
             f"authentication, got {listen!r}"
         )
     return ("127.0.0.1" if host == "localhost" else host), int(port)
+
+
+def check_opa(opa: OpaConfig, where: str) -> None:
+    url = urlsplit(opa.url)
+    if url.scheme == "unix":
+        if not url.path.startswith("/") or url.netloc:
+            raise ConfigError(f"{where}: 'opa.url' must be unix:///absolute/path for a Unix socket, got {opa.url!r}")
+    elif url.scheme not in ("http", "https") or not url.hostname or url.path not in ("", "/") or not _valid_port(url):
+        raise ConfigError(f"{where}: 'opa.url' must be http(s)://host[:port] or unix:///path, got {opa.url!r}")
+    if opa.token and opa.token_file:
+        raise ConfigError(f"{where}: set one of 'opa.token' and 'opa.token_file', not both")
+    if (opa.ca_file or opa.client_cert) and url.scheme != "https":
+        raise ConfigError(f"{where}: 'opa.ca_file' and 'opa.client_cert' need an https:// 'opa.url'")
+    if opa.client_key and not opa.client_cert:
+        raise ConfigError(f"{where}: 'opa.client_key' needs 'opa.client_cert'")
+
+
+def _valid_port(url: SplitResult) -> bool:
+    try:
+        return url.port is None or url.port > 0
+    except ValueError:
+        return False
 
 
 def _section(default: T, raw: object, name: str, where: str) -> T:

@@ -3,7 +3,8 @@ run through the same engine the daemon would serve: Rego and Python policies ali
 
 Rego tests: every rule named `test_*` in any package, evaluated on a fresh clone of the loaded
 engine; it passes when its value is exactly `true`, fails when it is undefined or anything else, and
-errors when evaluation raises. `todo_test_*` rules are skipped.
+errors when evaluation raises. `todo_test_*` rules are skipped. With an OPA config (`hookd test --engine
+opa`) the directory, tests included, is pushed to that OPA server and each test rule is one query there.
 
 Case files: `cases/*.json` anywhere under the directory, each a list of cases that run the whole
 hook path (dialect parse, enrichment, engine, combine, render) with `${PROJECT}` and `${HOME}` in the
@@ -13,7 +14,6 @@ payload replaced by throw-away directories.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import tempfile
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from hookd.assembly import build_pipeline, engine_for_dir
-from hookd.config import Config
-from hookd.engines.rego_embedded import discover, load_data, load_modules, new_engine
+from hookd.config import Config, OpaConfig
+from hookd.engines.rego_embedded import RegoModule, discover, load_data, load_modules, load_policy_set, new_engine
 from hookd.errors import HookdError, one_line
 from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
 
@@ -36,12 +36,13 @@ class TestResult:
     detail: str = ""
 
 
-def run_rego_tests(policy_dir: Path) -> list[TestResult]:
+def run_rego_tests(policy_dir: Path, opa: OpaConfig | None = None) -> list[TestResult]:
     policy_dir = policy_dir.resolve()
     engine = new_engine()
     rego_files, data_files = discover(policy_dir, include_tests=True)
     modules = load_modules(engine, rego_files, policy_dir)
     load_data(engine, data_files, policy_dir)
+    tests: list[str] = []
     results = []
     for module in modules:
         for rule in sorted(module.rules):
@@ -49,8 +50,39 @@ def run_rego_tests(policy_dir: Path) -> list[TestResult]:
             if rule.startswith("todo_test_"):
                 results.append(TestResult(name, "SKIP"))
             elif rule.startswith("test_"):
-                results.append(_run_one(engine, name))
-    return results
+                tests.append(name)
+    if opa is not None:
+        return results + _run_on_opa(policy_dir, modules, tests, opa)
+    return results + [_run_one(engine, name) for name in tests]
+
+
+def _run_on_opa(
+    policy_dir: Path, modules: Sequence[RegoModule], tests: Sequence[str], opa: OpaConfig
+) -> list[TestResult]:
+    from hookd.engines.rego_opa import HookdOpaClient, Upload, push, run_blocking
+
+    policies = load_policy_set(policy_dir)
+    served = {m.path for m in policies.modules}
+    upload = Upload.of(policies, extra=[(str(m.path), m.source) for m in modules if m.path not in served])
+
+    async def run(client: HookdOpaClient) -> list[TestResult]:
+        await push(client, upload)
+        return [await _run_one_on_opa(client, name) for name in tests]
+
+    return run_blocking(opa, run)
+
+
+async def _run_one_on_opa(client: Any, name: str) -> TestResult:
+    package, rule = name.removeprefix("data.").rsplit(".", 1)
+    try:
+        answer = await client.query_rule({}, package, rule)
+    except Exception as exc:  # an HTTP error carries OPA's evaluation error (a conflict, a type error)
+        return TestResult(name, "ERROR", one_line(str(exc)))
+    if answer.get("result") is True:
+        return TestResult(name, "PASS")
+    return TestResult(
+        name, "FAIL", f"value {json.dumps(answer['result'])[:200]}" if "result" in answer else "undefined"
+    )
 
 
 def _run_one(engine: Any, name: str) -> TestResult:
@@ -70,13 +102,22 @@ def find_case_files(policy_dir: Path) -> list[Path]:
 
 
 def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestResult]:
+    """Through the engine `config` selects (daemon.engine), all cases on one event loop."""
     files = find_case_files(policy_dir)
     if not files:
         return []
-    engine = engine_for_dir(config or Config(), policy_dir)  # Rego and Python policies, as the daemon serves them
+    config = config or Config()
+    engine = engine_for_dir(config, policy_dir.resolve())  # Rego (embedded or OPA) and Python policies
+    with asyncio.Runner() as runner:
+        try:
+            return _run_case_files(files, engine, config, runner)
+        finally:
+            runner.run(engine.aclose())
+
+
+def _run_case_files(files: Sequence[Path], engine: Engine, config: Config, runner: asyncio.Runner) -> list[TestResult]:
     results = []
-    with contextlib.ExitStack() as cleanup, tempfile.TemporaryDirectory(prefix="hookd-cases-") as tmp:
-        cleanup.callback(lambda: asyncio.run(engine.aclose()))
+    with tempfile.TemporaryDirectory(prefix="hookd-cases-") as tmp:
         project, home = Path(tmp, "project"), Path(tmp, "home")
         project.mkdir()
         home.mkdir()
@@ -91,7 +132,7 @@ def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestR
                 continue
             for index, case in enumerate(cases):
                 name = f"{path.name}#{index} {case.get('name', '') if isinstance(case, dict) else ''}".strip()
-                results.append(_run_case(name, case, engine, config or Config(), project, home))
+                results.append(_run_case(name, case, engine, config, project, home, runner))
     return results
 
 
@@ -112,6 +153,7 @@ def _run_case(
     config: Config,
     project: Path,
     home: Path,
+    runner: asyncio.Runner,
 ) -> TestResult:
     if (
         not isinstance(case, dict)
@@ -133,7 +175,7 @@ def _run_case(
         deadline=Deadline.after(5),
     )
     try:
-        handled = asyncio.run(pipeline.handle(request))
+        handled = runner.run(pipeline.handle(request))
     except HookdError as exc:
         if expect.get("error"):
             return TestResult(name, "PASS")

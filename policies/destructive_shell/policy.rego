@@ -851,7 +851,10 @@ _benign_device(p) if {
 	startswith(p, prefix)
 }
 
+# is_string first: a redirect's path is null for `>&2`, and a built-in given null is an error in
+# regorus (the whole decision fails) where OPA only finds the rule undefined (docs/policies.md, "Engine gaps").
 _device(p) if {
+	is_string(p)
 	startswith(p, "/dev/")
 	not _benign_device(p)
 }

@@ -823,3 +823,14 @@ test_watched_programs if {
 		name in data.destructive_shell.watched_programs
 	}
 }
+
+# Found by the differential harness: a `>` redirect whose path is null (the parser could not read it)
+# made regorus fail the whole decision; OPA asked, as unparsable-shell says.
+test_null_redirect_path_is_not_a_device if {
+	not _device(null)
+	count(deny) == 0 with input as {
+		"event": "BeforeTool", "tool": {"kind": "shell", "name": "run_shell_command", "input": {}},
+		"shell": {"commands": [{"name": "dd", "args": [], "redirects": [{"op": ">>", "path": null}], "wrappers": [], "sudo": false}]},
+		"project_dir": "/p", "home": "/h", "cwd": "/p",
+	}
+}

@@ -38,3 +38,5 @@ def test_a_tiny_bench_run_covers_every_contender(tmp_path: Path) -> None:
     assert {"fixed_100", "fixed_1000"} <= set(record["daemon"])
     assert record["daemon"]["fixed_100"]["errors"] == 0
     assert record["after_model_burst"] and record["daemon_rss_mb"] > 0
+    remote = record["remote_engine"]  # the OPA engine's in-daemon decision beside the embedded one
+    assert remote["opa"]["p50_ms"] > 0 and remote["embedded"]["p50_ms"] > 0 and remote["p50_ratio"] > 0

@@ -39,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     test = sub.add_parser("test", help="run a policy directory's test_ rules and case files")
     test.add_argument("dir", nargs="?", help="policy directory (default: the configured one)")
     test.add_argument("-v", "--verbose", action="store_true", help="list passing tests too")
+    test.add_argument(
+        "--engine", choices=("embedded", "opa"), help="who evaluates the Rego (default: daemon.engine of the config)"
+    )
+    test.add_argument(
+        "--opa-url", help="with --engine opa: this OPA server (default: a private `opa run --server` on 127.0.0.1)"
+    )
 
     doctor = sub.add_parser("doctor", help="show which sandbox layers Python policies get on this machine")
     doctor.add_argument("--policies", help="policy directory to check too (default: the configured one)")

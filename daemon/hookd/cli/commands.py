@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -12,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hookd.config import DEFAULT_FAIL_MODES, Config
+from hookd.config import DEFAULT_FAIL_MODES, Config, check_opa
 from hookd.errors import DaemonError, DialectError, HookdError
 from hookd.types import Caller, Deadline, Event, FailMode, HookRequest
 
@@ -121,7 +122,19 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
 
     quiet_logging()
     policy_dir = Path(args.dir).resolve() if args.dir else config.daemon.policies
-    results = run_rego_tests(policy_dir) + run_case_files(policy_dir, config)
+    engine = args.engine or config.daemon.engine
+    if args.opa_url and engine != "opa":
+        raise HookdError("--opa-url needs --engine opa")
+    config = replace(config, daemon=replace(config.daemon, engine=engine))
+    with contextlib.ExitStack() as stack:
+        if engine == "opa":
+            from hookd.opaserver import OpaProcess
+
+            url = args.opa_url or stack.enter_context(OpaProcess()).url
+            config = replace(config, opa=replace(config.opa, url=url))
+            check_opa(config.opa, "--opa-url")
+        opa = config.opa if engine == "opa" else None
+        results = run_rego_tests(policy_dir, opa) + run_case_files(policy_dir, config)
     for result in results:
         if result.status in ("FAIL", "ERROR") or args.verbose:
             print(f"{result.status:5} {result.name}" + (f": {result.detail}" if result.detail else ""))

@@ -25,6 +25,7 @@ from hookd.types import JSON, EngineRequest, Event, ToolKind, Verdict, VerdictKi
 
 POLICY_ROOT = "hookd"
 ROUTER_PACKAGE = "hookd_router"
+ROUTER_MODULE = "<hookd-router>"
 VERDICT_RULES: Mapping[str, VerdictKind] = {kind.value: kind for kind in VerdictKind}
 _MESSAGE_KEYS = ("reason", "text", "message")
 _ROUTING_KEYS = frozenset({"events", "kinds", "tools"})
@@ -99,18 +100,39 @@ def load_modules(engine: Any, files: Iterable[Path], base: Path) -> list[RegoMod
     return modules
 
 
-def load_data(engine: Any, files: Iterable[Path], base: Path) -> None:
+@dataclass(frozen=True, slots=True)
+class DataDocument:
+    """One data.json: its value and where it sits under `data` (policies/x/data.json sits at ("x",))."""
+
+    path: tuple[str, ...]
+    value: JSON
+
+    def rooted(self) -> dict[str, JSON]:
+        value = self.value
+        for part in reversed(self.path):
+            value = {part: value}
+        return value  # type: ignore[no-any-return]
+
+
+def read_data(files: Iterable[Path], base: Path) -> list[DataDocument]:
+    documents = []
     for path in files:
         try:
             value = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise PolicyLoadError(f"{path}: not valid JSON: {one_line(str(exc))}") from None
         prefix = path.parent.relative_to(base).parts if path.parent.is_relative_to(base) else ()
-        for part in reversed(prefix):
-            value = {part: value}
-        if not isinstance(value, dict):
+        if not prefix and not isinstance(value, dict):
             raise PolicyLoadError(f"{path}: a data.json at the root of the policy directory must hold an object")
-        engine.add_data(value)
+        documents.append(DataDocument(tuple(prefix), value))
+    return documents
+
+
+def load_data(engine: Any, files: Iterable[Path], base: Path) -> list[DataDocument]:
+    documents = read_data(files, base)
+    for document in documents:
+        engine.add_data(document.rooted())
+    return documents
 
 
 def _ref_to_dotted(ref: Mapping[str, Any]) -> str:
@@ -143,44 +165,92 @@ def _rule_heads(rules: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     return heads
 
 
+@dataclass(frozen=True, slots=True)
+class PolicySet:
+    """A policy directory loaded and checked: its modules and data, the packages under `data.hookd` with
+    their routing, and the generated router. Both Rego engines serve one: regorus in process, or OPA."""
+
+    policy_dir: Path
+    engine: Any  # the regorus engine holding the modules, the data and the router
+    modules: tuple[RegoModule, ...]
+    data: tuple[DataDocument, ...]
+    packages: tuple[PolicyPackage, ...]
+    router: Router
+    router_source: str
+    revision: str
+
+
+def load_policy_set(policy_dir: Path) -> PolicySet:
+    policy_dir = policy_dir.resolve()
+    engine = new_engine()
+    rego_files, data_files = discover(policy_dir, include_tests=False)
+    modules = load_modules(engine, rego_files, policy_dir)
+    data = load_data(engine, data_files, policy_dir)
+    packages = _packages(engine, modules)
+    routes, router_source = _build_router(packages)
+    try:
+        engine.add_policy(ROUTER_MODULE, router_source)
+        engine.set_input({})
+        for rule in set(routes.values()) - {""}:
+            engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}")  # compile, and catch conflicts now
+    except Exception as exc:
+        raise PolicyLoadError(f"policies in {policy_dir} do not evaluate: {one_line(str(exc))}") from None
+    return PolicySet(
+        policy_dir,
+        engine,
+        tuple(modules),
+        tuple(data),
+        tuple(packages),
+        Router(routes),
+        router_source,
+        _revision(modules),
+    )
+
+
+class Router:
+    """Which router rule decides a document: one per (event, tool kind, tool name), "" when no package applies."""
+
+    def __init__(self, routes: Mapping[RouteKey, str]) -> None:
+        self._routes = dict(routes)
+        self._cache: dict[RouteKey, str] = {}
+
+    def rule_for(self, document: Mapping[str, JSON]) -> str:
+        tool = document.get("tool")
+        kind, name = (tool.get("kind"), tool.get("name")) if isinstance(tool, dict) else (None, None)
+        key = (
+            str(document.get("event")),
+            kind if isinstance(kind, str) else None,
+            name if isinstance(name, str) else None,
+        )
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        rule = self._routes.get(key)
+        if rule is None:
+            rule = self._routes.get((key[0], key[1], None), "")
+        if len(self._cache) < 4096:
+            self._cache[key] = rule
+        return rule
+
+    def rules(self) -> set[str]:
+        return set(self._routes.values()) - {""}
+
+
 class RegoEmbeddedEngine:
     """hookd's default engine. Build with `RegoEmbeddedEngine.load(policy_dir)`."""
 
     name = "rego"
 
-    def __init__(
-        self,
-        engine: Any,
-        packages: Sequence[PolicyPackage],
-        routes: Mapping[RouteKey, str],
-        policy_dir: Path,
-        revision: str,
-    ) -> None:
-        self._engine = engine
-        self._packages = tuple(packages)
-        self._routes = dict(routes)  # (event, kind, tool) -> router rule path, or "" when nothing applies
-        self._route_cache: dict[RouteKey, str] = {}
-        self.policy_dir = policy_dir
-        self.revision = revision
+    def __init__(self, policies: PolicySet) -> None:
+        self._engine = policies.engine
+        self._packages = policies.packages
+        self._router = policies.router
+        self.policy_dir = policies.policy_dir
+        self.revision = policies.revision
 
     @classmethod
     def load(cls, policy_dir: Path) -> RegoEmbeddedEngine:
-        policy_dir = policy_dir.resolve()
-        engine = new_engine()
-        rego_files, data_files = discover(policy_dir, include_tests=False)
-        modules = load_modules(engine, rego_files, policy_dir)
-        load_data(engine, data_files, policy_dir)
-        packages = _packages(engine, modules)
-        routes, router_source = _build_router(packages)
-        try:
-            engine.add_policy("<hookd-router>", router_source)
-            engine.set_input({})
-            for rule in set(routes.values()) - {""}:
-                engine.eval_rule(f"data.{ROUTER_PACKAGE}.{rule}")  # compile, and catch conflicts now
-        except Exception as exc:
-            raise PolicyLoadError(f"policies in {policy_dir} do not evaluate: {one_line(str(exc))}") from None
-        revision = _revision(modules)
-        return cls(engine, packages, routes, policy_dir, revision)
+        return cls(load_policy_set(policy_dir))
 
     @property
     def packages(self) -> tuple[PolicyPackage, ...]:
@@ -190,30 +260,19 @@ class RegoEmbeddedEngine:
         return self.evaluate_sync(request.document)
 
     def evaluate_sync(self, document: Mapping[str, JSON]) -> list[Verdict]:
-        tool = document.get("tool") or {}
-        rule = self._route(str(document.get("event")), tool.get("kind"), tool.get("name"))
+        rule = self._router.rule_for(document)
         if not rule:
             return []
         try:
             self._engine.set_input(document)
-            result = self._engine.eval_rule(f"data.{ROUTER_PACKAGE}.{rule}")
+            # As JSON, the way OPA answers: eval_rule cannot return a set of objects or arrays (Python sets
+            # need hashable members) and would return a set where OPA's answer has a sorted array.
+            result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
         except Exception as exc:  # any evaluation error fails closed upstream
             raise EngineError(f"rego evaluation failed: {one_line(str(exc))}") from None
         if not isinstance(result, dict):
             raise EngineError(f"rego router returned {type(result).__name__}, expected an object")
         return verdicts_from_result(result)
-
-    def _route(self, event: str, kind: str | None, tool: str | None) -> str:
-        key = (event, kind, tool)
-        cached = self._route_cache.get(key)
-        if cached is not None:
-            return cached
-        rule = self._routes.get(key)
-        if rule is None:
-            rule = self._routes.get((event, kind, None), "")
-        if len(self._route_cache) < 4096:
-            self._route_cache[key] = rule
-        return rule
 
     async def aclose(self) -> None:
         return None
@@ -280,7 +339,9 @@ def _build_router(packages: Sequence[PolicyPackage]) -> tuple[dict[RouteKey, str
     by_name = {p.name: p for p in packages}
     lines = [f"package {ROUTER_PACKAGE}", ""]
     for names, rule in rule_of_set.items():
-        lines.append(f"{rule} := {{{', '.join(_package_entry(by_name[n]) for n in names)}}}")
+        # One package a line: regorus refuses a line longer than 1,024 columns.
+        entries = "".join(f"\t{_package_entry(by_name[n])},\n" for n in names)
+        lines.append(f"{rule} := {{\n{entries}}}")
     return routes, "\n".join(lines) + "\n"
 
 
