@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from hookd.engines.composite import CompositeEngine
+from hookd.engines.layered import LayeredEngine
 from hookd.engines.python_workers import PythonEngine
 from hookd.types import Caller, Client, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind
 
@@ -22,6 +23,9 @@ def write_policy(directory: Path, body: str, name: str = "hostile.py") -> Path:
 
 
 def python_part(engine: object) -> PythonEngine:
+    if isinstance(engine, LayeredEngine):  # load_engine serves layers: here just the one policy directory
+        (layer,) = engine.layers
+        engine = layer.engine
     assert isinstance(engine, CompositeEngine)
     part = engine.parts[1]
     assert isinstance(part, PythonEngine)

@@ -118,6 +118,29 @@ def start_daemon(
     return daemon
 
 
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def scrape(address: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """GET http://ADDRESS/metrics: every sample, keyed by name and sorted labels."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=30) as response:
+        text = response.read().decode()
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
 def wait_for_socket(daemon: RunningDaemon, timeout: float = 20) -> None:
     """Until the daemon listens on its hook socket and on its control socket (it opens that one second)."""
     end = time.monotonic() + timeout

@@ -22,20 +22,22 @@ import structlog
 from hookd import wire
 from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, ready
 from hookd.audit.record import Pending
+from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog
 from hookd.bundle.activate import Active
 from hookd.bundle.manager import BundleManager
 from hookd.bundle.store import BundleStore
-from hookd.config import Config
+from hookd.config import Config, loopback_address
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
 from hookd.engines.layered import LayeredEngine, Rank
 from hookd.errors import DialectError, HookdError
+from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
-from hookd.types import Engine, HookRequest, Outcome, Reply
+from hookd.types import Engine, HookRequest, Reply
 
 log = structlog.get_logger("hookd")
 
@@ -52,9 +54,6 @@ def configure_logging(level: str) -> None:
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
-
-
-_OUTCOME_NAMES = {outcome: outcome.name.lower() for outcome in Outcome}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +78,16 @@ class Daemon:
         daemon = config.daemon
         self.started_at = self.loaded_at = time.time()
         self.stats = ServerStats()
-        self.outcomes: dict[str, int] = {}
+        self.metrics = DecisionMetrics(config.shim.fail_modes)
         self.reloads = self.reload_failures = 0
         self._stop: asyncio.Event | None = None
-        self._closing: set[asyncio.Task[Any]] = set()
+        self._retiring: set[asyncio.Task[None]] = set()
+        self._reloading: set[asyncio.Task[Any]] = set()
         self._reload_lock = asyncio.Lock()
         self.sink: Sink[Pending] = Sink(config.log.queue_size)
-        self.decision_log = DecisionLog(config.log, self.sink)
+        self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
+        self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
+        self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
         self.server = HookServer(
             config.hook_socket,
             self.handle,
@@ -147,9 +149,38 @@ class Daemon:
 
     def record(self, handled: Handled, via: str) -> None:
         """Count the decision and hand it to the decision log; never blocks, never fails the request."""
-        name = _OUTCOME_NAMES[handled.decision.outcome]
-        self.outcomes[name] = self.outcomes.get(name, 0) + 1
+        self.metrics.observe(handled)
         self.sink.put_nowait(Pending(handled, time.time(), via))
+
+    def _metrics_endpoint(self) -> MetricsEndpoint:
+        host, port = loopback_address(self.config.metrics.listen, "'metrics.listen'")
+        return MetricsEndpoint(
+            host, port, HookdCollector(self.metrics, Gauges(self._errors, self._counters, self._gauges))
+        )
+
+    def _errors(self) -> dict[str, int]:
+        return dict(self.stats.errors)
+
+    def _counters(self) -> dict[str, float]:
+        counters = {
+            "hookd_requests": self.stats.requests,
+            "hookd_reloads": self.reloads,
+            "hookd_reload_failures": self.reload_failures,
+            "hookd_decision_log_written": self.decision_log.written,
+            "hookd_decision_log_dropped": self.sink.dropped,
+            "hookd_decision_log_write_errors": self.decision_log.write_errors,
+        }
+        if self.shipper is not None:
+            shipper = self.shipper
+            counters |= {
+                "hookd_log_ship_sent": shipper.sent,
+                "hookd_log_ship_dropped": shipper.dropped,
+                "hookd_log_ship_failures": shipper.failures,
+            }
+        return {name: float(value) for name, value in counters.items()}
+
+    def _gauges(self) -> dict[str, float]:
+        return {"hookd_log_ship_buffered": float(self.shipper.buffered)} if self.shipper is not None else {}
 
     async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
         """Load the policies again and swap once the new engine is ready: Python workers start in the
@@ -173,15 +204,31 @@ class Daemon:
 
     def _reload_on_signal(self) -> None:
         task = asyncio.get_running_loop().create_task(self.reload())
-        self._closing.add(task)  # kept referenced until done, like the closing engines
-        task.add_done_callback(self._closing.discard)
+        self._reloading.add(task)  # kept referenced until done; shutdown waits for it
+        task.add_done_callback(self._reloading.discard)
 
     def _retire(self, engine: Engine) -> None:
-        """Close a replaced engine once the requests it is serving are answered (its aclose waits for them,
-        up to the request timeout), so that a reload never fails a request in flight."""
-        task = asyncio.get_running_loop().create_task(engine.aclose())
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
+        """Close a replaced engine in the background, once the requests that started on it are done."""
+        task = asyncio.get_running_loop().create_task(self.engines.retire(engine), name="hookd-retire-engine")
+        self._retiring.add(task)
+        task.add_done_callback(self._retired)
+
+    def _retired(self, task: asyncio.Task[None]) -> None:
+        self._retiring.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("engine_close_failed", error=str(task.exception()))
+
+    async def close_engines(self) -> None:
+        """At shutdown, after the servers stopped: let reloads under way finish, then close the serving
+        engine (which ends its Python workers) and those still retiring."""
+        while self._reloading:
+            await asyncio.gather(*list(self._reloading))
+        if self._retiring:
+            await asyncio.wait(set(self._retiring), timeout=5)
+        try:
+            await self.engines.current.aclose()
+        except Exception as exc:  # shutting down regardless
+            log.error("engine_close_failed", error=str(exc))
 
     def _swap_bundles(self, active: Mapping[str, Active]) -> None:
         """Serve a new set of organisation bundles over the local layers now serving: one assignment."""
@@ -195,9 +242,8 @@ class Daemon:
         previous = self.engines.current
         if isinstance(previous, LayeredEngine) and isinstance(engine, LayeredEngine):
             previous.succeeded_by(engine)
-        self.engines.current = engine
+        self._retire(self.engines.swap(engine))
         self.loaded_at = time.time()
-        self._retire(previous)
 
     def bundle_status(self) -> list[dict[str, object]]:
         """Per bundle source: revision, last success, last error, next poll, counters (docs/bundles.md)."""
@@ -236,6 +282,10 @@ class Daemon:
             if self.http is not None:
                 await self.http.start()
             self.decision_log.start()
+            if self.shipper is not None:
+                self.shipper.start()
+            if self.metrics_endpoint is not None:
+                self.metrics_endpoint.start()
             await self.control.start()
             self.bundles.start()
             if self.config.layers.watch:
@@ -247,6 +297,8 @@ class Daemon:
                 control=str(self.control.path),
                 decision_log=str(self.decision_log.path),
                 http=self.http.url if self.http is not None else None,
+                metrics=self.metrics_endpoint.address if self.metrics_endpoint else None,
+                ship_to=self.shipper.config.url if self.shipper else None,
                 revision=engine["revision"],
                 packages=engine["packages"],
             )
@@ -262,10 +314,12 @@ class Daemon:
                 await self.http.stop()
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
             await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
+            await self.close_engines()
             await self.decision_log.close()  # write what is queued, flush
-            while self._closing:  # reloads under way and replaced engines still answering
-                await asyncio.gather(*list(self._closing))
-            await self.engines.current.aclose()  # ends the Python workers
+            if self.shipper is not None:
+                await self.shipper.close()  # one last bounded upload of what is buffered
+            if self.metrics_endpoint is not None:
+                self.metrics_endpoint.stop()
             log.info("stopped", decisions_logged=self.decision_log.written, dropped=self.sink.dropped)
 
 

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
@@ -101,6 +101,24 @@ DEFAULT_ERASE = ("raw.llm_request.messages",)
 
 
 @dataclass(frozen=True, slots=True)
+class ShipConfig:
+    """Shipping decision log records to an HTTP collector in OPA's decision-log format (opt-in)."""
+
+    url: str = ""  # POST target, e.g. http://127.0.0.1:8181/logs; empty: no shipping
+    token: str = ""  # sent as `Authorization: Bearer <token>` when set
+    batch_size: int = 500  # records per POST at most
+    max_buffer: int = 10_000  # records held (queued and in flight); beyond it the oldest is dropped and counted
+    min_delay_ms: int = 1000  # upload interval when a batch is not full; the first retry delay
+    max_delay_ms: int = 60_000  # the longest back-off between retries
+    timeout_ms: int = 5000  # one POST
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsConfig:
+    listen: str = ""  # "127.0.0.1:9464" serves Prometheus metrics at /metrics; empty: off. Loopback only
+
+
+@dataclass(frozen=True, slots=True)
 class LogConfig:
     """The decision log (docs/decision-log.md): where, how it rotates, and what of the input it masks."""
 
@@ -115,6 +133,7 @@ class LogConfig:
     max_string_length: int = 4096  # every other string is cut to this
     builtin_secret_patterns: bool = True  # redact AWS keys, GitHub tokens, private keys, JWTs, password=…
     secret_patterns: tuple[str, ...] = ()  # more regular expressions whose matches are redacted
+    ship: ShipConfig = field(default_factory=ShipConfig)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +187,7 @@ class Config:
     log: LogConfig = field(default_factory=LogConfig)
     python: PythonConfig = field(default_factory=PythonConfig)
     http: HttpConfig = field(default_factory=HttpConfig)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
     opa: OpaConfig = field(default_factory=OpaConfig)
     bundles: BundlesConfig = field(default_factory=BundlesConfig)
     layers: LayersConfig = field(default_factory=LayersConfig)
@@ -227,6 +247,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "fail_mode",
         "python",
         "http",
+        "metrics",
         "opa",
         "bundles",
         "keys",
@@ -242,6 +263,10 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     python = _section(PythonConfig(), raw.get("python", {}), "python", where)
     http = _section(HttpConfig(), raw.get("http", {}), "http", where)
     _check_http(http, where)
+    _check_ship(log.ship, where)
+    metrics = _section(MetricsConfig(), raw.get("metrics", {}), "metrics", where)
+    if metrics.listen:
+        loopback_address(metrics.listen, f"{where}: 'metrics.listen'")
     opa = _section(OpaConfig(), raw.get("opa", {}), "opa", where)
     check_opa(opa, where)
     bundles = parse_bundles(raw.get("bundles", {}), raw.get("keys", {}), where)
@@ -260,6 +285,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         log=log,
         python=python,
         http=http,
+        metrics=metrics,
         opa=opa,
         bundles=bundles,
         layers=layers,
@@ -310,6 +336,33 @@ def _check_log(log: LogConfig, where: str) -> None:
             ) from None
 
 
+def _check_ship(ship: ShipConfig, where: str) -> None:
+    if not ship.url:
+        return
+    parts = urlsplit(ship.url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{where}: 'log.ship.url' must be an http:// or https:// URL, got {ship.url!r}")
+    if ship.min_delay_ms > ship.max_delay_ms:
+        raise ConfigError(
+            f"{where}: 'log.ship.min_delay_ms' ({ship.min_delay_ms}) must not be above "
+            f"'log.ship.max_delay_ms' ({ship.max_delay_ms})"
+        )
+
+
+def loopback_address(listen: str, what: str) -> tuple[str, int]:
+    """Parse HOST:PORT ([::1]:PORT for IPv6); refuse anything but a loopback address. Raises ConfigError."""
+    host, sep, port = listen.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise ConfigError(f"{what} must be HOST:PORT, like 127.0.0.1:9464, got {listen!r}")
+    if not is_loopback(host):
+        raise ConfigError(
+            f"{what} must be a loopback address (127.0.0.1, ::1 or localhost): the metrics endpoint has no "
+            f"authentication, got {listen!r}"
+        )
+    return ("127.0.0.1" if host == "localhost" else host), int(port)
+
+
 def check_opa(opa: OpaConfig, where: str) -> None:
     url = urlsplit(opa.url)
     if url.scheme == "unix":
@@ -347,6 +400,8 @@ def _section(default: T, raw: object, name: str, where: str) -> T:
 
 
 def _coerce(dotted: str, value: object, current: object, where: str) -> object:
+    if is_dataclass(current):  # a table inside a section, like [log.ship]
+        return _section(current, value, dotted, where)
     if isinstance(current, tuple):
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise ConfigError(f"{where}: '{dotted}' must be a list of non-empty strings, got {value!r}")

@@ -7,6 +7,7 @@ broken policy never turns into an accidental allow.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -44,13 +45,16 @@ class AskPolicy:
 @dataclass(frozen=True, slots=True)
 class Handled:
     """Everything one request produced, for the reply and the log. `engine` is the engine that served it
-    (its revision goes into the decision log record, read off the hot path)."""
+    (its revision goes into the decision log record, read off the hot path; `describe()` must work
+    after `aclose()`); `engine_error` says the policies could not be evaluated and the event's fail
+    mode answered."""
 
     event: NormalisedEvent
     decision: Decision
     reply: Reply
     latency_ms: float
     engine: Engine | None = None
+    engine_error: bool = False
 
     @property
     def decision_id(self) -> str:
@@ -58,10 +62,56 @@ class Handled:
 
 
 class EngineHolder:
-    """The engine currently serving; a reload swaps the reference in one assignment."""
+    """The engine currently serving, and how many requests are using each engine.
+
+    A reload swaps `current` in one assignment; a request holds the engine it started with from
+    `acquire` to `release`, so it finishes on that policy set. `retire` closes a replaced engine once
+    the last request using it has released it.
+    """
+
+    __slots__ = ("_idle", "_in_flight", "_retired", "current")
 
     def __init__(self, engine: Engine) -> None:
         self.current = engine
+        self._in_flight = 0  # requests using `current`: the hot path only touches this int
+        self._retired: dict[int, int] = {}  # id(replaced engine) -> requests still using it
+        self._idle: dict[int, asyncio.Event] = {}  # id(replaced engine) -> set when its last request is done
+
+    def acquire(self) -> Engine:
+        self._in_flight += 1
+        return self.current
+
+    def release(self, engine: Engine) -> None:
+        if engine is self.current:
+            self._in_flight -= 1
+            return
+        key = id(engine)
+        left = self._retired[key] - 1
+        if left:
+            self._retired[key] = left
+            return
+        del self._retired[key]
+        idle = self._idle.pop(key, None)
+        if idle is not None:
+            idle.set()
+
+    def in_use(self, engine: Engine) -> int:
+        return self._in_flight if engine is self.current else self._retired.get(id(engine), 0)
+
+    def swap(self, engine: Engine) -> Engine:
+        """Serve `engine` from the next request on; returns the engine it replaces (maybe still in use)."""
+        previous, self.current = self.current, engine
+        if self._in_flight:
+            self._retired[id(previous)] = self._in_flight
+        self._in_flight = 0
+        return previous
+
+    async def retire(self, engine: Engine) -> None:
+        """Close a replaced engine once no request uses it any more."""
+        key = id(engine)
+        if self._retired.get(key):
+            await self._idle.setdefault(key, asyncio.Event()).wait()
+        await engine.aclose()
 
 
 class Pipeline:
@@ -93,18 +143,23 @@ class Pipeline:
     async def handle(self, request: HookRequest, *, probe: InteractiveProbe | None = None) -> Handled:
         """Decide one request. Raises DialectError for a payload the client dialect cannot read.
 
-        The engine is read once per request (a reload swaps it between requests, never within one).
+        The engine is acquired once per request and released after evaluation: a reload swaps it between
+        requests, never within one, and the old engine is closed only after its last request.
         The decision gets its id before render, so that every reason the agent shows can quote it.
         `probe` replaces the interactive-session probe (a dry run states it instead of probing).
         """
         dialect = self.dialect(request.client)
         event = dialect.parse(request)
-        engine = self._engines.current
+        engine = self._engines.acquire()
+        engine_error = False
         try:
             event = self._enrich(event)
             verdicts = await self._evaluate(engine, event, request.deadline)
         except EngineError as exc:
             verdicts = [self._engine_failure(event.event, str(exc))]
+            engine_error = True
+        finally:
+            self._engines.release(engine)
         decision = combine(verdicts)
         if not dialect.handles_headless_ask:
             decision = self._resolve_ask(event, decision, probe or self._probe)
@@ -113,7 +168,7 @@ class Pipeline:
         if reply.notes:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
-        return Handled(event=event, decision=decision, reply=reply, latency_ms=latency, engine=engine)
+        return Handled(event, decision, reply, latency, engine, engine_error)
 
     def _enrich(self, event: NormalisedEvent) -> NormalisedEvent:
         try:

@@ -479,3 +479,26 @@ def test_a_second_daemon_on_the_same_decision_log_is_refused(tmp_path: Path) -> 
         assert json.loads(shim(first, "secret.txt"))["decision"] == "deny"
     finally:
         first.stop()
+
+
+def test_health_reflection_and_list_policies_over_the_daemons_socket(daemon: RunningDaemon) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    with channel(daemon) as chan:
+        health = health_pb2_grpc.HealthStub(chan)
+        statuses = {
+            name: health.Check(health_pb2.HealthCheckRequest(service=name), timeout=TIMEOUT).status
+            for name in ("", "hookd.v1.Control", "hookd.v1.Hook")
+        }
+        answers = list(
+            reflection_pb2_grpc.ServerReflectionStub(chan).ServerReflectionInfo(
+                iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=TIMEOUT
+            )
+        )
+        listing = hookd_pb2_grpc.ControlStub(chan).ListPolicies(pb.ListPoliciesRequest(), timeout=TIMEOUT)
+    assert set(statuses.values()) == {health_pb2.HealthCheckResponse.SERVING}
+    names = {service.name for service in answers[0].list_services_response.service}
+    assert names >= {"hookd.v1.Control", "hookd.v1.Hook", "grpc.health.v1.Health"}
+    assert [p.name for p in listing.packages] == ["hookd.demo"]
+    assert listing.policy_sets[0].path == str(DEMO_POLICIES.resolve())

@@ -175,3 +175,43 @@ def test_http_other_hosts_are_refused(host: str) -> None:
 def test_http_bad_values_are_refused(raw: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_config({"http": raw})
+
+
+def test_log_ship_and_metrics_sections() -> None:
+    config = parse_config(
+        {
+            "log": {"ship": {"url": "https://logs.example/v1/logs", "token": "t", "batch_size": 50}},
+            "metrics": {"listen": "[::1]:9464"},
+        }
+    )
+    assert (config.log.ship.url, config.log.ship.token, config.log.ship.batch_size) == (
+        "https://logs.example/v1/logs",
+        "t",
+        50,
+    )
+    assert config.log.ship.max_buffer == 10_000
+    assert config.metrics.listen == "[::1]:9464"
+    assert Config().log.ship.url == Config().metrics.listen == ""  # both off unless asked for
+
+
+@pytest.mark.parametrize(
+    ("raw", "error"),
+    [
+        ({"log": {"ship": {"url": "ftp://x/logs"}}}, "config: 'log.ship.url' must be an http:// or https:// URL"),
+        ({"log": {"ship": {"urls": "http://x"}}}, "config: unknown key 'log.ship.urls'"),
+        ({"log": {"ship": "http://x"}}, "config: 'log.ship' must be a table"),
+        ({"log": {"ship": {"url": "http://x", "batch_size": 0}}}, "'log.ship.batch_size' must be a positive integer"),
+        (
+            {"log": {"ship": {"url": "http://x", "min_delay_ms": 5000, "max_delay_ms": 1000}}},
+            "'log.ship.min_delay_ms' (5000) must not be above 'log.ship.max_delay_ms' (1000)",
+        ),
+        ({"metrics": {"listen": "9464"}}, "'metrics.listen' must be HOST:PORT, like 127.0.0.1:9464"),
+        ({"metrics": {"listen": "10.0.0.1:9464"}}, "'metrics.listen' must be a loopback address"),
+        ({"metrics": {"listen": "example.org:9464"}}, "'metrics.listen' must be a loopback address"),
+        ({"metrics": {"port": 1}}, "unknown key 'metrics.port'"),
+    ],
+)
+def test_log_ship_and_metrics_errors_name_the_key(raw: dict[str, object], error: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw)
+    assert error in str(info.value)

@@ -28,6 +28,7 @@ import structlog
 from hookd.audit.chain import GENESIS, last_record, seal
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record, gap_record
+from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
 from hookd.config import LogConfig
 from hookd.errors import DaemonError
@@ -129,6 +130,7 @@ class Logged:
     record: dict[str, JSON]
     seq: int
     line: str
+    hash: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,9 +189,10 @@ class Subscription:
 class DecisionLog:
     """The writer task and what it owns. `start()` before serving, `close()` after the servers stopped."""
 
-    def __init__(self, config: LogConfig, sink: Sink[Pending]) -> None:
+    def __init__(self, config: LogConfig, sink: Sink[Pending], shipper: Shipper | None = None) -> None:
         self.config = config
         self.sink = sink
+        self.shipper = shipper  # offered every decision record after it is written
         self.path = config.path
         self._mask = Masker.from_config(config)
         self._chain = ChainProcessor()
@@ -290,6 +293,8 @@ class DecisionLog:
             if logged is not None:
                 for subscription in self._subscribers:
                     subscription.offer(logged)
+                if self.shipper is not None:
+                    self.shipper.offer(logged)
             if n % YIELD_EVERY == 0:
                 self._flush()
                 await asyncio.sleep(0)
@@ -303,7 +308,7 @@ class DecisionLog:
             log.exception("decision_log_write_failed", seq=self._chain.seq)
             return None
         self.written += 1
-        return Logged(record, self._chain.seq, line)
+        return Logged(record, self._chain.seq, line, self._chain.head)
 
     def _flush(self) -> None:
         try:

@@ -165,6 +165,14 @@ def format_status(status: pb.StatusResponse) -> list[str]:
         f"write errors {log.write_errors}, live tails {log.subscribers}",
         f"sockets:   hook {status.hook_socket}, control {status.control_socket}",
     ]
+    if log.HasField("shipping"):
+        ship = log.shipping
+        lines.append(
+            f"shipping:  {ship.url}: sent {ship.sent}, buffered {ship.buffered}, dropped {ship.dropped}, "
+            f"failed uploads {ship.failures}" + (f" (last error: {ship.last_error})" if ship.last_error else "")
+        )
+    if status.metrics_address:
+        lines.append(f"metrics:   http://{status.metrics_address}/metrics")
     layers = ", ".join(f"{layer.name} ({'on' if layer.active else 'off'})" for layer in status.sandbox_layers)
     lines.append(f"sandbox:   {layers or 'none'}: {status.sandbox_note}")
     return lines

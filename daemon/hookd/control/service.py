@@ -18,6 +18,7 @@ import grpc
 
 from hookd import __version__
 from hookd.audit.record import DEFAULT_POLICY_SET, rfc3339
+from hookd.audit.ship import Shipper
 from hookd.audit.writer import Filters, Logged
 from hookd.control.peers import current_caller
 from hookd.errors import DialectError
@@ -148,7 +149,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             policy_sets=self.policy_sets(),
             counters=pb.Counters(
                 requests=daemon.stats.requests,
-                decisions=dict(daemon.outcomes),
+                decisions=daemon.metrics.by_outcome(),
                 errors=dict(daemon.stats.errors),
                 reloads=daemon.reloads,
                 reload_failures=daemon.reload_failures,
@@ -165,8 +166,10 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
                 seq=decision_log.seq,
                 head=decision_log.head,
                 subscribers=decision_log.subscribers,
+                shipping=shipping_status(daemon.shipper),
             ),
             bundles=[bundle_message(status) for status in daemon.bundle_status()],
+            metrics_address=daemon.metrics_endpoint.address if daemon.metrics_endpoint else "",
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:
@@ -283,6 +286,20 @@ async def _hook_request(
         caller=caller,
         deadline=Deadline.after(daemon.config.daemon.request_timeout_ms / 1000),
         received_at=time.monotonic(),
+    )
+
+
+def shipping_status(shipper: Shipper | None) -> pb.LogShipping | None:
+    if shipper is None:
+        return None
+    return pb.LogShipping(
+        url=shipper.config.url,
+        sent=shipper.sent,
+        dropped=shipper.dropped,
+        buffered=shipper.buffered,
+        failures=shipper.failures,
+        last_error=shipper.last_error,
+        last_success=shipper.last_success,
     )
 
 

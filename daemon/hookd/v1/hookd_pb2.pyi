@@ -21,7 +21,7 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "bundles")
+    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "bundles")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +34,7 @@ class StatusResponse(_message.Message):
     HOOK_SOCKET_FIELD_NUMBER: _ClassVar[int]
     CONTROL_SOCKET_FIELD_NUMBER: _ClassVar[int]
     DECISION_LOG_FIELD_NUMBER: _ClassVar[int]
+    METRICS_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     BUNDLES_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
@@ -47,8 +48,9 @@ class StatusResponse(_message.Message):
     hook_socket: str
     control_socket: str
     decision_log: DecisionLogStatus
+    metrics_address: str
     bundles: _containers.RepeatedCompositeFieldContainer[BundleStatus]
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ...) -> None: ...
 
 class BundleStatus(_message.Message):
     __slots__ = ("name", "location", "revision", "active_since", "last_success", "last_error", "last_error_at", "next_poll", "consecutive_failures", "downloads", "not_modified", "activations", "refusals", "fetch_failures", "long_polling", "last_activation_ms")
@@ -139,7 +141,7 @@ class SandboxLayer(_message.Message):
     def __init__(self, name: _Optional[str] = ..., active: _Optional[bool] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class DecisionLogStatus(_message.Message):
-    __slots__ = ("path", "written", "dropped", "write_errors", "seq", "head", "subscribers")
+    __slots__ = ("path", "written", "dropped", "write_errors", "seq", "head", "subscribers", "shipping")
     PATH_FIELD_NUMBER: _ClassVar[int]
     WRITTEN_FIELD_NUMBER: _ClassVar[int]
     DROPPED_FIELD_NUMBER: _ClassVar[int]
@@ -147,6 +149,7 @@ class DecisionLogStatus(_message.Message):
     SEQ_FIELD_NUMBER: _ClassVar[int]
     HEAD_FIELD_NUMBER: _ClassVar[int]
     SUBSCRIBERS_FIELD_NUMBER: _ClassVar[int]
+    SHIPPING_FIELD_NUMBER: _ClassVar[int]
     path: str
     written: int
     dropped: int
@@ -154,7 +157,26 @@ class DecisionLogStatus(_message.Message):
     seq: int
     head: str
     subscribers: int
-    def __init__(self, path: _Optional[str] = ..., written: _Optional[int] = ..., dropped: _Optional[int] = ..., write_errors: _Optional[int] = ..., seq: _Optional[int] = ..., head: _Optional[str] = ..., subscribers: _Optional[int] = ...) -> None: ...
+    shipping: LogShipping
+    def __init__(self, path: _Optional[str] = ..., written: _Optional[int] = ..., dropped: _Optional[int] = ..., write_errors: _Optional[int] = ..., seq: _Optional[int] = ..., head: _Optional[str] = ..., subscribers: _Optional[int] = ..., shipping: _Optional[_Union[LogShipping, _Mapping]] = ...) -> None: ...
+
+class LogShipping(_message.Message):
+    __slots__ = ("url", "sent", "dropped", "buffered", "failures", "last_error", "last_success")
+    URL_FIELD_NUMBER: _ClassVar[int]
+    SENT_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_FIELD_NUMBER: _ClassVar[int]
+    BUFFERED_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    LAST_SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    url: str
+    sent: int
+    dropped: int
+    buffered: int
+    failures: int
+    last_error: str
+    last_success: str
+    def __init__(self, url: _Optional[str] = ..., sent: _Optional[int] = ..., dropped: _Optional[int] = ..., buffered: _Optional[int] = ..., failures: _Optional[int] = ..., last_error: _Optional[str] = ..., last_success: _Optional[str] = ...) -> None: ...
 
 class ReloadRequest(_message.Message):
     __slots__ = ()

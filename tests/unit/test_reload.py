@@ -1,0 +1,159 @@
+"""Atomic reload in-process: a request in flight finishes on the engine it started with, the replaced engine is
+closed only after its last request, and a policy set that does not load leaves the serving one untouched."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import uvloop
+
+from hookd.app import Daemon
+from hookd.config import Config, DaemonConfig, LogConfig
+from hookd.pipeline import EngineHolder
+from hookd.types import JSON, Caller, Deadline, Engine, EngineRequest, HookRequest, Outcome, Verdict
+from support import DEMO_POLICIES, gemini_payload
+
+
+class GatedEngine:
+    """A real engine behind a gate: `evaluate` waits until the test opens it. Records when it was closed."""
+
+    def __init__(self, inner: Engine) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.entered = asyncio.Event()
+        self.gate = asyncio.Event()
+        self.closed = False
+
+    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+        self.entered.set()
+        await self.gate.wait()
+        assert not self.closed, "evaluated on a closed engine"
+        return await self.inner.evaluate(request)
+
+    async def aclose(self) -> None:
+        self.closed = True
+        await self.inner.aclose()
+
+    def describe(self) -> Mapping[str, JSON]:
+        return self.inner.describe()
+
+
+def request(file_path: str) -> HookRequest:
+    body = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": file_path, "content": "x"})
+    return HookRequest(
+        client="gemini",
+        event="BeforeTool",
+        payload=json.dumps(body).encode(),
+        env={"HOME": "/root"},
+        cwd="/tmp",
+        caller=Caller(0, 0, 1),
+        deadline=Deadline.after(10),
+    )
+
+
+def run(tmp_path: Path, scenario: Callable[[Daemon, Path], Awaitable[Any]]) -> Any:
+    policies = tmp_path / "policies"
+    shutil.copytree(DEMO_POLICIES, policies)
+    config = Config(
+        daemon=DaemonConfig(runtime_dir=Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "run", policies=policies),
+        log=LogConfig(path=tmp_path / "decisions.log"),
+    )
+
+    async def main() -> Any:
+        daemon = Daemon(config)
+        daemon.decision_log.start()
+        try:
+            return await asyncio.wait_for(scenario(daemon, policies / "demo" / "policy.rego"), 30)
+        finally:
+            await daemon.decision_log.close()
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main())
+
+
+def deny_other_txt(rego: Path) -> None:
+    rego.write_text(
+        rego.read_text() + '\ndeny contains {"id": "no-other", "reason": "no"} if {\n'
+        '\tinput.tool.input.file_path == "other.txt"\n}\n'
+    )
+
+
+def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp_path: Path) -> None:
+    async def scenario(daemon: Daemon, rego: Path) -> None:
+        gated = GatedEngine(daemon.engines.current)
+        daemon.engines.swap(gated)
+        in_flight = asyncio.create_task(daemon.handle(request("other.txt")))
+        await gated.entered.wait()
+        deny_other_txt(rego)
+        result = await daemon.reload()
+        assert result.ok, result.error
+        assert daemon.engines.current is not gated
+        # the new policies serve the next request at once ...
+        assert (await daemon.pipeline.handle(request("other.txt"))).decision.outcome is Outcome.DENY
+        await asyncio.sleep(0.05)
+        assert not gated.closed  # ... while the old engine is still in use
+        gated.gate.set()
+        handled = await daemon.pipeline.handle(request("fine.txt"))
+        reply = await in_flight
+        assert reply.stdout == b""  # decided by the old policies, which allow other.txt
+        for _ in range(100):
+            if gated.closed:
+                break
+            await asyncio.sleep(0.01)
+        assert gated.closed
+        assert daemon.engines.in_use(gated) == 0
+        assert handled.engine is daemon.engines.current
+
+    run(tmp_path, scenario)
+
+
+def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_serving(tmp_path: Path) -> None:
+    async def scenario(daemon: Daemon, rego: Path) -> None:
+        serving = GatedEngine(daemon.engines.current)
+        serving.gate.set()
+        daemon.engines.swap(serving)
+        rego.write_text(rego.read_text() + "\nthis is not rego\n")
+        result = await daemon.reload()
+        assert not result.ok
+        assert "policy.rego" in result.error
+        assert result.revision == result.previous == serving.describe()["revision"]
+        assert daemon.engines.current is serving
+        assert (await daemon.pipeline.handle(request("secret.txt"))).decision.outcome is Outcome.DENY
+        await asyncio.sleep(0.05)
+        assert not serving.closed
+        assert (daemon.reloads, daemon.reload_failures) == (0, 1)
+
+    run(tmp_path, scenario)
+
+
+def test_shutdown_closes_the_serving_engine(tmp_path: Path) -> None:
+    async def scenario(daemon: Daemon, rego: Path) -> bool:
+        serving = GatedEngine(daemon.engines.current)
+        daemon.engines.swap(serving)
+        await daemon.close_engines()
+        return serving.closed
+
+    assert run(tmp_path, scenario)
+
+
+def test_the_holder_counts_requests_per_engine_across_swaps() -> None:
+    first, second, third = (cast(Engine, object()) for _ in range(3))
+    holder = EngineHolder(first)
+    a, b = holder.acquire(), holder.acquire()
+    assert holder.swap(second) is first
+    c = holder.acquire()
+    holder.swap(third)
+    assert (a, b, c) == (first, first, second)
+    assert [holder.in_use(e) for e in (first, second, third)] == [2, 1, 0]
+    holder.release(a)
+    holder.release(c)
+    assert [holder.in_use(e) for e in (first, second, third)] == [1, 0, 0]
+    holder.release(holder.acquire())
+    holder.release(b)
+    assert [holder.in_use(e) for e in (first, second, third)] == [0, 0, 0]
