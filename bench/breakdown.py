@@ -31,7 +31,7 @@ from typing import Any
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import LOAD, PAYLOADS, ROOT, payload, start_daemon
+from run import LOAD, PAYLOADS, ROOT, payload, start_daemon, wait_for_log
 
 from hookd import wire
 from hookd.assembly import build_pipeline, load_engine
@@ -160,6 +160,7 @@ def daemon_us(tmp: Path, policies: Path, payload_file: Path, seconds: float) -> 
             timeout=seconds + 60,
             check=True,
         )
+        wait_for_log(runtime / "state" / "hookd" / "decisions.log")  # the log's writing counts too
         after = process_cpu_seconds(proc.pid)
     finally:
         proc.terminate()

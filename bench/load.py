@@ -1,21 +1,33 @@
 """Load the daemon directly over its socket, one connection per request as a shim does.
 
-Used by bench/run.py in a process of its own (so the load generator and the daemon each have a core):
+Used by bench/run.py and bench/breakdown.py in a process of their own:
 
   load.py SOCKET PAYLOADS.json fixed RATE SECONDS      open loop at RATE req/s: p50/p99 latency, errors
   load.py SOCKET PAYLOADS.json max CONCURRENCY SECONDS closed loop: sustained decisions/s, p99, errors
 
-Prints one JSON object. Latency is from the connect to the last byte of the reply.
+Prints one JSON object; its "generator" says which load generator ran. The C one (bench/loadgen.c,
+compiled on first use into .cache/bin/hookd-loadgen) is the default: the daemon and the load generator
+share the machine's two cores, and a Python asyncio client spends more CPU per request than the daemon's
+transport, so with it the figures were partly the client's. Without a C compiler the asyncio loop below
+runs instead. In the open loop, the C generator counts latency from when a request was due (a generator
+that falls behind shows in the figures); the asyncio one from its connect.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import struct
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+LOADGEN_SOURCE = ROOT / "bench" / "loadgen.c"
+LOADGEN = ROOT / ".cache" / "bin" / "hookd-loadgen"
 REQUEST = struct.Struct("!4sBxII")
 REPLY = struct.Struct("!4sBBBxII")
 
@@ -85,10 +97,47 @@ async def max_rate(path: str, payload_frames: list[bytes], concurrency: int, sec
     return {"concurrency": concurrency, **summary(samples, time.perf_counter() - start)}
 
 
+def c_generator() -> Path | None:
+    """The compiled C load generator, (re)built when missing or older than its source; None without a compiler."""
+    if LOADGEN.is_file() and LOADGEN.stat().st_mtime >= LOADGEN_SOURCE.stat().st_mtime:
+        return LOADGEN
+    from hookd.shimbuild import ShimBuildError, find_compiler
+
+    try:
+        compiler = find_compiler()
+    except ShimBuildError:
+        return None
+    LOADGEN.parent.mkdir(parents=True, exist_ok=True)
+    partial = LOADGEN.with_name(f".{LOADGEN.name}.{os.getpid()}")
+    done = subprocess.run(
+        [*compiler, "-O2", "-o", str(partial), str(LOADGEN_SOURCE)], capture_output=True, timeout=120, check=False
+    )
+    if done.returncode != 0:
+        partial.unlink(missing_ok=True)
+        sys.stderr.write(f"load.py: compiling {LOADGEN_SOURCE.name} failed; using the asyncio generator\n")
+        return None
+    os.replace(partial, LOADGEN)
+    return LOADGEN
+
+
+def run_c(generator: Path, path: str, payload_frames: list[bytes], mode: str, param: str, seconds: str) -> int:
+    with tempfile.NamedTemporaryFile(prefix="hookd-frames.", suffix=".bin") as handle:
+        for frame in payload_frames:
+            handle.write(struct.pack("!I", len(frame)) + frame)
+        handle.flush()
+        done = subprocess.run(
+            [str(generator), path, handle.name, mode, param, seconds], timeout=float(seconds) + 60, check=False
+        )
+    return done.returncode
+
+
 def main() -> int:
     path, payload_file, mode, param, seconds = sys.argv[1:6]
     with open(payload_file, encoding="utf-8") as handle:
         payload_frames = frames([p.encode() for p in json.load(handle)])
+    generator = None if os.environ.get("HOOKD_BENCH_PY_LOAD") else c_generator()
+    if generator is not None:
+        return run_c(generator, path, payload_frames, mode, param, seconds)
     try:
         import uvloop
 
@@ -100,7 +149,7 @@ def main() -> int:
             result = runner.run(fixed_rate(path, payload_frames, float(param), float(seconds)))
         else:
             result = runner.run(max_rate(path, payload_frames, int(param), float(seconds)))
-    print(json.dumps(result))
+    print(json.dumps({**result, "generator": "python"}))
     return 0
 
 
