@@ -33,6 +33,7 @@ struct frame { const unsigned char *data; uint32_t len; };
 struct slot {
     int fd;
     int64_t due_ns;      /* latency counts from here */
+    int64_t sent_ns;     /* when the connect began: the generator's own lateness is sent_ns - due_ns */
     size_t sent, got, want;
     unsigned char head[REPLY_HEADER];
     const struct frame *frame;
@@ -42,7 +43,7 @@ struct slot {
 static struct sockaddr_un addr;
 static struct frame *frames;
 static size_t nframes;
-static double *latencies;
+static double *latencies, *from_connect;
 static size_t nlat, caplat;
 static long errors, requests;
 
@@ -78,20 +79,23 @@ static void load_frames(const char *path) {
     if (!nframes) { fprintf(stderr, "hookd-loadgen: %s: no frames\n", path); exit(2); }
 }
 
-static void record(double ms, int ok) {
+static void record(double ms, double connect_ms, int ok) {
     requests++;
     if (!ok) { errors++; return; }
     if (nlat == caplat) {
         caplat = caplat ? caplat * 2 : 65536;
         latencies = realloc(latencies, caplat * sizeof *latencies);
-        if (!latencies) die("realloc");
+        from_connect = realloc(from_connect, caplat * sizeof *from_connect);
+        if (!latencies || !from_connect) die("realloc");
     }
+    from_connect[nlat] = connect_ms;
     latencies[nlat++] = ms;
 }
 
 /* Connect and send; 0 on success. A full backlog blocks the connect (up to the timeout), as it does a shim. */
 static int start(struct slot *s, int epfd, const struct frame *frame, int64_t due) {
     s->due_ns = due;
+    s->sent_ns = now_ns();
     s->frame = frame;
     s->sent = s->got = 0;
     s->want = REPLY_HEADER;
@@ -110,7 +114,8 @@ static int start(struct slot *s, int epfd, const struct frame *frame, int64_t du
 }
 
 static void finish(struct slot *s, int ok) {
-    record((double)(now_ns() - s->due_ns) / 1e6, ok && s->status == 0);
+    int64_t now = now_ns();
+    record((double)(now - s->due_ns) / 1e6, (double)(now - s->sent_ns) / 1e6, ok && s->status == 0);
     close(s->fd); /* also leaves the epoll set */
     s->fd = -1;
 }
@@ -152,10 +157,10 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double pct(double q) {
+static double pct(const double *sorted, double q) {
     if (!nlat) return -1;
     size_t i = (size_t)(q * (double)(nlat - 1) + 0.5);
-    return latencies[i < nlat ? i : nlat - 1];
+    return sorted[i < nlat ? i : nlat - 1];
 }
 
 /* Fail every connection older than the timeout. */
@@ -202,11 +207,11 @@ int main(int argc, char **argv) {
             while (issued < total && begin + (int64_t)((double)issued * 1e9 / param) <= now) {
                 int64_t due = begin + (int64_t)((double)issued * 1e9 / param);
                 issued++;
-                if (inflight == nslots) { record(0, 0); continue; }  /* MAX_INFLIGHT outstanding: count it failed */
+                if (inflight == nslots) { record(0, 0, 0); continue; }  /* MAX_INFLIGHT outstanding: count it failed */
                 size_t i = free_hint;
                 while (slots[i].fd >= 0) i = (i + 1) % nslots;
                 if (start(&slots[i], epfd, &frames[(issued - 1) % (long)nframes], due) < 0) {
-                    record(0, 0);
+                    record(0, 0, 0);
                     continue;
                 }
                 inflight++;
@@ -217,7 +222,7 @@ int main(int argc, char **argv) {
             if (now >= end && inflight == 0) break;
             for (size_t i = 0; i < nslots && now < end; i++) {
                 if (slots[i].fd >= 0) continue;
-                if (start(&slots[i], epfd, &frames[issued++ % (long)nframes], now_ns()) < 0) record(0, 0);
+                if (start(&slots[i], epfd, &frames[issued++ % (long)nframes], now_ns()) < 0) record(0, 0, 0);
                 else inflight++;
             }
         }
@@ -247,9 +252,12 @@ int main(int argc, char **argv) {
     }
     double elapsed = (double)(now_ns() - begin) / 1e9;
     qsort(latencies, nlat, sizeof *latencies, cmp);
+    qsort(from_connect, nlat, sizeof *from_connect, cmp);
     printf("{\"%s\": %g, \"requests\": %ld, \"errors\": %ld, \"per_second\": %.1f, \"p50_ms\": %.4f, "
-           "\"p90_ms\": %.4f, \"p99_ms\": %.4f, \"max_ms\": %.4f, \"generator\": \"c\"}\n",
-           fixed ? "rate" : "concurrency", param, requests, errors, (double)nlat / elapsed, pct(0.5), pct(0.9),
-           pct(0.99), nlat ? latencies[nlat - 1] : -1.0);
+           "\"p90_ms\": %.4f, \"p99_ms\": %.4f, \"max_ms\": %.4f, \"from_connect_p50_ms\": %.4f, "
+           "\"from_connect_p99_ms\": %.4f, \"generator\": \"c\"}\n",
+           fixed ? "rate" : "concurrency", param, requests, errors, (double)nlat / elapsed, pct(latencies, 0.5),
+           pct(latencies, 0.9), pct(latencies, 0.99), nlat ? latencies[nlat - 1] : -1.0, pct(from_connect, 0.5),
+           pct(from_connect, 0.99));
     return 0;
 }

@@ -106,22 +106,41 @@ def time_calls(
     return samples, outputs
 
 
-def start_daemon(runtime: Path, policies: Path, log: Path) -> subprocess.Popen[bytes]:
-    """A `hookd serve` of its own: its decision log and state go under runtime/state, never the user's."""
-    cmd = [sys.executable, "-m", "hookd", "serve", "--policies", str(policies), "--runtime-dir", str(runtime)]
+def start_daemon(runtime: Path, policies: Path, log: Path, workers: int = 1) -> subprocess.Popen[bytes]:
+    """A `hookd serve` of its own: its decision log and state go under runtime/state, never the user's.
+    Returns once it listens and, with `workers` > 1, once each worker process serves too."""
+    runtime.mkdir(parents=True, exist_ok=True, mode=0o700)
+    config = runtime / "bench.toml"
+    config.write_text(f"[daemon]\nworkers = {workers}\n")
+    cmd = [sys.executable, "-m", "hookd", "--config", str(config), "serve", "--policies", str(policies),
+           "--runtime-dir", str(runtime)]  # fmt: skip
     env = {**os.environ, "XDG_STATE_HOME": str(runtime / "state")}
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
             with socket.socket(socket.AF_UNIX) as probe:
                 probe.connect(str(runtime / "hook.sock"))
+            if log.read_text().count('"worker_serving"') >= workers - 1:
                 return proc
         except OSError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
     proc.kill()
     raise SystemExit(f"daemon did not start:\n{log.read_text()}")
+
+
+def daemon_phases(socket_path: Path, payload_file: Path, seconds: float) -> dict[str, Any]:
+    """The daemon alone: fixed rates of 100 and 1,000 req/s, then its maximum (the best concurrency)."""
+    return {
+        "fixed_100": load(socket_path, payload_file, "fixed", 100, seconds),
+        "fixed_1000": load(socket_path, payload_file, "fixed", 1000, seconds),
+        "max": max(
+            (load(socket_path, payload_file, "max", c, seconds) for c in (2, 4, 16)),
+            key=lambda r: r["with_log_per_second"] if r["errors"] == 0 else 0,
+        ),
+    }
 
 
 def find_native(explicit: str | None) -> Path | None:
@@ -197,6 +216,26 @@ def wait_for_log(path: Path, quiet: float = 0.3, limit: float = 120.0) -> float:
     return max(0.0, changed - start)
 
 
+def workers_phases(runtime: Path, policies: Path, payload_file: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """The daemon-alone phases again with `[daemon] workers = N`, and the RSS of every process."""
+    daemon = start_daemon(runtime, policies, runtime.parent / "daemon-workers.log", args.workers)
+    try:
+        result: dict[str, Any] = {
+            "workers": args.workers,
+            **daemon_phases(runtime / "hook.sock", payload_file, args.seconds),
+        }
+        pids = [daemon.pid, *children(daemon.pid)]
+        result["rss_mb"] = {str(pid): rss_mb(pid) for pid in pids}
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=30)
+    return result
+
+
+def children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -216,6 +255,9 @@ def main() -> int:  # noqa: PLR0915 - one run, phase after phase, reads best top
     parser.add_argument("--opa", default=os.environ.get("HOOKD_OPA_BIN") or shutil.which("opa"))
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each daemon load phase")
     parser.add_argument("--quick", action="store_true", help="60 calls, 2 s load phases: a smoke run")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="repeat the daemon-alone phases with [daemon] workers = N (1: skip)"
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     parser.add_argument("--compare", help="an earlier results JSON to print new/old ratios against")
     args = parser.parse_args()
@@ -261,14 +303,7 @@ def main() -> int:  # noqa: PLR0915 - one run, phase after phase, reads best top
         payload_file = tmp / "payloads.json"
         payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
         socket_path = runtime / "hook.sock"
-        record["daemon"] = {
-            "fixed_100": load(socket_path, payload_file, "fixed", 100, args.seconds),
-            "fixed_1000": load(socket_path, payload_file, "fixed", 1000, args.seconds),
-            "max": max(
-                (load(socket_path, payload_file, "max", c, args.seconds) for c in (2, 4, 16)),
-                key=lambda r: r["with_log_per_second"] if r["errors"] == 0 else 0,
-            ),
-        }
+        record["daemon"] = daemon_phases(socket_path, payload_file, args.seconds)
         burst_shim = contenders.get("native", contenders["python"])
         burst_name = "native" if native else "python"
         start = time.perf_counter()
@@ -285,6 +320,8 @@ def main() -> int:  # noqa: PLR0915 - one run, phase after phase, reads best top
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=10)
+    if args.workers > 1:
+        record["daemon_workers"] = workers_phases(tmp / "run-workers", policies, payload_file, args)
     if "opa" in contenders:
         import remote_engine  # bench/ is on sys.path when this file runs
 
@@ -325,20 +362,15 @@ def report(record: dict[str, Any]) -> None:
     print(f"the shims and percall printed identical bytes for every call: {record['identical_output']}")
     daemon = record["daemon"]
     print("\nthe daemon alone, over its socket, one connection per request (ms)")
-    print(f"(load generator: {daemon['max'].get('generator', 'python')})")
-    for name in ("fixed_100", "fixed_1000"):
-        row = daemon[name]
-        print(
-            f"{row['rate']:6.0f} req/s  p50 {row['p50_ms']:7.3f}  p99 {row['p99_ms']:7.3f}  "
-            f"errors {row['errors']}  achieved {row['per_second']:.0f}/s"
-        )
-    top = daemon["max"]
     print(
-        f"max sustained: {top['per_second']:.0f} decisions/s (concurrency {top['concurrency']}), "
-        f"p99 {top['p99_ms']:.2f} ms, errors {top['errors']}; the log's backlog took "
-        f"{top.get('log_drain_s', 0):.2f} s more: {top.get('with_log_per_second', top['per_second']):.0f}/s "
-        "with the log written"
+        f"(load generator: {daemon['max'].get('generator', 'python')}; fixed rates from when each request was due, "
+        "in brackets from its connect)"
     )
+    for name in ("fixed_100", "fixed_1000"):
+        print(fixed_row(daemon[name]))
+    print(max_row(daemon["max"]))
+    if "daemon_workers" in record:
+        report_workers(record["daemon_workers"])
     burst = record["after_model_burst"]
     print(
         f"\nAfterModel burst, 100 chunks one after another ({burst['shim']} shim): "
@@ -353,6 +385,34 @@ def report(record: dict[str, Any]) -> None:
         print(f"note: {note}")
 
 
+def fixed_row(row: dict[str, Any]) -> str:
+    """One open-loop phase: latency from when each request was due and, in brackets, from its connect."""
+    connect = row.get("from_connect_p50_ms", row["p50_ms"]), row.get("from_connect_p99_ms", row["p99_ms"])
+    return (
+        f"{row['rate']:6.0f} req/s  p50 {row['p50_ms']:7.3f} ({connect[0]:.3f})  p99 {row['p99_ms']:7.3f} "
+        f"({connect[1]:.3f})  errors {row['errors']}  achieved {row['per_second']:.0f}/s"
+    )
+
+
+def max_row(top: dict[str, Any]) -> str:
+    """The closed-loop maximum, and the rate once the decision log's backlog from it was written too."""
+    return (
+        f"max sustained: {top['per_second']:.0f} decisions/s (concurrency {top['concurrency']}), "
+        f"p99 {top['p99_ms']:.2f} ms, errors {top['errors']}; the log's backlog took "
+        f"{top.get('log_drain_s', 0):.2f} s more: {top.get('with_log_per_second', top['per_second']):.0f}/s "
+        "with the log written"
+    )
+
+
+def report_workers(run: dict[str, Any]) -> None:
+    print(f"\nthe same with [daemon] workers = {run['workers']} (the daemon and {run['workers'] - 1} worker process)")
+    for name in ("fixed_100", "fixed_1000"):
+        print(fixed_row(run[name]))
+    print(max_row(run["max"]))
+    rss = ", ".join(f"{mb:.1f}" for mb in run["rss_mb"].values())
+    print(f"RSS of the processes (MB): {rss}")
+
+
 def compare(new: dict[str, Any], old: dict[str, Any]) -> None:
     print("\nnew / old (below 1.00 is faster)")
     for name, row in new["end_to_end"].items():
@@ -363,6 +423,9 @@ def compare(new: dict[str, Any], old: dict[str, Any]) -> None:
             print(f"  daemon {name:12} p50 {new['daemon'][name]['p50_ms'] / old['daemon'][name]['p50_ms']:.2f}")
     if "max" in old.get("daemon", {}):
         print(f"  max decisions/s   {new['daemon']['max']['per_second'] / old['daemon']['max']['per_second']:.2f}")
+    if "daemon_workers" in new and "daemon_workers" in old:
+        ratio = new["daemon_workers"]["max"]["per_second"] / old["daemon_workers"]["max"]["per_second"]
+        print(f"  max decisions/s with workers   {ratio:.2f}")
 
 
 if __name__ == "__main__":

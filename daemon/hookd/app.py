@@ -19,12 +19,11 @@ from typing import Any
 
 import structlog
 
-from hookd import wire
 from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, ready
 from hookd.audit.record import Pending
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
-from hookd.audit.writer import DecisionLog
+from hookd.audit.writer import DecisionLog, Queued
 from hookd.bundle.activate import Active
 from hookd.bundle.manager import BundleManager
 from hookd.bundle.store import BundleStore
@@ -38,6 +37,7 @@ from hookd.pipeline import Handled, InteractiveProbe
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import Engine, HookRequest, Reply
+from hookd.workers import WorkerPool, decision_ids
 
 log = structlog.get_logger("hookd")
 
@@ -72,7 +72,11 @@ class Daemon:
         compile_bundle = bundle_compiler(config, wait=False)  # the manager awaits ready() before the swap
         self.bundles = BundleManager(config.bundles, store, compile_bundle, self._swap_bundles)
         self.bundles.adopt_kept(kept, kept_errors)
-        self.pipeline, self.engines = build_pipeline(config, load_engine(config, bundles=[a.layer for a in kept]))
+        self.pipeline, self.engines = build_pipeline(
+            config, load_engine(config, bundles=[a.layer for a in kept]), ids=decision_ids(0, config.daemon.workers)
+        )
+        self.workers: WorkerPool | None = None  # started in run(), once the hook socket listens
+        self.bundles.kept = self._bundles_kept
         self._watcher: asyncio.Task[None] | None = None
         self._watch_stop = asyncio.Event()
         daemon = config.daemon
@@ -84,18 +88,11 @@ class Daemon:
         self._retiring: set[asyncio.Task[None]] = set()
         self._reloading: set[asyncio.Task[Any]] = set()
         self._reload_lock = asyncio.Lock()
-        self.sink: Sink[Pending] = Sink(config.log.queue_size)
+        self.sink: Sink[Queued] = Sink(config.log.queue_size)
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
         self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
-        self.server = HookServer(
-            config.hook_socket,
-            self.handle,
-            limits=wire.Limits(daemon.max_header_bytes, daemon.max_payload_bytes),
-            request_timeout=daemon.request_timeout_ms / 1000,
-            max_concurrency=daemon.max_concurrency,
-            stats=self.stats,
-        )
+        self.server = HookServer.from_config(config, self.handle, self.stats)
         self.http: HttpHookServer | None = None
         if config.http.enabled:
             self.http = HttpHookServer(
@@ -196,6 +193,8 @@ class Daemon:
                 log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
                 return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
             self._install(engine)
+            if self.workers is not None:
+                self.workers.reload()
             self.reloads += 1
             described = engine.describe()
             revision, packages = str(described["revision"]), described.get("packages") or []
@@ -235,6 +234,11 @@ class Daemon:
         current: Engine = self.engines.current
         local = [layer for layer in getattr(current, "layers", ()) if layer.rank is not Rank.ORGANISATION]
         self._install(LayeredEngine([*(a.layer for a in active.values()), *local]))
+
+    def _bundles_kept(self) -> None:
+        """A bundle was activated and stored: the workers load it from the store."""
+        if self.workers is not None:
+            self.workers.reload()
 
     def _install(self, engine: Engine) -> None:
         """Serve `engine` from the next request on (one assignment) and retire the one it replaces; layers
@@ -279,6 +283,11 @@ class Daemon:
         loop.add_signal_handler(signal.SIGHUP, self._reload_on_signal)
         await self.server.start()
         try:
+            if self.config.daemon.workers > 1:
+                self.workers = WorkerPool(
+                    self.config, self.server.listening_fd(), self.sink.put_nowait, self.metrics.count, self.stats
+                )
+                await self.workers.start()
             if self.http is not None:
                 await self.http.start()
             self.decision_log.start()
@@ -301,6 +310,7 @@ class Daemon:
                 ship_to=self.shipper.config.url if self.shipper else None,
                 revision=engine["revision"],
                 packages=engine["packages"],
+                workers=self.config.daemon.workers,
             )
             await stop.wait()
         finally:
@@ -310,6 +320,8 @@ class Daemon:
             if self._watcher is not None:
                 await asyncio.wait([self._watcher], timeout=2)
             await self.server.stop()  # no new hook requests; those in flight finish and are queued for the log
+            if self.workers is not None:
+                await self.workers.stop()  # each finishes what it accepted and sends its last records
             if self.http is not None:
                 await self.http.stop()
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly

@@ -19,7 +19,7 @@ from hookd.engines.layered import Layer, LayeredEngine, Rank
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
-from hookd.pipeline import AskPolicy, EngineHolder, InteractiveProbe, Pipeline
+from hookd.pipeline import AskPolicy, EngineHolder, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
@@ -100,7 +100,10 @@ def bundle_compiler(config: Config, *, wait: bool = True) -> Compile:
 
 
 def build_pipeline(
-    config: Config, engine: Engine | None = None, probe: InteractiveProbe = session_is_interactive
+    config: Config,
+    engine: Engine | None = None,
+    probe: InteractiveProbe = session_is_interactive,
+    ids: IdFactory | None = None,
 ) -> tuple[Pipeline, EngineHolder]:
     holder = EngineHolder(engine or load_engine(config))
     ask = AskPolicy(
@@ -114,5 +117,6 @@ def build_pipeline(
         fail_modes=config.shim.fail_modes,
         ask=ask,
         probe=probe,
+        ids=ids,
     )
     return pipeline, holder

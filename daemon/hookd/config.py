@@ -62,6 +62,9 @@ def bundled_policies_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "policies"
 
 
+MAX_WORKERS = 64  # decision ids keep 6 bits for the process that made them (hookd.audit.ids)
+
+
 @dataclass(frozen=True, slots=True)
 class DaemonConfig:
     runtime_dir: Path = field(default_factory=default_runtime_dir)
@@ -73,6 +76,7 @@ class DaemonConfig:
     log_level: str = "info"
     engine: str = "embedded"  # who evaluates the Rego policies: "embedded" (regorus) or "opa" ([opa])
     state_dir: Path = field(default_factory=default_state_dir)  # kept bundles: state_dir/bundles/NAME/
+    workers: int = 1  # processes deciding hook-socket requests: the daemon and workers - 1 more (hookd.workers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +260,8 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
+    if daemon.workers > MAX_WORKERS:
+        raise ConfigError(f"{where}: 'daemon.workers' must be at most {MAX_WORKERS}, got {daemon.workers}")
     shim = _section(ShimConfig(), raw.get("shim", {}), "shim", where)
     ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
     log = _section(LogConfig(), raw.get("log", {}), "log", where)

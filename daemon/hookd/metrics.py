@@ -52,17 +52,19 @@ class DecisionMetrics:
         self.fail_mode_answers: dict[tuple[Event, FailMode], int] = {}
 
     def observe(self, handled: Handled) -> None:
-        event = handled.event.event
-        key = (event, handled.decision.outcome)
+        self.count(handled.event.event, handled.decision.outcome, handled.latency_ms, handled.engine_error)
+
+    def count(self, event: Event, outcome: Outcome, latency_ms: float, engine_error: bool) -> None:
+        """One decision, by its parts (a worker process reports decisions this way)."""
+        key = (event, outcome)
         decisions = self.decisions
         decisions[key] = decisions.get(key, 0) + 1
         histogram = self.latency.get(event)
         if histogram is None:
             histogram = self.latency[event] = Histogram()
-        latency_ms = handled.latency_ms
         histogram.counts[bisect.bisect_left(_BUCKETS_MS, latency_ms)] += 1
         histogram.total_ms += latency_ms
-        if handled.engine_error:
+        if engine_error:
             self.engine_errors[event] = self.engine_errors.get(event, 0) + 1
             mode = (event, self._fail_modes.get(event, FailMode.OPEN))
             self.fail_mode_answers[mode] = self.fail_mode_answers.get(mode, 0) + 1

@@ -45,6 +45,9 @@ def test_a_tiny_bench_run_covers_every_contender(tmp_path: Path) -> None:
     assert top["generator"] == "c" and top["errors"] == 0
     assert 0 < top["with_log_per_second"] <= top["per_second"] and top["log_drain_s"] >= 0
     assert not (user_state / "hookd" / "decisions.log").exists()
+    workers = record["daemon_workers"]  # the daemon-alone phases again with [daemon] workers = 2
+    assert workers["workers"] == 2 and workers["max"]["errors"] == 0 and len(workers["rss_mb"]) == 2
+    assert "the same with [daemon] workers = 2" in done.stdout
     remote = record["remote_engine"]  # the OPA engine's in-daemon decision beside the embedded one
     assert remote["opa"]["p50_ms"] > 0 and remote["embedded"]["p50_ms"] > 0 and remote["p50_ratio"] > 0
 

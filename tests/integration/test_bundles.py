@@ -13,6 +13,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -453,3 +454,29 @@ class TestHotReload:
             assert probe(daemon).startswith("second")
         finally:
             daemon.stop()
+
+
+def test_with_workers_an_activated_bundle_reaches_every_process(
+    tmp_path: Path, server: BundleServer, org_key: tuple[KeyPair, Path]
+) -> None:
+    """[daemon] workers = 2: the worker loads the kept bundles at start, and each new activation once the
+    daemon has stored it; afterwards no process decides on the old revision."""
+    key, pub = org_key
+    server.publish("acme.tar.gz", org_bundle(tmp_path, "r1", key))
+    daemon = start(tmp_path, config="workers = 2\n" + config_for(server, pub))  # into start()'s [daemon] table
+    try:
+        wait_for(daemon, named("bundle_activated", source="acme", revision="r1"))
+        wait_for(daemon, named("worker_serving"))
+        first = [probe(daemon) for _ in range(60)]
+        server.publish("acme.tar.gz", org_bundle(tmp_path, "r2", key))
+        wait_for(daemon, named("bundle_activated", source="acme", revision="r2"))
+        wait_for(daemon, named("worker_reloaded"))
+        with ThreadPoolExecutor(4) as pool:
+            second = list(pool.map(lambda _: probe(daemon), range(200)))
+        records = daemon.decisions(at_least=260)
+    finally:
+        daemon.stop()
+    assert all(r.startswith("revision r1 [hookd.org:rev]") for r in first)
+    assert all(r.startswith("revision r2 [hookd.org:rev]") for r in second)
+    assert {int(r["id"], 16) % 64 for r in records[60:]} == {0, 1}  # both processes decided on r2
+    assert {r["revisions"]["acme"] for r in records[60:]} == {"r2"}

@@ -64,6 +64,8 @@ def test_hookd_config_env_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ({"shim": {"deadline_ms": 9000}}, "shim.deadline_ms (9000) must be below shim.hook_timeout_ms"),
         ({"daemon": []}, "'daemon' must be a table"),
         ({"python": {"workers": 0}}, "'python.workers' must be a positive integer"),
+        ({"daemon": {"workers": 0}}, "'daemon.workers' must be a positive integer"),
+        ({"daemon": {"workers": 65}}, "'daemon.workers' must be at most 64, got 65"),
         ({"python": {"timeout": 5}}, "unknown key 'python.timeout'"),
         ({"python": {"env": "HOME"}}, "'python.env' must be a list of non-empty strings"),
     ],

@@ -36,6 +36,8 @@ from hookd.types import JSON
 
 log = structlog.get_logger("hookd.audit")
 YIELD_EVERY = 32  # records written between two yields to the event loop
+# What the writer takes: a decision of this process, or a record a worker process built and masked.
+Queued = Pending | dict[str, JSON]
 
 
 class ChainProcessor:
@@ -189,7 +191,7 @@ class Subscription:
 class DecisionLog:
     """The writer task and what it owns. `start()` before serving, `close()` after the servers stopped."""
 
-    def __init__(self, config: LogConfig, sink: Sink[Pending], shipper: Shipper | None = None) -> None:
+    def __init__(self, config: LogConfig, sink: Sink[Queued], shipper: Shipper | None = None) -> None:
         self.config = config
         self.sink = sink
         self.shipper = shipper  # offered every decision record after it is written
@@ -277,17 +279,14 @@ class DecisionLog:
             if self._closing and not len(self.sink):
                 return
 
-    async def _write_batch(self, batch: Iterable[Pending]) -> None:
+    async def _write_batch(self, batch: Iterable[Queued]) -> None:
         if self.sink.dropped > self._drops_logged:
             dropped, self._drops_logged = self.sink.dropped - self._drops_logged, self.sink.dropped
             log.warning("decision_log_dropped", dropped=dropped, queue_size=self.sink.maxsize)
             self._emit(gap_record(dropped, time.time()))
-        for n, pending in enumerate(batch, 1):
-            try:
-                record = build_record(pending, self._mask)
-            except Exception:  # a record that cannot be built must not stop the log
-                self.write_errors += 1
-                log.exception("decision_log_record_failed", decision=pending.handled.decision_id)
+        for n, item in enumerate(batch, 1):
+            record = item if isinstance(item, dict) else self._build(item)
+            if record is None:
                 continue
             logged = self._emit(record)
             if logged is not None:
@@ -299,6 +298,14 @@ class DecisionLog:
                 self._flush()
                 await asyncio.sleep(0)
         self._flush()
+
+    def _build(self, pending: Pending) -> dict[str, JSON] | None:
+        try:
+            return build_record(pending, self._mask)
+        except Exception:  # a record that cannot be built must not stop the log
+            self.write_errors += 1
+            log.exception("decision_log_record_failed", decision=pending.handled.decision_id)
+            return None
 
     def _emit(self, record: dict[str, JSON]) -> Logged | None:
         try:

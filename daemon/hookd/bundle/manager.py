@@ -54,6 +54,7 @@ class BundleManager:
         self.store = store
         self.compile_dir = compile_dir
         self.swap = swap
+        self.kept: Callable[[], None] | None = None  # called once an activated bundle is in the store
         self.active: dict[str, Active] = {}
         self.status = {s.name: SourceStatus(s.name, s.location) for s in config.sources}
         self._etags: dict[str, str] = {}
@@ -161,6 +162,8 @@ class BundleManager:
         except OSError as exc:  # it serves; only an offline restart would miss it
             log.error("bundle_not_kept", source=source.name, revision=new.revision, error=str(exc))
         self.store.sweep(source.name, keep=new.directory)
+        if self.kept is not None:
+            self.kept()
         log.info("bundle_activated", source=source.name, revision=new.revision,
                  previous=previous.revision if previous else None, activation_ms=status.last_activation_ms)  # fmt: skip
         return True

@@ -173,6 +173,9 @@ def format_status(status: pb.StatusResponse) -> list[str]:
         )
     if status.metrics_address:
         lines.append(f"metrics:   http://{status.metrics_address}/metrics")
+    if status.worker_pids or status.worker_restarts:
+        pids = ", ".join(str(pid) for pid in status.worker_pids) or "none serving"
+        lines.append(f"workers:   {pids} ({status.worker_restarts} restarted)")
     layers = ", ".join(f"{layer.name} ({'on' if layer.active else 'off'})" for layer in status.sandbox_layers)
     lines.append(f"sandbox:   {layers or 'none'}: {status.sandbox_note}")
     return lines

@@ -170,6 +170,8 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             ),
             bundles=[bundle_message(status) for status in daemon.bundle_status()],
             metrics_address=daemon.metrics_endpoint.address if daemon.metrics_endpoint else "",
+            worker_pids=daemon.workers.pids if daemon.workers is not None else [],
+            worker_restarts=daemon.workers.restarts if daemon.workers is not None else 0,
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:

@@ -24,11 +24,13 @@ from typing import cast
 import structlog
 
 from hookd import wire
+from hookd.config import Config
 from hookd.errors import DaemonError, DialectError, FrameError
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")
 Handler = Callable[[HookRequest], Awaitable[Reply]]
+ReplyWriter = Callable[[bytes], None]  # writes one reply frame to the connection and closes it
 _PEERCRED = struct.Struct("3i")
 
 
@@ -96,7 +98,21 @@ class HookServer:
         self._backlog = max(128, max_concurrency * 4)
         self._server: asyncio.AbstractServer | None = None
         self._lock_fd: int | None = None
+        self._owns_path = True  # false in a worker, which serves the daemon's socket
         self._tasks: set[asyncio.Task[bytes]] = set()
+
+    @classmethod
+    def from_config(cls, config: Config, handler: Handler, stats: ServerStats) -> HookServer:
+        """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's)."""
+        daemon = config.daemon
+        return cls(
+            config.hook_socket,
+            handler,
+            limits=wire.Limits(daemon.max_header_bytes, daemon.max_payload_bytes),
+            request_timeout=daemon.request_timeout_ms / 1000,
+            max_concurrency=daemon.max_concurrency,
+            stats=stats,
+        )
 
     async def start(self) -> None:
         if len(os.fsencode(self.path)) > 107:
@@ -115,6 +131,20 @@ class HookServer:
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
+
+    async def adopt(self, listener: socket.socket) -> None:
+        """Serve a listening socket another process bound (a worker's share of the daemon's hook socket).
+        The socket path and its lock stay the daemon's: `stop` here closes this process's copy only."""
+        self._owns_path = False
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_unix_server(self._connection, sock=listener, backlog=self._backlog)
+
+    def listening_fd(self) -> int:
+        """The listening socket's descriptor, to hand to worker processes."""
+        sockets = getattr(self._server, "sockets", None)  # asyncio.Server's; AbstractServer does not declare it
+        if not sockets:
+            raise DaemonError("the hook socket is not listening")
+        return int(sockets[0].fileno())
 
     def _take_lock(self) -> None:
         lock_path = self.path.with_suffix(".lock")
@@ -136,6 +166,8 @@ class HookServer:
             _, pending = await asyncio.wait(self._tasks, timeout=grace)
             for task in pending:
                 task.cancel()
+        if not self._owns_path:
+            return
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         if self._lock_fd is not None:
@@ -145,7 +177,9 @@ class HookServer:
     def _connection(self) -> _HookConnection:
         return _HookConnection(self)
 
-    def _serve(self, caller: Caller, header: wire.RequestHeader, payload: bytes, started: float) -> asyncio.Task[bytes]:
+    def _serve(
+        self, caller: Caller, header: wire.RequestHeader, payload: bytes, started: float, reply: ReplyWriter
+    ) -> asyncio.Task[bytes]:
         request = HookRequest(
             client=header.client,
             event=header.event,
@@ -156,10 +190,17 @@ class HookServer:
             deadline=Deadline(started + self._timeout),
             received_at=started,
         )
-        task = asyncio.get_running_loop().create_task(self._decide(request))
+        task = asyncio.get_running_loop().create_task(self._answer(request, reply))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    async def _answer(self, request: HookRequest, reply: ReplyWriter) -> bytes:
+        """Decide and write the reply in the same step: the decision log's writer, woken by this decision,
+        runs only after the reply is on its way (a done-callback would have run after the writer)."""
+        frame = await self._decide(request)
+        reply(frame)
+        return frame
 
     async def _decide(self, request: HookRequest) -> bytes:
         try:
@@ -233,8 +274,8 @@ class _HookConnection(asyncio.Protocol):
         payload = bytes(buffer[body_start : body_start + payload_len])
         self._buffer = bytearray()
         self._transport.pause_reading()
-        self._task = server._serve(self._caller, header, payload, self._started)
-        self._task.add_done_callback(self._decided)
+        self._task = server._serve(self._caller, header, payload, self._started, self._reply)
+        self._task.add_done_callback(self._decided)  # replies already; here for a task that ended otherwise
 
     def eof_received(self) -> bool:
         if not self._done and self._task is None:

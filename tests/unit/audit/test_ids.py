@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from hookd.audit.ids import DecisionIds, id_time_ms
 
 
@@ -25,3 +27,17 @@ class TestDecisionIds:
         made = [ids() for _ in range(100_000)]  # far more than 65,536 per ms borrow from the next ms
         assert len(set(made)) == len(made)
         assert made == sorted(made)
+
+    def test_deciding_processes_never_make_the_same_id(self) -> None:
+        makers = [DecisionIds(index, 64) for index in range(4)]
+        made = [maker() for _ in range(3000) for maker in makers]  # several milliseconds' worth, interleaved
+        assert len(set(made)) == len(made)
+        for index, maker in enumerate(makers):
+            assert all(int(i, 16) % 64 == index for i in made[index::4])
+            later = maker()
+            assert later > made[index::4][-1]
+
+    @pytest.mark.parametrize(("index", "stride"), [(64, 64), (-1, 64), (0, 3)])
+    def test_a_slot_outside_the_stride_is_refused(self, index: int, stride: int) -> None:
+        with pytest.raises(ValueError, match="decision id slot"):
+            DecisionIds(index, stride)

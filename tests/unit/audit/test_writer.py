@@ -17,7 +17,7 @@ from hookd.assembly import build_pipeline
 from hookd.audit.chain import GENESIS, verify
 from hookd.audit.record import Pending
 from hookd.audit.sink import Sink
-from hookd.audit.writer import DecisionLog, Filters, RotatingFile
+from hookd.audit.writer import DecisionLog, Filters, Queued, RotatingFile
 from hookd.config import Config, LogConfig
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.errors import DaemonError
@@ -37,9 +37,9 @@ async def decide(file_path: str, event: str = "BeforeTool") -> Handled:
     return await PIPELINE.handle(request)
 
 
-def run(config: LogConfig, scenario: Callable[[DecisionLog, Sink[Pending]], Awaitable[Any]]) -> Any:
+def run(config: LogConfig, scenario: Callable[[DecisionLog, Sink[Queued]], Awaitable[Any]]) -> Any:
     async def main() -> Any:
-        sink: Sink[Pending] = Sink(config.queue_size)
+        sink: Sink[Queued] = Sink(config.queue_size)
         log = DecisionLog(config, sink)
         log.start()
         try:
@@ -58,7 +58,7 @@ class TestWriting:
     def test_records_are_chained_in_order_and_flushed_at_close(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "state" / "decisions.log")
 
-        async def scenario(log: DecisionLog, sink: Sink[Pending]) -> list[str]:
+        async def scenario(log: DecisionLog, sink: Sink[Queued]) -> list[str]:
             ids = []
             for name in ("secret.txt", "a.txt", "shout.txt"):
                 done = await decide(name)
@@ -84,7 +84,7 @@ class TestWriting:
     def test_a_restart_continues_the_chain(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log")
 
-        async def two(log: DecisionLog, sink: Sink[Pending]) -> None:
+        async def two(log: DecisionLog, sink: Sink[Queued]) -> None:
             for _ in range(2):
                 sink.put_nowait(Pending(await decide("a.txt"), time.time(), "socket"))
 
@@ -98,7 +98,7 @@ class TestWriting:
     def test_a_torn_last_line_is_isolated_and_the_chain_goes_on_from_the_last_record(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log")
 
-        async def one(log: DecisionLog, sink: Sink[Pending]) -> None:
+        async def one(log: DecisionLog, sink: Sink[Queued]) -> None:
             sink.put_nowait(Pending(await decide("a.txt"), time.time(), "socket"))
 
         run(config, one)
@@ -114,7 +114,7 @@ class TestWriting:
     def test_a_second_writer_of_the_same_log_is_refused(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log")
 
-        async def scenario(log: DecisionLog, sink: Sink[Pending]) -> None:
+        async def scenario(log: DecisionLog, sink: Sink[Queued]) -> None:
             with pytest.raises(DaemonError, match="another hookd daemon writes the decision log"):
                 DecisionLog(config, Sink(1)).start()
 
@@ -125,7 +125,7 @@ class TestWriting:
         monkeypatch.setattr("sys.stdout", out)
         config = LogConfig(path=tmp_path / "decisions.log", stdout=True)
 
-        async def one(log: DecisionLog, sink: Sink[Pending]) -> None:
+        async def one(log: DecisionLog, sink: Sink[Queued]) -> None:
             sink.put_nowait(Pending(await decide("a.txt"), time.time(), "socket"))
 
         run(config, one)
@@ -136,7 +136,7 @@ class TestRotation:
     def test_size_rotation_keeps_n_files_and_the_chain_runs_across_them(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log", max_bytes=6000, keep=2)
 
-        async def many(log: DecisionLog, sink: Sink[Pending]) -> None:
+        async def many(log: DecisionLog, sink: Sink[Queued]) -> None:
             for _ in range(30):
                 sink.put_nowait(Pending(await decide("a.txt"), time.time(), "socket"))
                 await asyncio.sleep(0)
@@ -158,7 +158,7 @@ class TestDrops:
     def test_a_full_queue_drops_the_oldest_and_the_gap_is_written_into_the_chain(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log", queue_size=3)
 
-        async def burst(log: DecisionLog, sink: Sink[Pending]) -> None:
+        async def burst(log: DecisionLog, sink: Sink[Queued]) -> None:
             made = [await decide(f"f{i}.txt") for i in range(5)]
             for done in made:  # no await in between: the writer cannot run
                 sink.put_nowait(Pending(done, time.time(), "socket"))
@@ -174,7 +174,7 @@ class TestDrops:
     def test_a_burst_does_not_hold_the_event_loop(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log")
 
-        async def burst(log: DecisionLog, sink: Sink[Pending]) -> int:
+        async def burst(log: DecisionLog, sink: Sink[Queued]) -> int:
             done = await decide("a.txt")
             ticks = 0
 
@@ -199,7 +199,7 @@ class TestSubscribers:
     def test_filtered_fan_out_of_the_exact_lines(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log")
 
-        async def scenario(log: DecisionLog, sink: Sink[Pending]) -> tuple[list[str], list[str]]:
+        async def scenario(log: DecisionLog, sink: Sink[Queued]) -> tuple[list[str], list[str]]:
             every = log.subscribe(Filters())
             denies = log.subscribe(Filters(decisions=frozenset({"deny"}), events=frozenset({"BeforeTool"})))
             for name in ("secret.txt", "a.txt", "secret.txt"):
@@ -220,7 +220,7 @@ class TestSubscribers:
     def test_a_slow_reader_loses_its_oldest_and_is_told(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log")
 
-        async def scenario(log: DecisionLog, sink: Sink[Pending]) -> tuple[int, int]:
+        async def scenario(log: DecisionLog, sink: Sink[Queued]) -> tuple[int, int]:
             slow = log.subscribe(Filters(), maxsize=2)
             for _ in range(5):
                 sink.put_nowait(Pending(await decide("a.txt"), time.time(), "socket"))
@@ -235,7 +235,7 @@ class TestSubscribers:
     def test_closing_ends_every_subscription(self, tmp_path: Path) -> None:
         config = LogConfig(path=tmp_path / "decisions.log")
 
-        async def scenario(log: DecisionLog, sink: Sink[Pending]) -> object:
+        async def scenario(log: DecisionLog, sink: Sink[Queued]) -> object:
             subscription = log.subscribe(Filters())
             waiting = asyncio.create_task(subscription.next())
             await asyncio.sleep(0.01)

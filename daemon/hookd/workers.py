@@ -1,0 +1,330 @@
+"""Worker processes: more than one core deciding hook-socket requests (`[daemon] workers = N`).
+
+regorus holds the GIL while it evaluates, so one process decides on one core. With `workers = N` the
+daemon starts N - 1 worker processes that accept connections on the daemon's own listening socket (the
+kernel hands each connection to one of them) and decide them with the same pipeline, built from the same
+configuration. Everything else stays in the daemon: the control socket, the HTTP endpoint, bundle
+polling, metrics, and the decision log. A worker builds and masks each decision's record and sends it
+to the daemon, whose single writer chains and writes it, so the log stays one hash chain.
+
+The channel between them is a socketpair of newline-delimited JSON:
+  worker → daemon  {"t": "ready", "pid": P}             once serving
+                   {"t": "d", "r": RECORD, "c": [event, outcome, latency_ms, engine_error]}
+                   {"t": "s", "requests": N, "errors": {code: N}}   counts since the last one, each second
+  daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
+The daemon hands the configuration over on the worker's stdin (a pickle of `Config`: the same program,
+the same user). A worker that dies is started again after a pause; its end of the channel closing tells
+the daemon. A reload reaches the workers after the daemon has swapped: for that moment processes may
+decide on different revisions, and each decision's record names the revision that decided it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import pickle
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from hookd.assembly import build_pipeline, load_engine, ready
+from hookd.audit.ids import DecisionIds
+from hookd.audit.mask import Masker
+from hookd.audit.record import Pending, build_record
+from hookd.audit.sink import Sink
+from hookd.config import MAX_WORKERS, Config
+from hookd.errors import HookdError
+from hookd.transport.hook_server import HookServer, ServerStats
+from hookd.types import JSON, Engine, Event, HookRequest, Outcome, Reply
+
+log = structlog.get_logger("hookd.workers")
+RESPAWN_DELAY_S = 1.0  # doubled for each start that fails at once, up to RESPAWN_MAX_S
+RESPAWN_MAX_S = 30.0
+HEALTHY_AFTER_S = 10.0  # a worker that served this long before it died starts again after RESPAWN_DELAY_S
+STATS_EVERY_S = 1.0
+STOP_TIMEOUT_S = 10.0
+RecordSink = Callable[[dict[str, JSON]], None]
+Counter = Callable[[Event, Outcome, float, bool], None]
+
+
+def decision_ids(index: int, workers: int) -> DecisionIds:
+    """Process `index`'s decision ids (the daemon is 0): distinct across processes when there are several."""
+    return DecisionIds(index, MAX_WORKERS) if workers > 1 else DecisionIds()
+
+
+@dataclass(eq=False)
+class _Running:
+    index: int
+    process: asyncio.subprocess.Process
+    writer: asyncio.StreamWriter
+    delay: float  # before this slot's next start, should this worker die soon
+    started: float = field(default_factory=time.monotonic)
+    reader_task: asyncio.Task[None] | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class WorkerPool:
+    """The daemon's side: starts the workers, takes their records and counts, tells them to reload."""
+
+    def __init__(
+        self, config: Config, listening_fd: int, records: RecordSink, count: Counter, stats: ServerStats
+    ) -> None:
+        self.config = config
+        self.size = config.daemon.workers - 1
+        self._fd = listening_fd
+        self._records = records
+        self._count = count
+        self._stats = stats
+        self._running: dict[int, _Running] = {}
+        self._respawns: set[asyncio.Task[None]] = set()
+        self._stopping = False
+        self.restarts = 0
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.process.pid for w in self._running.values() if w.ready.is_set()]
+
+    async def start(self) -> None:
+        for index in range(1, self.size + 1):
+            await self._spawn(index, RESPAWN_DELAY_S)
+
+    async def wait_ready(self, timeout: float) -> None:
+        """Until every worker serves (tests and the bench wait here; the daemon itself does not)."""
+        async with asyncio.timeout(timeout):
+            await asyncio.gather(*(w.ready.wait() for w in list(self._running.values())))
+
+    async def _spawn(self, index: int, delay: float) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with ours, theirs:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "hookd.workers", str(index), str(self._fd), str(theirs.fileno()),
+                stdin=asyncio.subprocess.PIPE,
+                pass_fds=(self._fd, theirs.fileno()),
+            )  # fmt: skip
+            assert process.stdin is not None
+            process.stdin.write(pickle.dumps(self.config))
+            await process.stdin.drain()
+            process.stdin.close()
+            reader, writer = await asyncio.open_unix_connection(sock=ours.dup())
+        running = _Running(index, process, writer, delay)
+        self._running[index] = running
+        running.reader_task = asyncio.get_running_loop().create_task(self._read(running, reader))
+        log.info("worker_started", worker=index, pid=process.pid)
+
+    async def _read(self, running: _Running, reader: asyncio.StreamReader) -> None:
+        try:
+            while line := await reader.readline():
+                try:
+                    self._dispatch(running, json.loads(line))
+                except (ValueError, KeyError, TypeError) as exc:  # a worker bug must not stop the daemon
+                    log.error("worker_message_invalid", worker=running.index, error=str(exc))
+        finally:
+            code = await running.process.wait()
+            running.writer.close()
+            if self._running.get(running.index) is running:
+                del self._running[running.index]
+            if not self._stopping:
+                healthy = time.monotonic() - running.started >= HEALTHY_AFTER_S
+                delay = RESPAWN_DELAY_S if healthy else running.delay
+                log.error("worker_exited", worker=running.index, pid=running.process.pid, code=code, restart_in_s=delay)
+                self.restarts += 1
+                task = asyncio.get_running_loop().create_task(self._respawn(running.index, delay))
+                self._respawns.add(task)
+                task.add_done_callback(self._respawns.discard)
+
+    def _dispatch(self, running: _Running, message: dict[str, Any]) -> None:
+        kind = message["t"]
+        if kind == "d":
+            self._records(message["r"])
+            event, outcome, latency_ms, engine_error = message["c"]
+            self._count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
+        elif kind == "s":
+            self._stats.requests += int(message["requests"])
+            for code, n in message["errors"].items():
+                self._stats.errors[code] = self._stats.errors.get(code, 0) + int(n)
+        elif kind == "ready":
+            running.ready.set()
+            log.info("worker_serving", worker=running.index, pid=message["pid"])
+
+    async def _respawn(self, index: int, delay: float) -> None:
+        await asyncio.sleep(delay)
+        if not self._stopping:
+            await self._spawn(index, min(delay * 2, RESPAWN_MAX_S))
+
+    def reload(self) -> None:
+        """Tell every worker to load its policies again (after the daemon swapped in its own)."""
+        for running in self._running.values():
+            with contextlib.suppress(OSError, RuntimeError):  # one that is exiting is started afresh anyway
+                running.writer.write(b'{"t": "reload"}\n')
+
+    async def stop(self) -> None:
+        """SIGTERM every worker, then wait for each to send its last records and exit (SIGKILL after a while)."""
+        self._stopping = True
+        for task in list(self._respawns):
+            task.cancel()
+        running = list(self._running.values())
+        for worker in running:
+            with contextlib.suppress(ProcessLookupError):
+                worker.process.send_signal(signal.SIGTERM)
+        readers = [w.reader_task for w in running if w.reader_task is not None]
+        if not readers:
+            return
+        _, late = await asyncio.wait(readers, timeout=STOP_TIMEOUT_S)
+        for worker in running:
+            if worker.reader_task in late:
+                log.error("worker_killed", worker=worker.index, pid=worker.process.pid)
+                with contextlib.suppress(ProcessLookupError):
+                    worker.process.kill()
+        if late:
+            await asyncio.wait(late, timeout=STOP_TIMEOUT_S)
+
+
+class Worker:
+    """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
+
+    def __init__(self, config: Config, index: int) -> None:
+        self.config = config
+        self.index = index
+        self.stats = ServerStats()
+        self._sent_requests = 0
+        self._sent_errors: dict[str, int] = {}
+        self.pipeline, self.engines = build_pipeline(
+            config, self._load_engine(wait=True), ids=decision_ids(index, config.daemon.workers)
+        )
+        self._mask = Masker.from_config(config.log)
+        self._sink: Sink[Pending] = Sink(config.log.queue_size)
+        self.server = HookServer.from_config(config, self.handle, self.stats)
+        self._stop = asyncio.Event()
+        self._reloading: asyncio.Lock | None = None
+
+    def _load_engine(self, *, wait: bool) -> Engine:
+        return load_engine(self.config, wait=wait)  # with the kept bundles, as the daemon has them
+
+    async def handle(self, request: HookRequest) -> Reply:
+        handled = await self.pipeline.handle(request)
+        self._sink.put_nowait(Pending(handled, time.time(), "socket"))
+        return handled.reply
+
+    async def run(self, listener: socket.socket, channel: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, self._stop.set)
+        # A terminal's Ctrl-C or hangup reaches the whole process group: the daemon answers it (it stops us
+        # with SIGTERM, or sends us its reload on the channel).
+        loop.add_signal_handler(signal.SIGINT, lambda: None)
+        loop.add_signal_handler(signal.SIGHUP, lambda: None)
+        self._reloading = asyncio.Lock()
+        reader, writer = await asyncio.open_unix_connection(sock=channel)
+        await self.server.adopt(listener)
+        writer.write(_line({"t": "ready", "pid": os.getpid()}))
+        tasks = [
+            loop.create_task(self._send(writer)),
+            loop.create_task(self._listen(reader)),
+            loop.create_task(self._report(writer)),
+        ]
+        await self._stop.wait()
+        await self.server.stop()  # in-flight requests finish; their records are queued
+        self._sink.wake()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(OSError, RuntimeError):  # a daemon that is gone cannot take them
+            self._flush(writer)
+            self._send_stats(writer)
+            await writer.drain()
+        writer.close()
+        await self.engines.current.aclose()
+
+    async def _send(self, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await self._sink.wait()
+            self._flush(writer)
+            await writer.drain()
+
+    def _flush(self, writer: asyncio.StreamWriter) -> None:
+        for pending in self._sink.take():
+            handled = pending.handled
+            try:
+                record = build_record(pending, self._mask)
+            except Exception:  # a record that cannot be built must not stop the worker
+                log.exception("decision_log_record_failed", decision=handled.decision_id)
+                continue
+            counted = [
+                handled.event.event.value,
+                handled.decision.outcome.name,
+                handled.latency_ms,
+                handled.engine_error,
+            ]
+            writer.write(_line({"t": "d", "r": record, "c": counted}))
+
+    async def _report(self, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await asyncio.sleep(STATS_EVERY_S)
+            self._send_stats(writer)
+
+    def _send_stats(self, writer: asyncio.StreamWriter) -> None:
+        requests = self.stats.requests - self._sent_requests
+        errors = {k: v - self._sent_errors.get(k, 0) for k, v in self.stats.errors.items()}
+        errors = {k: v for k, v in errors.items() if v}
+        if requests or errors:
+            writer.write(_line({"t": "s", "requests": requests, "errors": errors}))
+            self._sent_requests, self._sent_errors = self.stats.requests, dict(self.stats.errors)
+
+    async def _listen(self, reader: asyncio.StreamReader) -> None:
+        while line := await reader.readline():
+            try:
+                reload = json.loads(line).get("t") == "reload"
+            except (ValueError, AttributeError):
+                log.error("worker_message_invalid", worker=self.index, message=line[:200].decode(errors="replace"))
+                continue
+            if reload:
+                await self.reload()
+        self._stop.set()  # the daemon is gone: so is its socket
+
+    async def reload(self) -> None:
+        assert self._reloading is not None
+        async with self._reloading:
+            try:
+                engine = self._load_engine(wait=False)
+                await ready(engine)
+            except HookdError as exc:
+                log.error("worker_reload_failed", worker=self.index, error=str(exc))
+                return
+            previous = self.engines.swap(engine)
+            await self.engines.retire(previous)
+            log.info("worker_reloaded", worker=self.index, revision=engine.describe().get("revision"))
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def main(argv: list[str]) -> int:
+    import uvloop
+
+    from hookd.app import configure_logging
+
+    index, listen_fd, channel_fd = (int(a) for a in argv)
+    config: Config = pickle.loads(sys.stdin.buffer.read())  # written by the daemon that started this process
+    configure_logging(config.daemon.log_level)
+    listener = socket.socket(fileno=listen_fd)
+    channel = socket.socket(fileno=channel_fd)
+    try:
+        worker = Worker(config, index)
+    except HookdError as exc:
+        log.error("worker_start_failed", worker=index, error=str(exc))
+        return 1
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(worker.run(listener, channel))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,177 @@
+"""`[daemon] workers = 2`: a real daemon and a real worker process share the hook socket. Both decide, one
+hash chain logs every decision, a reload and a kill reach the worker, and stopping the daemon stops it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+
+from hookd import wire
+from hookd.v1 import hookd_pb2 as pb
+from hookd.v1 import hookd_pb2_grpc
+from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, start_daemon
+
+TIMEOUT = 30
+WORKERS = "[daemon]\nworkers = 2\n"
+HEADER = {"client": "gemini", "event": "BeforeTool", "cwd": "/tmp", "ppid": 0, "env": {"HOME": "/root"}}
+DENY_OTHER = '\ndeny contains {"id": "no-other", "reason": "no"} if {\n\tinput.tool.input.file_path == "other.txt"\n}\n'
+
+
+def write(path: str) -> bytes:
+    payload = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": path, "content": "x"})
+    return wire.encode_request(HEADER, json.dumps(payload).encode())
+
+
+def ask(daemon: RunningDaemon, frame: bytes) -> wire.DecodedReply:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(TIMEOUT)
+        sock.connect(str(daemon.socket))
+        sock.sendall(frame)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return wire.decode_reply(b"".join(chunks))
+
+
+def many(daemon: RunningDaemon, frame: bytes, count: int) -> list[wire.DecodedReply]:
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(lambda _: ask(daemon, frame), range(count)))
+
+
+def wait_for_log(daemon: RunningDaemon, text: str, after: int = 0) -> None:
+    """Until the daemon's stderr (which its workers share) holds `text` past character `after`."""
+    end = time.monotonic() + TIMEOUT
+    while text not in daemon.log()[after:]:
+        if time.monotonic() > end:
+            raise AssertionError(f"{text!r} never appeared in the daemon's log:\n{daemon.log()[-3000:]}")
+        time.sleep(0.05)
+
+
+def worker_pids(daemon: RunningDaemon) -> list[int]:
+    children = Path(f"/proc/{daemon.proc.pid}/task/{daemon.proc.pid}/children").read_text().split()
+    return [int(pid) for pid in children if b"hookd.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+def status(daemon: RunningDaemon, requests: int = 0) -> pb.StatusResponse:
+    """The daemon's Status once its counters hold `requests` (a worker reports its counts every second)."""
+    end = time.monotonic() + TIMEOUT
+    with grpc.insecure_channel(f"unix:{daemon.control_socket}") as channel:
+        control = hookd_pb2_grpc.ControlStub(channel)
+        while True:
+            response: pb.StatusResponse = control.Status(pb.StatusRequest(), timeout=TIMEOUT)
+            if response.counters.requests >= requests or time.monotonic() > end:
+                return response
+            time.sleep(0.1)
+
+
+def started(tmp_path: Path, policies: Path = DEMO_POLICIES) -> RunningDaemon:
+    daemon = start_daemon(tmp_path, policies, config=WORKERS)
+    wait_for_log(daemon, '"worker_serving"')
+    return daemon
+
+
+def test_both_processes_decide_and_one_chain_logs_every_decision(tmp_path: Path) -> None:
+    daemon = started(tmp_path)
+    try:
+        replies = many(daemon, write("secret.txt"), 400)
+        records = daemon.decisions(at_least=400)
+        served = status(daemon, requests=400)
+        pids = worker_pids(daemon)
+    finally:
+        daemon.stop()
+    assert {r.status for r in replies} == {wire.Status.OK}
+    assert all(b"writing secret.txt is not allowed" in r.stdout for r in replies)
+    assert len(records) == 400 and {r["decision"] for r in records} == {"deny"}
+    ids = [r["id"] for r in records]
+    assert len(set(ids)) == 400
+    assert {int(i, 16) % 64 for i in ids} == {0, 1}  # the daemon (slot 0) and its worker (slot 1) both decided
+    counters = served.counters
+    assert counters.requests == 400 and dict(counters.decisions) == {"deny": 400}  # the worker's too
+    assert list(served.worker_pids) == pids and len(pids) == 1 and served.worker_restarts == 0
+    verify = subprocess.run(
+        [VENV_PYTHON, "-m", "hookd", "log", "verify", str(daemon.decision_log)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert verify.returncode == 0 and "chain intact" in verify.stdout, verify.stdout + verify.stderr
+
+
+def test_a_reload_reaches_the_worker(tmp_path: Path) -> None:
+    policies = tmp_path / "policies"
+    shutil.copytree(DEMO_POLICIES, policies)
+    rego = policies / "demo" / "policy.rego"
+    daemon = started(tmp_path, policies)
+    try:
+        assert {r.exit_code for r in many(daemon, write("other.txt"), 40)} == {0}
+        mark = len(daemon.log())
+        rego.write_text(rego.read_text() + DENY_OTHER)
+        daemon.proc.send_signal(signal.SIGHUP)
+        wait_for_log(daemon, '"worker_reloaded"', mark)
+        replies = many(daemon, write("other.txt"), 200)
+        records = daemon.decisions(at_least=240)
+    finally:
+        daemon.stop()
+    assert all(b'"decision":"deny"' in r.stdout for r in replies), "a process still decided on the old policies"
+    assert {int(r["id"], 16) % 64 for r in records[40:]} == {0, 1}
+
+
+def test_a_worker_that_dies_is_started_again(tmp_path: Path) -> None:
+    daemon = started(tmp_path)
+    try:
+        (first,) = worker_pids(daemon)
+        mark = len(daemon.log())
+        os.kill(first, signal.SIGKILL)
+        during = many(daemon, write("secret.txt"), 50)  # the daemon answers meanwhile
+        wait_for_log(daemon, '"worker_serving"', mark)
+        (second,) = worker_pids(daemon)
+        after = many(daemon, write("secret.txt"), 200)
+        records = daemon.decisions(at_least=250)
+        served = status(daemon)
+    finally:
+        daemon.stop()
+    assert second != first
+    assert list(served.worker_pids) == [second] and served.worker_restarts == 1
+    assert {r.status for r in during + after} == {wire.Status.OK}
+    assert '"worker_exited"' in daemon.log()
+    assert {int(r["id"], 16) % 64 for r in records[50:]} == {0, 1}
+
+
+def test_stopping_the_daemon_stops_its_worker_and_keeps_every_record(tmp_path: Path) -> None:
+    daemon = started(tmp_path)
+    (worker,) = worker_pids(daemon)
+    many(daemon, write("secret.txt"), 300)
+    assert daemon.stop() == 0
+    assert not is_worker(worker)
+    records = daemon.decisions(at_least=300)
+    assert len(records) == 300
+
+
+def test_a_worker_outlives_no_killed_daemon(tmp_path: Path) -> None:
+    """SIGKILL gives the daemon no chance to stop its worker: the worker sees its channel close and exits."""
+    daemon = started(tmp_path)
+    (worker,) = worker_pids(daemon)
+    many(daemon, write("secret.txt"), 20)
+    daemon.stop(signal.SIGKILL)
+    end = time.monotonic() + TIMEOUT
+    while is_worker(worker):
+        assert time.monotonic() < end, "the worker kept running after its daemon was killed"
+        time.sleep(0.05)
+
+
+def is_worker(pid: int) -> bool:
+    """A live hookd worker process (a zombie has no command line any more)."""
+    try:
+        return b"hookd.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
