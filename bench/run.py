@@ -187,6 +187,7 @@ def load(socket_path: Path, payload_file: Path, mode: str, param: float, seconds
     """One load phase (bench/load.py), then the wait until the daemon has written every record it queued:
     the daemon answers first and writes its decision log after, so a phase at the maximum rate leaves a
     backlog, and a rate counts as sustained only with that backlog's writing included."""
+    before = cpu_ticks()
     done = subprocess.run(
         [sys.executable, str(LOAD), str(socket_path), str(payload_file), mode, str(param), str(seconds)],
         capture_output=True,
@@ -195,10 +196,23 @@ def load(socket_path: Path, payload_file: Path, mode: str, param: float, seconds
     )
     result: dict[str, Any] = dict(json.loads(done.stdout))
     drain = wait_for_log(socket_path.parent / "state" / "hookd" / "decisions.log")
+    result["steal_pct"] = steal_percent(before, cpu_ticks())
     elapsed = result["requests"] / result["per_second"] if result["per_second"] else seconds
     result["log_drain_s"] = round(drain, 3)
     result["with_log_per_second"] = (result["requests"] - result["errors"]) / (elapsed + drain)
     return result
+
+
+def cpu_ticks() -> tuple[int, int]:
+    """(all CPU ticks, the ticks the hypervisor gave to others: steal) from /proc/stat, over every CPU."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return sum(fields), fields[7]
+
+
+def steal_percent(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time the hypervisor took away meanwhile: a run with much of it is noise."""
+    total = after[0] - before[0]
+    return round(100 * (after[1] - before[1]) / total, 1) if total > 0 else 0.0
 
 
 def wait_for_log(path: Path, quiet: float = 0.3, limit: float = 120.0) -> float:
@@ -297,8 +311,9 @@ def main() -> int:  # noqa: PLR0915 - one run, phase after phase, reads best top
         end_to_end: dict[str, dict[str, float]] = {}
         for name, command in contenders.items():
             time_calls(command, 5, project, env)  # warm the page cache
+            before = cpu_ticks()
             samples, outputs[name] = time_calls(command, args.calls, project, env)
-            end_to_end[name] = stats(samples)
+            end_to_end[name] = {**stats(samples), "steal_pct": steal_percent(before, cpu_ticks())}
         record["end_to_end"] = end_to_end
         payload_file = tmp / "payloads.json"
         payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
@@ -353,12 +368,13 @@ def report(record: dict[str, Any]) -> None:
     base_name = "native" if "native" in e2e else "python"
     floor = e2e["floor"]["p50_ms"]
     print(f"end to end, BeforeTool, {record['calls']} calls each, spawned through bash -c (ms)")
-    print(f"{'contender':10} {'p50':>8} {'p90':>8} {'p99':>8}  {'p50 / ' + base_name:>14}  {'p50 / floor':>12}")
+    print(f"{'contender':10} {'p50':>8} {'p90':>8} {'p99':>8}  {'p50 / ' + base_name:>14}  {'p50 / floor':>12}  steal")
     for name, row in e2e.items():
         print(
             f"{name:10} {row['p50_ms']:8.2f} {row['p90_ms']:8.2f} {row['p99_ms']:8.2f}  "
-            f"{row['p50_ms'] / base['p50_ms']:13.2f}x  {row['p50_ms'] / floor:11.2f}x"
+            f"{row['p50_ms'] / base['p50_ms']:13.2f}x  {row['p50_ms'] / floor:11.2f}x  {row.get('steal_pct', 0):4.1f}%"
         )
+    print("(steal: the share of CPU time the hypervisor gave to other machines meanwhile; high steal is noise)")
     print(f"the shims and percall printed identical bytes for every call: {record['identical_output']}")
     daemon = record["daemon"]
     print("\nthe daemon alone, over its socket, one connection per request (ms)")
@@ -390,7 +406,8 @@ def fixed_row(row: dict[str, Any]) -> str:
     connect = row.get("from_connect_p50_ms", row["p50_ms"]), row.get("from_connect_p99_ms", row["p99_ms"])
     return (
         f"{row['rate']:6.0f} req/s  p50 {row['p50_ms']:7.3f} ({connect[0]:.3f})  p99 {row['p99_ms']:7.3f} "
-        f"({connect[1]:.3f})  errors {row['errors']}  achieved {row['per_second']:.0f}/s"
+        f"({connect[1]:.3f})  errors {row['errors']}  achieved {row['per_second']:.0f}/s  "
+        f"steal {row.get('steal_pct', 0):.1f}%"
     )
 
 
@@ -400,7 +417,7 @@ def max_row(top: dict[str, Any]) -> str:
         f"max sustained: {top['per_second']:.0f} decisions/s (concurrency {top['concurrency']}), "
         f"p99 {top['p99_ms']:.2f} ms, errors {top['errors']}; the log's backlog took "
         f"{top.get('log_drain_s', 0):.2f} s more: {top.get('with_log_per_second', top['per_second']):.0f}/s "
-        "with the log written"
+        f"with the log written; steal {top.get('steal_pct', 0):.1f}%"
     )
 
 

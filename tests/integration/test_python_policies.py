@@ -273,3 +273,36 @@ def test_a_non_root_daemon_still_confines_its_workers(tmp_path: Path) -> None:
         assert not (owned / "pwned").exists()
     finally:
         shutil.rmtree(owned)
+
+
+def test_with_workers_python_policies_decide_in_every_process(tmp_path: Path) -> None:
+    """[daemon] workers = 2: the worker process starts sandboxed Python workers of its own and decides
+    with them as the daemon does."""
+    require(os.geteuid() == 0, "root (the workers drop to nobody)")
+    config = "[daemon]\nrequest_timeout_ms = 30000\nworkers = 2\n" + GENEROUS
+    daemon = start_daemon(tmp_path, write_policies(tmp_path / "policies"), config=config, wait=False)
+    try:
+        wait_for_socket(daemon, timeout=120)
+        end = time.monotonic() + 120
+        while '"worker_serving"' not in daemon.log():
+            assert time.monotonic() < end, daemon.log()
+            time.sleep(0.05)
+        header = {"client": "gemini", "event": "BeforeTool", "cwd": "/tmp", "ppid": 0, "env": {}}
+        frame = wire.encode_request(header, json.dumps(shell("git push origin main")).encode())
+        replies: list[wire.DecodedReply] = []
+
+        def client() -> None:
+            for _ in range(25):
+                replies.append(wire.decode_reply(send_frame(daemon.socket, frame, timeout=60)))
+
+        threads = [threading.Thread(target=client) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        records = daemon.decisions(at_least=100)
+    finally:
+        daemon.stop()
+    assert len(replies) == 100
+    assert all(b"no pushing, v1 [hookd.guard:push]" in r.stdout for r in replies)
+    assert {int(r["id"], 16) % 64 for r in records} == {0, 1}
