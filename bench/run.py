@@ -9,15 +9,18 @@
      opa      a per-call `opa eval` of the same policies with the real opa binary (given the input
               document already enriched, which favours it)
      floor    `bash -c /bin/true`
-2. The daemon alone over its socket (bench/load.py in a second process): fixed rates of 100 and
-   1,000 req/s (p50/p99), and the maximum sustained decisions/s with p99 and errors.
+2. The daemon alone over its socket (bench/load.py, which runs the C load generator bench/loadgen.c):
+   fixed rates of 100 and 1,000 req/s (p50/p99), and the maximum sustained decisions/s with p99 and
+   errors, each phase counted until the decision log has written its backlog.
 3. A 100-chunk AfterModel burst (Gemini runs one hook per streamed chunk, one after the other).
 4. The daemon's RSS after all that.
-5. The remote engine (bench/remote_engine.py): the in-daemon decision with engine = "opa" against a
+5. Phase 2 again with `[daemon] workers = N` (--workers, default 2), and the RSS of every process.
+6. The remote engine (bench/remote_engine.py): the in-daemon decision with engine = "opa" against a
    real `opa run --server` vs engine = "embedded", p50/p99 and their ratio (needs the opa binary).
 
+Every contender and phase also reports steal: the CPU time the hypervisor gave to other machines.
 Results are printed and written as JSON to bench/results/; `--compare OLD.json` prints new/old
-ratios. Run: ./dev bench [--calls N] [--quick]
+ratios. Run: ./dev bench [--calls N] [--quick] [--workers N]
 """
 
 from __future__ import annotations
