@@ -284,9 +284,7 @@ class Daemon:
         await self.server.start()
         try:
             if self.config.daemon.workers > 1:
-                self.workers = WorkerPool(
-                    self.config, self.server.listening_fd(), self.sink.put_nowait, self.metrics.count, self.stats
-                )
+                self.workers = WorkerPool(self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats)
                 await self.workers.start()
             if self.http is not None:
                 await self.http.start()

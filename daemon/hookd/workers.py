@@ -29,7 +29,6 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,10 +39,12 @@ from hookd.audit.ids import DecisionIds
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
+from hookd.audit.writer import Queued
 from hookd.config import MAX_WORKERS, Config
 from hookd.errors import HookdError
+from hookd.metrics import DecisionMetrics
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import JSON, Engine, Event, HookRequest, Outcome, Reply
+from hookd.types import Engine, Event, HookRequest, Outcome, Reply
 
 log = structlog.get_logger("hookd.workers")
 RESPAWN_DELAY_S = 1.0  # doubled for each start that fails at once, up to RESPAWN_MAX_S
@@ -51,8 +52,6 @@ RESPAWN_MAX_S = 30.0
 HEALTHY_AFTER_S = 10.0  # a worker that served this long before it died starts again after RESPAWN_DELAY_S
 STATS_EVERY_S = 1.0
 STOP_TIMEOUT_S = 10.0
-RecordSink = Callable[[dict[str, JSON]], None]
-Counter = Callable[[Event, Outcome, float, bool], None]
 
 
 def decision_ids(index: int, workers: int) -> DecisionIds:
@@ -75,14 +74,16 @@ class WorkerPool:
     """The daemon's side: starts the workers, takes their records and counts, tells them to reload."""
 
     def __init__(
-        self, config: Config, listening_fd: int, records: RecordSink, count: Counter, stats: ServerStats
+        self, config: Config, listening_fd: int, sink: Sink[Queued], metrics: DecisionMetrics, stats: ServerStats
     ) -> None:
         self.config = config
         self.size = config.daemon.workers - 1
         self._fd = listening_fd
-        self._records = records
-        self._count = count
+        self._sink = sink  # the daemon's decision log queue: workers' records join its own
+        self._metrics = metrics
         self._stats = stats
+        # a record line holds the masked input, so it stays below a few payloads' size
+        self._line_limit = 4 * config.daemon.max_payload_bytes + (1 << 20)
         self._running: dict[int, _Running] = {}
         self._respawns: set[asyncio.Task[None]] = set()
         self._stopping = False
@@ -113,7 +114,7 @@ class WorkerPool:
             process.stdin.write(pickle.dumps(self.config))
             await process.stdin.drain()
             process.stdin.close()
-            reader, writer = await asyncio.open_unix_connection(sock=ours.dup())
+            reader, writer = await asyncio.open_unix_connection(sock=ours.dup(), limit=self._line_limit)
         running = _Running(index, process, writer, delay)
         self._running[index] = running
         running.reader_task = asyncio.get_running_loop().create_task(self._read(running, reader))
@@ -126,6 +127,10 @@ class WorkerPool:
                     self._dispatch(running, json.loads(line))
                 except (ValueError, KeyError, TypeError) as exc:  # a worker bug must not stop the daemon
                     log.error("worker_message_invalid", worker=running.index, error=str(exc))
+        except (ValueError, OSError) as exc:  # a line over the limit, a broken channel: start it afresh
+            log.error("worker_channel_failed", worker=running.index, error=str(exc))
+            with contextlib.suppress(ProcessLookupError):
+                running.process.kill()
         finally:
             code = await running.process.wait()
             running.writer.close()
@@ -143,13 +148,14 @@ class WorkerPool:
     def _dispatch(self, running: _Running, message: dict[str, Any]) -> None:
         kind = message["t"]
         if kind == "d":
-            self._records(message["r"])
+            self._sink.put_nowait(message["r"])
             event, outcome, latency_ms, engine_error = message["c"]
-            self._count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
+            self._metrics.count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
         elif kind == "s":
             self._stats.requests += int(message["requests"])
             for code, n in message["errors"].items():
                 self._stats.errors[code] = self._stats.errors.get(code, 0) + int(n)
+            self._sink.count_dropped(int(message.get("dropped", 0)))  # the log writes a gap record for them
         elif kind == "ready":
             running.ready.set()
             log.info("worker_serving", worker=running.index, pid=message["pid"])
@@ -194,7 +200,7 @@ class Worker:
         self.config = config
         self.index = index
         self.stats = ServerStats()
-        self._sent_requests = 0
+        self._sent_requests = self._sent_dropped = 0
         self._sent_errors: dict[str, int] = {}
         self.pipeline, self.engines = build_pipeline(
             config, self._load_engine(wait=True), ids=decision_ids(index, config.daemon.workers)
@@ -270,12 +276,16 @@ class Worker:
             self._send_stats(writer)
 
     def _send_stats(self, writer: asyncio.StreamWriter) -> None:
+        """Counts since the last report: requests, errors by code, and records the queue dropped (when the
+        daemon's log fell this far behind)."""
         requests = self.stats.requests - self._sent_requests
         errors = {k: v - self._sent_errors.get(k, 0) for k, v in self.stats.errors.items()}
         errors = {k: v for k, v in errors.items() if v}
-        if requests or errors:
-            writer.write(_line({"t": "s", "requests": requests, "errors": errors}))
+        dropped = self._sink.dropped - self._sent_dropped
+        if requests or errors or dropped:
+            writer.write(_line({"t": "s", "requests": requests, "errors": errors, "dropped": dropped}))
             self._sent_requests, self._sent_errors = self.stats.requests, dict(self.stats.errors)
+            self._sent_dropped = self._sink.dropped
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
         while line := await reader.readline():

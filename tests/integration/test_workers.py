@@ -21,6 +21,7 @@ from hookd.v1 import hookd_pb2_grpc
 from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, start_daemon
 
 TIMEOUT = 30
+STATS_SETTLE_S = 2.5
 WORKERS = "[daemon]\nworkers = 2\n"
 HEADER = {"client": "gemini", "event": "BeforeTool", "cwd": "/tmp", "ppid": 0, "env": {"HOME": "/root"}}
 DENY_OTHER = '\ndeny contains {"id": "no-other", "reason": "no"} if {\n\tinput.tool.input.file_path == "other.txt"\n}\n'
@@ -175,3 +176,38 @@ def is_worker(pid: int) -> bool:
         return b"hookd.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+
+
+def test_a_record_far_larger_than_a_line_buffer_crosses_the_channel(tmp_path: Path) -> None:
+    """A decision whose record is ~200 KB (forty 4,000-character strings: each is cut at 4,096, none is
+    masked away) comes back from the worker whole; asyncio's default line limit is 64 KiB."""
+    daemon = started(tmp_path)
+    big = {f"field_{i}": "y" * 4000 for i in range(50)}
+    payload = gemini_payload("BeforeTool", tool_name="custom_tool", tool_input=big)
+    frame = wire.encode_request(HEADER, json.dumps(payload).encode())
+    try:
+        replies = many(daemon, frame, 60)
+        records = daemon.decisions(at_least=60)
+        served = status(daemon, requests=60)
+    finally:
+        daemon.stop()
+    assert {r.status for r in replies} == {wire.Status.OK}
+    assert len(records) == 60 and all(len(r["input"]["tool"]["input"]) == 50 for r in records)
+    assert {int(r["id"], 16) % 64 for r in records} == {0, 1}
+    assert served.worker_restarts == 0 and '"worker_channel_failed"' not in daemon.log()
+
+
+def test_with_a_tiny_queue_every_decision_is_written_or_counted_in_a_gap(tmp_path: Path) -> None:
+    """[log] queue_size = 1 in both processes: a burst overflows the queues; each decision is then either in
+    the chain or counted by a gap record, and the chain stays intact."""
+    daemon = start_daemon(tmp_path, DEMO_POLICIES, config="[daemon]\nworkers = 2\n[log]\nqueue_size = 1\n")
+    wait_for_log(daemon, '"worker_serving"')
+    try:
+        many(daemon, write("secret.txt"), 300)
+        time.sleep(STATS_SETTLE_S)  # the worker reports its drops with its counts, each second
+        lines = [json.loads(x) for x in daemon.decision_log.read_text().splitlines()]
+    finally:
+        daemon.stop()
+    decided = sum(1 for r in lines if r["type"] == "decision")
+    dropped = sum(r["dropped"] for r in lines if r["type"] == "gap")
+    assert decided + dropped == 300, (decided, dropped)

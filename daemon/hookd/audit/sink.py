@@ -29,6 +29,12 @@ class Sink(Generic[T]):
         self._items.append(item)
         self._wake.set()
 
+    def count_dropped(self, n: int) -> None:
+        """Items dropped before they reached this queue (a worker process's own queue overflowed)."""
+        if n > 0:
+            self.dropped += n
+            self._wake.set()  # the writer records the gap
+
     def __len__(self) -> int:
         return len(self._items)
 

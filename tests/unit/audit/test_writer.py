@@ -15,7 +15,8 @@ import pytest
 
 from hookd.assembly import build_pipeline
 from hookd.audit.chain import GENESIS, verify
-from hookd.audit.record import Pending
+from hookd.audit.mask import Masker
+from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog, Filters, Queued, RotatingFile
 from hookd.config import Config, LogConfig
@@ -169,6 +170,22 @@ class TestDrops:
         assert written[0]["type"] == "gap"
         assert written[0]["dropped"] == 2
         assert [r["input"]["tool"]["input"]["file_path"] for r in written[1:]] == ["f2.txt", "f3.txt", "f4.txt"]
+        assert verify(config.path).ok
+
+    def test_a_worker_processs_records_and_its_drops_join_the_chain(self, tmp_path: Path) -> None:
+        """What a worker process sends: records it built and masked itself, and how many its queue dropped."""
+        config = LogConfig(path=tmp_path / "decisions.log")
+
+        async def worker(log: DecisionLog, sink: Sink[Queued]) -> None:
+            built = build_record(Pending(await decide("w.txt"), time.time(), "socket"), Masker())
+            sink.count_dropped(4)
+            sink.put_nowait(json.loads(json.dumps(built)))  # as it arrives over the channel
+            sink.count_dropped(0)  # nothing new: no second gap
+
+        run(config, worker)
+        written = records(config.path)
+        assert [r["type"] for r in written] == ["gap", "decision"]
+        assert written[0]["dropped"] == 4 and written[1]["input"]["tool"]["input"]["file_path"] == "w.txt"
         assert verify(config.path).ok
 
     def test_a_burst_does_not_hold_the_event_loop(self, tmp_path: Path) -> None:
