@@ -10,7 +10,7 @@ to the daemon, whose single writer chains and writes it, so the log stays one ha
 The channel between them is a socketpair of newline-delimited JSON:
   worker → daemon  {"t": "ready", "pid": P}             once serving
                    {"t": "d", "r": RECORD, "c": [event, outcome, latency_ms, engine_error]}
-                   {"t": "s", "requests": N, "errors": {code: N}}   counts since the last one, each second
+                   {"t": "s", "requests": N, "errors": {code: N}, "dropped": N}   since the last one, each second
   daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
 The daemon hands the configuration over on the worker's stdin (a pickle of `Config`: the same program,
 the same user). A worker that dies is started again after a pause; its end of the channel closing tells
@@ -97,11 +97,6 @@ class WorkerPool:
         for index in range(1, self.size + 1):
             await self._spawn(index, RESPAWN_DELAY_S)
 
-    async def wait_ready(self, timeout: float) -> None:
-        """Until every worker serves (tests and the bench wait here; the daemon itself does not)."""
-        async with asyncio.timeout(timeout):
-            await asyncio.gather(*(w.ready.wait() for w in list(self._running.values())))
-
     async def _spawn(self, index: int, delay: float) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with ours, theirs:
@@ -161,9 +156,16 @@ class WorkerPool:
             log.info("worker_serving", worker=running.index, pid=message["pid"])
 
     async def _respawn(self, index: int, delay: float) -> None:
-        await asyncio.sleep(delay)
-        if not self._stopping:
-            await self._spawn(index, min(delay * 2, RESPAWN_MAX_S))
+        while not self._stopping:
+            await asyncio.sleep(delay)
+            if self._stopping:
+                return
+            delay = min(delay * 2, RESPAWN_MAX_S)
+            try:
+                await self._spawn(index, delay)
+                return
+            except OSError as exc:  # it could not even be handed its configuration: try again later
+                log.error("worker_start_failed", worker=index, error=str(exc), restart_in_s=delay)
 
     def reload(self) -> None:
         """Tell every worker to load its policies again (after the daemon swapped in its own)."""

@@ -211,3 +211,41 @@ def test_with_a_tiny_queue_every_decision_is_written_or_counted_in_a_gap(tmp_pat
     decided = sum(1 for r in lines if r["type"] == "decision")
     dropped = sum(r["dropped"] for r in lines if r["type"] == "gap")
     assert decided + dropped == 300, (decided, dropped)
+
+
+def test_a_worker_that_cannot_start_is_retried_with_backoff_while_the_daemon_serves(tmp_path: Path) -> None:
+    """The policy files break after the daemon loaded them; a worker started now fails at once, again and again,
+    each time after a longer pause, and comes back once the files are fixed. The daemon decides meanwhile."""
+    policies = tmp_path / "policies"
+    shutil.copytree(DEMO_POLICIES, policies)
+    rego = policies / "demo" / "policy.rego"
+    good = rego.read_text()
+    daemon = started(tmp_path, policies)
+    try:
+        (first,) = worker_pids(daemon)
+        rego.write_text(good + "\nthis is not rego\n")
+        os.kill(first, signal.SIGKILL)
+        end = time.monotonic() + TIMEOUT
+        while len(exits := [e for e in events(daemon) if e.get("event") == "worker_exited"]) < 3:
+            assert time.monotonic() < end, daemon.log()[-3000:]
+            time.sleep(0.1)
+        assert '"worker_start_failed"' in daemon.log()
+        answered = many(daemon, write("secret.txt"), 20)
+        rego.write_text(good)
+        mark = len(daemon.log())
+        wait_for_log(daemon, '"worker_serving"', mark)
+    finally:
+        daemon.stop()
+    delays = [e["restart_in_s"] for e in exits[:3]]
+    assert delays == sorted(delays) and delays[-1] > delays[0], delays  # 1 s, then longer each failed start
+    assert all(b"writing secret.txt is not allowed" in r.stdout for r in answered)
+
+
+def events(daemon: RunningDaemon) -> list[dict[str, object]]:
+    found = []
+    for line in daemon.log().splitlines():
+        try:
+            found.append(json.loads(line))
+        except ValueError:
+            continue
+    return found
