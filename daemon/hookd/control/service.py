@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from hookd.app import Daemon
 
 NO_PYTHON_NOTE = (
-    "no Python policies are loaded, so no worker runs; the Rego policies run in-process in the embedded engine"
+    "no Python policies are loaded, so no Python worker runs; the Rego policies run in-process in the embedded engine"
 )
 PYTHON_NOTE = "the isolation layers of the Python policy workers, as the workers reported them at start"
 
