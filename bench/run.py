@@ -434,10 +434,16 @@ def report_workers(run: dict[str, Any]) -> None:
 
 
 def compare(new: dict[str, Any], old: dict[str, Any]) -> None:
-    print("\nnew / old (below 1.00 is faster)")
+    print("\nnew / old (below 1.00 is faster; in brackets, each run's p50 over its own floor, which takes out")
+    print("most of the machine's own drift between the runs)")
+    floors = new["end_to_end"]["floor"]["p50_ms"], old.get("end_to_end", {}).get("floor", {}).get("p50_ms")
     for name, row in new["end_to_end"].items():
         if name in old.get("end_to_end", {}):
-            print(f"  end to end {name:8} p50 {row['p50_ms'] / old['end_to_end'][name]['p50_ms']:.2f}")
+            was = old["end_to_end"][name]["p50_ms"]
+            line = f"  end to end {name:8} p50 {row['p50_ms'] / was:.2f}"
+            if floors[1]:
+                line += f"  ({(row['p50_ms'] / floors[0]) / (was / floors[1]):.2f})"
+            print(line)
     for name in ("fixed_100", "fixed_1000"):
         if name in old.get("daemon", {}):
             print(f"  daemon {name:12} p50 {new['daemon'][name]['p50_ms'] / old['daemon'][name]['p50_ms']:.2f}")
