@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
+from bundle_support import events
 
 from hookd import wire
 from hookd.v1 import hookd_pb2 as pb
@@ -239,13 +240,3 @@ def test_a_worker_that_cannot_start_is_retried_with_backoff_while_the_daemon_ser
     delays = [e["restart_in_s"] for e in exits[:3]]
     assert delays == sorted(delays) and delays[-1] > delays[0], delays  # 1 s, then longer each failed start
     assert all(b"writing secret.txt is not allowed" in r.stdout for r in answered)
-
-
-def events(daemon: RunningDaemon) -> list[dict[str, object]]:
-    found = []
-    for line in daemon.log().splitlines():
-        try:
-            found.append(json.loads(line))
-        except ValueError:
-            continue
-    return found
