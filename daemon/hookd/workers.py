@@ -305,8 +305,12 @@ class Worker:
         async with self._reloading:
             try:
                 engine = self._load_engine(wait=False)
-                await ready(engine)
             except HookdError as exc:
+                log.error("worker_reload_failed", worker=self.index, error=str(exc))
+                return
+            try:
+                await ready(engine)  # closes the engine when it cannot start
+            except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
             previous = self.engines.swap(engine)
