@@ -99,7 +99,7 @@ class HookServer:
         self._server: asyncio.AbstractServer | None = None
         self._lock_fd: int | None = None
         self._owns_path = True  # false in a worker, which serves the daemon's socket
-        self._tasks: set[asyncio.Task[bytes]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @classmethod
     def from_config(cls, config: Config, handler: Handler, stats: ServerStats) -> HookServer:
@@ -179,7 +179,7 @@ class HookServer:
 
     def _serve(
         self, caller: Caller, header: wire.RequestHeader, payload: bytes, started: float, reply: ReplyWriter
-    ) -> asyncio.Task[bytes]:
+    ) -> asyncio.Task[None]:
         request = HookRequest(
             client=header.client,
             event=header.event,
@@ -195,12 +195,10 @@ class HookServer:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _answer(self, request: HookRequest, reply: ReplyWriter) -> bytes:
+    async def _answer(self, request: HookRequest, reply: ReplyWriter) -> None:
         """Decide and write the reply in the same step: the decision log's writer, woken by this decision,
         runs only after the reply is on its way (a done-callback would have run after the writer)."""
-        frame = await self._decide(request)
-        reply(frame)
-        return frame
+        reply(await self._decide(request))
 
     async def _decide(self, request: HookRequest) -> bytes:
         try:
@@ -236,7 +234,7 @@ class _HookConnection(asyncio.Protocol):
         self._server = server
         self._buffer = bytearray()
         self._sizes: tuple[int, int] | None = None
-        self._task: asyncio.Task[bytes] | None = None
+        self._task: asyncio.Task[None] | None = None
         self._done = False
         self._started = 0.0
         self._caller = Caller(uid=-1, gid=-1, pid=0)
@@ -275,7 +273,6 @@ class _HookConnection(asyncio.Protocol):
         self._buffer = bytearray()
         self._transport.pause_reading()
         self._task = server._serve(self._caller, header, payload, self._started, self._reply)
-        self._task.add_done_callback(self._decided)  # replies already; here for a task that ended otherwise
 
     def eof_received(self) -> bool:
         if not self._done and self._task is None:
@@ -291,10 +288,6 @@ class _HookConnection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._done = True
         self._timer.cancel()
-
-    def _decided(self, task: asyncio.Task[bytes]) -> None:
-        if not task.cancelled():
-            self._reply(task.result())
 
     def _expire(self) -> None:
         if self._done:
