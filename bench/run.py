@@ -200,9 +200,10 @@ def load(socket_path: Path, payload_file: Path, mode: str, param: float, seconds
     result: dict[str, Any] = dict(json.loads(done.stdout))
     drain = wait_for_log(socket_path.parent / "state" / "hookd" / "decisions.log")
     result["steal_pct"] = steal_percent(before, cpu_ticks())
-    elapsed = result["requests"] / result["per_second"] if result["per_second"] else seconds
+    answered = result["requests"] - result["errors"]  # per_second counts these only
+    elapsed = answered / result["per_second"] if result["per_second"] else seconds
     result["log_drain_s"] = round(drain, 3)
-    result["with_log_per_second"] = (result["requests"] - result["errors"]) / (elapsed + drain)
+    result["with_log_per_second"] = answered / (elapsed + drain)
     return result
 
 
