@@ -211,7 +211,7 @@ class Worker:
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self.server = HookServer.from_config(config, self.handle, self.stats)
         self._stop = asyncio.Event()
-        self._reloading: asyncio.Lock | None = None
+        self._reloading = asyncio.Lock()  # one reload at a time
 
     def _load_engine(self, *, wait: bool) -> Engine:
         return load_engine(self.config, wait=wait)  # with the kept bundles, as the daemon has them
@@ -228,7 +228,6 @@ class Worker:
         # with SIGTERM, or sends us its reload on the channel).
         loop.add_signal_handler(signal.SIGINT, lambda: None)
         loop.add_signal_handler(signal.SIGHUP, lambda: None)
-        self._reloading = asyncio.Lock()
         reader, writer = await asyncio.open_unix_connection(sock=channel)
         await self.server.adopt(listener)
         writer.write(_line({"t": "ready", "pid": os.getpid()}))
@@ -301,7 +300,6 @@ class Worker:
         self._stop.set()  # the daemon is gone: so is its socket
 
     async def reload(self) -> None:
-        assert self._reloading is not None
         async with self._reloading:
             try:
                 engine = self._load_engine(wait=False)
