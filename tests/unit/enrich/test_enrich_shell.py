@@ -12,8 +12,7 @@ import bashlex.errors
 import bashlex.subst
 import pytest
 
-from hookd.enrich.shell import build, parser, tree
-from hookd.enrich.shell import enrich_shell, parse_shell
+from hookd.enrich.shell import build, enrich_shell, parse_shell, parser, tree
 from hookd.types import Caller, Client, Event, NormalisedEvent, ToolCall, ToolKind
 
 HOME = "/nonexistent-hookd-home/alice"
