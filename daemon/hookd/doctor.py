@@ -339,7 +339,8 @@ def check_sandbox(config: Config, strict: bool) -> list[Finding]:
                         "see docs/python-policies.md for what the kernel must allow")]  # fmt: skip
     for layer in layers:
         detail = f"{layer['name']}: {str(layer['detail']).removeprefix('unavailable: ')}"
-        if layer["active"] or not in_use:
+        already = layer["name"] == "unprivileged-uid" and os.geteuid() != 0  # the daemon has no privilege to drop
+        if layer["active"] or not in_use or already:
             findings.append(Finding("sandbox", True, detail + ("" if layer["active"] else " (unused: no Python)")))
         else:
             findings.append(Finding("sandbox", False, f"{detail} is unavailable",
