@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import socket
 import sys
 import time
 from collections.abc import Mapping
@@ -35,6 +36,8 @@ from hookd.errors import DialectError, HookdError
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.rollout.observe import Observer
+from hookd.sdnotify import Notifier
+from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import Engine, HookRequest, Reply
@@ -66,8 +69,15 @@ class ReloadResult:
 
 
 class Daemon:
-    def __init__(self, config: Config) -> None:
+    def __init__(
+        self,
+        config: Config,
+        inherited: Mapping[str, socket.socket] | None = None,
+        notifier: Notifier | None = None,
+    ) -> None:
         self.config = config
+        self.inherited = dict(inherited or {})  # sockets a service manager bound (hookd.transport.activation)
+        self.notifier = notifier or Notifier()
         kept, kept_errors = kept_bundles_of(config)  # the last good bundles, before any network
         store = BundleStore(config.daemon.state_dir / "bundles")
         compile_bundle = bundle_compiler(config, wait=False)  # the manager awaits ready() before the swap
@@ -203,6 +213,7 @@ class Daemon:
         background, so the old engine keeps answering meanwhile. Reloads run one at a time."""
         async with self._reload_lock:
             previous = str(self.engines.current.describe()["revision"])
+            self.notifier.reloading()
             try:
                 bundles = [a.layer for a in self.bundles.active.values()]
                 engine = load_engine(self.config, bundles=bundles, wait=False)
@@ -210,6 +221,7 @@ class Daemon:
             except HookdError as exc:
                 self.reload_failures += 1
                 log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
+                self.notifier.ready(f"serving revision {previous} (a reload was refused)")
                 return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
             self._install(engine)
             if self.workers is not None:
@@ -218,6 +230,7 @@ class Daemon:
             described = engine.describe()
             revision, packages = str(described["revision"]), described.get("packages") or []
             log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
+            self.notifier.ready(f"serving revision {revision}")
             return ReloadResult(ok=True, error="", previous=previous, revision=revision)
 
     def _reload_on_signal(self) -> None:
@@ -300,7 +313,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         loop.add_signal_handler(signal.SIGHUP, self._reload_on_signal)
-        await self.server.start()
+        await self.server.start(listener(self.inherited, "hook", self.server.path))
         try:
             if self.config.daemon.workers > 1:
                 self.workers = WorkerPool(self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats)
@@ -313,7 +326,7 @@ class Daemon:
                 self.shipper.start()
             if self.metrics_endpoint is not None:
                 self.metrics_endpoint.start()
-            await self.control.start()
+            await self.control.start(listener(self.inherited, "control", self.control.path))
             self.bundles.start()
             if self.config.layers.watch:
                 self._watcher = asyncio.create_task(self._watch_local(), name="watch-local-policies")
@@ -330,9 +343,12 @@ class Daemon:
                 packages=engine["packages"],
                 workers=self.config.daemon.workers,
             )
+            self.notifier.ready(f"serving revision {engine['revision']} on {self.server.path}")
+            self.notifier.start_watchdog()
             await stop.wait()
         finally:
             log.info("stopping")
+            self.notifier.stopping()
             self._watch_stop.set()
             await self.bundles.stop()
             if self._watcher is not None:
@@ -358,7 +374,7 @@ def serve(config: Config) -> int:
     import uvloop
 
     configure_logging(config.daemon.log_level)
-    daemon = Daemon(config)
+    daemon = Daemon(config, inherited=take_inherited(), notifier=Notifier.from_env())
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(daemon.run())
     return 0

@@ -99,6 +99,7 @@ class HookServer:
         self._server: asyncio.AbstractServer | None = None
         self._lock_fd: int | None = None
         self._owns_path = True  # false in a worker, which serves the daemon's socket
+        self._unlink_at_stop = True  # false when a service manager bound the socket
         self._tasks: set[asyncio.Task[None]] = set()
 
     @classmethod
@@ -114,11 +115,18 @@ class HookServer:
             stats=stats,
         )
 
-    async def start(self) -> None:
+    async def start(self, inherited: socket.socket | None = None) -> None:
+        """Bind the socket, or serve `inherited`, the one a service manager bound (hookd.transport.activation):
+        its path is then the manager's, left in place at stop."""
         if len(os.fsencode(self.path)) > 107:
             raise DaemonError(f"socket path {self.path} is longer than the 107 bytes a Unix socket allows")
         prepare_runtime_dir(self.path.parent)
         self._take_lock()
+        if inherited is not None:
+            self._unlink_at_stop = False
+            loop = asyncio.get_running_loop()
+            self._server = await loop.create_unix_server(self._connection, sock=inherited, backlog=self._backlog)
+            return
         if self.path.exists() or self.path.is_symlink():
             if socket_is_live(self.path):
                 raise DaemonError(f"a hookd daemon is already listening on {self.path}")
@@ -173,8 +181,9 @@ class HookServer:
                 task.cancel()
         if not self._owns_path:
             return
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        if self._unlink_at_stop:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
