@@ -20,6 +20,7 @@ from urllib.parse import SplitResult, urlsplit
 
 from hookd.bundle.config import BundlesConfig, LayersConfig, parse_bundles
 from hookd.errors import ConfigError
+from hookd.transport.runtime_dir import default_runtime_dir
 from hookd.types import Event, FailMode
 
 T = TypeVar("T")
@@ -39,13 +40,6 @@ DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = {
 CAN_FAIL_CLOSED = frozenset(
     {Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL, Event.AFTER_MODEL}
 )
-
-
-def default_runtime_dir() -> Path:
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    if xdg and Path(xdg).is_absolute():
-        return Path(xdg) / "hookd"
-    return Path(f"/tmp/hookd-{os.getuid()}")
 
 
 def default_config_path() -> Path:
