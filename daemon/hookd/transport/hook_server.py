@@ -135,6 +135,11 @@ class HookServer:
         loop = asyncio.get_running_loop()
         self._server = await loop.create_unix_server(self._connection, sock=listener, backlog=self._backlog)
 
+    @property
+    def in_flight(self) -> int:
+        """Requests read and not yet answered."""
+        return len(self._tasks)
+
     def listening_fd(self) -> int:
         """The listening socket's descriptor, to hand to worker processes."""
         sockets = getattr(self._server, "sockets", None)  # asyncio.Server's; AbstractServer does not declare it
