@@ -174,10 +174,9 @@ def quiet_logging() -> None:
 
 
 def shim_path() -> Path:
-    path = Path(__file__).resolve().parents[3] / "client_shim" / "hookd_shim.py"
-    if not path.is_file():
-        raise HookdError(f"the Python shim is missing at {path}")
-    return path
+    from hookd.resources import python_shim
+
+    return python_shim()
 
 
 def shim_program(config: Config, native: Path | None = None) -> list[str]:
