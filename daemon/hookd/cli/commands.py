@@ -11,11 +11,14 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookd.config import Config, check_opa
 from hookd.errors import DaemonError, DialectError, HookdError
 from hookd.types import Caller, Deadline, HookRequest
+
+if TYPE_CHECKING:
+    from hookd.install import InstallPlan
 
 
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
@@ -143,30 +146,6 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
     return 1 if failed else 0
 
 
-def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
-    """Start one real Python worker and print each sandbox layer it got; check the policy dir's trust rule."""
-    from hookd.engines.python_workers import probe_layers
-    from hookd.errors import PolicyLoadError
-    from hookd.policy.python_sources import discover_python, load_python_set
-
-    quiet_logging()
-    layers = probe_layers(config)
-    print("sandbox layers of Python policy workers:")
-    for layer in layers:
-        state = "active" if layer["active"] else "unavailable"
-        detail = str(layer["detail"]).removeprefix("unavailable: ")
-        print(f"  {layer['name']:18} {state:11} {detail}")
-    policy_dir = Path(args.policies).resolve() if args.policies else config.daemon.policies
-    count = len(discover_python(policy_dir)) if policy_dir.is_dir() else 0
-    try:
-        load_python_set(policy_dir)
-        trust = "no Python policies" if count == 0 else "may run (owner and permissions are right)"
-    except PolicyLoadError as exc:
-        trust = str(exc)
-    print(f"policies {policy_dir}: {count} Python policy file(s): {trust}")
-    return 1 if args.strict and not all(layer["active"] for layer in layers) else 0
-
-
 def quiet_logging() -> None:
     """Log lines of a one-shot command (a Python policy's traceback, say) go to stderr, never into its output."""
     import structlog
@@ -192,14 +171,23 @@ def _settings_path(args: argparse.Namespace) -> Path:
     return settings_path(args.client, args.scope, home=Path.home(), project_dir=project_dir, env=os.environ)
 
 
+def install_plan(
+    config: Config, client: str, path: Path, native: Path | None, transport: str = "command"
+) -> tuple[InstallPlan, str]:
+    """What `hookd install` writes into `path` for this client, and the line that describes it."""
+    from hookd.install import make_plan
+
+    return make_plan(client, path, config, shim_program(config, native), transport)
+
+
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
-    from hookd.install import install, make_plan
+    from hookd.install import install
     from hookd.shimbuild import choose
 
     path = _settings_path(args)
     native, fallback = choose(getattr(args, "shim", "auto"))
     transport = getattr(args, "transport", "command")
-    plan, described = make_plan(args.client, path, config, shim_program(config, native), transport)
+    plan, described = install_plan(config, args.client, path, native, transport)
     _guard_socket_dir(config)
     result = install(plan)
     if fallback:
