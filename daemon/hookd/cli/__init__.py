@@ -46,9 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--opa-url", help="with --engine opa: this OPA server (default: a private `opa run --server` on 127.0.0.1)"
     )
 
-    doctor = sub.add_parser("doctor", help="show which sandbox layers Python policies get on this machine")
-    doctor.add_argument("--policies", help="policy directory to check too (default: the configured one)")
-    doctor.add_argument("--strict", action="store_true", help="exit 1 when a layer is unavailable")
+    from hookd.cli import doctor  # the whole set-up, one line per problem
+
+    doctor.register(sub)
 
     from hookd.cli.control import add_control_parsers  # status, reload, policies, tail, log verify
 

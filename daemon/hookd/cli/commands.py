@@ -28,7 +28,8 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     if args.policies:
         daemon = replace(daemon, policies=Path(args.policies).resolve())
     if args.runtime_dir:
-        daemon = replace(daemon, runtime_dir=Path(args.runtime_dir).resolve())
+        # Not resolved: a symlink must reach the runtime-dir check as one (it is refused, never followed).
+        daemon = replace(daemon, runtime_dir=Path(os.path.abspath(args.runtime_dir)))
     if args.log_level:
         daemon = replace(daemon, log_level=args.log_level)
     try:
@@ -147,30 +148,6 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
     return 1 if failed else 0
 
 
-def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
-    """Start one real Python worker and print each sandbox layer it got; check the policy dir's trust rule."""
-    from hookd.engines.python_workers import probe_layers
-    from hookd.errors import PolicyLoadError
-    from hookd.policy.python_sources import discover_python, load_python_set
-
-    quiet_logging()
-    layers = probe_layers(config)
-    print("sandbox layers of Python policy workers:")
-    for layer in layers:
-        state = "active" if layer["active"] else "unavailable"
-        detail = str(layer["detail"]).removeprefix("unavailable: ")
-        print(f"  {layer['name']:18} {state:11} {detail}")
-    policy_dir = Path(args.policies).resolve() if args.policies else config.daemon.policies
-    count = len(discover_python(policy_dir)) if policy_dir.is_dir() else 0
-    try:
-        load_python_set(policy_dir)
-        trust = "no Python policies" if count == 0 else "may run (owner and permissions are right)"
-    except PolicyLoadError as exc:
-        trust = str(exc)
-    print(f"policies {policy_dir}: {count} Python policy file(s): {trust}")
-    return 1 if args.strict and not all(layer["active"] for layer in layers) else 0
-
-
 def quiet_logging() -> None:
     """Log lines of a one-shot command (a Python policy's traceback, say) go to stderr, never into its output."""
     import structlog
@@ -243,21 +220,30 @@ def claude_plan(config: Config, path: Path, native: Path | None, transport: str)
     return plan, described
 
 
+def install_plan(
+    config: Config, client: str, path: Path, native: Path | None, transport: str = "command"
+) -> tuple[InstallPlan, str]:
+    """What `hookd install` writes into `path` for this client, and the line that describes it."""
+    from hookd.install import InstallPlan
+
+    if client == "claude":
+        return claude_plan(config, path, native, transport)
+    if transport != "command":
+        raise HookdError("--transport http is for Claude Code only: Gemini CLI runs command hooks")
+    commands = {e.value: shim_command(config, e, client, native) for e in Event if e is not Event.OTHER}
+    plan = InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms)
+    return plan, commands[Event.BEFORE_TOOL.value]
+
+
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
-    from hookd.install import InstallPlan, install
+    from hookd.install import install
     from hookd.shimbuild import choose
 
     path = _settings_path(args)
     native, fallback = choose(getattr(args, "shim", "auto"))
     transport = getattr(args, "transport", "command")
-    if args.client == "claude":
-        plan, described = claude_plan(config, path, native, transport)
-    elif transport != "command":
-        raise HookdError("--transport http is for Claude Code only: Gemini CLI runs command hooks")
-    else:
-        commands = {e.value: shim_command(config, e, args.client, native) for e in Event if e is not Event.OTHER}
-        plan = InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms)
-        described = commands[Event.BEFORE_TOOL.value]
+    plan, described = install_plan(config, args.client, path, native, transport)
+    _guard_socket_dir(config)
     result = install(plan)
     if fallback:
         print(fallback, file=sys.stderr)
@@ -271,6 +257,19 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     if result.backup_path:
         print(f"backup of the previous file: {result.backup_path}")
     return 0
+
+
+def _guard_socket_dir(config: Config) -> None:
+    """A socket in a directory others can write to (/tmp) is registered only once its runtime dir is
+    ours and 0700: made now if missing, refused if another user got there first (docs/protocol.md)."""
+    from hookd.transport.runtime_dir import in_shared_dir, prepare_runtime_dir
+
+    runtime = config.hook_socket.parent
+    if in_shared_dir(runtime):
+        try:
+            prepare_runtime_dir(runtime)
+        except DaemonError as exc:
+            raise HookdError(f"not installing: the hook socket's directory is unsafe: {exc}") from None
 
 
 def _print_http_setup(config: Config) -> None:
