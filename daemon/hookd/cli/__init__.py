@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bundle_parsers(sub)
 
+    from hookd.cli.replay import add_replay_parser  # replay recorded requests against a candidate
+
+    add_replay_parser(sub)
+
     from hookd.cli import service  # service install, uninstall, status
 
     service.register(sub)

@@ -121,6 +121,7 @@ def _event_of(raw: bytes) -> str:
 
 
 def cmd_test(args: argparse.Namespace, config: Config) -> int:
+    from hookd.policycorpus import figures
     from hookd.policytest import run_case_files, run_rego_tests, summarise
 
     quiet_logging()
@@ -141,8 +142,11 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
     for result in results:
         if result.status in ("FAIL", "ERROR") or args.verbose:
             print(f"{result.status:5} {result.name}" + (f": {result.detail}" if result.detail else ""))
+    for line in figures(results):
+        print(line)
     passed, failed = summarise(results)
-    print(f"{passed} passed, {failed} failed")
+    gaps = sum(r.status == "GAP" for r in results)
+    print(f"{passed} passed, {failed} failed" + (f", {gaps} known gaps" if gaps else ""))
     return 1 if failed else 0
 
 
