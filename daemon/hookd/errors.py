@@ -7,7 +7,9 @@ HookdError
 ├── EngineError        a policy engine failed; the pipeline turns it into a fail-closed verdict
 │   └── PolicyLoadError   policies did not load or compile
 ├── BundleError        a policy bundle is malformed, unsigned where it must be signed, or fails verification
-└── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
+├── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
+└── Unavailable        this process cannot serve the request as it must (a worker cut off from its daemon's
+                       decision log); the hook server answers an error frame and the shim its fail mode
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ class DaemonError(HookdError):
 
 
 class BundleError(HookdError):
+    pass
+
+
+class Unavailable(HookdError):
     pass
 
 

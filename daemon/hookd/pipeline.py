@@ -182,7 +182,10 @@ class Pipeline:
     async def _evaluate(engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
         if deadline.expired():
             raise EngineError("the request deadline passed before evaluation")
-        return await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
+        verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
+        if deadline.expired():  # an engine that ran past it (and held the loop) answers the fail mode, not late
+            raise EngineError("the request deadline passed during evaluation")
+        return verdicts
 
     def _engine_failure(self, event: Event, error: str) -> Verdict:
         reason = f"hookd could not evaluate its policies: {one_line(error)}"
