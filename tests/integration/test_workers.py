@@ -170,7 +170,7 @@ def test_a_record_far_larger_than_a_line_buffer_crosses_the_channel(tmp_path: Pa
     frame = wire.encode_request(HEADER, json.dumps(payload).encode())
     try:
         replies = many(daemon, frame, 60)
-        records = daemon.decisions(at_least=60)
+        records = daemon.decisions(at_least=60, timeout=TIMEOUT)  # 12 MB of records on a busy box
         served = status(daemon, requests=60)
     finally:
         daemon.stop()
