@@ -4,6 +4,7 @@ HookdError
 ├── ConfigError        a config file or value is wrong (names the key)
 ├── FrameError         a wire frame breaks the protocol or its limits (carries a reply code)
 ├── DialectError       a payload the client dialect cannot read (bad JSON, unknown event, …)
+├── InputTooLarge      a shell command over a `[limits]` cap; the pipeline answers the input-limit verdict
 ├── EngineError        a policy engine failed; the pipeline turns it into a fail-closed verdict
 │   └── PolicyLoadError   policies did not load or compile
 ├── BundleError        a policy bundle is malformed, unsigned where it must be signed, or fails verification
@@ -30,6 +31,10 @@ class FrameError(HookdError):
 
 
 class DialectError(HookdError):
+    pass
+
+
+class InputTooLarge(HookdError):
     pass
 
 
