@@ -217,18 +217,28 @@ def claude_plan(config: Config, path: Path, native: Path | None, transport: str)
 
 
 def install_plan(
-    config: Config, client: str, path: Path, native: Path | None, transport: str = "command"
+    config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
 ) -> tuple[InstallPlan, str]:
     """What `hookd install` writes into `path` for this client, and the line that describes it."""
     from hookd.install import InstallPlan
 
     if client == "claude":
-        return claude_plan(config, path, native, transport)
-    if transport != "command":
+        plan, described = claude_plan(config, path, native, transport)
+    elif transport != "command":
         raise HookdError("--transport http is for Claude Code only: Gemini CLI runs command hooks")
-    commands = {e.value: shim_command(config, e, client, native) for e in Event if e is not Event.OTHER}
-    plan = InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms)
-    return plan, commands[Event.BEFORE_TOOL.value]
+    else:
+        commands = {e.value: shim_command(config, e, client, native) for e in Event if e is not Event.OTHER}
+        plan = InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms)
+        described = commands[Event.BEFORE_TOOL.value]
+    if not autostart:
+        return plan, described
+    extra = ["--autostart", sys.executable]  # this venv's python: `python -m hookd serve` finds hookd
+    if config.source is not None:
+        extra += ["--autostart-config", str(Path(config.source).resolve())]
+    if client == "claude":
+        return replace(plan, args={e: (*a, *extra) for e, a in plan.args.items()}), f"{described} {shlex.join(extra)}"
+    commands = {e: f"{c} {shlex.join(extra)}" for e, c in plan.commands.items()}
+    return replace(plan, commands=commands), commands[Event.BEFORE_TOOL.value]
 
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
@@ -238,7 +248,15 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     path = _settings_path(args)
     native, fallback = choose(getattr(args, "shim", "auto"))
     transport = getattr(args, "transport", "command")
-    plan, described = install_plan(config, args.client, path, native, transport)
+    autostart = bool(getattr(args, "autostart", False))
+    if autostart and native is not None:  # only the Python shim starts the daemon
+        if args.shim == "native":
+            raise HookdError("--autostart needs the Python shim (the native one does not start hookd): drop --shim")
+        native, fallback = (
+            None,
+            "hookd: --autostart registers the Python shim, which starts hookd when it is not running",
+        )
+    plan, described = install_plan(config, args.client, path, native, transport, autostart)
     _guard_socket_dir(config)
     result = install(plan)
     if fallback:
