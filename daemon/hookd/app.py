@@ -36,6 +36,7 @@ from hookd.errors import DialectError, HookdError
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.rollout.observe import Observer
+from hookd.rollout.store import ReplayStore
 from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -102,6 +103,7 @@ class Daemon:
         self.sink: Sink[Queued] = Sink(config.log.queue_size)
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
+        self.replay = ReplayStore(config.replay, config.log) if config.replay.enabled else None
         self.observer = Observer(
             config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self._busy("")
         )
@@ -162,6 +164,8 @@ class Daemon:
         """Count the decision and hand it to the decision log (through the observer when monitor or shadow
         layers are to see it first); never blocks, never fails the request."""
         self.metrics.observe(handled)
+        if self.replay is not None:
+            self.replay.offer(handled)
         engine = handled.engine
         if isinstance(engine, LayeredEngine) and engine.observed:
             self.observer.offer(Pending(handled, time.time(), via), self._busy(via))
@@ -307,6 +311,17 @@ class Daemon:
         if self._stop is not None:
             self._stop.set()
 
+    def _start_rollout(self) -> None:
+        """The outputs of docs/rollout.md, after the decision log: the observer and the replay store."""
+        self.observer.start()
+        if self.replay is not None:
+            self.replay.start()
+
+    async def _close_rollout(self) -> None:
+        await self.observer.close()  # observes what is queued, passes it on to the decision log
+        if self.replay is not None:
+            await self.replay.close()  # writes what is queued
+
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         stop = self._stop = asyncio.Event()
@@ -321,7 +336,7 @@ class Daemon:
             if self.http is not None:
                 await self.http.start()
             self.decision_log.start()
-            self.observer.start()
+            self._start_rollout()
             if self.shipper is not None:
                 self.shipper.start()
             if self.metrics_endpoint is not None:
@@ -360,7 +375,7 @@ class Daemon:
                 await self.http.stop()
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
             await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
-            await self.observer.close()  # observes what is queued while its engines are open, passes it on
+            await self._close_rollout()  # while the engines are open: the observer still evaluates what is queued
             await self.close_engines()
             await self.decision_log.close()  # write what is queued, flush
             if self.shipper is not None:
