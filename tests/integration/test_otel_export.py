@@ -5,6 +5,7 @@ the buffer bound, and what is beyond the bound is counted; the decision metrics 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -82,10 +83,8 @@ service:
         out = []
         for path in sorted(self.out.glob(f"{kind}-*.json")):
             for line in path.read_text().splitlines():
-                try:
+                with contextlib.suppress(ValueError):  # the line the collector is writing right now
                     out.append(json.loads(line))
-                except ValueError:
-                    pass  # the line the collector is writing right now
         return out
 
     def log_records(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
