@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from hookd import fastjson
 from hookd.errors import FrameError
 
 VERSION = 1
@@ -72,7 +71,7 @@ def parse_request_prefix(prefix: bytes, limits: Limits) -> tuple[int, int]:
 
 def parse_header(raw: bytes) -> RequestHeader:
     try:
-        doc = fastjson.loads(raw)
+        doc = json.loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise FrameError("bad-header", f"frame header is not valid JSON: {exc}") from None
     if not isinstance(doc, dict):

@@ -7,7 +7,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from hookd import fastjson
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import merge_patch
 from hookd.types import JSON, Decision, NormalisedEvent
@@ -17,9 +16,10 @@ def dump_json(value: Mapping[str, Any]) -> bytes:
     """One compact, pure-ASCII JSON object that JSON.parse accepts (non-finite numbers become null,
     as JSON.stringify would make them)."""
     try:
-        return fastjson.dumps_ascii(value)
+        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
     except ValueError:
-        return json.dumps(finite(value), separators=(",", ":"), allow_nan=False).encode("ascii")
+        text = json.dumps(finite(value), separators=(",", ":"), allow_nan=False)
+    return text.encode("ascii")
 
 
 def finite(value: Any) -> Any:
@@ -38,7 +38,7 @@ def load_payload(raw: bytes) -> dict[str, JSON]:
     except UnicodeDecodeError as exc:
         raise DialectError(f"hook payload is not UTF-8 (bad byte at offset {exc.start})") from None
     try:
-        payload = fastjson.loads(text)
+        payload = json.loads(text)
     except ValueError as exc:
         raise DialectError(f"hook payload is not valid JSON: {one_line(str(exc))}") from None
     except RecursionError:

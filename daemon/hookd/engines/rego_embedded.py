@@ -20,7 +20,6 @@ from typing import Any
 
 import regorus
 
-from hookd import fastjson
 from hookd.errors import EngineError, PolicyLoadError, one_line
 from hookd.types import JSON, EngineRequest, Event, ToolKind, Verdict, VerdictKind
 
@@ -268,7 +267,7 @@ class RegoEmbeddedEngine:
             self._engine.set_input(document)
             # As JSON, the way OPA answers: eval_rule cannot return a set of objects or arrays (Python sets
             # need hashable members) and would return a set where OPA's answer has a sorted array.
-            result = fastjson.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
+            result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
         except Exception as exc:  # any evaluation error fails closed upstream
             raise EngineError(f"rego evaluation failed: {one_line(str(exc))}") from None
         if not isinstance(result, dict):
