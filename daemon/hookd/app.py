@@ -35,6 +35,7 @@ from hookd.engines.layered import LayeredEngine, Rank
 from hookd.errors import DialectError, HookdError
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import Handled, InteractiveProbe
+from hookd.rollout.observe import Observer
 from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -101,6 +102,9 @@ class Daemon:
         self.sink: Sink[Queued] = Sink(config.log.queue_size)
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
+        self.observer = Observer(
+            config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self._busy("")
+        )
         self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
         self.server = HookServer.from_config(config, self.handle, self.stats)
         self.http: HttpHookServer | None = None
@@ -155,14 +159,29 @@ class Daemon:
             return await self.pipeline.handle(request, probe=probe)
 
     def record(self, handled: Handled, via: str) -> None:
-        """Count the decision and hand it to the decision log; never blocks, never fails the request."""
+        """Count the decision and hand it to the decision log (through the observer when monitor or shadow
+        layers are to see it first); never blocks, never fails the request."""
         self.metrics.observe(handled)
-        self.sink.put_nowait(Pending(handled, time.time(), via))
+        engine = handled.engine
+        if isinstance(engine, LayeredEngine) and engine.observed:
+            self.observer.offer(Pending(handled, time.time(), via), self._busy(via))
+        else:
+            self.sink.put_nowait(Pending(handled, time.time(), via))
+
+    def _busy(self, via: str) -> bool:
+        """Other hook requests are being decided besides the one just answered (then monitor and shadow
+        layers stand aside: docs/rollout.md)."""
+        answering = 1 if via == "socket" else 0  # the answered request is still the hook server's task
+        return self.server.in_flight > answering or self.engines.in_use(self.engines.current) > 0
 
     def _metrics_endpoint(self) -> MetricsEndpoint:
         host, port = loopback_address(self.config.metrics.listen, "'metrics.listen'")
         return MetricsEndpoint(
-            host, port, HookdCollector(self.metrics, Gauges(self._errors, self._counters, self._gauges))
+            host,
+            port,
+            HookdCollector(
+                self.metrics, Gauges(self._errors, self._counters, self._gauges, self.observer.counters.families)
+            ),
         )
 
     def _errors(self) -> dict[str, int]:
@@ -302,6 +321,7 @@ class Daemon:
             if self.http is not None:
                 await self.http.start()
             self.decision_log.start()
+            self.observer.start()
             if self.shipper is not None:
                 self.shipper.start()
             if self.metrics_endpoint is not None:
@@ -340,6 +360,7 @@ class Daemon:
                 await self.http.stop()
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
             await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
+            await self.observer.close()  # observes what is queued while its engines are open, passes it on
             await self.close_engines()
             await self.decision_log.close()  # write what is queued, flush
             if self.shipper is not None:

@@ -85,6 +85,23 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
     )
 
 
+def rollout_status(daemon: Daemon) -> pb.RolloutStatus:
+    counters = daemon.observer.counters
+    layers = daemon.engines.current.describe().get("layers") or []
+    shadow = next((str(x.get("name", "")) for x in layers if x.get("mode") == "shadow"), "")
+    return pb.RolloutStatus(
+        monitor=[
+            pb.MonitorCount(layer=k[0], decision=k[1], count=n) for k, n in sorted(dict(counters.monitor).items())
+        ],
+        shadow=shadow,
+        shadow_evaluated=counters.shadow_evaluated,
+        disagreements=dict(counters.disagreements),
+        skipped=dict(counters.skipped),
+        errors=counters.errors,
+        cpu_budget_percent=daemon.config.rollout.cpu_budget_percent,
+    )
+
+
 def engine_description(describe: dict[str, Any]) -> str:
     name = str(describe.get("engine", ""))
     if name != "rego":
@@ -132,6 +149,8 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
                 revision=str(describe.get("revisions", {}).get(layer.get("name"), "")),
                 packages=[str(p) for p in layer.get("packages", [])],
                 loaded_at=rfc3339(self.daemon.loaded_at),
+                mode=str(layer.get("mode", "enforce")),
+                replaces=str(layer.get("replaces", "")),
             )
             for layer in layers
         ]
@@ -172,6 +191,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             metrics_address=daemon.metrics_endpoint.address if daemon.metrics_endpoint else "",
             worker_pids=daemon.workers.pids if daemon.workers is not None else [],
             worker_restarts=daemon.workers.restarts if daemon.workers is not None else 0,
+            rollout=rollout_status(daemon),
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:
