@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -36,12 +36,16 @@ from hookd.errors import DialectError, HookdError
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.rollout.observe import Observer
+from hookd.rollout.store import ReplayStore
 from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import Engine, HookRequest, Reply
 from hookd.workers import WorkerPool, decision_ids
+
+if TYPE_CHECKING:
+    from hookd.rollout.otel import OtelExport
 
 log = structlog.get_logger("hookd")
 
@@ -102,6 +106,8 @@ class Daemon:
         self.sink: Sink[Queued] = Sink(config.log.queue_size)
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
+        self.replay = ReplayStore(config.replay, config.log) if config.replay.enabled else None
+        self.otel: OtelExport | None = None  # started in run() when [otel] endpoint is set
         self.observer = Observer(
             config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self._busy("")
         )
@@ -162,6 +168,8 @@ class Daemon:
         """Count the decision and hand it to the decision log (through the observer when monitor or shadow
         layers are to see it first); never blocks, never fails the request."""
         self.metrics.observe(handled)
+        if self.replay is not None:
+            self.replay.offer(handled)
         engine = handled.engine
         if isinstance(engine, LayeredEngine) and engine.observed:
             self.observer.offer(Pending(handled, time.time(), via), self._busy(via))
@@ -203,10 +211,20 @@ class Daemon:
                 "hookd_log_ship_dropped": shipper.dropped,
                 "hookd_log_ship_failures": shipper.failures,
             }
+        if self.otel is not None:
+            export = self.otel.processor
+            counters |= {
+                "hookd_otel_exported": export.exported,
+                "hookd_otel_dropped": export.dropped,
+                "hookd_otel_failed_exports": export.failed_exports,
+            }
         return {name: float(value) for name, value in counters.items()}
 
     def _gauges(self) -> dict[str, float]:
-        return {"hookd_log_ship_buffered": float(self.shipper.buffered)} if self.shipper is not None else {}
+        gauges = {"hookd_log_ship_buffered": float(self.shipper.buffered)} if self.shipper is not None else {}
+        if self.otel is not None:
+            gauges["hookd_otel_buffered"] = float(self.otel.processor.buffered)
+        return gauges
 
     async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
         """Load the policies again and swap once the new engine is ready: Python workers start in the
@@ -307,6 +325,30 @@ class Daemon:
         if self._stop is not None:
             self._stop.set()
 
+    def _start_rollout(self) -> None:
+        """The outputs of docs/rollout.md, after the decision log: the observer, the replay store, and the
+        OpenTelemetry export (its SDK is imported only when it is configured)."""
+        self.observer.start()
+        if self.replay is not None:
+            self.replay.start()
+        if self.config.otel.endpoint:
+            from hookd.rollout.otel import OtelExport, daemon_counters
+
+            revision = str(self.engines.current.describe()["revision"])
+            counters = daemon_counters(self.metrics, self.observer.counters)
+            self.otel = OtelExport(self.config.otel, revision, counters)
+            self.decision_log.outlets.append(self.otel.offer)
+
+    async def _close_rollout(self) -> None:
+        await self.observer.close()  # observes what is queued, passes it on to the decision log
+        if self.replay is not None:
+            await self.replay.close()  # writes what is queued
+
+    async def _close_export(self) -> None:
+        """After the decision log wrote its last record: one last bounded export, on a thread."""
+        if self.otel is not None:
+            await asyncio.to_thread(self.otel.close)
+
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         stop = self._stop = asyncio.Event()
@@ -321,7 +363,7 @@ class Daemon:
             if self.http is not None:
                 await self.http.start()
             self.decision_log.start()
-            self.observer.start()
+            self._start_rollout()
             if self.shipper is not None:
                 self.shipper.start()
             if self.metrics_endpoint is not None:
@@ -360,9 +402,10 @@ class Daemon:
                 await self.http.stop()
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
             await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
-            await self.observer.close()  # observes what is queued while its engines are open, passes it on
+            await self._close_rollout()  # while the engines are open: the observer still evaluates what is queued
             await self.close_engines()
             await self.decision_log.close()  # write what is queued, flush
+            await self._close_export()
             if self.shipper is not None:
                 await self.shipper.close()  # one last bounded upload of what is buffered
             if self.metrics_endpoint is not None:

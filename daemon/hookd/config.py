@@ -19,27 +19,19 @@ from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
 from hookd.bundle.config import BundlesConfig, LayersConfig, parse_bundles
+from hookd.dialects.registry import can_fail_closed, default_fail_modes
 from hookd.errors import ConfigError
 from hookd.transport.runtime_dir import default_runtime_dir
 from hookd.types import Event, FailMode
 
 T = TypeVar("T")
 
-# Events that can block fail closed by default; AfterAgent never does (a deny makes Gemini retry in a
-# loop) and neither do the lifecycle events, which cannot block at all.
-DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = {
-    event: (
-        FailMode.CLOSED
-        if event in (Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL)
-        else FailMode.OPEN
-    )
-    for event in Event
-}
-# The events whose fail-closed output (a deny JSON) blocks; BeforeToolSelection has no deny (any output
-# resets the tool config), AfterAgent retries on deny, and the lifecycle events cannot block.
-CAN_FAIL_CLOSED = frozenset(
-    {Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL, Event.AFTER_MODEL}
-)
+# Per canonical event, from the agents' event tables (hookd.dialects.registry): an event fails closed by
+# default when some agent's event of that kind does (AfterAgent never does: a deny there makes the agent
+# go on in a loop; lifecycle events cannot block at all), and may be made to where some agent has a
+# blocking output for it.
+DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = default_fail_modes()
+CAN_FAIL_CLOSED = can_fail_closed()
 
 
 def default_config_path() -> Path:
@@ -73,6 +65,16 @@ class DaemonConfig:
     engine: str = "embedded"  # who evaluates the Rego policies: "embedded" (regorus) or "opa" ([opa])
     state_dir: Path = field(default_factory=default_state_dir)  # kept bundles: state_dir/bundles/NAME/
     workers: int = 1  # processes deciding hook-socket requests: the daemon and workers - 1 more (hookd.workers)
+
+
+@dataclass(frozen=True, slots=True)
+class LimitsConfig:
+    """What one shell command may cost (hookd.enrich.limits); over a cap it gets the input-limit verdict."""
+
+    max_command_bytes: int = 64 * 1024
+    max_command_tokens: int = 4096  # whitespace-separated, heredoc bodies and quoted text included
+    max_command_substitutions: int = 32  # `$(`, backticks, `<(`, `>(`: bounds the nesting
+    max_command_words: int = 256  # argv words of every command found, `bash -c` scripts included
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +234,7 @@ class Config:
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     otel: OtelConfig = field(default_factory=OtelConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
     source: Path | None = None
 
     @property
@@ -298,6 +301,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "rollout",
         "replay",
         "otel",
+        "limits",
     }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
@@ -325,6 +329,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     rollout = _check_rollout(rollout, bundles, where)
     replay = _section(ReplayConfig(), raw.get("replay", {}), "replay", where)
     otel = _section(OtelConfig(), raw.get("otel", {}), "otel", where)
+    limits = _section(LimitsConfig(), raw.get("limits", {}), "limits", where)
     _check_otel(otel, where)
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
@@ -345,6 +350,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         rollout=rollout,
         replay=replay,
         otel=otel,
+        limits=limits,
         source=source,
     )
 

@@ -32,6 +32,7 @@ from typing import IO, Any
 
 import structlog
 
+from hookd import jsonstrict
 from hookd.config import CAN_FAIL_CLOSED, Config
 from hookd.engines.rego_embedded import PolicyPackage
 from hookd.errors import PolicyLoadError, one_line
@@ -222,7 +223,6 @@ class Worker:
         return frame
 
     def _take_frame(self) -> dict[str, Any] | None:
-        import json
 
         if len(self._buffer) < frames.HEADER.size:
             return None
@@ -236,7 +236,7 @@ class Worker:
         body = bytes(self._buffer[frames.HEADER.size : end])
         del self._buffer[:end]
         try:
-            value = json.loads(body)
+            value = jsonstrict.loads(body)
         except ValueError as exc:
             raise WorkerGone(f"sent a frame that is not JSON: {exc}") from None
         if not isinstance(value, dict):
