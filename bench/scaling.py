@@ -39,30 +39,42 @@ def shell(command: str) -> dict[str, Any]:
     return {"tool_name": "run_shell_command", "tool_input": {"command": command}}
 
 
-def long_command(size: int) -> dict[str, Any]:
+# Each call's input is new (`salt` differs), so no parse cache or masking memo answers from an earlier call.
+
+
+def long_command(size: int, salt: int) -> dict[str, Any]:
     """`echo aaaa…`: one word, `size` bytes of command in all."""
-    return shell("echo " + "a" * max(0, size - 5))
+    tail = str(salt)
+    return shell("echo " + "a" * max(0, size - 5 - len(tail)) + tail)
 
 
-def many_arguments(count: int) -> dict[str, Any]:
-    return shell("ls " + " ".join(f"f{i}" for i in range(count)))
+def many_arguments(count: int, salt: int) -> dict[str, Any]:
+    return shell("ls " + " ".join(f"f{i}" for i in range(count - 1)) + f" s{salt}")
 
 
-def nested(depth: int) -> dict[str, Any]:
+def nested(depth: int, salt: int) -> dict[str, Any]:
     """`echo $(echo $(… echo x …))`, `depth` command substitutions deep."""
-    return shell("echo $(" * depth + "echo x" + ")" * depth)
+    return shell("echo $(" * depth + f"echo x{salt}" + ")" * depth)
 
 
-def big_write(size: int) -> dict[str, Any]:
+def big_write(size: int, salt: int) -> dict[str, Any]:
     """A write_file whose content makes the payload about `size` bytes."""
-    return {"tool_name": "write_file", "tool_input": {"file_path": "src/app.py", "content": "x = 1\n" * (size // 6)}}
+    content = f"# {salt}\n" + "x = 1\n" * (size // 6)
+    return {"tool_name": "write_file", "tool_input": {"file_path": "src/app.py", "content": content}}
 
 
-SERIES: list[tuple[str, str, list[int], Callable[[int], dict[str, Any]]]] = [
+def big_write_with_keys(size: int, salt: int) -> dict[str, Any]:
+    """The same, of code that says `key` on every line: every string is searched with the secret patterns."""
+    content = f"# {salt}\n" + "key = 1\n" * (size // 8)
+    return {"tool_name": "write_file", "tool_input": {"file_path": "src/app.py", "content": content}}
+
+
+SERIES: list[tuple[str, str, list[int], Callable[[int, int], dict[str, Any]]]] = [
     ("command length", "bytes", SIZES, long_command),
     ("argument count", "arguments", [1, 10, 100, 1_000, 10_000, 100_000], many_arguments),
     ("nesting depth", "levels", [1, 4, 16, 64, 256, 1_024], nested),
     ("payload size", "bytes", [1_000, 10_000, 100_000, 1_000_000, 10_000_000], big_write),
+    ("payload size, code that says key", "bytes", [1_000, 10_000, 100_000, 1_000_000, 10_000_000], big_write_with_keys),
 ]
 
 
@@ -90,16 +102,22 @@ def decide(pipeline: Pipeline, mask: Masker, req: HookRequest, loop: asyncio.Abs
     return f"{answer}: {why}"[:100] if why else answer
 
 
-def point(pipeline: Pipeline, mask: Masker, req: HookRequest, loop: asyncio.AbstractEventLoop) -> tuple[float, str]:
-    """(CPU µs per decision, the decision): calls repeated until 0.5 s of CPU or 200 calls."""
+def point(
+    pipeline: Pipeline, mask: Masker, requests: Callable[[int], HookRequest], loop: asyncio.AbstractEventLoop
+) -> tuple[float, str]:
+    """(CPU µs per decision, the decision): calls repeated until 0.5 s of CPU or 200 calls, each on a new input
+    (its request is made before the clock runs)."""
+    first_request = requests(0)
     start = time.process_time()
-    outcome = decide(pipeline, mask, req, loop)  # the first call also warms the memos, as the daemon's would be
+    outcome = decide(pipeline, mask, first_request, loop)
     first = time.process_time() - start
-    calls, start = 0, time.process_time()
-    while calls < 200 and (calls < 3 or time.process_time() - start < 0.5) and first < 5:
+    calls, spent = 0, 0.0
+    while calls < 200 and (calls < 3 or spent < 0.5) and first < 5:
+        req = requests(calls + 1)
+        start = time.process_time()
         decide(pipeline, mask, req, loop)
+        spent += time.process_time() - start
         calls += 1
-    spent = time.process_time() - start
     return (spent / calls if calls else first) * 1e6, outcome
 
 
@@ -121,9 +139,10 @@ def main() -> int:
             print(f"\n{title} ({unit})   CPU µs/decision   µs per {unit[:-1] if unit != 'bytes' else 'KB'}   decision")
             rows = results[title] = []
             for size in sizes:
-                req = request(make(size), project)
+                req = request(make(size, 0), project)
                 wall = time.perf_counter()
-                us, outcome = point(pipeline, mask, req, loop)
+                factory = lambda salt, m=make, n=size: request(m(n, salt), project)  # noqa: E731
+                us, outcome = point(pipeline, mask, factory, loop)
                 per = us / (size / 1000 if unit == "bytes" else size)
                 rows.append({"size": size, "payload_bytes": len(req.payload), "cpu_us": us, "per_unit": per,
                              "decision": outcome})  # fmt: skip
