@@ -97,8 +97,9 @@ def test_past_the_deadline_the_fail_mode(shim_kind: Shim, runtime: Path) -> None
     done = call(shim_kind, runtime, deadline_ms=500)  # the daemon takes longer than that to start
     reply = json.loads(done.stdout)
     assert reply["decision"] == "deny", done
-    assert reply["reason"] == (f"hookd was not running on {runtime / 'hook.sock'} and did not start within 500 ms "
-                               "(it is starting)"), reply  # fmt: skip
+    starting = f"hookd was not running on {runtime / 'hook.sock'} and did not start within 500 ms (it is starting)"
+    # On a loaded machine the socket may be bound just before the deadline, with no answer yet.
+    assert reply["reason"] in (starting, "hookd did not answer within 500 ms"), reply
     end = time.monotonic() + 60  # it goes on starting, for the next call
     while not (runtime / "control.sock").exists():
         assert time.monotonic() < end, "the daemon never came up"
