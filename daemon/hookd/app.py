@@ -8,9 +8,7 @@ never awaited), reply. Everything the log does happens later, in its own task.
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
-import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,6 +30,7 @@ from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
 from hookd.engines.layered import LayeredEngine, Rank
 from hookd.errors import DialectError, HookdError
+from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -40,20 +39,6 @@ from hookd.types import Engine, HookRequest, Reply
 from hookd.workers import WorkerPool, decision_ids
 
 log = structlog.get_logger("hookd")
-
-
-def configure_logging(level: str) -> None:
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
-    )
 
 
 @dataclass(frozen=True, slots=True)

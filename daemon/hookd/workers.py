@@ -323,7 +323,7 @@ def _line(message: dict[str, Any]) -> bytes:
 def main(argv: list[str]) -> int:
     import uvloop
 
-    from hookd.app import configure_logging
+    from hookd.logs import configure_logging
 
     index, listen_fd, channel_fd = (int(a) for a in argv)
     config: Config = pickle.loads(sys.stdin.buffer.read())  # written by the daemon that started this process

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookd.cli.output import print_evaluation
 from hookd.config import DEFAULT_FAIL_MODES, Config, check_opa
 from hookd.errors import DaemonError, DialectError, HookdError
 from hookd.types import Caller, Deadline, Event, FailMode, HookRequest
@@ -48,6 +49,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
 
         return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
     from hookd.assembly import build_pipeline, load_engine
+    from hookd.logs import quiet_logging
 
     quiet_logging()
     raw = sys.stdin.buffer.read()
@@ -89,23 +91,6 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def print_evaluation(result: dict[str, Any], *, as_json: bool) -> None:
-    """What `hookd eval` prints, with or without --daemon. The decision id is that of a dry run: it
-    appears in the reason as the agent would see it, but no decision log holds it."""
-    if as_json:
-        print(json.dumps(result, indent=2))
-        return
-    print(f"decision: {result['decision']}")
-    print(f"stdout:   {result['stdout'] or '(nothing)'}")
-    print(f"exit:     {result['exit_code']}")
-    print("verdicts:" + ("" if result["verdicts"] else " none"))
-    for v in result["verdicts"]:
-        print(f"  {v['kind']:8} {v['policy']}:{v['rule']}  {v['message']}")
-    for note in result["notes"]:
-        print(f"note:     {note}")
-    print(f"id:       {result['decision_id']} (a dry run: not in the decision log)")
-
-
 def _event_of(raw: bytes) -> str:
     try:
         payload = json.loads(raw)
@@ -118,6 +103,7 @@ def _event_of(raw: bytes) -> str:
 
 
 def cmd_test(args: argparse.Namespace, config: Config) -> int:
+    from hookd.logs import quiet_logging
     from hookd.policytest import run_case_files, run_rego_tests, summarise
 
     quiet_logging()
@@ -147,6 +133,7 @@ def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
     """Start one real Python worker and print each sandbox layer it got; check the policy dir's trust rule."""
     from hookd.engines.python_workers import probe_layers
     from hookd.errors import PolicyLoadError
+    from hookd.logs import quiet_logging
     from hookd.policy.python_sources import discover_python, load_python_set
 
     quiet_logging()
@@ -165,13 +152,6 @@ def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
         trust = str(exc)
     print(f"policies {policy_dir}: {count} Python policy file(s): {trust}")
     return 1 if args.strict and not all(layer["active"] for layer in layers) else 0
-
-
-def quiet_logging() -> None:
-    """Log lines of a one-shot command (a Python policy's traceback, say) go to stderr, never into its output."""
-    import structlog
-
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
 
 
 def shim_path() -> Path:

@@ -292,7 +292,7 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
 
 def eval_on_daemon(args: argparse.Namespace, config: Config, payload: bytes, env: dict[str, str]) -> int:
     """`hookd eval --daemon`: the same answer as the hook path, from the running daemon's policies."""
-    from hookd.cli.commands import print_evaluation
+    from hookd.cli.output import print_evaluation
 
     def run() -> int:
         with _client(args, config) as client:
