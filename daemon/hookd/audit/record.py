@@ -1,4 +1,5 @@
-"""Decision log records: what the hot path hands over (`Pending`), and the record built from it.
+"""Decision log records: what the hot path hands over (`Pending`), the record built from it, and the record
+as written (`Logged`).
 
 The hot path only wraps its `Handled` in a `Pending` (three references); the writer task builds the
 record (masking the input, rendering time) off the hot path. docs/decision-log.md lists the fields.
@@ -24,6 +25,16 @@ class Pending:
     handled: Handled
     time: float  # time.time() when the decision was made
     via: str  # "socket" (the hook socket) or "grpc" (the Decide call)
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """One record as written: the fields (masked) and the exact line, with its place in the chain."""
+
+    record: dict[str, JSON]
+    seq: int
+    line: str
+    hash: str = ""
 
 
 def rfc3339(at: float) -> str:

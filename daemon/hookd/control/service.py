@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from hookd import __version__
-from hookd.audit.record import DEFAULT_POLICY_SET, rfc3339
+from hookd.audit.record import DEFAULT_POLICY_SET, Logged, rfc3339
 from hookd.audit.ship import Shipper
-from hookd.audit.writer import Filters, Logged
+from hookd.audit.writer import Filters
 from hookd.control.peers import current_caller
 from hookd.errors import DialectError
 from hookd.pipeline import Handled, InteractiveProbe

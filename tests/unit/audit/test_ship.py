@@ -8,8 +8,8 @@ import socket
 
 import uvloop
 
+from hookd.audit.record import Logged
 from hookd.audit.ship import Shipper, opa_event
-from hookd.audit.writer import Logged
 from hookd.config import ShipConfig
 
 
