@@ -18,6 +18,7 @@ from typing import Any
 import structlog
 
 from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, ready
+from hookd.audit.ids import decision_ids
 from hookd.audit.record import Pending
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
@@ -32,11 +33,11 @@ from hookd.engines.layered import LayeredEngine, Rank
 from hookd.errors import DialectError, HookdError
 from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
-from hookd.pipeline import Handled, InteractiveProbe
+from hookd.pipeline import InteractiveProbe
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
-from hookd.types import Engine, HookRequest, Reply
-from hookd.workers import WorkerPool, decision_ids
+from hookd.types import Engine, Handled, HookRequest, Reply
+from hookd.workers import WorkerPool
 
 log = structlog.get_logger("hookd")
 

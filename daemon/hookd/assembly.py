@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hookd.agentproc import session_is_interactive
+from hookd.audit.ids import DecisionIds
 from hookd.audit.record import DEFAULT_POLICY_SET as DEFAULT_LAYER
 from hookd.bundle.activate import Active, Compile, kept_bundles
 from hookd.bundle.store import BundleStore
@@ -117,6 +118,6 @@ def build_pipeline(
         fail_modes=config.shim.fail_modes,
         ask=ask,
         probe=probe,
-        ids=ids,
+        ids=ids or DecisionIds(),
     )
     return pipeline, holder

@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from hookd.audit.ids import DecisionIds
 from hookd.errors import DialectError, EngineError, one_line
 from hookd.policy.combine import combine
 from hookd.types import (
@@ -24,10 +23,10 @@ from hookd.types import (
     Enricher,
     Event,
     FailMode,
+    Handled,
     HookRequest,
     NormalisedEvent,
     Outcome,
-    Reply,
     Verdict,
     VerdictKind,
 )
@@ -40,25 +39,6 @@ IdFactory = Callable[[], str]
 class AskPolicy:
     headless_fallback: Outcome = Outcome.DENY
     unknown_is_headless: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Handled:
-    """Everything one request produced, for the reply and the log. `engine` is the engine that served it
-    (its revision goes into the decision log record, read off the hot path; `describe()` must work
-    after `aclose()`); `engine_error` says the policies could not be evaluated and the event's fail
-    mode answered."""
-
-    event: NormalisedEvent
-    decision: Decision
-    reply: Reply
-    latency_ms: float
-    engine: Engine | None = None
-    engine_error: bool = False
-
-    @property
-    def decision_id(self) -> str:
-        return self.decision.decision_id
 
 
 class EngineHolder:
@@ -123,7 +103,7 @@ class Pipeline:
         fail_modes: Mapping[Event, FailMode],
         ask: AskPolicy,
         probe: InteractiveProbe,
-        ids: IdFactory | None = None,
+        ids: IdFactory,
     ) -> None:
         self._dialects = dict(dialects)
         self._enrichers = tuple(enrichers)
@@ -131,7 +111,7 @@ class Pipeline:
         self._fail_modes = fail_modes
         self._ask = ask
         self._probe = probe
-        self._ids = ids or DecisionIds()
+        self._ids = ids
 
     def dialect(self, client: str) -> Dialect:
         try:

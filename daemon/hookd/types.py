@@ -252,6 +252,25 @@ class EngineRequest:
     deadline: Deadline
 
 
+@dataclass(frozen=True, slots=True)
+class Handled:
+    """Everything one request produced, for the reply and the log. `engine` is the engine that served it
+    (its revision goes into the decision log record, read off the hot path; `describe()` must work
+    after `aclose()`); `engine_error` says the policies could not be evaluated and the event's fail
+    mode answered."""
+
+    event: NormalisedEvent
+    decision: Decision
+    reply: Reply
+    latency_ms: float
+    engine: Engine | None = None
+    engine_error: bool = False
+
+    @property
+    def decision_id(self) -> str:
+        return self.decision.decision_id
+
+
 class Dialect(Protocol):
     client: Client
     # True when the agent itself answers an `ask` safely in a headless session (Claude Code denies

@@ -35,12 +35,12 @@ from typing import Any
 import structlog
 
 from hookd.assembly import build_pipeline, load_engine, ready
-from hookd.audit.ids import DecisionIds
+from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
-from hookd.config import MAX_WORKERS, Config
+from hookd.config import Config
 from hookd.errors import HookdError
 from hookd.metrics import DecisionMetrics
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -52,11 +52,6 @@ RESPAWN_MAX_S = 30.0
 HEALTHY_AFTER_S = 10.0  # a worker that served this long before it died starts again after RESPAWN_DELAY_S
 STATS_EVERY_S = 1.0
 STOP_TIMEOUT_S = 10.0
-
-
-def decision_ids(index: int, workers: int) -> DecisionIds:
-    """Process `index`'s decision ids (the daemon is 0): distinct across processes when there are several."""
-    return DecisionIds(index, MAX_WORKERS) if workers > 1 else DecisionIds()
 
 
 @dataclass(eq=False)

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from hookd.audit.ids import DecisionIds
 from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError
-from hookd.pipeline import AskPolicy, EngineHolder, Handled, Pipeline
+from hookd.pipeline import AskPolicy, EngineHolder, Pipeline
 from hookd.types import (
     JSON,
     Caller,
@@ -20,6 +21,7 @@ from hookd.types import (
     EngineRequest,
     Event,
     FailMode,
+    Handled,
     HookRequest,
     NormalisedEvent,
     Outcome,
@@ -293,7 +295,7 @@ def test_reply_notes_are_added_to_the_decision() -> None:
 def test_reload_swaps_the_engine() -> None:
     old = StaticEngine()
     holder = EngineHolder(old)
-    p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None))
+    p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None), DecisionIds())
     holder.current = StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")])
     assert handle(p, request("BeforeTool")).decision.outcome is Outcome.DENY
     assert old.requests == []
@@ -354,7 +356,13 @@ def test_an_allow_has_an_id_too_but_prints_nothing() -> None:
 
 def test_default_ids_are_sixteen_hex_digits_and_time_ordered() -> None:
     p = Pipeline(
-        {"gemini": GeminiDialect()}, (), EngineHolder(StaticEngine()), DEFAULT_FAIL_MODES, AskPolicy(), Probe(None)
+        {"gemini": GeminiDialect()},
+        (),
+        EngineHolder(StaticEngine()),
+        DEFAULT_FAIL_MODES,
+        AskPolicy(),
+        Probe(None),
+        DecisionIds(),
     )
     ids = [handle(p, request("BeforeAgent")).decision_id for _ in range(50)]
     assert all(len(i) == 16 and int(i, 16) >= 0 for i in ids)

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.audit.mask import Masker
-from hookd.pipeline import Handled
-from hookd.types import JSON
+from hookd.types import JSON, Handled
 
 DEFAULT_POLICY_SET = "default"  # the user's policy directory (daemon.policies); bundles go by their names
 

@@ -22,8 +22,8 @@ from hookd.audit.ship import Shipper
 from hookd.audit.writer import Filters
 from hookd.control.peers import current_caller
 from hookd.errors import DialectError
-from hookd.pipeline import Handled, InteractiveProbe
-from hookd.types import Caller, Deadline, HookRequest, Verdict
+from hookd.pipeline import InteractiveProbe
+from hookd.types import Caller, Deadline, Handled, HookRequest, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
 

@@ -22,8 +22,8 @@ from hookd.audit.writer import DecisionLog, Filters, Queued, RotatingFile
 from hookd.config import Config, LogConfig
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.errors import DaemonError
-from hookd.pipeline import Handled, Pipeline
-from hookd.types import Caller, Deadline, HookRequest
+from hookd.pipeline import Pipeline
+from hookd.types import Caller, Deadline, Handled, HookRequest
 from support import DEMO_POLICIES, gemini_payload
 
 PIPELINE: Pipeline = build_pipeline(Config(), RegoEmbeddedEngine.load(DEMO_POLICIES), probe=lambda _pid: False)[0]

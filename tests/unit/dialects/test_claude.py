@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from hookd.audit.ids import DecisionIds
 from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.claude import ClaudeDialect, canonical_event
 from hookd.dialects.gemini import GeminiDialect
@@ -312,6 +313,7 @@ def test_ask_is_not_turned_into_the_headless_fallback_for_claude() -> None:
         fail_modes=DEFAULT_FAIL_MODES,
         ask=AskPolicy(),
         probe=lambda _pid: False,  # a headless session
+        ids=DecisionIds(),
     )
     claude = asyncio.run(pipeline.handle(request("PreToolUse", **BASH)))
     assert claude.decision.outcome is Outcome.ASK
