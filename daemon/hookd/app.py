@@ -29,11 +29,11 @@ from hookd.bundle.store import BundleStore
 from hookd.config import Config, loopback_address
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
-from hookd.engines.layered import LayeredEngine, Rank
 from hookd.errors import DialectError, HookdError
 from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import InteractiveProbe
+from hookd.policy.layers import LayeredEngine, Rank
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import Engine, Handled, HookRequest, Reply

@@ -9,18 +9,17 @@ from pathlib import Path
 
 from hookd.agentproc import session_is_interactive
 from hookd.audit.ids import DecisionIds
-from hookd.audit.record import DEFAULT_POLICY_SET as DEFAULT_LAYER
 from hookd.bundle.activate import Active, Compile, kept_bundles
 from hookd.bundle.store import BundleStore
 from hookd.config import Config
 from hookd.dialects.claude import ClaudeDialect
 from hookd.dialects.gemini import GeminiDialect
 from hookd.engines.composite import CompositeEngine
-from hookd.engines.layered import Layer, LayeredEngine, Rank
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
 from hookd.pipeline import AskPolicy, EngineHolder, IdFactory, InteractiveProbe, Pipeline
+from hookd.policy.layers import USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
@@ -57,7 +56,7 @@ def rego_engine(config: Config, path: Path) -> Engine:
 def local_layers(config: Config, policies: Path | None = None, *, wait: bool = True) -> list[Layer]:
     """The user's policy directory and every opted-in project's policy directory, each compiled."""
     user = policies or config.daemon.policies
-    layers = [Layer(DEFAULT_LAYER, Rank.USER, engine_for_dir(config, user, wait=wait), location=str(user))]
+    layers = [Layer(USER_LAYER, Rank.USER, engine_for_dir(config, user, wait=wait), location=str(user))]
     for root in config.layers.projects:
         directory = Path(root) / config.layers.project_policy_dir
         if directory.is_dir():

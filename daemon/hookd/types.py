@@ -190,7 +190,7 @@ class Verdict:
     rule_id: str
     message: str = ""
     patch: Mapping[str, JSON] = field(default_factory=dict)
-    layer: str = ""  # the policy layer that produced it (engines/layered.py); "" outside layers
+    layer: str = ""  # the policy layer that produced it (policy/layers.py); "" outside layers
     rank: int = 0  # the layer's precedence: 0 = organisation (highest), 1 = user, 2 = project
 
     def as_json(self) -> dict[str, JSON]:

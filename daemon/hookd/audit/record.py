@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.audit.mask import Masker
+from hookd.policy.layers import USER_LAYER
 from hookd.types import JSON, Handled
-
-DEFAULT_POLICY_SET = "default"  # the user's policy directory (daemon.policies); bundles go by their names
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +53,7 @@ def revisions(handled: Handled) -> dict[str, str]:
     layered = described.get("revisions")
     if isinstance(layered, dict):
         return {str(k): str(v) for k, v in layered.items()}
-    return {DEFAULT_POLICY_SET: str(described.get("revision", ""))}
+    return {USER_LAYER: str(described.get("revision", ""))}
 
 
 def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from hookd import __version__
-from hookd.audit.record import DEFAULT_POLICY_SET, Logged, rfc3339
+from hookd.audit.record import Logged, rfc3339
 from hookd.audit.ship import Shipper
 from hookd.audit.writer import Filters
 from hookd.control.peers import current_caller
 from hookd.errors import DialectError
 from hookd.pipeline import InteractiveProbe
+from hookd.policy.layers import USER_LAYER
 from hookd.types import Caller, Deadline, Handled, HookRequest, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
@@ -112,7 +113,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
     def policy_set(self) -> pb.PolicySet:
         describe = dict(self.daemon.engines.current.describe())
         return pb.PolicySet(
-            name=DEFAULT_POLICY_SET,
+            name=USER_LAYER,
             path=str(describe.get("policy_dir", "")),
             revision=str(describe.get("revision", "")),
             packages=[str(p) for p in describe.get("packages", [])],
@@ -185,7 +186,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
         packages = []
         engine = self.daemon.engines.current
         by_layer = getattr(engine, "packages_by_layer", None)
-        pairs = by_layer() if by_layer else [(DEFAULT_POLICY_SET, p) for p in getattr(engine, "packages", ())]
+        pairs = by_layer() if by_layer else [(USER_LAYER, p) for p in getattr(engine, "packages", ())]
         for policy_set, package in pairs:
             routing = package.routing
             packages.append(

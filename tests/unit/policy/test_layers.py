@@ -8,9 +8,9 @@ from typing import Any
 
 from bundle_support import FakeEngine, policy_dir
 
-from hookd.engines.layered import Layer, LayeredEngine, Rank
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.policy.combine import combine
+from hookd.policy.layers import Layer, LayeredEngine, Rank
 from hookd.types import (
     Caller,
     Client,

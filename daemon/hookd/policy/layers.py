@@ -14,6 +14,8 @@ from typing import Any
 
 from hookd.types import JSON, Engine, EngineRequest, Verdict
 
+USER_LAYER = "default"  # the user's policy directory (daemon.policies); bundles go by their names
+
 
 class Rank(IntEnum):
     ORGANISATION = 0
