@@ -15,7 +15,7 @@ from hookd.config import Config
 from hookd.dialects.claude import ClaudeDialect
 from hookd.dialects.gemini import GeminiDialect
 from hookd.engines.composite import CompositeEngine
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
 from hookd.pipeline import AskPolicy, EngineHolder, IdFactory, InteractiveProbe, Pipeline
@@ -47,7 +47,7 @@ def engine_for_dir(
 def rego_engine(config: Config, path: Path) -> Engine:
     """The Rego part, as daemon.engine says: regorus in process, or an OPA server (docs/opa.md)."""
     if config.daemon.engine == "opa":
-        from hookd.engines.rego_opa import RegoOpaEngine  # opa_client and aiohttp: only when configured
+        from hookd.engines.rego.opa import RegoOpaEngine  # opa_client and aiohttp: only when configured
 
         return RegoOpaEngine.load(path, config.opa)
     return RegoEmbeddedEngine.load(path)

@@ -33,7 +33,7 @@ from typing import IO, Any
 import structlog
 
 from hookd.config import CAN_FAIL_CLOSED, Config
-from hookd.engines.rego_embedded import PolicyPackage
+from hookd.engines.rego.policyset import PolicyPackage
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import frames

@@ -20,7 +20,7 @@ from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog, Filters, Queued, RotatingFile
 from hookd.config import Config, LogConfig
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.errors import DaemonError
 from hookd.pipeline import Pipeline
 from hookd.types import Caller, Deadline, Handled, HookRequest

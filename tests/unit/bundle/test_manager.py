@@ -16,7 +16,7 @@ from hookd.bundle.config import BundlesConfig, BundleSource, KeyConfig
 from hookd.bundle.manager import BundleManager
 from hookd.bundle.signing import Key
 from hookd.bundle.store import BundleStore
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.types import Engine
 
 

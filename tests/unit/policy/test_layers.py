@@ -8,7 +8,7 @@ from typing import Any
 
 from bundle_support import FakeEngine, policy_dir
 
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.policy.combine import combine
 from hookd.policy.layers import Layer, LayeredEngine, Rank
 from hookd.types import (

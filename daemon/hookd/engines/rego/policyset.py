@@ -1,12 +1,10 @@
-"""The embedded Rego engine: regorus, loaded once, evaluated with one query per request.
+"""A Rego policy directory loaded and checked, as both Rego engines serve it (embedded regorus, or OPA).
 
 At load time hookd reads every package under `data.hookd`, its verdict rules and its constant
 `routing`, and generates a router module with one entry point per distinct set of packages that can
 apply to an (event, tool kind, tool name). A request evaluates just that entry point, so packages that
-do not apply are never evaluated, and the answer is one object {package: {rule: [elements]}}.
-
-regorus holds the GIL while it evaluates and its Engine may not cross threads, so evaluation runs on
-the event-loop thread: a thread hop would cost more than it frees (rego-engines.md, "Threads").
+do not apply are never evaluated, and the answer is one object {package: {rule: [elements]}}, which
+`verdicts_from_result` maps to verdicts.
 """
 
 from __future__ import annotations
@@ -20,8 +18,8 @@ from typing import Any
 
 import regorus
 
-from hookd.errors import EngineError, PolicyLoadError, one_line
-from hookd.types import JSON, EngineRequest, Event, ToolKind, Verdict, VerdictKind
+from hookd.errors import PolicyLoadError, one_line
+from hookd.types import JSON, Event, ToolKind, Verdict, VerdictKind
 
 POLICY_ROOT = "hookd"
 ROUTER_PACKAGE = "hookd_router"
@@ -234,56 +232,6 @@ class Router:
 
     def rules(self) -> set[str]:
         return set(self._routes.values()) - {""}
-
-
-class RegoEmbeddedEngine:
-    """hookd's default engine. Build with `RegoEmbeddedEngine.load(policy_dir)`."""
-
-    name = "rego"
-
-    def __init__(self, policies: PolicySet) -> None:
-        self._engine = policies.engine
-        self._packages = policies.packages
-        self._router = policies.router
-        self.policy_dir = policies.policy_dir
-        self.revision = policies.revision
-
-    @classmethod
-    def load(cls, policy_dir: Path) -> RegoEmbeddedEngine:
-        return cls(load_policy_set(policy_dir))
-
-    @property
-    def packages(self) -> tuple[PolicyPackage, ...]:
-        return self._packages
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        return self.evaluate_sync(request.document)
-
-    def evaluate_sync(self, document: Mapping[str, JSON]) -> list[Verdict]:
-        rule = self._router.rule_for(document)
-        if not rule:
-            return []
-        try:
-            self._engine.set_input(document)
-            # As JSON, the way OPA answers: eval_rule cannot return a set of objects or arrays (Python sets
-            # need hashable members) and would return a set where OPA's answer has a sorted array.
-            result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
-        except Exception as exc:  # any evaluation error fails closed upstream
-            raise EngineError(f"rego evaluation failed: {one_line(str(exc))}") from None
-        if not isinstance(result, dict):
-            raise EngineError(f"rego router returned {type(result).__name__}, expected an object")
-        return verdicts_from_result(result)
-
-    async def aclose(self) -> None:
-        return None
-
-    def describe(self) -> Mapping[str, JSON]:
-        return {
-            "engine": self.name,
-            "policy_dir": str(self.policy_dir),
-            "revision": self.revision,
-            "packages": [p.name for p in self._packages],
-        }
 
 
 def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PolicyPackage]:

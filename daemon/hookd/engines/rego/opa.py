@@ -37,7 +37,7 @@ from opa_client import AsyncOpaClient
 from opa_client.errors import PolicyNotFoundError
 
 from hookd.config import OpaConfig
-from hookd.engines.rego_embedded import (
+from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicyPackage,
     PolicySet,
