@@ -59,7 +59,9 @@ def default_state_dir() -> Path:
 
 
 def bundled_policies_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "policies"
+    from hookd.resources import policies_dir
+
+    return policies_dir()
 
 
 MAX_WORKERS = 64  # decision ids keep 6 bits for the process that made them (hookd.audit.ids)

@@ -39,7 +39,9 @@ class BuiltShim:
 
 
 def source_path() -> Path:
-    return Path(__file__).resolve().parents[2] / "client_shim" / "hookd_shim.c"
+    from hookd.resources import c_shim_source
+
+    return c_shim_source()
 
 
 def data_bin_dir() -> Path:

@@ -155,10 +155,9 @@ def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
 
 
 def shim_path() -> Path:
-    path = Path(__file__).resolve().parents[3] / "client_shim" / "hookd_shim.py"
-    if not path.is_file():
-        raise HookdError(f"the Python shim is missing at {path}")
-    return path
+    from hookd.resources import python_shim
+
+    return python_shim()
 
 
 def shim_command(config: Config, event: Event, client: str = "gemini", native: Path | None = None) -> str:

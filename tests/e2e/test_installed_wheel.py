@@ -1,0 +1,211 @@
+"""End to end: hookd as a user gets it, with no checkout. The sdist is built from a copy of the files a
+release is made of, the wheel from that sdist, and the wheel is installed into a new virtualenv in a
+temporary directory (its dependencies from requirements.lock, hash-checked). Then, from that venv
+only, with a throw-away HOME: `hookd test` runs the default policies' tests, `hookd shim build`
+builds the native shim, `hookd serve` serves the default policies, `hookd install` registers the shim
+for Gemini CLI and Claude Code, and the real Gemini CLI (offline, scripted model) gets one BeforeTool
+deny (an `rm -rf` outside the project) and one allow (a write inside it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import ROOT, require
+
+pytestmark = pytest.mark.e2e
+
+RELEASE_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "daemon", "policies", "client_shim")
+SCRIPT = Path(__file__).resolve().parent / "fixtures" / "installed.responses"
+BASE_PYTHON = os.path.realpath(sys.executable)  # the interpreter behind the dev venv
+TIMEOUT = 120.0
+OFFLINE = {  # the non-hook settings of the offline recipe (tests/e2e/test_gemini_cli.py explains them)
+    "general": {"enableAutoUpdate": False},
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "model": {"name": "gemini-3-flash-preview"},
+}
+
+
+@dataclass
+class Installed:
+    root: Path  # everything of this test lives below it
+    venv: Path
+    wheel: Path
+    env: dict[str, str]  # HOME and XDG dirs in `root`, no GEMINI_/HOOKD_ variables
+
+    def hookd(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [str(self.venv / "bin" / "hookd"), *args],
+            env=self.env, cwd=self.root, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        )  # fmt: skip
+        if check:
+            assert done.returncode == 0, f"hookd {' '.join(args)} exited {done.returncode}\n{done.stdout}{done.stderr}"
+        return done
+
+
+def run(cmd: list[str], cwd: Path | None = None) -> str:
+    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, f"{cmd} exited {done.returncode}\n{done.stdout}{done.stderr}"
+    return done.stdout
+
+
+def build_release(workdir: Path) -> tuple[Path, Path]:
+    """The sdist from a copy of the release files, then the wheel from the sdist (as pip does from PyPI)."""
+    source, dist = workdir / "src", workdir / "dist"
+    source.mkdir()
+    for name in RELEASE_FILES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(path, source / name)
+    build = "import sys; from setuptools import build_meta as b; print(b.build_sdist(sys.argv[1]))"
+    sdist = dist / run([sys.executable, "-c", build, str(dist)], cwd=source).strip().splitlines()[-1]
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "--wheel-dir", str(dist), str(sdist)])  # fmt: skip
+    (wheel,) = dist.glob("hookd-*.whl")
+    return sdist, wheel
+
+
+@pytest.fixture(scope="module")
+def installed() -> Iterator[Installed]:
+    root = Path(tempfile.mkdtemp(prefix="hkdwheel", dir="/tmp"))
+    try:
+        sdist, wheel = build_release(root)
+        venv = root / "venv"
+        run([BASE_PYTHON, "-m", "venv", str(venv)])
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+        run([*pip, "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements.lock")])
+        run([*pip, "--no-deps", str(wheel)])
+        run([str(venv / "bin" / "python"), "-m", "pip", "check"])  # the wheel's declared dependencies are there
+        home = root / "home"
+        home.mkdir()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "HOOKD_", "XDG_", "CLAUDE_"))}
+        env |= {"HOME": str(home), "XDG_RUNTIME_DIR": str(root / "xdg-run")}
+        (root / "xdg-run").mkdir(mode=0o700)
+        assert tarfile.is_tarfile(sdist)
+        yield Installed(root, venv, wheel, env)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_release_carries_policies_and_shims(installed: Installed) -> None:
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    for shipped in ("policies/destructive_shell/policy.rego", "client_shim/hookd_shim.py", "client_shim/hookd_shim.c"):
+        assert f"hookd/_data/{shipped}" in names
+    from hookd import __version__
+
+    assert installed.wheel.name.startswith(f"hookd-{__version__}-")
+    assert installed.hookd("--version").stdout.strip() == f"hookd {__version__}"
+
+
+def test_default_policy_tests_run_from_the_install(installed: Installed) -> None:
+    done = installed.hookd("test")
+    passed = int(done.stdout.strip().splitlines()[-1].split()[0])
+    assert passed > 100 and done.stdout.strip().endswith(" passed, 0 failed"), done.stdout
+
+
+def test_install_registers_shims_that_exist(installed: Installed) -> None:
+    """Claude Code, with the Python shim: the command is the venv's shipped shim under the base interpreter."""
+    installed.hookd("install", "--client", "claude", "--shim", "python")
+    settings = json.loads((Path(installed.env["HOME"]) / ".claude" / "settings.json").read_text())
+    (hook,) = [h for d in settings["hooks"]["PreToolUse"] for h in d["hooks"] if h.get("command")]
+    shim = Path(hook["args"][2])
+    assert shim.is_file() and shim.is_relative_to(installed.venv), hook
+    assert not shim.is_relative_to(ROOT)
+    installed.hookd("uninstall", "--client", "claude")
+
+
+def test_gemini_deny_and_allow_through_the_installed_daemon(installed: Installed) -> None:
+    gemini = os.environ.get("HOOKD_GEMINI_BIN", "")
+    require(bool(gemini) and os.access(gemini, os.X_OK), "Gemini CLI 0.61.0 (HOOKD_GEMINI_BIN)")
+    require(shutil.which("cc") is not None, "a C compiler (cc)")
+    home = Path(installed.env["HOME"])
+    built = installed.hookd("shim", "build")
+    native = home / ".local" / "share" / "hookd" / "bin" / "hookd-shim"
+    assert os.access(native, os.X_OK), built.stdout
+
+    socket = Path(installed.env["XDG_RUNTIME_DIR"]) / "hookd" / "hook.sock"
+    log_path = installed.root / "daemon.log"
+    with log_path.open("wb") as log:
+        daemon = subprocess.Popen([str(installed.venv / "bin" / "hookd"), "serve"], env=installed.env,
+                                  stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for(lambda: socket.exists() or daemon.poll() is not None, "the daemon's socket")
+        assert daemon.poll() is None, log_path.read_text()
+        serving = log_path.read_text()
+        assert "hookd.destructive_shell" in serving, serving  # the default policies, from the wheel
+
+        installed.hookd("install", "--client", "gemini")
+        user_file = home / ".gemini" / "settings.json"
+        settings = json.loads(user_file.read_text())
+        (command,) = [h["command"] for d in settings["hooks"]["BeforeTool"] for h in d["hooks"]]
+        assert command.startswith(f"{native} gemini BeforeTool --socket {socket} "), command
+        user_file.write_text(json.dumps(settings | OFFLINE, indent=2))
+        project, victim = installed.root / "project", installed.root / "victim"
+        (project / ".gemini").mkdir(parents=True)
+        (project / ".gemini" / "settings.json").write_text(json.dumps(OFFLINE))
+        victim.mkdir()
+        (victim / "keep.txt").write_text("still here\n")
+
+        stdout, stderr = run_gemini(gemini, installed.env, project)
+        report = f"--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- daemon\n{log_path.read_text()}"
+        assert (victim / "keep.txt").is_file(), report
+        assert (project / "ok.txt").read_text() == "fine", report
+        records = decisions(home / ".local" / "state" / "hookd" / "decisions.log")
+        before_tool = [(r["tool"], r["decision"]) for r in records if r["event"] == "BeforeTool"]
+        assert before_tool == [("run_shell_command", "deny"), ("write_file", "allow")], report
+        denied = next(r for r in records if r["event"] == "BeforeTool" and r["decision"] == "deny")
+        assert [v["rule"] for v in denied["verdicts"]] == ["rm-rf-outside-project"], denied
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=30)
+
+
+def run_gemini(gemini: str, env: dict[str, str], project: Path) -> tuple[str, str]:
+    run_env = {"PATH": env.get("PATH", "/usr/bin:/bin"), "HOME": env["HOME"], "GEMINI_API_KEY": "fake"}
+    proc = subprocess.Popen(
+        [gemini, "-p", "Clean up and write ok.txt.", "--fake-responses", str(SCRIPT), "--yolo"],
+        cwd=project, env=run_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, errors="replace", start_new_session=True,
+    )  # fmt: skip
+    try:
+        return proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"gemini did not finish within {TIMEOUT:.0f} s\n{stdout}\n{stderr}")
+
+
+def decisions(path: Path) -> list[dict[str, Any]]:
+    """The decision records, once the log has stopped growing (it is written just after each reply)."""
+    sizes = [-1]
+
+    def settled() -> bool:
+        sizes.append(path.stat().st_size if path.exists() else 0)
+        return sizes[-1] == sizes[-2]
+
+    wait_for(settled, "the decision log to settle")
+    return [r for r in map(json.loads, path.read_text().splitlines()) if r.get("type") == "decision"]
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.05)
