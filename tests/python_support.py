@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from hookd.engines.composite import CompositeEngine
-from hookd.engines.python_workers import PythonEngine
+from hookd.engines.python.engine import PythonEngine
 from hookd.policy.layers import LayeredEngine
 from hookd.types import Caller, Client, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind
 

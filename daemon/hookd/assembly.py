@@ -39,7 +39,7 @@ def engine_for_dir(
     python_set = load_python_set(path, source=source, signed=signed)
     if python_set is None:
         return rego
-    from hookd.engines.python_workers import start_engine  # only policy sets with Python pay for its imports
+    from hookd.engines.python.engine import start_engine  # only policy sets with Python pay for its imports
 
     return CompositeEngine([rego, start_engine(config, python_set, wait=wait)])
 

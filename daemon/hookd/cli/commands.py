@@ -131,7 +131,7 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
 
 def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
     """Start one real Python worker and print each sandbox layer it got; check the policy dir's trust rule."""
-    from hookd.engines.python_workers import probe_layers
+    from hookd.engines.python.engine import probe_layers
     from hookd.errors import PolicyLoadError
     from hookd.logs import quiet_logging
     from hookd.policy.python_sources import discover_python, load_python_set

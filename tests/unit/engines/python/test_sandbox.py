@@ -18,7 +18,7 @@ from python_support import python_part, shell_request, wait_for_full_pool, wait_
 
 from hookd.assembly import load_engine
 from hookd.config import Config, PythonConfig
-from hookd.engines.python_workers import PythonEngine
+from hookd.engines.python.engine import PythonEngine
 from hookd.types import Event, Verdict
 from support import require
 
