@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, ready
+from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine
 from hookd.audit.ids import decision_ids
 from hookd.audit.record import Pending
 from hookd.audit.ship import Shipper
@@ -169,11 +169,11 @@ class Daemon:
         """Load the policies again and swap once the new engine is ready: Python workers start in the
         background, so the old engine keeps answering meanwhile. Reloads run one at a time."""
         async with self._reload_lock:
-            previous = str(self.engines.current.describe()["revision"])
+            previous = self.engines.current.status().revision
             try:
                 bundles = [a.layer for a in self.bundles.active.values()]
                 engine = load_engine(self.config, bundles=bundles, wait=False)
-                await ready(engine)
+                await engine.ready()
             except HookdError as exc:
                 self.reload_failures += 1
                 log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
@@ -182,9 +182,9 @@ class Daemon:
             if self.workers is not None:
                 self.workers.reload()
             self.reloads += 1
-            described = engine.describe()
-            revision, packages = str(described["revision"]), described.get("packages") or []
-            log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
+            status = engine.status()
+            revision = status.revision
+            log.info("reloaded", revision=revision, packages=len(status.packages), requested_by=requested_by)
             return ReloadResult(ok=True, error="", previous=previous, revision=revision)
 
     def _reload_on_signal(self) -> None:
@@ -217,8 +217,9 @@ class Daemon:
 
     def _swap_bundles(self, active: Mapping[str, Active]) -> None:
         """Serve a new set of organisation bundles over the local layers now serving: one assignment."""
-        current: Engine = self.engines.current
-        local = [layer for layer in getattr(current, "layers", ()) if layer.rank is not Rank.ORGANISATION]
+        current = self.engines.current
+        layers = current.layers if isinstance(current, LayeredEngine) else ()
+        local = [layer for layer in layers if layer.rank is not Rank.ORGANISATION]
         self._install(LayeredEngine([*(a.layer for a in active.values()), *local]))
 
     def _bundles_kept(self) -> None:
@@ -283,7 +284,7 @@ class Daemon:
             self.bundles.start()
             if self.config.layers.watch:
                 self._watcher = asyncio.create_task(self._watch_local(), name="watch-local-policies")
-            engine = self.engines.current.describe()
+            engine = self.engines.current.status()
             log.info(
                 "serving",
                 socket=str(self.server.path),
@@ -292,8 +293,8 @@ class Daemon:
                 http=self.http.url if self.http is not None else None,
                 metrics=self.metrics_endpoint.address if self.metrics_endpoint else None,
                 ship_to=self.shipper.config.url if self.shipper else None,
-                revision=engine["revision"],
-                packages=engine["packages"],
+                revision=engine.revision,
+                packages=list(engine.packages),
                 workers=self.config.daemon.workers,
             )
             await stop.wait()

@@ -33,7 +33,7 @@ def engine_for_dir(
     policies (in sandboxed workers) when it has any. `source` and `signed` carry the trust rule: Python from
     a local directory must be owned by the daemon's uid and not group/other-writable; Python from a bundle
     runs only when the bundle is signed (bundle verification refuses an unsigned one first). With
-    `wait=False` the Python workers are only started: `await ready(engine)` before serving it.
+    `wait=False` the Python workers are only started: `await engine.ready()` before serving it.
     Raises PolicyLoadError."""
     rego = rego_engine(config, path)
     python_set = load_python_set(path, source=source, signed=signed)
@@ -71,18 +71,11 @@ def load_engine(
     """The engine that serves the whole policy set: the one place that turns config into engines, used at
     start-up, by every reload and activation and by `hookd eval`. Organisation bundles (`bundles`, else the
     last good ones kept in the state directory) over the user's policy directory over opted-in projects'.
-    With `wait=False`, `await ready(engine)` before serving it. Raises PolicyLoadError (the old set keeps
+    With `wait=False`, `await engine.ready()` before serving it. Raises PolicyLoadError (the old set keeps
     serving)."""
     if bundles is None:
         bundles = [active.layer for active in kept_bundles_of(config)[0]]
     return LayeredEngine([*bundles, *local_layers(config, policies, wait=wait)])
-
-
-async def ready(engine: Engine) -> None:
-    """Wait until an engine built with `wait=False` can serve (raises PolicyLoadError, and closes it, if not)."""
-    waiting = getattr(engine, "ready", None)
-    if waiting is not None:
-        await waiting()
 
 
 def kept_bundles_of(config: Config) -> tuple[list[Active], dict[str, str]]:

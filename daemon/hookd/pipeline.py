@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from hookd.errors import DialectError, EngineError, one_line
+from hookd.engines.base import engine_failure
+from hookd.errors import DialectError, EngineError, EngineTimeout
 from hookd.policy.combine import combine
 from hookd.types import (
     Deadline,
@@ -28,7 +29,6 @@ from hookd.types import (
     NormalisedEvent,
     Outcome,
     Verdict,
-    VerdictKind,
 )
 
 InteractiveProbe = Callable[[int], "bool | None"]
@@ -136,7 +136,7 @@ class Pipeline:
             event = self._enrich(event)
             verdicts = await self._evaluate(engine, event, request.deadline)
         except EngineError as exc:
-            verdicts = [self._engine_failure(event.event, str(exc))]
+            verdicts = [engine_failure(event.event, exc, self._fail_modes)]
             engine_error = True
         finally:
             self._engines.release(engine)
@@ -161,14 +161,8 @@ class Pipeline:
     @staticmethod
     async def _evaluate(engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
         if deadline.expired():
-            raise EngineError("the request deadline passed before evaluation")
+            raise EngineTimeout("the request deadline passed before evaluation")
         return await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
-
-    def _engine_failure(self, event: Event, error: str) -> Verdict:
-        reason = f"hookd could not evaluate its policies: {one_line(error)}"
-        if self._fail_modes.get(event) is FailMode.CLOSED:
-            return Verdict(VerdictKind.DENY, "hookd", "engine-error", reason)
-        return Verdict(VerdictKind.MESSAGE, "hookd", "engine-error", reason)
 
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:

@@ -255,7 +255,7 @@ class EngineRequest:
 @dataclass(frozen=True, slots=True)
 class Handled:
     """Everything one request produced, for the reply and the log. `engine` is the engine that served it
-    (its revision goes into the decision log record, read off the hot path; `describe()` must work
+    (its revision goes into the decision log record, read off the hot path; `status()` must work
     after `aclose()`); `engine_error` says the policies could not be evaluated and the event's fail
     mode answered."""
 
@@ -284,14 +284,72 @@ class Dialect(Protocol):
     def fail_reply(self, event: Event, reason: str) -> Reply: ...  # the event's fail-closed output
 
 
-class Engine(Protocol):
+@dataclass(frozen=True, slots=True)
+class PackageInfo:
+    """One policy package as ListPolicies shows it: a Rego package under `data.hookd`, or a Python policy."""
+
+    name: str  # dotted, under hookd: "hookd.destructive_shell"
+    rules: Mapping[str, str]  # rule name -> its kind ("Set", "Func", "python", …)
+    routing: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    layer: str = ""  # the policy layer that serves it (policy/layers.py); "" outside layers
+
+    def applies(self, event: str, kind: str | None, tool: str | None) -> bool:
+        for key, value in (("events", event), ("kinds", kind), ("tools", tool)):
+            allowed = self.routing.get(key)
+            if allowed is not None and value not in allowed:
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class LayerStatus:
+    """One policy layer of a layered engine, for status and ListPolicies."""
+
     name: str
+    rank: str  # "organisation", "user", "project"
+    location: str
+    project_root: str
+    revision: str
+    engine: EngineStatus
+
+
+@dataclass(frozen=True, slots=True)
+class EngineStatus:
+    """What an engine serves, as the status, ListPolicies, reload and the decision log read it."""
+
+    engine: str  # "rego", "opa", "python"; parts joined with "+" ("rego+python")
+    revision: str
+    policy_dir: str = ""
+    packages: tuple[str, ...] = ()
+    revisions: Mapping[str, str] = field(default_factory=dict)  # per policy layer; empty outside layers
+    layers: tuple[LayerStatus, ...] = ()
+    parts: tuple[EngineStatus, ...] = ()  # of a composite or layered engine
+    sandbox_layers: tuple[Mapping[str, JSON], ...] = ()  # a Python engine's isolation layers, as reported
+    detail: Mapping[str, JSON] = field(default_factory=dict)  # engine-specific extras (opa_url, workers, …)
+
+    def all_sandbox_layers(self) -> list[dict[str, JSON]]:
+        """The Python workers' isolation layers, its parts' included; [] without Python."""
+        if self.sandbox_layers:
+            return [dict(layer) for layer in self.sandbox_layers]
+        return [layer for part in self.parts for layer in part.all_sandbox_layers()]
+
+
+class Engine(Protocol):
+    """The whole contract of a policy engine: nothing else of an engine is read by its callers."""
+
+    name: str
+    remote: bool  # its work happens in other processes: a composite starts it first
+
+    async def ready(self) -> None: ...  # an engine built with wait=False can serve; raises PolicyLoadError
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]: ...  # raises EngineError
 
     async def aclose(self) -> None: ...
 
-    def describe(self) -> Mapping[str, JSON]: ...
+    def status(self) -> EngineStatus: ...  # still answers after aclose()
+
+    @property
+    def packages(self) -> Sequence[PackageInfo]: ...
 
 
 Enricher = Callable[[NormalisedEvent], NormalisedEvent]

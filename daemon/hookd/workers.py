@@ -34,7 +34,7 @@ from typing import Any
 
 import structlog
 
-from hookd.assembly import build_pipeline, load_engine, ready
+from hookd.assembly import build_pipeline, load_engine
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
@@ -302,13 +302,13 @@ class Worker:
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
             try:
-                await ready(engine)  # closes the engine when it cannot start
+                await engine.ready()  # closes the engine when it cannot start
             except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
             previous = self.engines.swap(engine)
             await self.engines.retire(previous)
-            log.info("worker_reloaded", worker=self.index, revision=engine.describe().get("revision"))
+            log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
 
 
 def _line(message: dict[str, Any]) -> bytes:

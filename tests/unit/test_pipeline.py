@@ -1,4 +1,4 @@
-"""Pipeline.handle end to end with the real Gemini dialect and a StaticEngine defined here."""
+"""Pipeline.handle end to end with the real Gemini dialect and hookd.testing's StaticEngine."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError
 from hookd.pipeline import AskPolicy, EngineHolder, Pipeline
+from hookd.testing import StaticEngine
 from hookd.types import (
-    JSON,
     Caller,
     Deadline,
-    EngineRequest,
     Event,
     FailMode,
     Handled,
@@ -41,30 +40,6 @@ FIELDS: dict[str, dict[str, Any]] = {
     "BeforeAgent": {"prompt": "hi"},
     "AfterAgent": {"prompt": "hi", "prompt_response": "hello", "stop_hook_active": False},
 }
-
-
-class StaticEngine:
-    """Returns the given verdicts, or raises the given error; records what it was asked."""
-
-    name = "static"
-
-    def __init__(self, verdicts: Sequence[Verdict] = (), error: Exception | None = None) -> None:
-        self.verdicts = list(verdicts)
-        self.error = error
-        self.requests: list[EngineRequest] = []
-        self.closed = False
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        self.requests.append(request)
-        if self.error is not None:
-            raise self.error
-        return self.verdicts
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-    def describe(self) -> Mapping[str, JSON]:
-        return {"engine": self.name, "revision": "static", "packages": 0}
 
 
 class Probe:

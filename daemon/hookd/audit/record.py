@@ -49,11 +49,8 @@ def revisions(handled: Handled) -> dict[str, str]:
     directory as "default", each opted-in project as "project:ROOT"."""
     if handled.engine is None:
         return {}
-    described = handled.engine.describe()
-    layered = described.get("revisions")
-    if isinstance(layered, dict):
-        return {str(k): str(v) for k, v in layered.items()}
-    return {USER_LAYER: str(described.get("revision", ""))}
+    status = handled.engine.status()
+    return dict(status.revisions) if status.revisions else {USER_LAYER: status.revision}
 
 
 def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:

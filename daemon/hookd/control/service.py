@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from hookd.control.peers import current_caller
 from hookd.errors import DialectError
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.layers import USER_LAYER
-from hookd.types import Caller, Deadline, Handled, HookRequest, Verdict
+from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
 
@@ -35,13 +35,6 @@ NO_PYTHON_NOTE = (
     "no Python policies are loaded, so no Python worker runs; the Rego policies run in-process in the embedded engine"
 )
 PYTHON_NOTE = "the isolation layers of the Python policy workers, as the workers reported them at start"
-
-
-def sandbox_layers(describe: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The Python workers' layers from an engine's description (a composite's parts included); [] without Python."""
-    if "sandbox_layers" in describe:
-        return [dict(layer) for layer in describe["sandbox_layers"]]
-    return [layer for part in describe.get("parts") or [] for layer in sandbox_layers(part)]
 
 
 MAX_ENV = 64
@@ -86,8 +79,8 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
     )
 
 
-def engine_description(describe: dict[str, Any]) -> str:
-    name = str(describe.get("engine", ""))
+def engine_description(status: EngineStatus) -> str:
+    name = status.engine
     if name != "rego":
         return name
     try:
@@ -111,27 +104,26 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
         self.daemon = daemon
 
     def policy_set(self) -> pb.PolicySet:
-        describe = dict(self.daemon.engines.current.describe())
+        status = self.daemon.engines.current.status()
         return pb.PolicySet(
             name=USER_LAYER,
-            path=str(describe.get("policy_dir", "")),
-            revision=str(describe.get("revision", "")),
-            packages=[str(p) for p in describe.get("packages", [])],
+            path=status.policy_dir,
+            revision=status.revision,
+            packages=list(status.packages),
             loaded_at=rfc3339(self.daemon.loaded_at),
         )
 
     def policy_sets(self) -> list[pb.PolicySet]:
         """Every policy layer that serves (bundles, the user's directory, projects), or the one set."""
-        describe = dict(self.daemon.engines.current.describe())
-        layers = describe.get("layers")
-        if not isinstance(layers, list) or len(layers) < 2:
+        layers = self.daemon.engines.current.status().layers
+        if len(layers) < 2:
             return [self.policy_set()]
         return [
             pb.PolicySet(
-                name=str(layer.get("name", "")),
-                path=str(layer.get("location", "")),
-                revision=str(describe.get("revisions", {}).get(layer.get("name"), "")),
-                packages=[str(p) for p in layer.get("packages", [])],
+                name=layer.name,
+                path=layer.location,
+                revision=layer.revision,
+                packages=list(layer.engine.packages),
                 loaded_at=rfc3339(self.daemon.loaded_at),
             )
             for layer in layers
@@ -140,13 +132,14 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
     async def Status(self, request: pb.StatusRequest, context: Any) -> pb.StatusResponse:
         daemon = self.daemon
         decision_log = daemon.decision_log
-        layers = sandbox_layers(daemon.engines.current.describe())
+        engine = daemon.engines.current.status()
+        layers = engine.all_sandbox_layers()
         return pb.StatusResponse(
             version=__version__,
             pid=os.getpid(),
             started_at=rfc3339(daemon.started_at),
             uptime_seconds=round(time.time() - daemon.started_at, 3),
-            engine=engine_description(dict(daemon.engines.current.describe())),
+            engine=engine_description(engine),
             policy_sets=self.policy_sets(),
             counters=pb.Counters(
                 requests=daemon.stats.requests,
@@ -184,15 +177,12 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
 
     async def ListPolicies(self, request: pb.ListPoliciesRequest, context: Any) -> pb.ListPoliciesResponse:
         packages = []
-        engine = self.daemon.engines.current
-        by_layer = getattr(engine, "packages_by_layer", None)
-        pairs = by_layer() if by_layer else [(USER_LAYER, p) for p in getattr(engine, "packages", ())]
-        for policy_set, package in pairs:
+        for package in self.daemon.engines.current.packages:
             routing = package.routing
             packages.append(
                 pb.PolicyPackage(
                     name=package.name,
-                    policy_set=policy_set,
+                    policy_set=package.layer or USER_LAYER,
                     rules=[pb.Rule(name=name, kind=kind) for name, kind in sorted(package.rules.items())],
                     routing=pb.Routing(
                         events=sorted(routing.get("events", ())),
@@ -228,7 +218,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             verdicts=[verdict_message(v) for v in decision.verdicts],
             notes=list(decision.notes),
             decision_id=decision.decision_id,
-            revision=str(handled.engine.describe().get("revision", "")) if handled.engine else "",
+            revision=handled.engine.status().revision if handled.engine else "",
         )
 
     async def StreamDecisions(

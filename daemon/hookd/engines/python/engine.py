@@ -25,12 +25,12 @@ from typing import Any
 
 import structlog
 
-from hookd.config import CAN_FAIL_CLOSED, Config
+from hookd.config import Config
+from hookd.engines.base import policy_failed, timed_out
 from hookd.engines.python.channel import PolicyWorker, WorkerGone, WorkerSettings
-from hookd.engines.rego.policyset import PolicyPackage
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
-from hookd.types import JSON, EngineRequest, Event, FailMode, Verdict, VerdictKind
+from hookd.types import EngineRequest, EngineStatus, Event, FailMode, PackageInfo, Verdict, VerdictKind
 
 log = structlog.get_logger("hookd")
 RESPAWN_BACKOFF = (0.1, 0.5, 2.0, 5.0)
@@ -77,7 +77,7 @@ class PythonEngine:
         self.policy_set = policy_set
         self.settings = settings
         self._fail_modes = fail_modes
-        self.layers: list[dict[str, Any]] = []
+        self.sandbox_layers: list[dict[str, Any]] = []
         self._policies: list[dict[str, Any]] = []
         self._routes: list[Route] = []
         self._policy_ids: dict[str, str] = {}
@@ -145,7 +145,7 @@ class PythonEngine:
 
     def _serve_with(self, workers: Sequence[PolicyWorker]) -> None:
         first = workers[0].ready
-        self.layers = list(first["layers"])
+        self.sandbox_layers = list(first["layers"])
         self._policies = list(first["policies"])
         self._routes = [_route(p) for p in self._policies]
         self._policy_ids = {str(p["name"]): str(p["policy_id"]) for p in self._policies}
@@ -184,23 +184,25 @@ class PythonEngine:
         self._idle.clear()
         self._finalizer()
 
-    def describe(self) -> Mapping[str, JSON]:
-        return {
-            "engine": self.name,
-            "policy_dir": str(self.policy_set.policy_dir),
-            "revision": self.policy_set.revision,
-            "packages": sorted(set(self._policy_ids.values())),
-            "policies": [dict(p) for p in self._policies],
-            "workers": len(self._live),
-            "replaced": self.replaced,
-            "sandbox_layers": [dict(layer) for layer in self.layers],
-        }
+    def status(self) -> EngineStatus:
+        return EngineStatus(
+            self.name,
+            self.policy_set.revision,
+            str(self.policy_set.policy_dir),
+            tuple(sorted(set(self._policy_ids.values()))),
+            sandbox_layers=tuple(dict(layer) for layer in self.sandbox_layers),
+            detail={
+                "policies": [dict(p) for p in self._policies],
+                "workers": len(self._live),
+                "replaced": self.replaced,
+            },
+        )
 
     @property
-    def packages(self) -> tuple[PolicyPackage, ...]:
+    def packages(self) -> tuple[PackageInfo, ...]:
         """One entry per policy function, for ListPolicies: its policy id, its name as the rule, its routing."""
         return tuple(
-            PolicyPackage(
+            PackageInfo(
                 name=self._policy_ids[route.name],
                 rules={route.name.split(":", 1)[1]: "python"},
                 routing={
@@ -288,15 +290,10 @@ class PythonEngine:
 
     def _failed(self, event: Event, policy: str, what: str) -> Verdict:
         """An exception or a crash fails closed wherever a deny can block (the traceback is only logged)."""
-        reason = f"{what}; the details are in the hookd log"
-        if event in CAN_FAIL_CLOSED:
-            return Verdict(VerdictKind.DENY, policy, "python-error", reason)
-        return Verdict(VerdictKind.MESSAGE, policy, "python-error", reason)
+        return policy_failed(event, policy, "python-error", f"{what}; the details are in the hookd log")
 
     def _timed_out(self, event: Event, what: str) -> Verdict:
-        if self._fail_modes.get(event) is FailMode.CLOSED:
-            return Verdict(VerdictKind.DENY, ENGINE_POLICY, "timeout", what)
-        return Verdict(VerdictKind.MESSAGE, ENGINE_POLICY, "timeout", what)
+        return timed_out(event, self._fail_modes, ENGINE_POLICY, what)
 
     # --- the pool ---
 
@@ -405,7 +402,7 @@ def probe_layers(config: Config) -> list[dict[str, Any]]:
     settings = replace(WorkerSettings.from_config(config), workers=1)
     engine = PythonEngine.start(empty, settings, config.shim.fail_modes)
     try:
-        return [dict(layer) for layer in engine.layers]
+        return [dict(layer) for layer in engine.sandbox_layers]
     finally:
         engine.close()
 

@@ -13,19 +13,19 @@ from pathlib import Path
 
 from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
-    PolicyPackage,
     PolicySet,
     load_policy_set,
     verdicts_from_result,
 )
 from hookd.errors import EngineError, one_line
-from hookd.types import JSON, EngineRequest, Verdict
+from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
 
 
 class RegoEmbeddedEngine:
     """hookd's default engine. Build with `RegoEmbeddedEngine.load(policy_dir)`."""
 
     name = "rego"
+    remote = False
 
     def __init__(self, policies: PolicySet) -> None:
         self._engine = policies.engine
@@ -33,14 +33,20 @@ class RegoEmbeddedEngine:
         self._router = policies.router
         self.policy_dir = policies.policy_dir
         self.revision = policies.revision
+        self._status = EngineStatus(
+            self.name, self.revision, str(self.policy_dir), tuple(p.name for p in self._packages)
+        )
 
     @classmethod
     def load(cls, policy_dir: Path) -> RegoEmbeddedEngine:
         return cls(load_policy_set(policy_dir))
 
     @property
-    def packages(self) -> tuple[PolicyPackage, ...]:
+    def packages(self) -> tuple[PackageInfo, ...]:
         return self._packages
+
+    async def ready(self) -> None:
+        return None
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         return self.evaluate_sync(request.document)
@@ -55,7 +61,7 @@ class RegoEmbeddedEngine:
             # need hashable members) and would return a set where OPA's answer has a sorted array.
             result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
         except Exception as exc:  # any evaluation error fails closed upstream
-            raise EngineError(f"rego evaluation failed: {one_line(str(exc))}") from None
+            raise EngineError(f"rego evaluation failed: {one_line(str(exc))}") from exc
         if not isinstance(result, dict):
             raise EngineError(f"rego router returned {type(result).__name__}, expected an object")
         return verdicts_from_result(result)
@@ -63,10 +69,5 @@ class RegoEmbeddedEngine:
     async def aclose(self) -> None:
         return None
 
-    def describe(self) -> Mapping[str, JSON]:
-        return {
-            "engine": self.name,
-            "policy_dir": str(self.policy_dir),
-            "revision": self.revision,
-            "packages": [p.name for p in self._packages],
-        }
+    def status(self) -> EngineStatus:
+        return self._status

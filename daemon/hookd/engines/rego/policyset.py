@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import regorus
 
 from hookd.errors import PolicyLoadError, one_line
-from hookd.types import JSON, Event, ToolKind, Verdict, VerdictKind
+from hookd.types import JSON, Event, PackageInfo, ToolKind, Verdict, VerdictKind
 
 POLICY_ROOT = "hookd"
 ROUTER_PACKAGE = "hookd_router"
@@ -36,20 +36,6 @@ class RegoModule:
     package: str  # dotted, without "data."
     source: str
     rules: Mapping[str, str]  # rule name -> head kind ("Set", "Compr", "Func", "Default")
-
-
-@dataclass(frozen=True, slots=True)
-class PolicyPackage:
-    name: str  # dotted, under hookd: "hookd.destructive_shell"
-    rules: Mapping[str, str]
-    routing: Mapping[str, frozenset[str]] = field(default_factory=dict)
-
-    def applies(self, event: str, kind: str | None, tool: str | None) -> bool:
-        for key, value in (("events", event), ("kinds", kind), ("tools", tool)):
-            allowed = self.routing.get(key)
-            if allowed is not None and value not in allowed:
-                return False
-        return True
 
 
 def discover(policy_dir: Path, *, include_tests: bool) -> tuple[list[Path], list[Path]]:
@@ -172,7 +158,7 @@ class PolicySet:
     engine: Any  # the regorus engine holding the modules, the data and the router
     modules: tuple[RegoModule, ...]
     data: tuple[DataDocument, ...]
-    packages: tuple[PolicyPackage, ...]
+    packages: tuple[PackageInfo, ...]
     router: Router
     router_source: str
     revision: str
@@ -234,7 +220,7 @@ class Router:
         return set(self._routes.values()) - {""}
 
 
-def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PolicyPackage]:
+def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PackageInfo]:
     rules_by_package: dict[str, dict[str, str]] = {}
     for module in modules:
         if module.package == POLICY_ROOT or module.package.startswith(POLICY_ROOT + "."):
@@ -243,7 +229,7 @@ def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PolicyPackage]
     for name in sorted(rules_by_package):
         rules = rules_by_package[name]
         routing = _routing(engine, name) if "routing" in rules else {}
-        packages.append(PolicyPackage(name=name, rules=rules, routing=routing))
+        packages.append(PackageInfo(name=name, rules=rules, routing=routing))
     return packages
 
 
@@ -269,7 +255,7 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     return routing
 
 
-def _build_router(packages: Sequence[PolicyPackage]) -> tuple[dict[RouteKey, str], str]:
+def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, str], str]:
     """One router rule per distinct set of applicable packages over every (event, kind, tool)."""
     tools: list[str | None] = [None, *sorted({t for p in packages for t in p.routing.get("tools", ())})]
     kinds: list[str | None] = [None, *(k.value for k in ToolKind)]
@@ -293,7 +279,7 @@ def _build_router(packages: Sequence[PolicyPackage]) -> tuple[dict[RouteKey, str
     return routes, "\n".join(lines) + "\n"
 
 
-def _package_entry(package: PolicyPackage) -> str:
+def _package_entry(package: PackageInfo) -> str:
     parts = []
     for rule, head in sorted(package.rules.items()):
         if rule not in VERDICT_RULES:

@@ -343,7 +343,7 @@ def test_every_sandbox_layer_is_reported_and_none_is_claimed_without_saying_why(
     policies = write_policy(tmp_path / "p", "@policy()\ndef nothing(input):\n    return None\n")
     engine = load_engine(one_worker_config(), policies)
     try:
-        layers = {layer["name"]: layer for layer in python_part(engine).layers}
+        layers = {layer["name"]: layer for layer in python_part(engine).sandbox_layers}
     finally:
         asyncio.run(engine.aclose())
     assert sorted(layers) == sorted(
