@@ -1,10 +1,15 @@
 /* hookd-loadgen: drive the daemon's hook socket, one connection per request as a shim does.
  *
- *   hookd-loadgen SOCKET FRAMES fixed RATE SECONDS        open loop at RATE req/s
- *   hookd-loadgen SOCKET FRAMES max CONCURRENCY SECONDS   closed loop, CONCURRENCY requests in flight
+ *   hookd-loadgen SOCKETS FRAMES fixed RATE SECONDS        open loop at RATE req/s to each socket
+ *   hookd-loadgen SOCKET FRAMES max CONCURRENCY SECONDS    closed loop, CONCURRENCY requests in flight
+ *   hookd-loadgen SOCKETS FRAMES trace SCHEDULE SCALE      open loop, frame j at the j-th offset (ms) of
+ *                                                          SCHEDULE times SCALE: a recorded trace's pacing
  *
  * FRAMES holds complete request frames, each preceded by its length as a 4-byte big-endian integer;
- * request i sends frame i mod n. Prints one JSON object (the keys of bench/load.py's).
+ * request i sends frame i mod n. SOCKETS is one path or several separated by commas: the open loop then
+ * sends every request to each socket in turn (A B A B ...), so drift and wake-ups hit them alike and one
+ * run compares them. Prints one JSON object (the keys of bench/load.py's); with several sockets, one per
+ * socket under "targets", in the order given.
  *
  * Why C: the daemon and the load generator share the machine's cores, and a Python client spends more
  * CPU per request than the daemon's transport does. This one spends a few µs, so the figures are the
@@ -14,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,15 +43,21 @@ struct slot {
     size_t sent, got, want;
     unsigned char head[REPLY_HEADER];
     const struct frame *frame;
+    struct target *target;
     int status;
 };
 
-static struct sockaddr_un addr;
+struct target {
+    struct sockaddr_un addr;
+    double *lat, *conn;   /* from when due, from the connect */
+    size_t nlat, cap;
+    long errors, requests;
+};
+
+static struct target *targets;
+static size_t ntargets;
 static struct frame *frames;
 static size_t nframes;
-static double *latencies, *from_connect;
-static size_t nlat, caplat;
-static long errors, requests;
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -79,22 +91,23 @@ static void load_frames(const char *path) {
     if (!nframes) { fprintf(stderr, "hookd-loadgen: %s: no frames\n", path); exit(2); }
 }
 
-static void record(double ms, double connect_ms, int ok) {
-    requests++;
-    if (!ok) { errors++; return; }
-    if (nlat == caplat) {
-        caplat = caplat ? caplat * 2 : 65536;
-        latencies = realloc(latencies, caplat * sizeof *latencies);
-        from_connect = realloc(from_connect, caplat * sizeof *from_connect);
-        if (!latencies || !from_connect) die("realloc");
+static void record(struct target *t, double ms, double connect_ms, int ok) {
+    t->requests++;
+    if (!ok) { t->errors++; return; }
+    if (t->nlat == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 4096;
+        t->lat = realloc(t->lat, t->cap * sizeof *t->lat);
+        t->conn = realloc(t->conn, t->cap * sizeof *t->conn);
+        if (!t->lat || !t->conn) die("realloc");
     }
-    from_connect[nlat] = connect_ms;
-    latencies[nlat++] = ms;
+    t->conn[t->nlat] = connect_ms;
+    t->lat[t->nlat++] = ms;
 }
 
 /* Connect and send; 0 on success. A full backlog blocks the connect (up to the timeout), as it does a shim. */
-static int start(struct slot *s, int epfd, const struct frame *frame, int64_t due) {
+static int start(struct slot *s, int epfd, struct target *t, const struct frame *frame, int64_t due) {
     s->due_ns = due;
+    s->target = t;
     s->sent_ns = now_ns();
     s->frame = frame;
     s->sent = s->got = 0;
@@ -103,7 +116,7 @@ static int start(struct slot *s, int epfd, const struct frame *frame, int64_t du
     if (s->fd < 0) return -1;
     struct timeval tv = {5, 0};
     setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    if (connect(s->fd, (struct sockaddr *)&addr, sizeof addr) < 0) { close(s->fd); s->fd = -1; return -1; }
+    if (connect(s->fd, (struct sockaddr *)&t->addr, sizeof t->addr) < 0) { close(s->fd); s->fd = -1; return -1; }
     fcntl(s->fd, F_SETFL, O_NONBLOCK);
     ssize_t n = write(s->fd, frame->data, frame->len);
     if (n < 0 && errno != EAGAIN) { close(s->fd); s->fd = -1; return -1; }
@@ -115,7 +128,7 @@ static int start(struct slot *s, int epfd, const struct frame *frame, int64_t du
 
 static void finish(struct slot *s, int ok) {
     int64_t now = now_ns();
-    record((double)(now - s->due_ns) / 1e6, (double)(now - s->sent_ns) / 1e6, ok && s->status == 0);
+    record(s->target, (double)(now - s->due_ns) / 1e6, (double)(now - s->sent_ns) / 1e6, ok && s->status == 0);
     close(s->fd); /* also leaves the epoll set */
     s->fd = -1;
 }
@@ -157,7 +170,7 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double pct(const double *sorted, double q) {
+static double pct(const double *sorted, size_t nlat, double q) {
     if (!nlat) return -1;
     size_t i = (size_t)(q * (double)(nlat - 1) + 0.5);
     return sorted[i < nlat ? i : nlat - 1];
@@ -169,27 +182,100 @@ static void expire(struct slot *slots, size_t n, int64_t now, size_t *inflight) 
         if (slots[i].fd >= 0 && now - slots[i].due_ns > TIMEOUT_NS) { finish(&slots[i], 0); (*inflight)--; }
 }
 
+/* The open loop's schedule: every request, when it is due, to which target, with which frame. */
+struct event { int64_t due_ns; size_t target, frame; };
+
+static struct event *schedule_fixed(double rate, double seconds, size_t *count) {
+    size_t per_target = (size_t)(rate * seconds);
+    struct event *events = calloc(per_target * ntargets + 1, sizeof *events);
+    if (!events) die("calloc");
+    for (size_t j = 0; j < per_target; j++)
+        for (size_t k = 0; k < ntargets; k++) {
+            /* Targets alternate within each period, evenly spaced: A B A B at rate per target. */
+            double at = (double)j / rate + (double)k / (rate * (double)ntargets);
+            events[j * ntargets + k] = (struct event){(int64_t)(at * 1e9), k, j % nframes};
+        }
+    *count = per_target * ntargets;
+    return events;
+}
+
+/* A recorded trace: SCHEDULE holds one offset in ms per frame; frame j is sent to every target in turn,
+ * the copies spread over the gap before frame j + 1 (at most 50 ms apart), so the targets see the same
+ * pacing, interleaved call by call. */
+static struct event *schedule_trace(const char *path, double scale, size_t *count) {
+    FILE *f = fopen(path, "r");
+    if (!f) die(path);
+    double *offsets = calloc(nframes, sizeof *offsets);
+    size_t n = 0;
+    while (n < nframes && fscanf(f, "%lf", &offsets[n]) == 1) n++;
+    fclose(f);
+    if (n != nframes) { fprintf(stderr, "hookd-loadgen: %s: %zu offsets for %zu frames\n", path, n, nframes); exit(2); }
+    struct event *events = calloc(n * ntargets + 1, sizeof *events);
+    if (!events) die("calloc");
+    for (size_t j = 0; j < n; j++) {
+        double gap_ms = j + 1 < n ? (offsets[j + 1] - offsets[j]) * scale : 100.0;
+        double step_ms = gap_ms / (double)ntargets;
+        if (step_ms > 50.0) step_ms = 50.0;
+        for (size_t k = 0; k < ntargets; k++)
+            events[j * ntargets + k] = (struct event){(int64_t)((offsets[j] * scale + (double)k * step_ms) * 1e6), k, j};
+    }
+    free(offsets);
+    *count = n * ntargets;
+    return events;
+}
+
+static void print_target(const struct target *t, const char *mode, double param, double elapsed) {
+    qsort(t->lat, t->nlat, sizeof *t->lat, cmp);
+    qsort(t->conn, t->nlat, sizeof *t->conn, cmp);
+    printf("{\"%s\": %g, \"requests\": %ld, \"errors\": %ld, \"per_second\": %.1f, \"p50_ms\": %.4f, "
+           "\"p90_ms\": %.4f, \"p99_ms\": %.4f, \"max_ms\": %.4f, \"from_connect_p50_ms\": %.4f, "
+           "\"from_connect_p99_ms\": %.4f, \"generator\": \"c\"}",
+           mode, param, t->requests, t->errors, (double)t->nlat / elapsed, pct(t->lat, t->nlat, 0.5),
+           pct(t->lat, t->nlat, 0.9), pct(t->lat, t->nlat, 0.99), t->nlat ? t->lat[t->nlat - 1] : -1.0,
+           pct(t->conn, t->nlat, 0.5), pct(t->conn, t->nlat, 0.99));
+}
+
+static void parse_targets(char *list) {
+    for (char *path = strtok(list, ","); path; path = strtok(NULL, ",")) {
+        targets = realloc(targets, (ntargets + 1) * sizeof *targets);
+        if (!targets) die("realloc");
+        struct target *t = &targets[ntargets++];
+        memset(t, 0, sizeof *t);
+        t->addr.sun_family = AF_UNIX;
+        if (strlen(path) >= sizeof t->addr.sun_path) { fprintf(stderr, "hookd-loadgen: socket path too long\n"); exit(2); }
+        strcpy(t->addr.sun_path, path);
+    }
+    if (!ntargets) { fprintf(stderr, "hookd-loadgen: no socket\n"); exit(2); }
+}
+
 int main(int argc, char **argv) {
     if (argc != 6) {
-        fprintf(stderr, "usage: hookd-loadgen SOCKET FRAMES fixed RATE SECONDS | max CONCURRENCY SECONDS\n");
+        fprintf(stderr, "usage: hookd-loadgen SOCKET[,SOCKET...] FRAMES fixed RATE SECONDS | max CONCURRENCY SECONDS"
+                        " | trace SCHEDULE SCALE\n");
         return 2;
     }
-    addr.sun_family = AF_UNIX;
-    if (strlen(argv[1]) >= sizeof addr.sun_path) { fprintf(stderr, "hookd-loadgen: socket path too long\n"); return 2; }
-    strcpy(addr.sun_path, argv[1]);
+    signal(SIGPIPE, SIG_IGN); /* a server that closes early is an error counted, not the generator's death */
+    parse_targets(argv[1]);
     load_frames(argv[2]);
-    int fixed = strcmp(argv[3], "fixed") == 0;
-    double param = atof(argv[4]), seconds = atof(argv[5]);
-    if (param <= 0 || seconds <= 0 || (!fixed && strcmp(argv[3], "max") != 0)) {
-        fprintf(stderr, "hookd-loadgen: mode must be fixed or max, with a positive parameter and duration\n");
+    const char *mode = argv[3];
+    int closed = strcmp(mode, "max") == 0, traced = strcmp(mode, "trace") == 0;
+    double param = traced ? 0 : atof(argv[4]), seconds = atof(argv[5]);
+    if ((!traced && param <= 0) || seconds <= 0 || (!closed && !traced && strcmp(mode, "fixed") != 0)) {
+        fprintf(stderr, "hookd-loadgen: mode must be fixed, max or trace, with a positive parameter and duration\n");
         return 2;
     }
-    size_t nslots = fixed ? MAX_INFLIGHT : (size_t)param;
+    if (closed && ntargets != 1) { fprintf(stderr, "hookd-loadgen: max drives one socket\n"); return 2; }
+    size_t nevents = 0;
+    struct event *events = closed ? NULL
+                         : traced ? schedule_trace(argv[4], seconds, &nevents)
+                                  : schedule_fixed(param, seconds, &nevents);
+    if (traced) param = (double)(nevents / ntargets);
+    size_t nslots = closed ? (size_t)param : MAX_INFLIGHT;
     struct slot *slots = calloc(nslots, sizeof *slots);
     for (size_t i = 0; i < nslots; i++) slots[i].fd = -1;
     int epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0) die("epoll_create1");
-    struct epoll_event events[256];
+    struct epoll_event ready[256];
     /* The open loop sleeps on a timer armed for the next due request: epoll's millisecond timeout would
      * either spin or oversleep at 1,000 req/s. */
     int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -199,50 +285,51 @@ int main(int argc, char **argv) {
     int64_t last_expire = 0;
 
     int64_t begin = now_ns(), end = begin + (int64_t)(seconds * 1e9);
-    long total = fixed ? (long)(param * seconds) : -1, issued = 0;
-    size_t inflight = 0, free_hint = 0;
+    size_t issued = 0, inflight = 0, free_hint = 0;
+    long closed_issued = 0;
     for (;;) {
         int64_t now = now_ns();
-        if (fixed) {
-            while (issued < total && begin + (int64_t)((double)issued * 1e9 / param) <= now) {
-                int64_t due = begin + (int64_t)((double)issued * 1e9 / param);
-                issued++;
-                if (inflight == nslots) { record(0, 0, 0); continue; }  /* MAX_INFLIGHT outstanding: count it failed */
+        if (!closed) {
+            while (issued < nevents && begin + events[issued].due_ns <= now) {
+                const struct event *e = &events[issued++];
+                struct target *t = &targets[e->target];
+                if (inflight == nslots) { record(t, 0, 0, 0); continue; }  /* MAX_INFLIGHT outstanding: count it failed */
                 size_t i = free_hint;
                 while (slots[i].fd >= 0) i = (i + 1) % nslots;
-                if (start(&slots[i], epfd, &frames[(issued - 1) % (long)nframes], due) < 0) {
-                    record(0, 0, 0);
+                if (start(&slots[i], epfd, t, &frames[e->frame], begin + e->due_ns) < 0) {
+                    record(t, 0, 0, 0);
                     continue;
                 }
                 inflight++;
                 free_hint = (i + 1) % nslots;
             }
-            if (issued == total && inflight == 0) break;
+            if (issued == nevents && inflight == 0) break;
         } else {
             if (now >= end && inflight == 0) break;
             for (size_t i = 0; i < nslots && now < end; i++) {
                 if (slots[i].fd >= 0) continue;
-                if (start(&slots[i], epfd, &frames[issued++ % (long)nframes], now_ns()) < 0) record(0, 0, 0);
+                if (start(&slots[i], epfd, &targets[0], &frames[closed_issued++ % (long)nframes], now_ns()) < 0)
+                    record(&targets[0], 0, 0, 0);
                 else inflight++;
             }
         }
         int timeout_ms = 100;
-        if (fixed && issued < total) {
-            int64_t next = begin + (int64_t)((double)issued * 1e9 / param);
+        if (!closed && issued < nevents) {
+            int64_t next = begin + events[issued].due_ns;
             struct itimerspec at = {.it_value = {next / 1000000000LL, next % 1000000000LL}};
             if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &at, NULL) < 0) die("timerfd_settime");
-        } else if (!fixed) {
+        } else if (closed) {
             timeout_ms = 10;
         }
-        int n = epoll_wait(epfd, events, 256, timeout_ms);
+        int n = epoll_wait(epfd, ready, 256, timeout_ms);
         if (n < 0 && errno != EINTR) die("epoll_wait");
         for (int k = 0; k < n; k++) {
-            if (events[k].data.ptr == NULL) {
+            if (ready[k].data.ptr == NULL) {
                 uint64_t ticks;
                 if (read(tfd, &ticks, sizeof ticks) < 0 && errno != EAGAIN) die("timerfd read");
                 continue;
             }
-            if (step((struct slot *)events[k].data.ptr, epfd)) inflight--;
+            if (step((struct slot *)ready[k].data.ptr, epfd)) inflight--;
         }
         now = now_ns();
         if (now - last_expire > 10000000LL) {
@@ -251,13 +338,17 @@ int main(int argc, char **argv) {
         }
     }
     double elapsed = (double)(now_ns() - begin) / 1e9;
-    qsort(latencies, nlat, sizeof *latencies, cmp);
-    qsort(from_connect, nlat, sizeof *from_connect, cmp);
-    printf("{\"%s\": %g, \"requests\": %ld, \"errors\": %ld, \"per_second\": %.1f, \"p50_ms\": %.4f, "
-           "\"p90_ms\": %.4f, \"p99_ms\": %.4f, \"max_ms\": %.4f, \"from_connect_p50_ms\": %.4f, "
-           "\"from_connect_p99_ms\": %.4f, \"generator\": \"c\"}\n",
-           fixed ? "rate" : "concurrency", param, requests, errors, (double)nlat / elapsed, pct(latencies, 0.5),
-           pct(latencies, 0.9), pct(latencies, 0.99), nlat ? latencies[nlat - 1] : -1.0, pct(from_connect, 0.5),
-           pct(from_connect, 0.99));
+    const char *key = closed ? "concurrency" : traced ? "trace" : "rate";
+    if (ntargets == 1) {
+        print_target(&targets[0], key, param, elapsed);
+        printf("\n");
+        return 0;
+    }
+    printf("{\"generator\": \"c\", \"targets\": [");
+    for (size_t k = 0; k < ntargets; k++) {
+        if (k) printf(", ");
+        print_target(&targets[k], key, param, elapsed);
+    }
+    printf("]}\n");
     return 0;
 }

@@ -1,26 +1,34 @@
-"""hookd's performance suite: every contender side by side in one run, as ratios.
+"""hookd's performance suite: every contender side by side in one run, interleaved, as ratios.
 
-1. End to end, each contender spawned through `bash -c` the way Gemini CLI spawns a hook, with a real
-   BeforeTool payload on stdin, timed from spawn to exit:
+Reported first, because it is what an agent sees:
+1. Sparse arrivals: the daemon alone over its socket at 10 and 100 req/s, interleaved request by request
+   with the transport floor (bench/floor_server.py: a minimal uvloop server that reads the same frames and
+   answers a fixed reply), both driven by the same load generator (bench/loadgen.c) in the same run;
+   p50/p99 and their ratios over the floor, and the daemon's CPU per decision.
+Then:
+2. The recorded workload (bench/trace/e2e-sessions.json, recorded by `bench/trace.py record` from the real
+   Gemini CLI and Claude Code e2e sessions), replayed at its recorded pacing, interleaved with the floor.
+3. End to end, each contender spawned through `bash -c` the way Gemini CLI spawns a hook, with a real
+   BeforeTool payload on stdin, timed from spawn to exit, interleaved call by call (A B C ... A B C ...):
      native   the C shim → the warm daemon            (if built: `hookd shim build`)
      python   the Python shim (`python -I -S`) → the warm daemon
      percall  a per-call Python hook that loads the same Rego policies and decides itself
-              (hookd's own pipeline in-process: import, load, compile, parse, enrich, evaluate, render)
      opa      a per-call `opa eval` of the same policies with the real opa binary (given the input
               document already enriched, which favours it)
-     floor    `bash -c /bin/true`
-2. The daemon alone over its socket (bench/load.py, which runs the C load generator bench/loadgen.c):
-   fixed rates of 100 and 1,000 req/s (p50/p99), and the maximum sustained decisions/s with p99 and
-   errors, each phase counted until the decision log has written its backlog.
-3. A 100-chunk AfterModel burst (Gemini runs one hook per streamed chunk, one after the other).
-4. The daemon's RSS after all that.
-5. Phase 2 again with `[daemon] workers = N` (--workers, default 2), and the RSS of every process.
-6. The remote engine (bench/remote_engine.py): the in-daemon decision with engine = "opa" against a
-   real `opa run --server` vs engine = "embedded", p50/p99 and their ratio (needs the opa binary).
+     true     `bash -c /bin/true` (dynamically linked, reads nothing: the floor of earlier runs)
+     floor    `bash -c` of a static no-op that reads its stdin (bench/floor_noop.c): the physical floor
+   Every call's exit code and output is checked: the shims and the per-call hook must print what the
+   per-call hook printed for that payload before timing began, opa a JSON document, the floors nothing.
+   A contender with a failing call is reported FAILED with the reason, and never timed.
+4. The daemon at 1,000 req/s (with the floor), and its maximum sustained decisions/s (closed loop), each
+   phase counted until the decision log has written its backlog; CPU per decision in every phase.
+5. A 100-chunk AfterModel burst (Gemini runs one hook per streamed chunk, one after the other).
+6. The daemon's RSS after all that; phases 1 and 4 again with `[daemon] workers = N` (--workers, default 2).
+7. The remote engine (bench/remote_engine.py): engine = "opa" against engine = "embedded" in the daemon.
 
 Every contender and phase also reports steal: the CPU time the hypervisor gave to other machines.
-Results are printed and written as JSON to bench/results/; `--compare OLD.json` prints new/old
-ratios. Run: ./dev bench [--calls N] [--quick] [--workers N]
+Results are printed and written as JSON to bench/results/; `--compare OLD.json` prints new/old ratios.
+The exit code is 1 when a contender failed or a phase had errors. Run: ./dev bench [--calls N] [--quick]
 """
 
 from __future__ import annotations
@@ -38,14 +46,23 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import compiled  # bench/ holds no package: its scripts import each other
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIM = ROOT / "client_shim" / "hookd_shim.py"
 PERCALL = ROOT / "bench" / "percall_hook.py"
 LOAD = ROOT / "bench" / "load.py"
+FLOOR_SERVER = ROOT / "bench" / "floor_server.py"
+FLOOR_SOURCE = ROOT / "bench" / "floor_noop.c"
+FLOOR_BINARY = ROOT / ".cache" / "bin" / "hookd-floor-noop"
+TRACE = ROOT / "bench" / "trace" / "e2e-sessions.json"
 BASE_PYTHON = os.path.realpath(sys.executable)
 
 PAYLOADS = [
@@ -55,6 +72,8 @@ PAYLOADS = [
     {"tool_name": "write_file", "tool_input": {"file_path": ".env", "content": "KEY=1\n"}},
     {"tool_name": "read_file", "tool_input": {"file_path": "README.md"}},
 ]
+FIXED_PHASES = ("fixed_10", "fixed_100", "fixed_1000")
+DECISION_ID = re.compile(rb"\(decision [0-9a-f]{16}\)")
 
 
 def payload(i: int, project: Path, event: str = "BeforeTool") -> bytes:
@@ -88,25 +107,117 @@ def stats(samples: list[float]) -> dict[str, float]:
     }
 
 
-def time_calls(
-    command: Callable[[int], str], calls: int, project: Path, env: dict[str, str], event: str = "BeforeTool"
-) -> tuple[list[float], list[bytes]]:
-    samples, outputs = [], []
+# --- end to end: contenders interleaved call by call, every call checked ---------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call did: its exit code, its stdout and the end of its stderr."""
+
+    exit_code: int
+    stdout: bytes
+    stderr: bytes
+
+
+# A check returns None when the call did what it must, else a one-line reason.
+Check = Callable[[int, Outcome], "str | None"]
+
+
+@dataclass
+class Contender:
+    name: str
+    command: Callable[[int], str]  # the bash -c command of call i
+    check: Check
+    samples: list[float] = field(default_factory=list)
+    failure: str | None = None  # the first failed call: the contender is reported failed, not timed
+
+
+def exits_zero_silently(_i: int, outcome: Outcome) -> str | None:
+    if outcome.exit_code != 0:
+        return f"exited {outcome.exit_code}: {outcome.stderr[-300:].decode(errors='replace').strip()}"
+    return f"printed {outcome.stdout[:80]!r}, expected nothing" if outcome.stdout else None
+
+
+def prints_json(_i: int, outcome: Outcome) -> str | None:
+    if outcome.exit_code != 0:
+        return f"exited {outcome.exit_code}: {outcome.stderr[-300:].decode(errors='replace').strip()}"
+    try:
+        json.loads(outcome.stdout)
+    except ValueError:
+        return f"printed no JSON document: {outcome.stdout[:80]!r}"
+    return None
+
+
+def same_decision_as(reference: list[Outcome]) -> Check:
+    """The exit code and stdout the reference printed for the same payload (decision ids aside)."""
+
+    def check(i: int, outcome: Outcome) -> str | None:
+        want = reference[i % len(reference)]
+        if outcome.exit_code != want.exit_code:
+            detail = outcome.stderr[-300:].decode(errors="replace").strip()
+            return f"call {i}: exit code {outcome.exit_code}, the per-call hook's was {want.exit_code}: {detail}"
+        if DECISION_ID.sub(b"(decision ID)", outcome.stdout) != DECISION_ID.sub(b"(decision ID)", want.stdout):
+            return f"call {i}: printed {outcome.stdout[:120]!r}, the per-call hook printed {want.stdout[:120]!r}"
+        return None
+
+    return check
+
+
+def run_call(command: str, data: bytes, project: Path, env: dict[str, str]) -> tuple[float, Outcome]:
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/bin/bash", "-c", command], input=data, capture_output=True, env=env, cwd=project, timeout=60, check=False
+    )
+    elapsed = (time.perf_counter() - start) * 1000
+    return elapsed, Outcome(done.returncode, done.stdout, done.stderr[-2000:])
+
+
+def time_interleaved(
+    contenders: list[Contender], calls: int, project: Path, env: dict[str, str], event: str = "BeforeTool"
+) -> None:
+    """Call i of every contender, in order, then call i + 1 of every contender (A B C ... A B C ...), so the
+    machine's drift hits them alike. A contender whose call fails its check stops being run and timed."""
     for i in range(calls):
         data = payload(i, project, event)
-        start = time.perf_counter()
-        done = subprocess.run(
-            ["/bin/bash", "-c", command(i)],
-            input=data,
-            capture_output=True,
-            env=env,
-            cwd=project,
-            timeout=60,
-            check=False,
-        )
-        samples.append((time.perf_counter() - start) * 1000)
-        outputs.append(done.stdout)
-    return samples, outputs
+        for contender in contenders:
+            if contender.failure is not None:
+                continue
+            elapsed, outcome = run_call(contender.command(i), data, project, env)
+            reason = contender.check(i, outcome)
+            if reason is not None:
+                contender.failure = f"call {i}: {reason}" if not reason.startswith("call ") else reason
+                contender.samples.clear()
+                continue
+            contender.samples.append(elapsed)
+
+
+def reference_outcomes(percall: Callable[[int], str], project: Path, env: dict[str, str]) -> list[Outcome]:
+    """What the per-call hook prints for each payload: the decisions every shim call must match."""
+    return [run_call(percall(i), payload(i, project), project, env)[1] for i in range(len(PAYLOADS))]
+
+
+def end_to_end(contenders: list[Contender], calls: int, project: Path, env: dict[str, str]) -> dict[str, Any]:
+    time_interleaved(contenders, len(PAYLOADS), project, env)  # warm the page cache; checked too
+    for contender in contenders:
+        contender.samples.clear()
+    before = cpu_ticks()
+    time_interleaved(contenders, calls, project, env)
+    steal = steal_percent(before, cpu_ticks())
+    result: dict[str, Any] = {}
+    for contender in contenders:
+        if contender.failure is not None:
+            result[contender.name] = {"failed": contender.failure}
+        else:
+            result[contender.name] = {**stats(contender.samples), "steal_pct": steal}
+    return result
+
+
+def floor_binary() -> Path | None:
+    """The static no-op floor (bench/floor_noop.c), built on first use (dynamic if static linking fails)."""
+    return compiled(FLOOR_SOURCE, FLOOR_BINARY, [["-static"], []])
+
+
+# --- the daemon alone: hookd and the floor server, one load generator ------------------------------------
 
 
 def start_daemon(runtime: Path, policies: Path, log: Path, workers: int = 1) -> subprocess.Popen[bytes]:
@@ -134,27 +245,342 @@ def start_daemon(runtime: Path, policies: Path, log: Path, workers: int = 1) -> 
     raise SystemExit(f"daemon did not start:\n{log.read_text()}")
 
 
-def daemon_phases(socket_path: Path, payload_file: Path, seconds: float) -> dict[str, Any]:
-    """The daemon alone: fixed rates of 100 and 1,000 req/s, then its maximum (the best concurrency)."""
-    return {
-        "fixed_100": load(socket_path, payload_file, "fixed", 100, seconds),
-        "fixed_1000": load(socket_path, payload_file, "fixed", 1000, seconds),
-        "max": max(
-            (load(socket_path, payload_file, "max", c, seconds) for c in (2, 4, 16)),
-            key=lambda r: r["with_log_per_second"] if r["errors"] == 0 else 0,
-        ),
+@contextmanager
+def floor_server(path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """bench/floor_server.py listening on `path`, stopped on exit."""
+    proc = subprocess.Popen(
+        [sys.executable, str(FLOOR_SERVER), str(path)], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
+    try:
+        assert proc.stdout is not None
+        if proc.stdout.readline() != b"listening\n":
+            raise SystemExit("the floor server did not start")
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A server the load generator drives: its socket, its processes (for CPU time) and its decision log."""
+
+    name: str
+    socket: Path
+    pids: Callable[[], list[int]]
+    log: Path | None = None
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU time the processes' threads have run, from /proc/PID/task/*/schedstat (ns, exact)."""
+    total = 0
+    for pid in pids:
+        for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+            try:
+                total += int(task.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total / 1e9
+
+
+def load(targets: list[Target], payload_file: Path, mode: str, param: float, seconds: float) -> dict[str, Any]:
+    """One load phase (bench/load.py) against every target at once (interleaved), then the wait until each
+    daemon has written every record it queued: the daemon answers first and writes its decision log after,
+    so a phase at the maximum rate leaves a backlog, and a rate counts as sustained only with that backlog's
+    writing included. Each target's result has its CPU per answered request, the log's writing included."""
+    before, cpu_before = cpu_ticks(), [cpu_seconds(t.pids()) for t in targets]
+    done = subprocess.run(
+        [sys.executable, str(LOAD), ",".join(str(t.socket) for t in targets), str(payload_file), mode, str(param),
+         str(seconds)],
+        capture_output=True,
+        timeout=(seconds if mode != "trace" else 600) + 60,
+        check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"load generator failed ({done.returncode}): {done.stderr.decode(errors='replace')}")
+    output = json.loads(done.stdout)
+    rows: list[dict[str, Any]] = output.get("targets", [output])
+    drains = [wait_for_log(t.log) if t.log else 0.0 for t in targets]
+    steal = steal_percent(before, cpu_ticks())
+    result: dict[str, Any] = {}
+    for target, row, drain, cpu0 in zip(targets, rows, drains, cpu_before, strict=True):
+        answered = row["requests"] - row["errors"]  # per_second counts these only
+        elapsed = answered / row["per_second"] if row["per_second"] else seconds
+        cpu = cpu_seconds(target.pids()) - cpu0
+        result[target.name] = {
+            **row,
+            "steal_pct": steal,
+            "log_drain_s": round(drain, 3),
+            "with_log_per_second": answered / (elapsed + drain) if elapsed + drain else 0.0,
+            "cpu_ms_per_request": 1000 * cpu / answered if answered else float("nan"),
+        }
+    return result
+
+
+def interleaved_phase(hookd: Target, floor: Target, payload_file: Path, mode: str, param: float,
+                      seconds: float) -> dict[str, Any]:  # fmt: skip
+    """hookd and the floor server driven alternately, request by request, and hookd's ratios over the floor."""
+    both = load([hookd, floor], payload_file, mode, param, seconds)
+    result = {**both["hookd"], "floor": both["floor"]}
+    for q in ("p50", "p99"):
+        result[f"{q}_over_floor"] = both["hookd"][f"{q}_ms"] / both["floor"][f"{q}_ms"]
+    return result
+
+
+def daemon_phases(hookd: Target, floor: Target, payload_file: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Sparse rates first (what an agent sees), then 1,000 req/s, then the maximum (the best concurrency)."""
+    result = {
+        "fixed_10": interleaved_phase(hookd, floor, payload_file, "fixed", 10, args.sparse_seconds),
+        "fixed_100": interleaved_phase(hookd, floor, payload_file, "fixed", 100, args.sparse_seconds),
+        "fixed_1000": interleaved_phase(hookd, floor, payload_file, "fixed", 1000, args.seconds),
     }
+    tops = [load([hookd], payload_file, "max", c, args.seconds)["hookd"] for c in (2, 4, 16)]
+    result["max"] = max(tops, key=lambda r: r["with_log_per_second"] if r["errors"] == 0 else 0)
+    result["floor_max"] = load([floor], payload_file, "max", 4, args.seconds)["floor"]
+    return result
+
+
+def cpu_ticks() -> tuple[int, int]:
+    """(all CPU ticks, the ticks the hypervisor gave to others: steal) from /proc/stat, over every CPU."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return sum(fields), fields[7]
+
+
+def steal_percent(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """The share of the machine's CPU time the hypervisor took away meanwhile: a run with much of it is noise."""
+    total = after[0] - before[0]
+    return round(100 * (after[1] - before[1]) / total, 1) if total > 0 else 0.0
+
+
+def wait_for_log(path: Path, quiet: float = 0.3, limit: float = 120.0) -> float:
+    """Seconds until the decision log stops growing (no change for `quiet` seconds), not counting that quiet."""
+    start = time.perf_counter()
+    size, changed = -1, start
+    while time.perf_counter() - start < limit:
+        now_size = path.stat().st_size if path.exists() else 0
+        now = time.perf_counter()
+        if now_size != size:
+            size, changed = now_size, now
+        elif now - changed >= quiet:
+            break
+        time.sleep(0.02)
+    return max(0.0, changed - start)
+
+
+def daemon_target(daemon: subprocess.Popen[bytes], runtime: Path) -> Target:
+    return Target(
+        "hookd",
+        runtime / "hook.sock",
+        lambda: [daemon.pid, *children(daemon.pid)],
+        runtime / "state" / "hookd" / "decisions.log",
+    )
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def quoted(*parts: str) -> str:
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+# --- the run ----------------------------------------------------------------------------------------------
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=300, help="calls per end-to-end contender (default 300)")
+    parser.add_argument("--policies", default=str(ROOT / "policies"))
+    parser.add_argument("--native", help="path of the native shim (default: where `hookd shim build` puts it)")
+    parser.add_argument("--opa", default=os.environ.get("HOOKD_OPA_BIN") or shutil.which("opa"))
+    parser.add_argument("--seconds", type=float, default=5.0, help="duration of the 1,000 req/s and maximum phases")
+    parser.add_argument("--sparse-seconds", type=float, default=20.0, help="duration of the 10 and 100 req/s phases")
+    parser.add_argument("--trace", default=str(TRACE), help="the recorded workload to replay (bench/trace.py)")
+    parser.add_argument(
+        "--trace-scale", type=float, default=1.0, help="times the recorded pacing (1: as recorded; 0.1: 10x faster)"
+    )
+    parser.add_argument("--quick", action="store_true", help="60 calls, 2 s load phases: a smoke run")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="repeat the daemon-alone phases with [daemon] workers = N (1: skip)"
+    )
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--compare", help="an earlier results JSON to print new/old ratios against")
+    parser.add_argument("--only", choices=("daemon",), help="daemon: the daemon-alone phases and the trace only")
+    args = parser.parse_args()
+    if args.quick:
+        args.calls, args.seconds, args.sparse_seconds = 60, 2.0, 3.0
+    # Every path is made absolute here: contenders run with the project directory as their cwd, where a
+    # relative path would name another file (a relative --opa made every opa call fail in an earlier run).
+    for name in ("policies", "native", "opa", "trace", "out", "compare"):
+        value = getattr(args, name)
+        if value:
+            setattr(args, name, str(Path(value).expanduser().resolve()))
+    return args
+
+
+def build_contenders(
+    args: argparse.Namespace, policies: Path, project: Path, tmp: Path, sock: str, record: dict[str, Any]
+) -> tuple[list[Contender], Callable[[int], str]]:
+    """The end-to-end contenders, in the order they run in each round; the per-call hook's command."""
+    env = e2e_env(tmp, project)
+    percall = lambda _i: quoted(sys.executable, str(PERCALL), str(policies))  # noqa: E731
+    reference = reference_outcomes(percall, project, env)
+    decided = same_decision_as(reference)
+    contenders: list[Contender] = []
+    native = find_native(args.native)
+    if native:
+        contenders.append(Contender("native", lambda _i: quoted(str(native), "gemini", "BeforeTool", "--socket", sock),
+                                    decided))  # fmt: skip
+    elif args.native:
+        contenders.append(Contender("native", lambda _i: "", decided, failure=f"{args.native} is not executable"))
+    else:
+        record["notes"].append("native shim not built: run `hookd shim build` (contender skipped)")
+    python_shim = quoted(BASE_PYTHON, "-I", "-S", str(SHIM), "gemini", "BeforeTool", "--socket", sock)
+    contenders.append(Contender("python", lambda _i: python_shim, decided))
+    contenders.append(Contender("percall", percall, decided))
+    if args.opa:
+        opa = args.opa
+        if Path(opa).is_file() and os.access(opa, os.X_OK):
+            docs = enriched_documents(policies, project, tmp, tmp, len(PAYLOADS))
+            contenders.append(Contender("opa", lambda i: quoted(opa, "eval", "--format", "raw", "-d", str(policies),
+                                                                "-i", str(docs[i % len(docs)]), "data.hookd"),
+                                        prints_json))  # fmt: skip
+        else:
+            contenders.append(Contender("opa", lambda _i: "", prints_json, failure=f"{opa} is not an executable file"))
+    else:
+        record["notes"].append("opa binary not found: pass --opa or set HOOKD_OPA_BIN (contender skipped)")
+    contenders.append(Contender("true", lambda _i: "/bin/true", exits_zero_silently))
+    floor = floor_binary()
+    if floor:
+        contenders.append(Contender("floor", lambda _i: shlex.quote(str(floor)), exits_zero_silently))
+    else:
+        record["notes"].append("no C compiler: the static floor (bench/floor_noop.c) is missing; ratios over /bin/true")
+    return contenders, percall
+
+
+def e2e_env(tmp: Path, project: Path) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "GEMINI_PROJECT_DIR": str(project)}
+
+
+def main() -> int:
+    args = parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="hkdb", dir="/tmp"))
+    project, runtime = tmp / "project", tmp / "run"
+    project.mkdir()
+    policies = Path(args.policies)
+    sock = str(runtime / "hook.sock")
+    record: dict[str, Any] = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "calls": args.calls, "notes": [],
+                              "load_before": os.getloadavg()}  # fmt: skip
+    payload_file = tmp / "payloads.json"
+    payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
+    trace = Path(args.trace)
+    daemon = start_daemon(runtime, policies, tmp / "daemon.log")
+    try:
+        with floor_server(tmp / "floor.sock") as floor_proc:
+            hookd = daemon_target(daemon, runtime)
+            floor = Target("floor", tmp / "floor.sock", lambda: [floor_proc.pid])
+            record["daemon"] = daemon_phases(hookd, floor, payload_file, args)
+            if trace.is_file():
+                record["trace"] = {"file": str(trace.relative_to(ROOT) if trace.is_relative_to(ROOT) else trace),
+                                   **interleaved_phase(hookd, floor, trace, "trace", args.trace_scale, 0)}  # fmt: skip
+            else:
+                record["notes"].append(f"no recorded trace at {trace}: run bench/trace.py record")
+        if args.only != "daemon":
+            contenders, _ = build_contenders(args, policies, project, tmp, sock, record)
+            record["end_to_end"] = end_to_end(contenders, args.calls, project, e2e_env(tmp, project))
+            record["after_model_burst"] = after_model_burst(contenders, project, e2e_env(tmp, project))
+        record["daemon_rss_mb"] = rss_mb(daemon.pid)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=30)
+    if args.workers > 1:
+        record["daemon_workers"] = workers_phases(tmp / "run-workers", policies, payload_file, args)
+    if args.opa and args.only != "daemon" and "failed" not in record["end_to_end"].get("opa", {"failed": 1}):
+        import remote_engine  # bench/ is on sys.path when this file runs
+
+        record["remote_engine"] = remote_engine.measure(policies, args.opa, args.calls)
+    record["load_after"] = os.getloadavg()
+    record["failed"] = failures(record)
+    report(record)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"bench-{time.strftime('%Y%m%dT%H%M%S')}.json"
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"\nresults: {path}")
+    if args.compare:
+        compare(record, json.loads(Path(args.compare).read_text()))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if record["failed"] else 0
+
+
+def after_model_burst(contenders: list[Contender], project: Path, env: dict[str, str]) -> dict[str, Any]:
+    """100 AfterModel chunks one after another through a shim, as Gemini streams an answer."""
+    shims = [c for c in contenders if c.name in ("native", "python") and c.failure is None]
+    if not shims:
+        return {"failed": "no shim contender succeeded"}
+    shim = shims[0]
+    burst = Contender(shim.name, lambda i: shim.command(i).replace("BeforeTool", "AfterModel"), prints_json_or_empty)
+    start = time.perf_counter()
+    time_interleaved([burst], 100, project, env, "AfterModel")
+    total = (time.perf_counter() - start) * 1000
+    if burst.failure is not None:
+        return {"shim": shim.name, "failed": burst.failure}
+    return {"shim": shim.name, "chunks": 100, "total_ms": total, **stats(burst.samples)}
+
+
+def prints_json_or_empty(i: int, outcome: Outcome) -> str | None:
+    return exits_zero_silently(i, outcome) if not outcome.stdout else prints_json(i, outcome)
+
+
+def workers_phases(runtime: Path, policies: Path, payload_file: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """The daemon-alone phases again with `[daemon] workers = N`, and the RSS of every process."""
+    daemon = start_daemon(runtime, policies, runtime.parent / "daemon-workers.log", args.workers)
+    try:
+        with floor_server(runtime.parent / "floor-workers.sock") as floor_proc:
+            floor = Target("floor", runtime.parent / "floor-workers.sock", lambda: [floor_proc.pid])
+            result: dict[str, Any] = {
+                "workers": args.workers,
+                **daemon_phases(daemon_target(daemon, runtime), floor, payload_file, args),
+            }
+        pids = [daemon.pid, *children(daemon.pid)]
+        result["rss_mb"] = {str(pid): rss_mb(pid) for pid in pids}
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=30)
+    return result
+
+
+def failures(record: dict[str, Any]) -> list[str]:
+    """Every contender that failed and every phase with errors: a run with any of them is not a result."""
+    found = [f"{name}: {row['failed']}" for name, row in record.get("end_to_end", {}).items() if "failed" in row]
+    if "failed" in record.get("after_model_burst", {}):
+        found.append(f"AfterModel burst: {record['after_model_burst']['failed']}")
+    for section in ("daemon", "daemon_workers"):
+        for phase, row in record.get(section, {}).items():
+            if isinstance(row, dict) and row.get("errors"):
+                found.append(f"{section} {phase}: {row['errors']} errors of {row['requests']}")
+    if record.get("trace", {}).get("errors"):
+        found.append(f"trace: {record['trace']['errors']} errors of {record['trace']['requests']}")
+    return found
 
 
 def find_native(explicit: str | None) -> Path | None:
+    if explicit:
+        return Path(explicit) if Path(explicit).is_file() and os.access(explicit, os.X_OK) else None
     data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    for candidate in (
-        explicit,
-        ROOT / ".cache" / "bin" / "hookd-shim",
-        Path(data_home) / "hookd" / "bin" / "hookd-shim",
-    ):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return Path(candidate)
+    for candidate in (ROOT / ".cache" / "bin" / "hookd-shim", Path(data_home) / "hookd" / "bin" / "hookd-shim"):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
     return None
 
 
@@ -186,216 +612,37 @@ def enriched_documents(policies: Path, project: Path, home: Path, out: Path, cou
     return files
 
 
-def load(socket_path: Path, payload_file: Path, mode: str, param: float, seconds: float) -> dict[str, Any]:
-    """One load phase (bench/load.py), then the wait until the daemon has written every record it queued:
-    the daemon answers first and writes its decision log after, so a phase at the maximum rate leaves a
-    backlog, and a rate counts as sustained only with that backlog's writing included."""
-    before = cpu_ticks()
-    done = subprocess.run(
-        [sys.executable, str(LOAD), str(socket_path), str(payload_file), mode, str(param), str(seconds)],
-        capture_output=True,
-        timeout=seconds + 60,
-        check=True,
-    )
-    result: dict[str, Any] = dict(json.loads(done.stdout))
-    drain = wait_for_log(socket_path.parent / "state" / "hookd" / "decisions.log")
-    result["steal_pct"] = steal_percent(before, cpu_ticks())
-    answered = result["requests"] - result["errors"]  # per_second counts these only
-    elapsed = answered / result["per_second"] if result["per_second"] else seconds
-    result["log_drain_s"] = round(drain, 3)
-    result["with_log_per_second"] = answered / (elapsed + drain)
-    return result
-
-
-def cpu_ticks() -> tuple[int, int]:
-    """(all CPU ticks, the ticks the hypervisor gave to others: steal) from /proc/stat, over every CPU."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    return sum(fields), fields[7]
-
-
-def steal_percent(before: tuple[int, int], after: tuple[int, int]) -> float:
-    """The share of the machine's CPU time the hypervisor took away meanwhile: a run with much of it is noise."""
-    total = after[0] - before[0]
-    return round(100 * (after[1] - before[1]) / total, 1) if total > 0 else 0.0
-
-
-def wait_for_log(path: Path, quiet: float = 0.3, limit: float = 120.0) -> float:
-    """Seconds until the decision log stops growing (no change for `quiet` seconds), not counting that quiet."""
-    start = time.perf_counter()
-    size, changed = -1, start
-    while time.perf_counter() - start < limit:
-        now_size = path.stat().st_size if path.exists() else 0
-        now = time.perf_counter()
-        if now_size != size:
-            size, changed = now_size, now
-        elif now - changed >= quiet:
-            break
-        time.sleep(0.02)
-    return max(0.0, changed - start)
-
-
-def workers_phases(runtime: Path, policies: Path, payload_file: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """The daemon-alone phases again with `[daemon] workers = N`, and the RSS of every process."""
-    daemon = start_daemon(runtime, policies, runtime.parent / "daemon-workers.log", args.workers)
-    try:
-        result: dict[str, Any] = {
-            "workers": args.workers,
-            **daemon_phases(runtime / "hook.sock", payload_file, args.seconds),
-        }
-        pids = [daemon.pid, *children(daemon.pid)]
-        result["rss_mb"] = {str(pid): rss_mb(pid) for pid in pids}
-    finally:
-        daemon.send_signal(signal.SIGTERM)
-        daemon.wait(timeout=30)
-    return result
-
-
-def children(pid: int) -> list[int]:
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def quoted(*parts: str) -> str:
-    return " ".join(shlex.quote(p) for p in parts)
-
-
-def main() -> int:  # noqa: PLR0915 - one run, phase after phase, reads best top to bottom
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--calls", type=int, default=300, help="calls per end-to-end contender (default 300)")
-    parser.add_argument("--policies", default=str(ROOT / "policies"))
-    parser.add_argument("--native", help="path of the native shim (default: where `hookd shim build` puts it)")
-    parser.add_argument("--opa", default=os.environ.get("HOOKD_OPA_BIN") or shutil.which("opa"))
-    parser.add_argument("--seconds", type=float, default=5.0, help="duration of each daemon load phase")
-    parser.add_argument("--quick", action="store_true", help="60 calls, 2 s load phases: a smoke run")
-    parser.add_argument(
-        "--workers", type=int, default=2, help="repeat the daemon-alone phases with [daemon] workers = N (1: skip)"
-    )
-    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
-    parser.add_argument("--compare", help="an earlier results JSON to print new/old ratios against")
-    args = parser.parse_args()
-    if args.quick:
-        args.calls, args.seconds = 60, 2.0
-
-    tmp = Path(tempfile.mkdtemp(prefix="hkdb", dir="/tmp"))
-    project, runtime = tmp / "project", tmp / "run"
-    project.mkdir()
-    policies = Path(args.policies).resolve()
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "GEMINI_PROJECT_DIR": str(project)}
-    sock = str(runtime / "hook.sock")
-    native = find_native(args.native)
-    contenders: dict[str, Callable[[int], str]] = {}
-    if native:
-        contenders["native"] = lambda _i: quoted(str(native), "gemini", "BeforeTool", "--socket", sock)
-    contenders["python"] = lambda _i: quoted(
-        BASE_PYTHON, "-I", "-S", str(SHIM), "gemini", "BeforeTool", "--socket", sock
-    )
-    contenders["percall"] = lambda _i: quoted(sys.executable, str(PERCALL), str(policies))
-    if args.opa and Path(args.opa).is_file():
-        documents = enriched_documents(policies, project, tmp, tmp, len(PAYLOADS))
-        opa = args.opa
-        contenders["opa"] = lambda i: quoted(
-            opa, "eval", "--format", "raw", "-d", str(policies), "-i", str(documents[i % len(documents)]), "data.hookd"
-        )
-    contenders["floor"] = lambda _i: "/bin/true"
-
-    record: dict[str, Any] = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "calls": args.calls, "notes": []}
-    if not native:
-        record["notes"].append("native shim not built: run `hookd shim build` (contender skipped)")
-    if "opa" not in contenders:
-        record["notes"].append("opa binary not found: pass --opa or set HOOKD_OPA_BIN (contender skipped)")
-    daemon = start_daemon(runtime, policies, tmp / "daemon.log")
-    outputs: dict[str, list[bytes]] = {}
-    try:
-        end_to_end: dict[str, dict[str, float]] = {}
-        for name, command in contenders.items():
-            time_calls(command, 5, project, env)  # warm the page cache
-            before = cpu_ticks()
-            samples, outputs[name] = time_calls(command, args.calls, project, env)
-            end_to_end[name] = {**stats(samples), "steal_pct": steal_percent(before, cpu_ticks())}
-        record["end_to_end"] = end_to_end
-        payload_file = tmp / "payloads.json"
-        payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
-        socket_path = runtime / "hook.sock"
-        record["daemon"] = daemon_phases(socket_path, payload_file, args.seconds)
-        burst_shim = contenders.get("native", contenders["python"])
-        burst_name = "native" if native else "python"
-        start = time.perf_counter()
-        samples, _ = time_calls(
-            lambda _i: burst_shim(0).replace("BeforeTool", "AfterModel"), 100, project, env, "AfterModel"
-        )
-        record["after_model_burst"] = {
-            "shim": burst_name,
-            "chunks": 100,
-            "total_ms": (time.perf_counter() - start) * 1000,
-            **stats(samples),
-        }
-        record["daemon_rss_mb"] = rss_mb(daemon.pid)
-    finally:
-        daemon.send_signal(signal.SIGTERM)
-        daemon.wait(timeout=10)
-    if args.workers > 1:
-        record["daemon_workers"] = workers_phases(tmp / "run-workers", policies, payload_file, args)
-    if "opa" in contenders:
-        import remote_engine  # bench/ is on sys.path when this file runs
-
-        record["remote_engine"] = remote_engine.measure(policies, args.opa, args.calls)
-    shims = [n for n in ("native", "python") if n in outputs]
-    record["identical_output"] = all(same_decisions(outputs[n], outputs["percall"]) for n in shims)
-    report(record)
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"bench-{time.strftime('%Y%m%dT%H%M%S')}.json"
-    path.write_text(json.dumps(record, indent=2) + "\n")
-    print(f"\nresults: {path}")
-    if args.compare:
-        compare(record, json.loads(Path(args.compare).read_text()))
-    return 0 if record["identical_output"] else 1
-
-
-DECISION_ID = re.compile(rb"\(decision [0-9a-f]{16}\)")
-
-
-def same_decisions(left: list[bytes], right: list[bytes]) -> bool:
-    """The same bytes call for call, but for each deny's decision id (new for every decision)."""
-    return [DECISION_ID.sub(b"(decision ID)", o) for o in left] == [DECISION_ID.sub(b"(decision ID)", o) for o in right]
+# --- the report -------------------------------------------------------------------------------------------
 
 
 def report(record: dict[str, Any]) -> None:
-    e2e = record["end_to_end"]
-    base = e2e.get("native", e2e["python"])
-    base_name = "native" if "native" in e2e else "python"
-    floor = e2e["floor"]["p50_ms"]
-    print(f"end to end, BeforeTool, {record['calls']} calls each, spawned through bash -c (ms)")
-    print(f"{'contender':10} {'p50':>8} {'p90':>8} {'p99':>8}  {'p50 / ' + base_name:>14}  {'p50 / floor':>12}  steal")
-    for name, row in e2e.items():
-        print(
-            f"{name:10} {row['p50_ms']:8.2f} {row['p90_ms']:8.2f} {row['p99_ms']:8.2f}  "
-            f"{row['p50_ms'] / base['p50_ms']:13.2f}x  {row['p50_ms'] / floor:11.2f}x  {row.get('steal_pct', 0):4.1f}%"
-        )
-    print("(steal: the share of CPU time the hypervisor gave to other machines meanwhile; high steal is noise)")
-    print(f"the shims and percall printed identical bytes for every call: {record['identical_output']}")
+    load_before, load_after = record["load_before"], record["load_after"]
+    print(f"load average before {load_before[0]:.2f} {load_before[1]:.2f}, after {load_after[0]:.2f} "
+          f"{load_after[1]:.2f} (2 cores); steal per phase below")  # fmt: skip
     daemon = record["daemon"]
+    print("\nsparse arrivals: the daemon alone and the uvloop floor server, interleaved request by request (ms)")
+    for name in ("fixed_10", "fixed_100"):
+        print(interleaved_row(daemon[name]))
+    if "trace" in record:
+        trace = record["trace"]
+        print(f"\nthe recorded workload ({trace['file']}, {trace['trace']:.0f} calls at their recorded pacing), "
+              "interleaved with the floor server")  # fmt: skip
+        print(interleaved_row(trace))
+    if "end_to_end" in record:
+        report_end_to_end(record)
     print("\nthe daemon alone, over its socket, one connection per request (ms)")
-    print(
-        f"(load generator: {daemon['max'].get('generator', 'python')}; fixed rates from when each request was due, "
-        "in brackets from its connect)"
-    )
-    for name in ("fixed_100", "fixed_1000"):
-        print(fixed_row(daemon[name]))
+    print(interleaved_row(daemon["fixed_1000"]))
     print(max_row(daemon["max"]))
+    print(f"floor server at its maximum: {daemon['floor_max']['per_second']:.0f} requests/s, "
+          f"{daemon['floor_max']['cpu_ms_per_request']:.3f} ms CPU a request")  # fmt: skip
     if "daemon_workers" in record:
         report_workers(record["daemon_workers"])
-    burst = record["after_model_burst"]
-    print(
-        f"\nAfterModel burst, 100 chunks one after another ({burst['shim']} shim): "
-        f"{burst['total_ms']:.0f} ms in all, p50 {burst['p50_ms']:.2f} ms per chunk"
-    )
+    burst = record.get("after_model_burst")
+    if burst and "failed" not in burst:
+        print(
+            f"\nAfterModel burst, 100 chunks one after another ({burst['shim']} shim): "
+            f"{burst['total_ms']:.0f} ms in all, p50 {burst['p50_ms']:.2f} ms per chunk"
+        )
     print(f"daemon RSS after the run: {record['daemon_rss_mb']:.1f} MB")
     if "remote_engine" in record:
         import remote_engine
@@ -403,15 +650,37 @@ def report(record: dict[str, Any]) -> None:
         remote_engine.report(record["remote_engine"])
     for note in record["notes"]:
         print(f"note: {note}")
+    for failure in record["failed"]:
+        print(f"FAILED: {failure}")
 
 
-def fixed_row(row: dict[str, Any]) -> str:
-    """One open-loop phase: latency from when each request was due and, in brackets, from its connect."""
-    connect = row.get("from_connect_p50_ms", row["p50_ms"]), row.get("from_connect_p99_ms", row["p99_ms"])
+def report_end_to_end(record: dict[str, Any]) -> None:
+    e2e = record["end_to_end"]
+    timed = {name: row for name, row in e2e.items() if "failed" not in row}
+    floor_name = "floor" if "floor" in timed else "true"
+    floor = timed.get(floor_name, {}).get("p50_ms")
+    print(f"\nend to end, BeforeTool, {record['calls']} calls each, spawned through bash -c, interleaved call by "
+          f"call (ms; floor: {floor_name})")  # fmt: skip
+    print(f"{'contender':10} {'p50':>8} {'p90':>8} {'p99':>8}  {'p50 / floor':>12}  steal")
+    for name, row in e2e.items():
+        if "failed" in row:
+            print(f"{name:10} FAILED, not timed: {row['failed']}")
+            continue
+        ratio = f"{row['p50_ms'] / floor:11.2f}x" if floor else f"{'-':>12}"
+        print(f"{name:10} {row['p50_ms']:8.2f} {row['p90_ms']:8.2f} {row['p99_ms']:8.2f}  {ratio}  "
+              f"{row['steal_pct']:4.1f}%")  # fmt: skip
+    print("(every call's exit code and output checked: the shims printed the per-call hook's decisions)")
+
+
+def interleaved_row(row: dict[str, Any]) -> str:
+    """One open-loop phase, hookd beside the floor server: latency from when each request was due."""
+    floor = row["floor"]
+    what = f"{row['rate']:6.0f} req/s" if "rate" in row else "     trace"
     return (
-        f"{row['rate']:6.0f} req/s  p50 {row['p50_ms']:7.3f} ({connect[0]:.3f})  p99 {row['p99_ms']:7.3f} "
-        f"({connect[1]:.3f})  errors {row['errors']}  achieved {row['per_second']:.0f}/s  "
-        f"steal {row.get('steal_pct', 0):.1f}%"
+        f"{what}  hookd p50 {row['p50_ms']:6.3f} p99 {row['p99_ms']:7.3f} | floor p50 {floor['p50_ms']:6.3f} "
+        f"p99 {floor['p99_ms']:7.3f} | ratio p50 {row['p50_over_floor']:.2f}x p99 {row['p99_over_floor']:.2f}x | "
+        f"CPU {row['cpu_ms_per_request']:.3f} ms/decision (floor {floor['cpu_ms_per_request']:.3f}) | "
+        f"errors {row['errors']} | steal {row['steal_pct']:.1f}%"
     )
 
 
@@ -420,39 +689,66 @@ def max_row(top: dict[str, Any]) -> str:
     return (
         f"max sustained: {top['per_second']:.0f} decisions/s (concurrency {top['concurrency']}), "
         f"p99 {top['p99_ms']:.2f} ms, errors {top['errors']}; the log's backlog took "
-        f"{top.get('log_drain_s', 0):.2f} s more: {top.get('with_log_per_second', top['per_second']):.0f}/s "
-        f"with the log written; steal {top.get('steal_pct', 0):.1f}%"
+        f"{top['log_drain_s']:.2f} s more: {top['with_log_per_second']:.0f}/s with the log written; "
+        f"CPU {top['cpu_ms_per_request']:.3f} ms/decision; steal {top['steal_pct']:.1f}%"
     )
 
 
 def report_workers(run: dict[str, Any]) -> None:
     print(f"\nthe same with [daemon] workers = {run['workers']} (the daemon and {run['workers'] - 1} worker process)")
-    for name in ("fixed_100", "fixed_1000"):
-        print(fixed_row(run[name]))
+    for name in FIXED_PHASES:
+        print(interleaved_row(run[name]))
     print(max_row(run["max"]))
     rss = ", ".join(f"{mb:.1f}" for mb in run["rss_mb"].values())
     print(f"RSS of the processes (MB): {rss}")
 
 
 def compare(new: dict[str, Any], old: dict[str, Any]) -> None:
-    print("\nnew / old (below 1.00 is faster; in brackets, each run's p50 over its own floor, which takes out")
+    print("\nnew / old (below 1.00 is faster; in brackets, each run's figure over its own floor, which takes out")
     print("most of the machine's own drift between the runs)")
-    floors = new["end_to_end"]["floor"]["p50_ms"], old.get("end_to_end", {}).get("floor", {}).get("p50_ms")
-    for name, row in new["end_to_end"].items():
-        if name in old.get("end_to_end", {}):
-            was = old["end_to_end"][name]["p50_ms"]
-            line = f"  end to end {name:8} p50 {row['p50_ms'] / was:.2f}"
-            if floors[1]:
-                line += f"  ({(row['p50_ms'] / floors[0]) / (was / floors[1]):.2f})"
-            print(line)
-    for name in ("fixed_100", "fixed_1000"):
-        if name in old.get("daemon", {}):
-            print(f"  daemon {name:12} p50 {new['daemon'][name]['p50_ms'] / old['daemon'][name]['p50_ms']:.2f}")
+    phases = [(name, new["daemon"].get(name), old.get("daemon", {}).get(name)) for name in FIXED_PHASES]
+    for name, row, was in [*phases, ("trace", new.get("trace"), old.get("trace"))]:
+        if row and was:
+            print(f"  {name:12} {ratio_line(row, was)}")
     if "max" in old.get("daemon", {}):
-        print(f"  max decisions/s   {new['daemon']['max']['per_second'] / old['daemon']['max']['per_second']:.2f}")
+        line = f"  max decisions/s   {new['daemon']['max']['per_second'] / old['daemon']['max']['per_second']:.2f}"
+        if "cpu_ms_per_request" in old["daemon"]["max"]:
+            ratio = new["daemon"]["max"]["cpu_ms_per_request"] / old["daemon"]["max"]["cpu_ms_per_request"]
+            line += f"  CPU/decision {ratio:.2f}"
+        print(line)
+    compare_end_to_end(new, old)
     if "daemon_workers" in new and "daemon_workers" in old:
         ratio = new["daemon_workers"]["max"]["per_second"] / old["daemon_workers"]["max"]["per_second"]
         print(f"  max decisions/s with workers   {ratio:.2f}")
+
+
+def ratio_line(row: dict[str, Any], was: dict[str, Any]) -> str:
+    """p50 and p99 new/old; over each run's own floor server; CPU per decision new/old."""
+    line = f"p50 {row['p50_ms'] / was['p50_ms']:.2f}  p99 {row['p99_ms'] / was['p99_ms']:.2f}"
+    if "p50_over_floor" in was:
+        over = row["p50_over_floor"] / was["p50_over_floor"], row["p99_over_floor"] / was["p99_over_floor"]
+        line += f"  ({over[0]:.2f}, {over[1]:.2f})"
+    if "cpu_ms_per_request" in was:
+        line += f"  CPU/decision {row['cpu_ms_per_request'] / was['cpu_ms_per_request']:.2f}"
+    return line
+
+
+def compare_end_to_end(new: dict[str, Any], old: dict[str, Any]) -> None:
+    def floor_of(run: dict[str, Any]) -> float | None:
+        e2e = run.get("end_to_end", {})
+        for name in ("floor", "true"):
+            if "p50_ms" in e2e.get(name, {}):
+                return float(e2e[name]["p50_ms"])
+        return None
+
+    floors = floor_of(new), floor_of(old)
+    for name, row in new.get("end_to_end", {}).items():
+        was = old.get("end_to_end", {}).get(name, {})
+        if "p50_ms" in row and "p50_ms" in was:
+            line = f"  end to end {name:8} p50 {row['p50_ms'] / was['p50_ms']:.2f}"
+            if floors[0] and floors[1]:
+                line += f"  ({(row['p50_ms'] / floors[0]) / (was['p50_ms'] / floors[1]):.2f})"
+            print(line)
 
 
 if __name__ == "__main__":

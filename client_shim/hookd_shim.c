@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -331,13 +332,18 @@ typedef enum {
     F_OVERSIZE,
     F_REJECTED,
     F_CONNECT,
+    F_UNSAFE_DIR,
+    F_FOREIGN_PEER,
 } FailKind;
 
 typedef struct {
     FailKind kind;
     int err;           /* errno for F_STDIN_ERROR and F_CONNECT */
     const char *text;  /* F_CONNECT without an errno */
-    Buf message;       /* F_REJECTED: the daemon's message, raw */
+    Buf message;       /* F_REJECTED: the daemon's message, raw; F_UNSAFE_DIR: the directory */
+    unsigned long long uid; /* F_UNSAFE_DIR, F_FOREIGN_PEER: who owns it */
+    unsigned mode;     /* F_UNSAFE_DIR: the directory's permission bits */
+    int is_dir;        /* F_UNSAFE_DIR: a directory (else a symlink) */
 } Failure;
 
 static int fail(Failure *f, FailKind kind, int err) {
@@ -387,6 +393,28 @@ static void describe(Buf *out, const Failure *f, const char *path, long deadline
         buf_str(out, "hookd could not be reached: connection failed (");
         buf_str(out, f->text ? f->text : strerror(f->err));
         buf_str(out, ")");
+        break;
+    case F_UNSAFE_DIR:
+        buf_str(out, "refusing hookd's socket directory ");
+        buf_add(out, f->message.data, f->message.len);
+        buf_str(out, f->is_dir ? ": a directory" : ": a symlink");
+        buf_str(out, " owned by uid ");
+        buf_num(out, f->uid);
+        buf_str(out, " with mode ");
+        buf_byte(out, (unsigned char)('0' + ((f->mode >> 9) & 7)));
+        buf_byte(out, (unsigned char)('0' + ((f->mode >> 6) & 7)));
+        buf_byte(out, (unsigned char)('0' + ((f->mode >> 3) & 7)));
+        buf_byte(out, (unsigned char)('0' + (f->mode & 7)));
+        buf_str(out, " (it must be yours or root's with mode 0700); remove it and restart hookd");
+        break;
+    case F_FOREIGN_PEER:
+        buf_str(out, "refusing the daemon on ");
+        buf_str(out, path);
+        buf_str(out, ": it runs as uid ");
+        buf_num(out, f->uid);
+        buf_str(out, ", not as you (uid ");
+        buf_num(out, (unsigned long long)getuid());
+        buf_str(out, ") or root; stop it and start hookd yourself");
         break;
     }
 }
@@ -480,6 +508,59 @@ static void put_u32(unsigned char *p, uint32_t v) {
 
 static uint32_t get_u32(const unsigned char *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/* ---- who answers: the checks that keep another local user from posing as the daemon ----------
+ * Self-contained: verify_dir() runs before connecting, verify_peer() right after, before any byte is
+ * sent. docs/protocol.md ("Who the shim talks to") says why and gives the reasons. */
+
+static int trusted_uid(uid_t uid) { return uid == 0 || uid == getuid(); }
+
+/* The socket's directory must be a real directory of this user's (or root's), closed to others: anyone
+ * else who could create or replace the socket could answer with an allow or a rewrite. */
+static int verify_dir(const char *path, Failure *f) {
+    const char *slash = strrchr(path, '/');
+    Buf dir = {0};
+    if (!slash)
+        buf_str(&dir, ".");
+    else if (slash == path)
+        buf_str(&dir, "/");
+    else
+        buf_add(&dir, path, (size_t)(slash - path));
+    buf_byte(&dir, 0);
+    struct stat info;
+    int rc = lstat((const char *)dir.data, &info);
+    if (rc != 0) {
+        int err = errno;
+        free(dir.data);
+        return fail(f, (err == ENOENT || err == ENOTDIR) ? F_NOT_RUNNING : F_CONNECT, err);
+    }
+    if (!S_ISDIR(info.st_mode) && !S_ISLNK(info.st_mode)) {
+        free(dir.data);
+        return fail(f, F_CONNECT, ENOTDIR); /* what connect() would say */
+    }
+    if (S_ISDIR(info.st_mode) && trusted_uid(info.st_uid) && !(info.st_mode & 077)) {
+        free(dir.data);
+        return 0;
+    }
+    buf_add(&f->message, dir.data, dir.len - 1);
+    free(dir.data);
+    f->is_dir = S_ISDIR(info.st_mode);
+    f->uid = (unsigned long long)info.st_uid;
+    f->mode = (unsigned)(info.st_mode & 07777);
+    return fail(f, F_UNSAFE_DIR, 0);
+}
+
+/* The process listening must be this user's or root's (SO_PEERCRED). */
+static int verify_peer(int fd, Failure *f) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+        return fail(f, F_CONNECT, errno);
+    if (trusted_uid(cred.uid))
+        return 0;
+    f->uid = (unsigned long long)cred.uid;
+    return fail(f, F_FOREIGN_PEER, 0);
 }
 
 /* A blocking connect bounded by SO_SNDTIMEO: on a Unix socket that is how long connect() waits for
@@ -605,10 +686,14 @@ static int read_reply(int fd, Reply *reply, int64_t deadline, Failure *f) {
 
 static int exchange(const char *path, struct iovec *iov, int count, Reply *reply, int64_t deadline,
                     Failure *f) {
+    if (verify_dir(path, f))
+        return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     if (fd < 0)
         return fail(f, F_CONNECT, errno);
     int rc = connect_daemon(fd, path, deadline, f);
+    if (rc == 0)
+        rc = verify_peer(fd, f);
     if (rc == 0) {
         rc = send_frame(fd, iov, count, deadline, f);
         /* A daemon that refuses a frame (too large, say) answers and closes without reading the
@@ -694,9 +779,21 @@ static const char *default_socket_path(Buf *storage) {
         buf_str(storage, runtime);
         buf_str(storage, "/hookd/hook.sock");
     } else {
-        buf_str(storage, "/tmp/hookd-");
-        buf_num(storage, (unsigned long long)getuid());
-        buf_str(storage, "/hook.sock");
+        Buf login = {0}; /* /run/user/<uid>, the daemon's choice too (hookd.transport.runtime_dir) */
+        buf_str(&login, "/run/user/");
+        buf_num(&login, (unsigned long long)getuid());
+        buf_byte(&login, 0);
+        struct stat info;
+        if (lstat((const char *)login.data, &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == getuid() &&
+            !(info.st_mode & 077)) {
+            buf_add(storage, login.data, login.len - 1);
+            buf_str(storage, "/hookd/hook.sock");
+        } else {
+            buf_str(storage, "/tmp/hookd-");
+            buf_num(storage, (unsigned long long)getuid());
+            buf_str(storage, "/hook.sock");
+        }
+        free(login.data);
     }
     buf_byte(storage, 0);
     return (const char *)storage->data;

@@ -72,6 +72,13 @@ def socket_path():
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and runtime.startswith("/"):
         return runtime + "/hookd/hook.sock"
+    login = f"/run/user/{os.getuid()}"  # the daemon's choice too (hookd.transport.runtime_dir)
+    try:
+        info = os.lstat(login)
+        if (info.st_mode & 0o170077) == 0o040000 and info.st_uid == os.getuid():
+            return login + "/hookd/hook.sock"
+    except OSError:
+        pass
     return f"/tmp/hookd-{os.getuid()}/hook.sock"
 
 
@@ -114,6 +121,40 @@ def recv_exactly(sock, size, deadline):
     return b"".join(parts)
 
 
+# ---- who answers: the checks that keep another local user from posing as the daemon ----------------
+# Kept self-contained: verify_dir() runs before connecting, verify_peer() right after, before any byte
+# is sent. docs/protocol.md ("Who the shim talks to") says why and gives the reasons.
+
+
+def trusted_uid(uid):
+    return uid == 0 or uid == os.getuid()
+
+
+def verify_dir(path):
+    """The socket's directory must be a real directory of this user's (or root's), closed to others:
+    anyone else who could create or replace the socket could answer with an allow or a rewrite."""
+    directory = path[: path.rfind("/")] or "/" if "/" in path else "."
+    try:
+        info = os.lstat(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        raise ShimError("not-running") from None
+    except OSError as exc:
+        raise ShimError(f"connection failed ({exc.strerror or exc})") from None
+    mode, kind = info.st_mode, info.st_mode & 0o170000
+    if kind not in (0o040000, 0o120000):
+        raise ShimError("connection failed (Not a directory)")  # what connect() would say
+    if kind == 0o120000 or not trusted_uid(info.st_uid) or mode & 0o077:
+        what = "a symlink" if kind == 0o120000 else "a directory"
+        raise ShimError(f"unsafe-dir:{directory}\0{what}\0{info.st_uid}\0{mode & 0o7777:04o}")
+
+
+def verify_peer(sock):
+    """The process listening must be this user's or root's (SO_PEERCRED: pid, uid, gid)."""
+    uid = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12))[1]
+    if not trusted_uid(uid):
+        raise ShimError(f"foreign-peer:{uid}")
+
+
 def connect(sock, path, deadline):
     # A blocking connect bounded by SO_SNDTIMEO: on a Unix socket that is how long connect() waits for
     # room in a busy daemon's backlog, where a non-blocking one (settimeout) fails at once with EAGAIN.
@@ -144,8 +185,10 @@ def read_reply(sock, deadline):
 def exchange(path, frame, deadline):
     sock = None
     try:
+        verify_dir(path)
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         connect(sock, path, deadline)
+        verify_peer(sock)
         sock.settimeout(remaining(deadline))
         try:
             sock.sendall(frame)
@@ -188,6 +231,13 @@ def describe(error, path, deadline_ms):
         return f"the hook input is larger than hookd's limit of {text[9:]} bytes; not sent"
     if text.startswith("rejected: "):
         return "hookd rejected the event: " + text[10:]
+    if text.startswith("unsafe-dir:"):
+        directory, kind, uid, mode = text[11:].split("\0")
+        return (f"refusing hookd's socket directory {directory}: {kind} owned by uid {uid} with mode {mode} "
+                f"(it must be yours or root's with mode 0700); remove it and restart hookd")  # fmt: skip
+    if text.startswith("foreign-peer:"):
+        return (f"refusing the daemon on {path}: it runs as uid {text[13:]}, not as you (uid {os.getuid()}) "
+                f"or root; stop it and start hookd yourself")  # fmt: skip
     return "hookd could not be reached: " + text
 
 

@@ -118,6 +118,13 @@ def start_daemon(
     return daemon
 
 
+def trace_shim_config() -> str:
+    """`[shim] python` set to bench/trace.py's recording wrapper while `bench/trace.py record` runs the e2e
+    tests (HOOKD_TRACE_WRAPPER), so every hook call is saved for the bench's recorded workload; else nothing."""
+    wrapper = os.environ.get("HOOKD_TRACE_WRAPPER")
+    return f'[shim]\npython = "{wrapper}"\n' if wrapper else ""
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as probe:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.layers import LayeredEngine, Rank
+from hookd.rollout.observe import Observer
+from hookd.sdnotify import Notifier
+from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import Engine, Handled, HookRequest, Reply
@@ -51,8 +55,15 @@ class ReloadResult:
 
 
 class Daemon:
-    def __init__(self, config: Config) -> None:
+    def __init__(
+        self,
+        config: Config,
+        inherited: Mapping[str, socket.socket] | None = None,
+        notifier: Notifier | None = None,
+    ) -> None:
         self.config = config
+        self.inherited = dict(inherited or {})  # sockets a service manager bound (hookd.transport.activation)
+        self.notifier = notifier or Notifier()
         kept, kept_errors = kept_bundles_of(config)  # the last good bundles, before any network
         store = BundleStore(config.daemon.state_dir / "bundles")
         compile_bundle = bundle_compiler(config, wait=False)  # the manager awaits ready() before the swap
@@ -77,6 +88,9 @@ class Daemon:
         self.sink: Sink[Queued] = Sink(config.log.queue_size)
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
+        self.observer = Observer(
+            config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self._busy("")
+        )
         self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
         self.server = HookServer.from_config(config, self.handle, self.stats)
         self.http: HttpHookServer | None = None
@@ -131,14 +145,29 @@ class Daemon:
             return await self.pipeline.handle(request, probe=probe)
 
     def record(self, handled: Handled, via: str) -> None:
-        """Count the decision and hand it to the decision log; never blocks, never fails the request."""
+        """Count the decision and hand it to the decision log (through the observer when monitor or shadow
+        layers are to see it first); never blocks, never fails the request."""
         self.metrics.observe(handled)
-        self.sink.put_nowait(Pending(handled, time.time(), via))
+        engine = handled.engine
+        if isinstance(engine, LayeredEngine) and engine.observed:
+            self.observer.offer(Pending(handled, time.time(), via), self._busy(via))
+        else:
+            self.sink.put_nowait(Pending(handled, time.time(), via))
+
+    def _busy(self, via: str) -> bool:
+        """Other hook requests are being decided besides the one just answered (then monitor and shadow
+        layers stand aside: docs/rollout.md)."""
+        answering = 1 if via == "socket" else 0  # the answered request is still the hook server's task
+        return self.server.in_flight > answering or self.engines.in_use(self.engines.current) > 0
 
     def _metrics_endpoint(self) -> MetricsEndpoint:
         host, port = loopback_address(self.config.metrics.listen, "'metrics.listen'")
         return MetricsEndpoint(
-            host, port, HookdCollector(self.metrics, Gauges(self._errors, self._counters, self._gauges))
+            host,
+            port,
+            HookdCollector(
+                self.metrics, Gauges(self._errors, self._counters, self._gauges, self.observer.counters.families)
+            ),
         )
 
     def _errors(self) -> dict[str, int]:
@@ -170,6 +199,7 @@ class Daemon:
         background, so the old engine keeps answering meanwhile. Reloads run one at a time."""
         async with self._reload_lock:
             previous = self.engines.current.status().revision
+            self.notifier.reloading()
             try:
                 bundles = [a.layer for a in self.bundles.active.values()]
                 engine = load_engine(self.config, bundles=bundles, wait=False)
@@ -177,6 +207,7 @@ class Daemon:
             except HookdError as exc:
                 self.reload_failures += 1
                 log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
+                self.notifier.ready(f"serving revision {previous} (a reload was refused)")
                 return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
             self._install(engine)
             if self.workers is not None:
@@ -185,6 +216,7 @@ class Daemon:
             status = engine.status()
             revision = status.revision
             log.info("reloaded", revision=revision, packages=len(status.packages), requested_by=requested_by)
+            self.notifier.ready(f"serving revision {revision}")
             return ReloadResult(ok=True, error="", previous=previous, revision=revision)
 
     def _reload_on_signal(self) -> None:
@@ -268,7 +300,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         loop.add_signal_handler(signal.SIGHUP, self._reload_on_signal)
-        await self.server.start()
+        await self.server.start(listener(self.inherited, "hook", self.server.path))
         try:
             if self.config.daemon.workers > 1:
                 self.workers = WorkerPool(self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats)
@@ -276,11 +308,12 @@ class Daemon:
             if self.http is not None:
                 await self.http.start()
             self.decision_log.start()
+            self.observer.start()
             if self.shipper is not None:
                 self.shipper.start()
             if self.metrics_endpoint is not None:
                 self.metrics_endpoint.start()
-            await self.control.start()
+            await self.control.start(listener(self.inherited, "control", self.control.path))
             self.bundles.start()
             if self.config.layers.watch:
                 self._watcher = asyncio.create_task(self._watch_local(), name="watch-local-policies")
@@ -297,9 +330,12 @@ class Daemon:
                 packages=list(engine.packages),
                 workers=self.config.daemon.workers,
             )
+            self.notifier.ready(f"serving revision {engine.revision} on {self.server.path}")
+            self.notifier.start_watchdog()
             await stop.wait()
         finally:
             log.info("stopping")
+            self.notifier.stopping()
             self._watch_stop.set()
             await self.bundles.stop()
             if self._watcher is not None:
@@ -311,6 +347,7 @@ class Daemon:
                 await self.http.stop()
             self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
             await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
+            await self.observer.close()  # observes what is queued while its engines are open, passes it on
             await self.close_engines()
             await self.decision_log.close()  # write what is queued, flush
             if self.shipper is not None:
@@ -324,7 +361,7 @@ def serve(config: Config) -> int:
     import uvloop
 
     configure_logging(config.daemon.log_level)
-    daemon = Daemon(config)
+    daemon = Daemon(config, inherited=take_inherited(), notifier=Notifier.from_env())
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(daemon.run())
     return 0

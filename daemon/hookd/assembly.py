@@ -19,7 +19,7 @@ from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
 from hookd.pipeline import AskPolicy, EngineHolder, IdFactory, InteractiveProbe, Pipeline
-from hookd.policy.layers import USER_LAYER, Layer, LayeredEngine, Rank
+from hookd.policy.layers import SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
@@ -56,13 +56,38 @@ def rego_engine(config: Config, path: Path) -> Engine:
 def local_layers(config: Config, policies: Path | None = None, *, wait: bool = True) -> list[Layer]:
     """The user's policy directory and every opted-in project's policy directory, each compiled."""
     user = policies or config.daemon.policies
-    layers = [Layer(USER_LAYER, Rank.USER, engine_for_dir(config, user, wait=wait), location=str(user))]
+    mode, project_mode = config.layers.mode, config.layers.project_mode
+    engine = engine_for_dir(config, user, wait=wait)
+    layers = [Layer(USER_LAYER, Rank.USER, engine, location=str(user), mode=mode)]
     for root in config.layers.projects:
         directory = Path(root) / config.layers.project_policy_dir
         if directory.is_dir():
             engine = engine_for_dir(config, directory, wait=wait)
-            layers.append(Layer(f"project:{root}", Rank.PROJECT, engine, location=str(directory), project_root=root))
+            layers.append(
+                Layer(
+                    f"project:{root}",
+                    Rank.PROJECT,
+                    engine,
+                    location=str(directory),
+                    project_root=root,
+                    mode=project_mode,
+                )
+            )
+    if config.rollout.shadow_policies:
+        layers.append(shadow_layer(config, Path(config.rollout.shadow_policies), wait=wait))
     return layers
+
+
+def shadow_layer(config: Config, directory: Path, *, wait: bool = True) -> Layer:
+    """The local candidate policy directory (`[rollout] shadow_policies`): compared, never enforced."""
+    replaces = config.rollout.shadow_replaces
+    rank = (
+        Rank.ORGANISATION if replaces and replaces != USER_LAYER and not replaces.startswith("project:") else Rank.USER
+    )
+    if replaces.startswith("project:"):
+        rank = Rank.PROJECT
+    engine = engine_for_dir(config, directory, wait=wait)
+    return Layer("shadow", rank, engine, location=str(directory), mode=SHADOW, replaces=replaces)
 
 
 def load_engine(

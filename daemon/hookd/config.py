@@ -20,6 +20,7 @@ from urllib.parse import SplitResult, urlsplit
 
 from hookd.bundle.config import BundlesConfig, LayersConfig, parse_bundles
 from hookd.errors import ConfigError
+from hookd.transport.runtime_dir import default_runtime_dir
 from hookd.types import Event, FailMode
 
 T = TypeVar("T")
@@ -39,13 +40,6 @@ DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = {
 CAN_FAIL_CLOSED = frozenset(
     {Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL, Event.AFTER_MODEL}
 )
-
-
-def default_runtime_dir() -> Path:
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    if xdg and Path(xdg).is_absolute():
-        return Path(xdg) / "hookd"
-    return Path(f"/tmp/hookd-{os.getuid()}")
 
 
 def default_config_path() -> Path:
@@ -186,6 +180,44 @@ class OpaConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RolloutConfig:
+    """Shadow evaluation of a candidate policy set, and the budget that monitor and shadow layers run in
+    after each reply (docs/rollout.md). A shadow bundle is a `[bundles.NAME]` source with mode = "shadow"."""
+
+    shadow_policies: str = ""  # a local candidate policy directory; "" = none
+    shadow_replaces: str = ""  # the enforced layer it stands in for ("default" = the user's); "" = added to them
+    cpu_budget_percent: int = 20  # of one core, for monitor and shadow evaluation; beyond it they are dropped
+    burst_ms: int = 50  # CPU time the budget may run ahead by after an idle spell
+    queue_size: int = 1000  # decisions waiting for monitor/shadow evaluation; beyond it the oldest skips it
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayConfig:
+    """The opt-in replay store: the input of each decision, for `hookd replay` (docs/rollout.md)."""
+
+    enabled: bool = False
+    path: Path = field(default_factory=lambda: default_state_dir() / "replay")  # owner-only directory
+    max_bytes: int = 64 * 1024 * 1024  # all segments together; the oldest segment goes first
+    segment_bytes: int = 4 * 1024 * 1024
+    max_age_hours: int = 168  # segments older than this are deleted
+    max_string_length: int = 65_536  # longer strings are cut (replay then sees the cut string)
+    queue_size: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class OtelConfig:
+    """OpenTelemetry export of decision records (OTLP logs) and decision metrics (OTLP metrics) over gRPC."""
+
+    endpoint: str = ""  # http://HOST:4317 (plaintext) or https://HOST:4317; "" = off
+    agent: str = ""  # the `hookd.agent` resource attribute (default: the clients configured, "gemini,claude")
+    max_queue_size: int = 10_000  # log records buffered for export; beyond it new ones are dropped and counted
+    batch_size: int = 512
+    schedule_delay_ms: int = 1000
+    export_timeout_ms: int = 5000
+    metrics_interval_ms: int = 10_000
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     daemon: DaemonConfig = field(default_factory=DaemonConfig)
     shim: ShimConfig = field(default_factory=ShimConfig)
@@ -197,6 +229,9 @@ class Config:
     opa: OpaConfig = field(default_factory=OpaConfig)
     bundles: BundlesConfig = field(default_factory=BundlesConfig)
     layers: LayersConfig = field(default_factory=LayersConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+    otel: OtelConfig = field(default_factory=OtelConfig)
     source: Path | None = None
 
     @property
@@ -216,6 +251,8 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
     "daemon.log_level": ("debug", "info", "warning", "error"),
     "ask.headless_fallback": ("deny", "allow"),
     "daemon.engine": ("embedded", "opa"),
+    "layers.mode": ("enforce", "monitor"),
+    "layers.project_mode": ("enforce", "monitor"),
 }
 
 
@@ -258,6 +295,9 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "bundles",
         "keys",
         "layers",
+        "rollout",
+        "replay",
+        "otel",
     }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
@@ -281,6 +321,11 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     layers = _section(LayersConfig(), raw.get("layers", {}), "layers", where)
     layers = replace(layers, projects=tuple(str(Path(os.path.expanduser(p)).absolute()) for p in layers.projects))
     shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
+    rollout = _section(RolloutConfig(), raw.get("rollout", {}), "rollout", where)
+    rollout = _check_rollout(rollout, bundles, where)
+    replay = _section(ReplayConfig(), raw.get("replay", {}), "replay", where)
+    otel = _section(OtelConfig(), raw.get("otel", {}), "otel", where)
+    _check_otel(otel, where)
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
@@ -297,8 +342,37 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         opa=opa,
         bundles=bundles,
         layers=layers,
+        rollout=rollout,
+        replay=replay,
+        otel=otel,
         source=source,
     )
+
+
+def _check_rollout(rollout: RolloutConfig, bundles: BundlesConfig, where: str) -> RolloutConfig:
+    if rollout.cpu_budget_percent > 100:
+        raise ConfigError(
+            f"{where}: 'rollout.cpu_budget_percent' must be at most 100, got {rollout.cpu_budget_percent}"
+        )
+    if rollout.shadow_replaces and not rollout.shadow_policies:
+        raise ConfigError(f"{where}: 'rollout.shadow_replaces' needs 'rollout.shadow_policies'")
+    shadows = [s.name for s in bundles.sources if s.mode == "shadow"] + (["shadow"] if rollout.shadow_policies else [])
+    if len(shadows) > 1:
+        raise ConfigError(f"{where}: one shadow at a time, got {', '.join(shadows)}")
+    if not rollout.shadow_policies:
+        return rollout
+    path = Path(os.path.expanduser(rollout.shadow_policies)).absolute()
+    return replace(rollout, shadow_policies=str(path))
+
+
+def _check_otel(otel: OtelConfig, where: str) -> None:
+    if not otel.endpoint:
+        return
+    parts = urlsplit(otel.endpoint)
+    if parts.scheme not in ("http", "https") or not parts.hostname or not _valid_port(parts):
+        raise ConfigError(
+            f"{where}: 'otel.endpoint' must be http://HOST:PORT or https://HOST:PORT, got {otel.endpoint!r}"
+        )
 
 
 def _check_http(http: HttpConfig, where: str) -> None:

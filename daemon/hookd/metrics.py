@@ -83,6 +83,7 @@ class Gauges:
     request_errors: Callable[[], Mapping[str, int]]  # requests answered with an error frame, by code
     counters: Callable[[], Mapping[str, float]]  # name -> value, counters (without _total)
     gauges: Callable[[], Mapping[str, float]]  # name -> value
+    families: Callable[[], Iterable[Any]] = tuple  # more metric families, built at scrape time (hookd.rollout)
 
 
 class HookdCollector:
@@ -136,6 +137,7 @@ class HookdCollector:
             yield CounterMetricFamily(name, _HELP.get(name, name), value=value)
         for name, value in sorted(self.more.gauges().items()):
             yield GaugeMetricFamily(name, _HELP.get(name, name), value=value)
+        yield from self.more.families()
 
 
 _HELP = {

@@ -311,6 +311,8 @@ class LayerStatus:
     project_root: str
     revision: str
     engine: EngineStatus
+    mode: str = "enforce"  # "monitor" and "shadow" layers never decide (hookd.rollout)
+    replaces: str = ""  # a shadow layer: the enforced layer it stands in for
 
 
 @dataclass(frozen=True, slots=True)

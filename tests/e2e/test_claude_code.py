@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from fake_anthropic import FakeAnthropic
 
-from support import RunningDaemon, require, start_daemon
+from support import RunningDaemon, require, start_daemon, trace_shim_config
 
 pytestmark = pytest.mark.e2e
 
@@ -49,7 +49,7 @@ def free_port() -> int:
 
 def daemon_config(runtime_dir: Path, port: int, token_file: Path, extra: str = "") -> str:
     return (f'[daemon]\nruntime_dir = "{runtime_dir}"\n[http]\nenabled = true\nport = {port}\n'
-            f'token_file = "{token_file}"\n{extra}')  # fmt: skip
+            f'token_file = "{token_file}"\n{trace_shim_config()}{extra}')  # fmt: skip
 
 
 @dataclass

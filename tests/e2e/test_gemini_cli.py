@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 
-from support import DEMO_POLICIES, RunningDaemon, require, start_daemon
+from support import DEMO_POLICIES, RunningDaemon, require, start_daemon, trace_shim_config
 
 pytestmark = pytest.mark.e2e
 
@@ -76,7 +76,7 @@ def short_runtime_dir() -> Path:
 
 
 def daemon_config(runtime_dir: Path, extra: str = "") -> str:
-    return f'[daemon]\nruntime_dir = "{runtime_dir}"\n{extra}'
+    return f'[daemon]\nruntime_dir = "{runtime_dir}"\n{trace_shim_config()}{extra}'
 
 
 def deep_merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:

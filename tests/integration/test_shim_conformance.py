@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from shims import KINDS, Shim, build_native
+from shims import Shim
 
 from hookd import wire
 from support import SHIM, FakeServer, RunningDaemon, gemini_payload, require, start_daemon
@@ -35,18 +35,6 @@ FORWARDED_ENV = ("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMIN
                  "CLAUDE_CODE_SESSION_ID", "HOME", "USER")  # fmt: skip
 CLAUDE_PAYLOAD = {"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
                   "tool_input": {"command": "ls"}}  # fmt: skip
-
-
-@pytest.fixture(scope="session")
-def native_binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_native(tmp_path_factory.mktemp("native-shim"))
-
-
-@pytest.fixture(params=KINDS)
-def shim(request: pytest.FixtureRequest) -> Shim:
-    if request.param == "native":
-        return Shim.native(request.getfixturevalue("native_binary"))
-    return Shim.python()
 
 
 @pytest.fixture
@@ -501,7 +489,7 @@ def test_header_without_a_working_directory(both: tuple[Shim, Shim], sock_dir: P
 
 def test_socket_resolution(shim: Shim, sock_dir: Path) -> None:
     runtime = sock_dir / "run"
-    (runtime / "hookd").mkdir(parents=True)
+    (runtime / "hookd").mkdir(parents=True, mode=0o700)  # the daemon makes it 0700; the shims check
     via_env = FakeServer(sock_dir / "env.sock", "reply", wire.encode_reply(b"HOOKD_SOCKET"))
     via_xdg = FakeServer(runtime / "hookd" / "hook.sock", "reply", wire.encode_reply(b"XDG_RUNTIME_DIR"))
     try:

@@ -49,7 +49,7 @@ def test_status_for_people() -> None:
     assert format_status(status) == [
         "hookd 0.1.0, pid 42, up 1h 2m 5s (since 2026-12-02T10:00:00.000000Z)",
         "engine:    rego",
-        "policies:  default: /p, revision abc, 2 packages, loaded t",
+        "policies:  default (enforce): /p, revision abc, 2 packages, loaded t",
         "requests:  9 (errors: deadline 1)",
         "decisions: allow 7, deny 2",
         "reloads:   1 (0 refused)",

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookd.audit.mask import Masker
 from hookd.policy.layers import USER_LAYER
+from hookd.rollout.record import observed_fields
 from hookd.types import JSON, Handled
+
+if TYPE_CHECKING:
+    from hookd.rollout.observe import Observed
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +27,7 @@ class Pending:
     handled: Handled
     time: float  # time.time() when the decision was made
     via: str  # "socket" (the hook socket) or "grpc" (the Decide call)
+    observed: Observed | None = None  # what monitor and shadow layers would have decided (hookd.rollout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +76,7 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
         if verdict.layer:
             entry["layer"] = verdict.layer
         verdicts.append(entry)
-    return {
+    record: dict[str, JSON] = {
         "type": "decision",
         "id": decision.decision_id,
         "time": rfc3339(pending.time),
@@ -89,6 +94,9 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
         "via": pending.via,
         "input": mask(event.input_document()),
     }
+    if pending.observed is not None:
+        record |= observed_fields(pending.observed, mask)
+    return record
 
 
 def gap_record(dropped: int, at: float) -> dict[str, JSON]:

@@ -52,7 +52,8 @@ def activate(
     others: Iterable[Active],
 ) -> Active:
     """Extract and compile a verified bundle (on the thread that will evaluate it). Raises BundleError."""
-    check_roots(source.name, bundle, others)
+    if source.mode != "shadow":
+        check_roots(source.name, bundle, others)
     try:
         directory = extract(bundle, store.directory(source.name))
     except OSError as exc:
@@ -69,13 +70,16 @@ def activate(
         engine=engine,
         location=source.location,
         pinned_revision=bundle.revision,
+        mode=source.mode,
+        replaces=source.replaces,
     )
     return Active(source=source, bundle=bundle, layer=layer, directory=directory, data=data, etag=etag)
 
 
 def check_roots(name: str, bundle: Bundle, others: Iterable[Active]) -> None:
     for other in others:
-        if other.source.name == name:
+        # a shadow bundle is a candidate for another's data: it never serves beside it, so they may overlap
+        if other.source.name == name or other.source.mode == "shadow":
             continue
         for mine in bundle.manifest.roots:
             for theirs in other.bundle.manifest.roots:

@@ -46,6 +46,10 @@ class BundleSource:
     long_polling_timeout_seconds: int = 0
     request_timeout_seconds: float = 30.0
     size_limit_bytes: int = MAX_FILE_BYTES
+    mode: str = (
+        "enforce"  # "monitor": recorded, never enforced; "shadow": a candidate compared with the set (docs/rollout.md)
+    )
+    replaces: str = ""  # a shadow bundle: the layer it is a candidate for ("" = in addition to the enforced set)
 
     @property
     def location(self) -> str:
@@ -66,6 +70,8 @@ class LayersConfig:
     project_policy_dir: str = ".hookd/policies"
     watch: bool = False  # hot-reload local policy directories on change (opt-in: editors write files non-atomically)
     watch_debounce_ms: int = 300
+    mode: str = "enforce"  # the user's policy directory: "enforce" or "monitor" (docs/rollout.md)
+    project_mode: str = "enforce"  # every opted-in project's policy directory
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +88,10 @@ class BundlesConfig:
 _SOURCE_TYPES: Mapping[str, type | tuple[type, ...]] = {
     "url": str, "file": str, "token": str, "token_file": str, "ca_file": str, "key": str, "scope": str,
     "min_delay_seconds": (int, float), "max_delay_seconds": (int, float), "long_polling_timeout_seconds": int,
-    "request_timeout_seconds": (int, float), "size_limit_bytes": int,
+    "request_timeout_seconds": (int, float), "size_limit_bytes": int, "mode": str, "replaces": str,
 }  # fmt: skip
+LAYER_MODES = ("enforce", "monitor")
+BUNDLE_MODES = ("enforce", "monitor", "shadow")
 _PATHS = ("file", "token_file", "ca_file", "key_file")
 
 
@@ -125,6 +133,10 @@ def _source(name: str, raw: Mapping[str, Any], keys: Mapping[str, KeyConfig], wh
         raise ConfigError(f"{where}: '{dotted}.url' must be an http:// or https:// URL, got {url!r}")
     if values.get("key") and values["key"] not in keys:
         raise ConfigError(f"{where}: '{dotted}.key' names {values['key']!r}, which is not a [keys.NAME] entry")
+    if values.get("mode", "enforce") not in BUNDLE_MODES:
+        raise ConfigError(f"{where}: '{dotted}.mode' must be one of {', '.join(BUNDLE_MODES)}, got {values['mode']!r}")
+    if values.get("replaces") and values.get("mode") != "shadow":
+        raise ConfigError(f"{where}: '{dotted}.replaces' needs mode = \"shadow\"")
     source = BundleSource(name=name, **values)
     if not 0 < source.min_delay_seconds <= source.max_delay_seconds:
         raise ConfigError(f"{where}: '{dotted}': need 0 < min_delay_seconds <= max_delay_seconds")

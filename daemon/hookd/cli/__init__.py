@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bundle_parsers(sub)
 
+    from hookd.cli import service  # service install, uninstall, status
+
+    service.register(sub)
+
     for name, text in (
         ("install", "register hookd's shim as the agent's hook"),
         ("uninstall", "remove it again"),

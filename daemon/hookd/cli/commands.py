@@ -29,7 +29,8 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
     if args.policies:
         daemon = replace(daemon, policies=Path(args.policies).resolve())
     if args.runtime_dir:
-        daemon = replace(daemon, runtime_dir=Path(args.runtime_dir).resolve())
+        # Not resolved: a symlink must reach the runtime-dir check as one (it is refused, never followed).
+        daemon = replace(daemon, runtime_dir=Path(os.path.abspath(args.runtime_dir)))
     if args.log_level:
         daemon = replace(daemon, log_level=args.log_level)
     try:
@@ -234,6 +235,7 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
         commands = {e.value: shim_command(config, e, args.client, native) for e in Event if e is not Event.OTHER}
         plan = InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms)
         described = commands[Event.BEFORE_TOOL.value]
+    _guard_socket_dir(config)
     result = install(plan)
     if fallback:
         print(fallback, file=sys.stderr)
@@ -247,6 +249,19 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     if result.backup_path:
         print(f"backup of the previous file: {result.backup_path}")
     return 0
+
+
+def _guard_socket_dir(config: Config) -> None:
+    """A socket in a directory others can write to (/tmp) is registered only once its runtime dir is
+    ours and 0700: made now if missing, refused if another user got there first (docs/protocol.md)."""
+    from hookd.transport.runtime_dir import in_shared_dir, prepare_runtime_dir
+
+    runtime = config.hook_socket.parent
+    if in_shared_dir(runtime):
+        try:
+            prepare_runtime_dir(runtime)
+        except DaemonError as exc:
+            raise HookdError(f"not installing: the hook socket's directory is unsafe: {exc}") from None
 
 
 def _print_http_setup(config: Config) -> None:

@@ -144,8 +144,11 @@ def format_status(status: pb.StatusResponse) -> list[str]:
         f"engine:    {status.engine}",
     ]
     for policy_set in status.policy_sets:
+        mode = policy_set.mode or "enforce"
+        if policy_set.replaces:
+            mode += f", candidate for {policy_set.replaces}"
         lines.append(
-            f"policies:  {policy_set.name}: {policy_set.path}, revision {policy_set.revision}, "
+            f"policies:  {policy_set.name} ({mode}): {policy_set.path}, revision {policy_set.revision}, "
             f"{len(policy_set.packages)} packages, loaded {policy_set.loaded_at}"
         )
     for bundle in status.bundles:
@@ -178,6 +181,34 @@ def format_status(status: pb.StatusResponse) -> list[str]:
         lines.append(f"workers:   {pids} ({status.worker_restarts} restarted)")
     layers = ", ".join(f"{layer.name} ({'on' if layer.active else 'off'})" for layer in status.sandbox_layers)
     lines.append(f"sandbox:   {layers or 'none'}: {status.sandbox_note}")
+    return lines + format_rollout(status)
+
+
+def format_rollout(status: pb.StatusResponse) -> list[str]:
+    """Monitor layers' would-be decisions, the shadow's disagreements, what was shed, the export state."""
+    rollout, lines = status.rollout, []
+    by_layer: dict[str, list[str]] = {}
+    for count in rollout.monitor:
+        by_layer.setdefault(count.layer, []).append(f"{count.decision} {count.count}")
+    for layer, counts in by_layer.items():
+        lines.append(f"monitor:   {layer} would have decided: {', '.join(counts)}")
+    if rollout.shadow:
+        differing = sum(rollout.disagreements.values())
+        lines.append(
+            f"shadow:    {rollout.shadow}: {rollout.shadow_evaluated} evaluated, {differing} differ"
+            + (f" ({_counts(rollout.disagreements)})" if differing else "")
+        )
+    if rollout.monitor or rollout.shadow or rollout.skipped or rollout.errors:
+        lines.append(
+            f"rollout:   budget {rollout.cpu_budget_percent}% of a core; skipped: {_counts(rollout.skipped)}; "
+            f"errors {rollout.errors}"
+        )
+    if status.HasField("otel"):
+        otel = status.otel
+        lines.append(
+            f"otel:      {otel.endpoint}: exported {otel.exported}, buffered {otel.buffered}, dropped {otel.dropped}, "
+            f"failed exports {otel.failed_exports}" + (f" (last error: {otel.last_error})" if otel.last_error else "")
+        )
     return lines
 
 

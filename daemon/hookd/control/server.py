@@ -124,12 +124,15 @@ class ControlServer:
         self._grpc: Any = None
         self._health: Any = None
         self._front: asyncio.AbstractServer | None = None
+        self._inherited = False  # control.sock was bound by a service manager: its path is not ours to remove
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def start(self) -> None:
-        """Start listening. The runtime dir must be prepared and locked (the hook server does both), so
-        sockets left in it are stale."""
-        for path in (self.path, self.backend_path):
+    async def start(self, inherited: socket.socket | None = None) -> None:
+        """Start listening on control.sock, or on `inherited` (bound to it by a service manager, whose path
+        stays in place at stop). The runtime dir must be prepared and locked (the hook server does both),
+        so sockets left in it are stale."""
+        self._inherited = inherited is not None
+        for path in (self.backend_path,) if inherited else (self.path, self.backend_path):
             if len(os.fsencode(path)) > 107:
                 raise DaemonError(f"socket path {path} is longer than the 107 bytes a Unix socket allows")
             with contextlib.suppress(FileNotFoundError):
@@ -152,11 +155,15 @@ class ControlServer:
             server.add_insecure_port(f"unix:{self.backend_path}")
             await server.start()
             self._grpc = server
-            self._front = await asyncio.start_unix_server(self._on_connection, path=str(self.path), backlog=64)
+            if inherited is not None:
+                self._front = await asyncio.start_unix_server(self._on_connection, sock=inherited, backlog=64)
+            else:
+                self._front = await asyncio.start_unix_server(self._on_connection, path=str(self.path), backlog=64)
         finally:
             os.umask(old_umask)
         os.chmod(self.backend_path, 0o600)
-        os.chmod(self.path, 0o600)
+        if inherited is None:
+            os.chmod(self.path, 0o600)
 
     async def stop(self, grace: float = 2.0) -> None:
         if self._front is not None:
@@ -170,7 +177,7 @@ class ControlServer:
             task.cancel()
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=grace)
-        for path in (self.path, self.backend_path):
+        for path in (self.backend_path,) if self._inherited else (self.path, self.backend_path):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
 

@@ -79,6 +79,23 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
     )
 
 
+def rollout_status(daemon: Daemon) -> pb.RolloutStatus:
+    counters = daemon.observer.counters
+    layers = daemon.engines.current.status().layers
+    shadow = next((layer.name for layer in layers if layer.mode == "shadow"), "")
+    return pb.RolloutStatus(
+        monitor=[
+            pb.MonitorCount(layer=k[0], decision=k[1], count=n) for k, n in sorted(dict(counters.monitor).items())
+        ],
+        shadow=shadow,
+        shadow_evaluated=counters.shadow_evaluated,
+        disagreements=dict(counters.disagreements),
+        skipped=dict(counters.skipped),
+        errors=counters.errors,
+        cpu_budget_percent=daemon.config.rollout.cpu_budget_percent,
+    )
+
+
 def engine_description(status: EngineStatus) -> str:
     name = status.engine
     if name != "rego":
@@ -125,6 +142,8 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
                 revision=layer.revision,
                 packages=list(layer.engine.packages),
                 loaded_at=rfc3339(self.daemon.loaded_at),
+                mode=layer.mode,
+                replaces=layer.replaces,
             )
             for layer in layers
         ]
@@ -166,6 +185,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             metrics_address=daemon.metrics_endpoint.address if daemon.metrics_endpoint else "",
             worker_pids=daemon.workers.pids if daemon.workers is not None else [],
             worker_restarts=daemon.workers.restarts if daemon.workers is not None else 0,
+            rollout=rollout_status(daemon),
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:

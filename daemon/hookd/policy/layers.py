@@ -2,7 +2,11 @@
 directories. Every layer that applies evaluates the same request; its verdicts are tagged with the
 layer's name and rank (0 = organisation, highest precedence) and combined together, where deny-wins
 keeps a lower layer from relaxing a higher one and policy.combine drops a lower layer's rewrite that
-would override a higher layer's (docs/bundles.md, "Layers")."""
+would override a higher layer's (docs/bundles.md, "Layers").
+
+A layer's `mode` says whether it decides: "enforce" layers do; "monitor" and "shadow" layers never take
+part in `evaluate` (so they cannot change an answer, not even make it slower): hookd.rollout evaluates
+them after the reply is written and records what they would have decided (docs/rollout.md)."""
 
 from __future__ import annotations
 
@@ -14,6 +18,9 @@ from enum import IntEnum
 from hookd.types import Engine, EngineRequest, EngineStatus, LayerStatus, PackageInfo, Verdict
 
 USER_LAYER = "default"  # the user's policy directory (daemon.policies); bundles go by their names
+
+ENFORCE, MONITOR, SHADOW = "enforce", "monitor", "shadow"
+MODES = (ENFORCE, MONITOR, SHADOW)
 
 
 class Rank(IntEnum):
@@ -30,6 +37,8 @@ class Layer:
     location: str = ""  # a directory, URL or file, for status
     project_root: str = ""  # a project layer applies only to events whose project_dir is within it
     pinned_revision: str = ""  # a bundle's manifest revision (what OPA and the decision log name)
+    mode: str = ENFORCE  # "monitor": evaluated and recorded, never enforced; "shadow": a candidate (hookd.rollout)
+    replaces: str = ""  # a shadow layer: the enforced layer it stands in for ("" = added to the enforced ones)
 
     def applies(self, project_dir: str) -> bool:
         root = self.project_root
@@ -47,6 +56,8 @@ class LayeredEngine:
         if not layers:
             raise ValueError("a layered engine needs at least one layer")
         self.layers = tuple(sorted(layers, key=lambda layer: layer.rank))
+        self.enforced = tuple(layer for layer in self.layers if layer.mode == ENFORCE)
+        self.observed = tuple(layer for layer in self.layers if layer.mode != ENFORCE)  # monitor and shadow
         self._status = self._make_status()
         self._handed_over: frozenset[int] = frozenset()
 
@@ -56,15 +67,18 @@ class LayeredEngine:
         self._handed_over = frozenset(id(layer.engine) for layer in successor.layers)
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        if len(self.layers) == 1 and not self.layers[0].project_root:
-            return await self.layers[0].engine.evaluate(request)  # one layer: nothing to rank or tag
-        project_dir = request.event.project_dir
-        verdicts: list[Verdict] = []
-        for layer in self.layers:
-            if layer.applies(project_dir):
-                for verdict in await layer.engine.evaluate(request):
-                    verdicts.append(replace(verdict, layer=layer.name, rank=int(layer.rank)))
-        return verdicts
+        enforced = self.enforced
+        if len(enforced) == 1 and not self.observed and not enforced[0].project_root:
+            return await enforced[0].engine.evaluate(request)  # one layer: nothing to rank or tag
+        return await evaluate_layers(enforced, request)
+
+    @property
+    def monitored(self) -> tuple[Layer, ...]:
+        return tuple(layer for layer in self.observed if layer.mode == MONITOR)
+
+    @property
+    def shadows(self) -> tuple[Layer, ...]:
+        return tuple(layer for layer in self.observed if layer.mode == SHADOW)
 
     async def ready(self) -> None:
         """Wait until every layer can serve (engines that start asynchronously, like Python workers)."""
@@ -95,7 +109,14 @@ class LayeredEngine:
         user = next((st for layer, st in zip(self.layers, parts, strict=True) if layer.rank is Rank.USER), parts[0])
         layers = tuple(
             LayerStatus(
-                layer.name, layer.rank.name.lower(), layer.location, layer.project_root, revisions[layer.name], st
+                layer.name,
+                layer.rank.name.lower(),
+                layer.location,
+                layer.project_root,
+                revisions[layer.name],
+                st,
+                layer.mode,
+                layer.replaces,
             )
             for layer, st in zip(self.layers, parts, strict=True)
         )
@@ -108,3 +129,14 @@ class LayeredEngine:
             layers=layers,
             parts=parts,
         )
+
+
+async def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict]:
+    """Every layer that applies to the request's project, its verdicts tagged with its name and rank."""
+    project_dir = request.event.project_dir
+    verdicts: list[Verdict] = []
+    for layer in layers:
+        if layer.applies(project_dir):
+            for verdict in await layer.engine.evaluate(request):
+                verdicts.append(replace(verdict, layer=layer.name, rank=int(layer.rank)))
+    return verdicts

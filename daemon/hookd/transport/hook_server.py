@@ -14,7 +14,6 @@ import errno
 import fcntl
 import os
 import socket
-import stat
 import struct
 import time
 from collections.abc import Awaitable, Callable
@@ -26,6 +25,7 @@ import structlog
 from hookd import wire
 from hookd.config import Config
 from hookd.errors import DaemonError, DialectError, FrameError
+from hookd.transport.runtime_dir import prepare_runtime_dir
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")
@@ -45,18 +45,6 @@ class ServerStats:
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
-
-
-def prepare_runtime_dir(path: Path) -> None:
-    """Create the runtime dir 0700, or check that an existing one is ours and private."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = path.lstat()
-    if not stat.S_ISDIR(info.st_mode):
-        raise DaemonError(f"runtime dir {path} is not a directory")
-    if info.st_uid != os.getuid():
-        raise DaemonError(f"runtime dir {path} belongs to uid {info.st_uid}, not to this user ({os.getuid()})")
-    if stat.S_IMODE(info.st_mode) != 0o700:
-        os.chmod(path, 0o700)
 
 
 def peer_credentials(sock: socket.socket) -> Caller:
@@ -99,6 +87,7 @@ class HookServer:
         self._server: asyncio.AbstractServer | None = None
         self._lock_fd: int | None = None
         self._owns_path = True  # false in a worker, which serves the daemon's socket
+        self._unlink_at_stop = True  # false when a service manager bound the socket
         self._tasks: set[asyncio.Task[None]] = set()
 
     @classmethod
@@ -114,11 +103,18 @@ class HookServer:
             stats=stats,
         )
 
-    async def start(self) -> None:
+    async def start(self, inherited: socket.socket | None = None) -> None:
+        """Bind the socket, or serve `inherited`, the one a service manager bound (hookd.transport.activation):
+        its path is then the manager's, left in place at stop."""
         if len(os.fsencode(self.path)) > 107:
             raise DaemonError(f"socket path {self.path} is longer than the 107 bytes a Unix socket allows")
         prepare_runtime_dir(self.path.parent)
         self._take_lock()
+        if inherited is not None:
+            self._unlink_at_stop = False
+            loop = asyncio.get_running_loop()
+            self._server = await loop.create_unix_server(self._connection, sock=inherited, backlog=self._backlog)
+            return
         if self.path.exists() or self.path.is_symlink():
             if socket_is_live(self.path):
                 raise DaemonError(f"a hookd daemon is already listening on {self.path}")
@@ -138,6 +134,11 @@ class HookServer:
         self._owns_path = False
         loop = asyncio.get_running_loop()
         self._server = await loop.create_unix_server(self._connection, sock=listener, backlog=self._backlog)
+
+    @property
+    def in_flight(self) -> int:
+        """Requests read and not yet answered."""
+        return len(self._tasks)
 
     def listening_fd(self) -> int:
         """The listening socket's descriptor, to hand to worker processes."""
@@ -168,8 +169,9 @@ class HookServer:
                 task.cancel()
         if not self._owns_path:
             return
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        if self._unlink_at_stop:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None

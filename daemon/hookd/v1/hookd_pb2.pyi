@@ -21,7 +21,7 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "bundles")
+    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "bundles", "rollout", "otel")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -38,6 +38,8 @@ class StatusResponse(_message.Message):
     WORKER_PIDS_FIELD_NUMBER: _ClassVar[int]
     WORKER_RESTARTS_FIELD_NUMBER: _ClassVar[int]
     BUNDLES_FIELD_NUMBER: _ClassVar[int]
+    ROLLOUT_FIELD_NUMBER: _ClassVar[int]
+    OTEL_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     started_at: str
@@ -54,7 +56,67 @@ class StatusResponse(_message.Message):
     worker_pids: _containers.RepeatedScalarFieldContainer[int]
     worker_restarts: int
     bundles: _containers.RepeatedCompositeFieldContainer[BundleStatus]
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ...) -> None: ...
+    rollout: RolloutStatus
+    otel: OtelStatus
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ...) -> None: ...
+
+class MonitorCount(_message.Message):
+    __slots__ = ("layer", "decision", "count")
+    LAYER_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    layer: str
+    decision: str
+    count: int
+    def __init__(self, layer: _Optional[str] = ..., decision: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class RolloutStatus(_message.Message):
+    __slots__ = ("monitor", "shadow", "shadow_evaluated", "disagreements", "skipped", "errors", "cpu_budget_percent")
+    class DisagreementsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class SkippedEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    MONITOR_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_EVALUATED_FIELD_NUMBER: _ClassVar[int]
+    DISAGREEMENTS_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
+    CPU_BUDGET_PERCENT_FIELD_NUMBER: _ClassVar[int]
+    monitor: _containers.RepeatedCompositeFieldContainer[MonitorCount]
+    shadow: str
+    shadow_evaluated: int
+    disagreements: _containers.ScalarMap[str, int]
+    skipped: _containers.ScalarMap[str, int]
+    errors: int
+    cpu_budget_percent: int
+    def __init__(self, monitor: _Optional[_Iterable[_Union[MonitorCount, _Mapping]]] = ..., shadow: _Optional[str] = ..., shadow_evaluated: _Optional[int] = ..., disagreements: _Optional[_Mapping[str, int]] = ..., skipped: _Optional[_Mapping[str, int]] = ..., errors: _Optional[int] = ..., cpu_budget_percent: _Optional[int] = ...) -> None: ...
+
+class OtelStatus(_message.Message):
+    __slots__ = ("endpoint", "exported", "dropped", "failed_exports", "buffered", "last_error")
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    EXPORTED_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_EXPORTS_FIELD_NUMBER: _ClassVar[int]
+    BUFFERED_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    endpoint: str
+    exported: int
+    dropped: int
+    failed_exports: int
+    buffered: int
+    last_error: str
+    def __init__(self, endpoint: _Optional[str] = ..., exported: _Optional[int] = ..., dropped: _Optional[int] = ..., failed_exports: _Optional[int] = ..., buffered: _Optional[int] = ..., last_error: _Optional[str] = ...) -> None: ...
 
 class BundleStatus(_message.Message):
     __slots__ = ("name", "location", "revision", "active_since", "last_success", "last_error", "last_error_at", "next_poll", "consecutive_failures", "downloads", "not_modified", "activations", "refusals", "fetch_failures", "long_polling", "last_activation_ms")
@@ -93,18 +155,22 @@ class BundleStatus(_message.Message):
     def __init__(self, name: _Optional[str] = ..., location: _Optional[str] = ..., revision: _Optional[str] = ..., active_since: _Optional[str] = ..., last_success: _Optional[str] = ..., last_error: _Optional[str] = ..., last_error_at: _Optional[str] = ..., next_poll: _Optional[str] = ..., consecutive_failures: _Optional[int] = ..., downloads: _Optional[int] = ..., not_modified: _Optional[int] = ..., activations: _Optional[int] = ..., refusals: _Optional[int] = ..., fetch_failures: _Optional[int] = ..., long_polling: _Optional[bool] = ..., last_activation_ms: _Optional[float] = ...) -> None: ...
 
 class PolicySet(_message.Message):
-    __slots__ = ("name", "path", "revision", "packages", "loaded_at")
+    __slots__ = ("name", "path", "revision", "packages", "loaded_at", "mode", "replaces")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     REVISION_FIELD_NUMBER: _ClassVar[int]
     PACKAGES_FIELD_NUMBER: _ClassVar[int]
     LOADED_AT_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    REPLACES_FIELD_NUMBER: _ClassVar[int]
     name: str
     path: str
     revision: str
     packages: _containers.RepeatedScalarFieldContainer[str]
     loaded_at: str
-    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., revision: _Optional[str] = ..., packages: _Optional[_Iterable[str]] = ..., loaded_at: _Optional[str] = ...) -> None: ...
+    mode: str
+    replaces: str
+    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., revision: _Optional[str] = ..., packages: _Optional[_Iterable[str]] = ..., loaded_at: _Optional[str] = ..., mode: _Optional[str] = ..., replaces: _Optional[str] = ...) -> None: ...
 
 class Counters(_message.Message):
     __slots__ = ("requests", "decisions", "errors", "reloads", "reload_failures")

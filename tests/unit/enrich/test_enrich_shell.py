@@ -12,8 +12,7 @@ import bashlex.errors
 import bashlex.subst
 import pytest
 
-from hookd.enrich import shell as sh
-from hookd.enrich.shell import enrich_shell, parse_shell
+from hookd.enrich.shell import build, enrich_shell, parse_shell, parser, tree
 from hookd.types import Caller, Client, Event, NormalisedEvent, ToolCall, ToolKind
 
 HOME = "/nonexistent-hookd-home/alice"
@@ -698,17 +697,17 @@ def test_hostile_input_is_bounded(proj: Path, source: str) -> None:
 def test_bashlex_is_guarded_against_an_unclosed_brace() -> None:
     # bashlex 0.18 loops forever, eating memory, on a `${` without `}` in a word it expands (the
     # valid `if true; then echo '${'x; fi`); hookd replaces the function with a guarded one
-    assert bashlex.subst._paramexpand is sh._paramexpand
+    assert bashlex.subst._paramexpand is parser._paramexpand
     with pytest.raises(bashlex.errors.ParsingError):
-        sh._paramexpand(None, "'${'x", 1)
-    assert sh._paramexpand(None, "${HOME}x", 0)[1] == 7
+        parser._paramexpand(None, "'${'x", 1)
+    assert parser._paramexpand(None, "${HOME}x", 0)[1] == 7
 
 
 def test_an_internal_error_still_gives_the_words(proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: Any) -> None:
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(sh._Builder, "run_script", broken)
+    monkeypatch.setattr(build._Builder, "run_script", broken)
     result = parse("rm -rf x | sh", proj)
     assert (result["parse_error"], result["error"]) == (True, "RuntimeError: boom")
     assert [(c["argv"], c["pipeline"], c["position"]) for c in result["commands"]] == [
@@ -778,8 +777,8 @@ CORPUS = [
 
 @pytest.mark.parametrize("source", CORPUS)
 def test_fast_and_full_parsers_agree(source: str) -> None:
-    fast = sh._FastParser(source, HOME).parse()
-    full = sh._Convert(source, HOME).script(bashlex.parse(source))
+    fast = parser._FastParser(source, HOME).parse()
+    full = parser._Convert(source, HOME).script(bashlex.parse(source))
     assert fast == full
 
 
@@ -789,8 +788,8 @@ def test_fast_and_full_parsers_agree(source: str) -> None:
      "a ;; b", "cat <<EOF", "x[1]=2 a", "! a", "echo $(( (1) )"],
 )  # fmt: skip
 def test_the_fast_parser_declines_what_it_does_not_know(source: str) -> None:
-    with pytest.raises(sh._Decline):
-        sh._FastParser(source, HOME).parse()
+    with pytest.raises(tree._Decline):
+        parser._FastParser(source, HOME).parse()
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,0 +1,214 @@
+"""Build the `input.shell` command objects from the tree: wrappers peeled, words placed as paths against
+the directory the command runs in (followed through `cd`), inline scripts parsed recursively."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hookd.enrich.paths import PathResolver, event_home
+from hookd.enrich.shell.fallback import _fallback
+from hookd.enrich.shell.parser import _one_line, _parse_script
+from hookd.enrich.shell.tree import _Item, _Pipe, _Redir, _Simple, _TooDeep
+from hookd.enrich.shell.words import _dynamic
+from hookd.enrich.shell.wrappers import _INLINE, _SUDO, _basename, _inline_script, _peel
+from hookd.types import NormalisedEvent, ToolKind
+
+# --------------------------------------------------------------------------------------------------
+# Build the command objects
+
+
+@dataclass(slots=True)
+class _Cwd:
+    """Where the commands of one shell run; `known` turns false after a `cd` we cannot follow."""
+
+    path: str
+    known: bool = True
+
+    def copy(self) -> _Cwd:
+        return _Cwd(self.path, self.known)
+
+
+class _Builder:
+    def __init__(self, *, home: str, project_dir: str, max_depth: int) -> None:
+        self.home = home
+        self.resolver = PathResolver(home=home, project_dir=project_dir)
+        self.max_depth = max_depth
+        self.commands: list[dict[str, Any]] = []
+        self.error: str | None = None
+        self._pipelines = 0
+        self._placed: dict[tuple[str, str], str] = {}
+
+    def fail(self, message: str) -> None:
+        if self.error is None:
+            self.error = message
+
+    def run_script(self, script: str, depth: int, cwd: _Cwd, sudo: bool) -> None:
+        try:
+            block, error = _parse_script(script, self.home)
+        except _TooDeep:
+            block, error = _fallback(script, self.home), "substitutions nested too deeply to parse"
+        if error is not None:
+            self.fail(error if depth == 0 else f"depth {depth}: {error}")
+        self.walk(block, depth, cwd, None, [], sudo)
+
+    def walk(
+        self,
+        item: _Item,
+        depth: int,
+        cwd: _Cwd,
+        slot: tuple[int, int] | None,
+        inherited: list[dict[str, Any]],
+        sudo: bool,
+    ) -> None:
+        if isinstance(item, _Simple):
+            self._simple(item, depth, cwd, slot, inherited, sudo)
+        elif isinstance(item, _Pipe):
+            number = self._next_pipeline()
+            for position, element in enumerate(item.elements):
+                self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
+        else:
+            if item.subst:
+                depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
+            elif item.subshell:
+                cwd = cwd.copy()
+            if item.redirects:
+                inherited = [*(self._redirect(r, cwd) for r in item.redirects), *inherited]
+            for inner in item.items:
+                self.walk(inner, depth, cwd, slot, inherited, sudo)
+
+    def _next_pipeline(self) -> int:
+        self._pipelines += 1
+        return self._pipelines - 1
+
+    def _place(self, text: str, cwd: _Cwd) -> dict[str, Any]:
+        key = (text, cwd.path)
+        path = self._placed.get(key)
+        if path is None:
+            path = self._placed[key] = self.resolver.absolute(text, cwd.path, tilde=False)
+        in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
+        return {"raw": text, "path": path, "in_project": in_project}
+
+    def _redirect(self, redirect: _Redir, cwd: _Cwd) -> dict[str, Any]:
+        if redirect.target is None or not redirect.is_path:
+            return {"op": redirect.op, "target": redirect.target, "path": None, "in_project": None}
+        placed = self._place(redirect.target, cwd)
+        return {
+            "op": redirect.op,
+            "target": redirect.target,
+            "path": placed["path"],
+            "in_project": placed["in_project"],
+        }
+
+    def _simple(
+        self,
+        simple: _Simple,
+        depth: int,
+        cwd: _Cwd,
+        slot: tuple[int, int] | None,
+        inherited: list[dict[str, Any]],
+        sudo: bool,
+    ) -> None:
+        if slot is None:
+            slot = (self._next_pipeline(), 0)
+        env = dict(simple.assigns)
+        argv, wrappers = _peel(list(simple.words), env)
+        name = _basename(argv[0]) if argv else ""
+        privileged = sudo or not _SUDO.isdisjoint(wrappers)
+        redirects = [self._redirect(r, cwd) for r in simple.redirects]
+        if inherited:
+            redirects.extend(dict(r) for r in inherited)
+        args: list[dict[str, Any]] = []
+        operands = False
+        for arg in argv[1:]:
+            if not operands:
+                if arg == "--":
+                    operands = True
+                    continue
+                if arg.startswith("-") and arg != "-":
+                    continue
+            args.append(self._place(arg, cwd))
+        self.commands.append(
+            {
+                "argv": argv,
+                "name": name,
+                "env": env,
+                "sudo": privileged,
+                "wrappers": wrappers,
+                "pipeline": slot[0],
+                "position": slot[1],
+                "depth": depth,
+                "redirects": redirects,
+                "args": args,
+            }
+        )
+        for sub in simple.subs:
+            self.walk(sub, depth, cwd, None, [], sudo)
+        inline = _inline_script(name, argv) if name in _INLINE else None
+        if inline is not None:
+            script, same_shell, as_root = inline
+            if depth >= self.max_depth:
+                self.fail(f"shell scripts nested deeper than {self.max_depth} levels were not parsed")
+            else:
+                self.run_script(script, depth + 1, cwd if same_shell else cwd.copy(), privileged or as_root)
+        if name in ("cd", "pushd", "popd"):
+            self._chdir(name, argv, cwd)
+
+    def _chdir(self, name: str, argv: list[str], cwd: _Cwd) -> None:
+        targets = [a for a in argv[1:] if a == "-" or not a.startswith(("-", "+"))]
+        if name == "popd" or (name == "pushd" and not targets):
+            cwd.known = False
+        elif not targets:
+            cwd.path, cwd.known = self.resolver.absolute(self.home, "/"), True
+        elif targets[0] == "-" or _dynamic(targets[0]):
+            cwd.known = False
+        else:
+            target = targets[0]
+            cwd.path = self.resolver.absolute(target, cwd.path, tilde=False)
+            cwd.known = cwd.known or target.startswith("/")
+
+
+# --------------------------------------------------------------------------------------------------
+# Public API
+
+
+def parse_shell(command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4) -> dict[str, Any]:
+    """The `input.shell` object of docs/policies.md for `command`, run in `base_dir`. Never raises."""
+    try:
+        builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)
+        start = _Cwd(builder.resolver.absolute(base_dir or project_dir, project_dir))
+        builder.run_script(command, 0, start, False)
+        return {
+            "source": command,
+            "parse_error": builder.error is not None,
+            "error": builder.error,
+            "commands": builder.commands,
+        }
+    except Exception as exc:  # never on the hot path: report it, and still show the words
+        commands: list[dict[str, Any]] = []
+        try:
+            fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
+            unknown = _Cwd(fallback.resolver.project, known=False)
+            fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
+            commands = fallback.commands
+        except Exception:
+            commands = []
+        return {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
+
+
+def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
+    """Adds `shell` to events of shell tools; other events pass unchanged. The command runs in the
+    tool's `dir_path` when it gives one (Gemini), else in the session's `cwd`."""
+    tool = event.tool
+    if tool is None or tool.kind is not ToolKind.SHELL:
+        return event
+    command = tool.input.get("command")
+    if not isinstance(command, str):
+        return event
+    home = event_home(event)
+    project_dir = event.project_dir
+    base_dir = event.cwd or project_dir
+    dir_path = tool.input.get("dir_path", tool.input.get("directory"))  # `directory`: older Gemini CLI
+    if isinstance(dir_path, str) and dir_path:
+        base_dir = PathResolver(home=home, project_dir=project_dir).absolute(dir_path, project_dir)
+    return event.with_facts(shell=parse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir))

@@ -1,0 +1,400 @@
+"""Words: decoding one shell word from the source text (quote removal, ANSI-C `$'…'`, `~`, a leading
+`$HOME`) and finding the substitutions inside it; shared by both parse paths so they give the same argv."""
+
+from __future__ import annotations
+
+import re
+
+from hookd.enrich.shell.tree import _Decline
+
+# --------------------------------------------------------------------------------------------------
+# Words
+
+_META = frozenset(" \t\n|&;()<>")
+_PLAIN = re.compile(r"[^ \t\n|&;()<>\\'\"$`~]+")
+_DQ_PLAIN = re.compile(r"[^\"\\$`]+")
+_ANSI_PLAIN = re.compile(r"[^'\\]+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_ARRAY_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
+_FD_DUP = re.compile(r"\d+-?|-")
+_DIGITS = re.compile(r"\d+")
+_OCT = re.compile(r"[0-7]{1,3}")
+_HEX = {
+    "x": re.compile(r"[0-9A-Fa-f]{1,2}"),
+    "u": re.compile(r"[0-9A-Fa-f]{1,4}"),
+    "U": re.compile(r"[0-9A-Fa-f]{1,8}"),
+}
+_ANSI_SIMPLE = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+    "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
+_SUBST_MARKS = ("$(", "`", "<(", ">(")
+
+
+def _has_subst(text: str) -> bool:
+    return any(mark in text for mark in _SUBST_MARKS)
+
+
+def _dynamic(text: str) -> bool:
+    """A word that still holds an expansion: where it points is not known before it runs."""
+    return "$" in text or _has_subst(text)
+
+
+def _skip_backtick(s: str, i: int) -> int:
+    """`s[i]` is just after an opening backtick; returns the index after the closing one."""
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "`":
+            return i + 1
+        i += 2 if c == "\\" else 1
+    raise _Decline
+
+
+def _unescape_backtick(script: str) -> str:
+    """Inside backticks a backslash quotes only `$`, a backtick and itself."""
+    return re.sub(r"\\([$`\\])", r"\1", script)
+
+
+def _skip_dquote(s: str, i: int) -> int:
+    """`s[i]` is just after an opening `"` (in a substitution); returns the index after the closing one."""
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == '"':
+            return i + 1
+        if c == "\\":
+            i += 2
+        elif c == "`":
+            i = _skip_backtick(s, i + 1)
+        elif s.startswith("$((", i):
+            i = _match_arithmetic(s, i + 3)
+        elif s.startswith("$(", i):
+            i = _match_close(s, i + 2) + 1
+        else:
+            i += 1
+    raise _Decline
+
+
+def _heredoc_op(s: str, i: int) -> tuple[str, bool, bool, int]:
+    """`s[i:]` starts with `<<` or `<<-`: (delimiter after quote removal, whether it was quoted,
+    whether leading tabs are stripped, the index after the delimiter word)."""
+    j = i + 2
+    strip_tabs = s.startswith("-", j)
+    j += strip_tabs
+    while j < len(s) and s[j] in " \t":
+        j += 1
+    _, end = _read_word(s, j, "")
+    raw = s[j:end]
+    if not raw:
+        raise _Decline
+    return _unquote(raw), any(q in raw for q in "'\"\\"), strip_tabs, end
+
+
+def _heredoc_body(s: str, i: int, delimiter: str, strip_tabs: bool) -> tuple[str, int]:
+    """The body of a here-document whose first line starts at `s[i]`, and the index after it."""
+    lines: list[str] = []
+    n = len(s)
+    while i < n:
+        end = s.find("\n", i)
+        if end < 0:
+            end = n
+        line = s[i:end].lstrip("\t") if strip_tabs else s[i:end]
+        if line == delimiter:
+            return "".join(lines), end + 1
+        lines.append(line + "\n")
+        i = end + 1
+    raise _Decline  # delimited by end of file
+
+
+def _skip_construct(s: str, i: int) -> int:
+    """When `s[i]` starts an escape, a quote or a substitution, the index after it; else -1."""
+    c = s[i]
+    if c == "\\":
+        return i + 2
+    if c == "'":
+        end = s.find("'", i + 1)
+        if end < 0:
+            raise _Decline
+        return end + 1
+    if c == '"':
+        return _skip_dquote(s, i + 1)
+    if c == "`":
+        return _skip_backtick(s, i + 1)
+    if c == "$" and s.startswith("((", i + 1):
+        return _match_arithmetic(s, i + 3)
+    if c in "$<>" and s.startswith("(", i + 1):
+        if s.startswith("((", i + 1):
+            raise _Decline
+        return _match_close(s, i + 2) + 1
+    return -1
+
+
+def _match_arithmetic(s: str, i: int) -> int:
+    """`s[i]` is just after `$((`; returns the index after the closing `))`."""
+    n = len(s)
+    depth = 0
+    while i < n:
+        c = s[i]
+        if c in "'\"\\":
+            raise _Decline  # unusual in arithmetic: the full parser
+        if c == "`":
+            i = _skip_backtick(s, i + 1)
+            continue
+        if s.startswith("$(", i):
+            i = _match_arithmetic(s, i + 3) if s.startswith("$((", i) else _match_close(s, i + 2) + 1
+            continue
+        if c == ")" and depth == 0:
+            if s.startswith("))", i):
+                return i + 2
+            raise _Decline
+        depth += (c == "(") - (c == ")")
+        i += 1
+    raise _Decline
+
+
+def _match_close(s: str, i: int) -> int:
+    """`s[i]` is just after `$(`, `<(` or `>(`; returns the index of the `)` that closes it, stepping
+    over quotes, nested substitutions and here-document bodies. Raises _Decline for arithmetic,
+    comments and anything unterminated (`case` patterns mislead it, but then the inside does not
+    parse and the caller declines)."""
+    n = len(s)
+    depth = 0
+    heredocs: list[tuple[str, bool]] = []
+    word_start = True
+    while i < n:
+        c = s[i]
+        nxt = _skip_construct(s, i)
+        if nxt >= 0:
+            pass
+        elif s.startswith("<<<", i):
+            nxt = i + 3
+        elif s.startswith("<<", i):
+            delimiter, _, strip_tabs, nxt = _heredoc_op(s, i)
+            heredocs.append((delimiter, strip_tabs))
+        elif c == "\n" and heredocs:
+            nxt = i + 1
+            for delimiter, strip_tabs in heredocs:
+                nxt = _heredoc_body(s, nxt, delimiter, strip_tabs)[1]
+            heredocs = []
+        elif c == "#" and word_start:
+            raise _Decline
+        elif c == ")" and depth == 0:
+            if heredocs:
+                raise _Decline
+            return i
+        else:
+            depth += (c == "(") - (c == ")")
+            nxt = i + 1
+        word_start = c in " \t\n;&|()"
+        i = nxt
+    raise _Decline
+
+
+def _read_dollar(s: str, i: int, out: list[str], home: str, subs: list[str] | None) -> int:
+    """`s[i]` is a `$` (not `$'`/`$"`): `$NAME`/`${NAME}` kept as written, a leading `$HOME` expanded,
+    `$(…)` kept as written with its script added to `subs`."""
+    nxt = s[i + 1 : i + 2]
+    if nxt == "(" and s.startswith("$((", i):  # arithmetic: kept as written, substitutions inside run
+        if subs is None:
+            raise _Decline
+        end = _match_arithmetic(s, i + 3)
+        subs.extend(_scan_substitutions(s[i + 3 : end - 2]))
+        out.append(s[i:end])
+        return end
+    if nxt == "(":
+        if subs is None:
+            raise _Decline
+        end = _match_close(s, i + 2)
+        subs.append(s[i + 2 : end])
+        out.append(s[i : end + 1])
+        return end + 1
+    if nxt == "{":
+        end = s.find("}", i + 2)
+        inner = s[i + 2 : end]
+        if end < 0 or any(ch in inner for ch in "$`'\"{\\"):
+            raise _Decline
+        out.append(home if inner == "HOME" and not any(out) else s[i : end + 1])
+        return end + 1
+    match = _NAME.match(s, i + 1)
+    if match is None:
+        out.append("$")
+        return i + 1
+    name = match.group()
+    out.append(home if name == "HOME" and not any(out) else "$" + name)
+    return match.end()
+
+
+def _read_backtick(s: str, i: int, out: list[str], subs: list[str] | None) -> int:
+    if subs is None:
+        raise _Decline
+    end = _skip_backtick(s, i + 1)
+    subs.append(_unescape_backtick(s[i + 1 : end - 1]))
+    out.append(s[i:end])
+    return end
+
+
+def _read_dquote(s: str, i: int, out: list[str], home: str, subs: list[str] | None) -> int:
+    """The inside of `"…"` from `s[i]`; returns the index after the closing quote."""
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == '"':
+            return i + 1
+        if c == "\\":
+            escaped = s[i + 1 : i + 2]
+            if escaped and escaped in '$`"\\':
+                out.append(escaped)
+                i += 2
+            elif escaped == "\n":
+                i += 2
+            else:
+                out.append("\\")
+                i += 1
+        elif c == "$":
+            i = _read_dollar(s, i, out, home, subs)
+        elif c == "`":
+            i = _read_backtick(s, i, out, subs)
+        else:
+            match = _DQ_PLAIN.match(s, i)
+            assert match is not None
+            out.append(match.group())
+            i = match.end()
+    raise _Decline  # unterminated
+
+
+def _read_ansi(s: str, i: int, out: list[str]) -> int:
+    """The inside of `$'…'` from `s[i]` with its escapes decoded; returns the index after the quote."""
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "'":
+            return i + 1
+        if c != "\\":
+            match = _ANSI_PLAIN.match(s, i)
+            assert match is not None
+            out.append(match.group())
+            i = match.end()
+            continue
+        escaped = s[i + 1 : i + 2]
+        if not escaped:
+            break
+        if escaped in _ANSI_SIMPLE:
+            out.append(_ANSI_SIMPLE[escaped])
+            i += 2
+        elif escaped in "01234567":
+            match = _OCT.match(s, i + 1)
+            assert match is not None
+            out.append(chr(int(match.group(), 8) & 0xFF))
+            i = match.end()
+        elif escaped in _HEX:
+            match = _HEX[escaped].match(s, i + 2)
+            if match is None:
+                out.append("\\" + escaped)
+                i += 2
+            else:
+                code = int(match.group(), 16)
+                out.append(chr(code) if code < 0xD800 or 0xDFFF < code <= 0x10FFFF else "\ufffd")
+                i = match.end()
+        elif escaped == "c" and i + 2 < n:
+            out.append(chr(ord(s[i + 2]) & 0x1F))
+            i += 3
+        else:
+            out.append("\\" + escaped)
+            i += 2
+    raise _Decline  # unterminated
+
+
+def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tuple[str, int]:
+    """Decodes the shell word at `s[i]` up to the next unquoted metacharacter: quote removal, ANSI-C
+    `$'…'`, and a leading `~`, `~/…`, `$HOME` or `${HOME}` expanded to `home`; other `$…` are kept as
+    written, and so are `$(…)` and backticks, whose scripts are added to `subs` (without `subs`, they
+    raise _Decline, as does anything unterminated). An assignment's value is read from after its
+    `=`, so that it expands there too, as bash does."""
+    out: list[str] = []
+    n = len(s)
+    start = i
+    while i < n:
+        plain = _PLAIN.match(s, i)
+        if plain is not None:
+            out.append(plain.group())
+            i = plain.end()
+            continue
+        c = s[i]
+        if c in _META:
+            break
+        if c == "\\":
+            escaped = s[i + 1 : i + 2]
+            out.append(escaped.replace("\n", "") if escaped else "\\")  # `\<newline>` continues the line
+            i += 2 if escaped else 1
+        elif c == "'":
+            end = s.find("'", i + 1)
+            if end < 0:
+                raise _Decline
+            out.append(s[i + 1 : end])
+            i = end + 1
+        elif c == '"':
+            i = _read_dquote(s, i + 1, out, home, subs)
+        elif c == "$":
+            quote = s[i + 1 : i + 2]
+            if quote in ("'", '"'):  # `$'…'` (ANSI-C), `$"…"` (translated: as `"…"`)
+                i = _read_ansi(s, i + 2, out) if quote == "'" else _read_dquote(s, i + 2, out, home, subs)
+            else:
+                i = _read_dollar(s, i, out, home, subs)
+        elif c == "`":
+            i = _read_backtick(s, i, out, subs)
+        else:  # `~`
+            after = s[i + 1 : i + 2]
+            out.append(home if i == start and (not after or after == "/" or after in _META) else "~")
+            i += 1
+    return "".join(out), i
+
+
+def _unquote(word: str) -> str:
+    """Plain quote removal (no expansion), for here-document delimiters."""
+    out: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(word):
+        c = word[i]
+        if c == "\\" and quote != "'" and i + 1 < len(word):
+            out.append(word[i + 1])
+            i += 2
+            continue
+        if c in "'\"" and quote in ("", c):
+            quote = "" if quote else c
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _scan_substitutions(text: str) -> list[str]:
+    """The scripts of the outermost `$(…)` and backtick substitutions in `text` (a here-document
+    body, a `${…}` parameter); an unterminated one runs to the end of the text."""
+    found: list[str] = []
+    n = len(text)
+    i = 0
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "`":
+            try:
+                end = _skip_backtick(text, i + 1)
+            except _Decline:
+                end = n + 1
+            found.append(_unescape_backtick(text[i + 1 : end - 1]))
+            i = end
+        elif text.startswith("$(", i) and not text.startswith("$((", i):
+            try:
+                end = _match_close(text, i + 2)
+            except _Decline:
+                end = n
+            found.append(text[i + 2 : end])
+            i = end + 1
+        else:
+            i += 1
+    return found

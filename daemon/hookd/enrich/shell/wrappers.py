@@ -1,0 +1,193 @@
+"""Wrappers peeled off a command (`sudo`, `env`, `command`, `timeout`, …) and the inline scripts of
+`bash -c`, `eval`, `su -c`."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+
+from hookd.enrich.shell.words import _ASSIGN
+
+# --------------------------------------------------------------------------------------------------
+# Wrappers
+
+
+def _skip_options(argv: list[str], i: int, short_arg: str = "", long_arg: frozenset[str] = frozenset()) -> int:
+    """The index of the first operand at or after `i`: skips `-x` clusters (a letter of `short_arg`
+    takes the rest of its cluster or the next word), `--long[=v]` (one in `long_arg` without `=`
+    takes the next word) and a final `--`."""
+    n = len(argv)
+    while i < n:
+        arg = argv[i]
+        if arg == "--":
+            return i + 1
+        if len(arg) < 2 or arg[0] != "-":
+            return i
+        i += 1
+        if arg[1] == "-":
+            if "=" not in arg and arg[2:] in long_arg:
+                i += 1
+            continue
+        for k in range(1, len(arg)):
+            if arg[k] in short_arg:
+                if k == len(arg) - 1:
+                    i += 1
+                break
+    return i
+
+
+def _take_assignments(argv: list[str], i: int, env: dict[str, str]) -> int:
+    while i < len(argv):
+        match = _ASSIGN.match(argv[i])
+        if match is None:
+            break
+        env[argv[i][: match.end() - 1].rstrip("+")] = argv[i][match.end() :]
+        i += 1
+    return i
+
+
+def _split_string(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+_SUDO_LONG_ARG = frozenset(
+    {"user", "group", "prompt", "chdir", "chroot", "role", "type", "other-user", "close-from",
+     "command-timeout", "host"}
+)  # fmt: skip
+
+
+def _peel_sudo(argv: list[str], i: int, env: dict[str, str]) -> int | None:
+    return _take_assignments(argv, _skip_options(argv, i, "CDgpRrTtUu", _SUDO_LONG_ARG), env)
+
+
+def _env_option(arg: str) -> tuple[str, str | None, int]:
+    """(option letter among u/C/S or "", its value if attached, words used) of one `env` option."""
+    if arg[1] == "-":
+        key, eq, given = arg[2:].partition("=")
+        letter = {"unset": "u", "chdir": "C", "split-string": "S"}.get(key, "")
+        return (letter, given, 1) if eq else (letter, None, 2 if letter else 1)
+    for k in range(1, len(arg)):
+        if arg[k] in "uCS":
+            value = arg[k + 1 :]
+            return (arg[k], value, 1) if value else (arg[k], None, 2)
+    return "", None, 1
+
+
+def _peel_env(argv: list[str], i: int, env: dict[str, str]) -> int | None:
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("-", "--"):
+            i += 1
+            if arg == "--":
+                break
+            continue
+        if len(arg) < 2 or arg[0] != "-":
+            break
+        letter, value, width = _env_option(arg)
+        if letter == "S":  # `env -S 'a b'` splits the string into words: go on with those
+            if value is None:
+                value = argv[i + 1] if i + 1 < len(argv) else ""
+            argv[i : i + width] = _split_string(value)
+        else:
+            i += width
+    return _take_assignments(argv, i, env)
+
+
+def _peel_command(argv: list[str], i: int, env: dict[str, str]) -> int | None:
+    for arg in argv[i:]:
+        if arg == "--" or len(arg) < 2 or arg[0] != "-":
+            break
+        if "v" in arg or "V" in arg:
+            return None  # `command -v rm` looks rm up; it does not run it
+    return _skip_options(argv, i)
+
+
+def _peel_timeout(argv: list[str], i: int, env: dict[str, str]) -> int | None:
+    i = _skip_options(argv, i, "sk", frozenset({"signal", "kill-after"}))
+    return i + 1 if i < len(argv) else i  # the duration
+
+
+def _options(short_arg: str = "", *long_arg: str) -> Callable[[list[str], int, dict[str, str]], int | None]:
+    longs = frozenset(long_arg)
+    return lambda argv, i, env: _skip_options(argv, i, short_arg, longs)
+
+
+_WRAPPERS: dict[str, Callable[[list[str], int, dict[str, str]], int | None]] = {
+    "sudo": _peel_sudo,
+    "doas": _options("uC"),
+    "env": _peel_env,
+    "nohup": _options(),
+    "nice": _options("n", "adjustment"),
+    "time": _options("fo", "format", "output"),
+    "timeout": _peel_timeout,
+    "xargs": _options(
+        "adEILnPs",
+        *("arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"),
+    ),
+    "command": _peel_command,
+    "builtin": _options(),
+    "exec": _options("a"),
+    "stdbuf": _options("ioe", "input", "output", "error"),
+    "ionice": _options("cnpPu", "class", "classdata", "pid", "pgid", "uid"),
+}
+_SUDO = frozenset({"sudo", "doas"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
+_INLINE = _SHELLS | {"eval", "su"}
+
+
+def _basename(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def _peel(argv: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The real program's argv and the wrappers peeled off it; `env` gains their assignments."""
+    wrappers: list[str] = []
+    i = 0
+    while i < len(argv):
+        name = _basename(argv[i])
+        peel = _WRAPPERS.get(name)
+        if peel is None:
+            break
+        after = peel(argv, i + 1, env)
+        if after is None:
+            break
+        wrappers.append(name)
+        i = after
+    return argv[i:], wrappers
+
+
+def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool] | None:
+    """(script, runs in the same shell, runs as root) for `bash -c`, `eval` and `su -c`."""
+    if name == "eval":
+        words = argv[2:] if argv[1:2] == ["--"] else argv[1:]
+        return (" ".join(words), True, False) if words else None
+    if name == "su":
+        for k, arg in enumerate(argv[1:], start=1):
+            if arg in ("-c", "--command") and k + 1 < len(argv):
+                return argv[k + 1], False, True
+            if arg.startswith("--command="):
+                return arg[len("--command=") :], False, True
+        return None
+    if name not in _SHELLS:
+        return None
+    has_c = False
+    k = 1
+    while k < len(argv):
+        arg = argv[k]
+        if arg in ("-", "--"):
+            k += 1
+            break
+        if arg.startswith("--"):
+            k += 2 if arg in ("--rcfile", "--init-file") else 1
+            continue
+        if len(arg) > 1 and arg[0] in "-+":
+            has_c = has_c or (arg[0] == "-" and "c" in arg)
+            k += 2 if ("o" in arg or "O" in arg) else 1
+            continue
+        break
+    if has_c and k < len(argv):
+        return argv[k], False, False
+    return None

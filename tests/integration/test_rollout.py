@@ -1,0 +1,111 @@
+"""Monitor and shadow layers in a real daemon: the enforced answers stay what the enforced set decides, the
+decision records say what the monitor layer and the shadow set would have decided, and status and the
+Prometheus scrape count it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from support import DEMO_POLICIES, free_port, gemini_payload, run_shim, scrape, start_daemon
+
+TIMEOUT = 30
+PROJECT_RULE = """
+deny contains {"id": "no-fine", "reason": "the project would refuse fine.txt"} if {
+\tinput.tool.kind == "write"
+\tendswith(input.tool.input.file_path, "fine.txt")
+}
+"""
+CANDIDATE_RULE = """
+deny contains {"id": "no-new", "reason": "the candidate refuses new.txt"} if {
+\tinput.tool.kind == "write"
+\tendswith(input.tool.input.file_path, "new.txt")
+}
+"""
+
+
+def write(name: str, cwd: Path) -> dict[str, object]:
+    return gemini_payload(
+        "BeforeTool", cwd=str(cwd), tool_name="write_file", tool_input={"file_path": name, "content": "x"}
+    )
+
+
+def hookd(daemon: Any, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "hookd", *args, "--runtime-dir", str(daemon.runtime_dir)],
+        capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ, "HOOKD_CONFIG": ""}, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+def test_monitor_layer_and_shadow_set_are_recorded_and_counted_never_enforced(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".hookd" / "policies" / "proj").mkdir(parents=True)
+    (project / ".hookd" / "policies" / "proj" / "policy.rego").write_text(f"package hookd.proj\n{PROJECT_RULE}")
+    candidate = tmp_path / "candidate"
+    shutil.copytree(DEMO_POLICIES, candidate)
+    rego = candidate / "demo" / "policy.rego"
+    text = rego.read_text().replace('endswith(input.tool.input.file_path, "secret.txt")', "false")
+    rego.write_text(text + CANDIDATE_RULE)  # the candidate drops the secret.txt rule and adds new.txt
+    port = free_port()
+    config = (
+        f'[layers]\nprojects = ["{project}"]\nproject_mode = "monitor"\n'
+        f'[rollout]\nshadow_policies = "{candidate}"\nshadow_replaces = "default"\ncpu_budget_percent = 100\n'
+        f'[metrics]\nlisten = "127.0.0.1:{port}"\n'
+    )
+    daemon = start_daemon(tmp_path, DEMO_POLICIES, config=config)
+    try:
+        answers = {}
+        for name in ("secret.txt", "new.txt", "fine.txt"):
+            done = run_shim(daemon.socket, "BeforeTool", write(name, project))
+            assert done.returncode == 0, done.stderr
+            answers[name] = json.loads(done.stdout or b"{}").get("decision", "allow")
+        records = {r["input"]["tool"]["input"]["file_path"]: r for r in daemon.decisions(at_least=3)}
+        status = hookd(daemon, "status")
+        status_json = json.loads(hookd(daemon, "status", "--json"))
+        metrics = scrape(f"127.0.0.1:{port}")
+    finally:
+        assert daemon.stop() == 0
+
+    # enforced: the user's set alone; the monitor layer's deny of fine.txt and the candidate change nothing
+    assert answers == {"secret.txt": "deny", "new.txt": "allow", "fine.txt": "allow"}
+    assert [r["decision"] for r in records.values()] == ["deny", "allow", "allow"]
+    layer = f"project:{project}"
+    fine = records["fine.txt"]
+    assert fine["monitor"] == [
+        {
+            "layer": layer,
+            "decision": "deny",
+            "rules": ["hookd.proj:no-fine"],
+            "reasons": ["the project would refuse fine.txt"],
+        }
+    ]
+    assert fine["shadow"]["differs"] is False and fine["shadow"]["decision"] == "allow"
+    assert records["secret.txt"]["monitor"][0]["decision"] == "allow"
+    secret, new = records["secret.txt"]["shadow"], records["new.txt"]["shadow"]
+    assert (secret["transition"], secret["enforced_rules"], secret["rules"]) == (
+        "deny-to-allow",
+        ["hookd.demo:no-secret"],
+        [],
+    )
+    assert (new["transition"], new["rules"]) == ("allow-to-deny", ["hookd.demo:no-new"])
+
+    modes = {p["name"]: p.get("mode") for p in status_json["policy_sets"]}
+    assert modes == {"default": "enforce", layer: "monitor", "shadow": "shadow"}
+    assert f"policies:  {layer} (monitor)" in status
+    assert "policies:  shadow (shadow, candidate for default)" in status
+    assert f"monitor:   {layer} would have decided: allow 2, deny 1" in status
+    assert "shadow:    shadow: 3 evaluated, 2 differ (allow-to-deny 1, deny-to-allow 1)" in status
+
+    def value(name: str, **labels: str) -> float:
+        return metrics[(name, tuple(sorted(labels.items())))]
+
+    assert value("hookd_monitor_decisions_total", layer=layer, decision="deny") == 1
+    assert value("hookd_shadow_evaluations_total") == 3
+    assert value("hookd_shadow_disagreements_total", transition="deny-to-allow") == 1
+    assert value("hookd_shadow_disagreements_total", transition="allow-to-deny") == 1
