@@ -12,7 +12,6 @@ import signal
 import socket
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,18 +39,10 @@ from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
-from hookd.types import Engine, Handled, HookRequest, Reply
+from hookd.types import Engine, Handled, HookRequest, ReloadResult, Reply
 from hookd.workers import WorkerPool
 
 log = structlog.get_logger("hookd")
-
-
-@dataclass(frozen=True, slots=True)
-class ReloadResult:
-    ok: bool
-    error: str
-    previous: str  # the revision before the reload
-    revision: str  # the revision serving now
 
 
 class Daemon:

@@ -271,6 +271,16 @@ class Handled:
         return self.decision.decision_id
 
 
+@dataclass(frozen=True, slots=True)
+class ReloadResult:
+    """What a reload did: whether the new policy set serves, and the revisions before and after."""
+
+    ok: bool
+    error: str
+    previous: str  # the revision before the reload
+    revision: str  # the revision serving now
+
+
 class Dialect(Protocol):
     client: Client
     # True when the agent itself answers an `ask` safely in a headless session (Claude Code denies

@@ -12,24 +12,60 @@ import os
 import time
 from collections.abc import AsyncIterator
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 
 from hookd import __version__
 from hookd.audit.record import Logged, rfc3339
 from hookd.audit.ship import Shipper
-from hookd.audit.writer import Filters
+from hookd.audit.sink import Sink
+from hookd.audit.writer import DecisionLog, Filters, Queued
+from hookd.config import Config
 from hookd.control.peers import current_caller
 from hookd.errors import DialectError
-from hookd.pipeline import InteractiveProbe
+from hookd.metrics import DecisionMetrics, MetricsEndpoint
+from hookd.pipeline import EngineHolder, InteractiveProbe
 from hookd.policy.layers import USER_LAYER
-from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, Verdict
+from hookd.rollout.observe import Observer
+from hookd.transport.hook_server import ServerStats
+from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, ReloadResult, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
+from hookd.workers import WorkerPool
 
-if TYPE_CHECKING:
-    from hookd.app import Daemon
+
+class Decides(Protocol):
+    """What the Hook service needs of the daemon: its decision path, counted and logged like a hook request."""
+
+    config: Config
+
+    async def decide(self, request: HookRequest) -> Handled: ...
+
+
+class Controlled(Decides, Protocol):
+    """What the Control service reads of the daemon (a view the daemon satisfies, not the daemon object)."""
+
+    engines: EngineHolder
+    workers: WorkerPool | None
+    stats: ServerStats
+    metrics: DecisionMetrics
+    metrics_endpoint: MetricsEndpoint | None
+    decision_log: DecisionLog
+    sink: Sink[Queued]
+    shipper: Shipper | None
+    observer: Observer
+    started_at: float
+    loaded_at: float
+    reloads: int
+    reload_failures: int
+
+    def bundle_status(self) -> list[dict[str, object]]: ...
+
+    async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult: ...
+
+    async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled: ...
+
 
 NO_PYTHON_NOTE = (
     "no Python policies are loaded, so no Python worker runs; the Rego policies run in-process in the embedded engine"
@@ -79,7 +115,7 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
     )
 
 
-def rollout_status(daemon: Daemon) -> pb.RolloutStatus:
+def rollout_status(daemon: Controlled) -> pb.RolloutStatus:
     counters = daemon.observer.counters
     layers = daemon.engines.current.status().layers
     shadow = next((layer.name for layer in layers if layer.mode == "shadow"), "")
@@ -117,7 +153,7 @@ def _event_of(payload: bytes) -> str:
 
 
 class ControlService(hookd_pb2_grpc.ControlServicer):
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Controlled) -> None:
         self.daemon = daemon
 
     def policy_set(self) -> pb.PolicySet:
@@ -263,7 +299,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
 
 
 class HookService(hookd_pb2_grpc.HookServicer):
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Decides) -> None:
         self.daemon = daemon
 
     async def Decide(self, request: pb.DecideRequest, context: Any) -> pb.DecideResponse:
@@ -286,7 +322,7 @@ class HookService(hookd_pb2_grpc.HookServicer):
 
 
 async def _hook_request(
-    request: pb.EvaluateRequest | pb.DecideRequest, event: str, caller: Caller, daemon: Daemon, context: Any
+    request: pb.EvaluateRequest | pb.DecideRequest, event: str, caller: Caller, daemon: Decides, context: Any
 ) -> HookRequest:
     if len(request.env) > MAX_ENV:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"env has more than {MAX_ENV} entries")
