@@ -30,6 +30,7 @@ from hookd.config import Config, loopback_address
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
 from hookd.errors import DialectError, HookdError
+from hookd.lifecycle import Component, Supervisor
 from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import InteractiveProbe
@@ -285,29 +286,85 @@ class Daemon:
         if self._stop is not None:
             self._stop.set()
 
+    def components(self) -> list[Component]:
+        """The daemon's parts in start order; they stop in reverse. What the hook path records into (the
+        decision log, its shipper, the observer, the engines) starts before anything that decides and stops
+        after every decision in flight has been answered."""
+        return [
+            Component("metrics", self._start_metrics, self._stop_metrics),
+            Component("shipper", self._start_shipper, self._close_shipper),
+            Component("decision log", self.decision_log.start, self.decision_log.close),  # write what is queued
+            Component("engines", None, self.close_engines),
+            Component("observer", self.observer.start, self.observer.close),  # observes while engines are open
+            # no new hook requests once stopped; those in flight finish and are queued for the log, and each
+            # worker process finishes what it accepted and sends its last records
+            Component("hook server", self._start_hook_path, self._stop_hook_path),
+            Component("http hooks", self._start_http, self._stop_http),
+            Component("control", self._start_control, self._stop_control),
+            Component("bundles", self.bundles.start, self.bundles.stop),
+            Component("policy watcher", self._start_watcher, self._stop_watcher),
+        ]
+
+    async def _start_hook_path(self) -> None:
+        await self.server.start(listener(self.inherited, "hook", self.server.path))
+        if self.config.daemon.workers > 1:
+            self.workers = WorkerPool(self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats)
+            await self.workers.start()
+
+    async def _stop_hook_path(self) -> None:
+        await self.server.stop()
+        if self.workers is not None:
+            await self.workers.stop()
+
+    async def _start_http(self) -> None:
+        if self.http is not None:
+            await self.http.start()
+
+    async def _stop_http(self) -> None:
+        if self.http is not None:
+            await self.http.stop()
+
+    async def _start_control(self) -> None:
+        await self.control.start(listener(self.inherited, "control", self.control.path))
+
+    async def _stop_control(self) -> None:
+        self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
+        await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
+
+    def _start_shipper(self) -> None:
+        if self.shipper is not None:
+            self.shipper.start()
+
+    async def _close_shipper(self) -> None:
+        if self.shipper is not None:
+            await self.shipper.close()  # one last bounded upload of what is buffered
+
+    def _start_metrics(self) -> None:
+        if self.metrics_endpoint is not None:
+            self.metrics_endpoint.start()
+
+    def _stop_metrics(self) -> None:
+        if self.metrics_endpoint is not None:
+            self.metrics_endpoint.stop()
+
+    def _start_watcher(self) -> None:
+        if self.config.layers.watch:
+            self._watcher = asyncio.create_task(self._watch_local(), name="watch-local-policies")
+
+    async def _stop_watcher(self) -> None:
+        self._watch_stop.set()
+        if self._watcher is not None:
+            await asyncio.wait([self._watcher], timeout=2)
+
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         stop = self._stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         loop.add_signal_handler(signal.SIGHUP, self._reload_on_signal)
-        await self.server.start(listener(self.inherited, "hook", self.server.path))
+        supervisor = Supervisor()
         try:
-            if self.config.daemon.workers > 1:
-                self.workers = WorkerPool(self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats)
-                await self.workers.start()
-            if self.http is not None:
-                await self.http.start()
-            self.decision_log.start()
-            self.observer.start()
-            if self.shipper is not None:
-                self.shipper.start()
-            if self.metrics_endpoint is not None:
-                self.metrics_endpoint.start()
-            await self.control.start(listener(self.inherited, "control", self.control.path))
-            self.bundles.start()
-            if self.config.layers.watch:
-                self._watcher = asyncio.create_task(self._watch_local(), name="watch-local-policies")
+            await supervisor.start(self.components())
             engine = self.engines.current.status()
             log.info(
                 "serving",
@@ -327,24 +384,7 @@ class Daemon:
         finally:
             log.info("stopping")
             self.notifier.stopping()
-            self._watch_stop.set()
-            await self.bundles.stop()
-            if self._watcher is not None:
-                await asyncio.wait([self._watcher], timeout=2)
-            await self.server.stop()  # no new hook requests; those in flight finish and are queued for the log
-            if self.workers is not None:
-                await self.workers.stop()  # each finishes what it accepted and sends its last records
-            if self.http is not None:
-                await self.http.stop()
-            self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
-            await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
-            await self.observer.close()  # observes what is queued while its engines are open, passes it on
-            await self.close_engines()
-            await self.decision_log.close()  # write what is queued, flush
-            if self.shipper is not None:
-                await self.shipper.close()  # one last bounded upload of what is buffered
-            if self.metrics_endpoint is not None:
-                self.metrics_endpoint.stop()
+            await supervisor.stop()
             log.info("stopped", decisions_logged=self.decision_log.written, dropped=self.sink.dropped)
 
 

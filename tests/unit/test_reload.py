@@ -18,7 +18,7 @@ from hookd.config import Config, DaemonConfig, LogConfig
 from hookd.pipeline import EngineHolder
 from hookd.testing import StaticEngine
 from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
-from support import DEMO_POLICIES, gemini_payload
+from support import DEMO_POLICIES, eventually_async, gemini_payload, settle
 
 
 def request(file_path: str) -> HookRequest:
@@ -73,17 +73,14 @@ def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp
         assert daemon.engines.current is not gated
         # the new policies serve the next request at once ...
         assert (await daemon.pipeline.handle(request("other.txt"))).decision.outcome is Outcome.DENY
-        await asyncio.sleep(0.05)
+        await settle()
+        assert daemon.engines.in_use(gated) == 1
         assert not gated.closed  # ... while the old engine is still in use
         gated.gate.set()
         handled = await daemon.pipeline.handle(request("fine.txt"))
         reply = await in_flight
         assert reply.stdout == b""  # decided by the old policies, which allow other.txt
-        for _ in range(100):
-            if gated.closed:
-                break
-            await asyncio.sleep(0.01)
-        assert gated.closed
+        await eventually_async(lambda: gated.closed, what="the old engine closed")
         assert daemon.engines.in_use(gated) == 0
         assert handled.engine is daemon.engines.current
 
@@ -101,7 +98,7 @@ def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_servin
         assert result.revision == result.previous == serving.status().revision
         assert daemon.engines.current is serving
         assert (await daemon.pipeline.handle(request("secret.txt"))).decision.outcome is Outcome.DENY
-        await asyncio.sleep(0.05)
+        await settle()
         assert not serving.closed
         assert (daemon.reloads, daemon.reload_failures) == (0, 1)
 

@@ -24,7 +24,7 @@ from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.errors import DaemonError
 from hookd.pipeline import Pipeline
 from hookd.types import Caller, Deadline, Handled, HookRequest
-from support import DEMO_POLICIES, gemini_payload
+from support import DEMO_POLICIES, gemini_payload, settle
 
 PIPELINE: Pipeline = build_pipeline(Config(), RegoEmbeddedEngine.load(DEMO_POLICIES), probe=lambda _pid: False)[0]
 
@@ -255,7 +255,7 @@ class TestSubscribers:
         async def scenario(log: DecisionLog, sink: Sink[Queued]) -> object:
             subscription = log.subscribe(Filters())
             waiting = asyncio.create_task(subscription.next())
-            await asyncio.sleep(0.01)
+            await settle()
             log.end_subscriptions()
             return await asyncio.wait_for(waiting, 5)
 
