@@ -36,6 +36,7 @@ from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoi
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.layers import LayeredEngine, Rank
 from hookd.rollout.observe import Observer
+from hookd.rollout.store import ReplayStore
 from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -80,6 +81,7 @@ class Daemon:
         self.sink: Sink[Queued] = Sink(config.log.queue_size)
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
+        self.replay = ReplayStore(config.replay, config.log) if config.replay.enabled else None
         self.observer = Observer(
             config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self._busy("")
         )
@@ -140,6 +142,8 @@ class Daemon:
         """Count the decision and hand it to the decision log (through the observer when monitor or shadow
         layers are to see it first); never blocks, never fails the request."""
         self.metrics.observe(handled)
+        if self.replay is not None:
+            self.replay.offer(handled)
         engine = handled.engine
         if isinstance(engine, LayeredEngine) and engine.observed:
             self.observer.offer(Pending(handled, time.time(), via), self._busy(via))
@@ -295,7 +299,7 @@ class Daemon:
             Component("shipper", self._start_shipper, self._close_shipper),
             Component("decision log", self.decision_log.start, self.decision_log.close),  # write what is queued
             Component("engines", None, self.close_engines),
-            Component("observer", self.observer.start, self.observer.close),  # observes while engines are open
+            Component("rollout", self._start_rollout, self._close_rollout),  # observes while engines are open
             # no new hook requests once stopped; those in flight finish and are queued for the log, and each
             # worker process finishes what it accepted and sends its last records
             Component("hook server", self._start_hook_path, self._stop_hook_path),
@@ -355,6 +359,17 @@ class Daemon:
         self._watch_stop.set()
         if self._watcher is not None:
             await asyncio.wait([self._watcher], timeout=2)
+
+    def _start_rollout(self) -> None:
+        """The outputs of docs/rollout.md, after the decision log: the observer and the replay store."""
+        self.observer.start()
+        if self.replay is not None:
+            self.replay.start()
+
+    async def _close_rollout(self) -> None:
+        await self.observer.close()  # observes what is queued, passes it on to the decision log
+        if self.replay is not None:
+            await self.replay.close()  # writes what is queued
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()

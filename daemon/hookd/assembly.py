@@ -12,8 +12,7 @@ from hookd.audit.ids import DecisionIds
 from hookd.bundle.activate import Active, Compile, kept_bundles
 from hookd.bundle.store import BundleStore
 from hookd.config import Config
-from hookd.dialects.claude import ClaudeDialect
-from hookd.dialects.gemini import GeminiDialect
+from hookd.dialects.registry import AGENTS
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
@@ -129,7 +128,7 @@ def build_pipeline(
         unknown_is_headless=config.ask.unknown_is_headless,
     )
     pipeline = Pipeline(
-        dialects={"gemini": GeminiDialect(), "claude": ClaudeDialect()},
+        dialects={name: spec.dialect for name, spec in AGENTS.items()},
         enrichers=ENRICHERS,
         engines=holder,
         fail_modes=config.shim.fail_modes,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
+from hookd import jsonstrict
 from hookd.errors import FrameError
 
 VERSION = 1
@@ -71,7 +72,7 @@ def parse_request_prefix(prefix: bytes, limits: Limits) -> tuple[int, int]:
 
 def parse_header(raw: bytes) -> RequestHeader:
     try:
-        doc = json.loads(raw)
+        doc = jsonstrict.loads(raw)
     except (UnicodeDecodeError, ValueError) as exc:
         raise FrameError("bad-header", f"frame header is not valid JSON: {exc}") from None
     if not isinstance(doc, dict):
@@ -91,6 +92,16 @@ def parse_header(raw: bytes) -> RequestHeader:
     ):
         raise FrameError("bad-header", f"frame header: 'env' must map at most {MAX_ENV_ENTRIES} strings to strings")
     return RequestHeader(client=client, event=event, cwd=cwd, ppid=ppid, env=env)
+
+
+def check_payload(payload: bytes) -> None:
+    """Refuse a payload that uses NaN or Infinity as a number: not JSON, and it would reach the decision
+    log and the shipped batch, which strict readers then refuse whole. A byte search unless the word
+    is there (the dialect parses the payload itself)."""
+    try:
+        jsonstrict.check_finite(payload)
+    except ValueError as exc:
+        raise FrameError("bad-payload", f"hook payload is not valid JSON: {exc}") from None
 
 
 def encode_request(header: Mapping[str, Any], payload: bytes) -> bytes:

@@ -242,9 +242,12 @@ def gemini() -> str:
 
 @pytest.fixture(scope="module")
 def hookd(gemini: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
-    """One daemon for every run that needs it running."""
+    """One daemon for every run that needs it running; its replay store records them all (replayed below)."""
     runtime_dir = short_runtime_dir()
-    daemon = start_daemon(tmp_path_factory.mktemp("daemon"), DEMO_POLICIES, daemon_config(runtime_dir), runtime_dir)
+    store = f'[replay]\nenabled = true\npath = "{runtime_dir.parent / "replay"}"\n'
+    daemon = start_daemon(
+        tmp_path_factory.mktemp("daemon"), DEMO_POLICIES, daemon_config(runtime_dir, store), runtime_dir
+    )
     try:
         yield daemon
     finally:
@@ -473,3 +476,85 @@ def test_daemon_stopped_fails_closed_on_tool_calls(
     assert told["ok.txt"] == {"error": blocked}, told
     # Control: the same script and prompt with the daemon running writes ok.txt.
     assert tools_run.file("ok.txt") == "fine", tools_run.report
+
+
+# --- replay: the recorded runs against a changed policy --------------------------------------------
+
+
+CHANGED_RULE = """
+deny contains {"id": "no-plain", "reason": "the candidate refuses plain.txt"} if {
+\tinput.tool.kind == "write"
+\tendswith(input.tool.input.file_path, "plain.txt")
+}
+"""
+
+
+def replay(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hookd", "replay", "--store", str(store), "--json", *args],
+        capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ, "HOOKD_CONFIG": ""}, check=False,
+    )  # fmt: skip
+
+
+def stored(store: Path, at_least: int) -> list[dict[str, Any]]:
+    """The replay store's lines, once it holds `at_least` (it is written just after each reply)."""
+    end = time.monotonic() + TIMEOUT
+    while True:
+        lines = [json.loads(x) for f in sorted(store.glob("replay-*.jsonl")) for x in f.read_text().splitlines()]
+        if len(lines) >= at_least or time.monotonic() > end:
+            return lines
+        time.sleep(0.05)
+
+
+def test_the_recorded_runs_replay_against_a_changed_policy(
+    hookd: RunningDaemon, tools_run: GeminiRun, forbidden_run: GeminiRun, ask_run: GeminiRun, tmp_path: Path
+) -> None:
+    store = hookd.runtime_dir.parent / "replay"
+    records = hookd.decisions()
+    lines = stored(store, len(records))
+    assert [line["id"] for line in lines] == [r["id"] for r in records]
+    assert oct(store.stat().st_mode & 0o777) == "0o700"
+    assert {oct(f.stat().st_mode & 0o777) for f in store.glob("replay-*")} == {"0o600"}
+
+    # the policies that decided, replayed: nothing changes (the stored input is what they saw)
+    same = replay(store, "--policies", str(DEMO_POLICIES), "--fail-on", "any")
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert json.loads(same.stdout)["differing"] == 0
+    assert json.loads(same.stdout)["replayed"] == len(records)
+
+    # the candidate drops the secret.txt rule and refuses plain.txt
+    candidate = tmp_path / "candidate"
+    shutil.copytree(DEMO_POLICIES, candidate)
+    rego = candidate / "demo" / "policy.rego"
+    rego.write_text(
+        rego.read_text().replace('endswith(input.tool.input.file_path, "secret.txt")', "false") + CHANGED_RULE
+    )
+    changed = replay(store, "--policies", str(candidate), "--fail-on", "deny-to-allow,allow-to-deny", "--first", "3")
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    report = json.loads(changed.stdout)
+
+    def calls(name: str) -> list[dict[str, Any]]:  # BeforeTool, and AfterTool when the write ran
+        return [r for r in records if ((r["input"].get("tool") or {}).get("input") or {}).get("file_path") == name]
+
+    secret, plain = calls("secret.txt"), calls("plain.txt")
+    assert [r["event"] for r in secret] == ["BeforeTool"], "denied: it never ran"
+    assert [r["event"] for r in plain] == ["BeforeTool", "AfterTool"]
+    assert report["by_transition"] == {"deny-to-allow": 1, "allow-to-deny": 2}
+    assert report["by_rule"] == {"hookd.demo:no-secret": 1, "hookd.demo:no-plain": 2}
+    assert report["by_event"] == {"BeforeTool": 2, "AfterTool": 1}
+    assert report["by_tool"] == {"write_file": 3}
+    first = report["first"][0]
+    assert (first["recorded"], first["candidate"], first["recorded_rules"]) == (
+        "deny",
+        "allow",
+        ["hookd.demo:no-secret"],
+    )
+    assert len(report["first"]) == min(3, report["differing"])
+    # a CI gate that only cares about other changes passes
+    assert replay(store, "--policies", str(candidate), "--fail-on", "ask-to-allow").returncode == 0
+    # the text report for people
+    text = subprocess.run(
+        [sys.executable, "-m", "hookd", "replay", "--store", str(store), "--policies", str(candidate)],
+        capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ, "HOOKD_CONFIG": ""}, check=True,
+    ).stdout  # fmt: skip
+    assert "by transition: allow-to-deny 2, deny-to-allow 1" in text, text

@@ -190,7 +190,27 @@ def _tampered(good: bytes, change: Callable[[dict[str, bytes]], None]) -> bytes:
     return write_tarball(files)
 
 
+def data_bundle(tmp_path: Path, key: KeyPair, data: bytes) -> bytes:
+    """A signed bundle whose org/data.json is then replaced by `data` (which the builder would refuse):
+    verifying the signature parses it, so that refusal comes first."""
+    source = policy_dir(tmp_path / f"src-data-{time.monotonic_ns()}", "org", ORG_RULES.format(rev="bad"), "{}")
+    good = build(source, revision="bad", roots=["hookd/org", "org"], key=Key(key.algorithm, key.private))
+    return _tampered(good, lambda files: files.update({"org/data.json": data}))
+
+
 BAD_BUNDLES: dict[str, tuple[Callable[[Path, KeyPair, bytes], bytes], str]] = {
+    "deeply nested data.json": (
+        lambda t, k, _g: data_bundle(t, k, b"[" * 100_000 + b"]" * 100_000),
+        "org/data.json: not valid JSON: nested too deeply",
+    ),
+    "data.json nested past the limit": (
+        lambda t, k, _g: data_bundle(t, k, b"[" * 101 + b"]" * 101),
+        "org/data.json: not valid JSON: nested more than 100 levels deep",
+    ),
+    "NaN in data.json": (
+        lambda t, k, _g: data_bundle(t, k, b'{"n": NaN}'),
+        "org/data.json: not valid JSON: NaN is not a JSON number",
+    ),
     "corrupt gzip": (lambda _t, _k, good: good[:10] + b"\xff" * 50 + good[60:], "corrupt bundle archive"),
     "truncated": (lambda _t, _k, good: good[: len(good) // 2], "corrupt bundle archive"),
     "wrong key": (lambda t, _k, _g: org_bundle(t, "bad", make_key("RS256")), "does not verify with key 'org'"),

@@ -114,7 +114,7 @@ class TestPolicyTests:
     def test_default_policies_pass_their_own_tests(self) -> None:
         result = hookd("test", str(ROOT / "policies"))
         assert result.returncode == 0, result.stdout + result.stderr
-        assert result.stdout.strip().splitlines()[-1].endswith(" passed, 0 failed")
+        assert re.search(r" passed, 0 failed(, \d+ known gaps)?$", result.stdout.strip())  # gaps: policies/README.md
 
     def test_default_policies_pass_under_the_real_opa(self) -> None:
         opa = os.environ.get("HOOKD_OPA_BIN") or shutil.which("opa") or ""
@@ -233,7 +233,7 @@ class TestInstall:
     def test_http_transport_is_refused_for_gemini(self, tmp_path: Path) -> None:
         result = hookd("install", "--client", "gemini", "--transport", "http", env={"HOME": str(tmp_path)})
         assert result.returncode != 0
-        assert "--transport http is for Claude Code only" in result.stderr
+        assert "--transport http is not available for Gemini CLI" in result.stderr
 
     def test_unparsable_settings_are_refused_and_kept(self, tmp_path: Path) -> None:
         settings = tmp_path / ".gemini" / "settings.json"

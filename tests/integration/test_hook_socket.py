@@ -139,6 +139,27 @@ class TestFramesAndLimits:
             assert (reply.status, reply.stderr) == (wire.Status.ERROR, code), frame
             assert b"\n" not in reply.stdout
 
+    def test_a_deeply_nested_header_gets_an_error_frame(self, daemon: RunningDaemon) -> None:
+        deep = b"[" * 30_000 + b"]" * 30_000  # under the 64 KiB header limit
+        reply = decode(send_frame(daemon.socket, struct.pack("!4sBxII", b"HKDQ", 1, len(deep), 0) + deep))
+        assert (reply.status, reply.stderr) == (wire.Status.ERROR, b"bad-header")
+        assert reply.stdout == b"frame header is not valid JSON: nested too deeply"
+
+    def test_nan_and_infinity_in_a_payload_are_refused_and_never_logged(self, daemon: RunningDaemon) -> None:
+        header = {"client": "gemini", "event": "BeforeTool", "cwd": "/", "ppid": 1, "env": {}}
+        for number in (b"NaN", b"Infinity", b"-Infinity"):
+            payload = json.dumps(write_payload("a.txt")).encode()[:-1] + b',"n":' + number + b"}"
+            reply = decode(send_frame(daemon.socket, wire.encode_request(header, payload)))
+            assert (reply.status, reply.stderr) == (wire.Status.ERROR, b"bad-payload"), number
+            assert reply.stdout == b"hook payload is not valid JSON: " + number + b" is not a JSON number"
+        words = json.dumps(write_payload("NaN Infinity.txt")).encode()  # the words inside strings are fine
+        assert decode(send_frame(daemon.socket, wire.encode_request(header, words))).status == wire.Status.OK
+        shim = run_shim(daemon.socket, "BeforeTool", json.dumps(write_payload("x")).encode()[:-1] + b',"n":NaN}')
+        assert json.loads(shim.stdout)["decision"] == "deny"  # the fail mode, with the reason
+        assert "NaN is not a JSON number" in json.loads(shim.stdout)["reason"]
+        (record,) = daemon.decisions(at_least=1)
+        assert record["input"]["tool"]["input"]["file_path"] == "NaN Infinity.txt"
+
     def test_frame_cut_short_is_reported_as_truncated(self, daemon: RunningDaemon) -> None:
         frame = struct.pack("!4sBxII", b"HKDQ", 1, 50, 0) + b'{"client":'
         reply = decode(send_frame(daemon.socket, frame, shut_write=True))

@@ -59,6 +59,25 @@ class TestHeader:
             wire.parse_header(raw)
         assert info.value.code == "bad-header"
 
+    @pytest.mark.parametrize(
+        ("raw", "why"),
+        [(b"[" * 50_000 + b"]" * 50_000, "nested too deeply"), (b'{"client":"g","event":"e","ppid":NaN}', "NaN")],
+    )
+    def test_deep_or_non_finite_headers_are_bad_headers(self, raw: bytes, why: str) -> None:
+        with pytest.raises(FrameError, match=why) as caught:
+            wire.parse_header(raw)
+        assert caught.value.code == "bad-header"
+
+    @pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity", b"[NaN]"])
+    def test_payloads_with_non_finite_numbers_are_refused(self, number: bytes) -> None:
+        with pytest.raises(FrameError, match="is not a JSON number") as caught:
+            wire.check_payload(b'{"tool_input":{"n":' + number + b"}}")
+        assert caught.value.code == "bad-payload"
+
+    @pytest.mark.parametrize("payload", [b'{"s":"NaN Infinity"}', b"{not json NaN", b'{"n":1e999}', b""])
+    def test_payloads_the_check_leaves_to_the_dialect(self, payload: bytes) -> None:
+        wire.check_payload(payload)  # the words in strings, or not JSON at all (the dialect's error)
+
     def test_too_many_env_entries(self) -> None:
         env = ",".join(f'"K{i}":"v"' for i in range(wire.MAX_ENV_ENTRIES + 1))
         with pytest.raises(FrameError):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookd import jsonstrict
 from hookd.types import JSON
 
 GENESIS = "0" * 64
@@ -39,8 +40,9 @@ def chain_hash(prev: str, body: str) -> str:
 
 
 def seal(record: dict[str, JSON], prev: str) -> tuple[str, str]:
-    """(line without newline, hash) for `record` (which must hold `seq` and neither `prev` nor `hash`)."""
-    body = canonical(record)
+    """(line without newline, hash) for `record` (which must hold `seq` and neither `prev` nor `hash`).
+    Written as strict JSON: a non-finite number becomes null (verification reads what was written)."""
+    body = jsonstrict.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     digest = chain_hash(prev, body)
     return f'{body[:-1]},"prev":"{prev}","hash":"{digest}"}}', digest
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
-import json
 import time
 import urllib.request
 import uuid
@@ -22,7 +21,7 @@ from collections.abc import Sequence
 
 import structlog
 
-from hookd import __version__
+from hookd import __version__, jsonstrict
 from hookd.audit.record import Logged, rfc3339
 from hookd.config import ShipConfig
 from hookd.types import JSON
@@ -165,7 +164,7 @@ class Shipper:
     def _post(self, batch: Sequence[Logged]) -> None:
         """On a worker thread: encode, gzip and POST one batch; raises unless the collector answers 2xx."""
         events = [opa_event(logged, self.labels) for logged in batch]
-        body = gzip.compress(json.dumps(events, separators=(",", ":")).encode(), compresslevel=6)
+        body = gzip.compress(jsonstrict.dumps(events, separators=(",", ":")).encode(), compresslevel=6)
         headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
         if self.config.token:
             headers["Authorization"] = f"Bearer {self.config.token}"

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookd import jsonstrict
 from hookd.errors import BundleError
 
 MANIFEST = ".manifest"
@@ -147,16 +148,19 @@ class Number(str):
     """A JSON number kept exactly as written (OPA decodes with UseNumber and hashes the literal)."""
 
 
+MAX_JSON_DEPTH = 100  # the embedded engine refuses data nested past 128 levels, data paths included
+
+
 def parse_json(data: bytes, name: str) -> Any:
+    """Strict JSON (no NaN/Infinity, at most MAX_JSON_DEPTH levels deep): anything else refuses the bundle."""
     text = data.removeprefix(b"\xef\xbb\xbf")
     try:
-        return json.loads(text, parse_int=Number, parse_float=Number, parse_constant=_no_constant)
+        value = jsonstrict.loads(text, parse_int=Number, parse_float=Number)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BundleError(f"{name}: not valid JSON: {exc}") from None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    if jsonstrict.deeper_than(value, MAX_JSON_DEPTH):
+        raise BundleError(f"{name}: not valid JSON: nested more than {MAX_JSON_DEPTH} levels deep")
+    return value
 
 
 def parse_data(path: str, data: bytes) -> Any:

@@ -11,9 +11,11 @@ import sys
 from collections.abc import Sequence
 
 from hookd import __version__
+from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.errors import HookdError
 
-CLIENTS = ("gemini", "claude")
+CLIENTS = tuple(AGENTS)
+SCOPES = tuple(dict.fromkeys(scope for spec in AGENTS.values() for scope in spec.install.scopes))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="decide one payload from stdin without a daemon")
     ev.add_argument("--event", help="the client's hook event name (default: the payload's hook_event_name)")
-    ev.add_argument("--client", default="gemini", choices=CLIENTS)
+    ev.add_argument("--client", default=DEFAULT_AGENT, choices=CLIENTS)
     ev.add_argument("--policies", help="policy directory (default: the configured one)")
     ev.add_argument("--interactive", action="store_true", help="treat the session as interactive (ask is kept)")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
@@ -46,9 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--opa-url", help="with --engine opa: this OPA server (default: a private `opa run --server` on 127.0.0.1)"
     )
 
-    doctor = sub.add_parser("doctor", help="show which sandbox layers Python policies get on this machine")
-    doctor.add_argument("--policies", help="policy directory to check too (default: the configured one)")
-    doctor.add_argument("--strict", action="store_true", help="exit 1 when a layer is unavailable")
+    from hookd.cli import doctor  # the whole set-up, one line per problem
+
+    doctor.register(sub)
 
     from hookd.cli.control import add_control_parsers  # status, reload, policies, tail, log verify
 
@@ -57,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     from hookd.cli.bundle import add_bundle_parsers  # bundle build, sign, verify, inspect
 
     add_bundle_parsers(sub)
+
+    from hookd.cli.replay import add_replay_parser  # replay recorded requests against a candidate
+
+    add_replay_parser(sub)
 
     from hookd.cli import service  # service install, uninstall, status
 
@@ -67,15 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
         ("uninstall", "remove it again"),
     ):
         cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--client", default="gemini", choices=CLIENTS)
-        cmd.add_argument("--scope", default="user", choices=("user", "project", "local"), help="local: Claude only")
+        cmd.add_argument("--client", default=DEFAULT_AGENT, choices=CLIENTS)
+        cmd.add_argument("--scope", default="user", choices=SCOPES, help="the scopes each agent has: docs/install.md")
         cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
         if name == "install":
             cmd.add_argument(
                 "--transport",
                 default="command",
                 choices=("command", "http"),
-                help="Claude only: http hooks to hookd's HTTP endpoint (SessionStart keeps the shim)",
+                help="http: the agent's http hooks to hookd's HTTP endpoint, where it has them (Claude Code)",
             )
             cmd.add_argument(
                 "--shim",

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookd.cli.output import print_evaluation
-from hookd.config import DEFAULT_FAIL_MODES, Config, check_opa
+from hookd.config import Config, check_opa
 from hookd.errors import DaemonError, DialectError, HookdError
-from hookd.types import Caller, Deadline, Event, FailMode, HookRequest
+from hookd.types import Caller, Deadline, HookRequest
 
 if TYPE_CHECKING:
     from hookd.install import InstallPlan
@@ -41,7 +41,9 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, config: Config) -> int:
-    forwarded = ("GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID", "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "HOME")
+    from hookd.dialects.registry import forwarded_env
+
+    forwarded = forwarded_env()
     env = {k: v for k, v in os.environ.items() if k in forwarded}
     if getattr(args, "daemon", False):
         if args.policies:
@@ -105,6 +107,7 @@ def _event_of(raw: bytes) -> str:
 
 def cmd_test(args: argparse.Namespace, config: Config) -> int:
     from hookd.logs import quiet_logging
+    from hookd.policycorpus import figures
     from hookd.policytest import run_case_files, run_rego_tests, summarise
 
     quiet_logging()
@@ -125,34 +128,12 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
     for result in results:
         if result.status in ("FAIL", "ERROR") or args.verbose:
             print(f"{result.status:5} {result.name}" + (f": {result.detail}" if result.detail else ""))
+    for line in figures(results):
+        print(line)
     passed, failed = summarise(results)
-    print(f"{passed} passed, {failed} failed")
+    gaps = sum(r.status == "GAP" for r in results)
+    print(f"{passed} passed, {failed} failed" + (f", {gaps} known gaps" if gaps else ""))
     return 1 if failed else 0
-
-
-def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
-    """Start one real Python worker and print each sandbox layer it got; check the policy dir's trust rule."""
-    from hookd.engines.python.engine import probe_layers
-    from hookd.errors import PolicyLoadError
-    from hookd.logs import quiet_logging
-    from hookd.policy.python_sources import discover_python, load_python_set
-
-    quiet_logging()
-    layers = probe_layers(config)
-    print("sandbox layers of Python policy workers:")
-    for layer in layers:
-        state = "active" if layer["active"] else "unavailable"
-        detail = str(layer["detail"]).removeprefix("unavailable: ")
-        print(f"  {layer['name']:18} {state:11} {detail}")
-    policy_dir = Path(args.policies).resolve() if args.policies else config.daemon.policies
-    count = len(discover_python(policy_dir)) if policy_dir.is_dir() else 0
-    try:
-        load_python_set(policy_dir)
-        trust = "no Python policies" if count == 0 else "may run (owner and permissions are right)"
-    except PolicyLoadError as exc:
-        trust = str(exc)
-    print(f"policies {policy_dir}: {count} Python policy file(s): {trust}")
-    return 1 if args.strict and not all(layer["active"] for layer in layers) else 0
 
 
 def shim_path() -> Path:
@@ -161,80 +142,35 @@ def shim_path() -> Path:
     return python_shim()
 
 
-def shim_command(config: Config, event: Event, client: str = "gemini", native: Path | None = None) -> str:
-    """The hook command for one event: the native shim binary when given, else the Python shim."""
-    program = [str(native)] if native else [config.shim_python, "-I", "-S", str(shim_path())]
-    parts = [
-        *program, client, event.value,
-        "--socket", str(config.hook_socket), "--deadline-ms", str(config.shim.deadline_ms),
-    ]  # fmt: skip
-    mode = config.shim.fail_modes.get(event)
-    if mode is not None and mode is not DEFAULT_FAIL_MODES[event]:
-        parts += ["--fail", mode.value]
-    return shlex.join(parts)
+def shim_program(config: Config, native: Path | None = None) -> list[str]:
+    """The hook program: the native shim binary when given, else the Python shim."""
+    return [str(native)] if native else [config.shim_python, "-I", "-S", str(shim_path())]
 
 
 def _settings_path(args: argparse.Namespace) -> Path:
     from hookd.install import settings_path
 
     project_dir = Path(args.project_dir).resolve()
-    if args.client == "claude":
-        # Claude Code keeps its user files in $CLAUDE_CONFIG_DIR when that is set, else ~/.claude.
-        config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
-        if config_dir and args.scope == "user":
-            return Path(config_dir) / "settings.json"
-        return settings_path("claude", args.scope, home=Path.home(), project_dir=project_dir)
-    # Gemini CLI reads $GEMINI_CLI_HOME/.gemini/settings.json when that is set.
-    home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home())
-    return settings_path(args.client, args.scope, home=home, project_dir=project_dir)
+    return settings_path(args.client, args.scope, home=Path.home(), project_dir=project_dir, env=os.environ)
 
 
-def claude_plan(config: Config, path: Path, native: Path | None, transport: str) -> tuple[InstallPlan, str]:
-    """Claude Code's plan: exec-form shim hooks (or http hooks), and the line that describes them."""
-    from hookd.dialects.claude import FAIL_CLOSED_EVENTS, canonical_event
-    from hookd.install import CLAUDE_COMMAND_ONLY, CLAUDE_EVENTS, InstallPlan
+def install_plan(
+    config: Config, client: str, path: Path, native: Path | None, transport: str = "command"
+) -> tuple[InstallPlan, str]:
+    """What `hookd install` writes into `path` for this client, and the line that describes it."""
+    from hookd.install import make_plan
 
-    program = str(native) if native else config.shim_python
-    prefix = [] if native else ["-I", "-S", str(shim_path())]
-    commands, args, closed = {}, {}, set()
-    for name in CLAUDE_EVENTS:
-        event = canonical_event(name)
-        shim_args = [*prefix, "claude", name, "--socket", str(config.hook_socket),
-                     "--deadline-ms", str(config.shim.deadline_ms)]  # fmt: skip
-        mode = config.shim.fail_modes.get(event)
-        if mode is not None and mode is not DEFAULT_FAIL_MODES[event]:
-            shim_args += ["--fail", mode.value]
-        if mode is FailMode.CLOSED and event in FAIL_CLOSED_EVENTS:
-            closed.add(name)  # Claude then blocks when the hook cannot run, instead of letting it through
-        commands[name], args[name] = program, tuple(shim_args)
-    http: dict[str, dict[str, Any]] = {}
-    described = shlex.join([program, *args["PreToolUse"]])
-    if transport == "http":
-        url = f"http://{config.http.host}:{config.http.port}/v1/hooks/claude"
-        endpoint = {"url": url, "headers": {"Authorization": f"Bearer ${config.http.token_env}"},
-                    "allowedEnvVars": [config.http.token_env]}  # fmt: skip
-        http = {name: endpoint for name in CLAUDE_EVENTS if name not in CLAUDE_COMMAND_ONLY}
-        described = f"POST {url} (Authorization: Bearer ${config.http.token_env})"
-    plan = InstallPlan(path, commands, config.shim.hook_timeout_ms, client="claude", args=args, http=http,
-                       block_on_failure=frozenset(closed))  # fmt: skip
-    return plan, described
+    return make_plan(client, path, config, shim_program(config, native), transport)
 
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
-    from hookd.install import InstallPlan, install
+    from hookd.install import install
     from hookd.shimbuild import choose
 
     path = _settings_path(args)
     native, fallback = choose(getattr(args, "shim", "auto"))
     transport = getattr(args, "transport", "command")
-    if args.client == "claude":
-        plan, described = claude_plan(config, path, native, transport)
-    elif transport != "command":
-        raise HookdError("--transport http is for Claude Code only: Gemini CLI runs command hooks")
-    else:
-        commands = {e.value: shim_command(config, e, args.client, native) for e in Event if e is not Event.OTHER}
-        plan = InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms)
-        described = commands[Event.BEFORE_TOOL.value]
+    plan, described = install_plan(config, args.client, path, native, transport)
     _guard_socket_dir(config)
     result = install(plan)
     if fallback:

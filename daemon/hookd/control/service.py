@@ -23,6 +23,7 @@ from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog, Filters, Queued
 from hookd.config import Config
 from hookd.control.peers import current_caller
+from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.errors import DialectError
 from hookd.metrics import DecisionMetrics, MetricsEndpoint
 from hookd.pipeline import EngineHolder, InteractiveProbe
@@ -327,7 +328,7 @@ async def _hook_request(
     if len(request.env) > MAX_ENV:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"env has more than {MAX_ENV} entries")
     return HookRequest(
-        client=request.client or "gemini",
+        client=request.client or DEFAULT_AGENT,
         event=event,
         payload=request.payload,
         env=dict(request.env),

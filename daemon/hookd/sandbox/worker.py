@@ -86,7 +86,7 @@ def as_verdicts(policy: LoadedPolicy, result: Any) -> list[dict[str, Any]]:
             "policy": verdict.policy or policy.policy_id,
             "rule": verdict.rule or policy.declared.function.__name__,
             "message": str(verdict.message),
-            "patch": json.loads(json.dumps(dict(verdict.patch))),  # refuse what JSON cannot carry, here
+            "patch": json.loads(json.dumps(dict(verdict.patch), allow_nan=False)),  # refuse what JSON cannot carry
         }
         for verdict in items
     ]

@@ -268,10 +268,11 @@ class _HookConnection(asyncio.Protocol):
             if len(buffer) < body_start + payload_len:
                 return
             header = wire.parse_header(bytes(buffer[wire.REQUEST_PREFIX_SIZE : body_start]))
+            payload = bytes(buffer[body_start : body_start + payload_len])
+            wire.check_payload(payload)
         except FrameError as exc:
             self._reply(server.error_frame(exc.code, str(exc)))
             return
-        payload = bytes(buffer[body_start : body_start + payload_len])
         self._buffer = bytearray()
         self._transport.pause_reading()
         self._task = server._serve(self._caller, header, payload, self._started, self._reply)

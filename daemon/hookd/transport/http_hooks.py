@@ -25,8 +25,9 @@ from pathlib import Path
 
 import structlog
 
+from hookd import wire
 from hookd.config import is_loopback
-from hookd.errors import DaemonError, DialectError, one_line
+from hookd.errors import DaemonError, DialectError, FrameError, one_line
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
@@ -198,6 +199,10 @@ class HttpHookServer:
         if not hmac.compare_digest(headers.get("authorization", "").encode(), self._token):
             raise HttpError(401, "missing or wrong bearer token")
         self.stats.requests += 1
+        try:
+            wire.check_payload(body)
+        except FrameError as exc:
+            raise HttpError(400, str(exc)) from None
         request = HookRequest(
             client=path[len(ROUTE) :].split("?", 1)[0],
             event="",  # the dialect reads it from the payload's hook_event_name

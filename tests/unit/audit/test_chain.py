@@ -33,6 +33,14 @@ class TestSeal:
         assert (parsed.pop("prev"), parsed.pop("hash")) == (GENESIS, digest)
         assert parsed == record
 
+    def test_non_finite_numbers_are_written_as_null_and_verify(self, tmp_path: Path) -> None:
+        record = {"seq": 1, "input": {"n": float("nan"), "m": [float("inf"), -float("inf"), 1.5]}}
+        line, _ = seal(dict(record), GENESIS)
+        parsed = json.loads(line, parse_constant=lambda name: pytest.fail(f"{name} in the log line"))
+        assert parsed["input"] == {"n": None, "m": [None, None, 1.5]}
+        (tmp_path / "d.log").write_text(line + "\n")
+        assert verify(tmp_path / "d.log").ok
+
     def test_each_record_links_to_the_one_before(self, tmp_path: Path) -> None:
         lines = write_log(tmp_path / "d.log", 3)
         hashes = [json.loads(line)["hash"] for line in lines]

@@ -4,8 +4,13 @@ and the OPA decision-log event built from a real record."""
 from __future__ import annotations
 
 import asyncio
+import gzip
+import http.server
+import json
 import socket
+import threading
 
+import pytest
 import uvloop
 
 from hookd.audit.record import Logged
@@ -83,3 +88,31 @@ def test_in_flight_records_count_against_the_bound_and_offer_never_waits() -> No
     assert (in_flight, dropped, sent) == (3, 2, 0)
     assert queued == [6, 7]
     assert buffered == 5  # still held when close gave up: the local log has them all
+
+
+def test_a_batch_never_carries_nan_or_infinity() -> None:
+    # A strict collector refuses a whole batch over one NaN, and the shipper would retry it for ever.
+    record = logged(1)
+    record.record["input"] = {"n": float("nan"), "big": float("inf")}
+    bodies: list[bytes] = []
+
+    class Collector(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            bodies.append(gzip.decompress(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            port = server.server_address[1]
+            Shipper(ShipConfig(url=f"http://127.0.0.1:{port}/logs", timeout_ms=5000))._post([record])
+        finally:
+            server.shutdown()
+    (body,) = bodies
+    (event,) = json.loads(body, parse_constant=lambda name: pytest.fail(f"{name} in the shipped batch"))
+    assert event["input"] == {"n": None, "big": None}

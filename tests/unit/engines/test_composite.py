@@ -8,7 +8,6 @@ from hookd.errors import EngineError
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
-    Client,
     Deadline,
     EngineRequest,
     Event,
@@ -31,7 +30,7 @@ def Part(name: str, verdicts: Sequence[Verdict], fail: bool = False, revision: s
 
 def _request() -> EngineRequest:
     event = NormalisedEvent(
-        client=Client.GEMINI,
+        client="gemini",
         event=Event.BEFORE_TOOL,
         payload={},
         tool=None,

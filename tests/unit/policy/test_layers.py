@@ -14,7 +14,6 @@ from hookd.policy.layers import Layer, LayeredEngine, Rank
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
-    Client,
     Deadline,
     EngineRequest,
     Event,
@@ -71,7 +70,7 @@ class TestCombineAcrossLayers:
 
 def request(project_dir: str, command: str) -> EngineRequest:
     event = NormalisedEvent(
-        client=Client.GEMINI, event=Event.BEFORE_TOOL, payload={},
+        client="gemini", event=Event.BEFORE_TOOL, payload={},
         tool=ToolCall("run_shell_command", ToolKind.SHELL, {"command": command}),
         session_id="s", cwd=project_dir, project_dir=project_dir, caller=Caller(0, 0, 1),
     )  # fmt: skip

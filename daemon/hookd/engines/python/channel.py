@@ -24,6 +24,7 @@ from typing import IO, Any
 
 import structlog
 
+from hookd import jsonstrict
 from hookd.config import Config
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
@@ -211,8 +212,6 @@ class PolicyWorker:
         return frame
 
     def _take_frame(self) -> dict[str, Any] | None:
-        import json
-
         if len(self._buffer) < frames.HEADER.size:
             return None
         try:
@@ -225,7 +224,7 @@ class PolicyWorker:
         body = bytes(self._buffer[frames.HEADER.size : end])
         del self._buffer[:end]
         try:
-            value = json.loads(body)
+            value = jsonstrict.loads(body)
         except ValueError as exc:
             raise WorkerGone(f"sent a frame that is not JSON: {exc}") from None
         if not isinstance(value, dict):

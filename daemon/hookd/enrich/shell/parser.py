@@ -72,7 +72,7 @@ class _FastParser:
         self.redirects: list[_Redir] = []
         self.subs: list[_Block] = []
         self.pending = False  # after `|`, `&&`, `||`: another command must follow
-        self.heredocs: list[tuple[str, bool, bool, list[_Block]]] = []  # waiting for the next line
+        self.heredocs: list[tuple[str, bool, bool, list[_Block], _Redir]] = []  # waiting for the next line
 
     def parse(self) -> _Block:
         s = self.s
@@ -130,8 +130,9 @@ class _FastParser:
             self._heredoc_bodies()
 
     def _heredoc_bodies(self) -> None:
-        for delimiter, quoted, strip_tabs, subs in self.heredocs:
+        for delimiter, quoted, strip_tabs, subs, redirect in self.heredocs:
             body, self.i = _heredoc_body(self.s, self.i, delimiter, strip_tabs)
+            redirect.body = body
             if not quoted:  # an unquoted delimiter: the body is expanded
                 subs.extend(self._substitution(script) for script in _scan_substitutions(body) if script.strip())
         self.heredocs = []
@@ -167,8 +168,9 @@ class _FastParser:
         op = next(op for op in _REDIR_OPS if s.startswith(op, i))
         if op in ("<<", "<<-"):
             delimiter, quoted, strip_tabs, self.i = _heredoc_op(s, i)
-            self.heredocs.append((delimiter, quoted, strip_tabs, self.subs))
-            self.redirects.append(_Redir(op, delimiter, False))
+            redirect = _Redir(op, delimiter, False)
+            self.heredocs.append((delimiter, quoted, strip_tabs, self.subs, redirect))
+            self.redirects.append(redirect)
             return
         i += len(op)
         while i < len(s) and s[i] in " \t":
@@ -414,7 +416,8 @@ class _Convert:
                 body = getattr(heredoc, "value", None)
                 if isinstance(body, str) and ("$(" in body or "`" in body):
                     subs.extend(self._scan(body))  # an unquoted delimiter: the body is expanded
-            return _Redir(op, self._word(output), False)
+            word = self._word(output)
+            return _Redir(op, word, False, _heredoc_text(getattr(heredoc, "value", None), word))
         if output is None:
             return _Redir(op, None, False)
         if isinstance(output, int | str):
@@ -423,6 +426,16 @@ class _Convert:
         subs.extend(self._subs(output))
         is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(target))
         return _Redir(op, target, is_path)
+
+
+def _heredoc_text(value: Any, delimiter: str) -> str | None:
+    """bashlex's here-document value without its closing delimiter line, as the fast path gives it."""
+    if not isinstance(value, str):
+        return None
+    head, _, last = value.rpartition("\n")
+    if last.lstrip("\t") == delimiter:
+        return head + "\n" if head or value.startswith("\n") else ""
+    return value
 
 
 # --------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ class _Redir:
     op: str
     target: str | None
     is_path: bool  # false for fd duplication (`2>&1`), here-documents and here-strings
+    body: str | None = None  # a here-document's text (set by the parser before the tree is shared)
 
 
 @dataclass(slots=True)

@@ -17,7 +17,7 @@ from python_support import python_part, shell_request, wait_for_full_pool, wait_
 from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, PythonConfig
 from hookd.errors import PolicyLoadError
-from hookd.types import Caller, Deadline, Event, HookRequest, Outcome
+from hookd.types import Caller, Deadline, Event, HookRequest, Outcome, Verdict
 from support import eventually_async
 
 REGO_DENY = """package hookd.rego_guard
@@ -57,15 +57,22 @@ def test_a_policy_is_not_called_for_events_it_does_not_declare(tmp_path: Path) -
         asyncio.run(engine.aclose())
 
 
-def test_a_malformed_return_value_fails_closed(tmp_path: Path) -> None:
-    policies = write_policy(tmp_path / "p", "@policy()\ndef wrong(input):\n    return 'deny'\n")
-    engine = load_engine(config(), policies)
+@pytest.mark.parametrize(
+    ("returned", "error"),
+    [
+        ("'deny'", "TypeError"),
+        ("rewrite(tool_input={'n': float('nan')})", "ValueError"),  # NaN is not JSON: never into the log
+    ],
+)
+def test_a_malformed_return_value_fails_closed(tmp_path: Path, returned: str, error: str) -> None:
+    source = f"from hookd.policy_api import rewrite\n@policy()\ndef wrong(input):\n    return {returned}\n"
+    engine = load_engine(config(), write_policy(tmp_path / "p", source))
     try:
         (verdict,) = asyncio.run(engine.evaluate(shell_request("ls")))
     finally:
         asyncio.run(engine.aclose())
     assert (verdict.kind.value, verdict.rule_id) == ("deny", "python-error")
-    assert "TypeError" in verdict.message
+    assert error in verdict.message and not verdict.patch
 
 
 def test_python_and_rego_verdicts_combine_under_the_same_rules(tmp_path: Path) -> None:
@@ -200,17 +207,18 @@ def big(input):
     assert python.replaced == 1
 
 
-def test_garbage_on_the_channel_counts_as_a_crash(tmp_path: Path) -> None:
+def forged_frame_verdicts(tmp_path: Path, frame: bytes) -> tuple[list[Verdict], int]:
+    """A policy writes `frame` onto every descriptor it may find the channel on; (verdicts, replaced)."""
     policies = write_policy(
         tmp_path / "p",
-        """
+        f"""
         import os
 
         @policy(events=["BeforeTool"])
         def forge(input):
             for fd in range(3, 20):
                 try:
-                    os.write(fd, b"\\xff\\xff\\xff\\xffforged")
+                    os.write(fd, {frame!r})
                 except OSError:
                     pass
             return deny("ESCAPED: forged")
@@ -222,8 +230,13 @@ def test_garbage_on_the_channel_counts_as_a_crash(tmp_path: Path) -> None:
         verdicts = list(asyncio.run(engine.evaluate(shell_request("ls"))))
     finally:
         asyncio.run(engine.aclose())
+    return verdicts, python.replaced
+
+
+def test_garbage_on_the_channel_counts_as_a_crash(tmp_path: Path) -> None:
+    verdicts, replaced = forged_frame_verdicts(tmp_path, b"\xff\xff\xff\xffforged")
     assert [(v.kind.value, v.rule_id) for v in verdicts] == [("deny", "python-error")]
-    assert "over the" in verdicts[0].message and python.replaced == 1
+    assert "over the" in verdicts[0].message and replaced == 1
 
 
 def test_an_exception_on_an_event_that_cannot_block_is_a_message_not_a_deny(tmp_path: Path) -> None:
@@ -253,3 +266,13 @@ def test_scratch_dirs_live_in_the_configured_dir_and_go_with_their_workers(tmp_p
         remaining = list(base.iterdir())
         shutil.rmtree(base.parent)
     assert remaining == []
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [(b"[" * 100_000 + b"]" * 100_000, "nested too deeply"), (b'{"t":"result","x":NaN}', "NaN is not a JSON number")],
+)
+def test_a_forged_frame_that_is_not_strict_json_counts_as_a_crash(tmp_path: Path, body: bytes, why: str) -> None:
+    verdicts, replaced = forged_frame_verdicts(tmp_path, len(body).to_bytes(4, "big") + body)
+    assert [(v.kind.value, v.rule_id) for v in verdicts] == [("deny", "python-error")]
+    assert why in verdicts[0].message and replaced == 1

@@ -1,0 +1,91 @@
+"""`hookd replay`: recorded requests against a candidate policy set, for people and for CI (docs/rollout.md).
+
+Exit codes: 0 nothing listed in --fail-on happened, 1 it did, 2 usage or input errors (no store, a
+candidate that does not load or verify, a recorded request the candidate could not evaluate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hookd.config import Config
+from hookd.errors import BundleError, HookdError
+
+
+def add_replay_parser(sub: Any) -> None:
+    replay = sub.add_parser("replay", help="replay recorded requests against a candidate policy set")
+    candidate = replay.add_mutually_exclusive_group(required=True)
+    candidate.add_argument("--policies", help="the candidate: a policy directory")
+    candidate.add_argument("--bundle", help="the candidate: a bundle file, verified as the daemon would")
+    replay.add_argument("--store", help="the replay store directory, or one segment file (default: [replay] path)")
+    replay.add_argument("--first", type=int, default=10, help="how many differing requests to show (default 10)")
+    replay.add_argument(
+        "--fail-on", default="", help="exit 1 when one of these happened: deny-to-allow,allow-to-deny,… or any"
+    )
+    replay.add_argument("--json", action="store_true", help="print the report as JSON")
+    replay.add_argument("--verification-key", help="--bundle: PEM public key file, or the HMAC secret")
+    replay.add_argument("--signing-alg", default="RS256")
+    replay.add_argument("--key-id", default="default")
+    replay.add_argument("--scope", default="")
+    replay.set_defaults(run=cmd_replay)
+
+
+def cmd_replay(args: argparse.Namespace, config: Config) -> int:
+    from hookd.logs import quiet_logging
+    from hookd.rollout.compare import parse_transitions
+    from hookd.rollout.replay import format_report, replay
+    from hookd.rollout.store import read_entries
+
+    try:
+        fail_on = parse_transitions(args.fail_on)
+    except ValueError as exc:
+        raise HookdError(f"--fail-on: {exc}") from None
+    store = Path(args.store) if args.store else config.replay.path
+    if not store.exists():
+        raise HookdError(f"no replay store at {store} (turn it on with [replay] enabled = true, docs/rollout.md)")
+    quiet_logging()
+    with tempfile.TemporaryDirectory(prefix="hookd-replay-") as scratch:
+        engine, described = _candidate(args, config, Path(scratch))
+
+        async def run() -> Any:
+            try:
+                return await replay((entry for _, entry in read_entries(store)), engine, max(args.first, 0))
+            finally:
+                await engine.aclose()
+
+        report = asyncio.run(run())
+    if args.json:
+        print(json.dumps({"store": str(store), "candidate": described, **report.as_json()}, indent=2))
+    else:
+        print("\n".join(format_report(report, str(store), described)))
+    if report.errors:
+        return 2
+    return 1 if any(report.by_transition.get(t) for t in fail_on) else 0
+
+
+def _candidate(args: argparse.Namespace, config: Config, scratch: Path) -> tuple[Any, str]:
+    """The candidate's engine and how to name it. Raises HookdError (PolicyLoadError, BundleError)."""
+    from hookd.assembly import engine_for_dir
+
+    if args.policies:
+        directory = Path(args.policies).resolve()
+        if not directory.is_dir():
+            raise HookdError(f"--policies {args.policies}: not a directory")
+        return engine_for_dir(config, directory), f"policies {directory}"
+    from hookd.bundle.load import extract, open_bundle
+    from hookd.cli.bundle import _key, _read
+
+    key = _key(args.verification_key, args.signing_alg, args.key_id, args.scope)
+    try:
+        bundle = open_bundle(_read(args.bundle), key)
+    except BundleError as exc:
+        raise HookdError(f"--bundle {args.bundle}: refused: {exc}") from None
+    directory = extract(bundle, scratch)
+    engine = engine_for_dir(config, directory, source="bundle", signed=bundle.verified.signed)
+    signed = "signed" if bundle.verified.signed else "unsigned"
+    return engine, f"bundle {args.bundle} (revision {bundle.revision!r}, {signed})"

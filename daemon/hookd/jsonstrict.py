@@ -1,0 +1,81 @@
+"""Strict JSON for what others send hookd, and JSON out that a strict reader accepts. No I/O.
+
+Python's json reads `NaN`, `Infinity` and `-Infinity` (not JSON) and writes them back; a strict
+consumer downstream (a log collector, OPA, an agent's JSON.parse) then refuses the whole document.
+And its decoder raises RecursionError on deep nesting, which is no ValueError: callers that catch
+only ValueError let it escape as a crash. Here both are one ValueError with a one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+NON_FINITE = (b"NaN", b"Infinity")  # -Infinity contains Infinity
+
+
+class StrictJsonError(ValueError):
+    """Not strict JSON: the message says why in one line."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise StrictJsonError(f"{name} is not a JSON number")
+
+
+def loads(
+    data: bytes | str,
+    *,
+    parse_int: Callable[[str], Any] | None = None,
+    parse_float: Callable[[str], Any] | None = None,
+) -> Any:
+    """json.loads without NaN/Infinity; nesting too deep for the decoder is a StrictJsonError."""
+    try:
+        return json.loads(data, parse_int=parse_int, parse_float=parse_float, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise StrictJsonError("nested too deeply") from None
+
+
+def may_hold_non_finite(data: bytes) -> bool:
+    """A cheap first look (a byte search): False means `data` holds no NaN/Infinity token for sure."""
+    return any(token in data for token in NON_FINITE)
+
+
+def check_finite(data: bytes) -> None:
+    """Raise StrictJsonError when the JSON text `data` uses NaN or Infinity as a number (not inside a
+    string). Costs a byte search unless one of the words appears; then one strict parse."""
+    if not may_hold_non_finite(data):
+        return
+    try:
+        loads(data)
+    except StrictJsonError as exc:
+        if "is not a JSON number" in str(exc):
+            raise
+    except (ValueError, UnicodeDecodeError):
+        return  # not JSON at all: the dialect says so in its own words
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """json.dumps that never writes NaN/Infinity: non-finite numbers become null."""
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError:  # rare: a round trip that reads the non-finite numbers back as null
+        nulled = json.loads(json.dumps(value), parse_constant=lambda _name: None)
+        return json.dumps(nulled, allow_nan=False, **options)
+
+
+def deeper_than(value: Any, limit: int) -> bool:
+    """True when arrays/objects in `value` nest more than `limit` levels (walked without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if level >= limit:
+            return True
+        stack.extend((child, level + 1) for child in children)
+    return False

@@ -1,0 +1,109 @@
+"""The attack corpus `hookd test` runs besides the case files: `corpus/*.jsonl` below a policy directory,
+one case a line, and its figures per category (attacks stopped, benign calls allowed). Owned by the
+policies engineer; the format is in docs/policies.md ("Testing against the corpus").
+
+A line is an object: `category`, `attack` (true: must be stopped, by deny or ask; false: a benign
+look-alike that must be allowed with no prompt), `source` (the peer suite and file, or the incident,
+it was drawn from), then either `command` (a shell line) or `tool` (`read`, `write`, `edit`) with
+`path` (and `content`). `gap`, when present, says why the defaults do not (yet) meet the case: such a
+case reports GAP instead of FAIL, and FAIL once it is met (so that the gap list stays honest).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from hookd.errors import one_line
+from hookd.policytest import TestResult
+
+RunCase = Callable[[str, dict[str, Any]], TestResult]
+
+_GEMINI_TOOLS = {"read": "read_file", "write": "write_file", "edit": "replace"}
+
+
+def find_corpus_files(policy_dir: Path) -> list[Path]:
+    return sorted(p for p in policy_dir.rglob("*.jsonl") if p.parent.name == "corpus")
+
+
+def run_corpus(files: Sequence[Path], run_case: RunCase) -> list[TestResult]:
+    results = []
+    for path in files:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            results.append(TestResult(str(path), "ERROR", one_line(str(exc))))
+            continue
+        for number, line in enumerate(lines, start=1):
+            if line.strip():
+                results.append(_run_line(f"{path.name}:{number}", line, run_case))
+    return results
+
+
+def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
+    try:
+        case = json.loads(line)
+        payload = _payload(case)
+        attack, category, source = case["attack"], case["category"], case["source"]
+        if not (isinstance(attack, bool) and isinstance(category, str) and isinstance(source, str) and source):
+            raise ValueError("needs a boolean 'attack' and non-empty 'category' and 'source'")
+    except (ValueError, KeyError, TypeError) as exc:
+        return TestResult(name, "ERROR", f"bad corpus line: {one_line(str(exc))}")
+    label = f"{name} [{category}] {case.get('command') or case.get('path')}"[:200]
+    expect = {"outcome": ["deny", "ask"] if attack else "allow"}
+    result = run_case(label, {"payload": payload, "expect": expect})
+    result = replace(result, category=category, attack=attack)
+    gap = case.get("gap")
+    if not gap:
+        return result
+    if result.status == "PASS":
+        return replace(result, status="FAIL", detail=f"listed as a gap ({gap}) but now met: remove the gap")
+    return replace(result, status="GAP", detail=f"{gap}; {result.detail}")
+
+
+def _payload(case: dict[str, Any]) -> dict[str, Any]:
+    if "command" in case:
+        tool, tool_input = "run_shell_command", {"command": str(case["command"])}
+    else:
+        tool = _GEMINI_TOOLS[case["tool"]]
+        tool_input = {"file_path": str(case["path"])}
+        if case["tool"] == "write":
+            tool_input["content"] = str(case.get("content", "x"))
+        elif case["tool"] == "edit":
+            tool_input |= {"old_string": "a", "new_string": str(case.get("content", "b"))}
+    return {
+        "session_id": "corpus",
+        "transcript_path": "",
+        "cwd": "${PROJECT}",
+        "hook_event_name": "BeforeTool",
+        "timestamp": "2026-12-02T00:00:00Z",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+
+
+def figures(results: Sequence[TestResult]) -> list[str]:
+    """One line per category and a total: attacks stopped and benign calls allowed, with percentages."""
+    table: dict[str, list[int]] = {}
+    for result in results:
+        if result.attack is None:
+            continue
+        counts = table.setdefault(result.category, [0, 0, 0, 0])
+        met = result.status == "PASS" or (result.status == "FAIL" and "now met" in result.detail)
+        offset = 0 if result.attack else 2
+        counts[offset] += met
+        counts[offset + 1] += 1
+    if not table:
+        return []
+    total = [sum(column) for column in zip(*table.values(), strict=True)]
+    lines = [f"{'category':14} {'attacks stopped':>22} {'benign allowed':>22}"]
+    for category, counts in [*sorted(table.items()), ("all", total)]:
+        lines.append(f"{category:14} {_ratio(counts[0], counts[1]):>22} {_ratio(counts[2], counts[3]):>22}")
+    return lines
+
+
+def _ratio(met: int, total: int) -> str:
+    return f"{met}/{total} ({100 * met / total:.1f}%)" if total else "-"

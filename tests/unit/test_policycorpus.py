@@ -1,0 +1,86 @@
+"""hookd.policycorpus: the corpus lines `hookd test` runs, gap bookkeeping and the figures per category."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hookd import policytest
+from hookd.policycorpus import figures, find_corpus_files, run_corpus
+
+
+def write(tmp_path: Path, *cases: dict[str, Any]) -> Path:
+    folder = tmp_path / "corpus"
+    folder.mkdir(exist_ok=True)
+    path = folder / "c.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    return path
+
+
+def outcome_runner(outcomes: dict[str, str]) -> Any:
+    """A stand-in for the pipeline: the outcome of a command is looked up; the expectation is checked."""
+
+    def run(name: str, case: dict[str, Any]) -> policytest.TestResult:
+        got = outcomes[case["payload"]["tool_input"].get("command", "")]
+        want = case["expect"]["outcome"]
+        ok = got in want if isinstance(want, list) else got == want
+        return policytest.TestResult(name, "PASS" if ok else "FAIL", "" if ok else f"outcome {got}")
+
+    return run
+
+
+def test_attacks_need_a_stop_and_benign_calls_an_allow(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        {"category": "x", "attack": True, "source": "s", "command": "asked"},
+        {"category": "x", "attack": True, "source": "s", "command": "allowed"},
+        {"category": "x", "attack": False, "source": "s", "command": "asked"},
+        {"category": "y", "attack": False, "source": "s", "command": "allowed"},
+    )
+    results = run_corpus([path], outcome_runner({"asked": "ask", "allowed": "allow"}))
+    assert [r.status for r in results] == ["PASS", "FAIL", "FAIL", "PASS"]
+    lines = figures(results)
+    assert lines[1].split() == ["x", "1/2", "(50.0%)", "0/1", "(0.0%)"]
+    assert lines[-1].split() == ["all", "1/2", "(50.0%)", "1/2", "(50.0%)"]
+
+
+def test_a_gap_reports_gap_until_it_is_met(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        {"category": "x", "attack": True, "source": "s", "command": "allowed", "gap": "why"},
+        {"category": "x", "attack": True, "source": "s", "command": "denied", "gap": "why"},
+    )
+    results = run_corpus([path], outcome_runner({"allowed": "allow", "denied": "deny"}))
+    assert [r.status for r in results] == ["GAP", "FAIL"]
+    assert "remove the gap" in results[1].detail
+    assert figures(results)[1].split()[1] == "1/2"  # a met gap counts as stopped
+
+
+def test_a_bad_line_is_an_error_with_its_place(tmp_path: Path) -> None:
+    path = write(tmp_path, {"category": "x", "attack": "yes", "source": "s", "command": "c"})
+    (result,) = run_corpus([path], outcome_runner({}))
+    assert (result.name, result.status) == ("c.jsonl:1", "ERROR")
+
+
+def test_file_tool_cases_become_file_tool_payloads(tmp_path: Path) -> None:
+    path = write(tmp_path, {"category": "x", "attack": True, "source": "s", "tool": "write", "path": "/p/.env"})
+    seen: list[dict[str, Any]] = []
+
+    def run(name: str, case: dict[str, Any]) -> policytest.TestResult:
+        seen.append(case["payload"])
+        return policytest.TestResult(name, "PASS")
+
+    run_corpus([path], run)
+    assert (seen[0]["tool_name"], seen[0]["tool_input"]["file_path"]) == ("write_file", "/p/.env")
+    assert find_corpus_files(tmp_path) == [path]
+
+
+def test_the_default_bundle_corpus_holds_sources_for_every_case() -> None:
+    root = Path(__file__).resolve().parents[2] / "policies"
+    files = find_corpus_files(root)
+    assert files
+    for path in files:
+        for line in path.read_text().splitlines():
+            case = json.loads(line)
+            assert case["source"] and case["category"] == path.stem
