@@ -31,7 +31,7 @@ EVENTS = (
 Command = Callable[[argparse.Namespace, Config], int]
 
 
-def add_control_parsers(sub: Any) -> None:
+def register(sub: Any) -> None:
     """Register status, reload, policies, tail and log under the root parser's subcommands."""
 
     def control(name: str, text: str, run: Command) -> argparse.ArgumentParser:

@@ -17,7 +17,7 @@ from hookd.config import Config
 from hookd.errors import BundleError, HookdError
 
 
-def add_replay_parser(sub: Any) -> None:
+def register(sub: Any) -> None:
     replay = sub.add_parser("replay", help="replay recorded requests against a candidate policy set")
     candidate = replay.add_mutually_exclusive_group(required=True)
     candidate.add_argument("--policies", help="the candidate: a policy directory")
