@@ -13,7 +13,7 @@ import socket
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -43,6 +43,9 @@ from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import Engine, Handled, HookRequest, ReloadResult, Reply
 from hookd.workers import WorkerPool
+
+if TYPE_CHECKING:
+    from hookd.rollout.otel import OtelExport
 
 log = structlog.get_logger("hookd")
 
@@ -82,6 +85,7 @@ class Daemon:
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
         self.replay = ReplayStore(config.replay, config.log) if config.replay.enabled else None
+        self.otel: OtelExport | None = None  # started in run() when [otel] endpoint is set
         self.observer = Observer(
             config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self._busy("")
         )
@@ -97,6 +101,8 @@ class Daemon:
                 max_payload_bytes=daemon.max_payload_bytes,
                 request_timeout=daemon.request_timeout_ms / 1000,
                 max_concurrency=daemon.max_concurrency,
+                max_connections=config.http.max_connections,
+                max_connections_per_peer=config.http.max_connections_per_peer,
                 stats=self.stats,
             )
         self.control = ControlServer(
@@ -185,10 +191,20 @@ class Daemon:
                 "hookd_log_ship_dropped": shipper.dropped,
                 "hookd_log_ship_failures": shipper.failures,
             }
+        if self.otel is not None:
+            export = self.otel.processor
+            counters |= {
+                "hookd_otel_exported": export.exported,
+                "hookd_otel_dropped": export.dropped,
+                "hookd_otel_failed_exports": export.failed_exports,
+            }
         return {name: float(value) for name, value in counters.items()}
 
     def _gauges(self) -> dict[str, float]:
-        return {"hookd_log_ship_buffered": float(self.shipper.buffered)} if self.shipper is not None else {}
+        gauges = {"hookd_log_ship_buffered": float(self.shipper.buffered)} if self.shipper is not None else {}
+        if self.otel is not None:
+            gauges["hookd_otel_buffered"] = float(self.otel.processor.buffered)
+        return gauges
 
     async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
         """Load the policies again and swap once the new engine is ready: Python workers start in the
@@ -297,6 +313,7 @@ class Daemon:
         return [
             Component("metrics", self._start_metrics, self._stop_metrics),
             Component("shipper", self._start_shipper, self._close_shipper),
+            Component("otel export", None, self._close_export),  # after the log's last record
             Component("decision log", self.decision_log.start, self.decision_log.close),  # write what is queued
             Component("engines", None, self.close_engines),
             Component("rollout", self._start_rollout, self._close_rollout),  # observes while engines are open
@@ -361,15 +378,28 @@ class Daemon:
             await asyncio.wait([self._watcher], timeout=2)
 
     def _start_rollout(self) -> None:
-        """The outputs of docs/rollout.md, after the decision log: the observer and the replay store."""
+        """The outputs of docs/rollout.md, after the decision log: the observer, the replay store, and the
+        OpenTelemetry export (its SDK is imported only when it is configured)."""
         self.observer.start()
         if self.replay is not None:
             self.replay.start()
+        if self.config.otel.endpoint:
+            from hookd.rollout.otel import OtelExport, daemon_counters
+
+            revision = self.engines.current.status().revision
+            counters = daemon_counters(self.metrics, self.observer.counters)
+            self.otel = OtelExport(self.config.otel, revision, counters)
+            self.decision_log.outlets.append(self.otel.offer)
 
     async def _close_rollout(self) -> None:
         await self.observer.close()  # observes what is queued, passes it on to the decision log
         if self.replay is not None:
             await self.replay.close()  # writes what is queued
+
+    async def _close_export(self) -> None:
+        """After the decision log wrote its last record: one last bounded export, on a thread."""
+        if self.otel is not None:
+            await asyncio.to_thread(self.otel.close)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()

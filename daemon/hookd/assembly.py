@@ -135,5 +135,6 @@ def build_pipeline(
         ask=ask,
         probe=probe,
         ids=ids or DecisionIds(),
+        input_limits=config.limits,
     )
     return pipeline, holder

@@ -68,6 +68,16 @@ class DaemonConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class LimitsConfig:
+    """What one shell command may cost (hookd.enrich.limits); over a cap it gets the input-limit verdict."""
+
+    max_command_bytes: int = 64 * 1024
+    max_command_tokens: int = 4096  # whitespace-separated, heredoc bodies and quoted text included
+    max_command_substitutions: int = 32  # `$(`, backticks, `<(`, `>(`: bounds the nesting
+    max_command_words: int = 256  # argv words of every command found, `bash -c` scripts included
+
+
+@dataclass(frozen=True, slots=True)
 class ShimConfig:
     deadline_ms: int = 4000
     hook_timeout_ms: int = 5000
@@ -155,6 +165,8 @@ class HttpConfig:
     port: int = 8765
     token_file: Path = field(default_factory=lambda: default_state_dir() / "http-token")
     token_env: str = "HOOKD_HOOK_TOKEN"  # the variable Claude Code interpolates into the header
+    max_connections: int = 256  # open connections in all; more are answered 503 and closed
+    max_connections_per_peer: int = 32  # open connections of one uid (another user cannot take them all)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +236,7 @@ class Config:
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     otel: OtelConfig = field(default_factory=OtelConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
     source: Path | None = None
 
     @property
@@ -290,6 +303,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "rollout",
         "replay",
         "otel",
+        "limits",
     }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
@@ -317,6 +331,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     rollout = _check_rollout(rollout, bundles, where)
     replay = _section(ReplayConfig(), raw.get("replay", {}), "replay", where)
     otel = _section(OtelConfig(), raw.get("otel", {}), "otel", where)
+    limits = _section(LimitsConfig(), raw.get("limits", {}), "limits", where)
     _check_otel(otel, where)
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
@@ -337,6 +352,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         rollout=rollout,
         replay=replay,
         otel=otel,
+        limits=limits,
         source=source,
     )
 
@@ -375,6 +391,11 @@ def _check_http(http: HttpConfig, where: str) -> None:
         )
     if http.port > 65535:
         raise ConfigError(f"{where}: 'http.port' must be at most 65535, got {http.port}")
+    if not 1 <= http.max_connections_per_peer <= http.max_connections:
+        raise ConfigError(
+            f"{where}: 'http.max_connections_per_peer' must be from 1 to 'http.max_connections' "
+            f"({http.max_connections}), got {http.max_connections_per_peer}"
+        )
     if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", http.token_env):
         raise ConfigError(f"{where}: 'http.token_env' must be an environment variable name, got {http.token_env!r}")
 

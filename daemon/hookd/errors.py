@@ -4,13 +4,16 @@ HookdError
 ├── ConfigError        a config file or value is wrong (names the key)
 ├── FrameError         a wire frame breaks the protocol or its limits (carries a reply code)
 ├── DialectError       a payload the client dialect cannot read (bad JSON, unknown event, …)
+├── InputTooLarge      a shell command over a `[limits]` cap; the pipeline answers the input-limit verdict
 ├── EngineError        a policy engine could not answer; the pipeline alone turns it into the event's fail mode
 │   ├── EngineTimeout      the answer did not come within the request's deadline or the engine's timeout
 │   ├── EngineUnavailable  the engine cannot be reached (OPA down or refusing)
 │   └── PolicyLoadError    policies did not load or compile (at start or a reload the old set keeps serving;
 │                          raised while deciding, it fails like any engine error)
 ├── BundleError        a policy bundle is malformed, unsigned where it must be signed, or fails verification
-└── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
+├── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
+└── Unavailable        this process cannot serve the request as it must (a worker cut off from its daemon's
+                       decision log); the hook server answers an error frame and the shim its fail mode
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ class FrameError(HookdError):
 
 
 class DialectError(HookdError):
+    pass
+
+
+class InputTooLarge(HookdError):
     pass
 
 
@@ -55,6 +62,10 @@ class DaemonError(HookdError):
 
 
 class BundleError(HookdError):
+    pass
+
+
+class Unavailable(HookdError):
     pass
 
 

@@ -12,8 +12,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from hookd.engines.base import engine_failure
-from hookd.errors import DialectError, EngineError, EngineTimeout
+from hookd.config import LimitsConfig
+from hookd.engines.base import engine_failure, fail_mode_verdict
+from hookd.enrich import limits
+from hookd.errors import DialectError, EngineError, EngineTimeout, InputTooLarge
 from hookd.policy.combine import combine
 from hookd.types import (
     Deadline,
@@ -104,6 +106,7 @@ class Pipeline:
         ask: AskPolicy,
         probe: InteractiveProbe,
         ids: IdFactory,
+        input_limits: LimitsConfig | None = None,
     ) -> None:
         self._dialects = dict(dialects)
         self._enrichers = tuple(enrichers)
@@ -112,6 +115,7 @@ class Pipeline:
         self._ask = ask
         self._probe = probe
         self._ids = ids
+        self._limits = input_limits or LimitsConfig()
 
     def dialect(self, client: str) -> Dialect:
         try:
@@ -135,6 +139,10 @@ class Pipeline:
         try:
             event = self._enrich(event)
             verdicts = await self._evaluate(engine, event, request.deadline)
+        except InputTooLarge as exc:
+            verdicts = [
+                fail_mode_verdict(event.event, self._fail_modes, "input-limit", f"hookd did not check this: {exc}")
+            ]
         except EngineError as exc:
             verdicts = [engine_failure(event.event, exc, self._fail_modes)]
             engine_error = True
@@ -151,18 +159,26 @@ class Pipeline:
         return Handled(event, decision, reply, latency, engine, engine_error)
 
     def _enrich(self, event: NormalisedEvent) -> NormalisedEvent:
+        """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing."""
+        if too_large := limits.before_parse(event, self._limits):
+            raise InputTooLarge(too_large)
         try:
             for enrich in self._enrichers:
                 event = enrich(event)
         except Exception as exc:  # an enricher bug must follow the fail mode, like an engine failure
             raise EngineError(f"enrichment failed: {type(exc).__name__}: {exc}") from exc
+        if too_large := limits.after_parse(event, self._limits):
+            raise InputTooLarge(too_large)
         return event
 
     @staticmethod
     async def _evaluate(engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
         if deadline.expired():
             raise EngineTimeout("the request deadline passed before evaluation")
-        return await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
+        verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
+        if deadline.expired():  # an engine that ran past it (and held the loop) answers the fail mode, not late
+            raise EngineTimeout("the request deadline passed during evaluation")
+        return verdicts
 
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:

@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import AsyncIterator
 from importlib import metadata
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import grpc
 
@@ -35,6 +35,9 @@ from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
 from hookd.workers import WorkerPool
 
+if TYPE_CHECKING:
+    from hookd.rollout.otel import OtelExport  # the OpenTelemetry SDK: imported only when it is configured
+
 
 class Decides(Protocol):
     """What the Hook service needs of the daemon: its decision path, counted and logged like a hook request."""
@@ -56,6 +59,7 @@ class Controlled(Decides, Protocol):
     sink: Sink[Queued]
     shipper: Shipper | None
     observer: Observer
+    otel: OtelExport | None
     started_at: float
     loaded_at: float
     reloads: int
@@ -223,6 +227,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             worker_pids=daemon.workers.pids if daemon.workers is not None else [],
             worker_restarts=daemon.workers.restarts if daemon.workers is not None else 0,
             rollout=rollout_status(daemon),
+            otel=pb.OtelStatus(**daemon.otel.status()) if daemon.otel is not None else None,
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:

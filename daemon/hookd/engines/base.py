@@ -22,7 +22,12 @@ ENGINE_POLICY = "hookd"
 def engine_failure(event: Event, error: EngineError, fail_modes: Mapping[Event, FailMode]) -> Verdict:
     """What the pipeline decides when the engine raised: the event's fail mode, with the error as reason."""
     reason = f"hookd could not evaluate its policies: {one_line(str(error))}"
-    return _failed(fail_modes.get(event) is FailMode.CLOSED, ENGINE_POLICY, "engine-error", reason)
+    return fail_mode_verdict(event, fail_modes, "engine-error", reason)
+
+
+def fail_mode_verdict(event: Event, fail_modes: Mapping[Event, FailMode], rule_id: str, reason: str) -> Verdict:
+    """hookd's own verdict where it could not decide: a deny where the event fails closed, else a message."""
+    return _failed(fail_modes.get(event) is FailMode.CLOSED, ENGINE_POLICY, rule_id, reason)
 
 
 def timed_out(event: Event, fail_modes: Mapping[Event, FailMode], policy_id: str, reason: str) -> Verdict:

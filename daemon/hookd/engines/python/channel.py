@@ -28,7 +28,7 @@ from hookd import jsonstrict
 from hookd.config import Config
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
-from hookd.sandbox import frames
+from hookd.sandbox import frames, scratch
 from hookd.types import JSON
 
 log = structlog.get_logger("hookd")
@@ -96,7 +96,7 @@ class PolicyWorker:
         uid, gid = worker_identity(settings.user)
         base = settings.scratch_dir or tempfile.gettempdir()
         os.makedirs(base, mode=0o755, exist_ok=True)
-        self.scratch = tempfile.mkdtemp(prefix="hookd-py-", dir=base)
+        self.scratch = tempfile.mkdtemp(prefix=scratch.scratch_prefix(), dir=base)
         if uid is not None and gid is not None:
             os.chown(self.scratch, uid, gid)
         # The worker's stderr (a crash report, a policy's own prints to it): read back only after a crash.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import tempfile
 import time
 import weakref
 from collections import deque
@@ -30,6 +31,7 @@ from hookd.engines.base import policy_failed, timed_out
 from hookd.engines.python.channel import PolicyWorker, WorkerGone, WorkerSettings
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
+from hookd.sandbox import scratch
 from hookd.types import EngineRequest, EngineStatus, Event, FailMode, PackageInfo, Verdict, VerdictKind
 
 log = structlog.get_logger("hookd")
@@ -103,6 +105,7 @@ class PythonEngine:
         *,
         wait: bool = True,
     ) -> PythonEngine:
+        scratch.sweep(Path(settings.scratch_dir or tempfile.gettempdir()))
         workers: list[PolicyWorker] = []
         try:
             for _ in range(max(1, settings.workers)):
