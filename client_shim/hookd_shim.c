@@ -56,17 +56,7 @@
 #define MSG_NOSIGNAL 0 /* SIGPIPE is ignored anyway */
 #endif
 
-static const char *const FORWARDED_ENV[] = {
-    "GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR",
-    "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "HOME", "USER",
-};
-/* Events that fail closed by default, and those that may be made to (`--fail closed`). AfterAgent and
- * Stop never do: a deny there makes the agent go on in a loop; BeforeToolSelection has no deny at all. */
-static const char *const GEMINI_FAIL_CLOSED[] = {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool"};
-static const char *const GEMINI_CAN_FAIL_CLOSED[] = {"BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool",
-                                                     "AfterModel"};
-static const char *const CLAUDE_FAIL_CLOSED[] = {"PreToolUse", "UserPromptSubmit", "PostToolUse",
-                                                 "PostToolUseFailure"};
+#include "hookd_agents.h" /* FORWARDED_ENV and AGENT_EVENTS, generated from hookd.dialects.registry */
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
@@ -78,8 +68,8 @@ typedef struct {
 } Buf;
 
 static int will_fail_closed; /* for out_of_memory(), which cannot build anything */
-static const char *fail_prefix = "{\"decision\":\"deny\",\"reason\":"; /* the event's deny JSON */
-static const char *fail_suffix = "}";
+static const char *fail_prefix = ""; /* the event's blocking output around the reason (AGENT_EVENTS) */
+static const char *fail_suffix = "";
 
 static void write_all(int fd, const void *data, size_t len);
 
@@ -711,11 +701,11 @@ static int exchange(const char *path, struct iovec *iov, int count, Reply *reply
 
 /* ---- command line ---------------------------------------------------------------------------- */
 
-static int listed(const char *name, const char *const *names, size_t count) {
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(name, names[i]) == 0)
-            return 1;
-    return 0;
+static const AgentEvent *find_agent_event(const char *client, const char *event) {
+    for (size_t i = 0; i < COUNT(AGENT_EVENTS); i++)
+        if (strcmp(client, AGENT_EVENTS[i].client) == 0 && strcmp(event, AGENT_EVENTS[i].event) == 0)
+            return &AGENT_EVENTS[i];
+    return NULL;
 }
 
 /* A positive decimal number of milliseconds, else the default (as the Python shim). */
@@ -823,19 +813,12 @@ int main(int argc, char **argv) {
     int64_t deadline = now_ns() + (int64_t)deadline_ms * 1000000;
     Buf path_storage = {0};
     const char *path = opts.socket && *opts.socket ? opts.socket : default_socket_path(&path_storage);
-    int gemini = strcmp(opts.client, "gemini") == 0, claude = strcmp(opts.client, "claude") == 0;
-    int by_default = (gemini && listed(opts.event, GEMINI_FAIL_CLOSED, COUNT(GEMINI_FAIL_CLOSED))) ||
-                     (claude && listed(opts.event, CLAUDE_FAIL_CLOSED, COUNT(CLAUDE_FAIL_CLOSED)));
-    int closed = opts.fail ? strcmp(opts.fail, "closed") == 0 : by_default;
-    int can_fail_closed = (gemini && listed(opts.event, GEMINI_CAN_FAIL_CLOSED, COUNT(GEMINI_CAN_FAIL_CLOSED))) ||
-                          (claude && listed(opts.event, CLAUDE_FAIL_CLOSED, COUNT(CLAUDE_FAIL_CLOSED)));
-    will_fail_closed = closed && can_fail_closed;
-    if (claude && strcmp(opts.event, "PreToolUse") == 0) {
-        fail_prefix = "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\","
-                      "\"permissionDecisionReason\":";
-        fail_suffix = "}}";
-    } else if (claude) {
-        fail_prefix = "{\"decision\":\"block\",\"reason\":";
+    const AgentEvent *entry = find_agent_event(opts.client, opts.event);
+    int closed = opts.fail ? strcmp(opts.fail, "closed") == 0 : entry != NULL && entry->closed_by_default;
+    will_fail_closed = closed && entry != NULL && entry->fail_prefix[0] != '\0';
+    if (will_fail_closed) {
+        fail_prefix = entry->fail_prefix;
+        fail_suffix = entry->fail_suffix;
     }
 
     Failure failure;

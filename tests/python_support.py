@@ -11,7 +11,7 @@ from pathlib import Path
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.layered import LayeredEngine
 from hookd.engines.python_workers import PythonEngine
-from hookd.types import Caller, Client, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind
+from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind
 
 
 def write_policy(directory: Path, body: str, name: str = "hostile.py") -> Path:
@@ -34,7 +34,7 @@ def python_part(engine: object) -> PythonEngine:
 
 def shell_request(command: str, event: Event = Event.BEFORE_TOOL, deadline: float = 60) -> EngineRequest:
     normalised = NormalisedEvent(
-        client=Client.GEMINI,
+        client="gemini",
         event=event,
         payload={"tool_input": {"command": command}},
         tool=ToolCall("run_shell_command", ToolKind.SHELL, {"command": command}),

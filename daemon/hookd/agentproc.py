@@ -1,9 +1,10 @@
 """Find out whether the agent behind a hook call can answer a question (an `ask`).
 
-Gemini CLI in headless mode (`gemini -p …`) waits forever on an `ask`, and nothing in the hook
+An agent in headless mode (`gemini -p …`, say) may wait forever on an `ask`, and nothing in the hook
 payload says whether the session is interactive. The shim is a child of the agent (bash execs a
 single command in place, so usually its direct child), so hookd walks up from the shim's pid (from
-SO_PEERCRED) to the agent's process and reads its command line and its stdin.
+SO_PEERCRED) to the agent's process (named by the agents' process_names, hookd.dialects.registry) and reads its
+command line and its stdin.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-_AGENT_NAMES = ("gemini", "claude")
+from hookd.dialects.registry import AGENTS
+
+_AGENT_NAMES = frozenset(name for spec in AGENTS.values() for name in spec.process_names)
 _HEADLESS_FLAGS = ("-p", "--prompt", "--print")
 _INTERACTIVE_FLAGS = ("-i", "--prompt-interactive")
 MAX_ANCESTORS = 8
@@ -50,7 +53,7 @@ def _cmdline(pid: int, proc: str) -> list[str]:
 
 
 def _is_agent(argv: Sequence[str]) -> bool:
-    return any(os.path.basename(arg) in _AGENT_NAMES or arg.endswith(("/gemini.js", "/cli.js")) for arg in argv[:3])
+    return any(os.path.basename(arg) in _AGENT_NAMES for arg in argv[:3])
 
 
 def _interactive(pid: int, argv: Sequence[str], proc: str) -> bool:

@@ -12,8 +12,7 @@ from hookd.audit.record import DEFAULT_POLICY_SET as DEFAULT_LAYER
 from hookd.bundle.activate import Active, Compile, kept_bundles
 from hookd.bundle.store import BundleStore
 from hookd.config import Config
-from hookd.dialects.claude import ClaudeDialect
-from hookd.dialects.gemini import GeminiDialect
+from hookd.dialects.registry import AGENTS
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.layered import SHADOW, Layer, LayeredEngine, Rank
 from hookd.engines.rego_embedded import RegoEmbeddedEngine
@@ -138,7 +137,7 @@ def build_pipeline(
         unknown_is_headless=config.ask.unknown_is_headless,
     )
     pipeline = Pipeline(
-        dialects={"gemini": GeminiDialect(), "claude": ClaudeDialect()},
+        dialects={name: spec.dialect for name, spec in AGENTS.items()},
         enrichers=ENRICHERS,
         engines=holder,
         fail_modes=config.shim.fail_modes,

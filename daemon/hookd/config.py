@@ -19,27 +19,19 @@ from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
 from hookd.bundle.config import BundlesConfig, LayersConfig, parse_bundles
+from hookd.dialects.registry import can_fail_closed, default_fail_modes
 from hookd.errors import ConfigError
 from hookd.transport.runtime_dir import default_runtime_dir
 from hookd.types import Event, FailMode
 
 T = TypeVar("T")
 
-# Events that can block fail closed by default; AfterAgent never does (a deny makes Gemini retry in a
-# loop) and neither do the lifecycle events, which cannot block at all.
-DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = {
-    event: (
-        FailMode.CLOSED
-        if event in (Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL)
-        else FailMode.OPEN
-    )
-    for event in Event
-}
-# The events whose fail-closed output (a deny JSON) blocks; BeforeToolSelection has no deny (any output
-# resets the tool config), AfterAgent retries on deny, and the lifecycle events cannot block.
-CAN_FAIL_CLOSED = frozenset(
-    {Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL, Event.AFTER_MODEL}
-)
+# Per canonical event, from the agents' event tables (hookd.dialects.registry): an event fails closed by
+# default when some agent's event of that kind does (AfterAgent never does: a deny there makes the agent
+# go on in a loop; lifecycle events cannot block at all), and may be made to where some agent has a
+# blocking output for it.
+DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = default_fail_modes()
+CAN_FAIL_CLOSED = can_fail_closed()
 
 
 def default_config_path() -> Path:

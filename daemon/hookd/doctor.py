@@ -11,6 +11,7 @@ the policy trust rule. Every check reads; none changes anything. docs/doctor.md.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shlex
@@ -25,9 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from hookd.config import Config
+from hookd.dialects.registry import AGENTS
 from hookd.errors import HookdError
 
-SCOPES = {"gemini": ("user", "project"), "claude": ("user", "project", "local")}
+# The agents whose settings doctor reads so far (hookd's entries found by name in `hooks.<Event>`).
+SCOPES = {name: AGENTS[name].install.scopes for name in ("gemini", "claude")}
 # The events on which a hook after hookd's can turn its deny into something else.
 BLOCKING = {
     "gemini": ("BeforeTool", "BeforeAgent", "BeforeModel", "AfterTool", "AfterModel"),
@@ -139,16 +142,10 @@ def check_service(config: Config) -> list[Finding]:
 def settings_files(project_dir: Path) -> Iterator[tuple[str, str, Path]]:
     from hookd.install import settings_path
 
-    gemini_home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home())
-    claude_dir = os.environ.get("CLAUDE_CONFIG_DIR")
     seen: set[Path] = set()
     for client, scopes in SCOPES.items():
         for scope in scopes:
-            if client == "claude" and scope == "user" and claude_dir:
-                path = Path(claude_dir) / "settings.json"
-            else:
-                home = gemini_home if client == "gemini" else Path.home()
-                path = settings_path(client, scope, home=home, project_dir=project_dir)
+            path = settings_path(client, scope, home=Path.home(), project_dir=project_dir, env=os.environ)
             if path.resolve() not in seen:
                 seen.add(path.resolve())
                 yield client, scope, path
@@ -211,7 +208,7 @@ def _hookd_entries(doc: dict[str, Any] | None) -> dict[str, list[tuple[int, dict
 def _check_entries(
     config: Config, client: str, path: Path, doc: dict[str, Any], ours: dict[str, list[tuple[int, dict[str, Any]]]]
 ) -> list[Finding]:
-    from hookd.install import CLIENT_EVENTS
+    from hookd.install import install_events
 
     findings = []
     if client == "gemini" and isinstance(doc.get("hooksConfig"), dict) and doc["hooksConfig"].get("enabled") is False:
@@ -227,7 +224,7 @@ def _check_entries(
                 findings.append(Finding("", False, f"{event} in {path}: {problem}",
                                         f"hookd install --client {client} again"))  # fmt: skip
                 break
-    missing = [e for e in CLIENT_EVENTS[client] if e not in ours]
+    missing = [e for e in install_events(client) if e not in ours]
     if missing:
         findings.append(Finding("", False, f"hookd's entry was removed from {', '.join(missing)} in {path}",
                                 f"hookd install --client {client} again"))  # fmt: skip
@@ -271,25 +268,24 @@ def _command_problem(config: Config, hook: dict[str, Any]) -> str:
 
 
 def _as_install_writes(config: Config, client: str, path: Path) -> bool:
-    """Would `hookd install` leave this file as it is (with either shim, either transport)?"""
+    """Would `hookd install` leave this file as it is (with either shim, transport, --autostart or not)?"""
     from hookd.cli.commands import install_plan
     from hookd.install import install
     from hookd.shimbuild import is_usable, native_shim_path
 
     natives = [None, native_shim_path()] if is_usable(native_shim_path()) else [None]
-    transports = ("command", "http") if client == "claude" else ("command",)
+    transports = AGENTS[client].install.transports
     with tempfile.TemporaryDirectory(prefix="hookd-doctor-") as scratch:
         copy = Path(scratch) / path.name
         shutil.copyfile(path, copy)
-        for native in natives:
-            for transport in transports:
-                plan, _ = install_plan(config, client, copy, native, transport)
-                try:
-                    if not install(plan).changed:
-                        return True
-                except HookdError:
-                    return False
-                shutil.copyfile(path, copy)
+        for native, transport, autostart in itertools.product(natives, transports, (False, True)):
+            plan, _ = install_plan(config, client, copy, native, transport, autostart)
+            try:
+                if not install(plan).changed:
+                    return True
+            except HookdError:
+                return False
+            shutil.copyfile(path, copy)
     return False
 
 

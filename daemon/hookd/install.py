@@ -75,44 +75,27 @@ import json
 import os
 import re
 import secrets
+import shlex
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hookd.config import Config
+from hookd.dialects.registry import AGENTS, agent
 from hookd.errors import HookdError
+from hookd.types import Event, FailMode
 
-GEMINI_EVENTS: tuple[str, ...] = (
-    "SessionStart",
-    "SessionEnd",
-    "BeforeAgent",
-    "AfterAgent",
-    "BeforeModel",
-    "AfterModel",
-    "BeforeToolSelection",
-    "BeforeTool",
-    "AfterTool",
-    "PreCompress",
-    "Notification",
-)
 
-# The Claude Code events hookd registers: those with a canonical counterpart (docs/claude.md).
-CLAUDE_EVENTS: tuple[str, ...] = (
-    "SessionStart",
-    "SessionEnd",
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStop",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreCompact",
-    "Notification",
-)
-CLIENT_EVENTS: Mapping[str, tuple[str, ...]] = {"gemini": GEMINI_EVENTS, "claude": CLAUDE_EVENTS}
-# Claude Code does not send these to an http hook: they keep a command hook.
-CLAUDE_COMMAND_ONLY = frozenset({"SessionStart", "Setup"})
+def install_events(client: str) -> tuple[str, ...]:
+    """The agent event names hookd registers for `client`, in the agent's table order."""
+    return tuple(e.name for e in agent(client).events if e.install)
+
+
+def _all_event_names() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(e.name for spec in AGENTS.values() for e in spec.events))
+
 
 MARKER_KEY = "hookd"
 BACKUP_SUFFIX = ".hookd-backup"
@@ -151,20 +134,63 @@ class InstallResult:
     removed: tuple[str, ...]  # events whose hookd entry was removed
 
 
-def settings_path(client: str, scope: str, *, home: Path, project_dir: Path) -> Path:
-    """Where `client` reads its settings for `scope` ("user" or "project"; Claude also "local").
-    `home` is the directory holding the client's dot-directory (Claude: $CLAUDE_CONFIG_DIR's parent)."""
-    if client not in CLIENT_EVENTS:
-        raise SettingsError(f"unknown client {client!r}: hookd install supports 'gemini' and 'claude'")
-    folder = ".gemini" if client == "gemini" else ".claude"
-    if scope == "user":
-        return home / folder / "settings.json"
-    if scope == "project":
-        return project_dir / folder / "settings.json"
-    if scope == "local" and client == "claude":
-        return project_dir / folder / "settings.local.json"
-    choices = "'user', 'project' or 'local'" if client == "claude" else "'user' or 'project'"
-    raise SettingsError(f"unknown scope {scope!r} for {client}: use {choices}")
+def settings_path(
+    client: str, scope: str, *, home: Path, project_dir: Path, env: Mapping[str, str] | None = None
+) -> Path:
+    """Where `client` reads its settings for `scope` (the scopes its InstallSpec lists). `home` is the
+    user's home; `env` may hold the agent's own overrides of its config directory."""
+    if client not in AGENTS:
+        raise SettingsError(f"unknown client {client!r}: hookd install supports {_quoted(tuple(AGENTS))}")
+    spec = AGENTS[client].install
+    if scope not in spec.scopes:
+        raise SettingsError(f"unknown scope {scope!r} for {client}: use {_quoted(spec.scopes)}")
+    return spec.settings_path(scope, home, project_dir, env or {})
+
+
+def _quoted(names: tuple[str, ...]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def make_plan(
+    client: str, path: Path, config: Config, program: Sequence[str], transport: str = "command"
+) -> tuple[InstallPlan, str]:
+    """The plan for `client` from its AgentSpec: one shim call per installed event (`program` is the
+    shim, native or `python -I -S hookd_shim.py`), `--fail` where the configured mode differs from the
+    shim's default for that event, and the line that describes the hook. `transport` "http": the
+    agent's http hooks to hookd's HTTP endpoint, where its InstallSpec offers them."""
+    spec = agent(client)
+    if transport not in spec.install.transports:
+        raise HookdError(f"--transport {transport} is not available for {spec.title}: it runs command hooks")
+    commands: dict[str, str] = {}
+    args: dict[str, tuple[str, ...]] = {}
+    closed: set[str] = set()
+    for event in spec.events:
+        if not event.install:
+            continue
+        shim_args = [client, event.name, "--socket", str(config.hook_socket),
+                     "--deadline-ms", str(config.shim.deadline_ms)]  # fmt: skip
+        mode = config.shim.fail_modes.get(event.event)
+        if mode is not None and (mode is FailMode.CLOSED) != event.fail_closed:
+            shim_args += ["--fail", mode.value]
+        if mode is FailMode.CLOSED and event.fail_output is not None:
+            closed.add(event.name)  # the agent then blocks when the hook cannot run, where it can
+        if spec.install.form == "gemini":
+            commands[event.name] = shlex.join([*program, *shim_args])
+        else:
+            commands[event.name], args[event.name] = program[0], (*program[1:], *shim_args)
+    first = next(e.name for e in spec.events if e.event is Event.BEFORE_TOOL)
+    described = shlex.join([commands[first], *args[first]]) if args else commands[first]
+    http: dict[str, JSONObject] = {}
+    if transport == "http":
+        url = f"http://{config.http.host}:{config.http.port}/v1/hooks/{client}"
+        endpoint = {"url": url, "headers": {"Authorization": f"Bearer ${config.http.token_env}"},
+                    "allowedEnvVars": [config.http.token_env]}  # fmt: skip
+        http = {name: endpoint for name in commands if name not in spec.install.http_command_only}
+        described = f"POST {url} (Authorization: Bearer ${config.http.token_env})"
+    plan = InstallPlan(path, commands, config.shim.hook_timeout_ms, client=client, args=args, http=http,
+                       block_on_failure=frozenset(closed))  # fmt: skip
+    return plan, described
 
 
 def install(plan: InstallPlan) -> InstallResult:
@@ -185,7 +211,7 @@ def install(plan: InstallPlan) -> InstallResult:
     removed = _drop_stale(hooks, ours, plan, created)
 
     previous: JSONObject = {}
-    if plan.client == "gemini":
+    if agent(plan.client).install.form == "gemini":
         config = doc.get("hooksConfig")
         if config is None:
             config = doc["hooksConfig"] = {}
@@ -230,7 +256,7 @@ def _put_entries(
 ) -> tuple[str, ...]:
     """Append or update hookd's definition on every event of the plan; return the events changed."""
     added: list[str] = []
-    for event in CLIENT_EVENTS[plan.client]:
+    for event in install_events(plan.client):
         if event not in plan.commands:
             continue
         definition = _definition(plan, event)
@@ -294,8 +320,8 @@ def _remove_entries(doc: JSONObject, name: str, created: list[str]) -> tuple[str
 
 
 def _event_order(events: list[str]) -> tuple[str, ...]:
-    """GEMINI_EVENTS then CLAUDE_EVENTS order first, then any other keys as they came."""
-    rank = {event: index for index, event in reversed(list(enumerate(GEMINI_EVENTS + CLAUDE_EVENTS)))}
+    """The agents' table order first (registry order), then any other keys as they came."""
+    rank = {event: index for index, event in enumerate(_all_event_names())}
     return tuple(sorted(events, key=lambda event: rank.get(event, len(rank))))
 
 
@@ -327,9 +353,9 @@ def _check_plan(plan: InstallPlan) -> None:
         raise ValueError("hook name must be a non-empty string")
     if not plan.commands:
         raise ValueError("install plan has no events")
-    known = CLIENT_EVENTS.get(plan.client)
-    if known is None:
+    if plan.client not in AGENTS:
         raise ValueError(f"unknown client {plan.client!r}")
+    known = install_events(plan.client)
     for event, command in plan.commands.items():
         if event not in known:
             raise ValueError(f"unknown {plan.client} event {event!r}; known: {', '.join(known)}")
@@ -342,7 +368,8 @@ def _check_plan(plan: InstallPlan) -> None:
 
 def _definition(plan: InstallPlan, event: str) -> JSONObject:
     name, command = plan.hook_name, plan.commands[event]
-    if plan.client == "gemini":
+    spec = agent(plan.client).install
+    if spec.form == "gemini":
         hook: JSONObject = {
             "type": "command",
             "name": name,
@@ -356,7 +383,7 @@ def _definition(plan: InstallPlan, event: str) -> JSONObject:
         hook = {"type": "http", "name": name, **http}
     else:
         hook = {"type": "command", "name": name, "command": command, "args": list(plan.args.get(event, ()))}
-    hook["timeout"] = -(-plan.timeout_ms // 1000)  # Claude counts seconds: round up
+    hook["timeout"] = -(-plan.timeout_ms // spec.timeout_unit_ms)  # seconds: round up
     if event in plan.block_on_failure:
         hook["onFailure"] = "block"
     return {"hooks": [hook]}
@@ -434,7 +461,7 @@ def _validate(doc: Any, path: Path) -> JSONObject:
     if hooks is not None:
         if not isinstance(hooks, dict):
             raise SettingsError(f'{path}: "hooks" is {_type_name(hooks)}, expected an object; {_REFUSE}')
-        for event in GEMINI_EVENTS + CLAUDE_EVENTS:
+        for event in _all_event_names():
             entries = hooks.get(event)
             if entries is not None and not isinstance(entries, list):
                 raise SettingsError(f'{path}: "hooks.{event}" is {_type_name(entries)}, expected an array; {_REFUSE}')

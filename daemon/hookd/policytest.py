@@ -24,6 +24,8 @@ from typing import Any
 
 from hookd.assembly import build_pipeline, engine_for_dir
 from hookd.config import Config, OpaConfig
+from hookd.dialects.common import rewritten_tool_input
+from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.engines.rego_embedded import RegoModule, discover, load_data, load_modules, load_policy_set, new_engine
 from hookd.errors import HookdError, one_line
 from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
@@ -175,10 +177,10 @@ def _run_case(
     interactive = bool(case.get("interactive", False))
     pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive)
     request = HookRequest(
-        client=str(case.get("client", "gemini")),
+        client=str(case.get("client", DEFAULT_AGENT)),
         event=str(case.get("event", payload.get("hook_event_name", ""))),
         payload=json.dumps(payload).encode(),
-        env={"GEMINI_PROJECT_DIR": str(project), "CLAUDE_PROJECT_DIR": str(project), "HOME": str(home)},
+        env={**{spec.project_dir_env: str(project) for spec in AGENTS.values()}, "HOME": str(home)},
         cwd=str(project),
         caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()),
         deadline=Deadline.after(5),
@@ -203,9 +205,7 @@ def _check(name: str, expect: Mapping[str, Any], handled: Any, project: Path, ho
     if missing:
         problems.append(f"missing verdicts {missing} (got {sorted(have_rules) or 'none'})")
     if "tool_input" in expect:
-        rendered = json.loads(handled.reply.stdout or b"{}")
-        specific = rendered.get("hookSpecificOutput", {})
-        got = specific.get("tool_input", specific.get("updatedInput"))  # Gemini's and Claude's key
+        got = rewritten_tool_input(handled.event, decision, [])  # what every dialect sends, whole
         if got != _substitute(expect["tool_input"], project, home):
             problems.append(f"tool_input {json.dumps(got)}, expected {json.dumps(expect['tool_input'])}")
     if "stdout" in expect and handled.reply.stdout.decode() != _substitute(expect["stdout"], project, home):

@@ -15,11 +15,6 @@ from typing import Any, Protocol
 JSON = Any  # a value that json.loads can return
 
 
-class Client(str, Enum):
-    GEMINI = "gemini"
-    CLAUDE = "claude"
-
-
 class Event(str, Enum):
     """Canonical event names (Gemini CLI's names; other clients map onto them)."""
 
@@ -122,14 +117,31 @@ class HookRequest:
     received_at: float = field(default_factory=time.monotonic)
 
 
+PathAccess = str  # "read" or "write"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What one agent's tool is in hookd's terms: its kind, the arguments that name paths, the
+    argument an anchored path is relative to, and the argument holding a shell command's directory.
+    Each agent's dialect module has a table of these (its TOOLS); nothing else names agent tools."""
+
+    kind: ToolKind
+    paths: tuple[tuple[str, PathAccess], ...] = ()
+    relative_to: Mapping[str, str] = field(default_factory=dict)  # path argument -> its anchor argument
+    cwd_args: tuple[str, ...] = ()  # a shell tool's working-directory arguments, first one given wins
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     name: str
     kind: ToolKind
     input: Mapping[str, JSON]
-    # For MCP tools: {"server", "tool"}, the same for Gemini's mcp_<server>_<tool> (from its
-    # mcp_context) and Claude's mcp__<server>__<tool>, so that one policy names a server once.
+    # For MCP tools: {"server", "tool"}, the same for every agent's naming (Gemini's
+    # mcp_<server>_<tool> from its mcp_context, mcp__<server>__<tool> elsewhere), so that one policy
+    # names a server once.
     mcp: Mapping[str, str] | None = None
+    spec: ToolSpec | None = field(default=None, compare=False)  # the dialect's entry for this tool
 
     def as_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {"name": self.name, "kind": self.kind.value, "input": self.input}
@@ -142,7 +154,7 @@ class ToolCall:
 class NormalisedEvent:
     """One hook event in hookd's own terms; `facts` holds what the enrichers added."""
 
-    client: Client
+    client: str  # the agent's registry name (hookd.dialects.registry)
     event: Event
     payload: Mapping[str, JSON]
     tool: ToolCall | None
@@ -163,7 +175,7 @@ class NormalisedEvent:
         """The `input` every policy sees, the same shape for every client (docs/policies.md)."""
         tool = self.tool
         return {
-            "client": self.client.value,
+            "client": self.client,
             "event": self.event.value,
             "client_event": self.client_event or self.event.value,
             "tool": tool.as_json() if tool is not None else None,
@@ -253,7 +265,7 @@ class EngineRequest:
 
 
 class Dialect(Protocol):
-    client: Client
+    client: str
     # True when the agent itself answers an `ask` safely in a headless session (Claude Code denies
     # it under -p), so the pipeline passes the ask through instead of applying ask.headless_fallback.
     handles_headless_ask: bool

@@ -233,7 +233,7 @@ class TestInstall:
     def test_http_transport_is_refused_for_gemini(self, tmp_path: Path) -> None:
         result = hookd("install", "--client", "gemini", "--transport", "http", env={"HOME": str(tmp_path)})
         assert result.returncode != 0
-        assert "--transport http is for Claude Code only" in result.stderr
+        assert "--transport http is not available for Gemini CLI" in result.stderr
 
     def test_unparsable_settings_are_refused_and_kept(self, tmp_path: Path) -> None:
         settings = tmp_path / ".gemini" / "settings.json"

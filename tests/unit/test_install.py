@@ -14,16 +14,18 @@ import pytest
 from hookd import install as inst
 from hookd.install import (
     BACKUP_SUFFIX,
-    CLAUDE_EVENTS,
     DESCRIPTION,
-    GEMINI_EVENTS,
     InstallPlan,
     SettingsError,
     install,
+    install_events,
     settings_path,
     uninstall,
 )
 from hookd.types import Event
+
+GEMINI_EVENTS = install_events("gemini")
+CLAUDE_EVENTS = install_events("claude")
 
 CMD = "/opt/hookd/bin/hookd-shim --client gemini"
 

@@ -74,7 +74,7 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
         "type": "decision",
         "id": decision.decision_id,
         "time": rfc3339(pending.time),
-        "client": event.client.value,
+        "client": event.client,
         "event": event.event.value,
         "tool": event.tool.name if event.tool is not None else None,
         "decision": decision.outcome.name.lower(),

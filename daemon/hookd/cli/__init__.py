@@ -11,9 +11,11 @@ import sys
 from collections.abc import Sequence
 
 from hookd import __version__
+from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.errors import HookdError
 
-CLIENTS = ("gemini", "claude")
+CLIENTS = tuple(AGENTS)
+SCOPES = tuple(dict.fromkeys(scope for spec in AGENTS.values() for scope in spec.install.scopes))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="decide one payload from stdin without a daemon")
     ev.add_argument("--event", help="the client's hook event name (default: the payload's hook_event_name)")
-    ev.add_argument("--client", default="gemini", choices=CLIENTS)
+    ev.add_argument("--client", default=DEFAULT_AGENT, choices=CLIENTS)
     ev.add_argument("--policies", help="policy directory (default: the configured one)")
     ev.add_argument("--interactive", action="store_true", help="treat the session as interactive (ask is kept)")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
@@ -71,21 +73,26 @@ def build_parser() -> argparse.ArgumentParser:
         ("uninstall", "remove it again"),
     ):
         cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--client", default="gemini", choices=CLIENTS)
-        cmd.add_argument("--scope", default="user", choices=("user", "project", "local"), help="local: Claude only")
+        cmd.add_argument("--client", default=DEFAULT_AGENT, choices=CLIENTS)
+        cmd.add_argument("--scope", default="user", choices=SCOPES, help="the scopes each agent has: docs/install.md")
         cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
         if name == "install":
             cmd.add_argument(
                 "--transport",
                 default="command",
                 choices=("command", "http"),
-                help="Claude only: http hooks to hookd's HTTP endpoint (SessionStart keeps the shim)",
+                help="http: the agent's http hooks to hookd's HTTP endpoint, where it has them (Claude Code)",
             )
             cmd.add_argument(
                 "--shim",
                 default="auto",
                 choices=("auto", "native", "python"),
                 help="the hook command: the native shim (hookd shim build), the Python one, or native when built",
+            )
+            cmd.add_argument(
+                "--autostart",
+                action="store_true",
+                help="where no service manager runs: the shim starts `hookd serve` when no daemon answers",
             )
 
     shim = sub.add_parser("shim", help="build the native shim, or show where it is")

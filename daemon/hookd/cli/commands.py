@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hookd.config import DEFAULT_FAIL_MODES, Config, check_opa
+from hookd.config import Config, check_opa
 from hookd.errors import DaemonError, DialectError, HookdError
-from hookd.types import Caller, Deadline, Event, FailMode, HookRequest
+from hookd.types import Caller, Deadline, HookRequest
 
 if TYPE_CHECKING:
     from hookd.install import InstallPlan
@@ -40,7 +40,9 @@ def cmd_serve(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, config: Config) -> int:
-    forwarded = ("GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID", "CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID", "HOME")
+    from hookd.dialects.registry import forwarded_env
+
+    forwarded = forwarded_env()
     env = {k: v for k, v in os.environ.items() if k in forwarded}
     if getattr(args, "daemon", False):
         if args.policies:
@@ -161,78 +163,35 @@ def shim_path() -> Path:
     return python_shim()
 
 
-def shim_command(config: Config, event: Event, client: str = "gemini", native: Path | None = None) -> str:
-    """The hook command for one event: the native shim binary when given, else the Python shim."""
-    program = [str(native)] if native else [config.shim_python, "-I", "-S", str(shim_path())]
-    parts = [
-        *program, client, event.value,
-        "--socket", str(config.hook_socket), "--deadline-ms", str(config.shim.deadline_ms),
-    ]  # fmt: skip
-    mode = config.shim.fail_modes.get(event)
-    if mode is not None and mode is not DEFAULT_FAIL_MODES[event]:
-        parts += ["--fail", mode.value]
-    return shlex.join(parts)
+def shim_program(config: Config, native: Path | None = None) -> list[str]:
+    """The hook program: the native shim binary when given, else the Python shim."""
+    return [str(native)] if native else [config.shim_python, "-I", "-S", str(shim_path())]
 
 
 def _settings_path(args: argparse.Namespace) -> Path:
     from hookd.install import settings_path
 
     project_dir = Path(args.project_dir).resolve()
-    if args.client == "claude":
-        # Claude Code keeps its user files in $CLAUDE_CONFIG_DIR when that is set, else ~/.claude.
-        config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
-        if config_dir and args.scope == "user":
-            return Path(config_dir) / "settings.json"
-        return settings_path("claude", args.scope, home=Path.home(), project_dir=project_dir)
-    # Gemini CLI reads $GEMINI_CLI_HOME/.gemini/settings.json when that is set.
-    home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home())
-    return settings_path(args.client, args.scope, home=home, project_dir=project_dir)
-
-
-def claude_plan(config: Config, path: Path, native: Path | None, transport: str) -> tuple[InstallPlan, str]:
-    """Claude Code's plan: exec-form shim hooks (or http hooks), and the line that describes them."""
-    from hookd.dialects.claude import FAIL_CLOSED_EVENTS, canonical_event
-    from hookd.install import CLAUDE_COMMAND_ONLY, CLAUDE_EVENTS, InstallPlan
-
-    program = str(native) if native else config.shim_python
-    prefix = [] if native else ["-I", "-S", str(shim_path())]
-    commands, args, closed = {}, {}, set()
-    for name in CLAUDE_EVENTS:
-        event = canonical_event(name)
-        shim_args = [*prefix, "claude", name, "--socket", str(config.hook_socket),
-                     "--deadline-ms", str(config.shim.deadline_ms)]  # fmt: skip
-        mode = config.shim.fail_modes.get(event)
-        if mode is not None and mode is not DEFAULT_FAIL_MODES[event]:
-            shim_args += ["--fail", mode.value]
-        if mode is FailMode.CLOSED and event in FAIL_CLOSED_EVENTS:
-            closed.add(name)  # Claude then blocks when the hook cannot run, instead of letting it through
-        commands[name], args[name] = program, tuple(shim_args)
-    http: dict[str, dict[str, Any]] = {}
-    described = shlex.join([program, *args["PreToolUse"]])
-    if transport == "http":
-        url = f"http://{config.http.host}:{config.http.port}/v1/hooks/claude"
-        endpoint = {"url": url, "headers": {"Authorization": f"Bearer ${config.http.token_env}"},
-                    "allowedEnvVars": [config.http.token_env]}  # fmt: skip
-        http = {name: endpoint for name in CLAUDE_EVENTS if name not in CLAUDE_COMMAND_ONLY}
-        described = f"POST {url} (Authorization: Bearer ${config.http.token_env})"
-    plan = InstallPlan(path, commands, config.shim.hook_timeout_ms, client="claude", args=args, http=http,
-                       block_on_failure=frozenset(closed))  # fmt: skip
-    return plan, described
+    return settings_path(args.client, args.scope, home=Path.home(), project_dir=project_dir, env=os.environ)
 
 
 def install_plan(
-    config: Config, client: str, path: Path, native: Path | None, transport: str = "command"
+    config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
 ) -> tuple[InstallPlan, str]:
     """What `hookd install` writes into `path` for this client, and the line that describes it."""
-    from hookd.install import InstallPlan
+    from hookd.install import make_plan
 
-    if client == "claude":
-        return claude_plan(config, path, native, transport)
-    if transport != "command":
-        raise HookdError("--transport http is for Claude Code only: Gemini CLI runs command hooks")
-    commands = {e.value: shim_command(config, e, client, native) for e in Event if e is not Event.OTHER}
-    plan = InstallPlan(settings_path=path, commands=commands, timeout_ms=config.shim.hook_timeout_ms)
-    return plan, commands[Event.BEFORE_TOOL.value]
+    plan, described = make_plan(client, path, config, shim_program(config, native), transport)
+    if not autostart:
+        return plan, described
+    extra = ["--autostart", sys.executable]  # this venv's python: `python -m hookd serve` finds hookd
+    if config.source is not None:
+        extra += ["--autostart-config", str(Path(config.source).resolve())]
+    if transport == "command":
+        described = f"{described} {shlex.join(extra)}"
+    if plan.args:  # exec form (Claude Code): the shim's arguments are a list
+        return replace(plan, args={e: (*a, *extra) for e, a in plan.args.items()}), described
+    return replace(plan, commands={e: f"{c} {shlex.join(extra)}" for e, c in plan.commands.items()}), described
 
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
@@ -242,7 +201,15 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     path = _settings_path(args)
     native, fallback = choose(getattr(args, "shim", "auto"))
     transport = getattr(args, "transport", "command")
-    plan, described = install_plan(config, args.client, path, native, transport)
+    autostart = bool(getattr(args, "autostart", False))
+    if autostart and native is not None:  # only the Python shim starts the daemon
+        if args.shim == "native":
+            raise HookdError("--autostart needs the Python shim (the native one does not start hookd): drop --shim")
+        native, fallback = (
+            None,
+            "hookd: --autostart registers the Python shim, which starts hookd when it is not running",
+        )
+    plan, described = install_plan(config, args.client, path, native, transport, autostart)
     _guard_socket_dir(config)
     result = install(plan)
     if fallback:

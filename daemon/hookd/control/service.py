@@ -21,6 +21,7 @@ from hookd.audit.record import DEFAULT_POLICY_SET, rfc3339
 from hookd.audit.ship import Shipper
 from hookd.audit.writer import Filters, Logged
 from hookd.control.peers import current_caller
+from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.errors import DialectError
 from hookd.pipeline import Handled, InteractiveProbe
 from hookd.types import Caller, Deadline, HookRequest, Verdict
@@ -300,7 +301,7 @@ async def _hook_request(
     if len(request.env) > MAX_ENV:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"env has more than {MAX_ENV} entries")
     return HookRequest(
-        client=request.client or "gemini",
+        client=request.client or DEFAULT_AGENT,
         event=event,
         payload=request.payload,
         env=dict(request.env),

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
-    Client,
     Decision,
     Event,
     HookRequest,
@@ -38,6 +39,7 @@ from hookd.types import (
     Reply,
     ToolCall,
     ToolKind,
+    ToolSpec,
 )
 from hookd.users import home_of
 
@@ -66,21 +68,23 @@ PRIMARY_EVENT: Mapping[Event, str] = {
 # cannot block, and Claude has no model events.
 FAIL_CLOSED_EVENTS = frozenset({Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.AFTER_TOOL})
 
-TOOL_KINDS: Mapping[str, ToolKind] = {
-    "Bash": ToolKind.SHELL,
-    "PowerShell": ToolKind.SHELL,
-    "Read": ToolKind.READ,
-    "NotebookRead": ToolKind.READ,
-    "Glob": ToolKind.READ,
-    "Grep": ToolKind.READ,
-    "LS": ToolKind.READ,
-    "Write": ToolKind.WRITE,
-    "Edit": ToolKind.EDIT,
-    "MultiEdit": ToolKind.EDIT,
-    "NotebookEdit": ToolKind.EDIT,
-    "WebFetch": ToolKind.WEB,
-    "WebSearch": ToolKind.WEB,
+_READ, _WRITE = "read", "write"
+TOOLS: Mapping[str, ToolSpec] = {
+    "Bash": ToolSpec(ToolKind.SHELL),
+    "PowerShell": ToolSpec(ToolKind.SHELL),
+    "Read": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
+    "NotebookRead": ToolSpec(ToolKind.READ),
+    "Glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
+    "Grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "LS": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "Write": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
+    "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "MultiEdit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "NotebookEdit": ToolSpec(ToolKind.EDIT, (("notebook_path", _WRITE),)),
+    "WebFetch": ToolSpec(ToolKind.WEB),
+    "WebSearch": ToolSpec(ToolKind.WEB),
 }
+TOOL_KINDS: Mapping[str, ToolKind] = {name: spec.kind for name, spec in TOOLS.items()}
 _EVENT_NAME = re.compile(r"[A-Z][A-Za-z]{1,63}")
 _MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
 _BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)
@@ -103,7 +107,7 @@ def canonical_event(name: str) -> Event:
 
 
 class ClaudeDialect:
-    client = Client.CLAUDE
+    client = "claude"
     handles_headless_ask = True  # under -p Claude treats an ask as a denial
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
@@ -117,7 +121,7 @@ class ClaudeDialect:
         event = canonical_event(name)
         cwd = string_field(payload, "cwd") or request.cwd
         return NormalisedEvent(
-            client=Client.CLAUDE,
+            client="claude",
             event=event,
             payload=payload,
             tool=_tool_call(name, event, payload),
@@ -163,7 +167,8 @@ def _tool_call(name: str, event: Event, payload: Mapping[str, JSON]) -> ToolCall
         raise DialectError(f"{name} payload: tool_input must be a JSON object")
     match = _MCP_NAME.fullmatch(tool)
     mcp = {"server": match.group(1), "tool": match.group(2)} if match else None
-    return ToolCall(name=tool, kind=tool_kind(tool), input=args, mcp=mcp)
+    spec = TOOLS.get(tool) or ToolSpec(tool_kind(tool))
+    return ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec)
 
 
 def _name(event: NormalisedEvent) -> str:
@@ -311,3 +316,45 @@ _RENDERERS: Mapping[Event, Renderer] = {
     Event.SESSION_START: _session_start,
     Event.PRE_COMPRESS: _pre_compact,
 }
+
+
+def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
+    if scope == "user":  # Claude Code keeps its user files in $CLAUDE_CONFIG_DIR when that is set
+        config_dir = env.get("CLAUDE_CONFIG_DIR")
+        return Path(config_dir) / "settings.json" if config_dir else home / ".claude" / "settings.json"
+    if scope == "local":
+        return project_dir / ".claude" / "settings.local.json"
+    return project_dir / ".claude" / "settings.json"
+
+
+# The events hookd registers: those with a canonical counterpart (docs/claude.md).
+_INSTALLED = (
+    "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse", "PostToolUse",
+    "PostToolUseFailure", "PreCompact", "Notification",
+)  # fmt: skip
+
+
+def _agent_event(name: str) -> AgentEvent:
+    event = CLAUDE_EVENTS[name]
+    closed = event in FAIL_CLOSED_EVENTS
+    return AgentEvent(name, event, fail_output(name, REASON) if closed else None, fail_closed=closed)
+
+
+SPEC = AgentSpec(
+    name="claude",
+    title="Claude Code",
+    dialect=ClaudeDialect(),
+    events=tuple(_agent_event(name) for name in _INSTALLED),
+    tools=TOOLS,
+    install=InstallSpec(
+        form="claude",
+        scopes=("user", "project", "local"),
+        settings_path=_settings_path,
+        timeout_unit_ms=1000,
+        transports=("command", "http"),
+        http_command_only=frozenset({"SessionStart", "Setup"}),
+    ),
+    env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
+    project_dir_env="CLAUDE_PROJECT_DIR",
+    process_names=("claude",),
+)

@@ -21,14 +21,15 @@ recorded in the reply's notes, which `hookd eval` and the decision log show.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import allowed_names, merge_patch, tool_mode
 from hookd.types import (
     JSON,
-    Client,
     Decision,
     Event,
     HookRequest,
@@ -37,28 +38,36 @@ from hookd.types import (
     Reply,
     ToolCall,
     ToolKind,
+    ToolSpec,
 )
 from hookd.users import home_of
 
-TOOL_KINDS: Mapping[str, ToolKind] = {
-    "run_shell_command": ToolKind.SHELL,
-    "read_file": ToolKind.READ,
-    "read_many_files": ToolKind.READ,
-    "list_directory": ToolKind.READ,
-    "glob": ToolKind.READ,
-    "grep_search": ToolKind.READ,
-    "search_file_content": ToolKind.READ,
-    "write_file": ToolKind.WRITE,
-    "replace": ToolKind.EDIT,
-    "web_fetch": ToolKind.WEB,
-    "google_web_search": ToolKind.WEB,
+_READ, _WRITE = "read", "write"
+TOOLS: Mapping[str, ToolSpec] = {
+    "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("dir_path", "directory")),  # `directory`: older
+    "read_file": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
+    # `include` is the current argument; older releases called the same list `paths`.
+    "read_many_files": ToolSpec(ToolKind.READ, (("include", _READ), ("paths", _READ))),
+    "list_directory": ToolSpec(ToolKind.READ, (("dir_path", _READ),)),
+    # `pattern` may be absolute (`/etc/**`) or climb out (`../**`): resolved against `dir_path`.
+    "glob": ToolSpec(ToolKind.READ, (("dir_path", _READ), ("pattern", _READ)), {"pattern": "dir_path"}),
+    "grep_search": ToolSpec(ToolKind.READ, (("dir_path", _READ),)),
+    "search_file_content": ToolSpec(ToolKind.READ),
+    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
+    "replace": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "web_fetch": ToolSpec(ToolKind.WEB),
+    "google_web_search": ToolSpec(ToolKind.WEB),
 }
+TOOL_KINDS: Mapping[str, ToolKind] = {name: spec.kind for name, spec in TOOLS.items()}
 
 # Gemini's 11 events are the canonical ones (Event.OTHER is for other clients' extra events).
 GEMINI_EVENTS: Mapping[str, Event] = {e.value: e for e in Event if e is not Event.OTHER}
 TOOL_EVENTS = frozenset({Event.BEFORE_TOOL, Event.AFTER_TOOL})
 # Events whose fail-closed output is a deny; on every other event a deny cannot block, or loops.
 FAIL_CLOSED_DENY_EVENTS = frozenset({Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.AFTER_TOOL})
+# AfterModel can be made to fail closed (`--fail closed`); BeforeToolSelection has no deny (any output
+# resets the tool config), AfterAgent retries on deny, and the lifecycle events cannot block.
+_CAN_FAIL_CLOSED = FAIL_CLOSED_DENY_EVENTS | {Event.AFTER_MODEL}
 # Events whose block/stop message in the UI is `systemMessage || reason` (§2.3, §2.4): when hookd
 # also has messages to show, the reason leads the systemMessage so that it is not hidden.
 _MESSAGE_REPLACES_REASON = frozenset({Event.BEFORE_AGENT, Event.AFTER_AGENT})
@@ -72,7 +81,7 @@ def tool_kind(name: str) -> ToolKind:
 
 
 class GeminiDialect:
-    client = Client.GEMINI
+    client = "gemini"
     handles_headless_ask = False  # headless Gemini waits forever on an ask
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
@@ -86,7 +95,7 @@ class GeminiDialect:
         cwd = string_field(payload, "cwd") or request.cwd
         project_dir = request.env.get("GEMINI_PROJECT_DIR") or cwd
         return NormalisedEvent(
-            client=Client.GEMINI,
+            client="gemini",
             event=event,
             payload=payload,
             tool=_tool_call(event, payload),
@@ -118,7 +127,8 @@ def _tool_call(event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:
         raise DialectError(f"{event.value} payload has no tool_name string")
     if not isinstance(args, dict):
         raise DialectError(f"{event.value} payload: tool_input must be a JSON object")
-    return ToolCall(name=name, kind=tool_kind(name), input=args, mcp=_mcp(payload))
+    spec = TOOLS.get(name) or ToolSpec(tool_kind(name))
+    return ToolCall(name=name, kind=spec.kind, input=args, mcp=_mcp(payload), spec=spec)
 
 
 def _mcp(payload: Mapping[str, JSON]) -> dict[str, str] | None:
@@ -457,3 +467,28 @@ _RENDERERS = {
     Event.NOTIFICATION: _observed,
 }
 assert set(_RENDERERS) == set(GEMINI_EVENTS.values())
+
+
+def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
+    if scope == "user":  # Gemini CLI reads $GEMINI_CLI_HOME/.gemini/settings.json when that is set
+        return Path(env.get("GEMINI_CLI_HOME") or home) / ".gemini" / "settings.json"
+    return project_dir / ".gemini" / "settings.json"
+
+
+def _agent_event(event: Event) -> AgentEvent:
+    deny = {"decision": "deny", "reason": REASON} if event in _CAN_FAIL_CLOSED else None
+    return AgentEvent(event.value, event, deny, fail_closed=event in FAIL_CLOSED_DENY_EVENTS)
+
+
+SPEC = AgentSpec(
+    name="gemini",
+    title="Gemini CLI",
+    dialect=GeminiDialect(),
+    events=tuple(_agent_event(e) for e in GEMINI_EVENTS.values()),
+    tools=TOOLS,
+    install=InstallSpec(form="gemini", scopes=("user", "project"), settings_path=_settings_path),
+    env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
+    project_dir_env="GEMINI_PROJECT_DIR",
+    process_names=("gemini", "gemini.js", "cli.js"),
+    mcp_prefix="mcp_",
+)

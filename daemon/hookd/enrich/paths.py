@@ -13,42 +13,9 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
-from hookd.types import NormalisedEvent
-
-READ = "read"
-WRITE = "write"
-
-PATH_ARGS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
-    {
-        # Gemini CLI
-        "read_file": (("file_path", READ),),
-        # `include` is the current argument; older releases called the same list `paths`.
-        "read_many_files": (("include", READ), ("paths", READ)),
-        "write_file": (("file_path", WRITE),),
-        "replace": (("file_path", WRITE),),
-        "list_directory": (("dir_path", READ),),
-        # `pattern` may be absolute (`/etc/**`) or climb out (`../**`): resolved against `dir_path`.
-        "glob": (("dir_path", READ), ("pattern", READ)),
-        "grep_search": (("dir_path", READ),),
-        # Claude Code
-        "Read": (("file_path", READ),),
-        "Write": (("file_path", WRITE),),
-        "Edit": (("file_path", WRITE),),
-        "MultiEdit": (("file_path", WRITE),),
-        "NotebookEdit": (("notebook_path", WRITE),),
-        "Glob": (("path", READ), ("pattern", READ)),
-        "Grep": (("path", READ),),
-        "LS": (("path", READ),),
-    }
-)
-
-# (tool, argument) -> the argument whose directory the first one is relative to, when it is given.
-_RELATIVE_TO: Mapping[tuple[str, str], str] = MappingProxyType(
-    {("glob", "pattern"): "dir_path", ("Glob", "pattern"): "path"}
-)
+from hookd.types import NormalisedEvent, ToolSpec
 
 
 def expand_tilde(raw: str, home: str) -> str:
@@ -133,20 +100,20 @@ def resolve_path(raw: str, *, home: str, base_dir: str, project_dir: str) -> dic
 
 
 def tool_paths(
-    tool_name: str, tool_input: Mapping[str, Any], *, home: str, base_dir: str, project_dir: str
+    spec: ToolSpec, tool_input: Mapping[str, Any], *, home: str, base_dir: str, project_dir: str
 ) -> list[dict[str, Any]]:
-    """The `input.paths` list of a file tool call; arguments that are missing or not strings (or, for
-    list arguments, elements that are not strings) are skipped."""
-    spec = PATH_ARGS.get(tool_name)
-    if not spec:
+    """The `input.paths` list of a file tool call, from the path arguments of its dialect's ToolSpec;
+    arguments that are missing or not strings (or, for list arguments, elements that are not
+    strings) are skipped."""
+    if not spec.paths:
         return []
     resolver = PathResolver(home=home, project_dir=project_dir)
     out: list[dict[str, Any]] = []
-    for arg, access in spec:
+    for arg, access in spec.paths:
         value = tool_input.get(arg)
         values = value if isinstance(value, list) else [value]
         base = base_dir
-        anchor_arg = _RELATIVE_TO.get((tool_name, arg))
+        anchor_arg = spec.relative_to.get(arg)
         if anchor_arg is not None:
             anchor = tool_input.get(anchor_arg)
             if isinstance(anchor, str) and anchor:
@@ -169,12 +136,12 @@ def event_home(event: NormalisedEvent) -> str:
 
 
 def enrich_paths(event: NormalisedEvent) -> NormalisedEvent:
-    """Adds `paths` to tool events of the file tools in PATH_ARGS; other events pass unchanged."""
+    """Adds `paths` to tool events of tools whose ToolSpec names path arguments; others pass unchanged."""
     tool = event.tool
-    if tool is None or tool.name not in PATH_ARGS:
+    if tool is None or tool.spec is None or not tool.spec.paths:
         return event
     paths = tool_paths(
-        tool.name,
+        tool.spec,
         tool.input,
         home=event_home(event),
         base_dir=event.project_dir,

@@ -14,13 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookd.dialects.registry import AGENTS
 from hookd.errors import one_line
 from hookd.policy.combine import combine
 from hookd.rollout.compare import deciding_rules, outcome_name, transition
 from hookd.types import (
     JSON,
     Caller,
-    Client,
     Deadline,
     Engine,
     EngineRequest,
@@ -92,7 +92,7 @@ def event_of(document: Mapping[str, Any]) -> NormalisedEvent:
     event = Event(document["event"])
     client_event = str(document.get("client_event") or "")
     return NormalisedEvent(
-        client=Client(document["client"]),
+        client=_client(document["client"]),
         event=event,
         payload=dict(document.get("raw") or {}),
         tool=call,
@@ -103,6 +103,12 @@ def event_of(document: Mapping[str, Any]) -> NormalisedEvent:
         facts={k: v for k, v in document.items() if k not in _DOCUMENT_KEYS},
         client_event="" if client_event == event.value else client_event,
     )
+
+
+def _client(name: Any) -> str:
+    if name not in AGENTS:
+        raise ValueError(f"unknown client {name!r}")
+    return str(name)
 
 
 async def replay(entries: Iterable[Mapping[str, Any]], candidate: Engine, first: int) -> Report:

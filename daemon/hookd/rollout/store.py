@@ -61,7 +61,7 @@ def entry(handled: Handled, at: float, redact: Masker) -> dict[str, JSON]:
     return {
         "id": decision.decision_id,
         "time": round(at, 6),
-        "client": event.client.value,
+        "client": event.client,
         "event": event.event.value,
         "tool": event.tool.name if event.tool is not None else None,
         "decision": outcome_name(decision.outcome),

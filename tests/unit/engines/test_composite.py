@@ -5,7 +5,7 @@ import pytest
 
 from hookd.engines.composite import CompositeEngine
 from hookd.errors import EngineError
-from hookd.types import JSON, Caller, Client, Deadline, EngineRequest, Event, NormalisedEvent, Verdict, VerdictKind
+from hookd.types import JSON, Caller, Deadline, EngineRequest, Event, NormalisedEvent, Verdict, VerdictKind
 
 
 class Part:
@@ -29,7 +29,7 @@ class Part:
 
 def _request() -> EngineRequest:
     event = NormalisedEvent(
-        client=Client.GEMINI,
+        client="gemini",
         event=Event.BEFORE_TOOL,
         payload={},
         tool=None,

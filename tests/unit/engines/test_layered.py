@@ -13,7 +13,6 @@ from hookd.engines.rego_embedded import RegoEmbeddedEngine
 from hookd.policy.combine import combine
 from hookd.types import (
     Caller,
-    Client,
     Deadline,
     EngineRequest,
     Event,
@@ -70,7 +69,7 @@ class TestCombineAcrossLayers:
 
 def request(project_dir: str, command: str) -> EngineRequest:
     event = NormalisedEvent(
-        client=Client.GEMINI, event=Event.BEFORE_TOOL, payload={},
+        client="gemini", event=Event.BEFORE_TOOL, payload={},
         tool=ToolCall("run_shell_command", ToolKind.SHELL, {"command": command}),
         session_id="s", cwd=project_dir, project_dir=project_dir, caller=Caller(0, 0, 1),
     )  # fmt: skip

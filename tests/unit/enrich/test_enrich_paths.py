@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
+from hookd.dialects.registry import AGENTS
 from hookd.enrich.paths import (
-    PATH_ARGS,
     PathResolver,
     _realpath_memo,
     enrich_paths,
     resolve_path,
     tool_paths,
 )
-from hookd.types import Caller, Client, Event, NormalisedEvent, ToolCall, ToolKind
+from hookd.types import Caller, Event, NormalisedEvent, ToolCall, ToolKind, ToolSpec
 
 HOME = "/nonexistent-hookd-home/alice"
 
@@ -177,8 +177,15 @@ def test_the_resolver_shares_work_between_paths(proj: Path) -> None:
 # tool_paths
 
 
+def tool_spec(tool: str) -> ToolSpec:
+    """The tool's entry in the first agent table that has it (Gemini's and Claude's names differ)."""
+    return next((a.tools[tool] for a in AGENTS.values() if tool in a.tools), ToolSpec(ToolKind.OTHER))
+
+
 def test_the_path_arguments_of_every_file_tool() -> None:
-    assert dict(PATH_ARGS) == {
+    tables = [AGENTS["gemini"].tools, AGENTS["claude"].tools]
+    path_args = {name: spec.paths for table in tables for name, spec in table.items() if spec.paths}
+    assert path_args == {
         "read_file": (("file_path", "read"),),
         "read_many_files": (("include", "read"), ("paths", "read")),
         "write_file": (("file_path", "write"),),
@@ -198,7 +205,7 @@ def test_the_path_arguments_of_every_file_tool() -> None:
 
 
 def paths(tool: str, tool_input: dict[str, Any], proj: Path) -> list[dict[str, Any]]:
-    return tool_paths(tool, tool_input, home=HOME, base_dir=str(proj), project_dir=str(proj))
+    return tool_paths(tool_spec(tool), tool_input, home=HOME, base_dir=str(proj), project_dir=str(proj))
 
 
 def entry(arg: str, raw: str, path: str, in_project: bool, access: str) -> dict[str, Any]:
@@ -279,7 +286,7 @@ def test_missing_or_unknown_arguments_are_skipped(proj: Path, tool: str, tool_in
 
 def event(tool: ToolCall | None, proj: Path, facts: dict[str, Any] | None = None) -> NormalisedEvent:
     return NormalisedEvent(
-        client=Client.CLAUDE,
+        client="claude",
         event=Event.BEFORE_TOOL,
         payload={},
         tool=tool,
@@ -292,7 +299,7 @@ def event(tool: ToolCall | None, proj: Path, facts: dict[str, Any] | None = None
 
 
 def test_enrich_paths_adds_the_paths(proj: Path) -> None:
-    tool = ToolCall("Write", ToolKind.WRITE, {"file_path": "~/.bashrc", "content": "x"})
+    tool = ToolCall("Write", ToolKind.WRITE, {"file_path": "~/.bashrc", "content": "x"}, spec=tool_spec("Write"))
     enriched = enrich_paths(event(tool, proj))
     assert enriched.facts == {
         "home": HOME,
@@ -302,12 +309,12 @@ def test_enrich_paths_adds_the_paths(proj: Path) -> None:
 
 
 def test_enrich_paths_resolves_against_the_project_not_cwd(proj: Path) -> None:
-    tool = ToolCall("read_file", ToolKind.READ, {"file_path": "a"})
+    tool = ToolCall("read_file", ToolKind.READ, {"file_path": "a"}, spec=tool_spec("read_file"))
     assert enrich_paths(event(tool, proj)).facts["paths"] == [entry("file_path", "a", f"{proj}/a", True, "read")]
 
 
 def test_enrich_paths_falls_back_to_this_process_home(proj: Path) -> None:
-    tool = ToolCall("Read", ToolKind.READ, {"file_path": "~/x"})
+    tool = ToolCall("Read", ToolKind.READ, {"file_path": "~/x"}, spec=tool_spec("Read"))
     enriched = enrich_paths(event(tool, proj, facts={}))
     assert enriched.facts["paths"][0]["path"] == os.path.realpath(os.path.expanduser("~/x"))
 
@@ -316,8 +323,8 @@ def test_enrich_paths_falls_back_to_this_process_home(proj: Path) -> None:
     "tool",
     [
         None,
-        ToolCall("run_shell_command", ToolKind.SHELL, {"command": "cat a"}),
-        ToolCall("mcp_x", ToolKind.MCP, {}),
+        ToolCall("run_shell_command", ToolKind.SHELL, {"command": "cat a"}, spec=tool_spec("run_shell_command")),
+        ToolCall("mcp_x", ToolKind.MCP, {}, spec=tool_spec("mcp_x")),
     ],
 )
 def test_enrich_paths_leaves_other_events_alone(proj: Path, tool: ToolCall | None) -> None:

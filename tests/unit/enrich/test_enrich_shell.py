@@ -12,8 +12,9 @@ import bashlex.errors
 import bashlex.subst
 import pytest
 
+from hookd.dialects.registry import AGENTS
 from hookd.enrich.shell import build, enrich_shell, parse_shell, parser, tree
-from hookd.types import Caller, Client, Event, NormalisedEvent, ToolCall, ToolKind
+from hookd.types import Caller, Event, NormalisedEvent, ToolCall, ToolKind
 
 HOME = "/nonexistent-hookd-home/alice"
 
@@ -799,7 +800,7 @@ def test_the_fast_parser_declines_what_it_does_not_know(source: str) -> None:
 
 def event(tool: ToolCall | None, *, cwd: str, project_dir: str, facts: dict[str, Any] | None = None) -> NormalisedEvent:
     return NormalisedEvent(
-        client=Client.GEMINI,
+        client="gemini",
         event=Event.BEFORE_TOOL,
         payload={},
         tool=tool,
@@ -822,7 +823,8 @@ def test_enrich_shell_adds_the_parse(proj: Path) -> None:
 @pytest.mark.parametrize("key", ["dir_path", "directory"])
 def test_enrich_shell_runs_in_dir_path_relative_to_the_project(proj: Path, key: str) -> None:
     (proj / "pkg").mkdir()
-    tool = ToolCall("run_shell_command", ToolKind.SHELL, {"command": "rm x", key: "pkg"})
+    spec = AGENTS["gemini"].tools["run_shell_command"]
+    tool = ToolCall("run_shell_command", ToolKind.SHELL, {"command": "rm x", key: "pkg"}, spec=spec)
     enriched = enrich_shell(event(tool, cwd="/", project_dir=str(proj)))
     assert enriched.facts["shell"]["commands"][0]["args"] == [arg("x", f"{proj}/pkg/x", True)]
 

@@ -15,7 +15,6 @@ from hookd.rollout.observe import CpuBudget, Observer
 from hookd.types import (
     JSON,
     Caller,
-    Client,
     Deadline,
     EngineRequest,
     Event,
@@ -25,7 +24,7 @@ from hookd.types import (
     VerdictKind,
 )
 
-EVENT = NormalisedEvent(Client.GEMINI, Event.BEFORE_TOOL, {}, None, "s", "/p", "/p", Caller(0, 0, 1))
+EVENT = NormalisedEvent("gemini", Event.BEFORE_TOOL, {}, None, "s", "/p", "/p", Caller(0, 0, 1))
 DENY = Verdict(VerdictKind.DENY, "hookd.p", "r", "no")
 
 

@@ -19,7 +19,6 @@ from hookd.rollout.replay import event_of
 from hookd.rollout.store import ReplayStore, entry, prepare_dir, read_entries, redactor, segments
 from hookd.types import (
     Caller,
-    Client,
     Decision,
     Event,
     NormalisedEvent,
@@ -37,7 +36,7 @@ KEY = "AKIA" + "ABCDEFGHIJKLMNOP"
 def handled(command: str, n: int = 0) -> Handled:
     tool = ToolCall("run_shell_command", ToolKind.SHELL, {"command": command})
     event = NormalisedEvent(
-        Client.GEMINI, Event.BEFORE_TOOL, {"tool_input": {"command": command}, "prompt": "x" * 600}, tool,
+        "gemini", Event.BEFORE_TOOL, {"tool_input": {"command": command}, "prompt": "x" * 600}, tool,
         "s", "/p", "/p", Caller(1000, 1000, 42), facts={"shell": {"commands": [{"name": "echo"}]}},
     )  # fmt: skip
     verdicts = (Verdict(VerdictKind.DENY, "hookd.d", "r", "no"),)

@@ -282,7 +282,8 @@ def parse_shell(command: str, *, home: str, base_dir: str, project_dir: str, max
 
 def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
     """Adds `shell` to events of shell tools; other events pass unchanged. The command runs in the
-    tool's `dir_path` when it gives one (Gemini), else in the session's `cwd`."""
+    tool's working-directory argument when it gives one (its ToolSpec's cwd_args), else in the session's
+    `cwd`."""
     tool = event.tool
     if tool is None or tool.kind is not ToolKind.SHELL:
         return event
@@ -292,7 +293,8 @@ def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
     home = event_home(event)
     project_dir = event.project_dir
     base_dir = event.cwd or project_dir
-    dir_path = tool.input.get("dir_path", tool.input.get("directory"))  # `directory`: older Gemini CLI
+    cwd_args = tool.spec.cwd_args if tool.spec is not None else ()
+    dir_path = next((tool.input[arg] for arg in cwd_args if arg in tool.input), None)
     if isinstance(dir_path, str) and dir_path:
         base_dir = PathResolver(home=home, project_dir=project_dir).absolute(dir_path, project_dir)
     return event.with_facts(shell=parse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir))

@@ -1,0 +1,41 @@
+"""The one list of agents hookd serves: name -> AgentSpec (hookd.dialects.spec).
+
+Adding an agent is adding its module to this package and its SPEC here; nothing else names one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hookd.dialects import claude, gemini
+from hookd.dialects.spec import AgentSpec
+from hookd.errors import HookdError
+from hookd.types import Event, FailMode
+
+AGENTS: Mapping[str, AgentSpec] = {spec.name: spec for spec in (gemini.SPEC, claude.SPEC)}
+NAMES: tuple[str, ...] = tuple(AGENTS)
+DEFAULT_AGENT = "gemini"  # the client a request names when it names none (hookd eval, the Evaluate RPC)
+
+
+def agent(name: str) -> AgentSpec:
+    try:
+        return AGENTS[name]
+    except KeyError:
+        raise HookdError(f"unknown client {name!r} (known: {', '.join(NAMES)})") from None
+
+
+def default_fail_modes() -> dict[Event, FailMode]:
+    """Per canonical event: closed when any agent's event of that kind fails closed by default."""
+    closed = {e.event for spec in AGENTS.values() for e in spec.events if e.fail_closed}
+    return {event: FailMode.CLOSED if event in closed else FailMode.OPEN for event in Event}
+
+
+def can_fail_closed() -> frozenset[Event]:
+    """The canonical events on which some agent has an output that blocks."""
+    return frozenset(e.event for spec in AGENTS.values() for e in spec.events if e.fail_output is not None)
+
+
+def forwarded_env() -> tuple[str, ...]:
+    """The variables the shims forward to hookd: every agent's, then HOME and USER."""
+    names = [name for spec in AGENTS.values() for name in spec.env]
+    return (*dict.fromkeys(names), "HOME", "USER")
