@@ -171,3 +171,11 @@ def test_writes_through_a_link_made_earlier_land_where_it_points(proj: Path) -> 
     assert relative[1]["args"][0]["path"] == f"{proj.parent}/.git/hooks/pre-commit"
     plain = commands("ln -s build/app app && cat app/x", proj)
     assert plain[1]["args"][0]["path"] == f"{proj}/build/app/x"
+
+
+def test_expansion_never_drops_a_word(proj: Path) -> None:
+    words = " ".join(f"f{i}" for i in range(600))
+    assert runs(f"rm -rf {words} ~", proj)[0][-1] == HOME
+    many = " ".join("{a,b}{c,d}{e,f}{g,h}" for _ in range(600))
+    argv = runs(f"echo {many} ~", proj)[0]
+    assert argv[-1] == HOME and len(argv) < 600 * 16

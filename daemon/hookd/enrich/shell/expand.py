@@ -15,7 +15,8 @@ _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))"
 _INNER_BRACE = re.compile(r"\{([^{}]*)\}")
 _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
 _TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
-_MAX_WORDS = 256
+_MAX_WORDS = 256  # results of one brace expansion
+_MAX_GROWTH = 4096  # words of one command before brace expansion stops
 
 
 def expand_words(words: list[str], variables: dict[str, str], home: str) -> list[str]:
@@ -28,10 +29,10 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
             word, split = _substitute(word, variables)
         pieces = word.split() if split else [word]
         for piece in pieces:
-            for result in braces(piece) if marked else [piece]:
-                out.append(_tilde(result, home, marked or split))
-        if len(out) > _MAX_WORDS:
-            break
+            # every word is kept; only the growth by brace expansion is bounded (the input caps,
+            # enrich/limits.py, then count the words there are)
+            grown = braces(piece) if marked and len(out) < _MAX_GROWTH else [piece]
+            out.extend(_tilde(result, home, marked or split) for result in grown)
     return out
 
 
