@@ -435,6 +435,20 @@ def test_a_write_through_a_link_made_on_the_same_line_is_denied(
     assert control["decision"] == "allow", run.report
 
 
+def test_a_secret_split_across_streamed_chunks_stops_the_turn(
+    default_policies_hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Issue 17: AfterModel sees one streamed chunk at a time; the default policies see the text streamed
+    # so far (hookd.enrich.stream), so the chunk that completes a private key stops the turn.
+    workspace = workspace_for(default_policies_hookd, tmp_path_factory.mktemp("stream"))
+    run = run_gemini(workspace, "Show me the deploy key.", SCRIPTS / "split-secret.responses", default_policies_hookd)
+    assert "b3BlbnNzaC1rZXktdjE" not in run.stdout + run.stderr, run.report
+    first, second = run.events("AfterModel")[:2]
+    assert first["decision"] == "allow", run.report  # half a key is not a key
+    assert second["decision"] == "halt", run.report
+    assert verdicts(second) == ["halt:hookd.model_secrets:private-key"], run.report
+
+
 @pytest.fixture(scope="module")
 def ask_run(hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory) -> GeminiRun:
     workspace = workspace_for(hookd, tmp_path_factory.mktemp("ask"))
