@@ -135,18 +135,24 @@ class ClaudeDialect:
         )
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
-        notes: list[str] = []
-        output = _RENDERERS.get(event.event, _observed)(event, decision, notes)
-        if decision.contexts and not _carries_context(output):
-            notes.append(f"context not carried: {_name(event)} cannot add it to this reply")
-        if output is None:
-            return Reply(notes=tuple(notes))
-        return Reply(stdout=dump_json(output), notes=tuple(notes))
+        return render_claude_shaped(event, decision)
 
     def fail_reply(self, event: Event, reason: str) -> Reply:
         if event not in FAIL_CLOSED_EVENTS:
             return Reply()
         return Reply(stdout=dump_json(fail_output(PRIMARY_EVENT[event], one_line(reason))))
+
+
+def render_claude_shaped(event: NormalisedEvent, decision: Decision) -> Reply:
+    """Claude Code's rendering, for every agent whose hook contract copies it (event names from
+    `event.client_event`)."""
+    notes: list[str] = []
+    output = _RENDERERS.get(event.event, _observed)(event, decision, notes)
+    if decision.contexts and not _carries_context(output):
+        notes.append(f"context not carried: {_name(event)} cannot add it to this reply")
+    if output is None:
+        return Reply(notes=tuple(notes))
+    return Reply(stdout=dump_json(output), notes=tuple(notes))
 
 
 def fail_output(client_event: str, reason: str) -> dict[str, Any]:
