@@ -255,7 +255,7 @@ def cmd_shim(args: argparse.Namespace, config: Config) -> int:
 def cmd_uninstall(args: argparse.Namespace, config: Config) -> int:
     from hookd.install import uninstall
 
-    result = uninstall(_settings_path(args))
+    result = uninstall(_settings_path(args), client=args.client)
     if not result.changed:
         print(f"hookd is not installed in {result.settings_path}; nothing changed")
         return 0

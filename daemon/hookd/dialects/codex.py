@@ -271,6 +271,13 @@ SPEC = AgentSpec(
     dialect=CodexDialect(),
     events=tuple(_agent_event(name) for name in CODEX_EVENTS),
     tools=TOOLS,
-    install=InstallSpec(form="codex", scopes=("user",), settings_path=_settings_path, timeout_unit_ms=1000),
+    install=InstallSpec(
+        form="codex",
+        scopes=("user",),
+        settings_path=_settings_path,
+        timeout_unit_ms=1000,
+        marker=False,
+        identity="statusMessage",
+    ),
     process_names=("codex",),
 )

@@ -61,6 +61,8 @@ class InstallSpec:
     timeout_unit_ms: int = 1
     transports: tuple[str, ...] = ("command",)
     http_command_only: frozenset[str] = frozenset()  # events the agent never sends to an http hook
+    marker: bool = True  # the file takes hookd's top-level install record (a closed schema does not)
+    identity: str = "name"  # the handler key whose value is hookd's hook name
 
 
 @dataclass(frozen=True, slots=True)
