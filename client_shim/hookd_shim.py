@@ -1,11 +1,17 @@
 """hookd's Python shim: the command an agent runs for each hook event.
 
 Run as `<absolute python> -I -S hookd_shim.py CLIENT EVENT [--socket PATH] [--deadline-ms N]
-[--fail closed|open]`. It reads the hook payload from stdin to EOF, sends it to the hookd daemon
-over its Unix socket (protocol: docs/protocol.md) and writes back exactly the daemon's stdout,
-stderr and exit code. When anything goes wrong (no daemon, refused, past the deadline, a truncated
-or malformed reply, an error reply, stdin too large or unreadable) it applies the event's fail mode:
-closed prints the event's deny JSON with a one-line reason, open prints nothing.
+[--fail closed|open] [--autostart PYTHON [--autostart-config FILE]]`. It reads the hook payload from
+stdin to EOF, sends it to the hookd daemon over its Unix socket (protocol: docs/protocol.md) and
+writes back exactly the daemon's stdout, stderr and exit code. When anything goes wrong (no daemon,
+refused, past the deadline, a truncated or malformed reply, an error reply, stdin too large or
+unreadable) it applies the event's fail mode: closed prints the event's deny JSON with a one-line
+reason, open prints nothing.
+
+With --autostart (`hookd install --autostart`, for places with no service manager), a shim that finds
+no daemon starts one itself (`PYTHON -m hookd serve`, detached, its output in the runtime dir's
+autostart.log), one starter at a time (a lock in the runtime dir), and waits for it within the same
+deadline; past it, the fail mode as before. Only that path costs anything: a warm call runs no extra code.
 
 client_shim/hookd_shim.c is the native twin (no interpreter start-up); both give the same bytes for
 the same input, which tests/integration/test_shim_conformance.py checks.
@@ -251,10 +257,66 @@ def exchange(path, frame, deadline):
             sock.close()
 
 
+def autostart(path, program, config, frame, deadline):
+    """No daemon answered: start one (unless another shim is starting it) and ask again until it answers
+    or the deadline passes. Only the runtime dir's owner may start it: the dir is made 0700 and checked
+    as `exchange` checks it."""
+    import fcntl
+
+    directory = path[: path.rfind("/")] or "/"
+    try:  # noqa: SIM105 (contextlib would be one more import)
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        pass
+    verify_dir(path)
+    lock = os.open(directory + "/autostart.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            spawn_daemon(program, config, directory)
+        except BlockingIOError:
+            pass  # another shim holds the lock: it is starting the daemon
+        pause = 0.005
+        while True:
+            try:
+                return exchange(path, frame, deadline)
+            except ShimError as exc:
+                if str(exc) != "not-running" or time.monotonic() + pause >= deadline:
+                    raise ShimError("autostart-timeout" if str(exc) == "not-running" else str(exc)) from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+    finally:
+        os.close(lock)
+
+
+def spawn_daemon(program, config, directory):
+    """`PROGRAM -m hookd [--config FILE] serve --runtime-dir DIR` in its own session, detached from the
+    agent (a double fork: the daemon is no child of the hook), stdin from /dev/null."""
+    argv = [program, "-m", "hookd", *(["--config", config] if config else []), "serve", "--runtime-dir", directory]
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open("/dev/null", os.O_RDONLY)
+        log = os.open(directory + "/autostart.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.execv(program, argv)
+    finally:
+        os._exit(127)
+
+
 def describe(error, path, deadline_ms):
     text = str(error)
     if text == "not-running":
         return f"hookd is not running (no daemon on {path}): start it with `hookd serve`"
+    if text == "autostart-timeout":
+        return f"hookd was not running on {path} and did not start within {deadline_ms} ms (it is starting)"
     if text == "timeout":
         return f"hookd did not answer within {deadline_ms} ms"
     if text == "stdin-timeout":
@@ -300,12 +362,14 @@ def write_all(fd, data):
 
 def parse_args(argv):
     if len(argv) < 2:
+        # the usage line is the C shim's too (test_shim_conformance); --autostart is for `hookd install`
         raise SystemExit("usage: hookd_shim.py CLIENT EVENT [--socket PATH] [--deadline-ms N] [--fail closed|open]")
-    opts = {"client": argv[0], "event": argv[1], "socket": None, "deadline-ms": None, "fail": None}
+    opts = {"client": argv[0], "event": argv[1], "socket": None, "deadline-ms": None, "fail": None,
+            "autostart": None, "autostart-config": None}  # fmt: skip
     rest = argv[2:]
     while rest:
         key = rest.pop(0)
-        if key not in ("--socket", "--deadline-ms", "--fail") or not rest:
+        if key not in ("--socket", "--deadline-ms", "--fail", "--autostart", "--autostart-config") or not rest:
             raise SystemExit(f"hookd_shim.py: bad argument {key!r}")
         opts[key[2:]] = rest.pop(0)
     if opts["fail"] is not None and opts["fail"] not in ("closed", "open"):
@@ -328,7 +392,12 @@ def main(argv):
         payload = read_stdin(deadline, MAX_PAYLOAD)
         header = encode_header(client, event)
         frame = REQUEST.pack(b"HKDQ", VERSION, len(header), len(payload)) + header + payload
-        code, out, err = exchange(path, frame, deadline)
+        try:
+            code, out, err = exchange(path, frame, deadline)
+        except ShimError as exc:
+            if str(exc) != "not-running" or not opts["autostart"]:
+                raise
+            code, out, err = autostart(path, opts["autostart"], opts["autostart-config"], frame, deadline)
     except (ShimError, OSError, ValueError, struct.error) as exc:
         code, out, err = 0, fail_output(client, event, mode, describe(exc, path, deadline_ms)), b""
     try:

@@ -70,6 +70,7 @@ class RunningDaemon:
 
         while True:
             text = "".join(path.read_text() for path in log_files(self.decision_log))  # rotated files first
+            text = text[: text.rfind("\n") + 1]  # a line still being written is read next time
             records = [json.loads(line) for line in text.splitlines() if line.strip()]
             current = [r for r in records if r.get("type") == "decision"]
             if last is not None and len(current) == len(last) and len(current) >= at_least:

@@ -144,5 +144,6 @@ def build_pipeline(
         ask=ask,
         probe=probe,
         ids=ids,
+        input_limits=config.limits,
     )
     return pipeline, holder

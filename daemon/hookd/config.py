@@ -68,6 +68,16 @@ class DaemonConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class LimitsConfig:
+    """What one shell command may cost (hookd.enrich.limits); over a cap it gets the input-limit verdict."""
+
+    max_command_bytes: int = 64 * 1024
+    max_command_tokens: int = 4096  # whitespace-separated, heredoc bodies and quoted text included
+    max_command_substitutions: int = 32  # `$(`, backticks, `<(`, `>(`: bounds the nesting
+    max_command_words: int = 256  # argv words of every command found, `bash -c` scripts included
+
+
+@dataclass(frozen=True, slots=True)
 class ShimConfig:
     deadline_ms: int = 4000
     hook_timeout_ms: int = 5000
@@ -224,6 +234,7 @@ class Config:
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     otel: OtelConfig = field(default_factory=OtelConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
     source: Path | None = None
 
     @property
@@ -290,6 +301,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "rollout",
         "replay",
         "otel",
+        "limits",
     }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
@@ -317,6 +329,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     rollout = _check_rollout(rollout, bundles, where)
     replay = _section(ReplayConfig(), raw.get("replay", {}), "replay", where)
     otel = _section(OtelConfig(), raw.get("otel", {}), "otel", where)
+    limits = _section(LimitsConfig(), raw.get("limits", {}), "limits", where)
     _check_otel(otel, where)
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
@@ -337,6 +350,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         rollout=rollout,
         replay=replay,
         otel=otel,
+        limits=limits,
         source=source,
     )
 

@@ -11,6 +11,7 @@ the policy trust rule. Every check reads; none changes anything. docs/doctor.md.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shlex
@@ -267,7 +268,7 @@ def _command_problem(config: Config, hook: dict[str, Any]) -> str:
 
 
 def _as_install_writes(config: Config, client: str, path: Path) -> bool:
-    """Would `hookd install` leave this file as it is (with either shim, either transport)?"""
+    """Would `hookd install` leave this file as it is (with either shim, transport, --autostart or not)?"""
     from hookd.cli.commands import install_plan
     from hookd.install import install
     from hookd.shimbuild import is_usable, native_shim_path
@@ -277,15 +278,14 @@ def _as_install_writes(config: Config, client: str, path: Path) -> bool:
     with tempfile.TemporaryDirectory(prefix="hookd-doctor-") as scratch:
         copy = Path(scratch) / path.name
         shutil.copyfile(path, copy)
-        for native in natives:
-            for transport in transports:
-                plan, _ = install_plan(config, client, copy, native, transport)
-                try:
-                    if not install(plan).changed:
-                        return True
-                except HookdError:
-                    return False
-                shutil.copyfile(path, copy)
+        for native, transport, autostart in itertools.product(natives, transports, (False, True)):
+            plan, _ = install_plan(config, client, copy, native, transport, autostart)
+            try:
+                if not install(plan).changed:
+                    return True
+            except HookdError:
+                return False
+            shutil.copyfile(path, copy)
     return False
 
 

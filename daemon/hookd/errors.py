@@ -4,10 +4,13 @@ HookdError
 ├── ConfigError        a config file or value is wrong (names the key)
 ├── FrameError         a wire frame breaks the protocol or its limits (carries a reply code)
 ├── DialectError       a payload the client dialect cannot read (bad JSON, unknown event, …)
+├── InputTooLarge      a shell command over a `[limits]` cap; the pipeline answers the input-limit verdict
 ├── EngineError        a policy engine failed; the pipeline turns it into a fail-closed verdict
 │   └── PolicyLoadError   policies did not load or compile
 ├── BundleError        a policy bundle is malformed, unsigned where it must be signed, or fails verification
-└── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
+├── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
+└── Unavailable        this process cannot serve the request as it must (a worker cut off from its daemon's
+                       decision log); the hook server answers an error frame and the shim its fail mode
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ class DialectError(HookdError):
     pass
 
 
+class InputTooLarge(HookdError):
+    pass
+
+
 class EngineError(HookdError):
     pass
 
@@ -44,6 +51,10 @@ class DaemonError(HookdError):
 
 
 class BundleError(HookdError):
+    pass
+
+
+class Unavailable(HookdError):
     pass
 
 

@@ -13,7 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from hookd.audit.ids import DecisionIds
-from hookd.errors import DialectError, EngineError, one_line
+from hookd.config import LimitsConfig
+from hookd.enrich import limits
+from hookd.errors import DialectError, EngineError, InputTooLarge, one_line
 from hookd.policy.combine import combine
 from hookd.types import (
     Deadline,
@@ -124,6 +126,7 @@ class Pipeline:
         ask: AskPolicy,
         probe: InteractiveProbe,
         ids: IdFactory | None = None,
+        input_limits: LimitsConfig | None = None,
     ) -> None:
         self._dialects = dict(dialects)
         self._enrichers = tuple(enrichers)
@@ -132,6 +135,7 @@ class Pipeline:
         self._ask = ask
         self._probe = probe
         self._ids = ids or DecisionIds()
+        self._limits = input_limits or LimitsConfig()
 
     def dialect(self, client: str) -> Dialect:
         try:
@@ -155,6 +159,8 @@ class Pipeline:
         try:
             event = self._enrich(event)
             verdicts = await self._evaluate(engine, event, request.deadline)
+        except InputTooLarge as exc:
+            verdicts = [self._fail_mode_verdict(event.event, "input-limit", f"hookd did not check this: {exc}")]
         except EngineError as exc:
             verdicts = [self._engine_failure(event.event, str(exc))]
             engine_error = True
@@ -171,24 +177,36 @@ class Pipeline:
         return Handled(event, decision, reply, latency, engine, engine_error)
 
     def _enrich(self, event: NormalisedEvent) -> NormalisedEvent:
+        """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing."""
+        if too_large := limits.before_parse(event, self._limits):
+            raise InputTooLarge(too_large)
         try:
             for enrich in self._enrichers:
                 event = enrich(event)
         except Exception as exc:  # an enricher bug must follow the fail mode, like an engine failure
             raise EngineError(f"enrichment failed: {type(exc).__name__}: {exc}") from exc
+        if too_large := limits.after_parse(event, self._limits):
+            raise InputTooLarge(too_large)
         return event
 
     @staticmethod
     async def _evaluate(engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
         if deadline.expired():
             raise EngineError("the request deadline passed before evaluation")
-        return await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
+        verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
+        if deadline.expired():  # an engine that ran past it (and held the loop) answers the fail mode, not late
+            raise EngineError("the request deadline passed during evaluation")
+        return verdicts
 
     def _engine_failure(self, event: Event, error: str) -> Verdict:
-        reason = f"hookd could not evaluate its policies: {one_line(error)}"
-        if self._fail_modes.get(event) is FailMode.CLOSED:
-            return Verdict(VerdictKind.DENY, "hookd", "engine-error", reason)
-        return Verdict(VerdictKind.MESSAGE, "hookd", "engine-error", reason)
+        return self._fail_mode_verdict(
+            event, "engine-error", f"hookd could not evaluate its policies: {one_line(error)}"
+        )
+
+    def _fail_mode_verdict(self, event: Event, rule: str, reason: str) -> Verdict:
+        """A deny where the event fails closed, a message where it fails open."""
+        kind = VerdictKind.DENY if self._fail_modes.get(event) is FailMode.CLOSED else VerdictKind.MESSAGE
+        return Verdict(kind, "hookd", rule, reason)
 
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:

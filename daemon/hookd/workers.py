@@ -12,16 +12,28 @@ The channel between them is a socketpair of newline-delimited JSON:
                    {"t": "d", "r": RECORD, "c": [event, outcome, latency_ms, engine_error]}
                    {"t": "s", "requests": N, "errors": {code: N}, "dropped": N}   since the last one, each second
   daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
+                   {"t": "ack", "n": N}                 N more records are in the daemon's log queue
 The daemon hands the configuration over on the worker's stdin (a pickle of `Config`: the same program,
 the same user). A worker that dies is started again after a pause; its end of the channel closing tells
-the daemon. A reload reaches the workers after the daemon has swapped: for that moment processes may
-decide on different revisions, and each decision's record names the revision that decided it.
+the daemon.
+
+Nothing serves unaudited: a worker dies with its daemon (the kernel sends it SIGKILL when the daemon
+exits, PR_SET_PDEATHSIG), and whichever comes first, a channel that ends or fails makes it refuse every
+request (an `unavailable` error frame: the shim's fail mode) and exit. A worker holds a reply back while
+more than `UNACKED_LIMIT` of its records have not reached the daemon's queue (refused at its deadline:
+a daemon that stopped taking records gets no reply sent past it), so a crash loses at most that many of
+its records (docs/decision-log.md). A restarted daemon waits for a killed one's
+workers to be gone (`HookServer.start`).
+
+A reload reaches the workers after the daemon has swapped: for that moment processes may decide on
+different revisions, and each decision's record names the revision that decided it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import json
 import os
 import pickle
@@ -41,7 +53,7 @@ from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import MAX_WORKERS, Config
-from hookd.errors import HookdError
+from hookd.errors import HookdError, Unavailable
 from hookd.metrics import DecisionMetrics
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.types import Engine, Event, HookRequest, Outcome, Reply
@@ -52,6 +64,8 @@ RESPAWN_MAX_S = 30.0
 HEALTHY_AFTER_S = 10.0  # a worker that served this long before it died starts again after RESPAWN_DELAY_S
 STATS_EVERY_S = 1.0
 STOP_TIMEOUT_S = 10.0
+UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
+_PR_SET_PDEATHSIG = 1
 
 
 def decision_ids(index: int, workers: int) -> DecisionIds:
@@ -68,6 +82,7 @@ class _Running:
     started: float = field(default_factory=time.monotonic)
     reader_task: asyncio.Task[None] | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    unacked: int = 0  # records queued since the last ack
 
 
 class WorkerPool:
@@ -101,7 +116,8 @@ class WorkerPool:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with ours, theirs:
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "hookd.workers", str(index), str(self._fd), str(theirs.fileno()),
+                sys.executable, "-m", "hookd.workers",
+                str(index), str(self._fd), str(theirs.fileno()), str(os.getpid()),
                 stdin=asyncio.subprocess.PIPE,
                 pass_fds=(self._fd, theirs.fileno()),
             )  # fmt: skip
@@ -144,6 +160,9 @@ class WorkerPool:
         kind = message["t"]
         if kind == "d":
             self._sink.put_nowait(message["r"])
+            if not running.unacked:  # one ack for all the records read in this turn of the loop
+                asyncio.get_running_loop().call_soon(self._ack, running)
+            running.unacked += 1
             event, outcome, latency_ms, engine_error = message["c"]
             self._metrics.count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
         elif kind == "s":
@@ -154,6 +173,12 @@ class WorkerPool:
         elif kind == "ready":
             running.ready.set()
             log.info("worker_serving", worker=running.index, pid=message["pid"])
+
+    @staticmethod
+    def _ack(running: _Running) -> None:
+        count, running.unacked = running.unacked, 0
+        with contextlib.suppress(OSError, RuntimeError):  # a worker that is exiting is started afresh anyway
+            running.writer.write(_line({"t": "ack", "n": count}))
 
     async def _respawn(self, index: int, delay: float) -> None:
         while not self._stopping:
@@ -212,14 +237,38 @@ class Worker:
         self.server = HookServer.from_config(config, self.handle, self.stats)
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
+        self._unacked = 0  # records sent that the daemon has not yet said it queued
+        self._acked = asyncio.Event()
+        self._cut_off = ""  # why records can no longer reach the daemon; set once, then every request is refused
 
     def _load_engine(self, *, wait: bool) -> Engine:
         return load_engine(self.config, wait=wait)  # with the kept bundles, as the daemon has them
 
     async def handle(self, request: HookRequest) -> Reply:
+        self._check_channel()
         handled = await self.pipeline.handle(request)
+        self._check_channel()  # the daemon may have gone while this request was decided
         self._sink.put_nowait(Pending(handled, time.time(), "socket"))
+        while self._unacked + len(self._sink) > UNACKED_LIMIT:  # bounds what a crash of the daemon loses
+            self._acked.clear()
+            try:
+                await asyncio.wait_for(self._acked.wait(), request.deadline.remaining())
+            except TimeoutError:
+                raise Unavailable(f"hookd worker {self.index}: the daemon is not taking its decision records") from None
+            self._check_channel()
         return handled.reply
+
+    def _check_channel(self) -> None:
+        """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
+        if self._cut_off:
+            raise Unavailable(f"hookd worker {self.index} cannot log decisions ({self._cut_off}): not answering")
+
+    def _lose_channel(self, why: str) -> None:
+        if not self._cut_off:
+            self._cut_off = why
+            log.error("worker_cut_off", worker=self.index, reason=why)
+        self._stop.set()
+        self._acked.set()  # replies waiting for an ack are refused now
 
     async def run(self, listener: socket.socket, channel: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -242,18 +291,22 @@ class Worker:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        with contextlib.suppress(OSError, RuntimeError):  # a daemon that is gone cannot take them
-            self._flush(writer)
-            self._send_stats(writer)
-            await writer.drain()
+        if not self._cut_off:  # a daemon that is gone, or not reading, cannot take them
+            with contextlib.suppress(OSError, RuntimeError, TimeoutError):
+                self._flush(writer)
+                self._send_stats(writer)
+                await asyncio.wait_for(writer.drain(), STOP_TIMEOUT_S)
         writer.close()
         await self.engines.current.aclose()
 
     async def _send(self, writer: asyncio.StreamWriter) -> None:
-        while True:
-            await self._sink.wait()
-            self._flush(writer)
-            await writer.drain()
+        try:
+            while True:
+                await self._sink.wait()
+                self._flush(writer)
+                await writer.drain()
+        except (OSError, RuntimeError) as exc:  # a reset channel (a killed daemon)
+            self._lose_channel(f"the channel failed: {exc}")
 
     def _flush(self, writer: asyncio.StreamWriter) -> None:
         for pending in self._sink.take():
@@ -270,6 +323,7 @@ class Worker:
                 handled.engine_error,
             ]
             writer.write(_line({"t": "d", "r": record, "c": counted}))
+            self._unacked += 1
 
     async def _report(self, writer: asyncio.StreamWriter) -> None:
         while True:
@@ -289,15 +343,23 @@ class Worker:
             self._sent_dropped = self._sink.dropped
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
-        while line := await reader.readline():
-            try:
-                reload = json.loads(line).get("t") == "reload"
-            except (ValueError, AttributeError):
-                log.error("worker_message_invalid", worker=self.index, message=line[:200].decode(errors="replace"))
-                continue
-            if reload:
-                await self.reload()
-        self._stop.set()  # the daemon is gone: so is its socket
+        try:
+            while line := await reader.readline():
+                try:
+                    message = json.loads(line)
+                    kind = message.get("t")
+                    if kind == "ack":
+                        self._unacked -= int(message["n"])
+                        self._acked.set()
+                except (ValueError, AttributeError, KeyError, TypeError):
+                    log.error("worker_message_invalid", worker=self.index, message=line[:200].decode(errors="replace"))
+                    continue
+                if kind == "reload":
+                    await self.reload()
+        except (OSError, ValueError) as exc:  # a reset channel (a killed daemon under load), an overlong line
+            self._lose_channel(f"the channel failed: {exc}")
+            return
+        self._lose_channel("the daemon closed the channel")  # it is gone: so is its socket
 
     async def reload(self) -> None:
         async with self._reloading:
@@ -320,12 +382,22 @@ def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
+def die_with(parent: int) -> bool:
+    """Have the kernel SIGKILL this process when its parent exits; False if the parent is already gone."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    return os.getppid() == parent  # checked after the prctl: a parent that died before it sent no signal
+
+
 def main(argv: list[str]) -> int:
     import uvloop
 
     from hookd.app import configure_logging
 
-    index, listen_fd, channel_fd = (int(a) for a in argv)
+    index, listen_fd, channel_fd, parent = (int(a) for a in argv)
+    if not die_with(parent):
+        return 1
     config: Config = pickle.loads(sys.stdin.buffer.read())  # written by the daemon that started this process
     configure_logging(config.daemon.log_level)
     listener = socket.socket(fileno=listen_fd)

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,38 +14,34 @@ from pathlib import Path
 
 import grpc
 from bundle_support import events
+from load_support import (
+    HEADER,
+    Load,
+    ask,
+    is_worker,
+    logged_files,
+    verify_chain,
+    wait_for_lines,
+    wait_until_gone,
+    worker_pids,
+)
+from load_support import write_request as write
 
 from hookd import wire
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
+from hookd.workers import UNACKED_LIMIT
 from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, start_daemon
 
 TIMEOUT = 30
 STATS_SETTLE_S = 2.5
 WORKERS = "[daemon]\nworkers = 2\n"
-HEADER = {"client": "gemini", "event": "BeforeTool", "cwd": "/tmp", "ppid": 0, "env": {"HOME": "/root"}}
 DENY_OTHER = '\ndeny contains {"id": "no-other", "reason": "no"} if {\n\tinput.tool.input.file_path == "other.txt"\n}\n'
-
-
-def write(path: str) -> bytes:
-    payload = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": path, "content": "x"})
-    return wire.encode_request(HEADER, json.dumps(payload).encode())
-
-
-def ask(daemon: RunningDaemon, frame: bytes) -> wire.DecodedReply:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(TIMEOUT)
-        sock.connect(str(daemon.socket))
-        sock.sendall(frame)
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    return wire.decode_reply(b"".join(chunks))
 
 
 def many(daemon: RunningDaemon, frame: bytes, count: int) -> list[wire.DecodedReply]:
     with ThreadPoolExecutor(8) as pool:
-        return list(pool.map(lambda _: ask(daemon, frame), range(count)))
+        return list(pool.map(lambda _: ask(daemon.socket, frame), range(count)))
 
 
 def wait_for_log(daemon: RunningDaemon, text: str, after: int = 0) -> None:
@@ -56,11 +51,6 @@ def wait_for_log(daemon: RunningDaemon, text: str, after: int = 0) -> None:
         if time.monotonic() > end:
             raise AssertionError(f"{text!r} never appeared in the daemon's log:\n{daemon.log()[-3000:]}")
         time.sleep(0.05)
-
-
-def worker_pids(daemon: RunningDaemon) -> list[int]:
-    children = Path(f"/proc/{daemon.proc.pid}/task/{daemon.proc.pid}/children").read_text().split()
-    return [int(pid) for pid in children if b"hookd.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()]
 
 
 def status(daemon: RunningDaemon, requests: int = 0) -> pb.StatusResponse:
@@ -171,14 +161,6 @@ def test_a_worker_outlives_no_killed_daemon(tmp_path: Path) -> None:
         time.sleep(0.05)
 
 
-def is_worker(pid: int) -> bool:
-    """A live hookd worker process (a zombie has no command line any more)."""
-    try:
-        return b"hookd.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-
-
 def test_a_record_far_larger_than_a_line_buffer_crosses_the_channel(tmp_path: Path) -> None:
     """A decision whose record is ~200 KB (forty 4,000-character strings: each is cut at 4,096, none is
     masked away) comes back from the worker whole; asyncio's default line limit is 64 KiB."""
@@ -188,7 +170,7 @@ def test_a_record_far_larger_than_a_line_buffer_crosses_the_channel(tmp_path: Pa
     frame = wire.encode_request(HEADER, json.dumps(payload).encode())
     try:
         replies = many(daemon, frame, 60)
-        records = daemon.decisions(at_least=60)
+        records = daemon.decisions(at_least=60, timeout=TIMEOUT)  # 12 MB of records on a busy box
         served = status(daemon, requests=60)
     finally:
         daemon.stop()
@@ -240,3 +222,37 @@ def test_a_worker_that_cannot_start_is_retried_with_backoff_while_the_daemon_ser
     delays = [e["restart_in_s"] for e in exits[:3]]
     assert delays == sorted(delays) and delays[-1] > delays[0], delays  # 1 s, then longer each failed start
     assert all(b"writing secret.txt is not allowed" in r.stdout for r in answered)
+
+
+def test_a_daemon_killed_under_load_leaves_nothing_answering_unaudited_and_restarts(tmp_path: Path) -> None:
+    """SIGKILL mid-load: from then on no request gets an answer (the worker dies with its daemon, whichever of
+    its death signal and the channel's end comes first), a new daemon starts on the same socket at once, the
+    chain is intact, and at most the requests in flight at the kill lost their record (docs/decision-log.md)."""
+    daemon = started(tmp_path)
+    workers = worker_pids(daemon)
+    load = Load(daemon)
+    try:
+        wait_for_lines(daemon, 300)
+        daemon.stop(signal.SIGKILL)
+        killed = time.monotonic()
+        wait_until_gone(workers)
+        time.sleep(0.3)  # the clients keep asking the dead daemon's socket meanwhile
+    finally:
+        load.stop()
+    env = {"XDG_STATE_HOME": str(daemon.state_dir)}
+    restarted = start_daemon(tmp_path, DEMO_POLICIES, config=WORKERS, runtime_dir=daemon.runtime_dir, env=env)
+    try:
+        wait_for_log(restarted, '"worker_serving"')
+        after = many(restarted, write("after.txt"), 40)
+        served = status(restarted)
+    finally:
+        restarted.stop()
+    answered = load.answered()
+    assert not [name for sent, name in answered if sent > killed], "answers after the daemon was killed"
+    logged = logged_files(restarted)
+    lost = [name for _, name in answered if name not in logged]
+    # the daemon's own in flight (8 clients), and the worker's: in flight, or not yet in the daemon's queue
+    assert len(lost) <= 8 + 8 + UNACKED_LIMIT, lost
+    assert {r.status for r in after} == {wire.Status.OK} and "after.txt" in logged
+    assert len(served.worker_pids) == 1 and served.worker_pids[0] not in workers
+    verify_chain(restarted)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -125,6 +127,21 @@ def test_engine_error_fails_closed_on_before_tool() -> None:
         b'(decision 0190f3a4b5c6d7e8)"}'
     )
     assert handled.reply.exit_code == 0
+
+
+class SlowEngine(StaticEngine):
+    """Holds the event loop (as a long regorus evaluation does) until the request's deadline has passed."""
+
+    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+        time.sleep(max(0.0, request.deadline.remaining()) + 0.01)
+        return self.verdicts
+
+
+def test_an_evaluation_that_ran_past_the_deadline_follows_the_fail_mode_not_its_allow() -> None:
+    req = replace(request("BeforeTool"), deadline=Deadline.after(0.05))
+    handled = handle(pipeline(SlowEngine()), req)
+    assert handled.engine_error and handled.decision.outcome is Outcome.DENY
+    assert b"deadline passed during evaluation" in handled.reply.stdout
 
 
 @pytest.mark.parametrize("event", ["BeforeTool", "BeforeAgent", "AfterTool"])

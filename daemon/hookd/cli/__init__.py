@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
                 choices=("auto", "native", "python"),
                 help="the hook command: the native shim (hookd shim build), the Python one, or native when built",
             )
+            cmd.add_argument(
+                "--autostart",
+                action="store_true",
+                help="where no service manager runs: the shim starts `hookd serve` when no daemon answers",
+            )
 
     shim = sub.add_parser("shim", help="build the native shim, or show where it is")
     shim_sub = shim.add_subparsers(dest="shim_command", required=True, metavar="SUBCOMMAND")

@@ -176,12 +176,22 @@ def _settings_path(args: argparse.Namespace) -> Path:
 
 
 def install_plan(
-    config: Config, client: str, path: Path, native: Path | None, transport: str = "command"
+    config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
 ) -> tuple[InstallPlan, str]:
     """What `hookd install` writes into `path` for this client, and the line that describes it."""
     from hookd.install import make_plan
 
-    return make_plan(client, path, config, shim_program(config, native), transport)
+    plan, described = make_plan(client, path, config, shim_program(config, native), transport)
+    if not autostart:
+        return plan, described
+    extra = ["--autostart", sys.executable]  # this venv's python: `python -m hookd serve` finds hookd
+    if config.source is not None:
+        extra += ["--autostart-config", str(Path(config.source).resolve())]
+    if transport == "command":
+        described = f"{described} {shlex.join(extra)}"
+    if plan.args:  # exec form (Claude Code): the shim's arguments are a list
+        return replace(plan, args={e: (*a, *extra) for e, a in plan.args.items()}), described
+    return replace(plan, commands={e: f"{c} {shlex.join(extra)}" for e, c in plan.commands.items()}), described
 
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
@@ -191,7 +201,15 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     path = _settings_path(args)
     native, fallback = choose(getattr(args, "shim", "auto"))
     transport = getattr(args, "transport", "command")
-    plan, described = install_plan(config, args.client, path, native, transport)
+    autostart = bool(getattr(args, "autostart", False))
+    if autostart and native is not None:  # only the Python shim starts the daemon
+        if args.shim == "native":
+            raise HookdError("--autostart needs the Python shim (the native one does not start hookd): drop --shim")
+        native, fallback = (
+            None,
+            "hookd: --autostart registers the Python shim, which starts hookd when it is not running",
+        )
+    plan, described = install_plan(config, args.client, path, native, transport, autostart)
     _guard_socket_dir(config)
     result = install(plan)
     if fallback:

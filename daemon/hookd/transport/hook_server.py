@@ -24,7 +24,7 @@ import structlog
 
 from hookd import wire
 from hookd.config import Config
-from hookd.errors import DaemonError, DialectError, FrameError
+from hookd.errors import DaemonError, DialectError, FrameError, Unavailable
 from hookd.transport.runtime_dir import prepare_runtime_dir
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
@@ -32,6 +32,7 @@ log = structlog.get_logger("hookd.transport")
 Handler = Callable[[HookRequest], Awaitable[Reply]]
 ReplyWriter = Callable[[bytes], None]  # writes one reply frame to the connection and closes it
 _PEERCRED = struct.Struct("3i")
+ORPHAN_GRACE_S = 5.0  # how long a starting daemon waits for a killed daemon's workers to exit
 
 
 class ServerStats:
@@ -52,18 +53,19 @@ def peer_credentials(sock: socket.socket) -> Caller:
     return Caller(uid=uid, gid=gid, pid=pid)
 
 
-def socket_is_live(path: Path) -> bool:
+def socket_listener(path: Path) -> int | None:
+    """The pid of the process answering on `path`, or None when nothing listens there."""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     probe.settimeout(1.0)
     try:
         probe.connect(str(path))
+        return peer_credentials(probe).pid
     except OSError as exc:
         if exc.errno in (errno.ECONNREFUSED, errno.ENOENT, errno.ENOTSOCK):
-            return False
+            return None
         raise
     finally:
         probe.close()
-    return True
 
 
 class HookServer:
@@ -82,6 +84,7 @@ class HookServer:
         self._handler = handler
         self._limits = limits
         self._timeout = request_timeout
+        self._deadline_ms = int(request_timeout * 1000)
         self._slots = asyncio.Semaphore(max_concurrency)
         self._backlog = max(128, max_concurrency * 4)
         self._server: asyncio.AbstractServer | None = None
@@ -116,8 +119,7 @@ class HookServer:
             self._server = await loop.create_unix_server(self._connection, sock=inherited, backlog=self._backlog)
             return
         if self.path.exists() or self.path.is_symlink():
-            if socket_is_live(self.path):
-                raise DaemonError(f"a hookd daemon is already listening on {self.path}")
+            await self._wait_for_orphans()
             self.path.unlink()
             log.info("stale_socket_removed", path=str(self.path))
         old_umask = os.umask(0o177)
@@ -127,6 +129,18 @@ class HookServer:
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
+
+    async def _wait_for_orphans(self) -> None:
+        """Holding the lock, no daemon serves this path: a process still answering on it is a killed daemon's
+        worker on its way out (workers die with their daemon), so a restart waits for it a moment."""
+        end = time.monotonic() + ORPHAN_GRACE_S
+        while (pid := socket_listener(self.path)) is not None:
+            if time.monotonic() > end:
+                raise DaemonError(
+                    f"process {pid} still answers on {self.path} although no hookd daemon holds its lock: "
+                    "stop it, then start hookd again"
+                )
+            await asyncio.sleep(0.05)
 
     async def adopt(self, listener: socket.socket) -> None:
         """Serve a listening socket another process bound (a worker's share of the daemon's hook socket).
@@ -199,8 +213,13 @@ class HookServer:
 
     async def _answer(self, request: HookRequest, reply: ReplyWriter) -> None:
         """Decide and write the reply in the same step: the decision log's writer, woken by this decision,
-        runs only after the reply is on its way (a done-callback would have run after the writer)."""
-        reply(await self._decide(request))
+        runs only after the reply is on its way (a done-callback would have run after the writer).
+        A decision that took past the deadline (the loop was busy, so the timer could not fire) is not
+        sent: the shim applies the event's fail mode, never a late allow."""
+        frame = await self._decide(request)
+        if request.deadline.expired():
+            frame = self.error_frame("deadline", f"hookd did not decide within its {self._deadline_ms} ms deadline")
+        reply(frame)
 
     async def _decide(self, request: HookRequest) -> bytes:
         try:
@@ -208,6 +227,8 @@ class HookServer:
                 reply = await self._handler(request)
         except DialectError as exc:
             return self.error_frame("bad-payload", str(exc))
+        except Unavailable as exc:
+            return self.error_frame("unavailable", str(exc))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # one bad request must never take the daemon down
@@ -295,10 +316,11 @@ class _HookConnection(asyncio.Protocol):
     def _expire(self) -> None:
         if self._done:
             return
-        ms = int(self._server._timeout * 1000)
+        server = self._server
         if self._task is not None:
             self._task.cancel()
-        self._reply(self._server.error_frame("deadline", f"hookd did not decide within its {ms} ms deadline"))
+        message = f"hookd did not decide within its {server._deadline_ms} ms deadline"
+        self._reply(server.error_frame("deadline", message))
 
     def _reply(self, frame: bytes) -> None:
         if self._done:

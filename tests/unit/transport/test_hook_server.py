@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import socket
 import tempfile
+import time
 from pathlib import Path
 
+import pytest
 import uvloop
 
 from hookd import wire
+from hookd.errors import DaemonError
+from hookd.transport import hook_server
 from hookd.transport.hook_server import HookServer
 from hookd.types import HookRequest, Reply
 
@@ -51,3 +56,81 @@ def test_the_reply_is_on_the_socket_before_work_the_decision_woke_runs() -> None
 
     uvloop.run(scenario())
     assert seen and seen[0] is not None and seen[0].startswith(wire.REPLY_MAGIC), seen
+
+
+def frame() -> bytes:
+    return wire.encode_request({"client": "gemini", "event": "BeforeTool"}, json.dumps({}).encode())
+
+
+def ask(path: Path) -> wire.DecodedReply:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.settimeout(5)
+        client.connect(str(path))
+        client.sendall(frame())
+        chunks = []
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
+    return wire.decode_reply(b"".join(chunks))
+
+
+def test_a_decision_that_held_the_loop_past_the_deadline_is_not_sent() -> None:
+    """The handler blocks the loop (as a long regorus evaluation does) beyond the 0.2 s deadline and then
+    allows: the timer could not fire meanwhile, and the reply must still be the deadline error, not the allow."""
+    replies: list[wire.DecodedReply] = []
+
+    async def handler(request: HookRequest) -> Reply:
+        time.sleep(0.4)
+        return Reply(stdout=b"", stderr=b"", exit_code=0)
+
+    async def scenario() -> None:
+        base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
+        path = base / "run" / "hook.sock"
+        server = HookServer(path, handler, limits=wire.Limits(), request_timeout=0.2, max_concurrency=8)
+        await server.start()
+        try:
+            replies.append(await asyncio.get_running_loop().run_in_executor(None, ask, server.path))
+        finally:
+            await server.stop()
+            shutil.rmtree(base, ignore_errors=True)
+
+    uvloop.run(scenario())
+    assert replies[0].status is wire.Status.ERROR and b"deadline" in replies[0].stderr, replies
+
+
+def test_a_restart_waits_for_a_killed_daemons_worker_to_go_and_names_one_that_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No daemon holds the lock, but something still answers on the socket (a killed daemon's worker on its
+    way out): start waits for it; one that never goes is named in the error."""
+
+    async def handler(request: HookRequest) -> Reply:
+        return Reply(stdout=b"", stderr=b"", exit_code=0)
+
+    async def scenario(base: Path, linger: float | None) -> None:
+        path = base / "run" / "hook.sock"
+        path.parent.mkdir(mode=0o700)
+        orphan = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        orphan.bind(str(path))
+        orphan.listen()
+        if linger is not None:
+            asyncio.get_running_loop().call_later(linger, orphan.close)
+        server = HookServer(path, handler, limits=wire.Limits(), request_timeout=5, max_concurrency=8)
+        try:
+            await server.start()
+            answer = await asyncio.get_running_loop().run_in_executor(None, ask, path)
+            assert answer.status is wire.Status.OK  # the new daemon serves the path
+        finally:
+            orphan.close()
+            await server.stop()
+
+    monkeypatch.setattr(hook_server, "ORPHAN_GRACE_S", 1.5)
+    for linger in (0.5, None):
+        base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
+        try:
+            if linger is None:
+                with pytest.raises(DaemonError, match=f"process {os.getpid()} still answers"):
+                    uvloop.run(scenario(base, linger))
+            else:
+                uvloop.run(scenario(base, linger))
+        finally:
+            shutil.rmtree(base, ignore_errors=True)

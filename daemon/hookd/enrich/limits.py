@@ -1,0 +1,70 @@
+"""Input caps: what a shell command may cost hookd, checked in linear time around the shell parser.
+
+A prompt-injected agent can send a command whose parse or evaluation would hold the event loop for
+seconds (a `rm -rf` with 20,000 arguments took 3.8 s of regorus alone, every other session waiting).
+Commands over a cap are not parsed or evaluated: they get a verdict by rule (`hookd/input-limit`, the
+event's fail mode: a deny where it fails closed) whose reason says which cap and what to do. Before
+parsing: the command's bytes, its whitespace-separated tokens and its substitution openers (`$(`, `` ` ``,
+`<(`, `>(`: a bound on how deep it nests); after parsing, before evaluation: the words of every command
+found, inner scripts (`bash -c`) included. The caps are `[limits]` (docs/reliability.md gives what a
+command at each cap costs). Owned by the hardening of issue 13; the parser itself is enrich/shell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from hookd.config import LimitsConfig
+from hookd.types import JSON, NormalisedEvent, ToolKind
+
+_OPENERS = ("$(", "`", "<(", ">(")
+
+
+def _command(event: NormalisedEvent) -> str | None:
+    tool = event.tool
+    if tool is None or tool.kind is not ToolKind.SHELL:
+        return None
+    command = tool.input.get("command")
+    return command if isinstance(command, str) else None
+
+
+def _over(what: str, found: int, cap: int) -> str:
+    return f"the shell command has {found} {what}, over hookd's limit of {cap}: split it into smaller commands"
+
+
+def before_parse(event: NormalisedEvent, limits: LimitsConfig) -> str | None:
+    """Why the event's shell command is too large to parse, or None (also for events without one)."""
+    command = _command(event)
+    if command is None:
+        return None
+    if len(command) > limits.max_command_bytes:  # characters: a first cut before encoding anything
+        return _over("characters", len(command), limits.max_command_bytes)
+    size = len(command.encode("utf-8", "surrogatepass"))
+    if size > limits.max_command_bytes:
+        return _over("bytes", size, limits.max_command_bytes)
+    tokens = len(command.split())
+    if tokens > limits.max_command_tokens:
+        return _over("tokens", tokens, limits.max_command_tokens)
+    openers = sum(command.count(opener) for opener in _OPENERS)
+    if openers > limits.max_command_substitutions:
+        return _over("substitutions", openers, limits.max_command_substitutions)
+    return None
+
+
+def after_parse(event: NormalisedEvent, limits: LimitsConfig) -> str | None:
+    """Why the parsed command (`facts["shell"]`) has too many words to evaluate, or None."""
+    shell = event.facts.get("shell")
+    if not isinstance(shell, Mapping):
+        return None
+    commands = shell.get("commands")
+    if not isinstance(commands, Sequence):
+        return None
+    words = sum(_words(command) for command in commands)
+    if words > limits.max_command_words:
+        return _over("words in its commands", words, limits.max_command_words)
+    return None
+
+
+def _words(command: JSON) -> int:
+    argv = command.get("argv") if isinstance(command, Mapping) else None
+    return len(argv) if isinstance(argv, Sequence) else 0

@@ -1,0 +1,128 @@
+"""Helpers for the tests that load a real daemon and crash it (tests/integration/test_workers.py,
+tests/reliability/): clients asking continuously, the daemon's processes, the decision log's lines."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from hookd import wire
+from hookd.errors import FrameError
+from support import VENV_PYTHON, RunningDaemon, gemini_payload
+
+TIMEOUT = 30
+HEADER = {"client": "gemini", "event": "BeforeTool", "cwd": "/tmp", "ppid": 0, "env": {"HOME": "/root"}}
+
+
+def write_request(path: str) -> bytes:
+    """A BeforeTool write_file of `path`: its record names the path, so each request can be found in the log."""
+    payload = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": path, "content": "x"})
+    return wire.encode_request(HEADER, json.dumps(payload).encode())
+
+
+def ask(sock_path: Path, frame: bytes) -> wire.DecodedReply:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(TIMEOUT)
+        sock.connect(str(sock_path))
+        sock.sendall(frame)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return wire.decode_reply(b"".join(chunks))
+
+
+class Load:
+    """Clients asking continuously, each request naming its own file, until `stop()`: what each got back,
+    and when it was sent."""
+
+    def __init__(self, daemon: RunningDaemon, clients: int = 8, prefix: str = "c") -> None:
+        self.daemon = daemon
+        self.answers: list[tuple[float, str, wire.Status | None]] = []  # (sent at, file, status or None)
+        self._prefix = prefix
+        self._running = True
+        self._pool = ThreadPoolExecutor(clients)
+        self._clients = [self._pool.submit(self._client, n) for n in range(clients)]
+
+    def _client(self, n: int) -> None:
+        i = 0
+        while self._running:
+            name, i = f"{self._prefix}{n}-{i}.txt", i + 1
+            sent = time.monotonic()
+            try:
+                status: wire.Status | None = ask(self.daemon.socket, write_request(name)).status
+            except (OSError, ValueError, FrameError):  # refused, reset, or cut short: no answer
+                status = None
+            self.answers.append((sent, name, status))
+
+    def stop(self) -> None:
+        self._running = False
+        for client in self._clients:
+            client.result(timeout=TIMEOUT)
+        self._pool.shutdown()
+
+    def answered(self) -> list[tuple[float, str]]:
+        """(sent at, file) of every request that got a decision."""
+        return [(sent, name) for sent, name, status in self.answers if status is wire.Status.OK]
+
+
+def log_lines(daemon: RunningDaemon) -> int:
+    log = daemon.decision_log
+    return log.read_bytes().count(b"\n") if log.exists() else 0
+
+
+def wait_for_lines(daemon: RunningDaemon, lines: int) -> None:
+    """Until the decision log holds `lines` lines (while it grows)."""
+    end = time.monotonic() + TIMEOUT
+    while log_lines(daemon) < lines:
+        assert time.monotonic() < end, f"the decision log never reached {lines} lines"
+        time.sleep(0.05)
+
+
+def worker_pids(daemon: RunningDaemon) -> list[int]:
+    children = Path(f"/proc/{daemon.proc.pid}/task/{daemon.proc.pid}/children").read_text().split()
+    return [int(pid) for pid in children if is_worker(int(pid))]
+
+
+def is_worker(pid: int) -> bool:
+    """A live hookd worker process (a zombie has no command line any more)."""
+    try:
+        return b"hookd.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def wait_until_gone(pids: list[int]) -> None:
+    end = time.monotonic() + TIMEOUT
+    while alive := [pid for pid in pids if is_worker(pid)]:
+        assert time.monotonic() < end, f"workers {alive} kept running after their daemon was killed"
+        time.sleep(0.01)
+
+
+def logged_files(daemon: RunningDaemon) -> set[str]:
+    """The file of every write_file decision in the decision log (and its rotated files)."""
+    from hookd.audit.chain import log_files
+
+    found = set()
+    for path in log_files(daemon.decision_log):
+        for line in path.read_text().splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:  # a torn last line: `hookd log verify` reports it
+                continue
+            if record.get("type") == "decision":
+                found.add(record["input"]["tool"]["input"].get("file_path"))
+    return found
+
+
+def verify_chain(daemon: RunningDaemon) -> str:
+    """`hookd log verify`'s report; raises unless the chain is intact."""
+    verify = subprocess.run(
+        [VENV_PYTHON, "-m", "hookd", "log", "verify", str(daemon.decision_log)],
+        capture_output=True, text=True, timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    assert verify.returncode == 0 and "chain intact" in verify.stdout, verify.stdout + verify.stderr
+    return verify.stdout

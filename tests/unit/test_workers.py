@@ -1,0 +1,125 @@
+"""A worker process cut off from its daemon: it dies with it (the kernel's death signal) and, whichever comes
+first, refuses every request once its records cannot reach the daemon's writer (hookd.workers)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from hookd import workers
+from hookd.config import parse_config
+from hookd.errors import Unavailable
+from hookd.types import Caller, Deadline, HookRequest
+from hookd.workers import Worker
+
+TIMEOUT = 10
+# A parent that starts a child which asks to die with it, prints the child's pid and then waits to be killed.
+PARENT = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", CHILD, str(os.getpid())])
+print(child.pid, flush=True)
+time.sleep(60)
+"""
+CHILD = """
+import sys, time
+from hookd.workers import die_with
+assert die_with(int(sys.argv[1]))
+time.sleep(60)
+"""
+
+
+def request(path: str = "a.txt") -> HookRequest:
+    payload = {"hook_event_name": "BeforeTool", "session_id": "s", "cwd": "/tmp", "tool_name": "read_file"}
+    payload["tool_input"] = {"file_path": path}
+    now = time.monotonic()
+    return HookRequest(
+        client="gemini", event="BeforeTool", payload=json.dumps(payload).encode(), env={}, cwd="/tmp",
+        caller=Caller(uid=0, gid=0, pid=1), deadline=Deadline(now + TIMEOUT), received_at=now,
+    )  # fmt: skip
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_worker_dies_with_its_parent_even_when_nothing_else_tells_it() -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT.replace("CHILD", repr(CHILD))], stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    assert alive(child)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait(timeout=TIMEOUT)
+    end = time.monotonic() + TIMEOUT
+    while alive(child):
+        assert time.monotonic() < end, "the child outlived its killed parent"
+        time.sleep(0.01)
+
+
+def test_die_with_says_when_the_parent_is_already_gone() -> None:
+    assert workers.die_with(os.getppid())
+    assert not workers.die_with(os.getppid() + 1_000_000)
+
+
+@pytest.fixture
+def worker() -> Worker:
+    return Worker(parse_config({}), 1)
+
+
+async def serve(worker: Worker) -> tuple[asyncio.Task[None], socket.socket, socket.socket]:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind("\0hookd-test-worker-" + str(os.getpid()))
+    listener.listen()
+    daemon_end, worker_end = socket.socketpair()
+    task = asyncio.get_running_loop().create_task(worker.run(listener, worker_end))
+    await asyncio.sleep(0.1)
+    return task, daemon_end, listener
+
+
+def test_a_worker_whose_channel_ends_refuses_requests_and_stops(worker: Worker) -> None:
+    asyncio.run(channel_ends(worker))
+
+
+async def channel_ends(worker: Worker) -> None:
+    task, daemon_end, _ = await serve(worker)
+    await worker.handle(request())  # answered while the channel is up
+    daemon_end.close()  # the daemon is gone
+    await asyncio.wait_for(task, TIMEOUT)
+    with pytest.raises(Unavailable, match="cannot log decisions"):
+        await worker.handle(request())
+
+
+def test_a_worker_holds_replies_while_its_records_are_not_acknowledged() -> None:
+    """A daemon that reads the records but says nothing: the first UNACKED_LIMIT replies go out, the next waits
+    and is refused at its deadline; once the daemon acknowledges them, replies go out again."""
+    asyncio.run(unacknowledged(Worker(parse_config({}), 1)))
+
+
+async def unacknowledged(worker: Worker) -> None:
+    task, daemon_end, _ = await serve(worker)
+    daemon = await asyncio.open_unix_connection(sock=daemon_end)
+    try:
+        for n in range(workers.UNACKED_LIMIT):
+            await worker.handle(request(f"f{n}"))
+        late = replace(request(), deadline=Deadline.after(0.3))
+        with pytest.raises(Unavailable, match="not taking its decision records"):
+            await worker.handle(late)
+        daemon[1].write(b'{"t": "ack", "n": 100}\n')
+        await asyncio.wait_for(worker.handle(request()), TIMEOUT)
+    finally:
+        daemon[1].close()
+        await asyncio.wait_for(task, TIMEOUT)
