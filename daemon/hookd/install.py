@@ -125,6 +125,7 @@ class InstallPlan:
     args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # Claude: event -> exec-form args
     http: Mapping[str, JSONObject] = field(default_factory=dict)  # Claude: event -> {url, headers, allowedEnvVars}
     block_on_failure: frozenset[str] = frozenset()  # Claude: events that get onFailure "block"
+    managed_hooks_only: bool = False  # managed scope: also set the agent's "only managed hooks run" switch
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,8 @@ def install(plan: InstallPlan) -> InstallResult:
     spec = agent(plan.client).install
     if spec.form == "copilot":
         return _install_owned(plan)
+    if spec.form == "codex" and plan.settings_path.suffix == ".toml":
+        return _codex_requirements(plan.settings_path, plan)
     path, name = plan.settings_path, plan.hook_name
     loaded = _load(path)
     doc = copy.deepcopy(loaded.doc)
@@ -224,6 +227,7 @@ def install(plan: InstallPlan) -> InstallResult:
         previous = dict(config)
         config["enabled"] = True
 
+    _set_managed_only(doc, plan, spec.managed_only_key, created)
     if spec.marker:
         if record is None:
             record = {"names": [], "created": created}
@@ -241,11 +245,25 @@ def install(plan: InstallPlan) -> InstallResult:
     return result
 
 
+def _set_managed_only(doc: JSONObject, plan: InstallPlan, key: str, created: list[str]) -> None:
+    """--managed-hooks-only: the agent's switch that lets only managed hooks run (uninstall deletes it
+    again when install added it)."""
+    if not plan.managed_hooks_only:
+        return
+    if not key:
+        raise SettingsError(f"{plan.settings_path}: {plan.client} has no switch for managed hooks only")
+    if key not in doc:
+        _note(created, key)
+    doc[key] = True
+
+
 def uninstall(settings_path: Path, hook_name: str = "hookd", client: str = "") -> InstallResult:
     """Remove hookd's entries and undo what install recorded; see the module docstring."""
     spec = agent(client).install if client else None
     if spec is not None and spec.form == "copilot":
         return _uninstall_owned(settings_path)
+    if spec is not None and spec.form == "codex" and settings_path.suffix == ".toml":
+        return _codex_requirements(settings_path, None)
     path, name = settings_path, hook_name
     loaded = _load(path)
     if loaded.data is None:
@@ -369,6 +387,65 @@ def _codex_trust(path: Path, doc: JSONObject | None, name: str, *, write: bool) 
         raise SettingsError(f"{config}: cannot write it: {exc.strerror or exc}") from None
 
 
+# Codex's managed scope: `[[hooks.<Event>]]` tables in requirements.toml (trusted without review, not
+# disableable by the user) and, with --managed-hooks-only, the top-level `allow_managed_hooks_only`, which
+# must come before every table. Both are marked blocks hookd owns; the rest of the file is kept as written.
+_REQ_TOP = ("# BEGIN hookd: top-level keys (written by hookd install; do not edit)", "# END hookd: top-level keys")
+_REQ_HOOKS = ("# BEGIN hookd: managed hooks (written by hookd install; do not edit)", "# END hookd: managed hooks")
+
+
+def _cut_block(text: str, marks: tuple[str, str]) -> str:
+    start = text.find(marks[0])
+    end = text.find(marks[1], start)
+    if start < 0 or end < 0:
+        return text
+    return text[:start] + text[end + len(marks[1]) :].lstrip("\n")
+
+
+def _codex_requirements(path: Path, plan: InstallPlan | None) -> InstallResult:
+    """Install (plan) or uninstall (None) hookd's managed hooks in a Codex requirements.toml."""
+    loaded = _load_text(path)
+    text = loaded.data.decode("utf-8") if loaded.data is not None else ""
+    rest = _cut_block(_cut_block(text, _REQ_TOP), _REQ_HOOKS).rstrip("\n")
+    events: tuple[str, ...] = ()
+    new = rest + "\n" if rest else ""
+    if plan is not None:
+        events = tuple(e for e in install_events(plan.client) if e in plan.commands)
+        seconds = -(-plan.timeout_ms // 1000)
+        tables = "".join(
+            f'\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = "command"\n'
+            f"command = {json.dumps(plan.commands[event])}\ntimeout = {seconds}\n"
+            f"statusMessage = {json.dumps(plan.hook_name)}\n"
+            for event in events
+        )
+        top = f"{_REQ_TOP[0]}\nallow_managed_hooks_only = true\n{_REQ_TOP[1]}\n\n" if plan.managed_hooks_only else ""
+        new = (
+            f"{top}{rest}\n\n{_REQ_HOOKS[0]}\n{tables}{_REQ_HOOKS[1]}\n"
+            if rest
+            else f"{top}{_REQ_HOOKS[0]}\n{tables}{_REQ_HOOKS[1]}\n"
+        )
+    for candidate, what in ((text, "is"), (new, "would be")):
+        try:
+            tomllib.loads(candidate)
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{path}: {what} not valid TOML ({exc}); {_REFUSE}") from None
+    if new == text or (loaded.data is None and plan is None):
+        return InstallResult(path, False, None, (), ())
+    backup = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(loaded.target.stat().st_mode) if loaded.data is not None else None
+        if loaded.data is not None:
+            backup = path.with_name(path.name + BACKUP_SUFFIX)
+            _atomic_write(backup, loaded.data, mode=mode, owner=None)
+        _atomic_write(loaded.target, new.encode(), mode=mode, owner=None)
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot write it: {exc.strerror or exc}") from None
+    block = text[text.find(_REQ_HOOKS[0]) :] if _REQ_HOOKS[0] in text else ""
+    removed = tuple(e for e in _CODEX_LABELS if f"[[hooks.{e}]]" in block and e not in events)
+    return InstallResult(path, True, backup, events, removed)
+
+
 def _put_entries(
     hooks: JSONObject, ours: Mapping[str, list[int]], plan: InstallPlan, created: list[str]
 ) -> tuple[str, ...]:
@@ -444,7 +521,12 @@ def _event_order(events: list[str]) -> tuple[str, ...]:
 
 
 def _restore_config(doc: JSONObject, record: JSONObject, created: list[str]) -> None:
-    """Put hooksConfig.enabled back as it was before the first install, unless the user changed it."""
+    """Put hooksConfig.enabled back as it was before the first install, unless the user changed it, and
+    delete a managed-hooks-only switch that install added."""
+    for key in [c for c in created if "." not in c and c not in ("hooks", "hooksConfig")]:
+        if doc.get(key) is True:
+            del doc[key]
+        created.remove(key)
     config = doc.get("hooksConfig")
     if not isinstance(config, dict):
         return

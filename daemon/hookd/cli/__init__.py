@@ -78,6 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
         if name == "install":
             cmd.add_argument(
+                "--managed-hooks-only",
+                action="store_true",
+                help="with --scope managed: let only managed hooks run (Claude Code, Codex CLI)",
+            )
+            cmd.add_argument(
                 "--transport",
                 default="command",
                 choices=("command", "http"),

@@ -210,7 +210,13 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
             "hookd: --autostart registers the Python shim, which starts hookd when it is not running",
         )
     plan, described = install_plan(config, args.client, path, native, transport, autostart)
+    if getattr(args, "managed_hooks_only", False):
+        if args.scope != "managed":
+            raise HookdError("--managed-hooks-only goes with --scope managed")
+        plan = replace(plan, managed_hooks_only=True)
     _guard_socket_dir(config)
+    if args.scope == "managed":  # a machine-wide directory such as /etc/claude-code may not exist yet
+        path.parent.mkdir(parents=True, exist_ok=True)
     result = install(plan)
     if fallback:
         print(fallback, file=sys.stderr)

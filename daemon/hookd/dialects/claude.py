@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
@@ -330,6 +330,8 @@ def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, 
         return Path(config_dir) / "settings.json" if config_dir else home / ".claude" / "settings.json"
     if scope == "local":
         return project_dir / ".claude" / "settings.local.json"
+    if scope == "managed":  # enterprise policy: above every other scope, not overridable by the user
+        return system_path(env, "/etc/claude-code/managed-settings.json")
     return project_dir / ".claude" / "settings.json"
 
 
@@ -354,11 +356,12 @@ SPEC = AgentSpec(
     tools=TOOLS,
     install=InstallSpec(
         form="claude",
-        scopes=("user", "project", "local"),
+        scopes=("user", "project", "local", "managed"),
         settings_path=_settings_path,
         timeout_unit_ms=1000,
         transports=("command", "http"),
         http_command_only=frozenset({"SessionStart", "Setup"}),
+        managed_only_key="allowManagedHooksOnly",
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
@@ -252,6 +252,8 @@ _RENDERERS: Mapping[str, Renderer] = {
 def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
     if scope == "user":  # $CODEX_HOME (default ~/.codex)
         return Path(env.get("CODEX_HOME") or home / ".codex") / "hooks.json"
+    if scope == "managed":  # requirements.toml hooks are trusted without review and cannot be disabled
+        return system_path(env, "/etc/codex/requirements.toml")
     return project_dir / ".codex" / "hooks.json"
 
 
@@ -273,11 +275,12 @@ SPEC = AgentSpec(
     tools=TOOLS,
     install=InstallSpec(
         form="codex",
-        scopes=("user",),
+        scopes=("user", "managed"),
         settings_path=_settings_path,
         timeout_unit_ms=1000,
         marker=False,
         identity="statusMessage",
+        managed_only_key="allow_managed_hooks_only",
     ),
     process_names=("codex",),
 )

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hookd.dialects.claude import ClaudeDialect, fail_output, render_claude_shaped
 from hookd.dialects.common import load_payload, rewritten_tool_input, string_field
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError
 from hookd.types import (
     JSON,
@@ -147,8 +147,8 @@ def _tool_call(name: str, payload: Mapping[str, JSON]) -> ToolCall | None:
 def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
     if scope == "user":
         return Path(env.get("QWEN_HOME") or home / ".qwen") / "settings.json"
-    if scope == "system":  # runs after project and user hooks: hookd decides last (see the docstring)
-        return Path(env.get("QWEN_CODE_SYSTEM_SETTINGS_PATH") or "/etc/qwen-code/settings.json")
+    if scope in ("system", "managed"):  # runs after project and user hooks: hookd decides last (see the docstring)
+        return Path(env.get("QWEN_CODE_SYSTEM_SETTINGS_PATH") or system_path(env, "/etc/qwen-code/settings.json"))
     return project_dir / ".qwen" / "settings.json"
 
 
@@ -169,7 +169,7 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(name) for name in QWEN_EVENTS),
     tools=TOOLS,
     install=InstallSpec(
-        form="qwen", scopes=("user", "project", "system"), settings_path=_settings_path, timeout_unit_ms=1000
+        form="qwen", scopes=("user", "project", "system", "managed"), settings_path=_settings_path, timeout_unit_ms=1000
     ),
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",
