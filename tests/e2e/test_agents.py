@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from hookd.install import codex_trust_entries
 from support import VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
@@ -279,3 +280,57 @@ def test_the_versions_are_the_pinned_ones() -> None:
         done = subprocess.run([binary(agent), "--version"], capture_output=True, text=True, timeout=60, check=False,
                               env={"PATH": PATH, "HOME": tempfile.gettempdir()}, stdin=subprocess.DEVNULL)  # fmt: skip
         assert VERSIONS[agent] in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_codex_managed_scope_runs_without_review_and_alone(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    """`hookd install --client codex --scope managed --managed-hooks-only` writes requirements.toml; Codex
+    reads it from /etc/codex, here an overlay of /etc in a private mount namespace (the real /etc is never
+    written). Managed hooks need no trust entry, and a user hook that would let the command through does
+    not run at all."""
+    require(shutil.which("mount") is not None, "mount (an overlay of /etc)")
+    root = tmp_path / "managed"
+    home, project, system = root / "home", root / "project", root / "system"
+    (home / "tmp").mkdir(parents=True)
+    project.mkdir()
+    agent_settings("codex", home, project, server.port)
+    # A trusted user hook that leaves a trace when it runs: allow_managed_hooks_only must keep it from running.
+    user_hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "timeout": 5, "statusMessage": "user",
+                                                       "command": f"echo ran > {target}/user-hook"}]}]}}  # fmt: skip
+    (home / ".codex" / "hooks.json").write_text(json.dumps(user_hooks))
+    with (home / ".codex" / "config.toml").open("a") as handle:
+        for key, digest in codex_trust_entries(home / ".codex" / "hooks.json", user_hooks, "user"):
+            handle.write(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "{digest}"\n')
+    env = agent_env("codex", home, server.port, copilot_cache)
+    config = root / "hookd.toml"
+    config.write_text(f'[daemon]\nruntime_dir = "{daemon.runtime_dir}"\n')
+    done = subprocess.run(
+        [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", "codex", "--shim", "python",
+         "--scope", "managed", "--managed-hooks-only"],
+        env={**os.environ, **env, "HOOKD_SYSTEM_ROOT": str(system)}, cwd=project, capture_output=True, text=True,
+        timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (system / "etc" / "codex" / "requirements.toml").is_file()
+    work = root / "overlay-work"
+    work.mkdir()
+
+    def run(command: str) -> Run:
+        run_id = uuid.uuid4().hex[:12]
+        prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id})"
+        inner = (f"mount -t overlay overlay -o lowerdir=/etc,upperdir={system / 'etc'},workdir={work} /etc && "
+                 f"exec nsenter -t {server.proc.pid} -n -- {binary('codex')} exec --skip-git-repo-check --json "
+                 f'"$0"')  # fmt: skip
+        finished = subprocess.run(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c", inner, prompt], env=env, cwd=project,
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        )  # fmt: skip
+        return Run(finished.returncode, finished.stdout, finished.stderr, json.dumps(server.requests(run_id)))
+
+    control = run(f"touch {target}/ok-managed")
+    assert (target / "ok-managed").exists(), control.report
+    denied = run(f"touch {target}/keep-managed")
+    assert not (target / "keep-managed").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report
+    assert not (target / "user-hook").exists(), "allow_managed_hooks_only: the user's hook must not run"
