@@ -334,3 +334,26 @@ def test_codex_managed_scope_runs_without_review_and_alone(
     assert not (target / "keep-managed").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
     assert not (target / "user-hook").exists(), "allow_managed_hooks_only: the user's hook must not run"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_fail_closed_when_the_daemon_hangs(
+    agent: str, server: Server, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory, target: Path
+) -> None:
+    """A daemon that takes the connection and never answers: the shim's deadline (shim.deadline_ms, 4 s)
+    ends before the hook timeout install writes (5 s), so the agent gets hookd's deny and not its own
+    timeout (on which Copilot lets the call run). Control: the live runs of the tests above."""
+    import socket as socket_module
+
+    socket_dir = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp"))
+    listener = socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM)
+    listener.bind(str(socket_dir / "hook.sock"))
+    listener.listen(64)  # never accepted: connect and send succeed, the reply never comes
+    try:
+        setup = install(agent, tmp_path_factory.mktemp(f"{agent}-hung"), socket_dir, server.port, copilot_cache,
+                        '[fail_mode]\nBeforeAgent = "open"\n')  # fmt: skip
+        run = run_agent(server, setup, f"touch {target}/ok-hung")
+        assert not (target / "ok-hung").exists(), run.report
+        assert "hookd did not answer within 4000 ms" in run.sent, run.report
+    finally:
+        listener.close()
