@@ -27,9 +27,9 @@ import structlog
 
 from hookd.audit.record import Pending
 from hookd.config import RolloutConfig
-from hookd.engines.layered import Layer, LayeredEngine, evaluate_layers
 from hookd.errors import one_line
 from hookd.policy.combine import combine
+from hookd.policy.layers import Layer, LayeredEngine, evaluate_layers
 from hookd.rollout.compare import deciding_rules, outcome_name, transition, without_layer
 from hookd.types import Deadline, EngineRequest, Verdict
 
