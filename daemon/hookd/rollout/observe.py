@@ -228,6 +228,8 @@ class Observer:
         request = EngineRequest(handled.event, handled.event.input_document(), Deadline.after(self._timeout))
         monitor = []
         for layer in engine.monitored:
+            if not layer.applies(handled.event.project_dir):
+                continue  # a project's layer, and this request is in another project: nothing to say
             monitor.append(await self._monitor(layer, request))
             await asyncio.sleep(0)  # a hook request waits for one layer's evaluation at most
         shadows = engine.shadows
@@ -235,8 +237,6 @@ class Observer:
         return Observed(monitor=tuple(monitor), shadow=shadow)
 
     async def _monitor(self, layer: Layer, request: EngineRequest) -> LayerVerdict:
-        if not layer.applies(request.event.project_dir):
-            return LayerVerdict(layer.name, "allow", ())
         try:
             verdicts = await self._evaluate(layer, request)
         except Exception as exc:  # EngineError, or a closed engine after a reload
