@@ -17,12 +17,14 @@ from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
+from hookd.enrich.stream import ResponseStreams
 from hookd.pipeline import AskPolicy, EngineHolder, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.layers import SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
-ENRICHERS: Sequence[Enricher] = (enrich_shell, enrich_paths)
+# ResponseStreams keeps the text of each response being streamed (bounded; hookd.enrich.stream).
+ENRICHERS: Sequence[Enricher] = (enrich_shell, enrich_paths, ResponseStreams())
 
 
 def engine_for_dir(
