@@ -120,6 +120,7 @@ class ReplayStore:
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._pruned_at = 0.0
+        self._last_stamp = 0  # segment names must rise: two segments opened in one millisecond must not share one
         self.written = 0
         self.write_errors = 0
         self.deleted = 0  # segments deleted for size or age
@@ -167,10 +168,16 @@ class ReplayStore:
 
     def _open_segment(self) -> None:
         self._close_segment()
-        name = self.path / f"{PREFIX}{int(time.time() * 1000)}{SUFFIX}"
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-        self._file = os.open(name, flags, 0o600)
-        self._size = os.fstat(self._file).st_size
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+        stamp = max(int(time.time() * 1000), self._last_stamp + 1)
+        while True:
+            try:
+                self._file = os.open(self.path / f"{PREFIX}{stamp}{SUFFIX}", flags, 0o600)
+                break
+            except FileExistsError:
+                stamp += 1
+        self._last_stamp = stamp
+        self._size = 0
         self._prune()
 
     def _close_segment(self) -> None:

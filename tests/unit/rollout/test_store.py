@@ -100,3 +100,17 @@ def test_a_store_directory_of_another_user_is_refused(tmp_path: Path) -> None:
     os.chown(theirs, 65534, 65534)
     with pytest.raises(DaemonError, match="belongs to uid 65534"):
         prepare_dir(theirs)
+
+
+def test_segments_opened_in_one_millisecond_get_names_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A frozen clock is the fast machine's case: every segment would have had the same name, and the store
+    # appended to one file past segment_bytes and max_bytes.
+    monkeypatch.setattr(time, "time", lambda: 1_700_000_000.0)
+    config = ReplayConfig(enabled=True, path=tmp_path / "replay", segment_bytes=2000, max_bytes=5000)
+    store = ReplayStore(config, LogConfig())
+    write(store, [handled("ls", n) for n in range(40)])
+    files = segments(config.path)
+    assert len(files) > 1 and all(f.stat().st_size <= 2000 for f in files)
+    assert sum(f.stat().st_size for f in files) <= 5000 + 2000
