@@ -40,6 +40,14 @@ def run_isolated(setup: str, probes: str) -> dict[str, str]:
     return dict(json.loads(done.stdout))
 
 
+def under_seccomp(probes: str) -> dict[str, str]:
+    try:
+        seccomp.build_filter()
+    except seccomp.SeccompUnavailable as exc:
+        require(False, f"seccomp ({exc})")
+    return run_isolated("from hookd.sandbox import seccomp; seccomp.install()", probes)
+
+
 @pytest.fixture
 def listener() -> Iterator[socket.socket]:
     server = socket.create_server(("127.0.0.1", 0))
@@ -48,12 +56,7 @@ def listener() -> Iterator[socket.socket]:
 
 
 def test_seccomp_alone_refuses_sockets_processes_and_namespaces() -> None:
-    try:
-        seccomp.build_filter()
-    except seccomp.SeccompUnavailable as exc:
-        require(False, f"seccomp ({exc})")
-    results = run_isolated(
-        "from hookd.sandbox import seccomp; seccomp.install()",
+    results = under_seccomp(
         """
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -163,12 +166,7 @@ def test_without_landlock_a_read_only_mount_namespace_confines_writes(tmp_path: 
 def test_seccomp_alone_keeps_other_processes_limits_scheduling_and_priorities_out_of_reach() -> None:
     """Under a non-root daemon a worker shares the daemon's uid: each of these worked on the daemon (its
     parent here) before; on the worker itself they still work."""
-    try:
-        seccomp.build_filter()
-    except seccomp.SeccompUnavailable as exc:
-        require(False, f"seccomp ({exc})")
-    results = run_isolated(
-        "from hookd.sandbox import seccomp; seccomp.install()",
+    results = under_seccomp(
         """
         import ctypes, resource
         libc = ctypes.CDLL(None, use_errno=True)
