@@ -7,6 +7,11 @@ which the worker is killed and replaced and the verdict is the event's fail mode
 is a fail-closed verdict, with the traceback in the daemon's log only; after either, the worker is
 replaced, in the background, so that a respawn never holds a decision beyond its deadline.
 
+What a worker answers is capped, since the policy in it may be hostile: a frame over `MAX_ANSWER_BYTES`
+is refused from its length prefix, before it is read (the worker is replaced, the verdict fails closed),
+and each verdict's message is cut to `MAX_MESSAGE_CHARS` (a 60 MB reason raised the daemon's RSS by
+214 MB and stalled the next decision for seconds).
+
 The pipes are read with `loop.add_reader` per read instead of a transport bound to one loop, so the same
 engine serves the daemon's loop and the short-lived loops of `hookd eval` and `hookd test`.
 """
@@ -47,6 +52,8 @@ KILL_GRACE = 0.05
 STDERR_TAIL = 4000
 RESPAWN_BACKOFF = (0.1, 0.5, 2.0, 5.0)
 ENGINE_POLICY = "hookd.python"
+MAX_ANSWER_BYTES = 1 << 20  # one answer frame from a worker: its verdicts, patches, errors
+MAX_MESSAGE_CHARS = 4096  # one verdict's message (a reason, context, or system message)
 
 
 class WorkerGone(Exception):
@@ -230,6 +237,8 @@ class Worker:
             size = frames.decode_length(bytes(self._buffer[: frames.HEADER.size]))
         except frames.FrameError as exc:
             raise WorkerGone(str(exc)) from None
+        if size > MAX_ANSWER_BYTES:  # refused before it is read: a hostile policy cannot inflate the daemon
+            raise WorkerGone(f"sent a {size}-byte answer, over the {MAX_ANSWER_BYTES} bytes an answer may carry")
         end = frames.HEADER.size + size
         if len(self._buffer) < end:
             return None
@@ -647,9 +656,15 @@ def _verdict(raw: Mapping[str, Any]) -> Verdict:
         kind=_KINDS[str(raw["kind"])],
         policy_id=str(raw["policy"]),
         rule_id=str(raw["rule"]),
-        message=str(raw.get("message", "")),
+        message=_capped(str(raw.get("message", ""))),
         patch=patch,
     )
+
+
+def _capped(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[: MAX_MESSAGE_CHARS - 40]}… [cut: {len(message)} characters]"
 
 
 def start_engine(config: Config, policy_set: PythonPolicySet, *, wait: bool = True) -> PythonEngine:
