@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -43,6 +43,9 @@ from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import Engine, HookRequest, Reply
 from hookd.workers import WorkerPool, decision_ids
+
+if TYPE_CHECKING:
+    from hookd.rollout.otel import OtelExport
 
 log = structlog.get_logger("hookd")
 
@@ -104,6 +107,7 @@ class Daemon:
         self.shipper = Shipper(config.log.ship) if config.log.ship.url else None
         self.decision_log = DecisionLog(config.log, self.sink, self.shipper)
         self.replay = ReplayStore(config.replay, config.log) if config.replay.enabled else None
+        self.otel: OtelExport | None = None  # started in run() when [otel] endpoint is set
         self.observer = Observer(
             config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self._busy("")
         )
@@ -207,10 +211,20 @@ class Daemon:
                 "hookd_log_ship_dropped": shipper.dropped,
                 "hookd_log_ship_failures": shipper.failures,
             }
+        if self.otel is not None:
+            export = self.otel.processor
+            counters |= {
+                "hookd_otel_exported": export.exported,
+                "hookd_otel_dropped": export.dropped,
+                "hookd_otel_failed_exports": export.failed_exports,
+            }
         return {name: float(value) for name, value in counters.items()}
 
     def _gauges(self) -> dict[str, float]:
-        return {"hookd_log_ship_buffered": float(self.shipper.buffered)} if self.shipper is not None else {}
+        gauges = {"hookd_log_ship_buffered": float(self.shipper.buffered)} if self.shipper is not None else {}
+        if self.otel is not None:
+            gauges["hookd_otel_buffered"] = float(self.otel.processor.buffered)
+        return gauges
 
     async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult:
         """Load the policies again and swap once the new engine is ready: Python workers start in the
@@ -312,15 +326,28 @@ class Daemon:
             self._stop.set()
 
     def _start_rollout(self) -> None:
-        """The outputs of docs/rollout.md, after the decision log: the observer and the replay store."""
+        """The outputs of docs/rollout.md, after the decision log: the observer, the replay store, and the
+        OpenTelemetry export (its SDK is imported only when it is configured)."""
         self.observer.start()
         if self.replay is not None:
             self.replay.start()
+        if self.config.otel.endpoint:
+            from hookd.rollout.otel import OtelExport, daemon_counters
+
+            revision = str(self.engines.current.describe()["revision"])
+            counters = daemon_counters(self.metrics, self.observer.counters)
+            self.otel = OtelExport(self.config.otel, revision, counters)
+            self.decision_log.outlets.append(self.otel.offer)
 
     async def _close_rollout(self) -> None:
         await self.observer.close()  # observes what is queued, passes it on to the decision log
         if self.replay is not None:
             await self.replay.close()  # writes what is queued
+
+    async def _close_export(self) -> None:
+        """After the decision log wrote its last record: one last bounded export, on a thread."""
+        if self.otel is not None:
+            await asyncio.to_thread(self.otel.close)
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -378,6 +405,7 @@ class Daemon:
             await self._close_rollout()  # while the engines are open: the observer still evaluates what is queued
             await self.close_engines()
             await self.decision_log.close()  # write what is queued, flush
+            await self._close_export()
             if self.shipper is not None:
                 await self.shipper.close()  # one last bounded upload of what is buffered
             if self.metrics_endpoint is not None:

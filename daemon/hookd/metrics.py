@@ -152,6 +152,10 @@ _HELP = {
     "hookd_log_ship_dropped": "Decision log records dropped from the shipping buffer (it was full)",
     "hookd_log_ship_failures": "Uploads to the collector that failed (retried with back-off)",
     "hookd_log_ship_buffered": "Decision log records waiting to be shipped (queued and in flight)",
+    "hookd_otel_exported": "Decision records the OpenTelemetry collector accepted",
+    "hookd_otel_dropped": "Decision records dropped from the OpenTelemetry export buffer (it was full)",
+    "hookd_otel_failed_exports": "OpenTelemetry exports that failed (the records are kept and retried)",
+    "hookd_otel_buffered": "Decision records waiting for OpenTelemetry export",
 }
 
 

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -195,6 +195,7 @@ class DecisionLog:
         self.config = config
         self.sink = sink
         self.shipper = shipper  # offered every decision record after it is written
+        self.outlets: list[Callable[[Logged], None]] = []  # offered every record too (OpenTelemetry export)
         self.path = config.path
         self._mask = Masker.from_config(config)
         self._chain = ChainProcessor()
@@ -294,6 +295,8 @@ class DecisionLog:
                     subscription.offer(logged)
                 if self.shipper is not None:
                     self.shipper.offer(logged)
+                for outlet in self.outlets:
+                    outlet(logged)
             if n % YIELD_EVERY == 0:
                 self._flush()
                 await asyncio.sleep(0)

@@ -193,6 +193,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             worker_pids=daemon.workers.pids if daemon.workers is not None else [],
             worker_restarts=daemon.workers.restarts if daemon.workers is not None else 0,
             rollout=rollout_status(daemon),
+            otel=pb.OtelStatus(**daemon.otel.status()) if daemon.otel is not None else None,
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:

@@ -1,0 +1,254 @@
+"""OpenTelemetry export (`[otel] endpoint`): decision records as OTLP log records, decision metrics as OTLP
+metrics, over gRPC with the OpenTelemetry Python SDK and its OTLP exporter (docs/rollout.md).
+
+Records come from the decision log's writer (`offer`, called for every record written, off the hot path):
+each becomes one SDK log record (event name `hookd.decision`, the record's JSON line as its body, the
+decision id and the fields people filter on as attributes) emitted to a LoggerProvider whose processor is
+`RetainingProcessor`: a bounded buffer (`max_queue_size`) that a thread exports in batches, keeping every
+record until the collector accepted it (a collector that is down and comes back loses nothing within the
+bound; beyond it the newest are dropped and counted). The SDK's own BatchLogRecordProcessor drops a batch
+whose export failed, so it is not used. Metrics are observable counters over the daemon's counters,
+read by the SDK's periodic reader on its own thread. Resource attributes: service, host, user, agent,
+and the policy revision serving when the export started (each record carries the revision that decided).
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import structlog
+from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter
+from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
+from opentelemetry.metrics import CallbackOptions, Observation
+from opentelemetry.sdk._logs import LoggerProvider, LogRecordProcessor, ReadWriteLogRecord
+from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import Resource
+
+from hookd import __version__
+from hookd.audit.writer import Logged
+from hookd.config import OtelConfig
+from hookd.metrics import DecisionMetrics
+from hookd.rollout.observe import RolloutCounters
+
+log = structlog.get_logger("hookd.otel")
+RETRY_MIN_S, RETRY_MAX_S = 0.2, 10.0
+# gRPC's reconnect back-off grows to two minutes by default: a collector that comes back would wait that long
+CHANNEL_OPTIONS: Any = (("grpc.max_reconnect_backoff_ms", 5000),)
+SCOPE = "hookd"
+Counters = Callable[[], Iterable[tuple[str, Mapping[str, str], float]]]  # (metric, attributes, value)
+
+
+class RetainingProcessor(LogRecordProcessor):
+    """A bounded buffer of log records and the thread that exports them, retrying until they are accepted."""
+
+    def __init__(self, exporter: LogRecordExporter, config: OtelConfig) -> None:
+        self._exporter = exporter
+        self._max = config.max_queue_size
+        self._batch = config.batch_size
+        self._delay = config.schedule_delay_ms / 1000
+        self._items: deque[ReadWriteLogRecord] = deque()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = False
+        self.exported = self.dropped = self.failed_exports = 0
+        self.last_error = ""
+        self._thread = threading.Thread(target=self._run, name="hookd-otel-export", daemon=True)
+        self._thread.start()
+
+    @property
+    def buffered(self) -> int:
+        return len(self._items)
+
+    def on_emit(self, log_record: ReadWriteLogRecord) -> None:
+        with self._lock:
+            if len(self._items) >= self._max:
+                self.dropped += 1  # the newest: what is buffered is older and already waiting its turn
+                return
+            self._items.append(log_record)
+            full = len(self._items) >= self._batch
+        if full:
+            self._wake.set()
+
+    def _run(self) -> None:
+        backoff = RETRY_MIN_S
+        while True:
+            self._wake.wait(self._delay)
+            self._wake.clear()
+            while self._items:
+                with self._lock:
+                    batch = [self._items[i] for i in range(min(self._batch, len(self._items)))]
+                if self._export(batch):
+                    with self._lock:
+                        for _ in batch:
+                            self._items.popleft()
+                    backoff = RETRY_MIN_S
+                    continue
+                if self._stopping:
+                    return
+                self._wake.wait(backoff)  # the collector is down: keep the records, try again later
+                backoff = min(backoff * 2, RETRY_MAX_S)
+            if self._stopping:
+                return
+
+    def _export(self, batch: list[ReadWriteLogRecord]) -> bool:
+        try:
+            result = self._exporter.export(batch)  # type: ignore[arg-type]  # the SDK's own processors do the same
+        except Exception as exc:  # the exporter must not end the thread
+            result, self.last_error = LogRecordExportResult.FAILURE, f"{type(exc).__name__}: {exc}"
+        if result is LogRecordExportResult.SUCCESS:
+            self.exported += len(batch)
+            self.last_error = ""
+            return True
+        self.failed_exports += 1
+        self.last_error = self.last_error or "the collector did not accept the batch"
+        return False
+
+    def shutdown(self) -> None:
+        """One last try at what is buffered (bounded by the exporter's timeout), then stop."""
+        self._stopping = True
+        self._wake.set()
+        self._thread.join()
+        self.dropped += len(self._items)
+        self._exporter.shutdown()  # type: ignore[no-untyped-call]
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        self._wake.set()
+        end = time.monotonic() + timeout_millis / 1000
+        while self._items and time.monotonic() < end:
+            time.sleep(0.01)
+        return not self._items
+
+
+def resource(config: OtelConfig, revision: str) -> Resource:
+    return Resource.create(
+        {
+            "service.name": "hookd",
+            "service.version": __version__,
+            "host.name": socket.gethostname(),
+            "user.name": getpass.getuser(),
+            "hookd.agent": config.agent or "gemini,claude",
+            "hookd.policy.revision": revision,
+        }
+    )
+
+
+def attributes(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What a collector or SIEM filters on, beside the whole record in the body."""
+    revisions = record.get("revisions") or {}
+    out = {
+        "hookd.decision.id": str(record.get("id", "")),
+        "hookd.decision": str(record.get("decision", "")),
+        "hookd.event": str(record.get("event", "")),
+        "hookd.client": str(record.get("client", "")),
+        "hookd.tool": str(record.get("tool") or ""),
+        "hookd.session": str(record.get("session", "")),
+        "hookd.via": str(record.get("via", "")),
+        "hookd.seq": int(record.get("seq", 0)),
+        "hookd.policy.revisions": json.dumps(revisions, sort_keys=True),
+        "hookd.latency_ms": float(record.get("latency_ms", 0.0)),
+    }
+    shadow = record.get("shadow")
+    if isinstance(shadow, Mapping) and shadow.get("transition"):
+        out["hookd.shadow.transition"] = str(shadow["transition"])
+    return out
+
+
+class OtelExport:
+    """The log and metric pipelines. `offer` is called by the decision log's writer for each record."""
+
+    def __init__(self, config: OtelConfig, revision: str, counters: Counters) -> None:
+        self.config = config
+        insecure = config.endpoint.startswith("http://")
+        timeout = config.export_timeout_ms / 1000
+        self._resource = resource(config, revision)
+        self.processor = RetainingProcessor(
+            OTLPLogExporter(
+                endpoint=config.endpoint, insecure=insecure, timeout=timeout, channel_options=CHANNEL_OPTIONS
+            ),
+            config,
+        )
+        self._logs = LoggerProvider(resource=self._resource)
+        self._logs.add_log_record_processor(self.processor)
+        self._logger = self._logs.get_logger(SCOPE, __version__)
+        reader = PeriodicExportingMetricReader(
+            OTLPMetricExporter(
+                endpoint=config.endpoint, insecure=insecure, timeout=timeout, channel_options=CHANNEL_OPTIONS
+            ),
+            export_interval_millis=config.metrics_interval_ms,
+            export_timeout_millis=config.export_timeout_ms,
+        )
+        self._metrics = MeterProvider(resource=self._resource, metric_readers=[reader])
+        self._counters = counters
+        self._register_metrics()
+
+    def offer(self, logged: Logged) -> None:
+        record = logged.record
+        if record.get("type") != "decision":
+            return
+        self._logger.emit(
+            timestamp=time.time_ns(),
+            body=logged.line,
+            attributes=attributes({**record, "seq": logged.seq}),
+            event_name="hookd.decision",
+            severity_text="INFO",
+        )
+
+    def _register_metrics(self) -> None:
+        meter = self._metrics.get_meter(SCOPE, __version__)
+        for name, text in _HELP.items():
+            meter.create_observable_counter(name, callbacks=[self._observer(name)], description=text)
+
+    def _observer(self, name: str) -> Callable[[CallbackOptions], Iterable[Observation]]:
+        def observe(_options: CallbackOptions) -> Iterable[Observation]:
+            if name == "hookd.otel.dropped":
+                return [Observation(self.processor.dropped)]
+            return [Observation(value, dict(attrs)) for metric, attrs, value in self._counters() if metric == name]
+
+        return observe
+
+    def status(self) -> dict[str, Any]:
+        p = self.processor
+        return {
+            "endpoint": self.config.endpoint, "exported": p.exported, "dropped": p.dropped,
+            "failed_exports": p.failed_exports, "buffered": p.buffered, "last_error": p.last_error,
+        }  # fmt: skip
+
+    def close(self) -> None:
+        """Blocking (call it on a thread): one last export of what is buffered and of the metrics."""
+        self._metrics.shutdown()
+        self._logs.shutdown()
+
+
+_HELP = {
+    "hookd.decisions": "Decisions made, by hook event and final outcome",
+    "hookd.engine_errors": "Evaluations that failed (the event's fail mode answered)",
+    "hookd.monitor.decisions": "What each monitor layer would have decided",
+    "hookd.shadow.disagreements": "Decisions where the shadow set would have decided differently",
+    "hookd.otel.dropped": "Decision records dropped from the export buffer",
+}
+
+
+def daemon_counters(metrics: DecisionMetrics, rollout: RolloutCounters) -> Counters:
+    """The daemon's decision counters as (metric, attributes, value), read on the metric reader's thread
+    (each dict is copied first: one C call, atomic under the GIL)."""
+
+    def read() -> Iterable[tuple[str, Mapping[str, str], float]]:
+        for (event, outcome), n in metrics.decisions.copy().items():
+            yield "hookd.decisions", {"event": event.value, "decision": outcome.name.lower()}, n
+        for event, n in metrics.engine_errors.copy().items():
+            yield "hookd.engine_errors", {"event": event.value}, n
+        for (layer, decision), n in rollout.monitor.copy().items():
+            yield "hookd.monitor.decisions", {"layer": layer, "decision": decision}, n
+        for transition, n in rollout.disagreements.copy().items():
+            yield "hookd.shadow.disagreements", {"transition": transition}, n
+
+    return read
