@@ -123,6 +123,8 @@ class Daemon:
                 max_payload_bytes=daemon.max_payload_bytes,
                 request_timeout=daemon.request_timeout_ms / 1000,
                 max_concurrency=daemon.max_concurrency,
+                max_connections=config.http.max_connections,
+                max_connections_per_peer=config.http.max_connections_per_peer,
                 stats=self.stats,
             )
         self.control = ControlServer(

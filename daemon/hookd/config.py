@@ -165,6 +165,8 @@ class HttpConfig:
     port: int = 8765
     token_file: Path = field(default_factory=lambda: default_state_dir() / "http-token")
     token_env: str = "HOOKD_HOOK_TOKEN"  # the variable Claude Code interpolates into the header
+    max_connections: int = 256  # open connections in all; more are answered 503 and closed
+    max_connections_per_peer: int = 32  # open connections of one uid (another user cannot take them all)
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,6 +391,11 @@ def _check_http(http: HttpConfig, where: str) -> None:
         )
     if http.port > 65535:
         raise ConfigError(f"{where}: 'http.port' must be at most 65535, got {http.port}")
+    if not 1 <= http.max_connections_per_peer <= http.max_connections:
+        raise ConfigError(
+            f"{where}: 'http.max_connections_per_peer' must be from 1 to 'http.max_connections' "
+            f"({http.max_connections}), got {http.max_connections_per_peer}"
+        )
     if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", http.token_env):
         raise ConfigError(f"{where}: 'http.token_env' must be an environment variable name, got {http.token_env!r}")
 

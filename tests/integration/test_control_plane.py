@@ -9,6 +9,7 @@ import pwd
 import re
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -351,6 +352,53 @@ class TestPermissions:
         assert json.loads(hookd("status", "--json", "--runtime-dir", str(daemon.runtime_dir)).stdout)["counters"][
             "reloads"
         ] in ("0", 0)
+
+    def test_no_abstract_names_to_squat_and_no_tracebacks_from_the_proxy(self, daemon: RunningDaemon) -> None:
+        require(shutil.which("setpriv") is not None and os.getuid() == 0, "root and setpriv")
+        with socket.socket(socket.AF_UNIX) as held:  # a connection in progress: the proxy has bound its name
+            held.settimeout(TIMEOUT)
+            held.connect(str(daemon.control_socket))
+            status = hookd("status", "--runtime-dir", str(daemon.runtime_dir))
+            assert status.returncode == 0, status.stderr
+            abstract = [line.split()[-1] for line in Path("/proc/net/unix").read_text().splitlines()[1:]
+                        if line.split()[-1].startswith("@hookd")]  # fmt: skip
+            # What another user would do with them: bind the next names first (once failed status/reload).
+            attack = (
+                "import socket, sys, time\nheld = []\n"
+                "for name in sys.argv[1:]:\n"
+                "    stem, n = name[1:].rsplit('-', 1)\n"
+                "    for k in range(int(n) + 1, int(n) + 50):\n"
+                "        s = socket.socket(socket.AF_UNIX); s.bind(f'\\0{stem}-{k}'.encode()); held.append(s)\n"
+                "print('bound', flush=True)\ntime.sleep(30)\n"
+            )
+            with subprocess.Popen(
+                [
+                    "setpriv",
+                    "--reuid=65534",
+                    "--regid=65534",
+                    "--clear-groups",
+                    "/usr/bin/python3.11",
+                    "-c",
+                    attack,
+                    *abstract,
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            ) as attacker:
+                try:
+                    assert attacker.stdout is not None and attacker.stdout.readline() == "bound\n"
+                    for _ in range(3):
+                        again = hookd("status", "--runtime-dir", str(daemon.runtime_dir))
+                        assert again.returncode == 0, again.stderr
+                finally:
+                    attacker.kill()
+        for _ in range(20):  # clients that hang up mid-call
+            with socket.socket(socket.AF_UNIX) as rude:
+                rude.connect(str(daemon.control_socket))
+                rude.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\0" * 64)
+        assert hookd("status", "--runtime-dir", str(daemon.runtime_dir)).returncode == 0
+        assert "Traceback" not in daemon.log() and "RuntimeError" not in daemon.log()
+        assert abstract == []  # nothing of hookd's is listed for other users to see
 
 
 class TestDecisionLog:

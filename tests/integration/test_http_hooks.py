@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -154,8 +156,93 @@ def raw_exchange(endpoint: Endpoint, data: bytes) -> bytes:
     ],
 )
 def test_malformed_http_is_refused_with_a_status(endpoint: Endpoint, head: bytes, status: bytes) -> None:
-    answer = raw_exchange(endpoint, head)
+    authorized = f"HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {endpoint.token}\r\n".encode()
+    answer = raw_exchange(endpoint, head.replace(b"HTTP/1.1\r\n", authorized, 1))
     assert answer.startswith(b"HTTP/1.1 " + status), answer[:200]
+
+
+def test_the_token_is_checked_before_the_body_is_read(endpoint: Endpoint) -> None:
+    # 16 MiB announced, nothing sent: the refusal comes from the head alone, at once (not at the deadline).
+    head = b"POST /v1/hooks/claude HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16777216\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", endpoint.port), timeout=10) as conn:
+        conn.sendall(head)
+        answer = conn.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 401 "), answer[:200]
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8765", "10.0.0.1", "", "127.0.0.1.evil.example"])
+def test_a_host_that_is_not_loopback_is_refused_and_not_decided(endpoint: Endpoint, host: str) -> None:
+    before = len(endpoint.daemon.decisions())
+    body = json.dumps(ALLOWED).encode()
+    head = (f"POST /v1/hooks/claude HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {endpoint.token}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()  # fmt: skip
+    answer = raw_exchange(endpoint, head + body)
+    assert answer.startswith(b"HTTP/1.1 403 "), answer[:200]
+    assert len(endpoint.daemon.decisions()) == before
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8765", "localhost:1", "[::1]:8765"])
+def test_loopback_hosts_are_served(endpoint: Endpoint, host: str) -> None:
+    body = json.dumps(ALLOWED).encode()
+    head = (f"POST /v1/hooks/claude HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {endpoint.token}\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()  # fmt: skip
+    assert raw_exchange(endpoint, head + body).startswith(b"HTTP/1.1 200 ")
+
+
+HOLD = """
+import socket, sys, time
+port, count = int(sys.argv[1]), int(sys.argv[2])
+held, refused = [], 0
+for _ in range(count):
+    conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+    conn.settimeout(0.5)
+    try:
+        refused += conn.recv(100).startswith(b"HTTP/1.1 503 ")
+    except TimeoutError:
+        held.append(conn)  # admitted: it waits for a request head that never comes
+print(len(held), refused, flush=True)
+time.sleep(60)
+"""
+
+
+def test_another_user_cannot_hold_every_connection(endpoint: Endpoint) -> None:
+    import shutil
+    import subprocess
+
+    from support import require
+
+    require(os.getuid() == 0 and shutil.which("setpriv") is not None, "root and setpriv (to become nobody)")
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3.11", "-c", HOLD]
+    with subprocess.Popen([*drop, str(endpoint.port), "40"], stdout=subprocess.PIPE, text=True) as attacker:
+        try:
+            assert attacker.stdout is not None
+            assert attacker.stdout.readline().split() == ["32", "8"]  # 32 held, the 8 over its share refused
+            assert endpoint.post(PAYLOAD)[0] == 200  # the owner is still served
+        finally:
+            attacker.kill()
+
+
+def test_the_total_connection_cap(tmp_path: Path) -> None:
+    from support import DEMO_POLICIES
+
+    port, token_file = free_port(), tmp_path / "state" / "http-token"
+    config = (f'[http]\nenabled = true\nport = {port}\ntoken_file = "{token_file}"\n'
+              "max_connections = 4\nmax_connections_per_peer = 4\n")  # fmt: skip
+    daemon = start_daemon(tmp_path, DEMO_POLICIES, config)
+    try:
+        held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4)]
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as fifth:
+            assert fifth.recv(100).startswith(b"HTTP/1.1 503 ")
+        held.pop().close()
+        endpoint = Endpoint(daemon, port, token_file.read_text().strip())
+        deadline = time.monotonic() + 10
+        while (status := endpoint.post(ALLOWED)[0]) == 503 and time.monotonic() < deadline:
+            time.sleep(0.02)  # the closed one is counted out when the server sees it close
+        assert status == 200
+        for conn in held:
+            conn.close()
+    finally:
+        daemon.stop()
 
 
 def test_the_caller_is_the_user_who_connected(endpoint: Endpoint) -> None:

@@ -50,26 +50,24 @@ class TestAuthorize:
 
 class TestPeerTable:
     def test_names_map_back_to_their_caller_until_removed(self) -> None:
-        table = PeerTable()
+        table = PeerTable(Path("/run/user/1000/hookd"))
         alice, bob = Caller(1000, 1000, 11), Caller(1001, 1001, 12)
         a, b = table.add(alice), table.add(bob)
         assert a != b
-        assert a.startswith("hookd-ctl-")
-        assert table.lookup(f"unix-abstract:{a}") == alice
-        assert table.lookup(f"unix-abstract:{b}") == bob
+        assert a.startswith("/run/user/1000/hookd/peer-")  # in the 0700 runtime dir: no abstract names
+        assert table.lookup(f"unix:{a}") == alice
+        assert table.lookup(f"unix:{b}") == bob
         table.remove(a)
-        assert table.lookup(f"unix-abstract:{a}") is None
+        assert table.lookup(f"unix:{a}") is None
         assert len(table) == 1
 
     def test_connections_that_did_not_come_through_the_front_are_unknown(self) -> None:
-        table = PeerTable()
-        table.add(Caller(0, 0, 1))
+        table = PeerTable(Path("/run/hookd"))
+        name = table.add(Caller(0, 0, 1))
         assert table.lookup("unix:") is None
         assert table.lookup("unix:/tmp/x") is None
+        assert table.lookup(f"unix-abstract:{name}") is None
         assert table.lookup("ipv4:127.0.0.1:5000") is None
-
-    def test_names_are_unguessable_per_daemon(self) -> None:
-        assert PeerTable().add(Caller(0, 0, 1)) != PeerTable().add(Caller(0, 0, 1))
 
 
 class TestRealPeers:

@@ -4,16 +4,17 @@ gRPC Python gives a server no way to read SO_PEERCRED: for a Unix socket `contex
 `unix:`, and `local_server_credentials(UDS)` checks nothing and reports no identity (grpc/grpc#15511,
 #28755). So the daemon owns the listening socket itself. `control.sock` is accepted by hookd's own
 asyncio server, which reads SO_PEERCRED of the connection, then opens a connection to the gRPC server
-(on a private socket beside it) from a client socket bound to a fresh abstract name, and splices the
-bytes. gRPC reports that bound name as the call's peer (`unix-abstract:hookd-ctl-…`), which this table
-maps back to the caller's uid, gid and pid. A connection that did not come through the front door has
-no entry and is refused.
+(on a private socket beside it) from a client socket bound to a fresh name in the 0700 runtime dir
+(unlinked once connected), and splices the bytes. gRPC reports that bound name as the call's peer
+(`unix:<runtime dir>/peer-…`), which this table maps back to the caller's uid, gid and pid. A
+connection that did not come through the front door has no entry and is refused. No abstract names:
+those are visible in /proc/net/unix and any user could bind the next one first.
 """
 
 from __future__ import annotations
 
 import contextvars
-import secrets
+from pathlib import Path
 
 from hookd.types import Caller
 
@@ -21,7 +22,7 @@ CONTROL_SERVICE = "hookd.v1.Control"
 HOOK_SERVICE = "hookd.v1.Hook"
 # Calls that change the daemon or show other users' decisions: the daemon's own uid or root only.
 OWNER_ONLY = frozenset({f"/{CONTROL_SERVICE}/Reload", f"/{CONTROL_SERVICE}/StreamDecisions"})
-_PREFIX = "unix-abstract:"
+_PREFIX = "unix:"
 
 current_caller: contextvars.ContextVar[Caller] = contextvars.ContextVar("hookd_control_caller")
 
@@ -43,15 +44,15 @@ def authorize(method: str, caller: Caller, owner_uid: int) -> str | None:
 class PeerTable:
     """Bound backend names → the credentials of the front connection they carry."""
 
-    def __init__(self) -> None:
-        self._token = secrets.token_hex(8)
+    def __init__(self, directory: Path) -> None:
+        self._directory = directory
         self._count = 0
         self._peers: dict[str, Caller] = {}
 
     def add(self, caller: Caller) -> str:
-        """A fresh abstract socket name (without the leading NUL) registered for `caller`."""
+        """A fresh socket path in the runtime dir, registered for `caller`."""
         self._count += 1
-        name = f"hookd-ctl-{self._token}-{self._count}"
+        name = str(self._directory / f"peer-{self._count}")
         self._peers[_PREFIX + name] = caller
         return name
 

@@ -1,8 +1,8 @@
 """The control socket: an owner-only Unix socket in front of a grpc.aio server, on the daemon's own loop.
 
 `control.sock` (0600, in the 0700 runtime dir) is accepted by hookd's asyncio server, which reads the
-caller's SO_PEERCRED, registers it in the `PeerTable` under a fresh abstract name, connects to the gRPC
-server's private socket (`grpc.sock`, 0600, beside it) from a socket bound to that name, and
+caller's SO_PEERCRED, registers it in the `PeerTable` under a fresh name in the runtime dir, connects to
+the gRPC server's private socket (`grpc.sock`, 0600, beside it) from a socket bound to that name, and
 splices bytes both ways. Every call then passes `AuthInterceptor`, which maps `context.peer()` back to
 the caller and applies `authorize` (hookd.control.peers explains why gRPC cannot do this itself).
 Besides hookd's services the server carries the standard health service (grpc.health.v1) and
@@ -116,7 +116,7 @@ class ControlServer:
     ) -> None:
         self.path = path
         self.backend_path = path.with_name("grpc.sock")
-        self.peers = PeerTable()
+        self.peers = PeerTable(path.parent)
         self.owner_uid = os.getuid() if owner_uid is None else owner_uid
         self._control = control
         self._hook = hook
@@ -132,6 +132,9 @@ class ControlServer:
         stays in place at stop). The runtime dir must be prepared and locked (the hook server does both),
         so sockets left in it are stale."""
         self._inherited = inherited is not None
+        longest_peer = self.path.with_name(f"peer-{2**64}")  # the names PeerTable binds, one per connection
+        if len(os.fsencode(longest_peer)) > 107:
+            raise DaemonError(f"runtime dir {self.path.parent} is too long for the control plane's socket names")
         for path in (self.backend_path,) if inherited else (self.path, self.backend_path):
             if len(os.fsencode(path)) > 107:
                 raise DaemonError(f"socket path {path} is longer than the 107 bytes a Unix socket allows")
@@ -198,9 +201,14 @@ class ControlServer:
         name = self.peers.add(caller)
         backend = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            backend.bind(b"\0" + name.encode())
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)  # left by a daemon that died: the dir is ours alone
+            backend.bind(name)
             backend.setblocking(False)
-            await asyncio.get_running_loop().sock_connect(backend, str(self.backend_path))
+            try:
+                await asyncio.get_running_loop().sock_connect(backend, str(self.backend_path))
+            finally:
+                os.unlink(name)  # the kernel keeps the bound name for the peer address
             back_reader, back_writer = await asyncio.open_unix_connection(sock=backend)
         except OSError as exc:
             self.peers.remove(name)
@@ -223,7 +231,7 @@ async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         while data := await reader.read(_CHUNK):
             writer.write(data)
             await writer.drain()
-        if writer.can_write_eof():
+        if writer.can_write_eof() and not writer.transport.is_closing():
             writer.write_eof()
-    except (ConnectionError, OSError):
+    except (ConnectionError, OSError, RuntimeError):  # RuntimeError: the other end closed the transport first
         writer.close()

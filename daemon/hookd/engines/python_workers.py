@@ -42,7 +42,7 @@ from hookd.config import CAN_FAIL_CLOSED, Config
 from hookd.engines.rego_embedded import PolicyPackage
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
-from hookd.sandbox import frames
+from hookd.sandbox import frames, scratch
 from hookd.types import JSON, EngineRequest, Event, FailMode, Verdict, VerdictKind
 
 log = structlog.get_logger("hookd")
@@ -114,7 +114,7 @@ class Worker:
         uid, gid = worker_identity(settings.user)
         base = settings.scratch_dir or tempfile.gettempdir()
         os.makedirs(base, mode=0o755, exist_ok=True)
-        self.scratch = tempfile.mkdtemp(prefix="hookd-py-", dir=base)
+        self.scratch = tempfile.mkdtemp(prefix=scratch.scratch_prefix(), dir=base)
         if uid is not None and gid is not None:
             os.chown(self.scratch, uid, gid)
         # The worker's stderr (a crash report, a policy's own prints to it): read back only after a crash.
@@ -369,6 +369,7 @@ class PythonEngine:
         *,
         wait: bool = True,
     ) -> PythonEngine:
+        scratch.sweep(Path(settings.scratch_dir or tempfile.gettempdir()))
         workers: list[Worker] = []
         try:
             for _ in range(max(1, settings.workers)):

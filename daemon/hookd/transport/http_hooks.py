@@ -4,10 +4,13 @@ A small HTTP/1.1 server (asyncio streams, keep-alive, Content-Length bodies only
 address only. One route: `POST /v1/hooks/<client>`; the event is the body's `hook_event_name`, which
 the dialect reads (the body is parsed once). Every request must carry `Authorization: Bearer <token>`,
 the token from a 0600 file in the state dir (created on first use), compared in constant time;
-without it the answer is 401 and nothing is decided. A decision is answered 200 with the reply's
-stdout as the body (empty = no opinion), exactly what the shim would print. Everything else is a
-non-2xx status: Claude Code lets the action through on those unless the hook has
-`onFailure: "block"`, which `hookd install` sets on the events that fail closed.
+without it the answer is 401 and nothing is decided. Route, method, token and a loopback `Host`
+(against DNS rebinding) are checked from the request head, before a byte of the body is read; the
+body's length is checked against the limit before it is read. Open connections are capped in all
+and per peer uid (read from the kernel), so another local user cannot hold them all. A decision is
+answered 200 with the reply's stdout as the body (empty = no opinion), exactly what the shim would
+print. Everything else is a non-2xx status: Claude Code lets the action through on those unless the
+hook has `onFailure: "block"`, which `hookd install` sets on the events that fail closed.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ _REASONS = {
     200: "OK",
     400: "Bad Request",
     401: "Unauthorized",
+    403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
     411: "Length Required",
@@ -88,6 +92,8 @@ class HttpHookServer:
         max_payload_bytes: int,
         request_timeout: float,
         max_concurrency: int,
+        max_connections: int = 256,
+        max_connections_per_peer: int = 32,
         stats: ServerStats | None = None,
     ) -> None:
         if not is_loopback(host):
@@ -102,6 +108,9 @@ class HttpHookServer:
         self._slots = asyncio.Semaphore(max_concurrency)
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._max_connections = max_connections
+        self._max_per_peer = max_connections_per_peer
+        self._per_peer: dict[int | None, int] = {}  # open connections by peer uid (None: not known)
 
     @property
     def address(self) -> tuple[str, int]:
@@ -138,16 +147,32 @@ class HttpHookServer:
         self._connections.add(task)
         uid = peer_uid(writer.get_extra_info("peername"), writer.get_extra_info("sockname"))
         caller = Caller(uid=os.getuid() if uid is None else uid, gid=os.getgid(), pid=0)
+        admitted = self._admit(uid)
         try:
-            while await self._one_request(reader, writer, caller):
-                pass
+            if admitted:
+                while await self._one_request(reader, writer, caller):
+                    pass
+            else:
+                await self._send(writer, 503, b"too many connections", keep_alive=False)
         except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
             pass
         finally:
+            if admitted:
+                self._per_peer[uid] -= 1
             self._connections.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+    def _admit(self, uid: int | None) -> bool:
+        """Count a new connection in, or refuse it: over the total cap, or over its peer's share."""
+        total = sum(self._per_peer.values())
+        if total >= self._max_connections or self._per_peer.get(uid, 0) >= self._max_per_peer:
+            self.stats.error("http-503")
+            log.warning("http_connection_refused", uid=uid, open=total, peer_open=self._per_peer.get(uid, 0))
+            return False
+        self._per_peer[uid] = self._per_peer.get(uid, 0) + 1
+        return True
 
     async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, caller: Caller) -> bool:
         """Serve one request; False when the connection is to be closed."""
@@ -163,8 +188,9 @@ class HttpHookServer:
         try:
             method, path, headers = _parse_head(head)
             keep_alive = headers.get("connection", "").lower() != "close"
+            self._check_head(method, path, headers)  # before a byte of the body is read
             body = await self._read_body(reader, headers, started)
-            status, out = await self._respond(method, path, headers, body, started, caller)
+            status, out = await self._respond(path, body, started, caller)
         except HttpError as exc:
             self.stats.error(f"http-{exc.status}")
             if exc.status != 401:
@@ -189,15 +215,17 @@ class HttpHookServer:
         except TimeoutError:
             raise HttpError(504, "the request body did not arrive within the deadline") from None
 
-    async def _respond(
-        self, method: str, path: str, headers: dict[str, str], body: bytes, started: float, caller: Caller
-    ) -> tuple[int, bytes]:
+    def _check_head(self, method: str, path: str, headers: dict[str, str]) -> None:
         if not path.startswith(ROUTE):
             raise HttpError(404, f"no such endpoint {path!r}; hooks are POSTed to {ROUTE}<client>")
         if method != "POST":
             raise HttpError(405, "hooks are POSTed")
         if not hmac.compare_digest(headers.get("authorization", "").encode(), self._token):
             raise HttpError(401, "missing or wrong bearer token")
+        if not _loopback_host(headers.get("host", "")):
+            raise HttpError(403, "the Host header must name a loopback address (127.0.0.1, [::1] or localhost)")
+
+    async def _respond(self, path: str, body: bytes, started: float, caller: Caller) -> tuple[int, bytes]:
         self.stats.requests += 1
         try:
             wire.check_payload(body)
@@ -283,6 +311,16 @@ def _loop_time(monotonic_at: float) -> float:
     """A time.monotonic() instant on the event loop's clock (the same clock, but kept explicit)."""
     loop = asyncio.get_running_loop()
     return loop.time() + (monotonic_at - time.monotonic())
+
+
+def _loopback_host(host: str) -> bool:
+    """A Host header that names this machine: a page on a rebound DNS name sends that name instead."""
+    if host.startswith("["):
+        name, _, port = host[1:].partition("]")
+        port = port.removeprefix(":")
+    else:
+        name, _, port = host.partition(":")
+    return bool(name) and (not port or port.isdigit()) and is_loopback(name)
 
 
 def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -184,6 +185,7 @@ def test_a_policy_set_larger_than_a_pipe_buffer_loads_and_its_replacements_too(t
         + """
 import os
 import shutil
+import subprocess
 import tempfile
 
 @policy(events=["BeforeTool"])
@@ -299,3 +301,33 @@ def test_a_verdict_past_the_caps_cannot_inflate_the_daemon(tmp_path: Path) -> No
     assert (huge.kind.value, huge.rule_id) == ("deny", "python-error")
     assert "over the 1048576 bytes an answer may carry" in huge.message and python.replaced == 1
     assert long.kind.value == "deny" and len(long.message) == MAX_MESSAGE_CHARS - 40 + len("… [cut: 100000 characters]")
+
+
+def test_scratch_dirs_a_dead_daemon_left_are_swept_at_start_and_live_ones_kept(tmp_path: Path) -> None:
+    base = Path(tempfile.mkdtemp(prefix="hookd-scratch-base-", dir="/tmp"))
+    base.chmod(0o755)  # the workers' user must reach it
+    sleeper = subprocess.Popen(["sleep", "60"], env={"TMPDIR": str(base / "hookd-py-inuse123")})
+    try:
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        leftovers = [base / f"hookd-py-{dead.pid}-abc123", base / "hookd-py-old45678"]
+        kept = [
+            base / f"hookd-py-{sleeper.pid}-live01",
+            base / "hookd-py-inuse123",
+            base / "hookd-py-x",
+        ]  # x: not a name of ours
+        for path in leftovers + kept:
+            path.mkdir()
+            (path / "junk").write_text("x")
+        os.symlink(base / "hookd-py-old45678", base / "hookd-py-link1234")
+        kept.append(base / "hookd-py-link1234")
+        engine = load_engine(
+            config(scratch_dir=base), write_policy(tmp_path / "p", "@policy()\ndef f(input):\n    pass\n")
+        )
+        asyncio.run(engine.aclose())
+        assert [p for p in leftovers if os.path.lexists(p)] == []
+        assert [p for p in kept if os.path.lexists(p)] == kept
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        shutil.rmtree(base)
