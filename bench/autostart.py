@@ -1,7 +1,8 @@
 """`hookd install --autostart`: what it costs a warm call, and what the first call costs (docs/service.md).
 
-warm: one running daemon; the Python shim with and without `--autostart`, call by call interleaved (the
-autostart code runs only when no daemon answers, so the two should be the same). cold: the first call
+warm: one running daemon; each shim (Python, and the native one when built in .cache/bin) with and without
+`--autostart`, call by call interleaved (the autostart code runs only when no daemon answers, so the two
+should be the same). cold: the first call
 with no daemon running, which starts it; each round then stops it. Medians, as JSON with --json. Run:
     .cache/venv/bin/python bench/autostart.py [--calls N] [--rounds N] [--json]
 """
@@ -28,9 +29,12 @@ PAYLOAD = json.dumps({
 }).encode()  # fmt: skip
 
 
-def shim(runtime: Path, autostart: bool) -> list[str]:
-    command = [os.path.realpath(sys.executable), "-I", "-S", str(SHIM), "gemini", "BeforeTool",
-               "--socket", str(runtime / "hook.sock"), "--deadline-ms", "60000"]  # fmt: skip
+NATIVE = ROOT / ".cache" / "bin" / "hookd-shim"
+
+
+def shim(runtime: Path, autostart: bool, kind: str = "python") -> list[str]:
+    program = [str(NATIVE)] if kind == "native" else [os.path.realpath(sys.executable), "-I", "-S", str(SHIM)]
+    command = [*program, "gemini", "BeforeTool", "--socket", str(runtime / "hook.sock"), "--deadline-ms", "60000"]
     return command + (["--autostart", sys.executable] if autostart else [])
 
 
@@ -68,27 +72,27 @@ def main() -> int:
             cold.append(timed(shim(runtime, True), env))
             stop(runtime)
         timed(shim(runtime, True), env)  # a daemon for the warm calls
-        plain, auto = [], []
+        kinds = ["python", "native"] if os.access(NATIVE, os.X_OK) else ["python"]
+        warm: dict[str, list[float]] = {f"{kind}{suffix}": [] for kind in kinds for suffix in ("", "+autostart")}
         for _ in range(args.calls):
-            plain.append(timed(shim(runtime, False), env))
-            auto.append(timed(shim(runtime, True), env))
+            for kind in kinds:
+                warm[kind].append(timed(shim(runtime, False, kind), env))
+                warm[f"{kind}+autostart"].append(timed(shim(runtime, True, kind), env))
         stop(runtime)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    result = {
-        "warm_plain_ms_p50": round(statistics.median(plain), 2),
-        "warm_autostart_ms_p50": round(statistics.median(auto), 2),
-        "warm_ratio": round(statistics.median(auto) / statistics.median(plain), 3),
-        "cold_autostart_ms_p50": round(statistics.median(cold), 1),
-        "calls": args.calls,
-        "rounds": args.rounds,
-    }
+    medians = {name: statistics.median(values) for name, values in warm.items()}
+    result: dict[str, object] = {f"warm_{name}_ms_p50": round(value, 2) for name, value in medians.items()}
+    ratios = {kind: medians[f"{kind}+autostart"] / medians[kind] for kind in kinds}
+    result |= {f"warm_{kind}_ratio": round(ratio, 3) for kind, ratio in ratios.items()}
+    result |= {"cold_autostart_ms_p50": round(statistics.median(cold), 1), "calls": args.calls, "rounds": args.rounds}
     if args.json:
         print(json.dumps(result))
-    else:
-        print(f"warm call, Python shim: p50 {result['warm_plain_ms_p50']} ms plain, "
-              f"{result['warm_autostart_ms_p50']} ms with --autostart (x{result['warm_ratio']}); "
-              f"first call starting the daemon: p50 {result['cold_autostart_ms_p50']} ms")  # fmt: skip
+        return 0
+    for kind in kinds:
+        plain, auto = medians[kind], medians[f"{kind}+autostart"]
+        print(f"warm call, {kind} shim: p50 {plain:.2f} ms plain, {auto:.2f} ms with --autostart (x{ratios[kind]:.3f})")
+    print(f"first call starting the daemon (Python shim): p50 {statistics.median(cold):.1f} ms")
     return 0
 
 

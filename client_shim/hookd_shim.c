@@ -2,6 +2,7 @@
  * hookd's native shim: the command an agent runs for each hook event.
  *
  *   hookd-shim CLIENT EVENT [--socket PATH] [--deadline-ms N] [--fail closed|open]
+ *              [--autostart PYTHON [--autostart-config FILE]]   (hookd install --autostart; docs/service.md)
  *
  * The C twin of client_shim/hookd_shim.py, byte for byte: it reads the hook payload from stdin to
  * EOF, sends it to the hookd daemon over its Unix socket (protocol: docs/protocol.md) and writes back
@@ -26,6 +27,7 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -33,12 +35,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -324,6 +328,7 @@ typedef enum {
     F_CONNECT,
     F_UNSAFE_DIR,
     F_FOREIGN_PEER,
+    F_AUTOSTART_TIMEOUT,
 } FailKind;
 
 typedef struct {
@@ -348,6 +353,13 @@ static void describe(Buf *out, const Failure *f, const char *path, long deadline
         buf_str(out, "hookd is not running (no daemon on ");
         buf_str(out, path);
         buf_str(out, "): start it with `hookd serve`");
+        break;
+    case F_AUTOSTART_TIMEOUT:
+        buf_str(out, "hookd was not running on ");
+        buf_str(out, path);
+        buf_str(out, " and did not start within ");
+        buf_num(out, (unsigned long long)deadline_ms);
+        buf_str(out, " ms (it is starting)");
         break;
     case F_TIMEOUT:
         buf_str(out, "hookd did not answer within ");
@@ -699,6 +711,94 @@ static int exchange(const char *path, struct iovec *iov, int count, Reply *reply
     return rc;
 }
 
+/* ---- autostart (hookd install --autostart; the Python shim's autostart() is the twin) ----------- */
+
+/* `PROGRAM -m hookd [--config FILE] serve --runtime-dir DIR` in a session of its own, detached from the
+ * agent (a double fork: the daemon is no child of the hook), stdin from /dev/null, output appended to
+ * DIR/autostart.log. */
+static void spawn_daemon(const char *program, const char *config, const char *dir) {
+    pid_t pid = fork();
+    if (pid < 0)
+        return;
+    if (pid > 0) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        return;
+    }
+    setsid();
+    if (fork() != 0)
+        _exit(0);
+    Buf log = {0};
+    buf_str(&log, dir);
+    buf_str(&log, "/autostart.log");
+    buf_byte(&log, 0);
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int out = open((const char *)log.data, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (null >= 0)
+        dup2(null, 0);
+    if (out >= 0) {
+        dup2(out, 1);
+        dup2(out, 2);
+    }
+    const char *argv[10];
+    int n = 0;
+    argv[n++] = program;
+    argv[n++] = "-m";
+    argv[n++] = "hookd";
+    if (config) {
+        argv[n++] = "--config";
+        argv[n++] = config;
+    }
+    argv[n++] = "serve";
+    argv[n++] = "--runtime-dir";
+    argv[n++] = dir;
+    argv[n] = NULL;
+    execv(program, (char *const *)argv);
+    _exit(127);
+}
+
+/* No daemon answered: start one (unless another shim holds the lock and is starting it) and ask again,
+ * with a growing pause, until it answers or the deadline passes. The runtime dir is made 0700 and
+ * checked as every call checks it. */
+static int autostart(const char *path, const char *program, const char *config, struct iovec *iov, int count,
+                     Reply *reply, int64_t deadline, Failure *f) {
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return -1;
+    Buf dir = {0}, lock_path = {0};
+    buf_add(&dir, path, slash == path ? 1 : (size_t)(slash - path));
+    buf_byte(&dir, 0);
+    if (mkdir((const char *)dir.data, 0700) != 0 && errno != EEXIST)
+        return -1;
+    if (verify_dir(path, f))
+        return -1;
+    buf_add(&lock_path, dir.data, dir.len - 1);
+    buf_str(&lock_path, "/autostart.lock");
+    buf_byte(&lock_path, 0);
+    int lock = open((const char *)lock_path.data, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (lock < 0)
+        return -1;
+    if (flock(lock, LOCK_EX | LOCK_NB) == 0)
+        spawn_daemon(program, config, (const char *)dir.data);
+    int64_t pause = 5000000;
+    for (;;) {
+        memset(f, 0, sizeof *f);
+        if (exchange(path, iov, count, reply, deadline, f) == 0)
+            break;
+        if (f->kind != F_NOT_RUNNING || now_ns() + pause >= deadline) {
+            if (f->kind == F_NOT_RUNNING)
+                f->kind = F_AUTOSTART_TIMEOUT;
+            close(lock);
+            return -1;
+        }
+        struct timespec wait = {.tv_sec = 0, .tv_nsec = (long)pause};
+        nanosleep(&wait, NULL);
+        pause = pause * 2 > 50000000 ? 50000000 : pause * 2;
+    }
+    close(lock);
+    return 0;
+}
+
 /* ---- command line ---------------------------------------------------------------------------- */
 
 static const AgentEvent *find_agent_event(const char *client, const char *event) {
@@ -724,7 +824,7 @@ static long parse_deadline(const char *text) {
 }
 
 typedef struct {
-    const char *client, *event, *socket, *deadline, *fail;
+    const char *client, *event, *socket, *deadline, *fail, *autostart, *autostart_config;
 } Options;
 
 static Options parse_args(int argc, char **argv) {
@@ -744,6 +844,10 @@ static Options parse_args(int argc, char **argv) {
             slot = &opts.deadline;
         else if (strcmp(key, "--fail") == 0)
             slot = &opts.fail;
+        else if (strcmp(key, "--autostart") == 0)
+            slot = &opts.autostart;
+        else if (strcmp(key, "--autostart-config") == 0)
+            slot = &opts.autostart_config;
         if (!slot || i + 1 >= argc) {
             buf_str(&message, PROG ": bad argument ");
             py_repr(&message, key);
@@ -835,7 +939,10 @@ int main(int argc, char **argv) {
             {.iov_base = header.data, .iov_len = header.len},
             {.iov_base = payload.data, .iov_len = payload.len},
         };
-        if (exchange(path, iov, 3, &reply, deadline, &failure) == 0)
+        int rc = exchange(path, iov, 3, &reply, deadline, &failure);
+        if (rc != 0 && failure.kind == F_NOT_RUNNING && opts.autostart)
+            rc = autostart(path, opts.autostart, opts.autostart_config, iov, 3, &reply, deadline, &failure);
+        if (rc == 0)
             return finish(reply.body, reply.out_len, reply.body + reply.out_len, reply.err_len, reply.exit_code);
     }
     if (!will_fail_closed)

@@ -242,3 +242,20 @@ def test_sandbox_layer_unavailable(sound: Setup) -> None:
     assert len(found) == 1 and found[0].startswith("sandbox: "), found
     assert "Operation not permitted" in found[0]  # the namespace the kernel refused
     assert found[0].endswith("; fix: see docs/python-policies.md for what the kernel must allow")
+
+
+def test_claude_scope_switched_off_and_overridden(sound: Setup) -> None:
+    assert sound.hookd("install", "--client", "claude", "--shim", "python").returncode == 0
+    assert sound.doctor()[0] == 0
+    path = sound.home / ".claude" / "settings.json"
+    doc = json.loads(path.read_text())
+    doc["disableAllHooks"] = True
+    doc["hooks"]["PreToolUse"].append({"matcher": "Bash", "hooks": [{"type": "command", "command": "./allow.sh"}]})
+    path.write_text(json.dumps(doc, indent=2))
+    code, findings = sound.doctor()
+    assert code == 1
+    assert problems(findings) == [
+        f"claude user: disableAllHooks is true in {path}: Claude Code runs no hook; fix: remove it",
+        f"claude user: on PreToolUse, another hook (./allow.sh) runs after hookd in {path} and can override its "
+        "decision; fix: move hookd's entry last, or remove that hook",
+    ]

@@ -202,13 +202,6 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     native, fallback = choose(getattr(args, "shim", "auto"))
     transport = getattr(args, "transport", "command")
     autostart = bool(getattr(args, "autostart", False))
-    if autostart and native is not None:  # only the Python shim starts the daemon
-        if args.shim == "native":
-            raise HookdError("--autostart needs the Python shim (the native one does not start hookd): drop --shim")
-        native, fallback = (
-            None,
-            "hookd: --autostart registers the Python shim, which starts hookd when it is not running",
-        )
     plan, described = install_plan(config, args.client, path, native, transport, autostart)
     _guard_socket_dir(config)
     result = install(plan)

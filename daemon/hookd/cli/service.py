@@ -122,7 +122,8 @@ def _prepare_state_dirs(config: Config, scope: str) -> None:
         return
     from hookd.service.needs import service_needs
 
-    for path in service_needs(config).writes:
+    needs = service_needs(config, as_root=os.geteuid() == 0)
+    for path in (*needs.writes, needs.temp):
         if not path.is_relative_to(Path(os.environ.get("XDG_RUNTIME_DIR") or "/nonexistent")):
             path.mkdir(mode=0o700, parents=True, exist_ok=True)
 

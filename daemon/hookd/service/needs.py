@@ -24,19 +24,23 @@ class Needs:
     families: tuple[str, ...]  # AF_UNIX always; AF_INET/AF_INET6 for network endpoints; AF_NETLINK for HTTP peers
     remote: bool  # talks to hosts other than loopback (bundle servers, log shipping, a remote OPA)
     python: bool  # may start Python policy workers
+    temp: Path  # $TMPDIR (temp_dir)
 
     @property
     def network(self) -> bool:
         return self.families != ("AF_UNIX",)
 
 
-def scratch_dir(config: Config, as_root: bool = False) -> Path:
-    """Python workers' scratch dirs: the configured dir, or under a service the runtime dir's tmp/ (the
-    unit sets TMPDIR there: /tmp is read-only under ProtectSystem=strict). A daemon running as root
-    starts its workers as `nobody`, who cannot pass the 0700 runtime dir: /tmp then."""
-    if config.python.scratch_dir != Path(tempfile.gettempdir()):
-        return config.python.scratch_dir
-    return Path("/tmp") if as_root else config.daemon.runtime_dir / "tmp"
+def temp_dir(config: Config, python: bool, as_root: bool = False) -> Path:
+    """$TMPDIR under a unit, where /tmp is read-only (ProtectSystem=strict): Python's tempfile writes a
+    probe file there at start-up (the config's defaults ask it), and Python workers make their scratch
+    dirs there unless `[python] scratch_dir` says otherwise. The runtime dir's tmp/, except for a root
+    daemon with Python policies: it starts its workers as `nobody`, who cannot pass a 0700 runtime dir,
+    so /tmp."""
+    default_scratch = config.python.scratch_dir == Path(tempfile.gettempdir())
+    if python and as_root and default_scratch:
+        return Path("/tmp")
+    return config.daemon.runtime_dir / "tmp"
 
 
 def service_needs(config: Config, as_root: bool = False) -> Needs:
@@ -46,13 +50,13 @@ def service_needs(config: Config, as_root: bool = False) -> Needs:
     python = bool(config.bundles.sources or config.layers.projects) or (
         policies.is_dir() and bool(discover_python(policies))
     )
-    writes = {config.daemon.runtime_dir, config.log.path.parent}
+    writes = {config.daemon.runtime_dir, config.log.path.parent, temp_dir(config, python, as_root)}
     if config.bundles.sources:
         writes.add(config.daemon.state_dir)  # the kept bundles
     if config.http.enabled:
         writes.add(config.http.token_file.parent)  # the token, created at first start
-    if python:
-        writes.add(scratch_dir(config, as_root))
+    if python and config.python.scratch_dir != Path(tempfile.gettempdir()):
+        writes.add(config.python.scratch_dir)  # configured: the workers' scratch dirs
     host = f"[{config.http.host}]" if ":" in config.http.host else config.http.host
     endpoints = [f"http://{host}:{config.http.port}"] if config.http.enabled else []
     if config.metrics.listen:
@@ -73,6 +77,7 @@ def service_needs(config: Config, as_root: bool = False) -> Needs:
         families=tuple(families),
         remote=bool(hosts - LOOPBACK_HOSTS),
         python=python,
+        temp=temp_dir(config, python, as_root),
     )
 
 

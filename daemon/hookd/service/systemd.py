@@ -21,7 +21,7 @@ from pathlib import Path
 from hookd import __version__
 from hookd.config import Config, default_state_dir
 from hookd.errors import HookdError
-from hookd.service.needs import Needs, scratch_dir, service_needs
+from hookd.service.needs import Needs, service_needs
 
 SERVICE = "hookd.service"
 SOCKETS = (("hookd.socket", "hook"), ("hookd-control.socket", "control"))
@@ -104,14 +104,9 @@ def _directories(config: Config, scope: Scope, needs: Needs) -> tuple[list[str],
             state.append(str(path.relative_to(scope.state_root)))
         else:
             read_write.append(str(path))
-    if _scratch_in_runtime(config, needs) and runtime:
-        runtime.append(str((config.daemon.runtime_dir / "tmp").relative_to(scope.runtime_root)))
+    if runtime and needs.temp.is_relative_to(config.daemon.runtime_dir):
+        runtime.append(str(needs.temp.relative_to(scope.runtime_root)))
     return sorted(set(runtime)), state, read_write
-
-
-def _scratch_in_runtime(config: Config, needs: Needs) -> bool:
-    scratch = config.daemon.runtime_dir / "tmp"
-    return needs.python and scratch_dir(config) == scratch and any(scratch.is_relative_to(w) for w in needs.writes)
 
 
 def _service_unit(
@@ -142,8 +137,7 @@ def _service_unit(
     # The daemon's default state paths follow $XDG_STATE_HOME: pin it to what this config was read with.
     lines.append(f"Environment=XDG_STATE_HOME={default_state_dir().parent}")
     lines.append("Environment=PYTHONDONTWRITEBYTECODE=1")  # the code is on a read-only file system
-    if _scratch_in_runtime(config, needs):
-        lines.append(f"Environment=TMPDIR={config.daemon.runtime_dir / 'tmp'}")
+    lines.append(f"Environment=TMPDIR={needs.temp}")
     if runtime:
         lines += [f"RuntimeDirectory={' '.join(runtime)}", "RuntimeDirectoryMode=0700", "RuntimeDirectoryPreserve=yes"]
     if state:

@@ -122,3 +122,47 @@ class TestPaths:
         assert out["tool"]["input"] == {"file_path": "a", "content": cut}
         assert out["raw"]["tool_input"] == {"file_path": "a", "content": cut}
         assert out["raw"]["prompt"] == "p" * 256 + "…[+44 chars]"
+
+
+class TestLongTexts:
+    """A long text is searched for secrets only as far as can be kept (plus a window): masking a 10 MB file
+    that mentions `key` once cost seconds of the event loop. What is kept is what it always was."""
+
+    @staticmethod
+    def old_way(masker: Masker, value: str, limit: int) -> str:
+        redacted = masker.redact(value)
+        return redacted if len(redacted) <= limit else redacted[:limit]
+
+    @pytest.mark.parametrize(
+        "value",
+        [
+            "api_key = abcd1234\n" + "key = 1\n" * 1_000_000,
+            "x" * 4_089 + " ghp_" + "a" * 40 + "y" * 20_000,  # a secret across the cut: redacted as before
+            "x" * 4_000 + "-----BEGIN RSA PRIVATE KEY-----\n" + "M" * 30_000 + "\n-----END RSA PRIVATE KEY-----",
+            "x" * 100 + " Bearer " + "b" * 50_000,  # a secret longer than the window: still redacted
+            "plain " * 3_000,
+        ],
+    )
+    def test_the_kept_part_is_redacted_as_when_the_whole_was_searched(self, value: str) -> None:
+        masker = Masker()
+        out = masker.text(value)
+        kept, _, count = out.partition("…[+")
+        assert kept == self.old_way(masker, value, 4096)[: len(kept)]
+        assert "ghp_" not in kept and "bbbbbbbbbbbbbbbbbbbb" not in kept and "MMMMMMMMMM" not in kept
+        assert count.endswith(" chars]") and int(count.removesuffix(" chars]")) > 0
+
+    def test_only_the_kept_part_and_its_window_are_searched(self) -> None:
+        masker = Masker(secret_patterns=["never-there"])
+        seen: list[int] = []
+        real = masker._custom
+        assert real is not None
+
+        class Recording:
+            def sub(self, repl: object, text: str) -> str:
+                seen.append(len(text))
+                return real.sub(repl, text)  # type: ignore[arg-type]
+
+        masker._custom = Recording()  # type: ignore[assignment]
+        out = masker({"raw": {"tool_input": {"content": "token " * 2_000_000}}})
+        assert out["raw"]["tool_input"]["content"].endswith("…[+11995904 chars]")
+        assert seen and max(seen) <= 4096 + 4096  # the old code searched all 12,000,000 characters
