@@ -39,7 +39,7 @@ from hookd.audit.chain import GENESIS, seal
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
 from hookd.config import Config, LogConfig
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.pipeline import Handled
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.types import Caller, Deadline, HookRequest, Reply

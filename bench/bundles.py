@@ -33,7 +33,7 @@ from hookd.bundle.signing import Key
 from hookd.bundle.sources import fetch
 from hookd.bundle.store import BundleStore
 from hookd.config import Config
-from hookd.engines.layered import LayeredEngine
+from hookd.policy.layers import LayeredEngine
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hookd.assembly import build_pipeline
 from hookd.config import Config
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.types import Caller, Deadline, HookRequest
 
 

@@ -9,7 +9,8 @@ both alternately over their hook sockets, the time from connect to the whole rep
   burst     --concurrency requests in flight on each daemon at once (the observer competes and sheds)
 
 Prints p50/p99 per daemon and the rollout/plain ratio of each (1.00 = no cost), and how many decisions
-the observer compared and shed (from the rollout daemon's decision log).
+the observer compared and shed (from the rollout daemon's decision log), and each daemon's CPU time per
+decision in each phase (what the observer costs the machine, which a loaded box disturbs less).
 Usage: .cache/venv/bin/python bench/rollout.py [--calls N] [--concurrency N] [--gap-ms MS] [--json]
 """
 
@@ -25,7 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from python_policy import PAYLOADS  # the same four BeforeTool calls (bench/ is on sys.path)
 
@@ -78,15 +81,27 @@ def start(tmp: Path, name: str, config: str) -> tuple[subprocess.Popen[bytes], P
     return proc, sock, state / "hookd" / "decisions.log"
 
 
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cuts(samples: list[float]) -> dict[str, float]:
     q = statistics.quantiles(samples, n=100)
     return {"p50": q[49], "p99": q[98]}
 
 
+def order(socks: dict[str, Path], i: int) -> list[tuple[str, Path]]:
+    """Each daemon goes first every other time: the second of a pair finds the machine in another state."""
+    pairs = list(socks.items())
+    return pairs if i % 2 == 0 else pairs[::-1]
+
+
 async def serial(socks: dict[str, Path], calls: int, project: str, gap: float = 0.0) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {name: [] for name in socks}
     for i in range(calls + 100):  # the first 100 warm up
-        for name, sock in socks.items():
+        for name, sock in order(socks, i):
             took = await ask(sock, frame(i, project))
             if i >= 100:
                 out[name].append(took)
@@ -98,7 +113,7 @@ async def serial(socks: dict[str, Path], calls: int, project: str, gap: float = 
 async def burst(socks: dict[str, Path], calls: int, concurrency: int, project: str) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {name: [] for name in socks}
     for i in range(0, calls, concurrency):
-        for name, sock in socks.items():  # alternate whole bursts between the daemons
+        for name, sock in order(socks, i // concurrency):  # alternate whole bursts between the daemons
             out[name] += await asyncio.gather(*(ask(sock, frame(i + j, project)) for j in range(concurrency)))
     return out
 
@@ -130,12 +145,18 @@ def main() -> None:
         )
         daemons = {"plain": start(tmp, "plain", ""), "rollout": start(tmp, "rollout", rollout)}
         socks = {n: d[1] for n, d in daemons.items()}
+        runs: dict[str, Callable[[], Coroutine[Any, Any, dict[str, list[float]]]]] = {
+            "serial": lambda: serial(socks, args.calls, str(project)),
+            "paced": lambda: serial(socks, args.calls, str(project), args.gap_ms / 1000),
+            "burst": lambda: burst(socks, args.calls, args.concurrency, str(project)),
+        }
+        phases, cpu = {}, {}
         try:
-            phases = {
-                "serial": asyncio.run(serial(socks, args.calls, str(project))),
-                "paced": asyncio.run(serial(socks, args.calls, str(project), args.gap_ms / 1000)),
-                "burst": asyncio.run(burst(socks, args.calls, args.concurrency, str(project))),
-            }
+            for phase, run in runs.items():
+                before = {n: cpu_seconds(d[0].pid) for n, d in daemons.items()}
+                phases[phase] = asyncio.run(run())
+                decisions = len(next(iter(phases[phase].values())))
+                cpu[phase] = {n: (cpu_seconds(d[0].pid) - before[n]) * 1e6 / decisions for n, d in daemons.items()}
         finally:
             for proc, _, _ in daemons.values():
                 proc.terminate()
@@ -145,13 +166,16 @@ def main() -> None:
     ratios = {phase: {k: r["rollout"][k] / r["plain"][k] for k in ("p50", "p99")} for phase, r in report.items()}
     if args.json:
         print(json.dumps({"calls": args.calls, "concurrency": args.concurrency, "us": report, "ratio": ratios,
-                          "observer": counts, "load_average": os.getloadavg()}, indent=2))  # fmt: skip
+                          "cpu_us": cpu, "observer": counts, "load_average": os.getloadavg()}, indent=2))  # fmt: skip
         return
     print(f"{args.calls} BeforeTool requests per daemon and phase, connect to reply read (microseconds)")
     for phase, r in report.items():
         for n in ("plain", "rollout"):
             print(f"  {phase:6} {n:8} p50 {r[n]['p50']:8.0f}  p99 {r[n]['p99']:8.0f}")
         print(f"  {phase:6} {'ratio':8} p50 {ratios[phase]['p50']:8.2f}  p99 {ratios[phase]['p99']:8.2f}")
+        print(
+            f"  {phase:6} CPU per decision: plain {cpu[phase]['plain']:.0f} us, rollout {cpu[phase]['rollout']:.0f} us"
+        )
     print(f"observer: {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}")
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 

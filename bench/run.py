@@ -589,7 +589,7 @@ def enriched_documents(policies: Path, project: Path, home: Path, out: Path, cou
 
     from hookd.assembly import build_pipeline
     from hookd.config import Config
-    from hookd.engines.rego_embedded import RegoEmbeddedEngine
+    from hookd.engines.rego.embedded import RegoEmbeddedEngine
     from hookd.types import Caller, Deadline, HookRequest
 
     pipeline, _ = build_pipeline(Config(), RegoEmbeddedEngine.load(policies), probe=lambda _pid: False)

@@ -229,31 +229,6 @@ def named(event: str, **fields: Any) -> Callable[[list[dict[str, Any]]], list[di
     return lambda evs: [e for e in evs if e.get("event") == event and all(e.get(k) == v for k, v in fields.items())]
 
 
-class FakeEngine:
-    """An engine that decides nothing and records being closed; `start_error` makes its `ready()` (what
-    engines that start asynchronously, like sandboxed Python workers, offer) fail with that message."""
-
-    name = "fake"
-
-    def __init__(self, start_error: str = "") -> None:
-        self.start_error, self.closed = start_error, False
-
-    async def ready(self) -> None:
-        if self.start_error:
-            from hookd.errors import PolicyLoadError
-
-            raise PolicyLoadError(self.start_error)
-
-    async def evaluate(self, request: object) -> list[object]:
-        return []
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-    def describe(self) -> dict[str, object]:
-        return {"engine": self.name, "revision": "fake"}
-
-
 SLACK = "[daemon]\nrequest_timeout_ms = 30000\n"  # decisions are checked for what they say, never for speed
 
 

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from hookd.engines.composite import CompositeEngine
-from hookd.engines.layered import LayeredEngine
-from hookd.engines.python_workers import PythonEngine
+from hookd.engines.python.engine import PythonEngine
+from hookd.policy.layers import LayeredEngine
 from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind
 
 

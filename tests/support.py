@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -11,10 +12,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -26,6 +27,7 @@ VENV_PYTHON = sys.executable
 # The shim runs under the absolute base interpreter, as `hookd install` writes it.
 SHIM_PYTHON = os.path.realpath(sys.executable)
 IN_CI = os.environ.get("CI") == "true"
+T = TypeVar("T")
 
 
 def require(condition: bool, what: str) -> None:
@@ -84,6 +86,34 @@ class RunningDaemon:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         return self.proc.wait(timeout=timeout)
+
+
+def eventually(condition: Callable[[], T], *, timeout: float = 10.0, what: str = "the condition") -> T:
+    """Poll `condition` until it returns something truthy, and return that; fail after `timeout` seconds.
+    Tests wait on a condition like this, never on a fixed sleep."""
+    end = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > end:
+            raise AssertionError(f"{what} did not hold within {timeout:g} s")
+        time.sleep(0.01)
+    return value
+
+
+async def eventually_async(condition: Callable[[], T], *, timeout: float = 10.0, what: str = "the condition") -> T:
+    """`eventually` inside an event loop: polls without blocking it."""
+    end = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > end:
+            raise AssertionError(f"{what} did not hold within {timeout:g} s")
+        await asyncio.sleep(0.01)
+    return value
+
+
+async def settle(rounds: int = 5) -> None:
+    """Let every task the test started run until it blocks (a few turns of the event loop, no wall time):
+    what a negative assertion needs before it can mean anything."""
+    for _ in range(rounds):
+        await asyncio.sleep(0)
 
 
 def start_daemon(

@@ -8,19 +8,17 @@ never awaited), reply. Everything the log does happens later, in its own task.
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 import socket
-import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, ready
+from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine
+from hookd.audit.ids import decision_ids
 from hookd.audit.record import Pending
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
@@ -31,45 +29,25 @@ from hookd.bundle.store import BundleStore
 from hookd.config import Config, loopback_address
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
-from hookd.engines.layered import LayeredEngine, Rank
 from hookd.errors import DialectError, HookdError
+from hookd.lifecycle import Component, Supervisor
+from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
-from hookd.pipeline import Handled, InteractiveProbe
+from hookd.pipeline import InteractiveProbe
+from hookd.policy.layers import LayeredEngine, Rank
 from hookd.rollout.observe import Observer
 from hookd.rollout.store import ReplayStore
 from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
-from hookd.types import Engine, HookRequest, Reply
-from hookd.workers import WorkerPool, decision_ids
+from hookd.types import Engine, Handled, HookRequest, ReloadResult, Reply
+from hookd.workers import WorkerPool
 
 if TYPE_CHECKING:
     from hookd.rollout.otel import OtelExport
 
 log = structlog.get_logger("hookd")
-
-
-def configure_logging(level: str) -> None:
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class ReloadResult:
-    ok: bool
-    error: str
-    previous: str  # the revision before the reload
-    revision: str  # the revision serving now
 
 
 class Daemon:
@@ -232,12 +210,12 @@ class Daemon:
         """Load the policies again and swap once the new engine is ready: Python workers start in the
         background, so the old engine keeps answering meanwhile. Reloads run one at a time."""
         async with self._reload_lock:
-            previous = str(self.engines.current.describe()["revision"])
+            previous = self.engines.current.status().revision
             self.notifier.reloading()
             try:
                 bundles = [a.layer for a in self.bundles.active.values()]
                 engine = load_engine(self.config, bundles=bundles, wait=False)
-                await ready(engine)
+                await engine.ready()
             except HookdError as exc:
                 self.reload_failures += 1
                 log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
@@ -247,9 +225,9 @@ class Daemon:
             if self.workers is not None:
                 self.workers.reload()
             self.reloads += 1
-            described = engine.describe()
-            revision, packages = str(described["revision"]), described.get("packages") or []
-            log.info("reloaded", revision=revision, packages=len(packages), requested_by=requested_by)
+            status = engine.status()
+            revision = status.revision
+            log.info("reloaded", revision=revision, packages=len(status.packages), requested_by=requested_by)
             self.notifier.ready(f"serving revision {revision}")
             return ReloadResult(ok=True, error="", previous=previous, revision=revision)
 
@@ -283,8 +261,9 @@ class Daemon:
 
     def _swap_bundles(self, active: Mapping[str, Active]) -> None:
         """Serve a new set of organisation bundles over the local layers now serving: one assignment."""
-        current: Engine = self.engines.current
-        local = [layer for layer in getattr(current, "layers", ()) if layer.rank is not Rank.ORGANISATION]
+        current = self.engines.current
+        layers = current.layers if isinstance(current, LayeredEngine) else ()
+        local = [layer for layer in layers if layer.rank is not Rank.ORGANISATION]
         self._install(LayeredEngine([*(a.layer for a in active.values()), *local]))
 
     def _bundles_kept(self) -> None:
@@ -327,6 +306,77 @@ class Daemon:
         if self._stop is not None:
             self._stop.set()
 
+    def components(self) -> list[Component]:
+        """The daemon's parts in start order; they stop in reverse. What the hook path records into (the
+        decision log, its shipper, the observer, the engines) starts before anything that decides and stops
+        after every decision in flight has been answered."""
+        return [
+            Component("metrics", self._start_metrics, self._stop_metrics),
+            Component("shipper", self._start_shipper, self._close_shipper),
+            Component("otel export", None, self._close_export),  # after the log's last record
+            Component("decision log", self.decision_log.start, self.decision_log.close),  # write what is queued
+            Component("engines", None, self.close_engines),
+            Component("rollout", self._start_rollout, self._close_rollout),  # observes while engines are open
+            # no new hook requests once stopped; those in flight finish and are queued for the log, and each
+            # worker process finishes what it accepted and sends its last records
+            Component("hook server", self._start_hook_path, self._stop_hook_path),
+            Component("http hooks", self._start_http, self._stop_http),
+            Component("control", self._start_control, self._stop_control),
+            Component("bundles", self.bundles.start, self.bundles.stop),
+            Component("policy watcher", self._start_watcher, self._stop_watcher),
+        ]
+
+    async def _start_hook_path(self) -> None:
+        await self.server.start(listener(self.inherited, "hook", self.server.path))
+        if self.config.daemon.workers > 1:
+            self.workers = WorkerPool(self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats)
+            await self.workers.start()
+
+    async def _stop_hook_path(self) -> None:
+        await self.server.stop()
+        if self.workers is not None:
+            await self.workers.stop()
+
+    async def _start_http(self) -> None:
+        if self.http is not None:
+            await self.http.start()
+
+    async def _stop_http(self) -> None:
+        if self.http is not None:
+            await self.http.stop()
+
+    async def _start_control(self) -> None:
+        await self.control.start(listener(self.inherited, "control", self.control.path))
+
+    async def _stop_control(self) -> None:
+        self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
+        await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
+
+    def _start_shipper(self) -> None:
+        if self.shipper is not None:
+            self.shipper.start()
+
+    async def _close_shipper(self) -> None:
+        if self.shipper is not None:
+            await self.shipper.close()  # one last bounded upload of what is buffered
+
+    def _start_metrics(self) -> None:
+        if self.metrics_endpoint is not None:
+            self.metrics_endpoint.start()
+
+    def _stop_metrics(self) -> None:
+        if self.metrics_endpoint is not None:
+            self.metrics_endpoint.stop()
+
+    def _start_watcher(self) -> None:
+        if self.config.layers.watch:
+            self._watcher = asyncio.create_task(self._watch_local(), name="watch-local-policies")
+
+    async def _stop_watcher(self) -> None:
+        self._watch_stop.set()
+        if self._watcher is not None:
+            await asyncio.wait([self._watcher], timeout=2)
+
     def _start_rollout(self) -> None:
         """The outputs of docs/rollout.md, after the decision log: the observer, the replay store, and the
         OpenTelemetry export (its SDK is imported only when it is configured)."""
@@ -336,7 +386,7 @@ class Daemon:
         if self.config.otel.endpoint:
             from hookd.rollout.otel import OtelExport, daemon_counters
 
-            revision = str(self.engines.current.describe()["revision"])
+            revision = self.engines.current.status().revision
             counters = daemon_counters(self.metrics, self.observer.counters)
             self.otel = OtelExport(self.config.otel, revision, counters)
             self.decision_log.outlets.append(self.otel.offer)
@@ -357,24 +407,10 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         loop.add_signal_handler(signal.SIGHUP, self._reload_on_signal)
-        await self.server.start(listener(self.inherited, "hook", self.server.path))
+        supervisor = Supervisor()
         try:
-            if self.config.daemon.workers > 1:
-                self.workers = WorkerPool(self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats)
-                await self.workers.start()
-            if self.http is not None:
-                await self.http.start()
-            self.decision_log.start()
-            self._start_rollout()
-            if self.shipper is not None:
-                self.shipper.start()
-            if self.metrics_endpoint is not None:
-                self.metrics_endpoint.start()
-            await self.control.start(listener(self.inherited, "control", self.control.path))
-            self.bundles.start()
-            if self.config.layers.watch:
-                self._watcher = asyncio.create_task(self._watch_local(), name="watch-local-policies")
-            engine = self.engines.current.describe()
+            await supervisor.start(self.components())
+            engine = self.engines.current.status()
             log.info(
                 "serving",
                 socket=str(self.server.path),
@@ -383,35 +419,17 @@ class Daemon:
                 http=self.http.url if self.http is not None else None,
                 metrics=self.metrics_endpoint.address if self.metrics_endpoint else None,
                 ship_to=self.shipper.config.url if self.shipper else None,
-                revision=engine["revision"],
-                packages=engine["packages"],
+                revision=engine.revision,
+                packages=list(engine.packages),
                 workers=self.config.daemon.workers,
             )
-            self.notifier.ready(f"serving revision {engine['revision']} on {self.server.path}")
+            self.notifier.ready(f"serving revision {engine.revision} on {self.server.path}")
             self.notifier.start_watchdog()
             await stop.wait()
         finally:
             log.info("stopping")
             self.notifier.stopping()
-            self._watch_stop.set()
-            await self.bundles.stop()
-            if self._watcher is not None:
-                await asyncio.wait([self._watcher], timeout=2)
-            await self.server.stop()  # no new hook requests; those in flight finish and are queued for the log
-            if self.workers is not None:
-                await self.workers.stop()  # each finishes what it accepted and sends its last records
-            if self.http is not None:
-                await self.http.stop()
-            self.decision_log.end_subscriptions()  # live StreamDecisions calls end cleanly
-            await self.control.stop()  # Decide and Evaluate calls in flight finish within the grace period
-            await self._close_rollout()  # while the engines are open: the observer still evaluates what is queued
-            await self.close_engines()
-            await self.decision_log.close()  # write what is queued, flush
-            await self._close_export()
-            if self.shipper is not None:
-                await self.shipper.close()  # one last bounded upload of what is buffered
-            if self.metrics_endpoint is not None:
-                self.metrics_endpoint.stop()
+            await supervisor.stop()
             log.info("stopped", decisions_logged=self.decision_log.written, dropped=self.sink.dropped)
 
 

@@ -8,21 +8,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hookd.agentproc import session_is_interactive
-from hookd.audit.record import DEFAULT_POLICY_SET as DEFAULT_LAYER
+from hookd.audit.ids import DecisionIds
 from hookd.bundle.activate import Active, Compile, kept_bundles
 from hookd.bundle.store import BundleStore
 from hookd.config import Config
 from hookd.dialects.registry import AGENTS
 from hookd.engines.composite import CompositeEngine
-from hookd.engines.layered import SHADOW, Layer, LayeredEngine, Rank
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
+from hookd.enrich.stream import ResponseStreams
 from hookd.pipeline import AskPolicy, EngineHolder, IdFactory, InteractiveProbe, Pipeline
+from hookd.policy.layers import SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
-ENRICHERS: Sequence[Enricher] = (enrich_shell, enrich_paths)
+# ResponseStreams keeps the text of each response being streamed (bounded; hookd.enrich.stream).
+ENRICHERS: Sequence[Enricher] = (enrich_shell, enrich_paths, ResponseStreams())
 
 
 def engine_for_dir(
@@ -32,13 +34,13 @@ def engine_for_dir(
     policies (in sandboxed workers) when it has any. `source` and `signed` carry the trust rule: Python from
     a local directory must be owned by the daemon's uid and not group/other-writable; Python from a bundle
     runs only when the bundle is signed (bundle verification refuses an unsigned one first). With
-    `wait=False` the Python workers are only started: `await ready(engine)` before serving it.
+    `wait=False` the Python workers are only started: `await engine.ready()` before serving it.
     Raises PolicyLoadError."""
     rego = rego_engine(config, path)
     python_set = load_python_set(path, source=source, signed=signed)
     if python_set is None:
         return rego
-    from hookd.engines.python_workers import start_engine  # only policy sets with Python pay for its imports
+    from hookd.engines.python.engine import start_engine  # only policy sets with Python pay for its imports
 
     return CompositeEngine([rego, start_engine(config, python_set, wait=wait)])
 
@@ -46,7 +48,7 @@ def engine_for_dir(
 def rego_engine(config: Config, path: Path) -> Engine:
     """The Rego part, as daemon.engine says: regorus in process, or an OPA server (docs/opa.md)."""
     if config.daemon.engine == "opa":
-        from hookd.engines.rego_opa import RegoOpaEngine  # opa_client and aiohttp: only when configured
+        from hookd.engines.rego.opa import RegoOpaEngine  # opa_client and aiohttp: only when configured
 
         return RegoOpaEngine.load(path, config.opa)
     return RegoEmbeddedEngine.load(path)
@@ -57,7 +59,7 @@ def local_layers(config: Config, policies: Path | None = None, *, wait: bool = T
     user = policies or config.daemon.policies
     mode, project_mode = config.layers.mode, config.layers.project_mode
     engine = engine_for_dir(config, user, wait=wait)
-    layers = [Layer(DEFAULT_LAYER, Rank.USER, engine, location=str(user), mode=mode)]
+    layers = [Layer(USER_LAYER, Rank.USER, engine, location=str(user), mode=mode)]
     for root in config.layers.projects:
         directory = Path(root) / config.layers.project_policy_dir
         if directory.is_dir():
@@ -81,9 +83,7 @@ def shadow_layer(config: Config, directory: Path, *, wait: bool = True) -> Layer
     """The local candidate policy directory (`[rollout] shadow_policies`): compared, never enforced."""
     replaces = config.rollout.shadow_replaces
     rank = (
-        Rank.ORGANISATION
-        if replaces and replaces != DEFAULT_LAYER and not replaces.startswith("project:")
-        else Rank.USER
+        Rank.ORGANISATION if replaces and replaces != USER_LAYER and not replaces.startswith("project:") else Rank.USER
     )
     if replaces.startswith("project:"):
         rank = Rank.PROJECT
@@ -97,18 +97,11 @@ def load_engine(
     """The engine that serves the whole policy set: the one place that turns config into engines, used at
     start-up, by every reload and activation and by `hookd eval`. Organisation bundles (`bundles`, else the
     last good ones kept in the state directory) over the user's policy directory over opted-in projects'.
-    With `wait=False`, `await ready(engine)` before serving it. Raises PolicyLoadError (the old set keeps
+    With `wait=False`, `await engine.ready()` before serving it. Raises PolicyLoadError (the old set keeps
     serving)."""
     if bundles is None:
         bundles = [active.layer for active in kept_bundles_of(config)[0]]
     return LayeredEngine([*bundles, *local_layers(config, policies, wait=wait)])
-
-
-async def ready(engine: Engine) -> None:
-    """Wait until an engine built with `wait=False` can serve (raises PolicyLoadError, and closes it, if not)."""
-    waiting = getattr(engine, "ready", None)
-    if waiting is not None:
-        await waiting()
 
 
 def kept_bundles_of(config: Config) -> tuple[list[Active], dict[str, str]]:
@@ -143,7 +136,7 @@ def build_pipeline(
         fail_modes=config.shim.fail_modes,
         ask=ask,
         probe=probe,
-        ids=ids,
+        ids=ids or DecisionIds(),
         input_limits=config.limits,
     )
     return pipeline, holder

@@ -322,7 +322,7 @@ def check_trust(config: Config) -> list[Finding]:
 def check_sandbox(config: Config, strict: bool) -> list[Finding]:
     """One real Python worker and the layers it got; an unavailable layer is a problem when Python policies
     are there (or with --strict)."""
-    from hookd.engines.python_workers import probe_layers
+    from hookd.engines.python.engine import probe_layers
     from hookd.policy.python_sources import discover_python
 
     policy_dir = config.daemon.policies

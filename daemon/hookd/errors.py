@@ -5,8 +5,11 @@ HookdError
 ├── FrameError         a wire frame breaks the protocol or its limits (carries a reply code)
 ├── DialectError       a payload the client dialect cannot read (bad JSON, unknown event, …)
 ├── InputTooLarge      a shell command over a `[limits]` cap; the pipeline answers the input-limit verdict
-├── EngineError        a policy engine failed; the pipeline turns it into a fail-closed verdict
-│   └── PolicyLoadError   policies did not load or compile
+├── EngineError        a policy engine could not answer; the pipeline alone turns it into the event's fail mode
+│   ├── EngineTimeout      the answer did not come within the request's deadline or the engine's timeout
+│   ├── EngineUnavailable  the engine cannot be reached (OPA down or refusing)
+│   └── PolicyLoadError    policies did not load or compile (at start or a reload the old set keeps serving;
+│                          raised while deciding, it fails like any engine error)
 ├── BundleError        a policy bundle is malformed, unsigned where it must be signed, or fails verification
 ├── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
 └── Unavailable        this process cannot serve the request as it must (a worker cut off from its daemon's
@@ -39,6 +42,14 @@ class InputTooLarge(HookdError):
 
 
 class EngineError(HookdError):
+    pass
+
+
+class EngineTimeout(EngineError):
+    pass
+
+
+class EngineUnavailable(EngineError):
     pass
 
 

@@ -41,18 +41,22 @@ def may_hold_non_finite(data: bytes) -> bool:
     return any(token in data for token in NON_FINITE)
 
 
-def check_finite(data: bytes) -> None:
+def check_document(data: bytes, max_depth: int) -> None:
     """Raise StrictJsonError when the JSON text `data` uses NaN or Infinity as a number (not inside a
-    string). Costs a byte search unless one of the words appears; then one strict parse."""
-    if not may_hold_non_finite(data):
+    string) or nests arrays/objects more than `max_depth` levels. Costs a byte search and a bracket
+    count unless a word appears or there are more brackets than levels allowed; then one strict parse.
+    Text that is not JSON at all passes: the dialect says so in its own words."""
+    words = may_hold_non_finite(data)
+    if not words and data.count(b"[") + data.count(b"{") <= max_depth:
         return
     try:
-        loads(data)
-    except StrictJsonError as exc:
-        if "is not a JSON number" in str(exc):
-            raise
+        value = loads(data)
+    except StrictJsonError:
+        raise
     except (ValueError, UnicodeDecodeError):
-        return  # not JSON at all: the dialect says so in its own words
+        return
+    if deeper_than(value, max_depth):
+        raise StrictJsonError(f"nested more than {max_depth} levels deep")
 
 
 def dumps(value: Any, **options: Any) -> str:

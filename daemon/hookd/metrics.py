@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookd.errors import DaemonError
-from hookd.pipeline import Handled
-from hookd.types import Event, FailMode, Outcome
+from hookd.types import Event, FailMode, Handled, Outcome
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer

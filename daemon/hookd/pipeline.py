@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from hookd.audit.ids import DecisionIds
 from hookd.config import LimitsConfig
+from hookd.engines.base import engine_failure, fail_mode_verdict
 from hookd.enrich import limits
-from hookd.errors import DialectError, EngineError, InputTooLarge, one_line
+from hookd.errors import DialectError, EngineError, EngineTimeout, InputTooLarge
 from hookd.policy.combine import combine
 from hookd.types import (
     Deadline,
@@ -26,12 +26,11 @@ from hookd.types import (
     Enricher,
     Event,
     FailMode,
+    Handled,
     HookRequest,
     NormalisedEvent,
     Outcome,
-    Reply,
     Verdict,
-    VerdictKind,
 )
 
 InteractiveProbe = Callable[[int], "bool | None"]
@@ -42,25 +41,6 @@ IdFactory = Callable[[], str]
 class AskPolicy:
     headless_fallback: Outcome = Outcome.DENY
     unknown_is_headless: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Handled:
-    """Everything one request produced, for the reply and the log. `engine` is the engine that served it
-    (its revision goes into the decision log record, read off the hot path; `describe()` must work
-    after `aclose()`); `engine_error` says the policies could not be evaluated and the event's fail
-    mode answered."""
-
-    event: NormalisedEvent
-    decision: Decision
-    reply: Reply
-    latency_ms: float
-    engine: Engine | None = None
-    engine_error: bool = False
-
-    @property
-    def decision_id(self) -> str:
-        return self.decision.decision_id
 
 
 class EngineHolder:
@@ -125,7 +105,7 @@ class Pipeline:
         fail_modes: Mapping[Event, FailMode],
         ask: AskPolicy,
         probe: InteractiveProbe,
-        ids: IdFactory | None = None,
+        ids: IdFactory,
         input_limits: LimitsConfig | None = None,
     ) -> None:
         self._dialects = dict(dialects)
@@ -134,7 +114,7 @@ class Pipeline:
         self._fail_modes = fail_modes
         self._ask = ask
         self._probe = probe
-        self._ids = ids or DecisionIds()
+        self._ids = ids
         self._limits = input_limits or LimitsConfig()
 
     def dialect(self, client: str) -> Dialect:
@@ -160,9 +140,11 @@ class Pipeline:
             event = self._enrich(event)
             verdicts = await self._evaluate(engine, event, request.deadline)
         except InputTooLarge as exc:
-            verdicts = [self._fail_mode_verdict(event.event, "input-limit", f"hookd did not check this: {exc}")]
+            verdicts = [
+                fail_mode_verdict(event.event, self._fail_modes, "input-limit", f"hookd did not check this: {exc}")
+            ]
         except EngineError as exc:
-            verdicts = [self._engine_failure(event.event, str(exc))]
+            verdicts = [engine_failure(event.event, exc, self._fail_modes)]
             engine_error = True
         finally:
             self._engines.release(engine)
@@ -192,21 +174,11 @@ class Pipeline:
     @staticmethod
     async def _evaluate(engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
         if deadline.expired():
-            raise EngineError("the request deadline passed before evaluation")
+            raise EngineTimeout("the request deadline passed before evaluation")
         verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
         if deadline.expired():  # an engine that ran past it (and held the loop) answers the fail mode, not late
-            raise EngineError("the request deadline passed during evaluation")
+            raise EngineTimeout("the request deadline passed during evaluation")
         return verdicts
-
-    def _engine_failure(self, event: Event, error: str) -> Verdict:
-        return self._fail_mode_verdict(
-            event, "engine-error", f"hookd could not evaluate its policies: {one_line(error)}"
-        )
-
-    def _fail_mode_verdict(self, event: Event, rule: str, reason: str) -> Verdict:
-        """A deny where the event fails closed, a message where it fails open."""
-        kind = VerdictKind.DENY if self._fail_modes.get(event) is FailMode.CLOSED else VerdictKind.MESSAGE
-        return Verdict(kind, "hookd", rule, reason)
 
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:

@@ -26,7 +26,7 @@ from hookd.assembly import build_pipeline, engine_for_dir
 from hookd.config import Config, OpaConfig
 from hookd.dialects.common import rewritten_tool_input
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
-from hookd.engines.rego_embedded import RegoModule, discover, load_data, load_modules, load_policy_set, new_engine
+from hookd.engines.rego.policyset import RegoModule, discover, load_data, load_modules, load_policy_set, new_engine
 from hookd.errors import HookdError, one_line
 from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
 
@@ -63,7 +63,7 @@ def run_rego_tests(policy_dir: Path, opa: OpaConfig | None = None) -> list[TestR
 def _run_on_opa(
     policy_dir: Path, modules: Sequence[RegoModule], tests: Sequence[str], opa: OpaConfig
 ) -> list[TestResult]:
-    from hookd.engines.rego_opa import HookdOpaClient, Upload, push, run_blocking
+    from hookd.engines.rego.opa import HookdOpaClient, Upload, push, run_blocking
 
     policies = load_policy_set(policy_dir)
     served = {m.path for m in policies.modules}

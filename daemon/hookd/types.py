@@ -202,7 +202,7 @@ class Verdict:
     rule_id: str
     message: str = ""
     patch: Mapping[str, JSON] = field(default_factory=dict)
-    layer: str = ""  # the policy layer that produced it (engines/layered.py); "" outside layers
+    layer: str = ""  # the policy layer that produced it (policy/layers.py); "" outside layers
     rank: int = 0  # the layer's precedence: 0 = organisation (highest), 1 = user, 2 = project
 
     def as_json(self) -> dict[str, JSON]:
@@ -264,6 +264,35 @@ class EngineRequest:
     deadline: Deadline
 
 
+@dataclass(frozen=True, slots=True)
+class Handled:
+    """Everything one request produced, for the reply and the log. `engine` is the engine that served it
+    (its revision goes into the decision log record, read off the hot path; `status()` must work
+    after `aclose()`); `engine_error` says the policies could not be evaluated and the event's fail
+    mode answered."""
+
+    event: NormalisedEvent
+    decision: Decision
+    reply: Reply
+    latency_ms: float
+    engine: Engine | None = None
+    engine_error: bool = False
+
+    @property
+    def decision_id(self) -> str:
+        return self.decision.decision_id
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadResult:
+    """What a reload did: whether the new policy set serves, and the revisions before and after."""
+
+    ok: bool
+    error: str
+    previous: str  # the revision before the reload
+    revision: str  # the revision serving now
+
+
 class Dialect(Protocol):
     client: str
     # True when the agent itself answers an `ask` safely in a headless session (Claude Code denies
@@ -277,14 +306,74 @@ class Dialect(Protocol):
     def fail_reply(self, event: Event, reason: str) -> Reply: ...  # the event's fail-closed output
 
 
-class Engine(Protocol):
+@dataclass(frozen=True, slots=True)
+class PackageInfo:
+    """One policy package as ListPolicies shows it: a Rego package under `data.hookd`, or a Python policy."""
+
+    name: str  # dotted, under hookd: "hookd.destructive_shell"
+    rules: Mapping[str, str]  # rule name -> its kind ("Set", "Func", "python", …)
+    routing: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    layer: str = ""  # the policy layer that serves it (policy/layers.py); "" outside layers
+
+    def applies(self, event: str, kind: str | None, tool: str | None) -> bool:
+        for key, value in (("events", event), ("kinds", kind), ("tools", tool)):
+            allowed = self.routing.get(key)
+            if allowed is not None and value not in allowed:
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class LayerStatus:
+    """One policy layer of a layered engine, for status and ListPolicies."""
+
     name: str
+    rank: str  # "organisation", "user", "project"
+    location: str
+    project_root: str
+    revision: str
+    engine: EngineStatus
+    mode: str = "enforce"  # "monitor" and "shadow" layers never decide (hookd.rollout)
+    replaces: str = ""  # a shadow layer: the enforced layer it stands in for
+
+
+@dataclass(frozen=True, slots=True)
+class EngineStatus:
+    """What an engine serves, as the status, ListPolicies, reload and the decision log read it."""
+
+    engine: str  # "rego", "opa", "python"; parts joined with "+" ("rego+python")
+    revision: str
+    policy_dir: str = ""
+    packages: tuple[str, ...] = ()
+    revisions: Mapping[str, str] = field(default_factory=dict)  # per policy layer; empty outside layers
+    layers: tuple[LayerStatus, ...] = ()
+    parts: tuple[EngineStatus, ...] = ()  # of a composite or layered engine
+    sandbox_layers: tuple[Mapping[str, JSON], ...] = ()  # a Python engine's isolation layers, as reported
+    detail: Mapping[str, JSON] = field(default_factory=dict)  # engine-specific extras (opa_url, workers, …)
+
+    def all_sandbox_layers(self) -> list[dict[str, JSON]]:
+        """The Python workers' isolation layers, its parts' included; [] without Python."""
+        if self.sandbox_layers:
+            return [dict(layer) for layer in self.sandbox_layers]
+        return [layer for part in self.parts for layer in part.all_sandbox_layers()]
+
+
+class Engine(Protocol):
+    """The whole contract of a policy engine: nothing else of an engine is read by its callers."""
+
+    name: str
+    remote: bool  # its work happens in other processes: a composite starts it first
+
+    async def ready(self) -> None: ...  # an engine built with wait=False can serve; raises PolicyLoadError
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]: ...  # raises EngineError
 
     async def aclose(self) -> None: ...
 
-    def describe(self) -> Mapping[str, JSON]: ...
+    def status(self) -> EngineStatus: ...  # still answers after aclose()
+
+    @property
+    def packages(self) -> Sequence[PackageInfo]: ...
 
 
 Enricher = Callable[[NormalisedEvent], NormalisedEvent]

@@ -27,6 +27,7 @@ _REPLY_PREFIX = struct.Struct("!4sBBBxII")
 REQUEST_PREFIX_SIZE = _REQUEST_PREFIX.size
 REPLY_PREFIX_SIZE = _REPLY_PREFIX.size
 MAX_ENV_ENTRIES = 64
+MAX_PAYLOAD_DEPTH = 100  # arrays/objects; the embedded engine refuses input past 128
 
 
 class Status(IntEnum):
@@ -95,11 +96,13 @@ def parse_header(raw: bytes) -> RequestHeader:
 
 
 def check_payload(payload: bytes) -> None:
-    """Refuse a payload that uses NaN or Infinity as a number: not JSON, and it would reach the decision
-    log and the shipped batch, which strict readers then refuse whole. A byte search unless the word
-    is there (the dialect parses the payload itself)."""
+    """Refuse a payload that uses NaN or Infinity as a number (not JSON: it would reach the decision log
+    and the shipped batch, which strict readers refuse whole) or nests more than MAX_PAYLOAD_DEPTH
+    levels (no hook input does; the recursive steps after the parse, the decision log's masking among
+    them, would fail on it). Costs a byte search and count unless one of those may be there (the
+    dialect parses the payload itself)."""
     try:
-        jsonstrict.check_finite(payload)
+        jsonstrict.check_document(payload, MAX_PAYLOAD_DEPTH)
     except ValueError as exc:
         raise FrameError("bad-payload", f"hook payload is not valid JSON: {exc}") from None
 
@@ -114,7 +117,9 @@ def encode_reply(stdout: bytes, stderr: bytes = b"", exit_code: int = 0) -> byte
 
 
 def encode_error(code: str, message: str) -> bytes:
-    text, tag = message.encode(), code.encode()
+    """An ERROR reply. The message is made one line here, for every error: it can quote the sender's
+    own text (an event name, a JSON error), and the shims put it into a one-line reason."""
+    text, tag = " ".join(message.split()).encode("utf-8", "replace"), code.encode()
     return _REPLY_PREFIX.pack(REPLY_MAGIC, VERSION, Status.ERROR, 0, len(text), len(tag)) + text + tag
 
 

@@ -46,13 +46,13 @@ from typing import Any
 
 import structlog
 
-from hookd.assembly import build_pipeline, load_engine, ready
-from hookd.audit.ids import DecisionIds
+from hookd.assembly import build_pipeline, load_engine
+from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
-from hookd.config import MAX_WORKERS, Config
+from hookd.config import Config
 from hookd.errors import HookdError, Unavailable
 from hookd.metrics import DecisionMetrics
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -66,11 +66,6 @@ STATS_EVERY_S = 1.0
 STOP_TIMEOUT_S = 10.0
 UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
 _PR_SET_PDEATHSIG = 1
-
-
-def decision_ids(index: int, workers: int) -> DecisionIds:
-    """Process `index`'s decision ids (the daemon is 0): distinct across processes when there are several."""
-    return DecisionIds(index, MAX_WORKERS) if workers > 1 else DecisionIds()
 
 
 @dataclass(eq=False)
@@ -369,13 +364,13 @@ class Worker:
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
             try:
-                await ready(engine)  # closes the engine when it cannot start
+                await engine.ready()  # closes the engine when it cannot start
             except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
             previous = self.engines.swap(engine)
             await self.engines.retire(previous)
-            log.info("worker_reloaded", worker=self.index, revision=engine.describe().get("revision"))
+            log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
 
 
 def _line(message: dict[str, Any]) -> bytes:
@@ -393,7 +388,7 @@ def die_with(parent: int) -> bool:
 def main(argv: list[str]) -> int:
     import uvloop
 
-    from hookd.app import configure_logging
+    from hookd.logs import configure_logging
 
     index, listen_fd, channel_fd, parent = (int(a) for a in argv)
     if not die_with(parent):

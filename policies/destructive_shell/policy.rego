@@ -101,6 +101,63 @@ ask contains {"id": "unparsable-shell", "reason": "hookd received no parsed form
 	_shell
 }
 
+# What runs is not on the command line: a command word built by a substitution or a variable not
+# set on the line (`$(echo rm) -rf ~`, `${SHELL:-bash} -c …`), `eval`/`source` of one.
+ask contains {"id": "dynamic-command", "reason": reason} if {
+	some c in input.shell.commands
+	_dynamic_program(c)
+	_shell
+	reason := sprintf("the program %q is only known when the shell runs it; review it before it runs", [concat(" ", c.argv)])
+}
+
+_dynamic_program(c) if contains(c.argv[0], "$")
+
+_dynamic_program(c) if contains(c.argv[0], "`")
+
+_dynamic_program(c) if {
+	c.name in {"eval", "source", "."}
+	some tok in array.slice(c.argv, 1, count(c.argv))
+	true in [contains(tok, "$"), contains(tok, "`")]
+}
+
+# Inline interpreter code (input.shell.commands[].inline): Python is read with its own parser and its
+# effects are commands judged as such; what it builds at run time (exec, eval, …) or code in a language
+# without a parser here is asked when it can reach the system (data.destructive_shell.inline_capabilities,
+# a regex per language: configurable, "" for a language asks for all of its inline code).
+ask contains {"id": "inline-code", "reason": reason} if {
+	some c in input.shell.commands
+	c.inline
+	_inline_risky(c.inline)
+	_shell
+	reason := sprintf("%s code run inline (%s) does things hookd cannot follow; review it before it runs", [c.inline.language, c.name])
+}
+
+_inline_risky(code) if {
+	code.language == "python"
+	code.dynamic == true
+}
+
+_inline_risky(code) if {
+	code.language != "python"
+	pattern := object.get(_cfg.inline_capabilities, code.language, "")
+	true in [pattern == "", regex.match(pattern, code.code)] # any of
+}
+
+# Deferred execution: at/batch/crontab run a script later, outside this session's hooks. Their script is
+# judged too when the line shows it; the scheduling itself is asked.
+ask contains {"id": "deferred-exec", "reason": reason} if {
+	some c in input.shell.commands
+	c.name in {"at", "batch", "crontab"}
+	not _lists_only(c)
+	_shell
+	reason := sprintf("%q schedules commands to run later, outside the guard's view; review it", [concat(" ", c.argv)])
+}
+
+_lists_only(c) if {
+	some tok in c.argv
+	tok in {"-l", "-q"}
+}
+
 _parse_error_text := input.shell.error if {
 	is_string(input.shell.error)
 	input.shell.error != ""
@@ -203,10 +260,20 @@ _rm_class(a) := "root" if {
 } else := "outside-project" if {
 	not a.in_project == true
 	not _unresolved(a)
+	not _scratch(_target(a))
 } else := "outside-project" if {
 	# `/tmp/$X`: the variable part is unknown, but the fixed part is already outside the project
 	_unresolved(a)
 	_dynamic_outside(a)
+}
+
+# Scratch space below /tmp and /var/tmp (not the directories themselves, and not hookd's own
+# /tmp/hookd-<uid>, which protected_paths guards): build dirs and clones agents clean up every day.
+_scratch(p) if {
+	some prefix in ["/tmp/", "/var/tmp/", "/private/tmp/"]
+	startswith(p, prefix)
+	count(p) > count(prefix)
+	not startswith(p, "/tmp/hookd-")
 }
 
 _rm_ids := {

@@ -292,6 +292,15 @@ _stops(c) if {
 	tok in {"stop", "disable", "mask", "kill", "restart", "unload", "bootout", "remove"}
 }
 
+# `hookd uninstall` (or `hookd install --remove`-like forms): the agent taking its own guard away.
+_named_deny contains {"id": "hookd-tamper", "reason": reason} if {
+	some c in input.shell.commands
+	c.name == "hookd"
+	some tok in c.argv
+	tok in {"uninstall", "stop", "--remove"}
+	reason := sprintf("%q is blocked: it would remove or stop hookd, the guard of this session", [concat(" ", c.argv)])
+}
+
 _named_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	some c in input.shell.commands
 	c.name in {"kill", "pkill", "killall", "systemctl", "service", "launchctl"} # cheap gate

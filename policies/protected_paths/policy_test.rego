@@ -456,7 +456,7 @@ test_watched_programs if {
 			name in data.protected_paths.watched_programs
 		}
 	}
-	every name in ["dd", "kill", "pkill", "killall", "systemctl", "service", "launchctl"] {
+	every name in ["dd", "kill", "pkill", "killall", "systemctl", "service", "launchctl", "hookd"] {
 		name in data.protected_paths.watched_programs
 	}
 }

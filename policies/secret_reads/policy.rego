@@ -57,12 +57,84 @@ deny contains v if {
 	some v in _named_deny
 }
 
-# The readers (cat, grep, head, ...) read every argument.
+# The readers (cat, grep, head, ...) read every argument but a pattern or program given first
+# (grep PATTERN, awk PROGRAM, jq FILTER: pattern_first in data.json, unless -e/-f gives it).
 _named_deny contains {"id": m.id, "reason": _reason(a.path, c.name, m)} if {
 	some c in input.shell.commands
 	c.name in data.secret_reads.readers
-	some a in c.args
+	some a in _read_args(c)
 	some m in _secret(a.path)
+}
+
+_read_args(c) := array.slice(c.args, 1, count(c.args)) if {
+	options := data.secret_reads.pattern_first[c.name]
+	not _pattern_given(c, options)
+} else := c.args
+
+_pattern_given(c, options) if {
+	some tok in c.argv
+	some o in options
+	startswith(tok, o)
+}
+
+# A recursive search over a home, an ancestor of one, or / (grep -r, rg, ag, ack): it reads every
+# secret there (~/.ssh, ~/.aws, every project's .env) whatever its pattern.
+_named_deny contains {"id": "search-home", "reason": reason} if {
+	some c in input.shell.commands
+	c.name in data.secret_reads.recursive_searchers
+	_recursive(c)
+	some a in c.args
+	_home_or_above(a.path)
+	reason := sprintf("searching %s recursively with %s is blocked: it reads the secrets there (keys, credentials, .env files)", [a.path, c.name])
+}
+
+_recursive(c) if c.name in {"rg", "ag", "ack"}
+
+_recursive(c) if {
+	some tok in c.argv
+	true in [tok == "--recursive", tok == "--dereference-recursive", regex.match(`^-[a-zA-Z]*[rR]`, tok)]
+}
+
+# An archive of a home, an ancestor of one, or / (tar c, zip -r, 7z a): it copies every secret there.
+_named_deny contains {"id": "archive-home", "reason": reason} if {
+	some c in input.shell.commands
+	c.name in {"tar", "zip", "7z", "rsync"}
+	some a in c.args
+	_home_or_above(a.path)
+	not _extracts(c)
+	reason := sprintf("archiving %s with %s is blocked: it copies the secrets there (keys, credentials, .env files)", [a.path, c.name])
+}
+
+_extracts(c) if {
+	c.name == "tar"
+	regex.match(`^-?[a-zA-Z]*[xt]`, c.argv[1]) # the mode cluster: `tar xzf`, `tar -tf`
+}
+
+_extracts(c) if {
+	c.name == "tar"
+	some tok in array.slice(c.argv, 1, count(c.argv))
+	true in [regex.match(`^-[a-zA-Z]*[xt]`, tok), tok in {"--extract", "--get", "--list"}]
+}
+
+_home_or_above(p) if p == "/"
+
+_home_or_above(p) if {
+	home := trim_suffix(input.home, "/")
+	true in [p == home, startswith(home, concat("", [p, "/"])), p == "/home", p == "/Users", p == "/root"]
+}
+
+# git show REV:PATH, git cat-file -p REV:PATH: a secret read out of the history.
+deny contains {"id": m.id, "reason": _reason(path, "git show", m)} if {
+	some c in input.shell.commands
+	c.name == "git"
+	count(c.argv) > 2
+	c.argv[1] in {"show", "cat-file"}
+	some tok in array.slice(c.argv, 2, count(c.argv))
+	contains(tok, ":")
+	path := _resolve(substring(tok, indexof(tok, ":") + 1, -1))
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some m in _secret(path)
 }
 
 # The copying and uploading programs and dd, behind one more test (cat, grep never get further):
@@ -192,9 +264,9 @@ _secret_named(p) := ({m |
 
 # `.env*`, `id_*`, `*.pem` in a glob: secret when the pattern could match a secret name there
 _secret_glob(p) := {m |
-	true in [contains(p, "*"), contains(p, "?"), contains(p, "["), contains(p, "{")] # cheap gate
+	true in [contains(p, "*"), contains(p, "?"), contains(p, "[")] # cheap gate; `{a,b}` the parser expanded
 	b := _basename(p)
-	regex.match(`[*?\[{]`, b)
+	regex.match(`[*?\[]`, b)
 	not regex.match(`^[*?.]*$`, b)
 	re := _glob_regex(b)
 	some sample in _cfg.glob_samples

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from hookd.assembly import ENRICHERS
 from hookd.dialects.gemini import GeminiDialect
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
-from hookd.engines.rego_opa import RegoOpaEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.engines.rego.opa import RegoOpaEngine
 from hookd.errors import EngineError
 from hookd.types import Caller, Deadline, EngineRequest, HookRequest, Verdict
 

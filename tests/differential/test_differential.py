@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from opa_server import running_opa
 
 from hookd.config import OpaConfig
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
-from hookd.engines.rego_opa import RegoOpaEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.engines.rego.opa import RegoOpaEngine
 
 INPUTS = 1200  # generated; every one that the Gemini dialect accepts is compared (at least 1,000)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from opa_server import OpaServer, running_opa
 
-from hookd.engines.rego_embedded import new_engine
+from hookd.engines.rego.policyset import new_engine
 
 ERROR, UNDEFINED = "<error>", "<undefined>"
 

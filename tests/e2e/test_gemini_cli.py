@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 
-from support import DEMO_POLICIES, RunningDaemon, require, start_daemon, trace_shim_config
+from support import DEMO_POLICIES, ROOT, RunningDaemon, require, start_daemon, trace_shim_config
 
 pytestmark = pytest.mark.e2e
 
@@ -402,6 +402,51 @@ def test_before_tool_selection_restricts_the_request_to_read_file(
     control = any_tool_run.failed_request()
     assert "toolConfig" not in control["config"], control["config"].get("toolConfig")
     assert [(d["decision"], verdicts(d)) for d in any_tool_run.events("BeforeToolSelection")] == [("allow", [])]
+
+
+@pytest.fixture(scope="module")
+def default_policies_hookd(gemini: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
+    """A daemon serving the shipped default policies (policies/), not the demo ones."""
+    runtime_dir = short_runtime_dir()
+    daemon = start_daemon(
+        tmp_path_factory.mktemp("defaults"), ROOT / "policies", daemon_config(runtime_dir), runtime_dir
+    )
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+        shutil.rmtree(runtime_dir.parent, ignore_errors=True)
+
+
+def test_a_write_through_a_link_made_on_the_same_line_is_denied(
+    default_policies_hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Issue 17: `ln -s ~/.ssh s && printf … >> s/authorized_keys` was allowed and the key was written,
+    # because the path was resolved before the link existed.
+    workspace = workspace_for(default_policies_hookd, tmp_path_factory.mktemp("link"))
+    (workspace.home / ".ssh").mkdir(mode=0o700)
+    run = run_gemini(workspace, "Add the deploy key.", SCRIPTS / "link-attack.responses", default_policies_hookd)
+    assert run.returncode == 0, run.report
+    assert not (workspace.home / ".ssh" / "authorized_keys").exists(), run.report
+    attack, control = run.events("BeforeTool")
+    assert attack["decision"] == "deny" and "deny:hookd.protected_paths:ssh-dir" in verdicts(attack), run.report
+    # Control: the shell tool ran the next, harmless command of the same turn.
+    assert run.file("shell-ran.txt") == "ran", run.report
+    assert control["decision"] == "allow", run.report
+
+
+def test_a_secret_split_across_streamed_chunks_stops_the_turn(
+    default_policies_hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Issue 17: AfterModel sees one streamed chunk at a time; the default policies see the text streamed
+    # so far (hookd.enrich.stream), so the chunk that completes a private key stops the turn.
+    workspace = workspace_for(default_policies_hookd, tmp_path_factory.mktemp("stream"))
+    run = run_gemini(workspace, "Show me the deploy key.", SCRIPTS / "split-secret.responses", default_policies_hookd)
+    assert "b3BlbnNzaC1rZXktdjE" not in run.stdout + run.stderr, run.report
+    first, second = run.events("AfterModel")[:2]
+    assert first["decision"] == "allow", run.report  # half a key is not a key
+    assert second["decision"] == "halt", run.report
+    assert verdicts(second) == ["halt:hookd.model_secrets:private-key"], run.report
 
 
 @pytest.fixture(scope="module")

@@ -145,6 +145,17 @@ class TestFramesAndLimits:
         assert (reply.status, reply.stderr) == (wire.Status.ERROR, b"bad-header")
         assert reply.stdout == b"frame header is not valid JSON: nested too deeply"
 
+    def test_a_deeply_nested_payload_is_refused_and_every_decision_is_logged(self, daemon: RunningDaemon) -> None:
+        # 500 levels parse, but the decision log's masking walk then failed: a decision with no record.
+        header = {"client": "gemini", "event": "BeforeTool", "cwd": "/", "ppid": 1, "env": {}}
+        deep = json.dumps(write_payload("a.txt")).encode()[:-1] + b',"x":' + b"[" * 500 + b"]" * 500 + b"}"
+        reply = decode(send_frame(daemon.socket, wire.encode_request(header, deep)))
+        assert (reply.status, reply.stderr) == (wire.Status.ERROR, b"bad-payload")
+        assert reply.stdout == b"hook payload is not valid JSON: nested more than 100 levels deep"
+        assert decode(send_frame(daemon.socket, wire.encode_request(header, json.dumps(write_payload("b")).encode())))
+        assert len(daemon.decisions(at_least=1)) == 1
+        assert "decision_log_record_failed" not in daemon.log()
+
     def test_nan_and_infinity_in_a_payload_are_refused_and_never_logged(self, daemon: RunningDaemon) -> None:
         header = {"client": "gemini", "event": "BeforeTool", "cwd": "/", "ppid": 1, "env": {}}
         for number in (b"NaN", b"Infinity", b"-Infinity"):

@@ -189,22 +189,6 @@ def test_loopback_hosts_are_served(endpoint: Endpoint, host: str) -> None:
     assert raw_exchange(endpoint, head + body).startswith(b"HTTP/1.1 200 ")
 
 
-HOLD = """
-import socket, sys, time
-port, count = int(sys.argv[1]), int(sys.argv[2])
-held, refused = [], 0
-for _ in range(count):
-    conn = socket.create_connection(("127.0.0.1", port), timeout=10)
-    conn.settimeout(0.5)
-    try:
-        refused += conn.recv(100).startswith(b"HTTP/1.1 503 ")
-    except TimeoutError:
-        held.append(conn)  # admitted: it waits for a request head that never comes
-print(len(held), refused, flush=True)
-time.sleep(60)
-"""
-
-
 def test_another_user_cannot_hold_every_connection(endpoint: Endpoint) -> None:
     import shutil
     import subprocess
@@ -212,8 +196,9 @@ def test_another_user_cannot_hold_every_connection(endpoint: Endpoint) -> None:
     from support import require
 
     require(os.getuid() == 0 and shutil.which("setpriv") is not None, "root and setpriv (to become nobody)")
-    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3.11", "-c", HOLD]
-    with subprocess.Popen([*drop, str(endpoint.port), "40"], stdout=subprocess.PIPE, text=True) as attacker:
+    from http_attacks import DROP, HOLD
+
+    with subprocess.Popen([*DROP, HOLD, str(endpoint.port), "40"], stdout=subprocess.PIPE, text=True) as attacker:
         try:
             assert attacker.stdout is not None
             assert attacker.stdout.readline().split() == ["32", "8"]  # 32 held, the 8 over its share refused

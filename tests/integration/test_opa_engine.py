@@ -13,8 +13,8 @@ import pytest
 from opa_server import OpaServer, running_opa
 
 from hookd.config import OpaConfig
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
-from hookd.engines.rego_opa import RegoOpaEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.engines.rego.opa import RegoOpaEngine
 from hookd.errors import EngineError, PolicyLoadError
 from hookd.types import Deadline, EngineRequest
 

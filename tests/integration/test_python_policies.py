@@ -19,7 +19,16 @@ from pathlib import Path
 import pytest
 
 from hookd import wire
-from support import RunningDaemon, gemini_payload, require, run_shim, send_frame, start_daemon, wait_for_socket
+from support import (
+    RunningDaemon,
+    eventually,
+    gemini_payload,
+    require,
+    run_shim,
+    send_frame,
+    start_daemon,
+    wait_for_socket,
+)
 
 HOOKD = [sys.executable, "-m", "hookd"]
 POLICY = """
@@ -135,14 +144,15 @@ def test_reloads_under_load_fail_no_request_and_retire_the_old_workers(daemon: R
         thread.start()
     try:
         for version in ("v2", "v3"):
-            time.sleep(0.4)
+            seen = len(replies)
+            eventually(lambda seen=seen: len(replies) >= seen + 5, timeout=30, what="requests on the serving set")
             write_policies(policies, version)
             daemon.proc.send_signal(signal.SIGHUP)  # the second may come while the first still starts workers
         end = time.monotonic() + 30
         while daemon.log().count('"event": "reloaded"') < 2:
             assert time.monotonic() < end, daemon.log()
             time.sleep(0.05)
-        time.sleep(0.3)  # a few requests on the v3 workers
+        eventually(lambda: replies and replies[-1].startswith("no pushing, v3"), timeout=30, what="v3 serving")
     finally:
         stop.set()
         for thread in threads:

@@ -8,7 +8,6 @@ import re
 import shutil
 import socket
 import threading
-import time
 from pathlib import Path
 
 import grpc
@@ -16,7 +15,7 @@ import grpc
 from hookd import wire
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
-from support import DEMO_POLICIES, gemini_payload, start_daemon
+from support import DEMO_POLICIES, eventually, gemini_payload, start_daemon
 
 TIMEOUT = 30
 CLIENTS = 4
@@ -63,10 +62,12 @@ def test_reloads_under_load_fail_no_decision(tmp_path: Path) -> None:
         with grpc.insecure_channel(f"unix:{daemon.control_socket}") as chan:
             control = hookd_pb2_grpc.ControlStub(chan)
             for i in range(10):
-                time.sleep(0.1)
+                seen = len(replies)
+                eventually(lambda seen=seen: len(replies) > seen, timeout=TIMEOUT, what="decisions between reloads")
                 rego.write_text(allowing + ("\nthis is not rego\n" if i == 5 else DENY_OTHER if i % 2 == 0 else ""))
                 results.append(control.Reload(pb.ReloadRequest(), timeout=TIMEOUT))
-            time.sleep(0.1)
+            seen = len(replies)
+            eventually(lambda: len(replies) > seen, timeout=TIMEOUT, what="decisions after the last reload")
             stop.set()
             for thread in threads:
                 thread.join(timeout=TIMEOUT)

@@ -109,3 +109,54 @@ def test_monitor_layer_and_shadow_set_are_recorded_and_counted_never_enforced(tm
     assert value("hookd_shadow_evaluations_total") == 3
     assert value("hookd_shadow_disagreements_total", transition="deny-to-allow") == 1
     assert value("hookd_shadow_disagreements_total", transition="allow-to-deny") == 1
+
+
+def test_bundles_fetched_in_monitor_and_shadow_mode_are_recorded_never_enforced(tmp_path: Path) -> None:
+    from bundle_support import BundleServer, make_key, named, policy_dir, start, wait_for
+
+    from hookd.bundle.build import build
+    from hookd.bundle.signing import Key
+
+    key = make_key("RS256")
+    pub = key.write(tmp_path / "keys")[1]
+    signing = Key(key.algorithm, key.private)
+    no_shred = (
+        'deny contains {"id": "no-shred", "reason": "no"} if { some c in input.shell.commands; c.name == "shred" }'
+    )
+    watched = (
+        'deny contains {"id": "watched", "reason": "would refuse"} if endswith(input.tool.input.file_path, "w.txt")'
+    )
+    bundles = {  # name: (package, rules, mode line); the shadow owns the same root as the bundle it replaces
+        "acme": ("org", no_shred, ""),
+        "acme-next": ("org", "", 'mode = "shadow"\nreplaces = "acme"\n'),
+        "watch": ("watch", watched, 'mode = "monitor"\n'),
+    }
+    server = BundleServer()
+    config = f'[keys.org]\nalgorithm = "RS256"\nkey_file = "{pub}"\n'
+    for name, (package, rules, mode) in bundles.items():
+        source = policy_dir(tmp_path / f"src-{name}", package, rules or "default allow := true")
+        server.publish(f"{name}.tar.gz", build(source, revision=f"{name}-1", roots=[f"hookd/{package}"], key=signing))
+        config += f'\n[bundles.{name}]\nurl = "{server.url(name + ".tar.gz")}"\nkey = "org"\n{mode}'
+    daemon = start(tmp_path, DEMO_POLICIES, config=config)
+    try:
+        for name in bundles:
+            wait_for(daemon, named("bundle_activated", source=name))
+        shell = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": "shred x"})
+        write_w = write("w.txt", tmp_path)
+        answers = [json.loads(run_shim(daemon.socket, "BeforeTool", p).stdout or b"{}") for p in (shell, write_w)]
+        rm, watched_write = daemon.decisions(at_least=2)[-2:]
+        status = json.loads(hookd(daemon, "status", "--json"))
+    finally:
+        assert daemon.stop() == 0
+        server.close()
+
+    assert answers[0]["decision"] == "deny" and answers[1].get("decision", "allow") == "allow"
+    assert rm["shadow"]["transition"] == "deny-to-allow", (rm["shadow"], rm["verdicts"])
+    assert rm["shadow"]["enforced_rules"] == ["hookd.org:no-shred"]
+    assert watched_write["decision"] == "allow"
+    assert next(m for m in watched_write["monitor"] if m["layer"] == "watch")["rules"] == ["hookd.watch:watched"]
+    modes = {p["name"]: (p["mode"], p["replaces"]) for p in status["policy_sets"]}
+    assert modes["acme"] == ("enforce", "") and modes["watch"] == ("monitor", "")
+    assert modes["acme-next"] == ("shadow", "acme")
+    assert status["rollout"]["shadow"] == "acme-next"
+    assert int(status["rollout"]["disagreements"]["deny-to-allow"]) == 1

@@ -13,8 +13,8 @@ import pytest
 
 from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, bundled_policies_dir
-from hookd.pipeline import Handled, Pipeline
-from hookd.types import Caller, Deadline, HookRequest
+from hookd.pipeline import Pipeline
+from hookd.types import Caller, Deadline, Handled, HookRequest
 
 HOME = "/home/alice"
 PROJECT = "/home/alice/proj"

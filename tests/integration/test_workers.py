@@ -11,6 +11,7 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import grpc
 from bundle_support import events
@@ -31,10 +32,9 @@ from hookd import wire
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
 from hookd.workers import UNACKED_LIMIT
-from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, start_daemon
+from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, eventually, gemini_payload, start_daemon
 
 TIMEOUT = 30
-STATS_SETTLE_S = 2.5
 WORKERS = "[daemon]\nworkers = 2\n"
 DENY_OTHER = '\ndeny contains {"id": "no-other", "reason": "no"} if {\n\tinput.tool.input.file_path == "other.txt"\n}\n'
 
@@ -187,8 +187,13 @@ def test_with_a_tiny_queue_every_decision_is_written_or_counted_in_a_gap(tmp_pat
     wait_for_log(daemon, '"worker_serving"')
     try:
         many(daemon, write("secret.txt"), 300)
-        time.sleep(STATS_SETTLE_S)  # the worker reports its drops with its counts, each second
-        lines = [json.loads(x) for x in daemon.decision_log.read_text().splitlines()]
+
+        def accounted() -> list[dict[str, Any]]:  # the worker reports its drops with its counts, each second
+            lines = [json.loads(x) for x in daemon.decision_log.read_text().splitlines()]
+            decided = sum(1 for r in lines if r["type"] == "decision")
+            return lines if decided + sum(r["dropped"] for r in lines if r["type"] == "gap") >= 300 else []
+
+        lines = eventually(accounted, timeout=30, what="every decision written or counted in a gap")
     finally:
         daemon.stop()
     decided = sum(1 for r in lines if r["type"] == "decision")

@@ -1,4 +1,4 @@
-"""Pipeline.handle end to end with the real Gemini dialect and a StaticEngine defined here."""
+"""Pipeline.handle end to end with the real Gemini dialect and hookd.testing's StaticEngine."""
 
 from __future__ import annotations
 
@@ -11,17 +11,19 @@ from typing import Any
 
 import pytest
 
+from hookd.audit.ids import DecisionIds
 from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError
-from hookd.pipeline import AskPolicy, EngineHolder, Handled, Pipeline
+from hookd.pipeline import AskPolicy, EngineHolder, Pipeline
+from hookd.testing import StaticEngine
 from hookd.types import (
-    JSON,
     Caller,
     Deadline,
     EngineRequest,
     Event,
     FailMode,
+    Handled,
     HookRequest,
     NormalisedEvent,
     Outcome,
@@ -41,30 +43,6 @@ FIELDS: dict[str, dict[str, Any]] = {
     "BeforeAgent": {"prompt": "hi"},
     "AfterAgent": {"prompt": "hi", "prompt_response": "hello", "stop_hook_active": False},
 }
-
-
-class StaticEngine:
-    """Returns the given verdicts, or raises the given error; records what it was asked."""
-
-    name = "static"
-
-    def __init__(self, verdicts: Sequence[Verdict] = (), error: Exception | None = None) -> None:
-        self.verdicts = list(verdicts)
-        self.error = error
-        self.requests: list[EngineRequest] = []
-        self.closed = False
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        self.requests.append(request)
-        if self.error is not None:
-            raise self.error
-        return self.verdicts
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-    def describe(self) -> Mapping[str, JSON]:
-        return {"engine": self.name, "revision": "static", "packages": 0}
 
 
 class Probe:
@@ -310,7 +288,7 @@ def test_reply_notes_are_added_to_the_decision() -> None:
 def test_reload_swaps_the_engine() -> None:
     old = StaticEngine()
     holder = EngineHolder(old)
-    p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None))
+    p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None), DecisionIds())
     holder.current = StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")])
     assert handle(p, request("BeforeTool")).decision.outcome is Outcome.DENY
     assert old.requests == []
@@ -371,7 +349,13 @@ def test_an_allow_has_an_id_too_but_prints_nothing() -> None:
 
 def test_default_ids_are_sixteen_hex_digits_and_time_ordered() -> None:
     p = Pipeline(
-        {"gemini": GeminiDialect()}, (), EngineHolder(StaticEngine()), DEFAULT_FAIL_MODES, AskPolicy(), Probe(None)
+        {"gemini": GeminiDialect()},
+        (),
+        EngineHolder(StaticEngine()),
+        DEFAULT_FAIL_MODES,
+        AskPolicy(),
+        Probe(None),
+        DecisionIds(),
     )
     ids = [handle(p, request("BeforeAgent")).decision_id for _ in range(50)]
     assert all(len(i) == 16 and int(i, 16) >= 0 for i in ids)

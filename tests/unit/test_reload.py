@@ -7,7 +7,7 @@ import asyncio
 import json
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -16,32 +16,9 @@ import uvloop
 from hookd.app import Daemon
 from hookd.config import Config, DaemonConfig, LogConfig
 from hookd.pipeline import EngineHolder
-from hookd.types import JSON, Caller, Deadline, Engine, EngineRequest, HookRequest, Outcome, Verdict
-from support import DEMO_POLICIES, gemini_payload
-
-
-class GatedEngine:
-    """A real engine behind a gate: `evaluate` waits until the test opens it. Records when it was closed."""
-
-    def __init__(self, inner: Engine) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.entered = asyncio.Event()
-        self.gate = asyncio.Event()
-        self.closed = False
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        self.entered.set()
-        await self.gate.wait()
-        assert not self.closed, "evaluated on a closed engine"
-        return await self.inner.evaluate(request)
-
-    async def aclose(self) -> None:
-        self.closed = True
-        await self.inner.aclose()
-
-    def describe(self) -> Mapping[str, JSON]:
-        return self.inner.describe()
+from hookd.testing import StaticEngine
+from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
+from support import DEMO_POLICIES, eventually_async, gemini_payload, settle
 
 
 def request(file_path: str) -> HookRequest:
@@ -86,7 +63,7 @@ def deny_other_txt(rego: Path) -> None:
 
 def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> None:
-        gated = GatedEngine(daemon.engines.current)
+        gated = StaticEngine(serve=daemon.engines.current, gated=True)
         daemon.engines.swap(gated)
         in_flight = asyncio.create_task(daemon.handle(request("other.txt")))
         await gated.entered.wait()
@@ -96,17 +73,14 @@ def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp
         assert daemon.engines.current is not gated
         # the new policies serve the next request at once ...
         assert (await daemon.pipeline.handle(request("other.txt"))).decision.outcome is Outcome.DENY
-        await asyncio.sleep(0.05)
+        await settle()
+        assert daemon.engines.in_use(gated) == 1
         assert not gated.closed  # ... while the old engine is still in use
         gated.gate.set()
         handled = await daemon.pipeline.handle(request("fine.txt"))
         reply = await in_flight
         assert reply.stdout == b""  # decided by the old policies, which allow other.txt
-        for _ in range(100):
-            if gated.closed:
-                break
-            await asyncio.sleep(0.01)
-        assert gated.closed
+        await eventually_async(lambda: gated.closed, what="the old engine closed")
         assert daemon.engines.in_use(gated) == 0
         assert handled.engine is daemon.engines.current
 
@@ -115,17 +89,16 @@ def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp
 
 def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_serving(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> None:
-        serving = GatedEngine(daemon.engines.current)
-        serving.gate.set()
+        serving = StaticEngine(serve=daemon.engines.current)
         daemon.engines.swap(serving)
         rego.write_text(rego.read_text() + "\nthis is not rego\n")
         result = await daemon.reload()
         assert not result.ok
         assert "policy.rego" in result.error
-        assert result.revision == result.previous == serving.describe()["revision"]
+        assert result.revision == result.previous == serving.status().revision
         assert daemon.engines.current is serving
         assert (await daemon.pipeline.handle(request("secret.txt"))).decision.outcome is Outcome.DENY
-        await asyncio.sleep(0.05)
+        await settle()
         assert not serving.closed
         assert (daemon.reloads, daemon.reload_failures) == (0, 1)
 
@@ -134,7 +107,7 @@ def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_servin
 
 def test_shutdown_closes_the_serving_engine(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> bool:
-        serving = GatedEngine(daemon.engines.current)
+        serving = StaticEngine(serve=daemon.engines.current)
         daemon.engines.swap(serving)
         await daemon.close_engines()
         return serving.closed

@@ -74,7 +74,24 @@ class TestHeader:
             wire.check_payload(b'{"tool_input":{"n":' + number + b"}}")
         assert caught.value.code == "bad-payload"
 
-    @pytest.mark.parametrize("payload", [b'{"s":"NaN Infinity"}', b"{not json NaN", b'{"n":1e999}', b""])
+    @pytest.mark.parametrize("depth", [101, 500, 100_000])
+    def test_payloads_nested_past_the_limit_are_refused(self, depth: int) -> None:
+        with pytest.raises(FrameError, match="nested") as caught:
+            wire.check_payload(b'{"a":' + b"[" * (depth - 1) + b"]" * (depth - 1) + b"}")
+        assert caught.value.code == "bad-payload"
+
+    @pytest.mark.parametrize(
+        "payload",
+        [
+            b'{"s":"NaN Infinity"}',
+            b"{not json NaN",
+            b'{"n":1e999}',
+            b"",
+            b'{"a":' + b"[" * 99 + b"]" * 99 + b"}",  # at the limit
+            b'{"s":"' + b"[" * 5000 + b'"}',  # brackets in a string are not nesting
+            b'{"a":[' + b"{}," * 5000 + b"{}]}",  # many, side by side
+        ],
+    )
     def test_payloads_the_check_leaves_to_the_dialect(self, payload: bytes) -> None:
         wire.check_payload(payload)  # the words in strings, or not JSON at all (the dialect's error)
 
@@ -92,6 +109,11 @@ class TestReply:
     def test_error_reply_carries_message_and_code(self) -> None:
         reply = wire.decode_reply(wire.encode_error("deadline", "too slow"))
         assert (reply.status, reply.stdout, reply.stderr) == (wire.Status.ERROR, b"too slow", b"deadline")
+
+    def test_an_error_message_is_one_line_whatever_it_quotes(self) -> None:
+        # A dialect's message can quote the sender's text (an event name with a newline, found by the fuzzer).
+        reply = wire.decode_reply(wire.encode_error("bad-payload", "event 'a\nb\u2028c'\r\n  not known"))
+        assert reply.stdout == b"event 'a b c' not known"
 
     def test_truncated_reply_is_refused(self) -> None:
         with pytest.raises(FrameError):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from hookd.config import MAX_WORKERS
+
 
 class DecisionIds:
     """16 hex digits: 48 bits of Unix time in milliseconds, then a 16-bit sequence within the millisecond.
@@ -35,3 +37,8 @@ class DecisionIds:
 def id_time_ms(decision_id: str) -> int:
     """The Unix time in ms at which the id was made."""
     return int(decision_id, 16) >> 16
+
+
+def decision_ids(index: int, workers: int) -> DecisionIds:
+    """Process `index`'s decision ids (the daemon is 0): distinct across processes when there are several."""
+    return DecisionIds(index, MAX_WORKERS) if workers > 1 else DecisionIds()

@@ -1,4 +1,5 @@
-"""Decision log records: what the hot path hands over (`Pending`), and the record built from it.
+"""Decision log records: what the hot path hands over (`Pending`), the record built from it, and the record
+as written (`Logged`).
 
 The hot path only wraps its `Handled` in a `Pending` (three references); the writer task builds the
 record (masking the input, rendering time) off the hot path. docs/decision-log.md lists the fields.
@@ -11,14 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookd.audit.mask import Masker
-from hookd.pipeline import Handled
+from hookd.policy.layers import USER_LAYER
 from hookd.rollout.record import observed_fields
-from hookd.types import JSON
+from hookd.types import JSON, Handled
 
 if TYPE_CHECKING:
     from hookd.rollout.observe import Observed
-
-DEFAULT_POLICY_SET = "default"  # the user's policy directory (daemon.policies); bundles go by their names
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +28,16 @@ class Pending:
     time: float  # time.time() when the decision was made
     via: str  # "socket" (the hook socket) or "grpc" (the Decide call)
     observed: Observed | None = None  # what monitor and shadow layers would have decided (hookd.rollout)
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """One record as written: the fields (masked) and the exact line, with its place in the chain."""
+
+    record: dict[str, JSON]
+    seq: int
+    line: str
+    hash: str = ""
 
 
 def rfc3339(at: float) -> str:
@@ -45,11 +54,8 @@ def revisions(handled: Handled) -> dict[str, str]:
     directory as "default", each opted-in project as "project:ROOT"."""
     if handled.engine is None:
         return {}
-    described = handled.engine.describe()
-    layered = described.get("revisions")
-    if isinstance(layered, dict):
-        return {str(k): str(v) for k, v in layered.items()}
-    return {DEFAULT_POLICY_SET: str(described.get("revision", ""))}
+    status = handled.engine.status()
+    return dict(status.revisions) if status.revisions else {USER_LAYER: status.revision}
 
 
 def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:

@@ -18,17 +18,13 @@ import urllib.request
 import uuid
 from collections import deque
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import structlog
 
 from hookd import __version__, jsonstrict
-from hookd.audit.record import rfc3339
+from hookd.audit.record import Logged, rfc3339
 from hookd.config import ShipConfig
 from hookd.types import JSON
-
-if TYPE_CHECKING:
-    from hookd.audit.writer import Logged
 
 log = structlog.get_logger("hookd.audit.ship")
 

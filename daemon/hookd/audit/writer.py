@@ -27,7 +27,7 @@ import structlog
 
 from hookd.audit.chain import GENESIS, last_record, seal
 from hookd.audit.mask import Masker
-from hookd.audit.record import Pending, build_record, gap_record
+from hookd.audit.record import Logged, Pending, build_record, gap_record
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
 from hookd.config import LogConfig
@@ -123,16 +123,6 @@ def _last_byte(path: Path) -> bytes:
     with path.open("rb") as handle:
         handle.seek(-1, os.SEEK_END)
         return handle.read(1)
-
-
-@dataclass(frozen=True, slots=True)
-class Logged:
-    """One record as written: the fields (masked) and the exact line, with its place in the chain."""
-
-    record: dict[str, JSON]
-    seq: int
-    line: str
-    hash: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ from hookd.bundle.config import BundlesConfig, BundleSource
 from hookd.bundle.format import roots_overlap
 from hookd.bundle.load import Bundle, extract, open_bundle
 from hookd.bundle.store import BundleStore
-from hookd.engines.layered import Layer, Rank
 from hookd.errors import BundleError, HookdError, one_line
+from hookd.policy.layers import Layer, Rank
 from hookd.types import Engine
 
 Compile = Callable[[Path, bool], Engine]  # (policy directory, signed) -> engine; raises PolicyLoadError

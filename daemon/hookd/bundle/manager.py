@@ -175,15 +175,12 @@ class BundleManager:
 
 
 async def _ready(active: Active) -> None:
-    """Engines that start asynchronously (sandboxed Python workers) say `ready()`; one that cannot start
-    refuses the bundle like a compile error, and is closed."""
+    """Wait for engines that start asynchronously (sandboxed Python workers); one that cannot start refuses
+    the bundle like a compile error, and is closed."""
     engine = active.layer.engine
-    waiting = getattr(engine, "ready", None)
-    if waiting is None:
-        return
     try:
-        await waiting()
+        await engine.ready()
     except Exception as exc:
         with contextlib.suppress(Exception):
             await engine.aclose()
-        raise BundleError(f"policies do not start: {one_line(str(exc))}") from None
+        raise BundleError(f"policies do not start: {one_line(str(exc))}") from exc

@@ -13,7 +13,7 @@ from hookd.config import Config
 from hookd.errors import BundleError
 
 
-def add_bundle_parsers(sub: Any) -> None:
+def register(sub: Any) -> None:
     bundle = sub.add_parser("bundle", help="build, sign, verify and inspect policy bundles (OPA's format)")
     cmds = bundle.add_subparsers(dest="bundle_command", required=True, metavar="SUBCOMMAND")
 

@@ -1,4 +1,4 @@
-"""The `hookd` commands that work on this machine: serve, eval, test, install, uninstall."""
+"""The `hookd` commands that work on this machine: serve, eval, test, install, uninstall, shim, bench."""
 
 from __future__ import annotations
 
@@ -13,12 +13,89 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hookd.cli.output import print_evaluation
 from hookd.config import Config, check_opa
+from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.errors import DaemonError, DialectError, HookdError
 from hookd.types import Caller, Deadline, HookRequest
 
 if TYPE_CHECKING:
     from hookd.install import InstallPlan
+
+
+CLIENTS = tuple(AGENTS)
+SCOPES = tuple(dict.fromkeys(scope for spec in AGENTS.values() for scope in spec.install.scopes))
+
+
+def register(sub: Any) -> None:
+    serve = sub.add_parser("serve", help="run the daemon")
+    serve.set_defaults(run=cmd_serve)
+    serve.add_argument("--policies", help="policy directory (default: the bundled policies/)")
+    serve.add_argument("--runtime-dir", help="directory for the sockets (default: $XDG_RUNTIME_DIR/hookd)")
+    serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+
+    ev = sub.add_parser("eval", help="decide one payload from stdin without a daemon")
+    ev.set_defaults(run=cmd_eval)
+    ev.add_argument("--event", help="the client's hook event name (default: the payload's hook_event_name)")
+    ev.add_argument("--client", default=DEFAULT_AGENT, choices=CLIENTS)
+    ev.add_argument("--policies", help="policy directory (default: the configured one)")
+    ev.add_argument("--interactive", action="store_true", help="treat the session as interactive (ask is kept)")
+    ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument("--daemon", action="store_true", help="ask the running daemon (its policies, its pipeline)")
+    ev.add_argument("--runtime-dir", help="with --daemon: the daemon's socket directory (default: the configured one)")
+
+    test = sub.add_parser("test", help="run a policy directory's test_ rules and case files")
+    test.set_defaults(run=cmd_test)
+    test.add_argument("dir", nargs="?", help="policy directory (default: the configured one)")
+    test.add_argument("-v", "--verbose", action="store_true", help="list passing tests too")
+    test.add_argument(
+        "--engine", choices=("embedded", "opa"), help="who evaluates the Rego (default: daemon.engine of the config)"
+    )
+    test.add_argument(
+        "--opa-url", help="with --engine opa: this OPA server (default: a private `opa run --server` on 127.0.0.1)"
+    )
+
+    for name, text in (
+        ("install", "register hookd's shim as the agent's hook"),
+        ("uninstall", "remove it again"),
+    ):
+        cmd = sub.add_parser(name, help=text)
+        cmd.set_defaults(run=cmd_install if name == "install" else cmd_uninstall)
+        cmd.add_argument("--client", default=DEFAULT_AGENT, choices=CLIENTS)
+        cmd.add_argument("--scope", default="user", choices=SCOPES, help="the scopes each agent has: docs/install.md")
+        cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
+        if name == "install":
+            cmd.add_argument(
+                "--transport",
+                default="command",
+                choices=("command", "http"),
+                help="http: the agent's http hooks to hookd's HTTP endpoint, where it has them (Claude Code)",
+            )
+            cmd.add_argument(
+                "--shim",
+                default="auto",
+                choices=("auto", "native", "python"),
+                help="the hook command: the native shim (hookd shim build), the Python one, or native when built",
+            )
+            cmd.add_argument(
+                "--autostart",
+                action="store_true",
+                help="where no service manager runs: the shim starts `hookd serve` when no daemon answers",
+            )
+
+    shim = sub.add_parser("shim", help="build the native shim, or show where it is")
+    shim.set_defaults(run=cmd_shim)
+    shim_sub = shim.add_subparsers(dest="shim_command", required=True, metavar="SUBCOMMAND")
+    shim_build = shim_sub.add_parser("build", help="compile client_shim/hookd_shim.c into the data directory")
+    shim_build.add_argument("--cc", help="C compiler (default: $CC, then cc, gcc, clang)")
+    shim_build.add_argument("--out", help="directory for hookd-shim (default: $XDG_DATA_HOME/hookd/bin)")
+    shim_sub.add_parser("path", help="print where the native shim is (exit 1 when it is not built)")
+
+    # every argument after `bench` (--help too) goes to bench/run.py: see main()
+    bench = sub.add_parser(
+        "bench", add_help=False, help="run bench/run.py from the source checkout (hookd bench --help)"
+    )
+    bench.set_defaults(run=cmd_bench)
 
 
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
@@ -51,6 +128,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
 
         return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
     from hookd.assembly import build_pipeline, load_engine
+    from hookd.logs import quiet_logging
 
     quiet_logging()
     raw = sys.stdin.buffer.read()
@@ -92,23 +170,6 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
-def print_evaluation(result: dict[str, Any], *, as_json: bool) -> None:
-    """What `hookd eval` prints, with or without --daemon. The decision id is that of a dry run: it
-    appears in the reason as the agent would see it, but no decision log holds it."""
-    if as_json:
-        print(json.dumps(result, indent=2))
-        return
-    print(f"decision: {result['decision']}")
-    print(f"stdout:   {result['stdout'] or '(nothing)'}")
-    print(f"exit:     {result['exit_code']}")
-    print("verdicts:" + ("" if result["verdicts"] else " none"))
-    for v in result["verdicts"]:
-        print(f"  {v['kind']:8} {v['policy']}:{v['rule']}  {v['message']}")
-    for note in result["notes"]:
-        print(f"note:     {note}")
-    print(f"id:       {result['decision_id']} (a dry run: not in the decision log)")
-
-
 def _event_of(raw: bytes) -> str:
     try:
         payload = json.loads(raw)
@@ -121,6 +182,7 @@ def _event_of(raw: bytes) -> str:
 
 
 def cmd_test(args: argparse.Namespace, config: Config) -> int:
+    from hookd.logs import quiet_logging
     from hookd.policycorpus import figures
     from hookd.policytest import run_case_files, run_rego_tests, summarise
 
@@ -148,13 +210,6 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
     gaps = sum(r.status == "GAP" for r in results)
     print(f"{passed} passed, {failed} failed" + (f", {gaps} known gaps" if gaps else ""))
     return 1 if failed else 0
-
-
-def quiet_logging() -> None:
-    """Log lines of a one-shot command (a Python policy's traceback, say) go to stderr, never into its output."""
-    import structlog
-
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
 
 
 def shim_path() -> Path:

@@ -31,7 +31,7 @@ EVENTS = (
 Command = Callable[[argparse.Namespace, Config], int]
 
 
-def add_control_parsers(sub: Any) -> None:
+def register(sub: Any) -> None:
     """Register status, reload, policies, tail and log under the root parser's subcommands."""
 
     def control(name: str, text: str, run: Command) -> argparse.ArgumentParser:
@@ -323,7 +323,7 @@ def cmd_tail(args: argparse.Namespace, config: Config) -> int:
 
 def eval_on_daemon(args: argparse.Namespace, config: Config, payload: bytes, env: dict[str, str]) -> int:
     """`hookd eval --daemon`: the same answer as the hook path, from the running daemon's policies."""
-    from hookd.cli.commands import print_evaluation
+    from hookd.cli.output import print_evaluation
 
     def run() -> int:
         with _client(args, config) as client:

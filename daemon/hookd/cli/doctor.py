@@ -24,8 +24,8 @@ def register(sub: Any) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
-    from hookd.cli.commands import quiet_logging
     from hookd.doctor import as_json, run_checks
+    from hookd.logs import quiet_logging
 
     quiet_logging()
     daemon = config.daemon

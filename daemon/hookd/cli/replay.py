@@ -17,7 +17,7 @@ from hookd.config import Config
 from hookd.errors import BundleError, HookdError
 
 
-def add_replay_parser(sub: Any) -> None:
+def register(sub: Any) -> None:
     replay = sub.add_parser("replay", help="replay recorded requests against a candidate policy set")
     candidate = replay.add_mutually_exclusive_group(required=True)
     candidate.add_argument("--policies", help="the candidate: a policy directory")
@@ -36,7 +36,7 @@ def add_replay_parser(sub: Any) -> None:
 
 
 def cmd_replay(args: argparse.Namespace, config: Config) -> int:
-    from hookd.cli.commands import quiet_logging
+    from hookd.logs import quiet_logging
     from hookd.rollout.compare import parse_transitions
     from hookd.rollout.replay import format_report, replay
     from hookd.rollout.store import read_entries

@@ -10,38 +10,72 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import grpc
 
 from hookd import __version__
-from hookd.audit.record import DEFAULT_POLICY_SET, rfc3339
+from hookd.audit.record import Logged, rfc3339
 from hookd.audit.ship import Shipper
-from hookd.audit.writer import Filters, Logged
+from hookd.audit.sink import Sink
+from hookd.audit.writer import DecisionLog, Filters, Queued
+from hookd.config import Config
 from hookd.control.peers import current_caller
 from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.errors import DialectError
-from hookd.pipeline import Handled, InteractiveProbe
-from hookd.types import Caller, Deadline, HookRequest, Verdict
+from hookd.metrics import DecisionMetrics, MetricsEndpoint
+from hookd.pipeline import EngineHolder, InteractiveProbe
+from hookd.policy.layers import USER_LAYER
+from hookd.rollout.observe import Observer
+from hookd.transport.hook_server import ServerStats
+from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, ReloadResult, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
+from hookd.workers import WorkerPool
 
 if TYPE_CHECKING:
-    from hookd.app import Daemon
+    from hookd.rollout.otel import OtelExport  # the OpenTelemetry SDK: imported only when it is configured
+
+
+class Decides(Protocol):
+    """What the Hook service needs of the daemon: its decision path, counted and logged like a hook request."""
+
+    config: Config
+
+    async def decide(self, request: HookRequest) -> Handled: ...
+
+
+class Controlled(Decides, Protocol):
+    """What the Control service reads of the daemon (a view the daemon satisfies, not the daemon object)."""
+
+    engines: EngineHolder
+    workers: WorkerPool | None
+    stats: ServerStats
+    metrics: DecisionMetrics
+    metrics_endpoint: MetricsEndpoint | None
+    decision_log: DecisionLog
+    sink: Sink[Queued]
+    shipper: Shipper | None
+    observer: Observer
+    otel: OtelExport | None
+    started_at: float
+    loaded_at: float
+    reloads: int
+    reload_failures: int
+
+    def bundle_status(self) -> list[dict[str, object]]: ...
+
+    async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult: ...
+
+    async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled: ...
+
 
 NO_PYTHON_NOTE = (
     "no Python policies are loaded, so no Python worker runs; the Rego policies run in-process in the embedded engine"
 )
 PYTHON_NOTE = "the isolation layers of the Python policy workers, as the workers reported them at start"
-
-
-def sandbox_layers(describe: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The Python workers' layers from an engine's description (a composite's parts included); [] without Python."""
-    if "sandbox_layers" in describe:
-        return [dict(layer) for layer in describe["sandbox_layers"]]
-    return [layer for part in describe.get("parts") or [] for layer in sandbox_layers(part)]
 
 
 MAX_ENV = 64
@@ -86,10 +120,10 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
     )
 
 
-def rollout_status(daemon: Daemon) -> pb.RolloutStatus:
+def rollout_status(daemon: Controlled) -> pb.RolloutStatus:
     counters = daemon.observer.counters
-    layers = daemon.engines.current.describe().get("layers") or []
-    shadow = next((str(x.get("name", "")) for x in layers if x.get("mode") == "shadow"), "")
+    layers = daemon.engines.current.status().layers
+    shadow = next((layer.name for layer in layers if layer.mode == "shadow"), "")
     return pb.RolloutStatus(
         monitor=[
             pb.MonitorCount(layer=k[0], decision=k[1], count=n) for k, n in sorted(dict(counters.monitor).items())
@@ -103,8 +137,8 @@ def rollout_status(daemon: Daemon) -> pb.RolloutStatus:
     )
 
 
-def engine_description(describe: dict[str, Any]) -> str:
-    name = str(describe.get("engine", ""))
+def engine_description(status: EngineStatus) -> str:
+    name = status.engine
     if name != "rego":
         return name
     try:
@@ -124,34 +158,33 @@ def _event_of(payload: bytes) -> str:
 
 
 class ControlService(hookd_pb2_grpc.ControlServicer):
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Controlled) -> None:
         self.daemon = daemon
 
     def policy_set(self) -> pb.PolicySet:
-        describe = dict(self.daemon.engines.current.describe())
+        status = self.daemon.engines.current.status()
         return pb.PolicySet(
-            name=DEFAULT_POLICY_SET,
-            path=str(describe.get("policy_dir", "")),
-            revision=str(describe.get("revision", "")),
-            packages=[str(p) for p in describe.get("packages", [])],
+            name=USER_LAYER,
+            path=status.policy_dir,
+            revision=status.revision,
+            packages=list(status.packages),
             loaded_at=rfc3339(self.daemon.loaded_at),
         )
 
     def policy_sets(self) -> list[pb.PolicySet]:
         """Every policy layer that serves (bundles, the user's directory, projects), or the one set."""
-        describe = dict(self.daemon.engines.current.describe())
-        layers = describe.get("layers")
-        if not isinstance(layers, list) or len(layers) < 2:
+        layers = self.daemon.engines.current.status().layers
+        if len(layers) < 2:
             return [self.policy_set()]
         return [
             pb.PolicySet(
-                name=str(layer.get("name", "")),
-                path=str(layer.get("location", "")),
-                revision=str(describe.get("revisions", {}).get(layer.get("name"), "")),
-                packages=[str(p) for p in layer.get("packages", [])],
+                name=layer.name,
+                path=layer.location,
+                revision=layer.revision,
+                packages=list(layer.engine.packages),
                 loaded_at=rfc3339(self.daemon.loaded_at),
-                mode=str(layer.get("mode", "enforce")),
-                replaces=str(layer.get("replaces", "")),
+                mode=layer.mode,
+                replaces=layer.replaces,
             )
             for layer in layers
         ]
@@ -159,13 +192,14 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
     async def Status(self, request: pb.StatusRequest, context: Any) -> pb.StatusResponse:
         daemon = self.daemon
         decision_log = daemon.decision_log
-        layers = sandbox_layers(daemon.engines.current.describe())
+        engine = daemon.engines.current.status()
+        layers = engine.all_sandbox_layers()
         return pb.StatusResponse(
             version=__version__,
             pid=os.getpid(),
             started_at=rfc3339(daemon.started_at),
             uptime_seconds=round(time.time() - daemon.started_at, 3),
-            engine=engine_description(dict(daemon.engines.current.describe())),
+            engine=engine_description(engine),
             policy_sets=self.policy_sets(),
             counters=pb.Counters(
                 requests=daemon.stats.requests,
@@ -205,15 +239,12 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
 
     async def ListPolicies(self, request: pb.ListPoliciesRequest, context: Any) -> pb.ListPoliciesResponse:
         packages = []
-        engine = self.daemon.engines.current
-        by_layer = getattr(engine, "packages_by_layer", None)
-        pairs = by_layer() if by_layer else [(DEFAULT_POLICY_SET, p) for p in getattr(engine, "packages", ())]
-        for policy_set, package in pairs:
+        for package in self.daemon.engines.current.packages:
             routing = package.routing
             packages.append(
                 pb.PolicyPackage(
                     name=package.name,
-                    policy_set=policy_set,
+                    policy_set=package.layer or USER_LAYER,
                     rules=[pb.Rule(name=name, kind=kind) for name, kind in sorted(package.rules.items())],
                     routing=pb.Routing(
                         events=sorted(routing.get("events", ())),
@@ -249,7 +280,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             verdicts=[verdict_message(v) for v in decision.verdicts],
             notes=list(decision.notes),
             decision_id=decision.decision_id,
-            revision=str(handled.engine.describe().get("revision", "")) if handled.engine else "",
+            revision=handled.engine.status().revision if handled.engine else "",
         )
 
     async def StreamDecisions(
@@ -274,7 +305,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
 
 
 class HookService(hookd_pb2_grpc.HookServicer):
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Decides) -> None:
         self.daemon = daemon
 
     async def Decide(self, request: pb.DecideRequest, context: Any) -> pb.DecideResponse:
@@ -297,7 +328,7 @@ class HookService(hookd_pb2_grpc.HookServicer):
 
 
 async def _hook_request(
-    request: pb.EvaluateRequest | pb.DecideRequest, event: str, caller: Caller, daemon: Daemon, context: Any
+    request: pb.EvaluateRequest | pb.DecideRequest, event: str, caller: Caller, daemon: Decides, context: Any
 ) -> HookRequest:
     if len(request.env) > MAX_ENV:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"env has more than {MAX_ENV} entries")

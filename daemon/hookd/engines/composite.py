@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from hookd.types import JSON, Engine, EngineRequest, Verdict
+from hookd.types import Engine, EngineRequest, EngineStatus, PackageInfo, Verdict
 
 
 class CompositeEngine:
     name = "composite"
+    remote = False
 
     def __init__(self, parts: Sequence[Engine]) -> None:
         if not parts:
@@ -20,7 +20,7 @@ class CompositeEngine:
         self.parts = tuple(parts)
         # Parts that wait on another process (Python workers) start first, so that their work overlaps the
         # in-process evaluation of the others; the verdicts keep the parts' order (it orders rewrites).
-        self._start_order = sorted(range(len(self.parts)), key=lambda i: not getattr(self.parts[i], "remote", False))
+        self._start_order = sorted(range(len(self.parts)), key=lambda i: not self.parts[i].remote)
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         if len(self.parts) == 1:
@@ -32,32 +32,25 @@ class CompositeEngine:
         return [verdict for verdicts in results for verdict in verdicts]
 
     @property
-    def packages(self) -> tuple[Any, ...]:
+    def packages(self) -> tuple[PackageInfo, ...]:
         """The parts' policy packages (Rego packages, Python policy functions), for ListPolicies."""
-        return tuple(package for part in self.parts for package in getattr(part, "packages", ()))
+        return tuple(package for part in self.parts for package in part.packages)
 
     async def ready(self) -> None:
         """Wait for the parts that start in the background (Python workers after a reload)."""
         for part in self.parts:
-            ready = getattr(part, "ready", None)
-            if ready is not None:
-                await ready()
+            await part.ready()
 
     async def aclose(self) -> None:
         await asyncio.gather(*(part.aclose() for part in self.parts))
 
-    def describe(self) -> Mapping[str, JSON]:
-        described = [dict(part.describe()) for part in self.parts]
-        revisions = "\n".join(str(d.get("revision", "")) for d in described)
-        packages: list[JSON] = [p for d in described for p in _as_list(d.get("packages"))]
-        return {
-            "engine": "+".join(str(d.get("engine", part.name)) for d, part in zip(described, self.parts, strict=True)),
-            "policy_dir": described[0].get("policy_dir", ""),
-            "revision": hashlib.sha256(revisions.encode()).hexdigest()[:12],
-            "packages": packages,
-            "parts": list[JSON](described),
-        }
-
-
-def _as_list(value: JSON) -> list[JSON]:
-    return list(value) if isinstance(value, list) else []
+    def status(self) -> EngineStatus:
+        parts = tuple(part.status() for part in self.parts)
+        revisions = "\n".join(part.revision for part in parts)
+        return EngineStatus(
+            "+".join(part.engine for part in parts),
+            hashlib.sha256(revisions.encode()).hexdigest()[:12],
+            parts[0].policy_dir,
+            tuple(name for part in parts for name in part.packages),
+            parts=parts,
+        )

@@ -12,7 +12,7 @@ messages concatenate in order. Rewrites of the same target combine in order, by 
   a missing list is no restriction), the strictest mode wins (NONE > ANY > AUTO; a missing or unknown
   mode counts as AUTO), and an empty intersection means no tool may be called (mode NONE).
 
-Layers (engines/layered.py) rank verdicts: 0 is the organisation, then the user, then a project.
+Layers (policy/layers.py) rank verdicts: 0 is the organisation, then the user, then a project.
 Deny-wins already keeps a lower layer from relaxing a higher one; for rewrites, a lower layer's rewrite
 that touches what a higher layer's rewrite set (the same key path of a patch, or a whole-value target)
 is dropped, with a note in the decision, and the higher layer's value stands. `tool_config` never

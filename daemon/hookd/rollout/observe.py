@@ -27,9 +27,9 @@ import structlog
 
 from hookd.audit.record import Pending
 from hookd.config import RolloutConfig
-from hookd.engines.layered import Layer, LayeredEngine, evaluate_layers
 from hookd.errors import one_line
 from hookd.policy.combine import combine
+from hookd.policy.layers import Layer, LayeredEngine, evaluate_layers
 from hookd.rollout.compare import deciding_rules, outcome_name, transition, without_layer
 from hookd.types import Deadline, EngineRequest, Verdict
 
@@ -228,6 +228,8 @@ class Observer:
         request = EngineRequest(handled.event, handled.event.input_document(), Deadline.after(self._timeout))
         monitor = []
         for layer in engine.monitored:
+            if not layer.applies(handled.event.project_dir):
+                continue  # a project's layer, and this request is in another project: nothing to say
             monitor.append(await self._monitor(layer, request))
             await asyncio.sleep(0)  # a hook request waits for one layer's evaluation at most
         shadows = engine.shadows
@@ -235,8 +237,6 @@ class Observer:
         return Observed(monitor=tuple(monitor), shadow=shadow)
 
     async def _monitor(self, layer: Layer, request: EngineRequest) -> LayerVerdict:
-        if not layer.applies(request.event.project_dir):
-            return LayerVerdict(layer.name, "allow", ())
         try:
             verdicts = await self._evaluate(layer, request)
         except Exception as exc:  # EngineError, or a closed engine after a reload

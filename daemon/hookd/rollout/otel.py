@@ -34,7 +34,7 @@ from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 from opentelemetry.sdk.resources import Resource
 
 from hookd import __version__
-from hookd.audit.writer import Logged
+from hookd.audit.record import Logged
 from hookd.config import OtelConfig
 from hookd.metrics import DecisionMetrics
 from hookd.rollout.observe import RolloutCounters

@@ -31,10 +31,9 @@ from hookd.audit.mask import Masker
 from hookd.audit.sink import Sink
 from hookd.config import LogConfig, ReplayConfig
 from hookd.errors import DaemonError
-from hookd.pipeline import Handled
 from hookd.policy.combine import combine
 from hookd.rollout.compare import deciding_rules, outcome_name
-from hookd.types import JSON
+from hookd.types import JSON, Handled
 
 log = structlog.get_logger("hookd.replay")
 PREFIX, SUFFIX = "replay-", ".jsonl"

@@ -9,9 +9,8 @@ from hookd.assembly import build_pipeline
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record, gap_record, rfc3339
 from hookd.config import Config, LogConfig
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
-from hookd.pipeline import Handled
-from hookd.types import Caller, Deadline, HookRequest
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.types import Caller, Deadline, Handled, HookRequest
 from support import DEMO_POLICIES, gemini_payload
 
 CALLER = Caller(uid=1000, gid=1001, pid=4242, ppid=4241)

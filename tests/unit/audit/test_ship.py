@@ -13,8 +13,8 @@ import threading
 import pytest
 import uvloop
 
+from hookd.audit.record import Logged
 from hookd.audit.ship import Shipper, opa_event
-from hookd.audit.writer import Logged
 from hookd.config import ShipConfig
 
 

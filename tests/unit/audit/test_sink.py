@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from hookd.audit.sink import Sink
+from support import settle
 
 
 class TestSink:
@@ -27,7 +28,7 @@ class TestSink:
         async def scenario() -> list[int]:
             sink: Sink[int] = Sink(3)
             waiter = asyncio.create_task(sink.wait())
-            await asyncio.sleep(0.01)
+            await settle()
             assert not waiter.done()
             sink.put_nowait(7)
             await asyncio.wait_for(waiter, 1)

@@ -20,11 +20,11 @@ from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog, Filters, Queued, RotatingFile
 from hookd.config import Config, LogConfig
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.errors import DaemonError
-from hookd.pipeline import Handled, Pipeline
-from hookd.types import Caller, Deadline, HookRequest
-from support import DEMO_POLICIES, gemini_payload
+from hookd.pipeline import Pipeline
+from hookd.types import Caller, Deadline, Handled, HookRequest
+from support import DEMO_POLICIES, gemini_payload, settle
 
 PIPELINE: Pipeline = build_pipeline(Config(), RegoEmbeddedEngine.load(DEMO_POLICIES), probe=lambda _pid: False)[0]
 
@@ -255,7 +255,7 @@ class TestSubscribers:
         async def scenario(log: DecisionLog, sink: Sink[Queued]) -> object:
             subscription = log.subscribe(Filters())
             waiting = asyncio.create_task(subscription.next())
-            await asyncio.sleep(0.01)
+            await settle()
             log.end_subscriptions()
             return await asyncio.wait_for(waiting, 5)
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bundle_support import FakeEngine, make_key, policy_dir
+from bundle_support import make_key, policy_dir
 
 from hookd.bundle.activate import Active
 from hookd.bundle.build import build
@@ -16,7 +16,8 @@ from hookd.bundle.config import BundlesConfig, BundleSource, KeyConfig
 from hookd.bundle.manager import BundleManager
 from hookd.bundle.signing import Key
 from hookd.bundle.store import BundleStore
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.testing import StaticEngine
 from hookd.types import Engine
 
 
@@ -51,10 +52,10 @@ def test_a_good_bundle_is_swapped_in_kept_and_counted(tmp_path: Path) -> None:
 
 
 def test_an_engine_that_cannot_start_refuses_the_bundle_and_is_closed(tmp_path: Path) -> None:
-    started: list[FakeEngine] = []
+    started: list[StaticEngine] = []
 
     def compile_dir(path: Path, signed: bool) -> Engine:
-        started.append(FakeEngine(start_error="guard.py: NameError: name 'x' is not defined"))
+        started.append(StaticEngine(start_error="guard.py: NameError: name 'x' is not defined"))
         return started[-1]
 
     mgr, swaps, source, key = manager(tmp_path, compile_dir)

@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 
+from hookd.audit.ids import DecisionIds
 from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.claude import ClaudeDialect, canonical_event
 from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError
 from hookd.pipeline import AskPolicy, EngineHolder, Pipeline
 from hookd.policy.combine import combine
+from hookd.testing import StaticEngine
 from hookd.types import (
     JSON,
     Caller,
     Deadline,
-    EngineRequest,
     Event,
     HookRequest,
     NormalisedEvent,
@@ -291,27 +291,15 @@ def test_fail_reply_per_event() -> None:
 # --- the pipeline passes an ask through (Claude denies it itself under -p) --------------------------------
 
 
-class AskEngine:
-    name = "ask"
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        return [verdict(VerdictKind.ASK, "sure?", "s")]
-
-    async def aclose(self) -> None:
-        return None
-
-    def describe(self) -> Mapping[str, JSON]:
-        return {"engine": self.name, "revision": "x", "packages": []}
-
-
 def test_ask_is_not_turned_into_the_headless_fallback_for_claude() -> None:
     pipeline = Pipeline(
         dialects={"claude": DIALECT, "gemini": GeminiDialect()},
         enrichers=(),
-        engines=EngineHolder(AskEngine()),
+        engines=EngineHolder(StaticEngine([verdict(VerdictKind.ASK, "sure?", "s")])),
         fail_modes=DEFAULT_FAIL_MODES,
         ask=AskPolicy(),
         probe=lambda _pid: False,  # a headless session
+        ids=DecisionIds(),
     )
     claude = asyncio.run(pipeline.handle(request("PreToolUse", **BASH)))
     assert claude.decision.outcome is Outcome.ASK

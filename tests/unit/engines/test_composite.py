@@ -1,30 +1,31 @@
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import pytest
 
 from hookd.engines.composite import CompositeEngine
 from hookd.errors import EngineError
-from hookd.types import JSON, Caller, Deadline, EngineRequest, Event, NormalisedEvent, Verdict, VerdictKind
+from hookd.testing import StaticEngine
+from hookd.types import (
+    Caller,
+    Deadline,
+    EngineRequest,
+    Event,
+    NormalisedEvent,
+    PackageInfo,
+    Verdict,
+    VerdictKind,
+)
 
 
-class Part:
-    def __init__(self, name: str, verdicts: Sequence[Verdict], fail: bool = False) -> None:
-        self.name = name
-        self.verdicts = verdicts
-        self.fail = fail
-        self.closed = False
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        if self.fail:
-            raise EngineError(f"{self.name} is down")
-        return self.verdicts
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-    def describe(self) -> Mapping[str, JSON]:
-        return {"engine": self.name, "revision": f"rev-{self.name}", "packages": [f"hookd.{self.name}"]}
+def Part(name: str, verdicts: Sequence[Verdict], fail: bool = False, revision: str = "") -> StaticEngine:
+    return StaticEngine(
+        verdicts,
+        name=name,
+        error=EngineError(f"{name} is down") if fail else None,
+        revision=revision or f"rev-{name}",
+        packages=[PackageInfo(f"hookd.{name}", {})],
+    )
 
 
 def _request() -> EngineRequest:
@@ -56,14 +57,13 @@ def test_one_failing_part_fails_the_whole_evaluation() -> None:
         asyncio.run(engine.evaluate(_request()))
 
 
-def test_describe_names_every_part_and_changes_revision_with_any_part() -> None:
+def test_status_names_every_part_and_changes_revision_with_any_part() -> None:
     a, b = Part("a", []), Part("b", [])
-    described = CompositeEngine([a, b]).describe()
-    assert described["engine"] == "a+b"
-    assert described["packages"] == ["hookd.a", "hookd.b"]
-    assert [p["revision"] for p in described["parts"]] == ["rev-a", "rev-b"]
-    b.describe = lambda: {"engine": "b", "revision": "rev-b2", "packages": []}  # type: ignore[method-assign]
-    assert CompositeEngine([a, b]).describe()["revision"] != described["revision"]
+    status = CompositeEngine([a, b]).status()
+    assert status.engine == "a+b"
+    assert status.packages == ("hookd.a", "hookd.b")
+    assert [part.revision for part in status.parts] == ["rev-a", "rev-b"]
+    assert CompositeEngine([a, Part("b", [], revision="rev-b2")]).status().revision != status.revision
 
 
 def test_aclose_closes_every_part() -> None:
@@ -80,12 +80,12 @@ def test_an_empty_composite_is_refused() -> None:
 def test_a_remote_part_starts_first_but_its_verdicts_keep_the_parts_order() -> None:
     started: list[str] = []
 
-    class Recording(Part):
+    class Recording(StaticEngine):
         async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
             started.append(self.name)
             return await super().evaluate(request)
 
-    local, remote = Recording("local", [DENY]), Recording("remote", [CONTEXT])
-    remote.remote = True  # type: ignore[attr-defined]
+    local, remote = Recording([DENY], name="local"), Recording([CONTEXT], name="remote")
+    remote.remote = True
     assert list(asyncio.run(CompositeEngine([local, remote]).evaluate(_request()))) == [DENY, CONTEXT]
     assert started == ["remote", "local"]

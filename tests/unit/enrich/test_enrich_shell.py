@@ -142,7 +142,7 @@ def test_line_continuation_joins_words(proj: Path) -> None:
         ("$HOME/.ssh", f"{HOME}/.ssh"),
         ('"$HOME/.ssh"', f"{HOME}/.ssh"),
         ('"${HOME}"/x', f"{HOME}/x"),
-        ("~root", "~root"),
+        ("~root", "/root"),  # ~user: root has /root, another user /home/<user>
         ("~+", "~+"),
         ('"~/x"', "~/x"),  # quoted: bash does not expand it
         ("'$HOME'", "$HOME"),  # single-quoted: literal
@@ -594,25 +594,26 @@ def test_sudo_reaches_into_the_script_of_a_sudo_shell(proj: Path) -> None:
 
 
 def test_a_parse_failure_falls_back_to_a_split(proj: Path) -> None:
-    source = "[[ -f x ]] && sudo rm -rf ~/y | tee log"
+    source = "a ;; x && sudo rm -rf ~/y | tee log"
     result = parse(source, proj)
     assert result["parse_error"] is True
-    assert result["error"] == "unexpected token '-f' (position 3)"
+    assert result["error"] == "unexpected token ';;' (position 2)"
     assert result["commands"] == [
-        command(["[[", "-f", "x", "]]"], args=[arg("x", f"{proj}/x", True), arg("]]", f"{proj}/]]", True)]),
+        command(["a"]),
+        command(["x"], pipeline=1),
         command(
             ["rm", "-rf", f"{HOME}/y"],
             sudo=True,
             wrappers=["sudo"],
-            pipeline=1,
+            pipeline=2,
             args=[arg(f"{HOME}/y", f"{HOME}/y", False)],
         ),
-        command(["tee", "log"], pipeline=1, position=1, args=[arg("log", f"{proj}/log", True)]),
+        command(["tee", "log"], pipeline=2, position=1, args=[arg("log", f"{proj}/log", True)]),
     ]
 
 
 def test_the_fallback_keeps_redirects_and_assignments(proj: Path) -> None:
-    result = parse("A=1 cmd > out; [[ x ]]", proj)
+    result = parse("A=1 cmd > out; a ;; x", proj)
     assert result["parse_error"] is True
     assert result["commands"][0] == command(
         ["cmd"],
@@ -622,10 +623,10 @@ def test_the_fallback_keeps_redirects_and_assignments(proj: Path) -> None:
 
 
 def test_a_nested_parse_failure_is_reported_with_its_depth(proj: Path) -> None:
-    result = parse("bash -c '[[ x ]] && rm y'", proj)
+    result = parse("bash -c 'a ;; x && rm y'", proj)
     assert result["parse_error"] is True
-    assert result["error"] == "depth 1: unexpected token 'x' (position 3)"
-    assert [(c["name"], c["depth"]) for c in result["commands"]] == [("bash", 0), ("[[", 1), ("rm", 1)]
+    assert result["error"] == "depth 1: unexpected token ';;' (position 2)"
+    assert [(c["name"], c["depth"]) for c in result["commands"]] == [("bash", 0), ("a", 1), ("x", 1), ("rm", 1)]
 
 
 def test_unbalanced_quotes(proj: Path) -> None:

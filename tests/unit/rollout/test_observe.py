@@ -4,20 +4,20 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from hookd.audit.record import Pending
 from hookd.config import RolloutConfig
-from hookd.engines.layered import Layer, LayeredEngine, Rank
-from hookd.pipeline import Handled
 from hookd.policy.combine import combine
+from hookd.policy.layers import Layer, LayeredEngine, Rank
 from hookd.rollout.observe import CpuBudget, Observer
+from hookd.testing import StaticEngine
 from hookd.types import (
-    JSON,
     Caller,
     Deadline,
     EngineRequest,
     Event,
+    Handled,
     NormalisedEvent,
     Reply,
     Verdict,
@@ -28,21 +28,8 @@ EVENT = NormalisedEvent("gemini", Event.BEFORE_TOOL, {}, None, "s", "/p", "/p", 
 DENY = Verdict(VerdictKind.DENY, "hookd.p", "r", "no")
 
 
-class Part:
-    name = "part"
-
-    def __init__(self, verdicts: Sequence[Verdict]) -> None:
-        self.verdicts, self.calls = verdicts, 0
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        self.calls += 1
-        return self.verdicts
-
-    async def aclose(self) -> None:
-        pass
-
-    def describe(self) -> Mapping[str, JSON]:
-        return {"engine": "part", "revision": "r"}
+def Part(verdicts: Sequence[Verdict]) -> StaticEngine:
+    return StaticEngine(verdicts, name="part", revision="r")
 
 
 def request() -> EngineRequest:
@@ -59,7 +46,7 @@ def test_monitor_and_shadow_layers_take_no_part_in_the_enforced_evaluation() -> 
         ]
     )
     assert asyncio.run(engine.evaluate(request())) == []
-    assert (monitor.calls, shadow.calls) == (0, 0)
+    assert (len(monitor.requests), len(shadow.requests)) == (0, 0)
     assert [layer.name for layer in engine.monitored] == ["org"]
     assert [layer.name for layer in engine.shadows] == ["cand"]
 
@@ -111,7 +98,7 @@ def test_every_decision_is_passed_on_in_order_and_a_full_queue_sheds_the_oldest_
     assert [p.handled for p in out] == [p.handled for p in items]
     skipped = [p.observed.skipped if p.observed else None for p in out]
     assert skipped == ["queue", "queue", "", "", ""]
-    assert monitor.calls == 3
+    assert len(monitor.requests) == 3
     assert observer.counters.skipped == {"queue": 2}
     assert observer.counters.monitor == {("m", "deny"): 3}
 
@@ -131,7 +118,7 @@ def test_a_spent_budget_passes_decisions_on_unobserved_and_counts_them() -> None
 
     asyncio.run(main())
     assert [p.observed.skipped for p in out if p.observed] == ["budget"]
-    assert slow.calls == 0 and observer.counters.skipped == {"budget": 1}
+    assert len(slow.requests) == 0 and observer.counters.skipped == {"budget": 1}
 
 
 def test_a_shadow_is_compared_in_place_of_the_layer_it_replaces_and_skipped_after_an_engine_error() -> None:
@@ -165,4 +152,4 @@ def test_a_decision_answered_while_others_were_being_decided_is_passed_on_unobse
 
     observer = asyncio.run(main())
     assert [p.observed.skipped for p in out if p.observed] == ["load", ""]
-    assert monitor.calls == 1 and observer.counters.skipped == {"load": 1}
+    assert len(monitor.requests) == 1 and observer.counters.skipped == {"load": 1}

@@ -13,7 +13,6 @@ import pytest
 
 from hookd.config import LogConfig, ReplayConfig
 from hookd.errors import DaemonError
-from hookd.pipeline import Handled
 from hookd.policy.combine import combine
 from hookd.rollout.replay import event_of
 from hookd.rollout.store import ReplayStore, entry, prepare_dir, read_entries, redactor, segments
@@ -21,6 +20,7 @@ from hookd.types import (
     Caller,
     Decision,
     Event,
+    Handled,
     NormalisedEvent,
     Outcome,
     Reply,

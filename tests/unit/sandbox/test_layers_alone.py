@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.engines.python_workers import PACKAGE_PARENT
+from hookd.engines.python.channel import PACKAGE_PARENT
 from hookd.sandbox import landlock, seccomp
 from support import require
 

@@ -7,11 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.enrich.paths import PathResolver, event_home
+from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
+from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.parser import _one_line, _parse_script
+from hookd.enrich.shell.runners import operands, printed, runs_stdin, script_of, spawned, xargs_operands
 from hookd.enrich.shell.tree import _Item, _Pipe, _Redir, _Simple, _TooDeep
 from hookd.enrich.shell.words import _dynamic
-from hookd.enrich.shell.wrappers import _INLINE, _SUDO, _basename, _inline_script, _peel
+from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, _SUDO, _basename, _inline_script, _peel
 from hookd.types import NormalisedEvent, ToolKind
 
 # --------------------------------------------------------------------------------------------------
@@ -38,6 +41,8 @@ class _Builder:
         self.error: str | None = None
         self._pipelines = 0
         self._placed: dict[tuple[str, str], str] = {}
+        self._variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
+        self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -65,8 +70,13 @@ class _Builder:
             self._simple(item, depth, cwd, slot, inherited, sudo)
         elif isinstance(item, _Pipe):
             number = self._next_pipeline()
+            stdin: str | None = None
             for position, element in enumerate(item.elements):
-                self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
+                if isinstance(element, _Simple):
+                    self._simple(element, depth, cwd.copy(), (number, position), inherited, sudo, stdin)
+                else:
+                    self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
+                stdin = printed(element.words) if isinstance(element, _Simple) else None
         else:
             if item.subst:
                 depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
@@ -85,7 +95,7 @@ class _Builder:
         key = (text, cwd.path)
         path = self._placed.get(key)
         if path is None:
-            path = self._placed[key] = self.resolver.absolute(text, cwd.path, tilde=False)
+            path = self._placed[key] = self._through_links(self.resolver.absolute(text, cwd.path, tilde=False))
         in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
         return {"raw": text, "path": path, "in_project": in_project}
 
@@ -108,51 +118,115 @@ class _Builder:
         slot: tuple[int, int] | None,
         inherited: list[dict[str, Any]],
         sudo: bool,
+        stdin: str | None = None,
+        runners: tuple[str, ...] = (),
     ) -> None:
         if slot is None:
             slot = (self._next_pipeline(), 0)
         env = dict(simple.assigns)
-        argv, wrappers = _peel(list(simple.words), env)
+        words = expand_words(simple.words, self._variables, self.home)
+        if not words:
+            self._assign(simple.assigns)
+        argv, wrappers = _peel(list(words), env)
+        if "xargs" in wrappers:
+            argv = xargs_operands(words, argv)
+        wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
         privileged = sudo or not _SUDO.isdisjoint(wrappers)
         redirects = [self._redirect(r, cwd) for r in simple.redirects]
         if inherited:
             redirects.extend(dict(r) for r in inherited)
-        args: list[dict[str, Any]] = []
-        operands = False
-        for arg in argv[1:]:
-            if not operands:
-                if arg == "--":
-                    operands = True
-                    continue
-                if arg.startswith("-") and arg != "-":
-                    continue
-            args.append(self._place(arg, cwd))
-        self.commands.append(
-            {
-                "argv": argv,
-                "name": name,
-                "env": env,
-                "sudo": privileged,
-                "wrappers": wrappers,
-                "pipeline": slot[0],
-                "position": slot[1],
-                "depth": depth,
-                "redirects": redirects,
-                "args": args,
-            }
-        )
+        command = {
+            "argv": argv,
+            "name": name,
+            "env": env,
+            "sudo": privileged,
+            "wrappers": wrappers,
+            "pipeline": slot[0],
+            "position": slot[1],
+            "depth": depth,
+            "redirects": redirects,
+            "args": [self._place(arg, cwd) for arg in operands(argv)],
+        }
+        self.commands.append(command)
         for sub in simple.subs:
             self.walk(sub, depth, cwd, None, [], sudo)
-        inline = _inline_script(name, argv) if name in _INLINE else None
-        if inline is not None:
-            script, same_shell, as_root = inline
-            if depth >= self.max_depth:
-                self.fail(f"shell scripts nested deeper than {self.max_depth} levels were not parsed")
-            else:
-                self.run_script(script, depth + 1, cwd if same_shell else cwd.copy(), privileged or as_root)
+        stdin = _heredoc(simple.redirects) or stdin
+        self._inner(command, depth, cwd, privileged, stdin)
+        if name in ("ln", "cp"):
+            self._link(argv, cwd)
         if name in ("cd", "pushd", "popd"):
             self._chdir(name, argv, cwd)
+
+    def _inner(self, command: dict[str, Any], depth: int, cwd: _Cwd, privileged: bool, stdin: str | None) -> None:
+        """What this command runs in turn: inline scripts, scripts of script runners and on stdin, inline
+        code, and the commands of spawners (find -exec, docker run, parallel)."""
+        name, argv = command["name"], command["argv"]
+        inline = _inline_script(name, argv) if name in _INLINE else None
+        if inline is not None:
+            text, same_shell, as_root = inline
+            self._nested(text, depth, cwd if same_shell else cwd.copy(), privileged or as_root)
+        script = script_of(name, argv)
+        if script is None and stdin is not None and runs_stdin(name, argv, _SHELLS):
+            script = stdin
+        if script is not None:
+            self._nested(script, depth, cwd.copy(), privileged)
+        code = inline_code(name, argv, stdin)
+        if code is not None:
+            command["inline"] = self._code(code, depth, cwd, privileged)
+        for spawn in spawned(name, argv):
+            words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in spawn.argv]
+            self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
+
+    def _nested(self, script: str, depth: int, cwd: _Cwd, privileged: bool) -> None:
+        if depth >= self.max_depth:
+            self.fail(f"shell scripts nested deeper than {self.max_depth} levels were not parsed")
+        else:
+            self.run_script(script, depth + 1, cwd, privileged)
+
+    def _code(self, code: tuple[str, str], depth: int, cwd: _Cwd, privileged: bool) -> dict[str, Any]:
+        """`inline` of a command that runs code in an interpreter; Python's effects become commands."""
+        language, text = code
+        if language != "python":
+            return {"language": language, "parsed": False, "dynamic": True, "code": text[:4096]}
+        effects = python_effects(text)
+        if depth < self.max_depth:
+            for argv in effects.commands:
+                words = expand_words(argv, {}, self.home)  # `~` in a path the code names
+                words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in words]
+                self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, ("python",))
+            for script in effects.scripts:
+                self._nested(script, depth, cwd.copy(), privileged)
+        return {"language": language, "parsed": effects.parsed, "dynamic": effects.dynamic, "code": text[:4096]}
+
+    def _assign(self, assigns: list[tuple[str, str]]) -> None:
+        for key, value in assigns:
+            if _dynamic(value):
+                self._variables.pop(key, None)
+            else:
+                self._variables[key] = value
+
+    def _link(self, argv: list[str], cwd: _Cwd) -> None:
+        """`ln [-s] TARGET [LINK]`, `cp -s/-l`: later paths through LINK are paths under TARGET."""
+        options = [a for a in argv[1:] if a.startswith("-") and a != "-"]
+        if argv[0].endswith("cp") and not any(("s" in o or "l" in o) and not o.startswith("--") for o in options):
+            return
+        symbolic = any(o == "--symbolic" or (not o.startswith("--") and "s" in o) for o in options)
+        found = operands(argv)
+        if not found or any(o in ("-t", "--target-directory") or o.startswith("--target") for o in options):
+            return
+        target = found[0]
+        link = found[1] if len(found) > 1 else target.rstrip("/").rsplit("/", 1)[-1]
+        link_path = self.resolver.absolute(link, cwd.path, tilde=False)
+        base = link_path.rsplit("/", 1)[0] or "/" if symbolic else cwd.path
+        self._links[link_path] = self.resolver.absolute(target, base, tilde=False)
+        self._placed.clear()
+
+    def _through_links(self, path: str) -> str:
+        for link, target in self._links.items():
+            if path == link or path.startswith(link + "/"):
+                return target + path[len(link) :]
+        return path
 
     def _chdir(self, name: str, argv: list[str], cwd: _Cwd) -> None:
         targets = [a for a in argv[1:] if a == "-" or not a.startswith(("-", "+"))]
@@ -166,6 +240,16 @@ class _Builder:
             target = targets[0]
             cwd.path = self.resolver.absolute(target, cwd.path, tilde=False)
             cwd.known = cwd.known or target.startswith("/")
+
+
+def _heredoc(redirects: list[_Redir]) -> str | None:
+    """The text a here-document or here-string gives the command on stdin."""
+    for redirect in reversed(redirects):
+        if redirect.op in ("<<", "<<-") and redirect.body is not None:
+            return redirect.body
+        if redirect.op == "<<<" and redirect.target is not None:
+            return redirect.target + "\n"
+    return None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -17,10 +17,12 @@ from hookd.enrich.shell.tree import _EMPTY, _Block, _Decline, _Item, _Pipe, _Red
 from hookd.enrich.shell.words import (
     _ARRAY_ASSIGN,
     _ASSIGN,
+    _BRACE,
     _DIGITS,
     _FD_DUP,
     _META,
     _PLAIN,
+    BRACE_MARK,
     _heredoc_body,
     _heredoc_op,
     _match_close,
@@ -34,8 +36,10 @@ from hookd.enrich.shell.words import (
 
 _RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done",
-     "function", "coproc", "in", "{", "}", "!", "[[", "]]"}
+     "function", "coproc", "in", "{", "}", "!"}
 )  # fmt: skip
+# `[[ … ]]` is not reserved here: bashlex cannot read it at all, and as a command named `[[` its words
+# are what a rule sees (a `&&` inside splits it in two, which runs nothing either way).
 _REDIR_OPS = ("&>>", "&>", "<<<", "<<-", "<<", ">>", ">&", ">|", "<&", "<>", ">", "<")
 
 
@@ -156,7 +160,8 @@ class _FastParser:
         else:
             plain = _PLAIN.match(s, start)  # the common case: nothing to decode
             if plain is not None and (plain.end() == len(s) or s[plain.end()] in _META):
-                return plain.group(), plain.end()
+                word = plain.group()
+                return (BRACE_MARK + word if "{" in word and _BRACE.search(word) else word), plain.end()
             text, end = _read_word(s, start, self.home, scripts)
         for script in scripts:
             if script.strip():  # `$()`, ``: nothing runs

@@ -306,6 +306,12 @@ def _read_ansi(s: str, i: int, out: list[str]) -> int:
     raise _Decline  # unterminated
 
 
+# An unquoted word with a brace expansion (`{a,b}`, `{1..3}`) starts with this mark: the builder expands
+# it into the words bash would give (quoted braces, `{}`, awk and jq programs stay words).
+BRACE_MARK = "\x00{"
+_BRACE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+
+
 def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tuple[str, int]:
     """Decodes the shell word at `s[i]` up to the next unquoted metacharacter: quote removal, ANSI-C
     `$'…'`, and a leading `~`, `~/…`, `$HOME` or `${HOME}` expanded to `home`; other `$…` are kept as
@@ -348,7 +354,14 @@ def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tupl
             after = s[i + 1 : i + 2]
             out.append(home if i == start and (not after or after == "/" or after in _META) else "~")
             i += 1
-    return "".join(out), i
+    return _mark_braces(s[start:i], "".join(out)), i
+
+
+def _mark_braces(raw: str, text: str) -> str:
+    """`text` marked for brace expansion when its source `raw` has an unquoted brace list or range."""
+    if "{" in raw and _BRACE.search(raw) and not any(q in raw for q in "'\"\\$`"):
+        return BRACE_MARK + text  # the builder expands it (expand.braces)
+    return text
 
 
 def _unquote(word: str) -> str:

@@ -115,7 +115,29 @@ def _options(short_arg: str = "", *long_arg: str) -> Callable[[list[str], int, d
     return lambda argv, i, env: _skip_options(argv, i, short_arg, longs)
 
 
-_WRAPPERS: dict[str, Callable[[list[str], int, dict[str, str]], int | None]] = {
+def _then_operands(count: int, short_arg: str = "", *long_arg: str) -> Peel:
+    """Options, then `count` fixed operands (a lock file, a new root, a priority), then the command; not a
+    runner when a script option (`-c`) takes the place of the command (runners.SCRIPT_RUNNERS)."""
+    longs = frozenset(long_arg)
+
+    def peel(argv: list[str], i: int, env: dict[str, str]) -> int | None:
+        i = _skip_options(argv, i, short_arg, longs) + count
+        if i >= len(argv) or argv[i] in ("-c", "--command") or argv[i].startswith("--command="):
+            return None
+        return _skip_options(argv, i, short_arg, longs) if argv[i].startswith("-") else i
+
+    return peel
+
+
+def _peel_busybox(argv: list[str], i: int, env: dict[str, str]) -> int | None:
+    return i if i < len(argv) and not argv[i].startswith("-") else None  # the applet is the program
+
+
+Peel = Callable[[list[str], int, dict[str, str]], int | None]
+
+# The argv runners: name -> how to find the command it runs (the index of its program word), or None when
+# this use does not run one. A new runner is one line here (docs/policies.md, "The runner table").
+_WRAPPERS: dict[str, Peel] = {
     "sudo": _peel_sudo,
     "doas": _options("uC"),
     "env": _peel_env,
@@ -132,7 +154,37 @@ _WRAPPERS: dict[str, Callable[[list[str], int, dict[str, str]], int | None]] = {
     "exec": _options("a"),
     "stdbuf": _options("ioe", "input", "output", "error"),
     "ionice": _options("cnpPu", "class", "classdata", "pid", "pgid", "uid"),
-}
+    "setsid": _options(),
+    "unbuffer": _options(),
+    "fakeroot": _options("lsi"),
+    "nocache": _options(),
+    "catchsegv": _options(),
+    "proxychains": _options("fq"),
+    "proxychains4": _options("fq"),
+    "torsocks": _options("uapP"),
+    "busybox": _peel_busybox,
+    "chroot": _then_operands(1, "", "userspec", "groups"),
+    "flock": _then_operands(1, "wEc", "timeout", "wait", "conflict-exit-code"),
+    "chrt": _then_operands(1, "T", "sched-runtime", "sched-deadline", "sched-period"),
+    "taskset": _then_operands(1),
+    "systemd-run": _options(
+        "pEMHs", *("property", "setenv", "machine", "host", "unit", "description", "slice", "uid", "gid", "nice",
+                   "working-directory", "on-calendar", "on-active", "on-boot", "on-startup", "on-unit-active",
+                   "on-unit-inactive", "timer-property", "path-property", "socket-property", "service-type")
+    ),
+    "strace": _options("abeEIoOpPsSuUX"),
+    "ltrace": _options("aAeEfFlnopsuwxX"),
+    "setpriv": _options(
+        "", *("reuid", "regid", "ruid", "rgid", "euid", "egid", "groups", "inh-caps", "ambient-caps",
+              "bounding-set", "securebits", "selinux-label", "apparmor-profile", "landlock-access",
+              "landlock-rule", "pdeathsig")
+    ),
+    "runuser": _then_operands(0, "ugGw", "user", "group", "supp-group", "whitelist-environment"),
+    "screen": _options("SctephX"),
+    "firejail": _options(),
+    "unshare": _options("S", "setuid", "setgid", "root", "wd", "map-user", "map-group"),
+    "nsenter": _options("tSGwr", "target", "setuid", "setgid", "wd", "root"),
+}  # fmt: skip
 _SUDO = frozenset({"sudo", "doas"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
 _INLINE = _SHELLS | {"eval", "su"}

@@ -7,11 +7,6 @@ which the worker is killed and replaced and the verdict is the event's fail mode
 is a fail-closed verdict, with the traceback in the daemon's log only; after either, the worker is
 replaced, in the background, so that a respawn never holds a decision beyond its deadline.
 
-What a worker answers is capped, since the policy in it may be hostile: a frame over `MAX_ANSWER_BYTES`
-is refused from its length prefix, before it is read (the worker is replaced, the verdict fails closed),
-and each verdict's message is cut to `MAX_MESSAGE_CHARS` (a 60 MB reason raised the daemon's RSS by
-214 MB and stalled the next decision for seconds).
-
 The pipes are read with `loop.add_reader` per read instead of a transport bound to one loop, so the same
 engine serves the daemon's loop and the short-lived loops of `hookd eval` and `hookd test`.
 """
@@ -20,287 +15,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import pwd
-import select
-import shutil
-import subprocess
-import sys
 import tempfile
 import time
 import weakref
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import structlog
 
-from hookd import jsonstrict
-from hookd.config import CAN_FAIL_CLOSED, Config
-from hookd.engines.rego_embedded import PolicyPackage
+from hookd.config import Config
+from hookd.engines.base import policy_failed, timed_out
+from hookd.engines.python.channel import PolicyWorker, WorkerGone, WorkerSettings
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
-from hookd.sandbox import frames, scratch
-from hookd.types import JSON, EngineRequest, Event, FailMode, Verdict, VerdictKind
+from hookd.sandbox import scratch
+from hookd.types import EngineRequest, EngineStatus, Event, FailMode, PackageInfo, Verdict, VerdictKind
 
 log = structlog.get_logger("hookd")
-PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # the directory that holds the hookd package
-BOOTSTRAP = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from hookd.sandbox.worker import main; main()"
-KILL_GRACE = 0.05
-STDERR_TAIL = 4000
 RESPAWN_BACKOFF = (0.1, 0.5, 2.0, 5.0)
 ENGINE_POLICY = "hookd.python"
-MAX_ANSWER_BYTES = 1 << 20  # one answer frame from a worker: its verdicts, patches, errors
-MAX_MESSAGE_CHARS = 4096  # one verdict's message (a reason, context, or system message)
-
-
-class WorkerGone(Exception):
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerSettings:
-    workers: int = 2
-    timeout: float = 1.0
-    start_timeout: float = 30.0
-    limits: Mapping[str, int] = field(
-        default_factory=lambda: {"cpu_seconds": 60, "memory_mb": 1024, "open_files": 64, "file_size_mb": 16}
-    )
-    user: str = "nobody"
-    env: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-    scratch_dir: str = ""  # where each worker's scratch dir is made; "" is the temporary directory
-
-    @classmethod
-    def from_config(cls, config: Config) -> WorkerSettings:
-        py = config.python
-        limits = {
-            "cpu_seconds": py.cpu_seconds,
-            "memory_mb": py.memory_mb,
-            "open_files": py.open_files,
-            "file_size_mb": py.file_size_mb,
-        }
-        return cls(
-            py.workers, py.timeout_ms / 1000, py.start_timeout_ms / 1000, limits, py.user, py.env, py.paths,
-            str(py.scratch_dir),
-        )  # fmt: skip
-
-
-def worker_identity(user: str) -> tuple[int | None, int | None]:
-    """The uid and gid workers drop to: only when the daemon is root, and never to root."""
-    if os.geteuid() != 0 or not user:
-        return None, None
-    try:
-        entry = pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
-    except KeyError:
-        raise PolicyLoadError(f"python.user {user!r} does not exist on this machine") from None
-    if entry.pw_uid == 0:
-        raise PolicyLoadError(f"python.user {user!r} is root: Python policies must run unprivileged")
-    return entry.pw_uid, entry.pw_gid
-
-
-def worker_environment(scratch: str, passed: Sequence[str]) -> dict[str, str]:
-    env = {"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8"}
-    env.update({name: os.environ[name] for name in passed if name in os.environ})
-    return env
-
-
-class Worker:
-    """One worker process and its channel; `ready` holds the worker's report once it has started."""
-
-    def __init__(self, policy_set: PythonPolicySet, settings: WorkerSettings) -> None:
-        uid, gid = worker_identity(settings.user)
-        base = settings.scratch_dir or tempfile.gettempdir()
-        os.makedirs(base, mode=0o755, exist_ok=True)
-        self.scratch = tempfile.mkdtemp(prefix=scratch.scratch_prefix(), dir=base)
-        if uid is not None and gid is not None:
-            os.chown(self.scratch, uid, gid)
-        # The worker's stderr (a crash report, a policy's own prints to it): read back only after a crash.
-        self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="hookd-py-stderr-", dir=base)  # noqa: SIM115 - lives with the worker
-        self.proc = subprocess.Popen(
-            [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", BOOTSTRAP],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            env=worker_environment(self.scratch, settings.env),
-            cwd="/",
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._out, self._in = self.proc.stdin.fileno(), self.proc.stdout.fileno()
-        os.set_blocking(self._out, False)
-        os.set_blocking(self._in, False)
-        self._buffer = bytearray()
-        self._eof = False
-        self.ready: dict[str, Any] = {}
-        self.pid = self.proc.pid
-        self._init = frames.encode(  # sent by wait_ready*: a large set must not block the loop on a full pipe
-            {
-                "scratch": self.scratch,
-                "uid": uid,
-                "gid": gid,
-                "limits": dict(settings.limits),
-                "paths": list(settings.paths),
-                "sources": [{"path": s.path, "filename": s.filename, "source": s.source} for s in policy_set.sources],
-            }
-        )
-
-    # --- start-up (blocking: used while a policy set loads, before it serves) ---
-
-    def _send_blocking(self, data: bytes, end: float) -> None:
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[os.write(self._out, view) :]
-            except BlockingIOError:
-                if time.monotonic() > end:
-                    raise WorkerGone("did not read its set-up in time") from None
-                select.select([], [self._out], [], max(0.0, end - time.monotonic()))
-            except BrokenPipeError:
-                raise WorkerGone(self.exit_reason()) from None
-
-    def wait_ready_blocking(self, timeout: float) -> dict[str, Any]:
-        end = time.monotonic() + timeout
-        self._send_blocking(self._init, end)
-        while (frame := self._frame_or_gone()) is None:
-            left = end - time.monotonic()
-            if left <= 0:
-                raise WorkerGone(f"did not start within {timeout:g} s")
-            select.select([self._in], [], [], left)
-            self._read_available()
-        return self._accept_ready(frame)
-
-    def _accept_ready(self, frame: dict[str, Any]) -> dict[str, Any]:
-        if "fatal" in frame:
-            log.error(
-                "python_worker_failed_to_start", pid=self.pid, error=frame["fatal"], traceback=frame.get("traceback")
-            )
-            raise PolicyLoadError(f"Python policies do not load: {one_line(str(frame['fatal']))}")
-        if not frame.get("ready"):
-            raise WorkerGone("sent something other than its ready report")
-        self.ready = frame
-        return frame
-
-    # --- serving ---
-
-    async def wait_ready(self, timeout: float) -> dict[str, Any]:
-        async with asyncio.timeout(timeout):
-            await self._send(self._init)
-            return self._accept_ready(await self._read_frame())
-
-    async def call(self, request: Mapping[str, JSON], document: Mapping[str, JSON]) -> dict[str, Any]:
-        await self._send(frames.encode(request) + frames.encode(document))
-        answer = await self._read_frame()
-        if answer.get("id") != request["id"]:
-            raise WorkerGone(f"answered request {answer.get('id')!r}, expected {request['id']}")
-        return answer
-
-    async def _send(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[os.write(self._out, view) :]
-            except BlockingIOError:
-                await _ready_for(self._out, writing=True)
-            except BrokenPipeError:
-                raise WorkerGone(self.exit_reason()) from None
-
-    async def _read_frame(self) -> dict[str, Any]:
-        while (frame := self._frame_or_gone()) is None:
-            await _ready_for(self._in, writing=False)
-            self._read_available()
-        return frame
-
-    def _read_available(self) -> None:
-        while True:
-            try:
-                chunk = os.read(self._in, 1 << 16)
-            except BlockingIOError:
-                return
-            if not chunk:
-                self._eof = True  # the frames before the end still count (a worker's last word: why it failed)
-                return
-            self._buffer += chunk
-
-    def _frame_or_gone(self) -> dict[str, Any] | None:
-        frame = self._take_frame()
-        if frame is None and self._eof:
-            raise WorkerGone(self.exit_reason())
-        return frame
-
-    def _take_frame(self) -> dict[str, Any] | None:
-
-        if len(self._buffer) < frames.HEADER.size:
-            return None
-        try:
-            size = frames.decode_length(bytes(self._buffer[: frames.HEADER.size]))
-        except frames.FrameError as exc:
-            raise WorkerGone(str(exc)) from None
-        if size > MAX_ANSWER_BYTES:  # refused before it is read: a hostile policy cannot inflate the daemon
-            raise WorkerGone(f"sent a {size}-byte answer, over the {MAX_ANSWER_BYTES} bytes an answer may carry")
-        end = frames.HEADER.size + size
-        if len(self._buffer) < end:
-            return None
-        body = bytes(self._buffer[frames.HEADER.size : end])
-        del self._buffer[:end]
-        try:
-            value = jsonstrict.loads(body)
-        except ValueError as exc:
-            raise WorkerGone(f"sent a frame that is not JSON: {exc}") from None
-        if not isinstance(value, dict):
-            raise WorkerGone("sent a frame that is not a JSON object")
-        return value
-
-    # --- ending ---
-
-    def exit_reason(self) -> str:
-        code = self.proc.poll()
-        if code is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                code = self.proc.wait(KILL_GRACE)
-        if code is None:
-            return "closed its channel"
-        return f"exited with signal {-code}" if code < 0 else f"exited with status {code}"
-
-    def stderr_tail(self) -> str:
-        try:
-            self.stderr.seek(0, os.SEEK_END)
-            size = self.stderr.tell()
-            self.stderr.seek(max(0, size - STDERR_TAIL))
-            return self.stderr.read().decode(errors="replace")
-        except (OSError, ValueError):
-            return ""
-
-    def kill(self) -> None:
-        kill_worker(self.proc, self.scratch, self.stderr)
-
-
-def kill_worker(proc: subprocess.Popen[bytes], scratch: str, stderr: IO[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        proc.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(KILL_GRACE)  # a killed worker is gone in microseconds; a slow one is reaped by a later Popen
-    for stream in (proc.stdin, proc.stdout, stderr):
-        with contextlib.suppress(OSError):
-            if stream is not None:
-                stream.close()
-    shutil.rmtree(scratch, ignore_errors=True)
-
-
-async def _ready_for(fd: int, *, writing: bool) -> None:
-    loop = asyncio.get_running_loop()
-    ready = loop.create_future()
-
-    def wake() -> None:
-        if not ready.done():
-            ready.set_result(None)
-
-    (loop.add_writer if writing else loop.add_reader)(fd, wake)
-    try:
-        await ready
-    finally:
-        (loop.remove_writer if writing else loop.remove_reader)(fd)
+MAX_MESSAGE_CHARS = 4096  # one verdict's message (a reason, context, or system message), cut beyond
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,21 +75,21 @@ class PythonEngine:
         policy_set: PythonPolicySet,
         settings: WorkerSettings,
         fail_modes: Mapping[Event, FailMode],
-        workers: Sequence[Worker],
+        workers: Sequence[PolicyWorker],
     ) -> None:
         self.policy_set = policy_set
         self.settings = settings
         self._fail_modes = fail_modes
-        self.layers: list[dict[str, Any]] = []
+        self.sandbox_layers: list[dict[str, Any]] = []
         self._policies: list[dict[str, Any]] = []
         self._routes: list[Route] = []
         self._policy_ids: dict[str, str] = {}
         self._route_cache: dict[tuple[str, str | None, str | None], tuple[str, ...]] = {}
         self._starting_workers = list(workers)
-        self._idle: deque[Worker] = deque()
-        self._live: set[Worker] = set(workers)
+        self._idle: deque[PolicyWorker] = deque()
+        self._live: set[PolicyWorker] = set(workers)
         self._starting = 0
-        self._waiters: deque[asyncio.Future[Worker]] = deque()
+        self._waiters: deque[asyncio.Future[PolicyWorker]] = deque()
         self._next_id = 0
         self._inflight = 0
         self._closing = False
@@ -370,10 +107,10 @@ class PythonEngine:
         wait: bool = True,
     ) -> PythonEngine:
         scratch.sweep(Path(settings.scratch_dir or tempfile.gettempdir()))
-        workers: list[Worker] = []
+        workers: list[PolicyWorker] = []
         try:
             for _ in range(max(1, settings.workers)):
-                workers.append(Worker(policy_set, settings))
+                workers.append(PolicyWorker(policy_set, settings))
         except BaseException:
             _kill_all(set(workers))
             raise
@@ -410,9 +147,9 @@ class PythonEngine:
             self.close()
             raise
 
-    def _serve_with(self, workers: Sequence[Worker]) -> None:
+    def _serve_with(self, workers: Sequence[PolicyWorker]) -> None:
         first = workers[0].ready
-        self.layers = list(first["layers"])
+        self.sandbox_layers = list(first["layers"])
         self._policies = list(first["policies"])
         self._routes = [_route(p) for p in self._policies]
         self._policy_ids = {str(p["name"]): str(p["policy_id"]) for p in self._policies}
@@ -451,23 +188,25 @@ class PythonEngine:
         self._idle.clear()
         self._finalizer()
 
-    def describe(self) -> Mapping[str, JSON]:
-        return {
-            "engine": self.name,
-            "policy_dir": str(self.policy_set.policy_dir),
-            "revision": self.policy_set.revision,
-            "packages": sorted(set(self._policy_ids.values())),
-            "policies": [dict(p) for p in self._policies],
-            "workers": len(self._live),
-            "replaced": self.replaced,
-            "sandbox_layers": [dict(layer) for layer in self.layers],
-        }
+    def status(self) -> EngineStatus:
+        return EngineStatus(
+            self.name,
+            self.policy_set.revision,
+            str(self.policy_set.policy_dir),
+            tuple(sorted(set(self._policy_ids.values()))),
+            sandbox_layers=tuple(dict(layer) for layer in self.sandbox_layers),
+            detail={
+                "policies": [dict(p) for p in self._policies],
+                "workers": len(self._live),
+                "replaced": self.replaced,
+            },
+        )
 
     @property
-    def packages(self) -> tuple[PolicyPackage, ...]:
+    def packages(self) -> tuple[PackageInfo, ...]:
         """One entry per policy function, for ListPolicies: its policy id, its name as the rule, its routing."""
         return tuple(
-            PolicyPackage(
+            PackageInfo(
                 name=self._policy_ids[route.name],
                 rules={route.name.split(":", 1)[1]: "python"},
                 routing={
@@ -555,19 +294,14 @@ class PythonEngine:
 
     def _failed(self, event: Event, policy: str, what: str) -> Verdict:
         """An exception or a crash fails closed wherever a deny can block (the traceback is only logged)."""
-        reason = f"{what}; the details are in the hookd log"
-        if event in CAN_FAIL_CLOSED:
-            return Verdict(VerdictKind.DENY, policy, "python-error", reason)
-        return Verdict(VerdictKind.MESSAGE, policy, "python-error", reason)
+        return policy_failed(event, policy, "python-error", f"{what}; the details are in the hookd log")
 
     def _timed_out(self, event: Event, what: str) -> Verdict:
-        if self._fail_modes.get(event) is FailMode.CLOSED:
-            return Verdict(VerdictKind.DENY, ENGINE_POLICY, "timeout", what)
-        return Verdict(VerdictKind.MESSAGE, ENGINE_POLICY, "timeout", what)
+        return timed_out(event, self._fail_modes, ENGINE_POLICY, what)
 
     # --- the pool ---
 
-    async def _acquire(self, end: float) -> Worker:
+    async def _acquire(self, end: float) -> PolicyWorker:
         while self._idle:
             worker = self._idle.popleft()
             if worker.proc.poll() is None:
@@ -575,7 +309,7 @@ class PythonEngine:
             self._replace(worker)
         if len(self._live) + self._starting < self.settings.workers and not self._closing:
             self._spawn()
-        waiter: asyncio.Future[Worker] = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Future[PolicyWorker] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         try:
             async with asyncio.timeout_at(end):
@@ -588,7 +322,7 @@ class PythonEngine:
             with contextlib.suppress(ValueError):
                 self._waiters.remove(waiter)
 
-    def _release(self, worker: Worker) -> None:
+    def _release(self, worker: PolicyWorker) -> None:
         if self._closing:
             self._discard(worker)
             return
@@ -599,11 +333,11 @@ class PythonEngine:
                 return
         self._idle.append(worker)
 
-    def _discard(self, worker: Worker) -> None:
+    def _discard(self, worker: PolicyWorker) -> None:
         self._live.discard(worker)
         worker.kill()
 
-    def _replace(self, worker: Worker) -> None:
+    def _replace(self, worker: PolicyWorker) -> None:
         self._discard(worker)
         self.replaced += 1
         if not self._closing:
@@ -621,7 +355,7 @@ class PythonEngine:
                 await asyncio.sleep(pause)
                 if self._closing:
                     return
-                worker = Worker(self.policy_set, self.settings)
+                worker = PolicyWorker(self.policy_set, self.settings)
                 try:
                     await worker.wait_ready(self.settings.start_timeout)
                 except (WorkerGone, PolicyLoadError, TimeoutError) as exc:
@@ -640,13 +374,19 @@ class PythonEngine:
             self._starting -= 1
 
 
-def _kill_all(workers: set[Worker]) -> None:
+def _kill_all(workers: set[PolicyWorker]) -> None:
     for worker in list(workers):
         worker.kill()
     workers.clear()
 
 
 _KINDS: Mapping[str, VerdictKind] = {kind.value: kind for kind in VerdictKind}
+
+
+def _capped(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[: MAX_MESSAGE_CHARS - 40]}… [cut: {len(message)} characters]"
 
 
 def _verdict(raw: Mapping[str, Any]) -> Verdict:
@@ -662,12 +402,6 @@ def _verdict(raw: Mapping[str, Any]) -> Verdict:
     )
 
 
-def _capped(message: str) -> str:
-    if len(message) <= MAX_MESSAGE_CHARS:
-        return message
-    return f"{message[: MAX_MESSAGE_CHARS - 40]}… [cut: {len(message)} characters]"
-
-
 def start_engine(config: Config, policy_set: PythonPolicySet, *, wait: bool = True) -> PythonEngine:
     return PythonEngine.start(policy_set, WorkerSettings.from_config(config), config.shim.fail_modes, wait=wait)
 
@@ -678,7 +412,7 @@ def probe_layers(config: Config) -> list[dict[str, Any]]:
     settings = replace(WorkerSettings.from_config(config), workers=1)
     engine = PythonEngine.start(empty, settings, config.shim.fail_modes)
     try:
-        return [dict(layer) for layer in engine.layers]
+        return [dict(layer) for layer in engine.sandbox_layers]
     finally:
         engine.close()
 

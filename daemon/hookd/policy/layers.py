@@ -11,12 +11,13 @@ them after the reply is written and records what they would have decided (docs/r
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
-from typing import Any
 
-from hookd.types import JSON, Engine, EngineRequest, Verdict
+from hookd.types import Engine, EngineRequest, EngineStatus, LayerStatus, PackageInfo, Verdict
+
+USER_LAYER = "default"  # the user's policy directory (daemon.policies); bundles go by their names
 
 ENFORCE, MONITOR, SHADOW = "enforce", "monitor", "shadow"
 MODES = (ENFORCE, MONITOR, SHADOW)
@@ -44,11 +45,12 @@ class Layer:
         return not root or project_dir == root or project_dir.startswith(root.rstrip("/") + "/")
 
     def revision(self) -> str:
-        return self.pinned_revision or str(self.engine.describe().get("revision", ""))
+        return self.pinned_revision or self.engine.status().revision
 
 
 class LayeredEngine:
     name = "layered"
+    remote = False
 
     def __init__(self, layers: Sequence[Layer]) -> None:
         if not layers:
@@ -56,7 +58,7 @@ class LayeredEngine:
         self.layers = tuple(sorted(layers, key=lambda layer: layer.rank))
         self.enforced = tuple(layer for layer in self.layers if layer.mode == ENFORCE)
         self.observed = tuple(layer for layer in self.layers if layer.mode != ENFORCE)  # monitor and shadow
-        self._described = self._describe()
+        self._status = self._make_status()
         self._handed_over: frozenset[int] = frozenset()
 
     def succeeded_by(self, successor: LayeredEngine) -> None:
@@ -81,9 +83,7 @@ class LayeredEngine:
     async def ready(self) -> None:
         """Wait until every layer can serve (engines that start asynchronously, like Python workers)."""
         for layer in self.layers:
-            waiting = getattr(layer.engine, "ready", None)
-            if waiting is not None:
-                await waiting()
+            await layer.engine.ready()
 
     async def aclose(self) -> None:
         for layer in self.layers:
@@ -91,38 +91,44 @@ class LayeredEngine:
                 await layer.engine.aclose()
 
     @property
-    def packages(self) -> tuple[Any, ...]:
-        return tuple(p for _, p in self.packages_by_layer())
+    def packages(self) -> tuple[PackageInfo, ...]:
+        """Every loaded package, tagged with its layer, highest layer first."""
+        return tuple(replace(p, layer=layer.name) for layer in self.layers for p in layer.engine.packages)
 
-    def packages_by_layer(self) -> list[tuple[str, Any]]:
-        """(layer name, package) for every loaded package, highest layer first."""
-        return [(layer.name, p) for layer in self.layers for p in getattr(layer.engine, "packages", ())]
+    def status(self) -> EngineStatus:
+        return self._status
 
-    def describe(self) -> Mapping[str, JSON]:
-        return self._described
-
-    def _describe(self) -> dict[str, JSON]:
-        parts = [dict(layer.engine.describe()) for layer in self.layers]
+    def _make_status(self) -> EngineStatus:
+        parts = tuple(layer.engine.status() for layer in self.layers)
         revisions = {layer.name: layer.revision() for layer in self.layers}
         if len(self.layers) == 1:
             revision = next(iter(revisions.values()))
         else:
             joined = "\n".join(f"{name}={rev}" for name, rev in revisions.items())
             revision = hashlib.sha256(joined.encode()).hexdigest()[:12]
-        user = next((d for layer, d in zip(self.layers, parts, strict=True) if layer.rank is Rank.USER), parts[0])
-        return {
-            "engine": "+".join(dict.fromkeys(str(d.get("engine", "")) for d in parts)),
-            "policy_dir": user.get("policy_dir", ""),
-            "revision": revision,
-            "revisions": revisions,
-            "packages": [p for d in parts for p in (d.get("packages") or [])],
-            "parts": list(parts),  # as CompositeEngine's: where the status finds the Python sandbox layers
-            "layers": [
-                {"name": layer.name, "rank": layer.rank.name.lower(), "location": layer.location,
-                 "project_root": layer.project_root, "mode": layer.mode, "replaces": layer.replaces, **d}
-                for layer, d in zip(self.layers, parts, strict=True)
-            ],
-        }  # fmt: skip
+        user = next((st for layer, st in zip(self.layers, parts, strict=True) if layer.rank is Rank.USER), parts[0])
+        layers = tuple(
+            LayerStatus(
+                layer.name,
+                layer.rank.name.lower(),
+                layer.location,
+                layer.project_root,
+                revisions[layer.name],
+                st,
+                layer.mode,
+                layer.replaces,
+            )
+            for layer, st in zip(self.layers, parts, strict=True)
+        )
+        return EngineStatus(
+            "+".join(dict.fromkeys(st.engine for st in parts)),
+            revision,
+            user.policy_dir,
+            tuple(name for st in parts for name in st.packages),
+            revisions=revisions,
+            layers=layers,
+            parts=parts,
+        )
 
 
 async def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict]:

@@ -17,9 +17,10 @@ from python_support import python_part, shell_request, wait_for_full_pool, wait_
 
 from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, PythonConfig
-from hookd.engines.python_workers import MAX_MESSAGE_CHARS
+from hookd.engines.python.engine import MAX_MESSAGE_CHARS
 from hookd.errors import PolicyLoadError
 from hookd.types import Caller, Deadline, Event, HookRequest, Outcome, Verdict
+from support import eventually_async
 
 REGO_DENY = """package hookd.rego_guard
 
@@ -162,7 +163,7 @@ def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
     async def go() -> None:
         pids = await wait_for_full_pool(python, 2)
         calls = [asyncio.ensure_future(engine.evaluate(shell_request("ls"))) for _ in range(2)]
-        await asyncio.sleep(0.05)
+        await eventually_async(lambda: not python._idle, what="both workers busy")
         await engine.aclose()  # returns only once both calls are answered
         assert all(call.done() for call in calls)
         assert [v.rule_id for call in calls for v in call.result()] == ["slow", "slow"]

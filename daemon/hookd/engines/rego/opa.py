@@ -37,15 +37,14 @@ from opa_client import AsyncOpaClient
 from opa_client.errors import PolicyNotFoundError
 
 from hookd.config import OpaConfig
-from hookd.engines.rego_embedded import (
+from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
-    PolicyPackage,
     PolicySet,
     load_policy_set,
     verdicts_from_result,
 )
-from hookd.errors import EngineError, PolicyLoadError, one_line
-from hookd.types import JSON, EngineRequest, Verdict
+from hookd.errors import EngineError, EngineTimeout, EngineUnavailable, PolicyLoadError, one_line
+from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
 
 OWNED_PREFIX = "hookd/"  # the policy ids hookd pushes; every other policy on the server is left alone
 ROUTER_ID = OWNED_PREFIX + "_router.rego"
@@ -252,6 +251,7 @@ class RegoOpaEngine:
     """Rego decided by OPA. Build with `RegoOpaEngine.load(policy_dir, config.opa)`."""
 
     name = "opa"
+    remote = True
 
     def __init__(self, policies: PolicySet, opa: OpaConfig, *, synced: bool) -> None:
         self._packages = policies.packages  # not the PolicySet: its regorus engine is only needed to load
@@ -283,8 +283,11 @@ class RegoOpaEngine:
         return cls(policies, opa, synced=True)
 
     @property
-    def packages(self) -> tuple[PolicyPackage, ...]:
+    def packages(self) -> tuple[PackageInfo, ...]:
         return self._packages
+
+    async def ready(self) -> None:
+        return None
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         rule = self._router.rule_for(request.document)
@@ -292,20 +295,20 @@ class RegoOpaEngine:
             return []
         budget = min(self._opa.timeout_ms / 1000, request.deadline.remaining() - DEADLINE_MARGIN)
         if budget <= 0:
-            raise EngineError("no time left before the deadline to ask OPA")
+            raise EngineTimeout("no time left before the deadline to ask OPA")
         self._in_flight += 1
         try:
             async with asyncio.timeout(budget):
                 return await self._decide(rule, request.document)
-        except TimeoutError:
-            raise EngineError(f"OPA at {self._opa.url} did not answer within {budget * 1000:.0f} ms") from None
+        except TimeoutError as exc:
+            raise EngineTimeout(f"OPA at {self._opa.url} did not answer within {budget * 1000:.0f} ms") from exc
         except OpaAnswerError as exc:
-            raise EngineError(f"OPA at {self._opa.url} answered {exc}") from None
+            raise EngineError(f"OPA at {self._opa.url} answered {exc}") from exc
         except (aiohttp.ClientError, OSError) as exc:
             why = one_line(str(exc)) or type(exc).__name__
-            raise EngineError(f"OPA at {self._opa.url} is unreachable: {why}") from None
-        except PolicyLoadError as exc:
-            raise EngineError(str(exc)) from None
+            raise EngineUnavailable(f"OPA at {self._opa.url} is unreachable: {why}") from exc
+        except PolicyLoadError as exc:  # OPA refused the set when it was pushed again
+            raise EngineUnavailable(str(exc)) from exc
         finally:
             self._in_flight -= 1
 
@@ -348,11 +351,11 @@ class RegoOpaEngine:
         if client is not None and self._client_loop is asyncio.get_running_loop():
             await client.close_connection()
 
-    def describe(self) -> Mapping[str, JSON]:
-        return {
-            "engine": self.name,
-            "policy_dir": str(self.policy_dir),
-            "revision": self.revision,
-            "packages": [p.name for p in self._packages],
-            "opa_url": self._opa.url,
-        }
+    def status(self) -> EngineStatus:
+        return EngineStatus(
+            self.name,
+            self.revision,
+            str(self.policy_dir),
+            tuple(p.name for p in self._packages),
+            detail={"opa_url": self._opa.url},
+        )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.errors import EngineError, PolicyLoadError
 from hookd.types import Verdict, VerdictKind
 

@@ -1,12 +1,10 @@
-"""The embedded Rego engine: regorus, loaded once, evaluated with one query per request.
+"""A Rego policy directory loaded and checked, as both Rego engines serve it (embedded regorus, or OPA).
 
 At load time hookd reads every package under `data.hookd`, its verdict rules and its constant
 `routing`, and generates a router module with one entry point per distinct set of packages that can
 apply to an (event, tool kind, tool name). A request evaluates just that entry point, so packages that
-do not apply are never evaluated, and the answer is one object {package: {rule: [elements]}}.
-
-regorus holds the GIL while it evaluates and its Engine may not cross threads, so evaluation runs on
-the event-loop thread: a thread hop would cost more than it frees (rego-engines.md, "Threads").
+do not apply are never evaluated, and the answer is one object {package: {rule: [elements]}}, which
+`verdicts_from_result` maps to verdicts.
 """
 
 from __future__ import annotations
@@ -14,14 +12,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import regorus
 
-from hookd.errors import EngineError, PolicyLoadError, one_line
-from hookd.types import JSON, EngineRequest, Event, ToolKind, Verdict, VerdictKind
+from hookd.errors import PolicyLoadError, one_line
+from hookd.types import JSON, Event, PackageInfo, ToolKind, Verdict, VerdictKind
 
 POLICY_ROOT = "hookd"
 ROUTER_PACKAGE = "hookd_router"
@@ -38,20 +36,6 @@ class RegoModule:
     package: str  # dotted, without "data."
     source: str
     rules: Mapping[str, str]  # rule name -> head kind ("Set", "Compr", "Func", "Default")
-
-
-@dataclass(frozen=True, slots=True)
-class PolicyPackage:
-    name: str  # dotted, under hookd: "hookd.destructive_shell"
-    rules: Mapping[str, str]
-    routing: Mapping[str, frozenset[str]] = field(default_factory=dict)
-
-    def applies(self, event: str, kind: str | None, tool: str | None) -> bool:
-        for key, value in (("events", event), ("kinds", kind), ("tools", tool)):
-            allowed = self.routing.get(key)
-            if allowed is not None and value not in allowed:
-                return False
-        return True
 
 
 def discover(policy_dir: Path, *, include_tests: bool) -> tuple[list[Path], list[Path]]:
@@ -174,7 +158,7 @@ class PolicySet:
     engine: Any  # the regorus engine holding the modules, the data and the router
     modules: tuple[RegoModule, ...]
     data: tuple[DataDocument, ...]
-    packages: tuple[PolicyPackage, ...]
+    packages: tuple[PackageInfo, ...]
     router: Router
     router_source: str
     revision: str
@@ -236,57 +220,7 @@ class Router:
         return set(self._routes.values()) - {""}
 
 
-class RegoEmbeddedEngine:
-    """hookd's default engine. Build with `RegoEmbeddedEngine.load(policy_dir)`."""
-
-    name = "rego"
-
-    def __init__(self, policies: PolicySet) -> None:
-        self._engine = policies.engine
-        self._packages = policies.packages
-        self._router = policies.router
-        self.policy_dir = policies.policy_dir
-        self.revision = policies.revision
-
-    @classmethod
-    def load(cls, policy_dir: Path) -> RegoEmbeddedEngine:
-        return cls(load_policy_set(policy_dir))
-
-    @property
-    def packages(self) -> tuple[PolicyPackage, ...]:
-        return self._packages
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        return self.evaluate_sync(request.document)
-
-    def evaluate_sync(self, document: Mapping[str, JSON]) -> list[Verdict]:
-        rule = self._router.rule_for(document)
-        if not rule:
-            return []
-        try:
-            self._engine.set_input(document)
-            # As JSON, the way OPA answers: eval_rule cannot return a set of objects or arrays (Python sets
-            # need hashable members) and would return a set where OPA's answer has a sorted array.
-            result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
-        except Exception as exc:  # any evaluation error fails closed upstream
-            raise EngineError(f"rego evaluation failed: {one_line(str(exc))}") from None
-        if not isinstance(result, dict):
-            raise EngineError(f"rego router returned {type(result).__name__}, expected an object")
-        return verdicts_from_result(result)
-
-    async def aclose(self) -> None:
-        return None
-
-    def describe(self) -> Mapping[str, JSON]:
-        return {
-            "engine": self.name,
-            "policy_dir": str(self.policy_dir),
-            "revision": self.revision,
-            "packages": [p.name for p in self._packages],
-        }
-
-
-def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PolicyPackage]:
+def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PackageInfo]:
     rules_by_package: dict[str, dict[str, str]] = {}
     for module in modules:
         if module.package == POLICY_ROOT or module.package.startswith(POLICY_ROOT + "."):
@@ -295,7 +229,7 @@ def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PolicyPackage]
     for name in sorted(rules_by_package):
         rules = rules_by_package[name]
         routing = _routing(engine, name) if "routing" in rules else {}
-        packages.append(PolicyPackage(name=name, rules=rules, routing=routing))
+        packages.append(PackageInfo(name=name, rules=rules, routing=routing))
     return packages
 
 
@@ -321,7 +255,7 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     return routing
 
 
-def _build_router(packages: Sequence[PolicyPackage]) -> tuple[dict[RouteKey, str], str]:
+def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, str], str]:
     """One router rule per distinct set of applicable packages over every (event, kind, tool)."""
     tools: list[str | None] = [None, *sorted({t for p in packages for t in p.routing.get("tools", ())})]
     kinds: list[str | None] = [None, *(k.value for k in ToolKind)]
@@ -345,7 +279,7 @@ def _build_router(packages: Sequence[PolicyPackage]) -> tuple[dict[RouteKey, str
     return routes, "\n".join(lines) + "\n"
 
 
-def _package_entry(package: PolicyPackage) -> str:
+def _package_entry(package: PackageInfo) -> str:
     parts = []
     for rule, head in sorted(package.rules.items()):
         if rule not in VERDICT_RULES:

@@ -6,11 +6,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from bundle_support import FakeEngine, policy_dir
+from bundle_support import policy_dir
 
-from hookd.engines.layered import Layer, LayeredEngine, Rank
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.policy.combine import combine
+from hookd.policy.layers import Layer, LayeredEngine, Rank
+from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
     Deadline,
@@ -93,11 +94,11 @@ def test_layers_tag_verdicts_and_projects_apply_only_inside_their_root(tmp_path:
     assert combine(inside).outcome is Outcome.DENY
     outside = asyncio.run(engine.evaluate(request("/work/pother", "ls")))
     assert outside == []
-    assert engine.describe()["revisions"] == {"acme": "v7", "proj": project.revision}
+    assert engine.status().revisions == {"acme": "v7", "proj": project.revision}
 
 
 def test_closing_a_replaced_engine_closes_only_what_it_alone_held() -> None:
-    bundle_v1, bundle_v2, local = FakeEngine(), FakeEngine(), FakeEngine()
+    bundle_v1, bundle_v2, local = StaticEngine(), StaticEngine(), StaticEngine()
     old = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v1), Layer("default", Rank.USER, local)])
     new = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v2), Layer("default", Rank.USER, local)])
     old.succeeded_by(new)

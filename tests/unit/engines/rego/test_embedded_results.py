@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hookd.engines.rego_embedded import RegoEmbeddedEngine
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
 
 DOC = {"event": "BeforeTool", "tool": {"kind": "shell", "name": "run_shell_command", "input": {}}}
 

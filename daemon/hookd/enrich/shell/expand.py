@@ -1,0 +1,95 @@
+"""The expansions bash does on a command's words before it runs them, as far as they are known from the
+command line itself: variables set earlier on it (`X=rm; $X -rf ~`), `$IFS` as a separator, brace
+lists and ranges (`rm -{r,f}`, `{rm,-rf,~}`), `~` and `~user`. Owned by the policies engineer.
+
+Whatever stays unknown keeps its `$`, so that the word is dynamic and a rule about it asks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hookd.enrich.shell.words import BRACE_MARK
+
+_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_INNER_BRACE = re.compile(r"\{([^{}]*)\}")
+_RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
+_TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
+_MAX_WORDS = 256  # results of one brace expansion
+_MAX_GROWTH = 4096  # words of one command before brace expansion stops
+
+
+def expand_words(words: list[str], variables: dict[str, str], home: str) -> list[str]:
+    out: list[str] = []
+    for original in words:
+        marked = original.startswith(BRACE_MARK)
+        word = original[len(BRACE_MARK) :] if marked else original
+        split = False
+        if "$" in word:
+            word, split = _substitute(word, variables)
+        pieces = word.split() if split else [word]
+        for piece in pieces:
+            # every word is kept; only the growth by brace expansion is bounded (the input caps,
+            # enrich/limits.py, then count the words there are)
+            grown = braces(piece) if marked and len(out) < _MAX_GROWTH else [piece]
+            out.extend(_tilde(result, home, marked or split) for result in grown)
+    return out
+
+
+def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
+    """`word` with the known variables put in, and whether it is to be split into words again."""
+    split = False
+
+    def value(match: re.Match[str]) -> str:
+        nonlocal split
+        name = match.group(1) or match.group(2)
+        if name == "IFS" and name not in variables:
+            split = True
+            return " "
+        known = variables.get(name)
+        if known is None:
+            return match.group()
+        split = split or any(c.isspace() for c in known)
+        return known
+
+    return _VAR.sub(value, word), split
+
+
+def braces(word: str) -> list[str]:
+    """Brace expansion of one word (lists and ranges, nested), at most _MAX_WORDS results."""
+    match = next((m for m in _INNER_BRACE.finditer(word) if "," in m.group(1) or _RANGE.fullmatch(m.group(1))), None)
+    if match is None:
+        return [word]
+    inside = match.group(1)
+    ranged = _RANGE.fullmatch(inside)
+    options = _range(ranged.group(1), ranged.group(2)) if ranged else inside.split(",")
+    results: list[str] = []
+    for option in options:
+        results.extend(braces(word[: match.start()] + option + word[match.end() :]))
+        if len(results) >= _MAX_WORDS:
+            break
+    return results[:_MAX_WORDS]
+
+
+def _range(first: str, last: str) -> list[str]:
+    if first.lstrip("-").isdigit() and last.lstrip("-").isdigit():
+        a, b = int(first), int(last)
+        step = 1 if b >= a else -1
+        return [str(n) for n in range(a, b + step, step)][:_MAX_WORDS]
+    if len(first) == len(last) == 1 and not first.isdigit() and not last.isdigit():
+        a, b = ord(first), ord(last)
+        step = 1 if b >= a else -1
+        return [chr(n) for n in range(a, b + step, step)][:_MAX_WORDS]
+    return [f"{first}..{last}"]
+
+
+def _tilde(word: str, home: str, fresh: bool) -> str:
+    """`~` of a word made here (by braces or a variable) is expanded as bash would; `~user` always (the
+    parser leaves it): root's home is /root, another user's is taken to be /home/<user>."""
+    if fresh and (word == "~" or word.startswith("~/")):
+        return home + word[1:]
+    user = _TILDE_USER.match(word)
+    if user is not None:
+        name = user.group(1)
+        return ("/root" if name == "root" else f"/home/{name}") + word[user.end() :]
+    return word

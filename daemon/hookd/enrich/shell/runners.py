@@ -1,0 +1,260 @@
+"""Commands that run other commands: the runner table. Owned by the policies engineer.
+
+A command run by another one is judged as itself. Three shapes, one table each:
+
+* argv runners (`wrappers._WRAPPERS`): the rest of the argv after some options and fixed operands is
+  the command (`setsid rm -rf ~`, `chroot / rm …`): peeled off, the command stands in their place;
+* script runners (`SCRIPT_RUNNERS` here): an option's value, or the rest of the argv joined, is a
+  shell script (`script -c …`, `watch …`, `tmux new-session …`): parsed as one level deeper;
+* spawners (`spawned`): other commands inside the argv (`find -exec … ;`, `docker run -v /:/h img
+  cmd`, `parallel cmd ::: args`), walked as extra commands with the runner in their `wrappers`.
+
+Operands that come from stdin (`xargs`, `parallel` without `:::`) are unknown: they stand as the
+dynamic word `XARGS_INPUT`, so a rule about a target asks rather than guesses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+XARGS_INPUT = "${xargs_input}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptRunner:
+    script_options: tuple[str, ...] = ()  # `-c SCRIPT`, `--command SCRIPT`, `--command=SCRIPT`
+    joined: bool = False  # the operands after the options, joined by spaces, are the script
+    short_arg: str = ""  # short options that take a value (skipped before a joined script)
+    long_arg: frozenset[str] = frozenset()
+    subcommands: frozenset[str] = frozenset()  # when given, only after one of these (tmux)
+
+
+SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
+    "script": ScriptRunner(("-c", "--command")),
+    "flock": ScriptRunner(("-c", "--command")),
+    "runuser": ScriptRunner(("-c", "--command")),
+    "watch": ScriptRunner(joined=True, short_arg="nd", long_arg=frozenset({"interval", "differences"})),
+    "tmux": ScriptRunner(joined=True, short_arg="ceFnstxyLST", subcommands=frozenset(
+        {"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
+         "respawn-window", "respawnw", "send-keys", "send", "run-shell", "run"}
+    )),
+}  # fmt: skip
+
+# Programs that run a script from stdin later: its text is parsed when the command line shows it.
+DEFERRED = frozenset({"at", "batch", "crontab"})
+
+
+def script_of(name: str, argv: list[str]) -> str | None:
+    """The shell script a script runner runs, or None."""
+    runner = SCRIPT_RUNNERS.get(name)
+    if runner is None:
+        return None
+    short = [o[1] for o in runner.script_options if len(o) == 2]
+    for k, arg in enumerate(argv[1:], start=1):
+        clustered = arg[:1] == "-" and arg[1:2] != "-" and arg[-1:] in short  # `script -qc CMD`
+        if (arg in runner.script_options or clustered) and k + 1 < len(argv):
+            return argv[k + 1]
+        for option in runner.script_options:
+            if option.startswith("--") and arg.startswith(option + "="):
+                return arg[len(option) + 1 :]
+    if not runner.joined:
+        return None
+    k = 1
+    if runner.subcommands:
+        k = next((j + 1 for j, a in enumerate(argv[1:], start=1) if a in runner.subcommands), 0)
+        if k == 0:
+            return None
+    k = _skip(argv, k, runner.short_arg, runner.long_arg)
+    words = [w for w in argv[k:] if w not in ("Enter", "C-m", "KPEnter")]
+    return " ".join(words) or None
+
+
+def _skip(argv: list[str], i: int, short_arg: str, long_arg: frozenset[str]) -> int:
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return i + 1
+        if len(arg) < 2 or arg[0] != "-":
+            return i
+        i += 1
+        if arg.startswith("--"):
+            i += 1 if "=" not in arg and arg[2:] in long_arg else 0
+        elif arg[-1] in short_arg:
+            i += 1
+    return i
+
+
+# --------------------------------------------------------------------------------------------------
+# Spawners
+
+
+@dataclass(frozen=True, slots=True)
+class Spawn:
+    argv: list[str]
+    runner: str
+    mounts: tuple[tuple[str, str], ...] = ()  # (inside, host) for containers
+
+
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_CONTAINER_VALUE_OPTIONS = frozenset(
+    {"-v", "--volume", "--mount", "-e", "--env", "--env-file", "-w", "--workdir", "-u", "--user", "--name", "-p",
+     "--publish", "--network", "--net", "-l", "--label", "--entrypoint", "-m", "--memory", "--cpus", "--platform",
+     "--pull", "-h", "--hostname", "--add-host", "--device", "--cap-add", "--cap-drop", "--security-opt", "--tmpfs",
+     "--ulimit", "--restart", "--log-driver", "--log-opt", "--ipc", "--pid", "--gpus", "--shm-size", "--stop-signal",
+     "-a", "--attach", "--cidfile", "--dns", "--expose", "--group-add", "--runtime", "--userns", "--uts",
+     "--volumes-from", "--health-cmd", "--init-path", "--label-file", "--cgroupns"}
+)  # fmt: skip
+
+
+def spawned(name: str, argv: list[str]) -> list[Spawn]:
+    if name == "find":
+        return _find(argv)
+    if name in ("docker", "podman", "nerdctl") and argv[1:2] in (["run"], ["create"]):
+        return _container(name, argv)
+    if name == "parallel":
+        return _parallel(argv)
+    return []
+
+
+def _find(argv: list[str]) -> list[Spawn]:
+    """`find ROOT … -name PAT -exec cmd {} ;`: `{}` stands for ROOT/**/PAT (or ROOT/*), what it finds."""
+    roots = []
+    for arg in argv[1:]:
+        if arg.startswith(("-", "(", "!", ")")):
+            break
+        roots.append(arg)
+    root = roots[0] if roots else "."
+    pattern = "*"
+    for k, arg in enumerate(argv):
+        if arg in ("-name", "-iname") and k + 1 < len(argv):
+            pattern = argv[k + 1]
+    found = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
+    spawns = []
+    k = 0
+    while k < len(argv):
+        if argv[k] in _FIND_EXEC:
+            end = next((j for j in range(k + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
+            command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
+            if command:
+                spawns.append(Spawn(command, "find"))
+            k = end
+        k += 1
+    return spawns
+
+
+def _container(name: str, argv: list[str]) -> list[Spawn]:
+    """`docker run -v HOST:INSIDE … IMAGE CMD…`: CMD with paths under INSIDE taken as the HOST paths they
+    are; only with host mounts (without, the command sees only the container)."""
+    mounts: list[tuple[str, str]] = []
+    k = 2
+    while k < len(argv):
+        arg = argv[k]
+        if not arg.startswith("-") or arg == "-":
+            break
+        option, eq, value = arg.partition("=")
+        if option in _CONTAINER_VALUE_OPTIONS:
+            if not eq:
+                k += 1
+                value = argv[k] if k < len(argv) else ""
+            if option in ("-v", "--volume"):
+                host, _, inside = value.partition(":")
+                if host.startswith(("/", "~", ".", "$")) and inside:
+                    mounts.append((inside.split(":")[0].rstrip("/") or "/", host))
+            elif option == "--mount":
+                parts = dict(p.partition("=")[::2] for p in value.split(","))
+                host, inside = parts.get("source", parts.get("src", "")), parts.get("target", parts.get("dst", ""))
+                if host and inside:
+                    mounts.append((inside.rstrip("/") or "/", host))
+        k += 1
+    command = argv[k + 1 :]  # after the image
+    if not mounts or not command:
+        return []
+    return [Spawn([_host_path(w, mounts) for w in command], name, tuple(mounts))]
+
+
+def _host_path(word: str, mounts: list[tuple[str, str]]) -> str:
+    for inside, host in sorted(mounts, key=lambda m: -len(m[0])):
+        if word == inside or word.startswith(inside.rstrip("/") + "/"):
+            return host.rstrip("/") + word[len(inside.rstrip("/")) :] if inside != "/" else host.rstrip("/") + word
+    return word
+
+
+def _parallel(argv: list[str]) -> list[Spawn]:
+    """`parallel [opts] cmd args ::: inputs`: cmd with the inputs (in place of `{}`, else appended);
+    without `:::` the inputs come from stdin and are unknown."""
+    k = _skip(argv, 1, "jSadEIXn", frozenset({"jobs", "sshlogin", "arg-file", "delimiter", "eof", "replace"}))
+    rest = argv[k:]
+    separators = (":::", "::::", ":::+")
+    mark = next((j for j, w in enumerate(rest) if w in separators), None)
+    command = rest if mark is None else rest[:mark]
+    inputs = [XARGS_INPUT] if mark is None else [w for w in rest[mark:] if w not in separators]
+    if not command:
+        return []
+    if any("{}" in w for w in command):
+        return [Spawn([w.replace("{}", value) for w in command], "parallel") for value in inputs[:16]]
+    return [Spawn(command + inputs, "parallel")]
+
+
+# --------------------------------------------------------------------------------------------------
+# Scripts on stdin
+
+
+def runs_stdin(name: str, argv: list[str], shells: frozenset[str]) -> bool:
+    """Whether the command runs the text on its stdin as a shell script: a shell without `-c` and without
+    a script file (or with `-s`), `at`/`batch` without `-f`, `crontab` installing from `-` or stdin."""
+    options = [a for a in argv[1:] if a.startswith("-") and a != "-"]
+    operands = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
+    if name in shells:
+        flags = "".join(o[1:] for o in options if not o.startswith("--"))
+        return "c" not in flags and ("s" in flags or not operands or operands[0] == "-")
+    if name in ("at", "batch"):
+        return not any(o.startswith("-f") for o in options)
+    if name == "crontab":
+        return not any(o in ("-l", "-r", "-e") for o in options) and (not operands or operands[-1] == "-")
+    return False
+
+
+def printed(words: list[str]) -> str | None:
+    """The text `echo`/`printf` writes, when its words are known (the next command in a pipe reads it)."""
+    if not words or words[0] not in ("echo", "printf") or any("$" in w or "`" in w for w in words):
+        return None
+    args = words[1:]
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        args = args[1:]
+    text = " ".join(args)
+    return text.replace("\\n", "\n") if words[0] == "printf" or "-e" in words[1:2] else text
+
+
+def xargs_operands(words: list[str], argv: list[str]) -> list[str]:
+    """The command xargs runs, with its operands from stdin as XARGS_INPUT: in place of the -I token,
+    else appended."""
+    token = None
+    for k, word in enumerate(words):
+        if word in ("-I", "--replace") and k + 1 < len(words):
+            token = words[k + 1] if word == "-I" else "{}"
+        elif word.startswith("-I") and len(word) > 2:
+            token = word[2:]
+        elif word.startswith("--replace="):
+            token = word.split("=", 1)[1] or "{}"
+        elif word in ("-i",):
+            token = "{}"
+        if words[k:] == argv:
+            break
+    if token:
+        return [w.replace(token, XARGS_INPUT) for w in argv]
+    return [*argv, XARGS_INPUT] if argv else argv
+
+
+def operands(argv: list[str]) -> list[str]:
+    """The words after the program that are not options (all of them after `--`)."""
+    found: list[str] = []
+    after_dashes = False
+    for arg in argv[1:]:
+        if not after_dashes:
+            if arg == "--":
+                after_dashes = True
+                continue
+            if arg.startswith("-") and arg != "-":
+                continue
+        found.append(arg)
+    return found

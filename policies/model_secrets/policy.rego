@@ -1,0 +1,17 @@
+# Secrets in what the model writes: the turn is stopped when the text streamed so far in this
+# response (input.stream.text, hookd.enrich.stream) holds a credential (a private key block, a cloud or
+# forge token): a secret split across two AfterModel chunks is caught in the chunk that completes it,
+# before that chunk reaches the user or the transcript. Patterns live in data.json
+# (data.model_secrets.patterns: an id, what it is, a regex).
+package hookd.model_secrets
+
+routing := {"events": ["AfterModel"]}
+
+halt contains {"id": p.id, "reason": reason} if {
+	input.event == "AfterModel"
+	text := input.stream.text
+	some p in data.model_secrets.patterns
+	contains(text, p.literal) # every match holds it: the regex runs only after it
+	regex.match(p.regex, text)
+	reason := sprintf("the model's response holds %s; the turn was stopped before it was shown", [p.what])
+}

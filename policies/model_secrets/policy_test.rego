@@ -1,0 +1,15 @@
+package hookd.model_secrets
+
+test_a_key_split_across_chunks_stops_the_turn if {
+	count(halt) == 1 with input as {"event": "AfterModel", "stream": {"text": "here:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl", "chunk": "ATE KEY-----\nb3Bl"}}
+}
+
+test_ordinary_text_passes if {
+	count(halt) == 0 with input as {"event": "AfterModel", "stream": {"text": "Use ssh-keygen to make a PRIVATE KEY-----like file; AKIA is a prefix.", "chunk": "x"}}
+}
+
+test_every_pattern_holds_its_literal if {
+	every p in data.model_secrets.patterns {
+		contains(p.regex, p.literal)
+	}
+}
