@@ -50,7 +50,7 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 def stop(runtime: Path) -> None:
     lock = runtime / "hook.lock"
     pid = int(lock.read_text().strip() or 0) if lock.exists() else 0
-    if pid:
+    if pid and Path(f"/proc/{pid}").exists():
         os.kill(pid, signal.SIGTERM)
         end = time.monotonic() + 30
         while Path(f"/proc/{pid}").exists() and time.monotonic() < end:  # reaped by init: it is no child of ours
@@ -78,8 +78,8 @@ def main() -> int:
             for kind in kinds:
                 warm[kind].append(timed(shim(runtime, False, kind), env))
                 warm[f"{kind}+autostart"].append(timed(shim(runtime, True, kind), env))
-        stop(runtime)
     finally:
+        stop(runtime)  # also when a call failed: the daemon the shim started is detached, no child of ours
         shutil.rmtree(root, ignore_errors=True)
     medians = {name: statistics.median(values) for name, values in warm.items()}
     result: dict[str, object] = {f"warm_{name}_ms_p50": round(value, 2) for name, value in medians.items()}

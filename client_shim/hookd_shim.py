@@ -42,6 +42,9 @@ FORWARDED_ENV = (
     'GEMINI_PLANS_DIR',
     'CLAUDE_PROJECT_DIR',
     'CLAUDE_CODE_SESSION_ID',
+    'COPILOT_PROJECT_DIR',
+    'QWEN_PROJECT_DIR',
+    'QWEN_CODE_SESSION_ID',
     'HOME',
     'USER',
 )
@@ -60,6 +63,21 @@ AGENT_EVENTS = {
         'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
         'PostToolUse': (True, '{"decision":"block","reason":', '}'),
         'PostToolUseFailure': (True, '{"decision":"block","reason":', '}'),
+    },
+    'codex': {
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}'),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}'),
+    },
+    'copilot': {
+        'preToolUse': (True, '{"permissionDecision":"deny","permissionDecisionReason":', '}'),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
+    },
+    'qwen': {
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}'),
+        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}'),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}'),
     },
 }
 # fmt: on

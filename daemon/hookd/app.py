@@ -410,6 +410,10 @@ class Daemon:
         supervisor = Supervisor()
         try:
             await supervisor.start(self.components())
+        except BaseException:  # it never served: stop what started, and let the one-line reason through
+            await supervisor.stop()
+            raise
+        try:
             engine = self.engines.current.status()
             log.info(
                 "serving",

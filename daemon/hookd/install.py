@@ -71,12 +71,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import json
 import os
 import re
 import secrets
 import shlex
 import stat
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,6 +125,7 @@ class InstallPlan:
     args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # Claude: event -> exec-form args
     http: Mapping[str, JSONObject] = field(default_factory=dict)  # Claude: event -> {url, headers, allowedEnvVars}
     block_on_failure: frozenset[str] = frozenset()  # Claude: events that get onFailure "block"
+    managed_hooks_only: bool = False  # managed scope: also set the agent's "only managed hooks run" switch
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,7 @@ def make_plan(
             shim_args += ["--fail", mode.value]
         if mode is FailMode.CLOSED and event.fail_output is not None:
             closed.add(event.name)  # the agent then blocks when the hook cannot run, where it can
-        if spec.install.form == "gemini":
+        if spec.install.form != "claude":  # a shell command line
             commands[event.name] = shlex.join([*program, *shim_args])
         else:
             commands[event.name], args[event.name] = program[0], (*program[1:], *shim_args)
@@ -196,6 +199,11 @@ def make_plan(
 def install(plan: InstallPlan) -> InstallResult:
     """Add or update hookd's entry for every event of the plan; see the module docstring."""
     _check_plan(plan)
+    spec = agent(plan.client).install
+    if spec.form == "copilot":
+        return _install_owned(plan)
+    if spec.form == "codex" and plan.settings_path.suffix == ".toml":
+        return _codex_requirements(plan.settings_path, plan)
     path, name = plan.settings_path, plan.hook_name
     loaded = _load(path)
     doc = copy.deepcopy(loaded.doc)
@@ -203,7 +211,7 @@ def install(plan: InstallPlan) -> InstallResult:
     created: list[str] = list(record["created"]) if record is not None else []
 
     hooks = doc.get("hooks")
-    ours = _find_ours(hooks, name, path) if isinstance(hooks, dict) else {}
+    ours = _find_ours(hooks, name, path, spec.identity) if isinstance(hooks, dict) else {}
     if not isinstance(hooks, dict):
         hooks = doc["hooks"] = {}
         _note(created, "hooks")
@@ -211,7 +219,7 @@ def install(plan: InstallPlan) -> InstallResult:
     removed = _drop_stale(hooks, ours, plan, created)
 
     previous: JSONObject = {}
-    if agent(plan.client).install.form == "gemini":
+    if spec.form == "gemini":
         config = doc.get("hooksConfig")
         if config is None:
             config = doc["hooksConfig"] = {}
@@ -219,19 +227,43 @@ def install(plan: InstallPlan) -> InstallResult:
         previous = dict(config)
         config["enabled"] = True
 
-    if record is None:
-        record = {"names": [], "created": created}
-        if "enabled" in previous:
-            record[_ENABLED] = previous["enabled"]
-        doc[MARKER_KEY] = {"installed": record}
-    record["created"] = created
-    if name not in record["names"]:
-        record["names"].append(name)
-    return _commit(path, loaded, doc, added, removed)
+    _set_managed_only(doc, plan, spec.managed_only_key, created)
+    if spec.marker:
+        if record is None:
+            record = {"names": [], "created": created}
+            if "enabled" in previous:
+                record[_ENABLED] = previous["enabled"]
+            doc[MARKER_KEY] = {"installed": record}
+        record["created"] = created
+        if name not in record["names"]:
+            record["names"].append(name)
+    if spec.form == "codex":
+        _codex_trust(path, doc, name, write=False)  # before anything is written: a config.toml it cannot change
+    result = _commit(path, loaded, doc, added, removed)
+    if spec.form == "codex":
+        _codex_trust(path, doc, name, write=True)
+    return result
 
 
-def uninstall(settings_path: Path, hook_name: str = "hookd") -> InstallResult:
+def _set_managed_only(doc: JSONObject, plan: InstallPlan, key: str, created: list[str]) -> None:
+    """--managed-hooks-only: the agent's switch that lets only managed hooks run (uninstall deletes it
+    again when install added it)."""
+    if not plan.managed_hooks_only:
+        return
+    if not key:
+        raise SettingsError(f"{plan.settings_path}: {plan.client} has no switch for managed hooks only")
+    if key not in doc:
+        _note(created, key)
+    doc[key] = True
+
+
+def uninstall(settings_path: Path, hook_name: str = "hookd", client: str = "") -> InstallResult:
     """Remove hookd's entries and undo what install recorded; see the module docstring."""
+    spec = agent(client).install if client else None
+    if spec is not None and spec.form == "copilot":
+        return _uninstall_owned(settings_path)
+    if spec is not None and spec.form == "codex" and settings_path.suffix == ".toml":
+        return _codex_requirements(settings_path, None)
     path, name = settings_path, hook_name
     loaded = _load(path)
     if loaded.data is None:
@@ -239,8 +271,11 @@ def uninstall(settings_path: Path, hook_name: str = "hookd") -> InstallResult:
     doc = copy.deepcopy(loaded.doc)
     record = _record(doc)
     created: list[str] = list(record["created"]) if record is not None else []
+    identity = spec.identity if spec is not None else "name"
+    if spec is not None and not spec.marker:  # no record: an emptied container is dropped
+        created = ["hooks", *(f"hooks.{event}" for event in _all_event_names())]
 
-    removed = _remove_entries(doc, name, created)
+    removed = _remove_entries(doc, name, created, identity)
     if record is not None:
         record["created"] = created
         if name in record["names"]:
@@ -248,7 +283,167 @@ def uninstall(settings_path: Path, hook_name: str = "hookd") -> InstallResult:
             if not record["names"]:
                 _restore_config(doc, record, created)
                 del doc[MARKER_KEY]
-    return _commit(path, loaded, doc, (), removed)
+    if spec is not None and spec.form == "codex":
+        _codex_trust(path, None, name, write=False)
+    result = _commit(path, loaded, doc, (), removed)
+    if spec is not None and spec.form == "codex":
+        _codex_trust(path, None, name, write=True)
+    return result
+
+
+def _install_owned(plan: InstallPlan) -> InstallResult:
+    """A hooks file that is hookd's alone (Copilot CLI loads every *.json of its hooks directory):
+    written whole, replaced when it differs, refused when what is there does not parse."""
+    path = plan.settings_path
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot create its directory: {exc.strerror or exc}") from None
+    loaded = _load(path)
+    hooks = {event: [_definition(plan, event)] for event in install_events(plan.client) if event in plan.commands}
+    doc: JSONObject = {"version": 1, "hooks": hooks}
+    removed = tuple(e for e in loaded.doc.get("hooks", {}) if e not in hooks) if loaded.data else ()
+    return _commit(path, loaded, doc, tuple(hooks), removed)
+
+
+def _uninstall_owned(path: Path) -> InstallResult:
+    loaded = _load(path)
+    if loaded.data is None:
+        return InstallResult(path, False, None, (), ())
+    backup = path.with_name(path.name + BACKUP_SUFFIX)
+    try:
+        _atomic_write(backup, loaded.data, mode=None, owner=None)
+        loaded.target.unlink()
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot remove it: {exc.strerror or exc}") from None
+    return InstallResult(path, True, backup, (), tuple(loaded.doc.get("hooks", {})))
+
+
+# Codex runs a non-managed hook only when its config.toml trusts that exact definition (codex-hooks.md
+# §2): `[hooks.state."<hooks.json>:<event label>:<group>:<handler>"] trusted_hash = "sha256:…"`, the hash
+# of the definition's canonical JSON. Install keeps one marked block of these in the config.toml beside
+# hooks.json, for hookd's handlers only; an untrusted hook would be skipped silently.
+_CODEX_LABELS = {
+    "PreToolUse": "pre_tool_use", "PermissionRequest": "permission_request", "PostToolUse": "post_tool_use",
+    "PreCompact": "pre_compact", "PostCompact": "post_compact", "SessionStart": "session_start",
+    "SessionEnd": "session_end", "UserPromptSubmit": "user_prompt_submit", "SubagentStart": "subagent_start",
+    "SubagentStop": "subagent_stop", "Stop": "stop",
+}  # fmt: skip
+_CODEX_BEGIN = "# BEGIN hookd: trust for hookd's hooks in hooks.json (written by hookd install; do not edit)"
+_CODEX_END = "# END hookd"
+
+
+def codex_trust_entries(path: Path, doc: JSONObject | None, name: str) -> list[tuple[str, str]]:
+    """(state key, trusted_hash) of every hookd handler of a Codex hooks.json document."""
+    out: list[tuple[str, str]] = []
+    hooks = doc.get("hooks") if doc else None
+    for event, groups in (hooks or {}).items():
+        label = _CODEX_LABELS.get(event)
+        for gi, group in enumerate(groups if label else []):
+            for hi, hook in enumerate(group.get("hooks", []) if isinstance(group, dict) else []):
+                if not _is_named(hook, name, "statusMessage") or hook.get("type") != "command":
+                    continue
+                timeout = hook.get("timeout", 600)
+                timeout = min(max(timeout, 1), 3) if event == "SessionEnd" else max(timeout, 1)
+                handler = {"type": "command", "command": hook["command"], "timeout": timeout,
+                           "async": bool(hook.get("async", False)), "statusMessage": hook["statusMessage"]}  # fmt: skip
+                identity: JSONObject = {"event_name": label, "hooks": [handler]}
+                if group.get("matcher") is not None and event not in ("UserPromptSubmit", "Stop"):
+                    identity["matcher"] = group["matcher"]
+                canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                digest = hashlib.sha256(canonical.encode()).hexdigest()
+                out.append((f"{path}:{label}:{gi}:{hi}", f"sha256:{digest}"))
+    return out
+
+
+def _codex_trust(path: Path, doc: JSONObject | None, name: str, *, write: bool) -> None:
+    """Put the trust block for `doc`'s hookd handlers into the config.toml beside `path` (none: remove
+    it). Refuses (SettingsError) a config.toml that does not parse, before or after the change."""
+    config = path.parent / "config.toml"
+    loaded = _load_text(config)
+    text = loaded.data.decode("utf-8") if loaded.data is not None else ""
+    start = text.find(_CODEX_BEGIN)
+    end = text.find(_CODEX_END, start)
+    rest = text[:start].rstrip("\n") + text[end + len(_CODEX_END) :] if start >= 0 and end >= 0 else text
+    entries = codex_trust_entries(path, doc, name)
+    block = "".join(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "{digest}"\n'
+                    for key, digest in entries)  # fmt: skip
+    new = (rest.rstrip("\n") + "\n\n" if rest.strip() else "") + f"{_CODEX_BEGIN}\n{block}{_CODEX_END}\n"
+    if not entries:
+        new = rest if rest.strip() else ""
+    for candidate, what in ((text, "is"), (new, "would be")):
+        try:
+            tomllib.loads(candidate)
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{config}: {what} not valid TOML ({exc}); {_REFUSE}") from None
+    if not write or new == text:
+        return
+    try:
+        mode = stat.S_IMODE(loaded.target.stat().st_mode) if loaded.data is not None else None
+        if loaded.data is not None:
+            _atomic_write(config.with_name(config.name + BACKUP_SUFFIX), loaded.data, mode=mode, owner=None)
+        _atomic_write(loaded.target, new.encode(), mode=mode, owner=None)
+    except OSError as exc:
+        raise SettingsError(f"{config}: cannot write it: {exc.strerror or exc}") from None
+
+
+# Codex's managed scope: `[[hooks.<Event>]]` tables in requirements.toml (trusted without review, not
+# disableable by the user) and, with --managed-hooks-only, the top-level `allow_managed_hooks_only`, which
+# must come before every table. Both are marked blocks hookd owns; the rest of the file is kept as written.
+_REQ_TOP = ("# BEGIN hookd: top-level keys (written by hookd install; do not edit)", "# END hookd: top-level keys")
+_REQ_HOOKS = ("# BEGIN hookd: managed hooks (written by hookd install; do not edit)", "# END hookd: managed hooks")
+
+
+def _cut_block(text: str, marks: tuple[str, str]) -> str:
+    start = text.find(marks[0])
+    end = text.find(marks[1], start)
+    if start < 0 or end < 0:
+        return text
+    return text[:start] + text[end + len(marks[1]) :].lstrip("\n")
+
+
+def _codex_requirements(path: Path, plan: InstallPlan | None) -> InstallResult:
+    """Install (plan) or uninstall (None) hookd's managed hooks in a Codex requirements.toml."""
+    loaded = _load_text(path)
+    text = loaded.data.decode("utf-8") if loaded.data is not None else ""
+    rest = _cut_block(_cut_block(text, _REQ_TOP), _REQ_HOOKS).rstrip("\n")
+    events: tuple[str, ...] = ()
+    new = rest + "\n" if rest else ""
+    if plan is not None:
+        events = tuple(e for e in install_events(plan.client) if e in plan.commands)
+        seconds = -(-plan.timeout_ms // 1000)
+        tables = "".join(
+            f'\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = "command"\n'
+            f"command = {json.dumps(plan.commands[event])}\ntimeout = {seconds}\n"
+            f"statusMessage = {json.dumps(plan.hook_name)}\n"
+            for event in events
+        )
+        top = f"{_REQ_TOP[0]}\nallow_managed_hooks_only = true\n{_REQ_TOP[1]}\n\n" if plan.managed_hooks_only else ""
+        new = (
+            f"{top}{rest}\n\n{_REQ_HOOKS[0]}\n{tables}{_REQ_HOOKS[1]}\n"
+            if rest
+            else f"{top}{_REQ_HOOKS[0]}\n{tables}{_REQ_HOOKS[1]}\n"
+        )
+    for candidate, what in ((text, "is"), (new, "would be")):
+        try:
+            tomllib.loads(candidate)
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{path}: {what} not valid TOML ({exc}); {_REFUSE}") from None
+    if new == text or (loaded.data is None and plan is None):
+        return InstallResult(path, False, None, (), ())
+    backup = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(loaded.target.stat().st_mode) if loaded.data is not None else None
+        if loaded.data is not None:
+            backup = path.with_name(path.name + BACKUP_SUFFIX)
+            _atomic_write(backup, loaded.data, mode=mode, owner=None)
+        _atomic_write(loaded.target, new.encode(), mode=mode, owner=None)
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot write it: {exc.strerror or exc}") from None
+    block = text[text.find(_REQ_HOOKS[0]) :] if _REQ_HOOKS[0] in text else ""
+    removed = tuple(e for e in _CODEX_LABELS if f"[[hooks.{e}]]" in block and e not in events)
+    return InstallResult(path, True, backup, events, removed)
 
 
 def _put_entries(
@@ -294,7 +489,7 @@ def _drop_stale(
     return _event_order(removed)
 
 
-def _remove_entries(doc: JSONObject, name: str, created: list[str]) -> tuple[str, ...]:
+def _remove_entries(doc: JSONObject, name: str, created: list[str], identity: str = "name") -> tuple[str, ...]:
     """Remove every hook called `name` (and definitions left without hooks); return the events."""
     hooks = doc.get("hooks")
     if not isinstance(hooks, dict):
@@ -302,14 +497,14 @@ def _remove_entries(doc: JSONObject, name: str, created: list[str]) -> tuple[str
     removed: list[str] = []
     for event in list(hooks):
         entries = hooks[event]
-        if not isinstance(entries, list) or not any(_names(d, name) for d in entries):
+        if not isinstance(entries, list) or not any(_names(d, name, identity) for d in entries):
             continue
         kept: list[Any] = []
         for definition in entries:
-            if not _names(definition, name):
+            if not _names(definition, name, identity):
                 kept.append(definition)
                 continue
-            rest = [h for h in definition["hooks"] if not _is_named(h, name)]
+            rest = [h for h in definition["hooks"] if not _is_named(h, name, identity)]
             if rest:
                 kept.append({**definition, "hooks": rest})
         entries[:] = kept
@@ -326,7 +521,12 @@ def _event_order(events: list[str]) -> tuple[str, ...]:
 
 
 def _restore_config(doc: JSONObject, record: JSONObject, created: list[str]) -> None:
-    """Put hooksConfig.enabled back as it was before the first install, unless the user changed it."""
+    """Put hooksConfig.enabled back as it was before the first install, unless the user changed it, and
+    delete a managed-hooks-only switch that install added."""
+    for key in [c for c in created if "." not in c and c not in ("hooks", "hooksConfig")]:
+        if doc.get(key) is True:
+            del doc[key]
+        created.remove(key)
     config = doc.get("hooksConfig")
     if not isinstance(config, dict):
         return
@@ -369,6 +569,7 @@ def _check_plan(plan: InstallPlan) -> None:
 def _definition(plan: InstallPlan, event: str) -> JSONObject:
     name, command = plan.hook_name, plan.commands[event]
     spec = agent(plan.client).install
+    seconds = -(-plan.timeout_ms // 1000)  # agents that count seconds: round up
     if spec.form == "gemini":
         hook: JSONObject = {
             "type": "command",
@@ -378,38 +579,45 @@ def _definition(plan: InstallPlan, event: str) -> JSONObject:
             "description": DESCRIPTION,
         }
         return {"hooks": [hook]}
+    if spec.form == "qwen":
+        hook = {"type": "command", "name": name, "command": command, "timeout": seconds, "description": DESCRIPTION}
+        return {"hooks": [hook]}
+    if spec.form == "codex":  # closed schema: no name, so hookd's hook is the one whose statusMessage is its name
+        return {"hooks": [{"type": "command", "command": command, "timeout": seconds, "statusMessage": name}]}
+    if spec.form == "copilot":  # a flat handler list per event, in hookd's own file
+        return {"type": "command", "bash": command, "timeoutSec": seconds}
     http = plan.http.get(event)
     if http is not None:
         hook = {"type": "http", "name": name, **http}
     else:
         hook = {"type": "command", "name": name, "command": command, "args": list(plan.args.get(event, ()))}
-    hook["timeout"] = -(-plan.timeout_ms // spec.timeout_unit_ms)  # seconds: round up
+    hook["timeout"] = seconds
     if event in plan.block_on_failure:
         hook["onFailure"] = "block"
     return {"hooks": [hook]}
 
 
-def _is_named(hook: Any, name: str) -> bool:
-    return isinstance(hook, dict) and hook.get("name") == name
+def _is_named(hook: Any, name: str, identity: str = "name") -> bool:
+    return isinstance(hook, dict) and hook.get(identity) == name
 
 
-def _names(definition: Any, name: str) -> bool:
+def _names(definition: Any, name: str, identity: str = "name") -> bool:
     """Does this hook definition hold a hook called `name`?"""
     return (
         isinstance(definition, dict)
         and isinstance(definition.get("hooks"), list)
-        and any(_is_named(h, name) for h in definition["hooks"])
+        and any(_is_named(h, name, identity) for h in definition["hooks"])
     )
 
 
-def _find_ours(hooks: JSONObject, name: str, path: Path) -> dict[str, list[int]]:
+def _find_ours(hooks: JSONObject, name: str, path: Path, identity: str = "name") -> dict[str, list[int]]:
     """Indexes of hookd's own definitions per event; SettingsError for a `name` hook we did not write."""
     found: dict[str, list[int]] = {}
     for event, entries in hooks.items():
         if not isinstance(entries, list):
             continue
         for index, definition in enumerate(entries):
-            if not _names(definition, name):
+            if not _names(definition, name, identity):
                 continue
             extra = sorted(set(definition) - {"hooks"})
             if len(definition["hooks"]) == 1 and not extra:
@@ -544,6 +752,22 @@ def _strip_comments(text: str, path: Path) -> tuple[str, tuple[int, int] | None]
 
     stripped = _TOKENS.sub(blank, text)
     return stripped, (first[0] if first else None)
+
+
+def _load_text(path: Path) -> _Loaded:
+    """The bytes of a file that is not JSON (Codex's config.toml); data None when it does not exist."""
+    target = path.resolve()
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        return _Loaded(target, {}, None, None, None)
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: not valid UTF-8 (byte {exc.start}); {_REFUSE}") from None
+    return _Loaded(target, {}, data, None, None)
 
 
 def _load(path: Path) -> _Loaded:

@@ -108,7 +108,7 @@ class TestControlServer:
             out = []
             for call in (
                 hook.Decide(pb.DecideRequest(client="gemini", event="BeforeTool", payload=b"{oops")),
-                hook.Decide(pb.DecideRequest(client="codex", event="BeforeTool", payload=payload("a"))),
+                hook.Decide(pb.DecideRequest(client="cursor", event="BeforeTool", payload=payload("a"))),
                 control.Evaluate(pb.EvaluateRequest(payload=b"{}")),
             ):
                 with pytest.raises(grpc.aio.AioRpcError) as info:
@@ -121,7 +121,7 @@ class TestControlServer:
         assert serve(tmp_path, scenario) == [
             (grpc.StatusCode.INVALID_ARGUMENT, "hook payload is not valid JSON: Expecting property name enclosed in "
              "double quotes: line 1 column 2 (char 1)"),
-            (grpc.StatusCode.INVALID_ARGUMENT, "unknown client 'codex' (known: claude, gemini)"),
+            (grpc.StatusCode.INVALID_ARGUMENT, "unknown client 'cursor' (known: claude, codex, copilot, gemini, qwen)"),
             (grpc.StatusCode.INVALID_ARGUMENT, "the payload has no hook_event_name: set event"),
         ]  # fmt: skip
 

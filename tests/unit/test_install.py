@@ -121,7 +121,7 @@ class TestSettingsPath:
         assert settings_path("claude", "local", home=home, project_dir=proj) == proj / ".claude/settings.local.json"
 
     @pytest.mark.parametrize(
-        ("client", "scope"), [("codex", "user"), ("gemini", "system"), ("gemini", ""), ("gemini", "local")]
+        ("client", "scope"), [("cursor", "user"), ("gemini", "system"), ("gemini", ""), ("gemini", "local")]
     )
     def test_unknown(self, tmp_path: Path, client: str, scope: str) -> None:
         """Unknown clients and scopes are a SettingsError."""

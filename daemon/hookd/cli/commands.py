@@ -66,6 +66,11 @@ def register(sub: Any) -> None:
         cmd.add_argument("--project-dir", default=".", help="project directory for --scope project")
         if name == "install":
             cmd.add_argument(
+                "--managed-hooks-only",
+                action="store_true",
+                help="with --scope managed: let only managed hooks run (Claude Code, Codex CLI)",
+            )
+            cmd.add_argument(
                 "--transport",
                 default="command",
                 choices=("command", "http"),
@@ -258,7 +263,13 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     transport = getattr(args, "transport", "command")
     autostart = bool(getattr(args, "autostart", False))
     plan, described = install_plan(config, args.client, path, native, transport, autostart)
+    if getattr(args, "managed_hooks_only", False):
+        if args.scope != "managed":
+            raise HookdError("--managed-hooks-only goes with --scope managed")
+        plan = replace(plan, managed_hooks_only=True)
     _guard_socket_dir(config)
+    if args.scope == "managed":  # a machine-wide directory such as /etc/claude-code may not exist yet
+        path.parent.mkdir(parents=True, exist_ok=True)
     result = install(plan)
     if fallback:
         print(fallback, file=sys.stderr)
@@ -321,7 +332,7 @@ def cmd_shim(args: argparse.Namespace, config: Config) -> int:
 def cmd_uninstall(args: argparse.Namespace, config: Config) -> int:
     from hookd.install import uninstall
 
-    result = uninstall(_settings_path(args))
+    result = uninstall(_settings_path(args), client=args.client)
     if not result.changed:
         print(f"hookd is not installed in {result.settings_path}; nothing changed")
         return 0

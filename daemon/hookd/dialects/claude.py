@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
@@ -135,18 +135,24 @@ class ClaudeDialect:
         )
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
-        notes: list[str] = []
-        output = _RENDERERS.get(event.event, _observed)(event, decision, notes)
-        if decision.contexts and not _carries_context(output):
-            notes.append(f"context not carried: {_name(event)} cannot add it to this reply")
-        if output is None:
-            return Reply(notes=tuple(notes))
-        return Reply(stdout=dump_json(output), notes=tuple(notes))
+        return render_claude_shaped(event, decision)
 
     def fail_reply(self, event: Event, reason: str) -> Reply:
         if event not in FAIL_CLOSED_EVENTS:
             return Reply()
         return Reply(stdout=dump_json(fail_output(PRIMARY_EVENT[event], one_line(reason))))
+
+
+def render_claude_shaped(event: NormalisedEvent, decision: Decision) -> Reply:
+    """Claude Code's rendering, for every agent whose hook contract copies it (event names from
+    `event.client_event`)."""
+    notes: list[str] = []
+    output = _RENDERERS.get(event.event, _observed)(event, decision, notes)
+    if decision.contexts and not _carries_context(output):
+        notes.append(f"context not carried: {_name(event)} cannot add it to this reply")
+    if output is None:
+        return Reply(notes=tuple(notes))
+    return Reply(stdout=dump_json(output), notes=tuple(notes))
 
 
 def fail_output(client_event: str, reason: str) -> dict[str, Any]:
@@ -324,6 +330,8 @@ def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, 
         return Path(config_dir) / "settings.json" if config_dir else home / ".claude" / "settings.json"
     if scope == "local":
         return project_dir / ".claude" / "settings.local.json"
+    if scope == "managed":  # enterprise policy: above every other scope, not overridable by the user
+        return system_path(env, "/etc/claude-code/managed-settings.json")
     return project_dir / ".claude" / "settings.json"
 
 
@@ -348,11 +356,12 @@ SPEC = AgentSpec(
     tools=TOOLS,
     install=InstallSpec(
         form="claude",
-        scopes=("user", "project", "local"),
+        scopes=("user", "project", "local", "managed"),
         settings_path=_settings_path,
         timeout_unit_ms=1000,
         transports=("command", "http"),
         http_command_only=frozenset({"SessionStart", "Setup"}),
+        managed_only_key="allowManagedHooksOnly",
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import allowed_names, merge_patch, tool_mode
 from hookd.types import (
@@ -472,6 +472,8 @@ assert set(_RENDERERS) == set(GEMINI_EVENTS.values())
 def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
     if scope == "user":  # Gemini CLI reads $GEMINI_CLI_HOME/.gemini/settings.json when that is set
         return Path(env.get("GEMINI_CLI_HOME") or home) / ".gemini" / "settings.json"
+    if scope == "managed":  # the system settings, which override user and project settings
+        return Path(env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or system_path(env, "/etc/gemini-cli/settings.json"))
     return project_dir / ".gemini" / "settings.json"
 
 
@@ -486,7 +488,7 @@ SPEC = AgentSpec(
     dialect=GeminiDialect(),
     events=tuple(_agent_event(e) for e in GEMINI_EVENTS.values()),
     tools=TOOLS,
-    install=InstallSpec(form="gemini", scopes=("user", "project"), settings_path=_settings_path),
+    install=InstallSpec(form="gemini", scopes=("user", "project", "managed"), settings_path=_settings_path),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",
     process_names=("gemini", "gemini.js", "cli.js"),

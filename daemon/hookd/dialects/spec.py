@@ -46,6 +46,12 @@ class AgentEvent:
         return prefix, suffix
 
 
+def system_path(env: Mapping[str, str], path: str) -> Path:
+    """A machine-wide (managed) settings path, under $HOOKD_SYSTEM_ROOT when that is set: tests install
+    the managed scope into a scratch tree, never into the real /etc."""
+    return Path(env.get("HOOKD_SYSTEM_ROOT") or "/") / path.lstrip("/")
+
+
 @dataclass(frozen=True, slots=True)
 class InstallSpec:
     """How `hookd install` registers hookd with the agent.
@@ -61,6 +67,9 @@ class InstallSpec:
     timeout_unit_ms: int = 1
     transports: tuple[str, ...] = ("command",)
     http_command_only: frozenset[str] = frozenset()  # events the agent never sends to an http hook
+    marker: bool = True  # the file takes hookd's top-level install record (a closed schema does not)
+    identity: str = "name"  # the handler key whose value is hookd's hook name
+    managed_only_key: str = ""  # the managed setting that lets only managed hooks run (--managed-hooks-only)
 
 
 @dataclass(frozen=True, slots=True)

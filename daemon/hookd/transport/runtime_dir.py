@@ -15,14 +15,14 @@ from pathlib import Path
 from hookd.errors import DaemonError
 
 
-def default_runtime_dir() -> Path:
+def default_runtime_dir(login_root: Path = Path("/run/user")) -> Path:
     """$XDG_RUNTIME_DIR/hookd; else /run/user/<uid>/hookd when that is this user's private dir; else
     /tmp/hookd-<uid>, the one choice another user could create first (and which is then refused)."""
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and xdg.startswith("/"):
         return Path(xdg) / "hookd"
     uid = os.getuid()
-    login = Path(f"/run/user/{uid}")
+    login = login_root / str(uid)
     if is_private_dir(login, uid):
         return login / "hookd"
     return Path(f"/tmp/hookd-{uid}")

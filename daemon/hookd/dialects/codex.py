@@ -1,0 +1,286 @@
+"""OpenAI Codex CLI (0.171.0): parse its hook events onto the canonical ones, render a Decision as Codex
+honours it. No I/O. docs/codex.md has the per-event table; the facts a renderer must respect:
+
+* every output schema is closed (`additionalProperties: false`): one unknown key, `permissionDecision:
+  "ask"`, `"allow"` without `updatedInput`, a deny without a reason, or `continue: false` on PreToolUse
+  makes the hook "Failed", and a failed hook lets the call run. So only the keys below are ever sent;
+* an allow is nothing on stdout; a PreToolUse deny is `hookSpecificOutput.permissionDecision: "deny"` with
+  a non-empty `permissionDecisionReason` (it reaches the model); a rewrite is `"allow"` + the whole
+  `updatedInput`, which for the shell tool (`Bash`) must hold a string `command` or nothing runs;
+* Codex has **no ask**: an ask is rendered as a deny whose reason says the call needs approval, and a
+  halt on PreToolUse as a deny (Codex cannot end the session from there);
+* PostToolUse, UserPromptSubmit and Stop block with `{"decision": "block", "reason": …}`; Stop with
+  `stop_hook_active` is already continuing, so a second block is shown, not enforced;
+* `additionalContext` is honoured on PreToolUse, PostToolUse, UserPromptSubmit and SessionStart;
+  `systemMessage` is a UI warning only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
+from hookd.errors import DialectError, one_line
+from hookd.types import (
+    JSON,
+    Decision,
+    Event,
+    HookRequest,
+    NormalisedEvent,
+    Outcome,
+    Reply,
+    ToolCall,
+    ToolKind,
+    ToolSpec,
+)
+from hookd.users import home_of
+
+CODEX_EVENTS: Mapping[str, Event] = {
+    "PreToolUse": Event.BEFORE_TOOL,
+    "PostToolUse": Event.AFTER_TOOL,
+    "UserPromptSubmit": Event.BEFORE_AGENT,
+    "Stop": Event.AFTER_AGENT,
+    "SubagentStop": Event.AFTER_AGENT,
+    "SessionStart": Event.SESSION_START,
+    "SessionEnd": Event.SESSION_END,
+    "PreCompact": Event.PRE_COMPRESS,
+    "PermissionRequest": Event.OTHER,
+    "PostCompact": Event.OTHER,
+    "SubagentStart": Event.OTHER,
+    "Interrupt": Event.OTHER,
+}
+# Codex reports every shell tool as `Bash` with {"command": …}, and file edits as `apply_patch`.
+TOOLS: Mapping[str, ToolSpec] = {
+    "Bash": ToolSpec(ToolKind.SHELL),
+    "apply_patch": ToolSpec(ToolKind.EDIT),
+    "web_search": ToolSpec(ToolKind.WEB),
+}
+_MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
+_BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)
+_CONTEXT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SubagentStart"})
+
+
+class CodexDialect:
+    client = "codex"
+    handles_headless_ask = True  # Codex has no ask: render() maps it to a deny itself
+
+    def parse(self, request: HookRequest) -> NormalisedEvent:
+        payload = load_payload(request.payload)
+        named = payload.get("hook_event_name")
+        name = request.event or named
+        if not isinstance(name, str) or name not in CODEX_EVENTS:
+            raise DialectError(f"unknown Codex CLI hook event {name!r}")
+        if named is not None and named != name:
+            raise DialectError(f"payload says hook_event_name={named!r} but the hook was registered for {name}")
+        event = CODEX_EVENTS[name]
+        cwd = string_field(payload, "cwd") or request.cwd
+        return NormalisedEvent(
+            client="codex",
+            event=event,
+            payload=payload,
+            tool=_tool_call(name, event, payload),
+            session_id=string_field(payload, "session_id"),
+            cwd=cwd,
+            project_dir=cwd,  # Codex sets no project variable: the session's cwd is the project
+            caller=request.caller,
+            env=request.env,
+            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            client_event=name,
+        )
+
+    def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
+        notes: list[str] = []
+        name = event.client_event or "PreToolUse"
+        output = _RENDERERS.get(name, _observed)(event, decision, notes)
+        specific = output.get("hookSpecificOutput") if output else None
+        if decision.contexts and not (isinstance(specific, Mapping) and "additionalContext" in specific):
+            notes.append(f"context not carried: {name} cannot add it to this reply")
+        if output is None:
+            return Reply(notes=tuple(notes))
+        return Reply(stdout=dump_json(output), notes=tuple(notes))
+
+    def fail_reply(self, event: Event, reason: str) -> Reply:
+        name = _FAIL_EVENT.get(event)
+        if name is None:
+            return Reply()
+        return Reply(stdout=dump_json(fail_output(name, one_line(reason))))
+
+
+def fail_output(name: str, reason: str) -> dict[str, Any]:
+    """The blocking reply of a Codex event (the shims print the same bytes when hookd is unreachable)."""
+    if name == "PreToolUse":
+        return _permission("deny", reason)
+    return {"decision": "block", "reason": reason}
+
+
+_FAIL_EVENT: Mapping[Event, str] = {
+    Event.BEFORE_TOOL: "PreToolUse",
+    Event.AFTER_TOOL: "PostToolUse",
+    Event.BEFORE_AGENT: "UserPromptSubmit",
+}
+
+
+def _tool_call(name: str, event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:
+    tool, args = payload.get("tool_name"), payload.get("tool_input")
+    if name not in ("PreToolUse", "PostToolUse", "PermissionRequest"):
+        return None
+    if not isinstance(tool, str) or not tool:
+        raise DialectError(f"{name} payload has no tool_name string")
+    if not isinstance(args, dict):
+        raise DialectError(f"{name} payload: tool_input must be a JSON object")
+    match = _MCP_NAME.fullmatch(tool)
+    spec = TOOLS.get(tool) or ToolSpec(ToolKind.MCP if match else ToolKind.OTHER)
+    mcp = {"server": match.group(1), "tool": match.group(2)} if match else None
+    return ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec)
+
+
+def _permission(decision: str, reason: str = "", **fields: Any) -> dict[str, Any]:
+    specific: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": decision}
+    if reason:
+        specific["permissionDecisionReason"] = reason
+    return {"hookSpecificOutput": {**specific, **fields}}
+
+
+def _with_message(out: dict[str, Any], decision: Decision, *extra: str) -> dict[str, Any]:
+    text = "\n".join([*extra, *decision.messages])
+    if text:
+        out["systemMessage"] = text
+    return out
+
+
+def _plain(decision: Decision, *extra: str) -> dict[str, Any] | None:
+    return _with_message({}, decision, *extra) or None
+
+
+def _context(decision: Decision) -> str:
+    return "\n\n".join(decision.contexts)
+
+
+def _unused_rewrites(event: NormalisedEvent, decision: Decision, notes: list[str], *used: str) -> None:
+    for target in decision.rewrite:
+        if target not in used:
+            notes.append(f"rewrite of {target} not carried: {event.client_event} cannot change it")
+
+
+def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    fields: dict[str, Any] = {}
+    if decision.contexts:
+        fields["additionalContext"] = _context(decision)
+    if decision.outcome is Outcome.HALT:
+        notes.append("halt mapped to deny: Codex cannot end the session from PreToolUse")
+        return _with_message(_permission("deny", decision.explain("stopped by hookd policy"), **fields), decision)
+    if decision.outcome is Outcome.DENY:
+        return _with_message(_permission("deny", decision.explain("denied by hookd policy"), **fields), decision)
+    if decision.outcome is Outcome.ASK:
+        notes.append("ask mapped to deny: Codex cannot ask the user")
+        reason = f"needs approval, which Codex cannot ask for: {decision.explain('hookd policy asks')}"
+        return _with_message(_permission("deny", reason, **fields), decision)
+    _unused_rewrites(event, decision, notes, "tool_input")
+    full = rewritten_tool_input(event, decision, notes)
+    shell = event.tool is not None and event.tool.kind is ToolKind.SHELL
+    if full is not None and shell and not isinstance(full.get("command"), str):
+        notes.append("rewrite mapped to deny: Codex runs a rewritten shell call only with a string command")
+        return _with_message(_permission("deny", "hookd could not rewrite this command", **fields), decision)
+    if full is not None:
+        return _with_message(_permission("allow", updatedInput=full, **fields), decision)
+    if fields:
+        return _with_message({"hookSpecificOutput": {"hookEventName": "PreToolUse", **fields}}, decision)
+    return _plain(decision)
+
+
+def _block_or_context(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """PostToolUse (a block puts the reason beside the result: the call ran) and UserPromptSubmit."""
+    _unused_rewrites(event, decision, notes)
+    if decision.outcome is Outcome.HALT:
+        return _with_message({"continue": False, "stopReason": decision.explain("stopped by hookd policy")}, decision)
+    if decision.outcome in (Outcome.DENY, Outcome.ASK):
+        if decision.outcome is Outcome.ASK:
+            notes.append(f"ask mapped to deny: {event.client_event} cannot ask the user")
+        return _with_message({"decision": "block", "reason": decision.explain("denied by hookd policy")}, decision)
+    if decision.contexts:
+        specific = {"hookEventName": event.client_event, "additionalContext": _context(decision)}
+        return _with_message({"hookSpecificOutput": specific}, decision)
+    return _plain(decision)
+
+
+def _stop(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    if decision.outcome is Outcome.HALT:
+        return _with_message({"continue": False, "stopReason": decision.explain("stopped by hookd policy")}, decision)
+    if decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
+        notes.append(f"deny not enforced: stop_hook_active ({event.client_event} is already continuing)")
+        return _plain(decision, f"hookd (deny): {decision.reason}")
+    if decision.outcome is Outcome.DENY:
+        return _with_message({"decision": "block", "reason": decision.explain("denied by hookd policy")}, decision)
+    if decision.outcome is Outcome.ASK:
+        notes.append(f"ask not carried: {event.client_event} cannot ask; shown as a message")
+        return _plain(decision, f"hookd (ask): {decision.reason}")
+    return _plain(decision)
+
+
+def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """Events that cannot block (and those hookd only observes): a verdict is shown, context added where
+    the event takes it."""
+    _unused_rewrites(event, decision, notes)
+    extra: list[str] = []
+    if decision.outcome in _BLOCKING:
+        kind = decision.outcome.name.lower()
+        notes.append(f"{kind} not enforceable on {event.client_event}: shown as a message")
+        extra.append(f"hookd ({kind}): {decision.reason}")
+    out: dict[str, Any] = {}
+    if decision.contexts and event.client_event in _CONTEXT_EVENTS:
+        out["hookSpecificOutput"] = {"hookEventName": event.client_event, "additionalContext": _context(decision)}
+    if event.client_event in ("SessionEnd", "Interrupt", "PermissionRequest"):
+        return None  # their output schemas hold no message (PermissionRequest: a deny is a decision, unused)
+    return _with_message(out, decision, *extra) or None
+
+
+Renderer = Callable[[NormalisedEvent, Decision, list[str]], "dict[str, Any] | None"]
+_RENDERERS: Mapping[str, Renderer] = {
+    "PreToolUse": _pre_tool_use,
+    "PostToolUse": _block_or_context,
+    "UserPromptSubmit": _block_or_context,
+    "Stop": _stop,
+    "SubagentStop": _stop,
+}
+
+
+def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
+    if scope == "user":  # $CODEX_HOME (default ~/.codex)
+        return Path(env.get("CODEX_HOME") or home / ".codex") / "hooks.json"
+    if scope == "managed":  # requirements.toml hooks are trusted without review and cannot be disabled
+        return system_path(env, "/etc/codex/requirements.toml")
+    return project_dir / ".codex" / "hooks.json"
+
+
+_INSTALLED = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+
+
+def _agent_event(name: str) -> AgentEvent:
+    closed = name in ("PreToolUse", "PostToolUse", "UserPromptSubmit")
+    return AgentEvent(
+        name, CODEX_EVENTS[name], fail_output(name, REASON) if closed else None, closed, name in _INSTALLED
+    )
+
+
+SPEC = AgentSpec(
+    name="codex",
+    title="Codex CLI",
+    dialect=CodexDialect(),
+    events=tuple(_agent_event(name) for name in CODEX_EVENTS),
+    tools=TOOLS,
+    install=InstallSpec(
+        form="codex",
+        scopes=("user", "managed"),
+        settings_path=_settings_path,
+        timeout_unit_ms=1000,
+        marker=False,
+        identity="statusMessage",
+        managed_only_key="allow_managed_hooks_only",
+    ),
+    process_names=("codex",),
+)

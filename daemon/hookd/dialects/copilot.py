@@ -1,0 +1,277 @@
+"""GitHub Copilot CLI (1.0.102): parse its hook events onto the canonical ones, render a Decision as
+Copilot honours it. No I/O. docs/copilot.md has the per-event table; the facts a renderer must respect:
+
+* **the case of the event name picks the dialect**: a camelCase event (`preToolUse`, what hookd
+  installs) gets a camelCase payload (`toolName`, `toolArgs`, no event name) and honours only the flat
+  answer (`permissionDecision`, `permissionDecisionReason`, `modifiedArgs`, `additionalContext`); a
+  Claude-shaped answer there is silently ignored. A PascalCase event (`PreToolUse`) gets Claude's
+  snake_case payload with capitalised tool names and honours Claude's nested `hookSpecificOutput`.
+  Both are parsed; each is answered in its own shape;
+* an allow is nothing on stdout (Copilot's own permission checks stay); a rewrite is the whole new
+  argument object (`modifiedArgs`, which replaces, never merges);
+* `ask` prompts in an interactive session and is a denial under `-p`, so it passes through;
+* agentStop / subagentStop block with `{"decision": "block", "reason": …}` (the reason becomes the next
+  prompt); userPromptSubmitted, sessionStart/End, errorOccurred and preCompact ignore every output, so a
+  verdict there is recorded, not enforced;
+* Copilot denies on a hook that exits non-zero but **allows on a timeout** and on unparseable output:
+  the shim answers before the hook timeout with valid JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
+from hookd.errors import DialectError, one_line
+from hookd.types import (
+    JSON,
+    Decision,
+    Event,
+    HookRequest,
+    NormalisedEvent,
+    Outcome,
+    Reply,
+    ToolCall,
+    ToolKind,
+    ToolSpec,
+)
+from hookd.users import home_of
+
+# camelCase events (hookd installs these) and the PascalCase ones Copilot accepts for Claude's files.
+COPILOT_EVENTS: Mapping[str, Event] = {
+    "sessionStart": Event.SESSION_START,
+    "sessionEnd": Event.SESSION_END,
+    "userPromptSubmitted": Event.BEFORE_AGENT,
+    "preToolUse": Event.BEFORE_TOOL,
+    "postToolUse": Event.AFTER_TOOL,
+    "postToolUseFailure": Event.AFTER_TOOL,
+    "agentStop": Event.AFTER_AGENT,
+    "subagentStop": Event.AFTER_AGENT,
+    "preCompact": Event.PRE_COMPRESS,
+    "notification": Event.NOTIFICATION,
+    "subagentStart": Event.OTHER,
+    "errorOccurred": Event.OTHER,
+    "permissionRequest": Event.OTHER,
+    "preMcpToolCall": Event.OTHER,
+    "SessionStart": Event.SESSION_START,
+    "SessionEnd": Event.SESSION_END,
+    "UserPromptSubmit": Event.BEFORE_AGENT,
+    "PreToolUse": Event.BEFORE_TOOL,
+    "PostToolUse": Event.AFTER_TOOL,
+    "PostToolUseFailure": Event.AFTER_TOOL,
+    "Stop": Event.AFTER_AGENT,
+    "SubagentStop": Event.AFTER_AGENT,
+    "PreCompact": Event.PRE_COMPRESS,
+    "Notification": Event.NOTIFICATION,
+}
+_READ, _WRITE = "read", "write"
+TOOLS: Mapping[str, ToolSpec] = {
+    "bash": ToolSpec(ToolKind.SHELL),
+    "powershell": ToolSpec(ToolKind.SHELL),
+    "Bash": ToolSpec(ToolKind.SHELL),
+    "view": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "glob": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "create": ToolSpec(ToolKind.WRITE, (("path", _WRITE),)),
+    "edit": ToolSpec(ToolKind.EDIT, (("path", _WRITE),)),
+    "web_fetch": ToolSpec(ToolKind.WEB),
+}
+_TOOL_EVENTS = frozenset({"preToolUse", "postToolUse", "postToolUseFailure", "permissionRequest"})
+_STOP_EVENTS = frozenset({"agentStop", "subagentStop", "Stop", "SubagentStop"})
+_BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)
+
+
+def is_pascal(name: str) -> bool:
+    return name[:1].isupper()
+
+
+class CopilotDialect:
+    client = "copilot"
+    handles_headless_ask = True  # under -p Copilot treats an ask as a denial
+
+    def parse(self, request: HookRequest) -> NormalisedEvent:
+        name = request.event
+        event = COPILOT_EVENTS.get(name)
+        if event is None:
+            raise DialectError(f"unknown Copilot CLI hook event {name!r}")
+        payload = load_payload(request.payload)
+        named = payload.get("hook_event_name") or payload.get("hookName")
+        if named is not None and named != name:
+            raise DialectError(f"payload says its event is {named!r} but the hook was registered for {name}")
+        pascal = is_pascal(name)
+        cwd = string_field(payload, "cwd") or request.cwd
+        session = string_field(payload, "session_id" if pascal else "sessionId")
+        return NormalisedEvent(
+            client="copilot",
+            event=event,
+            payload=payload,
+            tool=_tool_call(name, payload),
+            session_id=session,
+            cwd=cwd,
+            project_dir=request.env.get("COPILOT_PROJECT_DIR") or cwd,
+            caller=request.caller,
+            env=request.env,
+            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            client_event=name,
+        )
+
+    def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
+        notes: list[str] = []
+        name = event.client_event or "preToolUse"
+        if event.event is Event.BEFORE_TOOL:
+            output = (_pre_tool_use_nested if is_pascal(name) else _pre_tool_use)(event, decision, notes)
+        elif name in _STOP_EVENTS:
+            output = _stop(event, decision, notes)
+        else:
+            output = _observed(event, decision, notes)
+        if decision.messages:
+            notes.append("message not shown: Copilot CLI has no message field in a hook answer")
+        if output is None:
+            return Reply(notes=tuple(notes))
+        return Reply(stdout=dump_json(output), notes=tuple(notes))
+
+    def fail_reply(self, event: Event, reason: str) -> Reply:
+        if event is not Event.BEFORE_TOOL:
+            return Reply()
+        return Reply(stdout=dump_json(fail_output("preToolUse", one_line(reason))))
+
+
+def fail_output(name: str, reason: str) -> dict[str, Any]:
+    """The deny of a pre-tool event in the shape its name's case selects (the shims print the same)."""
+    if is_pascal(name):
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": name,
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
+    return {"permissionDecision": "deny", "permissionDecisionReason": reason}
+
+
+def _tool_call(name: str, payload: Mapping[str, JSON]) -> ToolCall | None:
+    if is_pascal(name):
+        if name not in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+            return None
+        tool, args = payload.get("tool_name"), payload.get("tool_input")
+    else:
+        if name not in _TOOL_EVENTS:
+            return None
+        tool = payload.get("toolName")
+        args = payload.get("toolArgs", payload.get("toolInput"))
+        if isinstance(args, str):  # the docs show toolArgs as a JSON string; 1.0.102 sends an object
+            try:
+                args = json.loads(args)
+            except ValueError:
+                raise DialectError(f"{name} payload: toolArgs is not JSON") from None
+    if not isinstance(tool, str) or not tool:
+        raise DialectError(f"{name} payload has no tool name")
+    if not isinstance(args, dict):
+        raise DialectError(f"{name} payload: the tool arguments must be a JSON object")
+    spec = TOOLS.get(tool) or ToolSpec(ToolKind.OTHER)
+    return ToolCall(name=tool, kind=spec.kind, input=args, spec=spec)
+
+
+def _context(decision: Decision) -> str:
+    return "\n\n".join(decision.contexts)
+
+
+def _unused_rewrites(event: NormalisedEvent, decision: Decision, notes: list[str], *used: str) -> None:
+    for target in decision.rewrite:
+        if target not in used:
+            notes.append(f"rewrite of {target} not carried: {event.client_event} cannot change it")
+
+
+def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """The flat answer of the camelCase preToolUse."""
+    out: dict[str, Any] = {}
+    if decision.contexts:
+        out["additionalContext"] = _context(decision)
+    if decision.outcome is Outcome.HALT:
+        notes.append("halt mapped to deny: Copilot CLI cannot end the session from preToolUse")
+        return {"permissionDecision": "deny", "permissionDecisionReason": decision.explain("stopped by hookd"), **out}
+    if decision.outcome is Outcome.DENY:
+        return {"permissionDecision": "deny", "permissionDecisionReason": decision.explain("denied by hookd"), **out}
+    _unused_rewrites(event, decision, notes, "tool_input")
+    full = rewritten_tool_input(event, decision, notes)
+    if full is not None:
+        out["modifiedArgs"] = full
+    if decision.outcome is Outcome.ASK:
+        return {"permissionDecision": "ask", "permissionDecisionReason": decision.reason, **out}
+    return out or None
+
+
+def _pre_tool_use_nested(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """The Claude-shaped answer of the PascalCase PreToolUse."""
+    fields: dict[str, Any] = {"hookEventName": event.client_event}
+    if decision.contexts:
+        fields["additionalContext"] = _context(decision)
+    if decision.outcome in (Outcome.HALT, Outcome.DENY):
+        if decision.outcome is Outcome.HALT:
+            notes.append("halt mapped to deny: Copilot CLI cannot end the session from PreToolUse")
+        reason = decision.explain("denied by hookd")
+        return {"hookSpecificOutput": {**fields, "permissionDecision": "deny", "permissionDecisionReason": reason}}
+    _unused_rewrites(event, decision, notes, "tool_input")
+    full = rewritten_tool_input(event, decision, notes)
+    if decision.outcome is Outcome.ASK:
+        fields.update(permissionDecision="ask", permissionDecisionReason=decision.reason)
+    elif full is not None:
+        fields["permissionDecision"] = "allow"  # Copilot applies updatedInput only with an allow
+    if full is not None:
+        fields["updatedInput"] = full
+    return {"hookSpecificOutput": fields} if len(fields) > 1 else None
+
+
+def _stop(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    if decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
+        notes.append(f"deny not enforced: stop_hook_active ({event.client_event} is already continuing)")
+        return None
+    if decision.outcome in (Outcome.DENY, Outcome.HALT):
+        if decision.outcome is Outcome.HALT:
+            notes.append(f"halt mapped to block: {event.client_event} cannot end the session")
+        return {"decision": "block", "reason": decision.explain("denied by hookd policy")}
+    if decision.outcome is Outcome.ASK:
+        notes.append(f"ask not carried: {event.client_event} cannot ask")
+    return None
+
+
+def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    _unused_rewrites(event, decision, notes)
+    if decision.outcome in _BLOCKING:
+        kind = decision.outcome.name.lower()
+        notes.append(f"{kind} not enforceable on {event.client_event}: Copilot CLI ignores its output")
+    if decision.contexts and event.client_event in ("postToolUseFailure", "subagentStart", "notification"):
+        return {"additionalContext": _context(decision)}
+    return None
+
+
+def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
+    if scope == "user":  # hooks files in $COPILOT_HOME/hooks (default ~/.copilot/hooks): hookd's own file
+        return Path(env.get("COPILOT_HOME") or home / ".copilot") / "hooks" / "hookd.json"
+    return project_dir / ".github" / "hooks" / "hookd.json"
+
+
+_INSTALLED = ("sessionStart", "sessionEnd", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop")
+
+
+def _agent_event(name: str) -> AgentEvent:
+    pre = COPILOT_EVENTS[name] is Event.BEFORE_TOOL
+    return AgentEvent(name, COPILOT_EVENTS[name], fail_output(name, REASON) if pre else None, pre, name in _INSTALLED)
+
+
+SPEC = AgentSpec(
+    name="copilot",
+    title="Copilot CLI",
+    dialect=CopilotDialect(),
+    events=tuple(_agent_event(name) for name in COPILOT_EVENTS),
+    tools=TOOLS,
+    install=InstallSpec(form="copilot", scopes=("user",), settings_path=_settings_path, timeout_unit_ms=1000),
+    env=("COPILOT_PROJECT_DIR",),
+    project_dir_env="COPILOT_PROJECT_DIR",
+    process_names=("copilot",),
+)

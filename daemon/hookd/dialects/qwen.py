@@ -1,0 +1,177 @@
+"""Qwen Code (0.24.4): parse its hook events onto the canonical ones, render a Decision as Qwen honours
+it. No I/O. Qwen copies Claude Code's hook contract (event names, payload, `hookSpecificOutput`), so
+rendering is Claude's (hookd.dialects.claude.render_claude_shaped) except on PreToolUse, where Qwen
+differs (docs/qwen.md has the table):
+
+* **no rewrite on PreToolUse**: `updatedInput` is ignored and the original call runs. A rewrite is
+  therefore rendered as a deny whose reason says what hookd would have run (never dropped: the original
+  call is what the policy wanted changed);
+* `additionalContext` on PreToolUse is dropped by Qwen: recorded as not carried;
+* `ask` is a confirmation dialog in an interactive session and a denial headless, so it passes through;
+* Qwen fails open on everything but an explicit deny, and a **later hook's nested allow overrides an
+  earlier deny** (hooks run project → user → system → extensions): install at the system scope so that
+  hookd answers last.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from hookd.dialects.claude import ClaudeDialect, fail_output, render_claude_shaped
+from hookd.dialects.common import load_payload, rewritten_tool_input, string_field
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
+from hookd.errors import DialectError
+from hookd.types import (
+    JSON,
+    Decision,
+    Event,
+    HookRequest,
+    NormalisedEvent,
+    Outcome,
+    Reply,
+    ToolCall,
+    ToolKind,
+    ToolSpec,
+)
+from hookd.users import home_of
+
+_OBSERVED_ONLY = (
+    "PostToolBatch", "UserPromptExpansion", "MessageDisplay", "SubagentStart", "PostCompact", "SessionDelete",
+    "PermissionRequest", "PermissionDenied", "StopFailure", "TodoCreated", "TodoCompleted", "InstructionsLoaded",
+)  # fmt: skip
+QWEN_EVENTS: Mapping[str, Event] = {
+    "PreToolUse": Event.BEFORE_TOOL,
+    "PostToolUse": Event.AFTER_TOOL,
+    "PostToolUseFailure": Event.AFTER_TOOL,
+    "UserPromptSubmit": Event.BEFORE_AGENT,
+    "Stop": Event.AFTER_AGENT,
+    "SubagentStop": Event.AFTER_AGENT,
+    "SessionStart": Event.SESSION_START,
+    "SessionEnd": Event.SESSION_END,
+    "PreCompact": Event.PRE_COMPRESS,
+    "Notification": Event.NOTIFICATION,
+    **dict.fromkeys(_OBSERVED_ONLY, Event.OTHER),
+}
+_READ, _WRITE = "read", "write"
+# Qwen's hook payload carries the canonical tool names (its aliases Bash, Write, … are matcher-only).
+TOOLS: Mapping[str, ToolSpec] = {
+    "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("directory",)),
+    "read_file": ToolSpec(ToolKind.READ, (("absolute_path", _READ), ("file_path", _READ))),
+    "read_many_files": ToolSpec(ToolKind.READ, (("paths", _READ),)),
+    "list_directory": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
+    "grep_search": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
+    "edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "notebook_edit": ToolSpec(ToolKind.EDIT, (("notebook_path", _WRITE),)),
+    "web_fetch": ToolSpec(ToolKind.WEB),
+    "web_search": ToolSpec(ToolKind.WEB),
+}
+_MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
+_TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
+
+
+class QwenDialect:
+    client = "qwen"
+    handles_headless_ask = True  # headless Qwen denies an ask; interactive Qwen asks
+
+    def parse(self, request: HookRequest) -> NormalisedEvent:
+        payload = load_payload(request.payload)
+        named = payload.get("hook_event_name")
+        name = request.event or named
+        if not isinstance(name, str) or name not in QWEN_EVENTS:
+            raise DialectError(f"unknown Qwen Code hook event {name!r}")
+        if named is not None and named != name:
+            raise DialectError(f"payload says hook_event_name={named!r} but the hook was registered for {name}")
+        cwd = string_field(payload, "cwd") or request.cwd
+        return NormalisedEvent(
+            client="qwen",
+            event=QWEN_EVENTS[name],
+            payload=payload,
+            tool=_tool_call(name, payload),
+            session_id=string_field(payload, "session_id") or request.env.get("QWEN_CODE_SESSION_ID", ""),
+            cwd=cwd,
+            project_dir=request.env.get("QWEN_PROJECT_DIR") or cwd,
+            caller=request.caller,
+            env=request.env,
+            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            client_event=name,
+        )
+
+    def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
+        notes: list[str] = []
+        if event.event is Event.BEFORE_TOOL:
+            decision = _pre_tool_use(event, decision, notes)
+        reply = render_claude_shaped(event, decision)
+        return replace(reply, notes=(*notes, *reply.notes))
+
+    def fail_reply(self, event: Event, reason: str) -> Reply:
+        return ClaudeDialect().fail_reply(event, reason)  # the same events, the same bytes
+
+
+def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) -> Decision:
+    """What Qwen can carry on PreToolUse: a rewrite becomes a deny, context is not sent."""
+    if decision.contexts:
+        notes.append("context not carried: Qwen Code drops additionalContext on PreToolUse")
+        decision = replace(decision, contexts=())
+    if decision.outcome in (Outcome.DENY, Outcome.HALT):
+        return decision
+    full = rewritten_tool_input(event, decision, [])
+    rest = {k: v for k, v in decision.rewrite.items() if k != "tool_input"}
+    if full is None:
+        return replace(decision, rewrite=rest)
+    notes.append("rewrite mapped to deny: Qwen Code cannot rewrite a call on PreToolUse")
+    command = full.get("command")
+    wanted = f"; hookd would run instead: {command}" if isinstance(command, str) else ""
+    reason = f"{decision.explain('hookd policy rewrites this call')}{wanted}"
+    return replace(decision, outcome=Outcome.DENY, reasons=(reason,), rewrite=rest, decision_id="")
+
+
+def _tool_call(name: str, payload: Mapping[str, JSON]) -> ToolCall | None:
+    if name not in _TOOL_EVENTS:
+        return None
+    tool, args = payload.get("tool_name"), payload.get("tool_input")
+    if not isinstance(tool, str) or not tool:
+        raise DialectError(f"{name} payload has no tool_name string")
+    if not isinstance(args, dict):
+        raise DialectError(f"{name} payload: tool_input must be a JSON object")
+    match = _MCP_NAME.fullmatch(tool)
+    spec = TOOLS.get(tool) or ToolSpec(ToolKind.MCP if match else ToolKind.OTHER)
+    mcp = {"server": match.group(1), "tool": match.group(2)} if match else None
+    return ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec)
+
+
+def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
+    if scope == "user":
+        return Path(env.get("QWEN_HOME") or home / ".qwen") / "settings.json"
+    if scope in ("system", "managed"):  # runs after project and user hooks: hookd decides last (see the docstring)
+        return Path(env.get("QWEN_CODE_SYSTEM_SETTINGS_PATH") or system_path(env, "/etc/qwen-code/settings.json"))
+    return project_dir / ".qwen" / "settings.json"
+
+
+_INSTALLED = ("SessionStart", "SessionEnd", "UserPromptSubmit", "Stop", "PreToolUse", "PostToolUse")
+_CLOSED = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit")
+
+
+def _agent_event(name: str) -> AgentEvent:
+    closed = name in _CLOSED
+    output = fail_output(name, REASON) if closed else None
+    return AgentEvent(name, QWEN_EVENTS[name], output, closed, name in _INSTALLED)
+
+
+SPEC = AgentSpec(
+    name="qwen",
+    title="Qwen Code",
+    dialect=QwenDialect(),
+    events=tuple(_agent_event(name) for name in QWEN_EVENTS),
+    tools=TOOLS,
+    install=InstallSpec(
+        form="qwen", scopes=("user", "project", "system", "managed"), settings_path=_settings_path, timeout_unit_ms=1000
+    ),
+    env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
+    project_dir_env="QWEN_PROJECT_DIR",
+    process_names=("qwen", "cli.js"),
+)

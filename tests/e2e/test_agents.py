@@ -1,0 +1,359 @@
+"""End to end: the real Codex CLI (0.171.0), Copilot CLI (1.0.102) and Qwen Code (0.24.4), offline, each
+with hookd registered by `hookd install --client codex|copilot|qwen`.
+
+One fake model server (tests/fake_llm.py) serves the whole session from its own network namespace
+(`unshare -n`, only `lo` up); every agent run joins that namespace (`nsenter -n`), so nothing can leave
+the machine. Its model answers a prompt with one shell tool call running the command the prompt names
+(`RUN<<command>>RUN`), then "Done.". One hookd daemon serves the session with the policies in
+fixtures/agents-policies; each agent is installed twice, once against that daemon and once against a
+socket where no daemon runs (fail closed). Qwen Code is installed at the system scope
+(`QWEN_CODE_SYSTEM_SETTINGS_PATH`), where hookd answers after every user and project hook.
+
+What is observed: the file system (did the command run?) and what the model was sent (the reason of a
+deny, the context). Every blocking run has a control run whose command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookd.install import codex_trust_entries
+from support import VENV_PYTHON, RunningDaemon, require, start_daemon
+
+pytestmark = pytest.mark.e2e
+
+AGENTS = ("codex", "copilot", "qwen")
+VERSIONS = {"codex": "codex-cli 0.171.0", "copilot": "GitHub Copilot CLI 1.0.102", "qwen": "0.24.4"}
+POLICIES = Path(__file__).resolve().parent / "fixtures" / "agents-policies"
+FAKE_LLM = Path(__file__).resolve().parents[1] / "fake_llm.py"
+TIMEOUT = 120.0
+DENY_REASON = "touching a keep-* file is not allowed"
+CONTEXT = "hookd-e2e-context-7f3a"
+PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[str]
+    port: int
+    log: Path
+
+    def requests(self, run_id: str) -> list[dict[str, Any]]:
+        lines = self.log.read_text().splitlines() if self.log.exists() else []
+        return [r for r in map(json.loads, lines) if run_id in json.dumps(r.get("body"))]
+
+
+@dataclass
+class Install:
+    agent: str
+    home: Path
+    project: Path
+    env: dict[str, str]
+
+
+@dataclass(repr=False)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    sent: str  # every request the model got in this run, as JSON text
+
+    @property
+    def report(self) -> str:
+        return f"exited {self.returncode}\n--- stdout\n{self.stdout[-3000:]}\n--- stderr\n{self.stderr[-3000:]}"
+
+
+# --- set-up --------------------------------------------------------------------------------------------
+
+
+def binary(agent: str) -> str:
+    path = os.environ.get(f"HOOKD_{agent.upper()}_BIN", "")
+    require(bool(path) and os.access(path, os.X_OK), f"{VERSIONS[agent]} (HOOKD_{agent.upper()}_BIN)")
+    require(shutil.which("unshare") is not None and shutil.which("nsenter") is not None, "unshare and nsenter")
+    return path
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    require(os.geteuid() == 0 and shutil.which("unshare") is not None, "root and unshare (a network namespace)")
+    log = tmp_path_factory.mktemp("fake-llm") / "requests.jsonl"
+    script = f"ip link set lo up && exec {sys.executable} {FAKE_LLM} 0 {log} -"
+    proc = subprocess.Popen(["unshare", "-n", "sh", "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # "READY <port>", printed once it listens
+    assert line.startswith("READY "), line
+    yield Server(proc, int(line.split()[1]), log)
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
+    root = tmp_path_factory.mktemp("hookd")
+    runtime_dir = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "run"
+    running = start_daemon(root, POLICIES, f'[daemon]\nruntime_dir = "{runtime_dir}"\n', runtime_dir)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def copilot_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("copilot-cache")  # Copilot unpacks 235 MB on its first start: once
+
+
+def agent_settings(agent: str, home: Path, project: Path, port: int) -> None:
+    """What the agent needs to run offline against the fake server, before hookd install adds to it."""
+    if agent == "codex":
+        (home / ".codex").mkdir(parents=True)
+        (home / ".codex" / "config.toml").write_text(
+            'model = "fake-model"\nmodel_provider = "fake"\napproval_policy = "never"\n'
+            'sandbox_mode = "danger-full-access"\ncheck_for_update_on_startup = false\n\n'
+            f'[model_providers.fake]\nname = "fake"\nbase_url = "http://127.0.0.1:{port}/v1"\n'
+            'env_key = "FAKE_API_KEY"\nwire_api = "responses"\n\n[analytics]\nenabled = false\n\n'
+            "[features]\nplugins = false\n"
+        )
+    elif agent == "qwen":
+        (home / ".qwen").mkdir(parents=True)
+        settings = {
+            "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+            "model": {"name": "fake-model"},
+        }
+        (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
+        (home / "etc").mkdir()
+        (home / "etc" / "settings.json").write_text("{}\n")
+
+
+def agent_env(agent: str, home: Path, port: int, copilot_cache: Path) -> dict[str, str]:
+    env = {"PATH": PATH, "HOME": str(home), "TERM": "dumb", "SHELL": "/bin/bash", "LANG": "C.UTF-8",
+           "TMPDIR": str(home / "tmp")}  # fmt: skip
+    if agent == "codex":
+        env |= {"CODEX_HOME": str(home / ".codex"), "FAKE_API_KEY": "sk-fake"}
+    elif agent == "copilot":
+        env |= {
+            "COPILOT_HOME": str(home / ".copilot"), "XDG_CACHE_HOME": str(copilot_cache),
+            "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{port}/v1", "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_MODEL": "fake-model",
+        }  # fmt: skip
+    else:
+        env |= {
+            "OPENAI_API_KEY": "sk-fake", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+            "OPENAI_MODEL": "fake-model", "QWEN_CODE_SYSTEM_SETTINGS_PATH": str(home / "etc" / "settings.json"),
+            "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+        }  # fmt: skip
+    return env
+
+
+def install(agent: str, root: Path, socket_dir: Path, port: int, copilot_cache: Path, extra: str = "") -> Install:
+    home, project = root / "home", root / "project"
+    (home / "tmp").mkdir(parents=True)
+    project.mkdir()
+    agent_settings(agent, home, project, port)
+    env = agent_env(agent, home, port, copilot_cache)
+    config = root / "hookd.toml"
+    config.write_text(f'[daemon]\nruntime_dir = "{socket_dir}"\n{extra}')
+    scope = ["--scope", "system"] if agent == "qwen" else []
+    done = subprocess.run(
+        [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", agent, "--shim", "python", *scope],
+        env={**os.environ, **env}, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return Install(agent, home, project, env)
+
+
+@pytest.fixture(scope="session")
+def installs(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[tuple[str, str], Install]:
+    """(agent, "live" | "dead") -> an install against the session's daemon, or against no daemon. The dead
+    one lets the prompt through (BeforeAgent fails open there), so that its runs reach the tool call."""
+    dead = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "nothing"
+    out = {}
+    for agent in AGENTS:
+        for kind, socket_dir, extra in (
+            ("live", daemon.runtime_dir, ""),
+            ("dead", dead, '[fail_mode]\nBeforeAgent = "open"\n'),
+        ):
+            out[agent, kind] = install(agent, tmp_path_factory.mktemp(f"{agent}-{kind}"), socket_dir, server.port,
+                                       copilot_cache, extra)  # fmt: skip
+    return out
+
+
+def run_agent(server: Server, setup: Install, command: str, prompt_extra: str = "") -> Run:
+    run_id = uuid.uuid4().hex[:12]
+    prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id}) {prompt_extra}"
+    program = binary(setup.agent)
+    if setup.agent == "codex":
+        argv = [program, "exec", "--skip-git-repo-check", "--json", prompt]
+    elif setup.agent == "copilot":
+        argv = [program, "-p", prompt, "--yolo", "--output-format", "json", "--no-auto-update"]
+    else:
+        argv = [program, "--auth-type", "openai", "--approval-mode", "yolo", "-o", "json", prompt]
+    done = subprocess.run(
+        ["nsenter", "-t", str(server.proc.pid), "-n", "--", *argv], env=setup.env, cwd=setup.project,
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    sent = json.dumps(server.requests(run_id))
+    return Run(done.returncode, done.stdout, done.stderr, sent)
+
+
+@pytest.fixture
+def target() -> Iterator[Path]:
+    directory = Path(tempfile.mkdtemp(prefix="hookd-agents-"))
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+# --- the runs ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_shell_deny_blocks_the_command_and_the_reason_reaches_the_model(
+    agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-1")
+    assert (target / "ok-1").exists(), control.report  # the control: an allowed command runs
+    denied = run_agent(server, installs[agent, "live"], f"touch {target}/keep-1")
+    assert not (target / "keep-1").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_rewrite_runs_the_rewritten_command(
+    agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    run = run_agent(server, installs[agent, "live"], f"touch {target}/rewrite-me-1")
+    assert not (target / "rewrite-me-1").exists(), run.report
+    if agent == "qwen":  # Qwen cannot rewrite on PreToolUse: the documented mapping is a deny
+        assert not (target / "rewritten-1").exists(), run.report
+        assert f"hookd would run instead: touch {target}/rewritten-1" in run.sent, run.report
+    else:
+        assert (target / "rewritten-1").exists(), run.report
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_context_reaches_the_model(
+    agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/plain-1")
+    assert CONTEXT not in control.sent, control.report
+    # Qwen drops context on PreToolUse: its context comes on UserPromptSubmit (the prompt names it).
+    extra = "context-me" if agent == "qwen" else ""
+    run = run_agent(server, installs[agent, "live"], f"touch {target}/context-me-1", extra)
+    assert (target / "context-me-1").exists(), run.report
+    assert CONTEXT in run.sent, run.report
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_fail_closed_when_the_daemon_is_not_running(
+    agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    """The agent fails open on a broken hook (Codex, Qwen) or a timeout (Copilot): the shim's own answer
+    is a deny in the shape the agent honours. The control is the same command with the daemon up."""
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-2")
+    assert (target / "ok-2").exists(), control.report
+    started = time.monotonic()
+    run = run_agent(server, installs[agent, "dead"], f"touch {target}/ok-3")
+    assert not (target / "ok-3").exists(), run.report
+    assert "hookd is not running" in run.sent, run.report
+    assert time.monotonic() - started < TIMEOUT
+
+
+def test_the_versions_are_the_pinned_ones() -> None:
+    for agent in AGENTS:
+        done = subprocess.run([binary(agent), "--version"], capture_output=True, text=True, timeout=60, check=False,
+                              env={"PATH": PATH, "HOME": tempfile.gettempdir()}, stdin=subprocess.DEVNULL)  # fmt: skip
+        assert VERSIONS[agent] in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_codex_managed_scope_runs_without_review_and_alone(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    """`hookd install --client codex --scope managed --managed-hooks-only` writes requirements.toml; Codex
+    reads it from /etc/codex, here an overlay of /etc in a private mount namespace (the real /etc is never
+    written). Managed hooks need no trust entry, and a user hook that would let the command through does
+    not run at all."""
+    require(shutil.which("mount") is not None, "mount (an overlay of /etc)")
+    root = tmp_path / "managed"
+    home, project, system = root / "home", root / "project", root / "system"
+    (home / "tmp").mkdir(parents=True)
+    project.mkdir()
+    agent_settings("codex", home, project, server.port)
+    # A trusted user hook that leaves a trace when it runs: allow_managed_hooks_only must keep it from running.
+    user_hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "timeout": 5, "statusMessage": "user",
+                                                       "command": f"echo ran > {target}/user-hook"}]}]}}  # fmt: skip
+    (home / ".codex" / "hooks.json").write_text(json.dumps(user_hooks))
+    with (home / ".codex" / "config.toml").open("a") as handle:
+        for key, digest in codex_trust_entries(home / ".codex" / "hooks.json", user_hooks, "user"):
+            handle.write(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "{digest}"\n')
+    env = agent_env("codex", home, server.port, copilot_cache)
+    config = root / "hookd.toml"
+    config.write_text(f'[daemon]\nruntime_dir = "{daemon.runtime_dir}"\n')
+    done = subprocess.run(
+        [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", "codex", "--shim", "python",
+         "--scope", "managed", "--managed-hooks-only"],
+        env={**os.environ, **env, "HOOKD_SYSTEM_ROOT": str(system)}, cwd=project, capture_output=True, text=True,
+        timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (system / "etc" / "codex" / "requirements.toml").is_file()
+    work = root / "overlay-work"
+    work.mkdir()
+
+    def run(command: str) -> Run:
+        run_id = uuid.uuid4().hex[:12]
+        prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id})"
+        inner = (f"mount -t overlay overlay -o lowerdir=/etc,upperdir={system / 'etc'},workdir={work} /etc && "
+                 f"exec nsenter -t {server.proc.pid} -n -- {binary('codex')} exec --skip-git-repo-check --json "
+                 f'"$0"')  # fmt: skip
+        finished = subprocess.run(
+            ["unshare", "-m", "--propagation", "private", "sh", "-c", inner, prompt], env=env, cwd=project,
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        )  # fmt: skip
+        return Run(finished.returncode, finished.stdout, finished.stderr, json.dumps(server.requests(run_id)))
+
+    control = run(f"touch {target}/ok-managed")
+    assert (target / "ok-managed").exists(), control.report
+    denied = run(f"touch {target}/keep-managed")
+    assert not (target / "keep-managed").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report
+    assert not (target / "user-hook").exists(), "allow_managed_hooks_only: the user's hook must not run"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_fail_closed_when_the_daemon_hangs(
+    agent: str, server: Server, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory, target: Path
+) -> None:
+    """A daemon that takes the connection and never answers: the shim's deadline (shim.deadline_ms, 4 s)
+    ends before the hook timeout install writes (5 s), so the agent gets hookd's deny and not its own
+    timeout (on which Copilot lets the call run). Control: the live runs of the tests above."""
+    import socket as socket_module
+
+    socket_dir = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp"))
+    listener = socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM)
+    listener.bind(str(socket_dir / "hook.sock"))
+    listener.listen(64)  # never accepted: connect and send succeed, the reply never comes
+    try:
+        setup = install(agent, tmp_path_factory.mktemp(f"{agent}-hung"), socket_dir, server.port, copilot_cache,
+                        '[fail_mode]\nBeforeAgent = "open"\n')  # fmt: skip
+        run = run_agent(server, setup, f"touch {target}/ok-hung")
+        assert not (target / "ok-hung").exists(), run.report
+        assert "hookd did not answer within 4000 ms" in run.sent, run.report
+    finally:
+        listener.close()

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Fake OpenAI-compatible model server for offline agent tests (stdlib only).
+
+Serves, on 127.0.0.1 only:
+  POST .../responses          OpenAI Responses API, SSE (Codex CLI)
+  POST .../chat/completions   OpenAI Chat Completions, SSE or JSON (Qwen Code, Copilot BYOK)
+  GET  .../models             an empty or one-model list
+  POST .../hook-deny          a PreToolUse deny JSON (for HTTP-hook tests); .../hook-deny-flat: the
+                              flat Copilot form; .../hook-500 -> 500
+  anything else               200 {} (logged)
+
+Script (stateless, decided per request):
+  * if the newest input item is a tool result -> answer text "Done."
+  * else if the request offers a shell tool and fewer than MAX_CALLS tool calls were
+    already made in this conversation -> call the shell tool with COMMAND
+  * else -> answer text "Done."
+
+Usage: fake_llm.py PORT LOGFILE COMMAND      (PORT 0 = pick one; prints "READY <port>")
+       COMMAND "-": the command is the one the conversation names as RUN<<command>>RUN (one server
+       for many runs, each with its own prompt)
+Env:   FAKE_TOOL=<name>   force the tool name (else the first known shell tool offered)
+       FAKE_ARGS=<json>   force the argument object (COMMAND is then ignored)
+       FAKE_MAX_CALLS=N   default 1
+Every request is appended to LOGFILE as one JSON line: {"n","method","path","headers","body"}.
+"""
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PORT = int(sys.argv[1])
+LOG = sys.argv[2]
+COMMAND = sys.argv[3]
+MAX_CALLS = int(os.environ.get("FAKE_MAX_CALLS", "1"))
+FORCE_TOOL = os.environ.get("FAKE_TOOL")
+FORCE_ARGS = os.environ.get("FAKE_ARGS")
+LOCK = threading.Lock()
+COUNTER = [0]
+
+# name -> function building the arguments object for COMMAND
+SHELL_TOOLS = {
+    "shell_command": lambda c: {"command": c},  # codex
+    "exec_command": lambda c: {"cmd": c},  # codex unified exec
+    "shell": lambda c: {"command": ["bash", "-lc", c]},  # codex legacy
+    "run_shell_command": lambda c: {"command": c, "description": "test", "is_background": False},  # qwen
+    "bash": lambda c: {"command": c, "description": "test"},  # copilot
+    "Bash": lambda c: {"command": c, "description": "test"},
+}
+
+
+def command_for(body):
+    if COMMAND != "-":
+        return COMMAND
+    found = re.search(r"RUN<<(.*?)>>RUN", json.dumps(body))
+    return json.loads('"' + found.group(1) + '"') if found else "true"
+
+
+def tool_names(body):
+    names = []
+    for t in body.get("tools") or []:
+        if not isinstance(t, dict):
+            continue
+        if "function" in t and isinstance(t["function"], dict):
+            names.append(t["function"].get("name"))
+        elif "name" in t:
+            names.append(t.get("name"))
+    return [n for n in names if n]
+
+
+def pick_tool(body):
+    names = tool_names(body)
+    if FORCE_TOOL:
+        return FORCE_TOOL if FORCE_TOOL in names else None
+    for n in SHELL_TOOLS:
+        if n in names:
+            return n
+    return None
+
+
+def args_for(tool, body):
+    if FORCE_ARGS:
+        return json.loads(FORCE_ARGS)
+    return SHELL_TOOLS.get(tool, lambda c: {"command": c})(command_for(body))
+
+
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def _body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        try:
+            return json.loads(raw) if raw else None
+        except Exception:
+            return raw.decode("utf-8", "replace")
+
+    def _log(self, body):
+        with LOCK:
+            COUNTER[0] += 1
+            n = COUNTER[0]
+            with open(LOG, "a") as f:
+                f.write(
+                    json.dumps(
+                        {
+                            "n": n,
+                            "t": time.time(),
+                            "method": self.command,
+                            "path": self.path,
+                            "headers": dict(self.headers),
+                            "body": body,
+                        }
+                    )
+                    + "\n"
+                )
+        return n
+
+    def _send(self, code, ctype, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self._log(None)
+        if self.path.rstrip("/").endswith("/models"):
+            return self._send(
+                200,
+                "application/json",
+                json.dumps(
+                    {
+                        "object": "list",
+                        "data": [{"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake"}],
+                    }
+                ),
+            )
+        return self._send(200, "application/json", "{}")
+
+    def do_HEAD(self):
+        self._log(None)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_POST(self):
+        body = self._body()
+        n = self._log(body)
+        path = self.path.split("?")[0]
+        if not isinstance(body, dict):
+            return self._send(200, "application/json", "{}")
+        if path.endswith("/responses"):
+            return self.api_responses(body, n)
+        if path.endswith("/chat/completions"):
+            return self.api_chat(body, n)
+        if path.endswith("/hook-deny"):  # HTTP-hook endpoint for tests: Claude-style deny
+            return self._send(
+                200,
+                "application/json",
+                json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": "PreToolUse",
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": "blocked by HTTP hook (hookd offline test)",
+                        }
+                    }
+                ),
+            )
+        if path.endswith("/hook-deny-flat"):  # Copilot camelCase-style deny
+            return self._send(
+                200,
+                "application/json",
+                json.dumps(
+                    {
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": "blocked by HTTP hook (hookd offline test)",
+                    }
+                ),
+            )
+        if path.endswith("/hook-500"):
+            return self._send(500, "application/json", "{}")
+        return self._send(200, "application/json", "{}")
+
+    # ---------------- Responses API (Codex) ----------------
+    def api_responses(self, body, n):
+        items = body.get("input") or []
+        last = items[-1] if items else {}
+        calls = sum(
+            1
+            for i in items
+            if isinstance(i, dict) and i.get("type") in ("function_call", "custom_tool_call", "local_shell_call")
+        )
+        tool = pick_tool(body)
+        rid = f"resp_{n}"
+        ev = [{"type": "response.created", "response": {"id": rid}}]
+        if isinstance(last, dict) and last.get("type", "").endswith("_output"):
+            tool = None
+        if tool and calls < MAX_CALLS:
+            ev.append(
+                {
+                    "type": "response.output_item.done",
+                    "item": {
+                        "type": "function_call",
+                        "call_id": f"call_fake_{n}",
+                        "name": tool,
+                        "arguments": json.dumps(args_for(tool, body)),
+                    },
+                }
+            )
+        else:
+            ev.append(
+                {
+                    "type": "response.output_item.done",
+                    "item": {
+                        "type": "message",
+                        "role": "assistant",
+                        "id": f"msg_{n}",
+                        "content": [{"type": "output_text", "text": "Done."}],
+                    },
+                }
+            )
+        ev.append(
+            {
+                "type": "response.completed",
+                "response": {
+                    "id": rid,
+                    "usage": {
+                        "input_tokens": 10,
+                        "input_tokens_details": None,
+                        "output_tokens": 5,
+                        "output_tokens_details": None,
+                        "total_tokens": 15,
+                    },
+                },
+            }
+        )
+        out = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in ev)
+        return self._send(200, "text/event-stream", out)
+
+    # ---------------- Chat Completions (Qwen, Copilot BYOK) ----------------
+    def api_chat(self, body, n):
+        msgs = body.get("messages") or []
+        last = msgs[-1] if msgs else {}
+        calls = sum(
+            len(m.get("tool_calls") or []) for m in msgs if isinstance(m, dict) and m.get("role") == "assistant"
+        )
+        tool = pick_tool(body)
+        if isinstance(last, dict) and last.get("role") == "tool":
+            tool = None
+        model = body.get("model", "fake-model")
+        cid = f"chatcmpl-{n}"
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if tool and calls < MAX_CALLS:
+            tc = {
+                "index": 0,
+                "id": f"call_fake_{n}",
+                "type": "function",
+                "function": {"name": tool, "arguments": json.dumps(args_for(tool, body))},
+            }
+            msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
+            finish = "tool_calls"
+        else:
+            msg = {"role": "assistant", "content": "Done."}
+            finish = "stop"
+        if body.get("stream"):
+            chunks = [
+                {
+                    "id": cid,
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "delta": msg, "finish_reason": None}],
+                },
+                {
+                    "id": cid,
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                    "usage": usage,
+                },
+            ]
+            out = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+            return self._send(200, "text/event-stream", out)
+        m = dict(msg)
+        if "tool_calls" in m:
+            m["tool_calls"] = [{k: v for k, v in tc.items() if k != "index"} for tc in m["tool_calls"]]
+        return self._send(
+            200,
+            "application/json",
+            json.dumps(
+                {
+                    "id": cid,
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "message": m, "finish_reason": finish}],
+                    "usage": usage,
+                }
+            ),
+        )
+
+
+def main():
+    srv = ThreadingHTTPServer(("127.0.0.1", PORT), H)
+    print(f"READY {srv.server_address[1]}", flush=True)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
