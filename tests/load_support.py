@@ -3,7 +3,9 @@ tests/reliability/): clients asking continuously, the daemon's processes, the de
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import socket
 import subprocess
 import time
@@ -126,3 +128,46 @@ def verify_chain(daemon: RunningDaemon) -> str:
     )  # fmt: skip
     assert verify.returncode == 0 and "chain intact" in verify.stdout, verify.stdout + verify.stderr
     return verify.stdout
+
+
+async def ask_async(sock_path: Path, frame: bytes) -> wire.Status | None:
+    """One request as a shim sends it; None when it got no well-formed reply."""
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(sock_path)), TIMEOUT)
+        try:
+            writer.write(frame)
+            reply = await asyncio.wait_for(reader.read(), TIMEOUT)
+        finally:
+            writer.close()
+        return wire.decode_reply(reply).status
+    except (OSError, TimeoutError, FrameError):
+        return None
+
+
+async def requests(
+    sock_path: Path, names: list[str], concurrency: int, rate: float = 0
+) -> dict[str, wire.Status | None]:
+    """Each name asked once (a write_file of it), `concurrency` at a time, at most `rate` per second if set."""
+    answers: dict[str, wire.Status | None] = {}
+    pending = iter(names)
+    start = time.monotonic()
+
+    async def client() -> None:
+        for name in pending:
+            if rate:
+                due = start + len(answers) / rate
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+            answers[name] = await ask_async(sock_path, write_request(name))
+
+    await asyncio.gather(*(client() for _ in range(concurrency)))
+    return answers
+
+
+def process_usage(pids: list[int]) -> tuple[int, int]:
+    """(RSS in KiB, open descriptors) summed over `pids`."""
+    rss = fds = 0
+    for pid in pids:
+        status = Path(f"/proc/{pid}/status").read_text()
+        rss += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+        fds += len(os.listdir(f"/proc/{pid}/fd"))
+    return rss, fds

@@ -315,3 +315,72 @@ def test_with_workers_python_policies_decide_in_every_process(tmp_path: Path) ->
     assert len(replies) == 100
     assert all(b"no pushing, v1 [hookd.guard:push]" in r.stdout for r in replies)
     assert {int(r["id"], 16) % 64 for r in records} == {0, 1}
+
+
+DAEMON_TOUCHING_POLICY = """
+import ctypes, os, resource, signal
+from hookd.policy_api import policy, deny
+
+def refused(rc):
+    if rc != 0:
+        raise OSError(ctypes.get_errno(), "refused")
+
+@policy(events=["BeforeTool"])
+def cpu_limit(input):
+    resource.prlimit(os.getppid(), resource.RLIMIT_CPU, (1, 1))
+    return deny("ESCAPED: lowered the daemon's CPU limit")
+
+@policy(events=["BeforeTool"])
+def affinity(input):
+    os.sched_setaffinity(os.getppid(), {0})
+    return deny("ESCAPED: pinned the daemon")
+
+@policy(events=["BeforeTool"])
+def nice(input):
+    os.setpriority(os.PRIO_PROCESS, os.getppid(), 19)
+    return deny("ESCAPED: reniced the daemon")
+
+@policy(events=["BeforeTool"])
+def nice_group(input):
+    os.setpriority(os.PRIO_PGRP, 0, 19)
+    return deny("ESCAPED: reniced the daemon's process group")
+
+@policy(events=["BeforeTool"])
+def scheduler(input):
+    os.sched_setscheduler(os.getppid(), os.SCHED_IDLE, os.sched_param(0))
+    return deny("ESCAPED: made the daemon idle-class")
+
+@policy(events=["BeforeTool"])
+def io_priority(input):
+    libc = ctypes.CDLL(None, use_errno=True)
+    refused(libc.syscall(251, 1, os.getppid(), 3 << 13))
+    return deny("ESCAPED: gave the daemon idle I/O priority")
+
+@policy(events=["BeforeTool"])
+def kill(input):
+    os.kill(os.getppid(), signal.SIGKILL)
+    return deny("ESCAPED: killed the daemon")
+"""
+
+
+def test_a_python_policy_under_a_non_root_daemon_cannot_touch_the_daemon() -> None:
+    """The workers share a non-root daemon's uid: each call on the daemon (the workers' parent) is refused, so
+    each policy fails (python-error) and the daemon answers, its limits, affinity, priorities unchanged."""
+    require(os.geteuid() == 0 and Path("/usr/bin/python3").exists(), "root (to become nobody) and /usr/bin/python3")
+    owned = Path(tempfile.mkdtemp(prefix="hookd-nobody-"))
+    policies = owned / "policies"
+    policies.mkdir()
+    (policies / "hostile.py").write_text(DAEMON_TOUCHING_POLICY)
+    for path in (owned, policies, policies / "hostile.py"):
+        os.chown(path, 65534, 65534)
+    try:
+        result = as_nobody("eval", "--json", "--policies", str(policies), stdin=json.dumps(shell("ls")).encode())
+    finally:
+        shutil.rmtree(owned)
+    assert result.returncode == 0, result.stderr
+    verdicts = json.loads(result.stdout)["verdicts"]
+    assert "ESCAPED" not in result.stdout, verdicts
+    names = ("affinity", "cpu_limit", "io_priority", "kill", "nice", "nice_group", "scheduler")
+    assert sorted((v["kind"], v["rule"], v["message"].split(" failed")[0]) for v in verdicts) == [
+        ("deny", "python-error", f"Python policy hostile.py:{name}") for name in names
+    ]

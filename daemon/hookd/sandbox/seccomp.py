@@ -6,12 +6,20 @@ execve), namespaces and mounts, ptrace and reading other processes' memory, prct
 policy cannot change its own privileges or filters), uid/gid changes, signals to other processes,
 io_uring (its operations would bypass this filter), bpf, perf, keyrings, modules, kexec and reboot.
 clone3 answers ENOSYS so that a C library falls back to clone, which is refused.
+
+Calls that act on a process named by pid are refused unless that process is the worker itself (pid 0 or
+its own pid, compared as the kernel reads a pid_t: the argument's low 32 bits): prlimit64, the
+scheduler's setters (affinity, policy, parameters, attributes), setpriority and ioprio_set (which must
+also target one process, not a process group or a user, which could hold the daemon), memory
+migration, and pidfd_open. Under a non-root daemon the workers share its uid, so without this a policy
+could lower the daemon's limits, pin it to a core, deprioritise it or kill it (issue 13).
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import os
 import platform
 import struct
 
@@ -27,7 +35,7 @@ LD_W_ABS = 0x20
 JEQ_K = 0x15
 JGE_K = 0x35
 RET_K = 0x06
-OFFSET_NR, OFFSET_ARCH = 0, 4
+OFFSET_NR, OFFSET_ARCH, OFFSET_ARGS = 0, 4, 16  # struct seccomp_data; each argument is 8 bytes, low word first
 
 # x86_64 numbers (arch/x86/entry/syscalls/syscall_64.tbl).
 DENIED_X86_64 = {
@@ -44,8 +52,16 @@ DENIED_X86_64 = {
     "setuid": 105, "setgid": 106, "setreuid": 113, "setregid": 114, "setresuid": 117, "setresgid": 119,
     "setgroups": 116, "setfsuid": 122, "setfsgid": 123, "capset": 126,
     "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
-    "pidfd_send_signal": 424,
+    "pidfd_send_signal": 424, "kcmp": 312,
 }  # fmt: skip
+# Allowed on this process only: the syscall's pid argument (by index) must be 0 or our own pid.
+SELF_ONLY_X86_64 = {
+    "prlimit64": (302, 0), "sched_setparam": (142, 0), "sched_setscheduler": (144, 0),
+    "sched_setaffinity": (203, 0), "sched_setattr": (314, 0), "migrate_pages": (256, 0), "move_pages": (279, 0),
+    "pidfd_open": (434, 0),
+}  # fmt: skip
+# Allowed on this process only, where argument 0 says what the pid argument 1 names: it must be one process.
+SELF_ONLY_WHICH_X86_64 = {"setpriority": (141, 0), "ioprio_set": (251, 1)}  # PRIO_PROCESS, IOPRIO_WHO_PROCESS
 NOT_IMPLEMENTED_X86_64 = {"clone3": 435}
 
 
@@ -57,8 +73,22 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("HBBI", code, jt, jf, k)
 
 
-def build_filter() -> bytes:
-    """The filter program for this machine's architecture; SeccompUnavailable where hookd has no syscall table."""
+def _arg(index: int) -> bytes:
+    return _insn(LD_W_ABS, 0, 0, OFFSET_ARGS + 8 * index)
+
+
+def _self_only(number: int, pid_arg: int, own_pid: int, which: int | None = None) -> list[bytes]:
+    """`number` is allowed when its pid argument is 0 or `own_pid` (and argument 0 is `which`, if given)."""
+    refuse = _insn(RET_K, 0, 0, RET_ERRNO | errno.EPERM)
+    check = [_arg(pid_arg), _insn(JEQ_K, 2, 0, 0), _insn(JEQ_K, 1, 0, own_pid), refuse, _insn(RET_K, 0, 0, RET_ALLOW)]
+    if which is not None:
+        check = [_arg(0), _insn(JEQ_K, 0, 3, which), *check]  # not one process: on to `refuse`
+    return [_insn(JEQ_K, 0, len(check), number), *check]
+
+
+def build_filter(own_pid: int | None = None) -> bytes:
+    """The filter program for this machine's architecture, for the process `own_pid` (this one by default);
+    SeccompUnavailable where hookd has no syscall table."""
     if platform.machine() != "x86_64":
         raise SeccompUnavailable(f"no syscall table for {platform.machine()} (hookd knows x86_64)")
     program = [
@@ -72,6 +102,11 @@ def build_filter() -> bytes:
     for table, error in ((DENIED_X86_64, errno.EPERM), (NOT_IMPLEMENTED_X86_64, errno.ENOSYS)):
         for number in sorted(table.values()):
             program += [_insn(JEQ_K, 0, 1, number), _insn(RET_K, 0, 0, RET_ERRNO | error)]
+    pid = os.getpid() if own_pid is None else own_pid
+    for number, pid_arg in SELF_ONLY_X86_64.values():
+        program += _self_only(number, pid_arg, pid)
+    for number, which in SELF_ONLY_WHICH_X86_64.values():
+        program += _self_only(number, 1, pid, which)
     program.append(_insn(RET_K, 0, 0, RET_ALLOW))
     return b"".join(program)
 
@@ -90,11 +125,12 @@ def install() -> str:
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         raise SeccompUnavailable(f"prctl(PR_SET_SECCOMP): {_errno_text()}")
-    return "refuses sockets, fork/clone/exec, namespaces, mounts, ptrace, prctl, uid changes, signals, io_uring"
+    return (
+        "refuses sockets, fork/clone/exec, namespaces, mounts, ptrace, prctl, uid changes, signals, io_uring, "
+        "and limits, scheduling, priority and I/O priority of other processes"
+    )
 
 
 def _errno_text() -> str:
-    import os
-
     code = ctypes.get_errno()
     return f"{errno.errorcode.get(code, code)} ({os.strerror(code)})"

@@ -40,6 +40,14 @@ def run_isolated(setup: str, probes: str) -> dict[str, str]:
     return dict(json.loads(done.stdout))
 
 
+def under_seccomp(probes: str) -> dict[str, str]:
+    try:
+        seccomp.build_filter()
+    except seccomp.SeccompUnavailable as exc:
+        require(False, f"seccomp ({exc})")
+    return run_isolated("from hookd.sandbox import seccomp; seccomp.install()", probes)
+
+
 @pytest.fixture
 def listener() -> Iterator[socket.socket]:
     server = socket.create_server(("127.0.0.1", 0))
@@ -48,12 +56,7 @@ def listener() -> Iterator[socket.socket]:
 
 
 def test_seccomp_alone_refuses_sockets_processes_and_namespaces() -> None:
-    try:
-        seccomp.build_filter()
-    except seccomp.SeccompUnavailable as exc:
-        require(False, f"seccomp ({exc})")
-    results = run_isolated(
-        "from hookd.sandbox import seccomp; seccomp.install()",
+    results = under_seccomp(
         """
         import ctypes
         libc = ctypes.CDLL(None, use_errno=True)
@@ -158,3 +161,36 @@ def test_without_landlock_a_read_only_mount_namespace_confines_writes(tmp_path: 
     assert layer["active"] is True and "read-only" in layer["detail"] and "switched off" in layer["detail"]
     assert results == {"write scratch": "allowed", "write outside": "refused 30", "write tmp": "refused 30"}
     assert not outside.exists() and (scratch / "ok").read_text() == "x"
+
+
+def test_seccomp_alone_keeps_other_processes_limits_scheduling_and_priorities_out_of_reach() -> None:
+    """Under a non-root daemon a worker shares the daemon's uid: each of these worked on the daemon (its
+    parent here) before; on the worker itself they still work."""
+    results = under_seccomp(
+        """
+        import ctypes, resource
+        libc = ctypes.CDLL(None, use_errno=True)
+        def ioprio(which, who):
+            if libc.syscall(251, which, who, (3 << 13) | 0) != 0:  # ioprio_set: class idle
+                raise OSError(ctypes.get_errno(), "refused")
+        parent, me = os.getppid(), os.getpid()
+        cpu = resource.getrlimit(resource.RLIMIT_CPU)
+        for target, pid in (("parent", parent), ("self", me), ("self 0", 0)):
+            attempt(f"prlimit {target}", lambda: resource.prlimit(pid, resource.RLIMIT_CPU, cpu))
+            attempt(f"affinity {target}", lambda: os.sched_setaffinity(pid, os.sched_getaffinity(pid)))
+            attempt(f"nice {target}", lambda: os.setpriority(os.PRIO_PROCESS, pid, 0))
+            attempt(f"scheduler {target}", lambda: os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0)))
+            attempt(f"sched_param {target}", lambda: os.sched_setparam(pid, os.sched_param(0)))
+            attempt(f"ioprio {target}", lambda: ioprio(1, pid))
+        attempt("nice process group", lambda: os.setpriority(os.PRIO_PGRP, 0, 0))
+        attempt("nice user", lambda: os.setpriority(os.PRIO_USER, 0, 0))
+        attempt("ioprio process group", lambda: ioprio(2, 0))
+        attempt("kill parent", lambda: os.kill(parent, 0))
+        """,
+    )
+    refused = {name for name, result in results.items() if result == "refused 1"}
+    calls = ("prlimit", "affinity", "nice", "scheduler", "sched_param", "ioprio")
+    assert refused == {f"{c} parent" for c in calls} | {
+        "nice process group", "nice user", "ioprio process group", "kill parent"
+    }, results  # fmt: skip
+    assert all(results[f"{c} {who}"] == "allowed" for c in calls for who in ("self", "self 0")), results

@@ -3,6 +3,10 @@
 
 The pipes are read with `loop.add_reader` per read instead of a transport bound to one loop, so the same
 worker serves the daemon's loop and the short-lived loops of `hookd eval` and `hookd test`.
+
+What a worker answers is capped, since the policy in it may be hostile: a frame over `MAX_ANSWER_BYTES`
+is refused from its length prefix, before it is read (the worker is replaced, the verdict fails closed;
+a 60 MB reason raised the daemon's RSS by 214 MB and stalled the next decision for seconds).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])  # the directory that 
 BOOTSTRAP = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from hookd.sandbox.worker import main; main()"
 KILL_GRACE = 0.05
 STDERR_TAIL = 4000
+MAX_ANSWER_BYTES = 1 << 20  # one answer frame from a worker: its verdicts, patches, errors
 
 
 class WorkerGone(Exception):
@@ -218,6 +223,8 @@ class PolicyWorker:
             size = frames.decode_length(bytes(self._buffer[: frames.HEADER.size]))
         except frames.FrameError as exc:
             raise WorkerGone(str(exc)) from None
+        if size > MAX_ANSWER_BYTES:  # refused before it is read: a hostile policy cannot inflate the daemon
+            raise WorkerGone(f"sent a {size}-byte answer, over the {MAX_ANSWER_BYTES} bytes an answer may carry")
         end = frames.HEADER.size + size
         if len(self._buffer) < end:
             return None

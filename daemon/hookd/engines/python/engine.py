@@ -37,6 +37,7 @@ from hookd.types import EngineRequest, EngineStatus, Event, FailMode, PackageInf
 log = structlog.get_logger("hookd")
 RESPAWN_BACKOFF = (0.1, 0.5, 2.0, 5.0)
 ENGINE_POLICY = "hookd.python"
+MAX_MESSAGE_CHARS = 4096  # one verdict's message (a reason, context, or system message), cut beyond
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +383,12 @@ def _kill_all(workers: set[PolicyWorker]) -> None:
 _KINDS: Mapping[str, VerdictKind] = {kind.value: kind for kind in VerdictKind}
 
 
+def _capped(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[: MAX_MESSAGE_CHARS - 40]}… [cut: {len(message)} characters]"
+
+
 def _verdict(raw: Mapping[str, Any]) -> Verdict:
     patch = raw.get("patch") or {}
     if not isinstance(patch, dict):
@@ -390,7 +397,7 @@ def _verdict(raw: Mapping[str, Any]) -> Verdict:
         kind=_KINDS[str(raw["kind"])],
         policy_id=str(raw["policy"]),
         rule_id=str(raw["rule"]),
-        message=str(raw.get("message", "")),
+        message=_capped(str(raw.get("message", ""))),
         patch=patch,
     )
 

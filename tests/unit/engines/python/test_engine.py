@@ -17,6 +17,7 @@ from python_support import python_part, shell_request, wait_for_full_pool, wait_
 
 from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, PythonConfig
+from hookd.engines.python.engine import MAX_MESSAGE_CHARS
 from hookd.errors import PolicyLoadError
 from hookd.types import Caller, Deadline, Event, HookRequest, Outcome, Verdict
 from support import eventually_async
@@ -278,6 +279,29 @@ def test_a_forged_frame_that_is_not_strict_json_counts_as_a_crash(tmp_path: Path
     verdicts, replaced = forged_frame_verdicts(tmp_path, len(body).to_bytes(4, "big") + body)
     assert [(v.kind.value, v.rule_id) for v in verdicts] == [("deny", "python-error")]
     assert why in verdicts[0].message and replaced == 1
+
+
+def test_a_verdict_past_the_caps_cannot_inflate_the_daemon(tmp_path: Path) -> None:
+    """A 60 MB reason is refused from the frame's length prefix (the worker is replaced, the verdict fails
+    closed) without the daemon reading it; a long one under the frame cap is cut to MAX_MESSAGE_CHARS."""
+    policies = write_policy(
+        tmp_path / "p",
+        """
+        @policy(events=["BeforeTool"])
+        def huge(input):
+            return deny("x" * (60 << 20) if input["tool"]["input"]["command"] == "huge" else "y" * 100_000)
+        """,
+    )
+    engine = load_engine(config(workers=1), policies)
+    python = python_part(engine)
+    try:
+        (huge,) = asyncio.run(engine.evaluate(shell_request("huge")))
+        (long,) = asyncio.run(engine.evaluate(shell_request("long")))
+    finally:
+        asyncio.run(engine.aclose())
+    assert (huge.kind.value, huge.rule_id) == ("deny", "python-error")
+    assert "over the 1048576 bytes an answer may carry" in huge.message and python.replaced == 1
+    assert long.kind.value == "deny" and len(long.message) == MAX_MESSAGE_CHARS - 40 + len("… [cut: 100000 characters]")
 
 
 def test_scratch_dirs_a_dead_daemon_left_are_swept_at_start_and_live_ones_kept(tmp_path: Path) -> None:
