@@ -30,6 +30,8 @@ from shims import Shim
 from support import SHIM, FakeServer, RunningDaemon, gemini_payload, start_daemon
 
 DEADLINE_MS = 400
+# Faults that are not a timeout get a deadline the box's load cannot reach, so the fault decides the reason.
+UNHURRIED_MS = 15_000
 DAEMON_DEADLINE_MS = 300
 
 
@@ -59,7 +61,14 @@ def expected_output(client: str, event: str, reason: str) -> dict[str, object]:
     return parsed
 
 
+SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "agent-samples"
+
+
 def payload(client: str, event: str) -> dict[str, object]:
+    sample = SAMPLES / f"{client}-{event}.json"  # captured from the real agent: its own field names
+    if sample.exists():
+        captured: dict[str, object] = json.loads(sample.read_text())
+        return captured
     if client == "gemini":
         return gemini_payload(event, tool_name="run_shell_command", tool_input={"command": "ls"})
     return {"session_id": "s", "cwd": "/tmp", "hook_event_name": event, "tool_name": "Bash",
@@ -159,7 +168,8 @@ def test_each_fault_fails_closed_on_every_blocking_event(shim: Shim, fault: str,
         directory.mkdir(mode=0o700)
         path = directory / "hook.sock"
         with setup(path):
-            result = shim.run(path, event, payload(client, event), client=client, deadline_ms=DEADLINE_MS)
+            deadline = DEADLINE_MS if fault == "hung" else UNHURRIED_MS
+            result = shim.run(path, event, payload(client, event), client=client, deadline_ms=deadline)
         check(result, client, event, reason.format(path=path))
 
     with ThreadPoolExecutor(len(EVENTS)) as pool:
