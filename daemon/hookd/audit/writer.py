@@ -195,7 +195,8 @@ class DecisionLog:
         ).bind()
         self._subscribers: set[Subscription] = set()
         self._task: asyncio.Task[None] | None = None
-        self._closing = False
+        self._closing = False  # close(): the writer ends once the sink is empty
+        self._streams_ended = False  # end_subscriptions(): no new live streams, but records still come in
         self._lock_fd: int | None = None
         self._drops_logged = 0
         self.written = 0
@@ -236,7 +237,7 @@ class DecisionLog:
 
     def subscribe(self, filters: Filters, maxsize: int = 1024) -> Subscription:
         subscription = Subscription(filters, maxsize)
-        if self._closing:
+        if self._streams_ended:
             subscription.close()
         else:
             self._subscribers.add(subscription)
@@ -247,14 +248,16 @@ class DecisionLog:
         subscription.close()
 
     def end_subscriptions(self) -> None:
-        """End every live stream (at shutdown, before the control server stops)."""
-        self._closing = True
+        """End every live stream (at shutdown, before the control server stops). The writer keeps writing:
+        the hook server stops after the control server and its requests in flight still record."""
+        self._streams_ended = True
         for subscription in list(self._subscribers):
             self.unsubscribe(subscription)
 
     async def close(self) -> None:
         """Write everything still queued, flush, and release the file."""
         self.end_subscriptions()
+        self._closing = True
         self.sink.wake()
         if self._task is not None:
             await self._task

@@ -261,6 +261,21 @@ class TestSubscribers:
 
         assert run(config, scenario) is None
 
+    def test_records_that_come_after_the_streams_ended_are_still_written(self, tmp_path: Path) -> None:
+        # At shutdown the control server (and with it the live streams) stops before the hook server, whose
+        # requests in flight still record: ending the streams must not end the writer.
+        config = LogConfig(path=tmp_path / "decisions.log")
+
+        async def scenario(log: DecisionLog, sink: Sink[Queued]) -> None:
+            log.end_subscriptions()
+            for name in ("draining.txt", "last.txt"):
+                sink.put_nowait(Pending(await decide(name), time.time(), "socket"))
+                await settle()  # the writer writes it and, its queue empty, must keep waiting for the next
+
+        run(config, scenario)
+        written = [r["input"]["tool"]["input"]["file_path"] for r in records(config.path)]
+        assert written == ["draining.txt", "last.txt"]
+
 
 def test_rotating_file_rotates_before_passing_the_size(tmp_path: Path) -> None:
     out = RotatingFile(tmp_path / "x.log", max_bytes=10, keep=1)
