@@ -513,6 +513,16 @@ def test_decide_over_grpc_answers_like_the_shim(daemon: RunningDaemon) -> None:
     assert reply.stdout == shimmed.stdout.replace(second["id"].encode(), record["id"].encode())
 
 
+@pytest.mark.parametrize("payload", [b'{"tool_name": "write_file", "x": NaN}', b'{"a":' * 200 + b"1" + b"}" * 200])
+def test_decide_over_grpc_refuses_what_the_hook_socket_refuses(daemon: RunningDaemon, payload: bytes) -> None:
+    with channel(daemon) as chan, pytest.raises(grpc.RpcError) as refused:
+        hookd_pb2_grpc.HookStub(chan).Decide(
+            pb.DecideRequest(client="gemini", event="BeforeTool", payload=payload, ppid=1), timeout=TIMEOUT
+        )
+    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "hook payload is not valid JSON" in str(refused.value.details())
+
+
 def test_a_second_daemon_on_the_same_decision_log_is_refused(tmp_path: Path) -> None:
     state = Path(tempfile.mkdtemp(prefix="hkdstate", dir="/tmp"))
     first = start_daemon(tmp_path, env={"XDG_STATE_HOME": str(state)})
