@@ -112,7 +112,7 @@ def test_keep_alive_serves_several_requests_on_one_connection(endpoint: Endpoint
         (json.dumps(PAYLOAD).encode()[:-1] + b',"n":NaN}', "/v1/hooks/claude", "POST", 400),
         ({"no": "event"}, "/v1/hooks/claude", "POST", 400),
         ({**PAYLOAD, "tool_input": "x"}, "/v1/hooks/claude", "POST", 400),
-        (PAYLOAD, "/v1/hooks/codex", "POST", 400),
+        (PAYLOAD, "/v1/hooks/vim", "POST", 400),  # no such agent
         (PAYLOAD, "/elsewhere", "POST", 404),
         (PAYLOAD, "/v1/hooks/claude", "PUT", 405),
     ],
