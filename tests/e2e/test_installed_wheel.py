@@ -143,6 +143,9 @@ def test_gemini_deny_and_allow_through_the_installed_daemon(installed: Installed
 
     socket = Path(installed.env["XDG_RUNTIME_DIR"]) / "hookd" / "hook.sock"
     log_path = installed.root / "daemon.log"
+    # The project and the victim not below /tmp: the default policies let an agent clean its scratch space there.
+    require(os.access("/run", os.W_OK), "a writable /run (the suite runs as root in CI)")
+    outside = Path(tempfile.mkdtemp(prefix="hkdwheel", dir="/run"))  # a tmpfs, neither scratch nor system
     with log_path.open("wb") as log:
         daemon = subprocess.Popen([str(installed.venv / "bin" / "hookd"), "serve"], env=installed.env,
                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)  # fmt: skip
@@ -158,7 +161,7 @@ def test_gemini_deny_and_allow_through_the_installed_daemon(installed: Installed
         (command,) = [h["command"] for d in settings["hooks"]["BeforeTool"] for h in d["hooks"]]
         assert command.startswith(f"{native} gemini BeforeTool --socket {socket} "), command
         user_file.write_text(json.dumps(settings | OFFLINE, indent=2))
-        project, victim = installed.root / "project", installed.root / "victim"
+        project, victim = outside / "project", outside / "victim"
         (project / ".gemini").mkdir(parents=True)
         (project / ".gemini" / "settings.json").write_text(json.dumps(OFFLINE))
         victim.mkdir()
@@ -176,6 +179,7 @@ def test_gemini_deny_and_allow_through_the_installed_daemon(installed: Installed
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
+        shutil.rmtree(outside, ignore_errors=True)
 
 
 def run_gemini(gemini: str, env: dict[str, str], project: Path) -> tuple[str, str]:
