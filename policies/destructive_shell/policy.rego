@@ -454,7 +454,7 @@ deny contains v if {
 	some c in input.shell.commands
 	c.name == "git"
 	some w in c.argv
-	w in {"push", "reset", "checkout", "restore", "clean"}
+	w in {"push", "reset", "checkout", "switch", "restore", "clean"}
 	some v in _git_deny
 }
 
@@ -587,13 +587,14 @@ _git_deny contains {"id": "git-reset-hard", "reason": "git reset --hard is block
 	"--hard" in g.rest
 }
 
-# `git checkout .`, `git checkout -- .`, `git checkout -f`, `git restore .`: every uncommitted
-# change in the tree is thrown away, as with reset --hard. Named files (`git checkout -- a.py`) are fine.
+# `git checkout .`, `git checkout -- .`, `git checkout -f` (`-qf`, `--force`), `git switch -f`
+# (`--discard-changes`), `git restore .`: every uncommitted change in the tree is thrown away, as with
+# reset --hard. Named files (`git checkout -- a.py`) are fine.
 _whole_tree(tok) if tok in {".", "./", ":/", "*", ":/*"}
 
 _git_deny contains {"id": "git-discard-changes", "reason": reason} if {
 	some g in _gits
-	g.sub in {"checkout", "restore"}
+	g.sub in {"checkout", "switch", "restore"}
 	_git_discards(g)
 	reason := sprintf("%q is blocked: it throws away every uncommitted change in the working tree; commit or stash first, or name the files", [concat(" ", g.argv)])
 }
@@ -605,9 +606,25 @@ _git_discards(g) if {
 }
 
 _git_discards(g) if {
-	g.sub == "checkout"
-	some tok in g.rest
-	tok in {"-f", "--force"}
+	g.sub in {"checkout", "switch"}
+	some i, tok in g.rest
+	startswith(tok, "-") # cheap gate for the regex
+	_force_flag(tok)
+	not _after_dashes(g.rest, i)
+}
+
+_force_flag(tok) if tok in {"--force", "--discard-changes"}
+
+# a cluster with f, but not as the value of -b/-B/-c/-C (`-bfeature` names a branch)
+_force_flag(tok) if {
+	regex.match(`^-[A-Za-z]*$`, tok)
+	regex.match(`^-[^bBcC]*f`, tok)
+}
+
+_after_dashes(rest, i) if {
+	some j, tok in rest
+	tok == "--"
+	j < i
 }
 
 _git_discards(g) if {
