@@ -58,7 +58,10 @@ class InstallSpec:
 
     `form` names the hook-entry shape install.py writes (one per settings format). `settings_path`
     maps (scope, home, project directory, environment) to the file of that scope; `scopes` lists them.
-    `timeout_unit_ms` is the unit the agent reads a hook timeout in (1000: seconds).
+    `timeout_unit_ms` is the unit the agent reads a hook timeout in (1000: seconds). `trust_path` maps
+    the same arguments to the file where the agent records that it trusts the scope's hooks (Codex's
+    config.toml, Copilot's config.json), None where nothing needs trusting. `managed_only_file` is the file
+    that takes `managed_only_key` when that is not the settings file itself (relative to its directory).
     """
 
     form: str
@@ -70,6 +73,8 @@ class InstallSpec:
     marker: bool = True  # the file takes hookd's top-level install record (a closed schema does not)
     identity: str = "name"  # the handler key whose value is hookd's hook name
     managed_only_key: str = ""  # the managed setting that lets only managed hooks run (--managed-hooks-only)
+    managed_only_file: str = ""
+    trust_path: Callable[[str, Path, Path, Mapping[str, str]], Path | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
