@@ -123,6 +123,7 @@ class InstallPlan:
     block_on_failure: frozenset[str] = frozenset()  # Claude: events that get onFailure "block"
     managed_hooks_only: bool = False  # managed scope: also set the agent's "only managed hooks run" switch
     trust_path: Path | None = None  # where the agent records its trust in these hooks (see trust_path())
+    managed_only_path: Path | None = None  # the file of the managed-hooks-only switch, when not settings_path
     project_dir: Path | None = None  # project scope: the folder the agent must trust to load them
 
 
@@ -154,6 +155,12 @@ def trust_path(
     """The file where `client` records that it trusts hooks of `scope` (None: nothing to trust)."""
     spec = agent(client).install
     return spec.trust_path(scope, home, project_dir, env or {}) if spec.trust_path is not None else None
+
+
+def managed_only_path(client: str, settings: Path) -> Path | None:
+    """The file that takes `client`'s managed-hooks-only switch when it is not the settings file itself."""
+    relative = agent(client).install.managed_only_file
+    return Path(os.path.normpath(settings.parent / relative)) if relative else None
 
 
 def _quoted(names: tuple[str, ...]) -> str:
@@ -272,8 +279,9 @@ def uninstall(
     spec = agent(client).install if client else None
     if spec is not None and spec.form == "copilot":
         result = _uninstall_owned(settings_path)
-        if spec.managed_only_file:
-            _managed_only_file(settings_path, spec.managed_only_file, spec.managed_only_key, enable=False)
+        switch = managed_only_path(client, settings_path)
+        if switch is not None:
+            _managed_only_file(switch, spec.managed_only_key, enable=False)
         return result
     if spec is not None and spec.form == "codex" and settings_path.suffix == ".toml":
         return _codex_requirements(settings_path, None)
@@ -311,9 +319,12 @@ def _install_copilot(plan: InstallPlan) -> InstallResult:
     trust = plan.trust_path if plan.project_dir is not None else None
     if trust is not None and plan.project_dir is not None:
         _copilot_trust(trust, plan.project_dir, write=False)  # refuse before anything is written
+    switch = plan.managed_only_path
+    if plan.managed_hooks_only and switch is None:  # only what the plan names is written (doctor installs a copy)
+        raise SettingsError(f"{plan.settings_path}: the plan names no file for {spec.managed_only_key}")
     result = _install_owned(plan)
-    if plan.managed_hooks_only:
-        _managed_only_file(plan.settings_path, spec.managed_only_file, spec.managed_only_key, enable=True)
+    if plan.managed_hooks_only and switch is not None:
+        _managed_only_file(switch, spec.managed_only_key, enable=True)
     if trust is not None and plan.project_dir is not None:
         _copilot_trust(trust, plan.project_dir, write=True)
     return result
@@ -473,13 +484,10 @@ def _copilot_trust(config: Path, project: Path, *, write: bool) -> None:
 _RECORD_SUFFIX = ".hookd-installed"
 
 
-def _managed_only_file(settings: Path, relative: str, key: str, *, enable: bool) -> None:
+def _managed_only_file(path: Path, key: str, *, enable: bool) -> None:
     """Set (enable) or undo the agent's managed-hooks-only switch in a file of its own (Copilot's
     managed-settings.json, whose closed schema takes no hooks and no record of hookd's). What install
     added is recorded beside it in `<file>.hookd-installed`; uninstall removes the switch only then."""
-    if not relative:
-        raise SettingsError(f"{settings}: this agent has no switch for managed hooks only")
-    path = Path(os.path.normpath(settings.parent / relative))
     record = path.with_name(path.name + _RECORD_SUFFIX)
     if not enable and not record.exists():
         return

@@ -14,7 +14,15 @@ import pytest
 
 from hookd.config import Config
 from hookd.errors import SettingsError
-from hookd.install import install, install_events, make_plan, settings_path, trust_path, uninstall
+from hookd.install import (
+    install,
+    install_events,
+    make_plan,
+    managed_only_path,
+    settings_path,
+    trust_path,
+    uninstall,
+)
 
 PROGRAM = ["/opt/hookd/bin/hookd-shim"]
 
@@ -232,11 +240,13 @@ def test_copilot_managed_scope_is_a_policy_file_and_the_switch_is_undone(tmp_pat
     path.parent.mkdir(parents=True)
     managed.write_text(json.dumps({"enabledPlugins": {"x@y": False}}, indent=2) + "\n")
     original = managed.read_bytes()
-    install(plan("copilot", path, managed_hooks_only=True))
+    switch = managed_only_path("copilot", path)
+    assert switch == managed
+    install(plan("copilot", path, managed_hooks_only=True, managed_only_path=switch))
     doc = json.loads(path.read_text())
     assert set(doc) == {"version", "hooks"}  # a policy document with any other key is skipped whole
     assert json.loads(managed.read_text()) == {"enabledPlugins": {"x@y": False}, "allowManagedHooksOnly": True}
-    assert not install(plan("copilot", path, managed_hooks_only=True)).changed
+    assert not install(plan("copilot", path, managed_hooks_only=True, managed_only_path=switch)).changed
     uninstall(path, client="copilot")
     assert not path.exists() and managed.read_bytes() == original
     assert not managed.with_name("managed-settings.json.hookd-installed").exists()
@@ -247,6 +257,14 @@ def test_copilot_managed_uninstall_keeps_an_administrators_own_switch(tmp_path: 
     managed = tmp_path / "managed-settings.json"
     path.parent.mkdir()
     managed.write_text('{"allowManagedHooksOnly": true}\n')
-    install(plan("copilot", path, managed_hooks_only=True))
+    install(plan("copilot", path, managed_hooks_only=True, managed_only_path=managed))
     uninstall(path, client="copilot")
     assert json.loads(managed.read_text()) == {"allowManagedHooksOnly": True}
+
+
+def test_copilot_managed_hooks_only_writes_no_file_the_plan_does_not_name(tmp_path: Path) -> None:
+    """hookd doctor installs into a copy in a scratch directory: nothing may land beside that directory."""
+    path = tmp_path / "scratch" / "hookd.json"
+    with pytest.raises(SettingsError, match="names no file"):
+        install(plan("copilot", path, managed_hooks_only=True))
+    assert not (tmp_path / "managed-settings.json").exists() and not path.exists()

@@ -213,7 +213,9 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
         print(line)
     passed, failed = summarise(results)
     gaps = sum(r.status == "GAP" for r in results)
-    print(f"{passed} passed, {failed} failed" + (f", {gaps} known gaps" if gaps else ""))
+    outside = sum(r.status == "OUTSIDE" for r in results)
+    extra = (f", {gaps} known gaps" if gaps else "") + (f", {outside} outside the aims" if outside else "")
+    print(f"{passed} passed, {failed} failed" + extra)
     return 1 if failed else 0
 
 
@@ -273,7 +275,9 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     if getattr(args, "managed_hooks_only", False):
         if args.scope != "managed":
             raise HookdError("--managed-hooks-only goes with --scope managed")
-        plan = replace(plan, managed_hooks_only=True)
+        from hookd.install import managed_only_path
+
+        plan = replace(plan, managed_hooks_only=True, managed_only_path=managed_only_path(args.client, path))
     trust = _trust_path(args)
     if trust is not None:
         project = Path(args.project_dir).resolve() if args.scope == "project" else None

@@ -289,6 +289,7 @@ SPEC = AgentSpec(
         managed_only_key="allowManagedHooksOnly",  # in managed-settings.json, whose schema has no hooks key
         managed_only_file="../managed-settings.json",
         trust_path=_trust_path,
+        hooks_off=(("../settings.json", "disableAllHooks", True),),  # $COPILOT_HOME/settings.json
     ),
     env=("COPILOT_PROJECT_DIR",),
     project_dir_env="COPILOT_PROJECT_DIR",

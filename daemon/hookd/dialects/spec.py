@@ -62,6 +62,7 @@ class InstallSpec:
     the same arguments to the file where the agent records that it trusts the scope's hooks (Codex's
     config.toml, Copilot's config.json), None where nothing needs trusting. `managed_only_file` is the file
     that takes `managed_only_key` when that is not the settings file itself (relative to its directory).
+    `hooks_off` and `run_order` are what `hookd doctor` checks beyond hookd's own entries.
     """
 
     form: str
@@ -75,6 +76,12 @@ class InstallSpec:
     managed_only_key: str = ""  # the managed setting that lets only managed hooks run (--managed-hooks-only)
     managed_only_file: str = ""
     trust_path: Callable[[str, Path, Path, Mapping[str, str]], Path | None] | None = None
+    # Settings that switch every hook off, for `hookd doctor`: (a file beside the scope's settings file,
+    # "" for that file itself; a dotted key; the value that switches them off).
+    hooks_off: tuple[tuple[str, str, Any], ...] = ()
+    # The scopes in the order the agent runs their hooks, when a later hook's answer replaces an earlier
+    # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
+    run_order: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
