@@ -129,7 +129,8 @@ def compiled(source: Path, binary: Path, variants: list[list[str]]) -> Path | No
     when missing or older than its source, and renamed into place whole; None without a working compiler."""
     if binary.is_file() and binary.stat().st_mtime >= source.stat().st_mtime:
         return binary
-    from hookd.shimbuild import ShimBuildError, find_compiler
+    from hookd.errors import ShimBuildError
+    from hookd.shimbuild import find_compiler
 
     try:
         compiler = find_compiler()

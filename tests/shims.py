@@ -18,7 +18,8 @@ NAMES = {"python": "hookd_shim.py", "native": "hookd-shim"}  # the program name 
 
 def build_native(out_dir: Path) -> Path:
     """Build the C shim into out_dir with `hookd shim build`'s own code; skip (fail in CI) without cc."""
-    from hookd.shimbuild import ShimBuildError, build, find_compiler
+    from hookd.errors import ShimBuildError
+    from hookd.shimbuild import build, find_compiler
 
     try:
         find_compiler()

@@ -10,8 +10,13 @@ HookdError
 │   ├── EngineUnavailable  the engine cannot be reached (OPA down or refusing)
 │   └── PolicyLoadError    policies did not load or compile (at start or a reload the old set keeps serving;
 │                          raised while deciding, it fails like any engine error)
+├── SandboxFrameError  a frame between the daemon and a sandboxed Python policy worker breaks its limits
 ├── BundleError        a policy bundle is malformed, unsigned where it must be signed, or fails verification
 ├── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
+├── ControlError       the daemon could not be reached over the control socket, or refused or failed a call
+├── SettingsError      an agent's settings file (or hookd's config) hookd must not or cannot change
+├── ShimBuildError     the native shim could not be built or is not there
+├── ServiceError       a systemd unit could not be written, removed or asked about
 └── Unavailable        this process cannot serve the request as it must (a worker cut off from its daemon's
                        decision log); the hook server answers an error frame and the shim its fail mode
 """
@@ -57,8 +62,28 @@ class PolicyLoadError(EngineError):
     pass
 
 
+class SandboxFrameError(HookdError):
+    """Raised on both sides of the channel to a sandboxed policy worker (hookd.sandbox.frames)."""
+
+
 class DaemonError(HookdError):
     pass
+
+
+class ControlError(HookdError):
+    """The daemon could not be reached, or refused or failed the call. The message is one line."""
+
+
+class SettingsError(HookdError):
+    """A settings file hookd must not or cannot change; the message is one line and names the file."""
+
+
+class ShimBuildError(HookdError):
+    """The native shim could not be built or is not there; the message is one line."""
+
+
+class ServiceError(HookdError):
+    """A unit could not be written, removed or asked about; the message is one line."""
 
 
 class BundleError(HookdError):

@@ -86,7 +86,7 @@ from typing import Any
 
 from hookd.config import Config
 from hookd.dialects.registry import AGENTS, agent
-from hookd.errors import HookdError
+from hookd.errors import HookdError, SettingsError
 from hookd.types import Event, FailMode
 
 
@@ -109,10 +109,6 @@ _REFUSE = "fix or move it, hookd will not overwrite it"
 _ENABLED = "hooksConfig.enabled"
 
 JSONObject = dict[str, Any]
-
-
-class SettingsError(HookdError):
-    """A settings file hookd must not or cannot change; the message is one line and names the file."""
 
 
 @dataclass(frozen=True)
@@ -298,7 +294,7 @@ def _install_owned(plan: InstallPlan) -> InstallResult:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SettingsError(f"{path}: cannot create its directory: {exc.strerror or exc}") from None
+        raise SettingsError(f"{path}: cannot create its directory: {exc.strerror or exc}") from exc
     loaded = _load(path)
     hooks = {event: [_definition(plan, event)] for event in install_events(plan.client) if event in plan.commands}
     doc: JSONObject = {"version": 1, "hooks": hooks}
@@ -315,7 +311,7 @@ def _uninstall_owned(path: Path) -> InstallResult:
         _atomic_write(backup, loaded.data, mode=None, owner=None)
         loaded.target.unlink()
     except OSError as exc:
-        raise SettingsError(f"{path}: cannot remove it: {exc.strerror or exc}") from None
+        raise SettingsError(f"{path}: cannot remove it: {exc.strerror or exc}") from exc
     return InstallResult(path, True, backup, (), tuple(loaded.doc.get("hooks", {})))
 
 
@@ -375,7 +371,7 @@ def _codex_trust(path: Path, doc: JSONObject | None, name: str, *, write: bool) 
         try:
             tomllib.loads(candidate)
         except tomllib.TOMLDecodeError as exc:
-            raise SettingsError(f"{config}: {what} not valid TOML ({exc}); {_REFUSE}") from None
+            raise SettingsError(f"{config}: {what} not valid TOML ({exc}); {_REFUSE}") from exc
     if not write or new == text:
         return
     try:
@@ -384,7 +380,7 @@ def _codex_trust(path: Path, doc: JSONObject | None, name: str, *, write: bool) 
             _atomic_write(config.with_name(config.name + BACKUP_SUFFIX), loaded.data, mode=mode, owner=None)
         _atomic_write(loaded.target, new.encode(), mode=mode, owner=None)
     except OSError as exc:
-        raise SettingsError(f"{config}: cannot write it: {exc.strerror or exc}") from None
+        raise SettingsError(f"{config}: cannot write it: {exc.strerror or exc}") from exc
 
 
 # Codex's managed scope: `[[hooks.<Event>]]` tables in requirements.toml (trusted without review, not
@@ -428,7 +424,7 @@ def _codex_requirements(path: Path, plan: InstallPlan | None) -> InstallResult:
         try:
             tomllib.loads(candidate)
         except tomllib.TOMLDecodeError as exc:
-            raise SettingsError(f"{path}: {what} not valid TOML ({exc}); {_REFUSE}") from None
+            raise SettingsError(f"{path}: {what} not valid TOML ({exc}); {_REFUSE}") from exc
     if new == text or (loaded.data is None and plan is None):
         return InstallResult(path, False, None, (), ())
     backup = None
@@ -440,7 +436,7 @@ def _codex_requirements(path: Path, plan: InstallPlan | None) -> InstallResult:
             _atomic_write(backup, loaded.data, mode=mode, owner=None)
         _atomic_write(loaded.target, new.encode(), mode=mode, owner=None)
     except OSError as exc:
-        raise SettingsError(f"{path}: cannot write it: {exc.strerror or exc}") from None
+        raise SettingsError(f"{path}: cannot write it: {exc.strerror or exc}") from exc
     block = text[text.find(_REQ_HOOKS[0]) :] if _REQ_HOOKS[0] in text else ""
     removed = tuple(e for e in _CODEX_LABELS if f"[[hooks.{e}]]" in block and e not in events)
     return InstallResult(path, True, backup, events, removed)
@@ -762,11 +758,11 @@ def _load_text(path: Path) -> _Loaded:
     except FileNotFoundError:
         return _Loaded(target, {}, None, None, None)
     except OSError as exc:
-        raise SettingsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+        raise SettingsError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SettingsError(f"{path}: not valid UTF-8 (byte {exc.start}); {_REFUSE}") from None
+        raise SettingsError(f"{path}: not valid UTF-8 (byte {exc.start}); {_REFUSE}") from exc
     return _Loaded(target, {}, data, None, None)
 
 
@@ -774,7 +770,7 @@ def _load(path: Path) -> _Loaded:
     try:
         target = path.resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
-        raise SettingsError(f"{path}: cannot resolve it: {exc}") from None
+        raise SettingsError(f"{path}: cannot resolve it: {exc}") from exc
     try:
         with target.open("rb") as handle:
             st = os.fstat(handle.fileno())
@@ -786,11 +782,11 @@ def _load(path: Path) -> _Loaded:
     except IsADirectoryError:
         raise SettingsError(f"{path}: is a directory, expected a settings file") from None
     except OSError as exc:
-        raise SettingsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+        raise SettingsError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SettingsError(f"{path}: not valid UTF-8 (byte {exc.start}); {_REFUSE}") from None
+        raise SettingsError(f"{path}: not valid UTF-8 (byte {exc.start}); {_REFUSE}") from exc
     if text.startswith("\ufeff"):
         raise SettingsError(f"{path}: starts with a byte-order mark, which is not JSON; {_REFUSE}")
     if not text.strip():
@@ -801,13 +797,13 @@ def _load(path: Path) -> _Loaded:
     except json.JSONDecodeError as exc:
         raise SettingsError(
             f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}): {exc.msg}; {_REFUSE}"
-        ) from None
+        ) from exc
     except _DuplicateKeyError as exc:
-        raise SettingsError(f"{path}: duplicate key {exc.args[0]!r} in an object; {_REFUSE}") from None
+        raise SettingsError(f"{path}: duplicate key {exc.args[0]!r} in an object; {_REFUSE}") from exc
     except RecursionError:
         raise SettingsError(f"{path}: not valid JSON: nested too deeply; {_REFUSE}") from None
     except ValueError as exc:
-        raise SettingsError(f"{path}: not valid JSON: {exc}; {_REFUSE}") from None
+        raise SettingsError(f"{path}: not valid JSON: {exc}; {_REFUSE}") from exc
     return _Loaded(target, _validate(doc, path), data, st, comment_at)
 
 
@@ -852,7 +848,7 @@ def _commit(
         _atomic_write(loaded.target, new, mode=mode, owner=owner, check=lambda: _unchanged(path, loaded))
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
-        raise SettingsError(f"{path}: cannot write{where}: {exc.strerror or exc}") from None
+        raise SettingsError(f"{path}: cannot write{where}: {exc.strerror or exc}") from exc
     return InstallResult(path, True, backup, added, removed)
 
 

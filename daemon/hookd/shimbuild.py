@@ -19,16 +19,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookd.errors import HookdError
+from hookd.errors import ShimBuildError
 
 SHIM_NAME = "hookd-shim"
 COMPILERS = ("cc", "gcc", "clang")
 CFLAGS = ("-O2", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra")
 COMPILE_TIMEOUT_S = 120
-
-
-class ShimBuildError(HookdError):
-    """The native shim could not be built or is not there; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +88,7 @@ def build(out_dir: Path | None = None, cc: str | None = None) -> BuiltShim:
             binary.chmod(0o755)
             os.replace(binary, target_dir / SHIM_NAME)
     except OSError as exc:
-        raise ShimBuildError(f"cannot write the native shim into {target_dir}: {exc.strerror or exc}") from None
+        raise ShimBuildError(f"cannot write the native shim into {target_dir}: {exc.strerror or exc}") from exc
     return BuiltShim(path=target_dir / SHIM_NAME, compiler=compiler[0], static=static)
 
 
@@ -104,7 +100,7 @@ def _compile(compiler: list[str], source: Path, binary: Path) -> bool:
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ShimBuildError(f"running the C compiler {compiler[0]} failed: {exc}") from None
+            raise ShimBuildError(f"running the C compiler {compiler[0]} failed: {exc}") from exc
         if done.returncode == 0 and _runs(binary):
             return static
         error = error or _first_error(done.stderr) or f"{compiler[0]} exited with {done.returncode}"

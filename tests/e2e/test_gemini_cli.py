@@ -148,7 +148,11 @@ class GeminiRun:
         return path.read_text() if path.exists() else None
 
     def events(self, hook_event: str) -> list[dict[str, Any]]:
-        return [d for d in self.decisions if d["event"] == hook_event]
+        """This event's records in the order Gemini called the hook: the log is in the order decisions
+        finished, and Gemini runs the tool calls of one turn side by side (its payload's timestamp is
+        when it called)."""
+        records = [d for d in self.decisions if d["event"] == hook_event]
+        return sorted(records, key=lambda d: str(d["input"].get("raw", {}).get("timestamp", "")))
 
     def model_requests(self) -> list[list[dict[str, Any]]]:
         """The contents of every model request, in order, from Gemini's telemetry."""

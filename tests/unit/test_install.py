@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from hookd import install as inst
+from hookd.errors import SettingsError
 from hookd.install import (
     BACKUP_SUFFIX,
     DESCRIPTION,
     InstallPlan,
-    SettingsError,
     install,
     install_events,
     settings_path,

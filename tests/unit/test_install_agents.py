@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from hookd.config import Config
-from hookd.install import SettingsError, install, install_events, make_plan, settings_path, uninstall
+from hookd.errors import SettingsError
+from hookd.install import install, install_events, make_plan, settings_path, uninstall
 
 PROGRAM = ["/opt/hookd/bin/hookd-shim"]
 

@@ -310,7 +310,8 @@ def _print_http_setup(config: Config) -> None:
 
 
 def cmd_shim(args: argparse.Namespace, config: Config) -> int:
-    from hookd.shimbuild import ShimBuildError, build, is_usable, native_shim_path
+    from hookd.errors import ShimBuildError
+    from hookd.shimbuild import build, is_usable, native_shim_path
 
     if args.shim_command == "path":
         native = native_shim_path()

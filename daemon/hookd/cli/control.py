@@ -82,7 +82,7 @@ def _client(args: argparse.Namespace, config: Config, timeout: float = 10.0) -> 
 
 def _guarded(run: Callable[[], int]) -> int:
     """Run a control command; a daemon that is not there or refuses is one line on stderr and exit 1."""
-    from hookd.control.reach import ControlError
+    from hookd.errors import ControlError
 
     try:
         return run()

@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 
 import grpc
 
-from hookd.control.reach import ControlError, check_reachable, not_running
+from hookd.control.reach import check_reachable, not_running
+from hookd.errors import ControlError
 from hookd.v1 import hookd_pb2_grpc
 
 __all__ = ["ControlClient", "ControlError", "check_reachable", "describe_rpc_error"]

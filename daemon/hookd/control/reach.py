@@ -7,11 +7,7 @@ import errno
 import socket
 from pathlib import Path
 
-from hookd.errors import HookdError
-
-
-class ControlError(HookdError):
-    """The daemon could not be reached, or refused or failed the call. The message is one line."""
+from hookd.errors import ControlError
 
 
 def not_running(path: Path, why: str) -> ControlError:
@@ -34,7 +30,7 @@ def check_reachable(path: Path) -> None:
         ) from None
     except OSError as exc:
         if exc.errno == errno.ENOTSOCK:
-            raise not_running(path, "not a socket:") from None
-        raise ControlError(f"cannot reach the daemon at {path}: {exc.strerror or exc}") from None
+            raise not_running(path, "not a socket:") from exc
+        raise ControlError(f"cannot reach the daemon at {path}: {exc.strerror or exc}") from exc
     finally:
         probe.close()

@@ -8,12 +8,10 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.errors import SandboxFrameError
+
 HEADER = struct.Struct(">I")
 MAX_FRAME = 64 * 1024 * 1024
-
-
-class FrameError(Exception):
-    pass
 
 
 def _plain(value: Any) -> Any:
@@ -27,14 +25,14 @@ def _plain(value: Any) -> Any:
 def encode(message: Mapping[str, Any]) -> bytes:
     body = json.dumps(message, separators=(",", ":"), default=_plain).encode()
     if len(body) > MAX_FRAME:
-        raise FrameError(f"frame of {len(body)} bytes is over the {MAX_FRAME} byte limit")
+        raise SandboxFrameError(f"frame of {len(body)} bytes is over the {MAX_FRAME} byte limit")
     return HEADER.pack(len(body)) + body
 
 
 def decode_length(header: bytes) -> int:
     length: int = HEADER.unpack(header)[0]
     if length > MAX_FRAME:
-        raise FrameError(f"frame of {length} bytes is over the {MAX_FRAME} byte limit")
+        raise SandboxFrameError(f"frame of {length} bytes is over the {MAX_FRAME} byte limit")
     return length
 
 
@@ -46,7 +44,7 @@ def read_exactly(fd: int, size: int) -> bytes | None:
         if not chunk:
             if have == 0:
                 return None
-            raise FrameError("the channel closed in the middle of a frame")
+            raise SandboxFrameError("the channel closed in the middle of a frame")
         chunks.append(chunk)
         have += len(chunk)
     return b"".join(chunks)
@@ -58,10 +56,10 @@ def read_frame(fd: int) -> dict[str, Any] | None:
         return None
     body = read_exactly(fd, decode_length(header))
     if body is None:
-        raise FrameError("the channel closed in the middle of a frame")
+        raise SandboxFrameError("the channel closed in the middle of a frame")
     value = json.loads(body)
     if not isinstance(value, dict):
-        raise FrameError("a frame must hold a JSON object")
+        raise SandboxFrameError("a frame must hold a JSON object")
     return value
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd import policy_api
+from hookd.errors import SandboxFrameError
 from hookd.sandbox import frames, layers
 
 
@@ -127,7 +128,7 @@ def serve(channel_in: int, channel_out: int, policies: Mapping[str, LoadedPolicy
         answer["retire"] = bool(answer["errors"]) or used.ru_utime + used.ru_stime > cpu_seconds / 2
         try:
             frames.write_frame(channel_out, answer)
-        except (TypeError, ValueError, frames.FrameError) as exc:
+        except (TypeError, ValueError, SandboxFrameError) as exc:
             error = {"name": "", "policy": "", "error": f"the answer cannot be sent: {exc}", "traceback": ""}
             frames.write_frame(channel_out, {"id": request["id"], "verdicts": [], "retire": True, "errors": [error]})
 

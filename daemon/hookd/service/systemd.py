@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hookd import __version__
 from hookd.config import Config, default_state_dir
-from hookd.errors import HookdError
+from hookd.errors import ServiceError
 from hookd.service.needs import Needs, service_needs
 
 SERVICE = "hookd.service"
@@ -29,10 +29,6 @@ UNIT_NAMES = (SERVICE, *(name for name, _ in SOCKETS))
 WATCHDOG_SECONDS = 30
 SYSTEMCTL_TIMEOUT_S = 60
 MARK = "# Written by `hookd service install`"
-
-
-class ServiceError(HookdError):
-    """A unit could not be written, removed or asked about; the message is one line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +199,7 @@ def write_units(unit_dir: Path, units: Sequence[UnitFile]) -> list[Path]:
     try:
         unit_dir.mkdir(mode=0o755, parents=True, exist_ok=True)
     except OSError as exc:
-        raise ServiceError(f"cannot create {unit_dir}: {exc.strerror or exc}") from None
+        raise ServiceError(f"cannot create {unit_dir}: {exc.strerror or exc}") from exc
     staged: list[tuple[Path, Path]] = []
     try:
         for unit in units:
@@ -214,7 +210,7 @@ def write_units(unit_dir: Path, units: Sequence[UnitFile]) -> list[Path]:
             staged.append((temp, target))
         _rename_all(staged)
     except OSError as exc:
-        raise ServiceError(f"cannot write the units into {unit_dir}: {exc.strerror or exc}") from None
+        raise ServiceError(f"cannot write the units into {unit_dir}: {exc.strerror or exc}") from exc
     finally:
         for temp, _ in staged:
             temp.unlink(missing_ok=True)

@@ -30,7 +30,7 @@ import structlog
 
 from hookd import jsonstrict
 from hookd.config import Config
-from hookd.errors import PolicyLoadError, one_line
+from hookd.errors import PolicyLoadError, SandboxFrameError, one_line
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import frames, scratch
 from hookd.types import JSON
@@ -221,7 +221,7 @@ class PolicyWorker:
             return None
         try:
             size = frames.decode_length(bytes(self._buffer[: frames.HEADER.size]))
-        except frames.FrameError as exc:
+        except SandboxFrameError as exc:
             raise WorkerGone(str(exc)) from None
         if size > MAX_ANSWER_BYTES:  # refused before it is read: a hostile policy cannot inflate the daemon
             raise WorkerGone(f"sent a {size}-byte answer, over the {MAX_ANSWER_BYTES} bytes an answer may carry")
