@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine
+from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, local_layers
 from hookd.audit.ids import decision_ids
 from hookd.audit.record import Pending
 from hookd.audit.ship import Shipper
@@ -34,7 +34,7 @@ from hookd.lifecycle import Component, Supervisor
 from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.pipeline import InteractiveProbe
-from hookd.policy.layers import LayeredEngine, Rank
+from hookd.policy.layers import Layer, LayeredEngine
 from hookd.rollout.observe import Observer
 from hookd.rollout.relay import receive
 from hookd.rollout.store import ReplayStore
@@ -42,7 +42,7 @@ from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
-from hookd.types import Engine, Handled, HookRequest, ReloadResult, Reply
+from hookd.types import Handled, HookRequest, ReloadResult, Reply
 from hookd.workers import WorkerPool
 
 if TYPE_CHECKING:
@@ -66,20 +66,23 @@ class Daemon:
         compile_bundle = bundle_compiler(config, wait=False)  # the manager awaits ready() before the swap
         self.bundles = BundleManager(config.bundles, store, compile_bundle, self._swap_bundles)
         self.bundles.adopt_kept(kept, kept_errors)
-        self.pipeline, self.engines = build_pipeline(
-            config, load_engine(config, bundles=[a.layer for a in kept]), ids=decision_ids(0, config.daemon.workers)
+        bundles = [a.layer for a in kept]
+        self.pipeline, self.policy_set = build_pipeline(
+            config,
+            load_engine(config, bundles=bundles),
+            ids=decision_ids(0, config.daemon.workers),
+            bundles=bundles,
         )
         self.workers: WorkerPool | None = None  # started in run(), once the hook socket listens
         self.bundles.kept = self._bundles_kept
         self._watcher: asyncio.Task[None] | None = None
         self._watch_stop = asyncio.Event()
         daemon = config.daemon
-        self.started_at = self.loaded_at = time.time()
+        self.started_at = time.time()
         self.stats = ServerStats()
         self.metrics = DecisionMetrics(config.shim.fail_modes)
         self.reloads = self.reload_failures = 0
         self._stop: asyncio.Event | None = None
-        self._retiring: set[asyncio.Task[None]] = set()
         self._reloading: set[asyncio.Task[Any]] = set()
         self._reload_lock = asyncio.Lock()
         self.sink: Sink[Queued] = Sink(config.log.queue_size)
@@ -161,7 +164,7 @@ class Daemon:
         """Other hook requests are being decided besides the one just answered (then monitor and shadow
         layers stand aside: docs/rollout.md)."""
         answering = 1 if via == "socket" else 0  # the answered request is still the hook server's task
-        return self.server.in_flight > answering or self.engines.in_use(self.engines.current) > 0
+        return self.server.in_flight > answering or self.policy_set.in_use(self.policy_set.current) > 0
 
     def _metrics_endpoint(self) -> MetricsEndpoint:
         host, port = loopback_address(self.config.metrics.listen, "'metrics.listen'")
@@ -211,18 +214,16 @@ class Daemon:
         """Load the policies again and swap once the new engine is ready: Python workers start in the
         background, so the old engine keeps answering meanwhile. Reloads run one at a time."""
         async with self._reload_lock:
-            previous = self.engines.current.status().revision
+            previous = self.policy_set.current.status().revision
             self.notifier.reloading()
             try:
-                bundles = [a.layer for a in self.bundles.active.values()]
-                engine = load_engine(self.config, bundles=bundles, wait=False)
-                await engine.ready()
+                local = await _started(local_layers(self.config, wait=False))
             except HookdError as exc:
                 self.reload_failures += 1
                 log.error("reload_failed", error=str(exc), kept_revision=previous, requested_by=requested_by)
                 self.notifier.ready(f"serving revision {previous} (a reload was refused)")
                 return ReloadResult(ok=False, error=str(exc), previous=previous, revision=previous)
-            self._install(engine)
+            engine = self.policy_set.serve_local(local)  # under the bundles serving now
             if self.workers is not None:
                 self.workers.reload()
             self.reloads += 1
@@ -237,49 +238,20 @@ class Daemon:
         self._reloading.add(task)  # kept referenced until done; shutdown waits for it
         task.add_done_callback(self._reloading.discard)
 
-    def _retire(self, engine: Engine) -> None:
-        """Close a replaced engine in the background, once the requests that started on it are done."""
-        task = asyncio.get_running_loop().create_task(self.engines.retire(engine), name="hookd-retire-engine")
-        self._retiring.add(task)
-        task.add_done_callback(self._retired)
-
-    def _retired(self, task: asyncio.Task[None]) -> None:
-        self._retiring.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("engine_close_failed", error=str(task.exception()))
-
     async def close_engines(self) -> None:
-        """At shutdown, after the servers stopped: let reloads under way finish, then close the serving
-        engine (which ends its Python workers) and those still retiring."""
+        """At shutdown, after the servers stopped: let reloads under way finish, then close the engines."""
         while self._reloading:
             await asyncio.gather(*list(self._reloading))
-        if self._retiring:
-            await asyncio.wait(set(self._retiring), timeout=5)
-        try:
-            await self.engines.current.aclose()
-        except Exception as exc:  # shutting down regardless
-            log.error("engine_close_failed", error=str(exc))
+        await self.policy_set.close()
 
     def _swap_bundles(self, active: Mapping[str, Active]) -> None:
         """Serve a new set of organisation bundles over the local layers now serving: one assignment."""
-        current = self.engines.current
-        layers = current.layers if isinstance(current, LayeredEngine) else ()
-        local = [layer for layer in layers if layer.rank is not Rank.ORGANISATION]
-        self._install(LayeredEngine([*(a.layer for a in active.values()), *local]))
+        self.policy_set.serve_bundles([a.layer for a in active.values()])
 
     def _bundles_kept(self) -> None:
         """A bundle was activated and stored: the workers load it from the store."""
         if self.workers is not None:
             self.workers.reload()
-
-    def _install(self, engine: Engine) -> None:
-        """Serve `engine` from the next request on (one assignment) and retire the one it replaces; layers
-        the two share are handed over, so retiring the old engine closes only what it alone held."""
-        previous = self.engines.current
-        if isinstance(previous, LayeredEngine) and isinstance(engine, LayeredEngine):
-            previous.succeeded_by(engine)
-        self._retire(self.engines.swap(engine))
-        self.loaded_at = time.time()
 
     def bundle_status(self) -> list[dict[str, object]]:
         """Per bundle source: revision, last success, last error, next poll, counters (docs/bundles.md)."""
@@ -390,7 +362,7 @@ class Daemon:
         if self.config.otel.endpoint:
             from hookd.rollout.otel import OtelExport, daemon_counters
 
-            revision = self.engines.current.status().revision
+            revision = self.policy_set.current.status().revision
             counters = daemon_counters(self.metrics, self.observer.counters)
             self.otel = OtelExport(self.config.otel, revision, counters)
             self.decision_log.outlets.append(self.otel.offer)
@@ -418,7 +390,7 @@ class Daemon:
             await supervisor.stop()
             raise
         try:
-            engine = self.engines.current.status()
+            engine = self.policy_set.current.status()
             log.info(
                 "serving",
                 socket=str(self.server.path),
@@ -439,6 +411,12 @@ class Daemon:
             self.notifier.stopping()
             await supervisor.stop()
             log.info("stopped", decisions_logged=self.decision_log.written, dropped=self.sink.dropped)
+
+
+async def _started(local: list[Layer]) -> list[Layer]:
+    """Wait until every new local layer can serve (Python workers start in the background)."""
+    await LayeredEngine(local).ready()
+    return local
 
 
 def serve(config: Config) -> int:

@@ -18,7 +18,8 @@ from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
 from hookd.enrich.stream import ResponseStreams
-from hookd.pipeline import AskPolicy, EngineHolder, IdFactory, InteractiveProbe, Pipeline
+from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
+from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
@@ -123,8 +124,11 @@ def build_pipeline(
     engine: Engine | None = None,
     probe: InteractiveProbe = session_is_interactive,
     ids: IdFactory | None = None,
-) -> tuple[Pipeline, EngineHolder]:
-    holder = EngineHolder(engine or load_engine(config))
+    bundles: Sequence[Layer] = (),
+) -> tuple[Pipeline, PolicySetHolder]:
+    """The pipeline over `engine` (else the configured policy set), and the holder of what it serves;
+    `bundles` are the organisation layers among `engine`'s."""
+    holder = PolicySetHolder(engine or load_engine(config), bundles=bundles)
     ask = AskPolicy(
         headless_fallback=Outcome.DENY if config.ask.headless_fallback == "deny" else Outcome.ALLOW,
         unknown_is_headless=config.ask.unknown_is_headless,
@@ -132,7 +136,7 @@ def build_pipeline(
     pipeline = Pipeline(
         dialects={name: spec.dialect for name, spec in AGENTS.items()},
         enrichers=ENRICHERS,
-        engines=holder,
+        policy_set=holder,
         fail_modes=config.shim.fail_modes,
         ask=ask,
         probe=probe,

@@ -7,7 +7,6 @@ broken policy never turns into an accidental allow.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -17,6 +16,7 @@ from hookd.engines.base import engine_failure, fail_mode_verdict
 from hookd.enrich import limits
 from hookd.errors import DialectError, EngineError, EngineTimeout, InputTooLarge
 from hookd.policy.combine import combine
+from hookd.policy.holder import PolicySetHolder
 from hookd.types import (
     Deadline,
     Decision,
@@ -43,65 +43,12 @@ class AskPolicy:
     unknown_is_headless: bool = True
 
 
-class EngineHolder:
-    """The engine currently serving, and how many requests are using each engine.
-
-    A reload swaps `current` in one assignment; a request holds the engine it started with from
-    `acquire` to `release`, so it finishes on that policy set. `retire` closes a replaced engine once
-    the last request using it has released it.
-    """
-
-    __slots__ = ("_idle", "_in_flight", "_retired", "current")
-
-    def __init__(self, engine: Engine) -> None:
-        self.current = engine
-        self._in_flight = 0  # requests using `current`: the hot path only touches this int
-        self._retired: dict[int, int] = {}  # id(replaced engine) -> requests still using it
-        self._idle: dict[int, asyncio.Event] = {}  # id(replaced engine) -> set when its last request is done
-
-    def acquire(self) -> Engine:
-        self._in_flight += 1
-        return self.current
-
-    def release(self, engine: Engine) -> None:
-        if engine is self.current:
-            self._in_flight -= 1
-            return
-        key = id(engine)
-        left = self._retired[key] - 1
-        if left:
-            self._retired[key] = left
-            return
-        del self._retired[key]
-        idle = self._idle.pop(key, None)
-        if idle is not None:
-            idle.set()
-
-    def in_use(self, engine: Engine) -> int:
-        return self._in_flight if engine is self.current else self._retired.get(id(engine), 0)
-
-    def swap(self, engine: Engine) -> Engine:
-        """Serve `engine` from the next request on; returns the engine it replaces (maybe still in use)."""
-        previous, self.current = self.current, engine
-        if self._in_flight:
-            self._retired[id(previous)] = self._in_flight
-        self._in_flight = 0
-        return previous
-
-    async def retire(self, engine: Engine) -> None:
-        """Close a replaced engine once no request uses it any more."""
-        key = id(engine)
-        if self._retired.get(key):
-            await self._idle.setdefault(key, asyncio.Event()).wait()
-        await engine.aclose()
-
-
 class Pipeline:
     def __init__(
         self,
         dialects: Mapping[str, Dialect],
         enrichers: Sequence[Enricher],
-        engines: EngineHolder,
+        policy_set: PolicySetHolder,
         fail_modes: Mapping[Event, FailMode],
         ask: AskPolicy,
         probe: InteractiveProbe,
@@ -110,7 +57,7 @@ class Pipeline:
     ) -> None:
         self._dialects = dict(dialects)
         self._enrichers = tuple(enrichers)
-        self._engines = engines
+        self._policy_set = policy_set
         self._fail_modes = fail_modes
         self._ask = ask
         self._probe = probe
@@ -134,7 +81,7 @@ class Pipeline:
         """
         dialect = self.dialect(request.client)
         event = dialect.parse(request)
-        engine = self._engines.acquire()
+        engine = self._policy_set.acquire()
         engine_error = False
         try:
             event = self._enrich(event)
@@ -147,7 +94,7 @@ class Pipeline:
             verdicts = [engine_failure(event.event, exc, self._fail_modes)]
             engine_error = True
         finally:
-            self._engines.release(engine)
+            self._policy_set.release(engine)
         decision = combine(verdicts)
         if not dialect.handles_headless_ask:
             decision = self._resolve_ask(event, decision, probe or self._probe)

@@ -7,6 +7,12 @@ look-alike that must be allowed with no prompt), `source` (the peer suite and fi
 it was drawn from), then either `command` (a shell line) or `tool` (`read`, `write`, `edit`) with
 `path` (and `content`). `gap`, when present, says why the defaults do not (yet) meet the case: such a
 case reports GAP instead of FAIL, and FAIL once it is met (so that the gap list stays honest).
+`outside_aims`, when present, says why a peer's case is not one the defaults aim at (a delete inside the
+project, a rule hookd does not have): it is still run and reported (OUTSIDE when the peer's expectation
+is not met), counted in its own `<set>/outside-aims` row and never in a total.
+
+A category `set/name` (the default bundle's `held-out/…`, cases drawn after the fixes) is a row of its
+own set: each set gets its own total (`set/all`) beside the total of the plain categories (`all`).
 """
 
 from __future__ import annotations
@@ -56,6 +62,13 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
     expect = {"outcome": ["deny", "ask"] if attack else "allow"}
     result = run_case(label, {"payload": payload, "expect": expect})
     result = replace(result, category=category, attack=attack)
+    outside = case.get("outside_aims")
+    if outside:
+        prefix = category.rpartition("/")[0]
+        status = "PASS" if result.status == "PASS" else "OUTSIDE"
+        detail = f"outside the defaults' aims ({outside}); {result.detail}".rstrip("; ")
+        row = f"{prefix}/{OUTSIDE_ROW}" if prefix else OUTSIDE_ROW
+        return replace(result, category=row, status=status, detail=detail)
     gap = case.get("gap")
     if not gap:
         return result
@@ -85,8 +98,12 @@ def _payload(case: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+OUTSIDE_ROW = "outside-aims"
+
+
 def figures(results: Sequence[TestResult]) -> list[str]:
-    """One line per category and a total: attacks stopped and benign calls allowed, with percentages."""
+    """One line per category and a total per set (`all`, `held-out/all`): attacks stopped and benign
+    calls allowed, with percentages. Cases outside the aims have their own row, in no total."""
     table: dict[str, list[int]] = {}
     for result in results:
         if result.attack is None:
@@ -98,10 +115,14 @@ def figures(results: Sequence[TestResult]) -> list[str]:
         counts[offset + 1] += 1
     if not table:
         return []
-    total = [sum(column) for column in zip(*table.values(), strict=True)]
-    lines = [f"{'category':14} {'attacks stopped':>22} {'benign allowed':>22}"]
-    for category, counts in [*sorted(table.items()), ("all", total)]:
-        lines.append(f"{category:14} {_ratio(counts[0], counts[1]):>22} {_ratio(counts[2], counts[3]):>22}")
+    lines = [f"{'category':24} {'attacks stopped':>22} {'benign allowed':>22}"]
+    sets = sorted({category.rpartition("/")[0] for category in table})
+    for prefix in sets:
+        rows = sorted((c, counts) for c, counts in table.items() if c.rpartition("/")[0] == prefix)
+        counted = [counts for c, counts in rows if c.rpartition("/")[2] != OUTSIDE_ROW]
+        total = [sum(column) for column in zip(*counted, strict=True)] if counted else [0, 0, 0, 0]
+        for category, counts in [*rows, (f"{prefix}/all" if prefix else "all", total)]:
+            lines.append(f"{category:24} {_ratio(counts[0], counts[1]):>22} {_ratio(counts[2], counts[3]):>22}")
     return lines
 
 

@@ -34,7 +34,7 @@ from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
 @dataclass(frozen=True, slots=True)
 class TestResult:
     name: str
-    status: str  # PASS, FAIL, ERROR, SKIP; GAP for a corpus case listed as a known gap
+    status: str  # PASS, FAIL, ERROR, SKIP; GAP (a listed gap), OUTSIDE (outside the aims) for corpus cases
     detail: str = ""
     category: str = ""  # corpus cases only (hookd.policycorpus)
     attack: bool | None = None

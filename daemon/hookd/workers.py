@@ -235,7 +235,7 @@ class Worker:
         self.stats = ServerStats()
         self._sent_requests = self._sent_dropped = 0
         self._sent_errors: dict[str, int] = {}
-        self.pipeline, self.engines = build_pipeline(
+        self.pipeline, self.policy_set = build_pipeline(
             config, self._load_engine(wait=True), ids=decision_ids(index, config.daemon.workers)
         )
         self._mask = Masker.from_config(config.log)
@@ -310,7 +310,7 @@ class Worker:
                 self._send_stats(writer)
                 await asyncio.wait_for(writer.drain(), STOP_TIMEOUT_S)
         writer.close()
-        await self.engines.current.aclose()
+        await self.policy_set.current.aclose()
 
     async def _send(self, writer: asyncio.StreamWriter) -> None:
         try:
@@ -386,8 +386,8 @@ class Worker:
             except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
-            previous = self.engines.swap(engine)
-            await self.engines.retire(previous)
+            previous = self.policy_set.swap(engine)
+            await self.policy_set.retire(previous)
             log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
 
 

@@ -221,46 +221,45 @@ _is_downloader(name) if name in _cfg.downloaders
 # The path a recursive delete really hits: `dir/*` and `dir/.*` empty `dir`.
 _target(a) := _strip_glob(a.path)
 
-_strip_glob(p) := "/" if p in {"/*", "/.*"}
-
-_strip_glob(p) := substring(p, 0, count(p) - 2) if {
-	not p in {"/*", "/.*"}
+# (one else-chain: every definition of a function is evaluated at every call, and this runs per path)
+_strip_glob(p) := "/" if {
+	p in {"/*", "/.*"}
+} else := substring(p, 0, count(p) - 2) if {
 	endswith(p, "/*")
-}
-
-_strip_glob(p) := substring(p, 0, count(p) - 3) if {
-	not p in {"/*", "/.*"}
+} else := substring(p, 0, count(p) - 3) if {
 	endswith(p, "/.*")
+} else := p
+
+# A set lookup and one regex (the prefixes as one alternation, built once per evaluation) instead of
+# a scan of both lists for every path: the lists cost ~25 µs a path that way.
+_is_system_path(p) if p in _system_dirs
+
+_is_system_path(p) if regex.match(_system_prefixes_re, p)
+
+_system_dirs := {d | some d in _cfg.system_dirs}
+
+_system_prefixes_re := concat("", ["^(", concat("|", [_re_quote(p) | some p in _cfg.system_prefixes]), ")"]) if {
+	count(_cfg.system_prefixes) > 0
 }
 
-_strip_glob(p) := p if {
-	not endswith(p, "/*")
-	not endswith(p, "/.*")
-}
+# One class per argument; the else-chain keeps it single-valued. The target is computed once.
+_rm_class(a) := _rm_class_of(a, _target(a))
 
-_is_system_path(p) if p in _cfg.system_dirs
-
-_is_system_path(p) if {
-	some prefix in _cfg.system_prefixes
-	startswith(p, prefix)
-}
-
-# One class per argument; the else-chain keeps it single-valued.
-_rm_class(a) := "root" if {
-	_target(a) == "/"
+_rm_class_of(a, t) := "root" if {
+	t == "/"
 } else := "home" if {
 	# the home directory or one of its ancestors (/home, /Users)
 	_home != ""
-	_under(_home, _target(a))
+	_under(_home, t)
 } else := "system" if {
 	not a.in_project == true
-	_is_system_path(_target(a))
+	_is_system_path(t)
 } else := "project-root" if {
-	_target(a) == _project
+	t == _project
 } else := "outside-project" if {
 	not a.in_project == true
 	not _unresolved(a)
-	not _scratch(_target(a))
+	not _scratch(t)
 } else := "outside-project" if {
 	# `/tmp/$X`: the variable part is unknown, but the fixed part is already outside the project
 	_unresolved(a)
@@ -310,8 +309,9 @@ _files_deny contains {"id": _rm_ids[class], "reason": reason} if {
 	"rm" in _names
 	some i in _rm_r
 	some a in input.shell.commands[i].args
-	class := _rm_class(a)
-	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[class], _target(a)])
+	t := _target(a)
+	class := _rm_class_of(a, t)
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[class], t])
 }
 
 _unresolved(a) if contains(a.raw, "$")
@@ -385,10 +385,14 @@ _find_first_expr(c) := min({i |
 	regex.match(`^[-(!]`, tok)
 } | {count(c.argv)})
 
-_find_roots(c) := {tok |
-	some i, tok in c.argv
-	i >= 1
-	i < _find_first_expr(c)
+# (the first expression's index once, not once per word: a function runs again at every call)
+_find_roots(c) := roots if {
+	first := _find_first_expr(c)
+	roots := {tok |
+		some i, tok in c.argv
+		i >= 1
+		i < first
+	}
 }
 
 _files_deny contains {"id": "find-delete-outside-project", "reason": reason} if {
@@ -412,9 +416,10 @@ _files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
 	c.name in {"chmod", "chown", "chgrp"}
 	_chmod_recursive(c)
 	some a in c.args
-	class := _rm_class(a)
+	t := _target(a)
+	class := _rm_class_of(a, t)
 	class in {"root", "home", "system"}
-	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_what[class], _target(a)])
+	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_what[class], t])
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -449,7 +454,7 @@ deny contains v if {
 	some c in input.shell.commands
 	c.name == "git"
 	some w in c.argv
-	w in {"push", "reset", "checkout", "restore", "clean"}
+	w in {"push", "reset", "checkout", "switch", "restore", "clean"}
 	some v in _git_deny
 }
 
@@ -582,13 +587,14 @@ _git_deny contains {"id": "git-reset-hard", "reason": "git reset --hard is block
 	"--hard" in g.rest
 }
 
-# `git checkout .`, `git checkout -- .`, `git checkout -f`, `git restore .`: every uncommitted
-# change in the tree is thrown away, as with reset --hard. Named files (`git checkout -- a.py`) are fine.
+# `git checkout .`, `git checkout -- .`, `git checkout -f` (`-qf`, `--force`), `git switch -f`
+# (`--discard-changes`), `git restore .`: every uncommitted change in the tree is thrown away, as with
+# reset --hard. Named files (`git checkout -- a.py`) are fine.
 _whole_tree(tok) if tok in {".", "./", ":/", "*", ":/*"}
 
 _git_deny contains {"id": "git-discard-changes", "reason": reason} if {
 	some g in _gits
-	g.sub in {"checkout", "restore"}
+	g.sub in {"checkout", "switch", "restore"}
 	_git_discards(g)
 	reason := sprintf("%q is blocked: it throws away every uncommitted change in the working tree; commit or stash first, or name the files", [concat(" ", g.argv)])
 }
@@ -600,9 +606,25 @@ _git_discards(g) if {
 }
 
 _git_discards(g) if {
-	g.sub == "checkout"
-	some tok in g.rest
-	tok in {"-f", "--force"}
+	g.sub in {"checkout", "switch"}
+	some i, tok in g.rest
+	startswith(tok, "-") # cheap gate for the regex
+	_force_flag(tok)
+	not _after_dashes(g.rest, i)
+}
+
+_force_flag(tok) if tok in {"--force", "--discard-changes"}
+
+# a cluster with f, but not as the value of -b/-B/-c/-C (`-bfeature` names a branch)
+_force_flag(tok) if {
+	regex.match(`^-[A-Za-z]*$`, tok)
+	regex.match(`^-[^bBcC]*f`, tok)
+}
+
+_after_dashes(rest, i) if {
+	some j, tok in rest
+	tok == "--"
+	j < i
 }
 
 _git_discards(g) if {
@@ -716,15 +738,39 @@ _hot_deny contains v if {
 	some v in _download_deny
 }
 
+# The downloaders, decoders and commands that run their standard input on the line, each found once,
+# and where each name first appears in each pipeline: the rules below look a pair up instead of
+# scanning every pair (a scan per pair made `curl x | sh | curl x | sh …` cost 0.4 s at the word cap,
+# docs/reliability.md). Each stays linear in the number of commands.
+_downloads := [d | some d in input.shell.commands; _is_downloader(d.name)]
+
+_download_names := {d.name | some d in _downloads}
+
+_decoders := [d | some d in input.shell.commands; _decoding(d)]
+
+_stdin_runners := [x | some x in input.shell.commands; _runs_stdin(x)]
+
+# {[pipeline, depth, name]: the least position of a command of that name there}
+_first_positions(cmds) := _firsts(sort([[c.pipeline, c.depth, c.name, c.position] | some c in cmds]))
+
+# {key: value} from tuples [key..., value] sorted: the first tuple of each key holds its least value
+_firsts(sorted) := {array.slice(t, 0, count(t) - 1): t[count(t) - 1] |
+	some k, t in sorted
+	not _same_key(sorted, k)
+}
+
+_same_key(sorted, k) if {
+	prev := sorted[k - 1]
+	array.slice(prev, 0, count(prev) - 1) == array.slice(sorted[k], 0, count(prev) - 1)
+}
+
+_first_download := _first_positions(_downloads)
+
 _download_deny contains {"id": "pipe-to-shell", "reason": reason} if {
-	some d in input.shell.commands
-	_is_downloader(d.name)
-	some x in input.shell.commands
-	x.pipeline == d.pipeline
-	x.depth == d.depth
-	x.position > d.position
-	_runs_stdin(x)
-	reason := sprintf("piping %s into %s runs code from the network unseen; download the script to a file and review it first", [d.name, x.name])
+	some x in _stdin_runners
+	some name in _download_names
+	x.position > _first_download[[x.pipeline, x.depth, name]]
+	reason := sprintf("piping %s into %s runs code from the network unseen; download the script to a file and review it first", [name, x.name])
 }
 
 _decoding(c) if {
@@ -747,15 +793,15 @@ _decode_flag(c) if _has_long(c, {"--decode"})
 
 _hot_deny contains {"id": "decoded-pipe-to-shell", "reason": reason} if {
 	count(_names & {"base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat"}) > 0
-	some d in input.shell.commands
-	_decoding(d)
-	some x in input.shell.commands
-	x.pipeline == d.pipeline
-	x.depth == d.depth
-	x.position > d.position
-	_runs_stdin(x)
-	reason := sprintf("piping decoded data from %s into %s runs an obfuscated script; decode it to a file and review it first", [d.name, x.name])
+	some x in _stdin_runners
+	some name in _decoder_names
+	x.position > _first_decoder[[x.pipeline, x.depth, name]]
+	reason := sprintf("piping decoded data from %s into %s runs an obfuscated script; decode it to a file and review it first", [name, x.name])
 }
+
+_decoder_names := {d.name | some d in _decoders}
+
+_first_decoder := _first_positions(_decoders)
 
 # `bash <(curl …)`, `sh -c "$(curl …)"`, `python3 <(wget -qO- …)`, `source <(curl …)`,
 # `eval "$(curl …)"`: the downloader sits in a substitution that is the interpreter's program.
@@ -789,10 +835,9 @@ _download_deny contains {"id": "remote-script-exec", "reason": reason} if {
 	some x in input.shell.commands
 	_is_interpreter(x.name)
 	_substitution(_script_of(x))
-	some d in input.shell.commands
-	_is_downloader(d.name)
-	d.depth == x.depth + 1
-	reason := sprintf("%s running the output of %s is blocked: it executes code from the network unseen; download it to a file and review it first", [x.name, d.name])
+	some name in _download_names
+	[x.depth + 1, name] in _download_depths
+	reason := sprintf("%s running the output of %s is blocked: it executes code from the network unseen; download it to a file and review it first", [x.name, name])
 }
 
 _substitution(tok) if startswith(tok, "<(")
@@ -805,11 +850,15 @@ _substitution(tok) if startswith(tok, "`")
 _download_deny contains {"id": "remote-script-exec", "reason": reason} if {
 	some x in input.shell.commands
 	x.name in {"eval", "source", "."}
-	some d in input.shell.commands
-	_is_downloader(d.name)
-	d.depth > x.depth
-	reason := sprintf("%s of output from %s runs code from the network unseen; download it to a file and review it first", [x.name, d.name])
+	some name in _download_names
+	_deepest_download[name] > x.depth
+	reason := sprintf("%s of output from %s runs code from the network unseen; download it to a file and review it first", [x.name, name])
 }
+
+_download_depths := {[d.depth, d.name] | some d in _downloads}
+
+# {name: the greatest depth of a downloader of that name} (the least of the negated depths)
+_deepest_download := {key[0]: (0 - least) | some key, least in _firsts(sort([[d.name, 0 - d.depth] | some d in _downloads]))}
 
 # curl -o x.sh URL && sh x.sh
 _download_output(d) := {_strip_dot(out) |
@@ -839,12 +888,16 @@ _is_short_cluster(tok) if regex.match(`^-[A-Za-z]+$`, tok)
 
 _strip_dot(s) := trim_prefix(s, "./")
 
-_executes_file(x, outs) if _strip_dot(x.argv[0]) in outs
+# What each command executes: its program word, and an interpreter's script; as {file: the index of the
+# last command that executes it} (the least of the negated indices), found once, not once per downloader
+_executed contains [_strip_dot(x.argv[0]), 0 - j] if some j, x in input.shell.commands
 
-_executes_file(x, outs) if {
+_executed contains [_strip_dot(_script_of(x)), 0 - j] if {
+	some j, x in input.shell.commands
 	_is_interpreter(x.name)
-	_strip_dot(_script_of(x)) in outs
 }
+
+_last_execution := {key[0]: (0 - least) | some key, least in _firsts(sort([e | some e in _executed]))}
 
 # the script an interpreter runs: its first non-option word
 _script_of(x) := x.argv[min({i |
@@ -860,9 +913,8 @@ _download_deny contains {"id": "download-then-exec", "reason": reason} if {
 	_is_downloader(d.name)
 	outs := _download_output(d)
 	count(outs) > 0
-	some j, x in input.shell.commands
-	j > i
-	_executes_file(x, outs)
+	some file in outs
+	_last_execution[file] > i
 	reason := sprintf("downloading a script with %s and running it in the same command is blocked; download it, review it, then run it separately", [d.name])
 }
 
@@ -1029,14 +1081,19 @@ _power(c) if {
 # :(){ :|:& };:  and  bomb() { bomb | bomb & }; bomb
 _squeezed := regex.replace(input.shell.source, `\s+`, "")
 
+# (each name defined once in a set: a search of the whole command per definition made 15,000
+# `a(){` in a quoted 60 KB argument cost 0.19 s)
 _fork_bomb if {
-	some m in regex.find_all_string_submatch_n(`([A-Za-z_:.][A-Za-z0-9_:.-]*)\(\)\{`, _squeezed, -1)
-	_self_pipe(m[1])
+	some name in _defined_functions
+	_self_pipe(name)
 }
 
-_fork_bomb if {
+_defined_functions contains m[1] if {
+	some m in regex.find_all_string_submatch_n(`([A-Za-z_:.][A-Za-z0-9_:.-]*)\(\)\{`, _squeezed, -1)
+}
+
+_defined_functions contains m[1] if {
 	some m in regex.find_all_string_submatch_n(`function([A-Za-z_:.][A-Za-z0-9_:.-]*)(\(\))?\{`, _squeezed, -1)
-	_self_pipe(m[1])
 }
 
 _self_pipe(name) if contains(_squeezed, concat("", [name, "|", name]))

@@ -419,6 +419,17 @@ test_git_checkout_dot if {
 
 test_git_checkout_force if {
 	_t_deny(_t_simple(["git", "checkout", "-f", "main"])) == {"git-discard-changes"}
+	_t_deny(_t_simple(["git", "checkout", "-qf", "main"])) == {"git-discard-changes"}
+}
+
+test_git_switch_force if {
+	_t_deny(_t_simple(["git", "switch", "-f", "main"])) == {"git-discard-changes"}
+	_t_deny(_t_simple(["git", "switch", "--discard-changes", "main"])) == {"git-discard-changes"}
+	_t_allowed(_t_simple(["git", "switch", "-c", "feature-x"]))
+	_t_allowed(_t_simple(["git", "switch", "main"]))
+	_t_allowed(_t_simple(["git", "switch", "-cfeature"]))
+	_t_allowed(_t_simple(["git", "checkout", "-qbfeature"]))
+	_t_allowed(_t_simple(["git", "switch", "--", "-f"]))
 }
 
 test_git_restore_dot if {

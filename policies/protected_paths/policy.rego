@@ -50,7 +50,7 @@ deny contains {"id": m.id, "reason": _reason(sprintf("redirect %s", [r.op]), r.p
 
 # The writing programs and the rule about stopping hookd, behind one test of the program names
 # (npm, git, ls never get further): watched_programs in data.json lists every name in
-# writers_all_args, in_place_editors and writers_last_arg, and dd, kill, pkill, killall, systemctl,
+# writers_all_args, in_place_editors and writers_last_arg, and dd, find, kill, pkill, killall, systemctl,
 # service and launchctl: one lookup instead of four (test_watched_programs checks it).
 deny contains v if {
 	[1 | some c in input.shell.commands; c.name in data.protected_paths.watched_programs] != [] # once, however many
@@ -96,6 +96,23 @@ _shell_writes contains {"path": _resolve(substring(tok, 3, -1)), "via": "dd"} if
 	some tok in c.argv
 	startswith(tok, "of=")
 }
+
+# `find DIR … -delete` deletes what it finds under DIR, and DIR itself
+_shell_writes contains {"path": a.path, "via": "find -delete"} if {
+	some c in input.shell.commands
+	c.name == "find"
+	"-delete" in c.argv
+	end := _find_first_expr(c)
+	roots := {tok | some i, tok in c.argv; i >= 1; i < end}
+	some a in c.args
+	a.raw in roots
+}
+
+_find_first_expr(c) := min({i |
+	some i, tok in c.argv
+	i >= 1
+	regex.match(`^[-(!]`, tok)
+} | {count(c.argv)})
 
 _in_place(c) if {
 	some tok in _opts(c)

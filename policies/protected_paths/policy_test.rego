@@ -286,6 +286,12 @@ test_shell_tee_gemini_settings if {
 	_t_deny(inp) == {"agent-hook-settings"}
 }
 
+test_shell_find_delete_hook_settings if {
+	_t_deny(_t_simple(["find", ".claude", "-delete"])) == {"agent-hook-settings"}
+	_t_allowed(_t_simple(["find", ".", "-name", "*.pyc", "-delete"]))
+	_t_allowed(_t_simple(["find", ".claude", "-name", "*.json"]))
+}
+
 test_shell_cp_git_hook if {
 	_t_deny(_t_simple(["cp", "scripts/pre-commit", ".git/hooks/pre-commit"])) == {"git-internals"}
 }
@@ -456,7 +462,7 @@ test_watched_programs if {
 			name in data.protected_paths.watched_programs
 		}
 	}
-	every name in ["dd", "kill", "pkill", "killall", "systemctl", "service", "launchctl", "hookd"] {
+	every name in ["dd", "kill", "pkill", "killall", "systemctl", "service", "launchctl", "hookd", "find"] {
 		name in data.protected_paths.watched_programs
 	}
 }

@@ -15,7 +15,8 @@ from hookd.audit.ids import DecisionIds
 from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError
-from hookd.pipeline import AskPolicy, EngineHolder, Pipeline
+from hookd.pipeline import AskPolicy, Pipeline
+from hookd.policy.holder import PolicySetHolder
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
@@ -65,7 +66,7 @@ def pipeline(
     return Pipeline(
         dialects={"gemini": GeminiDialect()},
         enrichers=enrichers,
-        engines=EngineHolder(engine),
+        policy_set=PolicySetHolder(engine),
         fail_modes=fail_modes,
         ask=ask or AskPolicy(),
         probe=probe or Probe(None),
@@ -287,7 +288,7 @@ def test_reply_notes_are_added_to_the_decision() -> None:
 
 def test_reload_swaps_the_engine() -> None:
     old = StaticEngine()
-    holder = EngineHolder(old)
+    holder = PolicySetHolder(old)
     p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None), DecisionIds())
     holder.current = StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")])
     assert handle(p, request("BeforeTool")).decision.outcome is Outcome.DENY
@@ -351,7 +352,7 @@ def test_default_ids_are_sixteen_hex_digits_and_time_ordered() -> None:
     p = Pipeline(
         {"gemini": GeminiDialect()},
         (),
-        EngineHolder(StaticEngine()),
+        PolicySetHolder(StaticEngine()),
         DEFAULT_FAIL_MODES,
         AskPolicy(),
         Probe(None),

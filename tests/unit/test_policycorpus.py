@@ -57,6 +57,22 @@ def test_a_gap_reports_gap_until_it_is_met(tmp_path: Path) -> None:
     assert figures(results)[1].split()[1] == "1/2"  # a met gap counts as stopped
 
 
+def test_cases_outside_the_aims_have_their_own_row_in_no_total(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        {"category": "held-out/x", "attack": True, "source": "s", "command": "denied"},
+        {"category": "held-out/x", "attack": True, "source": "s", "command": "allowed", "outside_aims": "why"},
+        {"category": "x", "attack": False, "source": "s", "command": "allowed"},
+    )
+    results = run_corpus([path], outcome_runner({"allowed": "allow", "denied": "deny"}))
+    assert [r.status for r in results] == ["PASS", "OUTSIDE", "PASS"]
+    assert "why" in results[1].detail
+    rows = {line.split()[0]: line.split()[1:] for line in figures(results)[1:]}
+    assert rows["held-out/x"][0] == rows["held-out/all"][0] == "1/1"
+    assert rows["held-out/outside-aims"][0] == "0/1"
+    assert rows["all"] == ["-", "1/1", "(100.0%)"]
+
+
 def test_a_bad_line_is_an_error_with_its_place(tmp_path: Path) -> None:
     path = write(tmp_path, {"category": "x", "attack": "yes", "source": "s", "command": "c"})
     (result,) = run_corpus([path], outcome_runner({}))
@@ -83,4 +99,4 @@ def test_the_default_bundle_corpus_holds_sources_for_every_case() -> None:
     for path in files:
         for line in path.read_text().splitlines():
             case = json.loads(line)
-            assert case["source"] and case["category"] == path.stem
+            assert case["source"] and case["category"].partition("/")[0] == path.stem  # held-out.jsonl: held-out/…

@@ -9,15 +9,14 @@ import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import uvloop
 
 from hookd.app import Daemon
 from hookd.config import Config, DaemonConfig, LogConfig
-from hookd.pipeline import EngineHolder
 from hookd.testing import StaticEngine
-from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
+from hookd.types import Caller, Deadline, HookRequest, Outcome
 from support import DEMO_POLICIES, eventually_async, gemini_payload, settle
 
 
@@ -63,40 +62,40 @@ def deny_other_txt(rego: Path) -> None:
 
 def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> None:
-        gated = StaticEngine(serve=daemon.engines.current, gated=True)
-        daemon.engines.swap(gated)
+        gated = StaticEngine(serve=daemon.policy_set.current, gated=True)
+        daemon.policy_set.swap(gated)
         in_flight = asyncio.create_task(daemon.handle(request("other.txt")))
         await gated.entered.wait()
         deny_other_txt(rego)
         result = await daemon.reload()
         assert result.ok, result.error
-        assert daemon.engines.current is not gated
+        assert daemon.policy_set.current is not gated
         # the new policies serve the next request at once ...
         assert (await daemon.pipeline.handle(request("other.txt"))).decision.outcome is Outcome.DENY
         await settle()
-        assert daemon.engines.in_use(gated) == 1
+        assert daemon.policy_set.in_use(gated) == 1
         assert not gated.closed  # ... while the old engine is still in use
         gated.gate.set()
         handled = await daemon.pipeline.handle(request("fine.txt"))
         reply = await in_flight
         assert reply.stdout == b""  # decided by the old policies, which allow other.txt
         await eventually_async(lambda: gated.closed, what="the old engine closed")
-        assert daemon.engines.in_use(gated) == 0
-        assert handled.engine is daemon.engines.current
+        assert daemon.policy_set.in_use(gated) == 0
+        assert handled.engine is daemon.policy_set.current
 
     run(tmp_path, scenario)
 
 
 def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_serving(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> None:
-        serving = StaticEngine(serve=daemon.engines.current)
-        daemon.engines.swap(serving)
+        serving = StaticEngine(serve=daemon.policy_set.current)
+        daemon.policy_set.swap(serving)
         rego.write_text(rego.read_text() + "\nthis is not rego\n")
         result = await daemon.reload()
         assert not result.ok
         assert "policy.rego" in result.error
         assert result.revision == result.previous == serving.status().revision
-        assert daemon.engines.current is serving
+        assert daemon.policy_set.current is serving
         assert (await daemon.pipeline.handle(request("secret.txt"))).decision.outcome is Outcome.DENY
         await settle()
         assert not serving.closed
@@ -107,26 +106,9 @@ def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_servin
 
 def test_shutdown_closes_the_serving_engine(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> bool:
-        serving = StaticEngine(serve=daemon.engines.current)
-        daemon.engines.swap(serving)
+        serving = StaticEngine(serve=daemon.policy_set.current)
+        daemon.policy_set.swap(serving)
         await daemon.close_engines()
         return serving.closed
 
     assert run(tmp_path, scenario)
-
-
-def test_the_holder_counts_requests_per_engine_across_swaps() -> None:
-    first, second, third = (cast(Engine, object()) for _ in range(3))
-    holder = EngineHolder(first)
-    a, b = holder.acquire(), holder.acquire()
-    assert holder.swap(second) is first
-    c = holder.acquire()
-    holder.swap(third)
-    assert (a, b, c) == (first, first, second)
-    assert [holder.in_use(e) for e in (first, second, third)] == [2, 1, 0]
-    holder.release(a)
-    holder.release(c)
-    assert [holder.in_use(e) for e in (first, second, third)] == [1, 0, 0]
-    holder.release(holder.acquire())
-    holder.release(b)
-    assert [holder.in_use(e) for e in (first, second, third)] == [0, 0, 0]

@@ -213,7 +213,9 @@ def cmd_test(args: argparse.Namespace, config: Config) -> int:
         print(line)
     passed, failed = summarise(results)
     gaps = sum(r.status == "GAP" for r in results)
-    print(f"{passed} passed, {failed} failed" + (f", {gaps} known gaps" if gaps else ""))
+    outside = sum(r.status == "OUTSIDE" for r in results)
+    extra = (f", {gaps} known gaps" if gaps else "") + (f", {outside} outside the aims" if outside else "")
+    print(f"{passed} passed, {failed} failed" + extra)
     return 1 if failed else 0
 
 

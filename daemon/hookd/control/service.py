@@ -26,7 +26,8 @@ from hookd.control.peers import current_caller
 from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.errors import DialectError, FrameError
 from hookd.metrics import DecisionMetrics, MetricsEndpoint
-from hookd.pipeline import EngineHolder, InteractiveProbe
+from hookd.pipeline import InteractiveProbe
+from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import USER_LAYER
 from hookd.rollout.observe import Observer
 from hookd.transport.hook_server import ServerStats
@@ -50,7 +51,7 @@ class Decides(Protocol):
 class Controlled(Decides, Protocol):
     """What the Control service reads of the daemon (a view the daemon satisfies, not the daemon object)."""
 
-    engines: EngineHolder
+    policy_set: PolicySetHolder
     workers: WorkerPool | None
     stats: ServerStats
     metrics: DecisionMetrics
@@ -61,7 +62,6 @@ class Controlled(Decides, Protocol):
     observer: Observer
     otel: OtelExport | None
     started_at: float
-    loaded_at: float
     reloads: int
     reload_failures: int
 
@@ -122,7 +122,7 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
 
 def rollout_status(daemon: Controlled) -> pb.RolloutStatus:
     counters = daemon.observer.counters
-    layers = daemon.engines.current.status().layers
+    layers = daemon.policy_set.current.status().layers
     shadow = next((layer.name for layer in layers if layer.mode == "shadow"), "")
     return pb.RolloutStatus(
         monitor=[
@@ -162,18 +162,18 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
         self.daemon = daemon
 
     def policy_set(self) -> pb.PolicySet:
-        status = self.daemon.engines.current.status()
+        status = self.daemon.policy_set.current.status()
         return pb.PolicySet(
             name=USER_LAYER,
             path=status.policy_dir,
             revision=status.revision,
             packages=list(status.packages),
-            loaded_at=rfc3339(self.daemon.loaded_at),
+            loaded_at=rfc3339(self.daemon.policy_set.loaded_at),
         )
 
     def policy_sets(self) -> list[pb.PolicySet]:
         """Every policy layer that serves (bundles, the user's directory, projects), or the one set."""
-        layers = self.daemon.engines.current.status().layers
+        layers = self.daemon.policy_set.current.status().layers
         if len(layers) < 2:
             return [self.policy_set()]
         return [
@@ -182,7 +182,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
                 path=layer.location,
                 revision=layer.revision,
                 packages=list(layer.engine.packages),
-                loaded_at=rfc3339(self.daemon.loaded_at),
+                loaded_at=rfc3339(self.daemon.policy_set.loaded_at),
                 mode=layer.mode,
                 replaces=layer.replaces,
             )
@@ -192,7 +192,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
     async def Status(self, request: pb.StatusRequest, context: Any) -> pb.StatusResponse:
         daemon = self.daemon
         decision_log = daemon.decision_log
-        engine = daemon.engines.current.status()
+        engine = daemon.policy_set.current.status()
         layers = engine.all_sandbox_layers()
         return pb.StatusResponse(
             version=__version__,
@@ -239,7 +239,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
 
     async def ListPolicies(self, request: pb.ListPoliciesRequest, context: Any) -> pb.ListPoliciesResponse:
         packages = []
-        for package in self.daemon.engines.current.packages:
+        for package in self.daemon.policy_set.current.packages:
             routing = package.routing
             packages.append(
                 pb.PolicyPackage(

@@ -17,8 +17,9 @@ from hookd.config import DEFAULT_FAIL_MODES
 from hookd.dialects.claude import ClaudeDialect, canonical_event
 from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError
-from hookd.pipeline import AskPolicy, EngineHolder, Pipeline
+from hookd.pipeline import AskPolicy, Pipeline
 from hookd.policy.combine import combine
+from hookd.policy.holder import PolicySetHolder
 from hookd.testing import StaticEngine
 from hookd.types import (
     JSON,
@@ -295,7 +296,7 @@ def test_ask_is_not_turned_into_the_headless_fallback_for_claude() -> None:
     pipeline = Pipeline(
         dialects={"claude": DIALECT, "gemini": GeminiDialect()},
         enrichers=(),
-        engines=EngineHolder(StaticEngine([verdict(VerdictKind.ASK, "sure?", "s")])),
+        policy_set=PolicySetHolder(StaticEngine([verdict(VerdictKind.ASK, "sure?", "s")])),
         fail_modes=DEFAULT_FAIL_MODES,
         ask=AskPolicy(),
         probe=lambda _pid: False,  # a headless session

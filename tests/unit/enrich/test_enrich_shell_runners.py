@@ -121,6 +121,15 @@ def test_variables_set_earlier_on_the_line_are_known(proj: Path) -> None:
     assert runs("X=$(date); $X -rf ~", proj)[-1][0] == "$X"  # not known: stays dynamic
 
 
+def test_substitutions_that_only_echo_literal_words_are_their_output(proj: Path) -> None:
+    assert runs("$(echo rm) -rf ~", proj)[0] == ["rm", "-rf", HOME]
+    assert runs("`echo pwd`", proj)[0] == ["pwd"]
+    assert runs("rm -rf x$(echo -n y z)", proj)[0] == ["rm", "-rf", "xy", "z"]
+    assert runs("$(echo $HOME) x", proj)[0][0] == "$(echo $HOME)"  # not literal: stays dynamic
+    assert runs("$(echo -e 'r\\x6d') x", proj)[0][0].startswith("$(")
+    assert runs("$(ls) x", proj)[0][0] == "$(ls)"
+
+
 def test_brace_ranges_and_limits() -> None:
     assert braces("f{1..3}") == ["f1", "f2", "f3"]
     assert braces("{a,b}{c,d}") == ["ac", "ad", "bc", "bd"]

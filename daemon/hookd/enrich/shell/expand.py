@@ -1,6 +1,7 @@
 """The expansions bash does on a command's words before it runs them, as far as they are known from the
 command line itself: variables set earlier on it (`X=rm; $X -rf ~`), `$IFS` as a separator, brace
-lists and ranges (`rm -{r,f}`, `{rm,-rf,~}`), `~` and `~user`. Owned by the policies engineer.
+lists and ranges (`rm -{r,f}`, `{rm,-rf,~}`), `~` and `~user`, and a substitution whose output is
+known because it only echoes literal words (`$(echo rm) -rf ~`). Owned by the policies engineer.
 
 Whatever stays unknown keeps its `$`, so that the word is dynamic and a rule about it asks.
 """
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-from hookd.enrich.shell.words import BRACE_MARK
+from hookd.enrich.shell.parser import _parse_script
+from hookd.enrich.shell.tree import _Simple, _TooDeep
+from hookd.enrich.shell.words import BRACE_MARK, _dynamic
 
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _INNER_BRACE = re.compile(r"\{([^{}]*)\}")
@@ -17,6 +20,7 @@ _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
 _TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
 _MAX_WORDS = 256  # results of one brace expansion
 _MAX_GROWTH = 4096  # words of one command before brace expansion stops
+_SUBST = re.compile(r"\$\(([^()`$\\]*)\)|`([^`$\\]*)`")  # no nesting, no escapes: those stay unknown
 
 
 def expand_words(words: list[str], variables: dict[str, str], home: str) -> list[str]:
@@ -25,8 +29,11 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         marked = original.startswith(BRACE_MARK)
         word = original[len(BRACE_MARK) :] if marked else original
         split = False
+        if "$(" in word or "`" in word:
+            word, split = _echoed(word)
         if "$" in word:
-            word, split = _substitute(word, variables)
+            word, more = _substitute(word, variables)
+            split = split or more
         pieces = word.split() if split else [word]
         for piece in pieces:
             # every word is kept; only the growth by brace expansion is bounded (the input caps,
@@ -53,6 +60,40 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
         return known
 
     return _VAR.sub(value, word), split
+
+
+def _echoed(word: str) -> tuple[str, bool]:
+    """`word` with each substitution that only echoes literal words replaced by its output, and whether
+    it is to be split into words again (quoting is not known here: splitting shows every word it may be)."""
+    split = False
+
+    def output(match: re.Match[str]) -> str:
+        nonlocal split
+        known = _echo_output(match.group(1) if match.group(1) is not None else match.group(2))
+        if known is None:
+            return match.group()
+        split = split or any(c.isspace() for c in known)
+        return known
+
+    return _SUBST.sub(output, word), split
+
+
+def _echo_output(script: str) -> str | None:
+    """What `echo`/`echo -n` of literal words prints (without the newline), else None."""
+    try:
+        block, error = _parse_script(script, "/")
+    except _TooDeep:
+        return None
+    if error is not None or len(block.items) != 1 or not isinstance(block.items[0], _Simple):
+        return None
+    command = block.items[0]
+    words = command.words
+    if command.assigns or command.redirects or command.subs or not words or words[0] != "echo":
+        return None
+    args = words[2:] if words[1:2] == ["-n"] else words[1:]
+    if any(_dynamic(w) or w.startswith(("-", BRACE_MARK)) or "\\" in w or "~" in w for w in args):
+        return None
+    return " ".join(args)
 
 
 def braces(word: str) -> list[str]:
