@@ -267,7 +267,7 @@ class Worker:
 
     def _busy(self, answering: int) -> bool:
         """Hook requests besides `answering` of them are being decided (monitor and shadow stand aside)."""
-        return self.server.in_flight > answering or self.engines.in_use(self.engines.current) > 0
+        return self.server.in_flight > answering or self.policy_set.in_use(self.policy_set.current) > 0
 
     def _check_channel(self) -> None:
         """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
