@@ -292,13 +292,19 @@ def _joined(parts: list[tree_sitter.Node]) -> list[tree_sitter.Node | tuple[int,
 _WHOLE = frozenset({"heredoc_body", "string", "raw_string", "comment", "ansi_c_string", "translated_string", "regex"})
 
 
+_CASE_ENDS = frozenset({";;", ";&", ";;&"})
+
+
 def _covers(root: tree_sitter.Node, src: bytes) -> bool:
-    """Whether every non-blank byte of `src` is in a token of the tree. tree-sitter-bash drops a word now
-    and then (the `-` of `python3 - <<'PY'`): such a tree would hide a word from the rules."""
+    """Whether every non-blank byte of `src` is in a token of the tree, and the tree holds nothing bash
+    refuses that tree-sitter-bash lets pass (`;;` outside `case`). It drops a word now and then (the `-`
+    of `python3 - <<'PY'`): such a tree would hide a word from the rules."""
     covered = bytearray(len(src))
     stack = [root]
     while stack:
         node = stack.pop()
+        if node.type in _CASE_ENDS and (node.parent is None or node.parent.type != "case_item"):
+            return False
         if node.child_count == 0 or node.type in _WHOLE:
             covered[node.start_byte : node.end_byte] = b"\x01" * (node.end_byte - node.start_byte)
         else:
