@@ -35,6 +35,7 @@ from hookd.lifecycle import Component, Supervisor
 from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.policy.layers import Layer, LayeredEngine
+from hookd.procs.pool import WorkerPool
 from hookd.rollout.observe import Observer
 from hookd.rollout.relay import receive
 from hookd.rollout.store import ReplayStore
@@ -43,7 +44,6 @@ from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import ReloadResult
-from hookd.workers import WorkerPool
 
 if TYPE_CHECKING:
     from hookd.rollout.otel import OtelExport

@@ -29,12 +29,12 @@ from hookd.metrics import DecisionMetrics, MetricsEndpoint
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import USER_LAYER
+from hookd.procs.pool import WorkerPool
 from hookd.rollout.observe import Observer
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, ReloadResult, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
-from hookd.workers import WorkerPool
 
 if TYPE_CHECKING:
     from hookd.rollout.otel import OtelExport  # the OpenTelemetry SDK: imported only when it is configured

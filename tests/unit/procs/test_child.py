@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from hookd import workers
 from hookd.config import parse_config
 from hookd.errors import Unavailable
+from hookd.procs.child import UNACKED_LIMIT, Worker, die_with
 from hookd.types import Caller, Deadline, HookRequest
-from hookd.workers import Worker
 
 TIMEOUT = 10
 # A parent that starts a child which asks to die with it, prints the child's pid and then waits to be killed.
@@ -32,7 +31,7 @@ time.sleep(60)
 """
 CHILD = """
 import sys, time
-from hookd.workers import die_with
+from hookd.procs.child import die_with
 assert die_with(int(sys.argv[1]))
 time.sleep(60)
 """
@@ -71,8 +70,8 @@ def test_a_worker_dies_with_its_parent_even_when_nothing_else_tells_it() -> None
 
 
 def test_die_with_says_when_the_parent_is_already_gone() -> None:
-    assert workers.die_with(os.getppid())
-    assert not workers.die_with(os.getppid() + 1_000_000)
+    assert die_with(os.getppid())
+    assert not die_with(os.getppid() + 1_000_000)
 
 
 @pytest.fixture
@@ -113,7 +112,7 @@ async def unacknowledged(worker: Worker) -> None:
     task, daemon_end, _ = await serve(worker)
     daemon = await asyncio.open_unix_connection(sock=daemon_end)
     try:
-        for n in range(workers.UNACKED_LIMIT):
+        for n in range(UNACKED_LIMIT):
             await worker.handle(request(f"f{n}"))
         late = replace(request(), deadline=Deadline.after(0.3))
         with pytest.raises(Unavailable, match="not taking its decision records"):
