@@ -31,7 +31,7 @@ UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond w
 _PR_SET_PDEATHSIG = 1
 
 
-class Worker:
+class WorkerProcess:
     """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
 
     def __init__(self, config: Config, index: int) -> None:
@@ -217,7 +217,7 @@ def main(argv: list[str]) -> int:
     listener = socket.socket(fileno=listen_fd)
     channel = socket.socket(fileno=channel_fd)
     try:
-        worker = Worker(config, index)
+        worker = WorkerProcess(config, index)
     except HookdError as exc:
         log.error("worker_start_failed", worker=index, error=str(exc))
         return 1
