@@ -132,7 +132,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
         from hookd.cli.control import eval_on_daemon
 
         return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
-    from hookd.assembly import build_pipeline, load_engine
+    from hookd.assembly import build_pipeline, enrichers, load_engine
     from hookd.logs import quiet_logging
 
     quiet_logging()
@@ -141,7 +141,8 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     policies = Path(args.policies).resolve() if args.policies else config.daemon.policies
     interactive = bool(args.interactive)
     engine = load_engine(config, policies)  # before the deadline starts: Python workers take a moment to start
-    pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive)
+    steps = enrichers(config, processes=1)  # a dry run: a daemon's stream texts are left alone
+    pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive, steps=steps)
     request = HookRequest(
         client=args.client,
         event=event,
