@@ -56,7 +56,7 @@ from hookd.config import Config
 from hookd.errors import HookdError, Unavailable
 from hookd.metrics import DecisionMetrics
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import Engine, Event, HookRequest, Outcome, Reply
+from hookd.types import Deadline, Engine, Event, HookRequest, Outcome, Reply
 
 log = structlog.get_logger("hookd.workers")
 RESPAWN_DELAY_S = 1.0  # doubled for each start that fails at once, up to RESPAWN_MAX_S
@@ -243,15 +243,25 @@ class Worker:
         self._check_channel()
         handled = await self.pipeline.handle(request)
         self._check_channel()  # the daemon may have gone while this request was decided
+        if not await self._room_for_a_record(request.deadline):
+            why = f"hookd worker {self.index}: the daemon is not taking its decision records"
+            # The agent gets an error frame (the shim's fail mode), so that is what the record says.
+            self._sink.put_nowait(Pending(self.pipeline.refused(handled, why), time.time(), "socket"))
+            raise Unavailable(why)
         self._sink.put_nowait(Pending(handled, time.time(), "socket"))
-        while self._unacked + len(self._sink) > UNACKED_LIMIT:  # bounds what a crash of the daemon loses
+        return handled.reply
+
+    async def _room_for_a_record(self, deadline: Deadline) -> bool:
+        """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue: this
+        bounds what a crash of the daemon loses. False when the deadline came first."""
+        while self._unacked + len(self._sink) >= UNACKED_LIMIT:
             self._acked.clear()
             try:
-                await asyncio.wait_for(self._acked.wait(), request.deadline.remaining())
+                await asyncio.wait_for(self._acked.wait(), deadline.remaining())
             except TimeoutError:
-                raise Unavailable(f"hookd worker {self.index}: the daemon is not taking its decision records") from None
+                return False
             self._check_channel()
-        return handled.reply
+        return True
 
     def _check_channel(self) -> None:
         """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
