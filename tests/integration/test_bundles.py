@@ -24,7 +24,7 @@ from hookd import wire
 from hookd.bundle.archive import read_tarball, write_tarball
 from hookd.bundle.build import build, with_signature
 from hookd.bundle.signing import Key
-from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, gemini_payload, run_shim
+from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, eventually, gemini_payload, run_shim
 
 pytestmark = pytest.mark.timeout(400)  # subprocesses and real servers: slow on a loaded box
 
@@ -103,6 +103,12 @@ def serving(tmp_path: Path, server: BundleServer, org_key: tuple[KeyPair, Path])
         daemon.stop()
 
 
+def answered_after_a_good_one(server: BundleServer, since: int) -> bool:
+    """The bundle server answered a request after its first 200 since `since`."""
+    statuses = [r.status for r in server.requests[since:]]
+    return 200 in statuses and len(statuses) > statuses.index(200) + 1
+
+
 class TestPolling:
     def test_publish_is_active_within_a_poll_and_a_304_costs_no_recompile(
         self, tmp_path: Path, server: BundleServer, serving: RunningDaemon, org_key: tuple[KeyPair, Path]
@@ -137,9 +143,10 @@ class TestPolling:
         assert delays == sorted(delays) and delays[0] < delays[2] and max(delays) <= 0.4
         assert "HTTP 503" in failures[0]["error"]
         assert probe(serving).startswith("revision r1")  # still serving the last good bundle
+        before = len(server.requests)
         server.fail = 0
-        wait_for(serving, lambda _: server.requests and server.requests[-1].status == 200)
-        time.sleep(0.5)
+        # Polls go one at a time: once a request follows the good answer, its bundle has been offered.
+        wait_for(serving, lambda _: answered_after_a_good_one(server, before))
         assert len(named("bundle_activated")(events(serving))) == 1  # the same bytes again: no recompile
 
     def test_long_polling_when_the_server_offers_it(
@@ -344,10 +351,9 @@ class TestActivationUnderLoad:
             for i, data in enumerate(bundles, start=2):
                 server.publish("acme.tar.gz", data)
                 wait_for(serving, named("bundle_activated", revision=f"r{i}"))
-                time.sleep(0.3)
-            end = time.monotonic() + 240
-            while len(replies) < 2000 and time.monotonic() < end:
-                time.sleep(0.1)
+                decided = len(replies)  # some decisions on this revision before the next swap
+                eventually(lambda: any(r.startswith(f"revision r{i} ") for r in replies[decided:]), timeout=60)  # noqa: B023
+            eventually(lambda: len(replies) >= 2000, timeout=240, what="2000 decisions")
         finally:
             stop.set()
             for worker in workers:
@@ -464,9 +470,13 @@ class TestHotReload:
         rego = policies / "local" / "policy.rego"
         try:
             assert probe(daemon).startswith("first")
-            time.sleep(0.3)  # let the watcher start
-            rego.write_text(rego.read_text().replace('"first"', '"second"'))
-            wait_for(daemon, named("reloaded", requested_by="watch"))
+            second = rego.read_text().replace('"first"', '"second"')
+
+            def edited() -> list[dict[str, Any]]:  # written again until the watcher (started meanwhile) sees it
+                rego.write_text(second)
+                return named("reloaded", requested_by="watch")(events(daemon))
+
+            wait_for(daemon, lambda _: edited())
             assert probe(daemon).startswith("second")
             rego.write_text(rego.read_text() + "\nthis is not rego\n")
             failed = wait_for(daemon, named("reload_failed", requested_by="watch"))

@@ -145,7 +145,7 @@ def test_not_registered(sound: Setup) -> None:
     code, findings = sound.doctor()
     assert code == 1
     assert problems(findings) == ["agents: hookd is registered for no agent: no hook call reaches it; fix: hookd "
-                                  "install --client gemini (or --client claude)"]  # fmt: skip
+                                  "install --client gemini|claude|codex|copilot|qwen"]  # fmt: skip
 
 
 def edit_settings(setup: Setup, change: Any) -> None:
@@ -216,8 +216,8 @@ def test_hooks_switched_off(sound: Setup) -> None:
     code, findings = sound.doctor()
     assert code == 1
     path = sound.gemini_settings()
-    assert problems(findings)[0] == (f"gemini user: hooksConfig.enabled is false in {path}: Gemini runs no hook; "
-                                     "fix: set it to true, or hookd install --client gemini again")  # fmt: skip
+    assert problems(findings)[0] == (f"gemini user: hooksConfig.enabled is false in {path}: Gemini CLI runs no hook; "
+                                     f"fix: set hooksConfig.enabled to true in {path}")  # fmt: skip
 
 
 def test_policy_trust(sound: Setup) -> None:
@@ -255,7 +255,8 @@ def test_claude_scope_switched_off_and_overridden(sound: Setup) -> None:
     code, findings = sound.doctor()
     assert code == 1
     assert problems(findings) == [
-        f"claude user: disableAllHooks is true in {path}: Claude Code runs no hook; fix: remove it",
+        f"claude user: disableAllHooks is true in {path}: Claude Code runs no hook; fix: set disableAllHooks to "
+        f"false in {path}",
         f"claude user: on PreToolUse, another hook (./allow.sh) runs after hookd in {path} and can override its "
         "decision; fix: move hookd's entry last, or remove that hook",
     ]

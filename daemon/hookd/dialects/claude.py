@@ -362,6 +362,7 @@ SPEC = AgentSpec(
         transports=("command", "http"),
         http_command_only=frozenset({"SessionStart", "Setup"}),
         managed_only_key="allowManagedHooksOnly",
+        hooks_off=(("", "disableAllHooks", True),),
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",

@@ -281,6 +281,7 @@ SPEC = AgentSpec(
         marker=False,
         identity="statusMessage",
         managed_only_key="allow_managed_hooks_only",
+        hooks_off=(("config.toml", "features.hooks", False), ("config.toml", "features.codex_hooks", False)),
     ),
     process_names=("codex",),
 )

@@ -270,7 +270,13 @@ SPEC = AgentSpec(
     dialect=CopilotDialect(),
     events=tuple(_agent_event(name) for name in COPILOT_EVENTS),
     tools=TOOLS,
-    install=InstallSpec(form="copilot", scopes=("user",), settings_path=_settings_path, timeout_unit_ms=1000),
+    install=InstallSpec(
+        form="copilot",
+        scopes=("user",),
+        settings_path=_settings_path,
+        timeout_unit_ms=1000,
+        hooks_off=(("../settings.json", "disableAllHooks", True),),  # $COPILOT_HOME/settings.json
+    ),
     env=("COPILOT_PROJECT_DIR",),
     project_dir_env="COPILOT_PROJECT_DIR",
     process_names=("copilot",),

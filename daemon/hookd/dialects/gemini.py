@@ -488,7 +488,12 @@ SPEC = AgentSpec(
     dialect=GeminiDialect(),
     events=tuple(_agent_event(e) for e in GEMINI_EVENTS.values()),
     tools=TOOLS,
-    install=InstallSpec(form="gemini", scopes=("user", "project", "managed"), settings_path=_settings_path),
+    install=InstallSpec(
+        form="gemini",
+        scopes=("user", "project", "managed"),
+        settings_path=_settings_path,
+        hooks_off=(("", "hooksConfig.enabled", False),),
+    ),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",
     process_names=("gemini", "gemini.js", "cli.js"),

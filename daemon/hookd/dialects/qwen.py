@@ -169,7 +169,12 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(name) for name in QWEN_EVENTS),
     tools=TOOLS,
     install=InstallSpec(
-        form="qwen", scopes=("user", "project", "system", "managed"), settings_path=_settings_path, timeout_unit_ms=1000
+        form="qwen",
+        scopes=("user", "project", "system", "managed"),
+        settings_path=_settings_path,
+        timeout_unit_ms=1000,
+        hooks_off=(("", "disableAllHooks", True),),
+        run_order=("project", "user", "system"),  # a later hook's nested allow overrides hookd's deny
     ),
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",

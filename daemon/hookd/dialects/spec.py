@@ -58,7 +58,8 @@ class InstallSpec:
 
     `form` names the hook-entry shape install.py writes (one per settings format). `settings_path`
     maps (scope, home, project directory, environment) to the file of that scope; `scopes` lists them.
-    `timeout_unit_ms` is the unit the agent reads a hook timeout in (1000: seconds).
+    `timeout_unit_ms` is the unit the agent reads a hook timeout in (1000: seconds). `hooks_off` and
+    `run_order` are what `hookd doctor` checks beyond hookd's own entries.
     """
 
     form: str
@@ -70,6 +71,12 @@ class InstallSpec:
     marker: bool = True  # the file takes hookd's top-level install record (a closed schema does not)
     identity: str = "name"  # the handler key whose value is hookd's hook name
     managed_only_key: str = ""  # the managed setting that lets only managed hooks run (--managed-hooks-only)
+    # Settings that switch every hook off, for `hookd doctor`: (a file beside the scope's settings file,
+    # "" for that file itself; a dotted key; the value that switches them off).
+    hooks_off: tuple[tuple[str, str, Any], ...] = ()
+    # The scopes in the order the agent runs their hooks, when a later hook's answer replaces an earlier
+    # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
+    run_order: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,301 @@
+"""`hookd doctor`'s agent checks (hookd.doctor runs them): for every agent of the registry and every scope
+its InstallSpec lists, is hookd registered there, does its command reach this daemon (the shim exists, is
+executable, calls this socket), has anything changed since `hookd install` wrote it (entries edited or
+removed), and can anything keep it from deciding: a setting that switches every hook off, another hook that
+runs after hookd's and can override it (in the same file, or in a later scope where the agent lets a later
+answer win), a trust entry the agent needs (Codex), a managed-only switch that drops hookd's scope.
+
+Everything agent-specific comes from the specs (hookd.dialects.spec.InstallSpec: scopes, settings paths,
+events, hook identity, `hooks_off`, `run_order`, `managed_only_key`), so an agent added to the registry is
+checked without an edit here. Reads only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shlex
+import shutil
+import tempfile
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from hookd.config import Config
+from hookd.dialects.registry import AGENTS, NAMES
+from hookd.dialects.spec import AgentSpec
+from hookd.doctor import Finding
+from hookd.errors import HookdError
+
+JSONObject = dict[str, Any]
+HOOK_NAME = "hookd"
+OWNED_FORMS = ("copilot",)  # install.py writes these hooks files whole: every handler in them is hookd's
+
+
+@dataclass(frozen=True)
+class ScopeFile:
+    agent: AgentSpec
+    scope: str
+    path: Path
+    doc: JSONObject | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.agent.name} {self.scope}"
+
+
+def check_agents(config: Config, project_dir: Path, env: Mapping[str, str] | None = None) -> list[Finding]:
+    env = os.environ if env is None else env
+    findings: list[Finding] = []
+    files: list[ScopeFile] = []
+    for spec, scope, path in settings_files(project_dir, env):
+        try:
+            files.append(ScopeFile(spec, scope, path, read_settings(path)))
+        except HookdError as exc:
+            findings.append(Finding(f"{spec.name} {scope}", False, str(exc), f"fix {path} by hand"))
+    registered = [f for f in files if hookd_entries(f)]
+    for file in registered:
+        problems = check_file(config, file) + trust_problems(file)
+        findings += [replace(p, check=file.label) for p in problems] or [
+            Finding(file.label, True, f"registered in {file.path}, current")
+        ]
+    for spec in AGENTS.values():
+        mine = [f for f in files if f.agent is spec]
+        findings += overridden(spec, mine, env) + managed_only(spec, mine, project_dir, env)
+    if not registered:
+        findings.append(Finding("agents", False, "hookd is registered for no agent: no hook call reaches it",
+                                f"hookd install --client {'|'.join(NAMES)}"))  # fmt: skip
+    return findings
+
+
+def settings_files(project_dir: Path, env: Mapping[str, str]) -> Iterator[tuple[AgentSpec, str, Path]]:
+    """Every (agent, scope, settings file), each file once (Qwen's system and managed scopes share one)."""
+    seen: set[Path] = set()
+    for spec in AGENTS.values():
+        for scope in spec.install.scopes:
+            path = spec.install.settings_path(scope, Path.home(), project_dir, env)
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                yield spec, scope, path
+
+
+def read_settings(path: Path) -> JSONObject | None:
+    """A settings file as a document (JSON, or TOML by its suffix); None when it is missing or empty."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HookdError(f"cannot read {path}: {exc}") from None
+    if not text.strip():
+        return None
+    try:
+        doc = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise HookdError(f"{path} is not valid {'TOML' if path.suffix == '.toml' else 'JSON'} ({exc})") from None
+    return doc if isinstance(doc, dict) else None
+
+
+# --- one settings file -----------------------------------------------------------------------------------
+
+
+def handlers(doc: JSONObject | None, event: str) -> list[tuple[int, JSONObject]]:
+    """(definition index, handler) of every hook on `event`: nested (`{"hooks": [handler, …]}`, most agents)
+    or flat (the definition is the handler, Copilot)."""
+    hooks = doc.get("hooks") if doc else None
+    definitions = hooks.get(event) if isinstance(hooks, dict) else None
+    out: list[tuple[int, JSONObject]] = []
+    for index, definition in enumerate(definitions if isinstance(definitions, list) else []):
+        if not isinstance(definition, dict):
+            continue
+        inner = definition.get("hooks")
+        for hook in inner if isinstance(inner, list) else [definition]:
+            if isinstance(hook, dict):
+                out.append((index, hook))
+    return out
+
+
+def is_hookd(spec: AgentSpec, hook: JSONObject) -> bool:
+    return spec.install.form in OWNED_FORMS or hook.get(spec.install.identity) == HOOK_NAME
+
+
+def hookd_entries(file: ScopeFile) -> dict[str, list[tuple[int, JSONObject]]]:
+    """Per event, (definition index, handler) of hookd's hooks in this file."""
+    hooks = file.doc.get("hooks") if file.doc else None
+    found: dict[str, list[tuple[int, JSONObject]]] = {}
+    for event in hooks if isinstance(hooks, dict) else ():
+        ours = [(i, h) for i, h in handlers(file.doc, event) if is_hookd(file.agent, h)]
+        if ours:
+            found[event] = ours
+    return found
+
+
+def check_file(config: Config, file: ScopeFile) -> list[Finding]:
+    from hookd.install import install_events
+
+    spec, path, again = file.agent, file.path, f"hookd install --client {file.agent.name} again"
+    findings = hooks_switched_off(file)
+    ours = hookd_entries(file)
+    for event, entries in sorted(ours.items()):
+        problem = next(filter(None, (command_problem(config, hook) for _, hook in entries)), "")
+        if problem:
+            findings.append(Finding("", False, f"{event} in {path}: {problem}", again))
+            break
+    missing = [e for e in install_events(spec.name) if e not in ours]
+    if missing:
+        findings.append(Finding("", False, f"hookd's entry was removed from {', '.join(missing)} in {path}", again))
+    if not findings and not as_install_writes(config, file):
+        findings.append(Finding("", False, f"hookd's entries in {path} were edited since install", again))
+    return findings
+
+
+def hooks_switched_off(file: ScopeFile) -> list[Finding]:
+    findings = []
+    for beside, key, off in file.agent.install.hooks_off:
+        where = (file.path.parent / beside).resolve() if beside else file.path
+        try:
+            doc = file.doc if not beside else read_settings(where)
+        except HookdError:
+            continue  # not hookd's file: its syntax is the agent's business
+        if doc is not None and dotted(doc, key) == off:
+            detail = f"{key} is {json.dumps(off)} in {where}: {file.agent.title} runs no hook"
+            findings.append(Finding("", False, detail, f"set {key} to {json.dumps(not off)} in {where}"))
+    return findings
+
+
+def dotted(doc: JSONObject, key: str) -> Any:
+    value: Any = doc
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def command_problem(config: Config, hook: JSONObject) -> str:
+    """Why this registered hook cannot reach this daemon, or ''."""
+    if hook.get("type") == "http":
+        if not config.http.enabled:
+            return "it is an HTTP hook but [http] enabled is false in hookd's config"
+        return ""
+    command = str(hook.get("command") or hook.get("bash") or "")
+    if "args" in hook:  # exec form (Claude Code)
+        argv = [command, *(str(a) for a in hook.get("args", []))]
+    else:
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return "its command cannot be parsed"
+    if not argv:
+        return "its command is empty"
+    program = Path(argv[0])
+    if not program.is_file() or not os.access(program, os.X_OK):
+        return f"the shim {program} does not exist or is not executable"
+    if "-S" in argv[1:3] or "-I" in argv[1:3]:
+        script = next((Path(a) for a in argv[1:] if a.endswith(".py")), None)
+        if script is None or not script.is_file():
+            return f"the Python shim {script} does not exist"
+    socket_arg = argv[argv.index("--socket") + 1] if "--socket" in argv[:-1] else ""
+    if socket_arg != str(config.hook_socket):
+        return f"its shim calls {socket_arg or 'no socket'}, not this daemon's {config.hook_socket}"
+    return ""
+
+
+def as_install_writes(config: Config, file: ScopeFile) -> bool:
+    """Would `hookd install` leave this file as it is (with either shim, transport, --autostart or not, and
+    in the managed scope with --managed-hooks-only or not)?"""
+    from hookd.cli.commands import install_plan
+    from hookd.install import install
+    from hookd.shimbuild import is_usable, native_shim_path
+
+    spec = file.agent.install
+    natives = [None, native_shim_path()] if is_usable(native_shim_path()) else [None]
+    managed_only = (False, True) if file.scope == "managed" and spec.managed_only_key else (False,)
+    with tempfile.TemporaryDirectory(prefix="hookd-doctor-") as scratch:
+        copy = Path(scratch) / file.path.name
+        shutil.copyfile(file.path, copy)
+        for native, transport, autostart, only in itertools.product(natives, spec.transports, (False, True),
+                                                                   managed_only):  # fmt: skip
+            plan, _ = install_plan(config, file.agent.name, copy, native, transport, autostart)
+            try:
+                if not install(replace(plan, managed_hooks_only=only)).changed:
+                    return True
+            except HookdError:
+                return False
+            shutil.copyfile(file.path, copy)
+    return False
+
+
+def trust_problems(file: ScopeFile) -> list[Finding]:
+    """Codex runs a user hook only when its config.toml trusts that exact definition (install writes the
+    entries: docs/codex.md); an untrusted or changed one is skipped without a word."""
+    if file.agent.install.form != "codex" or file.path.suffix != ".json":
+        return []
+    from hookd.install import codex_trust_entries
+
+    config_toml = file.path.parent / "config.toml"
+    try:
+        state = dotted(read_settings(config_toml) or {}, "hooks.state")
+    except HookdError as exc:
+        return [Finding("", False, f"{exc}: Codex trusts none of hookd's hooks", "fix it by hand")]
+    state = state if isinstance(state, dict) else {}
+    again = f"hookd install --client {file.agent.name} again"
+    for key, digest in codex_trust_entries(file.path, file.doc, HOOK_NAME):
+        entry = state.get(key)
+        label = key.rsplit(":", 3)[-3]
+        if not isinstance(entry, dict) or entry.get("trusted_hash") != digest:
+            return [Finding("", False, f"{config_toml} has no current trust entry for hookd's {label} hook: "
+                            f"{file.agent.title} skips it without a word", again)]  # fmt: skip
+        if entry.get("enabled") is False:
+            return [Finding("", False, f"hookd's {label} hook is switched off in {config_toml}", again)]
+    return []
+
+
+# --- across the files of one agent ------------------------------------------------------------------------
+
+
+def overridden(spec: AgentSpec, files: list[ScopeFile], env: Mapping[str, str]) -> list[Finding]:
+    """Another hook that runs after hookd's on an event that can block, and can replace its answer: in the
+    same file, or (where the agent lets a later answer win: `run_order`) in any later scope's file."""
+    blocking = [e.name for e in spec.events if e.install and e.fail_output is not None]
+    order = spec.install.run_order
+    if order:
+        by_scope = {f.scope: f for f in files}
+        chains = [[by_scope[s] for s in order if s in by_scope]]
+        fix = f"hookd install --client {spec.name} --scope {order[-1]} (its hooks run last), or remove that hook"
+    else:
+        chains = [[f] for f in files]
+        fix = "move hookd's entry last, or remove that hook"
+    findings = []
+    for chain, event in itertools.product(chains, blocking):
+        sequence = [(f, hook) for f in chain for _, hook in handlers(f.doc, event)]
+        last = max((i for i, (_, hook) in enumerate(sequence) if is_hookd(spec, hook)), default=None)
+        if last is None:
+            continue
+        ours = sequence[last][0]
+        after = next(((f, h) for f, h in sequence[last + 1 :] if not is_hookd(spec, h)), None)
+        if after is None:
+            continue
+        other, hook = after
+        what = f"another hook ({hook.get('command') or hook.get('bash') or hook.get('url') or hook.get('name') or '?'})"
+        where = f"in {ours.path}" if other is ours else f"in {other.path} (after hookd's in {ours.path})"
+        findings.append(Finding(ours.label, False, f"on {event}, {what} runs after hookd {where} and can override "
+                                "its decision", fix))  # fmt: skip
+    return findings
+
+
+def managed_only(spec: AgentSpec, files: list[ScopeFile], project_dir: Path, env: Mapping[str, str]) -> list[Finding]:
+    """The agent's "only managed hooks run" switch is on, and hookd is registered in other scopes only."""
+    key = spec.install.managed_only_key
+    if not key or "managed" not in spec.install.scopes:
+        return []
+    managed = next((f for f in files if f.path == spec.install.settings_path("managed", Path.home(), project_dir, env)),
+                   None)  # fmt: skip
+    if managed is None or managed.doc is None or dotted(managed.doc, key) is not True or hookd_entries(managed):
+        return []
+    return [Finding(f.label, False, f"{managed.path} sets {key}: {spec.title} runs only managed hooks, never hookd's "
+                    f"in {f.path}", f"hookd install --client {spec.name} --scope managed")
+            for f in files if f is not managed and hookd_entries(f)]  # fmt: skip
