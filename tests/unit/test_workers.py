@@ -152,4 +152,3 @@ async def refused_record(worker: Worker) -> None:
     finally:
         writer.close()
         await asyncio.wait_for(task, TIMEOUT)
-
