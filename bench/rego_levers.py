@@ -19,7 +19,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from breakdown import LABELS, cpu_us, handled_samples  # bench/ holds no package: its scripts import each other
 
-from hookd.engines.rego_embedded import ROUTER_PACKAGE, RegoEmbeddedEngine, load_policy_set
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.engines.rego.policyset import ROUTER_PACKAGE, load_policy_set
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = ("deny", "ask", "context", "rewrite", "message", "stop")

@@ -36,6 +36,7 @@ from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoi
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.layers import Layer, LayeredEngine
 from hookd.rollout.observe import Observer
+from hookd.rollout.relay import receive
 from hookd.rollout.store import ReplayStore
 from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
@@ -301,7 +302,10 @@ class Daemon:
     async def _start_hook_path(self) -> None:
         await self.server.start(listener(self.inherited, "hook", self.server.path))
         if self.config.daemon.workers > 1:
-            self.workers = WorkerPool(self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats)
+            rollout = receive(self.observer.counters, self.replay)  # what the workers observe and store
+            self.workers = WorkerPool(
+                self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats, rollout
+            )
             await self.workers.start()
 
     async def _stop_hook_path(self) -> None:

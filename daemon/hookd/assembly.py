@@ -17,15 +17,18 @@ from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
-from hookd.enrich.stream import ResponseStreams
+from hookd.enrich.stream import response_streams
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
-# ResponseStreams keeps the text of each response being streamed (bounded; hookd.enrich.stream).
-ENRICHERS: Sequence[Enricher] = (enrich_shell, enrich_paths, ResponseStreams())
+
+def enrichers(config: Config) -> Sequence[Enricher]:
+    """The enrichment steps, in order. The streams enricher keeps the text of each response being streamed
+    (bounded), where every deciding process sees it (hookd.enrich.stream)."""
+    return (enrich_shell, enrich_paths, response_streams(config.daemon.runtime_dir, config.daemon.workers))
 
 
 def engine_for_dir(
@@ -135,7 +138,7 @@ def build_pipeline(
     )
     pipeline = Pipeline(
         dialects={name: spec.dialect for name, spec in AGENTS.items()},
-        enrichers=ENRICHERS,
+        enrichers=enrichers(config),
         policy_set=holder,
         fail_modes=config.shim.fail_modes,
         ask=ask,

@@ -3,13 +3,15 @@
 regorus holds the GIL while it evaluates, so one process decides on one core. With `workers = N` the
 daemon starts N - 1 worker processes that accept connections on the daemon's own listening socket (the
 kernel hands each connection to one of them) and decide them with the same pipeline, built from the same
-configuration. Everything else stays in the daemon: the control socket, the HTTP endpoint, bundle
-polling, metrics, and the decision log. A worker builds and masks each decision's record and sends it
-to the daemon, whose single writer chains and writes it, so the log stays one hash chain.
+configuration, and observes them (monitor and shadow layers, docs/rollout.md). Everything else stays in
+the daemon: the control socket, the HTTP endpoint, bundle polling, metrics, the decision log and the
+replay store. A worker builds and masks each decision's record and sends it to the daemon, whose single
+writer chains and writes it, so the log stays one hash chain.
 
 The channel between them is a socketpair of newline-delimited JSON:
   worker → daemon  {"t": "ready", "pid": P}             once serving
-                   {"t": "d", "r": RECORD, "c": [event, outcome, latency_ms, engine_error]}
+                   {"t": "d", "r": RECORD, "c": [event, outcome, latency_ms, engine_error],
+                    "o": TALLY, "p": REPLAY_LINE}      what it observed, its replay line (hookd.rollout.relay)
                    {"t": "s", "requests": N, "errors": {code: N}, "dropped": N}   since the last one, each second
   daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
                    {"t": "ack", "n": N}                 N more records are in the daemon's log queue
@@ -55,6 +57,7 @@ from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.errors import HookdError, Unavailable
 from hookd.metrics import DecisionMetrics
+from hookd.rollout.relay import Receive, WorkerRollout, entry_limit
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.types import Deadline, Engine, Event, HookRequest, Outcome, Reply
 
@@ -84,7 +87,13 @@ class WorkerPool:
     """The daemon's side: starts the workers, takes their records and counts, tells them to reload."""
 
     def __init__(
-        self, config: Config, listening_fd: int, sink: Sink[Queued], metrics: DecisionMetrics, stats: ServerStats
+        self,
+        config: Config,
+        listening_fd: int,
+        sink: Sink[Queued],
+        metrics: DecisionMetrics,
+        stats: ServerStats,
+        rollout: Receive,
     ) -> None:
         self.config = config
         self.size = config.daemon.workers - 1
@@ -92,8 +101,9 @@ class WorkerPool:
         self._sink = sink  # the daemon's decision log queue: workers' records join its own
         self._metrics = metrics
         self._stats = stats
-        # a record line holds the masked input, so it stays below a few payloads' size
-        self._line_limit = 4 * config.daemon.max_payload_bytes + (1 << 20)
+        self._rollout = rollout  # the observers' counts and the replay lines: hookd.rollout.relay
+        # a record line holds the masked input, so it stays below a few payloads' size (and a replay line)
+        self._line_limit = 4 * config.daemon.max_payload_bytes + entry_limit(config) + (1 << 20)
         self._running: dict[int, _Running] = {}
         self._respawns: set[asyncio.Task[None]] = set()
         self._stopping = False
@@ -160,6 +170,7 @@ class WorkerPool:
             running.unacked += 1
             event, outcome, latency_ms, engine_error = message["c"]
             self._metrics.count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
+            self._rollout(message)
         elif kind == "s":
             self._stats.requests += int(message["requests"])
             for code, n in message["errors"].items():
@@ -229,6 +240,7 @@ class Worker:
         )
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
+        self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
         self.server = HookServer.from_config(config, self.handle, self.stats)
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
@@ -246,15 +258,15 @@ class Worker:
         if not await self._room_for_a_record(request.deadline):
             why = f"hookd worker {self.index}: the daemon is not taking its decision records"
             # The agent gets an error frame (the shim's fail mode), so that is what the record says.
-            self._sink.put_nowait(Pending(self.pipeline.refused(handled, why), time.time(), "socket"))
+            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), "socket"))
             raise Unavailable(why)
-        self._sink.put_nowait(Pending(handled, time.time(), "socket"))
+        self.rollout.offer(Pending(handled, time.time(), "socket"))
         return handled.reply
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
         """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue: this
         bounds what a crash of the daemon loses. False when the deadline came first."""
-        while self._unacked + len(self._sink) >= UNACKED_LIMIT:
+        while self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             self._acked.clear()
             try:
                 await asyncio.wait_for(self._acked.wait(), deadline.remaining())
@@ -262,6 +274,10 @@ class Worker:
                 return False
             self._check_channel()
         return True
+
+    def _busy(self, answering: int) -> bool:
+        """Hook requests besides `answering` of them are being decided (monitor and shadow stand aside)."""
+        return self.server.in_flight > answering or self.policy_set.in_use(self.policy_set.current) > 0
 
     def _check_channel(self) -> None:
         """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
@@ -284,6 +300,7 @@ class Worker:
         loop.add_signal_handler(signal.SIGHUP, lambda: None)
         reader, writer = await asyncio.open_unix_connection(sock=channel)
         await self.server.adopt(listener)
+        self.rollout.start()
         writer.write(_line({"t": "ready", "pid": os.getpid()}))
         tasks = [
             loop.create_task(self._send(writer)),
@@ -292,6 +309,7 @@ class Worker:
         ]
         await self._stop.wait()
         await self.server.stop()  # in-flight requests finish; their records are queued
+        await self.rollout.close()  # observed (within the budget) and queued to send
         self._sink.wake()
         for task in tasks:
             task.cancel()
@@ -327,7 +345,7 @@ class Worker:
                 handled.latency_ms,
                 handled.engine_error,
             ]
-            writer.write(_line({"t": "d", "r": record, "c": counted}))
+            writer.write(_line({"t": "d", "r": record, "c": counted, **self.rollout.fields(pending)}))
             self._unacked += 1
 
     async def _report(self, writer: asyncio.StreamWriter) -> None:

@@ -15,7 +15,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from hookd.assembly import ENRICHERS
+from hookd.assembly import enrichers
+from hookd.config import Config
 from hookd.dialects.gemini import GeminiDialect
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.engines.rego.opa import RegoOpaEngine
@@ -26,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 EXTRA_POLICIES = Path(__file__).resolve().parent / "policies"
 PROJECT = "/tmp/hkd-diff/project"
 HOME = "/home/agent"
+
+_ENRICHERS = enrichers(Config())
 
 Outcome = tuple[str, ...]  # the sorted canonical verdicts, or ("error",)
 
@@ -75,7 +78,7 @@ def document_of(payload: dict[str, Any]) -> dict[str, Any]:
         deadline=Deadline.after(10),
     )
     event = GeminiDialect().parse(request)
-    for enrich in ENRICHERS:
+    for enrich in _ENRICHERS:
         event = enrich(event)
     return event.input_document()
 

@@ -12,7 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from support import DEMO_POLICIES, free_port, gemini_payload, run_shim, scrape, start_daemon
+from load_support import HEADER, ask
+
+from hookd import wire
+from hookd.rollout.store import read_entries
+from support import DEMO_POLICIES, eventually, free_port, gemini_payload, run_shim, scrape, start_daemon
 
 TIMEOUT = 30
 PROJECT_RULE = """
@@ -43,7 +47,9 @@ def hookd(daemon: Any, *args: str) -> str:
     return done.stdout
 
 
-def test_monitor_layer_and_shadow_set_are_recorded_and_counted_never_enforced(tmp_path: Path) -> None:
+def project_and_candidate(tmp_path: Path) -> tuple[Path, Path]:
+    """A project whose policy (monitored) refuses fine.txt, and a candidate set: the demo policies without
+    their secret.txt rule and with a new.txt one."""
     project = tmp_path / "project"
     (project / ".hookd" / "policies" / "proj").mkdir(parents=True)
     (project / ".hookd" / "policies" / "proj" / "policy.rego").write_text(f"package hookd.proj\n{PROJECT_RULE}")
@@ -51,7 +57,12 @@ def test_monitor_layer_and_shadow_set_are_recorded_and_counted_never_enforced(tm
     shutil.copytree(DEMO_POLICIES, candidate)
     rego = candidate / "demo" / "policy.rego"
     text = rego.read_text().replace('endswith(input.tool.input.file_path, "secret.txt")', "false")
-    rego.write_text(text + CANDIDATE_RULE)  # the candidate drops the secret.txt rule and adds new.txt
+    rego.write_text(text + CANDIDATE_RULE)
+    return project, candidate
+
+
+def test_monitor_layer_and_shadow_set_are_recorded_and_counted_never_enforced(tmp_path: Path) -> None:
+    project, candidate = project_and_candidate(tmp_path)
     port = free_port()
     config = (
         f'[layers]\nprojects = ["{project}"]\nproject_mode = "monitor"\n'
@@ -160,3 +171,57 @@ def test_bundles_fetched_in_monitor_and_shadow_mode_are_recorded_never_enforced(
     assert modes["acme-next"] == ("shadow", "acme")
     assert status["rollout"]["shadow"] == "acme-next"
     assert int(status["rollout"]["disagreements"]["deny-to-allow"]) == 1
+
+
+def stored_lines(store: Path, at_least: int) -> list[dict[str, Any]] | None:
+    lines = [line for _, line in read_entries(store)]
+    return lines if len(lines) >= at_least else None
+
+
+def test_with_two_workers_every_process_observes_stores_and_counts(tmp_path: Path) -> None:
+    """`[daemon] workers = 2`: the worker process observes its own decisions (monitor and shadow), sends its
+    replay lines to the daemon's one store, and the daemon's counters add up both processes' observations."""
+    project, candidate = project_and_candidate(tmp_path)
+    store = tmp_path / "replay"
+    config = (
+        f'[daemon]\nworkers = 2\n[layers]\nprojects = ["{project}"]\nproject_mode = "monitor"\n'
+        f'[rollout]\nshadow_policies = "{candidate}"\nshadow_replaces = "default"\ncpu_budget_percent = 100\n'
+        f'[replay]\nenabled = true\npath = "{store}"\n'
+    )
+    names = [("secret.txt" if n % 2 else "fine.txt") for n in range(120)]
+    daemon = start_daemon(tmp_path, DEMO_POLICIES, config=config)
+    try:
+        eventually(lambda: '"worker_serving"' in daemon.log(), timeout=TIMEOUT, what="the worker serving")
+        for name in names:  # one at a time, so that neither process sheds the observation for load
+            frame = wire.encode_request({**HEADER, "cwd": str(project)}, json.dumps(write(name, project)).encode())
+            assert ask(daemon.socket, frame).status is wire.Status.OK
+        records = daemon.decisions(at_least=len(names))
+        stored = eventually(lambda: stored_lines(store, len(names)), timeout=TIMEOUT, what="every line stored")
+        rollout = json.loads(hookd(daemon, "status", "--json"))["rollout"]
+    finally:
+        assert daemon.stop() == 0
+
+    assert len(records) == len(names)
+    by_process = {r["id"]: int(r["id"], 16) % 64 for r in records}
+    assert set(by_process.values()) == {0, 1}, "both processes must have decided"
+    assert sorted(e["id"] for e in stored) == sorted(by_process)  # every request, from either process, once
+    assert all(e["input"]["tool"]["input"]["file_path"] in ("secret.txt", "fine.txt") for e in stored)
+
+    observed = [r for r in records if "shadow" in r]
+    skipped = [r for r in records if "rollout" in r]
+    assert len(observed) + len(skipped) == len(records)
+    assert {by_process[r["id"]] for r in observed} == {0, 1}, "the worker's decisions must be observed too"
+    differ = [r for r in observed if r["shadow"]["transition"]]
+    assert {r["shadow"]["transition"] for r in differ} == {"deny-to-allow"}
+    assert {r["input"]["tool"]["input"]["file_path"] for r in differ} == {"secret.txt"}
+    assert {by_process[r["id"]] for r in differ} == {0, 1}
+    # the daemon's counters hold what both processes observed, exactly as their records say
+    assert int(rollout["shadow_evaluated"]) == len(observed)
+    assert {k: int(v) for k, v in rollout["disagreements"].items()} == {"deny-to-allow": len(differ)}
+    monitor = {(m["layer"], m["decision"]): int(m["count"]) for m in rollout["monitor"]}
+    fine = sum(1 for r in observed if r["input"]["tool"]["input"]["file_path"] == "fine.txt")
+    assert monitor == {
+        (f"project:{project}", "deny"): fine,
+        (f"project:{project}", "allow"): len(observed) - fine,
+    }
+    assert sum(int(n) for n in rollout.get("skipped", {}).values()) == len(skipped)

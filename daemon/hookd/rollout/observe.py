@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,7 +31,7 @@ from hookd.errors import one_line
 from hookd.policy.combine import combine
 from hookd.policy.layers import Layer, LayeredEngine, evaluate_layers
 from hookd.rollout.compare import deciding_rules, outcome_name, transition, without_layer
-from hookd.types import Deadline, EngineRequest, Verdict
+from hookd.types import JSON, Deadline, EngineRequest, Verdict
 
 log = structlog.get_logger("hookd.rollout")
 Forward = Callable[[Pending], None]  # the decision log's sink.put_nowait
@@ -91,6 +91,26 @@ class CpuBudget:
         self.tokens -= seconds
 
 
+def tally(observed: Observed) -> dict[str, JSON]:
+    """What one observation adds to the counters, as JSON: `skipped` (the reason, or ""), `monitor` (a
+    [layer, would-be decision] per monitor layer evaluated), `errors` (evaluations that failed), `shadow`
+    (the transition, "" when both sides agree; null when the shadow was not compared)."""
+    errors = sum(1 for v in observed.monitor if v.error)
+    shadow = observed.shadow
+    compared: str | None = None
+    if shadow is not None:
+        if shadow.error:
+            errors += 1
+        else:
+            compared = shadow.transition
+    return {
+        "skipped": observed.skipped,
+        "monitor": [[v.layer, v.decision] for v in observed.monitor if not v.error],
+        "errors": errors,
+        "shadow": compared,
+    }
+
+
 class RolloutCounters:
     """What the observer counted, by layer and outcome; read by status and the metrics scrape."""
 
@@ -104,22 +124,22 @@ class RolloutCounters:
         self.errors = 0  # monitor or shadow evaluations that failed
 
     def count(self, observed: Observed) -> None:
-        if observed.skipped:
-            self.skipped[observed.skipped] = self.skipped.get(observed.skipped, 0) + 1
-        for verdict in observed.monitor:
-            if verdict.error:
-                self.errors += 1
-                continue
-            key = (verdict.layer, verdict.decision)
+        self.add(tally(observed))
+
+    def add(self, counts: Mapping[str, Any]) -> None:
+        """Add one observation's `tally` (made here, or in a worker process and sent to the daemon)."""
+        skipped = str(counts.get("skipped") or "")
+        if skipped:
+            self.skipped[skipped] = self.skipped.get(skipped, 0) + 1
+        for layer, decision in counts.get("monitor") or ():
+            key = (str(layer), str(decision))
             self.monitor[key] = self.monitor.get(key, 0) + 1
-        shadow = observed.shadow
+        self.errors += int(counts.get("errors") or 0)
+        shadow = counts.get("shadow")
         if shadow is not None:
-            if shadow.error:
-                self.errors += 1
-            else:
-                self.shadow_evaluated += 1
-                if shadow.transition:
-                    self.disagreements[shadow.transition] = self.disagreements.get(shadow.transition, 0) + 1
+            self.shadow_evaluated += 1
+            if shadow:
+                self.disagreements[str(shadow)] = self.disagreements.get(str(shadow), 0) + 1
 
     def families(self) -> Iterator[Any]:
         """Prometheus metric families (the collector in hookd.metrics yields them at scrape time)."""
@@ -176,6 +196,10 @@ class Observer:
             self._skip(self._items.popleft()[0], "queue")
         self._items.append((pending, busy))
         self._wake.set()
+
+    def __len__(self) -> int:
+        """Decisions waiting to be observed (and then passed on)."""
+        return len(self._items)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="hookd-rollout")

@@ -113,7 +113,7 @@ class ReplayStore:
     def __init__(self, config: ReplayConfig, log_config: LogConfig) -> None:
         self.config = config
         self.path = config.path
-        self.sink: Sink[tuple[Handled, float]] = Sink(config.queue_size)
+        self.sink: Sink[tuple[Handled, float] | dict[str, JSON]] = Sink(config.queue_size)
         self._redact = redactor(log_config, config)
         self._file: int | None = None
         self._size = 0
@@ -128,6 +128,10 @@ class ReplayStore:
     def offer(self, handled: Handled) -> None:
         """The hot path's hand-over: never awaits."""
         self.sink.put_nowait((handled, time.time()))
+
+    def offer_entry(self, line: dict[str, JSON]) -> None:
+        """A line a worker process built and redacted with `entry` (hookd.rollout.relay)."""
+        self.sink.put_nowait(line)
 
     def start(self) -> None:
         prepare_dir(self.path)
@@ -144,8 +148,8 @@ class ReplayStore:
     async def _run(self) -> None:
         while True:
             await self.sink.wait()
-            for n, (handled, at) in enumerate(self.sink.take(), 1):
-                self._write(handled, at)
+            for n, item in enumerate(self.sink.take(), 1):
+                self._write(item)
                 if n % YIELD_EVERY == 0:
                     await asyncio.sleep(0)
             if time.monotonic() - self._pruned_at > PRUNE_EVERY_S:
@@ -153,9 +157,10 @@ class ReplayStore:
             if self._closing and not len(self.sink):
                 return
 
-    def _write(self, handled: Handled, at: float) -> None:
+    def _write(self, item: tuple[Handled, float] | dict[str, JSON]) -> None:
         try:
-            data = (json.dumps(entry(handled, at, self._redact), separators=(",", ":")) + "\n").encode()
+            line = item if isinstance(item, dict) else entry(*item, self._redact)
+            data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
             if self._file is None or self._size + len(data) > self.config.segment_bytes:
                 self._open_segment()
             assert self._file is not None
@@ -164,7 +169,8 @@ class ReplayStore:
             self.written += 1
         except Exception:  # a full disk or an odd input must not stop the store, nor the daemon
             self.write_errors += 1
-            log.exception("replay_store_write_failed", decision=handled.decision_id)
+            decision = item.get("id") if isinstance(item, dict) else item[0].decision_id
+            log.exception("replay_store_write_failed", decision=decision)
 
     def _open_segment(self) -> None:
         self._close_segment()

@@ -1,0 +1,51 @@
+"""`input.stream` with `[daemon] workers = 2`: the chunks of one streamed response are decided by whichever
+process the kernel hands each connection to, and the text streamed so far is still the whole response's
+(hookd.enrich.stream keeps it in files both processes share). A real daemon, its real worker and the
+default policies' model_secrets rule."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from load_support import HEADER, ask
+
+from hookd import wire
+from support import ROOT, eventually, gemini_payload, start_daemon
+
+SESSIONS = 48
+FIRST, SECOND = "part-one: -----BEGIN OPENSSH PRIV", "ATE KEY----- part-two"
+
+
+def chunk(session: str, text: str) -> bytes:
+    response = {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]}
+    payload = gemini_payload("AfterModel", session_id=session, llm_request={}, llm_response=response)
+    return wire.encode_request({**HEADER, "event": "AfterModel"}, json.dumps(payload).encode())
+
+
+def test_a_key_split_across_chunks_that_two_processes_decide_stops_the_turn(tmp_path: Path) -> None:
+    daemon = start_daemon(tmp_path, ROOT / "policies", config="[daemon]\nworkers = 2\n")
+    try:
+        eventually(lambda: '"worker_serving"' in daemon.log(), timeout=30)
+
+        def respond(session: str) -> tuple[wire.DecodedReply, wire.DecodedReply]:
+            return ask(daemon.socket, chunk(session, FIRST)), ask(daemon.socket, chunk(session, SECOND))
+
+        with ThreadPoolExecutor(6) as pool:  # both processes busy, so the chunks of a response spread
+            replies = dict(zip(range(SESSIONS), pool.map(respond, [f"s{i}" for i in range(SESSIONS)]), strict=True))
+        records = daemon.decisions(at_least=2 * SESSIONS)
+    finally:
+        daemon.stop()
+    slots: dict[tuple[str, str], int] = {}  # (session, which chunk) -> the deciding process (0: the daemon)
+    decisions: dict[tuple[str, str], str] = {}
+    for record in records:
+        part = "one" if "part-one" in record["input"]["stream"]["chunk"] else "two"
+        slots[record["session"], part] = int(record["id"], 16) % 64
+        decisions[record["session"], part] = record["decision"]
+    split = [i for i in range(SESSIONS) if slots[f"s{i}", "one"] != slots[f"s{i}", "two"]]
+    assert len(split) >= 3, f"the chunks of only {len(split)} responses were decided by different processes"
+    assert all(decisions[f"s{i}", "one"] == "allow" for i in range(SESSIONS))
+    stopped = [i for i in range(SESSIONS) if decisions[f"s{i}", "two"] != "allow"]
+    assert stopped == list(range(SESSIONS)), f"not stopped: {sorted(set(range(SESSIONS)) - set(stopped))}"
+    assert all(b"private key" in replies[i][1].stdout for i in range(SESSIONS))
