@@ -114,6 +114,12 @@ def check_service(config: Config) -> list[Finding]:
         return [Finding("service", False, f"units out of date with the config: {', '.join(stale)}",
                         "hookd service install")]  # fmt: skip
     findings = [Finding("service", True, f"units in {scope.unit_dir} are current")]
+    missing = systemd.manager_missing(scope)
+    if missing:
+        return [Finding("service", False, f"hookd's units are installed in {scope.unit_dir} but no {scope.name} "
+                        f"service manager runs them ({missing}): nothing starts the daemon on a hook call",
+                        "run a systemd user manager (loginctl enable-linger, then log in again), or keep a daemon "
+                        "up without one: hookd install --client <agent> --autostart, or hookd serve")]  # fmt: skip
     for name, _ in systemd.SOCKETS:
         done = systemd.systemctl(scope, "is-active", name)
         if done is not None and done.stdout.strip() != "active":

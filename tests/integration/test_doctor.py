@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from support import RunningDaemon, start_daemon
+from support import RunningDaemon, require, start_daemon
 
 
 @dataclass
@@ -53,8 +53,11 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     project.mkdir()
     config = root / "config.toml"
     config.write_text(f'[daemon]\nruntime_dir = "{runtime}"\n')
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "HOOKD_", "GEMINI_", "CLAUDE_"))}
-    env |= {"HOME": str(home), "XDG_STATE_HOME": str(root / "state")}
+    # No XDG_RUNTIME_DIR nor D-Bus address: `systemctl --user` finds no manager, on any machine.
+    agents = ("GEMINI_", "CLAUDE_", "CODEX_", "COPILOT_", "QWEN_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "HOOKD_", "DBUS_", *agents))}
+    env |= {"HOME": str(home), "XDG_STATE_HOME": str(root / "state"), "XDG_CONFIG_HOME": str(root / "config"),
+            "HOOKD_SYSTEM_ROOT": str(root / "sys")}  # fmt: skip
     try:
         yield Setup(root, home, project, runtime, config, env)
     finally:
@@ -129,9 +132,25 @@ def test_runtime_dir_mode(sound: Setup) -> None:
     ]
 
 
-def test_service_units_out_of_date(sound: Setup) -> None:
-    assert sound.hookd("service", "install", "--no-start").returncode == 0
-    assert sound.doctor()[0] == 0
+def test_service_units_without_a_manager_and_out_of_date(sound: Setup) -> None:
+    """The units `hookd service install` writes, and no service manager to run them: the real systemctl says
+    so (systemd is not PID 1 here, and the test's environment has no user session on any machine)."""
+    require(shutil.which("systemctl") is not None, "systemctl (Debian's systemd package)")
+    installed = sound.hookd("service", "install")
+    assert installed.returncode == 0, installed.stderr
+    unit_dir = sound.root / "config" / "systemd" / "user"
+    assert (unit_dir / "hookd.service").is_file() and "no user service manager answers here" in installed.stderr
+    said = subprocess.run(["systemctl", "--user", "show-environment"], env=sound.env, capture_output=True,
+                          text=True, timeout=60, check=False)  # fmt: skip
+    assert said.returncode != 0 and said.stderr.strip(), said
+    code, findings = sound.doctor()
+    assert code == 1
+    assert problems(findings) == [
+        f"service: hookd's units are installed in {unit_dir} but no user service manager runs them "
+        f"({said.stderr.strip().splitlines()[-1]}): nothing starts the daemon on a hook call; fix: run a systemd "
+        "user manager (loginctl enable-linger, then log in again), or keep a daemon up without one: hookd install "
+        "--client <agent> --autostart, or hookd serve"
+    ]
     sound.config.write_text(sound.config.read_text() + '[metrics]\nlisten = "127.0.0.1:9464"\n')
     code, findings = sound.doctor()
     assert code == 1

@@ -245,21 +245,37 @@ def remove_units(unit_dir: Path) -> list[Path]:
 
 def systemctl(scope: Scope, *args: str) -> subprocess.CompletedProcess[str] | None:
     """Run systemctl for this scope; None when there is no systemctl or no manager to talk to."""
-    if shutil.which("systemctl") is None:
-        return None
-    try:
-        done = subprocess.run([*scope.systemctl, *args], capture_output=True, text=True,
-                              timeout=SYSTEMCTL_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL)  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0 and _no_manager(done.stderr):
+    done = _run_systemctl(scope, *args)
+    if isinstance(done, str):
         return None
     return done
 
 
+def manager_missing(scope: Scope) -> str:
+    """Why no service manager of this scope answers here (systemctl's own words), or '' when one does."""
+    done = _run_systemctl(scope, "show-environment")
+    return done if isinstance(done, str) else ""
+
+
+def _run_systemctl(scope: Scope, *args: str) -> subprocess.CompletedProcess[str] | str:
+    """systemctl's answer, or why there is none: no systemctl, or no manager to talk to."""
+    if shutil.which("systemctl") is None:
+        return "there is no systemctl"
+    try:
+        done = subprocess.run([*scope.systemctl, *args], capture_output=True, text=True,
+                              timeout=SYSTEMCTL_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"systemctl did not answer: {exc}"
+    lines = done.stderr.strip().splitlines()
+    if done.returncode != 0 and lines and _no_manager(done.stderr):
+        return lines[-1]
+    return done
+
+
 def _no_manager(stderr: str) -> bool:
-    return any(text in stderr for text in ("Failed to connect to bus", "System has not been booted with systemd",
-                                           "No such file or directory", "Host is down"))  # fmt: skip
+    # "No medium found": systemctl --user without $XDG_RUNTIME_DIR (no login session, a container)
+    return any(text in stderr for text in ("Failed to connect to", "System has not been booted with systemd",
+                                           "No such file or directory", "Host is down", "No medium found"))  # fmt: skip
 
 
 def default_exec_start(config: Config) -> list[str]:
