@@ -173,7 +173,12 @@ def main() -> int:
         help="max (closed loop, 4 in flight), requests a second, or trace (the recorded e2e sessions at their pacing)",
     )
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--py-spy", default=shutil.which("py-spy"), help="the py-spy binary (default: on PATH)")
+    beside = Path(sys.executable).with_name("py-spy")  # `.cache/venv/bin/pip install py-spy` puts it here
+    parser.add_argument(
+        "--py-spy",
+        default=shutil.which("py-spy") or (str(beside) if beside.exists() else None),
+        help="the py-spy binary (default: on PATH, or beside this interpreter)",
+    )
     parser.add_argument("--hz", type=int, default=250, help="samples a second (more for sparse rates)")
     parser.add_argument("--policies", default=str(ROOT / "policies"))
     parser.add_argument("--json", help="also write the result here")
