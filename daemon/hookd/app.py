@@ -171,10 +171,12 @@ class Daemon:
         return MetricsEndpoint(
             host,
             port,
-            HookdCollector(
-                self.metrics, Gauges(self._errors, self._counters, self._gauges, self.observer.counters.families)
-            ),
+            HookdCollector(self.metrics, self._readings()),
         )
+
+    def _readings(self) -> Gauges:
+        """What the metrics report beside DecisionMetrics (the Prometheus scrape and the OTLP metrics)."""
+        return Gauges(self._errors, self._counters, self._gauges, self.observer.counters.families)
 
     def _errors(self) -> dict[str, int]:
         return dict(self.stats.errors)
@@ -194,6 +196,13 @@ class Daemon:
                 "hookd_log_ship_sent": shipper.sent,
                 "hookd_log_ship_dropped": shipper.dropped,
                 "hookd_log_ship_failures": shipper.failures,
+            }
+        if self.replay is not None:
+            replay = self.replay
+            counters |= {
+                "hookd_replay_written": replay.written,
+                "hookd_replay_dropped": replay.sink.dropped,
+                "hookd_replay_write_errors": replay.write_errors,
             }
         if self.otel is not None:
             export = self.otel.processor
@@ -360,11 +369,11 @@ class Daemon:
         if self.replay is not None:
             self.replay.start()
         if self.config.otel.endpoint:
-            from hookd.rollout.otel import OtelExport, daemon_counters
+            from hookd.rollout.otel import OtelExport, daemon_readings
 
             revision = self.policy_set.current.status().revision
-            counters = daemon_counters(self.metrics, self.observer.counters)
-            self.otel = OtelExport(self.config.otel, revision, counters)
+            readings = daemon_readings(self.metrics, self.observer.counters, self._readings())
+            self.otel = OtelExport(self.config.otel, revision, readings)
             self.decision_log.outlets.append(self.otel.offer)
 
     async def _close_rollout(self) -> None:
