@@ -24,7 +24,7 @@ from hookd.errors import HookdError, Unavailable
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import Engine, HookRequest, Reply
+from hookd.types import Deadline, Engine, HookRequest, Reply
 
 STATS_EVERY_S = 1.0
 UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
@@ -60,15 +60,25 @@ class WorkerProcess:
         self._check_channel()
         handled = await self.pipeline.handle(request)
         self._check_channel()  # the daemon may have gone while this request was decided
+        if not await self._room_for_a_record(request.deadline):
+            why = f"hookd worker {self.index}: the daemon is not taking its decision records"
+            # The agent gets an error frame (the shim's fail mode), so that is what the record says.
+            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), "socket"))
+            raise Unavailable(why)
         self.rollout.offer(Pending(handled, time.time(), "socket"))
-        while self._unacked + len(self._sink) + len(self.rollout) > UNACKED_LIMIT:  # what a daemon crash loses
+        return handled.reply
+
+    async def _room_for_a_record(self, deadline: Deadline) -> bool:
+        """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue: this
+        bounds what a crash of the daemon loses. False when the deadline came first."""
+        while self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             self._acked.clear()
             try:
-                await asyncio.wait_for(self._acked.wait(), request.deadline.remaining())
+                await asyncio.wait_for(self._acked.wait(), deadline.remaining())
             except TimeoutError:
-                raise Unavailable(f"hookd worker {self.index}: the daemon is not taking its decision records") from None
+                return False
             self._check_channel()
-        return handled.reply
+        return True
 
     def _busy(self, answering: int) -> bool:
         """Hook requests besides `answering` of them are being decided (monitor and shadow stand aside)."""

@@ -1,5 +1,5 @@
 """A worker process cut off from its daemon: it dies with it (the kernel's death signal) and, whichever comes
-first, refuses every request once its records cannot reach the daemon's writer (hookd.workers)."""
+first, refuses every request once its records cannot reach the daemon's writer (hookd.procs.child)."""
 
 from __future__ import annotations
 
@@ -121,4 +121,33 @@ async def unacknowledged(worker: WorkerProcess) -> None:
         await asyncio.wait_for(worker.handle(request()), TIMEOUT)
     finally:
         daemon[1].close()
+        await asyncio.wait_for(task, TIMEOUT)
+
+
+def test_a_reply_refused_for_want_of_an_acknowledgement_is_logged_as_the_fail_mode() -> None:
+    """The refused request's record reaches the daemon once it reads again, and says what the agent got: the
+    event's fail mode (a deny for BeforeTool), never the allow the policies gave."""
+    asyncio.run(refused_record(WorkerProcess(parse_config({}), 1)))
+
+
+async def refused_record(worker: WorkerProcess) -> None:
+    task, daemon_end, _ = await serve(worker)
+    reader, writer = await asyncio.open_unix_connection(sock=daemon_end)
+    try:
+        for n in range(UNACKED_LIMIT):
+            await worker.handle(request(f"f{n}"))
+        with pytest.raises(Unavailable):
+            await worker.handle(replace(request("refused.txt"), deadline=Deadline.after(0.3)))
+        writer.write(b'{"t": "ack", "n": 100}\n')
+        records = {}
+        while "refused.txt" not in records:
+            message = json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
+            if message["t"] == "d":
+                records[message["r"]["input"]["tool"]["input"]["file_path"]] = message
+        refused = records["refused.txt"]
+        assert (refused["r"]["decision"], refused["c"][1], refused["c"][3]) == ("deny", "DENY", True)
+        assert "not taking its decision records" in refused["r"]["reason"]
+        assert records["f0"]["r"]["decision"] == "allow"
+    finally:
+        writer.close()
         await asyncio.wait_for(task, TIMEOUT)
