@@ -4,7 +4,7 @@ generator, each sample charged to the hot-path step it was in, scaled by the dae
 bench/breakdown.py times each step alone, in process, warm; this measures the daemon as it serves (the decision
 log written, uvloop, the steps' caches as cold as the load leaves them), at its maximum rate or at a fixed one:
 
-  .cache/venv/bin/python bench/profile.py [--rate max|N] [--seconds 10] [--py-spy PATH] [--json FILE]
+  .cache/venv/bin/python bench/profile.py [--rate max|N|trace] [--seconds 10] [--py-spy PATH] [--json FILE]
 
 py-spy (`pip install py-spy`; not a dependency of hookd) samples without stopping the daemon (`--nonblocking`).
 Native frames are not unwound: time inside regorus is charged to the Python line that called it, which is
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import LOAD, PAYLOADS, ROOT, payload, start_daemon, wait_for_log
+from run import LOAD, PAYLOADS, ROOT, TRACE, payload, start_daemon, wait_for_log
 
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.transport.hook_server import _HookConnection
@@ -96,7 +96,7 @@ def sampled_steps(raw: Path) -> Counter[str]:
     return counts
 
 
-def profile(py_spy: str, rate: str, seconds: float, policies: Path) -> dict[str, Any]:
+def profile(py_spy: str, rate: str, seconds: float, policies: Path, hz: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="hookd-profile-") as name:
         tmp = Path(name)
         project = tmp / "project"
@@ -106,7 +106,7 @@ def profile(py_spy: str, rate: str, seconds: float, policies: Path) -> dict[str,
         runtime, raw = tmp / "daemon", Path(os.environ.get("HOOKD_PROFILE_RAW", tmp / "samples.txt"))
         daemon = start_daemon(runtime, policies, tmp / "daemon.log")
         try:
-            record = ["record", "--nonblocking", "--rate", "250", "--format", "raw", "--output", str(raw)]
+            record = ["record", "--nonblocking", "--rate", str(hz), "--format", "raw", "--output", str(raw)]
             spy = subprocess.Popen(
                 [py_spy, *record, "--duration", str(int(seconds) + 1), "--pid", str(daemon.pid)],
                 stdout=subprocess.DEVNULL,
@@ -114,9 +114,10 @@ def profile(py_spy: str, rate: str, seconds: float, policies: Path) -> dict[str,
             )
             time.sleep(0.5)  # py-spy attached
             before = schedstat(daemon.pid)
-            mode, param = ("max", "4") if rate == "max" else ("fixed", rate)
+            mode, param = {"max": ("max", "4"), "trace": ("trace", "1")}.get(rate, ("fixed", rate))
+            frames = TRACE if rate == "trace" else payload_file
             done = subprocess.run(
-                [sys.executable, str(LOAD), str(runtime / "hook.sock"), str(payload_file), mode, param, str(seconds)],
+                [sys.executable, str(LOAD), str(runtime / "hook.sock"), str(frames), mode, param, str(seconds)],
                 capture_output=True,
                 timeout=seconds + 60,
                 check=True,
@@ -166,17 +167,29 @@ def report(result: dict[str, Any]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rate", default="max", help="max (closed loop, 4 in flight) or requests a second")
+    parser.add_argument(
+        "--rate",
+        default="max",
+        help="max (closed loop, 4 in flight), requests a second, or trace (the recorded e2e sessions at their pacing)",
+    )
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--py-spy", default=shutil.which("py-spy"), help="the py-spy binary (default: on PATH)")
+    beside = Path(sys.executable).with_name("py-spy")  # `.cache/venv/bin/pip install py-spy` puts it here
+    parser.add_argument(
+        "--py-spy",
+        default=shutil.which("py-spy") or (str(beside) if beside.exists() else None),
+        help="the py-spy binary (default: on PATH, or beside this interpreter)",
+    )
+    parser.add_argument("--hz", type=int, default=250, help="samples a second (more for sparse rates)")
     parser.add_argument("--policies", default=str(ROOT / "policies"))
     parser.add_argument("--json", help="also write the result here")
     args = parser.parse_args()
     if not args.py_spy:
         parser.error("py-spy not found: `pip install py-spy` (into any environment) or pass --py-spy PATH")
-    if args.rate != "max" and not args.rate.replace(".", "", 1).isdigit():
-        parser.error("--rate is max or a number of requests a second")
-    result = profile(str(Path(args.py_spy).resolve()), args.rate, args.seconds, Path(args.policies).resolve())
+    if args.rate not in ("max", "trace") and not args.rate.replace(".", "", 1).isdigit():
+        parser.error("--rate is max, trace or a number of requests a second")
+    if args.rate == "trace":
+        args.seconds = json.loads(TRACE.read_text())["calls"][-1]["offset_ms"] / 1000 + 2
+    result = profile(str(Path(args.py_spy).resolve()), args.rate, args.seconds, Path(args.policies).resolve(), args.hz)
     report(result)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")

@@ -92,7 +92,7 @@ def worker_pids(daemon: RunningDaemon) -> list[int]:
 def is_worker(pid: int) -> bool:
     """A live hookd worker process (a zombie has no command line any more)."""
     try:
-        return b"hookd.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"hookd.procs.child" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
 

@@ -1,8 +1,9 @@
-"""The daemon: logging, signals, the hook server, the control server, the decision log, reload; the
-pipeline comes from hookd.assembly.
+"""The daemon, a composition root: it builds its components (the pipeline from hookd.assembly, the
+policy set's holder, the decision path, the servers, the decision log, bundles, rollout) and hands them
+to the lifecycle Supervisor; it owns signals and reload.
 
-The hot path is `Daemon.handle`: decide, count, hand the decision to the log's sink (`put_nowait`,
-never awaited), reply. Everything the log does happens later, in its own task.
+The hot path is `Decider.handle` (hookd.decide): decide, count, hand the decision to the log's sink
+(`put_nowait`, never awaited), reply. Everything the log does happens later, in its own task.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import structlog
 
 from hookd.assembly import build_pipeline, bundle_compiler, kept_bundles_of, load_engine, local_layers
 from hookd.audit.ids import decision_ids
-from hookd.audit.record import Pending
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
 from hookd.audit.writer import DecisionLog, Queued
@@ -29,12 +29,13 @@ from hookd.bundle.store import BundleStore
 from hookd.config import Config, loopback_address
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
-from hookd.errors import DialectError, HookdError
+from hookd.decide import Decider
+from hookd.errors import HookdError
 from hookd.lifecycle import Component, Supervisor
 from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
-from hookd.pipeline import InteractiveProbe
 from hookd.policy.layers import Layer, LayeredEngine
+from hookd.procs.pool import WorkerPool
 from hookd.rollout.observe import Observer
 from hookd.rollout.relay import receive
 from hookd.rollout.store import ReplayStore
@@ -42,8 +43,7 @@ from hookd.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token
-from hookd.types import Handled, HookRequest, ReloadResult, Reply
-from hookd.workers import WorkerPool
+from hookd.types import ReloadResult
 
 if TYPE_CHECKING:
     from hookd.rollout.otel import OtelExport
@@ -91,17 +91,29 @@ class Daemon:
         self.replay = ReplayStore(config.replay, config.log) if config.replay.enabled else None
         self.otel: OtelExport | None = None  # started in run() when [otel] endpoint is set
         self.observer = Observer(
-            config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self._busy("")
+            config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self.decider.busy("")
         )
         self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
-        self.server = HookServer.from_config(config, self.handle, self.stats)
+        self.server: HookServer
+        self.decider = Decider(
+            config,
+            self.pipeline,
+            self.policy_set,
+            self.stats,
+            self.metrics,
+            self.sink,
+            self.observer,
+            self.replay,
+            lambda: self.server.in_flight,
+        )
+        self.server = HookServer.from_config(config, self.decider.handle, self.stats)
         self.http: HttpHookServer | None = None
         if config.http.enabled:
             self.http = HttpHookServer(
                 config.http.host,
                 config.http.port,
                 load_token(config.http.token_file),
-                self.handle_http,
+                self.decider.handle_http,
                 max_payload_bytes=daemon.max_payload_bytes,
                 request_timeout=daemon.request_timeout_ms / 1000,
                 max_concurrency=daemon.max_concurrency,
@@ -111,70 +123,22 @@ class Daemon:
             )
         self.control = ControlServer(
             config.control_socket,
-            ControlService(self),
-            HookService(self),
+            ControlService(self, self.decider),
+            HookService(self.decider),
             max_message_bytes=daemon.max_payload_bytes + daemon.max_header_bytes,
         )
-
-    async def handle(self, request: HookRequest) -> Reply:
-        """The hook socket's handler (the hook server counts the request and maps errors)."""
-        handled = await self.pipeline.handle(request)
-        self.record(handled, "socket")
-        return handled.reply
-
-    async def handle_http(self, request: HookRequest) -> Reply:
-        """The HTTP hook endpoint's handler: the same pipeline and the same log as the socket."""
-        handled = await self.pipeline.handle(request)
-        self.record(handled, "http")
-        return handled.reply
-
-    async def decide(self, request: HookRequest) -> Handled:
-        """The Decide call: the hook path, counted and logged like it. Raises DialectError, TimeoutError."""
-        self.stats.requests += 1
-        try:
-            async with asyncio.timeout(self.config.daemon.request_timeout_ms / 1000):
-                handled = await self.pipeline.handle(request)
-        except DialectError:
-            self.stats.error("bad-payload")
-            raise
-        except TimeoutError:
-            self.stats.error("deadline")
-            raise
-        self.record(handled, "grpc")
-        return handled
-
-    async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled:
-        """A dry run through the same pipeline: neither counted nor logged."""
-        async with asyncio.timeout(self.config.daemon.request_timeout_ms / 1000):
-            return await self.pipeline.handle(request, probe=probe)
-
-    def record(self, handled: Handled, via: str) -> None:
-        """Count the decision and hand it to the decision log (through the observer when monitor or shadow
-        layers are to see it first); never blocks, never fails the request."""
-        self.metrics.observe(handled)
-        if self.replay is not None:
-            self.replay.offer(handled)
-        engine = handled.engine
-        if isinstance(engine, LayeredEngine) and engine.observed:
-            self.observer.offer(Pending(handled, time.time(), via), self._busy(via))
-        else:
-            self.sink.put_nowait(Pending(handled, time.time(), via))
-
-    def _busy(self, via: str) -> bool:
-        """Other hook requests are being decided besides the one just answered (then monitor and shadow
-        layers stand aside: docs/rollout.md)."""
-        answering = 1 if via == "socket" else 0  # the answered request is still the hook server's task
-        return self.server.in_flight > answering or self.policy_set.in_use(self.policy_set.current) > 0
 
     def _metrics_endpoint(self) -> MetricsEndpoint:
         host, port = loopback_address(self.config.metrics.listen, "'metrics.listen'")
         return MetricsEndpoint(
             host,
             port,
-            HookdCollector(
-                self.metrics, Gauges(self._errors, self._counters, self._gauges, self.observer.counters.families)
-            ),
+            HookdCollector(self.metrics, self._readings()),
         )
+
+    def _readings(self) -> Gauges:
+        """What the metrics report beside DecisionMetrics (the Prometheus scrape and the OTLP metrics)."""
+        return Gauges(self._errors, self._counters, self._gauges, self.observer.counters.families)
 
     def _errors(self) -> dict[str, int]:
         return dict(self.stats.errors)
@@ -194,6 +158,13 @@ class Daemon:
                 "hookd_log_ship_sent": shipper.sent,
                 "hookd_log_ship_dropped": shipper.dropped,
                 "hookd_log_ship_failures": shipper.failures,
+            }
+        if self.replay is not None:
+            replay = self.replay
+            counters |= {
+                "hookd_replay_written": replay.written,
+                "hookd_replay_dropped": replay.sink.dropped,
+                "hookd_replay_write_errors": replay.write_errors,
             }
         if self.otel is not None:
             export = self.otel.processor
@@ -360,11 +331,11 @@ class Daemon:
         if self.replay is not None:
             self.replay.start()
         if self.config.otel.endpoint:
-            from hookd.rollout.otel import OtelExport, daemon_counters
+            from hookd.rollout.otel import OtelExport, daemon_readings
 
             revision = self.policy_set.current.status().revision
-            counters = daemon_counters(self.metrics, self.observer.counters)
-            self.otel = OtelExport(self.config.otel, revision, counters)
+            readings = daemon_readings(self.metrics, self.observer.counters, self._readings())
+            self.otel = OtelExport(self.config.otel, revision, readings)
             self.decision_log.outlets.append(self.otel.offer)
 
     async def _close_rollout(self) -> None:

@@ -25,10 +25,12 @@ from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
 
-def enrichers(config: Config) -> Sequence[Enricher]:
+def enrichers(config: Config, *, processes: int | None = None) -> Sequence[Enricher]:
     """The enrichment steps, in order. The streams enricher keeps the text of each response being streamed
-    (bounded), where every deciding process sees it (hookd.enrich.stream)."""
-    return (enrich_shell, enrich_paths, response_streams(config.daemon.runtime_dir, config.daemon.workers))
+    (bounded), where every one of the daemon's deciding processes sees it (hookd.enrich.stream);
+    `processes=1` keeps it in this process (`hookd eval` and `hookd test` leave a daemon's alone)."""
+    count = config.daemon.workers if processes is None else processes
+    return (enrich_shell, enrich_paths, response_streams(config.daemon.runtime_dir, count))
 
 
 def engine_for_dir(
@@ -128,9 +130,11 @@ def build_pipeline(
     probe: InteractiveProbe = session_is_interactive,
     ids: IdFactory | None = None,
     bundles: Sequence[Layer] = (),
+    steps: Sequence[Enricher] | None = None,
 ) -> tuple[Pipeline, PolicySetHolder]:
     """The pipeline over `engine` (else the configured policy set), and the holder of what it serves;
-    `bundles` are the organisation layers among `engine`'s."""
+    `bundles` are the organisation layers among `engine`'s; `steps` the enrichers when pipelines are to
+    share their state (a stream's text), else new ones."""
     holder = PolicySetHolder(engine or load_engine(config), bundles=bundles)
     ask = AskPolicy(
         headless_fallback=Outcome.DENY if config.ask.headless_fallback == "deny" else Outcome.ALLOW,
@@ -138,7 +142,7 @@ def build_pipeline(
     )
     pipeline = Pipeline(
         dialects={name: spec.dialect for name, spec in AGENTS.items()},
-        enrichers=enrichers(config),
+        enrichers=enrichers(config) if steps is None else steps,
         policy_set=holder,
         fail_modes=config.shim.fail_modes,
         ask=ask,

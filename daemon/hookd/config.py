@@ -64,7 +64,7 @@ class DaemonConfig:
     log_level: str = "info"
     engine: str = "embedded"  # who evaluates the Rego policies: "embedded" (regorus) or "opa" ([opa])
     state_dir: Path = field(default_factory=default_state_dir)  # kept bundles: state_dir/bundles/NAME/
-    workers: int = 1  # processes deciding hook-socket requests: the daemon and workers - 1 more (hookd.workers)
+    workers: int = 1  # processes deciding hook-socket requests: the daemon and workers - 1 more (hookd.procs)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ def check_agents(config: Config, project_dir: Path, env: Mapping[str, str] | Non
             findings.append(Finding(f"{spec.name} {scope}", False, str(exc), f"fix {path} by hand"))
     registered = [f for f in files if hookd_entries(f)]
     for file in registered:
-        problems = check_file(config, file) + trust_problems(file)
+        problems = check_file(config, file) + trust_problems(file, project_dir, env)
         findings += [replace(p, check=file.label) for p in problems] or [
             Finding(file.label, True, f"registered in {file.path}, current")
         ]
@@ -229,14 +229,15 @@ def as_install_writes(config: Config, file: ScopeFile) -> bool:
     return False
 
 
-def trust_problems(file: ScopeFile) -> list[Finding]:
+def trust_problems(file: ScopeFile, project_dir: Path, env: Mapping[str, str]) -> list[Finding]:
     """Codex runs a user hook only when its config.toml trusts that exact definition (install writes the
     entries: docs/codex.md); an untrusted or changed one is skipped without a word."""
     if file.agent.install.form != "codex" or file.path.suffix != ".json":
         return []
     from hookd.install import codex_trust_entries
 
-    config_toml = file.path.parent / "config.toml"
+    trust = file.agent.install.trust_path
+    config_toml = (trust and trust(file.scope, Path.home(), project_dir, env)) or file.path.parent / "config.toml"
     try:
         state = dotted(read_settings(config_toml) or {}, "hooks.state")
     except HookdError as exc:

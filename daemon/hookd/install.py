@@ -122,6 +122,9 @@ class InstallPlan:
     http: Mapping[str, JSONObject] = field(default_factory=dict)  # Claude: event -> {url, headers, allowedEnvVars}
     block_on_failure: frozenset[str] = frozenset()  # Claude: events that get onFailure "block"
     managed_hooks_only: bool = False  # managed scope: also set the agent's "only managed hooks run" switch
+    trust_path: Path | None = None  # where the agent records its trust in these hooks (see trust_path())
+    managed_only_path: Path | None = None  # the file of the managed-hooks-only switch, when not settings_path
+    project_dir: Path | None = None  # project scope: the folder the agent must trust to load them
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,20 @@ def settings_path(
     if scope not in spec.scopes:
         raise SettingsError(f"unknown scope {scope!r} for {client}: use {_quoted(spec.scopes)}")
     return spec.settings_path(scope, home, project_dir, env or {})
+
+
+def trust_path(
+    client: str, scope: str, *, home: Path, project_dir: Path, env: Mapping[str, str] | None = None
+) -> Path | None:
+    """The file where `client` records that it trusts hooks of `scope` (None: nothing to trust)."""
+    spec = agent(client).install
+    return spec.trust_path(scope, home, project_dir, env or {}) if spec.trust_path is not None else None
+
+
+def managed_only_path(client: str, settings: Path) -> Path | None:
+    """The file that takes `client`'s managed-hooks-only switch when it is not the settings file itself."""
+    relative = agent(client).install.managed_only_file
+    return Path(os.path.normpath(settings.parent / relative)) if relative else None
 
 
 def _quoted(names: tuple[str, ...]) -> str:
@@ -197,7 +214,7 @@ def install(plan: InstallPlan) -> InstallResult:
     _check_plan(plan)
     spec = agent(plan.client).install
     if spec.form == "copilot":
-        return _install_owned(plan)
+        return _install_copilot(plan)
     if spec.form == "codex" and plan.settings_path.suffix == ".toml":
         return _codex_requirements(plan.settings_path, plan)
     path, name = plan.settings_path, plan.hook_name
@@ -234,10 +251,11 @@ def install(plan: InstallPlan) -> InstallResult:
         if name not in record["names"]:
             record["names"].append(name)
     if spec.form == "codex":
-        _codex_trust(path, doc, name, write=False)  # before anything is written: a config.toml it cannot change
+        trust = plan.trust_path or path.parent / "config.toml"
+        _codex_trust(path, doc, name, trust, plan.project_dir, write=False)  # refuse before anything is written
     result = _commit(path, loaded, doc, added, removed)
     if spec.form == "codex":
-        _codex_trust(path, doc, name, write=True)
+        _codex_trust(path, doc, name, trust, plan.project_dir, write=True)
     return result
 
 
@@ -253,11 +271,18 @@ def _set_managed_only(doc: JSONObject, plan: InstallPlan, key: str, created: lis
     doc[key] = True
 
 
-def uninstall(settings_path: Path, hook_name: str = "hookd", client: str = "") -> InstallResult:
-    """Remove hookd's entries and undo what install recorded; see the module docstring."""
+def uninstall(
+    settings_path: Path, hook_name: str = "hookd", client: str = "", trust_path: Path | None = None
+) -> InstallResult:
+    """Remove hookd's entries and undo what install recorded; see the module docstring. A Copilot folder
+    stays trusted (the user may have trusted it for more than hookd): uninstall says so."""
     spec = agent(client).install if client else None
     if spec is not None and spec.form == "copilot":
-        return _uninstall_owned(settings_path)
+        result = _uninstall_owned(settings_path)
+        switch = managed_only_path(client, settings_path)
+        if switch is not None:
+            _managed_only_file(switch, spec.managed_only_key, enable=False)
+        return result
     if spec is not None and spec.form == "codex" and settings_path.suffix == ".toml":
         return _codex_requirements(settings_path, None)
     path, name = settings_path, hook_name
@@ -279,11 +304,29 @@ def uninstall(settings_path: Path, hook_name: str = "hookd", client: str = "") -
             if not record["names"]:
                 _restore_config(doc, record, created)
                 del doc[MARKER_KEY]
+    trust = trust_path or path.parent / "config.toml"
     if spec is not None and spec.form == "codex":
-        _codex_trust(path, None, name, write=False)
+        _codex_trust(path, None, name, trust, None, write=False)
     result = _commit(path, loaded, doc, (), removed)
     if spec is not None and spec.form == "codex":
-        _codex_trust(path, None, name, write=True)
+        _codex_trust(path, None, name, trust, None, write=True)
+    return result
+
+
+def _install_copilot(plan: InstallPlan) -> InstallResult:
+    """Copilot: hookd's own hooks file, then the managed-hooks-only switch or the folder trust."""
+    spec = agent(plan.client).install
+    trust = plan.trust_path if plan.project_dir is not None else None
+    if trust is not None and plan.project_dir is not None:
+        _copilot_trust(trust, plan.project_dir, write=False)  # refuse before anything is written
+    switch = plan.managed_only_path
+    if plan.managed_hooks_only and switch is None:  # only what the plan names is written (doctor installs a copy)
+        raise SettingsError(f"{plan.settings_path}: the plan names no file for {spec.managed_only_key}")
+    result = _install_owned(plan)
+    if plan.managed_hooks_only and switch is not None:
+        _managed_only_file(switch, spec.managed_only_key, enable=True)
+    if trust is not None and plan.project_dir is not None:
+        _copilot_trust(trust, plan.project_dir, write=True)
     return result
 
 
@@ -352,35 +395,117 @@ def codex_trust_entries(path: Path, doc: JSONObject | None, name: str) -> list[t
     return out
 
 
-def _codex_trust(path: Path, doc: JSONObject | None, name: str, *, write: bool) -> None:
-    """Put the trust block for `doc`'s hookd handlers into the config.toml beside `path` (none: remove
-    it). Refuses (SettingsError) a config.toml that does not parse, before or after the change."""
-    config = path.parent / "config.toml"
+def _codex_trust(
+    path: Path, doc: JSONObject | None, name: str, config: Path, project: Path | None, *, write: bool
+) -> None:
+    """Put the trust entries for `doc`'s hookd handlers into hookd's block of `config` (the user's
+    config.toml), replacing those of `path`, and, for a project's hooks.json, the project's trust level (a
+    project's hooks load only when the project is trusted). `doc` None: remove them. Refuses
+    (SettingsError) a config.toml that does not parse, before or after the change, and a project the
+    user marked as anything but trusted."""
     loaded = _load_text(config)
     text = loaded.data.decode("utf-8") if loaded.data is not None else ""
     start = text.find(_CODEX_BEGIN)
     end = text.find(_CODEX_END, start)
-    rest = text[:start].rstrip("\n") + text[end + len(_CODEX_END) :] if start >= 0 and end >= 0 else text
-    entries = codex_trust_entries(path, doc, name)
+    ours: JSONObject = {}
+    if start >= 0 and end >= 0:
+        ours = _parse_toml(config, text[start:end], "is")
+        text_rest = text[:start].rstrip("\n") + text[end + len(_CODEX_END) :]
+    else:
+        text_rest = text
+    mine = f"{path}:"
+    entries = [(key, value["trusted_hash"]) for key, value in ours.get("hooks", {}).get("state", {}).items()
+               if not key.startswith(mine)]  # fmt: skip
+    entries += codex_trust_entries(path, doc, name)
+    projects = [d for d in ours.get("projects", {}) if d != str(path.parent.parent)]
+    if project is not None and doc is not None:
+        level = _parse_toml(config, text_rest, "is").get("projects", {}).get(str(project), {}).get("trust_level")
+        if level not in (None, "trusted"):
+            raise SettingsError(f'{config}: project {project} has trust_level = "{level}"; hookd will not change it')
+        if level is None:
+            projects.append(str(project))
     block = "".join(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "{digest}"\n'
                     for key, digest in entries)  # fmt: skip
+    block += "".join(f'\n[projects.{json.dumps(d)}]\ntrust_level = "trusted"\n' for d in dict.fromkeys(projects))
+    rest = text_rest
     new = (rest.rstrip("\n") + "\n\n" if rest.strip() else "") + f"{_CODEX_BEGIN}\n{block}{_CODEX_END}\n"
-    if not entries:
+    if not block:
         new = rest if rest.strip() else ""
-    for candidate, what in ((text, "is"), (new, "would be")):
-        try:
-            tomllib.loads(candidate)
-        except tomllib.TOMLDecodeError as exc:
-            raise SettingsError(f"{config}: {what} not valid TOML ({exc}); {_REFUSE}") from exc
+    _parse_toml(config, text, "is")
+    _parse_toml(config, new, "would be")
     if not write or new == text:
         return
     try:
+        config.parent.mkdir(parents=True, exist_ok=True)
         mode = stat.S_IMODE(loaded.target.stat().st_mode) if loaded.data is not None else None
         if loaded.data is not None:
             _atomic_write(config.with_name(config.name + BACKUP_SUFFIX), loaded.data, mode=mode, owner=None)
         _atomic_write(loaded.target, new.encode(), mode=mode, owner=None)
     except OSError as exc:
         raise SettingsError(f"{config}: cannot write it: {exc.strerror or exc}") from exc
+
+
+def _parse_toml(path: Path, text: str, what: str) -> JSONObject:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: {what} not valid TOML ({exc}); {_REFUSE}") from exc
+
+
+def _copilot_trust(config: Path, project: Path, *, write: bool) -> None:
+    """Add `project` to `trustedFolders` in Copilot's config.json (a repository's hooks load only in a
+    trusted folder). Copilot writes that file itself with a `//` comment header, which is kept; a comment
+    anywhere else, or a file that is not a JSON object, is refused."""
+    loaded = _load_text(config)
+    text = loaded.data.decode("utf-8") if loaded.data is not None else ""
+    lines = text.splitlines(keepends=True)
+    cut = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("//")), len(lines))
+    header, body = "".join(lines[:cut]), "".join(lines[cut:])
+    try:
+        doc = json.loads(body, object_pairs_hook=_pairs, parse_constant=_constant) if body.strip() else {}
+    except (ValueError, _DuplicateKeyError, RecursionError) as exc:
+        raise SettingsError(f"{config}: not a JSON object with a // comment header; {_REFUSE}") from exc
+    folders = doc.get("trustedFolders", []) if isinstance(doc, dict) else None
+    if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
+        raise SettingsError(f'{config}: "trustedFolders" is not a list of folders; {_REFUSE}')
+    if str(project) in folders or not write:
+        return
+    doc["trustedFolders"] = [*folders, str(project)]
+    try:
+        config.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(loaded.target.stat().st_mode) if loaded.data is not None else None
+        if loaded.data is not None:
+            _atomic_write(config.with_name(config.name + BACKUP_SUFFIX), loaded.data, mode=mode, owner=None)
+        _atomic_write(loaded.target, (header + json.dumps(doc, indent=2) + "\n").encode(), mode=mode, owner=None)
+    except OSError as exc:
+        raise SettingsError(f"{config}: cannot write it: {exc.strerror or exc}") from exc
+
+
+_RECORD_SUFFIX = ".hookd-installed"
+
+
+def _managed_only_file(path: Path, key: str, *, enable: bool) -> None:
+    """Set (enable) or undo the agent's managed-hooks-only switch in a file of its own (Copilot's
+    managed-settings.json, whose closed schema takes no hooks and no record of hookd's). What install
+    added is recorded beside it in `<file>.hookd-installed`; uninstall removes the switch only then."""
+    record = path.with_name(path.name + _RECORD_SUFFIX)
+    if not enable and not record.exists():
+        return
+    loaded = _load(path)
+    doc = copy.deepcopy(loaded.doc)
+    try:
+        if enable:
+            if doc.get(key) is True:
+                return  # the administrator's own setting: not hookd's to undo later
+            record.write_text(json.dumps({"added": [key]}) + "\n")
+            doc[key] = True
+        elif doc.get(key) is True:
+            del doc[key]
+        _commit(path, loaded, doc, (), ())
+        if not enable:
+            record.unlink()
+    except OSError as exc:
+        raise SettingsError(f"{record}: cannot write it: {exc.strerror or exc}") from exc
 
 
 # Codex's managed scope: `[[hooks.<Event>]]` tables in requirements.toml (trusted without review, not

@@ -1,7 +1,8 @@
 """Strict JSON for what others send hookd, and JSON out that a strict reader accepts. No I/O.
 
-Python's json reads `NaN`, `Infinity` and `-Infinity` (not JSON) and writes them back; a strict
-consumer downstream (a log collector, OPA, an agent's JSON.parse) then refuses the whole document.
+Python's json reads `NaN`, `Infinity` and `-Infinity` (not JSON) and writes them back, and reads a
+number too large for a double (`1e999`) as infinity; a strict consumer downstream (a log collector,
+OPA, an agent's JSON.parse) then refuses the whole document.
 And its decoder raises RecursionError on deep nesting, which is no ValueError: callers that catch
 only ValueError let it escape as a crash. Here both are one ValueError with a one-line message.
 """
@@ -9,6 +10,7 @@ only ValueError let it escape as a crash. Here both are one ValueError with a on
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -23,15 +25,26 @@ def _refuse_constant(name: str) -> Any:
     raise StrictJsonError(f"{name} is not a JSON number")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        shown = text if len(text) <= 24 else text[:21] + "..."
+        raise StrictJsonError(f"{shown} is out of range for a JSON number")
+    return value
+
+
 def loads(
     data: bytes | str,
     *,
     parse_int: Callable[[str], Any] | None = None,
     parse_float: Callable[[str], Any] | None = None,
 ) -> Any:
-    """json.loads without NaN/Infinity; nesting too deep for the decoder is a StrictJsonError."""
+    """json.loads without NaN/Infinity (nor a number that reads as infinity, unless `parse_float` reads
+    numbers its own way); nesting too deep for the decoder is a StrictJsonError."""
     try:
-        return json.loads(data, parse_int=parse_int, parse_float=parse_float, parse_constant=_refuse_constant)
+        return json.loads(
+            data, parse_int=parse_int, parse_float=parse_float or _finite_float, parse_constant=_refuse_constant
+        )
     except RecursionError:
         raise StrictJsonError("nested too deeply") from None
 

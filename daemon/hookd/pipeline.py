@@ -105,6 +105,13 @@ class Pipeline:
         latency = (time.monotonic() - request.received_at) * 1000
         return Handled(event, decision, reply, latency, engine, engine_error)
 
+    def refused(self, handled: Handled, reason: str) -> Handled:
+        """`handled` as the agent got it when its reply was refused after the decision (an error frame:
+        the shim applies the event's fail mode), for the decision log: a record never says allow there."""
+        verdict = fail_mode_verdict(handled.event.event, self._fail_modes, "unavailable", reason)
+        decision = replace(combine([verdict]), decision_id=handled.decision.decision_id)
+        return replace(handled, decision=decision, engine_error=True)
+
     def _enrich(self, event: NormalisedEvent) -> NormalisedEvent:
         """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing."""
         if too_large := limits.before_parse(event, self._limits):

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookd.assembly import build_pipeline, engine_for_dir
+from hookd.assembly import build_pipeline, engine_for_dir, enrichers
 from hookd.config import Config, OpaConfig
 from hookd.dialects.common import rewritten_tool_input
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.engines.rego.policyset import RegoModule, discover, load_data, load_modules, load_policy_set, new_engine
 from hookd.errors import HookdError, one_line
-from hookd.types import Caller, Deadline, Engine, HookRequest, Outcome
+from hookd.types import Caller, Deadline, Engine, Enricher, HookRequest, Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,21 +116,20 @@ def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestR
         return []
     config = config or Config()
     engine = engine_for_dir(config, policy_dir.resolve())  # Rego (embedded or OPA) and Python policies
+    steps = enrichers(config, processes=1)  # one set for all cases: a stream's chunks are cases in a row
     with asyncio.Runner() as runner:
         try:
             with tempfile.TemporaryDirectory(prefix="hookd-cases-") as tmp:
                 project, home = Path(tmp, "project"), Path(tmp, "home")
                 project.mkdir()
                 home.mkdir()
-                results = _run_case_files(files, engine, config, runner, project, home)
-                return results + run_corpus(corpus, lambda n, c: _run_case(n, c, engine, config, project, home, runner))
+                case = Case(engine, config, steps, project, home, runner)
+                return _run_case_files(files, case) + run_corpus(corpus, case.run)
         finally:
             runner.run(engine.aclose())
 
 
-def _run_case_files(
-    files: Sequence[Path], engine: Engine, config: Config, runner: asyncio.Runner, project: Path, home: Path
-) -> list[TestResult]:
+def _run_case_files(files: Sequence[Path], case_runner: Case) -> list[TestResult]:
     results = []
     for path in files:
         try:
@@ -143,7 +142,7 @@ def _run_case_files(
             continue
         for index, case in enumerate(cases):
             name = f"{path.name}#{index} {case.get('name', '') if isinstance(case, dict) else ''}".strip()
-            results.append(_run_case(name, case, engine, config, project, home, runner))
+            results.append(case_runner.run(name, case))
     return results
 
 
@@ -157,15 +156,23 @@ def _substitute(value: Any, project: Path, home: Path) -> Any:
     return value
 
 
-def _run_case(
-    name: str,
-    case: Any,
-    engine: Engine,
-    config: Config,
-    project: Path,
-    home: Path,
-    runner: asyncio.Runner,
-) -> TestResult:
+@dataclass(frozen=True, slots=True)
+class Case:
+    """What every case of one run shares: the engine, the enrichers (their state), the throw-away dirs."""
+
+    engine: Engine
+    config: Config
+    steps: Sequence[Enricher]
+    project: Path
+    home: Path
+    runner: asyncio.Runner
+
+    def run(self, name: str, case: Any) -> TestResult:
+        return _run_case(name, case, self)
+
+
+def _run_case(name: str, case: Any, shared: Case) -> TestResult:
+    engine, config, project, home, runner = shared.engine, shared.config, shared.project, shared.home, shared.runner
     if (
         not isinstance(case, dict)
         or not isinstance(case.get("payload"), dict)
@@ -175,7 +182,7 @@ def _run_case(
     payload = _substitute(case["payload"], project, home)
     expect = case["expect"]
     interactive = bool(case.get("interactive", False))
-    pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive)
+    pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive, steps=shared.steps)
     request = HookRequest(
         client=str(case.get("client", DEFAULT_AGENT)),
         event=str(case.get("event", payload.get("hook_event_name", ""))),

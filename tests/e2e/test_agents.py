@@ -160,7 +160,9 @@ def agent_env(agent: str, home: Path, port: int, copilot_cache: Path) -> dict[st
     return env
 
 
-def install(agent: str, root: Path, socket_dir: Path, port: int, copilot_cache: Path, extra: str = "") -> Install:
+def install(
+    agent: str, root: Path, socket_dir: Path, port: int, copilot_cache: Path, extra: str = "", scope: str = ""
+) -> Install:
     home, project = root / "home", root / "project"
     (home / "tmp").mkdir(parents=True)
     project.mkdir()
@@ -168,9 +170,10 @@ def install(agent: str, root: Path, socket_dir: Path, port: int, copilot_cache: 
     env = agent_env(agent, home, port, copilot_cache)
     config = root / "hookd.toml"
     config.write_text(f'[daemon]\nruntime_dir = "{socket_dir}"\n{extra}')
-    scope = ["--scope", "system"] if agent == "qwen" else []
+    scope = scope or ("system" if agent == "qwen" else "user")
     done = subprocess.run(
-        [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", agent, "--shim", "python", *scope],
+        [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", agent, "--shim", "python",
+         "--scope", scope, "--project-dir", str(project)],
         env={**os.environ, **env}, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -195,19 +198,30 @@ def installs(
     return out
 
 
-def run_agent(server: Server, setup: Install, command: str, prompt_extra: str = "") -> Run:
+def agent_argv(agent: str, prompt: str) -> list[str]:
+    """A headless run that allows every tool (no folder or project trust flag: install provides those)."""
+    program = binary(agent)
+    if agent == "codex":
+        return [program, "exec", "--skip-git-repo-check", "--json", prompt]
+    if agent == "copilot":
+        return [program, "-p", prompt, "--yolo", "--output-format", "json", "--no-auto-update"]
+    return [program, "--auth-type", "openai", "--approval-mode", "yolo", "-o", "json", prompt]
+
+
+def run_agent(server: Server, setup: Install, command: str, prompt_extra: str = "", etc: Path | None = None) -> Run:
+    """One run in the fake server's network namespace; `etc`: over an overlay of /etc whose upper
+    directory is `etc` (in a private mount namespace: the real /etc is never written)."""
     run_id = uuid.uuid4().hex[:12]
     prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id}) {prompt_extra}"
-    program = binary(setup.agent)
-    if setup.agent == "codex":
-        argv = [program, "exec", "--skip-git-repo-check", "--json", prompt]
-    elif setup.agent == "copilot":
-        argv = [program, "-p", prompt, "--yolo", "--output-format", "json", "--no-auto-update"]
-    else:
-        argv = [program, "--auth-type", "openai", "--approval-mode", "yolo", "-o", "json", prompt]
+    argv = ["nsenter", "-t", str(server.proc.pid), "-n", "--", *agent_argv(setup.agent, prompt)]
+    if etc is not None:
+        work = etc.parent / f"overlay-work-{run_id}"
+        work.mkdir()
+        mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={etc},workdir={work} /etc"
+        argv = ["unshare", "-m", "--propagation", "private", "sh", "-c", f'{mount} && exec "$@"', "sh", *argv]
     done = subprocess.run(
-        ["nsenter", "-t", str(server.proc.pid), "-n", "--", *argv], env=setup.env, cwd=setup.project,
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        argv, env=setup.env, cwd=setup.project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=TIMEOUT, check=False,
     )  # fmt: skip
     sent = json.dumps(server.requests(run_id))
     return Run(done.returncode, done.stdout, done.stderr, sent)
@@ -302,38 +316,78 @@ def test_codex_managed_scope_runs_without_review_and_alone(
     with (home / ".codex" / "config.toml").open("a") as handle:
         for key, digest in codex_trust_entries(home / ".codex" / "hooks.json", user_hooks, "user"):
             handle.write(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "{digest}"\n')
-    env = agent_env("codex", home, server.port, copilot_cache)
+    setup = Install("codex", home, project, agent_env("codex", home, server.port, copilot_cache))
+    install_managed(setup, daemon, root, system)
+    assert (system / "etc" / "codex" / "requirements.toml").is_file()
+    assert_managed_hooks_run_alone(server, setup, system / "etc", target)
+
+
+def install_managed(setup: Install, daemon: RunningDaemon, root: Path, system: Path) -> None:
+    """`hookd install --scope managed --managed-hooks-only` into `system` (HOOKD_SYSTEM_ROOT)."""
     config = root / "hookd.toml"
     config.write_text(f'[daemon]\nruntime_dir = "{daemon.runtime_dir}"\n')
     done = subprocess.run(
-        [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", "codex", "--shim", "python",
+        [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", setup.agent, "--shim", "python",
          "--scope", "managed", "--managed-hooks-only"],
-        env={**os.environ, **env, "HOOKD_SYSTEM_ROOT": str(system)}, cwd=project, capture_output=True, text=True,
-        timeout=TIMEOUT, check=False,
+        env={**os.environ, **setup.env, "HOOKD_SYSTEM_ROOT": str(system)}, cwd=setup.project, capture_output=True,
+        text=True, timeout=TIMEOUT, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (system / "etc" / "codex" / "requirements.toml").is_file()
-    work = root / "overlay-work"
-    work.mkdir()
 
-    def run(command: str) -> Run:
-        run_id = uuid.uuid4().hex[:12]
-        prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id})"
-        inner = (f"mount -t overlay overlay -o lowerdir=/etc,upperdir={system / 'etc'},workdir={work} /etc && "
-                 f"exec nsenter -t {server.proc.pid} -n -- {binary('codex')} exec --skip-git-repo-check --json "
-                 f'"$0"')  # fmt: skip
-        finished = subprocess.run(
-            ["unshare", "-m", "--propagation", "private", "sh", "-c", inner, prompt], env=env, cwd=project,
-            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT, check=False,
-        )  # fmt: skip
-        return Run(finished.returncode, finished.stdout, finished.stderr, json.dumps(server.requests(run_id)))
 
-    control = run(f"touch {target}/ok-managed")
+def assert_managed_hooks_run_alone(server: Server, setup: Install, etc: Path, target: Path) -> None:
+    """Over an overlay of /etc: a control run, a deny whose reason reaches the model, and the user's own
+    hook (which leaves `user-hook` in `target` when it runs) never ran."""
+    control = run_agent(server, setup, f"touch {target}/ok-managed", etc=etc)
     assert (target / "ok-managed").exists(), control.report
-    denied = run(f"touch {target}/keep-managed")
+    denied = run_agent(server, setup, f"touch {target}/keep-managed", etc=etc)
     assert not (target / "keep-managed").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
-    assert not (target / "user-hook").exists(), "allow_managed_hooks_only: the user's hook must not run"
+    assert not (target / "user-hook").exists(), "managed hooks only: the user's hook must not run"
+
+
+def test_copilot_managed_scope_runs_alone_under_allow_managed_hooks_only(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    """`hookd install --client copilot --scope managed --managed-hooks-only` writes hookd's hooks to
+    /etc/github-copilot/policy.d/hookd.json (Copilot's managed-settings schema has no hooks key; policy.d
+    files are its enterprise hooks) and allowManagedHooksOnly to managed-settings.json. Copilot reads them
+    from an overlay of /etc in a private mount namespace. A user hook that would leave a trace does not run."""
+    require(shutil.which("mount") is not None, "mount (an overlay of /etc)")
+    root = tmp_path / "managed"
+    home, project, system = root / "home", root / "project", root / "system"
+    (home / ".copilot" / "hooks").mkdir(parents=True)
+    (home / "tmp").mkdir()
+    project.mkdir()
+    user_hook = {"type": "command", "bash": f"echo ran > {target}/user-hook", "timeoutSec": 5}
+    (home / ".copilot" / "hooks" / "user.json").write_text(
+        json.dumps({"version": 1, "hooks": {"preToolUse": [user_hook]}})
+    )
+    setup = Install("copilot", home, project, agent_env("copilot", home, server.port, copilot_cache))
+    install_managed(setup, daemon, root, system)
+    etc = system / "etc"
+    assert (etc / "github-copilot" / "policy.d" / "hookd.json").is_file()
+    assert json.loads((etc / "github-copilot" / "managed-settings.json").read_text()) == {"allowManagedHooksOnly": True}
+    assert_managed_hooks_run_alone(server, setup, etc, target)
+
+
+@pytest.mark.parametrize("agent", ("codex", "copilot"))
+def test_the_project_scope_is_trusted_by_install_and_denies(
+    agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path,
+    tmp_path_factory: pytest.TempPathFactory, target: Path,
+) -> None:  # fmt: skip
+    """`--scope project` writes the project's own hooks file, which the agent loads only in a trusted
+    project: install records that trust (Codex's [projects] trust_level and hook hashes in the user's
+    config.toml, Copilot's trustedFolders in config.json); the runs pass no trust flag."""
+    setup = install(agent, tmp_path_factory.mktemp(f"{agent}-project"), daemon.runtime_dir, server.port,
+                    copilot_cache, scope="project")  # fmt: skip
+    hooks = ".codex/hooks.json" if agent == "codex" else ".github/hooks/hookd.json"
+    assert (setup.project / hooks).is_file()
+    control = run_agent(server, setup, f"touch {target}/ok-project")
+    assert (target / "ok-project").exists(), control.report
+    denied = run_agent(server, setup, f"touch {target}/keep-project")
+    assert not (target / "keep-project").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -35,7 +35,7 @@ from load_support import (
 )
 
 from hookd import wire
-from hookd.workers import UNACKED_LIMIT
+from hookd.procs.child import UNACKED_LIMIT
 from support import DEMO_POLICIES, RunningDaemon, start_daemon
 
 CLIENTS = 16

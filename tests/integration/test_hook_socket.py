@@ -163,6 +163,10 @@ class TestFramesAndLimits:
             reply = decode(send_frame(daemon.socket, wire.encode_request(header, payload)))
             assert (reply.status, reply.stderr) == (wire.Status.ERROR, b"bad-payload"), number
             assert reply.stdout == b"hook payload is not valid JSON: " + number + b" is not a JSON number"
+        too_large = json.dumps(write_payload("a.txt")).encode()[:-1] + b',"n":1e999}'  # read as infinity before
+        reply = decode(send_frame(daemon.socket, wire.encode_request(header, too_large)))
+        assert (reply.status, reply.stderr) == (wire.Status.ERROR, b"bad-payload")
+        assert reply.stdout == b"hook payload is not valid JSON: 1e999 is out of range for a JSON number"
         words = json.dumps(write_payload("NaN Infinity.txt")).encode()  # the words inside strings are fine
         assert decode(send_frame(daemon.socket, wire.encode_request(header, words))).status == wire.Status.OK
         shim = run_shim(daemon.socket, "BeforeTool", json.dumps(write_payload("x")).encode()[:-1] + b',"n":NaN}')

@@ -21,7 +21,17 @@ from typing import Any
 import pytest
 
 from hookd import wire
-from support import DEMO_POLICIES, RunningDaemon, free_port, gemini_payload, require, send_frame, start_daemon
+from support import (
+    DEMO_POLICIES,
+    RunningDaemon,
+    eventually,
+    free_port,
+    gemini_payload,
+    require,
+    scrape,
+    send_frame,
+    start_daemon,
+)
 
 TIMEOUT = 60
 BUFFER = 12  # [otel] max_queue_size of the daemon under test
@@ -200,3 +210,72 @@ def _decisions_metric(line: dict[str, Any]) -> float:
                 if metric["name"] == "hookd.decisions":
                     total += sum(float(p.get("asInt", p.get("asDouble", 0))) for p in metric["sum"]["dataPoints"])
     return total
+
+
+def metrics_of(line: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The metrics of one export by name."""
+    return {
+        metric["name"]: metric
+        for resource in line.get("resourceMetrics", [])
+        for scope in resource.get("scopeMetrics", [])
+        for metric in scope.get("metrics", [])
+    }
+
+
+def latest_export(collector: Collector, requests: int) -> dict[str, dict[str, Any]] | None:
+    """The last metrics export whose `hookd.requests` counts `requests` (a worker reports its count each
+    second) and whose latency histogram counts as many decisions; None before it arrives."""
+    for line in reversed(collector.lines("metrics")):
+        metrics = metrics_of(line)
+        counted = metrics.get("hookd.requests", {}).get("sum", {}).get("dataPoints", [])
+        points = metrics.get("hookd.decision.latency", {}).get("histogram", {}).get("dataPoints", [])
+        if counted and int(counted[0]["asInt"]) == requests and sum(int(p["count"]) for p in points) == requests:
+            return metrics
+    return None
+
+
+def test_the_latency_histogram_and_the_other_prometheus_metrics_arrive_as_otlp_metrics(
+    tmp_path: Path, collector: Collector
+) -> None:
+    """With a worker process beside the daemon: the OTLP histogram's buckets are the Prometheus histogram's,
+    per event, and every decision of both processes is in it."""
+    port = free_port()
+    config = (
+        f'[daemon]\nworkers = 2\n[metrics]\nlisten = "127.0.0.1:{port}"\n'
+        f'[otel]\nendpoint = "http://127.0.0.1:{collector.port}"\nmetrics_interval_ms = 300\n'
+    )
+    daemon = start_daemon(tmp_path, DEMO_POLICIES, config=config)
+    try:
+        wait(lambda: '"worker_serving"' in daemon.log(), "the worker serving")
+        decide(daemon, 30, "h")
+        after = gemini_payload("AfterTool", tool_name="read_file", tool_input={"file_path": "a"}, tool_response={})
+        header = {"client": "gemini", "event": "AfterTool", "cwd": "/tmp", "ppid": 1, "env": {}}
+        for _ in range(7):
+            frame = wire.encode_request(header, json.dumps(after).encode())
+            assert wire.decode_reply(send_frame(daemon.socket, frame)).status is wire.Status.OK
+        records = daemon.decisions(at_least=37)
+        metrics = eventually(lambda: latest_export(collector, 37), timeout=TIMEOUT, what="an export counting 37")
+        scraped = scrape(f"127.0.0.1:{port}")
+    finally:
+        assert daemon.stop() == 0
+    assert {int(r["id"], 16) % 64 for r in records} == {0, 1}, "both processes decided"
+    latency = metrics["hookd.decision.latency"]
+    assert latency["unit"] == "s" and latency["histogram"]["aggregationTemporality"] == 2  # cumulative
+    points = {attributes(p["attributes"])["event"]: p for p in latency["histogram"]["dataPoints"]}
+    assert {event: int(p["count"]) for event, p in points.items()} == {"BeforeTool": 30, "AfterTool": 7}
+    for event, point in points.items():
+        prometheus = {  # upper bound -> cumulative count
+            float(dict(labels)["le"]): value
+            for (name, labels), value in scraped.items()
+            if name == "hookd_decision_latency_seconds_bucket" and dict(labels)["event"] == event
+        }
+        bounds = [*(float(b) for b in point["explicitBounds"]), float("inf")]
+        running = 0
+        for bound, count in zip(bounds, point["bucketCounts"], strict=True):
+            running += int(count)
+            assert running == prometheus[bound], (event, bound)
+        assert point["sum"] == pytest.approx(scraped[("hookd_decision_latency_seconds_sum", (("event", event),))])
+    written = metrics["hookd.decision_log.written"]["sum"]["dataPoints"][0]
+    assert int(written["asInt"]) >= 30  # written by now: the export was read after at least these were
+    assert {"hookd.shadow.evaluations", "hookd.rollout.errors", "hookd.otel.exported"} <= set(metrics)
+    assert "gauge" in metrics["hookd.otel.buffered"]

@@ -9,14 +9,17 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
+from dataclasses import replace
 from pathlib import Path
 
-from bundle_support import make_key
+from bundle_support import make_key, policy_dir
 
 from hookd.assembly import build_pipeline, load_engine
 from hookd.bundle.build import build
 from hookd.bundle.signing import Key
-from hookd.config import Config, LogConfig, ReplayConfig
+from hookd.bundle.store import BundleStore
+from hookd.config import Config, LogConfig, ReplayConfig, parse_config
 from hookd.rollout.store import ReplayStore
 from hookd.types import Caller, Deadline, HookRequest
 from support import DEMO_POLICIES, gemini_payload
@@ -24,10 +27,11 @@ from support import DEMO_POLICIES, gemini_payload
 TIMEOUT = 60
 
 
-def record(store: Path, names: list[str]) -> None:
-    """BeforeTool writes of `names`, decided by the demo policies, written by the replay store."""
-    config = Config()
-    pipeline, engines = build_pipeline(config, load_engine(config, DEMO_POLICIES), probe=lambda _pid: False)
+def record(store: Path, names: list[str], config: Config | None = None) -> None:
+    """BeforeTool writes of `names`, decided by the demo policies (else by `config`'s policy set), written
+    by the replay store."""
+    config = config or Config(daemon=replace(Config().daemon, policies=DEMO_POLICIES))
+    pipeline, engines = build_pipeline(config, load_engine(config), probe=lambda _pid: False)
     writer = ReplayStore(ReplayConfig(enabled=True, path=store), LogConfig())
 
     async def main() -> None:
@@ -44,10 +48,11 @@ def record(store: Path, names: list[str]) -> None:
     asyncio.run(main())
 
 
-def replay(*args: str) -> subprocess.CompletedProcess[str]:
+def replay(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "hookd", "replay", *args],
-        capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ, "HOOKD_CONFIG": ""}, check=False,
+        capture_output=True, text=True, timeout=TIMEOUT, env={**os.environ, "HOOKD_CONFIG": "", **(env or {})},
+        check=False,
     )  # fmt: skip
 
 
@@ -79,3 +84,53 @@ def test_a_signed_candidate_bundle_replays_and_a_badly_signed_one_is_refused(tmp
     assert missing.returncode == 2 and "no replay store at" in missing.stderr
     bad = replay("--store", str(store), "--policies", str(candidate), "--fail-on", "allow-to-nothing")
     assert bad.returncode == 2 and "unknown transition 'allow-to-nothing'" in bad.stderr
+
+
+def deny_write(name: str, rule: str) -> str:
+    return f'deny contains {{"id": "{rule}", "reason": "no"}} if endswith(input.tool.input.file_path, "{name}")'
+
+
+def test_a_candidate_replaces_one_bundle_of_a_layered_configuration_while_the_other_layers_stay(
+    tmp_path: Path,
+) -> None:
+    """The organisation's bundle `acme` (kept in the state directory, as a daemon keeps it) over the user's
+    demo policies; the candidate `acme` denies new.txt instead of org.txt. Against the configured set with
+    the candidate in place of `acme`, only those two change: the user's secret.txt rule still decides."""
+    key = make_key("RS256")
+    public = key.write(tmp_path / "key")[1]
+    state = tmp_path / "state"
+    current = policy_dir(tmp_path / "acme", "org", deny_write("org.txt", "no-org"))
+    data = build(current, revision="acme-1", roots=["hookd/org"], key=Key(key.algorithm, key.private))
+    (state / "hookd").mkdir(parents=True)
+    BundleStore(state / "hookd" / "bundles").save("acme", data, etag="", revision="acme-1")
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(
+        f'[daemon]\npolicies = "{DEMO_POLICIES}"\nstate_dir = "{state / "hookd"}"\n'
+        f'[keys.org]\nalgorithm = "RS256"\nkey_file = "{public}"\n'
+        '[bundles.acme]\nurl = "http://127.0.0.1:9/acme.tar.gz"\nkey = "org"\n'
+    )
+    config = parse_config(tomllib.loads(config_file.read_text()), source=config_file)
+    store = tmp_path / "replay"
+    record(store, ["secret.txt", "org.txt", "new.txt", "fine.txt"], config)
+    candidate = policy_dir(tmp_path / "acme-next", "org", deny_write("new.txt", "no-new"))
+
+    def run(*args: str) -> tuple[int, dict[str, object], str]:
+        env = {"HOOKD_CONFIG": str(config_file)}
+        done = replay("--store", str(store), "--policies", str(candidate), *args, env=env)
+        return done.returncode, json.loads(done.stdout) if done.returncode < 2 else {}, done.stderr
+
+    code, layered, _ = run("--replaces", "acme", "--json", "--fail-on", "deny-to-allow")
+    assert code == 1 and layered["replayed"] == 4
+    assert layered["by_transition"] == {"deny-to-allow": 1, "allow-to-deny": 1}, layered
+    assert layered["by_rule"] == {"hookd.org:no-org": 1, "hookd.org:no-new": 1}
+    assert "in place of layer 'acme' of the configured set (with default)" in str(layered["candidate"])
+
+    whole = run("--json")[1]  # without --replaces the candidate is the whole set: the user's rule goes too
+    assert whole["by_transition"] == {"deny-to-allow": 2, "allow-to-deny": 1}, whole
+    added = run("--add", "--json")[1]  # beside acme, as one more bundle: only new.txt changes
+    assert added["by_transition"] == {"allow-to-deny": 1}, added
+
+    code, _, error = run("--replaces", "nope")
+    assert code == 2 and error.strip().splitlines() == [
+        "hookd: --replaces nope: the configured policy set has no such layer (it has: acme, default)"
+    ]

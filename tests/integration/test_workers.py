@@ -29,9 +29,9 @@ from load_support import (
 from load_support import write_request as write
 
 from hookd import wire
+from hookd.procs.child import UNACKED_LIMIT
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
-from hookd.workers import UNACKED_LIMIT
 from support import DEMO_POLICIES, VENV_PYTHON, RunningDaemon, eventually, gemini_payload, start_daemon
 
 TIMEOUT = 30

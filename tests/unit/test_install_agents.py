@@ -14,7 +14,15 @@ import pytest
 
 from hookd.config import Config
 from hookd.errors import SettingsError
-from hookd.install import install, install_events, make_plan, settings_path, uninstall
+from hookd.install import (
+    install,
+    install_events,
+    make_plan,
+    managed_only_path,
+    settings_path,
+    trust_path,
+    uninstall,
+)
 
 PROGRAM = ["/opt/hookd/bin/hookd-shim"]
 
@@ -159,3 +167,104 @@ def test_claude_managed_hooks_only_is_set_and_undone(tmp_path: Path) -> None:
 def test_managed_hooks_only_needs_an_agent_that_has_the_switch(tmp_path: Path) -> None:
     with pytest.raises(SettingsError, match="no switch"):
         install(plan("qwen", tmp_path / "settings.json", managed_hooks_only=True))
+
+
+# --- project and managed scopes of Codex and Copilot ---------------------------------------------------
+
+
+def test_codex_project_scope_trusts_its_handlers_and_the_project_in_the_user_config(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    project.mkdir()
+    config.write_text('model = "m"\n')
+    user_path = settings_path("codex", "user", home=home, project_dir=project)
+    install(plan("codex", user_path))
+    path = settings_path("codex", "project", home=home, project_dir=project)
+    assert path == project / ".codex" / "hooks.json"
+    trust = trust_path("codex", "project", home=home, project_dir=project)
+    assert trust == config
+    install(plan("codex", path, trust_path=trust, project_dir=project))
+    doc = tomllib.loads(config.read_text())
+    assert doc["projects"] == {str(project): {"trust_level": "trusted"}}
+    keys = set(doc["hooks"]["state"])
+    assert f"{path}:pre_tool_use:0:0" in keys and f"{user_path}:pre_tool_use:0:0" in keys  # both installs
+    assert not install(plan("codex", path, trust_path=trust, project_dir=project)).changed
+    uninstall(path, client="codex", trust_path=trust)
+    doc = tomllib.loads(config.read_text())
+    assert "projects" not in doc and all(k.startswith(f"{user_path}:") for k in doc["hooks"]["state"])
+    uninstall(user_path, client="codex")
+    assert config.read_text() == 'model = "m"\n'
+
+
+def test_codex_project_scope_refuses_a_project_the_user_distrusts(tmp_path: Path) -> None:
+    config, project = tmp_path / "config.toml", tmp_path / "p"
+    config.write_text(f'[projects."{project}"]\ntrust_level = "untrusted"\n')
+    with pytest.raises(SettingsError, match="trust_level"):
+        install(plan("codex", project / ".codex" / "hooks.json", trust_path=config, project_dir=project))
+    assert not (project / ".codex" / "hooks.json").exists()
+
+
+def test_copilot_project_scope_trusts_the_folder_and_keeps_copilots_header(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    config = home / ".copilot" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text('// User settings belong in settings.json.\n// This file is managed automatically.\n'
+                      '{\n  "firstLaunchAt": "2026-03-11T00:00:00.000Z"\n}\n')  # fmt: skip
+    path = settings_path("copilot", "project", home=home, project_dir=project)
+    assert path == project / ".github" / "hooks" / "hookd.json"
+    trust = trust_path("copilot", "project", home=home, project_dir=project)
+    assert trust == config and trust_path("copilot", "user", home=home, project_dir=project) is None
+    install(plan("copilot", path, trust_path=trust, project_dir=project))
+    text = config.read_text()
+    assert text.startswith("// User settings belong in settings.json.\n// This file is managed automatically.\n{")
+    doc = json.loads(text.split("\n", 2)[2])
+    assert doc == {"firstLaunchAt": "2026-03-11T00:00:00.000Z", "trustedFolders": [str(project)]}
+    assert not install(plan("copilot", path, trust_path=trust, project_dir=project)).changed
+    assert config.read_text() == text
+
+
+def test_copilot_project_scope_refuses_a_config_it_cannot_read_and_writes_nothing(tmp_path: Path) -> None:
+    config, project = tmp_path / "config.json", tmp_path / "p"
+    config.write_text('{"trustedFolders": "/x"}\n')
+    with pytest.raises(SettingsError, match="trustedFolders"):
+        install(plan("copilot", project / "hookd.json", trust_path=config, project_dir=project))
+    assert not (project / "hookd.json").exists()
+
+
+def test_copilot_managed_scope_is_a_policy_file_and_the_switch_is_undone(tmp_path: Path) -> None:
+    env = {"HOOKD_SYSTEM_ROOT": str(tmp_path / "sys")}
+    path = settings_path("copilot", "managed", home=tmp_path, project_dir=tmp_path, env=env)
+    assert path == tmp_path / "sys" / "etc" / "github-copilot" / "policy.d" / "hookd.json"
+    managed = path.parent.parent / "managed-settings.json"
+    path.parent.mkdir(parents=True)
+    managed.write_text(json.dumps({"enabledPlugins": {"x@y": False}}, indent=2) + "\n")
+    original = managed.read_bytes()
+    switch = managed_only_path("copilot", path)
+    assert switch == managed
+    install(plan("copilot", path, managed_hooks_only=True, managed_only_path=switch))
+    doc = json.loads(path.read_text())
+    assert set(doc) == {"version", "hooks"}  # a policy document with any other key is skipped whole
+    assert json.loads(managed.read_text()) == {"enabledPlugins": {"x@y": False}, "allowManagedHooksOnly": True}
+    assert not install(plan("copilot", path, managed_hooks_only=True, managed_only_path=switch)).changed
+    uninstall(path, client="copilot")
+    assert not path.exists() and managed.read_bytes() == original
+    assert not managed.with_name("managed-settings.json.hookd-installed").exists()
+
+
+def test_copilot_managed_uninstall_keeps_an_administrators_own_switch(tmp_path: Path) -> None:
+    path = tmp_path / "policy.d" / "hookd.json"
+    managed = tmp_path / "managed-settings.json"
+    path.parent.mkdir()
+    managed.write_text('{"allowManagedHooksOnly": true}\n')
+    install(plan("copilot", path, managed_hooks_only=True, managed_only_path=managed))
+    uninstall(path, client="copilot")
+    assert json.loads(managed.read_text()) == {"allowManagedHooksOnly": True}
+
+
+def test_copilot_managed_hooks_only_writes_no_file_the_plan_does_not_name(tmp_path: Path) -> None:
+    """hookd doctor installs into a copy in a scratch directory: nothing may land beside that directory."""
+    path = tmp_path / "scratch" / "hookd.json"
+    with pytest.raises(SettingsError, match="names no file"):
+        install(plan("copilot", path, managed_hooks_only=True))
+    assert not (tmp_path / "managed-settings.json").exists() and not path.exists()

@@ -64,7 +64,7 @@ def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp
     async def scenario(daemon: Daemon, rego: Path) -> None:
         gated = StaticEngine(serve=daemon.policy_set.current, gated=True)
         daemon.policy_set.swap(gated)
-        in_flight = asyncio.create_task(daemon.handle(request("other.txt")))
+        in_flight = asyncio.create_task(daemon.decider.handle(request("other.txt")))
         await gated.entered.wait()
         deny_other_txt(rego)
         result = await daemon.reload()

@@ -68,7 +68,7 @@ def register(sub: Any) -> None:
             cmd.add_argument(
                 "--managed-hooks-only",
                 action="store_true",
-                help="with --scope managed: let only managed hooks run (Claude Code, Codex CLI)",
+                help="with --scope managed: let only managed hooks run (Claude Code, Codex CLI, Copilot CLI)",
             )
             cmd.add_argument(
                 "--transport",
@@ -132,7 +132,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
         from hookd.cli.control import eval_on_daemon
 
         return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
-    from hookd.assembly import build_pipeline, load_engine
+    from hookd.assembly import build_pipeline, enrichers, load_engine
     from hookd.logs import quiet_logging
 
     quiet_logging()
@@ -141,7 +141,8 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     policies = Path(args.policies).resolve() if args.policies else config.daemon.policies
     interactive = bool(args.interactive)
     engine = load_engine(config, policies)  # before the deadline starts: Python workers take a moment to start
-    pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive)
+    steps = enrichers(config, processes=1)  # a dry run: a daemon's stream texts are left alone
+    pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive, steps=steps)
     request = HookRequest(
         client=args.client,
         event=event,
@@ -237,6 +238,13 @@ def _settings_path(args: argparse.Namespace) -> Path:
     return settings_path(args.client, args.scope, home=Path.home(), project_dir=project_dir, env=os.environ)
 
 
+def _trust_path(args: argparse.Namespace) -> Path | None:
+    from hookd.install import trust_path
+
+    project_dir = Path(args.project_dir).resolve()
+    return trust_path(args.client, args.scope, home=Path.home(), project_dir=project_dir, env=os.environ)
+
+
 def install_plan(
     config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
 ) -> tuple[InstallPlan, str]:
@@ -268,7 +276,13 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     if getattr(args, "managed_hooks_only", False):
         if args.scope != "managed":
             raise HookdError("--managed-hooks-only goes with --scope managed")
-        plan = replace(plan, managed_hooks_only=True)
+        from hookd.install import managed_only_path
+
+        plan = replace(plan, managed_hooks_only=True, managed_only_path=managed_only_path(args.client, path))
+    trust = _trust_path(args)
+    if trust is not None:
+        project = Path(args.project_dir).resolve() if args.scope == "project" else None
+        plan = replace(plan, trust_path=trust, project_dir=project)
     _guard_socket_dir(config)
     if args.scope == "managed":  # a machine-wide directory such as /etc/claude-code may not exist yet
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -282,6 +296,8 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
         return 0
     print(f"installed hookd for {len(result.added)} events in {path}")
     print(f"hook command: {described}")
+    if plan.project_dir is not None:  # trusting the project loads every hook and server it configures
+        print(f"trusted {plan.project_dir} in {plan.trust_path}: the agent loads all of this project's hooks")
     if result.backup_path:
         print(f"backup of the previous file: {result.backup_path}")
     return 0
@@ -335,7 +351,7 @@ def cmd_shim(args: argparse.Namespace, config: Config) -> int:
 def cmd_uninstall(args: argparse.Namespace, config: Config) -> int:
     from hookd.install import uninstall
 
-    result = uninstall(_settings_path(args), client=args.client)
+    result = uninstall(_settings_path(args), client=args.client, trust_path=_trust_path(args))
     if not result.changed:
         print(f"hookd is not installed in {result.settings_path}; nothing changed")
         return 0

@@ -22,6 +22,16 @@ def register(sub: Any) -> None:
     candidate = replay.add_mutually_exclusive_group(required=True)
     candidate.add_argument("--policies", help="the candidate: a policy directory")
     candidate.add_argument("--bundle", help="the candidate: a bundle file, verified as the daemon would")
+    place = replay.add_mutually_exclusive_group()
+    place.add_argument(
+        "--replaces",
+        metavar="LAYER",
+        help="the candidate stands in for this layer of the configured policy set (a bundle's name, default, "
+        "project:ROOT); the other layers stay (default: the candidate is the whole set)",
+    )
+    place.add_argument(
+        "--add", action="store_true", help="the candidate joins the configured policy set as one more bundle"
+    )
     replay.add_argument("--store", help="the replay store directory, or one segment file (default: [replay] path)")
     replay.add_argument("--first", type=int, default=10, help="how many differing requests to show (default 10)")
     replay.add_argument(
@@ -51,6 +61,8 @@ def cmd_replay(args: argparse.Namespace, config: Config) -> int:
     quiet_logging()
     with tempfile.TemporaryDirectory(prefix="hookd-replay-") as scratch:
         engine, described = _candidate(args, config, Path(scratch))
+        if args.replaces or args.add:
+            engine, described = _within_configured(config, engine, described, args.replaces or "")
 
         async def run() -> Any:
             try:
@@ -66,6 +78,37 @@ def cmd_replay(args: argparse.Namespace, config: Config) -> int:
     if report.errors:
         return 2
     return 1 if any(report.by_transition.get(t) for t in fail_on) else 0
+
+
+def _within_configured(config: Config, candidate: Any, described: str, replaces: str) -> tuple[Any, str]:
+    """The configured policy set as the daemon loads it (kept bundles, the user's directory, projects; no
+    shadow) with the candidate in place of the layer `replaces`, or added as a bundle."""
+    from dataclasses import replace
+
+    from hookd.assembly import load_engine
+    from hookd.policy.layers import LayeredEngine
+    from hookd.rollout.replay import within
+
+    unshadowed = replace(config, rollout=replace(config.rollout, shadow_policies="", shadow_replaces=""))
+    try:
+        configured = load_engine(unshadowed)
+        assert isinstance(configured, LayeredEngine)  # load_engine's set is always layered
+    except HookdError:
+        asyncio.run(candidate.aclose())
+        raise
+    try:
+        engine = within(configured, candidate, described, replaces)
+    except HookdError:
+        asyncio.run(_close(configured, candidate))
+        raise
+    where = f"in place of layer {replaces!r}" if replaces else "added as a bundle"
+    kept = ", ".join(layer.name for layer in engine.layers if layer.name != (replaces or "candidate"))
+    return engine, f"{described} {where} of the configured set (with {kept or 'no other layer'})"
+
+
+async def _close(*engines: Any) -> None:
+    for engine in engines:
+        await engine.aclose()
 
 
 def _candidate(args: argparse.Namespace, config: Config, scratch: Path) -> tuple[Any, str]:

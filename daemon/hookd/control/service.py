@@ -29,26 +29,35 @@ from hookd.metrics import DecisionMetrics, MetricsEndpoint
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import USER_LAYER
+from hookd.procs.pool import WorkerPool
 from hookd.rollout.observe import Observer
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, ReloadResult, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
-from hookd.workers import WorkerPool
 
 if TYPE_CHECKING:
     from hookd.rollout.otel import OtelExport  # the OpenTelemetry SDK: imported only when it is configured
 
 
-class Decides(Protocol):
-    """What the Hook service needs of the daemon: its decision path, counted and logged like a hook request."""
-
+class Configured(Protocol):
     config: Config
+
+
+class Decides(Configured, Protocol):
+    """What the Hook service needs: the daemon's decision path, counted and logged like a hook request
+    (hookd.decide.Decider)."""
 
     async def decide(self, request: HookRequest) -> Handled: ...
 
 
-class Controlled(Decides, Protocol):
+class Evaluates(Configured, Protocol):
+    """What the Control service's Evaluate needs: a dry run through the daemon's pipeline."""
+
+    async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled: ...
+
+
+class Controlled(Configured, Protocol):
     """What the Control service reads of the daemon (a view the daemon satisfies, not the daemon object)."""
 
     policy_set: PolicySetHolder
@@ -68,8 +77,6 @@ class Controlled(Decides, Protocol):
     def bundle_status(self) -> list[dict[str, object]]: ...
 
     async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult: ...
-
-    async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled: ...
 
 
 NO_PYTHON_NOTE = (
@@ -158,8 +165,9 @@ def _event_of(payload: bytes) -> str:
 
 
 class ControlService(hookd_pb2_grpc.ControlServicer):
-    def __init__(self, daemon: Controlled) -> None:
+    def __init__(self, daemon: Controlled, decider: Evaluates) -> None:
         self.daemon = daemon
+        self.decider = decider
 
     def policy_set(self) -> pb.PolicySet:
         status = self.daemon.policy_set.current.status()
@@ -266,7 +274,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             probe = _always(False)
         hook_request = await _hook_request(request, event, _caller(), self.daemon, context)
         try:
-            handled = await self.daemon.evaluate(hook_request, probe)
+            handled = await self.decider.evaluate(hook_request, probe)
         except DialectError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except TimeoutError:
@@ -328,7 +336,7 @@ class HookService(hookd_pb2_grpc.HookServicer):
 
 
 async def _hook_request(
-    request: pb.EvaluateRequest | pb.DecideRequest, event: str, caller: Caller, daemon: Decides, context: Any
+    request: pb.EvaluateRequest | pb.DecideRequest, event: str, caller: Caller, daemon: Configured, context: Any
 ) -> HookRequest:
     if len(request.env) > MAX_ENV:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"env has more than {MAX_ENV} entries")

@@ -249,12 +249,21 @@ _RENDERERS: Mapping[str, Renderer] = {
 }
 
 
+def _codex_home(home: Path, env: Mapping[str, str]) -> Path:
+    return Path(env.get("CODEX_HOME") or home / ".codex")
+
+
 def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
     if scope == "user":  # $CODEX_HOME (default ~/.codex)
-        return Path(env.get("CODEX_HOME") or home / ".codex") / "hooks.json"
+        return _codex_home(home, env) / "hooks.json"
     if scope == "managed":  # requirements.toml hooks are trusted without review and cannot be disabled
         return system_path(env, "/etc/codex/requirements.toml")
     return project_dir / ".codex" / "hooks.json"
+
+
+def _trust_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path | None:
+    """Codex runs a user or project hook only when the user's config.toml trusts it (and the project)."""
+    return None if scope == "managed" else _codex_home(home, env) / "config.toml"
 
 
 _INSTALLED = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
@@ -275,8 +284,9 @@ SPEC = AgentSpec(
     tools=TOOLS,
     install=InstallSpec(
         form="codex",
-        scopes=("user", "managed"),
+        scopes=("user", "project", "managed"),
         settings_path=_settings_path,
+        trust_path=_trust_path,
         timeout_unit_ms=1000,
         marker=False,
         identity="statusMessage",

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
+from hookd import jsonstrict
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import merge_patch
 from hookd.types import JSON, Decision, NormalisedEvent
@@ -15,21 +14,7 @@ from hookd.types import JSON, Decision, NormalisedEvent
 def dump_json(value: Mapping[str, Any]) -> bytes:
     """One compact, pure-ASCII JSON object that JSON.parse accepts (non-finite numbers become null,
     as JSON.stringify would make them)."""
-    try:
-        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
-    except ValueError:
-        text = json.dumps(finite(value), separators=(",", ":"), allow_nan=False)
-    return text.encode("ascii")
-
-
-def finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [finite(v) for v in value]
-    return value
+    return jsonstrict.dumps(value, separators=(",", ":")).encode("ascii")
 
 
 def load_payload(raw: bytes) -> dict[str, JSON]:
@@ -38,11 +23,9 @@ def load_payload(raw: bytes) -> dict[str, JSON]:
     except UnicodeDecodeError as exc:
         raise DialectError(f"hook payload is not UTF-8 (bad byte at offset {exc.start})") from None
     try:
-        payload = json.loads(text)
+        payload = jsonstrict.loads(text)  # NaN, Infinity and 1e999 are no JSON numbers; too deep is an error
     except ValueError as exc:
         raise DialectError(f"hook payload is not valid JSON: {one_line(str(exc))}") from None
-    except RecursionError:
-        raise DialectError("hook payload is not valid JSON: nested too deeply") from None
     if not isinstance(payload, dict):
         raise DialectError(f"hook payload must be a JSON object, got {json_type(payload)}")
     return payload

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
@@ -250,10 +250,21 @@ def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> d
     return None
 
 
+def _copilot_home(home: Path, env: Mapping[str, str]) -> Path:
+    return Path(env.get("COPILOT_HOME") or home / ".copilot")
+
+
 def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
     if scope == "user":  # hooks files in $COPILOT_HOME/hooks (default ~/.copilot/hooks): hookd's own file
-        return Path(env.get("COPILOT_HOME") or home / ".copilot") / "hooks" / "hookd.json"
+        return _copilot_home(home, env) / "hooks" / "hookd.json"
+    if scope == "managed":  # enterprise hooks: every policy.d/*.json, run under allowManagedHooksOnly too
+        return system_path(env, "/etc/github-copilot/policy.d/hookd.json")
     return project_dir / ".github" / "hooks" / "hookd.json"
+
+
+def _trust_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path | None:
+    """A repository's hooks load only in a trusted folder: `trustedFolders` of $COPILOT_HOME/config.json."""
+    return _copilot_home(home, env) / "config.json" if scope == "project" else None
 
 
 _INSTALLED = ("sessionStart", "sessionEnd", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop")
@@ -272,9 +283,12 @@ SPEC = AgentSpec(
     tools=TOOLS,
     install=InstallSpec(
         form="copilot",
-        scopes=("user",),
+        scopes=("user", "project", "managed"),
         settings_path=_settings_path,
         timeout_unit_ms=1000,
+        managed_only_key="allowManagedHooksOnly",  # in managed-settings.json, whose schema has no hooks key
+        managed_only_file="../managed-settings.json",
+        trust_path=_trust_path,
         hooks_off=(("../settings.json", "disableAllHooks", True),),  # $COPILOT_HOME/settings.json
     ),
     env=("COPILOT_PROJECT_DIR",),

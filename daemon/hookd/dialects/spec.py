@@ -58,8 +58,11 @@ class InstallSpec:
 
     `form` names the hook-entry shape install.py writes (one per settings format). `settings_path`
     maps (scope, home, project directory, environment) to the file of that scope; `scopes` lists them.
-    `timeout_unit_ms` is the unit the agent reads a hook timeout in (1000: seconds). `hooks_off` and
-    `run_order` are what `hookd doctor` checks beyond hookd's own entries.
+    `timeout_unit_ms` is the unit the agent reads a hook timeout in (1000: seconds). `trust_path` maps
+    the same arguments to the file where the agent records that it trusts the scope's hooks (Codex's
+    config.toml, Copilot's config.json), None where nothing needs trusting. `managed_only_file` is the file
+    that takes `managed_only_key` when that is not the settings file itself (relative to its directory).
+    `hooks_off` and `run_order` are what `hookd doctor` checks beyond hookd's own entries.
     """
 
     form: str
@@ -71,6 +74,8 @@ class InstallSpec:
     marker: bool = True  # the file takes hookd's top-level install record (a closed schema does not)
     identity: str = "name"  # the handler key whose value is hookd's hook name
     managed_only_key: str = ""  # the managed setting that lets only managed hooks run (--managed-hooks-only)
+    managed_only_file: str = ""
+    trust_path: Callable[[str, Path, Path, Mapping[str, str]], Path | None] | None = None
     # Settings that switch every hook off, for `hookd doctor`: (a file beside the scope's settings file,
     # "" for that file itself; a dotted key; the value that switches them off).
     hooks_off: tuple[tuple[str, str, Any], ...] = ()

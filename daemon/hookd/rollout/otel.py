@@ -20,7 +20,8 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
@@ -30,13 +31,22 @@ from opentelemetry.metrics import CallbackOptions, Observation
 from opentelemetry.sdk._logs import LoggerProvider, LogRecordProcessor, ReadWriteLogRecord
 from opentelemetry.sdk._logs.export import LogRecordExporter, LogRecordExportResult
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.metrics.export import (
+    AggregationTemporality,
+    Histogram,
+    HistogramDataPoint,
+    Metric,
+    MetricExporter,
+    MetricExportResult,
+    MetricsData,
+    PeriodicExportingMetricReader,
+)
 from opentelemetry.sdk.resources import Resource
 
 from hookd import __version__
 from hookd.audit.record import Logged
 from hookd.config import OtelConfig
-from hookd.metrics import DecisionMetrics
+from hookd.metrics import LATENCY_BUCKETS, DecisionMetrics, Gauges
 from hookd.rollout.observe import RolloutCounters
 
 log = structlog.get_logger("hookd.otel")
@@ -45,6 +55,18 @@ RETRY_MIN_S, RETRY_MAX_S = 0.2, 10.0
 CHANNEL_OPTIONS: Any = (("grpc.max_reconnect_backoff_ms", 5000),)
 SCOPE = "hookd"
 Counters = Callable[[], Iterable[tuple[str, Mapping[str, str], float]]]  # (metric, attributes, value)
+Latencies = Callable[[], Iterable[tuple[Mapping[str, str], Sequence[int], float]]]  # attributes, buckets, sum (s)
+LATENCY = "hookd.decision.latency"
+
+
+@dataclass(frozen=True, slots=True)
+class Readings:
+    """What the OTLP metrics read, each on the metric reader's thread: counters and gauges as (metric,
+    attributes, value), and the latency histograms (bucket counts per LATENCY_BUCKETS, the last +Inf)."""
+
+    counters: Counters
+    gauges: Counters
+    latencies: Latencies
 
 
 class RetainingProcessor(LogRecordProcessor):
@@ -165,7 +187,7 @@ def attributes(record: Mapping[str, Any]) -> dict[str, Any]:
 class OtelExport:
     """The log and metric pipelines. `offer` is called by the decision log's writer for each record."""
 
-    def __init__(self, config: OtelConfig, revision: str, counters: Counters) -> None:
+    def __init__(self, config: OtelConfig, revision: str, readings: Readings) -> None:
         self.config = config
         insecure = config.endpoint.startswith("http://")
         timeout = config.export_timeout_ms / 1000
@@ -179,15 +201,16 @@ class OtelExport:
         self._logs = LoggerProvider(resource=self._resource)
         self._logs.add_log_record_processor(self.processor)
         self._logger = self._logs.get_logger(SCOPE, __version__)
+        exporter = OTLPMetricExporter(
+            endpoint=config.endpoint, insecure=insecure, timeout=timeout, channel_options=CHANNEL_OPTIONS
+        )
         reader = PeriodicExportingMetricReader(
-            OTLPMetricExporter(
-                endpoint=config.endpoint, insecure=insecure, timeout=timeout, channel_options=CHANNEL_OPTIONS
-            ),
+            WithLatency(exporter, readings.latencies, time.time_ns()),
             export_interval_millis=config.metrics_interval_ms,
             export_timeout_millis=config.export_timeout_ms,
         )
         self._metrics = MeterProvider(resource=self._resource, metric_readers=[reader])
-        self._counters = counters
+        self._readings = readings
         self._register_metrics()
 
     def offer(self, logged: Logged) -> None:
@@ -204,14 +227,19 @@ class OtelExport:
 
     def _register_metrics(self) -> None:
         meter = self._metrics.get_meter(SCOPE, __version__)
-        for name, text in _HELP.items():
-            meter.create_observable_counter(name, callbacks=[self._observer(name)], description=text)
+        for name, text in COUNTERS.items():
+            meter.create_observable_counter(
+                name, callbacks=[self._observer(name, self._readings.counters)], description=text
+            )
+        for name, text in GAUGES.items():
+            meter.create_observable_gauge(
+                name, callbacks=[self._observer(name, self._readings.gauges)], description=text
+            )
 
-    def _observer(self, name: str) -> Callable[[CallbackOptions], Iterable[Observation]]:
+    @staticmethod
+    def _observer(name: str, read: Counters) -> Callable[[CallbackOptions], Iterable[Observation]]:
         def observe(_options: CallbackOptions) -> Iterable[Observation]:
-            if name == "hookd.otel.dropped":
-                return [Observation(self.processor.dropped)]
-            return [Observation(value, dict(attrs)) for metric, attrs, value in self._counters() if metric == name]
+            return [Observation(value, dict(attrs)) for metric, attrs, value in read() if metric == name]
 
         return observe
 
@@ -228,27 +256,145 @@ class OtelExport:
         self._logs.shutdown()
 
 
-_HELP = {
+class WithLatency(MetricExporter):
+    """The OTLP metric exporter, with the decision latency histogram added to each export. The hot path
+    already counts it into buckets (hookd.metrics: the Prometheus histogram's), the SDK has no asynchronous
+    histogram, and recording each decision again into an SDK histogram would put a lock on the hot path; so
+    each export carries the daemon's buckets as they stand (cumulative since the export started)."""
+
+    def __init__(self, exporter: MetricExporter, latencies: Latencies, start_ns: int) -> None:
+        super().__init__(exporter._preferred_temporality, exporter._preferred_aggregation)
+        self._exporter = exporter
+        self._latencies = latencies
+        self._start_ns = start_ns
+
+    def export(self, metrics_data: MetricsData, timeout_millis: float = 10_000, **kwargs: Any) -> MetricExportResult:
+        return self._exporter.export(self.with_latency(metrics_data), timeout_millis=timeout_millis, **kwargs)
+
+    def with_latency(self, data: MetricsData) -> MetricsData:
+        now = time.time_ns()
+        points = [
+            HistogramDataPoint(
+                attributes=dict(attrs),
+                start_time_unix_nano=self._start_ns,
+                time_unix_nano=now,
+                count=sum(counts),
+                sum=total,
+                bucket_counts=list(counts),
+                explicit_bounds=list(LATENCY_BUCKETS),
+                min=None,  # type: ignore[arg-type]  # not tracked: OTLP's min and max are optional
+                max=None,  # type: ignore[arg-type]
+            )
+            for attrs, counts, total in self._latencies()
+        ]
+        if not points or not data.resource_metrics or not data.resource_metrics[0].scope_metrics:
+            return data
+        metric = Metric(
+            name=LATENCY,
+            description=LATENCY_HELP,
+            unit="s",
+            data=Histogram(data_points=points, aggregation_temporality=AggregationTemporality.CUMULATIVE),
+        )
+        first = data.resource_metrics[0]
+        scope = first.scope_metrics[0]
+        scopes = [replace(scope, metrics=[*scope.metrics, metric]), *first.scope_metrics[1:]]
+        return MetricsData([replace(first, scope_metrics=scopes), *data.resource_metrics[1:]])
+
+    def force_flush(self, timeout_millis: float = 10_000) -> bool:
+        return self._exporter.force_flush(timeout_millis)
+
+    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
+        self._exporter.shutdown(timeout_millis=timeout_millis, **kwargs)
+
+
+LATENCY_HELP = "From accepting the connection to the rendered reply, by hook event"
+COUNTERS = {  # cumulative counters, the Prometheus metrics' (docs/control.md) under OpenTelemetry names
+    "hookd.requests": "Hook requests received (hook socket and Decide)",
+    "hookd.request_errors": "Requests answered with an error (the shim then applies its fail mode), by code",
     "hookd.decisions": "Decisions made, by hook event and final outcome",
     "hookd.engine_errors": "Evaluations that failed (the event's fail mode answered)",
+    "hookd.fail_mode_answers": "Decisions answered by the event's fail mode, by event and mode",
+    "hookd.reloads": "Policy reloads that succeeded",
+    "hookd.reload_failures": "Policy reloads refused (the old policies kept serving)",
+    "hookd.decision_log.written": "Decision log records written",
+    "hookd.decision_log.dropped": "Decision log records dropped because the writer's queue was full",
+    "hookd.decision_log.write_errors": "Decision log records that could not be written",
+    "hookd.log_ship.sent": "Decision log records shipped to the collector",
+    "hookd.log_ship.dropped": "Decision log records dropped from the shipping buffer",
+    "hookd.log_ship.failures": "Uploads to the log collector that failed",
+    "hookd.replay.written": "Lines written to the replay store",
+    "hookd.replay.dropped": "Decisions not stored for replay (its queue was full, or a line too long)",
+    "hookd.replay.write_errors": "Replay store lines that could not be written",
     "hookd.monitor.decisions": "What each monitor layer would have decided",
+    "hookd.shadow.evaluations": "Decisions the shadow policy set was evaluated for",
     "hookd.shadow.disagreements": "Decisions where the shadow set would have decided differently",
+    "hookd.rollout.skipped": "Decisions not observed by monitor and shadow layers, by reason",
+    "hookd.rollout.errors": "Monitor or shadow evaluations that failed",
+    "hookd.otel.exported": "Decision records the OpenTelemetry collector accepted",
     "hookd.otel.dropped": "Decision records dropped from the export buffer",
+    "hookd.otel.failed_exports": "OpenTelemetry exports that failed (the records are kept and retried)",
 }
+GAUGES = {
+    "hookd.log_ship.buffered": "Decision log records waiting to be shipped",
+    "hookd.otel.buffered": "Decision records waiting for OpenTelemetry export",
+}
+# the daemon's scalar counters and gauges (hookd.metrics.Gauges) by their Prometheus names
+_FROM_PROMETHEUS = {
+    "hookd_requests": "hookd.requests",
+    "hookd_reloads": "hookd.reloads",
+    "hookd_reload_failures": "hookd.reload_failures",
+    "hookd_decision_log_written": "hookd.decision_log.written",
+    "hookd_decision_log_dropped": "hookd.decision_log.dropped",
+    "hookd_decision_log_write_errors": "hookd.decision_log.write_errors",
+    "hookd_log_ship_sent": "hookd.log_ship.sent",
+    "hookd_log_ship_dropped": "hookd.log_ship.dropped",
+    "hookd_log_ship_failures": "hookd.log_ship.failures",
+    "hookd_log_ship_buffered": "hookd.log_ship.buffered",
+    "hookd_replay_written": "hookd.replay.written",
+    "hookd_replay_dropped": "hookd.replay.dropped",
+    "hookd_replay_write_errors": "hookd.replay.write_errors",
+    "hookd_otel_exported": "hookd.otel.exported",
+    "hookd_otel_dropped": "hookd.otel.dropped",
+    "hookd_otel_failed_exports": "hookd.otel.failed_exports",
+    "hookd_otel_buffered": "hookd.otel.buffered",
+}
+NO_ATTRIBUTES: Mapping[str, str] = {}
 
 
-def daemon_counters(metrics: DecisionMetrics, rollout: RolloutCounters) -> Counters:
-    """The daemon's decision counters as (metric, attributes, value), read on the metric reader's thread
-    (each dict is copied first: one C call, atomic under the GIL)."""
+def daemon_readings(metrics: DecisionMetrics, rollout: RolloutCounters, more: Gauges) -> Readings:
+    """The daemon's counters as OTLP metrics read them, on the metric reader's thread (each dict is copied
+    first: one C call, atomic under the GIL)."""
 
-    def read() -> Iterable[tuple[str, Mapping[str, str], float]]:
+    def counters() -> Iterable[tuple[str, Mapping[str, str], float]]:
         for (event, outcome), n in metrics.decisions.copy().items():
             yield "hookd.decisions", {"event": event.value, "decision": outcome.name.lower()}, n
         for event, n in metrics.engine_errors.copy().items():
             yield "hookd.engine_errors", {"event": event.value}, n
+        for (event, mode), n in metrics.fail_mode_answers.copy().items():
+            yield "hookd.fail_mode_answers", {"event": event.value, "mode": mode.value}, n
+        for code, n in dict(more.request_errors()).items():
+            yield "hookd.request_errors", {"code": code}, n
         for (layer, decision), n in rollout.monitor.copy().items():
             yield "hookd.monitor.decisions", {"layer": layer, "decision": decision}, n
+        yield "hookd.shadow.evaluations", NO_ATTRIBUTES, rollout.shadow_evaluated
         for transition, n in rollout.disagreements.copy().items():
             yield "hookd.shadow.disagreements", {"transition": transition}, n
+        for reason, n in rollout.skipped.copy().items():
+            yield "hookd.rollout.skipped", {"reason": reason}, n
+        yield "hookd.rollout.errors", NO_ATTRIBUTES, rollout.errors
+        yield from _renamed(more.counters())
 
-    return read
+    def gauges() -> Iterable[tuple[str, Mapping[str, str], float]]:
+        return _renamed(more.gauges())
+
+    def latencies() -> Iterable[tuple[Mapping[str, str], Sequence[int], float]]:
+        for event, histogram in metrics.latency.copy().items():
+            yield {"event": event.value}, list(histogram.counts), histogram.total_ms / 1000
+
+    return Readings(counters, gauges, latencies)
+
+
+def _renamed(values: Mapping[str, float]) -> Iterable[tuple[str, Mapping[str, str], int]]:
+    for name, value in values.items():
+        if name in _FROM_PROMETHEUS:
+            yield _FROM_PROMETHEUS[name], NO_ATTRIBUTES, int(value)  # all counts (the scrape's are floats)

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookd.dialects.registry import AGENTS
-from hookd.errors import one_line
+from hookd.errors import HookdError, one_line
 from hookd.policy.combine import combine
+from hookd.policy.layers import Layer, LayeredEngine, Rank
 from hookd.rollout.compare import deciding_rules, outcome_name, transition
 from hookd.types import (
     JSON,
@@ -79,6 +80,25 @@ class Report:
             "first": [d.as_json() for d in self.first],
             "errors": [{"id": i, "error": e} for i, e in self.errors],
         }  # fmt: skip
+
+
+CANDIDATE_LAYER = "candidate"
+
+
+def within(configured: LayeredEngine, candidate: Engine, location: str, replaces: str = "") -> LayeredEngine:
+    """The configured policy set with the candidate in it: standing in for the layer named `replaces` (a
+    bundle's name, "default" or "project:ROOT"; it takes that layer's rank and project, and decides even
+    where the layer it replaces was only monitored), or, without `replaces`, added as one more
+    organisation layer (a new bundle). Raises HookdError naming the layers when `replaces` names none."""
+    layers = list(configured.layers)
+    if not replaces:
+        return LayeredEngine([Layer(CANDIDATE_LAYER, Rank.ORGANISATION, candidate, location=location), *layers])
+    replaced = next((layer for layer in layers if layer.name == replaces), None)
+    if replaced is None:
+        names = ", ".join(layer.name for layer in layers)
+        raise HookdError(f"--replaces {replaces}: the configured policy set has no such layer (it has: {names})")
+    stand_in = Layer(replaces, replaced.rank, candidate, location=location, project_root=replaced.project_root)
+    return LayeredEngine([stand_in if layer is replaced else layer for layer in layers])
 
 
 def event_of(document: Mapping[str, Any]) -> NormalisedEvent:

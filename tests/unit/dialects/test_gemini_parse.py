@@ -96,6 +96,24 @@ def test_payload_not_json(payload: bytes, message: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("number", "message"),
+    [
+        (b"NaN", "NaN is not a JSON number"),
+        (b"-Infinity", "-Infinity is not a JSON number"),
+        (b"1e999", "1e999 is out of range for a JSON number"),
+        (b"-1.5E+400", "-1.5E+400 is out of range for a JSON number"),
+        (b"1" + b"0" * 400 + b".5", "100000000000000000000... is out of range for a JSON number"),
+    ],
+)
+def test_a_number_that_is_not_a_finite_json_number_is_a_bad_payload(number: bytes, message: str) -> None:
+    """1e999 read as infinity reached the policies and the decision log (a strict collector refuses it)."""
+    assert (
+        parse_error("BeforeAgent", b'{"prompt":"x","n":' + number + b"}")
+        == f"hook payload is not valid JSON: {message}"
+    )
+
+
+@pytest.mark.parametrize(
     ("payload", "kind"),
     [
         (b"[]", "an array"),

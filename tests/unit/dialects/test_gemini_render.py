@@ -8,6 +8,7 @@ under test. Every reply is also checked to be exactly one JSON object (or nothin
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -849,19 +850,20 @@ def test_lone_surrogate_from_the_payload_is_escaped_not_an_error() -> None:
 
 
 def test_non_finite_numbers_become_null() -> None:
-    # JSON.parse rejects NaN/Infinity: the whole stdout would turn into a plain-text allow (§2.1)
+    # JSON.parse rejects NaN/Infinity: the whole stdout would turn into a plain-text allow (§2.1). A
+    # payload cannot carry one (1e999 is a bad payload), but a Python policy's rewrite can.
     request = HookRequest(
         client="gemini",
         event="BeforeTool",
-        payload=b'{"tool_name":"x","tool_input":{"n":1e999,"s":"a"}}',
+        payload=b'{"tool_name":"x","tool_input":{"s":"a"}}',
         env={},
         cwd="/",
         caller=Caller(1, 1, 1),
         deadline=Deadline.after(5),
     )
     ev = DIALECT.parse(request)
-    reply = render(ev, rewrite(tool_input={"s": "b"}))
-    assert reply.stdout == b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"n":null,"s":"b"}}}'
+    reply = render(ev, rewrite(tool_input={"s": "b", "n": math.inf}))
+    assert reply.stdout == b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"s":"b","n":null}}}'
 
 
 def test_control_characters_and_quotes_are_escaped() -> None:

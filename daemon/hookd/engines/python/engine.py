@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import tempfile
-import time
 import weakref
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,6 +27,7 @@ import structlog
 
 from hookd.config import Config
 from hookd.engines.base import policy_failed, timed_out
+from hookd.engines.inflight import InFlight
 from hookd.engines.python.channel import PolicyWorker, WorkerGone, WorkerSettings
 from hookd.errors import PolicyLoadError, one_line
 from hookd.policy.python_sources import PythonPolicySet
@@ -91,7 +91,7 @@ class PythonEngine:
         self._starting = 0
         self._waiters: deque[asyncio.Future[PolicyWorker]] = deque()
         self._next_id = 0
-        self._inflight = 0
+        self._calls = InFlight()
         self._closing = False
         self.replaced = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -164,18 +164,16 @@ class PythonEngine:
         names = self._applicable(str(document.get("event")), tool.get("kind"), tool.get("name"))
         if not names:
             return []
-        self._inflight += 1
+        self._calls.enter()
         try:
             return await self._evaluate(names, request)
         finally:
-            self._inflight -= 1
+            self._calls.leave()
 
     async def aclose(self, grace: float = 5.0) -> None:
         """Stop once the requests in flight are answered (at most `grace` seconds), then end every worker."""
         self._closing = True
-        end = time.monotonic() + grace
-        while self._inflight and time.monotonic() < end:
-            await asyncio.sleep(0.01)
+        await self._calls.finished(grace)
         for task in list(self._tasks):
             task.cancel()
         for waiter in self._waiters:

@@ -25,7 +25,6 @@ import contextlib
 import json
 import ssl
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from opa_client import AsyncOpaClient
 from opa_client.errors import PolicyNotFoundError
 
 from hookd.config import OpaConfig
+from hookd.engines.inflight import InFlight
 from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicySet,
@@ -259,7 +259,7 @@ class RegoOpaEngine:
         self._upload = Upload.of(policies)
         self._opa = opa
         self._synced = synced
-        self._in_flight = 0
+        self._calls = InFlight()
         self._client: HookdOpaClient | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._sync_lock = asyncio.Lock()
@@ -296,7 +296,7 @@ class RegoOpaEngine:
         budget = min(self._opa.timeout_ms / 1000, request.deadline.remaining() - DEADLINE_MARGIN)
         if budget <= 0:
             raise EngineTimeout("no time left before the deadline to ask OPA")
-        self._in_flight += 1
+        self._calls.enter()
         try:
             async with asyncio.timeout(budget):
                 return await self._decide(rule, request.document)
@@ -310,7 +310,7 @@ class RegoOpaEngine:
         except PolicyLoadError as exc:  # OPA refused the set when it was pushed again
             raise EngineUnavailable(str(exc)) from exc
         finally:
-            self._in_flight -= 1
+            self._calls.leave()
 
     async def _decide(self, rule: str, document: Mapping[str, JSON]) -> list[Verdict]:
         client = await self._session()
@@ -344,9 +344,7 @@ class RegoOpaEngine:
 
     async def aclose(self) -> None:
         """After a reload: let the decisions in flight finish (each is bounded by timeout_ms), then close."""
-        give_up = time.monotonic() + self._opa.timeout_ms / 1000
-        while self._in_flight and time.monotonic() < give_up:
-            await asyncio.sleep(0.01)
+        await self._calls.finished(self._opa.timeout_ms / 1000)
         client, self._client = self._client, None
         if client is not None and self._client_loop is asyncio.get_running_loop():
             await client.close_connection()

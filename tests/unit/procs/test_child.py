@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from hookd import workers
 from hookd.config import parse_config
 from hookd.errors import Unavailable
+from hookd.procs.child import UNACKED_LIMIT, WorkerProcess, die_with
 from hookd.types import Caller, Deadline, HookRequest
-from hookd.workers import Worker
 
 TIMEOUT = 10
 # A parent that starts a child which asks to die with it, prints the child's pid and then waits to be killed.
@@ -32,7 +31,7 @@ time.sleep(60)
 """
 CHILD = """
 import sys, time
-from hookd.workers import die_with
+from hookd.procs.child import die_with
 assert die_with(int(sys.argv[1]))
 time.sleep(60)
 """
@@ -71,16 +70,16 @@ def test_a_worker_dies_with_its_parent_even_when_nothing_else_tells_it() -> None
 
 
 def test_die_with_says_when_the_parent_is_already_gone() -> None:
-    assert workers.die_with(os.getppid())
-    assert not workers.die_with(os.getppid() + 1_000_000)
+    assert die_with(os.getppid())
+    assert not die_with(os.getppid() + 1_000_000)
 
 
 @pytest.fixture
-def worker() -> Worker:
-    return Worker(parse_config({}), 1)
+def worker() -> WorkerProcess:
+    return WorkerProcess(parse_config({}), 1)
 
 
-async def serve(worker: Worker) -> tuple[asyncio.Task[None], socket.socket, socket.socket]:
+async def serve(worker: WorkerProcess) -> tuple[asyncio.Task[None], socket.socket, socket.socket]:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind("\0hookd-test-worker-" + str(os.getpid()))
     listener.listen()
@@ -90,11 +89,11 @@ async def serve(worker: Worker) -> tuple[asyncio.Task[None], socket.socket, sock
     return task, daemon_end, listener
 
 
-def test_a_worker_whose_channel_ends_refuses_requests_and_stops(worker: Worker) -> None:
+def test_a_worker_whose_channel_ends_refuses_requests_and_stops(worker: WorkerProcess) -> None:
     asyncio.run(channel_ends(worker))
 
 
-async def channel_ends(worker: Worker) -> None:
+async def channel_ends(worker: WorkerProcess) -> None:
     task, daemon_end, _ = await serve(worker)
     await worker.handle(request())  # answered while the channel is up
     daemon_end.close()  # the daemon is gone
@@ -106,14 +105,14 @@ async def channel_ends(worker: Worker) -> None:
 def test_a_worker_holds_replies_while_its_records_are_not_acknowledged() -> None:
     """A daemon that reads the records but says nothing: the first UNACKED_LIMIT replies go out, the next waits
     and is refused at its deadline; once the daemon acknowledges them, replies go out again."""
-    asyncio.run(unacknowledged(Worker(parse_config({}), 1)))
+    asyncio.run(unacknowledged(WorkerProcess(parse_config({}), 1)))
 
 
-async def unacknowledged(worker: Worker) -> None:
+async def unacknowledged(worker: WorkerProcess) -> None:
     task, daemon_end, _ = await serve(worker)
     daemon = await asyncio.open_unix_connection(sock=daemon_end)
     try:
-        for n in range(workers.UNACKED_LIMIT):
+        for n in range(UNACKED_LIMIT):
             await worker.handle(request(f"f{n}"))
         late = replace(request(), deadline=Deadline.after(0.3))
         with pytest.raises(Unavailable, match="not taking its decision records"):
@@ -122,4 +121,33 @@ async def unacknowledged(worker: Worker) -> None:
         await asyncio.wait_for(worker.handle(request()), TIMEOUT)
     finally:
         daemon[1].close()
+        await asyncio.wait_for(task, TIMEOUT)
+
+
+def test_a_reply_refused_for_want_of_an_acknowledgement_is_logged_as_the_fail_mode() -> None:
+    """The refused request's record reaches the daemon once it reads again, and says what the agent got: the
+    event's fail mode (a deny for BeforeTool), never the allow the policies gave."""
+    asyncio.run(refused_record(WorkerProcess(parse_config({}), 1)))
+
+
+async def refused_record(worker: WorkerProcess) -> None:
+    task, daemon_end, _ = await serve(worker)
+    reader, writer = await asyncio.open_unix_connection(sock=daemon_end)
+    try:
+        for n in range(UNACKED_LIMIT):
+            await worker.handle(request(f"f{n}"))
+        with pytest.raises(Unavailable):
+            await worker.handle(replace(request("refused.txt"), deadline=Deadline.after(0.3)))
+        writer.write(b'{"t": "ack", "n": 100}\n')
+        records = {}
+        while "refused.txt" not in records:
+            message = json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
+            if message["t"] == "d":
+                records[message["r"]["input"]["tool"]["input"]["file_path"]] = message
+        refused = records["refused.txt"]
+        assert (refused["r"]["decision"], refused["c"][1], refused["c"][3]) == ("deny", "DENY", True)
+        assert "not taking its decision records" in refused["r"]["reason"]
+        assert records["f0"]["r"]["decision"] == "allow"
+    finally:
+        writer.close()
         await asyncio.wait_for(task, TIMEOUT)

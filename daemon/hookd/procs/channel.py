@@ -1,0 +1,27 @@
+"""The channel between the daemon and a worker process (hookd.procs).
+
+The channel between them is a socketpair of newline-delimited JSON:
+  worker → daemon  {"t": "ready", "pid": P}             once serving
+                   {"t": "d", "r": RECORD, "c": [event, outcome, latency_ms, engine_error],
+                    "o": TALLY, "p": REPLAY_LINE}      what it observed, its replay line (hookd.rollout.relay)
+                   {"t": "s", "requests": N, "errors": {code: N}, "dropped": N}   since the last one, each second
+  daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
+                   {"t": "ack", "n": N}                 N more records are in the daemon's log queue
+The daemon hands the configuration over on the worker's stdin (a pickle of `Config`: the same program,
+the same user). A worker that dies is started again after a pause; its end of the channel closing tells
+the daemon.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import structlog
+
+log = structlog.get_logger("hookd.workers")
+STOP_TIMEOUT_S = 10.0
+
+
+def line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"

@@ -1,0 +1,240 @@
+"""A worker process (hookd.procs): the hook pipeline on the daemon's listening socket, each decision's
+record sent to the daemon over the channel; `python -m hookd.procs.child` is its program."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import json
+import os
+import pickle
+import signal
+import socket
+import sys
+import time
+
+from hookd.assembly import build_pipeline, load_engine
+from hookd.audit.ids import decision_ids
+from hookd.audit.mask import Masker
+from hookd.audit.record import Pending, build_record
+from hookd.audit.sink import Sink
+from hookd.config import Config
+from hookd.errors import HookdError, Unavailable
+from hookd.procs.channel import STOP_TIMEOUT_S, line, log
+from hookd.rollout.relay import WorkerRollout
+from hookd.transport.hook_server import HookServer, ServerStats
+from hookd.types import Deadline, Engine, HookRequest, Reply
+
+STATS_EVERY_S = 1.0
+UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
+_PR_SET_PDEATHSIG = 1
+
+
+class WorkerProcess:
+    """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
+
+    def __init__(self, config: Config, index: int) -> None:
+        self.config = config
+        self.index = index
+        self.stats = ServerStats()
+        self._sent_requests = self._sent_dropped = 0
+        self._sent_errors: dict[str, int] = {}
+        self.pipeline, self.policy_set = build_pipeline(
+            config, self._load_engine(wait=True), ids=decision_ids(index, config.daemon.workers)
+        )
+        self._mask = Masker.from_config(config.log)
+        self._sink: Sink[Pending] = Sink(config.log.queue_size)
+        self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
+        self.server = HookServer.from_config(config, self.handle, self.stats)
+        self._stop = asyncio.Event()
+        self._reloading = asyncio.Lock()  # one reload at a time
+        self._unacked = 0  # records sent that the daemon has not yet said it queued
+        self._acked = asyncio.Event()
+        self._cut_off = ""  # why records can no longer reach the daemon; set once, then every request is refused
+
+    def _load_engine(self, *, wait: bool) -> Engine:
+        return load_engine(self.config, wait=wait)  # with the kept bundles, as the daemon has them
+
+    async def handle(self, request: HookRequest) -> Reply:
+        self._check_channel()
+        handled = await self.pipeline.handle(request)
+        self._check_channel()  # the daemon may have gone while this request was decided
+        if not await self._room_for_a_record(request.deadline):
+            why = f"hookd worker {self.index}: the daemon is not taking its decision records"
+            # The agent gets an error frame (the shim's fail mode), so that is what the record says.
+            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), "socket"))
+            raise Unavailable(why)
+        self.rollout.offer(Pending(handled, time.time(), "socket"))
+        return handled.reply
+
+    async def _room_for_a_record(self, deadline: Deadline) -> bool:
+        """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue: this
+        bounds what a crash of the daemon loses. False when the deadline came first."""
+        while self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
+            self._acked.clear()
+            try:
+                await asyncio.wait_for(self._acked.wait(), deadline.remaining())
+            except TimeoutError:
+                return False
+            self._check_channel()
+        return True
+
+    def _busy(self, answering: int) -> bool:
+        """Hook requests besides `answering` of them are being decided (monitor and shadow stand aside)."""
+        return self.server.in_flight > answering or self.policy_set.in_use(self.policy_set.current) > 0
+
+    def _check_channel(self) -> None:
+        """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
+        if self._cut_off:
+            raise Unavailable(f"hookd worker {self.index} cannot log decisions ({self._cut_off}): not answering")
+
+    def _lose_channel(self, why: str) -> None:
+        if not self._cut_off:
+            self._cut_off = why
+            log.error("worker_cut_off", worker=self.index, reason=why)
+        self._stop.set()
+        self._acked.set()  # replies waiting for an ack are refused now
+
+    async def run(self, listener: socket.socket, channel: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, self._stop.set)
+        # A terminal's Ctrl-C or hangup reaches the whole process group: the daemon answers it (it stops us
+        # with SIGTERM, or sends us its reload on the channel).
+        loop.add_signal_handler(signal.SIGINT, lambda: None)
+        loop.add_signal_handler(signal.SIGHUP, lambda: None)
+        reader, writer = await asyncio.open_unix_connection(sock=channel)
+        await self.server.adopt(listener)
+        self.rollout.start()
+        writer.write(line({"t": "ready", "pid": os.getpid()}))
+        tasks = [
+            loop.create_task(self._send(writer)),
+            loop.create_task(self._listen(reader)),
+            loop.create_task(self._report(writer)),
+        ]
+        await self._stop.wait()
+        await self.server.stop()  # in-flight requests finish; their records are queued
+        await self.rollout.close()  # observed (within the budget) and queued to send
+        self._sink.wake()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if not self._cut_off:  # a daemon that is gone, or not reading, cannot take them
+            with contextlib.suppress(OSError, RuntimeError, TimeoutError):
+                self._flush(writer)
+                self._send_stats(writer)
+                await asyncio.wait_for(writer.drain(), STOP_TIMEOUT_S)
+        writer.close()
+        await self.policy_set.current.aclose()
+
+    async def _send(self, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                await self._sink.wait()
+                self._flush(writer)
+                await writer.drain()
+        except (OSError, RuntimeError) as exc:  # a reset channel (a killed daemon)
+            self._lose_channel(f"the channel failed: {exc}")
+
+    def _flush(self, writer: asyncio.StreamWriter) -> None:
+        for pending in self._sink.take():
+            handled = pending.handled
+            try:
+                record = build_record(pending, self._mask)
+            except Exception:  # a record that cannot be built must not stop the worker
+                log.exception("decision_log_record_failed", decision=handled.decision_id)
+                continue
+            counted = [
+                handled.event.event.value,
+                handled.decision.outcome.name,
+                handled.latency_ms,
+                handled.engine_error,
+            ]
+            writer.write(line({"t": "d", "r": record, "c": counted, **self.rollout.fields(pending)}))
+            self._unacked += 1
+
+    async def _report(self, writer: asyncio.StreamWriter) -> None:
+        while True:
+            await asyncio.sleep(STATS_EVERY_S)
+            self._send_stats(writer)
+
+    def _send_stats(self, writer: asyncio.StreamWriter) -> None:
+        """Counts since the last report: requests, errors by code, and records the queue dropped (when the
+        daemon's log fell this far behind)."""
+        requests = self.stats.requests - self._sent_requests
+        errors = {k: v - self._sent_errors.get(k, 0) for k, v in self.stats.errors.items()}
+        errors = {k: v for k, v in errors.items() if v}
+        dropped = self._sink.dropped - self._sent_dropped
+        if requests or errors or dropped:
+            writer.write(line({"t": "s", "requests": requests, "errors": errors, "dropped": dropped}))
+            self._sent_requests, self._sent_errors = self.stats.requests, dict(self.stats.errors)
+            self._sent_dropped = self._sink.dropped
+
+    async def _listen(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while line := await reader.readline():
+                try:
+                    message = json.loads(line)
+                    kind = message.get("t")
+                    if kind == "ack":
+                        self._unacked -= int(message["n"])
+                        self._acked.set()
+                except (ValueError, AttributeError, KeyError, TypeError):
+                    log.error("worker_message_invalid", worker=self.index, message=line[:200].decode(errors="replace"))
+                    continue
+                if kind == "reload":
+                    await self.reload()
+        except (OSError, ValueError) as exc:  # a reset channel (a killed daemon under load), an overlong line
+            self._lose_channel(f"the channel failed: {exc}")
+            return
+        self._lose_channel("the daemon closed the channel")  # it is gone: so is its socket
+
+    async def reload(self) -> None:
+        async with self._reloading:
+            try:
+                engine = self._load_engine(wait=False)
+            except HookdError as exc:
+                log.error("worker_reload_failed", worker=self.index, error=str(exc))
+                return
+            try:
+                await engine.ready()  # closes the engine when it cannot start
+            except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
+                log.error("worker_reload_failed", worker=self.index, error=str(exc))
+                return
+            previous = self.policy_set.swap(engine)
+            await self.policy_set.retire(previous)
+            log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
+
+
+def die_with(parent: int) -> bool:
+    """Have the kernel SIGKILL this process when its parent exits; False if the parent is already gone."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    return os.getppid() == parent  # checked after the prctl: a parent that died before it sent no signal
+
+
+def main(argv: list[str]) -> int:
+    import uvloop
+
+    from hookd.logs import configure_logging
+
+    index, listen_fd, channel_fd, parent = (int(a) for a in argv)
+    if not die_with(parent):
+        return 1
+    config: Config = pickle.loads(sys.stdin.buffer.read())  # written by the daemon that started this process
+    configure_logging(config.daemon.log_level)
+    listener = socket.socket(fileno=listen_fd)
+    channel = socket.socket(fileno=channel_fd)
+    try:
+        worker = WorkerProcess(config, index)
+    except HookdError as exc:
+        log.error("worker_start_failed", worker=index, error=str(exc))
+        return 1
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(worker.run(listener, channel))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,184 @@
+"""The daemon's side of the worker processes (hookd.procs): start them, take their records and counts,
+tell them to reload, start again one that died."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import pickle
+import signal
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookd.audit.sink import Sink
+from hookd.audit.writer import Queued
+from hookd.config import Config
+from hookd.metrics import DecisionMetrics
+from hookd.procs.channel import STOP_TIMEOUT_S, line, log
+from hookd.rollout.relay import Receive, entry_limit
+from hookd.transport.hook_server import ServerStats
+from hookd.types import Event, Outcome
+
+RESPAWN_DELAY_S = 1.0  # doubled for each start that fails at once, up to RESPAWN_MAX_S
+RESPAWN_MAX_S = 30.0
+HEALTHY_AFTER_S = 10.0  # a worker that served this long before it died starts again after RESPAWN_DELAY_S
+
+
+@dataclass(eq=False)
+class _Running:
+    index: int
+    process: asyncio.subprocess.Process
+    writer: asyncio.StreamWriter
+    delay: float  # before this slot's next start, should this worker die soon
+    started: float = field(default_factory=time.monotonic)
+    reader_task: asyncio.Task[None] | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    unacked: int = 0  # records queued since the last ack
+
+
+class WorkerPool:
+    """The daemon's side: starts the workers, takes their records and counts, tells them to reload."""
+
+    def __init__(
+        self,
+        config: Config,
+        listening_fd: int,
+        sink: Sink[Queued],
+        metrics: DecisionMetrics,
+        stats: ServerStats,
+        rollout: Receive,
+    ) -> None:
+        self.config = config
+        self.size = config.daemon.workers - 1
+        self._fd = listening_fd
+        self._sink = sink  # the daemon's decision log queue: workers' records join its own
+        self._metrics = metrics
+        self._stats = stats
+        self._rollout = rollout  # the observers' counts and the replay lines: hookd.rollout.relay
+        # a record line holds the masked input, so it stays below a few payloads' size (and a replay line)
+        self._line_limit = 4 * config.daemon.max_payload_bytes + entry_limit(config) + (1 << 20)
+        self._running: dict[int, _Running] = {}
+        self._respawns: set[asyncio.Task[None]] = set()
+        self._stopping = False
+        self.restarts = 0
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.process.pid for w in self._running.values() if w.ready.is_set()]
+
+    async def start(self) -> None:
+        for index in range(1, self.size + 1):
+            await self._spawn(index, RESPAWN_DELAY_S)
+
+    async def _spawn(self, index: int, delay: float) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with ours, theirs:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "hookd.procs.child",
+                str(index), str(self._fd), str(theirs.fileno()), str(os.getpid()),
+                stdin=asyncio.subprocess.PIPE,
+                pass_fds=(self._fd, theirs.fileno()),
+            )  # fmt: skip
+            assert process.stdin is not None
+            process.stdin.write(pickle.dumps(self.config))
+            await process.stdin.drain()
+            process.stdin.close()
+            reader, writer = await asyncio.open_unix_connection(sock=ours.dup(), limit=self._line_limit)
+        running = _Running(index, process, writer, delay)
+        self._running[index] = running
+        running.reader_task = asyncio.get_running_loop().create_task(self._read(running, reader))
+        log.info("worker_started", worker=index, pid=process.pid)
+
+    async def _read(self, running: _Running, reader: asyncio.StreamReader) -> None:
+        try:
+            while line := await reader.readline():
+                try:
+                    self._dispatch(running, json.loads(line))
+                except (ValueError, KeyError, TypeError) as exc:  # a worker bug must not stop the daemon
+                    log.error("worker_message_invalid", worker=running.index, error=str(exc))
+        except (ValueError, OSError) as exc:  # a line over the limit, a broken channel: start it afresh
+            log.error("worker_channel_failed", worker=running.index, error=str(exc))
+            with contextlib.suppress(ProcessLookupError):
+                running.process.kill()
+        finally:
+            code = await running.process.wait()
+            running.writer.close()
+            if self._running.get(running.index) is running:
+                del self._running[running.index]
+            if not self._stopping:
+                healthy = time.monotonic() - running.started >= HEALTHY_AFTER_S
+                delay = RESPAWN_DELAY_S if healthy else running.delay
+                log.error("worker_exited", worker=running.index, pid=running.process.pid, code=code, restart_in_s=delay)
+                self.restarts += 1
+                task = asyncio.get_running_loop().create_task(self._respawn(running.index, delay))
+                self._respawns.add(task)
+                task.add_done_callback(self._respawns.discard)
+
+    def _dispatch(self, running: _Running, message: dict[str, Any]) -> None:
+        kind = message["t"]
+        if kind == "d":
+            self._sink.put_nowait(message["r"])
+            if not running.unacked:  # one ack for all the records read in this turn of the loop
+                asyncio.get_running_loop().call_soon(self._ack, running)
+            running.unacked += 1
+            event, outcome, latency_ms, engine_error = message["c"]
+            self._metrics.count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
+            self._rollout(message)
+        elif kind == "s":
+            self._stats.requests += int(message["requests"])
+            for code, n in message["errors"].items():
+                self._stats.errors[code] = self._stats.errors.get(code, 0) + int(n)
+            self._sink.count_dropped(int(message.get("dropped", 0)))  # the log writes a gap record for them
+        elif kind == "ready":
+            running.ready.set()
+            log.info("worker_serving", worker=running.index, pid=message["pid"])
+
+    @staticmethod
+    def _ack(running: _Running) -> None:
+        count, running.unacked = running.unacked, 0
+        with contextlib.suppress(OSError, RuntimeError):  # a worker that is exiting is started afresh anyway
+            running.writer.write(line({"t": "ack", "n": count}))
+
+    async def _respawn(self, index: int, delay: float) -> None:
+        while not self._stopping:
+            await asyncio.sleep(delay)
+            if self._stopping:
+                return
+            delay = min(delay * 2, RESPAWN_MAX_S)
+            try:
+                await self._spawn(index, delay)
+                return
+            except OSError as exc:  # it could not even be handed its configuration: try again later
+                log.error("worker_start_failed", worker=index, error=str(exc), restart_in_s=delay)
+
+    def reload(self) -> None:
+        """Tell every worker to load its policies again (after the daemon swapped in its own)."""
+        for running in self._running.values():
+            with contextlib.suppress(OSError, RuntimeError):  # one that is exiting is started afresh anyway
+                running.writer.write(b'{"t": "reload"}\n')
+
+    async def stop(self) -> None:
+        """SIGTERM every worker, then wait for each to send its last records and exit (SIGKILL after a while)."""
+        self._stopping = True
+        for task in list(self._respawns):
+            task.cancel()
+        running = list(self._running.values())
+        for worker in running:
+            with contextlib.suppress(ProcessLookupError):
+                worker.process.send_signal(signal.SIGTERM)
+        readers = [w.reader_task for w in running if w.reader_task is not None]
+        if not readers:
+            return
+        _, late = await asyncio.wait(readers, timeout=STOP_TIMEOUT_S)
+        for worker in running:
+            if worker.reader_task in late:
+                log.error("worker_killed", worker=worker.index, pid=worker.process.pid)
+                with contextlib.suppress(ProcessLookupError):
+                    worker.process.kill()
+        if late:
+            await asyncio.wait(late, timeout=STOP_TIMEOUT_S)
