@@ -1,4 +1,5 @@
-"""The code stays clean: ruff (lint and format) and mypy strict, as configured in pyproject.toml."""
+"""The code stays clean: ruff (lint and format) and mypy strict, as configured in pyproject.toml, and no
+module grows past the size limit."""
 
 from __future__ import annotations
 
@@ -27,3 +28,16 @@ def test_tool_is_clean(command: list[str]) -> None:
     assert tool.is_file(), f"{tool} is missing: the test extra (pyproject.toml) installs it"
     done = subprocess.run([str(tool), *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+MAX_MODULE_LINES = 600  # past this a module holds more than one concern: split it along its seams
+
+
+def test_no_module_is_over_the_size_limit() -> None:
+    package = ROOT / "daemon" / "hookd"
+    sizes = {
+        str(path.relative_to(package)): len(path.read_text().splitlines())
+        for path in package.rglob("*.py")
+        if "v1" not in path.relative_to(package).parts  # generated gRPC stubs
+    }
+    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}

@@ -26,7 +26,23 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.dialects.common import (
+    block_output,
+    caller_facts,
+    carries_context,
+    dump_json,
+    halt_output,
+    hook_event_name,
+    joined_contexts,
+    load_payload,
+    named_tool,
+    note_unused_rewrites,
+    plain,
+    reply,
+    rewritten_tool_input,
+    string_field,
+    with_message,
+)
 from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
@@ -41,7 +57,6 @@ from hookd.types import (
     ToolKind,
     ToolSpec,
 )
-from hookd.users import home_of
 
 # Claude events with a canonical counterpart; every other well-formed name is Event.OTHER (observed).
 CLAUDE_EVENTS: Mapping[str, Event] = {
@@ -86,7 +101,6 @@ TOOLS: Mapping[str, ToolSpec] = {
 }
 TOOL_KINDS: Mapping[str, ToolKind] = {name: spec.kind for name, spec in TOOLS.items()}
 _EVENT_NAME = re.compile(r"[A-Z][A-Za-z]{1,63}")
-_MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
 _BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)
 
 
@@ -112,12 +126,7 @@ class ClaudeDialect:
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
         payload = load_payload(request.payload)
-        named = payload.get("hook_event_name")
-        name = request.event or named  # an http hook names its event in the payload only
-        if not isinstance(name, str) or not name:
-            raise DialectError("hook payload has no hook_event_name")
-        if named is not None and named != name:
-            raise DialectError(f"payload says hook_event_name={named!r} but the hook was registered for {name}")
+        name = hook_event_name(request, payload)
         event = canonical_event(name)
         cwd = string_field(payload, "cwd") or request.cwd
         return NormalisedEvent(
@@ -130,7 +139,7 @@ class ClaudeDialect:
             project_dir=request.env.get("CLAUDE_PROJECT_DIR") or cwd,
             caller=request.caller,
             env=request.env,
-            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            facts=caller_facts(request),
             client_event=name,
         )
 
@@ -148,11 +157,9 @@ def render_claude_shaped(event: NormalisedEvent, decision: Decision) -> Reply:
     `event.client_event`)."""
     notes: list[str] = []
     output = _RENDERERS.get(event.event, _observed)(event, decision, notes)
-    if decision.contexts and not _carries_context(output):
+    if decision.contexts and not carries_context(output):
         notes.append(f"context not carried: {_name(event)} cannot add it to this reply")
-    if output is None:
-        return Reply(notes=tuple(notes))
-    return Reply(stdout=dump_json(output), notes=tuple(notes))
+    return reply(output, notes)
 
 
 def fail_output(client_event: str, reason: str) -> dict[str, Any]:
@@ -167,23 +174,13 @@ def _tool_call(name: str, event: Event, payload: Mapping[str, JSON]) -> ToolCall
     well_formed = isinstance(tool, str) and tool and isinstance(args, dict)
     if event not in (Event.BEFORE_TOOL, Event.AFTER_TOOL) and not well_formed:
         return None  # other events (PermissionRequest, ...) may name a tool: kept when well formed
-    if not isinstance(tool, str) or not tool:
-        raise DialectError(f"{name} payload has no tool_name string")
-    if not isinstance(args, dict):
-        raise DialectError(f"{name} payload: tool_input must be a JSON object")
-    match = _MCP_NAME.fullmatch(tool)
-    mcp = {"server": match.group(1), "tool": match.group(2)} if match else None
+    tool, args, mcp = named_tool(name, payload)
     spec = TOOLS.get(tool) or ToolSpec(tool_kind(tool))
     return ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec)
 
 
 def _name(event: NormalisedEvent) -> str:
     return event.client_event or event.event.value
-
-
-def _carries_context(output: Mapping[str, Any] | None) -> bool:
-    specific = output.get("hookSpecificOutput") if output else None
-    return isinstance(specific, Mapping) and "additionalContext" in specific
 
 
 def _specific(event: NormalisedEvent, **fields: Any) -> dict[str, Any]:
@@ -193,36 +190,6 @@ def _specific(event: NormalisedEvent, **fields: Any) -> dict[str, Any]:
 def _permission(client_event: str, decision: str, reason: str, **fields: Any) -> dict[str, Any]:
     specific = {"hookEventName": client_event, "permissionDecision": decision, "permissionDecisionReason": reason}
     return {"hookSpecificOutput": {**specific, **fields}}
-
-
-def _with_message(out: dict[str, Any], decision: Decision, *extra: str) -> dict[str, Any]:
-    text = "\n".join([*extra, *decision.messages])
-    if text:
-        out["systemMessage"] = text
-    return out
-
-
-def _plain(decision: Decision, *extra: str) -> dict[str, Any] | None:
-    out = _with_message({}, decision, *extra)
-    return out or None
-
-
-def _halt(decision: Decision) -> dict[str, Any]:
-    return {"continue": False, "stopReason": decision.explain("stopped by hookd policy")}
-
-
-def _block(decision: Decision) -> dict[str, Any]:
-    return {"decision": "block", "reason": decision.explain("denied by hookd policy")}
-
-
-def _context(decision: Decision) -> str:
-    return "\n\n".join(decision.contexts)
-
-
-def _unused_rewrites(event: NormalisedEvent, decision: Decision, notes: list[str], *used: str) -> None:
-    for target in decision.rewrite:
-        if target not in used:
-            notes.append(f"rewrite of {target} not carried: {_name(event)} cannot change it")
 
 
 def _shown(decision: Decision, notes: list[str], event: NormalisedEvent) -> list[str]:
@@ -238,79 +205,79 @@ def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) 
     name = _name(event)
     if decision.outcome is Outcome.HALT:
         # continue:false ends the session; the deny keeps the call itself from running first.
-        out = {**_halt(decision), **_permission(name, "deny", decision.explain("stopped by hookd policy"))}
-        return _with_message(out, decision)
+        out = {**halt_output(decision), **_permission(name, "deny", decision.explain("stopped by hookd policy"))}
+        return with_message(out, decision)
     if decision.outcome is Outcome.DENY:
-        return _with_message(_permission(name, "deny", decision.explain("denied by hookd policy")), decision)
-    _unused_rewrites(event, decision, notes, "tool_input")
+        return with_message(_permission(name, "deny", decision.explain("denied by hookd policy")), decision)
+    note_unused_rewrites(_name(event), decision, notes, "tool_input")
     full = rewritten_tool_input(event, decision, notes)
     fields: dict[str, Any] = {}
     if full is not None:
         fields["updatedInput"] = full
     if decision.contexts:
-        fields["additionalContext"] = _context(decision)
+        fields["additionalContext"] = joined_contexts(decision)
     if decision.outcome is Outcome.ASK:
         # With updatedInput, Claude shows the user the rewritten call: the one that would really run.
-        return _with_message(_permission(name, "ask", decision.reason, **fields), decision)
+        return with_message(_permission(name, "ask", decision.reason, **fields), decision)
     if fields:
-        return _with_message(_specific(event, **fields), decision)
-    return _plain(decision)
+        return with_message(_specific(event, **fields), decision)
+    return plain(decision)
 
 
 def _blocking(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """Halt, or deny and ask as a block (Claude asks on PreToolUse only)."""
     if decision.outcome is Outcome.HALT:
-        return _with_message(_halt(decision), decision)
+        return with_message(halt_output(decision), decision)
     if decision.outcome in (Outcome.DENY, Outcome.ASK):
         if decision.outcome is Outcome.ASK:
             notes.append(f"ask mapped to deny: {_name(event)} cannot ask the user")
-        return _with_message(_block(decision), decision)
+        return with_message(block_output(decision), decision)
     return None
 
 
 def _block_or_context(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """PostToolUse(Failure) (a block puts the reason beside the result: the call ran) and UserPromptSubmit
     (a block erases the prompt)."""
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(_name(event), decision, notes)
     blocked = _blocking(event, decision, notes)
     if blocked is not None:
         return blocked
     if decision.contexts:
-        return _with_message(_specific(event, additionalContext=_context(decision)), decision)
-    return _plain(decision)
+        return with_message(_specific(event, additionalContext=joined_contexts(decision)), decision)
+    return plain(decision)
 
 
 def _stop(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """Stop / SubagentStop: a block makes Claude go on, with the reason as its next instruction."""
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(_name(event), decision, notes)
     if decision.outcome is Outcome.HALT:
-        return _with_message(_halt(decision), decision)
+        return with_message(halt_output(decision), decision)
     if decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
         notes.append(f"deny not enforced: stop_hook_active ({_name(event)} is already continuing)")
-        return _plain(decision, f"hookd (deny): {decision.reason}")
+        return plain(decision, f"hookd (deny): {decision.reason}")
     if decision.outcome is Outcome.DENY:
-        return _with_message(_block(decision), decision)
+        return with_message(block_output(decision), decision)
     if decision.outcome is Outcome.ASK:
         notes.append(f"ask not carried: {_name(event)} cannot ask; shown as a message")
-        return _plain(decision, f"hookd (ask): {decision.reason}")
-    return _plain(decision)
+        return plain(decision, f"hookd (ask): {decision.reason}")
+    return plain(decision)
 
 
 def _session_start(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(_name(event), decision, notes)
     extra = _shown(decision, notes, event)
-    out = _specific(event, additionalContext=_context(decision)) if decision.contexts else {}
-    return _with_message(out, decision, *extra) or None
+    out = _specific(event, additionalContext=joined_contexts(decision)) if decision.contexts else {}
+    return with_message(out, decision, *extra) or None
 
 
 def _pre_compact(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
-    return _blocking(event, decision, notes) or _plain(decision)
+    note_unused_rewrites(_name(event), decision, notes)
+    return _blocking(event, decision, notes) or plain(decision)
 
 
 def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
-    return _plain(decision, *_shown(decision, notes, event))
+    note_unused_rewrites(_name(event), decision, notes)
+    return plain(decision, *_shown(decision, notes, event))
 
 
 Renderer = Callable[[NormalisedEvent, Decision, list[str]], "dict[str, Any] | None"]

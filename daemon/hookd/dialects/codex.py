@@ -17,12 +17,27 @@ honours it. No I/O. docs/codex.md has the per-event table; the facts a renderer 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.dialects.common import (
+    block_output,
+    caller_facts,
+    carries_context,
+    dump_json,
+    halt_output,
+    hook_event_name,
+    joined_contexts,
+    load_payload,
+    named_tool,
+    note_unused_rewrites,
+    plain,
+    reply,
+    rewritten_tool_input,
+    string_field,
+    with_message,
+)
 from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
@@ -37,7 +52,6 @@ from hookd.types import (
     ToolKind,
     ToolSpec,
 )
-from hookd.users import home_of
 
 CODEX_EVENTS: Mapping[str, Event] = {
     "PreToolUse": Event.BEFORE_TOOL,
@@ -59,7 +73,6 @@ TOOLS: Mapping[str, ToolSpec] = {
     "apply_patch": ToolSpec(ToolKind.EDIT),
     "web_search": ToolSpec(ToolKind.WEB),
 }
-_MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
 _BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)
 _CONTEXT_EVENTS = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "SubagentStart"})
 
@@ -70,12 +83,9 @@ class CodexDialect:
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
         payload = load_payload(request.payload)
-        named = payload.get("hook_event_name")
-        name = request.event or named
-        if not isinstance(name, str) or name not in CODEX_EVENTS:
+        name = hook_event_name(request, payload)
+        if name not in CODEX_EVENTS:
             raise DialectError(f"unknown Codex CLI hook event {name!r}")
-        if named is not None and named != name:
-            raise DialectError(f"payload says hook_event_name={named!r} but the hook was registered for {name}")
         event = CODEX_EVENTS[name]
         cwd = string_field(payload, "cwd") or request.cwd
         return NormalisedEvent(
@@ -88,7 +98,7 @@ class CodexDialect:
             project_dir=cwd,  # Codex sets no project variable: the session's cwd is the project
             caller=request.caller,
             env=request.env,
-            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            facts=caller_facts(request),
             client_event=name,
         )
 
@@ -96,12 +106,9 @@ class CodexDialect:
         notes: list[str] = []
         name = event.client_event or "PreToolUse"
         output = _RENDERERS.get(name, _observed)(event, decision, notes)
-        specific = output.get("hookSpecificOutput") if output else None
-        if decision.contexts and not (isinstance(specific, Mapping) and "additionalContext" in specific):
+        if decision.contexts and not carries_context(output):
             notes.append(f"context not carried: {name} cannot add it to this reply")
-        if output is None:
-            return Reply(notes=tuple(notes))
-        return Reply(stdout=dump_json(output), notes=tuple(notes))
+        return reply(output, notes)
 
     def fail_reply(self, event: Event, reason: str) -> Reply:
         name = _FAIL_EVENT.get(event)
@@ -125,16 +132,10 @@ _FAIL_EVENT: Mapping[Event, str] = {
 
 
 def _tool_call(name: str, event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:
-    tool, args = payload.get("tool_name"), payload.get("tool_input")
     if name not in ("PreToolUse", "PostToolUse", "PermissionRequest"):
         return None
-    if not isinstance(tool, str) or not tool:
-        raise DialectError(f"{name} payload has no tool_name string")
-    if not isinstance(args, dict):
-        raise DialectError(f"{name} payload: tool_input must be a JSON object")
-    match = _MCP_NAME.fullmatch(tool)
-    spec = TOOLS.get(tool) or ToolSpec(ToolKind.MCP if match else ToolKind.OTHER)
-    mcp = {"server": match.group(1), "tool": match.group(2)} if match else None
+    tool, args, mcp = named_tool(name, payload)
+    spec = TOOLS.get(tool) or ToolSpec(ToolKind.MCP if mcp else ToolKind.OTHER)
     return ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec)
 
 
@@ -145,87 +146,66 @@ def _permission(decision: str, reason: str = "", **fields: Any) -> dict[str, Any
     return {"hookSpecificOutput": {**specific, **fields}}
 
 
-def _with_message(out: dict[str, Any], decision: Decision, *extra: str) -> dict[str, Any]:
-    text = "\n".join([*extra, *decision.messages])
-    if text:
-        out["systemMessage"] = text
-    return out
-
-
-def _plain(decision: Decision, *extra: str) -> dict[str, Any] | None:
-    return _with_message({}, decision, *extra) or None
-
-
-def _context(decision: Decision) -> str:
-    return "\n\n".join(decision.contexts)
-
-
-def _unused_rewrites(event: NormalisedEvent, decision: Decision, notes: list[str], *used: str) -> None:
-    for target in decision.rewrite:
-        if target not in used:
-            notes.append(f"rewrite of {target} not carried: {event.client_event} cannot change it")
-
-
 def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     fields: dict[str, Any] = {}
     if decision.contexts:
-        fields["additionalContext"] = _context(decision)
+        fields["additionalContext"] = joined_contexts(decision)
     if decision.outcome is Outcome.HALT:
         notes.append("halt mapped to deny: Codex cannot end the session from PreToolUse")
-        return _with_message(_permission("deny", decision.explain("stopped by hookd policy"), **fields), decision)
+        return with_message(_permission("deny", decision.explain("stopped by hookd policy"), **fields), decision)
     if decision.outcome is Outcome.DENY:
-        return _with_message(_permission("deny", decision.explain("denied by hookd policy"), **fields), decision)
+        return with_message(_permission("deny", decision.explain("denied by hookd policy"), **fields), decision)
     if decision.outcome is Outcome.ASK:
         notes.append("ask mapped to deny: Codex cannot ask the user")
         reason = f"needs approval, which Codex cannot ask for: {decision.explain('hookd policy asks')}"
-        return _with_message(_permission("deny", reason, **fields), decision)
-    _unused_rewrites(event, decision, notes, "tool_input")
+        return with_message(_permission("deny", reason, **fields), decision)
+    note_unused_rewrites(event.client_event, decision, notes, "tool_input")
     full = rewritten_tool_input(event, decision, notes)
     shell = event.tool is not None and event.tool.kind is ToolKind.SHELL
     if full is not None and shell and not isinstance(full.get("command"), str):
         notes.append("rewrite mapped to deny: Codex runs a rewritten shell call only with a string command")
-        return _with_message(_permission("deny", "hookd could not rewrite this command", **fields), decision)
+        return with_message(_permission("deny", "hookd could not rewrite this command", **fields), decision)
     if full is not None:
-        return _with_message(_permission("allow", updatedInput=full, **fields), decision)
+        return with_message(_permission("allow", updatedInput=full, **fields), decision)
     if fields:
-        return _with_message({"hookSpecificOutput": {"hookEventName": "PreToolUse", **fields}}, decision)
-    return _plain(decision)
+        return with_message({"hookSpecificOutput": {"hookEventName": "PreToolUse", **fields}}, decision)
+    return plain(decision)
 
 
 def _block_or_context(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """PostToolUse (a block puts the reason beside the result: the call ran) and UserPromptSubmit."""
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.client_event, decision, notes)
     if decision.outcome is Outcome.HALT:
-        return _with_message({"continue": False, "stopReason": decision.explain("stopped by hookd policy")}, decision)
+        return with_message(halt_output(decision), decision)
     if decision.outcome in (Outcome.DENY, Outcome.ASK):
         if decision.outcome is Outcome.ASK:
             notes.append(f"ask mapped to deny: {event.client_event} cannot ask the user")
-        return _with_message({"decision": "block", "reason": decision.explain("denied by hookd policy")}, decision)
+        return with_message(block_output(decision), decision)
     if decision.contexts:
-        specific = {"hookEventName": event.client_event, "additionalContext": _context(decision)}
-        return _with_message({"hookSpecificOutput": specific}, decision)
-    return _plain(decision)
+        specific = {"hookEventName": event.client_event, "additionalContext": joined_contexts(decision)}
+        return with_message({"hookSpecificOutput": specific}, decision)
+    return plain(decision)
 
 
 def _stop(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.client_event, decision, notes)
     if decision.outcome is Outcome.HALT:
-        return _with_message({"continue": False, "stopReason": decision.explain("stopped by hookd policy")}, decision)
+        return with_message(halt_output(decision), decision)
     if decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
         notes.append(f"deny not enforced: stop_hook_active ({event.client_event} is already continuing)")
-        return _plain(decision, f"hookd (deny): {decision.reason}")
+        return plain(decision, f"hookd (deny): {decision.reason}")
     if decision.outcome is Outcome.DENY:
-        return _with_message({"decision": "block", "reason": decision.explain("denied by hookd policy")}, decision)
+        return with_message(block_output(decision), decision)
     if decision.outcome is Outcome.ASK:
         notes.append(f"ask not carried: {event.client_event} cannot ask; shown as a message")
-        return _plain(decision, f"hookd (ask): {decision.reason}")
-    return _plain(decision)
+        return plain(decision, f"hookd (ask): {decision.reason}")
+    return plain(decision)
 
 
 def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """Events that cannot block (and those hookd only observes): a verdict is shown, context added where
     the event takes it."""
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.client_event, decision, notes)
     extra: list[str] = []
     if decision.outcome in _BLOCKING:
         kind = decision.outcome.name.lower()
@@ -233,10 +213,13 @@ def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> d
         extra.append(f"hookd ({kind}): {decision.reason}")
     out: dict[str, Any] = {}
     if decision.contexts and event.client_event in _CONTEXT_EVENTS:
-        out["hookSpecificOutput"] = {"hookEventName": event.client_event, "additionalContext": _context(decision)}
+        out["hookSpecificOutput"] = {
+            "hookEventName": event.client_event,
+            "additionalContext": joined_contexts(decision),
+        }
     if event.client_event in ("SessionEnd", "Interrupt", "PermissionRequest"):
         return None  # their output schemas hold no message (PermissionRequest: a deny is a decision, unused)
-    return _with_message(out, decision, *extra) or None
+    return with_message(out, decision, *extra) or None
 
 
 Renderer = Callable[[NormalisedEvent, Decision, list[str]], "dict[str, Any] | None"]

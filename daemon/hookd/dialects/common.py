@@ -1,14 +1,19 @@
-"""What every dialect needs: reading the payload, writing one JSON object. No I/O."""
+"""What every dialect needs: reading the payload, the pieces of a Claude-shaped hook contract that several
+agents copy (event name, tool call, answer fields), writing one JSON object. No I/O."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from hookd import jsonstrict
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import merge_patch
-from hookd.types import JSON, Decision, NormalisedEvent
+from hookd.types import JSON, Decision, HookRequest, NormalisedEvent, Reply
+from hookd.users import home_of
+
+_MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
 
 
 def dump_json(value: Mapping[str, Any]) -> bytes:
@@ -62,3 +67,84 @@ def rewritten_tool_input(event: NormalisedEvent, decision: Decision, notes: list
         notes.append("rewrite of tool_input changed nothing")
         return None
     return dict(full)
+
+
+# --- pieces of a rendered answer that several agents share ----------------------------------------------
+
+
+def with_message(out: dict[str, Any], decision: Decision, *extra: str) -> dict[str, Any]:
+    """`out` with the lines for the user (`extra`, then the decision's messages) as `systemMessage`."""
+    text = "\n".join([*extra, *decision.messages])
+    if text:
+        out["systemMessage"] = text
+    return out
+
+
+def plain(decision: Decision, *extra: str) -> dict[str, Any] | None:
+    """Only the message for the user, or nothing."""
+    return with_message({}, decision, *extra) or None
+
+
+def joined_contexts(decision: Decision) -> str:
+    return "\n\n".join(decision.contexts)
+
+
+def halt_output(decision: Decision) -> dict[str, Any]:
+    """The Claude-shaped answer that ends the session (Claude, Codex)."""
+    return {"continue": False, "stopReason": decision.explain("stopped by hookd policy")}
+
+
+def block_output(decision: Decision) -> dict[str, Any]:
+    """The Claude-shaped block of a post-tool, prompt or stop event (Claude, Codex, Copilot)."""
+    return {"decision": "block", "reason": decision.explain("denied by hookd policy")}
+
+
+def note_unused_rewrites(name: str, decision: Decision, notes: list[str], *used: str) -> None:
+    """A note for every rewrite target the event `name` cannot carry (never dropped silently)."""
+    for target in decision.rewrite:
+        if target not in used:
+            notes.append(f"rewrite of {target} not carried: {name} cannot change it")
+
+
+def carries_context(output: Mapping[str, Any] | None) -> bool:
+    specific = output.get("hookSpecificOutput") if output else None
+    return isinstance(specific, Mapping) and "additionalContext" in specific
+
+
+def reply(output: Mapping[str, Any] | None, notes: list[str]) -> Reply:
+    """The reply that prints `output` (nothing when None), with the notes for the decision log."""
+    if output is None:
+        return Reply(notes=tuple(notes))
+    return Reply(stdout=dump_json(output), notes=tuple(notes))
+
+
+# --- parsing a Claude-shaped payload -----------------------------------------------------------------------
+
+
+def hook_event_name(request: HookRequest, payload: Mapping[str, JSON]) -> str:
+    """The event's name: the one the hook was registered for, else the payload's `hook_event_name` (an
+    http hook names its event in the payload only); a payload naming another event is refused."""
+    named = payload.get("hook_event_name")
+    name = request.event or named
+    if not isinstance(name, str) or not name:
+        raise DialectError("hook payload has no hook_event_name")
+    if named is not None and named != name:
+        raise DialectError(f"payload says hook_event_name={named!r} but the hook was registered for {name}")
+    return name
+
+
+def named_tool(name: str, payload: Mapping[str, JSON]) -> tuple[str, dict[str, JSON], dict[str, str] | None]:
+    """`tool_name`, `tool_input` and, for `mcp__<server>__<tool>`, the MCP server and tool of event `name`'s
+    payload; DialectError when either field is missing or of the wrong type."""
+    tool, args = payload.get("tool_name"), payload.get("tool_input")
+    if not isinstance(tool, str) or not tool:
+        raise DialectError(f"{name} payload has no tool_name string")
+    if not isinstance(args, dict):
+        raise DialectError(f"{name} payload: tool_input must be a JSON object")
+    match = _MCP_NAME.fullmatch(tool)
+    return tool, args, ({"server": match.group(1), "tool": match.group(2)} if match else None)
+
+
+def caller_facts(request: HookRequest) -> dict[str, JSON]:
+    """The facts every agent's event carries: the caller's home directory."""
+    return {"home": request.env.get("HOME") or home_of(request.caller.uid)}

@@ -24,7 +24,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.dialects.common import (
+    block_output,
+    caller_facts,
+    dump_json,
+    joined_contexts,
+    load_payload,
+    note_unused_rewrites,
+    reply,
+    rewritten_tool_input,
+    string_field,
+)
 from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
@@ -39,7 +49,6 @@ from hookd.types import (
     ToolKind,
     ToolSpec,
 )
-from hookd.users import home_of
 
 # camelCase events (hookd installs these) and the PascalCase ones Copilot accepts for Claude's files.
 COPILOT_EVENTS: Mapping[str, Event] = {
@@ -115,7 +124,7 @@ class CopilotDialect:
             project_dir=request.env.get("COPILOT_PROJECT_DIR") or cwd,
             caller=request.caller,
             env=request.env,
-            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            facts=caller_facts(request),
             client_event=name,
         )
 
@@ -130,9 +139,7 @@ class CopilotDialect:
             output = _observed(event, decision, notes)
         if decision.messages:
             notes.append("message not shown: Copilot CLI has no message field in a hook answer")
-        if output is None:
-            return Reply(notes=tuple(notes))
-        return Reply(stdout=dump_json(output), notes=tuple(notes))
+        return reply(output, notes)
 
     def fail_reply(self, event: Event, reason: str) -> Reply:
         if event is not Event.BEFORE_TOOL:
@@ -176,27 +183,17 @@ def _tool_call(name: str, payload: Mapping[str, JSON]) -> ToolCall | None:
     return ToolCall(name=tool, kind=spec.kind, input=args, spec=spec)
 
 
-def _context(decision: Decision) -> str:
-    return "\n\n".join(decision.contexts)
-
-
-def _unused_rewrites(event: NormalisedEvent, decision: Decision, notes: list[str], *used: str) -> None:
-    for target in decision.rewrite:
-        if target not in used:
-            notes.append(f"rewrite of {target} not carried: {event.client_event} cannot change it")
-
-
 def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     """The flat answer of the camelCase preToolUse."""
     out: dict[str, Any] = {}
     if decision.contexts:
-        out["additionalContext"] = _context(decision)
+        out["additionalContext"] = joined_contexts(decision)
     if decision.outcome is Outcome.HALT:
         notes.append("halt mapped to deny: Copilot CLI cannot end the session from preToolUse")
         return {"permissionDecision": "deny", "permissionDecisionReason": decision.explain("stopped by hookd"), **out}
     if decision.outcome is Outcome.DENY:
         return {"permissionDecision": "deny", "permissionDecisionReason": decision.explain("denied by hookd"), **out}
-    _unused_rewrites(event, decision, notes, "tool_input")
+    note_unused_rewrites(event.client_event, decision, notes, "tool_input")
     full = rewritten_tool_input(event, decision, notes)
     if full is not None:
         out["modifiedArgs"] = full
@@ -209,13 +206,13 @@ def _pre_tool_use_nested(event: NormalisedEvent, decision: Decision, notes: list
     """The Claude-shaped answer of the PascalCase PreToolUse."""
     fields: dict[str, Any] = {"hookEventName": event.client_event}
     if decision.contexts:
-        fields["additionalContext"] = _context(decision)
+        fields["additionalContext"] = joined_contexts(decision)
     if decision.outcome in (Outcome.HALT, Outcome.DENY):
         if decision.outcome is Outcome.HALT:
             notes.append("halt mapped to deny: Copilot CLI cannot end the session from PreToolUse")
         reason = decision.explain("denied by hookd")
         return {"hookSpecificOutput": {**fields, "permissionDecision": "deny", "permissionDecisionReason": reason}}
-    _unused_rewrites(event, decision, notes, "tool_input")
+    note_unused_rewrites(event.client_event, decision, notes, "tool_input")
     full = rewritten_tool_input(event, decision, notes)
     if decision.outcome is Outcome.ASK:
         fields.update(permissionDecision="ask", permissionDecisionReason=decision.reason)
@@ -227,26 +224,26 @@ def _pre_tool_use_nested(event: NormalisedEvent, decision: Decision, notes: list
 
 
 def _stop(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.client_event, decision, notes)
     if decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
         notes.append(f"deny not enforced: stop_hook_active ({event.client_event} is already continuing)")
         return None
     if decision.outcome in (Outcome.DENY, Outcome.HALT):
         if decision.outcome is Outcome.HALT:
             notes.append(f"halt mapped to block: {event.client_event} cannot end the session")
-        return {"decision": "block", "reason": decision.explain("denied by hookd policy")}
+        return block_output(decision)
     if decision.outcome is Outcome.ASK:
         notes.append(f"ask not carried: {event.client_event} cannot ask")
     return None
 
 
 def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.client_event, decision, notes)
     if decision.outcome in _BLOCKING:
         kind = decision.outcome.name.lower()
         notes.append(f"{kind} not enforceable on {event.client_event}: Copilot CLI ignores its output")
     if decision.contexts and event.client_event in ("postToolUseFailure", "subagentStart", "notification"):
-        return {"additionalContext": _context(decision)}
+        return {"additionalContext": joined_contexts(decision)}
     return None
 
 

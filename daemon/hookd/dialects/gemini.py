@@ -24,7 +24,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookd.dialects.common import dump_json, load_payload, rewritten_tool_input, string_field
+from hookd.dialects.common import (
+    caller_facts,
+    dump_json,
+    joined_contexts,
+    load_payload,
+    note_unused_rewrites,
+    plain,
+    reply,
+    rewritten_tool_input,
+    string_field,
+    with_message,
+)
 from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import allowed_names, merge_patch, tool_mode
@@ -40,7 +51,6 @@ from hookd.types import (
     ToolKind,
     ToolSpec,
 )
-from hookd.users import home_of
 
 _READ, _WRITE = "read", "write"
 TOOLS: Mapping[str, ToolSpec] = {
@@ -104,14 +114,12 @@ class GeminiDialect:
             project_dir=project_dir,
             caller=request.caller,
             env=request.env,
-            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            facts=caller_facts(request),
         )
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
         output, notes = render_output(event, decision)
-        if output is None:
-            return Reply(notes=tuple(notes))
-        return Reply(stdout=dump_json(output), notes=tuple(notes))
+        return reply(output, notes)
 
     def fail_reply(self, event: Event, reason: str) -> Reply:
         if event not in FAIL_CLOSED_DENY_EVENTS:
@@ -157,17 +165,6 @@ def render_output(event: NormalisedEvent, decision: Decision) -> tuple[dict[str,
     return output, notes
 
 
-def _message(decision: Decision, *extra: str) -> str:
-    return "\n".join([*extra, *decision.messages])
-
-
-def _with_message(out: dict[str, Any], decision: Decision, *extra: str) -> dict[str, Any]:
-    text = _message(decision, *extra)
-    if text:
-        out["systemMessage"] = text
-    return out
-
-
 def _specific(event: NormalisedEvent, **fields: Any) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event.event.value, **fields}}
 
@@ -180,17 +177,12 @@ def _lead(event: NormalisedEvent, decision: Decision, reason: str) -> tuple[str,
 def _halt(event: NormalisedEvent, decision: Decision) -> dict[str, Any]:
     reason = decision.explain("stopped by hookd policy")
     out: dict[str, Any] = {"continue": False, "stopReason": reason}
-    return _with_message(out, decision, *_lead(event, decision, reason))
+    return with_message(out, decision, *_lead(event, decision, reason))
 
 
 def _deny(event: NormalisedEvent, decision: Decision) -> dict[str, Any]:
     reason = decision.explain("denied by hookd policy")
-    return _with_message({"decision": "deny", "reason": reason}, decision, *_lead(event, decision, reason))
-
-
-def _plain(decision: Decision, *extra: str) -> dict[str, Any] | None:
-    text = _message(decision, *extra)
-    return {"systemMessage": text} if text else None
+    return with_message({"decision": "deny", "reason": reason}, decision, *_lead(event, decision, reason))
 
 
 def _shown(name: str, decision: Decision) -> str:
@@ -209,18 +201,12 @@ def _blocking_or_none(event: NormalisedEvent, decision: Decision, notes: list[st
     return None
 
 
-def _unused_rewrites(event: NormalisedEvent, decision: Decision, notes: list[str], *used: str) -> None:
-    for target in decision.rewrite:
-        if target not in used:
-            notes.append(f"rewrite of {target} not carried: {event.event.value} cannot change it")
-
-
 def _before_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     if decision.outcome is Outcome.HALT:
         return _halt(event, decision)
     if decision.outcome is Outcome.DENY:
         return _deny(event, decision)
-    _unused_rewrites(event, decision, notes, "tool_input")
+    note_unused_rewrites(event.event.value, decision, notes, "tool_input")
     full = rewritten_tool_input(event, decision, notes)
     if decision.outcome is Outcome.ASK:
         # Gemini applies a tool_input rewrite and then asks (§2.3 steps 3-4, §6): the user confirms
@@ -228,20 +214,20 @@ def _before_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -
         out: dict[str, Any] = {"decision": "ask"}
         if full is not None:
             out.update(_specific(event, tool_input=full))
-        return _with_message(out, decision, decision.reason)
+        return with_message(out, decision, decision.reason)
     if full is not None:
-        return _with_message(_specific(event, tool_input=full), decision)
-    return _plain(decision)
+        return with_message(_specific(event, tool_input=full), decision)
+    return plain(decision)
 
 
 def _after_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     blocked = _blocking_or_none(event, decision, notes)
     if blocked is not None:
         return blocked
-    _unused_rewrites(event, decision, notes, "tail_tool_call")
+    note_unused_rewrites(event.event.value, decision, notes, "tail_tool_call")
     specific: dict[str, Any] = {}
     if decision.contexts:
-        specific["additionalContext"] = "\n\n".join(decision.contexts)
+        specific["additionalContext"] = joined_contexts(decision)
     if "tail_tool_call" in decision.rewrite:
         tail = decision.rewrite["tail_tool_call"]
         name = tail.get("name") if isinstance(tail, Mapping) else None
@@ -251,36 +237,36 @@ def _after_tool(event: NormalisedEvent, decision: Decision, notes: list[str]) ->
         else:
             notes.append("tail_tool_call not carried: it needs a non-empty `name` and an object `args`")
     if not specific:
-        return _plain(decision)
-    return _with_message(_specific(event, **specific), decision)
+        return plain(decision)
+    return with_message(_specific(event, **specific), decision)
 
 
 def _before_agent(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     blocked = _blocking_or_none(event, decision, notes)
     if blocked is not None:
         return blocked
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.event.value, decision, notes)
     if decision.contexts:
-        return _with_message(_specific(event, additionalContext="\n\n".join(decision.contexts)), decision)
-    return _plain(decision)
+        return with_message(_specific(event, additionalContext=joined_contexts(decision)), decision)
+    return plain(decision)
 
 
 def _after_agent(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.event.value, decision, notes)
     if decision.outcome is Outcome.HALT:
         out = _halt(event, decision)
     elif decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
         # Gemini is already retrying because of an AfterAgent deny; denying again loops until the
         # turn budget is spent, so the second deny is shown, not enforced.
         notes.append("deny not enforced: stop_hook_active (AfterAgent is already retrying)")
-        return _plain(decision, _shown("deny", decision))
+        return plain(decision, _shown("deny", decision))
     elif decision.outcome is Outcome.DENY:
         out = _deny(event, decision)
     elif decision.outcome is Outcome.ASK:
         notes.append("ask not carried: AfterAgent cannot ask; shown as a message")
-        return _plain(decision, _shown("ask", decision))
+        return plain(decision, _shown("ask", decision))
     else:
-        return _plain(decision)
+        return plain(decision)
     if decision.extras.get("clear_context") is True:
         out.update(_specific(event, clearContext=True))
     return out
@@ -297,11 +283,11 @@ def _before_model(event: NormalisedEvent, decision: Decision, notes: list[str]) 
             else:
                 blocked.update(_specific(event, llm_response=synthetic))
         return blocked
-    _unused_rewrites(event, decision, notes, "llm_request")
+    note_unused_rewrites(event.event.value, decision, notes, "llm_request")
     request = _rewritten_llm_request(event, decision, notes)
     if request is not None:
-        return _with_message(_specific(event, llm_request=request), decision)
-    return _plain(decision)
+        return with_message(_specific(event, llm_request=request), decision)
+    return plain(decision)
 
 
 def _rewritten_llm_request(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
@@ -340,13 +326,13 @@ def _after_model(event: NormalisedEvent, decision: Decision, notes: list[str]) -
     blocked = _blocking_or_none(event, decision, notes)
     if blocked is not None:
         return blocked
-    _unused_rewrites(event, decision, notes, "llm_response")
+    note_unused_rewrites(event.event.value, decision, notes, "llm_response")
     if "llm_response" in decision.rewrite:
         rendered = _llm_response(decision.rewrite["llm_response"], finish_reason=_finish_reason(event))
         if rendered is not None:
-            return _with_message(_specific(event, llm_response=rendered), decision)
+            return with_message(_specific(event, llm_response=rendered), decision)
         notes.append("llm_response rewrite not carried: it has no text parts")
-    return _plain(decision)
+    return plain(decision)
 
 
 def _finish_reason(event: NormalisedEvent) -> str | None:
@@ -402,7 +388,7 @@ def _candidate(value: JSON, index: int) -> dict[str, Any] | None:
 
 
 def _before_tool_selection(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes, "tool_config")
+    note_unused_rewrites(event.event.value, decision, notes, "tool_config")
     if decision.messages:
         notes.append("message not shown: any output on BeforeToolSelection would reset the tool config")
     if decision.outcome in _BLOCKING:
@@ -429,19 +415,19 @@ def _tool_config(config: Mapping[str, JSON], event: NormalisedEvent, notes: list
 
 
 def _session_start(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.event.value, decision, notes)
     extra = _observed_outcome(event, decision, notes)
     out: dict[str, Any] = {}
     if decision.contexts:
-        out = _specific(event, additionalContext="\n\n".join(decision.contexts))
-    _with_message(out, decision, *extra)
+        out = _specific(event, additionalContext=joined_contexts(decision))
+    with_message(out, decision, *extra)
     return out or None
 
 
 def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
-    _unused_rewrites(event, decision, notes)
+    note_unused_rewrites(event.event.value, decision, notes)
     extra = _observed_outcome(event, decision, notes)
-    return _plain(decision, *extra)
+    return plain(decision, *extra)
 
 
 def _observed_outcome(event: NormalisedEvent, decision: Decision, notes: list[str]) -> list[str]:

@@ -15,13 +15,19 @@ differs (docs/qwen.md has the table):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
 from hookd.dialects.claude import ClaudeDialect, fail_output, render_claude_shaped
-from hookd.dialects.common import load_payload, rewritten_tool_input, string_field
+from hookd.dialects.common import (
+    caller_facts,
+    hook_event_name,
+    load_payload,
+    named_tool,
+    rewritten_tool_input,
+    string_field,
+)
 from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
 from hookd.errors import DialectError
 from hookd.types import (
@@ -36,7 +42,6 @@ from hookd.types import (
     ToolKind,
     ToolSpec,
 )
-from hookd.users import home_of
 
 _OBSERVED_ONLY = (
     "PostToolBatch", "UserPromptExpansion", "MessageDisplay", "SubagentStart", "PostCompact", "SessionDelete",
@@ -70,7 +75,6 @@ TOOLS: Mapping[str, ToolSpec] = {
     "web_fetch": ToolSpec(ToolKind.WEB),
     "web_search": ToolSpec(ToolKind.WEB),
 }
-_MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
 _TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 
 
@@ -80,12 +84,9 @@ class QwenDialect:
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
         payload = load_payload(request.payload)
-        named = payload.get("hook_event_name")
-        name = request.event or named
-        if not isinstance(name, str) or name not in QWEN_EVENTS:
+        name = hook_event_name(request, payload)
+        if name not in QWEN_EVENTS:
             raise DialectError(f"unknown Qwen Code hook event {name!r}")
-        if named is not None and named != name:
-            raise DialectError(f"payload says hook_event_name={named!r} but the hook was registered for {name}")
         cwd = string_field(payload, "cwd") or request.cwd
         return NormalisedEvent(
             client="qwen",
@@ -97,7 +98,7 @@ class QwenDialect:
             project_dir=request.env.get("QWEN_PROJECT_DIR") or cwd,
             caller=request.caller,
             env=request.env,
-            facts={"home": request.env.get("HOME") or home_of(request.caller.uid)},
+            facts=caller_facts(request),
             client_event=name,
         )
 
@@ -133,14 +134,8 @@ def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) 
 def _tool_call(name: str, payload: Mapping[str, JSON]) -> ToolCall | None:
     if name not in _TOOL_EVENTS:
         return None
-    tool, args = payload.get("tool_name"), payload.get("tool_input")
-    if not isinstance(tool, str) or not tool:
-        raise DialectError(f"{name} payload has no tool_name string")
-    if not isinstance(args, dict):
-        raise DialectError(f"{name} payload: tool_input must be a JSON object")
-    match = _MCP_NAME.fullmatch(tool)
-    spec = TOOLS.get(tool) or ToolSpec(ToolKind.MCP if match else ToolKind.OTHER)
-    mcp = {"server": match.group(1), "tool": match.group(2)} if match else None
+    tool, args, mcp = named_tool(name, payload)
+    spec = TOOLS.get(tool) or ToolSpec(ToolKind.MCP if mcp else ToolKind.OTHER)
     return ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec)
 
 

@@ -1,5 +1,5 @@
 """A worker process cut off from its daemon: it dies with it (the kernel's death signal) and, whichever comes
-first, refuses every request once its records cannot reach the daemon's writer (hookd.workers)."""
+first, refuses every request once its records cannot reach the daemon's writer (hookd.procs.child)."""
 
 from __future__ import annotations
 
