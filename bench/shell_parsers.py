@@ -1,14 +1,13 @@
-"""tree-sitter-bash against hookd's shell parser (the one-pass lexer, bashlex for the rest): which commands
-each cannot parse, and what a parse costs, over every command of the policy corpus and case files.
+"""tree-sitter-bash against hookd's shell parser (the one-pass lexer, then the full path for the rest):
+which commands each cannot parse, and what a parse costs, over every command of the policy corpus and
+case files; then the full path itself, tree-sitter-bash converted (hookd.enrich.shell.sitter) against
+bashlex, over the same commands after a comment line (which sends every one of them down the full path).
 
-tree-sitter is not a hookd dependency; install it into the venv to run this:
-
-  .cache/venv/bin/python -m pip install tree-sitter tree-sitter-bash
   .cache/venv/bin/python bench/shell_parsers.py [--rounds 15]
 
-Timing is per command, interleaved (both parsers in every round, the order alternating), as medians and
-their ratio. tree-sitter's figure is its syntax tree only: turning it into hookd's tree and decoding the
-words would add to it. hookd's is uncached (the daemon caches parses per script text).
+Timing is per command, interleaved (both contenders in every round, the order alternating), as medians
+and their ratio. The first table's tree-sitter figure is its syntax tree only; the full-path table's
+includes the conversion and the words. hookd's parses are uncached (the daemon caches per script text).
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ import tree_sitter
 import tree_sitter_bash
 
 from hookd.enrich.shell import parse_shell
+from hookd.enrich.shell import parser as shell_parser
 from hookd.enrich.shell.parser import _parse_uncached
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +58,34 @@ def per_command_us(parse: Callable[[str], Any], sources: list[str]) -> float:
     return (time.perf_counter() - start) / len(sources) * 1e6
 
 
+def interleaved(contenders: dict[str, Callable[[str], Any]], sources: list[str], rounds: int) -> dict[str, float]:
+    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    for round_ in range(rounds):
+        order = list(contenders) if round_ % 2 == 0 else list(reversed(contenders))
+        for name in order:
+            samples[name].append(per_command_us(contenders[name], sources))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def full_path(name: str) -> Callable[[str], Any]:
+    def parse(source: str) -> Any:
+        shell_parser.FULL_PARSER = name
+        return _parse_uncached(source, "/h")
+
+    return parse
+
+
+def full_path_table(sources: list[str], rounds: int) -> None:
+    scripts = [f"# note\n{s}" for s in sources]
+    medians = interleaved({"tree-sitter": full_path("tree-sitter"), "bashlex": full_path("bashlex")}, scripts, rounds)
+    errors = {name: sum(full_path(name)(s)[1] is not None for s in scripts) for name in medians}
+    shell_parser.FULL_PARSER = "tree-sitter"
+    print(f"full path over {len(scripts)} scripts (a comment line, then each command):")
+    for name, median in medians.items():
+        print(f"  {name:12} {median:8.1f} µs a script, {errors[name]} parse errors")
+    print(f"  ratio bashlex / tree-sitter: {medians['bashlex'] / medians['tree-sitter']:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
@@ -70,12 +98,7 @@ def main() -> None:
         "tree-sitter": lambda s: ts.parse(s.encode()),
         "hookd": lambda s: _parse_uncached(s, "/h"),
     }
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
-    for round_ in range(args.rounds):
-        order = list(contenders) if round_ % 2 == 0 else list(reversed(contenders))
-        for name in order:
-            samples[name].append(per_command_us(contenders[name], sources))
-    medians = {name: statistics.median(values) for name, values in samples.items()}
+    medians = interleaved(contenders, sources, args.rounds)
     print(f"{len(sources)} commands")
     print(f"parse errors: hookd {len(hookd_errors)}, tree-sitter {len(ts_errors)}")
     print(f"  hookd only: {[s for s in hookd_errors if s not in ts_errors]}")
@@ -91,6 +114,7 @@ def main() -> None:
             f"{source[:40]!r:44} tree-sitter error={ts.parse(source.encode()).root_node.has_error} {ts_us:8.0f} µs;"
             f" hookd error={error} {hookd_us:8.0f} µs"
         )
+    full_path_table(sources, args.rounds)
 
 
 if __name__ == "__main__":

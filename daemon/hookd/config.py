@@ -213,7 +213,7 @@ class OtelConfig:
     """OpenTelemetry export of decision records (OTLP logs) and decision metrics (OTLP metrics) over gRPC."""
 
     endpoint: str = ""  # http://HOST:4317 (plaintext) or https://HOST:4317; "" = off
-    agent: str = ""  # the `hookd.agent` resource attribute (default: the clients configured, "gemini,claude")
+    agent: str = ""  # the `hookd.agent` resource attribute (default: every agent hookd serves, "gemini,claude,…")
     max_queue_size: int = 10_000  # log records buffered for export; beyond it new ones are dropped and counted
     batch_size: int = 512
     schedule_delay_ms: int = 1000

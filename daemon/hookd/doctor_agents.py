@@ -207,7 +207,7 @@ def command_problem(config: Config, hook: JSONObject) -> str:
 def as_install_writes(config: Config, file: ScopeFile) -> bool:
     """Would `hookd install` leave this file as it is (with either shim, transport, --autostart or not, and
     in the managed scope with --managed-hooks-only or not)?"""
-    from hookd.cli.commands import install_plan
+    from hookd.cli.install import install_plan
     from hookd.install import install
     from hookd.shimbuild import is_usable, native_shim_path
 

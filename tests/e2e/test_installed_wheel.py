@@ -118,7 +118,8 @@ def test_the_release_carries_policies_and_shims(installed: Installed) -> None:
 def test_default_policy_tests_run_from_the_install(installed: Installed) -> None:
     done = installed.hookd("test")
     passed = int(done.stdout.strip().splitlines()[-1].split()[0])
-    assert passed > 100 and re.search(r" passed, 0 failed(, \d+ known gaps)?$", done.stdout.strip()), done.stdout
+    summary = r" passed, 0 failed(, \d+ known gaps)?(, \d+ outside the aims)?$"  # policies/README.md
+    assert passed > 100 and re.search(summary, done.stdout.strip()), done.stdout
 
 
 def test_install_registers_shims_that_exist(installed: Installed) -> None:

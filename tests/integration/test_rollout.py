@@ -197,10 +197,14 @@ def test_with_two_workers_every_process_observes_stores_and_counts(tmp_path: Pat
             assert ask(daemon.socket, frame).status is wire.Status.OK
         records = daemon.decisions(at_least=len(names))
         stored = eventually(lambda: stored_lines(store, len(names)), timeout=TIMEOUT, what="every line stored")
-        rollout = json.loads(hookd(daemon, "status", "--json"))["rollout"]
+        status = json.loads(hookd(daemon, "status", "--json"))
+        text = hookd(daemon, "status")
     finally:
         assert daemon.stop() == 0
 
+    rollout, replay = status["rollout"], status["replay"]
+    assert (int(replay["written"]), int(replay.get("dropped", 0)), int(replay["segments"])) == (len(names), 0, 1)
+    assert f"replay:    {store}: written {len(names)}, dropped 0, write errors 0; 1 segments" in text
     assert len(records) == len(names)
     by_process = {r["id"]: int(r["id"], 16) % 64 for r in records}
     assert set(by_process.values()) == {0, 1}, "both processes must have decided"

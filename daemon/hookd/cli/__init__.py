@@ -16,7 +16,10 @@ from hookd.errors import HookdError
 
 # Every module here exposes `register(sub)`: it adds its commands' parsers, each with
 # `set_defaults(run=cmd_…)`, the function `main` calls with (args, config).
-COMMAND_MODULES = ("commands", "doctor", "control", "bundle", "replay", "service")
+# One module per command (install holds install and uninstall; control the commands that ask the daemon).
+COMMAND_MODULES = (
+    "serve", "eval", "test", "install", "shim", "bench", "doctor", "control", "bundle", "replay", "service",
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -203,6 +203,12 @@ def format_rollout(status: pb.StatusResponse) -> list[str]:
             f"rollout:   budget {rollout.cpu_budget_percent}% of a core; skipped: {_counts(rollout.skipped)}; "
             f"errors {rollout.errors}"
         )
+    if status.HasField("replay"):
+        replay = status.replay
+        lines.append(
+            f"replay:    {replay.path}: written {replay.written}, dropped {replay.dropped}, write errors "
+            f"{replay.write_errors}; {replay.segments} segments, {replay.bytes} bytes ({replay.deleted} deleted)"
+        )
     if status.HasField("otel"):
         otel = status.otel
         lines.append(

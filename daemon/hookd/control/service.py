@@ -38,6 +38,7 @@ from hookd.v1 import hookd_pb2_grpc
 
 if TYPE_CHECKING:
     from hookd.rollout.otel import OtelExport  # the OpenTelemetry SDK: imported only when it is configured
+    from hookd.rollout.store import ReplayStore
 
 
 class Configured(Protocol):
@@ -70,6 +71,7 @@ class Controlled(Configured, Protocol):
     shipper: Shipper | None
     observer: Observer
     otel: OtelExport | None
+    replay: ReplayStore | None
     started_at: float
     reloads: int
     reload_failures: int
@@ -236,6 +238,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             worker_restarts=daemon.workers.restarts if daemon.workers is not None else 0,
             rollout=rollout_status(daemon),
             otel=pb.OtelStatus(**daemon.otel.status()) if daemon.otel is not None else None,
+            replay=pb.ReplayStatus(**daemon.replay.status()) if daemon.replay is not None else None,
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:

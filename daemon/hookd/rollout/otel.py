@@ -46,6 +46,7 @@ from opentelemetry.sdk.resources import Resource
 from hookd import __version__
 from hookd.audit.record import Logged
 from hookd.config import OtelConfig
+from hookd.dialects.registry import AGENTS
 from hookd.metrics import LATENCY_BUCKETS, DecisionMetrics, Gauges
 from hookd.rollout.observe import RolloutCounters
 
@@ -157,7 +158,7 @@ def resource(config: OtelConfig, revision: str) -> Resource:
             "service.version": __version__,
             "host.name": socket.gethostname(),
             "user.name": getpass.getuser(),
-            "hookd.agent": config.agent or "gemini,claude",
+            "hookd.agent": config.agent or ",".join(AGENTS),
             "hookd.policy.revision": revision,
         }
     )

@@ -24,6 +24,7 @@ import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -124,6 +125,15 @@ class ReplayStore:
         self.written = 0
         self.write_errors = 0
         self.deleted = 0  # segments deleted for size or age
+
+    def status(self) -> dict[str, Any]:
+        """For `hookd status`: the counters, and the segments on disk now."""
+        files = segments(self.path)
+        return {
+            "path": str(self.path), "written": self.written, "dropped": self.sink.dropped,
+            "write_errors": self.write_errors, "deleted": self.deleted, "segments": len(files),
+            "bytes": sum(_size(f) for f in files),
+        }  # fmt: skip
 
     def offer(self, handled: Handled) -> None:
         """The hot path's hand-over: never awaits."""

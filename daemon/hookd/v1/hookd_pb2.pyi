@@ -21,7 +21,7 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "bundles", "rollout", "otel")
+    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "bundles", "rollout", "otel", "replay")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +40,7 @@ class StatusResponse(_message.Message):
     BUNDLES_FIELD_NUMBER: _ClassVar[int]
     ROLLOUT_FIELD_NUMBER: _ClassVar[int]
     OTEL_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     started_at: str
@@ -58,7 +59,8 @@ class StatusResponse(_message.Message):
     bundles: _containers.RepeatedCompositeFieldContainer[BundleStatus]
     rollout: RolloutStatus
     otel: OtelStatus
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ...) -> None: ...
+    replay: ReplayStatus
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ..., replay: _Optional[_Union[ReplayStatus, _Mapping]] = ...) -> None: ...
 
 class MonitorCount(_message.Message):
     __slots__ = ("layer", "decision", "count")
@@ -101,6 +103,24 @@ class RolloutStatus(_message.Message):
     errors: int
     cpu_budget_percent: int
     def __init__(self, monitor: _Optional[_Iterable[_Union[MonitorCount, _Mapping]]] = ..., shadow: _Optional[str] = ..., shadow_evaluated: _Optional[int] = ..., disagreements: _Optional[_Mapping[str, int]] = ..., skipped: _Optional[_Mapping[str, int]] = ..., errors: _Optional[int] = ..., cpu_budget_percent: _Optional[int] = ...) -> None: ...
+
+class ReplayStatus(_message.Message):
+    __slots__ = ("path", "written", "dropped", "write_errors", "deleted", "segments", "bytes")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    WRITTEN_FIELD_NUMBER: _ClassVar[int]
+    DROPPED_FIELD_NUMBER: _ClassVar[int]
+    WRITE_ERRORS_FIELD_NUMBER: _ClassVar[int]
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    SEGMENTS_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    written: int
+    dropped: int
+    write_errors: int
+    deleted: int
+    segments: int
+    bytes: int
+    def __init__(self, path: _Optional[str] = ..., written: _Optional[int] = ..., dropped: _Optional[int] = ..., write_errors: _Optional[int] = ..., deleted: _Optional[int] = ..., segments: _Optional[int] = ..., bytes: _Optional[int] = ...) -> None: ...
 
 class OtelStatus(_message.Message):
     __slots__ = ("endpoint", "exported", "dropped", "failed_exports", "buffered", "last_error")

@@ -1,6 +1,7 @@
 """Parse a shell command into `input.shell` (docs/policies.md). Owned by the policies engineer.
 
-Modules: `tree` (the parsed tree), `words` (one word decoded), `parser` (fast lexer, bashlex, cache),
+Modules: `tree` (the parsed tree), `words` (one word decoded), `parser` (fast lexer, full path, cache),
+`sitter` (tree-sitter-bash's tree converted),
 `fallback` (a split when nothing parses), `wrappers` (sudo/env/timeout/… peeled; `bash -c` scripts),
 `build` (the command objects).
 
@@ -10,9 +11,10 @@ Two stages, so that the slow part can be cached and the common case is fast:
    A linear lexer (`_FastParser`) reads what agents mostly send: simple commands with any quoting,
    `$VAR`, `$(…)`, backticks, `<(…)`, `$((…))`, joined by pipes, `&&`/`||`/`;`/`&`/newlines, with
    redirects and here-documents. Anything else (subshells, groups, `if`/`for`/`while`, functions,
-   comments, …) goes to bashlex (pure Python: ~1.5-3 ms where the lexer takes ~0.1 ms), whose AST
-   is converted to the same tree. Where bashlex fails too, a shlex split of the text stands in and
-   the error is reported.
+   comments, `case`, `[[ ]]`, …) goes to the full path: tree-sitter-bash (C, the whole grammar; ~0.25 ms
+   a script with the conversion, where bashlex took ~1.4 ms), whose tree is converted to the same tree;
+   bashlex where tree-sitter finds a syntax error or leaves a word out. Where both fail, a shlex split
+   of the text stands in and the error is reported.
 2. *Build* the command objects: wrappers peeled, words resolved as paths against the directory the
    command runs in (followed through `cd`), `bash -c`/`sh -c`/`eval`/`su -c` scripts parsed
    recursively, pipeline numbers assigned.

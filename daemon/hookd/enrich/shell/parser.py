@@ -1,5 +1,6 @@
-"""Parse a script into the tree, cached per script text: the linear fast path (`_FastParser`), bashlex's
-AST converted (`_Convert`) for everything else, and the fallback split when both fail."""
+"""Parse a script into the tree, cached per script text: the linear fast path (`_FastParser`), then
+tree-sitter-bash's tree converted (hookd.enrich.shell.sitter) for everything else, bashlex's AST
+converted (`_Convert`) where tree-sitter cannot, and the fallback split when all fail."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import bashlex.heredoc
 import bashlex.subst
 
 from hookd.enrich.shell.fallback import _fallback
+from hookd.enrich.shell.sitter import parse_with_sitter
 from hookd.enrich.shell.tree import _EMPTY, _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _TooDeep, _Unsupported
 from hookd.enrich.shell.words import (
     _ARRAY_ASSIGN,
@@ -451,6 +453,9 @@ def _heredoc_text(value: Any, delimiter: str) -> str | None:
 _MAX_FULL_PARSE = 16 * 1024
 _MAX_NESTING = 24  # substitutions inside substitutions
 _CACHE_MAX_LEN = 8 * 1024
+# What reads the scripts the fast path declines: "tree-sitter" (then bashlex where it fails), or "bashlex"
+# alone (the differential test compares the two).
+FULL_PARSER = "tree-sitter"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -474,9 +479,13 @@ def _parse_uncached(script: str, home: str, level: int = 0) -> tuple[_Block, str
     except RecursionError:
         raise _TooDeep from None
     except Exception:  # _Decline; or a bug in the fast path, which must not hide the command
-        pass  # bashlex tries
+        pass  # tree-sitter tries
     if len(script) > _MAX_FULL_PARSE:
         return _fallback(script, home), f"command too long to parse ({len(script)} characters)"
+    if FULL_PARSER == "tree-sitter":
+        parsed = _parse_sitter(script, home, level)
+        if parsed is not None:
+            return parsed
     try:
         converter = _Convert(script, home, level)
         block = converter.script(bashlex.parse(script))
@@ -487,6 +496,18 @@ def _parse_uncached(script: str, home: str, level: int = 0) -> tuple[_Block, str
     except Exception as exc:  # bashlex raises many kinds (ParsingError, NotImplementedError, …)
         return _fallback(script, home), _one_line(exc)
     return block, converter.errors[0] if converter.errors else None
+
+
+def _parse_sitter(script: str, home: str, level: int) -> tuple[_Block, str | None] | None:
+    """tree-sitter-bash's reading, or None where bashlex is to try (hookd.enrich.shell.sitter)."""
+    try:
+        return parse_with_sitter(script, home, level, _parse_script)
+    except _TooDeep:
+        raise
+    except RecursionError:
+        raise _TooDeep from None
+    except Exception:  # _Unsupported (a syntax error, a node it does not convert), or a bug
+        return None
 
 
 _parse_cached = functools.lru_cache(maxsize=512)(_parse_uncached)

@@ -1,0 +1,329 @@
+"""The full parse path: tree-sitter-bash's syntax tree converted to the tree (`_Block`, `_Pipe`, `_Simple`).
+Owned by the policies engineer.
+
+tree-sitter-bash (C, the whole grammar: `case`, `[[ ]]`, functions, loops, `select`, `coproc`) reads what
+the one-pass lexer declines, in microseconds where bashlex took milliseconds. Words are decoded from the
+script's own text by `_read_word`, as on the fast path, so both give the same argv; the inside of a
+substitution is parsed again as a script (one level deeper), as the fast path does. A tree with an error
+node, or a node this module does not know, raises `_Unsupported` and the caller tries bashlex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import tree_sitter
+import tree_sitter_bash
+
+from hookd.enrich.shell.tree import _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
+from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions
+
+_PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+ParseScript = Callable[[str, str, int], tuple[_Block, str | None]]
+
+# Statements whose named children are statements run in the same shell, one after the other.
+_SEQUENCE = frozenset(
+    {"program", "list", "if_statement", "elif_clause", "else_clause", "while_statement", "do_group",
+     "case_item", "negated_command"}
+)  # fmt: skip
+_WORDS = frozenset(
+    {"word", "string", "raw_string", "ansi_c_string", "translated_string", "concatenation", "simple_expansion",
+     "expansion", "command_substitution", "process_substitution", "arithmetic_expansion", "number",
+     "brace_expression"}
+)  # fmt: skip
+_SKIP = frozenset({"comment", "variable_name", "extglob_pattern", "regex", "test_operator"})
+_COMMANDS = frozenset(
+    {"declaration_command", "unset_command", "test_command", "variable_assignment", "variable_assignments"}
+)  # read as one command each, their keyword (`export`, `[[`) its first word
+_NESTED_TESTS = frozenset({"unary_expression", "binary_expression", "parenthesized_expression", "variable_assignments"})
+_KEYWORDS = frozenset({"[[", "]]", "[", "]", "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv"})
+
+
+class _Sitter:
+    """One script's tree-sitter tree to the tree."""
+
+    __slots__ = ("errors", "home", "level", "parse_script", "src")
+
+    def __init__(self, src: bytes, home: str, level: int, parse_script: ParseScript) -> None:
+        self.src = src
+        self.home = home
+        self.level = level
+        self.parse_script = parse_script
+        self.errors: list[str] = []
+
+    def text(self, node: tree_sitter.Node) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="surrogateescape")
+
+    def script(self, root: tree_sitter.Node) -> _Block:
+        items: list[_Item] = []
+        self.statement(root, items)
+        return _Block(items)
+
+    def statement(self, node: tree_sitter.Node, items: list[_Item]) -> None:
+        kind = node.type
+        if kind in _SEQUENCE:
+            for child in node.named_children:
+                self.statement(child, items)
+        elif kind == "command":
+            items.append(self.simple(node))
+        elif kind == "pipeline":
+            items.append(self.pipeline(node))
+        elif kind == "redirected_statement":
+            items.append(self.redirected(node))
+        elif kind in ("subshell", "compound_statement"):
+            items.append(self.block(node, subshell=kind == "subshell"))
+        elif kind == "function_definition":  # its body, as if it ran where it is defined
+            body = node.child_by_field_name("body")
+            if body is not None:
+                items.append(_Block(self.block(body).items, subshell=True))
+        elif kind in ("for_statement", "select_statement", "case_statement"):
+            self.loop(node, items)
+        elif kind in _COMMANDS:
+            items.append(self.simple(node))
+        elif kind in _WORDS:  # `case` patterns and the like: only their substitutions run
+            items.extend(self.word(node)[1])
+        elif kind not in _SKIP:
+            raise _Unsupported(kind)
+
+    def loop(self, node: tree_sitter.Node, items: list[_Item]) -> None:
+        """`for`/`select`/`case`: the substitutions in the words it goes through, then its body."""
+        for child in node.named_children:
+            if child.type in _WORDS:
+                items.extend(self.word(child)[1])
+            elif child.type not in _SKIP:
+                self.statement(child, items)
+
+    def block(self, node: tree_sitter.Node, subshell: bool = False) -> _Block:
+        items: list[_Item] = []
+        for child in node.named_children:
+            self.statement(child, items)
+        return _Block(items, subshell=subshell)
+
+    def pipeline(self, node: tree_sitter.Node) -> _Item:
+        elements: list[_Item] = []
+        for child in node.named_children:
+            inner: list[_Item] = []
+            self.statement(child, inner)
+            elements.append(inner[0] if len(inner) == 1 else _Block(inner))
+        return elements[0] if len(elements) == 1 else _Pipe(elements)
+
+    def redirected(self, node: tree_sitter.Node) -> _Item:
+        body = node.child_by_field_name("body")
+        subs: list[_Block] = []
+        redirects: list[_Redir] = []
+        tail: list[_Item] = []  # `cmd <<EOF | other`: tree-sitter hangs the rest of the line on the here-document
+        for child in node.children_by_field_name("redirect"):
+            redirects.append(self.redirect(child, subs, tail))
+        if body is None:
+            item: _Item = _Simple([], [], redirects, subs)
+        elif body.type in ("list", "pipeline"):
+            # tree-sitter hangs `a && b > f` on the whole list; in bash the redirect is the last command's
+            inner: list[_Item] = []
+            self.statement(body, inner)
+            inner[-1] = _attach(inner[-1], redirects, subs)
+            item = inner[0] if len(inner) == 1 else _Block(inner)
+        elif body.type == "command":
+            item = _attach(self.simple(body), redirects, subs)
+        else:
+            inner = []
+            self.statement(body, inner)
+            item = _attach(inner[0] if len(inner) == 1 else _Block(inner), redirects, subs)
+        return _Pipe([item, *tail]) if tail else item
+
+    def simple(self, node: tree_sitter.Node) -> _Simple:
+        assigns: list[tuple[str, str]] = []
+        words: list[str] = []
+        redirects: list[_Redir] = []
+        subs: list[_Block] = []
+        for child in _joined(self.parts(node)):
+            if isinstance(child, tuple):  # pieces of one word with nothing between them (`foo`cmd`bar`)
+                text, found = self.decode(self.src[child[0] : child[1]].decode("utf-8", errors="surrogateescape"), 0)
+                words.append(text)
+                subs.extend(found)
+                continue
+            kind = child.type
+            if kind == "variable_assignment" and not words:
+                raw = self.text(child)
+                match = _ASSIGN.match(raw)
+                if match is None:
+                    raise _Unsupported("array assignment")
+                value, found = self.decode(raw, match.end())
+                assigns.append((match.group()[:-1].rstrip("+"), value))
+                subs.extend(found)
+            elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                tail: list[_Item] = []
+                redirects.append(self.redirect(child, subs, tail))
+                if tail:
+                    raise _Unsupported("here-document inside a command")
+            elif kind in _WORDS or kind in ("command_name", "variable_assignment", "test_operator", "regex"):
+                text, found = self.word(child)
+                words.append(text)
+                subs.extend(found)
+            elif kind in _KEYWORDS:
+                words.append(kind)
+            elif kind not in ("comment",):
+                raise _Unsupported(kind)
+        return _Simple(assigns, words, redirects, subs)
+
+    def parts(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        """The word-level pieces of a command, in order: `[[ … ]]` and declarations are flattened to theirs."""
+        if node.type in ("command", "variable_assignment"):
+            return [node] if node.type == "variable_assignment" else list(node.named_children)
+        found: list[tree_sitter.Node] = []
+        for child in node.children:
+            if child.type in _NESTED_TESTS:
+                found.extend(self.parts(child))
+            elif child.is_named or child.type in _KEYWORDS:
+                found.append(child)
+            elif node.type in ("unary_expression", "binary_expression"):
+                found.append(child)  # `==`, `!`, `-f`: the test's operators are its words
+        return found
+
+    def word(self, node: tree_sitter.Node) -> tuple[str, list[_Block]]:
+        raw = self.text(node)
+        if node.type == "process_substitution":  # `<(…)`: the fast path's reading too
+            return raw, [self.substitution(raw[2:-1])] if raw[2:-1].strip() else []
+        return self.decode(raw, 0)
+
+    def decode(self, raw: str, start: int) -> tuple[str, list[_Block]]:
+        scripts: list[str] = []
+        try:
+            text, end = _read_word(raw, start, self.home, scripts)
+            if end != len(raw):
+                raise _Decline
+        except _Decline:
+            text, scripts = raw[start:], _scan_substitutions(raw[start:])
+        return text, [self.substitution(script) for script in scripts if script.strip()]
+
+    def substitution(self, script: str) -> _Block:
+        block, error = self.parse_script(script, self.home, self.level + 1)
+        if error is not None:
+            self.errors.append(error)
+        return _Block(block.items, subst=True)
+
+    def redirect(self, node: tree_sitter.Node, subs: list[_Block], tail: list[_Item]) -> _Redir:
+        kind = node.type
+        if kind == "heredoc_redirect":
+            return self.heredoc(node, subs, tail)
+        op = ""
+        fd = ""
+        target: tree_sitter.Node | None = None
+        for child in node.children:
+            if child.type == "file_descriptor":
+                fd = self.text(child)
+            elif not child.is_named:
+                op += child.type
+            elif target is None:
+                target = child
+            else:
+                raise _Unsupported("redirect with two targets")
+        del fd  # the fd number does not change what a rule sees (`2>file` writes file)
+        if target is None:
+            raise _Unsupported("redirect without a target")
+        if op in (">&", "<&") and self.text(target) == "-":
+            return _Redir(op, "-", False)
+        text, found = self.word(target)
+        subs.extend(found)
+        is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(text))
+        return _Redir(op, text, is_path)
+
+    def heredoc(self, node: tree_sitter.Node, subs: list[_Block], tail: list[_Item]) -> _Redir:
+        op, delimiter, body = "<<", "", ""
+        quoted = False
+        for child in node.children:
+            if child.type in ("<<", "<<-"):
+                op = child.type
+            elif child.type == "heredoc_start":
+                raw = self.text(child)
+                quoted = any(q in raw for q in "'\"\\")
+                delimiter = _read_word(raw, 0, self.home)[0] if quoted else raw
+            elif child.type == "heredoc_body":
+                body = self.text(child)
+            elif child.type == "heredoc_end":
+                pass
+            elif child.type == "pipeline" or child.is_named:
+                inner: list[_Item] = []
+                self.statement(child, inner)
+                if child.type == "pipeline" and len(inner) == 1 and isinstance(inner[0], _Pipe):
+                    tail.extend(inner[0].elements)
+                else:
+                    tail.extend(inner)
+            elif child.type not in ("|", "|&"):
+                raise _Unsupported(f"here-document followed by {child.type!r}")
+        if op == "<<-":
+            body = "".join(line.lstrip("\t") for line in body.splitlines(keepends=True))
+        if not quoted:  # an unquoted delimiter: the body is expanded
+            subs.extend(self.substitution(script) for script in _scan_substitutions(body) if script.strip())
+        return _Redir(op, delimiter, False, body)
+
+
+def _attach(item: _Item, redirects: list[_Redir], subs: list[_Block]) -> _Item:
+    """`item` with `redirects` (and the substitutions in them) on its last command, as bash binds them."""
+    if not redirects and not subs:
+        return item
+    if isinstance(item, _Simple):
+        return _Simple(item.assigns, item.words, [*item.redirects, *redirects], [*item.subs, *subs])
+    if isinstance(item, _Pipe):
+        return _Pipe([*item.elements[:-1], _attach(item.elements[-1], redirects, subs)])
+    return _Block([*subs, *item.items], item.subshell, item.subst, [*item.redirects, *redirects])
+
+
+_WORD_PIECES = _WORDS | {"command_name"}
+
+
+def _joined(parts: list[tree_sitter.Node]) -> list[tree_sitter.Node | tuple[int, int]]:
+    """`parts` with word pieces that touch (no blank between them: one shell word) as one byte span."""
+    out: list[tree_sitter.Node | tuple[int, int]] = []
+    for node in parts:
+        last = out[-1] if out else None
+        if node.type in _WORD_PIECES and last is not None:
+            if isinstance(last, tuple) and last[1] == node.start_byte:
+                out[-1] = (last[0], node.end_byte)
+                continue
+            if not isinstance(last, tuple) and last.type in _WORD_PIECES and last.end_byte == node.start_byte:
+                out[-1] = (last.start_byte, node.end_byte)
+                continue
+        out.append(node)
+    return out
+
+
+# Nodes whose whole span is text of theirs (their children need not cover it).
+_WHOLE = frozenset({"heredoc_body", "string", "raw_string", "comment", "ansi_c_string", "translated_string", "regex"})
+
+
+_CASE_ENDS = frozenset({";;", ";&", ";;&"})
+
+
+def _covers(root: tree_sitter.Node, src: bytes) -> bool:
+    """Whether every non-blank byte of `src` is in a token of the tree, and the tree holds nothing bash
+    refuses that tree-sitter-bash lets pass (`;;` outside `case`). It drops a word now and then (the `-`
+    of `python3 - <<'PY'`): such a tree would hide a word from the rules."""
+    covered = bytearray(len(src))
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _CASE_ENDS and (node.parent is None or node.parent.type != "case_item"):
+            return False
+        if node.child_count == 0 or node.type in _WHOLE:
+            covered[node.start_byte : node.end_byte] = b"\x01" * (node.end_byte - node.start_byte)
+        else:
+            stack.extend(node.children)
+    for i, byte in enumerate(src):
+        if not covered[i] and byte not in b" \t\r\n" and not (byte == 0x5C and src[i + 1 : i + 2] == b"\n"):
+            return False
+    return True
+
+
+def parse_with_sitter(script: str, home: str, level: int, parse_script: ParseScript) -> tuple[_Block, str | None]:
+    """The tree of `script` and the first error of a substitution inside it (None when all parsed).
+    Raises _Unsupported when tree-sitter finds a syntax error or builds a node this module does not know."""
+    src = script.encode("utf-8", errors="surrogateescape")
+    root = _PARSER.parse(src).root_node
+    if root.has_error:
+        raise _Unsupported("syntax error")
+    if not _covers(root, src):
+        raise _Unsupported("text the tree leaves out")
+    converter = _Sitter(src, home, level, parse_script)
+    block = converter.script(root)
+    return block, converter.errors[0] if converter.errors else None
