@@ -20,7 +20,7 @@ from hookd.enrich.shell import enrich_shell
 from hookd.enrich.stream import response_streams
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.layers import SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
+from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
@@ -77,7 +77,7 @@ def local_layers(config: Config, policies: Path | None = None, *, wait: bool = T
                     engine,
                     location=str(directory),
                     project_root=root,
-                    mode=project_mode,
+                    mode=MONITOR if root in config.layers.monitor_projects else project_mode,
                 )
             )
     if config.rollout.shadow_policies:

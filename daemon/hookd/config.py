@@ -325,7 +325,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     check_opa(opa, where)
     bundles = parse_bundles(raw.get("bundles", {}), raw.get("keys", {}), where)
     layers = _section(LayersConfig(), raw.get("layers", {}), "layers", where)
-    layers = replace(layers, projects=tuple(str(Path(os.path.expanduser(p)).absolute()) for p in layers.projects))
+    layers = _check_layers(layers, where)
     shim = replace(shim, fail_modes=_fail_modes(raw.get("fail_mode", {}), where))
     rollout = _section(RolloutConfig(), raw.get("rollout", {}), "rollout", where)
     rollout = _check_rollout(rollout, bundles, where)
@@ -355,6 +355,19 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         limits=limits,
         source=source,
     )
+
+
+def _check_layers(layers: LayersConfig, where: str) -> LayersConfig:
+    """Project roots made absolute; a monitored project must be one of the opted-in projects."""
+
+    def absolute(roots: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(str(Path(os.path.expanduser(p)).absolute()) for p in roots)
+
+    layers = replace(layers, projects=absolute(layers.projects), monitor_projects=absolute(layers.monitor_projects))
+    stray = [root for root in layers.monitor_projects if root not in layers.projects]
+    if stray:
+        raise ConfigError(f"{where}: 'layers.monitor_projects' names {stray[0]}, which is not in 'layers.projects'")
+    return layers
 
 
 def _check_rollout(rollout: RolloutConfig, bundles: BundlesConfig, where: str) -> RolloutConfig:

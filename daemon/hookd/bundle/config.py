@@ -72,6 +72,9 @@ class LayersConfig:
     watch_debounce_ms: int = 300
     mode: str = "enforce"  # the user's policy directory: "enforce" or "monitor" (docs/rollout.md)
     project_mode: str = "enforce"  # every opted-in project's policy directory
+    monitor_projects: tuple[
+        str, ...
+    ] = ()  # projects (of `projects`) whose layer is in monitor mode whatever project_mode
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hookd.config import parse_config
@@ -23,6 +25,10 @@ from hookd.errors import ConfigError
         ({"otel": {"endpoint": "127.0.0.1:4317"}}, "'otel.endpoint' must be http://HOST:PORT or https://HOST:PORT"),
         ({"replay": {"max_bytes": 0}}, "'replay.max_bytes' must be a positive integer"),
         ({"replay": {"enabled": "yes"}}, "'replay.enabled' must be true or false"),
+        (
+            {"layers": {"projects": ["/src/a"], "monitor_projects": ["/src/b"]}},
+            "'layers.monitor_projects' names /src/b, which is not in 'layers.projects'",
+        ),
     ],
 )
 def test_bad_rollout_settings_are_one_line_errors(raw: dict[str, object], message: str) -> None:
@@ -44,3 +50,21 @@ def test_good_settings_parse() -> None:
         "monitor", "shadow", "org"
     )  # fmt: skip
     assert config.replay.enabled and config.replay.max_age_hours == 24 and config.otel.agent == "claude"
+
+
+def test_one_project_can_be_monitored_while_the_others_are_enforced(tmp_path: Path) -> None:
+    from hookd.assembly import local_layers
+    from hookd.resources import policies_dir
+
+    roots = [tmp_path / "a", tmp_path / "b"]
+    for root in roots:
+        (root / ".hookd" / "policies").mkdir(parents=True)
+        (root / ".hookd" / "policies" / "p.rego").write_text("package hookd.p\n")
+    config = parse_config(
+        {
+            "daemon": {"policies": str(policies_dir())},
+            "layers": {"projects": [str(r) for r in roots], "monitor_projects": [str(roots[1])]},
+        }
+    )
+    modes = {layer.name: layer.mode for layer in local_layers(config)}
+    assert modes == {"default": "enforce", f"project:{roots[0]}": "enforce", f"project:{roots[1]}": "monitor"}
