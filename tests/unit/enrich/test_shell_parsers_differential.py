@@ -95,3 +95,12 @@ def test_a_redirect_after_a_list_is_the_last_commands() -> None:
 def test_a_word_tree_sitter_drops_sends_the_script_to_bashlex() -> None:
     shell = parse_shell("python3 - <<'PY'\nprint(1)\nPY\n# c", home="/home/u", base_dir="/p", project_dir="/p")
     assert shell["commands"][0]["argv"] == ["python3", "-"]
+
+
+def test_a_redirect_after_a_here_document_is_the_commands() -> None:
+    shell = parse_shell("# c\ncat <<EOF > .env\nK=$(id)\nEOF", home="/home/u", base_dir="/p", project_dir="/p")
+    assert not shell["parse_error"]
+    assert [(c["argv"], [r["target"] for r in c["redirects"]]) for c in shell["commands"]] == [
+        (["cat"], ["EOF", ".env"]),
+        (["id"], []),
+    ]

@@ -114,7 +114,9 @@ class _Sitter:
         redirects: list[_Redir] = []
         tail: list[_Item] = []  # `cmd <<EOF | other`: tree-sitter hangs the rest of the line on the here-document
         for child in node.children_by_field_name("redirect"):
-            redirects.append(self.redirect(child, subs, tail))
+            more: list[_Redir] = []
+            redirects.append(self.redirect(child, subs, tail, more))
+            redirects.extend(more)
         if body is None:
             item: _Item = _Simple([], [], redirects, subs)
         elif body.type in ("list", "pipeline"):
@@ -153,7 +155,9 @@ class _Sitter:
                 subs.extend(found)
             elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 tail: list[_Item] = []
-                redirects.append(self.redirect(child, subs, tail))
+                more: list[_Redir] = []
+                redirects.append(self.redirect(child, subs, tail, more))
+                redirects.extend(more)
                 if tail:
                     raise _Unsupported("here-document inside a command")
             elif kind in _WORDS or kind in ("command_name", "variable_assignment", "test_operator", "regex"):
@@ -202,10 +206,12 @@ class _Sitter:
             self.errors.append(error)
         return _Block(block.items, subst=True)
 
-    def redirect(self, node: tree_sitter.Node, subs: list[_Block], tail: list[_Item]) -> _Redir:
+    def redirect(self, node: tree_sitter.Node, subs: list[_Block], tail: list[_Item], more: list[_Redir]) -> _Redir:
+        """One redirect; what tree-sitter hangs on a here-document goes to `tail` (the rest of a pipeline)
+        and `more` (further redirects of the same command)."""
         kind = node.type
         if kind == "heredoc_redirect":
-            return self.heredoc(node, subs, tail)
+            return self.heredoc(node, subs, tail, more)
         op = ""
         fd = ""
         target: tree_sitter.Node | None = None
@@ -228,7 +234,7 @@ class _Sitter:
         is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(text))
         return _Redir(op, text, is_path)
 
-    def heredoc(self, node: tree_sitter.Node, subs: list[_Block], tail: list[_Item]) -> _Redir:
+    def heredoc(self, node: tree_sitter.Node, subs: list[_Block], tail: list[_Item], more: list[_Redir]) -> _Redir:
         op, delimiter, body = "<<", "", ""
         quoted = False
         for child in node.children:
@@ -242,6 +248,8 @@ class _Sitter:
                 body = self.text(child)
             elif child.type == "heredoc_end":
                 pass
+            elif child.type in ("file_redirect", "herestring_redirect"):
+                more.append(self.redirect(child, subs, tail, more))  # `cat <<EOF > out`: the command's
             elif child.type == "pipeline" or child.is_named:
                 inner: list[_Item] = []
                 self.statement(child, inner)
