@@ -1,0 +1,162 @@
+"""What each default package costs in regorus: per package and per verdict rule, in CPU µs.
+
+Evaluates, on the embedded engine the daemon builds, each package's verdict rules on their own (the
+router's entry for that package) for each of the bench's five payloads and summed over the recorded
+trace (bench/trace/e2e-sessions.json, each call evaluated once per pass, only the packages the router
+sends it to). Interleaved in rounds, medians printed. With --rules, each verdict rule of each package too.
+
+  .cache/venv/bin/python bench/rego_packages.py [--rounds 3] [--calls 300] [--rules] [--policies DIR]
+      [--against DIR]    # before → after: DIR (e.g. `git archive REV policies | tar -x -C /tmp/x`) against --policies
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from breakdown import cpu_us, handled_samples  # bench/ holds no package: its scripts import each other
+from run import TRACE
+
+from hookd.assembly import build_pipeline, load_engine
+from hookd.config import Config
+from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.engines.rego.policyset import ROUTER_PACKAGE, VERDICT_RULES, PackageInfo
+from hookd.types import Caller, Deadline, HookRequest
+
+ROOT = Path(__file__).resolve().parents[1]
+LABELS = ["git status&&ls", "rm -rf ~/", "write app.py", "write .env", "read README"]  # bench/run.py's PAYLOADS
+
+
+def trace_documents(policies: Path) -> list[dict[str, Any]]:
+    """The enriched input document of every call of the recorded trace."""
+    calls = json.loads(TRACE.read_text())["calls"]
+    pipeline, _ = build_pipeline(Config(), load_engine(Config(), policies), probe=lambda _pid: False)
+    caller = Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid())
+
+    async def one(call: dict[str, Any]) -> dict[str, Any]:
+        request = HookRequest(
+            client=call["client"],
+            event=call["event"],
+            payload=call["payload"].encode(),
+            env=call["env"],
+            cwd=call["cwd"],
+            caller=caller,
+            deadline=Deadline.after(60),
+        )
+        handled = await pipeline.handle(request)
+        return dict(handled.event.input_document())
+
+    loop = asyncio.new_event_loop()
+    try:
+        return [loop.run_until_complete(one(c)) for c in calls]
+    finally:
+        loop.close()
+
+
+def rule_body(package: PackageInfo, rule: str) -> str:
+    ref = f"data.{package.name}.{rule}"
+    return f"[m | some m in {ref}]" if package.rules[rule] == "Set" else f"[m | m := {ref}]"
+
+
+def add_probes(engine: Any, packages: tuple[PackageInfo, ...], rules: bool) -> dict[str, str]:
+    """One probe rule per package (all its verdict rules, as the router has them), and per verdict rule."""
+    lines = ["package hookd_probe", ""]
+    probes: dict[str, str] = {}
+    for i, package in enumerate(packages):
+        verdicts = sorted(r for r in package.rules if r in VERDICT_RULES)
+        entries = "".join(f'\t"{r}": {rule_body(package, r)},\n' for r in verdicts)
+        lines.append(f"p{i} := {{\n{entries}}}")
+        probes[package.name] = f"data.hookd_probe.p{i}"
+        if rules:
+            for j, rule in enumerate(verdicts):
+                lines.append(f"p{i}_{j} := {rule_body(package, rule)}")
+                probes[f"{package.name}.{rule}"] = f"data.hookd_probe.p{i}_{j}"
+    engine.add_policy("<probes>", "\n".join(lines) + "\n")
+    return probes
+
+
+class Subject:
+    """One policy directory on its own engine, with its probes and which documents the router sends where."""
+
+    def __init__(self, policies: Path, documents: list[dict[str, Any]], trace: list[dict[str, Any]], rules: bool):
+        routed = RegoEmbeddedEngine.load(policies)
+        self.router = routed._router
+        self.engine = routed._engine
+        self.probes = add_probes(self.engine, routed.packages, rules)
+        names = {p.name for p in routed.packages}
+        self.package_of = {p: p if p in names else p.rsplit(".", 1)[0] for p in self.probes}
+        self.documents = documents
+        self.routes = {p: [self.applies(d, self.package_of[p]) for d in documents] for p in self.probes}
+        self.trace_routes = {p: [d for d in trace if self.applies(d, self.package_of[p])] for p in self.probes}
+        self.samples: dict[str, list[list[float]]] = {p: [] for p in self.probes}
+
+    def applies(self, document: dict[str, Any], package: str) -> bool:
+        rule = self.router.rule_for(document)
+        if not rule:
+            return False
+        self.engine.set_input(document)
+        return package in json.loads(self.engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
+
+    def evaluate(self, document: dict[str, Any], probe: str) -> object:
+        self.engine.set_input(document)
+        return self.engine.eval_rule_as_json(probe)
+
+    def round(self, probe: str, calls: int) -> None:
+        ref = self.probes[probe]
+        row = [
+            cpu_us(lambda d=d: self.evaluate(d, ref), calls) if self.routes[probe][i] else 0.0
+            for i, d in enumerate(self.documents)
+        ]
+        chosen = self.trace_routes[probe]
+        passes = max(1, calls // max(1, len(chosen)))
+        row.append(cpu_us(lambda: [self.evaluate(d, ref) for d in chosen], passes) if chosen else 0.0)
+        self.samples[probe].append(row)
+
+    def medians(self, probe: str) -> list[float]:
+        rows = self.samples[probe]
+        return [statistics.median(r[i] for r in rows) for i in range(len(rows[0]))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--calls", type=int, default=300, help="evaluations per payload and probe")
+    parser.add_argument("--rules", action="store_true", help="each verdict rule on its own too")
+    parser.add_argument("--policies", type=Path, default=ROOT / "policies")
+    parser.add_argument("--against", type=Path, help="a second policy directory, measured interleaved (before/after)")
+    args = parser.parse_args()
+    policies = args.policies.resolve()
+    with tempfile.TemporaryDirectory(prefix="hookd-rego-") as name:
+        documents = [dict(h.event.input_document()) for h in handled_samples(policies, Path(name))]
+    trace = trace_documents(policies)
+    subjects = [Subject(policies, documents, trace, args.rules)]
+    if args.against:
+        subjects.insert(0, Subject(args.against.resolve(), documents, trace, args.rules))
+    for _ in range(args.rounds):
+        for probe in subjects[-1].probes:
+            for subject in subjects:
+                if probe in subject.probes:
+                    subject.round(probe, args.calls)
+    heads = [*LABELS, "trace"]
+    print(f"{'package / rule (µs; 0 = not routed)':44}" + "".join(f"{h:>15}" for h in heads))
+    for probe in subjects[-1].probes:
+        last = subjects[-1]
+        name = probe if probe == last.package_of[probe] else f"  .{probe.rsplit('.', 1)[1]}"
+        if probe == last.package_of[probe]:
+            name = f"{probe.removeprefix('hookd.')} ({len(last.trace_routes[probe])} trace calls)"
+        cells = [subject.medians(probe) for subject in subjects if probe in subject.probes]
+        text = [" → ".join(f"{c[i]:.0f}" for c in cells) for i in range(len(heads))]
+        print(f"{name[:44]:44}" + "".join(f"{t:>15}" for t in text))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
