@@ -11,6 +11,14 @@ HookdError
 │   └── PolicyLoadError    policies did not load or compile (at start or a reload the old set keeps serving;
 │                          raised while deciding, it fails like any engine error)
 ├── SandboxFrameError  a frame between the daemon and a sandboxed Python policy worker breaks its limits
+├── WorkerGone         a sandboxed Python policy worker died, hung up or did not start (the engine turns it into
+│                      an EngineError or a restart)
+├── SandboxUnavailable a sandbox layer the kernel does not offer (the sandbox reports it and applies the rest)
+│   ├── SeccompUnavailable
+│   └── LandlockUnavailable
+├── OpaAnswerError     OPA answered a query with an error status (the OPA engine raises it as an EngineError)
+├── HttpError          an HTTP hook request refused before a decision (carries the HTTP status)
+├── StrictJsonError    a document that is not strict JSON (NaN, Infinity, too deep; also a ValueError)
 ├── BundleError        a policy bundle is malformed, unsigned where it must be signed, or fails verification
 ├── DaemonError        the daemon cannot start (live daemon already running, bad runtime dir)
 ├── ControlError       the daemon could not be reached over the control socket, or refused or failed a call
@@ -22,6 +30,8 @@ HookdError
 """
 
 from __future__ import annotations
+
+import json
 
 
 class HookdError(Exception):
@@ -64,6 +74,45 @@ class PolicyLoadError(EngineError):
 
 class SandboxFrameError(HookdError):
     """Raised on both sides of the channel to a sandboxed policy worker (hookd.sandbox.frames)."""
+
+
+class WorkerGone(HookdError):
+    pass
+
+
+class SandboxUnavailable(HookdError):
+    pass
+
+
+class SeccompUnavailable(SandboxUnavailable):
+    pass
+
+
+class LandlockUnavailable(SandboxUnavailable):
+    pass
+
+
+class OpaAnswerError(HookdError):
+    """OPA answered a query with an error status: an evaluation error (HTTP 500), a bad request, no access."""
+
+    def __init__(self, status: int, body: str) -> None:
+        try:
+            detail = json.loads(body)
+            message = f"{detail.get('code', '')}: {detail.get('message', '')}"
+        except (ValueError, AttributeError):
+            message = body
+        super().__init__(f"HTTP {status} {one_line(message)}")
+        self.status = status
+
+
+class HttpError(HookdError):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class StrictJsonError(HookdError, ValueError):
+    """Not strict JSON: the message says why in one line."""
 
 
 class DaemonError(HookdError):

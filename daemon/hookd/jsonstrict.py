@@ -14,11 +14,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from hookd.errors import StrictJsonError
+
 NON_FINITE = (b"NaN", b"Infinity")  # -Infinity contains Infinity
-
-
-class StrictJsonError(ValueError):
-    """Not strict JSON: the message says why in one line."""
 
 
 def _refuse_constant(name: str) -> Any:

@@ -8,11 +8,12 @@ from decimal import Decimal
 import pytest
 
 from hookd import jsonstrict
+from hookd.errors import StrictJsonError
 
 
 @pytest.mark.parametrize("text", ["1e999", "-1e999", "[2E+308]", '{"a":{"b":' + "9" * 400 + ".0}}"])
 def test_a_number_too_large_for_a_double_is_refused_not_read_as_infinity(text: str) -> None:
-    with pytest.raises(jsonstrict.StrictJsonError, match="is out of range for a JSON number"):
+    with pytest.raises(StrictJsonError, match="is out of range for a JSON number"):
         jsonstrict.loads(text)
 
 

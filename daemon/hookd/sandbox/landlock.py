@@ -9,6 +9,8 @@ import errno
 import os
 import struct
 
+from hookd.errors import LandlockUnavailable
+
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
 CREATE_RULESET_VERSION = 1
 RULE_PATH_BENEATH = 1
@@ -16,10 +18,6 @@ RULE_PATH_BENEATH = 1
 WRITE_ACCESS_BY_ABI = {1: 0x1FF2, 2: 0x3FF2, 3: 0x7FF2, 5: 0xFFF2}
 NET_BIND_CONNECT_TCP = 0x3
 SCOPE_ABSTRACT_UNIX_AND_SIGNAL = 0x3
-
-
-class LandlockUnavailable(Exception):
-    pass
 
 
 def _libc() -> ctypes.CDLL:

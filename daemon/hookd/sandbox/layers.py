@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hookd.errors import LandlockUnavailable, SeccompUnavailable
 from hookd.sandbox import landlock, seccomp
 
 CLONE_NEWNET = 0x40000000
@@ -72,7 +73,7 @@ def restrict_writes(scratch: str) -> dict[str, Any]:
     else:
         try:
             return _layer("write-restriction", True, landlock.restrict_writes(scratch))
-        except landlock.LandlockUnavailable as exc:
+        except LandlockUnavailable as exc:
             reason = f"landlock: {exc}"
     try:
         return _layer("write-restriction", True, f"{read_only_mounts(scratch)} ({reason})")
@@ -193,7 +194,7 @@ def apply(init: Mapping[str, Any]) -> list[dict[str, Any]]:
     limited = no_new_processes(limits)
     try:
         filtered = _layer("seccomp", True, seccomp.install())
-    except seccomp.SeccompUnavailable as exc:
+    except SeccompUnavailable as exc:
         filtered = _layer("seccomp", False, f"unavailable: {exc}")
     os.chdir(scratch)
     names = ", ".join(sorted(os.environ)) or "nothing"

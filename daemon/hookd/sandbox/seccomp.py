@@ -23,6 +23,8 @@ import os
 import platform
 import struct
 
+from hookd.errors import SeccompUnavailable
+
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
@@ -63,10 +65,6 @@ SELF_ONLY_X86_64 = {
 # Allowed on this process only, where argument 0 says what the pid argument 1 names: it must be one process.
 SELF_ONLY_WHICH_X86_64 = {"setpriority": (141, 0), "ioprio_set": (251, 1)}  # PRIO_PROCESS, IOPRIO_WHO_PROCESS
 NOT_IMPLEMENTED_X86_64 = {"clone3": 435}
-
-
-class SeccompUnavailable(Exception):
-    pass
 
 
 def _insn(code: int, jt: int, jf: int, k: int) -> bytes:

@@ -30,7 +30,7 @@ import structlog
 
 from hookd import wire
 from hookd.config import is_loopback
-from hookd.errors import DaemonError, DialectError, FrameError, one_line
+from hookd.errors import DaemonError, DialectError, FrameError, HttpError, one_line
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
@@ -73,12 +73,6 @@ def load_token(path: Path) -> str:
     if path.stat().st_mode & 0o077:
         raise DaemonError(f"the HTTP hook token {path} is readable by others: chmod 600 it")
     return token
-
-
-class HttpError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class HttpHookServer:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from hookd.engines.python.channel import PACKAGE_PARENT
+from hookd.errors import LandlockUnavailable, SeccompUnavailable
 from hookd.sandbox import landlock, seccomp
 from support import require
 
@@ -43,7 +44,7 @@ def run_isolated(setup: str, probes: str) -> dict[str, str]:
 def under_seccomp(probes: str) -> dict[str, str]:
     try:
         seccomp.build_filter()
-    except seccomp.SeccompUnavailable as exc:
+    except SeccompUnavailable as exc:
         require(False, f"seccomp ({exc})")
     return run_isolated("from hookd.sandbox import seccomp; seccomp.install()", probes)
 
@@ -82,7 +83,7 @@ def test_seccomp_alone_refuses_sockets_processes_and_namespaces() -> None:
 def test_landlock_alone_confines_writes_tcp_and_signals(tmp_path: Path, listener: socket.socket) -> None:
     try:
         abi = landlock.abi_version()
-    except landlock.LandlockUnavailable as exc:
+    except LandlockUnavailable as exc:
         require(False, f"Landlock ({exc})")
         return
     scratch = tmp_path / "scratch"
@@ -143,10 +144,11 @@ def test_without_landlock_a_read_only_mount_namespace_confines_writes(tmp_path: 
     outside = tmp_path / "outside.txt"
     results = run_isolated(
         f"""
+        from hookd.errors import LandlockUnavailable
         from hookd.sandbox import landlock, layers
 
         def no_landlock(scratch):
-            raise landlock.LandlockUnavailable("switched off for this test")
+            raise LandlockUnavailable("switched off for this test")
 
         landlock.restrict_writes = no_landlock
         results["layer"] = layers.restrict_writes({str(scratch)!r})

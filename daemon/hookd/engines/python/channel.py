@@ -30,7 +30,7 @@ import structlog
 
 from hookd import jsonstrict
 from hookd.config import Config
-from hookd.errors import PolicyLoadError, SandboxFrameError, one_line
+from hookd.errors import PolicyLoadError, SandboxFrameError, WorkerGone, one_line
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import frames, scratch
 from hookd.types import JSON
@@ -41,10 +41,6 @@ BOOTSTRAP = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from hookd.san
 KILL_GRACE = 0.05
 STDERR_TAIL = 4000
 MAX_ANSWER_BYTES = 1 << 20  # one answer frame from a worker: its verdicts, patches, errors
-
-
-class WorkerGone(Exception):
-    pass
 
 
 @dataclass(frozen=True, slots=True)

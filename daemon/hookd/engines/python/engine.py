@@ -28,8 +28,8 @@ import structlog
 from hookd.config import Config
 from hookd.engines.base import policy_failed, timed_out
 from hookd.engines.inflight import InFlight
-from hookd.engines.python.channel import PolicyWorker, WorkerGone, WorkerSettings
-from hookd.errors import PolicyLoadError, one_line
+from hookd.engines.python.channel import PolicyWorker, WorkerSettings
+from hookd.errors import PolicyLoadError, WorkerGone, one_line
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import scratch
 from hookd.types import EngineRequest, EngineStatus, Event, FailMode, PackageInfo, Verdict, VerdictKind

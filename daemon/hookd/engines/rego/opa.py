@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import ssl
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -43,7 +42,7 @@ from hookd.engines.rego.policyset import (
     load_policy_set,
     verdicts_from_result,
 )
-from hookd.errors import EngineError, EngineTimeout, EngineUnavailable, PolicyLoadError, one_line
+from hookd.errors import EngineError, EngineTimeout, EngineUnavailable, OpaAnswerError, PolicyLoadError, one_line
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
 
 OWNED_PREFIX = "hookd/"  # the policy ids hookd pushes; every other policy on the server is left alone
@@ -116,19 +115,6 @@ class HookdOpaClient(AsyncOpaClient):  # type: ignore[misc]  # opa_client ships 
         except PolicyNotFoundError:
             return False, None
         return "result" in body, body.get("result")
-
-
-class OpaAnswerError(Exception):
-    """OPA answered a query with an error status: an evaluation error (HTTP 500), a bad request, no access."""
-
-    def __init__(self, status: int, body: str) -> None:
-        try:
-            detail = json.loads(body)
-            message = f"{detail.get('code', '')}: {detail.get('message', '')}"
-        except (ValueError, AttributeError):
-            message = body
-        super().__init__(f"HTTP {status} {one_line(message)}")
-        self.status = status
 
 
 def read_token(opa: OpaConfig) -> str:
