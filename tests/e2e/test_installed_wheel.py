@@ -5,6 +5,14 @@ only, with a throw-away HOME: `hookd test` runs the default policies' tests, `ho
 builds the native shim, `hookd serve` serves the default policies, `hookd install` registers the shim
 for Gemini CLI and Claude Code, and the real Gemini CLI (offline, scripted model) gets one BeforeTool
 deny (an `rm -rf` outside the project) and one allow (a write inside it).
+
+The same wheel is also installed as a user installs a command-line tool, with `pipx install` and with `uv
+tool install` (both pinned in the test extras, from PyPI; never runtime dependencies), each into a fresh
+location outside the checkout (its own PIPX_HOME / UV_TOOL_DIR and bin dir, a throw-away HOME), its
+dependencies from a wheelhouse of requirements.lock (hash-checked when it is made; no index). That tool's
+`hookd serve` serves the default policies, `hookd install --client gemini` registers the shim the tool
+installed, and the registered command, run as Gemini CLI runs it (`bash -c`), gets the deny of an `rm -rf /`
+and the allow of an `ls`.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -27,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from support import ROOT, require
+from support import ROOT, gemini_payload, require
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]  # building and installing a release: minutes on a busy machine
 
@@ -83,26 +92,44 @@ def build_release(workdir: Path) -> tuple[Path, Path]:
     return sdist, wheel
 
 
+@dataclass
+class Release:
+    root: Path
+    sdist: Path
+    wheel: Path
+
+
 @pytest.fixture(scope="module")
-def installed() -> Iterator[Installed]:
+def release() -> Iterator[Release]:
     root = Path(tempfile.mkdtemp(prefix="hkdwheel", dir="/tmp"))
     try:
         sdist, wheel = build_release(root)
-        venv = root / "venv"
-        run([BASE_PYTHON, "-m", "venv", str(venv)])
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
-        run([*pip, "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements.lock")])
-        run([*pip, "--no-deps", str(wheel)])
-        run([str(venv / "bin" / "python"), "-m", "pip", "check"])  # the wheel's declared dependencies are there
-        home = root / "home"
-        home.mkdir()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "HOOKD_", "XDG_", "CLAUDE_"))}
-        env |= {"HOME": str(home), "XDG_RUNTIME_DIR": str(root / "xdg-run")}
-        (root / "xdg-run").mkdir(mode=0o700)
         assert tarfile.is_tarfile(sdist)
-        yield Installed(root, venv, wheel, env)
+        yield Release(root, sdist, wheel)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def fresh_env(root: Path) -> dict[str, str]:
+    """A throw-away HOME and runtime dir under `root`; no agent's or hookd's variables."""
+    home = root / "home"
+    home.mkdir()
+    (root / "xdg-run").mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "HOOKD_", "XDG_", "CLAUDE_"))}
+    return env | {"HOME": str(home), "XDG_RUNTIME_DIR": str(root / "xdg-run")}
+
+
+@pytest.fixture(scope="module")
+def installed(release: Release) -> Installed:
+    root = release.root / "pip"
+    root.mkdir()
+    venv = root / "venv"
+    run([BASE_PYTHON, "-m", "venv", str(venv)])
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+    run([*pip, "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements.lock")])
+    run([*pip, "--no-deps", str(release.wheel)])
+    run([str(venv / "bin" / "python"), "-m", "pip", "check"])  # the wheel's declared dependencies are there
+    return Installed(root, venv, release.wheel, fresh_env(root))
 
 
 def test_the_release_carries_policies_and_shims(installed: Installed) -> None:
@@ -215,3 +242,75 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) ->
     while not condition():
         assert time.monotonic() < end, f"timed out waiting for {what}"
         time.sleep(0.05)
+
+
+TOOLS = Path(sys.executable).parent  # pipx and uv, installed into the test venv from requirements.lock
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(release: Release) -> Path:
+    """Every wheel requirements.lock pins, hash-checked (from pip's cache, else PyPI)."""
+    house = release.root / "wheelhouse"
+    run([sys.executable, "-m", "pip", "--disable-pip-version-check", "download", "--quiet", "--require-hashes",
+         "--no-deps", "-r", str(ROOT / "requirements.lock"), "-d", str(house)])  # fmt: skip
+    return house
+
+
+def install_with(tool: str, release: Release, wheelhouse: Path, root: Path, env: dict[str, str]) -> Path:
+    """`hookd` as `tool` installs it into `root`; returns the command it put on the user's bin dir."""
+    bin_dir = root / "bin"
+    if tool == "pipx":
+        env |= {"PIPX_HOME": str(root / "pipx"), "PIPX_BIN_DIR": str(bin_dir), "PIPX_MAN_DIR": str(root / "man")}
+        argv = [str(TOOLS / "pipx"), "install", "--python", BASE_PYTHON,
+                "--pip-args", f"--no-index --find-links {wheelhouse}", str(release.wheel)]  # fmt: skip
+    else:
+        env |= {"UV_TOOL_DIR": str(root / "uv-tools"), "UV_TOOL_BIN_DIR": str(bin_dir),
+                "UV_CACHE_DIR": str(root / "uv-cache"), "UV_PYTHON_DOWNLOADS": "never"}  # fmt: skip
+        argv = [str(TOOLS / "uv"), "tool", "install", "--python", BASE_PYTHON, "--no-index",
+                "--find-links", str(wheelhouse), str(release.wheel)]  # fmt: skip
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600, check=False, cwd=root)
+    assert done.returncode == 0, f"{tool} install exited {done.returncode}\n{done.stdout}{done.stderr}"
+    return bin_dir / "hookd"
+
+
+@pytest.mark.parametrize("tool", ["pipx", "uv"])
+def test_tool_install_serves_and_registers_a_working_shim(tool: str, release: Release, wheelhouse: Path) -> None:
+    require((TOOLS / tool).is_file(), f"{tool} (the test extras, requirements.lock)")
+    root = release.root / tool
+    root.mkdir()
+    env = fresh_env(root)
+    hookd = install_with(tool, release, wheelhouse, root, env)
+    assert hookd.is_file() and not hookd.resolve().is_relative_to(ROOT), hookd
+    from hookd import __version__
+
+    version = subprocess.run([str(hookd), "--version"], env=env, capture_output=True, text=True, timeout=60,
+                             check=False)  # fmt: skip
+    assert version.stdout.strip() == f"hookd {__version__}", version
+
+    log_path = root / "daemon.log"
+    with log_path.open("wb") as log:
+        daemon = subprocess.Popen([str(hookd), "serve"], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for(lambda: '"serving"' in log_path.read_text() or daemon.poll() is not None, "the daemon to serve")
+        assert daemon.poll() is None and "hookd.destructive_shell" in log_path.read_text(), log_path.read_text()
+        done = subprocess.run([str(hookd), "install", "--client", "gemini", "--shim", "python"], env=env,
+                              capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        settings = json.loads((root / "home" / ".gemini" / "settings.json").read_text())
+        (command,) = [h["command"] for d in settings["hooks"]["BeforeTool"] for h in d["hooks"]]
+        shim = Path(shlex.split(command)[3])
+        assert shim.name == "hookd_shim.py" and shim.resolve().is_relative_to(root), command  # the tool's own copy
+        answers = []
+        for shell in ("rm -rf /", "ls"):
+            payload = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": shell})
+            answer = subprocess.run(["bash", "-c", command], input=json.dumps(payload), env=env, capture_output=True,
+                                    text=True, timeout=60, check=False)  # fmt: skip
+            assert answer.returncode == 0 and not answer.stderr, answer
+            answers.append(json.loads(answer.stdout)["decision"] if answer.stdout else "")
+        assert answers == ["deny", ""]  # an allow is an empty answer for Gemini CLI
+        records = decisions(root / "home" / ".local" / "state" / "hookd" / "decisions.log")
+        assert [r["decision"] for r in records if r["event"] == "BeforeTool"] == ["deny", "allow"], records
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=30)
