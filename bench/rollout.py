@@ -11,7 +11,10 @@ both alternately over their hook sockets, the time from connect to the whole rep
 Prints p50/p99 per daemon and the rollout/plain ratio of each (1.00 = no cost), and how many decisions
 the observer compared and shed (from the rollout daemon's decision log), and each daemon's CPU time per
 decision in each phase (what the observer costs the machine, which a loaded box disturbs less).
-Usage: .cache/venv/bin/python bench/rollout.py [--calls N] [--concurrency N] [--gap-ms MS] [--json]
+With --workers N both daemons run N deciding processes (`[daemon] workers`): each worker observes its own
+decisions and sends its replay lines to the daemon (the rollout daemon also keeps the replay store then),
+and the CPU time counts the workers' too.
+Usage: .cache/venv/bin/python bench/rollout.py [--calls N] [--concurrency N] [--gap-ms MS] [--workers N] [--json]
 """
 
 from __future__ import annotations
@@ -62,10 +65,10 @@ async def ask(sock: Path, data: bytes) -> float:
     return (time.perf_counter() - start) * 1e6
 
 
-def start(tmp: Path, name: str, config: str) -> tuple[subprocess.Popen[bytes], Path, Path]:
+def start(tmp: Path, name: str, config: str, workers: int = 1) -> tuple[subprocess.Popen[bytes], Path, Path]:
     run, state = tmp / name / "run", tmp / name / "state"
     state.mkdir(parents=True)
-    (tmp / name / "config.toml").write_text(config + "[daemon]\nrequest_timeout_ms = 30000\n")
+    (tmp / name / "config.toml").write_text(f"[daemon]\nrequest_timeout_ms = 30000\nworkers = {workers}\n{config}")
     proc = subprocess.Popen(
         [sys.executable, "-m", "hookd", "--config", str(tmp / name / "config.toml"), "serve",
          "--policies", str(ROOT / "policies"), "--runtime-dir", str(run)],
@@ -82,9 +85,11 @@ def start(tmp: Path, name: str, config: str) -> tuple[subprocess.Popen[bytes], P
 
 
 def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, from /proc."""
+    """utime + stime of a process and of its children now running (a daemon's workers), from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return own + sum(cpu_seconds(int(child)) for child in children)
 
 
 def cuts(samples: list[float]) -> dict[str, float]:
@@ -133,6 +138,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--gap-ms", type=float, default=5.0, help="pause between requests in the paced phase")
+    parser.add_argument("--workers", type=int, default=1, help="[daemon] workers of both daemons")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hookd-bench-rollout-") as name:
@@ -143,7 +149,12 @@ def main() -> None:
             f'[layers]\nprojects = ["{project}"]\nproject_mode = "monitor"\n'
             f'[rollout]\nshadow_policies = "{ROOT / "policies"}"\nshadow_replaces = "default"\n'
         )
-        daemons = {"plain": start(tmp, "plain", ""), "rollout": start(tmp, "rollout", rollout)}
+        if args.workers > 1:
+            rollout += f'[replay]\nenabled = true\npath = "{tmp / "replay"}"\n'
+        daemons = {
+            "plain": start(tmp, "plain", "", args.workers),
+            "rollout": start(tmp, "rollout", rollout, args.workers),
+        }
         socks = {n: d[1] for n, d in daemons.items()}
         runs: dict[str, Callable[[], Coroutine[Any, Any, dict[str, list[float]]]]] = {
             "serial": lambda: serial(socks, args.calls, str(project)),
@@ -165,7 +176,8 @@ def main() -> None:
     report = {phase: {n: cuts(s) for n, s in samples.items()} for phase, samples in phases.items()}
     ratios = {phase: {k: r["rollout"][k] / r["plain"][k] for k in ("p50", "p99")} for phase, r in report.items()}
     if args.json:
-        print(json.dumps({"calls": args.calls, "concurrency": args.concurrency, "us": report, "ratio": ratios,
+        print(json.dumps({"calls": args.calls, "concurrency": args.concurrency, "workers": args.workers,
+                          "us": report, "ratio": ratios,
                           "cpu_us": cpu, "observer": counts, "load_average": os.getloadavg()}, indent=2))  # fmt: skip
         return
     print(f"{args.calls} BeforeTool requests per daemon and phase, connect to reply read (microseconds)")

@@ -1,12 +1,15 @@
 """Does one pathological request stall the other sessions? A real `hookd serve` (default policies, one
 process) answers a light session (`git status`, 50 requests/s, one connection per request as a shim
-does) while, in alternate phases, a second client sends one pathological request after another: a
-`rm -rf` with 20,000 arguments (60 KB) or 100 nested `$(`. The same run does it twice, with the
-`[limits]` caps (the default) and with them lifted (as before issue 13), phases interleaved.
+does) while a second client sends one pathological request after another: every shape of
+tests/pathological.py (at or over each `[limits]` cap, and large fields no cap covers). Phases are
+interleaved: for each shape, the light session alone, then beside it, in every round; with --lifted a
+second daemon with the caps lifted (as before issue 13) runs the same phases in the same rounds.
 
-Prints, per configuration, the light session's p50/p99 latency alone and beside the pathological
-client, and what the pathological requests got. Usage:
-  .cache/venv/bin/python bench/stall.py [--seconds 5] [--rounds 3]
+Prints, per daemon and shape, the light session's p50/p99 alone and beside (medians over the rounds),
+their ratio, and what the pathological requests got and cost each (median). With --cpu instead, the
+CPU time of one decision of each shape in process (hookd's pipeline on the default policies, each
+call's command new to the parse cache; the median of 5). Usage:
+  .cache/venv/bin/python bench/stall.py [--seconds 3] [--rounds 3] [--lifted] [--only TEXT] [--cpu]
 """
 
 from __future__ import annotations
@@ -22,25 +25,26 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "daemon"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from pathological import SHAPES, Shape  # noqa: E402
 
 from hookd import wire  # noqa: E402
 
-HEADER = {"client": "gemini", "event": "BeforeTool", "cwd": "/tmp", "ppid": 1, "env": {}}
 LIFTED = "[limits]\nmax_command_bytes = 100000000\nmax_command_tokens = 100000000\n"
-LIFTED += "max_command_substitutions = 100000000\nmax_command_words = 100000000\n"
-PATHOLOGICAL = {
-    "rm -rf x 20,000": "rm -rf " + " ".join(["ab"] * 20_000),
-    "100 nested $(": "echo " + "$(" * 100 + "id" + ")" * 100,
-}
+LIFTED += "max_command_substitutions = 100000000\nmax_command_words = 100000000\nmax_tool_paths = 100000000\n"
+LIGHT = Shape("git status", "BeforeTool", {"tool_name": "run_shell_command", "tool_input": {"command": "git status"}},
+              "allow", "")  # fmt: skip
 
 
-def frame(command: str) -> bytes:
-    payload = {"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}
-    payload["tool_input"] = {"command": command}
-    return wire.encode_request(HEADER, json.dumps(payload).encode())
+def frame(shape: Shape) -> bytes:
+    header = {"client": "gemini", "event": shape.event, "cwd": "/tmp", "ppid": 1, "env": {}}
+    payload: dict[str, Any] = {"session_id": "s", "cwd": "/tmp", "hook_event_name": shape.event, **shape.fields}
+    return wire.encode_request(header, json.dumps(payload).encode())
 
 
 async def ask(path: str, data: bytes) -> tuple[float, wire.DecodedReply | None]:
@@ -56,26 +60,33 @@ async def ask(path: str, data: bytes) -> tuple[float, wire.DecodedReply | None]:
 
 
 async def light(path: str, seconds: float, rate: float = 50) -> list[float]:
-    data, latencies, start = frame("git status"), [], time.perf_counter()
-    tasks = []
+    data, start, tasks = frame(LIGHT), time.perf_counter(), []
     for i in range(int(seconds * rate)):
         await asyncio.sleep(max(0.0, start + i / rate - time.perf_counter()))
         tasks.append(asyncio.ensure_future(ask(path, data)))
-    for latency, _ in await asyncio.gather(*tasks):
-        latencies.append(latency)
-    return latencies
+    return [latency for latency, _ in await asyncio.gather(*tasks)]
 
 
-async def hostile(path: str, command: str, stop: asyncio.Event, got: list[str]) -> None:
-    data = frame(command)
+def answer(reply: wire.DecodedReply | None) -> str:
+    if reply is None:
+        return "no answer"
+    if reply.status:
+        return f"error {reply.stderr.decode()}"
+    text = reply.stdout.decode()
+    rule = text.rsplit("[hookd", 1)[-1].split("]", 1)[0].split(":")[-1] if "[hookd" in text else ""
+    return ("deny " + rule) if '"deny"' in text or '"block"' in text else "allow"
+
+
+async def hostile(path: str, shape: Shape, stop: asyncio.Event, got: list[tuple[float, str]]) -> None:
+    data = frame(shape)
     while not stop.is_set():
         ms, reply = await ask(path, data)
-        got.append(f"{'error' if reply is None or reply.status else reply.stdout[:60].decode()} ({ms:.0f} ms)")
+        got.append((ms, answer(reply)))
 
 
-async def phase(path: str, seconds: float, command: str | None) -> tuple[list[float], list[str]]:
+async def phase(path: str, seconds: float, shape: Shape | None) -> tuple[list[float], list[tuple[float, str]]]:
     stop, got = asyncio.Event(), []
-    side = asyncio.ensure_future(hostile(path, command, stop, got)) if command else None
+    side = asyncio.ensure_future(hostile(path, shape, stop, got)) if shape else None
     latencies = await light(path, seconds)
     stop.set()
     if side is not None:
@@ -103,25 +114,67 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def cpu(shapes: list[Shape]) -> None:
+    from hookd.assembly import build_pipeline
+    from hookd.config import parse_config
+    from hookd.types import Caller, Deadline, HookRequest
+
+    pipeline = build_pipeline(parse_config({}), probe=lambda _pid: False)[0]
+    for shape in [LIGHT, *shapes]:
+        costs, outcome = [], ""
+        for salt in range(5):
+            fields = json.loads(json.dumps(shape.fields))
+            if "command" in fields.get("tool_input", {}):
+                fields["tool_input"]["command"] += " " * (salt + 1)  # new to the parse cache
+            payload = {"session_id": "s", "cwd": "/work/project", "hook_event_name": shape.event, **fields}
+            request = HookRequest(
+                client="gemini", event=shape.event, payload=json.dumps(payload).encode(), env={"HOME": "/home/u"},
+                cwd="/work/project", caller=Caller(uid=0, gid=0, pid=1), deadline=Deadline.after(120),
+            )  # fmt: skip
+            begin = time.process_time()
+            handled = asyncio.run(pipeline.handle(request))
+            costs.append((time.process_time() - begin) * 1000)
+            rules = sorted({v.rule_id for v in handled.decision.verdicts})
+            outcome = f"{handled.decision.outcome.name.lower()} {' '.join(rules[:2])}"
+        print(f"{shape.name:42} {statistics.median(costs):8.1f} ms CPU  {outcome}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--seconds", type=float, default=3)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--lifted", action="store_true", help="also a daemon with the caps lifted")
+    parser.add_argument("--only", default="", help="the shapes whose name contains this text")
+    parser.add_argument("--cpu", action="store_true", help="each shape's decision CPU in process, no daemon")
     args = parser.parse_args()
+    shapes = [shape for shape in SHAPES if args.only in shape.name]
+    if args.cpu:
+        cpu(shapes)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
-        daemons = {"caps (default)": start("", Path(tmp, "a")), "caps lifted": start(LIFTED, Path(tmp, "b"))}
+        daemons = {"caps": start("", Path(tmp, "a"))}
+        if args.lifted:
+            daemons["lifted"] = start(LIFTED, Path(tmp, "b"))
+        seen: dict[tuple[str, str, str], list[Any]] = {}
         try:
-            for name, (_, path) in daemons.items():
-                for label, command in [("alone", None), *PATHOLOGICAL.items()]:
-                    p50s, p99s, seen = [], [], []
-                    for _ in range(args.rounds):
-                        latencies, got = asyncio.run(phase(path, args.seconds, command))
-                        p50s.append(pct(latencies, 0.5))
-                        p99s.append(pct(latencies, 0.99))
-                        seen += got
-                    what = f"; pathological: {len(seen)} answered, e.g. {seen[0]}" if seen else ""
-                    print(f"{name:15} {label:18} light p50 {statistics.median(p50s):7.1f} ms  "
-                          f"p99 {statistics.median(p99s):7.1f} ms{what}")  # fmt: skip
+            for _ in range(args.rounds):
+                for shape in shapes:
+                    for name, (_, path) in daemons.items():
+                        for label, side in (("alone", None), ("beside", shape)):
+                            latencies, got = asyncio.run(phase(path, args.seconds, side))
+                            entry = seen.setdefault((name, shape.name, label), [])
+                            entry.append((pct(latencies, 0.5), pct(latencies, 0.99), got))
+            for name in daemons:
+                for shape in shapes:
+                    alone, beside = seen[(name, shape.name, "alone")], seen[(name, shape.name, "beside")]
+                    p50a, p99a = (statistics.median(r[i] for r in alone) for i in (0, 1))
+                    p50b, p99b = (statistics.median(r[i] for r in beside) for i in (0, 1))
+                    got = [g for r in beside for g in r[2]]
+                    cost = statistics.median(ms for ms, _ in got) if got else 0.0
+                    answers = sorted({a for _, a in got})
+                    print(f"{name:6} {shape.name:42} light p50 {p50a:6.1f} → {p50b:7.1f} ms  p99 {p99a:6.1f} → "
+                          f"{p99b:7.1f} ms (x{p99b / p99a:4.1f})  pathological: {len(got)} x {cost:6.1f} ms "
+                          f"{', '.join(answers)}", flush=True)  # fmt: skip
         finally:
             for proc, _ in daemons.values():
                 proc.send_signal(signal.SIGTERM)

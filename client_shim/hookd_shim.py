@@ -68,9 +68,11 @@ AGENT_EVENTS = {
         'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
         'PostToolUse': (True, '{"decision":"block","reason":', '}'),
         'UserPromptSubmit': (True, '{"decision":"block","reason":', '}'),
+        'PermissionRequest': (True, '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":', '}}}'),  # noqa: E501
     },
     'copilot': {
         'preToolUse': (True, '{"permissionDecision":"deny","permissionDecisionReason":', '}'),
+        'permissionRequest': (True, '{"behavior":"deny","message":', '}'),
         'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
     },
     'qwen': {

@@ -40,7 +40,10 @@ EVENTS = {"gemini": ["BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "Be
 TOOLS = ["run_shell_command", "write_file", "replace", "read_file", "Bash", "Write", "Edit", "Read",
          "mcp__srv__tool", "", "x" * 300]  # fmt: skip
 COMMANDS = ["ls", "rm -rf /", "git push --force", "cat ~/.ssh/id_rsa", "echo $(echo $(id))", "a;b&&c||d|e",
-            "cat <<EOF\nx\nEOF", "'unterminated", "rm " + "x " * 2000, "$(" * 50 + ")" * 50]  # fmt: skip
+            "cat <<EOF\nx\nEOF", "'unterminated", "rm " + "x " * 2000, "$(" * 50 + ")" * 50,
+            # the pathological shapes of tests/pathological.py that stay under the caps (at a fuzzer's size)
+            "find " + " ".join(f"/srv/d{i}" for i in range(250)) + " -delete", " | ".join(["curl x", "sh"] * 80),
+            "echo '" + "".join(f"f{i}(){{" for i in range(2000)) + "' | a|a"]  # fmt: skip
 
 
 @dataclass
@@ -125,7 +128,7 @@ def payload(rng: random.Random, client: str, event: str) -> bytes:
         depth = rng.choice([50, 500, 5_000, 100_000])
         return raw[:-1] + b',"deep":' + b"[" * depth + b"]" * depth + b"}"
     if mutation == 1:  # non-finite numbers
-        return raw[:-1] + b',"n":' + rng.choice([b"NaN", b"Infinity", b"-Infinity", b"[1,NaN]"]) + b"}"
+        return raw[:-1] + b',"n":' + rng.choice([b"NaN", b"Infinity", b"-Infinity", b"[1,NaN]", b"1e999"]) + b"}"
     if mutation == 2:  # flipped bytes
         data = bytearray(raw)
         for _ in range(rng.randrange(1, 8)):

@@ -69,12 +69,14 @@ class DaemonConfig:
 
 @dataclass(frozen=True, slots=True)
 class LimitsConfig:
-    """What one shell command may cost (hookd.enrich.limits); over a cap it gets the input-limit verdict."""
+    """What one shell command or file tool call may cost (hookd.enrich.limits); over a cap it gets the
+    input-limit verdict."""
 
     max_command_bytes: int = 64 * 1024
     max_command_tokens: int = 4096  # whitespace-separated, heredoc bodies and quoted text included
     max_command_substitutions: int = 32  # `$(`, backticks, `<(`, `>(`: bounds the nesting
     max_command_words: int = 256  # argv words of every command found, `bash -c` scripts included
+    max_tool_paths: int = 256  # paths one file tool call names (read_many_files' list, say)
 
 
 @dataclass(frozen=True, slots=True)

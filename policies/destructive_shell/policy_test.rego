@@ -796,6 +796,22 @@ test_fork_bomb_named if {
 	"fork-bomb" in _t_deny(inp)
 }
 
+# the pipes' neighbourhoods are searched (docs/reliability.md): a pipe in a chain, and a name inside a longer run
+test_fork_bomb_in_a_pipe_chain if {
+	inp := _t_shell("x() { ls | x | x & }; x", [_t_at(["ls"], 0, 0, 1), _t_at(["x"], 0, 1, 1), _t_at(["x"], 0, 2, 1), _t_at(["x"], 1, 0, 0)])
+	"fork-bomb" in _t_deny(inp)
+}
+
+test_fork_bomb_name_within_longer_runs if {
+	inp := _t_shell("b() { ab|ba & }; b", [_t_at(["ab"], 0, 0, 1), _t_at(["ba"], 0, 1, 1), _t_at(["b"], 1, 0, 0)])
+	"fork-bomb" in _t_deny(inp)
+}
+
+test_definitions_with_no_name_around_a_pipe_allowed if {
+	inp := _t_shell("echo 'a(){ b(){' | sort", [_t_at(["echo", "a(){ b(){"], 0, 0, 0), _t_at(["sort"], 0, 1, 0)])
+	not "fork-bomb" in _t_deny(inp)
+}
+
 test_ordinary_function_allowed if {
 	inp := _t_shell("build() { make | tee build.log; }; build", [_t_at(["make"], 0, 0, 1), _t_at(["tee", "build.log"], 0, 1, 1), _t_at(["build"], 1, 0, 0)])
 	_t_allowed(inp)

@@ -390,6 +390,27 @@ def test_the_project_scope_is_trusted_by_install_and_denies(
     assert DENY_REASON in denied.sent, denied.report
 
 
+def test_copilot_permission_request_denies_on_its_own(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory,
+    target: Path,
+) -> None:  # fmt: skip
+    """permissionRequest runs before Copilot's own approval, even under --yolo. With hookd's preToolUse
+    entry taken out of its hooks file, the permissionRequest entry alone denies (and a control runs)."""
+    setup = install("copilot", tmp_path_factory.mktemp("copilot-permreq"), daemon.runtime_dir, server.port,
+                    copilot_cache)  # fmt: skip
+    hooks_file = setup.home / ".copilot" / "hooks" / "hookd.json"
+    doc = json.loads(hooks_file.read_text())
+    assert "permissionRequest" in doc["hooks"]
+    del doc["hooks"]["preToolUse"]
+    hooks_file.write_text(json.dumps(doc))
+    control = run_agent(server, setup, f"touch {target}/ok-permreq")
+    assert (target / "ok-permreq").exists(), control.report
+    denied = run_agent(server, setup, f"touch {target}/keep-permreq")
+    assert not (target / "keep-permreq").exists(), denied.report
+    assert "Permission denied by a PermissionRequest hook" in denied.sent, denied.report
+    assert DENY_REASON in denied.sent, denied.report
+
+
 @pytest.mark.parametrize("agent", AGENTS)
 def test_fail_closed_when_the_daemon_hangs(
     agent: str, server: Server, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory, target: Path

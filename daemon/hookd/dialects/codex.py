@@ -62,7 +62,7 @@ CODEX_EVENTS: Mapping[str, Event] = {
     "SessionStart": Event.SESSION_START,
     "SessionEnd": Event.SESSION_END,
     "PreCompact": Event.PRE_COMPRESS,
-    "PermissionRequest": Event.OTHER,
+    "PermissionRequest": Event.BEFORE_TOOL,  # the same call, asked again in Codex's approval path
     "PostCompact": Event.OTHER,
     "SubagentStart": Event.OTHER,
     "Interrupt": Event.OTHER,
@@ -121,6 +121,8 @@ def fail_output(name: str, reason: str) -> dict[str, Any]:
     """The blocking reply of a Codex event (the shims print the same bytes when hookd is unreachable)."""
     if name == "PreToolUse":
         return _permission("deny", reason)
+    if name == "PermissionRequest":
+        return _approval("deny", reason)
     return {"decision": "block", "reason": reason}
 
 
@@ -169,6 +171,27 @@ def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) 
         return with_message(_permission("allow", updatedInput=full, **fields), decision)
     if fields:
         return with_message({"hookSpecificOutput": {"hookEventName": "PreToolUse", **fields}}, decision)
+    return plain(decision)
+
+
+def _approval(behavior: str, message: str) -> dict[str, Any]:
+    decision = {"behavior": behavior, "message": message}
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
+
+
+def _permission_request(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """PermissionRequest runs in Codex's approval path (only when Codex would ask; never under `codex exec`,
+    whose approval policy is always never). A deny is `decision.behavior: "deny"` with the reason as its
+    message; a halt is that deny (`interrupt` is reserved: a hook that sets it fails). hookd never answers
+    `allow` (that approves on the user's behalf): an allow, an ask (Codex's approval is the ask) and a
+    rewrite (PreToolUse carries it; `updatedInput` is reserved here) print nothing."""
+    if decision.outcome in (Outcome.DENY, Outcome.HALT):
+        if decision.outcome is Outcome.HALT:
+            notes.append("halt mapped to deny: Codex cannot end the session from PermissionRequest")
+        return with_message(_approval("deny", decision.explain("denied by hookd policy")), decision)
+    note_unused_rewrites(event.client_event, decision, notes)
+    if decision.outcome is Outcome.ASK:
+        notes.append("ask left to Codex: PermissionRequest runs where Codex itself asks")
     return plain(decision)
 
 
@@ -225,6 +248,7 @@ def _observed(event: NormalisedEvent, decision: Decision, notes: list[str]) -> d
 Renderer = Callable[[NormalisedEvent, Decision, list[str]], "dict[str, Any] | None"]
 _RENDERERS: Mapping[str, Renderer] = {
     "PreToolUse": _pre_tool_use,
+    "PermissionRequest": _permission_request,
     "PostToolUse": _block_or_context,
     "UserPromptSubmit": _block_or_context,
     "Stop": _stop,
@@ -249,11 +273,11 @@ def _trust_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str
     return None if scope == "managed" else _codex_home(home, env) / "config.toml"
 
 
-_INSTALLED = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+_INSTALLED = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop")
 
 
 def _agent_event(name: str) -> AgentEvent:
-    closed = name in ("PreToolUse", "PostToolUse", "UserPromptSubmit")
+    closed = name in ("PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit")
     return AgentEvent(
         name, CODEX_EVENTS[name], fail_output(name, REASON) if closed else None, closed, name in _INSTALLED
     )

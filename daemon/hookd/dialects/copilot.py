@@ -10,6 +10,8 @@ Copilot honours it. No I/O. docs/copilot.md has the per-event table; the facts a
 * an allow is nothing on stdout (Copilot's own permission checks stay); a rewrite is the whole new
   argument object (`modifiedArgs`, which replaces, never merges);
 * `ask` prompts in an interactive session and is a denial under `-p`, so it passes through;
+* permissionRequest (the same call again, before Copilot's own approval, even under --yolo) denies with
+  `{"behavior": "deny", "message": …}`; hookd never answers `allow` there (an approval on the user's behalf);
 * agentStop / subagentStop block with `{"decision": "block", "reason": …}` (the reason becomes the next
   prompt); userPromptSubmitted, sessionStart/End, errorOccurred and preCompact ignore every output, so a
   verdict there is recorded, not enforced;
@@ -64,7 +66,7 @@ COPILOT_EVENTS: Mapping[str, Event] = {
     "notification": Event.NOTIFICATION,
     "subagentStart": Event.OTHER,
     "errorOccurred": Event.OTHER,
-    "permissionRequest": Event.OTHER,
+    "permissionRequest": Event.BEFORE_TOOL,  # the same call, asked again before Copilot's own approval
     "preMcpToolCall": Event.OTHER,
     "SessionStart": Event.SESSION_START,
     "SessionEnd": Event.SESSION_END,
@@ -131,7 +133,9 @@ class CopilotDialect:
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
         notes: list[str] = []
         name = event.client_event or "preToolUse"
-        if event.event is Event.BEFORE_TOOL:
+        if name == "permissionRequest":
+            output = _permission_request(event, decision, notes)
+        elif event.event is Event.BEFORE_TOOL:
             output = (_pre_tool_use_nested if is_pascal(name) else _pre_tool_use)(event, decision, notes)
         elif name in _STOP_EVENTS:
             output = _stop(event, decision, notes)
@@ -149,6 +153,8 @@ class CopilotDialect:
 
 def fail_output(name: str, reason: str) -> dict[str, Any]:
     """The deny of a pre-tool event in the shape its name's case selects (the shims print the same)."""
+    if name == "permissionRequest":
+        return {"behavior": "deny", "message": reason}
     if is_pascal(name):
         return {
             "hookSpecificOutput": {
@@ -223,6 +229,24 @@ def _pre_tool_use_nested(event: NormalisedEvent, decision: Decision, notes: list
     return {"hookSpecificOutput": fields} if len(fields) > 1 else None
 
 
+def _permission_request(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
+    """permissionRequest runs before Copilot's own approval (even with --yolo): a deny there is
+    `{"behavior": "deny", "message"}` (a halt also interrupts the agent). hookd never answers `allow` (that
+    would approve the call on the user's behalf): an allow, an ask (Copilot's own approval is the ask) and a
+    rewrite (preToolUse carries it) print nothing."""
+    if decision.contexts:
+        notes.append("context not carried: permissionRequest cannot add it")
+    if decision.outcome in (Outcome.DENY, Outcome.HALT):
+        out: dict[str, Any] = {"behavior": "deny", "message": decision.explain("denied by hookd policy")}
+        if decision.outcome is Outcome.HALT:
+            out["interrupt"] = True
+        return out
+    note_unused_rewrites(event.client_event, decision, notes)
+    if decision.outcome is Outcome.ASK:
+        notes.append("ask left to Copilot: its own approval follows permissionRequest")
+    return None
+
+
 def _stop(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:
     note_unused_rewrites(event.client_event, decision, notes)
     if decision.outcome is Outcome.DENY and event.payload.get("stop_hook_active") is True:
@@ -264,7 +288,9 @@ def _trust_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str
     return _copilot_home(home, env) / "config.json" if scope == "project" else None
 
 
-_INSTALLED = ("sessionStart", "sessionEnd", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop")
+_INSTALLED = (
+    "sessionStart", "sessionEnd", "userPromptSubmitted", "preToolUse", "permissionRequest", "postToolUse", "agentStop",
+)  # fmt: skip
 
 
 def _agent_event(name: str) -> AgentEvent:

@@ -1,4 +1,5 @@
-"""Input caps: what a shell command may cost hookd, checked in linear time around the shell parser.
+"""Input caps: what a shell command or a file tool call may cost hookd, checked in linear time around
+the shell parser.
 
 A prompt-injected agent can send a command whose parse or evaluation would hold the event loop for
 seconds (a `rm -rf` with 20,000 arguments took 3.8 s of regorus alone, every other session waiting).
@@ -6,8 +7,10 @@ Commands over a cap are not parsed or evaluated: they get a verdict by rule (`ho
 event's fail mode: a deny where it fails closed) whose reason says which cap and what to do. Before
 parsing: the command's bytes, its whitespace-separated tokens and its substitution openers (`$(`, `` ` ``,
 `<(`, `>(`: a bound on how deep it nests); after parsing, before evaluation: the words of every command
-found, inner scripts (`bash -c`) included. The caps are `[limits]` (docs/reliability.md gives what a
-command at each cap costs). Owned by the hardening of issue 13; the parser itself is enrich/shell.
+found, inner scripts (`bash -c`) included. A file tool call may name at most `max_tool_paths` paths
+(each is resolved, and checked by every path rule: 5,000 cost 1.3 s). The caps are `[limits]`
+(docs/reliability.md gives what an input at each cap costs). Owned by the hardening of issue 13; the
+parser itself is enrich/shell.
 """
 
 from __future__ import annotations
@@ -32,8 +35,22 @@ def _over(what: str, found: int, cap: int) -> str:
     return f"the shell command has {found} {what}, over hookd's limit of {cap}: split it into smaller commands"
 
 
+def _tool_paths(event: NormalisedEvent) -> int:
+    """How many paths the event's file tool names (a list argument counts each element)."""
+    tool = event.tool
+    if tool is None or tool.spec is None:
+        return 0
+    values = (tool.input.get(arg) for arg, _access in tool.spec.paths)
+    return sum(len(value) if isinstance(value, list) else 1 for value in values)
+
+
 def before_parse(event: NormalisedEvent, limits: LimitsConfig) -> str | None:
-    """Why the event's shell command is too large to parse, or None (also for events without one)."""
+    """Why the event's shell command is too large to parse, or its file tool names too many paths to
+    resolve and check, or None."""
+    paths = _tool_paths(event)
+    if paths > limits.max_tool_paths:
+        cap = limits.max_tool_paths
+        return f"the tool call names {paths} paths, over hookd's limit of {cap}: split it into smaller calls"
     command = _command(event)
     if command is None:
         return None

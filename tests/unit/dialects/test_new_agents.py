@@ -44,7 +44,8 @@ CONTEXT = Decision(Outcome.ALLOW, contexts=("ctx",))
         ("codex", "SessionStart", Event.SESSION_START, None),
         ("copilot", "preToolUse", Event.BEFORE_TOOL, "bash"),
         ("copilot", "PreToolUse", Event.BEFORE_TOOL, "Bash"),
-        ("copilot", "permissionRequest", Event.OTHER, "bash"),
+        ("copilot", "permissionRequest", Event.BEFORE_TOOL, "bash"),
+        ("codex", "PermissionRequest", Event.BEFORE_TOOL, "Bash"),
         ("qwen", "PreToolUse", Event.BEFORE_TOOL, "run_shell_command"),
     ],
 )
@@ -135,3 +136,49 @@ def test_qwen_maps_a_rewrite_to_a_deny_and_drops_pre_tool_context() -> None:
     output, notes = render(event, CONTEXT)
     assert output is None and any("drops additionalContext" in n for n in notes)
     assert render(event, DENY)[0]["hookSpecificOutput"]["permissionDecisionReason"] == "no (decision d1)"
+
+
+# --- PermissionRequest: the same call in the agent's approval path ---------------------------------------
+
+
+def closed_schema_keys(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> None:
+    """Every key of `value` is one the (closed) schema names, recursively; required keys are present."""
+    while "$ref" in schema or "allOf" in schema:
+        ref = schema["$ref"] if "$ref" in schema else schema["allOf"][0]["$ref"]
+        schema = root["definitions"][ref.rsplit("/", 1)[1]]
+    if not isinstance(value, dict):
+        assert "enum" not in schema or value in schema["enum"]
+        return
+    assert set(schema.get("required", ())) <= set(value)
+    for key, item in value.items():
+        assert key in schema["properties"], key
+        closed_schema_keys(item, schema["properties"][key], root)
+
+
+def test_codex_permission_request_denies_in_its_schema_and_never_allows() -> None:
+    event = parse("codex", "PermissionRequest")
+    assert (event.event, event.tool.name if event.tool else None) == (Event.BEFORE_TOOL, "Bash")
+    schema = json.loads((SAMPLES / "codex-PermissionRequest.output.schema.json").read_text())
+    denied = {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                     "decision": {"behavior": "deny", "message": "no (decision d1)"}}}  # fmt: skip
+    assert render(event, DENY)[0] == denied
+    closed_schema_keys(denied, schema, schema)
+    halted, notes = render(event, HALT)
+    assert halted["hookSpecificOutput"]["decision"]["behavior"] == "deny" and "interrupt" not in str(halted)
+    assert any(n.startswith("halt mapped to deny") for n in notes)
+    for decision in (Decision(Outcome.ALLOW), ASK, REWRITE):
+        assert render(event, decision)[0] is None  # never `allow`: that approves on the user's behalf
+    spec = AGENTS["codex"].event_index["PermissionRequest"]
+    assert spec.install and spec.fail_closed and spec.fail_output == {
+        "hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                               "decision": {"behavior": "deny", "message": "\x00reason\x00"}}}  # fmt: skip
+
+
+def test_copilot_permission_request_denies_flat_and_never_allows() -> None:
+    event = parse("copilot", "permissionRequest")
+    assert render(event, DENY)[0] == {"behavior": "deny", "message": "no (decision d1)"}
+    assert render(event, HALT)[0] == {"behavior": "deny", "message": "stop", "interrupt": True}
+    for decision in (Decision(Outcome.ALLOW), ASK, REWRITE, CONTEXT):
+        assert render(event, decision)[0] is None
+    spec = AGENTS["copilot"].event_index["permissionRequest"]
+    assert spec.install and spec.fail_closed and spec.fail_output == {"behavior": "deny", "message": "\x00reason\x00"}

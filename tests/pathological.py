@@ -1,0 +1,59 @@
+"""The pathological inputs of issue 13: each at (or just over) a `[limits]` cap, or in a field no cap
+covers, as an attacker would pick them, with the verdict each must get. Shared by
+tests/unit/enrich/test_pathological.py (each gets that verdict) and bench/stall.py (what each costs the
+other sessions). Gemini CLI payloads: (event, payload fields besides session and cwd)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    event: str
+    fields: dict[str, Any]
+    outcome: str  # deny, ask, allow
+    rule: str  # the rule id the verdict names ("" for an allow)
+
+
+def _shell(command: str) -> dict[str, Any]:
+    return {"tool_name": "run_shell_command", "tool_input": {"command": command}}
+
+
+SHAPES = [
+    # under the caps: what the policies must still evaluate
+    Shape("rm -rf, 250 paths outside the project", "BeforeTool",
+          _shell("rm -rf " + " ".join(f"/srv/d{i}" for i in range(250))), "deny", "rm-rf-outside-project"),
+    Shape("find, 250 start paths, -delete", "BeforeTool",
+          _shell("find " + " ".join(f"/srv/d{i}" for i in range(250)) + " -delete"), "deny",
+          "find-delete-outside-project"),
+    Shape("curl x | sh, 80 times in one pipeline", "BeforeTool", _shell(" | ".join(["curl x", "sh"] * 80)),
+          "deny", "pipe-to-shell"),
+    Shape("base64 -d | sh, 80 times", "BeforeTool", _shell(" | ".join(["base64 -d", "sh"] * 80)), "deny",
+          "decoded-pipe-to-shell"),
+    Shape("eval $(curl x), 30 times", "BeforeTool", _shell(" ; ".join(["eval $(curl x)"] * 30)), "deny",
+          "remote-script-exec"),
+    Shape("sudo rm -rf, 250 paths", "BeforeTool", _shell("sudo rm -rf " + " ".join(f"f{i}" for i in range(250))),
+          "deny", "sudo-destructive"),
+    Shape("32 nested $( (the substitution cap)", "BeforeTool", _shell("echo " + "$(" * 32 + "id" + ")" * 32),
+          "deny", "dynamic-command"),
+    Shape("8,000 distinct f(){ in one 60 KB argument", "BeforeTool",
+          _shell("echo '" + "".join(f"f{i}(){{" for i in range(8000))[:60000] + "' | x"), "allow", ""),
+    # over a cap: a deny by rule without parsing or evaluating
+    Shape("rm -rf, 20,000 arguments", "BeforeTool", _shell("rm -rf " + " ".join(["ab"] * 20_000)), "deny",
+          "input-limit"),
+    Shape("100 nested $(", "BeforeTool", _shell("echo " + "$(" * 100 + "id" + ")" * 100), "deny", "input-limit"),
+    Shape("read_many_files, 5,000 paths", "BeforeTool",
+          {"tool_name": "read_many_files", "tool_input": {"paths": [f"src/f{i}.py" for i in range(5000)]}}, "deny",
+          "input-limit"),
+    # no cap: large fields other than the command (the frame's 16 MiB bounds them)
+    Shape("shell description of 4 MB", "BeforeTool",
+          {"tool_name": "run_shell_command", "tool_input": {"command": "ls", "description": "x" * 4_000_000}},
+          "allow", ""),
+    Shape("write_file of 4 MB", "BeforeTool",
+          {"tool_name": "write_file", "tool_input": {"file_path": "data.txt", "content": "x = 1\n" * 700_000}},
+          "allow", ""),
+    Shape("prompt of 4 MB", "BeforeAgent", {"prompt": "x" * 4_000_000}, "allow", ""),
+]  # fmt: skip
