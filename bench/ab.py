@@ -1,13 +1,15 @@
 """A/B of two versions of the daemon in one run: this working tree against a git revision, side by side.
 
-Both daemons serve the same policies (this tree's) with their own code: the revision's `daemon/` is extracted
-into a temporary directory and put first on its daemon's PYTHONPATH. Each round drives both at a fixed rate
+Both daemons serve the same policies (this tree's; with --base-policies, each its own) with their own code:
+the revision's `daemon/` is extracted into a temporary directory and put first on its daemon's PYTHONPATH.
+Each round drives both at a fixed rate
 with the C load generator, request by request in turn (A B A B …), then each at its maximum, one after the
 other in an order that alternates between rounds. Per round: p50 and p99 at the fixed rate, CPU per decision
 (schedstat, the decision log's writing included) at both, and the maximum rate; the report gives the median
 over the rounds of each new/base ratio (below 1.00 is less), so the box's drift hits both sides alike.
 
   .cache/venv/bin/python bench/ab.py [--base main] [--rounds 5] [--rate 50] [--seconds 5] [--max-seconds 3]
+      [--base-policies]
 """
 
 from __future__ import annotations
@@ -37,11 +39,11 @@ FIGURES = (
 
 
 def extract(revision: str, into: Path) -> Path:
-    """The revision's daemon/ directory, extracted under `into`."""
+    """The revision's daemon/ and policies/ directories, extracted under `into`; returns its daemon/."""
     into.mkdir()
     archive = into / "daemon.tar"
     subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), revision, "daemon"],
+        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), revision, "daemon", "policies"],
         check=True,
         timeout=60,
     )
@@ -50,12 +52,12 @@ def extract(revision: str, into: Path) -> Path:
     return into / "daemon"
 
 
-def start(code: Path, runtime: Path, name: str, stack: ExitStack) -> Target:
-    """A daemon running the hookd package under `code`."""
+def start(code: Path, policies: Path, runtime: Path, name: str, stack: ExitStack) -> Target:
+    """A daemon running the hookd package under `code` with the policies in `policies`."""
     saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(code)
     try:
-        daemon = start_daemon(runtime, ROOT / "policies", runtime.with_suffix(".log"))
+        daemon = start_daemon(runtime, policies, runtime.with_suffix(".log"))
     finally:
         if saved is None:
             os.environ.pop("PYTHONPATH")
@@ -83,6 +85,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each fixed-rate phase")
     parser.add_argument("--max-seconds", type=float, default=3.0, help="duration of each maximum phase")
     parser.add_argument("--json", help="also write every round here")
+    parser.add_argument(
+        "--base-policies", action="store_true", help="the base daemon serves the revision's policies/ (a policy A/B)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hookd-ab-") as name, ExitStack() as stack:
         tmp = Path(name)
@@ -91,8 +96,9 @@ def main() -> int:
         payload_file = tmp / "payloads.json"
         payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
         base_code = extract(args.base, tmp / "base")
-        new = start(ROOT / "daemon", tmp / "new", "new", stack)
-        base = start(base_code, tmp / "base-daemon", "base", stack)
+        base_policies = base_code.parent / "policies" if args.base_policies else ROOT / "policies"
+        new = start(ROOT / "daemon", ROOT / "policies", tmp / "new", "new", stack)
+        base = start(base_code, base_policies, tmp / "base-daemon", "base", stack)
         for target in (new, base):  # warm-up: first decisions compile regexes, fill memos and caches
             load([target], payload_file, "max", 4, 1.0)
         rounds = [one_round(new, base, payload_file, args, flip=i % 2 == 1) for i in range(args.rounds)]

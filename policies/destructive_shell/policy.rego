@@ -105,6 +105,7 @@ ask contains {"id": "unparsable-shell", "reason": "hookd received no parsed form
 # set on the line (`$(echo rm) -rf ~`, `${SHELL:-bash} -c …`), `eval`/`source` of one.
 ask contains {"id": "dynamic-command", "reason": reason} if {
 	some c in input.shell.commands
+	true in [contains(c.argv[0], "$"), contains(c.argv[0], "`"), c.name in {"eval", "source", "."}] # gate: 3 calls less a command
 	_dynamic_program(c)
 	_shell
 	reason := sprintf("the program %q is only known when the shell runs it; review it before it runs", [concat(" ", c.argv)])
