@@ -290,13 +290,23 @@ def overridden(spec: AgentSpec, files: list[ScopeFile], env: Mapping[str, str]) 
 
 def managed_only(spec: AgentSpec, files: list[ScopeFile], project_dir: Path, env: Mapping[str, str]) -> list[Finding]:
     """The agent's "only managed hooks run" switch is on, and hookd is registered in other scopes only."""
+    from hookd.install import managed_only_path
+
     key = spec.install.managed_only_key
     if not key or "managed" not in spec.install.scopes:
         return []
-    managed = next((f for f in files if f.path == spec.install.settings_path("managed", Path.home(), project_dir, env)),
-                   None)  # fmt: skip
-    if managed is None or managed.doc is None or dotted(managed.doc, key) is not True or hookd_entries(managed):
+    managed_path = spec.install.settings_path("managed", Path.home(), project_dir, env)
+    managed = next((f for f in files if f.path == managed_path), None)
+    if managed is not None and hookd_entries(managed):
         return []
-    return [Finding(f.label, False, f"{managed.path} sets {key}: {spec.title} runs only managed hooks, never hookd's "
+    # Copilot keeps the switch in managed-settings.json, beside the managed hooks directory, not in hookd's file.
+    switch_path = managed_only_path(spec.name, managed_path) or managed_path
+    try:
+        switch = read_settings(switch_path)
+    except HookdError as exc:
+        return [Finding(f"{spec.name} managed", False, str(exc), f"fix {switch_path} by hand")]
+    if switch is None or dotted(switch, key) is not True:
+        return []
+    return [Finding(f.label, False, f"{switch_path} sets {key}: {spec.title} runs only managed hooks, never hookd's "
                     f"in {f.path}", f"hookd install --client {spec.name} --scope managed")
             for f in files if f is not managed and hookd_entries(f)]  # fmt: skip

@@ -24,6 +24,7 @@ from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec
 from hookd.doctor import Finding
 from hookd.doctor_agents import check_agents
+from hookd.install import managed_only_path
 
 AGENT_VARS = ("XDG_", "HOOKD_", "GEMINI_", "CLAUDE_", "CODEX_", "COPILOT_", "QWEN_")
 NAMES = tuple(AGENTS)
@@ -307,9 +308,10 @@ def test_managed_hooks_only_drops_hookd(
 ) -> None:
     setup = installed[name].restore()
     key, managed = setup.spec.install.managed_only_key, setup.settings("managed")
-    set_key(managed, key, True)
+    switch = managed_only_path(name, managed) or managed  # Copilot: managed-settings.json, beside policy.d/
+    set_key(switch, key, True)
     assert setup.problems(monkeypatch) == [
-        f"{name} user: {managed} sets {key}: {setup.spec.title} runs only managed "
+        f"{name} user: {switch} sets {key}: {setup.spec.title} runs only managed "
         f"hooks, never hookd's in {setup.settings()}; fix: hookd install --client "
         f"{name} --scope managed"
     ]
