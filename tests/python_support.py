@@ -8,10 +8,13 @@ import textwrap
 import time
 from pathlib import Path
 
+from hookd.config import Config
+from hookd.engines.base import settle
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.python.engine import PythonEngine
+from hookd.errors import PartialAnswer
 from hookd.policy.layers import LayeredEngine
-from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind
+from hookd.types import Caller, Deadline, Engine, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind, Verdict
 
 
 def write_policy(directory: Path, body: str, name: str = "hostile.py") -> Path:
@@ -30,6 +33,15 @@ def python_part(engine: object) -> PythonEngine:
     part = engine.parts[1]
     assert isinstance(part, PythonEngine)
     return part
+
+
+async def answer(engine: Engine, request: EngineRequest) -> list[Verdict]:
+    """The engine's verdicts as the pipeline makes them: each policy that failed (a PartialAnswer's error)
+    becomes its verdict in place, under the default fail modes."""
+    try:
+        return list(await engine.evaluate(request))
+    except PartialAnswer as exc:
+        return settle(request.event.event, exc.results, Config().shim.fail_modes)
 
 
 def shell_request(command: str, event: Event = Event.BEFORE_TOOL, deadline: float = 60) -> EngineRequest:

@@ -91,7 +91,11 @@ class Daemon:
         self.replay = ReplayStore(config.replay, config.log) if config.replay.enabled else None
         self.otel: OtelExport | None = None  # started in run() when [otel] endpoint is set
         self.observer = Observer(
-            config.rollout, self.sink.put_nowait, daemon.request_timeout_ms / 1000, lambda: self.decider.busy("")
+            config.rollout,
+            self.sink.put_nowait,
+            daemon.request_timeout_ms / 1000,
+            lambda: self.decider.busy(""),
+            config.shim.fail_modes,
         )
         self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
         self.server: HookServer

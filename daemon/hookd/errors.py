@@ -8,6 +8,10 @@ HookdError
 ├── EngineError        a policy engine could not answer; the pipeline alone turns it into the event's fail mode
 │   ├── EngineTimeout      the answer did not come within the request's deadline or the engine's timeout
 │   ├── EngineUnavailable  the engine cannot be reached (OPA down or refusing)
+│   ├── PolicyError        one policy broke (raised, crashed its worker, returned a malformed verdict): it fails
+│   │                      closed wherever a deny can block
+│   ├── PartialAnswer      some policies answered and some failed: the answers and the errors, in order (the
+│   │                      pipeline keeps the answers and turns each error into its verdict)
 │   └── PolicyLoadError    policies did not load or compile (at start or a reload the old set keeps serving;
 │                          raised while deciding, it fails like any engine error)
 ├── SandboxFrameError  a frame between the daemon and a sandboxed Python policy worker breaks its limits
@@ -32,6 +36,11 @@ HookdError
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hookd.types import Verdict
 
 
 class HookdError(Exception):
@@ -57,7 +66,14 @@ class InputTooLarge(HookdError):
 
 
 class EngineError(HookdError):
-    pass
+    """`policy` names the policy that failed, where one did; `layer` and `rank` the layer it belongs to, once
+    a layered engine has tagged it (the verdict the pipeline makes of it carries them)."""
+
+    def __init__(self, message: str = "", *, policy: str = "") -> None:
+        super().__init__(message)
+        self.policy = policy
+        self.layer: str | None = None
+        self.rank = 0
 
 
 class EngineTimeout(EngineError):
@@ -70,6 +86,22 @@ class EngineUnavailable(EngineError):
 
 class PolicyLoadError(EngineError):
     pass
+
+
+class PolicyError(EngineError):
+    def __init__(self, message: str, *, policy: str, rule: str) -> None:
+        super().__init__(message, policy=policy)
+        self.rule = rule
+
+
+class PartialAnswer(EngineError):
+    """What an engine answered where some of its policies failed: verdicts and errors in the order the
+    policies came, so that one broken policy never loses another's deny, rewrite or context."""
+
+    def __init__(self, results: Sequence[Verdict | EngineError]) -> None:
+        failures = [one_line(str(r)) for r in results if isinstance(r, EngineError)]
+        super().__init__("; ".join(failures))
+        self.results = tuple(results)
 
 
 class SandboxFrameError(HookdError):

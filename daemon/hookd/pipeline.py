@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from hookd.config import LimitsConfig
-from hookd.engines.base import engine_failure, fail_mode_verdict
+from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
-from hookd.errors import DialectError, EngineError, EngineTimeout, InputTooLarge
+from hookd.errors import DialectError, EngineError, EngineTimeout, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
 from hookd.types import (
@@ -90,6 +90,8 @@ class Pipeline:
             verdicts = [
                 fail_mode_verdict(event.event, self._fail_modes, "input-limit", f"hookd did not check this: {exc}")
             ]
+        except PartialAnswer as exc:  # some policies failed: the others' answers stand beside their verdicts
+            verdicts = settle(event.event, exc.results, self._fail_modes)
         except EngineError as exc:
             verdicts = [engine_failure(event.event, exc, self._fail_modes)]
             engine_error = True
@@ -129,7 +131,12 @@ class Pipeline:
     async def _evaluate(engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
         if deadline.expired():
             raise EngineTimeout("the request deadline passed before evaluation")
-        verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
+        try:
+            verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
+        except PartialAnswer:
+            if deadline.expired():
+                raise EngineTimeout("the request deadline passed during evaluation") from None
+            raise
         if deadline.expired():  # an engine that ran past it (and held the loop) answers the fail mode, not late
             raise EngineTimeout("the request deadline passed during evaluation")
         return verdicts

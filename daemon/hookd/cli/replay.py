@@ -66,7 +66,8 @@ def cmd_replay(args: argparse.Namespace, config: Config) -> int:
 
         async def run() -> Any:
             try:
-                return await replay((entry for _, entry in read_entries(store)), engine, max(args.first, 0))
+                entries = (entry for _, entry in read_entries(store))
+                return await replay(entries, engine, max(args.first, 0), config.shim.fail_modes)
             finally:
                 await engine.aclose()
 

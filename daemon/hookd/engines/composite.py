@@ -1,5 +1,6 @@
 """Several engines serving one policy set (Rego beside Python policies, say): every part evaluates the
-same request and their verdicts are combined together, exactly as if one engine had produced them."""
+same request and their verdicts are combined together, exactly as if one engine had produced them. A part
+whose policies partly failed does not drop the others' answers: they travel on in one PartialAnswer."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import hashlib
 from collections.abc import Sequence
 
+from hookd.errors import EngineError, PartialAnswer
 from hookd.types import Engine, EngineRequest, EngineStatus, PackageInfo, Verdict
 
 
@@ -25,11 +27,14 @@ class CompositeEngine:
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         if len(self.parts) == 1:
             return await self.parts[0].evaluate(request)
-        started = await asyncio.gather(*(self.parts[i].evaluate(request) for i in self._start_order))
-        results: list[Sequence[Verdict]] = [()] * len(self.parts)
-        for index, verdicts in zip(self._start_order, started, strict=True):
-            results[index] = verdicts
-        return [verdict for verdicts in results for verdict in verdicts]
+        started = await asyncio.gather(*(_answer(self.parts[i], request) for i in self._start_order))
+        per_part: list[Sequence[Verdict | EngineError]] = [()] * len(self.parts)
+        for index, answered in zip(self._start_order, started, strict=True):
+            per_part[index] = answered
+        results = [result for answered in per_part for result in answered]
+        if any(isinstance(r, EngineError) for r in results):
+            raise PartialAnswer(results)
+        return [r for r in results if isinstance(r, Verdict)]
 
     @property
     def packages(self) -> tuple[PackageInfo, ...]:
@@ -54,3 +59,10 @@ class CompositeEngine:
             tuple(name for part in parts for name in part.packages),
             parts=parts,
         )
+
+
+async def _answer(part: Engine, request: EngineRequest) -> Sequence[Verdict | EngineError]:
+    try:
+        return await part.evaluate(request)
+    except PartialAnswer as exc:
+        return exc.results

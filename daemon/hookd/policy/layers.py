@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
 
+from hookd.errors import EngineError, PartialAnswer
 from hookd.types import Engine, EngineRequest, EngineStatus, LayerStatus, PackageInfo, Verdict
 
 USER_LAYER = "default"  # the user's policy directory (daemon.policies); bundles go by their names
@@ -134,9 +135,19 @@ class LayeredEngine:
 async def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict]:
     """Every layer that applies to the request's project, its verdicts tagged with its name and rank."""
     project_dir = request.event.project_dir
-    verdicts: list[Verdict] = []
+    results: list[Verdict | EngineError] = []
     for layer in layers:
         if layer.applies(project_dir):
-            for verdict in await layer.engine.evaluate(request):
-                verdicts.append(replace(verdict, layer=layer.name, rank=int(layer.rank)))
-    return verdicts
+            try:
+                answered: Sequence[Verdict | EngineError] = await layer.engine.evaluate(request)
+            except PartialAnswer as exc:  # one layer's broken policy keeps the other layers' answers
+                answered = exc.results
+            for result in answered:
+                if isinstance(result, EngineError):
+                    result.layer, result.rank = layer.name, int(layer.rank)
+                    results.append(result)
+                else:
+                    results.append(replace(result, layer=layer.name, rank=int(layer.rank)))
+    if any(isinstance(r, EngineError) for r in results):
+        raise PartialAnswer(results)
+    return [r for r in results if isinstance(r, Verdict)]

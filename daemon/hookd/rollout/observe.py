@@ -27,11 +27,12 @@ import structlog
 
 from hookd.audit.record import Pending
 from hookd.config import RolloutConfig
-from hookd.errors import one_line
+from hookd.engines.base import settle
+from hookd.errors import PartialAnswer, one_line
 from hookd.policy.combine import combine
 from hookd.policy.layers import Layer, LayeredEngine, evaluate_layers
 from hookd.rollout.compare import deciding_rules, outcome_name, transition, without_layer
-from hookd.types import JSON, Deadline, EngineRequest, Verdict
+from hookd.types import JSON, Deadline, EngineRequest, Event, FailMode, Verdict
 
 log = structlog.get_logger("hookd.rollout")
 Forward = Callable[[Pending], None]  # the decision log's sink.put_nowait
@@ -176,8 +177,16 @@ class RolloutCounters:
 class Observer:
     """The queue and the task between the hot path and the decision log, for engines with observed layers."""
 
-    def __init__(self, config: RolloutConfig, forward: Forward, timeout_s: float, busy: Busy = bool) -> None:
+    def __init__(
+        self,
+        config: RolloutConfig,
+        forward: Forward,
+        timeout_s: float,
+        busy: Busy = bool,
+        fail_modes: Mapping[Event, FailMode] | None = None,
+    ) -> None:
         self.config = config
+        self._fail_modes: Mapping[Event, FailMode] = fail_modes or {}
         self._busy = busy
         self.counters = RolloutCounters()
         self._forward = forward
@@ -285,6 +294,8 @@ class Observer:
         started = time.thread_time()
         try:
             return await evaluate_layers([layer], request)
+        except PartialAnswer as exc:  # as the pipeline would decide it, had the layer been enforced
+            return settle(request.event.event, exc.results, self._fail_modes)
         finally:
             self._budget.spend(time.thread_time() - started)
 

@@ -41,7 +41,7 @@ class WorkerRollout:
 
     def __init__(self, config: Config, forward: Forward, busy: BusyBesides) -> None:
         timeout = config.daemon.request_timeout_ms / 1000
-        self.observer = Observer(config.rollout, forward, timeout, lambda: busy(0))
+        self.observer = Observer(config.rollout, forward, timeout, lambda: busy(0), config.shim.fail_modes)
         self._forward = forward
         self._busy = busy
         self._redact = redactor(config.log, config.replay) if config.replay.enabled else None

@@ -10,12 +10,13 @@ first N differing requests with both decisions.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from hookd.dialects.registry import AGENTS
-from hookd.errors import HookdError, one_line
+from hookd.engines.base import settle
+from hookd.errors import HookdError, PartialAnswer, one_line
 from hookd.policy.combine import combine
 from hookd.policy.layers import Layer, LayeredEngine, Rank
 from hookd.rollout.compare import deciding_rules, outcome_name, transition
@@ -26,9 +27,11 @@ from hookd.types import (
     Engine,
     EngineRequest,
     Event,
+    FailMode,
     NormalisedEvent,
     ToolCall,
     ToolKind,
+    Verdict,
 )
 
 _DOCUMENT_KEYS = frozenset(
@@ -131,7 +134,22 @@ def _client(name: Any) -> str:
     return str(name)
 
 
-async def replay(entries: Iterable[Mapping[str, Any]], candidate: Engine, first: int) -> Report:
+async def _verdicts(
+    candidate: Engine, request: EngineRequest, fail_modes: Mapping[Event, FailMode]
+) -> Sequence[Verdict]:
+    """The candidate's verdicts as the pipeline would have them: a policy that broke is its verdict."""
+    try:
+        return await candidate.evaluate(request)
+    except PartialAnswer as exc:
+        return settle(request.event.event, exc.results, fail_modes)
+
+
+async def replay(
+    entries: Iterable[Mapping[str, Any]],
+    candidate: Engine,
+    first: int,
+    fail_modes: Mapping[Event, FailMode] | None = None,
+) -> Report:
     report = Report()
     for stored in entries:
         if stored.get("engine_error"):
@@ -141,7 +159,7 @@ async def replay(entries: Iterable[Mapping[str, Any]], candidate: Engine, first:
         document = stored["input"]
         try:
             request = EngineRequest(event_of(document), document, Deadline.after(EVALUATION_TIMEOUT_S))
-            decision = combine(await candidate.evaluate(request))
+            decision = combine(await _verdicts(candidate, request, fail_modes or {}))
         except Exception as exc:  # an EngineError, or a stored line that is not an input document
             report.errors.append((decision_id, one_line(str(exc)) or type(exc).__name__))
             continue

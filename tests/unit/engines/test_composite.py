@@ -3,8 +3,9 @@ from collections.abc import Sequence
 
 import pytest
 
+from hookd.engines.base import settle
 from hookd.engines.composite import CompositeEngine
-from hookd.errors import EngineError
+from hookd.errors import EngineError, PartialAnswer, PolicyError
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
@@ -89,3 +90,22 @@ def test_a_remote_part_starts_first_but_its_verdicts_keep_the_parts_order() -> N
     remote.remote = True
     assert list(asyncio.run(CompositeEngine([local, remote]).evaluate(_request()))) == [DENY, CONTEXT]
     assert started == ["remote", "local"]
+
+
+def test_a_part_whose_policies_partly_failed_keeps_every_answer_in_order() -> None:
+    # One broken Python policy must not drop another part's deny: its error travels beside the answers, and
+    # the pipeline alone makes its verdict (hookd.engines.base.settle).
+    rego = Verdict(VerdictKind.DENY, "hookd.rego", "r", "no")
+    answered = Verdict(VerdictKind.CONTEXT, "hookd.ok", "c", "fine")
+    broken = PolicyError("hostile.py:f failed (ValueError)", policy="hookd.hostile", rule="python-error")
+    python = StaticEngine(name="python", error=PartialAnswer([answered, broken]))
+    composite = CompositeEngine([Part("rego", [rego]), python])
+    with pytest.raises(PartialAnswer) as caught:
+        asyncio.run(composite.evaluate(_request()))
+    assert caught.value.results == (rego, answered, broken)
+    settled = settle(Event.BEFORE_TOOL, caught.value.results, {})
+    assert [(v.kind, v.policy_id, v.rule_id) for v in settled] == [
+        (VerdictKind.DENY, "hookd.rego", "r"),
+        (VerdictKind.CONTEXT, "hookd.ok", "c"),
+        (VerdictKind.DENY, "hookd.hostile", "python-error"),  # fails closed wherever a deny can block
+    ]

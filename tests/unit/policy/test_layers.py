@@ -6,9 +6,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from bundle_support import policy_dir
 
+from hookd.engines.base import settle
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.errors import PartialAnswer, PolicyError
 from hookd.policy.combine import combine
 from hookd.policy.layers import Layer, LayeredEngine, Rank
 from hookd.testing import StaticEngine
@@ -106,3 +109,17 @@ def test_closing_a_replaced_engine_closes_only_what_it_alone_held() -> None:
     assert (bundle_v1.closed, local.closed, bundle_v2.closed) == (True, False, False)
     asyncio.run(new.aclose())
     assert local.closed and bundle_v2.closed
+
+
+def test_a_layer_whose_policies_partly_failed_keeps_the_other_layers_and_its_tags() -> None:
+    broken = PolicyError("hostile.py:f failed (ValueError)", policy="hookd.hostile", rule="python-error")
+    engine = LayeredEngine([
+        Layer("default", Rank.USER, StaticEngine(error=PartialAnswer([broken]))),
+        Layer("acme", Rank.ORGANISATION, StaticEngine([Verdict(K.CONTEXT, "hookd.org", "c", "org")])),
+    ])  # fmt: skip
+    with pytest.raises(PartialAnswer) as caught:
+        asyncio.run(engine.evaluate(request("/work/p", "ls")))
+    settled = settle(Event.BEFORE_TOOL, caught.value.results, {})
+    assert [(x.kind, x.policy_id, x.layer, x.rank) for x in settled] == [
+        (K.CONTEXT, "hookd.org", "acme", 0), (K.DENY, "hookd.hostile", "default", 1),
+    ]  # fmt: skip

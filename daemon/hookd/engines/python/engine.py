@@ -3,9 +3,11 @@
 Each worker is a clean interpreter (`-I -S -B`, a minimal environment) that puts itself under the sandbox
 layers of hookd.sandbox.layers and then loads the set's sources. A request crosses as a length-prefixed
 JSON frame on a pipe, and only when a Python policy applies to the event. Per call: a deadline, after
-which the worker is killed and replaced and the verdict is the event's fail mode; an exception or a crash
-is a fail-closed verdict, with the traceback in the daemon's log only; after either, the worker is
-replaced, in the background, so that a respawn never holds a decision beyond its deadline.
+which the worker is killed and replaced (an EngineTimeout: the event's fail mode); an exception or a crash
+is a PolicyError (closed wherever a deny can block), with the traceback in the daemon's log only; after
+either, the worker is replaced, in the background, so that a respawn never holds a decision beyond its
+deadline. Both reach the pipeline in a PartialAnswer beside the verdicts of the policies that answered: the
+pipeline alone turns them into verdicts (hookd.engines.base).
 
 The pipes are read with `loop.add_reader` per read instead of a transport bound to one loop, so the same
 engine serves the daemon's loop and the short-lived loops of `hookd eval` and `hookd test`.
@@ -26,13 +28,12 @@ from typing import Any
 import structlog
 
 from hookd.config import Config
-from hookd.engines.base import policy_failed, timed_out
 from hookd.engines.inflight import InFlight
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
-from hookd.errors import PolicyLoadError, WorkerGone, one_line
+from hookd.errors import EngineError, EngineTimeout, PartialAnswer, PolicyError, PolicyLoadError, WorkerGone, one_line
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import scratch
-from hookd.types import EngineRequest, EngineStatus, Event, FailMode, PackageInfo, Verdict, VerdictKind
+from hookd.types import EngineRequest, EngineStatus, PackageInfo, Verdict, VerdictKind
 
 log = structlog.get_logger("hookd")
 RESPAWN_BACKOFF = (0.1, 0.5, 2.0, 5.0)
@@ -74,12 +75,10 @@ class PythonEngine:
         self,
         policy_set: PythonPolicySet,
         settings: WorkerSettings,
-        fail_modes: Mapping[Event, FailMode],
         workers: Sequence[PolicyWorker],
     ) -> None:
         self.policy_set = policy_set
         self.settings = settings
-        self._fail_modes = fail_modes
         self.sandbox_layers: list[dict[str, Any]] = []
         self._policies: list[dict[str, Any]] = []
         self._routes: list[Route] = []
@@ -102,7 +101,6 @@ class PythonEngine:
         cls,
         policy_set: PythonPolicySet,
         settings: WorkerSettings,
-        fail_modes: Mapping[Event, FailMode],
         *,
         wait: bool = True,
     ) -> PythonEngine:
@@ -114,7 +112,7 @@ class PythonEngine:
         except BaseException:
             _kill_all(set(workers))
             raise
-        engine = cls(policy_set, settings, fail_modes, workers)
+        engine = cls(policy_set, settings, workers)
         if wait:
             with engine._failing_to_start():
                 for worker in workers:
@@ -231,16 +229,17 @@ class PythonEngine:
         return names
 
     async def _evaluate(self, names: Sequence[str], request: EngineRequest) -> list[Verdict]:
-        event = request.event.event
         loop = asyncio.get_running_loop()
         budget = min(self.settings.timeout, request.deadline.remaining())
         if budget <= 0:  # nothing was sent: no worker needs replacing
-            return [self._timed_out(event, "the request's deadline passed before the Python policies ran")]
+            raise PartialAnswer([self._timed_out("the request's deadline passed before the Python policies ran")])
         end = loop.time() + budget
         try:
             worker = await self._acquire(end)
         except TimeoutError:
-            return [self._timed_out(event, f"no Python policy worker was free within {budget * 1000:.0f} ms")]
+            raise PartialAnswer(
+                [self._timed_out(f"no Python policy worker was free within {budget * 1000:.0f} ms")]
+            ) from None
         self._next_id += 1
         call = {"id": self._next_id, "policies": list(names)}
         try:
@@ -249,11 +248,8 @@ class PythonEngine:
         except TimeoutError:
             log.warning("python_policy_timeout", worker=worker.pid, policies=list(names), ms=round(budget * 1000))
             self._replace(worker)
-            return [
-                self._timed_out(
-                    event, f"Python policies {', '.join(names)} did not answer within {budget * 1000:.0f} ms"
-                )
-            ]
+            what = f"Python policies {', '.join(names)} did not answer within {budget * 1000:.0f} ms"
+            raise PartialAnswer([self._timed_out(what)]) from None
         except WorkerGone as exc:
             log.error(
                 "python_worker_died",
@@ -263,39 +259,43 @@ class PythonEngine:
                 stderr=worker.stderr_tail(),
             )
             self._replace(worker)
-            return [self._failed(event, ENGINE_POLICY, f"a Python policy worker crashed ({exc})")]
+            raise PartialAnswer([self._failed(ENGINE_POLICY, f"a Python policy worker crashed ({exc})")]) from None
         except BaseException:
             self._replace(worker)  # cancelled mid-call: its channel is in an unknown state
             raise
-        verdicts = self._verdicts(event, answer)
+        results = self._results(answer)
         if answer.get("retire") or answer.get("errors"):
             self._replace(worker)
         else:
             self._release(worker)
-        return verdicts
+        if any(isinstance(r, EngineError) for r in results):
+            raise PartialAnswer(results)
+        return [r for r in results if isinstance(r, Verdict)]
 
-    def _verdicts(self, event: Event, answer: Mapping[str, Any]) -> list[Verdict]:
-        out: list[Verdict] = []
+    def _results(self, answer: Mapping[str, Any]) -> list[Verdict | EngineError]:
+        out: list[Verdict | EngineError] = []
         for error in answer.get("errors") or []:
             policy = str(error.get("policy") or ENGINE_POLICY)
             log.error("python_policy_error", policy=policy, function=error.get("name"), error=error.get("error"),
                       traceback=error.get("traceback"))  # fmt: skip
             kind = str(error.get("error", "error")).split(":", 1)[0]
-            out.append(self._failed(event, policy, f"Python policy {error.get('name') or policy} failed ({kind})"))
+            out.append(self._failed(policy, f"Python policy {error.get('name') or policy} failed ({kind})"))
         for raw in answer.get("verdicts") or []:
             try:
                 out.append(_verdict(raw))
             except (KeyError, TypeError, ValueError) as exc:
                 log.error("python_policy_bad_verdict", verdict=str(raw)[:500], error=str(exc))
-                out.append(self._failed(event, ENGINE_POLICY, "a Python policy returned a malformed verdict"))
+                out.append(self._failed(ENGINE_POLICY, "a Python policy returned a malformed verdict"))
         return out
 
-    def _failed(self, event: Event, policy: str, what: str) -> Verdict:
-        """An exception or a crash fails closed wherever a deny can block (the traceback is only logged)."""
-        return policy_failed(event, policy, "python-error", f"{what}; the details are in the hookd log")
+    @staticmethod
+    def _failed(policy: str, what: str) -> PolicyError:
+        """An exception or a crash (the pipeline fails it closed; the traceback is only logged)."""
+        return PolicyError(f"{what}; the details are in the hookd log", policy=policy, rule="python-error")
 
-    def _timed_out(self, event: Event, what: str) -> Verdict:
-        return timed_out(event, self._fail_modes, ENGINE_POLICY, what)
+    @staticmethod
+    def _timed_out(what: str) -> EngineTimeout:
+        return EngineTimeout(what, policy=ENGINE_POLICY)
 
     # --- the pool ---
 
@@ -401,14 +401,14 @@ def _verdict(raw: Mapping[str, Any]) -> Verdict:
 
 
 def start_engine(config: Config, policy_set: PythonPolicySet, *, wait: bool = True) -> PythonEngine:
-    return PythonEngine.start(policy_set, WorkerSettings.from_config(config), config.shim.fail_modes, wait=wait)
+    return PythonEngine.start(policy_set, WorkerSettings.from_config(config), wait=wait)
 
 
 def probe_layers(config: Config) -> list[dict[str, Any]]:
     """Start one real worker with no policies and return the layers it could put itself under."""
     empty = PythonPolicySet(Path("/"), (), "probe")
     settings = replace(WorkerSettings.from_config(config), workers=1)
-    engine = PythonEngine.start(empty, settings, config.shim.fail_modes)
+    engine = PythonEngine.start(empty, settings)
     try:
         return [dict(layer) for layer in engine.sandbox_layers]
     finally:

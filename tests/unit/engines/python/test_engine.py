@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from python_support import python_part, shell_request, wait_for_full_pool, wait_until_gone, write_policy
+from python_support import answer, python_part, shell_request, wait_for_full_pool, wait_until_gone, write_policy
 
 from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, PythonConfig
@@ -52,8 +52,8 @@ def test_a_policy_is_not_called_for_events_it_does_not_declare(tmp_path: Path) -
     policies = write_policy(tmp_path / "p", "@policy(events=['AfterTool'])\ndef later(input):\n    return deny('x')\n")
     engine = load_engine(config(), policies)
     try:
-        assert list(asyncio.run(engine.evaluate(shell_request("ls", Event.BEFORE_TOOL)))) == []
-        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls", Event.AFTER_TOOL)))
+        assert list(asyncio.run(answer(engine, shell_request("ls", Event.BEFORE_TOOL)))) == []
+        (verdict,) = asyncio.run(answer(engine, shell_request("ls", Event.AFTER_TOOL)))
         assert (verdict.kind.value, verdict.policy_id, verdict.rule_id) == ("deny", "hookd.hostile", "later")
     finally:
         asyncio.run(engine.aclose())
@@ -70,7 +70,7 @@ def test_a_malformed_return_value_fails_closed(tmp_path: Path, returned: str, er
     source = f"from hookd.policy_api import rewrite\n@policy()\ndef wrong(input):\n    return {returned}\n"
     engine = load_engine(config(), write_policy(tmp_path / "p", source))
     try:
-        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls")))
+        (verdict,) = asyncio.run(answer(engine, shell_request("ls")))
     finally:
         asyncio.run(engine.aclose())
     assert (verdict.kind.value, verdict.rule_id) == ("deny", "python-error")
@@ -135,9 +135,9 @@ def test_a_request_after_a_crash_waits_for_the_replacement_within_its_deadline(t
     python = python_part(engine)
 
     async def go() -> None:
-        (crashed,) = await engine.evaluate(shell_request("crash"))
+        (crashed,) = await answer(engine, shell_request("crash"))
         assert (crashed.rule_id, "exited with status 3" in crashed.message) == ("python-error", True)
-        (served,) = await engine.evaluate(shell_request("ls"))  # no worker is free yet: it waits for the new one
+        (served,) = await answer(engine, shell_request("ls"))  # no worker is free yet: it waits for the new one
         assert served.rule_id == "alive"
         await engine.aclose()
 
@@ -162,7 +162,7 @@ def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
 
     async def go() -> None:
         pids = await wait_for_full_pool(python, 2)
-        calls = [asyncio.ensure_future(engine.evaluate(shell_request("ls"))) for _ in range(2)]
+        calls = [asyncio.ensure_future(answer(engine, shell_request("ls"))) for _ in range(2)]
         await eventually_async(lambda: not python._idle, what="both workers busy")
         await engine.aclose()  # returns only once both calls are answered
         assert all(call.done() for call in calls)
@@ -200,9 +200,9 @@ def big(input):
     python = python_part(engine)
 
     async def go() -> list[str]:
-        crashed = await engine.evaluate(shell_request("crash"))
+        crashed = await answer(engine, shell_request("crash"))
         await wait_for_full_pool(python, 1)  # the replacement got its set-up frame without blocking the loop
-        served = await engine.evaluate(shell_request("ls"))
+        served = await answer(engine, shell_request("ls"))
         await engine.aclose()
         return [v.rule_id for v in (*crashed, *served)]
 
@@ -230,7 +230,7 @@ def forged_frame_verdicts(tmp_path: Path, frame: bytes) -> tuple[list[Verdict], 
     engine = load_engine(config(workers=1), policies)
     python = python_part(engine)
     try:
-        verdicts = list(asyncio.run(engine.evaluate(shell_request("ls"))))
+        verdicts = list(asyncio.run(answer(engine, shell_request("ls"))))
     finally:
         asyncio.run(engine.aclose())
     return verdicts, python.replaced
@@ -246,7 +246,7 @@ def test_an_exception_on_an_event_that_cannot_block_is_a_message_not_a_deny(tmp_
     policies = write_policy(tmp_path / "p", "@policy()\ndef broken(input):\n    raise KeyError('x')\n")
     engine = load_engine(config(), policies)
     try:
-        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls", Event.AFTER_AGENT)))
+        (verdict,) = asyncio.run(answer(engine, shell_request("ls", Event.AFTER_AGENT)))
     finally:
         asyncio.run(engine.aclose())
     assert (verdict.kind.value, verdict.rule_id) == ("message", "python-error")  # a deny on AfterAgent loops the agent
@@ -261,7 +261,7 @@ def test_scratch_dirs_live_in_the_configured_dir_and_go_with_their_workers(tmp_p
     )
     engine = load_engine(config(workers=2, scratch_dir=base), policies)
     try:
-        (verdict,) = asyncio.run(engine.evaluate(shell_request("ls")))
+        (verdict,) = asyncio.run(answer(engine, shell_request("ls")))
         assert Path(verdict.message).parent == base
         assert len(list(base.iterdir())) == 2  # one per worker (their stderr files are unlinked already)
     finally:
@@ -295,8 +295,8 @@ def test_a_verdict_past_the_caps_cannot_inflate_the_daemon(tmp_path: Path) -> No
     engine = load_engine(config(workers=1), policies)
     python = python_part(engine)
     try:
-        (huge,) = asyncio.run(engine.evaluate(shell_request("huge")))
-        (long,) = asyncio.run(engine.evaluate(shell_request("long")))
+        (huge,) = asyncio.run(answer(engine, shell_request("huge")))
+        (long,) = asyncio.run(answer(engine, shell_request("long")))
     finally:
         asyncio.run(engine.aclose())
     assert (huge.kind.value, huge.rule_id) == ("deny", "python-error")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import structlog
-from python_support import python_part, shell_request, wait_for_full_pool, wait_until_gone, write_policy
+from python_support import answer, python_part, shell_request, wait_for_full_pool, wait_until_gone, write_policy
 
 from hookd.assembly import load_engine
 from hookd.config import Config, PythonConfig
@@ -39,7 +39,7 @@ def run_hostile(
 
     async def go() -> tuple[list[Verdict], int, int]:
         (before,) = python.worker_pids()
-        verdicts = list(await engine.evaluate(shell_request("ls", event)))
+        verdicts = list(await answer(engine, shell_request("ls", event)))
         (after,) = await wait_for_full_pool(python, 1)
         return verdicts, before, after
 
@@ -320,7 +320,7 @@ def test_a_benign_policy_decides_correctly_under_concurrency(tmp_path: Path) -> 
 
     async def go() -> list[list[Verdict]]:
         before = python.worker_pids()
-        results = await asyncio.gather(*(engine.evaluate(shell_request(f"echo {n}")) for n in range(60)))
+        results = await asyncio.gather(*(answer(engine, shell_request(f"echo {n}")) for n in range(60)))
         assert python.worker_pids() == before and python.replaced == 0
         return [list(r) for r in results]
 
