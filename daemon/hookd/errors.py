@@ -104,6 +104,14 @@ class PartialAnswer(EngineError):
         self.results = tuple(results)
 
 
+def verdicts_or_partial(results: Sequence[Verdict | EngineError]) -> list[Verdict]:
+    """`results` when every policy answered; a PartialAnswer of them when one failed."""
+    verdicts = [r for r in results if not isinstance(r, EngineError)]
+    if len(verdicts) < len(results):
+        raise PartialAnswer(results)
+    return verdicts
+
+
 class SandboxFrameError(HookdError):
     """Raised on both sides of the channel to a sandboxed policy worker (hookd.sandbox.frames)."""
 

@@ -8,7 +8,7 @@ import asyncio
 import hashlib
 from collections.abc import Sequence
 
-from hookd.errors import EngineError, PartialAnswer
+from hookd.errors import EngineError, PartialAnswer, verdicts_or_partial
 from hookd.types import Engine, EngineRequest, EngineStatus, PackageInfo, Verdict
 
 
@@ -32,9 +32,7 @@ class CompositeEngine:
         for index, answered in zip(self._start_order, started, strict=True):
             per_part[index] = answered
         results = [result for answered in per_part for result in answered]
-        if any(isinstance(r, EngineError) for r in results):
-            raise PartialAnswer(results)
-        return [r for r in results if isinstance(r, Verdict)]
+        return verdicts_or_partial(results)
 
     @property
     def packages(self) -> tuple[PackageInfo, ...]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
 
-from hookd.errors import EngineError, PartialAnswer
+from hookd.errors import EngineError, PartialAnswer, verdicts_or_partial
 from hookd.types import Engine, EngineRequest, EngineStatus, LayerStatus, PackageInfo, Verdict
 
 USER_LAYER = "default"  # the user's policy directory (daemon.policies); bundles go by their names
@@ -148,6 +148,4 @@ async def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> li
                     results.append(result)
                 else:
                     results.append(replace(result, layer=layer.name, rank=int(layer.rank)))
-    if any(isinstance(r, EngineError) for r in results):
-        raise PartialAnswer(results)
-    return [r for r in results if isinstance(r, Verdict)]
+    return verdicts_or_partial(results)

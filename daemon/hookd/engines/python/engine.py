@@ -30,7 +30,16 @@ import structlog
 from hookd.config import Config
 from hookd.engines.inflight import InFlight
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
-from hookd.errors import EngineError, EngineTimeout, PartialAnswer, PolicyError, PolicyLoadError, WorkerGone, one_line
+from hookd.errors import (
+    EngineError,
+    EngineTimeout,
+    PartialAnswer,
+    PolicyError,
+    PolicyLoadError,
+    WorkerGone,
+    one_line,
+    verdicts_or_partial,
+)
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import scratch
 from hookd.types import EngineRequest, EngineStatus, PackageInfo, Verdict, VerdictKind
@@ -268,9 +277,7 @@ class PythonEngine:
             self._replace(worker)
         else:
             self._release(worker)
-        if any(isinstance(r, EngineError) for r in results):
-            raise PartialAnswer(results)
-        return [r for r in results if isinstance(r, Verdict)]
+        return verdicts_or_partial(results)
 
     def _results(self, answer: Mapping[str, Any]) -> list[Verdict | EngineError]:
         out: list[Verdict | EngineError] = []
