@@ -32,6 +32,30 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+PORT_ATTEMPTS = 5
+
+
+def _tcp_listener_inodes(port: int) -> set[str]:
+    """Socket inodes listening on 127.0.0.1:port (or any address), from /proc/net/tcp."""
+    inodes: set[str] = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            fields = line.split()
+            local, state, inode = fields[1], fields[3], fields[9]
+            address, _, hex_port = local.partition(":")
+            if state == "0A" and int(hex_port, 16) == port and address in ("0100007F", "00000000"):
+                inodes.add(inode)
+    return inodes
+
+
+def _owns_listener(pid: int, port: int) -> bool:
+    wanted = {f"socket:[{inode}]" for inode in _tcp_listener_inodes(port)}
+    fd_dir = Path(f"/proc/{pid}/fd")
+    with contextlib.suppress(OSError):
+        return any(os.readlink(fd_dir / fd) in wanted for fd in os.listdir(fd_dir))
+    return False
+
+
 class OpaProcess:
     """One `opa run --server` process. `url` is what hookd's [opa] url takes."""
 
@@ -53,6 +77,17 @@ class OpaProcess:
         return f"unix://{self.socket_path}" if self.socket_path else f"127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 20) -> OpaProcess:
+        for _ in range(PORT_ATTEMPTS):
+            if self._start_once(timeout):
+                return self
+            self.stop()  # another process took the free port before OPA bound it: pick another
+            self.port = free_port()
+        raise HookdError(
+            f"opa could not bind a free port on 127.0.0.1 in {PORT_ATTEMPTS} tries (another process took each)"
+        )
+
+    def _start_once(self, timeout: float) -> bool:
+        """True once this OPA answers; False when the port turns out to be another process's."""
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 [self.binary, "run", "--server", "--addr", self.addr, "--log-level", "error", *self.extra_args],
@@ -63,9 +98,12 @@ class OpaProcess:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
+                if not self.socket_path and _tcp_listener_inodes(self.port):
+                    return False
                 raise HookdError(f"opa exited with {self.proc.returncode}: {self.log_path.read_text()[-500:]}")
             if self.healthy():
-                return self
+                # A health answer alone may come from whoever holds the port: only ours will do.
+                return self.socket_path is not None or _owns_listener(self.proc.pid, self.port)
             time.sleep(0.05)
         self.stop()
         raise HookdError(f"opa did not answer on {self.addr} within {timeout}s")
