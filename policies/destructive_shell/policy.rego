@@ -23,7 +23,18 @@
 # cheapest test that tells a command of interest.
 package hookd.destructive_shell
 
-routing := {"events": ["BeforeTool"], "kinds": ["shell"]}
+# Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): a program
+# name of interest (every name a rule looks at is in watched_programs, the rest are listed here), a
+# program word with an expansion, inline code, a redirect onto a file, a wrapper or sudo, or a `{` in
+# the text (the fork bomb); and always when the command line could not be parsed. `git status`, `ls`,
+# `npm test` are not evaluated at all.
+routing := {
+	"events": ["BeforeTool"],
+	"kinds": ["shell"],
+	"commands": array.concat(data.destructive_shell.watched_programs, ["git", "eval", "source", ".", "at", "batch", "crontab", "mkfs*"]),
+	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped"],
+	"text": ["{"],
+}
 
 _cfg := data.destructive_shell
 

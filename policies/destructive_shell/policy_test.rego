@@ -93,7 +93,12 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing_is_before_tool_shell if {
-	routing == {"events": ["BeforeTool"], "kinds": ["shell"]}
+	object.remove(routing, ["commands", "shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
+	every name in ["rm", "git", "curl", "sudo", "dd", "eval", "at", "mkfs*"] {
+		name in routing.commands
+	}
+	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped"]
+	routing.text == ["{"]
 }
 
 test_ignores_other_kinds if {
