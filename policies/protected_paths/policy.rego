@@ -21,7 +21,14 @@
 # the ~25 string tests of the lists.
 package hookd.protected_paths
 
-routing := {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell"]}
+# Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): a writing program or
+# one of the other names in watched_programs, git (config), or a `>` redirect.
+routing := {
+	"events": ["BeforeTool"],
+	"kinds": ["write", "edit", "shell"],
+	"commands": array.concat(data.protected_paths.watched_programs, ["git"]),
+	"shell": ["redirect-out"],
+}
 
 _cfg := data.protected_paths
 

@@ -18,7 +18,14 @@
 # ~30 string tests of the lists.
 package hookd.secret_reads
 
-routing := {"events": ["BeforeTool"], "kinds": ["read", "shell"]}
+# Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): a reading, copying or
+# uploading program (watched_programs), git (show, cat-file), or a `<` redirect.
+routing := {
+	"events": ["BeforeTool"],
+	"kinds": ["read", "shell"],
+	"commands": array.concat(data.secret_reads.watched_programs, ["git"]),
+	"shell": ["redirect-in"],
+}
 
 _cfg := data.secret_reads
 
