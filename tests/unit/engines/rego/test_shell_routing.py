@@ -179,10 +179,10 @@ def test_default_packages_routed_by_command_give_every_verdict(tmp_path: Path) -
     shell_documents = [
         d for d in documents(tmp_path) if isinstance(d.get("tool"), dict) and d["tool"]["kind"] == "shell"
     ]
-    assert len(shell_documents) > 1500
+    assert len(shell_documents) > 1500, len(shell_documents)
     for document in shell_documents:
         routed, every = router.rule_for(document), router.rule_for_every(document)
         if routed != every:
             skipped += 1
             assert verdicts(routed, document) == verdicts(every, document), document["shell"]["source"]
-    assert skipped > len(shell_documents) // 4  # the routing leaves packages out of many calls
+    assert skipped > len(shell_documents) // 2, skipped  # the routing leaves packages out of many calls
