@@ -8,8 +8,16 @@
   log         building one decision log record (masking) and sealing it into the hash chain
   daemon      a real `hookd serve` at its maximum rate: CPU of the daemon process per decision
 
+and the glue and the decision log split step by step, in process (`steps`): the dialect's parse, combine,
+render, a decision id, masking the input, building the record (masking included), sealing it (canonical
+JSON, sha256), and the writer's whole work per record (build, structlog, seal, write) over a batch.
+
 CPU time (not wall time) so that a busy machine inflates the figures less; still, run it on a quiet
 machine. Run: .cache/venv/bin/python bench/breakdown.py [--seconds 4] [--json FILE]
+
+`--base REV [--rounds 5]` measures only the in-process steps, of this tree and of a git revision (its
+`daemon/` extracted and first on PYTHONPATH), in turn in each round (the order alternating), and prints the
+median of each step on each side and of the rounds' new/base ratios.
 """
 
 from __future__ import annotations
@@ -36,11 +44,15 @@ from run import LOAD, PAYLOADS, ROOT, payload, start_daemon, wait_for_log
 from hookd import wire
 from hookd.assembly import build_pipeline, load_engine
 from hookd.audit.chain import GENESIS, seal
+from hookd.audit.ids import DecisionIds
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
+from hookd.audit.sink import Sink
+from hookd.audit.writer import DecisionLog
 from hookd.config import Config, LogConfig
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.pipeline import Handled
+from hookd.policy.combine import combine
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
@@ -105,6 +117,49 @@ def log_us(samples: list[Handled], calls: int) -> dict[str, float]:
         seal(record, GENESIS)
 
     return {LABELS[i]: cpu_us(lambda h=h: one(h), calls) for i, h in enumerate(samples)}
+
+
+def steps_us(policies: Path, project: Path, tmp: Path, calls: int) -> dict[str, float]:
+    """The glue and the decision log, step by step: CPU µs per call, mean over the bench payloads."""
+    pipeline, _ = build_pipeline(Config(), load_engine(Config(), policies), probe=lambda _pid: False)
+    samples = handled_samples(policies, project)
+    requests = [request(i, project) for i in range(len(PAYLOADS))]
+    dialect = pipeline.dialect("gemini")
+    mask = Masker.from_config(LogConfig())
+    ids = DecisionIds()
+    pendings = [Pending(h, time.time(), "socket") for h in samples]
+    records = [build_record(p, mask) | {"seq": 1} for p in pendings]
+    per_payload = {
+        "parse": [cpu_us(lambda r=r: dialect.parse(r), calls) for r in requests],
+        "combine": [cpu_us(lambda h=h: combine(h.decision.verdicts), calls) for h in samples],
+        "render": [cpu_us(lambda h=h: dialect.render(h.event, h.decision), calls) for h in samples],
+        "mask": [cpu_us(lambda h=h: mask(h.event.input_document()), calls) for h in samples],
+        "record": [cpu_us(lambda p=p: build_record(p, mask), calls) for p in pendings],
+        "seal": [cpu_us(lambda r=r: seal(r, GENESIS), calls) for r in records],
+    }
+    result = {step: statistics.fmean(values) for step, values in per_payload.items()}
+    result["id"] = cpu_us(ids, calls)
+    result["writer"] = writer_us(pendings, tmp, calls)
+    return result
+
+
+def writer_us(pendings: list[Pending], tmp: Path, calls: int) -> float:
+    """The decision log's writer per record: one batch of `calls` records, built, sealed and written."""
+    path = tmp / f"steps-{os.getpid()}-{time.monotonic_ns()}" / "decisions.log"
+
+    async def run() -> float:
+        log = DecisionLog(LogConfig(path=path), Sink(calls * 2))
+        log.start()
+        batch = [pendings[i % len(pendings)] for i in range(calls)]
+        await log._write_batch(batch[: calls // 10])  # warm-up
+        start = time.process_time()
+        await log._write_batch(batch)
+        spent = time.process_time() - start
+        await log.close()
+        return spent / calls * 1e6
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(run())
 
 
 def transport_us(tmp: Path, payload_file: Path, seconds: float) -> dict[str, float]:
@@ -176,28 +231,77 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=2000, help="calls per in-process measurement")
     parser.add_argument("--policies", default=str(ROOT / "policies"))
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--base", help="A/B of the in-process steps: this tree against this git revision")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the --base A/B")
+    parser.add_argument("--steps-only", action="store_true", help="only the in-process steps (as JSON with --json)")
     args = parser.parse_args()
     policies = Path(args.policies).resolve()
+    if args.base:
+        return steps_ab(args, policies)
     with tempfile.TemporaryDirectory(prefix="hookd-breakdown-") as name:
         tmp = Path(name)
         project, empty = tmp / "project", tmp / "empty-policies"
         project.mkdir()
         empty.mkdir()
-        payload_file = tmp / "payloads.json"
-        payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
-        samples = handled_samples(policies, project)
-        result: dict[str, Any] = {
-            "transport": transport_us(tmp, payload_file, args.seconds),
-            "pipeline_empty": pipeline_us(empty, project, args.calls),
-            "pipeline": pipeline_us(policies, project, args.calls),
-            "rego": rego_us(RegoEmbeddedEngine.load(policies), samples, args.calls),
-            "log": log_us(samples, args.calls),
-            "daemon": daemon_us(tmp, policies, payload_file, args.seconds),
-        }
-    report(result)
+        if args.steps_only:
+            result: dict[str, Any] = {"steps": steps_us(policies, project, tmp, args.calls)}
+        else:
+            payload_file = tmp / "payloads.json"
+            payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
+            samples = handled_samples(policies, project)
+            result = {
+                "transport": transport_us(tmp, payload_file, args.seconds),
+                "pipeline_empty": pipeline_us(empty, project, args.calls),
+                "pipeline": pipeline_us(policies, project, args.calls),
+                "rego": rego_us(RegoEmbeddedEngine.load(policies), samples, args.calls),
+                "log": log_us(samples, args.calls),
+                "steps": steps_us(policies, project, tmp, args.calls),
+                "daemon": daemon_us(tmp, policies, payload_file, args.seconds),
+            }
+    if args.steps_only:
+        report_steps({"new": [result["steps"]]}, ("new",))
+    else:
+        report(result)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def steps_ab(args: argparse.Namespace, policies: Path) -> int:
+    """The in-process steps of this tree and of `args.base`, each side in its own process, in turn."""
+    from ab import extract
+
+    with tempfile.TemporaryDirectory(prefix="hookd-breakdown-ab-") as name:
+        tmp = Path(name)
+        sides = {"new": ROOT / "daemon", "base": extract(args.base, tmp / "base")}
+        rounds: dict[str, list[dict[str, float]]] = {"new": [], "base": []}
+        for i in range(args.rounds):
+            for side in ("base", "new") if i % 2 else ("new", "base"):
+                out = tmp / f"{side}-{i}.json"
+                env = {**os.environ, "PYTHONPATH": str(sides[side])}
+                command = [sys.executable, __file__, "--steps-only", "--calls", str(args.calls), "--json", str(out)]
+                subprocess.run([*command, "--policies", str(policies)], env=env, check=True, timeout=900,
+                               stdout=subprocess.DEVNULL)  # fmt: skip
+                rounds[side].append(json.loads(out.read_text())["steps"])
+    print(f"this tree (new) against {args.base} (base), {args.rounds} rounds, load average {os.getloadavg()}")
+    report_steps(rounds, ("new", "base"))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"args": vars(args), "rounds": rounds}, indent=2) + "\n")
+    return 0
+
+
+def report_steps(rounds: dict[str, list[dict[str, float]]], sides: tuple[str, ...]) -> None:
+    print("CPU µs per call, in process, mean over the five bench payloads; medians over the rounds\n")
+    print(
+        f"{'step':10}" + "".join(f"{side:>9}" for side in sides) + ("  new/base  per round" if len(sides) > 1 else "")
+    )
+    for step in rounds[sides[0]][0]:
+        medians = "".join(f"{statistics.median(r[step] for r in rounds[side]):9.1f}" for side in sides)
+        line = f"{step:10}{medians}"
+        if len(sides) > 1:
+            ratios = [n[step] / b[step] for n, b in zip(rounds["new"], rounds["base"], strict=True)]
+            line += f"  {statistics.median(ratios):8.2f}  " + " ".join(f"{r:.2f}" for r in ratios)
+        print(line)
 
 
 def report(result: dict[str, Any]) -> None:

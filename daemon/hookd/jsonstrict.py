@@ -40,11 +40,16 @@ def loads(
     """json.loads without NaN/Infinity (nor a number that reads as infinity, unless `parse_float` reads
     numbers its own way); nesting too deep for the decoder is a StrictJsonError."""
     try:
+        if parse_int is None and parse_float is None and isinstance(data, str) and not data.startswith("\ufeff"):
+            return _STRICT.decode(data)  # json.loads with options would build a decoder for every call
         return json.loads(
             data, parse_int=parse_int, parse_float=parse_float or _finite_float, parse_constant=_refuse_constant
         )
     except RecursionError:
         raise StrictJsonError("nested too deeply") from None
+
+
+_STRICT = json.JSONDecoder(parse_float=_finite_float, parse_constant=_refuse_constant)
 
 
 def may_hold_non_finite(data: bytes) -> bool:
@@ -72,11 +77,21 @@ def check_document(data: bytes, max_depth: int) -> None:
 
 def dumps(value: Any, **options: Any) -> str:
     """json.dumps that never writes NaN/Infinity: non-finite numbers become null."""
-    try:
-        return json.dumps(value, allow_nan=False, **options)
-    except ValueError:  # rare: a round trip that reads the non-finite numbers back as null
-        nulled = json.loads(json.dumps(value), parse_constant=lambda _name: None)
-        return json.dumps(nulled, allow_nan=False, **options)
+    return encoder(**options)(value)
+
+
+def encoder(**options: Any) -> Callable[[Any], str]:
+    """`dumps` with these options, built once: for a caller that encodes on every decision (json.dumps with
+    options builds an encoder for each call)."""
+    strict = json.JSONEncoder(allow_nan=False, **options)
+
+    def encode(value: Any) -> str:
+        try:
+            return strict.encode(value)
+        except ValueError:  # rare: a round trip that reads the non-finite numbers back as null
+            return strict.encode(json.loads(json.dumps(value), parse_constant=lambda _name: None))
+
+    return encode
 
 
 def deeper_than(value: Any, limit: int) -> bool:

@@ -23,7 +23,21 @@
 # cheapest test that tells a command of interest.
 package hookd.destructive_shell
 
-routing := {"events": ["BeforeTool"], "kinds": ["shell"]}
+# Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): a program
+# name of interest (every name a rule looks at is in watched_programs, the rest are listed here; git
+# only with a sub-command the git rules gate on), a program word with an expansion, inline code, a
+# redirect onto a file, a wrapper or sudo, or a `{` in the text (the fork bomb); and always when the
+# command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
+routing := {
+	"events": ["BeforeTool"],
+	"kinds": ["shell"],
+	"commands": array.concat(data.destructive_shell.watched_programs, [
+		"git push", "git reset", "git checkout", "git switch", "git restore", "git clean",
+		"eval", "source", ".", "at", "batch", "crontab", "mkfs*",
+	]),
+	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped"],
+	"text": ["{"],
+}
 
 _cfg := data.destructive_shell
 
@@ -219,75 +233,20 @@ _is_downloader(name) if name in _cfg.downloaders
 # rm -r / chmod -R targets
 # ---------------------------------------------------------------------------------------------
 
-# The path a recursive delete really hits: `dir/*` and `dir/.*` empty `dir`.
-_target(a) := _strip_glob(a.path)
-
-# (one else-chain: every definition of a function is evaluated at every call, and this runs per path)
-_strip_glob(p) := "/" if {
-	p in {"/*", "/.*"}
-} else := substring(p, 0, count(p) - 2) if {
-	endswith(p, "/*")
-} else := substring(p, 0, count(p) - 3) if {
-	endswith(p, "/.*")
-} else := p
-
-# A lookup in the list and one regex (the prefixes as one alternation, built once per evaluation)
-# instead of a scan of both lists for every path: the lists cost ~25 µs a path that way. (regorus runs
-# a function, builtin or comprehension step in ~5-10 µs, and rebuilds every rule at every evaluation:
-# a set made of system_dirs cost ~50 µs, and quoting each prefix through _re_quote ~100 µs.)
-_is_system_path(p) if p in _cfg.system_dirs
-
-_is_system_path(p) if regex.match(_system_prefixes_re, p)
-
-# Quoted in one call on the prefixes joined by NUL, which quoting leaves alone; a prefix holding a
-# NUL itself (the split finds more parts than prefixes) takes the quoting per prefix.
-_system_prefixes_re := concat("", ["^(", replace(regex.replace(joined, `([.+*?()|\[\]{}^$\\])`, `\$1`), "\u0000", "|"), ")"]) if {
-	count(_cfg.system_prefixes) > 0
-	joined := concat("\u0000", _cfg.system_prefixes)
-	count(split(joined, "\u0000")) == count(_cfg.system_prefixes)
-} else := concat("", ["^(", concat("|", [_re_quote(p) | some p in _cfg.system_prefixes]), ")"]) if {
-	count(_cfg.system_prefixes) > 0
-}
-
-# One class per argument; the else-chain keeps it single-valued. The target is computed once.
-_rm_class(a) := _rm_class_of(a, _target(a))
-
-_rm_class_of(a, t) := "root" if {
-	t == "/"
-} else := "home" if {
-	# the home directory or one of its ancestors (/home, /Users)
-	_home != ""
-	_under(_home, t)
-} else := "system" if {
-	not a.in_project == true
-	_is_system_path(t)
-} else := "project-root" if {
-	t == _project
-} else := "outside-project" if {
-	not a.in_project == true
-	not _unresolved(a)
-	not _scratch(t)
-} else := "outside-project" if {
-	# `/tmp/$X`: the variable part is unknown, but the fixed part is already outside the project
-	_unresolved(a)
-	_dynamic_outside(a)
-}
-
-# Scratch space below /tmp and /var/tmp (not the directories themselves, and not hookd's own
-# /tmp/hookd-<uid>, which protected_paths guards): build dirs and clones agents clean up every day.
-_scratch(p) if {
-	some prefix in ["/tmp/", "/var/tmp/", "/private/tmp/"]
-	startswith(p, prefix)
-	count(p) > count(prefix)
-	not startswith(p, "/tmp/hookd-")
-}
+# What a recursive delete or chmod hits comes with each argument, computed once per decision by hookd
+# (hookd.enrich.facts; docs/policies.md, "Facts about each argument"): `tree` (`dir/*` and `dir/.*`
+# empty `dir`), `class` (root, home, system, project-root, outside, unresolved, project, scratch) and
+# `unresolved`. A rule reads a field per path where it called four to eight functions (~150 µs a path in
+# regorus, which caches nothing across evaluations). An input without them (input.shell.facts unset:
+# written by hand, or recorded before them) gets the same facts from _arg_facts below.
+_facts_given if input.shell.facts >= 1
 
 _rm_ids := {
 	"root": "rm-rf-root",
 	"home": "rm-rf-home",
 	"system": "rm-rf-system",
 	"project-root": "rm-rf-project-root",
-	"outside-project": "rm-rf-outside-project",
+	"outside": "rm-rf-outside-project",
 }
 
 _rm_what := {
@@ -295,7 +254,7 @@ _rm_what := {
 	"home": "your home directory",
 	"system": "a system directory",
 	"project-root": "the whole project directory",
-	"outside-project": "a path outside the project",
+	"outside": "a path outside the project",
 }
 
 # indices (in input.shell.commands) of the recursive deletes
@@ -312,18 +271,107 @@ _hot_deny contains v if {
 	some v in _files_deny
 }
 
-_files_deny contains {"id": _rm_ids[class], "reason": reason} if {
+# (the reason written out in each body: a function call per path costs as much as the rest of it)
+_files_deny contains {"id": id, "reason": reason} if {
 	"rm" in _names
+	_facts_given
 	some i in _rm_r
 	some a in input.shell.commands[i].args
-	t := _target(a)
-	class := _rm_class_of(a, t)
-	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[class], t])
+	id := _rm_ids[a.class]
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[a.class], a.tree])
+}
+
+_files_deny contains {"id": id, "reason": reason} if {
+	"rm" in _names
+	not _facts_given
+	some i in _rm_r
+	some a in input.shell.commands[i].args
+	f := _arg_facts(a)
+	id := _rm_ids[f.class]
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[f.class], f.tree])
+}
+
+_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
+	"rm" in _names
+	_facts_given
+	some i in _rm_r
+	some a in input.shell.commands[i].args
+	a.unresolved == true
+	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
+}
+
+_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
+	"rm" in _names
+	not _facts_given
+	some i in _rm_r
+	some a in input.shell.commands[i].args
+	_unresolved(a)
+	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
+}
+
+# The facts of an argument the input does not hold them for: as hookd.enrich.facts computes them (the
+# Python twin; tests/unit/enrich/test_facts.py compares the two over the corpus).
+_arg_facts(a) := {"tree": t, "class": _class_of(a, t), "unresolved": _is_unresolved(a)} if t := _strip_glob(a.path)
+
+# (one else-chain: every definition of a function is evaluated at every call)
+_strip_glob(p) := "/" if {
+	p in {"/*", "/.*"}
+} else := substring(p, 0, count(p) - 2) if {
+	endswith(p, "/*")
+} else := substring(p, 0, count(p) - 3) if {
+	endswith(p, "/.*")
+} else := p
+
+_class_of(a, t) := "root" if {
+	t == "/"
+} else := "home" if {
+	# the home directory or one of its ancestors (/home, /Users)
+	_home != ""
+	_under(_home, t)
+} else := "system" if {
+	not a.in_project == true
+	_is_system_path(t)
+} else := "project-root" if {
+	t == _project
+} else := "outside" if {
+	not a.in_project == true
+	not _unresolved(a)
+	not _scratch(t)
+} else := "outside" if {
+	# `/tmp/$X`: the variable part is unknown, but the fixed part is already outside the project
+	_unresolved(a)
+	_dynamic_outside(a)
+} else := "unresolved" if {
+	_unresolved(a)
+} else := "project" if {
+	a.in_project == true
+} else := "scratch"
+
+# The system directories of hookd.enrich.facts (SYSTEM_DIRS, SYSTEM_PREFIXES).
+_is_system_path(p) if p in {
+	"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt", "/nix",
+	"/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys", "/tmp", "/usr", "/var",
+	"/Applications", "/Library", "/System", "/Users", "/Volumes", "/private", "/cores",
+}
+
+_is_system_path(p) if regex.match(`^/(bin|boot|dev|etc|lib|lib32|lib64|libx32|proc|sbin|sys|usr|System)/`, p)
+
+# Scratch space below /tmp and /var/tmp (not the directories themselves, and not hookd's own
+# /tmp/hookd-<uid>, which protected_paths guards): build dirs and clones agents clean up every day.
+_scratch(p) if {
+	some prefix in ["/tmp/", "/var/tmp/", "/private/tmp/"]
+	startswith(p, prefix)
+	count(p) > count(prefix)
+	not startswith(p, "/tmp/hookd-")
 }
 
 _unresolved(a) if contains(a.raw, "$")
 
 _unresolved(a) if contains(a.raw, "`")
+
+_is_unresolved(a) if {
+	_unresolved(a)
+} else := false
 
 # the directory part of the text before the first expansion: "/tmp/x$Y" -> "/tmp"
 _static_dir(raw) := d if {
@@ -341,14 +389,6 @@ _dynamic_outside(a) if {
 	d := _static_dir(a.raw)
 	not _under(d, _project)
 	not _under(_project, d)
-}
-
-_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
-	"rm" in _names
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	_unresolved(a)
-	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
 }
 
 # `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a
@@ -418,16 +458,26 @@ _arg_is_one_of(a, toks) if a.raw in toks
 
 _arg_is_one_of(a, toks) if a.path in toks
 
-_files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
+_files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c, a)} if {
+	_facts_given
 	some c in input.shell.commands
 	c.name in {"chmod", "chown", "chgrp"}
 	_chmod_recursive(c)
 	some a in c.args
-	t := _target(a)
-	class := _rm_class_of(a, t)
-	class in {"root", "home", "system"}
-	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_what[class], t])
+	a.class in {"root", "home", "system"}
 }
+
+_files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c, f)} if {
+	not _facts_given
+	some c in input.shell.commands
+	c.name in {"chmod", "chown", "chgrp"}
+	_chmod_recursive(c)
+	some a in c.args
+	f := _arg_facts(a)
+	f.class in {"root", "home", "system"}
+}
+
+_chmod_reason(c, f) := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_what[f.class], f.tree])
 
 # ---------------------------------------------------------------------------------------------
 # git

@@ -93,7 +93,12 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing_is_before_tool_shell if {
-	routing == {"events": ["BeforeTool"], "kinds": ["shell"]}
+	object.remove(routing, ["commands", "shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
+	every name in ["rm", "git push", "git clean", "curl", "sudo", "dd", "eval", "at", "mkfs*"] {
+		name in routing.commands
+	}
+	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped"]
+	routing.text == ["{"]
 }
 
 test_ignores_other_kinds if {
@@ -219,6 +224,32 @@ test_rm_single_file_outside_project_not_recursive if {
 
 test_rm_rf_mixed_targets if {
 	_t_deny(_t_simple(["rm", "-rf", "build", "/var"])) == {"rm-rf-system"}
+}
+
+# hookd gives each argument its facts (hookd.enrich.facts, input.shell.facts set): the rules read them and
+# compute nothing (the facts here contradict the path on purpose); without input.shell.facts the
+# policy computes them itself, as in every other test here
+_t_with_facts(inp, args) := object.union(inp, {"shell": {"facts": 1, "commands": [_t_with_args(inp.shell.commands[0], args)]}})
+
+_t_fact_arg(raw, tree, class, unresolved) := {"raw": raw, "path": "/home/alice/proj/x", "in_project": true, "tree": tree, "class": class, "unresolved": unresolved}
+
+test_rm_reads_the_arg_facts_when_given if {
+	inp := _t_simple(["rm", "-rf", "x"])
+	_t_allowed(inp)
+	_t_deny(_t_with_facts(inp, [_t_fact_arg("x", "/srv/x", "outside", false)])) == {"rm-rf-outside-project"}
+	_t_deny(_t_with_facts(inp, [_t_fact_arg("x", "/usr", "system", false)])) == {"rm-rf-system"}
+	_t_allowed(_t_with_facts(inp, [_t_fact_arg("x", "/tmp/x", "scratch", false)]))
+	_t_allowed(_t_with_facts(_t_simple(["rm", "-rf", "/"]), [_t_fact_arg("/", "/", "project", false)]))
+	_t_ask(_t_with_facts(inp, [_t_fact_arg("x", "/p/$X", "unresolved", true)])) == {"rm-rf-unresolved"}
+	d := deny with input as _t_with_facts(inp, [_t_fact_arg("x", "/srv/x", "outside", false)])
+	{v.reason | some v in d} == {"recursive delete of a path outside the project (/srv/x) is blocked: it cannot be undone; delete only inside the project"}
+}
+
+test_chmod_reads_the_arg_facts_when_given if {
+	inp := _t_simple(["chmod", "-R", "777", "x"])
+	_t_allowed(inp)
+	_t_deny(_t_with_facts(inp, [_t_fact_arg("777", "/p/777", "project", false), _t_fact_arg("x", "/home/alice", "home", false)])) == {"recursive-chmod-system"}
+	_t_allowed(_t_with_facts(inp, [_t_fact_arg("x", "/srv/x", "outside", false)]))
 }
 
 # the parser marks words with expansions as not in the project: their value is unknown

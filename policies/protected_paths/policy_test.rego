@@ -93,7 +93,10 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	routing == {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell"]}
+	object.remove(routing, ["commands"]) == {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell"], "shell": ["redirect-out"]}
+	every name in ["tee", "cp", "mv", "rm", "sed", "dd", "find", "kill", "systemctl", "hookd", "git config"] {
+		name in routing.commands
+	}
 }
 
 test_read_tool_is_not_a_write if {

@@ -85,7 +85,10 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	routing == {"events": ["BeforeTool"], "kinds": ["read", "shell"]}
+	object.remove(routing, ["commands"]) == {"events": ["BeforeTool"], "kinds": ["read", "shell"], "shell": ["redirect-in"]}
+	every name in ["cat", "grep", "cp", "scp", "curl", "wget", "dd", "tar", "rg", "git show", "git cat-file"] {
+		name in routing.commands
+	}
 }
 
 test_write_tool_is_not_a_read if {

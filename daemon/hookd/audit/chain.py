@@ -31,6 +31,9 @@ from hookd.types import JSON
 GENESIS = "0" * 64
 
 
+_canonical_strict = jsonstrict.encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def canonical(record: dict[str, JSON]) -> str:
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
@@ -42,7 +45,7 @@ def chain_hash(prev: str, body: str) -> str:
 def seal(record: dict[str, JSON], prev: str) -> tuple[str, str]:
     """(line without newline, hash) for `record` (which must hold `seq` and neither `prev` nor `hash`).
     Written as strict JSON: a non-finite number becomes null (verification reads what was written)."""
-    body = jsonstrict.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    body = _canonical_strict(record)
     digest = chain_hash(prev, body)
     return f'{body[:-1]},"prev":"{prev}","hash":"{digest}"}}', digest
 

@@ -52,7 +52,9 @@ class ChainProcessor:
 
     def __call__(self, _logger: object, _method: str, event_dict: MutableMapping[str, JSON]) -> str:
         event_dict["seq"] = self.seq + 1
-        line, digest = seal(dict(event_dict), self.head)
+        # structlog hands over a dict of its own (its context copied, the record's fields added): no copy
+        record = event_dict if isinstance(event_dict, dict) else dict(event_dict)
+        line, digest = seal(record, self.head)
         self.seq, self.head = self.seq + 1, digest
         return line
 
@@ -282,14 +284,9 @@ class DecisionLog:
             record = item if isinstance(item, dict) else self._build(item)
             if record is None:
                 continue
-            logged = self._emit(record)
-            if logged is not None:
-                for subscription in self._subscribers:
-                    subscription.offer(logged)
-                if self.shipper is not None:
-                    self.shipper.offer(logged)
-                for outlet in self.outlets:
-                    outlet(logged)
+            line = self._emit(record)
+            if line is not None and (self._subscribers or self.shipper is not None or self.outlets):
+                self._hand_on(Logged(record, self._chain.seq, line, self._chain.head))
             if n % YIELD_EVERY == 0:
                 self._flush()
                 await asyncio.sleep(0)
@@ -303,7 +300,8 @@ class DecisionLog:
             log.exception("decision_log_record_failed", decision=pending.handled.decision_id)
             return None
 
-    def _emit(self, record: dict[str, JSON]) -> Logged | None:
+    def _emit(self, record: dict[str, JSON]) -> str | None:
+        """Write `record` into the chain; its line, or None when it could not be written."""
         try:
             line: str = self._log.msg(**record)
         except Exception:  # a full disk must not take the daemon down; the chain shows the hole
@@ -311,7 +309,16 @@ class DecisionLog:
             log.exception("decision_log_write_failed", seq=self._chain.seq)
             return None
         self.written += 1
-        return Logged(record, self._chain.seq, line, self._chain.head)
+        return line
+
+    def _hand_on(self, logged: Logged) -> None:
+        """A written record to the live streams, the shipper and the outlets (only built when one is there)."""
+        for subscription in self._subscribers:
+            subscription.offer(logged)
+        if self.shipper is not None:
+            self.shipper.offer(logged)
+        for outlet in self.outlets:
+            outlet(logged)
 
     def _flush(self) -> None:
         try:

@@ -19,7 +19,10 @@ _MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
 def dump_json(value: Mapping[str, Any]) -> bytes:
     """One compact, pure-ASCII JSON object that JSON.parse accepts (non-finite numbers become null,
     as JSON.stringify would make them)."""
-    return jsonstrict.dumps(value, separators=(",", ":")).encode("ascii")
+    return _compact(value).encode("ascii")
+
+
+_compact = jsonstrict.encoder(separators=(",", ":"))
 
 
 def load_payload(raw: bytes) -> dict[str, JSON]:

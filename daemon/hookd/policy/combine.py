@@ -32,11 +32,14 @@ from hookd.types import JSON, VERDICT_OUTCOME, Decision, Outcome, Verdict, Verdi
 TOOL_MODES = ("AUTO", "ANY", "NONE")  # in order of strictness
 _WHOLE_VALUE_TARGETS = frozenset({"llm_response", "tail_tool_call"})
 _BLOCKING_KINDS = (VerdictKind.HALT, VerdictKind.DENY)
+_KIND_OF = {outcome: kind for kind, outcome in VERDICT_OUTCOME.items()}  # the verdict kind that wins as each outcome
 
 
 def combine(verdicts: Sequence[Verdict]) -> Decision:
+    if not verdicts:  # most decisions: no policy had anything to say
+        return Decision(Outcome.ALLOW)
     outcome = max((VERDICT_OUTCOME.get(v.kind, Outcome.ALLOW) for v in verdicts), default=Outcome.ALLOW)
-    winning_kind = _kind_of(outcome)
+    winning_kind = _KIND_OF.get(outcome)
     winners = [v for v in verdicts if v.kind is winning_kind] if winning_kind else []
     rewrite, notes = _layered_rewrites(verdicts)
     extras: dict[str, JSON] = {}
@@ -102,13 +105,6 @@ def _leaf_paths(prefix: tuple[str, ...], value: Mapping[str, JSON]) -> Iterable[
 def _overlaps(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     shorter = min(len(a), len(b))
     return a[:shorter] == b[:shorter]
-
-
-def _kind_of(outcome: Outcome) -> VerdictKind | None:
-    for kind, value in VERDICT_OUTCOME.items():
-        if value is outcome:
-            return kind
-    return None
 
 
 def _tagged(verdict: Verdict) -> str:

@@ -45,6 +45,23 @@ class TestRedact:
             "id [REDACTED:custom_1] and AKIAIOSFODNN7EXAMPLE"
         )
 
+    def test_only_the_patterns_a_text_can_match_are_run_and_they_match_as_all_of_them_would(self) -> None:
+        """A text is searched with the built-in patterns whose words it holds, in their order: the leftmost
+        match of the first pattern still wins (a bearer token that is a JWT stays a bearer token)."""
+        jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+        assert Masker().redact(f"Authorization: Bearer {jwt} and {jwt}") == (
+            "Authorization: Bearer [REDACTED:bearer] and [REDACTED:jwt]"
+        )
+        assert Masker().redact("token=abc123 see https://u:p4ss@h/x") == (
+            "token=[REDACTED:password] see https://u:[REDACTED:url_password]@h/x"
+        )
+
+    def test_a_non_ascii_text_is_searched_with_every_pattern(self) -> None:
+        """`(?i)` matches the long s (U+017F) as an s, which lower() keeps: the words of a non-ASCII text do not
+        say which patterns can match it, so all of them run (here the AWS secret pattern, not `password`)."""
+        text = "aws_\u017fecret_access_key = " + "A" * 40
+        assert Masker().redact(text) == "aws_\u017fecret_access_key = [REDACTED:aws_secret_key]"
+
     def test_values_of_secret_named_keys_are_redacted_whole(self) -> None:
         out = Masker()({"env": {"API_KEY": "abc", "GITHUB_TOKEN": "x", "password": "p", "count": 3, "path": "/x"}})
         assert out == {

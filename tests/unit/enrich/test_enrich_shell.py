@@ -13,6 +13,7 @@ import bashlex.subst
 import pytest
 
 from hookd.dialects.registry import AGENTS
+from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.shell import build, enrich_shell, parse_shell, parser, tree
 from hookd.types import Caller, Event, NormalisedEvent, ToolCall, ToolKind
 
@@ -814,11 +815,16 @@ def event(tool: ToolCall | None, *, cwd: str, project_dir: str, facts: dict[str,
     )
 
 
+def placed(raw: str, path: str) -> dict[str, Any]:
+    """An argument in the project as enrich_shell gives it, with its facts (hookd.enrich.facts)."""
+    return {**arg(raw, path, True), "tree": path, "unresolved": False, "class": "project"}
+
+
 def test_enrich_shell_adds_the_parse(proj: Path) -> None:
     tool = ToolCall("run_shell_command", ToolKind.SHELL, {"command": "rm -rf ~/x"})
     enriched = enrich_shell(event(tool, cwd=str(proj), project_dir=str(proj)))
     assert enriched.facts["home"] == HOME
-    assert enriched.facts["shell"] == parse("rm -rf ~/x", proj)
+    assert enriched.facts["shell"] == add_arg_facts(parse("rm -rf ~/x", proj), home=HOME, project_dir=str(proj))
     assert enriched.input_document()["shell"]["commands"][0]["argv"] == ["rm", "-rf", f"{HOME}/x"]
 
 
@@ -828,14 +834,14 @@ def test_enrich_shell_runs_in_dir_path_relative_to_the_project(proj: Path, key: 
     spec = AGENTS["gemini"].tools["run_shell_command"]
     tool = ToolCall("run_shell_command", ToolKind.SHELL, {"command": "rm x", key: "pkg"}, spec=spec)
     enriched = enrich_shell(event(tool, cwd="/", project_dir=str(proj)))
-    assert enriched.facts["shell"]["commands"][0]["args"] == [arg("x", f"{proj}/pkg/x", True)]
+    assert enriched.facts["shell"]["commands"][0]["args"] == [placed("x", f"{proj}/pkg/x")]
 
 
 def test_enrich_shell_runs_in_cwd_without_dir_path(proj: Path) -> None:
     (proj / "sub").mkdir()
     tool = ToolCall("Bash", ToolKind.SHELL, {"command": "rm x"})
     enriched = enrich_shell(event(tool, cwd=str(proj / "sub"), project_dir=str(proj)))
-    assert enriched.facts["shell"]["commands"][0]["args"] == [arg("x", f"{proj}/sub/x", True)]
+    assert enriched.facts["shell"]["commands"][0]["args"] == [placed("x", f"{proj}/sub/x")]
 
 
 def test_enrich_shell_uses_this_process_home_without_the_fact(proj: Path) -> None:

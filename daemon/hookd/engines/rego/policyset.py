@@ -2,8 +2,10 @@
 
 At load time hookd reads every package under `data.hookd`, its verdict rules and its constant
 `routing`, and generates a router module with one entry point per distinct set of packages that can
-apply to an (event, tool kind, tool name). A request evaluates just that entry point, so packages that
-do not apply are never evaluated, and the answer is one object {package: {rule: [elements]}}, which
+apply to an (event, tool kind, tool name), and for shell calls to the program names and traits of the
+command line (`commands`, `shell`, `text`: a package that declares them is left out of a shell call
+that holds none of them). A request evaluates just that entry point, so packages that do not apply are
+never evaluated, and the answer is one object {package: {rule: [elements]}}, which
 `verdicts_from_result` maps to verdicts.
 """
 
@@ -12,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,19 @@ ROUTER_PACKAGE = "hookd_router"
 ROUTER_MODULE = "<hookd-router>"
 VERDICT_RULES: Mapping[str, VerdictKind] = {kind.value: kind for kind in VerdictKind}
 _MESSAGE_KEYS = ("reason", "text", "message")
-_ROUTING_KEYS = frozenset({"events", "kinds", "tools"})
+_ROUTING_KEYS = frozenset({"events", "kinds", "tools", "commands", "shell", "text"})
+_SHELL_KEYS = ("commands", "shell", "text")  # what a shell call must hold for the package to be evaluated
+# The traits of a shell call a package can ask to be evaluated for (`routing.shell`), from input.shell:
+SHELL_TRAITS = frozenset(
+    {
+        "redirect-out",  # a redirect whose operator holds `>` (`>`, `>>`, `2>&1`, `&>`, `<>`)
+        "redirect-in",  # a redirect whose operator holds `<` (`<`, `<<`, `<<<`, `<&`, `<>`)
+        "wrapped",  # a command run through a wrapper or runner (`wrappers` not empty) or with `sudo`
+        "dynamic-program",  # a command whose program word holds `$` or a backtick
+        "inline",  # a command with inline interpreter code (`inline`)
+    }
+)
+MAX_SHELL_ROUTED = 6  # shell-routed packages of one route beyond these are evaluated for every shell call
 RouteKey = tuple[str, str | None, str | None]  # (event, tool kind, tool name)
 
 
@@ -175,7 +190,8 @@ def load_policy_set(policy_dir: Path) -> PolicySet:
     try:
         engine.add_policy(ROUTER_MODULE, router_source)
         engine.set_input({})
-        for rule in set(routes.values()) - {""}:
+        router = Router(routes)
+        for rule in router.rules():
             engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}")  # compile, and catch conflicts now
     except Exception as exc:
         raise PolicyLoadError(f"policies in {policy_dir} do not evaluate: {one_line(str(exc))}") from None
@@ -185,20 +201,132 @@ def load_policy_set(policy_dir: Path) -> PolicySet:
         tuple(modules),
         tuple(data),
         tuple(packages),
-        Router(routes),
+        router,
         router_source,
         _revision(modules),
     )
 
 
-class Router:
-    """Which router rule decides a document: one per (event, tool kind, tool name), "" when no package applies."""
+@dataclass(frozen=True, slots=True)
+class ShellCondition:
+    """When a package that declares `commands`, `shell` or `text` is evaluated for a shell call: a command
+    of one of these names (or beginning with one of `prefixes`: `mkfs*`; or of a name with one of its
+    words in argv: `git push`), one of these traits, or one of these texts in the command line."""
 
-    def __init__(self, routes: Mapping[RouteKey, str]) -> None:
-        self._routes = dict(routes)
-        self._cache: dict[RouteKey, str] = {}
+    package: str
+    names: frozenset[str]
+    prefixes: tuple[str, ...]
+    words: frozenset[tuple[str, str]]
+    traits: frozenset[str]
+    texts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, package: PackageInfo) -> ShellCondition | None:
+        if not any(key in package.routing for key in _SHELL_KEYS):
+            return None
+        commands = package.routing.get("commands", frozenset())
+        plain = {c for c in commands if " " not in c}
+        return cls(
+            package.name,
+            frozenset(c for c in plain if not c.endswith("*")),
+            tuple(sorted(c[:-1] for c in plain if c.endswith("*"))),
+            frozenset((name, word) for name, word in (c.split(" ", 1) for c in commands if " " in c)),
+            package.routing.get("shell", frozenset()),
+            tuple(sorted(package.routing.get("text", ()))),
+        )
+
+    def holds(self, line: ShellLine) -> bool:
+        return (
+            not self.names.isdisjoint(line.names)
+            or not self.traits.isdisjoint(line.traits)
+            or not self.words.isdisjoint(line.words)
+            or any(name.startswith(self.prefixes) for name in line.names)
+            or any(text in line.source for text in self.texts)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ShellLine:
+    """What the shell conditions look at in `input.shell`, found in one pass over its commands."""
+
+    names: frozenset[str]
+    traits: frozenset[str]
+    words: frozenset[tuple[str, str]]  # (name, word of its argv), for the names in `word_names` only
+    source: str
+
+    @classmethod
+    def of(cls, shell: Mapping[str, Any], word_names: frozenset[str] = frozenset()) -> ShellLine:
+        names: set[str] = set()
+        traits: set[str] = set()
+        words: set[tuple[str, str]] = set()
+        for command in shell["commands"]:
+            if not isinstance(command, dict):
+                continue
+            name = command.get("name")
+            argv = command.get("argv")
+            if isinstance(name, str):
+                names.add(name)
+                if name in word_names and isinstance(argv, list):
+                    words.update((name, w) for w in argv if isinstance(w, str))
+            if isinstance(argv, list) and argv and isinstance(argv[0], str) and ("$" in argv[0] or "`" in argv[0]):
+                traits.add("dynamic-program")
+            if command.get("inline") not in (None, False):
+                traits.add("inline")
+            if command.get("sudo") is True or command.get("wrappers"):
+                traits.add("wrapped")
+            for redirect in command.get("redirects") or ():
+                op = redirect.get("op") if isinstance(redirect, dict) else None
+                if isinstance(op, str):
+                    if ">" in op:
+                        traits.add("redirect-out")
+                    if "<" in op:
+                        traits.add("redirect-in")
+        source = shell.get("source")
+        return cls(frozenset(names), frozenset(traits), frozenset(words), source if isinstance(source, str) else "")
+
+
+def parsed_shell(document: Mapping[str, JSON]) -> Mapping[str, Any] | None:
+    """`input.shell` when it holds a clean parse (commands, no parse error), else None: then a package is
+    evaluated whatever it declares, so that a rule about what could not be read still runs."""
+    shell = document.get("shell")
+    if (
+        not isinstance(shell, dict)
+        or shell.get("parse_error") is not False
+        or not isinstance(shell.get("commands"), list)
+    ):
+        return None
+    return shell
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The router rules of one (event, tool kind, tool name): `every` holds every package that applies; for
+    a shell call, `by_held` is the rule for each set of the shell-routed packages whose conditions hold."""
+
+    every: str
+    conditions: tuple[ShellCondition, ...] = ()
+    by_held: Mapping[frozenset[str], str] = field(default_factory=dict)
+    word_names: frozenset[str] = frozenset()  # the names of the conditions' `name word` entries
 
     def rule_for(self, document: Mapping[str, JSON]) -> str:
+        if not self.conditions:
+            return self.every
+        shell = parsed_shell(document)
+        if shell is None:
+            return self.every
+        line = ShellLine.of(shell, self.word_names)
+        return self.by_held[frozenset(c.package for c in self.conditions if c.holds(line))]
+
+
+class Router:
+    """Which router rule decides a document: one per (event, tool kind, tool name) and, for shell calls, per
+    set of the packages whose `commands`/`shell`/`text` the command line holds; "" when no package applies."""
+
+    def __init__(self, routes: Mapping[RouteKey, Route]) -> None:
+        self._routes = dict(routes)
+        self._cache: dict[RouteKey, Route] = {}
+
+    def route_for(self, document: Mapping[str, JSON]) -> Route:
         tool = document.get("tool")
         kind, name = (tool.get("kind"), tool.get("name")) if isinstance(tool, dict) else (None, None)
         key = (
@@ -209,15 +337,30 @@ class Router:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        rule = self._routes.get(key)
-        if rule is None:
-            rule = self._routes.get((key[0], key[1], None), "")
+        route = self._routes.get(key)
+        if route is None:
+            route = self._routes.get((key[0], key[1], None), _NO_ROUTE)
         if len(self._cache) < 4096:
-            self._cache[key] = rule
-        return rule
+            self._cache[key] = route
+        return route
+
+    def rule_for(self, document: Mapping[str, JSON]) -> str:
+        return self.route_for(document).rule_for(document)
+
+    def rule_for_every(self, document: Mapping[str, JSON]) -> str:
+        """The rule of every package the (event, kind, tool) applies to, shell conditions aside (what a
+        command line hookd could not parse gets)."""
+        return self.route_for(document).every
 
     def rules(self) -> set[str]:
-        return set(self._routes.values()) - {""}
+        found = set()
+        for route in self._routes.values():
+            found.add(route.every)
+            found.update(route.by_held.values())
+        return found - {""}
+
+
+_NO_ROUTE = Route("")
 
 
 def _packages(engine: Any, modules: Sequence[RegoModule]) -> list[PackageInfo]:
@@ -242,12 +385,19 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     if value is None:
         return {}
     if not isinstance(value, dict) or not set(value) <= _ROUTING_KEYS:
-        raise PolicyLoadError(f"{package}.routing must be an object with keys events, kinds, tools; got {value!r}")
+        raise PolicyLoadError(
+            f"{package}.routing must be an object with keys {', '.join(sorted(_ROUTING_KEYS))}; got {value!r}"
+        )
     routing: dict[str, frozenset[str]] = {}
     for key, items in value.items():
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             raise PolicyLoadError(f"{package}.routing.{key} must be a list of strings")
         routing[key] = frozenset(items)
+    unknown_traits = routing.get("shell", frozenset()) - SHELL_TRAITS
+    if unknown_traits:
+        raise PolicyLoadError(
+            f"{package}.routing.shell names unknown traits {sorted(unknown_traits)}; known: {sorted(SHELL_TRAITS)}"
+        )
     unknown_events = routing.get("events", frozenset()) - {e.value for e in Event}
     unknown_kinds = routing.get("kinds", frozenset()) - {k.value for k in ToolKind}
     if unknown_events or unknown_kinds:
@@ -255,27 +405,41 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     return routing
 
 
-def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, str], str]:
-    """One router rule per distinct set of applicable packages over every (event, kind, tool)."""
+def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route], str]:
+    """One router rule per distinct set of applicable packages over every (event, kind, tool) and, for
+    shell calls, over every subset of the packages that declare shell conditions."""
     tools: list[str | None] = [None, *sorted({t for p in packages for t in p.routing.get("tools", ())})]
     kinds: list[str | None] = [None, *(k.value for k in ToolKind)]
-    routes: dict[RouteKey, str] = {}
+    routes: dict[RouteKey, Route] = {}
     rule_of_set: dict[tuple[str, ...], str] = {}
+
+    def rule(names: Sequence[str]) -> str:
+        return rule_of_set.setdefault(tuple(names), f"r{len(rule_of_set)}") if names else ""
+
     for event in Event:
         for kind in kinds:
             for tool in tools:
-                names = tuple(p.name for p in packages if p.applies(event.value, kind, tool))
-                if not names:
-                    routes[(event.value, kind, tool)] = ""
+                applying = [p for p in packages if p.applies(event.value, kind, tool)]
+                every = rule([p.name for p in applying])
+                conditions = [c for p in applying if (c := ShellCondition.of(p)) is not None]
+                if kind != ToolKind.SHELL.value or not conditions:
+                    routes[(event.value, kind, tool)] = Route(every)
                     continue
-                rule = rule_of_set.setdefault(names, f"r{len(rule_of_set)}")
-                routes[(event.value, kind, tool)] = rule
+                conditions = conditions[:MAX_SHELL_ROUTED]  # the rest are evaluated for every shell call
+                routed = {c.package for c in conditions}
+                by_held = {}
+                for size in range(len(conditions) + 1):
+                    for held in combinations(routed, size):
+                        chosen = [p.name for p in applying if p.name not in routed or p.name in held]
+                        by_held[frozenset(held)] = rule(chosen)
+                word_names = frozenset(name for c in conditions for name, _ in c.words)
+                routes[(event.value, kind, tool)] = Route(every, tuple(conditions), by_held, word_names)
     by_name = {p.name: p for p in packages}
     lines = [f"package {ROUTER_PACKAGE}", ""]
-    for names, rule in rule_of_set.items():
+    for names, name in rule_of_set.items():
         # One package a line: regorus refuses a line longer than 1,024 columns.
         entries = "".join(f"\t{_package_entry(by_name[n])},\n" for n in names)
-        lines.append(f"{rule} := {{\n{entries}}}")
+        lines.append(f"{name} := {{\n{entries}}}")
     return routes, "\n".join(lines) + "\n"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.paths import PathResolver, event_home
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
@@ -281,9 +282,9 @@ def parse_shell(command: str, *, home: str, base_dir: str, project_dir: str, max
 
 
 def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
-    """Adds `shell` to events of shell tools; other events pass unchanged. The command runs in the
-    tool's working-directory argument when it gives one (its ToolSpec's cwd_args), else in the session's
-    `cwd`."""
+    """Adds `shell` (with the facts of hookd.enrich.facts) to events of shell tools; other events pass
+    unchanged. The command runs in the tool's working-directory argument when it gives one (its ToolSpec's
+    cwd_args), else in the session's `cwd`."""
     tool = event.tool
     if tool is None or tool.kind is not ToolKind.SHELL:
         return event
@@ -297,4 +298,5 @@ def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
     dir_path = next((tool.input[arg] for arg in cwd_args if arg in tool.input), None)
     if isinstance(dir_path, str) and dir_path:
         base_dir = PathResolver(home=home, project_dir=project_dir).absolute(dir_path, project_dir)
-    return event.with_facts(shell=parse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir))
+    shell = parse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir)
+    return event.with_facts(shell=add_arg_facts(shell, home=event.facts.get("home"), project_dir=project_dir))

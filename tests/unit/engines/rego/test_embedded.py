@@ -125,7 +125,7 @@ class TestLoading:
         with pytest.raises(PolicyLoadError, match="unknown events/kinds"):
             RegoEmbeddedEngine.load(tmp_path)
         write(tmp_path, {"p.rego": 'package hookd.p\nrouting := {"evnts": ["BeforeTool"]}\n'})
-        with pytest.raises(PolicyLoadError, match="keys events, kinds, tools"):
+        with pytest.raises(PolicyLoadError, match="keys commands, events, kinds, shell, text, tools"):
             RegoEmbeddedEngine.load(tmp_path)
 
     def test_bad_data_json_and_missing_dir(self, tmp_path: Path) -> None:

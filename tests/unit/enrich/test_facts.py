@@ -1,0 +1,176 @@
+"""hookd.enrich.facts: the per-argument facts of `input.shell`, and their Rego twin in destructive_shell.
+
+The policy computes the same facts itself for an input that lacks them (`_arg_facts`); the differential test
+runs both over every command of the corpus and the case files and over hand-picked edges, so a fact computed
+wrongly on either side fails here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import regorus
+
+from hookd.enrich.facts import FACTS_VERSION, add_arg_facts, arg_class, static_dir, tree_of
+from hookd.enrich.shell import enrich_shell, parse_shell
+from hookd.types import Caller, Event, NormalisedEvent, ToolCall, ToolKind
+
+ROOT = Path(__file__).resolve().parents[3]
+POLICY = ROOT / "policies" / "destructive_shell"
+
+EDGES = [
+    "rm -rf /", "rm -rf /*", "rm -rf /.*", "rm -rf ~", "rm -rf ~/", "rm -rf ~/*", "rm -rf /home", "rm -rf /home/",
+    "rm -rf /usr", "rm -rf /usr/local/x", "rm -rf /opt", "rm -rf /opt/x", "rm -rf /tmp", "rm -rf /tmp/",
+    "rm -rf /tmp/x", "rm -rf /tmp/hookd-0", "rm -rf /var/tmp/y", "rm -rf /private/tmp/z", "rm -rf /private/x",
+    "rm -rf .", "rm -rf *", "rm -rf ./*", "rm -rf build", "rm -rf ../x", "rm -rf ../../..", "rm -rf $X",
+    "rm -rf /tmp/$X", "rm -rf /$X", "rm -rf $HOME/$X", "rm -rf ~/proj/$X", "rm -rf /home/alice/$X",
+    "rm -rf `pwd`/x", "rm -rf /srv/`id`", "rm -rf \"/tmp/a\nb/$X\"", "rm -rf \"/tmp/$X\n/etc\"", "rm -rf <(x)",
+    "cd /tmp && rm -rf build", "cd $D && rm -rf x", "chmod -R 777 /", "chown -R u /home/alice", "rm -rf /System/L",
+    "rm -rf /Users", "rm -rf /etc/", "rm -rf //", "rm -rf /lib64/x", "rm -rf x/.*",
+]  # fmt: skip
+SETTINGS = [
+    ("/home/alice", "/home/alice/proj"),
+    ("/home/alice/", "/tmp/work/proj/"),
+    ("/", "/usr/src/proj"),
+    ("/root", "/"),
+]
+
+
+def corpus_commands() -> list[str]:
+    commands = []
+    for path in sorted((ROOT / "policies" / "corpus").glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            entry = json.loads(line)
+            if isinstance(entry.get("command"), str):
+                commands.append(entry["command"])
+    for path in sorted((ROOT / "policies").glob("*/cases/*.json")):
+        for case in json.loads(path.read_text()):
+            command = case["payload"].get("tool_input", {}).get("command")
+            if isinstance(command, str):
+                commands.append(command)
+    return commands
+
+
+def shell_of(command: str, home: str, project: str) -> dict[str, Any]:
+    text = command.replace("${HOME}", home.rstrip("/") or "/").replace("${PROJECT}", project)
+    shell = parse_shell(text, home=home.rstrip("/") or "/", base_dir=project, project_dir=project)
+    return add_arg_facts(shell, home=home, project_dir=project)
+
+
+@pytest.fixture(scope="module")
+def rego() -> Any:
+    engine = regorus.Engine()
+    engine.set_rego_v0(False)
+    engine.add_policy("policy.rego", (POLICY / "policy.rego").read_text())
+    engine.add_data({"destructive_shell": json.loads((POLICY / "data.json").read_text())})
+    engine.add_policy(
+        "probe.rego",
+        "package probe\n"
+        "facts := [data.hookd.destructive_shell._arg_facts(a) | some c in input.shell.commands; some a in c.args]\n",
+    )
+    return engine
+
+
+def rego_facts(engine: Any, shell: dict[str, Any], home: str, project: str) -> list[dict[str, Any]]:
+    engine.set_input({"home": home, "project_dir": project, "shell": shell})
+    return json.loads(engine.eval_rule_as_json("data.probe.facts"))  # type: ignore[no-any-return]
+
+
+def python_facts(shell: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{k: a[k] for k in ("tree", "class", "unresolved")} for c in shell["commands"] for a in c["args"]]
+
+
+@pytest.mark.parametrize(("home", "project"), SETTINGS)
+def test_python_and_rego_facts_agree_over_the_corpus(rego: Any, home: str, project: str) -> None:
+    commands = [*EDGES, *corpus_commands()]
+    assert len(commands) > 900
+    classes: set[str] = set()
+    for command in commands:
+        shell = shell_of(command, home, project)
+        ours = python_facts(shell)
+        assert ours == rego_facts(rego, shell, home, project), command
+        classes.update(f["class"] for f in ours)
+    if home == "/home/alice":
+        assert classes == {"root", "home", "system", "project-root", "outside", "unresolved", "project", "scratch"}
+
+
+@pytest.mark.parametrize(
+    ("path", "tree"),
+    [("/", "/"), ("/*", "/"), ("/.*", "/"), ("/a/*", "/a"), ("/a/.*", "/a"), ("/a/b*", "/a/b*"), ("/a", "/a")],
+)
+def test_tree_strips_one_trailing_glob(path: str, tree: str) -> None:
+    assert tree_of(path) == tree
+
+
+@pytest.mark.parametrize(
+    ("raw", "path", "in_project", "expected"),
+    [
+        ("/", "/", False, "root"),
+        ("~/x/..", "/home/alice", False, "home"),
+        ("/home", "/home", False, "home"),
+        ("/usr/lib", "/usr/lib", False, "system"),
+        ("/usr/src/p/x", "/usr/src/p/x", True, "project"),
+        ("/opt", "/opt", False, "system"),
+        ("/opt/x", "/opt/x", False, "outside"),
+        (".", "/home/alice/proj", True, "project-root"),
+        ("*", "/home/alice/proj/*", True, "project-root"),
+        ("build", "/home/alice/proj/build", True, "project"),
+        ("/tmp/x", "/tmp/x", False, "scratch"),
+        ("/tmp/hookd-0", "/tmp/hookd-0", False, "outside"),
+        ("/tmp/$X", "/tmp/$X", False, "outside"),
+        ("$X", "/home/alice/proj/$X", False, "unresolved"),
+        ("/home/alice/$X", "/home/alice/$X", False, "unresolved"),
+        ("/srv/`id`", "/srv/`id`", False, "outside"),
+        ("/tmp/$X\n/etc", "/tmp/$X\n/etc", False, "outside"),  # the regex cuts nothing: `.` stops at the newline
+    ],
+)
+def test_arg_class(raw: str, path: str, in_project: bool, expected: str) -> None:
+    arg = {"raw": raw, "path": path, "in_project": in_project}
+    assert arg_class(arg, tree_of(path), home="/home/alice", project="/home/alice/proj") == expected
+
+
+def test_without_a_home_nothing_is_home() -> None:
+    arg = {"raw": "/home", "path": "/home", "in_project": False}
+    assert arg_class(arg, "/home", home=None, project="/p") == "system"
+    assert arg_class(arg, "/home", home="", project="/p") == "system"
+
+
+def test_static_dir_cuts_where_the_policy_regex_does() -> None:
+    assert static_dir("/tmp/x$Y") == "/tmp"
+    assert static_dir("/x$Y") == "/"
+    assert static_dir("$X/y") is None
+    assert static_dir("a/$X") is None
+    assert static_dir("/tmp/$X\n/etc/y") == "/tmp/$X\n/etc"  # no `$` after the last newline: nothing cut
+
+
+def event(command: str, project: str, facts: dict[str, Any]) -> NormalisedEvent:
+    return NormalisedEvent(
+        client="gemini",
+        event=Event.BEFORE_TOOL,
+        client_event="BeforeTool",
+        session_id="s",
+        tool=ToolCall("run_shell_command", ToolKind.SHELL, {"command": command}),
+        payload={},
+        cwd=project,
+        project_dir=project,
+        caller=Caller(uid=1000, gid=1000, pid=1),
+        facts=facts,
+    )
+
+
+def test_enrich_shell_adds_the_facts_from_the_input_home(tmp_path: Path) -> None:
+    project = str(tmp_path)
+    enriched = enrich_shell(event("rm -rf /home/alice/x/.. build", project, {"home": "/home/alice"}))
+    shell = enriched.input_document()["shell"]
+    assert isinstance(shell, dict)
+    assert shell["facts"] == FACTS_VERSION
+    assert [(a["tree"], a["class"], a["unresolved"]) for a in shell["commands"][0]["args"]] == [
+        ("/home/alice", "home", False),
+        (f"{project}/build", "project", False),
+    ]
+    # no `home` in the input: the policies see none, and neither do the facts
+    bare = enrich_shell(event("rm -rf /home", project, {})).input_document()["shell"]
+    assert isinstance(bare, dict)
+    assert bare["commands"][0]["args"][0]["class"] == "system"
