@@ -4,9 +4,12 @@ Evaluates, on the embedded engine the daemon builds, each package's verdict rule
 router's entry for that package) for each of the bench's five payloads and summed over the recorded
 trace (bench/trace/e2e-sessions.json, each call evaluated once per pass, only the packages the router
 sends it to). Interleaved in rounds, medians printed. With --rules, each verdict rule of each package too.
+With --shapes, the shell shapes of tests/pathological.py under the caps instead of the bench payloads
+(the 250-path `rm -rf`, `find`, `curl | sh`, …; `--only TEXT` keeps the shapes whose name holds it).
 
   .cache/venv/bin/python bench/rego_packages.py [--rounds 3] [--calls 300] [--rules] [--policies DIR]
       [--against DIR]    # before → after: DIR (e.g. `git archive REV policies | tar -x -C /tmp/x`) against --policies
+      [--shapes [--only TEXT]]
 """
 
 from __future__ import annotations
@@ -35,9 +38,25 @@ ROOT = Path(__file__).resolve().parents[1]
 LABELS = ["git status&&ls", "rm -rf ~/", "write app.py", "write .env", "read README"]  # bench/run.py's PAYLOADS
 
 
-def trace_documents(policies: Path) -> list[dict[str, Any]]:
-    """The enriched input document of every call of the recorded trace."""
-    calls = json.loads(TRACE.read_text())["calls"]
+def shape_calls(only: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """The shell shapes of tests/pathological.py that the policies evaluate (not over a cap), as trace calls."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from pathological import SHAPES
+
+    chosen = [s for s in SHAPES if "command" in s.fields.get("tool_input", {}) and not s.rule.startswith("input")]
+    chosen = [s for s in chosen if only in s.name]
+    calls = [
+        {"client": "gemini", "event": s.event, "env": {"HOME": "/home/u"}, "cwd": "/work/project",
+         "payload": json.dumps({"session_id": "s", "cwd": "/work/project", "hook_event_name": s.event, **s.fields})}
+        for s in chosen
+    ]  # fmt: skip
+    return [s.name[:14] for s in chosen], calls
+
+
+def trace_documents(policies: Path, calls: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The enriched input document of every call of the recorded trace (or of `calls`)."""
+    if calls is None:
+        calls = json.loads(TRACE.read_text())["calls"]
     pipeline, _ = build_pipeline(Config(), load_engine(Config(), policies), probe=lambda _pid: False)
     caller = Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid())
 
@@ -132,10 +151,17 @@ def main() -> int:
     parser.add_argument("--rules", action="store_true", help="each verdict rule on its own too")
     parser.add_argument("--policies", type=Path, default=ROOT / "policies")
     parser.add_argument("--against", type=Path, help="a second policy directory, measured interleaved (before/after)")
+    parser.add_argument("--shapes", action="store_true", help="the pathological shell shapes, not the bench payloads")
+    parser.add_argument("--only", default="", help="with --shapes: the shapes whose name holds this text")
     args = parser.parse_args()
     policies = args.policies.resolve()
-    with tempfile.TemporaryDirectory(prefix="hookd-rego-") as name:
-        documents = [dict(h.event.input_document()) for h in handled_samples(policies, Path(name))]
+    labels = LABELS
+    if args.shapes:
+        labels, calls = shape_calls(args.only)
+        documents = trace_documents(policies, calls)
+    else:
+        with tempfile.TemporaryDirectory(prefix="hookd-rego-") as name:
+            documents = [dict(h.event.input_document()) for h in handled_samples(policies, Path(name))]
     trace = trace_documents(policies)
     subjects = [Subject(policies, documents, trace, args.rules)]
     if args.against:
@@ -145,7 +171,7 @@ def main() -> int:
             for subject in subjects:
                 if probe in subject.probes:
                     subject.round(probe, args.calls)
-    heads = [*LABELS, "trace"]
+    heads = [*labels, "trace"]
     print(f"{'package / rule (µs; 0 = not routed)':44}" + "".join(f"{h:>15}" for h in heads))
     for probe in subjects[-1].probes:
         last = subjects[-1]

@@ -24,14 +24,17 @@
 package hookd.destructive_shell
 
 # Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): a program
-# name of interest (every name a rule looks at is in watched_programs, the rest are listed here), a
-# program word with an expansion, inline code, a redirect onto a file, a wrapper or sudo, or a `{` in
-# the text (the fork bomb); and always when the command line could not be parsed. `git status`, `ls`,
-# `npm test` are not evaluated at all.
+# name of interest (every name a rule looks at is in watched_programs, the rest are listed here; git
+# only with a sub-command the git rules gate on), a program word with an expansion, inline code, a
+# redirect onto a file, a wrapper or sudo, or a `{` in the text (the fork bomb); and always when the
+# command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["shell"],
-	"commands": array.concat(data.destructive_shell.watched_programs, ["git", "eval", "source", ".", "at", "batch", "crontab", "mkfs*"]),
+	"commands": array.concat(data.destructive_shell.watched_programs, [
+		"git push", "git reset", "git checkout", "git switch", "git restore", "git clean",
+		"eval", "source", ".", "at", "batch", "crontab", "mkfs*",
+	]),
 	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped"],
 	"text": ["{"],
 }
@@ -268,42 +271,43 @@ _hot_deny contains v if {
 	some v in _files_deny
 }
 
-_files_deny contains {"id": id, "reason": _rm_reason(a)} if {
+# (the reason written out in each body: a function call per path costs as much as the rest of it)
+_files_deny contains {"id": id, "reason": reason} if {
 	"rm" in _names
 	_facts_given
 	some i in _rm_r
 	some a in input.shell.commands[i].args
 	id := _rm_ids[a.class]
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[a.class], a.tree])
 }
 
-_files_deny contains {"id": id, "reason": _rm_reason(f)} if {
+_files_deny contains {"id": id, "reason": reason} if {
 	"rm" in _names
 	not _facts_given
 	some i in _rm_r
 	some a in input.shell.commands[i].args
 	f := _arg_facts(a)
 	id := _rm_ids[f.class]
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[f.class], f.tree])
 }
 
-_rm_reason(f) := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[f.class], f.tree])
-
-_hot_ask contains {"id": "rm-rf-unresolved", "reason": _unresolved_reason(a)} if {
+_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
 	"rm" in _names
 	_facts_given
 	some i in _rm_r
 	some a in input.shell.commands[i].args
 	a.unresolved == true
+	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
 }
 
-_hot_ask contains {"id": "rm-rf-unresolved", "reason": _unresolved_reason(a)} if {
+_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
 	"rm" in _names
 	not _facts_given
 	some i in _rm_r
 	some a in input.shell.commands[i].args
 	_unresolved(a)
+	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
 }
-
-_unresolved_reason(a) := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
 
 # The facts of an argument the input does not hold them for: as hookd.enrich.facts computes them (the
 # Python twin; tests/unit/enrich/test_facts.py compares the two over the corpus).
@@ -365,7 +369,7 @@ _unresolved(a) if contains(a.raw, "$")
 
 _unresolved(a) if contains(a.raw, "`")
 
-_is_unresolved(a) := true if {
+_is_unresolved(a) if {
 	_unresolved(a)
 } else := false
 

@@ -94,7 +94,7 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 
 test_routing_is_before_tool_shell if {
 	object.remove(routing, ["commands", "shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
-	every name in ["rm", "git", "curl", "sudo", "dd", "eval", "at", "mkfs*"] {
+	every name in ["rm", "git push", "git clean", "curl", "sudo", "dd", "eval", "at", "mkfs*"] {
 		name in routing.commands
 	}
 	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped"]

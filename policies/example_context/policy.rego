@@ -7,8 +7,8 @@
 #     in hookd.destructive_shell and hookd.example_rewrite.
 package hookd.example_context
 
-# No `kinds`: SessionStart has no tool. A shell call only with git on the line (or unparsed).
-routing := {"events": ["SessionStart", "AfterTool"], "commands": ["git"]}
+# No `kinds`: SessionStart has no tool. A shell call only with `git push` on the line (or unparsed).
+routing := {"events": ["SessionStart", "AfterTool"], "commands": ["git push"]}
 
 context contains {"id": "session-guard", "text": text} if {
 	input.event == "SessionStart"

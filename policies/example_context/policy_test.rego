@@ -49,7 +49,7 @@ _t_message(inp) := _t_ids(m) if m := message with input as inp
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	routing == {"events": ["SessionStart", "AfterTool"], "commands": ["git"]}
+	routing == {"events": ["SessionStart", "AfterTool"], "commands": ["git push"]}
 }
 
 test_session_start_context_and_message if {

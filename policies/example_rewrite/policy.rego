@@ -9,7 +9,7 @@
 # data.json keeps the same branch list so the two packages never both act on one command.
 package hookd.example_rewrite
 
-routing := {"events": ["BeforeTool"], "kinds": ["shell"], "commands": ["git"]}
+routing := {"events": ["BeforeTool"], "kinds": ["shell"], "commands": ["git push"]}
 
 _cfg := data.example_rewrite
 

@@ -43,7 +43,7 @@ _t_none(inp) if count(_t_rewrites(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	routing == {"events": ["BeforeTool"], "kinds": ["shell"], "commands": ["git"]}
+	routing == {"events": ["BeforeTool"], "kinds": ["shell"], "commands": ["git push"]}
 }
 
 test_force_feature_branch_rewritten if {

@@ -22,11 +22,11 @@
 package hookd.protected_paths
 
 # Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): a writing program or
-# one of the other names in watched_programs, git (config), or a `>` redirect.
+# one of the other names in watched_programs, `git config`, or a `>` redirect.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["write", "edit", "shell"],
-	"commands": array.concat(data.protected_paths.watched_programs, ["git"]),
+	"commands": array.concat(data.protected_paths.watched_programs, ["git config"]),
 	"shell": ["redirect-out"],
 }
 
@@ -174,8 +174,11 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 # that one regex instead of some 25 string tests. Behind it, a segment is looked for with contains
 # before the exact segment test, and a pattern runs its regex only under its literal `prefix`.
 _protected(p) := _protected_lists(p) | _protected_builtin(p) if {
-	regex.match(concat("|", [data.protected_paths.quick_pattern, `/run/user/|\.claude/|/\.git|\.env`]), p)
+	regex.match(_quick_re, p)
 } else := set()
+
+# (a rule: built once per evaluation, not once per path as inside the function)
+_quick_re := concat("|", [data.protected_paths.quick_pattern, `/run/user/|\.claude/|/\.git|\.env`])
 
 _protected_lists(p) := (({m |
 	some e in data.protected_paths.segments

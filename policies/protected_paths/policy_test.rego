@@ -94,7 +94,7 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 
 test_routing if {
 	object.remove(routing, ["commands"]) == {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell"], "shell": ["redirect-out"]}
-	every name in ["tee", "cp", "mv", "rm", "sed", "dd", "find", "kill", "systemctl", "hookd", "git"] {
+	every name in ["tee", "cp", "mv", "rm", "sed", "dd", "find", "kill", "systemctl", "hookd", "git config"] {
 		name in routing.commands
 	}
 }

@@ -19,11 +19,11 @@
 package hookd.secret_reads
 
 # Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): a reading, copying or
-# uploading program (watched_programs), git (show, cat-file), or a `<` redirect.
+# uploading program (watched_programs), `git show` or `git cat-file`, or a `<` redirect.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["read", "shell"],
-	"commands": array.concat(data.secret_reads.watched_programs, ["git"]),
+	"commands": array.concat(data.secret_reads.watched_programs, ["git show", "git cat-file"]),
 	"shell": ["redirect-in"],
 }
 
@@ -225,8 +225,11 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 # shortcut off), and `/.ssh`, `.env` and the glob characters for the rules that are not lists.
 # An ordinary path costs that one regex instead of some 30 string tests.
 _secret(p) := _secret_literal(p) | _secret_glob(p) if {
-	regex.match(concat("|", [data.secret_reads.quick_pattern, `/\.ssh|\.env|[*?\[{]`]), p)
+	regex.match(_quick_re, p)
 } else := set()
+
+# (a rule: built once per evaluation, not once per path as inside the function)
+_quick_re := concat("|", [data.secret_reads.quick_pattern, `/\.ssh|\.env|[*?\[{]`])
 
 # The data.json lists of credential files and directories, and then the rules that are not lists,
 # each behind its own test that every match of theirs passes. (_secret_glob tries sample names here.)

@@ -86,7 +86,7 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 
 test_routing if {
 	object.remove(routing, ["commands"]) == {"events": ["BeforeTool"], "kinds": ["read", "shell"], "shell": ["redirect-in"]}
-	every name in ["cat", "grep", "cp", "scp", "curl", "wget", "dd", "tar", "rg", "git"] {
+	every name in ["cat", "grep", "cp", "scp", "curl", "wget", "dd", "tar", "rg", "git show", "git cat-file"] {
 		name in routing.commands
 	}
 }

@@ -210,12 +210,13 @@ def load_policy_set(policy_dir: Path) -> PolicySet:
 @dataclass(frozen=True, slots=True)
 class ShellCondition:
     """When a package that declares `commands`, `shell` or `text` is evaluated for a shell call: a command
-    of one of these names (or beginning with one of `prefixes`: `mkfs*`), one of these traits, or one of
-    these texts in the command line."""
+    of one of these names (or beginning with one of `prefixes`: `mkfs*`; or of a name with one of its
+    words in argv: `git push`), one of these traits, or one of these texts in the command line."""
 
     package: str
     names: frozenset[str]
     prefixes: tuple[str, ...]
+    words: frozenset[tuple[str, str]]
     traits: frozenset[str]
     texts: tuple[str, ...]
 
@@ -224,10 +225,12 @@ class ShellCondition:
         if not any(key in package.routing for key in _SHELL_KEYS):
             return None
         commands = package.routing.get("commands", frozenset())
+        plain = {c for c in commands if " " not in c}
         return cls(
             package.name,
-            frozenset(c for c in commands if not c.endswith("*")),
-            tuple(sorted(c[:-1] for c in commands if c.endswith("*"))),
+            frozenset(c for c in plain if not c.endswith("*")),
+            tuple(sorted(c[:-1] for c in plain if c.endswith("*"))),
+            frozenset((name, word) for name, word in (c.split(" ", 1) for c in commands if " " in c)),
             package.routing.get("shell", frozenset()),
             tuple(sorted(package.routing.get("text", ()))),
         )
@@ -236,6 +239,7 @@ class ShellCondition:
         return (
             not self.names.isdisjoint(line.names)
             or not self.traits.isdisjoint(line.traits)
+            or not self.words.isdisjoint(line.words)
             or any(name.startswith(self.prefixes) for name in line.names)
             or any(text in line.source for text in self.texts)
         )
@@ -247,19 +251,23 @@ class ShellLine:
 
     names: frozenset[str]
     traits: frozenset[str]
+    words: frozenset[tuple[str, str]]  # (name, word of its argv), for the names in `word_names` only
     source: str
 
     @classmethod
-    def of(cls, shell: Mapping[str, Any]) -> ShellLine:
+    def of(cls, shell: Mapping[str, Any], word_names: frozenset[str] = frozenset()) -> ShellLine:
         names: set[str] = set()
         traits: set[str] = set()
+        words: set[tuple[str, str]] = set()
         for command in shell["commands"]:
             if not isinstance(command, dict):
                 continue
             name = command.get("name")
+            argv = command.get("argv")
             if isinstance(name, str):
                 names.add(name)
-            argv = command.get("argv")
+                if name in word_names and isinstance(argv, list):
+                    words.update((name, w) for w in argv if isinstance(w, str))
             if isinstance(argv, list) and argv and isinstance(argv[0], str) and ("$" in argv[0] or "`" in argv[0]):
                 traits.add("dynamic-program")
             if command.get("inline") not in (None, False):
@@ -274,7 +282,7 @@ class ShellLine:
                     if "<" in op:
                         traits.add("redirect-in")
         source = shell.get("source")
-        return cls(frozenset(names), frozenset(traits), source if isinstance(source, str) else "")
+        return cls(frozenset(names), frozenset(traits), frozenset(words), source if isinstance(source, str) else "")
 
 
 def parsed_shell(document: Mapping[str, JSON]) -> Mapping[str, Any] | None:
@@ -298,6 +306,7 @@ class Route:
     every: str
     conditions: tuple[ShellCondition, ...] = ()
     by_held: Mapping[frozenset[str], str] = field(default_factory=dict)
+    word_names: frozenset[str] = frozenset()  # the names of the conditions' `name word` entries
 
     def rule_for(self, document: Mapping[str, JSON]) -> str:
         if not self.conditions:
@@ -305,7 +314,7 @@ class Route:
         shell = parsed_shell(document)
         if shell is None:
             return self.every
-        line = ShellLine.of(shell)
+        line = ShellLine.of(shell, self.word_names)
         return self.by_held[frozenset(c.package for c in self.conditions if c.holds(line))]
 
 
@@ -423,7 +432,8 @@ def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route
                     for held in combinations(routed, size):
                         chosen = [p.name for p in applying if p.name not in routed or p.name in held]
                         by_held[frozenset(held)] = rule(chosen)
-                routes[(event.value, kind, tool)] = Route(every, tuple(conditions), by_held)
+                word_names = frozenset(name for c in conditions for name, _ in c.words)
+                routes[(event.value, kind, tool)] = Route(every, tuple(conditions), by_held, word_names)
     by_name = {p.name: p for p in packages}
     lines = [f"package {ROUTER_PACKAGE}", ""]
     for names, name in rule_of_set.items():

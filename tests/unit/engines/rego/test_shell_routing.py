@@ -55,7 +55,7 @@ deny contains "{name}"
 @pytest.fixture
 def engine(tmp_path: Path) -> RegoEmbeddedEngine:
     write(tmp_path, {
-        "git/p.rego": PACKAGE.format(name="git", routing='{"kinds": ["shell"], "commands": ["git", "mkfs*"]}'),
+        "git/p.rego": PACKAGE.format(name="git", routing='{"kinds": ["shell"], "commands": ["git push", "mkfs*"]}'),
         "redir/p.rego": PACKAGE.format(name="redir", routing='{"kinds": ["shell"], "shell": ["redirect-out"]}'),
         "text/p.rego": PACKAGE.format(name="text", routing='{"kinds": ["shell"], "text": ["{"]}'),
         "traits/p.rego": PACKAGE.format(name="traits", routing=TRAITS),
@@ -71,7 +71,9 @@ def denied(engine: RegoEmbeddedEngine, document: dict[str, Any]) -> list[str]:
 
 def test_a_package_is_evaluated_only_for_what_it_declares(engine: RegoEmbeddedEngine) -> None:
     assert denied(engine, shell_doc(cmd("ls"))) == ["any", "plain"]
-    assert denied(engine, shell_doc(cmd("ls"), cmd("git", "status"))) == ["any", "git", "plain"]
+    assert denied(engine, shell_doc(cmd("ls"), cmd("git", "status"))) == ["any", "plain"]
+    assert denied(engine, shell_doc(cmd("ls"), cmd("git", "push"))) == ["any", "git", "plain"]
+    assert denied(engine, shell_doc(cmd("ls", "push"), cmd("git", "pull"))) == ["any", "plain"]
     assert denied(engine, shell_doc(cmd("mkfs.ext4", "/dev/x"))) == ["any", "git", "plain"]
     out = cmd("make", redirects=[{"op": ">", "target": "f", "path": "/f", "in_project": False}])
     assert denied(engine, shell_doc(out)) == ["any", "plain", "redir"]
@@ -177,10 +179,10 @@ def test_default_packages_routed_by_command_give_every_verdict(tmp_path: Path) -
     shell_documents = [
         d for d in documents(tmp_path) if isinstance(d.get("tool"), dict) and d["tool"]["kind"] == "shell"
     ]
-    assert len(shell_documents) > 1500
+    assert len(shell_documents) > 1500, len(shell_documents)
     for document in shell_documents:
         routed, every = router.rule_for(document), router.rule_for_every(document)
         if routed != every:
             skipped += 1
             assert verdicts(routed, document) == verdicts(every, document), document["shell"]["source"]
-    assert skipped > len(shell_documents) // 4  # the routing leaves packages out of many calls
+    assert skipped > len(shell_documents) // 2, skipped  # the routing leaves packages out of many calls
