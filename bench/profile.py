@@ -15,6 +15,7 @@ STEPS); CPU per decision comes from /proc/PID/task/*/schedstat over the whole ph
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
 import os
@@ -68,9 +69,14 @@ OTHER = "event loop, uvloop, GC, other threads"
 
 
 def schedstat(pid: int) -> tuple[float, float, int]:
-    """(seconds on a CPU, seconds runnable but waiting for one, times run) of all the process's threads."""
+    """(seconds on a CPU, seconds runnable but waiting for one, times run) of all the threads of the daemon
+    and its child processes (the lane decides the heavy requests; sandboxed Python policies run in workers)."""
     run = wait = slices = 0
-    for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+    pids = [pid]
+    with contextlib.suppress(OSError):
+        pids += [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    tasks = [task for p in pids for task in Path(f"/proc/{p}/task").glob("*/schedstat")]
+    for task in tasks:
         try:
             fields = [int(f) for f in task.read_text().split()]
         except (OSError, ValueError):
@@ -106,7 +112,8 @@ def profile(py_spy: str, rate: str, seconds: float, policies: Path, hz: int) -> 
         runtime, raw = tmp / "daemon", Path(os.environ.get("HOOKD_PROFILE_RAW", tmp / "samples.txt"))
         daemon = start_daemon(runtime, policies, tmp / "daemon.log")
         try:
-            record = ["record", "--nonblocking", "--rate", str(hz), "--format", "raw", "--output", str(raw)]
+            record = ["record", "--nonblocking", "--subprocesses", "--rate", str(hz), "--format", "raw"]
+            record += ["--output", str(raw)]
             spy = subprocess.Popen(
                 [py_spy, *record, "--duration", str(int(seconds) + 1), "--pid", str(daemon.pid)],
                 stdout=subprocess.DEVNULL,

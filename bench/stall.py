@@ -1,15 +1,17 @@
 """Does one pathological request stall the other sessions? A real `hookd serve` (default policies, one
 process) answers a light session (`git status`, 50 requests/s, one connection per request as a shim
-does) while a second client sends one pathological request after another: every shape of
+does) while a second client, in a process of its own, sends one pathological request after another: every shape of
 tests/pathological.py (at or over each `[limits]` cap, and large fields no cap covers). Phases are
 interleaved: for each shape, the light session alone, then beside it, in every round; with --lifted a
-second daemon with the caps lifted (as before issue 13) runs the same phases in the same rounds.
+second daemon with the caps lifted (as before issue 13) runs the same phases in the same rounds, and with
+--without-lane one that decides heavy requests itself (`[daemon] lane = false`, as before the lane).
 
 Prints, per daemon and shape, the light session's p50/p99 alone and beside (medians over the rounds),
 their ratio, and what the pathological requests got and cost each (median). With --cpu instead, the
 CPU time of one decision of each shape in process (hookd's pipeline on the default policies, each
 call's command new to the parse cache; the median of 5). Usage:
-  .cache/venv/bin/python bench/stall.py [--seconds 3] [--rounds 3] [--lifted] [--only TEXT] [--cpu]
+  .cache/venv/bin/python bench/stall.py [--seconds 3] [--rounds 3] [--lifted] [--without-lane] [--only TEXT]
+  .cache/venv/bin/python bench/stall.py --cpu [--only TEXT]
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from hookd import wire  # noqa: E402
 
 LIFTED = "[limits]\nmax_command_bytes = 100000000\nmax_command_tokens = 100000000\n"
 LIFTED += "max_command_substitutions = 100000000\nmax_command_words = 100000000\nmax_tool_paths = 100000000\n"
+NO_LANE = "[daemon]\nlane = false\n"
 LIGHT = Shape("git status", "BeforeTool", {"tool_name": "run_shell_command", "tool_input": {"command": "git status"}},
               "allow", "")  # fmt: skip
 
@@ -77,21 +80,38 @@ def answer(reply: wire.DecodedReply | None) -> str:
     return ("deny " + rule) if '"deny"' in text or '"block"' in text else "allow"
 
 
-async def hostile(path: str, shape: Shape, stop: asyncio.Event, got: list[tuple[float, str]]) -> None:
-    data = frame(shape)
-    while not stop.is_set():
+async def hostile(path: str, shape: Shape, seconds: float) -> list[tuple[float, str]]:
+    """The attacker, in a process of its own (as a prompt-injected agent is): one request after another."""
+    data, got, end = frame(shape), [], time.monotonic() + seconds
+    while time.monotonic() < end:
         ms, reply = await ask(path, data)
         got.append((ms, answer(reply)))
+    return got
 
 
 async def phase(path: str, seconds: float, shape: Shape | None) -> tuple[list[float], list[tuple[float, str]]]:
-    stop, got = asyncio.Event(), []
-    side = asyncio.ensure_future(hostile(path, shape, stop, got)) if shape else None
+    if shape is None:
+        return await light(path, seconds), []
+    side = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--hostile", path, str(SHAPES.index(shape)), str(seconds + 0.5),
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert side.stdout is not None
+    await side.stdout.readline()  # it has started sending
     latencies = await light(path, seconds)
-    stop.set()
-    if side is not None:
-        await side
-    return latencies, got
+    got = json.loads(await asyncio.wait_for(side.stdout.read(), 120))
+    await side.wait()
+    return latencies, [(ms, what) for ms, what in got]
+
+
+def run_hostile(path: str, index: int, seconds: float) -> None:
+    async def run() -> list[tuple[float, str]]:
+        first = await ask(path, frame(SHAPES[index]))
+        print("started", flush=True)
+        rest = await hostile(path, SHAPES[index], seconds)
+        return [(first[0], answer(first[1])), *rest]
+
+    print(json.dumps(asyncio.run(run())), flush=True)
 
 
 def start(config: str, work: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -144,9 +164,14 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--lifted", action="store_true", help="also a daemon with the caps lifted")
+    parser.add_argument("--without-lane", action="store_true", help="also a daemon deciding heavy requests itself")
     parser.add_argument("--only", default="", help="the shapes whose name contains this text")
     parser.add_argument("--cpu", action="store_true", help="each shape's decision CPU in process, no daemon")
+    parser.add_argument("--hostile", nargs=3, metavar=("SOCKET", "SHAPE", "SECONDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.hostile:
+        run_hostile(args.hostile[0], int(args.hostile[1]), float(args.hostile[2]))
+        return 0
     shapes = [shape for shape in SHAPES if args.only in shape.name]
     if args.cpu:
         cpu(shapes)
@@ -155,6 +180,8 @@ def main() -> int:
         daemons = {"caps": start("", Path(tmp, "a"))}
         if args.lifted:
             daemons["lifted"] = start(LIFTED, Path(tmp, "b"))
+        if args.without_lane:
+            daemons["nolane"] = start(NO_LANE, Path(tmp, "c"))
         seen: dict[tuple[str, str, str], list[Any]] = {}
         try:
             for _ in range(args.rounds):

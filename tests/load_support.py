@@ -85,16 +85,31 @@ def wait_for_lines(daemon: RunningDaemon, lines: int) -> None:
 
 
 def worker_pids(daemon: RunningDaemon) -> list[int]:
+    """The daemon's worker processes (not its lane)."""
     children = Path(f"/proc/{daemon.proc.pid}/task/{daemon.proc.pid}/children").read_text().split()
-    return [int(pid) for pid in children if is_worker(int(pid))]
+    return [int(pid) for pid in children if is_worker(int(pid)) and not is_lane(int(pid))]
+
+
+def lane_pid(daemon: RunningDaemon) -> int | None:
+    children = Path(f"/proc/{daemon.proc.pid}/task/{daemon.proc.pid}/children").read_text().split()
+    return next((int(pid) for pid in children if is_lane(int(pid))), None)
 
 
 def is_worker(pid: int) -> bool:
-    """A live hookd worker process (a zombie has no command line any more)."""
+    """A live hookd worker process, the lane included (a zombie has no command line any more)."""
     try:
         return b"hookd.procs.child" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+
+
+def is_lane(pid: int) -> bool:
+    """The lane: a worker started with no listening socket (`hookd.procs.child INDEX -1 ...`)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"hookd.procs.child" in argv and argv[argv.index(b"hookd.procs.child") + 2] == b"-1"
 
 
 def wait_until_gone(pids: list[int]) -> None:

@@ -31,6 +31,7 @@ from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
 from hookd.decide import Decider
 from hookd.errors import HookdError
+from hookd.lane import Lane
 from hookd.lifecycle import Component, Supervisor
 from hookd.logs import configure_logging
 from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
@@ -70,7 +71,7 @@ class Daemon:
         self.pipeline, self.policy_set = build_pipeline(
             config,
             load_engine(config, bundles=bundles),
-            ids=decision_ids(0, config.daemon.workers),
+            ids=decision_ids(0, config.processes),
             bundles=bundles,
         )
         self.workers: WorkerPool | None = None  # started in run(), once the hook socket listens
@@ -109,6 +110,7 @@ class Daemon:
             self.observer,
             self.replay,
             lambda: self.server.in_flight,
+            Lane.from_config(config),
         )
         self.server = HookServer.from_config(config, self.decider.handle, self.stats)
         self.http: HttpHookServer | None = None
@@ -117,13 +119,14 @@ class Daemon:
                 config.http.host,
                 config.http.port,
                 load_token(config.http.token_file),
-                self.decider.handle_http,
+                self.decider.handle,
                 max_payload_bytes=daemon.max_payload_bytes,
                 request_timeout=daemon.request_timeout_ms / 1000,
                 max_concurrency=daemon.max_concurrency,
                 max_connections=config.http.max_connections,
                 max_connections_per_peer=config.http.max_connections_per_peer,
                 stats=self.stats,
+                forwards_over=config.limits.lane_payload_bytes if daemon.lane else None,
             )
         self.control = ControlServer(
             config.control_socket,
@@ -155,6 +158,7 @@ class Daemon:
             "hookd_decision_log_written": self.decision_log.written,
             "hookd_decision_log_dropped": self.sink.dropped,
             "hookd_decision_log_write_errors": self.decision_log.write_errors,
+            "hookd_lane_requests": self.workers.lane_requests if self.workers is not None else 0,
         }
         if self.shipper is not None:
             shipper = self.shipper
@@ -276,7 +280,7 @@ class Daemon:
 
     async def _start_hook_path(self) -> None:
         await self.server.start(listener(self.inherited, "hook", self.server.path))
-        if self.config.daemon.workers > 1:
+        if self.config.processes > 1:
             rollout = receive(self.observer.counters, self.replay)  # what the workers observe and store
             self.workers = WorkerPool(
                 self.config, self.server.listening_fd(), self.sink, self.metrics, self.stats, rollout

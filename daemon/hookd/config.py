@@ -65,6 +65,7 @@ class DaemonConfig:
     engine: str = "embedded"  # who evaluates the Rego policies: "embedded" (regorus) or "opa" ([opa])
     state_dir: Path = field(default_factory=default_state_dir)  # kept bundles: state_dir/bundles/NAME/
     workers: int = 1  # processes deciding hook-socket requests: the daemon and workers - 1 more (hookd.procs)
+    lane: bool = True  # heavy requests ([limits] lane_*) are decided in a process of their own (hookd.procs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +78,12 @@ class LimitsConfig:
     max_command_substitutions: int = 32  # `$(`, backticks, `<(`, `>(`: bounds the nesting
     max_command_words: int = 256  # argv words of every command found, `bash -c` scripts included
     max_tool_paths: int = 256  # paths one file tool call names (read_many_files' list, say)
+    # Under the caps, a request this large is decided in the lane process ([daemon] lane), not beside the
+    # others: its evaluation would hold the deciding process for milliseconds (docs/reliability.md).
+    lane_payload_bytes: int = 32 * 1024
+    lane_command_tokens: int = 32
+    lane_command_substitutions: int = 4
+    lane_tool_paths: int = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,6 +253,16 @@ class Config:
         return self.daemon.runtime_dir / "hook.sock"
 
     @property
+    def lane_socket(self) -> Path:
+        """The lane process's socket: only the daemon and its workers forward requests there."""
+        return self.daemon.runtime_dir / "lane.sock"
+
+    @property
+    def processes(self) -> int:
+        """Processes that decide hook requests: the daemon, its workers, the lane."""
+        return self.daemon.workers + self.daemon.lane
+
+    @property
     def control_socket(self) -> Path:
         return self.daemon.runtime_dir / "control.sock"
 
@@ -310,8 +327,9 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
-    if daemon.workers > MAX_WORKERS:
-        raise ConfigError(f"{where}: 'daemon.workers' must be at most {MAX_WORKERS}, got {daemon.workers}")
+    if daemon.workers + daemon.lane > MAX_WORKERS:
+        most = f"{MAX_WORKERS - 1} beside the lane" if daemon.lane else str(MAX_WORKERS)
+        raise ConfigError(f"{where}: 'daemon.workers' must be at most {most}, got {daemon.workers}")
     shim = _section(ShimConfig(), raw.get("shim", {}), "shim", where)
     ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
     log = _section(LogConfig(), raw.get("log", {}), "log", where)

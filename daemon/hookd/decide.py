@@ -1,11 +1,13 @@
 """The daemon's decision path: `Decider` owns the pipeline's use by the daemon process.
 
-Three ways in reach the same pipeline: the hook socket (`handle`), the HTTP hook endpoint (`handle_http`)
-and the control plane's Decide (`decide`); each is counted and recorded the same way, and each transport
-keeps only its own wire's error mapping. The control plane's Evaluate (`evaluate`) is a dry run: neither
-counted nor recorded. Recording never blocks and never fails the request: the decision goes to the
-metrics, the replay store and the decision log's sink (`put_nowait`), through the observer first when
-monitor or shadow layers are to see it. Everything the log does happens later, in its own task.
+Three ways in reach the same pipeline: the hook socket and the HTTP hook endpoint (`handle`), and the control
+plane's Decide (`decide`); each is counted and recorded the same way, and each transport keeps only its own
+wire's error mapping. The agents' ways in send a heavy request to the lane process (hookd.lane),
+which records it itself; Decide, the owner's own call, is decided here. The control plane's Evaluate
+(`evaluate`) is a dry run: neither counted nor recorded. Recording never blocks and never fails the request:
+the decision goes to the metrics, the replay store and the decision log's sink (`put_nowait`), through the
+observer first when monitor or shadow layers are to see it. Everything the log does happens later, in its own
+task.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.errors import DialectError
+from hookd.lane import Lane
 from hookd.metrics import DecisionMetrics
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
@@ -41,6 +44,7 @@ class Decider:
         observer: Observer,
         replay: ReplayStore | None,
         hook_requests_in_flight: Callable[[], int],
+        lane: Lane | None = None,
     ) -> None:
         self.config = config
         self.pipeline = pipeline
@@ -52,17 +56,20 @@ class Decider:
         self._replay = replay
         self._hook_in_flight = hook_requests_in_flight
         self._timeout = config.daemon.request_timeout_ms / 1000
+        self._lane = lane
 
     async def handle(self, request: HookRequest) -> Reply:
-        """The hook socket's handler (the hook server counts the request and maps errors)."""
-        handled = await self.pipeline.handle(request)
-        self.record(handled, "socket")
-        return handled.reply
-
-    async def handle_http(self, request: HookRequest) -> Reply:
-        """The HTTP hook endpoint's handler: the same pipeline and the same log as the socket."""
-        handled = await self.pipeline.handle(request)
-        self.record(handled, "http")
+        """The hook socket's and the HTTP hook endpoint's handler (each transport counts the request and maps
+        errors): a heavy request goes to the lane, which decides and records it; any other is decided here."""
+        if self._lane is None:
+            event = self.pipeline.parse(request)
+        else:
+            routed = await self._lane.route(request, self.pipeline.parse)
+            if isinstance(routed, Reply):
+                return routed
+            event = routed
+        handled = await self.pipeline.handle(request, event)
+        self.record(handled, request.via)
         return handled.reply
 
     async def decide(self, request: HookRequest) -> Handled:

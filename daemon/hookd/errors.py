@@ -30,7 +30,8 @@ HookdError
 ├── ShimBuildError     the native shim could not be built or is not there
 ├── ServiceError       a systemd unit could not be written, removed or asked about
 └── Unavailable        this process cannot serve the request as it must (a worker cut off from its daemon's
-                       decision log); the hook server answers an error frame and the shim its fail mode
+    │                  decision log); the hook server answers an error frame and the shim its fail mode
+    └── LaneRefused    the lane process, deciding a heavy request, answered an error or was not there (its code)
 """
 
 from __future__ import annotations
@@ -181,6 +182,14 @@ class BundleError(HookdError):
 
 class Unavailable(HookdError):
     pass
+
+
+class LaneRefused(Unavailable):
+    """The lane process answered an error frame (or could not be reached): its code goes to the agent."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -71,8 +71,15 @@ class Pipeline:
             known = ", ".join(sorted(self._dialects))
             raise DialectError(f"unknown client {client!r} (known: {known})") from None
 
-    async def handle(self, request: HookRequest, *, probe: InteractiveProbe | None = None) -> Handled:
-        """Decide one request. Raises DialectError for a payload the client dialect cannot read.
+    def parse(self, request: HookRequest) -> NormalisedEvent:
+        """The request as its client's dialect reads it. Raises DialectError."""
+        return self.dialect(request.client).parse(request)
+
+    async def handle(
+        self, request: HookRequest, parsed: NormalisedEvent | None = None, *, probe: InteractiveProbe | None = None
+    ) -> Handled:
+        """Decide one request (`parsed`: what `parse` made of it, if the caller has it already). Raises
+        DialectError for a payload the client dialect cannot read.
 
         The engine is acquired once per request and released after evaluation: a reload swaps it between
         requests, never within one, and the old engine is closed only after its last request.
@@ -80,7 +87,7 @@ class Pipeline:
         `probe` replaces the interactive-session probe (a dry run states it instead of probing).
         """
         dialect = self.dialect(request.client)
-        event = dialect.parse(request)
+        event = parsed if parsed is not None else dialect.parse(request)
         engine = self._policy_set.acquire()
         engine_error = False
         try:

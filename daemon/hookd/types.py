@@ -115,6 +115,7 @@ class HookRequest:
     caller: Caller
     deadline: Deadline
     received_at: float = field(default_factory=time.monotonic)
+    via: str = "socket"  # the transport it came by, as the decision log records it: socket, http, grpc
 
 
 PathAccess = str  # "read" or "write"

@@ -42,12 +42,26 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class Forwarded:
+    """Who sent a request the daemon (or a worker) forwarded to the lane, and its clock: monotonic seconds,
+    one clock for every process of the machine. Only the lane's socket takes a header that has it."""
+
+    uid: int
+    gid: int
+    pid: int
+    received_at: float
+    deadline: float
+    via: str
+
+
+@dataclass(frozen=True, slots=True)
 class RequestHeader:
     client: str
     event: str
     cwd: str
     ppid: int
     env: Mapping[str, str]
+    forwarded: Forwarded | None = None
 
 
 def parse_request_prefix(prefix: bytes, limits: Limits) -> tuple[int, int]:
@@ -82,7 +96,7 @@ def parse_header(raw: bytes) -> RequestHeader:
     ppid, env = doc.get("ppid", 0), doc.get("env", {})
     if not isinstance(client, str) or not client:
         raise FrameError("bad-header", "frame header: 'client' must be a non-empty string")
-    if not isinstance(event, str) or not event:
+    if not isinstance(event, str) or not (event or "forwarded" in doc):  # an HTTP hook's event is in its payload
         raise FrameError("bad-header", "frame header: 'event' must be a non-empty string")
     if not isinstance(cwd, str) or not isinstance(ppid, int) or isinstance(ppid, bool):
         raise FrameError("bad-header", "frame header: 'cwd' must be a string and 'ppid' an integer")
@@ -92,7 +106,20 @@ def parse_header(raw: bytes) -> RequestHeader:
         or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
     ):
         raise FrameError("bad-header", f"frame header: 'env' must map at most {MAX_ENV_ENTRIES} strings to strings")
-    return RequestHeader(client=client, event=event, cwd=cwd, ppid=ppid, env=env)
+    forwarded = _forwarded(doc["forwarded"]) if "forwarded" in doc else None
+    return RequestHeader(client=client, event=event, cwd=cwd, ppid=ppid, env=env, forwarded=forwarded)
+
+
+def _forwarded(doc: object) -> Forwarded:
+    ints = ("uid", "gid", "pid")
+    if (
+        not isinstance(doc, dict)
+        or not all(isinstance(doc.get(k), int) and not isinstance(doc.get(k), bool) for k in ints)
+        or not all(isinstance(doc.get(k), float) for k in ("received_at", "deadline"))
+        or not isinstance(doc.get("via"), str)
+    ):
+        raise FrameError("bad-header", "frame header: 'forwarded' must give uid, gid, pid, received_at, deadline, via")
+    return Forwarded(doc["uid"], doc["gid"], doc["pid"], doc["received_at"], doc["deadline"], doc["via"])
 
 
 def check_payload(payload: bytes) -> None:

@@ -81,6 +81,17 @@ def test_a_deny_is_answered_in_claudes_words_and_logged(endpoint: Endpoint) -> N
     assert f"(decision {record['id']})" in specific["permissionDecisionReason"]
 
 
+def test_a_heavy_request_is_decided_by_the_lane_and_logged_as_http(endpoint: Endpoint) -> None:
+    before = len(endpoint.daemon.decisions())
+    heavy = {**PAYLOAD, "tool_input": {"file_path": "/tmp/secret.txt", "content": "x" * 40_000}}  # over 32 KiB
+    status, body = endpoint.post(heavy)
+    assert status == 200, body
+    assert json.loads(body)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    [record] = endpoint.daemon.decisions(before + 1)[before:]
+    assert (record["via"], record["decision"]) == ("http", "deny")
+    assert int(record["id"], 16) % 64 == 1  # the lane's slot (docs/decision-log.md)
+
+
 def test_an_allow_is_an_empty_200(endpoint: Endpoint) -> None:
     assert endpoint.post(ALLOWED) == (200, b"")
 

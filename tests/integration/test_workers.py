@@ -176,7 +176,7 @@ def test_a_record_far_larger_than_a_line_buffer_crosses_the_channel(tmp_path: Pa
         daemon.stop()
     assert {r.status for r in replies} == {wire.Status.OK}
     assert len(records) == 60 and all(len(r["input"]["tool"]["input"]) == 50 for r in records)
-    assert {int(r["id"], 16) % 64 for r in records} == {0, 1}
+    assert {int(r["id"], 16) % 64 for r in records} == {2}  # a 200 KB payload is the lane's (slot 2) to decide
     assert served.worker_restarts == 0 and '"worker_channel_failed"' not in daemon.log()
 
 

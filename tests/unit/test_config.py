@@ -65,7 +65,7 @@ def test_hookd_config_env_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ({"daemon": []}, "'daemon' must be a table"),
         ({"python": {"workers": 0}}, "'python.workers' must be a positive integer"),
         ({"daemon": {"workers": 0}}, "'daemon.workers' must be a positive integer"),
-        ({"daemon": {"workers": 65}}, "'daemon.workers' must be at most 64, got 65"),
+        ({"daemon": {"workers": 65}}, "'daemon.workers' must be at most 63 beside the lane, got 65"),
         ({"python": {"timeout": 5}}, "unknown key 'python.timeout'"),
         ({"python": {"env": "HOME"}}, "'python.env' must be a list of non-empty strings"),
     ],
@@ -217,3 +217,10 @@ def test_log_ship_and_metrics_errors_name_the_key(raw: dict[str, object], error:
     with pytest.raises(ConfigError) as info:
         parse_config(raw)
     assert error in str(info.value)
+
+
+def test_the_lane_takes_a_decision_id_slot() -> None:
+    assert parse_config({"daemon": {"workers": 63}}).processes == 64
+    assert parse_config({"daemon": {"workers": 64, "lane": False}}).processes == 64
+    with pytest.raises(ConfigError, match=r"'daemon\.workers' must be at most 63 beside the lane, got 64"):
+        parse_config({"daemon": {"workers": 64}})

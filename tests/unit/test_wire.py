@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import struct
 
 import pytest
@@ -42,6 +43,12 @@ class TestHeader:
         header = wire.parse_header(b'{"client":"gemini","event":"AfterTool","cwd":"/p","ppid":7,"env":{"HOME":"/h"}}')
         assert header == wire.RequestHeader("gemini", "AfterTool", "/p", 7, {"HOME": "/h"})
 
+    def test_a_forwarded_request_carries_its_sender_and_deadline(self) -> None:
+        forwarded = {"uid": 5, "gid": 6, "pid": 7, "received_at": 10.5, "deadline": 13.0, "via": "http"}
+        raw = json.dumps({"client": "gemini", "event": "BeforeTool", "forwarded": forwarded}).encode()
+        header = wire.parse_header(raw)
+        assert header.forwarded == wire.Forwarded(5, 6, 7, 10.5, 13.0, "http")
+
     @pytest.mark.parametrize(
         "raw",
         [
@@ -52,6 +59,10 @@ class TestHeader:
             b'{"client":"gemini","event":"BeforeTool","ppid":"7"}',
             b'{"client":"gemini","event":"BeforeTool","env":{"A":1}}',
             b'{"client":"gemini","event":"BeforeTool","ppid":true}',
+            b'{"client":"gemini","event":"BeforeTool","forwarded":{"uid":0,"gid":0,"pid":1}}',
+            b'{"client":"g","event":"e","forwarded":{"uid":0,"gid":0,"pid":1,"received_at":1,"deadline":2.0,"via":""}}',
+            b'{"client":"g","event":"e","forwarded":{"uid":0,"gid":0,"pid":true,"received_at":1.0,"deadline":2.0,"via":""}}',
+            b'{"client":"gemini","event":"BeforeTool","forwarded":[]}',
         ],
     )
     def test_bad_headers_are_refused(self, raw: bytes) -> None:

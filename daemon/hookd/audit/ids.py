@@ -39,6 +39,7 @@ def id_time_ms(decision_id: str) -> int:
     return int(decision_id, 16) >> 16
 
 
-def decision_ids(index: int, workers: int) -> DecisionIds:
-    """Process `index`'s decision ids (the daemon is 0): distinct across processes when there are several."""
-    return DecisionIds(index, MAX_WORKERS) if workers > 1 else DecisionIds()
+def decision_ids(index: int, processes: int) -> DecisionIds:
+    """Process `index`'s decision ids (the daemon is 0, the lane last): distinct across processes when there
+    are several."""
+    return DecisionIds(index, MAX_WORKERS) if processes > 1 else DecisionIds()

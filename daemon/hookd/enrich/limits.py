@@ -41,7 +41,7 @@ def _tool_paths(event: NormalisedEvent) -> int:
     if tool is None or tool.spec is None:
         return 0
     values = (tool.input.get(arg) for arg, _access in tool.spec.paths)
-    return sum(len(value) if isinstance(value, list) else 1 for value in values)
+    return sum(len(value) if isinstance(value, list) else 1 for value in values if value is not None)
 
 
 def before_parse(event: NormalisedEvent, limits: LimitsConfig) -> str | None:
@@ -85,3 +85,21 @@ def after_parse(event: NormalisedEvent, limits: LimitsConfig) -> str | None:
 def _words(command: JSON) -> int:
     argv = command.get("argv") if isinstance(command, Mapping) else None
     return len(argv) if isinstance(argv, Sequence) else 0
+
+
+def heavy(event: NormalisedEvent, limits: LimitsConfig) -> str | None:
+    """Why deciding `event` could hold the deciding process for milliseconds (policies look at each word
+    and path: 40-150 us each in regorus), so it goes to the lane process ([daemon] lane); or None. A
+    linear-time estimate from the raw input, made before any parsing: the payload's size is checked by
+    the caller before the dialect reads it."""
+    paths = _tool_paths(event)
+    if paths > limits.lane_tool_paths:
+        return "tool-paths"
+    command = _command(event)
+    if command is None:
+        return None
+    if len(command.split(None, limits.lane_command_tokens)) > limits.lane_command_tokens:
+        return "command-tokens"
+    if sum(command.count(opener) for opener in _OPENERS) > limits.lane_command_substitutions:
+        return "command-substitutions"  # each nests a parse and a command the policies look at
+    return None

@@ -4,7 +4,8 @@ The channel between them is a socketpair of newline-delimited JSON:
   worker → daemon  {"t": "ready", "pid": P}             once serving
                    {"t": "d", "r": RECORD, "c": [event, outcome, latency_ms, engine_error],
                     "o": TALLY, "p": REPLAY_LINE}      what it observed, its replay line (hookd.rollout.relay)
-                   {"t": "s", "requests": N, "errors": {code: N}, "dropped": N}   since the last one, each second
+                   {"t": "s", "requests": N, "errors": {code: N}, "dropped": N, "lane": N}   since the last
+                                                        one, each second ("lane": requests the lane took)
   daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
                    {"t": "ack", "n": N}                 N more records are in the daemon's log queue
 The daemon hands the configuration over on the worker's stdin (a pickle of `Config`: the same program,

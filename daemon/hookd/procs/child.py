@@ -1,5 +1,7 @@
 """A worker process (hookd.procs): the hook pipeline on the daemon's listening socket, each decision's
-record sent to the daemon over the channel; `python -m hookd.procs.child` is its program."""
+record sent to the daemon over the channel; `python -m hookd.procs.child` is its program. The lane
+(hookd.lane) is the same program on a socket of its own, taking the heavy requests the daemon
+and its workers forward, at a lower CPU priority."""
 
 from __future__ import annotations
 
@@ -21,12 +23,14 @@ from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.config import Config
 from hookd.errors import HookdError, Unavailable
+from hookd.lane import Lane
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.types import Deadline, Engine, HookRequest, Reply
 
 STATS_EVERY_S = 1.0
+LANE_NICENESS = 10
 UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
 _PR_SET_PDEATHSIG = 1
 
@@ -34,19 +38,21 @@ _PR_SET_PDEATHSIG = 1
 class WorkerProcess:
     """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
 
-    def __init__(self, config: Config, index: int) -> None:
+    def __init__(self, config: Config, index: int, *, lane: bool = False) -> None:
         self.config = config
         self.index = index
+        self.is_lane = lane
         self.stats = ServerStats()
         self._sent_requests = self._sent_dropped = 0
         self._sent_errors: dict[str, int] = {}
         self.pipeline, self.policy_set = build_pipeline(
-            config, self._load_engine(wait=True), ids=decision_ids(index, config.daemon.workers)
+            config, self._load_engine(wait=True), ids=decision_ids(index, config.processes)
         )
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
-        self.server = HookServer.from_config(config, self.handle, self.stats)
+        self.server = HookServer.from_config(config, self.handle, self.stats, lane=lane)
+        self._lane = None if lane else Lane.from_config(config)
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
         self._unacked = 0  # records sent that the daemon has not yet said it queued
@@ -58,14 +64,21 @@ class WorkerProcess:
 
     async def handle(self, request: HookRequest) -> Reply:
         self._check_channel()
-        handled = await self.pipeline.handle(request)
+        if self._lane is None:
+            event = self.pipeline.parse(request)
+        else:  # the lane decides and records a heavy request
+            routed = await self._lane.route(request, self.pipeline.parse)
+            if isinstance(routed, Reply):
+                return routed
+            event = routed
+        handled = await self.pipeline.handle(request, event)
         self._check_channel()  # the daemon may have gone while this request was decided
         if not await self._room_for_a_record(request.deadline):
             why = f"hookd worker {self.index}: the daemon is not taking its decision records"
             # The agent gets an error frame (the shim's fail mode), so that is what the record says.
-            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), "socket"))
+            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), request.via))
             raise Unavailable(why)
-        self.rollout.offer(Pending(handled, time.time(), "socket"))
+        self.rollout.offer(Pending(handled, time.time(), request.via))
         return handled.reply
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
@@ -96,7 +109,8 @@ class WorkerProcess:
         self._stop.set()
         self._acked.set()  # replies waiting for an ack are refused now
 
-    async def run(self, listener: socket.socket, channel: socket.socket) -> None:
+    async def run(self, listener: socket.socket | None, channel: socket.socket) -> None:
+        """Serve `listener` (the daemon's hook socket), or, the lane, a socket of its own."""
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, self._stop.set)
         # A terminal's Ctrl-C or hangup reaches the whole process group: the daemon answers it (it stops us
@@ -104,7 +118,10 @@ class WorkerProcess:
         loop.add_signal_handler(signal.SIGINT, lambda: None)
         loop.add_signal_handler(signal.SIGHUP, lambda: None)
         reader, writer = await asyncio.open_unix_connection(sock=channel)
-        await self.server.adopt(listener)
+        if listener is None:
+            await self.server.start()
+        else:
+            await self.server.adopt(listener)
         self.rollout.start()
         writer.write(line({"t": "ready", "pid": os.getpid()}))
         tasks = [
@@ -164,9 +181,12 @@ class WorkerProcess:
         requests = self.stats.requests - self._sent_requests
         errors = {k: v - self._sent_errors.get(k, 0) for k, v in self.stats.errors.items()}
         errors = {k: v for k, v in errors.items() if v}
+        lane = 0
+        if self.is_lane:  # the process that forwarded each request counted it, and the error it answered
+            lane, requests, errors = requests, 0, {}
         dropped = self._sink.dropped - self._sent_dropped
-        if requests or errors or dropped:
-            writer.write(line({"t": "s", "requests": requests, "errors": errors, "dropped": dropped}))
+        if requests or errors or dropped or lane:
+            writer.write(line({"t": "s", "requests": requests, "errors": errors, "dropped": dropped, "lane": lane}))
             self._sent_requests, self._sent_errors = self.stats.requests, dict(self.stats.errors)
             self._sent_dropped = self._sink.dropped
 
@@ -224,10 +244,12 @@ def main(argv: list[str]) -> int:
         return 1
     config: Config = pickle.loads(sys.stdin.buffer.read())  # written by the daemon that started this process
     configure_logging(config.daemon.log_level)
-    listener = socket.socket(fileno=listen_fd)
+    listener = socket.socket(fileno=listen_fd) if listen_fd >= 0 else None
     channel = socket.socket(fileno=channel_fd)
+    if listener is None:
+        os.nice(LANE_NICENESS)  # the light requests' processes come first on a busy CPU
     try:
-        worker = WorkerProcess(config, index)
+        worker = WorkerProcess(config, index, lane=listener is None)
     except HookdError as exc:
         log.error("worker_start_failed", worker=index, error=str(exc))
         return 1

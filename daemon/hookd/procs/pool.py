@@ -1,5 +1,6 @@
 """The daemon's side of the worker processes (hookd.procs): start them, take their records and counts,
-tell them to reload, start again one that died."""
+tell them to reload, start again one that died. The lane (hookd.lane) is one more of them, in
+the last slot, with a socket of its own instead of the hook socket."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ class WorkerPool:
     ) -> None:
         self.config = config
         self.size = config.daemon.workers - 1
+        self.lane_index = config.daemon.workers if config.daemon.lane else None  # the last slot (audit.ids)
         self._fd = listening_fd
         self._sink = sink  # the daemon's decision log queue: workers' records join its own
         self._metrics = metrics
@@ -66,23 +68,37 @@ class WorkerPool:
         self._respawns: set[asyncio.Task[None]] = set()
         self._stopping = False
         self.restarts = 0
+        self.lane_requests = 0  # heavy requests the lane took (the daemon's and the workers' forwards)
 
     @property
     def pids(self) -> list[int]:
-        return [w.process.pid for w in self._running.values() if w.ready.is_set()]
+        """The workers' (not the lane's)."""
+        return [w.process.pid for i, w in self._running.items() if w.ready.is_set() and i != self.lane_index]
+
+    @property
+    def lane_pid(self) -> int | None:
+        lane = self._running.get(self.lane_index) if self.lane_index is not None else None
+        return lane.process.pid if lane is not None and lane.ready.is_set() else None
+
+    def _kind(self, index: int) -> str:
+        """How the log names the process in slot `index`: a worker, or the lane."""
+        return "lane" if index == self.lane_index else "worker"
 
     async def start(self) -> None:
         for index in range(1, self.size + 1):
             await self._spawn(index, RESPAWN_DELAY_S)
+        if self.lane_index is not None:
+            await self._spawn(self.lane_index, RESPAWN_DELAY_S)
 
     async def _spawn(self, index: int, delay: float) -> None:
+        listening = -1 if index == self.lane_index else self._fd  # the lane binds a socket of its own
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with ours, theirs:
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "hookd.procs.child",
-                str(index), str(self._fd), str(theirs.fileno()), str(os.getpid()),
+                str(index), str(listening), str(theirs.fileno()), str(os.getpid()),
                 stdin=asyncio.subprocess.PIPE,
-                pass_fds=(self._fd, theirs.fileno()),
+                pass_fds=(theirs.fileno(),) if listening < 0 else (listening, theirs.fileno()),
             )  # fmt: skip
             assert process.stdin is not None
             process.stdin.write(pickle.dumps(self.config))
@@ -92,7 +108,7 @@ class WorkerPool:
         running = _Running(index, process, writer, delay)
         self._running[index] = running
         running.reader_task = asyncio.get_running_loop().create_task(self._read(running, reader))
-        log.info("worker_started", worker=index, pid=process.pid)
+        log.info(self._kind(index) + "_started", worker=index, pid=process.pid)
 
     async def _read(self, running: _Running, reader: asyncio.StreamReader) -> None:
         try:
@@ -113,7 +129,13 @@ class WorkerPool:
             if not self._stopping:
                 healthy = time.monotonic() - running.started >= HEALTHY_AFTER_S
                 delay = RESPAWN_DELAY_S if healthy else running.delay
-                log.error("worker_exited", worker=running.index, pid=running.process.pid, code=code, restart_in_s=delay)
+                log.error(
+                    self._kind(running.index) + "_exited",
+                    worker=running.index,
+                    pid=running.process.pid,
+                    code=code,
+                    restart_in_s=delay,
+                )
                 self.restarts += 1
                 task = asyncio.get_running_loop().create_task(self._respawn(running.index, delay))
                 self._respawns.add(task)
@@ -134,9 +156,10 @@ class WorkerPool:
             for code, n in message["errors"].items():
                 self._stats.errors[code] = self._stats.errors.get(code, 0) + int(n)
             self._sink.count_dropped(int(message.get("dropped", 0)))  # the log writes a gap record for them
+            self.lane_requests += int(message.get("lane", 0))
         elif kind == "ready":
             running.ready.set()
-            log.info("worker_serving", worker=running.index, pid=message["pid"])
+            log.info(self._kind(running.index) + "_serving", worker=running.index, pid=message["pid"])
 
     @staticmethod
     def _ack(running: _Running) -> None:

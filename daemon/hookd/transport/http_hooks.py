@@ -30,7 +30,7 @@ import structlog
 
 from hookd import wire
 from hookd.config import is_loopback
-from hookd.errors import DaemonError, DialectError, FrameError, HttpError, one_line
+from hookd.errors import DaemonError, DialectError, FrameError, HttpError, Unavailable, one_line
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
@@ -89,6 +89,7 @@ class HttpHookServer:
         max_connections: int = 256,
         max_connections_per_peer: int = 32,
         stats: ServerStats | None = None,
+        forwards_over: int | None = None,
     ) -> None:
         if not is_loopback(host):
             raise DaemonError(f"the HTTP hook endpoint binds to loopback addresses only, not {host!r}")
@@ -96,6 +97,7 @@ class HttpHookServer:
         self.port = port
         self.stats = stats or ServerStats()
         self._token = f"Bearer {token}".encode()
+        self._forwards_over = forwards_over  # a body this large goes to the lane whole, which checks it
         self._handler = handler
         self._max_payload = max_payload_bytes
         self._timeout = request_timeout
@@ -222,7 +224,8 @@ class HttpHookServer:
     async def _respond(self, path: str, body: bytes, started: float, caller: Caller) -> tuple[int, bytes]:
         self.stats.requests += 1
         try:
-            wire.check_payload(body)
+            if self._forwards_over is None or len(body) <= self._forwards_over:
+                wire.check_payload(body)
         except FrameError as exc:
             raise HttpError(400, str(exc)) from None
         request = HookRequest(
@@ -234,12 +237,15 @@ class HttpHookServer:
             caller=caller,
             deadline=Deadline(started + self._timeout),
             received_at=started,
+            via="http",
         )
         try:
             async with self._slots, asyncio.timeout_at(_loop_time(started + self._timeout)):
                 reply = await self._handler(request)
         except DialectError as exc:
             raise HttpError(400, one_line(str(exc))) from None
+        except Unavailable as exc:  # the lane could not decide it, or a worker cannot log: the fail mode
+            raise HttpError(503, one_line(str(exc))) from None
         except TimeoutError:
             raise HttpError(504, f"hookd did not decide within its {int(self._timeout * 1000)} ms deadline") from None
         except Exception as exc:  # one bad request must never take the daemon down

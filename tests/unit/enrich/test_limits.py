@@ -11,6 +11,7 @@ import pytest
 
 from hookd.assembly import build_pipeline
 from hookd.config import parse_config
+from hookd.enrich import limits
 from hookd.errors import ConfigError
 from hookd.pipeline import Handled, Pipeline
 from hookd.types import Caller, Deadline, HookRequest, Outcome
@@ -81,3 +82,27 @@ def test_the_caps_are_configurable_and_must_be_positive() -> None:
     assert "has 10 words in its commands, over hookd's limit of 8" in limited(decide(pipeline, "ls " * 10))
     with pytest.raises(ConfigError, match=r"'limits\.max_command_tokens' must be a positive integer"):
         parse_config({"limits": {"max_command_tokens": 0}})
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "why"),
+    [
+        ("run_shell_command", {"command": "git status"}, None),
+        ("run_shell_command", {"command": "rm " + " ".join(f"f{i}" for i in range(31))}, None),  # 32 tokens
+        ("run_shell_command", {"command": "rm " + " ".join(f"f{i}" for i in range(32))}, "command-tokens"),
+        ("run_shell_command", {"command": "echo $(a) $(b) <(c) >(d)"}, None),  # 4 substitutions
+        ("run_shell_command", {"command": "echo $(a) $(b) <(c) `d`"}, "command-substitutions"),  # each ` counts
+        ("read_many_files", {"paths": [f"f{i}" for i in range(16)]}, None),
+        ("read_many_files", {"paths": [f"f{i}" for i in range(17)]}, "tool-paths"),
+        ("write_file", {"file_path": "a", "content": "x " * 10_000}, None),  # a payload's size is the caller's
+    ],
+)
+def test_what_goes_to_the_lane(tool: str, arguments: dict[str, object], why: str | None) -> None:
+    payload = {"session_id": "s", "cwd": "/tmp", "hook_event_name": "BeforeTool", "tool_name": tool,
+               "tool_input": arguments}  # fmt: skip
+    request = HookRequest(
+        client="gemini", event="BeforeTool", payload=json.dumps(payload).encode(), env={}, cwd="/tmp",
+        caller=Caller(uid=0, gid=0, pid=1), deadline=Deadline.after(60),
+    )  # fmt: skip
+    pipeline = build_pipeline(parse_config({}), probe=lambda _pid: False)[0]
+    assert limits.heavy(pipeline.parse(request), parse_config({}).limits) == why

@@ -1,0 +1,137 @@
+"""Forwarding heavy requests to the lane: a worker process (hookd.procs) that serves only its own socket.
+
+regorus evaluates on the deciding process's one thread and holds it (and the GIL) for as long as the
+policies look at the input: 40-150 us for each word or path a rule reads, so a 250-path `rm -rf` under
+the caps holds a process 25-50 ms, and every other session waits that long. A request that may cost that
+much (`[limits] lane_*`: a payload over `lane_payload_bytes`, a shell command over `lane_command_tokens`
+words, a file tool call over `lane_tool_paths` paths, each found in linear time) is sent whole to the
+lane instead, with its caller and its deadline. The lane decides and records it as a worker does, at a
+lower CPU priority, while this process goes on answering the others; heavy requests wait for each other
+there, never the light ones for them.
+
+The lane's reply is the reply; its error frame is a LaneRefused with its code. A lane that is not there
+yet (starting, or started again after it died) is waited for within the request's deadline, and then the
+request gets the event's fail mode: it is never decided here instead, which is what would stall the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+from collections.abc import Callable
+from pathlib import Path
+
+import structlog
+
+from hookd import wire
+from hookd.config import Config, LimitsConfig
+from hookd.enrich.limits import heavy
+from hookd.errors import DialectError, FrameError, LaneRefused
+from hookd.types import HookRequest, NormalisedEvent, Reply
+
+log = structlog.get_logger("hookd.lane")
+Parse = Callable[[HookRequest], NormalisedEvent]  # the pipeline's dialect step
+RETRY_S = 0.02  # between attempts to reach a lane that is not listening yet
+# Heavy requests one process may have at the lane at once. Beyond them a heavy request gets the fail mode at
+# once: waiting, it would hold one of the process's `max_concurrency` slots that the light requests need.
+IN_FLIGHT = 16
+_ABSENT = (errno.ENOENT, errno.ECONNREFUSED)
+
+
+class Lane:
+    """The forwarding side, in the daemon and in each worker. `route` is the only entry."""
+
+    def __init__(self, path: Path, limits: LimitsConfig, max_reply_bytes: int) -> None:
+        self.path = path
+        self._limits = limits
+        self._max_reply = max_reply_bytes
+        self._in_flight = 0
+
+    @classmethod
+    def from_config(cls, config: Config) -> Lane | None:
+        """The daemon's (or a worker's) lane, or None when `[daemon] lane` is off."""
+        if not config.daemon.lane:
+            return None
+        return cls(config.lane_socket, config.limits, 2 * config.daemon.max_payload_bytes + wire.REPLY_PREFIX_SIZE)
+
+    async def route(self, request: HookRequest, parse: Parse) -> Reply | NormalisedEvent:
+        """The lane's reply to a heavy request; for any other, the parsed event, to be decided here.
+        Raises DialectError (a payload the dialect cannot read) and LaneRefused."""
+        if len(request.payload) > self._limits.lane_payload_bytes:
+            return await self.forward(request, "payload-bytes")
+        event = parse(request)
+        if why := heavy(event, self._limits):
+            return await self.forward(request, why)
+        return event
+
+    async def forward(self, request: HookRequest, why: str) -> Reply:
+        """`request` decided by the lane (`why`: which `[limits] lane_*` sent it there)."""
+        log.debug("forwarded_to_lane", why=why, client=request.client, bytes=len(request.payload))
+        if self._in_flight >= IN_FLIGHT:
+            raise LaneRefused("busy", f"hookd's lane already has {IN_FLIGHT} heavy requests of this process to decide")
+        remaining = request.deadline.remaining()
+        self._in_flight += 1
+        try:
+            async with asyncio.timeout(remaining):
+                frame = await self._exchange(_frame(request))
+        except TimeoutError:
+            ms = max(0, round(remaining * 1000))
+            raise LaneRefused("deadline", f"the lane did not decide this heavy request within {ms} ms") from None
+        except OSError as exc:
+            raise LaneRefused("unavailable", f"the lane at {self.path} failed: {exc.strerror or exc}") from None
+        finally:
+            self._in_flight -= 1
+        try:
+            reply = wire.decode_reply(frame)
+        except FrameError as exc:
+            raise LaneRefused("internal", f"the lane answered a broken frame: {exc}") from None
+        if reply.status is wire.Status.ERROR:
+            code, message = reply.stderr.decode(errors="replace"), reply.stdout.decode(errors="replace")
+            if code == "bad-payload":
+                raise DialectError(message)
+            raise LaneRefused(code, message)
+        return Reply(stdout=reply.stdout, stderr=reply.stderr, exit_code=reply.exit_code)
+
+    async def _exchange(self, frame: bytes) -> bytes:
+        reader, writer = await self._connect()
+        try:
+            writer.write(frame)
+            prefix = await reader.readexactly(wire.REPLY_PREFIX_SIZE)
+            size = int.from_bytes(prefix[-8:-4], "big") + int.from_bytes(prefix[-4:], "big")
+            if size > self._max_reply:
+                raise LaneRefused("internal", f"the lane's reply of {size} bytes is over {self._max_reply}")
+            return prefix + await reader.readexactly(size)
+        except asyncio.IncompleteReadError:
+            raise LaneRefused("unavailable", "the lane closed the connection before it answered") from None
+        finally:
+            writer.close()
+
+    async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """The lane's socket, waited for while it is absent (the caller's timeout bounds the wait)."""
+        while True:
+            try:
+                return await asyncio.open_unix_connection(str(self.path))
+            except OSError as exc:
+                if exc.errno not in _ABSENT:
+                    raise
+            await asyncio.sleep(RETRY_S)
+
+
+def _frame(request: HookRequest) -> bytes:
+    caller = request.caller
+    header = {
+        "client": request.client,
+        "event": request.event,
+        "cwd": request.cwd,
+        "ppid": caller.ppid,
+        "env": dict(request.env),
+        "forwarded": {
+            "uid": caller.uid,
+            "gid": caller.gid,
+            "pid": caller.pid,
+            "received_at": float(request.received_at),
+            "deadline": float(request.deadline.at),
+            "via": request.via,
+        },
+    }
+    return wire.encode_request(header, request.payload)

@@ -1,0 +1,212 @@
+"""The lane: a real daemon sends heavy requests ([limits] lane_*) to its lane process, which decides and logs
+them for the sender, while the daemon goes on answering the light ones; a stopped or killed lane costs
+only the heavy requests (the event's fail mode), never the others, and never an allow."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+from load_support import HEADER, ask, is_lane, lane_pid, worker_pids
+from load_support import write_request as write
+
+from hookd import wire
+from hookd.config import MAX_WORKERS
+from hookd.lane import IN_FLIGHT
+from support import RunningDaemon, eventually, free_port, gemini_payload, require, scrape, start_daemon
+
+TIMEOUT = 30
+LANE_SLOT = 1  # with one deciding process, the lane has slot 1 of the decision ids (hookd.audit.ids)
+
+
+def shell(command: str) -> bytes:
+    payload = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": command})
+    return wire.encode_request(HEADER, json.dumps(payload).encode())
+
+
+def write_file(path: str, content: str) -> bytes:
+    payload = gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": path, "content": content})
+    return wire.encode_request(HEADER, json.dumps(payload).encode())
+
+
+HEAVY_RM = shell("rm -rf " + " ".join(f"/srv/d{i}" for i in range(250)))  # over lane_command_tokens
+
+
+def slot(record: dict[str, object]) -> int:
+    return int(str(record["id"]), 16) % MAX_WORKERS
+
+
+def serving_lane(tmp_path: Path, config: str = "") -> tuple[RunningDaemon, int]:
+    daemon = start_daemon(tmp_path, config=config)
+    pid = eventually(lambda: lane_pid(daemon), timeout=TIMEOUT, what="the lane process")
+    eventually(lambda: '"lane_serving"' in daemon.log(), timeout=TIMEOUT, what="the lane serving")
+    return daemon, pid
+
+
+def test_heavy_requests_are_the_lanes_and_logged_once_for_their_sender(tmp_path: Path) -> None:
+    address = f"127.0.0.1:{free_port()}"
+    daemon, _ = serving_lane(tmp_path, config=f'[metrics]\nlisten = "{address}"\n')
+    try:
+        light = ask(daemon.socket, write("secret.txt"))
+        rm = ask(daemon.socket, HEAVY_RM)
+        shout = ask(daemon.socket, write_file("shout.txt", "a" * 40_000))  # a payload over lane_payload_bytes
+        nested = ask(daemon.socket, shell("echo $(a) $(b) $(c) $(d) $(e) ; rm x"))  # over lane_command_substitutions
+        records = daemon.decisions(at_least=4)
+        counted = eventually(
+            lambda: (m := scrape(address)).get(("hookd_lane_requests_total", ())) == 3 and m,
+            timeout=TIMEOUT,
+            what="the lane's requests counted (it reports them each second)",
+        )
+    finally:
+        daemon.stop()
+    assert counted[("hookd_requests_total", ())] == 4
+    assert b"writing secret.txt is not allowed" in light.stdout
+    assert rm.status is wire.Status.OK and b"rm is not allowed" in rm.stdout
+    assert nested.status is wire.Status.OK and b"rm is not allowed" in nested.stdout
+    rewritten = json.loads(shout.stdout)["hookSpecificOutput"]["tool_input"]
+    assert rewritten["content"] == "A" * 40_000  # the lane's rewrite, passed through whole
+    assert [r["decision"] for r in records] == ["deny", "deny", "rewrite", "deny"]
+    assert [slot(r) for r in records] == [0, LANE_SLOT, LANE_SLOT, LANE_SLOT]
+    for record in records:  # the sender as the daemon saw it, not the daemon that forwarded the request
+        assert record["caller"]["pid"] == os.getpid() and record["caller"]["uid"] == os.getuid()
+        assert record["via"] == "socket"
+
+
+def test_a_stopped_lane_holds_up_no_light_request_and_its_own_get_the_fail_mode(tmp_path: Path) -> None:
+    daemon, pid = serving_lane(tmp_path)
+    heavy: list[wire.DecodedReply] = []
+    try:
+        os.kill(pid, signal.SIGSTOP)
+        senders = [threading.Thread(target=lambda: heavy.append(ask(daemon.socket, HEAVY_RM))) for _ in range(20)]
+        for sender in senders:
+            sender.start()
+        eventually(lambda: len(heavy) >= 20 - IN_FLIGHT, timeout=TIMEOUT, what="the heavy requests past the bound")
+        light = [ask(daemon.socket, write("secret.txt")) for _ in range(20)]
+        waiting = sum(sender.is_alive() for sender in senders)
+        for sender in senders:
+            sender.join(TIMEOUT)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        daemon.stop()
+    assert all(b"writing secret.txt is not allowed" in r.stdout for r in light)
+    assert waiting == IN_FLIGHT  # the light requests were answered while the lane held these
+    # Every heavy one got the shim's fail mode, never an allow: at once past the bound, at the deadline before it.
+    assert sorted(r.stderr for r in heavy) == [b"busy"] * (20 - IN_FLIGHT) + [b"deadline"] * IN_FLIGHT
+    assert all(r.status is wire.Status.ERROR for r in heavy)
+
+
+def test_a_killed_lane_is_started_again_and_its_requests_wait_for_it(tmp_path: Path) -> None:
+    daemon, first = serving_lane(tmp_path)
+    try:
+        os.kill(first, signal.SIGKILL)
+        eventually(lambda: '"lane_exited"' in daemon.log(), timeout=TIMEOUT, what="the lane's exit noticed")
+        replies = [ask(daemon.socket, HEAVY_RM) for _ in range(3)]  # while it is started again, then by it
+        second = eventually(lambda: lane_pid(daemon), timeout=TIMEOUT, what="a new lane")
+        after = ask(daemon.socket, HEAVY_RM)
+        records = daemon.decisions(at_least=1)
+    finally:
+        daemon.stop()
+    assert second != first
+    for reply in replies:  # within the deadline the new lane answered; past it, the fail mode: never an allow
+        assert (reply.status is wire.Status.OK and b"rm is not allowed" in reply.stdout) or reply.stderr == b"deadline"
+    assert after.status is wire.Status.OK and b"rm is not allowed" in after.stdout
+    assert {slot(r) for r in records} == {LANE_SLOT}
+
+
+def test_only_the_lanes_socket_takes_a_forwarded_request_and_only_from_its_own_uid(tmp_path: Path) -> None:
+    daemon, _ = serving_lane(tmp_path)
+    lane_socket = daemon.runtime_dir / "lane.sock"
+    forwarded = {**HEADER, "forwarded": {"uid": 0, "gid": 0, "pid": 1, "received_at": 1.0, "deadline": 9e9, "via": "x"}}
+    payload = json.dumps(gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": "a"})).encode()
+    try:
+        on_hook = ask(daemon.socket, wire.encode_request(forwarded, payload))
+        plain_on_lane = ask(lane_socket, wire.encode_request(HEADER, payload))
+        require(os.getuid() == 0 and shutil.which("setpriv") is not None, "root and setpriv (to become nobody)")
+        as_nobody = other_uid_connects(lane_socket)
+        os.chmod(daemon.runtime_dir.parent, 0o711)  # opened up as an admin might: the lane still checks the uid
+        os.chmod(daemon.runtime_dir, 0o711)
+        os.chmod(lane_socket, 0o666)
+        opened_up = other_uid_connects(lane_socket)
+    finally:
+        daemon.stop()
+    assert on_hook.status is wire.Status.ERROR and on_hook.stderr == b"bad-header"
+    assert b"'forwarded' is taken only on the lane's socket" in on_hook.stdout
+    assert plain_on_lane.status is wire.Status.ERROR and plain_on_lane.stderr == b"bad-header"
+    assert "Permission denied" in as_nobody
+    assert opened_up.startswith("ERROR forbidden the lane takes requests from its own daemon only"), opened_up
+
+
+def other_uid_connects(path: Path) -> str:
+    """What `nobody` reads on connecting to `path` (the lane refuses before reading a frame): 'ERROR code
+    message', 'OK', or the error raised."""
+    nobody = pwd.getpwnam("nobody")
+    script = (
+        "import socket, sys\n"
+        "s = socket.socket(socket.AF_UNIX)\n"
+        "s.settimeout(10)\n"
+        "try:\n"
+        f"    s.connect({str(path)!r})\n"
+        "except OSError as exc:\n"
+        "    print(exc.strerror); sys.exit()\n"
+        "data = b''\n"
+        "while chunk := s.recv(65536):\n"
+        "    data += chunk\n"
+        "status, out_len = data[5], int.from_bytes(data[8:12], 'big')\n"
+        "body = data[16:]\n"
+        "print(('ERROR ' + body[out_len:].decode() + ' ' + body[:out_len].decode()) if status else 'OK')\n"
+    )
+    done = subprocess.run(
+        ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
+         "/usr/bin/python3.11", "-c", script],
+        capture_output=True, timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    return done.stdout.decode().strip() or done.stderr.decode()[-500:]
+
+
+def test_with_the_lane_off_the_daemon_decides_heavy_requests_itself(tmp_path: Path) -> None:
+    daemon = start_daemon(tmp_path, config="[daemon]\nlane = false\n")
+    try:
+        reply = ask(daemon.socket, HEAVY_RM)
+        records = daemon.decisions(at_least=1)
+        lane = lane_pid(daemon)
+    finally:
+        daemon.stop()
+    assert b"rm is not allowed" in reply.stdout
+    assert lane is None and [slot(r) for r in records] == [0]
+    assert not (daemon.runtime_dir / "lane.sock").exists()
+
+
+@pytest.mark.parametrize("workers", [2])
+def test_a_worker_sends_its_heavy_requests_to_the_lane_too(tmp_path: Path, workers: int) -> None:
+    daemon, _ = serving_lane(tmp_path, config=f"[daemon]\nworkers = {workers}\n")
+    try:
+        eventually(lambda: worker_pids(daemon), timeout=TIMEOUT, what="the worker")
+        eventually(lambda: '"worker_serving"' in daemon.log(), timeout=TIMEOUT, what="the worker serving")
+        replies = [ask(daemon.socket, HEAVY_RM) for _ in range(30)]
+        lights = [ask(daemon.socket, write("secret.txt")) for _ in range(30)]
+        records = daemon.decisions(at_least=60)
+    finally:
+        daemon.stop()
+    assert all(b"rm is not allowed" in r.stdout for r in replies)
+    assert all(b"writing secret.txt is not allowed" in r.stdout for r in lights)
+    heavy = [r for r in records if "rm -rf" in json.dumps(r["input"])]
+    assert len(heavy) == 30 and {slot(r) for r in heavy} == {workers}  # the lane's slot follows the workers'
+    assert {slot(r) for r in records if r not in heavy} <= set(range(workers))
+
+
+def test_the_lane_is_not_left_behind(tmp_path: Path) -> None:
+    daemon, pid = serving_lane(tmp_path)
+    daemon.stop()
+    eventually(lambda: not is_lane(pid), timeout=TIMEOUT, what="the lane gone with its daemon")
+    with socket.socket(socket.AF_UNIX) as probe:
+        probe.settimeout(5)
+        with pytest.raises(OSError):
+            probe.connect(str(daemon.runtime_dir / "lane.sock"))
