@@ -137,8 +137,12 @@ def steps_us(policies: Path, project: Path, tmp: Path, calls: int) -> dict[str, 
         "record": [cpu_us(lambda p=p: build_record(p, mask), calls) for p in pendings],
         "seal": [cpu_us(lambda r=r: seal(r, GENESIS), calls) for r in records],
     }
+    reasons = [h.decision.reason for h in samples if h.decision.reason]
+    fresh = iter(range(1 << 62))  # a reason quotes its decision id: each is new to the masker's memo
+    per_payload["reason"] = [cpu_us(lambda r=r: mask.text(f"{r[:-17]}{next(fresh):016x})"), calls) for r in reasons]
     result = {step: statistics.fmean(values) for step, values in per_payload.items()}
     result["id"] = cpu_us(ids, calls)
+    result["with_facts"] = cpu_us(lambda: samples[0].event.with_facts(bench=True), calls)
     result["writer"] = writer_us(pendings, tmp, calls)
     return result
 

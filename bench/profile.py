@@ -62,7 +62,7 @@ STEPS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("parse (dialect)", re.compile(r"^\w+Dialect\.parse |^parse \(.*dialects/")),
     ("enrich (shell parse, paths, limits)", re.compile(r"^Pipeline\._enrich ")),
     ("combine, ask, render, ids", re.compile(r"^Pipeline\.handle ")),
-    ("metrics, records handed on", re.compile(r"^Daemon\.")),
+    ("metrics, records handed on", re.compile(r"^(Daemon|Decider)\.")),
     ("transport: framing, peer, reply, close", re.compile(r"^(_HookConnection|HookServer)\.")),
 )
 OTHER = "event loop, uvloop, GC, other threads"

@@ -31,7 +31,8 @@ from hookd.types import JSON
 GENESIS = "0" * 64
 
 
-_canonical_strict = jsonstrict.encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+# A record is a tree (the masker copies the input, the rest is built for it): no need to look for cycles.
+_canonical_strict = jsonstrict.encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, check_circular=False)
 
 
 def canonical(record: dict[str, JSON]) -> str:

@@ -279,6 +279,7 @@ class Masker:
             return self.text(value, masked=masked)
         if isinstance(value, Mapping):
             limit = self._mask_length if masked else self._max_length
+            memo = self._memos[limit]
             steps = state.keys
             out: dict[str, JSON] = {}
             for key, item in value.items():
@@ -287,10 +288,13 @@ class Masker:
                     out[name] = _REDACTED_KEY
                     continue
                 step = steps.get(name) or self._step(state, name, None)
-                if step is _NO_PATH:  # most keys: no path goes through them
-                    out[name] = self._plain(item, limit)
-                else:
+                if step is not _NO_PATH:
                     out[name] = self._child(step, item, masked)
+                elif type(item) is str:  # most keys: no path goes through them, and most values are strings
+                    known = memo.get(item)
+                    out[name] = known if known is not None else self._string(item, limit)
+                else:
+                    out[name] = self._plain(item, limit)
             return out
         if isinstance(value, list | tuple):
             # an array is transparent to paths (`raw.llm_request.messages.content` reaches each

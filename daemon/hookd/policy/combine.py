@@ -38,23 +38,41 @@ _KIND_OF = {outcome: kind for kind, outcome in VERDICT_OUTCOME.items()}  # the v
 def combine(verdicts: Sequence[Verdict]) -> Decision:
     if not verdicts:  # most decisions: no policy had anything to say
         return Decision(Outcome.ALLOW)
-    outcome = max((VERDICT_OUTCOME.get(v.kind, Outcome.ALLOW) for v in verdicts), default=Outcome.ALLOW)
+    # One pass sorts the verdicts by what they add (this runs before every reply that has verdicts).
+    outcome = Outcome.ALLOW
+    contexts: list[str] = []
+    messages: list[str] = []
+    rewrites: list[Verdict] = []
+    clear_context = False
+    for verdict in verdicts:
+        kind = verdict.kind
+        rank = VERDICT_OUTCOME.get(kind)
+        if rank is not None and rank > outcome:
+            outcome = rank
+        if kind is VerdictKind.CONTEXT:
+            if verdict.message:
+                contexts.append(verdict.message)
+        elif kind is VerdictKind.MESSAGE:
+            if verdict.message:
+                messages.append(verdict.message)
+        elif kind is VerdictKind.REWRITE:
+            rewrites.append(verdict)
+        elif kind in _BLOCKING_KINDS and verdict.patch.get("clear_context") is True:
+            clear_context = True
     winning_kind = _KIND_OF.get(outcome)
     winners = [v for v in verdicts if v.kind is winning_kind] if winning_kind else []
-    rewrite, notes = _layered_rewrites(verdicts)
+    rewrite, notes = _layered_rewrites(rewrites) if rewrites else ({}, [])
     extras: dict[str, JSON] = {}
     for verdict in sorted(winners, key=lambda v: -v.rank):  # the highest layer's value is set last
         if "llm_response" in verdict.patch:
             extras["llm_response"] = verdict.patch["llm_response"]
-    if outcome >= Outcome.DENY and any(
-        v.patch.get("clear_context") is True for v in verdicts if v.kind in _BLOCKING_KINDS
-    ):
+    if outcome >= Outcome.DENY and clear_context:
         extras["clear_context"] = True
     return Decision(
         outcome=outcome,
-        reasons=tuple(_dedupe(_tagged(v) for v in winners if winning_kind is not VerdictKind.REWRITE)),
-        contexts=tuple(v.message for v in verdicts if v.kind is VerdictKind.CONTEXT and v.message),
-        messages=tuple(v.message for v in verdicts if v.kind is VerdictKind.MESSAGE and v.message),
+        reasons=tuple(_dedupe(_tagged(v) for v in winners)) if winning_kind is not VerdictKind.REWRITE else (),
+        contexts=tuple(contexts),
+        messages=tuple(messages),
         rewrite=rewrite,
         extras=extras,
         verdicts=tuple(verdicts),
@@ -65,12 +83,12 @@ def combine(verdicts: Sequence[Verdict]) -> Decision:
 Claim = tuple[int, str, tuple[str, ...]]  # (rank, layer, target + key path) a rewrite has set
 
 
-def _layered_rewrites(verdicts: Sequence[Verdict]) -> tuple[dict[str, JSON], list[str]]:
-    """Merge the rewrites in layer order (stable within a layer); drop a lower layer's conflicting one."""
+def _layered_rewrites(rewrites: Sequence[Verdict]) -> tuple[dict[str, JSON], list[str]]:
+    """Merge the rewrite verdicts in layer order (stable within a layer); drop a lower layer's conflicting one."""
     rewrite: dict[str, JSON] = {}
     claims: list[Claim] = []
     notes: list[str] = []
-    for verdict in sorted((v for v in verdicts if v.kind is VerdictKind.REWRITE), key=lambda v: v.rank):
+    for verdict in sorted(rewrites, key=lambda v: v.rank):
         paths = list(_claimed_paths(verdict.patch))
         clash = next((c for c in claims if c[0] < verdict.rank for p in paths if _overlaps(p, c[2])), None)
         if clash is not None:
