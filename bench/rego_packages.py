@@ -160,7 +160,9 @@ def main() -> int:
         labels, calls = shape_calls(args.only)
         documents = trace_documents(policies, calls)
     else:
-        with tempfile.TemporaryDirectory(prefix="hookd-rego-") as name:
+        # not under /tmp/hookd-*: protected_paths treats that prefix as hookd's runtime directory and runs its
+        # whole path lists on every write there (a real project does not; bench/ab.py's project does)
+        with tempfile.TemporaryDirectory(prefix="rego-packages-") as name:
             documents = [dict(h.event.input_document()) for h in handled_samples(policies, Path(name))]
     trace = trace_documents(policies)
     subjects = [Subject(policies, documents, trace, args.rules)]

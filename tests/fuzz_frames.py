@@ -62,17 +62,25 @@ class Tally:
         codes = ", ".join(f"{code} {n}" for code, n in sorted(self.errors.items()))
         return (
             f"{self.cases} cases in {self.seconds:.1f} s: {self.ok} OK replies, {sum(self.errors.values())} error "
-            f"frames ({codes}), {len(self.failures)} failures; slowest answer {self.slowest_ms:.0f} ms; daemon RSS "
+            f"frames ({codes}), {len(self.failures)} failures; slowest answer {self.slowest_ms:.0f} ms; RSS (daemon "
+            "and lane) "
             f"{self.rss_start_kb // 1024} MB at the start, {self.rss_peak_kb // 1024} MB peak, "
             f"{self.rss_end_kb // 1024} MB at the end"
         )
 
 
 def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+    """The RSS of the daemon and its child processes together (the lane decides the large frames)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return sum(_rss_kb(p) for p in [pid, *(int(c) for c in children)])
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:  # a child that just ended
+        return 0
+    return next((int(line.split()[1]) for line in lines if line.startswith("VmRSS:")), 0)
 
 
 # ---- generators -------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ class Lane:
         self._in_flight += 1
         try:
             async with asyncio.timeout(remaining):
-                frame = await self._exchange(_frame(request))
+                frame = await self._exchange(_head(request), request.payload)
         except TimeoutError:
             ms = max(0, round(remaining * 1000))
             raise LaneRefused("deadline", f"the lane did not decide this heavy request within {ms} ms") from None
@@ -92,10 +92,10 @@ class Lane:
             raise LaneRefused(code, message)
         return Reply(stdout=reply.stdout, stderr=reply.stderr, exit_code=reply.exit_code)
 
-    async def _exchange(self, frame: bytes) -> bytes:
+    async def _exchange(self, head: bytes, payload: bytes) -> bytes:
         reader, writer = await self._connect()
         try:
-            writer.write(frame)
+            writer.writelines((head, payload))  # a 4 MB payload is not copied into one frame first
             prefix = await reader.readexactly(wire.REPLY_PREFIX_SIZE)
             size = int.from_bytes(prefix[-8:-4], "big") + int.from_bytes(prefix[-4:], "big")
             if size > self._max_reply:
@@ -117,7 +117,7 @@ class Lane:
             await asyncio.sleep(RETRY_S)
 
 
-def _frame(request: HookRequest) -> bytes:
+def _head(request: HookRequest) -> bytes:
     caller = request.caller
     header = {
         "client": request.client,
@@ -134,4 +134,4 @@ def _frame(request: HookRequest) -> bytes:
             "via": request.via,
         },
     }
-    return wire.encode_request(header, request.payload)
+    return wire.request_head(header, len(request.payload))

@@ -135,8 +135,13 @@ def check_payload(payload: bytes) -> None:
 
 
 def encode_request(header: Mapping[str, Any], payload: bytes) -> bytes:
+    return request_head(header, len(payload)) + payload
+
+
+def request_head(header: Mapping[str, Any], payload_len: int) -> bytes:
+    """A request frame up to its payload (to send a large payload after it without copying it)."""
     head = json.dumps(header, separators=(",", ":")).encode()
-    return _REQUEST_PREFIX.pack(REQUEST_MAGIC, VERSION, len(head), len(payload)) + head + payload
+    return _REQUEST_PREFIX.pack(REQUEST_MAGIC, VERSION, len(head), payload_len) + head
 
 
 def encode_reply(stdout: bytes, stderr: bytes = b"", exit_code: int = 0) -> bytes:

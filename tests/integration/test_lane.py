@@ -21,7 +21,7 @@ from load_support import write_request as write
 from hookd import wire
 from hookd.config import MAX_WORKERS
 from hookd.lane import IN_FLIGHT
-from support import RunningDaemon, eventually, free_port, gemini_payload, require, scrape, start_daemon
+from support import VENV_PYTHON, RunningDaemon, eventually, free_port, gemini_payload, require, scrape, start_daemon
 
 TIMEOUT = 30
 LANE_SLOT = 1  # with one deciding process, the lane has slot 1 of the decision ids (hookd.audit.ids)
@@ -53,7 +53,7 @@ def serving_lane(tmp_path: Path, config: str = "") -> tuple[RunningDaemon, int]:
 
 def test_heavy_requests_are_the_lanes_and_logged_once_for_their_sender(tmp_path: Path) -> None:
     address = f"127.0.0.1:{free_port()}"
-    daemon, _ = serving_lane(tmp_path, config=f'[metrics]\nlisten = "{address}"\n')
+    daemon, lane = serving_lane(tmp_path, config=f'[metrics]\nlisten = "{address}"\n')
     try:
         light = ask(daemon.socket, write("secret.txt"))
         rm = ask(daemon.socket, HEAVY_RM)
@@ -65,9 +65,14 @@ def test_heavy_requests_are_the_lanes_and_logged_once_for_their_sender(tmp_path:
             timeout=TIMEOUT,
             what="the lane's requests counted (it reports them each second)",
         )
+        status = subprocess.run(
+            [VENV_PYTHON, "-m", "hookd", "status", "--runtime-dir", str(daemon.runtime_dir)],
+            capture_output=True, text=True, timeout=TIMEOUT, check=True,
+        )  # fmt: skip
     finally:
         daemon.stop()
     assert counted[("hookd_requests_total", ())] == 4
+    assert f"lane:      {lane} (3 heavy requests taken)" in status.stdout
     assert b"writing secret.txt is not allowed" in light.stdout
     assert rm.status is wire.Status.OK and b"rm is not allowed" in rm.stdout
     assert nested.status is wire.Status.OK and b"rm is not allowed" in nested.stdout

@@ -179,6 +179,8 @@ def format_status(status: pb.StatusResponse) -> list[str]:
     if status.worker_pids or status.worker_restarts:
         pids = ", ".join(str(pid) for pid in status.worker_pids) or "none serving"
         lines.append(f"workers:   {pids} ({status.worker_restarts} restarted)")
+    if status.lane_pid:
+        lines.append(f"lane:      {status.lane_pid} ({status.lane_requests} heavy requests taken)")
     layers = ", ".join(f"{layer.name} ({'on' if layer.active else 'off'})" for layer in status.sandbox_layers)
     lines.append(f"sandbox:   {layers or 'none'}: {status.sandbox_note}")
     return lines + format_rollout(status)

@@ -236,6 +236,8 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             metrics_address=daemon.metrics_endpoint.address if daemon.metrics_endpoint else "",
             worker_pids=daemon.workers.pids if daemon.workers is not None else [],
             worker_restarts=daemon.workers.restarts if daemon.workers is not None else 0,
+            lane_pid=(daemon.workers.lane_pid or 0) if daemon.workers is not None else 0,
+            lane_requests=daemon.workers.lane_requests if daemon.workers is not None else 0,
             rollout=rollout_status(daemon),
             otel=pb.OtelStatus(**daemon.otel.status()) if daemon.otel is not None else None,
             replay=pb.ReplayStatus(**daemon.replay.status()) if daemon.replay is not None else None,

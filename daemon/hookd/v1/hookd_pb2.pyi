@@ -21,7 +21,7 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "bundles", "rollout", "otel", "replay")
+    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "lane_pid", "lane_requests", "bundles", "rollout", "otel", "replay")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -37,6 +37,8 @@ class StatusResponse(_message.Message):
     METRICS_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     WORKER_PIDS_FIELD_NUMBER: _ClassVar[int]
     WORKER_RESTARTS_FIELD_NUMBER: _ClassVar[int]
+    LANE_PID_FIELD_NUMBER: _ClassVar[int]
+    LANE_REQUESTS_FIELD_NUMBER: _ClassVar[int]
     BUNDLES_FIELD_NUMBER: _ClassVar[int]
     ROLLOUT_FIELD_NUMBER: _ClassVar[int]
     OTEL_FIELD_NUMBER: _ClassVar[int]
@@ -56,11 +58,13 @@ class StatusResponse(_message.Message):
     metrics_address: str
     worker_pids: _containers.RepeatedScalarFieldContainer[int]
     worker_restarts: int
+    lane_pid: int
+    lane_requests: int
     bundles: _containers.RepeatedCompositeFieldContainer[BundleStatus]
     rollout: RolloutStatus
     otel: OtelStatus
     replay: ReplayStatus
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ..., replay: _Optional[_Union[ReplayStatus, _Mapping]] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., lane_pid: _Optional[int] = ..., lane_requests: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ..., replay: _Optional[_Union[ReplayStatus, _Mapping]] = ...) -> None: ...
 
 class MonitorCount(_message.Message):
     __slots__ = ("layer", "decision", "count")
