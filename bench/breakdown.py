@@ -39,7 +39,7 @@ from typing import Any
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import LOAD, PAYLOADS, ROOT, payload, start_daemon, wait_for_log
+from run import LOAD, PAYLOADS, ROOT, TRACE, payload, start_daemon, wait_for_log
 
 from hookd import wire
 from hookd.assembly import build_pipeline, load_engine
@@ -144,7 +144,49 @@ def steps_us(policies: Path, project: Path, tmp: Path, calls: int) -> dict[str, 
     result["id"] = cpu_us(ids, calls)
     result["with_facts"] = cpu_us(lambda: samples[0].event.with_facts(bench=True), calls)
     result["writer"] = writer_us(pendings, tmp, calls)
+    result |= trace_us(pipeline)
     return result
+
+
+def trace_us(pipeline: Any) -> dict[str, float]:
+    """The recorded e2e sessions (bench/trace): the record of each call built and sealed by a new masker, as in
+    a daemon that just started (first pass: cold memos, patterns compiled on first use), and again (warm); and
+    the glue of each call (parse, combine, render). CPU µs a call."""
+    calls = json.loads(TRACE.read_text())["calls"]
+    caller = Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid())
+    requests = [
+        HookRequest(c["client"], c["event"], c["payload"].encode(), c["env"], c["cwd"], caller, Deadline.after(600))
+        for c in calls
+    ]
+    loop = asyncio.new_event_loop()
+    try:
+        handled = [loop.run_until_complete(pipeline.handle(r)) for r in requests]
+    finally:
+        loop.close()
+    pendings = [Pending(h, time.time(), "socket") for h in handled]
+    mask = Masker.from_config(LogConfig())
+
+    def log_pass() -> float:
+        start = time.process_time()
+        for p in pendings:
+            seal(build_record(p, mask) | {"seq": 1}, GENESIS)
+        return (time.process_time() - start) / len(pendings) * 1e6
+
+    def glue_pass() -> float:
+        start = time.process_time()
+        for r, h in zip(requests, handled, strict=True):
+            dialect = pipeline.dialect(r.client)
+            dialect.parse(r)
+            combine(h.decision.verdicts)
+            dialect.render(h.event, h.decision)
+        return (time.process_time() - start) / len(requests) * 1e6
+
+    cold = log_pass()
+    return {
+        "trace_log_cold": cold,
+        "trace_log": statistics.fmean(log_pass() for _ in range(10)),
+        "trace_glue": statistics.fmean(glue_pass() for _ in range(10)),
+    }
 
 
 def writer_us(pendings: list[Pending], tmp: Path, calls: int) -> float:
@@ -297,11 +339,11 @@ def steps_ab(args: argparse.Namespace, policies: Path) -> int:
 def report_steps(rounds: dict[str, list[dict[str, float]]], sides: tuple[str, ...]) -> None:
     print("CPU µs per call, in process, mean over the five bench payloads; medians over the rounds\n")
     print(
-        f"{'step':10}" + "".join(f"{side:>9}" for side in sides) + ("  new/base  per round" if len(sides) > 1 else "")
+        f"{'step':15}" + "".join(f"{side:>9}" for side in sides) + ("  new/base  per round" if len(sides) > 1 else "")
     )
     for step in rounds[sides[0]][0]:
         medians = "".join(f"{statistics.median(r[step] for r in rounds[side]):9.1f}" for side in sides)
-        line = f"{step:10}{medians}"
+        line = f"{step:15}{medians}"
         if len(sides) > 1:
             ratios = [n[step] / b[step] for n, b in zip(rounds["new"], rounds["base"], strict=True)]
             line += f"  {statistics.median(ratios):8.2f}  " + " ".join(f"{r:.2f}" for r in ratios)

@@ -144,7 +144,7 @@ def named_tool(name: str, payload: Mapping[str, JSON]) -> tuple[str, dict[str, J
         raise DialectError(f"{name} payload has no tool_name string")
     if not isinstance(args, dict):
         raise DialectError(f"{name} payload: tool_input must be a JSON object")
-    match = _MCP_NAME.fullmatch(tool)
+    match = _MCP_NAME.fullmatch(tool) if tool.startswith("mcp__") else None  # most tools are not MCP tools
     return tool, args, ({"server": match.group(1), "tool": match.group(2)} if match else None)
 
 
