@@ -85,6 +85,19 @@ def schedstat(pid: int) -> tuple[float, float, int]:
     return run / 1e9, wait / 1e9, slices
 
 
+def settled(pid: int, quiet: float = 0.5, limit: float = 60.0) -> None:
+    """Wait until the daemon and its children are idle: the lane and the workers load their policies after the
+    daemon listens, which at an agent's pace would otherwise be charged to the first decisions."""
+    deadline = time.monotonic() + limit
+    before = schedstat(pid)[0]
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = schedstat(pid)[0]
+        if now - before < 0.02 * quiet:  # under 2% of a core
+            return
+        before = now
+
+
 def classify(stack: str) -> str:
     frames = stack.split(";")
     for step, pattern in STEPS:
@@ -112,6 +125,7 @@ def profile(py_spy: str, rate: str, seconds: float, policies: Path, hz: int) -> 
         runtime, raw = tmp / "daemon", Path(os.environ.get("HOOKD_PROFILE_RAW", tmp / "samples.txt"))
         daemon = start_daemon(runtime, policies, tmp / "daemon.log")
         try:
+            settled(daemon.pid)
             record = ["record", "--nonblocking", "--subprocesses", "--rate", str(hz), "--format", "raw"]
             record += ["--output", str(raw)]
             spy = subprocess.Popen(
