@@ -11,6 +11,7 @@ Usage: unshare -m PYTHON tests/service_manager.py WORKDIR SHIM_PYTHON SHIM
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -98,14 +99,25 @@ def main(workdir: Path, shim_python: str, shim_path: str) -> dict[str, Any]:
         result["before_first_call"] = run(service, env).stdout.strip()
         shim, hook_socket = [shim_python, "-I", "-S", shim_path], runtime / "hookd" / "hook.sock"
         result["first"] = shim_call(shim, hook_socket, "rm -rf /", env)
+        # It answers once its hook socket listens, and tells the manager READY=1 once every component started.
+        wait_for(lambda: run(service, env).stdout.strip() != "activating", "the service's start")
         result["after_first_call"] = run(service, env).stdout.strip()
         result["second"] = shim_call(shim, hook_socket, "ls", env)
+        # A heavy request (over [limits] lane_command_tokens): the lane decides it, inside the same unit.
+        result["heavy"] = shim_call(shim, hook_socket, "rm -rf " + " ".join(f"/srv/d{i}" for i in range(40)), env)
         reload = run(["systemctl", "--user", "reload", "hookd.service"], env)
         result["reload"] = reload.returncode, reload.stderr.strip()
         result["after_reload"] = run(service, env).stdout.strip()
         result["third"] = shim_call(shim, hook_socket, "rm -rf /", env)
-        status = run([sys.executable, "-m", "hookd", "status", "--runtime-dir", str(runtime / "hookd")], env)
+        status_command = [sys.executable, "-m", "hookd", "status", "--runtime-dir", str(runtime / "hookd")]
+        # The lane reports the requests it took each second: until then status shows the lane at 0.
+        with contextlib.suppress(SystemExit):
+            wait_for(lambda: "(1 heavy requests taken)" in run(status_command, env).stdout, "the lane's count", 10)
+        status = run(status_command, env)
         result["status"] = status.returncode, status.stdout
+        lane = next((line.split()[1] for line in status.stdout.splitlines() if line.startswith("lane:")), "")
+        stat = Path(f"/proc/{lane}/stat").read_text() if lane.isdigit() else ")" + " 0" * 17
+        result["lane_nice"] = int(stat.rsplit(")", 1)[1].split()[16])  # the unit lets it lower its priority
         stop = run(["systemctl", "--user", "stop", "hookd.service", "hookd.socket", "hookd-control.socket"], env)
         result["stop"] = stop.returncode, stop.stderr.strip()
         result["after_stop"] = run(service, env).stdout.strip()

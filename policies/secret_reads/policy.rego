@@ -58,45 +58,20 @@ deny contains {"id": m.id, "reason": _reason(r.path, sprintf("%s < (redirect)", 
 # watched_programs in data.json lists every name in readers, copiers and uploaders, and wget, curl
 # and dd: one lookup instead of four (test_watched_programs checks it and copying_programs).
 deny contains v if {
-	count(_watched_names) > 0
+	[1 | some c in input.shell.commands; c.name in data.secret_reads.watched_programs] != [] # once, however many
 	input.tool.kind == "shell"
 	input.event == "BeforeTool"
 	some v in _named_deny
 }
 
-# The program names on the line, and those of each list, each name looked up once: the rules below test
-# a command's name against these small sets (a lookup in a data list per command cost `curl x | sh`
-# 80 times, 160 commands of two names, ~8 ms).
-_names := {c.name | some c in input.shell.commands}
-
-_watched_names := {n | some n in _names; n in data.secret_reads.watched_programs}
-
-_reader_names := {n | some n in _watched_names; n in data.secret_reads.readers}
-
-_searcher_names := {n | some n in _watched_names; n in data.secret_reads.recursive_searchers}
-
-_copier_names := {n | some n in _watched_names; n in data.secret_reads.copiers}
-
-_uploader_names := {n | some n in _watched_names; n in data.secret_reads.uploaders}
-
 # The readers (cat, grep, head, ...) read every argument but a pattern or program given first
 # (grep PATTERN, awk PROGRAM, jq FILTER: pattern_first in data.json, unless -e/-f gives it).
 _named_deny contains {"id": m.id, "reason": _reason(a.path, c.name, m)} if {
 	some c in input.shell.commands
-	c.name in _reader_names
-	not c.name in _pattern_first_names # (every argument: no function call per command)
-	some a in c.args
-	some m in _secret(a.path)
-}
-
-_named_deny contains {"id": m.id, "reason": _reason(a.path, c.name, m)} if {
-	some c in input.shell.commands
-	c.name in _pattern_first_names
+	c.name in data.secret_reads.readers
 	some a in _read_args(c)
 	some m in _secret(a.path)
 }
-
-_pattern_first_names := {n | some n in _reader_names; data.secret_reads.pattern_first[n]}
 
 _read_args(c) := array.slice(c.args, 1, count(c.args)) if {
 	options := data.secret_reads.pattern_first[c.name]
@@ -113,7 +88,7 @@ _pattern_given(c, options) if {
 # secret there (~/.ssh, ~/.aws, every project's .env) whatever its pattern.
 _named_deny contains {"id": "search-home", "reason": reason} if {
 	some c in input.shell.commands
-	c.name in _searcher_names
+	c.name in data.secret_reads.recursive_searchers
 	_recursive(c)
 	some a in c.args
 	_home_or_above(a.path)
@@ -172,7 +147,7 @@ deny contains {"id": m.id, "reason": _reason(path, "git show", m)} if {
 # The copying and uploading programs and dd, behind one more test (cat, grep never get further):
 # copying_programs in data.json lists every name in copiers and uploaders, and wget, curl and dd.
 _named_deny contains {"id": m.id, "reason": _reason(r.path, r.via, m)} if {
-	count(_watched_names & {n | some n in data.secret_reads.copying_programs}) > 0 # once, however many
+	[1 | some c in input.shell.commands; c.name in data.secret_reads.copying_programs] != [] # once, however many
 	some r in _shell_reads
 	some m in _secret(r.path)
 }
@@ -186,13 +161,13 @@ _tool_name := input.tool.name if {
 # What the copying and uploading programs and dd read: {"path": absolute path, "via": how}
 _shell_reads contains {"path": a.path, "via": c.name} if {
 	some c in input.shell.commands
-	c.name in _copier_names
+	c.name in data.secret_reads.copiers
 	a := _sources(c)[_]
 }
 
 _shell_reads contains {"path": _resolve(m[1]), "via": sprintf("%s upload", [c.name])} if {
 	some c in input.shell.commands
-	c.name in _uploader_names
+	c.name in data.secret_reads.uploaders
 	some tok in c.argv
 	contains(tok, "@")
 	some m in regex.find_all_string_submatch_n(`^(?:@|[^@/:]*=@)([^;]+)`, tok, 1)

@@ -49,8 +49,14 @@ def test_the_hardened_units_run_under_a_real_user_manager() -> None:
         # Type=notify: a reload goes through the manager (RELOADING=1 … READY=1) and the daemon still decides.
         assert seen["reload"][0] == 0 and seen["after_reload"] == "active", report
         assert seen["third"]["reply"]["decision"] == "deny", report
-        assert seen["status"][0] == 0 and "decisions: allow 1, deny 2" in seen["status"][1], report
+        heavy = seen["heavy"]["reply"]
+        assert heavy["decision"] == "deny" and "rm-rf-outside-project" in heavy["reason"], report
+        assert int(heavy["reason"].rsplit("(decision ", 1)[1][:16], 16) % 64 == 1, report  # the lane's slot
+        assert seen["status"][0] == 0 and "decisions: allow 1, deny 3" in seen["status"][1], report
+        assert "lane:      " in seen["status"][1] and "(1 heavy requests taken)" in seen["status"][1], report
+        assert "restarted" not in seen["status"][1], report  # the lane started once, under the unit's filters
+        assert seen["lane_nice"] == 10, report
         assert seen["stop"][0] == 0 and seen["after_stop"] == "inactive", report  # a clean exit on SIGTERM
-        assert seen["logged"] == ["deny", "allow", "deny"], report
+        assert seen["logged"] == ["deny", "allow", "deny", "deny"], report
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

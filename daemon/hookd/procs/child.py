@@ -226,6 +226,16 @@ class WorkerProcess:
             log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
 
 
+def lower_priority() -> None:
+    """The lane's: the processes answering the light requests come first on a busy CPU. A service whose
+    system call filter refuses setpriority (hookd's unit without Python policies) keeps the lane at the
+    daemon's priority: still a process of its own, so still off the daemon's loop."""
+    try:
+        os.nice(LANE_NICENESS)
+    except OSError as exc:
+        log.warning("lane_priority_unchanged", error=exc.strerror or str(exc))
+
+
 def die_with(parent: int) -> bool:
     """Have the kernel SIGKILL this process when its parent exits; False if the parent is already gone."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -247,7 +257,7 @@ def main(argv: list[str]) -> int:
     listener = socket.socket(fileno=listen_fd) if listen_fd >= 0 else None
     channel = socket.socket(fileno=channel_fd)
     if listener is None:
-        os.nice(LANE_NICENESS)  # the light requests' processes come first on a busy CPU
+        lower_priority()
     try:
         worker = WorkerProcess(config, index, lane=listener is None)
     except HookdError as exc:

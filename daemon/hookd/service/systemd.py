@@ -182,7 +182,9 @@ def _hardening(needs: Needs) -> list[str]:
             "SystemCallFilter=~@privileged",
         ]
     else:
-        lines += ["RestrictNamespaces=yes", "SystemCallFilter=~@privileged @resources"]
+        # setpriority back from @resources: the lane lowers its own priority (with no capability, a process
+        # can only lower priorities, never raise one).
+        lines += ["RestrictNamespaces=yes", "SystemCallFilter=~@privileged @resources", "SystemCallFilter=setpriority"]
     if not needs.network:
         lines.append("PrivateNetwork=yes")
     if not needs.remote:
