@@ -51,6 +51,40 @@ def seal(record: dict[str, JSON], prev: str) -> tuple[str, str]:
     return f'{body[:-1]},"prev":"{prev}","hash":"{digest}"}}', digest
 
 
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A record (without `seq`, `prev`, `hash`) already in canonical JSON, cut where `seq` goes: the fields
+    sorted before it and those after. A worker process encodes its records so; the daemon's writer only
+    numbers and seals them (`seal_encoded`), never decoding and encoding them again."""
+
+    before: str  # '{"a":…,"r":…}' or '{}'
+    after: str  # '{"session":…,"type":…}' or '{}'
+
+    @classmethod
+    def of(cls, record: dict[str, JSON]) -> Encoded:
+        before = {k: v for k, v in record.items() if k < "seq"}
+        after = {k: v for k, v in record.items() if k > "seq"}
+        return cls(_canonical_strict(before), _canonical_strict(after))
+
+    def body(self, seq: int) -> str:
+        """The canonical JSON of the record with its `seq`: what `seal` would hash."""
+        head = self.before[:-1] + "," if len(self.before) > 2 else "{"
+        tail = "," + self.after[1:] if len(self.after) > 2 else "}"
+        return f'{head}"seq":{seq}{tail}'
+
+    def record(self, seq: int) -> dict[str, JSON]:
+        """The fields, decoded (for the live streams, the shipper and the outlets; only when one is there)."""
+        value: dict[str, JSON] = json.loads(self.body(seq))
+        return value
+
+
+def seal_encoded(encoded: Encoded, seq: int, prev: str) -> tuple[str, str]:
+    """`seal` for a record already encoded: the same line and hash, without encoding anything."""
+    body = encoded.body(seq)
+    digest = chain_hash(prev, body)
+    return f'{body[:-1]},"prev":"{prev}","hash":"{digest}"}}', digest
+
+
 def log_files(path: Path) -> list[Path]:
     """The current log and its rotated files, oldest first: decisions.log.N … decisions.log.1, decisions.log."""
     rotated = []

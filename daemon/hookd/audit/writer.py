@@ -25,7 +25,7 @@ from typing import IO, Any
 
 import structlog
 
-from hookd.audit.chain import GENESIS, last_record, seal
+from hookd.audit.chain import GENESIS, Encoded, last_record, seal, seal_encoded
 from hookd.audit.mask import Masker
 from hookd.audit.record import Logged, Pending, build_record, gap_record
 from hookd.audit.ship import Shipper
@@ -36,8 +36,9 @@ from hookd.types import JSON
 
 log = structlog.get_logger("hookd.audit")
 YIELD_EVERY = 32  # records written between two yields to the event loop
-# What the writer takes: a decision of this process, or a record a worker process built and masked.
-Queued = Pending | dict[str, JSON]
+# What the writer takes: a decision of this process, a record built here (a gap), or one a worker process
+# built, masked and encoded.
+Queued = Pending | dict[str, JSON] | Encoded
 
 
 class ChainProcessor:
@@ -55,6 +56,12 @@ class ChainProcessor:
         # structlog hands over a dict of its own (its context copied, the record's fields added): no copy
         record = event_dict if isinstance(event_dict, dict) else dict(event_dict)
         line, digest = seal(record, self.head)
+        self.seq, self.head = self.seq + 1, digest
+        return line
+
+    def seal_encoded(self, encoded: Encoded) -> str:
+        """The line of a record a worker encoded: numbered and sealed like any other."""
+        line, digest = seal_encoded(encoded, self.seq + 1, self.head)
         self.seq, self.head = self.seq + 1, digest
         return line
 
@@ -281,6 +288,12 @@ class DecisionLog:
             log.warning("decision_log_dropped", dropped=dropped, queue_size=self.sink.maxsize)
             self._emit(gap_record(dropped, time.time()))
         for n, item in enumerate(batch, 1):
+            if isinstance(item, Encoded):
+                line = self._emit(item)
+                if line is not None and (self._subscribers or self.shipper is not None or self.outlets):
+                    seq = self._chain.seq
+                    self._hand_on(Logged(item.record(seq), seq, line, self._chain.head))
+                continue
             record = item if isinstance(item, dict) else self._build(item)
             if record is None:
                 continue
@@ -300,10 +313,15 @@ class DecisionLog:
             log.exception("decision_log_record_failed", decision=pending.handled.decision_id)
             return None
 
-    def _emit(self, record: dict[str, JSON]) -> str | None:
-        """Write `record` into the chain; its line, or None when it could not be written."""
+    def _emit(self, record: dict[str, JSON] | Encoded) -> str | None:
+        """Write `record` into the chain; its line, or None when it could not be written. A worker's encoded
+        record is sealed as it came and written without the processor chain (whose only step, sealing,
+        would encode it again)."""
         try:
-            line: str = self._log.msg(**record)
+            if isinstance(record, Encoded):
+                line: str = self._file.msg(self._chain.seal_encoded(record))
+            else:
+                line = self._log.msg(**record)
         except Exception:  # a full disk must not take the daemon down; the chain shows the hole
             self.write_errors += 1
             log.exception("decision_log_write_failed", seq=self._chain.seq)

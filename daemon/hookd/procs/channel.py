@@ -2,8 +2,10 @@
 
 The channel between them is a socketpair of newline-delimited JSON:
   worker → daemon  {"t": "ready", "pid": P}             once serving
-                   {"t": "d", "r": RECORD, "c": [event, outcome, latency_ms, engine_error],
-                    "o": TALLY, "p": REPLAY_LINE}      what it observed, its replay line (hookd.rollout.relay)
+                   {"t": "d", "c": [event, outcome, latency_ms, engine_error],
+                    "o": TALLY, "p": REPLAY_LINE}      what it observed, its replay line (hookd.rollout.relay),
+                   then the record in two lines, its canonical JSON cut where `seq` goes (audit.chain.Encoded):
+                   the daemon's writer numbers and seals it without decoding it
                    {"t": "s", "requests": N, "errors": {code: N}, "dropped": N, "lane": N}   since the last
                                                         one, each second ("lane": requests the lane took)
   daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again

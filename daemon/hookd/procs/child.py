@@ -17,6 +17,7 @@ import sys
 import time
 
 from hookd.assembly import build_pipeline, load_engine
+from hookd.audit.chain import Encoded
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
@@ -167,7 +168,9 @@ class WorkerProcess:
                 handled.latency_ms,
                 handled.engine_error,
             ]
-            writer.write(line({"t": "d", "r": record, "c": counted, **self.rollout.fields(pending)}))
+            encoded = Encoded.of(record)  # canonical JSON has no raw newline: each half is one line
+            meta = line({"t": "d", "c": counted, **self.rollout.fields(pending)})
+            writer.writelines((meta, encoded.before.encode(), b"\n", encoded.after.encode(), b"\n"))
             self._unacked += 1
 
     async def _report(self, writer: asyncio.StreamWriter) -> None:

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookd.audit.chain import Encoded
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
@@ -114,8 +115,17 @@ class WorkerPool:
         try:
             while line := await reader.readline():
                 try:
-                    self._dispatch(running, json.loads(line))
-                except (ValueError, KeyError, TypeError) as exc:  # a worker bug must not stop the daemon
+                    message = json.loads(line)
+                    if message.get("t") == "d":  # the record follows, encoded, in two lines (chain.Encoded)
+                        halves = (await reader.readline()).decode(), (await reader.readline()).decode()
+                        message["r"] = Encoded(halves[0].rstrip("\n"), halves[1].rstrip("\n"))
+                    self._dispatch(running, message)
+                except (
+                    ValueError,
+                    KeyError,
+                    TypeError,
+                    AttributeError,
+                ) as exc:  # a worker bug must not stop the daemon
                     log.error("worker_message_invalid", worker=running.index, error=str(exc))
         except (ValueError, OSError) as exc:  # a line over the limit, a broken channel: start it afresh
             log.error("worker_channel_failed", worker=running.index, error=str(exc))

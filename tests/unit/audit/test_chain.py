@@ -195,3 +195,25 @@ class TestLastRecord:
 
     def test_no_log(self, tmp_path: Path) -> None:
         assert last_record(tmp_path / "d.log") is None
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"type": "decision", "caller": {"pid": 1}, "input": {"text": 'é \n \u2028 "q"'}, "session": "s", "time": "t"},
+        {"a": 1},  # nothing after seq
+        {"z": [1, 2.5, None, True]},  # nothing before seq
+        {},
+        {"n": float("nan"), "type": "decision"},  # strict: written as null, like seal
+        {"se": 1, "seqq": 2, "sep": {"seq": 3}},  # keys next to seq, and a nested seq left alone
+    ],
+)
+def test_a_workers_encoded_record_seals_to_the_same_line_and_hash(record: dict[str, object]) -> None:
+    from hookd.audit.chain import Encoded, seal_encoded
+
+    prev = chain_hash(GENESIS, "x")
+    encoded = Encoded.of(record)  # type: ignore[arg-type]
+    assert "\n" not in encoded.before + encoded.after  # each half crosses the worker channel as one line
+    assert seal_encoded(encoded, 42, prev) == seal({**record, "seq": 42}, prev)  # type: ignore[dict-item]
+    line = json.loads(seal({**record, "seq": 42}, prev)[0])
+    assert encoded.record(42) == {k: v for k, v in line.items() if k not in ("prev", "hash")}

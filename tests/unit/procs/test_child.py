@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from hookd.audit.chain import Encoded
 from hookd.config import parse_config
 from hookd.errors import Unavailable
 from hookd.procs.child import UNACKED_LIMIT, WorkerProcess, die_with
@@ -142,7 +143,9 @@ async def refused_record(worker: WorkerProcess) -> None:
         records = {}
         while "refused.txt" not in records:
             message = json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
-            if message["t"] == "d":
+            if message["t"] == "d":  # the record follows, encoded, in two lines
+                halves = [(await asyncio.wait_for(reader.readline(), TIMEOUT)).decode().strip() for _ in "ab"]
+                message["r"] = Encoded(*halves).record(1)
                 records[message["r"]["input"]["tool"]["input"]["file_path"]] = message
         refused = records["refused.txt"]
         assert (refused["r"]["decision"], refused["c"][1], refused["c"][3]) == ("deny", "DENY", True)
