@@ -126,7 +126,6 @@ class Daemon:
                 max_connections=config.http.max_connections,
                 max_connections_per_peer=config.http.max_connections_per_peer,
                 stats=self.stats,
-                forwards_over=config.limits.lane_payload_bytes if daemon.lane else None,
             )
         self.control = ControlServer(
             config.control_socket,

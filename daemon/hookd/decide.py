@@ -21,7 +21,7 @@ from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.errors import DialectError
-from hookd.lane import Lane
+from hookd.lane import Lane, route
 from hookd.metrics import DecisionMetrics
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
@@ -61,14 +61,10 @@ class Decider:
     async def handle(self, request: HookRequest) -> Reply:
         """The hook socket's and the HTTP hook endpoint's handler (each transport counts the request and maps
         errors): a heavy request goes to the lane, which decides and records it; any other is decided here."""
-        if self._lane is None:
-            event = self.pipeline.parse(request)
-        else:
-            routed = await self._lane.route(request, self.pipeline.parse)
-            if isinstance(routed, Reply):
-                return routed
-            event = routed
-        handled = await self.pipeline.handle(request, event)
+        routed = await route(self._lane, request, self.pipeline.parse)
+        if isinstance(routed, Reply):
+            return routed
+        handled = await self.pipeline.handle(request, routed)
         self.record(handled, request.via)
         return handled.reply
 

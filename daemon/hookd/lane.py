@@ -117,6 +117,12 @@ class Lane:
             await asyncio.sleep(RETRY_S)
 
 
+async def route(lane: Lane | None, request: HookRequest, parse: Parse) -> Reply | NormalisedEvent:
+    """`lane.route`, or, with no lane, the parsed event: the step between a deciding process's transport
+    and its pipeline (the daemon's `Decider`, each worker)."""
+    return parse(request) if lane is None else await lane.route(request, parse)
+
+
 def _head(request: HookRequest) -> bytes:
     caller = request.caller
     header = {

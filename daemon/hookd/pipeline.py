@@ -11,10 +11,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from hookd import wire
 from hookd.config import LimitsConfig
 from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
-from hookd.errors import DialectError, EngineError, EngineTimeout, InputTooLarge, PartialAnswer
+from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
 from hookd.types import (
@@ -72,7 +73,13 @@ class Pipeline:
             raise DialectError(f"unknown client {client!r} (known: {known})") from None
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
-        """The request as its client's dialect reads it. Raises DialectError."""
+        """The request as its client's dialect reads it. Raises DialectError, also for a payload that uses
+        NaN/Infinity or nests past `wire.MAX_PAYLOAD_DEPTH`: checked here for every way in (the hook socket,
+        the HTTP endpoint, Decide, the lane), so it never reaches the decision log."""
+        try:
+            wire.check_payload(request.payload)
+        except FrameError as exc:
+            raise DialectError(str(exc)) from None
         return self.dialect(request.client).parse(request)
 
     async def handle(
@@ -87,7 +94,7 @@ class Pipeline:
         `probe` replaces the interactive-session probe (a dry run states it instead of probing).
         """
         dialect = self.dialect(request.client)
-        event = parsed if parsed is not None else dialect.parse(request)
+        event = parsed if parsed is not None else self.parse(request)
         engine = self._policy_set.acquire()
         engine_error = False
         try:

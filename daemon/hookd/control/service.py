@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import grpc
 
-from hookd import __version__, wire
+from hookd import __version__
 from hookd.audit.record import Logged, rfc3339
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
@@ -24,7 +24,7 @@ from hookd.audit.writer import DecisionLog, Filters, Queued
 from hookd.config import Config
 from hookd.control.peers import current_caller
 from hookd.dialects.registry import DEFAULT_AGENT
-from hookd.errors import DialectError, FrameError
+from hookd.errors import DialectError
 from hookd.metrics import DecisionMetrics, MetricsEndpoint
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.holder import PolicySetHolder
@@ -345,10 +345,6 @@ async def _hook_request(
 ) -> HookRequest:
     if len(request.env) > MAX_ENV:
         await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"env has more than {MAX_ENV} entries")
-    try:
-        wire.check_payload(request.payload)  # the hook socket's and the HTTP endpoint's check: NaN, depth
-    except FrameError as exc:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
     return HookRequest(
         client=request.client or DEFAULT_AGENT,
         event=event,

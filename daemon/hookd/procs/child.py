@@ -24,7 +24,7 @@ from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.config import Config
 from hookd.errors import HookdError, Unavailable
-from hookd.lane import Lane
+from hookd.lane import Lane, route
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -65,14 +65,10 @@ class WorkerProcess:
 
     async def handle(self, request: HookRequest) -> Reply:
         self._check_channel()
-        if self._lane is None:
-            event = self.pipeline.parse(request)
-        else:  # the lane decides and records a heavy request
-            routed = await self._lane.route(request, self.pipeline.parse)
-            if isinstance(routed, Reply):
-                return routed
-            event = routed
-        handled = await self.pipeline.handle(request, event)
+        routed = await route(self._lane, request, self.pipeline.parse)
+        if isinstance(routed, Reply):  # the lane decided and recorded a heavy request
+            return routed
+        handled = await self.pipeline.handle(request, routed)
         self._check_channel()  # the daemon may have gone while this request was decided
         if not await self._room_for_a_record(request.deadline):
             why = f"hookd worker {self.index}: the daemon is not taking its decision records"

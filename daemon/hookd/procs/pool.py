@@ -120,12 +120,8 @@ class WorkerPool:
                         halves = (await reader.readline()).decode(), (await reader.readline()).decode()
                         message["r"] = Encoded(halves[0].rstrip("\n"), halves[1].rstrip("\n"))
                     self._dispatch(running, message)
-                except (
-                    ValueError,
-                    KeyError,
-                    TypeError,
-                    AttributeError,
-                ) as exc:  # a worker bug must not stop the daemon
+                # a worker bug must not stop the daemon
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
                     log.error("worker_message_invalid", worker=running.index, error=str(exc))
         except (ValueError, OSError) as exc:  # a line over the limit, a broken channel: start it afresh
             log.error("worker_channel_failed", worker=running.index, error=str(exc))

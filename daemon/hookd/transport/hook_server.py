@@ -32,11 +32,11 @@ log = structlog.get_logger("hookd.transport")
 Handler = Callable[[HookRequest], Awaitable[Reply]]
 ReplyWriter = Callable[[bytes], None]  # writes one reply frame to the connection and closes it
 _PEERCRED = struct.Struct("3i")
-ORPHAN_GRACE_S = 5.0
-_MISPLACED = {
+ORPHAN_GRACE_S = 5.0  # how long a starting daemon waits for a killed daemon's workers to exit
+_MISPLACED = {  # a frame whose header has (or lacks) `forwarded` on the wrong socket, by `HookServer.lane`
     False: "frame header: 'forwarded' is taken only on the lane's socket",
     True: "frame header: the lane takes only forwarded requests",
-}  # how long a starting daemon waits for a killed daemon's workers to exit
+}
 
 
 class ServerStats:
@@ -83,14 +83,11 @@ class HookServer:
         max_concurrency: int,
         stats: ServerStats | None = None,
         lane: bool = False,
-        forwards_over: int | None = None,
     ) -> None:
         self.path = path
         # The lane's server takes only requests forwarded by its own daemon and workers (same uid), each
         # with the sender's caller and deadline; the hook socket never takes one.
         self.lane = lane
-        # A payload this large goes to the lane whole, which checks it: scanning 4 MB here costs 7-13 ms.
-        self.forwards_over = forwards_over
         self.stats = stats or ServerStats()
         self._handler = handler
         self._limits = limits
@@ -109,7 +106,6 @@ class HookServer:
         """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's), or the
         lane's socket's (the lane process's)."""
         daemon = config.daemon
-        forwards = daemon.lane and not lane
         return cls(
             config.lane_socket if lane else config.hook_socket,
             handler,
@@ -118,7 +114,6 @@ class HookServer:
             max_concurrency=daemon.max_concurrency,
             stats=stats,
             lane=lane,
-            forwards_over=config.limits.lane_payload_bytes if forwards else None,
         )
 
     async def start(self, inherited: socket.socket | None = None) -> None:
@@ -317,10 +312,8 @@ class _HookConnection(asyncio.Protocol):
             header = wire.parse_header(bytes(buffer[wire.REQUEST_PREFIX_SIZE : body_start]))
             if (header.forwarded is not None) is not server.lane:
                 raise FrameError("bad-header", _MISPLACED[server.lane])
-            with memoryview(buffer) as view:
+            with memoryview(buffer) as view:  # one copy of a payload of megabytes, not two
                 payload = bytes(view[body_start : body_start + payload_len])
-            if server.forwards_over is None or payload_len <= server.forwards_over:
-                wire.check_payload(payload)
         except FrameError as exc:
             self._reply(server.error_frame(exc.code, str(exc)))
             return

@@ -28,9 +28,8 @@ from pathlib import Path
 
 import structlog
 
-from hookd import wire
 from hookd.config import is_loopback
-from hookd.errors import DaemonError, DialectError, FrameError, HttpError, Unavailable, one_line
+from hookd.errors import DaemonError, DialectError, HttpError, Unavailable, one_line
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
@@ -89,7 +88,6 @@ class HttpHookServer:
         max_connections: int = 256,
         max_connections_per_peer: int = 32,
         stats: ServerStats | None = None,
-        forwards_over: int | None = None,
     ) -> None:
         if not is_loopback(host):
             raise DaemonError(f"the HTTP hook endpoint binds to loopback addresses only, not {host!r}")
@@ -97,7 +95,6 @@ class HttpHookServer:
         self.port = port
         self.stats = stats or ServerStats()
         self._token = f"Bearer {token}".encode()
-        self._forwards_over = forwards_over  # a body this large goes to the lane whole, which checks it
         self._handler = handler
         self._max_payload = max_payload_bytes
         self._timeout = request_timeout
@@ -223,11 +220,6 @@ class HttpHookServer:
 
     async def _respond(self, path: str, body: bytes, started: float, caller: Caller) -> tuple[int, bytes]:
         self.stats.requests += 1
-        try:
-            if self._forwards_over is None or len(body) <= self._forwards_over:
-                wire.check_payload(body)
-        except FrameError as exc:
-            raise HttpError(400, str(exc)) from None
         request = HookRequest(
             client=path[len(ROUTE) :].split("?", 1)[0],
             event="",  # the dialect reads it from the payload's hook_event_name
