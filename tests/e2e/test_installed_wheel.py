@@ -36,7 +36,8 @@ from typing import Any
 
 import pytest
 
-from support import ROOT, gemini_payload, require
+from hookd import wire
+from support import ROOT, gemini_payload, require, send_frame
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]  # building and installing a release: minutes on a busy machine
 
@@ -204,6 +205,16 @@ def test_gemini_deny_and_allow_through_the_installed_daemon(installed: Installed
         assert before_tool == [("run_shell_command", "deny"), ("write_file", "allow")], report
         denied = next(r for r in records if r["event"] == "BeforeTool" and r["decision"] == "deny")
         assert [v["rule"] for v in denied["verdicts"]] == ["rm-rf-outside-project"], denied
+
+        # A heavy request (over [limits] lane_command_tokens): the installed daemon's lane decides it.
+        wait_for(lambda: '"lane_serving"' in log_path.read_text(), "the lane to serve")
+        command = "rm -rf " + " ".join(str(victim / f"d{i}") for i in range(40))
+        payload = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": command})
+        header = {"client": "gemini", "event": "BeforeTool", "cwd": str(project), "ppid": 0, "env": {}}
+        reply = wire.decode_reply(send_frame(socket, wire.encode_request(header, json.dumps(payload).encode())))
+        heavy = json.loads(reply.stdout)
+        assert heavy["decision"] == "deny" and "rm-rf-outside-project" in heavy["reason"], heavy
+        assert int(heavy["reason"].rsplit("(decision ", 1)[1][:16], 16) % 64 == 1, heavy  # the lane's id slot
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
