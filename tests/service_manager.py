@@ -107,6 +107,8 @@ def main(workdir: Path, shim_python: str, shim_path: str) -> dict[str, Any]:
         result["heavy"] = shim_call(shim, hook_socket, "rm -rf " + " ".join(f"/srv/d{i}" for i in range(40)), env)
         reload = run(["systemctl", "--user", "reload", "hookd.service"], env)
         result["reload"] = reload.returncode, reload.stderr.strip()
+        # RELOADING=1 … READY=1: the manager shows "reloading" until the daemon (and its lane) reloaded.
+        wait_for(lambda: run(service, env).stdout.strip() != "reloading", "the service's reload")
         result["after_reload"] = run(service, env).stdout.strip()
         result["third"] = shim_call(shim, hook_socket, "rm -rf /", env)
         status_command = [sys.executable, "-m", "hookd", "status", "--runtime-dir", str(runtime / "hookd")]
