@@ -70,7 +70,7 @@ class Decider:
 
     async def decide(self, request: HookRequest) -> Handled:
         """The Decide call: the hook path, counted and logged like it. Raises DialectError, TimeoutError."""
-        self._stats.requests += 1
+        self._stats.request()
         try:
             async with asyncio.timeout(self._timeout):
                 handled = await self.pipeline.handle(request)

@@ -215,3 +215,37 @@ def test_the_lane_is_not_left_behind(tmp_path: Path) -> None:
         probe.settimeout(5)
         with pytest.raises(OSError):
             probe.connect(str(daemon.runtime_dir / "lane.sock"))
+
+
+def times_run(pid: int) -> int:
+    """How many times the threads of `pid` have been put on a CPU (schedstat's third field)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        total += int(task.read_text().split()[2])
+    return total
+
+
+def asleep(pid: int, window: float) -> bool:
+    """`pid` stayed off the CPU for `window` seconds."""
+    before = times_run(pid)
+    threading.Event().wait(window)
+    return times_run(pid) == before
+
+
+def test_an_idle_lane_never_wakes_and_still_reports_what_it_counted(tmp_path: Path) -> None:
+    from hookd.procs.child import STATS_EVERY_S
+
+    address = f"127.0.0.1:{free_port()}"
+    daemon, lane = serving_lane(tmp_path, config=f'[metrics]\nlisten = "{address}"\n')
+    window = STATS_EVERY_S * 1.5  # a lane reporting every STATS_EVERY_S wakes at least once in it
+    try:
+        eventually(lambda: asleep(lane, window), timeout=TIMEOUT, what="the idle lane asleep")
+        assert ask(daemon.socket, HEAVY_RM).status is wire.Status.OK
+        eventually(
+            lambda: scrape(address).get(("hookd_lane_requests_total", ())) == 1,
+            timeout=TIMEOUT,
+            what="the lane's request reported",
+        )
+        eventually(lambda: asleep(lane, window), timeout=TIMEOUT, what="the lane asleep again after its report")
+    finally:
+        daemon.stop()

@@ -16,6 +16,7 @@ import os
 import socket
 import struct
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
@@ -40,16 +41,25 @@ _MISPLACED = {  # a frame whose header has (or lacks) `forwarded` on the wrong s
 
 
 class ServerStats:
-    """Request counters of the hook path (the hook socket and the Decide call), read by Status."""
+    """Request counters of the hook path (the hook socket and the Decide call), read by Status.
+    `on_count`, when set, is called after each count (a worker reports its counts only after some)."""
 
-    __slots__ = ("errors", "requests")
+    __slots__ = ("errors", "on_count", "requests")
 
-    def __init__(self) -> None:
+    def __init__(self, on_count: Callable[[], None] | None = None) -> None:
         self.requests = 0
         self.errors: dict[str, int] = {}
+        self.on_count = on_count
+
+    def request(self) -> None:
+        self.requests += 1
+        if self.on_count is not None:
+            self.on_count()
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
+        if self.on_count is not None:
+            self.on_count()
 
 
 def peer_credentials(sock: socket.socket) -> Caller:
@@ -100,6 +110,11 @@ class HookServer:
         self._owns_path = True  # false in a worker, which serves the daemon's socket
         self._unlink_at_stop = True  # false when a service manager bound the socket
         self._tasks: set[asyncio.Task[None]] = set()
+        # Open connections in the order accepted, which is the order of their deadlines (each gets the same
+        # request_timeout), and one timer for the earliest: a timer per connection cost 25-30 us of a cold
+        # decision's CPU to arm and cancel, and nearly every connection is answered long before it fires.
+        self._open: deque[_HookConnection] = deque()
+        self._sweep: asyncio.TimerHandle | None = None
 
     @classmethod
     def from_config(cls, config: Config, handler: Handler, stats: ServerStats, *, lane: bool = False) -> HookServer:
@@ -184,7 +199,28 @@ class HookServer:
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
 
+    def _watch(self, connection: _HookConnection) -> None:
+        """Give `connection` its deadline: it is expired then, unless answered or closed before."""
+        open_ = self._open
+        while open_ and open_[0].done:
+            open_.popleft()
+        open_.append(connection)
+        if self._sweep is None:
+            self._sweep = asyncio.get_running_loop().call_at(connection.expires_at, self._expire_due)
+
+    def _expire_due(self) -> None:
+        """Expire the connections whose deadline has come; the timer is then set for the next one still open."""
+        self._sweep = None
+        open_, now = self._open, time.monotonic()
+        while open_ and (open_[0].done or open_[0].expires_at <= now):
+            open_.popleft().expire()
+        if open_:
+            self._sweep = asyncio.get_running_loop().call_at(open_[0].expires_at, self._expire_due)
+
     async def stop(self, grace: float = 2.0) -> None:
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
         if self._server is not None:
             self._server.close()
             await asyncio.sleep(0)  # let just-accepted connections start
@@ -269,22 +305,23 @@ class _HookConnection(asyncio.Protocol):
     connection here never needs more than a buffer and one timer.
     """
 
-    __slots__ = ("_buffer", "_caller", "_done", "_server", "_sizes", "_started", "_task", "_timer", "_transport")
+    __slots__ = ("_buffer", "_caller", "_server", "_sizes", "_started", "_task", "_transport", "done", "expires_at")
 
     def __init__(self, server: HookServer) -> None:
         self._server = server
         self._buffer = bytearray()
         self._sizes: tuple[int, int] | None = None
         self._task: asyncio.Task[None] | None = None
-        self._done = False
-        self._started = 0.0
+        self.done = False  # answered or closed: nothing more is written, the deadline no longer applies
+        self._started = self.expires_at = 0.0
         self._caller = Caller(uid=-1, gid=-1, pid=0)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's transports do not subclass asyncio's
         self._started = time.monotonic()
         server = self._server
-        self._timer = asyncio.get_running_loop().call_at(self._started + server._timeout, self._expire)
+        self.expires_at = self._started + server._timeout
+        server._watch(self)
         try:
             self._caller = peer_credentials(transport.get_extra_info("socket"))
         except OSError as exc:
@@ -294,7 +331,7 @@ class _HookConnection(asyncio.Protocol):
             self._reply(server.error_frame("forbidden", "the lane takes requests from its own daemon only"))
 
     def data_received(self, data: bytes) -> None:
-        if self._done or self._task is not None:
+        if self.done or self._task is not None:
             return
         buffer = self._buffer
         buffer += data
@@ -303,7 +340,7 @@ class _HookConnection(asyncio.Protocol):
             if self._sizes is None:
                 if len(buffer) < wire.REQUEST_PREFIX_SIZE:
                     return
-                server.stats.requests += 1  # a connection that sends nothing (a liveness probe) is not a request
+                server.stats.request()  # a connection that sends nothing (a liveness probe) is not a request
                 self._sizes = wire.parse_request_prefix(bytes(buffer[: wire.REQUEST_PREFIX_SIZE]), server._limits)
             header_len, payload_len = self._sizes
             body_start = wire.REQUEST_PREFIX_SIZE + header_len
@@ -322,7 +359,7 @@ class _HookConnection(asyncio.Protocol):
         self._task = server._serve(self._caller, header, payload, self._started, self._reply)
 
     def eof_received(self) -> bool:
-        if not self._done and self._task is None:
+        if not self.done and self._task is None:
             message = "truncated frame: the connection closed inside the frame"
             # A connect-and-close liveness probe sent nothing: answer it, but do not count an error.
             self._reply(
@@ -333,11 +370,11 @@ class _HookConnection(asyncio.Protocol):
         return True  # keep the transport open until the reply is written
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._done = True
-        self._timer.cancel()
+        self.done = True
 
-    def _expire(self) -> None:
-        if self._done:
+    def expire(self) -> None:
+        """The deadline came: the decision still running is cancelled and the shim gets a deadline error."""
+        if self.done:
             return
         server = self._server
         if self._task is not None:
@@ -346,9 +383,8 @@ class _HookConnection(asyncio.Protocol):
         self._reply(server.error_frame("deadline", message))
 
     def _reply(self, frame: bytes) -> None:
-        if self._done:
+        if self.done:
             return
-        self._done = True
-        self._timer.cancel()
+        self.done = True
         self._transport.write(frame)
         self._transport.close()  # flushes the reply first; the shim reads to the end of it

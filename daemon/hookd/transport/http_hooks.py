@@ -219,7 +219,7 @@ class HttpHookServer:
             raise HttpError(403, "the Host header must name a loopback address (127.0.0.1, [::1] or localhost)")
 
     async def _respond(self, path: str, body: bytes, started: float, caller: Caller) -> tuple[int, bytes]:
-        self.stats.requests += 1
+        self.stats.request()
         request = HookRequest(
             client=path[len(ROUTE) :].split("?", 1)[0],
             event="",  # the dialect reads it from the payload's hook_event_name

@@ -134,3 +134,51 @@ def test_a_restart_waits_for_a_killed_daemons_worker_to_go_and_names_one_that_st
                 uvloop.run(scenario(base, linger))
         finally:
             shutil.rmtree(base, ignore_errors=True)
+
+
+def test_each_stalled_connection_gets_its_deadline_at_its_own_time_among_answered_ones() -> None:
+    """One timer serves every connection's deadline: stalled connections opened at different times each get
+    the deadline error about request_timeout after their own accept, answered ones in between are not
+    disturbed, and a connection opened after the timer has fired still gets its deadline."""
+    timeout = 0.3
+    expired_after: list[float] = []
+    answered: list[wire.DecodedReply] = []
+
+    async def handler(request: HookRequest) -> Reply:
+        return Reply(stdout=b'{"decision":"allow"}', stderr=b"", exit_code=0)
+
+    def stall(path: Path) -> None:  # sends half a frame, then waits for the reply
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(5)
+            client.connect(str(path))
+            connected = time.monotonic()
+            client.sendall(frame()[:5])
+            chunks = []
+            while chunk := client.recv(65536):
+                chunks.append(chunk)
+            reply = wire.decode_reply(b"".join(chunks))
+            assert reply.status is wire.Status.ERROR and b"deadline" in reply.stdout, reply
+            expired_after.append(time.monotonic() - connected)
+
+    async def scenario() -> None:
+        base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
+        path = base / "run" / "hook.sock"
+        server = HookServer(path, handler, limits=wire.Limits(), request_timeout=timeout, max_concurrency=8)
+        await server.start()
+        loop = asyncio.get_running_loop()
+        try:
+            first = loop.run_in_executor(None, stall, server.path)
+            await asyncio.sleep(0.1)  # staggered on purpose: the second deadline comes 0.1 s after the first
+            second = loop.run_in_executor(None, stall, server.path)
+            for _ in range(3):
+                answered.append(await loop.run_in_executor(None, ask, server.path))
+            await asyncio.wait_for(asyncio.gather(first, second), 5)
+            await asyncio.wait_for(loop.run_in_executor(None, stall, server.path), 5)  # after the timer fired
+        finally:
+            await server.stop()
+            shutil.rmtree(base, ignore_errors=True)
+
+    uvloop.run(scenario())
+    assert [reply.status for reply in answered] == [wire.Status.OK] * 3
+    assert len(expired_after) == 3
+    assert all(timeout - 0.01 <= after < timeout + 0.25 for after in expired_after), expired_after
