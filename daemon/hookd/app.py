@@ -112,7 +112,8 @@ class Daemon:
             lambda: self.server.in_flight,
             Lane.from_config(config),
         )
-        self.server = HookServer.from_config(config, self.decider.handle, self.stats)
+        decider = self.decider
+        self.server = HookServer.from_config(config, decider.handle, self.stats, handler_now=decider.handle_now)
         self.http: HttpHookServer | None = None
         if config.http.enabled:
             self.http = HttpHookServer(

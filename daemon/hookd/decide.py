@@ -21,7 +21,7 @@ from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.errors import DialectError
-from hookd.lane import Lane, route
+from hookd.lane import Lane, decided_here, route
 from hookd.metrics import DecisionMetrics
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
@@ -68,6 +68,19 @@ class Decider:
         self.record(handled, request.via)
         return handled.reply
 
+    def handle_now(self, request: HookRequest) -> Reply | None:
+        """`handle` without awaiting, for a light request when the engine is immediate (the embedded Rego
+        engine): the hook socket then answers in the callback that read the request. None, with nothing
+        decided or recorded, when `handle` must be awaited instead. Raises DialectError."""
+        if not self.pipeline.immediate:
+            return None
+        event = decided_here(self._lane, request, self.pipeline.parse)
+        handled = None if event is None else self.pipeline.handle_now(request, event)
+        if handled is None:
+            return None
+        self.record(handled, request.via)
+        return handled.reply
+
     async def decide(self, request: HookRequest) -> Handled:
         """The Decide call: the hook path, counted and logged like it. Raises DialectError, TimeoutError."""
         self._stats.request()
@@ -103,5 +116,5 @@ class Decider:
     def busy(self, via: str) -> bool:
         """Other hook requests are being decided besides the one just answered (then monitor and shadow
         layers stand aside: docs/rollout.md)."""
-        answering = 1 if via == "socket" else 0  # the answered request is still the hook server's task
+        answering = 1 if via == "socket" else 0  # the answered request is still the hook server's (in_flight)
         return self._hook_in_flight() > answering or self._policy_set.in_use(self._policy_set.current) > 0

@@ -57,12 +57,18 @@ class Lane:
     async def route(self, request: HookRequest, parse: Parse) -> Reply | NormalisedEvent:
         """The lane's reply to a heavy request; for any other, the parsed event, to be decided here.
         Raises DialectError (a payload the dialect cannot read) and LaneRefused."""
+        event, why = self.triage(request, parse)
+        return await self.forward(request, why) if event is None else event
+
+    def triage(self, request: HookRequest, parse: Parse) -> tuple[NormalisedEvent | None, str]:
+        """The parsed event of a request to be decided here, or None and which `[limits] lane_*` makes it the
+        lane's. Raises DialectError."""
         if len(request.payload) > self._limits.lane_payload_bytes:
-            return await self.forward(request, "payload-bytes")
+            return None, "payload-bytes"
         event = parse(request)
         if why := heavy(event, self._limits):
-            return await self.forward(request, why)
-        return event
+            return None, why
+        return event, ""
 
     async def forward(self, request: HookRequest, why: str) -> Reply:
         """`request` decided by the lane (`why`: which `[limits] lane_*` sent it there)."""
@@ -121,6 +127,12 @@ async def route(lane: Lane | None, request: HookRequest, parse: Parse) -> Reply 
     """`lane.route`, or, with no lane, the parsed event: the step between a deciding process's transport
     and its pipeline (the daemon's `Decider`, each worker)."""
     return parse(request) if lane is None else await lane.route(request, parse)
+
+
+def decided_here(lane: Lane | None, request: HookRequest, parse: Parse) -> NormalisedEvent | None:
+    """The parsed event of a request this process decides; None for a heavy one, which `route` sends to the
+    lane. Raises DialectError."""
+    return parse(request) if lane is None else lane.triage(request, parse)[0]
 
 
 def _head(request: HookRequest) -> bytes:

@@ -65,6 +65,11 @@ class Pipeline:
         self._ids = ids
         self._limits = input_limits or LimitsConfig()
 
+    @property
+    def immediate(self) -> bool:
+        """The serving engine answers without awaiting (`handle_now` decides)."""
+        return self._policy_set.current.immediate
+
     def dialect(self, client: str) -> Dialect:
         try:
             return self._dialects[client]
@@ -93,24 +98,47 @@ class Pipeline:
         The decision gets its id before render, so that every reason the agent shows can quote it.
         `probe` replaces the interactive-session probe (a dry run states it instead of probing).
         """
-        dialect = self.dialect(request.client)
         event = parsed if parsed is not None else self.parse(request)
         engine = self._policy_set.acquire()
         engine_error = False
         try:
-            event = self._enrich(event)
-            verdicts = await self._evaluate(engine, event, request.deadline)
-        except InputTooLarge as exc:
-            verdicts = [
-                fail_mode_verdict(event.event, self._fail_modes, "input-limit", f"hookd did not check this: {exc}")
-            ]
-        except PartialAnswer as exc:  # some policies failed: the others' answers stand beside their verdicts
-            verdicts = settle(event.event, exc.results, self._fail_modes)
-        except EngineError as exc:
-            verdicts = [engine_failure(event.event, exc, self._fail_modes)]
-            engine_error = True
+            try:
+                event = self._enrich(event)
+                verdicts = await self._evaluate(engine, event, request.deadline)
+            except (InputTooLarge, EngineError) as exc:
+                verdicts, engine_error = self._failed(event, exc)
         finally:
             self._policy_set.release(engine)
+        return self._decided(request, event, verdicts, engine, engine_error, probe)
+
+    def handle_now(self, request: HookRequest, parsed: NormalisedEvent) -> Handled | None:
+        """`handle`, without awaiting, when the serving engine is immediate (the embedded Rego engine);
+        None, with nothing done, when it must be awaited."""
+        engine = self._policy_set.acquire()
+        event, engine_error = parsed, False
+        try:
+            if not engine.immediate:
+                return None
+            try:
+                event = self._enrich(event)
+                verdicts = self._evaluate_now(engine, event, request.deadline)
+            except (InputTooLarge, EngineError) as exc:
+                verdicts, engine_error = self._failed(event, exc)
+        finally:
+            self._policy_set.release(engine)
+        return self._decided(request, event, verdicts, engine, engine_error, None)
+
+    def _decided(
+        self,
+        request: HookRequest,
+        event: NormalisedEvent,
+        verdicts: Sequence[Verdict],
+        engine: Engine,
+        engine_error: bool,
+        probe: InteractiveProbe | None,
+    ) -> Handled:
+        """The verdicts combined, an ask resolved where the agent cannot, the id given and the reply rendered."""
+        dialect = self.dialect(request.client)
         decision = combine(verdicts)
         if not dialect.handles_headless_ask:
             decision = self._resolve_ask(event, decision, probe or self._probe)
@@ -120,6 +148,17 @@ class Pipeline:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
         return Handled(event, decision, reply, latency, engine, engine_error)
+
+    def _failed(self, event: NormalisedEvent, exc: InputTooLarge | EngineError) -> tuple[list[Verdict], bool]:
+        """The verdicts when evaluation did not answer whole, and whether the engine failed: an input over a cap
+        follows the fail mode, some policies' failures follow it beside the others' answers, and any other
+        engine error follows it alone."""
+        if isinstance(exc, InputTooLarge):
+            reason = f"hookd did not check this: {exc}"
+            return [fail_mode_verdict(event.event, self._fail_modes, "input-limit", reason)], False
+        if isinstance(exc, PartialAnswer):
+            return list(settle(event.event, exc.results, self._fail_modes)), False
+        return [engine_failure(event.event, exc, self._fail_modes)], True
 
     def refused(self, handled: Handled, reason: str) -> Handled:
         """`handled` as the agent got it when its reply was refused after the decision (an error frame:
@@ -141,19 +180,37 @@ class Pipeline:
             raise InputTooLarge(too_large)
         return event
 
+    @classmethod
+    async def _evaluate(cls, engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
+        try:
+            verdicts = await engine.evaluate(cls._engine_request(event, deadline))
+        except PartialAnswer:
+            cls._in_time(deadline)
+            raise
+        cls._in_time(deadline)
+        return verdicts
+
+    @classmethod
+    def _evaluate_now(cls, engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
+        try:
+            verdicts = engine.evaluate_now(cls._engine_request(event, deadline))
+        except PartialAnswer:
+            cls._in_time(deadline)
+            raise
+        cls._in_time(deadline)
+        return verdicts
+
     @staticmethod
-    async def _evaluate(engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
+    def _engine_request(event: NormalisedEvent, deadline: Deadline) -> EngineRequest:
         if deadline.expired():
             raise EngineTimeout("the request deadline passed before evaluation")
-        try:
-            verdicts = await engine.evaluate(EngineRequest(event, event.input_document(), deadline))
-        except PartialAnswer:
-            if deadline.expired():
-                raise EngineTimeout("the request deadline passed during evaluation") from None
-            raise
-        if deadline.expired():  # an engine that ran past it (and held the loop) answers the fail mode, not late
+        return EngineRequest(event, event.input_document(), deadline)
+
+    @staticmethod
+    def _in_time(deadline: Deadline) -> None:
+        """An engine that ran past the deadline (and held the loop) answers the fail mode, not late."""
+        if deadline.expired():
             raise EngineTimeout("the request deadline passed during evaluation")
-        return verdicts
 
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:

@@ -9,6 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hookd.engines.base import not_immediate
 from hookd.errors import PolicyLoadError
 from hookd.types import (
     Caller,
@@ -28,7 +29,8 @@ class StaticEngine:
     """An engine that answers `verdicts`, raises `error`, or hands the request to `serve` (a real engine it
     wraps). It records every request and whether it was closed. `start_error` makes `ready()` fail as an
     engine that cannot start does; `gated=True` holds every evaluation until the test sets `gate` (and
-    `entered` says one is waiting)."""
+    `entered` says one is waiting). `immediate=True` makes it answer `evaluate_now` too, as the embedded
+    Rego engine does (the hook server then decides in the callback that read the request)."""
 
     remote = False
 
@@ -40,11 +42,15 @@ class StaticEngine:
         error: Exception | None = None,
         start_error: str = "",
         gated: bool = False,
+        immediate: bool = False,
         serve: Engine | None = None,
         revision: str = "static",
         packages: Sequence[PackageInfo] = (),
     ) -> None:
+        if gated and immediate:
+            raise ValueError("an immediate engine cannot hold its evaluations at a gate")
         self.name = name
+        self.immediate = immediate
         self.verdicts = list(verdicts)
         self.error = error
         self.start_error = start_error
@@ -72,6 +78,18 @@ class StaticEngine:
             raise self.error
         if self.serve is not None:
             return await self.serve.evaluate(request)
+        return self.verdicts
+
+    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
+        if not self.immediate:
+            raise not_immediate(self.name)
+        self.requests.append(request)
+        if self.closed:
+            raise RuntimeError("evaluated on a closed engine")
+        if self.error is not None:
+            raise self.error
+        if self.serve is not None:
+            return self.serve.evaluate_now(request)
         return self.verdicts
 
     async def aclose(self) -> None:

@@ -375,10 +375,16 @@ class Engine(Protocol):
 
     name: str
     remote: bool  # its work happens in other processes: a composite starts it first
+    # `evaluate_now` answers: the evaluation waits on nothing (in process, no I/O), so the hook server
+    # decides the request in the callback that read it, with no task to schedule (hookd.transport.hook_server)
+    immediate: bool
 
     async def ready(self) -> None: ...  # an engine built with wait=False can serve; raises PolicyLoadError
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]: ...  # raises EngineError
+
+    # `evaluate` without awaiting, called only when `immediate`; raises EngineError (always, when not immediate)
+    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]: ...
 
     async def aclose(self) -> None: ...
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from hookd.audit.ids import DecisionIds
-from hookd.config import DEFAULT_FAIL_MODES
+from hookd.config import DEFAULT_FAIL_MODES, LimitsConfig
 from hookd.dialects.gemini import GeminiDialect
-from hookd.errors import DialectError, EngineError
+from hookd.errors import DialectError, EngineError, PartialAnswer, PolicyError
 from hookd.pipeline import AskPolicy, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.testing import StaticEngine
@@ -375,3 +375,81 @@ def test_the_probe_can_be_replaced_per_call() -> None:
 def test_handled_names_the_engine_that_decided() -> None:
     engine = StaticEngine()
     assert handle(pipeline(engine), request("BeforeTool")).engine is engine
+
+
+# --- handle_now: the same decision without awaiting, for an immediate engine -------------------------
+
+
+def both_ways(engine_of: Any, req: HookRequest, **kwargs: Any) -> tuple[Handled, Handled]:
+    """`req` decided by `handle` on an awaited engine and by `handle_now` on the same engine made immediate."""
+    awaited = handle(pipeline(engine_of(immediate=False), **kwargs), req)
+    p = pipeline(engine_of(immediate=True), **kwargs)
+    now = p.handle_now(req, p.parse(req))
+    assert now is not None
+    return awaited, now
+
+
+def same(a: Handled, b: Handled) -> bool:
+    return (a.decision, a.reply, a.event, a.engine_error) == (b.decision, b.reply, b.event, b.engine_error)
+
+
+@pytest.mark.parametrize(
+    "engine_of",
+    [
+        pytest.param(lambda **kw: StaticEngine([], **kw), id="allow"),
+        pytest.param(lambda **kw: StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")], **kw), id="deny"),
+        pytest.param(lambda **kw: StaticEngine(error=EngineError("regorus: boom"), **kw), id="engine-error"),
+        pytest.param(
+            lambda **kw: StaticEngine(
+                error=PartialAnswer(
+                    [Verdict(VerdictKind.DENY, "hookd.ok", "r", "no"), PolicyError("f failed", policy="p", rule="x")]
+                ),
+                **kw,
+            ),
+            id="partial",
+        ),
+    ],
+)
+def test_handle_now_decides_as_handle_does(engine_of: Any) -> None:
+    awaited, now = both_ways(engine_of, request("BeforeTool"))
+    assert same(awaited, now), (awaited, now)
+
+
+def test_handle_now_follows_the_input_caps_as_handle_does() -> None:
+    req = request("BeforeTool")
+    small = LimitsConfig(max_command_bytes=4)  # `rm -rf ~` has eight
+    awaited = asyncio.run(
+        Pipeline(
+            {"gemini": GeminiDialect()}, [], PolicySetHolder(StaticEngine([])), DEFAULT_FAIL_MODES, AskPolicy(),
+            Probe(None), lambda: DECISION_ID, small,
+        ).handle(req)
+    )  # fmt: skip
+    engine = StaticEngine([], immediate=True)
+    p = Pipeline(
+        {"gemini": GeminiDialect()}, [], PolicySetHolder(engine), DEFAULT_FAIL_MODES, AskPolicy(), Probe(None),
+        lambda: DECISION_ID, small,
+    )  # fmt: skip
+    now = p.handle_now(req, p.parse(req))
+    assert now is not None and same(awaited, now)
+    assert now.decision.outcome is Outcome.DENY and not engine.requests  # the engine never saw it
+
+
+def test_handle_now_past_the_deadline_answers_the_fail_mode() -> None:
+    req = replace(request("BeforeTool"), deadline=Deadline.after(0))
+    p = pipeline(StaticEngine([], immediate=True))
+    now = p.handle_now(req, p.parse(req))
+    assert now is not None and now.engine_error and now.decision.outcome is Outcome.DENY
+    assert b"deadline passed before evaluation" in now.reply.stdout
+
+
+def test_handle_now_leaves_an_awaited_engine_alone() -> None:
+    engine = StaticEngine([])
+    p = pipeline(engine)
+    req = request("BeforeTool")
+    assert not p.immediate and p.handle_now(req, p.parse(req)) is None
+    assert not engine.requests and p._policy_set.in_use(engine) == 0  # acquired and released, nothing asked
+
+
+def test_an_immediate_engine_cannot_be_gated() -> None:
+    with pytest.raises(ValueError, match="immediate"):
+        StaticEngine([], gated=True, immediate=True)

@@ -20,6 +20,7 @@ class CompositeEngine:
         if not parts:
             raise ValueError("a composite engine needs at least one part")
         self.parts = tuple(parts)
+        self.immediate = all(part.immediate for part in self.parts)
         # Parts that wait on another process (Python workers) start first, so that their work overlaps the
         # in-process evaluation of the others; the verdicts keep the parts' order (it orders rewrites).
         self._start_order = sorted(range(len(self.parts)), key=lambda i: not self.parts[i].remote)
@@ -33,6 +34,11 @@ class CompositeEngine:
             per_part[index] = answered
         results = [result for answered in per_part for result in answered]
         return verdicts_or_partial(results)
+
+    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
+        if len(self.parts) == 1:
+            return self.parts[0].evaluate_now(request)
+        return verdicts_or_partial([result for part in self.parts for result in _answer_now(part, request)])
 
     @property
     def packages(self) -> tuple[PackageInfo, ...]:
@@ -62,5 +68,12 @@ class CompositeEngine:
 async def _answer(part: Engine, request: EngineRequest) -> Sequence[Verdict | EngineError]:
     try:
         return await part.evaluate(request)
+    except PartialAnswer as exc:
+        return exc.results
+
+
+def _answer_now(part: Engine, request: EngineRequest) -> Sequence[Verdict | EngineError]:
+    try:
+        return part.evaluate_now(request)
     except PartialAnswer as exc:
         return exc.results

@@ -59,6 +59,7 @@ class LayeredEngine:
         self.layers = tuple(sorted(layers, key=lambda layer: layer.rank))
         self.enforced = tuple(layer for layer in self.layers if layer.mode == ENFORCE)
         self.observed = tuple(layer for layer in self.layers if layer.mode != ENFORCE)  # monitor and shadow
+        self.immediate = all(layer.engine.immediate for layer in self.enforced)
         self._status = self._make_status()
         self._handed_over: frozenset[int] = frozenset()
 
@@ -72,6 +73,12 @@ class LayeredEngine:
         if len(enforced) == 1 and not self.observed and not enforced[0].project_root:
             return await enforced[0].engine.evaluate(request)  # one layer: nothing to rank or tag
         return await evaluate_layers(enforced, request)
+
+    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
+        enforced = self.enforced
+        if len(enforced) == 1 and not self.observed and not enforced[0].project_root:
+            return enforced[0].engine.evaluate_now(request)
+        return evaluate_layers_now(enforced, request)
 
     @property
     def monitored(self) -> tuple[Layer, ...]:
@@ -142,10 +149,29 @@ async def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> li
                 answered: Sequence[Verdict | EngineError] = await layer.engine.evaluate(request)
             except PartialAnswer as exc:  # one layer's broken policy keeps the other layers' answers
                 answered = exc.results
-            for result in answered:
-                if isinstance(result, EngineError):
-                    result.layer, result.rank = layer.name, int(layer.rank)
-                    results.append(result)
-                else:
-                    results.append(replace(result, layer=layer.name, rank=int(layer.rank)))
+            _add_tagged(layer, answered, results)
     return verdicts_or_partial(results)
+
+
+def evaluate_layers_now(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict]:
+    """`evaluate_layers` of layers whose engines are all immediate, without awaiting."""
+    project_dir = request.event.project_dir
+    results: list[Verdict | EngineError] = []
+    for layer in layers:
+        if layer.applies(project_dir):
+            try:
+                answered: Sequence[Verdict | EngineError] = layer.engine.evaluate_now(request)
+            except PartialAnswer as exc:
+                answered = exc.results
+            _add_tagged(layer, answered, results)
+    return verdicts_or_partial(results)
+
+
+def _add_tagged(layer: Layer, answered: Sequence[Verdict | EngineError], results: list[Verdict | EngineError]) -> None:
+    """`answered` tagged with its layer's name and rank, added to `results`."""
+    for result in answered:
+        if isinstance(result, EngineError):
+            result.layer, result.rank = layer.name, int(layer.rank)
+            results.append(result)
+        else:
+            results.append(replace(result, layer=layer.name, rank=int(layer.rank)))

@@ -24,7 +24,7 @@ from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
 from hookd.config import Config
 from hookd.errors import HookdError, Unavailable
-from hookd.lane import Lane, route
+from hookd.lane import Lane, decided_here, route
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -53,7 +53,7 @@ class WorkerProcess:
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
-        self.server = HookServer.from_config(config, self.handle, self.stats, lane=lane)
+        self.server = HookServer.from_config(config, self.handle, self.stats, lane=lane, handler_now=self.handle_now)
         self._lane = None if lane else Lane.from_config(config)
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
@@ -76,6 +76,19 @@ class WorkerProcess:
             # The agent gets an error frame (the shim's fail mode), so that is what the record says.
             self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), request.via))
             raise Unavailable(why)
+        self.rollout.offer(Pending(handled, time.time(), request.via))
+        return handled.reply
+
+    def handle_now(self, request: HookRequest) -> Reply | None:
+        """`handle` without awaiting, for a light request when the engine is immediate and a record can be sent
+        at once; None, with nothing decided, when `handle` must be awaited."""
+        if not self.pipeline.immediate or self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
+            return None
+        self._check_channel()
+        event = decided_here(self._lane, request, self.pipeline.parse)
+        handled = None if event is None else self.pipeline.handle_now(request, event)
+        if handled is None:
+            return None
         self.rollout.offer(Pending(handled, time.time(), request.via))
         return handled.reply
 

@@ -31,6 +31,8 @@ from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")
 Handler = Callable[[HookRequest], Awaitable[Reply]]
+# Decides a request without awaiting, or returns None when the awaited Handler must (hookd.decide.Decider)
+HandlerNow = Callable[[HookRequest], "Reply | None"]
 ReplyWriter = Callable[[bytes], None]  # writes one reply frame to the connection and closes it
 _PEERCRED = struct.Struct("3i")
 ORPHAN_GRACE_S = 5.0  # how long a starting daemon waits for a killed daemon's workers to exit
@@ -93,6 +95,7 @@ class HookServer:
         max_concurrency: int,
         stats: ServerStats | None = None,
         lane: bool = False,
+        handler_now: HandlerNow | None = None,
     ) -> None:
         self.path = path
         # The lane's server takes only requests forwarded by its own daemon and workers (same uid), each
@@ -100,6 +103,8 @@ class HookServer:
         self.lane = lane
         self.stats = stats or ServerStats()
         self._handler = handler
+        self._handler_now = handler_now
+        self._deciding_now = 0  # 1 while a request is decided in the callback that read it
         self._limits = limits
         self._timeout = request_timeout
         self._deadline_ms = int(request_timeout * 1000)
@@ -117,7 +122,15 @@ class HookServer:
         self._sweep: asyncio.TimerHandle | None = None
 
     @classmethod
-    def from_config(cls, config: Config, handler: Handler, stats: ServerStats, *, lane: bool = False) -> HookServer:
+    def from_config(
+        cls,
+        config: Config,
+        handler: Handler,
+        stats: ServerStats,
+        *,
+        lane: bool = False,
+        handler_now: HandlerNow | None = None,
+    ) -> HookServer:
         """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's), or the
         lane's socket's (the lane process's)."""
         daemon = config.daemon
@@ -129,6 +142,7 @@ class HookServer:
             max_concurrency=daemon.max_concurrency,
             stats=stats,
             lane=lane,
+            handler_now=handler_now,
         )
 
     async def start(self, inherited: socket.socket | None = None) -> None:
@@ -178,7 +192,7 @@ class HookServer:
     @property
     def in_flight(self) -> int:
         """Requests read and not yet answered."""
-        return len(self._tasks)
+        return len(self._tasks) + self._deciding_now
 
     def listening_fd(self) -> int:
         """The listening socket's descriptor, to hand to worker processes."""
@@ -240,14 +254,12 @@ class HookServer:
     def _connection(self) -> _HookConnection:
         return _HookConnection(self)
 
-    def _serve(
-        self, caller: Caller, header: wire.RequestHeader, payload: bytes, started: float, reply: ReplyWriter
-    ) -> asyncio.Task[None]:
+    def _request(self, caller: Caller, header: wire.RequestHeader, payload: bytes, started: float) -> HookRequest:
         deadline, via = Deadline(started + self._timeout), "socket"
         if (forwarded := header.forwarded) is not None:  # the lane's: checked in _HookConnection
             caller = Caller(uid=forwarded.uid, gid=forwarded.gid, pid=forwarded.pid)
             deadline, started, via = Deadline(forwarded.deadline), forwarded.received_at, forwarded.via
-        request = HookRequest(
+        return HookRequest(
             client=header.client,
             event=header.event,
             payload=payload,
@@ -258,6 +270,23 @@ class HookServer:
             received_at=started,
             via=via,
         )
+
+    def _answer_now(self, request: HookRequest) -> bytes | None:
+        """The reply frame when the request can be decided without awaiting, None when it must be awaited: a
+        Task and its loop step cost 25-30 us of a cold decision's CPU and delay the reply by as much."""
+        assert self._handler_now is not None
+        self._deciding_now += 1
+        try:
+            reply = self._handler_now(request)
+        except Exception as exc:
+            return self._failure_frame(exc)
+        finally:
+            self._deciding_now -= 1
+        if reply is None:
+            return None
+        return self._in_time(request, wire.encode_reply(reply.stdout, reply.stderr, reply.exit_code))
+
+    def _serve(self, request: HookRequest, reply: ReplyWriter) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(self._answer(request, reply))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -268,27 +297,32 @@ class HookServer:
         runs only after the reply is on its way (a done-callback would have run after the writer).
         A decision that took past the deadline (the loop was busy, so the timer could not fire) is not
         sent: the shim applies the event's fail mode, never a late allow."""
-        frame = await self._decide(request)
+        reply(self._in_time(request, await self._decide(request)))
+
+    def _in_time(self, request: HookRequest, frame: bytes) -> bytes:
+        """`frame`, or the deadline error when the decision took past the deadline."""
         if request.deadline.expired():
-            frame = self.error_frame("deadline", f"hookd did not decide within its {self._deadline_ms} ms deadline")
-        reply(frame)
+            return self.error_frame("deadline", f"hookd did not decide within its {self._deadline_ms} ms deadline")
+        return frame
 
     async def _decide(self, request: HookRequest) -> bytes:
         try:
             async with self._slots:
                 reply = await self._handler(request)
-        except DialectError as exc:
-            return self.error_frame("bad-payload", str(exc))
-        except LaneRefused as exc:
-            return self.error_frame(exc.code, str(exc))
-        except Unavailable as exc:
-            return self.error_frame("unavailable", str(exc))
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # one bad request must never take the daemon down
-            log.exception("request_failed")
-            return self.error_frame("internal", f"hookd internal error: {type(exc).__name__}")
+        except Exception as exc:  # CancelledError is not one: the deadline's cancel goes through
+            return self._failure_frame(exc)
         return wire.encode_reply(reply.stdout, reply.stderr, reply.exit_code)
+
+    def _failure_frame(self, exc: Exception) -> bytes:
+        """The error frame of a request whose handler raised `exc` (called in the `except` that caught it)."""
+        if isinstance(exc, DialectError):
+            return self.error_frame("bad-payload", str(exc))
+        if isinstance(exc, LaneRefused):
+            return self.error_frame(exc.code, str(exc))
+        if isinstance(exc, Unavailable):
+            return self.error_frame("unavailable", str(exc))
+        log.exception("request_failed")  # one bad request must never take the daemon down
+        return self.error_frame("internal", f"hookd internal error: {type(exc).__name__}")
 
     def error_frame(self, code: str, message: str) -> bytes:
         """Every error reply is built here: counted, logged, encoded."""
@@ -355,8 +389,12 @@ class _HookConnection(asyncio.Protocol):
             self._reply(server.error_frame(exc.code, str(exc)))
             return
         self._buffer = bytearray()
+        request = server._request(self._caller, header, payload, self._started)
+        if server._handler_now is not None and (frame := server._answer_now(request)) is not None:
+            self._reply(frame)
+            return
         self._transport.pause_reading()
-        self._task = server._serve(self._caller, header, payload, self._started, self._reply)
+        self._task = server._serve(request, self._reply)
 
     def eof_received(self) -> bool:
         if not self.done and self._task is None:

@@ -109,3 +109,19 @@ def test_a_part_whose_policies_partly_failed_keeps_every_answer_in_order() -> No
         (VerdictKind.CONTEXT, "hookd.ok", "c"),
         (VerdictKind.DENY, "hookd.hostile", "python-error"),  # fails closed wherever a deny can block
     ]
+
+
+def test_parts_answer_now_in_order_when_all_are_immediate() -> None:
+    rego = Verdict(VerdictKind.DENY, "hookd.rego", "r", "no")
+    broken = PolicyError("hostile.py:f failed (ValueError)", policy="hookd.hostile", rule="python-error")
+    parts = [StaticEngine([rego], immediate=True), StaticEngine(error=PartialAnswer([broken]), immediate=True)]
+    engine = CompositeEngine(parts)
+    assert engine.immediate
+    with pytest.raises(PartialAnswer) as now:
+        engine.evaluate_now(_request())
+    with pytest.raises(PartialAnswer) as awaited:
+        asyncio.run(engine.evaluate(_request()))
+    assert list(now.value.results) == list(awaited.value.results) == [rego, broken]
+    assert not CompositeEngine([parts[0], StaticEngine([])]).immediate
+    with pytest.raises(EngineError, match="only when awaited"):
+        StaticEngine([]).evaluate_now(_request())

@@ -123,3 +123,28 @@ def test_a_layer_whose_policies_partly_failed_keeps_the_other_layers_and_its_tag
     assert [(x.kind, x.policy_id, x.layer, x.rank) for x in settled] == [
         (K.CONTEXT, "hookd.org", "acme", 0), (K.DENY, "hookd.hostile", "default", 1),
     ]  # fmt: skip
+
+
+def test_layers_answer_now_as_awaited_when_every_enforced_engine_is_immediate(tmp_path: Path) -> None:
+    org = RegoEmbeddedEngine.load(
+        policy_dir(tmp_path / "org", "guard", 'deny contains "no rm" if contains(input.tool.input.command, "rm")')
+    )
+    project = RegoEmbeddedEngine.load(policy_dir(tmp_path / "proj", "guard", 'context contains "here" if true'))
+    broken = PolicyError("hostile.py:f failed (ValueError)", policy="hookd.hostile", rule="python-error")
+    layers = [
+        Layer("proj", Rank.PROJECT, project, project_root="/work/p"),
+        Layer("acme", Rank.ORGANISATION, org, pinned_revision="v7"),
+        Layer("default", Rank.USER, StaticEngine(error=PartialAnswer([broken]), immediate=True)),
+    ]
+    engine = LayeredEngine(layers)
+    assert engine.immediate
+    for project_dir, command in (("/work/p/sub", "rm -rf x"), ("/work/pother", "ls")):
+        with pytest.raises(PartialAnswer) as awaited:
+            asyncio.run(engine.evaluate(request(project_dir, command)))
+        with pytest.raises(PartialAnswer) as now:
+            engine.evaluate_now(request(project_dir, command))
+        assert now.value.results == awaited.value.results
+    # A monitored layer's engine is not evaluated on the hot path: it does not make the engine awaited.
+    watched = Layer("candidate", Rank.USER, StaticEngine(), mode="monitor")
+    assert LayeredEngine([layers[1], watched]).immediate
+    assert not LayeredEngine([layers[1], Layer("py", Rank.USER, StaticEngine())]).immediate

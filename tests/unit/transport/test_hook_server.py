@@ -16,7 +16,7 @@ import pytest
 import uvloop
 
 from hookd import wire
-from hookd.errors import DaemonError
+from hookd.errors import DaemonError, DialectError, LaneRefused, Unavailable
 from hookd.transport import hook_server
 from hookd.transport.hook_server import HookServer
 from hookd.types import HookRequest, Reply
@@ -182,3 +182,104 @@ def test_each_stalled_connection_gets_its_deadline_at_its_own_time_among_answere
     assert [reply.status for reply in answered] == [wire.Status.OK] * 3
     assert len(expired_after) == 3
     assert all(timeout - 0.01 <= after < timeout + 0.25 for after in expired_after), expired_after
+
+
+def serve_with_now(handler_now: hook_server.HandlerNow, timeout: float = 5) -> tuple[list[wire.DecodedReply], int]:
+    """Three requests to a server whose `handler_now` is given; the replies, and how many reached the awaited
+    handler (each in a task)."""
+    awaited: list[HookRequest] = []
+    replies: list[wire.DecodedReply] = []
+
+    async def handler(request: HookRequest) -> Reply:
+        awaited.append(request)
+        return Reply(stdout=b"awaited", stderr=b"", exit_code=0)
+
+    async def scenario() -> None:
+        base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
+        server = HookServer(
+            base / "run" / "hook.sock", handler, limits=wire.Limits(), request_timeout=timeout, max_concurrency=8,
+            handler_now=handler_now,
+        )  # fmt: skip
+        await server.start()
+        try:
+            for _ in range(3):
+                replies.append(await asyncio.get_running_loop().run_in_executor(None, ask, server.path))
+        finally:
+            await server.stop()
+            shutil.rmtree(base, ignore_errors=True)
+
+    uvloop.run(scenario())
+    return replies, len(awaited)
+
+
+def test_a_request_decided_now_is_answered_without_the_awaited_handler() -> None:
+    seen: list[int] = []
+
+    def now(request: HookRequest) -> Reply | None:
+        seen.append(request.caller.pid)
+        return Reply(stdout=b"now", stderr=b"why", exit_code=2)
+
+    replies, awaited = serve_with_now(now)
+    assert [(r.status, r.stdout, r.stderr, r.exit_code) for r in replies] == [(wire.Status.OK, b"now", b"why", 2)] * 3
+    assert awaited == 0 and seen == [os.getpid()] * 3
+
+
+def test_a_request_that_cannot_be_decided_now_goes_to_the_awaited_handler() -> None:
+    replies, awaited = serve_with_now(lambda request: None)
+    assert [r.stdout for r in replies] == [b"awaited"] * 3 and awaited == 3
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (DialectError("payload: not JSON"), b"bad-payload"),
+        (LaneRefused("busy", "the lane is full"), b"busy"),
+        (Unavailable("the worker cannot log"), b"unavailable"),
+        (KeyError("bug"), b"internal"),
+    ],
+)
+def test_a_failure_deciding_now_gets_the_same_error_frame_as_awaited(error: Exception, code: bytes) -> None:
+    def now(request: HookRequest) -> Reply | None:
+        raise error
+
+    replies, awaited = serve_with_now(now)
+    assert {(r.status, r.stderr) for r in replies} == {(wire.Status.ERROR, code)} and awaited == 0
+
+
+def test_a_decision_now_that_took_past_the_deadline_is_not_sent() -> None:
+    def now(request: HookRequest) -> Reply | None:
+        time.sleep(0.25)
+        return Reply(stdout=b"allow", stderr=b"", exit_code=0)
+
+    replies, _ = serve_with_now(now, timeout=0.2)
+    assert {(r.status, r.stderr) for r in replies} == {(wire.Status.ERROR, b"deadline")}
+
+
+def test_a_request_being_decided_now_counts_as_in_flight() -> None:
+    counted: list[int] = []
+    server: list[HookServer] = []
+
+    def now(request: HookRequest) -> Reply | None:
+        counted.append(server[0].in_flight)  # what the rollout's busy() reads while the decision is recorded
+        return Reply(stdout=b"", stderr=b"", exit_code=0)
+
+    async def scenario() -> None:
+        base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
+
+        async def handler(request: HookRequest) -> Reply:
+            raise AssertionError("not awaited")
+
+        path = base / "run" / "hook.sock"
+        server.append(
+            HookServer(path, handler, limits=wire.Limits(), request_timeout=5, max_concurrency=8, handler_now=now)
+        )
+        await server[0].start()
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, ask, server[0].path)
+            assert server[0].in_flight == 0
+        finally:
+            await server[0].stop()
+            shutil.rmtree(base, ignore_errors=True)
+
+    uvloop.run(scenario())
+    assert counted == [1]

@@ -28,6 +28,7 @@ from typing import Any
 import structlog
 
 from hookd.config import Config
+from hookd.engines.base import not_immediate
 from hookd.engines.inflight import InFlight
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
 from hookd.errors import (
@@ -79,6 +80,7 @@ class PythonEngine:
 
     name = "python"
     remote = True  # its work happens in other processes (CompositeEngine starts it first)
+    immediate = False
 
     def __init__(
         self,
@@ -164,6 +166,9 @@ class PythonEngine:
         self._idle.extend(workers)
 
     # --- the Engine protocol ---
+
+    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
+        raise not_immediate(self.name)
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         document = request.document

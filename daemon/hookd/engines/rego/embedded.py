@@ -26,6 +26,7 @@ class RegoEmbeddedEngine:
 
     name = "rego"
     remote = False
+    immediate = True
 
     def __init__(self, policies: PolicySet) -> None:
         self._engine = policies.engine
@@ -49,6 +50,9 @@ class RegoEmbeddedEngine:
         return None
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+        return self.evaluate_sync(request.document)
+
+    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
         return self.evaluate_sync(request.document)
 
     def evaluate_sync(self, document: Mapping[str, JSON]) -> list[Verdict]:

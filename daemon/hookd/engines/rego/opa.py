@@ -35,6 +35,7 @@ from opa_client import AsyncOpaClient
 from opa_client.errors import PolicyNotFoundError
 
 from hookd.config import OpaConfig
+from hookd.engines.base import not_immediate
 from hookd.engines.inflight import InFlight
 from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
@@ -238,6 +239,7 @@ class RegoOpaEngine:
 
     name = "opa"
     remote = True
+    immediate = False
 
     def __init__(self, policies: PolicySet, opa: OpaConfig, *, synced: bool) -> None:
         self._packages = policies.packages  # not the PolicySet: its regorus engine is only needed to load
@@ -274,6 +276,9 @@ class RegoOpaEngine:
 
     async def ready(self) -> None:
         return None
+
+    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
+        raise not_immediate(self.name)
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         rule = self._router.rule_for(request.document)
