@@ -257,16 +257,7 @@ _rm_r contains i if {
 	some k, tok in c.argv
 	k >= 1
 	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*[rR][A-Za-z]*$`, tok)
-}
-
-_rm_r contains i if {
-	"rm" in _names
-	some i, c in input.shell.commands
-	c.name == "rm"
-	some k, tok in c.argv
-	k >= 1
-	tok == "--recursive"
+	true in [tok == "--recursive", regex.match(`^-[A-Za-z]*[rR][A-Za-z]*$`, tok)] # any of
 }
 
 # rm, find and chmod/chown/chgrp rules, behind one gate
