@@ -172,8 +172,8 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 # that one regex instead of some 25 string tests. Behind it, a segment is looked for with contains
 # before the exact segment test, and a pattern runs its regex only under its literal `prefix`.
 # (the pattern built inline: a rule holding it costs a file tool's single path ~10 µs more than the concat;
-# and the lists and the built-in rules are one function, each half behind its own regex: a function call
-# costs regorus 2-4 µs, a regex on one path about 1)
+# and the lists and the built-in rules are one function, the lists behind quick_pattern's regex and each
+# built-in rule behind its own contains/startswith: a function call costs regorus 2-4 µs, a regex ~3)
 _protected(p) := (((((({m |
 	lists # the lists' regex matched
 	some e in data.protected_paths.segments
@@ -197,23 +197,19 @@ _protected(p) := (((((({m |
 	regex.match(e.regex, p)
 	m := {"id": e.id, "what": e.what}
 }) | {m |
-	# the built-in rules, each test behind the text its match needs
-	builtin # every match has one of these in the path (`.claude/settings*.json`, `/.git`, `.env`)
+	# the built-in rules, each behind the text its match needs (which the gate's regex looks for)
 	startswith(p, "/run/user/")
 	_hookd_runtime(p)
 	m := {"id": "hookd-state", "what": "hookd's runtime directory"}
 }) | {m |
-	builtin
 	contains(p, ".claude/")
 	_claude_settings(p)
 	m := {"id": "agent-hook-settings", "what": "Claude Code settings, where hookd's hooks are registered"}
 }) | {m |
-	builtin
 	contains(p, "/.git")
 	_has_segment(p, "/.git")
 	m := {"id": "git-internals", "what": "git's internal directory (hooks, config, objects, refs)"}
 }) | {m |
-	builtin
 	contains(p, ".env")
 	parts := split(p, "/") # an .env file (not .env.example), the test written out
 	b := parts[count(parts) - 1]
@@ -223,7 +219,6 @@ _protected(p) := (((((({m |
 } if {
 	regex.match(concat("|", [data.protected_paths.quick_pattern, `/run/user/|\.claude/|/\.git|\.env`]), p)
 	lists := regex.match(data.protected_paths.quick_pattern, p)
-	builtin := regex.match(`/run/user/|\.claude/|/\.git|\.env`, p)
 } else := set()
 
 # `/.ssh` matches /home/a/.ssh and /home/a/.ssh/id_rsa, not /home/a/.sshrc
