@@ -18,7 +18,7 @@
 # Performance (this package runs on every shell call; see "Writing fast rules" in ../README.md):
 # every rule body and every rule consulted costs an evaluation in regorus, even when the first line
 # fails, and a function runs again at every call. So the rules are dispatched on a few facts
-# computed once (_hot: the commands with a program name of interest or privileges; _names), rules
+# computed once (_hot_names: the program names of interest; _priv: the privileged commands; _names), rules
 # that share a trigger sit behind one gate, and regexes, functions and sprintf come after the
 # cheapest test that tells a command of interest.
 package hookd.destructive_shell
@@ -55,43 +55,27 @@ _project := trim_suffix(input.project_dir, "/")
 # ---------------------------------------------------------------------------------------------
 
 # Every deny/ask rule but the git, redirect, fork-bomb and parser rules is about a command with a
-# program name of interest or with privileges, and sits in _hot_deny/_hot_ask behind _hot, the
-# [index, why] of such commands ("name" or "privileged"): a command line of ls, npm, cat, make, ...
-# never looks at those rules. The names: mkfs* and watched_programs in data.json, which holds the
-# names written in the rules below and every name in downloaders, disk_tools, partition_tools,
-# power_commands and privilege_commands (test_watched_programs checks both): one lookup instead of
-# one per list. A rule about a new program name needs the name there. (_hot does not look at
-# input.event and input.tool.kind: it only gates, and every rule behind it checks them through
-# _names, _priv or _shell.)
-_hot contains [i, "name"] if {
-	some i, c in input.shell.commands
-	c.name in _hot_names
-}
-
+# program name of interest (_hot_names) or with privileges (_priv), and sits in _hot_deny/_hot_ask
+# behind those two: a command line of ls, npm, cat, make, ... never looks at those rules. The names:
+# mkfs* and watched_programs in data.json, which holds the names written in the rules below and every
+# name in downloaders, disk_tools, partition_tools, power_commands and privilege_commands
+# (test_watched_programs checks both): one lookup instead of one per list. A rule about a new program
+# name needs the name there. (The gate is the names and _priv themselves, not a rule of the [index,
+# why] of such commands as it was: every rule a decision reaches costs regorus ~3 µs, and _priv is
+# needed by the sudo rules anyway.)
 # (the names tested once each, not once per command: 160 commands of two names cost 1.3 ms the other way)
 _hot_names := {n |
 	some n in _names
 	true in [n in data.destructive_shell.watched_programs, startswith(n, "mkfs")] # any of
 }
 
-_hot contains [i, "privileged"] if {
-	some i, c in input.shell.commands
-	c.sudo == true
-}
-
-_hot contains [i, "privileged"] if {
-	some i, c in input.shell.commands
-	some w in c.wrappers
-	w in data.destructive_shell.privilege_wrappers
-}
-
 deny contains v if {
-	count(_hot) > 0
+	true in [count(_hot_names) > 0, count(_priv) > 0] # any of
 	some v in _hot_deny
 }
 
 ask contains v if {
-	count(_hot) > 0
+	true in [count(_hot_names) > 0, count(_priv) > 0] # any of
 	some v in _hot_ask
 }
 
@@ -983,20 +967,26 @@ _download_deny contains {"id": "download-then-exec", "reason": reason} if {
 # Privilege escalation
 # ---------------------------------------------------------------------------------------------
 
-# indices (in input.shell.commands) of the commands that run with elevated privileges
+# indices (in input.shell.commands) of the commands that run with elevated privileges: sudo, a privileged
+# wrapper, or a privilege command (privilege_commands are among watched_programs, so among _hot_names)
 _priv contains i if {
-	some h in _hot # [i, "privileged"]: sudo or a privileged wrapper
-	h[1] == "privileged"
-	i := h[0]
+	some i, c in input.shell.commands
+	c.sudo == true
 	_shell
 }
 
 _priv contains i if {
-	some h in _hot # [i, "name"]: privilege_commands are among watched_programs
-	h[1] == "name"
-	i := h[0]
-	input.shell.commands[i].name in data.destructive_shell.privilege_commands
+	some i, c in input.shell.commands
+	some w in c.wrappers
+	w in data.destructive_shell.privilege_wrappers
 	_shell
+}
+
+_priv contains i if {
+	some n in _hot_names
+	n in data.destructive_shell.privilege_commands
+	some i, c in input.shell.commands
+	c.name == n
 }
 
 _hot_ask contains {"id": "sudo", "reason": reason} if {
