@@ -18,7 +18,7 @@
 # Performance (this package runs on every shell call; see "Writing fast rules" in ../README.md):
 # every rule body and every rule consulted costs an evaluation in regorus, even when the first line
 # fails, and a function runs again at every call. So the rules are dispatched on a few facts
-# computed once (_hot: the commands with a program name of interest or privileges; _names), rules
+# computed once (_hot_names: the program names of interest; _priv: the privileged commands; _names), rules
 # that share a trigger sit behind one gate, and regexes, functions and sprintf come after the
 # cheapest test that tells a command of interest.
 package hookd.destructive_shell
@@ -55,43 +55,27 @@ _project := trim_suffix(input.project_dir, "/")
 # ---------------------------------------------------------------------------------------------
 
 # Every deny/ask rule but the git, redirect, fork-bomb and parser rules is about a command with a
-# program name of interest or with privileges, and sits in _hot_deny/_hot_ask behind _hot, the
-# [index, why] of such commands ("name" or "privileged"): a command line of ls, npm, cat, make, ...
-# never looks at those rules. The names: mkfs* and watched_programs in data.json, which holds the
-# names written in the rules below and every name in downloaders, disk_tools, partition_tools,
-# power_commands and privilege_commands (test_watched_programs checks both): one lookup instead of
-# one per list. A rule about a new program name needs the name there. (_hot does not look at
-# input.event and input.tool.kind: it only gates, and every rule behind it checks them through
-# _names, _priv or _shell.)
-_hot contains [i, "name"] if {
-	some i, c in input.shell.commands
-	c.name in _hot_names
-}
-
+# program name of interest (_hot_names) or with privileges (_priv), and sits in _hot_deny/_hot_ask
+# behind those two: a command line of ls, npm, cat, make, ... never looks at those rules. The names:
+# mkfs* and watched_programs in data.json, which holds the names written in the rules below and every
+# name in downloaders, disk_tools, partition_tools, power_commands and privilege_commands
+# (test_watched_programs checks both): one lookup instead of one per list. A rule about a new program
+# name needs the name there. (The gate is the names and _priv themselves, not a rule of the [index,
+# why] of such commands as it was: every rule a decision reaches costs regorus ~3 µs, and _priv is
+# needed by the sudo rules anyway.)
 # (the names tested once each, not once per command: 160 commands of two names cost 1.3 ms the other way)
 _hot_names := {n |
 	some n in _names
 	true in [n in data.destructive_shell.watched_programs, startswith(n, "mkfs")] # any of
 }
 
-_hot contains [i, "privileged"] if {
-	some i, c in input.shell.commands
-	c.sudo == true
-}
-
-_hot contains [i, "privileged"] if {
-	some i, c in input.shell.commands
-	some w in c.wrappers
-	w in data.destructive_shell.privilege_wrappers
-}
-
 deny contains v if {
-	count(_hot) > 0
+	true in [count(_hot_names) > 0, count(_priv) > 0] # any of
 	some v in _hot_deny
 }
 
 ask contains v if {
-	count(_hot) > 0
+	true in [count(_hot_names) > 0, count(_priv) > 0] # any of
 	some v in _hot_ask
 }
 
@@ -213,11 +197,6 @@ _has_long(c, flags) if {
 	tok in flags
 }
 
-# `rm -r`, `rm -R`, `rm -rf`, `rm -fr`, `rm --recursive`, `rm --force --recursive`
-_rm_recursive(c) if _has_short(c, "rR")
-
-_rm_recursive(c) if _has_long(c, {"--recursive"})
-
 _chmod_recursive(c) if _has_short(c, "R")
 
 _chmod_recursive(c) if _has_long(c, {"--recursive"})
@@ -242,31 +221,27 @@ _is_interpreter(name) if {
 # empty `dir`), `class` (root, home, system, project-root, outside, unresolved, project, scratch) and
 # `unresolved`. A rule reads a field per path where it called four to eight functions (~150 µs a path in
 # regorus, which caches nothing across evaluations). An input without them (input.shell.facts unset:
-# written by hand, or recorded before them) gets the same facts from _arg_facts below.
-_facts_given if input.shell.facts >= 1
-
-_rm_ids := {
-	"root": "rm-rf-root",
-	"home": "rm-rf-home",
-	"system": "rm-rf-system",
-	"project-root": "rm-rf-project-root",
-	"outside": "rm-rf-outside-project",
+# written by hand, or recorded before them) gets the same facts from _arg_facts below. (The test of
+# input.shell.facts is written out in each body, and the id and wording of each class are one table: every
+# rule a decision reaches costs ~3-4 µs in regorus, an expression in a body well under one.)
+_rm_classes := {
+	"root": {"id": "rm-rf-root", "what": "the filesystem root"},
+	"home": {"id": "rm-rf-home", "what": "your home directory"},
+	"system": {"id": "rm-rf-system", "what": "a system directory"},
+	"project-root": {"id": "rm-rf-project-root", "what": "the whole project directory"},
+	"outside": {"id": "rm-rf-outside-project", "what": "a path outside the project"},
 }
 
-_rm_what := {
-	"root": "the filesystem root",
-	"home": "your home directory",
-	"system": "a system directory",
-	"project-root": "the whole project directory",
-	"outside": "a path outside the project",
-}
-
-# indices (in input.shell.commands) of the recursive deletes
+# indices (in input.shell.commands) of the recursive deletes (`rm -r`, `-R`, `-rf`, `-fr`, `--recursive`),
+# the option test written out in the bodies (a function for it cost four calls a command, ~6 µs on `rm -rf ~/`)
 _rm_r contains i if {
 	"rm" in _names
 	some i, c in input.shell.commands
 	c.name == "rm"
-	_rm_recursive(c)
+	some k, tok in c.argv
+	k >= 1
+	startswith(tok, "-") # cheap gate for the regex
+	true in [tok == "--recursive", regex.match(`^-[A-Za-z]*[rR][A-Za-z]*$`, tok)] # any of
 }
 
 # rm, find and chmod/chown/chgrp rules, behind one gate
@@ -276,28 +251,28 @@ _hot_deny contains v if {
 }
 
 # (the reason written out in each body: a function call per path costs as much as the rest of it)
-_files_deny contains {"id": id, "reason": reason} if {
+_files_deny contains {"id": k.id, "reason": reason} if {
 	"rm" in _names
-	_facts_given
+	input.shell.facts >= 1
 	some i in _rm_r
 	some a in input.shell.commands[i].args
-	id := _rm_ids[a.class]
-	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[a.class], a.tree])
+	k := _rm_classes[a.class]
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [k.what, a.tree])
 }
 
-_files_deny contains {"id": id, "reason": reason} if {
+_files_deny contains {"id": k.id, "reason": reason} if {
 	"rm" in _names
-	not _facts_given
+	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
 	some i in _rm_r
 	some a in input.shell.commands[i].args
 	f := _arg_facts(a)
-	id := _rm_ids[f.class]
-	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [_rm_what[f.class], f.tree])
+	k := _rm_classes[f.class]
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [k.what, f.tree])
 }
 
 _hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
 	"rm" in _names
-	_facts_given
+	input.shell.facts >= 1
 	some i in _rm_r
 	some a in input.shell.commands[i].args
 	a.unresolved == true
@@ -306,7 +281,7 @@ _hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
 
 _hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
 	"rm" in _names
-	not _facts_given
+	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
 	some i in _rm_r
 	some a in input.shell.commands[i].args
 	_unresolved(a)
@@ -397,10 +372,8 @@ _dynamic_outside(a) if {
 
 # `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a
 # place the parser cannot follow) a relative path no longer names something in the project.
-_cd_names := {"cd", "pushd"}
-
 _leaves_project(c) if {
-	c.name in _cd_names
+	c.name in {"cd", "pushd"}
 	not _cd_stays(c)
 }
 
@@ -411,7 +384,7 @@ _cd_stays(c) if {
 
 _files_deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
 	"rm" in _names
-	count(_cd_names & _names) > 0
+	count({"cd", "pushd"} & _names) > 0
 	some j in _rm_r
 	some i, c in input.shell.commands
 	i < j
@@ -463,7 +436,7 @@ _arg_is_one_of(a, toks) if a.raw in toks
 _arg_is_one_of(a, toks) if a.path in toks
 
 _files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c, a)} if {
-	_facts_given
+	input.shell.facts >= 1
 	some c in input.shell.commands
 	c.name in {"chmod", "chown", "chgrp"}
 	_chmod_recursive(c)
@@ -472,7 +445,7 @@ _files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c,
 }
 
 _files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c, f)} if {
-	not _facts_given
+	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
 	some c in input.shell.commands
 	c.name in {"chmod", "chown", "chgrp"}
 	_chmod_recursive(c)
@@ -481,7 +454,7 @@ _files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c,
 	f.class in {"root", "home", "system"}
 }
 
-_chmod_reason(c, f) := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_what[f.class], f.tree])
+_chmod_reason(c, f) := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_classes[f.class].what, f.tree])
 
 # ---------------------------------------------------------------------------------------------
 # git
@@ -994,20 +967,26 @@ _download_deny contains {"id": "download-then-exec", "reason": reason} if {
 # Privilege escalation
 # ---------------------------------------------------------------------------------------------
 
-# indices (in input.shell.commands) of the commands that run with elevated privileges
+# indices (in input.shell.commands) of the commands that run with elevated privileges: sudo, a privileged
+# wrapper, or a privilege command (privilege_commands are among watched_programs, so among _hot_names)
 _priv contains i if {
-	some h in _hot # [i, "privileged"]: sudo or a privileged wrapper
-	h[1] == "privileged"
-	i := h[0]
+	some i, c in input.shell.commands
+	c.sudo == true
 	_shell
 }
 
 _priv contains i if {
-	some h in _hot # [i, "name"]: privilege_commands are among watched_programs
-	h[1] == "name"
-	i := h[0]
-	input.shell.commands[i].name in data.destructive_shell.privilege_commands
+	some i, c in input.shell.commands
+	some w in c.wrappers
+	w in data.destructive_shell.privilege_wrappers
 	_shell
+}
+
+_priv contains i if {
+	some n in _hot_names
+	n in data.destructive_shell.privilege_commands
+	some i, c in input.shell.commands
+	c.name == n
 }
 
 _hot_ask contains {"id": "sudo", "reason": reason} if {
@@ -1050,14 +1029,15 @@ _device(p) if {
 	not _benign_device(p)
 }
 
-# The names on the line that the disk, dd and power rules are about.
+# The names on the line that the disk, dd and power rules are about (disk_tools, partition_tools and
+# power_commands are among watched_programs, so among _hot_names; _names holds nothing unless this is a
+# BeforeTool shell call).
 _system_names contains n if {
-	some h in _hot # [i, "name"]: disk_tools, partition_tools and power_commands are among watched_programs
-	h[1] == "name"
-	input.event == "BeforeTool" # _shell, inline
-	input.tool.kind == "shell"
-	n := input.shell.commands[h[0]].name
+	some n in _hot_names
+	_system_name(n)
+}
 
+_system_name(n) if {
 	# any of these
 	true in [
 		n in {"dd", "systemctl", "init", "telinit"},
@@ -1068,9 +1048,11 @@ _system_names contains n if {
 	]
 }
 
-# Disk, dd and power rules, behind one gate.
+# Disk, dd and power rules, behind one gate (on _hot_names, not _system_names: a line without those names,
+# such as `rm -rf ~/`, then never builds that rule, ~5 µs).
 _hot_deny contains v if {
-	count(_system_names) > 0
+	some n in _hot_names
+	_system_name(n)
 	some v in _system_deny
 }
 

@@ -863,7 +863,7 @@ test_everyday_commands_allowed if {
 }
 
 # ---------------------------------------------------------------------------------------------
-# data.json consistency: the dispatch (_hot) looks names up in watched_programs only
+# data.json consistency: the dispatch (_hot_names) looks names up in watched_programs only
 # ---------------------------------------------------------------------------------------------
 
 test_watched_programs if {

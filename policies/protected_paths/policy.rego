@@ -30,8 +30,6 @@ routing := {
 	"shell": ["redirect-out"],
 }
 
-_cfg := data.protected_paths
-
 # ---------------------------------------------------------------------------------------------
 # What is written, by whom: file tools (input.paths), redirects and writing programs. (One deny
 # rule body per source rather than a set of writes: every rule consulted costs an evaluation.)
@@ -173,39 +171,37 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 # `/run/user/`, `.claude/`, `/.git`, `.env` for the rules that are not lists. An ordinary path costs
 # that one regex instead of some 25 string tests. Behind it, a segment is looked for with contains
 # before the exact segment test, and a pattern runs its regex only under its literal `prefix`.
-# (the pattern built inline: a rule holding it costs a file tool's single path ~10 µs more than the concat)
-_protected(p) := _protected_lists(p) | _protected_builtin(p) if {
-	regex.match(concat("|", [data.protected_paths.quick_pattern, `/run/user/|\.claude/|/\.git|\.env`]), p)
-} else := set()
-
-_protected_lists(p) := (({m |
+# (the pattern built inline: a rule holding it costs a file tool's single path ~10 µs more than the concat;
+# and the lists and the built-in rules are one function, the lists behind quick_pattern's regex and each
+# built-in rule behind its own contains/startswith: a function call costs regorus 2-4 µs, a regex ~3)
+_protected(p) := (((((({m |
+	lists # the lists' regex matched
 	some e in data.protected_paths.segments
 	contains(p, e.segment)
 	_has_segment(p, e.segment)
 	m := {"id": e.id, "what": e.what}
 } | {m |
+	lists
 	some e in data.protected_paths.files
 	endswith(p, e.suffix)
 	m := {"id": e.id, "what": e.what}
 }) | {m |
+	lists
 	some e in data.protected_paths.prefixes
 	startswith(p, e.prefix)
 	m := {"id": e.id, "what": e.what}
 }) | {m |
+	lists
 	some e in data.protected_paths.patterns
 	startswith(p, object.get(e, "prefix", "")) # cheap gate for the regex
 	regex.match(e.regex, p)
 	m := {"id": e.id, "what": e.what}
-} if {
-	regex.match(data.protected_paths.quick_pattern, p)
-} else := set()
-
-# (each test behind the text its match needs: a function call costs ~10 µs in regorus, a contains ~2)
-_protected_builtin(p) := (({m |
+}) | {m |
+	# the built-in rules, each behind the text its match needs (which the gate's regex looks for)
 	startswith(p, "/run/user/")
 	_hookd_runtime(p)
 	m := {"id": "hookd-state", "what": "hookd's runtime directory"}
-} | {m |
+}) | {m |
 	contains(p, ".claude/")
 	_claude_settings(p)
 	m := {"id": "agent-hook-settings", "what": "Claude Code settings, where hookd's hooks are registered"}
@@ -215,11 +211,14 @@ _protected_builtin(p) := (({m |
 	m := {"id": "git-internals", "what": "git's internal directory (hooks, config, objects, refs)"}
 }) | {m |
 	contains(p, ".env")
-	_env_file(p)
+	parts := split(p, "/") # an .env file (not .env.example), the test written out
+	b := parts[count(parts) - 1]
+	true in [b == ".env", startswith(b, ".env."), endswith(b, ".env")] # any of
+	not _example(b)
 	m := {"id": "env-file", "what": "an environment secrets file (.env)"}
 } if {
-	# every match has one of these in the path (`.claude/settings*.json`, `/.git`, `.env`)
-	regex.match(`/run/user/|\.claude/|/\.git|\.env`, p)
+	regex.match(concat("|", [data.protected_paths.quick_pattern, `/run/user/|\.claude/|/\.git|\.env`]), p)
+	lists := regex.match(data.protected_paths.quick_pattern, p)
 } else := set()
 
 # `/.ssh` matches /home/a/.ssh and /home/a/.ssh/id_rsa, not /home/a/.sshrc
@@ -247,21 +246,9 @@ _claude_settings(p) if {
 	regex.match(`^settings.*\.json$`, _basename(p))
 }
 
-_env_file(p) if {
-	b := _basename(p)
-	_env_name(b)
-	not _example(b)
-}
-
-_env_name(b) if b == ".env"
-
-_env_name(b) if startswith(b, ".env.")
-
-_env_name(b) if endswith(b, ".env")
-
 _example(b) if {
 	some w in split(lower(b), ".")
-	w in _cfg.env_example_words
+	w in data.protected_paths.env_example_words
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -289,10 +276,10 @@ _git_config_query(rest) if {
 	tok in {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--unset", "--unset-all", "get", "list", "unset"}
 }
 
-_exec_key(k) if k in _cfg.git_exec_config_keys
+_exec_key(k) if k in data.protected_paths.git_exec_config_keys
 
 _exec_key(k) if {
-	some prefix in _cfg.git_exec_config_prefixes
+	some prefix in data.protected_paths.git_exec_config_prefixes
 	startswith(k, prefix)
 }
 
@@ -336,7 +323,7 @@ _named_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	c.name in {"kill", "pkill", "killall", "systemctl", "service", "launchctl"} # cheap gate
 	_stops(c)
 	some tok in _opts(c)
-	some name in _cfg.guard_process_names
+	some name in data.protected_paths.guard_process_names
 	contains(lower(tok), name)
 	reason := sprintf("%q is blocked: it would stop hookd, the guard of this session", [concat(" ", c.argv)])
 }
