@@ -310,6 +310,8 @@ class TestReload:
 class TestPermissions:
     def test_owner_only_sockets(self, daemon: RunningDaemon) -> None:
         assert stat.S_IMODE(daemon.runtime_dir.stat().st_mode) == 0o700
+        status = hookd("status", "--runtime-dir", str(daemon.runtime_dir))  # grpc.sock exists while a call needs it
+        assert status.returncode == 0, status.stderr
         for name in ("control.sock", "grpc.sock"):
             info = (daemon.runtime_dir / name).stat()
             assert stat.S_ISSOCK(info.st_mode)

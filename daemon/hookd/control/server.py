@@ -7,6 +7,10 @@ splices bytes both ways. Every call then passes `AuthInterceptor`, which maps `c
 the caller and applies `authorize` (hookd.control.peers explains why gRPC cannot do this itself).
 Besides hookd's services the server carries the standard health service (grpc.health.v1) and
 reflection.
+
+The gRPC server (the backend) runs only while it is used: the first connection to control.sock starts it,
+and it stops IDLE_STOP_S after the last one ended, grpc.sock and gRPC core's threads going with it (idle,
+those threads cost CPU every second: docs/performance.md, "An idle daemon uses no CPU").
 """
 
 from __future__ import annotations
@@ -28,10 +32,13 @@ from grpc_reflection.v1alpha import reflection
 from hookd.control.peers import CONTROL_SERVICE, HOOK_SERVICE, PeerTable, authorize, current_caller
 from hookd.errors import DaemonError
 from hookd.transport.hook_server import peer_credentials
+from hookd.types import Caller
 from hookd.v1 import hookd_pb2_grpc
 
 log = structlog.get_logger("hookd.control")
 MAX_CONNECTIONS = 128
+IDLE_STOP_S = 10.0  # the gRPC backend stops this long after its last control connection ended
+IDLE_GRACE_S = 1.0  # for that stop (no call is in flight: every connection has ended)
 _CHUNK = 1 << 16
 
 
@@ -126,12 +133,21 @@ class ControlServer:
         self._front: asyncio.AbstractServer | None = None
         self._inherited = False  # control.sock was bound by a service manager: its path is not ours to remove
         self._tasks: set[asyncio.Task[None]] = set()
+        # The gRPC backend runs only while control.sock has connections (and IDLE_STOP_S after the last):
+        # idle, its core threads would cost CPU every second. The lock serialises its starts and stops.
+        self._backend_lock = asyncio.Lock()
+        self._users = 0  # front connections that hold the backend (or wait for it)
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self._tasks_idle: set[asyncio.Task[None]] = set()
+        self._closing = False
+        self.backend_starts = 0
 
     async def start(self, inherited: socket.socket | None = None) -> None:
         """Start listening on control.sock, or on `inherited` (bound to it by a service manager, whose path
         stays in place at stop). The runtime dir must be prepared and locked (the hook server does both),
-        so sockets left in it are stale."""
+        so sockets left in it are stale. The gRPC backend starts with the first connection."""
         self._inherited = inherited is not None
+        self._closing = False
         longest_peer = self.path.with_name(f"peer-{2**64}")  # the names PeerTable binds, one per connection
         if len(os.fsencode(longest_peer)) > 107:
             raise DaemonError(f"runtime dir {self.path.parent} is too long for the control plane's socket names")
@@ -140,42 +156,33 @@ class ControlServer:
                 raise DaemonError(f"socket path {path} is longer than the 107 bytes a Unix socket allows")
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()  # stale
-        options = [
-            ("grpc.max_receive_message_length", self._max_message_bytes),
-            ("grpc.max_send_message_length", self._max_message_bytes),
-        ]
-        server = grpc.aio.server(interceptors=[AuthInterceptor(self.peers, self.owner_uid)], options=options)
-        hookd_pb2_grpc.add_ControlServicer_to_server(self._control, server)
-        hookd_pb2_grpc.add_HookServicer_to_server(self._hook, server)
-        self._health = health.aio.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        for name in ("", CONTROL_SERVICE, HOOK_SERVICE):
-            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        services = (CONTROL_SERVICE, HOOK_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME)
-        reflection.enable_server_reflection(services, server)
-        old_umask = os.umask(0o177)
-        try:
-            server.add_insecure_port(f"unix:{self.backend_path}")
-            await server.start()
-            self._grpc = server
-            if inherited is not None:
-                self._front = await asyncio.start_unix_server(self._on_connection, sock=inherited, backlog=64)
-            else:
+        if inherited is not None:
+            self._front = await asyncio.start_unix_server(self._on_connection, sock=inherited, backlog=64)
+        else:
+            old_umask = os.umask(0o177)
+            try:
                 self._front = await asyncio.start_unix_server(self._on_connection, path=str(self.path), backlog=64)
-        finally:
-            os.umask(old_umask)
-        os.chmod(self.backend_path, 0o600)
-        if inherited is None:
+            finally:
+                os.umask(old_umask)
             os.chmod(self.path, 0o600)
 
+    @property
+    def backend_running(self) -> bool:
+        return self._grpc is not None
+
     async def stop(self, grace: float = 2.0) -> None:
+        self._closing = True  # a connection waiting for the backend is refused, not served by a new one
         if self._front is not None:
             self._front.close()
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
-        if self._grpc is not None:
-            await self._grpc.stop(grace)
-            self._grpc = None
+        async with self._backend_lock:  # after an idle stop in progress
+            await self._stop_backend(grace)
+        if self._tasks_idle:
+            await asyncio.wait(self._tasks_idle, timeout=grace)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
@@ -183,6 +190,93 @@ class ControlServer:
         for path in (self.backend_path,) if self._inherited else (self.path, self.backend_path):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+
+    async def _start_backend(self) -> None:
+        """A new grpc.aio server on grpc.sock (0600) with everything it serves; called under the lock."""
+        with contextlib.suppress(FileNotFoundError):
+            self.backend_path.unlink()  # left by a backend that failed to start
+        options = [
+            ("grpc.max_receive_message_length", self._max_message_bytes),
+            ("grpc.max_send_message_length", self._max_message_bytes),
+        ]
+        server = grpc.aio.server(interceptors=[AuthInterceptor(self.peers, self.owner_uid)], options=options)
+        hookd_pb2_grpc.add_ControlServicer_to_server(self._control, server)
+        hookd_pb2_grpc.add_HookServicer_to_server(self._hook, server)
+        health_servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        services = (CONTROL_SERVICE, HOOK_SERVICE, health.SERVICE_NAME, reflection.SERVICE_NAME)
+        reflection.enable_server_reflection(services, server)
+        try:
+            for name in ("", CONTROL_SERVICE, HOOK_SERVICE):
+                await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+            # add_insecure_port binds grpc.sock then and there: the umask (process-wide) is narrowed for that
+            # call alone, with no await in between for another coroutine to create a file under it.
+            old_umask = os.umask(0o177)
+            try:
+                server.add_insecure_port(f"unix:{self.backend_path}")
+            finally:
+                os.umask(old_umask)
+            os.chmod(self.backend_path, 0o600)
+            await server.start()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await server.stop(None)
+            with contextlib.suppress(FileNotFoundError):
+                self.backend_path.unlink()
+            raise
+        self._grpc, self._health = server, health_servicer
+        self.backend_starts += 1
+        log.info("control_backend_started", socket=str(self.backend_path))
+
+    async def _stop_backend(self, grace: float | None) -> None:
+        """Stop the grpc.aio server, if one runs (its threads end with it); called under the lock."""
+        server, self._grpc, self._health = self._grpc, None, None
+        if server is None:
+            return
+        try:
+            await server.stop(grace)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                self.backend_path.unlink()
+        log.info("control_backend_stopped", socket=str(self.backend_path))
+
+    async def _acquire_backend(self) -> None:
+        """Count a connection in and make sure the backend serves (starting it, or a new one after an idle
+        stop in progress). Raises what starting it raised, with the connection counted out again."""
+        self._users += 1
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+        try:
+            async with self._backend_lock:
+                if self._closing:
+                    raise DaemonError("the control server is stopping")
+                if self._grpc is None:
+                    await self._start_backend()
+        except BaseException:
+            self._release_backend()
+            raise
+
+    def _release_backend(self) -> None:
+        self._users -= 1
+        if self._users == 0 and not self._closing and self._idle_timer is None:
+            loop = asyncio.get_running_loop()
+            self._idle_timer = loop.call_later(IDLE_STOP_S, self._on_idle)
+
+    def _on_idle(self) -> None:
+        self._idle_timer = None
+        task = asyncio.get_running_loop().create_task(self._stop_when_idle())
+        self._tasks_idle.add(task)
+        task.add_done_callback(self._tasks_idle.discard)
+
+    async def _stop_when_idle(self) -> None:
+        async with self._backend_lock:
+            if self._users != 0 or self._closing:  # a connection came since the timer fired
+                return
+            try:
+                await self._stop_backend(IDLE_GRACE_S)
+            except Exception as exc:  # the next connection starts a new one
+                log.error("control_backend_stop_failed", error=str(exc))
 
     async def _on_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -198,6 +292,22 @@ class ControlServer:
         except OSError:
             writer.close()
             return
+        try:
+            await self._acquire_backend()
+        except asyncio.CancelledError:
+            writer.close()
+            raise
+        except Exception as exc:  # this connection is refused; the next one tries again
+            writer.close()
+            if not self._closing:
+                log.error("control_backend_unreachable", error=str(exc) or type(exc).__name__)
+            return
+        try:
+            await self._splice(caller, reader, writer)
+        finally:
+            self._release_backend()
+
+    async def _splice(self, caller: Caller, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         name = self.peers.add(caller)
         backend = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
