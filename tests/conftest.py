@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import hookd  # noqa: F401  # first: it turns gRPC's fork handlers off before any test module imports grpc
 from support import RunningDaemon, start_daemon
 
 

@@ -194,3 +194,27 @@ def test_the_c_generator_counts_a_dead_socket_as_errors(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout)
     assert result["generator"] == "c" and result["requests"] == 20 and result["errors"] == 20
+
+
+def test_the_phases_of_a_served_decision_add_up(tmp_path: Path) -> None:
+    """bench/phases.py wraps the hot path of a real daemon in thread-CPU clocks: every phase of a decision
+    decided in the reading callback is seen, nested phases fit inside their parents, and the outer ones inside
+    the main thread's CPU."""
+    require(shutil.which("cc") is not None, "a C compiler (the load generator)")
+    out = tmp_path / "phases.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "phases.py"), "--rate", "50", "--seconds", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    phases = result["phases_us"]
+    assert result["errors"] == 0 and result["requests"] >= 40
+    decision = phases["  the decision (HookServer._answer_now)"]
+    parts = [label for label in phases if label.startswith("    ")]
+    assert all(phases[label] > 0 for label in parts), phases  # every light request was decided in the callback
+    assert phases["transport: decided in a task (heavy or awaited engine)"] == 0
+    assert sum(phases[label] for label in parts) <= decision <= phases["transport: frame read, decided and answered"]
+    outer = sum(us for label, us in phases.items() if not label.startswith(" "))
+    assert outer <= result["main_thread_us"]
+    assert "uvloop" in done.stdout

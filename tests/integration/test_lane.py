@@ -249,3 +249,15 @@ def test_an_idle_lane_never_wakes_and_still_reports_what_it_counted(tmp_path: Pa
         eventually(lambda: asleep(lane, window), timeout=TIMEOUT, what="the lane asleep again after its report")
     finally:
         daemon.stop()
+
+
+def test_the_daemon_forks_its_lane_with_grpcs_fork_handlers_off(tmp_path: Path) -> None:
+    """uvloop starts the lane with fork() then exec; gRPC's fork handlers, run in that child while the control
+    plane's server is up, crashed it now and then. hookd turns them off before grpc is imported, and the lane
+    inherits the setting from its daemon."""
+    daemon, lane = serving_lane(tmp_path)
+    try:
+        environ = Path(f"/proc/{lane}/environ").read_bytes().split(b"\0")
+    finally:
+        daemon.stop()
+    assert b"GRPC_ENABLE_FORK_SUPPORT=false" in environ
