@@ -333,10 +333,10 @@ class HookServer:
 
 
 class _HookConnection(asyncio.Protocol):
-    """One shim connection: buffer one frame, decide it in a task, write one reply, close.
+    """One shim connection: buffer one frame, decide it (in this callback, or in a task), write one reply, close.
 
     A Protocol rather than asyncio streams: the hook path pays for every allocation, and a
-    connection here never needs more than a buffer and one timer.
+    connection here never needs more than a buffer and its place in the server's deadline queue.
     """
 
     __slots__ = ("_buffer", "_caller", "_server", "_sizes", "_started", "_task", "_transport", "done", "expires_at")
