@@ -12,7 +12,10 @@ Why not bench/profile.py: py-spy samples a thread that is runnable as well as on
 rates (most of the time asleep, the rest cold) its shares are a few hundred samples and the wake-ups blur
 them. A wrapper costs about 0.2 µs a call, a few µs a decision: read the figures as µs, not as ±1 µs.
 
-  .cache/venv/bin/python bench/phases.py [--rate 10 | --rate trace] [--seconds 20]
+  .cache/venv/bin/python bench/phases.py [--rate 10 | --rate trace] [--seconds 20] [--payload N]
+
+`--payload N` sends only the N-th of the bench's five payloads (bench/run.py PAYLOADS, from 0), to see one
+decision's cost apart from the mix's.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import c_generator, frames, trace_frames  # bench/ holds no package: its scripts import each other
-from run import ROOT, TRACE, payload
+from run import PAYLOADS, ROOT, TRACE, payload
 
 # (label, module, class, method): the phases, outermost first
 PHASES = (
@@ -132,7 +135,7 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60) -> N
         time.sleep(0.05)
 
 
-def drive(rate: str, seconds: float) -> dict[str, Any]:
+def drive(rate: str, seconds: float, only: int | None = None) -> dict[str, Any]:
     generator = c_generator()
     if generator is None:
         raise SystemExit("bench/phases.py needs a C compiler for the load generator (bench/loadgen.c)")
@@ -156,7 +159,8 @@ def drive(rate: str, seconds: float) -> dict[str, Any]:
                 calls = json.loads(TRACE.read_text())["calls"]
                 sent, schedule = trace_frames(calls), "".join(f"{call['offset_ms']}\n" for call in calls)
             else:
-                sent, schedule = frames([payload(i, project) for i in range(5)]), ""
+                chosen = range(len(PAYLOADS)) if only is None else [only]
+                sent, schedule = frames([payload(i, project) for i in chosen]), ""
             frame_file, schedule_file = tmp / "frames.bin", tmp / "schedule.txt"
             frame_file.write_bytes(b"".join(struct.pack("!I", len(f)) + f for f in sent))
             schedule_file.write_text(schedule)
@@ -182,7 +186,7 @@ def drive(rate: str, seconds: float) -> dict[str, Any]:
             daemon.wait(timeout=30)
     requests = max(1, int(load["requests"]))
     return {
-        "rate": rate,
+        "rate": rate if only is None else f"{rate} (payload {only}: {PAYLOADS[only]['tool_input']})",
         "requests": load["requests"],
         "errors": load["errors"],
         "p50_ms": load["p50_ms"],
@@ -213,11 +217,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rate", default="10", help="requests a second, or `trace` (the recorded sessions)")
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--payload", type=int, choices=range(len(PAYLOADS)), help="only this bench payload")
     parser.add_argument("--json", help="also write the result here")
     args = parser.parse_args()
     if shutil.which("cc") is None and c_generator() is None:
         raise SystemExit("no C compiler: bench/phases.py drives the daemon with bench/loadgen.c")
-    result = drive(args.rate, args.seconds)
+    result = drive(args.rate, args.seconds, args.payload)
     report(result)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
