@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import ROOT, cpu_seconds, start_daemon
+from run import ROOT, children, cpu_seconds, start_daemon
 
 
 def tasks(pid: int) -> list[str]:
@@ -35,14 +35,6 @@ def tasks(pid: int) -> list[str]:
         with contextlib.suppress(OSError):  # a thread that ended meanwhile
             names.append(comm.read_text().strip())
     return sorted(names)
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        with contextlib.suppress(OSError):
-            found += [int(child) for child in task.read_text().split()]
-    return found
 
 
 def status_ms(runtime: Path) -> float:

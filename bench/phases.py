@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import c_generator, frames, trace_frames  # bench/ holds no package: its scripts import each other
-from run import PAYLOADS, ROOT, TRACE, payload
+from run import PAYLOADS, ROOT, TRACE, payload, settled, wait_for_log
 
 # (label, module, class, method): the phases, outermost first
 PHASES = (
@@ -154,7 +154,7 @@ def drive(rate: str, seconds: float, only: int | None = None) -> dict[str, Any]:
             wait_for(lambda: '"lane_serving"' in log.read_text() or daemon.poll() is not None, "the lane serving")
             if daemon.poll() is not None:
                 raise SystemExit(f"the daemon exited:\n{log.read_text()}")
-            time.sleep(2)  # the lane's and the daemon's start-up work done
+            settled(daemon.pid)  # the lane loads its policies after the daemon listens
             if rate == "trace":
                 calls = json.loads(TRACE.read_text())["calls"]
                 sent, schedule = trace_frames(calls), "".join(f"{call['offset_ms']}\n" for call in calls)
@@ -174,7 +174,7 @@ def drive(rate: str, seconds: float, only: int | None = None) -> dict[str, Any]:
                 timeout=seconds + 180,
                 check=True,
             )
-            time.sleep(1)  # the log's writer done with the last records
+            wait_for_log(tmp / "state" / "hookd" / "decisions.log")  # the writer done with the last records
             after = main_thread(daemon.pid)
             out.unlink(missing_ok=True)
             os.kill(daemon.pid, signal.SIGUSR2)

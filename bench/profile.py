@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import LOAD, PAYLOADS, ROOT, TRACE, payload, start_daemon, wait_for_log
+from run import LOAD, PAYLOADS, ROOT, TRACE, payload, settled, start_daemon, wait_for_log
 
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.transport.hook_server import _HookConnection
@@ -83,19 +83,6 @@ def schedstat(pid: int) -> tuple[float, float, int]:
             continue
         run, wait, slices = run + fields[0], wait + fields[1], slices + fields[2]
     return run / 1e9, wait / 1e9, slices
-
-
-def settled(pid: int, quiet: float = 0.5, limit: float = 60.0) -> None:
-    """Wait until the daemon and its children are idle: the lane and the workers load their policies after the
-    daemon listens, which at an agent's pace would otherwise be charged to the first decisions."""
-    deadline = time.monotonic() + limit
-    before = schedstat(pid)[0]
-    while time.monotonic() < deadline:
-        time.sleep(quiet)
-        now = schedstat(pid)[0]
-        if now - before < 0.02 * quiet:  # under 2% of a core
-            return
-        before = now
 
 
 def classify(stack: str) -> str:

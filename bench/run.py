@@ -285,6 +285,19 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / 1e9
 
 
+def settled(pid: int, quiet: float = 0.5, limit: float = 60.0) -> None:
+    """Wait until the daemon and its children are idle: the lane and the workers load their policies after the
+    daemon listens, which at an agent's pace would otherwise be charged to the first decisions."""
+    deadline = time.monotonic() + limit
+    before = cpu_seconds([pid, *children(pid)])
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = cpu_seconds([pid, *children(pid)])
+        if now - before < 0.02 * quiet:  # under 2% of a core
+            return
+        before = now
+
+
 def load(targets: list[Target], payload_file: Path, mode: str, param: float, seconds: float) -> dict[str, Any]:
     """One load phase (bench/load.py) against every target at once (interleaved), then the wait until each
     daemon has written every record it queued: the daemon answers first and writes its decision log after,
