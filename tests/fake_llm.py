@@ -18,6 +18,8 @@ Script (stateless, decided per request):
 Usage: fake_llm.py PORT LOGFILE COMMAND      (PORT 0 = pick one; prints "READY <port>")
        COMMAND "-": the command is the one the conversation names as RUN<<command>>RUN (one server
        for many runs, each with its own prompt)
+       A conversation naming PATCH<<patch text>>PATCH is answered with one call of Codex's apply_patch
+       tool (a freeform `custom_tool_call` whose input is the patch), when the request offers it.
 Env:   FAKE_TOOL=<name>   force the tool name (else the first known shell tool offered)
        FAKE_ARGS=<json>   force the argument object (COMMAND is then ignored)
        FAKE_MAX_CALLS=N   default 1
@@ -57,6 +59,12 @@ def command_for(body):
         return COMMAND
     found = re.search(r"RUN<<(.*?)>>RUN", json.dumps(body))
     return json.loads('"' + found.group(1) + '"') if found else "true"
+
+
+def patch_for(body):
+    """The patch text a conversation names as PATCH<<patch>>PATCH, or None."""
+    found = re.search(r"PATCH<<(.*?)>>PATCH", json.dumps(body))
+    return json.loads('"' + found.group(1) + '"') if found else None
 
 
 def tool_names(body):
@@ -204,7 +212,20 @@ class H(BaseHTTPRequestHandler):
         ev = [{"type": "response.created", "response": {"id": rid}}]
         if isinstance(last, dict) and last.get("type", "").endswith("_output"):
             tool = None
-        if tool and calls < MAX_CALLS:
+        patch = patch_for(body) if tool else None
+        if patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
+            ev.append(
+                {
+                    "type": "response.output_item.done",
+                    "item": {
+                        "type": "custom_tool_call",
+                        "call_id": f"call_fake_{n}",
+                        "name": "apply_patch",
+                        "input": patch,
+                    },
+                }
+            )
+        elif tool and calls < MAX_CALLS:
             ev.append(
                 {
                     "type": "response.output_item.done",

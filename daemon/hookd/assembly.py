@@ -18,6 +18,7 @@ from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
 from hookd.enrich.stream import response_streams
+from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
@@ -30,7 +31,7 @@ def enrichers(config: Config, *, processes: int | None = None) -> Sequence[Enric
     (bounded), where every one of the daemon's deciding processes sees it (hookd.enrich.stream);
     `processes=1` keeps it in this process (`hookd eval` and `hookd test` leave a daemon's alone)."""
     count = config.daemon.workers if processes is None else processes
-    return (enrich_shell, enrich_paths, response_streams(config.daemon.runtime_dir, count))
+    return (enrich_shell, enrich_paths, enrich_tool_effects, response_streams(config.daemon.runtime_dir, count))
 
 
 def engine_for_dir(

@@ -80,15 +80,21 @@ COPILOT_EVENTS: Mapping[str, Event] = {
     "Notification": Event.NOTIFICATION,
 }
 _READ, _WRITE = "read", "write"
+_SEARCH = ToolSpec(ToolKind.READ, (("path", _READ), ("glob", _READ)), {"glob": "path"}, globs={"glob": "search"})
 TOOLS: Mapping[str, ToolSpec] = {
     "bash": ToolSpec(ToolKind.SHELL),
     "powershell": ToolSpec(ToolKind.SHELL),
     "Bash": ToolSpec(ToolKind.SHELL),
     "view": ToolSpec(ToolKind.READ, (("path", _READ),)),
-    "glob": ToolSpec(ToolKind.READ, (("path", _READ),)),
-    "grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
+    # grep and rg read every file their `glob` filter (ripgrep's --glob) reaches under `path`.
+    "grep": _SEARCH,
+    "rg": _SEARCH,
     "create": ToolSpec(ToolKind.WRITE, (("path", _WRITE),)),
     "edit": ToolSpec(ToolKind.EDIT, (("path", _WRITE),)),
+    "str_replace_editor": ToolSpec(ToolKind.EDIT, (("path", _WRITE),)),  # view, create, str_replace, insert
+    # GPT models' patch tool: the patch text, in Codex's format, under whichever argument carries it.
+    "apply_patch": ToolSpec(ToolKind.EDIT, patches=("input", "patch", "command")),
     "web_fetch": ToolSpec(ToolKind.WEB),
 }
 _TOOL_EVENTS = frozenset({"preToolUse", "postToolUse", "postToolUseFailure", "permissionRequest"})

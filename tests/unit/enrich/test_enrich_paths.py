@@ -192,14 +192,16 @@ def test_the_path_arguments_of_every_file_tool() -> None:
         "replace": (("file_path", "write"),),
         "list_directory": (("dir_path", "read"),),
         "glob": (("dir_path", "read"), ("pattern", "read")),
-        "grep_search": (("dir_path", "read"),),
+        "grep_search": (("dir_path", "read"), ("include_pattern", "read"), ("include", "read")),
+        "search_file_content": (("dir_path", "read"), ("path", "read"), ("include", "read")),
         "Read": (("file_path", "read"),),
+        "NotebookRead": (("notebook_path", "read"),),
         "Write": (("file_path", "write"),),
         "Edit": (("file_path", "write"),),
         "MultiEdit": (("file_path", "write"),),
         "NotebookEdit": (("notebook_path", "write"),),
         "Glob": (("path", "read"), ("pattern", "read")),
-        "Grep": (("path", "read"),),
+        "Grep": (("path", "read"), ("glob", "read")),
         "LS": (("path", "read"),),
     }
 
