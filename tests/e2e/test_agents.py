@@ -517,26 +517,30 @@ def test_the_world_is_confined(server: Server, codex_world: World, tmp_path: Pat
     assert done.returncode != 0 and not outside.exists(), done.stderr
 
 
-def test_codex_apply_patch_into_ssh_and_git_hooks_is_denied_with_the_reason(
-    server: Server, codex_world: World
-) -> None:
+def test_codex_apply_patch_into_ssh_and_git_hooks_is_denied_with_the_reason(server: Server, codex_world: World) -> None:
     world = codex_world
     control = patch_run(server, world, "*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** End Patch")
     assert (world.project / "notes.txt").read_text() == "ok\n", control.report  # the control: a patch applies
     keys = world.home / ".ssh" / "authorized_keys"
-    denied = patch_run(server, world, f"*** Begin Patch\n*** Add File: {keys}\n+ssh-ed25519 AAAA attacker\n*** End Patch")
+    denied = patch_run(
+        server, world, f"*** Begin Patch\n*** Add File: {keys}\n+ssh-ed25519 AAAA attacker\n*** End Patch"
+    )
     assert not keys.exists(), denied.report
     assert f"apply_patch on {keys} is blocked" in denied.sent and "SSH keys" in denied.sent, denied.report
     hook = world.project / ".git" / "hooks" / "pre-commit"
     denied = patch_run(server, world, "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch")
     assert not hook.exists(), denied.report
-    assert f"apply_patch on {hook} is blocked" in denied.sent and "git's internal directory" in denied.sent, denied.report
+    assert f"apply_patch on {hook} is blocked" in denied.sent and "git's internal directory" in denied.sent, (
+        denied.report
+    )
 
 
 def test_codex_apply_patch_moving_a_file_into_git_hooks_is_denied(server: Server, codex_world: World) -> None:
     world = codex_world
     (world.project / "tool.sh").write_text("x\n")
-    patch = "*** Begin Patch\n*** Update File: tool.sh\n*** Move to: .git/hooks/post-checkout\n@@\n-x\n+y\n*** End Patch"
+    patch = (
+        "*** Begin Patch\n*** Update File: tool.sh\n*** Move to: .git/hooks/post-checkout\n@@\n-x\n+y\n*** End Patch"
+    )
     denied = patch_run(server, world, patch)
     assert not (world.project / ".git" / "hooks" / "post-checkout").exists(), denied.report
     assert (world.project / "tool.sh").read_text() == "x\n", denied.report
@@ -546,7 +550,9 @@ def test_codex_apply_patch_moving_a_file_into_git_hooks_is_denied(server: Server
 def test_codex_shell_apply_patch_heredoc_into_git_hooks_is_denied(server: Server, codex_world: World) -> None:
     """The same patch sent through the shell tool (`apply_patch <<'EOF'`, which Codex reports as Bash)."""
     world = codex_world
-    command = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch\nEOF"
+    command = (
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch\nEOF"
+    )
     run_id = uuid.uuid4().hex[:12]
     prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id})"
     done = world.run(server, [binary("codex"), "exec", "--skip-git-repo-check", "--json", prompt])

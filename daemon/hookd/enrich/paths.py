@@ -384,10 +384,15 @@ def tool_paths(
                 base = resolver.absolute(anchor, base_dir)
         style = spec.globs.get(arg)
         for item in values:
-            if isinstance(item, str):
+            if not isinstance(item, str):
+                continue
+            if style is None:
                 out.append({"arg": arg, **resolver.resolve(item, base), "access": access})
-                if style is not None:
-                    out.extend(_glob_entries(resolver, arg, item, base, style, access))
+                continue
+            # a glob's alternatives (`*.{ts,tsx}`) each as written, then what the glob matches on disk
+            alternatives = expand_braces(item)
+            out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives or [item])
+            out.extend(_glob_entries(resolver, arg, item, base, style, access))
     for arg in spec.patches:
         text = tool_input.get(arg)
         if isinstance(text, str):
