@@ -285,6 +285,7 @@ def _collect(
     return ShellPatch(placed, known)
 
 
+PATCH_PROGRAMS = frozenset(("apply_patch", "applypatch", "git", "patch", "gpatch"))  # what shell_patch looks at
 _GIT_GLOBAL_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"))
 
 

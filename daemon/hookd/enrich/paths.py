@@ -95,61 +95,56 @@ def _spelled_on_disk(parent: str, name: str, info: os.stat_result) -> str:
     return fold(name)
 
 
-class _Walk:
-    """One canonicalisation walk: the resolved prefixes in `memo` (shared across paths), the file system
-    of each existing one in `devices`."""
+def _walk(path: str, memo: dict[str, str], devices: dict[str, int], follow: bool = True) -> str:
+    """The canonical form of absolute `path` (see _realpath_memo); `memo` maps each spelled prefix to its
+    canonical form, `devices` each canonical prefix to its file system (a missing one: its parent's)."""
+    resolved = ""  # the root
+    for name in path.split("/"):
+        if not name or name == ".":
+            continue
+        if name == "..":
+            resolved = resolved.rsplit("/", 1)[0]
+            continue
+        candidate = resolved + "/" + name
+        hit = memo.get(candidate)
+        if hit is None:
+            hit = memo[candidate] = _component(resolved, name, memo, devices, follow)
+        resolved = hit
+    return resolved or "/"
 
-    __slots__ = ("devices", "memo")
 
-    def __init__(self, memo: dict[str, str], devices: dict[str, int]) -> None:
-        self.memo = memo
-        self.devices = devices
-
-    def run(self, path: str, follow: bool = True) -> str:
-        resolved = ""  # the root
-        device = self._device("/")
-        for name in path.split("/"):
-            if not name or name == ".":
-                continue
-            if name == "..":
-                resolved = resolved.rsplit("/", 1)[0]
-                device = self.devices.get(resolved or "/", device)
-                continue
-            candidate = resolved + "/" + name
-            hit = self.memo.get(candidate)
-            if hit is None:
-                hit = self.memo[candidate] = self._component(resolved, name, device, follow)
-            resolved = hit
-            device = self.devices.get(resolved, device)
-        return resolved or "/"
-
-    def _device(self, path: str) -> int:
-        device = self.devices.get(path)
-        if device is None:
-            try:
-                device = os.lstat(path).st_dev
-            except (OSError, ValueError):
-                device = -1
-            self.devices[path] = device
-        return device
-
-    def _component(self, parent: str, name: str, device: int, follow: bool) -> str:
-        candidate = parent + "/" + name
+def _device_of(path: str, devices: dict[str, int]) -> int:
+    device = devices.get(path or "/")
+    if device is None:
         try:
-            info = os.lstat(candidate)
-        except (OSError, ValueError):  # missing (the rest is lexical, as realpath does), or a NUL byte
-            return parent + "/" + fold(name) if _FOLD_CACHE.get(device, FOLD_DEFAULT) else candidate
-        if follow and stat.S_ISLNK(info.st_mode):
-            target = realpath(candidate).rstrip("/")
-            # the link's target spelled as the file system holds it (a link loop stays as written)
-            if target == candidate:
-                return candidate
-            spelled = self.run(target, follow=False)
-            return "" if spelled == "/" else spelled  # the root is the empty prefix
-        if _learn_fold(info, parent, name):
-            candidate = parent + "/" + _spelled_on_disk(parent, name, info)
-        self.devices[candidate] = info.st_dev
+            device = os.lstat(path or "/").st_dev
+        except (OSError, ValueError):
+            device = -1
+        devices[path or "/"] = device
+    return device
+
+
+def _component(parent: str, name: str, memo: dict[str, str], devices: dict[str, int], follow: bool) -> str:
+    candidate = parent + "/" + name
+    try:
+        info = os.lstat(candidate)
+    except (OSError, ValueError):  # missing (the rest is lexical, as realpath does), or a NUL byte
+        device = _device_of(parent, devices)
+        if _FOLD_CACHE.get(device, FOLD_DEFAULT):
+            candidate = parent + "/" + fold(name)
+        devices[candidate] = device  # what holds it once it exists
         return candidate
+    if follow and stat.S_ISLNK(info.st_mode):
+        target = realpath(candidate).rstrip("/")
+        if target == candidate:
+            return candidate
+        # the link's target spelled as the file system holds it (a link loop stays as written)
+        spelled = _walk(target, memo, devices, follow=False)
+        return "" if spelled == "/" else spelled  # the root is the empty prefix
+    if _learn_fold(info, parent, name):
+        candidate = parent + "/" + _spelled_on_disk(parent, name, info)
+    devices[candidate] = info.st_dev
+    return candidate
 
 
 def _realpath_memo(path: str, memo: dict[str, str], devices: dict[str, int] | None = None) -> str:
@@ -158,7 +153,7 @@ def _realpath_memo(path: str, memo: dict[str, str], devices: dict[str, int] | No
     sharing a directory cost one `lstat` each (the standard one takes ~25-35 µs for a four-level
     path, and a command has several). On a file system that ignores case, each existing name is
     spelled as the directory holds it and each missing one folded (`.Git/hooks` is `.git/hooks`)."""
-    return _Walk(memo, {} if devices is None else devices).run(path)
+    return _walk(path, memo, {} if devices is None else devices)
 
 
 GLOB_CHARS = frozenset("*?[")
@@ -298,7 +293,10 @@ class PathResolver:
 
     def absolute(self, raw: str, base_dir: str, *, tilde: bool = True) -> str:
         """The absolute, normalised, symlink-resolved form of `raw` seen from `base_dir`."""
-        return _realpath_memo(self.joined(raw, base_dir, tilde=tilde), self._memo, self._devices)
+        path = expand_tilde(raw, self.home) if tilde else raw
+        if not path.startswith("/"):
+            path = _join(_join(self.project, base_dir), path)
+        return _walk(path, self._memo, self._devices)
 
     def contains(self, path: str) -> bool:
         return path == self.project or path.startswith(self._prefix)

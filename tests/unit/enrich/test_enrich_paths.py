@@ -396,8 +396,8 @@ def test_the_platform_default_decides_a_file_system_not_yet_learnt(proj: Path, m
 
     monkeypatch.setattr(paths_module, "_FOLD_CACHE", {})
     monkeypatch.setattr(paths_module, "FOLD_DEFAULT", True)  # macOS
-    walk = paths_module._Walk({}, {})
-    assert walk._component(str(proj), ".SSH", -999, True) == f"{proj}/.ssh"  # a file system not learnt yet
+    devices = {str(proj): -999}  # a file system not learnt yet
+    assert paths_module._component(str(proj), ".SSH", {}, devices, True) == f"{proj}/.ssh"
     # what a name with letters shows about a file system wins over the default: this one is case-sensitive
     assert paths_module._realpath_memo(f"{proj}/.SSH/Keys", {}) == f"{proj}/.SSH/Keys"
     assert paths_module._FOLD_CACHE[os.stat(proj).st_dev] is False

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.patches import as_commands, redirected_text, shell_patch
+from hookd.enrich.patches import PATCH_PROGRAMS, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
@@ -194,7 +194,11 @@ class _Builder:
         for spawn in spawned(name, argv):
             words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in spawn.argv]
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
-        patch = shell_patch(name, argv, stdin if stdin is not None else redirected_text(command["redirects"]), cwd.path)
+        patch = None
+        if name in PATCH_PROGRAMS:
+            patch = shell_patch(
+                name, argv, stdin if stdin is not None else redirected_text(command["redirects"]), cwd.path
+            )
         if patch is not None:  # what a patch writes, as the commands that write it (enrich/patches.py)
             for words in as_commands(patch):
                 self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, (name,))
