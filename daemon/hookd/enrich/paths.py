@@ -204,6 +204,7 @@ class _Glob:
         self.entries = 0
         self.found: list[str] = []
         self.complete = True
+        self.listed: dict[str, list[tuple[str, bool]]] = {}
 
     def expand(self, directory: str, parts: list[str]) -> None:
         if not self.complete:
@@ -215,11 +216,18 @@ class _Glob:
                 self.found.append(directory or "/")
             return
         part, rest = parts[0], parts[1:]
-        if part == "**":
-            self.expand(directory, rest)  # zero directories
-            for name, is_dir in self._names(directory):
-                if is_dir and (self.hidden or not name.startswith(".")):
-                    self.expand(directory + "/" + name, parts)
+        if part == "**":  # any depth, shallow first: what the caps leave out is the deepest
+            level = [directory]
+            while level and self.complete:
+                below: list[str] = []
+                for here in level:
+                    self.expand(here, rest)
+                    below.extend(
+                        here + "/" + name
+                        for name, is_dir in self._names(here)
+                        if is_dir and (self.hidden or not name.startswith("."))
+                    )
+                level = below
             return
         if not has_glob(part):
             self.expand(directory + "/" + part, rest)
@@ -241,6 +249,10 @@ class _Glob:
             return -1
 
     def _names(self, directory: str) -> list[tuple[str, bool]]:
+        """The names in `directory` and whether each is a directory, sorted; read once per expansion."""
+        known = self.listed.get(directory)
+        if known is not None:
+            return known
         out: list[tuple[str, bool]] = []
         try:
             with os.scandir(directory or "/") as entries:
@@ -256,7 +268,9 @@ class _Glob:
                     out.append((entry.name, is_dir))
         except (OSError, ValueError):
             pass
-        return sorted(out)
+        out.sort()
+        self.listed[directory] = out
+        return out
 
 
 def expand_glob(path: str, *, hidden: bool = False) -> tuple[list[str], bool]:
