@@ -155,3 +155,24 @@ def test_a_patch_into_the_project_is_allowed(pipeline: Pipeline, world: tuple[Pa
         "command": patch("*** Add File: src/b.py", "+x", "*** Update File: src/a.py", "*** Move to: src/c.py")
     }
     assert outcome(decide(pipeline, world, "codex", "apply_patch", tool_input))[0] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("client", "tool", "root_arg"),
+    [("claude", "Grep", "path"), ("gemini", "grep_search", "dir_path"), ("qwen", "grep_search", "path"),
+     ("copilot", "grep", "path"), ("copilot", "rg", "path")],
+)  # fmt: skip
+def test_a_search_of_a_home_with_no_filter_reads_the_secrets_in_it(
+    pipeline: Pipeline, world: tuple[Path, Path], client: str, tool: str, root_arg: str
+) -> None:
+    home, _project = world
+    verdict, rules = outcome(decide(pipeline, world, client, tool, {"pattern": "aws_secret", root_arg: str(home)}))
+    assert verdict == "deny" and "hookd.secret_reads:credentials-file" in rules, rules
+
+
+def test_a_search_of_the_project_with_no_filter_stands_on_its_directory(
+    pipeline: Pipeline, world: tuple[Path, Path]
+) -> None:
+    handled = decide(pipeline, world, "claude", "Grep", {"pattern": "def", "path": "src"})
+    assert outcome(handled)[0] == "allow"
+    assert [e["arg"] for e in handled.event.facts["paths"]] == ["path"]

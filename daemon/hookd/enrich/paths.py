@@ -199,8 +199,9 @@ class _Glob:
     """One bounded expansion: every name read counts against MAX_GLOB_ENTRIES, every path found against
     MAX_GLOB_MATCHES; `complete` turns false when either cap stopped it."""
 
-    def __init__(self, *, hidden: bool) -> None:
+    def __init__(self, *, hidden: bool, files: bool) -> None:
         self.hidden = hidden  # `*` matches a leading dot (tools); the shell's does not
+        self.files = files  # the last component matches files only (a search reads files)
         self.entries = 0
         self.found: list[str] = []
         self.complete = True
@@ -237,7 +238,9 @@ class _Glob:
         for name, is_dir in self._names(directory):
             if name.startswith(".") and not part.startswith(".") and not self.hidden:
                 continue
-            if (rest and not is_dir) or not fnmatch.fnmatchcase(fold(name) if folds else name, pattern):
+            if (not is_dir if rest else is_dir and self.files) or not fnmatch.fnmatchcase(
+                fold(name) if folds else name, pattern
+            ):
                 continue
             self.expand(directory + "/" + name, rest)
 
@@ -273,15 +276,16 @@ class _Glob:
         return out
 
 
-def expand_glob(path: str, *, hidden: bool = False) -> tuple[list[str], bool]:
+def expand_glob(path: str, *, hidden: bool = False, files: bool = False) -> tuple[list[str], bool]:
     """The existing paths an absolute glob `path` matches (`*`, `?`, `[…]` in any component, `**` for any
     depth), and whether that list is complete (False past MAX_GLOB_MATCHES or MAX_GLOB_ENTRIES, or for
     braces beyond MAX_BRACE_ALTERNATIVES). Matched as the file system does: case-insensitively where it
-    folds case; a leading dot is matched only by a pattern that spells it unless `hidden`."""
+    folds case; a leading dot is matched only by a pattern that spells it unless `hidden`; with `files` the last
+    component matches no directory."""
     patterns = expand_braces(path)
     if patterns is None:
         return [], False
-    glob = _Glob(hidden=hidden)
+    glob = _Glob(hidden=hidden, files=files)
     for pattern in patterns:
         glob.expand("", [p for p in pattern.split("/") if p and p != "."])
     return list(dict.fromkeys(glob.found)), glob.complete
@@ -319,10 +323,12 @@ class PathResolver:
         path = self.absolute(raw, base_dir, tilde=tilde)
         return {"raw": raw, "path": path, "in_project": self.contains(path)}
 
-    def matches(self, raw: str, base_dir: str, *, tilde: bool = True, hidden: bool = False) -> tuple[list[str], bool]:
+    def matches(
+        self, raw: str, base_dir: str, *, tilde: bool = True, hidden: bool = False, files: bool = False
+    ) -> tuple[list[str], bool]:
         """The resolved paths the glob `raw` matches from `base_dir` (see expand_glob), and whether that
         is all of them."""
-        found, complete = expand_glob(self.joined(raw, base_dir, tilde=tilde), hidden=hidden)
+        found, complete = expand_glob(self.joined(raw, base_dir, tilde=tilde), hidden=hidden, files=files)
         return [_realpath_memo(path, self._memo, self._devices) for path in found], complete
 
 
@@ -350,13 +356,31 @@ def _glob_entries(
     pattern = search_glob(raw) if style == "search" else raw
     if pattern is None or not (has_glob(pattern) or style == "search"):
         return []
-    found, complete = resolver.matches(pattern, base, hidden=True)
+    found, complete = resolver.matches(pattern, base, hidden=True, files=style == "search")
     out = [
         {"arg": arg, "raw": path, "path": path, "in_project": resolver.contains(path), "access": access, "glob": raw}
         for path in found
     ]
     if not complete:
         out.append({**resolver.resolve(pattern, base), "arg": arg, "access": access, "glob": raw, "known": False})
+    return out
+
+
+def _unfiltered_search(
+    resolver: PathResolver, spec: ToolSpec, tool_input: Mapping[str, Any], base_dir: str
+) -> list[dict[str, Any]]:
+    """A search tool given no file filter reads every file under its directory: outside the project (a home,
+    `/`, another tree) each file it reaches is an entry, as its filter `*` would give (inside the project the
+    directory's own entry stands: a search there is everyday work)."""
+    out: list[dict[str, Any]] = []
+    for arg, style in spec.globs.items():
+        anchor_arg = spec.relative_to.get(arg)
+        anchor = tool_input.get(anchor_arg) if anchor_arg else None
+        if style != "search" or tool_input.get(arg) or not isinstance(anchor, str) or not anchor:
+            continue
+        root = resolver.absolute(anchor, base_dir)
+        if not resolver.contains(root) and not any(e["arg"] == anchor_arg and e.get("glob") for e in out):
+            out.extend(_glob_entries(resolver, str(anchor_arg), "*", root, "search", "read"))
     return out
 
 
@@ -405,6 +429,7 @@ def tool_paths(
             alternatives = expand_braces(item)
             out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives or [item])
             out.extend(_glob_entries(resolver, arg, item, base, style, access))
+    out.extend(_unfiltered_search(resolver, spec, tool_input, base_dir))
     for arg in spec.patches:
         text = tool_input.get(arg)
         if isinstance(text, str):
