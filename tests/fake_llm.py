@@ -74,6 +74,8 @@ def tool_names(body):
             continue
         if "function" in t and isinstance(t["function"], dict):
             names.append(t["function"].get("name"))
+        elif "custom" in t and isinstance(t["custom"], dict):  # a freeform tool (Chat Completions)
+            names.append(t["custom"].get("name"))
         elif "name" in t:
             names.append(t.get("name"))
     return [n for n in names if n]
@@ -280,7 +282,17 @@ class H(BaseHTTPRequestHandler):
         model = body.get("model", "fake-model")
         cid = f"chatcmpl-{n}"
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-        if tool and calls < MAX_CALLS:
+        patch = patch_for(body) if tool else None
+        if patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
+            tc = {
+                "index": 0,
+                "id": f"call_fake_{n}",
+                "type": "custom",
+                "custom": {"name": "apply_patch", "input": patch},
+            }
+            msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
+            finish = "tool_calls"
+        elif tool and calls < MAX_CALLS:
             tc = {
                 "index": 0,
                 "id": f"call_fake_{n}",

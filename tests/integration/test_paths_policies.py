@@ -160,7 +160,7 @@ def test_a_patch_into_the_project_is_allowed(pipeline: Pipeline, world: tuple[Pa
 @pytest.mark.parametrize(
     ("client", "tool", "root_arg"),
     [("claude", "Grep", "path"), ("gemini", "grep_search", "dir_path"), ("qwen", "grep_search", "path"),
-     ("copilot", "grep", "path"), ("copilot", "rg", "path")],
+     ("copilot", "grep", "path"), ("copilot", "rg", "paths")],
 )  # fmt: skip
 def test_a_search_of_a_home_with_no_filter_reads_the_secrets_in_it(
     pipeline: Pipeline, world: tuple[Path, Path], client: str, tool: str, root_arg: str

@@ -366,6 +366,16 @@ def _glob_entries(
     return out
 
 
+def _anchors(
+    resolver: PathResolver, spec: ToolSpec, tool_input: Mapping[str, Any], arg: str, base_dir: str
+) -> list[str]:
+    """The directories an anchored argument is relative to: its anchor argument's, one or a list (rg's `paths`)."""
+    anchor_arg = spec.relative_to.get(arg)
+    anchor = tool_input.get(anchor_arg) if anchor_arg is not None else None
+    anchors = anchor if isinstance(anchor, list) else [anchor]
+    return [resolver.absolute(a, base_dir) for a in anchors if isinstance(a, str) and a]
+
+
 def _unfiltered_search(
     resolver: PathResolver, spec: ToolSpec, tool_input: Mapping[str, Any], base_dir: str
 ) -> list[dict[str, Any]]:
@@ -374,13 +384,12 @@ def _unfiltered_search(
     directory's own entry stands: a search there is everyday work)."""
     out: list[dict[str, Any]] = []
     for arg, style in spec.globs.items():
-        anchor_arg = spec.relative_to.get(arg)
-        anchor = tool_input.get(anchor_arg) if anchor_arg else None
-        if style != "search" or tool_input.get(arg) or not isinstance(anchor, str) or not anchor:
+        if style != "search" or tool_input.get(arg):
             continue
-        root = resolver.absolute(anchor, base_dir)
-        if not resolver.contains(root) and not any(e["arg"] == anchor_arg and e.get("glob") for e in out):
-            out.extend(_glob_entries(resolver, str(anchor_arg), "*", root, "search", "read"))
+        anchor_arg = str(spec.relative_to.get(arg))
+        for root in _anchors(resolver, spec, tool_input, arg, base_dir):
+            if not resolver.contains(root):
+                out.extend(_glob_entries(resolver, anchor_arg, "*", root, "search", "read"))
     return out
 
 
@@ -412,23 +421,19 @@ def tool_paths(
     for arg, access in spec.paths:
         value = tool_input.get(arg)
         values = value if isinstance(value, list) else [value]
-        base = base_dir
-        anchor_arg = spec.relative_to.get(arg)
-        if anchor_arg is not None:
-            anchor = tool_input.get(anchor_arg)
-            if isinstance(anchor, str) and anchor:
-                base = resolver.absolute(anchor, base_dir)
+        bases = _anchors(resolver, spec, tool_input, arg, base_dir) or [base_dir]
         style = spec.globs.get(arg)
         for item in values:
             if not isinstance(item, str):
                 continue
-            if style is None:
-                out.append({"arg": arg, **resolver.resolve(item, base), "access": access})
-                continue
-            # a glob's alternatives (`*.{ts,tsx}`) each as written, then what the glob matches on disk
-            alternatives = expand_braces(item)
-            out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives or [item])
-            out.extend(_glob_entries(resolver, arg, item, base, style, access))
+            for base in bases:
+                if style is None:
+                    out.append({"arg": arg, **resolver.resolve(item, base), "access": access})
+                    continue
+                # a glob's alternatives (`*.{ts,tsx}`) each as written, then what the glob matches on disk
+                alternatives = expand_braces(item) or [item]
+                out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives)
+                out.extend(_glob_entries(resolver, arg, item, base, style, access))
     out.extend(_unfiltered_search(resolver, spec, tool_input, base_dir))
     for arg in spec.patches:
         text = tool_input.get(arg)

@@ -176,3 +176,24 @@ def test_effects_already_there_are_kept(proj: Path) -> None:
     event = enriched("claude", "Read", {"file_path": "src/a.py"}, proj)
     again = enrich_tool_effects(event.with_facts(effects=[{"op": "exec"}]))
     assert again.facts["effects"][0] == {"op": "exec"} and len(again.facts["effects"]) == 2
+
+
+def test_copilot_rg_searches_each_of_its_paths(proj: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    (other / "deep").mkdir(parents=True)
+    (other / "deep" / "x.env").write_text("")
+    event = enriched("copilot", "rg", {"pattern": "K", "paths": ["config", str(other)], "glob": "*.env"}, proj)
+    assert {str(proj / "config" / "prod.env"), str(other / "deep" / "x.env")} <= paths(event)
+
+
+def test_copilot_freeform_apply_patch_arrives_as_a_bare_string(proj: Path) -> None:
+    """Copilot 1.0.102 sends a freeform tool's input as the bare toolArgs string (captured with gpt-5.5)."""
+    patch = "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+x\n*** End Patch"
+    payload = {"sessionId": "s", "timestamp": 1, "cwd": str(proj), "toolName": "apply_patch", "toolArgs": patch}
+    request = HookRequest(
+        client="copilot", event="preToolUse", payload=json.dumps(payload).encode(), env={"HOME": HOME},
+        cwd=str(proj), caller=Caller(uid=1000, gid=1000, pid=1), deadline=Deadline.after(5),
+    )  # fmt: skip
+    event = enrich_tool_effects(enrich_paths(AGENTS["copilot"].dialect.parse(request)))
+    assert event.tool is not None and event.tool.input == {"input": patch}
+    assert effects(event) == [("write", str(proj / ".git/hooks/pre-commit"), True)]
