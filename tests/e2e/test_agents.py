@@ -456,6 +456,7 @@ exec "$@"
 
 @dataclass
 class World:
+    agent: str
     root: Path
     home: Path
     project: Path
@@ -472,10 +473,10 @@ class World:
         )  # fmt: skip
 
 
-@pytest.fixture
-def codex_world(server: Server, tmp_path: Path) -> Iterator[World]:
-    """A world for Codex with hookd installed (user scope) against a daemon of the default policies."""
-    binary("codex")
+def make_world(agent: str, server: Server, tmp_path: Path) -> Iterator[World]:
+    """A world for `agent` with hookd installed (user scope) against a daemon of the default policies; the
+    agent's model is gpt-5.5, which both agents offer the apply_patch tool."""
+    binary(agent)
     require(shutil.which("mount") is not None, "mount (a read-only view outside the world)")
     root = Path(tempfile.mkdtemp(prefix="hookd-world-"))
     daemon = start_daemon(tmp_path, ROOT / "policies")
@@ -484,28 +485,41 @@ def codex_world(server: Server, tmp_path: Path) -> Iterator[World]:
         (home / "tmp").mkdir(parents=True)
         (home / ".ssh").mkdir(mode=0o700)
         (project / ".git" / "hooks").mkdir(parents=True)
-        agent_settings("codex", home, project, server.port)
-        config = home / ".codex" / "config.toml"
-        config.write_text(config.read_text().replace('model = "fake-model"', 'model = "gpt-5.5"'))  # offers apply_patch
+        agent_settings(agent, home, project, server.port)
+        env = agent_env(agent, home, server.port, root / "cache")  # Copilot unpacks itself into the world
+        if agent == "codex":
+            config = home / ".codex" / "config.toml"
+            config.write_text(config.read_text().replace('model = "fake-model"', 'model = "gpt-5.5"'))
+        else:
+            env["COPILOT_MODEL"] = "gpt-5.5"
         hookd_config = root / "hookd.toml"
         hookd_config.write_text(f'[daemon]\nruntime_dir = "{daemon.runtime_dir}"\n')
-        env = agent_env("codex", home, server.port, Path(tempfile.gettempdir()))
         done = subprocess.run(
-            [VENV_PYTHON, "-m", "hookd", "--config", str(hookd_config), "install", "--client", "codex", "--shim",
+            [VENV_PYTHON, "-m", "hookd", "--config", str(hookd_config), "install", "--client", agent, "--shim",
              "python", "--scope", "user", "--project-dir", str(project)],
             env={**os.environ, **env}, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
-        yield World(root, home, project, env)
+        yield World(agent, root, home, project, env)
     finally:
         daemon.stop()
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture
+def codex_world(server: Server, tmp_path: Path) -> Iterator[World]:
+    yield from make_world("codex", server, tmp_path)
+
+
+@pytest.fixture
+def copilot_world(server: Server, tmp_path: Path) -> Iterator[World]:
+    yield from make_world("copilot", server, tmp_path)
+
+
 def patch_run(server: Server, world: World, patch: str) -> Run:
     run_id = uuid.uuid4().hex[:12]
     prompt = f"Apply this patch: PATCH<<{patch}>>PATCH (run {run_id})"
-    done = world.run(server, [binary("codex"), "exec", "--skip-git-repo-check", "--json", prompt])
+    done = world.run(server, agent_argv(world.agent, prompt))
     return Run(done.returncode, done.stdout, done.stderr, json.dumps(server.requests(run_id)))
 
 
@@ -555,7 +569,19 @@ def test_codex_shell_apply_patch_heredoc_into_git_hooks_is_denied(server: Server
     )
     run_id = uuid.uuid4().hex[:12]
     prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id})"
-    done = world.run(server, [binary("codex"), "exec", "--skip-git-repo-check", "--json", prompt])
+    done = world.run(server, agent_argv("codex", prompt))
     run = Run(done.returncode, done.stdout, done.stderr, json.dumps(server.requests(run_id)))
     assert not (world.project / ".git" / "hooks" / "pre-commit").exists(), run.report
     assert "git's internal directory" in run.sent, run.report
+
+
+def test_copilot_apply_patch_into_git_hooks_is_denied_with_the_reason(server: Server, copilot_world: World) -> None:
+    """Copilot offers GPT models a freeform apply_patch tool, whose patch reaches the hook as the bare toolArgs
+    string: the files it names are judged as Codex's are."""
+    world = copilot_world
+    control = patch_run(server, world, "*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** End Patch")
+    assert (world.project / "notes.txt").read_text() == "ok\n", control.report
+    hook = world.project / ".git" / "hooks" / "pre-commit"
+    denied = patch_run(server, world, "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch")
+    assert not hook.exists(), denied.report
+    assert f"apply_patch on {hook} is blocked" in denied.sent, denied.report
