@@ -56,6 +56,23 @@ FOLD_DEFAULT = sys.platform == "darwin"
 MAX_DIR_SCAN = 4096  # entries read to find a name's spelling on disk; past it the folded name stands
 
 
+# What the directory reads of one event may cost together (a command may hold thousands of globs, and a
+# case-insensitive file system has names looked up by reading their directory): past either cap, the rest of
+# the globs are reported not fully known and names are folded without reading.
+MAX_EVENT_GLOB_ENTRIES = 16384
+MAX_EVENT_GLOB_MATCHES = 256
+
+
+class GlobBudget:
+    """The directory entries (globs, spellings on disk) and glob matches left to one event."""
+
+    __slots__ = ("entries", "matches")
+
+    def __init__(self) -> None:
+        self.entries = MAX_EVENT_GLOB_ENTRIES
+        self.matches = MAX_EVENT_GLOB_MATCHES
+
+
 def fold(name: str) -> str:
     """The spelling of a name that a case-insensitive file system treats as equal to every other."""
     return name.lower()
@@ -80,13 +97,15 @@ def _learn_fold(info: os.stat_result, parent: str, name: str) -> bool:
     return folds
 
 
-def _spelled_on_disk(parent: str, name: str, info: os.stat_result) -> str:
+def _spelled_on_disk(parent: str, name: str, info: os.stat_result, budget: GlobBudget | None = None) -> str:
     """The name as the directory holds it (case-insensitive file systems answer to any spelling); the
-    folded name when the directory is too large to look through."""
+    folded name when the directory is too large to look through, or the event's reads are spent."""
     try:
         with os.scandir(parent or "/") as entries:
             for count, entry in enumerate(entries):
-                if count >= MAX_DIR_SCAN:
+                if budget is not None:
+                    budget.entries -= 1
+                if count >= MAX_DIR_SCAN or (budget is not None and budget.entries < 0):
                     break
                 if entry.name == name or (fold(entry.name) == fold(name) and entry.inode() == info.st_ino):
                     return entry.name
@@ -95,7 +114,9 @@ def _spelled_on_disk(parent: str, name: str, info: os.stat_result) -> str:
     return fold(name)
 
 
-def _walk(path: str, memo: dict[str, str], devices: dict[str, int], follow: bool = True) -> str:
+def _walk(
+    path: str, memo: dict[str, str], devices: dict[str, int], follow: bool = True, budget: GlobBudget | None = None
+) -> str:
     """The canonical form of absolute `path` (see _realpath_memo); `memo` maps each spelled prefix to its
     canonical form, `devices` each canonical prefix to its file system (a missing one: its parent's)."""
     resolved = ""  # the root
@@ -108,7 +129,7 @@ def _walk(path: str, memo: dict[str, str], devices: dict[str, int], follow: bool
         candidate = resolved + "/" + name
         hit = memo.get(candidate)
         if hit is None:
-            hit = memo[candidate] = _component(resolved, name, memo, devices, follow)
+            hit = memo[candidate] = _component(resolved, name, memo, devices, follow, budget)
         resolved = hit
     return resolved or "/"
 
@@ -124,7 +145,9 @@ def _device_of(path: str, devices: dict[str, int]) -> int:
     return device
 
 
-def _component(parent: str, name: str, memo: dict[str, str], devices: dict[str, int], follow: bool) -> str:
+def _component(
+    parent: str, name: str, memo: dict[str, str], devices: dict[str, int], follow: bool, budget: GlobBudget | None
+) -> str:
     candidate = parent + "/" + name
     try:
         info = os.lstat(candidate)
@@ -139,10 +162,10 @@ def _component(parent: str, name: str, memo: dict[str, str], devices: dict[str, 
         if target == candidate:
             return candidate
         # the link's target spelled as the file system holds it (a link loop stays as written)
-        spelled = _walk(target, memo, devices, follow=False)
+        spelled = _walk(target, memo, devices, False, budget)
         return "" if spelled == "/" else spelled  # the root is the empty prefix
     if _learn_fold(info, parent, name):
-        candidate = parent + "/" + _spelled_on_disk(parent, name, info)
+        candidate = parent + "/" + _spelled_on_disk(parent, name, info, budget)
     devices[candidate] = info.st_dev
     return candidate
 
@@ -199,7 +222,8 @@ class _Glob:
     """One bounded expansion: every name read counts against MAX_GLOB_ENTRIES, every path found against
     MAX_GLOB_MATCHES; `complete` turns false when either cap stopped it."""
 
-    def __init__(self, *, hidden: bool, files: bool) -> None:
+    def __init__(self, *, hidden: bool, files: bool, budget: GlobBudget) -> None:
+        self.budget = budget
         self.hidden = hidden  # `*` matches a leading dot (tools); the shell's does not
         self.files = files  # the last component matches files only (a search reads files)
         self.entries = 0
@@ -211,9 +235,10 @@ class _Glob:
         if not self.complete:
             return
         if not parts:
-            if len(self.found) >= MAX_GLOB_MATCHES:
+            if len(self.found) >= MAX_GLOB_MATCHES or self.budget.matches <= 0:
                 self.complete = False
             else:
+                self.budget.matches -= 1
                 self.found.append(directory or "/")
             return
         part, rest = parts[0], parts[1:]
@@ -261,7 +286,8 @@ class _Glob:
             with os.scandir(directory or "/") as entries:
                 for entry in entries:
                     self.entries += 1
-                    if self.entries > MAX_GLOB_ENTRIES:
+                    self.budget.entries -= 1
+                    if self.entries > MAX_GLOB_ENTRIES or self.budget.entries < 0:
                         self.complete = False
                         break
                     try:
@@ -276,16 +302,18 @@ class _Glob:
         return out
 
 
-def expand_glob(path: str, *, hidden: bool = False, files: bool = False) -> tuple[list[str], bool]:
+def expand_glob(
+    path: str, *, hidden: bool = False, files: bool = False, budget: GlobBudget | None = None
+) -> tuple[list[str], bool]:
     """The existing paths an absolute glob `path` matches (`*`, `?`, `[…]` in any component, `**` for any
     depth), and whether that list is complete (False past MAX_GLOB_MATCHES or MAX_GLOB_ENTRIES, or for
     braces beyond MAX_BRACE_ALTERNATIVES). Matched as the file system does: case-insensitively where it
     folds case; a leading dot is matched only by a pattern that spells it unless `hidden`; with `files` the last
-    component matches no directory."""
+    component matches no directory. `budget` is what the event's globs have left (a fresh one if None)."""
     patterns = expand_braces(path)
     if patterns is None:
         return [], False
-    glob = _Glob(hidden=hidden, files=files)
+    glob = _Glob(hidden=hidden, files=files, budget=budget or GlobBudget())
     for pattern in patterns:
         glob.expand("", [p for p in pattern.split("/") if p and p != "."])
     return list(dict.fromkeys(glob.found)), glob.complete
@@ -295,12 +323,13 @@ class PathResolver:
     """Resolves any number of paths against one project, sharing the `lstat`s of common prefixes;
     meant for one event (the file system is taken to stand still meanwhile)."""
 
-    __slots__ = ("_devices", "_memo", "_prefix", "home", "project")
+    __slots__ = ("_devices", "_globs", "_memo", "_prefix", "home", "project")
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
         self._memo: dict[str, str] = {}
         self._devices: dict[str, int] = {}
+        self._globs = GlobBudget()
         self.project = _realpath_memo(_join("/", project_dir), self._memo, self._devices)
         self._prefix = self.project if self.project.endswith("/") else self.project + "/"
 
@@ -314,7 +343,7 @@ class PathResolver:
         path = expand_tilde(raw, self.home) if tilde else raw
         if not path.startswith("/"):
             path = _join(_join(self.project, base_dir), path)
-        return _walk(path, self._memo, self._devices)
+        return _walk(path, self._memo, self._devices, True, self._globs)
 
     def contains(self, path: str) -> bool:
         return path == self.project or path.startswith(self._prefix)
@@ -328,8 +357,9 @@ class PathResolver:
     ) -> tuple[list[str], bool]:
         """The resolved paths the glob `raw` matches from `base_dir` (see expand_glob), and whether that
         is all of them."""
-        found, complete = expand_glob(self.joined(raw, base_dir, tilde=tilde), hidden=hidden, files=files)
-        return [_realpath_memo(path, self._memo, self._devices) for path in found], complete
+        path = self.joined(raw, base_dir, tilde=tilde)
+        found, complete = expand_glob(path, hidden=hidden, files=files, budget=self._globs)
+        return [_walk(path, self._memo, self._devices, True, self._globs) for path in found], complete
 
 
 def resolve_path(raw: str, *, home: str, base_dir: str, project_dir: str) -> dict[str, Any]:

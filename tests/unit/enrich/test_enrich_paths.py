@@ -397,7 +397,7 @@ def test_the_platform_default_decides_a_file_system_not_yet_learnt(proj: Path, m
     monkeypatch.setattr(paths_module, "_FOLD_CACHE", {})
     monkeypatch.setattr(paths_module, "FOLD_DEFAULT", True)  # macOS
     devices = {str(proj): -999}  # a file system not learnt yet
-    assert paths_module._component(str(proj), ".SSH", {}, devices, True) == f"{proj}/.ssh"
+    assert paths_module._component(str(proj), ".SSH", {}, devices, True, None) == f"{proj}/.ssh"
     # what a name with letters shows about a file system wins over the default: this one is case-sensitive
     assert paths_module._realpath_memo(f"{proj}/.SSH/Keys", {}) == f"{proj}/.SSH/Keys"
     assert paths_module._FOLD_CACHE[os.stat(proj).st_dev] is False
@@ -463,3 +463,18 @@ def test_a_glob_in_a_shell_operand_adds_what_it_matches(tree: Path) -> None:
         (f"{tree}/config/prod.env", "config/*"),
     ]
     assert [a["path"] for a in cat2["args"]] == [f"{tree}/.a?s/cred*", f"{tree}/.aws/credentials"]
+
+
+def test_the_globs_of_one_event_share_one_budget(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command of thousands of globs costs what one event's budget allows, not thousands of expansions."""
+    from hookd.enrich import paths as paths_module
+    from hookd.enrich.shell import parse_shell
+
+    monkeypatch.setattr(paths_module, "MAX_EVENT_GLOB_MATCHES", 3)
+    shell = parse_shell("cat " + " ".join(["config/*"] * 50), home=HOME, base_dir=str(tree), project_dir=str(tree))
+    assert sum(1 for a in shell["commands"][0]["args"] if a.get("glob")) == 3
+    monkeypatch.setattr(paths_module, "MAX_EVENT_GLOB_MATCHES", 256)
+    monkeypatch.setattr(paths_module, "MAX_EVENT_GLOB_ENTRIES", 5)
+    resolver = paths_module.PathResolver(home=HOME, project_dir=str(tree))
+    assert resolver.matches("config/*", str(tree))[1] is True  # 3 entries
+    assert resolver.matches("config/*", str(tree))[1] is False  # the event's budget is spent
