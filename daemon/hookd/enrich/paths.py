@@ -59,7 +59,7 @@ MAX_DIR_SCAN = 4096  # entries read to find a name's spelling on disk; past it t
 # What the directory reads of one event may cost together (a command may hold thousands of globs, and a
 # case-insensitive file system has names looked up by reading their directory): past either cap, the rest of
 # the globs are reported not fully known and names are folded without reading.
-MAX_EVENT_GLOB_ENTRIES = 16384
+MAX_EVENT_GLOB_ENTRIES = 8192
 MAX_EVENT_GLOB_MATCHES = 256
 
 
@@ -310,10 +310,13 @@ def expand_glob(
     braces beyond MAX_BRACE_ALTERNATIVES). Matched as the file system does: case-insensitively where it
     folds case; a leading dot is matched only by a pattern that spells it unless `hidden`; with `files` the last
     component matches no directory. `budget` is what the event's globs have left (a fresh one if None)."""
+    budget = budget or GlobBudget()
+    if budget.entries <= 0 or budget.matches <= 0:
+        return [], False  # the event's reads are spent: not one directory more
     patterns = expand_braces(path)
     if patterns is None:
         return [], False
-    glob = _Glob(hidden=hidden, files=files, budget=budget or GlobBudget())
+    glob = _Glob(hidden=hidden, files=files, budget=budget)
     for pattern in patterns:
         glob.expand("", [p for p in pattern.split("/") if p and p != "."])
     return list(dict.fromkeys(glob.found)), glob.complete
