@@ -164,7 +164,10 @@ def _component(
         # the link's target spelled as the file system holds it (a link loop stays as written)
         spelled = _walk(target, memo, devices, False, budget)
         return "" if spelled == "/" else spelled  # the root is the empty prefix
-    if _learn_fold(info, parent, name):
+    folds = _FOLD_CACHE.get(info.st_dev)
+    if folds is None:
+        folds = _learn_fold(info, parent, name)
+    if folds:
         candidate = parent + "/" + _spelled_on_disk(parent, name, info, budget)
     devices[candidate] = info.st_dev
     return candidate
@@ -454,7 +457,7 @@ def tool_paths(
     for arg, access in spec.paths:
         value = tool_input.get(arg)
         values = value if isinstance(value, list) else [value]
-        bases = _anchors(resolver, spec, tool_input, arg, base_dir) or [base_dir]
+        bases = (spec.relative_to and _anchors(resolver, spec, tool_input, arg, base_dir)) or [base_dir]
         style = spec.globs.get(arg)
         for item in values:
             if not isinstance(item, str):
@@ -467,7 +470,8 @@ def tool_paths(
                 alternatives = expand_braces(item) or [item]
                 out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives)
                 out.extend(_glob_entries(resolver, arg, item, base, style, access))
-    out.extend(_unfiltered_search(resolver, spec, tool_input, base_dir))
+    if spec.globs:
+        out.extend(_unfiltered_search(resolver, spec, tool_input, base_dir))
     for arg in spec.patches:
         text = tool_input.get(arg)
         if isinstance(text, str):
