@@ -713,9 +713,28 @@ static int exchange(const char *path, struct iovec *iov, int count, Reply *reply
 
 /* ---- autostart (hookd install --autostart; the Python shim's autostart() is the twin) ----------- */
 
-/* `PROGRAM -m hookd [--config FILE] serve --runtime-dir DIR` in a session of its own, detached from the
+/* PATH as an absolute path (joined to the working directory when relative), owned by the caller. */
+static char *absolute_path(const char *path) {
+    if (path[0] == '/')
+        return strdup(path);
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd)
+        return NULL;
+    size_t head = strlen(cwd), tail = strlen(path);
+    char *joined = malloc(head + tail + 2);
+    if (joined) {
+        memcpy(joined, cwd, head);
+        joined[head] = '/';
+        memcpy(joined + head + 1, path, tail + 1);
+    }
+    free(cwd);
+    return joined;
+}
+
+/* `PROGRAM -I -m hookd [--config FILE] serve --runtime-dir DIR` in a session of its own, detached from the
  * agent (a double fork: the daemon is no child of the hook), stdin from /dev/null, output appended to
- * DIR/autostart.log. */
+ * DIR/autostart.log. Isolated from the agent's working directory, PYTHONPATH and user site, and run from /
+ * (hookd.isolated): a repository's `hookd/__main__.py` would otherwise be started as the daemon. */
 static void spawn_daemon(const char *program, const char *config, const char *dir) {
     pid_t pid = fork();
     if (pid < 0)
@@ -740,20 +759,24 @@ static void spawn_daemon(const char *program, const char *config, const char *di
         dup2(out, 1);
         dup2(out, 2);
     }
-    const char *argv[10];
+    char *exe = absolute_path(program), *conf = config ? absolute_path(config) : NULL, *run = absolute_path(dir);
+    if (!exe || (config && !conf) || !run || chdir("/") != 0)
+        _exit(127);
+    const char *argv[11];
     int n = 0;
-    argv[n++] = program;
+    argv[n++] = exe;
+    argv[n++] = "-I";
     argv[n++] = "-m";
     argv[n++] = "hookd";
-    if (config) {
+    if (conf) {
         argv[n++] = "--config";
-        argv[n++] = config;
+        argv[n++] = conf;
     }
     argv[n++] = "serve";
     argv[n++] = "--runtime-dir";
-    argv[n++] = dir;
+    argv[n++] = run;
     argv[n] = NULL;
-    execv(program, (char *const *)argv);
+    execv(exe, (char *const *)argv);
     _exit(127);
 }
 

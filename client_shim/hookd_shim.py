@@ -292,9 +292,22 @@ def autostart(path, program, config, frame, deadline):
 
 
 def spawn_daemon(program, config, directory):
-    """`PROGRAM -m hookd [--config FILE] serve --runtime-dir DIR` in its own session, detached from the
-    agent (a double fork: the daemon is no child of the hook), stdin from /dev/null."""
-    argv = [program, "-m", "hookd", *(["--config", config] if config else []), "serve", "--runtime-dir", directory]
+    """`PROGRAM -I -m hookd [--config FILE] serve --runtime-dir DIR` in its own session, detached from the
+    agent (a double fork: the daemon is no child of the hook), stdin from /dev/null. Isolated from the
+    agent's working directory, PYTHONPATH and user site, and run from / (hookd.isolated): a repository's
+    `hookd/__main__.py` would otherwise be started as the daemon."""
+    program, directory = os.path.abspath(program), os.path.abspath(directory)
+    config = os.path.abspath(config) if config else None
+    argv = [
+        program,
+        "-I",
+        "-m",
+        "hookd",
+        *(["--config", config] if config else []),
+        "serve",
+        "--runtime-dir",
+        directory,
+    ]
     pid = os.fork()
     if pid:
         os.waitpid(pid, 0)
@@ -308,6 +321,7 @@ def spawn_daemon(program, config, directory):
         os.dup2(null, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
+        os.chdir("/")
         os.execv(program, argv)
     finally:
         os._exit(127)
