@@ -916,6 +916,31 @@ static const char *default_socket_path(Buf *storage) {
     return (const char *)storage->data;
 }
 
+/* /tmp/hookd-<uid> held by another user (or a symlink): the daemon's runtime dir is $HOME/.cache/hookd/run
+ * instead (hookd.transport.runtime_dir.default_runtime_dir, and the Python shim's unsquatted(), make the same
+ * choice), for the default socket and for /tmp/hookd-<uid>/hook.sock named by --socket. */
+static const char *unsquatted(const char *path, Buf *storage) {
+    Buf shared = {0};
+    buf_str(&shared, "/tmp/hookd-");
+    buf_num(&shared, (unsigned long long)getuid());
+    size_t dir_len = shared.len;
+    buf_str(&shared, "/hook.sock");
+    buf_byte(&shared, 0);
+    const char *home = getenv("HOME");
+    int named = strcmp(path, (const char *)shared.data) == 0 && home && home[0] == '/';
+    shared.data[dir_len] = 0;
+    struct stat info;
+    int held = named && lstat((const char *)shared.data, &info) != 0 ? errno != ENOENT
+               : named && (!S_ISDIR(info.st_mode) || info.st_uid != getuid());
+    free(shared.data);
+    if (!held)
+        return path;
+    buf_str(storage, home);
+    buf_str(storage, "/.cache/hookd/run/hook.sock");
+    buf_byte(storage, 0);
+    return (const char *)storage->data;
+}
+
 static int finish(const void *out, size_t out_len, const void *err, size_t err_len, int code) {
     if (write_fully(1, out, out_len) != 0 || write_fully(2, err, err_len) != 0) {
         int err_no = errno;
@@ -939,7 +964,9 @@ int main(int argc, char **argv) {
     long deadline_ms = parse_deadline(opts.deadline);
     int64_t deadline = now_ns() + (int64_t)deadline_ms * 1000000;
     Buf path_storage = {0};
-    const char *path = opts.socket && *opts.socket ? opts.socket : default_socket_path(&path_storage);
+    Buf fallback_storage = {0};
+    const char *path = unsquatted(opts.socket && *opts.socket ? opts.socket : default_socket_path(&path_storage),
+                                  &fallback_storage);
     const AgentEvent *entry = find_agent_event(opts.client, opts.event);
     int closed = opts.fail ? strcmp(opts.fail, "closed") == 0 : entry != NULL && entry->closed_by_default;
     will_fail_closed = closed && entry != NULL && entry->fail_prefix[0] != '\0';

@@ -128,6 +128,24 @@ def socket_path():
     return f"/tmp/hookd-{os.getuid()}/hook.sock"
 
 
+def unsquatted(path):
+    """/tmp/hookd-<uid> held by another user (or a symlink): the daemon's runtime dir is $HOME/.cache/hookd/run
+    instead (hookd.transport.runtime_dir.default_runtime_dir makes the same choice)."""
+    shared = f"/tmp/hookd-{os.getuid()}"
+    home = os.environ.get("HOME", "")
+    if path != shared + "/hook.sock" or not home.startswith("/"):
+        return path
+    try:
+        info = os.lstat(shared)
+    except FileNotFoundError:
+        return path
+    except OSError:
+        info = None
+    if info is not None and (info.st_mode & 0o170000) == 0o040000 and info.st_uid == os.getuid():
+        return path
+    return home + "/.cache/hookd/run/hook.sock"
+
+
 def remaining(deadline, what="timeout"):
     left = deadline - time.monotonic()
     if left <= 0:
@@ -400,7 +418,7 @@ def main(argv):
     number = int(text) if text.isascii() and text.isdigit() else 0
     deadline_ms = number if 0 < number <= MAX_DEADLINE_MS else DEFAULT_DEADLINE_MS
     deadline = time.monotonic() + deadline_ms / 1000.0
-    path = opts["socket"] or socket_path()
+    path = unsquatted(opts["socket"] or socket_path())
     entry = AGENT_EVENTS.get(client, {}).get(event)
     default_mode = "closed" if entry is not None and entry[0] else "open"
     mode = opts["fail"] or default_mode
