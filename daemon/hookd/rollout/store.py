@@ -28,10 +28,10 @@ from typing import Any
 
 import structlog
 
+from hookd import jsonstrict
 from hookd.audit.mask import Masker
 from hookd.audit.sink import Sink
 from hookd.config import LogConfig, ReplayConfig
-from hookd import jsonstrict
 from hookd.errors import DaemonError, HookdError
 from hookd.policy.combine import combine
 from hookd.rollout.compare import deciding_rules, outcome_name
