@@ -101,8 +101,9 @@ def segments(path: Path) -> list[Path]:
 
 def read_entries(path: Path) -> Iterator[tuple[Path, dict[str, JSON]]]:
     """Every stored line of a store directory (or of one segment file), oldest first. A segment's last line
-    with no newline after it may be torn (the daemon was killed mid-write): skipped when it does not read. Raises HookdError, one line, for any other line
-    that is not a stored decision (not JSON, nested too deeply to read, not an entry): the store is damaged."""
+    with no newline after it may be torn (the daemon was killed mid-write): skipped when it does not read.
+    Raises HookdError, one line, for any other line that is not a stored decision (not JSON, nested too
+    deeply to read, not an entry): the store is damaged."""
     files = [path] if path.is_file() else segments(path)
     for file in files:
         try:
