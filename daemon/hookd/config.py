@@ -330,6 +330,8 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     if daemon.workers + daemon.lane > MAX_WORKERS:
         most = f"{MAX_WORKERS - 1} beside the lane" if daemon.lane else str(MAX_WORKERS)
         raise ConfigError(f"{where}: 'daemon.workers' must be at most {most}, got {daemon.workers}")
+    if daemon.workers > 1 and not daemon.lane:  # the chunks of a streamed response meet in the lane (hookd.lane)
+        raise ConfigError(f"{where}: 'daemon.workers = {daemon.workers}' needs 'daemon.lane = true'")
     shim = _section(ShimConfig(), raw.get("shim", {}), "shim", where)
     ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
     log = _section(LogConfig(), raw.get("log", {}), "log", where)
