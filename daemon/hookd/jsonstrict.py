@@ -9,6 +9,7 @@ only ValueError let it escape as a crash. Here both are one ValueError with a on
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Callable
@@ -92,6 +93,14 @@ def encoder(**options: Any) -> Callable[[Any], str]:
             return strict.encode(json.loads(json.dumps(value), parse_constant=lambda _name: None))
 
     return encode
+
+
+_canonical = encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, check_circular=False)
+
+
+def digest(value: Any) -> str:
+    """A short digest of `value`'s canonical JSON: the same for equal values however they were spelled."""
+    return hashlib.blake2b(_canonical(value).encode(), digest_size=12).hexdigest()
 
 
 def deeper_than(value: Any, limit: int) -> bool:

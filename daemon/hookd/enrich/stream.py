@@ -23,11 +23,10 @@ time (the least recently streamed is forgotten).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from hookd import jsonstrict
 from hookd.types import JSON, Event, NormalisedEvent
 
 MAX_TEXT = 16 * 1024
@@ -82,7 +81,7 @@ class ResponseStreams:
             return event
         response = event.facts.get(RESPONSE_FACT)
         if not isinstance(response, str) or not response:
-            response = request_digest(event.payload.get("llm_request"))
+            response = jsonstrict.digest(event.payload.get("llm_request"))  # as the parse step names it
         answer = event.payload.get("llm_response")
         chunk, final = chunk_text(answer), finished(answer)
         key = (event.caller.uid, event.client, event.session_id, response)
@@ -95,17 +94,8 @@ class ResponseStreams:
             "response": response,
             "final": final,
         }
-        return event.with_facts(stream=stream)
-
-
-def request_digest(request: JSON) -> str:
-    """The id of the response to `request` when the parse step did not give one (it reads the raw bytes)."""
-    text = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return digest(text.encode())
-
-
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=12).hexdigest()
+        facts = {name: value for name, value in event.facts.items() if name != RESPONSE_FACT}
+        return replace(event, facts={**facts, "stream": stream})
 
 
 def chunk_text(response: JSON) -> str:

@@ -56,11 +56,12 @@ class RegoEmbeddedEngine:
         return self.evaluate_sync(request.document)
 
     def evaluate_sync(self, document: Mapping[str, JSON]) -> list[Verdict]:
-        rule = self._router.rule_for(document)
+        route = self._router.route_for(document)
+        rule = route.rule_for(document)
         if not rule:
             return []
         try:
-            self._engine.set_input(document)
+            self._engine.set_input(route.project(document))
             # As JSON, the way OPA answers: eval_rule cannot return a set of objects or arrays (Python sets
             # need hashable members) and would return a set where OPA's answer has a sorted array.
             result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))
