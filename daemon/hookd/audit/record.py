@@ -18,6 +18,7 @@ from hookd.rollout.record import observed_fields
 from hookd.types import JSON, Handled
 
 if TYPE_CHECKING:
+    from hookd.audit.streams import StreamSummary
     from hookd.rollout.observe import Observed
 
 
@@ -29,6 +30,7 @@ class Pending:
     time: float  # time.time() when the decision was made
     via: str  # "socket" (the hook socket) or "grpc" (the Decide call)
     observed: Observed | None = None  # what monitor and shadow layers would have decided (hookd.rollout)
+    stream: StreamSummary | None = None  # the record of a whole streamed response (hookd.audit.streams)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +101,30 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
         "caller": {"uid": caller.uid, "gid": caller.gid, "pid": caller.pid, "ppid": caller.ppid},
         "session": event.session_id,
         "via": pending.via,
-        "input": mask(event.input_document()),
+        "input": mask(event.input_document()) if pending.stream is None else _stream_input(pending, mask),
     }
+    if pending.stream is not None:
+        record["stream"] = pending.stream.as_json()
     if pending.observed is not None:
         record |= observed_fields(pending.observed, mask)
     return record
+
+
+def _stream_input(pending: Pending, mask: Masker) -> JSON:
+    """A streamed response's input: what names the call, and the deciding chunk's text (masked, cut); never
+    the conversation its request carries, nor the text so far."""
+    event = pending.handled.event
+    assert pending.stream is not None
+    chunk = mask.text(pending.stream.deciding_chunk, masked=True)  # redacted, cut to [log] mask_length
+    return {
+        "client": event.client,
+        "event": event.event.value,
+        "client_event": event.client_event or event.event.value,
+        "session": {"id": event.session_id},
+        "cwd": event.cwd,
+        "caller": {"uid": event.caller.uid, "pid": event.caller.pid},
+        "stream": {"chunk": chunk, "chunk_chars": len(pending.stream.deciding_chunk)},
+    }
 
 
 def gap_record(dropped: int, at: float) -> dict[str, JSON]:

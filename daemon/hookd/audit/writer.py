@@ -30,6 +30,7 @@ from hookd.audit.mask import Masker
 from hookd.audit.record import Logged, Pending, build_record, gap_record
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
+from hookd.audit.streams import StreamRecords
 from hookd.config import LogConfig
 from hookd.errors import DaemonError
 from hookd.types import JSON
@@ -39,6 +40,17 @@ YIELD_EVERY = 32  # records written between two yields to the event loop
 # What the writer takes: a decision of this process, a record built here (a gap), or one a worker process
 # built, masked and encoded.
 Queued = Pending | dict[str, JSON] | Encoded
+
+
+async def wait_for_records(sink: Sink[Any], streams: StreamRecords) -> None:
+    """Until something is queued, or an open streamed response has been idle long enough to be written."""
+    idle = streams.next_expiry()
+    if idle is None:
+        await sink.wait()
+        return
+    with contextlib.suppress(TimeoutError):  # asyncio.timeout: wait_for can swallow a cancellation (3.11)
+        async with asyncio.timeout(idle + 0.01):
+            await sink.wait()
 
 
 class ChainProcessor:
@@ -203,6 +215,7 @@ class DecisionLog:
             self._file, processors=[self._chain], wrapper_class=structlog.BoundLogger, context_class=dict
         ).bind()
         self._subscribers: set[Subscription] = set()
+        self.streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
         self._task: asyncio.Task[None] | None = None
         self._closing = False  # close(): the writer ends once the sink is empty
         self._streams_ended = False  # end_subscriptions(): no new live streams, but records still come in
@@ -277,9 +290,12 @@ class DecisionLog:
 
     async def _run(self) -> None:
         while True:
-            await self.sink.wait()
+            await wait_for_records(self.sink, self.streams)
             await self._write_batch(self.sink.take())
+            self._write_pending(self.streams.expired())
             if self._closing and not len(self.sink):
+                self._write_pending(self.streams.close())  # the responses still streaming: bounded, flushed
+                self._flush()
                 return
 
     async def _write_batch(self, batch: Iterable[Queued]) -> None:
@@ -294,16 +310,25 @@ class DecisionLog:
                     seq = self._chain.seq
                     self._hand_on(Logged(item.record(seq), seq, line, self._chain.head))
                 continue
-            record = item if isinstance(item, dict) else self._build(item)
-            if record is None:
-                continue
-            line = self._emit(record)
-            if line is not None and (self._subscribers or self.shipper is not None or self.outlets):
-                self._hand_on(Logged(record, self._chain.seq, line, self._chain.head))
+            if isinstance(item, dict):
+                self._write_record(item)
+            else:
+                self._write_pending(self.streams.fold(item))  # a streamed response's chunks: one record
             if n % YIELD_EVERY == 0:
                 self._flush()
                 await asyncio.sleep(0)
         self._flush()
+
+    def _write_pending(self, pendings: Iterable[Pending]) -> None:
+        for pending in pendings:
+            record = self._build(pending)
+            if record is not None:
+                self._write_record(record)
+
+    def _write_record(self, record: dict[str, JSON]) -> None:
+        line = self._emit(record)
+        if line is not None and (self._subscribers or self.shipper is not None or self.outlets):
+            self._hand_on(Logged(record, self._chain.seq, line, self._chain.head))
 
     def _build(self, pending: Pending) -> dict[str, JSON] | None:
         try:

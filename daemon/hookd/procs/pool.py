@@ -154,9 +154,11 @@ class WorkerPool:
             if not running.unacked:  # one ack for all the records read in this turn of the loop
                 asyncio.get_running_loop().call_soon(self._ack, running)
             running.unacked += 1
-            event, outcome, latency_ms, engine_error = message["c"]
-            self._metrics.count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
+            if message["c"] is not None:  # None: a streamed response's record, its chunks counted one by one
+                self._count(message["c"])
             self._rollout(message)
+        elif kind == "c":
+            self._count(message["c"])
         elif kind == "s":
             self._stats.requests += int(message["requests"])
             for code, n in message["errors"].items():
@@ -166,6 +168,10 @@ class WorkerPool:
         elif kind == "ready":
             running.ready.set()
             log.info(self._kind(running.index) + "_serving", worker=running.index, pid=message["pid"])
+
+    def _count(self, counted: list[Any]) -> None:
+        event, outcome, latency_ms, engine_error = counted
+        self._metrics.count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
 
     @staticmethod
     def _ack(running: _Running) -> None:
