@@ -25,7 +25,7 @@ from typing import IO, Any
 
 import structlog
 
-from hookd.audit.chain import GENESIS, Encoded, last_record, seal, seal_encoded
+from hookd.audit.chain import GENESIS, Encoded, kept, kept_path, last_record, seal, seal_encoded
 from hookd.audit.mask import Masker
 from hookd.audit.record import Logged, Pending, build_record, gap_record
 from hookd.audit.ship import Shipper
@@ -108,6 +108,12 @@ class RotatingFile:
         if self.echo is not None:
             self.echo.write(line + "\n")
         return line
+
+    def write(self, line: str) -> None:
+        """`msg`, the file opened at the first line (the kept log is made only when a record goes there)."""
+        if self._file is None:
+            self.open()
+        self.msg(line)
 
     def _write(self, data: bytes) -> None:
         assert self._file is not None, "the decision log is not open"
@@ -211,6 +217,9 @@ class DecisionLog:
         self._mask = Masker.from_config(config)
         self._chain = ChainProcessor()
         self._file = RotatingFile(config.path, config.max_bytes, config.keep, sys.stdout if config.stdout else None)
+        # Every record but an allow, a second time, in a file of its own: rotating the log for allows never
+        # drops a deny, an ask, a rewrite or a halt (docs/decision-log.md, "Retention").
+        self._kept = RotatingFile(kept_path(config.path), config.kept_max_bytes, config.kept_keep)
         self._log: Any = structlog.wrap_logger(
             self._file, processors=[self._chain], wrapper_class=structlog.BoundLogger, context_class=dict
         ).bind()
@@ -284,6 +293,7 @@ class DecisionLog:
         if self._task is not None:
             await self._task
         self._file.close()
+        self._kept.close()
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
@@ -352,6 +362,12 @@ class DecisionLog:
             log.exception("decision_log_write_failed", seq=self._chain.seq)
             return None
         self.written += 1
+        if record.kept if isinstance(record, Encoded) else kept(record):
+            try:
+                self._kept.write(line)
+            except Exception:
+                self.write_errors += 1
+                log.exception("decision_log_kept_write_failed", seq=self._chain.seq)
         return line
 
     def _hand_on(self, logged: Logged) -> None:
@@ -366,6 +382,7 @@ class DecisionLog:
     def _flush(self) -> None:
         try:
             self._file.flush()
+            self._kept.flush()
         except OSError:
             self.write_errors += 1
             log.exception("decision_log_flush_failed")

@@ -17,7 +17,7 @@ import sys
 import time
 
 from hookd.assembly import build_pipeline, load_engine
-from hookd.audit.chain import Encoded
+from hookd.audit.chain import Encoded, kept
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
@@ -188,7 +188,7 @@ class WorkerProcess:
                 continue
             encoded = Encoded.of(record)  # canonical JSON has no raw newline: each half is one line
             counts = _counted(pending) if counted else None
-            meta = line({"t": "d", "c": counts, **self.rollout.fields(pending)})
+            meta = line({"t": "d", "c": counts, "k": kept(record), **self.rollout.fields(pending)})
             writer.writelines((meta, encoded.before.encode(), b"\n", encoded.after.encode(), b"\n"))
             self._unacked += 1
 

@@ -118,7 +118,8 @@ class WorkerPool:
                     message = json.loads(line)
                     if message.get("t") == "d":  # the record follows, encoded, in two lines (chain.Encoded)
                         halves = (await reader.readline()).decode(), (await reader.readline()).decode()
-                        message["r"] = Encoded(halves[0].rstrip("\n"), halves[1].rstrip("\n"))
+                        kept = message.get("k") is not False  # an allow, the worker says; else kept
+                        message["r"] = Encoded(halves[0].rstrip("\n"), halves[1].rstrip("\n"), kept)
                     self._dispatch(running, message)
                 # a worker bug must not stop the daemon
                 except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 from hookd.assembly import build_pipeline
@@ -102,3 +103,34 @@ def test_other_decisions_pass_through_and_changes_are_bounded() -> None:
     pending = Pending(asyncio.run(done.handle(request)), 0.0, "socket")
     assert records.fold(pending) == [pending]
     assert MAX_CHANGES >= 2
+
+
+def test_the_writer_chains_one_record_a_response_and_ships_it_in_opa_format(tmp_path: Path) -> None:
+    from hookd.audit.chain import verify
+    from hookd.audit.record import Logged
+    from hookd.audit.ship import opa_event
+    from hookd.audit.sink import Sink
+    from hookd.audit.writer import DecisionLog, Queued
+
+    config = LogConfig(path=tmp_path / "decisions.log")
+    other = {"messages": [{"role": "user", "content": "the whole conversation, a turn later " * 500}]}
+    chunks = [chunk(f"part {n} ", request=other) for n in range(50)]
+    chunks += [chunk("the end", finish=True, request=other), chunk("still open", request=other)]
+    shipped: list[Logged] = []
+
+    async def main() -> None:
+        sink: Sink[Queued] = Sink(config.queue_size)
+        log = DecisionLog(config, sink)
+        log.outlets.append(shipped.append)
+        log.start()
+        for pending in chunks:
+            sink.put_nowait(pending)
+        await log.close()  # the response left open is written at close
+
+    asyncio.run(main())
+    lines = (tmp_path / "decisions.log").read_text().splitlines()
+    assert [json.loads(line)["stream"]["chunks"] for line in lines] == [51, 1]
+    assert verify(tmp_path / "decisions.log").ok
+    event = opa_event(shipped[0], {"app": "hookd"})
+    assert event["result"]["stream"]["chunks"] == 51 and event["path"] == "hookd/gemini/AfterModel"  # type: ignore[index]
+    assert "the whole conversation" not in json.dumps(event)
