@@ -111,11 +111,11 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
 
 
 def _stream_input(pending: Pending, mask: Masker) -> JSON:
-    """A streamed response's input: what names the call, and the deciding chunk's text (masked, cut); never
-    the conversation its request carries, nor the text so far."""
+    """A streamed response's input: what names the call, and the end of the text so far at the deciding chunk
+    (redacted with what came before it, cut to [log] mask_length); never the conversation its request carries."""
     event = pending.handled.event
     assert pending.stream is not None
-    chunk = mask.text(pending.stream.deciding_chunk, masked=True)  # redacted, cut to [log] mask_length
+    text = pending.stream.deciding_text
     return {
         "client": event.client,
         "event": event.event.value,
@@ -123,7 +123,7 @@ def _stream_input(pending: Pending, mask: Masker) -> JSON:
         "session": {"id": event.session_id},
         "cwd": event.cwd,
         "caller": {"uid": event.caller.uid, "pid": event.caller.pid},
-        "stream": {"chunk": chunk, "chunk_chars": len(pending.stream.deciding_chunk)},
+        "stream": {"tail": mask.tail(text)},
     }
 
 

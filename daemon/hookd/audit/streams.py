@@ -12,8 +12,9 @@ the streams enricher: hookd.enrich.stream) are folded into one record, written w
 
 The record is the decision of its strongest chunk (halt > deny > ask > rewrite > allow; the first chunk
 when all allow), with `stream`: the number of chunks, the chunks on which the verdicts changed (bounded),
-how many characters were seen and a sha256 of them, and why it ended. Its `input` holds no conversation and
-no text so far: the fields that name the call, and the deciding chunk's text, masked and cut.
+how many characters were seen and a sha256 of them, and why it ended. Its `input` holds no conversation: the
+fields that name the call, and the end of the text so far at the deciding chunk, masked (a secret that began
+before it found whole) and cut to `[log] mask_length`.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ class StreamSummary:
     more_changes: int
     first_id: str
     last_id: str
-    deciding_chunk: str  # the strongest chunk's text, for the input's `stream.chunk` (masked there)
+    deciding_text: str  # the text so far at the strongest chunk, for the input's `stream.tail` (masked there)
 
     def as_json(self) -> dict[str, JSON]:
         return {
@@ -168,7 +169,7 @@ def _record(held: _Open, ended: str) -> Pending:
     strongest = held.strongest
     stream = strongest.handled.event.facts.get("stream")
     first_stream = held.first.handled.event.facts.get("stream")
-    chunk = stream.get("chunk") if isinstance(stream, dict) else ""
+    text = stream.get("text") if isinstance(stream, dict) else ""
     first_chunk = first_stream.get("index") if isinstance(first_stream, dict) else 1
     summary = StreamSummary(
         chunks=held.chunks,
@@ -180,6 +181,6 @@ def _record(held: _Open, ended: str) -> Pending:
         more_changes=held.more_changes,
         first_id=held.first.handled.decision.decision_id,
         last_id=held.last_id,
-        deciding_chunk=chunk if isinstance(chunk, str) else "",
+        deciding_text=text if isinstance(text, str) else "",
     )
     return replace(strongest, time=held.first.time, stream=summary)
