@@ -21,7 +21,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from hookd import jsonstrict, wire
-from hookd.errors import FrameError
+from hookd.dialects.common import load_payload
+from hookd.errors import DialectError, FrameError
 from hookd.types import JSON
 
 SLOTS = 64  # values kept, the least recently read forgotten first
@@ -64,10 +65,10 @@ class RepeatedField:
         rest = b"".join((payload[:start], b'"', self._placeholder.encode(), b'"', payload[end:]))
         try:
             wire.check_payload(rest)
-            loaded = jsonstrict.loads(rest.decode("utf-8"))
-        except (FrameError, ValueError, UnicodeDecodeError):
+            loaded = load_payload(rest)  # as the dialect reads a payload: whatever it refuses, refused here too
+        except (FrameError, DialectError):
             return None
-        if not isinstance(loaded, dict) or loaded.get(self.name) != self._placeholder:
+        if loaded.get(self.name) != self._placeholder:
             return None  # the key found was not the top-level field's
         loaded[self.name] = kept.value
         return loaded, kept.digest
@@ -81,9 +82,10 @@ class RepeatedField:
             return kept
         raw = payload[start:end]
         try:
-            jsonstrict.check_document(raw, wire.MAX_PAYLOAD_DEPTH - 1)  # it sits one level down
-            value = jsonstrict.loads(raw.decode("utf-8"))  # one JSON value, or an error
-        except (ValueError, UnicodeDecodeError):
+            wire.check_payload(raw)  # every check the whole payload gets, and one level deeper:
+            jsonstrict.check_document(raw, wire.MAX_PAYLOAD_DEPTH - 1)
+            value = load_payload(raw)  # one JSON object (a request always is), read as the dialect reads one
+        except (FrameError, DialectError, ValueError):
             return None
         self.misses += 1
         kept = _Kept(raw, value, jsonstrict.digest(value))  # as hookd.enrich.stream names it when not given
