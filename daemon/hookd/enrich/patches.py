@@ -14,6 +14,7 @@ taken as a header too, which can only add a path, never hide one.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -126,12 +127,22 @@ def patch_files(text: str, levels: Sequence[int] = (1,)) -> list[PatchedFile]:
 
 def patch_file_text(path: str) -> str | None:
     """The text of a patch file a command names (at most MAX_PATCH_FILE bytes), or None when it cannot be
-    read whole: its files are then not known."""
+    read whole: its files are then not known. Only a regular file is read: opening a FIFO, a terminal or a
+    device could block the deciding process or read without end."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_PATCH_FILE + 1)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except (OSError, ValueError):
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = b""
+        while len(data) <= MAX_PATCH_FILE and (chunk := os.read(fd, MAX_PATCH_FILE + 1 - len(data))):
+            data += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if len(data) > MAX_PATCH_FILE:
         return None
     return data.decode("utf-8", "replace")

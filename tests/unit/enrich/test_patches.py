@@ -211,3 +211,13 @@ def test_a_patch_read_from_a_redirect_or_a_pipe(tmp_path: Path) -> None:
     ]
     piped = commands("printf '%s' \"$(cat fix.diff)\" | git apply", tmp_path)
     assert piped[-1] == (["tee"], ["git"], {"known": False})
+
+
+def test_only_a_regular_patch_file_is_read(tmp_path: Path) -> None:
+    """A FIFO would block the deciding process until someone writes to it; a device could read without end."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe.patch")
+    assert shell("git apply pipe.patch", cwd=str(tmp_path)) == [["tee"]]
+    assert shell("patch -p1 -i /dev/zero") == [["tee"]]
+    assert commands("patch -p1 < pipe.patch", tmp_path)[-1] == (["tee"], ["patch"], {"known": False})
