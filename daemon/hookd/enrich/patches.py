@@ -20,6 +20,18 @@ from dataclasses import dataclass
 
 CODEX_MARK = "*** Begin Patch"
 MAX_PATCH_FILE = 1 << 20  # bytes of a patch file a command names that are read; past it: not known
+MAX_PATCH_READS = 2 << 20  # bytes of patch files read for one shell command line, all its patches together
+
+
+class PatchReads:
+    """The bytes of patch files one command line may still have read."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_PATCH_READS
+
+
 _DEV_NULL = "/dev/null"
 
 
@@ -125,10 +137,10 @@ def patch_files(text: str, levels: Sequence[int] = (1,)) -> list[PatchedFile]:
     return list(dict.fromkeys(diff_files(text, levels)))
 
 
-def patch_file_text(path: str) -> str | None:
+def patch_file_text(path: str, reads: PatchReads | None = None) -> str | None:
     """The text of a patch file a command names (at most MAX_PATCH_FILE bytes), or None when it cannot be
     read whole: its files are then not known. Only a regular file is read: opening a FIFO, a terminal or a
-    device could block the deciding process or read without end."""
+    device could block the deciding process or read without end. `reads` is what the command line has left."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except (OSError, ValueError):
@@ -136,14 +148,17 @@ def patch_file_text(path: str) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
+        cap = min(MAX_PATCH_FILE, reads.left if reads is not None else MAX_PATCH_FILE)
         data = b""
-        while len(data) <= MAX_PATCH_FILE and (chunk := os.read(fd, MAX_PATCH_FILE + 1 - len(data))):
+        while len(data) <= cap and (chunk := os.read(fd, cap + 1 - len(data))):
             data += chunk
     except OSError:
         return None
     finally:
         os.close(fd)
-    if len(data) > MAX_PATCH_FILE:
+    if reads is not None:
+        reads.left -= len(data)
+    if len(data) > cap:
         return None
     return data.decode("utf-8", "replace")
 
@@ -192,7 +207,7 @@ def _level(text: str) -> int | None:
     return int(text) if text.isdigit() and len(text) < 4 else None
 
 
-def _git_apply(argv: list[str], start: int, stdin: str | None, cwd: str) -> ShellPatch:
+def _git_apply(argv: list[str], start: int, stdin: str | None, cwd: str, reads: PatchReads | None) -> ShellPatch:
     levels: list[int] = [1]
     directory, reverse, dry, applies = "", False, False, False
     files: list[str] = []
@@ -224,7 +239,9 @@ def _git_apply(argv: list[str], start: int, stdin: str | None, cwd: str) -> Shel
     for j in range(1, start - 1):
         if argv[j] == "-C":
             chdir = joined(chdir, argv[j + 1])
-    return _collect(files, stdin, joined(cwd, chdir), levels, joined(chdir, directory) if chdir else directory, reverse)
+    return _collect(
+        files, stdin, joined(cwd, chdir), levels, joined(chdir, directory) if chdir else directory, reverse, reads
+    )
 
 
 _PATCH_LONG = {"--strip": "p", "--directory": "d", "--input": "i", "--output": "o"}
@@ -260,7 +277,7 @@ def _patch_words(argv: list[str]) -> tuple[dict[str, str], set[str], list[str]]:
     return values, flags, operands
 
 
-def _patch(argv: list[str], stdin: str | None, cwd: str) -> ShellPatch:
+def _patch(argv: list[str], stdin: str | None, cwd: str, reads: PatchReads | None) -> ShellPatch:
     """GNU/BSD patch: `[options] [ORIGFILE [PATCHFILE]]`; without -p both the names as written and with one
     directory stripped count (GNU patch takes git's a/ b/ itself)."""
     values, flags, operands = _patch_words(argv)
@@ -271,7 +288,7 @@ def _patch(argv: list[str], stdin: str | None, cwd: str) -> ShellPatch:
     directory = values.get("d", "")
     source = values.get("i", "") or (operands[1] if len(operands) > 1 else "")
     reverse = "-R" in flags or "--reverse" in flags
-    found = _collect([source] if source else [], stdin, cwd, levels, directory, reverse)
+    found = _collect([source] if source else [], stdin, cwd, levels, directory, reverse, reads)
     named = [f for f in (values.get("o", ""), operands[0] if operands else "") if f and f != "-"]
     if named:  # ORIGFILE or -o FILE is what gets written, whatever the patch names
         return ShellPatch([PatchedFile("write", joined(directory, name)) for name in named], found.known)
@@ -279,12 +296,18 @@ def _patch(argv: list[str], stdin: str | None, cwd: str) -> ShellPatch:
 
 
 def _collect(
-    sources: list[str], stdin: str | None, cwd: str, levels: list[int], directory: str, reverse: bool
+    sources: list[str],
+    stdin: str | None,
+    cwd: str,
+    levels: list[int],
+    directory: str,
+    reverse: bool,
+    reads: PatchReads | None,
 ) -> ShellPatch:
     texts: list[str] = []
     known = True
     for source in sources or ["-"]:
-        text = stdin if source == "-" else patch_file_text(joined(cwd, source))
+        text = stdin if source == "-" else patch_file_text(joined(cwd, source), reads)
         if text is None:
             known = False
         else:
@@ -312,7 +335,9 @@ def _git_subcommand(argv: list[str]) -> int | None:
     return None
 
 
-def shell_patch(name: str, argv: list[str], stdin: str | None, cwd: str) -> ShellPatch | None:
+def shell_patch(
+    name: str, argv: list[str], stdin: str | None, cwd: str, reads: PatchReads | None = None
+) -> ShellPatch | None:
     """What the command `argv` (program `name`) applies, run in `cwd` with `stdin` (a here-document, a
     here-string or what the pipeline prints; None when not known); None when it applies no patch."""
     git_sub = _git_subcommand(argv) if name == "git" else None
@@ -321,9 +346,9 @@ def shell_patch(name: str, argv: list[str], stdin: str | None, cwd: str) -> Shel
         text = inline if inline is not None else stdin
         return ShellPatch(codex_patch_files(text), True) if text is not None else ShellPatch([], False)
     if name == "git" and git_sub is not None and argv[git_sub] in ("apply", "am"):
-        return _git_apply(argv, git_sub + 1, stdin, cwd)
+        return _git_apply(argv, git_sub + 1, stdin, cwd, reads)
     if name in ("patch", "gpatch"):
-        return _patch(argv, stdin, cwd)
+        return _patch(argv, stdin, cwd, reads)
     return None
 
 
@@ -344,12 +369,12 @@ def as_commands(patch: ShellPatch) -> list[list[str]]:
     return out
 
 
-def redirected_text(redirects: list[dict[str, object]]) -> str | None:
+def redirected_text(redirects: list[dict[str, object]], reads: PatchReads | None = None) -> str | None:
     """The text a command reads on stdin from a file (`< x.patch`), when it can be read whole."""
     for redirect in reversed(redirects):
         path = redirect.get("path")
         if redirect.get("op") == "<" and isinstance(path, str):
-            return patch_file_text(path)
+            return patch_file_text(path, reads)
     return None
 
 

@@ -221,3 +221,15 @@ def test_only_a_regular_patch_file_is_read(tmp_path: Path) -> None:
     assert shell("git apply pipe.patch", cwd=str(tmp_path)) == [["tee"]]
     assert shell("patch -p1 -i /dev/zero") == [["tee"]]
     assert commands("patch -p1 < pipe.patch", tmp_path)[-1] == (["tee"], ["patch"], {"known": False})
+
+
+def test_the_patch_files_of_one_command_line_share_one_read_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("hookd.enrich.patches.MAX_PATCH_READS", len(DIFF) + 10)
+    (tmp_path / "fix.patch").write_text(DIFF)
+    found = commands("git apply fix.patch; git apply fix.patch", tmp_path)
+    assert [c for c in found if c[2] is not None] == [
+        (["tee", ".git/hooks/pre-commit"], ["git"], {"known": True}),
+        (["tee"], ["git"], {"known": False}),  # the second read is past the line's budget: not known
+    ]

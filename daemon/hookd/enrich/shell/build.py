@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.patches import PATCH_PROGRAMS, as_commands, redirected_text, shell_patch
+from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
@@ -45,6 +45,7 @@ class _Builder:
         self._placed: dict[tuple[str, str], str] = {}
         self._variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
+        self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -196,9 +197,8 @@ class _Builder:
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
         patch = None
         if name in PATCH_PROGRAMS:
-            patch = shell_patch(
-                name, argv, stdin if stdin is not None else redirected_text(command["redirects"]), cwd.path
-            )
+            text = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
+            patch = shell_patch(name, argv, text, cwd.path, self._patch_reads)
         if patch is not None:  # what a patch writes, as the commands that write it (enrich/patches.py)
             for words in as_commands(patch):
                 self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, (name,))
