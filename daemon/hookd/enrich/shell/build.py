@@ -197,8 +197,8 @@ class _Builder:
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
         patch = None
         if name in PATCH_PROGRAMS:
-            text = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
-            patch = shell_patch(name, argv, text, cwd.path, self._patch_reads)
+            fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
+            patch = shell_patch(name, argv, fed, cwd.path, self._patch_reads)
         if patch is not None:  # what a patch writes, as the commands that write it (enrich/patches.py)
             for words in as_commands(patch):
                 self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, (name,))
