@@ -388,11 +388,19 @@ def _glob_entries(
     resolver: PathResolver, arg: str, raw: str, base: str, style: str, access: str
 ) -> list[dict[str, Any]]:
     """The entries of what one glob argument reaches: each match, with `glob` (the pattern); and when the
-    matches are not all known (a cap stopped the expansion), the pattern itself with `"known": false`."""
+    matches are not all known (a cap stopped the expansion), the pattern itself with `"known": false`. A
+    directory given where the tool takes globs (`read_many_files`) reaches every file below it."""
     pattern = search_glob(raw) if style == "search" else raw
+    if (
+        pattern is not None
+        and style == "path"
+        and not has_glob(pattern)
+        and os.path.isdir(resolver.absolute(raw, base))
+    ):
+        pattern = pattern.rstrip("/") + "/**/*"  # a directory named where globs are taken: every file in it
     if pattern is None or not (has_glob(pattern) or style == "search"):
         return []
-    found, complete = resolver.matches(pattern, base, hidden=True, files=style == "search")
+    found, complete = resolver.matches(pattern, base, hidden=True, files=style == "search" or pattern != raw)
     out = [
         {"arg": arg, "raw": path, "path": path, "in_project": resolver.contains(path), "access": access, "glob": raw}
         for path in found

@@ -81,6 +81,8 @@ def test_a_search_filter_reaches_the_files_it_matches(
         ("gemini", "read_many_files", {"include": ["config/*"]}),
         ("gemini", "read_many_files", {"paths": ["config/prod.*"]}),
         ("qwen", "read_many_files", {"paths": ["config/*.env"]}),
+        ("gemini", "read_many_files", {"include": ["config"]}),  # a directory: every file in it
+        ("qwen", "read_many_files", {"paths": ["."]}),
     ],
 )
 def test_read_many_files_reads_what_its_globs_match(
