@@ -47,6 +47,7 @@ from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import ReloadResult
 
 if TYPE_CHECKING:
+    from hookd.fleet.status import FleetStatus
     from hookd.rollout.otel import OtelExport
 
 log = structlog.get_logger("hookd")
@@ -99,6 +100,7 @@ class Daemon:
             config.shim.fail_modes,
         )
         self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
+        self.fleet = self._fleet() if config.status.url or config.otel.endpoint else None
         self.server: HookServer
         self.decider = Decider(
             config,
@@ -142,6 +144,18 @@ class Daemon:
             port,
             HookdCollector(self.metrics, self._readings()),
         )
+
+    def _fleet(self) -> FleetStatus:
+        """Status reports and the fleet's OTLP metrics (docs/fleet.md): told of every bundle activation and
+        failure, and offered every decision record (after the reply) to count decisions by rule and agent."""
+        from hookd.fleet.status import FleetStatus, Sources
+
+        modes = {source.name: source.mode for source in self.config.bundles.sources}
+        layers = lambda: self.policy_set.current.status().layers  # noqa: E731
+        fleet = FleetStatus(self.config, Sources(self.bundles.snapshot, modes, layers, self.observer.counters))
+        self.bundles.changed = fleet.trigger
+        self.decision_log.outlets.append(fleet.count)
+        return fleet
 
     def _readings(self) -> Gauges:
         """What the metrics report beside DecisionMetrics (the Prometheus scrape and the OTLP metrics)."""
@@ -276,6 +290,7 @@ class Daemon:
             Component("control", self._start_control, self._stop_control),
             Component("bundles", self.bundles.start, self.bundles.stop),
             Component("policy watcher", self._start_watcher, self._stop_watcher),
+            Component("status", self._start_status, self._close_status),  # reports what started above
         ]
 
     async def _start_hook_path(self) -> None:
@@ -332,6 +347,14 @@ class Daemon:
         if self._watcher is not None:
             await asyncio.wait([self._watcher], timeout=2)
 
+    def _start_status(self) -> None:
+        if self.fleet is not None:
+            self.fleet.start()
+
+    async def _close_status(self) -> None:
+        if self.fleet is not None:
+            await self.fleet.close()
+
     def _start_rollout(self) -> None:
         """The outputs of docs/rollout.md, after the decision log: the observer, the replay store, and the
         OpenTelemetry export (its SDK is imported only when it is configured)."""
@@ -342,7 +365,8 @@ class Daemon:
             from hookd.rollout.otel import OtelExport, daemon_readings
 
             revision = self.policy_set.current.status().revision
-            readings = daemon_readings(self.metrics, self.observer.counters, self._readings())
+            fleet = (self.fleet.counters, self.fleet.gauges) if self.fleet is not None else None
+            readings = daemon_readings(self.metrics, self.observer.counters, self._readings(), fleet)
             self.otel = OtelExport(self.config.otel, revision, readings)
             self.decision_log.outlets.append(self.otel.offer)
 

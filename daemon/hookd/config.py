@@ -231,6 +231,20 @@ class OtelConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class StatusConfig:
+    """Status reports in OPA's status API format to a fleet's management service (docs/fleet.md)."""
+
+    url: str = ""  # http(s) target of each report ({host}, {user}, {id} are filled in); "" = off
+    method: str = "POST"  # POST (OPA's status API) or PUT (one object per daemon in an object store)
+    token: str = ""  # sent as `Authorization: Bearer <token>` (or token_file, its first line)
+    token_file: str = ""
+    ca_file: str = ""  # https: a PEM bundle that verifies the server (default: the system's)
+    interval_seconds: int = 60  # a report at least this often, besides one on every activation and failure
+    timeout_ms: int = 5000
+    doctor_interval_seconds: int = 3600  # doctor's checks run again (on a thread) at most this often
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     daemon: DaemonConfig = field(default_factory=DaemonConfig)
     shim: ShimConfig = field(default_factory=ShimConfig)
@@ -246,6 +260,7 @@ class Config:
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     otel: OtelConfig = field(default_factory=OtelConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    status: StatusConfig = field(default_factory=StatusConfig)
     source: Path | None = None
 
     @property
@@ -277,6 +292,7 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
     "daemon.engine": ("embedded", "opa"),
     "layers.mode": ("enforce", "monitor"),
     "layers.project_mode": ("enforce", "monitor"),
+    "status.method": ("POST", "PUT"),
 }
 
 
@@ -323,6 +339,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "replay",
         "otel",
         "limits",
+        "status",
     }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
@@ -353,6 +370,9 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     otel = _section(OtelConfig(), raw.get("otel", {}), "otel", where)
     limits = _section(LimitsConfig(), raw.get("limits", {}), "limits", where)
     _check_otel(otel, where)
+    status = _section(StatusConfig(), raw.get("status", {}), "status", where)
+    if status.url and not re.match(r"https?://", status.url):
+        raise ConfigError(f"{where}: 'status.url' must be an http:// or https:// URL, got {status.url!r}")
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
@@ -373,6 +393,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         replay=replay,
         otel=otel,
         limits=limits,
+        status=status,
         source=source,
     )
 

@@ -32,6 +32,7 @@ class SourceStatus:
     active_since: float = 0.0
     last_request: float = 0.0
     last_success: float = 0.0  # last request answered 200 or 304
+    last_download: float = 0.0  # last request answered 200 (a bundle came)
     last_error: str = ""
     last_error_at: float = 0.0
     next_poll: float = 0.0
@@ -55,6 +56,7 @@ class BundleManager:
         self.compile_dir = compile_dir
         self.swap = swap
         self.kept: Callable[[], None] | None = None  # called once an activated bundle is in the store
+        self.changed: Callable[[str], None] | None = None  # "activation", or "failure": a refusal or failed request
         self.active: dict[str, Active] = {}
         self.status = {s.name: SourceStatus(s.name, s.location) for s in config.sources}
         self._etags: dict[str, str] = {}
@@ -118,6 +120,7 @@ class BundleManager:
                 status.next_poll = time.time() + delay
                 log.warning("bundle_download_failed", source=source.name, error=str(exc),
                             failures=status.consecutive_failures, retry_in_s=round(delay, 3))  # fmt: skip
+                self._notify("failure")
                 await asyncio.sleep(delay)
                 continue
             status.consecutive_failures = 0
@@ -127,6 +130,7 @@ class BundleManager:
                 status.not_modified += 1
             else:
                 status.downloads += 1
+                status.last_download = status.last_success
                 self._etags[source.name] = fetched.etag  # a refused bundle is not fetched again until it changes
                 await self.offer(source, fetched.data, fetched.etag)
             delay = next_delay(source, 0, status.long_polling, self._rng)
@@ -166,12 +170,18 @@ class BundleManager:
             self.kept()
         log.info("bundle_activated", source=source.name, revision=new.revision,
                  previous=previous.revision if previous else None, activation_ms=status.last_activation_ms)  # fmt: skip
+        self._notify("activation")
         return True
 
     def _refused(self, status: SourceStatus, error: str) -> None:
         status.refusals += 1
         status.last_error, status.last_error_at = error, time.time()
         log.error("bundle_refused", source=status.name, error=error, serving=status.revision or None)
+        self._notify("failure")
+
+    def _notify(self, reason: str) -> None:
+        if self.changed is not None:
+            self.changed(reason)
 
 
 async def _ready(active: Active) -> None:
