@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
-from hookd.bundle.config import BundlesConfig, LayersConfig, parse_bundles
+from hookd.bundle.config import BundlesConfig, BundleSource, LayersConfig, parse_bundles, parse_discovery
 from hookd.dialects.registry import can_fail_closed, default_fail_modes
 from hookd.errors import ConfigError
 from hookd.transport.runtime_dir import default_runtime_dir
@@ -261,7 +261,9 @@ class Config:
     otel: OtelConfig = field(default_factory=OtelConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     status: StatusConfig = field(default_factory=StatusConfig)
+    discovery: BundleSource | None = None  # the signed discovery bundle's source (docs/fleet.md)
     source: Path | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as parsed (discovery merges into it)
 
     @property
     def hook_socket(self) -> Path:
@@ -340,6 +342,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "otel",
         "limits",
         "status",
+        "discovery",
     }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
@@ -394,7 +397,9 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         otel=otel,
         limits=limits,
         status=status,
+        discovery=parse_discovery(raw.get("discovery"), bundles.keys, where),
         source=source,
+        raw=raw,
     )
 
 

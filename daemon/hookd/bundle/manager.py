@@ -93,6 +93,30 @@ class BundleManager:
                 await task
         self._tasks.clear()
 
+    async def reconfigure(self, config: BundlesConfig) -> None:
+        """New sources (discovery, docs/fleet.md): a removed source's bundle stops serving at once; a changed
+        one keeps serving until its source, fetched again, activates under the new settings; the others go on."""
+        await self.stop()
+        before = {source.name: source for source in self.config.sources}
+        after = {source.name: source for source in config.sources}
+        self.config = config
+        removed = [name for name in self.active if name not in after]
+        for name in removed:
+            del self.active[name]
+        for name, source in after.items():
+            if before.get(name) != source:
+                self._etags.pop(name, None)
+                old, new = self.status.get(name), SourceStatus(name, source.location)
+                if old is not None:  # the revision still serving, until the source activates again
+                    new.revision, new.active_since = old.revision, old.active_since
+                self.status[name] = new
+        for name in set(self.status) - set(after):
+            del self.status[name]
+        if removed:
+            self.swap(dict(self.active))
+        log.info("bundle_sources_reconfigured", sources=sorted(after), removed=removed)
+        self.start()
+
     def snapshot(self) -> list[dict[str, object]]:
         return [status.as_json() for status in self.status.values()]
 
@@ -142,7 +166,7 @@ class BundleManager:
         status = self.status[source.name]
         started = time.perf_counter()
         serving = self.active.get(source.name)
-        if serving is not None and serving.data == data:  # the same bytes again (after a failure): no recompile
+        if serving is not None and serving.data == data and serving.source == source:  # the same again: no recompile
             status.not_modified += 1
             return True
         try:

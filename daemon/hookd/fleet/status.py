@@ -43,7 +43,7 @@ class Sources:
     """Where the report's facts come from: callables over the daemon's parts (no Daemon import)."""
 
     bundles: Callable[[], list[dict[str, Any]]]
-    bundle_modes: Mapping[str, str]
+    bundle_modes: Callable[[], Mapping[str, str]]
     layers: Callable[[], tuple[LayerStatus, ...]]
     rollout: RolloutCounters
     discovery: Callable[[], dict[str, Any] | None] = lambda: None
@@ -109,7 +109,7 @@ class FleetStatus:
     # --- the report --------------------------------------------------------------------------------------
 
     def report(self, reason: str) -> dict[str, Any]:
-        modes = self.sources.bundle_modes
+        modes = self.sources.bundle_modes()
         bundles = [{**b, "mode": modes.get(str(b["name"]), "enforce")} for b in self.sources.bundles()]
         errors = [f"bundle {b['name']}: {b['last_error']}" for b in bundles if b["last_error"]]
         discovery = self.sources.discovery()
