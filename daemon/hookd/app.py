@@ -401,7 +401,8 @@ class Daemon:
             revision = self.policy_set.current.status().revision
             fleet = (self.fleet.counters, self.fleet.gauges) if self.fleet is not None else None
             readings = daemon_readings(self.metrics, self.observer.counters, self._readings(), fleet)
-            self.otel = OtelExport(self.config.otel, revision, readings)
+            instance = self.fleet.labels["id"] if self.fleet is not None else ""
+            self.otel = OtelExport(self.config.otel, revision, readings, instance)
             self.decision_log.outlets.append(self.otel.offer)
 
     async def _close_rollout(self) -> None:

@@ -19,6 +19,7 @@ import json
 import socket
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -151,10 +152,11 @@ class RetainingProcessor(LogRecordProcessor):
         return not self._items
 
 
-def resource(config: OtelConfig, revision: str) -> Resource:
+def resource(config: OtelConfig, revision: str, instance: str = "") -> Resource:
     return Resource.create(
         {
             "service.name": "hookd",
+            "service.instance.id": instance or str(uuid.uuid4()),  # the status reports' labels.id (docs/fleet.md)
             "service.version": __version__,
             "host.name": socket.gethostname(),
             "user.name": getpass.getuser(),
@@ -188,11 +190,11 @@ def attributes(record: Mapping[str, Any]) -> dict[str, Any]:
 class OtelExport:
     """The log and metric pipelines. `offer` is called by the decision log's writer for each record."""
 
-    def __init__(self, config: OtelConfig, revision: str, readings: Readings) -> None:
+    def __init__(self, config: OtelConfig, revision: str, readings: Readings, instance: str = "") -> None:
         self.config = config
         insecure = config.endpoint.startswith("http://")
         timeout = config.export_timeout_ms / 1000
-        self._resource = resource(config, revision)
+        self._resource = resource(config, revision, instance)
         self.processor = RetainingProcessor(
             OTLPLogExporter(
                 endpoint=config.endpoint, insecure=insecure, timeout=timeout, channel_options=CHANNEL_OPTIONS
