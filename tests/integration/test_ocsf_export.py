@@ -1,6 +1,6 @@
-"""`hookd log ocsf` over a real daemon's decision log: every decision it made (allow, deny, an ask turned deny) comes out as
-one OCSF API Activity event that validates against the published OCSF 1.8.0 schema, in log order, with the
-decision id, the deciding rule and the chain hash."""
+"""`hookd log ocsf` over a real daemon's decision log: every decision it made (allow, deny, an ask turned
+deny) comes out as one OCSF API Activity event that validates against the published OCSF 1.8.0 schema, in
+log order, with the decision id, the deciding rule and the chain hash."""
 
 from __future__ import annotations
 

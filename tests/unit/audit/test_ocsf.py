@@ -19,7 +19,9 @@ def record(decision: str, **more: Any) -> dict[str, Any]:
         "type": "decision", "id": "01a238db20200000", "seq": 7, "time": "2026-12-04T10:11:12.345678Z",
         "client": "claude", "event": "BeforeTool", "tool": "Bash", "decision": decision,
         "reason": "" if decision in ("allow", "rewrite") else "the organisation forbids rm (decision 01a238db20200000)",
-        "verdicts": [{"kind": k, "policy": "hookd.acme", "rule": "no-rm", "message": "no", "layer": "acme"} for k in kinds],
+        "verdicts": [
+            {"kind": k, "policy": "hookd.acme", "rule": "no-rm", "message": "no", "layer": "acme"} for k in kinds
+        ],
         "notes": [], "revisions": {"acme": "r7", "default": "3f2a"}, "latency_ms": 2.5,
         "caller": {"uid": 1000, "gid": 1000, "pid": 4242, "ppid": 4200}, "session": "s-1", "via": "socket",
         "input": {"tool": {"name": "Bash", "input": {"command": "rm -rf build"}},
