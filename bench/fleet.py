@@ -136,7 +136,7 @@ http {{
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)  # graceful: finish requests in flight, then exit
+            self.proc.send_signal(signal.SIGTERM)  # fast shutdown: held long polls are cut, as in an outage
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -529,9 +529,16 @@ def spread(samples: list[float]) -> dict[str, float]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="hookd-fleet-"))
     work.chmod(0o711)  # nginx's workers (an unprivileged user) reach www/ through it
+    began = time.monotonic()
     fleet = Fleet(args, work)
     settle = args.poll_max_s * 3 + 120
     result: dict[str, Any] = {"daemons": args.daemons}
+    phases: dict[str, float] = {}
+
+    def mark(phase: str) -> None:  # seconds each phase took (where a run's time goes)
+        phases[phase] = round(time.monotonic() - began - sum(phases.values()), 1)
+
+    mark("setup")
     try:
         fleet.nginx.start()
         fleet.publish("acme", "r1")
@@ -542,24 +549,30 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         fleet.propagation("lp", "r1", 0, settle)
         result["start_s"] = round(time.time() - started, 1)
         decisions, failed = fleet.probe_all(("r1",))
+        mark("start")
         result |= fleet.idle(args.rest_s)
+        mark("rest")
 
         polling = fleet.propagation("acme", "r2", fleet.publish("acme", "r2"), settle)
         long_polling = fleet.propagation("lp", "r2", fleet.publish("lp", "r2"), settle)
         result["propagation_s"] = {**polling, "polling": polling, "long_polling": long_polling}
         n, f = fleet.probe_all(("r2",))
         decisions, failed = decisions + n, failed + f
+        mark("propagation")
 
         result["rollback_s"] = fleet.propagation("acme", "r1", fleet.publish("acme", "r1"), settle)
         n, f = fleet.probe_all(("r1",))
         decisions, failed = decisions + n, failed + f
+        mark("rollback")
 
         fleet.publish("acme", "r-bad", key=fleet.wrong)
         result["bad_bundle_refused"] = fleet.refused_everywhere("r1", settle)
         n, f = fleet.probe_all(("r1",))
         decisions, failed = decisions + n, failed + f
+        mark("bad_bundle")
 
         result["outage"] = outage(fleet, args, settle)
+        mark("outage")
         decisions += result["outage"]["decisions"]
         failed += result["outage"]["failed_decisions"]
         result["decisions"] = decisions
@@ -569,6 +582,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["status_reports"] = len(fleet.receiver.snapshot())
         result["daemons_reporting_status"] = len(reporting)
         fleet.stop_daemons()
+        mark("stop")
         time.sleep(0.5)  # the collector's file exporter flushes every 100 ms
         local = {h for d in fleet.daemons for h in d.record_hashes()}
         with contextlib.suppress(RuntimeError):  # what is missing then is lost
@@ -577,6 +591,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["records"] = len(local)
         result["lost_records"] = len(local - at_collector)
         result["daemons_reporting_metrics"] = len(fleet.collector.instances_reporting("hookd.fleet.up"))
+        mark("records")
+        result["phases_s"] = phases
     finally:
         fleet.close()
         if not args.keep:

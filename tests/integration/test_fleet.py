@@ -33,7 +33,7 @@ def test_a_small_fleet() -> None:
     args = fleet.parse_args(
         [
             f"--daemons={DAEMONS}", "--batch=3", "--rest-s=3", "--outage-s=3", "--poll-min-s=0.5",
-            "--poll-max-s=1", "--long-poll-s=20", "--status-interval-s=5", "--metrics-interval-ms=1000",
+            "--poll-max-s=1", "--long-poll-s=5", "--status-interval-s=5", "--metrics-interval-ms=1000",
         ]
     )  # fmt: skip
     result = fleet.run(args)
