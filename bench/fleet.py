@@ -531,7 +531,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     work.chmod(0o711)  # nginx's workers (an unprivileged user) reach www/ through it
     began = time.monotonic()
     fleet = Fleet(args, work)
-    settle = args.poll_max_s * 3 + 120
     result: dict[str, Any] = {"daemons": args.daemons}
     phases: dict[str, float] = {}
 
@@ -540,57 +539,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     mark("setup")
     try:
-        fleet.nginx.start()
-        fleet.publish("acme", "r1")
-        fleet.publish("lp", "r1")
-        started = time.time()
-        fleet.start_daemons()
-        fleet.propagation("acme", "r1", 0, settle + 10 * args.daemons)
-        fleet.propagation("lp", "r1", 0, settle)
-        result["start_s"] = round(time.time() - started, 1)
-        decisions, failed = fleet.probe_all(("r1",))
-        mark("start")
-        result |= fleet.idle(args.rest_s)
-        mark("rest")
-
-        polling = fleet.propagation("acme", "r2", fleet.publish("acme", "r2"), settle)
-        long_polling = fleet.propagation("lp", "r2", fleet.publish("lp", "r2"), settle)
-        result["propagation_s"] = {**polling, "polling": polling, "long_polling": long_polling}
-        n, f = fleet.probe_all(("r2",))
-        decisions, failed = decisions + n, failed + f
-        mark("propagation")
-
-        result["rollback_s"] = fleet.propagation("acme", "r1", fleet.publish("acme", "r1"), settle)
-        n, f = fleet.probe_all(("r1",))
-        decisions, failed = decisions + n, failed + f
-        mark("rollback")
-
-        fleet.publish("acme", "r-bad", key=fleet.wrong)
-        result["bad_bundle_refused"] = fleet.refused_everywhere("r1", settle)
-        n, f = fleet.probe_all(("r1",))
-        decisions, failed = decisions + n, failed + f
-        mark("bad_bundle")
-
-        result["outage"] = outage(fleet, args, settle)
-        mark("outage")
-        decisions += result["outage"]["decisions"]
-        failed += result["outage"]["failed_decisions"]
-        result["decisions"] = decisions
-        result["failed_decisions"] = failed
-
-        reporting = fleet.receiver.latest()
+        result |= rollout(fleet, args, mark)
         result["status_reports"] = len(fleet.receiver.snapshot())
-        result["daemons_reporting_status"] = len(reporting)
+        result["daemons_reporting_status"] = len(fleet.receiver.latest())
         fleet.stop_daemons()
         mark("stop")
-        time.sleep(0.5)  # the collector's file exporter flushes every 100 ms
-        local = {h for d in fleet.daemons for h in d.record_hashes()}
-        with contextlib.suppress(RuntimeError):  # what is missing then is lost
-            wait_until(lambda: local <= fleet.collector.record_hashes(), 30, "every record at the collector")
-        at_collector = fleet.collector.record_hashes()
-        result["records"] = len(local)
-        result["lost_records"] = len(local - at_collector)
-        result["daemons_reporting_metrics"] = len(fleet.collector.instances_reporting("hookd.fleet.up"))
+        result |= records(fleet)
         mark("records")
         result["phases_s"] = phases
     finally:
@@ -598,6 +552,61 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def rollout(fleet: Fleet, args: argparse.Namespace, mark: Callable[[str], None]) -> dict[str, Any]:
+    """Start, rest, then each rollout phase, probing every daemon after each."""
+    settle = args.poll_max_s * 3 + 120
+    result: dict[str, Any] = {}
+    fleet.nginx.start()
+    fleet.publish("acme", "r1")
+    fleet.publish("lp", "r1")
+    started = time.time()
+    fleet.start_daemons()
+    fleet.propagation("acme", "r1", 0, settle + 10 * args.daemons)
+    fleet.propagation("lp", "r1", 0, settle)
+    result["start_s"] = round(time.time() - started, 1)
+    decisions, failed = fleet.probe_all(("r1",))
+    mark("start")
+    result |= fleet.idle(args.rest_s)
+    mark("rest")
+
+    polling = fleet.propagation("acme", "r2", fleet.publish("acme", "r2"), settle)
+    long_polling = fleet.propagation("lp", "r2", fleet.publish("lp", "r2"), settle)
+    result["propagation_s"] = {**polling, "polling": polling, "long_polling": long_polling}
+    n, f = fleet.probe_all(("r2",))
+    decisions, failed = decisions + n, failed + f
+    mark("propagation")
+
+    result["rollback_s"] = fleet.propagation("acme", "r1", fleet.publish("acme", "r1"), settle)
+    n, f = fleet.probe_all(("r1",))
+    decisions, failed = decisions + n, failed + f
+    mark("rollback")
+
+    fleet.publish("acme", "r-bad", key=fleet.wrong)
+    result["bad_bundle_refused"] = fleet.refused_everywhere("r1", settle)
+    n, f = fleet.probe_all(("r1",))
+    decisions, failed = decisions + n, failed + f
+    mark("bad_bundle")
+
+    result["outage"] = outage(fleet, args, settle)
+    mark("outage")
+    result["decisions"] = decisions + result["outage"]["decisions"]
+    result["failed_decisions"] = failed + result["outage"]["failed_decisions"]
+    return result
+
+
+def records(fleet: Fleet) -> dict[str, Any]:
+    """After the daemons stopped (each exported what it held): every local record at the collector?"""
+    time.sleep(0.5)  # the collector's file exporter flushes every 100 ms
+    local = {h for d in fleet.daemons for h in d.record_hashes()}
+    with contextlib.suppress(RuntimeError):  # what is missing then is lost
+        wait_until(lambda: local <= fleet.collector.record_hashes(), 30, "every record at the collector")
+    return {
+        "records": len(local),
+        "lost_records": len(local - fleet.collector.record_hashes()),
+        "daemons_reporting_metrics": len(fleet.collector.instances_reporting("hookd.fleet.up")),
+    }
 
 
 def outage(fleet: Fleet, args: argparse.Namespace, settle: float) -> dict[str, Any]:

@@ -56,8 +56,8 @@ def revisions_over_time(work: Path) -> tuple[list[float], dict[str, list[int]]]:
         serving[daemon] = revision
         times.append(at)
         tally = collections.Counter(serving.values())
-        for rev in counts:
-            counts[rev].append(tally.get(rev, 0))
+        for rev, series in counts.items():
+            series.append(tally.get(rev, 0))
     return times, counts
 
 
