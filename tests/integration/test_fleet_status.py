@@ -14,6 +14,7 @@ from fleet_support import StatusReceiver
 
 from hookd.bundle.build import build
 from hookd.bundle.signing import Key
+from support import eventually
 
 pytestmark = pytest.mark.timeout(300)
 RULE = 'deny contains {{"id": "rev", "reason": "revision {rev}"}} if input.tool.name == "never-{rev}"\n'
@@ -109,3 +110,21 @@ def test_put_to_an_object_store_url(tmp_path: Path, server: BundleServer, receiv
     method, path, _ = receiver.snapshot()[-1]
     labels = report["labels"]
     assert method == "PUT" and path == f"/fleet/{labels['host']}-{labels['user']}.json"
+
+
+def test_a_held_long_poll_does_not_hold_up_the_stop(tmp_path: Path, server: BundleServer) -> None:
+    """SIGTERM while the bundle server holds a long poll (120 s): the daemon exits at once, without waiting for
+    the held request (a fleet's daemons restart for upgrades; a unit's stop timeout is finite)."""
+    key = make_key("RS256")
+    _, pub = key.write(tmp_path / "keys")
+    server.publish("acme.tar.gz", bundle(tmp_path, "r1", key))
+    config = (
+        f'[keys.org]\nalgorithm = "RS256"\nkey_file = "{pub}"\n\n'
+        f'[bundles.acme]\nurl = "{server.url("acme.tar.gz")}"\nkey = "org"\nlong_polling_timeout_seconds = 120\n'
+    )
+    daemon = start(tmp_path, config=config)
+    try:
+        wait_for(daemon, named("bundle_activated", source="acme", revision="r1"))
+        eventually(lambda: server.in_flight >= 1, timeout=60, what="a long poll held by the server")
+    finally:
+        assert daemon.stop(timeout=30) == 0  # the held request (up to 120 s) would time this out

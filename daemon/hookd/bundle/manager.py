@@ -16,7 +16,7 @@ import structlog
 
 from hookd.bundle.activate import Active, Compile, activate, verify_bundle
 from hookd.bundle.config import BundlesConfig, BundleSource
-from hookd.bundle.sources import fetch, next_delay
+from hookd.bundle.sources import fetch_off_loop, next_delay
 from hookd.bundle.store import BundleStore
 from hookd.errors import BundleError, one_line
 
@@ -134,7 +134,7 @@ class BundleManager:
             wait = source.long_polling_timeout_seconds if status.long_polling or not status.last_success else 0
             status.last_request = time.time()
             try:
-                fetched = await asyncio.to_thread(fetch, source, self._etags.get(source.name, ""), wait)
+                fetched = await fetch_off_loop(source, self._etags.get(source.name, ""), wait)
             except BundleError as exc:
                 status.consecutive_failures += 1
                 status.fetch_failures += 1

@@ -33,7 +33,7 @@ import structlog
 from hookd.bundle.activate import verify_bundle
 from hookd.bundle.config import BundleSource
 from hookd.bundle.manager import SourceStatus
-from hookd.bundle.sources import fetch, next_delay
+from hookd.bundle.sources import fetch_off_loop, next_delay
 from hookd.bundle.store import BundleStore
 from hookd.config import Config, parse_config
 from hookd.errors import BundleError, ConfigError
@@ -206,7 +206,7 @@ class Discovery:
             wait = self.source.long_polling_timeout_seconds if status.long_polling or not status.last_success else 0
             status.last_request = time.time()
             try:
-                fetched = await asyncio.to_thread(fetch, self.source, self._etag, wait)
+                fetched = await fetch_off_loop(self.source, self._etag, wait)
             except BundleError as exc:
                 status.consecutive_failures += 1
                 status.fetch_failures += 1
