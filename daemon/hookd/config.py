@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
-from hookd.bundle.config import BundlesConfig, BundleSource, LayersConfig, parse_bundles, parse_discovery
+from hookd.bundle.config import (
+    BundlesConfig,
+    BundleSource,
+    LayersConfig,
+    StatusConfig,
+    check_status,
+    parse_bundles,
+    parse_discovery,
+)
 from hookd.dialects.registry import can_fail_closed, default_fail_modes
 from hookd.errors import ConfigError
 from hookd.transport.runtime_dir import default_runtime_dir
@@ -235,20 +243,6 @@ class OtelConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class StatusConfig:
-    """Status reports in OPA's status API format to a fleet's management service (docs/fleet.md)."""
-
-    url: str = ""  # http(s) target of each report ({host}, {user}, {id} are filled in); "" = off
-    method: str = "POST"  # POST (OPA's status API) or PUT (one object per daemon in an object store)
-    token: str = ""  # sent as `Authorization: Bearer <token>` (or token_file, its first line)
-    token_file: str = ""
-    ca_file: str = ""  # https: a PEM bundle that verifies the server (default: the system's)
-    interval_seconds: int = 60  # a report at least this often, besides one on every activation and failure
-    timeout_ms: int = 5000
-    doctor_interval_seconds: int = 3600  # doctor's checks run again (on a thread) at most this often
-
-
-@dataclass(frozen=True, slots=True)
 class Config:
     daemon: DaemonConfig = field(default_factory=DaemonConfig)
     shim: ShimConfig = field(default_factory=ShimConfig)
@@ -379,9 +373,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     otel = _section(OtelConfig(), raw.get("otel", {}), "otel", where)
     limits = _section(LimitsConfig(), raw.get("limits", {}), "limits", where)
     _check_otel(otel, where)
-    status = _section(StatusConfig(), raw.get("status", {}), "status", where)
-    if status.url and not re.match(r"https?://", status.url):
-        raise ConfigError(f"{where}: 'status.url' must be an http:// or https:// URL, got {status.url!r}")
+    status = check_status(_section(StatusConfig(), raw.get("status", {}), "status", where), where)
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "

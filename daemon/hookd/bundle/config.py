@@ -104,6 +104,27 @@ def parse_bundles(raw_bundles: object, raw_keys: object, where: str) -> BundlesC
     return BundlesConfig(sources=sources, keys=keys)
 
 
+@dataclass(frozen=True, slots=True)
+class StatusConfig:
+    """`[status]`: reports in OPA's status API format to a fleet's management service (docs/fleet.md), with the
+    same target and credential keys as a bundle source."""
+
+    url: str = ""  # http(s) target of each report ({host}, {user}, {id} are filled in); "" = off
+    method: str = "POST"  # POST (OPA's status API) or PUT (one object per daemon in an object store)
+    token: str = ""  # sent as `Authorization: Bearer <token>` (or token_file, its first line)
+    token_file: str = ""
+    ca_file: str = ""  # https: a PEM bundle that verifies the server (default: the system's)
+    interval_seconds: int = 60  # a report at least this often, besides one on every activation and failure
+    timeout_ms: int = 5000
+    doctor_interval_seconds: int = 3600  # doctor's checks run again (on a thread) at most this often
+
+
+def check_status(status: StatusConfig, where: str) -> StatusConfig:
+    if status.url and not re.match(r"https?://", status.url):
+        raise ConfigError(f"{where}: 'status.url' must be an http:// or https:// URL, got {status.url!r}")
+    return status
+
+
 def parse_discovery(raw: object, keys: Mapping[str, KeyConfig], where: str) -> BundleSource | None:
     """The `[discovery]` table: a bundle source like `[bundles.NAME]` (docs/fleet.md), which must name a key:
     a discovery bundle decides which bundles are trusted, so an unsigned one is never taken."""

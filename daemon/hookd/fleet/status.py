@@ -28,7 +28,8 @@ import structlog
 
 from hookd import __version__
 from hookd.audit.record import Logged
-from hookd.config import Config, StatusConfig
+from hookd.bundle.config import StatusConfig
+from hookd.config import Config
 from hookd.fleet.doctor import verdict
 from hookd.fleet.report import Facts, status_report
 from hookd.rollout.observe import RolloutCounters
