@@ -140,7 +140,7 @@ def holds_surrogates(value: Any) -> bool:
         item = pop()
         if type(item) is dict or isinstance(item, dict):
             for key in item:
-                if type(key) is str and not key.isascii() and search(key) is not None:
+                if (type(key) is not str or not key.isascii()) and isinstance(key, str) and _ill_formed(key):
                     return True
             children = item.values()
         else:
@@ -150,11 +150,9 @@ def holds_surrogates(value: Any) -> bool:
             if kind is str:
                 if not child.isascii() and search(child) is not None:
                     return True
-            elif kind is dict or kind is list or kind is tuple:
-                push(child)
             elif kind in _SCALARS:
                 continue
-            elif isinstance(child, _CONTAINERS):
+            elif kind is dict or kind is list or kind is tuple or isinstance(child, _CONTAINERS):
                 push(child)
             elif isinstance(child, str) and _ill_formed(child):  # a str subclass
                 return True
