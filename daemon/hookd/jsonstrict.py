@@ -18,6 +18,7 @@ holds is refused like `1e999` (the engine cannot take it).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -218,6 +219,14 @@ def encoder(**options: Any) -> Callable[[Any], str]:
             return strict.encode(json.loads(json.dumps(value), parse_constant=lambda _name: None))
 
     return encode
+
+
+_canonical = encoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, check_circular=False)
+
+
+def digest(value: Any) -> str:
+    """A short digest of `value`'s canonical JSON: the same for equal values however they were spelled."""
+    return hashlib.blake2b(_canonical(value).encode(), digest_size=12).hexdigest()
 
 
 def deeper_than(value: Any, limit: int) -> bool:
