@@ -23,7 +23,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.errors import StrictJsonError
@@ -143,7 +143,7 @@ def holds_surrogates(value: Any) -> bool:
             for key in item:
                 if (type(key) is not str or not key.isascii()) and isinstance(key, str) and _ill_formed(key):
                     return True
-            children = item.values()
+            children: Iterable[Any] = item.values()
         else:
             children = item
         for child in children:
