@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from hookd.install import codex_trust_entries
+from hookd.dialects.codex import codex_trust_entries
 from support import VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e

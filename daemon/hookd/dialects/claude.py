@@ -43,7 +43,7 @@ from hookd.dialects.common import (
     string_field,
     with_message,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, HookEntry, InstallSpec, JSONObject, Switch, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
@@ -302,6 +302,28 @@ def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, 
     return project_dir / ".claude" / "settings.json"
 
 
+def _entry(entry: HookEntry) -> JSONObject:
+    """Exec form (`command` + `args`, no shell) or an http hook; `onFailure: "block"` where hookd fails closed
+    (Claude otherwise lets a hook that crashed, timed out or was unreachable through)."""
+    hook: JSONObject
+    if entry.http is not None:
+        hook = {"type": "http", "name": entry.name, **entry.http}
+    else:
+        hook = {"type": "command", "name": entry.name, "command": entry.command, "args": list(entry.args)}
+    hook["timeout"] = entry.seconds
+    if entry.block_on_failure:
+        hook["onFailure"] = "block"
+    return {"hooks": [hook]}
+
+
+def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """Plugins register hooks of their own; managed-settings.d drops in beside the managed file."""
+    settings = _settings_path(scope, home, project_dir, env)
+    if scope == "managed":
+        return (settings.with_name("managed-settings.d"),)
+    return (settings.parent / "plugins",) if scope == "user" else ()
+
+
 # The events hookd registers: those with a canonical counterpart (docs/claude.md).
 _INSTALLED = (
     "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse", "PostToolUse",
@@ -322,14 +344,16 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(name) for name in _INSTALLED),
     tools=TOOLS,
     install=InstallSpec(
-        form="claude",
         scopes=("user", "project", "local", "managed"),
         settings_path=_settings_path,
+        entry=_entry,
+        exec_form=True,
         timeout_unit_ms=1000,
         transports=("command", "http"),
         http_command_only=frozenset({"SessionStart", "Setup"}),
         managed_only_key="allowManagedHooksOnly",
-        hooks_off=(("", "disableAllHooks", True),),
+        hooks_off=(Switch("", "disableAllHooks", True),),
+        bypass=_bypass,
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",
