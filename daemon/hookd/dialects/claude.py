@@ -84,6 +84,7 @@ PRIMARY_EVENT: Mapping[Event, str] = {
 FAIL_CLOSED_EVENTS = frozenset({Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.AFTER_TOOL})
 
 _READ, _WRITE = "read", "write"
+_REPLACE = ("old_string", "new_string")
 TOOLS: Mapping[str, ToolSpec] = {
     "Bash": ToolSpec(ToolKind.SHELL),
     "PowerShell": ToolSpec(ToolKind.SHELL),
@@ -92,8 +93,8 @@ TOOLS: Mapping[str, ToolSpec] = {
     "Glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
     "Grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
     "LS": ToolSpec(ToolKind.READ, (("path", _READ),)),
-    "Write": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
-    "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "Write": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
+    "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=_REPLACE),
     "MultiEdit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
     "NotebookEdit": ToolSpec(ToolKind.EDIT, (("notebook_path", _WRITE),)),
     "WebFetch": ToolSpec(ToolKind.WEB),
@@ -353,6 +354,7 @@ SPEC = AgentSpec(
         http_command_only=frozenset({"SessionStart", "Setup"}),
         managed_only_key="allowManagedHooksOnly",
         hooks_off=(Switch("", "disableAllHooks", True),),
+        guarded_keys=("allowedHttpHookUrls", "httpHookAllowedEnvVars"),  # an http hook refused lets a call through
         bypass=_bypass,
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),

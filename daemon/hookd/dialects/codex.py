@@ -463,7 +463,7 @@ SPEC = AgentSpec(
         scopes=("user", "project", "managed"),
         settings_path=_settings_path,
         entry=_entry,
-        trust=Trust(_trust_path, _trust_update, _trust_missing, beside="config.toml"),
+        trust=Trust(_trust_path, _trust_update, _trust_missing, beside="config.toml", keys=("hooks", "projects")),
         text_settings=TextSettings(".toml", _requirements, _requirements_events),
         timeout_unit_ms=1000,
         marker=False,

@@ -53,6 +53,7 @@ from hookd.types import (
 )
 
 _READ, _WRITE = "read", "write"
+_REPLACE = ("old_string", "new_string")
 TOOLS: Mapping[str, ToolSpec] = {
     "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("dir_path", "directory")),  # `directory`: older
     "read_file": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
@@ -63,8 +64,8 @@ TOOLS: Mapping[str, ToolSpec] = {
     "glob": ToolSpec(ToolKind.READ, (("dir_path", _READ), ("pattern", _READ)), {"pattern": "dir_path"}),
     "grep_search": ToolSpec(ToolKind.READ, (("dir_path", _READ),)),
     "search_file_content": ToolSpec(ToolKind.READ),
-    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
-    "replace": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
+    "replace": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=_REPLACE),
     "web_fetch": ToolSpec(ToolKind.WEB),
     "google_web_search": ToolSpec(ToolKind.WEB),
 }
@@ -494,6 +495,7 @@ SPEC = AgentSpec(
         entry=_entry,
         enable_key="hooksConfig.enabled",
         hooks_off=(Switch("", "hooksConfig.enabled", False),),
+        guarded_keys=("hooksConfig",),  # hooksConfig.disabled names hooks to skip
         bypass=_bypass,
     ),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),

@@ -62,6 +62,7 @@ QWEN_EVENTS: Mapping[str, Event] = {
 }
 _READ, _WRITE = "read", "write"
 # Qwen's hook payload carries the canonical tool names (its aliases Bash, Write, … are matcher-only).
+_REPLACE = ("old_string", "new_string")
 TOOLS: Mapping[str, ToolSpec] = {
     "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("directory",)),
     "read_file": ToolSpec(ToolKind.READ, (("absolute_path", _READ), ("file_path", _READ))),
@@ -69,8 +70,8 @@ TOOLS: Mapping[str, ToolSpec] = {
     "list_directory": ToolSpec(ToolKind.READ, (("path", _READ),)),
     "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
     "grep_search": ToolSpec(ToolKind.READ, (("path", _READ),)),
-    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
-    "edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
+    "edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=_REPLACE),
     "notebook_edit": ToolSpec(ToolKind.EDIT, (("notebook_path", _WRITE),)),
     "web_fetch": ToolSpec(ToolKind.WEB),
     "web_search": ToolSpec(ToolKind.WEB),

@@ -11,6 +11,7 @@ agent's name.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -101,6 +102,7 @@ class Trust:
     update: Callable[[Path, str, TrustChange], str]
     missing: Callable[[Path, str, TrustChange], str]
     beside: str = ""  # the trust file's name beside the settings file, where a plan names no trust file
+    keys: tuple[str, ...] = ()  # the keys of the trust file that carry trust (empty: all of it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +161,7 @@ class InstallSpec:
     text_settings: TextSettings | None = None
     hooks_off: tuple[Switch, ...] = ()
     switch_keys: tuple[str, ...] = ()  # keys of the hooks_off files that switch hooks off one by one
+    guarded_keys: tuple[str, ...] = ()  # other keys of the settings file whose change can switch hooks off
     # The scopes in the order the agent runs their hooks, when a later hook's answer replaces an earlier
     # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
     run_order: tuple[str, ...] = ()
@@ -170,12 +173,75 @@ class InstallSpec:
 
 @dataclass(frozen=True, slots=True)
 class Surface:
-    """One place whose change can switch an agent's hooks off or bypass them (its tamper surface)."""
+    """One place whose change can switch an agent's hooks off or bypass them (its tamper surface).
+
+    `keys` are the dotted keys of a settings file that carry hookd's hooks, their switches and trust: a
+    change that leaves them all as they were cannot touch hookd (`keeps_hooks`). Empty: any change can
+    (hookd's own file, a directory, a file in a format hookd does not read)."""
 
     path: Path
-    what: str  # for people: "Codex CLI user hooks", "Qwen Code extensions"
+    what: str  # for people: "Codex CLI user hook settings", "Qwen Code user hooks from elsewhere"
     scope: str
     kind: str  # "settings" (hookd's hooks), "switch", "trust", "bypass"
+    keys: tuple[str, ...] = ()
+
+
+def keeps_hooks(surface: Surface, old: str | None, new: str) -> bool:
+    """Does replacing the text `old` (None: no file) of `surface` by `new` leave every key that carries
+    hookd's hooks, a switch or trust as it was? False whenever either text cannot be read as the
+    settings format (JSON, TOML by suffix) or the surface has no keys to compare."""
+    if not surface.keys:
+        return False
+    try:
+        before, after = _settings_doc(surface.path, old or ""), _settings_doc(surface.path, new)
+    except ValueError:
+        return False
+    return all(_dotted(before, key) == _dotted(after, key) for key in surface.keys)
+
+
+_MISSING = object()
+
+
+def _settings_doc(path: Path, text: str) -> Mapping[str, Any]:
+    if not text.strip():
+        return {}
+    if path.suffix == ".toml":
+        import tomllib
+
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(str(exc)) from None
+    doc = json.loads(text)  # an agent's JSON with comments is not judged: it is refused as unreadable
+    if not isinstance(doc, dict):
+        raise ValueError("not an object")
+    return doc
+
+
+def _dotted(doc: Mapping[str, Any], key: str) -> Any:
+    value: Any = doc
+    for part in key.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
+def _keys(keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(k for k in keys if k))
+
+
+def _merged(surfaces: list[Surface]) -> tuple[Surface, ...]:
+    """One surface per path: the first to name it, with the keys of all (none when any guards it whole)."""
+    by_path: dict[Path, Surface] = {}
+    for surface in surfaces:
+        first = by_path.get(surface.path)
+        if first is None:
+            by_path[surface.path] = surface
+        elif first.keys:
+            keys = _keys((*first.keys, *surface.keys)) if surface.keys else ()
+            by_path[surface.path] = Surface(first.path, first.what, first.scope, first.kind, keys)
+    return tuple(by_path.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,23 +266,31 @@ class AgentSpec:
         another hook override hookd's: the settings files, the files of their switches, trust and
         managed-only switch, and what `bypass` names. Derived from this spec, never listed by hand."""
         spec, out = self.install, []
+        own = spec.own_file is not None or spec.text_settings is not None
+        settings_keys = (
+            "hooks", "hookd", spec.enable_key, spec.managed_only_key if not spec.managed_only_file else "",
+            *(s.key for s in spec.hooks_off if not s.beside), *spec.guarded_keys,
+        )  # fmt: skip
+        switch_keys = (*(s.key for s in spec.hooks_off if s.beside), *spec.switch_keys)
         for scope in spec.scopes:
             settings = spec.settings_path(scope, home, project_dir, env)
-            out.append(Surface(settings, f"{self.title} {scope} hook settings", scope, "settings"))
+            text_format = spec.text_settings is not None and settings.suffix == spec.text_settings.suffix
+            keys = () if own or text_format else settings_keys
+            out.append(Surface(settings, f"{self.title} {scope} hook settings", scope, "settings", _keys(keys)))
             for switch in spec.hooks_off:
                 if switch.beside:
                     where = Path(os.path.normpath(settings.parent / switch.beside))
-                    out.append(Surface(where, f"{self.title} {scope} {switch.key}", scope, "switch"))
+                    out.append(Surface(where, f"{self.title} {scope} hook switches", scope, "switch", switch_keys))
             if spec.managed_only_file:
                 where = Path(os.path.normpath(settings.parent / spec.managed_only_file))
-                out.append(Surface(where, f"{self.title} {spec.managed_only_key}", scope, "switch"))
+                out.append(Surface(where, f"{self.title} {spec.managed_only_key}", scope, "switch",
+                                   (spec.managed_only_key,)))  # fmt: skip
             trust = spec.trust_path(scope, home, project_dir, env)
-            if trust is not None:
-                out.append(Surface(trust, f"{self.title} {scope} hook trust", scope, "trust"))
+            if trust is not None and spec.trust is not None:
+                out.append(Surface(trust, f"{self.title} trust in hooks", scope, "trust", spec.trust.keys))
             for path in spec.bypass(scope, home, project_dir, env) if spec.bypass is not None else ():
                 out.append(Surface(path, f"{self.title} {scope} hooks from elsewhere", scope, "bypass"))
-        unique = {s.path: s for s in reversed(out)}  # one per path: the first scope that names it
-        return tuple(reversed(unique.values()))
+        return _merged(out)
 
     def tool_spec(self, name: str) -> ToolSpec:
         spec = self.tools.get(name)
