@@ -14,7 +14,8 @@ the runtime directory, the service manager's unit directories, the shims, and th
 tool writes whose new text the agent's module has judged to leave hookd's hooks, their switches and
 trust as they were (an MCP server or a permission added), which the policy lets through; everything
 else that writes, moves, deletes, links or changes the mode of a protected path is the policy's to deny.
-Agents' paths are computed once with a stand-in home and project and filled in per caller (cached).
+The set is derived on a caller's first call (its home, its project, the variables that move an agent's
+files) and kept for the next ones.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import hookd
 from hookd.config import Config, default_config_path
 from hookd.dialects.registry import AGENTS
-from hookd.dialects.spec import Surface, keeps_hooks
+from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
 from hookd.enrich.paths import event_home
 from hookd.resources import python_shim
 from hookd.shimbuild import native_shim_path
@@ -83,31 +85,40 @@ def _unit_dirs() -> Iterator[tuple[Path, str]]:
 
 
 class ProtectedSet:
-    """The protected places for each caller's home and project, filled in from one derived template."""
+    """The protected places for each caller (home, project, and the variables that move an agent's files),
+    derived on a caller's first call and kept for the next ones."""
 
     def __init__(self, config: Config, env: Mapping[str, str] | None = None) -> None:
-        env = os.environ if env is None else env
-        surfaces: list[Surface] = []
-        for spec in AGENTS.values():  # the daemon's environment, and the agents' defaults without it
-            for environment in (env, {}):
-                surfaces += spec.tamper_surface(_HOME, _PROJECT, environment)
-        own = [Surface(path, what, "", "hookd") for path, what in hookd_places(config)]
-        self._templates = tuple({str(s.path): s for s in reversed([*surfaces, *own])}.values())[::-1]
-        self._cache: OrderedDict[tuple[str, str], tuple[list[JSON], dict[str, Surface]]] = OrderedDict()
+        self._env = dict(os.environ if env is None else env)
+        self._own = tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(config))
+        self._moves = tuple(dict.fromkeys(name for spec in AGENTS.values() for name in spec.install.location_env))
+        self._cache: OrderedDict[tuple[str, ...], tuple[list[JSON], dict[str, Surface]]] = OrderedDict()
 
-    def places(self, home: str, project: str) -> tuple[list[JSON], dict[str, Surface]]:
-        """The protected list handed to policies, and the judgeable settings files by path."""
-        key = (home, project)
+    def places(
+        self, home: str, project: str, caller_env: Mapping[str, str] | None = None
+    ) -> tuple[list[JSON], dict[str, Surface]]:
+        """The protected list handed to policies, and the judgeable settings files by path. The agents'
+        files are taken where the daemon's environment, the caller's and the agents' defaults put them:
+        a variable can add places, never take one away."""
+        moved = {name: caller_env[name] for name in self._moves if caller_env and caller_env.get(name)}
+        key = (home, project, *(f"{k}={v}" for k, v in sorted(moved.items())))
         found = self._cache.get(key)
         if found is not None:
             self._cache.move_to_end(key)
             return found
+        surfaces: list[Surface] = []
+        if home.startswith("/") and project.startswith("/"):
+            for spec in AGENTS.values():
+                for environment in (self._env, {}, moved):
+                    surfaces += spec.tamper_surface(Path(home), Path(project), environment)
         listed: list[JSON] = []
         judged: dict[str, Surface] = {}
-        for surface in self._templates:
+        seen: set[str] = set()
+        for surface in (*surfaces, *self._own):
             path = _fill(str(surface.path), home, project)
-            if path is None:
+            if path is None or path in seen:
                 continue
+            seen.add(path)
             listed.append({"path": path, "what": surface.what})
             if surface.keys:
                 judged[path] = Surface(Path(path), surface.what, surface.scope, surface.kind, surface.keys)
@@ -119,11 +130,67 @@ class ProtectedSet:
     def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
         """The enricher: `input.hookd` on every tool call that can change a file."""
         tool = event.tool
+        if event.event is Event.OTHER and _vetoes(event):
+            why = unguarded(AGENTS[event.client], Path(event_home(event)), Path(event.project_dir), event.env)
+            return event.with_facts(hookd={"protected": [], "keeps": [], "unguarded": why})
         if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
             return event
-        listed, judged = self.places(event_home(event), event.project_dir)
+        listed, judged = self.places(event_home(event), event.project_dir, event.env)
         keeps = [p for p in _written(event) if p in judged and _keeps(event, judged[p])]
         return event.with_facts(hookd={"protected": listed, "keeps": keeps})
+
+
+def _vetoes(event: NormalisedEvent) -> bool:
+    spec = AGENTS.get(event.client)
+    agent_event = spec.event_index.get(event.client_event) if spec is not None else None
+    return agent_event is not None and agent_event.vetoes_settings
+
+
+def unguarded(spec: AgentSpec, home: Path, project: Path, env: Mapping[str, str]) -> str:
+    """Why the agent's settings as they are on disk now would no longer run hookd's hooks ('' when they
+    would): a switch that turns hooks off, or an event hookd registers that no scope's file holds any more.
+    For an agent that asks before it applies a change (a veto event), so that the change is kept out."""
+    registered: set[str] = set()
+    for scope in spec.install.scopes:
+        path = spec.install.settings_path(scope, home, project, env)
+        doc = _doc(path)
+        if doc is None:
+            return f"{path} can no longer be read as {spec.title} settings"
+        for switch in spec.install.hooks_off:
+            where = Path(os.path.normpath(path.parent / switch.beside)) if switch.beside else path
+            beside = doc if not switch.beside else _doc(where)
+            if beside is not None and dotted(beside, switch.key) == switch.off:
+                return f"{switch.key} in {where} would switch every hook off, hookd's among them"
+        hooks = doc.get("hooks") if doc else None
+        for event, definitions in hooks.items() if isinstance(hooks, Mapping) else ():
+            if _holds_hookd(spec, definitions):
+                registered.add(event)
+    missing = [e.name for e in spec.events if e.install and e.fail_output is not None and e.name not in registered]
+    if missing:  # the veto came from hookd's hook, so hookd was registered when the session started
+        return f"hookd's {', '.join(missing)} hook would be gone from every {spec.title} settings file"
+    return ""
+
+
+def _doc(path: Path) -> Mapping[str, Any] | None:
+    """A settings file's document ({} when missing); None when it cannot be read."""
+    readable, text = _read(path)
+    if not readable:
+        return None
+    try:
+        return settings_doc(path, text or "")
+    except ValueError:
+        return None
+
+
+def _holds_hookd(spec: AgentSpec, definitions: Any) -> bool:
+    for definition in definitions if isinstance(definitions, list) else ():
+        inner = definition.get("hooks") if isinstance(definition, dict) else None
+        for hook in inner if isinstance(inner, list) else [definition]:
+            if isinstance(hook, dict) and (
+                spec.install.own_file is not None or hook.get(spec.install.identity) == "hookd"
+            ):
+                return True
+    return False
 
 
 def _fill(template: str, home: str, project: str) -> str | None:

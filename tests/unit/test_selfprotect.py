@@ -161,3 +161,69 @@ def test_the_filled_in_set_is_cached_per_caller(world: tuple[Path, Path]) -> Non
     home, project = world
     protected_set = ProtectedSet(replace(Config(), log=LogConfig()), env={})
     assert protected_set.places(str(home), str(project)) is protected_set.places(str(home), str(project))
+
+
+# --- the second line: an agent that asks before it applies a settings change (Claude Code's ConfigChange)
+
+
+def config_change(home: Path, project: Path, path: Path) -> tuple[str, bytes]:
+    """One ConfigChange through the whole hot path with the shipped policies: (outcome, Claude's stdout)."""
+    import asyncio
+
+    from hookd.assembly import build_pipeline, engine_for_dir
+    from hookd.config import bundled_policies_dir
+
+    config = Config()
+    payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": "ConfigChange",
+               "source": "user_settings", "file_path": str(path)}  # fmt: skip
+    request = HookRequest(
+        client="claude", event="ConfigChange", payload=json.dumps(payload).encode(),
+        env={"CLAUDE_PROJECT_DIR": str(project), "HOME": str(home)}, cwd=str(project),
+        caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()), deadline=Deadline.after(5),
+    )  # fmt: skip
+
+    async def decide() -> tuple[str, bytes]:
+        engine = engine_for_dir(config, bundled_policies_dir())
+        try:
+            pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: False)
+            handled = await pipeline.handle(request)
+            return handled.decision.outcome.name.lower(), handled.reply.stdout
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(decide())
+
+
+@pytest.fixture
+def claude_settings(world: tuple[Path, Path]) -> Path:
+    home, _ = world
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"model": "opus"}))
+    install(command_plan(Config(), "claude", path, None)[0])
+    return path
+
+
+def test_a_settings_change_that_keeps_hookd_is_applied(world: tuple[Path, Path], claude_settings: Path) -> None:
+    home, project = world
+    doc = json.loads(claude_settings.read_text())
+    claude_settings.write_text(json.dumps({**doc, "permissions": {"allow": ["Bash(npm test)"]}}))
+    assert config_change(home, project, claude_settings) == ("allow", b"")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda d: {**d, "disableAllHooks": True}, id="disableAllHooks"),
+        pytest.param(lambda d: {k: v for k, v in d.items() if k != "hooks"}, id="hooks-removed"),
+    ],
+)
+def test_a_settings_change_that_drops_hookd_is_kept_out(
+    world: tuple[Path, Path], claude_settings: Path, change: Any
+) -> None:
+    home, project = world
+    claude_settings.write_text(json.dumps(change(json.loads(claude_settings.read_text()))))
+    outcome, stdout = config_change(home, project, claude_settings)
+    reply = json.loads(stdout)
+    assert outcome == "deny" and reply["decision"] == "block", stdout
+    assert "kept out" in reply["reason"], reply

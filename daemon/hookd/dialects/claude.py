@@ -70,6 +70,7 @@ CLAUDE_EVENTS: Mapping[str, Event] = {
     "SessionEnd": Event.SESSION_END,
     "PreCompact": Event.PRE_COMPRESS,
     "Notification": Event.NOTIFICATION,
+    "ConfigChange": Event.OTHER,  # a settings file changed mid-session: a block keeps the change out
 }
 # The Claude event whose reply stands for a canonical event (fail_reply has only the canonical one).
 PRIMARY_EVENT: Mapping[Event, str] = {
@@ -157,7 +158,8 @@ def render_claude_shaped(event: NormalisedEvent, decision: Decision) -> Reply:
     """Claude Code's rendering, for every agent whose hook contract copies it (event names from
     `event.client_event`)."""
     notes: list[str] = []
-    output = _RENDERERS.get(event.event, _observed)(event, decision, notes)
+    render = _CLIENT_RENDERERS.get(_name(event)) or _RENDERERS.get(event.event, _observed)
+    output = render(event, decision, notes)
     if decision.contexts and not carries_context(output):
         notes.append(f"context not carried: {_name(event)} cannot add it to this reply")
     return reply(output, notes)
@@ -292,6 +294,11 @@ _RENDERERS: Mapping[Event, Renderer] = {
 }
 
 
+# Events without a canonical counterpart that can still block: ConfigChange keeps a settings change out
+# (except a managed one, policy_settings, which Claude applies whatever the hook says).
+_CLIENT_RENDERERS: Mapping[str, Renderer] = {"ConfigChange": _pre_compact}
+
+
 def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
     if scope == "user":  # Claude Code keeps its user files in $CLAUDE_CONFIG_DIR when that is set
         config_dir = env.get("CLAUDE_CONFIG_DIR")
@@ -328,14 +335,15 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
 # The events hookd registers: those with a canonical counterpart (docs/claude.md).
 _INSTALLED = (
     "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse", "PostToolUse",
-    "PostToolUseFailure", "PreCompact", "Notification",
+    "PostToolUseFailure", "PreCompact", "Notification", "ConfigChange",
 )  # fmt: skip
 
 
 def _agent_event(name: str) -> AgentEvent:
     event = CLAUDE_EVENTS[name]
     closed = event in FAIL_CLOSED_EVENTS
-    return AgentEvent(name, event, fail_output(name, REASON) if closed else None, fail_closed=closed)
+    output = fail_output(name, REASON) if closed else None
+    return AgentEvent(name, event, output, fail_closed=closed, vetoes_settings=name == "ConfigChange")
 
 
 SPEC = AgentSpec(
@@ -356,6 +364,7 @@ SPEC = AgentSpec(
         hooks_off=(Switch("", "disableAllHooks", True),),
         guarded_keys=("allowedHttpHookUrls", "httpHookAllowedEnvVars"),  # an http hook refused lets a call through
         bypass=_bypass,
+        location_env=("CLAUDE_CONFIG_DIR",),
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",

@@ -474,6 +474,7 @@ SPEC = AgentSpec(
             Switch("config.toml", "features.codex_hooks", False),
         ),
         bypass=_bypass,
+        location_env=("CODEX_HOME",),
     ),
     process_names=("codex",),
 )

@@ -397,6 +397,7 @@ SPEC = AgentSpec(
         hooks_off=(Switch("../settings.json", "disableAllHooks", True),),
         switch_keys=("disabledHooks",),
         bypass=_bypass,
+        location_env=("COPILOT_HOME",),
     ),
     env=("COPILOT_PROJECT_DIR",),
     project_dir_env="COPILOT_PROJECT_DIR",

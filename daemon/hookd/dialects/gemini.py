@@ -497,6 +497,7 @@ SPEC = AgentSpec(
         hooks_off=(Switch("", "hooksConfig.enabled", False),),
         guarded_keys=("hooksConfig",),  # hooksConfig.disabled names hooks to skip
         bypass=_bypass,
+        location_env=("GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
     ),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",

@@ -189,6 +189,7 @@ SPEC = AgentSpec(
         timeout_unit_ms=1000,
         hooks_off=(Switch("", "disableAllHooks", True),),
         bypass=_bypass,
+        location_env=("QWEN_HOME", "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH"),
         run_order=("project", "user", "system"),  # a later hook's nested allow overrides hookd's deny
     ),
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),

@@ -32,7 +32,9 @@ class AgentEvent:
     `fail_output` is the stdout that makes the agent deny when hookd cannot decide, with REASON where
     the one-line reason goes (as a JSON string); None when nothing printed there can block (the
     shims then print nothing). `fail_closed` is whether that is the default (`--fail` overrides).
-    `install` is False for an event that hookd parses but does not register.
+    `install` is False for an event that hookd parses but does not register. `vetoes_settings`: the event
+    comes before the agent applies a change to its settings files, and a block keeps the change out (a
+    second line of self-protection, for changes made outside a guarded tool call).
     """
 
     name: str
@@ -40,6 +42,7 @@ class AgentEvent:
     fail_output: Mapping[str, Any] | None = None
     fail_closed: bool = False
     install: bool = True
+    vetoes_settings: bool = False  # the agent asks before it applies a change to its settings; a block keeps it out
 
     def fail_parts(self) -> tuple[str, str] | None:
         """The fail output split around the reason: (prefix, suffix) of the exact bytes printed."""
@@ -166,6 +169,9 @@ class InstallSpec:
     # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
     run_order: tuple[str, ...] = ()
     bypass: Callable[[str, Path, Path, Mapping[str, str]], tuple[Path, ...]] | None = None
+    # The variables that move the agent's files (read by settings_path and bypass): the shims forward them,
+    # so that the daemon protects the files the agent really reads.
+    location_env: tuple[str, ...] = ()
 
     def trust_path(self, scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path | None:
         return self.trust.path(scope, home, project_dir, env) if self.trust is not None else None
@@ -193,16 +199,17 @@ def keeps_hooks(surface: Surface, old: str | None, new: str) -> bool:
     if not surface.keys:
         return False
     try:
-        before, after = _settings_doc(surface.path, old or ""), _settings_doc(surface.path, new)
+        before, after = settings_doc(surface.path, old or ""), settings_doc(surface.path, new)
     except ValueError:
         return False
-    return all(_dotted(before, key) == _dotted(after, key) for key in surface.keys)
+    return all(dotted(before, key) == dotted(after, key) for key in surface.keys)
 
 
-_MISSING = object()
+MISSING = object()
 
 
-def _settings_doc(path: Path, text: str) -> Mapping[str, Any]:
+def settings_doc(path: Path, text: str) -> Mapping[str, Any]:
+    """A settings file's text as a document: TOML by its suffix, else JSON; ValueError when it is neither."""
     if not text.strip():
         return {}
     if path.suffix == ".toml":
@@ -218,11 +225,12 @@ def _settings_doc(path: Path, text: str) -> Mapping[str, Any]:
     return doc
 
 
-def _dotted(doc: Mapping[str, Any], key: str) -> Any:
+def dotted(doc: Mapping[str, Any], key: str) -> Any:
+    """The value at a dotted key; MISSING when there is none."""
     value: Any = doc
     for part in key.split("."):
         if not isinstance(value, Mapping) or part not in value:
-            return _MISSING
+            return MISSING
         value = value[part]
     return value
 
