@@ -274,7 +274,7 @@ class AgentSpec:
         another hook override hookd's: the settings files, the files of their switches, trust and
         managed-only switch, and what `bypass` names. Derived from this spec, never listed by hand."""
         spec, out = self.install, []
-        own = spec.own_file is not None or spec.text_settings is not None
+        own = spec.own_file is not None
         settings_keys = (
             "hooks", "hookd", spec.enable_key, spec.managed_only_key if not spec.managed_only_file else "",
             *(s.key for s in spec.hooks_off if not s.beside), *spec.guarded_keys,
