@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from hookd.dialects.codex import codex_trust_entries
+from hookd.dialects.registry import AGENTS as REGISTRY
 from support import VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
@@ -488,3 +489,22 @@ def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
     after = run_agent(server, setup, f"touch {target}/keep-tamper")  # the next session: still guarded
     assert not (target / "keep-tamper").exists(), after.report
     assert DENY_REASON in after.sent, after.report
+
+
+# --- the daemon-down message reaches the user (issue 27.4) ---------------------------------------------
+# With the daemon down and the defaults (the prompt event fails closed), Codex and Qwen stop at the prompt
+# with an empty turn and show nothing of the block, not even its reason. The shim writes the reason to
+# the agent's own stderr for such events (AgentEvent.tell_user).
+
+SILENT = [a for a in AGENTS if any(e.tell_user for e in REGISTRY[a].events)]
+
+
+@pytest.mark.parametrize("agent", SILENT)
+def test_the_daemon_down_reason_reaches_the_user_when_the_prompt_is_blocked(
+    agent: str, server: Server, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    dead = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "nothing"
+    setup = install(agent, tmp_path, dead, server.port, copilot_cache)  # the defaults: the prompt fails closed
+    run = run_agent(server, setup, f"touch {target}/ok-down")
+    assert not (target / "ok-down").exists(), run.report
+    assert f"hookd: hookd is not running (no daemon on {dead / 'hook.sock'})" in run.stderr, run.report

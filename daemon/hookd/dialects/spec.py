@@ -34,7 +34,9 @@ class AgentEvent:
     shims then print nothing). `fail_closed` is whether that is the default (`--fail` overrides).
     `install` is False for an event that hookd parses but does not register. `vetoes_settings`: the event
     comes before the agent applies a change to its settings files, and a block keeps the change out (a
-    second line of self-protection, for changes made outside a guarded tool call).
+    second line of self-protection, for changes made outside a guarded tool call). `tell_user`: the agent
+    shows nothing of this event's block in a headless run (an empty turn), so when the shim fails closed it
+    also writes the one-line reason to the agent's own stderr.
     """
 
     name: str
@@ -43,6 +45,7 @@ class AgentEvent:
     fail_closed: bool = False
     install: bool = True
     vetoes_settings: bool = False  # the agent asks before it applies a change to its settings; a block keeps it out
+    tell_user: bool = False  # the agent shows nothing of this event's block headless: the shim tells its stderr
 
     def fail_parts(self) -> tuple[str, str] | None:
         """The fail output split around the reason: (prefix, suffix) of the exact bytes printed."""
