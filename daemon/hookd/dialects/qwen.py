@@ -196,4 +196,6 @@ SPEC = AgentSpec(
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",
     process_names=("qwen", "cli.js"),
+    headless_flags=("-p", "--prompt"),
+    interactive_flags=("-i", "--prompt-interactive"),
 )
