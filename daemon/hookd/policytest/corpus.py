@@ -25,7 +25,7 @@ from typing import Any
 
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.errors import one_line
-from hookd.policytest import TestResult
+from hookd.policytest.result import TestResult
 from hookd.types import ToolKind, ToolSpec
 
 RunCase = Callable[[str, dict[str, Any]], TestResult]
