@@ -36,7 +36,7 @@ from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, setting
 from hookd.enrich.paths import event_home
 from hookd.resources import python_shim
 from hookd.shimbuild import native_shim_path
-from hookd.transport.runtime_dir import runtime_dir_choices
+from hookd.transport.runtime_dir import FALLBACK, runtime_dir_choices
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
 _HOME = Path("/\x00home")  # stand-ins, filled in per caller
@@ -76,6 +76,7 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     yield config.daemon.runtime_dir, "hookd's runtime directory"
     for runtime_dir in runtime_dir_choices():
         yield runtime_dir, "hookd's runtime directory"
+    yield _HOME / FALLBACK, "hookd's runtime directory"  # the caller's, where /tmp/hookd-<uid> is squatted
     yield from _unit_dirs()
     yield native_shim_path(), "hookd's native shim"
     yield python_shim(), "hookd's Python shim"
