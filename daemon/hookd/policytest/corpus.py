@@ -75,7 +75,7 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
     what = case.get("command") or case.get("path") or f"{case.get('client')} {case.get('tool_name')}"
     label = f"{name} [{category}] {what}"[:200]
     expect = {"outcome": ["deny", "ask"] if attack else "allow"}
-    result = run_case(label, {"payload": payload, "expect": expect, "client": case.get("client", "gemini")})
+    result = run_case(label, {"payload": payload, "expect": expect, "client": case.get("client", DEFAULT_AGENT)})
     result = replace(result, category=category, attack=attack)
     outside = case.get("outside_aims")
     if outside:
@@ -94,8 +94,8 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
 
 def _payload(case: dict[str, Any]) -> dict[str, Any]:
     if "tool_name" in case:  # any agent's own tool: a Claude-shaped PreToolUse (Codex, Qwen, Copilot, Claude)
-        if case.get("client") in (None, "gemini") or not isinstance(case["tool_name"], str):
-            raise ValueError("'tool_name' needs a string and a 'client' other than gemini")
+        if case.get("client") in (None, DEFAULT_AGENT) or not isinstance(case["tool_name"], str):
+            raise ValueError(f"'tool_name' needs a string and a 'client' other than {DEFAULT_AGENT}")
         if not isinstance(case.get("tool_input"), dict):
             raise ValueError("'tool_input' must be an object")
         return {
