@@ -230,3 +230,16 @@ def test_effects_reach_the_input(proj: Path) -> None:
     for effect in effects("rm -rf build && cat README.md > out.txt", proj):
         assert {"op", "path", "known", "recursive", "to", "program", "via", "class"} <= set(effect)
         assert effect["via"] == "shell"
+
+
+def test_stdin_names_are_what_the_command_before_listed(proj: Path) -> None:
+    from hookd.enrich.effects import model
+    from hookd.enrich.shell import runners
+
+    assert model.XARGS_INPUT == runners.XARGS_INPUT
+    (read,) = ops("find ~ -name '*.pem' | xargs cat", proj, "read")
+    assert read["path"] == HOME and read["recursive"] and read["from_stdin"]
+    (read,) = ops("git ls-files | xargs wc -l", proj, "read")
+    assert read["class"] == "project-root"
+    assert names("echo a.txt b.txt | xargs rm", proj)[1] == ["rm", "a.txt", "b.txt"]
+    assert [e["raw"] for e in ops("diff <(sort a) <(sort b)", proj, "read")] == ["a", "b"]  # sort's, not <(…)

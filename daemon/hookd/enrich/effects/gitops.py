@@ -171,6 +171,8 @@ def _files(sub: str, rest: list[str], place: Place, model: EffectModel) -> None:
         for word in operands:
             if ":" in word and not word.startswith(":"):
                 model.add("read", place(word.split(":", 1)[1]), "git", history=True)
+    elif sub in ("ls-files", "ls-tree", "grep"):
+        model.add("list", place("."), "git", recursive=True)
     elif sub == "clone" and operands:
         _clone(rest, operands, place, model)
     elif sub in ("apply", "am") and operands:

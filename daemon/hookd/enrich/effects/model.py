@@ -20,6 +20,7 @@ from hookd.enrich.effects.options import EMPTY_TABLE, Parsed, parse
 from hookd.enrich.facts import arg_class, is_unresolved, tree_of
 
 Place = Callable[[str], dict[str, Any]]
+XARGS_INPUT = "${xargs_input}"  # hookd.enrich.shell.runners.XARGS_INPUT (imported from there it would be a cycle)
 
 SHELLS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh", "source", "."},
@@ -88,7 +89,7 @@ class CommandView:
 
 
 class EffectModel:
-    __slots__ = ("contents", "effects", "home", "produced", "project")
+    __slots__ = ("_listed", "_previous", "contents", "effects", "home", "produced", "project")
 
     def __init__(self, *, home: str, project: str) -> None:
         self.home = home.rstrip("/") or "/"
@@ -96,6 +97,8 @@ class EffectModel:
         self.effects: list[dict[str, Any]] = []
         self.produced: dict[str, str] = {}  # path -> how the line made it: write, fetch, decode
         self.contents: dict[str, str] = {}  # path -> its text, when the line wrote known text
+        self._listed: list[dict[str, Any]] = []  # what the command being judged lists (find, ls, git ls-files)
+        self._previous: list[dict[str, Any]] = []  # what the command before it listed: the names xargs reads
 
     # ----------------------------------------------------------------------------------------------
     # Building effects
@@ -114,6 +117,8 @@ class EffectModel:
         **extra: Any,
     ) -> dict[str, Any]:
         raw = str(placed.get("raw", "")) if placed else ""
+        if XARGS_INPUT in raw and self._previous and op != "list":
+            return self._from_listing(op, program, raw)
         dynamic = bool(placed) and _dynamic(raw)
         path = "" if not placed or dynamic else str(placed.get("path") or "")
         tree = tree_of(path) if recursive and path else path
@@ -139,6 +144,15 @@ class EffectModel:
             effect["url"] = url
         effect.update(extra)
         self.effects.append(effect)
+        if op == "list" and placed:
+            self._listed.append(dict(placed))
+        return effect
+
+    def _from_listing(self, op: str, program: str, raw: str) -> dict[str, Any]:
+        """`find DIR … | xargs cat`: the names on stdin are what the command before listed, somewhere in DIR."""
+        effect: dict[str, Any] = {}
+        for placed in self._previous:
+            effect = self.add(op, placed, program, recursive=True, from_stdin=True)
         return effect
 
     def classify(self, placed: Mapping[str, Any], tree: str) -> str:
@@ -148,6 +162,7 @@ class EffectModel:
     # One command
 
     def command(self, view: CommandView, place: Place) -> Followups:
+        self._previous, self._listed = self._listed, []
         follow = Followups()
         name, argv = view.name, view.argv
         if view.sudo:
@@ -257,7 +272,8 @@ class EffectModel:
                 follow.scripts.append(text)
             elif follow.code is None:
                 follow.code = (lang, text)
-            self.add("exec", None, name, code={"lang": lang, "text": text}, known=not _dynamic(text))
+            # `$` in another language's code is that language's own (`awk '{print $1}'`): the text is known
+            self.add("exec", None, name, code={"lang": lang, "text": text}, known=lang != "sh" or not _dynamic(text))
             return
         self.add("exec", None, name, code={"lang": "sh", "text": text}, known=not _dynamic(text.split(" ", 1)[0]))
         follow.scripts.append(text)
@@ -374,6 +390,8 @@ class EffectModel:
                 self._apply(op, place(word), name, recursive, view)
 
     def _apply(self, op: str, placed: Mapping[str, Any], name: str, recursive: bool, view: CommandView) -> None:
+        if str(placed.get("raw", "")).startswith(("<(", ">(")):
+            return  # a pipe from commands that are judged themselves
         if op == "write-fetched":
             effect = self.add("write", placed, name)
             if effect["path"]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.paths import PathResolver, event_home
+from hookd.enrich.paths import PathResolver, event_home, expand_tilde
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
@@ -182,7 +182,7 @@ class _Builder:
             self._assign(simple.assigns, cwd)
         argv, wrappers = _peel(list(words), env)
         if "xargs" in wrappers:
-            argv = xargs_operands(words, argv)
+            argv = xargs_operands(words, argv, stdin)
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
         privileged = sudo or not _SUDO.isdisjoint(wrappers)
@@ -244,7 +244,8 @@ class _Builder:
         if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
             self._positional(argv[2:] if argv[1] == "--" else argv[1:])
         if name in ("export", "declare", "typeset", "readonly", "local"):
-            self._assign([(a.split("=", 1)[0], a.split("=", 1)[1]) for a in argv[1:] if _ASSIGN.match(a)])
+            pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
+            self._assign([(key, expand_tilde(value, self.home)) for key, value in pairs], cwd)  # bash expands `~` there
         return follow.origin
 
     def _effects(

@@ -296,7 +296,7 @@ class _Convert:
             body: list[_Item] = []
             for part in node.parts[1:]:
                 self._item(part, body)
-            name = getattr(node.parts[0], "word", None) if node.parts else None
+            name = next((getattr(p, "word", None) for p in node.parts if p.kind == "word"), None)
             items.append(_Block(body, subshell=True, function=name if isinstance(name, str) else None))
         elif kind == "word":  # the words of `for x in …`
             items.extend(self._subs(node))

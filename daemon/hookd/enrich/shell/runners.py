@@ -295,9 +295,9 @@ def _format(template: str, args: list[str]) -> str | None:
             return "".join(out)
 
 
-def xargs_operands(words: list[str], argv: list[str]) -> list[str]:
-    """The command xargs runs, with its operands from stdin as XARGS_INPUT: in place of the -I token,
-    else appended."""
+def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None) -> list[str]:
+    """The command xargs runs, with its operands from stdin: the words of `stdin` when the line shows them
+    (`echo a b | xargs rm`), else XARGS_INPUT; in place of the -I token (its first line), else appended."""
     token = None
     for k, word in enumerate(words):
         if word in ("-I", "--replace") and k + 1 < len(words):
@@ -310,9 +310,13 @@ def xargs_operands(words: list[str], argv: list[str]) -> list[str]:
             token = "{}"
         if words[k:] == argv:
             break
+    given = stdin.split() if stdin is not None and stdin.strip() else None
     if token:
-        return [w.replace(token, XARGS_INPUT) for w in argv]
-    return [*argv, XARGS_INPUT] if argv else argv
+        line = stdin.strip().splitlines()[0].strip() if given and stdin is not None else XARGS_INPUT
+        return [w.replace(token, line) for w in argv]
+    if not argv:
+        return argv
+    return [*argv, *given] if given else [*argv, XARGS_INPUT]
 
 
 def operands(argv: list[str]) -> list[str]:
