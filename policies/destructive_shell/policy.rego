@@ -1192,9 +1192,21 @@ _effects_given if is_array(input.effects)
 
 _effect_ops := {e.op | some e in input.effects} if _shell
 
+# The rules below sit behind one gate each for deny and ask: a line without exec, device, privilege or
+# write effects never tries them (every rule body tried costs regorus a few µs).
+deny contains v if {
+	count(_effect_ops & {"exec", "device"}) > 0
+	some v in _effect_deny
+}
+
+ask contains v if {
+	count(_effect_ops & {"exec", "privilege", "write"}) > 0
+	some v in _effect_ask
+}
+
 # Code the line runs that it downloaded or decoded first (`curl -o x && sh x`, `nc host | sh`, a script of a
 # repository it just cloned): the intent is clear.
-deny contains {"id": "download-then-exec", "reason": reason} if {
+_effect_deny contains {"id": "download-then-exec", "reason": reason} if {
 	"exec" in _effect_ops
 	some e in input.effects
 	e.op == "exec"
@@ -1207,7 +1219,7 @@ _flow_words := {"fetch": "downloaded", "decode": "decoded"}
 # Code that cannot be known before it runs: a shell's stdin from another program's output, a process
 # substitution, a file the line wrote otherwise, a command held in a variable, git's hooks path moved,
 # `--exec-path`: asked (unknown_code in data.json: "ask", or "allow" to turn it off).
-ask contains {"id": "unknown-code", "reason": reason} if {
+_effect_ask contains {"id": "unknown-code", "reason": reason} if {
 	"exec" in _effect_ops
 	_cfg.unknown_code == "ask"
 	some e in input.effects
@@ -1229,7 +1241,7 @@ _effect_target(e) := e.raw if {
 
 # A device formatted, erased or overwritten by any program the catalogue knows takes one (mkfs*, mke2fs,
 # wipefs, hdparm, sgdisk, …) or by a write onto /dev: a block device, or one hookd cannot name.
-deny contains {"id": "disk-format", "reason": reason} if {
+_effect_deny contains {"id": "disk-format", "reason": reason} if {
 	"device" in _effect_ops
 	some e in input.effects
 	e.op == "device"
@@ -1240,7 +1252,7 @@ deny contains {"id": "disk-format", "reason": reason} if {
 }
 
 # Other privileges (sudo, doas, sudoedit, pkexec, ksu, …: `privilege` in the catalogue)
-ask contains {"id": "sudo", "reason": reason} if {
+_effect_ask contains {"id": "sudo", "reason": reason} if {
 	"privilege" in _effect_ops
 	count(_priv) == 0 # the rule by name already asks
 	some e in input.effects
@@ -1250,7 +1262,7 @@ ask contains {"id": "sudo", "reason": reason} if {
 
 # A configuration key that runs a command, written for later (`git config core.fsmonitor …`, a clone's
 # `-c core.sshCommand=…`): what it runs is judged as itself too; writing it is asked.
-ask contains {"id": "exec-config", "reason": reason} if {
+_effect_ask contains {"id": "exec-config", "reason": reason} if {
 	"write" in _effect_ops
 	some e in input.effects
 	e.op == "write"

@@ -339,47 +339,55 @@ _dirname(p) := concat("/", array.slice(parts, 0, count(parts) - 1)) if parts := 
 # output is a credential such as `gh auth token`), whatever wraps it.
 # ---------------------------------------------------------------------------------------------
 
-deny contains {"id": m.id, "reason": _reason(e.path, e.program, m)} if {
+# Behind one gate: a line whose effects read nothing (ls, npm test) never tries these rules.
+_effect_reads := [e |
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
 	some e in input.effects
 	e.op in {"read", "copy", "move"}
+]
+
+deny contains v if {
+	count(_effect_reads) > 0
+	some v in _effect_read_deny
+}
+
+ask contains v if {
+	count(_effect_reads) > 0
+	some v in _effect_read_ask
+}
+
+_effect_read_deny contains {"id": m.id, "reason": _reason(e.path, e.program, m)} if {
+	some e in _effect_reads
 	not object.get(e, "guess", false)
 	e.path != ""
 	some m in _secret(e.path)
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
 }
 
 # A program the catalogue does not know, handed a secret's path: it may read it (asked).
-ask contains {"id": m.id, "reason": reason} if {
-	some e in input.effects
+_effect_read_ask contains {"id": m.id, "reason": reason} if {
+	some e in _effect_reads
 	object.get(e, "guess", false) == true
 	e.path != ""
 	some m in _secret(e.path)
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
 	reason := sprintf("%s is given %s, which holds %s; hookd does not know what it does with it: confirm it", [e.program, e.path, m.what])
 }
 
 # A file read whose name is only known when the shell runs (`cat $(printf '\x2eenv')`, `cat "$F"`): asked
 # (unknown_reads in data.json: "ask", or "allow").
-ask contains {"id": "unknown-read", "reason": reason} if {
+_effect_read_ask contains {"id": "unknown-read", "reason": reason} if {
 	_cfg.unknown_reads == "ask"
-	some e in input.effects
-	e.op in {"read", "copy", "move"}
+	some e in _effect_reads
 	e.known == false
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
 	reason := sprintf("%s reads %q, whose name is only known when the shell runs; confirm it", [e.program, e.raw])
 }
 
 # Everything under a home, an ancestor of one, or / read at once, by any program (`find ~ … | xargs cat`,
 # `cp -r ~ …`, `tar c ~`): it reads every secret there.
-deny contains {"id": "search-home", "reason": reason} if {
-	some e in input.effects
+_effect_read_deny contains {"id": "search-home", "reason": reason} if {
+	some e in _effect_reads
 	e.op in {"read", "copy"}
 	e.recursive == true
 	_home_or_above(e.path)
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
 	reason := sprintf("%s reads all of %s, and with it the secrets there (keys, credentials, .env files)", [e.program, e.path])
 }

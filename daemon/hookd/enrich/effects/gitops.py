@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from hookd.enrich.effects.model import EffectModel
 
 Place = Callable[[str], dict[str, Any]]
+_SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
 _PARAMETER = re.compile(r"'((?:[^'\\]|\\.)*)'(?:=('(?:[^'\\]|\\.)*'))?")
 
@@ -92,15 +93,15 @@ def git_effects(
     argv: list[str], env: Mapping[str, str], variables: Mapping[str, str], place: Place, model: EffectModel
 ) -> GitRun:
     data = catalogue().git
-    scope = {
-        **{k: v for k, v in variables.items() if k.startswith(("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_"))},
-        **env,
-    }
+    scope: Mapping[str, str] = env
+    if variables:  # what the line exported or set earlier (`export GIT_SSH_COMMAND=…; git fetch`)
+        scope = {**{k: v for k, v in variables.items() if k.startswith(_SCOPE)}, **env}
     pairs, sub_index = _config_pairs(argv, scope)
     run = GitRun(argv=list(argv))
-    for name in data["executing_env"]:
-        if name in scope:
-            _runs(f"${name}", scope[name], run, model)
+    if scope:
+        for name in data["executing_env"]:
+            if name in scope:
+                _runs(f"${name}", scope[name], run, model)
     config = {k.lower(): v for k, v in pairs}
     for key, value in pairs:
         if key == "exec-path":

@@ -301,9 +301,11 @@ class EffectModel:
         kind = self.produced.get(path)
         if kind is not None:
             return kind
-        for made, how in self.produced.items():
-            if how == "fetch" and path.startswith(made.rstrip("/") + "/"):
-                return how
+        parent = path
+        while "/" in parent.rstrip("/"):  # a file in a directory the line fetched (`git clone … && ./r/x.sh`)
+            parent = parent.rsplit("/", 1)[0]
+            if self.produced.get(parent or "/") == "fetch":
+                return "fetch"
         return ""
 
     def stdin_code(self, name: str, origin: str) -> None:

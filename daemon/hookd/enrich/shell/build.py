@@ -143,7 +143,7 @@ class _Builder:
             path = self._placed[key] = self._through_links(self.resolver.absolute(text, cwd.path, tilde=False))
         in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
         placed = {"raw": text, "path": path, "in_project": in_project}
-        if self._fresh and not _dynamic(text) and any(path == f or path.startswith(f + "/") for f in self._fresh):
+        if self._fresh and not _dynamic(text) and _within(path, self._fresh):
             placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
         return placed
 
@@ -225,7 +225,8 @@ class _Builder:
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
-        follow = self._effects(command, env, cwd, privileged and not sudo, stdin, origin, printed(list(words)))
+        echoed = printed(words) if command["name"] in ("echo", "printf") else None
+        follow = self._effects(command, env, cwd, privileged and not sudo, stdin, origin, echoed)
         for script in follow.scripts:
             self._nested(script, depth, cwd.copy(), privileged)
         self._inner(command, depth, cwd, privileged, stdin)
@@ -394,6 +395,15 @@ class _Builder:
         if os.path.isdir(self.resolver.absolute(target, cwd.path, tilde=False)):
             return None
         return cwd.path, False  # nowhere yet: it may be made before the `cd` runs, in any of them
+
+
+def _within(path: str, directories: set[str]) -> bool:
+    """`path` is one of `directories` or below one (a walk up its parents: linear in its length)."""
+    while path:
+        if path in directories:
+            return True
+        path = path.rsplit("/", 1)[0]
+    return False
 
 
 _MKTEMP = re.compile(r"^(?:\$\(|`)\s*mktemp((?:\s+[-\w./=%+,]+)*)\s*(?:\)|`)$")
