@@ -150,7 +150,7 @@ def test_line_continuation_joins_words(proj: Path) -> None:
         ('"~/x"', "~/x"),  # quoted: bash does not expand it
         ("'$HOME'", "$HOME"),  # single-quoted: literal
         ("$HOMEDIR/x", "$HOMEDIR/x"),  # another variable
-        ("x$HOME", "x$HOME"),  # only at the start of a word
+        ("x$HOME", f"x{HOME}"),  # anywhere in the word, as bash (`--dir=$HOME/.ssh`)
         ("a~/x", "a~/x"),
         ("$USER", "$USER"),
         ("${X:-y}", "${X:-y}"),

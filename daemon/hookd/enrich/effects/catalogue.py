@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +75,7 @@ class Program:
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
+    code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
     editor: bool = False
     remote_command: bool = False  # `ssh host CMD` runs CMD on another host
     socat: bool = False
@@ -171,6 +171,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         archive=bool(spec.get("archive", False)),
         plus_code=str(spec.get("plus_code", "")),
         code_file_options=frozenset(spec.get("code_file_options", ())),
+        code_file_lang=str(spec.get("code_file_lang", "")),
         editor=bool(spec.get("editor", False)),
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
@@ -181,34 +182,55 @@ def _fields(hook: Hook) -> dict[str, Any]:
     return {name: getattr(hook, name) for name in Hook.__slots__}
 
 
-@dataclass(frozen=True, slots=True)
 class Catalogue:
-    programs: Mapping[str, Program]
-    prefixes: tuple[tuple[str, str], ...]
-    git: Mapping[str, Any]
+    """The programs, each built from its data the first time a command names it (a daemon process meets a
+    few dozen of the ~700), and git's table."""
+
+    __slots__ = ("_built", "_derived", "_specs", "git", "prefixes")
+
+    def __init__(self, own: Mapping[str, Any], derived: Mapping[str, Any], git: Mapping[str, Any]) -> None:
+        self._specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
+        self._derived: Mapping[str, Any] = derived["programs"]
+        self._built: dict[str, Program | None] = {}
+        self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
+        self.git = git
 
     def get(self, name: str) -> Program | None:
-        found = self.programs.get(name)
+        try:
+            return self._built[name]
+        except KeyError:
+            pass
+        found = self._build(name)
         if found is None:
-            for prefix, base in self.prefixes:
-                if name.startswith(prefix):
-                    return self.programs.get(base)
+            base = next((b for prefix, b in self.prefixes if name.startswith(prefix)), None)
+            found = self.get(base) if base is not None else None
+        self._built[name] = found
         return found
+
+    @property
+    def programs(self) -> dict[str, Program]:
+        """Every program of the catalogue, built (for tests and tools; the hot path uses `get`)."""
+        names = {*self._specs, *self._derived}
+        return {name: program for name in sorted(names) if (program := self.get(name)) is not None}
+
+    def _build(self, name: str) -> Program | None:
+        spec = self._specs.get(name)
+        derived = self._derived.get(name)
+        if spec is None and derived is None:
+            return None
+        spec = spec or {}
+        like = spec.get("like")
+        if isinstance(like, str) and like in self._specs:
+            spec = {**self._specs[like], **{k: v for k, v in spec.items() if k != "like"}}
+        return _program(name, spec, derived)
 
 
 def _read(name: str) -> Any:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
-@cache
+_CATALOGUE = Catalogue(_read("programs.json"), _read("gtfobins.json"), _read("git.json"))  # read once, at import
+
+
 def catalogue() -> Catalogue:
-    own = _read("programs.json")
-    derived = _read("gtfobins.json")["programs"]
-    specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
-    for name, spec in list(specs.items()):
-        like = spec.get("like")
-        if isinstance(like, str) and like in specs:
-            specs[name] = {**specs[like], **{k: v for k, v in spec.items() if k != "like"}}
-    programs = {name: _program(name, specs.get(name, {}), derived.get(name)) for name in {*specs, *derived}}
-    prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
-    return Catalogue(programs, prefixes, _read("git.json"))
+    return _CATALOGUE

@@ -259,6 +259,14 @@ class EffectModel:
             elif hook.kind == "argv-code" and parsed.operands[: len(hook.subcommands)] == list(hook.subcommands):
                 text = " ".join(parsed.operands[len(hook.subcommands) :])
                 self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
+        self._code_words(program, parsed, view, follow)
+
+    def _code_words(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
+        """Code in a file an option names (`make -f FILE`), or in a `+CMD` operand (`vim +CMD`)."""
+        if program.code_file_lang:
+            for option, value in parsed.options:
+                if option in program.code_file_options and value is not None:
+                    self._code_file(program, value, view, follow)
         if program.plus_code:
             for word in parsed.operands:
                 if word.startswith("+") and len(word) > 1:
@@ -277,6 +285,19 @@ class EffectModel:
             return
         self.add("exec", None, name, code={"lang": "sh", "text": text}, known=not _dynamic(text.split(" ", 1)[0]))
         follow.scripts.append(text)
+
+    def _code_file(self, program: Program, value: str, view: CommandView, follow: Followups) -> None:
+        """`make -f FILE`, `awk -f FILE`: the code is in FILE; on stdin, it is what stdin gives."""
+        lang = program.code_file_lang
+        if value in STDIN_FILES:
+            text = view.stdin_text if view.stdin == "text" else None
+            if text is None:
+                self.stdin_code(program.name, view.stdin if view.stdin != "none" else "unknown")
+                return
+            self.add("exec", None, program.name, code={"lang": lang, "text": text})
+            follow.scripts.extend(_recipes(text) if lang == "make" else [])
+            if lang != "make" and follow.code is None:
+                follow.code = (lang, text)
 
     def _run_file(self, placed: Mapping[str, Any], name: str, lang: str, follow: Followups) -> None:
         """A file run as a program or script: a file the line wrote with known text is parsed; one it
@@ -528,6 +549,11 @@ class EffectModel:
             value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
             if value and not value.startswith("-") and _SECRET_HINT.search(value) and not _URL.match(value):
                 self.add("write" if writes else "read", place(value), name, guess=True)
+
+
+def _recipes(makefile: str) -> list[str]:
+    """The recipe lines of a makefile's text (tab-indented): each is a shell command line make runs."""
+    return [line.lstrip("\t").lstrip("@-+") for line in makefile.splitlines() if line.startswith("\t")]
 
 
 def _dynamic(text: str) -> bool:

@@ -215,14 +215,14 @@ def _read_dollar(s: str, i: int, out: list[str], home: str, subs: list[str] | No
         inner = s[i + 2 : end]
         if end < 0 or any(ch in inner for ch in "$`'\"{\\"):
             raise _Decline
-        out.append(home if inner == "HOME" and not any(out) else s[i : end + 1])
+        out.append(home if inner == "HOME" else s[i : end + 1])  # `--dir=$HOME/x` too, as bash
         return end + 1
     match = _NAME.match(s, i + 1)
     if match is None:
         out.append("$")
         return i + 1
     name = match.group()
-    out.append(home if name == "HOME" and not any(out) else "$" + name)
+    out.append(home if name == "HOME" else "$" + name)
     return match.end()
 
 
