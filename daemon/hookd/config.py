@@ -136,6 +136,10 @@ class LogConfig:
     path: Path = field(default_factory=lambda: default_state_dir() / "decisions.log")
     max_bytes: int = 16 * 1024 * 1024  # rotate before a file would pass this size
     keep: int = 5  # rotated files kept besides the current one: decisions.log.1 … .keep
+    # Every record but an allow is also written to decisions.kept.log, rotated on its own (docs/decision-log.md,
+    # "Retention"): allows never push a deny, ask, rewrite or halt out.
+    kept_max_bytes: int = 16 * 1024 * 1024
+    kept_keep: int = 5
     stdout: bool = False  # also print each record on the daemon's stdout
     queue_size: int = 10_000  # records waiting for the writer; when full the oldest is dropped and counted
     mask: tuple[str, ...] = DEFAULT_MASK  # every string under these paths is cut to mask_length
@@ -330,6 +334,8 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     if daemon.workers + daemon.lane > MAX_WORKERS:
         most = f"{MAX_WORKERS - 1} beside the lane" if daemon.lane else str(MAX_WORKERS)
         raise ConfigError(f"{where}: 'daemon.workers' must be at most {most}, got {daemon.workers}")
+    if daemon.workers > 1 and not daemon.lane:  # the chunks of a streamed response meet in the lane (hookd.lane)
+        raise ConfigError(f"{where}: 'daemon.workers = {daemon.workers}' needs 'daemon.lane = true'")
     shim = _section(ShimConfig(), raw.get("shim", {}), "shim", where)
     ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
     log = _section(LogConfig(), raw.get("log", {}), "log", where)

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 JSON = Any  # a value that json.loads can return
 
@@ -316,6 +316,16 @@ class Dialect(Protocol):
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply: ...  # total
 
     def fail_reply(self, event: Event, reason: str) -> Reply: ...  # the event's fail-closed output
+
+
+@runtime_checkable
+class RepeatingDialect(Dialect, Protocol):
+    """A dialect whose events carry a field that repeats byte for byte from call to call (a streamed
+    response's request on every chunk): the parse step reads it once (hookd.dialects.repeated)."""
+
+    repeated: Mapping[str, tuple[str, str]]  # the client's event name -> (the field, the field after it)
+
+    def parse_payload(self, request: HookRequest, payload: dict[str, JSON]) -> NormalisedEvent: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,15 +10,21 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hookd.audit.mask import Masker
 from hookd.policy.layers import USER_LAYER
-from hookd.rollout.record import observed_fields
 from hookd.types import JSON, Handled
 
 if TYPE_CHECKING:
-    from hookd.rollout.observe import Observed
+    from hookd.audit.streams import StreamSummary
+
+
+class RecordFields(Protocol):
+    """What another component adds to a decision's record (monitor and shadow layers: rollout.observe.Observed),
+    built by the writer with the record's masking."""
+
+    def fields(self, mask: Masker) -> dict[str, JSON]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +34,8 @@ class Pending:
     handled: Handled
     time: float  # time.time() when the decision was made
     via: str  # "socket" (the hook socket) or "grpc" (the Decide call)
-    observed: Observed | None = None  # what monitor and shadow layers would have decided (hookd.rollout)
+    observed: RecordFields | None = None  # what monitor and shadow layers would have decided (hookd.rollout)
+    stream: StreamSummary | None = None  # the record of a whole streamed response (hookd.audit.streams)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +106,30 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
         "caller": {"uid": caller.uid, "gid": caller.gid, "pid": caller.pid, "ppid": caller.ppid},
         "session": event.session_id,
         "via": pending.via,
-        "input": mask(event.input_document()),
+        "input": mask(event.input_document()) if pending.stream is None else _stream_input(pending, mask),
     }
+    if pending.stream is not None:
+        record["stream"] = pending.stream.as_json()
     if pending.observed is not None:
-        record |= observed_fields(pending.observed, mask)
+        record |= pending.observed.fields(mask)
     return record
+
+
+def _stream_input(pending: Pending, mask: Masker) -> JSON:
+    """A streamed response's input: what names the call, and the end of the text so far at the deciding chunk
+    (redacted with what came before it, cut to [log] mask_length); never the conversation its request carries."""
+    event = pending.handled.event
+    assert pending.stream is not None
+    text = pending.stream.deciding_text
+    return {
+        "client": event.client,
+        "event": event.event.value,
+        "client_event": event.client_event or event.event.value,
+        "session": {"id": event.session_id},
+        "cwd": event.cwd,
+        "caller": {"uid": event.caller.uid, "pid": event.caller.pid},
+        "stream": {"tail": mask.tail(text)},
+    }
 
 
 def gap_record(dropped: int, at: float) -> dict[str, JSON]:

@@ -374,7 +374,7 @@ def eval_on_daemon(args: argparse.Namespace, config: Config, payload: bytes, env
 
 
 def cmd_log_verify(args: argparse.Namespace, config: Config) -> int:
-    from hookd.audit.chain import log_files, verify
+    from hookd.audit.chain import kept_path, log_files, verify, verify_kept
 
     path = Path(args.path).resolve() if args.path else config.log.path
     if not log_files(path):
@@ -393,4 +393,14 @@ def cmd_log_verify(args: argparse.Namespace, config: Config) -> int:
         print(problem)
     if report.ok and report.head:
         print(f"head: {report.head}")
-    return 0 if report.ok else 1
+    if not log_files(kept_path(path)):
+        return 0 if report.ok else 1
+    try:
+        held = verify_kept(path)
+    except OSError as exc:
+        raise HookdError(f"cannot read the kept log {kept_path(path)}: {exc.strerror or exc}") from None
+    state = "every record matches its hash" if held.ok else f"{len(held.problems)} problems"
+    print(f"{kept_path(path)}: {held.records} records kept (all but allows) in {held.files} files, {state}")
+    for problem in held.problems:
+        print(problem)
+    return 0 if report.ok and held.ok else 1

@@ -21,11 +21,11 @@ Copilot honours it. No I/O. docs/copilot.md has the per-event table; the facts a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hookd import jsonstrict
 from hookd.dialects.common import (
     block_output,
     caller_facts,
@@ -51,6 +51,7 @@ from hookd.types import (
     ToolKind,
     ToolSpec,
 )
+from hookd.wire import MAX_PAYLOAD_DEPTH
 
 # camelCase events (hookd installs these) and the PascalCase ones Copilot accepts for Claude's files.
 COPILOT_EVENTS: Mapping[str, Event] = {
@@ -178,9 +179,11 @@ def _tool_call(name: str, payload: Mapping[str, JSON]) -> ToolCall | None:
         args = payload.get("toolArgs", payload.get("toolInput"))
         if isinstance(args, str):  # the docs show toolArgs as a JSON string; 1.0.102 sends an object
             try:
-                args = json.loads(args)
+                args = jsonstrict.loads(args)
             except ValueError:
                 raise DialectError(f"{name} payload: toolArgs is not JSON") from None
+            if jsonstrict.deeper_than(args, MAX_PAYLOAD_DEPTH):
+                raise DialectError(f"{name} payload: toolArgs nests more than {MAX_PAYLOAD_DEPTH} levels deep")
     if not isinstance(tool, str) or not tool:
         raise DialectError(f"{name} payload has no tool name")
     if not isinstance(args, dict):

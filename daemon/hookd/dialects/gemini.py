@@ -93,12 +93,18 @@ def tool_kind(name: str) -> ToolKind:
 class GeminiDialect:
     client = "gemini"
     handles_headless_ask = False  # headless Gemini waits forever on an ask
+    # Every AfterModel chunk of one response carries the same request (the conversation) before the chunk:
+    # the parse step reads it once (hookd.dialects.repeated).
+    repeated: Mapping[str, tuple[str, str]] = {Event.AFTER_MODEL.value: ("llm_request", "llm_response")}
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
+        return self.parse_payload(request, load_payload(request.payload))
+
+    def parse_payload(self, request: HookRequest, payload: dict[str, JSON]) -> NormalisedEvent:
+        """`parse` of a payload already read (hookd.dialects.repeated)."""
         event = GEMINI_EVENTS.get(request.event)
         if event is None:
             raise DialectError(f"unknown Gemini CLI hook event {request.event!r}")
-        payload = load_payload(request.payload)
         named = payload.get("hook_event_name")
         if named is not None and named != event.value:
             raise DialectError(f"payload says hook_event_name={named!r} but the shim was registered for {event.value}")
