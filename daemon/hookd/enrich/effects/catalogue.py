@@ -149,7 +149,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         last=str(spec.get("last", "")),
         option_ops=dict(spec.get("option_ops", {})),
         keyword_ops=dict(spec.get("keyword_ops", {})),
-        recursive=frozenset(spec.get("recursive", ())),
+        recursive=_recursive(spec),
         recursive_always=bool(spec.get("recursive_always", False)),
         runs=tuple(h for h in hooks if h.kind != "argv"),
         launcher=launcher,
@@ -176,6 +176,14 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
     )
+
+
+def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:
+    """The options that make a program recursive, as the option parser names them (`-r` under its long name
+    when the table gives one, and each letter of a table without)."""
+    given = set(spec.get("recursive", ()))
+    same = spec.get("same", {})
+    return frozenset(given | {same[o] for o in given if o in same})
 
 
 def _fields(hook: Hook) -> dict[str, Any]:

@@ -355,11 +355,7 @@ class EffectModel:
         self, program: Program, parsed: Parsed, argv: list[str], name: str, view: CommandView, place: Place
     ) -> None:
         """The files a program reads, writes, deletes, copies… as its catalogue entry says."""
-        recursive = (
-            program.recursive_always
-            or any(o in program.recursive for o, _ in parsed.options)
-            or any(o in program.recursive for o in _short_spellings(argv))
-        )
+        recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
         operands = _file_operands(program, parsed)
         self._option_values(program, parsed, name, recursive, view, place)
         if program.keyword_ops:
