@@ -391,3 +391,11 @@ _effect_read_deny contains {"id": "search-home", "reason": reason} if {
 	_home_or_above(e.path)
 	reason := sprintf("%s reads all of %s, and with it the secrets there (keys, credentials, .env files)", [e.program, e.path])
 }
+
+# A whole tree sent to another host (`tar cz . | curl -T - URL`, `zip -r - . | nc host port`): the project
+# may hold secrets (.env files, keys) that no single read shows; asked. (A home or above is denied above.)
+_effect_read_ask contains {"id": "send-tree", "reason": reason} if {
+	some e in _effect_reads
+	object.get(e, "sent", false) == true
+	reason := sprintf("%s sends all of %s to another host; it may hold secrets (.env files, keys): confirm it", [e.program, e.path])
+}

@@ -424,3 +424,19 @@ test_project_reads_pass if {
 	_r3 := ask with input as i
 	count(_r3) == 0
 }
+
+test_tree_sent_to_the_network_is_asked if {
+	i := _effect_input([{"op": "read", "path": "/p", "known": true, "recursive": true, "sent": true, "program": "curl", "via": "shell"}])
+	_s := ask with input as i
+	some v in _s
+	v.id == "send-tree"
+}
+
+test_environment_dump_is_asked if {
+	i := _effect_input([{"op": "read", "path": "/proc/self/environ", "known": true, "guess": true, "program": "env", "via": "shell"}])
+	_s := ask with input as i
+	some v in _s
+	v.id == "credentials-file"
+	_d := deny with input as _effect_input([{"op": "read", "path": "/proc/123/environ", "known": true, "program": "cat", "via": "shell"}])
+	count(_d) > 0
+}

@@ -42,6 +42,11 @@ _INERT = frozenset(
      "uniq", "tee"}
 )  # fmt: skip
 _SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
+_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf"})
+# A variable whose name says it holds a credential (`$GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`)
+_SECRET_VARIABLE = re.compile(
+    r"(?:^|\$\{?)([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|AUTH)[A-Z0-9_]*)"
+)
 _DECODERS = frozenset(
     {
         "base64",
@@ -89,7 +94,7 @@ class CommandView:
 
 
 class EffectModel:
-    __slots__ = ("_listed", "_previous", "contents", "effects", "home", "produced", "project")
+    __slots__ = ("_listed", "_previous", "_trees", "contents", "effects", "home", "produced", "project")
 
     def __init__(self, *, home: str, project: str) -> None:
         self.home = home.rstrip("/") or "/"
@@ -99,6 +104,7 @@ class EffectModel:
         self.contents: dict[str, str] = {}  # path -> its text, when the line wrote known text
         self._listed: list[dict[str, Any]] = []  # what the command being judged lists (find, ls, git ls-files)
         self._previous: list[dict[str, Any]] = []  # what the command before it listed: the names xargs reads
+        self._trees: list[dict[str, Any]] = []  # what the command before it read whole and wrote to its stdout
 
     # ----------------------------------------------------------------------------------------------
     # Building effects
@@ -148,6 +154,20 @@ class EffectModel:
             self._listed.append(dict(placed))
         return effect
 
+    def _sent(self, program: Program, parsed: Parsed, name: str, view: CommandView) -> None:
+        """A network program sending its stdin (`curl -T -`, `nc host port`, `ssh host …`), when the command
+        before it wrote a whole tree there (`tar c . | curl -T - URL`): the tree is read and sent."""
+        if view.stdin != "tree" or not self._trees:
+            return
+        sends = (
+            program.network
+            or program.remote_command
+            or any(value in ("-", "@-") or (value or "").endswith("=@-") for _, value in parsed.options)
+        )
+        if sends and (program.network or program.operands in ("fetch", "fetch-first") or program.remote_command):
+            for placed in self._trees:
+                self.add("read", placed, name, recursive=True, sent=True)
+
     def _from_listing(self, op: str, program: str, raw: str) -> dict[str, Any]:
         """`find DIR … | xargs cat`: the names on stdin are what the command before listed, somewhere in DIR."""
         effect: dict[str, Any] = {}
@@ -163,6 +183,7 @@ class EffectModel:
 
     def command(self, view: CommandView, place: Place) -> Followups:
         self._previous, self._listed = self._listed, []
+        trees, self._trees, start = self._trees, [], len(self.effects)
         follow = Followups()
         name, argv = view.name, view.argv
         if view.sudo:
@@ -174,6 +195,8 @@ class EffectModel:
         if _dynamic(argv[0]):
             self.add("exec", None, argv[0], known=False, code={"lang": "sh", "text": ""})
             return follow
+        if name in _ENVIRONMENT_PRINTERS:
+            self._environment(name, argv)
         program = catalogue().get(name)
         if name == "git":
             git = git_effects(argv, view.env, view.variables, place, self)
@@ -187,15 +210,40 @@ class EffectModel:
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
+        self._program_effects(program, parsed, argv, place)
+        follow.origin = self._origin(program, parsed, name, view)
+        self._trees, mine = trees, self._trees
+        self._sent(program, parsed, name, view)
+        self._trees = mine
+        mine.extend(_stdout_trees(self.effects[start:]))
+        if mine:
+            follow.origin = "tree"
+        return follow
+
+    def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
+        """What the program does whatever its operands: privileges, signals, credentials it prints."""
         if program.privilege:
-            self.add("privilege", None, name)
+            self.add("privilege", None, program.name)
         if program.signal and program.signal != "none":
             self._signal(program, parsed)
         for words, store in program.prints_secret:
             if _has_words(argv, words):
-                self.add("read", place(store.replace("~", self.home, 1)) if store else None, name, secret_output=True)
-        follow.origin = self._origin(program, parsed, name, view)
-        return follow
+                placed = place(store.replace("~", self.home, 1)) if store else None
+                self.add("read", placed, program.name, secret_output=True)
+
+    def _environment(self, name: str, argv: list[str]) -> None:
+        """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`), or a variable
+        whose name says it holds a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`): the
+        process environment read. Asked (`guess`): debugging prints it too."""
+        words = argv[1:]
+        whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
+        whole = whole or (name in ("export", "declare", "typeset") and any(w in ("-p", "-x", "-px") for w in words))
+        secret = [w for w in words if _SECRET_VARIABLE.search(w)]
+        if whole or secret:
+            environ = {"raw": "/proc/self/environ", "path": "/proc/self/environ", "in_project": False}
+            self.add(
+                "read", environ, name, guess=True, variables=[m for w in secret for m in _SECRET_VARIABLE.findall(w)]
+            )
 
     def _origin(self, program: Program, parsed: Parsed, name: str, view: CommandView) -> str:
         if program.operands in ("fetch", "fetch-first") or program.network:
@@ -409,8 +457,9 @@ class EffectModel:
                 self._apply(op, place(word), name, recursive, view)
 
     def _apply(self, op: str, placed: Mapping[str, Any], name: str, recursive: bool, view: CommandView) -> None:
-        if str(placed.get("raw", "")).startswith(("<(", ">(")):
-            return  # a pipe from commands that are judged themselves
+        raw = str(placed.get("raw", ""))
+        if raw.startswith(("<(", ">(")) or (raw == "-" and op in ("read", "write")):
+            return  # a pipe from commands that are judged themselves; `-` is stdin or stdout
         if op == "write-fetched":
             effect = self.add("write", placed, name)
             if effect["path"]:
@@ -545,6 +594,17 @@ class EffectModel:
             value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
             if value and not value.startswith("-") and _SECRET_HINT.search(value) and not _URL.match(value):
                 self.add("write" if writes else "read", place(value), name, guess=True)
+
+
+def _stdout_trees(effects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The trees a command read whole, when it wrote no file: what it read went to its stdout (`tar cz .`)."""
+    if any(e["op"] == "write" for e in effects):
+        return []
+    return [
+        {"raw": e.get("raw", e["path"]), "path": e["path"], "in_project": e["class"] in ("project", "project-root")}
+        for e in effects
+        if e["op"] == "read" and e["recursive"] and e["path"]
+    ]
 
 
 def _recipes(makefile: str) -> list[str]:

@@ -259,9 +259,12 @@ class _Builder:
         origin: str,
         printed_text: str | None,
     ) -> Followups:
+        argv = [] if command["name"] in self._functions else command["argv"]
+        if not argv and command["wrappers"][-1:] == ["env"]:
+            argv = ["env"]  # `env` alone prints the environment
         view = CommandView(
-            name=command["name"],
-            argv=[] if command["name"] in self._functions else command["argv"],
+            name=argv[0] if argv and not command["name"] else command["name"],
+            argv=argv,
             env=env,
             redirects=command["redirects"],
             sudo=privileged,
