@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 
 Place = Callable[[str], dict[str, Any]]
 _SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
+# Subcommands with nothing for git_effects when no configuration comes with them: no long options it writes
+# out, no option whose value runs, no file it reads or writes here. (An alias of one of these names runs
+# only with `-c alias.…`, which comes before the subcommand.)
+_PLAIN = frozenset(
+    {"status", "add", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
+     "merge-base", "symbolic-ref", "for-each-ref", "mv", "rm", "init", "version", "help", "whatchanged", "reflog"}
+)  # fmt: skip
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
 _PARAMETER = re.compile(r"'((?:[^'\\]|\\.)*)'(?:=('(?:[^'\\]|\\.)*'))?")
 
@@ -92,6 +99,8 @@ def _config_pairs(argv: list[str], env: Mapping[str, str]) -> tuple[list[tuple[s
 def git_effects(
     argv: list[str], env: Mapping[str, str], variables: Mapping[str, str], place: Place, model: EffectModel
 ) -> GitRun:
+    if not env and not variables and len(argv) > 1 and argv[1] in _PLAIN:
+        return GitRun(argv=argv)  # `git status`, `git log`: no configuration given, nothing run or read here
     data = catalogue().git
     scope: Mapping[str, str] = env
     if variables:  # what the line exported or set earlier (`export GIT_SSH_COMMAND=…; git fetch`)

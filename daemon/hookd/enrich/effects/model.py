@@ -41,6 +41,14 @@ _INERT = frozenset(
      "uv", "poetry", "tmux", "screen", "watch", "time", "timeout", "nice", "nohup", "xargs", "tr", "wc", "sort",
      "uniq", "tee"}
 )  # fmt: skip
+# Programs and builtins whose words are never files nor code (the catalogue is not consulted for them).
+_NOTHING = frozenset(
+    {"echo", "printf", "which", "type", "true", "false", "test", "[", "pwd", "cd", "pushd", "popd", "date", "sleep",
+     "id", "whoami", "hostname", "uname", "seq", "yes", "expr", "basename", "dirname", "nproc", "clear", "tput",
+     "jobs", "wait", "exit", "return", "shift", "let", "unalias", "hash", "umask", "ulimit", "history", "shopt",
+     "read", "getopts", "mktemp", "df", "free", "uptime", "export", "unset", "local", "declare", "typeset",
+     "readonly"}
+)  # fmt: skip
 _SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
 _ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf"})
 # A variable whose name says it holds a credential (`$GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`)
@@ -197,6 +205,8 @@ class EffectModel:
             return follow
         if name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)
+        if name in _NOTHING and "/" not in argv[0]:
+            return follow  # its words are not files, and it runs nothing it is handed
         program = catalogue().get(name)
         if name == "git":
             git = git_effects(argv, view.env, view.variables, place, self)
