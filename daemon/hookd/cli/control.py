@@ -112,13 +112,47 @@ def cmd_status(args: argparse.Namespace, config: Config) -> int:
             from hookd.v1 import hookd_pb2 as pb
 
             status = client.call(client.control.Status, pb.StatusRequest())
+            listing = client.call(client.control.ListPolicies, pb.ListPoliciesRequest())
         if args.json:
             print(json.dumps(_to_dict(status), indent=2, sort_keys=True))
             return 0
-        print("\n".join(format_status(status)))
+        print("\n".join([*format_status(status), *unregistered_lines(listing, config)]))
         return 0
 
     return _guarded(run)
+
+
+def unregistered_lines(listing: pb.ListPoliciesResponse, config: Config) -> list[str]:
+    """One line per event the running policy set needs and an agent's settings, where hookd is registered,
+    lack, with the command that registers it (docs/install.md)."""
+    from hookd.doctor.agents import (
+        ScopeFile,
+        hookd_entries,
+        install_command,
+        read_settings,
+        settings_files,
+        unregistered,
+    )
+    from hookd.policy.needs import needed_events
+    from hookd.types import PackageInfo
+
+    # The listing carries an absent `routing.events` as an empty list: counted as "every event", the safe side.
+    packages = [PackageInfo(p.name, {}, {"events": frozenset(p.routing.events)} if p.routing.events else {})
+                for p in listing.packages]  # fmt: skip
+    needed = needed_events(packages)
+    project = Path.cwd()
+    lines = []
+    for spec, scope, path in settings_files(project, os.environ):
+        try:
+            file = ScopeFile(spec, scope, path, read_settings(path))
+        except HookdError:
+            continue  # hookd doctor reports an unreadable settings file
+        if not hookd_entries(file):
+            continue
+        fix = install_command(file, project, config.source)
+        lines += [f"unregistered: {file.label}: {event} is needed by the policies; fix: {fix}"
+                  for event in unregistered(file, needed)]  # fmt: skip
+    return lines
 
 
 def _duration(seconds: float) -> str:

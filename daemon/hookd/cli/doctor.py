@@ -33,8 +33,11 @@ def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
         daemon = replace(daemon, policies=Path(args.policies).resolve())
     if args.runtime_dir:
         daemon = replace(daemon, runtime_dir=Path(args.runtime_dir).resolve())
-    findings = run_checks(replace(config, daemon=daemon), Path(args.project_dir).resolve(),
-                          sandbox=not args.no_sandbox, strict=args.strict)  # fmt: skip
+    from hookd.cli.install import policy_needs
+
+    checked = replace(config, daemon=daemon)
+    findings = run_checks(checked, Path(args.project_dir).resolve(), sandbox=not args.no_sandbox,
+                          strict=args.strict, needed=policy_needs(checked))  # fmt: skip
     if args.json:
         print(as_json(findings))
     else:

@@ -7,7 +7,7 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from hookd.config import Config
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.dialects.spec import InstallSpec
 from hookd.errors import DaemonError, HookdError
+from hookd.types import Event
 
 if TYPE_CHECKING:
     from hookd.install import InstallPlan
@@ -60,6 +61,11 @@ def register(sub: Any) -> None:
                 help="the hook command: the native shim (hookd shim build), the Python one, or native when built",
             )
             cmd.add_argument(
+                "--all-events",
+                action="store_true",
+                help="register every event the agent has, not only those the policy set needs (docs/install.md)",
+            )
+            cmd.add_argument(
                 "--autostart",
                 action="store_true",
                 help="where no service manager runs: the shim starts `hookd serve` when no daemon answers",
@@ -67,12 +73,41 @@ def register(sub: Any) -> None:
 
 
 def install_plan(
-    config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
+    config: Config,
+    client: str,
+    path: Path,
+    native: Path | None,
+    transport: str = "command",
+    autostart: bool = False,
+    events: Collection[str] | None = None,
 ) -> tuple[InstallPlan, str]:
     """What `hookd install` writes into `path` for this client, and the line that describes it."""
     from hookd.install import command_plan
 
-    return command_plan(config, client, path, native, transport, autostart)
+    return command_plan(config, client, path, native, transport, autostart, events)
+
+
+def policy_needs(config: Config) -> frozenset[Event] | None:
+    """The events the configured policy set needs (every layer: the kept bundles, the user's directory, the
+    opted-in projects', a shadow candidate), loaded as the daemon loads it; None when it does not load
+    (then every event is registered: leaving one out on a guess could drop a rule)."""
+    import asyncio
+
+    from hookd.assembly import load_engine
+    from hookd.errors import PolicyLoadError
+    from hookd.logs import quiet_logging
+    from hookd.policy.needs import needed_events
+
+    quiet_logging()
+    try:
+        engine = load_engine(config)
+    except (PolicyLoadError, HookdError) as exc:
+        print(f"note: the policy set does not load ({exc}); registering every event", file=sys.stderr)
+        return None
+    try:
+        return needed_events(engine.packages)
+    finally:
+        asyncio.run(engine.aclose())
 
 
 def _settings_path(args: argparse.Namespace) -> Path:
@@ -97,7 +132,12 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     native, fallback = choose(getattr(args, "shim", "auto"))
     transport = getattr(args, "transport", "command")
     autostart = bool(getattr(args, "autostart", False))
-    plan, described = install_plan(config, args.client, path, native, transport, autostart)
+    events = None
+    if not getattr(args, "all_events", False):
+        from hookd.install import registered_events
+
+        events = registered_events(args.client, policy_needs(config))
+    plan, described = install_plan(config, args.client, path, native, transport, autostart, events)
     if getattr(args, "managed_hooks_only", False):
         if args.scope != "managed":
             raise HookdError("--managed-hooks-only goes with --scope managed")
@@ -120,6 +160,8 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
         print(f"hookd is already installed in {path}; nothing changed")
         return 0
     print(f"installed hookd for {len(result.added)} events in {path}")
+    if events is not None:
+        print(f"registered events: {', '.join(plan.commands)} (those the policies need; --all-events for every one)")
     print(f"hook command: {described}")
     if plan.project_dir is not None:  # trusting the project loads every hook and server it configures
         print(f"trusted {plan.project_dir} in {plan.trust_path}: the agent loads all of this project's hooks")

@@ -22,15 +22,24 @@ from pathlib import Path
 from hookd.config import Config
 from hookd.doctor.findings import Finding
 from hookd.errors import HookdError
+from hookd.types import Event
 
 __all__ = ["Finding", "as_json", "run_checks"]
 
 
-def run_checks(config: Config, project_dir: Path, *, sandbox: bool = True, strict: bool = False) -> list[Finding]:
+def run_checks(
+    config: Config,
+    project_dir: Path,
+    *,
+    sandbox: bool = True,
+    strict: bool = False,
+    needed: frozenset[Event] | None = None,
+) -> list[Finding]:
+    """`needed`: the events the policy set needs (hookd.policy.needs), None: every event."""
     findings = [*check_runtime_dir(config), *check_daemon(config), *check_service(config)]
     from hookd.doctor.agents import check_agents
 
-    findings += check_agents(config, project_dir)
+    findings += check_agents(config, project_dir, needed=needed)
     from hookd.doctor.shadows import check_shadows
 
     findings += check_shadows(project_dir)

@@ -29,6 +29,7 @@ from hookd.dialects.registry import AGENTS, NAMES
 from hookd.dialects.spec import AgentSpec, TrustChange
 from hookd.doctor.findings import Finding
 from hookd.errors import HookdError
+from hookd.types import Event
 
 JSONObject = dict[str, Any]
 HOOK_NAME = "hookd"
@@ -46,7 +47,10 @@ class ScopeFile:
         return f"{self.agent.name} {self.scope}"
 
 
-def check_agents(config: Config, project_dir: Path, env: Mapping[str, str] | None = None) -> list[Finding]:
+def check_agents(
+    config: Config, project_dir: Path, env: Mapping[str, str] | None = None, needed: frozenset[Event] | None = None
+) -> list[Finding]:
+    """`needed`: the events the policy set needs (hookd.policy.needs); None: every event."""
     env = os.environ if env is None else env
     findings: list[Finding] = []
     files: list[ScopeFile] = []
@@ -57,7 +61,7 @@ def check_agents(config: Config, project_dir: Path, env: Mapping[str, str] | Non
             findings.append(Finding(f"{spec.name} {scope}", False, str(exc), f"fix {path} by hand"))
     registered = [f for f in files if hookd_entries(f)]
     for file in registered:
-        problems = check_file(config, file) + trust_problems(file, project_dir, env)
+        problems = check_file(config, file, needed, project_dir) + trust_problems(file, project_dir, env)
         findings += [replace(p, check=file.label) for p in problems] or [
             Finding(file.label, True, f"registered in {file.path}, current")
         ]
@@ -134,10 +138,10 @@ def hookd_entries(file: ScopeFile) -> dict[str, list[tuple[int, JSONObject]]]:
     return found
 
 
-def check_file(config: Config, file: ScopeFile) -> list[Finding]:
-    from hookd.install import install_events
-
-    spec, path, again = file.agent, file.path, f"hookd install --client {file.agent.name} again"
+def check_file(
+    config: Config, file: ScopeFile, needed: frozenset[Event] | None = None, project_dir: Path | None = None
+) -> list[Finding]:
+    path, again = file.path, f"hookd install --client {file.agent.name} again"
     findings = hooks_switched_off(file)
     ours = hookd_entries(file)
     for event, entries in sorted(ours.items()):
@@ -145,12 +149,32 @@ def check_file(config: Config, file: ScopeFile) -> list[Finding]:
         if problem:
             findings.append(Finding("", False, f"{event} in {path}: {problem}", again))
             break
-    missing = [e for e in install_events(spec.name) if e not in ours]
-    if missing:
-        findings.append(Finding("", False, f"hookd's entry was removed from {', '.join(missing)} in {path}", again))
+    fix = install_command(file, project_dir, config.source)
+    for event in unregistered(file, needed):
+        findings.append(Finding("", False, f"{event}: the policies need it, hookd is not registered on it in {path}",
+                                fix))  # fmt: skip
     if not findings and not as_install_writes(config, file):
         findings.append(Finding("", False, f"hookd's entries in {path} were edited since install", again))
     return findings
+
+
+def unregistered(file: ScopeFile, needed: frozenset[Event] | None) -> list[str]:
+    """The agent events `hookd install` would register for a policy set that needs `needed` (None: every
+    event) on which this file has no hookd entry: a policy change that routes on a new event, or an entry
+    removed by hand."""
+    from hookd.install import registered_events
+
+    ours = hookd_entries(file)
+    return [event for event in registered_events(file.agent.name, needed) if event not in ours]
+
+
+def install_command(file: ScopeFile, project_dir: Path | None, config_file: str | Path | None = None) -> str:
+    """The `hookd install` line that registers what is missing in this file (with the config it was read from)."""
+    config = ["--config", str(Path(config_file).resolve())] if config_file else []
+    words = ["hookd", *config, "install", "--client", file.agent.name, "--scope", file.scope]
+    if file.scope == "project" and project_dir is not None:
+        words += ["--project-dir", str(project_dir)]
+    return shlex.join(words)
 
 
 def hooks_switched_off(file: ScopeFile) -> list[Finding]:
@@ -209,10 +233,11 @@ def command_problem(config: Config, hook: JSONObject) -> str:
 def as_install_writes(config: Config, file: ScopeFile) -> bool:
     """Would `hookd install` leave this file as it is (with either shim, transport, --autostart or not, and
     in the managed scope with --managed-hooks-only or not)?"""
-    from hookd.install import command_plan, install
+    from hookd.install import command_plan, install, install_events
     from hookd.shimbuild import is_usable, native_shim_path
 
     spec = file.agent.install
+    events = [e for e in install_events(file.agent.name) if e in hookd_entries(file)]  # as registered
     natives = [None, native_shim_path()] if is_usable(native_shim_path()) else [None]
     managed_only = (False, True) if file.scope == "managed" and spec.managed_only_key else (False,)
     with tempfile.TemporaryDirectory(prefix="hookd-doctor-") as scratch:
@@ -220,7 +245,7 @@ def as_install_writes(config: Config, file: ScopeFile) -> bool:
         shutil.copyfile(file.path, copy)
         for native, transport, autostart, only in itertools.product(natives, spec.transports, (False, True),
                                                                    managed_only):  # fmt: skip
-            plan, _ = command_plan(config, file.agent.name, copy, native, transport, autostart)
+            plan, _ = command_plan(config, file.agent.name, copy, native, transport, autostart, events)
             try:
                 if not install(replace(plan, managed_hooks_only=only)).changed:
                     return True

@@ -72,7 +72,7 @@ import copy
 import os
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -103,6 +103,7 @@ from hookd.install.plan import (
     _all_event_names,
     hook_entries,
     install_events,
+    registered_events,
 )
 from hookd.install.scopes import _managed_only_file, _text_settings, _trust
 from hookd.types import Event, FailMode
@@ -120,6 +121,7 @@ __all__ = [
     "install_events",
     "make_plan",
     "managed_only_path",
+    "registered_events",
     "settings_path",
     "shim_program",
     "trust_path",
@@ -159,12 +161,18 @@ def _quoted(names: tuple[str, ...]) -> str:
 
 
 def make_plan(
-    client: str, path: Path, config: Config, program: Sequence[str], transport: str = "command"
+    client: str,
+    path: Path,
+    config: Config,
+    program: Sequence[str],
+    transport: str = "command",
+    events: Collection[str] | None = None,
 ) -> tuple[InstallPlan, str]:
     """The plan for `client` from its AgentSpec: one shim call per installed event (`program` is the
     shim, native or `python -I -S hookd_shim.py`), `--fail` where the configured mode differs from the
     shim's default for that event, and the line that describes the hook. `transport` "http": the
-    agent's http hooks to hookd's HTTP endpoint, where its InstallSpec offers them."""
+    agent's http hooks to hookd's HTTP endpoint, where its InstallSpec offers them. `events`: the agent
+    event names to register (registered_events); None: every installable one."""
     spec = agent(client)
     if transport not in spec.install.transports:
         raise HookdError(f"--transport {transport} is not available for {spec.title}: it runs command hooks")
@@ -172,7 +180,7 @@ def make_plan(
     args: dict[str, tuple[str, ...]] = {}
     closed: set[str] = set()
     for event in spec.events:
-        if not event.install:
+        if not event.install or (events is not None and event.name not in events):
             continue
         shim_args = [client, event.name, "--socket", str(config.hook_socket),
                      "--deadline-ms", str(config.shim.deadline_ms)]  # fmt: skip
@@ -207,10 +215,17 @@ def shim_program(config: Config, native: Path | None = None) -> list[str]:
 
 
 def command_plan(
-    config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
+    config: Config,
+    client: str,
+    path: Path,
+    native: Path | None,
+    transport: str = "command",
+    autostart: bool = False,
+    events: Collection[str] | None = None,
 ) -> tuple[InstallPlan, str]:
-    """What `hookd install` writes into `path` for this client, and the line that describes it."""
-    plan, described = make_plan(client, path, config, shim_program(config, native), transport)
+    """What `hookd install` writes into `path` for this client (on `events`, None: all), and the line that
+    describes it."""
+    plan, described = make_plan(client, path, config, shim_program(config, native), transport, events)
     if not autostart:
         return plan, described
     extra = ["--autostart", sys.executable]  # this venv's python: `python -m hookd serve` finds hookd

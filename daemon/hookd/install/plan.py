@@ -3,18 +3,33 @@ installer shares (the behaviour is described in hookd.install)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hookd.dialects.registry import AGENTS, agent
-from hookd.dialects.spec import REFUSE, HookEntry
+from hookd.dialects.spec import REFUSE, AgentEvent, HookEntry
+from hookd.types import Event
 
 
 def install_events(client: str) -> tuple[str, ...]:
     """The agent event names hookd registers for `client`, in the agent's table order."""
     return tuple(e.name for e in agent(client).events if e.install)
+
+
+def registered_events(client: str, needed: Collection[Event] | None) -> tuple[str, ...]:
+    """The agent event names `hookd install` registers for a policy set that needs `needed` (None: every
+    installable event, `--all-events`): those, plus the ones hookd's guarantees rest on (always_registered)."""
+    return tuple(e.name for e in agent(client).events if e.install and (needed is None or e.event in needed
+                                                                        or always_registered(e)))  # fmt: skip
+
+
+def always_registered(event: AgentEvent) -> bool:
+    """BeforeTool is the tool gate: registered, it fails closed when hookd cannot decide, and every
+    self-protection rule of a tool call is judged there. An event that vetoes the agent's settings changes
+    (Claude's ConfigChange) is the second line of self-protection. Both stay whatever the policies route on."""
+    return event.event is Event.BEFORE_TOOL or event.vetoes_settings
 
 
 def _all_event_names() -> tuple[str, ...]:
