@@ -204,7 +204,7 @@ def test_shim_points_at_another_socket(sound: Setup) -> None:
 
 
 def test_entry_edited(sound: Setup) -> None:
-    edit_settings(sound, lambda doc: doc["hooks"]["BeforeModel"][0]["hooks"][0].update(timeout=60000))
+    edit_settings(sound, lambda doc: doc["hooks"]["BeforeTool"][0]["hooks"][0].update(timeout=60000))
     code, findings = sound.doctor()
     assert code == 1
     assert problems(findings) == [f"gemini user: hookd's entries in {sound.gemini_settings()} were edited since "
@@ -212,12 +212,13 @@ def test_entry_edited(sound: Setup) -> None:
 
 
 def test_entry_removed(sound: Setup) -> None:
-    edit_settings(sound, lambda doc: doc["hooks"].pop("BeforeModel"))
+    edit_settings(sound, lambda doc: doc["hooks"].pop("BeforeTool"))  # always registered: the tool gate
     code, findings = sound.doctor()
     assert code == 1
     path = sound.gemini_settings()
-    assert problems(findings) == [f"gemini user: hookd's entry was removed from BeforeModel in {path}; "
-                                  "fix: hookd install --client gemini again"]  # fmt: skip
+    assert [p.rsplit("; fix: ", 1)[0] for p in problems(findings)] == [
+        f"gemini user: BeforeTool: the policies need it, hookd is not registered on it in {path}"]  # fmt: skip
+    assert problems(findings)[0].endswith("install --client gemini --scope user")
 
 
 def test_another_hook_after_hookd(sound: Setup) -> None:

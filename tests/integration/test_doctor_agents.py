@@ -91,6 +91,7 @@ def installed() -> Iterator[dict[str, Installed]]:
                     name,
                     "--shim",
                     "python",
+                    "--all-events",  # check_agents without the policies' needs checks every event
                 ],
                 env=env,
                 capture_output=True,
@@ -213,7 +214,8 @@ def test_entry_removed(agent: Installed, monkeypatch: pytest.MonkeyPatch) -> Non
 
     edit(agent.settings(), drop)
     assert agent.problems(monkeypatch) == [
-        f"{agent.spec.name} user: hookd's entry was removed from {event} in {agent.settings()}; fix: {again(agent)}"
+        f"{agent.spec.name} user: {event}: the policies need it, hookd is not registered on it in {agent.settings()}; "
+        f"fix: hookd --config {agent.config.resolve()} install --client {agent.spec.name} --scope user"
     ]
 
 
@@ -344,7 +346,7 @@ def install_project(setup: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
     """`hookd install --scope project` into the setup's project, as a user would run it."""
     done = subprocess.run(
         [sys.executable, "-m", "hookd", "--config", str(setup.config), "install", "--client", setup.spec.name,
-         "--shim", "python", "--scope", "project", "--project-dir", str(setup.project)],
+         "--shim", "python", "--scope", "project", "--project-dir", str(setup.project), "--all-events"],
         env=setup.env, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

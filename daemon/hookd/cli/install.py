@@ -102,7 +102,7 @@ def policy_needs(config: Config) -> frozenset[Event] | None:
     try:
         engine = load_engine(config)
     except (PolicyLoadError, HookdError) as exc:
-        print(f"note: the policy set does not load ({exc}); registering every event", file=sys.stderr)
+        print(f"note: the policy set does not load ({exc}): every event counts as needed", file=sys.stderr)
         return None
     try:
         return needed_events(engine.packages)
