@@ -163,7 +163,7 @@ class TestInstall:
         }
         settings.write_text(json.dumps(original))
         env = {"HOME": str(home), "XDG_RUNTIME_DIR": "/run/user/4242"}
-        first = hookd("install", "--client", "gemini", "--scope", "user", "--shim", "python", env=env)
+        first = hookd("install", "--client", "gemini", "--scope", "user", "--shim", "python", "--all-events", env=env)
         assert first.returncode == 0, first.stderr
         data = json.loads(settings.read_text())
         assert data["theme"] == "dark"
@@ -177,7 +177,9 @@ class TestInstall:
         )
         assert Path(hook["command"].split()[0]).is_absolute()
         assert hook["timeout"] == 5000
-        assert hookd("install", "--shim", "python", env=env).stdout.startswith("hookd is already installed")
+        assert hookd("install", "--shim", "python", "--all-events", env=env).stdout.startswith(
+            "hookd is already installed"
+        )
         assert hookd("uninstall", env=env).returncode == 0
         assert json.loads(settings.read_text()) == original
 
@@ -202,7 +204,8 @@ class TestInstall:
         config = tmp_path / "c.toml"
         config.write_text('[fail_mode]\nBeforeAgent = "open"\n')
         env = {"HOME": str(home), "XDG_RUNTIME_DIR": "/run/user/4242"}
-        result = hookd("--config", str(config), "install", "--client", "claude", "--shim", "python", env=env)
+        result = hookd("--config", str(config), "install", "--client", "claude", "--shim", "python", "--all-events",
+                       env=env)  # fmt: skip
         assert result.returncode == 0, result.stderr
         data = json.loads(settings.read_text())
         assert data["permissions"] == original["permissions"] and "hooksConfig" not in data
@@ -268,7 +271,7 @@ class TestNativeShim:
 
     def test_install_native_registers_the_binary(self, tmp_path: Path) -> None:
         binary = fake_native_shim(tmp_path / "data")
-        result = hookd("install", "--shim", "native", env=self.env(tmp_path))
+        result = hookd("install", "--shim", "native", "--all-events", env=self.env(tmp_path))
         assert result.returncode == 0, result.stderr
         assert result.stderr == ""
         assert self.command(tmp_path) == (
@@ -286,14 +289,14 @@ class TestNativeShim:
         assert not (tmp_path / "home" / ".gemini" / "settings.json").exists()
 
     def test_auto_picks_native_when_built_else_says_it_fell_back(self, tmp_path: Path) -> None:
-        fallback = hookd("install", env=self.env(tmp_path))
+        fallback = hookd("install", "--all-events", env=self.env(tmp_path))
         assert fallback.returncode == 0, fallback.stderr
         assert len(fallback.stderr.strip().splitlines()) == 1
         assert "the Python shim is installed" in fallback.stderr
         assert "`hookd shim build`" in fallback.stderr
         assert f" -I -S {SHIM} gemini BeforeTool " in self.command(tmp_path)
         binary = fake_native_shim(tmp_path / "data")
-        native = hookd("install", env=self.env(tmp_path))
+        native = hookd("install", "--all-events", env=self.env(tmp_path))
         assert (native.returncode, native.stderr) == (0, "")
         assert native.stdout.startswith("installed hookd for 11 events")  # python → native, in place
         assert self.command(tmp_path).startswith(f"{binary} gemini BeforeTool ")
