@@ -174,7 +174,7 @@ def install(
     scope = scope or ("system" if agent == "qwen" else "user")
     done = subprocess.run(
         [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", agent, "--shim", "python",
-         "--scope", scope, "--project-dir", str(project)],
+         "--scope", scope, "--project-dir", str(project), "--all-events"],
         env={**os.environ, **env}, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -329,7 +329,7 @@ def install_managed(setup: Install, daemon: RunningDaemon, root: Path, system: P
     config.write_text(f'[daemon]\nruntime_dir = "{daemon.runtime_dir}"\n')
     done = subprocess.run(
         [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", setup.agent, "--shim", "python",
-         "--scope", "managed", "--managed-hooks-only"],
+         "--scope", "managed", "--managed-hooks-only", "--all-events"],
         env={**os.environ, **setup.env, "HOOKD_SYSTEM_ROOT": str(system)}, cwd=setup.project, capture_output=True,
         text=True, timeout=TIMEOUT, check=False,
     )  # fmt: skip
@@ -497,7 +497,7 @@ def make_world(agent: str, server: Server, tmp_path: Path) -> Iterator[World]:
         hookd_config.write_text(f'[daemon]\nruntime_dir = "{daemon.runtime_dir}"\n')
         done = subprocess.run(
             [VENV_PYTHON, "-m", "hookd", "--config", str(hookd_config), "install", "--client", agent, "--shim",
-             "python", "--scope", "user", "--project-dir", str(project)],
+             "python", "--scope", "user", "--project-dir", str(project), "--all-events"],
             env={**os.environ, **env}, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr

@@ -147,7 +147,7 @@ def workspace(hookd: Hookd, root: Path, transport: str = "command") -> Workspace
     project.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "XDG_STATE"))} | {"HOME": str(home)}
     install = [sys.executable, "-m", "hookd", "--config", str(hookd.config), "install", "--client", "claude",
-               "--scope", "user", "--shim", "python", "--transport", transport]  # fmt: skip
+               "--scope", "user", "--shim", "python", "--transport", transport, "--all-events"]  # fmt: skip
     done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
     assert done.returncode == 0, f"hookd install failed:\n{done.stdout}{done.stderr}"
     settings = json.loads((home / ".claude" / "settings.json").read_text())

@@ -102,7 +102,7 @@ def make_workspace(root: Path, config: Path, socket: Path, *, telemetry: bool = 
     (project / "notes.txt").write_text(NOTES)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEMINI_")} | {"HOME": str(home)}
     install = [sys.executable, "-m", "hookd", "--config", str(config), "install", "--client", "gemini",
-               "--scope", "user", "--project-dir", str(project)]  # fmt: skip
+               "--scope", "user", "--project-dir", str(project), "--all-events"]  # fmt: skip
     done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
     assert done.returncode == 0, f"hookd install failed:\n{done.stdout}{done.stderr}"
 
