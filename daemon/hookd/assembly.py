@@ -5,13 +5,14 @@ per-call bench baseline load no more than deciding needs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from hookd.agentproc import session_is_interactive
 from hookd.audit.ids import DecisionIds
 from hookd.bundle.activate import Active, Compile, kept_bundles
 from hookd.bundle.store import BundleStore
-from hookd.config import Config
+from hookd.config import Config, bundled_policies_dir
 from hookd.dialects.registry import AGENTS
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
@@ -23,6 +24,12 @@ from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
+
+
+def in_process(config: Config) -> Config:
+    """`config` with every Rego policy evaluated in process: for `hookd eval`, `hookd test` and `hookd replay`,
+    which decide for one caller and have no other session to stall."""
+    return replace(config, daemon=replace(config.daemon, isolate_policies=False))
 
 
 def enrichers(config: Config, *, processes: int | None = None) -> Sequence[Enricher]:
@@ -42,7 +49,7 @@ def engine_for_dir(
     runs only when the bundle is signed (bundle verification refuses an unsigned one first). With
     `wait=False` the Python workers are only started: `await engine.ready()` before serving it.
     Raises PolicyLoadError."""
-    rego = rego_engine(config, path)
+    rego = rego_engine(config, path, wait=wait)
     python_set = load_python_set(path, source=source, signed=signed)
     if python_set is None:
         return rego
@@ -51,13 +58,21 @@ def engine_for_dir(
     return CompositeEngine([rego, start_engine(config, python_set, wait=wait)])
 
 
-def rego_engine(config: Config, path: Path) -> Engine:
-    """The Rego part, as daemon.engine says: regorus in process, or an OPA server (docs/opa.md)."""
+def rego_engine(config: Config, path: Path, *, wait: bool = True) -> Engine:
+    """The Rego part, as daemon.engine says: regorus, or an OPA server (docs/opa.md). regorus evaluates in
+    process only the policies hookd ships (their cost is bounded by the `[limits]` caps and the lane:
+    docs/reliability.md); any other directory, with `[daemon] isolate_policies`, in sandboxed workers that a
+    request's deadline can kill, since nothing bounds what its rules cost."""
     if config.daemon.engine == "opa":
         from hookd.engines.rego.opa import RegoOpaEngine  # opa_client and aiohttp: only when configured
 
         return RegoOpaEngine.load(path, config.opa)
-    return RegoEmbeddedEngine.load(path)
+    if not config.daemon.isolate_policies or path.resolve() == bundled_policies_dir().resolve():
+        return RegoEmbeddedEngine.load(path)
+    from hookd.engines.python.channel import WorkerSettings
+    from hookd.engines.rego.isolated import RegoIsolatedEngine
+
+    return RegoIsolatedEngine.start(path, WorkerSettings.from_config(config), wait=wait)
 
 
 def local_layers(config: Config, policies: Path | None = None, *, wait: bool = True) -> list[Layer]:
