@@ -150,7 +150,7 @@ class RegoIsolatedEngine:
 
     async def _evaluate(self, rule: str, request: EngineRequest) -> Any:
         loop = asyncio.get_running_loop()
-        budget = request.deadline.remaining()
+        budget = min(self.settings.timeout, request.deadline.remaining())
         if budget <= 0:
             raise PartialAnswer([_timed_out("the request's deadline passed before the Rego policies ran")])
         end = loop.time() + budget
