@@ -36,6 +36,20 @@ def sources_of(init: dict[str, Any]) -> PolicySources:
     )
 
 
+def with_room_for_regorus(init: dict[str, Any]) -> dict[str, Any]:
+    """The address-space limit counted from what is mapped already: regorus maps about 1 GiB of address
+    space when it loads (RSS 29 MB), so `memory_mb` of address space would leave it none to allocate."""
+    limits = dict(init["limits"])
+    limits["memory_mb"] = int(limits["memory_mb"]) + mapped_mb()
+    return {**init, "limits": limits}
+
+
+def mapped_mb() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        size = next((line.split()[1] for line in status if line.startswith("VmSize:")), "0")
+    return int(size) // 1024
+
+
 def describe(policies: PolicySet) -> list[dict[str, Any]]:
     return [
         {"name": p.name, "rules": dict(p.rules), "routing": {k: sorted(v) for k, v in p.routing.items()}}
@@ -73,7 +87,7 @@ def main() -> None:
     if init is None:
         return
     try:
-        report = layers.apply(init)
+        report = layers.apply(with_room_for_regorus(init))
         policies = compile_policy_set(sources_of(init))
     except BaseException as exc:
         frames.write_frame(channel_out, {"fatal": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()})
