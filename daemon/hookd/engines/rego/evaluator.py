@@ -3,8 +3,9 @@ worker (`python -I -S -B`, a clean environment), it imports regorus, puts itself
 layers (hookd.sandbox.layers), compiles the policy sources the daemon sent, and evaluates one router rule
 per request until the daemon closes the channel, or kills it at a request's deadline.
 
-A request is a frame `{"id": n, "rule": "r3"}` followed by a frame holding the input document; the answer
-is `{"id": n, "result": {package: {rule: [elements]}}}` or `{"id": n, "error": "..."}`.
+A request is a frame `{"id": n}` followed by a frame holding the input document; the worker routes it with
+its own router (the daemon's only tells whether any package applies); the answer is
+`{"id": n, "result": {package: {rule: [elements]}}}` or `{"id": n, "error": "..."}`.
 """
 
 from __future__ import annotations
@@ -57,8 +58,11 @@ def describe(policies: PolicySet) -> list[dict[str, Any]]:
     ]
 
 
-def evaluate(policies: PolicySet, rule: str, document: bytes) -> dict[str, Any]:
+def evaluate(policies: PolicySet, document: bytes) -> dict[str, Any]:
     try:
+        rule = policies.router.rule_for(json.loads(document))
+        if not rule:
+            return {"result": {}}
         policies.engine.set_input_json(document.decode())
         return {"result": json.loads(policies.engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))}
     except Exception as exc:  # the daemon turns it into the event's fail mode
@@ -74,7 +78,7 @@ def serve(channel_in: int, channel_out: int, policies: PolicySet, cpu_seconds: i
         if header is None:
             return
         document = frames.read_exactly(channel_in, frames.decode_length(header)) or b"null"
-        answer = evaluate(policies, str(request["rule"]), document)
+        answer = evaluate(policies, document)
         used = resource.getrusage(resource.RUSAGE_SELF)
         answer["id"] = request["id"]
         answer["retire"] = used.ru_utime + used.ru_stime > cpu_seconds / 2  # CPU time adds up over calls

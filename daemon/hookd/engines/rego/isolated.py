@@ -96,7 +96,7 @@ class RegoIsolatedEngine:
 
     def _serve_with(self, workers: list[PolicyWorker]) -> None:
         self._packages = tuple(_package(entry) for entry in workers[0].ready["packages"])
-        self._router = Router(build_router(self._packages)[0])  # the same rules the workers built
+        self._router = Router(build_router(self._packages)[0])
         self._starting_workers = []
         self._pool.serve_with(workers)
 
@@ -106,12 +106,11 @@ class RegoIsolatedEngine:
         raise not_immediate("isolated Rego")
 
     async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        rule = self._router.rule_for(request.document)
-        if not rule:
-            return []
+        if not self._router.rule_for(request.document):
+            return []  # no package applies (the workers route by their own router: its rules are theirs)
         self._calls.enter()
         try:
-            result = await self._evaluate(rule, request)
+            result = await self._evaluate(request)
         finally:
             self._calls.leave()
         if not isinstance(result, dict):
@@ -148,7 +147,7 @@ class RegoIsolatedEngine:
 
     # --- one call ---
 
-    async def _evaluate(self, rule: str, request: EngineRequest) -> Any:
+    async def _evaluate(self, request: EngineRequest) -> Any:
         loop = asyncio.get_running_loop()
         budget = min(self.settings.timeout, request.deadline.remaining())
         if budget <= 0:
@@ -162,7 +161,7 @@ class RegoIsolatedEngine:
         self._next_id += 1
         try:
             async with asyncio.timeout_at(end):
-                answer = await worker.call({"id": self._next_id, "rule": rule}, request.document)
+                answer = await worker.call({"id": self._next_id}, request.document)
         except TimeoutError:
             log.warning(
                 "rego_policy_timeout", worker=worker.pid, policy_dir=str(self.policy_dir), ms=round(budget * 1000)

@@ -468,7 +468,7 @@ def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route]
                 routed = {c.package for c in conditions}
                 by_held = {}
                 for size in range(len(conditions) + 1):
-                    for held in combinations(routed, size):
+                    for held in combinations(sorted(routed), size):
                         chosen = [p.name for p in applying if p.name not in routed or p.name in held]
                         by_held[frozenset(held)] = rule(chosen)
                 word_names = frozenset(name for c in conditions for name, _ in c.words)
