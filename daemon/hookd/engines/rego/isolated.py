@@ -26,7 +26,15 @@ from hookd.engines.base import not_immediate
 from hookd.engines.inflight import InFlight
 from hookd.engines.pool import WorkerPool, failing_to_start, session_of, start_workers, wait_all_ready
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
-from hookd.engines.rego.policyset import PolicySources, Router, build_router, read_policy_sources, verdicts_from_result
+from hookd.engines.rego.policyset import (
+    PolicySources,
+    Router,
+    add_modules,
+    build_router,
+    new_engine,
+    read_policy_sources,
+    verdicts_from_result,
+)
 from hookd.errors import EngineError, EngineTimeout, PartialAnswer, PolicyError, WorkerGone
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import scratch
@@ -72,6 +80,7 @@ class RegoIsolatedEngine:
     def start(cls, policy_dir: Path, settings: WorkerSettings, *, wait: bool = True) -> RegoIsolatedEngine:
         """Raises PolicyLoadError (a file that cannot be read, a policy that does not compile or load in time)."""
         sources = read_policy_sources(policy_dir)
+        add_modules(new_engine(), sources.modules)  # a syntax error is refused here, in one line, as embedded
         scratch.sweep(Path(settings.scratch_dir or tempfile.gettempdir()))
         empty, setup = PythonPolicySet(sources.policy_dir, (), sources.revision), setup_frame(sources)
         workers = start_workers(lambda: PolicyWorker(empty, settings, rego=setup), settings.workers)
@@ -149,7 +158,7 @@ class RegoIsolatedEngine:
 
     async def _evaluate(self, request: EngineRequest) -> Any:
         loop = asyncio.get_running_loop()
-        budget = min(self.settings.timeout, request.deadline.remaining())
+        budget = request.deadline.remaining()  # the request's alone: a busy lane's queue must not cut it short
         if budget <= 0:
             raise PartialAnswer([_timed_out("the request's deadline passed before the Rego policies ran")])
         end = loop.time() + budget
