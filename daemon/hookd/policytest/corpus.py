@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.errors import one_line
-from hookd.policytest import TestResult
+from hookd.policytest.result import TestResult
 
 RunCase = Callable[[str, dict[str, Any]], TestResult]
 
