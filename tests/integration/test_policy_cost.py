@@ -96,7 +96,8 @@ class Run:
         )
         if not slow:
             return other
-        return f"{other}; slow session {len(self.slow)} requests, median {statistics.median(ms for ms, _ in self.slow):.0f} ms"
+        slowest = statistics.median(ms for ms, _ in self.slow)
+        return f"{other}; slow session {len(self.slow)} requests, median {slowest:.0f} ms"
 
 
 async def flood(daemon: RunningDaemon, cwd: str, attackers: int = ATTACKERS) -> Run:
@@ -191,7 +192,9 @@ def test_a_slow_monitor_layer_never_holds_the_others(tmp_path: Path, project: Pa
     # A monitor layer never decides: the slow session's requests are allowed, like the other's, and the
     # monitor's evaluation, after the reply, holds nobody.
     print(f"RELIABILITY policy-cost monitor layer: {run.figures()}")
-    assert all(r is not None and r.status is wire.Status.OK and r.stdout in (b"", b"{}") for _, r in run.victim + run.slow)
+    assert all(
+        r is not None and r.status is wire.Status.OK and r.stdout in (b"", b"{}") for _, r in run.victim + run.slow
+    )
     assert '"rego_policy_timeout"' in daemon.log()
 
 
@@ -203,5 +206,7 @@ def test_a_slow_shadow_candidate_never_holds_the_others(tmp_path: Path, project:
     finally:
         daemon.stop()
     print(f"RELIABILITY policy-cost shadow candidate: {run.figures()}")
-    assert all(r is not None and r.status is wire.Status.OK and r.stdout in (b"", b"{}") for _, r in run.victim + run.slow)
+    assert all(
+        r is not None and r.status is wire.Status.OK and r.stdout in (b"", b"{}") for _, r in run.victim + run.slow
+    )
     assert '"rego_policy_timeout"' in daemon.log()
