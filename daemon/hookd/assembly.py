@@ -21,7 +21,7 @@ from hookd.enrich.shell import enrich_shell
 from hookd.enrich.stream import response_streams
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
+from hookd.policy.layers import ENFORCE, MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.types import Engine, Enricher, Outcome
 
@@ -41,15 +41,22 @@ def enrichers(config: Config, *, processes: int | None = None) -> Sequence[Enric
 
 
 def engine_for_dir(
-    config: Config, path: Path, *, source: Source = "local", signed: bool = False, wait: bool = True
+    config: Config,
+    path: Path,
+    *,
+    source: Source = "local",
+    signed: bool = False,
+    wait: bool = True,
+    observed: bool = False,
 ) -> Engine:
     """The engine of ONE policy directory (a local layer, or an extracted bundle): its Rego, plus its Python
     policies (in sandboxed workers) when it has any. `source` and `signed` carry the trust rule: Python from
     a local directory must be owned by the daemon's uid and not group/other-writable; Python from a bundle
     runs only when the bundle is signed (bundle verification refuses an unsigned one first). With
     `wait=False` the Python workers are only started: `await engine.ready()` before serving it.
+    `observed`: a monitor or shadow layer's, never evaluated on the event loop (even the bundled policies).
     Raises PolicyLoadError."""
-    rego = rego_engine(config, path, wait=wait)
+    rego = rego_engine(config, path, wait=wait, observed=observed)
     python_set = load_python_set(path, source=source, signed=signed)
     if python_set is None:
         return rego
@@ -58,16 +65,18 @@ def engine_for_dir(
     return CompositeEngine([rego, start_engine(config, python_set, wait=wait)])
 
 
-def rego_engine(config: Config, path: Path, *, wait: bool = True) -> Engine:
+def rego_engine(config: Config, path: Path, *, wait: bool = True, observed: bool = False) -> Engine:
     """The Rego part, as daemon.engine says: regorus, or an OPA server (docs/opa.md). regorus evaluates in
     process only the policies hookd ships (their cost is bounded by the `[limits]` caps and the lane:
     docs/reliability.md); any other directory, with `[daemon] isolate_policies`, in sandboxed workers that a
-    request's deadline can kill, since nothing bounds what its rules cost."""
+    request's deadline can kill, since nothing bounds what its rules cost; so are a monitor or shadow layer's
+    (`observed`), which never run on the event loop."""
     if config.daemon.engine == "opa":
         from hookd.engines.rego.opa import RegoOpaEngine  # opa_client and aiohttp: only when configured
 
         return RegoOpaEngine.load(path, config.opa)
-    if not config.daemon.isolate_policies or path.resolve() == bundled_policies_dir().resolve():
+    bundled = path.resolve() == bundled_policies_dir().resolve()
+    if not config.daemon.isolate_policies or (bundled and not observed):
         return RegoEmbeddedEngine.load(path)
     from hookd.engines.python.channel import WorkerSettings
     from hookd.engines.rego.isolated import RegoIsolatedEngine
@@ -79,12 +88,13 @@ def local_layers(config: Config, policies: Path | None = None, *, wait: bool = T
     """The user's policy directory and every opted-in project's policy directory, each compiled."""
     user = policies or config.daemon.policies
     mode, project_mode = config.layers.mode, config.layers.project_mode
-    engine = engine_for_dir(config, user, wait=wait)
+    engine = engine_for_dir(config, user, wait=wait, observed=mode != ENFORCE)
     layers = [Layer(USER_LAYER, Rank.USER, engine, location=str(user), mode=mode)]
     for root in config.layers.projects:
         directory = Path(root) / config.layers.project_policy_dir
         if directory.is_dir():
-            engine = engine_for_dir(config, directory, wait=wait)
+            layer_mode = MONITOR if root in config.layers.monitor_projects else project_mode
+            engine = engine_for_dir(config, directory, wait=wait, observed=layer_mode != ENFORCE)
             layers.append(
                 Layer(
                     f"project:{root}",
@@ -92,7 +102,7 @@ def local_layers(config: Config, policies: Path | None = None, *, wait: bool = T
                     engine,
                     location=str(directory),
                     project_root=root,
-                    mode=MONITOR if root in config.layers.monitor_projects else project_mode,
+                    mode=layer_mode,
                 )
             )
     if config.rollout.shadow_policies:
@@ -108,7 +118,7 @@ def shadow_layer(config: Config, directory: Path, *, wait: bool = True) -> Layer
     )
     if replaces.startswith("project:"):
         rank = Rank.PROJECT
-    engine = engine_for_dir(config, directory, wait=wait)
+    engine = engine_for_dir(config, directory, wait=wait, observed=True)
     return Layer("shadow", rank, engine, location=str(directory), mode=SHADOW, replaces=replaces)
 
 

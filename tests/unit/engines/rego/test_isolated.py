@@ -75,6 +75,11 @@ def test_only_the_bundled_policies_are_embedded(tmp_path: Path) -> None:
         assert isolated.status().packages == RegoEmbeddedEngine.load(policies_dir()).status().packages
     finally:
         asyncio.run(isolated.aclose())
+    observed = rego_engine(config(), policies_dir(), observed=True)  # a monitor or shadow layer's: never in process
+    try:
+        assert isinstance(observed, RegoIsolatedEngine)
+    finally:
+        asyncio.run(observed.aclose())
     off = replace(Config(), daemon=replace(Config().daemon, isolate_policies=False))
     assert isinstance(rego_engine(off, copy), RegoEmbeddedEngine)
 
