@@ -36,7 +36,7 @@ def request(config: Config, command: str) -> EngineRequest:
         project_dir="/tmp",
         caller=Caller(os.getuid(), os.getgid(), os.getpid()),
     )
-    for enrich in enrichers(config, processes=1):
+    for enrich in enrichers():
         event = enrich(event)
     return EngineRequest(event, event.input_document(), Deadline.after(30))
 

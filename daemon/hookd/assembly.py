@@ -18,7 +18,8 @@ from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
-from hookd.enrich.stream import response_streams
+from hookd.enrich.stream import ResponseStreams
+from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import ENFORCE, MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
@@ -32,12 +33,10 @@ def in_process(config: Config) -> Config:
     return replace(config, daemon=replace(config.daemon, isolate_policies=False))
 
 
-def enrichers(config: Config, *, processes: int | None = None) -> Sequence[Enricher]:
+def enrichers() -> Sequence[Enricher]:
     """The enrichment steps, in order. The streams enricher keeps the text of each response being streamed
-    (bounded), where every one of the daemon's deciding processes sees it (hookd.enrich.stream);
-    `processes=1` keeps it in this process (`hookd eval` and `hookd test` leave a daemon's alone)."""
-    count = config.daemon.workers if processes is None else processes
-    return (enrich_shell, enrich_paths, response_streams(config.daemon.runtime_dir, count))
+    (bounded) in this process: the chunks of a response are all decided in one process (hookd.lane)."""
+    return (enrich_shell, enrich_paths, enrich_tool_effects, ResponseStreams())
 
 
 def engine_for_dir(
@@ -167,7 +166,7 @@ def build_pipeline(
     )
     pipeline = Pipeline(
         dialects={name: spec.dialect for name, spec in AGENTS.items()},
-        enrichers=enrichers(config) if steps is None else steps,
+        enrichers=enrichers() if steps is None else steps,
         policy_set=holder,
         fail_modes=config.shim.fail_modes,
         ask=ask,

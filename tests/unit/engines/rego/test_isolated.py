@@ -53,7 +53,7 @@ def shell(command: str, session: str = "s", deadline: float = 30) -> EngineReque
         project_dir="/tmp",
         caller=Caller(os.getuid(), os.getgid(), os.getpid()),
     )
-    for enrich in enrichers(Config(), processes=1):
+    for enrich in enrichers():
         event = enrich(event)
     return EngineRequest(event, event.input_document(), Deadline.after(deadline))
 
