@@ -144,6 +144,10 @@ class ToolSpec:
     # --glob takes it: without a `/` it matches a file's name at any depth under the anchor).
     globs: Mapping[str, str] = field(default_factory=dict)
     patches: tuple[str, ...] = ()  # arguments holding a patch (Codex's apply_patch format or a unified diff)
+    # What a write or edit makes of its file, where the call shows it whole: the argument holding the new
+    # text, or the (old, new) arguments of a replacement (of one occurrence or all: both are judged).
+    content: str = ""
+    replace: tuple[str, str] | tuple[()] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     interactive = bool(args.interactive)
     config = in_process(config)
     engine = load_engine(config, policies)  # before the deadline starts: Python workers take a moment to start
-    steps = enrichers()  # a dry run: a daemon's stream texts are left alone
+    steps = enrichers(config)  # a dry run: a daemon's stream texts are left alone
     pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive, steps=steps)
     request = HookRequest(
         client=args.client,
