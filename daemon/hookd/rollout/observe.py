@@ -332,7 +332,7 @@ class Observer:
     async def _evaluate(self, layer: Layer, request: EngineRequest) -> list[Verdict]:
         """One layer's verdicts, its cost spent from the budget: this thread's CPU time where the layer
         evaluates here, the time it took where it evaluates in other processes (isolated Rego, Python
-        policies: hookd.engines.pool), so that a slow one is shed, not waited for decision after decision."""
+        policies: hookd.engines.python.pool), so that a slow one is shed, not waited for decision after decision."""
         clock = time.thread_time if layer.engine.immediate else time.monotonic
         started = clock()
         try:

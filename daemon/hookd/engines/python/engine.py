@@ -28,8 +28,8 @@ import structlog
 from hookd.config import Config
 from hookd.engines.base import not_immediate
 from hookd.engines.inflight import InFlight
-from hookd.engines.pool import WorkerPool, failing_to_start, session_of, start_workers, wait_all_ready
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
+from hookd.engines.python.pool import WorkerPool, failing_to_start, session_of, start_workers, wait_all_ready
 from hookd.errors import (
     EngineError,
     EngineTimeout,

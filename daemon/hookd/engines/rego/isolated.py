@@ -6,7 +6,7 @@ upstream's binding: the Rust core's execution timer is not reachable from Python
 while it evaluates: in the deciding process, a rule that iterates N by N on a 9-byte command held every
 session for 7.5 s. Here the daemon sends the input document and the router rule to a worker, and at the
 request's deadline kills the worker (the request gets the event's fail mode, never an allow) while
-every other session is served by the other workers (hookd.engines.pool: fair by session). The policy
+every other session is served by the other workers (hookd.engines.python.pool: fair by session). The policy
 sources are read by the daemon and compiled by the workers, so even a policy slow to load holds only
 its own workers, up to `[python] start_timeout_ms`.
 """
@@ -24,8 +24,8 @@ import structlog
 
 from hookd.engines.base import not_immediate
 from hookd.engines.inflight import InFlight
-from hookd.engines.pool import WorkerPool, failing_to_start, session_of, start_workers, wait_all_ready
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
+from hookd.engines.python.pool import WorkerPool, failing_to_start, session_of, start_workers, wait_all_ready
 from hookd.engines.rego.policyset import (
     PolicySources,
     Router,

@@ -164,7 +164,7 @@ def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
 
     async def go() -> None:
         pids = await wait_for_full_pool(python, 2)
-        # Two sessions: one alone may hold only one of the two workers (hookd.engines.pool)
+        # Two sessions: one alone may hold only one of the two workers (hookd.engines.python.pool)
         calls = [asyncio.ensure_future(answer(engine, shell_request("ls", session=s))) for s in "ab"]
         await eventually_async(lambda: not python._pool._idle, what="both workers busy")
         await engine.aclose()  # returns only once both calls are answered
