@@ -1,9 +1,10 @@
 """End to end: the real Codex CLI (0.171.0), Copilot CLI (1.0.102) and Qwen Code (0.24.4), offline, each
 with hookd registered by `hookd install --client codex|copilot|qwen`.
 
-One fake model server (tests/fake_llm.py) serves the whole session from its own network namespace
-(`unshare -n`, only `lo` up); every agent run joins that namespace (`nsenter -n`), so nothing can leave
-the machine. Its model answers a prompt with one shell tool call running the command the prompt names
+One fake model server (tests/fake_llm.py) serves the whole session from the session's network
+namespace (tests/confine.py: only `lo` up); every agent run is confined there, with a read-only view of
+everything but its own world (its HOME, project and the marker directory), so nothing can leave it.
+Its model answers a prompt with one shell tool call running the command the prompt names
 (`RUN<<command>>RUN`), then "Done.". One hookd daemon serves the session with the policies in
 fixtures/agents-policies; each agent is installed twice, once against that daemon and once against a
 socket where no daemon runs (fail closed). Qwen Code is installed at the system scope
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from confine import Netns, confined
 
 from hookd.install import codex_trust_entries
 from support import VENV_PYTHON, RunningDaemon, require, start_daemon
@@ -50,6 +52,7 @@ class Server:
     proc: subprocess.Popen[str]
     port: int
     log: Path
+    netns: Netns
 
     def requests(self, run_id: str) -> list[dict[str, Any]]:
         lines = self.log.read_text().splitlines() if self.log.exists() else []
@@ -62,6 +65,7 @@ class Install:
     home: Path
     project: Path
     env: dict[str, str]
+    world: tuple[Path, ...]  # what the agent may write: the rest of the machine is read-only to it
 
 
 @dataclass(repr=False)
@@ -82,20 +86,18 @@ class Run:
 def binary(agent: str) -> str:
     path = os.environ.get(f"HOOKD_{agent.upper()}_BIN", "")
     require(bool(path) and os.access(path, os.X_OK), f"{VERSIONS[agent]} (HOOKD_{agent.upper()}_BIN)")
-    require(shutil.which("unshare") is not None and shutil.which("nsenter") is not None, "unshare and nsenter")
     return path
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    require(os.geteuid() == 0 and shutil.which("unshare") is not None, "root and unshare (a network namespace)")
+def server(netns: Netns, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log = tmp_path_factory.mktemp("fake-llm") / "requests.jsonl"
-    script = f"ip link set lo up && exec {sys.executable} {FAKE_LLM} 0 {log} -"
-    proc = subprocess.Popen(["unshare", "-n", "sh", "-c", script], stdout=subprocess.PIPE, text=True)
+    argv = ["nsenter", "-t", str(netns.pid), "-n", "--", sys.executable, str(FAKE_LLM), "0", str(log), "-"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()  # "READY <port>", printed once it listens
     assert line.startswith("READY "), line
-    yield Server(proc, int(line.split()[1]), log)
+    yield Server(proc, int(line.split()[1]), log, netns)
     proc.terminate()
     proc.wait(timeout=10)
 
@@ -177,7 +179,7 @@ def install(
         env={**os.environ, **env}, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    return Install(agent, home, project, env)
+    return Install(agent, home, project, env, (root, copilot_cache))
 
 
 @pytest.fixture(scope="session")
@@ -208,17 +210,18 @@ def agent_argv(agent: str, prompt: str) -> list[str]:
     return [program, "--auth-type", "openai", "--approval-mode", "yolo", "-o", "json", prompt]
 
 
-def run_agent(server: Server, setup: Install, command: str, prompt_extra: str = "", etc: Path | None = None) -> Run:
-    """One run in the fake server's network namespace; `etc`: over an overlay of /etc whose upper
-    directory is `etc` (in a private mount namespace: the real /etc is never written)."""
+def run_agent(
+    server: Server, setup: Install, command: str, prompt_extra: str = "", etc: Path | None = None,
+    target: Path | None = None,
+) -> Run:  # fmt: skip
+    """One confined run (tests/confine.py) in the fake server's network namespace, writing only to the
+    install's world and `target` (the markers); `etc`: over an overlay of /etc whose upper directory is
+    `etc` (the real /etc is never written)."""
     run_id = uuid.uuid4().hex[:12]
     prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id}) {prompt_extra}"
-    argv = ["nsenter", "-t", str(server.proc.pid), "-n", "--", *agent_argv(setup.agent, prompt)]
-    if etc is not None:
-        work = etc.parent / f"overlay-work-{run_id}"
-        work.mkdir()
-        mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={etc},workdir={work} /etc"
-        argv = ["unshare", "-m", "--propagation", "private", "sh", "-c", f'{mount} && exec "$@"', "sh", *argv]
+    world = (*setup.world, *([target] if target else []))
+    overlays = {Path("/etc"): etc} if etc is not None else {}
+    argv = confined(agent_argv(setup.agent, prompt), world=world, netns=server.netns, overlays=overlays)
     done = subprocess.run(
         argv, env=setup.env, cwd=setup.project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
         timeout=TIMEOUT, check=False,
@@ -241,9 +244,9 @@ def target() -> Iterator[Path]:
 def test_a_shell_deny_blocks_the_command_and_the_reason_reaches_the_model(
     agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
 ) -> None:
-    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-1")
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-1", target=target)
     assert (target / "ok-1").exists(), control.report  # the control: an allowed command runs
-    denied = run_agent(server, installs[agent, "live"], f"touch {target}/keep-1")
+    denied = run_agent(server, installs[agent, "live"], f"touch {target}/keep-1", target=target)
     assert not (target / "keep-1").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
 
@@ -252,7 +255,7 @@ def test_a_shell_deny_blocks_the_command_and_the_reason_reaches_the_model(
 def test_a_rewrite_runs_the_rewritten_command(
     agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
 ) -> None:
-    run = run_agent(server, installs[agent, "live"], f"touch {target}/rewrite-me-1")
+    run = run_agent(server, installs[agent, "live"], f"touch {target}/rewrite-me-1", target=target)
     assert not (target / "rewrite-me-1").exists(), run.report
     if agent == "qwen":  # Qwen cannot rewrite on PreToolUse: the documented mapping is a deny
         assert not (target / "rewritten-1").exists(), run.report
@@ -265,11 +268,11 @@ def test_a_rewrite_runs_the_rewritten_command(
 def test_context_reaches_the_model(
     agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
 ) -> None:
-    control = run_agent(server, installs[agent, "live"], f"touch {target}/plain-1")
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/plain-1", target=target)
     assert CONTEXT not in control.sent, control.report
     # Qwen drops context on PreToolUse: its context comes on UserPromptSubmit (the prompt names it).
     extra = "context-me" if agent == "qwen" else ""
-    run = run_agent(server, installs[agent, "live"], f"touch {target}/context-me-1", extra)
+    run = run_agent(server, installs[agent, "live"], f"touch {target}/context-me-1", extra, target=target)
     assert (target / "context-me-1").exists(), run.report
     assert CONTEXT in run.sent, run.report
 
@@ -280,10 +283,10 @@ def test_fail_closed_when_the_daemon_is_not_running(
 ) -> None:
     """The agent fails open on a broken hook (Codex, Qwen) or a timeout (Copilot): the shim's own answer
     is a deny in the shape the agent honours. The control is the same command with the daemon up."""
-    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-2")
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-2", target=target)
     assert (target / "ok-2").exists(), control.report
     started = time.monotonic()
-    run = run_agent(server, installs[agent, "dead"], f"touch {target}/ok-3")
+    run = run_agent(server, installs[agent, "dead"], f"touch {target}/ok-3", target=target)
     assert not (target / "ok-3").exists(), run.report
     assert "hookd is not running" in run.sent, run.report
     assert time.monotonic() - started < TIMEOUT
@@ -316,7 +319,7 @@ def test_codex_managed_scope_runs_without_review_and_alone(
     with (home / ".codex" / "config.toml").open("a") as handle:
         for key, digest in codex_trust_entries(home / ".codex" / "hooks.json", user_hooks, "user"):
             handle.write(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "{digest}"\n')
-    setup = Install("codex", home, project, agent_env("codex", home, server.port, copilot_cache))
+    setup = Install("codex", home, project, agent_env("codex", home, server.port, copilot_cache), (root,))
     install_managed(setup, daemon, root, system)
     assert (system / "etc" / "codex" / "requirements.toml").is_file()
     assert_managed_hooks_run_alone(server, setup, system / "etc", target)
@@ -338,9 +341,9 @@ def install_managed(setup: Install, daemon: RunningDaemon, root: Path, system: P
 def assert_managed_hooks_run_alone(server: Server, setup: Install, etc: Path, target: Path) -> None:
     """Over an overlay of /etc: a control run, a deny whose reason reaches the model, and the user's own
     hook (which leaves `user-hook` in `target` when it runs) never ran."""
-    control = run_agent(server, setup, f"touch {target}/ok-managed", etc=etc)
+    control = run_agent(server, setup, f"touch {target}/ok-managed", etc=etc, target=target)
     assert (target / "ok-managed").exists(), control.report
-    denied = run_agent(server, setup, f"touch {target}/keep-managed", etc=etc)
+    denied = run_agent(server, setup, f"touch {target}/keep-managed", etc=etc, target=target)
     assert not (target / "keep-managed").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
     assert not (target / "user-hook").exists(), "managed hooks only: the user's hook must not run"
@@ -363,7 +366,9 @@ def test_copilot_managed_scope_runs_alone_under_allow_managed_hooks_only(
     (home / ".copilot" / "hooks" / "user.json").write_text(
         json.dumps({"version": 1, "hooks": {"preToolUse": [user_hook]}})
     )
-    setup = Install("copilot", home, project, agent_env("copilot", home, server.port, copilot_cache))
+    setup = Install(
+        "copilot", home, project, agent_env("copilot", home, server.port, copilot_cache), (root, copilot_cache)
+    )
     install_managed(setup, daemon, root, system)
     etc = system / "etc"
     assert (etc / "github-copilot" / "policy.d" / "hookd.json").is_file()
@@ -383,9 +388,9 @@ def test_the_project_scope_is_trusted_by_install_and_denies(
                     copilot_cache, scope="project")  # fmt: skip
     hooks = ".codex/hooks.json" if agent == "codex" else ".github/hooks/hookd.json"
     assert (setup.project / hooks).is_file()
-    control = run_agent(server, setup, f"touch {target}/ok-project")
+    control = run_agent(server, setup, f"touch {target}/ok-project", target=target)
     assert (target / "ok-project").exists(), control.report
-    denied = run_agent(server, setup, f"touch {target}/keep-project")
+    denied = run_agent(server, setup, f"touch {target}/keep-project", target=target)
     assert not (target / "keep-project").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
 
@@ -403,9 +408,9 @@ def test_copilot_permission_request_denies_on_its_own(
     assert "permissionRequest" in doc["hooks"]
     del doc["hooks"]["preToolUse"]
     hooks_file.write_text(json.dumps(doc))
-    control = run_agent(server, setup, f"touch {target}/ok-permreq")
+    control = run_agent(server, setup, f"touch {target}/ok-permreq", target=target)
     assert (target / "ok-permreq").exists(), control.report
-    denied = run_agent(server, setup, f"touch {target}/keep-permreq")
+    denied = run_agent(server, setup, f"touch {target}/keep-permreq", target=target)
     assert not (target / "keep-permreq").exists(), denied.report
     assert "Permission denied by a PermissionRequest hook" in denied.sent, denied.report
     assert DENY_REASON in denied.sent, denied.report
@@ -427,8 +432,25 @@ def test_fail_closed_when_the_daemon_hangs(
     try:
         setup = install(agent, tmp_path_factory.mktemp(f"{agent}-hung"), socket_dir, server.port, copilot_cache,
                         '[fail_mode]\nBeforeAgent = "open"\n')  # fmt: skip
-        run = run_agent(server, setup, f"touch {target}/ok-hung")
+        run = run_agent(server, setup, f"touch {target}/ok-hung", target=target)
         assert not (target / "ok-hung").exists(), run.report
         assert "hookd did not answer within 4000 ms" in run.sent, run.report
     finally:
         listener.close()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_command_hookd_allows_cannot_write_outside_the_world(
+    agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    """The confinement (tests/confine.py) holds under a real agent: hookd allows the command, the agent
+    runs it, and the write outside the world fails (read-only), while the same write in the world works."""
+    outside = Path(tempfile.mkdtemp(prefix="hookd-outside-"))
+    try:
+        control = run_agent(server, installs[agent, "live"], f"touch {target}/inside-1", target=target)
+        assert (target / "inside-1").exists(), control.report
+        run = run_agent(server, installs[agent, "live"], f"touch {outside}/escaped-1", target=target)
+        assert not (outside / "escaped-1").exists(), run.report
+        assert "Read-only file system" in run.sent, run.report
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
