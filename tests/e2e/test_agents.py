@@ -1,5 +1,5 @@
-"""End to end: the real Codex CLI (0.171.0), Copilot CLI (1.0.102) and Qwen Code (0.24.4), offline, each
-with hookd registered by `hookd install --client codex|copilot|qwen`.
+"""End to end: the real Codex CLI (0.171.0), Copilot CLI (1.0.102), Qwen Code (0.24.4) and Factory Droid
+(0.225.2), offline, each with hookd registered by `hookd install --client codex|copilot|qwen|droid`.
 
 One fake model server (tests/fake_llm.py) serves the whole session from the session's network
 namespace (tests/confine.py: only `lo` up); every agent run is confined there, with a read-only view of
@@ -37,8 +37,8 @@ from support import VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
 
-AGENTS = ("codex", "copilot", "qwen")
-VERSIONS = {"codex": "codex-cli 0.171.0", "copilot": "GitHub Copilot CLI 1.0.102", "qwen": "0.24.4"}
+AGENTS = ("codex", "copilot", "qwen", "droid")
+VERSIONS = {"codex": "codex-cli 0.171.0", "copilot": "GitHub Copilot CLI 1.0.102", "qwen": "0.24.4", "droid": "0.225.2"}
 POLICIES = Path(__file__).resolve().parent / "fixtures" / "agents-policies"
 FAKE_LLM = Path(__file__).resolve().parents[1] / "fake_llm.py"
 TIMEOUT = 120.0
@@ -139,6 +139,11 @@ def agent_settings(agent: str, home: Path, project: Path, port: int) -> None:
         (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
         (home / "etc").mkdir()
         (home / "etc" / "settings.json").write_text("{}\n")
+    elif agent == "droid":  # a BYOK model (Chat Completions) and no Factory account
+        (home / ".factory").mkdir(parents=True)
+        model = {"model": "fake-model", "displayName": "Fake", "baseUrl": f"http://127.0.0.1:{port}/v1",
+                 "apiKey": "sk-fake", "provider": "generic-chat-completion-api", "maxOutputTokens": 1024}  # fmt: skip
+        (home / ".factory" / "settings.json").write_text(json.dumps({"customModels": [model]}))
 
 
 def agent_env(agent: str, home: Path, port: int, copilot_cache: Path) -> dict[str, str]:
@@ -153,6 +158,8 @@ def agent_env(agent: str, home: Path, port: int, copilot_cache: Path) -> dict[st
             "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{port}/v1", "COPILOT_PROVIDER_TYPE": "openai",
             "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_MODEL": "fake-model",
         }  # fmt: skip
+    elif agent == "droid":  # airgapped: no org-settings or feature-flag look-ups (5 s of time-outs otherwise)
+        env |= {"FACTORY_AIRGAP_ENABLED": "1"}
     else:
         env |= {
             "OPENAI_API_KEY": "sk-fake", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
@@ -207,6 +214,8 @@ def agent_argv(agent: str, prompt: str) -> list[str]:
         return [program, "exec", "--skip-git-repo-check", "--json", prompt]
     if agent == "copilot":
         return [program, "-p", prompt, "--yolo", "--output-format", "json", "--no-auto-update"]
+    if agent == "droid":
+        return [program, "exec", "-m", "custom:fake-model", "--auto", "high", "-o", "json", prompt]
     return [program, "--auth-type", "openai", "--approval-mode", "yolo", "-o", "json", prompt]
 
 
@@ -274,7 +283,8 @@ def test_context_reaches_the_model(
     extra = "context-me" if agent == "qwen" else ""
     run = run_agent(server, installs[agent, "live"], f"touch {target}/context-me-1", extra, target=target)
     assert (target / "context-me-1").exists(), run.report
-    assert CONTEXT in run.sent, run.report
+    # Droid sends no PreToolUse context to the model and fires no UserPromptSubmit under exec (docs/droid.md).
+    assert (CONTEXT in run.sent) is (agent != "droid"), run.report
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -376,7 +386,7 @@ def test_copilot_managed_scope_runs_alone_under_allow_managed_hooks_only(
     assert_managed_hooks_run_alone(server, setup, etc, target)
 
 
-@pytest.mark.parametrize("agent", ("codex", "copilot"))
+@pytest.mark.parametrize("agent", ("codex", "copilot", "droid"))
 def test_the_project_scope_is_trusted_by_install_and_denies(
     agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path,
     tmp_path_factory: pytest.TempPathFactory, target: Path,
@@ -386,7 +396,9 @@ def test_the_project_scope_is_trusted_by_install_and_denies(
     config.toml, Copilot's trustedFolders in config.json); the runs pass no trust flag."""
     setup = install(agent, tmp_path_factory.mktemp(f"{agent}-project"), daemon.runtime_dir, server.port,
                     copilot_cache, scope="project")  # fmt: skip
-    hooks = ".codex/hooks.json" if agent == "codex" else ".github/hooks/hookd.json"
+    hooks = {"codex": ".codex/hooks.json", "copilot": ".github/hooks/hookd.json", "droid": ".factory/settings.json"}[
+        agent
+    ]
     assert (setup.project / hooks).is_file()
     control = run_agent(server, setup, f"touch {target}/ok-project", target=target)
     assert (target / "ok-project").exists(), control.report
@@ -454,3 +466,55 @@ def test_a_command_hookd_allows_cannot_write_outside_the_world(
         assert "Read-only file system" in run.sent, run.report
     finally:
         shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_droid_managed_scope_runs_alone_under_allow_managed_hooks_only(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    """`hookd install --client droid --scope managed --managed-hooks-only` writes hookd's hooks and
+    allowManagedHooksOnly to /etc/factory/settings.json (Droid's org settings, read before any other org
+    source), here an overlay of /etc. A user hook in ~/.factory/hooks.json that would leave a trace does
+    not run."""
+    require(shutil.which("mount") is not None, "mount (an overlay of /etc)")
+    root = tmp_path / "managed"
+    home, project, system = root / "home", root / "project", root / "system"
+    (home / "tmp").mkdir(parents=True)
+    project.mkdir()
+    agent_settings("droid", home, project, server.port)
+    user_hook = {"type": "command", "command": f"echo ran > {target}/user-hook", "timeout": 5}
+    (home / ".factory" / "hooks.json").write_text(json.dumps({"PreToolUse": [{"hooks": [user_hook]}]}))
+    setup = Install("droid", home, project, agent_env("droid", home, server.port, copilot_cache), (root,))
+    install_managed(setup, daemon, root, system)
+    managed = json.loads((system / "etc" / "factory" / "settings.json").read_text())
+    assert managed["allowManagedHooksOnly"] is True and "PreToolUse" in managed["hooks"], managed
+    assert_managed_hooks_run_alone(server, setup, system / "etc", target)
+
+
+def test_droid_ask_is_a_deny_whose_reason_reaches_the_model(
+    server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    """Droid only logs a hook's ask (headless or not): hookd renders it as a deny (exit 2), never lets it
+    fall through to Droid's own rules (`--auto high` would run it)."""
+    run = run_agent(server, installs["droid", "live"], f"touch {target}/ask-1", target=target)
+    assert not (target / "ask-1").exists(), run.report
+    assert "confirm touching an ask-* file" in run.sent, run.report
+
+
+def test_droid_an_earlier_hooks_allow_does_not_undo_hookds_deny(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory,
+    target: Path,
+) -> None:  # fmt: skip
+    """Droid takes the first JSON permissionDecision of all its hooks, and runs project hooks before user
+    hooks: a project hook answering `allow` would cancel a JSON deny. hookd's deny is exit 2, which
+    nothing overrides (a control runs)."""
+    setup = install("droid", tmp_path_factory.mktemp("droid-allow-first"), daemon.runtime_dir, server.port,
+                    copilot_cache)  # fmt: skip
+    allow = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}
+    hook = {"type": "command", "command": f"echo '{json.dumps(allow)}'", "timeout": 5}
+    (setup.project / ".factory").mkdir()
+    (setup.project / ".factory" / "hooks.json").write_text(json.dumps({"PreToolUse": [{"hooks": [hook]}]}))
+    control = run_agent(server, setup, f"touch {target}/ok-allow-first", target=target)
+    assert (target / "ok-allow-first").exists(), control.report
+    denied = run_agent(server, setup, f"touch {target}/keep-allow-first", target=target)
+    assert not (target / "keep-allow-first").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report

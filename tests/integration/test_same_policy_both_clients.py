@@ -109,7 +109,7 @@ def test_bundled_policies_are_where_the_config_says() -> None:
     assert (Path(bundled_policies_dir()) / "destructive_shell" / "policy.rego").is_file()
 
 
-# --- all five agents -----------------------------------------------------------------------------------
+# --- every agent ---------------------------------------------------------------------------------------
 
 # agent -> (its pre-tool event, its shell tool, the extra arguments its shell tool carries)
 SHELLS = {
@@ -118,6 +118,7 @@ SHELLS = {
     "codex": ("PreToolUse", "Bash", {}),
     "copilot": ("preToolUse", "bash", {"description": "x"}),
     "qwen": ("PreToolUse", "run_shell_command", {"description": "x", "is_background": False}),
+    "droid": ("PreToolUse", "Execute", {"summary": "x", "riskLevelReason": "x", "riskLevel": "low"}),
 }
 SHELL_ACTIONS = [
     ("rm -rf home", "rm -rf ~", "deny"),
@@ -145,11 +146,11 @@ def decide_shell(pipeline: Pipeline, agent: str, command: str) -> Handled:
 
 
 @pytest.mark.parametrize(("what", "command", "outcome"), SHELL_ACTIONS, ids=[a[0] for a in SHELL_ACTIONS])
-def test_the_default_policies_decide_all_five_agents_alike(
+def test_the_default_policies_decide_every_agent_alike(
     pipeline: Pipeline, what: str, command: str, outcome: str
 ) -> None:
     decided = {agent: decide_shell(pipeline, agent, command) for agent in AGENTS}
-    assert set(decided) == {"gemini", "claude", "codex", "copilot", "qwen"}
+    assert set(decided) == set(SHELLS)
     for agent, handled in decided.items():
         assert handled.decision.outcome.name.lower() == outcome, (agent, handled.decision)
         assert rules(handled) == rules(decided["claude"]), agent

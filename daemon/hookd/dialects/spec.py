@@ -26,20 +26,26 @@ class AgentEvent:
 
     `fail_output` is the stdout that makes the agent deny when hookd cannot decide, with REASON where
     the one-line reason goes (as a JSON string); None when nothing printed there can block (the
-    shims then print nothing). `fail_closed` is whether that is the default (`--fail` overrides).
-    `install` is False for an event that hookd parses but does not register.
+    shims then print nothing). With `fail_exit` set, it is instead text for stderr (the reason as it
+    is) and the shims exit with that code (Droid: only an exit 2 is a deny no other hook overrides).
+    `fail_closed` is whether that is the default (`--fail` overrides). `install` is False for an
+    event that hookd parses but does not register.
     """
 
     name: str
     event: Event
-    fail_output: Mapping[str, Any] | None = None
+    fail_output: Mapping[str, Any] | str | None = None
     fail_closed: bool = False
     install: bool = True
+    fail_exit: int = 0
 
     def fail_parts(self) -> tuple[str, str] | None:
         """The fail output split around the reason: (prefix, suffix) of the exact bytes printed."""
         if self.fail_output is None:
             return None
+        if isinstance(self.fail_output, str):
+            prefix, suffix = self.fail_output.split(REASON)
+            return prefix, suffix
         text = dump_json(self.fail_output).decode("ascii")
         marker = dump_json({"r": REASON}).decode("ascii")[5:-1]
         prefix, suffix = text.split(marker)
