@@ -22,6 +22,7 @@ from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
+from hookd.selfprotect import ProtectedSet
 from hookd.types import Engine, Enricher, Outcome
 
 
@@ -30,7 +31,7 @@ def enrichers(config: Config, *, processes: int | None = None) -> Sequence[Enric
     (bounded), where every one of the daemon's deciding processes sees it (hookd.enrich.stream);
     `processes=1` keeps it in this process (`hookd eval` and `hookd test` leave a daemon's alone)."""
     count = config.daemon.workers if processes is None else processes
-    return (enrich_shell, enrich_paths, response_streams(config.daemon.runtime_dir, count))
+    return (enrich_shell, enrich_paths, ProtectedSet(config), response_streams(config.daemon.runtime_dir, count))
 
 
 def engine_for_dir(

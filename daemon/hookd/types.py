@@ -131,6 +131,10 @@ class ToolSpec:
     paths: tuple[tuple[str, PathAccess], ...] = ()
     relative_to: Mapping[str, str] = field(default_factory=dict)  # path argument -> its anchor argument
     cwd_args: tuple[str, ...] = ()  # a shell tool's working-directory arguments, first one given wins
+    # What a write or edit makes of its file, where the call shows it whole: the argument holding the new
+    # text, or the (old, new) arguments of a replacement (of one occurrence or all: both are judged).
+    content: str = ""
+    replace: tuple[str, str] | tuple[()] = ()
 
 
 @dataclass(frozen=True, slots=True)

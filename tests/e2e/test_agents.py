@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from confine import Netns, confined
 
-from hookd.install import codex_trust_entries
+from hookd.dialects.codex import codex_trust_entries
 from support import VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
@@ -518,3 +518,63 @@ def test_droid_an_earlier_hooks_allow_does_not_undo_hookds_deny(
     denied = run_agent(server, setup, f"touch {target}/keep-allow-first", target=target)
     assert not (target / "keep-allow-first").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
+
+
+# --- self-protection (issue 25.1) -----------------------------------------------------------------------
+# One allowed command used to switch hookd off on each of these agents (`rm ~/.copilot/hooks/hookd.json`,
+# emptying `~/.codex/hooks.json`, `disableAllHooks` in `~/.qwen/settings.json`, each proven on the real CLI).
+# With the shipped self_protection package (whose protected set the daemon derives from the agents'
+# modules), each agent asks for that change through its shell tool: it is denied with the reason reaching
+# the model, the file is as it was, and the next session is still guarded.
+
+SHIPPED = Path(__file__).resolve().parents[2] / "policies" / "self_protection"
+
+# The change that switched each agent's hooks off on its real CLI, asked for through its shell tool (Qwen's
+# hookd sits at the system scope here; the user file holds the switch that turns every hook off).
+TAMPER = {
+    "codex": ("echo '{}' > ~/.codex/hooks.json", ".codex/hooks.json"),
+    "copilot": ("rm ~/.copilot/hooks/hookd.json", ".copilot/hooks/hookd.json"),
+    "qwen": ("""sed -i 's/^{/{"disableAllHooks": true,/' ~/.qwen/settings.json""", ".qwen/settings.json"),
+    "droid": (
+        """sed -i 's/"hooks": {/"hooks": {"hooksDisabled": true, /' ~/.factory/settings.json""",
+        ".factory/settings.json",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
+    """A daemon with the e2e fixture policy and the shipped self-protection package."""
+    policies = tmp_path_factory.mktemp("policies")
+    shutil.copytree(POLICIES, policies, dirs_exist_ok=True)
+    shutil.copytree(SHIPPED, policies / "self_protection", ignore=shutil.ignore_patterns("*_test.rego", "cases"))
+    runtime_dir = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "run"
+    running = start_daemon(tmp_path_factory.mktemp("hookd"), policies, "", runtime_dir)
+    yield running
+    running.stop()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
+    agent: str,
+    server: Server,
+    guarded: RunningDaemon,
+    copilot_cache: Path,
+    tmp_path: Path,
+    target: Path,
+) -> None:
+    setup: Install = install(agent, tmp_path, guarded.runtime_dir, server.port, copilot_cache)
+    command, relative = TAMPER[agent]
+    switch = setup.home / relative
+    before = switch.read_bytes()
+    attempt = run_agent(server, setup, command, target=target)
+    if agent == "qwen":  # Qwen rewrites its own settings file on start (adds "$version"): judge the switch
+        assert json.loads(switch.read_text()).get("disableAllHooks") is not True, attempt.report
+    else:
+        assert switch.read_bytes() == before, attempt.report
+    assert "hookd guards this session" in attempt.sent, attempt.report
+    control = run_agent(server, setup, f"touch {target}/ok-tamper", target=target)
+    assert (target / "ok-tamper").exists(), control.report
+    after = run_agent(server, setup, f"touch {target}/keep-tamper", target=target)  # the next session: still guarded
+    assert not (target / "keep-tamper").exists(), after.report
+    assert DENY_REASON in after.sent, after.report

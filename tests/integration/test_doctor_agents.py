@@ -1,6 +1,6 @@
 """`hookd doctor`'s agent checks for every agent of the registry: the settings are written by the real
 `hookd install --client <agent>` (a subprocess, once per agent), then broken one way per test, and the
-checks (hookd.doctor_agents) must give exactly the problem line with its fix. Parametrised over the
+checks (hookd.doctor.agents) must give exactly the problem line with its fix. Parametrised over the
 registry and over each agent's own InstallSpec facts (`hooks_off`, `run_order`, `managed_only_key`), so a
 new agent is tested here without an edit."""
 
@@ -21,9 +21,9 @@ import pytest
 
 from hookd.config import load_config
 from hookd.dialects.registry import AGENTS
-from hookd.dialects.spec import AgentSpec
+from hookd.dialects.spec import AgentSpec, Switch
 from hookd.doctor import Finding
-from hookd.doctor_agents import check_agents
+from hookd.doctor.agents import check_agents
 from hookd.install import managed_only_path
 
 AGENT_VARS = ("XDG_", "HOOKD_", "GEMINI_", "CLAUDE_", "CODEX_", "COPILOT_", "QWEN_")
@@ -155,7 +155,7 @@ def hookd_handlers(setup: Installed, doc: dict[str, Any], event: str) -> list[di
     out = []
     for definition in doc["hooks"][event]:
         for hook in definition.get("hooks", [definition]):
-            owned = setup.spec.install.form == "copilot"
+            owned = setup.spec.install.own_file is not None
             if owned or hook.get(setup.spec.install.identity) == "hookd":
                 out.append(hook)
     return out
@@ -238,12 +238,12 @@ def test_entry_edited(agent: Installed, monkeypatch: pytest.MonkeyPatch) -> None
 HOOKS_OFF = [(name, switch) for name, spec in AGENTS.items() for switch in spec.install.hooks_off]
 
 
-@pytest.mark.parametrize(("name", "switch"), HOOKS_OFF, ids=[f"{n}-{s[1]}" for n, s in HOOKS_OFF])
+@pytest.mark.parametrize(("name", "switch"), HOOKS_OFF, ids=[f"{n}-{s.key}" for n, s in HOOKS_OFF])
 def test_hooks_switched_off(
-    name: str, switch: tuple[str, str, Any], installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+    name: str, switch: Switch, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     setup = installed[name].restore()
-    beside, key, off = switch
+    beside, key, off = switch.beside, switch.key, switch.off
     where = (setup.settings().parent / beside).resolve() if beside else setup.settings()
     set_key(where, key, off)
     assert setup.problems(monkeypatch) == [
@@ -252,7 +252,7 @@ def test_hooks_switched_off(
     ]
 
 
-SAME_FILE = [name for name, spec in AGENTS.items() if spec.install.form != "copilot"]  # Copilot: hookd's own file
+SAME_FILE = [name for name, spec in AGENTS.items() if spec.install.own_file is None]  # not hookd's own file
 
 
 @pytest.mark.parametrize("name", SAME_FILE)

@@ -34,7 +34,16 @@ from hookd.dialects.common import (
     rewritten_tool_input,
     string_field,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
+from hookd.dialects.spec import (
+    REASON,
+    AgentEvent,
+    AgentSpec,
+    HookEntry,
+    InstallSpec,
+    JSONObject,
+    Switch,
+    system_path,
+)
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
@@ -149,6 +158,23 @@ def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, 
     return project_dir / ".factory" / "settings.json"
 
 
+def _entry(entry: HookEntry) -> JSONObject:
+    """Droid's handler is {type, command, timeout (s)}; it accepts hookd's name and description beside them."""
+    hook = {"type": "command", "name": entry.name, "command": entry.command, "timeout": entry.seconds,
+            "description": entry.description}  # fmt: skip
+    return {"hooks": [hook]}
+
+
+def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """A hooks.json beside a settings.json replaces that folder's settings.json hooks per event (the
+    legacy hooks/hooks.json when there is none), and one invalid handler drops a whole file; the org
+    scope has no such neighbour."""
+    if scope == "managed":
+        return ()
+    folder = _settings_path(scope, home, project_dir, env).parent
+    return (folder / "hooks.json", folder / "hooks")
+
+
 # Registered: every event Droid fires that has a canonical counterpart (exec fires no UserPromptSubmit).
 _INSTALLED = ("SessionStart", "SessionEnd", "UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse", "PostToolUse")
 
@@ -166,13 +192,14 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(name) for name in DROID_EVENTS),
     tools=TOOLS,
     install=InstallSpec(
-        form="qwen",  # the same handler shape: type, name, command line, timeout in seconds, description
         scopes=("user", "project", "managed"),
         settings_path=_settings_path,
+        entry=_entry,
         timeout_unit_ms=1000,
         managed_only_key="allowManagedHooksOnly",
         # Any level's hooks.hooksDisabled switches every hook off, the org's included (docs/droid.md).
-        hooks_off=(("", "hooks.hooksDisabled", True),),
+        hooks_off=(Switch("", "hooks.hooksDisabled", True),),
+        bypass=_bypass,
     ),
     env=("FACTORY_PROJECT_DIR",),
     project_dir_env="FACTORY_PROJECT_DIR",
