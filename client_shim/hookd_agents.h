@@ -22,6 +22,7 @@ static const char *const FORWARDED_ENV[] = {
     "QWEN_CODE_SYSTEM_SETTINGS_PATH",
     "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
     "FACTORY_PROJECT_DIR",
+    "OPENCODE_PROJECT_DIR",
     "HOME",
     "USER",
 };
@@ -80,6 +81,10 @@ static const AgentEvent AGENT_EVENTS[] = {
      "{\"decision\":\"block\",\"reason\":", "}", 0},
     {"droid", "PreToolUse", 1,
      "", "\n", 2},
+    {"opencode", "tool.execute.before", 1,
+     "{\"decision\":\"deny\",\"reason\":", "}", 0},
+    {"kilo", "tool.execute.before", 1,
+     "{\"decision\":\"deny\",\"reason\":", "}", 0},
 };
 
 #endif

@@ -55,6 +55,7 @@ FORWARDED_ENV = (
     'QWEN_CODE_SYSTEM_SETTINGS_PATH',
     'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
     'FACTORY_PROJECT_DIR',
+    'OPENCODE_PROJECT_DIR',
     'HOME',
     'USER',
 )
@@ -94,6 +95,12 @@ AGENT_EVENTS = {
     },
     'droid': {
         'PreToolUse': (True, '', '\n', 2),
+    },
+    'opencode': {
+        'tool.execute.before': (True, '{"decision":"deny","reason":', '}', 0),
+    },
+    'kilo': {
+        'tool.execute.before': (True, '{"decision":"deny","reason":', '}', 0),
     },
 }
 # fmt: on

@@ -37,8 +37,12 @@ from support import VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
 
-AGENTS = ("codex", "copilot", "qwen", "droid")
-VERSIONS = {"codex": "codex-cli 0.171.0", "copilot": "GitHub Copilot CLI 1.0.102", "qwen": "0.24.4", "droid": "0.225.2"}
+AGENTS = ("codex", "copilot", "qwen", "droid", "opencode")
+VERSIONS = {"codex": "codex-cli 0.171.0", "copilot": "GitHub Copilot CLI 1.0.102", "qwen": "0.24.4", "droid": "0.225.2",
+            "opencode": "1.18.33", "kilo": "7.7.9"}  # fmt: skip
+PLUGIN_AGENTS = ("opencode", "kilo")  # hookd is an in-process plugin (docs/opencode.md)
+# Kilo takes 40-60 s a run on this loaded 2-core box (its start-up), so it runs in one test of its own.
+KILO_TIMEOUT = 240.0
 POLICIES = Path(__file__).resolve().parent / "fixtures" / "agents-policies"
 FAKE_LLM = Path(__file__).resolve().parents[1] / "fake_llm.py"
 TIMEOUT = 120.0
@@ -144,6 +148,18 @@ def agent_settings(agent: str, home: Path, project: Path, port: int) -> None:
         model = {"model": "fake-model", "displayName": "Fake", "baseUrl": f"http://127.0.0.1:{port}/v1",
                  "apiKey": "sk-fake", "provider": "generic-chat-completion-api", "maxOutputTokens": 1024}  # fmt: skip
         (home / ".factory" / "settings.json").write_text(json.dumps({"customModels": [model]}))
+    elif agent in PLUGIN_AGENTS:  # an OpenAI-compatible provider (bundled in the binary), nothing shared
+        provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "models": {"fake-model": {"name": "Fake"}},
+                    "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "sk-fake"}}  # fmt: skip
+        config = {
+            "provider": {"fake": provider},
+            "model": "fake/fake-model",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"bash": "allow", "edit": "allow", "external_directory": "allow"},
+        }  # only hookd stops
+        (home / ".config" / agent).mkdir(parents=True)
+        (home / ".config" / agent / f"{agent}.json").write_text(json.dumps(config))
 
 
 def agent_env(agent: str, home: Path, port: int, copilot_cache: Path) -> dict[str, str]:
@@ -160,6 +176,11 @@ def agent_env(agent: str, home: Path, port: int, copilot_cache: Path) -> dict[st
         }  # fmt: skip
     elif agent == "droid":  # airgapped: no org-settings or feature-flag look-ups (5 s of time-outs otherwise)
         env |= {"FACTORY_AIRGAP_ENABLED": "1"}
+    elif agent in PLUGIN_AGENTS:  # the config dir's npm install of the plugin SDK fails at once offline
+        env |= {"npm_config_offline": "true", "npm_config_fetch_retries": "0", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                "OPENCODE_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1",
+                "KILO_DISABLE_CODEBASE_INDEXING": "1", "KILO_TELEMETRY_LEVEL": "off",
+                "KILO_DISABLE_SHARE": "1"}  # fmt: skip
     else:
         env |= {
             "OPENAI_API_KEY": "sk-fake", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
@@ -216,6 +237,8 @@ def agent_argv(agent: str, prompt: str) -> list[str]:
         return [program, "-p", prompt, "--yolo", "--output-format", "json", "--no-auto-update"]
     if agent == "droid":
         return [program, "exec", "-m", "custom:fake-model", "--auto", "high", "-o", "json", prompt]
+    if agent in PLUGIN_AGENTS:
+        return [program, "run", prompt]
     return [program, "--auth-type", "openai", "--approval-mode", "yolo", "-o", "json", prompt]
 
 
@@ -233,7 +256,7 @@ def run_agent(
     argv = confined(agent_argv(setup.agent, prompt), world=world, netns=server.netns, overlays=overlays)
     done = subprocess.run(
         argv, env=setup.env, cwd=setup.project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=TIMEOUT, check=False,
+        timeout=KILO_TIMEOUT if setup.agent == "kilo" else TIMEOUT, check=False,
     )  # fmt: skip
     sent = json.dumps(server.requests(run_id))
     return Run(done.returncode, done.stdout, done.stderr, sent)
@@ -283,8 +306,9 @@ def test_context_reaches_the_model(
     extra = "context-me" if agent == "qwen" else ""
     run = run_agent(server, installs[agent, "live"], f"touch {target}/context-me-1", extra, target=target)
     assert (target / "context-me-1").exists(), run.report
-    # Droid sends no PreToolUse context to the model and fires no UserPromptSubmit under exec (docs/droid.md).
-    assert (CONTEXT in run.sent) is (agent != "droid"), run.report
+    # Droid sends no PreToolUse context to the model and fires no UserPromptSubmit under exec (docs/droid.md);
+    # a plugin cannot add text for the model (docs/opencode.md).
+    assert (CONTEXT in run.sent) is (agent not in ("droid", *PLUGIN_AGENTS)), run.report
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -303,10 +327,10 @@ def test_fail_closed_when_the_daemon_is_not_running(
 
 
 def test_the_versions_are_the_pinned_ones() -> None:
-    for agent in AGENTS:
+    for agent, version in VERSIONS.items():
         done = subprocess.run([binary(agent), "--version"], capture_output=True, text=True, timeout=60, check=False,
                               env={"PATH": PATH, "HOME": tempfile.gettempdir()}, stdin=subprocess.DEVNULL)  # fmt: skip
-        assert VERSIONS[agent] in done.stdout + done.stderr, done.stdout + done.stderr
+        assert version in done.stdout + done.stderr, done.stdout + done.stderr
 
 
 def test_codex_managed_scope_runs_without_review_and_alone(
@@ -539,6 +563,8 @@ TAMPER = {
         """sed -i 's/"hooks": {/"hooks": {"hooksDisabled": true, /' ~/.factory/settings.json""",
         ".factory/settings.json",
     ),
+    "opencode": ("rm ~/.config/opencode/plugin/hookd.js", ".config/opencode/plugin/hookd.js"),
+    "kilo": ("rm ~/.config/kilo/plugin/hookd.js", ".config/kilo/plugin/hookd.js"),
 }
 
 
@@ -578,3 +604,25 @@ def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
     after = run_agent(server, setup, f"touch {target}/keep-tamper", target=target)  # the next session: still guarded
     assert not (target / "keep-tamper").exists(), after.report
     assert DENY_REASON in after.sent, after.report
+
+
+@pytest.mark.timeout(900)
+def test_kilo_denies_with_the_reason_and_fails_closed(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory,
+    target: Path,
+) -> None:  # fmt: skip
+    """Kilo Code CLI (OpenCode's fork) with hookd's plugin in ~/.config/kilo/plugin: a deny's reason reaches
+    the model and the call does not run; with no daemon the plugin's shim denies (a control runs). Kilo is
+    slow to start here, so its runs are these three."""
+    live = install("kilo", tmp_path_factory.mktemp("kilo-live"), daemon.runtime_dir, server.port, copilot_cache)
+    assert (live.home / ".config" / "kilo" / "plugin" / "hookd.js").is_file()
+    control = run_agent(server, live, f"touch {target}/ok-kilo", target=target)
+    assert (target / "ok-kilo").exists(), control.report
+    denied = run_agent(server, live, f"touch {target}/keep-kilo", target=target)
+    assert not (target / "keep-kilo").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report
+    nothing = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "nothing"
+    dead = install("kilo", tmp_path_factory.mktemp("kilo-dead"), nothing, server.port, copilot_cache)
+    down = run_agent(server, dead, f"touch {target}/ok-kilo-down", target=target)
+    assert not (target / "ok-kilo-down").exists(), down.report
+    assert "hookd is not running" in down.sent, down.report

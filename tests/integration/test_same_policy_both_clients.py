@@ -119,6 +119,8 @@ SHELLS = {
     "copilot": ("preToolUse", "bash", {"description": "x"}),
     "qwen": ("PreToolUse", "run_shell_command", {"description": "x", "is_background": False}),
     "droid": ("PreToolUse", "Execute", {"summary": "x", "riskLevelReason": "x", "riskLevel": "low"}),
+    "opencode": ("tool.execute.before", "bash", {"description": "x"}),
+    "kilo": ("tool.execute.before", "bash", {"description": "x"}),
 }
 SHELL_ACTIONS = [
     ("rm -rf home", "rm -rf ~", "deny"),

@@ -118,11 +118,14 @@ class Trust:
 class TextSettings:
     """A settings file of the agent's own text format (Codex's requirements.toml), chosen by its suffix:
     `render(path, text, entries, managed_only)` gives the new text (entries None: hookd's removed), and
-    `events(text)` the events hookd has in it."""
+    `events(text)` the events hookd has in it. `doc(text)`, for a format that is neither JSON nor TOML
+    (OpenCode's plugin file), is the text as the settings document `hookd doctor` reads (hookd's
+    hooks under `hooks.<event>`)."""
 
     suffix: str
     render: Callable[[Path, str, tuple[HookEntry, ...] | None, bool], str]
     events: Callable[[str], tuple[str, ...]]
+    doc: Callable[[str], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
