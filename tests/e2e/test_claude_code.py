@@ -161,11 +161,19 @@ def workspace(hookd: Hookd, root: Path, transport: str = "command") -> Workspace
 
 
 def run_claude(
-    claude: str, ws: Workspace, command: str, hookd: Hookd, *, bypass: bool = True, prompt: str = "run the command"
+    claude: str,
+    ws: Workspace,
+    command: str,
+    hookd: Hookd,
+    *,
+    bypass: bool = True,
+    prompt: str = "run the command",
+    tools: str = "Bash",
+    delegate: bool = False,
 ) -> ClaudeRun:
     before = len(hookd.daemon.decisions()) if hookd.daemon.proc.poll() is None else 0
     with hookd.netns.entered():
-        fake = FakeAnthropic(command)
+        fake = FakeAnthropic(command, delegate=delegate)
     tmp = ws.root / f"tmp-{len(os.listdir(ws.root))}"
     tmp.mkdir(mode=0o700)
     env = {
@@ -179,7 +187,7 @@ def run_claude(
         env[TOKEN_ENV] = ws.token
     if os.geteuid() == 0:
         env["IS_SANDBOX"] = "1"  # Claude refuses to skip permissions as root otherwise
-    args = [claude, "-p", prompt, "--output-format", "json", "--tools", "Bash", "--no-session-persistence"]
+    args = [claude, "-p", prompt, "--output-format", "json", "--tools", tools, "--no-session-persistence"]
     if bypass:
         args.append("--dangerously-skip-permissions")
     try:
@@ -410,3 +418,23 @@ def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
     after = run_claude(claude, ws, f"rm -rf {victim}", guarded_hookd)
     assert victim.exists(), after.report
     assert after.pre_tool_use()["decision"] == "deny", after.report
+
+
+# --- sub-agents (issue 27.7) ------------------------------------------------------------------------------
+
+
+def test_a_sub_agents_tool_call_reaches_hookd_and_is_denied(claude: str, hookd: Hookd, command_ws: Workspace) -> None:
+    """The model hands the command to a sub-agent (Claude's Task/Agent tool); the sub-agent's own Bash call
+    goes through hookd's PreToolUse like the main session's: denied, and the sub-agent is told why. A
+    control (an allowed command, through a sub-agent too) runs."""
+    allowed = target(command_ws, "sub-allowed")
+    control = run_claude(claude, command_ws, f"rm -rf {allowed}", hookd, tools="Bash,Agent,Task", delegate=True)
+    assert not allowed.exists(), control.report
+    spawned = [d for d in control.decisions if d.get("tool") in ("Agent", "Task")]
+    assert spawned, control.report  # the model really went through a sub-agent
+    victim = target(command_ws, "keep-sub")
+    run = run_claude(claude, command_ws, f"rm -rf {victim}", hookd, tools="Bash,Agent,Task", delegate=True)
+    assert victim.exists(), run.report
+    denied = [d for d in run.decisions if d.get("tool") == "Bash"]
+    assert [d["decision"] for d in denied] == ["deny"], run.report
+    assert any(KEEP_REASON in json.dumps(r.get("content")) for r in run.tool_results), run.report
