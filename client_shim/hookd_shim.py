@@ -59,48 +59,49 @@ FORWARDED_ENV = (
     'HOME',
     'USER',
 )
-# client -> event -> (fails closed by default, fail output before the reason, after it, exit code:
-# 0 prints it on stdout with the reason as JSON, another on stderr with the reason as it is); an
-# event without an entry (or with an empty prefix and exit code 0) has no blocking output.
+# client -> event -> (fails closed by default, fail output before the reason, after it, tell the
+# agent's stderr the reason too, exit code: 0 prints the output on stdout with the reason as JSON,
+# another on stderr with the reason as it is); an event without an entry (or with an empty prefix
+# and exit code 0) has no blocking output.
 AGENT_EVENTS = {
     'gemini': {
-        'BeforeAgent': (True, '{"decision":"deny","reason":', '}', 0),
-        'BeforeModel': (True, '{"decision":"deny","reason":', '}', 0),
-        'AfterModel': (False, '{"decision":"deny","reason":', '}', 0),
-        'BeforeTool': (True, '{"decision":"deny","reason":', '}', 0),
-        'AfterTool': (True, '{"decision":"deny","reason":', '}', 0),
+        'BeforeAgent': (True, '{"decision":"deny","reason":', '}', False, 0),
+        'BeforeModel': (True, '{"decision":"deny","reason":', '}', False, 0),
+        'AfterModel': (False, '{"decision":"deny","reason":', '}', False, 0),
+        'BeforeTool': (True, '{"decision":"deny","reason":', '}', False, 0),
+        'AfterTool': (True, '{"decision":"deny","reason":', '}', False, 0),
     },
     'claude': {
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', 0),
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', 0),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}', 0),
-        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', 0),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', False, 0),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False, 0),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False, 0),
+        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', False, 0),
     },
     'codex': {
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', 0),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}', 0),
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', 0),
-        'PermissionRequest': (True, '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":', '}}}', 0),  # noqa: E501
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False, 0),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False, 0),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', True, 0),
+        'PermissionRequest': (True, '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":', '}}}', False, 0),  # noqa: E501
     },
     'copilot': {
-        'preToolUse': (True, '{"permissionDecision":"deny","permissionDecisionReason":', '}', 0),
-        'permissionRequest': (True, '{"behavior":"deny","message":', '}', 0),
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', 0),  # noqa: E501
+        'preToolUse': (True, '{"permissionDecision":"deny","permissionDecisionReason":', '}', False, 0),
+        'permissionRequest': (True, '{"behavior":"deny","message":', '}', False, 0),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False, 0),  # noqa: E501
     },
     'qwen': {
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', 0),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}', 0),
-        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', 0),
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', 0),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False, 0),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False, 0),
+        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', False, 0),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', True, 0),
     },
     'droid': {
-        'PreToolUse': (True, '', '\n', 2),
+        'PreToolUse': (True, '', '\n', False, 2),
     },
     'opencode': {
-        'tool.execute.before': (True, '{"decision":"deny","reason":', '}', 0),
+        'tool.execute.before': (True, '{"decision":"deny","reason":', '}', False, 0),
     },
     'kilo': {
-        'tool.execute.before': (True, '{"decision":"deny","reason":', '}', 0),
+        'tool.execute.before': (True, '{"decision":"deny","reason":', '}', False, 0),
     },
 }
 # fmt: on
@@ -368,12 +369,38 @@ def fail_reply(client, event, mode, reason):
     """The fail mode's (exit code, stdout, stderr): the event's blocking output (AGENT_EVENTS) with the
     one-line reason when closed, nothing when open or when the event has no blocking output."""
     entry = AGENT_EVENTS.get(client, {}).get(event)
-    if mode != "closed" or entry is None or not (entry[1] or entry[3]):
+    if mode != "closed" or entry is None or not (entry[1] or entry[4]):
         return 0, b"", b""
     line = " ".join(reason.split())
-    if entry[3]:  # on stderr, the reason as it is, with the event's exit code
-        return entry[3], b"", (entry[1] + line + entry[2]).encode("utf-8", "surrogateescape")
+    if entry[4]:  # on stderr, the reason as it is, with the event's exit code
+        return entry[4], b"", (entry[1] + line + entry[2]).encode("utf-8", "surrogateescape")
     return 0, (entry[1] + json_string(line) + entry[2]).encode("utf-8", "surrogateescape"), b""
+
+
+def tell_agent(reason):
+    """Write the reason to the agent's own stderr, for an event whose block the agent shows nobody: the
+    first ancestor whose stderr is not the shim's (the agent captures the shim's). Best effort, Linux only
+    (/proc); appended, never blocking."""
+    try:
+        mine = os.fstat(2)
+        pid = os.getppid()
+        for _ in range(8):
+            if pid <= 1:
+                return
+            theirs = os.stat(f"/proc/{pid}/fd/2")
+            if (theirs.st_dev, theirs.st_ino) != (mine.st_dev, mine.st_ino):
+                flags = os.O_WRONLY | os.O_APPEND | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC
+                fd = os.open(f"/proc/{pid}/fd/2", flags)
+                try:
+                    os.write(fd, f"hookd: {' '.join(reason.split())}\n".encode("utf-8", "surrogateescape"))
+                finally:
+                    os.close(fd)
+                return
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                stat = handle.read()
+            pid = int(stat[stat.rfind(b")") + 2 :].split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
 
 
 def write_all(fd, data):
@@ -424,7 +451,10 @@ def main(argv):
                 raise
             code, out, err = autostart(path, opts["autostart"], opts["autostart-config"], frame, deadline)
     except (ShimError, OSError, ValueError, struct.error) as exc:
-        code, out, err = fail_reply(client, event, mode, describe(exc, path, deadline_ms))
+        reason = describe(exc, path, deadline_ms)
+        code, out, err = fail_reply(client, event, mode, reason)
+        if (out or err) and entry[3]:
+            tell_agent(reason)
     try:
         write_all(1, out)
         write_all(2, err)

@@ -10,7 +10,9 @@ path in any project, which an opt-in would load), the bundle sources and keys, t
 (kept bundles, the token), the decision log and the replay store wherever `[log]`/`[replay]` put them,
 the runtime directory, the service manager's unit directories, the shims, and the installed package.
 
-`input.hookd` is `{"protected": [{"path", "what"}], "keeps": [path]}`: `keeps` lists the paths a file
+`input.hookd` is `{"protected": [{"path", "what"}], "keeps": [path]}`: `protected` holds the places a
+path the call names can hit (the same place, one inside it, a directory above it), so that the policy has
+no more to read than it can use; `keeps` lists the paths a file
 tool writes whose new text the agent's module has judged to leave hookd's hooks, their switches and
 trust as they were (an MCP server or a permission added), which the policy lets through; everything
 else that writes, moves, deletes, links or changes the mode of a protected path is the policy's to deny.
@@ -93,6 +95,7 @@ class ProtectedSet:
         self._own = tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(config))
         self._moves = tuple(dict.fromkeys(name for spec in AGENTS.values() for name in spec.install.location_env))
         self._cache: OrderedDict[tuple[str, ...], tuple[list[JSON], dict[str, Surface]]] = OrderedDict()
+        self._indexes: dict[int, tuple[list[JSON], _Index]] = {}
 
     def places(
         self, home: str, project: str, caller_env: Mapping[str, str] | None = None
@@ -127,6 +130,14 @@ class ProtectedSet:
             self._cache.popitem(last=False)
         return found
 
+    def _index(self, listed: list[JSON]) -> _Index:
+        index = self._indexes.get(id(listed))
+        if index is None or index[0] is not listed:
+            index = self._indexes[id(listed)] = (listed, _Index(listed))
+            if len(self._indexes) > _CACHED:
+                self._indexes.pop(next(iter(self._indexes)))
+        return index[1]
+
     def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
         """The enricher: `input.hookd` on every tool call that can change a file."""
         tool = event.tool
@@ -136,8 +147,67 @@ class ProtectedSet:
         if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
             return event
         listed, judged = self.places(event_home(event), event.project_dir, event.env)
+        near = self._index(listed).near(_named_paths(event))
         keeps = [p for p in _written(event) if p in judged and _keeps(event, judged[p])]
-        return event.with_facts(hookd={"protected": listed, "keeps": keeps})
+        return event.with_facts(hookd={"protected": near, "keeps": keeps})
+
+
+def _named_paths(event: NormalisedEvent) -> set[str]:
+    """Every resolved path the call names, wherever the enrichers put it: a file tool's paths, a shell
+    command's arguments and redirects, the effects' paths and destinations."""
+    out: set[str] = set()
+    facts = event.facts
+    for entry in _dicts(facts.get("paths")):
+        out.add(str(entry.get("path", "")))
+    shell = facts.get("shell")
+    for command in _dicts(shell.get("commands") if isinstance(shell, dict) else None):
+        for entry in (*_dicts(command.get("args")), *_dicts(command.get("redirects"))):
+            out.add(str(entry.get("path") or ""))
+    for effect in _dicts(facts.get("effects")):
+        out.update((str(effect.get("path") or ""), str(effect.get("to") or "")))
+    out.discard("")
+    return out
+
+
+def _dicts(value: object) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _ancestry(path: str) -> Iterator[str]:
+    """The path and every directory above it, up to /."""
+    while True:
+        yield path
+        if path == "/":
+            return
+        path = path.rpartition("/")[0] or "/"
+
+
+class _Index:
+    """A caller's protected places, looked up by a named path: the place itself or one above it (the path
+    is that place or inside it), and the places below a directory (a delete, move or copy into it)."""
+
+    def __init__(self, listed: list[JSON]) -> None:
+        self.at: dict[str, list[JSON]] = {}
+        self.below: dict[str, list[JSON]] = {}
+        for place in listed:
+            path = str(place["path"])
+            self.at.setdefault(path, []).append(place)
+            for parent in _ancestry(path):
+                if parent != path:
+                    self.below.setdefault(parent, []).append(place)
+
+    def near(self, named: set[str]) -> list[JSON]:
+        """The places a named path can hit as the policy judges it: the same place, one it is inside, or one
+        below it. Only those are handed on: the policy decides the same with less to read."""
+        found: dict[int, JSON] = {}
+        for named_path in named:
+            path = named_path.rstrip("/") or "/"
+            for place in self.below.get(path, ()):
+                found[id(place)] = place
+            for current in _ancestry(path):
+                for place in self.at.get(current, ()):
+                    found[id(place)] = place
+        return list(found.values())
 
 
 def _vetoes(event: NormalisedEvent) -> bool:

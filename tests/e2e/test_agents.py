@@ -33,6 +33,7 @@ import pytest
 from confine import Netns, confined
 
 from hookd.dialects.codex import codex_trust_entries
+from hookd.dialects.registry import AGENTS as REGISTRY
 from support import VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
@@ -626,3 +627,22 @@ def test_kilo_denies_with_the_reason_and_fails_closed(
     down = run_agent(server, dead, f"touch {target}/ok-kilo-down", target=target)
     assert not (target / "ok-kilo-down").exists(), down.report
     assert "hookd is not running" in down.sent, down.report
+
+
+# --- the daemon-down message reaches the user (issue 27.4) ---------------------------------------------
+# With the daemon down and the defaults (the prompt event fails closed), Codex and Qwen stop at the prompt
+# with an empty turn and show nothing of the block, not even its reason. The shim writes the reason to
+# the agent's own stderr for such events (AgentEvent.tell_user).
+
+SILENT = [a for a in AGENTS if any(e.tell_user for e in REGISTRY[a].events)]
+
+
+@pytest.mark.parametrize("agent", SILENT)
+def test_the_daemon_down_reason_reaches_the_user_when_the_prompt_is_blocked(
+    agent: str, server: Server, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    dead = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "nothing"
+    setup = install(agent, tmp_path, dead, server.port, copilot_cache)  # the defaults: the prompt fails closed
+    run = run_agent(server, setup, f"touch {target}/ok-down", target=target)
+    assert not (target / "ok-down").exists(), run.report
+    assert f"hookd: hookd is not running (no daemon on {dead / 'hook.sock'})" in run.stderr, run.report

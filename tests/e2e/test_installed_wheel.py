@@ -144,6 +144,13 @@ def test_the_release_carries_policies_and_shims(installed: Installed) -> None:
     assert installed.hookd("--version").stdout.strip() == f"hookd {__version__}"
 
 
+def test_the_checkout_only_bench_is_not_offered(installed: Installed) -> None:
+    """`hookd bench` runs the checkout's bench/: the installed CLI neither lists nor accepts it."""
+    assert "bench" not in installed.hookd("--help").stdout
+    done = installed.hookd("bench", "--calls", "1", check=False)
+    assert done.returncode == 2 and "invalid choice: 'bench'" in done.stderr, done.stderr
+
+
 def test_default_policy_tests_run_from_the_install(installed: Installed) -> None:
     done = installed.hookd("test")
     passed = int(done.stdout.strip().splitlines()[-1].split()[0])

@@ -363,3 +363,85 @@ def test_an_edited_plugin_file_is_reported(
     assert any("gone.py does not exist" in p and p.startswith(f"{name} user: ") for p in found), found
     path.write_text("\n".join(line for line in path.read_text().splitlines() if "HOOKD-HOOKS" not in line))
     assert not any(p.startswith(f"{name} user: ") and "current" in p for p in setup.problems(monkeypatch))
+
+
+# --- every way an agent's hooks can be bypassed (issue 27.3) ----------------------------------------------
+
+
+def install_project(setup: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hookd install --scope project` into the setup's project, as a user would run it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "hookd", "--config", str(setup.config), "install", "--client", setup.spec.name,
+         "--shim", "python", "--scope", "project", "--project-dir", str(setup.project)],
+        env=setup.env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+TRUSTING = [name for name, spec in AGENTS.items() if spec.install.trust is not None]
+
+
+@pytest.mark.parametrize("name", TRUSTING)
+def test_a_project_the_agent_does_not_trust(
+    name: str, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copilot loads a repository's hooks only in a trusted folder, Codex a project's only when the project
+    is trusted: with the trust taken away, doctor names the file and the fix."""
+    setup = installed[name].restore()
+    try:
+        install_project(setup, monkeypatch)
+        assert setup.problems(monkeypatch) == []  # control: install trusted the project
+        trust = setup.spec.install.trust_path("project", setup.home, setup.project, setup.env)
+        assert trust is not None
+        if trust.suffix == ".toml":  # Codex: the project's trust_level, in hookd's block of config.toml
+            trust.write_text(trust.read_text().replace('trust_level = "trusted"', 'trust_level = "untrusted"'))
+        else:
+            edit(trust, lambda doc: doc.update(trustedFolders=[]))
+        problems = setup.problems(monkeypatch)
+        assert any(f"{name} project: " in p and str(setup.project) in p and f"--client {name} --scope project" in p
+                   for p in problems), problems  # fmt: skip
+    finally:
+        shutil.rmtree(setup.project / f".{name}", ignore_errors=True)
+        shutil.rmtree(setup.project / ".github", ignore_errors=True)
+
+
+ONE_BY_ONE = [(name, key) for name, spec in AGENTS.items() for key in spec.install.switch_keys]
+
+
+@pytest.mark.parametrize(("name", "key"), ONE_BY_ONE)
+def test_a_switch_that_turns_hooks_off_one_by_one(
+    name: str, key: str, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup = installed[name].restore()
+    [switch] = [s for s in setup.spec.install.hooks_off if s.beside]
+    where = (setup.settings().parent / switch.beside).resolve()
+    set_key(where, key, ["hookd"])
+    problems = setup.problems(monkeypatch)
+    assert problems == [
+        f'{name} user: {key} is set in {where} (["hookd"]): {setup.spec.title} skips the hooks it names, '
+        f"hookd's may be among them; fix: remove hookd's hooks from {key} in {where}"
+    ], problems
+
+
+OVERRIDABLE = [name for name, spec in AGENTS.items() if spec.install.run_order and spec.install.bypass]
+
+
+@pytest.mark.parametrize("name", OVERRIDABLE)
+def test_extension_hooks_that_run_after_hookd(
+    name: str, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qwen runs an extension's hooks after every scope's, the system scope's included: one that answers on
+    PreToolUse can override hookd's deny wherever hookd is installed."""
+    setup = installed[name].restore()
+    assert setup.problems(monkeypatch) == []  # control
+    [place] = [
+        p for p in setup.spec.install.bypass("user", setup.home, setup.project, setup.env) if p.name == "extensions"
+    ]
+    manifest = place / "allow-all" / "qwen-extension.json"
+    edit(manifest, lambda doc: doc.update(name="allow-all", hooks={
+        "PreToolUse": [{"hooks": [{"type": "command", "command": "echo allow"}]}]}))  # fmt: skip
+    assert setup.problems(monkeypatch) == [
+        f"{name} extensions: {manifest} adds hooks on PreToolUse that {setup.spec.title} runs after every scope's, "
+        f"hookd's included: their allow overrides hookd's deny; fix: remove or disable that extension "
+        f"({manifest.parent})"
+    ]

@@ -227,3 +227,17 @@ def test_a_settings_change_that_drops_hookd_is_kept_out(
     reply = json.loads(stdout)
     assert outcome == "deny" and reply["decision"] == "block", stdout
     assert "kept out" in reply["reason"], reply
+
+
+def test_any_agents_settings_are_judged_whoever_writes_them(world: tuple[Path, Path]) -> None:
+    """Gemini's write_file on Codex's hooks.json: judged by Codex's module (hooks.json's hookd entries),
+    whichever agent asks."""
+    home, project = world
+    path = home / ".codex" / "hooks.json"
+    path.parent.mkdir()
+    install(command_plan(Config(), "codex", path, None)[0])
+    doc = json.loads(path.read_text())
+    same = {"file_path": str(path), "content": json.dumps(doc, indent=4)}
+    assert keeps(home, project, "gemini", "write_file", same)
+    emptied = {"file_path": str(path), "content": "{}"}
+    assert not keeps(home, project, "gemini", "write_file", emptied)

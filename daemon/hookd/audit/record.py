@@ -10,15 +10,18 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hookd.audit.mask import Masker
 from hookd.policy.layers import USER_LAYER
-from hookd.rollout.record import observed_fields
 from hookd.types import JSON, Handled
 
-if TYPE_CHECKING:
-    from hookd.rollout.observe import Observed
+
+class RecordFields(Protocol):
+    """What another component adds to a decision's record (monitor and shadow layers: rollout.observe.Observed),
+    built by the writer with the record's masking."""
+
+    def fields(self, mask: Masker) -> dict[str, JSON]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +31,7 @@ class Pending:
     handled: Handled
     time: float  # time.time() when the decision was made
     via: str  # "socket" (the hook socket) or "grpc" (the Decide call)
-    observed: Observed | None = None  # what monitor and shadow layers would have decided (hookd.rollout)
+    observed: RecordFields | None = None  # what monitor and shadow layers would have decided (hookd.rollout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +105,7 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
         "input": mask(event.input_document()),
     }
     if pending.observed is not None:
-        record |= observed_fields(pending.observed, mask)
+        record |= pending.observed.fields(mask)
     return record
 
 

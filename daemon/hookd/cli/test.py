@@ -27,8 +27,8 @@ def register(sub: Any) -> None:
 
 def cmd_test(args: argparse.Namespace, config: Config) -> int:
     from hookd.logs import quiet_logging
-    from hookd.policycorpus import figures
     from hookd.policytest import run_case_files, run_rego_tests, summarise
+    from hookd.policytest.corpus import figures
 
     quiet_logging()
     policy_dir = Path(args.dir).resolve() if args.dir else config.daemon.policies

@@ -369,4 +369,5 @@ SPEC = AgentSpec(
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",
     process_names=("claude",),
+    headless_flags=("-p", "--print"),
 )

@@ -448,8 +448,10 @@ _INSTALLED = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionReque
 
 def _agent_event(name: str) -> AgentEvent:
     closed = name in ("PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit")
+    output = fail_output(name, REASON) if closed else None
+    # `codex exec` shows nothing of a blocked prompt, not even the reason (measured, 0.171.0)
     return AgentEvent(
-        name, CODEX_EVENTS[name], fail_output(name, REASON) if closed else None, closed, name in _INSTALLED
+        name, CODEX_EVENTS[name], output, closed, name in _INSTALLED, tell_user=name == "UserPromptSubmit"
     )
 
 

@@ -402,4 +402,5 @@ SPEC = AgentSpec(
     env=("COPILOT_PROJECT_DIR",),
     project_dir_env="COPILOT_PROJECT_DIR",
     process_names=("copilot",),
+    headless_flags=("-p", "--prompt"),
 )

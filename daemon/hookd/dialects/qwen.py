@@ -173,7 +173,8 @@ _CLOSED = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit"
 def _agent_event(name: str) -> AgentEvent:
     closed = name in _CLOSED
     output = fail_output(name, REASON) if closed else None
-    return AgentEvent(name, QWEN_EVENTS[name], output, closed, name in _INSTALLED)
+    # a headless run shows nothing of a blocked prompt, not even the reason (measured, 0.24.4)
+    return AgentEvent(name, QWEN_EVENTS[name], output, closed, name in _INSTALLED, tell_user=name == "UserPromptSubmit")
 
 
 SPEC = AgentSpec(
@@ -195,4 +196,6 @@ SPEC = AgentSpec(
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",
     process_names=("qwen", "cli.js"),
+    headless_flags=("-p", "--prompt"),
+    interactive_flags=("-i", "--prompt-interactive"),
 )

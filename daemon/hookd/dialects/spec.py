@@ -36,7 +36,9 @@ class AgentEvent:
     `fail_closed` is whether that is the default (`--fail` overrides). `install` is False for an
     event that hookd parses but does not register. `vetoes_settings`: the event comes before the
     agent applies a change to its settings files, and a block keeps the change out (a second line of
-    self-protection, for changes made outside a guarded tool call).
+    self-protection, for changes made outside a guarded tool call). `tell_user`: the agent shows
+    nothing of this event's block in a headless run (an empty turn), so when the shim fails closed it
+    also writes the one-line reason to the agent's own stderr.
     """
 
     name: str
@@ -46,6 +48,7 @@ class AgentEvent:
     install: bool = True
     fail_exit: int = 0
     vetoes_settings: bool = False  # the agent asks before it applies a change to its settings; a block keeps it out
+    tell_user: bool = False  # the agent shows nothing of this event's block headless: the shim tells its stderr
 
     def fail_parts(self) -> tuple[str, str] | None:
         """The fail output split around the reason: (prefix, suffix) of the exact bytes printed."""
@@ -272,6 +275,10 @@ class AgentSpec:
     env: tuple[str, ...] = ()  # variables the agent sets for a hook that the shims forward to hookd
     project_dir_env: str = ""  # the one of `env` that names the project directory
     process_names: tuple[str, ...] = ()  # basenames of the agent's process (or its script), for the probe
+    # Its headless behaviour, for the probe: the options that make a run headless (no one to answer an
+    # ask) or interactive whatever its stdin (`--opt` also matches `--opt=value`).
+    headless_flags: tuple[str, ...] = ()
+    interactive_flags: tuple[str, ...] = ()
     mcp_prefix: str = "mcp__"
     event_index: Mapping[str, AgentEvent] = field(init=False, repr=False, compare=False)
 
@@ -283,7 +290,7 @@ class AgentSpec:
         another hook override hookd's: the settings files, the files of their switches, trust and
         managed-only switch, and what `bypass` names. Derived from this spec, never listed by hand."""
         spec, out = self.install, []
-        own = spec.own_file is not None or spec.text_settings is not None
+        own = spec.own_file is not None
         settings_keys = (
             "hooks", "hookd", spec.enable_key, spec.managed_only_key if not spec.managed_only_file else "",
             *(s.key for s in spec.hooks_off if not s.beside), *spec.guarded_keys,

@@ -64,6 +64,8 @@ def check_agents(config: Config, project_dir: Path, env: Mapping[str, str] | Non
     for spec in AGENTS.values():
         mine = [f for f in files if f.agent is spec]
         findings += overridden(spec, mine, env) + managed_only(spec, mine, project_dir, env)
+        if any(f.agent is spec and hookd_entries(f) for f in files):
+            findings += one_by_one(spec, mine) + hooks_from_elsewhere(spec, project_dir, env)
     if not registered:
         findings.append(Finding("agents", False, "hookd is registered for no agent: no hook call reaches it",
                                 f"hookd install --client {'|'.join(NAMES)}"))  # fmt: skip
@@ -310,3 +312,60 @@ def managed_only(spec: AgentSpec, files: list[ScopeFile], project_dir: Path, env
     return [Finding(f.label, False, f"{switch_path} sets {key}: {spec.title} runs only managed hooks, never hookd's "
                     f"in {f.path}", f"hookd install --client {spec.name} --scope managed")
             for f in files if f is not managed and hookd_entries(f)]  # fmt: skip
+
+
+def one_by_one(spec: AgentSpec, files: list[ScopeFile]) -> list[Finding]:
+    """A setting that switches hooks off one by one (Copilot's disabledHooks), set in a switch file: it may
+    name hookd's hooks (its keys are the agent's; any value there is reported)."""
+    findings, seen = [], set()
+    for file, switch in itertools.product(files, spec.install.hooks_off):
+        where = (file.path.parent / switch.beside).resolve() if switch.beside else file.path
+        if where in seen:
+            continue
+        seen.add(where)
+        try:
+            doc = file.doc if not switch.beside else read_settings(where)
+        except HookdError:
+            continue
+        for key in spec.install.switch_keys:
+            value = dotted(doc or {}, key)
+            if value not in (None, [], {}, ""):
+                findings.append(Finding(file.label, False, f"{key} is set in {where} ({json.dumps(value)[:120]}): "
+                                        f"{spec.title} skips the hooks it names, hookd's may be among them",
+                                        f"remove hookd's hooks from {key} in {where}"))  # fmt: skip
+    return findings
+
+
+MAX_BYPASS_FILES = 200  # JSON files read under one agent's extension/plugin directories
+
+
+def hooks_from_elsewhere(spec: AgentSpec, project_dir: Path, env: Mapping[str, str]) -> list[Finding]:
+    """Where the agent lets a later hook's answer replace hookd's (`run_order`), hooks brought in from
+    elsewhere (an extension's, a plugin's: the spec's `bypass` places) that run after every scope's and can
+    answer allow on an event hookd blocks on, even when hookd is installed where it runs last."""
+    if not spec.install.run_order or spec.install.bypass is None:
+        return []
+    blocking = {e.name for e in spec.events if e.install and e.fail_output is not None}
+    places = {p for scope in spec.install.scopes for p in spec.install.bypass(scope, Path.home(), project_dir, env)}
+    findings = []
+    for path in sorted(_json_files(sorted(places)))[:MAX_BYPASS_FILES]:
+        try:
+            doc = read_settings(path)
+        except HookdError:
+            continue
+        events = sorted(e for e in blocking if any(not is_hookd(spec, h) for _, h in handlers(doc, e)))
+        if events:
+            detail = (f"{path} adds hooks on {', '.join(events)} that {spec.title} runs after every scope's, "
+                      "hookd's included: their allow overrides hookd's deny")  # fmt: skip
+            fix = f"remove or disable that extension ({path.parent})"
+            findings.append(Finding(f"{spec.name} extensions", False, detail, fix))
+    return findings
+
+
+def _json_files(places: list[Path]) -> Iterator[Path]:
+    for place in places:
+        if place.is_file() and place.suffix == ".json":
+            yield place
+        elif place.is_dir():
+            for depth in ("*.json", "*/*.json", "*/*/*.json"):
+                yield from place.glob(depth)

@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 
+from hookd.audit.mask import Masker
 from hookd.audit.record import Pending
 from hookd.config import RolloutConfig
 from hookd.engines.base import settle
@@ -72,6 +73,45 @@ class Observed:
     monitor: tuple[LayerVerdict, ...] = ()
     shadow: ShadowVerdict | None = None
     skipped: str = ""  # "queue" or "budget" (shed under load), "engine-error" (the enforced set failed)
+
+    def fields(self, mask: Masker) -> dict[str, JSON]:
+        """The record's `monitor` (one entry per monitor layer) and `shadow`, or `rollout.skipped` when shed or
+        failed: built by the decision log's writer, off the hot path, with the same masking as the rest."""
+        fields: dict[str, JSON] = {}
+        if self.skipped:
+            fields["rollout"] = {"skipped": self.skipped}
+        if self.monitor:
+            fields["monitor"] = [
+                {
+                    "layer": v.layer,
+                    "decision": v.decision,
+                    "rules": list(v.rules),
+                    "reasons": [
+                        mask.text(x.message)
+                        for x in v.verdicts
+                        if x.message and f"{x.policy_id}:{x.rule_id}" in v.rules
+                    ],
+                    **({"error": mask.text(v.error)} if v.error else {}),
+                }
+                for v in self.monitor
+            ]
+        shadow = self.shadow
+        if shadow is not None:
+            fields["shadow"] = {
+                "layer": shadow.layer,
+                "enforced": shadow.enforced,
+                "decision": shadow.candidate,
+                "differs": bool(shadow.transition),
+                "transition": shadow.transition,
+                "rules": list(shadow.rules),
+                "enforced_rules": list(shadow.enforced_rules),
+                **({"error": mask.text(shadow.error)} if shadow.error else {}),
+            }
+        return fields
+
+
+def _by(verdict: Verdict, rules: tuple[str, ...]) -> bool:
+    return f"{verdict.policy_id}:{verdict.rule_id}" in rules
 
 
 class CpuBudget:

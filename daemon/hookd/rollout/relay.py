@@ -21,7 +21,7 @@ import structlog
 from hookd.audit.record import Pending
 from hookd.config import Config
 from hookd.policy.layers import LayeredEngine
-from hookd.rollout.observe import Forward, Observer, RolloutCounters, tally
+from hookd.rollout.observe import Forward, Observed, Observer, RolloutCounters, tally
 from hookd.rollout.store import ReplayStore, entry, redactor
 from hookd.types import JSON
 
@@ -69,7 +69,7 @@ class WorkerRollout:
     def fields(self, pending: Pending) -> dict[str, JSON]:
         """What the record message of `pending` carries for the daemon's counters and replay store."""
         fields: dict[str, JSON] = {}
-        if pending.observed is not None:
+        if isinstance(pending.observed, Observed):
             fields["o"] = tally(pending.observed)
         if self._redact is not None:
             line = entry(pending.handled, pending.time, self._redact)

@@ -1,4 +1,4 @@
-"""hookd.policycorpus: the corpus lines `hookd test` runs, gap bookkeeping and the figures per category."""
+"""hookd.policytest.corpus: the corpus lines `hookd test` runs, gap bookkeeping and the figures per category."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd import policytest
-from hookd.policycorpus import figures, find_corpus_files, run_corpus
+from hookd.policytest.corpus import figures, find_corpus_files, run_corpus
 
 
 def write(tmp_path: Path, *cases: dict[str, Any]) -> Path:
@@ -93,7 +93,7 @@ def test_file_tool_cases_become_file_tool_payloads(tmp_path: Path) -> None:
 
 
 def test_the_default_bundle_corpus_holds_sources_for_every_case() -> None:
-    root = Path(__file__).resolve().parents[2] / "policies"
+    root = Path(__file__).resolve().parents[3] / "policies"
     files = find_corpus_files(root)
     assert files
     for path in files:

@@ -28,16 +28,8 @@ from hookd.dialects.common import rewritten_tool_input
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.engines.rego.policyset import RegoModule, discover, load_data, load_modules, load_policy_set, new_engine
 from hookd.errors import HookdError, one_line
+from hookd.policytest.result import TestResult
 from hookd.types import Caller, Deadline, Engine, Enricher, HookRequest, Outcome
-
-
-@dataclass(frozen=True, slots=True)
-class TestResult:
-    name: str
-    status: str  # PASS, FAIL, ERROR, SKIP; GAP (a listed gap), OUTSIDE (outside the aims) for corpus cases
-    detail: str = ""
-    category: str = ""  # corpus cases only (hookd.policycorpus)
-    attack: bool | None = None
 
 
 def run_rego_tests(policy_dir: Path, opa: OpaConfig | None = None) -> list[TestResult]:
@@ -107,8 +99,8 @@ def find_case_files(policy_dir: Path) -> list[Path]:
 
 def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestResult]:
     """Through the engine `config` selects (daemon.engine), all cases on one event loop: the case files,
-    then the corpus (`corpus/*.jsonl`, hookd.policycorpus)."""
-    from hookd.policycorpus import find_corpus_files, run_corpus
+    then the corpus (`corpus/*.jsonl`, hookd.policytest.corpus)."""
+    from hookd.policytest.corpus import find_corpus_files, run_corpus
 
     files = find_case_files(policy_dir)
     corpus = find_corpus_files(policy_dir)
