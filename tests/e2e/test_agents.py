@@ -411,7 +411,7 @@ def test_copilot_managed_scope_runs_alone_under_allow_managed_hooks_only(
     assert_managed_hooks_run_alone(server, setup, etc, target)
 
 
-@pytest.mark.parametrize("agent", ("codex", "copilot", "droid"))
+@pytest.mark.parametrize("agent", ("codex", "copilot", "droid", "opencode"))
 def test_the_project_scope_is_trusted_by_install_and_denies(
     agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path,
     tmp_path_factory: pytest.TempPathFactory, target: Path,
@@ -421,9 +421,8 @@ def test_the_project_scope_is_trusted_by_install_and_denies(
     config.toml, Copilot's trustedFolders in config.json); the runs pass no trust flag."""
     setup = install(agent, tmp_path_factory.mktemp(f"{agent}-project"), daemon.runtime_dir, server.port,
                     copilot_cache, scope="project")  # fmt: skip
-    hooks = {"codex": ".codex/hooks.json", "copilot": ".github/hooks/hookd.json", "droid": ".factory/settings.json"}[
-        agent
-    ]
+    hooks = {"codex": ".codex/hooks.json", "copilot": ".github/hooks/hookd.json", "droid": ".factory/settings.json",
+             "opencode": ".opencode/plugin/hookd.js"}[agent]  # fmt: skip
     assert (setup.project / hooks).is_file()
     control = run_agent(server, setup, f"touch {target}/ok-project", target=target)
     assert (target / "ok-project").exists(), control.report
