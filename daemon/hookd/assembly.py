@@ -17,7 +17,8 @@ from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
-from hookd.enrich.stream import response_streams
+from hookd.enrich.stream import ResponseStreams
+from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
@@ -26,12 +27,11 @@ from hookd.selfprotect import ProtectedSet
 from hookd.types import Engine, Enricher, Outcome
 
 
-def enrichers(config: Config, *, processes: int | None = None) -> Sequence[Enricher]:
+def enrichers(config: Config | None = None) -> Sequence[Enricher]:
     """The enrichment steps, in order. The streams enricher keeps the text of each response being streamed
-    (bounded), where every one of the daemon's deciding processes sees it (hookd.enrich.stream);
-    `processes=1` keeps it in this process (`hookd eval` and `hookd test` leave a daemon's alone)."""
-    count = config.daemon.workers if processes is None else processes
-    return (enrich_shell, enrich_paths, ProtectedSet(config), response_streams(config.daemon.runtime_dir, count))
+    (bounded) in this process: the chunks of a response are all decided in one process (hookd.lane). The
+    self-protection step derives its protected set from `config` (the running one; the defaults without it)."""
+    return (enrich_shell, enrich_paths, enrich_tool_effects, ProtectedSet(config or Config()), ResponseStreams())
 
 
 def engine_for_dir(

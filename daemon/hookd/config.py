@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
-from hookd.bundle.config import BundlesConfig, LayersConfig, parse_bundles
+from hookd.bundle.config import (
+    BundlesConfig,
+    BundleSource,
+    LayersConfig,
+    StatusConfig,
+    check_status,
+    parse_bundles,
+    parse_discovery,
+)
 from hookd.dialects.registry import can_fail_closed, default_fail_modes
 from hookd.errors import ConfigError
 from hookd.transport.runtime_dir import default_runtime_dir
@@ -136,6 +144,10 @@ class LogConfig:
     path: Path = field(default_factory=lambda: default_state_dir() / "decisions.log")
     max_bytes: int = 16 * 1024 * 1024  # rotate before a file would pass this size
     keep: int = 5  # rotated files kept besides the current one: decisions.log.1 … .keep
+    # Every record but an allow is also written to decisions.kept.log, rotated on its own (docs/decision-log.md,
+    # "Retention"): allows never push a deny, ask, rewrite or halt out.
+    kept_max_bytes: int = 16 * 1024 * 1024
+    kept_keep: int = 5
     stdout: bool = False  # also print each record on the daemon's stdout
     queue_size: int = 10_000  # records waiting for the writer; when full the oldest is dropped and counted
     mask: tuple[str, ...] = DEFAULT_MASK  # every string under these paths is cut to mask_length
@@ -246,7 +258,10 @@ class Config:
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     otel: OtelConfig = field(default_factory=OtelConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    status: StatusConfig = field(default_factory=StatusConfig)
+    discovery: BundleSource | None = None  # the signed discovery bundle's source (docs/fleet.md)
     source: Path | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as parsed (discovery merges into it)
 
     @property
     def hook_socket(self) -> Path:
@@ -277,6 +292,7 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
     "daemon.engine": ("embedded", "opa"),
     "layers.mode": ("enforce", "monitor"),
     "layers.project_mode": ("enforce", "monitor"),
+    "status.method": ("POST", "PUT"),
 }
 
 
@@ -323,6 +339,8 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "replay",
         "otel",
         "limits",
+        "status",
+        "discovery",
     }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
@@ -330,6 +348,8 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     if daemon.workers + daemon.lane > MAX_WORKERS:
         most = f"{MAX_WORKERS - 1} beside the lane" if daemon.lane else str(MAX_WORKERS)
         raise ConfigError(f"{where}: 'daemon.workers' must be at most {most}, got {daemon.workers}")
+    if daemon.workers > 1 and not daemon.lane:  # the chunks of a streamed response meet in the lane (hookd.lane)
+        raise ConfigError(f"{where}: 'daemon.workers = {daemon.workers}' needs 'daemon.lane = true'")
     shim = _section(ShimConfig(), raw.get("shim", {}), "shim", where)
     ask = _section(AskConfig(), raw.get("ask", {}), "ask", where)
     log = _section(LogConfig(), raw.get("log", {}), "log", where)
@@ -353,6 +373,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     otel = _section(OtelConfig(), raw.get("otel", {}), "otel", where)
     limits = _section(LimitsConfig(), raw.get("limits", {}), "limits", where)
     _check_otel(otel, where)
+    status = check_status(_section(StatusConfig(), raw.get("status", {}), "status", where), where)
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
@@ -373,7 +394,10 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         replay=replay,
         otel=otel,
         limits=limits,
+        status=status,
+        discovery=parse_discovery(raw.get("discovery"), bundles.keys, where),
         source=source,
+        raw=raw,
     )
 
 

@@ -9,6 +9,10 @@ lane instead, with its caller and its deadline. The lane decides and records it 
 lower CPU priority, while this process goes on answering the others; heavy requests wait for each other
 there, never the light ones for them.
 
+The lane is also where a streamed response's chunks meet (AfterModel: hookd.enrich.stream keeps the text so
+far in memory): every chunk goes there, whatever its size, so that one process sees the whole response
+whichever process read each chunk. That is why `[daemon] workers` above 1 needs the lane.
+
 The lane's reply is the reply; its error frame is a LaneRefused with its code. A lane that is not there
 yet (starting, or started again after it died) is waited for within the request's deadline, and then the
 request gets the event's fail mode: it is never decided here instead, which is what would stall the others.
@@ -25,7 +29,9 @@ import structlog
 
 from hookd import wire
 from hookd.config import Config, LimitsConfig
+from hookd.dialects.registry import AGENTS
 from hookd.enrich.limits import heavy
+from hookd.enrich.stream import STREAM_EVENTS
 from hookd.errors import DialectError, FrameError, LaneRefused
 from hookd.types import HookRequest, NormalisedEvent, Reply
 
@@ -36,6 +42,11 @@ RETRY_S = 0.02  # between attempts to reach a lane that is not listening yet
 # once: waiting, it would hold one of the process's `max_concurrency` slots that the light requests need.
 IN_FLIGHT = 16
 _ABSENT = (errno.ENOENT, errno.ECONNREFUSED)
+# (client, the client's event name) of the events whose state is one response's streamed text: each goes to
+# the lane, whatever its size, so that every chunk of a response is decided where its text is.
+STREAMED = frozenset(
+    (name, found.name) for name, spec in AGENTS.items() for found in spec.events if found.event in STREAM_EVENTS
+)
 
 
 class Lane:
@@ -63,6 +74,8 @@ class Lane:
     def triage(self, request: HookRequest, parse: Parse) -> tuple[NormalisedEvent | None, str]:
         """The parsed event of a request to be decided here, or None and which `[limits] lane_*` makes it the
         lane's. Raises DialectError."""
+        if (request.client, request.event) in STREAMED:
+            return None, "stream"
         if len(request.payload) > self._limits.lane_payload_bytes:
             return None, "payload-bytes"
         event = parse(request)

@@ -1,6 +1,7 @@
 """The hot path: dialect parse → enrich → engine evaluate → combine → ask resolution → dialect render.
 
-Each step returns a value and none calls back up. Engine failures become a verdict that follows the
+Each step returns a value and none calls back up. A rewritten tool call is enriched and evaluated once more
+(hookd.policy.redecide): the agent runs what it was rewritten into. Engine failures become a verdict that follows the
 event's fail mode (deny where the event fails closed, a warning message where it fails open), so a
 broken policy never turns into an accidental allow.
 """
@@ -13,11 +14,14 @@ from dataclasses import dataclass, replace
 
 from hookd import wire
 from hookd.config import LimitsConfig
+from hookd.dialects.repeated import RepeatedField
 from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
+from hookd.enrich.stream import RESPONSE_FACT
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
+from hookd.policy.redecide import decided_again, rewritten_call
 from hookd.types import (
     Deadline,
     Decision,
@@ -31,6 +35,7 @@ from hookd.types import (
     HookRequest,
     NormalisedEvent,
     Outcome,
+    RepeatingDialect,
     Verdict,
 )
 
@@ -57,6 +62,7 @@ class Pipeline:
         input_limits: LimitsConfig | None = None,
     ) -> None:
         self._dialects = dict(dialects)
+        self._repeated = repeated_fields(self._dialects)
         self._enrichers = tuple(enrichers)
         self._policy_set = policy_set
         self._fail_modes = fail_modes
@@ -80,7 +86,16 @@ class Pipeline:
     def parse(self, request: HookRequest) -> NormalisedEvent:
         """The request as its client's dialect reads it. Raises DialectError, also for a payload that uses
         NaN/Infinity or nests past `wire.MAX_PAYLOAD_DEPTH`: checked here for every way in (the hook socket,
-        the HTTP endpoint, Decide, the lane), so it never reaches the decision log."""
+        the HTTP endpoint, Decide, the lane), so it never reaches the decision log. A field that repeats from
+        call to call (a streamed response's request on every chunk) is read and checked once per uid and value
+        (hookd.dialects.repeated), its digest a fact for the streams enricher."""
+        repeated = self._repeated.get((request.client, request.event))
+        if repeated is not None:
+            field, dialect = repeated
+            loaded = field.load(request.caller.uid, request.payload)
+            if loaded is not None:
+                payload, digest = loaded
+                return dialect.parse_payload(request, payload).with_facts(**{RESPONSE_FACT: digest})
         try:
             wire.check_payload(request.payload)
         except FrameError as exc:
@@ -105,6 +120,9 @@ class Pipeline:
             try:
                 event = self._enrich(event)
                 verdicts = await self._evaluate(engine, event, request.deadline)
+                if (rewritten := rewritten_call(event, verdicts)) is not None:  # what the agent will run
+                    again = await self._evaluate(engine, self._enrich(rewritten), request.deadline)
+                    verdicts = decided_again(verdicts, again)
             except (InputTooLarge, EngineError) as exc:
                 verdicts, engine_error = self._failed(event, exc)
         finally:
@@ -122,6 +140,9 @@ class Pipeline:
             try:
                 event = self._enrich(event)
                 verdicts = self._evaluate_now(engine, event, request.deadline)
+                if (rewritten := rewritten_call(event, verdicts)) is not None:  # what the agent will run
+                    again = self._evaluate_now(engine, self._enrich(rewritten), request.deadline)
+                    verdicts = decided_again(verdicts, again)
             except (InputTooLarge, EngineError) as exc:
                 verdicts, engine_error = self._failed(event, exc)
         finally:
@@ -231,3 +252,13 @@ class Pipeline:
         note = f"ask fallback applied: allow ({why})"
         outcome = Outcome.REWRITE if decision.rewrite else Outcome.ALLOW
         return replace(decision, outcome=outcome, reasons=(), notes=(*decision.notes, note))
+
+
+def repeated_fields(dialects: Mapping[str, Dialect]) -> dict[tuple[str, str], tuple[RepeatedField, RepeatingDialect]]:
+    """(client, the client's event name) -> the field that repeats in it and the dialect that parses the rest."""
+    fields: dict[tuple[str, str], tuple[RepeatedField, RepeatingDialect]] = {}
+    for client, dialect in dialects.items():
+        if isinstance(dialect, RepeatingDialect):
+            for name, (field, follower) in dialect.repeated.items():
+                fields[client, name] = (RepeatedField(field, follower), dialect)
+    return fields

@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Any
 
 import hookd
-from hookd.config import Config, default_config_path
+from hookd.config import Config, default_config_path, default_state_dir
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
 from hookd.enrich.paths import event_home
 from hookd.resources import python_shim
 from hookd.shimbuild import native_shim_path
+from hookd.transport.runtime_dir import FALLBACK, runtime_dir_choices
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
 _HOME = Path("/\x00home")  # stand-ins, filled in per caller
@@ -49,9 +50,12 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     """hookd's own files and directories, as the running config has them."""
     if config.source is not None:
         yield Path(config.source), "hookd's config"
+    # The config and state directories a hookd of this user reads in any environment (with or without the
+    # XDG variables, which a service manager and a login shell may set differently), the caller's included.
     yield default_config_path().parent, "hookd's config directory"
-    if not os.environ.get("XDG_CONFIG_HOME"):
-        yield _HOME / ".config" / "hookd", "hookd's config directory"  # the caller's, for a daemon of another user
+    yield _HOME / ".config" / "hookd", "hookd's config directory"
+    yield default_state_dir(), "hookd's state (kept bundles, tokens, the decision log)"
+    yield _HOME / ".local" / "state" / "hookd", "hookd's state (kept bundles, tokens, the decision log)"
     yield config.daemon.policies, "hookd's policies"
     for project in config.layers.projects:
         yield Path(project) / config.layers.project_policy_dir, "a project's hookd policy layer"
@@ -70,6 +74,9 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     yield config.replay.path, "hookd's replay store"
     yield config.http.token_file, "hookd's HTTP hook token"
     yield config.daemon.runtime_dir, "hookd's runtime directory"
+    for runtime_dir in runtime_dir_choices():
+        yield runtime_dir, "hookd's runtime directory"
+    yield _HOME / FALLBACK, "hookd's runtime directory"  # the caller's, where /tmp/hookd-<uid> is squatted
     yield from _unit_dirs()
     yield native_shim_path(), "hookd's native shim"
     yield python_shim(), "hookd's Python shim"

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 JSON = Any  # a value that json.loads can return
 
@@ -131,6 +131,11 @@ class ToolSpec:
     paths: tuple[tuple[str, PathAccess], ...] = ()
     relative_to: Mapping[str, str] = field(default_factory=dict)  # path argument -> its anchor argument
     cwd_args: tuple[str, ...] = ()  # a shell tool's working-directory arguments, first one given wins
+    # Path arguments (among `paths`) that the tool expands as globs and then reads or writes what they match:
+    # "path" (`*`, `?`, `[…]`, `**` against the anchor) or "search" (a search tool's file filter, as ripgrep's
+    # --glob takes it: without a `/` it matches a file's name at any depth under the anchor).
+    globs: Mapping[str, str] = field(default_factory=dict)
+    patches: tuple[str, ...] = ()  # arguments holding a patch (Codex's apply_patch format or a unified diff)
     # What a write or edit makes of its file, where the call shows it whole: the argument holding the new
     # text, or the (old, new) arguments of a replacement (of one occurrence or all: both are judged).
     content: str = ""
@@ -320,6 +325,16 @@ class Dialect(Protocol):
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply: ...  # total
 
     def fail_reply(self, event: Event, reason: str) -> Reply: ...  # the event's fail-closed output
+
+
+@runtime_checkable
+class RepeatingDialect(Dialect, Protocol):
+    """A dialect whose events carry a field that repeats byte for byte from call to call (a streamed
+    response's request on every chunk): the parse step reads it once (hookd.dialects.repeated)."""
+
+    repeated: Mapping[str, tuple[str, str]]  # the client's event name -> (the field, the field after it)
+
+    def parse_payload(self, request: HookRequest, payload: dict[str, JSON]) -> NormalisedEvent: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,8 @@
 # (data.model_secrets.patterns: an id, what it is, a regex).
 package hookd.model_secrets
 
-routing := {"events": ["AfterModel"]}
+# It reads the streamed text alone: the conversation each chunk's request carries is not handed to it.
+routing := {"events": ["AfterModel"], "input": ["event", "stream"]}
 
 halt contains {"id": p.id, "reason": reason} if {
 	input.event == "AfterModel"

@@ -11,8 +11,9 @@
 # the change is the place or inside it, when a delete, move or mode change takes a directory that holds it,
 # and when a copy, move or link lands a file of the same name in the directory that holds it.
 #
-# A file tool's edit of an agent's settings that its module judged to leave hookd's hooks, their switches
-# and trust as they were (input.hookd.keeps: an MCP server or a permission added) goes through.
+# A file tool's write or edit of an agent's settings that its module judged to leave hookd's hooks, their
+# switches and trust as they were (input.hookd.keeps: an MCP server or a permission added) goes through, as
+# an input.paths write or as a tool's write effect; a shell write never does.
 package hookd.self_protection
 
 routing := {
@@ -32,7 +33,7 @@ deny contains {"id": "hookd-self-protection", "reason": reason} if {
 # What the call changes: {"path", "op", "via", "from"} (`from`: the file a copy, move or link takes)
 # ---------------------------------------------------------------------------------------------
 
-_changes contains {"path": e.path, "op": e.op, "via": _via(e), "from": ""} if {
+_changes contains {"path": e.path, "op": e.op, "via": _via(e), "from": "", "tool": e.via == "tool"} if {
 	some e in input.effects
 	e.op in {"write", "delete", "move", "chmod"}
 	e.path != ""
@@ -120,6 +121,7 @@ else := "write"
 
 _kept(t) if {
 	t.tool
+	t.op == "write"
 	t.path in input.hookd.keeps
 }
 

@@ -16,7 +16,6 @@ from typing import Any
 from hypothesis import strategies as st
 
 from hookd.assembly import enrichers
-from hookd.config import Config
 from hookd.dialects.gemini import GeminiDialect
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.engines.rego.opa import RegoOpaEngine
@@ -28,7 +27,7 @@ EXTRA_POLICIES = Path(__file__).resolve().parent / "policies"
 PROJECT = "/tmp/hkd-diff/project"
 HOME = "/home/agent"
 
-_ENRICHERS = enrichers(Config())
+_ENRICHERS = enrichers()
 
 Outcome = tuple[str, ...]  # the sorted canonical verdicts, or ("error",)
 

@@ -38,7 +38,7 @@ from typing import Any
 import pytest
 from confine import confined, shared_netns
 
-from support import DEMO_POLICIES, ROOT, RunningDaemon, require, start_daemon, trace_shim_config
+from support import DEMO_POLICIES, ROOT, RunningDaemon, eventually, require, start_daemon, trace_shim_config
 
 pytestmark = pytest.mark.e2e
 
@@ -423,6 +423,7 @@ def default_policies_hookd(gemini: str, tmp_path_factory: pytest.TempPathFactory
         tmp_path_factory.mktemp("defaults"), ROOT / "policies", daemon_config(runtime_dir), runtime_dir
     )
     try:
+        eventually(lambda: '"lane_serving"' in daemon.log(), timeout=30)  # where every AfterModel chunk goes
         yield daemon
     finally:
         daemon.stop()
@@ -478,10 +479,12 @@ def test_a_secret_split_across_streamed_chunks_stops_the_turn(
     workspace = workspace_for(default_policies_hookd, tmp_path_factory.mktemp("stream"))
     run = run_gemini(workspace, "Show me the deploy key.", SCRIPTS / "split-secret.responses", default_policies_hookd)
     assert "b3BlbnNzaC1rZXktdjE" not in run.stdout + run.stderr, run.report
-    first, second = run.events("AfterModel")[:2]
-    assert first["decision"] == "allow", run.report  # half a key is not a key
-    assert second["decision"] == "halt", run.report
-    assert verdicts(second) == ["halt:hookd.model_secrets:private-key"], run.report
+    # One record for the response (hookd.audit.streams): half a key passed, the chunk that completed it halted.
+    (response,) = run.events("AfterModel")
+    assert (response["decision"], response["stream"]["chunks"], response["stream"]["ended"]) == ("halt", 2, "halt")
+    assert [c["decision"] for c in response["stream"]["changes"]] == ["allow", "halt"], run.report
+    assert verdicts(response) == ["halt:hookd.model_secrets:private-key"], run.report
+    assert "b3BlbnNzaC1rZXktdjE" not in json.dumps(response), run.report  # the log holds no key either
 
 
 @pytest.fixture(scope="module")

@@ -425,9 +425,11 @@ class TestDecisionLog:
         intact = hookd("log", "verify", str(daemon.decision_log))
         assert intact.returncode == 0, intact.stdout + intact.stderr
         head = json.loads(daemon.decision_log.read_text().splitlines()[-1])["hash"]
+        kept = daemon.decision_log.with_name("decisions.kept.log")
         assert intact.stdout.splitlines() == [
             f"{daemon.decision_log}: 8 records in 1 files (seq 1-8), chain intact",
             f"head: {head}",
+            f"{kept}: 5 records kept (all but allows) in 1 files, every record matches its hash",
         ]
         lines = daemon.decision_log.read_text().splitlines()
 

@@ -221,6 +221,8 @@ def test_log_ship_and_metrics_errors_name_the_key(raw: dict[str, object], error:
 
 def test_the_lane_takes_a_decision_id_slot() -> None:
     assert parse_config({"daemon": {"workers": 63}}).processes == 64
-    assert parse_config({"daemon": {"workers": 64, "lane": False}}).processes == 64
+    assert parse_config({"daemon": {"workers": 1, "lane": False}}).processes == 1
+    with pytest.raises(ConfigError, match=r"'daemon\.workers = 2' needs 'daemon\.lane = true'"):
+        parse_config({"daemon": {"workers": 2, "lane": False}})  # the lane is where a response's chunks meet
     with pytest.raises(ConfigError, match=r"'daemon\.workers' must be at most 63 beside the lane, got 64"):
         parse_config({"daemon": {"workers": 64}})

@@ -59,12 +59,13 @@ class Encoded:
 
     before: str  # '{"a":…,"r":…}' or '{}'
     after: str  # '{"session":…,"type":…}' or '{}'
+    kept: bool = True  # also to the kept log: not an allow (the worker says; unknown is kept)
 
     @classmethod
     def of(cls, record: dict[str, JSON]) -> Encoded:
         before = {k: v for k, v in record.items() if k < "seq"}
         after = {k: v for k, v in record.items() if k > "seq"}
-        return cls(_canonical_strict(before), _canonical_strict(after))
+        return cls(_canonical_strict(before), _canonical_strict(after), kept(record))
 
     def body(self, seq: int) -> str:
         """The canonical JSON of the record with its `seq`: what `seal` would hash."""
@@ -246,6 +247,38 @@ def _diagnose(records: Sequence[Line], i: int, anchor: int, target: int | None, 
         if missing == 0:
             return f"{before.where}: edited: its hash was rewritten (the next record links to another hash)"
     return f"{line.where}: broken link: its prev names no record in the log (a record before it was removed or edited)"
+
+
+def kept_path(path: Path) -> Path:
+    """The kept log beside the decision log at `path`: decisions.log -> decisions.kept.log."""
+    return path.with_name(f"{path.stem}.kept{path.suffix}")
+
+
+def kept(record: dict[str, JSON]) -> bool:
+    """Whether a record goes to the kept log too: every one but an allow decision (gaps included)."""
+    return not (record.get("type") == "decision" and record.get("decision") == "allow")
+
+
+def verify_kept(path: Path) -> Report:
+    """Check the kept log of the decision log at `path` (and its rotated files): a copy of the chain's records
+    that are not allows, so not a chain of its own; each record must match its hash (its `prev` is the hash of
+    the record before it in the whole chain) and `seq` must grow."""
+    files = log_files(kept_path(path))
+    report = Report(files=len(files))
+    records: list[Line] = []
+    for line in read_lines(files):
+        if line.computed is None:
+            report.problems.append(f"{line.where}: {line.error}")
+            continue
+        if line.stored != line.computed:
+            report.problems.append(f"{line.where}: edited: its content does not match its hash")
+        if records and line.seq is not None and records[-1].seq is not None and line.seq <= records[-1].seq:
+            report.problems.append(f"{line.where}: seq {line.seq} does not follow seq {records[-1].seq}")
+        records.append(line)
+    report.records = len(records)
+    if records:
+        report.first_seq, report.last_seq, report.head = records[0].seq, records[-1].seq, records[-1].stored or ""
+    return report
 
 
 def last_record(path: Path) -> tuple[int, str] | None:

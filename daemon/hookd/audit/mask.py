@@ -191,6 +191,12 @@ class Masker:
         unread = len(value) - limit - _REDACT_WINDOW
         return f"{head[:limit]}…[+{max(0, len(head) - limit) + unread} chars]"
 
+    def tail(self, value: str, context: int = 16 * 1024) -> str:
+        """The last `mask_length` characters of `value`, redacted as they read with up to `context` characters
+        before them: a secret that began earlier (a private key's BEGIN line) is still found whole."""
+        window = value[-(self._mask_length + context) :]
+        return self._search(window)[-self._mask_length :]
+
     def redact(self, value: str) -> str:
         known = self._memo.get(value)
         if known is not None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hookd.audit.mask import Masker
 from hookd.policy.layers import USER_LAYER
 from hookd.types import JSON, Handled
+
+if TYPE_CHECKING:
+    from hookd.audit.streams import StreamSummary
 
 
 class RecordFields(Protocol):
@@ -32,6 +35,7 @@ class Pending:
     time: float  # time.time() when the decision was made
     via: str  # "socket" (the hook socket) or "grpc" (the Decide call)
     observed: RecordFields | None = None  # what monitor and shadow layers would have decided (hookd.rollout)
+    stream: StreamSummary | None = None  # the record of a whole streamed response (hookd.audit.streams)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +106,30 @@ def build_record(pending: Pending, mask: Masker) -> dict[str, JSON]:
         "caller": {"uid": caller.uid, "gid": caller.gid, "pid": caller.pid, "ppid": caller.ppid},
         "session": event.session_id,
         "via": pending.via,
-        "input": mask(event.input_document()),
+        "input": mask(event.input_document()) if pending.stream is None else _stream_input(pending, mask),
     }
+    if pending.stream is not None:
+        record["stream"] = pending.stream.as_json()
     if pending.observed is not None:
         record |= pending.observed.fields(mask)
     return record
+
+
+def _stream_input(pending: Pending, mask: Masker) -> JSON:
+    """A streamed response's input: what names the call, and the end of the text so far at the deciding chunk
+    (redacted with what came before it, cut to [log] mask_length); never the conversation its request carries."""
+    event = pending.handled.event
+    assert pending.stream is not None
+    text = pending.stream.deciding_text
+    return {
+        "client": event.client,
+        "event": event.event.value,
+        "client_event": event.client_event or event.event.value,
+        "session": {"id": event.session_id},
+        "cwd": event.cwd,
+        "caller": {"uid": event.caller.uid, "pid": event.caller.pid},
+        "stream": {"tail": mask.tail(text)},
+    }
 
 
 def gap_record(dropped: int, at: float) -> dict[str, JSON]:

@@ -38,19 +38,22 @@ def opa_event(logged: Logged, labels: dict[str, str]) -> dict[str, JSON]:
     assert isinstance(caller, dict) and isinstance(revisions, dict)
     latency_ms = record.get("latency_ms") or 0.0
     assert isinstance(latency_ms, int | float)
+    result: dict[str, JSON] = {
+        "decision": record.get("decision"),
+        "reason": record.get("reason"),
+        "tool": record.get("tool"),
+        "verdicts": record.get("verdicts"),
+        "notes": record.get("notes"),
+    }
+    if "stream" in record:  # a streamed response's one record (hookd.audit.streams)
+        result["stream"] = record["stream"]
     return {
         "labels": dict(labels),
         "decision_id": record.get("id"),
         "bundles": {str(name): {"revision": revision} for name, revision in revisions.items()},
         "path": f"hookd/{record.get('client')}/{record.get('event')}",
         "input": record.get("input"),
-        "result": {
-            "decision": record.get("decision"),
-            "reason": record.get("reason"),
-            "tool": record.get("tool"),
-            "verdicts": record.get("verdicts"),
-            "notes": record.get("notes"),
-        },
+        "result": result,
         "requested_by": f"uid:{caller.get('uid')} pid:{caller.get('pid')}",
         "timestamp": record.get("time"),
         "metrics": {"timer_hookd_decision_ns": round(latency_ms * 1_000_000)},

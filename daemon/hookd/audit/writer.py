@@ -25,11 +25,12 @@ from typing import IO, Any
 
 import structlog
 
-from hookd.audit.chain import GENESIS, Encoded, last_record, seal, seal_encoded
+from hookd.audit.chain import GENESIS, Encoded, kept, kept_path, last_record, seal, seal_encoded
 from hookd.audit.mask import Masker
 from hookd.audit.record import Logged, Pending, build_record, gap_record
 from hookd.audit.ship import Shipper
 from hookd.audit.sink import Sink
+from hookd.audit.streams import StreamRecords
 from hookd.config import LogConfig
 from hookd.errors import DaemonError
 from hookd.types import JSON
@@ -39,6 +40,17 @@ YIELD_EVERY = 32  # records written between two yields to the event loop
 # What the writer takes: a decision of this process, a record built here (a gap), or one a worker process
 # built, masked and encoded.
 Queued = Pending | dict[str, JSON] | Encoded
+
+
+async def wait_for_records(sink: Sink[Any], streams: StreamRecords) -> None:
+    """Until something is queued, or an open streamed response has been idle long enough to be written."""
+    idle = streams.next_expiry()
+    if idle is None:
+        await sink.wait()
+        return
+    with contextlib.suppress(TimeoutError):  # asyncio.timeout: wait_for can swallow a cancellation (3.11)
+        async with asyncio.timeout(idle + 0.01):
+            await sink.wait()
 
 
 class ChainProcessor:
@@ -96,6 +108,12 @@ class RotatingFile:
         if self.echo is not None:
             self.echo.write(line + "\n")
         return line
+
+    def write(self, line: str) -> None:
+        """`msg`, the file opened at the first line (the kept log is made only when a record goes there)."""
+        if self._file is None:
+            self.open()
+        self.msg(line)
 
     def _write(self, data: bytes) -> None:
         assert self._file is not None, "the decision log is not open"
@@ -199,10 +217,14 @@ class DecisionLog:
         self._mask = Masker.from_config(config)
         self._chain = ChainProcessor()
         self._file = RotatingFile(config.path, config.max_bytes, config.keep, sys.stdout if config.stdout else None)
+        # Every record but an allow, a second time, in a file of its own: rotating the log for allows never
+        # drops a deny, an ask, a rewrite or a halt (docs/decision-log.md, "Retention").
+        self._kept = RotatingFile(kept_path(config.path), config.kept_max_bytes, config.kept_keep)
         self._log: Any = structlog.wrap_logger(
             self._file, processors=[self._chain], wrapper_class=structlog.BoundLogger, context_class=dict
         ).bind()
         self._subscribers: set[Subscription] = set()
+        self.streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
         self._task: asyncio.Task[None] | None = None
         self._closing = False  # close(): the writer ends once the sink is empty
         self._streams_ended = False  # end_subscriptions(): no new live streams, but records still come in
@@ -271,15 +293,19 @@ class DecisionLog:
         if self._task is not None:
             await self._task
         self._file.close()
+        self._kept.close()
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
 
     async def _run(self) -> None:
         while True:
-            await self.sink.wait()
+            await wait_for_records(self.sink, self.streams)
             await self._write_batch(self.sink.take())
+            self._write_pending(self.streams.expired())
             if self._closing and not len(self.sink):
+                self._write_pending(self.streams.close())  # the responses still streaming: bounded, flushed
+                self._flush()
                 return
 
     async def _write_batch(self, batch: Iterable[Queued]) -> None:
@@ -294,16 +320,25 @@ class DecisionLog:
                     seq = self._chain.seq
                     self._hand_on(Logged(item.record(seq), seq, line, self._chain.head))
                 continue
-            record = item if isinstance(item, dict) else self._build(item)
-            if record is None:
-                continue
-            line = self._emit(record)
-            if line is not None and (self._subscribers or self.shipper is not None or self.outlets):
-                self._hand_on(Logged(record, self._chain.seq, line, self._chain.head))
+            if isinstance(item, dict):
+                self._write_record(item)
+            else:
+                self._write_pending(self.streams.fold(item))  # a streamed response's chunks: one record
             if n % YIELD_EVERY == 0:
                 self._flush()
                 await asyncio.sleep(0)
         self._flush()
+
+    def _write_pending(self, pendings: Iterable[Pending]) -> None:
+        for pending in pendings:
+            record = self._build(pending)
+            if record is not None:
+                self._write_record(record)
+
+    def _write_record(self, record: dict[str, JSON]) -> None:
+        line = self._emit(record)
+        if line is not None and (self._subscribers or self.shipper is not None or self.outlets):
+            self._hand_on(Logged(record, self._chain.seq, line, self._chain.head))
 
     def _build(self, pending: Pending) -> dict[str, JSON] | None:
         try:
@@ -327,6 +362,12 @@ class DecisionLog:
             log.exception("decision_log_write_failed", seq=self._chain.seq)
             return None
         self.written += 1
+        if record.kept if isinstance(record, Encoded) else kept(record):
+            try:
+                self._kept.write(line)
+            except Exception:
+                self.write_errors += 1
+                log.exception("decision_log_kept_write_failed", seq=self._chain.seq)
         return line
 
     def _hand_on(self, logged: Logged) -> None:
@@ -341,6 +382,7 @@ class DecisionLog:
     def _flush(self) -> None:
         try:
             self._file.flush()
+            self._kept.flush()
         except OSError:
             self.write_errors += 1
             log.exception("decision_log_flush_failed")

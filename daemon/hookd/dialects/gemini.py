@@ -58,12 +58,25 @@ TOOLS: Mapping[str, ToolSpec] = {
     "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("dir_path", "directory")),  # `directory`: older
     "read_file": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
     # `include` is the current argument; older releases called the same list `paths`.
-    "read_many_files": ToolSpec(ToolKind.READ, (("include", _READ), ("paths", _READ))),
+    "read_many_files": ToolSpec(
+        ToolKind.READ, (("include", _READ), ("paths", _READ)), globs={"include": "path", "paths": "path"}
+    ),
     "list_directory": ToolSpec(ToolKind.READ, (("dir_path", _READ),)),
     # `pattern` may be absolute (`/etc/**`) or climb out (`../**`): resolved against `dir_path`.
     "glob": ToolSpec(ToolKind.READ, (("dir_path", _READ), ("pattern", _READ)), {"pattern": "dir_path"}),
-    "grep_search": ToolSpec(ToolKind.READ, (("dir_path", _READ),)),
-    "search_file_content": ToolSpec(ToolKind.READ),
+    # A search reads every file its filter (`include_pattern`; `include` in older releases) reaches under dir_path.
+    "grep_search": ToolSpec(
+        ToolKind.READ,
+        (("dir_path", _READ), ("include_pattern", _READ), ("include", _READ)),
+        {"include_pattern": "dir_path", "include": "dir_path"},
+        globs={"include_pattern": "search", "include": "search"},
+    ),
+    "search_file_content": ToolSpec(
+        ToolKind.READ,
+        (("dir_path", _READ), ("path", _READ), ("include", _READ)),
+        {"include": "dir_path"},
+        globs={"include": "search"},
+    ),
     "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
     "replace": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=_REPLACE),
     "web_fetch": ToolSpec(ToolKind.WEB),
@@ -94,12 +107,18 @@ def tool_kind(name: str) -> ToolKind:
 class GeminiDialect:
     client = "gemini"
     handles_headless_ask = False  # headless Gemini waits forever on an ask
+    # Every AfterModel chunk of one response carries the same request (the conversation) before the chunk:
+    # the parse step reads it once (hookd.dialects.repeated).
+    repeated: Mapping[str, tuple[str, str]] = {Event.AFTER_MODEL.value: ("llm_request", "llm_response")}
 
     def parse(self, request: HookRequest) -> NormalisedEvent:
+        return self.parse_payload(request, load_payload(request.payload))
+
+    def parse_payload(self, request: HookRequest, payload: dict[str, JSON]) -> NormalisedEvent:
+        """`parse` of a payload already read (hookd.dialects.repeated)."""
         event = GEMINI_EVENTS.get(request.event)
         if event is None:
             raise DialectError(f"unknown Gemini CLI hook event {request.event!r}")
-        payload = load_payload(request.payload)
         named = payload.get("hook_event_name")
         if named is not None and named != event.value:
             raise DialectError(f"payload says hook_event_name={named!r} but the shim was registered for {event.value}")

@@ -17,18 +17,20 @@ import sys
 import time
 
 from hookd.assembly import build_pipeline, load_engine
-from hookd.audit.chain import Encoded
+from hookd.audit.chain import Encoded, kept
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
 from hookd.audit.record import Pending, build_record
 from hookd.audit.sink import Sink
+from hookd.audit.streams import StreamRecords
+from hookd.audit.writer import wait_for_records
 from hookd.config import Config
 from hookd.errors import HookdError, Unavailable
 from hookd.lane import Lane, decided_here, route
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import Deadline, Engine, HookRequest, Reply
+from hookd.types import JSON, Deadline, Engine, HookRequest, Reply
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
@@ -52,6 +54,7 @@ class WorkerProcess:
         )
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
+        self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
         self.server = HookServer.from_config(config, self.handle, self.stats, lane=lane, handler_now=self.handle_now)
         self._lane = None if lane else Lane.from_config(config)
@@ -150,6 +153,7 @@ class WorkerProcess:
         if not self._cut_off:  # a daemon that is gone, or not reading, cannot take them
             with contextlib.suppress(OSError, RuntimeError, TimeoutError):
                 self._flush(writer)
+                self._send_records(writer, self._streams.close())  # the responses still streaming
                 self._send_stats(writer)
                 await asyncio.wait_for(writer.drain(), STOP_TIMEOUT_S)
         writer.close()
@@ -158,28 +162,33 @@ class WorkerProcess:
     async def _send(self, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
-                await self._sink.wait()
+                await wait_for_records(self._sink, self._streams)
                 self._flush(writer)
+                self._send_records(writer, self._streams.expired())
                 await writer.drain()
         except (OSError, RuntimeError) as exc:  # a reset channel (a killed daemon)
             self._lose_channel(f"the channel failed: {exc}")
 
     def _flush(self, writer: asyncio.StreamWriter) -> None:
         for pending in self._sink.take():
-            handled = pending.handled
+            written = self._streams.fold(pending)  # a streamed response's chunks: one record when it ends
+            if written == [pending]:
+                self._send_records(writer, written, counted=True)
+                continue
+            writer.write(line({"t": "c", "c": _counted(pending)}))  # each chunk's decision is counted
+            self._send_records(writer, written)
+
+    def _send_records(self, writer: asyncio.StreamWriter, pendings: list[Pending], *, counted: bool = False) -> None:
+        """Each record to the daemon, with its decision's counts when it is not counted already."""
+        for pending in pendings:
             try:
                 record = build_record(pending, self._mask)
             except Exception:  # a record that cannot be built must not stop the worker
-                log.exception("decision_log_record_failed", decision=handled.decision_id)
+                log.exception("decision_log_record_failed", decision=pending.handled.decision_id)
                 continue
-            counted = [
-                handled.event.event.value,
-                handled.decision.outcome.name,
-                handled.latency_ms,
-                handled.engine_error,
-            ]
             encoded = Encoded.of(record)  # canonical JSON has no raw newline: each half is one line
-            meta = line({"t": "d", "c": counted, **self.rollout.fields(pending)})
+            counts = _counted(pending) if counted else None
+            meta = line({"t": "d", "c": counts, "k": kept(record), **self.rollout.fields(pending)})
             writer.writelines((meta, encoded.before.encode(), b"\n", encoded.after.encode(), b"\n"))
             self._unacked += 1
 
@@ -241,6 +250,12 @@ class WorkerProcess:
             previous = self.policy_set.swap(engine)
             await self.policy_set.retire(previous)
             log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
+
+
+def _counted(pending: Pending) -> list[JSON]:
+    """What the daemon's metrics count of one decision."""
+    handled = pending.handled
+    return [handled.event.event.value, handled.decision.outcome.name, handled.latency_ms, handled.engine_error]
 
 
 def lower_priority() -> None:

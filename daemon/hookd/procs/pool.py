@@ -11,11 +11,11 @@ import os
 import pickle
 import signal
 import socket
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookd import isolated
 from hookd.audit.chain import Encoded
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
@@ -96,10 +96,11 @@ class WorkerPool:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with ours, theirs:
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "hookd.procs.child",
+                *isolated.module_command("hookd.procs.child"),
                 str(index), str(listening), str(theirs.fileno()), str(os.getpid()),
                 stdin=asyncio.subprocess.PIPE,
                 pass_fds=(theirs.fileno(),) if listening < 0 else (listening, theirs.fileno()),
+                cwd=isolated.SAFE_CWD,
             )  # fmt: skip
             assert process.stdin is not None
             process.stdin.write(pickle.dumps(self.config))
@@ -118,7 +119,8 @@ class WorkerPool:
                     message = json.loads(line)
                     if message.get("t") == "d":  # the record follows, encoded, in two lines (chain.Encoded)
                         halves = (await reader.readline()).decode(), (await reader.readline()).decode()
-                        message["r"] = Encoded(halves[0].rstrip("\n"), halves[1].rstrip("\n"))
+                        kept = message.get("k") is not False  # an allow, the worker says; else kept
+                        message["r"] = Encoded(halves[0].rstrip("\n"), halves[1].rstrip("\n"), kept)
                     self._dispatch(running, message)
                 # a worker bug must not stop the daemon
                 except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -154,9 +156,11 @@ class WorkerPool:
             if not running.unacked:  # one ack for all the records read in this turn of the loop
                 asyncio.get_running_loop().call_soon(self._ack, running)
             running.unacked += 1
-            event, outcome, latency_ms, engine_error = message["c"]
-            self._metrics.count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
+            if message["c"] is not None:  # None: a streamed response's record, its chunks counted one by one
+                self._count(message["c"])
             self._rollout(message)
+        elif kind == "c":
+            self._count(message["c"])
         elif kind == "s":
             self._stats.requests += int(message["requests"])
             for code, n in message["errors"].items():
@@ -166,6 +170,10 @@ class WorkerPool:
         elif kind == "ready":
             running.ready.set()
             log.info(self._kind(running.index) + "_serving", worker=running.index, pid=message["pid"])
+
+    def _count(self, counted: list[Any]) -> None:
+        event, outcome, latency_ms, engine_error = counted
+        self._metrics.count(Event(event), Outcome[outcome], float(latency_ms), bool(engine_error))
 
     @staticmethod
     def _ack(running: _Running) -> None:

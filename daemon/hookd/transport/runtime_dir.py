@@ -15,9 +15,22 @@ from pathlib import Path
 from hookd.errors import DaemonError
 
 
+def runtime_dir_choices(login_root: Path = Path("/run/user")) -> tuple[Path, ...]:
+    """Every directory default_runtime_dir() can choose for this user, whatever the environment it runs in
+    (a service manager sets XDG_RUNTIME_DIR, a bare shell may not): all of them are hookd's."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    uid = os.getuid()
+    first = (Path(xdg) / "hookd",) if xdg and xdg.startswith("/") else ()
+    home = os.environ.get("HOME", "")
+    fallback = (Path(home) / FALLBACK,) if home.startswith("/") else ()
+    return (*first, login_root / str(uid) / "hookd", Path(f"/tmp/hookd-{uid}"), *fallback)
+
+
 def default_runtime_dir(login_root: Path = Path("/run/user")) -> Path:
     """$XDG_RUNTIME_DIR/hookd; else /run/user/<uid>/hookd when that is this user's private dir; else
-    /tmp/hookd-<uid>, the one choice another user could create first (and which is then refused)."""
+    /tmp/hookd-<uid>, the one choice another user could create first: when another user (or a symlink)
+    holds it, FALLBACK under the home directory, which no other user can write (both shims make the same
+    choice, for the default socket and for /tmp/hookd-<uid>/hook.sock named by --socket)."""
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and xdg.startswith("/"):
         return Path(xdg) / "hookd"
@@ -25,7 +38,23 @@ def default_runtime_dir(login_root: Path = Path("/run/user")) -> Path:
     login = login_root / str(uid)
     if is_private_dir(login, uid):
         return login / "hookd"
-    return Path(f"/tmp/hookd-{uid}")
+    shared = Path(f"/tmp/hookd-{uid}")
+    home = os.environ.get("HOME", "")
+    return Path(home) / FALLBACK if squatted(shared, uid) and home.startswith("/") else shared
+
+
+FALLBACK = ".cache/hookd/run"  # below $HOME
+
+
+def squatted(path: Path, uid: int) -> bool:
+    """True when something not ours holds `path`: a symlink, a file, or a directory of another uid."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return not stat.S_ISDIR(info.st_mode) or info.st_uid != uid
 
 
 def is_private_dir(path: Path, uid: int) -> bool:

@@ -285,3 +285,45 @@ def test_rotating_file_rotates_before_passing_the_size(tmp_path: Path) -> None:
     out.close()
     assert (tmp_path / "x.log.1").read_text() == "aaaa\nbbbb\n"
     assert (tmp_path / "x.log").read_text() == "cccc\n"
+
+
+class TestRetention:
+    def test_filling_the_log_with_allows_never_drops_a_deny(self, tmp_path: Path) -> None:
+        """Rotation drops the oldest file, whatever it holds; every record but an allow is also in the kept log,
+        which allows never reach: a log filled with allows still holds every deny (docs/decision-log.md)."""
+        from hookd.audit.chain import Encoded, kept_path, verify_kept
+
+        path = tmp_path / "decisions.log"
+        config = LogConfig(path=path, max_bytes=16 * 1024, keep=1, kept_max_bytes=1 << 20)
+        mask = Masker.from_config(config)
+
+        async def scenario(log: DecisionLog, sink: Sink[Queued]) -> list[str]:
+            denies = []
+            for n in range(600):
+                done = await decide("secret.txt" if n % 60 == 0 else f"file-{n}.txt")
+                if n % 60 == 0:
+                    denies.append(done.decision_id)
+                if n % 2:  # a worker's record, as the daemon gets it: encoded, and said to be kept or not
+                    record = build_record(Pending(done, time.time(), "socket"), mask)
+                    sink.put_nowait(Encoded.of(record))
+                else:
+                    sink.put_nowait(Pending(done, time.time(), "socket"))
+                if n % 50 == 0:
+                    await settle()
+            allow = build_record(Pending(await decide("plain.txt"), time.time(), "socket"), mask)
+            encoded = Encoded.of(allow)
+            sink.put_nowait(Encoded(encoded.before, encoded.after, kept=False))
+            return denies
+
+        denies = run(config, scenario)
+        main = [r for f in (path.with_name("decisions.log.1"), path) for r in records(f)]
+        assert len(main) < 200 and not {r["id"] for r in main} >= set(denies)  # rotation dropped the early ones
+        held = records(kept_path(path))
+        assert [r["id"] for r in held if r["decision"] == "deny"] == denies
+        assert all(r["decision"] != "allow" for r in held)
+        assert verify_kept(path).ok and verify_kept(path).records == len(held)
+        assert verify(path).ok
+        held_text = kept_path(path).read_text().splitlines()
+        held_text[0] = held_text[0].replace('"deny"', '"allow"')
+        kept_path(path).write_text("\n".join(held_text) + "\n")
+        assert not verify_kept(path).ok  # an edited kept record is found like an edited chain record

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from hookd.enrich.stream import FileTexts, MemoryTexts, ResponseStreams, chunk_text
+from hookd.enrich.stream import RESPONSE_FACT, MemoryTexts, ResponseStreams, chunk_text, finished
 from hookd.types import Caller, Event, NormalisedEvent
 
 
-def event(kind: Event, text: str = "", *, session: str = "s", uid: int = 1000) -> NormalisedEvent:
-    payload: dict[str, Any] = {}
+def event(
+    kind: Event, text: str = "", *, session: str = "s", uid: int = 1000, request: Any = None, finish: str = ""
+) -> NormalisedEvent:
+    payload: dict[str, Any] = {"llm_request": request or {"messages": [{"role": "user", "content": "hi"}]}}
     if kind is Event.AFTER_MODEL:
-        payload["llm_response"] = {"candidates": [{"content": {"role": "model", "parts": [text]}}]}
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [text]}}
+        if finish:
+            candidate["finishReason"] = finish
+        payload["llm_response"] = {"candidates": [candidate]}
     return NormalisedEvent(
         client="gemini", event=kind, payload=payload, tool=None, session_id=session, cwd="/p", project_dir="/p",
         caller=Caller(uid=uid, gid=uid, pid=1),
@@ -26,14 +27,30 @@ def stream(streams: ResponseStreams, kind: Event, text: str = "", **kw: Any) -> 
     return streams(event(kind, text, **kw)).facts.get("stream")
 
 
-def test_chunks_accumulate_until_the_next_request() -> None:
+def test_chunks_accumulate_until_the_response_ends() -> None:
     streams = ResponseStreams()
-    assert stream(streams, Event.AFTER_MODEL, "-----BEGIN PRIV") == {
-        "text": "-----BEGIN PRIV", "chunk": "-----BEGIN PRIV", "truncated": False
-    }  # fmt: skip
-    assert stream(streams, Event.AFTER_MODEL, "ATE KEY-----")["text"] == "-----BEGIN PRIVATE KEY-----"
-    assert stream(streams, Event.BEFORE_MODEL) is None
-    assert stream(streams, Event.AFTER_MODEL, "next")["text"] == "next"
+    first = stream(streams, Event.AFTER_MODEL, "-----BEGIN PRIV")
+    assert (first["text"], first["chunk"], first["truncated"], first["index"], first["final"]) == (
+        "-----BEGIN PRIV", "-----BEGIN PRIV", False, 1, False
+    )  # fmt: skip
+    last = stream(streams, Event.AFTER_MODEL, "ATE KEY-----", finish="STOP")
+    assert (last["text"], last["index"], last["final"]) == ("-----BEGIN PRIVATE KEY-----", 2, True)
+    assert last["response"] == first["response"]
+    assert stream(streams, Event.AFTER_MODEL, "next")["text"] == "next"  # the finished response was forgotten
+
+
+def test_a_new_request_is_a_new_response_and_two_at_once_stay_apart() -> None:
+    streams = ResponseStreams()
+    one, two = {"messages": [{"content": "one"}]}, {"messages": [{"content": "two"}]}
+    stream(streams, Event.AFTER_MODEL, "AKIA", request=one)
+    assert stream(streams, Event.AFTER_MODEL, "b", request=two)["text"] == "b"
+    assert stream(streams, Event.AFTER_MODEL, "IOSF", request=one)["text"] == "AKIAIOSF"
+
+
+def test_the_parse_steps_response_id_is_used_when_given() -> None:
+    streams = ResponseStreams()
+    given = event(Event.AFTER_MODEL, "a").with_facts(**{RESPONSE_FACT: "r1"})
+    assert streams(given).facts["stream"]["response"] == "r1"  # type: ignore[index,call-overload]
 
 
 def test_sessions_and_users_are_apart() -> None:
@@ -44,59 +61,28 @@ def test_sessions_and_users_are_apart() -> None:
     assert stream(streams, Event.AFTER_MODEL, "d", session="one")["text"] == "ad"
 
 
-def test_the_text_and_the_sessions_are_bounded() -> None:
-    streams = ResponseStreams(MemoryTexts(max_text=10, max_sessions=2))
+def test_the_kept_text_and_the_responses_are_bounded() -> None:
+    streams = ResponseStreams(MemoryTexts(max_text=10, max_responses=2))
     stream(streams, Event.AFTER_MODEL, "0123456789")
-    assert stream(streams, Event.AFTER_MODEL, "abc") == {"text": "3456789abc", "chunk": "abc", "truncated": True}
+    assert stream(streams, Event.AFTER_MODEL, "abc")["text"] == "0123456789abc"  # the kept tail, then the chunk
+    third = stream(streams, Event.AFTER_MODEL, "d")
+    assert (third["text"], third["chunk"], third["truncated"], third["index"]) == ("3456789abcd", "d", True, 3)
     stream(streams, Event.AFTER_MODEL, "x", session="t")
-    stream(streams, Event.AFTER_MODEL, "y", session="u")  # the third session: the oldest ("s") goes
+    stream(streams, Event.AFTER_MODEL, "y", session="u")  # the third response: the oldest ("s") goes
     assert stream(streams, Event.AFTER_MODEL, "z")["text"] == "z"
+
+
+def test_a_secret_that_a_long_chunk_completes_is_seen_whole() -> None:
+    streams = ResponseStreams(MemoryTexts(max_text=10))
+    stream(streams, Event.AFTER_MODEL, "key AKIAIOSF")
+    seen = stream(streams, Event.AFTER_MODEL, "ODNN7EXAMPLE" + "x" * 100)["text"]
+    assert "AKIAIOSFODNN7EXAMPLE" in seen
 
 
 def test_other_events_pass_unchanged_and_odd_chunks_have_no_text() -> None:
     streams = ResponseStreams()
-    before = event(Event.BEFORE_TOOL)
+    before = event(Event.BEFORE_MODEL)
     assert streams(before) is before
     assert chunk_text(None) == "" and chunk_text({"candidates": []}) == ""
     assert chunk_text({"candidates": [{"content": {"parts": [{"text": "a"}, {"functionCall": {}}, "b"]}}]}) == "ab"
-
-
-def test_processes_that_share_the_files_see_one_text(tmp_path: Path) -> None:
-    """Two enrichers over one directory stand for two deciding processes (`workers = 2`)."""
-    first = ResponseStreams(FileTexts(tmp_path / "streams"))
-    second = ResponseStreams(FileTexts(tmp_path / "streams"))
-    assert stream(first, Event.AFTER_MODEL, "-----BEGIN PRIV")["text"] == "-----BEGIN PRIV"
-    assert stream(second, Event.AFTER_MODEL, "ATE KEY-----")["text"] == "-----BEGIN PRIVATE KEY-----"
-    assert stream(second, Event.AFTER_MODEL, "x", session="other")["text"] == "x"
-    assert stream(first, Event.BEFORE_MODEL) is None  # the next request: the file goes
-    assert stream(second, Event.AFTER_MODEL, "next")["text"] == "next"
-    assert (tmp_path / "streams").stat().st_mode & 0o777 == 0o700
-    assert all(p.stat().st_mode & 0o777 == 0o600 for p in (tmp_path / "streams").iterdir())
-
-
-def test_shared_files_are_bounded_like_memory(tmp_path: Path) -> None:
-    streams = ResponseStreams(FileTexts(tmp_path / "streams", max_text=10, max_sessions=2))
-    stream(streams, Event.AFTER_MODEL, "0123456789é")
-    assert stream(streams, Event.AFTER_MODEL, "abc") == {"text": "456789éabc", "chunk": "abc", "truncated": True}
-    stream(streams, Event.AFTER_MODEL, "x", session="t")
-    os.utime(next(iter(sorted((tmp_path / "streams").iterdir(), key=lambda p: p.stat().st_mtime))), (1, 1))
-    stream(streams, Event.AFTER_MODEL, "y", session="u")  # the third response: the least recent ("s") goes
-    assert len(list((tmp_path / "streams").iterdir())) == 2
-    assert stream(streams, Event.AFTER_MODEL, "z")["text"] == "z"
-
-
-def test_a_directory_others_can_enter_or_a_planted_link_is_refused(tmp_path: Path) -> None:
-    open_dir = tmp_path / "open"
-    open_dir.mkdir(mode=0o755)
-    open_dir.chmod(0o755)
-    with pytest.raises(PermissionError):
-        ResponseStreams(FileTexts(open_dir))(event(Event.AFTER_MODEL, "a"))
-    texts = FileTexts(tmp_path / "streams")
-    texts.add((1000, "gemini", "s"), "a")
-    target = tmp_path / "target"
-    for path in (tmp_path / "streams").iterdir():
-        path.unlink()
-        path.symlink_to(target)
-    with pytest.raises(OSError):
-        texts.add((1000, "gemini", "s"), "b")
-    assert not target.exists()
+    assert not finished({"candidates": [{}]}) and finished({"candidates": [{"finishReason": "STOP"}]})

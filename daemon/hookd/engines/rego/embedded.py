@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from hookd import jsonstrict
 from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicySet,
@@ -56,11 +57,14 @@ class RegoEmbeddedEngine:
         return self.evaluate_sync(request.document)
 
     def evaluate_sync(self, document: Mapping[str, JSON]) -> list[Verdict]:
-        rule = self._router.rule_for(document)
+        route = self._router.route_for(document)
+        rule = route.rule_for(document)
         if not rule:
             return []
         try:
-            self._engine.set_input(document)
+            # regorus crashes the process on a string that holds a surrogate (a path with bytes that are not
+            # UTF-8 reads as one): what reaches it is well formed whatever an enricher made.
+            self._engine.set_input(jsonstrict.well_formed(route.project(document)))
             # As JSON, the way OPA answers: eval_rule cannot return a set of objects or arrays (Python sets
             # need hashable members) and would return a set where OPA's answer has a sorted array.
             result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))

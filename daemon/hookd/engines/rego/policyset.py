@@ -21,6 +21,7 @@ from typing import Any
 
 import regorus
 
+from hookd import jsonstrict
 from hookd.errors import PolicyLoadError, one_line
 from hookd.types import JSON, Event, PackageInfo, ToolKind, Verdict, VerdictKind
 
@@ -29,7 +30,13 @@ ROUTER_PACKAGE = "hookd_router"
 ROUTER_MODULE = "<hookd-router>"
 VERDICT_RULES: Mapping[str, VerdictKind] = {kind.value: kind for kind in VerdictKind}
 _MESSAGE_KEYS = ("reason", "text", "message")
-_ROUTING_KEYS = frozenset({"events", "kinds", "tools", "commands", "shell", "text"})
+_ROUTING_KEYS = frozenset({"events", "kinds", "tools", "commands", "shell", "text", "input"})
+# The top-level keys of the input document (hookd.types.NormalisedEvent.input_document and the enrichers'
+# facts) that `routing.input` may name: a package that declares the keys it reads gets only those.
+INPUT_KEYS = frozenset(
+    {"client", "event", "client_event", "tool", "session", "cwd", "project_dir", "caller", "raw", "home"}
+    | {"shell", "paths", "stream", "effects"}
+)
 _SHELL_KEYS = ("commands", "shell", "text")  # what a shell call must hold for the package to be evaluated
 # The traits of a shell call a package can ask to be evaluated for (`routing.shell`), from input.shell:
 SHELL_TRAITS = frozenset(
@@ -117,7 +124,7 @@ def read_data(files: Iterable[Path], base: Path) -> list[DataDocument]:
     documents = []
     for path in files:
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))
+            value = jsonstrict.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise PolicyLoadError(f"{path}: not valid JSON: {one_line(str(exc))}") from None
         prefix = path.parent.relative_to(base).parts if path.parent.is_relative_to(base) else ()
@@ -130,7 +137,7 @@ def read_data(files: Iterable[Path], base: Path) -> list[DataDocument]:
 def load_data(engine: Any, files: Iterable[Path], base: Path) -> list[DataDocument]:
     documents = read_data(files, base)
     for document in documents:
-        engine.add_data(document.rooted())
+        engine.add_data(jsonstrict.well_formed(document.rooted()))  # regorus crashes on a lone surrogate
     return documents
 
 
@@ -307,6 +314,15 @@ class Route:
     conditions: tuple[ShellCondition, ...] = ()
     by_held: Mapping[frozenset[str], str] = field(default_factory=dict)
     word_names: frozenset[str] = frozenset()  # the names of the conditions' `name word` entries
+    # The input keys every applying package reads when each declares them (`routing.input`), else None: the
+    # whole document. A streamed chunk's policies then do not get the conversation its request carries.
+    inputs: frozenset[str] | None = None
+
+    def project(self, document: Mapping[str, JSON]) -> Mapping[str, JSON]:
+        """The part of `document` the applying packages read."""
+        if self.inputs is None:
+            return document
+        return {key: document[key] for key in self.inputs if key in document}
 
     def rule_for(self, document: Mapping[str, JSON]) -> str:
         if not self.conditions:
@@ -398,6 +414,11 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
         raise PolicyLoadError(
             f"{package}.routing.shell names unknown traits {sorted(unknown_traits)}; known: {sorted(SHELL_TRAITS)}"
         )
+    unknown_inputs = routing.get("input", frozenset()) - INPUT_KEYS
+    if unknown_inputs:
+        raise PolicyLoadError(
+            f"{package}.routing.input names unknown input keys {sorted(unknown_inputs)}; known: {sorted(INPUT_KEYS)}"
+        )
     unknown_events = routing.get("events", frozenset()) - {e.value for e in Event}
     unknown_kinds = routing.get("kinds", frozenset()) - {k.value for k in ToolKind}
     if unknown_events or unknown_kinds:
@@ -423,7 +444,7 @@ def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route
                 every = rule([p.name for p in applying])
                 conditions = [c for p in applying if (c := ShellCondition.of(p)) is not None]
                 if kind != ToolKind.SHELL.value or not conditions:
-                    routes[(event.value, kind, tool)] = Route(every)
+                    routes[(event.value, kind, tool)] = Route(every, inputs=_inputs(applying))
                     continue
                 conditions = conditions[:MAX_SHELL_ROUTED]  # the rest are evaluated for every shell call
                 routed = {c.package for c in conditions}
@@ -433,7 +454,9 @@ def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route
                         chosen = [p.name for p in applying if p.name not in routed or p.name in held]
                         by_held[frozenset(held)] = rule(chosen)
                 word_names = frozenset(name for c in conditions for name, _ in c.words)
-                routes[(event.value, kind, tool)] = Route(every, tuple(conditions), by_held, word_names)
+                routes[(event.value, kind, tool)] = Route(
+                    every, tuple(conditions), by_held, word_names, _inputs(applying)
+                )
     by_name = {p.name: p for p in packages}
     lines = [f"package {ROUTER_PACKAGE}", ""]
     for names, name in rule_of_set.items():
@@ -441,6 +464,13 @@ def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route
         entries = "".join(f"\t{_package_entry(by_name[n])},\n" for n in names)
         lines.append(f"{name} := {{\n{entries}}}")
     return routes, "\n".join(lines) + "\n"
+
+
+def _inputs(applying: Sequence[PackageInfo]) -> frozenset[str] | None:
+    """The input keys the packages read, when every one of them declares its own; else None (all of them)."""
+    if not applying or any("input" not in p.routing for p in applying):
+        return None
+    return frozenset().union(*(p.routing["input"] for p in applying))
 
 
 def _package_entry(package: PackageInfo) -> str:

@@ -107,6 +107,17 @@ halt := {"id": "stop", "reason": "enough", "clear_context": true} if input.tool.
         with pytest.raises(EngineError, match="divide by zero"):
             asyncio.run(engine.evaluate(type("R", (), {"document": doc(zero=0)})()))  # type: ignore[arg-type]
 
+    def test_packages_that_declare_their_input_get_only_it(self, tmp_path: Path) -> None:
+        seen = 'deny contains {"id": "seen", "reason": concat(",", [k | some k, _ in input])}\n'
+        write(tmp_path, {"a/p.rego": 'package hookd.a\nrouting := {"events": ["AfterModel"], "input": ["stream"]}\n'
+                                     + seen})  # fmt: skip
+        engine = RegoEmbeddedEngine.load(tmp_path)
+        document = doc("AfterModel", None, None, stream={"text": "t"}, raw={"llm_request": {"messages": ["long"]}})
+        assert [v.message for v in engine.evaluate_sync(document)] == ["stream"]
+        write(tmp_path, {"b/p.rego": "package hookd.b\n" + seen})  # one package that reads it all: all get it all
+        engine = RegoEmbeddedEngine.load(tmp_path)
+        assert [v.message for v in engine.evaluate_sync(document)] == ["event,raw,stream,tool"] * 2
+
     def test_conflicting_complete_rule_raises(self, tmp_path: Path) -> None:
         write(tmp_path, {"p.rego": 'package hookd.p\nhalt := "a" if input.x\nhalt := "b" if input.x\n'})
         engine = RegoEmbeddedEngine.load(tmp_path)
@@ -125,7 +136,10 @@ class TestLoading:
         with pytest.raises(PolicyLoadError, match="unknown events/kinds"):
             RegoEmbeddedEngine.load(tmp_path)
         write(tmp_path, {"p.rego": 'package hookd.p\nrouting := {"evnts": ["BeforeTool"]}\n'})
-        with pytest.raises(PolicyLoadError, match="keys commands, events, kinds, shell, text, tools"):
+        with pytest.raises(PolicyLoadError, match="keys commands, events, input, kinds, shell, text, tools"):
+            RegoEmbeddedEngine.load(tmp_path)
+        write(tmp_path, {"p.rego": 'package hookd.p\nrouting := {"input": ["steram"]}\n'})  # never a silent allow
+        with pytest.raises(PolicyLoadError, match=r"unknown input keys \['steram'\]"):
             RegoEmbeddedEngine.load(tmp_path)
 
     def test_bad_data_json_and_missing_dir(self, tmp_path: Path) -> None:
@@ -141,3 +155,19 @@ class TestLoading:
         assert first.evaluate_sync(doc()) == []
         write(tmp_path, {"p.rego": 'package hookd.p\nmessage contains "x"\n'})
         assert RegoEmbeddedEngine.load(tmp_path).revision != first.revision
+
+
+class TestNativeInput:
+    """regorus segfaults on a str holding a surrogate (issue 25): none reaches it, whatever built the input."""
+
+    def test_surrogates_in_the_input_are_replaced_before_regorus_sees_them(self, tmp_path: Path) -> None:
+        write(tmp_path, {"p.rego": "package hookd.p\ndeny contains input.tool.input.path if input.tool.input.path\n"})
+        engine = RegoEmbeddedEngine.load(tmp_path)
+        # a path read from the file system holds \udcff for a byte that is not UTF-8; a key can hold one too
+        verdicts = engine.evaluate_sync(doc(tool_input={"path": "/tmp/\udcff\ud83d", "k\udc80": ["\ude00"]}))
+        assert [v.message for v in verdicts] == ["/tmp/\ufffd\ufffd"]
+
+    def test_data_with_a_lone_surrogate_loads(self, tmp_path: Path) -> None:
+        write(tmp_path, {"p/data.json": '{"w": "caf\\ud83d"}',
+                         "p/p.rego": "package hookd.p\ndeny contains data.p.w\n"})  # fmt: skip
+        assert [v.message for v in RegoEmbeddedEngine.load(tmp_path).evaluate_sync(doc())] == ["caf\ufffd"]

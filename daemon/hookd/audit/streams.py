@@ -1,0 +1,186 @@
+"""One decision record per streamed response, not one per chunk (docs/decision-log.md, "Streamed responses").
+
+Gemini CLI calls AfterModel once per streamed chunk: a 200-chunk answer was 200 records of 5.5 KiB, each with
+the text streamed so far, 95% of the log's bytes. Here the decisions on the chunks of one response (named by
+the streams enricher: hookd.enrich.stream) are folded into one record, written when the response ends:
+
+* its last chunk (`finishReason`),
+* a chunk whose decision is not allow (a halt stops the turn; a deny, an ask or a rewrite is recorded at
+  once, never held back), after which further chunks of the response start a new record,
+* no chunk for IDLE_S (the agent stopped reading it), or more than MAX_OPEN responses open at once (the
+  least recent is written), or the daemon (or the lane) stopping: the open records are written then.
+
+The record is the decision of its strongest chunk (halt > deny > ask > rewrite > allow; the first chunk
+when all allow), with `stream`: the number of chunks, the chunks on which the verdicts changed (bounded),
+how many characters were seen and a sha256 of them, and why it ended. Its `input` holds no conversation: the
+fields that name the call, and the end of the text so far at the deciding chunk, masked (a secret that began
+before it found whole) and cut to `[log] mask_length`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from hookd.audit.record import Pending
+from hookd.types import JSON, Outcome
+
+IDLE_S = 60.0
+MAX_OPEN = 256
+MAX_CHANGES = 16  # verdict changes listed in one record; the count of the others is kept
+_Key = tuple[int, str, str, str]  # uid, client, session, response
+
+
+@dataclass(slots=True)
+class _Open:
+    first: Pending
+    strongest: Pending
+    last_seen: float
+    chunks: int = 0
+    chars: int = 0
+    seen: hashlib._Hash = field(default_factory=hashlib.sha256)
+    changes: list[dict[str, JSON]] = field(default_factory=list)
+    more_changes: int = 0
+    verdicts: tuple[str, ...] | None = None  # the verdicts of the chunk before
+    last_id: str = ""
+
+    def add(self, pending: Pending, stream: dict[str, JSON], now: float) -> None:
+        chunk = stream.get("chunk")
+        text = chunk if isinstance(chunk, str) else ""
+        self.chunks += 1
+        self.chars += len(text)
+        self.seen.update(text.encode("utf-8", "surrogatepass"))
+        self.last_seen = now
+        decision = pending.handled.decision
+        self.last_id = decision.decision_id
+        if decision.outcome > self.strongest.handled.decision.outcome:
+            self.strongest = pending
+        verdicts = tuple(f"{v.kind.value}:{v.policy_id}:{v.rule_id}" for v in decision.verdicts)
+        if verdicts != self.verdicts:
+            if len(self.changes) < MAX_CHANGES:
+                self.changes.append(
+                    {
+                        "chunk": stream.get("index"),
+                        "id": decision.decision_id,
+                        "decision": decision.outcome.name.lower(),
+                        "verdicts": list(verdicts),
+                    }
+                )
+            else:
+                self.more_changes += 1
+            self.verdicts = verdicts
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSummary:
+    """What the record of a streamed response says of it (the `stream` field: audit.record)."""
+
+    chunks: int
+    first_chunk: int
+    chars: int
+    sha256: str
+    ended: str
+    changes: tuple[dict[str, JSON], ...]
+    more_changes: int
+    first_id: str
+    last_id: str
+    deciding_text: str  # the text so far at the strongest chunk, for the input's `stream.tail` (masked there)
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "chunks": self.chunks,
+            "first_chunk": self.first_chunk,
+            "chars": self.chars,
+            "sha256": self.sha256,
+            "ended": self.ended,
+            "changes": list(self.changes),
+            "more_changes": self.more_changes,
+            "first_id": self.first_id,
+            "last_id": self.last_id,
+        }
+
+
+class StreamRecords:
+    """The records of the responses being streamed in this process. `fold` takes every decision on its way to
+    the log and answers what to log now; `expired` and `close` write the ones that did not end."""
+
+    def __init__(
+        self, idle_s: float = IDLE_S, max_open: int = MAX_OPEN, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.idle_s = idle_s
+        self.max_open = max_open
+        self._clock = clock
+        self._open: OrderedDict[_Key, _Open] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def fold(self, pending: Pending) -> list[Pending]:
+        """The records to write now: `pending` itself when it is no chunk of a streamed response, else those of
+        the responses that ended (this one, when this chunk ends it; the least recent, past MAX_OPEN)."""
+        event = pending.handled.event
+        stream = event.facts.get("stream")
+        response = stream.get("response") if isinstance(stream, dict) else None
+        if not isinstance(stream, dict) or not isinstance(response, str):
+            return [pending]
+        key = (event.caller.uid, event.client, event.session_id, response)
+        now = self._clock()
+        held = self._open.pop(key, None) or _Open(pending, pending, now)
+        held.add(pending, stream, now)
+        outcome = pending.handled.decision.outcome
+        if stream.get("final") is True or outcome is not Outcome.ALLOW:
+            return [_record(held, "end" if outcome is Outcome.ALLOW else outcome.name.lower())]
+        self._open[key] = held
+        written = []
+        while len(self._open) > self.max_open:
+            _, oldest = self._open.popitem(last=False)
+            written.append(_record(oldest, "evicted"))
+        return written
+
+    def next_expiry(self) -> float | None:
+        """Seconds until the least recent open response is idle for IDLE_S; None when none is open."""
+        if not self._open:
+            return None
+        oldest = next(iter(self._open.values()))
+        return max(0.0, oldest.last_seen + self.idle_s - self._clock())
+
+    def expired(self) -> list[Pending]:
+        """The records of the responses without a chunk for IDLE_S."""
+        now, written = self._clock(), []
+        while self._open:
+            key, oldest = next(iter(self._open.items()))
+            if now - oldest.last_seen < self.idle_s:
+                break
+            del self._open[key]
+            written.append(_record(oldest, "idle"))
+        return written
+
+    def close(self) -> list[Pending]:
+        """Every open record, at shutdown."""
+        written = [_record(held, "stopped") for held in self._open.values()]
+        self._open.clear()
+        return written
+
+
+def _record(held: _Open, ended: str) -> Pending:
+    strongest = held.strongest
+    stream = strongest.handled.event.facts.get("stream")
+    first_stream = held.first.handled.event.facts.get("stream")
+    text = stream.get("text") if isinstance(stream, dict) else ""
+    first_chunk = first_stream.get("index") if isinstance(first_stream, dict) else 1
+    summary = StreamSummary(
+        chunks=held.chunks,
+        first_chunk=first_chunk if isinstance(first_chunk, int) else 1,
+        chars=held.chars,
+        sha256=held.seen.hexdigest(),
+        ended=ended,
+        changes=tuple(held.changes),
+        more_changes=held.more_changes,
+        first_id=held.first.handled.decision.decision_id,
+        last_id=held.last_id,
+        deciding_text=text if isinstance(text, str) else "",
+    )
+    return replace(strongest, time=held.first.time, stream=summary)

@@ -1,0 +1,74 @@
+"""One stream per response, whichever process reads a chunk (issue 25): with the defaults (`workers = 1`, the
+lane on) a chunk over `lane_payload_bytes` went to the lane and a small one stayed in the daemon, each with
+a text of its own, so an AWS key split across the two passed. A real daemon, the default policies'
+model_secrets rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from load_support import HEADER, ask
+
+from hookd import wire
+from support import ROOT, RunningDaemon, eventually, gemini_payload, start_daemon
+
+PAD = "x" * (40 * 1024)  # this chunk's payload is over the default lane_payload_bytes (32 KiB)
+
+
+def chunk(session: str, text: str, request: object = None) -> bytes:
+    response = {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]}
+    payload = gemini_payload(
+        "AfterModel", session_id=session, llm_request=request or {"messages": []}, llm_response=response
+    )
+    return wire.encode_request({**HEADER, "event": "AfterModel"}, json.dumps(payload).encode())
+
+
+def serving(tmp_path: Path) -> RunningDaemon:
+    """The default daemon once its lane serves (every AfterModel chunk is decided there)."""
+    daemon = start_daemon(tmp_path, ROOT / "policies")
+    try:
+        eventually(lambda: '"lane_serving"' in daemon.log(), timeout=30)
+    except AssertionError:
+        daemon.stop()
+        raise
+    return daemon
+
+
+def test_a_key_split_across_a_small_and_a_large_chunk_stops_the_turn(tmp_path: Path) -> None:
+    daemon = serving(tmp_path)
+    try:
+        small_then_large = [ask(daemon.socket, chunk("a", "the key is AKIAIOSF")),
+                            ask(daemon.socket, chunk("a", "ODNN7EXAMPLE and more " + PAD))]  # fmt: skip
+        large_then_small = [ask(daemon.socket, chunk("b", PAD + " the key is AKIAIOSF")),
+                            ask(daemon.socket, chunk("b", "ODNN7EXAMPLE"))]  # fmt: skip
+    finally:
+        daemon.stop()
+    for first, second in (small_then_large, large_then_small):
+        assert b"AWS access key" not in first.stdout  # half a key is not a key
+        assert b'"continue":false' in second.stdout and b"AWS access key" in second.stdout, second.stdout[:300]
+
+
+def test_a_response_is_one_record_and_one_left_open_is_written_when_the_daemon_stops(tmp_path: Path) -> None:
+    daemon = serving(tmp_path)
+    try:
+        for n in range(5):
+            ask(daemon.socket, chunk("done", f"part {n} ", request={"messages": ["one"]}))
+        ask(daemon.socket, finished_chunk("done", {"messages": ["one"]}))
+        for n in range(3):  # the agent never finishes this one
+            ask(daemon.socket, chunk("open", f"part {n} ", request={"messages": ["two"]}))
+        ended = daemon.decisions(at_least=1)
+    finally:
+        daemon.stop()
+    records = daemon.decisions(at_least=2)
+    assert [(r["session"], r["stream"]["chunks"], r["stream"]["ended"]) for r in ended] == [("done", 6, "end")]
+    assert [(r["session"], r["stream"]["chunks"], r["stream"]["ended"]) for r in records[1:]] == [
+        ("open", 3, "stopped")
+    ]
+    assert all(r["decision"] == "allow" and "llm_request" not in json.dumps(r) for r in records)
+
+
+def finished_chunk(session: str, request: object) -> bytes:
+    response = {"candidates": [{"content": {"role": "model", "parts": [{"text": "the end"}]}, "finishReason": "STOP"}]}
+    payload = gemini_payload("AfterModel", session_id=session, llm_request=request, llm_response=response)
+    return wire.encode_request({**HEADER, "event": "AfterModel"}, json.dumps(payload).encode())
