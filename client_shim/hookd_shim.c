@@ -713,9 +713,28 @@ static int exchange(const char *path, struct iovec *iov, int count, Reply *reply
 
 /* ---- autostart (hookd install --autostart; the Python shim's autostart() is the twin) ----------- */
 
-/* `PROGRAM -m hookd [--config FILE] serve --runtime-dir DIR` in a session of its own, detached from the
+/* PATH as an absolute path (joined to the working directory when relative), owned by the caller. */
+static char *absolute_path(const char *path) {
+    if (path[0] == '/')
+        return strdup(path);
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd)
+        return NULL;
+    size_t head = strlen(cwd), tail = strlen(path);
+    char *joined = malloc(head + tail + 2);
+    if (joined) {
+        memcpy(joined, cwd, head);
+        joined[head] = '/';
+        memcpy(joined + head + 1, path, tail + 1);
+    }
+    free(cwd);
+    return joined;
+}
+
+/* `PROGRAM -I -m hookd [--config FILE] serve --runtime-dir DIR` in a session of its own, detached from the
  * agent (a double fork: the daemon is no child of the hook), stdin from /dev/null, output appended to
- * DIR/autostart.log. */
+ * DIR/autostart.log. Isolated from the agent's working directory, PYTHONPATH and user site, and run from /
+ * (hookd.isolated): a repository's `hookd/__main__.py` would otherwise be started as the daemon. */
 static void spawn_daemon(const char *program, const char *config, const char *dir) {
     pid_t pid = fork();
     if (pid < 0)
@@ -740,20 +759,24 @@ static void spawn_daemon(const char *program, const char *config, const char *di
         dup2(out, 1);
         dup2(out, 2);
     }
-    const char *argv[10];
+    char *exe = absolute_path(program), *conf = config ? absolute_path(config) : NULL, *run = absolute_path(dir);
+    if (!exe || (config && !conf) || !run || chdir("/") != 0)
+        _exit(127);
+    const char *argv[11];
     int n = 0;
-    argv[n++] = program;
+    argv[n++] = exe;
+    argv[n++] = "-I";
     argv[n++] = "-m";
     argv[n++] = "hookd";
-    if (config) {
+    if (conf) {
         argv[n++] = "--config";
-        argv[n++] = config;
+        argv[n++] = conf;
     }
     argv[n++] = "serve";
     argv[n++] = "--runtime-dir";
-    argv[n++] = dir;
+    argv[n++] = run;
     argv[n] = NULL;
-    execv(program, (char *const *)argv);
+    execv(exe, (char *const *)argv);
     _exit(127);
 }
 
@@ -893,6 +916,31 @@ static const char *default_socket_path(Buf *storage) {
     return (const char *)storage->data;
 }
 
+/* /tmp/hookd-<uid> held by another user (or a symlink): the daemon's runtime dir is $HOME/.cache/hookd/run
+ * instead (hookd.transport.runtime_dir.default_runtime_dir, and the Python shim's unsquatted(), make the same
+ * choice), for the default socket and for /tmp/hookd-<uid>/hook.sock named by --socket. */
+static const char *unsquatted(const char *path, Buf *storage) {
+    Buf shared = {0};
+    buf_str(&shared, "/tmp/hookd-");
+    buf_num(&shared, (unsigned long long)getuid());
+    size_t dir_len = shared.len;
+    buf_str(&shared, "/hook.sock");
+    buf_byte(&shared, 0);
+    const char *home = getenv("HOME");
+    int named = strcmp(path, (const char *)shared.data) == 0 && home && home[0] == '/';
+    shared.data[dir_len] = 0;
+    struct stat info;
+    int held = named && lstat((const char *)shared.data, &info) != 0 ? errno != ENOENT
+               : named && (!S_ISDIR(info.st_mode) || info.st_uid != getuid());
+    free(shared.data);
+    if (!held)
+        return path;
+    buf_str(storage, home);
+    buf_str(storage, "/.cache/hookd/run/hook.sock");
+    buf_byte(storage, 0);
+    return (const char *)storage->data;
+}
+
 static int finish(const void *out, size_t out_len, const void *err, size_t err_len, int code) {
     if (write_fully(1, out, out_len) != 0 || write_fully(2, err, err_len) != 0) {
         int err_no = errno;
@@ -916,7 +964,9 @@ int main(int argc, char **argv) {
     long deadline_ms = parse_deadline(opts.deadline);
     int64_t deadline = now_ns() + (int64_t)deadline_ms * 1000000;
     Buf path_storage = {0};
-    const char *path = opts.socket && *opts.socket ? opts.socket : default_socket_path(&path_storage);
+    Buf fallback_storage = {0};
+    const char *path = unsquatted(opts.socket && *opts.socket ? opts.socket : default_socket_path(&path_storage),
+                                  &fallback_storage);
     const AgentEvent *entry = find_agent_event(opts.client, opts.event);
     int closed = opts.fail ? strcmp(opts.fail, "closed") == 0 : entry != NULL && entry->closed_by_default;
     will_fail_closed = closed && entry != NULL && entry->fail_prefix[0] != '\0';

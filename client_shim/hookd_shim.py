@@ -128,6 +128,24 @@ def socket_path():
     return f"/tmp/hookd-{os.getuid()}/hook.sock"
 
 
+def unsquatted(path):
+    """/tmp/hookd-<uid> held by another user (or a symlink): the daemon's runtime dir is $HOME/.cache/hookd/run
+    instead (hookd.transport.runtime_dir.default_runtime_dir makes the same choice)."""
+    shared = f"/tmp/hookd-{os.getuid()}"
+    home = os.environ.get("HOME", "")
+    if path != shared + "/hook.sock" or not home.startswith("/"):
+        return path
+    try:
+        info = os.lstat(shared)
+    except FileNotFoundError:
+        return path
+    except OSError:
+        info = None
+    if info is not None and (info.st_mode & 0o170000) == 0o040000 and info.st_uid == os.getuid():
+        return path
+    return home + "/.cache/hookd/run/hook.sock"
+
+
 def remaining(deadline, what="timeout"):
     left = deadline - time.monotonic()
     if left <= 0:
@@ -292,9 +310,22 @@ def autostart(path, program, config, frame, deadline):
 
 
 def spawn_daemon(program, config, directory):
-    """`PROGRAM -m hookd [--config FILE] serve --runtime-dir DIR` in its own session, detached from the
-    agent (a double fork: the daemon is no child of the hook), stdin from /dev/null."""
-    argv = [program, "-m", "hookd", *(["--config", config] if config else []), "serve", "--runtime-dir", directory]
+    """`PROGRAM -I -m hookd [--config FILE] serve --runtime-dir DIR` in its own session, detached from the
+    agent (a double fork: the daemon is no child of the hook), stdin from /dev/null. Isolated from the
+    agent's working directory, PYTHONPATH and user site, and run from / (hookd.isolated): a repository's
+    `hookd/__main__.py` would otherwise be started as the daemon."""
+    program, directory = os.path.abspath(program), os.path.abspath(directory)
+    config = os.path.abspath(config) if config else None
+    argv = [
+        program,
+        "-I",
+        "-m",
+        "hookd",
+        *(["--config", config] if config else []),
+        "serve",
+        "--runtime-dir",
+        directory,
+    ]
     pid = os.fork()
     if pid:
         os.waitpid(pid, 0)
@@ -308,6 +339,7 @@ def spawn_daemon(program, config, directory):
         os.dup2(null, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
+        os.chdir("/")
         os.execv(program, argv)
     finally:
         os._exit(127)
@@ -386,7 +418,7 @@ def main(argv):
     number = int(text) if text.isascii() and text.isdigit() else 0
     deadline_ms = number if 0 < number <= MAX_DEADLINE_MS else DEFAULT_DEADLINE_MS
     deadline = time.monotonic() + deadline_ms / 1000.0
-    path = opts["socket"] or socket_path()
+    path = unsquatted(opts["socket"] or socket_path())
     entry = AGENT_EVENTS.get(client, {}).get(event)
     default_mode = "closed" if entry is not None and entry[0] else "open"
     mode = opts["fail"] or default_mode

@@ -113,6 +113,7 @@ class BundleServer:
     fail: int = 0
     requests: list[Request] = field(default_factory=list)
     tls: tuple[Path, Path] | None = None  # (certificate, key): serve https
+    in_flight: int = 0
 
     def __post_init__(self) -> None:
         self._changed = threading.Condition()
@@ -155,7 +156,11 @@ class BundleServer:
     def handle(self, handler: http.server.BaseHTTPRequestHandler) -> None:
         path = handler.path.lstrip("/")
         headers = {k.lower(): v for k, v in handler.headers.items()}
-        status = self._answer(handler, path, headers)
+        self.in_flight += 1  # requests being answered or held (long polls)
+        try:
+            status = self._answer(handler, path, headers)
+        finally:
+            self.in_flight -= 1
         self.requests.append(Request(path, headers, status, time.monotonic()))
 
     def _answer(self, handler: http.server.BaseHTTPRequestHandler, path: str, headers: dict[str, str]) -> int:

@@ -18,6 +18,8 @@ Script (stateless, decided per request):
 Usage: fake_llm.py PORT LOGFILE COMMAND      (PORT 0 = pick one; prints "READY <port>")
        COMMAND "-": the command is the one the conversation names as RUN<<command>>RUN (one server
        for many runs, each with its own prompt)
+       A conversation naming PATCH<<patch text>>PATCH is answered with one call of Codex's apply_patch
+       tool (a freeform `custom_tool_call` whose input is the patch), when the request offers it.
 Env:   FAKE_TOOL=<name>   force the tool name (else the first known shell tool offered)
        FAKE_ARGS=<json>   force the argument object (COMMAND is then ignored)
        FAKE_MAX_CALLS=N   default 1
@@ -59,6 +61,12 @@ def command_for(body):
     return json.loads('"' + found.group(1) + '"') if found else "true"
 
 
+def patch_for(body):
+    """The patch text a conversation names as PATCH<<patch>>PATCH, or None."""
+    found = re.search(r"PATCH<<(.*?)>>PATCH", json.dumps(body))
+    return json.loads('"' + found.group(1) + '"') if found else None
+
+
 def tool_names(body):
     names = []
     for t in body.get("tools") or []:
@@ -66,6 +74,8 @@ def tool_names(body):
             continue
         if "function" in t and isinstance(t["function"], dict):
             names.append(t["function"].get("name"))
+        elif "custom" in t and isinstance(t["custom"], dict):  # a freeform tool (Chat Completions)
+            names.append(t["custom"].get("name"))
         elif "name" in t:
             names.append(t.get("name"))
     return [n for n in names if n]
@@ -204,7 +214,20 @@ class H(BaseHTTPRequestHandler):
         ev = [{"type": "response.created", "response": {"id": rid}}]
         if isinstance(last, dict) and last.get("type", "").endswith("_output"):
             tool = None
-        if tool and calls < MAX_CALLS:
+        patch = patch_for(body) if tool else None
+        if patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
+            ev.append(
+                {
+                    "type": "response.output_item.done",
+                    "item": {
+                        "type": "custom_tool_call",
+                        "call_id": f"call_fake_{n}",
+                        "name": "apply_patch",
+                        "input": patch,
+                    },
+                }
+            )
+        elif tool and calls < MAX_CALLS:
             ev.append(
                 {
                     "type": "response.output_item.done",
@@ -259,7 +282,17 @@ class H(BaseHTTPRequestHandler):
         model = body.get("model", "fake-model")
         cid = f"chatcmpl-{n}"
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-        if tool and calls < MAX_CALLS:
+        patch = patch_for(body) if tool else None
+        if patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
+            tc = {
+                "index": 0,
+                "id": f"call_fake_{n}",
+                "type": "custom",
+                "custom": {"name": "apply_patch", "input": patch},
+            }
+            msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
+            finish = "tool_calls"
+        elif tool and calls < MAX_CALLS:
             tc = {
                 "index": 0,
                 "id": f"call_fake_{n}",

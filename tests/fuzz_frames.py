@@ -6,9 +6,10 @@ well-formed reply (status OK) or an error frame with a known code and a one-line
 within the deadline plus a margin. A connection closed without an answer, a hang, or a daemon that
 stops listening is a failure. The daemon's RSS is sampled as it goes.
 
-Quick form: tests/integration/test_fuzz_frames.py. Full form, one command (starts its own daemon):
+Quick form: tests/integration/test_fuzz_frames.py. Full form, one command (starts its own daemon with the
+shipped policies; the seeds run in turn against it):
 
-    .cache/venv/bin/python tests/fuzz_frames.py --cases 10000 --seed 13
+    .cache/venv/bin/python tests/fuzz_frames.py --cases 20000 --seed 1 2 7 13 29
 """
 
 from __future__ import annotations
@@ -86,8 +87,38 @@ def _rss_kb(pid: int) -> int:
 # ---- generators -------------------------------------------------------------------------------------
 
 
+# Unicode that native code or a strict reader may not take (regorus segfaulted on a lone surrogate), and
+# text that reads differently than it looks: each is a string json.dumps writes as an escape or as UTF-8.
+UNICODE_EDGES = [
+    "\ud83d", "\ude00", "\ude00\ud83d", "\ud83d\ude00", "\U0001f600", "\U0001f469\u200d\U0001f4bb",  # surrogates
+    "\U00010000", "\U0010fffd", "\U000e0001", "\U0001d573",  # astral planes, a tag character
+    "\ufeff", "\x00", "\u202e", "\u200f", "\u2066", "\u2069", "\u061c",  # BOM, NUL, bidi controls
+    "e\u0301", "a" + "\u0300\u0301\u0302\u0303" * 50, "\u0345",  # combining characters, a deep stack of them
+    "\uffff", "\ufffe", "\ufdd0", "\U0010ffff", "\U0001fffe",  # non-characters
+    "\u2028", "\u2029", "\u0085", "\x7f", "\x1b[2J",  # line separators, DEL, an escape sequence
+    "\u0130", "\u212a", "\uff0f", "\u2215", "\u00a0", "\u3000",  # case folds, look-alike slashes, spaces
+]  # fmt: skip
+# Bytes that are not UTF-8 placed inside a JSON string: overlong forms, encoded surrogates, past U+10FFFF,
+# a sequence cut short, bytes that never start one.
+BAD_UTF8 = [b"\xc0\xaf", b"\xe0\x80\xaf", b"\xf0\x80\x80\xaf", b"\xed\xa0\xbd", b"\xed\xb8\x80",
+            b"\xed\xa0\xbd\xed\xb8\x80", b"\xf4\x90\x80\x80", b"\xf8\x88\x80\x80\x80", b"\xff", b"\xfe",
+            b"\xe2\x82", b"\x80", b"\xc3"]  # fmt: skip
+
+
+def unicode_text(rng: random.Random) -> str:
+    """A string built from the edge cases above and plain text; sometimes over the lane's 32 KiB."""
+    parts = [rng.choice(UNICODE_EDGES) if rng.random() < 0.6 else rng.choice(["/tmp/", "rm -rf ~", "a", "é"])
+             for _ in range(rng.randrange(1, 12))]  # fmt: skip
+    if rng.random() < 0.1:
+        parts.append("x" * 40_000)
+    rng.shuffle(parts)
+    return "".join(parts)
+
+
 def text(rng: random.Random) -> str:
-    kind = rng.randrange(6)
+    kind = rng.randrange(8)
+    if kind >= 6:
+        return unicode_text(rng)
     if kind == 0:
         return ""
     if kind == 1:
@@ -130,8 +161,15 @@ def payload(rng: random.Random, client: str, event: str) -> bytes:
         ])  # fmt: skip
     for _ in range(rng.randrange(3)):
         doc[text(rng)[:15]] = value(rng)
-    raw = json.dumps(doc).encode()
-    mutation = rng.randrange(12)  # 6 in 12 mutated
+    # json.dumps writes every non-ASCII character as an escape (a surrogate pair above the BMP); agents write UTF-8
+    raw = json.dumps(doc, ensure_ascii=rng.random() < 0.5).encode("utf-8", "surrogatepass")
+    mutation = rng.randrange(14)  # 8 in 14 mutated
+    if mutation == 12:  # bytes that are not UTF-8 inside a string
+        at = raw.find(b'": "') + 4
+        return raw[:at] + rng.choice(BAD_UTF8) + raw[at:] if at >= 4 else raw + rng.choice(BAD_UTF8)
+    if mutation == 13:  # an escape made by hand: upper-case hex, a surrogate split from its pair, NUL
+        escape = rng.choice([b"\\uD83D", b"\\udbff\\udfff", b"\\uDFFF\\uDBFF", b"\\u0000", b"\\uFEFF", b"\\ud800x"])
+        return raw[:-1] + b',"' + escape + b'":"' + escape + b'"}'
     if mutation == 0:  # deep nesting
         depth = rng.choice([50, 500, 5_000, 100_000])
         return raw[:-1] + b',"deep":' + b"[" * depth + b"]" * depth + b"}"
@@ -154,7 +192,7 @@ def payload(rng: random.Random, client: str, event: str) -> bytes:
 def header(rng: random.Random, client: str, event: str) -> bytes:
     doc: dict[str, object] = {"client": client, "event": event, "cwd": "/tmp", "ppid": rng.randrange(1 << 16),
                               "env": {"HOME": "/root"}}  # fmt: skip
-    mutation = rng.randrange(20)  # 6 in 20 mutated
+    mutation = rng.randrange(20)  # 7 in 20 mutated
     if mutation == 0:
         del doc[rng.choice(["client", "event"])]
     elif mutation == 1:
@@ -168,7 +206,10 @@ def header(rng: random.Random, client: str, event: str) -> bytes:
         return json.dumps(doc).encode()[:-1] + b',"ppid":NaN}'
     elif mutation == 5:
         return bytes(rng.randrange(256) for _ in range(rng.randrange(64)))
-    return json.dumps(doc).encode()
+    elif mutation == 6:
+        doc[rng.choice(["cwd", "client", "event"])] = unicode_text(rng)[:200]
+        doc["env"] = {unicode_text(rng)[:20]: unicode_text(rng)[:200]}
+    return json.dumps(doc, ensure_ascii=rng.random() < 0.5).encode("utf-8", "surrogatepass")
 
 
 def frame(rng: random.Random) -> bytes:
@@ -273,25 +314,41 @@ def run(socket_path: Path, pid: int, cases: int, seed: int, deadline_s: float,
     return tally
 
 
+def children_exited(log: str) -> list[str]:
+    """The daemon's log lines saying a worker or the lane exited (a crash the hook socket does not show: the
+    daemon starts it again)."""
+    return [line for line in log.splitlines() if '_exited"' in line]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="fuzz a real hookd daemon's hook socket")
-    parser.add_argument("--cases", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--cases", type=int, default=10_000, help="cases for each seed")
+    parser.add_argument("--seed", type=int, nargs="+", default=[13], help="one or more seeds, run in turn")
+    parser.add_argument("--policies", type=Path, default=Path(__file__).parents[1] / "policies",
+                        help="the policy directory the daemon serves (default: the shipped policies)")  # fmt: skip
+    parser.add_argument("--config", default="", help="the daemon's config, as TOML text")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).parent))
     from support import start_daemon
 
+    failed = False
     with tempfile.TemporaryDirectory(prefix="hkdfuzz") as tmp:
-        daemon = start_daemon(Path(tmp))
+        daemon = start_daemon(Path(tmp), args.policies, args.config)
         try:
-            tally = run(daemon.socket, daemon.proc.pid, args.cases, args.seed, 2.5)
-            alive = daemon.proc.poll() is None
+            for seed in args.seed:
+                tally = run(daemon.socket, daemon.proc.pid, args.cases, seed, 2.5)
+                alive = daemon.proc.poll() is None
+                exited = children_exited(daemon.log())
+                print(f"seed {seed}: " + tally.summary() + ("" if alive else "; THE DAEMON DIED")
+                      + (f"; {len(exited)} child processes exited" if exited else ""), flush=True)  # fmt: skip
+                for line in [*tally.failures[:20], *exited[:5]]:
+                    print(line)
+                failed = failed or not alive or bool(tally.failures) or bool(exited)
+                if not alive:
+                    break
         finally:
             daemon.stop()
-    print(tally.summary() + ("" if alive else "; THE DAEMON DIED"))
-    for failure in tally.failures[:20]:
-        print(failure)
-    return 0 if alive and not tally.failures else 1
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -91,8 +91,9 @@ def main() -> None:
                 response.read()
                 took = (time.monotonic() - started) * 1000
                 hog.kill()
-            print(f"1,100 idle connections from nobody: {held} held, {refused} refused with 503; the owner's "
-                  f"request meanwhile: {response.status} in {took:.0f} ms")  # fmt: skip
+            logged = sum('"http_connection_refused"' in line for line in daemon.log().splitlines())
+            print(f"1,100 idle connections from nobody: {held} held, {refused} refused with 503 ({logged} log lines); "
+                  f"the owner's request meanwhile: {response.status} in {took:.0f} ms")  # fmt: skip
         finally:
             daemon.stop()
 

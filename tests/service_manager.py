@@ -71,6 +71,15 @@ def shim_call(shim: list[str], socket_path: Path, command: str, env: dict[str, s
     return {"reply": reply, "ms": round((time.monotonic() - started) * 1000, 1), "rc": done.returncode}
 
 
+def plant(directory: Path, marker: Path) -> Path:
+    """A `hookd` package in `directory` whose import (or `-m` run) writes `marker` (in a directory the unit
+    lets the daemon write: $HOME is read-only to it)."""
+    (directory / "hookd").mkdir(parents=True)
+    for name in ("__init__.py", "__main__.py"):
+        (directory / "hookd" / name).write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n")
+    return marker
+
+
 def main(workdir: Path, shim_python: str, shim_path: str) -> dict[str, Any]:
     private_systemd_dir()
     runtime, config = workdir / "run", workdir / "config"
@@ -93,6 +102,13 @@ def main(workdir: Path, shim_python: str, shim_path: str) -> dict[str, Any]:
             lines = "".join(f"{d}=no\n" for d in result["refused"])
             (dropin / "container.conf").write_text(f"[Service]\n{lines}")
         run(["systemctl", "--user", "daemon-reload"], env)
+        # What an agent could plant (issue 25): a `hookd` package in $HOME, where a user unit starts unless it
+        # says otherwise, and one on a PYTHONPATH given to every service of the manager.
+        markers = [
+            plant(workdir, runtime / "hookd" / "home-ran"),
+            plant(workdir / "on-path", runtime / "hookd" / "path-ran"),
+        ]
+        run(["systemctl", "--user", "set-environment", f"PYTHONPATH={workdir / 'on-path'}"], env)
         started = run(["systemctl", "--user", "start", "hookd.socket", "hookd-control.socket"], env)
         result["sockets_started"] = started.returncode, started.stderr
         service = ["systemctl", "--user", "is-active", "hookd.service"]
@@ -126,6 +142,7 @@ def main(workdir: Path, shim_python: str, shim_path: str) -> dict[str, Any]:
         log_path = workdir / ".local" / "state" / "hookd" / "decisions.log"
         records = [json.loads(line) for line in log_path.read_text().splitlines()] if log_path.exists() else []
         result["logged"] = [r.get("decision") for r in records if r.get("type") == "decision"]
+        result["planted_ran"] = [str(m) for m in markers if m.exists()]
     finally:
         manager.terminate()
         try:

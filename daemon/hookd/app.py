@@ -13,6 +13,7 @@ import signal
 import socket
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
 from hookd.decide import Decider
 from hookd.errors import HookdError
+from hookd.fleet.discovery import Discovery
 from hookd.lane import Lane
 from hookd.lifecycle import Component, Supervisor
 from hookd.logs import configure_logging
@@ -47,6 +49,7 @@ from hookd.transport.http_hooks import HttpHookServer, load_token
 from hookd.types import ReloadResult
 
 if TYPE_CHECKING:
+    from hookd.fleet.status import FleetStatus
     from hookd.rollout.otel import OtelExport
 
 log = structlog.get_logger("hookd")
@@ -59,6 +62,9 @@ class Daemon:
         inherited: Mapping[str, socket.socket] | None = None,
         notifier: Notifier | None = None,
     ) -> None:
+        self.discovery = Discovery(config) if config.discovery is not None else None
+        if self.discovery is not None:  # the kept discovery bundle's settings, before any network
+            config = self.discovery.start_config()
         self.config = config
         self.inherited = dict(inherited or {})  # sockets a service manager bound (hookd.transport.activation)
         self.notifier = notifier or Notifier()
@@ -99,6 +105,7 @@ class Daemon:
             config.shim.fail_modes,
         )
         self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
+        self.fleet = self._fleet() if config.status.url or config.otel.endpoint or self.discovery else None
         self.server: HookServer
         self.decider = Decider(
             config,
@@ -142,6 +149,38 @@ class Daemon:
             port,
             HookdCollector(self.metrics, self._readings()),
         )
+
+    def _fleet(self) -> FleetStatus:
+        """Status reports and the fleet's OTLP metrics (docs/fleet.md): told of every bundle activation and
+        failure, and offered every decision record (after the reply) to count decisions by rule and agent."""
+        from hookd.fleet.status import FleetStatus, Sources
+
+        sources = Sources(
+            self.bundles.snapshot,
+            lambda: {source.name: source.mode for source in self.config.bundles.sources},
+            lambda: self.policy_set.current.status().layers,
+            self.observer.counters,
+            self.discovery.snapshot if self.discovery is not None else lambda: None,
+        )
+        fleet = FleetStatus(self.config, sources)
+        self.bundles.changed = fleet.trigger
+        self.decision_log.outlets.append(fleet.count)
+        if self.discovery is not None:
+            self.discovery.changed = fleet.trigger
+            self.discovery.apply = self._apply_discovered
+        return fleet
+
+    async def _apply_discovered(self, new: Config) -> None:
+        """A new discovery bundle (docs/fleet.md): its bundle sources and status target take over now; what
+        it changes of log shipping, OpenTelemetry export and local layer modes, at the next start."""
+        if new.bundles != self.config.bundles:
+            await self.bundles.reconfigure(new.bundles)
+        if self.fleet is not None:
+            self.fleet.status_config = new.status
+        later = [name for name in ("log", "otel", "layers") if getattr(new, name) != getattr(self.config, name)]
+        if later:
+            log.warning("discovery_needs_restart", sections=later)
+        self.config = replace(self.config, bundles=new.bundles, status=new.status)
 
     def _readings(self) -> Gauges:
         """What the metrics report beside DecisionMetrics (the Prometheus scrape and the OTLP metrics)."""
@@ -275,7 +314,9 @@ class Daemon:
             Component("http hooks", self._start_http, self._stop_http),
             Component("control", self._start_control, self._stop_control),
             Component("bundles", self.bundles.start, self.bundles.stop),
+            Component("discovery", self._start_discovery, self._stop_discovery),
             Component("policy watcher", self._start_watcher, self._stop_watcher),
+            Component("status", self._start_status, self._close_status),  # reports what started above
         ]
 
     async def _start_hook_path(self) -> None:
@@ -332,6 +373,22 @@ class Daemon:
         if self._watcher is not None:
             await asyncio.wait([self._watcher], timeout=2)
 
+    def _start_discovery(self) -> None:
+        if self.discovery is not None:
+            self.discovery.start()
+
+    async def _stop_discovery(self) -> None:
+        if self.discovery is not None:
+            await self.discovery.stop()
+
+    def _start_status(self) -> None:
+        if self.fleet is not None:
+            self.fleet.start()
+
+    async def _close_status(self) -> None:
+        if self.fleet is not None:
+            await self.fleet.close()
+
     def _start_rollout(self) -> None:
         """The outputs of docs/rollout.md, after the decision log: the observer, the replay store, and the
         OpenTelemetry export (its SDK is imported only when it is configured)."""
@@ -342,8 +399,10 @@ class Daemon:
             from hookd.rollout.otel import OtelExport, daemon_readings
 
             revision = self.policy_set.current.status().revision
-            readings = daemon_readings(self.metrics, self.observer.counters, self._readings())
-            self.otel = OtelExport(self.config.otel, revision, readings)
+            fleet = (self.fleet.counters, self.fleet.gauges) if self.fleet is not None else None
+            readings = daemon_readings(self.metrics, self.observer.counters, self._readings(), fleet)
+            instance = self.fleet.labels["id"] if self.fleet is not None else ""
+            self.otel = OtelExport(self.config.otel, revision, readings, instance)
             self.decision_log.outlets.append(self.otel.offer)
 
     async def _close_rollout(self) -> None:

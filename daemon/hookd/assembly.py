@@ -18,6 +18,7 @@ from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
 from hookd.enrich.stream import ResponseStreams
+from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
@@ -28,7 +29,7 @@ from hookd.types import Engine, Enricher, Outcome
 def enrichers() -> Sequence[Enricher]:
     """The enrichment steps, in order. The streams enricher keeps the text of each response being streamed
     (bounded) in this process: the chunks of a response are all decided in one process (hookd.lane)."""
-    return (enrich_shell, enrich_paths, ResponseStreams())
+    return (enrich_shell, enrich_paths, enrich_tool_effects, ResponseStreams())
 
 
 def engine_for_dir(

@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
-from hookd.bundle.config import BundlesConfig, LayersConfig, parse_bundles
+from hookd.bundle.config import (
+    BundlesConfig,
+    BundleSource,
+    LayersConfig,
+    StatusConfig,
+    check_status,
+    parse_bundles,
+    parse_discovery,
+)
 from hookd.dialects.registry import can_fail_closed, default_fail_modes
 from hookd.errors import ConfigError
 from hookd.transport.runtime_dir import default_runtime_dir
@@ -250,7 +258,10 @@ class Config:
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     otel: OtelConfig = field(default_factory=OtelConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    status: StatusConfig = field(default_factory=StatusConfig)
+    discovery: BundleSource | None = None  # the signed discovery bundle's source (docs/fleet.md)
     source: Path | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as parsed (discovery merges into it)
 
     @property
     def hook_socket(self) -> Path:
@@ -281,6 +292,7 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
     "daemon.engine": ("embedded", "opa"),
     "layers.mode": ("enforce", "monitor"),
     "layers.project_mode": ("enforce", "monitor"),
+    "status.method": ("POST", "PUT"),
 }
 
 
@@ -327,6 +339,8 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         "replay",
         "otel",
         "limits",
+        "status",
+        "discovery",
     }
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
@@ -359,6 +373,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     otel = _section(OtelConfig(), raw.get("otel", {}), "otel", where)
     limits = _section(LimitsConfig(), raw.get("limits", {}), "limits", where)
     _check_otel(otel, where)
+    status = check_status(_section(StatusConfig(), raw.get("status", {}), "status", where), where)
     if shim.deadline_ms >= shim.hook_timeout_ms:
         raise ConfigError(
             f"{where}: shim.deadline_ms ({shim.deadline_ms}) must be below shim.hook_timeout_ms "
@@ -379,7 +394,10 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
         replay=replay,
         otel=otel,
         limits=limits,
+        status=status,
+        discovery=parse_discovery(raw.get("discovery"), bundles.keys, where),
         source=source,
+        raw=raw,
     )
 
 

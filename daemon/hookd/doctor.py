@@ -4,7 +4,8 @@ problem with the one command or edit that fixes it.
 Checks: the daemon (does one answer on the hook socket, and whose is it: the peer uid of the listener);
 the service (units written and current, sockets active, when a service manager is there); every agent
 and scope of the registry (hookd.doctor_agents); the runtime dir (owner, mode); the Python policy sandbox (its layers);
-the policy trust rule. Every check reads; none changes anything. docs/doctor.md.
+the policy trust rule; what would run as hookd instead of this package (hookd.doctor_shadows). Every check
+reads; none changes anything. docs/doctor.md.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def run_checks(config: Config, project_dir: Path, *, sandbox: bool = True, stric
     from hookd.doctor_agents import check_agents
 
     findings += check_agents(config, project_dir)
+    from hookd.doctor_shadows import check_shadows
+
+    findings += check_shadows(project_dir)
     findings += check_trust(config)
     if sandbox:
         findings += check_sandbox(config, strict)

@@ -5,6 +5,15 @@ number too large for a double (`1e999`) as infinity; a strict consumer downstrea
 OPA, an agent's JSON.parse) then refuses the whole document.
 And its decoder raises RecursionError on deep nesting, which is no ValueError: callers that catch
 only ValueError let it escape as a crash. Here both are one ValueError with a one-line message.
+
+A JSON string may also hold a lone surrogate (`"caf\\ud83d"`, an emoji cut in half: valid JSON, but no
+Unicode text), and Python's decoder makes it a str that no UTF-8 encoder takes: native code handed one
+crashes the process (regorus's `set_input` and `add_data` segfault). `loads` replaces each with U+FFFD,
+as a UTF-8 encoder that replaces does (Node's, which every JS agent writes files and runs commands with),
+so the text is still decided rather than refused (a refused AfterModel chunk would fail open, unchecked);
+`well_formed` does the same for a value built elsewhere (a path read from the file system holds
+surrogates for bytes that are not UTF-8) before it reaches native code. An integer beyond what a double
+holds is refused like `1e999` (the engine cannot take it).
 """
 
 from __future__ import annotations
@@ -12,12 +21,18 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from hookd.errors import StrictJsonError
 
 NON_FINITE = (b"NaN", b"Infinity")  # -Infinity contains Infinity
+REPLACEMENT = "\ufffd"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPES = ("\\ud", "\\uD")  # \ud800-\udfff as a JSON escape (hex digits in either case)
+_MAX_INT_DIGITS = len(str(int(sys.float_info.max)))
 
 
 def _refuse_constant(name: str) -> Any:
@@ -32,25 +47,117 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _bounded_int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    value = int(text) if digits <= _MAX_INT_DIGITS else None
+    if value is None or abs(value) > sys.float_info.max:
+        shown = text if len(text) <= 24 else text[:21] + "..."
+        raise StrictJsonError(f"{shown} is out of range for a JSON number")
+    return value
+
+
 def loads(
     data: bytes | str,
     *,
     parse_int: Callable[[str], Any] | None = None,
     parse_float: Callable[[str], Any] | None = None,
 ) -> Any:
-    """json.loads without NaN/Infinity (nor a number that reads as infinity, unless `parse_float` reads
-    numbers its own way); nesting too deep for the decoder is a StrictJsonError."""
+    """json.loads without NaN/Infinity (nor a number that reads as infinity or an integer beyond a double,
+    unless `parse_int`/`parse_float` read numbers their own way); nesting too deep for the decoder is a
+    StrictJsonError. Bytes must be UTF-8 (json.loads would also take UTF-16/32, and decode surrogates
+    encoded as bytes); every string of the value is well formed (a lone surrogate becomes U+FFFD)."""
+    text = data.decode("utf-8") if isinstance(data, bytes | bytearray) else data
     try:
-        if parse_int is None and parse_float is None and isinstance(data, str) and not data.startswith("\ufeff"):
-            return _STRICT.decode(data)  # json.loads with options would build a decoder for every call
-        return json.loads(
-            data, parse_int=parse_int, parse_float=parse_float or _finite_float, parse_constant=_refuse_constant
-        )
+        if parse_int is None and parse_float is None and not text.startswith("\ufeff"):
+            value = _STRICT.decode(text)  # json.loads with options would build a decoder for every call
+        else:
+            value = json.loads(
+                text,
+                parse_int=parse_int or _bounded_int,
+                parse_float=parse_float or _finite_float,
+                parse_constant=_refuse_constant,
+            )
     except RecursionError:
         raise StrictJsonError("nested too deeply") from None
+    if not _may_hold_surrogates(text):
+        return value
+    if isinstance(value, str):
+        return _SURROGATE.sub(REPLACEMENT, value)
+    _replace_surrogates(value)
+    return value
 
 
-_STRICT = json.JSONDecoder(parse_float=_finite_float, parse_constant=_refuse_constant)
+_STRICT = json.JSONDecoder(parse_float=_finite_float, parse_int=_bounded_int, parse_constant=_refuse_constant)
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    """False means no string decoded from `text` holds a surrogate, for sure (a substring search: only an
+    escape makes one, or text that holds one already)."""
+    return any(escape in text for escape in _SURROGATE_ESCAPES) or (
+        not text.isascii() and _SURROGATE.search(text) is not None
+    )
+
+
+def _ill_formed(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def _replace_surrogates(value: Any) -> None:
+    """Replace the surrogates of every string in the containers of `value`, a value just decoded (its
+    containers are its own: changed in place, keys in their order). Walked without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if any(_ill_formed(key) for key in item):
+                pairs = [(_SURROGATE.sub(REPLACEMENT, key), child) for key, child in item.items()]
+                item.clear()
+                item.update(pairs)
+            for key, child in item.items():
+                if isinstance(child, str):
+                    if _ill_formed(child):
+                        item[key] = _SURROGATE.sub(REPLACEMENT, child)
+                elif isinstance(child, dict | list):
+                    stack.append(child)
+        elif isinstance(item, list):
+            for index, child in enumerate(item):
+                if isinstance(child, str):
+                    if _ill_formed(child):
+                        item[index] = _SURROGATE.sub(REPLACEMENT, child)
+                elif isinstance(child, dict | list):
+                    stack.append(child)
+
+
+def holds_surrogates(value: Any) -> bool:
+    """Whether a string anywhere in `value` (dicts, lists, tuples, their keys) holds a surrogate: text no
+    UTF-8 encoder takes. One walk, without recursion; a string is searched only when it is not ASCII."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
+def well_formed(value: Any) -> Any:
+    """`value` for native code: itself when no string in it holds a surrogate (the common case: one walk),
+    else a copy (as JSON) whose strings hold U+FFFD in their place. Raises StrictJsonError when `value` is
+    nested too deeply to copy."""
+    if not holds_surrogates(value):
+        return value
+    if isinstance(value, str):
+        return _SURROGATE.sub(REPLACEMENT, value)
+    try:
+        text = json.dumps(value, ensure_ascii=False, check_circular=False)
+    except RecursionError:
+        raise StrictJsonError("nested too deeply") from None
+    return json.loads(_SURROGATE.sub(REPLACEMENT, text))
 
 
 def may_hold_non_finite(data: bytes) -> bool:

@@ -1,6 +1,7 @@
 """The hot path: dialect parse → enrich → engine evaluate → combine → ask resolution → dialect render.
 
-Each step returns a value and none calls back up. Engine failures become a verdict that follows the
+Each step returns a value and none calls back up. A rewritten tool call is enriched and evaluated once more
+(hookd.policy.redecide): the agent runs what it was rewritten into. Engine failures become a verdict that follows the
 event's fail mode (deny where the event fails closed, a warning message where it fails open), so a
 broken policy never turns into an accidental allow.
 """
@@ -20,6 +21,7 @@ from hookd.enrich.stream import RESPONSE_FACT
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
+from hookd.policy.redecide import decided_again, rewritten_call
 from hookd.types import (
     Deadline,
     Decision,
@@ -118,6 +120,9 @@ class Pipeline:
             try:
                 event = self._enrich(event)
                 verdicts = await self._evaluate(engine, event, request.deadline)
+                if (rewritten := rewritten_call(event, verdicts)) is not None:  # what the agent will run
+                    again = await self._evaluate(engine, self._enrich(rewritten), request.deadline)
+                    verdicts = decided_again(verdicts, again)
             except (InputTooLarge, EngineError) as exc:
                 verdicts, engine_error = self._failed(event, exc)
         finally:
@@ -135,6 +140,9 @@ class Pipeline:
             try:
                 event = self._enrich(event)
                 verdicts = self._evaluate_now(engine, event, request.deadline)
+                if (rewritten := rewritten_call(event, verdicts)) is not None:  # what the agent will run
+                    again = self._evaluate_now(engine, self._enrich(rewritten), request.deadline)
+                    verdicts = decided_again(verdicts, again)
             except (InputTooLarge, EngineError) as exc:
                 verdicts, engine_error = self._failed(event, exc)
         finally:

@@ -131,6 +131,11 @@ class ToolSpec:
     paths: tuple[tuple[str, PathAccess], ...] = ()
     relative_to: Mapping[str, str] = field(default_factory=dict)  # path argument -> its anchor argument
     cwd_args: tuple[str, ...] = ()  # a shell tool's working-directory arguments, first one given wins
+    # Path arguments (among `paths`) that the tool expands as globs and then reads or writes what they match:
+    # "path" (`*`, `?`, `[…]`, `**` against the anchor) or "search" (a search tool's file filter, as ripgrep's
+    # --glob takes it: without a `/` it matches a file's name at any depth under the anchor).
+    globs: Mapping[str, str] = field(default_factory=dict)
+    patches: tuple[str, ...] = ()  # arguments holding a patch (Codex's apply_patch format or a unified diff)
 
 
 @dataclass(frozen=True, slots=True)

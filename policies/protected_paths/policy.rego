@@ -69,6 +69,26 @@ _named_deny contains {"id": m.id, "reason": _reason(w.via, w.path, m)} if {
 	some m in _protected(w.path)
 }
 
+# A patch whose files hookd cannot know (read from a pipe, from a file it cannot read; a patch tool whose
+# patch is in no argument hookd reads): it may write any path above, so it is asked.
+ask contains {"id": "unknown-patch", "reason": reason} if {
+	some c in input.shell.commands
+	c.patch.known == false
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	reason := sprintf("%s applies a patch whose files hookd cannot read: it could write a protected path; review it first", [concat(" ", c.wrappers)])
+}
+
+ask contains {"id": "unknown-patch", "reason": reason} if {
+	input.tool.kind in {"write", "edit"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.known == false
+	e.op != "read"
+	reason := sprintf("%s writes files hookd cannot name: it could write a protected path; review it first", [_tool_name])
+}
+
 _reason(via, path, m) := sprintf("%s on %s is blocked: %s is protected from the agent", [via, path, m.what])
 
 _tool_name := input.tool.name if {

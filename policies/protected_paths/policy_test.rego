@@ -489,3 +489,43 @@ test_quick_pattern if {
 		regex.match(q, e.prefix)
 	}
 }
+
+# ---------------------------------------------------------------------------------------------
+# Patches whose files cannot be known are asked
+# ---------------------------------------------------------------------------------------------
+
+_t_unknown_patch := {
+	"event": "BeforeTool", "home": _t_home, "project_dir": _t_project,
+	"tool": {"name": "run_shell_command", "kind": "shell", "input": {"command": "curl -s x | git apply"}},
+	"shell": {"commands": [
+		object.union(_t_at(["git", "apply"], 0, 1, 0), {"redirects": []}),
+		object.union(_t_at(["tee"], 1, 0, 1), {"wrappers": ["git"], "patch": {"known": false}, "redirects": []}),
+	]},
+}
+
+test_a_patch_from_a_pipe_is_asked if {
+	some v in ask with input as _t_unknown_patch
+	v.id == "unknown-patch"
+}
+
+test_a_known_patch_is_not_asked if {
+	known := json.patch(_t_unknown_patch, [{"op": "replace", "path": "/shell/commands/1/patch/known", "value": true}])
+	count(ask) == 0 with input as known
+}
+
+test_a_patch_tool_without_its_patch_is_asked if {
+	some v in ask with input as {
+		"event": "BeforeTool", "home": _t_home, "project_dir": _t_project, "paths": [],
+		"tool": {"name": "apply_patch", "kind": "edit", "input": {"diff": "?"}},
+		"effects": [{"op": "write", "path": "", "known": false, "via": "tool", "program": "apply_patch"}],
+	}
+	v.id == "unknown-patch"
+}
+
+test_an_unknown_read_by_a_tool_is_not_a_write if {
+	count(ask) == 0 with input as {
+		"event": "BeforeTool", "home": _t_home, "project_dir": _t_project, "paths": [],
+		"tool": {"name": "Grep", "kind": "edit", "input": {}},
+		"effects": [{"op": "read", "path": "/x/*", "known": false, "via": "tool", "program": "Grep"}],
+	}
+}

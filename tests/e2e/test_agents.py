@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from hookd.install import codex_trust_entries
-from support import VENV_PYTHON, RunningDaemon, require, start_daemon
+from support import ROOT, VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
 
@@ -432,3 +432,156 @@ def test_fail_closed_when_the_daemon_hangs(
         assert "hookd did not answer within 4000 ms" in run.sent, run.report
     finally:
         listener.close()
+
+
+# --- Codex's apply_patch, judged by the files the patch names (issue 26) --------------------------------
+#
+# The default policies (policies/) against the real Codex CLI, whose model (gpt-5.5 here, served by the fake
+# server) is offered the apply_patch tool: the fake model answers a prompt naming PATCH<<patch>>PATCH with
+# that patch. The agent runs confined to a throw-away world: its HOME, CODEX_HOME, TMPDIR and project all
+# lie in WORLD, and it runs in a private mount namespace where every mount but WORLD is read-only (a probe
+# checks that before any run), in the fake server's network namespace.
+
+CONFINE = r"""set -e
+mount --make-rprivate /
+mount --bind "$WORLD" "$WORLD"
+awk '{print $2}' /proc/self/mounts | sort -u | while read -r m; do
+  m=$(printf '%b' "$m")
+  case "$m" in "$WORLD"|"$WORLD"/*) continue ;; esac
+  mount -o remount,bind,ro "$m" 2>/dev/null || true
+done
+exec "$@"
+"""
+
+
+@dataclass
+class World:
+    agent: str
+    root: Path
+    home: Path
+    project: Path
+    env: dict[str, str]
+
+    def run(self, server: Server, argv: list[str], timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
+        """`argv` confined to the world: the server's network namespace, a private mount namespace with
+        everything outside WORLD read-only."""
+        confined = ["nsenter", "-t", str(server.proc.pid), "-n", "--", "unshare", "-m", "--propagation", "private",
+                    "sh", "-c", CONFINE, "sh", *argv]  # fmt: skip
+        return subprocess.run(
+            confined, env={**self.env, "WORLD": str(self.root)}, cwd=self.project, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=timeout, check=False,
+        )  # fmt: skip
+
+
+def make_world(agent: str, server: Server, tmp_path: Path) -> Iterator[World]:
+    """A world for `agent` with hookd installed (user scope) against a daemon of the default policies; the
+    agent's model is gpt-5.5, which both agents offer the apply_patch tool."""
+    binary(agent)
+    require(shutil.which("mount") is not None, "mount (a read-only view outside the world)")
+    root = Path(tempfile.mkdtemp(prefix="hookd-world-"))
+    daemon = start_daemon(tmp_path, ROOT / "policies")
+    try:
+        home, project = root / "home", root / "project"
+        (home / "tmp").mkdir(parents=True)
+        (home / ".ssh").mkdir(mode=0o700)
+        (project / ".git" / "hooks").mkdir(parents=True)
+        agent_settings(agent, home, project, server.port)
+        env = agent_env(agent, home, server.port, root / "cache")  # Copilot unpacks itself into the world
+        if agent == "codex":
+            config = home / ".codex" / "config.toml"
+            config.write_text(config.read_text().replace('model = "fake-model"', 'model = "gpt-5.5"'))
+        else:
+            env["COPILOT_MODEL"] = "gpt-5.5"
+        hookd_config = root / "hookd.toml"
+        hookd_config.write_text(f'[daemon]\nruntime_dir = "{daemon.runtime_dir}"\n')
+        done = subprocess.run(
+            [VENV_PYTHON, "-m", "hookd", "--config", str(hookd_config), "install", "--client", agent, "--shim",
+             "python", "--scope", "user", "--project-dir", str(project)],
+            env={**os.environ, **env}, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        yield World(agent, root, home, project, env)
+    finally:
+        daemon.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def codex_world(server: Server, tmp_path: Path) -> Iterator[World]:
+    yield from make_world("codex", server, tmp_path)
+
+
+@pytest.fixture
+def copilot_world(server: Server, tmp_path: Path) -> Iterator[World]:
+    yield from make_world("copilot", server, tmp_path)
+
+
+def patch_run(server: Server, world: World, patch: str) -> Run:
+    run_id = uuid.uuid4().hex[:12]
+    prompt = f"Apply this patch: PATCH<<{patch}>>PATCH (run {run_id})"
+    done = world.run(server, agent_argv(world.agent, prompt))
+    return Run(done.returncode, done.stdout, done.stderr, json.dumps(server.requests(run_id)))
+
+
+def test_the_world_is_confined(server: Server, codex_world: World, tmp_path: Path) -> None:
+    """The confinement holds: inside the world a write lands, outside it fails."""
+    outside = tmp_path / "outside-probe"
+    done = codex_world.run(server, ["sh", "-c", f"touch {codex_world.root}/inside-probe; touch {outside}"])
+    assert (codex_world.root / "inside-probe").exists(), done.stderr
+    assert done.returncode != 0 and not outside.exists(), done.stderr
+
+
+def test_codex_apply_patch_into_ssh_and_git_hooks_is_denied_with_the_reason(server: Server, codex_world: World) -> None:
+    world = codex_world
+    control = patch_run(server, world, "*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** End Patch")
+    assert (world.project / "notes.txt").read_text() == "ok\n", control.report  # the control: a patch applies
+    keys = world.home / ".ssh" / "authorized_keys"
+    denied = patch_run(
+        server, world, f"*** Begin Patch\n*** Add File: {keys}\n+ssh-ed25519 AAAA attacker\n*** End Patch"
+    )
+    assert not keys.exists(), denied.report
+    assert f"apply_patch on {keys} is blocked" in denied.sent and "SSH keys" in denied.sent, denied.report
+    hook = world.project / ".git" / "hooks" / "pre-commit"
+    denied = patch_run(server, world, "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch")
+    assert not hook.exists(), denied.report
+    assert f"apply_patch on {hook} is blocked" in denied.sent and "git's internal directory" in denied.sent, (
+        denied.report
+    )
+
+
+def test_codex_apply_patch_moving_a_file_into_git_hooks_is_denied(server: Server, codex_world: World) -> None:
+    world = codex_world
+    (world.project / "tool.sh").write_text("x\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: tool.sh\n*** Move to: .git/hooks/post-checkout\n@@\n-x\n+y\n*** End Patch"
+    )
+    denied = patch_run(server, world, patch)
+    assert not (world.project / ".git" / "hooks" / "post-checkout").exists(), denied.report
+    assert (world.project / "tool.sh").read_text() == "x\n", denied.report
+    assert "git's internal directory" in denied.sent, denied.report
+
+
+def test_codex_shell_apply_patch_heredoc_into_git_hooks_is_denied(server: Server, codex_world: World) -> None:
+    """The same patch sent through the shell tool (`apply_patch <<'EOF'`, which Codex reports as Bash)."""
+    world = codex_world
+    command = (
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch\nEOF"
+    )
+    run_id = uuid.uuid4().hex[:12]
+    prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id})"
+    done = world.run(server, agent_argv("codex", prompt))
+    run = Run(done.returncode, done.stdout, done.stderr, json.dumps(server.requests(run_id)))
+    assert not (world.project / ".git" / "hooks" / "pre-commit").exists(), run.report
+    assert "git's internal directory" in run.sent, run.report
+
+
+def test_copilot_apply_patch_into_git_hooks_is_denied_with_the_reason(server: Server, copilot_world: World) -> None:
+    """Copilot offers GPT models a freeform apply_patch tool, whose patch reaches the hook as the bare toolArgs
+    string: the files it names are judged as Codex's are."""
+    world = copilot_world
+    control = patch_run(server, world, "*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** End Patch")
+    assert (world.project / "notes.txt").read_text() == "ok\n", control.report
+    hook = world.project / ".git" / "hooks" / "pre-commit"
+    denied = patch_run(server, world, "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch")
+    assert not hook.exists(), denied.report
+    assert f"apply_patch on {hook} is blocked" in denied.sent, denied.report

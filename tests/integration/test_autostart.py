@@ -62,12 +62,15 @@ def daemons(runtime: Path) -> list[int]:
     return found
 
 
-def call(kind: Shim, runtime: Path, deadline_ms: int = 60000) -> subprocess.CompletedProcess[bytes]:
+def call(
+    kind: Shim, runtime: Path, deadline_ms: int = 60000, *, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     command = [*kind.argv("BeforeTool", runtime / "hook.sock", deadline_ms=deadline_ms), "--autostart", sys.executable,
                "--autostart-config", str(runtime.parent / "config.toml")]  # fmt: skip
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(runtime.parent), "XDG_STATE_HOME": str(runtime.parent / "state")}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(runtime.parent), "XDG_STATE_HOME": str(runtime.parent / "state"),
+           **(env or {})}  # fmt: skip
     return subprocess.run(command, input=json.dumps(DENIED).encode(), capture_output=True, timeout=120, env=env,
-                          check=False)  # fmt: skip
+                          check=False, cwd=cwd)  # fmt: skip
 
 
 def serving_log(runtime: Path) -> str:
@@ -137,3 +140,43 @@ def test_install_writes_autostart(tmp_path: Path) -> None:
     (hook,) = settings["hooks"]["BeforeTool"][0]["hooks"]
     assert hook["command"].startswith(f"{fake_native} gemini BeforeTool ")
     assert hook["command"].endswith(f" --autostart {sys.executable}")
+
+
+PLANTED = "import pathlib\npathlib.Path({marker!r}).write_text('a planted hookd ran')\n"
+
+
+def plant(directory: Path) -> Path:
+    """A `hookd` package in `directory` whose import (or `-m` run) writes a marker file there."""
+    marker = directory / "planted-hookd-ran"
+    (directory / "hookd").mkdir(parents=True)
+    for name in ("__init__.py", "__main__.py"):
+        (directory / "hookd" / name).write_text(PLANTED.format(marker=str(marker)))
+    return marker
+
+
+def test_nothing_planted_runs_as_the_daemon(shim_kind: Shim, runtime: Path) -> None:
+    """A repository that carries `hookd/__main__.py` (the agent's working directory), one in $HOME, one on
+    PYTHONPATH, a .pth file and a `hookd` in the user site: the shim starts the real daemon, from /,
+    isolated (issue 25). Before, `python -m hookd` ran the repository's."""
+    home = runtime.parent
+    repo, on_path = home / "repo", home / "on-path"
+    user_site = home / ".local" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    markers = [plant(repo), plant(home), plant(on_path), plant(user_site)]
+    (user_site / "planted.pth").write_text(f"import pathlib; pathlib.Path({str(home / 'pth-ran')!r}).write_text('x')\n")
+    startup = home / "startup.py"
+    startup.write_text(PLANTED.format(marker=str(home / "startup-ran")))
+    env = {"PYTHONPATH": str(on_path), "PYTHONSTARTUP": str(startup), "PYTHONINSPECT": "1", "PYTHONNOUSERSITE": ""}
+    done = call(shim_kind, runtime, cwd=repo, env=env)
+    reply = json.loads(done.stdout)
+    assert reply["decision"] == "deny" and "rm-rf-root" in reply["reason"], (
+        done,
+        (runtime / "autostart.log").read_text(),
+    )
+    ran = [str(m) for m in [*markers, home / "pth-ran", home / "startup-ran"] if m.exists()]
+    assert ran == [], f"planted code ran: {ran}"
+    (pid,) = daemons(runtime)
+    assert os.readlink(f"/proc/{pid}/cwd") == "/"
+    assert Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[1:4] == [b"-I", b"-m", b"hookd"]
+    serving_log(runtime)
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    assert children and all(os.readlink(f"/proc/{c}/cwd") == "/" for c in children)  # the lane

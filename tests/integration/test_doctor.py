@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from support import RunningDaemon, require, start_daemon
+from support import SHIM_PYTHON, RunningDaemon, require, start_daemon
 
 
 @dataclass
@@ -279,3 +279,41 @@ def test_claude_scope_switched_off_and_overridden(sound: Setup) -> None:
         f"claude user: on PreToolUse, another hook (./allow.sh) runs after hookd in {path} and can override its "
         "decision; fix: move hookd's entry last, or remove that hook",
     ]
+
+
+def test_what_would_run_as_hookd_is_reported(sound: Setup) -> None:
+    """issue 25: a `hookd` an agent could plant where a start that is not isolated finds it first, a .pth
+    file naming hookd, and a unit whose interpreter would not import this hookd: one line each, its fix."""
+    user_site = (
+        sound.home / ".local" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    )
+    on_path = sound.root / "on-path"
+    planted = [sound.project / "hookd", sound.home / "hookd", on_path / "hookd", user_site / "hookd"]
+    for package in planted:
+        package.mkdir(parents=True)
+        (package / "__main__.py").write_text("print('not hookd')\n")
+    (sound.project / "hookd.py").write_text("")
+    (user_site / "zz.pth").write_text("import hookd_helper  # hookd\n")
+    unit = sound.root / "config" / "systemd" / "user" / "hookd.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text(f"[Service]\nExecStart={SHIM_PYTHON} -I -m hookd serve\nWorkingDirectory=/\n")  # no hookd there
+    sound.env["PYTHONPATH"] = str(on_path)
+    code, findings = sound.doctor()
+    shadows = [f"{f['detail']}; fix: {f['fix']}" for f in findings if f["check"] == "shadows"]
+    assert code == 1 and not any(f["ok"] for f in findings if f["check"] == "shadows"), shadows
+    expected = [
+        f"`{SHIM_PYTHON} -I -m hookd` (how the daemon starts) does not import hookd: ModuleNotFoundError: No "
+        "module named 'hookd'; fix: install hookd into a virtual environment (pipx install hookd), not the user "
+        "site or PYTHONPATH, then run hookd install and hookd service install again",
+        *(f"{path} is a `hookd` in {where}: a start that is not isolated would run it as hookd; fix: remove it "
+          f"(rm -r {path}) unless it is yours" for path, where in [
+              (sound.home / "hookd", "your home directory, where a user unit without WorkingDirectory= starts"),
+              (sound.project / "hookd", "the project, where an agent runs `python -m hookd` from"),
+              (sound.project / "hookd.py", "the project, where an agent runs `python -m hookd` from"),
+              (user_site / "hookd", "the user site, which Python searches unless run with -I"),
+              (on_path / "hookd", "a PYTHONPATH entry, which Python searches first unless run with -I"),
+          ]),
+        f"{user_site / 'zz.pth'} names hookd and is not hookd's own: Python runs its import lines at every start "
+        f"and adds its paths to sys.path; fix: remove it (rm {user_site / 'zz.pth'}) unless it is yours",
+    ]  # fmt: skip
+    assert sorted(shadows) == sorted(expected), shadows

@@ -4,6 +4,7 @@ only the heavy requests (the event's fail mode), never the others, and never an 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -12,6 +13,7 @@ import signal
 import socket
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -126,14 +128,14 @@ def test_a_killed_lane_is_started_again_and_its_requests_wait_for_it(tmp_path: P
     assert {slot(r) for r in records} == {LANE_SLOT}
 
 
-def test_only_the_lanes_socket_takes_a_forwarded_request_and_only_from_its_own_uid(tmp_path: Path) -> None:
+def test_only_the_lanes_socket_takes_a_forwarded_request_and_only_from_its_own_daemon(tmp_path: Path) -> None:
     daemon, _ = serving_lane(tmp_path)
     lane_socket = daemon.runtime_dir / "lane.sock"
     forwarded = {**HEADER, "forwarded": {"uid": 0, "gid": 0, "pid": 1, "received_at": 1.0, "deadline": 9e9, "via": "x"}}
     payload = json.dumps(gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": "a"})).encode()
     try:
         on_hook = ask(daemon.socket, wire.encode_request(forwarded, payload))
-        plain_on_lane = ask(lane_socket, wire.encode_request(HEADER, payload))
+        plain_on_lane = answer_at_connect(lane_socket)
         require(os.getuid() == 0 and shutil.which("setpriv") is not None, "root and setpriv (to become nobody)")
         as_nobody = other_uid_connects(lane_socket)
         os.chmod(daemon.runtime_dir.parent, 0o711)  # opened up as an admin might: the lane still checks the uid
@@ -144,7 +146,8 @@ def test_only_the_lanes_socket_takes_a_forwarded_request_and_only_from_its_own_u
         daemon.stop()
     assert on_hook.status is wire.Status.ERROR and on_hook.stderr == b"bad-header"
     assert b"'forwarded' is taken only on the lane's socket" in on_hook.stdout
-    assert plain_on_lane.status is wire.Status.ERROR and plain_on_lane.stderr == b"bad-header"
+    # this test's process is of the daemon's uid but is neither the daemon nor one of its workers (issue 25)
+    assert plain_on_lane.status is wire.Status.ERROR and plain_on_lane.stderr == b"forbidden"
     assert "Permission denied" in as_nobody
     assert opened_up.startswith("ERROR forbidden the lane takes requests from its own daemon only"), opened_up
 
@@ -261,3 +264,38 @@ def test_the_daemon_forks_its_lane_with_grpcs_fork_handlers_off(tmp_path: Path) 
     finally:
         daemon.stop()
     assert b"GRPC_ENABLE_FORK_SUPPORT=false" in environ
+
+
+def test_a_process_of_the_same_uid_cannot_forge_a_forwarded_caller(tmp_path: Path) -> None:
+    """issue 25: any process of the daemon's user could connect to lane.sock and send a forwarded frame naming
+    any caller (uid, pid) and deadline, decided and written into the chained decision log as that caller. The
+    lane now takes connections only from its daemon and that daemon's workers: the forged frame is refused
+    before it is read, and nothing is recorded."""
+    daemon, _ = serving_lane(tmp_path)
+    forged = {**HEADER, "forwarded": {"uid": 4242, "gid": 4242, "pid": 4242, "received_at": time.monotonic(),
+                                      "deadline": time.monotonic() + 30, "via": "socket"}}  # fmt: skip
+    payload = json.dumps(gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": "f"})).encode()
+    try:
+        reply = answer_at_connect(daemon.runtime_dir / "lane.sock", wire.encode_request(forged, payload))
+        real = ask(daemon.socket, HEAVY_RM)  # forwarded to the lane by the daemon: still taken
+        records = daemon.decisions(at_least=1)
+    finally:
+        daemon.stop()
+    assert reply.status is wire.Status.ERROR and reply.stderr == b"forbidden", reply
+    assert real.status is wire.Status.OK
+    assert [r["caller"]["uid"] for r in records] == [os.getuid()], records
+
+
+def answer_at_connect(path: Path, frame: bytes = b"") -> wire.DecodedReply:
+    """What the lane answers a connection it refuses before reading (`frame`, if any, is sent as the refusal
+    allows: the lane closes with it unread)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(TIMEOUT)
+        sock.connect(str(path))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            sock.sendall(frame)
+        chunks = []
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+    return wire.decode_reply(b"".join(chunks))

@@ -134,3 +134,48 @@ def test_a_candidate_replaces_one_bundle_of_a_layered_configuration_while_the_ot
     assert code == 2 and error.strip().splitlines() == [
         "hookd: --replaces nope: the configured policy set has no such layer (it has: acme, default)"
     ]
+
+
+def one_line_error(done: subprocess.CompletedProcess[str], *parts: str) -> None:
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    for part in parts:
+        assert part in lines[0], lines[0]
+
+
+def test_an_empty_torn_or_damaged_store_is_a_clear_error_not_a_pass(tmp_path: Path) -> None:
+    """issue 25: `hookd replay` exited 0 on an empty or torn store (nothing compared, reported as no change)
+    and printed a traceback for a line nested too deeply; each is now a one-line error, exit 2."""
+    store = tmp_path / "store"
+    store.mkdir()
+    args = ["--policies", str(DEMO_POLICIES), "--fail-on", "any", "--store", str(store)]
+    one_line_error(replay(*args), "holds no recorded decision")  # empty
+    (store / "replay-1.jsonl").write_text('{"id": "a", "input": {"ev')  # only a torn line
+    one_line_error(replay(*args), "holds no recorded decision")
+    record(store, ["a.txt"])
+    assert replay(*args).returncode == 0  # a torn last line of an older segment is skipped
+    (store / "replay-1.jsonl").write_text('{"id": "x"}\n{"id": "a", "input": {"ev')
+    one_line_error(replay(*args), "replay-1.jsonl line 1 is not a stored decision")  # damaged, not torn
+    (store / "replay-1.jsonl").write_text('{"id": "d", "input": ' + "[" * 5000 + "]" * 5000 + "}\n")
+    one_line_error(replay(*args), "replay-1.jsonl line 1 is not a stored decision: nested too deeply")
+    (store / "replay-1.jsonl").write_text('{"id": "d", "input": {"x": ' + "[" * 300 + "]" * 300 + "}}\n")
+    one_line_error(replay(*args), "replay-1.jsonl line 1 nests more than 108 levels deep")
+
+
+def test_a_file_in_the_store_that_is_not_a_segment_is_left_alone(tmp_path: Path) -> None:
+    """issue 25: `replay-x.jsonl` in the store stopped the daemon from starting (ValueError reading its name)."""
+    from support import start_daemon
+
+    store = tmp_path / "store"
+    store.mkdir(mode=0o700)
+    (store / "replay-x.jsonl").write_text("not ours\n")
+    daemon = start_daemon(tmp_path, DEMO_POLICIES, f'[replay]\nenabled = true\npath = "{store}"\n')
+    try:
+        assert daemon.proc.poll() is None and "Traceback" not in daemon.log()
+    finally:
+        daemon.stop()
+    assert (store / "replay-x.jsonl").read_text() == "not ours\n"
+    record(store, ["b.txt"])
+    done = replay("--policies", str(DEMO_POLICIES), "--store", str(store))
+    assert done.returncode == 0 and "replayed 1" in done.stdout.lower().replace(":", ""), done.stdout + done.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -100,3 +101,28 @@ def test_install_refuses_a_socket_dir_another_user_made(shared_tmp: Path) -> Non
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and f"runtime dir {runtime} belongs to uid {ATTACKER}" in lines[0], result.stderr
     assert not (shared_tmp / "home" / ".gemini" / "settings.json").exists()
+
+
+def test_a_squatted_default_dir_falls_back_to_the_home_directory(tmp_path: Path) -> None:
+    """issue 25: nobody makes /tmp/hookd-<uid> before the victim's daemon starts (in a private mount namespace,
+    /tmp a tmpfs of its own); the daemon starts in $HOME/.cache/hookd/run, 0700, and both shims, with the
+    default socket and with the /tmp/hookd-<uid>/hook.sock that `hookd install` wrote before, reach it and get
+    its deny. Before, the daemon refused to start and every hook failed closed."""
+    from shims import build_native
+
+    from support import ROOT, SHIM, SHIM_PYTHON, require
+
+    require(all(shutil.which(t) for t in ("unshare", "mount", "setpriv")), "unshare, mount and setpriv")
+    native = build_native(tmp_path)
+    done = subprocess.run(["unshare", "-m", sys.executable, str(ROOT / "tests" / "squat_fallback.py"),
+                           str(ROOT / "policies"), SHIM_PYTHON, str(SHIM), str(native)],
+                          capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout)
+    report = json.dumps(seen, indent=1)
+    assert seen["squat"] == [0, ATTACKER], report
+    assert seen["daemon_running"] and seen["fallback_socket"] and seen["fallback_mode"] == "0o700", report
+    for call, answer in seen["calls"].items():
+        assert answer["rc"] == 0 and answer["reply"].get("decision") == "deny", (call, report)
+        assert "rm-rf-root" in answer["reply"]["reason"], (call, report)
+    assert seen["squatted_dir_untouched"], report

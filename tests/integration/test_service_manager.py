@@ -58,5 +58,6 @@ def test_the_hardened_units_run_under_a_real_user_manager() -> None:
         assert seen["lane_nice"] == 10, report
         assert seen["stop"][0] == 0 and seen["after_stop"] == "inactive", report  # a clean exit on SIGTERM
         assert seen["logged"] == ["deny", "allow", "deny", "deny"], report
+        assert seen["planted_ran"] == [], report  # a hookd/ in $HOME or on PYTHONPATH is not what the unit starts
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

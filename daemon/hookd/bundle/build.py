@@ -30,8 +30,8 @@ def collect(source: Path) -> dict[str, bytes]:
             wanted = name.endswith(POLICY_SUFFIXES) or name in DATA_FILES or rel == MANIFEST
             if wanted and rel != SIGNATURES and not path.is_symlink():
                 files[rel] = path.read_bytes()
-    if not any(name.endswith(POLICY_SUFFIXES) for name in files):
-        raise BundleError(f"{source} holds no .rego or .py policies")
+    if not any(name.endswith(POLICY_SUFFIXES) or Path(name).name in DATA_FILES for name in files):
+        raise BundleError(f"{source} holds no .rego or .py policies and no data")  # data alone: discovery
     return files
 
 

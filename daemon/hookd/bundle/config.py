@@ -104,6 +104,44 @@ def parse_bundles(raw_bundles: object, raw_keys: object, where: str) -> BundlesC
     return BundlesConfig(sources=sources, keys=keys)
 
 
+@dataclass(frozen=True, slots=True)
+class StatusConfig:
+    """`[status]`: reports in OPA's status API format to a fleet's management service (docs/fleet.md), with the
+    same target and credential keys as a bundle source."""
+
+    url: str = ""  # http(s) target of each report ({host}, {user}, {id} are filled in); "" = off
+    method: str = "POST"  # POST (OPA's status API) or PUT (one object per daemon in an object store)
+    token: str = ""  # sent as `Authorization: Bearer <token>` (or token_file, its first line)
+    token_file: str = ""
+    ca_file: str = ""  # https: a PEM bundle that verifies the server (default: the system's)
+    interval_seconds: int = 60  # a report at least this often, besides one on every activation and failure
+    timeout_ms: int = 5000
+    doctor_interval_seconds: int = 3600  # doctor's checks run again (on a thread) at most this often
+
+
+def check_status(status: StatusConfig, where: str) -> StatusConfig:
+    if status.url and not re.match(r"https?://", status.url):
+        raise ConfigError(f"{where}: 'status.url' must be an http:// or https:// URL, got {status.url!r}")
+    return status
+
+
+def parse_discovery(raw: object, keys: Mapping[str, KeyConfig], where: str) -> BundleSource | None:
+    """The `[discovery]` table: a bundle source like `[bundles.NAME]` (docs/fleet.md), which must name a key:
+    a discovery bundle decides which bundles are trusted, so an unsigned one is never taken."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: 'discovery' must be a table")
+    if not raw.get("key"):
+        raise ConfigError(f"{where}: 'discovery.key' is required: a discovery bundle must be signed")
+    if "mode" in raw or "replaces" in raw:
+        raise ConfigError(f"{where}: 'discovery' takes no mode or replaces: it configures, it does not decide")
+    modes = raw.get("modes", {})  # discovered bundles' modes made stricter here (hookd.fleet.discovery)
+    if not isinstance(modes, Mapping) or any(m not in BUNDLE_MODES for m in modes.values()):
+        raise ConfigError(f"{where}: 'discovery.modes' must be a table of NAME = {' | '.join(BUNDLE_MODES)}")
+    return _source("discovery", {k: v for k, v in raw.items() if k != "modes"}, keys, where, dotted="discovery")
+
+
 def _tables(raw: object, section: str, where: str) -> dict[str, Mapping[str, Any]]:
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where}: '{section}' must be a table of [{section}.NAME] tables")
@@ -126,8 +164,10 @@ def _key(name: str, raw: Mapping[str, Any], where: str) -> KeyConfig:
     return KeyConfig(name=name, **values)
 
 
-def _source(name: str, raw: Mapping[str, Any], keys: Mapping[str, KeyConfig], where: str) -> BundleSource:
-    dotted = f"bundles.{name}"
+def _source(
+    name: str, raw: Mapping[str, Any], keys: Mapping[str, KeyConfig], where: str, dotted: str = ""
+) -> BundleSource:
+    dotted = dotted or f"bundles.{name}"
     values = _typed(raw, _SOURCE_TYPES, dotted, where)
     if ("url" in values) == ("file" in values):
         raise ConfigError(f"{where}: '{dotted}' needs exactly one of url (http/https) or file")

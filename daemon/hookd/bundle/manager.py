@@ -16,7 +16,7 @@ import structlog
 
 from hookd.bundle.activate import Active, Compile, activate, verify_bundle
 from hookd.bundle.config import BundlesConfig, BundleSource
-from hookd.bundle.sources import fetch, next_delay
+from hookd.bundle.sources import fetch_off_loop, next_delay
 from hookd.bundle.store import BundleStore
 from hookd.errors import BundleError, one_line
 
@@ -32,6 +32,7 @@ class SourceStatus:
     active_since: float = 0.0
     last_request: float = 0.0
     last_success: float = 0.0  # last request answered 200 or 304
+    last_download: float = 0.0  # last request answered 200 (a bundle came)
     last_error: str = ""
     last_error_at: float = 0.0
     next_poll: float = 0.0
@@ -55,6 +56,7 @@ class BundleManager:
         self.compile_dir = compile_dir
         self.swap = swap
         self.kept: Callable[[], None] | None = None  # called once an activated bundle is in the store
+        self.changed: Callable[[str], None] | None = None  # "activation", or "failure": a refusal or failed request
         self.active: dict[str, Active] = {}
         self.status = {s.name: SourceStatus(s.name, s.location) for s in config.sources}
         self._etags: dict[str, str] = {}
@@ -91,6 +93,30 @@ class BundleManager:
                 await task
         self._tasks.clear()
 
+    async def reconfigure(self, config: BundlesConfig) -> None:
+        """New sources (discovery, docs/fleet.md): a removed source's bundle stops serving at once; a changed
+        one keeps serving until its source, fetched again, activates under the new settings; the others go on."""
+        await self.stop()
+        before = {source.name: source for source in self.config.sources}
+        after = {source.name: source for source in config.sources}
+        self.config = config
+        removed = [name for name in self.active if name not in after]
+        for name in removed:
+            del self.active[name]
+        for name, source in after.items():
+            if before.get(name) != source:
+                self._etags.pop(name, None)
+                old, new = self.status.get(name), SourceStatus(name, source.location)
+                if old is not None:  # the revision still serving, until the source activates again
+                    new.revision, new.active_since = old.revision, old.active_since
+                self.status[name] = new
+        for name in set(self.status) - set(after):
+            del self.status[name]
+        if removed:
+            self.swap(dict(self.active))
+        log.info("bundle_sources_reconfigured", sources=sorted(after), removed=removed)
+        self.start()
+
     def snapshot(self) -> list[dict[str, object]]:
         return [status.as_json() for status in self.status.values()]
 
@@ -108,7 +134,7 @@ class BundleManager:
             wait = source.long_polling_timeout_seconds if status.long_polling or not status.last_success else 0
             status.last_request = time.time()
             try:
-                fetched = await asyncio.to_thread(fetch, source, self._etags.get(source.name, ""), wait)
+                fetched = await fetch_off_loop(source, self._etags.get(source.name, ""), wait)
             except BundleError as exc:
                 status.consecutive_failures += 1
                 status.fetch_failures += 1
@@ -118,6 +144,7 @@ class BundleManager:
                 status.next_poll = time.time() + delay
                 log.warning("bundle_download_failed", source=source.name, error=str(exc),
                             failures=status.consecutive_failures, retry_in_s=round(delay, 3))  # fmt: skip
+                self._notify("failure")
                 await asyncio.sleep(delay)
                 continue
             status.consecutive_failures = 0
@@ -127,6 +154,7 @@ class BundleManager:
                 status.not_modified += 1
             else:
                 status.downloads += 1
+                status.last_download = status.last_success
                 self._etags[source.name] = fetched.etag  # a refused bundle is not fetched again until it changes
                 await self.offer(source, fetched.data, fetched.etag)
             delay = next_delay(source, 0, status.long_polling, self._rng)
@@ -138,7 +166,7 @@ class BundleManager:
         status = self.status[source.name]
         started = time.perf_counter()
         serving = self.active.get(source.name)
-        if serving is not None and serving.data == data:  # the same bytes again (after a failure): no recompile
+        if serving is not None and serving.data == data and serving.source == source:  # the same again: no recompile
             status.not_modified += 1
             return True
         try:
@@ -166,12 +194,18 @@ class BundleManager:
             self.kept()
         log.info("bundle_activated", source=source.name, revision=new.revision,
                  previous=previous.revision if previous else None, activation_ms=status.last_activation_ms)  # fmt: skip
+        self._notify("activation")
         return True
 
     def _refused(self, status: SourceStatus, error: str) -> None:
         status.refusals += 1
         status.last_error, status.last_error_at = error, time.time()
         log.error("bundle_refused", source=status.name, error=error, serving=status.revision or None)
+        self._notify("failure")
+
+    def _notify(self, reason: str) -> None:
+        if self.changed is not None:
+            self.changed(reason)
 
 
 async def _ready(active: Active) -> None:

@@ -5,10 +5,13 @@ Each fetch is blocking and runs in a worker thread; the poll loop is in bundle.m
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import os
 import random
 import ssl
+import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -27,6 +30,34 @@ class Fetched:
     data: bytes | None  # None: not modified
     etag: str
     long_poll: bool = False  # the server holds requests open (OPA's long polling)
+
+
+async def fetch_off_loop(source: BundleSource, etag: str, wait: int) -> Fetched:
+    """`fetch` on a daemon thread of its own, not the loop's default executor: a long poll the server holds
+    open must not hold up the daemon's exit (the executor's threads are joined when the loop closes, so a
+    stopping daemon would wait up to `long_polling_timeout_seconds`). Cancelling leaves the thread to end
+    with its request; its result is dropped."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Fetched] = loop.create_future()
+
+    def finish(fetched: Fetched | None, error: BaseException | None) -> None:  # on the loop
+        if future.done():  # cancelled: the poll loop stopped
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(fetched)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            outcome: tuple[Fetched | None, BaseException | None] = (fetch(source, etag, wait), None)
+        except BaseException as exc:
+            outcome = (None, exc)
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits for it any more
+            loop.call_soon_threadsafe(finish, *outcome)
+
+    threading.Thread(target=run, name=f"hookd-fetch-{source.name}", daemon=True).start()
+    return await future
 
 
 def fetch(source: BundleSource, etag: str, wait: int) -> Fetched:

@@ -62,6 +62,9 @@ def register(sub: Any) -> None:
     verify = log_sub.add_parser("verify", help="check the decision log's hash chain; report breaks by position")
     verify.add_argument("path", nargs="?", help="the log (default: the configured [log] path)")
     verify.set_defaults(run=cmd_log_verify)
+    ocsf = log_sub.add_parser("ocsf", help="print every decision record as an OCSF event, one JSON line each")
+    ocsf.add_argument("path", nargs="?", help="the log (default: the configured [log] path)")
+    ocsf.set_defaults(run=cmd_log_ocsf)
 
 
 def _socket(args: argparse.Namespace, config: Config) -> Path:
@@ -404,3 +407,33 @@ def cmd_log_verify(args: argparse.Namespace, config: Config) -> int:
     for problem in held.problems:
         print(problem)
     return 0 if report.ok and held.ok else 1
+
+
+def cmd_log_ocsf(args: argparse.Namespace, config: Config) -> int:
+    """The decision log (rotated files first) as OCSF API Activity events, for a SIEM (docs/fleet.md)."""
+    import json
+    import socket
+
+    from hookd.audit.chain import log_files
+    from hookd.audit.ocsf import ocsf_event
+
+    path = Path(args.path).resolve() if args.path else config.log.path
+    files = log_files(path)
+    if not files:
+        print(f"hookd: no decision log at {path}", file=sys.stderr)
+        return 1
+    host = socket.gethostname()
+    try:
+        for file in files:
+            with file.open(encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue  # a torn line (`hookd log verify` reports it)
+                    if isinstance(record, dict) and record.get("type") == "decision":
+                        event = ocsf_event(record, int(record.get("seq") or 0), str(record.get("hash") or ""), host)
+                        print(json.dumps(event, separators=(",", ":"), sort_keys=True))
+    except OSError as exc:
+        raise HookdError(f"cannot read the decision log {path}: {exc.strerror or exc}") from None
+    return 0

@@ -72,6 +72,8 @@ def cmd_replay(args: argparse.Namespace, config: Config) -> int:
                 await engine.aclose()
 
         report = asyncio.run(run())
+    if report.replayed + report.skipped == 0:  # nothing compared is no evidence that the candidate agrees
+        raise HookdError(f"the replay store {store} holds no recorded decision: nothing to replay")
     if args.json:
         print(json.dumps({"store": str(store), "candidate": described, **report.as_json()}, indent=2))
     else:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from hookd import isolated
 from hookd.config import Config
 from hookd.errors import DaemonError
 
@@ -22,6 +23,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, config: Config) -> int:
+    isolated.forget_working_directory()  # before the daemon imports the rest of itself
     from hookd.app import serve
 
     daemon = config.daemon

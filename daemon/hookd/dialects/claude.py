@@ -88,9 +88,10 @@ TOOLS: Mapping[str, ToolSpec] = {
     "Bash": ToolSpec(ToolKind.SHELL),
     "PowerShell": ToolSpec(ToolKind.SHELL),
     "Read": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
-    "NotebookRead": ToolSpec(ToolKind.READ),
+    "NotebookRead": ToolSpec(ToolKind.READ, (("notebook_path", _READ),)),
     "Glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
-    "Grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    # Grep reads every file its `glob` filter reaches under `path` (ripgrep's --glob).
+    "Grep": ToolSpec(ToolKind.READ, (("path", _READ), ("glob", _READ)), {"glob": "path"}, globs={"glob": "search"}),
     "LS": ToolSpec(ToolKind.READ, (("path", _READ),)),
     "Write": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
     "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),

@@ -67,10 +67,11 @@ CODEX_EVENTS: Mapping[str, Event] = {
     "SubagentStart": Event.OTHER,
     "Interrupt": Event.OTHER,
 }
-# Codex reports every shell tool as `Bash` with {"command": …}, and file edits as `apply_patch`.
+# Codex reports every shell tool as `Bash` with {"command": …}, and file edits as `apply_patch` with the
+# patch as {"command": …} (its files, operations and moves are read from the patch: enrich/patches.py).
 TOOLS: Mapping[str, ToolSpec] = {
     "Bash": ToolSpec(ToolKind.SHELL),
-    "apply_patch": ToolSpec(ToolKind.EDIT),
+    "apply_patch": ToolSpec(ToolKind.EDIT, patches=("command", "input", "patch")),
     "web_search": ToolSpec(ToolKind.WEB),
 }
 _BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)

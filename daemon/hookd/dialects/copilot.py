@@ -21,11 +21,11 @@ Copilot honours it. No I/O. docs/copilot.md has the per-event table; the facts a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hookd import jsonstrict
 from hookd.dialects.common import (
     block_output,
     caller_facts,
@@ -51,6 +51,7 @@ from hookd.types import (
     ToolKind,
     ToolSpec,
 )
+from hookd.wire import MAX_PAYLOAD_DEPTH
 
 # camelCase events (hookd installs these) and the PascalCase ones Copilot accepts for Claude's files.
 COPILOT_EVENTS: Mapping[str, Event] = {
@@ -80,15 +81,29 @@ COPILOT_EVENTS: Mapping[str, Event] = {
     "Notification": Event.NOTIFICATION,
 }
 _READ, _WRITE = "read", "write"
+_SEARCH = ToolSpec(ToolKind.READ, (("path", _READ), ("glob", _READ)), {"glob": "path"}, globs={"glob": "search"})
+# rg (offered to GPT models) takes `paths`, one directory or a list, each searched with the `glob` filter.
+_RG = ToolSpec(
+    ToolKind.READ,
+    (("paths", _READ), ("path", _READ), ("glob", _READ)),
+    {"glob": "paths"},
+    globs={"glob": "search"},
+)
 TOOLS: Mapping[str, ToolSpec] = {
     "bash": ToolSpec(ToolKind.SHELL),
     "powershell": ToolSpec(ToolKind.SHELL),
     "Bash": ToolSpec(ToolKind.SHELL),
     "view": ToolSpec(ToolKind.READ, (("path", _READ),)),
-    "glob": ToolSpec(ToolKind.READ, (("path", _READ),)),
-    "grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
+    # grep and rg read every file their `glob` filter (ripgrep's --glob) reaches under `path`.
+    "grep": _SEARCH,
+    "rg": _RG,
     "create": ToolSpec(ToolKind.WRITE, (("path", _WRITE),)),
     "edit": ToolSpec(ToolKind.EDIT, (("path", _WRITE),)),
+    "str_replace_editor": ToolSpec(ToolKind.EDIT, (("path", _WRITE),)),  # view, create, str_replace, insert
+    # GPT models' freeform patch tool: the patch text in Codex's format, sent as the bare toolArgs string (read
+    # as `input`, see _string_args), or under whichever of these arguments carries it.
+    "apply_patch": ToolSpec(ToolKind.EDIT, patches=("input", "patch", "command")),
     "web_fetch": ToolSpec(ToolKind.WEB),
 }
 _TOOL_EVENTS = frozenset({"preToolUse", "postToolUse", "postToolUseFailure", "permissionRequest"})
@@ -177,16 +192,24 @@ def _tool_call(name: str, payload: Mapping[str, JSON]) -> ToolCall | None:
         tool = payload.get("toolName")
         args = payload.get("toolArgs", payload.get("toolInput"))
         if isinstance(args, str):  # the docs show toolArgs as a JSON string; 1.0.102 sends an object
-            try:
-                args = json.loads(args)
-            except ValueError:
-                raise DialectError(f"{name} payload: toolArgs is not JSON") from None
+            args = _string_args(args)
+            if jsonstrict.deeper_than(args, MAX_PAYLOAD_DEPTH):
+                raise DialectError(f"{name} payload: toolArgs nests more than {MAX_PAYLOAD_DEPTH} levels deep")
     if not isinstance(tool, str) or not tool:
         raise DialectError(f"{name} payload has no tool name")
     if not isinstance(args, dict):
         raise DialectError(f"{name} payload: the tool arguments must be a JSON object")
     spec = TOOLS.get(tool) or ToolSpec(ToolKind.OTHER)
     return ToolCall(name=tool, kind=spec.kind, input=args, spec=spec)
+
+
+def _string_args(text: str) -> JSON:
+    """toolArgs given as a string: JSON, or the raw input of a freeform tool (1.0.102 sends apply_patch's patch
+    as the bare string), which its ToolSpec reads as `input`."""
+    try:
+        return jsonstrict.loads(text)
+    except ValueError:
+        return {"input": text}
 
 
 def _pre_tool_use(event: NormalisedEvent, decision: Decision, notes: list[str]) -> dict[str, Any] | None:

@@ -57,12 +57,25 @@ TOOLS: Mapping[str, ToolSpec] = {
     "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("dir_path", "directory")),  # `directory`: older
     "read_file": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
     # `include` is the current argument; older releases called the same list `paths`.
-    "read_many_files": ToolSpec(ToolKind.READ, (("include", _READ), ("paths", _READ))),
+    "read_many_files": ToolSpec(
+        ToolKind.READ, (("include", _READ), ("paths", _READ)), globs={"include": "path", "paths": "path"}
+    ),
     "list_directory": ToolSpec(ToolKind.READ, (("dir_path", _READ),)),
     # `pattern` may be absolute (`/etc/**`) or climb out (`../**`): resolved against `dir_path`.
     "glob": ToolSpec(ToolKind.READ, (("dir_path", _READ), ("pattern", _READ)), {"pattern": "dir_path"}),
-    "grep_search": ToolSpec(ToolKind.READ, (("dir_path", _READ),)),
-    "search_file_content": ToolSpec(ToolKind.READ),
+    # A search reads every file its filter (`include_pattern`; `include` in older releases) reaches under dir_path.
+    "grep_search": ToolSpec(
+        ToolKind.READ,
+        (("dir_path", _READ), ("include_pattern", _READ), ("include", _READ)),
+        {"include_pattern": "dir_path", "include": "dir_path"},
+        globs={"include_pattern": "search", "include": "search"},
+    ),
+    "search_file_content": ToolSpec(
+        ToolKind.READ,
+        (("dir_path", _READ), ("path", _READ), ("include", _READ)),
+        {"include": "dir_path"},
+        globs={"include": "search"},
+    ),
     "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
     "replace": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
     "web_fetch": ToolSpec(ToolKind.WEB),

@@ -65,10 +65,13 @@ _READ, _WRITE = "read", "write"
 TOOLS: Mapping[str, ToolSpec] = {
     "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("directory",)),
     "read_file": ToolSpec(ToolKind.READ, (("absolute_path", _READ), ("file_path", _READ))),
-    "read_many_files": ToolSpec(ToolKind.READ, (("paths", _READ),)),
+    "read_many_files": ToolSpec(ToolKind.READ, (("paths", _READ),), globs={"paths": "path"}),
     "list_directory": ToolSpec(ToolKind.READ, (("path", _READ),)),
     "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
-    "grep_search": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    # grep_search reads every file its `glob` filter (rg --glob) reaches under `path`.
+    "grep_search": ToolSpec(
+        ToolKind.READ, (("path", _READ), ("glob", _READ)), {"glob": "path"}, globs={"glob": "search"}
+    ),
     "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
     "edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
     "notebook_edit": ToolSpec(ToolKind.EDIT, (("notebook_path", _WRITE),)),

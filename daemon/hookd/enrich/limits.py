@@ -41,7 +41,14 @@ def _tool_paths(event: NormalisedEvent) -> int:
     if tool is None or tool.spec is None:
         return 0
     values = (tool.input.get(arg) for arg, _access in tool.spec.paths)
-    return sum(len(value) if isinstance(value, list) else 1 for value in values if value is not None)
+    named = sum(len(value) if isinstance(value, list) else 1 for value in values if value is not None)
+    patches = (tool.input.get(arg) for arg in tool.spec.patches)
+    return named + sum(_patch_headers(text) for text in patches if isinstance(text, str))
+
+
+def _patch_headers(text: str) -> int:
+    """An upper bound of the files a patch names: its header lines (enrich/patches.py reads them)."""
+    return sum(text.count(mark) for mark in ("\n*** ", "\n+++ ", "\ndiff --git ", "\nrename to ", "\ncopy to "))
 
 
 def before_parse(event: NormalisedEvent, limits: LimitsConfig) -> str | None:

@@ -4,8 +4,9 @@ policies engineer; the format is in docs/policies.md ("Testing against the corpu
 
 A line is an object: `category`, `attack` (true: must be stopped, by deny or ask; false: a benign
 look-alike that must be allowed with no prompt), `source` (the peer suite and file, or the incident,
-it was drawn from), then either `command` (a shell line) or `tool` (`read`, `write`, `edit`) with
-`path` (and `content`). `gap`, when present, says why the defaults do not (yet) meet the case: such a
+it was drawn from), then either `command` (a shell line), `tool` (`read`, `write`, `edit`) with
+`path` (and `content`), or `client` (an agent other than gemini), `tool_name` and `tool_input` (that agent's
+own tool, as its PreToolUse). `gap`, when present, says why the defaults do not (yet) meet the case: such a
 case reports GAP instead of FAIL, and FAIL once it is met (so that the gap list stays honest).
 `outside_aims`, when present, says why a peer's case is not one the defaults aim at (a delete inside the
 project, a rule hookd does not have): it is still run and reported (OUTSIDE when the peer's expectation
@@ -58,9 +59,10 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
             raise ValueError("needs a boolean 'attack' and non-empty 'category' and 'source'")
     except (ValueError, KeyError, TypeError) as exc:
         return TestResult(name, "ERROR", f"bad corpus line: {one_line(str(exc))}")
-    label = f"{name} [{category}] {case.get('command') or case.get('path')}"[:200]
+    what = case.get("command") or case.get("path") or f"{case.get('client')} {case.get('tool_name')}"
+    label = f"{name} [{category}] {what}"[:200]
     expect = {"outcome": ["deny", "ask"] if attack else "allow"}
-    result = run_case(label, {"payload": payload, "expect": expect})
+    result = run_case(label, {"payload": payload, "expect": expect, "client": case.get("client", "gemini")})
     result = replace(result, category=category, attack=attack)
     outside = case.get("outside_aims")
     if outside:
@@ -78,6 +80,19 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
 
 
 def _payload(case: dict[str, Any]) -> dict[str, Any]:
+    if "tool_name" in case:  # any agent's own tool: a Claude-shaped PreToolUse (Codex, Qwen, Copilot, Claude)
+        if case.get("client") in (None, "gemini") or not isinstance(case["tool_name"], str):
+            raise ValueError("'tool_name' needs a string and a 'client' other than gemini")
+        if not isinstance(case.get("tool_input"), dict):
+            raise ValueError("'tool_input' must be an object")
+        return {
+            "session_id": "corpus",
+            "transcript_path": "",
+            "cwd": "${PROJECT}",
+            "hook_event_name": "PreToolUse",
+            "tool_name": case["tool_name"],
+            "tool_input": case["tool_input"],
+        }
     if "command" in case:
         tool, tool_input = "run_shell_command", {"command": str(case["command"])}
     else:

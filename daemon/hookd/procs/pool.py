@@ -11,11 +11,11 @@ import os
 import pickle
 import signal
 import socket
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookd import isolated
 from hookd.audit.chain import Encoded
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
@@ -96,10 +96,11 @@ class WorkerPool:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with ours, theirs:
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "hookd.procs.child",
+                *isolated.module_command("hookd.procs.child"),
                 str(index), str(listening), str(theirs.fileno()), str(os.getpid()),
                 stdin=asyncio.subprocess.PIPE,
                 pass_fds=(theirs.fileno(),) if listening < 0 else (listening, theirs.fileno()),
+                cwd=isolated.SAFE_CWD,
             )  # fmt: skip
             assert process.stdin is not None
             process.stdin.write(pickle.dumps(self.config))

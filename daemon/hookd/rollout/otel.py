@@ -19,6 +19,7 @@ import json
 import socket
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -151,10 +152,11 @@ class RetainingProcessor(LogRecordProcessor):
         return not self._items
 
 
-def resource(config: OtelConfig, revision: str) -> Resource:
+def resource(config: OtelConfig, revision: str, instance: str = "") -> Resource:
     return Resource.create(
         {
             "service.name": "hookd",
+            "service.instance.id": instance or str(uuid.uuid4()),  # the status reports' labels.id (docs/fleet.md)
             "service.version": __version__,
             "host.name": socket.gethostname(),
             "user.name": getpass.getuser(),
@@ -188,11 +190,11 @@ def attributes(record: Mapping[str, Any]) -> dict[str, Any]:
 class OtelExport:
     """The log and metric pipelines. `offer` is called by the decision log's writer for each record."""
 
-    def __init__(self, config: OtelConfig, revision: str, readings: Readings) -> None:
+    def __init__(self, config: OtelConfig, revision: str, readings: Readings, instance: str = "") -> None:
         self.config = config
         insecure = config.endpoint.startswith("http://")
         timeout = config.export_timeout_ms / 1000
-        self._resource = resource(config, revision)
+        self._resource = resource(config, revision, instance)
         self.processor = RetainingProcessor(
             OTLPLogExporter(
                 endpoint=config.endpoint, insecure=insecure, timeout=timeout, channel_options=CHANNEL_OPTIONS
@@ -334,10 +336,22 @@ COUNTERS = {  # cumulative counters, the Prometheus metrics' (docs/control.md) u
     "hookd.otel.exported": "Decision records the OpenTelemetry collector accepted",
     "hookd.otel.dropped": "Decision records dropped from the export buffer",
     "hookd.otel.failed_exports": "OpenTelemetry exports that failed (the records are kept and retried)",
+    # the fleet's (hookd.fleet.status, docs/fleet.md)
+    "hookd.decisions.by_rule": 'Decisions by agent, final outcome and deciding policy:rule ("" when none)',
+    "hookd.fleet.bundle.activations": "Bundles activated, per source",
+    "hookd.fleet.bundle.refusals": "Bundles refused (the last good one kept serving), per source",
+    "hookd.fleet.bundle.fetch_failures": "Bundle requests that failed, per source",
+    "hookd.fleet.status.sent": "Status reports the status service accepted",
+    "hookd.fleet.status.failures": "Status reports that could not be delivered",
 }
 GAUGES = {
     "hookd.log_ship.buffered": "Decision log records waiting to be shipped",
     "hookd.otel.buffered": "Decision records waiting for OpenTelemetry export",
+    "hookd.fleet.up": "1 from every daemon exporting; a daemon that stops reporting stops this series",
+    "hookd.fleet.policy_set": "1 per serving policy layer, with its name, rank, mode and revision",
+    "hookd.fleet.bundle.consecutive_failures": "Failed requests in a row, per bundle source",
+    "hookd.fleet.agent": "1 per agent hookd is installed for, with its scopes and doctor's verdict",
+    "hookd.fleet.doctor.problems": "Problems doctor's checks found at their last run",
 }
 # the daemon's scalar counters and gauges (hookd.metrics.Gauges) by their Prometheus names
 _FROM_PROMETHEUS = {
@@ -362,7 +376,9 @@ _FROM_PROMETHEUS = {
 NO_ATTRIBUTES: Mapping[str, str] = {}
 
 
-def daemon_readings(metrics: DecisionMetrics, rollout: RolloutCounters, more: Gauges) -> Readings:
+def daemon_readings(
+    metrics: DecisionMetrics, rollout: RolloutCounters, more: Gauges, fleet: tuple[Counters, Counters] | None = None
+) -> Readings:
     """The daemon's counters as OTLP metrics read them, on the metric reader's thread (each dict is copied
     first: one C call, atomic under the GIL)."""
 
@@ -384,9 +400,13 @@ def daemon_readings(metrics: DecisionMetrics, rollout: RolloutCounters, more: Ga
             yield "hookd.rollout.skipped", {"reason": reason}, n
         yield "hookd.rollout.errors", NO_ATTRIBUTES, rollout.errors
         yield from _renamed(more.counters())
+        if fleet is not None:  # (counters, gauges) of hookd.fleet.status
+            yield from fleet[0]()
 
     def gauges() -> Iterable[tuple[str, Mapping[str, str], float]]:
-        return _renamed(more.gauges())
+        yield from _renamed(more.gauges())
+        if fleet is not None:
+            yield from fleet[1]()
 
     def latencies() -> Iterable[tuple[Mapping[str, str], Sequence[int], float]]:
         for event, histogram in metrics.latency.copy().items():

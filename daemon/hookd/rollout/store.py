@@ -28,19 +28,22 @@ from typing import Any
 
 import structlog
 
+from hookd import jsonstrict
 from hookd.audit.mask import Masker
 from hookd.audit.sink import Sink
 from hookd.config import LogConfig, ReplayConfig
-from hookd.errors import DaemonError
+from hookd.errors import DaemonError, HookdError
 from hookd.policy.combine import combine
 from hookd.rollout.compare import deciding_rules, outcome_name
 from hookd.types import JSON, Handled
+from hookd.wire import MAX_PAYLOAD_DEPTH
 
 log = structlog.get_logger("hookd.replay")
 PREFIX, SUFFIX = "replay-", ".jsonl"
 REDACTED = "[REDACTED:"
 YIELD_EVERY = 32
 PRUNE_EVERY_S = 60.0
+MAX_DEPTH = MAX_PAYLOAD_DEPTH + 8  # a stored line: the entry, its input document, the payload in it
 
 
 def redactor(log_config: LogConfig, replay: ReplayConfig) -> Masker:
@@ -86,26 +89,42 @@ def prepare_dir(path: Path) -> None:
 
 
 def segments(path: Path) -> list[Path]:
-    """The store's segment files, oldest first."""
+    """The store's segment files, oldest first: `replay-<digits>.jsonl`; any other name is not one of ours
+    (a `replay-x.jsonl` someone put there is left alone, not a reason to fail)."""
     try:
         names = [n for n in os.listdir(path) if n.startswith(PREFIX) and n.endswith(SUFFIX)]
     except FileNotFoundError:
         return []
-    return [path / n for n in sorted(names, key=lambda n: int(n[len(PREFIX) : -len(SUFFIX)] or 0))]
+    stamped = [n for n in names if n[len(PREFIX) : -len(SUFFIX)].isdecimal()]
+    return [path / n for n in sorted(stamped, key=lambda n: int(n[len(PREFIX) : -len(SUFFIX)]))]
 
 
 def read_entries(path: Path) -> Iterator[tuple[Path, dict[str, JSON]]]:
-    """Every stored line of a store directory (or of one segment file), oldest first; torn lines skipped."""
+    """Every stored line of a store directory (or of one segment file), oldest first. A segment's last line
+    with no newline after it may be torn (the daemon was killed mid-write): skipped when it does not read.
+    Raises HookdError, one line, for any other line that is not a stored decision (not JSON, nested too
+    deeply to read, not an entry): the store is damaged."""
     files = [path] if path.is_file() else segments(path)
     for file in files:
-        with file.open(encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    value = json.loads(line)
-                except ValueError:
-                    continue  # a torn last line (the daemon was killed mid-write)
-                if isinstance(value, dict) and isinstance(value.get("input"), dict):
-                    yield file, value
+        try:
+            lines = file.read_bytes().split(b"\n")
+        except OSError as exc:
+            raise HookdError(f"replay store: cannot read {file}: {exc.strerror or exc}") from None
+        torn = len(lines) if lines[-1] else 0  # the number of a last line with no newline after it
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                value = jsonstrict.loads(line)
+            except (ValueError, UnicodeDecodeError) as exc:
+                if number == torn:
+                    continue  # the daemon was killed mid-write
+                raise HookdError(f"replay store: {file} line {number} is not a stored decision: {exc}") from None
+            if jsonstrict.deeper_than(value, MAX_DEPTH):
+                raise HookdError(f"replay store: {file} line {number} nests more than {MAX_DEPTH} levels deep")
+            if not isinstance(value, dict) or not isinstance(value.get("input"), dict):
+                raise HookdError(f"replay store: {file} line {number} is not a stored decision (no input document)")
+            yield file, value
 
 
 class ReplayStore:

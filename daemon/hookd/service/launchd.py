@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from hookd import isolated
 from hookd.config import Config
 from hookd.errors import HookdError
 from hookd.service.systemd import default_exec_start
@@ -35,6 +36,7 @@ def render(config: Config) -> dict[str, Any]:
     return {
         "Label": LABEL,
         "ProgramArguments": default_exec_start(config),
+        "WorkingDirectory": isolated.SAFE_CWD,  # not $HOME, where the agent may plant hookd/ (hookd.isolated)
         "RunAtLoad": True,
         "KeepAlive": True,
         "ProcessType": "Interactive",  # hook calls wait on it: no background throttling

@@ -51,8 +51,8 @@ def service_needs(config: Config, as_root: bool = False) -> Needs:
         policies.is_dir() and bool(discover_python(policies))
     )
     writes = {config.daemon.runtime_dir, config.log.path.parent, temp_dir(config, python, as_root)}
-    if config.bundles.sources:
-        writes.add(config.daemon.state_dir)  # the kept bundles
+    if config.bundles.sources or config.discovery is not None:
+        writes.add(config.daemon.state_dir)  # the kept bundles and discovery bundle
     if config.http.enabled:
         writes.add(config.http.token_file.parent)  # the token, created at first start
     if python and config.python.scratch_dir != Path(tempfile.gettempdir()):
@@ -64,18 +64,23 @@ def service_needs(config: Config, as_root: bool = False) -> Needs:
     if config.log.ship.url:
         endpoints.append(config.log.ship.url)
     endpoints += [source.url for source in config.bundles.sources if source.url]
+    endpoints += [url for url in (config.status.url, config.otel.endpoint) if url]
+    if config.discovery is not None and config.discovery.url:
+        endpoints.append(config.discovery.url)
     if config.daemon.engine == "opa" and not config.opa.url.startswith("unix:"):
         endpoints.append(config.opa.url)
     hosts = {urlsplit(url).hostname or "" for url in endpoints}
+    # discovery may name any host later (bundles, status, logs): the network as a whole, not only loopback
+    anywhere = config.discovery is not None
     families = ["AF_UNIX"]
-    if hosts:
-        families += ["AF_INET", "AF_INET6"] if hosts - {"127.0.0.1", "localhost"} else ["AF_INET"]
+    if hosts or anywhere:
+        families += ["AF_INET", "AF_INET6"] if anywhere or hosts - {"127.0.0.1", "localhost"} else ["AF_INET"]
     if config.http.enabled:
         families.append("AF_NETLINK")  # the HTTP endpoint finds a caller's uid over sock_diag
     return Needs(
         writes=_outermost(writes),
         families=tuple(families),
-        remote=bool(hosts - LOOPBACK_HOSTS),
+        remote=anywhere or bool(hosts - LOOPBACK_HOSTS),
         python=python,
         temp=temp_dir(config, python, as_root),
     )

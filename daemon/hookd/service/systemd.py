@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookd import __version__
+from hookd import __version__, isolated
 from hookd.config import Config, default_state_dir
 from hookd.errors import ServiceError
 from hookd.service.needs import Needs, service_needs
@@ -120,6 +120,7 @@ def _service_unit(
         "Type=notify",
         "NotifyAccess=main",
         f"ExecStart={shlex.join(exec_start)}",
+        f"WorkingDirectory={isolated.SAFE_CWD}",  # a user unit starts in $HOME, where the agent may plant hookd/
         "ExecReload=/bin/kill -HUP $MAINPID",
         f"Sockets={' '.join(name for name, _ in SOCKETS)}",
         f"WatchdogSec={WATCHDOG_SECONDS}",
@@ -132,7 +133,6 @@ def _service_unit(
         lines += [f"User={run_as}", f"Group={run_as}", "RemoveIPC=yes"]
     # The daemon's default state paths follow $XDG_STATE_HOME: pin it to what this config was read with.
     lines.append(f"Environment=XDG_STATE_HOME={default_state_dir().parent}")
-    lines.append("Environment=PYTHONDONTWRITEBYTECODE=1")  # the code is on a read-only file system
     lines.append(f"Environment=TMPDIR={needs.temp}")
     if runtime:
         lines += [f"RuntimeDirectory={' '.join(runtime)}", "RuntimeDirectoryMode=0700", "RuntimeDirectoryPreserve=yes"]
@@ -281,8 +281,11 @@ def _no_manager(stderr: str) -> bool:
 
 
 def default_exec_start(config: Config) -> list[str]:
-    """This interpreter running hookd (a venv's python, not the base one: it finds the venv's packages)."""
-    command = [sys.executable, "-m", "hookd"]
+    """This interpreter running hookd, isolated (hookd.isolated: -I, from WorkingDirectory=/); a venv's python,
+    not the base one: it finds the venv's packages."""
+    command = isolated.serve_command(
+        os.path.abspath(sys.executable), "-B"
+    )  # -B: the code is on a read-only file system
     if config.source is not None:
         command += ["--config", str(config.source)]
     return [*command, "serve", "--runtime-dir", str(config.daemon.runtime_dir)]

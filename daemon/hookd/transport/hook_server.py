@@ -69,6 +69,23 @@ def peer_credentials(sock: socket.socket) -> Caller:
     return Caller(uid=uid, gid=gid, pid=pid)
 
 
+def from_own_daemon(caller: Caller) -> bool:
+    """Whether a connection to the lane comes from the daemon that started it (its parent) or one of that
+    daemon's workers (its siblings). The uid alone is not enough: every process of the daemon's user may
+    connect to a socket of the user's (the 0700 runtime dir keeps only other users out), and a forwarded
+    frame names the caller and the deadline the lane decides and records for (issue 25)."""
+    if caller.uid != os.getuid():
+        return False
+    daemon = os.getppid()
+    if caller.pid == daemon:
+        return True
+    try:
+        stat = Path(f"/proc/{caller.pid}/stat").read_text()
+    except OSError:  # gone already
+        return False
+    return int(stat.rsplit(")", 1)[1].split()[1]) == daemon
+
+
 def socket_listener(path: Path) -> int | None:
     """The pid of the process answering on `path`, or None when nothing listens there."""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -361,7 +378,7 @@ class _HookConnection(asyncio.Protocol):
         except OSError as exc:
             self._reply(server.error_frame("internal", f"cannot read the peer's credentials: {exc}"))
             return
-        if server.lane and self._caller.uid != os.getuid():  # the 0700 runtime dir keeps others out already
+        if server.lane and not from_own_daemon(self._caller):
             self._reply(server.error_frame("forbidden", "the lane takes requests from its own daemon only"))
 
     def data_received(self, data: bytes) -> None:

@@ -34,6 +34,35 @@ from hookd.transport.hook_server import ServerStats
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.http")
+LOG_EVERY_S = 5.0  # a refusal that anyone on the machine can cause is logged at most this often
+
+
+class ThrottledWarnings:
+    """A warning any local process can cause at will (a refused connection, a rejected request) is logged at
+    once, then at most once every LOG_EVERY_S for the same event, with how many were left out since
+    (`also`): a flood of them measured 1,068 lines a second, which fills the disk and buries the rest."""
+
+    def __init__(self, every: float = LOG_EVERY_S) -> None:
+        self._every = every
+        self._logged: dict[str, float] = {}
+        self._held: dict[str, int] = {}
+
+    def warning(self, event: str, **fields: object) -> None:
+        now = time.monotonic()
+        if now - self._logged.get(event, now - self._every) < self._every:
+            self._held[event] = self._held.get(event, 0) + 1
+            return
+        self._logged[event] = now
+        also = self._held.pop(event, 0)
+        log.warning(event, **fields, **({"also": also, "in_s": self._every} if also else {}))
+
+    def flush(self) -> None:
+        """The counts still held (at stop)."""
+        for event, also in self._held.items():
+            log.warning(event, also=also, in_s=self._every)
+        self._held.clear()
+
+
 Handler = Callable[[HookRequest], Awaitable[Reply]]
 ROUTE = "/v1/hooks/"
 MAX_HEAD_BYTES = 16 * 1024
@@ -104,6 +133,7 @@ class HttpHookServer:
         self._max_connections = max_connections
         self._max_per_peer = max_connections_per_peer
         self._per_peer: dict[int | None, int] = {}  # open connections by peer uid (None: not known)
+        self._warnings = ThrottledWarnings()
 
     @property
     def address(self) -> tuple[str, int]:
@@ -127,6 +157,7 @@ class HttpHookServer:
             raise DaemonError(f"cannot listen on http://{self.host}:{self.port}: {exc.strerror or exc}") from None
 
     async def stop(self, grace: float = 2.0) -> None:
+        self._warnings.flush()
         if self._server is not None:
             self._server.close()
         if self._connections:
@@ -162,7 +193,7 @@ class HttpHookServer:
         total = sum(self._per_peer.values())
         if total >= self._max_connections or self._per_peer.get(uid, 0) >= self._max_per_peer:
             self.stats.error("http-503")
-            log.warning("http_connection_refused", uid=uid, open=total, peer_open=self._per_peer.get(uid, 0))
+            self._warnings.warning("http_connection_refused", uid=uid, open=total, peer_open=self._per_peer.get(uid, 0))
             return False
         self._per_peer[uid] = self._per_peer.get(uid, 0) + 1
         return True
@@ -187,7 +218,7 @@ class HttpHookServer:
         except HttpError as exc:
             self.stats.error(f"http-{exc.status}")
             if exc.status != 401:
-                log.warning("http_request_rejected", status=exc.status, error=str(exc))
+                self._warnings.warning("http_request_rejected", status=exc.status, error=str(exc))
             await self._send(writer, exc.status, str(exc).encode(), keep_alive=False)
             return False
         await self._send(writer, status, out, keep_alive=keep_alive)

@@ -17,7 +17,9 @@ from hookd.errors import DaemonError
 
 def default_runtime_dir(login_root: Path = Path("/run/user")) -> Path:
     """$XDG_RUNTIME_DIR/hookd; else /run/user/<uid>/hookd when that is this user's private dir; else
-    /tmp/hookd-<uid>, the one choice another user could create first (and which is then refused)."""
+    /tmp/hookd-<uid>, the one choice another user could create first: when another user (or a symlink)
+    holds it, FALLBACK under the home directory, which no other user can write (both shims make the same
+    choice, for the default socket and for /tmp/hookd-<uid>/hook.sock named by --socket)."""
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if xdg and xdg.startswith("/"):
         return Path(xdg) / "hookd"
@@ -25,7 +27,23 @@ def default_runtime_dir(login_root: Path = Path("/run/user")) -> Path:
     login = login_root / str(uid)
     if is_private_dir(login, uid):
         return login / "hookd"
-    return Path(f"/tmp/hookd-{uid}")
+    shared = Path(f"/tmp/hookd-{uid}")
+    home = os.environ.get("HOME", "")
+    return Path(home) / FALLBACK if squatted(shared, uid) and home.startswith("/") else shared
+
+
+FALLBACK = ".cache/hookd/run"  # below $HOME
+
+
+def squatted(path: Path, uid: int) -> bool:
+    """True when something not ours holds `path`: a symlink, a file, or a directory of another uid."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return not stat.S_ISDIR(info.st_mode) or info.st_uid != uid
 
 
 def is_private_dir(path: Path, uid: int) -> bool:

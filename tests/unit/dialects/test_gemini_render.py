@@ -841,11 +841,13 @@ def test_output_is_ascii_with_unicode_escapes() -> None:
     assert json.loads(reply.stdout)["reason"] == "caf\u00e9 \u2713 \U0001f600 [hookd.p:d1]"
 
 
-def test_lone_surrogate_from_the_payload_is_escaped_not_an_error() -> None:
+def test_lone_surrogate_from_the_payload_is_replaced_not_an_error() -> None:
+    # The payload is read with hookd.jsonstrict: a lone surrogate is U+FFFD from then on, as Node writes it
+    # to a file (a str holding one would crash the embedded engine).
     ev = event_of(Event.BEFORE_TOOL, tool_input={"file_path": "a.txt", "content": "\ud800"})
     reply = render(ev, rewrite(tool_input={"file_path": "b.txt"}))
     assert reply.stdout == (
-        b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"file_path":"b.txt","content":"\\ud800"}}}'
+        b'{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"file_path":"b.txt","content":"\\ufffd"}}}'
     )
 
 

@@ -192,14 +192,16 @@ def test_the_path_arguments_of_every_file_tool() -> None:
         "replace": (("file_path", "write"),),
         "list_directory": (("dir_path", "read"),),
         "glob": (("dir_path", "read"), ("pattern", "read")),
-        "grep_search": (("dir_path", "read"),),
+        "grep_search": (("dir_path", "read"), ("include_pattern", "read"), ("include", "read")),
+        "search_file_content": (("dir_path", "read"), ("path", "read"), ("include", "read")),
         "Read": (("file_path", "read"),),
+        "NotebookRead": (("notebook_path", "read"),),
         "Write": (("file_path", "write"),),
         "Edit": (("file_path", "write"),),
         "MultiEdit": (("file_path", "write"),),
         "NotebookEdit": (("notebook_path", "write"),),
         "Glob": (("path", "read"), ("pattern", "read")),
-        "Grep": (("path", "read"),),
+        "Grep": (("path", "read"), ("glob", "read")),
         "LS": (("path", "read"),),
     }
 
@@ -330,3 +332,149 @@ def test_enrich_paths_falls_back_to_this_process_home(proj: Path) -> None:
 def test_enrich_paths_leaves_other_events_alone(proj: Path, tool: ToolCall | None) -> None:
     before = event(tool, proj)
     assert enrich_paths(before) is before
+
+
+# --------------------------------------------------------------------------------------------------
+# Canonical spelling on file systems that ignore case
+#
+# This machine's kernel has no case-insensitive file system to mount (no casefold tmpfs/ext4, no vfat):
+# whether a file system folds case is learnt by looking a name up in the other case (checked here on the real
+# case-sensitive one); what follows from folding is checked by recording that the test's file system folds.
+
+
+def test_a_case_sensitive_file_system_is_learnt_as_such(proj: Path) -> None:
+    from hookd.enrich import paths as paths_module
+
+    (proj / "Makefile").write_text("")
+    info = os.lstat(proj / "Makefile")
+    paths_module._FOLD_CACHE.pop(info.st_dev, None)
+    assert paths_module._learn_fold(info, str(proj), "Makefile") is False
+    assert paths_module._FOLD_CACHE[info.st_dev] is False
+    (proj / ".Git").mkdir()  # on a case-sensitive file system .Git is another directory than .git
+    assert resolve(".Git/hooks", proj)["path"] == f"{proj}/.Git/hooks"
+
+
+@pytest.fixture
+def folding(proj: Path) -> Any:
+    """The test's file system taken to fold case (as APFS and NTFS do by default)."""
+    from hookd.enrich import paths as paths_module
+
+    device = os.stat(proj).st_dev
+    before = paths_module._FOLD_CACHE.get(device)
+    paths_module._FOLD_CACHE[device] = True
+    yield paths_module
+    if before is None:
+        paths_module._FOLD_CACHE.pop(device, None)
+    else:
+        paths_module._FOLD_CACHE[device] = before
+
+
+def test_where_case_folds_a_name_is_spelled_as_the_directory_holds_it(proj: Path, folding: Any) -> None:
+    (proj / ".git" / "hooks").mkdir(parents=True)
+    (proj / "README.md").write_text("")
+    info = os.lstat(proj / "README.md")
+    assert folding._spelled_on_disk(str(proj), "readme.MD", info) == "README.md"
+    assert resolve("README.md", proj)["path"] == f"{proj}/README.md"
+    # a missing name is folded, so `.Git/hooks` and `~/.AWS/credentials` match the rules written for `.git`, `.aws`
+    assert resolve("src/.Git/HOOKS/pre-commit", proj)["path"] == f"{proj}/src/.git/hooks/pre-commit"
+    assert resolve(".AWS/Credentials", proj)["path"] == f"{proj}/.aws/credentials"
+
+
+def test_where_case_folds_a_large_directory_falls_back_to_the_folded_name(
+    proj: Path, folding: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(5):
+        (proj / f"f{i}").write_text("")
+    (proj / "Zed").write_text("")
+    monkeypatch.setattr(folding, "MAX_DIR_SCAN", 2)
+    info = os.lstat(proj / "Zed")
+    assert folding._spelled_on_disk(str(proj), "Zed", info) in ("Zed", "zed")  # found early, or folded
+
+
+def test_the_platform_default_decides_a_file_system_not_yet_learnt(proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hookd.enrich import paths as paths_module
+
+    monkeypatch.setattr(paths_module, "_FOLD_CACHE", {})
+    monkeypatch.setattr(paths_module, "FOLD_DEFAULT", True)  # macOS
+    devices = {str(proj): -999}  # a file system not learnt yet
+    assert paths_module._component(str(proj), ".SSH", {}, devices, True, None) == f"{proj}/.ssh"
+    # what a name with letters shows about a file system wins over the default: this one is case-sensitive
+    assert paths_module._realpath_memo(f"{proj}/.SSH/Keys", {}) == f"{proj}/.SSH/Keys"
+    assert paths_module._FOLD_CACHE[os.stat(proj).st_dev] is False
+
+
+# --------------------------------------------------------------------------------------------------
+# Globs, expanded against the file system, bounded
+
+
+@pytest.fixture
+def tree(proj: Path) -> Path:
+    for name in ("config/prod.env", "config/app.toml", "config/.hidden.env", ".aws/credentials", "src/a/b/c.py"):
+        (proj / name).parent.mkdir(parents=True, exist_ok=True)
+        (proj / name).write_text("")
+    return proj
+
+
+def rel(found: list[str], root: Path) -> list[str]:
+    return sorted(p[len(str(root)) + 1 :] for p in found)
+
+
+def test_globs_in_any_component(tree: Path) -> None:
+    from hookd.enrich.paths import expand_glob
+
+    assert rel(expand_glob(f"{tree}/.a?s/credentials")[0], tree) == [".aws/credentials"]
+    assert rel(expand_glob(f"{tree}/config/*")[0], tree) == ["config/app.toml", "config/prod.env"]
+    assert rel(expand_glob(f"{tree}/config/*", hidden=True)[0], tree) == [
+        "config/.hidden.env", "config/app.toml", "config/prod.env",
+    ]  # fmt: skip
+    assert rel(expand_glob(f"{tree}/*/[p]rod.e[!x]v")[0], tree) == ["config/prod.env"]
+    assert rel(expand_glob(f"{tree}/**/*.py")[0], tree) == ["src/a/b/c.py"]
+    assert rel(expand_glob(f"{tree}/config/*.{{env,toml}}")[0], tree) == ["config/app.toml", "config/prod.env"]
+    assert expand_glob(f"{tree}/nothing/*") == ([], True)
+
+
+def test_globs_stop_at_their_caps_and_say_so(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hookd.enrich import paths as paths_module
+
+    monkeypatch.setattr(paths_module, "MAX_GLOB_MATCHES", 1)
+    found, complete = paths_module.expand_glob(f"{tree}/config/*")
+    assert len(found) == 1 and not complete
+    monkeypatch.setattr(paths_module, "MAX_GLOB_MATCHES", 64)
+    monkeypatch.setattr(paths_module, "MAX_GLOB_ENTRIES", 3)
+    assert paths_module.expand_glob(f"{tree}/**/*.py")[1] is False
+    assert paths_module.expand_braces("{a,b}{c,d}{e,f}", limit=4) is None
+
+
+def test_glob_matching_folds_case_where_the_file_system_does(tree: Path, folding: Any) -> None:
+    from hookd.enrich.paths import expand_glob
+
+    assert rel(expand_glob(f"{tree}/.A?S/CREDENTIALS")[0], tree) == [".aws/CREDENTIALS"]
+    assert rel(expand_glob(f"{tree}/config/PROD.*")[0], tree) == ["config/prod.env"]
+
+
+def test_a_glob_in_a_shell_operand_adds_what_it_matches(tree: Path) -> None:
+    from hookd.enrich.shell import parse_shell
+
+    shell = parse_shell("cat config/* && cat .a?s/cred*", home=HOME, base_dir=str(tree), project_dir=str(tree))
+    cat, cat2 = shell["commands"]
+    assert [(a["path"], a.get("glob")) for a in cat["args"]] == [
+        (f"{tree}/config/*", None),
+        (f"{tree}/config/app.toml", "config/*"),
+        (f"{tree}/config/prod.env", "config/*"),
+    ]
+    assert [a["path"] for a in cat2["args"]] == [f"{tree}/.a?s/cred*", f"{tree}/.aws/credentials"]
+
+
+def test_the_globs_of_one_event_share_one_budget(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command of thousands of globs costs what one event's budget allows, not thousands of expansions."""
+    from hookd.enrich import paths as paths_module
+    from hookd.enrich.shell import parse_shell
+
+    monkeypatch.setattr(paths_module, "MAX_EVENT_GLOB_MATCHES", 3)
+    shell = parse_shell("cat " + " ".join(["config/*"] * 50), home=HOME, base_dir=str(tree), project_dir=str(tree))
+    assert sum(1 for a in shell["commands"][0]["args"] if a.get("glob")) == 3
+    monkeypatch.setattr(paths_module, "MAX_EVENT_GLOB_MATCHES", 256)
+    monkeypatch.setattr(paths_module, "MAX_EVENT_GLOB_ENTRIES", 5)
+    resolver = paths_module.PathResolver(home=HOME, project_dir=str(tree))
+    assert resolver.matches("config/*", str(tree))[1] is True  # 3 entries
+    assert resolver.matches("config/*", str(tree))[1] is False  # the event's budget is spent

@@ -41,3 +41,16 @@ def test_python_policies_need_a_scratch_dir(tmp_path: Path) -> None:
     assert needs.python
     assert not any(Path(w) == Path("/tmp") for w in needs.writes)
     assert service_needs(parse_config({"daemon": {"policies": str(tmp_path / "policies")}}), as_root=True).python
+
+
+def test_status_otel_and_discovery_need_the_network(tmp_path: Path) -> None:
+    base = {"daemon": {"runtime_dir": str(tmp_path / "run"), "state_dir": str(tmp_path / "state")}}
+    status = service_needs(parse_config({**base, "status": {"url": "https://fleet.example/status"}}))
+    assert status.remote and "AF_INET6" in status.families
+    otel = service_needs(parse_config({**base, "otel": {"endpoint": "http://127.0.0.1:4317"}}))
+    assert otel.families == ("AF_UNIX", "AF_INET") and not otel.remote
+    keys = {"org": {"algorithm": "HS256", "key": "s" * 32}}
+    local = {**base, "keys": keys, "discovery": {"url": "http://127.0.0.1:8080/d.tar.gz", "key": "org"}}
+    discovery = service_needs(parse_config(local))  # discovery may point anywhere later
+    assert discovery.remote and "AF_INET6" in discovery.families
+    assert tmp_path / "state" in discovery.writes

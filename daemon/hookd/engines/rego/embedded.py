@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from hookd import jsonstrict
 from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicySet,
@@ -61,7 +62,9 @@ class RegoEmbeddedEngine:
         if not rule:
             return []
         try:
-            self._engine.set_input(route.project(document))
+            # regorus crashes the process on a string that holds a surrogate (a path with bytes that are not
+            # UTF-8 reads as one): what reaches it is well formed whatever an enricher made.
+            self._engine.set_input(jsonstrict.well_formed(route.project(document)))
             # As JSON, the way OPA answers: eval_rule cannot return a set of objects or arrays (Python sets
             # need hashable members) and would return a set where OPA's answer has a sorted array.
             result = json.loads(self._engine.eval_rule_as_json(f"data.{ROUTER_PACKAGE}.{rule}"))

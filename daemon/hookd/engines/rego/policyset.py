@@ -21,6 +21,7 @@ from typing import Any
 
 import regorus
 
+from hookd import jsonstrict
 from hookd.errors import PolicyLoadError, one_line
 from hookd.types import JSON, Event, PackageInfo, ToolKind, Verdict, VerdictKind
 
@@ -123,7 +124,7 @@ def read_data(files: Iterable[Path], base: Path) -> list[DataDocument]:
     documents = []
     for path in files:
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))
+            value = jsonstrict.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise PolicyLoadError(f"{path}: not valid JSON: {one_line(str(exc))}") from None
         prefix = path.parent.relative_to(base).parts if path.parent.is_relative_to(base) else ()
@@ -136,7 +137,7 @@ def read_data(files: Iterable[Path], base: Path) -> list[DataDocument]:
 def load_data(engine: Any, files: Iterable[Path], base: Path) -> list[DataDocument]:
     documents = read_data(files, base)
     for document in documents:
-        engine.add_data(document.rooted())
+        engine.add_data(jsonstrict.well_formed(document.rooted()))  # regorus crashes on a lone surrogate
     return documents
 
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.paths import PathResolver, event_home
+from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
+from hookd.enrich.paths import PathResolver, event_home, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
@@ -44,6 +45,7 @@ class _Builder:
         self._placed: dict[tuple[str, str], str] = {}
         self._variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
+        self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -100,6 +102,21 @@ class _Builder:
         in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
         return {"raw": text, "path": path, "in_project": in_project}
 
+    def _args(self, words: list[str], cwd: _Cwd) -> list[dict[str, Any]]:
+        """Each operand placed; a glob is followed by the paths it matches on disk now, as the shell would
+        expand it (bounded: enrich/paths.expand_glob; `glob` names the pattern), the pattern kept too."""
+        out = []
+        for word in words:
+            out.append(self._place(word, cwd))
+            if has_glob(word) and not _dynamic(word):
+                found, _complete = self.resolver.matches(word, cwd.path, tilde=False)
+                known = cwd.known or word.startswith("/")
+                out.extend(
+                    {"raw": path, "path": path, "in_project": known and self.resolver.contains(path), "glob": word}
+                    for path in found
+                )
+        return out
+
     def _redirect(self, redirect: _Redir, cwd: _Cwd) -> dict[str, Any]:
         if redirect.target is None or not redirect.is_path:
             return {"op": redirect.op, "target": redirect.target, "path": None, "in_project": None}
@@ -147,7 +164,7 @@ class _Builder:
             "position": slot[1],
             "depth": depth,
             "redirects": redirects,
-            "args": [self._place(arg, cwd) for arg in operands(argv)],
+            "args": self._args(operands(argv), cwd),
         }
         self.commands.append(command)
         for sub in simple.subs:
@@ -178,6 +195,14 @@ class _Builder:
         for spawn in spawned(name, argv):
             words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in spawn.argv]
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
+        patch = None
+        if name in PATCH_PROGRAMS:
+            fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
+            patch = shell_patch(name, argv, fed, cwd.path, self._patch_reads)
+        if patch is not None:  # what a patch writes, as the commands that write it (enrich/patches.py)
+            for words in as_commands(patch):
+                self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, (name,))
+                self.commands[-1]["patch"] = {"known": patch.known}
 
     def _nested(self, script: str, depth: int, cwd: _Cwd, privileged: bool) -> None:
         if depth >= self.max_depth:

@@ -155,3 +155,19 @@ class TestLoading:
         assert first.evaluate_sync(doc()) == []
         write(tmp_path, {"p.rego": 'package hookd.p\nmessage contains "x"\n'})
         assert RegoEmbeddedEngine.load(tmp_path).revision != first.revision
+
+
+class TestNativeInput:
+    """regorus segfaults on a str holding a surrogate (issue 25): none reaches it, whatever built the input."""
+
+    def test_surrogates_in_the_input_are_replaced_before_regorus_sees_them(self, tmp_path: Path) -> None:
+        write(tmp_path, {"p.rego": "package hookd.p\ndeny contains input.tool.input.path if input.tool.input.path\n"})
+        engine = RegoEmbeddedEngine.load(tmp_path)
+        # a path read from the file system holds \udcff for a byte that is not UTF-8; a key can hold one too
+        verdicts = engine.evaluate_sync(doc(tool_input={"path": "/tmp/\udcff\ud83d", "k\udc80": ["\ude00"]}))
+        assert [v.message for v in verdicts] == ["/tmp/\ufffd\ufffd"]
+
+    def test_data_with_a_lone_surrogate_loads(self, tmp_path: Path) -> None:
+        write(tmp_path, {"p/data.json": '{"w": "caf\\ud83d"}',
+                         "p/p.rego": "package hookd.p\ndeny contains data.p.w\n"})  # fmt: skip
+        assert [v.message for v in RegoEmbeddedEngine.load(tmp_path).evaluate_sync(doc())] == ["caf\ufffd"]

@@ -1,0 +1,95 @@
+"""What a call of an agent's file, search, patch or web tool does, as effects (`input.effects`, the effect model
+of docs/policies.md): appended to the list the shell's analysis (enrich/effects) fills for shell tools.
+
+Built from the tool's `input.paths` entries (enrich/paths.py, which must run first): each path a file tool
+reads or writes, each file a search tool's filter reaches, each file a patch adds, changes, deletes or moves.
+Where the tool names its target in a way that cannot be resolved now (a glob past its caps, a patch tool
+whose patch is in no argument hookd knows), the effect says `"known": false`: a policy asks on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.enrich.facts import arg_class
+from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
+
+_URL_ARGS = ("url", "uri")
+
+
+def _op(entry: Mapping[str, Any], spec: ToolSpec) -> tuple[str, bool]:
+    """The effect's op and whether it is recursive, for one `input.paths` entry."""
+    op = entry.get("op")
+    if isinstance(op, str):
+        return op, False
+    if entry.get("access") != "read":
+        return "write", False
+    arg = entry.get("arg")
+    if arg in spec.relative_to.values() and "search" in spec.globs.values():
+        return "read", True  # a search tool's root: every file below it can be read
+    if arg in spec.relative_to and arg not in spec.globs:
+        return "list", False  # a glob tool's pattern lists names
+    return "read", False
+
+
+def _effect(
+    entry: Mapping[str, Any], spec: ToolSpec, program: str, *, home: str | None, project: str
+) -> dict[str, JSON]:
+    op, recursive = _op(entry, spec)
+    path = entry.get("path")
+    path = path if isinstance(path, str) else ""
+    to = entry.get("to")
+    effect: dict[str, JSON] = {
+        "op": op,
+        "path": path,
+        "known": entry.get("known") is not False and bool(path),
+        "recursive": recursive,
+        "to": to if isinstance(to, str) else "",
+        "program": program,
+        "via": "tool",
+        "class": arg_class(entry, path, home=home, project=project) if path else "unresolved",
+    }
+    return effect
+
+
+def _unknown(op: str, program: str) -> dict[str, JSON]:
+    return {"op": op, "path": "", "known": False, "recursive": False, "to": "", "program": program,
+            "via": "tool", "class": "unresolved"}  # fmt: skip
+
+
+def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
+    """The effects of the event's (non-shell) tool call, from its `paths` fact."""
+    tool = event.tool
+    if tool is None or tool.spec is None or tool.kind is ToolKind.SHELL:
+        return []
+    spec = tool.spec
+    if tool.kind is ToolKind.WEB:
+        urls = [tool.input[a] for a in _URL_ARGS if isinstance(tool.input.get(a), str)]
+        return [{**_unknown("fetch", tool.name), "known": True, "class": "outside", "url": u} for u in urls]
+    home = event.facts.get("home")
+    home_dir = home.removesuffix("/") if isinstance(home, str) else None
+    project = event.project_dir.removesuffix("/")
+    entries = event.facts.get("paths")
+    out = [
+        _effect(e, spec, tool.name, home=home_dir, project=project)
+        for e in (entries if isinstance(entries, list) else [])
+        if isinstance(e, Mapping) and not _moved_here(e)
+    ]
+    if spec.patches and not any(isinstance(tool.input.get(a), str) for a in spec.patches):
+        out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
+    return out
+
+
+def _moved_here(entry: Mapping[str, Any]) -> bool:
+    """The destination entry of a patch's move: the move effect carries it as `to`."""
+    return entry.get("moved") is True
+
+
+def enrich_tool_effects(event: NormalisedEvent) -> NormalisedEvent:
+    """Appends the effects of a file, search, patch or web tool call to `effects`; other events pass unchanged."""
+    effects = tool_effects(event)
+    if not effects:
+        return event
+    before = event.facts.get("effects")
+    return event.with_facts(effects=[*(before if isinstance(before, list) else []), *effects])
