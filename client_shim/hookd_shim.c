@@ -896,7 +896,7 @@ static const char *default_socket_path(Buf *storage) {
         buf_str(storage, runtime);
         buf_str(storage, "/hookd/hook.sock");
     } else {
-        Buf login = {0}; /* /run/user/<uid>, the daemon's choice too (hookd.transport.runtime_dir) */
+        Buf login = {0}; /* /run/user/<uid>, the daemon's choice too (hookd.config.runtime_dir) */
         buf_str(&login, "/run/user/");
         buf_num(&login, (unsigned long long)getuid());
         buf_byte(&login, 0);
@@ -917,7 +917,7 @@ static const char *default_socket_path(Buf *storage) {
 }
 
 /* /tmp/hookd-<uid> held by another user (or a symlink): the daemon's runtime dir is $HOME/.cache/hookd/run
- * instead (hookd.transport.runtime_dir.default_runtime_dir, and the Python shim's unsquatted(), make the same
+ * instead (hookd.config.runtime_dir.default_runtime_dir, and the Python shim's unsquatted(), make the same
  * choice), for the default socket and for /tmp/hookd-<uid>/hook.sock named by --socket. */
 static const char *unsquatted(const char *path, Buf *storage) {
     Buf shared = {0};

@@ -118,7 +118,7 @@ def socket_path():
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and runtime.startswith("/"):
         return runtime + "/hookd/hook.sock"
-    login = f"/run/user/{os.getuid()}"  # the daemon's choice too (hookd.transport.runtime_dir)
+    login = f"/run/user/{os.getuid()}"  # the daemon's choice too (hookd.config.runtime_dir)
     try:
         info = os.lstat(login)
         if (info.st_mode & 0o170077) == 0o040000 and info.st_uid == os.getuid():
@@ -130,7 +130,7 @@ def socket_path():
 
 def unsquatted(path):
     """/tmp/hookd-<uid> held by another user (or a symlink): the daemon's runtime dir is $HOME/.cache/hookd/run
-    instead (hookd.transport.runtime_dir.default_runtime_dir makes the same choice)."""
+    instead (hookd.config.runtime_dir.default_runtime_dir makes the same choice)."""
     shared = f"/tmp/hookd-{os.getuid()}"
     home = os.environ.get("HOME", "")
     if path != shared + "/hook.sock" or not home.startswith("/"):

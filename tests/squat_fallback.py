@@ -1,5 +1,5 @@
 """Another user squats /tmp/hookd-<uid> before the victim's daemon starts: the daemon and both shims fall back
-to $HOME/.cache/hookd/run (hookd.transport.runtime_dir), and the victim's hooks are still decided.
+to $HOME/.cache/hookd/run (hookd.config.runtime_dir), and the victim's hooks are still decided.
 
 Run as root under `unshare -m` (tests/integration/test_runtime_dir.py does): /tmp and /run/user become
 private tmpfs mounts, so the squat touches nothing outside this namespace; the squatter is uid 65534.

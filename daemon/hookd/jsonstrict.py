@@ -23,7 +23,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.errors import StrictJsonError
@@ -130,19 +130,38 @@ def _replace_surrogates(value: Any) -> None:
 
 def holds_surrogates(value: Any) -> bool:
     """Whether a string anywhere in `value` (dicts, lists, tuples, their keys) holds a surrogate: text no
-    UTF-8 encoder takes. One walk, without recursion; a string is searched only when it is not ASCII."""
+    UTF-8 encoder takes. One walk, without recursion, on every decision (the engine's input): a string is
+    searched only when it is not ASCII, and exact types are tested first (the cheap common case)."""
+    if not isinstance(value, _CONTAINERS):
+        return isinstance(value, str) and _ill_formed(value)
+    search = _SURROGATE.search
     stack = [value]
+    pop, push = stack.pop, stack.append
     while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if not item.isascii() and _SURROGATE.search(item) is not None:
+        item = pop()
+        if type(item) is dict or isinstance(item, dict):
+            for key in item:
+                if (type(key) is not str or not key.isascii()) and isinstance(key, str) and _ill_formed(key):
+                    return True
+            children: Iterable[Any] = item.values()
+        else:
+            children = item
+        for child in children:
+            kind = type(child)
+            if kind is str:
+                if not child.isascii() and search(child) is not None:
+                    return True
+            elif kind in _SCALARS:
+                continue
+            elif kind is dict or kind is list or kind is tuple or isinstance(child, _CONTAINERS):
+                push(child)
+            elif isinstance(child, str) and _ill_formed(child):  # a str subclass
                 return True
-        elif isinstance(item, dict):
-            stack.extend(item)
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
     return False
+
+
+_CONTAINERS = (dict, list, tuple)
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def well_formed(value: Any) -> Any:

@@ -77,3 +77,20 @@ def test_well_formed_leaves_a_clean_value_itself_and_copies_one_with_surrogates(
     assert fixed == {"path": "/tmp/\ufffd/a", "t": ["ok", "\ufffd"], "k\ufffd": 1}
     assert dirty["path"] == "/tmp/\udcff/a"  # the caller's value is not changed
     assert jsonstrict.well_formed("a\udcff") == "a\ufffd"
+
+
+class Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"k": Text("\ud800")}, [1, 2.5, None, True, ("x", ["\udcff"])], {"a\udc80": 1}, "\ud83d", (Text("ok"), "\ude00")],
+)
+def test_a_surrogate_is_found_anywhere(value: object) -> None:
+    assert jsonstrict.holds_surrogates(value)
+
+
+@pytest.mark.parametrize("value", [{"k": Text("é")}, [1, 2.5, None, True, ("x", ["\U0001f600"])], 5, None, "ok"])
+def test_clean_values_hold_none(value: object) -> None:
+    assert not jsonstrict.holds_surrogates(value)

@@ -144,7 +144,7 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
 def _guard_socket_dir(config: Config) -> None:
     """A socket in a directory others can write to (/tmp) is registered only once its runtime dir is
     ours and 0700: made now if missing, refused if another user got there first (docs/protocol.md)."""
-    from hookd.transport.runtime_dir import in_shared_dir, prepare_runtime_dir
+    from hookd.config.runtime_dir import in_shared_dir, prepare_runtime_dir
 
     runtime = config.hook_socket.parent
     if in_shared_dir(runtime):

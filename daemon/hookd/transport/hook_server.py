@@ -25,8 +25,8 @@ import structlog
 
 from hookd import wire
 from hookd.config import Config
+from hookd.config.runtime_dir import prepare_runtime_dir
 from hookd.errors import DaemonError, DialectError, FrameError, LaneRefused, Unavailable
-from hookd.transport.runtime_dir import prepare_runtime_dir
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.transport.runtime_dir import default_runtime_dir, in_shared_dir
+from hookd.config.runtime_dir import default_runtime_dir, in_shared_dir
 
 
 def test_xdg_runtime_dir_comes_first(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

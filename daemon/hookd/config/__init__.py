@@ -27,9 +27,9 @@ from hookd.bundle.config import (
     parse_bundles,
     parse_discovery,
 )
+from hookd.config.runtime_dir import default_runtime_dir
 from hookd.dialects.registry import can_fail_closed, default_fail_modes
 from hookd.errors import ConfigError
-from hookd.transport.runtime_dir import default_runtime_dir
 from hookd.types import Event, FailMode
 
 T = TypeVar("T")
