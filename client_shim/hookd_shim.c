@@ -941,6 +941,69 @@ static const char *unsquatted(const char *path, Buf *storage) {
     return (const char *)storage->data;
 }
 
+static void proc_path(Buf *out, long pid, const char *leaf) {
+    out->len = 0;
+    buf_str(out, "/proc/");
+    buf_num(out, (unsigned long long)pid);
+    buf_str(out, leaf);
+    buf_byte(out, 0);
+}
+
+/* The parent pid from /proc/PID/stat: the 4th field, after the command name in parentheses (which may
+ * hold spaces and parentheses: read after the last ')'); 0 when it cannot be read. */
+static long parent_of(long pid) {
+    Buf path = {0};
+    proc_path(&path, pid, "/stat");
+    char text[512];
+    int fd = open((const char *)path.data, O_RDONLY | O_CLOEXEC);
+    free(path.data);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    char *p = strrchr(text, ')');
+    if (!p || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+        return 0;
+    long parent = 0;
+    for (p += 4; *p >= '0' && *p <= '9'; p++)
+        parent = parent * 10 + (*p - '0');
+    return parent;
+}
+
+/* Write the reason to the agent's own stderr, for an event whose block the agent shows nobody: the first
+ * ancestor whose stderr is not the shim's (the agent captures the shim's). Best effort, Linux only (/proc);
+ * appended, never blocking. */
+static void tell_agent(const unsigned char *reason, size_t len) {
+    struct stat mine, theirs;
+    if (fstat(2, &mine) != 0)
+        return;
+    Buf path = {0};
+    long pid = (long)getppid();
+    for (int depth = 0; depth < 8 && pid > 1; depth++, pid = parent_of(pid)) {
+        proc_path(&path, pid, "/fd/2");
+        if (stat((const char *)path.data, &theirs) != 0)
+            break;
+        if (theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino)
+            continue;
+        int fd = open((const char *)path.data, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) {
+            Buf line = {0};
+            buf_str(&line, "hookd: ");
+            buf_add(&line, reason, len);
+            buf_byte(&line, '\n');
+            ssize_t written = write(fd, line.data, line.len); /* once: a full pipe is not waited on */
+            (void)written;
+            free(line.data);
+            close(fd);
+        }
+        break;
+    }
+    free(path.data);
+}
+
 static int finish(const void *out, size_t out_len, const void *err, size_t err_len, int code) {
     if (write_fully(1, out, out_len) != 0 || write_fully(2, err, err_len) != 0) {
         int err_no = errno;
@@ -1003,5 +1066,7 @@ int main(int argc, char **argv) {
     buf_str(&out, fail_prefix);
     json_string(&out, line.data, line.len);
     buf_str(&out, fail_suffix);
+    if (entry->tell_user)
+        tell_agent(line.data, line.len);
     return finish(out.data, out.len, "", 0, 0);
 }

@@ -40,46 +40,54 @@ FORWARDED_ENV = (
     'GEMINI_CWD',
     'GEMINI_SESSION_ID',
     'GEMINI_PLANS_DIR',
+    'GEMINI_CLI_HOME',
+    'GEMINI_CLI_SYSTEM_SETTINGS_PATH',
     'CLAUDE_PROJECT_DIR',
     'CLAUDE_CODE_SESSION_ID',
+    'CLAUDE_CONFIG_DIR',
+    'CODEX_HOME',
     'COPILOT_PROJECT_DIR',
+    'COPILOT_HOME',
     'QWEN_PROJECT_DIR',
     'QWEN_CODE_SESSION_ID',
+    'QWEN_HOME',
+    'QWEN_CODE_SYSTEM_SETTINGS_PATH',
+    'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
     'HOME',
     'USER',
 )
-# client -> event -> (fails closed by default, fail output before the reason, after it); an event
-# without an entry (or with an empty prefix) has no blocking output.
+# client -> event -> (fails closed by default, fail output before the reason, after it, tell the
+# agent's stderr the reason too); an event without an entry (or with an empty prefix) has no blocking output.
 AGENT_EVENTS = {
     'gemini': {
-        'BeforeAgent': (True, '{"decision":"deny","reason":', '}'),
-        'BeforeModel': (True, '{"decision":"deny","reason":', '}'),
-        'AfterModel': (False, '{"decision":"deny","reason":', '}'),
-        'BeforeTool': (True, '{"decision":"deny","reason":', '}'),
-        'AfterTool': (True, '{"decision":"deny","reason":', '}'),
+        'BeforeAgent': (True, '{"decision":"deny","reason":', '}', False),
+        'BeforeModel': (True, '{"decision":"deny","reason":', '}', False),
+        'AfterModel': (False, '{"decision":"deny","reason":', '}', False),
+        'BeforeTool': (True, '{"decision":"deny","reason":', '}', False),
+        'AfterTool': (True, '{"decision":"deny","reason":', '}', False),
     },
     'claude': {
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}'),
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}'),
-        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}'),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', False),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False),
+        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', False),
     },
     'codex': {
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}'),
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}'),
-        'PermissionRequest': (True, '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":', '}}}'),  # noqa: E501
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', True),
+        'PermissionRequest': (True, '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":', '}}}', False),  # noqa: E501
     },
     'copilot': {
-        'preToolUse': (True, '{"permissionDecision":"deny","permissionDecisionReason":', '}'),
-        'permissionRequest': (True, '{"behavior":"deny","message":', '}'),
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
+        'preToolUse': (True, '{"permissionDecision":"deny","permissionDecisionReason":', '}', False),
+        'permissionRequest': (True, '{"behavior":"deny","message":', '}', False),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False),  # noqa: E501
     },
     'qwen': {
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}'),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}'),
-        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}'),
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}'),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False),
+        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', False),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', True),
     },
 }
 # fmt: on
@@ -385,6 +393,32 @@ def fail_output(client, event, mode, reason):
     return text.encode("utf-8", "surrogateescape")
 
 
+def tell_agent(reason):
+    """Write the reason to the agent's own stderr, for an event whose block the agent shows nobody: the
+    first ancestor whose stderr is not the shim's (the agent captures the shim's). Best effort, Linux only
+    (/proc); appended, never blocking."""
+    try:
+        mine = os.fstat(2)
+        pid = os.getppid()
+        for _ in range(8):
+            if pid <= 1:
+                return
+            theirs = os.stat(f"/proc/{pid}/fd/2")
+            if (theirs.st_dev, theirs.st_ino) != (mine.st_dev, mine.st_ino):
+                flags = os.O_WRONLY | os.O_APPEND | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC
+                fd = os.open(f"/proc/{pid}/fd/2", flags)
+                try:
+                    os.write(fd, f"hookd: {' '.join(reason.split())}\n".encode("utf-8", "surrogateescape"))
+                finally:
+                    os.close(fd)
+                return
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                stat = handle.read()
+            pid = int(stat[stat.rfind(b")") + 2 :].split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+
+
 def write_all(fd, data):
     view = memoryview(data)
     while view:
@@ -433,7 +467,10 @@ def main(argv):
                 raise
             code, out, err = autostart(path, opts["autostart"], opts["autostart-config"], frame, deadline)
     except (ShimError, OSError, ValueError, struct.error) as exc:
-        code, out, err = 0, fail_output(client, event, mode, describe(exc, path, deadline_ms)), b""
+        reason = describe(exc, path, deadline_ms)
+        code, out, err = 0, fail_output(client, event, mode, reason), b""
+        if out and entry[3]:
+            tell_agent(reason)
     try:
         write_all(1, out)
         write_all(2, err)

@@ -1,10 +1,10 @@
 """Find out whether the agent behind a hook call can answer a question (an `ask`).
 
-An agent in headless mode (`gemini -p …`, say) may wait forever on an `ask`, and nothing in the hook
+An agent in headless mode (a one-prompt run) may wait forever on an `ask`, and nothing in the hook
 payload says whether the session is interactive. The shim is a child of the agent (bash execs a
 single command in place, so usually its direct child), so hookd walks up from the shim's pid (from
 SO_PEERCRED) to the agent's process (named by the agents' process_names, hookd.dialects.registry) and reads its
-command line and its stdin.
+command line (the options each agent's module names headless or interactive) and its stdin.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from hookd.dialects.registry import AGENTS
 
 _AGENT_NAMES = frozenset(name for spec in AGENTS.values() for name in spec.process_names)
-_HEADLESS_FLAGS = ("-p", "--prompt", "--print")
-_INTERACTIVE_FLAGS = ("-i", "--prompt-interactive")
+_HEADLESS_FLAGS = frozenset(flag for spec in AGENTS.values() for flag in spec.headless_flags)
+_INTERACTIVE_FLAGS = frozenset(flag for spec in AGENTS.values() for flag in spec.interactive_flags)
 MAX_ANCESTORS = 8
 
 
@@ -56,10 +56,14 @@ def _is_agent(argv: Sequence[str]) -> bool:
     return any(os.path.basename(arg) in _AGENT_NAMES for arg in argv[:3])
 
 
+def _option(arg: str) -> str:
+    return arg.split("=", 1)[0] if arg.startswith("--") else arg
+
+
 def _interactive(pid: int, argv: Sequence[str], proc: str) -> bool:
-    if any(a in _INTERACTIVE_FLAGS or a.startswith("--prompt-interactive=") for a in argv):
+    if any(_option(a) in _INTERACTIVE_FLAGS for a in argv):
         return True
-    if any(a in _HEADLESS_FLAGS or a.startswith(("--prompt=", "--print=")) for a in argv):
+    if any(_option(a) in _HEADLESS_FLAGS for a in argv):
         return False
     try:
         stdin = os.readlink(f"{proc}/{pid}/fd/0")

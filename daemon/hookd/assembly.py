@@ -23,13 +23,15 @@ from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
+from hookd.selfprotect import ProtectedSet
 from hookd.types import Engine, Enricher, Outcome
 
 
-def enrichers() -> Sequence[Enricher]:
+def enrichers(config: Config | None = None) -> Sequence[Enricher]:
     """The enrichment steps, in order. The streams enricher keeps the text of each response being streamed
-    (bounded) in this process: the chunks of a response are all decided in one process (hookd.lane)."""
-    return (enrich_shell, enrich_paths, enrich_tool_effects, ResponseStreams())
+    (bounded) in this process: the chunks of a response are all decided in one process (hookd.lane). The
+    self-protection step derives its protected set from `config` (the running one; the defaults without it)."""
+    return (enrich_shell, enrich_paths, enrich_tool_effects, ProtectedSet(config or Config()), ResponseStreams())
 
 
 def engine_for_dir(
@@ -141,7 +143,7 @@ def build_pipeline(
     )
     pipeline = Pipeline(
         dialects={name: spec.dialect for name, spec in AGENTS.items()},
-        enrichers=enrichers() if steps is None else steps,
+        enrichers=enrichers(config) if steps is None else steps,
         policy_set=holder,
         fail_modes=config.shim.fail_modes,
         ask=ask,

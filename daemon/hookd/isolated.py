@@ -7,7 +7,7 @@ would be started as the daemon. So every process hookd starts runs `python -I` (
 user site, neither the working directory nor a script's directory on sys.path) from `/`, with the
 interpreter named by an absolute path: the daemon (`serve_command`: the units, the launchd agent; the
 shims build the same argv) and its workers and lane (`module_command`: this very package, found on the
-path this process found it on). `hookd doctor` reports what would still shadow it (hookd.doctor_shadows).
+path this process found it on). `hookd doctor` reports what would still shadow it (hookd.doctor.shadows).
 """
 
 from __future__ import annotations

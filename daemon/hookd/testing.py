@@ -9,6 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.engines.base import not_immediate
 from hookd.errors import PolicyLoadError
 from hookd.types import (
@@ -109,7 +110,7 @@ class StaticEngine:
 
 def make_request(
     event: str,
-    client: str = "gemini",
+    client: str = DEFAULT_AGENT,
     *,
     payload: bytes | None = None,
     env: Mapping[str, str] | None = None,

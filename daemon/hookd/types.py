@@ -34,6 +34,14 @@ class Event(str, Enum):
     OTHER = "Other"
 
 
+# What a canonical event allows when hookd cannot decide. Every agent's event table agrees with these
+# (tests/unit/dialects/test_registry.py derives them from the registry and compares), so the config reads them
+# here and needs no agent module: an event fails closed by default where some agent's event of that kind
+# does, and may be set to fail closed only where some agent has an output that blocks on it.
+FAIL_CLOSED_BY_DEFAULT = frozenset({Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.BEFORE_TOOL, Event.AFTER_TOOL})
+CAN_FAIL_CLOSED = FAIL_CLOSED_BY_DEFAULT | {Event.AFTER_MODEL}
+
+
 class ToolKind(str, Enum):
     SHELL = "shell"
     READ = "read"
@@ -136,6 +144,10 @@ class ToolSpec:
     # --glob takes it: without a `/` it matches a file's name at any depth under the anchor).
     globs: Mapping[str, str] = field(default_factory=dict)
     patches: tuple[str, ...] = ()  # arguments holding a patch (Codex's apply_patch format or a unified diff)
+    # What a write or edit makes of its file, where the call shows it whole: the argument holding the new
+    # text, or the (old, new) arguments of a replacement (of one occurrence or all: both are judged).
+    content: str = ""
+    replace: tuple[str, str] | tuple[()] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ routing := {
 		"git push", "git reset", "git checkout", "git switch", "git restore", "git clean",
 		"eval", "source", ".", "at", "batch", "crontab", "mkfs*",
 	]),
-	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped"],
+	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-unknown", "effect-device", "effect-privilege", "effect-config"],
 	"text": ["{"],
 }
 
@@ -301,7 +301,11 @@ _strip_glob(p) := "/" if {
 	endswith(p, "/.*")
 } else := p
 
-_class_of(a, t) := "root" if {
+_class_of(a, t) := "scratch" if {
+	# made by `mktemp` earlier on the line (`fresh`, hookd.enrich.shell.build)
+	object.get(a, "fresh", false) == true
+	not t in {"/", _home, _project}
+} else := "root" if {
 	t == "/"
 } else := "home" if {
 	# the home directory or one of its ancestors (/home, /Users)
@@ -1056,7 +1060,10 @@ _hot_deny contains v if {
 	some v in _system_deny
 }
 
+# By name when the input has no effects (written by hand); with effects, the device effects below decide, so
+# that a disk image in the project (`mkfs.ext4 -F build/disk.img`) is not a disk.
 _system_deny contains {"id": "disk-format", "reason": reason} if {
+	not _effects_given
 	some c in input.shell.commands
 	c.name in _system_names
 	_disk_tool(c)
@@ -1172,4 +1179,93 @@ deny contains {"id": "fork-bomb", "reason": "this command defines a function tha
 	contains(input.shell.source, "|")
 	_shell
 	_fork_bomb
+}
+
+# ---------------------------------------------------------------------------------------------
+# The effect model (input.effects, docs/policies.md "The effect model"): what the line does, whatever
+# program does it. The rules above judge commands by name; these judge effects, so that a launcher, an
+# option holding a command, git configuration or a file the line wrote and then ran reach the same end.
+# Routed by the `effect-*` traits (routing.shell); each rule first tests the set of ops, computed once.
+# ---------------------------------------------------------------------------------------------
+
+_effects_given if is_array(input.effects)
+
+_effect_ops := {e.op | some e in input.effects} if _shell
+
+# The rules below sit behind one gate each for deny and ask: a line without exec, device, privilege or
+# write effects never tries them (every rule body tried costs regorus a few µs).
+deny contains v if {
+	count(_effect_ops & {"exec", "device"}) > 0
+	some v in _effect_deny
+}
+
+ask contains v if {
+	count(_effect_ops & {"exec", "privilege", "write"}) > 0
+	some v in _effect_ask
+}
+
+# Code the line runs that it downloaded or decoded first (`curl -o x && sh x`, `nc host | sh`, a script of a
+# repository it just cloned): the intent is clear.
+_effect_deny contains {"id": "download-then-exec", "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	e.op == "exec"
+	object.get(e, "flow", "") in {"fetch", "decode"}
+	reason := sprintf("%s runs code this command line %s first (%s); fetch it, review it, then run it separately", [e.program, _flow_words[e.flow], _effect_target(e)])
+}
+
+_flow_words := {"fetch": "downloaded", "decode": "decoded"}
+
+# Code that cannot be known before it runs: a shell's stdin from another program's output, a process
+# substitution, a file the line wrote otherwise, a command held in a variable, git's hooks path moved,
+# `--exec-path`: asked (unknown_code in data.json: "ask", or "allow" to turn it off).
+_effect_ask contains {"id": "unknown-code", "reason": reason} if {
+	"exec" in _effect_ops
+	_cfg.unknown_code == "ask"
+	some e in input.effects
+	e.op == "exec"
+	e.known == false
+	not object.get(e, "flow", "") in {"fetch", "decode"}
+	reason := sprintf("%s runs code hookd cannot see before it runs (%s); review it", [e.program, _unknown_what(e)])
+}
+
+_unknown_what(e) := sprintf("from %s", [e.flow]) if {
+	is_string(e.flow)
+} else := _effect_target(e)
+
+_effect_target(e) := e.raw if {
+	is_string(e.raw)
+} else := e.code.text if {
+	e.code.text != ""
+} else := "its standard input"
+
+# A device formatted, erased or overwritten by any program the catalogue knows takes one (mkfs*, mke2fs,
+# wipefs, hdparm, sgdisk, …) or by a write onto /dev: a block device, or one hookd cannot name.
+_effect_deny contains {"id": "disk-format", "reason": reason} if {
+	"device" in _effect_ops
+	some e in input.effects
+	e.op == "device"
+	e.program != "shell"
+	object.get(e, "block", false) == true
+	not _benign_device(e.path)
+	reason := sprintf("%s on %s is blocked: it formats or wipes disks and partitions", [e.program, _effect_target(e)])
+}
+
+# Other privileges (sudo, doas, sudoedit, pkexec, ksu, …: `privilege` in the catalogue)
+_effect_ask contains {"id": "sudo", "reason": reason} if {
+	"privilege" in _effect_ops
+	count(_priv) == 0 # the rule by name already asks
+	some e in input.effects
+	e.op == "privilege"
+	reason := sprintf("%s runs with elevated privileges; confirm it", [e.program])
+}
+
+# A configuration key that runs a command, written for later (`git config core.fsmonitor …`, a clone's
+# `-c core.sshCommand=…`): what it runs is judged as itself too; writing it is asked.
+_effect_ask contains {"id": "exec-config", "reason": reason} if {
+	"write" in _effect_ops
+	some e in input.effects
+	e.op == "write"
+	object.get(e, "executes", false) == true
+	reason := sprintf("%s sets %s, which runs a command later (%q); review it", [e.program, e.key, object.get(e, "value", "")])
 }

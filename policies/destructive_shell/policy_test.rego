@@ -97,7 +97,7 @@ test_routing_is_before_tool_shell if {
 	every name in ["rm", "git push", "git clean", "curl", "sudo", "dd", "eval", "at", "mkfs*"] {
 		name in routing.commands
 	}
-	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped"]
+	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-unknown", "effect-device", "effect-privilege", "effect-config"]
 	routing.text == ["{"]
 }
 
@@ -891,4 +891,49 @@ test_null_redirect_path_is_not_a_device if {
 		"shell": {"commands": [{"name": "dd", "args": [], "redirects": [{"op": ">>", "path": null}], "wrappers": [], "sudo": false}]},
 		"project_dir": "/p", "home": "/h", "cwd": "/p",
 	}
+}
+
+# The effect model (input.effects)
+_effect_input(effects) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "shell", "name": "run_shell_command"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"shell": {"source": "x", "parse_error": false, "facts": 1, "commands": [{"name": "x", "argv": ["x"], "args": [], "redirects": [], "wrappers": [], "sudo": false}]},
+	"effects": effects,
+}
+
+test_downloaded_code_run_is_denied if {
+	d := deny with input as _effect_input([{"op": "exec", "path": "/p/x.sh", "raw": "x.sh", "known": false, "flow": "fetch", "program": "sh", "via": "shell", "code": {"lang": "sh", "text": ""}}])
+	some v in d
+	v.id == "download-then-exec"
+}
+
+test_unknown_code_is_asked if {
+	i := _effect_input([{"op": "exec", "path": "", "known": false, "program": "sh", "via": "shell", "code": {"lang": "sh", "text": ""}}])
+	_r1 := deny with input as i
+	count(_r1) == 0
+	_s := ask with input as i
+	some v in _s
+	v.id == "unknown-code"
+}
+
+test_block_device_is_denied_a_disk_image_is_not if {
+	_s := deny with input as _effect_input([{"op": "device", "path": "/dev/sdb1", "known": true, "block": true, "program": "mke2fs", "via": "shell"}])
+	some v in _s
+	v.id == "disk-format"
+	_r2 := deny with input as _effect_input([{"op": "device", "path": "/p/disk.img", "known": true, "block": false, "program": "mkfs.ext4", "via": "shell"}])
+	count(_r2) == 0
+}
+
+test_privilege_effect_is_asked if {
+	_s := ask with input as _effect_input([{"op": "privilege", "path": "", "known": true, "program": "sudoedit", "via": "shell"}])
+	some v in _s
+	v.id == "sudo"
+}
+
+test_executing_config_write_is_asked if {
+	_s := ask with input as _effect_input([{"op": "write", "path": "/home/u/.gitconfig", "known": true, "program": "git", "via": "shell", "key": "core.pager", "executes": true, "value": "sh -c x"}])
+	some v in _s
+	v.id == "exec-config"
 }

@@ -2,9 +2,8 @@
 #   * .env files (.env, .env.local, prod.env; not .env.example/.sample/.template/.dist),
 #   * SSH, GnuPG, AWS, gcloud and netrc credentials,
 #   * git internals (.git/hooks, .git/config, objects, refs; .gitignore/.gitattributes are fine),
-#   * hookd's own configuration and runtime state,
-#   * the agent's hook settings (Gemini/Claude settings, extensions, plugins), so that an agent
-#     cannot unregister the guard that watches it.
+#   (hookd's own files and every agent's hook settings are self_protection's: a set derived at run time,
+#   not listed here.)
 #
 # File tools (kind write/edit) are checked through input.paths (resolved, symlinks followed).
 # Shell commands are checked through redirects (>, >>), writers (tee, cp, mv, rm, touch, chmod,
@@ -188,13 +187,13 @@ _resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
 # Every match contains a text that one regex finds at once (a literal alternation compiles in no
 # time): data.json's quick_pattern for the lists (test_quick_pattern checks that every segment,
 # file suffix, prefix and pattern prefix contains a match of it; "" turns the shortcut off), and
-# `/run/user/`, `.claude/`, `/.git`, `.env` for the rules that are not lists. An ordinary path costs
+# `/.git`, `.env` for the rules that are not lists. An ordinary path costs
 # that one regex instead of some 25 string tests. Behind it, a segment is looked for with contains
 # before the exact segment test, and a pattern runs its regex only under its literal `prefix`.
 # (the pattern built inline: a rule holding it costs a file tool's single path ~10 µs more than the concat;
 # and the lists and the built-in rules are one function, the lists behind quick_pattern's regex and each
 # built-in rule behind its own contains/startswith: a function call costs regorus 2-4 µs, a regex ~3)
-_protected(p) := (((((({m |
+_protected(p) := (((({m |
 	lists # the lists' regex matched
 	some e in data.protected_paths.segments
 	contains(p, e.segment)
@@ -218,14 +217,6 @@ _protected(p) := (((((({m |
 	m := {"id": e.id, "what": e.what}
 }) | {m |
 	# the built-in rules, each behind the text its match needs (which the gate's regex looks for)
-	startswith(p, "/run/user/")
-	_hookd_runtime(p)
-	m := {"id": "hookd-state", "what": "hookd's runtime directory"}
-}) | {m |
-	contains(p, ".claude/")
-	_claude_settings(p)
-	m := {"id": "agent-hook-settings", "what": "Claude Code settings, where hookd's hooks are registered"}
-}) | {m |
 	contains(p, "/.git")
 	_has_segment(p, "/.git")
 	m := {"id": "git-internals", "what": "git's internal directory (hooks, config, objects, refs)"}
@@ -237,7 +228,7 @@ _protected(p) := (((((({m |
 	not _example(b)
 	m := {"id": "env-file", "what": "an environment secrets file (.env)"}
 } if {
-	regex.match(concat("|", [data.protected_paths.quick_pattern, `/run/user/|\.claude/|/\.git|\.env`]), p)
+	regex.match(concat("|", [data.protected_paths.quick_pattern, `/\.git|\.env`]), p)
 	lists := regex.match(data.protected_paths.quick_pattern, p)
 } else := set()
 
@@ -245,26 +236,6 @@ _protected(p) := (((((({m |
 _has_segment(p, seg) if endswith(p, seg)
 
 _has_segment(p, seg) if contains(p, concat("", [seg, "/"]))
-
-# ${XDG_RUNTIME_DIR}/hookd/** (XDG variables are not in the input, so any hookd dir under
-# /run/user); the fallback /tmp/hookd-<uid> is in data.json `patterns`
-_hookd_runtime(p) if {
-	startswith(p, "/run/user/")
-	_has_segment(p, "/hookd")
-}
-
-_basename(p) := parts[count(parts) - 1] if parts := split(p, "/")
-
-_parent_name(p) := parts[count(parts) - 2] if {
-	parts := split(p, "/")
-	count(parts) >= 2
-}
-
-# ~/.claude/settings.json, <project>/.claude/settings.local.json, ...
-_claude_settings(p) if {
-	_parent_name(p) == ".claude"
-	regex.match(`^settings.*\.json$`, _basename(p))
-}
 
 _example(b) if {
 	some w in split(lower(b), ".")

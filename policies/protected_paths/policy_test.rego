@@ -192,18 +192,6 @@ test_write_gnupg if {
 	_t_deny(_t_write("/home/alice/.gnupg/gpg.conf")) == {"cloud-credentials"}
 }
 
-test_write_hookd_config if {
-	_t_deny(_t_write("/home/alice/.config/hookd/config.toml")) == {"hookd-state"}
-}
-
-test_write_hookd_runtime_dir if {
-	_t_deny(_t_write("/run/user/1000/hookd/hookd.sock")) == {"hookd-state"}
-}
-
-test_write_hookd_tmp_runtime if {
-	_t_deny(_t_write("/tmp/hookd-1000/hookd.sock")) == {"hookd-state"}
-}
-
 test_write_tmp_dir_named_like_hookd_allowed if {
 	# only /tmp/hookd-<uid> is hookd's; `hookd test` itself works in /tmp/hookd-cases-*
 	_t_allowed(_t_write("/tmp/hookd-cases-x1y2/project/src/app.py"))
@@ -213,27 +201,6 @@ test_write_tmp_dir_named_like_hookd_allowed if {
 test_write_hookd_source_in_project_allowed if {
 	# a project that happens to be hookd itself may edit its own sources
 	_t_allowed(_t_write("/home/alice/proj/daemon/hookd/config.py"))
-}
-
-test_write_gemini_user_settings if {
-	_t_deny(_t_write("/home/alice/.gemini/settings.json")) == {"agent-hook-settings"}
-}
-
-test_write_gemini_project_settings if {
-	_t_deny(_t_edit("/home/alice/proj/.gemini/settings.json")) == {"agent-hook-settings"}
-}
-
-test_write_gemini_extension_hooks if {
-	_t_deny(_t_write("/home/alice/.gemini/extensions/evil/hooks/hooks.json")) == {"agent-hook-settings"}
-}
-
-test_write_claude_settings if {
-	_t_deny(_t_write("/home/alice/.claude/settings.json")) == {"agent-hook-settings"}
-	_t_deny(_t_edit("/home/alice/proj/.claude/settings.local.json")) == {"agent-hook-settings"}
-}
-
-test_write_claude_managed_settings if {
-	_t_deny(_t_write("/etc/claude-code/managed-settings.json")) == {"agent-hook-settings"}
 }
 
 test_write_other_agent_files_allowed if {
@@ -284,13 +251,7 @@ test_shell_append_authorized_keys if {
 	_t_deny(inp) == {"ssh-dir"}
 }
 
-test_shell_tee_gemini_settings if {
-	inp := _t_shell("echo {} | tee ~/.gemini/settings.json", [_t_cmd(["echo", "{}"]), _t_at(["tee", "/home/alice/.gemini/settings.json"], 0, 1, 0)])
-	_t_deny(inp) == {"agent-hook-settings"}
-}
-
 test_shell_find_delete_hook_settings if {
-	_t_deny(_t_simple(["find", ".claude", "-delete"])) == {"agent-hook-settings"}
 	_t_allowed(_t_simple(["find", ".", "-name", "*.pyc", "-delete"]))
 	_t_allowed(_t_simple(["find", ".claude", "-name", "*.json"]))
 }
@@ -320,14 +281,6 @@ test_shell_rm_git_dir if {
 	_t_deny(_t_simple(["rm", "-rf", ".git"])) == {"git-internals"}
 }
 
-test_shell_rm_claude_settings if {
-	_t_deny(_t_simple(["rm", "/home/alice/.claude/settings.json"])) == {"agent-hook-settings"}
-}
-
-test_shell_sed_in_place_settings if {
-	_t_deny(_t_simple(["sed", "-i", "s/hookd//", "/home/alice/.gemini/settings.json"])) == {"agent-hook-settings"}
-}
-
 test_shell_sed_in_place_suffix if {
 	_t_deny(_t_simple(["sed", "-i.bak", "s/a/b/", ".env.local"])) == {"env-file"}
 }
@@ -338,10 +291,6 @@ test_shell_sed_print_allowed if {
 
 test_shell_perl_pi if {
 	_t_deny(_t_simple(["perl", "-pi", "-e", "s/x/y/", ".git/config"])) == {"git-internals"}
-}
-
-test_shell_touch_hookd_config if {
-	_t_deny(_t_simple(["touch", "/home/alice/.config/hookd/disabled"])) == {"hookd-state"}
 }
 
 test_shell_chmod_hook if {

@@ -24,7 +24,7 @@ routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["read", "shell"],
 	"commands": array.concat(data.secret_reads.watched_programs, ["git show", "git cat-file"]),
-	"shell": ["redirect-in"],
+	"shell": ["redirect-in", "effect-read", "effect-unknown"],
 }
 
 _cfg := data.secret_reads
@@ -332,3 +332,70 @@ _has_segment(p, seg) if contains(p, concat("", [seg, "/"]))
 _basename(p) := parts[count(parts) - 1] if parts := split(p, "/")
 
 _dirname(p) := concat("/", array.slice(parts, 0, count(parts) - 1)) if parts := split(p, "/")
+
+# ---------------------------------------------------------------------------------------------
+# The effect model (input.effects, docs/policies.md "The effect model"): a read by any program the
+# catalogue knows to read (look, git diff --no-index, a copy's source, an upload, `tar c`, a command whose
+# output is a credential such as `gh auth token`), whatever wraps it.
+# ---------------------------------------------------------------------------------------------
+
+# Behind one gate: a line whose effects read nothing (ls, npm test) never tries these rules.
+_effect_reads := [e |
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op in {"read", "copy", "move"}
+]
+
+deny contains v if {
+	count(_effect_reads) > 0
+	some v in _effect_read_deny
+}
+
+ask contains v if {
+	count(_effect_reads) > 0
+	some v in _effect_read_ask
+}
+
+_effect_read_deny contains {"id": m.id, "reason": _reason(e.path, e.program, m)} if {
+	some e in _effect_reads
+	not object.get(e, "guess", false)
+	e.path != ""
+	some m in _secret(e.path)
+}
+
+# A program the catalogue does not know, handed a secret's path: it may read it (asked).
+_effect_read_ask contains {"id": m.id, "reason": reason} if {
+	some e in _effect_reads
+	object.get(e, "guess", false) == true
+	e.path != ""
+	some m in _secret(e.path)
+	reason := sprintf("%s is given %s, which holds %s; hookd does not know what it does with it: confirm it", [e.program, e.path, m.what])
+}
+
+# A file read whose name is only known when the shell runs (`cat $(printf '\x2eenv')`, `cat "$F"`): asked
+# (unknown_reads in data.json: "ask", or "allow").
+_effect_read_ask contains {"id": "unknown-read", "reason": reason} if {
+	_cfg.unknown_reads == "ask"
+	some e in _effect_reads
+	e.known == false
+	reason := sprintf("%s reads %q, whose name is only known when the shell runs; confirm it", [e.program, e.raw])
+}
+
+# Everything under a home, an ancestor of one, or / read at once, by any program (`find ~ … | xargs cat`,
+# `cp -r ~ …`, `tar c ~`): it reads every secret there.
+_effect_read_deny contains {"id": "search-home", "reason": reason} if {
+	some e in _effect_reads
+	e.op in {"read", "copy"}
+	e.recursive == true
+	_home_or_above(e.path)
+	reason := sprintf("%s reads all of %s, and with it the secrets there (keys, credentials, .env files)", [e.program, e.path])
+}
+
+# A whole tree sent to another host (`tar cz . | curl -T - URL`, `zip -r - . | nc host port`): the project
+# may hold secrets (.env files, keys) that no single read shows; asked. (A home or above is denied above.)
+_effect_read_ask contains {"id": "send-tree", "reason": reason} if {
+	some e in _effect_reads
+	object.get(e, "sent", false) == true
+	reason := sprintf("%s sends all of %s to another host; it may hold secrets (.env files, keys): confirm it", [e.program, e.path])
+}

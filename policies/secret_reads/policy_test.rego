@@ -85,7 +85,7 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	object.remove(routing, ["commands"]) == {"events": ["BeforeTool"], "kinds": ["read", "shell"], "shell": ["redirect-in"]}
+	object.remove(routing, ["commands"]) == {"events": ["BeforeTool"], "kinds": ["read", "shell"], "shell": ["redirect-in", "effect-read", "effect-unknown"]}
 	every name in ["cat", "grep", "cp", "scp", "curl", "wget", "dd", "tar", "rg", "git show", "git cat-file"] {
 		name in routing.commands
 	}
@@ -370,4 +370,73 @@ test_quick_pattern if {
 	every suffix in data.secret_reads.key_suffixes {
 		regex.match(q, suffix)
 	}
+}
+
+# The effect model (input.effects)
+_effect_input(effects) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "shell", "name": "run_shell_command"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"shell": {"source": "x", "parse_error": false, "commands": [{"name": "x", "argv": ["x"], "args": [], "redirects": [], "wrappers": []}]},
+	"effects": effects,
+}
+
+test_effect_read_of_a_secret_is_denied if {
+	d := deny with input as _effect_input([{"op": "read", "path": "/home/u/.aws/credentials", "known": true, "program": "look", "via": "shell"}])
+	some v in d
+	v.id == "credentials-file"
+}
+
+test_effect_read_of_new_secret_locations_is_denied if {
+	every p in ["/home/u/.npmrc", "/home/u/.cargo/credentials.toml", "/home/u/.azure/msal_token_cache.json", "/home/u/.config/gh/hosts.yml", "/home/u/.kube/config", "/home/u/.docker/config.json"] {
+		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])
+		count(d) > 0
+	}
+}
+
+test_guessed_read_of_a_secret_is_asked if {
+	i := _effect_input([{"op": "read", "path": "/home/u/.npmrc", "known": true, "program": "tool", "via": "shell", "guess": true}])
+	_r1 := deny with input as i
+	count(_r1) == 0
+	_s := ask with input as i
+	some v in _s
+	v.id == "credentials-file"
+}
+
+test_unknown_read_is_asked if {
+	i := _effect_input([{"op": "read", "path": "", "raw": "$(printf x)", "known": false, "program": "cat", "via": "shell"}])
+	_s := ask with input as i
+	some v in _s
+	v.id == "unknown-read"
+}
+
+test_recursive_read_of_home_is_denied if {
+	d := deny with input as _effect_input([{"op": "read", "path": "/home/u", "known": true, "recursive": true, "program": "cat", "via": "shell"}])
+	some v in d
+	v.id == "search-home"
+}
+
+test_project_reads_pass if {
+	i := _effect_input([{"op": "read", "path": "/p/README.md", "known": true, "recursive": false, "program": "cat", "via": "shell"}])
+	_r2 := deny with input as i
+	count(_r2) == 0
+	_r3 := ask with input as i
+	count(_r3) == 0
+}
+
+test_tree_sent_to_the_network_is_asked if {
+	i := _effect_input([{"op": "read", "path": "/p", "known": true, "recursive": true, "sent": true, "program": "curl", "via": "shell"}])
+	_s := ask with input as i
+	some v in _s
+	v.id == "send-tree"
+}
+
+test_environment_dump_is_asked if {
+	i := _effect_input([{"op": "read", "path": "/proc/self/environ", "known": true, "guess": true, "program": "env", "via": "shell"}])
+	_s := ask with input as i
+	some v in _s
+	v.id == "credentials-file"
+	_d := deny with input as _effect_input([{"op": "read", "path": "/proc/123/environ", "known": true, "program": "cat", "via": "shell"}])
+	count(_d) > 0
 }

@@ -30,7 +30,8 @@ from typing import Any
 
 import pytest
 
-from hookd.install import codex_trust_entries
+from hookd.dialects.codex import codex_trust_entries
+from hookd.dialects.registry import AGENTS as REGISTRY
 from support import ROOT, VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
@@ -585,3 +586,78 @@ def test_copilot_apply_patch_into_git_hooks_is_denied_with_the_reason(server: Se
     denied = patch_run(server, world, "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch")
     assert not hook.exists(), denied.report
     assert f"apply_patch on {hook} is blocked" in denied.sent, denied.report
+
+
+# --- self-protection (issue 25.1) -----------------------------------------------------------------------
+# One allowed command used to switch hookd off on each of these agents (`rm ~/.copilot/hooks/hookd.json`,
+# emptying `~/.codex/hooks.json`, `disableAllHooks` in `~/.qwen/settings.json`, each proven on the real CLI).
+# With the shipped self_protection package (whose protected set the daemon derives from the agents'
+# modules), each agent asks for that change through its shell tool: it is denied with the reason reaching
+# the model, the file is as it was, and the next session is still guarded.
+
+SHIPPED = Path(__file__).resolve().parents[2] / "policies" / "self_protection"
+
+# The change that switched each agent's hooks off on its real CLI, asked for through its shell tool (Qwen's
+# hookd sits at the system scope here; the user file holds the switch that turns every hook off).
+TAMPER = {
+    "codex": ("echo '{}' > ~/.codex/hooks.json", ".codex/hooks.json"),
+    "copilot": ("rm ~/.copilot/hooks/hookd.json", ".copilot/hooks/hookd.json"),
+    "qwen": ("""sed -i 's/^{/{"disableAllHooks": true,/' ~/.qwen/settings.json""", ".qwen/settings.json"),
+}
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
+    """A daemon with the e2e fixture policy and the shipped self-protection package."""
+    policies = tmp_path_factory.mktemp("policies")
+    shutil.copytree(POLICIES, policies, dirs_exist_ok=True)
+    shutil.copytree(SHIPPED, policies / "self_protection", ignore=shutil.ignore_patterns("*_test.rego", "cases"))
+    runtime_dir = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "run"
+    running = start_daemon(tmp_path_factory.mktemp("hookd"), policies, "", runtime_dir)
+    yield running
+    running.stop()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
+    agent: str,
+    server: Server,
+    guarded: RunningDaemon,
+    copilot_cache: Path,
+    tmp_path: Path,
+    target: Path,
+) -> None:
+    setup: Install = install(agent, tmp_path, guarded.runtime_dir, server.port, copilot_cache)
+    command, relative = TAMPER[agent]
+    switch = setup.home / relative
+    before = switch.read_bytes()
+    attempt = run_agent(server, setup, command)
+    if agent == "qwen":  # Qwen rewrites its own settings file on start (adds "$version"): judge the switch
+        assert json.loads(switch.read_text()).get("disableAllHooks") is not True, attempt.report
+    else:
+        assert switch.read_bytes() == before, attempt.report
+    assert "hookd guards this session" in attempt.sent, attempt.report
+    control = run_agent(server, setup, f"touch {target}/ok-tamper")
+    assert (target / "ok-tamper").exists(), control.report
+    after = run_agent(server, setup, f"touch {target}/keep-tamper")  # the next session: still guarded
+    assert not (target / "keep-tamper").exists(), after.report
+    assert DENY_REASON in after.sent, after.report
+
+
+# --- the daemon-down message reaches the user (issue 27.4) ---------------------------------------------
+# With the daemon down and the defaults (the prompt event fails closed), Codex and Qwen stop at the prompt
+# with an empty turn and show nothing of the block, not even its reason. The shim writes the reason to
+# the agent's own stderr for such events (AgentEvent.tell_user).
+
+SILENT = [a for a in AGENTS if any(e.tell_user for e in REGISTRY[a].events)]
+
+
+@pytest.mark.parametrize("agent", SILENT)
+def test_the_daemon_down_reason_reaches_the_user_when_the_prompt_is_blocked(
+    agent: str, server: Server, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    dead = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "nothing"
+    setup = install(agent, tmp_path, dead, server.port, copilot_cache)  # the defaults: the prompt fails closed
+    run = run_agent(server, setup, f"touch {target}/ok-down")
+    assert not (target / "ok-down").exists(), run.report
+    assert f"hookd: hookd is not running (no daemon on {dead / 'hook.sock'})" in run.stderr, run.report

@@ -107,12 +107,12 @@ def claude() -> str:
     return path
 
 
-def start_hookd(root: Path, extra: str = "", *, stop: bool = False) -> Hookd:
+def start_hookd(root: Path, extra: str = "", *, stop: bool = False, policies: Path = POLICIES) -> Hookd:
     runtime_dir = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "run"
     token_file = root / "state" / "http-token"
     config = root / "hookd.toml"
     config.write_text(daemon_config(runtime_dir, free_port(), token_file, extra))
-    daemon = start_daemon(root, POLICIES, config.read_text(), runtime_dir)
+    daemon = start_daemon(root, policies, config.read_text(), runtime_dir)
     daemon.config_path = config
     if stop:
         assert daemon.stop(signal.SIGTERM) == 0, daemon.log()
@@ -367,3 +367,40 @@ def test_daemon_down_fails_closed(
     else:  # onFailure "block": the connection was refused and Claude blocked the call
         assert 'failed; blocking because onFailure is "block"' in run.told(), run.report
     assert not control_run[1].exists()  # control: with the daemon up, the same kind of delete ran
+
+
+# --- self-protection (issue 25.1) -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def guarded_hookd(claude: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hookd]:
+    """The e2e policies and the shipped self_protection package (its protected set derived by the daemon)."""
+    policies = tmp_path_factory.mktemp("guarded-policies")
+    shutil.copytree(POLICIES, policies, dirs_exist_ok=True)
+    shipped = Path(__file__).resolve().parents[2] / "policies" / "self_protection"
+    shutil.copytree(shipped, policies / "self_protection", ignore=shutil.ignore_patterns("*_test.rego", "cases"))
+    running = start_hookd(tmp_path_factory.mktemp("guarded"), policies=policies)
+    try:
+        yield running
+    finally:
+        running.daemon.stop()
+        shutil.rmtree(running.daemon.runtime_dir.parent, ignore_errors=True)
+
+
+def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
+    claude: str, guarded_hookd: Hookd, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    ws = workspace(guarded_hookd, tmp_path_factory.mktemp("tamper"))
+    settings = ws.home / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    run = run_claude(claude, ws, """sed -i 's/^{/{"disableAllHooks": true,/' ~/.claude/settings.json""", guarded_hookd)
+    assert settings.read_bytes() == before, run.report
+    record = run.pre_tool_use()
+    assert (record["decision"], [v["rule"] for v in record["verdicts"]]) == ("deny", ["hookd-self-protection"]), (
+        run.report
+    )
+    assert "hookd guards this session" in run.told(), run.report
+    victim = target(ws, "keep-after-tamper")  # the next session: hookd still decides
+    after = run_claude(claude, ws, f"rm -rf {victim}", guarded_hookd)
+    assert victim.exists(), after.report
+    assert after.pre_tool_use()["decision"] == "deny", after.report

@@ -1,6 +1,6 @@
 """`hookd doctor`'s agent checks for every agent of the registry: the settings are written by the real
 `hookd install --client <agent>` (a subprocess, once per agent), then broken one way per test, and the
-checks (hookd.doctor_agents) must give exactly the problem line with its fix. Parametrised over the
+checks (hookd.doctor.agents) must give exactly the problem line with its fix. Parametrised over the
 registry and over each agent's own InstallSpec facts (`hooks_off`, `run_order`, `managed_only_key`), so a
 new agent is tested here without an edit."""
 
@@ -21,9 +21,9 @@ import pytest
 
 from hookd.config import load_config
 from hookd.dialects.registry import AGENTS
-from hookd.dialects.spec import AgentSpec
+from hookd.dialects.spec import AgentSpec, Switch
 from hookd.doctor import Finding
-from hookd.doctor_agents import check_agents
+from hookd.doctor.agents import check_agents
 from hookd.install import managed_only_path
 
 AGENT_VARS = ("XDG_", "HOOKD_", "GEMINI_", "CLAUDE_", "CODEX_", "COPILOT_", "QWEN_")
@@ -155,7 +155,7 @@ def hookd_handlers(setup: Installed, doc: dict[str, Any], event: str) -> list[di
     out = []
     for definition in doc["hooks"][event]:
         for hook in definition.get("hooks", [definition]):
-            owned = setup.spec.install.form == "copilot"
+            owned = setup.spec.install.own_file is not None
             if owned or hook.get(setup.spec.install.identity) == "hookd":
                 out.append(hook)
     return out
@@ -238,12 +238,12 @@ def test_entry_edited(agent: Installed, monkeypatch: pytest.MonkeyPatch) -> None
 HOOKS_OFF = [(name, switch) for name, spec in AGENTS.items() for switch in spec.install.hooks_off]
 
 
-@pytest.mark.parametrize(("name", "switch"), HOOKS_OFF, ids=[f"{n}-{s[1]}" for n, s in HOOKS_OFF])
+@pytest.mark.parametrize(("name", "switch"), HOOKS_OFF, ids=[f"{n}-{s.key}" for n, s in HOOKS_OFF])
 def test_hooks_switched_off(
-    name: str, switch: tuple[str, str, Any], installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+    name: str, switch: Switch, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     setup = installed[name].restore()
-    beside, key, off = switch
+    beside, key, off = switch.beside, switch.key, switch.off
     where = (setup.settings().parent / beside).resolve() if beside else setup.settings()
     set_key(where, key, off)
     assert setup.problems(monkeypatch) == [
@@ -252,7 +252,7 @@ def test_hooks_switched_off(
     ]
 
 
-SAME_FILE = [name for name, spec in AGENTS.items() if spec.install.form != "copilot"]  # Copilot: hookd's own file
+SAME_FILE = [name for name, spec in AGENTS.items() if spec.install.own_file is None]  # not hookd's own file
 
 
 @pytest.mark.parametrize("name", SAME_FILE)
@@ -334,4 +334,86 @@ def test_codex_trust_entry_missing_or_stale(installed: dict[str, Installed], mon
     config_toml.write_text(written.replace("enabled = true", "enabled = false", 1))
     assert setup.problems(monkeypatch) == [
         f"codex user: hookd's pre_tool_use hook is switched off in {config_toml}; fix: {again(setup)}"
+    ]
+
+
+# --- every way an agent's hooks can be bypassed (issue 27.3) ----------------------------------------------
+
+
+def install_project(setup: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hookd install --scope project` into the setup's project, as a user would run it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "hookd", "--config", str(setup.config), "install", "--client", setup.spec.name,
+         "--shim", "python", "--scope", "project", "--project-dir", str(setup.project)],
+        env=setup.env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+TRUSTING = [name for name, spec in AGENTS.items() if spec.install.trust is not None]
+
+
+@pytest.mark.parametrize("name", TRUSTING)
+def test_a_project_the_agent_does_not_trust(
+    name: str, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copilot loads a repository's hooks only in a trusted folder, Codex a project's only when the project
+    is trusted: with the trust taken away, doctor names the file and the fix."""
+    setup = installed[name].restore()
+    try:
+        install_project(setup, monkeypatch)
+        assert setup.problems(monkeypatch) == []  # control: install trusted the project
+        trust = setup.spec.install.trust_path("project", setup.home, setup.project, setup.env)
+        assert trust is not None
+        if trust.suffix == ".toml":  # Codex: the project's trust_level, in hookd's block of config.toml
+            trust.write_text(trust.read_text().replace('trust_level = "trusted"', 'trust_level = "untrusted"'))
+        else:
+            edit(trust, lambda doc: doc.update(trustedFolders=[]))
+        problems = setup.problems(monkeypatch)
+        assert any(f"{name} project: " in p and str(setup.project) in p and f"--client {name} --scope project" in p
+                   for p in problems), problems  # fmt: skip
+    finally:
+        shutil.rmtree(setup.project / f".{name}", ignore_errors=True)
+        shutil.rmtree(setup.project / ".github", ignore_errors=True)
+
+
+ONE_BY_ONE = [(name, key) for name, spec in AGENTS.items() for key in spec.install.switch_keys]
+
+
+@pytest.mark.parametrize(("name", "key"), ONE_BY_ONE)
+def test_a_switch_that_turns_hooks_off_one_by_one(
+    name: str, key: str, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup = installed[name].restore()
+    [switch] = [s for s in setup.spec.install.hooks_off if s.beside]
+    where = (setup.settings().parent / switch.beside).resolve()
+    set_key(where, key, ["hookd"])
+    problems = setup.problems(monkeypatch)
+    assert problems == [
+        f'{name} user: {key} is set in {where} (["hookd"]): {setup.spec.title} skips the hooks it names, '
+        f"hookd's may be among them; fix: remove hookd's hooks from {key} in {where}"
+    ], problems
+
+
+OVERRIDABLE = [name for name, spec in AGENTS.items() if spec.install.run_order and spec.install.bypass]
+
+
+@pytest.mark.parametrize("name", OVERRIDABLE)
+def test_extension_hooks_that_run_after_hookd(
+    name: str, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qwen runs an extension's hooks after every scope's, the system scope's included: one that answers on
+    PreToolUse can override hookd's deny wherever hookd is installed."""
+    setup = installed[name].restore()
+    assert setup.problems(monkeypatch) == []  # control
+    [place] = [
+        p for p in setup.spec.install.bypass("user", setup.home, setup.project, setup.env) if p.name == "extensions"
+    ]
+    manifest = place / "allow-all" / "qwen-extension.json"
+    edit(manifest, lambda doc: doc.update(name="allow-all", hooks={
+        "PreToolUse": [{"hooks": [{"type": "command", "command": "echo allow"}]}]}))  # fmt: skip
+    assert setup.problems(monkeypatch) == [
+        f"{name} extensions: {manifest} adds hooks on PreToolUse that {setup.spec.title} runs after every scope's, "
+        f"hookd's included: their allow overrides hookd's deny; fix: remove or disable that extension "
+        f"({manifest.parent})"
     ]

@@ -1,5 +1,5 @@
-"""One policy set for both agents: the default policies decide a Gemini CLI payload and a Claude Code
-payload of the same action identically (same outcome, same rules, same rewritten command)."""
+"""One policy set for every agent: the default policies decide each agent's payload of the same action
+identically (same outcome, same rules, same rewritten command), for every agent of the registry."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hookd.assembly import build_pipeline, load_engine
 from hookd.config import Config, bundled_policies_dir
 from hookd.dialects.registry import AGENTS
 from hookd.pipeline import Pipeline
-from hookd.types import Caller, Deadline, Handled, HookRequest
+from hookd.types import Caller, Deadline, Handled, HookRequest, ToolSpec
 
 HOME = "/home/alice"
 PROJECT = "/home/alice/proj"
@@ -109,16 +109,45 @@ def test_bundled_policies_are_where_the_config_says() -> None:
     assert (Path(bundled_policies_dir()) / "destructive_shell" / "policy.rego").is_file()
 
 
-# --- all five agents -----------------------------------------------------------------------------------
+# --- every agent of the registry --------------------------------------------------------------------------
+# Each agent's own pre-tool event and tools come from its module (hookd.dialects): an agent added to the
+# registry is covered here with no edit, and its payloads must be decided as every other agent's are.
 
-# agent -> (its pre-tool event, its shell tool, the extra arguments its shell tool carries)
-SHELLS = {
-    "gemini": ("BeforeTool", "run_shell_command", {}),
-    "claude": ("PreToolUse", "Bash", {"description": "x"}),
-    "codex": ("PreToolUse", "Bash", {}),
-    "copilot": ("preToolUse", "bash", {"description": "x"}),
-    "qwen": ("PreToolUse", "run_shell_command", {"description": "x", "is_background": False}),
-}
+EXTRA_ARGS = {"claude": {"description": "x"}, "copilot": {"description": "x"},
+              "qwen": {"description": "x", "is_background": False}}  # fmt: skip  # what each shell call carries
+
+
+def pre_tool_event(agent: str) -> str:
+    return next(e.name for e in AGENTS[agent].events if e.event.value == "BeforeTool")
+
+
+def tool_of(agent: str, kind: str) -> tuple[str, ToolSpec] | None:
+    """The agent's first tool of this kind (with a written path and a content argument, for writes)."""
+    for name, spec in AGENTS[agent].tools.items():
+        if spec.kind.value == kind and (kind != "write" or (spec.content and spec.paths)):
+            return name, spec
+    return None
+
+
+def decide_tool(pipeline: Pipeline, agent: str, tool: str, tool_input: dict[str, Any]) -> Handled:
+    event = pre_tool_event(agent)
+    if event[0].islower():  # a camelCase dialect (Copilot's, as hookd installs it)
+        payload: dict[str, Any] = {"sessionId": "s", "timestamp": 1, "cwd": PROJECT, "toolName": tool,
+                                   "toolArgs": tool_input}  # fmt: skip
+    else:
+        payload = {"session_id": "s", "transcript_path": "", "cwd": PROJECT, "hook_event_name": event,
+                   "tool_name": tool, "tool_input": tool_input}  # fmt: skip
+    env = {"HOME": HOME, **({AGENTS[agent].project_dir_env: PROJECT} if AGENTS[agent].project_dir_env else {})}
+    request = HookRequest(agent, event, json.dumps(payload).encode(), env, PROJECT, CALLER, Deadline.after(10))
+    return asyncio.run(pipeline.handle(request))
+
+
+def decide_shell(pipeline: Pipeline, agent: str, command: str) -> Handled:
+    found = tool_of(agent, "shell")
+    assert found is not None, f"{agent} has no shell tool"
+    return decide_tool(pipeline, agent, found[0], {"command": command, **EXTRA_ARGS.get(agent, {})})
+
+
 SHELL_ACTIONS = [
     ("rm -rf home", "rm -rf ~", "deny"),
     ("rm -rf outside the project", "rm -rf /etc/nginx", "deny"),
@@ -128,30 +157,47 @@ SHELL_ACTIONS = [
     ("cat a key", "cat ~/.ssh/id_rsa", "deny"),
     ("sudo", "sudo ls", "ask"),
     ("ls", "ls -la", "allow"),
+    # self-protection: the switches proven to turn hookd off on the real CLIs, asked for by any agent
+    ("remove Copilot's hookd hooks", "rm ~/.copilot/hooks/hookd.json", "deny"),
+    ("empty Codex's hooks", "echo '{}' > ~/.codex/hooks.json", "deny"),
+    ("switch Qwen's hooks off", "sed -i 's/{/{\"disableAllHooks\": true,/' ~/.qwen/settings.json", "deny"),
+    ("write a project policy layer", "tee .hookd/policies/x.rego < /dev/null", "deny"),
 ]
 
 
-def decide_shell(pipeline: Pipeline, agent: str, command: str) -> Handled:
-    event, tool, extra = SHELLS[agent]
-    if agent == "copilot":  # the camelCase dialect hookd installs
-        payload: dict[str, Any] = {"sessionId": "s", "timestamp": 1, "cwd": PROJECT, "toolName": tool,
-                                   "toolArgs": {"command": command, **extra}}  # fmt: skip
-    else:
-        payload = {"session_id": "s", "transcript_path": "", "cwd": PROJECT, "hook_event_name": event,
-                   "tool_name": tool, "tool_input": {"command": command, **extra}}  # fmt: skip
-    env = {"HOME": HOME, **({AGENTS[agent].project_dir_env: PROJECT} if AGENTS[agent].project_dir_env else {})}
-    request = HookRequest(agent, event, json.dumps(payload).encode(), env, PROJECT, CALLER, Deadline.after(10))
-    return asyncio.run(pipeline.handle(request))
-
-
 @pytest.mark.parametrize(("what", "command", "outcome"), SHELL_ACTIONS, ids=[a[0] for a in SHELL_ACTIONS])
-def test_the_default_policies_decide_all_five_agents_alike(
+def test_the_default_policies_decide_every_agent_alike(
     pipeline: Pipeline, what: str, command: str, outcome: str
 ) -> None:
     decided = {agent: decide_shell(pipeline, agent, command) for agent in AGENTS}
-    assert set(decided) == {"gemini", "claude", "codex", "copilot", "qwen"}
     for agent, handled in decided.items():
         assert handled.decision.outcome.name.lower() == outcome, (agent, handled.decision)
         assert rules(handled) == rules(decided["claude"]), agent
         assert dict(handled.decision.rewrite) == dict(decided["claude"].decision.rewrite), agent
         assert handled.event.tool is not None and handled.event.tool.kind.value == "shell", agent
+
+
+WRITERS = [agent for agent in AGENTS if tool_of(agent, "write") is not None]
+WRITE_ACTIONS = [
+    ("write .env", f"{PROJECT}/.env", "A=1", "deny"),
+    ("write hookd's own hooks file of another agent", f"{HOME}/.copilot/hooks/hookd.json", "{}", "deny"),
+    ("switch Qwen's hooks off", f"{HOME}/.qwen/settings.json", '{"disableAllHooks": true}', "deny"),
+    ("write a source file", f"{PROJECT}/main.py", "print(1)", "allow"),
+]
+
+
+@pytest.mark.parametrize(("what", "path", "content", "outcome"), WRITE_ACTIONS, ids=[a[0] for a in WRITE_ACTIONS])
+def test_every_agents_file_tool_is_decided_alike(
+    pipeline: Pipeline, what: str, path: str, content: str, outcome: str
+) -> None:
+    decided = {}
+    for agent in WRITERS:
+        found = tool_of(agent, "write")
+        assert found is not None
+        name, spec = found
+        decided[agent] = decide_tool(pipeline, agent, name, {spec.paths[0][0]: path, spec.content: content})
+    assert len(decided) >= 2, decided  # Gemini, Claude, Qwen at least
+    first = next(iter(decided.values()))
+    for agent, handled in decided.items():
+        assert handled.decision.outcome.name.lower() == outcome, (agent, handled.decision)
+        assert rules(handled) == rules(first), agent

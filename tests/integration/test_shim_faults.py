@@ -35,12 +35,12 @@ UNHURRIED_MS = 15_000
 DAEMON_DEADLINE_MS = 300
 
 
-def agent_table() -> dict[str, dict[str, tuple[bool, str, str]]]:
+def agent_table() -> dict[str, dict[str, tuple[bool, str, str, bool]]]:
     spec = importlib.util.spec_from_file_location("hookd_shim", SHIM)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    table: dict[str, dict[str, tuple[bool, str, str]]] = module.AGENT_EVENTS
+    table: dict[str, dict[str, tuple[bool, str, str, bool]]] = module.AGENT_EVENTS
     return table
 
 
@@ -56,7 +56,7 @@ def expected_output(client: str, event: str, reason: str) -> dict[str, object]:
                                        "permissionDecisionReason": reason}}  # fmt: skip
     if client == "claude":
         return {"decision": "block", "reason": reason}
-    _, before, after = TABLE[client][event]
+    _, before, after, _ = TABLE[client][event]
     parsed: dict[str, object] = json.loads(before + json.dumps(reason) + after)
     return parsed
 
@@ -207,3 +207,32 @@ def test_a_squatted_dir_fails_closed_on_every_blocking_event(shim: Shim) -> None
         for client, event in EVENTS:
             result = shim.run(runtime / "hook.sock", event, payload(client, event), client=client)
             check(result, client, event, reason)
+
+
+TOLD = [(client, event) for client, events in TABLE.items() for event, entry in events.items() if entry[3]]
+NOT_TOLD = [("gemini", "BeforeTool")]  # the control: the agent shows this block's reason itself
+
+
+@pytest.mark.parametrize(("client", "event"), TOLD + NOT_TOLD)
+def test_the_reason_is_also_written_to_the_agents_stderr_where_it_shows_nothing(
+    shim: Shim, client: str, event: str, tmp_path: Path
+) -> None:
+    """For an event whose block the agent shows nobody (AgentEvent.tell_user), the shim also writes the
+    reason to the stderr of its first ancestor whose stderr is not its own: here a stand-in agent whose
+    stderr is a file, which runs the shim with its stderr captured (as the agents do)."""
+    agent_stderr = tmp_path / "agent-stderr"
+    socket = tmp_path / "hook.sock"
+    stand_in = (
+        "import subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), capture_output=True, timeout=30)\n"
+        "sys.stdout.buffer.write(done.stdout)\n"
+    )
+    with agent_stderr.open("wb") as err:
+        result = subprocess.run(
+            [sys.executable, "-c", stand_in, *shim.argv(event, socket, client=client)],
+            input=json.dumps(payload(client, event)).encode(), stdout=subprocess.PIPE, stderr=err, timeout=60,
+            check=False,
+        )  # fmt: skip
+    reason = NOT_RUNNING.format(path=socket)
+    assert json.loads(result.stdout) == expected_output(client, event, reason)
+    assert agent_stderr.read_text() == (f"hookd: {reason}\n" if (client, event) in TOLD else "")

@@ -33,7 +33,7 @@ CMD = "/opt/hookd/bin/hookd-shim --client gemini"
 def plan_for(
     path: Path, *, command: str = CMD, timeout: int = 5000, events: Any = GEMINI_EVENTS, name: str = "hookd"
 ) -> InstallPlan:
-    return InstallPlan(path, {e: f"{command} {e}" for e in events}, timeout, name)
+    return InstallPlan(path, {e: f"{command} {e}" for e in events}, timeout, name, client="gemini")
 
 
 def write_json(path: Path, doc: Any) -> bytes:
@@ -278,7 +278,7 @@ class TestUpdate:
         """added names only the events whose entry really changed."""
         install(plan_for(settings))
         commands = {e: f"{CMD} {e}" for e in GEMINI_EVENTS} | {"AfterTool": "/other"}
-        result = install(InstallPlan(settings, commands, 5000))
+        result = install(InstallPlan(settings, commands, 5000, client="gemini"))
         assert result.added == ("AfterTool",)
 
     def test_subset_removes_stale_events(self, settings: Path) -> None:
@@ -467,7 +467,7 @@ class TestRefusals:
     def test_bad_plan(self, settings: Path, commands: dict[str, str], timeout: int, name: str) -> None:
         """A plan with unknown events, empty commands or an out-of-range timeout is a ValueError."""
         with pytest.raises(ValueError):
-            install(InstallPlan(settings, commands, timeout, name))
+            install(InstallPlan(settings, commands, timeout, name, client="gemini"))
         assert not settings.parent.exists()
 
 

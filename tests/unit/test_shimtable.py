@@ -34,8 +34,8 @@ def test_a_changed_spec_makes_the_tables_stale(monkeypatch: pytest.MonkeyPatch) 
 def test_the_python_shim_holds_every_agents_table() -> None:
     shim = load_python_shim()
     assert forwarded_env() == shim.FORWARDED_ENV
-    for client, event, closed, prefix, suffix in shimtable.rows():
-        assert shim.AGENT_EVENTS[client][event] == (closed, prefix, suffix)
+    for client, event, closed, prefix, suffix, tell in shimtable.rows():
+        assert shim.AGENT_EVENTS[client][event] == (closed, prefix, suffix, tell)
 
 
 @pytest.mark.parametrize("client", list(AGENTS))

@@ -10,14 +10,11 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from hookd.audit.mask import Masker
 from hookd.policy.layers import USER_LAYER
 from hookd.types import JSON, Handled
-
-if TYPE_CHECKING:
-    from hookd.audit.streams import StreamSummary
 
 
 class RecordFields(Protocol):
@@ -25,6 +22,35 @@ class RecordFields(Protocol):
     built by the writer with the record's masking."""
 
     def fields(self, mask: Masker) -> dict[str, JSON]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSummary:
+    """What the record of a streamed response says of it (the `stream` field; built by audit.streams)."""
+
+    chunks: int
+    first_chunk: int
+    chars: int
+    sha256: str
+    ended: str
+    changes: tuple[dict[str, JSON], ...]
+    more_changes: int
+    first_id: str
+    last_id: str
+    deciding_text: str  # the text so far at the strongest chunk, for the input's `stream.tail` (masked there)
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "chunks": self.chunks,
+            "first_chunk": self.first_chunk,
+            "chars": self.chars,
+            "sha256": self.sha256,
+            "ended": self.ended,
+            "changes": list(self.changes),
+            "more_changes": self.more_changes,
+            "first_id": self.first_id,
+            "last_id": self.last_id,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from hookd.audit.record import Pending
+from hookd.audit.record import Pending, StreamSummary
 from hookd.types import JSON, Outcome
 
 IDLE_S = 60.0
@@ -72,35 +72,6 @@ class _Open:
             else:
                 self.more_changes += 1
             self.verdicts = verdicts
-
-
-@dataclass(frozen=True, slots=True)
-class StreamSummary:
-    """What the record of a streamed response says of it (the `stream` field: audit.record)."""
-
-    chunks: int
-    first_chunk: int
-    chars: int
-    sha256: str
-    ended: str
-    changes: tuple[dict[str, JSON], ...]
-    more_changes: int
-    first_id: str
-    last_id: str
-    deciding_text: str  # the text so far at the strongest chunk, for the input's `stream.tail` (masked there)
-
-    def as_json(self) -> dict[str, JSON]:
-        return {
-            "chunks": self.chunks,
-            "first_chunk": self.first_chunk,
-            "chars": self.chars,
-            "sha256": self.sha256,
-            "ended": self.ended,
-            "changes": list(self.changes),
-            "more_changes": self.more_changes,
-            "first_id": self.first_id,
-            "last_id": self.last_id,
-        }
 
 
 class StreamRecords:

@@ -49,7 +49,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     policies = Path(args.policies).resolve() if args.policies else config.daemon.policies
     interactive = bool(args.interactive)
     engine = load_engine(config, policies)  # before the deadline starts: Python workers take a moment to start
-    steps = enrichers()  # a dry run: a daemon's stream texts are left alone
+    steps = enrichers(config)  # a dry run: a daemon's stream texts are left alone
     pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive, steps=steps)
     request = HookRequest(
         client=args.client,

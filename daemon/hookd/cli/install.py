@@ -7,12 +7,14 @@ import argparse
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookd.config import Config
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
+from hookd.dialects.spec import InstallSpec
 from hookd.errors import DaemonError, HookdError
 
 if TYPE_CHECKING:
@@ -21,6 +23,10 @@ if TYPE_CHECKING:
 
 CLIENTS = tuple(AGENTS)
 SCOPES = tuple(dict.fromkeys(scope for spec in AGENTS.values() for scope in spec.install.scopes))
+
+
+def _titles(has: Callable[[InstallSpec], bool]) -> str:
+    return ", ".join(spec.title for spec in AGENTS.values() if has(spec.install))
 
 
 def register(sub: Any) -> None:
@@ -37,13 +43,15 @@ def register(sub: Any) -> None:
             cmd.add_argument(
                 "--managed-hooks-only",
                 action="store_true",
-                help="with --scope managed: let only managed hooks run (Claude Code, Codex CLI, Copilot CLI)",
+                help="with --scope managed: let only managed hooks run "
+                f"({_titles(lambda i: bool(i.managed_only_key))})",
             )
             cmd.add_argument(
                 "--transport",
                 default="command",
                 choices=("command", "http"),
-                help="http: the agent's http hooks to hookd's HTTP endpoint, where it has them (Claude Code)",
+                help=f"http: the agent's http hooks to hookd's HTTP endpoint, where it has them "
+                f"({_titles(lambda i: 'http' in i.transports)})",
             )
             cmd.add_argument(
                 "--shim",
@@ -58,15 +66,13 @@ def register(sub: Any) -> None:
             )
 
 
-def shim_path() -> Path:
-    from hookd.resources import python_shim
+def install_plan(
+    config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
+) -> tuple[InstallPlan, str]:
+    """What `hookd install` writes into `path` for this client, and the line that describes it."""
+    from hookd.install import command_plan
 
-    return python_shim()
-
-
-def shim_program(config: Config, native: Path | None = None) -> list[str]:
-    """The hook program: the native shim binary when given, else the Python shim."""
-    return [str(native)] if native else [config.shim_python, "-I", "-S", str(shim_path())]
+    return command_plan(config, client, path, native, transport, autostart)
 
 
 def _settings_path(args: argparse.Namespace) -> Path:
@@ -81,25 +87,6 @@ def _trust_path(args: argparse.Namespace) -> Path | None:
 
     project_dir = Path(args.project_dir).resolve()
     return trust_path(args.client, args.scope, home=Path.home(), project_dir=project_dir, env=os.environ)
-
-
-def install_plan(
-    config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
-) -> tuple[InstallPlan, str]:
-    """What `hookd install` writes into `path` for this client, and the line that describes it."""
-    from hookd.install import make_plan
-
-    plan, described = make_plan(client, path, config, shim_program(config, native), transport)
-    if not autostart:
-        return plan, described
-    extra = ["--autostart", sys.executable]  # this venv's python: `python -m hookd serve` finds hookd
-    if config.source is not None:
-        extra += ["--autostart-config", str(Path(config.source).resolve())]
-    if transport == "command":
-        described = f"{described} {shlex.join(extra)}"
-    if plan.args:  # exec form (Claude Code): the shim's arguments are a list
-        return replace(plan, args={e: (*a, *extra) for e, a in plan.args.items()}), described
-    return replace(plan, commands={e: f"{c} {shlex.join(extra)}" for e, c in plan.commands.items()}), described
 
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
@@ -122,7 +109,7 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
         project = Path(args.project_dir).resolve() if args.scope == "project" else None
         plan = replace(plan, trust_path=trust, project_dir=project)
     _guard_socket_dir(config)
-    if args.scope == "managed":  # a machine-wide directory such as /etc/claude-code may not exist yet
+    if args.scope == "managed":  # a machine-wide settings directory may not exist yet
         path.parent.mkdir(parents=True, exist_ok=True)
     result = install(plan)
     if fallback:

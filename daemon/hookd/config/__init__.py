@@ -28,18 +28,18 @@ from hookd.bundle.config import (
     parse_discovery,
 )
 from hookd.config.runtime_dir import default_runtime_dir
-from hookd.dialects.registry import can_fail_closed, default_fail_modes
 from hookd.errors import ConfigError
-from hookd.types import Event, FailMode
+from hookd.types import CAN_FAIL_CLOSED, FAIL_CLOSED_BY_DEFAULT, Event, FailMode
 
 T = TypeVar("T")
 
-# Per canonical event, from the agents' event tables (hookd.dialects.registry): an event fails closed by
+# Per canonical event (hookd.types, which the agents' event tables agree with): an event fails closed by
 # default when some agent's event of that kind does (AfterAgent never does: a deny there makes the agent
 # go on in a loop; lifecycle events cannot block at all), and may be made to where some agent has a
 # blocking output for it.
-DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = default_fail_modes()
-CAN_FAIL_CLOSED = can_fail_closed()
+DEFAULT_FAIL_MODES: Mapping[Event, FailMode] = {
+    event: FailMode.CLOSED if event in FAIL_CLOSED_BY_DEFAULT else FailMode.OPEN for event in Event
+}
 
 
 def default_config_path() -> Path:

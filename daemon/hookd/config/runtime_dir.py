@@ -15,6 +15,17 @@ from pathlib import Path
 from hookd.errors import DaemonError
 
 
+def runtime_dir_choices(login_root: Path = Path("/run/user")) -> tuple[Path, ...]:
+    """Every directory default_runtime_dir() can choose for this user, whatever the environment it runs in
+    (a service manager sets XDG_RUNTIME_DIR, a bare shell may not): all of them are hookd's."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    uid = os.getuid()
+    first = (Path(xdg) / "hookd",) if xdg and xdg.startswith("/") else ()
+    home = os.environ.get("HOME", "")
+    fallback = (Path(home) / FALLBACK,) if home.startswith("/") else ()
+    return (*first, login_root / str(uid) / "hookd", Path(f"/tmp/hookd-{uid}"), *fallback)
+
+
 def default_runtime_dir(login_root: Path = Path("/run/user")) -> Path:
     """$XDG_RUNTIME_DIR/hookd; else /run/user/<uid>/hookd when that is this user's private dir; else
     /tmp/hookd-<uid>, the one choice another user could create first: when another user (or a symlink)

@@ -43,7 +43,7 @@ from hookd.dialects.common import (
     string_field,
     with_message,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, HookEntry, InstallSpec, JSONObject, Switch, system_path
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
@@ -70,6 +70,7 @@ CLAUDE_EVENTS: Mapping[str, Event] = {
     "SessionEnd": Event.SESSION_END,
     "PreCompact": Event.PRE_COMPRESS,
     "Notification": Event.NOTIFICATION,
+    "ConfigChange": Event.OTHER,  # a settings file changed mid-session: a block keeps the change out
 }
 # The Claude event whose reply stands for a canonical event (fail_reply has only the canonical one).
 PRIMARY_EVENT: Mapping[Event, str] = {
@@ -84,6 +85,7 @@ PRIMARY_EVENT: Mapping[Event, str] = {
 FAIL_CLOSED_EVENTS = frozenset({Event.BEFORE_TOOL, Event.BEFORE_AGENT, Event.AFTER_TOOL})
 
 _READ, _WRITE = "read", "write"
+_REPLACE = ("old_string", "new_string")
 TOOLS: Mapping[str, ToolSpec] = {
     "Bash": ToolSpec(ToolKind.SHELL),
     "PowerShell": ToolSpec(ToolKind.SHELL),
@@ -93,8 +95,8 @@ TOOLS: Mapping[str, ToolSpec] = {
     # Grep reads every file its `glob` filter reaches under `path` (ripgrep's --glob).
     "Grep": ToolSpec(ToolKind.READ, (("path", _READ), ("glob", _READ)), {"glob": "path"}, globs={"glob": "search"}),
     "LS": ToolSpec(ToolKind.READ, (("path", _READ),)),
-    "Write": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
-    "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "Write": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
+    "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=_REPLACE),
     "MultiEdit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
     "NotebookEdit": ToolSpec(ToolKind.EDIT, (("notebook_path", _WRITE),)),
     "WebFetch": ToolSpec(ToolKind.WEB),
@@ -157,7 +159,8 @@ def render_claude_shaped(event: NormalisedEvent, decision: Decision) -> Reply:
     """Claude Code's rendering, for every agent whose hook contract copies it (event names from
     `event.client_event`)."""
     notes: list[str] = []
-    output = _RENDERERS.get(event.event, _observed)(event, decision, notes)
+    render = _CLIENT_RENDERERS.get(_name(event)) or _RENDERERS.get(event.event, _observed)
+    output = render(event, decision, notes)
     if decision.contexts and not carries_context(output):
         notes.append(f"context not carried: {_name(event)} cannot add it to this reply")
     return reply(output, notes)
@@ -292,6 +295,11 @@ _RENDERERS: Mapping[Event, Renderer] = {
 }
 
 
+# Events without a canonical counterpart that can still block: ConfigChange keeps a settings change out
+# (except a managed one, policy_settings, which Claude applies whatever the hook says).
+_CLIENT_RENDERERS: Mapping[str, Renderer] = {"ConfigChange": _pre_compact}
+
+
 def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
     if scope == "user":  # Claude Code keeps its user files in $CLAUDE_CONFIG_DIR when that is set
         config_dir = env.get("CLAUDE_CONFIG_DIR")
@@ -303,17 +311,40 @@ def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, 
     return project_dir / ".claude" / "settings.json"
 
 
+def _entry(entry: HookEntry) -> JSONObject:
+    """Exec form (`command` + `args`, no shell) or an http hook; `onFailure: "block"` where hookd fails closed
+    (Claude otherwise lets a hook that crashed, timed out or was unreachable through)."""
+    hook: JSONObject
+    if entry.http is not None:
+        hook = {"type": "http", "name": entry.name, **entry.http}
+    else:
+        hook = {"type": "command", "name": entry.name, "command": entry.command, "args": list(entry.args)}
+    hook["timeout"] = entry.seconds
+    if entry.block_on_failure:
+        hook["onFailure"] = "block"
+    return {"hooks": [hook]}
+
+
+def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """Plugins register hooks of their own; managed-settings.d drops in beside the managed file."""
+    settings = _settings_path(scope, home, project_dir, env)
+    if scope == "managed":
+        return (settings.with_name("managed-settings.d"),)
+    return (settings.parent / "plugins",) if scope == "user" else ()
+
+
 # The events hookd registers: those with a canonical counterpart (docs/claude.md).
 _INSTALLED = (
     "SessionStart", "SessionEnd", "UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse", "PostToolUse",
-    "PostToolUseFailure", "PreCompact", "Notification",
+    "PostToolUseFailure", "PreCompact", "Notification", "ConfigChange",
 )  # fmt: skip
 
 
 def _agent_event(name: str) -> AgentEvent:
     event = CLAUDE_EVENTS[name]
     closed = event in FAIL_CLOSED_EVENTS
-    return AgentEvent(name, event, fail_output(name, REASON) if closed else None, fail_closed=closed)
+    output = fail_output(name, REASON) if closed else None
+    return AgentEvent(name, event, output, fail_closed=closed, vetoes_settings=name == "ConfigChange")
 
 
 SPEC = AgentSpec(
@@ -323,16 +354,21 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(name) for name in _INSTALLED),
     tools=TOOLS,
     install=InstallSpec(
-        form="claude",
         scopes=("user", "project", "local", "managed"),
         settings_path=_settings_path,
+        entry=_entry,
+        exec_form=True,
         timeout_unit_ms=1000,
         transports=("command", "http"),
         http_command_only=frozenset({"SessionStart", "Setup"}),
         managed_only_key="allowManagedHooksOnly",
-        hooks_off=(("", "disableAllHooks", True),),
+        hooks_off=(Switch("", "disableAllHooks", True),),
+        guarded_keys=("allowedHttpHookUrls", "httpHookAllowedEnvVars"),  # an http hook refused lets a call through
+        bypass=_bypass,
+        location_env=("CLAUDE_CONFIG_DIR",),
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",
     process_names=("claude",),
+    headless_flags=("-p", "--print"),
 )

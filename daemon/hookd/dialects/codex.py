@@ -17,6 +17,9 @@ honours it. No I/O. docs/codex.md has the per-event table; the facts a renderer 
 
 from __future__ import annotations
 
+import hashlib
+import json
+import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -38,8 +41,21 @@ from hookd.dialects.common import (
     string_field,
     with_message,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
-from hookd.errors import DialectError, one_line
+from hookd.dialects.spec import (
+    REASON,
+    REFUSE,
+    AgentEvent,
+    AgentSpec,
+    HookEntry,
+    InstallSpec,
+    JSONObject,
+    Switch,
+    TextSettings,
+    Trust,
+    TrustChange,
+    system_path,
+)
+from hookd.errors import DialectError, SettingsError, one_line
 from hookd.types import (
     JSON,
     Decision,
@@ -274,13 +290,169 @@ def _trust_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str
     return None if scope == "managed" else _codex_home(home, env) / "config.toml"
 
 
+# --- hookd install: hooks.json, its trust entries in config.toml, managed requirements.toml --------------
+
+
+def _entry(entry: HookEntry) -> JSONObject:
+    """Codex's schema is closed (no name): hookd's hook is the one whose statusMessage is its name."""
+    return {"hooks": [{"type": "command", "command": entry.command, "timeout": entry.seconds,
+                       "statusMessage": entry.name}]}  # fmt: skip
+
+
+# Codex runs a non-managed hook only when its config.toml trusts that exact definition (codex-hooks.md
+# §2): `[hooks.state."<hooks.json>:<event label>:<group>:<handler>"] trusted_hash = "sha256:…"`, the hash
+# of the definition's canonical JSON. Install keeps one marked block of these in the config.toml beside
+# hooks.json, for hookd's handlers only; an untrusted hook would be skipped silently.
+_LABELS = {
+    "PreToolUse": "pre_tool_use", "PermissionRequest": "permission_request", "PostToolUse": "post_tool_use",
+    "PreCompact": "pre_compact", "PostCompact": "post_compact", "SessionStart": "session_start",
+    "SessionEnd": "session_end", "UserPromptSubmit": "user_prompt_submit", "SubagentStart": "subagent_start",
+    "SubagentStop": "subagent_stop", "Stop": "stop",
+}  # fmt: skip
+_TRUST_BEGIN = "# BEGIN hookd: trust for hookd's hooks in hooks.json (written by hookd install; do not edit)"
+_TRUST_END = "# END hookd"
+
+
+def codex_trust_entries(path: Path, doc: Mapping[str, Any] | None, name: str) -> list[tuple[str, str]]:
+    """(state key, trusted_hash) of every hookd handler of a Codex hooks.json document."""
+    out: list[tuple[str, str]] = []
+    hooks = doc.get("hooks") if doc else None
+    for event, groups in (hooks or {}).items():
+        label = _LABELS.get(event)
+        for gi, group in enumerate(groups if label else []):
+            for hi, hook in enumerate(group.get("hooks", []) if isinstance(group, dict) else []):
+                if not isinstance(hook, dict) or hook.get("statusMessage") != name or hook.get("type") != "command":
+                    continue
+                timeout = hook.get("timeout", 600)
+                timeout = min(max(timeout, 1), 3) if event == "SessionEnd" else max(timeout, 1)
+                handler = {"type": "command", "command": hook["command"], "timeout": timeout,
+                           "async": bool(hook.get("async", False)), "statusMessage": hook["statusMessage"]}  # fmt: skip
+                identity: JSONObject = {"event_name": label, "hooks": [handler]}
+                if group.get("matcher") is not None and event not in ("UserPromptSubmit", "Stop"):
+                    identity["matcher"] = group["matcher"]
+                canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                digest = hashlib.sha256(canonical.encode()).hexdigest()
+                out.append((f"{path}:{label}:{gi}:{hi}", f"sha256:{digest}"))
+    return out
+
+
+def _toml(path: Path, text: str, what: str) -> JSONObject:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: {what} not valid TOML ({exc}); {REFUSE}") from exc
+
+
+def _trust_update(config: Path, text: str, change: TrustChange) -> str:
+    """hookd's block of config.toml with the trust entries of `change.doc`'s hookd handlers (replacing
+    those of its file) and, for a project's hooks.json, the project's trust level (a project's hooks load
+    only when the project is trusted). Refuses a config.toml that does not parse, before or after the
+    change, and a project the user marked as anything but trusted."""
+    path = change.settings
+    start = text.find(_TRUST_BEGIN)
+    end = text.find(_TRUST_END, start)
+    ours: JSONObject = {}
+    rest = text
+    if start >= 0 and end >= 0:
+        ours = _toml(config, text[start:end], "is")
+        rest = text[:start].rstrip("\n") + text[end + len(_TRUST_END) :]
+    mine = f"{path}:"
+    entries = [(key, value["trusted_hash"]) for key, value in ours.get("hooks", {}).get("state", {}).items()
+               if not key.startswith(mine)]  # fmt: skip
+    entries += codex_trust_entries(path, change.doc, change.hook_name)
+    projects = [d for d in ours.get("projects", {}) if d != str(path.parent.parent)]
+    if change.project_dir is not None and change.doc is not None:
+        level = _toml(config, rest, "is").get("projects", {}).get(str(change.project_dir), {}).get("trust_level")
+        if level not in (None, "trusted"):
+            raise SettingsError(f'{config}: project {change.project_dir} has trust_level = "{level}"; '
+                                "hookd will not change it")  # fmt: skip
+        if level is None:
+            projects.append(str(change.project_dir))
+    block = "".join(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "{digest}"\n'
+                    for key, digest in entries)  # fmt: skip
+    block += "".join(f'\n[projects.{json.dumps(d)}]\ntrust_level = "trusted"\n' for d in dict.fromkeys(projects))
+    new = (rest.rstrip("\n") + "\n\n" if rest.strip() else "") + f"{_TRUST_BEGIN}\n{block}{_TRUST_END}\n"
+    if not block:
+        new = rest if rest.strip() else ""
+    _toml(config, text, "is")
+    _toml(config, new, "would be")
+    return new
+
+
+def _trust_missing(config: Path, text: str, change: TrustChange) -> str:
+    """Why Codex would skip one of hookd's hooks: no current trust entry, or one switched off."""
+    try:
+        state = _toml(config, text, "is").get("hooks", {}).get("state", {})
+    except SettingsError as exc:
+        return f"{exc}: Codex trusts none of hookd's hooks"
+    for key, digest in codex_trust_entries(change.settings, change.doc, change.hook_name):
+        entry = state.get(key) if isinstance(state, dict) else None
+        label = key.rsplit(":", 3)[-3]
+        if not isinstance(entry, dict) or entry.get("trusted_hash") != digest:
+            return f"{config} has no current trust entry for hookd's {label} hook: Codex CLI skips it without a word"
+        if entry.get("enabled") is False:
+            return f"hookd's {label} hook is switched off in {config}"
+    if change.project_dir is not None:
+        level = _toml(config, text, "is").get("projects", {}).get(str(change.project_dir), {}).get("trust_level")
+        if level != "trusted":
+            return f"{config} does not trust the project {change.project_dir}: Codex CLI loads none of its hooks"
+    return ""
+
+
+# Codex's managed scope: `[[hooks.<Event>]]` tables in requirements.toml (trusted without review, not
+# disableable by the user) and, with --managed-hooks-only, the top-level `allow_managed_hooks_only`, which
+# must come before every table. Both are marked blocks hookd owns; the rest of the file is kept as written.
+_REQ_TOP = ("# BEGIN hookd: top-level keys (written by hookd install; do not edit)", "# END hookd: top-level keys")
+_REQ_HOOKS = ("# BEGIN hookd: managed hooks (written by hookd install; do not edit)", "# END hookd: managed hooks")
+
+
+def _cut_block(text: str, marks: tuple[str, str]) -> str:
+    start = text.find(marks[0])
+    end = text.find(marks[1], start)
+    if start < 0 or end < 0:
+        return text
+    return text[:start] + text[end + len(marks[1]) :].lstrip("\n")
+
+
+def _requirements(path: Path, text: str, entries: tuple[HookEntry, ...] | None, managed_only: bool) -> str:
+    """requirements.toml with hookd's managed hooks (entries None: without them)."""
+    rest = _cut_block(_cut_block(text, _REQ_TOP), _REQ_HOOKS).rstrip("\n")
+    new = rest + "\n" if rest else ""
+    if entries is not None:
+        tables = "".join(
+            f'\n[[hooks.{e.event}]]\n[[hooks.{e.event}.hooks]]\ntype = "command"\n'
+            f"command = {json.dumps(e.command)}\ntimeout = {e.seconds}\nstatusMessage = {json.dumps(e.name)}\n"
+            for e in entries
+        )
+        top = f"{_REQ_TOP[0]}\nallow_managed_hooks_only = true\n{_REQ_TOP[1]}\n\n" if managed_only else ""
+        body = f"{_REQ_HOOKS[0]}\n{tables}{_REQ_HOOKS[1]}\n"
+        new = f"{top}{rest}\n\n{body}" if rest else f"{top}{body}"
+    _toml(path, text, "is")
+    _toml(path, new, "would be")
+    return new
+
+
+def _requirements_events(text: str) -> tuple[str, ...]:
+    block = text[text.find(_REQ_HOOKS[0]) :] if _REQ_HOOKS[0] in text else ""
+    return tuple(e for e in _LABELS if f"[[hooks.{e}]]" in block)
+
+
+def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """The system config layers can switch hooks off (`[features] hooks = false`) for every scope."""
+    if scope != "managed":
+        return ()
+    return (system_path(env, "/etc/codex/config.toml"), system_path(env, "/etc/codex/managed_config.toml"))
+
+
 _INSTALLED = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop")
 
 
 def _agent_event(name: str) -> AgentEvent:
     closed = name in ("PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit")
+    output = fail_output(name, REASON) if closed else None
+    # `codex exec` shows nothing of a blocked prompt, not even the reason (measured, 0.171.0)
     return AgentEvent(
-        name, CODEX_EVENTS[name], fail_output(name, REASON) if closed else None, closed, name in _INSTALLED
+        name, CODEX_EVENTS[name], output, closed, name in _INSTALLED, tell_user=name == "UserPromptSubmit"
     )
 
 
@@ -291,15 +463,21 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(name) for name in CODEX_EVENTS),
     tools=TOOLS,
     install=InstallSpec(
-        form="codex",
         scopes=("user", "project", "managed"),
         settings_path=_settings_path,
-        trust_path=_trust_path,
+        entry=_entry,
+        trust=Trust(_trust_path, _trust_update, _trust_missing, beside="config.toml", keys=("hooks", "projects")),
+        text_settings=TextSettings(".toml", _requirements, _requirements_events),
         timeout_unit_ms=1000,
         marker=False,
         identity="statusMessage",
         managed_only_key="allow_managed_hooks_only",
-        hooks_off=(("config.toml", "features.hooks", False), ("config.toml", "features.codex_hooks", False)),
+        hooks_off=(
+            Switch("config.toml", "features.hooks", False),
+            Switch("config.toml", "features.codex_hooks", False),
+        ),
+        bypass=_bypass,
+        location_env=("CODEX_HOME",),
     ),
     process_names=("codex",),
 )

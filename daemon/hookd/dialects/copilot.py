@@ -21,6 +21,7 @@ Copilot honours it. No I/O. docs/copilot.md has the per-event table; the facts a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,20 @@ from hookd.dialects.common import (
     rewritten_tool_input,
     string_field,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
-from hookd.errors import DialectError, one_line
+from hookd.dialects.spec import (
+    REASON,
+    REFUSE,
+    AgentEvent,
+    AgentSpec,
+    HookEntry,
+    InstallSpec,
+    JSONObject,
+    Switch,
+    Trust,
+    TrustChange,
+    system_path,
+)
+from hookd.errors import DialectError, SettingsError, one_line
 from hookd.types import (
     JSON,
     Decision,
@@ -311,6 +324,74 @@ def _trust_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str
     return _copilot_home(home, env) / "config.json" if scope == "project" else None
 
 
+def _entry(entry: HookEntry) -> JSONObject:
+    """A flat handler list per event, in hookd's own file."""
+    return {"type": "command", "bash": entry.command, "timeoutSec": entry.seconds}
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> JSONObject:
+    out: JSONObject = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _config(config: Path, text: str) -> tuple[str, JSONObject]:
+    """Copilot's config.json: the `//` comment header Copilot writes itself, and the JSON object after it."""
+    lines = text.splitlines(keepends=True)
+    cut = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("//")), len(lines))
+    header, body = "".join(lines[:cut]), "".join(lines[cut:])
+    try:
+        doc = json.loads(body, object_pairs_hook=_unique_keys) if body.strip() else {}
+    except (ValueError, RecursionError) as exc:
+        raise SettingsError(f"{config}: not a JSON object with a // comment header; {REFUSE}") from exc
+    if not isinstance(doc, dict):
+        raise SettingsError(f"{config}: not a JSON object with a // comment header; {REFUSE}")
+    return header, doc
+
+
+def _folders(config: Path, doc: JSONObject) -> list[str]:
+    folders = doc.get("trustedFolders", [])
+    if not isinstance(folders, list) or not all(isinstance(f, str) for f in folders):
+        raise SettingsError(f'{config}: "trustedFolders" is not a list of folders; {REFUSE}')
+    return folders
+
+
+def _trust_update(config: Path, text: str, change: TrustChange) -> str:
+    """The project in `trustedFolders` (a repository's hooks load only in a trusted folder). Uninstall leaves
+    it: the user may have trusted the folder for more than hookd."""
+    header, doc = _config(config, text)
+    folders = _folders(config, doc)
+    if change.project_dir is None or change.doc is None or str(change.project_dir) in folders:
+        return text
+    doc["trustedFolders"] = [*folders, str(change.project_dir)]
+    return header + json.dumps(doc, indent=2) + "\n"
+
+
+def _trust_missing(config: Path, text: str, change: TrustChange) -> str:
+    if change.project_dir is None:
+        return ""
+    try:
+        folders = _folders(config, _config(config, text)[1])
+    except SettingsError as exc:
+        return str(exc)
+    project = change.project_dir
+    if any(project == Path(f) or Path(f) in project.parents for f in folders):
+        return ""
+    return f"{config} does not list {project} in trustedFolders: Copilot CLI loads none of its repository hooks"
+
+
+def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """Copilot loads every *.json of a hooks directory, and plugins' hooks: the directories, not only hookd's
+    file; managed-settings.json (allowManagedHooksOnly) beside the managed policy directory."""
+    settings = _settings_path(scope, home, project_dir, env)
+    if scope == "user":
+        return (settings.parent, _copilot_home(home, env) / "plugins")
+    return (settings.parent,)
+
+
 _INSTALLED = (
     "sessionStart", "sessionEnd", "userPromptSubmitted", "preToolUse", "permissionRequest", "postToolUse", "agentStop",
 )  # fmt: skip
@@ -328,16 +409,22 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(name) for name in COPILOT_EVENTS),
     tools=TOOLS,
     install=InstallSpec(
-        form="copilot",
         scopes=("user", "project", "managed"),
         settings_path=_settings_path,
+        entry=_entry,
+        own_file={"version": 1},
         timeout_unit_ms=1000,
         managed_only_key="allowManagedHooksOnly",  # in managed-settings.json, whose schema has no hooks key
         managed_only_file="../managed-settings.json",
-        trust_path=_trust_path,
-        hooks_off=(("../settings.json", "disableAllHooks", True),),  # $COPILOT_HOME/settings.json
+        trust=Trust(_trust_path, _trust_update, _trust_missing, keys=("trustedFolders",)),
+        # $COPILOT_HOME/settings.json: every hook off, or hookd's one by one (disabledHooks)
+        hooks_off=(Switch("../settings.json", "disableAllHooks", True),),
+        switch_keys=("disabledHooks",),
+        bypass=_bypass,
+        location_env=("COPILOT_HOME",),
     ),
     env=("COPILOT_PROJECT_DIR",),
     project_dir_env="COPILOT_PROJECT_DIR",
     process_names=("copilot",),
+    headless_flags=("-p", "--prompt"),
 )

@@ -36,7 +36,7 @@ from hookd.dialects.common import (
     string_field,
     with_message,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, HookEntry, InstallSpec, JSONObject, Switch, system_path
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import allowed_names, merge_patch, tool_mode
 from hookd.types import (
@@ -53,6 +53,7 @@ from hookd.types import (
 )
 
 _READ, _WRITE = "read", "write"
+_REPLACE = ("old_string", "new_string")
 TOOLS: Mapping[str, ToolSpec] = {
     "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("dir_path", "directory")),  # `directory`: older
     "read_file": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
@@ -76,8 +77,8 @@ TOOLS: Mapping[str, ToolSpec] = {
         {"include": "dir_path"},
         globs={"include": "search"},
     ),
-    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
-    "replace": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
+    "replace": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=_REPLACE),
     "web_fetch": ToolSpec(ToolKind.WEB),
     "google_web_search": ToolSpec(ToolKind.WEB),
 }
@@ -482,6 +483,20 @@ def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, 
     return project_dir / ".gemini" / "settings.json"
 
 
+def _entry(entry: HookEntry) -> JSONObject:
+    hook = {"type": "command", "name": entry.name, "command": entry.command, "timeout": entry.timeout_ms,
+            "description": entry.description}  # fmt: skip
+    return {"hooks": [hook]}
+
+
+def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """Extensions register hooks of their own; the system defaults sit under every scope."""
+    settings = _settings_path(scope, home, project_dir, env)
+    if scope == "managed":
+        return (settings.with_name("system-defaults.json"),)
+    return (settings.parent / "extensions",)
+
+
 def _agent_event(event: Event) -> AgentEvent:
     deny = {"decision": "deny", "reason": REASON} if event in _CAN_FAIL_CLOSED else None
     return AgentEvent(event.value, event, deny, fail_closed=event in FAIL_CLOSED_DENY_EVENTS)
@@ -494,13 +509,19 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(e) for e in GEMINI_EVENTS.values()),
     tools=TOOLS,
     install=InstallSpec(
-        form="gemini",
         scopes=("user", "project", "managed"),
         settings_path=_settings_path,
-        hooks_off=(("", "hooksConfig.enabled", False),),
+        entry=_entry,
+        enable_key="hooksConfig.enabled",
+        hooks_off=(Switch("", "hooksConfig.enabled", False),),
+        guarded_keys=("hooksConfig",),  # hooksConfig.disabled names hooks to skip
+        bypass=_bypass,
+        location_env=("GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
     ),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",
     process_names=("gemini", "gemini.js", "cli.js"),
+    headless_flags=("-p", "--prompt"),
+    interactive_flags=("-i", "--prompt-interactive"),
     mcp_prefix="mcp_",
 )

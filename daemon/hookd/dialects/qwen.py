@@ -28,7 +28,7 @@ from hookd.dialects.common import (
     rewritten_tool_input,
     string_field,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, InstallSpec, system_path
+from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, HookEntry, InstallSpec, JSONObject, Switch, system_path
 from hookd.errors import DialectError
 from hookd.types import (
     JSON,
@@ -62,6 +62,7 @@ QWEN_EVENTS: Mapping[str, Event] = {
 }
 _READ, _WRITE = "read", "write"
 # Qwen's hook payload carries the canonical tool names (its aliases Bash, Write, … are matcher-only).
+_REPLACE = ("old_string", "new_string")
 TOOLS: Mapping[str, ToolSpec] = {
     "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("directory",)),
     "read_file": ToolSpec(ToolKind.READ, (("absolute_path", _READ), ("file_path", _READ))),
@@ -72,8 +73,8 @@ TOOLS: Mapping[str, ToolSpec] = {
     "grep_search": ToolSpec(
         ToolKind.READ, (("path", _READ), ("glob", _READ)), {"glob": "path"}, globs={"glob": "search"}
     ),
-    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
-    "edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
+    "write_file": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
+    "edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=_REPLACE),
     "notebook_edit": ToolSpec(ToolKind.EDIT, (("notebook_path", _WRITE),)),
     "web_fetch": ToolSpec(ToolKind.WEB),
     "web_search": ToolSpec(ToolKind.WEB),
@@ -150,6 +151,24 @@ def _settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, 
     return project_dir / ".qwen" / "settings.json"
 
 
+def _entry(entry: HookEntry) -> JSONObject:
+    hook = {"type": "command", "name": entry.name, "command": entry.command, "timeout": entry.seconds,
+            "description": entry.description}  # fmt: skip
+    return {"hooks": [hook]}
+
+
+def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """Extensions' hooks run after every scope's (even system's) and can override hookd's answer; the
+    system defaults file sits beside the system settings; trustedFolders.json decides whether a project's
+    settings load at all."""
+    settings = _settings_path(scope, home, project_dir, env)
+    if scope in ("system", "managed"):
+        return (Path(env.get("QWEN_CODE_SYSTEM_DEFAULTS_PATH") or settings.with_name("system-defaults.json")),)
+    if scope == "user":
+        return (settings.parent / "extensions", settings.parent / "trustedFolders.json")
+    return (settings.parent / "extensions",)
+
+
 _INSTALLED = ("SessionStart", "SessionEnd", "UserPromptSubmit", "Stop", "PreToolUse", "PostToolUse")
 _CLOSED = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit")
 
@@ -157,7 +176,8 @@ _CLOSED = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit"
 def _agent_event(name: str) -> AgentEvent:
     closed = name in _CLOSED
     output = fail_output(name, REASON) if closed else None
-    return AgentEvent(name, QWEN_EVENTS[name], output, closed, name in _INSTALLED)
+    # a headless run shows nothing of a blocked prompt, not even the reason (measured, 0.24.4)
+    return AgentEvent(name, QWEN_EVENTS[name], output, closed, name in _INSTALLED, tell_user=name == "UserPromptSubmit")
 
 
 SPEC = AgentSpec(
@@ -167,14 +187,18 @@ SPEC = AgentSpec(
     events=tuple(_agent_event(name) for name in QWEN_EVENTS),
     tools=TOOLS,
     install=InstallSpec(
-        form="qwen",
         scopes=("user", "project", "system", "managed"),
         settings_path=_settings_path,
+        entry=_entry,
         timeout_unit_ms=1000,
-        hooks_off=(("", "disableAllHooks", True),),
+        hooks_off=(Switch("", "disableAllHooks", True),),
+        bypass=_bypass,
+        location_env=("QWEN_HOME", "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH"),
         run_order=("project", "user", "system"),  # a later hook's nested allow overrides hookd's deny
     ),
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",
     process_names=("qwen", "cli.js"),
+    headless_flags=("-p", "--prompt"),
+    interactive_flags=("-i", "--prompt-interactive"),
 )

@@ -38,6 +38,7 @@ def can_fail_closed() -> frozenset[Event]:
 
 
 def forwarded_env() -> tuple[str, ...]:
-    """The variables the shims forward to hookd: every agent's, then HOME and USER."""
-    names = [name for spec in AGENTS.values() for name in spec.env]
+    """The variables the shims forward to hookd: every agent's (those it sets for a hook, and those that move
+    its files), then HOME and USER."""
+    names = [name for spec in AGENTS.values() for name in (*spec.env, *spec.install.location_env)]
     return (*dict.fromkeys(names), "HOME", "USER")

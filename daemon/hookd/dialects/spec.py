@@ -1,13 +1,18 @@
 """The shape of one agent's module: what hookd knows about an agent, as data.
 
 Each agent is one module in this package (gemini.py, claude.py, …) that ends with one `SPEC`, and
-`registry.py` is the one list of them. Everything outside `dialects/` that needs an agent fact (the
-install command, the config's fail-mode defaults, the shims' tables, the interactive-session probe,
-the tool tables of the enrichers) reads it from a spec, never from an agent's name.
+`registry.py` is the one list of them. The module owns everything about its agent: the hook contract,
+its settings format(s), scopes and their files, trust entries, how its hooks are switched off (its tamper
+surface), its fail-open cases. Everything outside `dialects/` that needs an agent fact (install,
+uninstall, doctor, self-protection, the config's fail-mode defaults, the shims' tables, the
+interactive-session probe, the tool tables of the enrichers) reads it from a spec, never from an
+agent's name.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +32,11 @@ class AgentEvent:
     `fail_output` is the stdout that makes the agent deny when hookd cannot decide, with REASON where
     the one-line reason goes (as a JSON string); None when nothing printed there can block (the
     shims then print nothing). `fail_closed` is whether that is the default (`--fail` overrides).
-    `install` is False for an event that hookd parses but does not register.
+    `install` is False for an event that hookd parses but does not register. `vetoes_settings`: the event
+    comes before the agent applies a change to its settings files, and a block keeps the change out (a
+    second line of self-protection, for changes made outside a guarded tool call). `tell_user`: the agent
+    shows nothing of this event's block in a headless run (an empty turn), so when the shim fails closed it
+    also writes the one-line reason to the agent's own stderr.
     """
 
     name: str
@@ -35,6 +44,8 @@ class AgentEvent:
     fail_output: Mapping[str, Any] | None = None
     fail_closed: bool = False
     install: bool = True
+    vetoes_settings: bool = False  # the agent asks before it applies a change to its settings; a block keeps it out
+    tell_user: bool = False  # the agent shows nothing of this event's block headless: the shim tells its stderr
 
     def fail_parts(self) -> tuple[str, str] | None:
         """The fail output split around the reason: (prefix, suffix) of the exact bytes printed."""
@@ -52,36 +63,196 @@ def system_path(env: Mapping[str, str], path: str) -> Path:
     return Path(env.get("HOOKD_SYSTEM_ROOT") or "/") / path.lstrip("/")
 
 
+JSONObject = dict[str, Any]
+REFUSE = "fix or move it, hookd will not overwrite it"  # the end of every refusal to change a file
+Locate = Callable[[str, Path, Path, Mapping[str, str]], Path]  # (scope, home, project dir, environment) -> file
+
+
+@dataclass(frozen=True, slots=True)
+class HookEntry:
+    """What hookd registers on one event, before the agent's settings format shapes it (InstallSpec.entry)."""
+
+    event: str
+    name: str  # hookd's hook name ("hookd"), the value of the agent's `identity` key
+    command: str  # a shell command line; in exec form the program alone
+    timeout_ms: int
+    args: tuple[str, ...] = ()  # exec form: the program's arguments
+    http: Mapping[str, Any] | None = None  # an http hook: {url, headers, allowedEnvVars}
+    block_on_failure: bool = False  # the agent blocks when the hook cannot run (where it can be told so)
+    description: str = ""
+
+    @property
+    def seconds(self) -> int:
+        return -(-self.timeout_ms // 1000)  # agents that count seconds: round up
+
+
+@dataclass(frozen=True, slots=True)
+class TrustChange:
+    """What a trust file must say after an install (doc: the hooks file's new document) or an uninstall (None)."""
+
+    settings: Path  # the hooks file whose hooks the agent must trust
+    doc: Mapping[str, Any] | None
+    hook_name: str
+    project_dir: Path | None  # project scope: the folder the agent must trust too
+
+
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """Where and how the agent records that it trusts a scope's hooks (Codex's hashes, Copilot's folders).
+
+    `update` maps the trust file's text (\"\" when missing) to its new text, or raises SettingsError to
+    refuse (before anything is written); `missing` says, for `hookd doctor`, why the agent would skip
+    hookd's hooks ('' when it trusts them)."""
+
+    path: Callable[[str, Path, Path, Mapping[str, str]], Path | None]
+    update: Callable[[Path, str, TrustChange], str]
+    missing: Callable[[Path, str, TrustChange], str]
+    beside: str = ""  # the trust file's name beside the settings file, where a plan names no trust file
+    keys: tuple[str, ...] = ()  # the keys of the trust file that carry trust (empty: all of it)
+
+
+@dataclass(frozen=True, slots=True)
+class TextSettings:
+    """A settings file of the agent's own text format (Codex's requirements.toml), chosen by its suffix:
+    `render(path, text, entries, managed_only)` gives the new text (entries None: hookd's removed), and
+    `events(text)` the events hookd has in it."""
+
+    suffix: str
+    render: Callable[[Path, str, tuple[HookEntry, ...] | None, bool], str]
+    events: Callable[[str], tuple[str, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """A setting that switches every hook off: in a file beside the scope's settings file (\"\" for that file
+    itself), a dotted key, and the value that switches them off."""
+
+    beside: str
+    key: str
+    off: Any
+
+
 @dataclass(frozen=True, slots=True)
 class InstallSpec:
-    """How `hookd install` registers hookd with the agent.
+    """How `hookd install` registers hookd with the agent, and how its hooks can be switched off.
 
-    `form` names the hook-entry shape install.py writes (one per settings format). `settings_path`
-    maps (scope, home, project directory, environment) to the file of that scope; `scopes` lists them.
-    `timeout_unit_ms` is the unit the agent reads a hook timeout in (1000: seconds). `trust_path` maps
-    the same arguments to the file where the agent records that it trusts the scope's hooks (Codex's
-    config.toml, Copilot's config.json), None where nothing needs trusting. `managed_only_file` is the file
-    that takes `managed_only_key` when that is not the settings file itself (relative to its directory).
-    `hooks_off` and `run_order` are what `hookd doctor` checks beyond hookd's own entries.
+    `entry` shapes one HookEntry into the agent's hook definition (what goes into `hooks.<Event>`);
+    `exec_form` when the agent runs a program with an argument list (no shell). `settings_path` maps
+    (scope, home, project directory, environment) to the file of that scope; `scopes` lists them.
+    `own_file`: the file is hookd's alone (written whole, with these top-level keys; every handler in it is
+    hookd's). `enable_key`:
+    a dotted key install sets to true (and uninstall restores) for hooks to run at all. `trust` is
+    where the agent records that it trusts the scope's hooks, None where nothing needs trusting.
+    `managed_only_file` is the file that takes `managed_only_key` when that is not the settings file
+    itself (relative to its directory). `hooks_off` and `run_order` are what `hookd doctor` checks
+    beyond hookd's own entries; `bypass` names the places beyond those where something can switch
+    hookd's hooks off or override them (an extensions or plugins directory, another hooks file): with
+    the settings, trust and switch files they are the agent's tamper surface (AgentSpec.tamper_surface).
     """
 
-    form: str
     scopes: tuple[str, ...]
-    settings_path: Callable[[str, Path, Path, Mapping[str, str]], Path]
+    settings_path: Locate
+    entry: Callable[[HookEntry], JSONObject]
     timeout_unit_ms: int = 1
     transports: tuple[str, ...] = ("command",)
     http_command_only: frozenset[str] = frozenset()  # events the agent never sends to an http hook
+    exec_form: bool = False
+    own_file: Mapping[str, Any] | None = None  # hookd's own file: its top-level keys beside `hooks`
+    enable_key: str = ""
     marker: bool = True  # the file takes hookd's top-level install record (a closed schema does not)
     identity: str = "name"  # the handler key whose value is hookd's hook name
     managed_only_key: str = ""  # the managed setting that lets only managed hooks run (--managed-hooks-only)
     managed_only_file: str = ""
-    trust_path: Callable[[str, Path, Path, Mapping[str, str]], Path | None] | None = None
-    # Settings that switch every hook off, for `hookd doctor`: (a file beside the scope's settings file,
-    # "" for that file itself; a dotted key; the value that switches them off).
-    hooks_off: tuple[tuple[str, str, Any], ...] = ()
+    trust: Trust | None = None
+    text_settings: TextSettings | None = None
+    hooks_off: tuple[Switch, ...] = ()
+    switch_keys: tuple[str, ...] = ()  # keys of the hooks_off files that switch hooks off one by one
+    guarded_keys: tuple[str, ...] = ()  # other keys of the settings file whose change can switch hooks off
     # The scopes in the order the agent runs their hooks, when a later hook's answer replaces an earlier
     # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
     run_order: tuple[str, ...] = ()
+    bypass: Callable[[str, Path, Path, Mapping[str, str]], tuple[Path, ...]] | None = None
+    # The variables that move the agent's files (read by settings_path and bypass): the shims forward them,
+    # so that the daemon protects the files the agent really reads.
+    location_env: tuple[str, ...] = ()
+
+    def trust_path(self, scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path | None:
+        return self.trust.path(scope, home, project_dir, env) if self.trust is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Surface:
+    """One place whose change can switch an agent's hooks off or bypass them (its tamper surface).
+
+    `keys` are the dotted keys of a settings file that carry hookd's hooks, their switches and trust: a
+    change that leaves them all as they were cannot touch hookd (`keeps_hooks`). Empty: any change can
+    (hookd's own file, a directory, a file in a format hookd does not read)."""
+
+    path: Path
+    what: str  # for people: "Codex CLI user hook settings", "Qwen Code user hooks from elsewhere"
+    scope: str
+    kind: str  # "settings" (hookd's hooks), "switch", "trust", "bypass"
+    keys: tuple[str, ...] = ()
+
+
+def keeps_hooks(surface: Surface, old: str | None, new: str) -> bool:
+    """Does replacing the text `old` (None: no file) of `surface` by `new` leave every key that carries
+    hookd's hooks, a switch or trust as it was? False whenever either text cannot be read as the
+    settings format (JSON, TOML by suffix) or the surface has no keys to compare."""
+    if not surface.keys:
+        return False
+    try:
+        before, after = settings_doc(surface.path, old or ""), settings_doc(surface.path, new)
+    except ValueError:
+        return False
+    return all(dotted(before, key) == dotted(after, key) for key in surface.keys)
+
+
+MISSING = object()
+
+
+def settings_doc(path: Path, text: str) -> Mapping[str, Any]:
+    """A settings file's text as a document: TOML by its suffix, else JSON; ValueError when it is neither."""
+    if not text.strip():
+        return {}
+    if path.suffix == ".toml":
+        import tomllib
+
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(str(exc)) from None
+    doc = json.loads(text)  # an agent's JSON with comments is not judged: it is refused as unreadable
+    if not isinstance(doc, dict):
+        raise ValueError("not an object")
+    return doc
+
+
+def dotted(doc: Mapping[str, Any], key: str) -> Any:
+    """The value at a dotted key; MISSING when there is none."""
+    value: Any = doc
+    for part in key.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return MISSING
+        value = value[part]
+    return value
+
+
+def _keys(keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(k for k in keys if k))
+
+
+def _merged(surfaces: list[Surface]) -> tuple[Surface, ...]:
+    """One surface per path: the first to name it, with the keys of all (none when any guards it whole)."""
+    by_path: dict[Path, Surface] = {}
+    for surface in surfaces:
+        first = by_path.get(surface.path)
+        if first is None:
+            by_path[surface.path] = surface
+        elif first.keys:
+            keys = _keys((*first.keys, *surface.keys)) if surface.keys else ()
+            by_path[surface.path] = Surface(first.path, first.what, first.scope, first.kind, keys)
+    return tuple(by_path.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +266,46 @@ class AgentSpec:
     env: tuple[str, ...] = ()  # variables the agent sets for a hook that the shims forward to hookd
     project_dir_env: str = ""  # the one of `env` that names the project directory
     process_names: tuple[str, ...] = ()  # basenames of the agent's process (or its script), for the probe
+    # Its headless behaviour, for the probe: the options that make a run headless (no one to answer an
+    # ask) or interactive whatever its stdin (`--opt` also matches `--opt=value`).
+    headless_flags: tuple[str, ...] = ()
+    interactive_flags: tuple[str, ...] = ()
     mcp_prefix: str = "mcp__"
     event_index: Mapping[str, AgentEvent] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "event_index", {e.name: e for e in self.events})
+
+    def tamper_surface(self, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Surface, ...]:
+        """Every file or directory, in every scope, whose change can switch this agent's hooks off or let
+        another hook override hookd's: the settings files, the files of their switches, trust and
+        managed-only switch, and what `bypass` names. Derived from this spec, never listed by hand."""
+        spec, out = self.install, []
+        own = spec.own_file is not None
+        settings_keys = (
+            "hooks", "hookd", spec.enable_key, spec.managed_only_key if not spec.managed_only_file else "",
+            *(s.key for s in spec.hooks_off if not s.beside), *spec.guarded_keys,
+        )  # fmt: skip
+        switch_keys = (*(s.key for s in spec.hooks_off if s.beside), *spec.switch_keys)
+        for scope in spec.scopes:
+            settings = spec.settings_path(scope, home, project_dir, env)
+            text_format = spec.text_settings is not None and settings.suffix == spec.text_settings.suffix
+            keys = () if own or text_format else settings_keys
+            out.append(Surface(settings, f"{self.title} {scope} hook settings", scope, "settings", _keys(keys)))
+            for switch in spec.hooks_off:
+                if switch.beside:
+                    where = Path(os.path.normpath(settings.parent / switch.beside))
+                    out.append(Surface(where, f"{self.title} {scope} hook switches", scope, "switch", switch_keys))
+            if spec.managed_only_file:
+                where = Path(os.path.normpath(settings.parent / spec.managed_only_file))
+                out.append(Surface(where, f"{self.title} {spec.managed_only_key}", scope, "switch",
+                                   (spec.managed_only_key,)))  # fmt: skip
+            trust = spec.trust_path(scope, home, project_dir, env)
+            if trust is not None and spec.trust is not None:
+                out.append(Surface(trust, f"{self.title} trust in hooks", scope, "trust", spec.trust.keys))
+            for path in spec.bypass(scope, home, project_dir, env) if spec.bypass is not None else ():
+                out.append(Surface(path, f"{self.title} {scope} hooks from elsewhere", scope, "bypass"))
+        return _merged(out)
 
     def tool_spec(self, name: str) -> ToolSpec:
         spec = self.tools.get(name)

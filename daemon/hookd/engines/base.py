@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from hookd.config import CAN_FAIL_CLOSED
 from hookd.errors import EngineError, EngineTimeout, PolicyError, one_line
-from hookd.types import Event, FailMode, Verdict, VerdictKind
+from hookd.types import CAN_FAIL_CLOSED, Event, FailMode, Verdict, VerdictKind
 
 ENGINE_POLICY = "hookd"
 

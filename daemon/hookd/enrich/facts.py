@@ -99,6 +99,8 @@ def arg_class(arg: Mapping[str, Any], tree: str, *, home: str | None, project: s
     `home` None when the input has none."""
     in_project = arg.get("in_project") is True
     raw = str(arg.get("raw", ""))
+    if arg.get("fresh") is True and tree not in ("/", home, project):
+        return "scratch"  # made by `mktemp` earlier on the line (hookd.enrich.shell.build)
     if tree == "/":
         return "root"
     if home and under(home, tree):

@@ -13,7 +13,7 @@ from typing import Any
 from hookd.config import Config
 from hookd.dialects.registry import AGENTS
 from hookd.doctor import Finding, check_service, check_trust
-from hookd.doctor_agents import ScopeFile, check_agents, hookd_entries, read_settings, settings_files
+from hookd.doctor.agents import ScopeFile, check_agents, hookd_entries, read_settings, settings_files
 from hookd.errors import HookdError
 
 

@@ -108,7 +108,7 @@ def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestR
         return []
     config = config or Config()
     engine = engine_for_dir(config, policy_dir.resolve())  # Rego (embedded or OPA) and Python policies
-    steps = enrichers()  # one set for all cases: a stream's chunks are cases in a row
+    steps = enrichers(config)  # one set for all cases: a stream's chunks are cases in a row
     with asyncio.Runner() as runner:
         try:
             with tempfile.TemporaryDirectory(prefix="hookd-cases-") as tmp:

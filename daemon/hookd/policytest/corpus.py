@@ -24,12 +24,25 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.errors import one_line
 from hookd.policytest.result import TestResult
+from hookd.types import ToolKind, ToolSpec
 
 RunCase = Callable[[str, dict[str, Any]], TestResult]
 
-_GEMINI_TOOLS = {"read": "read_file", "write": "write_file", "edit": "replace"}
+
+def _default_tool(kind: ToolKind) -> tuple[str, ToolSpec]:
+    """The default agent's tool of this kind that names its path (and shows its new text, for writes and
+    edits): the corpus is written in no agent's words, the default agent's module says them."""
+    for name, spec in AGENTS[DEFAULT_AGENT].tools.items():
+        whole = kind is ToolKind.SHELL or (spec.paths and (kind is ToolKind.READ or spec.content or spec.replace))
+        if spec.kind is kind and whole:
+            return name, spec
+    raise ValueError(f"the default agent has no {kind.value} tool for corpus cases")
+
+
+_KINDS = {"read": ToolKind.READ, "write": ToolKind.WRITE, "edit": ToolKind.EDIT}
 
 
 def find_corpus_files(policy_dir: Path) -> list[Path]:
@@ -62,7 +75,7 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
     what = case.get("command") or case.get("path") or f"{case.get('client')} {case.get('tool_name')}"
     label = f"{name} [{category}] {what}"[:200]
     expect = {"outcome": ["deny", "ask"] if attack else "allow"}
-    result = run_case(label, {"payload": payload, "expect": expect, "client": case.get("client", "gemini")})
+    result = run_case(label, {"payload": payload, "expect": expect, "client": case.get("client", DEFAULT_AGENT)})
     result = replace(result, category=category, attack=attack)
     outside = case.get("outside_aims")
     if outside:
@@ -81,8 +94,8 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
 
 def _payload(case: dict[str, Any]) -> dict[str, Any]:
     if "tool_name" in case:  # any agent's own tool: a Claude-shaped PreToolUse (Codex, Qwen, Copilot, Claude)
-        if case.get("client") in (None, "gemini") or not isinstance(case["tool_name"], str):
-            raise ValueError("'tool_name' needs a string and a 'client' other than gemini")
+        if case.get("client") in (None, DEFAULT_AGENT) or not isinstance(case["tool_name"], str):
+            raise ValueError(f"'tool_name' needs a string and a 'client' other than {DEFAULT_AGENT}")
         if not isinstance(case.get("tool_input"), dict):
             raise ValueError("'tool_input' must be an object")
         return {
@@ -94,19 +107,22 @@ def _payload(case: dict[str, Any]) -> dict[str, Any]:
             "tool_input": case["tool_input"],
         }
     if "command" in case:
-        tool, tool_input = "run_shell_command", {"command": str(case["command"])}
+        tool, spec = _default_tool(ToolKind.SHELL)
+        tool_input: dict[str, Any] = {"command": str(case["command"])}
     else:
-        tool = _GEMINI_TOOLS[case["tool"]]
-        tool_input = {"file_path": str(case["path"])}
+        tool, spec = _default_tool(_KINDS[case["tool"]])
+        tool_input = {spec.paths[0][0]: str(case["path"])}
         if case["tool"] == "write":
-            tool_input["content"] = str(case.get("content", "x"))
-        elif case["tool"] == "edit":
-            tool_input |= {"old_string": "a", "new_string": str(case.get("content", "b"))}
+            tool_input[spec.content] = str(case.get("content", "x"))
+        elif case["tool"] == "edit" and spec.replace:
+            old, new = spec.replace
+            tool_input |= {old: "a", new: str(case.get("content", "b"))}
+    event = next(e.name for e in AGENTS[DEFAULT_AGENT].events if e.event.value == "BeforeTool")
     return {
         "session_id": "corpus",
         "transcript_path": "",
         "cwd": "${PROJECT}",
-        "hook_event_name": "BeforeTool",
+        "hook_event_name": event,
         "timestamp": "2026-12-02T00:00:00Z",
         "tool_name": tool,
         "tool_input": tool_input,

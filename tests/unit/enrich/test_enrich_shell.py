@@ -144,18 +144,20 @@ def test_line_continuation_joins_words(proj: Path) -> None:
         ('"$HOME/.ssh"', f"{HOME}/.ssh"),
         ('"${HOME}"/x', f"{HOME}/x"),
         ("~root", "/root"),  # ~user: root has /root, another user /home/<user>
-        ("~+", "~+"),
+        ("~+", "{proj}"),  # bash's $PWD: where the command runs
+        ("~+/x", "{proj}/x"),
+        ('"~+"', "~+"),
         ('"~/x"', "~/x"),  # quoted: bash does not expand it
         ("'$HOME'", "$HOME"),  # single-quoted: literal
         ("$HOMEDIR/x", "$HOMEDIR/x"),  # another variable
-        ("x$HOME", "x$HOME"),  # only at the start of a word
+        ("x$HOME", f"x{HOME}"),  # anywhere in the word, as bash (`--dir=$HOME/.ssh`)
         ("a~/x", "a~/x"),
         ("$USER", "$USER"),
         ("${X:-y}", "${X:-y}"),
     ],
 )
 def test_home_expansion(proj: Path, word: str, expected: str) -> None:
-    assert ok(f"echo {word}", proj)[0]["argv"] == ["echo", expected]
+    assert ok(f"echo {word}", proj)[0]["argv"] == ["echo", expected.replace("{proj}", os.path.realpath(proj))]
 
 
 def test_assignment_values_expand_home_too(proj: Path) -> None:
@@ -229,7 +231,24 @@ def test_compound_commands(proj: Path) -> None:
 
 
 def test_function_bodies_are_looked_into(proj: Path) -> None:
-    assert [c["name"] for c in ok("f() { rm -rf x; }; f", proj)] == ["rm", "f"]
+    assert [c["name"] for c in ok("f() { rm -rf x; }; f", proj)] == ["f", "rm"]  # run where it is called
+
+
+def test_functions_run_with_their_arguments(proj: Path) -> None:
+    assert [c["argv"] for c in ok('f() { rm -rf "$1"; }; f ~/x; f', proj)] == [
+        ["f", f"{HOME}/x"],
+        ["rm", "-rf", f"{HOME}/x"],
+        ["f"],
+        ["rm", "-rf", "$1"],
+    ]
+    assert [c["argv"] for c in ok("g() { rm -rf /; }", proj)] == [["rm", "-rf", "/"]]  # never called: judged anyway
+
+
+def test_arrays_and_positional_parameters(proj: Path) -> None:
+    assert ok('a=(-r -f); rm "${a[@]}" ~/D', proj)[1]["argv"] == ["rm", "-r", "-f", f"{HOME}/D"]
+    assert ok("a=(x -rf); rm ${a[1]} ~/D", proj)[1]["argv"] == ["rm", "-rf", f"{HOME}/D"]
+    assert ok('set -- -r -f; rm "$@" ~', proj)[1]["argv"] == ["rm", "-r", "-f", HOME]
+    assert ok('x=build; rm -rf "${x:?}/"', proj)[1]["argv"] == ["rm", "-rf", "build/"]
 
 
 def test_substitutions(proj: Path) -> None:

@@ -83,8 +83,13 @@ def test_find_exec_stands_for_what_find_finds(proj: Path) -> None:
 
 
 def test_xargs_operands_from_stdin_are_unknown(proj: Path) -> None:
-    assert runs("echo ~ | xargs rm -rf", proj)[1] == ["rm", "-rf", XARGS_INPUT]
-    assert runs("echo / | xargs -I{} rm -rf {}/x", proj)[1] == ["rm", "-rf", f"{XARGS_INPUT}/x"]
+    assert runs("cat list | xargs rm -rf", proj)[1] == ["rm", "-rf", XARGS_INPUT]
+    assert runs("cat list | xargs -I{} rm -rf {}/x", proj)[1] == ["rm", "-rf", f"{XARGS_INPUT}/x"]
+
+
+def test_xargs_operands_the_line_shows_are_known(proj: Path) -> None:
+    assert runs("echo ~ | xargs rm -rf", proj)[1] == ["rm", "-rf", HOME]
+    assert runs("echo / | xargs -I{} rm -rf {}x", proj)[1] == ["rm", "-rf", "/x"]
 
 
 def test_parallel_runs_its_command_with_its_inputs(proj: Path) -> None:

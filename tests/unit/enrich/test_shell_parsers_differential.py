@@ -73,7 +73,7 @@ def test_tree_sitter_reads_what_bashlex_reads_and_more(monkeypatch: pytest.Monke
     ("script", "argvs"),
     [
         ('case "$1" in a) echo a;; *) rm -rf ~;; esac', [["echo", "a"], ["rm", "-rf", "/home/u"]]),
-        ('f() { rm -rf "$1"; }; f ~', [["rm", "-rf", "$1"], ["f", "/home/u"]]),
+        ('f() { rm -rf "$1"; }; f ~', [["f", "/home/u"], ["rm", "-rf", "/home/u"]]),
         ("select x in a; do rm -rf /; done", [["rm", "-rf", "/"]]),
         ("for f in $(ls); do rm $f; done # c", [["ls"], ["rm", "$f"]]),
         ("while read l; do echo $l; done < in.txt", [["read", "l"], ["echo", "$l"]]),

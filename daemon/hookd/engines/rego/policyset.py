@@ -46,8 +46,17 @@ SHELL_TRAITS = frozenset(
         "wrapped",  # a command run through a wrapper or runner (`wrappers` not empty) or with `sudo`
         "dynamic-program",  # a command whose program word holds `$` or a backtick
         "inline",  # a command with inline interpreter code (`inline`)
+        # from input.effects (docs/policies.md, "The effect model"):
+        "effect-read",  # a read, copy, move or link of a file (its source)
+        "effect-unknown",  # an effect whose target or code is only known at run time (`known: false`), or a flow
+        "effect-device",  # a device formatted, erased or written
+        "effect-privilege",  # a command run with other privileges (sudo, sudoedit, pkexec, …)
+        "effect-config",  # a configuration key that runs a command, written (`git config core.pager …`)
+        "effect-signal",  # a signal sent (kill, pkill, killall)
     }
 )
+_EFFECT_TRAITS = {"device": "effect-device", "privilege": "effect-privilege", "signal": "effect-signal"}
+_READS = frozenset({"read", "copy", "move", "link"})
 MAX_SHELL_ROUTED = 6  # shell-routed packages of one route beyond these are evaluated for every shell call
 RouteKey = tuple[str, str | None, str | None]  # (event, tool kind, tool name)
 
@@ -262,7 +271,9 @@ class ShellLine:
     source: str
 
     @classmethod
-    def of(cls, shell: Mapping[str, Any], word_names: frozenset[str] = frozenset()) -> ShellLine:
+    def of(
+        cls, shell: Mapping[str, Any], word_names: frozenset[str] = frozenset(), effects: object = None
+    ) -> ShellLine:
         names: set[str] = set()
         traits: set[str] = set()
         words: set[tuple[str, str]] = set()
@@ -289,7 +300,26 @@ class ShellLine:
                     if "<" in op:
                         traits.add("redirect-in")
         source = shell.get("source")
+        _effect_traits(effects, traits)
         return cls(frozenset(names), frozenset(traits), frozenset(words), source if isinstance(source, str) else "")
+
+
+def _effect_traits(effects: object, traits: set[str]) -> None:
+    """The `effect-*` traits of a call's effects (input.effects)."""
+    if not isinstance(effects, list):
+        return
+    for effect in effects:
+        if not isinstance(effect, dict):
+            continue
+        op = effect.get("op")
+        if op in _READS:
+            traits.add("effect-read")
+        elif isinstance(op, str) and op in _EFFECT_TRAITS:
+            traits.add(_EFFECT_TRAITS[op])
+        if effect.get("known") is False or "flow" in effect:
+            traits.add("effect-unknown")
+        if effect.get("executes") is True:
+            traits.add("effect-config")
 
 
 def parsed_shell(document: Mapping[str, JSON]) -> Mapping[str, Any] | None:
@@ -330,7 +360,7 @@ class Route:
         shell = parsed_shell(document)
         if shell is None:
             return self.every
-        line = ShellLine.of(shell, self.word_names)
+        line = ShellLine.of(shell, self.word_names, document.get("effects"))
         return self.by_held[frozenset(c.package for c in self.conditions if c.holds(line))]
 
 

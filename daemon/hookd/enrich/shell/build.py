@@ -3,19 +3,23 @@ the directory the command runs in (followed through `cd`), inline scripts parsed
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
-from hookd.enrich.paths import PathResolver, event_home, has_glob
+from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.parser import _one_line, _parse_script
 from hookd.enrich.shell.runners import operands, printed, runs_stdin, script_of, spawned, xargs_operands
-from hookd.enrich.shell.tree import _Item, _Pipe, _Redir, _Simple, _TooDeep
-from hookd.enrich.shell.words import _dynamic
+from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep
+from hookd.enrich.shell.words import _ASSIGN, _dynamic
 from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, _SUDO, _basename, _inline_script, _peel
 from hookd.types import NormalisedEvent, ToolKind
 
@@ -45,6 +49,10 @@ class _Builder:
         self._placed: dict[tuple[str, str], str] = {}
         self._variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
+        self.model = EffectModel(home=home, project=self.resolver.project)
+        self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
+        self._functions: dict[str, _Block] = {}  # shell functions defined earlier on the line
+        self._called: set[str] = set()
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
 
     def fail(self, message: str) -> None:
@@ -59,6 +67,33 @@ class _Builder:
         if error is not None:
             self.fail(error if depth == 0 else f"depth {depth}: {error}")
         self.walk(block, depth, cwd, None, [], sudo)
+        if depth == 0:
+            for name, body in list(self._functions.items()):
+                if name not in self._called:  # never called on the line: judged as if run, arguments unknown
+                    self._called.add(name)
+                    self._call(body, [], depth, cwd, sudo)
+
+    def _call(self, body: _Block, args: list[str], depth: int, cwd: _Cwd, sudo: bool) -> None:
+        """A function's body, run with its arguments as the positional parameters (`$1`, `$@`)."""
+        saved = {k: self._variables.get(k) for k in ("@", "*", "#", *(str(n) for n in range(1, 10)))}
+        self._positional(args if args else None)
+        self.walk(_Block(body.items, subshell=False, redirects=body.redirects), depth, cwd, None, [], sudo)
+        for key, value in saved.items():
+            if value is None:
+                self._variables.pop(key, None)
+            else:
+                self._variables[key] = value
+
+    def _positional(self, args: list[str] | None) -> None:
+        """`set -- a b`, a function's arguments: `$1`…`$9`, `$@`, `$*`, `$#`; None makes them unknown."""
+        for key in ("@", "*", "#", *(str(n) for n in range(1, 10))):
+            self._variables.pop(key, None)
+        if args is None or any(_dynamic(a) for a in args):
+            return
+        self._variables["@"] = self._variables["*"] = " ".join(args)
+        self._variables["#"] = str(len(args))
+        for n, arg in enumerate(args[:9], start=1):
+            self._variables[str(n)] = arg
 
     def walk(
         self,
@@ -74,13 +109,22 @@ class _Builder:
         elif isinstance(item, _Pipe):
             number = self._next_pipeline()
             stdin: str | None = None
+            origin = "none"
             for position, element in enumerate(item.elements):
                 if isinstance(element, _Simple):
-                    self._simple(element, depth, cwd.copy(), (number, position), inherited, sudo, stdin)
+                    origin = self._simple(
+                        element, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
+                    )
                 else:
                     self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
+                    origin = "unknown"
                 stdin = printed(element.words) if isinstance(element, _Simple) else None
+                if stdin is not None:
+                    origin = "text"
         else:
+            if item.function is not None and item.function not in self._functions:
+                self._functions[item.function] = item  # run where it is called, or at the end if never
+                return
             if item.subst:
                 depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
             elif item.subshell:
@@ -100,7 +144,10 @@ class _Builder:
         if path is None:
             path = self._placed[key] = self._through_links(self.resolver.absolute(text, cwd.path, tilde=False))
         in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
-        return {"raw": text, "path": path, "in_project": in_project}
+        placed = {"raw": text, "path": path, "in_project": in_project}
+        if self._fresh and not _dynamic(text) and _within(path, self._fresh):
+            placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
+        return placed
 
     def _args(self, words: list[str], cwd: _Cwd) -> list[dict[str, Any]]:
         """Each operand placed; a glob is followed by the paths it matches on disk now, as the shell would
@@ -138,16 +185,21 @@ class _Builder:
         sudo: bool,
         stdin: str | None = None,
         runners: tuple[str, ...] = (),
-    ) -> None:
+        origin: str = "none",
+    ) -> str:
+        """Walks one command; returns what its standard output is (EffectModel's `origin`)."""
         if slot is None:
             slot = (self._next_pipeline(), 0)
         env = dict(simple.assigns)
-        words = expand_words(simple.words, self._variables, self.home)
+        variables = self._variables
+        if cwd.known and "PWD" not in variables and any("PWD" in w for w in simple.words):
+            variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
+        words = expand_words(simple.words, variables, self.home)
         if not words:
-            self._assign(simple.assigns)
+            self._assign(simple.assigns, cwd)
         argv, wrappers = _peel(list(words), env)
         if "xargs" in wrappers:
-            argv = xargs_operands(words, argv)
+            argv = xargs_operands(words, argv, stdin)
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
         privileged = sudo or not _SUDO.isdisjoint(wrappers)
@@ -169,12 +221,75 @@ class _Builder:
         self.commands.append(command)
         for sub in simple.subs:
             self.walk(sub, depth, cwd, None, [], sudo)
-        stdin = _heredoc(simple.redirects) or stdin
+        return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, origin)
+
+    def _after(
+        self,
+        command: dict[str, Any],
+        simple: _Simple,
+        words: list[str],
+        env: dict[str, str],
+        depth: int,
+        cwd: _Cwd,
+        privileges: tuple[bool, bool],
+        stdin: str | None,
+        origin: str,
+    ) -> str:
+        """What a command does beyond its own words: its effects, what it runs, the shell state it changes."""
+        sudo, privileged = privileges
+        name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
+        heredoc = _heredoc(simple.redirects)
+        stdin = heredoc or stdin
+        if heredoc is not None:
+            origin = "text"
+        echoed = printed(words) if command["name"] in ("echo", "printf") else None
+        follow = self._effects(command, env, cwd, privileged and not sudo, stdin, origin, echoed)
+        for script in follow.scripts:
+            self._nested(script, depth, cwd.copy(), privileged)
         self._inner(command, depth, cwd, privileged, stdin)
+        if follow.code is not None and "inline" not in command:
+            language, text = follow.code
+            command["inline"] = {"language": language, "parsed": False, "dynamic": True, "code": text[:4096]}
+        if stdin is None and origin not in ("none", "text") and _reads_code(name, argv):
+            self.model.stdin_code(name, origin)
         if name in ("ln", "cp"):
             self._link(argv, cwd)
         if name in ("cd", "pushd", "popd"):
-            self._chdir(name, argv, cwd)
+            self._chdir(name, argv, cwd, env)
+        if name in self._functions and name not in wrappers and depth < self.max_depth:
+            self._called.add(name)
+            self._call(self._functions[name], argv[1:], depth + 1, cwd.copy(), privileged)
+        if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
+            self._positional(argv[2:] if argv[1] == "--" else argv[1:])
+        if name in ("export", "declare", "typeset", "readonly", "local"):
+            pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
+            self._assign([(key, expand_tilde(value, self.home)) for key, value in pairs], cwd)  # bash expands `~` there
+        return follow.origin
+
+    def _effects(
+        self,
+        command: dict[str, Any],
+        env: dict[str, str],
+        cwd: _Cwd,
+        privileged: bool,
+        stdin: str | None,
+        origin: str,
+        printed_text: str | None,
+    ) -> Followups:
+        argv = [] if command["name"] in self._functions else command["argv"]
+        if not argv and command["wrappers"][-1:] == ["env"]:
+            argv = ["env"]  # `env` alone prints the environment
+        view = CommandView(
+            name=argv[0] if argv and not command["name"] else command["name"],
+            argv=argv,
+            env=env,
+            redirects=command["redirects"],
+            sudo=privileged,
+            variables=self._variables,
+            stdin=origin,
+            stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
+        )
+        return self.model.command(view, lambda text: self._place(text, cwd))
 
     def _inner(self, command: dict[str, Any], depth: int, cwd: _Cwd, privileged: bool, stdin: str | None) -> None:
         """What this command runs in turn: inline scripts, scripts of script runners and on stdin, inline
@@ -225,12 +340,34 @@ class _Builder:
                 self._nested(script, depth, cwd.copy(), privileged)
         return {"language": language, "parsed": effects.parsed, "dynamic": effects.dynamic, "code": text[:4096]}
 
-    def _assign(self, assigns: list[tuple[str, str]]) -> None:
+    def _assign(self, assigns: list[tuple[str, str]], cwd: _Cwd | None = None) -> None:
         for key, value in assigns:
-            if _dynamic(value):
+            fresh = _mktemp(value, self._variables.get("TMPDIR", "/tmp"))
+            if fresh is not None and cwd is not None:
+                path = self.resolver.absolute(fresh, cwd.path, tilde=False)
+                self._fresh.add(path)
+                self._variables[key] = path
+            elif value.startswith("(") and value.endswith(")"):  # an array: `a=(-r -f)`
+                self._array(key, value[1:-1])
+            elif _dynamic(value):
                 self._variables.pop(key, None)
             else:
                 self._variables[key] = value
+
+    def _array(self, key: str, inside: str) -> None:
+        for name in [k for k in self._variables if k.startswith(key + "[")]:
+            del self._variables[name]
+        try:
+            elements = shlex.split(inside)
+        except ValueError:
+            elements = inside.split()
+        if _dynamic(inside):
+            self._variables.pop(key, None)
+            return
+        self._variables[key] = elements[0] if elements else ""
+        self._variables[key + "[@]"] = self._variables[key + "[*]"] = " ".join(elements)
+        for n, element in enumerate(elements[:64]):
+            self._variables[f"{key}[{n}]"] = element
 
     def _link(self, argv: list[str], cwd: _Cwd) -> None:
         """`ln [-s] TARGET [LINK]`, `cp -s/-l`: later paths through LINK are paths under TARGET."""
@@ -254,7 +391,7 @@ class _Builder:
                 return target + path[len(link) :]
         return path
 
-    def _chdir(self, name: str, argv: list[str], cwd: _Cwd) -> None:
+    def _chdir(self, name: str, argv: list[str], cwd: _Cwd, env: dict[str, str]) -> None:
         targets = [a for a in argv[1:] if a == "-" or not a.startswith(("-", "+"))]
         if name == "popd" or (name == "pushd" and not targets):
             cwd.known = False
@@ -264,8 +401,81 @@ class _Builder:
             cwd.known = False
         else:
             target = targets[0]
+            searched = self._cdpath(target, env.get("CDPATH", self._variables.get("CDPATH")), cwd)
+            if searched is not None:
+                cwd.path, cwd.known = searched
+                return
             cwd.path = self.resolver.absolute(target, cwd.path, tilde=False)
             cwd.known = cwd.known or target.startswith("/")
+
+    def _cdpath(self, target: str, cdpath: str | None, cwd: _Cwd) -> tuple[str, bool] | None:
+        """Where `cd TARGET` goes through CDPATH (as bash: the first entry holding TARGET as a directory), or
+        None when CDPATH does not apply; a CDPATH hookd cannot read leaves the directory unknown."""
+        if not cdpath or target.startswith(("/", "./", "../")) or target in (".", ".."):
+            return None
+        if _dynamic(cdpath):
+            return cwd.path, False
+        for entry in cdpath.split(":"):
+            base = self.resolver.absolute(entry or ".", cwd.path, tilde=False)
+            candidate = self.resolver.absolute(target, base, tilde=False)
+            if os.path.isdir(candidate):
+                return candidate, cwd.known or base.startswith("/")
+        if os.path.isdir(self.resolver.absolute(target, cwd.path, tilde=False)):
+            return None
+        return cwd.path, False  # nowhere yet: it may be made before the `cd` runs, in any of them
+
+
+def _within(path: str, directories: set[str]) -> bool:
+    """`path` is one of `directories` or below one (a walk up its parents: linear in its length)."""
+    while path:
+        if path in directories:
+            return True
+        path = path.rsplit("/", 1)[0]
+    return False
+
+
+_MKTEMP = re.compile(r"^(?:\$\(|`)\s*mktemp((?:\s+[-\w./=%+,]+)*)\s*(?:\)|`)$")
+
+
+def _mktemp(value: str, tmpdir: str) -> str | None:
+    """The path `$(mktemp …)` makes (its unique part as `tmp.mktemp`), or None when `value` is not that."""
+    match = _MKTEMP.match(value)
+    if match is None:
+        return None
+    words = match.group(1).split()
+    directory: str | None = None
+    template = ""
+    k = 0
+    while k < len(words):
+        word = words[k]
+        if word in ("-p", "--tmpdir") and k + 1 < len(words):
+            directory = words[k + 1]
+            k += 1
+        elif word.startswith("--tmpdir="):
+            directory = word.split("=", 1)[1]
+        elif word.startswith("-p") and len(word) > 2:
+            directory = word[2:]
+        elif word == "-t":
+            directory = directory or tmpdir
+        elif not word.startswith("-"):
+            template = word
+        k += 1
+    if template and "/" in template and directory is None:
+        return template.rsplit("/", 1)[0] + "/tmp.mktemp"
+    return (directory or tmpdir).rstrip("/") + "/tmp.mktemp"
+
+
+def _reads_code(name: str, argv: list[str]) -> bool:
+    """A shell or interpreter that runs what comes on its stdin."""
+    if runs_stdin(name, argv, _SHELLS):
+        return True
+    interpreter = name in _STDIN_INTERPRETERS or name.startswith(("python", "pypy"))
+    return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
+
+
+_STDIN_INTERPRETERS = frozenset(
+    {"perl", "ruby", "node", "nodejs", "php", "lua", "tclsh", "bun", "deno", "Rscript", "osascript"}
+)
 
 
 def _heredoc(redirects: list[_Redir]) -> str | None:
@@ -284,32 +494,41 @@ def _heredoc(redirects: list[_Redir]) -> str | None:
 
 def parse_shell(command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4) -> dict[str, Any]:
     """The `input.shell` object of docs/policies.md for `command`, run in `base_dir`. Never raises."""
+    return analyse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir, max_depth=max_depth)[0]
+
+
+def analyse_shell(
+    command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """`input.shell` for `command` and its effects (`input.effects`, hookd.enrich.effects). Never raises."""
     try:
         builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)
         start = _Cwd(builder.resolver.absolute(base_dir or project_dir, project_dir))
         builder.run_script(command, 0, start, False)
-        return {
+        shell = {
             "source": command,
             "parse_error": builder.error is not None,
             "error": builder.error,
             "commands": builder.commands,
         }
+        return shell, builder.model.effects
     except Exception as exc:  # never on the hot path: report it, and still show the words
         commands: list[dict[str, Any]] = []
+        effects: list[dict[str, Any]] = []
         try:
             fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
             unknown = _Cwd(fallback.resolver.project, known=False)
             fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
-            commands = fallback.commands
+            commands, effects = fallback.commands, fallback.model.effects
         except Exception:
             commands = []
-        return {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
+        return {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}, effects
 
 
 def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
-    """Adds `shell` (with the facts of hookd.enrich.facts) to events of shell tools; other events pass
-    unchanged. The command runs in the tool's working-directory argument when it gives one (its ToolSpec's
-    cwd_args), else in the session's `cwd`."""
+    """Adds `shell` (with the facts of hookd.enrich.facts) and its `effects` to events of shell tools; other
+    events pass unchanged. The command runs in the tool's working-directory argument when it gives one (its
+    ToolSpec's cwd_args), else in the session's `cwd`."""
     tool = event.tool
     if tool is None or tool.kind is not ToolKind.SHELL:
         return event
@@ -323,5 +542,10 @@ def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
     dir_path = next((tool.input[arg] for arg in cwd_args if arg in tool.input), None)
     if isinstance(dir_path, str) and dir_path:
         base_dir = PathResolver(home=home, project_dir=project_dir).absolute(dir_path, project_dir)
-    shell = parse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir)
-    return event.with_facts(shell=add_arg_facts(shell, home=event.facts.get("home"), project_dir=project_dir))
+    shell, effects = analyse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir)
+    earlier = event.facts.get("effects")
+    if isinstance(earlier, list):
+        effects = [*earlier, *effects]
+    return event.with_facts(
+        shell=add_arg_facts(shell, home=event.facts.get("home"), project_dir=project_dir), effects=effects
+    )

@@ -14,7 +14,10 @@ from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.tree import _Simple, _TooDeep
 from hookd.enrich.shell.words import BRACE_MARK, _dynamic
 
-_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_VAR = re.compile(
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
+    r"|\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(:?[-?=+])([^}$`]*)\})"
+)
 _INNER_BRACE = re.compile(r"\{([^{}]*)\}")
 _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
 _TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
@@ -49,11 +52,19 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
 
     def value(match: re.Match[str]) -> str:
         nonlocal split
-        name = match.group(1) or match.group(2)
+        name = match.group(1) or match.group(2) or match.group(3)
         if name == "IFS" and name not in variables:
             split = True
             return " "
         known = variables.get(name)
+        operator = match.group(4)
+        if operator is not None and known is not None:  # `${x:?}`, `${x:-d}`, `${x:+alt}` of a known variable
+            if operator.endswith("+"):
+                known = match.group(5) if known or operator == "+" else ""
+            elif not known and operator.startswith(":") and not operator.endswith("?"):
+                known = match.group(5)
+            elif not known and operator.startswith(":"):
+                return match.group()  # `${x:?}` of an empty x: the shell stops there
         if known is None:
             return match.group()
         split = split or any(c.isspace() for c in known)

@@ -292,11 +292,12 @@ class _Convert:
             items.append(self._simple(node))
         elif kind == "compound":
             items.append(self._compound(node))
-        elif kind == "function":  # its body, as if it ran where it is defined
+        elif kind == "function":  # its body, run where it is called (hookd.enrich.shell.build)
             body: list[_Item] = []
             for part in node.parts[1:]:
                 self._item(part, body)
-            items.append(_Block(body, subshell=True))
+            name = next((getattr(p, "word", None) for p in node.parts if p.kind == "word"), None)
+            items.append(_Block(body, subshell=True, function=name if isinstance(name, str) else None))
         elif kind == "word":  # the words of `for x in …`
             items.extend(self._subs(node))
         elif kind not in ("reservedword", "operator", "pipe"):

@@ -15,6 +15,7 @@ dynamic word `XARGS_INPUT`, so a rule about a target asks rather than guesses.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 XARGS_INPUT = "${xargs_input}"
@@ -33,7 +34,7 @@ SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
     "script": ScriptRunner(("-c", "--command")),
     "flock": ScriptRunner(("-c", "--command")),
     "runuser": ScriptRunner(("-c", "--command")),
-    "watch": ScriptRunner(joined=True, short_arg="nd", long_arg=frozenset({"interval", "differences"})),
+    "watch": ScriptRunner(joined=True, short_arg="nq", long_arg=frozenset({"interval", "equexit"})),
     "tmux": ScriptRunner(joined=True, short_arg="ceFnstxyLST", subcommands=frozenset(
         {"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp",
          "respawn-window", "respawnw", "send-keys", "send", "run-shell", "run"}
@@ -206,7 +207,7 @@ def runs_stdin(name: str, argv: list[str], shells: frozenset[str]) -> bool:
     operands = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
     if name in shells:
         flags = "".join(o[1:] for o in options if not o.startswith("--"))
-        return "c" not in flags and ("s" in flags or not operands or operands[0] == "-")
+        return "c" not in flags and ("s" in flags or not operands or operands[0] in _STDIN_FILES)
     if name in ("at", "batch"):
         return not any(o.startswith("-f") for o in options)
     if name == "crontab":
@@ -214,20 +215,89 @@ def runs_stdin(name: str, argv: list[str], shells: frozenset[str]) -> bool:
     return False
 
 
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|0?[0-7]{1,3}|u[0-9A-Fa-f]{1,4}|[abefnrtv\\'\"])")
+_SIMPLE_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+}
+_FORMAT = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?[sbdi])|%")
+
+
+def _unescape(text: str) -> str:
+    """printf's and `echo -e`'s backslash escapes decoded (`\x72` is `r`, `\155` is `m`)."""
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] == "x":
+            return chr(int(code[1:], 16))
+        if code[0] == "u":
+            return chr(int(code[1:], 16))
+        if code[0] in "01234567":
+            return chr(int(code, 8) & 0xFF)
+        return _SIMPLE_ESCAPES.get(code, code)
+
+    return _ESCAPE.sub(one, text)
+
+
 def printed(words: list[str]) -> str | None:
-    """The text `echo`/`printf` writes, when its words are known (the next command in a pipe reads it)."""
+    """The text `echo`/`printf` writes, when its words are known (the next command in a pipe reads it):
+    escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments."""
     if not words or words[0] not in ("echo", "printf") or any("$" in w or "`" in w for w in words):
         return None
+    if words[0] == "printf":
+        args = words[1:]
+        if args[:1] == ["--"]:
+            args = args[1:]
+        if not args or args[0] == "-v":
+            return None
+        return _format(args[0], args[1:])
     args = words[1:]
-    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+    escapes = False
+    while args and len(args[0]) > 1 and args[0][0] == "-" and set(args[0][1:]) <= set("neE"):
+        escapes = "e" in args[0] or escapes
         args = args[1:]
     text = " ".join(args)
-    return text.replace("\\n", "\n") if words[0] == "printf" or "-e" in words[1:2] else text
+    return _unescape(text) if escapes else text
 
 
-def xargs_operands(words: list[str], argv: list[str]) -> list[str]:
-    """The command xargs runs, with its operands from stdin as XARGS_INPUT: in place of the -I token,
-    else appended."""
+def _format(template: str, args: list[str]) -> str | None:
+    """`printf FORMAT ARGS…` for the conversions whose output is the argument's text; None for others."""
+    out: list[str] = []
+    remaining = list(args)
+    while True:
+        failed = False
+
+        def fill(match: re.Match[str]) -> str:
+            nonlocal failed
+            spec = match.group(1)
+            if spec is None:
+                failed = True
+                return ""
+            if spec == "%":
+                return "%"
+            value = remaining.pop(0) if remaining else ""
+            return _unescape(value) if spec.endswith("b") else value
+
+        out.append(_FORMAT.sub(fill, _unescape(template)))
+        if failed:
+            return None
+        if not remaining or not _FORMAT.search(template):
+            return "".join(out)
+
+
+def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None) -> list[str]:
+    """The command xargs runs, with its operands from stdin: the words of `stdin` when the line shows them
+    (`echo a b | xargs rm`), else XARGS_INPUT; in place of the -I token (its first line), else appended."""
     token = None
     for k, word in enumerate(words):
         if word in ("-I", "--replace") and k + 1 < len(words):
@@ -240,9 +310,13 @@ def xargs_operands(words: list[str], argv: list[str]) -> list[str]:
             token = "{}"
         if words[k:] == argv:
             break
+    given = stdin.split() if stdin is not None and stdin.strip() else None
     if token:
-        return [w.replace(token, XARGS_INPUT) for w in argv]
-    return [*argv, XARGS_INPUT] if argv else argv
+        line = stdin.strip().splitlines()[0].strip() if given and stdin is not None else XARGS_INPUT
+        return [w.replace(token, line) for w in argv]
+    if not argv:
+        return argv
+    return [*argv, *given] if given else [*argv, XARGS_INPUT]
 
 
 def operands(argv: list[str]) -> list[str]:

@@ -75,8 +75,10 @@ class _Sitter:
             items.append(self.block(node, subshell=kind == "subshell"))
         elif kind == "function_definition":  # its body, as if it ran where it is defined
             body = node.child_by_field_name("body")
+            name = node.child_by_field_name("name")
             if body is not None:
-                items.append(_Block(self.block(body).items, subshell=True))
+                function = name.text.decode("utf-8", "replace") if name is not None and name.text else None
+                items.append(_Block(self.block(body).items, subshell=True, function=function))
         elif kind in ("for_statement", "select_statement", "case_statement"):
             self.loop(node, items)
         elif kind in _COMMANDS:

@@ -37,6 +37,7 @@ class _Block:
     subshell: bool = False  # `( … )`, a function body: a `cd` inside does not leak out
     subst: bool = False  # `$(…)`, backticks, `<(…)`: one level deeper, its own pipelines
     redirects: list[_Redir] = field(default_factory=list)  # of a compound: apply to all inside
+    function: str | None = None  # a function's body: its name (the builder runs it where it is called)
 
 
 _Item: TypeAlias = _Simple | _Pipe | _Block

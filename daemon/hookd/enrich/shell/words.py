@@ -215,14 +215,14 @@ def _read_dollar(s: str, i: int, out: list[str], home: str, subs: list[str] | No
         inner = s[i + 2 : end]
         if end < 0 or any(ch in inner for ch in "$`'\"{\\"):
             raise _Decline
-        out.append(home if inner == "HOME" and not any(out) else s[i : end + 1])
+        out.append(home if inner == "HOME" else s[i : end + 1])  # `--dir=$HOME/x` too, as bash
         return end + 1
     match = _NAME.match(s, i + 1)
     if match is None:
         out.append("$")
         return i + 1
     name = match.group()
-    out.append(home if name == "HOME" and not any(out) else "$" + name)
+    out.append(home if name == "HOME" else "$" + name)
     return match.end()
 
 
@@ -351,10 +351,20 @@ def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tupl
         elif c == "`":
             i = _read_backtick(s, i, out, subs)
         else:  # `~`
-            after = s[i + 1 : i + 2]
-            out.append(home if i == start and (not after or after == "/" or after in _META) else "~")
-            i += 1
+            i = _read_tilde(s, i, i == start, out, home)
     return _mark_braces(s[start:i], "".join(out)), i
+
+
+def _read_tilde(s: str, i: int, first: bool, out: list[str], home: str) -> int:
+    """`s[i]` is a `~`: `~`, `~/` at the start of a word are the home directory, `~+` and `~-` bash's $PWD and
+    $OLDPWD (the builder puts in what it knows); returns the index after what was read."""
+    after = s[i + 1 : i + 2]
+    then = s[i + 2 : i + 3]
+    if first and after in ("+", "-") and (not then or then == "/" or then in _META):
+        out.append("${PWD}" if after == "+" else "${OLDPWD}")
+        return i + 2
+    out.append(home if first and (not after or after == "/" or after in _META) else "~")
+    return i + 1
 
 
 def _mark_braces(raw: str, text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 
+from hookd.enrich.effects.launchers import launched
 from hookd.enrich.shell.words import _ASSIGN
 
 # --------------------------------------------------------------------------------------------------
@@ -159,8 +160,8 @@ _WRAPPERS: dict[str, Peel] = {
     "fakeroot": _options("lsi"),
     "nocache": _options(),
     "catchsegv": _options(),
-    "proxychains": _options("fq"),
-    "proxychains4": _options("fq"),
+    "proxychains": _options("f"),
+    "proxychains4": _options("f"),
     "torsocks": _options("uapP"),
     "busybox": _peel_busybox,
     "chroot": _then_operands(1, "", "userspec", "groups"),
@@ -168,12 +169,12 @@ _WRAPPERS: dict[str, Peel] = {
     "chrt": _then_operands(1, "T", "sched-runtime", "sched-deadline", "sched-period"),
     "taskset": _then_operands(1),
     "systemd-run": _options(
-        "pEMHs", *("property", "setenv", "machine", "host", "unit", "description", "slice", "uid", "gid", "nice",
+        "pEMHsu", *("property", "setenv", "machine", "host", "unit", "description", "slice", "uid", "gid", "nice",
                    "working-directory", "on-calendar", "on-active", "on-boot", "on-startup", "on-unit-active",
                    "on-unit-inactive", "timer-property", "path-property", "socket-property", "service-type")
     ),
     "strace": _options("abeEIoOpPsSuUX"),
-    "ltrace": _options("aAeEfFlnopsuwxX"),
+    "ltrace": _options("aAeEFlnopsuwxX", "align", "output", "library", "config"),
     "setpriv": _options(
         "", *("reuid", "regid", "ruid", "rgid", "euid", "egid", "groups", "inh-caps", "ambient-caps",
               "bounding-set", "securebits", "selinux-label", "apparmor-profile", "landlock-access",
@@ -201,9 +202,7 @@ def _peel(argv: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
     while i < len(argv):
         name = _basename(argv[i])
         peel = _WRAPPERS.get(name)
-        if peel is None:
-            break
-        after = peel(argv, i + 1, env)
+        after = launched(name, argv, i + 1) if peel is None else peel(argv, i + 1, env)
         if after is None:
             break
         wrappers.append(name)

@@ -1,20 +1,19 @@
-"""Install and uninstall hookd's hook entries in Gemini CLI's and Claude Code's settings.json (file logic only).
+"""Install and uninstall hookd's hook entries in an agent's settings (file logic only).
 
-Claude Code's file has the same shape (``hooks.<Event>`` → definitions → ``hooks``) and accepts the
-same unknown keys (the ``name`` of a hook, the top-level ``hookd`` record; checked against Claude
-Code 2.1.332), so one set of rules serves both. The differences, all in the plan: Claude's event
-names, its hook is exec form (``command`` + ``args``, no shell) or ``type: "http"``, its timeout is
-in seconds, events that fail closed get ``onFailure: "block"`` (Claude otherwise lets a hook that
-crashed, timed out or was unreachable through), and there is no ``hooksConfig.enabled`` to set.
+Everything agent-specific comes from the agent's module (hookd.dialects.spec.InstallSpec): the shape of
+one hook definition (`entry`), the scopes and their files, whether the file is hookd's alone
+(`own_file`), a switch hooks need on (`enable_key`), the trust file beside it (`trust`), a settings file
+of the agent's own text format (`text_settings`), the managed-hooks-only switch. The rules below are
+the same for every agent whose settings hold ``hooks.<Event>`` lists in JSON.
 
 What install writes, per event of the plan: one hook definition without a matcher (so it matches
-everything), appended to ``hooks.<Event>``::
+everything), appended to ``hooks.<Event>``, in the agent's shape, e.g.::
 
     {"hooks": [{"type": "command", "name": "hookd", "command": "<cmd>", "timeout": 5000,
                 "description": "hookd policy decision (installed by hookd install)"}]}
 
-plus ``hooksConfig.enabled = true``. Everything else in the file is kept as parsed: other keys,
-unknown keys, other hooks (also on the same events) and their order.
+plus the agent's enable switch (``hooksConfig.enabled = true``) where it has one. Everything else in the
+file is kept as parsed: other keys, unknown keys, other hooks (also on the same events) and their order.
 
 Our entries are recognised by ``name`` inside ``hooks``. A definition is hookd's own when its only
 key is ``hooks`` and that list holds exactly one hook, named ``hookd``; install replaces such a
@@ -72,14 +71,17 @@ from __future__ import annotations
 import copy
 import os
 import shlex
+import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from hookd.config import Config
 from hookd.dialects.registry import AGENTS, agent
+from hookd.dialects.spec import InstallSpec, TrustChange
 from hookd.errors import HookdError, SettingsError
-from hookd.install_files import _atomic_write, _commit, _load
-from hookd.install_merge import (
+from hookd.install.files import _atomic_write, _commit, _load
+from hookd.install.merge import (
     _check_plan,
     _definition,
     _drop_stale,
@@ -90,8 +92,8 @@ from hookd.install_merge import (
     _remove_entries,
     _restore_config,
 )
-from hookd.install_plan import (
-    _ENABLED,
+from hookd.install.plan import (
+    _ENABLE_KEYS,
     BACKUP_SUFFIX,
     DESCRIPTION,
     MARKER_KEY,
@@ -99,31 +101,27 @@ from hookd.install_plan import (
     InstallResult,
     JSONObject,
     _all_event_names,
+    hook_entries,
     install_events,
 )
-from hookd.install_scopes import (
-    _codex_requirements,
-    _codex_trust,
-    _copilot_trust,
-    _managed_only_file,
-    codex_trust_entries,
-)
+from hookd.install.scopes import _managed_only_file, _text_settings, _trust
 from hookd.types import Event, FailMode
 
-# The installer's API; its parts live in install_plan, install_files (reading and writing a settings file),
-# install_merge (hookd's entries in it) and install_scopes (the files some scopes need beside it).
+# The installer's API; its parts live in plan (the plan and result), files (reading and writing a settings
+# file), merge (hookd's entries in it) and scopes (the files some scopes need beside it).
 __all__ = [
     "BACKUP_SUFFIX",
     "DESCRIPTION",
     "MARKER_KEY",
     "InstallPlan",
     "InstallResult",
-    "codex_trust_entries",
+    "command_plan",
     "install",
     "install_events",
     "make_plan",
     "managed_only_path",
     "settings_path",
+    "shim_program",
     "trust_path",
     "uninstall",
 ]
@@ -146,8 +144,7 @@ def trust_path(
     client: str, scope: str, *, home: Path, project_dir: Path, env: Mapping[str, str] | None = None
 ) -> Path | None:
     """The file where `client` records that it trusts hooks of `scope` (None: nothing to trust)."""
-    spec = agent(client).install
-    return spec.trust_path(scope, home, project_dir, env or {}) if spec.trust_path is not None else None
+    return agent(client).install.trust_path(scope, home, project_dir, env or {})
 
 
 def managed_only_path(client: str, settings: Path) -> Path | None:
@@ -184,10 +181,10 @@ def make_plan(
             shim_args += ["--fail", mode.value]
         if mode is FailMode.CLOSED and event.fail_output is not None:
             closed.add(event.name)  # the agent then blocks when the hook cannot run, where it can
-        if spec.install.form != "claude":  # a shell command line
-            commands[event.name] = shlex.join([*program, *shim_args])
-        else:
+        if spec.install.exec_form:
             commands[event.name], args[event.name] = program[0], (*program[1:], *shim_args)
+        else:  # a shell command line
+            commands[event.name] = shlex.join([*program, *shim_args])
     first = next(e.name for e in spec.events if e.event is Event.BEFORE_TOOL)
     described = shlex.join([commands[first], *args[first]]) if args else commands[first]
     http: dict[str, JSONObject] = {}
@@ -202,14 +199,38 @@ def make_plan(
     return plan, described
 
 
+def shim_program(config: Config, native: Path | None = None) -> list[str]:
+    """The hook program: the native shim binary when given, else the Python shim."""
+    from hookd.resources import python_shim
+
+    return [str(native)] if native else [config.shim_python, "-I", "-S", str(python_shim())]
+
+
+def command_plan(
+    config: Config, client: str, path: Path, native: Path | None, transport: str = "command", autostart: bool = False
+) -> tuple[InstallPlan, str]:
+    """What `hookd install` writes into `path` for this client, and the line that describes it."""
+    plan, described = make_plan(client, path, config, shim_program(config, native), transport)
+    if not autostart:
+        return plan, described
+    extra = ["--autostart", sys.executable]  # this venv's python: `python -m hookd serve` finds hookd
+    if config.source is not None:
+        extra += ["--autostart-config", str(Path(config.source).resolve())]
+    if transport == "command":
+        described = f"{described} {shlex.join(extra)}"
+    if plan.args:  # exec form: the shim's arguments are a list
+        return replace(plan, args={e: (*a, *extra) for e, a in plan.args.items()}), described
+    return replace(plan, commands={e: f"{c} {shlex.join(extra)}" for e, c in plan.commands.items()}), described
+
+
 def install(plan: InstallPlan) -> InstallResult:
     """Add or update hookd's entry for every event of the plan; see the module docstring."""
     _check_plan(plan)
     spec = agent(plan.client).install
-    if spec.form == "copilot":
-        return _install_copilot(plan)
-    if spec.form == "codex" and plan.settings_path.suffix == ".toml":
-        return _codex_requirements(plan.settings_path, plan)
+    if spec.own_file is not None:
+        return _install_owned_file(plan, spec)
+    if spec.text_settings is not None and plan.settings_path.suffix == spec.text_settings.suffix:
+        return _text_settings(spec, plan.settings_path, hook_entries(plan), plan.managed_hooks_only)
     path, name = plan.settings_path, plan.hook_name
     loaded = _load(path)
     doc = copy.deepcopy(loaded.doc)
@@ -225,30 +246,30 @@ def install(plan: InstallPlan) -> InstallResult:
     removed = _drop_stale(hooks, ours, plan, created)
 
     previous: JSONObject = {}
-    if spec.form == "gemini":
-        config = doc.get("hooksConfig")
+    if spec.enable_key:
+        container, _, leaf = spec.enable_key.rpartition(".")
+        config = doc.get(container)
         if config is None:
-            config = doc["hooksConfig"] = {}
-            _note(created, "hooksConfig")
+            config = doc[container] = {}
+            _note(created, container)
         previous = dict(config)
-        config["enabled"] = True
+        config[leaf] = True
 
     _set_managed_only(doc, plan, spec.managed_only_key, created)
     if spec.marker:
         if record is None:
             record = {"names": [], "created": created}
-            if "enabled" in previous:
-                record[_ENABLED] = previous["enabled"]
+            if spec.enable_key and spec.enable_key.rpartition(".")[2] in previous:
+                record[spec.enable_key] = previous[spec.enable_key.rpartition(".")[2]]
             doc[MARKER_KEY] = {"installed": record}
         record["created"] = created
         if name not in record["names"]:
             record["names"].append(name)
-    if spec.form == "codex":
-        trust = plan.trust_path or path.parent / "config.toml"
-        _codex_trust(path, doc, name, trust, plan.project_dir, write=False)  # refuse before anything is written
+    trust = plan.trust_path or _trust_beside(spec, path)
+    change = TrustChange(path, doc, name, plan.project_dir)
+    _trust(spec, trust, change, write=False)  # refuse before anything is written
     result = _commit(path, loaded, doc, added, removed)
-    if spec.form == "codex":
-        _codex_trust(path, doc, name, trust, plan.project_dir, write=True)
+    _trust(spec, trust, change, write=True)
     return result
 
 
@@ -267,17 +288,17 @@ def _set_managed_only(doc: JSONObject, plan: InstallPlan, key: str, created: lis
 def uninstall(
     settings_path: Path, hook_name: str = "hookd", client: str = "", trust_path: Path | None = None
 ) -> InstallResult:
-    """Remove hookd's entries and undo what install recorded; see the module docstring. A Copilot folder
-    stays trusted (the user may have trusted it for more than hookd): uninstall says so."""
+    """Remove hookd's entries and undo what install recorded; see the module docstring. A trusted folder
+    stays trusted (the user may have trusted it for more than hookd)."""
     spec = agent(client).install if client else None
-    if spec is not None and spec.form == "copilot":
+    if spec is not None and spec.own_file is not None:
         result = _uninstall_owned(settings_path)
         switch = managed_only_path(client, settings_path)
         if switch is not None:
             _managed_only_file(switch, spec.managed_only_key, enable=False)
         return result
-    if spec is not None and spec.form == "codex" and settings_path.suffix == ".toml":
-        return _codex_requirements(settings_path, None)
+    if spec is not None and spec.text_settings is not None and settings_path.suffix == spec.text_settings.suffix:
+        return _text_settings(spec, settings_path, None, False)
     path, name = settings_path, hook_name
     loaded = _load(path)
     if loaded.data is None:
@@ -295,37 +316,42 @@ def uninstall(
         if name in record["names"]:
             record["names"].remove(name)
             if not record["names"]:
-                _restore_config(doc, record, created)
+                for key in (spec.enable_key,) if spec is not None else sorted(_ENABLE_KEYS):  # no client: any
+                    _restore_config(doc, record, created, key)
                 del doc[MARKER_KEY]
-    trust = trust_path or path.parent / "config.toml"
-    if spec is not None and spec.form == "codex":
-        _codex_trust(path, None, name, trust, None, write=False)
+    trust = trust_path or (_trust_beside(spec, path) if spec is not None else None)
+    change = TrustChange(path, None, name, None)
+    if spec is not None:
+        _trust(spec, trust, change, write=False)
     result = _commit(path, loaded, doc, (), removed)
-    if spec is not None and spec.form == "codex":
-        _codex_trust(path, None, name, trust, None, write=True)
+    if spec is not None:
+        _trust(spec, trust, change, write=True)
     return result
 
 
-def _install_copilot(plan: InstallPlan) -> InstallResult:
-    """Copilot: hookd's own hooks file, then the managed-hooks-only switch or the folder trust."""
-    spec = agent(plan.client).install
+def _trust_beside(spec: InstallSpec, settings: Path) -> Path | None:
+    """The trust file beside the settings file, for a plan that names none (a copy doctor installs into)."""
+    return settings.parent / spec.trust.beside if spec.trust is not None and spec.trust.beside else None
+
+
+def _install_owned_file(plan: InstallPlan, spec: InstallSpec) -> InstallResult:
+    """hookd's own hooks file, then the managed-hooks-only switch or the folder trust."""
     trust = plan.trust_path if plan.project_dir is not None else None
-    if trust is not None and plan.project_dir is not None:
-        _copilot_trust(trust, plan.project_dir, write=False)  # refuse before anything is written
+    change = TrustChange(plan.settings_path, {"hooks": {}}, plan.hook_name, plan.project_dir)
+    _trust(spec, trust, change, write=False)  # refuse before anything is written
     switch = plan.managed_only_path
     if plan.managed_hooks_only and switch is None:  # only what the plan names is written (doctor installs a copy)
         raise SettingsError(f"{plan.settings_path}: the plan names no file for {spec.managed_only_key}")
     result = _install_owned(plan)
     if plan.managed_hooks_only and switch is not None:
         _managed_only_file(switch, spec.managed_only_key, enable=True)
-    if trust is not None and plan.project_dir is not None:
-        _copilot_trust(trust, plan.project_dir, write=True)
+    _trust(spec, trust, change, write=True)
     return result
 
 
 def _install_owned(plan: InstallPlan) -> InstallResult:
-    """A hooks file that is hookd's alone (Copilot CLI loads every *.json of its hooks directory):
-    written whole, replaced when it differs, refused when what is there does not parse."""
+    """A hooks file that is hookd's alone (the agent loads every file of its hooks directory): written
+    whole, replaced when it differs, refused when what is there does not parse."""
     path = plan.settings_path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -333,7 +359,7 @@ def _install_owned(plan: InstallPlan) -> InstallResult:
         raise SettingsError(f"{path}: cannot create its directory: {exc.strerror or exc}") from exc
     loaded = _load(path)
     hooks = {event: [_definition(plan, event)] for event in install_events(plan.client) if event in plan.commands}
-    doc: JSONObject = {"version": 1, "hooks": hooks}
+    doc: JSONObject = {**(agent(plan.client).install.own_file or {}), "hooks": hooks}
     removed = tuple(e for e in loaded.doc.get("hooks", {}) if e not in hooks) if loaded.data else ()
     return _commit(path, loaded, doc, tuple(hooks), removed)
 

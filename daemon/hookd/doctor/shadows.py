@@ -21,7 +21,7 @@ from importlib import machinery, metadata
 from pathlib import Path
 
 from hookd import isolated
-from hookd.doctor import Finding
+from hookd.doctor.findings import Finding
 
 CHECK = "shadows"
 _PROBE = "import hookd, json, sys; print(json.dumps([hookd.__file__, sys.path]))"

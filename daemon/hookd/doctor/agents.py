@@ -26,13 +26,12 @@ from typing import Any
 
 from hookd.config import Config
 from hookd.dialects.registry import AGENTS, NAMES
-from hookd.dialects.spec import AgentSpec
-from hookd.doctor import Finding
+from hookd.dialects.spec import AgentSpec, TrustChange
+from hookd.doctor.findings import Finding
 from hookd.errors import HookdError
 
 JSONObject = dict[str, Any]
 HOOK_NAME = "hookd"
-OWNED_FORMS = ("copilot",)  # install.py writes these hooks files whole: every handler in them is hookd's
 
 
 @dataclass(frozen=True)
@@ -65,6 +64,8 @@ def check_agents(config: Config, project_dir: Path, env: Mapping[str, str] | Non
     for spec in AGENTS.values():
         mine = [f for f in files if f.agent is spec]
         findings += overridden(spec, mine, env) + managed_only(spec, mine, project_dir, env)
+        if any(f.agent is spec and hookd_entries(f) for f in files):
+            findings += one_by_one(spec, mine) + hooks_from_elsewhere(spec, project_dir, env)
     if not registered:
         findings.append(Finding("agents", False, "hookd is registered for no agent: no hook call reaches it",
                                 f"hookd install --client {'|'.join(NAMES)}"))  # fmt: skip
@@ -119,7 +120,7 @@ def handlers(doc: JSONObject | None, event: str) -> list[tuple[int, JSONObject]]
 
 
 def is_hookd(spec: AgentSpec, hook: JSONObject) -> bool:
-    return spec.install.form in OWNED_FORMS or hook.get(spec.install.identity) == HOOK_NAME
+    return spec.install.own_file is not None or hook.get(spec.install.identity) == HOOK_NAME
 
 
 def hookd_entries(file: ScopeFile) -> dict[str, list[tuple[int, JSONObject]]]:
@@ -154,7 +155,8 @@ def check_file(config: Config, file: ScopeFile) -> list[Finding]:
 
 def hooks_switched_off(file: ScopeFile) -> list[Finding]:
     findings = []
-    for beside, key, off in file.agent.install.hooks_off:
+    for switch in file.agent.install.hooks_off:
+        beside, key, off = switch.beside, switch.key, switch.off
         where = (file.path.parent / beside).resolve() if beside else file.path
         try:
             doc = file.doc if not beside else read_settings(where)
@@ -207,8 +209,7 @@ def command_problem(config: Config, hook: JSONObject) -> str:
 def as_install_writes(config: Config, file: ScopeFile) -> bool:
     """Would `hookd install` leave this file as it is (with either shim, transport, --autostart or not, and
     in the managed scope with --managed-hooks-only or not)?"""
-    from hookd.cli.install import install_plan
-    from hookd.install import install
+    from hookd.install import command_plan, install
     from hookd.shimbuild import is_usable, native_shim_path
 
     spec = file.agent.install
@@ -219,7 +220,7 @@ def as_install_writes(config: Config, file: ScopeFile) -> bool:
         shutil.copyfile(file.path, copy)
         for native, transport, autostart, only in itertools.product(natives, spec.transports, (False, True),
                                                                    managed_only):  # fmt: skip
-            plan, _ = install_plan(config, file.agent.name, copy, native, transport, autostart)
+            plan, _ = command_plan(config, file.agent.name, copy, native, transport, autostart)
             try:
                 if not install(replace(plan, managed_hooks_only=only)).changed:
                     return True
@@ -230,29 +231,26 @@ def as_install_writes(config: Config, file: ScopeFile) -> bool:
 
 
 def trust_problems(file: ScopeFile, project_dir: Path, env: Mapping[str, str]) -> list[Finding]:
-    """Codex runs a user hook only when its config.toml trusts that exact definition (install writes the
-    entries: docs/codex.md); an untrusted or changed one is skipped without a word."""
-    if file.agent.install.form != "codex" or file.path.suffix != ".json":
+    """The agent runs hookd's hooks of this scope only when it trusts them (Codex: each definition's hash;
+    Copilot: the repository's folder): the agent's module says what is missing."""
+    spec = file.agent.install
+    trust_file = spec.trust_path(file.scope, Path.home(), project_dir, env)
+    own_text = spec.text_settings is not None and file.path.suffix == spec.text_settings.suffix
+    if spec.trust is None or trust_file is None or own_text:
         return []
-    from hookd.install import codex_trust_entries
-
-    trust = file.agent.install.trust_path
-    config_toml = (trust and trust(file.scope, Path.home(), project_dir, env)) or file.path.parent / "config.toml"
     try:
-        state = dotted(read_settings(config_toml) or {}, "hooks.state")
-    except HookdError as exc:
-        return [Finding("", False, f"{exc}: Codex trusts none of hookd's hooks", "fix it by hand")]
-    state = state if isinstance(state, dict) else {}
-    again = f"hookd install --client {file.agent.name} again"
-    for key, digest in codex_trust_entries(file.path, file.doc, HOOK_NAME):
-        entry = state.get(key)
-        label = key.rsplit(":", 3)[-3]
-        if not isinstance(entry, dict) or entry.get("trusted_hash") != digest:
-            return [Finding("", False, f"{config_toml} has no current trust entry for hookd's {label} hook: "
-                            f"{file.agent.title} skips it without a word", again)]  # fmt: skip
-        if entry.get("enabled") is False:
-            return [Finding("", False, f"hookd's {label} hook is switched off in {config_toml}", again)]
-    return []
+        text = trust_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return [Finding("", False, f"cannot read {trust_file}: {exc}", "fix it by hand")]
+    project = project_dir if file.scope == "project" else None
+    missing = spec.trust.missing(trust_file, text, TrustChange(file.path, file.doc, HOOK_NAME, project))
+    if not missing:
+        return []
+    scope = "" if file.scope == "user" else f" --scope {file.scope}"
+    scope += f" --project-dir {project}" if project is not None else ""
+    return [Finding("", False, missing, f"hookd install --client {file.agent.name}{scope} again")]
 
 
 # --- across the files of one agent ------------------------------------------------------------------------
@@ -310,3 +308,60 @@ def managed_only(spec: AgentSpec, files: list[ScopeFile], project_dir: Path, env
     return [Finding(f.label, False, f"{switch_path} sets {key}: {spec.title} runs only managed hooks, never hookd's "
                     f"in {f.path}", f"hookd install --client {spec.name} --scope managed")
             for f in files if f is not managed and hookd_entries(f)]  # fmt: skip
+
+
+def one_by_one(spec: AgentSpec, files: list[ScopeFile]) -> list[Finding]:
+    """A setting that switches hooks off one by one (Copilot's disabledHooks), set in a switch file: it may
+    name hookd's hooks (its keys are the agent's; any value there is reported)."""
+    findings, seen = [], set()
+    for file, switch in itertools.product(files, spec.install.hooks_off):
+        where = (file.path.parent / switch.beside).resolve() if switch.beside else file.path
+        if where in seen:
+            continue
+        seen.add(where)
+        try:
+            doc = file.doc if not switch.beside else read_settings(where)
+        except HookdError:
+            continue
+        for key in spec.install.switch_keys:
+            value = dotted(doc or {}, key)
+            if value not in (None, [], {}, ""):
+                findings.append(Finding(file.label, False, f"{key} is set in {where} ({json.dumps(value)[:120]}): "
+                                        f"{spec.title} skips the hooks it names, hookd's may be among them",
+                                        f"remove hookd's hooks from {key} in {where}"))  # fmt: skip
+    return findings
+
+
+MAX_BYPASS_FILES = 200  # JSON files read under one agent's extension/plugin directories
+
+
+def hooks_from_elsewhere(spec: AgentSpec, project_dir: Path, env: Mapping[str, str]) -> list[Finding]:
+    """Where the agent lets a later hook's answer replace hookd's (`run_order`), hooks brought in from
+    elsewhere (an extension's, a plugin's: the spec's `bypass` places) that run after every scope's and can
+    answer allow on an event hookd blocks on, even when hookd is installed where it runs last."""
+    if not spec.install.run_order or spec.install.bypass is None:
+        return []
+    blocking = {e.name for e in spec.events if e.install and e.fail_output is not None}
+    places = {p for scope in spec.install.scopes for p in spec.install.bypass(scope, Path.home(), project_dir, env)}
+    findings = []
+    for path in sorted(_json_files(sorted(places)))[:MAX_BYPASS_FILES]:
+        try:
+            doc = read_settings(path)
+        except HookdError:
+            continue
+        events = sorted(e for e in blocking if any(not is_hookd(spec, h) for _, h in handlers(doc, e)))
+        if events:
+            detail = (f"{path} adds hooks on {', '.join(events)} that {spec.title} runs after every scope's, "
+                      "hookd's included: their allow overrides hookd's deny")  # fmt: skip
+            fix = f"remove or disable that extension ({path.parent})"
+            findings.append(Finding(f"{spec.name} extensions", False, detail, fix))
+    return findings
+
+
+def _json_files(places: list[Path]) -> Iterator[Path]:
+    for place in places:
+        if place.is_file() and place.suffix == ".json":
+            yield place
+        elif place.is_dir():
+            for depth in ("*.json", "*/*.json", "*/*/*.json"):
+                yield from place.glob(depth)

@@ -10,15 +10,14 @@ from typing import Any
 
 from hookd.dialects.registry import AGENTS, agent
 from hookd.errors import SettingsError
-from hookd.install_files import _dump
-from hookd.install_plan import (
-    _ENABLED,
-    DESCRIPTION,
+from hookd.install.files import _dump
+from hookd.install.plan import (
     MARKER_KEY,
     MAX_TIMEOUT_MS,
     InstallPlan,
     JSONObject,
     _all_event_names,
+    hook_entries,
     install_events,
 )
 
@@ -97,22 +96,23 @@ def _event_order(events: list[str]) -> tuple[str, ...]:
     return tuple(sorted(events, key=lambda event: rank.get(event, len(rank))))
 
 
-def _restore_config(doc: JSONObject, record: JSONObject, created: list[str]) -> None:
-    """Put hooksConfig.enabled back as it was before the first install, unless the user changed it, and
-    delete a managed-hooks-only switch that install added."""
-    for key in [c for c in created if "." not in c and c not in ("hooks", "hooksConfig")]:
+def _restore_config(doc: JSONObject, record: JSONObject, created: list[str], enable_key: str) -> None:
+    """Put the agent's enable switch (`enable_key`, dotted) back as it was before the first install, unless
+    the user changed it, and delete a managed-hooks-only switch that install added."""
+    container, _, leaf = enable_key.rpartition(".")
+    for key in [c for c in created if "." not in c and c not in ("hooks", container)]:
         if doc.get(key) is True:
             del doc[key]
         created.remove(key)
-    config = doc.get("hooksConfig")
+    config = doc.get(container) if container else None
     if not isinstance(config, dict):
         return
-    if config.get("enabled") is True:
-        if _ENABLED in record:
-            config["enabled"] = record[_ENABLED]
+    if config.get(leaf) is True:
+        if enable_key in record:
+            config[leaf] = record[enable_key]
         else:
-            del config["enabled"]
-    _drop_if_empty(doc, "hooksConfig", created, "hooksConfig")
+            del config[leaf]
+    _drop_if_empty(doc, container, created, container)
 
 
 def _drop_if_empty(parent: JSONObject, key: str, created: list[str], container: str) -> None:
@@ -141,34 +141,9 @@ def _check_plan(plan: InstallPlan) -> None:
 
 
 def _definition(plan: InstallPlan, event: str) -> JSONObject:
-    name, command = plan.hook_name, plan.commands[event]
-    spec = agent(plan.client).install
-    seconds = -(-plan.timeout_ms // 1000)  # agents that count seconds: round up
-    if spec.form == "gemini":
-        hook: JSONObject = {
-            "type": "command",
-            "name": name,
-            "command": command,
-            "timeout": plan.timeout_ms,
-            "description": DESCRIPTION,
-        }
-        return {"hooks": [hook]}
-    if spec.form == "qwen":
-        hook = {"type": "command", "name": name, "command": command, "timeout": seconds, "description": DESCRIPTION}
-        return {"hooks": [hook]}
-    if spec.form == "codex":  # closed schema: no name, so hookd's hook is the one whose statusMessage is its name
-        return {"hooks": [{"type": "command", "command": command, "timeout": seconds, "statusMessage": name}]}
-    if spec.form == "copilot":  # a flat handler list per event, in hookd's own file
-        return {"type": "command", "bash": command, "timeoutSec": seconds}
-    http = plan.http.get(event)
-    if http is not None:
-        hook = {"type": "http", "name": name, **http}
-    else:
-        hook = {"type": "command", "name": name, "command": command, "args": list(plan.args.get(event, ()))}
-    hook["timeout"] = seconds
-    if event in plan.block_on_failure:
-        hook["onFailure"] = "block"
-    return {"hooks": [hook]}
+    """hookd's definition on `event`, in the shape the agent's module gives it."""
+    entry = next(e for e in hook_entries(plan) if e.event == event)
+    return agent(plan.client).install.entry(entry)
 
 
 def _is_named(hook: Any, name: str, identity: str = "name") -> bool:

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from hookd.errors import SettingsError
-from hookd.install_plan import _ENABLED, _REFUSE, BACKUP_SUFFIX, MARKER_KEY, InstallResult, JSONObject, _all_event_names
+from hookd.install.plan import (
+    _ENABLE_KEYS,
+    _REFUSE,
+    BACKUP_SUFFIX,
+    MARKER_KEY,
+    InstallResult,
+    JSONObject,
+    _all_event_names,
+)
 
 
 def _type_name(value: Any) -> str:
@@ -59,7 +67,7 @@ def _is_marker(marker: Any) -> bool:
     if not isinstance(marker, dict) or set(marker) != {"installed"}:
         return False
     record = marker["installed"]
-    if not isinstance(record, dict) or not set(record) <= {"names", "created", _ENABLED}:
+    if not isinstance(record, dict) or not set(record) <= {"names", "created", *_ENABLE_KEYS}:
         return False
     return all(
         isinstance(record.get(key), list) and all(isinstance(item, str) for item in record[key])

@@ -3,8 +3,8 @@ problem with the one command or edit that fixes it.
 
 Checks: the daemon (does one answer on the hook socket, and whose is it: the peer uid of the listener);
 the service (units written and current, sockets active, when a service manager is there); every agent
-and scope of the registry (hookd.doctor_agents); the runtime dir (owner, mode); the Python policy sandbox (its layers);
-the policy trust rule; what would run as hookd instead of this package (hookd.doctor_shadows). Every check
+and scope of the registry (hookd.doctor.agents); the runtime dir (owner, mode); the Python policy sandbox (its layers);
+the policy trust rule; what would run as hookd instead of this package (hookd.doctor.shadows). Every check
 reads; none changes anything. docs/doctor.md.
 """
 
@@ -16,32 +16,22 @@ import shlex
 import socket
 import stat
 import struct
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from hookd.config import Config
+from hookd.doctor.findings import Finding
 from hookd.errors import HookdError
 
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    check: str
-    ok: bool
-    detail: str
-    fix: str = ""
-
-    def line(self) -> str:
-        if self.ok:
-            return f"ok       {self.check}: {self.detail}"
-        return f"PROBLEM  {self.check}: {self.detail}" + (f"; fix: {self.fix}" if self.fix else "")
+__all__ = ["Finding", "as_json", "run_checks"]
 
 
 def run_checks(config: Config, project_dir: Path, *, sandbox: bool = True, strict: bool = False) -> list[Finding]:
     findings = [*check_runtime_dir(config), *check_daemon(config), *check_service(config)]
-    from hookd.doctor_agents import check_agents
+    from hookd.doctor.agents import check_agents
 
     findings += check_agents(config, project_dir)
-    from hookd.doctor_shadows import check_shadows
+    from hookd.doctor.shadows import check_shadows
 
     findings += check_shadows(project_dir)
     findings += check_trust(config)

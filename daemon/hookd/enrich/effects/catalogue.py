@@ -1,0 +1,244 @@
+"""The program catalogue: what ordinary programs do with their arguments, read once from `data/*.json`
+(docs/policies.md, "The effect model"). `programs.json` is hookd's own table, each entry with its public
+source; `gtfobins.json` is derived from GTFOBins (scripts/gtfobins_catalogue.py) and adds, for every
+binary there, where it takes a command or code to run (`runs`) and whether it can read or write files;
+an entry of programs.json replaces the derived `runs` of its program. `git.json` holds git's executing
+configuration keys, environment variables and options."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hookd.enrich.effects.options import OptionTable
+
+DATA = Path(__file__).parent / "data"
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """Where a program takes what it runs: `kind` is `option` (an option's value, after `prefix`), `operand`
+    (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`),
+    `argv-code` (the words after `subcommands` are code); `code` says the value is code in `lang`
+    rather than a command line."""
+
+    kind: str
+    option: str = ""
+    prefix: str = ""
+    code: bool = False
+    lang: str = ""
+    index: int = 0
+    name: str = ""
+    subcommands: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Launcher:
+    subcommands: tuple[tuple[str, ...], ...] = ()  # alternatives: the words that must come first (`uv run`)
+    fixed: int = 0  # operands before the command (`ip netns exec NAME cmd`)
+    after: tuple[str, ...] = ()  # the command follows one of these words (`gdb --args`)
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    name: str
+    source: str
+    table: OptionTable
+    operands: str = ""  # what every operand is: read, write, delete, copy, move, link, chmod, list, device, fetch, none
+    first: str = ""  # the first operand, when it differs
+    rest: str = ""  # the operands after the first, when they differ
+    last: str = ""  # the last operand (of two or more), when it differs
+    option_ops: Mapping[str, str] = field(default_factory=dict)  # an option's value is read/written/…
+    keyword_ops: Mapping[str, str] = field(default_factory=dict)  # `if=`/`of=` operands (dd)
+    recursive: frozenset[str] = frozenset()
+    recursive_always: bool = False
+    runs: tuple[Hook, ...] = ()
+    launcher: Launcher | None = None
+    script_operand: str = ""  # its first operand is a script file in this language (sh, python, …)
+    pattern_first: bool = False  # the first operand is a pattern or program unless one of pattern_options gives it
+    pattern_options: frozenset[str] = frozenset()
+    target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
+    privilege: bool = False
+    signal: str = ""  # pid, name, regex, path, all
+    regex_options: frozenset[str] = frozenset()
+    device_read_only: frozenset[str] = frozenset()
+    remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
+    at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
+    writes_in_place: frozenset[str] = frozenset()  # `sed -i`
+    prints_secret: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, the store it prints from)
+    network: bool = False
+    gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
+    find: bool = False
+    archive: bool = False
+    plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
+    code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
+    code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
+    editor: bool = False
+    remote_command: bool = False  # `ssh host CMD` runs CMD on another host
+    socat: bool = False
+
+
+def _hooks(items: Any) -> tuple[Hook, ...]:
+    hooks = []
+    for item in items or ():
+        hooks.append(
+            Hook(
+                kind=str(item.get("kind", "")),
+                option=str(item.get("option", "")),
+                prefix=str(item.get("prefix", "")),
+                code=bool(item.get("code", False)),
+                lang=str(item.get("lang", "")),
+                index=int(item.get("index", 0)),
+                name=str(item.get("name", "")),
+                subcommands=tuple(item.get("subcommands", ())),
+            )
+        )
+    return tuple(hooks)
+
+
+def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
+    long_value = set(spec.get("long_value", ()))
+    option_names = [h.option for h in hooks if h.kind == "option"] + list(spec.get("option_ops", {}))
+    long_value.update(o[2:] for o in option_names if o.startswith("--"))
+    same = dict(spec.get("same", {}))
+    long_value.update(
+        v[2:] for k, v in same.items() if v.startswith("--") and len(k) == 2 and k[1] in spec.get("short_value", "")
+    )
+    whole = {o for o in [*option_names, *same] if o.startswith("-") and not o.startswith("--") and len(o) > 2}
+    if spec.get("single_dash_long"):
+        whole.update("-" + n for n in spec.get("long_value", ()))
+    short_value = set(spec.get("short_value", ""))
+    short_value.update(o[1] for o in option_names if len(o) == 2 and o[0] == "-" and o[1] != "-")
+    return OptionTable(
+        short_value=frozenset(short_value),
+        long_value=frozenset(long_value),
+        long_flags=frozenset(spec.get("long", ())) - long_value,
+        same=same,
+        whole=frozenset(whole),
+        arity=dict(spec.get("arity", {})),
+    )
+
+
+def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | None) -> Program:
+    hooks = _hooks(spec["runs"]) if "runs" in spec else _hooks((derived or {}).get("runs"))
+    hooks = tuple(h if h.lang or not h.code else Hook(**{**_fields(h), "lang": name}) for h in hooks)
+    launcher_spec = spec.get("launcher")
+    if launcher_spec is None and "launcher" not in spec and derived is not None:
+        argv_hooks = [h for h in hooks if h.kind == "argv"]
+        if argv_hooks:
+            launcher_spec = {"subcommands": [" ".join(h.subcommands) for h in argv_hooks if h.subcommands]}
+    launcher = (
+        Launcher(
+            tuple(tuple(str(s).split()) for s in launcher_spec.get("subcommands", ())),
+            int(launcher_spec.get("fixed", 0)),
+            tuple(launcher_spec.get("after", ())),
+        )
+        if isinstance(launcher_spec, Mapping)
+        else None
+    )
+    return Program(
+        name=name,
+        source=str(spec.get("source") or (derived or {}).get("url", "")),
+        table=_table(spec, hooks),
+        operands=str(spec.get("operands", "")),
+        first=str(spec.get("first", "")),
+        rest=str(spec.get("rest", "")),
+        last=str(spec.get("last", "")),
+        option_ops=dict(spec.get("option_ops", {})),
+        keyword_ops=dict(spec.get("keyword_ops", {})),
+        recursive=_recursive(spec),
+        recursive_always=bool(spec.get("recursive_always", False)),
+        runs=tuple(h for h in hooks if h.kind != "argv"),
+        launcher=launcher,
+        script_operand=str(spec.get("script_operand", "")),
+        pattern_first=bool(spec.get("pattern_first", False)),
+        pattern_options=frozenset(spec.get("pattern_options", ())),
+        target_options=frozenset(spec.get("target_option", ())),
+        privilege=bool(spec.get("privilege", False)),
+        signal=str(spec.get("signal", "")),
+        regex_options=frozenset(spec.get("regex_options", ())),
+        device_read_only=frozenset(spec.get("device_read_only", ())),
+        remote_name=frozenset(spec.get("remote_name", ())),
+        at_file_options=frozenset(spec.get("at_file_options", ())),
+        writes_in_place=frozenset(spec.get("writes_in_place", ())),
+        prints_secret=tuple((tuple(p["words"]), str(p["path"])) for p in spec.get("prints_secret", ())),
+        network=bool(spec.get("network", False)),
+        gtfobins=frozenset((derived or {}).get("functions", ())),
+        find=bool(spec.get("find", False)),
+        archive=bool(spec.get("archive", False)),
+        plus_code=str(spec.get("plus_code", "")),
+        code_file_options=frozenset(spec.get("code_file_options", ())),
+        code_file_lang=str(spec.get("code_file_lang", "")),
+        editor=bool(spec.get("editor", False)),
+        remote_command=bool(spec.get("remote_command", False)),
+        socat=bool(spec.get("socat", False)),
+    )
+
+
+def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:
+    """The options that make a program recursive, as the option parser names them (`-r` under its long name
+    when the table gives one, and each letter of a table without)."""
+    given = set(spec.get("recursive", ()))
+    same = spec.get("same", {})
+    return frozenset(given | {same[o] for o in given if o in same})
+
+
+def _fields(hook: Hook) -> dict[str, Any]:
+    return {name: getattr(hook, name) for name in Hook.__slots__}
+
+
+class Catalogue:
+    """The programs, each built from its data the first time a command names it (a daemon process meets a
+    few dozen of the ~700), and git's table."""
+
+    __slots__ = ("_built", "_derived", "_specs", "git", "prefixes")
+
+    def __init__(self, own: Mapping[str, Any], derived: Mapping[str, Any], git: Mapping[str, Any]) -> None:
+        self._specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
+        self._derived: Mapping[str, Any] = derived["programs"]
+        self._built: dict[str, Program | None] = {}
+        self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
+        self.git = git
+
+    def get(self, name: str) -> Program | None:
+        try:
+            return self._built[name]
+        except KeyError:
+            pass
+        found = self._build(name)
+        if found is None:
+            base = next((b for prefix, b in self.prefixes if name.startswith(prefix)), None)
+            found = self.get(base) if base is not None else None
+        self._built[name] = found
+        return found
+
+    @property
+    def programs(self) -> dict[str, Program]:
+        """Every program of the catalogue, built (for tests and tools; the hot path uses `get`)."""
+        names = {*self._specs, *self._derived}
+        return {name: program for name in sorted(names) if (program := self.get(name)) is not None}
+
+    def _build(self, name: str) -> Program | None:
+        spec = self._specs.get(name)
+        derived = self._derived.get(name)
+        if spec is None and derived is None:
+            return None
+        spec = spec or {}
+        like = spec.get("like")
+        if isinstance(like, str) and like in self._specs:
+            spec = {**self._specs[like], **{k: v for k, v in spec.items() if k != "like"}}
+        return _program(name, spec, derived)
+
+
+def _read(name: str) -> Any:
+    return json.loads((DATA / name).read_text(encoding="utf-8"))
+
+
+_CATALOGUE = Catalogue(_read("programs.json"), _read("gtfobins.json"), _read("git.json"))  # read once, at import
+
+
+def catalogue() -> Catalogue:
+    return _CATALOGUE

@@ -1,0 +1,250 @@
+"""What a git command runs, reads and writes, from git.json: configuration given for one command (`-c`,
+`--config-env`, `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, `GIT_CONFIG_PARAMETERS`) whose
+key runs a command (core.pager, core.sshCommand, core.fsmonitor, alias.*=!…, filter.*.clean, …: git-config(1)),
+environment variables git runs (`GIT_SSH_COMMAND`, `GIT_EDITOR`, …), options whose value is a command
+(`rebase --exec`, `clone --upload-pack`), subcommands that run their words (`bisect run`, `submodule foreach`),
+`git config` writing an executing key into a config file, `git diff --no-index` and `git show REV:PATH` reading
+files, `git clone` fetching, and the long options of a subcommand written out (`reset --har` is `--hard`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.options import OptionTable, parse
+from hookd.enrich.facts import is_unresolved as _dynamic
+
+
+class Recorder(Protocol):
+    """What git's analysis records into: the effect model of the line (effects.model.EffectModel)."""
+
+    home: str
+    produced: dict[str, str]
+
+    def add(
+        self,
+        op: str,
+        placed: Mapping[str, Any] | None,
+        program: str,
+        *,
+        recursive: bool = False,
+        to: Mapping[str, Any] | None = None,
+        code: Mapping[str, str] | None = None,
+        url: str = "",
+        known: bool | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]: ...
+
+
+Place = Callable[[str], dict[str, Any]]
+_SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
+# Subcommands with nothing for git_effects when no configuration comes with them: no long options it writes
+# out, no option whose value runs, no file it reads or writes here. (An alias of one of these names runs
+# only with `-c alias.…`, which comes before the subcommand.)
+_PLAIN = frozenset(
+    {"status", "add", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
+     "merge-base", "symbolic-ref", "for-each-ref", "mv", "rm", "init", "version", "help", "whatchanged", "reflog"}
+)  # fmt: skip
+_BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
+_PARAMETER = re.compile(r"'((?:[^'\\]|\\.)*)'(?:=('(?:[^'\\]|\\.)*'))?")
+
+
+@dataclass(slots=True)
+class GitRun:
+    scripts: list[str] = field(default_factory=list)
+    argv: list[str] = field(default_factory=list)  # the argv with the subcommand's long options written out
+
+
+def executing(key: str) -> bool:
+    """Whether a config key's value is a command git runs (git.json: executing_keys, executing_patterns)."""
+    data = catalogue().git
+    key = key.lower()
+    if key in data["executing_keys"]:
+        return True
+    parts = key.split(".")
+    for pattern in data["executing_patterns"]:
+        want = pattern.split(".")
+        if want[0] != parts[0]:
+            continue
+        if len(want) == 2 and len(parts) >= 2:
+            return True
+        if len(want) == 3 and len(parts) >= 3 and parts[-1] == want[2]:
+            return True
+    return False
+
+
+def _config_pairs(argv: list[str], env: Mapping[str, str]) -> tuple[list[tuple[str, str]], int]:
+    """The (key, value) pairs given to this git command, and the index of its subcommand."""
+    pairs: list[tuple[str, str]] = []
+    data = catalogue().git
+    value_options = set(data["global_value_options"])
+    i = 1
+    while i < len(argv):
+        word = argv[i]
+        if not word.startswith("-"):
+            break
+        head, eq, value = word.partition("=")
+        if head in value_options and not eq:
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+            i += 1
+        if head == "-c":
+            key, _, val = value.partition("=")
+            pairs.append((key, val))
+        elif head == "--config-env":
+            key, _, var = value.partition("=")
+            pairs.append((key, env.get(var, "${" + var + "}")))
+        elif head == "--exec-path" and eq:
+            pairs.append(("exec-path", value))
+        i += 1
+    count = env.get("GIT_CONFIG_COUNT", "")
+    if count.isdigit():
+        for n in range(min(int(count), 64)):
+            counted = env.get(f"GIT_CONFIG_KEY_{n}")
+            if counted is not None:
+                pairs.append((counted, env.get(f"GIT_CONFIG_VALUE_{n}", "")))
+    parameters = env.get("GIT_CONFIG_PARAMETERS")
+    if parameters:
+        for match in _PARAMETER.finditer(parameters):
+            key, value = match.group(1), str(match.group(2) or "''")[1:-1]
+            if "=" in key and match.group(2) is None:
+                key, _, value = key.partition("=")
+            pairs.append((key, value))
+    return pairs, i
+
+
+def git_effects(
+    argv: list[str], env: Mapping[str, str], variables: Mapping[str, str], place: Place, model: Recorder
+) -> GitRun:
+    if not env and not variables and len(argv) > 1 and argv[1] in _PLAIN:
+        return GitRun(argv=argv)  # `git status`, `git log`: no configuration given, nothing run or read here
+    data = catalogue().git
+    scope: Mapping[str, str] = env
+    if variables:  # what the line exported or set earlier (`export GIT_SSH_COMMAND=…; git fetch`)
+        scope = {**{k: v for k, v in variables.items() if k.startswith(_SCOPE)}, **env}
+    pairs, sub_index = _config_pairs(argv, scope)
+    run = GitRun(argv=list(argv))
+    if scope:
+        for name in data["executing_env"]:
+            if name in scope:
+                _runs(f"${name}", scope[name], run, model)
+    config = {k.lower(): v for k, v in pairs}
+    for key, value in pairs:
+        if key == "exec-path":
+            model.add("exec", place(value), "git", code={"lang": "sh", "text": ""}, known=False, flow="exec-path")
+        elif executing(key) and not key.lower().startswith("alias."):  # an alias runs only when it is the subcommand
+            _runs(key, value, run, model)
+    if sub_index >= len(argv):
+        return run
+    sub = argv[sub_index]
+    alias = config.get(f"alias.{sub.lower()}")
+    if alias is not None and alias.startswith("!"):
+        _runs(f"alias.{sub}", alias[1:], run, model)
+    longs = data["subcommand_long_options"].get(sub)
+    if longs is not None:
+        table = OptionTable(long_flags=frozenset(longs))
+        run.argv = [*argv[:sub_index], *parse(argv[sub_index:], table).spelled]
+        argv[:] = run.argv  # the command's argv as the policies read it
+    if sub == "clean" and config.get("clean.requireforce", "true").lower() in ("false", "no", "off", "0"):
+        argv.append("--force")  # clean.requireForce=false: `git clean -d` deletes as `-f` would
+    rest = argv[sub_index + 1 :]
+    _subcommand_runs(sub, rest, run, model)
+    _files(sub, rest, place, model)
+    return run
+
+
+def _subcommand_runs(sub: str, rest: list[str], run: GitRun, model: Recorder) -> None:
+    """Options of the subcommand whose value is a command (`rebase --exec`), and `bisect run`-style words."""
+    data = catalogue().git
+    for option in data["subcommand_runs"].get(sub, {}):
+        for k, word in enumerate(rest):
+            if word == option and k + 1 < len(rest):
+                _runs(f"git {sub} {option}", rest[k + 1], run, model)
+            elif word.startswith(option + "=") and option.startswith("--"):
+                _runs(f"git {sub} {option}", word[len(option) + 1 :], run, model)
+            elif len(option) == 2 and word.startswith(option) and len(word) > 2 and not word.startswith("--"):
+                _runs(f"git {sub} {option}", word[2:], run, model)
+    for both in data["subcommand_argv"]:
+        first, second = both.split(" ")
+        if sub == first and rest[:1] == [second] and len(rest) > 1:
+            _runs(f"git {both}", " ".join(rest[1:]), run, model)
+
+
+def _runs(where: str, value: str, run: GitRun, model: Recorder) -> None:
+    if where.lower() == "core.fsmonitor" and value.lower() in _BOOLEAN:
+        return
+    if where.lower() == "core.hookspath":
+        if value not in ("/dev/null", ""):
+            model.add("exec", None, "git", code={"lang": "sh", "text": ""}, known=False, flow="hooks", key=where)
+        return
+    if where.lower() in ("credential.helper",) and value and not value.startswith(("!", "/")):
+        return  # a named helper (`store`, `cache`, `osxkeychain`) is git's own
+    text = value[1:] if value.startswith("!") else value
+    if not text.strip():
+        return
+    model.add("exec", None, "git", code={"lang": "sh", "text": text}, known=not _dynamic(text), key=where)
+    run.scripts.append(text)
+
+
+def _files(sub: str, rest: list[str], place: Place, model: Recorder) -> None:
+    options = [w for w in rest if w.startswith("-")]
+    operands = [w for w in rest if not w.startswith("-")]
+    if sub == "config":
+        _config_write(rest, options, operands, place, model)
+    elif sub == "diff" and "--no-index" in options:
+        for word in operands[-2:]:
+            model.add("read", place(word), "git")
+    elif sub in ("show", "cat-file", "archive", "log", "blame"):
+        for word in operands:
+            if ":" in word and not word.startswith(":"):
+                model.add("read", place(word.split(":", 1)[1]), "git", history=True)
+    elif sub in ("ls-files", "ls-tree", "grep"):
+        model.add("list", place("."), "git", recursive=True)
+    elif sub == "clone" and operands:
+        _clone(rest, operands, place, model)
+    elif sub in ("apply", "am") and operands:
+        for word in operands:
+            model.add("read", place(word), "git")
+
+
+def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Recorder) -> None:
+    reading = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"}
+    if any(o in reading for o in options) or operands[:1] in (["get"], ["list"]):
+        return
+    if operands[:1] in (["set"], ["unset"]):
+        operands = operands[1:]
+    file = ".git/config"
+    for k, word in enumerate(rest):
+        if word == "--global":
+            file = model.home + "/.gitconfig"
+        elif word == "--system":
+            file = "/etc/gitconfig"
+        elif word in ("--file", "-f") and k + 1 < len(rest):
+            file = rest[k + 1]
+            operands = [o for o in operands if o != file]
+        elif word.startswith("--file="):
+            file = word[len("--file=") :]
+    if not operands:
+        return
+    key = operands[0]
+    value = operands[1] if len(operands) > 1 else ""
+    model.add("write", place(file), "git", key=key, executes=executing(key), value=value)
+
+
+def _clone(rest: list[str], operands: list[str], place: Place, model: Recorder) -> None:
+    """`git clone URL [DIR]`: a fetch, and a directory the line made from it (what runs from it is a flow);
+    `-c key=value` writes the clone's config."""
+    url = operands[0]
+    model.add("fetch", None, "git", url=url, known=not _dynamic(url))
+    name = url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    target = operands[1] if len(operands) > 1 else name
+    effect = model.add("write", place(target), "git", recursive=True)
+    if effect["path"]:
+        model.produced[effect["path"]] = "fetch"
+    for k, word in enumerate(rest):
+        if word in ("-c", "--config") and k + 1 < len(rest):
+            key, _, value = rest[k + 1].partition("=")
+            if executing(key):
+                model.add("write", place(target + "/.git/config"), "git", key=key, executes=True, value=value)

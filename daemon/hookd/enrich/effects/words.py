@@ -1,0 +1,126 @@
+"""The words of the effect model: which programs print the environment or do nothing with their words,
+what marks a secret variable, a URL, a decoder; and the small functions over argvs and effects that
+hookd.enrich.effects.model uses."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.options import Parsed
+from hookd.enrich.facts import is_unresolved
+
+XARGS_INPUT = "${xargs_input}"  # hookd.enrich.shell.runners.XARGS_INPUT (imported from there it would be a cycle)
+
+SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh", "source", "."},
+)
+STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+# Programs whose operands are words, not files: nothing is guessed about them.
+_INERT = frozenset(
+    {"echo", "printf", "which", "type", "whereis", "basename", "dirname", "test", "[", "[[", "true", "false", "sleep",
+     "date", "seq", "yes", "expr", "id", "whoami", "hostname", "uname", "pwd", "cd", "pushd", "popd", "export", "unset",
+     "alias", "unalias", "set", "shopt", "read", "wait", "jobs", "exit", "return", "local", "declare", "typeset",
+     "readonly", "let", "history", "hash", "umask", "ulimit", "trap", "shift", "getopts", "command", "builtin", "exec",
+     "eval", "mktemp", "nproc", "tput", "clear", "printenv", "env", "git", "man", "help", "info", "apropos", "whatis",
+     "ps", "pgrep", "top", "htop", "free", "df", "uptime", "lsof", "ss", "netstat", "ping", "dig", "nslookup", "host",
+     "npm", "pnpm", "yarn", "pip", "pip3", "cargo", "go", "make", "docker", "kubectl", "gh", "brew", "apt", "apt-get",
+     "dnf", "yum", "pacman", "apk", "snap", "node", "deno", "bun", "tsc", "jest", "pytest",
+     "ruff", "mypy", "black", "prettier", "eslint", "hookd", "systemctl", "journalctl", "service", "mkdir", "cmake",
+     "ninja", "bazel", "mvn", "gradle", "java", "javac", "rustc", "gcc", "g++", "cc", "clang", "ld", "as",
+     "uv", "poetry", "tmux", "screen", "watch", "time", "timeout", "nice", "nohup", "xargs", "tr", "wc", "sort",
+     "uniq", "tee"}
+)  # fmt: skip
+# Programs and builtins whose words are never files nor code (the catalogue is not consulted for them).
+_NOTHING = frozenset(
+    {"echo", "printf", "which", "type", "true", "false", "test", "[", "pwd", "cd", "pushd", "popd", "date", "sleep",
+     "id", "whoami", "hostname", "uname", "seq", "yes", "expr", "basename", "dirname", "nproc", "clear", "tput",
+     "jobs", "wait", "exit", "return", "shift", "let", "unalias", "hash", "umask", "ulimit", "history", "shopt",
+     "read", "getopts", "mktemp", "df", "free", "uptime", "export", "unset", "local", "declare", "typeset",
+     "readonly"}
+)  # fmt: skip
+_SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
+_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf"})
+# A variable whose name says it holds a credential (`$GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`)
+_SECRET_VARIABLE = re.compile(
+    r"(?:^|\$\{?)([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|AUTH)[A-Z0-9_]*)"
+)
+_DECODERS = frozenset(
+    {
+        "base64",
+        "base32",
+        "basenc",
+        "xxd",
+        "openssl",
+        "gpg",
+        "uudecode",
+        "gunzip",
+        "zcat",
+        "rev",
+        "tr",
+        "xz",
+        "unxz",
+        "bzip2",
+        "bunzip2",
+        "zstd",
+    }
+)
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://|^[\w.-]+@[\w.-]+:|^[\w-]+(\.[\w-]+)+(:\d+)?(/|$)")
+
+
+def _stdout_trees(effects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The trees a command read whole, when it wrote no file: what it read went to its stdout (`tar cz .`)."""
+    if any(e["op"] == "write" for e in effects):
+        return []
+    return [
+        {"raw": e.get("raw", e["path"]), "path": e["path"], "in_project": e["class"] in ("project", "project-root")}
+        for e in effects
+        if e["op"] == "read" and e["recursive"] and e["path"]
+    ]
+
+
+def _recipes(makefile: str) -> list[str]:
+    """The recipe lines of a makefile's text (tab-indented): each is a shell command line make runs."""
+    return [line.lstrip("\t").lstrip("@-+") for line in makefile.splitlines() if line.startswith("\t")]
+
+
+def _dynamic(text: str) -> bool:
+    """A word whose value is only known when the shell runs it (as hookd.enrich.shell.words._dynamic)."""
+    return is_unresolved(text) or "<(" in text or ">(" in text
+
+
+def _code_operands(program: Program, parsed: Parsed) -> list[str]:
+    return parsed.operands
+
+
+def _file_operands(program: Program, parsed: Parsed) -> list[str]:
+    """The operands that name files: not a pattern given first (`grep PATTERN`), nor code (`awk PROGRAM`)."""
+    operands = parsed.operands
+    options = {o for o, _ in parsed.options}
+    if program.pattern_first and operands and options.isdisjoint(program.pattern_options):
+        operands = operands[1:]
+    code_operand = any(h.kind == "operand" for h in program.runs)
+    if code_operand and options.isdisjoint(program.code_file_options):
+        operands = operands[:1] if program.name == "sqlite3" else operands[1:]
+    return operands
+
+
+def _short_spellings(argv: list[str]) -> set[str]:
+    """Every short option letter of argv's clusters, spelled `-x` (for tables that name `-r` beside `--recursive`)."""
+    found: set[str] = set()
+    for word in argv[1:]:
+        if len(word) > 1 and word[0] == "-" and word[1] != "-":
+            found.update("-" + c for c in word[1:] if c.isalpha())
+        elif word.startswith("--"):
+            found.add(word.split("=", 1)[0])
+    return found
+
+
+def _has_words(argv: list[str], words: tuple[str, ...]) -> bool:
+    """`words` appear in argv in this order (options between them allowed)."""
+    k = 0
+    for word in argv[1:]:
+        if k < len(words) and word == words[k]:
+            k += 1
+    return k == len(words)

@@ -1,0 +1,328 @@
+"""Self-protection by construction: the places whose change alters whether or how hookd decides, derived at
+run time from the agent registry and the running config, never listed by hand, and handed to the policies
+as `input.hookd` on every tool call that can change a file (docs/self-protection.md).
+
+The set: every registered agent's tamper surface in every scope it has (its hook settings, the files of
+the switches that turn hooks off, its trust entries, the places that can bring in an overriding hook:
+hookd.dialects.spec.AgentSpec.tamper_surface), and hookd's own: the config file (wherever it was read
+from) and its default directory, the policy directories (every opted-in project's layer, and the layer
+path in any project, which an opt-in would load), the bundle sources and keys, the state directory
+(kept bundles, the token), the decision log and the replay store wherever `[log]`/`[replay]` put them,
+the runtime directory, the service manager's unit directories, the shims, and the installed package.
+
+`input.hookd` is `{"protected": [{"path", "what"}], "keeps": [path]}`: `protected` holds the places a
+path the call names can hit (the same place, one inside it, a directory above it), so that the policy has
+no more to read than it can use; `keeps` lists the paths a file
+tool writes whose new text the agent's module has judged to leave hookd's hooks, their switches and
+trust as they were (an MCP server or a permission added), which the policy lets through; everything
+else that writes, moves, deletes, links or changes the mode of a protected path is the policy's to deny.
+The set is derived on a caller's first call (its home, its project, the variables that move an agent's
+files) and kept for the next ones.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import hookd
+from hookd.config import Config, default_config_path, default_state_dir
+from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
+from hookd.dialects.registry import AGENTS
+from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
+from hookd.enrich.paths import event_home
+from hookd.resources import python_shim
+from hookd.shimbuild import native_shim_path
+from hookd.types import JSON, Event, NormalisedEvent, ToolKind
+
+_HOME = Path("/\x00home")  # stand-ins, filled in per caller
+_PROJECT = Path("/\x00project")
+_CACHED = 64  # (home, project) pairs whose filled-in set is kept
+MAX_JUDGED_BYTES = 1 << 20  # a settings file larger than this is not read to judge an edit: the edit is denied
+_NOT_WRITING = frozenset({ToolKind.READ, ToolKind.WEB})
+
+
+def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
+    """hookd's own files and directories, as the running config has them."""
+    if config.source is not None:
+        yield Path(config.source), "hookd's config"
+    # The config and state directories a hookd of this user reads in any environment (with or without the
+    # XDG variables, which a service manager and a login shell may set differently), the caller's included.
+    yield default_config_path().parent, "hookd's config directory"
+    yield _HOME / ".config" / "hookd", "hookd's config directory"
+    yield default_state_dir(), "hookd's state (kept bundles, tokens, the decision log)"
+    yield _HOME / ".local" / "state" / "hookd", "hookd's state (kept bundles, tokens, the decision log)"
+    yield config.daemon.policies, "hookd's policies"
+    for project in config.layers.projects:
+        yield Path(project) / config.layers.project_policy_dir, "a project's hookd policy layer"
+    yield _PROJECT / config.layers.project_policy_dir, "this project's hookd policy layer"
+    if config.rollout.shadow_policies:
+        yield Path(config.rollout.shadow_policies), "hookd's shadow policies"
+    for source in config.bundles.sources:
+        for path in (source.file, source.token_file, source.ca_file):
+            if path is not None:
+                yield path, f"hookd's bundle source {source.name}"
+    for key in config.bundles.keys.values():
+        if key.key_file is not None:
+            yield key.key_file, "hookd's bundle signing key"
+    yield config.daemon.state_dir, "hookd's state (kept bundles, tokens)"
+    yield config.log.path, "hookd's decision log"
+    yield config.replay.path, "hookd's replay store"
+    yield config.http.token_file, "hookd's HTTP hook token"
+    yield config.daemon.runtime_dir, "hookd's runtime directory"
+    for runtime_dir in runtime_dir_choices():
+        yield runtime_dir, "hookd's runtime directory"
+    yield _HOME / FALLBACK, "hookd's runtime directory"  # the caller's, where /tmp/hookd-<uid> is squatted
+    yield from _unit_dirs()
+    yield native_shim_path(), "hookd's native shim"
+    yield python_shim(), "hookd's Python shim"
+    yield Path(hookd.__file__).parent, "the installed hookd package"
+    if sys.prefix != sys.base_prefix:  # a virtual environment: its site-packages and interpreter run hookd
+        yield Path(sys.prefix), "hookd's Python environment"
+
+
+def _unit_dirs() -> Iterator[tuple[Path, str]]:
+    """Where a service manager reads units from: hookd's are there, and any unit there runs unguarded."""
+    config_home = os.environ.get("XDG_CONFIG_HOME") or str(_HOME / ".config")
+    yield Path(config_home) / "systemd" / "user", "service units (hookd's among them)"
+    yield Path("/etc/systemd/system"), "system service units"
+    yield _HOME / "Library" / "LaunchAgents", "launchd agents (hookd's among them)"
+
+
+class ProtectedSet:
+    """The protected places for each caller (home, project, and the variables that move an agent's files),
+    derived on a caller's first call and kept for the next ones."""
+
+    def __init__(self, config: Config, env: Mapping[str, str] | None = None) -> None:
+        self._env = dict(os.environ if env is None else env)
+        self._own = tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(config))
+        self._moves = tuple(dict.fromkeys(name for spec in AGENTS.values() for name in spec.install.location_env))
+        self._cache: OrderedDict[tuple[str, ...], tuple[list[JSON], dict[str, Surface]]] = OrderedDict()
+        self._indexes: dict[int, tuple[list[JSON], _Index]] = {}
+
+    def places(
+        self, home: str, project: str, caller_env: Mapping[str, str] | None = None
+    ) -> tuple[list[JSON], dict[str, Surface]]:
+        """The protected list handed to policies, and the judgeable settings files by path. The agents'
+        files are taken where the daemon's environment, the caller's and the agents' defaults put them:
+        a variable can add places, never take one away."""
+        moved = {name: caller_env[name] for name in self._moves if caller_env and caller_env.get(name)}
+        key = (home, project, *(f"{k}={v}" for k, v in sorted(moved.items())))
+        found = self._cache.get(key)
+        if found is not None:
+            self._cache.move_to_end(key)
+            return found
+        surfaces: list[Surface] = []
+        if home.startswith("/") and project.startswith("/"):
+            for spec in AGENTS.values():
+                for environment in (self._env, {}, moved):
+                    surfaces += spec.tamper_surface(Path(home), Path(project), environment)
+        listed: list[JSON] = []
+        judged: dict[str, Surface] = {}
+        seen: set[str] = set()
+        for surface in (*surfaces, *self._own):
+            path = _fill(str(surface.path), home, project)
+            if path is None or path in seen:
+                continue
+            seen.add(path)
+            listed.append({"path": path, "what": surface.what})
+            if surface.keys:
+                judged[path] = Surface(Path(path), surface.what, surface.scope, surface.kind, surface.keys)
+        self._cache[key] = found = (listed, judged)
+        if len(self._cache) > _CACHED:
+            self._cache.popitem(last=False)
+        return found
+
+    def _index(self, listed: list[JSON]) -> _Index:
+        index = self._indexes.get(id(listed))
+        if index is None or index[0] is not listed:
+            index = self._indexes[id(listed)] = (listed, _Index(listed))
+            if len(self._indexes) > _CACHED:
+                self._indexes.pop(next(iter(self._indexes)))
+        return index[1]
+
+    def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
+        """The enricher: `input.hookd` on every tool call that can change a file."""
+        tool = event.tool
+        if event.event is Event.OTHER and _vetoes(event):
+            why = unguarded(AGENTS[event.client], Path(event_home(event)), Path(event.project_dir), event.env)
+            return event.with_facts(hookd={"protected": [], "keeps": [], "unguarded": why})
+        if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
+            return event
+        listed, judged = self.places(event_home(event), event.project_dir, event.env)
+        near = self._index(listed).near(_named_paths(event))
+        keeps = [p for p in _written(event) if p in judged and _keeps(event, judged[p])]
+        return event.with_facts(hookd={"protected": near, "keeps": keeps})
+
+
+def _named_paths(event: NormalisedEvent) -> set[str]:
+    """Every resolved path the call names, wherever the enrichers put it: a file tool's paths, a shell
+    command's arguments and redirects, the effects' paths and destinations."""
+    out: set[str] = set()
+    facts = event.facts
+    for entry in _dicts(facts.get("paths")):
+        out.add(str(entry.get("path", "")))
+    shell = facts.get("shell")
+    for command in _dicts(shell.get("commands") if isinstance(shell, dict) else None):
+        for entry in (*_dicts(command.get("args")), *_dicts(command.get("redirects"))):
+            out.add(str(entry.get("path") or ""))
+    for effect in _dicts(facts.get("effects")):
+        out.update((str(effect.get("path") or ""), str(effect.get("to") or "")))
+    out.discard("")
+    return out
+
+
+def _dicts(value: object) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _ancestry(path: str) -> Iterator[str]:
+    """The path and every directory above it, up to /."""
+    while True:
+        yield path
+        if path == "/":
+            return
+        path = path.rpartition("/")[0] or "/"
+
+
+class _Index:
+    """A caller's protected places, looked up by a named path: the place itself or one above it (the path
+    is that place or inside it), and the places below a directory (a delete, move or copy into it)."""
+
+    def __init__(self, listed: list[JSON]) -> None:
+        self.at: dict[str, list[JSON]] = {}
+        self.below: dict[str, list[JSON]] = {}
+        for place in listed:
+            path = str(place["path"])
+            self.at.setdefault(path, []).append(place)
+            for parent in _ancestry(path):
+                if parent != path:
+                    self.below.setdefault(parent, []).append(place)
+
+    def near(self, named: set[str]) -> list[JSON]:
+        """The places a named path can hit as the policy judges it: the same place, one it is inside, or one
+        below it. Only those are handed on: the policy decides the same with less to read."""
+        found: dict[int, JSON] = {}
+        for named_path in named:
+            path = named_path.rstrip("/") or "/"
+            for place in self.below.get(path, ()):
+                found[id(place)] = place
+            for current in _ancestry(path):
+                for place in self.at.get(current, ()):
+                    found[id(place)] = place
+        return list(found.values())
+
+
+def _vetoes(event: NormalisedEvent) -> bool:
+    spec = AGENTS.get(event.client)
+    agent_event = spec.event_index.get(event.client_event) if spec is not None else None
+    return agent_event is not None and agent_event.vetoes_settings
+
+
+def unguarded(spec: AgentSpec, home: Path, project: Path, env: Mapping[str, str]) -> str:
+    """Why the agent's settings as they are on disk now would no longer run hookd's hooks ('' when they
+    would): a switch that turns hooks off, or an event hookd registers that no scope's file holds any more.
+    For an agent that asks before it applies a change (a veto event), so that the change is kept out."""
+    registered: set[str] = set()
+    for scope in spec.install.scopes:
+        path = spec.install.settings_path(scope, home, project, env)
+        doc = _doc(path)
+        if doc is None:
+            return f"{path} can no longer be read as {spec.title} settings"
+        for switch in spec.install.hooks_off:
+            where = Path(os.path.normpath(path.parent / switch.beside)) if switch.beside else path
+            beside = doc if not switch.beside else _doc(where)
+            if beside is not None and dotted(beside, switch.key) == switch.off:
+                return f"{switch.key} in {where} would switch every hook off, hookd's among them"
+        hooks = doc.get("hooks") if doc else None
+        for event, definitions in hooks.items() if isinstance(hooks, Mapping) else ():
+            if _holds_hookd(spec, definitions):
+                registered.add(event)
+    missing = [e.name for e in spec.events if e.install and e.fail_output is not None and e.name not in registered]
+    if missing:  # the veto came from hookd's hook, so hookd was registered when the session started
+        return f"hookd's {', '.join(missing)} hook would be gone from every {spec.title} settings file"
+    return ""
+
+
+def _doc(path: Path) -> Mapping[str, Any] | None:
+    """A settings file's document ({} when missing); None when it cannot be read."""
+    readable, text = _read(path)
+    if not readable:
+        return None
+    try:
+        return settings_doc(path, text or "")
+    except ValueError:
+        return None
+
+
+def _holds_hookd(spec: AgentSpec, definitions: Any) -> bool:
+    for definition in definitions if isinstance(definitions, list) else ():
+        inner = definition.get("hooks") if isinstance(definition, dict) else None
+        for hook in inner if isinstance(inner, list) else [definition]:
+            if isinstance(hook, dict) and (
+                spec.install.own_file is not None or hook.get(spec.install.identity) == "hookd"
+            ):
+                return True
+    return False
+
+
+def _fill(template: str, home: str, project: str) -> str | None:
+    """The template's path for this caller, symlinks resolved as input.paths has them; None when a stand-in
+    cannot be filled (no project)."""
+    for mark, value in ((str(_HOME), home), (str(_PROJECT), project)):
+        if template.startswith(mark):
+            if not value.startswith("/"):
+                return None
+            template = value.rstrip("/") + template[len(mark) :]
+    return os.path.realpath(template)
+
+
+def _written(event: NormalisedEvent) -> list[str]:
+    paths = event.facts.get("paths")
+    if not isinstance(paths, list):
+        return []
+    return [str(p["path"]) for p in paths if isinstance(p, dict) and p.get("access") == "write" and "path" in p]
+
+
+def _keeps(event: NormalisedEvent, surface: Surface) -> bool:
+    """Would this file tool's change leave hookd's hooks, switches and trust in `surface` as they were?"""
+    tool = event.tool
+    spec = tool.spec if tool is not None else None
+    if tool is None or spec is None:
+        return False
+    readable, old = _read(surface.path)
+    if not readable:
+        return False
+    if spec.content:
+        new = tool.input.get(spec.content)
+        return isinstance(new, str) and keeps_hooks(surface, old, new)
+    if spec.replace and old is not None:
+        before, after = (tool.input.get(arg) for arg in spec.replace)
+        if not isinstance(before, str) or not isinstance(after, str) or not before or before not in old:
+            return False
+        # the agent may replace one occurrence or all: both results must keep hookd's hooks
+        return all(
+            keeps_hooks(surface, old, new) for new in (old.replace(before, after, 1), old.replace(before, after))
+        )
+    return False
+
+
+def _read(path: Path) -> tuple[bool, str | None]:
+    """(can it be judged, its text: None when it does not exist); not when too large or unreadable."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_JUDGED_BYTES + 1)
+    except FileNotFoundError:
+        return True, None
+    except OSError:
+        return False, None
+    if len(data) > MAX_JUDGED_BYTES:
+        return False, None
+    try:
+        return True, data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False, None

@@ -1,0 +1,124 @@
+# Tests for hookd.self_protection, with inputs in the shape of docs/policies.md. The protected set is given
+# here as the daemon would hand it (input.hookd); that the daemon derives it from the agents' modules and
+# the config is tested in tests/unit/test_selfprotect.py and, on the real agents, in tests/e2e.
+package hookd.self_protection
+
+_t_project := "/home/alice/proj"
+
+_t_protected := [
+	{"path": "/home/alice/.gemini/settings.json", "what": "Gemini CLI user hook settings"},
+	{"path": "/home/alice/.copilot/hooks", "what": "Copilot CLI user hooks from elsewhere"},
+	{"path": "/home/alice/.qwen/settings.json", "what": "Qwen Code user hook settings"},
+	{"path": "/home/alice/proj/.hookd/policies", "what": "this project's hookd policy layer"},
+	{"path": "/srv/hookd/decisions.log", "what": "hookd's decision log"},
+]
+
+_t_base(kind, name) := {
+	"client": "gemini",
+	"event": "BeforeTool",
+	"cwd": _t_project,
+	"project_dir": _t_project,
+	"tool": {"name": name, "kind": kind, "input": {}},
+	"hookd": {"protected": _t_protected, "keeps": []},
+}
+
+_t_write(path) := object.union(_t_base("write", "write_file"), {"paths": [{"arg": "file_path", "path": path, "access": "write"}]})
+
+_t_arg(p) := {"raw": p, "path": p, "in_project": startswith(p, _t_project)}
+
+_t_cmd(argv) := {
+	"argv": argv,
+	"name": argv[0],
+	"redirects": [],
+	"args": [_t_arg(tok) | some i, tok in argv; i > 0; not startswith(tok, "-")],
+}
+
+_t_shell(cmds) := object.union(_t_base("shell", "run_shell_command"), {"shell": {"commands": cmds}})
+
+_t_effects(effects) := object.union(_t_base("shell", "run_shell_command"), {"shell": {"commands": []}, "effects": effects})
+
+_t_denied(inp) if {
+	some v in deny with input as inp
+	v.id == "hookd-self-protection"
+}
+
+_t_allowed(inp) if count(deny) == 0 with input as inp
+
+test_file_tool_write_to_agent_settings_denied if {
+	_t_denied(_t_write("/home/alice/.gemini/settings.json"))
+}
+
+test_file_tool_write_inside_a_protected_directory_denied if {
+	_t_denied(_t_write("/home/alice/.copilot/hooks/other.json"))
+	_t_denied(_t_write("/home/alice/proj/.hookd/policies/x.rego"))
+}
+
+test_edit_judged_to_keep_the_hooks_allowed if {
+	inp := object.union(_t_write("/home/alice/.gemini/settings.json"), {"hookd": {"protected": _t_protected, "keeps": ["/home/alice/.gemini/settings.json"]}})
+	_t_allowed(inp)
+}
+
+test_shell_keeps_is_not_for_shell if {
+	# `keeps` is a file tool's judged edit; a shell write to the same file is still denied
+	inp := object.union(_t_shell([_t_cmd(["rm", "/home/alice/.gemini/settings.json"])]), {"hookd": {"protected": _t_protected, "keeps": ["/home/alice/.gemini/settings.json"]}})
+	_t_denied(inp)
+}
+
+test_ordinary_writes_allowed if {
+	_t_allowed(_t_write("/home/alice/proj/src/app.py"))
+	_t_allowed(_t_write("/home/alice/.gemini/GEMINI.md"))
+	_t_allowed(_t_shell([_t_cmd(["rm", "-rf", "/home/alice/proj/build"])]))
+	_t_allowed(_t_shell([_t_cmd(["cp", "/home/alice/.gemini/settings.json", "/tmp/backup.json"])]))
+}
+
+test_shell_writers_denied if {
+	_t_denied(_t_shell([_t_cmd(["rm", "/home/alice/.copilot/hooks/hookd.json"])]))
+	_t_denied(_t_shell([_t_cmd(["truncate", "-s", "0", "/srv/hookd/decisions.log"])]))
+	_t_denied(_t_shell([_t_cmd(["sed", "-i", "s/x/y/", "/home/alice/.qwen/settings.json"])]))
+}
+
+test_sed_without_in_place_allowed if {
+	_t_allowed(_t_shell([_t_cmd(["sed", "-n", "1p", "/home/alice/.qwen/settings.json"])]))
+}
+
+test_redirect_denied if {
+	cmd := object.union(_t_cmd(["echo", "{}"]), {"redirects": [{"op": ">", "target": "x", "path": "/home/alice/.qwen/settings.json"}]})
+	_t_denied(_t_shell([cmd]))
+}
+
+test_moving_or_deleting_a_directory_that_holds_one_denied if {
+	_t_denied(_t_shell([_t_cmd(["mv", "/home/alice/.gemini", "/tmp/g"])]))
+	_t_denied(_t_shell([_t_cmd(["rm", "-rf", "/home/alice/proj"])]))
+	_t_denied(_t_shell([_t_cmd(["chmod", "-R", "000", "/home/alice/.copilot"])]))
+}
+
+test_copy_of_the_same_name_into_its_directory_denied if {
+	_t_denied(_t_shell([_t_cmd(["cp", "/tmp/evil/settings.json", "/home/alice/.gemini"])]))
+	_t_allowed(_t_shell([_t_cmd(["cp", "/tmp/notes.md", "/home/alice/.gemini"])]))
+}
+
+test_effects_every_op_denied if {
+	every op in ["write", "delete", "move", "chmod"] {
+		_t_denied(_t_effects([{"op": op, "path": "/home/alice/.qwen/settings.json", "to": "", "program": "python3", "via": "shell"}]))
+	}
+	_t_denied(_t_effects([{"op": "copy", "path": "/tmp/x", "to": "/home/alice/.copilot/hooks/x.json", "program": "cp", "via": "shell"}]))
+	_t_denied(_t_effects([{"op": "link", "path": "/tmp/x", "to": "/home/alice/.gemini/settings.json", "program": "ln", "via": "shell"}]))
+	_t_denied(_t_effects([{"op": "move", "path": "/home/alice/.gemini/settings.json", "to": "/tmp/x", "program": "mv", "via": "shell"}]))
+}
+
+test_effects_reads_and_other_paths_allowed if {
+	_t_allowed(_t_effects([{"op": "read", "path": "/home/alice/.qwen/settings.json", "to": "", "program": "cat", "via": "shell"}]))
+	_t_allowed(_t_effects([{"op": "copy", "path": "/home/alice/.qwen/settings.json", "to": "/tmp/q.json", "program": "cp", "via": "shell"}]))
+	_t_allowed(_t_effects([{"op": "write", "path": "/home/alice/proj/out.txt", "to": "", "program": "python3", "via": "shell"}]))
+}
+
+test_no_protected_set_no_opinion if {
+	inp := object.remove(_t_write("/home/alice/.gemini/settings.json"), ["hookd"])
+	_t_allowed(inp)
+}
+
+test_reason_names_the_place if {
+	some v in deny with input as _t_write("/home/alice/.gemini/settings.json")
+	contains(v.reason, "Gemini CLI user hook settings")
+	contains(v.reason, "/home/alice/.gemini/settings.json")
+}

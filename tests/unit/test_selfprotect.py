@@ -1,0 +1,243 @@
+"""hookd.selfprotect: the protected set is derived from the agents' modules and the running config, and a
+file tool's change to an agent's settings passes only when the agent's module judges that it leaves hookd's
+hooks, their switches and trust as they were (issue 25.1; docs/self-protection.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookd.config import Config, LogConfig, parse_config
+from hookd.dialects.registry import AGENTS
+from hookd.enrich.paths import enrich_paths
+from hookd.install import command_plan, install
+from hookd.selfprotect import ProtectedSet
+from hookd.types import Caller, Deadline, HookRequest, NormalisedEvent
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, Path]:
+    home, project = (tmp_path / "home").resolve(), (tmp_path / "proj").resolve()
+    home.mkdir()
+    project.mkdir()
+    return home, project
+
+
+def protected(config: Config, home: Path, project: Path) -> dict[str, str]:
+    listed, _ = ProtectedSet(config, env={}).places(str(home), str(project))
+    return {str(e["path"]): str(e["what"]) for e in listed}  # type: ignore[index]
+
+
+def test_every_agents_settings_in_every_scope_are_protected(world: tuple[Path, Path]) -> None:
+    home, project = world
+    places = protected(Config(), home, project)
+    for spec in AGENTS.values():
+        for scope in spec.install.scopes:
+            path = os.path.realpath(spec.install.settings_path(scope, home, project, {}))
+            assert path in places, f"{spec.name} {scope}: {path}"
+
+
+def test_the_switches_proven_to_turn_hookd_off_are_protected(world: tuple[Path, Path]) -> None:
+    """The three files whose change switched hookd off on the real CLIs (issue 25)."""
+    home, project = world
+    places = protected(Config(), home, project)
+    for path in (home / ".copilot/hooks/hookd.json", home / ".codex/hooks.json", home / ".qwen/settings.json"):
+        assert str(path) in places
+    assert str(home / ".codex/config.toml") in places  # [features] hooks = false, and the trust hashes
+    assert str(home / ".qwen/extensions") in places  # extension hooks run after every scope's
+
+
+def test_hookds_own_files_wherever_the_config_puts_them(world: tuple[Path, Path], tmp_path: Path) -> None:
+    home, project = world
+    source = tmp_path / "elsewhere" / "hookd.toml"
+    config = parse_config(
+        {"log": {"path": str(tmp_path / "logs" / "d.log")}, "daemon": {"policies": str(tmp_path / "pol")}},
+        source=source,
+    )
+    places = protected(config, home, project)
+    for path in (source, tmp_path / "logs" / "d.log", tmp_path / "pol", project / ".hookd" / "policies"):
+        assert str(path) in places, path
+    assert str(config.daemon.runtime_dir) in places
+    assert any(what == "the installed hookd package" for what in places.values())
+
+
+def event(home: Path, project: Path, client: str, tool: str, tool_input: dict[str, Any]) -> NormalisedEvent:
+    spec = AGENTS[client]
+    before = next(e.name for e in spec.events if e.event.value == "BeforeTool")
+    payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": before,
+               "tool_name": tool, "tool_input": tool_input}  # fmt: skip
+    if before[0].islower():  # camelCase events (Copilot) carry camelCase fields
+        payload |= {"hookEventName": before, "toolName": tool, "toolArgs": tool_input}
+    request = HookRequest(
+        client=client, event=before, payload=json.dumps(payload).encode(),
+        env={spec.project_dir_env: str(project), "HOME": str(home)}, cwd=str(project),
+        caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()), deadline=Deadline.after(5),
+    )  # fmt: skip
+    parsed = spec.dialect.parse(request)
+    return enrich_paths(parsed.with_facts(home=str(home)))
+
+
+def keeps(home: Path, project: Path, client: str, tool: str, tool_input: dict[str, Any]) -> list[str]:
+    done = ProtectedSet(Config(), env={})(event(home, project, client, tool, tool_input))
+    return list(done.facts["hookd"]["keeps"])  # type: ignore[index,call-overload]
+
+
+@pytest.fixture
+def qwen_settings(world: tuple[Path, Path]) -> Path:
+    """~/.qwen/settings.json as `hookd install --client qwen` writes it, beside a model setting."""
+    home, _ = world
+    path = home / ".qwen" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"model": {"name": "x"}}))
+    plan, _ = command_plan(Config(), "qwen", path, None)
+    install(plan)
+    return path
+
+
+def test_adding_an_mcp_server_keeps_the_hooks(world: tuple[Path, Path], qwen_settings: Path) -> None:
+    home, project = world
+    doc = json.loads(qwen_settings.read_text())
+    doc["mcpServers"] = {"docs": {"command": "docs-server"}}
+    assert keeps(home, project, "qwen", "write_file", {"file_path": str(qwen_settings), "content": json.dumps(doc)})
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda d: {**d, "disableAllHooks": True}, id="disableAllHooks"),
+        pytest.param(lambda d: {k: v for k, v in d.items() if k != "hooks"}, id="hooks-removed"),
+        pytest.param(lambda d: {**d, "hooks": {**d["hooks"], "PreToolUse": []}}, id="hookd-entry-emptied"),
+        pytest.param(
+            lambda d: {
+                **d,
+                "hooks": {
+                    **d["hooks"],
+                    "PreToolUse": [*d["hooks"]["PreToolUse"], {"hooks": [{"type": "command", "command": "true"}]}],
+                },
+            },
+            id="hook-added-after",
+        ),
+    ],
+)
+def test_a_change_to_hooks_or_switches_is_not_kept(world: tuple[Path, Path], qwen_settings: Path, change: Any) -> None:
+    home, project = world
+    doc = change(json.loads(qwen_settings.read_text()))
+    assert not keeps(home, project, "qwen", "write_file", {"file_path": str(qwen_settings), "content": json.dumps(doc)})
+
+
+def test_an_edit_is_judged_on_both_one_and_every_replacement(world: tuple[Path, Path], qwen_settings: Path) -> None:
+    """`"x"` appears in the model setting and (as hookd's hook needs no "x") nowhere in the hooks: kept; a
+    replacement that reaches into the hooks with either reading is not."""
+    home, project = world
+    text = qwen_settings.read_text()
+    edit = {"file_path": str(qwen_settings), "old_string": '"name": "x"', "new_string": '"name": "y"'}
+    assert keeps(home, project, "qwen", "edit", edit)
+    edit = {"file_path": str(qwen_settings), "old_string": '"timeout"', "new_string": '"timeoutX"'}
+    assert '"timeout"' in text and not keeps(home, project, "qwen", "edit", edit)
+
+
+def test_hookds_own_hooks_file_is_never_kept(world: tuple[Path, Path]) -> None:
+    """Copilot's hooks file is hookd's alone: any write to it is a change to hookd's hooks."""
+    home, project = world
+    path = home / ".copilot" / "hooks" / "hookd.json"
+    plan, _ = command_plan(Config(), "copilot", path, None)
+    install(plan)
+    same = path.read_text()
+    assert not keeps(home, project, "copilot", "create", {"path": str(path), "file_text": same})
+
+
+def test_reads_get_no_protected_set(world: tuple[Path, Path]) -> None:
+    home, project = world
+    done = ProtectedSet(Config(), env={})(event(home, project, "gemini", "read_file", {"file_path": "x"}))
+    assert "hookd" not in done.facts
+
+
+def test_the_filled_in_set_is_cached_per_caller(world: tuple[Path, Path]) -> None:
+    home, project = world
+    protected_set = ProtectedSet(replace(Config(), log=LogConfig()), env={})
+    assert protected_set.places(str(home), str(project)) is protected_set.places(str(home), str(project))
+
+
+# --- the second line: an agent that asks before it applies a settings change (Claude Code's ConfigChange)
+
+
+def config_change(home: Path, project: Path, path: Path) -> tuple[str, bytes]:
+    """One ConfigChange through the whole hot path with the shipped policies: (outcome, Claude's stdout)."""
+    import asyncio
+
+    from hookd.assembly import build_pipeline, engine_for_dir
+    from hookd.config import bundled_policies_dir
+
+    config = Config()
+    payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": "ConfigChange",
+               "source": "user_settings", "file_path": str(path)}  # fmt: skip
+    request = HookRequest(
+        client="claude", event="ConfigChange", payload=json.dumps(payload).encode(),
+        env={"CLAUDE_PROJECT_DIR": str(project), "HOME": str(home)}, cwd=str(project),
+        caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()), deadline=Deadline.after(5),
+    )  # fmt: skip
+
+    async def decide() -> tuple[str, bytes]:
+        engine = engine_for_dir(config, bundled_policies_dir())
+        try:
+            pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: False)
+            handled = await pipeline.handle(request)
+            return handled.decision.outcome.name.lower(), handled.reply.stdout
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(decide())
+
+
+@pytest.fixture
+def claude_settings(world: tuple[Path, Path]) -> Path:
+    home, _ = world
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"model": "opus"}))
+    install(command_plan(Config(), "claude", path, None)[0])
+    return path
+
+
+def test_a_settings_change_that_keeps_hookd_is_applied(world: tuple[Path, Path], claude_settings: Path) -> None:
+    home, project = world
+    doc = json.loads(claude_settings.read_text())
+    claude_settings.write_text(json.dumps({**doc, "permissions": {"allow": ["Bash(npm test)"]}}))
+    assert config_change(home, project, claude_settings) == ("allow", b"")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda d: {**d, "disableAllHooks": True}, id="disableAllHooks"),
+        pytest.param(lambda d: {k: v for k, v in d.items() if k != "hooks"}, id="hooks-removed"),
+    ],
+)
+def test_a_settings_change_that_drops_hookd_is_kept_out(
+    world: tuple[Path, Path], claude_settings: Path, change: Any
+) -> None:
+    home, project = world
+    claude_settings.write_text(json.dumps(change(json.loads(claude_settings.read_text()))))
+    outcome, stdout = config_change(home, project, claude_settings)
+    reply = json.loads(stdout)
+    assert outcome == "deny" and reply["decision"] == "block", stdout
+    assert "kept out" in reply["reason"], reply
+
+
+def test_any_agents_settings_are_judged_whoever_writes_them(world: tuple[Path, Path]) -> None:
+    """Gemini's write_file on Codex's hooks.json: judged by Codex's module (hooks.json's hookd entries),
+    whichever agent asks."""
+    home, project = world
+    path = home / ".codex" / "hooks.json"
+    path.parent.mkdir()
+    install(command_plan(Config(), "codex", path, None)[0])
+    doc = json.loads(path.read_text())
+    same = {"file_path": str(path), "content": json.dumps(doc, indent=4)}
+    assert keeps(home, project, "gemini", "write_file", same)
+    emptied = {"file_path": str(path), "content": "{}"}
+    assert not keeps(home, project, "gemini", "write_file", emptied)
