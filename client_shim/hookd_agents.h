@@ -21,60 +21,71 @@ static const char *const FORWARDED_ENV[] = {
     "QWEN_HOME",
     "QWEN_CODE_SYSTEM_SETTINGS_PATH",
     "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
+    "FACTORY_PROJECT_DIR",
+    "OPENCODE_PROJECT_DIR",
     "HOME",
     "USER",
 };
 
-/* An event that fails closed prints fail_prefix, the reason as a JSON string, fail_suffix;
- * an event without a row (or with an empty fail_prefix) has no blocking output. */
+/* An event that fails closed prints fail_prefix, the reason as a JSON string, fail_suffix on
+ * stdout and exits 0; with fail_exit set, it prints them on stderr with the reason as it is
+ * and exits fail_exit. An event without a row (or with an empty fail_prefix and no fail_exit)
+ * has no blocking output. */
 typedef struct {
     const char *client, *event;
     int closed_by_default;
     const char *fail_prefix, *fail_suffix;
     int tell_user; /* the agent shows nothing of this block: also write the reason to its stderr */
+    int fail_exit; /* non-zero: the output goes to stderr, the reason as it is, and the shim exits so */
 } AgentEvent;
 
 static const AgentEvent AGENT_EVENTS[] = {
     {"gemini", "BeforeAgent", 1,
-     "{\"decision\":\"deny\",\"reason\":", "}", 0},
+     "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
     {"gemini", "BeforeModel", 1,
-     "{\"decision\":\"deny\",\"reason\":", "}", 0},
+     "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
     {"gemini", "AfterModel", 0,
-     "{\"decision\":\"deny\",\"reason\":", "}", 0},
+     "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
     {"gemini", "BeforeTool", 1,
-     "{\"decision\":\"deny\",\"reason\":", "}", 0},
+     "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
     {"gemini", "AfterTool", 1,
-     "{\"decision\":\"deny\",\"reason\":", "}", 0},
+     "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
     {"claude", "UserPromptSubmit", 1,
-     "{\"decision\":\"block\",\"reason\":", "}", 0},
+     "{\"decision\":\"block\",\"reason\":", "}", 0, 0},
     {"claude", "PreToolUse", 1,
-     "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}}", 0},
+     "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}}", 0, 0},
     {"claude", "PostToolUse", 1,
-     "{\"decision\":\"block\",\"reason\":", "}", 0},
+     "{\"decision\":\"block\",\"reason\":", "}", 0, 0},
     {"claude", "PostToolUseFailure", 1,
-     "{\"decision\":\"block\",\"reason\":", "}", 0},
+     "{\"decision\":\"block\",\"reason\":", "}", 0, 0},
     {"codex", "PreToolUse", 1,
-     "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}}", 0},
+     "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}}", 0, 0},
     {"codex", "PostToolUse", 1,
-     "{\"decision\":\"block\",\"reason\":", "}", 0},
+     "{\"decision\":\"block\",\"reason\":", "}", 0, 0},
     {"codex", "UserPromptSubmit", 1,
-     "{\"decision\":\"block\",\"reason\":", "}", 1},
+     "{\"decision\":\"block\",\"reason\":", "}", 1, 0},
     {"codex", "PermissionRequest", 1,
-     "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"deny\",\"message\":", "}}}", 0},
+     "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"deny\",\"message\":", "}}}", 0, 0},
     {"copilot", "preToolUse", 1,
-     "{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}", 0},
+     "{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}", 0, 0},
     {"copilot", "permissionRequest", 1,
-     "{\"behavior\":\"deny\",\"message\":", "}", 0},
+     "{\"behavior\":\"deny\",\"message\":", "}", 0, 0},
     {"copilot", "PreToolUse", 1,
-     "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}}", 0},
+     "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}}", 0, 0},
     {"qwen", "PreToolUse", 1,
-     "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}}", 0},
+     "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":", "}}", 0, 0},
     {"qwen", "PostToolUse", 1,
-     "{\"decision\":\"block\",\"reason\":", "}", 0},
+     "{\"decision\":\"block\",\"reason\":", "}", 0, 0},
     {"qwen", "PostToolUseFailure", 1,
-     "{\"decision\":\"block\",\"reason\":", "}", 0},
+     "{\"decision\":\"block\",\"reason\":", "}", 0, 0},
     {"qwen", "UserPromptSubmit", 1,
-     "{\"decision\":\"block\",\"reason\":", "}", 1},
+     "{\"decision\":\"block\",\"reason\":", "}", 1, 0},
+    {"droid", "PreToolUse", 1,
+     "", "\n", 0, 2},
+    {"opencode", "tool.execute.before", 1,
+     "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
+    {"kilo", "tool.execute.before", 1,
+     "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
 };
 
 #endif

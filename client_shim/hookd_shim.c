@@ -74,17 +74,20 @@ typedef struct {
 static int will_fail_closed; /* for out_of_memory(), which cannot build anything */
 static const char *fail_prefix = ""; /* the event's blocking output around the reason (AGENT_EVENTS) */
 static const char *fail_suffix = "";
+static int fail_exit; /* non-zero: the fail output goes to stderr, the reason as it is, and this is the exit code */
 
 static void write_all(int fd, const void *data, size_t len);
 
 static _Noreturn void out_of_memory(void) {
     static const char reason[] = "\"the hookd shim ran out of memory\"";
     if (will_fail_closed) {
-        write_all(1, fail_prefix, strlen(fail_prefix));
-        write_all(1, reason, sizeof reason - 1);
-        write_all(1, fail_suffix, strlen(fail_suffix));
+        int fd = fail_exit ? 2 : 1;
+        size_t skip = fail_exit ? 1 : 0; /* the quotes of the JSON string, only in JSON */
+        write_all(fd, fail_prefix, strlen(fail_prefix));
+        write_all(fd, reason + skip, sizeof reason - 1 - 2 * skip);
+        write_all(fd, fail_suffix, strlen(fail_suffix));
     }
-    _exit(0);
+    _exit(will_fail_closed ? fail_exit : 0);
 }
 
 static void buf_reserve(Buf *b, size_t extra) {
@@ -1032,10 +1035,11 @@ int main(int argc, char **argv) {
                                   &fallback_storage);
     const AgentEvent *entry = find_agent_event(opts.client, opts.event);
     int closed = opts.fail ? strcmp(opts.fail, "closed") == 0 : entry != NULL && entry->closed_by_default;
-    will_fail_closed = closed && entry != NULL && entry->fail_prefix[0] != '\0';
+    will_fail_closed = closed && entry != NULL && (entry->fail_prefix[0] != '\0' || entry->fail_exit != 0);
     if (will_fail_closed) {
         fail_prefix = entry->fail_prefix;
         fail_suffix = entry->fail_suffix;
+        fail_exit = entry->fail_exit;
     }
 
     Failure failure;
@@ -1063,10 +1067,15 @@ int main(int argc, char **argv) {
     Buf reason = {0}, line = {0}, out = {0};
     describe(&reason, &failure, path, deadline_ms);
     one_line(&line, reason.data, reason.len);
-    buf_str(&out, fail_prefix);
-    json_string(&out, line.data, line.len);
-    buf_str(&out, fail_suffix);
     if (entry->tell_user)
         tell_agent(line.data, line.len);
+    buf_str(&out, fail_prefix);
+    if (fail_exit) {
+        buf_add(&out, line.data, line.len);
+        buf_str(&out, fail_suffix);
+        return finish("", 0, out.data, out.len, fail_exit);
+    }
+    json_string(&out, line.data, line.len);
+    buf_str(&out, fail_suffix);
     return finish(out.data, out.len, "", 0, 0);
 }

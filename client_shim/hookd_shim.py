@@ -6,7 +6,8 @@ stdin to EOF, sends it to the hookd daemon over its Unix socket (protocol: docs/
 writes back exactly the daemon's stdout, stderr and exit code. When anything goes wrong (no daemon,
 refused, past the deadline, a truncated or malformed reply, an error reply, stdin too large or
 unreadable) it applies the event's fail mode: closed prints the event's deny JSON with a one-line
-reason, open prints nothing.
+reason (or, for an agent that only trusts an exit code, the reason on stderr with that code), open
+prints nothing.
 
 With --autostart (`hookd install --autostart`, for places with no service manager), a shim that finds
 no daemon starts one itself (`PYTHON -m hookd serve`, detached, its output in the runtime dir's
@@ -53,41 +54,54 @@ FORWARDED_ENV = (
     'QWEN_HOME',
     'QWEN_CODE_SYSTEM_SETTINGS_PATH',
     'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
+    'FACTORY_PROJECT_DIR',
+    'OPENCODE_PROJECT_DIR',
     'HOME',
     'USER',
 )
 # client -> event -> (fails closed by default, fail output before the reason, after it, tell the
-# agent's stderr the reason too); an event without an entry (or with an empty prefix) has no blocking output.
+# agent's stderr the reason too, exit code: 0 prints the output on stdout with the reason as JSON,
+# another on stderr with the reason as it is); an event without an entry (or with an empty prefix
+# and exit code 0) has no blocking output.
 AGENT_EVENTS = {
     'gemini': {
-        'BeforeAgent': (True, '{"decision":"deny","reason":', '}', False),
-        'BeforeModel': (True, '{"decision":"deny","reason":', '}', False),
-        'AfterModel': (False, '{"decision":"deny","reason":', '}', False),
-        'BeforeTool': (True, '{"decision":"deny","reason":', '}', False),
-        'AfterTool': (True, '{"decision":"deny","reason":', '}', False),
+        'BeforeAgent': (True, '{"decision":"deny","reason":', '}', False, 0),
+        'BeforeModel': (True, '{"decision":"deny","reason":', '}', False, 0),
+        'AfterModel': (False, '{"decision":"deny","reason":', '}', False, 0),
+        'BeforeTool': (True, '{"decision":"deny","reason":', '}', False, 0),
+        'AfterTool': (True, '{"decision":"deny","reason":', '}', False, 0),
     },
     'claude': {
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', False),
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}', False),
-        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', False),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', False, 0),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False, 0),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False, 0),
+        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', False, 0),
     },
     'codex': {
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}', False),
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', True),
-        'PermissionRequest': (True, '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":', '}}}', False),  # noqa: E501
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False, 0),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False, 0),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', True, 0),
+        'PermissionRequest': (True, '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":', '}}}', False, 0),  # noqa: E501
     },
     'copilot': {
-        'preToolUse': (True, '{"permissionDecision":"deny","permissionDecisionReason":', '}', False),
-        'permissionRequest': (True, '{"behavior":"deny","message":', '}', False),
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False),  # noqa: E501
+        'preToolUse': (True, '{"permissionDecision":"deny","permissionDecisionReason":', '}', False, 0),
+        'permissionRequest': (True, '{"behavior":"deny","message":', '}', False, 0),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False, 0),  # noqa: E501
     },
     'qwen': {
-        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False),  # noqa: E501
-        'PostToolUse': (True, '{"decision":"block","reason":', '}', False),
-        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', False),
-        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', True),
+        'PreToolUse': (True, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":', '}}', False, 0),  # noqa: E501
+        'PostToolUse': (True, '{"decision":"block","reason":', '}', False, 0),
+        'PostToolUseFailure': (True, '{"decision":"block","reason":', '}', False, 0),
+        'UserPromptSubmit': (True, '{"decision":"block","reason":', '}', True, 0),
+    },
+    'droid': {
+        'PreToolUse': (True, '', '\n', False, 2),
+    },
+    'opencode': {
+        'tool.execute.before': (True, '{"decision":"deny","reason":', '}', False, 0),
+    },
+    'kilo': {
+        'tool.execute.before': (True, '{"decision":"deny","reason":', '}', False, 0),
     },
 }
 # fmt: on
@@ -383,14 +397,16 @@ def describe(error, path, deadline_ms):
     return "hookd could not be reached: " + text
 
 
-def fail_output(client, event, mode, reason):
-    """The fail-mode stdout: the event's blocking output (AGENT_EVENTS) with the one-line reason when
-    closed, nothing when open or when the event has no blocking output."""
+def fail_reply(client, event, mode, reason):
+    """The fail mode's (exit code, stdout, stderr): the event's blocking output (AGENT_EVENTS) with the
+    one-line reason when closed, nothing when open or when the event has no blocking output."""
     entry = AGENT_EVENTS.get(client, {}).get(event)
-    if mode != "closed" or entry is None or not entry[1]:
-        return b""
-    text = entry[1] + json_string(" ".join(reason.split())) + entry[2]
-    return text.encode("utf-8", "surrogateescape")
+    if mode != "closed" or entry is None or not (entry[1] or entry[4]):
+        return 0, b"", b""
+    line = " ".join(reason.split())
+    if entry[4]:  # on stderr, the reason as it is, with the event's exit code
+        return entry[4], b"", (entry[1] + line + entry[2]).encode("utf-8", "surrogateescape")
+    return 0, (entry[1] + json_string(line) + entry[2]).encode("utf-8", "surrogateescape"), b""
 
 
 def tell_agent(reason):
@@ -468,8 +484,8 @@ def main(argv):
             code, out, err = autostart(path, opts["autostart"], opts["autostart-config"], frame, deadline)
     except (ShimError, OSError, ValueError, struct.error) as exc:
         reason = describe(exc, path, deadline_ms)
-        code, out, err = 0, fail_output(client, event, mode, reason), b""
-        if out and entry[3]:
+        code, out, err = fail_reply(client, event, mode, reason)
+        if (out or err) and entry[3]:
             tell_agent(reason)
     try:
         write_all(1, out)

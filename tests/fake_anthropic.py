@@ -40,8 +40,11 @@ def _message(model: str, block: dict[str, Any], delta: dict[str, Any], stop_reas
 class FakeAnthropic:
     """Serves on 127.0.0.1 (an ephemeral port) until `close()`; the base URL is `url`."""
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, *, delegate: bool = False) -> None:
+        """`delegate`: the main conversation hands the command to a sub-agent (Claude's Task/Agent tool),
+        whose own conversation (its prompt starts with SUBAGENT) then runs it with Bash."""
         self.command = command
+        self.delegate = delegate
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -78,7 +81,15 @@ class FakeAnthropic:
             and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"])
             for m in messages
         )  # fmt: skip
-        offers_bash = any(isinstance(t, dict) and t.get("name") == "Bash" for t in body.get("tools") or [])
+        tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+        offers_bash = "Bash" in tools
+        spawner = next((name for name in ("Agent", "Task") if name in tools), None)
+        first = json.dumps(messages[0].get("content")) if messages and isinstance(messages[0], dict) else ""
+        if self.delegate and not answered and spawner is not None and "SUBAGENT" not in first:
+            block = {"type": "tool_use", "id": f"toolu_fake_{len(self.requests)}", "name": spawner, "input": {}}
+            arguments = json.dumps({"description": "run the command", "subagent_type": "general-purpose",
+                                    "prompt": "SUBAGENT: run the command with Bash"})  # fmt: skip
+            return _message(model, block, {"type": "input_json_delta", "partial_json": arguments}, "tool_use")
         if not answered and offers_bash:
             block = {"type": "tool_use", "id": f"toolu_fake_{len(self.requests)}", "name": "Bash", "input": {}}
             arguments = json.dumps({"command": self.command, "description": "run the command"})

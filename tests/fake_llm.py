@@ -51,6 +51,13 @@ SHELL_TOOLS = {
     "run_shell_command": lambda c: {"command": c, "description": "test", "is_background": False},  # qwen
     "bash": lambda c: {"command": c, "description": "test"},  # copilot
     "Bash": lambda c: {"command": c, "description": "test"},
+    # Factory Droid: Execute requires summary, riskLevelReason and riskLevel (low|medium|high)
+    "Execute": lambda c: {
+        "summary": "Create the marker file now",
+        "command": c,
+        "riskLevelReason": "This touch command creates one scratch file.",
+        "riskLevel": "medium",
+    },
 }
 
 

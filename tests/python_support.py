@@ -44,13 +44,15 @@ async def answer(engine: Engine, request: EngineRequest) -> list[Verdict]:
         return settle(request.event.event, exc.results, Config().shim.fail_modes)
 
 
-def shell_request(command: str, event: Event = Event.BEFORE_TOOL, deadline: float = 60) -> EngineRequest:
+def shell_request(
+    command: str, event: Event = Event.BEFORE_TOOL, deadline: float = 60, session: str = "s"
+) -> EngineRequest:
     normalised = NormalisedEvent(
         client="gemini",
         event=event,
         payload={"tool_input": {"command": command}},
         tool=ToolCall("run_shell_command", ToolKind.SHELL, {"command": command}),
-        session_id="s",
+        session_id=session,
         cwd="/tmp",
         project_dir="/tmp",
         caller=Caller(0, 0, os.getpid()),

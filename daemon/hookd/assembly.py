@@ -5,13 +5,14 @@ per-call bench baseline load no more than deciding needs."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from hookd.agentproc import session_is_interactive
 from hookd.audit.ids import DecisionIds
 from hookd.bundle.activate import Active, Compile, kept_bundles
 from hookd.bundle.store import BundleStore
-from hookd.config import Config
+from hookd.config import Config, bundled_policies_dir
 from hookd.dialects.registry import AGENTS
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
@@ -21,10 +22,16 @@ from hookd.enrich.stream import ResponseStreams
 from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.layers import MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
+from hookd.policy.layers import ENFORCE, MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.selfprotect import ProtectedSet
 from hookd.types import Engine, Enricher, Outcome
+
+
+def in_process(config: Config) -> Config:
+    """`config` with every Rego policy evaluated in process: for `hookd eval`, `hookd test` and `hookd replay`,
+    which decide for one caller and have no other session to stall."""
+    return replace(config, daemon=replace(config.daemon, isolate_policies=False))
 
 
 def enrichers(config: Config | None = None) -> Sequence[Enricher]:
@@ -35,15 +42,22 @@ def enrichers(config: Config | None = None) -> Sequence[Enricher]:
 
 
 def engine_for_dir(
-    config: Config, path: Path, *, source: Source = "local", signed: bool = False, wait: bool = True
+    config: Config,
+    path: Path,
+    *,
+    source: Source = "local",
+    signed: bool = False,
+    wait: bool = True,
+    observed: bool = False,
 ) -> Engine:
     """The engine of ONE policy directory (a local layer, or an extracted bundle): its Rego, plus its Python
     policies (in sandboxed workers) when it has any. `source` and `signed` carry the trust rule: Python from
     a local directory must be owned by the daemon's uid and not group/other-writable; Python from a bundle
     runs only when the bundle is signed (bundle verification refuses an unsigned one first). With
     `wait=False` the Python workers are only started: `await engine.ready()` before serving it.
+    `observed`: a monitor or shadow layer's, never evaluated on the event loop (even the bundled policies).
     Raises PolicyLoadError."""
-    rego = rego_engine(config, path)
+    rego = rego_engine(config, path, wait=wait, observed=observed)
     python_set = load_python_set(path, source=source, signed=signed)
     if python_set is None:
         return rego
@@ -52,25 +66,36 @@ def engine_for_dir(
     return CompositeEngine([rego, start_engine(config, python_set, wait=wait)])
 
 
-def rego_engine(config: Config, path: Path) -> Engine:
-    """The Rego part, as daemon.engine says: regorus in process, or an OPA server (docs/opa.md)."""
+def rego_engine(config: Config, path: Path, *, wait: bool = True, observed: bool = False) -> Engine:
+    """The Rego part, as daemon.engine says: regorus, or an OPA server (docs/opa.md). regorus evaluates in
+    process only the policies hookd ships (their cost is bounded by the `[limits]` caps and the lane:
+    docs/reliability.md); any other directory, with `[daemon] isolate_policies`, in sandboxed workers that a
+    request's deadline can kill, since nothing bounds what its rules cost; so are a monitor or shadow layer's
+    (`observed`), which never run on the event loop."""
     if config.daemon.engine == "opa":
         from hookd.engines.rego.opa import RegoOpaEngine  # opa_client and aiohttp: only when configured
 
         return RegoOpaEngine.load(path, config.opa)
-    return RegoEmbeddedEngine.load(path)
+    bundled = path.resolve() == bundled_policies_dir().resolve()
+    if not config.daemon.isolate_policies or (bundled and not observed):
+        return RegoEmbeddedEngine.load(path)
+    from hookd.engines.python.channel import WorkerSettings
+    from hookd.engines.rego.isolated import RegoIsolatedEngine
+
+    return RegoIsolatedEngine.start(path, WorkerSettings.from_config(config), wait=wait)
 
 
 def local_layers(config: Config, policies: Path | None = None, *, wait: bool = True) -> list[Layer]:
     """The user's policy directory and every opted-in project's policy directory, each compiled."""
     user = policies or config.daemon.policies
     mode, project_mode = config.layers.mode, config.layers.project_mode
-    engine = engine_for_dir(config, user, wait=wait)
+    engine = engine_for_dir(config, user, wait=wait, observed=mode != ENFORCE)
     layers = [Layer(USER_LAYER, Rank.USER, engine, location=str(user), mode=mode)]
     for root in config.layers.projects:
         directory = Path(root) / config.layers.project_policy_dir
         if directory.is_dir():
-            engine = engine_for_dir(config, directory, wait=wait)
+            layer_mode = MONITOR if root in config.layers.monitor_projects else project_mode
+            engine = engine_for_dir(config, directory, wait=wait, observed=layer_mode != ENFORCE)
             layers.append(
                 Layer(
                     f"project:{root}",
@@ -78,7 +103,7 @@ def local_layers(config: Config, policies: Path | None = None, *, wait: bool = T
                     engine,
                     location=str(directory),
                     project_root=root,
-                    mode=MONITOR if root in config.layers.monitor_projects else project_mode,
+                    mode=layer_mode,
                 )
             )
     if config.rollout.shadow_policies:
@@ -94,7 +119,7 @@ def shadow_layer(config: Config, directory: Path, *, wait: bool = True) -> Layer
     )
     if replaces.startswith("project:"):
         rank = Rank.PROJECT
-    engine = engine_for_dir(config, directory, wait=wait)
+    engine = engine_for_dir(config, directory, wait=wait, observed=True)
     return Layer("shadow", rank, engine, location=str(directory), mode=SHADOW, replaces=replaces)
 
 

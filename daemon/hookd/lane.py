@@ -21,8 +21,10 @@ request gets the event's fail mode: it is never decided here instead, which is w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
-from collections.abc import Callable
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import structlog
@@ -38,9 +40,14 @@ from hookd.types import HookRequest, NormalisedEvent, Reply
 log = structlog.get_logger("hookd.lane")
 Parse = Callable[[HookRequest], NormalisedEvent]  # the pipeline's dialect step
 RETRY_S = 0.02  # between attempts to reach a lane that is not listening yet
-# Heavy requests one process may have at the lane at once. Beyond them a heavy request gets the fail mode at
-# once: waiting, it would hold one of the process's `max_concurrency` slots that the light requests need.
+# Heavy requests of one session (an agent process: the caller's uid and the shim's parent) that one process
+# may have at the lane or waiting for it. Beyond them that session's next heavy request gets the fail mode at
+# once (`busy`): waiting, it would hold one of the process's `max_concurrency` slots that others need.
 IN_FLIGHT = 16
+# Heavy requests one process sends the lane at once; the others wait here, and a freed slot goes to the
+# waiting session with the fewest at the lane: one session's flood never makes another's requests `busy`
+# (the lane decides one at a time anyway, so a few at once keep it busy).
+LANE_SLOTS = 4
 _ABSENT = (errno.ENOENT, errno.ECONNREFUSED)
 # (client, the client's event name) of the events whose state is one response's streamed text: each goes to
 # the lane, whatever its size, so that every chunk of a response is decided where its text is.
@@ -56,7 +63,7 @@ class Lane:
         self.path = path
         self._limits = limits
         self._max_reply = max_reply_bytes
-        self._in_flight = 0
+        self._slots = FairSlots(LANE_SLOTS, IN_FLIGHT)
 
     @classmethod
     def from_config(cls, config: Config) -> Lane | None:
@@ -86,20 +93,17 @@ class Lane:
     async def forward(self, request: HookRequest, why: str) -> Reply:
         """`request` decided by the lane (`why`: which `[limits] lane_*` sent it there)."""
         log.debug("forwarded_to_lane", why=why, client=request.client, bytes=len(request.payload))
-        if self._in_flight >= IN_FLIGHT:
-            raise LaneRefused("busy", f"hookd's lane already has {IN_FLIGHT} heavy requests of this process to decide")
+        session = f"{request.caller.uid}:{request.caller.ppid}"
         remaining = request.deadline.remaining()
-        self._in_flight += 1
         try:
             async with asyncio.timeout(remaining):
-                frame = await self._exchange(_head(request), request.payload)
+                async with self._slots.held(session):
+                    frame = await self._exchange(_head(request), request.payload)
         except TimeoutError:
             ms = max(0, round(remaining * 1000))
             raise LaneRefused("deadline", f"the lane did not decide this heavy request within {ms} ms") from None
         except OSError as exc:
             raise LaneRefused("unavailable", f"the lane at {self.path} failed: {exc.strerror or exc}") from None
-        finally:
-            self._in_flight -= 1
         try:
             reply = wire.decode_reply(frame)
         except FrameError as exc:
@@ -134,6 +138,70 @@ class Lane:
                 if exc.errno not in _ABSENT:
                     raise
             await asyncio.sleep(RETRY_S)
+
+
+class FairSlots:
+    """`slots` shared by sessions: a session takes a free one at once, or waits; a freed one goes to the
+    waiting session that holds the fewest (the oldest of its requests first). A session with `per_session`
+    requests holding or waiting is refused (`busy`) at once."""
+
+    def __init__(self, slots: int, per_session: int) -> None:
+        self._free = slots
+        self._per_session = per_session
+        self._held: Counter[str] = Counter()
+        self._queued: Counter[str] = Counter()
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+
+    @contextlib.asynccontextmanager
+    async def held(self, session: str) -> AsyncIterator[None]:
+        """Raises LaneRefused("busy")."""
+        if self._held[session] + self._queued[session] >= self._per_session:
+            raise LaneRefused("busy", f"hookd's lane already has {self._per_session} heavy requests of this session")
+        if self._free > 0:
+            self._free -= 1
+        else:
+            await self._wait(session)
+        self._held[session] += 1
+        try:
+            yield
+        finally:
+            self._held[session] -= 1
+            if not self._held[session]:
+                del self._held[session]
+            self._hand_on()
+
+    async def _wait(self, session: str) -> None:
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(session, deque()).append(turn)
+        self._queued[session] += 1
+        try:
+            await turn
+        except BaseException:
+            if turn.done() and not turn.cancelled():
+                self._hand_on()  # given the slot just as it gave up: pass it on
+            else:
+                self._forget(session, turn)
+            raise
+        finally:
+            self._queued[session] -= 1
+            if not self._queued[session]:
+                del self._queued[session]
+
+    def _forget(self, session: str, turn: asyncio.Future[None]) -> None:
+        waiting = self._waiting[session]
+        waiting.remove(turn)
+        if not waiting:
+            del self._waiting[session]
+
+    def _hand_on(self) -> None:
+        """A slot freed: to the waiting session holding the fewest, else back to the free ones."""
+        if not self._waiting:
+            self._free += 1
+            return
+        session = min(self._waiting, key=lambda s: self._held[s])
+        turn = self._waiting[session][0]
+        self._forget(session, turn)
+        turn.set_result(None)
 
 
 async def route(lane: Lane | None, request: HookRequest, parse: Parse) -> Reply | NormalisedEvent:

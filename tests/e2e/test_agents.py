@@ -1,9 +1,10 @@
-"""End to end: the real Codex CLI (0.171.0), Copilot CLI (1.0.102) and Qwen Code (0.24.4), offline, each
-with hookd registered by `hookd install --client codex|copilot|qwen`.
+"""End to end: the real Codex CLI (0.171.0), Copilot CLI (1.0.102), Qwen Code (0.24.4) and Factory Droid
+(0.225.2), offline, each with hookd registered by `hookd install --client codex|copilot|qwen|droid`.
 
-One fake model server (tests/fake_llm.py) serves the whole session from its own network namespace
-(`unshare -n`, only `lo` up); every agent run joins that namespace (`nsenter -n`), so nothing can leave
-the machine. Its model answers a prompt with one shell tool call running the command the prompt names
+One fake model server (tests/fake_llm.py) serves the whole session from the session's network
+namespace (tests/confine.py: only `lo` up); every agent run is confined there, with a read-only view of
+everything but its own world (its HOME, project and the marker directory), so nothing can leave it.
+Its model answers a prompt with one shell tool call running the command the prompt names
 (`RUN<<command>>RUN`), then "Done.". One hookd daemon serves the session with the policies in
 fixtures/agents-policies; each agent is installed twice, once against that daemon and once against a
 socket where no daemon runs (fail closed). Qwen Code is installed at the system scope
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from confine import Netns, confined
 
 from hookd.dialects.codex import codex_trust_entries
 from hookd.dialects.registry import AGENTS as REGISTRY
@@ -36,8 +38,12 @@ from support import ROOT, VENV_PYTHON, RunningDaemon, require, start_daemon
 
 pytestmark = pytest.mark.e2e
 
-AGENTS = ("codex", "copilot", "qwen")
-VERSIONS = {"codex": "codex-cli 0.171.0", "copilot": "GitHub Copilot CLI 1.0.102", "qwen": "0.24.4"}
+AGENTS = ("codex", "copilot", "qwen", "droid", "opencode")
+VERSIONS = {"codex": "codex-cli 0.171.0", "copilot": "GitHub Copilot CLI 1.0.102", "qwen": "0.24.4", "droid": "0.225.2",
+            "opencode": "1.18.33", "kilo": "7.7.9"}  # fmt: skip
+PLUGIN_AGENTS = ("opencode", "kilo")  # hookd is an in-process plugin (docs/opencode.md)
+# Kilo takes 40-60 s a run on this loaded 2-core box (its start-up), so it runs in one test of its own.
+KILO_TIMEOUT = 240.0
 POLICIES = Path(__file__).resolve().parent / "fixtures" / "agents-policies"
 FAKE_LLM = Path(__file__).resolve().parents[1] / "fake_llm.py"
 TIMEOUT = 120.0
@@ -51,6 +57,7 @@ class Server:
     proc: subprocess.Popen[str]
     port: int
     log: Path
+    netns: Netns
 
     def requests(self, run_id: str) -> list[dict[str, Any]]:
         lines = self.log.read_text().splitlines() if self.log.exists() else []
@@ -63,6 +70,7 @@ class Install:
     home: Path
     project: Path
     env: dict[str, str]
+    world: tuple[Path, ...]  # what the agent may write: the rest of the machine is read-only to it
 
 
 @dataclass(repr=False)
@@ -83,20 +91,18 @@ class Run:
 def binary(agent: str) -> str:
     path = os.environ.get(f"HOOKD_{agent.upper()}_BIN", "")
     require(bool(path) and os.access(path, os.X_OK), f"{VERSIONS[agent]} (HOOKD_{agent.upper()}_BIN)")
-    require(shutil.which("unshare") is not None and shutil.which("nsenter") is not None, "unshare and nsenter")
     return path
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    require(os.geteuid() == 0 and shutil.which("unshare") is not None, "root and unshare (a network namespace)")
+def server(netns: Netns, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log = tmp_path_factory.mktemp("fake-llm") / "requests.jsonl"
-    script = f"ip link set lo up && exec {sys.executable} {FAKE_LLM} 0 {log} -"
-    proc = subprocess.Popen(["unshare", "-n", "sh", "-c", script], stdout=subprocess.PIPE, text=True)
+    argv = ["nsenter", "-t", str(netns.pid), "-n", "--", sys.executable, str(FAKE_LLM), "0", str(log), "-"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()  # "READY <port>", printed once it listens
     assert line.startswith("READY "), line
-    yield Server(proc, int(line.split()[1]), log)
+    yield Server(proc, int(line.split()[1]), log, netns)
     proc.terminate()
     proc.wait(timeout=10)
 
@@ -138,6 +144,23 @@ def agent_settings(agent: str, home: Path, project: Path, port: int) -> None:
         (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
         (home / "etc").mkdir()
         (home / "etc" / "settings.json").write_text("{}\n")
+    elif agent == "droid":  # a BYOK model (Chat Completions) and no Factory account
+        (home / ".factory").mkdir(parents=True)
+        model = {"model": "fake-model", "displayName": "Fake", "baseUrl": f"http://127.0.0.1:{port}/v1",
+                 "apiKey": "sk-fake", "provider": "generic-chat-completion-api", "maxOutputTokens": 1024}  # fmt: skip
+        (home / ".factory" / "settings.json").write_text(json.dumps({"customModels": [model]}))
+    elif agent in PLUGIN_AGENTS:  # an OpenAI-compatible provider (bundled in the binary), nothing shared
+        provider = {"npm": "@ai-sdk/openai-compatible", "name": "Fake", "models": {"fake-model": {"name": "Fake"}},
+                    "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "sk-fake"}}  # fmt: skip
+        config = {
+            "provider": {"fake": provider},
+            "model": "fake/fake-model",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"bash": "allow", "edit": "allow", "external_directory": "allow"},
+        }  # only hookd stops
+        (home / ".config" / agent).mkdir(parents=True)
+        (home / ".config" / agent / f"{agent}.json").write_text(json.dumps(config))
 
 
 def agent_env(agent: str, home: Path, port: int, copilot_cache: Path) -> dict[str, str]:
@@ -152,6 +175,13 @@ def agent_env(agent: str, home: Path, port: int, copilot_cache: Path) -> dict[st
             "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{port}/v1", "COPILOT_PROVIDER_TYPE": "openai",
             "COPILOT_PROVIDER_API_KEY": "sk-fake", "COPILOT_MODEL": "fake-model",
         }  # fmt: skip
+    elif agent == "droid":  # airgapped: no org-settings or feature-flag look-ups (5 s of time-outs otherwise)
+        env |= {"FACTORY_AIRGAP_ENABLED": "1"}
+    elif agent in PLUGIN_AGENTS:  # the config dir's npm install of the plugin SDK fails at once offline
+        env |= {"npm_config_offline": "true", "npm_config_fetch_retries": "0", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+                "OPENCODE_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1",
+                "KILO_DISABLE_CODEBASE_INDEXING": "1", "KILO_TELEMETRY_LEVEL": "off",
+                "KILO_DISABLE_SHARE": "1"}  # fmt: skip
     else:
         env |= {
             "OPENAI_API_KEY": "sk-fake", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
@@ -178,7 +208,7 @@ def install(
         env={**os.environ, **env}, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    return Install(agent, home, project, env)
+    return Install(agent, home, project, env, (root, copilot_cache))
 
 
 @pytest.fixture(scope="session")
@@ -206,23 +236,28 @@ def agent_argv(agent: str, prompt: str) -> list[str]:
         return [program, "exec", "--skip-git-repo-check", "--json", prompt]
     if agent == "copilot":
         return [program, "-p", prompt, "--yolo", "--output-format", "json", "--no-auto-update"]
+    if agent == "droid":
+        return [program, "exec", "-m", "custom:fake-model", "--auto", "high", "-o", "json", prompt]
+    if agent in PLUGIN_AGENTS:
+        return [program, "run", prompt]
     return [program, "--auth-type", "openai", "--approval-mode", "yolo", "-o", "json", prompt]
 
 
-def run_agent(server: Server, setup: Install, command: str, prompt_extra: str = "", etc: Path | None = None) -> Run:
-    """One run in the fake server's network namespace; `etc`: over an overlay of /etc whose upper
-    directory is `etc` (in a private mount namespace: the real /etc is never written)."""
+def run_agent(
+    server: Server, setup: Install, command: str, prompt_extra: str = "", etc: Path | None = None,
+    target: Path | None = None,
+) -> Run:  # fmt: skip
+    """One confined run (tests/confine.py) in the fake server's network namespace, writing only to the
+    install's world and `target` (the markers); `etc`: over an overlay of /etc whose upper directory is
+    `etc` (the real /etc is never written)."""
     run_id = uuid.uuid4().hex[:12]
     prompt = f"Run this shell command: RUN<<{command}>>RUN (run {run_id}) {prompt_extra}"
-    argv = ["nsenter", "-t", str(server.proc.pid), "-n", "--", *agent_argv(setup.agent, prompt)]
-    if etc is not None:
-        work = etc.parent / f"overlay-work-{run_id}"
-        work.mkdir()
-        mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={etc},workdir={work} /etc"
-        argv = ["unshare", "-m", "--propagation", "private", "sh", "-c", f'{mount} && exec "$@"', "sh", *argv]
+    world = (*setup.world, *([target] if target else []))
+    overlays = {Path("/etc"): etc} if etc is not None else {}
+    argv = confined(agent_argv(setup.agent, prompt), world=world, netns=server.netns, overlays=overlays)
     done = subprocess.run(
         argv, env=setup.env, cwd=setup.project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=TIMEOUT, check=False,
+        timeout=KILO_TIMEOUT if setup.agent == "kilo" else TIMEOUT, check=False,
     )  # fmt: skip
     sent = json.dumps(server.requests(run_id))
     return Run(done.returncode, done.stdout, done.stderr, sent)
@@ -242,9 +277,9 @@ def target() -> Iterator[Path]:
 def test_a_shell_deny_blocks_the_command_and_the_reason_reaches_the_model(
     agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
 ) -> None:
-    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-1")
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-1", target=target)
     assert (target / "ok-1").exists(), control.report  # the control: an allowed command runs
-    denied = run_agent(server, installs[agent, "live"], f"touch {target}/keep-1")
+    denied = run_agent(server, installs[agent, "live"], f"touch {target}/keep-1", target=target)
     assert not (target / "keep-1").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
 
@@ -253,7 +288,7 @@ def test_a_shell_deny_blocks_the_command_and_the_reason_reaches_the_model(
 def test_a_rewrite_runs_the_rewritten_command(
     agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
 ) -> None:
-    run = run_agent(server, installs[agent, "live"], f"touch {target}/rewrite-me-1")
+    run = run_agent(server, installs[agent, "live"], f"touch {target}/rewrite-me-1", target=target)
     assert not (target / "rewrite-me-1").exists(), run.report
     if agent == "qwen":  # Qwen cannot rewrite on PreToolUse: the documented mapping is a deny
         assert not (target / "rewritten-1").exists(), run.report
@@ -266,13 +301,15 @@ def test_a_rewrite_runs_the_rewritten_command(
 def test_context_reaches_the_model(
     agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
 ) -> None:
-    control = run_agent(server, installs[agent, "live"], f"touch {target}/plain-1")
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/plain-1", target=target)
     assert CONTEXT not in control.sent, control.report
     # Qwen drops context on PreToolUse: its context comes on UserPromptSubmit (the prompt names it).
     extra = "context-me" if agent == "qwen" else ""
-    run = run_agent(server, installs[agent, "live"], f"touch {target}/context-me-1", extra)
+    run = run_agent(server, installs[agent, "live"], f"touch {target}/context-me-1", extra, target=target)
     assert (target / "context-me-1").exists(), run.report
-    assert CONTEXT in run.sent, run.report
+    # Droid sends no PreToolUse context to the model and fires no UserPromptSubmit under exec (docs/droid.md);
+    # a plugin cannot add text for the model (docs/opencode.md).
+    assert (CONTEXT in run.sent) is (agent not in ("droid", *PLUGIN_AGENTS)), run.report
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -281,20 +318,20 @@ def test_fail_closed_when_the_daemon_is_not_running(
 ) -> None:
     """The agent fails open on a broken hook (Codex, Qwen) or a timeout (Copilot): the shim's own answer
     is a deny in the shape the agent honours. The control is the same command with the daemon up."""
-    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-2")
+    control = run_agent(server, installs[agent, "live"], f"touch {target}/ok-2", target=target)
     assert (target / "ok-2").exists(), control.report
     started = time.monotonic()
-    run = run_agent(server, installs[agent, "dead"], f"touch {target}/ok-3")
+    run = run_agent(server, installs[agent, "dead"], f"touch {target}/ok-3", target=target)
     assert not (target / "ok-3").exists(), run.report
     assert "hookd is not running" in run.sent, run.report
     assert time.monotonic() - started < TIMEOUT
 
 
 def test_the_versions_are_the_pinned_ones() -> None:
-    for agent in AGENTS:
+    for agent, version in VERSIONS.items():
         done = subprocess.run([binary(agent), "--version"], capture_output=True, text=True, timeout=60, check=False,
                               env={"PATH": PATH, "HOME": tempfile.gettempdir()}, stdin=subprocess.DEVNULL)  # fmt: skip
-        assert VERSIONS[agent] in done.stdout + done.stderr, done.stdout + done.stderr
+        assert version in done.stdout + done.stderr, done.stdout + done.stderr
 
 
 def test_codex_managed_scope_runs_without_review_and_alone(
@@ -317,7 +354,7 @@ def test_codex_managed_scope_runs_without_review_and_alone(
     with (home / ".codex" / "config.toml").open("a") as handle:
         for key, digest in codex_trust_entries(home / ".codex" / "hooks.json", user_hooks, "user"):
             handle.write(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "{digest}"\n')
-    setup = Install("codex", home, project, agent_env("codex", home, server.port, copilot_cache))
+    setup = Install("codex", home, project, agent_env("codex", home, server.port, copilot_cache), (root,))
     install_managed(setup, daemon, root, system)
     assert (system / "etc" / "codex" / "requirements.toml").is_file()
     assert_managed_hooks_run_alone(server, setup, system / "etc", target)
@@ -339,9 +376,9 @@ def install_managed(setup: Install, daemon: RunningDaemon, root: Path, system: P
 def assert_managed_hooks_run_alone(server: Server, setup: Install, etc: Path, target: Path) -> None:
     """Over an overlay of /etc: a control run, a deny whose reason reaches the model, and the user's own
     hook (which leaves `user-hook` in `target` when it runs) never ran."""
-    control = run_agent(server, setup, f"touch {target}/ok-managed", etc=etc)
+    control = run_agent(server, setup, f"touch {target}/ok-managed", etc=etc, target=target)
     assert (target / "ok-managed").exists(), control.report
-    denied = run_agent(server, setup, f"touch {target}/keep-managed", etc=etc)
+    denied = run_agent(server, setup, f"touch {target}/keep-managed", etc=etc, target=target)
     assert not (target / "keep-managed").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
     assert not (target / "user-hook").exists(), "managed hooks only: the user's hook must not run"
@@ -364,7 +401,9 @@ def test_copilot_managed_scope_runs_alone_under_allow_managed_hooks_only(
     (home / ".copilot" / "hooks" / "user.json").write_text(
         json.dumps({"version": 1, "hooks": {"preToolUse": [user_hook]}})
     )
-    setup = Install("copilot", home, project, agent_env("copilot", home, server.port, copilot_cache))
+    setup = Install(
+        "copilot", home, project, agent_env("copilot", home, server.port, copilot_cache), (root, copilot_cache)
+    )
     install_managed(setup, daemon, root, system)
     etc = system / "etc"
     assert (etc / "github-copilot" / "policy.d" / "hookd.json").is_file()
@@ -372,7 +411,7 @@ def test_copilot_managed_scope_runs_alone_under_allow_managed_hooks_only(
     assert_managed_hooks_run_alone(server, setup, etc, target)
 
 
-@pytest.mark.parametrize("agent", ("codex", "copilot"))
+@pytest.mark.parametrize("agent", ("codex", "copilot", "droid", "opencode"))
 def test_the_project_scope_is_trusted_by_install_and_denies(
     agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path,
     tmp_path_factory: pytest.TempPathFactory, target: Path,
@@ -382,11 +421,12 @@ def test_the_project_scope_is_trusted_by_install_and_denies(
     config.toml, Copilot's trustedFolders in config.json); the runs pass no trust flag."""
     setup = install(agent, tmp_path_factory.mktemp(f"{agent}-project"), daemon.runtime_dir, server.port,
                     copilot_cache, scope="project")  # fmt: skip
-    hooks = ".codex/hooks.json" if agent == "codex" else ".github/hooks/hookd.json"
+    hooks = {"codex": ".codex/hooks.json", "copilot": ".github/hooks/hookd.json", "droid": ".factory/settings.json",
+             "opencode": ".opencode/plugin/hookd.js"}[agent]  # fmt: skip
     assert (setup.project / hooks).is_file()
-    control = run_agent(server, setup, f"touch {target}/ok-project")
+    control = run_agent(server, setup, f"touch {target}/ok-project", target=target)
     assert (target / "ok-project").exists(), control.report
-    denied = run_agent(server, setup, f"touch {target}/keep-project")
+    denied = run_agent(server, setup, f"touch {target}/keep-project", target=target)
     assert not (target / "keep-project").exists(), denied.report
     assert DENY_REASON in denied.sent, denied.report
 
@@ -404,9 +444,9 @@ def test_copilot_permission_request_denies_on_its_own(
     assert "permissionRequest" in doc["hooks"]
     del doc["hooks"]["preToolUse"]
     hooks_file.write_text(json.dumps(doc))
-    control = run_agent(server, setup, f"touch {target}/ok-permreq")
+    control = run_agent(server, setup, f"touch {target}/ok-permreq", target=target)
     assert (target / "ok-permreq").exists(), control.report
-    denied = run_agent(server, setup, f"touch {target}/keep-permreq")
+    denied = run_agent(server, setup, f"touch {target}/keep-permreq", target=target)
     assert not (target / "keep-permreq").exists(), denied.report
     assert "Permission denied by a PermissionRequest hook" in denied.sent, denied.report
     assert DENY_REASON in denied.sent, denied.report
@@ -428,31 +468,89 @@ def test_fail_closed_when_the_daemon_hangs(
     try:
         setup = install(agent, tmp_path_factory.mktemp(f"{agent}-hung"), socket_dir, server.port, copilot_cache,
                         '[fail_mode]\nBeforeAgent = "open"\n')  # fmt: skip
-        run = run_agent(server, setup, f"touch {target}/ok-hung")
+        run = run_agent(server, setup, f"touch {target}/ok-hung", target=target)
         assert not (target / "ok-hung").exists(), run.report
         assert "hookd did not answer within 4000 ms" in run.sent, run.report
     finally:
         listener.close()
 
 
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_command_hookd_allows_cannot_write_outside_the_world(
+    agent: str, server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    """The confinement (tests/confine.py) holds under a real agent: hookd allows the command, the agent
+    runs it, and the write outside the world fails (read-only), while the same write in the world works."""
+    outside = Path(tempfile.mkdtemp(prefix="hookd-outside-"))
+    try:
+        control = run_agent(server, installs[agent, "live"], f"touch {target}/inside-1", target=target)
+        assert (target / "inside-1").exists(), control.report
+        run = run_agent(server, installs[agent, "live"], f"touch {outside}/escaped-1", target=target)
+        assert not (outside / "escaped-1").exists(), run.report
+        assert "Read-only file system" in run.sent, run.report
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_droid_managed_scope_runs_alone_under_allow_managed_hooks_only(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    """`hookd install --client droid --scope managed --managed-hooks-only` writes hookd's hooks and
+    allowManagedHooksOnly to /etc/factory/settings.json (Droid's org settings, read before any other org
+    source), here an overlay of /etc. A user hook in ~/.factory/hooks.json that would leave a trace does
+    not run."""
+    require(shutil.which("mount") is not None, "mount (an overlay of /etc)")
+    root = tmp_path / "managed"
+    home, project, system = root / "home", root / "project", root / "system"
+    (home / "tmp").mkdir(parents=True)
+    project.mkdir()
+    agent_settings("droid", home, project, server.port)
+    user_hook = {"type": "command", "command": f"echo ran > {target}/user-hook", "timeout": 5}
+    (home / ".factory" / "hooks.json").write_text(json.dumps({"PreToolUse": [{"hooks": [user_hook]}]}))
+    setup = Install("droid", home, project, agent_env("droid", home, server.port, copilot_cache), (root,))
+    install_managed(setup, daemon, root, system)
+    managed = json.loads((system / "etc" / "factory" / "settings.json").read_text())
+    assert managed["allowManagedHooksOnly"] is True and "PreToolUse" in managed["hooks"], managed
+    assert_managed_hooks_run_alone(server, setup, system / "etc", target)
+
+
+def test_droid_ask_is_a_deny_whose_reason_reaches_the_model(
+    server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    """Droid only logs a hook's ask (headless or not): hookd renders it as a deny (exit 2), never lets it
+    fall through to Droid's own rules (`--auto high` would run it)."""
+    run = run_agent(server, installs["droid", "live"], f"touch {target}/ask-1", target=target)
+    assert not (target / "ask-1").exists(), run.report
+    assert "confirm touching an ask-* file" in run.sent, run.report
+
+
+def test_droid_an_earlier_hooks_allow_does_not_undo_hookds_deny(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory,
+    target: Path,
+) -> None:  # fmt: skip
+    """Droid takes the first JSON permissionDecision of all its hooks, and runs project hooks before user
+    hooks: a project hook answering `allow` would cancel a JSON deny. hookd's deny is exit 2, which
+    nothing overrides (a control runs)."""
+    setup = install("droid", tmp_path_factory.mktemp("droid-allow-first"), daemon.runtime_dir, server.port,
+                    copilot_cache)  # fmt: skip
+    allow = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}
+    hook = {"type": "command", "command": f"echo '{json.dumps(allow)}'", "timeout": 5}
+    (setup.project / ".factory").mkdir()
+    (setup.project / ".factory" / "hooks.json").write_text(json.dumps({"PreToolUse": [{"hooks": [hook]}]}))
+    control = run_agent(server, setup, f"touch {target}/ok-allow-first", target=target)
+    assert (target / "ok-allow-first").exists(), control.report
+    denied = run_agent(server, setup, f"touch {target}/keep-allow-first", target=target)
+    assert not (target / "keep-allow-first").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report
+
+
 # --- Codex's apply_patch, judged by the files the patch names (issue 26) --------------------------------
 #
 # The default policies (policies/) against the real Codex CLI, whose model (gpt-5.5 here, served by the fake
 # server) is offered the apply_patch tool: the fake model answers a prompt naming PATCH<<patch>>PATCH with
-# that patch. The agent runs confined to a throw-away world: its HOME, CODEX_HOME, TMPDIR and project all
-# lie in WORLD, and it runs in a private mount namespace where every mount but WORLD is read-only (a probe
-# checks that before any run), in the fake server's network namespace.
-
-CONFINE = r"""set -e
-mount --make-rprivate /
-mount --bind "$WORLD" "$WORLD"
-awk '{print $2}' /proc/self/mounts | sort -u | while read -r m; do
-  m=$(printf '%b' "$m")
-  case "$m" in "$WORLD"|"$WORLD"/*) continue ;; esac
-  mount -o remount,bind,ro "$m" 2>/dev/null || true
-done
-exec "$@"
-"""
+# that patch. The agent runs confined (tests/confine.py) to a throw-away world: its HOME, CODEX_HOME, TMPDIR
+# and project all lie in it, and every mount but the world is read-only to it (a probe checks that before
+# any run), in the fake server's network namespace.
 
 
 @dataclass
@@ -465,12 +563,10 @@ class World:
 
     def run(self, server: Server, argv: list[str], timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
         """`argv` confined to the world: the server's network namespace, a private mount namespace with
-        everything outside WORLD read-only."""
-        confined = ["nsenter", "-t", str(server.proc.pid), "-n", "--", "unshare", "-m", "--propagation", "private",
-                    "sh", "-c", CONFINE, "sh", *argv]  # fmt: skip
+        everything outside the world read-only (tests/confine.py)."""
         return subprocess.run(
-            confined, env={**self.env, "WORLD": str(self.root)}, cwd=self.project, stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=timeout, check=False,
+            confined(argv, world=[self.root], netns=server.netns), env=self.env, cwd=self.project,
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, check=False,
         )  # fmt: skip
 
 
@@ -603,6 +699,12 @@ TAMPER = {
     "codex": ("echo '{}' > ~/.codex/hooks.json", ".codex/hooks.json"),
     "copilot": ("rm ~/.copilot/hooks/hookd.json", ".copilot/hooks/hookd.json"),
     "qwen": ("""sed -i 's/^{/{"disableAllHooks": true,/' ~/.qwen/settings.json""", ".qwen/settings.json"),
+    "droid": (
+        """sed -i 's/"hooks": {/"hooks": {"hooksDisabled": true, /' ~/.factory/settings.json""",
+        ".factory/settings.json",
+    ),
+    "opencode": ("rm ~/.config/opencode/plugin/hookd.js", ".config/opencode/plugin/hookd.js"),
+    "kilo": ("rm ~/.config/kilo/plugin/hookd.js", ".config/kilo/plugin/hookd.js"),
 }
 
 
@@ -631,17 +733,39 @@ def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
     command, relative = TAMPER[agent]
     switch = setup.home / relative
     before = switch.read_bytes()
-    attempt = run_agent(server, setup, command)
+    attempt = run_agent(server, setup, command, target=target)
     if agent == "qwen":  # Qwen rewrites its own settings file on start (adds "$version"): judge the switch
         assert json.loads(switch.read_text()).get("disableAllHooks") is not True, attempt.report
     else:
         assert switch.read_bytes() == before, attempt.report
     assert "hookd guards this session" in attempt.sent, attempt.report
-    control = run_agent(server, setup, f"touch {target}/ok-tamper")
+    control = run_agent(server, setup, f"touch {target}/ok-tamper", target=target)
     assert (target / "ok-tamper").exists(), control.report
-    after = run_agent(server, setup, f"touch {target}/keep-tamper")  # the next session: still guarded
+    after = run_agent(server, setup, f"touch {target}/keep-tamper", target=target)  # the next session: still guarded
     assert not (target / "keep-tamper").exists(), after.report
     assert DENY_REASON in after.sent, after.report
+
+
+@pytest.mark.timeout(900)
+def test_kilo_denies_with_the_reason_and_fails_closed(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory,
+    target: Path,
+) -> None:  # fmt: skip
+    """Kilo Code CLI (OpenCode's fork) with hookd's plugin in ~/.config/kilo/plugin: a deny's reason reaches
+    the model and the call does not run; with no daemon the plugin's shim denies (a control runs). Kilo is
+    slow to start here, so its runs are these three."""
+    live = install("kilo", tmp_path_factory.mktemp("kilo-live"), daemon.runtime_dir, server.port, copilot_cache)
+    assert (live.home / ".config" / "kilo" / "plugin" / "hookd.js").is_file()
+    control = run_agent(server, live, f"touch {target}/ok-kilo", target=target)
+    assert (target / "ok-kilo").exists(), control.report
+    denied = run_agent(server, live, f"touch {target}/keep-kilo", target=target)
+    assert not (target / "keep-kilo").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report
+    nothing = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "nothing"
+    dead = install("kilo", tmp_path_factory.mktemp("kilo-dead"), nothing, server.port, copilot_cache)
+    down = run_agent(server, dead, f"touch {target}/ok-kilo-down", target=target)
+    assert not (target / "ok-kilo-down").exists(), down.report
+    assert "hookd is not running" in down.sent, down.report
 
 
 # --- the daemon-down message reaches the user (issue 27.4) ---------------------------------------------
@@ -658,6 +782,6 @@ def test_the_daemon_down_reason_reaches_the_user_when_the_prompt_is_blocked(
 ) -> None:
     dead = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "nothing"
     setup = install(agent, tmp_path, dead, server.port, copilot_cache)  # the defaults: the prompt fails closed
-    run = run_agent(server, setup, f"touch {target}/ok-down")
+    run = run_agent(server, setup, f"touch {target}/ok-down", target=target)
     assert not (target / "ok-down").exists(), run.report
     assert f"hookd: hookd is not running (no daemon on {dead / 'hook.sock'})" in run.stderr, run.report

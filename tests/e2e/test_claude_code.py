@@ -1,7 +1,8 @@
 """End to end: the real Claude Code (2.1.332), offline, with hookd registered by `hookd install --client claude`.
 
-Each run gets a throw-away HOME (where `hookd install --scope user` writes ~/.claude/settings.json) and
-project directory, and its own fake Anthropic Messages API on 127.0.0.1 (fake_anthropic.py) whose
+Each run is confined (tests/confine.py: the session's network namespace, a read-only view of everything
+but its workspace) and gets a throw-away HOME (where `hookd install --scope user` writes ~/.claude/settings.json) and
+project directory, and its own fake Anthropic Messages API on 127.0.0.1 there (fake_anthropic.py) whose
 model answers the prompt with one `Bash` tool call running the test's command, then "Done.". Claude
 runs headless (`claude -p`), with `--dangerously-skip-permissions` unless a test says otherwise, so
 that only hookd can stop a command (claude-code-offline.md, pitfall 3). Every blocking test has a
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from confine import Netns, confined
 from fake_anthropic import FakeAnthropic
 
 from support import RunningDaemon, require, start_daemon, trace_shim_config
@@ -57,6 +59,7 @@ class Hookd:
     daemon: RunningDaemon
     config: Path
     token: str
+    netns: Netns  # where it listens (HTTP) and where the agents it serves run
 
 
 @dataclass
@@ -107,21 +110,22 @@ def claude() -> str:
     return path
 
 
-def start_hookd(root: Path, extra: str = "", *, stop: bool = False, policies: Path = POLICIES) -> Hookd:
+def start_hookd(root: Path, netns: Netns, extra: str = "", *, stop: bool = False, policies: Path = POLICIES) -> Hookd:
     runtime_dir = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "run"
     token_file = root / "state" / "http-token"
     config = root / "hookd.toml"
     config.write_text(daemon_config(runtime_dir, free_port(), token_file, extra))
-    daemon = start_daemon(root, policies, config.read_text(), runtime_dir)
+    with netns.entered():  # its HTTP port on the loopback the agents see
+        daemon = start_daemon(root, policies, config.read_text(), runtime_dir)
     daemon.config_path = config
     if stop:
         assert daemon.stop(signal.SIGTERM) == 0, daemon.log()
-    return Hookd(daemon, config, token_file.read_text().strip())
+    return Hookd(daemon, config, token_file.read_text().strip(), netns)
 
 
 @pytest.fixture(scope="module")
-def hookd(claude: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hookd]:
-    running = start_hookd(tmp_path_factory.mktemp("hookd"))
+def hookd(claude: str, netns: Netns, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hookd]:
+    running = start_hookd(tmp_path_factory.mktemp("hookd"), netns)
     try:
         yield running
     finally:
@@ -130,9 +134,9 @@ def hookd(claude: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hoo
 
 
 @pytest.fixture(scope="module")
-def stopped_hookd(claude: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hookd]:
+def stopped_hookd(claude: str, netns: Netns, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hookd]:
     """A daemon that served and got SIGTERM; the prompt event fails open so that the tool call is reached."""
-    stopped = start_hookd(tmp_path_factory.mktemp("stopped"), '[fail_mode]\nBeforeAgent = "open"\n', stop=True)
+    stopped = start_hookd(tmp_path_factory.mktemp("stopped"), netns, '[fail_mode]\nBeforeAgent = "open"\n', stop=True)
     try:
         yield stopped
     finally:
@@ -157,10 +161,19 @@ def workspace(hookd: Hookd, root: Path, transport: str = "command") -> Workspace
 
 
 def run_claude(
-    claude: str, ws: Workspace, command: str, hookd: Hookd, *, bypass: bool = True, prompt: str = "run the command"
+    claude: str,
+    ws: Workspace,
+    command: str,
+    hookd: Hookd,
+    *,
+    bypass: bool = True,
+    prompt: str = "run the command",
+    tools: str = "Bash",
+    delegate: bool = False,
 ) -> ClaudeRun:
     before = len(hookd.daemon.decisions()) if hookd.daemon.proc.poll() is None else 0
-    fake = FakeAnthropic(command)
+    with hookd.netns.entered():
+        fake = FakeAnthropic(command, delegate=delegate)
     tmp = ws.root / f"tmp-{len(os.listdir(ws.root))}"
     tmp.mkdir(mode=0o700)
     env = {
@@ -174,11 +187,12 @@ def run_claude(
         env[TOKEN_ENV] = ws.token
     if os.geteuid() == 0:
         env["IS_SANDBOX"] = "1"  # Claude refuses to skip permissions as root otherwise
-    args = [claude, "-p", prompt, "--output-format", "json", "--tools", "Bash", "--no-session-persistence"]
+    args = [claude, "-p", prompt, "--output-format", "json", "--tools", tools, "--no-session-persistence"]
     if bypass:
         args.append("--dangerously-skip-permissions")
     try:
-        done = subprocess.run(args, cwd=ws.project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+        done = subprocess.run(confined(args, world=[ws.root], netns=hookd.netns), cwd=ws.project, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=TIMEOUT, check=False)  # fmt: skip
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"claude did not finish within {TIMEOUT:.0f} s\n{exc.stdout!r}\n{exc.stderr!r}")
@@ -373,13 +387,13 @@ def test_daemon_down_fails_closed(
 
 
 @pytest.fixture(scope="module")
-def guarded_hookd(claude: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hookd]:
+def guarded_hookd(claude: str, netns: Netns, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hookd]:
     """The e2e policies and the shipped self_protection package (its protected set derived by the daemon)."""
     policies = tmp_path_factory.mktemp("guarded-policies")
     shutil.copytree(POLICIES, policies, dirs_exist_ok=True)
     shipped = Path(__file__).resolve().parents[2] / "policies" / "self_protection"
     shutil.copytree(shipped, policies / "self_protection", ignore=shutil.ignore_patterns("*_test.rego", "cases"))
-    running = start_hookd(tmp_path_factory.mktemp("guarded"), policies=policies)
+    running = start_hookd(tmp_path_factory.mktemp("guarded"), netns, policies=policies)
     try:
         yield running
     finally:
@@ -404,3 +418,23 @@ def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
     after = run_claude(claude, ws, f"rm -rf {victim}", guarded_hookd)
     assert victim.exists(), after.report
     assert after.pre_tool_use()["decision"] == "deny", after.report
+
+
+# --- sub-agents (issue 27.7) ------------------------------------------------------------------------------
+
+
+def test_a_sub_agents_tool_call_reaches_hookd_and_is_denied(claude: str, hookd: Hookd, command_ws: Workspace) -> None:
+    """The model hands the command to a sub-agent (Claude's Task/Agent tool); the sub-agent's own Bash call
+    goes through hookd's PreToolUse like the main session's: denied, and the sub-agent is told why. A
+    control (an allowed command, through a sub-agent too) runs."""
+    allowed = target(command_ws, "sub-allowed")
+    control = run_claude(claude, command_ws, f"rm -rf {allowed}", hookd, tools="Bash,Agent,Task", delegate=True)
+    assert not allowed.exists(), control.report
+    spawned = [d for d in control.decisions if d.get("tool") in ("Agent", "Task")]
+    assert spawned, control.report  # the model really went through a sub-agent
+    victim = target(command_ws, "keep-sub")
+    run = run_claude(claude, command_ws, f"rm -rf {victim}", hookd, tools="Bash,Agent,Task", delegate=True)
+    assert victim.exists(), run.report
+    denied = [d for d in run.decisions if d.get("tool") == "Bash"]
+    assert [d["decision"] for d in denied] == ["deny"], run.report
+    assert any(KEEP_REASON in json.dumps(r.get("content")) for r in run.tool_results), run.report

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from confine import confined, shared_netns
 
 from support import DEMO_POLICIES, ROOT, RunningDaemon, eventually, require, start_daemon, trace_shim_config
 
@@ -181,15 +182,21 @@ class GeminiRun:
 def run_gemini(workspace: Workspace, prompt: str, script: Path, daemon: RunningDaemon | None) -> GeminiRun:
     gemini = os.environ["HOOKD_GEMINI_BIN"]
     before = len(daemon.decisions()) if daemon else 0
+    tmp = workspace.home.parent / "tmp"
+    tmp.mkdir(exist_ok=True)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(workspace.home),
         "GEMINI_API_KEY": "fake",
+        "TMPDIR": str(tmp),
     }
     start = time.monotonic()
+    # Confined (tests/confine.py): it writes only in its workspace, and reaches no network.
+    argv = confined([gemini, "-p", prompt, "--fake-responses", str(script), "--yolo"],
+                    world=[workspace.home.parent], netns=shared_netns())  # fmt: skip
     # Its own process group: Gemini relaunches itself once, and a timeout must end both processes.
     proc = subprocess.Popen(
-        [gemini, "-p", prompt, "--fake-responses", str(script), "--yolo"],
+        argv,
         cwd=workspace.project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
     )  # fmt: skip

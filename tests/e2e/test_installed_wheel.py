@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from confine import confined, shared_netns
 
 from hookd import wire
 from support import ROOT, gemini_payload, require, send_frame
@@ -229,9 +230,15 @@ def test_gemini_deny_and_allow_through_the_installed_daemon(installed: Installed
 
 
 def run_gemini(gemini: str, env: dict[str, str], project: Path) -> tuple[str, str]:
-    run_env = {"PATH": env.get("PATH", "/usr/bin:/bin"), "HOME": env["HOME"], "GEMINI_API_KEY": "fake"}
+    tmp = project.parent / "gemini-tmp"
+    tmp.mkdir(exist_ok=True)
+    run_env = {"PATH": env.get("PATH", "/usr/bin:/bin"), "HOME": env["HOME"], "GEMINI_API_KEY": "fake",
+               "TMPDIR": str(tmp)}  # fmt: skip
+    # Confined (tests/confine.py): it writes only in its HOME and beside its project, and reaches no network.
+    argv = confined([gemini, "-p", "Clean up and write ok.txt.", "--fake-responses", str(SCRIPT), "--yolo"],
+                    world=[Path(env["HOME"]), project.parent], netns=shared_netns())  # fmt: skip
     proc = subprocess.Popen(
-        [gemini, "-p", "Clean up and write ok.txt.", "--fake-responses", str(SCRIPT), "--yolo"],
+        argv,
         cwd=project, env=run_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, errors="replace", start_new_session=True,
     )  # fmt: skip

@@ -486,6 +486,11 @@ class TestHotReload:
             daemon.stop()
 
 
+def after_r2(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    activated = [i for i, e in enumerate(evs) if e.get("event") == "bundle_activated" and e.get("revision") == "r2"]
+    return evs[activated[0] + 1 :] if activated else []
+
+
 def test_with_workers_an_activated_bundle_reaches_every_process(
     tmp_path: Path, server: BundleServer, org_key: tuple[KeyPair, Path]
 ) -> None:
@@ -500,7 +505,8 @@ def test_with_workers_an_activated_bundle_reaches_every_process(
         first = [probe(daemon) for _ in range(60)]
         server.publish("acme.tar.gz", org_bundle(tmp_path, "r2", key))
         wait_for(daemon, named("bundle_activated", source="acme", revision="r2"))
-        wait_for(daemon, named("worker_reloaded"))
+        # r2 reloaded by the worker and the lane (logged after the activation), whose Rego starts in the background
+        wait_for(daemon, lambda evs: len(named("worker_reloaded")(after_r2(evs))) >= 2)
         with ThreadPoolExecutor(4) as pool:
             second = list(pool.map(lambda _: probe(daemon), range(200)))
         records = daemon.decisions(at_least=260)

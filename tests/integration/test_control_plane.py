@@ -21,6 +21,7 @@ import grpc
 import pytest
 
 from hookd.audit.chain import seal
+from hookd.control.server import MAX_PER_UID
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
 from support import DEMO_POLICIES, ROOT, RunningDaemon, gemini_payload, require, run_shim, start_daemon
@@ -564,3 +565,42 @@ def test_health_reflection_and_list_policies_over_the_daemons_socket(daemon: Run
     assert names >= {"hookd.v1.Control", "hookd.v1.Hook", "grpc.health.v1.Health"}
     assert [p.name for p in listing.packages] == ["hookd.demo"]
     assert listing.policy_sets[0].path == str(DEMO_POLICIES.resolve())
+
+
+HOLDER = """
+import select, socket, sys, time
+held = []
+for _ in range(200):
+    sock = socket.socket(socket.AF_UNIX)
+    sock.connect(sys.argv[1])
+    held.append(sock)
+time.sleep(1.0)  # the daemon closes those it refuses
+readable, _, _ = select.select(held, [], [], 0)
+closed = sum(1 for sock in readable if sock.recv(1) == b"")
+print(len(held) - closed, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_with_the_socket_opened_up_another_uid_cannot_hold_every_connection(daemon: RunningDaemon) -> None:
+    """Issue 25: in the opened-up layout another uid held all 128 control connections, and the owner's
+    `hookd status` failed. Each other uid may hold MAX_PER_UID now; the owner gets in."""
+    require(os.getuid() == 0 and shutil.which("setpriv") is not None, "root and setpriv (to become nobody)")
+    os.chmod(daemon.runtime_dir.parent, 0o711)
+    os.chmod(daemon.runtime_dir, 0o711)
+    os.chmod(daemon.control_socket, 0o666)
+    with subprocess.Popen(
+        ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", HOLDER,
+         str(daemon.control_socket)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    ) as holder:  # fmt: skip
+        try:
+            assert holder.stdout is not None
+            kept = int(holder.stdout.readline())
+            status = hookd("status", "--json", "--runtime-dir", str(daemon.runtime_dir))
+        finally:
+            holder.kill()
+    print(f"RELIABILITY control: another uid opened 200 control connections, {kept} kept; the owner's status served")
+    assert kept == MAX_PER_UID
+    assert json.loads(status.stdout)["pid"] == str(daemon.proc.pid)
+    assert '"control_connection_refused"' in daemon.log()

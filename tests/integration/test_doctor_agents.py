@@ -115,6 +115,16 @@ def agent(request: pytest.FixtureRequest, installed: dict[str, Installed]) -> In
     return installed[request.param].restore()
 
 
+# The agents whose settings file the editing helpers below can edit (JSON or TOML); hookd's plugin file
+# (OpenCode, Kilo) is hookd's own generated code, checked by test_an_edited_plugin_file_is_reported.
+EDITABLE = tuple(n for n, s in AGENTS.items() if s.install.text_settings is None or s.install.text_settings.doc is None)
+
+
+@pytest.fixture(params=EDITABLE)
+def editable(request: pytest.FixtureRequest, installed: dict[str, Installed]) -> Installed:
+    return installed[request.param].restore()
+
+
 # --- editing helpers (by the file's own format) -------------------------------------------------------
 
 
@@ -176,7 +186,8 @@ def test_a_fresh_install_is_sound(agent: Installed, monkeypatch: pytest.MonkeyPa
     assert [f.line() for f in found] == [f"ok       {agent.spec.name} user: registered in {agent.settings()}, current"]
 
 
-def test_shim_missing(agent: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shim_missing(editable: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = editable
     event = first_blocking(agent.spec)
 
     def break_shim(doc: dict[str, Any]) -> None:
@@ -204,7 +215,8 @@ def test_shim_points_at_another_socket(agent: Installed, monkeypatch: pytest.Mon
     assert len(found) == 1 and f"its shim calls {mine}, not this daemon's {theirs}; fix: {again(agent)}" in found[0]
 
 
-def test_entry_removed(agent: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entry_removed(editable: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = editable
     event = first_blocking(agent.spec)
 
     def drop(doc: dict[str, Any]) -> None:
@@ -219,7 +231,8 @@ def test_entry_removed(agent: Installed, monkeypatch: pytest.MonkeyPatch) -> Non
     ]
 
 
-def test_entry_edited(agent: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entry_edited(editable: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = editable
     event = first_blocking(agent.spec)
 
     def longer(doc: dict[str, Any]) -> None:
@@ -254,7 +267,7 @@ def test_hooks_switched_off(
     ]
 
 
-SAME_FILE = [name for name, spec in AGENTS.items() if spec.install.own_file is None]  # not hookd's own file
+SAME_FILE = [n for n, s in AGENTS.items() if s.install.own_file is None and n in EDITABLE]  # not hookd's own file
 
 
 @pytest.mark.parametrize("name", SAME_FILE)
@@ -337,6 +350,21 @@ def test_codex_trust_entry_missing_or_stale(installed: dict[str, Installed], mon
     assert setup.problems(monkeypatch) == [
         f"codex user: hookd's pre_tool_use hook is switched off in {config_toml}; fix: {again(setup)}"
     ]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in EDITABLE])
+def test_an_edited_plugin_file_is_reported(
+    name: str, installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hookd's plugin file (OpenCode, Kilo): a shim pointed elsewhere is reported with its fix, and a
+    plugin file whose hooks line is gone registers hookd for nothing."""
+    setup = installed[name].restore()
+    path = setup.settings()
+    path.write_text(path.read_text().replace("hookd_shim.py", "gone.py"))
+    found = setup.problems(monkeypatch)
+    assert any("gone.py does not exist" in p and p.startswith(f"{name} user: ") for p in found), found
+    path.write_text("\n".join(line for line in path.read_text().splitlines() if "HOOKD-HOOKS" not in line))
+    assert not any(p.startswith(f"{name} user: ") and "current" in p for p in setup.problems(monkeypatch))
 
 
 # --- every way an agent's hooks can be bypassed (issue 27.3) ----------------------------------------------

@@ -183,7 +183,9 @@ class TestFramesAndLimits:
     def test_unknown_client_and_bad_payload_are_rejected(self, daemon: RunningDaemon) -> None:
         header = {"client": "vim", "event": "BeforeTool", "cwd": "/", "ppid": 1, "env": {}}
         reply = decode(send_frame(daemon.socket, wire.encode_request(header, b"{}")))
-        assert reply.stdout == b"unknown client 'vim' (known: claude, codex, copilot, gemini, qwen)"
+        assert (
+            reply.stdout == b"unknown client 'vim' (known: claude, codex, copilot, droid, gemini, kilo, opencode, qwen)"
+        )
         header["client"] = "gemini"
         reply = decode(send_frame(daemon.socket, wire.encode_request(header, b"{not json")))
         assert reply.stderr == b"bad-payload"

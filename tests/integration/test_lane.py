@@ -4,6 +4,7 @@ only the heavy requests (the event's fail mode), never the others, and never an 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -108,6 +110,70 @@ def test_a_stopped_lane_holds_up_no_light_request_and_its_own_get_the_fail_mode(
     # Every heavy one got the shim's fail mode, never an allow: at once past the bound, at the deadline before it.
     assert sorted(r.stderr for r in heavy) == [b"busy"] * (20 - IN_FLIGHT) + [b"deadline"] * IN_FLIGHT
     assert all(r.status is wire.Status.ERROR for r in heavy)
+
+
+def of_session(session: int, tool: str, tool_input: dict[str, str]) -> bytes:
+    """A BeforeTool call of one agent session: its own session id and agent process (the shim's parent)."""
+    payload = gemini_payload("BeforeTool", tool_name=tool, tool_input=tool_input, session_id=f"s{session}")
+    return wire.encode_request({**HEADER, "ppid": 1000 + session}, json.dumps(payload).encode())
+
+
+async def ask_async(sock: Path, frame: bytes) -> wire.DecodedReply | None:
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(sock)), TIMEOUT)
+        try:
+            writer.write(frame)
+            return wire.decode_reply(await asyncio.wait_for(reader.read(), TIMEOUT))
+        finally:
+            writer.close()
+    except (OSError, TimeoutError, ValueError):
+        return None
+
+
+def test_one_sessions_flood_of_heavy_requests_never_makes_anothers_fail(tmp_path: Path) -> None:
+    """Issue 25: a flood of heavy requests made 20-24 of another session's 32 ordinary 40 KiB writes `busy`
+    (a deny). Now the flooding session is the one that gets `busy`; the other's are all decided."""
+    daemon, _ = serving_lane(tmp_path)
+    took: list[float] = []
+    rm = "rm -rf " + " ".join(f"/srv/d{i}" for i in range(250))  # the lane's, 64 at once
+    flood_frame = of_session(1, "run_shell_command", {"command": rm})
+    ordinary = [  # 42 KB each: the lane's too
+        of_session(2, "write_file", {"file_path": f"notes-{i}.txt", "content": "y = 2\n" * 7_000}) for i in range(32)
+    ]
+
+    async def both() -> tuple[list[wire.DecodedReply | None], list[wire.DecodedReply | None]]:
+        flood = [asyncio.ensure_future(ask_async(daemon.socket, flood_frame)) for _ in range(64)]
+        await asyncio.sleep(0.2)  # the flood holds the lane first
+        pending = iter(ordinary)
+        answers: list[wire.DecodedReply | None] = []
+
+        async def client() -> None:
+            for frame in pending:
+                started = time.monotonic()
+                answers.append(await ask_async(daemon.socket, frame))
+                took.append((time.monotonic() - started) * 1000)
+
+        await asyncio.gather(*(client() for _ in range(4)))
+        return answers, list(await asyncio.gather(*flood))
+
+    try:
+        answers, flood = asyncio.run(both())
+    finally:
+        daemon.stop()
+    codes = sorted(r.stderr.decode() if r is not None and r.status is wire.Status.ERROR else "ok" for r in flood)
+    took.sort()
+    print(
+        f"RELIABILITY fairness: flooding session {len(flood)} heavy requests: {dict(Counter(codes))}; the other "
+        f"session's {len(answers)}: p50 {took[len(took) // 2]:.0f} ms, max {took[-1]:.0f} ms"
+    )
+    # Each decided by its policies (the demo set lets these writes through), none the fail mode.
+    assert all(r is not None and r.status is wire.Status.OK and r.stdout in (b"", b"{}") for r in answers), [
+        (r.stderr, r.stdout[:200]) if r is not None else None
+        for r in answers
+        if r is None or r.stdout not in (b"", b"{}")
+    ]
+    assert codes.count("busy") >= 64 - IN_FLIGHT  # the flooding session is the one refused
+    assert all(r is not None and (r.status is wire.Status.ERROR or b"rm is not allowed" in r.stdout) for r in flood)
 
 
 def test_a_killed_lane_is_started_again_and_its_requests_wait_for_it(tmp_path: Path) -> None:

@@ -114,7 +114,9 @@ def test_bundled_policies_are_where_the_config_says() -> None:
 # registry is covered here with no edit, and its payloads must be decided as every other agent's are.
 
 EXTRA_ARGS = {"claude": {"description": "x"}, "copilot": {"description": "x"},
-              "qwen": {"description": "x", "is_background": False}}  # fmt: skip  # what each shell call carries
+              "qwen": {"description": "x", "is_background": False},
+              "droid": {"summary": "x", "riskLevelReason": "x", "riskLevel": "low"},
+              "opencode": {"description": "x"}, "kilo": {"description": "x"}}  # fmt: skip  # each shell call's extras
 
 
 def pre_tool_event(agent: str) -> str:
@@ -131,7 +133,7 @@ def tool_of(agent: str, kind: str) -> tuple[str, ToolSpec] | None:
 
 def decide_tool(pipeline: Pipeline, agent: str, tool: str, tool_input: dict[str, Any]) -> Handled:
     event = pre_tool_event(agent)
-    if event[0].islower():  # a camelCase dialect (Copilot's, as hookd installs it)
+    if event[0].islower() and event.isalpha():  # a camelCase dialect (Copilot's, as hookd installs it)
         payload: dict[str, Any] = {"sessionId": "s", "timestamp": 1, "cwd": PROJECT, "toolName": tool,
                                    "toolArgs": tool_input}  # fmt: skip
     else:

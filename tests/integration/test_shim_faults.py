@@ -35,12 +35,12 @@ UNHURRIED_MS = 15_000
 DAEMON_DEADLINE_MS = 300
 
 
-def agent_table() -> dict[str, dict[str, tuple[bool, str, str, bool]]]:
+def agent_table() -> dict[str, dict[str, tuple[bool, str, str, bool, int]]]:
     spec = importlib.util.spec_from_file_location("hookd_shim", SHIM)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    table: dict[str, dict[str, tuple[bool, str, str, bool]]] = module.AGENT_EVENTS
+    table: dict[str, dict[str, tuple[bool, str, str, bool, int]]] = module.AGENT_EVENTS
     return table
 
 
@@ -56,7 +56,7 @@ def expected_output(client: str, event: str, reason: str) -> dict[str, object]:
                                        "permissionDecisionReason": reason}}  # fmt: skip
     if client == "claude":
         return {"decision": "block", "reason": reason}
-    _, before, after, _ = TABLE[client][event]
+    _, before, after, _, _ = TABLE[client][event]
     parsed: dict[str, object] = json.loads(before + json.dumps(reason) + after)
     return parsed
 
@@ -154,6 +154,10 @@ FAULTS: dict[str, tuple[Setup, str]] = {
 
 
 def check(result: subprocess.CompletedProcess[bytes], client: str, event: str, reason: str) -> None:
+    _, before, after, _, code = TABLE[client][event]
+    if code:  # the deny is the exit code, the reason on stderr as it is (Droid)
+        assert (result.returncode, result.stdout, result.stderr) == (code, b"", f"{before}{reason}{after}".encode())
+        return
     assert (result.returncode, result.stderr) == (0, b""), result
     assert b"\n" not in result.stdout
     assert json.loads(result.stdout) == expected_output(client, event, reason), (client, event)

@@ -35,8 +35,10 @@ def test_a_key_split_across_chunks_that_two_processes_decide_stops_the_turn(tmp_
         with ThreadPoolExecutor(6) as pool:  # both processes busy, so the chunks of a response spread
             replies = dict(zip(range(SESSIONS), pool.map(respond, [f"s{i}" for i in range(SESSIONS)]), strict=True))
         records = daemon.decisions(at_least=SESSIONS)  # one record a response (hookd.audit.streams)
+        shared = daemon.runtime_dir / "streams"
     finally:
         daemon.stop()
+    assert not shared.exists()  # no stream file, so no lock a policy's sandbox could hold against a loop
     assert len(records) == SESSIONS
     for record in records:
         assert int(record["id"], 16) % 64 == 2, "decided by the lane (slot `workers`: docs/decision-log.md)"

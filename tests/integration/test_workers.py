@@ -68,6 +68,7 @@ def status(daemon: RunningDaemon, requests: int = 0) -> pb.StatusResponse:
 def started(tmp_path: Path, policies: Path = DEMO_POLICIES) -> RunningDaemon:
     daemon = start_daemon(tmp_path, policies, config=WORKERS)
     wait_for_log(daemon, '"worker_serving"')
+    wait_for_log(daemon, '"lane_serving"')  # its policy workers start before it serves: heavy requests wait
     return daemon
 
 

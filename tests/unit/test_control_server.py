@@ -178,7 +178,8 @@ class TestControlServer:
         assert serve(tmp_path, scenario) == [
             (grpc.StatusCode.INVALID_ARGUMENT, "hook payload is not valid JSON: Expecting property name enclosed in "
              "double quotes: line 1 column 2 (char 1)"),
-            (grpc.StatusCode.INVALID_ARGUMENT, "unknown client 'cursor' (known: claude, codex, copilot, gemini, qwen)"),
+            (grpc.StatusCode.INVALID_ARGUMENT,
+             "unknown client 'cursor' (known: claude, codex, copilot, droid, gemini, kilo, opencode, qwen)"),
             (grpc.StatusCode.INVALID_ARGUMENT, "the payload has no hook_event_name: set event"),
         ]  # fmt: skip
 

@@ -34,8 +34,8 @@ def test_a_changed_spec_makes_the_tables_stale(monkeypatch: pytest.MonkeyPatch) 
 def test_the_python_shim_holds_every_agents_table() -> None:
     shim = load_python_shim()
     assert forwarded_env() == shim.FORWARDED_ENV
-    for client, event, closed, prefix, suffix, tell in shimtable.rows():
-        assert shim.AGENT_EVENTS[client][event] == (closed, prefix, suffix, tell)
+    for client, event, closed, prefix, suffix, tell, code in shimtable.rows():
+        assert shim.AGENT_EVENTS[client][event] == (closed, prefix, suffix, tell, code)
 
 
 @pytest.mark.parametrize("client", list(AGENTS))
@@ -48,9 +48,10 @@ def test_the_shims_fail_output_is_the_dialects_fail_reply(client: str) -> None:
     first: dict[Event, str] = {}
     for event in spec.events:
         first.setdefault(event.event, event.name)
-        printed = shim.fail_output(client, event.name, "closed", reason)
+        printed = shim.fail_reply(client, event.name, "closed", reason)
         if event.fail_closed and first[event.event] == event.name:
-            assert printed == spec.dialect.fail_reply(event.event, reason).stdout, event.name
+            daemon = spec.dialect.fail_reply(event.event, reason)
+            assert printed == (daemon.exit_code, daemon.stdout, daemon.stderr), event.name
         if event.fail_output is None:
-            assert printed == b"", event.name
-        assert shim.fail_output(client, event.name, "open", reason) == b""
+            assert printed == (0, b"", b""), event.name
+        assert shim.fail_reply(client, event.name, "open", reason) == (0, b"", b"")

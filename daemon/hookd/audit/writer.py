@@ -302,7 +302,9 @@ class DecisionLog:
         while True:
             await wait_for_records(self.sink, self.streams)
             await self._write_batch(self.sink.take())
-            self._write_pending(self.streams.expired())
+            if idle := self.streams.expired():
+                self._write_pending(idle)
+                self._flush()
             if self._closing and not len(self.sink):
                 self._write_pending(self.streams.close())  # the responses still streaming: bounded, flushed
                 self._flush()

@@ -62,6 +62,7 @@ class BundleManager:
         self._etags: dict[str, str] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._rng = random.Random()
+        self._activating = asyncio.Lock()  # isolated engines start in the background: activations could overlap
 
     def adopt_kept(self, kept: list[Active], errors: Mapping[str, str]) -> None:
         """Install the bundles loaded from the state directory at start-up (before the first swap)."""
@@ -169,18 +170,21 @@ class BundleManager:
         if serving is not None and serving.data == data and serving.source == source:  # the same again: no recompile
             status.not_modified += 1
             return True
-        try:
-            bundle = await asyncio.to_thread(verify_bundle, source, data, self.config)
-            others = [a for name, a in self.active.items() if name != source.name]
-            # Compiled on the event loop's thread: the embedded engine may not cross threads.
-            new = activate(source, bundle, data, etag, store=self.store, compile_dir=self.compile_dir, others=others)
-            await _ready(new)
-        except BundleError as exc:
-            self._refused(status, str(exc))
-            return False
-        previous = self.active.get(source.name)
-        self.swap({**self.active, source.name: new})
-        self.active[source.name] = new
+        async with self._activating:  # one at a time: each checks its roots against the bundles now active
+            try:
+                bundle = await asyncio.to_thread(verify_bundle, source, data, self.config)
+                others = [a for name, a in self.active.items() if name != source.name]
+                # Compiled on the event loop's thread: the embedded engine may not cross threads.
+                new = activate(
+                    source, bundle, data, etag, store=self.store, compile_dir=self.compile_dir, others=others
+                )
+                await _ready(new)
+            except BundleError as exc:
+                self._refused(status, str(exc))
+                return False
+            previous = self.active.get(source.name)
+            self.swap({**self.active, source.name: new})
+            self.active[source.name] = new
         status.last_activation_ms = round((time.perf_counter() - started) * 1000, 3)
         status.revision, status.active_since = new.revision, time.time()
         status.activations += 1

@@ -40,7 +40,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
         from hookd.cli.control import eval_on_daemon
 
         return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
-    from hookd.assembly import build_pipeline, enrichers, load_engine
+    from hookd.assembly import build_pipeline, enrichers, in_process, load_engine
     from hookd.logs import quiet_logging
 
     quiet_logging()
@@ -48,6 +48,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
     event = args.event or _event_of(raw)
     policies = Path(args.policies).resolve() if args.policies else config.daemon.policies
     interactive = bool(args.interactive)
+    config = in_process(config)
     engine = load_engine(config, policies)  # before the deadline starts: Python workers take a moment to start
     steps = enrichers(config)  # a dry run: a daemon's stream texts are left alone
     pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: interactive, steps=steps)

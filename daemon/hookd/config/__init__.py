@@ -74,6 +74,8 @@ class DaemonConfig:
     state_dir: Path = field(default_factory=default_state_dir)  # kept bundles: state_dir/bundles/NAME/
     workers: int = 1  # processes deciding hook-socket requests: the daemon and workers - 1 more (hookd.procs)
     lane: bool = True  # heavy requests ([limits] lane_*) are decided in a process of their own (hookd.procs)
+    # Rego policies but hookd's bundled set in sandboxed workers a deadline kills (docs/policies.md)
+    isolate_policies: bool = True
 
 
 @dataclass(frozen=True, slots=True)

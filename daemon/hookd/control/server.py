@@ -20,6 +20,7 @@ import contextlib
 import inspect
 import os
 import socket
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,11 @@ from hookd.v1 import hookd_pb2_grpc
 
 log = structlog.get_logger("hookd.control")
 MAX_CONNECTIONS = 128
+# Where an admin opens control.sock up (docs/control.md), another uid could hold every connection and lock
+# the owner out: each uid but the owner's and root's may hold at most MAX_PER_UID, and all of them together
+# leave OWNER_RESERVED connections to the owner and root.
+MAX_PER_UID = 16
+OWNER_RESERVED = 32
 IDLE_STOP_S = 10.0  # the gRPC backend stops this long after its last control connection ended
 IDLE_GRACE_S = 1.0  # for that stop (no call is in flight: every connection has ended)
 _CHUNK = 1 << 16
@@ -133,6 +139,7 @@ class ControlServer:
         self._front: asyncio.AbstractServer | None = None
         self._inherited = False  # control.sock was bound by a service manager: its path is not ours to remove
         self._tasks: set[asyncio.Task[None]] = set()
+        self._by_uid: Counter[int] = Counter()  # front connections held, by the caller's uid
         # The gRPC backend runs only while control.sock has connections (and IDLE_STOP_S after the last):
         # idle, its core threads would cost CPU every second. The lock serialises its starts and stops.
         self._backend_lock = asyncio.Lock()
@@ -283,15 +290,38 @@ class ControlServer:
         if task is not None:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        if len(self._tasks) > MAX_CONNECTIONS:
-            log.warning("control_connection_refused", reason="too many connections", limit=MAX_CONNECTIONS)
-            writer.close()
-            return
         try:
             caller = peer_credentials(writer.get_extra_info("socket"))
         except OSError:
             writer.close()
             return
+        if refusal := self._over_limit(caller.uid):
+            log.warning("control_connection_refused", reason=refusal, uid=caller.uid)
+            writer.close()
+            return
+        self._by_uid[caller.uid] += 1
+        try:
+            await self._serve(caller, reader, writer)
+        finally:
+            self._by_uid[caller.uid] -= 1
+            if not self._by_uid[caller.uid]:
+                del self._by_uid[caller.uid]
+
+    def _over_limit(self, uid: int) -> str:
+        """Why a connection of `uid` is refused now, or "" (the owner and root: only the total limit)."""
+        held = sum(self._by_uid.values())
+        if held >= MAX_CONNECTIONS:
+            return f"too many connections (limit {MAX_CONNECTIONS})"
+        if uid in (self.owner_uid, 0):
+            return ""
+        if self._by_uid[uid] >= MAX_PER_UID:
+            return f"too many connections of uid {uid} (limit {MAX_PER_UID} a uid)"
+        others = held - self._by_uid[self.owner_uid] - (self._by_uid[0] if self.owner_uid != 0 else 0)
+        if others >= MAX_CONNECTIONS - OWNER_RESERVED:
+            return f"too many connections of other uids (the last {OWNER_RESERVED} are the owner's)"
+        return ""
+
+    async def _serve(self, caller: Caller, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             await self._acquire_backend()
         except asyncio.CancelledError:

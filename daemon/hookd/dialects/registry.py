@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hookd.dialects import claude, codex, copilot, gemini, qwen
+from hookd.dialects import claude, codex, copilot, droid, gemini, kilo, opencode, qwen
 from hookd.dialects.spec import AgentSpec
 from hookd.errors import HookdError
 from hookd.types import Event, FailMode
 
 AGENTS: Mapping[str, AgentSpec] = {
-    spec.name: spec for spec in (gemini.SPEC, claude.SPEC, codex.SPEC, copilot.SPEC, qwen.SPEC)
+    spec.name: spec
+    for spec in (gemini.SPEC, claude.SPEC, codex.SPEC, copilot.SPEC, qwen.SPEC, droid.SPEC, opencode.SPEC, kilo.SPEC)
 }
 NAMES: tuple[str, ...] = tuple(AGENTS)
 DEFAULT_AGENT = "gemini"  # the client a request names when it names none (hookd eval, the Evaluate RPC)

@@ -31,19 +31,22 @@ class AgentEvent:
 
     `fail_output` is the stdout that makes the agent deny when hookd cannot decide, with REASON where
     the one-line reason goes (as a JSON string); None when nothing printed there can block (the
-    shims then print nothing). `fail_closed` is whether that is the default (`--fail` overrides).
-    `install` is False for an event that hookd parses but does not register. `vetoes_settings`: the event
-    comes before the agent applies a change to its settings files, and a block keeps the change out (a
-    second line of self-protection, for changes made outside a guarded tool call). `tell_user`: the agent
-    shows nothing of this event's block in a headless run (an empty turn), so when the shim fails closed it
+    shims then print nothing). With `fail_exit` set, it is instead text for stderr (the reason as it
+    is) and the shims exit with that code (Droid: only an exit 2 is a deny no other hook overrides).
+    `fail_closed` is whether that is the default (`--fail` overrides). `install` is False for an
+    event that hookd parses but does not register. `vetoes_settings`: the event comes before the
+    agent applies a change to its settings files, and a block keeps the change out (a second line of
+    self-protection, for changes made outside a guarded tool call). `tell_user`: the agent shows
+    nothing of this event's block in a headless run (an empty turn), so when the shim fails closed it
     also writes the one-line reason to the agent's own stderr.
     """
 
     name: str
     event: Event
-    fail_output: Mapping[str, Any] | None = None
+    fail_output: Mapping[str, Any] | str | None = None
     fail_closed: bool = False
     install: bool = True
+    fail_exit: int = 0
     vetoes_settings: bool = False  # the agent asks before it applies a change to its settings; a block keeps it out
     tell_user: bool = False  # the agent shows nothing of this event's block headless: the shim tells its stderr
 
@@ -51,6 +54,9 @@ class AgentEvent:
         """The fail output split around the reason: (prefix, suffix) of the exact bytes printed."""
         if self.fail_output is None:
             return None
+        if isinstance(self.fail_output, str):
+            prefix, suffix = self.fail_output.split(REASON)
+            return prefix, suffix
         text = dump_json(self.fail_output).decode("ascii")
         marker = dump_json({"r": REASON}).decode("ascii")[5:-1]
         prefix, suffix = text.split(marker)
@@ -115,11 +121,14 @@ class Trust:
 class TextSettings:
     """A settings file of the agent's own text format (Codex's requirements.toml), chosen by its suffix:
     `render(path, text, entries, managed_only)` gives the new text (entries None: hookd's removed), and
-    `events(text)` the events hookd has in it."""
+    `events(text)` the events hookd has in it. `doc(text)`, for a format that is neither JSON nor TOML
+    (OpenCode's plugin file), is the text as the settings document `hookd doctor` reads (hookd's
+    hooks under `hooks.<event>`)."""
 
     suffix: str
     render: Callable[[Path, str, tuple[HookEntry, ...] | None, bool], str]
     events: Callable[[str], tuple[str, ...]]
+    doc: Callable[[str], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,7 +56,7 @@ def check_agents(
     files: list[ScopeFile] = []
     for spec, scope, path in settings_files(project_dir, env):
         try:
-            files.append(ScopeFile(spec, scope, path, read_settings(path)))
+            files.append(ScopeFile(spec, scope, path, read_settings(path, spec)))
         except HookdError as exc:
             findings.append(Finding(f"{spec.name} {scope}", False, str(exc), f"fix {path} by hand"))
     registered = [f for f in files if hookd_entries(f)]
@@ -87,8 +87,9 @@ def settings_files(project_dir: Path, env: Mapping[str, str]) -> Iterator[tuple[
                 yield spec, scope, path
 
 
-def read_settings(path: Path) -> JSONObject | None:
-    """A settings file as a document (JSON, or TOML by its suffix); None when it is missing or empty."""
+def read_settings(path: Path, spec: AgentSpec | None = None) -> JSONObject | None:
+    """A settings file as a document (JSON, TOML by its suffix, or the agent's own text format where its
+    spec reads one); None when it is missing or empty."""
     try:
         text = path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):
@@ -97,6 +98,9 @@ def read_settings(path: Path) -> JSONObject | None:
         raise HookdError(f"cannot read {path}: {exc}") from None
     if not text.strip():
         return None
+    text_format = spec.install.text_settings if spec is not None else None
+    if text_format is not None and text_format.doc is not None and path.suffix == text_format.suffix:
+        return text_format.doc(text)
     try:
         doc = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hookd.assembly import build_pipeline, engine_for_dir, enrichers
+from hookd.assembly import build_pipeline, engine_for_dir, enrichers, in_process
 from hookd.config import Config, OpaConfig
 from hookd.dialects.common import rewritten_tool_input
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
@@ -106,7 +106,7 @@ def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestR
     corpus = find_corpus_files(policy_dir)
     if not files and not corpus:
         return []
-    config = config or Config()
+    config = in_process(config or Config())
     engine = engine_for_dir(config, policy_dir.resolve())  # Rego (embedded or OPA) and Python policies
     steps = enrichers(config)  # one set for all cases: a stream's chunks are cases in a row
     with asyncio.Runner() as runner:

@@ -172,7 +172,7 @@ class WorkerProcess:
     def _flush(self, writer: asyncio.StreamWriter) -> None:
         for pending in self._sink.take():
             written = self._streams.fold(pending)  # a streamed response's chunks: one record when it ends
-            if written == [pending]:
+            if len(written) == 1 and written[0] is pending:  # no chunk: its own record, counted with it
                 self._send_records(writer, written, counted=True)
                 continue
             writer.write(line({"t": "c", "c": _counted(pending)}))  # each chunk's decision is counted

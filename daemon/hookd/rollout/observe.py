@@ -330,14 +330,17 @@ class Observer:
         return ShadowVerdict(layer.name, before, after, deciding_rules(decision), deciding_rules(enforced_decision))
 
     async def _evaluate(self, layer: Layer, request: EngineRequest) -> list[Verdict]:
-        """One layer's verdicts, its CPU time (this thread's: Rego evaluates here) spent from the budget."""
-        started = time.thread_time()
+        """One layer's verdicts, its cost spent from the budget: this thread's CPU time where the layer
+        evaluates here, the time it took where it evaluates in other processes (isolated Rego, Python
+        policies: hookd.engines.python.pool), so that a slow one is shed, not waited for decision after decision."""
+        clock = time.thread_time if layer.engine.immediate else time.monotonic
+        started = clock()
         try:
             return await evaluate_layers([layer], request)
         except PartialAnswer as exc:  # as the pipeline would decide it, had the layer been enforced
             return settle(request.event.event, exc.results, self._fail_modes)
         finally:
-            self._budget.spend(time.thread_time() - started)
+            self._budget.spend(clock() - started)
 
     def _skip(self, pending: Pending, reason: str) -> None:
         self._pass_on(pending, Observed(skipped=reason))

@@ -134,3 +134,30 @@ def test_the_writer_chains_one_record_a_response_and_ships_it_in_opa_format(tmp_
     event = opa_event(shipped[0], {"app": "hookd"})
     assert event["result"]["stream"]["chunks"] == 51 and event["path"] == "hookd/gemini/AfterModel"  # type: ignore[index]
     assert "the whole conversation" not in json.dumps(event)
+
+
+def test_the_writer_writes_a_response_left_idle_without_another_record_to_wake_it(tmp_path: Path) -> None:
+    from hookd.audit.sink import Sink
+    from hookd.audit.writer import DecisionLog, Queued
+
+    config = LogConfig(path=tmp_path / "decisions.log")
+    pending = chunk("a chunk, then nothing", request={"messages": [{"role": "user", "content": "left idle"}]})
+
+    async def main() -> list[str]:
+        sink: Sink[Queued] = Sink(config.queue_size)
+        log = DecisionLog(config, sink)
+        log.streams = StreamRecords(idle_s=0.2)
+        log.start()
+        try:
+            sink.put_nowait(pending)
+            for _ in range(200):  # waits on the file, not a fixed sleep: the writer wakes on its own
+                text = (tmp_path / "decisions.log").read_text() if (tmp_path / "decisions.log").exists() else ""
+                if text:
+                    return text.splitlines()
+                await asyncio.sleep(0.02)
+            return []
+        finally:
+            await log.close()
+
+    (line,) = asyncio.run(main())
+    assert json.loads(line)["stream"]["ended"] == "idle"

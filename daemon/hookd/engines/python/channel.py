@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import pwd
 import select
@@ -38,9 +39,15 @@ from hookd.types import JSON
 log = structlog.get_logger("hookd")
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])  # the directory that holds the hookd package
 BOOTSTRAP = f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); from hookd.sandbox.worker import main; main()"
+# A worker that evaluates Rego (hookd.engines.rego.evaluator) also imports regorus, from where the daemon has it.
+REGO_BOOTSTRAP = (
+    f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); sys.path.append({{regorus_parent!r}}); "
+    "from hookd.engines.rego.evaluator import main; main()"
+)
 KILL_GRACE = 0.05
 STDERR_TAIL = 4000
 MAX_ANSWER_BYTES = 1 << 20  # one answer frame from a worker: its verdicts, patches, errors
+PIPE_BYTES = 1 << 20  # the request pipe's size: /proc/sys/fs/pipe-max-size's default
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +100,11 @@ def worker_environment(scratch: str, passed: Sequence[str]) -> dict[str, str]:
 class PolicyWorker:
     """One worker process and its channel; `ready` holds the worker's report once it has started."""
 
-    def __init__(self, policy_set: PythonPolicySet, settings: WorkerSettings) -> None:
+    def __init__(
+        self, policy_set: PythonPolicySet, settings: WorkerSettings, rego: Mapping[str, JSON] | None = None
+    ) -> None:
+        """`rego`: a Rego policy set this worker compiles and evaluates instead of Python policies
+        (hookd.engines.rego.isolated)."""
         uid, gid = worker_identity(settings.user)
         base = settings.scratch_dir or tempfile.gettempdir()
         os.makedirs(base, mode=0o755, exist_ok=True)
@@ -102,8 +113,9 @@ class PolicyWorker:
             os.chown(self.scratch, uid, gid)
         # The worker's stderr (a crash report, a policy's own prints to it): read back only after a crash.
         self.stderr: IO[bytes] = tempfile.TemporaryFile(prefix="hookd-py-stderr-", dir=base)  # noqa: SIM115 - lives with the worker
+        bootstrap = BOOTSTRAP if rego is None else REGO_BOOTSTRAP.format(regorus_parent=_regorus_parent())
         self.proc = subprocess.Popen(
-            [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", BOOTSTRAP],
+            [os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", bootstrap],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -112,11 +124,13 @@ class PolicyWorker:
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._out, self._in = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        _widen_pipe(self._out)
         os.set_blocking(self._out, False)
         os.set_blocking(self._in, False)
         self._buffer = bytearray()
         self._eof = False
         self.ready: dict[str, Any] = {}
+        self.kind = "Python" if rego is None else "Rego"
         self.pid = self.proc.pid
         self._init = frames.encode(  # sent by wait_ready*: a large set must not block the loop on a full pipe
             {
@@ -126,6 +140,7 @@ class PolicyWorker:
                 "limits": dict(settings.limits),
                 "paths": list(settings.paths),
                 "sources": [{"path": s.path, "filename": s.filename, "source": s.source} for s in policy_set.sources],
+                **({"rego": rego} if rego is not None else {}),
             }
         )
 
@@ -159,7 +174,7 @@ class PolicyWorker:
             log.error(
                 "python_worker_failed_to_start", pid=self.pid, error=frame["fatal"], traceback=frame.get("traceback")
             )
-            raise PolicyLoadError(f"Python policies do not load: {one_line(str(frame['fatal']))}")
+            raise PolicyLoadError(f"{self.kind} policies do not load: {one_line(str(frame['fatal']))}")
         if not frame.get("ready"):
             raise WorkerGone("sent something other than its ready report")
         self.ready = frame
@@ -268,6 +283,19 @@ def kill_worker(proc: subprocess.Popen[bytes], scratch: str, stderr: IO[bytes]) 
             if stream is not None:
                 stream.close()
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _widen_pipe(fd: int) -> None:
+    """A document of up to PIPE_BYTES crosses in one write: each 64 KiB more was a round trip between two
+    processes, which at a busy CPU's low priority (the lane's nice 10) cost milliseconds each."""
+    with contextlib.suppress(OSError):  # a smaller pipe still works, in more round trips
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+
+def _regorus_parent() -> str:
+    import regorus  # the daemon has it loaded already (the bundled policies are embedded)
+
+    return str(Path(regorus.__file__).resolve().parents[1])
 
 
 async def _ready_for(fd: int, *, writing: bool) -> None:

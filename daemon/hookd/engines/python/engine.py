@@ -18,9 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import tempfile
-import weakref
-from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -31,14 +29,13 @@ from hookd.config import Config
 from hookd.engines.base import not_immediate
 from hookd.engines.inflight import InFlight
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
+from hookd.engines.python.pool import WorkerPool, failing_to_start, session_of, start_workers, wait_all_ready
 from hookd.errors import (
     EngineError,
     EngineTimeout,
     PartialAnswer,
     PolicyError,
-    PolicyLoadError,
     WorkerGone,
-    one_line,
     verdicts_or_partial,
 )
 from hookd.policy.python_sources import PythonPolicySet
@@ -46,7 +43,6 @@ from hookd.sandbox import scratch
 from hookd.types import EngineRequest, EngineStatus, PackageInfo, Verdict, VerdictKind
 
 log = structlog.get_logger("hookd")
-RESPAWN_BACKOFF = (0.1, 0.5, 2.0, 5.0)
 ENGINE_POLICY = "hookd.python"
 MAX_MESSAGE_CHARS = 4096  # one verdict's message (a reason, context, or system message), cut beyond
 
@@ -96,16 +92,11 @@ class PythonEngine:
         self._policy_ids: dict[str, str] = {}
         self._route_cache: dict[tuple[str, str | None, str | None], tuple[str, ...]] = {}
         self._starting_workers = list(workers)
-        self._idle: deque[PolicyWorker] = deque()
-        self._live: set[PolicyWorker] = set(workers)
-        self._starting = 0
-        self._waiters: deque[asyncio.Future[PolicyWorker]] = deque()
+        self._pool = WorkerPool(
+            lambda: PolicyWorker(policy_set, settings), settings.workers, settings.start_timeout, list(workers)
+        )
         self._next_id = 0
         self._calls = InFlight()
-        self._closing = False
-        self.replaced = 0
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._finalizer = weakref.finalize(self, _kill_all, self._live)
 
     @classmethod
     def start(
@@ -116,13 +107,7 @@ class PythonEngine:
         wait: bool = True,
     ) -> PythonEngine:
         scratch.sweep(Path(settings.scratch_dir or tempfile.gettempdir()))
-        workers: list[PolicyWorker] = []
-        try:
-            for _ in range(max(1, settings.workers)):
-                workers.append(PolicyWorker(policy_set, settings))
-        except BaseException:
-            _kill_all(set(workers))
-            raise
+        workers = start_workers(lambda: PolicyWorker(policy_set, settings), settings.workers)
         engine = cls(policy_set, settings, workers)
         if wait:
             with engine._failing_to_start():
@@ -137,24 +122,11 @@ class PythonEngine:
         if not workers:
             return
         with self._failing_to_start():
-            for worker in workers:
-                try:
-                    await worker.wait_ready(self.settings.start_timeout)
-                except TimeoutError:
-                    raise WorkerGone(f"did not start within {self.settings.start_timeout:g} s") from None
+            await wait_all_ready(workers, self.settings.start_timeout)
         self._serve_with(workers)
 
-    @contextlib.contextmanager
-    def _failing_to_start(self) -> Iterator[None]:
-        try:
-            yield
-        except WorkerGone as exc:
-            tail = " ".join(one_line(w.stderr_tail())[-300:] for w in self._live)
-            self.close()
-            raise PolicyLoadError(f"a Python policy worker did not start: {exc} {tail}".strip()) from None
-        except BaseException:
-            self.close()
-            raise
+    def _failing_to_start(self) -> contextlib.AbstractContextManager[None]:
+        return failing_to_start("Python policy", self._pool.live, self.close)
 
     def _serve_with(self, workers: Sequence[PolicyWorker]) -> None:
         first = workers[0].ready
@@ -163,7 +135,7 @@ class PythonEngine:
         self._routes = [_route(p) for p in self._policies]
         self._policy_ids = {str(p["name"]): str(p["policy_id"]) for p in self._policies}
         self._starting_workers = []
-        self._idle.extend(workers)
+        self._pool.serve_with(list(workers))
 
     # --- the Engine protocol ---
 
@@ -184,19 +156,12 @@ class PythonEngine:
 
     async def aclose(self, grace: float = 5.0) -> None:
         """Stop once the requests in flight are answered (at most `grace` seconds), then end every worker."""
-        self._closing = True
+        self._pool.closing = True
         await self._calls.finished(grace)
-        for task in list(self._tasks):
-            task.cancel()
-        for waiter in self._waiters:
-            if not waiter.done():
-                waiter.cancel()
         self.close()
 
     def close(self) -> None:
-        self._closing = True
-        self._idle.clear()
-        self._finalizer()
+        self._pool.close()
 
     def status(self) -> EngineStatus:
         return EngineStatus(
@@ -207,8 +172,8 @@ class PythonEngine:
             sandbox_layers=tuple(dict(layer) for layer in self.sandbox_layers),
             detail={
                 "policies": [dict(p) for p in self._policies],
-                "workers": len(self._live),
-                "replaced": self.replaced,
+                "workers": len(self._pool.live),
+                "replaced": self._pool.replaced,
             },
         )
 
@@ -228,8 +193,13 @@ class PythonEngine:
             for route in self._routes
         )
 
+    @property
+    def replaced(self) -> int:
+        """Workers killed and replaced (timeouts, crashes, retirements)."""
+        return self._pool.replaced
+
     def worker_pids(self) -> list[int]:
-        return sorted(worker.pid for worker in self._live)
+        return sorted(worker.pid for worker in self._pool.live)
 
     # --- one call ---
 
@@ -248,8 +218,9 @@ class PythonEngine:
         if budget <= 0:  # nothing was sent: no worker needs replacing
             raise PartialAnswer([self._timed_out("the request's deadline passed before the Python policies ran")])
         end = loop.time() + budget
+        session = session_of(request.event)
         try:
-            worker = await self._acquire(end)
+            worker = await self._pool.acquire(session, end)
         except TimeoutError:
             raise PartialAnswer(
                 [self._timed_out(f"no Python policy worker was free within {budget * 1000:.0f} ms")]
@@ -261,7 +232,7 @@ class PythonEngine:
                 answer = await worker.call(call, request.document)
         except TimeoutError:
             log.warning("python_policy_timeout", worker=worker.pid, policies=list(names), ms=round(budget * 1000))
-            self._replace(worker)
+            self._pool.replace(worker, session)
             what = f"Python policies {', '.join(names)} did not answer within {budget * 1000:.0f} ms"
             raise PartialAnswer([self._timed_out(what)]) from None
         except WorkerGone as exc:
@@ -272,16 +243,16 @@ class PythonEngine:
                 policies=list(names),
                 stderr=worker.stderr_tail(),
             )
-            self._replace(worker)
+            self._pool.replace(worker, session)
             raise PartialAnswer([self._failed(ENGINE_POLICY, f"a Python policy worker crashed ({exc})")]) from None
         except BaseException:
-            self._replace(worker)  # cancelled mid-call: its channel is in an unknown state
+            self._pool.replace(worker, session)  # cancelled mid-call: its channel is in an unknown state
             raise
         results = self._results(answer)
         if answer.get("retire") or answer.get("errors"):
-            self._replace(worker)
+            self._pool.replace(worker, session, charge=False)
         else:
-            self._release(worker)
+            self._pool.release(worker, session)
         return verdicts_or_partial(results)
 
     def _results(self, answer: Mapping[str, Any]) -> list[Verdict | EngineError]:
@@ -308,86 +279,6 @@ class PythonEngine:
     @staticmethod
     def _timed_out(what: str) -> EngineTimeout:
         return EngineTimeout(what, policy=ENGINE_POLICY)
-
-    # --- the pool ---
-
-    async def _acquire(self, end: float) -> PolicyWorker:
-        while self._idle:
-            worker = self._idle.popleft()
-            if worker.proc.poll() is None:
-                return worker
-            self._replace(worker)
-        if len(self._live) + self._starting < self.settings.workers and not self._closing:
-            self._spawn()
-        waiter: asyncio.Future[PolicyWorker] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            async with asyncio.timeout_at(end):
-                return await waiter
-        except TimeoutError:
-            if waiter.done() and not waiter.cancelled():
-                self._release(waiter.result())  # handed over just as the deadline passed
-            raise
-        finally:
-            with contextlib.suppress(ValueError):
-                self._waiters.remove(waiter)
-
-    def _release(self, worker: PolicyWorker) -> None:
-        if self._closing:
-            self._discard(worker)
-            return
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(worker)
-                return
-        self._idle.append(worker)
-
-    def _discard(self, worker: PolicyWorker) -> None:
-        self._live.discard(worker)
-        worker.kill()
-
-    def _replace(self, worker: PolicyWorker) -> None:
-        self._discard(worker)
-        self.replaced += 1
-        if not self._closing:
-            self._spawn()
-
-    def _spawn(self) -> None:
-        self._starting += 1
-        task = asyncio.get_running_loop().create_task(self._start_one())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _start_one(self) -> None:
-        try:
-            for attempt, pause in enumerate((0.0, *RESPAWN_BACKOFF)):
-                await asyncio.sleep(pause)
-                if self._closing:
-                    return
-                worker = PolicyWorker(self.policy_set, self.settings)
-                try:
-                    await worker.wait_ready(self.settings.start_timeout)
-                except (WorkerGone, PolicyLoadError, TimeoutError) as exc:
-                    log.error(
-                        "python_worker_respawn_failed", attempt=attempt + 1, error=str(exc), stderr=worker.stderr_tail()
-                    )
-                    worker.kill()
-                    continue
-                except BaseException:
-                    worker.kill()
-                    raise
-                self._live.add(worker)
-                self._release(worker)
-                return
-        finally:
-            self._starting -= 1
-
-
-def _kill_all(workers: set[PolicyWorker]) -> None:
-    for worker in list(workers):
-        worker.kill()
-    workers.clear()
 
 
 _KINDS: Mapping[str, VerdictKind] = {kind.value: kind for kind in VerdictKind}

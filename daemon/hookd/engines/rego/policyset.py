@@ -11,6 +11,7 @@ never evaluated, and the answer is one object {package: {rule: [elements]}}, whi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -91,15 +92,27 @@ def new_engine() -> Any:
     return engine
 
 
-def load_modules(engine: Any, files: Iterable[Path], base: Path) -> list[RegoModule]:
-    modules = []
+def read_modules(files: Iterable[Path], base: Path) -> list[tuple[str, str]]:
+    """Each .rego file as (its path relative to `base`, its source)."""
+    sources = []
     for path in files:
         rel = str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
         try:
-            source = path.read_text(encoding="utf-8")
-            engine.add_policy(rel, source)
+            sources.append((rel, path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError) as exc:
             raise PolicyLoadError(f"cannot read {path}: {exc}") from None
+    return sources
+
+
+def load_modules(engine: Any, files: Iterable[Path], base: Path) -> list[RegoModule]:
+    return add_modules(engine, read_modules(files, base))
+
+
+def add_modules(engine: Any, sources: Iterable[tuple[str, str]]) -> list[RegoModule]:
+    modules = []
+    for rel, source in sources:
+        try:
+            engine.add_policy(rel, source)
         except Exception as exc:  # regorus raises plain RuntimeError/ValueError with a parse message
             raise PolicyLoadError(f"{rel}: {one_line(str(exc))}") from None
     for entry in json.loads(engine.get_ast_as_json()):
@@ -195,14 +208,40 @@ class PolicySet:
     revision: str
 
 
-def load_policy_set(policy_dir: Path) -> PolicySet:
+@dataclass(frozen=True, slots=True)
+class PolicySources:
+    """A policy directory read but not compiled: what an isolated engine's workers compile
+    (hookd.engines.rego.isolated), read by the daemon, which may read what they may not."""
+
+    policy_dir: Path
+    modules: tuple[tuple[str, str], ...]  # (path relative to the directory, source)
+    data: tuple[DataDocument, ...]
+
+    @property
+    def revision(self) -> str:
+        return _revision_of(self.modules)
+
+
+def read_policy_sources(policy_dir: Path) -> PolicySources:
     policy_dir = policy_dir.resolve()
-    engine = new_engine()
     rego_files, data_files = discover(policy_dir, include_tests=False)
-    modules = load_modules(engine, rego_files, policy_dir)
-    data = load_data(engine, data_files, policy_dir)
+    return PolicySources(
+        policy_dir, tuple(read_modules(rego_files, policy_dir)), tuple(read_data(data_files, policy_dir))
+    )
+
+
+def load_policy_set(policy_dir: Path) -> PolicySet:
+    return compile_policy_set(read_policy_sources(policy_dir))
+
+
+def compile_policy_set(sources: PolicySources) -> PolicySet:
+    policy_dir = sources.policy_dir
+    engine = new_engine()
+    modules = add_modules(engine, sources.modules)
+    for document in sources.data:
+        engine.add_data(document.rooted())
     packages = _packages(engine, modules)
-    routes, router_source = _build_router(packages)
+    routes, router_source = build_router(packages)
     try:
         engine.add_policy(ROUTER_MODULE, router_source)
         engine.set_input({})
@@ -215,7 +254,7 @@ def load_policy_set(policy_dir: Path) -> PolicySet:
         policy_dir,
         engine,
         tuple(modules),
-        tuple(data),
+        sources.data,
         tuple(packages),
         router,
         router_source,
@@ -456,7 +495,7 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     return routing
 
 
-def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route], str]:
+def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route], str]:
     """One router rule per distinct set of applicable packages over every (event, kind, tool) and, for
     shell calls, over every subset of the packages that declare shell conditions."""
     tools: list[str | None] = [None, *sorted({t for p in packages for t in p.routing.get("tools", ())})]
@@ -480,7 +519,7 @@ def _build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route
                 routed = {c.package for c in conditions}
                 by_held = {}
                 for size in range(len(conditions) + 1):
-                    for held in combinations(routed, size):
+                    for held in combinations(sorted(routed), size):
                         chosen = [p.name for p in applying if p.name not in routed or p.name in held]
                         by_held[frozenset(held)] = rule(chosen)
                 word_names = frozenset(name for c in conditions for name, _ in c.words)
@@ -542,9 +581,11 @@ def _verdict(kind: VerdictKind, package: str, rule: str, element: JSON) -> Verdi
 
 
 def _revision(modules: Sequence[RegoModule]) -> str:
-    import hashlib
+    return _revision_of([(str(module.path), module.source) for module in modules])
 
+
+def _revision_of(modules: Iterable[tuple[str, str]]) -> str:
     digest = hashlib.sha256()
-    for module in sorted(modules, key=lambda m: str(m.path)):
-        digest.update(str(module.path).encode() + b"\0" + module.source.encode() + b"\0")
+    for path, source in sorted(modules):
+        digest.update(path.encode() + b"\0" + source.encode() + b"\0")
     return digest.hexdigest()[:12]

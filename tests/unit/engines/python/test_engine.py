@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from python_support import answer, python_part, shell_request, wait_for_full_pool, wait_until_gone, write_policy
 
-from hookd.assembly import build_pipeline, load_engine
+from hookd.assembly import build_pipeline, in_process, load_engine
 from hookd.config import Config, PythonConfig
 from hookd.engines.python.engine import MAX_MESSAGE_CHARS
 from hookd.errors import PolicyLoadError
@@ -31,9 +31,11 @@ deny contains {"id": "rm", "reason": "no rm"} if input.tool.input.command == "rm
 
 
 def config(workers: int = 1, **python: object) -> Config:
+    """The Python engine's workers alone: the Rego part of these sets is evaluated in process."""
     return replace(
-        Config(), python=replace(PythonConfig(workers=workers, timeout_ms=30_000, start_timeout_ms=60_000), **python)
-    )  # type: ignore[arg-type]
+        in_process(Config()),
+        python=replace(PythonConfig(workers=workers, timeout_ms=30_000, start_timeout_ms=60_000), **python),  # type: ignore[arg-type]
+    )
 
 
 def test_a_syntax_error_is_refused_with_a_one_line_message(tmp_path: Path) -> None:
@@ -162,8 +164,9 @@ def test_closing_waits_for_the_calls_in_flight(tmp_path: Path) -> None:
 
     async def go() -> None:
         pids = await wait_for_full_pool(python, 2)
-        calls = [asyncio.ensure_future(answer(engine, shell_request("ls"))) for _ in range(2)]
-        await eventually_async(lambda: not python._idle, what="both workers busy")
+        # Two sessions: one alone may hold only one of the two workers (hookd.engines.python.pool)
+        calls = [asyncio.ensure_future(answer(engine, shell_request("ls", session=s))) for s in "ab"]
+        await eventually_async(lambda: not python._pool._idle, what="both workers busy")
         await engine.aclose()  # returns only once both calls are answered
         assert all(call.done() for call in calls)
         assert [v.rule_id for call in calls for v in call.result()] == ["slow", "slow"]

@@ -1,0 +1,226 @@
+"""OpenCode (1.18.33): hookd as an in-process plugin. No I/O.
+
+OpenCode runs no hook commands; its plugins (JS/TS modules in a `plugin/` directory of the user's or the
+project's config, or named in the config's `"plugin"` list) get `tool.execute.before(input, output)` for
+every tool call: throwing blocks the call (the model gets the error's message as the tool result) and
+changing `output.args` changes what runs. `hookd install --client opencode` writes hookd's plugin
+(`client_shim/hookd_opencode.js`, with the shim's command line filled in): it sends each call to the shim
+as a Claude-like payload and applies the shim's answer, which this dialect renders:
+
+* allow: nothing;
+* deny, ask, halt: `{"decision": "deny", "reason": …}`, which the plugin throws (OpenCode's headless
+  `run` has no prompt of its own for a plugin, so an ask is a deny: noted);
+* rewrite: `{"args": <the complete new arguments>}`, which the plugin puts in place of the call's;
+* context: not carried (a plugin cannot add text for the model): noted.
+
+The plugin fails closed on its own: a shim that cannot start, is killed, exits non-zero or answers
+something that is not JSON makes it throw, and the shim's own fail output when hookd is down is the deny.
+Kilo Code CLI is a fork with other directories: hookd.dialects.kilo builds its spec with `plugin_agent`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from hookd.dialects.common import (
+    caller_facts,
+    dump_json,
+    load_payload,
+    named_tool,
+    note_unused_rewrites,
+    rewritten_tool_input,
+    string_field,
+)
+from hookd.dialects.spec import (
+    REASON,
+    AgentEvent,
+    AgentSpec,
+    HookEntry,
+    InstallSpec,
+    JSONObject,
+    TextSettings,
+)
+from hookd.errors import DialectError, one_line
+from hookd.resources import shipped
+from hookd.types import (
+    Decision,
+    Event,
+    HookRequest,
+    NormalisedEvent,
+    Outcome,
+    Reply,
+    ToolCall,
+    ToolKind,
+    ToolSpec,
+)
+
+BEFORE = "tool.execute.before"
+EVENTS: Mapping[str, Event] = {BEFORE: Event.BEFORE_TOOL}
+_READ, _WRITE = "read", "write"
+# OpenCode's built-in tools and their arguments (1.18.33; Kilo keeps them).
+TOOLS: Mapping[str, ToolSpec] = {
+    "bash": ToolSpec(ToolKind.SHELL, cwd_args=("workdir",)),
+    "read": ToolSpec(ToolKind.READ, (("filePath", _READ),)),
+    "list": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
+    "grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    "write": ToolSpec(ToolKind.WRITE, (("filePath", _WRITE),)),
+    "edit": ToolSpec(ToolKind.EDIT, (("filePath", _WRITE),)),
+    "multiedit": ToolSpec(ToolKind.EDIT, (("filePath", _WRITE),)),
+    "patch": ToolSpec(ToolKind.EDIT),
+    "apply_patch": ToolSpec(ToolKind.EDIT),
+    "webfetch": ToolSpec(ToolKind.WEB),
+    "websearch": ToolSpec(ToolKind.WEB),
+}
+PLUGIN_TEMPLATE = "client_shim/hookd_opencode.js"
+_HOOKS_LINE = "const HOOKS = {}; // HOOKD-HOOKS"
+PROJECT_DIR_ENV = "OPENCODE_PROJECT_DIR"  # set by hookd's plugin for the shim
+HOOK_NAME = "hookd"
+
+
+class PluginDialect:
+    """The dialect of hookd's plugin, for OpenCode and its forks (`client` names which)."""
+
+    handles_headless_ask = True  # an ask is rendered as a deny
+
+    def __init__(self, client: str, title: str) -> None:
+        self.client = client
+        self.title = title
+
+    def parse(self, request: HookRequest) -> NormalisedEvent:
+        payload = load_payload(request.payload)
+        name = request.event or string_field(payload, "hook_event_name")
+        if name not in EVENTS:
+            raise DialectError(f"unknown {self.title} plugin event {name!r}")
+        tool, args, mcp = named_tool(name, payload)
+        spec = TOOLS.get(tool) or ToolSpec(ToolKind.MCP if mcp else ToolKind.OTHER)
+        cwd = string_field(payload, "cwd") or request.cwd
+        return NormalisedEvent(
+            client=self.client,
+            event=EVENTS[name],
+            payload=payload,
+            tool=ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec),
+            session_id=string_field(payload, "session_id"),
+            cwd=cwd,
+            project_dir=request.env.get(PROJECT_DIR_ENV) or cwd,
+            caller=request.caller,
+            env=request.env,
+            facts=caller_facts(request),
+            client_event=name,
+        )
+
+    def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
+        notes: list[str] = []
+        if decision.contexts:
+            notes.append(f"context not carried: a {self.title} plugin cannot add text for the model")
+        if decision.outcome in (Outcome.DENY, Outcome.ASK, Outcome.HALT):
+            if decision.outcome is not Outcome.DENY:
+                notes.append(f"{decision.outcome.name.lower()} mapped to deny: the plugin can only block the call")
+            reason = decision.explain("denied by hookd policy" if decision.outcome is Outcome.DENY else decision.reason)
+            return Reply(dump_json(_deny(reason)), notes=tuple(notes))
+        note_unused_rewrites(BEFORE, decision, notes, "tool_input")
+        full = rewritten_tool_input(event, decision, notes)
+        if full is None:
+            return Reply(notes=tuple(notes))
+        return Reply(dump_json({"args": full}), notes=tuple(notes))
+
+    def fail_reply(self, event: Event, reason: str) -> Reply:
+        if event is not Event.BEFORE_TOOL:
+            return Reply()
+        return Reply(dump_json(_deny(one_line(reason))))
+
+
+def _deny(reason: str) -> dict[str, Any]:
+    return {"decision": "deny", "reason": reason}
+
+
+def plugin_text(path: Path, old: str, entries: tuple[HookEntry, ...] | None, managed_only: bool) -> str:
+    """hookd's plugin file with the shim's command per event ("" when uninstalling: the file is emptied)."""
+    del path, old, managed_only
+    if entries is None:
+        return ""
+    hooks = {e.event: {"argv": [e.command, *e.args], "timeout_ms": e.timeout_ms} for e in entries}
+    template = shipped(PLUGIN_TEMPLATE).read_text()
+    filled = f"const HOOKS = {dump_json(hooks).decode('ascii')}; // HOOKD-HOOKS"
+    return template.replace(_HOOKS_LINE, filled, 1)
+
+
+def plugin_events(text: str) -> tuple[str, ...]:
+    return tuple(plugin_doc(text).get("hooks", {}))
+
+
+def plugin_doc(text: str) -> dict[str, Any]:
+    """hookd's plugin file as the settings document `hookd doctor` reads: each event's shim as an exec-form
+    handler named hookd ({} when the HOOKS line is missing or not JSON: then nothing of hookd's is there)."""
+    line = next((line for line in text.splitlines() if line.endswith(" // HOOKD-HOOKS")), "")
+    body = line.removeprefix("const HOOKS = ").removesuffix("; // HOOKD-HOOKS")
+    try:
+        hooks = json.loads(body)
+    except ValueError:
+        return {}
+    out: dict[str, Any] = {}
+    for event, hook in hooks.items() if isinstance(hooks, dict) else ():
+        argv = hook.get("argv") if isinstance(hook, dict) else None
+        if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
+            handler = {"type": "command", "name": HOOK_NAME, "command": argv[0], "args": argv[1:],
+                       "timeout": hook.get("timeout_ms")}  # fmt: skip
+            out[event] = [{"hooks": [handler]}]
+    return {"hooks": out} if out else {}
+
+
+def _no_entry(entry: HookEntry) -> JSONObject:
+    raise AssertionError(f"{entry.event}: a plugin agent's hooks are its plugin file, not settings entries")
+
+
+Locate = Callable[[str, Path, Path, Mapping[str, str]], Path]
+
+
+def plugin_agent(name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]]) -> AgentSpec:
+    """The spec of OpenCode or a fork: `config_dir(scope, home, project, env)` is the scope's config folder,
+    whose `plugin/hookd.js` install writes."""
+
+    def settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
+        return config_dir(scope, home, project_dir, env) / "plugin" / "hookd.js"
+
+    event = AgentEvent(BEFORE, Event.BEFORE_TOOL, _deny(REASON), fail_closed=True)
+    return AgentSpec(
+        name=name,
+        title=title,
+        dialect=PluginDialect(name, title),
+        events=(event,),
+        tools=TOOLS,
+        install=InstallSpec(
+            scopes=("user", "project"),
+            settings_path=settings_path,
+            entry=_no_entry,
+            exec_form=True,
+            marker=False,
+            text_settings=TextSettings(".js", plugin_text, plugin_events, plugin_doc),
+            bypass=bypass,
+        ),
+        env=(PROJECT_DIR_ENV,),
+        project_dir_env=PROJECT_DIR_ENV,
+        process_names=(name,),
+    )
+
+
+def _config_dir(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
+    if scope == "user":
+        return Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "opencode"
+    return project_dir / ".opencode"
+
+
+def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """Every other plugin (a file beside hookd's, or one the config names) runs in the same process and can
+    change a call's arguments after hookd judged them; the configs name plugins and permissions."""
+    folder = _config_dir(scope, home, project_dir, env)
+    configs: tuple[Path, ...] = (folder / "opencode.json", folder / "opencode.jsonc", folder / "config.json")
+    if scope == "project":
+        configs += (project_dir / "opencode.json", project_dir / "opencode.jsonc")
+    return (folder / "plugin", folder / "plugins", *configs)
+
+
+SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass)
