@@ -26,6 +26,7 @@ import os
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -154,7 +155,8 @@ class ProtectedSet:
         if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
             return event
         listed, judged = self.places(event_home(event), event.project_dir, event.env)
-        near = self._index(listed).near(_named_paths(event))
+        roots = {event.project_dir.rstrip("/") or "/", event_home(event).rstrip("/") or "/"}
+        near = self._index(listed).near(_named_paths(event), _only_deleted(event), roots)
         keeps = [p for p in _written(event) if p in judged and _keeps(event, judged[p])]
         return event.with_facts(hookd={"protected": near, "keeps": keeps})
 
@@ -174,6 +176,26 @@ def _named_paths(event: NormalisedEvent) -> set[str]:
         out.update((str(effect.get("path") or ""), str(effect.get("to") or "")))
     out.discard("")
     return out
+
+
+def _at_hand(place: str, deleted: str, roots: AbstractSet[str]) -> bool:
+    """Whether deleting `deleted` takes `place` with it: it exists, or `deleted` is the directory that holds
+    it (an agent's settings directory, not the project or home a project-level file sits in)."""
+    return (place.rpartition("/")[0] == deleted and deleted not in roots) or os.path.lexists(place)
+
+
+def _only_deleted(event: NormalisedEvent) -> set[str]:
+    """The paths the call's effects only delete (or read): no effect writes, copies, moves or links there."""
+    deleted: set[str] = set()
+    other: set[str] = set()
+    for effect in _dicts(event.facts.get("effects")):
+        op, path, to = effect.get("op"), str(effect.get("path") or ""), str(effect.get("to") or "")
+        if op == "delete":
+            deleted.add(path)
+        elif op not in ("read", "list"):
+            other.add(path)
+        other.add(to)
+    return deleted - other
 
 
 def _dicts(value: object) -> list[dict[str, Any]]:
@@ -203,13 +225,22 @@ class _Index:
                 if parent != path:
                     self.below.setdefault(parent, []).append(place)
 
-    def near(self, named: set[str]) -> list[JSON]:
+    def near(
+        self, named: set[str], only_deleted: AbstractSet[str] = frozenset(), roots: AbstractSet[str] = frozenset()
+    ) -> list[JSON]:
         """The places a named path can hit as the policy judges it: the same place, one it is inside, or one
-        below it. Only those are handed on: the policy decides the same with less to read."""
+        below it. Only those are handed on: the policy decides the same with less to read. Below a path the
+        call only deletes, a place that does not exist is hit only from its own directory (an agent's
+        settings directory is its configuration, file or not): deleting a project or a build tree that holds
+        no settings file changes no settings. A write or a copy into a tree could create one, so those keep
+        every place."""
         found: dict[int, JSON] = {}
         for named_path in named:
             path = named_path.rstrip("/") or "/"
+            deleted = named_path in only_deleted
             for place in self.below.get(path, ()):
+                if deleted and not _at_hand(str(place["path"]), path, roots):
+                    continue
                 found[id(place)] = place
             for current in _ancestry(path):
                 for place in self.at.get(current, ()):

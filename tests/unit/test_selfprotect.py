@@ -241,3 +241,50 @@ def test_any_agents_settings_are_judged_whoever_writes_them(world: tuple[Path, P
     assert keeps(home, project, "gemini", "write_file", same)
     emptied = {"file_path": str(path), "content": "{}"}
     assert not keeps(home, project, "gemini", "write_file", emptied)
+
+
+# --- a delete takes only what is there: a tree with no settings file in it changes no settings
+
+
+def shell_outcome(home: Path, project: Path, command: str) -> str:
+    """One Gemini shell call through the whole hot path with the shipped policies."""
+    import asyncio
+
+    from hookd.assembly import build_pipeline, engine_for_dir
+    from hookd.config import bundled_policies_dir
+
+    config = Config()
+    payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": "BeforeTool",
+               "tool_name": "run_shell_command", "tool_input": {"command": command}}  # fmt: skip
+    request = HookRequest(
+        client="gemini", event="BeforeTool", payload=json.dumps(payload).encode(),
+        env={"GEMINI_PROJECT_DIR": str(project), "HOME": str(home)}, cwd=str(project),
+        caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()), deadline=Deadline.after(5),
+    )  # fmt: skip
+
+    async def decide() -> str:
+        engine = engine_for_dir(config, bundled_policies_dir())
+        try:
+            pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: False)
+            return (await pipeline.handle(request)).decision.outcome.name.lower()
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(decide())
+
+
+def test_a_delete_in_a_project_without_settings_files_is_allowed(world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, "find . -name '*.pyc' -delete") == "allow"
+
+
+def test_a_delete_over_an_existing_settings_file_is_denied(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (project / "opencode.json").write_text("{}")  # a project-level config that names plugins
+    assert shell_outcome(home, project, "find . -name '*.pyc' -delete") == "deny"
+
+
+def test_deleting_an_agents_settings_directory_is_denied_even_empty(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (project / ".claude").mkdir()
+    assert shell_outcome(home, project, "rm -rf .claude") == "deny"
