@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from hookd.dialects.registry import AGENTS
 from support import SHIM_PYTHON, RunningDaemon, require, start_daemon
 
 
@@ -164,7 +165,7 @@ def test_not_registered(sound: Setup) -> None:
     code, findings = sound.doctor()
     assert code == 1
     assert problems(findings) == ["agents: hookd is registered for no agent: no hook call reaches it; fix: hookd "
-                                  "install --client gemini|claude|codex|copilot|qwen"]  # fmt: skip
+                                  f"install --client {'|'.join(AGENTS)}"]  # fmt: skip
 
 
 def edit_settings(setup: Setup, change: Any) -> None:
