@@ -91,7 +91,7 @@ def _trust_path(args: argparse.Namespace) -> Path | None:
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
     from hookd.install import install
-    from hookd.shimbuild import choose
+    from hookd.shims.build import choose
 
     path = _settings_path(args)
     native, fallback = choose(getattr(args, "shim", "auto"))
