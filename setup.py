@@ -1,7 +1,7 @@
 """Build hook: a wheel carries the checkout's default policies and both shims as hookd's package data.
 
 `policies/` and `client_shim/` stay at the top of the checkout (where `./dev` and the tests use them);
-build_py copies them to ``hookd/_data/`` in the build tree, which hookd.resources looks in first.
+build_py copies them to ``hookd/_data/`` in the build tree, which hookd.runtime.resources looks in first.
 Everything else is in pyproject.toml.
 """
 

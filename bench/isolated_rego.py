@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hookd.assembly import enrichers, rego_engine
 from hookd.config import Config
-from hookd.resources import policies_dir
+from hookd.runtime.resources import policies_dir
 from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind
 
 COMMANDS = ("git status", "rm -rf ~/", "cat .env", "ls -la src")

@@ -130,7 +130,7 @@ def compiled(source: Path, binary: Path, variants: list[list[str]]) -> Path | No
     if binary.is_file() and binary.stat().st_mtime >= source.stat().st_mtime:
         return binary
     from hookd.errors import ShimBuildError
-    from hookd.shimbuild import find_compiler
+    from hookd.shims.build import find_compiler
 
     try:
         compiler = find_compiler()

@@ -737,7 +737,7 @@ static char *absolute_path(const char *path) {
 /* `PROGRAM -I -m hookd [--config FILE] serve --runtime-dir DIR` in a session of its own, detached from the
  * agent (a double fork: the daemon is no child of the hook), stdin from /dev/null, output appended to
  * DIR/autostart.log. Isolated from the agent's working directory, PYTHONPATH and user site, and run from /
- * (hookd.isolated): a repository's `hookd/__main__.py` would otherwise be started as the daemon. */
+ * (hookd.runtime.isolated): a repository's `hookd/__main__.py` would otherwise be started as the daemon. */
 static void spawn_daemon(const char *program, const char *config, const char *dir) {
     pid_t pid = fork();
     if (pid < 0)

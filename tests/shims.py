@@ -19,7 +19,7 @@ NAMES = {"python": "hookd_shim.py", "native": "hookd-shim"}  # the program name 
 def build_native(out_dir: Path) -> Path:
     """Build the C shim into out_dir with `hookd shim build`'s own code; skip (fail in CI) without cc."""
     from hookd.errors import ShimBuildError
-    from hookd.shimbuild import build, find_compiler
+    from hookd.shims.build import build, find_compiler
 
     try:
         find_compiler()

@@ -34,15 +34,15 @@ from hookd.decide import Decider
 from hookd.errors import HookdError
 from hookd.fleet.discovery import Discovery
 from hookd.lane import Lane
-from hookd.lifecycle import Component, Supervisor
-from hookd.logs import configure_logging
-from hookd.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
 from hookd.policy.layers import Layer, LayeredEngine
 from hookd.procs.pool import WorkerPool
 from hookd.rollout.observe import Observer
 from hookd.rollout.relay import receive
 from hookd.rollout.store import ReplayStore
-from hookd.sdnotify import Notifier
+from hookd.runtime.lifecycle import Component, Supervisor
+from hookd.runtime.logs import configure_logging
+from hookd.runtime.metrics import DecisionMetrics, Gauges, HookdCollector, MetricsEndpoint
+from hookd.runtime.sdnotify import Notifier
 from hookd.transport.activation import listener, take_inherited
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.transport.http_hooks import HttpHookServer, load_token

@@ -22,12 +22,12 @@ from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.errors import DialectError
 from hookd.lane import Lane, decided_here, route
-from hookd.metrics import DecisionMetrics
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import LayeredEngine
 from hookd.rollout.observe import Observer
 from hookd.rollout.store import ReplayStore
+from hookd.runtime.metrics import DecisionMetrics
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Handled, HookRequest, Reply
 

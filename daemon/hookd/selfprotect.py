@@ -36,8 +36,8 @@ from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
 from hookd.enrich.paths import event_home
-from hookd.resources import python_shim
-from hookd.shimbuild import native_shim_path
+from hookd.runtime.resources import python_shim
+from hookd.shims.build import native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
 _HOME = Path("/\x00home")  # stand-ins, filled in per caller

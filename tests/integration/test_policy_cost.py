@@ -22,7 +22,7 @@ import pytest
 
 from hookd import wire
 from hookd.errors import FrameError
-from hookd.resources import policies_dir
+from hookd.runtime.resources import policies_dir
 from support import RunningDaemon, gemini_payload, start_daemon
 
 TIMEOUT = 30

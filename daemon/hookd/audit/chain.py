@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hookd import jsonstrict
 from hookd.types import JSON
+from hookd.wire import jsonstrict
 
 GENESIS = "0" * 64
 

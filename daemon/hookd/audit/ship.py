@@ -21,10 +21,11 @@ from collections.abc import Sequence
 
 import structlog
 
-from hookd import __version__, jsonstrict
+from hookd import __version__
 from hookd.audit.record import Logged, rfc3339
 from hookd.config import ShipConfig
 from hookd.types import JSON
+from hookd.wire import jsonstrict
 
 log = structlog.get_logger("hookd.audit.ship")
 

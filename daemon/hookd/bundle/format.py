@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookd import jsonstrict
 from hookd.errors import BundleError
+from hookd.wire import jsonstrict
 
 MANIFEST = ".manifest"
 SIGNATURES = ".signatures.json"

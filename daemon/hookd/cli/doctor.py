@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
 
 def cmd_doctor(args: argparse.Namespace, config: Config) -> int:
     from hookd.doctor import as_json, run_checks
-    from hookd.logs import quiet_logging
+    from hookd.runtime.logs import quiet_logging
 
     quiet_logging()
     daemon = config.daemon

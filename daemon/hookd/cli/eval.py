@@ -41,7 +41,7 @@ def cmd_eval(args: argparse.Namespace, config: Config) -> int:
 
         return eval_on_daemon(args, config, sys.stdin.buffer.read(), env)
     from hookd.assembly import build_pipeline, enrichers, in_process, load_engine
-    from hookd.logs import quiet_logging
+    from hookd.runtime.logs import quiet_logging
 
     quiet_logging()
     raw = sys.stdin.buffer.read()

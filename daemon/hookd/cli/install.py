@@ -95,7 +95,7 @@ def policy_needs(config: Config) -> frozenset[Event] | None:
 
     from hookd.assembly import load_engine
     from hookd.errors import PolicyLoadError
-    from hookd.logs import quiet_logging
+    from hookd.runtime.logs import quiet_logging
     from hookd.policy.needs import needed_events
 
     quiet_logging()
@@ -126,7 +126,7 @@ def _trust_path(args: argparse.Namespace) -> Path | None:
 
 def cmd_install(args: argparse.Namespace, config: Config) -> int:
     from hookd.install import install
-    from hookd.shimbuild import choose
+    from hookd.shims.build import choose
 
     path = _settings_path(args)
     native, fallback = choose(getattr(args, "shim", "auto"))

@@ -47,10 +47,10 @@ def register(sub: Any) -> None:
 
 def cmd_replay(args: argparse.Namespace, config: Config) -> int:
     from hookd.assembly import in_process
-    from hookd.logs import quiet_logging
     from hookd.rollout.compare import parse_transitions
     from hookd.rollout.replay import format_report, replay
     from hookd.rollout.store import read_entries
+    from hookd.runtime.logs import quiet_logging
 
     config = in_process(config)
     try:

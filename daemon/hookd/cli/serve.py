@@ -9,9 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from hookd import isolated
 from hookd.config import Config
 from hookd.errors import DaemonError
+from hookd.runtime import isolated
 
 
 def register(sub: Any) -> None:

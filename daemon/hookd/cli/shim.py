@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
 
 def cmd_shim(args: argparse.Namespace, config: Config) -> int:
     from hookd.errors import ShimBuildError
-    from hookd.shimbuild import build, is_usable, native_shim_path
+    from hookd.shims.build import build, is_usable, native_shim_path
 
     if args.shim_command == "path":
         native = native_shim_path()

@@ -26,9 +26,9 @@ def register(sub: Any) -> None:
 
 
 def cmd_test(args: argparse.Namespace, config: Config) -> int:
-    from hookd.logs import quiet_logging
     from hookd.policytest import run_case_files, run_rego_tests, summarise
     from hookd.policytest.corpus import figures
+    from hookd.runtime.logs import quiet_logging
 
     quiet_logging()
     policy_dir = Path(args.dir).resolve() if args.dir else config.daemon.policies

@@ -53,7 +53,7 @@ def default_state_dir() -> Path:
 
 
 def bundled_policies_dir() -> Path:
-    from hookd.resources import policies_dir
+    from hookd.runtime.resources import policies_dir
 
     return policies_dir()
 

@@ -25,12 +25,12 @@ from hookd.config import Config
 from hookd.control.peers import current_caller
 from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.errors import DialectError
-from hookd.metrics import DecisionMetrics, MetricsEndpoint
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import USER_LAYER
 from hookd.procs.pool import WorkerPool
 from hookd.rollout.observe import Observer
+from hookd.runtime.metrics import DecisionMetrics, MetricsEndpoint
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, ReloadResult, Verdict
 from hookd.v1 import hookd_pb2 as pb

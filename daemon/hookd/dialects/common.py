@@ -7,11 +7,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hookd import jsonstrict
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import merge_patch
+from hookd.runtime.users import home_of
 from hookd.types import JSON, Decision, HookRequest, NormalisedEvent, Reply
-from hookd.users import home_of
+from hookd.wire import jsonstrict
 
 _MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
 

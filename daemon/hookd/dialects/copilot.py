@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookd import jsonstrict
 from hookd.dialects.common import (
     block_output,
     caller_facts,
@@ -64,7 +63,7 @@ from hookd.types import (
     ToolKind,
     ToolSpec,
 )
-from hookd.wire import MAX_PAYLOAD_DEPTH
+from hookd.wire import MAX_PAYLOAD_DEPTH, jsonstrict
 
 # camelCase events (hookd installs these) and the PascalCase ones Copilot accepts for Claude's files.
 COPILOT_EVENTS: Mapping[str, Event] = {

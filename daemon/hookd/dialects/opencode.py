@@ -44,7 +44,7 @@ from hookd.dialects.spec import (
     TextSettings,
 )
 from hookd.errors import DialectError, one_line
-from hookd.resources import shipped
+from hookd.runtime.resources import shipped
 from hookd.types import (
     Decision,
     Event,

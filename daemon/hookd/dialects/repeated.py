@@ -20,10 +20,11 @@ import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from hookd import jsonstrict, wire
+from hookd import wire
 from hookd.dialects.common import load_payload
 from hookd.errors import DialectError, FrameError
 from hookd.types import JSON
+from hookd.wire import jsonstrict
 
 SLOTS = 64  # values kept, the least recently read forgotten first
 MAX_KEPT_BYTES = 64 * 1024 * 1024  # and at most this many bytes of them

@@ -238,7 +238,7 @@ def as_install_writes(config: Config, file: ScopeFile) -> bool:
     """Would `hookd install` leave this file as it is (with either shim, transport, --autostart or not, and
     in the managed scope with --managed-hooks-only or not)?"""
     from hookd.install import command_plan, install, install_events
-    from hookd.shimbuild import is_usable, native_shim_path
+    from hookd.shims.build import is_usable, native_shim_path
 
     spec = file.agent.install
     events = [e for e in install_events(file.agent.name) if e in hookd_entries(file)]  # as registered

@@ -1,4 +1,4 @@
-"""`hookd doctor`: what would run as hookd instead of this hookd (issue 25; hookd.isolated says how hookd
+"""`hookd doctor`: what would run as hookd instead of this hookd (issue 25; hookd.runtime.isolated says how hookd
 starts itself so that none of it does).
 
 Findings, one line each with its fix: the daemon's start command (`python -I -m hookd`, from /) does not
@@ -20,8 +20,8 @@ import sys
 from importlib import machinery, metadata
 from pathlib import Path
 
-from hookd import isolated
 from hookd.doctor.findings import Finding
+from hookd.runtime import isolated
 
 CHECK = "shadows"
 _PROBE = "import hookd, json, sys; print(json.dumps([hookd.__file__, sys.path]))"

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 
-from hookd import jsonstrict
 from hookd.types import JSON, Event, NormalisedEvent
+from hookd.wire import jsonstrict
 
 MAX_TEXT = 16 * 1024
 MAX_RESPONSES = 256

@@ -209,7 +209,7 @@ def make_plan(
 
 def shim_program(config: Config, native: Path | None = None) -> list[str]:
     """The hook program: the native shim binary when given, else the Python shim."""
-    from hookd.resources import python_shim
+    from hookd.runtime.resources import python_shim
 
     return [str(native)] if native else [config.shim_python, "-I", "-S", str(python_shim())]
 

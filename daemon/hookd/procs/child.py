@@ -279,7 +279,7 @@ def die_with(parent: int) -> bool:
 def main(argv: list[str]) -> int:
     import uvloop
 
-    from hookd.logs import configure_logging
+    from hookd.runtime.logs import configure_logging
 
     index, listen_fd, channel_fd, parent = (int(a) for a in argv)
     if not die_with(parent):

@@ -15,14 +15,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookd import isolated
 from hookd.audit.chain import Encoded
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
-from hookd.metrics import DecisionMetrics
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import Receive, entry_limit
+from hookd.runtime import isolated
+from hookd.runtime.metrics import DecisionMetrics
 from hookd.transport.hook_server import ServerStats
 from hookd.types import Event, Outcome
 

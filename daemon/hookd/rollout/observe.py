@@ -183,7 +183,7 @@ class RolloutCounters:
                 self.disagreements[str(shadow)] = self.disagreements.get(str(shadow), 0) + 1
 
     def families(self) -> Iterator[Any]:
-        """Prometheus metric families (the collector in hookd.metrics yields them at scrape time)."""
+        """Prometheus metric families (the collector in hookd.runtime.metrics yields them at scrape time)."""
         from prometheus_client.core import CounterMetricFamily
 
         monitor = CounterMetricFamily(

@@ -48,8 +48,8 @@ from hookd import __version__
 from hookd.audit.record import Logged
 from hookd.config import OtelConfig
 from hookd.dialects.registry import AGENTS
-from hookd.metrics import LATENCY_BUCKETS, DecisionMetrics, Gauges
 from hookd.rollout.observe import RolloutCounters
+from hookd.runtime.metrics import LATENCY_BUCKETS, DecisionMetrics, Gauges
 
 log = structlog.get_logger("hookd.otel")
 RETRY_MIN_S, RETRY_MAX_S = 0.2, 10.0
@@ -261,7 +261,7 @@ class OtelExport:
 
 class WithLatency(MetricExporter):
     """The OTLP metric exporter, with the decision latency histogram added to each export. The hot path
-    already counts it into buckets (hookd.metrics: the Prometheus histogram's), the SDK has no asynchronous
+    already counts it into buckets (hookd.runtime.metrics: the Prometheus histogram's), the SDK has no asynchronous
     histogram, and recording each decision again into an SDK histogram would put a lock on the hot path; so
     each export carries the daemon's buckets as they stand (cumulative since the export started)."""
 
@@ -353,7 +353,7 @@ GAUGES = {
     "hookd.fleet.agent": "1 per agent hookd is installed for, with its scopes and doctor's verdict",
     "hookd.fleet.doctor.problems": "Problems doctor's checks found at their last run",
 }
-# the daemon's scalar counters and gauges (hookd.metrics.Gauges) by their Prometheus names
+# the daemon's scalar counters and gauges (hookd.runtime.metrics.Gauges) by their Prometheus names
 _FROM_PROMETHEUS = {
     "hookd_requests": "hookd.requests",
     "hookd_reloads": "hookd.reloads",

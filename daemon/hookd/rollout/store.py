@@ -28,7 +28,6 @@ from typing import Any
 
 import structlog
 
-from hookd import jsonstrict
 from hookd.audit.mask import Masker
 from hookd.audit.sink import Sink
 from hookd.config import LogConfig, ReplayConfig
@@ -36,7 +35,7 @@ from hookd.errors import DaemonError, HookdError
 from hookd.policy.combine import combine
 from hookd.rollout.compare import deciding_rules, outcome_name
 from hookd.types import JSON, Handled
-from hookd.wire import MAX_PAYLOAD_DEPTH
+from hookd.wire import MAX_PAYLOAD_DEPTH, jsonstrict
 
 log = structlog.get_logger("hookd.replay")
 PREFIX, SUFFIX = "replay-", ".jsonl"

@@ -15,9 +15,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from hookd import isolated
 from hookd.config import Config
 from hookd.errors import HookdError
+from hookd.runtime import isolated
 from hookd.service.systemd import default_exec_start
 
 LABEL = "dev.hookd.daemon"
@@ -36,7 +36,7 @@ def render(config: Config) -> dict[str, Any]:
     return {
         "Label": LABEL,
         "ProgramArguments": default_exec_start(config),
-        "WorkingDirectory": isolated.SAFE_CWD,  # not $HOME, where the agent may plant hookd/ (hookd.isolated)
+        "WorkingDirectory": isolated.SAFE_CWD,  # not $HOME, where the agent may plant hookd/ (hookd.runtime.isolated)
         "RunAtLoad": True,
         "KeepAlive": True,
         "ProcessType": "Interactive",  # hook calls wait on it: no background throttling

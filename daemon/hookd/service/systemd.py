@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hookd import __version__, isolated
+from hookd import __version__
 from hookd.config import Config, default_state_dir
 from hookd.errors import ServiceError
+from hookd.runtime import isolated
 from hookd.service.needs import Needs, service_needs
 
 SERVICE = "hookd.service"
@@ -281,7 +282,7 @@ def _no_manager(stderr: str) -> bool:
 
 
 def default_exec_start(config: Config) -> list[str]:
-    """This interpreter running hookd, isolated (hookd.isolated: -I, from WorkingDirectory=/); a venv's python,
+    """This interpreter running hookd, isolated (hookd.runtime.isolated: -I, from WorkingDirectory=/); a venv's python,
     not the base one: it finds the venv's packages."""
     command = isolated.serve_command(
         os.path.abspath(sys.executable), "-B"

@@ -842,7 +842,7 @@ def test_output_is_ascii_with_unicode_escapes() -> None:
 
 
 def test_lone_surrogate_from_the_payload_is_replaced_not_an_error() -> None:
-    # The payload is read with hookd.jsonstrict: a lone surrogate is U+FFFD from then on, as Node writes it
+    # The payload is read with hookd.wire.jsonstrict: a lone surrogate is U+FFFD from then on, as Node writes it
     # to a file (a str holding one would crash the embedded engine).
     ev = event_of(Event.BEFORE_TOOL, tool_input={"file_path": "a.txt", "content": "\ud800"})
     reply = render(ev, rewrite(tool_input={"file_path": "b.txt"}))

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from hookd import jsonstrict
 from hookd.dialects.repeated import RepeatedField
+from hookd.wire import jsonstrict
 
 
 def payload(request: Any, text: str = "chunk", *, raw_request: str | None = None) -> bytes:

@@ -54,7 +54,7 @@ def test_good_settings_parse() -> None:
 
 def test_one_project_can_be_monitored_while_the_others_are_enforced(tmp_path: Path) -> None:
     from hookd.assembly import local_layers
-    from hookd.resources import policies_dir
+    from hookd.runtime.resources import policies_dir
 
     roots = [tmp_path / "a", tmp_path / "b"]
     for root in roots:

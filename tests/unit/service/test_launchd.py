@@ -15,7 +15,7 @@ def test_agent_plist_is_valid_and_keeps_the_daemon_alive(tmp_path: Path) -> None
     assert path == tmp_path / "dev.hookd.daemon.plist"
     agent = plistlib.loads(path.read_bytes())
     assert agent["Label"] == "dev.hookd.daemon"
-    # isolated (hookd.isolated): a hookd/ in $HOME or on PYTHONPATH is not what launchd starts
+    # isolated (hookd.runtime.isolated): a hookd/ in $HOME or on PYTHONPATH is not what launchd starts
     assert agent["ProgramArguments"][:6] == [sys.executable, "-I", "-B", "-m", "hookd", "serve"]
     assert agent["WorkingDirectory"] == "/"
     assert agent["RunAtLoad"] is True and agent["KeepAlive"] is True

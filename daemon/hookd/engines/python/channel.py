@@ -29,12 +29,12 @@ from typing import IO, Any
 
 import structlog
 
-from hookd import jsonstrict
 from hookd.config import Config
 from hookd.errors import PolicyLoadError, SandboxFrameError, WorkerGone, one_line
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.sandbox import frames, scratch
 from hookd.types import JSON
+from hookd.wire import jsonstrict
 
 log = structlog.get_logger("hookd")
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[3])  # the directory that holds the hookd package

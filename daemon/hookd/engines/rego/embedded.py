@@ -11,7 +11,6 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from hookd import jsonstrict
 from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicySet,
@@ -20,6 +19,7 @@ from hookd.engines.rego.policyset import (
 )
 from hookd.errors import EngineError, one_line
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
+from hookd.wire import jsonstrict
 
 
 class RegoEmbeddedEngine:

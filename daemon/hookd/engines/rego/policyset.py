@@ -22,9 +22,9 @@ from typing import Any
 
 import regorus
 
-from hookd import jsonstrict
 from hookd.errors import PolicyLoadError, one_line
 from hookd.types import JSON, Event, PackageInfo, ToolKind, Verdict, VerdictKind
+from hookd.wire import jsonstrict
 
 POLICY_ROOT = "hookd"
 ROUTER_PACKAGE = "hookd_router"

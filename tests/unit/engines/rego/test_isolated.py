@@ -20,7 +20,7 @@ from hookd.engines.python.channel import WorkerSettings
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.engines.rego.isolated import RegoIsolatedEngine
 from hookd.errors import EngineTimeout, PartialAnswer, PolicyLoadError
-from hookd.resources import policies_dir
+from hookd.runtime.resources import policies_dir
 from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind, Verdict
 
 SLOW = """package hookd.slow

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from hookd.lifecycle import Component, Supervisor
+from hookd.runtime.lifecycle import Component, Supervisor
 
 
 def recorder(events: list[str], name: str, *, fail_stop: bool = False, fail_start: bool = False) -> Component:

@@ -1,4 +1,4 @@
-"""hookd.shimtable: both shims' per-agent tables are generated from the agents' specs and never stale."""
+"""hookd.shims.table: both shims' per-agent tables are generated from the agents' specs and never stale."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from types import ModuleType
 
 import pytest
 
-from hookd import shimtable
 from hookd.dialects.registry import AGENTS, forwarded_env
+from hookd.shims import table as shimtable
 from hookd.types import Event
 from support import SHIM
 
@@ -22,7 +22,7 @@ def load_python_shim() -> ModuleType:
 
 
 def test_neither_shim_table_is_stale() -> None:
-    assert shimtable.stale() == [], "run `python -m hookd.shimtable` and commit the result"
+    assert shimtable.stale() == [], "run `python -m hookd.shims.table` and commit the result"
     assert shimtable.main(["--check"]) == 0
 
 

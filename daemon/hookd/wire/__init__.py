@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from hookd import jsonstrict
 from hookd.errors import FrameError
+from hookd.wire import jsonstrict
 
 VERSION = 1
 REQUEST_MAGIC = b"HKDQ"

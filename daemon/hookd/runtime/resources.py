@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hookd.errors import HookdError
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]
 _LOCATIONS = (_PACKAGE / "_data", _PACKAGE.parents[1])  # installed package data, then the checkout
 
 

@@ -35,7 +35,7 @@ class BuiltShim:
 
 
 def source_path() -> Path:
-    from hookd.resources import c_shim_source
+    from hookd.runtime.resources import c_shim_source
 
     return c_shim_source()
 

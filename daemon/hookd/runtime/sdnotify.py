@@ -16,7 +16,7 @@ import time
 
 import structlog
 
-log = structlog.get_logger("hookd.sdnotify")
+log = structlog.get_logger("hookd.runtime.sdnotify")
 
 
 class Notifier:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 SAFE_CWD = "/"
-PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)  # the directory that holds this hookd package
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the directory that holds this hookd package
 
 
 def serve_command(python: str, *flags: str) -> list[str]:

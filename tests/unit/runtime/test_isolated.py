@@ -1,4 +1,4 @@
-"""hookd.isolated: a process hookd starts imports this hookd, from /, whatever is planted where it was started."""
+"""hookd.runtime.isolated: a process hookd starts imports this hookd, from /, whatever is planted where it started."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hookd import __version__, isolated
+from hookd import __version__
+from hookd.runtime import isolated
 
 PLANTED = "import pathlib\npathlib.Path({marker!r}).write_text('ran')\nprint('planted hookd')\n"
 

@@ -1,4 +1,4 @@
-"""hookd.jsonstrict: what others send hookd is read strictly, and what hookd writes a strict reader accepts."""
+"""hookd.wire.jsonstrict: what others send hookd is read strictly, and what hookd writes a strict reader accepts."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from hookd import jsonstrict
 from hookd.errors import StrictJsonError
+from hookd.wire import jsonstrict
 
 
 @pytest.mark.parametrize("text", ["1e999", "-1e999", "[2E+308]", '{"a":{"b":' + "9" * 400 + ".0}}"])
