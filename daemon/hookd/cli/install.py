@@ -95,8 +95,8 @@ def policy_needs(config: Config) -> frozenset[Event] | None:
 
     from hookd.assembly import load_engine
     from hookd.errors import PolicyLoadError
-    from hookd.runtime.logs import quiet_logging
     from hookd.policy.needs import needed_events
+    from hookd.runtime.logs import quiet_logging
 
     quiet_logging()
     try:
