@@ -50,6 +50,8 @@ def test_model_output_event_follows_the_policies(tmp_path: Path) -> None:
     installed = hookd(home, "--config", str(config), "install", "--client", "gemini", "--shim", "python")
     assert installed.returncode == 0, installed.stderr
     assert registered(home) == {"BeforeTool"}  # no policy inspects model output: no per-chunk hook
+    record = json.loads((home / ".gemini" / "settings.json").read_text())["hookd"]["installed"]
+    assert record["events"] == ["BeforeTool"]  # the install record says what was registered
 
     daemon = start_daemon(tmp_path, policies, runtime_dir=tmp_path / "run", config="[layers]\nwatch = false\n")
     try:

@@ -151,6 +151,7 @@ class TestInstallFresh:
             "installed": {
                 "names": ["hookd"],
                 "created": ["hooks", *(f"hooks.{e}" for e in GEMINI_EVENTS), "hooksConfig"],
+                "events": list(GEMINI_EVENTS),
             }
         }
 

@@ -278,6 +278,7 @@ def install(plan: InstallPlan) -> InstallResult:
                 record[spec.enable_key] = previous[spec.enable_key.rpartition(".")[2]]
             doc[MARKER_KEY] = {"installed": record}
         record["created"] = created
+        record["events"] = [e for e in install_events(plan.client) if e in plan.commands]  # what is registered
         if name not in record["names"]:
             record["names"].append(name)
     trust = plan.trust_path or _trust_beside(spec, path)

@@ -67,11 +67,11 @@ def _is_marker(marker: Any) -> bool:
     if not isinstance(marker, dict) or set(marker) != {"installed"}:
         return False
     record = marker["installed"]
-    if not isinstance(record, dict) or not set(record) <= {"names", "created", *_ENABLE_KEYS}:
+    if not isinstance(record, dict) or not set(record) <= {"names", "created", "events", *_ENABLE_KEYS}:
         return False
     return all(
         isinstance(record.get(key), list) and all(isinstance(item, str) for item in record[key])
-        for key in ("names", "created")
+        for key in ("names", "created", *(("events",) if "events" in record else ()))
     )
 
 
