@@ -28,7 +28,8 @@ Undo record: a marker in the settings file itself, not a sidecar. Install adds o
                             "created": ["hooks", "hooks.BeforeTool", …, "hooksConfig"],
                             "hooksConfig.enabled": false}}
 
-``names`` are the hook names installed, ``created`` the containers install had to create (so
+(and ``"events"``: the agent events this install registered). ``names`` are the hook names installed,
+``created`` the containers install had to create (so
 uninstall deletes them again once they are empty, and only those), and ``hooksConfig.enabled`` the
 value before the first install (the key is left out when the setting was absent). Why a marker:
 
