@@ -100,7 +100,8 @@ def policy_needs(config: Config) -> frozenset[Event] | None:
 
     quiet_logging()
     try:
-        engine = load_engine(config)
+        # The routing is the same whoever evaluates the Rego: read it in process, never start an OPA server for it.
+        engine = load_engine(replace(config, daemon=replace(config.daemon, engine="embedded")))
     except (PolicyLoadError, HookdError) as exc:
         print(f"note: the policy set does not load ({exc}): every event counts as needed", file=sys.stderr)
         return None
