@@ -21,12 +21,19 @@ routing := {
 	"kinds": ["write", "edit", "shell", "mcp", "other"],
 }
 
+# One reason per changed path and place, naming every way the call changes it (`sed -i` read from the
+# arguments and sed's write effect are one change, told once).
 deny contains {"id": "hookd-self-protection", "reason": reason} if {
+	some [path, what] in _hit
+	vias := concat(", ", sort({t.via | some t in _changes; t.path == path; not _kept(t)}))
+	reason := sprintf("%s on %s is blocked: it is %s, and changing it would change how hookd guards this session", [vias, path, what])
+}
+
+_hit contains [t.path, place.what] if {
 	some t in _changes
 	not _kept(t)
 	some place in input.hookd.protected
 	_hits(t, place.path)
-	reason := sprintf("%s on %s is blocked: it is %s, and changing it would change how hookd guards this session", [t.via, t.path, place.what])
 }
 
 # ---------------------------------------------------------------------------------------------
