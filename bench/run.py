@@ -156,8 +156,16 @@ def same_decision_as(reference: list[Outcome]) -> Check:
         if outcome.exit_code != want.exit_code:
             detail = outcome.stderr[-300:].decode(errors="replace").strip()
             return f"call {i}: exit code {outcome.exit_code}, the per-call hook's was {want.exit_code}: {detail}"
-        if DECISION_ID.sub(b"(decision ID)", outcome.stdout) != DECISION_ID.sub(b"(decision ID)", want.stdout):
-            return f"call {i}: printed {outcome.stdout[:120]!r}, the per-call hook printed {want.stdout[:120]!r}"
+        got, expected = (
+            DECISION_ID.sub(b"(decision ID)", outcome.stdout),
+            DECISION_ID.sub(b"(decision ID)", want.stdout),
+        )
+        if got != expected:
+            at = next(
+                (k for k, (a, b) in enumerate(zip(got, expected, strict=False)) if a != b), min(len(got), len(expected))
+            )
+            start, end = max(0, at - 60), at + 120
+            return f"call {i}: from byte {at}, printed {got[start:end]!r}, the per-call hook {expected[start:end]!r}"
         return None
 
     return check
@@ -484,7 +492,12 @@ def build_contenders(
 
 
 def e2e_env(tmp: Path, project: Path) -> dict[str, str]:
-    return {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "GEMINI_PROJECT_DIR": str(project)}
+    """The shims' environment. HOME is a directory of its own, apart from the daemon's config, state and runtime
+    dir (tmp/run): `rm -rf ~/` must be denied for the same reason by the daemon, which also protects its own
+    files, and by the per-call hook, which has none."""
+    home = tmp / "home"
+    home.mkdir(mode=0o700, exist_ok=True)
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "GEMINI_PROJECT_DIR": str(project)}
 
 
 def main() -> int:

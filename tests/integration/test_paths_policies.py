@@ -125,7 +125,13 @@ def patch(*lines: str) -> str:
         ("codex", "apply_patch", {"command": patch("*** Add File: .git/hooks/pre-commit", "+x")}, "git-internals"),
         ("codex", "apply_patch", {"command": patch("*** Add File: ~HOME~/.ssh/authorized_keys", "+k")}, "ssh-dir"),
         ("codex", "apply_patch", {"command": patch("*** Update File: src/a.py", "*** Move to: .env")}, "env-file"),
-        ("codex", "apply_patch", {"command": patch("*** Delete File: .claude/settings.json")}, "agent-hook-settings"),
+        # an agent's hook settings are self-protection's (docs/self-protection.md), whichever agent's tool
+        (
+            "codex",
+            "apply_patch",
+            {"command": patch("*** Delete File: .claude/settings.json")},
+            "hookd.self_protection:hookd-self-protection",
+        ),
         ("copilot", "apply_patch", {"input": patch("*** Add File: .git/config", "+x")}, "git-internals"),
         (
             "codex",
@@ -147,7 +153,8 @@ def test_a_patch_is_judged_by_the_files_it_writes(
     home, _project = world
     tool_input = json.loads(json.dumps(tool_input).replace("~HOME~", str(home)))
     verdict, rules = outcome(decide(pipeline, world, client, tool, tool_input))
-    assert verdict == "deny" and f"hookd.protected_paths:{rule}" in rules, rules
+    expected = rule if rule.startswith("hookd.") else f"hookd.protected_paths:{rule}"
+    assert verdict == "deny" and expected in rules, rules
 
 
 def test_a_patch_into_the_project_is_allowed(pipeline: Pipeline, world: tuple[Path, Path]) -> None:
