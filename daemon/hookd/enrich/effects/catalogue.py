@@ -62,8 +62,9 @@ class Program:
     pattern_options: frozenset[str] = frozenset()
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     privilege: bool = False
-    signal: str = ""  # pid, name, regex, path, all
+    signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
+    stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     device_read_only: frozenset[str] = frozenset()
     remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
@@ -160,6 +161,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         privilege=bool(spec.get("privilege", False)),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
+        stop_words=frozenset(spec.get("stop_words", ())),
         device_read_only=frozenset(spec.get("device_read_only", ())),
         remote_name=frozenset(spec.get("remote_name", ())),
         at_file_options=frozenset(spec.get("at_file_options", ())),

@@ -35,7 +35,7 @@ from hookd.enrich.effects.words import (
     _short_spellings,
     _stdout_trees,
 )
-from hookd.enrich.facts import arg_class, tree_of
+from hookd.enrich.facts import arg_class, is_scratch, static_dir, tree_of, under
 
 Place = Callable[[str], dict[str, Any]]
 
@@ -114,6 +114,8 @@ class EffectModel:
         }
         if placed:
             effect["raw"] = raw
+            if dynamic:
+                effect["fixed"] = self._fixed(raw, placed)
         if code is not None:
             effect["code"] = dict(code)
         if url:
@@ -144,6 +146,17 @@ class EffectModel:
         for placed in self._previous:
             effect = self.add(op, placed, program, recursive=True, from_stdin=True)
         return effect
+
+    def _fixed(self, raw: str, placed: Mapping[str, Any]) -> str:
+        """Where a target built at run time can lie, from the text before its first expansion: `project`
+        (`build/$X`, `./out/$N`), `scratch` (`/tmp/$X`), or `elsewhere` (`$D/x`, `~/.ss$(…)/…`, `/etc/$X`)."""
+        path = str(placed.get("path") or "")
+        if raw[:1] in ("$", "`") or ".." in raw or not path.startswith("/"):
+            return "elsewhere"
+        directory = static_dir(path) or "/"
+        if is_scratch(directory + "/x"):
+            return "scratch"
+        return "project" if under(directory, self.project) else "elsewhere"
 
     def classify(self, placed: Mapping[str, Any], tree: str) -> str:
         return arg_class(placed, tree or str(placed.get("path") or ""), home=self.home, project=self.project)
@@ -554,8 +567,13 @@ class EffectModel:
                 self.add("read", place(word), view.name, guess=True)
 
     def _signal(self, program: Program, parsed: Parsed) -> None:
+        targets = parsed.operands
+        if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
+            if not any(word in program.stop_words for word in targets):
+                return
+            targets = [word for word in targets if word not in program.stop_words]
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
-        for target in parsed.operands or [""]:
+        for target in targets or [""]:
             self.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
 
     def _guess(self, argv: list[str], name: str, place: Place, writes: bool = False) -> None:
