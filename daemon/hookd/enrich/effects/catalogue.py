@@ -68,6 +68,7 @@ class Program:
     device_read_only: frozenset[str] = frozenset()
     remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
+    at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
     prints_secret: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, the store it prints from)
     network: bool = False
@@ -165,6 +166,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         device_read_only=frozenset(spec.get("device_read_only", ())),
         remote_name=frozenset(spec.get("remote_name", ())),
         at_file_options=frozenset(spec.get("at_file_options", ())),
+        at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
         prints_secret=tuple((tuple(p["words"]), str(p["path"])) for p in spec.get("prints_secret", ())),
         network=bool(spec.get("network", False)),

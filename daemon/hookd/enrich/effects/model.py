@@ -30,12 +30,14 @@ from hookd.enrich.effects.words import (
     _code_operands,
     _dynamic,
     _file_operands,
+    _fixed_place,
     _has_words,
     _recipes,
     _short_spellings,
     _stdout_trees,
+    _uploaded_file,
 )
-from hookd.enrich.facts import arg_class, is_scratch, static_dir, tree_of, under
+from hookd.enrich.facts import arg_class, tree_of, under
 
 Place = Callable[[str], dict[str, Any]]
 
@@ -115,13 +117,18 @@ class EffectModel:
         if placed:
             effect["raw"] = raw
             if dynamic:
-                effect["fixed"] = self._fixed(raw, placed)
+                effect["fixed"] = _fixed_place(raw, str(placed.get("path") or ""), self.project)
         if code is not None:
             effect["code"] = dict(code)
         if url:
             effect["url"] = url
         effect.update(extra)
         self.effects.append(effect)
+        for match in placed.get("matches", ()) if placed and op != "list" else ():  # what a glob matches now
+            inside = {"raw": match, "path": match, "in_project": under(match, self.project)}
+            self.effects.append(
+                {**effect, "path": match, "raw": match, "glob": raw, "class": self.classify(inside, match)}
+            )
         if op == "list" and placed:
             self._listed.append(dict(placed))
         return effect
@@ -146,17 +153,6 @@ class EffectModel:
         for placed in self._previous:
             effect = self.add(op, placed, program, recursive=True, from_stdin=True)
         return effect
-
-    def _fixed(self, raw: str, placed: Mapping[str, Any]) -> str:
-        """Where a target built at run time can lie, from the text before its first expansion: `project`
-        (`build/$X`, `./out/$N`), `scratch` (`/tmp/$X`), or `elsewhere` (`$D/x`, `~/.ss$(…)/…`, `/etc/$X`)."""
-        path = str(placed.get("path") or "")
-        if raw[:1] in ("$", "`") or ".." in raw or not path.startswith("/"):
-            return "elsewhere"
-        directory = static_dir(path) or "/"
-        if is_scratch(directory + "/x"):
-            return "scratch"
-        return "project" if under(directory, self.project) else "elsewhere"
 
     def classify(self, placed: Mapping[str, Any], tree: str) -> str:
         return arg_class(placed, tree or str(placed.get("path") or ""), home=self.home, project=self.project)
@@ -411,7 +407,7 @@ class EffectModel:
         else:
             self._each_operand(program, operands, name, recursive, view, place)
             if not program.operands and not program.first and program.gtfobins & {"file-read", "file-write"}:
-                words = [name, *parsed.operands, *(v for _, v in parsed.options if v)]
+                words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
                 self._guess(words, name, place, writes)
 
@@ -423,8 +419,15 @@ class EffectModel:
             op = program.option_ops.get(option)
             if op and value is not None:
                 self._apply(op, place(value), name, recursive, view)
-            if option in program.at_file_options and value and value.startswith("@") and value != "@-":
-                self.add("read", place(value[1:]), name, upload=True)
+            if option in program.at_file_options and value:
+                sent = _uploaded_file(value, option=option)
+                if sent:
+                    self.add("read", place(sent), name, upload=True)
+        if program.at_file_args:  # httpie's request items: `@file`, `field@file`, `field=@file`, `field:=@file`
+            for word in parsed.operands[1:]:
+                sent = _uploaded_file(word)
+                if sent:
+                    self.add("read", place(sent), name, upload=True)
 
     def _each_operand(
         self, program: Program, operands: list[str], name: str, recursive: bool, view: CommandView, place: Place
@@ -454,6 +457,9 @@ class EffectModel:
         if op == "device":
             path = str(placed.get("path") or "")
             self.add("device", placed, name, block=path.startswith("/dev/") or _dynamic(str(placed.get("raw", ""))))
+            return
+        if op == "use":  # a key or certificate the program authenticates with: read, never printed
+            self.add("read", placed, name, uses=True)
             return
         if op == "exec-file":
             self.add("exec", placed, name, code={"lang": name, "text": ""})
@@ -522,6 +528,8 @@ class EffectModel:
             self.add("delete" if deletes else "list", place(root), name, recursive=True)
 
     def _fetch(self, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
+        if program.at_file_args and operands[:1] and operands[0].isalpha() and operands[0].isupper():
+            operands = operands[1:]  # httpie's optional METHOD before the URL
         urls = operands[:1] if program.operands == "fetch-first" else operands
         urls += [v for o, v in parsed.options if o == "--url" and v]
         remote = any(o in program.remote_name for o, _ in parsed.options) or (

@@ -9,7 +9,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Program
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.facts import is_unresolved
+from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
 XARGS_INPUT = "${xargs_input}"  # hookd.enrich.shell.runners.XARGS_INPUT (imported from there it would be a cycle)
 
@@ -124,3 +124,42 @@ def _has_words(argv: list[str], words: tuple[str, ...]) -> bool:
         if k < len(words) and word == words[k]:
             k += 1
     return k == len(words)
+
+
+def _uploaded_file(value: str, *, option: str = "") -> str:
+    """The file an upload option or request item sends, "" when none: `@file` (curl -d), `name=@file` and
+    `name=<file` (curl -F), `name@file` (curl --data-urlencode), httpie's `@file`, `field@file`,
+    `field=@file`, `field:=@file`; curl's `;type=…` parameters cut, `@-` (stdin) and plain text such as
+    `user@example.com` given to `-d` or `email=me@x.com` to httpie are not files."""
+    at = min((i for i in (value.find("@"), value.find("<")) if i >= 0), default=-1)
+    if at < 0:
+        return ""
+    name, mark = value[:at], value[at]
+    if name:
+        field = name.removesuffix(":=").removesuffix("=")
+        bare = "=" not in field and ":" not in field and "/" not in field
+        if option in ("--form", "-F"):
+            allowed = name.endswith("=") and bare
+        elif option == "--data-urlencode":
+            allowed = mark == "@" and bare and not name.endswith("=")
+        elif option:  # curl -d and the like: a file only when the value starts with `@`
+            allowed = False
+        else:  # httpie's request items
+            allowed = bare and mark == "@"
+        if not allowed:
+            return ""
+    elif mark != "@":
+        return ""
+    sent = value[at + 1 :].split(";", 1)[0]
+    return "" if sent in ("", "-") else sent
+
+
+def _fixed_place(raw: str, path: str, project: str) -> str:
+    """Where a target built at run time can lie, from the text before its first expansion: `project`
+    (`build/$X`, `./out/$N`), `scratch` (`/tmp/$X`), or `elsewhere` (`$D/x`, `~/.ss$(…)/…`, `/etc/$X`)."""
+    if raw[:1] in ("$", "`") or ".." in raw or not path.startswith("/"):
+        return "elsewhere"
+    directory = static_dir(path) or "/"
+    if under(directory, project):
+        return "project"
+    return "scratch" if is_scratch(directory + "/x") else "elsewhere"
