@@ -61,6 +61,7 @@ class Program:
     pattern_first: bool = False  # the first operand is a pattern or program unless one of pattern_options gives it
     pattern_options: frozenset[str] = frozenset()
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
+    target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
@@ -159,6 +160,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         pattern_first=bool(spec.get("pattern_first", False)),
         pattern_options=frozenset(spec.get("pattern_options", ())),
         target_options=frozenset(spec.get("target_option", ())),
+        target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),

@@ -374,6 +374,10 @@ class EffectModel:
             return  # what it launches is walked as its own command
         if program.script_operand:
             self._script(program, parsed, view, place, follow)
+            if program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
+                by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
+                for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
+                    self.add("write", place(word), name)
             return
         if program.find:
             self._find(argv, place, name)
@@ -398,7 +402,8 @@ class EffectModel:
             self._fetch(program, parsed, operands, place, name)
         elif program.operands in ("copy", "move", "link"):
             targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
-            self._transfer(program.operands, operands, targets, place, name, recursive)
+            sweeps = any(o in program.target_deletes for o, _ in parsed.options)
+            self._transfer(program.operands, operands, targets, place, name, recursive, sweeps)
         elif program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
             for word in operands:
                 self.add("write", place(word), name)
@@ -471,7 +476,7 @@ class EffectModel:
                 self.contents.pop(effect["path"], None)
 
     def _transfer(
-        self, op: str, operands: list[str], targets: list[str], place: Place, name: str, recursive: bool
+        self, op: str, operands: list[str], targets: list[str], place: Place, name: str, recursive: bool, sweeps: bool
     ) -> None:
         if targets:
             sources, destination = operands, targets[-1]
@@ -491,6 +496,8 @@ class EffectModel:
                         self.contents[effect["to"]] = self.contents[effect["path"]]
         if to is not None:
             self.add("write", to, name, recursive=recursive, target_of=op)
+            if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
+                self.add("delete", to, name, recursive=True, sweep=True)
 
     def _tar(self, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
         options = {o for o, _ in parsed.options}
@@ -524,8 +531,9 @@ class EffectModel:
                 break
             roots.append(word)
         deletes = "-delete" in argv
-        for root in roots or ["."]:
-            self.add("delete" if deletes else "list", place(root), name, recursive=True)
+        for root in roots or ["."]:  # a delete of what its tests select below the root (`sweep`)
+            extra = {"sweep": True} if deletes else {}
+            self.add("delete" if deletes else "list", place(root), name, recursive=True, **extra)
 
     def _fetch(self, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
         if program.at_file_args and operands[:1] and operands[0].isalpha() and operands[0].isupper():
