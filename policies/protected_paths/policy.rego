@@ -62,17 +62,14 @@ deny contains {"id": m.id, "reason": _reason(_via(e), e.path, m)} if {
 	some m in _protected(e.path)
 }
 
-# `git config user.email …` writes .git/config with a key that runs nothing (or a pager or editor that is a
-# plain viewer: `core.pager cat`): the rule below judges the key.
+# `git config user.email …` writes .git/config with a key that runs nothing (or a pager, editor or credential
+# helper git ships: `core.pager cat`, git.json's plain_values): the rule below judges the key.
 _plain_setting(e) if {
 	object.get(e, "key", "") != ""
 	not _runs_later(e)
 }
 
-_runs_later(e) if {
-	object.get(e, "executes", false) == true
-	not object.get(e, "value", "") in data.protected_paths.inert_config_values
-}
+_runs_later(e) if object.get(e, "executes", false) == true
 
 # A git configuration key that makes git run a program (git.json's executing keys: core.hooksPath,
 # core.fsmonitor, filter.*, …), written into any git configuration (the repository's, --global, a clone's).

@@ -303,7 +303,8 @@ test_git_config_executing_key if {
 test_git_config_plain_keys_allowed if {
 	plain := object.union(_t_e("write", "git", "/home/alice/proj/.git/config"), {"key": "user.email", "value": "a@b", "executes": false})
 	_t_allowed(_t_effects("git config user.email a@b", [plain]))
-	_t_allowed(_t_effects("git config core.pager cat", [_t_git_config("core.pager", "cat", "/home/alice/proj/.git/config")]))
+	pager := object.union(_t_git_config("core.pager", "cat", "/home/alice/proj/.git/config"), {"executes": false})
+	_t_allowed(_t_effects("git config core.pager cat", [pager]))
 }
 
 _t_signal(program, target, match) := {"op": "signal", "program": program, "target": target, "match": match, "known": true, "via": "shell"}

@@ -344,3 +344,27 @@ def test_everyday_arguments_of_unknown_programs_are_not_code(command: str, proj:
 def test_what_a_handed_command_line_does_is_judged_too(proj: Path) -> None:
     deletes = ops('mytool "rm -rf ~/Documents"', proj, "delete")
     assert [e["path"] for e in deletes] == [f"{HOME}/Documents"]
+
+
+@pytest.mark.parametrize(
+    ("command", "deleted"),
+    [
+        ("less -f +'!rm -rf ~/Documents' /etc/hostname", f"{HOME}/Documents"),
+        ("printf '!rm -rf ~/Documents\\nq\\n' | ed", f"{HOME}/Documents"),
+        ("devbox run 'rm -rf ~/Documents'", f"{HOME}/Documents"),
+        ("op run --env-file=.env.tpl -- rm -rf ~/Documents", f"{HOME}/Documents"),
+        ("watchexec -- rm -rf ~/Documents", f"{HOME}/Documents"),
+    ],
+)
+def test_shell_escapes_and_launched_lines_are_walked(command: str, deleted: str, proj: Path) -> None:
+    assert deleted in [e["path"] for e in ops(command, proj, "delete")]
+
+
+def test_files_named_on_stdin_are_read(proj: Path) -> None:
+    assert [e["path"] for e in ops("echo ~/.ssh/id_rsa | cpio -o", proj, "read")] == [f"{HOME}/.ssh/id_rsa"]
+    listed = ops("find ~/.ssh | cpio -o > /tmp/x", proj, "read")
+    assert [(e["path"], e["recursive"]) for e in listed] == [(f"{HOME}/.ssh", True)]
+
+
+def test_a_credential_command_is_found_in_a_short_option_cluster(proj: Path) -> None:
+    assert ops("security find-generic-password -wa 'Chrome Safe Storage'", proj, "read")[0]["secret_output"] is True

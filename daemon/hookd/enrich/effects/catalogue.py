@@ -77,6 +77,8 @@ class Program:
     find: bool = False
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
+    stdin_lang: str = ""  # `ed`: its standard input is code in this language
+    stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
     code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
     editor: bool = False
@@ -176,6 +178,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         find=bool(spec.get("find", False)),
         archive=bool(spec.get("archive", False)),
         plus_code=str(spec.get("plus_code", "")),
+        stdin_lang=str(spec.get("stdin_lang", "")),
+        stdin_names=frozenset(spec.get("stdin_names", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
         code_file_lang=str(spec.get("code_file_lang", "")),
         editor=bool(spec.get("editor", False)),

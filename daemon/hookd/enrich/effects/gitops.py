@@ -231,7 +231,8 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
         return
     key = operands[0]
     value = operands[1] if len(operands) > 1 else ""
-    model.add("write", place(file), "git", key=key, executes=executing(key) and not unsets, value=value)
+    runs = executing(key) and not unsets and value not in catalogue().git["plain_values"]["values"]
+    model.add("write", place(file), "git", key=key, executes=runs, value=value)
 
 
 def _clone(rest: list[str], operands: list[str], place: Place, model: Recorder) -> None:

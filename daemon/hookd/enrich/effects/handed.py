@@ -7,15 +7,22 @@ or an operand, that reads as a shell command line of a program hookd knows: its 
 catalogued program (or a path to one), and it holds shell syntax (`|`, `;`, `&&`, `$(…)`, a redirect) or an
 argument that is an option or a path. A sentence (`"fix the build"`, `"make it faster"`), a SQL query, a
 test selector (`-k "a or b"`), an environment name (`tox -e py311`) are not. The text is also walked as a
-script, so what it would do is judged by every rule (`tool "rm -rf ~"` is denied as `rm -rf ~`)."""
+script, so what it would do is judged by every rule (`tool "rm -rf ~"` is denied as `rm -rf ~`).
+
+An unknown program may also run the words that follow it as a command (`op run -- rm -rf ~`, `direnv exec .
+rm -rf ~`, `toolbox run rm -rf ~`): the words after `--`, or from the first word that names a program hookd
+knows and reads as a command line, are walked as that command (judged as itself, not asked)."""
 
 from __future__ import annotations
 
 import re
 
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.words import _NOTHING, SHELLS
+from hookd.enrich.effects.words import _INERT, _NOTHING, SHELLS
 
+# What the shell builder walks itself (hookd.enrich.shell: eval, `command`/`builtin`/`exec` prefixes, GNU
+# parallel's ::: inputs), and programs whose words are never a command line (_NOTHING, _INERT's tools).
+WALKED_BY_THE_SHELL = _INERT | {"parallel"}
 CODE_OPTIONS = frozenset(
     {"-c", "-e", "--command", "--cmd", "--exec", "--execute", "--eval", "--run", "--shell-command", "--script-code"}
 )
@@ -59,3 +66,37 @@ def is_command_line(text: str) -> bool:
     if not known:
         return False
     return bool(_SYNTAX.search(text)) or any(_ARGUMENT.match(w) for w in words[1:])
+
+
+def launched_words(argv: list[str]) -> list[str]:
+    """The words an unknown program may run as a command (see the module doc), [] when none."""
+    if "--" in argv[1:]:
+        k = argv.index("--", 1) + 1
+        return argv[k:] if k < len(argv) and is_command_line(" ".join(argv[k:])) else []
+    for k in range(1, len(argv) - 1):
+        word = argv[k]
+        if word.startswith("-") or " " in word:
+            continue
+        if "/" not in word and catalogue().get(word) is not None and is_command_line(" ".join(argv[k:])):
+            return argv[k:]
+    return []
+
+
+# The command languages of editors, pagers and debuggers in which a line starting with `!` (vim and ex
+# also `:!`, gdb also `shell `) runs the rest of the line in a shell: vim(1) ":!", less(1) "!", ed(1) "!",
+# more(1) "!", gdb(1) "shell"; GTFOBins' `shell` function of each.
+ESCAPING_LANGS = frozenset({"vim", "ex", "less", "more", "ed", "gdb", "man"})
+
+
+def shell_escapes(lang: str, text: str) -> list[str]:
+    """The shell command lines in `text`, code in an editor's or pager's command language."""
+    if lang not in ESCAPING_LANGS:
+        return []
+    found = []
+    for line in text.replace("\\n", "\n").splitlines():
+        command = line.strip().lstrip(":").strip()
+        if command.startswith("!") and len(command) > 1:
+            found.append(command[1:])
+        elif lang == "gdb" and command.startswith("shell "):
+            found.append(command[len("shell ") :])
+    return found

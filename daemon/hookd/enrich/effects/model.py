@@ -9,13 +9,21 @@ another language to show as `inline`. Linear in the words: one pass over each ar
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Hook, Program, catalogue
+from hookd.enrich.effects.fetches import fetch_effects
 from hookd.enrich.effects.gitops import git_effects
-from hookd.enrich.effects.handed import handed_commands
+from hookd.enrich.effects.handed import (
+    WALKED_BY_THE_SHELL,
+    handed_commands,
+    is_command_line,
+    launched_words,
+    shell_escapes,
+)
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.tar import tar_effects
 from hookd.enrich.effects.words import (
@@ -24,7 +32,6 @@ from hookd.enrich.effects.words import (
     _INERT,
     _NOTHING,
     _SECRET_HINT,
-    _SECRET_VARIABLE,
     _URL,
     SHELLS,
     STDIN_FILES,
@@ -38,6 +45,7 @@ from hookd.enrich.effects.words import (
     _short_spellings,
     _stdout_trees,
     _uploaded_file,
+    printed_environment,
 )
 from hookd.enrich.facts import arg_class, tree_of, under
 
@@ -173,6 +181,9 @@ class EffectModel:
             self._redirect(redirect, name, view)
         if not argv:
             return follow
+        if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
+            follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
+            return follow
         if _dynamic(argv[0]):
             self.add("exec", None, argv[0], known=False, code={"lang": "sh", "text": ""})
             return follow
@@ -188,10 +199,7 @@ class EffectModel:
         if "/" in argv[0] and (program is None or name not in SHELLS):
             self._run_file(place(argv[0]), name, "sh", follow)
         if program is None:
-            for text in handed_commands(argv):  # a command line handed to a program hookd does not know
-                self.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
-                follow.scripts.append(text)
-            self._guess(argv, name, place)
+            self._unknown(argv, name, place, follow)
             return follow
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
@@ -206,6 +214,18 @@ class EffectModel:
             follow.origin = "tree"
         return follow
 
+    def _unknown(self, argv: list[str], name: str, place: Place, follow: Followups) -> None:
+        """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
+        as a script), words it may run as a command are walked as one, operands that may be paths may be read."""
+        if name not in WALKED_BY_THE_SHELL:
+            for text in handed_commands(argv):
+                self.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
+                follow.scripts.append(text)
+            launched = launched_words(argv)
+            if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
+                follow.scripts.append(shlex.join(launched))
+        self._guess(argv, name, place)
+
     def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
         """What the program does whatever its operands: privileges, signals, credentials it prints."""
         if program.privilege:
@@ -218,18 +238,10 @@ class EffectModel:
                 self.add("read", placed, program.name, secret_output=True)
 
     def _environment(self, name: str, argv: list[str]) -> None:
-        """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`), or a variable
-        whose name says it holds a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`): the
-        process environment read. Asked (`guess`): debugging prints it too."""
-        words = argv[1:]
-        whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
-        whole = whole or (name in ("export", "declare", "typeset") and any(w in ("-p", "-x", "-px") for w in words))
-        secret = [w for w in words if _SECRET_VARIABLE.search(w)]
-        if whole or secret:
+        variables = printed_environment(name, argv)
+        if variables is not None:  # asked (`guess`): debugging prints it too
             environ = {"raw": "/proc/self/environ", "path": "/proc/self/environ", "in_project": False}
-            self.add(
-                "read", environ, name, guess=True, variables=[m for w in secret for m in _SECRET_VARIABLE.findall(w)]
-            )
+            self.add("read", environ, name, guess=True, variables=variables)
 
     def _origin(self, program: Program, parsed: Parsed, name: str, view: CommandView) -> str:
         if program.operands in ("fetch", "fetch-first") or program.network:
@@ -301,6 +313,8 @@ class EffectModel:
             for option, value in parsed.options:
                 if option in program.code_file_options and value is not None:
                     self._code_file(program, value, view, follow)
+        if program.stdin_lang and view.stdin == "text" and view.stdin_text:  # `printf '!cmd\nq\n' | ed`
+            self._handed(program.name, view.stdin_text, Hook("option", code=True, lang=program.stdin_lang), follow)
         if program.plus_code:
             for word in parsed.operands:
                 if word.startswith("+") and len(word) > 1:
@@ -314,6 +328,7 @@ class EffectModel:
                 follow.scripts.append(text)
             elif follow.code is None:
                 follow.code = (lang, text)
+            follow.scripts.extend(shell_escapes(lang, text))
             # `$` in another language's code is that language's own (`awk '{print $1}'`): the text is known
             self.add("exec", None, name, code={"lang": lang, "text": text}, known=lang != "sh" or not _dynamic(text))
             return
@@ -396,6 +411,8 @@ class EffectModel:
         recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
         operands = _file_operands(program, parsed)
         self._option_values(program, parsed, name, recursive, view, place)
+        if program.stdin_names and any(o in program.stdin_names for o, _ in parsed.options):
+            self._stdin_names(view, place, name)
         if program.keyword_ops:
             for word in operands:
                 key, eq, value = word.partition("=")
@@ -404,7 +421,7 @@ class EffectModel:
         elif program.operands == "device" and any(o in program.device_read_only for o, _ in parsed.options):
             return
         elif program.operands in ("fetch", "fetch-first"):
-            self._fetch(program, parsed, operands, place, name)
+            fetch_effects(self, program, parsed, operands, place, name)
         elif program.operands in ("copy", "move", "link"):
             targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
             sweeps = any(o in program.target_deletes for o, _ in parsed.options)
@@ -420,6 +437,14 @@ class EffectModel:
                 words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
                 self._guess(words, name, place, writes)
+
+    def _stdin_names(self, view: CommandView, place: Place, name: str) -> None:
+        """`cpio -o`: the files named on stdin are read, the words of known text or what the command before listed."""
+        if view.stdin == "text" and view.stdin_text:
+            for word in view.stdin_text.split():
+                self.add("read", place(word), name)
+        for placed in self._previous:
+            self.add("read", placed, name, recursive=True, from_stdin=True)
 
     def _option_values(
         self, program: Program, parsed: Parsed, name: str, recursive: bool, view: CommandView, place: Place
@@ -514,24 +539,6 @@ class EffectModel:
         for root in roots or ["."]:  # a delete of what its tests select below the root (`sweep`)
             extra: dict[str, Any] = {"sweep": True} if deletes else {}
             self.add("delete" if deletes else "list", place(root), name, recursive=True, **extra)
-
-    def _fetch(self, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
-        if program.at_file_args and operands[:1] and operands[0].isalpha() and operands[0].isupper():
-            operands = operands[1:]  # httpie's optional METHOD before the URL
-        urls = operands[:1] if program.operands == "fetch-first" else operands
-        urls += [v for o, v in parsed.options if o == "--url" and v]
-        remote = any(o in program.remote_name for o, _ in parsed.options) or (
-            "" in program.remote_name
-            and not any(program.option_ops.get(o) == "write-fetched" for o, _ in parsed.options)
-        )
-        for url in urls:
-            self.add("fetch", None, name, url=url, known=not _dynamic(url))
-            if remote and "/" in url:
-                base = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-                if base:
-                    effect = self.add("write", place(base), name)
-                    if effect["path"]:
-                        self.produced[effect["path"]] = "fetch"
 
     def _script(self, program: Program, parsed: Parsed, view: CommandView, place: Place, follow: Followups) -> None:
         """A shell or interpreter: its first operand is the script it runs (unless code came by an option)."""

@@ -121,9 +121,17 @@ def _has_words(argv: list[str], words: tuple[str, ...]) -> bool:
     """`words` appear in argv in this order (options between them allowed)."""
     k = 0
     for word in argv[1:]:
-        if k < len(words) and word == words[k]:
+        if k < len(words) and _spells(word, words[k]):
             k += 1
     return k == len(words)
+
+
+def _spells(word: str, wanted: str) -> bool:
+    """`word` is `wanted`, or a cluster of short options holding it (`-wa` holds `-w`)."""
+    if word == wanted:
+        return True
+    short = len(wanted) == 2 and wanted[0] == "-" and wanted[1] != "-"
+    return short and len(word) > 2 and word[0] == "-" and word[1] != "-" and word[1:].isalpha() and wanted[1] in word
 
 
 def _uploaded_file(value: str, *, option: str = "") -> str:
@@ -163,3 +171,14 @@ def _fixed_place(raw: str, path: str, project: str) -> str:
     if under(directory, project):
         return "project"
     return "scratch" if is_scratch(directory + "/x") else "elsewhere"
+
+
+def printed_environment(name: str, argv: list[str]) -> list[str] | None:
+    """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`: []), or the
+    variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
+    None when neither."""
+    words = argv[1:]
+    whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
+    whole = whole or (name in ("export", "declare", "typeset") and any(w in ("-p", "-x", "-px") for w in words))
+    secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
+    return secret if whole or secret else None
