@@ -29,7 +29,7 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
     if scope == "user":
         base = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
         folders = (base / "kilo", base / "kilocode", base / "opencode")
-        extra: tuple[Path, ...] = ()
+        extra: tuple[Path, ...] = tuple(f / "config.json" for f in folders)  # 7.7.9 reads the legacy name too
     else:
         folders = (project_dir / ".kilo", project_dir / ".kilocode", project_dir / ".opencode")
         extra = tuple(project_dir / f"{n}.{x}" for n in ("kilo", "opencode") for x in ("json", "jsonc"))
