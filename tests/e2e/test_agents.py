@@ -453,7 +453,8 @@ def test_copilot_permission_request_denies_on_its_own(
     assert DENY_REASON in denied.sent, denied.report
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", (*AGENTS, "kilo"))
+@pytest.mark.timeout(600)
 def test_fail_closed_when_the_daemon_hangs(
     agent: str, server: Server, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory, target: Path
 ) -> None:

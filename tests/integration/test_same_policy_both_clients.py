@@ -218,3 +218,25 @@ def test_every_agents_file_tool_is_decided_alike(
     for agent, handled in decided.items():
         assert handled.decision.outcome.name.lower() == outcome, (agent, handled.decision)
         assert rules(handled) == rules(first), agent
+
+
+PATCHERS = {agent: name for agent in AGENTS for name, spec in AGENTS[agent].tools.items() if spec.patches}
+PATCH_ACTIONS = [
+    ("a patch into .git/hooks", "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch",
+     "deny"),
+    ("a patch into a source file", "*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** End Patch", "allow"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("what", "patch", "outcome"), PATCH_ACTIONS, ids=[a[0] for a in PATCH_ACTIONS])
+def test_every_agents_patch_tool_is_decided_by_the_files_it_names(
+    pipeline: Pipeline, what: str, patch: str, outcome: str
+) -> None:
+    """Codex's patch format, as each agent's patch tool carries it (Codex, Copilot, OpenCode, Kilo)."""
+    assert {"codex", "opencode", "kilo"} <= set(PATCHERS), PATCHERS
+    decided = {}
+    for agent, tool in PATCHERS.items():
+        decided[agent] = decide_tool(pipeline, agent, tool, {AGENTS[agent].tools[tool].patches[0]: patch})
+    for agent, handled in decided.items():
+        assert handled.decision.outcome.name.lower() == outcome, (agent, handled.decision)
+        assert rules(handled) == rules(decided["codex"]), agent
