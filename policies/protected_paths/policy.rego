@@ -112,10 +112,12 @@ _signals_guard(e) if {
 	contains(lower(e.target), name)
 }
 
+# a pattern (pkill, killall -r) matched against the guard's name or its command line (`pkill -f` matches
+# the whole command line, `python3 -m hookd serve`; guard_command_lines in data.json)
 _signals_guard(e) if {
 	e.match == "regex"
 	regex.is_valid(e.target)
-	some name in data.protected_paths.guard_process_names
+	some name in array.concat(data.protected_paths.guard_process_names, data.protected_paths.guard_command_lines)
 	regex.match(e.target, name)
 }
 

@@ -312,6 +312,7 @@ _t_signal(program, target, match) := {"op": "signal", "program": program, "targe
 test_signals_to_hookd if {
 	_t_deny(_t_effects("pkill -f hookd", [_t_signal("pkill", "hookd", "regex")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("pkill 'hoo[k]d'", [_t_signal("pkill", "hoo[k]d", "regex")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("pkill -f '^/usr/bin/python3.* -m hook[d]'", [_t_signal("pkill", "^/usr/bin/python3.* -m hook[d]", "regex")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("kill $(pgrep hookd)", [_t_signal("kill", "$(pgrep hookd)", "pid")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("systemctl stop hookd", [_t_signal("systemctl", "hookd.service", "unit")])) == {"hookd-tamper"}
 }

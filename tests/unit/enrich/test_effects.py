@@ -368,3 +368,15 @@ def test_files_named_on_stdin_are_read(proj: Path) -> None:
 
 def test_a_credential_command_is_found_in_a_short_option_cluster(proj: Path) -> None:
     assert ops("security find-generic-password -wa 'Chrome Safe Storage'", proj, "read")[0]["secret_output"] is True
+
+
+def test_code_given_by_an_option_leaves_every_operand_a_file(proj: Path) -> None:
+    writes = ops(f"sed -i -e '$a x' {HOME}/.ssh/authorized_keys", proj, "write")
+    assert [e["path"] for e in writes] == [f"{HOME}/.ssh/authorized_keys"]
+    assert [e["code"]["text"] for e in ops("sed -i -e '$a x' f", proj, "exec")] == ["$a x"]
+
+
+def test_a_search_tools_include_glob_is_what_it_reads(proj: Path) -> None:
+    reads = [e["path"] for e in ops("grep -R --include='*.env' . -e KEY", proj, "read") if e.get("include")]
+    assert reads == [f"{proj}/*.env"]
+    assert [e for e in ops("rg -g '!*.env' KEY src", proj, "read") if e.get("include")] == []

@@ -78,6 +78,7 @@ class Program:
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
     stdin_lang: str = ""  # `ed`: its standard input is code in this language
+    include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
     code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
@@ -179,6 +180,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         archive=bool(spec.get("archive", False)),
         plus_code=str(spec.get("plus_code", "")),
         stdin_lang=str(spec.get("stdin_lang", "")),
+        include_options=frozenset(spec.get("include_options", ())),
         stdin_names=frozenset(spec.get("stdin_names", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
         code_file_lang=str(spec.get("code_file_lang", "")),

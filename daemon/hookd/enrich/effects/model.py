@@ -433,6 +433,7 @@ class EffectModel:
             tar_effects(self, parsed, operands, place, name)
         else:
             self._each_operand(program, operands, name, recursive, view, place)
+            self._included(program, parsed, operands, name, place)
             if not program.operands and not program.first and program.gtfobins & {"file-read", "file-write"}:
                 words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
@@ -445,6 +446,13 @@ class EffectModel:
                 self.add("read", place(word), name)
         for placed in self._previous:
             self.add("read", placed, name, recursive=True, from_stdin=True)
+
+    def _included(self, program: Program, parsed: Parsed, operands: list[str], name: str, place: Place) -> None:
+        """`grep -r --include='*.env' .`, `rg -g '*.env'`: the files a search tool's filter reaches, as globs."""
+        for option, value in parsed.options:
+            if option in program.include_options and value and not value.startswith("!"):
+                for root in operands or ["."]:
+                    self.add("read", place(root.rstrip("/") + "/" + value), name, include=True)
 
     def _option_values(
         self, program: Program, parsed: Parsed, name: str, recursive: bool, view: CommandView, place: Place

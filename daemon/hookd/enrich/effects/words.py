@@ -91,7 +91,16 @@ def _dynamic(text: str) -> bool:
 
 
 def _code_operands(program: Program, parsed: Parsed) -> list[str]:
-    return parsed.operands
+    """The operands that may be code (`sed SCRIPT`, `awk PROGRAM`): none when an option gave the code."""
+    return [] if _code_by_option(program, parsed) else parsed.operands
+
+
+def _code_by_option(program: Program, parsed: Parsed) -> bool:
+    """The code came by an option (`sed -e SCRIPT`, `awk -f FILE`): no operand is code then."""
+    given = {o for o, _ in parsed.options}
+    return not given.isdisjoint(program.code_file_options) or any(
+        h.kind == "option" and h.code and h.option in given for h in program.runs
+    )
 
 
 def _file_operands(program: Program, parsed: Parsed) -> list[str]:
@@ -101,7 +110,7 @@ def _file_operands(program: Program, parsed: Parsed) -> list[str]:
     if program.pattern_first and operands and options.isdisjoint(program.pattern_options):
         operands = operands[1:]
     code_operand = any(h.kind == "operand" for h in program.runs)
-    if code_operand and options.isdisjoint(program.code_file_options):
+    if code_operand and not _code_by_option(program, parsed):
         operands = operands[:1] if program.name == "sqlite3" else operands[1:]
     return operands
 
