@@ -90,6 +90,9 @@ ESCAPING_LANGS = frozenset({"vim", "ex", "less", "more", "ed", "gdb", "man"})
 
 def shell_escapes(lang: str, text: str) -> list[str]:
     """The shell command lines in `text`, code in an editor's or pager's command language."""
+    if lang == "socat":  # an address `EXEC:cmd,opts` / `SYSTEM:cmd` runs cmd (socat(1), "ADDRESS TYPES")
+        kind, _, rest = text.partition(":")
+        return [rest.split(",", 1)[0]] if kind.upper() in ("EXEC", "SYSTEM") and rest else []
     if lang not in ESCAPING_LANGS:
         return []
     found = []

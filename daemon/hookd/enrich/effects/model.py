@@ -24,6 +24,7 @@ from hookd.enrich.effects.handed import (
     launched_words,
     shell_escapes,
 )
+from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.tar import tar_effects
 from hookd.enrich.effects.words import (
@@ -413,6 +414,7 @@ class EffectModel:
         self._option_values(program, parsed, name, recursive, view, place)
         if program.stdin_names and any(o in program.stdin_names for o, _ in parsed.options):
             self._stdin_names(view, place, name)
+        opened_effects(self, program, parsed, operands, name, place)
         if program.keyword_ops:
             for word in operands:
                 key, eq, value = word.partition("=")
@@ -433,7 +435,6 @@ class EffectModel:
             tar_effects(self, parsed, operands, place, name)
         else:
             self._each_operand(program, operands, name, recursive, view, place)
-            self._included(program, parsed, operands, name, place)
             if not program.operands and not program.first and program.gtfobins & {"file-read", "file-write"}:
                 words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
@@ -446,13 +447,6 @@ class EffectModel:
                 self.add("read", place(word), name)
         for placed in self._previous:
             self.add("read", placed, name, recursive=True, from_stdin=True)
-
-    def _included(self, program: Program, parsed: Parsed, operands: list[str], name: str, place: Place) -> None:
-        """`grep -r --include='*.env' .`, `rg -g '*.env'`: the files a search tool's filter reaches, as globs."""
-        for option, value in parsed.options:
-            if option in program.include_options and value and not value.startswith("!"):
-                for root in operands or ["."]:
-                    self.add("read", place(root.rstrip("/") + "/" + value), name, include=True)
 
     def _option_values(
         self, program: Program, parsed: Parsed, name: str, recursive: bool, view: CommandView, place: Place

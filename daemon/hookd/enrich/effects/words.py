@@ -16,6 +16,8 @@ XARGS_INPUT = "${xargs_input}"  # hookd.enrich.shell.runners.XARGS_INPUT (import
 SHELLS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh", "source", "."},
 )
+# socat(1) "ADDRESS TYPES" that name a file, and what socat does with it
+SOCAT_FILES = {"OPEN": ("read", "write"), "GOPEN": ("read", "write"), "FILE": ("read", "write"), "CREATE": ("write",)}
 STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 # Programs whose operands are words, not files: nothing is guessed about them.
 _INERT = frozenset(
