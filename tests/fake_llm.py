@@ -20,12 +20,17 @@ Usage: fake_llm.py PORT LOGFILE COMMAND      (PORT 0 = pick one; prints "READY <
        for many runs, each with its own prompt)
        A conversation naming PATCH<<patch text>>PATCH is answered with one call of Codex's apply_patch
        tool (a freeform `custom_tool_call` whose input is the patch), when the request offers it.
+       A conversation naming DELEGATE<<base64 of {"tool": name, "args": {...}}>>DELEGATE (a sub-agent test) is
+       answered with one call of that tool (the agent's sub-agent spawner) with those arguments, or with
+       text when the request does not offer it: never the shell, the command must run in the sub-agent,
+       whose own conversation (its prompt, in args, names RUN<<command>>RUN and no DELEGATE) gets it.
 Env:   FAKE_TOOL=<name>   force the tool name (else the first known shell tool offered)
        FAKE_ARGS=<json>   force the argument object (COMMAND is then ignored)
        FAKE_MAX_CALLS=N   default 1
 Every request is appended to LOGFILE as one JSON line: {"n","method","path","headers","body"}.
 """
 
+import base64
 import json
 import os
 import re
@@ -72,6 +77,22 @@ def patch_for(body):
     """The patch text a conversation names as PATCH<<patch>>PATCH, or None."""
     found = re.search(r"PATCH<<(.*?)>>PATCH", json.dumps(body))
     return json.loads('"' + found.group(1) + '"') if found else None
+
+
+def delegation_for(body):
+    """The DELEGATE<<base64 of {"tool", "args"}>>DELEGATE spec a conversation names, or None."""
+    found = re.search(r"DELEGATE<<([A-Za-z0-9+/=]*)>>DELEGATE", json.dumps(body))
+    return json.loads(base64.b64decode(found.group(1))) if found else None
+
+
+def delegate(body, tool):
+    """In a delegating conversation: (spawner name, arguments) when it is offered, else no tool at all."""
+    spec = delegation_for(body)
+    if spec is None:
+        return tool, None
+    if tool is None or spec["tool"] not in tool_names(body):
+        return None, None
+    return spec["tool"], spec["args"]
 
 
 def tool_names(body):
@@ -221,6 +242,7 @@ class H(BaseHTTPRequestHandler):
         ev = [{"type": "response.created", "response": {"id": rid}}]
         if isinstance(last, dict) and last.get("type", "").endswith("_output"):
             tool = None
+        tool, delegated = delegate(body, tool)
         patch = patch_for(body) if tool else None
         if patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
             ev.append(
@@ -242,7 +264,7 @@ class H(BaseHTTPRequestHandler):
                         "type": "function_call",
                         "call_id": f"call_fake_{n}",
                         "name": tool,
-                        "arguments": json.dumps(args_for(tool, body)),
+                        "arguments": json.dumps(delegated or args_for(tool, body)),
                     },
                 }
             )
@@ -286,6 +308,7 @@ class H(BaseHTTPRequestHandler):
         tool = pick_tool(body)
         if isinstance(last, dict) and last.get("role") == "tool":
             tool = None
+        tool, delegated = delegate(body, tool)
         model = body.get("model", "fake-model")
         cid = f"chatcmpl-{n}"
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
@@ -304,7 +327,7 @@ class H(BaseHTTPRequestHandler):
                 "index": 0,
                 "id": f"call_fake_{n}",
                 "type": "function",
-                "function": {"name": tool, "arguments": json.dumps(args_for(tool, body))},
+                "function": {"name": tool, "arguments": json.dumps(delegated or args_for(tool, body))},
             }
             msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
             finish = "tool_calls"

@@ -1,0 +1,125 @@
+"""End to end: a sub-agent's tool calls go through hookd like the main session's (issue 27.7).
+
+The real agent CLIs of tests/e2e/test_agents.py (its fake model server, daemon, installs and confinement),
+with a fake model that delegates: the main conversation names DELEGATE<<base64 of {"tool", "args"}>>DELEGATE, and the
+fake model answers it with one call of the agent's own sub-agent tool (OpenCode's `task`, …), never with
+the shell; the sub-agent's own conversation (its prompt names RUN<<command>>RUN) then runs the command
+with the shell tool. So a marker that appears was made by the sub-agent, and a deny's reason is what the
+sub-agent was told. Each deny has a control (an allowed command, through a sub-agent too) that runs.
+
+Claude Code's sub-agent is proven in tests/e2e/test_claude_code.py; agents whose sub-agents fire no hooks,
+or that cannot start one headless, say so in their page in docs/ and in doctor (their module's `subagents`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confine import confined
+from e2e import test_agents as agents
+from e2e.test_agents import DENY_REASON, KILO_TIMEOUT, TIMEOUT, Install, Server, agent_argv, install
+
+from support import RunningDaemon
+
+pytestmark = pytest.mark.e2e
+
+# The fixtures of test_agents.py (its fake model server, daemon and marker directory), here too.
+server, daemon, copilot_cache, target = agents.server, agents.daemon, agents.copilot_cache, agents.target
+
+
+@dataclass(repr=False)
+class Delegated:
+    returncode: int
+    stdout: str
+    stderr: str
+    main: list[dict[str, Any]]  # the main conversation's requests (they name DELEGATE)
+    sub: list[dict[str, Any]]  # the sub-agent's (they name the command only)
+
+    @property
+    def report(self) -> str:
+        return (f"exited {self.returncode}\n--- stdout\n{self.stdout[-3000:]}\n--- stderr\n{self.stderr[-3000:]}"
+                f"\n--- main requests: {len(self.main)}, sub-agent requests: {len(self.sub)}")  # fmt: skip
+
+    @property
+    def told(self) -> str:
+        """Everything the sub-agent's model was sent, as JSON text."""
+        return json.dumps(self.sub)
+
+
+# The agent's sub-agent tool and its arguments; "{prompt}" is the sub-agent's task.
+SPAWNERS: dict[str, tuple[str, dict[str, Any]]] = {
+    "opencode": ("task", {"description": "run the command", "prompt": "{prompt}", "subagent_type": "general"}),
+    "kilo": ("task", {"description": "run the command", "prompt": "{prompt}", "subagent_type": "general"}),
+    "qwen": (
+        "agent",
+        {
+            "description": "run the command",
+            "prompt": "{prompt}",
+            "subagent_type": "general-purpose",
+            "run_in_background": False,
+        },
+    ),
+    "droid": ("Task", {"description": "run the command", "prompt": "{prompt}", "subagent_type": "runner"}),
+}
+# Droid's Task runs a custom droid only (its schema: "must match an available droid"): a user droid.
+RUNNER_DROID = """---
+name: runner
+description: Runs the shell command it is given.
+model: inherit
+---
+Run the shell command the task names with the Execute tool, then answer Done.
+"""
+
+
+def add_sub_agents(setup: Install) -> None:
+    if setup.agent == "droid":
+        (setup.home / ".factory" / "droids").mkdir(parents=True, exist_ok=True)
+        (setup.home / ".factory" / "droids" / "runner.md").write_text(RUNNER_DROID)
+
+
+def delegated_run(server: Server, setup: Install, command: str, target: Path) -> Delegated:
+    """One confined run whose model hands `command` to a sub-agent (the module docstring)."""
+    run_id = uuid.uuid4().hex[:12]
+    tool, template = SPAWNERS[setup.agent]
+    task = f"Run this shell command: RUN<<{command}>>RUN (run {run_id})"
+    spec = {"tool": tool, "args": {k: task if v == "{prompt}" else v for k, v in template.items()}}
+    encoded = base64.b64encode(json.dumps(spec).encode()).decode()
+    prompt = f"Hand this to a sub-agent: DELEGATE<<{encoded}>>DELEGATE (run {run_id})"
+    argv = confined(agent_argv(setup.agent, prompt), world=(*setup.world, target), netns=server.netns)
+    done = subprocess.run(
+        argv, env=setup.env, cwd=setup.project, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=KILO_TIMEOUT if setup.agent == "kilo" else TIMEOUT, check=False,
+    )  # fmt: skip
+    requests = server.requests(run_id)
+    main = [r for r in requests if "DELEGATE<<" in json.dumps(r.get("body"))]
+    sub = [r for r in requests if "DELEGATE<<" not in json.dumps(r.get("body"))]
+    return Delegated(done.returncode, done.stdout, done.stderr, main, sub)
+
+
+def assert_the_sub_agents_call_is_guarded(server: Server, setup: Install, target: Path) -> None:
+    control = delegated_run(server, setup, f"touch {target}/ok-sub", target)
+    assert control.main and control.sub, (
+        control.report
+    )  # the agent really started a sub-agent, which had its own model turn
+    assert (target / "ok-sub").exists(), control.report  # made by the sub-agent: the main one never runs it
+    denied = delegated_run(server, setup, f"touch {target}/keep-sub", target)
+    assert denied.sub, denied.report
+    assert not (target / "keep-sub").exists(), denied.report
+    assert DENY_REASON in denied.told, denied.report
+
+
+@pytest.mark.timeout(900)  # Kilo takes 40-60 s a run here (tests/e2e/test_agents.py)
+@pytest.mark.parametrize("agent", ("opencode", "kilo", "qwen", "droid"))
+def test_a_sub_agents_shell_call_reaches_hookd_and_is_denied(
+    agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    setup = install(agent, tmp_path, daemon.runtime_dir, server.port, copilot_cache)
+    add_sub_agents(setup)
+    assert_the_sub_agents_call_is_guarded(server, setup, target)
