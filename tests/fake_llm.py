@@ -85,14 +85,34 @@ def delegation_for(body):
     return json.loads(base64.b64decode(found.group(1))) if found else None
 
 
-def delegate(body, tool):
-    """In a delegating conversation: (spawner name, arguments) when it is offered, else no tool at all."""
+def delegate(body, tool, calls, last_output):
+    """In a delegating conversation: the call to make now as (name, step), else no tool at all. The
+    spawner first, then the spec's `then` steps (Codex's wait_agent: its exec ends with the main turn),
+    whose "{output.KEY}" strings take KEY of the previous call's JSON output. A spec may name the
+    `namespace` tool that holds these tools (Codex's multi_agent_v1)."""
     spec = delegation_for(body)
     if spec is None:
         return tool, None
-    if tool is None or spec["tool"] not in tool_names(body):
+    steps = [spec, *spec.get("then", [])]
+    if calls >= len(steps) or (calls == 0) != (last_output is None):
         return None, None
-    return spec["tool"], spec["args"]
+    if spec.get("namespace", spec["tool"]) not in tool_names(body):
+        return None, None
+    try:
+        previous = json.loads(last_output) if last_output else {}
+    except ValueError:
+        previous = {}
+
+    def filled(value):
+        if isinstance(value, list):
+            return [filled(v) for v in value]
+        if isinstance(value, str) and value.startswith("{output.") and isinstance(previous, dict):
+            return str(previous.get(value[len("{output.") : -1], value))
+        return value
+
+    step = steps[calls]
+    args = {k: filled(v) for k, v in step["args"].items()}
+    return step["tool"], {"args": args, **({"namespace": spec["namespace"]} if "namespace" in spec else {})}
 
 
 def tool_names(body):
@@ -242,7 +262,8 @@ class H(BaseHTTPRequestHandler):
         ev = [{"type": "response.created", "response": {"id": rid}}]
         if isinstance(last, dict) and last.get("type", "").endswith("_output"):
             tool = None
-        tool, delegated = delegate(body, tool)
+        output = last.get("output") if isinstance(last, dict) and last.get("type", "").endswith("_output") else None
+        tool, delegated = delegate(body, tool, calls, output)
         patch = patch_for(body) if tool else None
         if patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
             ev.append(
@@ -256,7 +277,7 @@ class H(BaseHTTPRequestHandler):
                     },
                 }
             )
-        elif tool and calls < MAX_CALLS:
+        elif tool and (delegated or calls < MAX_CALLS):
             ev.append(
                 {
                     "type": "response.output_item.done",
@@ -264,7 +285,8 @@ class H(BaseHTTPRequestHandler):
                         "type": "function_call",
                         "call_id": f"call_fake_{n}",
                         "name": tool,
-                        "arguments": json.dumps(delegated or args_for(tool, body)),
+                        "arguments": json.dumps(delegated["args"] if delegated else args_for(tool, body)),
+                        **({"namespace": delegated["namespace"]} if delegated and "namespace" in delegated else {}),
                     },
                 }
             )
@@ -308,7 +330,8 @@ class H(BaseHTTPRequestHandler):
         tool = pick_tool(body)
         if isinstance(last, dict) and last.get("role") == "tool":
             tool = None
-        tool, delegated = delegate(body, tool)
+        output = last.get("content") if isinstance(last, dict) and last.get("role") == "tool" else None
+        tool, delegated = delegate(body, tool, calls, json.dumps(output) if isinstance(output, list) else output)
         model = body.get("model", "fake-model")
         cid = f"chatcmpl-{n}"
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
@@ -322,12 +345,15 @@ class H(BaseHTTPRequestHandler):
             }
             msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
             finish = "tool_calls"
-        elif tool and calls < MAX_CALLS:
+        elif tool and (delegated or calls < MAX_CALLS):
             tc = {
                 "index": 0,
                 "id": f"call_fake_{n}",
                 "type": "function",
-                "function": {"name": tool, "arguments": json.dumps(delegated or args_for(tool, body))},
+                "function": {
+                    "name": tool,
+                    "arguments": json.dumps(delegated["args"] if delegated else args_for(tool, body)),
+                },
             }
             msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
             finish = "tool_calls"

@@ -53,21 +53,20 @@ class Delegated:
         return json.dumps(self.sub)
 
 
-# The agent's sub-agent tool and its arguments; "{prompt}" is the sub-agent's task.
-SPAWNERS: dict[str, tuple[str, dict[str, Any]]] = {
-    "opencode": ("task", {"description": "run the command", "prompt": "{prompt}", "subagent_type": "general"}),
-    "kilo": ("task", {"description": "run the command", "prompt": "{prompt}", "subagent_type": "general"}),
-    "qwen": (
-        "agent",
-        {
-            "description": "run the command",
-            "prompt": "{prompt}",
-            "subagent_type": "general-purpose",
-            "run_in_background": False,
-        },
-    ),
-    "droid": ("Task", {"description": "run the command", "prompt": "{prompt}", "subagent_type": "runner"}),
-}
+# The agent's sub-agent tool ("namespace.tool" where the agent groups it), its arguments ("{prompt}": the
+# sub-agent's task) and the calls after it that wait for the sub-agent ("{output.KEY}": KEY of the previous
+# call's JSON output). Codex's `codex exec` ends with the main turn, so the main agent waits (wait_agent).
+SPAWNERS: dict[str, dict[str, Any]] = {
+    "opencode": {"tool": "task", "args": {"description": "run it", "prompt": "{prompt}", "subagent_type": "general"}},
+    "kilo": {"tool": "task", "args": {"description": "run it", "prompt": "{prompt}", "subagent_type": "general"}},
+    "qwen": {"tool": "agent", "args": {"description": "run it", "prompt": "{prompt}",
+                                       "subagent_type": "general-purpose", "run_in_background": False}},
+    "copilot": {"tool": "task", "args": {"description": "run it", "prompt": "{prompt}",
+                                         "agent_type": "general-purpose", "name": "runner"}},
+    "droid": {"tool": "Task", "args": {"description": "run it", "prompt": "{prompt}", "subagent_type": "runner"}},
+    "codex": {"tool": "multi_agent_v1.spawn_agent", "args": {"message": "{prompt}"},
+              "then": [{"tool": "wait_agent", "args": {"targets": ["{output.agent_id}"], "timeout_ms": 60000}}]},
+}  # fmt: skip
 # Droid's Task runs a custom droid only (its schema: "must match an available droid"): a user droid.
 RUNNER_DROID = """---
 name: runner
@@ -79,17 +78,29 @@ Run the shell command the task names with the Execute tool, then answer Done.
 
 
 def add_sub_agents(setup: Install) -> None:
+    """What the agent needs to start the sub-agent of SPAWNERS."""
     if setup.agent == "droid":
         (setup.home / ".factory" / "droids").mkdir(parents=True, exist_ok=True)
         (setup.home / ".factory" / "droids" / "runner.md").write_text(RUNNER_DROID)
+    elif setup.agent == "codex":  # the fake model is not in Codex's catalog: sub-agents by the V1 feature flag
+        config = setup.home / ".codex" / "config.toml"
+        config.write_text(config.read_text().replace("[features]\n", "[features]\nmulti_agent = true\n"))
+
+
+def delegation(agent: str, task: str) -> dict[str, Any]:
+    """The fake model's DELEGATE spec (tests/fake_llm.py) for handing `task` to the agent's sub-agent."""
+    spawner = SPAWNERS[agent]
+    namespace, _, tool = spawner["tool"].rpartition(".")
+    args = {key: task if value == "{prompt}" else value for key, value in spawner["args"].items()}
+    return {"tool": tool, "args": args, "then": spawner.get("then", [])} | (
+        {"namespace": namespace} if namespace else {}
+    )
 
 
 def delegated_run(server: Server, setup: Install, command: str, target: Path) -> Delegated:
     """One confined run whose model hands `command` to a sub-agent (the module docstring)."""
     run_id = uuid.uuid4().hex[:12]
-    tool, template = SPAWNERS[setup.agent]
-    task = f"Run this shell command: RUN<<{command}>>RUN (run {run_id})"
-    spec = {"tool": tool, "args": {k: task if v == "{prompt}" else v for k, v in template.items()}}
+    spec = delegation(setup.agent, f"Run this shell command: RUN<<{command}>>RUN (run {run_id})")
     encoded = base64.b64encode(json.dumps(spec).encode()).decode()
     prompt = f"Hand this to a sub-agent: DELEGATE<<{encoded}>>DELEGATE (run {run_id})"
     argv = confined(agent_argv(setup.agent, prompt), world=(*setup.world, target), netns=server.netns)
@@ -116,7 +127,7 @@ def assert_the_sub_agents_call_is_guarded(server: Server, setup: Install, target
 
 
 @pytest.mark.timeout(900)  # Kilo takes 40-60 s a run here (tests/e2e/test_agents.py)
-@pytest.mark.parametrize("agent", ("opencode", "kilo", "qwen", "droid"))
+@pytest.mark.parametrize("agent", ("opencode", "kilo", "qwen", "droid", "copilot", "codex"))
 def test_a_sub_agents_shell_call_reaches_hookd_and_is_denied(
     agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
 ) -> None:
