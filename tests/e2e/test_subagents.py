@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from confine import confined
 from e2e import test_agents as agents
+from e2e import test_gemini_cli as gemini_e2e
 from e2e.test_agents import DENY_REASON, KILO_TIMEOUT, TIMEOUT, Install, Server, agent_argv, install
 
 from support import RunningDaemon
@@ -134,3 +135,66 @@ def test_a_sub_agents_shell_call_reaches_hookd_and_is_denied(
     setup = install(agent, tmp_path, daemon.runtime_dir, server.port, copilot_cache)
     add_sub_agents(setup)
     assert_the_sub_agents_call_is_guarded(server, setup, target)
+
+
+# --- Gemini CLI: its model is a script (--fake-responses), the sub-agent's turns included ------------------
+
+gemini, hookd = gemini_e2e.gemini, gemini_e2e.hookd
+NO_RM = "rm is not allowed [hookd.demo:no-rm]"
+COMPLETED = [("BeforeTool", "complete_task", "allow"), ("AfterTool", "complete_task", "allow")]  # the sub-agent ends
+
+
+def gemini_script(path: Path, command: str) -> Path:
+    """The main agent invokes the `generalist` sub-agent (invoke_agent); the sub-agent runs `command` with
+    run_shell_command and ends with complete_task; the main agent answers. One model turn a line."""
+
+    def turn(*parts: dict[str, Any]) -> str:
+        candidate = {"content": {"role": "model", "parts": list(parts)}, "finishReason": "STOP", "index": 0}
+        return json.dumps({"method": "generateContentStream", "response": [{"candidates": [candidate]}]})
+
+    def call(name: str, **args: Any) -> dict[str, Any]:
+        return {"functionCall": {"name": name, "args": args}}
+
+    path.write_text("\n".join([
+        turn(call("invoke_agent", agent_name="generalist", prompt="Run the shell command of your task.")),
+        turn(call("run_shell_command", command=command, description="the sub-agent's command")),
+        turn(call("complete_task", result={"response": "The command was attempted."})),
+        turn({"text": "The sub-agent is done."}),
+    ]) + "\n")  # fmt: skip
+    return path
+
+
+def gemini_tool_calls(run: gemini_e2e.GeminiRun) -> list[tuple[str, str, str]]:
+    """(event, tool, decision) of every BeforeTool/AfterTool in the order Gemini called the hook."""
+    records = sorted(run.events("BeforeTool") + run.events("AfterTool"),
+                     key=lambda d: str(d["input"].get("raw", {}).get("timestamp", "")))  # fmt: skip
+    return [(d["event"], d["tool"], d["decision"]) for d in records]
+
+
+def test_gemini_a_sub_agents_shell_call_reaches_hookd_and_is_denied(
+    hookd: RunningDaemon, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Gemini's `invoke_agent` runs the sub-agent inside the call: its run_shell_command's BeforeTool comes
+    between invoke_agent's BeforeTool and AfterTool, so it is the sub-agent's. Denied, and the sub-agent's
+    model is told why; the control (through the sub-agent too) runs."""
+    scripts = tmp_path_factory.mktemp("scripts")
+    control_ws = gemini_e2e.workspace_for(hookd, tmp_path_factory.mktemp("gemini-sub-control"))
+    script = gemini_script(scripts / "control.responses", "printf ran > sub-ran.txt")
+    control = gemini_e2e.run_gemini(control_ws, "Hand this to a sub-agent.", script, hookd)
+    assert control.returncode == 0, control.report
+    assert control.file("sub-ran.txt") == "ran", control.report
+    assert gemini_tool_calls(control) == [
+        ("BeforeTool", "invoke_agent", "allow"), ("BeforeTool", "run_shell_command", "allow"),
+        ("AfterTool", "run_shell_command", "allow"), *COMPLETED, ("AfterTool", "invoke_agent", "allow"),
+    ], control.report  # fmt: skip
+    ws = gemini_e2e.workspace_for(hookd, tmp_path_factory.mktemp("gemini-sub-deny"), telemetry=True)
+    script = gemini_script(scripts / "deny.responses", "rm notes.txt")
+    denied = gemini_e2e.run_gemini(ws, "Hand this to a sub-agent.", script, hookd)
+    assert denied.returncode == 0, denied.report
+    assert denied.file("notes.txt") == gemini_e2e.NOTES, denied.report
+    assert gemini_tool_calls(denied) == [
+        ("BeforeTool", "invoke_agent", "allow"), ("BeforeTool", "run_shell_command", "deny"),
+        *COMPLETED, ("AfterTool", "invoke_agent", "allow"),
+    ], denied.report  # fmt: skip
+    sub_agent = [r for r in denied.model_requests() if r and "Run the shell command of your task." in json.dumps(r[0])]
+    assert any(NO_RM in json.dumps(r) for r in sub_agent), denied.report  # the sub-agent's own model was told
