@@ -24,6 +24,9 @@ Usage: fake_llm.py PORT LOGFILE COMMAND      (PORT 0 = pick one; prints "READY <
        answered with one call of that tool (the agent's sub-agent spawner) with those arguments, or with
        text when the request does not offer it: never the shell, the command must run in the sub-agent,
        whose own conversation (its prompt, in args, names RUN<<command>>RUN and no DELEGATE) gets it.
+       A conversation naming CODE<<base64 of JavaScript>>CODE is answered with one call of Codex's code-mode
+       `exec` tool (a freeform tool in the `functions` namespace that the request's `additional_tools`
+       input item offers) running that script.
 Env:   FAKE_TOOL=<name>   force the tool name (else the first known shell tool offered)
        FAKE_ARGS=<json>   force the argument object (COMMAND is then ignored)
        FAKE_MAX_CALLS=N   default 1
@@ -113,6 +116,17 @@ def delegate(body, tool, calls, last_output):
     step = steps[calls]
     args = {k: filled(v) for k, v in step["args"].items()}
     return step["tool"], {"args": args, **({"namespace": spec["namespace"]} if "namespace" in spec else {})}
+
+
+def code_for(body):
+    """The script a conversation names as CODE<<base64>>CODE, when the request offers Codex's code-mode
+    `exec` (in an `additional_tools` input item), else None."""
+    found = re.search(r"CODE<<([A-Za-z0-9+/=]*)>>CODE", json.dumps(body))
+    offered = [t for i in body.get("input") or [] if isinstance(i, dict) and i.get("type") == "additional_tools"
+               for t in i.get("tools") or [] if isinstance(t, dict)]  # fmt: skip
+    has_exec = any(t.get("name") == "functions" and any(f.get("name") == "exec" for f in t.get("tools") or [])
+                   for t in offered)  # fmt: skip
+    return base64.b64decode(found.group(1)).decode() if found and has_exec else None
 
 
 def tool_names(body):
@@ -265,7 +279,11 @@ class H(BaseHTTPRequestHandler):
         output = last.get("output") if isinstance(last, dict) and last.get("type", "").endswith("_output") else None
         tool, delegated = delegate(body, tool, calls, output)
         patch = patch_for(body) if tool else None
-        if patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
+        code = code_for(body) if output is None and calls < MAX_CALLS else None
+        if code is not None:
+            item = {"type": "custom_tool_call", "call_id": f"call_fake_{n}", "name": "exec", "namespace": "functions"}
+            ev.append({"type": "response.output_item.done", "item": item | {"input": code}})
+        elif patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
             ev.append(
                 {
                     "type": "response.output_item.done",

@@ -137,6 +137,54 @@ def test_a_sub_agents_shell_call_reaches_hookd_and_is_denied(
     assert_the_sub_agents_call_is_guarded(server, setup, target)
 
 
+# --- Codex's code mode: the catalog's newest models call every tool from JavaScript --------------------------
+#
+# For gpt-5.6-* and gpt-6* Codex 0.171.0 offers one freeform `exec` tool whose script calls the others
+# (`await tools.exec_command(...)`). The fake model names the script as CODE<<base64>>CODE (tests/fake_llm.py).
+
+CODE_MODE_MODEL = "gpt-5.6-luna"  # code mode in Codex's bundled catalog
+
+
+def code(script: str) -> str:
+    return f"CODE<<{base64.b64encode(script.encode()).decode()}>>CODE"
+
+
+def touch_script(path: Path) -> str:
+    return f"const r = await tools.exec_command({{cmd: {json.dumps(f'touch {path}')}}});\ntext(JSON.stringify(r));"
+
+
+def code_mode_run(server: Server, setup: Install, script: str, target: Path) -> Delegated:
+    """A confined run of the script; `main` holds its model requests."""
+    run_id = uuid.uuid4().hex[:12]
+    argv = confined(agent_argv("codex", f"{code(script)} (run {run_id})"), world=(*setup.world, target),
+                    netns=server.netns)  # fmt: skip
+    done = subprocess.run(argv, env=setup.env, cwd=setup.project, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=TIMEOUT, check=False)  # fmt: skip
+    requests = server.requests(run_id)
+    return Delegated(done.returncode, done.stdout, done.stderr, requests, [])
+
+
+@pytest.fixture
+def code_mode_codex(server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path) -> Install:
+    setup = install("codex", tmp_path, daemon.runtime_dir, server.port, copilot_cache)
+    config = setup.home / ".codex" / "config.toml"
+    config.write_text(config.read_text().replace('model = "fake-model"', f'model = "{CODE_MODE_MODEL}"'))
+    return setup
+
+
+def test_codex_code_mode_tool_calls_reach_hookd_and_are_denied(
+    server: Server, code_mode_codex: Install, target: Path
+) -> None:
+    """A shell command run from the `exec` script fires PreToolUse like a direct call: denied, and the script
+    fails with the reason; the control (the same script shape) runs."""
+    control = code_mode_run(server, code_mode_codex, touch_script(target / "ok-code"), target)
+    assert (target / "ok-code").exists(), control.report
+    assert '"type": "custom_tool_call"' in json.dumps(control.main), control.report  # through exec
+    denied = code_mode_run(server, code_mode_codex, touch_script(target / "keep-code"), target)
+    assert not (target / "keep-code").exists(), denied.report
+    assert DENY_REASON in json.dumps(denied.main), denied.report
+
+
 # --- Gemini CLI: its model is a script (--fake-responses), the sub-agent's turns included ------------------
 
 gemini, hookd = gemini_e2e.gemini, gemini_e2e.hookd
