@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from hookd.dialects.opencode import plugin_agent
+from hookd.dialects.spec import SubAgents
 
 
 def _config_dir(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
@@ -31,4 +32,5 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
     return (*out, *extra)
 
 
-SPEC = plugin_agent("kilo", "Kilo Code CLI", _config_dir, _bypass)
+SPEC = plugin_agent("kilo", "Kilo Code CLI", _config_dir, _bypass,
+                    SubAgents(guarded="tests/e2e/test_subagents.py [kilo], 7.7.9"))  # fmt: skip

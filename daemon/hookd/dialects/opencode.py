@@ -41,6 +41,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    SubAgents,
     TextSettings,
 )
 from hookd.errors import DialectError, one_line
@@ -178,7 +179,9 @@ def _no_entry(entry: HookEntry) -> JSONObject:
 Locate = Callable[[str, Path, Path, Mapping[str, str]], Path]
 
 
-def plugin_agent(name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]]) -> AgentSpec:
+def plugin_agent(
+    name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]], subagents: SubAgents
+) -> AgentSpec:
     """The spec of OpenCode or a fork: `config_dir(scope, home, project, env)` is the scope's config folder,
     whose `plugin/hookd.js` install writes."""
 
@@ -204,6 +207,7 @@ def plugin_agent(name: str, title: str, config_dir: Locate, bypass: Callable[...
         env=(PROJECT_DIR_ENV,),
         project_dir_env=PROJECT_DIR_ENV,
         process_names=(name,),
+        subagents=subagents,
     )
 
 
@@ -223,4 +227,5 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
     return (folder / "plugin", folder / "plugins", *configs)
 
 
-SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass)
+SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass,
+                    SubAgents(guarded="tests/e2e/test_subagents.py [opencode], 1.18.33"))  # fmt: skip
