@@ -130,8 +130,12 @@ def code_for(body):
 
 
 def tool_names(body):
+    """The tools a request offers: its `tools`, and those of Codex's `additional_tools` input items (code
+    mode: namespaces such as `functions` and `collaboration`, by the namespace's name)."""
     names = []
-    for t in body.get("tools") or []:
+    extra = [t for i in body.get("input") or [] if isinstance(i, dict) and i.get("type") == "additional_tools"
+             for t in i.get("tools") or []]  # fmt: skip
+    for t in [*(body.get("tools") or []), *extra]:
         if not isinstance(t, dict):
             continue
         if "function" in t and isinstance(t["function"], dict):

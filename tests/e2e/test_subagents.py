@@ -88,9 +88,8 @@ def add_sub_agents(setup: Install) -> None:
         config.write_text(config.read_text().replace("[features]\n", "[features]\nmulti_agent = true\n"))
 
 
-def delegation(agent: str, task: str) -> dict[str, Any]:
-    """The fake model's DELEGATE spec (tests/fake_llm.py) for handing `task` to the agent's sub-agent."""
-    spawner = SPAWNERS[agent]
+def delegation(spawner: dict[str, Any], task: str) -> dict[str, Any]:
+    """The fake model's DELEGATE spec (tests/fake_llm.py) for handing `task` to a sub-agent by `spawner`."""
     namespace, _, tool = spawner["tool"].rpartition(".")
     args = {key: task if value == "{prompt}" else value for key, value in spawner["args"].items()}
     return {"tool": tool, "args": args, "then": spawner.get("then", [])} | (
@@ -98,10 +97,17 @@ def delegation(agent: str, task: str) -> dict[str, Any]:
     )
 
 
-def delegated_run(server: Server, setup: Install, command: str, target: Path) -> Delegated:
-    """One confined run whose model hands `command` to a sub-agent (the module docstring)."""
+def delegated_run(
+    server: Server, setup: Install, command: str, target: Path, spawner: dict[str, Any] | None = None
+) -> Delegated:
+    """One confined run whose model hands `command` to a sub-agent (the module docstring). `spawner`: the
+    agent's SPAWNERS entry unless given; one whose `task` is "code" hands it over as a code-mode script."""
     run_id = uuid.uuid4().hex[:12]
-    spec = delegation(setup.agent, f"Run this shell command: RUN<<{command}>>RUN (run {run_id})")
+    spawner = spawner or SPAWNERS[setup.agent]
+    task = (
+        code(shell_script(command)) if spawner.get("task") == "code" else f"Run this shell command: RUN<<{command}>>RUN"
+    )
+    spec = delegation(spawner, f"{task} (run {run_id})")
     encoded = base64.b64encode(json.dumps(spec).encode()).decode()
     prompt = f"Hand this to a sub-agent: DELEGATE<<{encoded}>>DELEGATE (run {run_id})"
     argv = confined(agent_argv(setup.agent, prompt), world=(*setup.world, target), netns=server.netns)
@@ -149,8 +155,9 @@ def code(script: str) -> str:
     return f"CODE<<{base64.b64encode(script.encode()).decode()}>>CODE"
 
 
-def touch_script(path: Path) -> str:
-    return f"const r = await tools.exec_command({{cmd: {json.dumps(f'touch {path}')}}});\ntext(JSON.stringify(r));"
+def shell_script(command: str) -> str:
+    """A code-mode script that runs `command` with exec_command."""
+    return f"const r = await tools.exec_command({{cmd: {json.dumps(command)}}});\ntext(JSON.stringify(r));"
 
 
 def code_mode_run(server: Server, setup: Install, script: str, target: Path) -> Delegated:
@@ -177,12 +184,38 @@ def test_codex_code_mode_tool_calls_reach_hookd_and_are_denied(
 ) -> None:
     """A shell command run from the `exec` script fires PreToolUse like a direct call: denied, and the script
     fails with the reason; the control (the same script shape) runs."""
-    control = code_mode_run(server, code_mode_codex, touch_script(target / "ok-code"), target)
+    control = code_mode_run(server, code_mode_codex, shell_script(f"touch {target}/ok-code"), target)
     assert (target / "ok-code").exists(), control.report
     assert '"type": "custom_tool_call"' in json.dumps(control.main), control.report  # through exec
-    denied = code_mode_run(server, code_mode_codex, touch_script(target / "keep-code"), target)
+    denied = code_mode_run(server, code_mode_codex, shell_script(f"touch {target}/keep-code"), target)
     assert not (target / "keep-code").exists(), denied.report
     assert DENY_REASON in json.dumps(denied.main), denied.report
+
+
+# Codex's default catalog model (gpt-6.2-sol: multi-agent v2, code mode) offers spawn_agent and wait_agent
+# in a `collaboration` namespace, without any setting. The sub-agent starts without the parent's history
+# (fork_turns "none") and, in code mode too, runs its task's script.
+V2_MODEL = "gpt-6.2-sol"
+V2_SPAWNER: dict[str, Any] = {
+    "tool": "collaboration.spawn_agent", "args": {"task_name": "runner", "message": "{prompt}", "fork_turns": "none"},
+    "then": [{"tool": "wait_agent", "args": {"timeout_ms": 60000}}], "task": "code",
+}  # fmt: skip
+
+
+def test_codex_multi_agent_v2_sub_agents_tool_calls_reach_hookd_and_are_denied(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    setup = install("codex", tmp_path, daemon.runtime_dir, server.port, copilot_cache)
+    config = setup.home / ".codex" / "config.toml"
+    config.write_text(config.read_text().replace('model = "fake-model"', f'model = "{V2_MODEL}"'))
+    control = delegated_run(server, setup, f"touch {target}/ok-v2", target, V2_SPAWNER)
+    assert control.main and control.sub, control.report
+    assert '"namespace": "collaboration"' in json.dumps(control.main), control.report  # v2's spawn_agent
+    assert (target / "ok-v2").exists(), control.report  # made by the sub-agent's script
+    denied = delegated_run(server, setup, f"touch {target}/keep-v2", target, V2_SPAWNER)
+    assert denied.sub, denied.report
+    assert not (target / "keep-v2").exists(), denied.report
+    assert DENY_REASON in denied.told, denied.report
 
 
 # --- Gemini CLI: its model is a script (--fake-responses), the sub-agent's turns included ------------------

@@ -481,5 +481,5 @@ SPEC = AgentSpec(
         location_env=("CODEX_HOME",),
     ),
     process_names=("codex",),
-    subagents=SubAgents(guarded="tests/e2e/test_subagents.py [codex], 0.171.0, multi_agent_v1"),
+    subagents=SubAgents(guarded="tests/e2e/test_subagents.py [codex], 0.171.0, multi-agent v1 and v2"),
 )
