@@ -1,14 +1,15 @@
 """End to end: a sub-agent's tool calls go through hookd like the main session's (issue 27.7).
 
 The real agent CLIs of tests/e2e/test_agents.py (its fake model server, daemon, installs and confinement),
-with a fake model that delegates: the main conversation names DELEGATE<<base64 of {"tool", "args"}>>DELEGATE, and the
-fake model answers it with one call of the agent's own sub-agent tool (OpenCode's `task`, …), never with
-the shell; the sub-agent's own conversation (its prompt names RUN<<command>>RUN) then runs the command
-with the shell tool. So a marker that appears was made by the sub-agent, and a deny's reason is what the
-sub-agent was told. Each deny has a control (an allowed command, through a sub-agent too) that runs.
+with a fake model that delegates: the main conversation names DELEGATE<<base64 of {"tool", "args"}>>DELEGATE,
+and the fake model answers it with one call of the agent's own sub-agent tool (OpenCode's `task`, …), never
+with the shell; the sub-agent's own conversation (its prompt names RUN<<command>>RUN, or CODE<<script>>CODE
+in Codex's code mode) then runs the command. So a marker that appears was made by the sub-agent, and a
+deny's reason is what the sub-agent was told. Each deny has a control (through a sub-agent too) that runs.
+Gemini CLI's model is a script (`--fake-responses`): its own test is at the end.
 
-Claude Code's sub-agent is proven in tests/e2e/test_claude_code.py; agents whose sub-agents fire no hooks,
-or that cannot start one headless, say so in their page in docs/ and in doctor (their module's `subagents`).
+Claude Code's sub-agent is proven in tests/e2e/test_claude_code.py. Each agent's module names its proof
+(`AgentSpec.subagents`), and `hookd doctor` reports an agent that names none.
 """
 
 from __future__ import annotations
@@ -92,9 +93,8 @@ def delegation(spawner: dict[str, Any], task: str) -> dict[str, Any]:
     """The fake model's DELEGATE spec (tests/fake_llm.py) for handing `task` to a sub-agent by `spawner`."""
     namespace, _, tool = spawner["tool"].rpartition(".")
     args = {key: task if value == "{prompt}" else value for key, value in spawner["args"].items()}
-    return {"tool": tool, "args": args, "then": spawner.get("then", [])} | (
-        {"namespace": namespace} if namespace else {}
-    )
+    spec = {"tool": tool, "args": args, "then": spawner.get("then", [])}
+    return spec | {"namespace": namespace} if namespace else spec
 
 
 def delegated_run(
@@ -123,9 +123,8 @@ def delegated_run(
 
 def assert_the_sub_agents_call_is_guarded(server: Server, setup: Install, target: Path) -> None:
     control = delegated_run(server, setup, f"touch {target}/ok-sub", target)
-    assert control.main and control.sub, (
-        control.report
-    )  # the agent really started a sub-agent, which had its own model turn
+    # The agent really started a sub-agent, which had model turns of its own.
+    assert control.main and control.sub, control.report
     assert (target / "ok-sub").exists(), control.report  # made by the sub-agent: the main one never runs it
     denied = delegated_run(server, setup, f"touch {target}/keep-sub", target)
     assert denied.sub, denied.report
