@@ -35,6 +35,7 @@ from hookd.types import (
     HookRequest,
     NormalisedEvent,
     Outcome,
+    PolicySet,
     RepeatingDialect,
     Verdict,
 )
@@ -114,8 +115,8 @@ class Pipeline:
         `probe` replaces the interactive-session probe (a dry run states it instead of probing).
         """
         event = parsed if parsed is not None else self.parse(request)
-        engine = self._policy_set.acquire()
-        engine_error = False
+        served = self._policy_set.acquire()
+        engine, engine_error = served.engine, False
         try:
             try:
                 event = self._enrich(event)
@@ -126,14 +127,14 @@ class Pipeline:
             except (InputTooLarge, EngineError) as exc:
                 verdicts, engine_error = self._failed(event, exc)
         finally:
-            self._policy_set.release(engine)
-        return self._decided(request, event, verdicts, engine, engine_error, probe)
+            self._policy_set.release(served)
+        return self._decided(request, event, verdicts, served, engine_error, probe)
 
     def handle_now(self, request: HookRequest, parsed: NormalisedEvent) -> Handled | None:
         """`handle`, without awaiting, when the serving engine is immediate (the embedded Rego engine);
         None, with nothing done, when it must be awaited."""
-        engine = self._policy_set.acquire()
-        event, engine_error = parsed, False
+        served = self._policy_set.acquire()
+        engine, event, engine_error = served.engine, parsed, False
         try:
             if not engine.immediate:
                 return None
@@ -146,15 +147,15 @@ class Pipeline:
             except (InputTooLarge, EngineError) as exc:
                 verdicts, engine_error = self._failed(event, exc)
         finally:
-            self._policy_set.release(engine)
-        return self._decided(request, event, verdicts, engine, engine_error, None)
+            self._policy_set.release(served)
+        return self._decided(request, event, verdicts, served, engine_error, None)
 
     def _decided(
         self,
         request: HookRequest,
         event: NormalisedEvent,
         verdicts: Sequence[Verdict],
-        engine: Engine,
+        served: PolicySet,
         engine_error: bool,
         probe: InteractiveProbe | None,
     ) -> Handled:
@@ -168,7 +169,7 @@ class Pipeline:
         if reply.notes:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
-        return Handled(event, decision, reply, latency, engine, engine_error)
+        return Handled(event, decision, reply, latency, served, engine_error)
 
     def _failed(self, event: NormalisedEvent, exc: InputTooLarge | EngineError) -> tuple[list[Verdict], bool]:
         """The verdicts when evaluation did not answer whole, and whether the engine failed: an input over a cap

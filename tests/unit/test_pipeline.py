@@ -17,6 +17,7 @@ from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError, PartialAnswer, PolicyError
 from hookd.pipeline import AskPolicy, Pipeline
 from hookd.policy.holder import PolicySetHolder
+from hookd.policy.layers import policy_set_of
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
@@ -290,7 +291,7 @@ def test_reload_swaps_the_engine() -> None:
     old = StaticEngine()
     holder = PolicySetHolder(old)
     p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None), DecisionIds())
-    holder.current = StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")])
+    holder.current = policy_set_of(StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")]))
     assert handle(p, request("BeforeTool")).decision.outcome is Outcome.DENY
     assert old.requests == []
 
@@ -372,9 +373,10 @@ def test_the_probe_can_be_replaced_per_call() -> None:
     assert default.pids == []
 
 
-def test_handled_names_the_engine_that_decided() -> None:
+def test_handled_names_the_policy_set_that_decided() -> None:
     engine = StaticEngine()
-    assert handle(pipeline(engine), request("BeforeTool")).engine is engine
+    served = handle(pipeline(engine), request("BeforeTool")).policy_set
+    assert served is not None and served.engine is engine
 
 
 # --- handle_now: the same decision without awaiting, for an immediate engine -------------------------

@@ -140,7 +140,6 @@ class RegoIsolatedEngine:
             self.revision,
             str(self.policy_dir),
             tuple(p.name for p in self._packages),
-            detail={"isolated": True, "workers": len(self._pool.live), "replaced": self._pool.replaced},
         )
 
     @property
