@@ -30,7 +30,7 @@ from hookd.bundle.store import BundleStore
 from hookd.config import Config, loopback_address
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService
-from hookd.decide import Decider
+from hookd.decide import DaemonRecorder, Decider
 from hookd.errors import HookdError
 from hookd.fleet.discovery import Discovery
 from hookd.lane import Lane
@@ -101,26 +101,17 @@ class Daemon:
             config.rollout,
             self.sink.put_nowait,
             daemon.request_timeout_ms / 1000,
-            lambda: self.decider.busy(""),
+            lambda: self.recorder.busy(""),
             config.shim.fail_modes,
         )
         self.metrics_endpoint = self._metrics_endpoint() if config.metrics.listen else None
         self.fleet = self._fleet() if config.status.url or config.otel.endpoint or self.discovery else None
         self.server: HookServer
-        self.decider = Decider(
-            config,
-            self.pipeline,
-            self.policy_set,
-            self.stats,
-            self.metrics,
-            self.sink,
-            self.observer,
-            self.replay,
-            lambda: self.server.in_flight,
-            Lane.from_config(config),
+        self.recorder = DaemonRecorder(
+            self.metrics, self.sink, self.observer, self.replay, self.policy_set, lambda: self.server.in_flight
         )
-        decider = self.decider
-        self.server = HookServer.from_config(config, decider.handle, self.stats, handler_now=decider.handle_now)
+        self.decider = Decider(config, self.pipeline, self.recorder, self.stats, Lane.from_config(config))
+        self.server = HookServer.from_config(config, self.decider.handle, self.stats)
         self.http: HttpHookServer | None = None
         if config.http.enabled:
             self.http = HttpHookServer(

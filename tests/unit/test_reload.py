@@ -16,7 +16,7 @@ import uvloop
 from hookd.app import Daemon
 from hookd.config import Config, DaemonConfig, LogConfig
 from hookd.testing import StaticEngine
-from hookd.types import Caller, Deadline, HookRequest, Outcome
+from hookd.types import Caller, Deadline, HookRequest, Outcome, settled
 from support import DEMO_POLICIES, eventually_async, gemini_payload, settle
 
 
@@ -64,7 +64,7 @@ def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp
     async def scenario(daemon: Daemon, rego: Path) -> None:
         gated = StaticEngine(serve=daemon.policy_set.current, gated=True)
         daemon.policy_set.swap(gated)
-        in_flight = asyncio.create_task(daemon.decider.handle(request("other.txt")))
+        in_flight = asyncio.create_task(settled(daemon.decider.handle(request("other.txt"))))
         await gated.entered.wait()
         deny_other_txt(rego)
         result = await daemon.reload()
