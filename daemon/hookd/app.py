@@ -34,7 +34,7 @@ from hookd.decide import DaemonRecorder, Decider
 from hookd.errors import HookdError
 from hookd.fleet.discovery import Discovery
 from hookd.lane import Lane
-from hookd.policy.layers import Layer, LayeredEngine
+from hookd.policy.layers import Layer, layered
 from hookd.procs.pool import WorkerPool
 from hookd.rollout.observe import Observer
 from hookd.rollout.relay import receive
@@ -444,7 +444,7 @@ class Daemon:
 
 async def _started(local: list[Layer]) -> list[Layer]:
     """Wait until every new local layer can serve (Python workers start in the background)."""
-    await LayeredEngine(local).ready()
+    await layered(local).ready()
     return local
 
 

@@ -29,7 +29,6 @@ from hookd.errors import DialectError
 from hookd.lane import Lane
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.layers import LayeredEngine
 from hookd.rollout.observe import Observer
 from hookd.rollout.store import ReplayStore
 from hookd.runtime.metrics import DecisionMetrics
@@ -135,8 +134,8 @@ class DaemonRecorder:
         self._metrics.observe(handled)
         if self._replay is not None:
             self._replay.offer(handled)
-        engine = handled.engine
-        if isinstance(engine, LayeredEngine) and engine.observed:
+        served = handled.policy_set
+        if served is not None and served.observed:
             self._observer.offer(Pending(handled, time.time(), via), self.busy(via))
         else:
             self._sink.put_nowait(Pending(handled, time.time(), via))

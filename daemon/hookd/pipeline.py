@@ -42,6 +42,7 @@ from hookd.types import (
     HookRequest,
     NormalisedEvent,
     Outcome,
+    PolicySet,
     RepeatingDialect,
     Verdict,
     settled,
@@ -128,16 +129,16 @@ class Pipeline:
         `probe` replaces the interactive-session probe (a dry run states it instead of probing).
         """
         event = parsed if parsed is not None else self.parse(request)
-        engine = self._policy_set.acquire()
+        served = self._policy_set.acquire()
         try:
-            evaluated = self._evaluated(engine, event, request.deadline)
+            evaluated = self._evaluated(served.engine, event, request.deadline)
         except BaseException:
-            self._policy_set.release(engine)
+            self._policy_set.release(served)
             raise
         if isinstance(evaluated, Evaluated):
-            self._policy_set.release(engine)
-            return self._decided(request, evaluated, engine, probe)
-        return self._decided_later(request, evaluated, engine, probe)
+            self._policy_set.release(served)
+            return self._decided(request, evaluated, served, probe)
+        return self._decided_later(request, evaluated, served, probe)
 
     async def handle(
         self, request: HookRequest, parsed: NormalisedEvent | None = None, *, probe: InteractiveProbe | None = None
@@ -146,13 +147,13 @@ class Pipeline:
         return await settled(self.decide(request, parsed, probe=probe))
 
     async def _decided_later(
-        self, request: HookRequest, evaluated: Awaitable[Evaluated], engine: Engine, probe: InteractiveProbe | None
+        self, request: HookRequest, evaluated: Awaitable[Evaluated], served: PolicySet, probe: InteractiveProbe | None
     ) -> Handled:
         try:
             done = await evaluated
         finally:
-            self._policy_set.release(engine)
-        return self._decided(request, done, engine, probe)
+            self._policy_set.release(served)
+        return self._decided(request, done, served, probe)
 
     def _evaluated(
         self, engine: Engine, event: NormalisedEvent, deadline: Deadline
@@ -199,7 +200,7 @@ class Pipeline:
             return self._failed(event, exc)
 
     def _decided(
-        self, request: HookRequest, evaluated: Evaluated, engine: Engine, probe: InteractiveProbe | None
+        self, request: HookRequest, evaluated: Evaluated, served: PolicySet, probe: InteractiveProbe | None
     ) -> Handled:
         """The verdicts combined, an ask resolved where the agent cannot, the id given and the reply rendered."""
         event = evaluated.event
@@ -212,7 +213,7 @@ class Pipeline:
         if reply.notes:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
-        return Handled(event, decision, reply, latency, engine, evaluated.engine_error)
+        return Handled(event, decision, reply, latency, served, evaluated.engine_error)
 
     def _failed(self, event: NormalisedEvent, exc: InputTooLarge | EngineError) -> Evaluated:
         """The verdicts when evaluation did not answer whole, and whether the engine failed: an input over a cap

@@ -17,6 +17,7 @@ from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError, PartialAnswer, PolicyError
 from hookd.pipeline import AskPolicy, Pipeline
 from hookd.policy.holder import PolicySetHolder
+from hookd.policy.layers import policy_set_of
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
@@ -291,7 +292,7 @@ def test_reload_swaps_the_engine() -> None:
     old = StaticEngine()
     holder = PolicySetHolder(old)
     p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None), DecisionIds())
-    holder.current = StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")])
+    holder.current = policy_set_of(StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")]))
     assert handle(p, request("BeforeTool")).decision.outcome is Outcome.DENY
     assert old.requests == []
 
@@ -373,9 +374,10 @@ def test_the_probe_can_be_replaced_per_call() -> None:
     assert default.pids == []
 
 
-def test_handled_names_the_engine_that_decided() -> None:
+def test_handled_names_the_policy_set_that_decided() -> None:
     engine = StaticEngine()
-    assert handle(pipeline(engine), request("BeforeTool")).engine is engine
+    served = handle(pipeline(engine), request("BeforeTool")).policy_set
+    assert served is not None and served.engine is engine
 
 
 # --- decide: in the call when the engine answers in the call, the same decision as awaited -----------
@@ -452,16 +454,18 @@ def test_a_decision_in_the_call_past_the_deadline_answers_the_fail_mode() -> Non
 def test_an_awaited_answer_holds_the_policy_set_until_it_is_awaited() -> None:
     engine = StaticEngine([])
     p = pipeline(engine)
+    holder = p._policy_set
     decided = p.decide(request("BeforeTool"))
-    assert isinstance(decided, Awaitable) and p._policy_set.in_use(engine) == 1  # a reload must not close it
+    assert isinstance(decided, Awaitable) and holder.in_use(holder.current) == 1  # a reload must not close it
     handled = asyncio.run(settled(decided))
-    assert handled.decision.outcome is Outcome.ALLOW and p._policy_set.in_use(engine) == 0
+    assert handled.decision.outcome is Outcome.ALLOW and holder.in_use(holder.current) == 0
 
 
 def test_an_engine_answering_in_the_call_is_released_in_the_call() -> None:
     engine = StaticEngine([], awaited=False)
     p = pipeline(engine)
-    assert isinstance(p.decide(request("BeforeTool")), Handled) and p._policy_set.in_use(engine) == 0
+    assert isinstance(p.decide(request("BeforeTool")), Handled)
+    assert p._policy_set.in_use(p._policy_set.current) == 0 and engine.requests
 
 
 def test_an_engine_that_answers_in_the_call_cannot_be_gated() -> None:

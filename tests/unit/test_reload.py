@@ -15,6 +15,7 @@ import uvloop
 
 from hookd.app import Daemon
 from hookd.config import Config, DaemonConfig, LogConfig
+from hookd.policy.layers import policy_set_of
 from hookd.testing import StaticEngine
 from hookd.types import Caller, Deadline, HookRequest, Outcome, settled
 from support import DEMO_POLICIES, eventually_async, gemini_payload, settle
@@ -62,10 +63,11 @@ def deny_other_txt(rego: Path) -> None:
 
 def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> None:
-        gated = StaticEngine(serve=daemon.policy_set.current, gated=True)
+        gated_engine = StaticEngine(serve=daemon.policy_set.current.engine, gated=True)
+        gated = policy_set_of(gated_engine)
         daemon.policy_set.swap(gated)
         in_flight = asyncio.create_task(settled(daemon.decider.handle(request("other.txt"))))
-        await gated.entered.wait()
+        await gated_engine.entered.wait()
         deny_other_txt(rego)
         result = await daemon.reload()
         assert result.ok, result.error
@@ -74,28 +76,29 @@ def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp
         assert (await daemon.pipeline.handle(request("other.txt"))).decision.outcome is Outcome.DENY
         await settle()
         assert daemon.policy_set.in_use(gated) == 1
-        assert not gated.closed  # ... while the old engine is still in use
-        gated.gate.set()
+        assert not gated_engine.closed  # ... while the old engine is still in use
+        gated_engine.gate.set()
         handled = await daemon.pipeline.handle(request("fine.txt"))
         reply = await in_flight
         assert reply.stdout == b""  # decided by the old policies, which allow other.txt
-        await eventually_async(lambda: gated.closed, what="the old engine closed")
+        await eventually_async(lambda: gated_engine.closed, what="the old engine closed")
         assert daemon.policy_set.in_use(gated) == 0
-        assert handled.engine is daemon.policy_set.current
+        assert handled.policy_set is daemon.policy_set.current
 
     run(tmp_path, scenario)
 
 
 def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_serving(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> None:
-        serving = StaticEngine(serve=daemon.policy_set.current)
-        daemon.policy_set.swap(serving)
+        serving = StaticEngine(serve=daemon.policy_set.current.engine)
+        served = policy_set_of(serving)
+        daemon.policy_set.swap(served)
         rego.write_text(rego.read_text() + "\nthis is not rego\n")
         result = await daemon.reload()
         assert not result.ok
         assert "policy.rego" in result.error
         assert result.revision == result.previous == serving.status().revision
-        assert daemon.policy_set.current is serving
+        assert daemon.policy_set.current is served
         assert (await daemon.pipeline.handle(request("secret.txt"))).decision.outcome is Outcome.DENY
         await settle()
         assert not serving.closed
@@ -106,8 +109,8 @@ def test_a_policy_set_that_does_not_load_is_refused_and_the_old_one_keeps_servin
 
 def test_shutdown_closes_the_serving_engine(tmp_path: Path) -> None:
     async def scenario(daemon: Daemon, rego: Path) -> bool:
-        serving = StaticEngine(serve=daemon.policy_set.current)
-        daemon.policy_set.swap(serving)
+        serving = StaticEngine(serve=daemon.policy_set.current.engine)
+        daemon.policy_set.swap(policy_set_of(serving))
         await daemon.close_engines()
         return serving.closed
 

@@ -293,7 +293,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             verdicts=[verdict_message(v) for v in decision.verdicts],
             notes=list(decision.notes),
             decision_id=decision.decision_id,
-            revision=handled.engine.status().revision if handled.engine else "",
+            revision=handled.policy_set.status().revision if handled.policy_set else "",
         )
 
     async def StreamDecisions(

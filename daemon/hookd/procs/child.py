@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Awaitable
 
-from hookd.assembly import build_pipeline, load_engine
+from hookd.assembly import build_pipeline, load_policy_set
 from hookd.audit.chain import Encoded, kept
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
@@ -32,7 +32,7 @@ from hookd.lane import Lane
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import JSON, Deadline, Engine, Handled
+from hookd.types import JSON, Deadline, Handled, PolicySet
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
@@ -52,7 +52,7 @@ class WorkerProcess:
         self._sent_requests = self._sent_dropped = 0
         self._sent_errors: dict[str, int] = {}
         self.pipeline, self.policy_set = build_pipeline(
-            config, self._load_engine(wait=True), ids=decision_ids(index, config.processes)
+            config, self._load_policy_set(wait=True), ids=decision_ids(index, config.processes)
         )
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
@@ -66,8 +66,8 @@ class WorkerProcess:
         self._acked = asyncio.Event()
         self._cut_off = ""  # why records can no longer reach the daemon; set once, then every request is refused
 
-    def _load_engine(self, *, wait: bool) -> Engine:
-        return load_engine(self.config, wait=wait)  # with the kept bundles, as the daemon has them
+    def _load_policy_set(self, *, wait: bool) -> PolicySet:
+        return load_policy_set(self.config, wait=wait)  # with the kept bundles, as the daemon has them
 
     # --- the Decider's recorder (hookd.decide.Recorder) ---
 
@@ -150,7 +150,7 @@ class WorkerProcess:
                 self._send_stats(writer)
                 await asyncio.wait_for(writer.drain(), STOP_TIMEOUT_S)
         writer.close()
-        await self.policy_set.current.aclose()
+        await self.policy_set.current.close()
 
     async def _send(self, writer: asyncio.StreamWriter) -> None:
         try:
@@ -231,18 +231,18 @@ class WorkerProcess:
     async def reload(self) -> None:
         async with self._reloading:
             try:
-                engine = self._load_engine(wait=False)
+                served = self._load_policy_set(wait=False)
             except HookdError as exc:
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
             try:
-                await engine.ready()  # closes the engine when it cannot start
+                await served.ready()  # closes the engine when it cannot start
             except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
-            previous = self.policy_set.swap(engine)
+            previous = self.policy_set.swap(served)
             await self.policy_set.retire(previous)
-            log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
+            log.info("worker_reloaded", worker=self.index, revision=served.status().revision)
 
 
 def _counted(pending: Pending) -> list[JSON]:

@@ -14,7 +14,7 @@ from hookd.engines.base import settle
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.errors import PartialAnswer, PolicyError
 from hookd.policy.combine import combine
-from hookd.policy.layers import Layer, LayeredEngine, Rank
+from hookd.policy.layers import Layer, LayeredEngine, Rank, layered
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
@@ -102,14 +102,13 @@ def test_layers_tag_verdicts_and_projects_apply_only_inside_their_root(tmp_path:
     assert engine.status().revisions == {"acme": "v7", "proj": project.revision}
 
 
-def test_closing_a_replaced_engine_closes_only_what_it_alone_held() -> None:
+def test_closing_a_replaced_set_closes_only_what_it_alone_held() -> None:
     bundle_v1, bundle_v2, local = StaticEngine(), StaticEngine(), StaticEngine()
-    old = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v1), Layer("default", Rank.USER, local)])
-    new = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v2), Layer("default", Rank.USER, local)])
-    old.succeeded_by(new)
-    asyncio.run(old.aclose())
+    old = layered([Layer("acme", Rank.ORGANISATION, bundle_v1), Layer("default", Rank.USER, local)])
+    new = layered([Layer("acme", Rank.ORGANISATION, bundle_v2), Layer("default", Rank.USER, local)])
+    asyncio.run(old.close(keep=new))
     assert (bundle_v1.closed, local.closed, bundle_v2.closed) == (True, False, False)
-    asyncio.run(new.aclose())
+    asyncio.run(new.close())
     assert local.closed and bundle_v2.closed
 
 

@@ -129,11 +129,6 @@ class PythonEngine(PooledEngine):
             str(self.policy_set.policy_dir),
             tuple(sorted(set(self._policy_ids.values()))),
             sandbox_layers=tuple(dict(layer) for layer in self.sandbox_layers),
-            detail={
-                "policies": [dict(p) for p in self._policies],
-                "workers": len(self._pool.live),
-                "replaced": self._pool.replaced,
-            },
         )
 
     @property

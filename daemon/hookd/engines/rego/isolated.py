@@ -105,7 +105,6 @@ class RegoIsolatedEngine(PooledEngine):
             self.revision,
             str(self.policy_dir),
             tuple(p.name for p in self._packages),
-            detail={"isolated": True, "workers": len(self._pool.live), "replaced": self._pool.replaced},
         )
 
     @property

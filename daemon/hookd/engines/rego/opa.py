@@ -343,5 +343,4 @@ class RegoOpaEngine:
             self.revision,
             str(self.policy_dir),
             tuple(p.name for p in self._packages),
-            detail={"opa_url": self._opa.url},
         )
