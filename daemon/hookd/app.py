@@ -30,7 +30,7 @@ from hookd.config import Config, loopback_address
 from hookd.control.endpoint import ControlEndpoint
 from hookd.control.server import ControlServer
 from hookd.control.service import ControlService, HookService, Parts
-from hookd.decide import Decider
+from hookd.decide import DaemonRecorder, Decider
 from hookd.fleet.discovery import Discovery
 from hookd.lane import Lane
 from hookd.rollout.observe import Observer
@@ -77,23 +77,15 @@ class Daemon:
         self.decision_log = DecisionLog(config.log, self.sink, shipper)
         timeout = config.daemon.request_timeout_ms / 1000
         observer = Observer(
-            config.rollout, self.sink.put_nowait, timeout, lambda: self.decider.busy(""), config.shim.fail_modes
+            config.rollout, self.sink.put_nowait, timeout, lambda: self.recorder.busy(""), config.shim.fail_modes
         )
         self.policy = PolicyService(config, holder, kept, observer, self.notifier)
         replay = self.policy.replay
-        self.decider = Decider(
-            config,
-            self.pipeline,
-            holder,
-            stats,
-            self.metrics,
-            self.sink,
-            observer,
-            replay,
-            lambda: self.hook_path.server.in_flight,
-            Lane.from_config(config),
+        self.recorder = DaemonRecorder(
+            self.metrics, self.sink, observer, replay, holder, lambda: self.hook_path.server.in_flight
         )
-        server = HookServer.from_config(config, self.decider.handle, stats, handler_now=self.decider.handle_now)
+        self.decider = Decider(config, self.pipeline, self.recorder, stats, Lane.from_config(config))
+        server = HookServer.from_config(config, self.decider.handle, stats)
         reported = (self.sink, self.metrics, receive(observer.counters, replay))  # the workers' records
         self.hook_path = HookPath(config, server, self.inherited, reported)
         self.policy.reloaded.append(self.hook_path.reload_workers)

@@ -7,10 +7,10 @@ talks to. It imports nothing from hookd, so every other module may import it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 JSON = Any  # a value that json.loads can return
 
@@ -397,21 +397,31 @@ class EngineStatus:
         return [layer for part in self.parts for layer in part.all_sandbox_layers()]
 
 
+# An engine's answer to one request: the verdicts, when it answered in the call (in process, no I/O), or one
+# awaitable for them, when the answer is another process's (an OPA server, Python or isolated Rego workers).
+# Whoever gets an awaitable awaits it: the hot path stays synchronous up to the one remote step, so an
+# in-process engine is answered in the callback that read the request, with no task scheduled (a Task and its
+# loop step cost 25-30 us of a cold decision's CPU: hookd.transport.hook_server). Two methods, one sync and one
+# async, would be two hot paths to keep deciding alike; a coroutine for every engine would put that cost back.
+Answer = Sequence[Verdict] | Awaitable[Sequence[Verdict]]
+T = TypeVar("T")
+
+
+async def settled(value: T | Awaitable[T]) -> T:
+    """`value`, awaited when it is an awaitable: for the callers that await anyway (dry runs, offline tools)."""
+    return await value if isinstance(value, Awaitable) else value
+
+
 class Engine(Protocol):
     """The whole contract of a policy engine: nothing else of an engine is read by its callers."""
 
     name: str
-    remote: bool  # its work happens in other processes: a composite starts it first
-    # `evaluate_now` answers: the evaluation waits on nothing (in process, no I/O), so the hook server
-    # decides the request in the callback that read it, with no task to schedule (hookd.transport.hook_server)
-    immediate: bool
+    remote: bool  # its work happens (at least partly) in other processes: its answers are awaitables
 
     async def ready(self) -> None: ...  # an engine built with wait=False can serve; raises PolicyLoadError
 
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]: ...  # raises EngineError
-
-    # `evaluate` without awaiting, called only when `immediate`; raises EngineError (always, when not immediate)
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]: ...
+    # Raises EngineError, in the call or from the awaitable; an awaitable is awaited exactly once.
+    def evaluate(self, request: EngineRequest) -> Answer: ...
 
     async def aclose(self) -> None: ...
 
@@ -477,10 +487,6 @@ class PolicySet:
     @property
     def shadows(self) -> tuple[Layer, ...]:
         return tuple(layer for layer in self.observed if layer.mode == SHADOW)
-
-    @property
-    def immediate(self) -> bool:
-        return self.engine.immediate
 
     @property
     def packages(self) -> Sequence[PackageInfo]:

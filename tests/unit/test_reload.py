@@ -17,7 +17,7 @@ from hookd.app import Daemon
 from hookd.config import Config, DaemonConfig, LogConfig
 from hookd.policy.layers import policy_set_of
 from hookd.testing import StaticEngine
-from hookd.types import Caller, Deadline, HookRequest, Outcome
+from hookd.types import Caller, Deadline, HookRequest, Outcome, settled
 from support import DEMO_POLICIES, eventually_async, gemini_payload, settle
 
 
@@ -66,7 +66,7 @@ def test_a_request_in_flight_finishes_on_its_engine_which_is_closed_after_it(tmp
         gated_engine = StaticEngine(serve=daemon.policy.holder.current.engine, gated=True)
         gated = policy_set_of(gated_engine)
         daemon.policy.holder.swap(gated)
-        in_flight = asyncio.create_task(daemon.decider.handle(request("other.txt")))
+        in_flight = asyncio.create_task(settled(daemon.decider.handle(request("other.txt"))))
         await gated_engine.entered.wait()
         deny_other_txt(rego)
         result = await daemon.policy.reload()

@@ -11,10 +11,10 @@ them after the reply is written and records what they would have decided (docs/r
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 
-from hookd.errors import EngineError, PartialAnswer, verdicts_or_partial
+from hookd.errors import EngineError, Results, results_of, verdicts_or_partial
 from hookd.types import (
     ENFORCE,
     MODES,
@@ -30,6 +30,7 @@ from hookd.types import (
     PolicySet,
     Rank,
     Verdict,
+    settled,
 )
 
 __all__ = [  # the layer's words live in hookd.types (the PolicySet holds them); named here too
@@ -42,7 +43,6 @@ __all__ = [  # the layer's words live in hookd.types (the PolicySet holds them);
     "LayeredEngine",
     "Rank",
     "evaluate_layers",
-    "evaluate_layers_now",
     "layered",
     "policy_set_of",
 ]
@@ -65,7 +65,6 @@ def policy_set_of(engine: Engine) -> PolicySet:
 
 class LayeredEngine:
     name = "layered"
-    remote = False
 
     def __init__(self, layers: Sequence[Layer]) -> None:
         if not layers:
@@ -73,20 +72,14 @@ class LayeredEngine:
         self.layers = tuple(sorted(layers, key=lambda layer: layer.rank))
         self.enforced = tuple(layer for layer in self.layers if layer.mode == ENFORCE)
         self.observed = tuple(layer for layer in self.layers if layer.mode != ENFORCE)  # monitor and shadow
-        self.immediate = all(layer.engine.immediate for layer in self.enforced)
+        self.remote = any(layer.engine.remote for layer in self.enforced)
         self._status = self._make_status()
 
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+    def evaluate(self, request: EngineRequest) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
         enforced = self.enforced
         if len(enforced) == 1 and not self.observed and not enforced[0].project_root:
-            return await enforced[0].engine.evaluate(request)  # one layer: nothing to rank or tag
-        return await evaluate_layers(enforced, request)
-
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
-        enforced = self.enforced
-        if len(enforced) == 1 and not self.observed and not enforced[0].project_root:
-            return enforced[0].engine.evaluate_now(request)
-        return evaluate_layers_now(enforced, request)
+            return enforced[0].engine.evaluate(request)  # one layer: nothing to rank or tag
+        return evaluate_layers(enforced, request)
 
     async def ready(self) -> None:
         """Wait until every layer can serve (engines that start asynchronously, like Python workers)."""
@@ -138,31 +131,28 @@ class LayeredEngine:
         )
 
 
-async def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict]:
-    """Every layer that applies to the request's project, its verdicts tagged with its name and rank."""
+def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict] | Awaitable[list[Verdict]]:
+    """Every layer that applies to the request's project, its verdicts tagged with its name and rank, one layer
+    after the other: answered in the call while each layer is, an awaitable from the first layer that is not."""
     project_dir = request.event.project_dir
     results: list[Verdict | EngineError] = []
-    for layer in layers:
+    for position, layer in enumerate(layers):
         if layer.applies(project_dir):
-            try:
-                answered: Sequence[Verdict | EngineError] = await layer.engine.evaluate(request)
-            except PartialAnswer as exc:  # one layer's broken policy keeps the other layers' answers
-                answered = exc.results
+            answered = results_of(layer.engine, request)  # one layer's broken policy keeps the others' answers
+            if isinstance(answered, Awaitable):
+                return _layers_awaited(layers[position:], answered, request, results)
             _add_tagged(layer, answered, results)
     return verdicts_or_partial(results)
 
 
-def evaluate_layers_now(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict]:
-    """`evaluate_layers` of layers whose engines are all immediate, without awaiting."""
-    project_dir = request.event.project_dir
-    results: list[Verdict | EngineError] = []
-    for layer in layers:
-        if layer.applies(project_dir):
-            try:
-                answered: Sequence[Verdict | EngineError] = layer.engine.evaluate_now(request)
-            except PartialAnswer as exc:
-                answered = exc.results
-            _add_tagged(layer, answered, results)
+async def _layers_awaited(
+    layers: Sequence[Layer], first: Awaitable[Results], request: EngineRequest, results: list[Verdict | EngineError]
+) -> list[Verdict]:
+    """`evaluate_layers` from the first layer whose answer is awaited (`first`) on."""
+    _add_tagged(layers[0], await first, results)
+    for layer in layers[1:]:
+        if layer.applies(request.event.project_dir):
+            _add_tagged(layer, await settled(results_of(layer.engine, request)), results)
     return verdicts_or_partial(results)
 
 

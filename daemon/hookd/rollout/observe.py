@@ -33,7 +33,7 @@ from hookd.errors import PartialAnswer, one_line
 from hookd.policy.combine import combine
 from hookd.policy.layers import Layer, evaluate_layers
 from hookd.rollout.compare import deciding_rules, outcome_name, transition, without_layer
-from hookd.types import JSON, Deadline, EngineRequest, Event, FailMode, Verdict
+from hookd.types import JSON, Deadline, EngineRequest, Event, FailMode, Verdict, settled
 
 log = structlog.get_logger("hookd.rollout")
 Forward = Callable[[Pending], None]  # the decision log's sink.put_nowait
@@ -333,10 +333,10 @@ class Observer:
         """One layer's verdicts, its cost spent from the budget: this thread's CPU time where the layer
         evaluates here, the time it took where it evaluates in other processes (isolated Rego, Python
         policies: hookd.engines.python.pool), so that a slow one is shed, not waited for decision after decision."""
-        clock = time.thread_time if layer.engine.immediate else time.monotonic
+        clock = time.monotonic if layer.engine.remote else time.thread_time
         started = clock()
         try:
-            return await evaluate_layers([layer], request)
+            return await settled(evaluate_layers([layer], request))
         except PartialAnswer as exc:  # as the pipeline would decide it, had the layer been enforced
             return settle(request.event.event, exc.results, self._fail_modes)
         finally:

@@ -33,6 +33,7 @@ from hookd.types import (
     ToolCall,
     ToolKind,
     Verdict,
+    settled,
 )
 
 _DOCUMENT_KEYS = frozenset(
@@ -140,7 +141,7 @@ async def _verdicts(
 ) -> Sequence[Verdict]:
     """The candidate's verdicts as the pipeline would have them: a policy that broke is its verdict."""
     try:
-        return await candidate.evaluate(request)
+        return await settled(candidate.evaluate(request))
     except PartialAnswer as exc:
         return settle(request.event.event, exc.results, fail_modes)
 

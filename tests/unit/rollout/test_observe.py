@@ -23,6 +23,7 @@ from hookd.types import (
     Reply,
     Verdict,
     VerdictKind,
+    settled,
 )
 
 EVENT = NormalisedEvent("gemini", Event.BEFORE_TOOL, {}, None, "s", "/p", "/p", Caller(0, 0, 1))
@@ -46,7 +47,7 @@ def test_monitor_and_shadow_layers_take_no_part_in_the_enforced_evaluation() -> 
             Layer("cand", Rank.USER, shadow, mode="shadow", replaces="default"),
         ]
     )
-    assert asyncio.run(engine.engine.evaluate(request())) == []
+    assert asyncio.run(settled(engine.engine.evaluate(request()))) == []
     assert (len(monitor.requests), len(shadow.requests)) == (0, 0)
     assert [layer.name for layer in engine.monitored] == ["org"]
     assert [layer.name for layer in engine.shadows] == ["cand"]
@@ -54,7 +55,7 @@ def test_monitor_and_shadow_layers_take_no_part_in_the_enforced_evaluation() -> 
 
 def test_a_layered_engine_of_monitor_layers_only_enforces_nothing() -> None:
     engine = layered([Layer("default", Rank.USER, Part([DENY]), mode="monitor")])
-    assert asyncio.run(engine.engine.evaluate(request())) == []
+    assert asyncio.run(settled(engine.engine.evaluate(request()))) == []
 
 
 def test_the_budget_refills_at_its_share_and_holds_its_burst() -> None:
