@@ -39,8 +39,8 @@ FIGURES = (
 
 
 def extract(revision: str, into: Path) -> Path:
-    """The revision's daemon/, policies/ and client_shim/ directories (a daemon checks that its shipped shim is
-    there, beside its package), extracted under `into`; returns its daemon/."""
+    """The revision's daemon/, policies/ and client_shim/ (the daemon checks its shims at start), extracted under
+    `into`; returns its daemon/."""
     into.mkdir()
     archive = into / "daemon.tar"
     subprocess.run(

@@ -27,7 +27,7 @@ from hookd import wire
 from hookd.config import Config
 from hookd.config.runtime_dir import prepare_runtime_dir
 from hookd.errors import DaemonError, DialectError, FrameError, LaneRefused, Unavailable
-from hookd.types import Caller, Deadline, HookRequest, Reply, settled
+from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")
 # Decides a request: the reply, when it was decided in the call, or one awaitable of it (hookd.decide.Decider)
@@ -285,11 +285,9 @@ class HookServer:
 
     def _answer(self, request: HookRequest, reply: ReplyWriter) -> asyncio.Task[None] | None:
         """Decide `request` in the callback that read it and write the reply; None when it was answered so, or
-        the task that awaits the rest of the decision (a remote engine, the lane) and then writes it: a Task and
-        its loop step cost 25-30 us of a cold decision's CPU and delay the reply by as much. While every slot is
-        taken, the request waits for one in a task before it is decided at all."""
-        if self._slots.locked():
-            return self._serve(request, self._awaited(request, None), reply)
+        the task that awaits the rest of the decision (a remote engine, the lane) in a slot and then writes it: a
+        Task and its loop step cost 25-30 us of a cold decision's CPU and delay the reply by as much. A request
+        decided in the call takes no slot: heavy requests waiting for the lane never hold up the light ones."""
         self._deciding_now += 1
         try:
             decided = self._handler(request)
@@ -301,7 +299,7 @@ class HookServer:
         if isinstance(decided, Reply):
             reply(self._in_time(request, _frame(decided)))
             return None
-        return self._serve(request, self._awaited(request, decided), reply)
+        return self._serve(request, self._awaited(decided), reply)
 
     def _serve(self, request: HookRequest, frame: Awaitable[bytes], reply: ReplyWriter) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(self._reply_when_decided(request, frame, reply))
@@ -322,12 +320,12 @@ class HookServer:
             return self.error_frame("deadline", f"hookd did not decide within its {self._deadline_ms} ms deadline")
         return frame
 
-    async def _awaited(self, request: HookRequest, decided: Awaitable[Reply] | None) -> bytes:
-        """The reply frame of a decision awaited in a slot: `decided`, the rest of one begun in the callback,
-        or, None, the whole of it (every slot was taken when it came)."""
+    async def _awaited(self, decided: Awaitable[Reply]) -> bytes:
+        """The reply frame of the rest of a decision begun in the callback, awaited in a slot (the remote work
+        starts only when awaited: `max_concurrency` bounds it)."""
         try:
             async with self._slots:
-                reply = await settled(self._handler(request) if decided is None else decided)
+                reply = await decided
         except Exception as exc:  # CancelledError is not one: the deadline's cancel goes through
             return self._failure_frame(exc)
         return _frame(reply)

@@ -283,40 +283,46 @@ def test_a_request_being_decided_in_the_call_counts_as_in_flight() -> None:
     assert counted == [1]
 
 
-def test_while_every_slot_is_taken_a_request_waits_for_one_before_it_is_decided() -> None:
+def test_a_request_decided_in_the_call_takes_no_slot_and_an_awaited_one_waits_for_one() -> None:
+    """`max_concurrency` bounds the awaited work (a remote engine, the lane) only: with the one slot held, a
+    request decided in the call is answered at once, and an awaited one starts its work once the slot frees."""
     release = asyncio.Event()
-    order: list[str] = []
+    started: list[str] = []
 
-    async def held() -> Reply:
-        await release.wait()
-        return Reply(stdout=b"held", stderr=b"", exit_code=0)
+    async def awaited(name: str) -> Reply:
+        started.append(name)
+        if name == "first":
+            await release.wait()
+        return Reply(stdout=name.encode(), stderr=b"", exit_code=0)
+
+    calls = iter(["first", "light", "third"])
 
     def handler(request: HookRequest) -> Reply | Awaitable[Reply]:
-        order.append("decided")
-        return held() if len(order) == 1 else Reply(stdout=b"next", stderr=b"", exit_code=0)
+        name = next(calls)
+        return Reply(stdout=b"light", stderr=b"", exit_code=0) if name == "light" else awaited(name)
 
     replies: list[wire.DecodedReply] = []
 
     async def scenario() -> None:
         base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
-        server = HookServer(
-            base / "run" / "hook.sock", handler, limits=wire.Limits(), request_timeout=5, max_concurrency=1
-        )
+        path = base / "run" / "hook.sock"
+        server = HookServer(path, handler, limits=wire.Limits(), request_timeout=5, max_concurrency=1)
         await server.start()
         loop = asyncio.get_running_loop()
         try:
             first = loop.run_in_executor(None, ask, server.path)
-            while server.in_flight < 1:
+            while started != ["first"]:
                 await asyncio.sleep(0.005)
-            second = loop.run_in_executor(None, ask, server.path)
+            replies.append(await loop.run_in_executor(None, ask, server.path))  # the slot is still held
+            third = loop.run_in_executor(None, ask, server.path)
             while server.in_flight < 2:
                 await asyncio.sleep(0.005)
-            assert order == ["decided"]  # the second waits for the slot the first holds, undecided
+            assert started == ["first"]  # the third's work waits for the slot the first holds
             release.set()
-            replies.extend(await asyncio.wait_for(asyncio.gather(first, second), 5))
+            replies.extend(await asyncio.wait_for(asyncio.gather(first, third), 5))
         finally:
             await server.stop()
             shutil.rmtree(base, ignore_errors=True)
 
     uvloop.run(scenario())
-    assert [r.stdout for r in replies] == [b"held", b"next"] and order == ["decided", "decided"]
+    assert [r.stdout for r in replies] == [b"light", b"first", b"third"] and started == ["first", "third"]
