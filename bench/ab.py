@@ -38,16 +38,25 @@ FIGURES = (
 )
 
 
-_EXTRACTED = ("daemon", "policies", "client_shim")
-
-
 def extract(revision: str, into: Path) -> Path:
-    """The revision's daemon/, policies/ and client_shim/ directories (the daemon finds its shim beside its
-    package), extracted under `into`; returns its daemon/."""
+    """The revision's daemon/, policies/ and client_shim/ (the daemon checks its shims at start), extracted under
+    `into`; returns its daemon/."""
     into.mkdir()
     archive = into / "daemon.tar"
     subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), revision, *_EXTRACTED],
+        [
+            "git",
+            "-C",
+            str(ROOT),
+            "archive",
+            "--format=tar",
+            "-o",
+            str(archive),
+            revision,
+            "daemon",
+            "policies",
+            "client_shim",
+        ],
         check=True,
         timeout=60,
     )
