@@ -149,13 +149,6 @@ class _Builder:
             placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
         return placed
 
-    def _place_matches(self, text: str, cwd: _Cwd) -> dict[str, Any]:
-        """A word placed for the effect model, with the paths a glob matches on disk now (`matches`)."""
-        placed = self._place(text, cwd)
-        if has_glob(text) and not _dynamic(text):
-            placed = {**placed, "matches": [a["path"] for a in self._args([text], cwd)[1:]]}
-        return placed
-
     def _args(self, words: list[str], cwd: _Cwd) -> list[dict[str, Any]]:
         """Each operand placed; a glob is followed by the paths it matches on disk now, as the shell would
         expand it (bounded: enrich/paths.expand_glob; `glob` names the pattern), the pattern kept too."""
@@ -296,7 +289,14 @@ class _Builder:
             stdin=origin,
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
         )
-        return self.model.command(view, lambda text: self._place_matches(text, cwd))
+
+        def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
+            placed = self._place(text, cwd)
+            if has_glob(text) and not _dynamic(text):
+                placed = {**placed, "matches": [a["path"] for a in self._args([text], cwd)[1:]]}
+            return placed
+
+        return self.model.command(view, place)
 
     def _inner(self, command: dict[str, Any], depth: int, cwd: _Cwd, privileged: bool, stdin: str | None) -> None:
         """What this command runs in turn: inline scripts, scripts of script runners and on stdin, inline
