@@ -296,6 +296,18 @@ def wait_until(check: Callable[[], Any], timeout: float, what: str) -> Any:
     raise RuntimeError(f"not within {timeout:.0f}s: {what}")
 
 
+def send_request(path: Path, header: dict[str, Any], payload: dict[str, Any]) -> bytes:
+    """One hook request over a daemon's hook socket, as the shim sends it: the reply's bytes."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(30)
+        sock.connect(str(path))
+        sock.sendall(wire.encode_request(header, json.dumps(payload).encode()))
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def probe(daemon: Daemon, name: str = "acme") -> str:
     """One BeforeTool decision over the hook socket: the reason the agent would see; raises on any failure."""
     payload = {
@@ -303,14 +315,7 @@ def probe(daemon: Daemon, name: str = "acme") -> str:
         "timestamp": "2026-01-01T00:00:00.000Z", "tool_name": "write_file",
         "tool_input": {"file_path": f"/tmp/{name}.txt", "content": "x"},
     }  # fmt: skip
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.settimeout(30)
-        sock.connect(str(daemon.socket))
-        sock.sendall(wire.encode_request(HEADER, json.dumps(payload).encode()))
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    reply = wire.decode_reply(b"".join(chunks))
+    reply = wire.decode_reply(send_request(daemon.socket, HEADER, payload))
     if reply.status is not wire.Status.OK or not reply.stdout:
         raise RuntimeError(f"daemon {daemon.index}: {reply}")
     return str(json.loads(reply.stdout)["reason"])

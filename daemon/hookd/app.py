@@ -171,16 +171,47 @@ class Daemon:
         return fleet
 
     async def _apply_discovered(self, new: Config) -> None:
-        """A new discovery bundle (docs/fleet.md): its bundle sources and status target take over now; what
-        it changes of log shipping, OpenTelemetry export and local layer modes, at the next start."""
-        if new.bundles != self.config.bundles:
+        """A new discovery bundle (docs/fleet.md) in force now, as OPA's discovery reconfigures its plugins:
+        bundle sources, status target, log shipping, OpenTelemetry export and local layer modes (`new` is
+        already merged with the local configuration: tighten-only)."""
+        old = self.config
+        self.config = replace(
+            old, bundles=new.bundles, status=new.status, otel=new.otel, layers=new.layers,
+            log=replace(old.log, ship=new.log.ship),
+        )  # fmt: skip
+        if new.bundles != old.bundles:
             await self.bundles.reconfigure(new.bundles)
         if self.fleet is not None:
             self.fleet.status_config = new.status
-        later = [name for name in ("log", "otel", "layers") if getattr(new, name) != getattr(self.config, name)]
-        if later:
-            log.warning("discovery_needs_restart", sections=later)
-        self.config = replace(self.config, bundles=new.bundles, status=new.status)
+        if new.log.ship != old.log.ship:
+            await self._reship()
+        if new.otel != old.otel:
+            await self._reexport()
+        if new.layers != old.layers:
+            await self.reload(requested_by="discovery")  # the local layers again, in their new modes
+
+    async def _reship(self) -> None:
+        """[log.ship] changed: the shipper takes the new target (what it holds goes there), or starts, or
+        stops after one last bounded upload."""
+        ship, shipper = self.config.log.ship, self.shipper
+        if shipper is not None and ship.url:
+            shipper.config = ship
+            return
+        self.shipper = self.decision_log.shipper = Shipper(ship) if ship.url else None
+        self._start_shipper()
+        if shipper is not None:
+            await shipper.close()
+
+    async def _reexport(self) -> None:
+        """[otel] changed: a new export takes every record from now on; the old one exports what it holds
+        (bounded by its timeout) and stops, on a thread."""
+        old = self.otel
+        self.otel = None
+        if old is not None:
+            self.decision_log.outlets.remove(old.offer)
+        self._start_export()
+        if old is not None:
+            await asyncio.to_thread(old.close)
 
     def _readings(self) -> Gauges:
         """What the metrics report beside DecisionMetrics (the Prometheus scrape and the OTLP metrics)."""
@@ -395,6 +426,9 @@ class Daemon:
         self.observer.start()
         if self.replay is not None:
             self.replay.start()
+        self._start_export()
+
+    def _start_export(self) -> None:
         if self.config.otel.endpoint:
             from hookd.rollout.otel import OtelExport, daemon_readings
 

@@ -158,8 +158,7 @@ class FleetStatus:
     # --- the reporter task -------------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        interval = self.status_config.interval_seconds
-        while True:
+        while True:  # status_config is read afresh each round: discovery may change it (docs/fleet.md)
             if time.time() - self._doctor_at >= self.status_config.doctor_interval_seconds:
                 await self._run_doctor()
             reasons, self._reasons = self._reasons, []
@@ -171,7 +170,7 @@ class FleetStatus:
             if self._reasons:  # triggered while sending: once more, at once
                 continue
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(interval):
+                async with asyncio.timeout(self.status_config.interval_seconds):
                     await self._wake.wait()
             if not self._reasons:
                 self._reasons.append("periodic")
