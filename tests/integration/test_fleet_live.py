@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from fleet_support import StatusReceiver
 from hookd import wire
 from hookd.bundle.build import build
 from hookd.bundle.signing import Key
-from support import ROOT, RunningDaemon, free_port
+from support import ROOT, VENV_PYTHON, RunningDaemon, free_port
 
 sys.path.insert(0, str(ROOT / "bench"))
 import fleet  # bench/fleet.py: its Nginx and Collector
@@ -157,6 +158,13 @@ def test_each_discovered_setting_applies_live_and_a_bad_discovery_bundle_changes
         layers = report["hookd"]["policy_sets"]
         assert any(p["rank"] == "user" and p["mode"] == "enforce" for p in layers), layers
         assert not receiver.at("mine")  # a local target the organisation's replaced never received a record
+        fleet_now = status_of(daemon, lambda f: f.get("last_report_ok") and "status-2" in f["status_url"])
+        assert fleet_now["discovery"]["revision"] == "d2" and fleet_now["discovery"]["active_since"]
+        assert not fleet_now["discovery"].get("last_error") and int(fleet_now["reports_sent"]) >= 2
+        assert {"layers.mode", "log.ship.url"} <= set(fleet_now["overrides_refused"])
+        text = hookd_status(daemon)
+        assert f"status:    {receiver.url('status-2')}: last report (" in text and " accepted; " in text, text
+        assert f"discovery: {nginx.url('discovery.tar.gz')}: revision d2, activated " in text, text
 
         bad = settings(3, first, "monitor")
         nginx.publish("discovery.tar.gz", discovery(tmp_path, "d3", bad, wrong))
@@ -174,9 +182,39 @@ def test_each_discovered_setting_applies_live_and_a_bad_discovery_bundle_changes
         )[-1]
         assert refused["discovery"]["active_revision"] == "d2"
         assert not receiver.at("status-3") and not receiver.at("logs-3")
+        fleet_now = status_of(daemon, lambda f: f["discovery"].get("refusals") == "2")
+        assert fleet_now["discovery"]["revision"] == "d2" and fleet_now["discovery"]["last_error"]
+        assert fleet_now["discovery"]["last_error_at"] and fleet_now["last_report_ok"]
+        assert "refused; last error (" in hookd_status(daemon)
+
+        receiver.close()  # the status service goes away: hookd status says the last report failed
+        fleet_now = status_of(daemon, lambda f: not f.get("last_report_ok") and f.get("last_report_error"))
+        assert int(fleet_now["report_failures"]) >= 1
+        assert " failed: " in hookd_status(daemon)
         assert daemon.proc.poll() is None and len(named("serving")(_events(daemon))) == 1  # never restarted
     finally:
         daemon.stop(timeout=30)
+
+
+def hookd_status(daemon: RunningDaemon, *extra: str) -> str:
+    done = subprocess.run(
+        [VENV_PYTHON, "-m", "hookd", "status", *extra, "--runtime-dir", str(daemon.runtime_dir)],
+        capture_output=True, text=True, timeout=30, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+def status_of(daemon: RunningDaemon, check: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
+    """`hookd status --json`'s fleet part, once `check` holds of it."""
+    found: dict[str, Any] = {}
+
+    def holds() -> bool:
+        nonlocal found
+        found = json.loads(hookd_status(daemon, "--json")).get("fleet", {})
+        return bool(found and check(found))
+
+    fleet.wait_until(holds, 30, "hookd status showing the fleet state")
+    return found
 
 
 def _events(daemon: RunningDaemon) -> list[dict[str, Any]]:

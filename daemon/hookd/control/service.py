@@ -37,6 +37,7 @@ from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
 
 if TYPE_CHECKING:
+    from hookd.fleet.status import FleetStatus
     from hookd.rollout.otel import OtelExport  # the OpenTelemetry SDK: imported only when it is configured
     from hookd.rollout.store import ReplayStore
 
@@ -72,6 +73,7 @@ class Controlled(Configured, Protocol):
     observer: Observer
     otel: OtelExport | None
     replay: ReplayStore | None
+    fleet: FleetStatus | None
     started_at: float
     reloads: int
     reload_failures: int
@@ -126,6 +128,19 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
         fetch_failures=status["fetch_failures"],
         long_polling=status["long_polling"],
         last_activation_ms=status["last_activation_ms"],
+    )
+
+
+def fleet_message(fleet: FleetStatus) -> pb.FleetStatus:
+    """The status target and its last report, and the discovery bundle in force (docs/fleet.md)."""
+    view = fleet.control_view()
+    discovery = view.pop("discovery")
+    at = view.pop("last_report_at")
+    return pb.FleetStatus(
+        **view,
+        last_report_at=rfc3339(at) if at else "",
+        discovery=bundle_message(discovery) if discovery is not None else None,
+        overrides_refused=discovery["overrides_refused"] if discovery is not None else [],
     )
 
 
@@ -241,6 +256,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             rollout=rollout_status(daemon),
             otel=pb.OtelStatus(**daemon.otel.status()) if daemon.otel is not None else None,
             replay=pb.ReplayStatus(**daemon.replay.status()) if daemon.replay is not None else None,
+            fleet=fleet_message(daemon.fleet) if daemon.fleet is not None else None,
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:
