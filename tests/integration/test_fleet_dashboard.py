@@ -16,6 +16,7 @@ import copy
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from typing import Any
 import pytest
 
 from support import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import fleet_dashboard  # bench/fleet_dashboard.py
 
 pytestmark = pytest.mark.timeout(900)
 DASHBOARD = ROOT / "deploy" / "grafana" / "hookd-fleet.json"
@@ -75,3 +79,38 @@ def test_the_check_refuses_what_grafanas_types_forbid(tmp_path: Path, breakage: 
     path.write_text(json.dumps(broken))
     done = check(path)
     assert done.returncode == 1 and problem in done.stdout, done.stdout
+
+
+def test_every_panels_query_returns_series_from_a_real_prometheus_over_a_small_fleet() -> None:
+    tool("HOOKD_PROMETHEUS_BIN", "prometheus/prometheus", "Prometheus (./dev: go install, pinned)")
+    tool("HOOKD_OTELCOL_PROMETHEUS_BIN", "otelcol-prometheus/otelcol-hookd-prometheus", "the Prometheus collector")
+    if fleet_dashboard.fleet.nginx_binary() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("nginx is missing: ./dev installs Debian's nginx-light in CI")
+        pytest.skip("nginx is missing (apt-get install nginx-light)")
+    daemons = 3
+    result = fleet_dashboard.run(fleet_dashboard.parse_args([f"--daemons={daemons}", "--probe-s=4"]))
+    assert result["failed_decisions"] == 0 and result["bad_bundle_refused"] == daemons
+    board = json.loads(DASHBOARD.read_text())
+    assert [p["title"] for p in result["panels"]] == [p["title"] for p in board["panels"]]
+    empty = [
+        (panel["title"], target["expr"])
+        for panel in result["panels"]
+        for target in panel["targets"]
+        if not target["instant"] or (panel["type"] == "timeseries" and not target["range"])
+    ]
+    assert empty == [], empty
+    by_title = {panel["title"]: panel for panel in result["panels"]}
+
+    def instant(title: str) -> list[dict[str, Any]]:
+        return [series for target in by_title[title]["targets"] for series in target["instant"]]
+
+    assert float(instant("Daemons reporting")[0]["value"][1]) == daemons - 1
+    assert float(instant("Daemons not reporting (seen in the last 24 h)")[0]["value"][1]) == 1
+    assert len(instant("Daemons not reporting")) == 1
+    assert {s["metric"]["transition"] for s in instant("Shadow disagreements")} == {"deny-to-allow"}
+    assert {s["metric"]["layer"] for s in instant("Monitor layers: would-be decisions")} == {"default"}
+    revisions = {(s["metric"]["layer"], s["metric"]["revision"]) for s in instant("Revisions across the fleet")}
+    assert ("acme", "r2") in revisions
+    assert {s["metric"]["agent"] for s in instant("Agents hookd is installed for (doctor's verdict)")} == {"gemini"}
+    assert any(s["metric"].get("rule") == "hookd.acme:rev" for s in instant("Denials by rule (top 10, 1 h)"))
