@@ -194,7 +194,8 @@ def exercise(the_fleet: fleet.Fleet, prometheus: Prometheus, args: argparse.Name
         targets = []
         for target in panel["targets"]:
             expr = target["expr"]
-            entry: dict[str, Any] = {"expr": expr, "instant": prometheus.query(expr, end)}
+            entry: dict[str, Any] = {"expr": expr, "legendFormat": target.get("legendFormat", "")}
+            entry["instant"] = prometheus.query(expr, end)
             if panel["type"] == "timeseries":
                 entry["range"] = prometheus.query_range(expr, began, end, 2)
             targets.append(entry)

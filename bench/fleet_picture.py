@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,10 @@ COLOURS = ["#73bf69", "#f2cc0c", "#5794f2", "#ff9830", "#f2495c", "#b877d9", "#8
 COLUMNS, ROW_PX, WIDTH_PX = 24, 30, 1800
 
 
-def label(metric: dict[str, str]) -> str:
+def label(metric: dict[str, str], legend: str = "") -> str:
+    """The panel's legendFormat (`{{label}}` filled in) when it has one, else the series' labels."""
+    if legend:
+        return re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: metric.get(m.group(1), ""), legend)
     shown = {k: v for k, v in metric.items() if k != "__name__"}
     return ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) or "value"
 
@@ -53,12 +57,14 @@ def stat(ax: Any, panel: dict[str, Any]) -> None:
 
 def barchart(ax: Any, panel: dict[str, Any]) -> None:
     series = [s for t in panel["targets"] for s in t["instant"]]
-    names = [label(s["metric"]) for s in series]
     values = [float(s["value"][1]) for s in series]
-    ax.barh(range(len(values)), values, color=COLOURS[2])
-    ax.set_yticks(range(len(values)), names, fontsize=6)
-    ax.invert_yaxis()
+    ax.set_axisbelow(True)
     ax.grid(axis="x", color=GRID)
+    ax.barh(range(len(values)), values, color=COLOURS[2], height=0.6)
+    ax.set_yticks([])
+    for i, s in enumerate(series):
+        ax.text(0, i, f"  {label(s['metric'])}: {float(s['value'][1]):.4g}", color="#ffffff", fontsize=7, va="center")
+    ax.invert_yaxis()
 
 
 def table(ax: Any, panel: dict[str, Any]) -> None:
@@ -85,7 +91,8 @@ def timeseries(ax: Any, panel: dict[str, Any], start: float) -> None:
             points = [(float(t) - start, float(v)) for t, v in series["values"] if v not in ("NaN", "+Inf", "-Inf")]
             if points:
                 xs, ys = zip(*points, strict=True)
-                ax.plot(xs, ys, color=COLOURS[n % len(COLOURS)], linewidth=1.2, label=label(series["metric"]))
+                name = label(series["metric"], target.get("legendFormat", ""))
+                ax.plot(xs, ys, color=COLOURS[n % len(COLOURS)], linewidth=1.2, label=name)
                 n += 1
     ax.grid(color=GRID)
     ax.set_xlabel("seconds into the run", color=TEXT, fontsize=7)
@@ -97,6 +104,10 @@ def main() -> None:
     source, out = Path(sys.argv[1]), Path(sys.argv[2])
     run = json.loads(source.read_text())
     panels = run["panels"]
+    board = json.loads((Path(__file__).resolve().parents[1] / "deploy" / "grafana" / "hookd-fleet.json").read_text())
+    for panel, drawn in zip(panels, board["panels"], strict=True):
+        for target, query in zip(panel["targets"], drawn["targets"], strict=True):
+            target.setdefault("legendFormat", query.get("legendFormat", ""))
     rows = max(p["gridPos"]["y"] + p["gridPos"]["h"] for p in panels)
     height_px = rows * ROW_PX + 60
     fig = plt.figure(figsize=(WIDTH_PX / 100, height_px / 100), dpi=100, facecolor=BACKGROUND)
@@ -111,7 +122,9 @@ def main() -> None:
         grid = panel["gridPos"]
         left, width = grid["x"] / COLUMNS, grid["w"] / COLUMNS
         bottom = 1 - top - (grid["y"] + grid["h"]) * ROW_PX / height_px
-        ax = fig.add_axes((left + 0.006, bottom + 0.012, width - 0.012, grid["h"] * ROW_PX / height_px - 0.03))
+        pad = 0.028 if panel["type"] == "timeseries" else 0.006  # room for the value axis' labels
+        box = (left + pad, bottom + 0.03, width - pad - 0.006, grid["h"] * ROW_PX / height_px - 0.05)
+        ax = fig.add_axes(box)
         style(ax, panel["title"])
         kind = panel["type"]
         if kind == "stat":
