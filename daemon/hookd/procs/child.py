@@ -15,8 +15,9 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Awaitable
 
-from hookd.assembly import build_pipeline, load_engine
+from hookd.assembly import build_pipeline, load_policy_set
 from hookd.audit.chain import Encoded, kept
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
@@ -25,12 +26,13 @@ from hookd.audit.sink import Sink
 from hookd.audit.streams import StreamRecords
 from hookd.audit.writer import wait_for_records
 from hookd.config import Config
+from hookd.decide import Decider
 from hookd.errors import HookdError, Unavailable
-from hookd.lane import Lane, decided_here, route
+from hookd.lane import Lane
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import JSON, Deadline, Engine, HookRequest, Reply
+from hookd.types import JSON, Deadline, Handled, PolicySet
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
@@ -50,71 +52,62 @@ class WorkerProcess:
         self._sent_requests = self._sent_dropped = 0
         self._sent_errors: dict[str, int] = {}
         self.pipeline, self.policy_set = build_pipeline(
-            config, self._load_engine(wait=True), ids=decision_ids(index, config.processes)
+            config, self._load_policy_set(wait=True), ids=decision_ids(index, config.processes)
         )
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
-        self.server = HookServer.from_config(config, self.handle, self.stats, lane=lane, handler_now=self.handle_now)
-        self._lane = None if lane else Lane.from_config(config)
+        self.decider = Decider(config, self.pipeline, self, self.stats, None if lane else Lane.from_config(config))
+        self.server = HookServer.from_config(config, self.decider.handle, self.stats, lane=lane)
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
         self._unacked = 0  # records sent that the daemon has not yet said it queued
         self._acked = asyncio.Event()
         self._cut_off = ""  # why records can no longer reach the daemon; set once, then every request is refused
 
-    def _load_engine(self, *, wait: bool) -> Engine:
-        return load_engine(self.config, wait=wait)  # with the kept bundles, as the daemon has them
+    def _load_policy_set(self, *, wait: bool) -> PolicySet:
+        return load_policy_set(self.config, wait=wait)  # with the kept bundles, as the daemon has them
 
-    async def handle(self, request: HookRequest) -> Reply:
-        self._check_channel()
-        routed = await route(self._lane, request, self.pipeline.parse)
-        if isinstance(routed, Reply):  # the lane decided and recorded a heavy request
-            return routed
-        handled = await self.pipeline.handle(request, routed)
-        self._check_channel()  # the daemon may have gone while this request was decided
-        if not await self._room_for_a_record(request.deadline):
+    # --- the Decider's recorder (hookd.decide.Recorder) ---
+
+    def admit(self) -> None:
+        """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
+        if self._cut_off:
+            raise Unavailable(f"hookd worker {self.index} cannot log decisions ({self._cut_off}): not answering")
+
+    def record(self, handled: Handled, via: str, deadline: Deadline) -> Awaitable[None] | None:
+        """The decision's record, sent to the daemon; awaited while UNACKED_LIMIT records have not reached the
+        daemon's queue (this bounds what a crash of the daemon loses), until the request's deadline."""
+        self.admit()  # the daemon may have gone while this request was decided
+        if self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
+            return self._record_with_room(handled, via, deadline)
+        self.rollout.offer(Pending(handled, time.time(), via))
+        return None
+
+    async def _record_with_room(self, handled: Handled, via: str, deadline: Deadline) -> None:
+        if not await self._room_for_a_record(deadline):
             why = f"hookd worker {self.index}: the daemon is not taking its decision records"
             # The agent gets an error frame (the shim's fail mode), so that is what the record says.
-            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), request.via))
+            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), via))
             raise Unavailable(why)
-        self.rollout.offer(Pending(handled, time.time(), request.via))
-        return handled.reply
-
-    def handle_now(self, request: HookRequest) -> Reply | None:
-        """`handle` without awaiting, for a light request when the engine is immediate and a record can be sent
-        at once; None, with nothing decided, when `handle` must be awaited."""
-        if not self.pipeline.immediate or self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
-            return None
-        self._check_channel()
-        event = decided_here(self._lane, request, self.pipeline.parse)
-        handled = None if event is None else self.pipeline.handle_now(request, event)
-        if handled is None:
-            return None
-        self.rollout.offer(Pending(handled, time.time(), request.via))
-        return handled.reply
+        self.rollout.offer(Pending(handled, time.time(), via))
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
-        """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue: this
-        bounds what a crash of the daemon loses. False when the deadline came first."""
+        """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue. False when
+        the deadline came first."""
         while self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             self._acked.clear()
             try:
                 await asyncio.wait_for(self._acked.wait(), deadline.remaining())
             except TimeoutError:
                 return False
-            self._check_channel()
+            self.admit()
         return True
 
     def _busy(self, answering: int) -> bool:
         """Hook requests besides `answering` of them are being decided (monitor and shadow stand aside)."""
         return self.server.in_flight > answering or self.policy_set.in_use(self.policy_set.current) > 0
-
-    def _check_channel(self) -> None:
-        """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
-        if self._cut_off:
-            raise Unavailable(f"hookd worker {self.index} cannot log decisions ({self._cut_off}): not answering")
 
     def _lose_channel(self, why: str) -> None:
         if not self._cut_off:
@@ -157,7 +150,7 @@ class WorkerProcess:
                 self._send_stats(writer)
                 await asyncio.wait_for(writer.drain(), STOP_TIMEOUT_S)
         writer.close()
-        await self.policy_set.current.aclose()
+        await self.policy_set.current.close()
 
     async def _send(self, writer: asyncio.StreamWriter) -> None:
         try:
@@ -238,18 +231,18 @@ class WorkerProcess:
     async def reload(self) -> None:
         async with self._reloading:
             try:
-                engine = self._load_engine(wait=False)
+                served = self._load_policy_set(wait=False)
             except HookdError as exc:
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
             try:
-                await engine.ready()  # closes the engine when it cannot start
+                await served.ready()  # closes the engine when it cannot start
             except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
-            previous = self.policy_set.swap(engine)
+            previous = self.policy_set.swap(served)
             await self.policy_set.retire(previous)
-            log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
+            log.info("worker_reloaded", worker=self.index, revision=served.status().revision)
 
 
 def _counted(pending: Pending) -> list[JSON]:
