@@ -210,6 +210,8 @@ class Discovery:
             except BundleError as exc:
                 status.consecutive_failures += 1
                 status.fetch_failures += 1
+                if str(exc) != status.last_error:
+                    log.warning("discovery_fetch_failed", error=str(exc), serving=status.revision or None)
                 status.last_error, status.last_error_at = str(exc), time.time()
                 self._etag = ""
                 self._notify("failure")
