@@ -1,7 +1,8 @@
 """The hot path: dialect parse → enrich → engine evaluate → combine → ask resolution → dialect render.
 
-Each step returns a value and none calls back up. A rewritten tool call is enriched and evaluated once more
-(hookd.policy.redecide): the agent runs what it was rewritten into. Engine failures become a verdict that follows the
+Each step returns a value and none calls back up. A rewrite (of a tool call, a tail call, a model request
+or response) is enriched and evaluated once more (hookd.policy.redecide): the agent acts on what it was
+rewritten into. Engine failures become a verdict that follows the
 event's fail mode (deny where the event fails closed, a warning message where it fails open), so a
 broken policy never turns into an accidental allow.
 """
@@ -11,9 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from hookd import wire
 from hookd.config import LimitsConfig
+from hookd.dialects.registry import agent
 from hookd.dialects.repeated import RepeatedField
 from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
@@ -21,8 +24,9 @@ from hookd.enrich.stream import RESPONSE_FACT
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.redecide import decided_again, rewritten_call
+from hookd.policy.redecide import decided_again, rewritten_event
 from hookd.types import (
+    JSON,
     Deadline,
     Decision,
     Dialect,
@@ -120,7 +124,7 @@ class Pipeline:
             try:
                 event = self._enrich(event)
                 verdicts = await self._evaluate(engine, event, request.deadline)
-                if (rewritten := rewritten_call(event, verdicts)) is not None:  # what the agent will run
+                if (rewritten := rewritten_event(event, verdicts, partial(self._read, request))) is not None:
                     again = await self._evaluate(engine, self._enrich(rewritten), request.deadline)
                     verdicts = decided_again(verdicts, again)
             except (InputTooLarge, EngineError) as exc:
@@ -140,7 +144,7 @@ class Pipeline:
             try:
                 event = self._enrich(event)
                 verdicts = self._evaluate_now(engine, event, request.deadline)
-                if (rewritten := rewritten_call(event, verdicts)) is not None:  # what the agent will run
+                if (rewritten := rewritten_event(event, verdicts, partial(self._read, request))) is not None:
                     again = self._evaluate_now(engine, self._enrich(rewritten), request.deadline)
                     verdicts = decided_again(verdicts, again)
             except (InputTooLarge, EngineError) as exc:
@@ -169,6 +173,17 @@ class Pipeline:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
         return Handled(event, decision, reply, latency, engine, engine_error)
+
+    def _read(self, request: HookRequest, event: Event, payload: dict[str, JSON]) -> NormalisedEvent:
+        """A payload the agent would send for `event` (a rewrite's tail call) as its dialect reads it; one that
+        cannot be read follows the fail mode (hookd.policy.redecide)."""
+        name = next((e.name for e in agent(request.client).events if e.event is event), None)
+        try:
+            if name is None:
+                raise DialectError(f"{request.client} has no {event.value} event")
+            return self.parse(replace(request, event=name, payload=wire.jsonstrict.dumps(payload).encode()))
+        except DialectError as exc:
+            raise EngineError(f"the rewritten {event.value} cannot be read: {exc}") from exc
 
     def _failed(self, event: NormalisedEvent, exc: InputTooLarge | EngineError) -> tuple[list[Verdict], bool]:
         """The verdicts when evaluation did not answer whole, and whether the engine failed: an input over a cap
