@@ -2,9 +2,9 @@
 
 Three ways in reach the same pipeline: the hook socket and the HTTP hook endpoint (`handle`), and the control
 plane's Decide (`decide`); each is counted and recorded the same way, and each transport keeps only its own
-wire's error mapping. The agents' ways in send a heavy request to the lane process (hookd.lane),
-which records it itself; Decide, the owner's own call, is decided here. The control plane's Evaluate
-(`evaluate`) is a dry run: neither counted nor recorded. Recording never blocks and never fails the request:
+wire's error mapping. Every way in sends a heavy request to the lane process (hookd.lane), which records it
+itself (issue 25: Decide's were decided on this process's loop, stalling the agents'). The control plane's
+Evaluate (`evaluate`) is a dry run: neither counted nor recorded. Recording never blocks and never fails the request:
 the decision goes to the metrics, the replay store and the decision log's sink (`put_nowait`), through the
 observer first when monitor or shadow layers are to see it. Everything the log does happens later, in its own
 task.
@@ -15,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from hookd.audit.record import Pending
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
-from hookd.errors import DialectError
+from hookd.errors import DialectError, LaneRefused
 from hookd.lane import Lane, decided_here, route
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
@@ -81,20 +82,29 @@ class Decider:
         self.record(handled, request.via)
         return handled.reply
 
-    async def decide(self, request: HookRequest) -> Handled:
-        """The Decide call: the hook path, counted and logged like it. Raises DialectError, TimeoutError."""
+    async def decide(self, request: HookRequest) -> Reply:
+        """The Decide call: the hook path, counted and logged like it, a heavy request sent to the lane like the
+        agents' (its reply carries the outcome and the record's id). Raises DialectError, TimeoutError and
+        LaneRefused."""
         self._stats.request()
         try:
             async with asyncio.timeout(self._timeout):
-                handled = await self.pipeline.handle(request)
+                routed = await route(self._lane, request, self.pipeline.parse)
+                if isinstance(routed, Reply):
+                    return routed
+                handled = await self.pipeline.handle(request, routed)
         except DialectError:
             self._stats.error("bad-payload")
             raise
         except TimeoutError:
             self._stats.error("deadline")
             raise
+        except LaneRefused as exc:
+            self._stats.error(exc.code)
+            raise
         self.record(handled, "grpc")
-        return handled
+        outcome = handled.decision.outcome.name.lower()
+        return replace(handled.reply, decision=outcome, decision_id=handled.decision_id)
 
     async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled:
         """A dry run through the same pipeline: neither counted nor logged."""

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from load_support import timed_ask
 
 from hookd import wire
-from hookd.errors import FrameError
 from hookd.runtime.resources import policies_dir
 from support import RunningDaemon, gemini_payload, start_daemon
 
@@ -64,19 +64,7 @@ def shell(command: str, session: str, cwd: str) -> bytes:
     return wire.encode_request(header, json.dumps(payload).encode())
 
 
-async def ask(sock: Path, frame: bytes) -> tuple[float, wire.DecodedReply | None]:
-    started = time.monotonic()
-    try:
-        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(sock)), TIMEOUT)
-        try:
-            writer.write(frame)
-            data = await asyncio.wait_for(reader.read(), TIMEOUT)
-        finally:
-            writer.close()
-        reply: wire.DecodedReply | None = wire.decode_reply(data)
-    except (OSError, TimeoutError, FrameError):
-        reply = None
-    return (time.monotonic() - started) * 1000, reply
+ask = timed_ask
 
 
 @dataclass

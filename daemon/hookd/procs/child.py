@@ -26,7 +26,7 @@ from hookd.audit.streams import StreamRecords
 from hookd.audit.writer import wait_for_records
 from hookd.config import Config
 from hookd.errors import HookdError, Unavailable
-from hookd.lane import Lane, decided_here, route
+from hookd.lane import Lane, decided_here, route, with_decision
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
@@ -80,7 +80,7 @@ class WorkerProcess:
             self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), request.via))
             raise Unavailable(why)
         self.rollout.offer(Pending(handled, time.time(), request.via))
-        return handled.reply
+        return with_decision(handled, request.via)  # a Decide's outcome, for the daemon (hookd.lane)
 
     def handle_now(self, request: HookRequest) -> Reply | None:
         """`handle` without awaiting, for a light request when the engine is immediate and a record can be sent
@@ -93,7 +93,7 @@ class WorkerProcess:
         if handled is None:
             return None
         self.rollout.offer(Pending(handled, time.time(), request.via))
-        return handled.reply
+        return with_decision(handled, request.via)  # a Decide's outcome, for the daemon (hookd.lane)
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
         """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue: this
