@@ -79,6 +79,9 @@ class ResponseStreams:
     def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
         if event.event not in STREAM_EVENTS:
             return event
+        held = event.facts.get("stream")
+        if isinstance(held, dict):  # a rewritten chunk decided again (hookd.policy.redecide): see `replaced`
+            return replace(event, facts={**event.facts, "stream": replaced(held, event.payload.get("llm_response"))})
         response = event.facts.get(RESPONSE_FACT)
         if not isinstance(response, str) or not response:
             response = jsonstrict.digest(event.payload.get("llm_request"))  # as the parse step names it
@@ -96,6 +99,15 @@ class ResponseStreams:
         }
         facts = {name: value for name, value in event.facts.items() if name != RESPONSE_FACT}
         return replace(event, facts={**facts, "stream": stream})
+
+
+def replaced(stream: dict[str, JSON], response: JSON) -> dict[str, JSON]:
+    """`stream` with its chunk replaced by `response`'s text, as the user reads the response when a policy
+    rewrites the chunk; the kept text stays what the model sent (its next chunk follows that)."""
+    text, old = stream.get("text"), stream.get("chunk")
+    before = text[: len(text) - len(old)] if isinstance(text, str) and isinstance(old, str) else ""
+    chunk = chunk_text(response)
+    return {**stream, "text": before + chunk, "chunk": chunk}
 
 
 def chunk_text(response: JSON) -> str:
