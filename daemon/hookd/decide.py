@@ -21,7 +21,7 @@ from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.errors import DialectError
-from hookd.lane import Lane, decided_here, route
+from hookd.lane import Lane, LaneDecision, decided_here, route, streamed
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import LayeredEngine
@@ -81,11 +81,15 @@ class Decider:
         self.record(handled, request.via)
         return handled.reply
 
-    async def decide(self, request: HookRequest) -> Handled:
-        """The Decide call: the hook path, counted and logged like it. Raises DialectError, TimeoutError."""
+    async def decide(self, request: HookRequest) -> Handled | LaneDecision:
+        """The Decide call: the hook path, counted and logged like it; a streamed chunk is decided where the
+        agents' chunks are, with the same text (the lane, which records it). Raises DialectError, TimeoutError,
+        LaneRefused."""
         self._stats.request()
         try:
             async with asyncio.timeout(self._timeout):
+                if self._lane is not None and streamed(request):
+                    return await self._lane.decide(request)
                 handled = await self.pipeline.handle(request)
         except DialectError:
             self._stats.error("bad-payload")

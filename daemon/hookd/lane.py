@@ -21,10 +21,13 @@ request gets the event's fail mode: it is never decided here instead, which is w
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import errno
+import json
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import structlog
@@ -35,7 +38,7 @@ from hookd.dialects.registry import AGENTS
 from hookd.enrich.limits import heavy
 from hookd.enrich.stream import STREAM_EVENTS
 from hookd.errors import DialectError, FrameError, LaneRefused
-from hookd.types import HookRequest, NormalisedEvent, Reply
+from hookd.types import Handled, HookRequest, NormalisedEvent, Reply
 
 log = structlog.get_logger("hookd.lane")
 Parse = Callable[[HookRequest], NormalisedEvent]  # the pipeline's dialect step
@@ -54,6 +57,16 @@ _ABSENT = (errno.ENOENT, errno.ECONNREFUSED)
 STREAMED = frozenset(
     (name, found.name) for name, spec in AGENTS.items() for found in spec.events if found.event in STREAM_EVENTS
 )
+DECIDE_VIA = "grpc"  # a forwarded request of the control plane's Decide: the lane answers it with its decision
+
+
+@dataclass(frozen=True, slots=True)
+class LaneDecision:
+    """What the lane decided on a forwarded Decide: the agent's reply, the outcome and the decision's id."""
+
+    reply: Reply
+    outcome: str
+    decision_id: str
 
 
 class Lane:
@@ -81,7 +94,7 @@ class Lane:
     def triage(self, request: HookRequest, parse: Parse) -> tuple[NormalisedEvent | None, str]:
         """The parsed event of a request to be decided here, or None and which `[limits] lane_*` makes it the
         lane's. Raises DialectError."""
-        if (request.client, request.event) in STREAMED:
+        if streamed(request):
             return None, "stream"
         if len(request.payload) > self._limits.lane_payload_bytes:
             return None, "payload-bytes"
@@ -89,6 +102,11 @@ class Lane:
         if why := heavy(event, self._limits):
             return None, why
         return event, ""
+
+    async def decide(self, request: HookRequest) -> LaneDecision:
+        """A Decide of a streamed chunk, decided by the lane where the response's text is (as the agents' chunks
+        are). Raises DialectError and LaneRefused."""
+        return decision_of(await self.forward(replace(request, via=DECIDE_VIA), "stream"))
 
     async def forward(self, request: HookRequest, why: str) -> Reply:
         """`request` decided by the lane (`why`: which `[limits] lane_*` sent it there)."""
@@ -202,6 +220,35 @@ class FairSlots:
         turn = self._waiting[session][0]
         self._forget(session, turn)
         turn.set_result(None)
+
+
+def streamed(request: HookRequest) -> bool:
+    """A chunk of a streamed response: decided only where the response's text is (the lane when there is one)."""
+    return (request.client, request.event) in STREAMED
+
+
+def decision_reply(handled: Handled) -> Reply:
+    """The lane's reply to a forwarded Decide (`via` DECIDE_VIA): the agent's reply, the outcome and the id,
+    for `decision_of` in the process that forwarded it."""
+    reply = handled.reply
+    body = {
+        "stdout": base64.b64encode(reply.stdout).decode(),
+        "stderr": base64.b64encode(reply.stderr).decode(),
+        "exit_code": reply.exit_code,
+        "decision": handled.decision.outcome.name.lower(),
+        "id": handled.decision_id,
+    }
+    return Reply(stdout=json.dumps(body).encode())
+
+
+def decision_of(reply: Reply) -> LaneDecision:
+    """`decision_reply`'s content. Raises LaneRefused when the lane answered something else."""
+    try:
+        body = json.loads(reply.stdout)
+        inner = Reply(base64.b64decode(body["stdout"]), base64.b64decode(body["stderr"]), int(body["exit_code"]))
+        return LaneDecision(inner, str(body["decision"]), str(body["id"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise LaneRefused("internal", f"the lane answered a Decide without its decision: {exc}") from None
 
 
 async def route(lane: Lane | None, request: HookRequest, parse: Parse) -> Reply | NormalisedEvent:

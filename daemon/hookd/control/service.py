@@ -24,7 +24,8 @@ from hookd.audit.writer import DecisionLog, Filters, Queued
 from hookd.config import Config
 from hookd.control.peers import current_caller
 from hookd.dialects.registry import DEFAULT_AGENT
-from hookd.errors import DialectError
+from hookd.errors import DialectError, LaneRefused
+from hookd.lane import LaneDecision
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import USER_LAYER
@@ -49,7 +50,7 @@ class Decides(Configured, Protocol):
     """What the Hook service needs: the daemon's decision path, counted and logged like a hook request
     (hookd.decide.Decider)."""
 
-    async def decide(self, request: HookRequest) -> Handled: ...
+    async def decide(self, request: HookRequest) -> Handled | LaneDecision: ...
 
 
 class Evaluates(Configured, Protocol):
@@ -324,20 +325,22 @@ class HookService(hookd_pb2_grpc.HookServicer):
     async def Decide(self, request: pb.DecideRequest, context: Any) -> pb.DecideResponse:
         hook_request = await _hook_request(request, request.event, _caller(int(request.ppid)), self.daemon, context)
         try:
-            handled: Handled = await self.daemon.decide(hook_request)
+            handled = await self.daemon.decide(hook_request)
         except DialectError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except TimeoutError:
             ms = self.daemon.config.daemon.request_timeout_ms
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"hookd did not decide within its {ms} ms deadline")
-        reply = handled.reply
+        except LaneRefused as exc:  # a streamed chunk, which only the lane decides
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"hookd's lane did not decide it ({exc.code}): {exc}")
+        if isinstance(handled, LaneDecision):
+            reply, decision, decision_id = handled.reply, handled.outcome, handled.decision_id
+        else:
+            reply, decision, decision_id = handled.reply, handled.decision.outcome.name.lower(), handled.decision_id
         return pb.DecideResponse(
-            stdout=reply.stdout,
-            stderr=reply.stderr,
-            exit_code=reply.exit_code,
-            decision=handled.decision.outcome.name.lower(),
-            decision_id=handled.decision_id,
-        )
+            stdout=reply.stdout, stderr=reply.stderr, exit_code=reply.exit_code, decision=decision,
+            decision_id=decision_id,
+        )  # fmt: skip
 
 
 async def _hook_request(

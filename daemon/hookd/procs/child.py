@@ -16,7 +16,7 @@ import socket
 import sys
 import time
 
-from hookd.assembly import build_pipeline, load_engine
+from hookd.assembly import build_pipeline, enrichers, load_engine
 from hookd.audit.chain import Encoded, kept
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
@@ -25,12 +25,13 @@ from hookd.audit.sink import Sink
 from hookd.audit.streams import StreamRecords
 from hookd.audit.writer import wait_for_records
 from hookd.config import Config
+from hookd.enrich.stream import MAX_TEXT, MemoryTexts, key_of
 from hookd.errors import HookdError, Unavailable
-from hookd.lane import Lane, decided_here, route
+from hookd.lane import DECIDE_VIA, Lane, decided_here, decision_reply, route
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import JSON, Deadline, Engine, HookRequest, Reply
+from hookd.types import JSON, Deadline, Engine, Handled, HookRequest, Reply
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
@@ -41,7 +42,7 @@ _PR_SET_PDEATHSIG = 1
 class WorkerProcess:
     """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
 
-    def __init__(self, config: Config, index: int, *, lane: bool = False) -> None:
+    def __init__(self, config: Config, index: int, *, lane: bool = False, texts: MemoryTexts | None = None) -> None:
         self.config = config
         self.index = index
         self.is_lane = lane
@@ -49,9 +50,12 @@ class WorkerProcess:
         self.stats = ServerStats(self._counted.set)
         self._sent_requests = self._sent_dropped = 0
         self._sent_errors: dict[str, int] = {}
+        # The lane's streamed texts: those the daemon kept of the lane before it, when this one replaces it.
+        steps = enrichers(config, texts) if texts is not None else None
         self.pipeline, self.policy_set = build_pipeline(
-            config, self._load_engine(wait=True), ids=decision_ids(index, config.processes)
+            config, self._load_engine(wait=True), ids=decision_ids(index, config.processes), steps=steps
         )
+        self._channel: asyncio.StreamWriter | None = None
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
@@ -80,20 +84,42 @@ class WorkerProcess:
             self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), request.via))
             raise Unavailable(why)
         self.rollout.offer(Pending(handled, time.time(), request.via))
-        return handled.reply
+        if self._keep_text(handled) and self._channel is not None:
+            await self._channel.drain()  # in the daemon's socket before the agent has the reply
+        return self._reply(handled, request)
 
     def handle_now(self, request: HookRequest) -> Reply | None:
         """`handle` without awaiting, for a light request when the engine is immediate and a record can be sent
         at once; None, with nothing decided, when `handle` must be awaited."""
         if not self.pipeline.immediate or self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             return None
+        if self._channel is not None and self._channel.transport.get_write_buffer_size():
+            return None  # a streamed text would wait behind it: `handle` drains before it replies
         self._check_channel()
         event = decided_here(self._lane, request, self.pipeline.parse)
         handled = None if event is None else self.pipeline.handle_now(request, event)
         if handled is None:
             return None
         self.rollout.offer(Pending(handled, time.time(), request.via))
-        return handled.reply
+        self._keep_text(handled)
+        return self._reply(handled, request)
+
+    def _reply(self, handled: Handled, request: HookRequest) -> Reply:
+        """The agent's reply; to a Decide the daemon forwarded, with the decision and its id."""
+        return decision_reply(handled) if self.is_lane and request.via == DECIDE_VIA else handled.reply
+
+    def _keep_text(self, handled: Handled) -> bool:
+        """The lane sends the daemon each chunk's text before it replies: the daemon keeps what a lane started
+        again needs (hookd.enrich.stream, `Kept`). True when it was sent."""
+        key = key_of(handled.event)
+        stream = handled.event.facts.get("stream")
+        if not self.is_lane or key is None or self._channel is None or not isinstance(stream, dict):
+            return False
+        chunk = stream.get("chunk")
+        text = chunk if isinstance(chunk, str) else ""
+        final, cut = stream.get("final") is True, len(text) > MAX_TEXT
+        self._channel.write(line({"t": "st", "k": list(key), "x": text[-MAX_TEXT:], "cut": cut, "f": final}))
+        return True
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
         """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue: this
@@ -132,6 +158,7 @@ class WorkerProcess:
         loop.add_signal_handler(signal.SIGINT, lambda: None)
         loop.add_signal_handler(signal.SIGHUP, lambda: None)
         reader, writer = await asyncio.open_unix_connection(sock=channel)
+        self._channel = writer
         if listener is None:
             await self.server.start()
         else:
@@ -284,14 +311,18 @@ def main(argv: list[str]) -> int:
     index, listen_fd, channel_fd, parent = (int(a) for a in argv)
     if not die_with(parent):
         return 1
-    config: Config = pickle.loads(sys.stdin.buffer.read())  # written by the daemon that started this process
+    given = sys.stdin.buffer  # written by the daemon that started this process
+    config: Config = pickle.load(given)
+    texts = MemoryTexts()
+    if listen_fd < 0:  # the lane: the texts of the responses its predecessor left open
+        texts.seed(pickle.load(given))
     configure_logging(config.daemon.log_level)
     listener = socket.socket(fileno=listen_fd) if listen_fd >= 0 else None
     channel = socket.socket(fileno=channel_fd)
     if listener is None:
         lower_priority()
     try:
-        worker = WorkerProcess(config, index, lane=listener is None)
+        worker = WorkerProcess(config, index, lane=listener is None, texts=texts if listener is None else None)
     except HookdError as exc:
         log.error("worker_start_failed", worker=index, error=str(exc))
         return 1
