@@ -35,7 +35,8 @@ from hookd.types import JSON, Deadline, Engine, Handled, HookRequest, Reply
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
-UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
+UNACKED_LIMIT = 16
+TEXTS_SENT = 4096  # chunks counted with their text, not yet flushed, remembered at most  # a worker's records not yet in the daemon's queue, beyond which a reply waits
 _PR_SET_PDEATHSIG = 1
 
 
@@ -56,6 +57,7 @@ class WorkerProcess:
             config, self._load_engine(wait=True), ids=decision_ids(index, config.processes), steps=steps
         )
         self._channel: asyncio.StreamWriter | None = None
+        self._text_sent: dict[str, bool] = {}  # the chunks whose decision was counted with their text
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
@@ -118,7 +120,13 @@ class WorkerProcess:
         chunk = stream.get("chunk")
         text = chunk if isinstance(chunk, str) else ""
         final, cut = stream.get("final") is True, len(text) > MAX_TEXT
-        self._channel.write(line({"t": "st", "k": list(key), "x": text[-MAX_TEXT:], "cut": cut, "f": final}))
+        counts = _counted(handled)  # the chunk's decision is counted in the same line
+        self._channel.write(
+            line({"t": "st", "k": list(key), "x": text[-MAX_TEXT:], "cut": cut, "f": final, "c": counts})
+        )
+        self._text_sent[handled.decision_id] = True
+        if len(self._text_sent) > TEXTS_SENT:  # records the full queue dropped are never flushed
+            del self._text_sent[next(iter(self._text_sent))]
         return True
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
@@ -202,7 +210,8 @@ class WorkerProcess:
             if len(written) == 1 and written[0] is pending:  # no chunk: its own record, counted with it
                 self._send_records(writer, written, counted=True)
                 continue
-            writer.write(line({"t": "c", "c": _counted(pending)}))  # each chunk's decision is counted
+            if not self._text_sent.pop(pending.handled.decision_id, False):  # counted with its text, else now
+                writer.write(line({"t": "c", "c": _counted(pending)}))  # each chunk's decision is counted
             self._send_records(writer, written)
 
     def _send_records(self, writer: asyncio.StreamWriter, pendings: list[Pending], *, counted: bool = False) -> None:
@@ -279,9 +288,9 @@ class WorkerProcess:
             log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
 
 
-def _counted(pending: Pending) -> list[JSON]:
+def _counted(pending: Pending | Handled) -> list[JSON]:
     """What the daemon's metrics count of one decision."""
-    handled = pending.handled
+    handled = pending.handled if isinstance(pending, Pending) else pending
     return [handled.event.event.value, handled.decision.outcome.name, handled.latency_ms, handled.engine_error]
 
 

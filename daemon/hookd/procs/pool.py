@@ -169,6 +169,7 @@ class WorkerPool:
             uid, client, session, response = message["k"]
             key = (int(uid), str(client), str(session), str(response))
             self.texts.add(key, str(message["x"]), bool(message["f"]), bool(message["cut"]))
+            self._count(message["c"])
         elif kind == "s":
             self._stats.requests += int(message["requests"])
             for code, n in message["errors"].items():
