@@ -263,14 +263,14 @@ def measure(gemini: str, scratch: Path, contenders: dict[str, Contender], respon
 
 def report(results: dict[str, Any]) -> None:
     print(f"{results['chunks']}-chunk answers, {results['rounds']} rounds, medians")
-    print(f"{'conversation':<13}{'hook':<8}{'run s':>8}{'ms/chunk over floor':>22}{'daemon CPU ms/chunk':>22}"
+    print(f"{'conversation':<13}{'hook':<12}{'run s':>8}{'ms/chunk over floor':>22}{'daemon CPU ms/chunk':>22}"
           f"{'log bytes/answer':>18}{'records':>9}")  # fmt: skip
     for row in results["rows"]:
         extra = ""
         if "over_floor_ms_per_chunk" in row:
             extra = (f"{row['over_floor_ms_per_chunk']:>22.2f}{row['daemon_cpu_ms_per_chunk']:>22.2f}"
                      f"{row['log_bytes_per_answer']:>18,.0f}{row['log_records_per_answer']:>9.0f}")  # fmt: skip
-        print(f"{row['conversation']:<13}{row['contender']:<8}{row['run_s']:>8.2f}{extra}")
+        print(f"{row['conversation']:<13}{row['contender']:<12}{row['run_s']:>8.2f}{extra}")
 
 
 if __name__ == "__main__":
