@@ -35,8 +35,9 @@ from hookd.types import JSON, Deadline, Engine, Handled, HookRequest, Reply
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
-UNACKED_LIMIT = 16
-TEXTS_SENT = 4096  # chunks counted with their text, not yet flushed, remembered at most  # a worker's records not yet in the daemon's queue, beyond which a reply waits
+UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
+TEXTS_SENT = 4096  # chunks counted with their text, not yet flushed, remembered at most
+TEXT_LINE_BYTES = 64 * 1024  # a chunk's text line at most: an empty unix socket buffer (>= 208 KiB) takes it
 _PR_SET_PDEATHSIG = 1
 
 
@@ -119,11 +120,7 @@ class WorkerProcess:
             return False
         chunk = stream.get("chunk")
         text = chunk if isinstance(chunk, str) else ""
-        final, cut = stream.get("final") is True, len(text) > MAX_TEXT
-        counts = _counted(handled)  # the chunk's decision is counted in the same line
-        self._channel.write(
-            line({"t": "st", "k": list(key), "x": text[-MAX_TEXT:], "cut": cut, "f": final, "c": counts})
-        )
+        self._channel.write(text_line(list(key), text, stream.get("final") is True, _counted(handled)))
         self._text_sent[handled.decision_id] = True
         if len(self._text_sent) > TEXTS_SENT:  # records the full queue dropped are never flushed
             del self._text_sent[next(iter(self._text_sent))]
@@ -286,6 +283,20 @@ class WorkerProcess:
             previous = self.policy_set.swap(engine)
             await self.policy_set.retire(previous)
             log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
+
+
+def text_line(key: list[JSON], text: str, final: bool, counts: list[JSON]) -> bytes:
+    """The `st` line of a streamed chunk: its text's end, at most MAX_TEXT characters and TEXT_LINE_BYTES
+    bytes, so that it fits at once in the channel's empty socket buffer (`handle_now` answers without waiting
+    for it: the daemon has it before the agent has the reply). A shorter end still holds any secret that
+    began in an earlier chunk; `cut` says more was dropped."""
+    kept = text[-MAX_TEXT:]
+    while True:
+        encoded = line({"t": "st", "k": key, "x": kept, "cut": len(kept) < len(text), "f": final, "c": counts})
+        if len(encoded) <= TEXT_LINE_BYTES or not kept:
+            return encoded
+        keep = len(kept) * (TEXT_LINE_BYTES - 256) // len(encoded)  # at least 5,400 characters: 12 bytes a char
+        kept = kept[-keep:] if keep else ""
 
 
 def _counted(pending: Pending | Handled) -> list[JSON]:
