@@ -360,13 +360,13 @@ def test_codex_managed_scope_runs_without_review_and_alone(
     assert_managed_hooks_run_alone(server, setup, system / "etc", target)
 
 
-def install_managed(setup: Install, daemon: RunningDaemon, root: Path, system: Path) -> None:
-    """`hookd install --scope managed --managed-hooks-only` into `system` (HOOKD_SYSTEM_ROOT)."""
+def install_managed(setup: Install, daemon: RunningDaemon, root: Path, system: Path, only: bool = True) -> None:
+    """`hookd install --scope managed [--managed-hooks-only]` into `system` (HOOKD_SYSTEM_ROOT)."""
     config = root / "hookd.toml"
     config.write_text(f'[daemon]\nruntime_dir = "{daemon.runtime_dir}"\n')
     done = subprocess.run(
         [VENV_PYTHON, "-m", "hookd", "--config", str(config), "install", "--client", setup.agent, "--shim", "python",
-         "--scope", "managed", "--managed-hooks-only", "--all-events"],
+         "--scope", "managed", *(["--managed-hooks-only"] if only else []), "--all-events"],
         env={**os.environ, **setup.env, "HOOKD_SYSTEM_ROOT": str(system)}, cwd=setup.project, capture_output=True,
         text=True, timeout=TIMEOUT, check=False,
     )  # fmt: skip
@@ -411,7 +411,8 @@ def test_copilot_managed_scope_runs_alone_under_allow_managed_hooks_only(
     assert_managed_hooks_run_alone(server, setup, etc, target)
 
 
-@pytest.mark.parametrize("agent", ("codex", "copilot", "droid", "opencode"))
+@pytest.mark.parametrize("agent", ("codex", "copilot", "droid", "opencode", "kilo"))
+@pytest.mark.timeout(600)
 def test_the_project_scope_is_trusted_by_install_and_denies(
     agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path,
     tmp_path_factory: pytest.TempPathFactory, target: Path,
@@ -422,7 +423,7 @@ def test_the_project_scope_is_trusted_by_install_and_denies(
     setup = install(agent, tmp_path_factory.mktemp(f"{agent}-project"), daemon.runtime_dir, server.port,
                     copilot_cache, scope="project")  # fmt: skip
     hooks = {"codex": ".codex/hooks.json", "copilot": ".github/hooks/hookd.json", "droid": ".factory/settings.json",
-             "opencode": ".opencode/plugin/hookd.js"}[agent]  # fmt: skip
+             "opencode": ".opencode/plugin/hookd.js", "kilo": ".kilo/plugin/hookd.js"}[agent]  # fmt: skip
     assert (setup.project / hooks).is_file()
     control = run_agent(server, setup, f"touch {target}/ok-project", target=target)
     assert (target / "ok-project").exists(), control.report
@@ -452,7 +453,8 @@ def test_copilot_permission_request_denies_on_its_own(
     assert DENY_REASON in denied.sent, denied.report
 
 
-@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("agent", (*AGENTS, "kilo"))
+@pytest.mark.timeout(600)
 def test_fail_closed_when_the_daemon_hangs(
     agent: str, server: Server, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory, target: Path
 ) -> None:
@@ -512,6 +514,34 @@ def test_droid_managed_scope_runs_alone_under_allow_managed_hooks_only(
     managed = json.loads((system / "etc" / "factory" / "settings.json").read_text())
     assert managed["allowManagedHooksOnly"] is True and "PreToolUse" in managed["hooks"], managed
     assert_managed_hooks_run_alone(server, setup, system / "etc", target)
+
+
+@pytest.mark.parametrize("agent", PLUGIN_AGENTS)
+@pytest.mark.timeout(600)
+def test_a_plugin_agents_managed_scope_loads_hookd_from_etc(
+    agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    """`hookd install --client opencode|kilo --scope managed` writes hookd's plugin to /etc/<agent>/plugin/
+    and names it in /etc/<agent>/<agent>.json's "plugin" list (the agent reads that folder's config files,
+    last and over every other, but does not scan its plugin folder), here an overlay of /etc. No user or
+    project plugin is installed: the deny comes from the managed one."""
+    require(shutil.which("mount") is not None, "mount (an overlay of /etc)")
+    root = tmp_path / "managed"
+    home, project, system = root / "home", root / "project", root / "system"
+    (home / "tmp").mkdir(parents=True)
+    project.mkdir()
+    agent_settings(agent, home, project, server.port)
+    setup = Install(agent, home, project, agent_env(agent, home, server.port, copilot_cache), (root,))
+    install_managed(setup, daemon, root, system, only=False)
+    etc = system / "etc" / agent
+    assert (etc / "plugin" / "hookd.js").is_file()
+    assert json.loads((etc / f"{agent}.json").read_text()) == {"plugin": ["./plugin/hookd.js"]}
+    assert not (home / ".config" / agent / "plugin").exists()
+    control = run_agent(server, setup, f"touch {target}/ok-managed", etc=system / "etc", target=target)
+    assert (target / "ok-managed").exists(), control.report
+    denied = run_agent(server, setup, f"touch {target}/keep-managed", etc=system / "etc", target=target)
+    assert not (target / "keep-managed").exists(), denied.report
+    assert DENY_REASON in denied.sent, denied.report
 
 
 def test_droid_ask_is_a_deny_whose_reason_reaches_the_model(
@@ -746,6 +776,45 @@ def test_the_agent_cannot_switch_hookd_off_and_the_next_session_is_guarded(
     assert DENY_REASON in after.sent, after.report
 
 
+def plugin_tampering(agent: str) -> list[tuple[str, str]]:
+    """(command, the file it would change, relative to the world) for each way to unhook hookd's plugin:
+    remove it, edit it, name another plugin in the config's list, drop one beside it, give the project a
+    config whose plugin list runs one (any plugin runs in the same process, after hookd's)."""
+    folder = f"~/.config/{agent}"
+    evil = "export const Evil = async () => ({})"
+    return [
+        (f"rm {folder}/plugin/hookd.js", f"home/.config/{agent}/plugin/hookd.js"),
+        (f"sed -i 's/=== \"deny\"/=== \"never\"/' {folder}/plugin/hookd.js", f"home/.config/{agent}/plugin/hookd.js"),
+        (f"""sed -i 's/^{{/{{"plugin": ["\\/tmp\\/evil.js"], /' {folder}/{agent}.json""",
+         f"home/.config/{agent}/{agent}.json"),
+        (f"mkdir -p {folder}/plugins && echo '{evil}' > {folder}/plugins/evil.js",
+         f"home/.config/{agent}/plugins/evil.js"),
+        (f"""mkdir -p .{agent} && echo '{{"plugin": ["./evil.js"]}}' > .{agent}/{agent}.json""",
+         f"project/.{agent}/{agent}.json"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("agent", PLUGIN_AGENTS)
+@pytest.mark.timeout(900)
+def test_a_plugin_agent_cannot_unhook_hookd_and_the_next_session_is_guarded(
+    agent: str, server: Server, guarded: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    """Each way to unhook hookd's plugin, asked for through the agent's shell tool, is denied with the reason
+    reaching the model and leaves the file as it was; the next session is still guarded."""
+    setup = install(agent, tmp_path, guarded.runtime_dir, server.port, copilot_cache)
+    for command, relative in plugin_tampering(agent):
+        place = tmp_path / relative
+        before = place.read_bytes() if place.exists() else None
+        attempt = run_agent(server, setup, command, target=target)
+        assert (place.read_bytes() if place.exists() else None) == before, f"{command}\n{attempt.report}"
+        assert "hookd guards this session" in attempt.sent, f"{command}\n{attempt.report}"
+    control = run_agent(server, setup, f"touch {target}/ok-unhook", target=target)
+    assert (target / "ok-unhook").exists(), control.report
+    after = run_agent(server, setup, f"touch {target}/keep-unhook", target=target)
+    assert not (target / "keep-unhook").exists(), after.report
+    assert DENY_REASON in after.sent, after.report
+
+
 @pytest.mark.timeout(900)
 def test_kilo_denies_with_the_reason_and_fails_closed(
     server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory,
@@ -766,6 +835,93 @@ def test_kilo_denies_with_the_reason_and_fails_closed(
     down = run_agent(server, dead, f"touch {target}/ok-kilo-down", target=target)
     assert not (target / "ok-kilo-down").exists(), down.report
     assert "hookd is not running" in down.sent, down.report
+
+
+@pytest.mark.timeout(900)
+def test_kilo_rewrites_and_its_ask_is_a_deny(
+    server: Server, daemon: RunningDaemon, copilot_cache: Path, tmp_path_factory: pytest.TempPathFactory,
+    target: Path,
+) -> None:  # fmt: skip
+    """Kilo's plugin applies hookd's rewrite (the rewritten command is the one that ran) and renders an ask as
+    a deny whose reason reaches the model: neither binary calls a plugin's `permission.ask`, and `kilo run`
+    rejects its own asks (docs/kilo.md)."""
+    live = install("kilo", tmp_path_factory.mktemp("kilo-rewrite"), daemon.runtime_dir, server.port, copilot_cache)
+    run = run_agent(server, live, f"touch {target}/rewrite-me-kilo", target=target)
+    assert not (target / "rewrite-me-kilo").exists(), run.report
+    assert (target / "rewritten-kilo").exists(), run.report
+    asked = run_agent(server, live, f"touch {target}/ask-kilo", target=target)
+    assert not (target / "ask-kilo").exists(), asked.report
+    assert "confirm touching an ask-* file" in asked.sent, asked.report
+
+
+def test_opencode_ask_is_a_deny_whose_reason_reaches_the_model(
+    server: Server, installs: dict[tuple[str, str], Install], target: Path
+) -> None:
+    """OpenCode's plugin cannot ask (the binary never calls a plugin's `permission.ask`, and `opencode run`
+    rejects its own asks): hookd's ask is a deny whose reason reaches the model."""
+    run = run_agent(server, installs["opencode", "live"], f"touch {target}/ask-1", target=target)
+    assert not (target / "ask-1").exists(), run.report
+    assert "confirm touching an ask-* file" in run.sent, run.report
+
+
+@pytest.mark.parametrize("agent", PLUGIN_AGENTS)
+@pytest.mark.timeout(600)
+def test_the_pure_switch_unhooks_the_plugin_and_doctor_names_it(
+    agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path,
+    tmp_path_factory: pytest.TempPathFactory, target: Path,
+) -> None:  # fmt: skip
+    """`--pure` (OPENCODE_PURE / KILO_PURE in the environment) loads no external plugin: the call hookd
+    denies runs (a marker in the test's world). No setting in any config file does that in these versions;
+    `hookd doctor` names the variable when it is set where doctor runs, with its fix."""
+    setup = install(agent, tmp_path_factory.mktemp(f"{agent}-pure"), daemon.runtime_dir, server.port, copilot_cache)
+    [variable] = REGISTRY[agent].install.hooks_off_env
+    pure = Install(agent, setup.home, setup.project, {**setup.env, variable: "1"}, setup.world)
+    run = run_agent(server, pure, f"touch {target}/keep-pure", target=target)
+    assert (target / "keep-pure").exists(), run.report  # the bypass is real: doctor must name it
+    done = subprocess.run(
+        [VENV_PYTHON, "-m", "hookd", "--config", str(setup.home.parent / "hookd.toml"), "doctor"],
+        env={**os.environ, **pure.env}, cwd=setup.project, capture_output=True, text=True, timeout=TIMEOUT,
+        check=False,
+    )  # fmt: skip
+    assert f"PROBLEM  {agent}: {variable}=1 is set here" in done.stdout and f"fix: unset {variable}" in done.stdout, (
+        done.stdout + done.stderr
+    )
+
+
+# A plugin with a `permission.ask` hook, which the plugin docs describe as the way to answer the agent's own
+# permission requests: it leaves a marker when it is called, and would allow the request.
+PERMISSION_ASK_PLUGIN = """export const AskProbe = async () => ({
+  "permission.ask": async (input, output) => {
+    (await import("node:fs")).writeFileSync(process.env.HOOKD_ASK_MARKER, JSON.stringify(input));
+    output.status = "allow";
+  },
+});
+"""
+
+
+@pytest.mark.parametrize("agent", PLUGIN_AGENTS)
+@pytest.mark.timeout(600)
+def test_the_agent_never_calls_a_plugins_permission_ask(
+    agent: str, server: Server, daemon: RunningDaemon, copilot_cache: Path,
+    tmp_path_factory: pytest.TempPathFactory, target: Path,
+) -> None:  # fmt: skip
+    """The binary wins over the plugin docs: with the agent's own rule asking for every shell command, the
+    run asks (and, headless, rejects), and the plugin's `permission.ask` is never called, so it cannot
+    answer an ask either way. hookd's ask is therefore a deny (the tests above)."""
+    setup = install(agent, tmp_path_factory.mktemp(f"{agent}-permission-ask"), daemon.runtime_dir, server.port,
+                    copilot_cache)  # fmt: skip
+    config = setup.home / ".config" / agent / f"{agent}.json"
+    doc = json.loads(config.read_text())
+    doc["permission"]["bash"] = "ask"
+    config.write_text(json.dumps(doc))
+    (setup.home / ".config" / agent / "plugin" / "ask-probe.js").write_text(PERMISSION_ASK_PLUGIN)
+    marker = target / "permission-ask-called"
+    setup = Install(setup.agent, setup.home, setup.project, {**setup.env, "HOOKD_ASK_MARKER": str(marker)},
+                    setup.world)  # fmt: skip
+    run = run_agent(server, setup, f"touch {target}/ok-asked", target=target)
+    assert not (target / "ok-asked").exists(), run.report  # the agent's own ask: rejected headless
+    assert "permission requested: bash" in run.stdout + run.stderr, run.report
+    assert not marker.exists(), run.report
 
 
 # --- the daemon-down message reaches the user (issue 27.4) ---------------------------------------------

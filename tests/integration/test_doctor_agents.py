@@ -380,7 +380,8 @@ def install_project(setup: Installed, monkeypatch: pytest.MonkeyPatch) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-TRUSTING = [name for name, spec in AGENTS.items() if spec.install.trust is not None]
+TRUSTING = [name for name, spec in AGENTS.items()  # those that trust a project (OpenCode's trust is managed only)
+            if spec.install.trust_path("project", Path("/h"), Path("/p"), {}) is not None]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", TRUSTING)

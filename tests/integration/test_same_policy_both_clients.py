@@ -164,7 +164,14 @@ SHELL_ACTIONS = [
     ("empty Codex's hooks", "echo '{}' > ~/.codex/hooks.json", "deny"),
     ("switch Qwen's hooks off", "sed -i 's/{/{\"disableAllHooks\": true,/' ~/.qwen/settings.json", "deny"),
     ("write a project policy layer", "tee .hookd/policies/x.rego < /dev/null", "deny"),
-]
+    ("switch Droid's hooks off",
+     """sed -i 's/"hooks": {/"hooks": {"hooksDisabled": true, /' ~/.factory/settings.json""", "deny"),
+    ("remove OpenCode's hookd plugin", "rm ~/.config/opencode/plugin/hookd.js", "deny"),
+    ("edit Kilo's hookd plugin", "sed -i 's/deny/allow/' ~/.config/kilo/plugin/hookd.js", "deny"),
+    ("name another plugin in Kilo's config",
+     """sed -i 's/^{/{"plugin": ["x.js"],/' ~/.config/kilo/kilo.json""", "deny"),
+    ("drop a plugin beside OpenCode's", "cp x.js ~/.config/opencode/plugins/x.js", "deny"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("what", "command", "outcome"), SHELL_ACTIONS, ids=[a[0] for a in SHELL_ACTIONS])
@@ -184,8 +191,16 @@ WRITE_ACTIONS = [
     ("write .env", f"{PROJECT}/.env", "A=1", "deny"),
     ("write hookd's own hooks file of another agent", f"{HOME}/.copilot/hooks/hookd.json", "{}", "deny"),
     ("switch Qwen's hooks off", f"{HOME}/.qwen/settings.json", '{"disableAllHooks": true}', "deny"),
+    ("write a plugin beside OpenCode's", f"{HOME}/.config/opencode/plugins/x.js", "export default {}", "deny"),
+    ("name a plugin in a project's Kilo config", f"{PROJECT}/.kilo/kilo.json", '{"plugin": ["./x.js"]}', "deny"),
     ("write a source file", f"{PROJECT}/main.py", "print(1)", "allow"),
 ]
+
+
+def test_every_agent_with_a_file_tool_is_among_the_writers() -> None:
+    """The write actions reach every agent whose write tool shows its content (Droid's Create does not name
+    its content argument in hookd's table yet: it is covered by the shell actions only)."""
+    assert {"gemini", "claude", "qwen", "opencode", "kilo"} <= set(WRITERS), WRITERS
 
 
 @pytest.mark.parametrize(("what", "path", "content", "outcome"), WRITE_ACTIONS, ids=[a[0] for a in WRITE_ACTIONS])
@@ -203,3 +218,25 @@ def test_every_agents_file_tool_is_decided_alike(
     for agent, handled in decided.items():
         assert handled.decision.outcome.name.lower() == outcome, (agent, handled.decision)
         assert rules(handled) == rules(first), agent
+
+
+PATCHERS = {agent: name for agent in AGENTS for name, spec in AGENTS[agent].tools.items() if spec.patches}
+PATCH_ACTIONS = [
+    ("a patch into .git/hooks", "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch",
+     "deny"),
+    ("a patch into a source file", "*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** End Patch", "allow"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("what", "patch", "outcome"), PATCH_ACTIONS, ids=[a[0] for a in PATCH_ACTIONS])
+def test_every_agents_patch_tool_is_decided_by_the_files_it_names(
+    pipeline: Pipeline, what: str, patch: str, outcome: str
+) -> None:
+    """Codex's patch format, as each agent's patch tool carries it (Codex, Copilot, OpenCode, Kilo)."""
+    assert {"codex", "opencode", "kilo"} <= set(PATCHERS), PATCHERS
+    decided = {}
+    for agent, tool in PATCHERS.items():
+        decided[agent] = decide_tool(pipeline, agent, tool, {AGENTS[agent].tools[tool].patches[0]: patch})
+    for agent, handled in decided.items():
+        assert handled.decision.outcome.name.lower() == outcome, (agent, handled.decision)
+        assert rules(handled) == rules(decided["codex"]), agent

@@ -42,8 +42,11 @@ from hookd.dialects.spec import (
     InstallSpec,
     JSONObject,
     TextSettings,
+    Trust,
+    TrustChange,
+    system_path,
 )
-from hookd.errors import DialectError, one_line
+from hookd.errors import DialectError, SettingsError, one_line
 from hookd.runtime.resources import shipped
 from hookd.types import (
     Decision,
@@ -67,11 +70,11 @@ TOOLS: Mapping[str, ToolSpec] = {
     "list": ToolSpec(ToolKind.READ, (("path", _READ),)),
     "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
     "grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
-    "write": ToolSpec(ToolKind.WRITE, (("filePath", _WRITE),)),
-    "edit": ToolSpec(ToolKind.EDIT, (("filePath", _WRITE),)),
+    "write": ToolSpec(ToolKind.WRITE, (("filePath", _WRITE),), content="content"),
+    "edit": ToolSpec(ToolKind.EDIT, (("filePath", _WRITE),), replace=("oldString", "newString")),
     "multiedit": ToolSpec(ToolKind.EDIT, (("filePath", _WRITE),)),
-    "patch": ToolSpec(ToolKind.EDIT),
-    "apply_patch": ToolSpec(ToolKind.EDIT),
+    "patch": ToolSpec(ToolKind.EDIT, patches=("patchText",)),
+    "apply_patch": ToolSpec(ToolKind.EDIT, patches=("patchText",)),  # Codex's patch format
     "webfetch": ToolSpec(ToolKind.WEB),
     "websearch": ToolSpec(ToolKind.WEB),
 }
@@ -176,11 +179,58 @@ def _no_entry(entry: HookEntry) -> JSONObject:
 
 
 Locate = Callable[[str, Path, Path, Mapping[str, str]], Path]
+# How the managed config names hookd's plugin: relative to the config file's folder (the agent resolves a
+# "./" entry there), so that it holds wherever the folder is (a test's $HOOKD_SYSTEM_ROOT included).
+MANAGED_ENTRY = "./plugin/hookd.js"
 
 
-def plugin_agent(name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]]) -> AgentSpec:
+def managed_trust(title: str, config_name: str, config_dir: Locate) -> Trust:
+    """The managed folder's plugin directory is not scanned (only its config files are read): the managed
+    config's `"plugin"` list must name hookd's plugin for the agent to load it. Uninstall takes the entry
+    out again."""
+
+    def path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path | None:
+        return config_dir(scope, home, project_dir, env) / config_name if scope == "managed" else None
+
+    def update(config: Path, text: str, change: TrustChange) -> str:
+        doc, plugins = _plugin_list(config, text)
+        kept = [p for p in plugins if p != MANAGED_ENTRY]
+        doc["plugin"] = kept if change.doc is None else [*kept, MANAGED_ENTRY]
+        if not doc["plugin"]:
+            del doc["plugin"]
+        return json.dumps(doc, indent=2) + "\n"
+
+    def missing(config: Path, text: str, change: TrustChange) -> str:
+        try:
+            _, plugins = _plugin_list(config, text)
+        except SettingsError as exc:
+            return str(exc)
+        if MANAGED_ENTRY in plugins:
+            return ""
+        return f'{config} does not name {MANAGED_ENTRY} in its "plugin" list: {title} does not load hookd\'s plugin'
+
+    return Trust(path, update, missing, keys=("plugin",), names_hookd=True)
+
+
+def _plugin_list(config: Path, text: str) -> tuple[dict[str, Any], list[Any]]:
+    refuse = 'hookd changes only a JSON object whose "plugin" is a list; fix it by hand'
+    try:
+        doc = json.loads(text) if text.strip() else {}
+    except ValueError:
+        raise SettingsError(f"{config}: not JSON; {refuse}") from None
+    plugins = doc.get("plugin", []) if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or not isinstance(plugins, list):
+        raise SettingsError(f"{config}: {refuse}")
+    return doc, plugins
+
+
+def plugin_agent(
+    name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]], managed_config: str,
+    pure_env: str,
+) -> AgentSpec:  # fmt: skip
     """The spec of OpenCode or a fork: `config_dir(scope, home, project, env)` is the scope's config folder,
-    whose `plugin/hookd.js` install writes."""
+    whose `plugin/hookd.js` install writes; at the managed scope, `managed_config` in that folder must name
+    it (managed_trust). `pure_env` set (what `--pure` sets) loads no external plugin, hookd's included."""
 
     def settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
         return config_dir(scope, home, project_dir, env) / "plugin" / "hookd.js"
@@ -193,13 +243,15 @@ def plugin_agent(name: str, title: str, config_dir: Locate, bypass: Callable[...
         events=(event,),
         tools=TOOLS,
         install=InstallSpec(
-            scopes=("user", "project"),
+            scopes=("user", "project", "managed"),
             settings_path=settings_path,
             entry=_no_entry,
             exec_form=True,
             marker=False,
             text_settings=TextSettings(".js", plugin_text, plugin_events, plugin_doc),
+            trust=managed_trust(title, managed_config, config_dir),
             bypass=bypass,
+            hooks_off_env=(pure_env,),
         ),
         env=(PROJECT_DIR_ENV,),
         project_dir_env=PROJECT_DIR_ENV,
@@ -208,6 +260,8 @@ def plugin_agent(name: str, title: str, config_dir: Locate, bypass: Callable[...
 
 
 def _config_dir(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
+    if scope == "managed":  # read last, over every other config (1.18.33: `managedConfigDir`)
+        return system_path(env, "/etc/opencode")
     if scope == "user":
         return Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "opencode"
     return project_dir / ".opencode"
@@ -216,6 +270,8 @@ def _config_dir(scope: str, home: Path, project_dir: Path, env: Mapping[str, str
 def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
     """Every other plugin (a file beside hookd's, or one the config names) runs in the same process and can
     change a call's arguments after hookd judged them; the configs name plugins and permissions."""
+    if scope == "managed":  # opencode.json is the managed scope's trust file (managed_trust)
+        return (_config_dir(scope, home, project_dir, env) / "opencode.jsonc",)
     folder = _config_dir(scope, home, project_dir, env)
     configs: tuple[Path, ...] = (folder / "opencode.json", folder / "opencode.jsonc", folder / "config.json")
     if scope == "project":
@@ -223,4 +279,4 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
     return (folder / "plugin", folder / "plugins", *configs)
 
 
-SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass)
+SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass, "opencode.json", "OPENCODE_PURE")

@@ -115,6 +115,9 @@ class Trust:
     missing: Callable[[Path, str, TrustChange], str]
     beside: str = ""  # the trust file's name beside the settings file, where a plan names no trust file
     keys: tuple[str, ...] = ()  # the keys of the trust file that carry trust (empty: all of it)
+    # The trust entry names hookd's own file (OpenCode's managed "plugin" list): trusted while that file is
+    # gone means hookd's hooks were removed, not that hookd was never installed there.
+    names_hookd: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +187,9 @@ class InstallSpec:
     # The variables that move the agent's files (read by settings_path and bypass): the shims forward them,
     # so that the daemon protects the files the agent really reads.
     location_env: tuple[str, ...] = ()
+    # Variables that, set in the agent's environment, make it run none of hookd's hooks (OpenCode's
+    # OPENCODE_PURE: no external plugin): `hookd doctor` names them when they are set where it runs.
+    hooks_off_env: tuple[str, ...] = ()
 
     def trust_path(self, scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path | None:
         return self.trust.path(scope, home, project_dir, env) if self.trust is not None else None

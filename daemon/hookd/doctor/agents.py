@@ -65,9 +65,12 @@ def check_agents(
         findings += [replace(p, check=file.label) for p in problems] or [
             Finding(file.label, True, f"registered in {file.path}, current")
         ]
+    for file in files:
+        if file not in registered:
+            findings += removed_but_trusted(file, project_dir, env)
     for spec in AGENTS.values():
         mine = [f for f in files if f.agent is spec]
-        findings += overridden(spec, mine, env) + managed_only(spec, mine, project_dir, env)
+        findings += overridden(spec, mine, env) + managed_only(spec, mine, project_dir, env) + off_by_env(spec, env)
         if any(f.agent is spec and hookd_entries(f) for f in files):
             findings += one_by_one(spec, mine) + hooks_from_elsewhere(spec, project_dir, env)
     if not registered:
@@ -264,8 +267,7 @@ def trust_problems(file: ScopeFile, project_dir: Path, env: Mapping[str, str]) -
     Copilot: the repository's folder): the agent's module says what is missing."""
     spec = file.agent.install
     trust_file = spec.trust_path(file.scope, Path.home(), project_dir, env)
-    own_text = spec.text_settings is not None and file.path.suffix == spec.text_settings.suffix
-    if spec.trust is None or trust_file is None or own_text:
+    if spec.trust is None or trust_file is None:
         return []
     try:
         text = trust_file.read_text(encoding="utf-8")
@@ -280,6 +282,35 @@ def trust_problems(file: ScopeFile, project_dir: Path, env: Mapping[str, str]) -
     scope = "" if file.scope == "user" else f" --scope {file.scope}"
     scope += f" --project-dir {project}" if project is not None else ""
     return [Finding("", False, missing, f"hookd install --client {file.agent.name}{scope} again")]
+
+
+def removed_but_trusted(file: ScopeFile, project_dir: Path, env: Mapping[str, str]) -> list[Finding]:
+    """A trust entry that names hookd's own file (OpenCode's managed "plugin" list) while that file has no
+    hooks of hookd's: it was removed or emptied by hand, and the agent runs unguarded at that scope."""
+    spec = file.agent.install
+    trust_file = spec.trust_path(file.scope, Path.home(), project_dir, env)
+    if spec.trust is None or not spec.trust.names_hookd or trust_file is None:
+        return []
+    try:
+        text = trust_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    if spec.trust.missing(trust_file, text, TrustChange(file.path, {}, HOOK_NAME, None)):
+        return []
+    state = "is empty" if file.path.exists() else "is gone"
+    detail = f"{trust_file} names hookd's {file.path}, which {state}: {file.agent.title} runs unguarded here"
+    return [Finding(file.label, False, detail, install_command(file, project_dir))]
+
+
+def off_by_env(spec: AgentSpec, env: Mapping[str, str]) -> list[Finding]:
+    """A variable that makes the agent run none of hookd's hooks, set where doctor runs (and so, likely,
+    where the agent is started)."""
+    found = []
+    for var in spec.install.hooks_off_env:
+        if env.get(var, "").lower() not in ("", "0", "false"):
+            detail = f"{var}={env[var]} is set here: {spec.title} started from it runs none of hookd's hooks"
+            found.append(Finding(spec.name, False, detail, f"unset {var}"))
+    return found
 
 
 # --- across the files of one agent ------------------------------------------------------------------------

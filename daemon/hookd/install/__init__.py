@@ -246,7 +246,11 @@ def install(plan: InstallPlan) -> InstallResult:
     if spec.own_file is not None:
         return _install_owned_file(plan, spec)
     if spec.text_settings is not None and plan.settings_path.suffix == spec.text_settings.suffix:
-        return _text_settings(spec, plan.settings_path, hook_entries(plan), plan.managed_hooks_only)
+        change = TrustChange(plan.settings_path, {"hooks": {}}, plan.hook_name, plan.project_dir)
+        _trust(spec, plan.trust_path, change, write=False)  # refuse before anything is written
+        result = _text_settings(spec, plan.settings_path, hook_entries(plan), plan.managed_hooks_only)
+        _trust(spec, plan.trust_path, change, write=True)
+        return result
     path, name = plan.settings_path, plan.hook_name
     loaded = _load(path)
     doc = copy.deepcopy(loaded.doc)
@@ -315,7 +319,11 @@ def uninstall(
             _managed_only_file(switch, spec.managed_only_key, enable=False)
         return result
     if spec is not None and spec.text_settings is not None and settings_path.suffix == spec.text_settings.suffix:
-        return _text_settings(spec, settings_path, None, False)
+        change = TrustChange(settings_path, None, hook_name, None)
+        _trust(spec, trust_path, change, write=False)
+        result = _text_settings(spec, settings_path, None, False)
+        _trust(spec, trust_path, change, write=True)
+        return result
     path, name = settings_path, hook_name
     loaded = _load(path)
     if loaded.data is None:

@@ -5,13 +5,17 @@ the complete new arguments, an allow is nothing; install fills the shim's argv i
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from hookd.config import Config
 from hookd.dialects.opencode import plugin_events, plugin_text
 from hookd.dialects.registry import AGENTS
-from hookd.dialects.spec import HookEntry
+from hookd.dialects.spec import HookEntry, TrustChange
+from hookd.errors import SettingsError
+from hookd.install import install, make_plan, trust_path, uninstall
 from hookd.types import Caller, Deadline, Decision, Event, HookRequest, NormalisedEvent, Outcome, ToolKind
 
 CALLER = Caller(uid=1000, gid=1000, pid=1)
@@ -79,3 +83,70 @@ def test_the_plugin_files_and_other_plugins_are_the_tamper_surface(client: str, 
     surface = {s.path: s.kind for s in spec.tamper_surface(home, proj, {})}
     assert surface[home / user] == "settings" and surface[proj / project] == "settings"
     assert surface[(home / user).parent.parent / "plugins"] == "bypass"
+    assert surface[Path("/etc") / client / "plugin" / "hookd.js"] == "settings"
+    assert surface[Path("/etc") / client / f"{client}.json"] == "trust"
+
+
+@pytest.mark.parametrize("client", ["opencode", "kilo"])
+def test_the_managed_scope_names_the_plugin_in_the_managed_config(client: str, tmp_path: Path) -> None:
+    """The agent reads only the config files of its managed folder (/etc/<agent>): install names hookd's
+    plugin in its "plugin" list, keeping the admin's entries; uninstall takes only hookd's out again; a
+    config hookd cannot change is refused before anything is written; doctor says what is missing."""
+    env = {"HOOKD_SYSTEM_ROOT": str(tmp_path)}
+    home, proj = tmp_path / "home", tmp_path / "p"
+    spec = AGENTS[client].install
+    plugin = spec.settings_path("managed", home, proj, env)
+    config = trust_path(client, "managed", home=home, project_dir=proj, env=env)
+    assert plugin == tmp_path / "etc" / client / "plugin" / "hookd.js"
+    assert config == tmp_path / "etc" / client / f"{client}.json"
+    assert trust_path(client, "user", home=home, project_dir=proj, env=env) is None
+    assert spec.trust is not None
+    missing = spec.trust.missing
+    config.parent.mkdir(parents=True)
+    config.write_text('{"plugin": ["org-plugin"], "share": "disabled"}')
+    plan, _ = make_plan(client, plugin, Config(), ["/bin/shim"])
+    plan = replace(plan, trust_path=config)
+    install(plan)
+    assert json.loads(config.read_text()) == {"plugin": ["org-plugin", "./plugin/hookd.js"], "share": "disabled"}
+    assert "export const HookdPlugin" in plugin.read_text()
+    assert missing(config, config.read_text(), TrustChange(plugin, {}, "hookd", None)) == ""
+    uninstall(plugin, client=client, trust_path=config)
+    assert json.loads(config.read_text()) == {"plugin": ["org-plugin"], "share": "disabled"}
+    assert "does not name ./plugin/hookd.js" in missing(config, config.read_text(), TrustChange(plugin, {}, "", None))
+    config.write_text('{"plugin": "not a list"}')
+    before = plugin.read_bytes()
+    with pytest.raises(SettingsError, match="fix it by hand"):
+        install(plan)
+    assert plugin.read_bytes() == before  # refused before anything was written
+
+
+@pytest.mark.parametrize("client", ["opencode", "kilo"])
+def test_doctor_names_a_removed_managed_plugin_and_the_pure_switch(
+    client: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The managed config still names hookd's plugin while the plugin file is gone or emptied: hookd's hooks
+    were removed by hand (a user-scope plugin leaves no such trace). And OPENCODE_PURE / KILO_PURE set
+    where doctor runs: the agent started from there loads no plugin at all."""
+    from hookd.doctor.agents import check_agents
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    env = {"HOOKD_SYSTEM_ROOT": str(tmp_path)}
+    proj = tmp_path / "p"
+    plugin = AGENTS[client].install.settings_path("managed", tmp_path / "home", proj, env)
+    config = trust_path(client, "managed", home=tmp_path / "home", project_dir=proj, env=env)
+    plan, _ = make_plan(client, plugin, Config(), ["/bin/shim"])
+    install(replace(plan, trust_path=config))
+
+    def lines(extra: dict[str, str]) -> list[str]:
+        return [f.line() for f in check_agents(Config(), proj, {**env, **extra}) if f.check.startswith(client)]
+
+    assert not any("runs unguarded" in line or "is set here" in line for line in lines({}))
+    plugin.write_text("")
+    assert f"PROBLEM  {client} managed: {config} names hookd's {plugin}, which is empty" in "\n".join(lines({}))
+    plugin.unlink()
+    [gone] = [line for line in lines({}) if "runs unguarded" in line]
+    assert gone.endswith(f"which is gone: {AGENTS[client].title} runs unguarded here; fix: hookd install --client "
+                         f"{client} --scope managed")  # fmt: skip
+    variable = AGENTS[client].install.hooks_off_env[0]
+    assert f"PROBLEM  {client}: {variable}=1 is set here" in "\n".join(lines({variable: "1"}))
+    assert not any(variable in line for line in lines({variable: "0"}))
