@@ -332,7 +332,8 @@ class HookService(hookd_pb2_grpc.HookServicer):
             ms = self.daemon.config.daemon.request_timeout_ms
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"hookd did not decide within its {ms} ms deadline")
         except LaneRefused as exc:  # a streamed chunk, which only the lane decides
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"hookd's lane did not decide it ({exc.code}): {exc}")
+            code = grpc.StatusCode.DEADLINE_EXCEEDED if exc.code == "deadline" else grpc.StatusCode.UNAVAILABLE
+            await context.abort(code, f"hookd's lane did not decide it ({exc.code}): {exc}")
         if isinstance(handled, LaneDecision):
             reply, decision, decision_id = handled.reply, handled.outcome, handled.decision_id
         else:

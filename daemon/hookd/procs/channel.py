@@ -15,8 +15,8 @@ The channel between them is a socketpair of newline-delimited JSON:
   daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
                    {"t": "ack", "n": N}                 N more records are in the daemon's log queue
 The daemon hands the configuration over on the worker's stdin (a pickle of `Config`: the same program,
-the same user), and to the lane, after it, its copy of the open responses' texts (hookd.enrich.stream, `Kept`). A worker that dies is started again after a pause; its end of the channel closing tells
-the daemon.
+the same user), and to the lane, after it, its copy of the open responses' texts (hookd.enrich.stream,
+`Kept`). A worker that dies is started again after a pause; its end of the channel closing tells the daemon.
 """
 
 from __future__ import annotations
