@@ -39,11 +39,24 @@ FIGURES = (
 
 
 def extract(revision: str, into: Path) -> Path:
-    """The revision's daemon/ and policies/ directories, extracted under `into`; returns its daemon/."""
+    """The revision's daemon/, policies/ and client_shim/ (the daemon checks its shims at start), extracted under
+    `into`; returns its daemon/."""
     into.mkdir()
     archive = into / "daemon.tar"
     subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), revision, "daemon", "policies"],
+        [
+            "git",
+            "-C",
+            str(ROOT),
+            "archive",
+            "--format=tar",
+            "-o",
+            str(archive),
+            revision,
+            "daemon",
+            "policies",
+            "client_shim",
+        ],
         check=True,
         timeout=60,
     )

@@ -20,7 +20,7 @@ from pathlib import Path
 from hookd.assembly import enrichers, rego_engine
 from hookd.config import Config
 from hookd.runtime.resources import policies_dir
-from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind
+from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind, settled
 
 COMMANDS = ("git status", "rm -rf ~/", "cat .env", "ls -la src")
 
@@ -53,12 +53,12 @@ async def run(calls: int) -> None:
         for i in range(calls):
             for name, engine in engines.items():
                 started, thread = time.perf_counter(), time.thread_time()
-                await engine.evaluate(requests[i % len(requests)])
+                await settled(engine.evaluate(requests[i % len(requests)]))
                 cpu[name] += time.thread_time() - thread
                 wall[name].append((time.perf_counter() - started) * 1e6)
         same = True
         for each in requests:
-            answers = [list(await engine.evaluate(each)) for engine in engines.values()]
+            answers = [list(await settled(engine.evaluate(each))) for engine in engines.values()]
             if answers[0] != answers[1]:
                 print(f"differs on {each.document['tool']}: {answers}")
                 same = False

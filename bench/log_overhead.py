@@ -3,7 +3,7 @@
 Three runs over the same BeforeTool payloads with the default policies (N decisions each):
 
   pipeline   `Pipeline.handle` alone: the decision, no logging at all
-  hot path   `Decider.handle` (decide, count, `put_nowait` into the log's sink) timed around the await,
+  hot path   `Decider.handle` (decide, count, `put_nowait` into the log's sink), in the call,
              with the writer task running between requests, as it does in the daemon
   per record the writer's own time per record (mask, canonical JSON, sha256, write), from one batch of 2000
 
@@ -25,7 +25,7 @@ import uvloop
 from hookd.app import Daemon
 from hookd.audit.record import Pending
 from hookd.config import Config, DaemonConfig, LogConfig
-from hookd.types import Caller, Deadline, HookRequest
+from hookd.types import Caller, Deadline, HookRequest, settled
 
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOADS = [
@@ -83,7 +83,7 @@ async def main(calls: int) -> None:
             await asyncio.sleep(0)
         for r in requests[first : first + block]:
             start = time.perf_counter()
-            await daemon.decider.handle(r)
+            await settled(daemon.decider.handle(r))
             logged.append(time.perf_counter() - start)
             await asyncio.sleep(0)  # the writer runs here, off the timed path, as between requests in the daemon
     while daemon.decision_log.written < calls:
@@ -97,14 +97,14 @@ async def main(calls: int) -> None:
     daemon.decision_log.end_subscriptions()
     done = handled[0]
     record_calls = []
-    for _ in range(20):  # Decider.record alone: the only code the log adds to a request
+    for _ in range(20):  # DaemonRecorder.record alone: the only code the log adds to a request
         start = time.perf_counter()
         for _ in range(1000):
-            daemon.decider.record(done, "socket")
+            daemon.recorder.record(done, "socket")
         record_calls.append((time.perf_counter() - start) / 1000)
         daemon.sink.take()
     observe_calls = []
-    for _ in range(20):  # the metrics part of Decider.record
+    for _ in range(20):  # the metrics part of DaemonRecorder.record
         start = time.perf_counter()
         for _ in range(1000):
             daemon.metrics.observe(done)
@@ -119,7 +119,8 @@ async def main(calls: int) -> None:
     )
     p50 = sorted(logged)[len(logged) // 2] - sorted(plain)[len(plain) // 2]
     print(f"p50 difference (hot path - pipeline): {p50 * 1e6:+.1f} µs")
-    print(f"Decider.record (metrics + Pending + put_nowait): {statistics.median(record_calls) * 1e6:.2f} µs per call")
+    record_us = statistics.median(record_calls) * 1e6
+    print(f"DaemonRecorder.record (metrics + Pending + put_nowait): {record_us:.2f} µs per call")
     print(f"  of which DecisionMetrics.observe: {statistics.median(observe_calls) * 1e6:.2f} µs per call")
 
 

@@ -20,12 +20,20 @@ Usage: fake_llm.py PORT LOGFILE COMMAND      (PORT 0 = pick one; prints "READY <
        for many runs, each with its own prompt)
        A conversation naming PATCH<<patch text>>PATCH is answered with one call of Codex's apply_patch
        tool (a freeform `custom_tool_call` whose input is the patch), when the request offers it.
+       A conversation naming DELEGATE<<base64 of {"tool": name, "args": {...}}>>DELEGATE (a sub-agent test) is
+       answered with one call of that tool (the agent's sub-agent spawner) with those arguments, or with
+       text when the request does not offer it: never the shell, the command must run in the sub-agent,
+       whose own conversation (its prompt, in args, names RUN<<command>>RUN and no DELEGATE) gets it.
+       A conversation naming CODE<<base64 of JavaScript>>CODE is answered with one call of Codex's code-mode
+       `exec` tool (a freeform tool in the `functions` namespace that the request's `additional_tools`
+       input item offers) running that script.
 Env:   FAKE_TOOL=<name>   force the tool name (else the first known shell tool offered)
        FAKE_ARGS=<json>   force the argument object (COMMAND is then ignored)
        FAKE_MAX_CALLS=N   default 1
 Every request is appended to LOGFILE as one JSON line: {"n","method","path","headers","body"}.
 """
 
+import base64
 import json
 import os
 import re
@@ -74,9 +82,60 @@ def patch_for(body):
     return json.loads('"' + found.group(1) + '"') if found else None
 
 
+def delegation_for(body):
+    """The DELEGATE<<base64 of {"tool", "args"}>>DELEGATE spec a conversation names, or None."""
+    found = re.search(r"DELEGATE<<([A-Za-z0-9+/=]*)>>DELEGATE", json.dumps(body))
+    return json.loads(base64.b64decode(found.group(1))) if found else None
+
+
+def delegate(body, tool, calls, last_output):
+    """In a delegating conversation: the call to make now as (name, step), else no tool at all. The
+    spawner first, then the spec's `then` steps (Codex's wait_agent: its exec ends with the main turn),
+    whose "{output.KEY}" strings take KEY of the previous call's JSON output. A spec may name the
+    `namespace` tool that holds these tools (Codex's multi_agent_v1)."""
+    spec = delegation_for(body)
+    if spec is None:
+        return tool, None
+    steps = [spec, *spec.get("then", [])]
+    if calls >= len(steps) or (calls == 0) != (last_output is None):
+        return None, None
+    if spec.get("namespace", spec["tool"]) not in tool_names(body):
+        return None, None
+    try:
+        previous = json.loads(last_output) if last_output else {}
+    except ValueError:
+        previous = {}
+
+    def filled(value):
+        if isinstance(value, list):
+            return [filled(v) for v in value]
+        if isinstance(value, str) and value.startswith("{output.") and isinstance(previous, dict):
+            return str(previous.get(value[len("{output.") : -1], value))
+        return value
+
+    step = steps[calls]
+    args = {k: filled(v) for k, v in step["args"].items()}
+    return step["tool"], {"args": args, **({"namespace": spec["namespace"]} if "namespace" in spec else {})}
+
+
+def code_for(body):
+    """The script a conversation names as CODE<<base64>>CODE, when the request offers Codex's code-mode
+    `exec` (in an `additional_tools` input item), else None."""
+    found = re.search(r"CODE<<([A-Za-z0-9+/=]*)>>CODE", json.dumps(body))
+    offered = [t for i in body.get("input") or [] if isinstance(i, dict) and i.get("type") == "additional_tools"
+               for t in i.get("tools") or [] if isinstance(t, dict)]  # fmt: skip
+    has_exec = any(t.get("name") == "functions" and any(f.get("name") == "exec" for f in t.get("tools") or [])
+                   for t in offered)  # fmt: skip
+    return base64.b64decode(found.group(1)).decode() if found and has_exec else None
+
+
 def tool_names(body):
+    """The tools a request offers: its `tools`, and those of Codex's `additional_tools` input items (code
+    mode: namespaces such as `functions` and `collaboration`, by the namespace's name)."""
     names = []
-    for t in body.get("tools") or []:
+    extra = [t for i in body.get("input") or [] if isinstance(i, dict) and i.get("type") == "additional_tools"
+             for t in i.get("tools") or []]  # fmt: skip
+    for t in [*(body.get("tools") or []), *extra]:
         if not isinstance(t, dict):
             continue
         if "function" in t and isinstance(t["function"], dict):
@@ -221,8 +280,14 @@ class H(BaseHTTPRequestHandler):
         ev = [{"type": "response.created", "response": {"id": rid}}]
         if isinstance(last, dict) and last.get("type", "").endswith("_output"):
             tool = None
+        output = last.get("output") if isinstance(last, dict) and last.get("type", "").endswith("_output") else None
+        tool, delegated = delegate(body, tool, calls, output)
         patch = patch_for(body) if tool else None
-        if patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
+        code = code_for(body) if output is None and calls < MAX_CALLS else None
+        if code is not None:
+            item = {"type": "custom_tool_call", "call_id": f"call_fake_{n}", "name": "exec", "namespace": "functions"}
+            ev.append({"type": "response.output_item.done", "item": item | {"input": code}})
+        elif patch is not None and "apply_patch" in tool_names(body) and calls < MAX_CALLS:
             ev.append(
                 {
                     "type": "response.output_item.done",
@@ -234,7 +299,7 @@ class H(BaseHTTPRequestHandler):
                     },
                 }
             )
-        elif tool and calls < MAX_CALLS:
+        elif tool and (delegated or calls < MAX_CALLS):
             ev.append(
                 {
                     "type": "response.output_item.done",
@@ -242,7 +307,8 @@ class H(BaseHTTPRequestHandler):
                         "type": "function_call",
                         "call_id": f"call_fake_{n}",
                         "name": tool,
-                        "arguments": json.dumps(args_for(tool, body)),
+                        "arguments": json.dumps(delegated["args"] if delegated else args_for(tool, body)),
+                        **({"namespace": delegated["namespace"]} if delegated and "namespace" in delegated else {}),
                     },
                 }
             )
@@ -286,6 +352,8 @@ class H(BaseHTTPRequestHandler):
         tool = pick_tool(body)
         if isinstance(last, dict) and last.get("role") == "tool":
             tool = None
+        output = last.get("content") if isinstance(last, dict) and last.get("role") == "tool" else None
+        tool, delegated = delegate(body, tool, calls, json.dumps(output) if isinstance(output, list) else output)
         model = body.get("model", "fake-model")
         cid = f"chatcmpl-{n}"
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
@@ -299,12 +367,15 @@ class H(BaseHTTPRequestHandler):
             }
             msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
             finish = "tool_calls"
-        elif tool and calls < MAX_CALLS:
+        elif tool and (delegated or calls < MAX_CALLS):
             tc = {
                 "index": 0,
                 "id": f"call_fake_{n}",
                 "type": "function",
-                "function": {"name": tool, "arguments": json.dumps(args_for(tool, body))},
+                "function": {
+                    "name": tool,
+                    "arguments": json.dumps(delegated["args"] if delegated else args_for(tool, body)),
+                },
             }
             msg = {"role": "assistant", "content": None, "tool_calls": [tc]}
             finish = "tool_calls"

@@ -14,7 +14,18 @@ from hookd.engines.composite import CompositeEngine
 from hookd.engines.python.engine import PythonEngine
 from hookd.errors import PartialAnswer
 from hookd.policy.layers import LayeredEngine
-from hookd.types import Caller, Deadline, Engine, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind, Verdict
+from hookd.types import (
+    Caller,
+    Deadline,
+    Engine,
+    EngineRequest,
+    Event,
+    NormalisedEvent,
+    ToolCall,
+    ToolKind,
+    Verdict,
+    settled,
+)
 
 
 def write_policy(directory: Path, body: str, name: str = "hostile.py") -> Path:
@@ -39,7 +50,7 @@ async def answer(engine: Engine, request: EngineRequest) -> list[Verdict]:
     """The engine's verdicts as the pipeline makes them: each policy that failed (a PartialAnswer's error)
     becomes its verdict in place, under the default fail modes."""
     try:
-        return list(await engine.evaluate(request))
+        return list(await settled(engine.evaluate(request)))
     except PartialAnswer as exc:
         return settle(request.event.event, exc.results, Config().shim.fail_modes)
 

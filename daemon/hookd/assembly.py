@@ -22,10 +22,10 @@ from hookd.enrich.stream import MemoryTexts, ResponseStreams
 from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.layers import ENFORCE, MONITOR, SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
+from hookd.policy.layers import ENFORCE, MONITOR, SHADOW, USER_LAYER, Layer, Rank, layered
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.selfprotect import ProtectedSet
-from hookd.types import Engine, Enricher, Outcome
+from hookd.types import Engine, Enricher, Outcome, PolicySet
 
 
 def in_process(config: Config) -> Config:
@@ -125,17 +125,24 @@ def shadow_layer(config: Config, directory: Path, *, wait: bool = True) -> Layer
     return Layer("shadow", rank, engine, location=str(directory), mode=SHADOW, replaces=replaces)
 
 
-def load_engine(
+def load_policy_set(
     config: Config, policies: Path | None = None, *, bundles: Sequence[Layer] | None = None, wait: bool = True
-) -> Engine:
-    """The engine that serves the whole policy set: the one place that turns config into engines, used at
-    start-up, by every reload and activation and by `hookd eval`. Organisation bundles (`bundles`, else the
-    last good ones kept in the state directory) over the user's policy directory over opted-in projects'.
-    With `wait=False`, `await engine.ready()` before serving it. Raises PolicyLoadError (the old set keeps
+) -> PolicySet:
+    """The whole policy set: the one place that turns config into engines, used at start-up, by every
+    reload and activation and by `hookd eval`. Organisation bundles (`bundles`, else the last good ones
+    kept in the state directory) over the user's policy directory over opted-in projects'. With
+    `wait=False`, `await policy_set.ready()` before serving it. Raises PolicyLoadError (the old set keeps
     serving)."""
     if bundles is None:
         bundles = [active.layer for active in kept_bundles_of(config)[0]]
-    return LayeredEngine([*bundles, *local_layers(config, policies, wait=wait)])
+    return layered([*bundles, *local_layers(config, policies, wait=wait)])
+
+
+def load_engine(
+    config: Config, policies: Path | None = None, *, bundles: Sequence[Layer] | None = None, wait: bool = True
+) -> Engine:
+    """The engine of `load_policy_set` (for callers that only evaluate)."""
+    return load_policy_set(config, policies, bundles=bundles, wait=wait).engine
 
 
 def kept_bundles_of(config: Config) -> tuple[list[Active], dict[str, str]]:
@@ -154,16 +161,16 @@ def bundle_compiler(config: Config, *, wait: bool = True) -> Compile:
 
 def build_pipeline(
     config: Config,
-    engine: Engine | None = None,
+    engine: Engine | PolicySet | None = None,
     probe: InteractiveProbe = session_is_interactive,
     ids: IdFactory | None = None,
     bundles: Sequence[Layer] = (),
     steps: Sequence[Enricher] | None = None,
 ) -> tuple[Pipeline, PolicySetHolder]:
-    """The pipeline over `engine` (else the configured policy set), and the holder of what it serves;
-    `bundles` are the organisation layers among `engine`'s; `steps` the enrichers when pipelines are to
-    share their state (a stream's text), else new ones."""
-    holder = PolicySetHolder(engine or load_engine(config), bundles=bundles)
+    """The pipeline over `engine` (an engine or a whole policy set; else the configured policy set), and the
+    holder of what it serves; `bundles` are the organisation layers among `engine`'s; `steps` the enrichers
+    when pipelines are to share their state (a stream's text), else new ones."""
+    holder = PolicySetHolder(load_policy_set(config) if engine is None else engine, bundles=bundles)
     ask = AskPolicy(
         headless_fallback=Outcome.DENY if config.ask.headless_fallback == "deny" else Outcome.ALLOW,
         unknown_is_headless=config.ask.unknown_is_headless,

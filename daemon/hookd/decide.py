@@ -1,85 +1,85 @@
-"""The daemon's decision path: `Decider` owns the pipeline's use by the daemon process.
+"""The decision path of every deciding process: `Decider` puts the lane, the pipeline and a recorder together.
 
 Three ways in reach the same pipeline: the hook socket and the HTTP hook endpoint (`handle`), and the control
 plane's Decide (`decide`); each is counted and recorded the same way, and each transport keeps only its own
-wire's error mapping. The agents' ways in send a heavy request to the lane process (hookd.lane),
-which records it itself; Decide, the owner's own call, is decided here. The control plane's Evaluate
-(`evaluate`) is a dry run: neither counted nor recorded. Recording never blocks and never fails the request:
-the decision goes to the metrics, the replay store and the decision log's sink (`put_nowait`), through the
-observer first when monitor or shadow layers are to see it. Everything the log does happens later, in its own
-task.
+wire's error mapping. A heavy request goes whole to the lane process (hookd.lane), which decides and records it
+itself; Decide, the owner's own call, is decided here. The control plane's Evaluate (`evaluate`) is a dry run:
+neither counted nor recorded.
+
+`handle` is synchronous up to the one remote step (hookd.pipeline): a request the in-process engine decides is
+answered, and recorded, in the call; one that waits on a remote engine, the lane, or room for its record
+returns one awaitable. The daemon, each worker and the lane run this same Decider; only the recorder differs
+(`Recorder`): the daemon's (`DaemonRecorder`) counts the decision and hands it to the decision log's sink, a
+worker's sends it to the daemon over its channel (hookd.procs.child). Recording never fails the request once
+admitted; everything the log does happens later, in its own task.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from hookd.audit.record import Pending
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.errors import DialectError
-from hookd.lane import Lane, LaneDecision, decided_here, route, streamed
+from hookd.lane import Lane, LaneDecision, streamed
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.layers import LayeredEngine
 from hookd.rollout.observe import Observer
 from hookd.rollout.store import ReplayStore
 from hookd.runtime.metrics import DecisionMetrics
 from hookd.transport.hook_server import ServerStats
-from hookd.types import Handled, HookRequest, Reply
+from hookd.types import Deadline, Handled, HookRequest, Reply, settled
+
+
+class Recorder(Protocol):
+    """Where a deciding process's decisions go."""
+
+    def admit(self) -> None:
+        """Raises Unavailable when a decision could not be recorded now: the request is then not decided."""
+
+    def record(self, handled: Handled, via: str, deadline: Deadline) -> Awaitable[None] | None:
+        """Take one decision; an awaitable when it must wait for room first (which raises Unavailable when
+        `deadline`, the request's, comes first: the reply is then refused, and so recorded)."""
 
 
 class Decider:
     def __init__(
-        self,
-        config: Config,
-        pipeline: Pipeline,
-        policy_set: PolicySetHolder,
-        stats: ServerStats,
-        metrics: DecisionMetrics,
-        sink: Sink[Queued],
-        observer: Observer,
-        replay: ReplayStore | None,
-        hook_requests_in_flight: Callable[[], int],
-        lane: Lane | None = None,
+        self, config: Config, pipeline: Pipeline, recorder: Recorder, stats: ServerStats, lane: Lane | None = None
     ) -> None:
         self.config = config
         self.pipeline = pipeline
-        self._policy_set = policy_set
+        self.recorder = recorder
         self._stats = stats
-        self._metrics = metrics
-        self._sink = sink
-        self._observer = observer
-        self._replay = replay
-        self._hook_in_flight = hook_requests_in_flight
-        self._timeout = config.daemon.request_timeout_ms / 1000
+        self._timeout = config.daemon.request_timeout_ms / 1000  # Decide's and Evaluate's
         self._lane = lane
 
-    async def handle(self, request: HookRequest) -> Reply:
+    def handle(self, request: HookRequest) -> Reply | Awaitable[Reply]:
         """The hook socket's and the HTTP hook endpoint's handler (each transport counts the request and maps
-        errors): a heavy request goes to the lane, which decides and records it; any other is decided here."""
-        routed = await route(self._lane, request, self.pipeline.parse)
-        if isinstance(routed, Reply):
-            return routed
-        handled = await self.pipeline.handle(request, routed)
-        self.record(handled, request.via)
-        return handled.reply
+        errors): a heavy request goes to the lane, which decides and records it; any other is decided and
+        recorded here, in the call unless a step must be awaited. Raises DialectError, Unavailable."""
+        self.recorder.admit()
+        lane = self._lane
+        if lane is not None and (why := lane.sends(request)):
+            return lane.forward(request, why)
+        event = self.pipeline.parse(request)
+        if lane is not None and (why := lane.sends_event(event)):
+            return lane.forward(request, why)
+        decided = self.pipeline.decide(request, event)
+        if isinstance(decided, Handled):
+            return self._recorded(decided, request)
+        return self._recorded_later(decided, request)
 
-    def handle_now(self, request: HookRequest) -> Reply | None:
-        """`handle` without awaiting, for a light request when the engine is immediate (the embedded Rego
-        engine): the hook socket then answers in the callback that read the request. None, with nothing
-        decided or recorded, when `handle` must be awaited instead. Raises DialectError."""
-        if not self.pipeline.immediate:
-            return None
-        event = decided_here(self._lane, request, self.pipeline.parse)
-        handled = None if event is None else self.pipeline.handle_now(request, event)
-        if handled is None:
-            return None
-        self.record(handled, request.via)
-        return handled.reply
+    def _recorded(self, handled: Handled, request: HookRequest) -> Reply | Awaitable[Reply]:
+        taken = self.recorder.record(handled, request.via, request.deadline)
+        return handled.reply if taken is None else _then(taken, handled.reply)
+
+    async def _recorded_later(self, decided: Awaitable[Handled], request: HookRequest) -> Reply:
+        return await settled(self._recorded(await decided, request))
 
     async def decide(self, request: HookRequest) -> Handled | LaneDecision:
         """The Decide call: the hook path, counted and logged like it; a streamed chunk is decided where the
@@ -97,7 +97,7 @@ class Decider:
         except TimeoutError:
             self._stats.error("deadline")
             raise
-        self.record(handled, "grpc")
+        await settled(self.recorder.record(handled, "grpc", request.deadline))
         return handled
 
     async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled:
@@ -105,14 +105,41 @@ class Decider:
         async with asyncio.timeout(self._timeout):
             return await self.pipeline.handle(request, probe=probe)
 
-    def record(self, handled: Handled, via: str) -> None:
-        """Count the decision and hand it to the decision log (through the observer when monitor or shadow
-        layers are to see it first); never blocks, never fails the request."""
+
+async def _then(taken: Awaitable[None], reply: Reply) -> Reply:
+    await taken
+    return reply
+
+
+class DaemonRecorder:
+    """The daemon's: each decision counted, offered to the replay store and handed to the decision log's sink
+    (through the observer first when monitor or shadow layers are to see it); never blocks, never fails."""
+
+    def __init__(
+        self,
+        metrics: DecisionMetrics,
+        sink: Sink[Queued],
+        observer: Observer,
+        replay: ReplayStore | None,
+        policy_set: PolicySetHolder,
+        hook_requests_in_flight: Callable[[], int],
+    ) -> None:
+        self._metrics = metrics
+        self._sink = sink
+        self._observer = observer
+        self._replay = replay
+        self._policy_set = policy_set
+        self._hook_in_flight = hook_requests_in_flight
+
+    def admit(self) -> None:
+        return None  # the daemon's own log is always there to take a record
+
+    def record(self, handled: Handled, via: str, deadline: Deadline | None = None) -> None:
         self._metrics.observe(handled)
         if self._replay is not None:
             self._replay.offer(handled)
-        engine = handled.engine
-        if isinstance(engine, LayeredEngine) and engine.observed:
+        served = handled.policy_set
+        if served is not None and served.observed:
             self._observer.offer(Pending(handled, time.time(), via), self.busy(via))
         else:
             self._sink.put_nowait(Pending(handled, time.time(), via))

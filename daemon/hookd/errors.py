@@ -37,11 +37,13 @@ HookdError
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hookd.types import Verdict
+    from hookd.types import Engine, EngineRequest, Verdict
+
+Results = Sequence["Verdict | EngineError"]
 
 
 class HookdError(Exception):
@@ -111,6 +113,23 @@ def verdicts_or_partial(results: Sequence[Verdict | EngineError]) -> list[Verdic
     if len(verdicts) < len(results):
         raise PartialAnswer(results)
     return verdicts
+
+
+def results_of(part: Engine, request: EngineRequest) -> Results | Awaitable[Results]:
+    """What one part of a policy set (a composite's engine, a layer) answered, a PartialAnswer's results kept
+    so that its broken policy never drops the other parts' answers; an awaitable where the part's answer is one."""
+    try:
+        answer = part.evaluate(request)
+    except PartialAnswer as exc:
+        return exc.results
+    return _results_awaited(answer) if isinstance(answer, Awaitable) else answer
+
+
+async def _results_awaited(answer: Awaitable[Sequence[Verdict]]) -> Results:
+    try:
+        return await answer
+    except PartialAnswer as exc:
+        return exc.results
 
 
 class SandboxFrameError(HookdError):

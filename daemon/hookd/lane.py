@@ -26,7 +26,7 @@ import contextlib
 import errno
 import json
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -41,7 +41,6 @@ from hookd.errors import DialectError, FrameError, LaneRefused
 from hookd.types import Handled, HookRequest, NormalisedEvent, Reply
 
 log = structlog.get_logger("hookd.lane")
-Parse = Callable[[HookRequest], NormalisedEvent]  # the pipeline's dialect step
 RETRY_S = 0.02  # between attempts to reach a lane that is not listening yet
 # Heavy requests of one session (an agent process: the caller's uid and the shim's parent) that one process
 # may have at the lane or waiting for it. Beyond them that session's next heavy request gets the fail mode at
@@ -70,7 +69,8 @@ class LaneDecision:
 
 
 class Lane:
-    """The forwarding side, in the daemon and in each worker. `route` is the only entry."""
+    """The forwarding side, in the daemon and in each worker (hookd.decide.Decider): `sends` before the
+    request is parsed, `sends_event` after, and `forward` for a request either names."""
 
     def __init__(self, path: Path, limits: LimitsConfig, max_reply_bytes: int) -> None:
         self.path = path
@@ -85,23 +85,18 @@ class Lane:
             return None
         return cls(config.lane_socket, config.limits, 2 * config.daemon.max_payload_bytes + wire.REPLY_PREFIX_SIZE)
 
-    async def route(self, request: HookRequest, parse: Parse) -> Reply | NormalisedEvent:
-        """The lane's reply to a heavy request; for any other, the parsed event, to be decided here.
-        Raises DialectError (a payload the dialect cannot read) and LaneRefused."""
-        event, why = self.triage(request, parse)
-        return await self.forward(request, why) if event is None else event
-
-    def triage(self, request: HookRequest, parse: Parse) -> tuple[NormalisedEvent | None, str]:
-        """The parsed event of a request to be decided here, or None and which `[limits] lane_*` makes it the
-        lane's. Raises DialectError."""
+    def sends(self, request: HookRequest) -> str:
+        """Which `[limits] lane_*` makes `request` the lane's before it is parsed ("stream", "payload-bytes"),
+        or "" (then `sends_event` says, once the deciding process has parsed it)."""
         if streamed(request):
-            return None, "stream"
+            return "stream"
         if len(request.payload) > self._limits.lane_payload_bytes:
-            return None, "payload-bytes"
-        event = parse(request)
-        if why := heavy(event, self._limits):
-            return None, why
-        return event, ""
+            return "payload-bytes"
+        return ""
+
+    def sends_event(self, event: NormalisedEvent) -> str:
+        """Which `[limits] lane_*` makes the parsed `event` the lane's (a long command, many paths), or ""."""
+        return heavy(event, self._limits) or ""
 
     async def decide(self, request: HookRequest) -> LaneDecision:
         """A Decide of a streamed chunk, decided by the lane where the response's text is (as the agents' chunks
@@ -249,18 +244,6 @@ def decision_of(reply: Reply) -> LaneDecision:
         return LaneDecision(inner, str(body["decision"]), str(body["id"]))
     except (ValueError, KeyError, TypeError) as exc:
         raise LaneRefused("internal", f"the lane answered a Decide without its decision: {exc}") from None
-
-
-async def route(lane: Lane | None, request: HookRequest, parse: Parse) -> Reply | NormalisedEvent:
-    """`lane.route`, or, with no lane, the parsed event: the step between a deciding process's transport
-    and its pipeline (the daemon's `Decider`, each worker)."""
-    return parse(request) if lane is None else await lane.route(request, parse)
-
-
-def decided_here(lane: Lane | None, request: HookRequest, parse: Parse) -> NormalisedEvent | None:
-    """The parsed event of a request this process decides; None for a heavy one, which `route` sends to the
-    lane. Raises DialectError."""
-    return parse(request) if lane is None else lane.triage(request, parse)[0]
 
 
 def _head(request: HookRequest) -> bytes:

@@ -1,15 +1,22 @@
 """The hot path: dialect parse → enrich → engine evaluate → combine → ask resolution → dialect render.
 
+One synchronous core (`decide`) serves every way in (the daemon's hook socket and HTTP endpoint, Decide and
+dry runs, each worker process, the lane): it returns the finished `Handled` when the engine answered in the
+call (the embedded Rego engine, or no remote policy applies), or one awaitable that resumes after the one
+remote step (an OPA server, Python or isolated Rego workers: hookd.types.Answer) and finishes the same way.
+So an in-process decision runs in the callback that read the request, with no task, and there is no second,
+awaited copy of the path to keep deciding alike.
+
 Each step returns a value and none calls back up. A rewritten tool call is enriched and evaluated once more
-(hookd.policy.redecide): the agent runs what it was rewritten into. Engine failures become a verdict that follows the
-event's fail mode (deny where the event fails closed, a warning message where it fails open), so a
+(hookd.policy.redecide): the agent runs what it was rewritten into. Engine failures become a verdict that follows
+the event's fail mode (deny where the event fails closed, a warning message where it fails open), so a
 broken policy never turns into an accidental allow.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from hookd import wire
@@ -35,12 +42,24 @@ from hookd.types import (
     HookRequest,
     NormalisedEvent,
     Outcome,
+    PolicySet,
     RepeatingDialect,
     Verdict,
+    settled,
 )
 
 InteractiveProbe = Callable[[int], "bool | None"]
 IdFactory = Callable[[], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluated:
+    """What evaluation made of one event: the verdicts to combine, and whether the engine failed (the fail
+    mode answered)."""
+
+    event: NormalisedEvent  # as enriched
+    verdicts: Sequence[Verdict]
+    engine_error: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +90,6 @@ class Pipeline:
         self._ids = ids
         self._limits = input_limits or LimitsConfig()
 
-    @property
-    def immediate(self) -> bool:
-        """The serving engine answers without awaiting (`handle_now` decides)."""
-        return self._policy_set.current.immediate
-
     def dialect(self, client: str) -> Dialect:
         try:
             return self._dialects[client]
@@ -102,11 +116,12 @@ class Pipeline:
             raise DialectError(str(exc)) from None
         return self.dialect(request.client).parse(request)
 
-    async def handle(
+    def decide(
         self, request: HookRequest, parsed: NormalisedEvent | None = None, *, probe: InteractiveProbe | None = None
-    ) -> Handled:
-        """Decide one request (`parsed`: what `parse` made of it, if the caller has it already). Raises
-        DialectError for a payload the client dialect cannot read.
+    ) -> Handled | Awaitable[Handled]:
+        """Decide one request (`parsed`: what `parse` made of it, if the caller has it already): the `Handled`,
+        or an awaitable of it where an engine's answer is awaited (the caller awaits it: the policy set is held
+        until it finishes). Raises DialectError for a payload the client dialect cannot read.
 
         The engine is acquired once per request and released after evaluation: a reload swaps it between
         requests, never within one, and the old engine is closed only after its last request.
@@ -114,53 +129,83 @@ class Pipeline:
         `probe` replaces the interactive-session probe (a dry run states it instead of probing).
         """
         event = parsed if parsed is not None else self.parse(request)
-        engine = self._policy_set.acquire()
-        engine_error = False
+        served = self._policy_set.acquire()
         try:
-            try:
-                event = self._enrich(event)
-                verdicts = await self._evaluate(engine, event, request.deadline)
-                if (rewritten := rewritten_call(event, verdicts)) is not None:  # what the agent will run
-                    again = await self._evaluate(engine, self._enrich(rewritten), request.deadline)
-                    verdicts = decided_again(verdicts, again)
-            except (InputTooLarge, EngineError) as exc:
-                verdicts, engine_error = self._failed(event, exc)
-        finally:
-            self._policy_set.release(engine)
-        return self._decided(request, event, verdicts, engine, engine_error, probe)
+            evaluated = self._evaluated(served.engine, event, request.deadline)
+        except BaseException:
+            self._policy_set.release(served)
+            raise
+        if isinstance(evaluated, Evaluated):
+            self._policy_set.release(served)
+            return self._decided(request, evaluated, served, probe)
+        return self._decided_later(request, evaluated, served, probe)
 
-    def handle_now(self, request: HookRequest, parsed: NormalisedEvent) -> Handled | None:
-        """`handle`, without awaiting, when the serving engine is immediate (the embedded Rego engine);
-        None, with nothing done, when it must be awaited."""
-        engine = self._policy_set.acquire()
-        event, engine_error = parsed, False
+    async def handle(
+        self, request: HookRequest, parsed: NormalisedEvent | None = None, *, probe: InteractiveProbe | None = None
+    ) -> Handled:
+        """`decide`, awaited, for the callers that await anyway (Decide, dry runs, `hookd eval` and `test`)."""
+        return await settled(self.decide(request, parsed, probe=probe))
+
+    async def _decided_later(
+        self, request: HookRequest, evaluated: Awaitable[Evaluated], served: PolicySet, probe: InteractiveProbe | None
+    ) -> Handled:
         try:
-            if not engine.immediate:
-                return None
-            try:
-                event = self._enrich(event)
-                verdicts = self._evaluate_now(engine, event, request.deadline)
-                if (rewritten := rewritten_call(event, verdicts)) is not None:  # what the agent will run
-                    again = self._evaluate_now(engine, self._enrich(rewritten), request.deadline)
-                    verdicts = decided_again(verdicts, again)
-            except (InputTooLarge, EngineError) as exc:
-                verdicts, engine_error = self._failed(event, exc)
+            done = await evaluated
         finally:
-            self._policy_set.release(engine)
-        return self._decided(request, event, verdicts, engine, engine_error, None)
+            self._policy_set.release(served)
+        return self._decided(request, done, served, probe)
+
+    def _evaluated(
+        self, engine: Engine, event: NormalisedEvent, deadline: Deadline
+    ) -> Evaluated | Awaitable[Evaluated]:
+        """Enrich and evaluate; a rewritten tool call is enriched and evaluated once more (what the agent will
+        run). An engine or enricher failure, or an input over a cap, is the verdict of the event's fail mode."""
+        try:
+            event = self._enrich(event)
+            answer = self._evaluate(engine, event, deadline)
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
+        if isinstance(answer, Awaitable):
+            return self._evaluated_later(engine, event, deadline, answer)
+        return self._again_if_rewritten(engine, event, deadline, answer)
+
+    async def _evaluated_later(
+        self, engine: Engine, event: NormalisedEvent, deadline: Deadline, answer: Awaitable[Sequence[Verdict]]
+    ) -> Evaluated:
+        try:
+            verdicts = await answer
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
+        return await settled(self._again_if_rewritten(engine, event, deadline, verdicts))
+
+    def _again_if_rewritten(
+        self, engine: Engine, event: NormalisedEvent, deadline: Deadline, verdicts: Sequence[Verdict]
+    ) -> Evaluated | Awaitable[Evaluated]:
+        if (rewritten := rewritten_call(event, verdicts)) is None:
+            return Evaluated(event, verdicts)
+        try:
+            again = self._evaluate(engine, self._enrich(rewritten), deadline)
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
+        if isinstance(again, Awaitable):
+            return self._rewritten_later(event, verdicts, again)
+        return Evaluated(event, decided_again(verdicts, again))
+
+    async def _rewritten_later(
+        self, event: NormalisedEvent, verdicts: Sequence[Verdict], again: Awaitable[Sequence[Verdict]]
+    ) -> Evaluated:
+        try:
+            return Evaluated(event, decided_again(verdicts, await again))
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
 
     def _decided(
-        self,
-        request: HookRequest,
-        event: NormalisedEvent,
-        verdicts: Sequence[Verdict],
-        engine: Engine,
-        engine_error: bool,
-        probe: InteractiveProbe | None,
+        self, request: HookRequest, evaluated: Evaluated, served: PolicySet, probe: InteractiveProbe | None
     ) -> Handled:
         """The verdicts combined, an ask resolved where the agent cannot, the id given and the reply rendered."""
+        event = evaluated.event
         dialect = self.dialect(request.client)
-        decision = combine(verdicts)
+        decision = combine(evaluated.verdicts)
         if not dialect.handles_headless_ask:
             decision = self._resolve_ask(event, decision, probe or self._probe)
         decision = replace(decision, decision_id=self._ids())
@@ -168,18 +213,18 @@ class Pipeline:
         if reply.notes:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
-        return Handled(event, decision, reply, latency, engine, engine_error)
+        return Handled(event, decision, reply, latency, served, evaluated.engine_error)
 
-    def _failed(self, event: NormalisedEvent, exc: InputTooLarge | EngineError) -> tuple[list[Verdict], bool]:
+    def _failed(self, event: NormalisedEvent, exc: InputTooLarge | EngineError) -> Evaluated:
         """The verdicts when evaluation did not answer whole, and whether the engine failed: an input over a cap
         follows the fail mode, some policies' failures follow it beside the others' answers, and any other
         engine error follows it alone."""
         if isinstance(exc, InputTooLarge):
             reason = f"hookd did not check this: {exc}"
-            return [fail_mode_verdict(event.event, self._fail_modes, "input-limit", reason)], False
+            return Evaluated(event, [fail_mode_verdict(event.event, self._fail_modes, "input-limit", reason)])
         if isinstance(exc, PartialAnswer):
-            return list(settle(event.event, exc.results, self._fail_modes)), False
-        return [engine_failure(event.event, exc, self._fail_modes)], True
+            return Evaluated(event, settle(event.event, exc.results, self._fail_modes))
+        return Evaluated(event, [engine_failure(event.event, exc, self._fail_modes)], engine_error=True)
 
     def refused(self, handled: Handled, reason: str) -> Handled:
         """`handled` as the agent got it when its reply was refused after the decision (an error frame:
@@ -202,19 +247,23 @@ class Pipeline:
         return event
 
     @classmethod
-    async def _evaluate(cls, engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
+    def _evaluate(
+        cls, engine: Engine, event: NormalisedEvent, deadline: Deadline
+    ) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
         try:
-            verdicts = await engine.evaluate(cls._engine_request(event, deadline))
+            answer = engine.evaluate(cls._engine_request(event, deadline))
         except PartialAnswer:
             cls._in_time(deadline)
             raise
+        if isinstance(answer, Awaitable):
+            return cls._awaited_in_time(answer, deadline)
         cls._in_time(deadline)
-        return verdicts
+        return answer
 
     @classmethod
-    def _evaluate_now(cls, engine: Engine, event: NormalisedEvent, deadline: Deadline) -> Sequence[Verdict]:
+    async def _awaited_in_time(cls, answer: Awaitable[Sequence[Verdict]], deadline: Deadline) -> Sequence[Verdict]:
         try:
-            verdicts = engine.evaluate_now(cls._engine_request(event, deadline))
+            verdicts = await answer
         except PartialAnswer:
             cls._in_time(deadline)
             raise

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
 from hookd.dialects.registry import DEFAULT_AGENT
-from hookd.engines.base import not_immediate
 from hookd.errors import PolicyLoadError
 from hookd.types import (
     Caller,
@@ -21,6 +20,7 @@ from hookd.types import (
     HookRequest,
     PackageInfo,
     Verdict,
+    settled,
 )
 
 CALLER = Caller(uid=1000, gid=1000, pid=4242, ppid=4241)
@@ -30,10 +30,9 @@ class StaticEngine:
     """An engine that answers `verdicts`, raises `error`, or hands the request to `serve` (a real engine it
     wraps). It records every request and whether it was closed. `start_error` makes `ready()` fail as an
     engine that cannot start does; `gated=True` holds every evaluation until the test sets `gate` (and
-    `entered` says one is waiting). `immediate=True` makes it answer `evaluate_now` too, as the embedded
-    Rego engine does (the hook server then decides in the callback that read the request)."""
-
-    remote = False
+    `entered` says one is waiting). It answers through an awaitable, as an engine whose answer is another
+    process's does; `awaited=False` makes it answer in the call, as the embedded Rego engine does (the hook
+    server then decides in the callback that read the request)."""
 
     def __init__(
         self,
@@ -43,15 +42,17 @@ class StaticEngine:
         error: Exception | None = None,
         start_error: str = "",
         gated: bool = False,
-        immediate: bool = False,
+        awaited: bool = True,
+        remote: bool = False,
         serve: Engine | None = None,
         revision: str = "static",
         packages: Sequence[PackageInfo] = (),
     ) -> None:
-        if gated and immediate:
-            raise ValueError("an immediate engine cannot hold its evaluations at a gate")
+        if gated and not awaited:
+            raise ValueError("an engine that answers in the call cannot hold its evaluations at a gate")
         self.name = name
-        self.immediate = immediate
+        self.awaited = awaited
+        self.remote = remote
         self.verdicts = list(verdicts)
         self.error = error
         self.start_error = start_error
@@ -69,28 +70,25 @@ class StaticEngine:
         if self.start_error:
             raise PolicyLoadError(self.start_error)
 
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+    def evaluate(self, request: EngineRequest) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
+        if self.awaited:
+            return self._at_gate(request)
+        self.requests.append(request)
+        return self._answer(request)
+
+    async def _at_gate(self, request: EngineRequest) -> Sequence[Verdict]:
         self.requests.append(request)
         self.entered.set()
         await self.gate.wait()
-        if self.closed:
-            raise RuntimeError("evaluated on a closed engine")
-        if self.error is not None:
-            raise self.error
-        if self.serve is not None:
-            return await self.serve.evaluate(request)
-        return self.verdicts
+        return await settled(self._answer(request))
 
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
-        if not self.immediate:
-            raise not_immediate(self.name)
-        self.requests.append(request)
+    def _answer(self, request: EngineRequest) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
         if self.closed:
             raise RuntimeError("evaluated on a closed engine")
         if self.error is not None:
             raise self.error
         if self.serve is not None:
-            return self.serve.evaluate_now(request)
+            return self.serve.evaluate(request)
         return self.verdicts
 
     async def aclose(self) -> None:

@@ -7,10 +7,10 @@ talks to. It imports nothing from hookd, so every other module may import it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 JSON = Any  # a value that json.loads can return
 
@@ -295,16 +295,17 @@ class EngineRequest:
 
 @dataclass(frozen=True, slots=True)
 class Handled:
-    """Everything one request produced, for the reply and the log. `engine` is the engine that served it
-    (its revision goes into the decision log record, read off the hot path; `status()` must work
-    after `aclose()`); `engine_error` says the policies could not be evaluated and the event's fail
+    """Everything one request produced, for the reply and the log. `policy_set` is the set that served it
+    (its revisions go into the decision log record, read off the hot path; its `status()` must work
+    after its engines closed; its monitor and shadow layers see the request after the reply);
+    `engine_error` says the policies could not be evaluated and the event's fail
     mode answered."""
 
     event: NormalisedEvent
     decision: Decision
     reply: Reply
     latency_ms: float
-    engine: Engine | None = None
+    policy_set: PolicySet | None = None
     engine_error: bool = False
 
     @property
@@ -388,7 +389,6 @@ class EngineStatus:
     layers: tuple[LayerStatus, ...] = ()
     parts: tuple[EngineStatus, ...] = ()  # of a composite or layered engine
     sandbox_layers: tuple[Mapping[str, JSON], ...] = ()  # a Python engine's isolation layers, as reported
-    detail: Mapping[str, JSON] = field(default_factory=dict)  # engine-specific extras (opa_url, workers, …)
 
     def all_sandbox_layers(self) -> list[dict[str, JSON]]:
         """The Python workers' isolation layers, its parts' included; [] without Python."""
@@ -397,21 +397,31 @@ class EngineStatus:
         return [layer for part in self.parts for layer in part.all_sandbox_layers()]
 
 
+# An engine's answer to one request: the verdicts, when it answered in the call (in process, no I/O), or one
+# awaitable for them, when the answer is another process's (an OPA server, Python or isolated Rego workers).
+# Whoever gets an awaitable awaits it: the hot path stays synchronous up to the one remote step, so an
+# in-process engine is answered in the callback that read the request, with no task scheduled (a Task and its
+# loop step cost 25-30 us of a cold decision's CPU: hookd.transport.hook_server). Two methods, one sync and one
+# async, would be two hot paths to keep deciding alike; a coroutine for every engine would put that cost back.
+Answer = Sequence[Verdict] | Awaitable[Sequence[Verdict]]
+T = TypeVar("T")
+
+
+async def settled(value: T | Awaitable[T]) -> T:
+    """`value`, awaited when it is an awaitable: for the callers that await anyway (dry runs, offline tools)."""
+    return await value if isinstance(value, Awaitable) else value
+
+
 class Engine(Protocol):
     """The whole contract of a policy engine: nothing else of an engine is read by its callers."""
 
     name: str
-    remote: bool  # its work happens in other processes: a composite starts it first
-    # `evaluate_now` answers: the evaluation waits on nothing (in process, no I/O), so the hook server
-    # decides the request in the callback that read it, with no task to schedule (hookd.transport.hook_server)
-    immediate: bool
+    remote: bool  # its work happens (at least partly) in other processes: its answers are awaitables
 
     async def ready(self) -> None: ...  # an engine built with wait=False can serve; raises PolicyLoadError
 
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]: ...  # raises EngineError
-
-    # `evaluate` without awaiting, called only when `immediate`; raises EngineError (always, when not immediate)
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]: ...
+    # Raises EngineError, in the call or from the awaitable; an awaitable is awaited exactly once.
+    def evaluate(self, request: EngineRequest) -> Answer: ...
 
     async def aclose(self) -> None: ...
 
@@ -422,3 +432,80 @@ class Engine(Protocol):
 
 
 Enricher = Callable[[NormalisedEvent], NormalisedEvent]
+
+
+USER_LAYER = "default"  # the user's policy directory (daemon.policies); bundles go by their names
+ENFORCE, MONITOR, SHADOW = "enforce", "monitor", "shadow"
+MODES = (ENFORCE, MONITOR, SHADOW)
+
+
+class Rank(IntEnum):
+    ORGANISATION = 0
+    USER = 1
+    PROJECT = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One policy layer: an organisation bundle, the user's policy directory or an opted-in project's."""
+
+    name: str  # a bundle's name, "default" (the user's policy directory), or "project:/abs/root"
+    rank: Rank
+    engine: Engine
+    location: str = ""  # a directory, URL or file, for status
+    project_root: str = ""  # a project layer applies only to events whose project_dir is within it
+    pinned_revision: str = ""  # a bundle's manifest revision (what OPA and the decision log name)
+    mode: str = ENFORCE  # "monitor": evaluated and recorded, never enforced; "shadow": a candidate (hookd.rollout)
+    replaces: str = ""  # a shadow layer: the enforced layer it stands in for ("" = added to the enforced ones)
+
+    def applies(self, project_dir: str) -> bool:
+        root = self.project_root
+        return not root or project_dir == root or project_dir.startswith(root.rstrip("/") + "/")
+
+    def revision(self) -> str:
+        return self.pinned_revision or self.engine.status().revision
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PolicySet:
+    """What is active: the policy layers in precedence order (their modes, revisions and packages) and the
+    engine that evaluates the enforced ones. Built by hookd.policy.layers (`layered`, `policy_set_of`) and
+    served whole by the holder: the pipeline evaluates `engine`, the rollout observes `monitored` and
+    `shadows`, status and the decision log read `status()`."""
+
+    layers: tuple[Layer, ...]
+    engine: Engine  # evaluates the enforced layers, ranked and tagged; its status covers every layer
+    observed: tuple[Layer, ...] = field(init=False)  # monitor and shadow layers: never take part in `engine`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "observed", tuple(layer for layer in self.layers if layer.mode != ENFORCE))
+
+    @property
+    def monitored(self) -> tuple[Layer, ...]:
+        return tuple(layer for layer in self.observed if layer.mode == MONITOR)
+
+    @property
+    def shadows(self) -> tuple[Layer, ...]:
+        return tuple(layer for layer in self.observed if layer.mode == SHADOW)
+
+    @property
+    def packages(self) -> Sequence[PackageInfo]:
+        """Every loaded package, tagged with its layer, highest layer first."""
+        return self.engine.packages
+
+    def status(self) -> EngineStatus:
+        """Revision, packages, per-layer revisions and modes, engine parts: answers after `close()`."""
+        return self.engine.status()
+
+    async def ready(self) -> None:
+        """Wait until every layer can serve (engines that start asynchronously, like Python workers)."""
+        for layer in self.layers:
+            await layer.engine.ready()
+
+    async def close(self, keep: PolicySet | None = None) -> None:
+        """Close the engines of every layer, but those `keep` serves too (layers are shared between
+        consecutive sets: a bundle swap keeps the local layers, a local reload the bundles)."""
+        kept = {id(layer.engine) for layer in keep.layers} if keep is not None else set()
+        for layer in self.layers:
+            if id(layer.engine) not in kept:
+                await layer.engine.aclose()

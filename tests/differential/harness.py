@@ -20,7 +20,7 @@ from hookd.dialects.gemini import GeminiDialect
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.engines.rego.opa import RegoOpaEngine
 from hookd.errors import EngineError
-from hookd.types import Caller, Deadline, EngineRequest, HookRequest, Verdict
+from hookd.types import Caller, Deadline, EngineRequest, HookRequest, Verdict, settled
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTRA_POLICIES = Path(__file__).resolve().parent / "policies"
@@ -59,7 +59,7 @@ class Pair:
     def opa_outcome(self, document: dict[str, Any]) -> Outcome:
         request = EngineRequest(None, document, Deadline.after(120))  # type: ignore[arg-type]
         try:
-            return canonical(self.runner.run(self.remote.evaluate(request)))
+            return canonical(self.runner.run(settled(self.remote.evaluate(request))))
         except EngineError as exc:
             if "answered HTTP 500" in str(exc):  # an evaluation error (a conflict, a strict built-in)
                 return ("error",)

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,9 @@ import pytest
 
 from hookd.config import load_config
 from hookd.dialects.registry import AGENTS
-from hookd.dialects.spec import AgentSpec, Switch
+from hookd.dialects.spec import AgentSpec, SubAgents, Switch
 from hookd.doctor import Finding
+from hookd.doctor import agents as doctor_agents
 from hookd.doctor.agents import check_agents
 from hookd.install import managed_only_path
 
@@ -448,3 +449,46 @@ def test_extension_hooks_that_run_after_hookd(
         f"hookd's included: their allow overrides hookd's deny; fix: remove or disable that extension "
         f"({manifest.parent})"
     ]
+
+
+def test_an_agent_whose_sub_agents_are_not_known_to_be_guarded(
+    agent: Installed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent module that names no proof that its sub-agents' tool calls reach hookd gets one line."""
+    assert agent.problems(monkeypatch) == []  # control: every agent's module names its proof
+    unproven = replace(agent.spec, subagents=SubAgents())
+    monkeypatch.setitem(doctor_agents.AGENTS, agent.spec.name, unproven)
+    assert agent.problems(monkeypatch) == [
+        f"{agent.spec.name} sub-agents: not known whether the tool calls of {agent.spec.title}'s sub-agents reach "
+        "hookd; fix: deny the tool that starts a sub-agent in a policy"
+    ]
+
+
+REMOTE_AGENT = "---\nkind: remote\nname: faraway\nagent_card_url: https://agents.example/card.json\n---\n"
+LOCAL_AGENT = "---\nname: nearby\ndescription: a local agent\ntools:\n  - run_shell_command\n---\nDo the task.\n"
+
+
+def test_gemini_remote_sub_agents_are_reported(
+    installed: dict[str, Installed], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A remote (A2A) sub-agent runs its tools on its own server: no hook fires here for them. Each such
+    agent file, user or project, is one line; a local agent (its tools fire hookd's hooks) is none."""
+    setup = installed["gemini"].restore()
+    user_agents, project_agents = setup.home / ".gemini" / "agents", setup.project / ".gemini" / "agents"
+    for directory in (user_agents, project_agents):
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "nearby.md").write_text(LOCAL_AGENT)
+    assert setup.problems(monkeypatch) == []  # control: local agents only
+    listed = "---\n- name: a\n  agent_card_json: '{}'\n- name: b\n  agent_card_url: https://agents.example/b\n---\n"
+    (user_agents / "faraway.md").write_text(REMOTE_AGENT)
+    (project_agents / "team.md").write_text(listed)
+    (project_agents / "_draft.md").write_text(REMOTE_AGENT)  # Gemini skips files named _*
+    why = ("a remote sub-agent (A2A): its tools run on its own server and fire no hook here, only the "
+           "invoke_agent call that starts it is judged")  # fmt: skip
+    try:
+        assert setup.problems(monkeypatch) == [
+            f"gemini sub-agents: {path}: {why}; fix: remove {path}, or deny starting it in a policy"
+            for path in (user_agents / "faraway.md", project_agents / "team.md")
+        ]
+    finally:
+        shutil.rmtree(project_agents.parent, ignore_errors=True)

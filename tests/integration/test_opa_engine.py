@@ -16,7 +16,7 @@ from hookd.config import OpaConfig
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.engines.rego.opa import RegoOpaEngine
 from hookd.errors import EngineError, PolicyLoadError
-from hookd.types import Deadline, EngineRequest
+from hookd.types import Deadline, EngineRequest, settled
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "tests" / "fixtures" / "policies"
@@ -41,7 +41,7 @@ def write_doc(path: str, event: str = "BeforeTool") -> dict[str, object]:
 def decide(engine: RegoOpaEngine, document: dict[str, object], seconds: float = 2) -> list[tuple[str, str]]:
     async def run() -> list[tuple[str, str]]:
         try:
-            verdicts = await engine.evaluate(EngineRequest(None, document, Deadline.after(seconds)))  # type: ignore[arg-type]
+            verdicts = await settled(engine.evaluate(EngineRequest(None, document, Deadline.after(seconds))))  # type: ignore[arg-type]
             return [(v.rule_id, v.message) for v in verdicts]
         finally:
             await engine.aclose()

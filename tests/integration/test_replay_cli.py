@@ -43,7 +43,7 @@ def record(store: Path, names: list[str], config: Config | None = None) -> None:
             )
             writer.offer(await pipeline.handle(request))
         await writer.close()
-        await engines.current.aclose()
+        await engines.current.close()
 
     asyncio.run(main())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +17,7 @@ from hookd.dialects.gemini import GeminiDialect
 from hookd.errors import DialectError, EngineError, PartialAnswer, PolicyError
 from hookd.pipeline import AskPolicy, Pipeline
 from hookd.policy.holder import PolicySetHolder
+from hookd.policy.layers import policy_set_of
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
@@ -30,6 +31,7 @@ from hookd.types import (
     Outcome,
     Verdict,
     VerdictKind,
+    settled,
 )
 
 CALLER = Caller(uid=1000, gid=1000, pid=4242, ppid=4241)
@@ -290,7 +292,7 @@ def test_reload_swaps_the_engine() -> None:
     old = StaticEngine()
     holder = PolicySetHolder(old)
     p = Pipeline({"gemini": GeminiDialect()}, (), holder, DEFAULT_FAIL_MODES, AskPolicy(), Probe(None), DecisionIds())
-    holder.current = StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")])
+    holder.current = policy_set_of(StaticEngine([Verdict(VerdictKind.DENY, "hookd.x", "r", "no")]))
     assert handle(p, request("BeforeTool")).decision.outcome is Outcome.DENY
     assert old.requests == []
 
@@ -372,20 +374,20 @@ def test_the_probe_can_be_replaced_per_call() -> None:
     assert default.pids == []
 
 
-def test_handled_names_the_engine_that_decided() -> None:
+def test_handled_names_the_policy_set_that_decided() -> None:
     engine = StaticEngine()
-    assert handle(pipeline(engine), request("BeforeTool")).engine is engine
+    served = handle(pipeline(engine), request("BeforeTool")).policy_set
+    assert served is not None and served.engine is engine
 
 
-# --- handle_now: the same decision without awaiting, for an immediate engine -------------------------
+# --- decide: in the call when the engine answers in the call, the same decision as awaited -----------
 
 
 def both_ways(engine_of: Any, req: HookRequest, **kwargs: Any) -> tuple[Handled, Handled]:
-    """`req` decided by `handle` on an awaited engine and by `handle_now` on the same engine made immediate."""
-    awaited = handle(pipeline(engine_of(immediate=False), **kwargs), req)
-    p = pipeline(engine_of(immediate=True), **kwargs)
-    now = p.handle_now(req, p.parse(req))
-    assert now is not None
+    """`req` decided on an engine whose answer is awaited and on the same engine answering in the call."""
+    awaited = handle(pipeline(engine_of(awaited=True), **kwargs), req)
+    now = pipeline(engine_of(awaited=False), **kwargs).decide(req)
+    assert isinstance(now, Handled)
     return awaited, now
 
 
@@ -410,46 +412,62 @@ def same(a: Handled, b: Handled) -> bool:
         ),
     ],
 )
-def test_handle_now_decides_as_handle_does(engine_of: Any) -> None:
+def test_a_decision_in_the_call_is_the_awaited_decision(engine_of: Any) -> None:
     awaited, now = both_ways(engine_of, request("BeforeTool"))
     assert same(awaited, now), (awaited, now)
 
 
-def test_handle_now_follows_the_input_caps_as_handle_does() -> None:
+def test_a_rewrite_is_decided_again_in_the_call_as_awaited() -> None:
+    rewrite = Verdict(VerdictKind.REWRITE, "hookd.shell", "safe", patch={"tool_input": {"command": "rm -ri ~"}})
+
+    def engine_of(**kw: Any) -> StaticEngine:
+        return StaticEngine([rewrite], **kw)
+
+    awaited, now = both_ways(engine_of, request("BeforeTool"))
+    assert same(awaited, now), (awaited, now)
+
+
+def test_a_decision_in_the_call_follows_the_input_caps_as_awaited() -> None:
     req = request("BeforeTool")
     small = LimitsConfig(max_command_bytes=4)  # `rm -rf ~` has eight
-    awaited = asyncio.run(
-        Pipeline(
-            {"gemini": GeminiDialect()}, [], PolicySetHolder(StaticEngine([])), DEFAULT_FAIL_MODES, AskPolicy(),
-            Probe(None), lambda: DECISION_ID, small,
-        ).handle(req)
-    )  # fmt: skip
-    engine = StaticEngine([], immediate=True)
-    p = Pipeline(
-        {"gemini": GeminiDialect()}, [], PolicySetHolder(engine), DEFAULT_FAIL_MODES, AskPolicy(), Probe(None),
-        lambda: DECISION_ID, small,
-    )  # fmt: skip
-    now = p.handle_now(req, p.parse(req))
-    assert now is not None and same(awaited, now)
+
+    def capped(engine: StaticEngine) -> Pipeline:
+        return Pipeline(
+            {"gemini": GeminiDialect()}, [], PolicySetHolder(engine), DEFAULT_FAIL_MODES, AskPolicy(), Probe(None),
+            lambda: DECISION_ID, small,
+        )  # fmt: skip
+
+    awaited = asyncio.run(capped(StaticEngine([])).handle(req))
+    engine = StaticEngine([], awaited=False)
+    now = capped(engine).decide(req)
+    assert isinstance(now, Handled) and same(awaited, now)
     assert now.decision.outcome is Outcome.DENY and not engine.requests  # the engine never saw it
 
 
-def test_handle_now_past_the_deadline_answers_the_fail_mode() -> None:
+def test_a_decision_in_the_call_past_the_deadline_answers_the_fail_mode() -> None:
     req = replace(request("BeforeTool"), deadline=Deadline.after(0))
-    p = pipeline(StaticEngine([], immediate=True))
-    now = p.handle_now(req, p.parse(req))
-    assert now is not None and now.engine_error and now.decision.outcome is Outcome.DENY
+    now = pipeline(StaticEngine([], awaited=False)).decide(req)
+    assert isinstance(now, Handled) and now.engine_error and now.decision.outcome is Outcome.DENY
     assert b"deadline passed before evaluation" in now.reply.stdout
 
 
-def test_handle_now_leaves_an_awaited_engine_alone() -> None:
+def test_an_awaited_answer_holds_the_policy_set_until_it_is_awaited() -> None:
     engine = StaticEngine([])
     p = pipeline(engine)
-    req = request("BeforeTool")
-    assert not p.immediate and p.handle_now(req, p.parse(req)) is None
-    assert not engine.requests and p._policy_set.in_use(engine) == 0  # acquired and released, nothing asked
+    holder = p._policy_set
+    decided = p.decide(request("BeforeTool"))
+    assert isinstance(decided, Awaitable) and holder.in_use(holder.current) == 1  # a reload must not close it
+    handled = asyncio.run(settled(decided))
+    assert handled.decision.outcome is Outcome.ALLOW and holder.in_use(holder.current) == 0
 
 
-def test_an_immediate_engine_cannot_be_gated() -> None:
-    with pytest.raises(ValueError, match="immediate"):
-        StaticEngine([], gated=True, immediate=True)
+def test_an_engine_answering_in_the_call_is_released_in_the_call() -> None:
+    engine = StaticEngine([], awaited=False)
+    p = pipeline(engine)
+    assert isinstance(p.decide(request("BeforeTool")), Handled)
+    assert p._policy_set.in_use(p._policy_set.current) == 0 and engine.requests
+
+
+def test_an_engine_that_answers_in_the_call_cannot_be_gated() -> None:
+    with pytest.raises(ValueError, match="gate"):
+        StaticEngine([], gated=True, awaited=False)

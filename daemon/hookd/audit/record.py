@@ -92,9 +92,9 @@ def _second(whole: int) -> str:
 def revisions(handled: Handled) -> dict[str, str]:
     """The revision of every policy layer that served the decision: one per bundle source, the user's policy
     directory as "default", each opted-in project as "project:ROOT"."""
-    if handled.engine is None:
+    if handled.policy_set is None:
         return {}
-    status = handled.engine.status()
+    status = handled.policy_set.status()
     return dict(status.revisions) if status.revisions else {USER_LAYER: status.revision}
 
 

@@ -90,25 +90,23 @@ def _within_configured(config: Config, candidate: Any, described: str, replaces:
     shadow) with the candidate in place of the layer `replaces`, or added as a bundle."""
     from dataclasses import replace
 
-    from hookd.assembly import load_engine
-    from hookd.policy.layers import LayeredEngine
+    from hookd.assembly import load_policy_set
     from hookd.rollout.replay import within
 
     unshadowed = replace(config, rollout=replace(config.rollout, shadow_policies="", shadow_replaces=""))
     try:
-        configured = load_engine(unshadowed)
-        assert isinstance(configured, LayeredEngine)  # load_engine's set is always layered
+        configured = load_policy_set(unshadowed)
     except HookdError:
         asyncio.run(candidate.aclose())
         raise
     try:
-        engine = within(configured, candidate, described, replaces)
+        served = within(configured, candidate, described, replaces)
     except HookdError:
-        asyncio.run(_close(configured, candidate))
+        asyncio.run(_close(configured.engine, candidate))
         raise
     where = f"in place of layer {replaces!r}" if replaces else "added as a bundle"
-    kept = ", ".join(layer.name for layer in engine.layers if layer.name != (replaces or "candidate"))
-    return engine, f"{described} {where} of the configured set (with {kept or 'no other layer'})"
+    kept = ", ".join(layer.name for layer in served.layers if layer.name != (replaces or "candidate"))
+    return served.engine, f"{described} {where} of the configured set (with {kept or 'no other layer'})"
 
 
 async def _close(*engines: Any) -> None:

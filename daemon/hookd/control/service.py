@@ -11,35 +11,29 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import grpc
 
 from hookd import __version__
 from hookd.audit.record import Logged, rfc3339
-from hookd.audit.ship import Shipper
-from hookd.audit.sink import Sink
-from hookd.audit.writer import DecisionLog, Filters, Queued
+from hookd.audit.writer import Filters
+from hookd.components.outputs import Exporters, Fleet, Metrics, Recording
+from hookd.components.policy import PolicyService
+from hookd.components.servers import HookPath
 from hookd.config import Config
 from hookd.control.peers import current_caller
 from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.errors import DialectError, LaneRefused
 from hookd.lane import LaneDecision
 from hookd.pipeline import InteractiveProbe
-from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import USER_LAYER
-from hookd.procs.pool import WorkerPool
-from hookd.rollout.observe import Observer
-from hookd.runtime.metrics import DecisionMetrics, MetricsEndpoint
-from hookd.transport.hook_server import ServerStats
-from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, ReloadResult, Verdict
+from hookd.runtime.metrics import DecisionMetrics
+from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
-
-if TYPE_CHECKING:
-    from hookd.rollout.otel import OtelExport  # the OpenTelemetry SDK: imported only when it is configured
-    from hookd.rollout.store import ReplayStore
 
 
 class Configured(Protocol):
@@ -59,27 +53,19 @@ class Evaluates(Configured, Protocol):
     async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled: ...
 
 
-class Controlled(Configured, Protocol):
-    """What the Control service reads of the daemon (a view the daemon satisfies, not the daemon object)."""
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """What the Control service reads: the daemon's components, each for its own status."""
 
-    policy_set: PolicySetHolder
-    workers: WorkerPool | None
-    stats: ServerStats
-    metrics: DecisionMetrics
-    metrics_endpoint: MetricsEndpoint | None
-    decision_log: DecisionLog
-    sink: Sink[Queued]
-    shipper: Shipper | None
-    observer: Observer
-    otel: OtelExport | None
-    replay: ReplayStore | None
+    config: Config
+    policy: PolicyService
+    hook_path: HookPath
+    recording: Recording
+    exporters: Exporters
+    metrics: Metrics
+    decisions: DecisionMetrics  # counted by the decision path (hookd.decide)
     started_at: float
-    reloads: int
-    reload_failures: int
-
-    def bundle_status(self) -> list[dict[str, object]]: ...
-
-    async def reload(self, requested_by: str = "SIGHUP") -> ReloadResult: ...
+    fleet: Fleet | None = None  # discovery and the status reports (docs/fleet.md)
 
 
 NO_PYTHON_NOTE = (
@@ -130,9 +116,24 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
     )
 
 
-def rollout_status(daemon: Controlled) -> pb.RolloutStatus:
-    counters = daemon.observer.counters
-    layers = daemon.policy_set.current.status().layers
+def fleet_message(fleet: Fleet | None) -> pb.FleetStatus | None:
+    """The status target and its last report, and the discovery bundle in force (docs/fleet.md)."""
+    if fleet is None or fleet.reports is None:
+        return None
+    view = fleet.reports.control_view()
+    discovery = view.pop("discovery")
+    at = view.pop("last_report_at")
+    return pb.FleetStatus(
+        **view,
+        last_report_at=rfc3339(at) if at else "",
+        discovery=bundle_message(discovery) if discovery is not None else None,
+        overrides_refused=discovery["overrides_refused"] if discovery is not None else [],
+    )
+
+
+def rollout_status(policy: PolicyService) -> pb.RolloutStatus:
+    counters = policy.observer.counters
+    layers = policy.current.status().layers
     shadow = next((layer.name for layer in layers if layer.mode == "shadow"), "")
     return pb.RolloutStatus(
         monitor=[
@@ -143,7 +144,7 @@ def rollout_status(daemon: Controlled) -> pb.RolloutStatus:
         disagreements=dict(counters.disagreements),
         skipped=dict(counters.skipped),
         errors=counters.errors,
-        cpu_budget_percent=daemon.config.rollout.cpu_budget_percent,
+        cpu_budget_percent=policy.config.rollout.cpu_budget_percent,
     )
 
 
@@ -168,23 +169,26 @@ def _event_of(payload: bytes) -> str:
 
 
 class ControlService(hookd_pb2_grpc.ControlServicer):
-    def __init__(self, daemon: Controlled, decider: Evaluates) -> None:
-        self.daemon = daemon
+    def __init__(self, parts: Parts, decider: Evaluates) -> None:
+        self.parts = parts
+        self.config = parts.config  # what _hook_request reads (Configured)
         self.decider = decider
 
     def policy_set(self) -> pb.PolicySet:
-        status = self.daemon.policy_set.current.status()
+        policy = self.parts.policy
+        status = policy.current.status()
         return pb.PolicySet(
             name=USER_LAYER,
             path=status.policy_dir,
             revision=status.revision,
             packages=list(status.packages),
-            loaded_at=rfc3339(self.daemon.policy_set.loaded_at),
+            loaded_at=rfc3339(policy.holder.loaded_at),
         )
 
     def policy_sets(self) -> list[pb.PolicySet]:
         """Every policy layer that serves (bundles, the user's directory, projects), or the one set."""
-        layers = self.daemon.policy_set.current.status().layers
+        policy = self.parts.policy
+        layers = policy.current.status().layers
         if len(layers) < 2:
             return [self.policy_set()]
         return [
@@ -193,7 +197,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
                 path=layer.location,
                 revision=layer.revision,
                 packages=list(layer.engine.packages),
-                loaded_at=rfc3339(self.daemon.policy_set.loaded_at),
+                loaded_at=rfc3339(policy.holder.loaded_at),
                 mode=layer.mode,
                 replaces=layer.replaces,
             )
@@ -201,59 +205,55 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
         ]
 
     async def Status(self, request: pb.StatusRequest, context: Any) -> pb.StatusResponse:
-        daemon = self.daemon
-        decision_log = daemon.decision_log
-        engine = daemon.policy_set.current.status()
+        parts = self.parts
+        policy, hook_path = parts.policy, parts.hook_path.status()
+        engine = policy.current.status()
         layers = engine.all_sandbox_layers()
+        exported = parts.exporters.status()
         return pb.StatusResponse(
             version=__version__,
             pid=os.getpid(),
-            started_at=rfc3339(daemon.started_at),
-            uptime_seconds=round(time.time() - daemon.started_at, 3),
+            started_at=rfc3339(parts.started_at),
+            uptime_seconds=round(time.time() - parts.started_at, 3),
             engine=engine_description(engine),
             policy_sets=self.policy_sets(),
             counters=pb.Counters(
-                requests=daemon.stats.requests,
-                decisions=daemon.metrics.by_outcome(),
-                errors=dict(daemon.stats.errors),
-                reloads=daemon.reloads,
-                reload_failures=daemon.reload_failures,
+                requests=hook_path["requests"],
+                decisions=parts.decisions.by_outcome(),
+                errors=hook_path["errors"],
+                reloads=policy.reloads,
+                reload_failures=policy.reload_failures,
             ),
             sandbox_layers=[pb.SandboxLayer(name=x["name"], active=x["active"], detail=x["detail"]) for x in layers],
             sandbox_note=PYTHON_NOTE if layers else NO_PYTHON_NOTE,
-            hook_socket=str(daemon.config.hook_socket),
-            control_socket=str(daemon.config.control_socket),
+            hook_socket=str(parts.config.hook_socket),
+            control_socket=str(parts.config.control_socket),
             decision_log=pb.DecisionLogStatus(
-                path=str(decision_log.path),
-                written=decision_log.written,
-                dropped=daemon.sink.dropped,
-                write_errors=decision_log.write_errors,
-                seq=decision_log.seq,
-                head=decision_log.head,
-                subscribers=decision_log.subscribers,
-                shipping=shipping_status(daemon.shipper),
+                **parts.recording.status(),
+                shipping=pb.LogShipping(**exported["shipping"]) if exported["shipping"] else None,
             ),
-            bundles=[bundle_message(status) for status in daemon.bundle_status()],
-            metrics_address=daemon.metrics_endpoint.address if daemon.metrics_endpoint else "",
-            worker_pids=daemon.workers.pids if daemon.workers is not None else [],
-            worker_restarts=daemon.workers.restarts if daemon.workers is not None else 0,
-            lane_pid=(daemon.workers.lane_pid or 0) if daemon.workers is not None else 0,
-            lane_requests=daemon.workers.lane_requests if daemon.workers is not None else 0,
-            rollout=rollout_status(daemon),
-            otel=pb.OtelStatus(**daemon.otel.status()) if daemon.otel is not None else None,
-            replay=pb.ReplayStatus(**daemon.replay.status()) if daemon.replay is not None else None,
+            bundles=[bundle_message(status) for status in policy.bundles.snapshot()],
+            metrics_address=parts.metrics.status()["address"],
+            worker_pids=hook_path["worker_pids"],
+            worker_restarts=hook_path["worker_restarts"],
+            lane_pid=hook_path["lane_pid"],
+            lane_requests=hook_path["lane_requests"],
+            rollout=rollout_status(policy),
+            otel=pb.OtelStatus(**exported["otel"]) if exported["otel"] is not None else None,
+            replay=pb.ReplayStatus(**policy.replay.status()) if policy.replay is not None else None,
+            fleet=fleet_message(parts.fleet),
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:
         caller = current_caller.get()
-        result = await self.daemon.reload(requested_by=f"uid {caller.uid} pid {caller.pid}")
+        result = await self.parts.policy.reload(requested_by=f"uid {caller.uid} pid {caller.pid}")
         return pb.ReloadResponse(
             ok=result.ok, error=result.error, previous_revision=result.previous, policy_set=self.policy_set()
         )
 
     async def ListPolicies(self, request: pb.ListPoliciesRequest, context: Any) -> pb.ListPoliciesResponse:
         packages = []
-        for package in self.daemon.policy_set.current.packages:
+        for package in self.parts.policy.current.packages:
             routing = package.routing
             packages.append(
                 pb.PolicyPackage(
@@ -278,7 +278,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             probe = _always(True)
         elif request.interactive == pb.INTERACTIVE_NO:
             probe = _always(False)
-        hook_request = await _hook_request(request, event, _caller(), self.daemon, context)
+        hook_request = await _hook_request(request, event, _caller(), self, context)
         try:
             handled = await self.decider.evaluate(hook_request, probe)
         except DialectError as exc:
@@ -294,7 +294,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             verdicts=[verdict_message(v) for v in decision.verdicts],
             notes=list(decision.notes),
             decision_id=decision.decision_id,
-            revision=handled.engine.status().revision if handled.engine else "",
+            revision=handled.policy_set.status().revision if handled.policy_set else "",
         )
 
     async def StreamDecisions(
@@ -307,7 +307,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             clients=frozenset(request.clients),
             session=request.session_id,
         )
-        decision_log = self.daemon.decision_log
+        decision_log = self.parts.recording.log
         subscription = decision_log.subscribe(filters)
         try:
             await context.send_initial_metadata(())  # tells the client it is subscribed
@@ -358,20 +358,6 @@ async def _hook_request(
         caller=caller,
         deadline=Deadline.after(daemon.config.daemon.request_timeout_ms / 1000),
         received_at=time.monotonic(),
-    )
-
-
-def shipping_status(shipper: Shipper | None) -> pb.LogShipping | None:
-    if shipper is None:
-        return None
-    return pb.LogShipping(
-        url=shipper.config.url,
-        sent=shipper.sent,
-        dropped=shipper.dropped,
-        buffered=shipper.buffered,
-        failures=shipper.failures,
-        last_error=shipper.last_error,
-        last_success=shipper.last_success,
     )
 
 

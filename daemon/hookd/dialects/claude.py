@@ -43,7 +43,17 @@ from hookd.dialects.common import (
     string_field,
     with_message,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, HookEntry, InstallSpec, JSONObject, Switch, system_path
+from hookd.dialects.spec import (
+    REASON,
+    AgentEvent,
+    AgentSpec,
+    HookEntry,
+    InstallSpec,
+    JSONObject,
+    SubAgents,
+    Switch,
+    system_path,
+)
 from hookd.errors import DialectError, one_line
 from hookd.types import (
     JSON,
@@ -371,4 +381,5 @@ SPEC = AgentSpec(
     project_dir_env="CLAUDE_PROJECT_DIR",
     process_names=("claude",),
     headless_flags=("-p", "--print"),
+    subagents=SubAgents(guarded="tests/e2e/test_claude_code.py (sub-agents), 2.1.332"),
 )

@@ -49,6 +49,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    SubAgents,
     Switch,
     TextSettings,
     Trust,
@@ -480,4 +481,5 @@ SPEC = AgentSpec(
         location_env=("CODEX_HOME",),
     ),
     process_names=("codex",),
+    subagents=SubAgents(guarded="tests/e2e/test_subagents.py [codex], 0.171.0, multi-agent v1 and v2"),
 )

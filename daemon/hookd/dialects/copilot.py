@@ -45,6 +45,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    SubAgents,
     Switch,
     Trust,
     TrustChange,
@@ -426,4 +427,5 @@ SPEC = AgentSpec(
     project_dir_env="COPILOT_PROJECT_DIR",
     process_names=("copilot",),
     headless_flags=("-p", "--prompt"),
+    subagents=SubAgents(guarded="tests/e2e/test_subagents.py [copilot], 1.0.102"),
 )

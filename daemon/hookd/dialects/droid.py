@@ -41,6 +41,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    SubAgents,
     Switch,
     system_path,
 )
@@ -204,4 +205,5 @@ SPEC = AgentSpec(
     env=("FACTORY_PROJECT_DIR",),
     project_dir_env="FACTORY_PROJECT_DIR",
     process_names=("droid",),
+    subagents=SubAgents(guarded="tests/e2e/test_subagents.py [droid], 0.225.2"),
 )

@@ -20,6 +20,7 @@ recorded in the reply's notes, which `hookd eval` and the decision log show.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,17 @@ from hookd.dialects.common import (
     string_field,
     with_message,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, HookEntry, InstallSpec, JSONObject, Switch, system_path
+from hookd.dialects.spec import (
+    REASON,
+    AgentEvent,
+    AgentSpec,
+    HookEntry,
+    InstallSpec,
+    JSONObject,
+    SubAgents,
+    Switch,
+    system_path,
+)
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import allowed_names, merge_patch, tool_mode
 from hookd.types import (
@@ -497,6 +508,42 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
     return (settings.parent / "extensions",)
 
 
+# A remote sub-agent (A2A: `kind: remote`, `agent_card_url` or `agent_card_json` in the front matter of an
+# agent file) runs its tools on its own server: hookd sees only the invoke_agent call that starts it.
+_REMOTE_AGENT = re.compile(r"^[ \t-]*(kind[ \t]*:[ \t]*[\"']?remote\b|agent_card_(url|json)[ \t]*:)", re.M)
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---", re.S)
+MAX_AGENT_FILES = 200  # agent files read per directory
+MAX_AGENT_BYTES = 65536
+
+
+def _agent_dirs(home: Path, project_dir: Path, env: Mapping[str, str]) -> list[Path]:
+    """Where Gemini loads sub-agent definitions: the user's and the project's `.gemini/agents`, and the
+    `agents` folder of every extension."""
+    user = _settings_path("user", home, project_dir, env).parent
+    out = [user / "agents", project_dir / ".gemini" / "agents"]
+    for extensions in (user / "extensions", project_dir / ".gemini" / "extensions"):
+        out += sorted(extensions.glob("*/agents"))[:MAX_AGENT_FILES] if extensions.is_dir() else []
+    return out
+
+
+def _remote_agents(home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[tuple[Path, str], ...]:
+    """The sub-agent files that define a remote agent, whose tool calls fire no hook on this machine."""
+    found = []
+    for directory in _agent_dirs(home, project_dir, env):
+        files = sorted(directory.glob("*.md"))[:MAX_AGENT_FILES] if directory.is_dir() else []
+        for path in (f for f in files if not f.name.startswith("_")):
+            try:
+                with path.open("rb") as handle:
+                    text = handle.read(MAX_AGENT_BYTES).decode("utf-8", "replace")
+            except OSError:
+                continue
+            front = _FRONT_MATTER.match(text)
+            if front and _REMOTE_AGENT.search(front.group(1)):
+                found.append((path, "a remote sub-agent (A2A): its tools run on its own server and fire no hook "
+                                    "here, only the invoke_agent call that starts it is judged"))  # fmt: skip
+    return tuple(found)
+
+
 def _agent_event(event: Event) -> AgentEvent:
     deny = {"decision": "deny", "reason": REASON} if event in _CAN_FAIL_CLOSED else None
     return AgentEvent(event.value, event, deny, fail_closed=event in FAIL_CLOSED_DENY_EVENTS)
@@ -524,4 +571,5 @@ SPEC = AgentSpec(
     headless_flags=("-p", "--prompt"),
     interactive_flags=("-i", "--prompt-interactive"),
     mcp_prefix="mcp_",
+    subagents=SubAgents(guarded="tests/e2e/test_subagents.py [gemini], 0.61.0", unseen=_remote_agents),
 )

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from hookd.dialects.opencode import plugin_agent
-from hookd.dialects.spec import system_path
+from hookd.dialects.spec import SubAgents, system_path
 
 
 def _config_dir(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
@@ -38,4 +38,5 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
     return (*out, *extra)
 
 
-SPEC = plugin_agent("kilo", "Kilo Code CLI", _config_dir, _bypass, "kilo.json", "KILO_PURE")
+SPEC = plugin_agent("kilo", "Kilo Code CLI", _config_dir, _bypass, "kilo.json", "KILO_PURE",
+                    SubAgents(guarded="tests/e2e/test_subagents.py [kilo], 7.7.9"))  # fmt: skip

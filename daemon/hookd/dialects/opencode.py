@@ -41,6 +41,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    SubAgents,
     TextSettings,
     Trust,
     TrustChange,
@@ -226,7 +227,7 @@ def _plugin_list(config: Path, text: str) -> tuple[dict[str, Any], list[Any]]:
 
 def plugin_agent(
     name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]], managed_config: str,
-    pure_env: str,
+    pure_env: str, subagents: SubAgents,
 ) -> AgentSpec:  # fmt: skip
     """The spec of OpenCode or a fork: `config_dir(scope, home, project, env)` is the scope's config folder,
     whose `plugin/hookd.js` install writes; at the managed scope, `managed_config` in that folder must name
@@ -256,6 +257,7 @@ def plugin_agent(
         env=(PROJECT_DIR_ENV,),
         project_dir_env=PROJECT_DIR_ENV,
         process_names=(name,),
+        subagents=subagents,
     )
 
 
@@ -279,4 +281,5 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
     return (folder / "plugin", folder / "plugins", *configs)
 
 
-SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass, "opencode.json", "OPENCODE_PURE")
+SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass, "opencode.json", "OPENCODE_PURE",
+                    SubAgents(guarded="tests/e2e/test_subagents.py [opencode], 1.18.33"))  # fmt: skip

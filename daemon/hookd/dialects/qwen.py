@@ -28,7 +28,17 @@ from hookd.dialects.common import (
     rewritten_tool_input,
     string_field,
 )
-from hookd.dialects.spec import REASON, AgentEvent, AgentSpec, HookEntry, InstallSpec, JSONObject, Switch, system_path
+from hookd.dialects.spec import (
+    REASON,
+    AgentEvent,
+    AgentSpec,
+    HookEntry,
+    InstallSpec,
+    JSONObject,
+    SubAgents,
+    Switch,
+    system_path,
+)
 from hookd.errors import DialectError
 from hookd.types import (
     JSON,
@@ -201,4 +211,5 @@ SPEC = AgentSpec(
     process_names=("qwen", "cli.js"),
     headless_flags=("-p", "--prompt"),
     interactive_flags=("-i", "--prompt-interactive"),
+    subagents=SubAgents(guarded="tests/e2e/test_subagents.py [qwen], 0.24.4"),
 )

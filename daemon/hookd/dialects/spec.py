@@ -271,6 +271,20 @@ def _merged(surfaces: list[Surface]) -> tuple[Surface, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class SubAgents:
+    """How the agent's sub-agents (the agents its model starts with a tool) meet its hooks.
+
+    `guarded`: the evidence that a sub-agent's tool calls fire the same hooks as the main session's (the
+    real-CLI test, on which version), "" when that is not known: `hookd doctor` then says so. `unseen`:
+    (home, project dir, environment) -> the sub-agent definitions whose tool calls fire no hook on this
+    machine, each with why (Gemini's remote agents run on their own server); only the call that starts
+    one is judged."""
+
+    guarded: str = ""
+    unseen: Callable[[Path, Path, Mapping[str, str]], tuple[tuple[Path, str], ...]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class AgentSpec:
     name: str  # the registry key, the shim's CLIENT argument and `input.client`
     title: str  # for people: "Gemini CLI"
@@ -286,6 +300,7 @@ class AgentSpec:
     headless_flags: tuple[str, ...] = ()
     interactive_flags: tuple[str, ...] = ()
     mcp_prefix: str = "mcp__"
+    subagents: SubAgents = SubAgents()
     event_index: Mapping[str, AgentEvent] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

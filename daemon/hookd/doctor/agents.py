@@ -3,7 +3,8 @@ its InstallSpec lists, is hookd registered there, does its command reach this da
 executable, calls this socket), has anything changed since `hookd install` wrote it (entries edited or
 removed), and can anything keep it from deciding: a setting that switches every hook off, another hook that
 runs after hookd's and can override it (in the same file, or in a later scope where the agent lets a later
-answer win), a trust entry the agent needs (Codex), a managed-only switch that drops hookd's scope.
+answer win), a trust entry the agent needs (Codex), a managed-only switch that drops hookd's scope, and
+sub-agents whose tool calls hookd does not see (AgentSpec.subagents).
 
 Everything agent-specific comes from the specs (hookd.dialects.spec.InstallSpec: scopes, settings paths,
 events, hook identity, `hooks_off`, `run_order`, `managed_only_key`), so an agent added to the registry is
@@ -73,6 +74,7 @@ def check_agents(
         findings += overridden(spec, mine, env) + managed_only(spec, mine, project_dir, env) + off_by_env(spec, env)
         if any(f.agent is spec and hookd_entries(f) for f in files):
             findings += one_by_one(spec, mine) + hooks_from_elsewhere(spec, project_dir, env)
+            findings += sub_agents(spec, project_dir, env)
     if not registered:
         findings.append(Finding("agents", False, "hookd is registered for no agent: no hook call reaches it",
                                 f"hookd install --client {'|'.join(NAMES)}"))  # fmt: skip
@@ -415,6 +417,19 @@ def hooks_from_elsewhere(spec: AgentSpec, project_dir: Path, env: Mapping[str, s
                       "hookd's included: their allow overrides hookd's deny")  # fmt: skip
             fix = f"remove or disable that extension ({path.parent})"
             findings.append(Finding(f"{spec.name} extensions", False, detail, fix))
+    return findings
+
+
+def sub_agents(spec: AgentSpec, project_dir: Path, env: Mapping[str, str]) -> list[Finding]:
+    """The agent's sub-agents whose tool calls hookd does not see: not known for the agent at all (its spec
+    names no proof), or sub-agent definitions whose tools fire no hook here (`SubAgents.unseen`)."""
+    facts, check = spec.subagents, f"{spec.name} sub-agents"
+    findings = []
+    if not facts.guarded:
+        findings.append(Finding(check, False, f"not known whether the tool calls of {spec.title}'s sub-agents reach "
+                                "hookd", "deny the tool that starts a sub-agent in a policy"))  # fmt: skip
+    for path, why in facts.unseen(Path.home(), project_dir, env) if facts.unseen is not None else ():
+        findings.append(Finding(check, False, f"{path}: {why}", f"remove {path}, or deny starting it in a policy"))
     return findings
 
 

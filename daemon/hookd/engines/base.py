@@ -20,11 +20,6 @@ from hookd.types import CAN_FAIL_CLOSED, Event, FailMode, Verdict, VerdictKind
 ENGINE_POLICY = "hookd"
 
 
-def not_immediate(engine: str) -> EngineError:
-    """What `evaluate_now` raises on an engine that must be awaited (the pipeline checks `immediate` first)."""
-    return EngineError(f"the {engine} engine answers only when awaited")
-
-
 def engine_failure(event: Event, error: EngineError, fail_modes: Mapping[Event, FailMode]) -> Verdict:
     """What the pipeline decides when the engine raised: the event's fail mode, with the error as reason."""
     reason = f"hookd could not evaluate its policies: {one_line(str(error))}"

@@ -11,47 +11,60 @@ them after the reply is written and records what they would have decided (docs/r
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from enum import IntEnum
+from collections.abc import Awaitable, Sequence
+from dataclasses import replace
 
-from hookd.errors import EngineError, PartialAnswer, verdicts_or_partial
-from hookd.types import Engine, EngineRequest, EngineStatus, LayerStatus, PackageInfo, Verdict
+from hookd.errors import EngineError, Results, results_of, verdicts_or_partial
+from hookd.types import (
+    ENFORCE,
+    MODES,
+    MONITOR,
+    SHADOW,
+    USER_LAYER,
+    Engine,
+    EngineRequest,
+    EngineStatus,
+    Layer,
+    LayerStatus,
+    PackageInfo,
+    PolicySet,
+    Rank,
+    Verdict,
+    settled,
+)
 
-USER_LAYER = "default"  # the user's policy directory (daemon.policies); bundles go by their names
+__all__ = [  # the layer's words live in hookd.types (the PolicySet holds them); named here too
+    "ENFORCE",
+    "MODES",
+    "MONITOR",
+    "SHADOW",
+    "USER_LAYER",
+    "Layer",
+    "LayeredEngine",
+    "Rank",
+    "evaluate_layers",
+    "layered",
+    "policy_set_of",
+]
 
-ENFORCE, MONITOR, SHADOW = "enforce", "monitor", "shadow"
-MODES = (ENFORCE, MONITOR, SHADOW)
+
+def layered(layers: Sequence[Layer]) -> PolicySet:
+    """The policy set of `layers`: its engine evaluates the enforced ones, ranked and tagged."""
+    engine = LayeredEngine(layers)
+    return PolicySet(engine.layers, engine)
 
 
-class Rank(IntEnum):
-    ORGANISATION = 0
-    USER = 1
-    PROJECT = 2
-
-
-@dataclass(frozen=True, slots=True)
-class Layer:
-    name: str  # a bundle's name, "default" (the user's policy directory), or "project:/abs/root"
-    rank: Rank
-    engine: Engine
-    location: str = ""  # a directory, URL or file, for status
-    project_root: str = ""  # a project layer applies only to events whose project_dir is within it
-    pinned_revision: str = ""  # a bundle's manifest revision (what OPA and the decision log name)
-    mode: str = ENFORCE  # "monitor": evaluated and recorded, never enforced; "shadow": a candidate (hookd.rollout)
-    replaces: str = ""  # a shadow layer: the enforced layer it stands in for ("" = added to the enforced ones)
-
-    def applies(self, project_dir: str) -> bool:
-        root = self.project_root
-        return not root or project_dir == root or project_dir.startswith(root.rstrip("/") + "/")
-
-    def revision(self) -> str:
-        return self.pinned_revision or self.engine.status().revision
+def policy_set_of(engine: Engine) -> PolicySet:
+    """The policy set `engine` serves: a layered engine's layers, else `engine` alone as the user's layer
+    (evaluated as it is, so a single engine answers exactly as before)."""
+    if isinstance(engine, LayeredEngine):
+        return PolicySet(engine.layers, engine)
+    status = engine.status()
+    return PolicySet((Layer(USER_LAYER, Rank.USER, engine, location=status.policy_dir),), engine)
 
 
 class LayeredEngine:
     name = "layered"
-    remote = False
 
     def __init__(self, layers: Sequence[Layer]) -> None:
         if not layers:
@@ -59,34 +72,14 @@ class LayeredEngine:
         self.layers = tuple(sorted(layers, key=lambda layer: layer.rank))
         self.enforced = tuple(layer for layer in self.layers if layer.mode == ENFORCE)
         self.observed = tuple(layer for layer in self.layers if layer.mode != ENFORCE)  # monitor and shadow
-        self.immediate = all(layer.engine.immediate for layer in self.enforced)
+        self.remote = any(layer.engine.remote for layer in self.enforced)
         self._status = self._make_status()
-        self._handed_over: frozenset[int] = frozenset()
 
-    def succeeded_by(self, successor: LayeredEngine) -> None:
-        """The layers the successor carries over stay open when this engine is closed: layers are shared
-        between consecutive engines (a bundle swap keeps the local layers, a local reload the bundles)."""
-        self._handed_over = frozenset(id(layer.engine) for layer in successor.layers)
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+    def evaluate(self, request: EngineRequest) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
         enforced = self.enforced
         if len(enforced) == 1 and not self.observed and not enforced[0].project_root:
-            return await enforced[0].engine.evaluate(request)  # one layer: nothing to rank or tag
-        return await evaluate_layers(enforced, request)
-
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
-        enforced = self.enforced
-        if len(enforced) == 1 and not self.observed and not enforced[0].project_root:
-            return enforced[0].engine.evaluate_now(request)
-        return evaluate_layers_now(enforced, request)
-
-    @property
-    def monitored(self) -> tuple[Layer, ...]:
-        return tuple(layer for layer in self.observed if layer.mode == MONITOR)
-
-    @property
-    def shadows(self) -> tuple[Layer, ...]:
-        return tuple(layer for layer in self.observed if layer.mode == SHADOW)
+            return enforced[0].engine.evaluate(request)  # one layer: nothing to rank or tag
+        return evaluate_layers(enforced, request)
 
     async def ready(self) -> None:
         """Wait until every layer can serve (engines that start asynchronously, like Python workers)."""
@@ -95,8 +88,7 @@ class LayeredEngine:
 
     async def aclose(self) -> None:
         for layer in self.layers:
-            if id(layer.engine) not in self._handed_over:
-                await layer.engine.aclose()
+            await layer.engine.aclose()
 
     @property
     def packages(self) -> tuple[PackageInfo, ...]:
@@ -139,31 +131,28 @@ class LayeredEngine:
         )
 
 
-async def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict]:
-    """Every layer that applies to the request's project, its verdicts tagged with its name and rank."""
+def evaluate_layers(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict] | Awaitable[list[Verdict]]:
+    """Every layer that applies to the request's project, its verdicts tagged with its name and rank, one layer
+    after the other: answered in the call while each layer is, an awaitable from the first layer that is not."""
     project_dir = request.event.project_dir
     results: list[Verdict | EngineError] = []
-    for layer in layers:
+    for position, layer in enumerate(layers):
         if layer.applies(project_dir):
-            try:
-                answered: Sequence[Verdict | EngineError] = await layer.engine.evaluate(request)
-            except PartialAnswer as exc:  # one layer's broken policy keeps the other layers' answers
-                answered = exc.results
+            answered = results_of(layer.engine, request)  # one layer's broken policy keeps the others' answers
+            if isinstance(answered, Awaitable):
+                return _layers_awaited(layers[position:], answered, request, results)
             _add_tagged(layer, answered, results)
     return verdicts_or_partial(results)
 
 
-def evaluate_layers_now(layers: Sequence[Layer], request: EngineRequest) -> list[Verdict]:
-    """`evaluate_layers` of layers whose engines are all immediate, without awaiting."""
-    project_dir = request.event.project_dir
-    results: list[Verdict | EngineError] = []
-    for layer in layers:
-        if layer.applies(project_dir):
-            try:
-                answered: Sequence[Verdict | EngineError] = layer.engine.evaluate_now(request)
-            except PartialAnswer as exc:
-                answered = exc.results
-            _add_tagged(layer, answered, results)
+async def _layers_awaited(
+    layers: Sequence[Layer], first: Awaitable[Results], request: EngineRequest, results: list[Verdict | EngineError]
+) -> list[Verdict]:
+    """`evaluate_layers` from the first layer whose answer is awaited (`first`) on."""
+    _add_tagged(layers[0], await first, results)
+    for layer in layers[1:]:
+        if layer.applies(request.event.project_dir):
+            _add_tagged(layer, await settled(results_of(layer.engine, request)), results)
     return verdicts_or_partial(results)
 
 

@@ -15,8 +15,9 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Awaitable
 
-from hookd.assembly import build_pipeline, enrichers, load_engine
+from hookd.assembly import build_pipeline, enrichers, load_policy_set
 from hookd.audit.chain import Encoded, kept
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
@@ -25,13 +26,14 @@ from hookd.audit.sink import Sink
 from hookd.audit.streams import StreamRecords
 from hookd.audit.writer import wait_for_records
 from hookd.config import Config
+from hookd.decide import Decider
 from hookd.enrich.stream import MAX_TEXT, MemoryTexts, key_of
 from hookd.errors import HookdError, Unavailable
-from hookd.lane import DECIDE_VIA, Lane, decided_here, decision_reply, route
+from hookd.lane import DECIDE_VIA, Lane, decision_reply
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import JSON, Deadline, Engine, Handled, HookRequest, Reply
+from hookd.types import JSON, Deadline, Handled, HookRequest, PolicySet, Reply, settled
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
@@ -55,7 +57,7 @@ class WorkerProcess:
         # The lane's streamed texts: those the daemon kept of the lane before it, when this one replaces it.
         steps = enrichers(config, texts) if texts is not None else None
         self.pipeline, self.policy_set = build_pipeline(
-            config, self._load_engine(wait=True), ids=decision_ids(index, config.processes), steps=steps
+            config, self._load_policy_set(wait=True), ids=decision_ids(index, config.processes), steps=steps
         )
         self._channel: asyncio.StreamWriter | None = None
         self._text_sent: dict[str, bool] = {}  # the chunks whose decision was counted with their text
@@ -63,89 +65,85 @@ class WorkerProcess:
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
-        self.server = HookServer.from_config(config, self.handle, self.stats, lane=lane, handler_now=self.handle_now)
-        self._lane = None if lane else Lane.from_config(config)
+        self.decider = Decider(config, self.pipeline, self, self.stats, None if lane else Lane.from_config(config))
+        self.server = HookServer.from_config(config, self._handle, self.stats, lane=lane)
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
         self._unacked = 0  # records sent that the daemon has not yet said it queued
         self._acked = asyncio.Event()
         self._cut_off = ""  # why records can no longer reach the daemon; set once, then every request is refused
 
-    def _load_engine(self, *, wait: bool) -> Engine:
-        return load_engine(self.config, wait=wait)  # with the kept bundles, as the daemon has them
+    def _load_policy_set(self, *, wait: bool) -> PolicySet:
+        return load_policy_set(self.config, wait=wait)  # with the kept bundles, as the daemon has them
 
-    async def handle(self, request: HookRequest) -> Reply:
-        self._check_channel()
-        routed = await route(self._lane, request, self.pipeline.parse)
-        if isinstance(routed, Reply):  # the lane decided and recorded a heavy request
-            return routed
-        handled = await self.pipeline.handle(request, routed)
-        self._check_channel()  # the daemon may have gone while this request was decided
-        if not await self._room_for_a_record(request.deadline):
+    def _handle(self, request: HookRequest) -> Reply | Awaitable[Reply]:
+        """The Decider's; at the lane, a Decide the daemon forwarded is answered with its decision and id."""
+        if self.is_lane and request.via == DECIDE_VIA:
+            return self._decide_forwarded(request)
+        return self.decider.handle(request)
+
+    async def _decide_forwarded(self, request: HookRequest) -> Reply:
+        self.admit()
+        handled = await settled(self.pipeline.decide(request, self.pipeline.parse(request)))
+        await settled(self.record(handled, request.via, request.deadline))
+        return decision_reply(handled)
+
+    # --- the Decider's recorder (hookd.decide.Recorder) ---
+
+    def admit(self) -> None:
+        """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
+        if self._cut_off:
+            raise Unavailable(f"hookd worker {self.index} cannot log decisions ({self._cut_off}): not answering")
+
+    def record(self, handled: Handled, via: str, deadline: Deadline) -> Awaitable[None] | None:
+        """The decision's record, sent to the daemon; awaited while UNACKED_LIMIT records have not reached the
+        daemon's queue (this bounds what a crash of the daemon loses), until the request's deadline."""
+        self.admit()  # the daemon may have gone while this request was decided
+        if self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
+            return self._record_with_room(handled, via, deadline)
+        self.rollout.offer(Pending(handled, time.time(), via))
+        return self._keep_text(handled)
+
+    async def _record_with_room(self, handled: Handled, via: str, deadline: Deadline) -> None:
+        if not await self._room_for_a_record(deadline):
             why = f"hookd worker {self.index}: the daemon is not taking its decision records"
             # The agent gets an error frame (the shim's fail mode), so that is what the record says.
-            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), request.via))
+            self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), via))
             raise Unavailable(why)
-        self.rollout.offer(Pending(handled, time.time(), request.via))
-        if self._keep_text(handled) and self._channel is not None:
-            await self._channel.drain()  # in the daemon's socket before the agent has the reply
-        return self._reply(handled, request)
+        self.rollout.offer(Pending(handled, time.time(), via))
+        await settled(self._keep_text(handled))
 
-    def handle_now(self, request: HookRequest) -> Reply | None:
-        """`handle` without awaiting, for a light request when the engine is immediate and a record can be sent
-        at once; None, with nothing decided, when `handle` must be awaited."""
-        if not self.pipeline.immediate or self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
-            return None
-        if self._channel is not None and self._channel.transport.get_write_buffer_size():
-            return None  # a streamed text would wait behind it: `handle` drains before it replies
-        self._check_channel()
-        event = decided_here(self._lane, request, self.pipeline.parse)
-        handled = None if event is None else self.pipeline.handle_now(request, event)
-        if handled is None:
-            return None
-        self.rollout.offer(Pending(handled, time.time(), request.via))
-        self._keep_text(handled)
-        return self._reply(handled, request)
-
-    def _reply(self, handled: Handled, request: HookRequest) -> Reply:
-        """The agent's reply; to a Decide the daemon forwarded, with the decision and its id."""
-        return decision_reply(handled) if self.is_lane and request.via == DECIDE_VIA else handled.reply
-
-    def _keep_text(self, handled: Handled) -> bool:
-        """The lane sends the daemon each chunk's text before it replies: the daemon keeps what a lane started
-        again needs (hookd.enrich.stream, `Kept`). True when it was sent."""
+    def _keep_text(self, handled: Handled) -> Awaitable[None] | None:
+        """The lane sends the daemon each streamed chunk's text before it replies: the daemon keeps what a lane
+        started again needs (hookd.enrich.stream, `Kept`). The reply waits when the line is not all in the
+        daemon's socket yet (the channel's buffer holds some)."""
         key = key_of(handled.event)
         stream = handled.event.facts.get("stream")
         if not self.is_lane or key is None or self._channel is None or not isinstance(stream, dict):
-            return False
+            return None
         chunk = stream.get("chunk")
         text = chunk if isinstance(chunk, str) else ""
         self._channel.write(text_line(list(key), text, stream.get("final") is True, _counted(handled)))
         self._text_sent[handled.decision_id] = True
         if len(self._text_sent) > TEXTS_SENT:  # records the full queue dropped are never flushed
             del self._text_sent[next(iter(self._text_sent))]
-        return True
+        return self._channel.drain() if self._channel.transport.get_write_buffer_size() else None
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
-        """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue: this
-        bounds what a crash of the daemon loses. False when the deadline came first."""
+        """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue. False when
+        the deadline came first."""
         while self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             self._acked.clear()
             try:
                 await asyncio.wait_for(self._acked.wait(), deadline.remaining())
             except TimeoutError:
                 return False
-            self._check_channel()
+            self.admit()
         return True
 
     def _busy(self, answering: int) -> bool:
         """Hook requests besides `answering` of them are being decided (monitor and shadow stand aside)."""
         return self.server.in_flight > answering or self.policy_set.in_use(self.policy_set.current) > 0
-
-    def _check_channel(self) -> None:
-        """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
-        if self._cut_off:
-            raise Unavailable(f"hookd worker {self.index} cannot log decisions ({self._cut_off}): not answering")
 
     def _lose_channel(self, why: str) -> None:
         if not self._cut_off:
@@ -189,7 +187,7 @@ class WorkerProcess:
                 self._send_stats(writer)
                 await asyncio.wait_for(writer.drain(), STOP_TIMEOUT_S)
         writer.close()
-        await self.policy_set.current.aclose()
+        await self.policy_set.current.close()
 
     async def _send(self, writer: asyncio.StreamWriter) -> None:
         try:
@@ -271,25 +269,24 @@ class WorkerProcess:
     async def reload(self) -> None:
         async with self._reloading:
             try:
-                engine = self._load_engine(wait=False)
+                served = self._load_policy_set(wait=False)
             except HookdError as exc:
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
             try:
-                await engine.ready()  # closes the engine when it cannot start
+                await served.ready()  # closes the engine when it cannot start
             except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
-            previous = self.policy_set.swap(engine)
+            previous = self.policy_set.swap(served)
             await self.policy_set.retire(previous)
-            log.info("worker_reloaded", worker=self.index, revision=engine.status().revision)
+            log.info("worker_reloaded", worker=self.index, revision=served.status().revision)
 
 
 def text_line(key: list[JSON], text: str, final: bool, counts: list[JSON]) -> bytes:
     """The `st` line of a streamed chunk: its text's end, at most MAX_TEXT characters and TEXT_LINE_BYTES
-    bytes, so that it fits at once in the channel's empty socket buffer (`handle_now` answers without waiting
-    for it: the daemon has it before the agent has the reply). A shorter end still holds any secret that
-    began in an earlier chunk; `cut` says more was dropped."""
+    bytes, so that it fits at once in the channel's socket buffer (the reply waits for the rest otherwise).
+    A shorter end still holds any secret that began in an earlier chunk; `cut` says more was dropped."""
     kept = text[-MAX_TEXT:]
     while True:
         encoded = line({"t": "st", "k": key, "x": kept, "cut": len(kept) < len(text), "f": final, "c": counts})

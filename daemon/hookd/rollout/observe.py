@@ -1,6 +1,6 @@
 """Monitor and shadow layers, evaluated after the reply is written, within a CPU budget.
 
-The hot path hands each decision whose engine has monitor or shadow layers to `Observer.offer` (an
+The hot path hands each decision whose policy set has monitor or shadow layers to `Observer.offer` (an
 append and an event set, like the decision log's sink) instead of the log's sink. The observer's task
 runs once the reply is on its way: for each decision it evaluates every monitor layer on its own (what
 that layer would have decided, with the rules that decided it) and the shadow layer in place of the
@@ -31,9 +31,9 @@ from hookd.config import RolloutConfig
 from hookd.engines.base import settle
 from hookd.errors import PartialAnswer, one_line
 from hookd.policy.combine import combine
-from hookd.policy.layers import Layer, LayeredEngine, evaluate_layers
+from hookd.policy.layers import Layer, evaluate_layers
 from hookd.rollout.compare import deciding_rules, outcome_name, transition, without_layer
-from hookd.types import JSON, Deadline, EngineRequest, Event, FailMode, Verdict
+from hookd.types import JSON, Deadline, EngineRequest, Event, FailMode, Verdict, settled
 
 log = structlog.get_logger("hookd.rollout")
 Forward = Callable[[Pending], None]  # the decision log's sink.put_nowait
@@ -295,17 +295,17 @@ class Observer:
 
     async def observe(self, pending: Pending) -> Observed:
         handled = pending.handled
-        engine = handled.engine
-        if not isinstance(engine, LayeredEngine):
+        served = handled.policy_set
+        if served is None:
             return Observed()
         request = EngineRequest(handled.event, handled.event.input_document(), Deadline.after(self._timeout))
         monitor = []
-        for layer in engine.monitored:
+        for layer in served.monitored:
             if not layer.applies(handled.event.project_dir):
                 continue  # a project's layer, and this request is in another project: nothing to say
             monitor.append(await self._monitor(layer, request))
             await asyncio.sleep(0)  # a hook request waits for one layer's evaluation at most
-        shadows = engine.shadows
+        shadows = served.shadows
         shadow = await self._shadow(shadows[0], request, handled.decision.verdicts) if shadows else None
         return Observed(monitor=tuple(monitor), shadow=shadow)
 
@@ -333,10 +333,10 @@ class Observer:
         """One layer's verdicts, its cost spent from the budget: this thread's CPU time where the layer
         evaluates here, the time it took where it evaluates in other processes (isolated Rego, Python
         policies: hookd.engines.python.pool), so that a slow one is shed, not waited for decision after decision."""
-        clock = time.thread_time if layer.engine.immediate else time.monotonic
+        clock = time.monotonic if layer.engine.remote else time.thread_time
         started = clock()
         try:
-            return await evaluate_layers([layer], request)
+            return await settled(evaluate_layers([layer], request))
         except PartialAnswer as exc:  # as the pipeline would decide it, had the layer been enforced
             return settle(request.event.event, exc.results, self._fail_modes)
         finally:

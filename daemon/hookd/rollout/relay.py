@@ -20,7 +20,6 @@ import structlog
 
 from hookd.audit.record import Pending
 from hookd.config import Config
-from hookd.policy.layers import LayeredEngine
 from hookd.rollout.observe import Forward, Observed, Observer, RolloutCounters, tally
 from hookd.rollout.store import ReplayStore, entry, redactor
 from hookd.types import JSON
@@ -51,8 +50,8 @@ class WorkerRollout:
     def offer(self, pending: Pending) -> None:
         """The worker's hot-path hand-over (never awaits): through the observer when its engine has monitor or
         shadow layers, else straight to the records to send."""
-        engine = pending.handled.engine
-        if isinstance(engine, LayeredEngine) and engine.observed:
+        served = pending.handled.policy_set
+        if served is not None and served.observed:
             self.observer.offer(pending, self._busy(1))  # the answered request is still in flight
         else:
             self._forward(pending)

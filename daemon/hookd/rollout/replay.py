@@ -18,7 +18,7 @@ from hookd.dialects.registry import AGENTS
 from hookd.engines.base import settle
 from hookd.errors import HookdError, PartialAnswer, one_line
 from hookd.policy.combine import combine
-from hookd.policy.layers import Layer, LayeredEngine, Rank
+from hookd.policy.layers import Layer, Rank, layered
 from hookd.rollout.compare import deciding_rules, outcome_name, transition
 from hookd.types import (
     JSON,
@@ -29,9 +29,11 @@ from hookd.types import (
     Event,
     FailMode,
     NormalisedEvent,
+    PolicySet,
     ToolCall,
     ToolKind,
     Verdict,
+    settled,
 )
 
 _DOCUMENT_KEYS = frozenset(
@@ -88,20 +90,20 @@ class Report:
 CANDIDATE_LAYER = "candidate"
 
 
-def within(configured: LayeredEngine, candidate: Engine, location: str, replaces: str = "") -> LayeredEngine:
+def within(configured: PolicySet, candidate: Engine, location: str, replaces: str = "") -> PolicySet:
     """The configured policy set with the candidate in it: standing in for the layer named `replaces` (a
     bundle's name, "default" or "project:ROOT"; it takes that layer's rank and project, and decides even
     where the layer it replaces was only monitored), or, without `replaces`, added as one more
     organisation layer (a new bundle). Raises HookdError naming the layers when `replaces` names none."""
     layers = list(configured.layers)
     if not replaces:
-        return LayeredEngine([Layer(CANDIDATE_LAYER, Rank.ORGANISATION, candidate, location=location), *layers])
+        return layered([Layer(CANDIDATE_LAYER, Rank.ORGANISATION, candidate, location=location), *layers])
     replaced = next((layer for layer in layers if layer.name == replaces), None)
     if replaced is None:
         names = ", ".join(layer.name for layer in layers)
         raise HookdError(f"--replaces {replaces}: the configured policy set has no such layer (it has: {names})")
     stand_in = Layer(replaces, replaced.rank, candidate, location=location, project_root=replaced.project_root)
-    return LayeredEngine([stand_in if layer is replaced else layer for layer in layers])
+    return layered([stand_in if layer is replaced else layer for layer in layers])
 
 
 def event_of(document: Mapping[str, Any]) -> NormalisedEvent:
@@ -139,7 +141,7 @@ async def _verdicts(
 ) -> Sequence[Verdict]:
     """The candidate's verdicts as the pipeline would have them: a policy that broke is its verdict."""
     try:
-        return await candidate.evaluate(request)
+        return await settled(candidate.evaluate(request))
     except PartialAnswer as exc:
         return settle(request.event.event, exc.results, fail_modes)
 

@@ -30,9 +30,8 @@ from hookd.errors import DaemonError, DialectError, FrameError, LaneRefused, Una
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")
-Handler = Callable[[HookRequest], Awaitable[Reply]]
-# Decides a request without awaiting, or returns None when the awaited Handler must (hookd.decide.Decider)
-HandlerNow = Callable[[HookRequest], "Reply | None"]
+# Decides a request: the reply, when it was decided in the call, or one awaitable of it (hookd.decide.Decider)
+Handler = Callable[[HookRequest], "Reply | Awaitable[Reply]"]
 ReplyWriter = Callable[[bytes], None]  # writes one reply frame to the connection and closes it
 _PEERCRED = struct.Struct("3i")
 ORPHAN_GRACE_S = 5.0  # how long a starting daemon waits for a killed daemon's workers to exit
@@ -112,7 +111,6 @@ class HookServer:
         max_concurrency: int,
         stats: ServerStats | None = None,
         lane: bool = False,
-        handler_now: HandlerNow | None = None,
     ) -> None:
         self.path = path
         # The lane's server takes only requests forwarded by its own daemon and workers (same uid), each
@@ -120,7 +118,6 @@ class HookServer:
         self.lane = lane
         self.stats = stats or ServerStats()
         self._handler = handler
-        self._handler_now = handler_now
         self._deciding_now = 0  # 1 while a request is decided in the callback that read it
         self._limits = limits
         self._timeout = request_timeout
@@ -146,7 +143,6 @@ class HookServer:
         stats: ServerStats,
         *,
         lane: bool = False,
-        handler_now: HandlerNow | None = None,
     ) -> HookServer:
         """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's), or the
         lane's socket's (the lane process's)."""
@@ -159,7 +155,6 @@ class HookServer:
             max_concurrency=daemon.max_concurrency,
             stats=stats,
             lane=lane,
-            handler_now=handler_now,
         )
 
     async def start(self, inherited: socket.socket | None = None) -> None:
@@ -288,33 +283,36 @@ class HookServer:
             via=via,
         )
 
-    def _answer_now(self, request: HookRequest) -> bytes | None:
-        """The reply frame when the request can be decided without awaiting, None when it must be awaited: a
-        Task and its loop step cost 25-30 us of a cold decision's CPU and delay the reply by as much."""
-        assert self._handler_now is not None
+    def _answer(self, request: HookRequest, reply: ReplyWriter) -> asyncio.Task[None] | None:
+        """Decide `request` in the callback that read it and write the reply; None when it was answered so, or
+        the task that awaits the rest of the decision (a remote engine, the lane) in a slot and then writes it: a
+        Task and its loop step cost 25-30 us of a cold decision's CPU and delay the reply by as much. A request
+        decided in the call takes no slot: heavy requests waiting for the lane never hold up the light ones."""
         self._deciding_now += 1
         try:
-            reply = self._handler_now(request)
+            decided = self._handler(request)
         except Exception as exc:
-            return self._failure_frame(exc)
+            reply(self._failure_frame(exc))
+            return None
         finally:
             self._deciding_now -= 1
-        if reply is None:
+        if isinstance(decided, Reply):
+            reply(self._in_time(request, _frame(decided)))
             return None
-        return self._in_time(request, wire.encode_reply(reply.stdout, reply.stderr, reply.exit_code))
+        return self._serve(request, self._awaited(decided), reply)
 
-    def _serve(self, request: HookRequest, reply: ReplyWriter) -> asyncio.Task[None]:
-        task = asyncio.get_running_loop().create_task(self._answer(request, reply))
+    def _serve(self, request: HookRequest, frame: Awaitable[bytes], reply: ReplyWriter) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(self._reply_when_decided(request, frame, reply))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _answer(self, request: HookRequest, reply: ReplyWriter) -> None:
+    async def _reply_when_decided(self, request: HookRequest, frame: Awaitable[bytes], reply: ReplyWriter) -> None:
         """Decide and write the reply in the same step: the decision log's writer, woken by this decision,
         runs only after the reply is on its way (a done-callback would have run after the writer).
         A decision that took past the deadline (the loop was busy, so the timer could not fire) is not
         sent: the shim applies the event's fail mode, never a late allow."""
-        reply(self._in_time(request, await self._decide(request)))
+        reply(self._in_time(request, await frame))
 
     def _in_time(self, request: HookRequest, frame: bytes) -> bytes:
         """`frame`, or the deadline error when the decision took past the deadline."""
@@ -322,13 +320,15 @@ class HookServer:
             return self.error_frame("deadline", f"hookd did not decide within its {self._deadline_ms} ms deadline")
         return frame
 
-    async def _decide(self, request: HookRequest) -> bytes:
+    async def _awaited(self, decided: Awaitable[Reply]) -> bytes:
+        """The reply frame of the rest of a decision begun in the callback, awaited in a slot (the remote work
+        starts only when awaited: `max_concurrency` bounds it)."""
         try:
             async with self._slots:
-                reply = await self._handler(request)
+                reply = await decided
         except Exception as exc:  # CancelledError is not one: the deadline's cancel goes through
             return self._failure_frame(exc)
-        return wire.encode_reply(reply.stdout, reply.stderr, reply.exit_code)
+        return _frame(reply)
 
     def _failure_frame(self, exc: Exception) -> bytes:
         """The error frame of a request whose handler raised `exc` (called in the `except` that caught it)."""
@@ -407,11 +407,9 @@ class _HookConnection(asyncio.Protocol):
             return
         self._buffer = bytearray()
         request = server._request(self._caller, header, payload, self._started)
-        if server._handler_now is not None and (frame := server._answer_now(request)) is not None:
-            self._reply(frame)
-            return
-        self._transport.pause_reading()
-        self._task = server._serve(request, self._reply)
+        self._task = server._answer(request, self._reply)
+        if self._task is not None:
+            self._transport.pause_reading()
 
     def eof_received(self) -> bool:
         if not self.done and self._task is None:
@@ -443,3 +441,7 @@ class _HookConnection(asyncio.Protocol):
         self.done = True
         self._transport.write(frame)
         self._transport.close()  # flushes the reply first; the shim reads to the end of it
+
+
+def _frame(reply: Reply) -> bytes:
+    return wire.encode_reply(reply.stdout, reply.stderr, reply.exit_code)

@@ -31,7 +31,7 @@ import structlog
 from hookd.config import is_loopback
 from hookd.errors import DaemonError, DialectError, HttpError, Unavailable, one_line
 from hookd.transport.hook_server import ServerStats
-from hookd.types import Caller, Deadline, HookRequest, Reply
+from hookd.types import Caller, Deadline, HookRequest, Reply, settled
 
 log = structlog.get_logger("hookd.http")
 LOG_EVERY_S = 5.0  # a refusal that anyone on the machine can cause is logged at most this often
@@ -63,7 +63,7 @@ class ThrottledWarnings:
         self._held.clear()
 
 
-Handler = Callable[[HookRequest], Awaitable[Reply]]
+Handler = Callable[[HookRequest], "Reply | Awaitable[Reply]"]  # hookd.decide.Decider.handle
 ROUTE = "/v1/hooks/"
 MAX_HEAD_BYTES = 16 * 1024
 IDLE_TIMEOUT = 30.0  # a kept-alive connection with no request for this long is closed
@@ -264,7 +264,7 @@ class HttpHookServer:
         )
         try:
             async with self._slots, asyncio.timeout_at(_loop_time(started + self._timeout)):
-                reply = await self._handler(request)
+                reply = await settled(self._handler(request))
         except DialectError as exc:
             raise HttpError(400, one_line(str(exc))) from None
         except Unavailable as exc:  # the lane could not decide it, or a worker cannot log: the fail mode

@@ -1,5 +1,5 @@
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 
 import pytest
 
@@ -16,6 +16,7 @@ from hookd.types import (
     PackageInfo,
     Verdict,
     VerdictKind,
+    settled,
 )
 
 
@@ -49,13 +50,13 @@ CONTEXT = Verdict(VerdictKind.CONTEXT, "hookd.b", "r2", "fyi")
 
 def test_every_part_evaluates_and_the_verdicts_are_concatenated() -> None:
     engine = CompositeEngine([Part("a", [DENY]), Part("b", [CONTEXT])])
-    assert list(asyncio.run(engine.evaluate(_request()))) == [DENY, CONTEXT]
+    assert list(asyncio.run(settled(engine.evaluate(_request())))) == [DENY, CONTEXT]
 
 
 def test_one_failing_part_fails_the_whole_evaluation() -> None:
     engine = CompositeEngine([Part("a", [DENY]), Part("b", [], fail=True)])
     with pytest.raises(EngineError, match="b is down"):
-        asyncio.run(engine.evaluate(_request()))
+        asyncio.run(settled(engine.evaluate(_request())))
 
 
 def test_status_names_every_part_and_changes_revision_with_any_part() -> None:
@@ -82,9 +83,9 @@ def test_a_remote_part_starts_first_but_its_verdicts_keep_the_parts_order() -> N
     started: list[str] = []
 
     class Recording(StaticEngine):
-        async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-            started.append(self.name)
-            return await super().evaluate(request)
+        async def _at_gate(self, request: EngineRequest) -> Sequence[Verdict]:
+            started.append(self.name)  # when its evaluation runs, not when it was called
+            return await super()._at_gate(request)
 
     local, remote = Recording([DENY], name="local"), Recording([CONTEXT], name="remote")
     remote.remote = True
@@ -101,27 +102,26 @@ def test_a_part_whose_policies_partly_failed_keeps_every_answer_in_order() -> No
     python = StaticEngine(name="python", error=PartialAnswer([answered, broken]))
     composite = CompositeEngine([Part("rego", [rego]), python])
     with pytest.raises(PartialAnswer) as caught:
-        asyncio.run(composite.evaluate(_request()))
+        asyncio.run(settled(composite.evaluate(_request())))
     assert caught.value.results == (rego, answered, broken)
-    settled = settle(Event.BEFORE_TOOL, caught.value.results, {})
-    assert [(v.kind, v.policy_id, v.rule_id) for v in settled] == [
+    verdicts = settle(Event.BEFORE_TOOL, caught.value.results, {})
+    assert [(v.kind, v.policy_id, v.rule_id) for v in verdicts] == [
         (VerdictKind.DENY, "hookd.rego", "r"),
         (VerdictKind.CONTEXT, "hookd.ok", "c"),
         (VerdictKind.DENY, "hookd.hostile", "python-error"),  # fails closed wherever a deny can block
     ]
 
 
-def test_parts_answer_now_in_order_when_all_are_immediate() -> None:
+def test_parts_that_answer_in_the_call_make_the_composite_answer_in_the_call() -> None:
     rego = Verdict(VerdictKind.DENY, "hookd.rego", "r", "no")
     broken = PolicyError("hostile.py:f failed (ValueError)", policy="hookd.hostile", rule="python-error")
-    parts = [StaticEngine([rego], immediate=True), StaticEngine(error=PartialAnswer([broken]), immediate=True)]
-    engine = CompositeEngine(parts)
-    assert engine.immediate
+    in_call = [StaticEngine([rego], awaited=False), StaticEngine(error=PartialAnswer([broken]), awaited=False)]
     with pytest.raises(PartialAnswer) as now:
-        engine.evaluate_now(_request())
-    with pytest.raises(PartialAnswer) as awaited:
-        asyncio.run(engine.evaluate(_request()))
-    assert list(now.value.results) == list(awaited.value.results) == [rego, broken]
-    assert not CompositeEngine([parts[0], StaticEngine([])]).immediate
-    with pytest.raises(EngineError, match="only when awaited"):
-        StaticEngine([]).evaluate_now(_request())
+        CompositeEngine(in_call).evaluate(_request())  # raised in the call: nothing to await
+    awaited = CompositeEngine([StaticEngine([rego]), StaticEngine(error=PartialAnswer([broken]))])
+    with pytest.raises(PartialAnswer) as later:
+        asyncio.run(settled(awaited.evaluate(_request())))
+    assert list(now.value.results) == list(later.value.results) == [rego, broken]
+    answer = CompositeEngine([in_call[0], StaticEngine([CONTEXT])]).evaluate(_request())
+    assert isinstance(answer, Awaitable)  # one awaited part makes the whole answer awaited
+    assert list(asyncio.run(settled(answer))) == [rego, CONTEXT]

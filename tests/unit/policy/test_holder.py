@@ -7,9 +7,9 @@ import asyncio
 from typing import cast
 
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.layers import SHADOW, USER_LAYER, Layer, LayeredEngine, Rank
+from hookd.policy.layers import SHADOW, USER_LAYER, Layer, Rank, layered
 from hookd.testing import StaticEngine
-from hookd.types import Engine
+from hookd.types import PolicySet
 from support import eventually_async
 
 
@@ -17,13 +17,12 @@ def layer(name: str, rank: Rank = Rank.ORGANISATION, mode: str = "enforce") -> L
     return Layer(name, rank, StaticEngine(), mode=mode)
 
 
-def names(engine: Engine) -> list[str]:
-    assert isinstance(engine, LayeredEngine)
-    return [layer.name for layer in engine.layers]
+def names(served: PolicySet) -> list[str]:
+    return [layer.name for layer in served.layers]
 
 
 def test_the_holder_counts_requests_per_engine_across_swaps() -> None:
-    first, second, third = (cast(Engine, object()) for _ in range(3))
+    first, second, third = (layered([layer(USER_LAYER, Rank.USER)]) for _ in range(3))
     holder = PolicySetHolder(first)
     a, b = holder.acquire(), holder.acquire()
     assert holder.swap(second) is first
@@ -44,12 +43,11 @@ def test_a_bundle_activation_keeps_every_local_layer_even_a_shadow_that_stands_i
         bundle = layer("acme")
         user = layer(USER_LAYER, Rank.USER)
         shadow = Layer("shadow", Rank.ORGANISATION, StaticEngine(), mode=SHADOW, replaces="acme")
-        holder = PolicySetHolder(LayeredEngine([bundle, user, shadow]), bundles=[bundle])
+        holder = PolicySetHolder(layered([bundle, user, shadow]), bundles=[bundle])
         newer = layer("acme")
         holder.serve_bundles([newer])
         assert names(holder.current) == ["acme", "shadow", USER_LAYER]
         current = holder.current
-        assert isinstance(current, LayeredEngine)
         assert current.layers[0] is newer and holder.local_layers() == (shadow, user)
 
     asyncio.run(scenario())
@@ -58,13 +56,12 @@ def test_a_bundle_activation_keeps_every_local_layer_even_a_shadow_that_stands_i
 def test_a_local_reload_keeps_the_bundles_activated_while_its_layers_started() -> None:
     async def scenario() -> None:
         bundle, user = layer("acme"), layer(USER_LAYER, Rank.USER)
-        holder = PolicySetHolder(LayeredEngine([bundle, user]), bundles=[bundle])
+        holder = PolicySetHolder(layered([bundle, user]), bundles=[bundle])
         reloaded = layer(USER_LAYER, Rank.USER)  # loaded before the activation below, served after it
         other = layer("other")
         holder.serve_bundles([bundle, other])
         holder.serve_local([reloaded])
         current = holder.current
-        assert isinstance(current, LayeredEngine)
         assert [x.engine for x in current.layers] == [bundle.engine, other.engine, reloaded.engine]
 
     asyncio.run(scenario())
@@ -73,7 +70,7 @@ def test_a_local_reload_keeps_the_bundles_activated_while_its_layers_started() -
 def test_retiring_a_replaced_set_closes_only_what_it_alone_held() -> None:
     async def scenario() -> None:
         bundle, user = layer("acme"), layer(USER_LAYER, Rank.USER)
-        holder = PolicySetHolder(LayeredEngine([bundle, user]), bundles=[bundle])
+        holder = PolicySetHolder(layered([bundle, user]), bundles=[bundle])
         holder.serve_bundles([layer("acme")])
         old = cast(StaticEngine, bundle.engine)
         await eventually_async(lambda: old.closed, what="the replaced bundle closed")

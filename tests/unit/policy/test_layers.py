@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from hookd.engines.base import settle
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.errors import PartialAnswer, PolicyError
 from hookd.policy.combine import combine
-from hookd.policy.layers import Layer, LayeredEngine, Rank
+from hookd.policy.layers import Layer, LayeredEngine, Rank, layered
 from hookd.testing import StaticEngine
 from hookd.types import (
     Caller,
@@ -26,6 +27,7 @@ from hookd.types import (
     ToolKind,
     Verdict,
     VerdictKind,
+    settled,
 )  # fmt: skip
 
 K = VerdictKind
@@ -92,22 +94,21 @@ def test_layers_tag_verdicts_and_projects_apply_only_inside_their_root(tmp_path:
         Layer("proj", Rank.PROJECT, project, project_root="/work/p"),
         Layer("acme", Rank.ORGANISATION, org, pinned_revision="v7"),
     ])  # fmt: skip
-    inside = asyncio.run(engine.evaluate(request("/work/p/sub", "rm -rf x")))
+    inside = asyncio.run(settled(engine.evaluate(request("/work/p/sub", "rm -rf x"))))
     assert [(x.kind, x.layer, x.rank) for x in inside] == [(K.DENY, "acme", 0), (K.CONTEXT, "proj", 2)]
     assert combine(inside).outcome is Outcome.DENY
-    outside = asyncio.run(engine.evaluate(request("/work/pother", "ls")))
+    outside = asyncio.run(settled(engine.evaluate(request("/work/pother", "ls"))))
     assert outside == []
     assert engine.status().revisions == {"acme": "v7", "proj": project.revision}
 
 
-def test_closing_a_replaced_engine_closes_only_what_it_alone_held() -> None:
+def test_closing_a_replaced_set_closes_only_what_it_alone_held() -> None:
     bundle_v1, bundle_v2, local = StaticEngine(), StaticEngine(), StaticEngine()
-    old = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v1), Layer("default", Rank.USER, local)])
-    new = LayeredEngine([Layer("acme", Rank.ORGANISATION, bundle_v2), Layer("default", Rank.USER, local)])
-    old.succeeded_by(new)
-    asyncio.run(old.aclose())
+    old = layered([Layer("acme", Rank.ORGANISATION, bundle_v1), Layer("default", Rank.USER, local)])
+    new = layered([Layer("acme", Rank.ORGANISATION, bundle_v2), Layer("default", Rank.USER, local)])
+    asyncio.run(old.close(keep=new))
     assert (bundle_v1.closed, local.closed, bundle_v2.closed) == (True, False, False)
-    asyncio.run(new.aclose())
+    asyncio.run(new.close())
     assert local.closed and bundle_v2.closed
 
 
@@ -118,33 +119,36 @@ def test_a_layer_whose_policies_partly_failed_keeps_the_other_layers_and_its_tag
         Layer("acme", Rank.ORGANISATION, StaticEngine([Verdict(K.CONTEXT, "hookd.org", "c", "org")])),
     ])  # fmt: skip
     with pytest.raises(PartialAnswer) as caught:
-        asyncio.run(engine.evaluate(request("/work/p", "ls")))
-    settled = settle(Event.BEFORE_TOOL, caught.value.results, {})
-    assert [(x.kind, x.policy_id, x.layer, x.rank) for x in settled] == [
+        asyncio.run(settled(engine.evaluate(request("/work/p", "ls"))))
+    verdicts = settle(Event.BEFORE_TOOL, caught.value.results, {})
+    assert [(x.kind, x.policy_id, x.layer, x.rank) for x in verdicts] == [
         (K.CONTEXT, "hookd.org", "acme", 0), (K.DENY, "hookd.hostile", "default", 1),
     ]  # fmt: skip
 
 
-def test_layers_answer_now_as_awaited_when_every_enforced_engine_is_immediate(tmp_path: Path) -> None:
+def test_layers_answer_in_the_call_as_awaited_when_every_enforced_engine_does(tmp_path: Path) -> None:
     org = RegoEmbeddedEngine.load(
         policy_dir(tmp_path / "org", "guard", 'deny contains "no rm" if contains(input.tool.input.command, "rm")')
     )
     project = RegoEmbeddedEngine.load(policy_dir(tmp_path / "proj", "guard", 'context contains "here" if true'))
     broken = PolicyError("hostile.py:f failed (ValueError)", policy="hookd.hostile", rule="python-error")
-    layers = [
-        Layer("proj", Rank.PROJECT, project, project_root="/work/p"),
-        Layer("acme", Rank.ORGANISATION, org, pinned_revision="v7"),
-        Layer("default", Rank.USER, StaticEngine(error=PartialAnswer([broken]), immediate=True)),
-    ]
-    engine = LayeredEngine(layers)
-    assert engine.immediate
+
+    def layered(*, awaited: bool) -> LayeredEngine:
+        return LayeredEngine([
+            Layer("proj", Rank.PROJECT, project, project_root="/work/p"),
+            Layer("acme", Rank.ORGANISATION, org, pinned_revision="v7"),
+            Layer("default", Rank.USER, StaticEngine(error=PartialAnswer([broken]), awaited=awaited)),
+        ])  # fmt: skip
+
     for project_dir, command in (("/work/p/sub", "rm -rf x"), ("/work/pother", "ls")):
-        with pytest.raises(PartialAnswer) as awaited:
-            asyncio.run(engine.evaluate(request(project_dir, command)))
+        with pytest.raises(PartialAnswer) as later:
+            asyncio.run(settled(layered(awaited=True).evaluate(request(project_dir, command))))
         with pytest.raises(PartialAnswer) as now:
-            engine.evaluate_now(request(project_dir, command))
-        assert now.value.results == awaited.value.results
-    # A monitored layer's engine is not evaluated on the hot path: it does not make the engine awaited.
+            layered(awaited=False).evaluate(request(project_dir, command))  # raised in the call
+        assert now.value.results == later.value.results
+    # A monitored layer's engine is not evaluated on the hot path: it does not make the answer awaited.
     watched = Layer("candidate", Rank.USER, StaticEngine(), mode="monitor")
-    assert LayeredEngine([layers[1], watched]).immediate
-    assert not LayeredEngine([layers[1], Layer("py", Rank.USER, StaticEngine())]).immediate
+    acme = Layer("acme", Rank.ORGANISATION, org, pinned_revision="v7")
+    assert LayeredEngine([acme, watched]).evaluate(request("/work/p", "ls")) == []
+    answer = LayeredEngine([acme, Layer("py", Rank.USER, StaticEngine())]).evaluate(request("/work/p", "ls"))
+    assert isinstance(answer, Awaitable) and asyncio.run(settled(answer)) == []

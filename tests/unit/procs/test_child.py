@@ -20,7 +20,7 @@ from hookd.audit.chain import Encoded
 from hookd.config import parse_config
 from hookd.errors import Unavailable
 from hookd.procs.child import TEXT_LINE_BYTES, UNACKED_LIMIT, WorkerProcess, die_with, text_line
-from hookd.types import Caller, Deadline, HookRequest
+from hookd.types import Caller, Deadline, HookRequest, settled
 
 TIMEOUT = 10
 # A parent that starts a child which asks to die with it, prints the child's pid and then waits to be killed.
@@ -96,11 +96,11 @@ def test_a_worker_whose_channel_ends_refuses_requests_and_stops(worker: WorkerPr
 
 async def channel_ends(worker: WorkerProcess) -> None:
     task, daemon_end, _ = await serve(worker)
-    await worker.handle(request())  # answered while the channel is up
+    await settled(worker.decider.handle(request()))  # answered while the channel is up
     daemon_end.close()  # the daemon is gone
     await asyncio.wait_for(task, TIMEOUT)
     with pytest.raises(Unavailable, match="cannot log decisions"):
-        await worker.handle(request())
+        await settled(worker.decider.handle(request()))
 
 
 def test_a_worker_holds_replies_while_its_records_are_not_acknowledged() -> None:
@@ -114,12 +114,12 @@ async def unacknowledged(worker: WorkerProcess) -> None:
     daemon = await asyncio.open_unix_connection(sock=daemon_end)
     try:
         for n in range(UNACKED_LIMIT):
-            await worker.handle(request(f"f{n}"))
+            await settled(worker.decider.handle(request(f"f{n}")))
         late = replace(request(), deadline=Deadline.after(0.3))
         with pytest.raises(Unavailable, match="not taking its decision records"):
-            await worker.handle(late)
+            await settled(worker.decider.handle(late))
         daemon[1].write(b'{"t": "ack", "n": 100}\n')
-        await asyncio.wait_for(worker.handle(request()), TIMEOUT)
+        await asyncio.wait_for(settled(worker.decider.handle(request())), TIMEOUT)
     finally:
         daemon[1].close()
         await asyncio.wait_for(task, TIMEOUT)
@@ -136,9 +136,9 @@ async def refused_record(worker: WorkerProcess) -> None:
     reader, writer = await asyncio.open_unix_connection(sock=daemon_end)
     try:
         for n in range(UNACKED_LIMIT):
-            await worker.handle(request(f"f{n}"))
+            await settled(worker.decider.handle(request(f"f{n}")))
         with pytest.raises(Unavailable):
-            await worker.handle(replace(request("refused.txt"), deadline=Deadline.after(0.3)))
+            await settled(worker.decider.handle(replace(request("refused.txt"), deadline=Deadline.after(0.3))))
         writer.write(b'{"t": "ack", "n": 100}\n')
         records = {}
         while "refused.txt" not in records:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from hookd.audit.record import Pending
 from hookd.config import RolloutConfig
 from hookd.policy.combine import combine
-from hookd.policy.layers import Layer, LayeredEngine, Rank
+from hookd.policy.layers import Layer, Rank, layered
 from hookd.rollout.observe import CpuBudget, Observer
 from hookd.testing import StaticEngine
 from hookd.types import (
@@ -19,9 +19,11 @@ from hookd.types import (
     Event,
     Handled,
     NormalisedEvent,
+    PolicySet,
     Reply,
     Verdict,
     VerdictKind,
+    settled,
 )
 
 EVENT = NormalisedEvent("gemini", Event.BEFORE_TOOL, {}, None, "s", "/p", "/p", Caller(0, 0, 1))
@@ -38,22 +40,22 @@ def request() -> EngineRequest:
 
 def test_monitor_and_shadow_layers_take_no_part_in_the_enforced_evaluation() -> None:
     monitor, shadow = Part([DENY]), Part([DENY])
-    engine = LayeredEngine(
+    engine = layered(
         [
             Layer("default", Rank.USER, Part([])),
             Layer("org", Rank.ORGANISATION, monitor, mode="monitor"),
             Layer("cand", Rank.USER, shadow, mode="shadow", replaces="default"),
         ]
     )
-    assert asyncio.run(engine.evaluate(request())) == []
+    assert asyncio.run(settled(engine.engine.evaluate(request()))) == []
     assert (len(monitor.requests), len(shadow.requests)) == (0, 0)
     assert [layer.name for layer in engine.monitored] == ["org"]
     assert [layer.name for layer in engine.shadows] == ["cand"]
 
 
 def test_a_layered_engine_of_monitor_layers_only_enforces_nothing() -> None:
-    engine = LayeredEngine([Layer("default", Rank.USER, Part([DENY]), mode="monitor")])
-    assert asyncio.run(engine.evaluate(request())) == []
+    engine = layered([Layer("default", Rank.USER, Part([DENY]), mode="monitor")])
+    assert asyncio.run(settled(engine.engine.evaluate(request()))) == []
 
 
 def test_the_budget_refills_at_its_share_and_holds_its_burst() -> None:
@@ -71,7 +73,7 @@ def test_the_budget_refills_at_its_share_and_holds_its_burst() -> None:
     assert budget.tokens == 0.01  # never more than the burst
 
 
-def pending(engine: LayeredEngine, verdicts: Sequence[Verdict] = (), engine_error: bool = False) -> Pending:
+def pending(engine: PolicySet, verdicts: Sequence[Verdict] = (), engine_error: bool = False) -> Pending:
     decision = combine(list(verdicts))
     return Pending(Handled(EVENT, decision, Reply(), 1.0, engine, engine_error), 0.0, "socket")
 
@@ -92,7 +94,7 @@ def run_observer(config: RolloutConfig, items: list[Pending]) -> tuple[Observer,
 
 def test_every_decision_is_passed_on_in_order_and_a_full_queue_sheds_the_oldest_observation() -> None:
     monitor = Part([DENY])
-    engine = LayeredEngine([Layer("default", Rank.USER, Part([])), Layer("m", Rank.USER, monitor, mode="monitor")])
+    engine = layered([Layer("default", Rank.USER, Part([])), Layer("m", Rank.USER, monitor, mode="monitor")])
     items = [pending(engine) for _ in range(5)]
     observer, out = run_observer(RolloutConfig(queue_size=3, cpu_budget_percent=100, burst_ms=1000), items)
     assert [p.handled for p in out] == [p.handled for p in items]
@@ -105,7 +107,7 @@ def test_every_decision_is_passed_on_in_order_and_a_full_queue_sheds_the_oldest_
 
 def test_a_spent_budget_passes_decisions_on_unobserved_and_counts_them() -> None:
     slow = Part([DENY])
-    engine = LayeredEngine([Layer("default", Rank.USER, Part([])), Layer("m", Rank.USER, slow, mode="monitor")])
+    engine = layered([Layer("default", Rank.USER, Part([])), Layer("m", Rank.USER, slow, mode="monitor")])
     observer = Observer(RolloutConfig(), lambda p: None, 5.0)
     observer._budget.tokens = -1.0  # a second of CPU in debt: nothing is observed for a while
     out: list[Pending] = []
@@ -122,7 +124,7 @@ def test_a_spent_budget_passes_decisions_on_unobserved_and_counts_them() -> None
 
 
 def test_a_shadow_is_compared_in_place_of_the_layer_it_replaces_and_skipped_after_an_engine_error() -> None:
-    engine = LayeredEngine(
+    engine = layered(
         [
             Layer("default", Rank.USER, Part([])),
             Layer("cand", Rank.USER, Part([DENY]), mode="shadow", replaces="default"),
@@ -139,7 +141,7 @@ def test_a_shadow_is_compared_in_place_of_the_layer_it_replaces_and_skipped_afte
 
 def test_a_decision_answered_while_others_were_being_decided_is_passed_on_unobserved() -> None:
     monitor = Part([DENY])
-    engine = LayeredEngine([Layer("default", Rank.USER, Part([])), Layer("m", Rank.USER, monitor, mode="monitor")])
+    engine = layered([Layer("default", Rank.USER, Part([])), Layer("m", Rank.USER, monitor, mode="monitor")])
     out: list[Pending] = []
 
     async def main() -> Observer:

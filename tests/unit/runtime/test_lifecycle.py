@@ -1,46 +1,62 @@
-"""The Supervisor starts components in order, stops them in reverse, and a failing stop skips nothing."""
+"""The Supervisor starts components in order, stops them in reverse, a failing stop skips nothing, and it
+reads every component's own status and counters."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 
 import pytest
 
-from hookd.runtime.lifecycle import Component, Supervisor
+from hookd.runtime.lifecycle import Supervisor
 
 
-def recorder(events: list[str], name: str, *, fail_stop: bool = False, fail_start: bool = False) -> Component:
-    def start() -> None:
-        if fail_start:
-            raise OSError(f"{name} cannot start")
-        events.append(f"start {name}")
+@dataclass
+class Recorder:
+    name: str
+    events: list[str] = field(default_factory=list)
+    fail_stop: bool = False
+    fail_start: bool = False
+    starts: int = 0
 
-    async def stop() -> None:
-        events.append(f"stop {name}")
-        if fail_stop:
-            raise RuntimeError(f"{name} failed to stop")
+    def start(self) -> None:
+        if self.fail_start:
+            raise OSError(f"{self.name} cannot start")
+        self.starts += 1
+        self.events.append(f"start {self.name}")
 
-    return Component(name, start, stop)
+    async def stop(self) -> None:
+        self.events.append(f"stop {self.name}")
+        if self.fail_stop:
+            raise RuntimeError(f"{self.name} failed to stop")
+
+    def status(self) -> dict[str, int]:
+        return {"starts": self.starts}
+
+    def counters(self) -> dict[str, float]:
+        return {f"hookd_{self.name}_starts": float(self.starts)}
 
 
 def test_components_start_in_order_and_stop_in_reverse() -> None:
     events: list[str] = []
-    supervisor = Supervisor()
+    supervisor = Supervisor([Recorder("log", events), Recorder("server", events)])
 
     async def scenario() -> None:
-        await supervisor.start([recorder(events, "log"), recorder(events, "server"), Component("nothing")])
+        await supervisor.start()
         await supervisor.stop()
 
     asyncio.run(scenario())
     assert events == ["start log", "start server", "stop server", "stop log"]
+    assert supervisor.status() == {"log": {"starts": 1}, "server": {"starts": 1}}
+    assert supervisor.counters() == {"hookd_log_starts": 1.0, "hookd_server_starts": 1.0}
 
 
 def test_a_failing_stop_does_not_skip_the_others_and_is_raised_at_the_end() -> None:
     events: list[str] = []
-    supervisor = Supervisor()
+    supervisor = Supervisor([Recorder("log", events), Recorder("bundles", events, fail_stop=True)])
 
     async def scenario() -> None:
-        await supervisor.start([recorder(events, "log"), recorder(events, "bundles", fail_stop=True)])
+        await supervisor.start()
         await supervisor.stop()
 
     with pytest.raises(RuntimeError, match="bundles failed to stop"):
@@ -50,11 +66,11 @@ def test_a_failing_stop_does_not_skip_the_others_and_is_raised_at_the_end() -> N
 
 def test_when_one_cannot_start_the_ones_started_are_stopped() -> None:
     events: list[str] = []
-    supervisor = Supervisor()
+    supervisor = Supervisor([Recorder("log", events), Recorder("control", events, fail_start=True)])
 
     async def scenario() -> None:
         try:
-            await supervisor.start([recorder(events, "log"), recorder(events, "control", fail_start=True)])
+            await supervisor.start()
         finally:
             await supervisor.stop()
 

@@ -10,6 +10,7 @@ import shutil
 import socket
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 
 import pytest
@@ -184,22 +185,21 @@ def test_each_stalled_connection_gets_its_deadline_at_its_own_time_among_answere
     assert all(timeout - 0.01 <= after < timeout + 0.25 for after in expired_after), expired_after
 
 
-def serve_with_now(handler_now: hook_server.HandlerNow, timeout: float = 5) -> tuple[list[wire.DecodedReply], int]:
-    """Three requests to a server whose `handler_now` is given; the replies, and how many reached the awaited
-    handler (each in a task)."""
-    awaited: list[HookRequest] = []
+def serve_with(handler: hook_server.Handler, timeout: float = 5) -> tuple[list[wire.DecodedReply], list[bool]]:
+    """Three requests to a server with `handler`; the replies, and for each call of the handler whether it ran
+    in a task (False: in the callback that read the request)."""
+    in_task: list[bool] = []
     replies: list[wire.DecodedReply] = []
 
-    async def handler(request: HookRequest) -> Reply:
-        awaited.append(request)
-        return Reply(stdout=b"awaited", stderr=b"", exit_code=0)
+    def recording(request: HookRequest) -> Reply | Awaitable[Reply]:
+        in_task.append(asyncio.current_task() is not None)
+        return handler(request)
 
     async def scenario() -> None:
         base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
         server = HookServer(
-            base / "run" / "hook.sock", handler, limits=wire.Limits(), request_timeout=timeout, max_concurrency=8,
-            handler_now=handler_now,
-        )  # fmt: skip
+            base / "run" / "hook.sock", recording, limits=wire.Limits(), request_timeout=timeout, max_concurrency=8
+        )
         await server.start()
         try:
             for _ in range(3):
@@ -209,24 +209,24 @@ def serve_with_now(handler_now: hook_server.HandlerNow, timeout: float = 5) -> t
             shutil.rmtree(base, ignore_errors=True)
 
     uvloop.run(scenario())
-    return replies, len(awaited)
+    return replies, in_task
 
 
-def test_a_request_decided_now_is_answered_without_the_awaited_handler() -> None:
-    seen: list[int] = []
-
-    def now(request: HookRequest) -> Reply | None:
-        seen.append(request.caller.pid)
-        return Reply(stdout=b"now", stderr=b"why", exit_code=2)
-
-    replies, awaited = serve_with_now(now)
+def test_a_request_decided_in_the_call_is_answered_in_the_callback_that_read_it() -> None:
+    replies, in_task = serve_with(lambda request: Reply(stdout=b"now", stderr=b"why", exit_code=2))
     assert [(r.status, r.stdout, r.stderr, r.exit_code) for r in replies] == [(wire.Status.OK, b"now", b"why", 2)] * 3
-    assert awaited == 0 and seen == [os.getpid()] * 3
+    assert in_task == [False] * 3
 
 
-def test_a_request_that_cannot_be_decided_now_goes_to_the_awaited_handler() -> None:
-    replies, awaited = serve_with_now(lambda request: None)
-    assert [r.stdout for r in replies] == [b"awaited"] * 3 and awaited == 3
+def test_the_rest_of_a_decision_that_must_be_awaited_runs_in_a_task() -> None:
+    awaited: list[bool] = []
+
+    async def rest() -> Reply:
+        awaited.append(asyncio.current_task() is not None)
+        return Reply(stdout=b"awaited", stderr=b"", exit_code=0)
+
+    replies, in_task = serve_with(lambda request: rest())
+    assert [r.stdout for r in replies] == [b"awaited"] * 3 and in_task == [False] * 3 and awaited == [True] * 3
 
 
 @pytest.mark.parametrize(
@@ -238,41 +238,39 @@ def test_a_request_that_cannot_be_decided_now_goes_to_the_awaited_handler() -> N
         (KeyError("bug"), b"internal"),
     ],
 )
-def test_a_failure_deciding_now_gets_the_same_error_frame_as_awaited(error: Exception, code: bytes) -> None:
-    def now(request: HookRequest) -> Reply | None:
+def test_a_failure_in_the_call_gets_the_same_error_frame_as_awaited(error: Exception, code: bytes) -> None:
+    def now(request: HookRequest) -> Reply:
         raise error
 
-    replies, awaited = serve_with_now(now)
-    assert {(r.status, r.stderr) for r in replies} == {(wire.Status.ERROR, code)} and awaited == 0
+    async def later() -> Reply:
+        raise error
+
+    for handler in (now, lambda request: later()):
+        replies, _ = serve_with(handler)
+        assert {(r.status, r.stderr) for r in replies} == {(wire.Status.ERROR, code)}
 
 
-def test_a_decision_now_that_took_past_the_deadline_is_not_sent() -> None:
-    def now(request: HookRequest) -> Reply | None:
+def test_a_decision_in_the_call_that_took_past_the_deadline_is_not_sent() -> None:
+    def now(request: HookRequest) -> Reply:
         time.sleep(0.25)
         return Reply(stdout=b"allow", stderr=b"", exit_code=0)
 
-    replies, _ = serve_with_now(now, timeout=0.2)
+    replies, _ = serve_with(now, timeout=0.2)
     assert {(r.status, r.stderr) for r in replies} == {(wire.Status.ERROR, b"deadline")}
 
 
-def test_a_request_being_decided_now_counts_as_in_flight() -> None:
+def test_a_request_being_decided_in_the_call_counts_as_in_flight() -> None:
     counted: list[int] = []
     server: list[HookServer] = []
 
-    def now(request: HookRequest) -> Reply | None:
+    def now(request: HookRequest) -> Reply:
         counted.append(server[0].in_flight)  # what the rollout's busy() reads while the decision is recorded
         return Reply(stdout=b"", stderr=b"", exit_code=0)
 
     async def scenario() -> None:
         base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
-
-        async def handler(request: HookRequest) -> Reply:
-            raise AssertionError("not awaited")
-
         path = base / "run" / "hook.sock"
-        server.append(
-            HookServer(path, handler, limits=wire.Limits(), request_timeout=5, max_concurrency=8, handler_now=now)
-        )
+        server.append(HookServer(path, now, limits=wire.Limits(), request_timeout=5, max_concurrency=8))
         await server[0].start()
         try:
             await asyncio.get_running_loop().run_in_executor(None, ask, server[0].path)
@@ -283,3 +281,48 @@ def test_a_request_being_decided_now_counts_as_in_flight() -> None:
 
     uvloop.run(scenario())
     assert counted == [1]
+
+
+def test_a_request_decided_in_the_call_takes_no_slot_and_an_awaited_one_waits_for_one() -> None:
+    """`max_concurrency` bounds the awaited work (a remote engine, the lane) only: with the one slot held, a
+    request decided in the call is answered at once, and an awaited one starts its work once the slot frees."""
+    release = asyncio.Event()
+    started: list[str] = []
+
+    async def awaited(name: str) -> Reply:
+        started.append(name)
+        if name == "first":
+            await release.wait()
+        return Reply(stdout=name.encode(), stderr=b"", exit_code=0)
+
+    calls = iter(["first", "light", "third"])
+
+    def handler(request: HookRequest) -> Reply | Awaitable[Reply]:
+        name = next(calls)
+        return Reply(stdout=b"light", stderr=b"", exit_code=0) if name == "light" else awaited(name)
+
+    replies: list[wire.DecodedReply] = []
+
+    async def scenario() -> None:
+        base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
+        path = base / "run" / "hook.sock"
+        server = HookServer(path, handler, limits=wire.Limits(), request_timeout=5, max_concurrency=1)
+        await server.start()
+        loop = asyncio.get_running_loop()
+        try:
+            first = loop.run_in_executor(None, ask, server.path)
+            while started != ["first"]:
+                await asyncio.sleep(0.005)
+            replies.append(await loop.run_in_executor(None, ask, server.path))  # the slot is still held
+            third = loop.run_in_executor(None, ask, server.path)
+            while server.in_flight < 2:
+                await asyncio.sleep(0.005)
+            assert started == ["first"]  # the third's work waits for the slot the first holds
+            release.set()
+            replies.extend(await asyncio.wait_for(asyncio.gather(first, third), 5))
+        finally:
+            await server.stop()
+            shutil.rmtree(base, ignore_errors=True)
+
+    uvloop.run(scenario())
+    assert [r.stdout for r in replies] == [b"light", b"first", b"third"] and started == ["first", "third"]

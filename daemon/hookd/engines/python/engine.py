@@ -16,9 +16,7 @@ engine serves the daemon's loop and the short-lived loops of `hookd eval` and `h
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,10 +24,9 @@ from typing import Any
 import structlog
 
 from hookd.config import Config
-from hookd.engines.base import not_immediate
-from hookd.engines.inflight import InFlight
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
-from hookd.engines.python.pool import WorkerPool, failing_to_start, session_of, start_workers, wait_all_ready
+from hookd.engines.python.pool import session_of
+from hookd.engines.python.pooled import PooledEngine, spawn_workers
 from hookd.errors import (
     EngineError,
     EngineTimeout,
@@ -39,7 +36,6 @@ from hookd.errors import (
     verdicts_or_partial,
 )
 from hookd.policy.python_sources import PythonPolicySet
-from hookd.sandbox import scratch
 from hookd.types import EngineRequest, EngineStatus, PackageInfo, Verdict, VerdictKind
 
 log = structlog.get_logger("hookd")
@@ -69,14 +65,13 @@ def _route(entry: Mapping[str, Any]) -> Route:
     return Route(str(entry["name"]), maybe("events"), maybe("kinds"), maybe("tools"))
 
 
-class PythonEngine:
+class PythonEngine(PooledEngine):
     """The Python policies of one policy set. Build with `PythonEngine.start(...)`: it returns once every
     worker has loaded the policies, or with `wait=False` at once, and then `await engine.ready()` does the
     waiting without holding the event loop (a reload). Either raises PolicyLoadError, and the old set serves on."""
 
     name = "python"
-    remote = True  # its work happens in other processes (CompositeEngine starts it first)
-    immediate = False
+    workers_of = "Python policy"
 
     def __init__(
         self,
@@ -84,19 +79,13 @@ class PythonEngine:
         settings: WorkerSettings,
         workers: Sequence[PolicyWorker],
     ) -> None:
+        super().__init__(settings, lambda: PolicyWorker(policy_set, settings), workers)
         self.policy_set = policy_set
-        self.settings = settings
         self.sandbox_layers: list[dict[str, Any]] = []
         self._policies: list[dict[str, Any]] = []
         self._routes: list[Route] = []
         self._policy_ids: dict[str, str] = {}
         self._route_cache: dict[tuple[str, str | None, str | None], tuple[str, ...]] = {}
-        self._starting_workers = list(workers)
-        self._pool = WorkerPool(
-            lambda: PolicyWorker(policy_set, settings), settings.workers, settings.start_timeout, list(workers)
-        )
-        self._next_id = 0
-        self._calls = InFlight()
 
     @classmethod
     def start(
@@ -106,62 +95,32 @@ class PythonEngine:
         *,
         wait: bool = True,
     ) -> PythonEngine:
-        scratch.sweep(Path(settings.scratch_dir or tempfile.gettempdir()))
-        workers = start_workers(lambda: PolicyWorker(policy_set, settings), settings.workers)
-        engine = cls(policy_set, settings, workers)
-        if wait:
-            with engine._failing_to_start():
-                for worker in workers:
-                    worker.wait_ready_blocking(settings.start_timeout)
-            engine._serve_with(workers)
+        engine = cls(policy_set, settings, spawn_workers(lambda: PolicyWorker(policy_set, settings), settings))
+        engine._started(wait=wait)
         return engine
 
-    async def ready(self) -> None:
-        """Wait until the workers started with `wait=False` have loaded the policies."""
-        workers, self._starting_workers = self._starting_workers, []
-        if not workers:
-            return
-        with self._failing_to_start():
-            await wait_all_ready(workers, self.settings.start_timeout)
-        self._serve_with(workers)
-
-    def _failing_to_start(self) -> contextlib.AbstractContextManager[None]:
-        return failing_to_start("Python policy", self._pool.live, self.close)
-
-    def _serve_with(self, workers: Sequence[PolicyWorker]) -> None:
-        first = workers[0].ready
-        self.sandbox_layers = list(first["layers"])
-        self._policies = list(first["policies"])
+    def _loaded(self, ready: Mapping[str, Any]) -> None:
+        self.sandbox_layers = list(ready["layers"])
+        self._policies = list(ready["policies"])
         self._routes = [_route(p) for p in self._policies]
         self._policy_ids = {str(p["name"]): str(p["policy_id"]) for p in self._policies}
-        self._starting_workers = []
-        self._pool.serve_with(list(workers))
 
     # --- the Engine protocol ---
 
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
-        raise not_immediate(self.name)
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+    def evaluate(self, request: EngineRequest) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
+        """No Python policy applies to the event: answered in the call, no worker asked; else the workers'
+        answer, awaited."""
         document = request.document
         tool = document.get("tool") or {}
         names = self._applicable(str(document.get("event")), tool.get("kind"), tool.get("name"))
-        if not names:
-            return []
+        return self._asked(names, request) if names else []
+
+    async def _asked(self, names: Sequence[str], request: EngineRequest) -> Sequence[Verdict]:
         self._calls.enter()
         try:
             return await self._evaluate(names, request)
         finally:
             self._calls.leave()
-
-    async def aclose(self, grace: float = 5.0) -> None:
-        """Stop once the requests in flight are answered (at most `grace` seconds), then end every worker."""
-        self._pool.closing = True
-        await self._calls.finished(grace)
-        self.close()
-
-    def close(self) -> None:
-        self._pool.close()
 
     def status(self) -> EngineStatus:
         return EngineStatus(
@@ -170,11 +129,6 @@ class PythonEngine:
             str(self.policy_set.policy_dir),
             tuple(sorted(set(self._policy_ids.values()))),
             sandbox_layers=tuple(dict(layer) for layer in self.sandbox_layers),
-            detail={
-                "policies": [dict(p) for p in self._policies],
-                "workers": len(self._pool.live),
-                "replaced": self._pool.replaced,
-            },
         )
 
     @property
@@ -192,14 +146,6 @@ class PythonEngine:
             )
             for route in self._routes
         )
-
-    @property
-    def replaced(self) -> int:
-        """Workers killed and replaced (timeouts, crashes, retirements)."""
-        return self._pool.replaced
-
-    def worker_pids(self) -> list[int]:
-        return sorted(worker.pid for worker in self._pool.live)
 
     # --- one call ---
 

@@ -26,8 +26,7 @@ class RegoEmbeddedEngine:
     """hookd's default engine. Build with `RegoEmbeddedEngine.load(policy_dir)`."""
 
     name = "rego"
-    remote = False
-    immediate = True
+    remote = False  # answers in the call: the hook server decides in the callback that read the request
 
     def __init__(self, policies: PolicySet) -> None:
         self._engine = policies.engine
@@ -50,10 +49,7 @@ class RegoEmbeddedEngine:
     async def ready(self) -> None:
         return None
 
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        return self.evaluate_sync(request.document)
-
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
+    def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
         return self.evaluate_sync(request.document)
 
     def evaluate_sync(self, document: Mapping[str, JSON]) -> list[Verdict]:

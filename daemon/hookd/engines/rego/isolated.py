@@ -14,18 +14,15 @@ its own workers, up to `[python] start_timeout_ms`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from hookd.engines.base import not_immediate
-from hookd.engines.inflight import InFlight
 from hookd.engines.python.channel import PolicyWorker, WorkerSettings
-from hookd.engines.python.pool import WorkerPool, failing_to_start, session_of, start_workers, wait_all_ready
+from hookd.engines.python.pool import NewWorker, session_of
+from hookd.engines.python.pooled import PooledEngine, spawn_workers
 from hookd.engines.rego.policyset import (
     PolicySources,
     Router,
@@ -37,11 +34,16 @@ from hookd.engines.rego.policyset import (
 )
 from hookd.errors import EngineError, EngineTimeout, PartialAnswer, PolicyError, WorkerGone
 from hookd.policy.python_sources import PythonPolicySet
-from hookd.sandbox import scratch
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
 
 log = structlog.get_logger("hookd")
 ENGINE_POLICY = "hookd.rego"
+
+
+def new_worker(sources: PolicySources, settings: WorkerSettings) -> NewWorker:
+    """How a worker for `sources` is started: no Python policies, the Rego sources to compile."""
+    empty, setup = PythonPolicySet(sources.policy_dir, (), sources.revision), setup_frame(sources)
+    return lambda: PolicyWorker(empty, settings, rego=setup)
 
 
 def setup_frame(sources: PolicySources) -> dict[str, JSON]:
@@ -53,70 +55,41 @@ def setup_frame(sources: PolicySources) -> dict[str, JSON]:
     }
 
 
-class RegoIsolatedEngine:
+class RegoIsolatedEngine(PooledEngine):
     """Build with `RegoIsolatedEngine.start(policy_dir, settings)`; like the Python engine it returns once
     every worker has compiled the policies, or with `wait=False` at once (then `await ready()`)."""
 
     name = "rego"
-    remote = True
-    immediate = False
+    workers_of = "Rego policy"
 
     def __init__(self, sources: PolicySources, settings: WorkerSettings, workers: list[PolicyWorker]) -> None:
+        super().__init__(settings, new_worker(sources, settings), workers)
         self.policy_dir = sources.policy_dir
         self.revision = sources.revision
-        self.settings = settings
         self._router = Router({})
         self._packages: tuple[PackageInfo, ...] = ()
-        self._starting_workers = workers
-        empty = PythonPolicySet(sources.policy_dir, (), sources.revision)
-        setup = setup_frame(sources)
-        self._pool = WorkerPool(
-            lambda: PolicyWorker(empty, settings, rego=setup), settings.workers, settings.start_timeout, workers
-        )
-        self._next_id = 0
-        self._calls = InFlight()
 
     @classmethod
     def start(cls, policy_dir: Path, settings: WorkerSettings, *, wait: bool = True) -> RegoIsolatedEngine:
         """Raises PolicyLoadError (a file that cannot be read, a policy that does not compile or load in time)."""
         sources = read_policy_sources(policy_dir)
         add_modules(new_engine(), sources.modules)  # a syntax error is refused here, in one line, as embedded
-        scratch.sweep(Path(settings.scratch_dir or tempfile.gettempdir()))
-        empty, setup = PythonPolicySet(sources.policy_dir, (), sources.revision), setup_frame(sources)
-        workers = start_workers(lambda: PolicyWorker(empty, settings, rego=setup), settings.workers)
-        engine = cls(sources, settings, workers)
-        if wait:
-            with engine._failing_to_start():
-                for worker in workers:
-                    worker.wait_ready_blocking(settings.start_timeout)
-            engine._serve_with(workers)
+        engine = cls(sources, settings, spawn_workers(new_worker(sources, settings), settings))
+        engine._started(wait=wait)
         return engine
 
-    async def ready(self) -> None:
-        workers, self._starting_workers = self._starting_workers, []
-        if not workers:
-            return
-        with self._failing_to_start():
-            await wait_all_ready(workers, self.settings.start_timeout)
-        self._serve_with(workers)
-
-    def _failing_to_start(self) -> contextlib.AbstractContextManager[None]:
-        return failing_to_start("Rego policy", self._pool.live, self.close)
-
-    def _serve_with(self, workers: list[PolicyWorker]) -> None:
-        self._packages = tuple(_package(entry) for entry in workers[0].ready["packages"])
+    def _loaded(self, ready: Mapping[str, Any]) -> None:
+        self._packages = tuple(_package(entry) for entry in ready["packages"])
         self._router = Router(build_router(self._packages)[0])
-        self._starting_workers = []
-        self._pool.serve_with(workers)
 
     # --- the Engine protocol ---
 
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
-        raise not_immediate("isolated Rego")
+    def evaluate(self, request: EngineRequest) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
+        """No package applies: answered in the call (the workers route by their own router: its rules are
+        theirs); else the workers' answer, awaited."""
+        return self._asked(request) if self._router.rule_for(request.document) else []
 
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
-        if not self._router.rule_for(request.document):
-            return []  # no package applies (the workers route by their own router: its rules are theirs)
+    async def _asked(self, request: EngineRequest) -> Sequence[Verdict]:
         self._calls.enter()
         try:
             result = await self._evaluate(request)
@@ -126,33 +99,17 @@ class RegoIsolatedEngine:
             raise EngineError(f"rego router returned {type(result).__name__}, expected an object")
         return verdicts_from_result(result)
 
-    async def aclose(self, grace: float = 5.0) -> None:
-        self._pool.closing = True
-        await self._calls.finished(grace)
-        self.close()
-
-    def close(self) -> None:
-        self._pool.close()
-
     def status(self) -> EngineStatus:
         return EngineStatus(
             self.name,
             self.revision,
             str(self.policy_dir),
             tuple(p.name for p in self._packages),
-            detail={"isolated": True, "workers": len(self._pool.live), "replaced": self._pool.replaced},
         )
 
     @property
     def packages(self) -> tuple[PackageInfo, ...]:
         return self._packages
-
-    @property
-    def replaced(self) -> int:
-        return self._pool.replaced
-
-    def worker_pids(self) -> list[int]:
-        return sorted(worker.pid for worker in self._pool.live)
 
     # --- one call ---
 

@@ -35,7 +35,6 @@ from opa_client import AsyncOpaClient
 from opa_client.errors import PolicyNotFoundError
 
 from hookd.config import OpaConfig
-from hookd.engines.base import not_immediate
 from hookd.engines.inflight import InFlight
 from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
@@ -239,7 +238,6 @@ class RegoOpaEngine:
 
     name = "opa"
     remote = True
-    immediate = False
 
     def __init__(self, policies: PolicySet, opa: OpaConfig, *, synced: bool) -> None:
         self._packages = policies.packages  # not the PolicySet: its regorus engine is only needed to load
@@ -277,13 +275,12 @@ class RegoOpaEngine:
     async def ready(self) -> None:
         return None
 
-    def evaluate_now(self, request: EngineRequest) -> Sequence[Verdict]:
-        raise not_immediate(self.name)
-
-    async def evaluate(self, request: EngineRequest) -> Sequence[Verdict]:
+    def evaluate(self, request: EngineRequest) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
+        """No package applies: answered in the call; else OPA's answer, awaited."""
         rule = self._router.rule_for(request.document)
-        if not rule:
-            return []
+        return self._asked(rule, request) if rule else []
+
+    async def _asked(self, rule: str, request: EngineRequest) -> Sequence[Verdict]:
         budget = min(self._opa.timeout_ms / 1000, request.deadline.remaining() - DEADLINE_MARGIN)
         if budget <= 0:
             raise EngineTimeout("no time left before the deadline to ask OPA")
@@ -346,5 +343,4 @@ class RegoOpaEngine:
             self.revision,
             str(self.policy_dir),
             tuple(p.name for p in self._packages),
-            detail={"opa_url": self._opa.url},
         )

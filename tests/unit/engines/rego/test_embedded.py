@@ -9,7 +9,7 @@ import pytest
 
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.errors import EngineError, PolicyLoadError
-from hookd.types import Verdict, VerdictKind
+from hookd.types import Verdict, VerdictKind, settled
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -105,7 +105,7 @@ halt := {"id": "stop", "reason": "enough", "clear_context": true} if input.tool.
         write(tmp_path, {"p.rego": "package hookd.p\ndeny contains x if x := 1 / input.zero\n"})
         engine = RegoEmbeddedEngine.load(tmp_path)
         with pytest.raises(EngineError, match="divide by zero"):
-            asyncio.run(engine.evaluate(type("R", (), {"document": doc(zero=0)})()))  # type: ignore[arg-type]
+            asyncio.run(settled(engine.evaluate(type("R", (), {"document": doc(zero=0)})())))  # type: ignore[arg-type]
 
     def test_packages_that_declare_their_input_get_only_it(self, tmp_path: Path) -> None:
         seen = 'deny contains {"id": "seen", "reason": concat(",", [k | some k, _ in input])}\n'

@@ -21,7 +21,7 @@ from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.engines.rego.isolated import RegoIsolatedEngine
 from hookd.errors import EngineTimeout, PartialAnswer, PolicyLoadError
 from hookd.runtime.resources import policies_dir
-from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind, Verdict
+from hookd.types import Caller, Deadline, EngineRequest, Event, NormalisedEvent, ToolCall, ToolKind, Verdict, settled
 
 SLOW = """package hookd.slow
 
@@ -60,7 +60,7 @@ def shell(command: str, session: str = "s", deadline: float = 30) -> EngineReque
 
 async def answer(engine: RegoIsolatedEngine, request: EngineRequest) -> list[Verdict | object]:
     try:
-        return list(await engine.evaluate(request))
+        return list(await settled(engine.evaluate(request)))
     except PartialAnswer as exc:
         return list(exc.results)
 
@@ -71,7 +71,7 @@ def test_only_the_bundled_policies_are_embedded(tmp_path: Path) -> None:
     assert isinstance(rego_engine(config(), policies_dir()), RegoEmbeddedEngine)
     isolated = rego_engine(config(), copy)
     try:
-        assert isinstance(isolated, RegoIsolatedEngine) and not isolated.immediate
+        assert isinstance(isolated, RegoIsolatedEngine) and isolated.remote
         assert isolated.status().packages == RegoEmbeddedEngine.load(policies_dir()).status().packages
     finally:
         asyncio.run(isolated.aclose())
@@ -101,7 +101,7 @@ def test_the_same_verdicts_as_the_embedded_engine_over_the_corpus(tmp_path: Path
         differ = []
         for command in commands:
             request = shell(command)
-            if list(embedded.evaluate_now(request)) != await answer(isolated, request):
+            if list(embedded.evaluate_sync(request.document)) != await answer(isolated, request):
                 differ.append(command)
         await isolated.aclose()
         return differ
