@@ -79,7 +79,7 @@ class Lane:
     def sends(self, request: HookRequest) -> str:
         """Which `[limits] lane_*` makes `request` the lane's before it is parsed ("stream", "payload-bytes"),
         or "" (then `sends_event` says, once the deciding process has parsed it)."""
-        if (request.client, request.event) in STREAMED:
+        if streamed(request):
             return "stream"
         if len(request.payload) > self._limits.lane_payload_bytes:
             return "payload-bytes"
@@ -221,6 +221,11 @@ class FairSlots:
         turn = self._waiting[session][0]
         self._forget(session, turn)
         turn.set_result(None)
+
+
+def streamed(request: HookRequest) -> bool:
+    """A chunk of a streamed response: decided only where the response's text is (the lane when there is one)."""
+    return (request.client, request.event) in STREAMED
 
 
 def _head(request: HookRequest) -> bytes:
