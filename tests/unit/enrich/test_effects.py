@@ -233,10 +233,10 @@ def test_effects_reach_the_input(proj: Path) -> None:
 
 
 def test_stdin_names_are_what_the_command_before_listed(proj: Path) -> None:
-    from hookd.enrich.effects import model
+    from hookd.enrich.effects import ledger
     from hookd.enrich.shell import runners
 
-    assert model.XARGS_INPUT == runners.XARGS_INPUT
+    assert ledger.XARGS_INPUT == runners.XARGS_INPUT
     (read,) = ops("find ~ -name '*.pem' | xargs cat", proj, "read")
     assert read["path"] == HOME and read["recursive"] and read["from_stdin"]
     (read,) = ops("git ls-files | xargs wc -l", proj, "read")
