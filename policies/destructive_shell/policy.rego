@@ -35,7 +35,7 @@ routing := {
 		"git push", "git reset", "git checkout", "git switch", "git restore", "git clean",
 		"eval", "source", ".", "at", "batch", "crontab", "mkfs*",
 	]),
-	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-unknown", "effect-device", "effect-privilege", "effect-config"],
+	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config"],
 	"text": ["{"],
 }
 
@@ -45,10 +45,6 @@ _shell if {
 	input.event == "BeforeTool"
 	input.tool.kind == "shell"
 }
-
-_home := trim_suffix(input.home, "/")
-
-_project := trim_suffix(input.project_dir, "/")
 
 # ---------------------------------------------------------------------------------------------
 # Dispatch: which rules can apply to this command line at all
@@ -172,16 +168,6 @@ _parse_error_text := input.shell.error if {
 # Generic helpers
 # ---------------------------------------------------------------------------------------------
 
-# path is dir or below it
-_under(path, dir) if path == dir
-
-_under(path, dir) if {
-	dir != ""
-	startswith(path, concat("", [dir, "/"]))
-}
-
-_under(path, "/") if startswith(path, "/")
-
 # argv without the program name
 _opts(c) := array.slice(c.argv, 1, count(c.argv))
 
@@ -197,10 +183,6 @@ _has_long(c, flags) if {
 	tok in flags
 }
 
-_chmod_recursive(c) if _has_short(c, "R")
-
-_chmod_recursive(c) if _has_long(c, {"--recursive"})
-
 _is_shell(name) if name in _cfg.shells
 
 _is_interpreter(name) if _is_shell(name)
@@ -213,17 +195,13 @@ _is_interpreter(name) if {
 }
 
 # ---------------------------------------------------------------------------------------------
-# rm -r / chmod -R targets
+# Recursive deletes and mode changes (input.effects)
 # ---------------------------------------------------------------------------------------------
 
-# What a recursive delete or chmod hits comes with each argument, computed once per decision by hookd
-# (hookd.enrich.facts; docs/policies.md, "Facts about each argument"): `tree` (`dir/*` and `dir/.*`
-# empty `dir`), `class` (root, home, system, project-root, outside, unresolved, project, scratch) and
-# `unresolved`. A rule reads a field per path where it called four to eight functions (~150 µs a path in
-# regorus, which caches nothing across evaluations). An input without them (input.shell.facts unset:
-# written by hand, or recorded before them) gets the same facts from _arg_facts below. (The test of
-# input.shell.facts is written out in each body, and the id and wording of each class are one table: every
-# rule a decision reaches costs ~3-4 µs in regorus, an expression in a body well under one.)
+# What a delete or mode change hits is judged on its effect, whatever program does it (rm, find -delete,
+# rsync --delete, a launcher's or an interpreter's rm, unlink through an array of flags): `recursive`, and
+# the path `class` hookd.enrich.facts gives its tree (root, home, system, project-root, outside, unresolved,
+# project, scratch). The id and wording of each class are one table.
 _rm_classes := {
 	"root": {"id": "rm-rf-root", "what": "the filesystem root"},
 	"home": {"id": "rm-rf-home", "what": "your home directory"},
@@ -232,233 +210,72 @@ _rm_classes := {
 	"outside": {"id": "rm-rf-outside-project", "what": "a path outside the project"},
 }
 
-# indices (in input.shell.commands) of the recursive deletes (`rm -r`, `-R`, `-rf`, `-fr`, `--recursive`),
-# the option test written out in the bodies (a function for it cost four calls a command, ~6 µs on `rm -rf ~/`)
-_rm_r contains i if {
-	"rm" in _names
-	some i, c in input.shell.commands
-	c.name == "rm"
-	some k, tok in c.argv
-	k >= 1
-	startswith(tok, "-") # cheap gate for the regex
-	true in [tok == "--recursive", regex.match(`^-[A-Za-z]*[rR][A-Za-z]*$`, tok)] # any of
-}
+# The recursive deletes and mode changes of the line, computed once (a sweep, a delete of what a program's
+# tests select below a root, is judged on its own below).
+_recursive_deletes := [e |
+	some e in input.effects
+	e.op == "delete"
+	e.recursive == true
+	not _selected(e)
+]
 
-# rm, find and chmod/chown/chgrp rules, behind one gate
-_hot_deny contains v if {
-	count(_names & {"rm", "find", "chmod", "chown", "chgrp"}) > 0
-	some v in _files_deny
-}
+# a delete of what a search or a listing selects below a root: find -delete, rsync --delete (`sweep`), the names
+# `xargs` reads from a listing (`from_stdin`); a command run on each match (`find -exec rm {}`, `selected`) is
+# judged both ways, its own recursive flag as written
+_selected(e) if e.sweep == true
 
-# (the reason written out in each body: a function call per path costs as much as the rest of it)
-_files_deny contains {"id": k.id, "reason": reason} if {
-	"rm" in _names
-	input.shell.facts >= 1
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	k := _rm_classes[a.class]
-	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [k.what, a.tree])
-}
+_selected(e) if e.from_stdin == true
+
+_swept(e) if _selected(e)
+
+_swept(e) if e.selected == true
 
 _files_deny contains {"id": k.id, "reason": reason} if {
-	"rm" in _names
-	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	f := _arg_facts(a)
-	k := _rm_classes[f.class]
-	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [k.what, f.tree])
+	some e in _recursive_deletes
+	k := _rm_classes[e.class]
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [k.what, _effect_place(e)])
 }
 
-_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
-	"rm" in _names
-	input.shell.facts >= 1
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	a.unresolved == true
-	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
+# The target is only known when the shell runs it (`rm -rf "$DIR"`): asked (denied above as well when its fixed
+# part is already outside the project).
+_files_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
+	some e in _recursive_deletes
+	e.known == false
+	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [e.raw])
 }
 
-_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
-	"rm" in _names
-	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	_unresolved(a)
-	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
-}
-
-# The facts of an argument the input does not hold them for: as hookd.enrich.facts computes them (the
-# Python twin; tests/unit/enrich/test_facts.py compares the two over the corpus).
-_arg_facts(a) := {"tree": t, "class": _class_of(a, t), "unresolved": _is_unresolved(a)} if t := _strip_glob(a.path)
-
-# (one else-chain: every definition of a function is evaluated at every call)
-_strip_glob(p) := "/" if {
-	p in {"/*", "/.*"}
-} else := substring(p, 0, count(p) - 2) if {
-	endswith(p, "/*")
-} else := substring(p, 0, count(p) - 3) if {
-	endswith(p, "/.*")
-} else := p
-
-_class_of(a, t) := "scratch" if {
-	# made by `mktemp` earlier on the line (`fresh`, hookd.enrich.shell.build)
-	object.get(a, "fresh", false) == true
-	not t in {"/", _home, _project}
-} else := "root" if {
-	t == "/"
-} else := "home" if {
-	# the home directory or one of its ancestors (/home, /Users)
-	_home != ""
-	_under(_home, t)
-} else := "system" if {
-	not a.in_project == true
-	_is_system_path(t)
-} else := "project-root" if {
-	t == _project
-} else := "outside" if {
-	not a.in_project == true
-	not _unresolved(a)
-	not _scratch(t)
-} else := "outside" if {
-	# `/tmp/$X`: the variable part is unknown, but the fixed part is already outside the project
-	_unresolved(a)
-	_dynamic_outside(a)
-} else := "unresolved" if {
-	_unresolved(a)
-} else := "project" if {
-	a.in_project == true
-} else := "scratch"
-
-# The system directories of hookd.enrich.facts (SYSTEM_DIRS, SYSTEM_PREFIXES).
-_is_system_path(p) if p in {
-	"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt", "/nix",
-	"/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys", "/tmp", "/usr", "/var",
-	"/Applications", "/Library", "/System", "/Users", "/Volumes", "/private", "/cores",
-}
-
-_is_system_path(p) if regex.match(`^/(bin|boot|dev|etc|lib|lib32|lib64|libx32|proc|sbin|sys|usr|System)/`, p)
-
-# Scratch space below /tmp and /var/tmp (not the directories themselves, and not hookd's own
-# /tmp/hookd-<uid>, which protected_paths guards): build dirs and clones agents clean up every day.
-_scratch(p) if {
-	some prefix in ["/tmp/", "/var/tmp/", "/private/tmp/"]
-	startswith(p, prefix)
-	count(p) > count(prefix)
-	not startswith(p, "/tmp/hookd-")
-}
-
-_unresolved(a) if contains(a.raw, "$")
-
-_unresolved(a) if contains(a.raw, "`")
-
-_is_unresolved(a) if {
-	_unresolved(a)
-} else := false
-
-# the directory part of the text before the first expansion: "/tmp/x$Y" -> "/tmp"
-_static_dir(raw) := d if {
-	fixed := regex.replace(raw, "[$`].*$", "")
-	startswith(fixed, "/")
-	parts := split(fixed, "/")
-	d := concat("/", array.slice(parts, 0, count(parts) - 1))
-	d != ""
-} else := "/" if {
-	startswith(raw, "/")
-}
-
-# neither inside the project nor one of its ancestors (where the unknown part could lead back in)
-_dynamic_outside(a) if {
-	d := _static_dir(a.raw)
-	not _under(d, _project)
-	not _under(_project, d)
-}
-
-# `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a
-# place the parser cannot follow) a relative path no longer names something in the project.
-_leaves_project(c) if {
-	c.name in {"cd", "pushd"}
-	not _cd_stays(c)
-}
-
-_cd_stays(c) if {
-	some a in c.args
-	a.in_project == true
-}
-
+# `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a place hookd
+# cannot follow) a relative path no longer names something in the project (`after_cd`).
 _files_deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
-	"rm" in _names
-	count({"cd", "pushd"} & _names) > 0
-	some j in _rm_r
-	some i, c in input.shell.commands
-	i < j
-	_leaves_project(c)
-	some a in input.shell.commands[j].args
-	not startswith(a.raw, "/")
-	reason := sprintf("recursive delete of relative path %q after changing directory out of the project is blocked: hookd cannot tell what it would delete", [a.raw])
+	some e in _recursive_deletes
+	e.after_cd == true
+	reason := sprintf("recursive delete of relative path %q after changing directory out of the project is blocked: hookd cannot tell what it would delete", [e.raw])
 }
 
-# find ... -delete / -exec rm on a start path outside the project
-_find_deletes(c) if "-delete" in c.argv
-
-_find_deletes(c) if {
-	some i, tok in c.argv
-	tok in {"-exec", "-execdir", "-ok", "-okdir"}
-	c.argv[i + 1] in {"rm", "/bin/rm", "shred", "unlink"}
-}
-
-_find_first_expr(c) := min({i |
-	some i, tok in c.argv
-	i >= 1
-	regex.match(`^[-(!]`, tok)
-} | {count(c.argv)})
-
-# (the first expression's index once, not once per word: a function runs again at every call)
-_find_roots(c) := roots if {
-	first := _find_first_expr(c)
-	roots := {tok |
-		some i, tok in c.argv
-		i >= 1
-		i < first
-	}
-}
-
+# A sweep (`find ROOT … -delete`, `find ROOT -exec rm {} +`, `rsync --delete`, `find ROOT | xargs rm`): what a
+# search selects below a root outside the project is deleted.
 _files_deny contains {"id": "find-delete-outside-project", "reason": reason} if {
-	"find" in _names
-	some c in input.shell.commands
-	c.name == "find"
-	_find_deletes(c)
-	roots := _find_roots(c)
-	some a in c.args
-	_arg_is_one_of(a, roots)
-	not a.in_project == true
-	reason := sprintf("find with -delete/-exec rm under %s (outside the project) is blocked: it deletes files recursively", [a.path])
+	some e in input.effects
+	e.op == "delete"
+	_swept(e)
+	not e["class"] in {"project", "project-root"}
+	reason := sprintf("deleting what a search selects under %s (outside the project) is blocked: it deletes files recursively", [_effect_place(e)])
 }
 
-_arg_is_one_of(a, toks) if a.raw in toks
-
-_arg_is_one_of(a, toks) if a.path in toks
-
-_files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c, a)} if {
-	input.shell.facts >= 1
-	some c in input.shell.commands
-	c.name in {"chmod", "chown", "chgrp"}
-	_chmod_recursive(c)
-	some a in c.args
-	a.class in {"root", "home", "system"}
+_files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
+	some e in input.effects
+	e.op == "chmod"
+	e.recursive == true
+	e["class"] in {"root", "home", "system"}
+	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [e.program, _rm_classes[e["class"]].what, _effect_place(e)])
 }
 
-_files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c, f)} if {
-	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
-	some c in input.shell.commands
-	c.name in {"chmod", "chown", "chgrp"}
-	_chmod_recursive(c)
-	some a in c.args
-	f := _arg_facts(a)
-	f.class in {"root", "home", "system"}
-}
-
-_chmod_reason(c, f) := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_classes[f.class].what, f.tree])
+# the pattern a glob's match came from, the path otherwise: one reason per operand as written
+_effect_place(e) := e.glob if {
+	is_string(e.glob)
+} else := e.path if {
+	e.path != ""
+} else := e.raw
 
 # ---------------------------------------------------------------------------------------------
 # git
@@ -1197,6 +1014,16 @@ _effect_ops := {e.op | some e in input.effects} if _shell
 deny contains v if {
 	count(_effect_ops & {"exec", "device"}) > 0
 	some v in _effect_deny
+}
+
+deny contains v if {
+	count(_effect_ops & {"delete", "chmod"}) > 0
+	some v in _files_deny
+}
+
+ask contains v if {
+	"delete" in _effect_ops
+	some v in _files_ask
 }
 
 ask contains v if {

@@ -94,10 +94,10 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 
 test_routing_is_before_tool_shell if {
 	object.remove(routing, ["commands", "shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
-	every name in ["rm", "git push", "git clean", "curl", "sudo", "dd", "eval", "at", "mkfs*"] {
+	every name in ["git push", "git clean", "curl", "sudo", "dd", "eval", "at", "mkfs*"] {
 		name in routing.commands
 	}
-	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-unknown", "effect-device", "effect-privilege", "effect-config"]
+	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config"]
 	routing.text == ["{"]
 }
 
@@ -121,7 +121,8 @@ test_parse_error_asks if {
 }
 
 test_parse_error_still_runs_other_rules if {
-	inp := object.union(_t_simple(["rm", "-rf", "/home/alice"]), {"shell": {"source": "rm -rf ~ 'x", "parse_error": true, "error": "unterminated quote", "commands": [_t_cmd(["rm", "-rf", "/home/alice"])]}})
+	home := {"op": "delete", "path": "/home/alice", "known": true, "recursive": true, "to": "", "program": "rm", "via": "shell", "class": "home", "raw": "/home/alice"}
+	inp := object.union(_t_simple(["rm", "-rf", "/home/alice"]), {"effects": [home], "shell": {"source": "rm -rf ~ 'x", "parse_error": true, "error": "unterminated quote", "commands": [_t_cmd(["rm", "-rf", "/home/alice"])]}})
 	"unparsable-shell" in _t_ask(inp)
 	"rm-rf-home" in _t_deny(inp)
 }
@@ -136,207 +137,8 @@ test_clean_parse_has_no_parse_verdict if {
 }
 
 # ---------------------------------------------------------------------------------------------
-# rm -r
+# rm -r, find -delete, chmod -R: judged on input.effects; whole-line cases in cases/destructive_shell.json
 # ---------------------------------------------------------------------------------------------
-
-test_rm_rf_home if {
-	_t_deny(_t_shell("rm -rf ~", [_t_cmd(["rm", "-rf", "/home/alice"])])) == {"rm-rf-home"}
-}
-
-test_rm_rf_home_trailing_glob if {
-	_t_deny(_t_shell("rm -rf ~/*", [_t_cmd(["rm", "-rf", "/home/alice/*"])])) == {"rm-rf-home"}
-}
-
-test_rm_rf_root if {
-	_t_deny(_t_simple(["rm", "-rf", "/"])) == {"rm-rf-root"}
-}
-
-test_rm_rf_root_glob if {
-	_t_deny(_t_simple(["rm", "-rf", "/*"])) == {"rm-rf-root"}
-}
-
-test_rm_no_preserve_root if {
-	_t_deny(_t_simple(["rm", "-r", "--no-preserve-root", "/"])) == {"rm-rf-root"}
-}
-
-test_rm_flag_spellings if {
-	every flags in [["-rf"], ["-fr"], ["-Rf"], ["-r"], ["-R"], ["-rfv"], ["--recursive"], ["--force", "--recursive"], ["-f", "-r"]] {
-		argv := array.concat(array.concat(["rm"], flags), ["/etc"])
-		_t_deny(_t_simple(argv)) == {"rm-rf-system"}
-	}
-}
-
-test_rm_flags_after_path if {
-	_t_deny(_t_simple(["rm", "/usr", "-rf"])) == {"rm-rf-system"}
-}
-
-test_rm_rf_system_dir if {
-	_t_deny(_t_simple(["rm", "-rf", "/usr/lib"])) == {"rm-rf-system"}
-}
-
-test_rm_rf_home_ancestor if {
-	_t_deny(_t_simple(["rm", "-rf", "/home"])) == {"rm-rf-home"}
-}
-
-test_rm_rf_outside_project if {
-	_t_deny(_t_simple(["rm", "-rf", "/home/alice/other-repo"])) == {"rm-rf-outside-project"}
-}
-
-test_rm_rf_parent_dir if {
-	inp := _t_shell("rm -rf ../other", [_t_with_args(_t_cmd(["rm", "-rf", "../other"]), [_t_arg_at("../other", "/home/alice/other")])])
-	_t_deny(inp) == {"rm-rf-outside-project"}
-}
-
-test_rm_rf_dotdot_is_home if {
-	inp := _t_shell("rm -rf ..", [_t_with_args(_t_cmd(["rm", "-rf", ".."]), [_t_arg_at("..", "/home/alice")])])
-	_t_deny(inp) == {"rm-rf-home"}
-}
-
-test_rm_rf_project_root if {
-	_t_deny(_t_simple(["rm", "-rf", "."])) == {"rm-rf-project-root"}
-}
-
-test_rm_rf_project_contents_glob if {
-	_t_deny(_t_simple(["rm", "-rf", "./*"])) == {"rm-rf-project-root"}
-}
-
-test_rm_rf_with_sudo_and_home_subdir if {
-	ids := _t_deny(_t_shell("sudo rm -rf ~/x", [_t_sudo(_t_cmd(["rm", "-rf", "/home/alice/x"]))]))
-	ids == {"rm-rf-outside-project", "sudo-destructive"}
-}
-
-test_rm_rf_in_bash_c if {
-	inp := _t_shell("bash -c 'rm -rf /'", [_t_cmd(["bash", "-c", "rm -rf /"]), _t_at(["rm", "-rf", "/"], 1, 0, 1)])
-	"rm-rf-root" in _t_deny(inp)
-}
-
-test_rm_rf_build_in_project_allowed if {
-	_t_allowed(_t_simple(["rm", "-rf", "./build"]))
-}
-
-test_rm_rf_nested_in_project_allowed if {
-	_t_allowed(_t_simple(["rm", "-rf", "node_modules", "dist", "/home/alice/proj/.cache"]))
-}
-
-test_rm_single_file_outside_project_not_recursive if {
-	_t_allowed(_t_simple(["rm", "-f", "/tmp/out.log"]))
-}
-
-test_rm_rf_mixed_targets if {
-	_t_deny(_t_simple(["rm", "-rf", "build", "/var"])) == {"rm-rf-system"}
-}
-
-# hookd gives each argument its facts (hookd.enrich.facts, input.shell.facts set): the rules read them and
-# compute nothing (the facts here contradict the path on purpose); without input.shell.facts the
-# policy computes them itself, as in every other test here
-_t_with_facts(inp, args) := object.union(inp, {"shell": {"facts": 1, "commands": [_t_with_args(inp.shell.commands[0], args)]}})
-
-_t_fact_arg(raw, tree, class, unresolved) := {"raw": raw, "path": "/home/alice/proj/x", "in_project": true, "tree": tree, "class": class, "unresolved": unresolved}
-
-test_rm_reads_the_arg_facts_when_given if {
-	inp := _t_simple(["rm", "-rf", "x"])
-	_t_allowed(inp)
-	_t_deny(_t_with_facts(inp, [_t_fact_arg("x", "/srv/x", "outside", false)])) == {"rm-rf-outside-project"}
-	_t_deny(_t_with_facts(inp, [_t_fact_arg("x", "/usr", "system", false)])) == {"rm-rf-system"}
-	_t_allowed(_t_with_facts(inp, [_t_fact_arg("x", "/tmp/x", "scratch", false)]))
-	_t_allowed(_t_with_facts(_t_simple(["rm", "-rf", "/"]), [_t_fact_arg("/", "/", "project", false)]))
-	_t_ask(_t_with_facts(inp, [_t_fact_arg("x", "/p/$X", "unresolved", true)])) == {"rm-rf-unresolved"}
-	d := deny with input as _t_with_facts(inp, [_t_fact_arg("x", "/srv/x", "outside", false)])
-	{v.reason | some v in d} == {"recursive delete of a path outside the project (/srv/x) is blocked: it cannot be undone; delete only inside the project"}
-}
-
-test_chmod_reads_the_arg_facts_when_given if {
-	inp := _t_simple(["chmod", "-R", "777", "x"])
-	_t_allowed(inp)
-	_t_deny(_t_with_facts(inp, [_t_fact_arg("777", "/p/777", "project", false), _t_fact_arg("x", "/home/alice", "home", false)])) == {"recursive-chmod-system"}
-	_t_allowed(_t_with_facts(inp, [_t_fact_arg("x", "/srv/x", "outside", false)]))
-}
-
-# the parser marks words with expansions as not in the project: their value is unknown
-_t_dynamic_arg(raw, path) := {"raw": raw, "path": path, "in_project": false}
-
-test_rm_rf_variable_asks if {
-	inp := _t_shell("rm -rf \"$TARGET\"", [_t_with_args(_t_cmd(["rm", "-rf", "$TARGET"]), [_t_dynamic_arg("$TARGET", "/home/alice/proj/$TARGET")])])
-	_t_ask(inp) == {"rm-rf-unresolved"}
-	count(_t_deny(inp)) == 0
-}
-
-test_rm_rf_variable_in_project_dir_asks if {
-	inp := _t_shell("rm -rf build/$NAME", [_t_with_args(_t_cmd(["rm", "-rf", "build/$NAME"]), [_t_dynamic_arg("build/$NAME", "/home/alice/proj/build/$NAME")])])
-	_t_ask(inp) == {"rm-rf-unresolved"}
-	count(_t_deny(inp)) == 0
-}
-
-test_rm_rf_variable_under_root_asks if {
-	# `/$X` could be anything, including the project: ask
-	inp := _t_shell("rm -rf /$X", [_t_with_args(_t_cmd(["rm", "-rf", "/$X"]), [_t_dynamic_arg("/$X", "/$X")])])
-	_t_ask(inp) == {"rm-rf-unresolved"}
-	count(_t_deny(inp)) == 0
-}
-
-test_rm_rf_variable_outside_project_denied if {
-	inp := _t_shell("rm -rf /tmp/$X", [_t_with_args(_t_cmd(["rm", "-rf", "/tmp/$X"]), [_t_dynamic_arg("/tmp/$X", "/tmp/$X")])])
-	_t_deny(inp) == {"rm-rf-outside-project"}
-	_t_ask(inp) == {"rm-rf-unresolved"}
-}
-
-test_rm_rf_substitution_asks if {
-	inp := _t_shell("rm -rf `pwd`/x", [_t_with_args(_t_cmd(["rm", "-rf", "`pwd`/x"]), [_t_arg_at("`pwd`/x", "/home/alice/proj/`pwd`/x")])])
-	"rm-rf-unresolved" in _t_ask(inp)
-}
-
-test_rm_rf_after_cd_out_of_project if {
-	inp := _t_shell("cd / && rm -rf build", [_t_cmd(["cd", "/"]), _t_at(["rm", "-rf", "build"], 1, 0, 0)])
-	_t_deny(inp) == {"rm-rf-after-cd"}
-}
-
-test_rm_rf_after_bare_cd if {
-	inp := _t_shell("cd && rm -rf *", [_t_cmd(["cd"]), _t_at(["rm", "-rf", "*"], 1, 0, 0)])
-	"rm-rf-after-cd" in _t_deny(inp)
-}
-
-test_rm_rf_after_cd_inside_project_allowed if {
-	inp := _t_shell("cd web && rm -rf dist", [_t_cmd(["cd", "web"]), _t_at(["rm", "-rf", "dist"], 1, 0, 0)])
-	_t_allowed(inp)
-}
-
-test_rm_rf_before_cd_allowed if {
-	inp := _t_shell("rm -rf dist && cd /tmp", [_t_cmd(["rm", "-rf", "dist"]), _t_at(["cd", "/tmp"], 1, 0, 0)])
-	_t_allowed(inp)
-}
-
-test_find_delete_outside_project if {
-	_t_deny(_t_simple(["find", "/home/alice", "-name", "*.log", "-delete"])) == {"find-delete-outside-project"}
-}
-
-test_find_exec_rm_outside_project if {
-	_t_deny(_t_simple(["find", "/var/log", "-type", "f", "-exec", "rm", "{}", ";"])) == {"find-delete-outside-project"}
-}
-
-test_find_delete_in_project_allowed if {
-	_t_allowed(_t_simple(["find", ".", "-name", "*.pyc", "-delete"]))
-}
-
-test_find_outside_project_without_delete_allowed if {
-	_t_allowed(_t_simple(["find", "/usr/include", "-name", "*.h"]))
-}
-
-test_chmod_recursive_root if {
-	_t_deny(_t_simple(["chmod", "-R", "777", "/"])) == {"recursive-chmod-system"}
-}
-
-test_chown_recursive_home if {
-	_t_deny(_t_simple(["chown", "-R", "nobody", "/home/alice"])) == {"recursive-chmod-system"}
-}
-
-test_chmod_recursive_in_project_allowed if {
-	_t_allowed(_t_simple(["chmod", "-R", "u+w", "build"]))
-}
-
-test_chmod_lowercase_r_is_not_recursive if {
-	# chmod -r removes read permission; it is not a recursive flag
-	_t_allowed(_t_simple(["chmod", "-r", "notes.txt"]))
-}
 
 # ---------------------------------------------------------------------------------------------
 # git
@@ -875,7 +677,7 @@ test_watched_programs if {
 
 	# the names the rules look at
 	every name in [
-		"rm", "find", "chmod", "chown", "chgrp", "base64", "base32", "xxd", "openssl", "gpg", "uudecode",
+		"base64", "base32", "xxd", "openssl", "gpg", "uudecode",
 		"gunzip", "zcat", "dd", "shred", "tee", "cp", "systemctl", "init", "telinit",
 	] {
 		name in data.destructive_shell.watched_programs

@@ -415,3 +415,32 @@ def test_every_writer_the_lists_named_changes_through_its_effect(writer: str, pr
     target = f"{proj}/.git/config"
     changes = [e for e in effects(f"{writer} {target}", proj) if e["op"] in ("write", "delete", "chmod", "link")]
     assert target in [e["path"] for e in changes]
+
+
+# --------------------------------------------------------------------------------------------------
+# The facts destructive_shell judges deletes on (it names no program)
+
+
+RECURSIVE_SPELLINGS = [["-rf"], ["-fr"], ["-Rf"], ["-r"], ["-R"], ["-rfv"], ["--recursive"], ["--force", "--recursive"]]
+
+
+@pytest.mark.parametrize("flags", [*RECURSIVE_SPELLINGS, ["-f", "-r"], ["--rec"]])
+def test_every_spelling_of_a_recursive_delete_is_recursive(flags: list[str], proj: Path) -> None:
+    (delete,) = ops(" ".join(["rm", *flags, "/etc"]), proj, "delete")
+    assert delete["recursive"] and delete["class"] == "system"
+
+
+def test_a_relative_operand_after_a_cd_out_of_the_project_says_so(proj: Path) -> None:
+    (moved,) = ops("cd / && rm -rf build", proj, "delete")
+    assert moved["after_cd"] and moved["path"] == "/build"
+    (unknown,) = ops('cd "$D" && rm -rf build', proj, "delete")
+    assert unknown["after_cd"]
+    for stays in ("rm -rf build", "cd sub && rm -rf dist", "cd / && rm -rf /tmp/x"):
+        assert not any("after_cd" in e for e in ops(stays, proj, "delete")), stays
+
+
+def test_what_a_search_runs_its_command_on_is_selected(proj: Path) -> None:
+    found = ops("find /var/log -type f -exec rm {} ';'", proj, "delete")
+    assert found and all(e["selected"] for e in found)
+    assert all(e.get("sweep") for e in ops("find /var/log -delete", proj, "delete"))
+    assert not any("selected" in e for e in ops("rm -rf /var/log/x", proj, "delete"))

@@ -92,6 +92,8 @@ class Ledger:
         }
         if placed:
             effect["raw"] = raw
+            if placed.get("after_cd") is True:
+                effect["after_cd"] = True
             if dynamic:
                 effect["fixed"] = _fixed_place(raw, str(placed.get("path") or ""), self.project)
         if code is not None:

@@ -224,6 +224,8 @@ class _Builder:
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
             placed = self.state.place(text, cwd)
+            if self.state.moved_away(text, cwd):
+                placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
             if has_glob(text) and not _dynamic(text):
                 placed = {**placed, "matches": [a["path"] for a in self.state.args([text], cwd)[1:]]}
             return placed
@@ -248,7 +250,12 @@ class _Builder:
             command["inline"] = self._code(code, depth, cwd, privileged)
         for spawn in spawned(name, argv):
             words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in spawn.argv]
+            start = len(self.model.effects)
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
+            if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
+                for effect in self.model.effects[start:]:
+                    if effect["op"] in ("delete", "chmod"):
+                        effect["selected"] = True
         patch = None
         if name in PATCH_PROGRAMS:
             fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)

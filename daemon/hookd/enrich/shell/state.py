@@ -58,6 +58,10 @@ class LineState:
             placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
         return placed
 
+    def moved_away(self, text: str, cwd: _Cwd) -> bool:
+        """`text` is relative to a directory the line moved to out of the project, or one hookd cannot follow."""
+        return not text.startswith("/") and (not cwd.known or not self.resolver.contains(cwd.path))
+
     def args(self, words: list[str], cwd: _Cwd) -> list[dict[str, Any]]:
         """Each operand placed; a glob is followed by the paths it matches on disk now, as the shell would
         expand it (bounded: enrich/paths.expand_glob; `glob` names the pattern), the pattern kept too."""
