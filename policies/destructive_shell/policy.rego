@@ -33,9 +33,9 @@ routing := {
 	"kinds": ["shell"],
 	"commands": array.concat(data.destructive_shell.watched_programs, [
 		"git push", "git reset", "git checkout", "git switch", "git restore", "git clean",
-		"eval", "source", ".", "at", "batch", "crontab", "mkfs*",
+		"eval", "source", ".",
 	]),
-	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config"],
+	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
 	"text": ["{"],
 }
 
@@ -142,21 +142,6 @@ _inline_risky(code) if {
 	code.language != "python"
 	pattern := object.get(_cfg.inline_capabilities, code.language, "")
 	true in [pattern == "", regex.match(pattern, code.code)] # any of
-}
-
-# Deferred execution: at/batch/crontab run a script later, outside this session's hooks. Their script is
-# judged too when the line shows it; the scheduling itself is asked.
-ask contains {"id": "deferred-exec", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in {"at", "batch", "crontab"}
-	not _lists_only(c)
-	_shell
-	reason := sprintf("%q schedules commands to run later, outside the guard's view; review it", [concat(" ", c.argv)])
-}
-
-_lists_only(c) if {
-	some tok in c.argv
-	tok in {"-l", "-q"}
 }
 
 _parse_error_text := input.shell.error if {
@@ -850,111 +835,9 @@ _device(p) if {
 	not _benign_device(p)
 }
 
-# The names on the line that the disk, dd and power rules are about (disk_tools, partition_tools and
-# power_commands are among watched_programs, so among _hot_names; _names holds nothing unless this is a
-# BeforeTool shell call).
-_system_names contains n if {
-	some n in _hot_names
-	_system_name(n)
-}
-
-_system_name(n) if {
-	# any of these
-	true in [
-		n in {"dd", "systemctl", "init", "telinit"},
-		startswith(n, "mkfs"),
-		n in data.destructive_shell.disk_tools,
-		n in data.destructive_shell.partition_tools,
-		n in data.destructive_shell.power_commands,
-	]
-}
-
-# Disk, dd and power rules, behind one gate (on _hot_names, not _system_names: a line without those names,
-# such as `rm -rf ~/`, then never builds that rule, ~5 µs).
-_hot_deny contains v if {
-	some n in _hot_names
-	_system_name(n)
-	some v in _system_deny
-}
-
-# By name when the input has no effects (written by hand); with effects, the device effects below decide, so
-# that a disk image in the project (`mkfs.ext4 -F build/disk.img`) is not a disk.
-_system_deny contains {"id": "disk-format", "reason": reason} if {
-	not _effects_given
-	some c in input.shell.commands
-	c.name in _system_names
-	_disk_tool(c)
-	reason := sprintf("%s is blocked: it formats or wipes disks and partitions", [c.name])
-}
-
-_disk_tool(c) if startswith(c.name, "mkfs")
-
-_disk_tool(c) if c.name in _cfg.disk_tools
-
-_disk_tool(c) if {
-	c.name in _cfg.partition_tools
-	not _has_long(c, {"-l", "--list", "-p", "--print"})
-}
-
-_system_deny contains {"id": "raw-device-write", "reason": reason} if {
-	"dd" in _system_names
-	some c in input.shell.commands
-	c.name == "dd"
-	some tok in c.argv
-	startswith(tok, "of=")
-	target := substring(tok, 3, -1)
-	_device(target)
-	reason := sprintf("dd onto device %s is blocked: it overwrites the disk directly", [target])
-}
-
-deny contains {"id": "raw-device-write", "reason": reason} if {
-	some c in input.shell.commands
-	some r in c.redirects
-	contains(r.op, ">")
-	target := _redirect_target(r)
-	_device(target)
-	_shell
-	reason := sprintf("redirecting output onto device %s is blocked: it overwrites the disk directly", [target])
-}
-
-_hot_deny contains {"id": "raw-device-write", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in {"shred", "tee", "cp"}
-	some a in c.args
-	startswith(a.path, "/dev/") # cheap gate
-	_device(a.path)
-	_shell
-	reason := sprintf("%s onto device %s is blocked: it overwrites the disk directly", [c.name, a.path])
-}
-
-_redirect_target(r) := r.path if {
-	is_string(r.path)
-} else := r.target
-
 # ---------------------------------------------------------------------------------------------
 # Whole-system hazards
 # ---------------------------------------------------------------------------------------------
-
-_system_deny contains {"id": "system-power", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in _system_names
-	_power(c)
-	reason := sprintf("%q is blocked: it shuts down or reboots the machine", [concat(" ", c.argv)])
-}
-
-_power(c) if c.name in _cfg.power_commands
-
-_power(c) if {
-	c.name == "systemctl"
-	some tok in c.argv
-	tok in {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"}
-}
-
-_power(c) if {
-	c.name in {"init", "telinit"}
-	some tok in c.argv
-	tok in {"0", "6"}
-}
 
 # :(){ :|:& };:  and  bomb() { bomb | bomb & }; bomb
 _squeezed := regex.replace(input.shell.source, `\s+`, "")
@@ -1005,14 +888,12 @@ deny contains {"id": "fork-bomb", "reason": "this command defines a function tha
 # Routed by the `effect-*` traits (routing.shell); each rule first tests the set of ops, computed once.
 # ---------------------------------------------------------------------------------------------
 
-_effects_given if is_array(input.effects)
-
 _effect_ops := {e.op | some e in input.effects} if _shell
 
 # The rules below sit behind one gate each for deny and ask: a line without exec, device, privilege or
 # write effects never tries them (every rule body tried costs regorus a few µs).
 deny contains v if {
-	count(_effect_ops & {"exec", "device"}) > 0
+	count(_effect_ops & {"exec", "device", "write", "delete", "signal"}) > 0
 	some v in _effect_deny
 }
 
@@ -1053,6 +934,7 @@ _effect_ask contains {"id": "unknown-code", "reason": reason} if {
 	e.op == "exec"
 	e.known == false
 	not object.get(e, "flow", "") in {"fetch", "decode"}
+	not e.deferred == true
 	reason := sprintf("%s runs code hookd cannot see before it runs (%s); review it", [e.program, _unknown_what(e)])
 }
 
@@ -1068,6 +950,22 @@ _effect_target(e) := e.raw if {
 
 # A device formatted, erased or overwritten by any program the catalogue knows takes one (mkfs*, mke2fs,
 # wipefs, hdparm, sgdisk, …) or by a write onto /dev: a block device, or one hookd cannot name.
+_effect_deny contains {"id": "raw-device-write", "reason": reason} if {
+	some e in input.effects
+	e.op in {"write", "delete"}
+	_device(e.path)
+	reason := sprintf("%s onto device %s is blocked: it overwrites the disk directly", [e.program, e.path])
+}
+
+# The machine powered off or rebooted (a `signal` to every process, `match: power`: shutdown, systemctl
+# poweroff, init 0, … as the catalogue has them)
+_effect_deny contains {"id": "system-power", "reason": reason} if {
+	some e in input.effects
+	e.op == "signal"
+	e.match == "power"
+	reason := sprintf("%s is blocked: it shuts down or reboots the machine", [e.program])
+}
+
 _effect_deny contains {"id": "disk-format", "reason": reason} if {
 	"device" in _effect_ops
 	some e in input.effects
@@ -1076,6 +974,16 @@ _effect_deny contains {"id": "disk-format", "reason": reason} if {
 	object.get(e, "block", false) == true
 	not _benign_device(e.path)
 	reason := sprintf("%s on %s is blocked: it formats or wipes disks and partitions", [e.program, _effect_target(e)])
+}
+
+# Commands scheduled to run later, outside this session's hooks (`deferred`: at, batch, crontab as the
+# catalogue has them); their text, when the line shows it, is judged as itself too.
+_effect_ask contains {"id": "deferred-exec", "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	e.op == "exec"
+	e.deferred == true
+	reason := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
 }
 
 # Other privileges (sudo, doas, sudoedit, pkexec, ksu, …: `privilege` in the catalogue)

@@ -444,3 +444,16 @@ def test_what_a_search_runs_its_command_on_is_selected(proj: Path) -> None:
     assert found and all(e["selected"] for e in found)
     assert all(e.get("sweep") for e in ops("find /var/log -delete", proj, "delete"))
     assert not any("selected" in e for e in ops("rm -rf /var/log/x", proj, "delete"))
+
+
+@pytest.mark.parametrize("command", ["shutdown -h now", "systemctl poweroff", "init 0", "reboot", "sudo halt"])
+def test_powering_off_is_a_signal_to_every_process(command: str, proj: Path) -> None:
+    (signal,) = ops(command, proj, "signal")
+    assert signal["target"] == "system" and signal["match"] == "power"
+
+
+def test_commands_scheduled_for_later_are_deferred_unknown_code(proj: Path) -> None:
+    for command in ("crontab jobs.txt", "echo 'make' | at now", "batch"):
+        (run,) = ops(command, proj, "exec")
+        assert run["deferred"] and run["known"] is False, command
+    assert ops("crontab -l", proj, "exec") == [] and ops("systemctl status nginx", proj, "signal") == []

@@ -135,11 +135,16 @@ class EffectModel:
         self.files.guess(argv, name, place)
 
     def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
-        """What the program does whatever its operands: privileges, signals, credentials it prints."""
+        """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed."""
         if program.privilege:
             self.ledger.add("privilege", None, program.name)
         if program.signal and program.signal != "none":
             self._signal(program, parsed)
+        if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
+            self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
+        if program.schedules and not any(w in program.schedule_inert for w in argv[1:]):
+            # what it runs later is outside this session's hooks, whatever its text
+            self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         for words, store in program.prints_secret:
             if _has_words(argv, words):
                 placed = place(store.replace("~", self.ledger.home, 1)) if store else None
