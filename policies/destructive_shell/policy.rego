@@ -62,17 +62,12 @@ _shell if {
 # (the names tested once each, not once per command: 160 commands of two names cost 1.3 ms the other way)
 _hot_names := {n |
 	some n in _names
-	true in [n in data.destructive_shell.watched_programs, startswith(n, "mkfs")] # any of
+	n in data.destructive_shell.watched_programs
 }
 
 deny contains v if {
-	true in [count(_hot_names) > 0, count(_priv) > 0] # any of
+	count(_hot_names) > 0
 	some v in _hot_deny
-}
-
-ask contains v if {
-	true in [count(_hot_names) > 0, count(_priv) > 0] # any of
-	some v in _hot_ask
 }
 
 # The program names on the command line (none unless this is a BeforeTool shell call), computed
@@ -770,53 +765,6 @@ _download_deny contains {"id": "download-then-exec", "reason": reason} if {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Privilege escalation
-# ---------------------------------------------------------------------------------------------
-
-# indices (in input.shell.commands) of the commands that run with elevated privileges: sudo, a privileged
-# wrapper, or a privilege command (privilege_commands are among watched_programs, so among _hot_names)
-_priv contains i if {
-	some i, c in input.shell.commands
-	c.sudo == true
-	_shell
-}
-
-_priv contains i if {
-	some i, c in input.shell.commands
-	some w in c.wrappers
-	w in data.destructive_shell.privilege_wrappers
-	_shell
-}
-
-_priv contains i if {
-	some n in _hot_names
-	n in data.destructive_shell.privilege_commands
-	some i, c in input.shell.commands
-	c.name == n
-}
-
-_hot_ask contains {"id": "sudo", "reason": reason} if {
-	some i in _priv
-	c := input.shell.commands[i]
-	reason := sprintf("%q runs with elevated privileges (sudo, doas, su); confirm it", [concat(" ", c.argv)])
-}
-
-_hot_deny contains {"id": "sudo-destructive", "reason": reason} if {
-	some i in _priv
-	c := input.shell.commands[i]
-	_sudo_destructive(c.name)
-	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [c.name])
-}
-
-_sudo_destructive(name) if name in _cfg.sudo_destructive
-
-_sudo_destructive(name) if name in _cfg.disk_tools
-
-_sudo_destructive(name) if name in _cfg.partition_tools
-
-_sudo_destructive(name) if startswith(name, "mkfs")
-
-# ---------------------------------------------------------------------------------------------
 # Disks and devices
 # ---------------------------------------------------------------------------------------------
 
@@ -893,7 +841,7 @@ _effect_ops := {e.op | some e in input.effects} if _shell
 # The rules below sit behind one gate each for deny and ask: a line without exec, device, privilege or
 # write effects never tries them (every rule body tried costs regorus a few µs).
 deny contains v if {
-	count(_effect_ops & {"exec", "device", "write", "delete", "signal"}) > 0
+	count(_effect_ops & {"exec", "device", "write", "delete", "signal", "privilege"}) > 0
 	some v in _effect_deny
 }
 
@@ -986,14 +934,33 @@ _effect_ask contains {"id": "deferred-exec", "reason": reason} if {
 	reason := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
 }
 
-# Other privileges (sudo, doas, sudoedit, pkexec, ksu, …: `privilege` in the catalogue)
+# Privileges (sudo, doas, sudoedit, pkexec, run0, su, ksu, …: `privilege` in the catalogue, as a program or
+# as a wrapper): asked.
 _effect_ask contains {"id": "sudo", "reason": reason} if {
 	"privilege" in _effect_ops
-	count(_priv) == 0 # the rule by name already asks
 	some e in input.effects
 	e.op == "privilege"
-	reason := sprintf("%s runs with elevated privileges; confirm it", [e.program])
+	reason := sprintf("%s runs with elevated privileges (sudo, doas, su, …); confirm it", [e.program])
 }
+
+# What a command run with privileges destroys or takes over (`privileged`): a delete, a mode or owner change,
+# a move or link, a device, a signal, a write outside the project, commands scheduled for later.
+_effect_deny contains {"id": "sudo-destructive", "reason": reason} if {
+	"privilege" in _effect_ops
+	some e in input.effects
+	e.privileged == true
+	_destroys(e)
+	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [e.program])
+}
+
+_destroys(e) if e.op in {"delete", "chmod", "move", "link", "device", "signal"}
+
+_destroys(e) if {
+	e.op == "write"
+	not e["class"] in {"project", "scratch"}
+}
+
+_destroys(e) if e.deferred == true
 
 # A configuration key that runs a command, written for later (`git config core.fsmonitor …`, a clone's
 # `-c core.sshCommand=…`): what it runs is judged as itself too; writing it is asked.

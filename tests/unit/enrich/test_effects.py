@@ -457,3 +457,11 @@ def test_commands_scheduled_for_later_are_deferred_unknown_code(proj: Path) -> N
         (run,) = ops(command, proj, "exec")
         assert run["deferred"] and run["known"] is False, command
     assert ops("crontab -l", proj, "exec") == [] and ops("systemctl status nginx", proj, "signal") == []
+
+
+def test_what_a_command_does_with_privileges_is_privileged(proj: Path) -> None:
+    for command in ("sudo rm -rf build", "pkexec rm -rf build", "run0 rm -rf build", "sudo bash -c 'rm -rf build'"):
+        (delete,) = ops(command, proj, "delete")
+        assert delete["privileged"], command
+        assert ops(command, proj, "privilege"), command
+    assert not any("privileged" in e for e in effects("rm -rf build", proj))

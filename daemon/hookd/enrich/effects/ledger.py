@@ -42,6 +42,7 @@ class CommandView:
     variables: Mapping[str, str]
     stdin: str  # what its stdin is: text, fetch, decode, unknown, none
     stdin_text: str | None
+    root: bool = False  # it runs with other privileges, its own or inherited (`sudo bash -c '…'`)
 
 
 class Ledger:

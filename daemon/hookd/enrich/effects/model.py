@@ -79,6 +79,14 @@ class EffectModel:
     # One command
 
     def command(self, view: CommandView, place: Place) -> Followups:
+        start = len(self.ledger.effects)
+        follow = self._command(view, place)
+        if view.root:  # what it does, it does with other privileges
+            for effect in self.ledger.effects[start:]:
+                effect["privileged"] = True
+        return follow
+
+    def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
         trees, self.ledger.trees, start = self.ledger.trees, [], len(self.ledger.effects)
         follow = Followups()

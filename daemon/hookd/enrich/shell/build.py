@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
@@ -20,7 +21,7 @@ from hookd.enrich.shell.runners import operands, printed, runs_stdin, script_of,
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep
 from hookd.enrich.shell.words import _ASSIGN, _dynamic
-from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, _SUDO, _basename, _inline_script, _peel
+from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, _basename, _inline_script, _peel
 from hookd.types import NormalisedEvent, ToolKind
 
 # --------------------------------------------------------------------------------------------------
@@ -133,7 +134,7 @@ class _Builder:
             argv = xargs_operands(words, argv, stdin)
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
-        privileged = sudo or not _SUDO.isdisjoint(wrappers)
+        privileged = sudo or any(_raises_privilege(w) for w in wrappers)
         redirects = [self.state.redirect(r, cwd) for r in simple.redirects]
         if inherited:
             redirects.extend(dict(r) for r in inherited)
@@ -167,14 +168,14 @@ class _Builder:
         origin: str,
     ) -> str:
         """What a command does beyond its own words: its effects, what it runs, the shell state it changes."""
-        sudo, privileged = privileges
+        privileged = privileges[1]
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
         heredoc = _heredoc(simple.redirects)
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
         echoed = printed(words) if command["name"] in ("echo", "printf") else None
-        follow = self._effects(command, env, cwd, privileged and not sudo, stdin, origin, echoed)
+        follow = self._effects(command, env, cwd, privileges, stdin, origin, echoed)
         for script in follow.scripts:
             self._nested(script, depth, cwd.copy(), privileged)
         self._inner(command, depth, cwd, privileged, stdin)
@@ -203,11 +204,12 @@ class _Builder:
         command: dict[str, Any],
         env: dict[str, str],
         cwd: _Cwd,
-        privileged: bool,
+        privileges: tuple[bool, bool],
         stdin: str | None,
         origin: str,
         printed_text: str | None,
     ) -> Followups:
+        inherited, privileged = privileges
         argv = [] if command["name"] in self._functions else command["argv"]
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
@@ -216,7 +218,8 @@ class _Builder:
             argv=argv,
             env=env,
             redirects=command["redirects"],
-            sudo=privileged,
+            sudo=privileged and not inherited,
+            root=privileged,
             variables=self.state.variables,
             stdin=origin,
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
@@ -285,6 +288,12 @@ class _Builder:
             for script in effects.scripts:
                 self._nested(script, depth, cwd.copy(), privileged)
         return {"language": language, "parsed": effects.parsed, "dynamic": effects.dynamic, "code": text[:4096]}
+
+
+def _raises_privilege(wrapper: str) -> bool:
+    """sudo, doas, pkexec, run0, …: a wrapper the catalogue knows to run its command with other privileges."""
+    program = catalogue().get(wrapper)
+    return program is not None and program.privilege
 
 
 def _reads_code(name: str, argv: list[str]) -> bool:
