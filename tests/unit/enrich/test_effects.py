@@ -465,3 +465,10 @@ def test_what_a_command_does_with_privileges_is_privileged(proj: Path) -> None:
         assert delete["privileged"], command
         assert ops(command, proj, "privilege"), command
     assert not any("privileged" in e for e in effects("rm -rf build", proj))
+
+
+def test_account_and_mount_tools_change_what_they_change(proj: Path) -> None:
+    assert {e["path"] for e in ops("userdel bob", proj, "write")} >= {"/etc/passwd", "/etc/shadow"}
+    assert [e["path"] for e in ops("visudo", proj, "write")] == ["/etc/sudoers"]
+    assert [e["path"] for e in ops("mount /dev/sdb1 /mnt", proj, "write")] == ["/mnt"]
+    assert [e["path"] for e in ops("umount /mnt", proj, "write")] == ["/mnt"]

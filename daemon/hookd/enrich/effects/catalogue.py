@@ -69,6 +69,7 @@ class Program:
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
+    writes_files: tuple[str, ...] = ()  # the files it changes whatever its operands (userdel: /etc/passwd, …)
     device_read_only: frozenset[str] = frozenset()
     remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
@@ -174,6 +175,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),
+        writes_files=tuple(spec.get("writes_files", ())),
         device_read_only=frozenset(spec.get("device_read_only", ())),
         remote_name=frozenset(spec.get("remote_name", ())),
         at_file_options=frozenset(spec.get("at_file_options", ())),

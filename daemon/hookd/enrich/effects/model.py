@@ -150,6 +150,8 @@ class EffectModel:
             self._signal(program, parsed)
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
+        for path in program.writes_files:
+            self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
         if program.schedules and not any(w in program.schedule_inert for w in argv[1:]):
             # what it runs later is outside this session's hooks, whatever its text
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
