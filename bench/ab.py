@@ -5,18 +5,20 @@ Both sides are snapshotted the same way into a temporary directory each (`daemon
 and untracked files included) and each daemon runs from its own snapshot, its code first on its
 PYTHONPATH; its workers, its lane and their sandboxed evaluators import the package their parent
 imported (hookd.runtime.isolated), and the run stops if a process of one side names the other's tree.
-Both serve the same policies (this tree's; with --base-policies, each its own), each from its own
-snapshot's `policies/`: the daemon evaluates in process only the policies it ships, so a base serving
-another tree's directory would pay for sandboxed Rego workers the new side does not. Each round drives
-both at a fixed rate with the C load generator, request by request in turn (A B A B …, the first one
-alternating between rounds), then each at its maximum, one after the other in an order that alternates
-between rounds. Per round: p50 and p99 at the fixed rate, CPU per decision (schedstat over the daemon's
-whole process tree, the decision log's writing included) at both, and the maximum rate; the report gives
-the median over the rounds of each new/base ratio (below 1.00 is less), so the box's drift hits both
-sides alike. `--base HEAD` is an A/A: its ratios show the tool's own noise.
+Both serve the same policies (this tree's; with --base-policies, each its own; with --shared-base-policies,
+both the revision's), each from its own snapshot's `policies/`: the daemon evaluates in process only the
+policies it ships, so a daemon serving another tree's directory would pay for sandboxed Rego workers the
+other does not. Each round drives both at a fixed rate with the C load generator, request by request in
+turn (A B A B …, which one first alternating between rounds), then each at its maximum, one after the
+other in an order that alternates between rounds. Per round: p50 and p99 at the fixed rate, CPU per
+decision (schedstat over the daemon's whole process tree, the decision log's writing included) at both,
+and the maximum rate; the report gives the median over the rounds of each new/base ratio (below 1.00 is
+less), so the box's drift hits both sides alike. `--base HEAD` is an A/A: its ratios show the tool's own
+noise. A base that cannot load this tree's policies (older than the traits or engines they use) serves its
+own, and the report's last line, "policies:", says which policies were served.
 
   .cache/venv/bin/python bench/ab.py [--base main] [--rounds 5] [--rate 50] [--seconds 5] [--max-seconds 3]
-      [--base-policies] [--json FILE]
+      [--base-policies | --shared-base-policies] [--json FILE]
 """
 
 from __future__ import annotations
@@ -146,6 +148,11 @@ def main() -> int:
     parser.add_argument(
         "--base-policies", action="store_true", help="the base daemon serves the revision's policies/ (a policy A/B)"
     )
+    parser.add_argument(
+        "--shared-base-policies",
+        action="store_true",
+        help="both daemons serve the revision's policies/ (a code A/B against a base that cannot load this tree's)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hookd-ab-") as name, ExitStack() as stack:
         tmp = Path(name)
@@ -153,12 +160,11 @@ def main() -> int:
         project.mkdir()
         payload_file = tmp / "payloads.json"
         payload_file.write_text(json.dumps([payload(i, project).decode() for i in range(len(PAYLOADS))]))
-        new_code = copy_working_tree(tmp / "new")
-        base_code = extract(args.base, tmp / "base")
-        if not args.base_policies:
-            serve_same_policies(base_code, new_code / "policies")
+        new_code, base_code = copy_working_tree(tmp / "new"), extract(args.base, tmp / "base")
+        if args.shared_base_policies:
+            serve_same_policies(new_code, base_code / "policies")
         new = start(new_code, tmp / "new-daemon", "new", stack)
-        base = start(base_code, tmp / "base-daemon", "base", stack)
+        base_code, base, policies = start_base(args, new_code, base_code, stack)
         for target, own, other in ((new, new_code, base_code), (base, base_code, new_code)):
             if foreign := foreign_processes(target, own, [other]):
                 raise SystemExit(f"{target.name} runs code from outside {own}:\n" + "\n".join(foreign))
@@ -166,9 +172,30 @@ def main() -> int:
             load([target], payload_file, "max", 4, 1.0)
         rounds = [one_round(new, base, payload_file, args, flip=i % 2 == 1) for i in range(args.rounds)]
     report(rounds, args)
+    print(f"policies: {policies}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"args": vars(args), "rounds": rounds}, indent=2) + "\n")
+        record = {"args": vars(args), "policies": policies, "rounds": rounds}
+        Path(args.json).write_text(json.dumps(record, indent=2) + "\n")
     return 0
+
+
+def start_base(args: argparse.Namespace, new_code: Path, base_code: Path, stack: ExitStack) -> tuple[Path, Target, str]:
+    """The base's snapshot, its running daemon and which policies the two serve: this tree's unless told
+    otherwise, or unless the base cannot load them (a revision older than the traits or engines they use):
+    then each side serves its own, as with --base-policies, and the report says so."""
+    runtime = base_code.parent / "base-daemon"
+    if args.base_policies or args.shared_base_policies:
+        told = "the base's, on both sides" if args.shared_base_policies else "each side its own"
+        return base_code, start(base_code, runtime, "base", stack), told
+    serve_same_policies(base_code, new_code / "policies")
+    try:
+        return base_code, start(base_code, runtime, "base", stack), "this tree's, on both sides"
+    except SystemExit as refused:  # start_daemon's: the daemon exited or never served
+        reason = str(refused).strip().splitlines()[-1] if str(refused).strip() else "it did not start"
+    shutil.rmtree(base_code)
+    base_code = extract(args.base, base_code)
+    base = start(base_code, runtime.with_name("base-daemon-own"), "base", stack)
+    return base_code, base, f"each side its own: the base refused this tree's ({reason})"
 
 
 def report(rounds: list[dict[str, Any]], args: argparse.Namespace) -> None:
