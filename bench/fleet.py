@@ -166,9 +166,19 @@ http {{
 
 
 class Collector:
-    def __init__(self, binary: str, work: Path) -> None:
+    """The test collector: OTLP in, records and metrics to files; with `prometheus_port`, the metrics also to
+    the Prometheus exporter as deploy/otel/collector.yaml has it (a collector built with it: tests/otelcol-
+    prometheus), series expiring after `expire_s` so a stopped daemon drops out as in production."""
+
+    def __init__(self, binary: str, work: Path, prometheus_port: int = 0, expire_s: float = 600) -> None:
         self.port, self.work = free_port(), work
         self.logs, self.metrics = work / "logs.json", work / "metrics.json"
+        self.prometheus_port = prometheus_port
+        prometheus = f"""
+  prometheus:
+    endpoint: 127.0.0.1:{prometheus_port}
+    resource_to_telemetry_conversion: {{enabled: true}}
+    metric_expiration: {expire_s}s"""
         config = work / "collector.yaml"
         config.write_text(f"""
 receivers:
@@ -182,14 +192,14 @@ exporters:
     flush_interval: 100ms
   file/metrics:
     path: {self.metrics}
-    flush_interval: 100ms
+    flush_interval: 100ms{prometheus if prometheus_port else ""}
 service:
   telemetry:
     metrics:
       level: none
   pipelines:
     logs: {{receivers: [otlp], exporters: [file/logs]}}
-    metrics: {{receivers: [otlp], exporters: [file/metrics]}}
+    metrics: {{receivers: [otlp], exporters: [file/metrics{", prometheus" if prometheus_port else ""}]}}
 """)
         out = (work / "collector.out").open("wb")
         self.proc = subprocess.Popen([binary, "--config", str(config)], stdout=out, stderr=subprocess.STDOUT)
@@ -296,6 +306,18 @@ def wait_until(check: Callable[[], Any], timeout: float, what: str) -> Any:
     raise RuntimeError(f"not within {timeout:.0f}s: {what}")
 
 
+def send_request(path: Path, header: dict[str, Any], payload: dict[str, Any]) -> bytes:
+    """One hook request over a daemon's hook socket, as the shim sends it: the reply's bytes."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(30)
+        sock.connect(str(path))
+        sock.sendall(wire.encode_request(header, json.dumps(payload).encode()))
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def probe(daemon: Daemon, name: str = "acme") -> str:
     """One BeforeTool decision over the hook socket: the reason the agent would see; raises on any failure."""
     payload = {
@@ -303,14 +325,7 @@ def probe(daemon: Daemon, name: str = "acme") -> str:
         "timestamp": "2026-01-01T00:00:00.000Z", "tool_name": "write_file",
         "tool_input": {"file_path": f"/tmp/{name}.txt", "content": "x"},
     }  # fmt: skip
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.settimeout(30)
-        sock.connect(str(daemon.socket))
-        sock.sendall(wire.encode_request(HEADER, json.dumps(payload).encode()))
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    reply = wire.decode_reply(b"".join(chunks))
+    reply = wire.decode_reply(send_request(daemon.socket, HEADER, payload))
     if reply.status is not wire.Status.OK or not reply.stdout:
         raise RuntimeError(f"daemon {daemon.index}: {reply}")
     return str(json.loads(reply.stdout)["reason"])
@@ -326,7 +341,9 @@ class Fleet:
     published: dict[tuple[str, str], bytes] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        otelcol = os.environ.get("HOOKD_OTELCOL_BIN", str(ROOT / ".cache" / "otelcol" / "otelcol-hookd"))
+        otelcol = getattr(self.args, "otelcol", "") or os.environ.get(
+            "HOOKD_OTELCOL_BIN", str(ROOT / ".cache" / "otelcol" / "otelcol-hookd")
+        )
         nginx = nginx_binary()
         if nginx is None:
             raise RuntimeError("nginx not found: install Debian's nginx-light (./dev does in CI)")
@@ -336,7 +353,9 @@ class Fleet:
         self.longpoll = BundleServer()
         self.nginx = Nginx(nginx, self.work / "nginx", self.longpoll.port)
         self.receiver = StatusReceiver()
-        self.collector = Collector(otelcol, self.work)
+        self.collector = Collector(
+            otelcol, self.work, getattr(self.args, "prometheus_port", 0), getattr(self.args, "expire_s", 600)
+        )
         self.user_policies = self.work / "user-policies"
         self.user_policies.mkdir()
         (self.user_policies / "user.rego").write_text(USER_POLICY)

@@ -1,22 +1,21 @@
-"""Draw docs/fleet-dashboard.png from a kept `bench/fleet.py --keep` run: the fleet dashboard's panels
-(deploy/grafana/hookd-fleet.json) over that run's real data, not a Grafana screenshot:
-
-  revisions across the fleet   daemons serving each revision of `acme` over time (each daemon's
-                               `bundle_activated` log lines)
-  bundle server requests       nginx's access log per second, by answer (200, 304, others; the gap is the outage)
-  daemons reporting            distinct `service.instance.id` exporting `hookd.fleet.up` to the collector
-  denials by rule and agent    `hookd.decisions.by_rule` as the collector last received it, summed over daemons
+"""Draw docs/fleet-dashboard.png from a `bench/fleet_dashboard.py --json FILE` run: each panel of
+deploy/grafana/hookd-fleet.json at its own gridPos (24 columns; a row unit is drawn as Grafana's 30 px), with
+its own title and type, showing what a real Prometheus answered to the panel's own PromQL over that run:
+a stat shows the instant value, a bar chart and a table the instant series, a time series the range query.
+It is a picture of the dashboard's queries answered by real data, not a screenshot of Grafana (which is not
+run here).
 
 matplotlib is a development tool here, not a dependency of hookd: install it anywhere and point PYTHONPATH
 at it, e.g. `pip install --target /tmp/mpl matplotlib`, then
-  PYTHONPATH=/tmp/mpl .cache/venv/bin/python bench/fleet_picture.py /tmp/hookd-fleet-XXXX docs/fleet-dashboard.png
+  PYTHONPATH=/tmp/mpl .cache/venv/bin/python bench/fleet_picture.py bench/results/fleet-dashboard.json \\
+      docs/fleet-dashboard.png
 """
 
 from __future__ import annotations
 
-import collections
 import datetime
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,127 +27,116 @@ import matplotlib.pyplot as plt
 
 BACKGROUND, PANEL, TEXT, GRID = "#111217", "#181b1f", "#ccccdc", "#2c3235"
 COLOURS = ["#73bf69", "#f2cc0c", "#5794f2", "#ff9830", "#f2495c", "#b877d9", "#8ab8ff"]
+COLUMNS, ROW_PX, WIDTH_PX = 24, 30, 1800
 
 
-def lines(path: Path) -> list[dict[str, Any]]:
-    out = []
-    if path.exists():
-        for line in path.read_text().splitlines():
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                continue
-    return out
-
-
-def revisions_over_time(work: Path) -> tuple[list[float], dict[str, list[int]]]:
-    changes = []  # (time, daemon, revision)
-    for log in sorted((work / "homes").glob("*/daemon.log")):
-        for event in lines(log):
-            if event.get("event") == "bundle_activated" and event.get("source") == "acme":
-                at = datetime.datetime.fromisoformat(event["timestamp"]).timestamp()
-                changes.append((at, log.parent.name, str(event["revision"])))
-    changes.sort()
-    serving: dict[str, str] = {}
-    times: list[float] = []
-    counts: dict[str, list[int]] = {rev: [] for rev in sorted({c[2] for c in changes})}
-    for at, daemon, revision in changes:
-        serving[daemon] = revision
-        times.append(at)
-        tally = collections.Counter(serving.values())
-        for rev, series in counts.items():
-            series.append(tally.get(rev, 0))
-    return times, counts
-
-
-def requests_per_second(work: Path) -> dict[str, dict[int, int]]:
-    by_status: dict[str, dict[int, int]] = {"200": {}, "304": {}, "other": {}}
-    access = work / "nginx" / "access.log"
-    for line in access.read_text().splitlines() if access.exists() else []:
-        at, status, _sent, _uri = line.split(" ", 3)
-        key = status if status in by_status else "other"
-        second = int(float(at))
-        by_status[key][second] = by_status[key].get(second, 0) + 1
-    return by_status
-
-
-def reporting(work: Path) -> tuple[dict[int, set[str]], collections.Counter[tuple[str, str]]]:
-    per_bucket: dict[int, set[str]] = collections.defaultdict(set)
-    denials: dict[tuple[str, str, str], float] = {}  # (instance, agent, rule) -> last cumulative value
-    for export in lines(work / "metrics.json"):
-        for resource in export.get("resourceMetrics", []):
-            attrs = {a["key"]: a["value"].get("stringValue", "") for a in resource["resource"].get("attributes", [])}
-            instance = attrs.get("service.instance.id", "")
-            for scope in resource.get("scopeMetrics", []):
-                for metric in scope.get("metrics", []):
-                    points = (metric.get("gauge") or metric.get("sum") or {}).get("dataPoints", [])
-                    for point in points:
-                        if metric["name"] == "hookd.fleet.up":
-                            per_bucket[int(point["timeUnixNano"]) // 10**9 // 10 * 10].add(instance)
-                        if metric["name"] == "hookd.decisions.by_rule":
-                            labels = {a["key"]: a["value"].get("stringValue", "") for a in point["attributes"]}
-                            if labels.get("decision") in ("deny", "halt"):
-                                key = (instance, labels.get("agent", ""), labels.get("rule", ""))
-                                denials[key] = float(point.get("asInt") or point.get("asDouble") or 0)
-    total: collections.Counter[tuple[str, str]] = collections.Counter()
-    for (_, agent, rule), value in denials.items():
-        total[(agent, rule)] += int(value)
-    return per_bucket, total
+def label(metric: dict[str, str], legend: str = "") -> str:
+    """The panel's legendFormat (`{{label}}` filled in) when it has one, else the series' labels."""
+    if legend:
+        return re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: metric.get(m.group(1), ""), legend)
+    shown = {k: v for k, v in metric.items() if k != "__name__"}
+    return ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) or "value"
 
 
 def style(ax: Any, title: str) -> None:
     ax.set_facecolor(PANEL)
-    ax.set_title(title, color=TEXT, loc="left", fontsize=11)
-    ax.tick_params(colors=TEXT, labelsize=8)
-    ax.grid(color=GRID, linewidth=0.6)
+    ax.set_title(title, color=TEXT, fontsize=9, loc="left")
+    ax.tick_params(colors=TEXT, labelsize=7)
     for spine in ax.spines.values():
         spine.set_color(GRID)
 
 
-def main() -> None:
-    work, out = Path(sys.argv[1]), Path(sys.argv[2])
-    times, counts = revisions_over_time(work)
-    requests = requests_per_second(work)
-    per_bucket, denials = reporting(work)
-    start = min([*times, *[s for d in requests.values() for s in d]] or [0])
-    fig, axes = plt.subplots(2, 2, figsize=(14, 7.5), facecolor=BACKGROUND)
-    fig.suptitle(
-        f"hookd fleet — bench/fleet.py, {len({p.parent.name for p in (work / 'homes').glob('*/daemon.log')})} daemons",
-        color=TEXT, x=0.01, ha="left", fontsize=13,
-    )  # fmt: skip
+def stat(ax: Any, panel: dict[str, Any]) -> None:
+    series = [s for t in panel["targets"] for s in t["instant"]]
+    value = sum(float(s["value"][1]) for s in series)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    text = f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
+    ax.text(0.5, 0.45, text, color=COLOURS[0], fontsize=26, ha="center", va="center", transform=ax.transAxes)
 
-    ax = axes[0][0]
-    style(ax, "Revisions across the fleet (bundle acme): daemons serving each")
-    for i, (rev, series) in enumerate(counts.items()):
-        ax.step([t - start for t in times], series, where="post", label=rev, color=COLOURS[i % len(COLOURS)])
-    ax.set_xlabel("s since the first daemon started", color=TEXT, fontsize=8)
-    ax.legend(facecolor=PANEL, labelcolor=TEXT, fontsize=8)
 
-    ax = axes[0][1]
-    style(ax, "Bundle server (nginx): requests per second by answer")
-    span = [s for seconds in requests.values() for s in seconds]
-    for i, (status, seconds) in enumerate(requests.items()):
-        if seconds:  # every second of the run, 0 where nginx answered nothing (it was down)
-            xs = range(int(min(span)), int(max(span)) + 1)
-            ax.plot([x - start for x in xs], [seconds.get(x, 0) for x in xs], label=status, color=COLOURS[i], lw=0.8)
-    ax.set_xlabel("s since the first daemon started", color=TEXT, fontsize=8)
-    ax.legend(facecolor=PANEL, labelcolor=TEXT, fontsize=8)
-
-    ax = axes[1][0]
-    style(ax, "Daemons reporting (hookd.fleet.up at the collector, per 10 s)")
-    xs = sorted(per_bucket)
-    ax.bar([x - start for x in xs], [len(per_bucket[x]) for x in xs], width=8, color=COLOURS[2])
-    ax.set_xlabel("s since the first daemon started", color=TEXT, fontsize=8)
-
-    ax = axes[1][1]
-    style(ax, "Denials by rule and agent (hookd.decisions.by_rule)")
-    top = denials.most_common(8)
-    ax.barh([f"{agent} {rule}" for (agent, rule), _ in top], [n for _, n in top], color=COLOURS[4])
+def barchart(ax: Any, panel: dict[str, Any]) -> None:
+    series = [s for t in panel["targets"] for s in t["instant"]]
+    values = [float(s["value"][1]) for s in series]
+    ax.set_axisbelow(True)
+    ax.grid(axis="x", color=GRID)
+    ax.barh(range(len(values)), values, color=COLOURS[2], height=0.6)
+    ax.set_yticks([])
+    for i, s in enumerate(series):
+        ax.text(0, i, f"  {label(s['metric'])}: {float(s['value'][1]):.4g}", color="#ffffff", fontsize=7, va="center")
     ax.invert_yaxis()
 
-    fig.tight_layout()
-    fig.savefig(out, dpi=90, facecolor=BACKGROUND)
-    print(out)
+
+def table(ax: Any, panel: dict[str, Any]) -> None:
+    series = [s for t in panel["targets"] for s in t["instant"]]
+    ax.set_xticks([])
+    ax.set_yticks([])
+    keys = sorted({k for s in series for k in s["metric"] if k != "__name__"})
+    rows = [[s["metric"].get(k, "") for k in keys] + [s["value"][1]] for s in series]
+    if not rows:
+        return
+    drawn = ax.table(cellText=rows, colLabels=[*keys, "value"], loc="upper center", cellLoc="left")
+    drawn.auto_set_font_size(False)
+    drawn.set_fontsize(6)
+    for cell in drawn.get_celld().values():
+        cell.set_facecolor(PANEL)
+        cell.set_edgecolor(GRID)
+        cell.get_text().set_color(TEXT)
+
+
+def timeseries(ax: Any, panel: dict[str, Any], start: float) -> None:
+    n = 0
+    for target in panel["targets"]:
+        for series in target.get("range", []):
+            points = [(float(t) - start, float(v)) for t, v in series["values"] if v not in ("NaN", "+Inf", "-Inf")]
+            if points:
+                xs, ys = zip(*points, strict=True)
+                name = label(series["metric"], target.get("legendFormat", ""))
+                ax.plot(xs, ys, color=COLOURS[n % len(COLOURS)], linewidth=1.2, label=name)
+                n += 1
+    ax.grid(color=GRID)
+    ax.set_xlabel("seconds into the run", color=TEXT, fontsize=7)
+    if n:
+        ax.legend(fontsize=6, facecolor=PANEL, labelcolor=TEXT, edgecolor=GRID, loc="upper left")
+
+
+def main() -> None:
+    source, out = Path(sys.argv[1]), Path(sys.argv[2])
+    run = json.loads(source.read_text())
+    panels = run["panels"]
+    board = json.loads((Path(__file__).resolve().parents[1] / "deploy" / "grafana" / "hookd-fleet.json").read_text())
+    for panel, drawn in zip(panels, board["panels"], strict=True):
+        for target, query in zip(panel["targets"], drawn["targets"], strict=True):
+            target.setdefault("legendFormat", query.get("legendFormat", ""))
+    rows = max(p["gridPos"]["y"] + p["gridPos"]["h"] for p in panels)
+    height_px = rows * ROW_PX + 60
+    fig = plt.figure(figsize=(WIDTH_PX / 100, height_px / 100), dpi=100, facecolor=BACKGROUND)
+    when = datetime.datetime.fromtimestamp(run["end"], datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    fig.suptitle(
+        f"hookd fleet (deploy/grafana/hookd-fleet.json): each panel's PromQL answered by Prometheus over a "
+        f"{run['daemons']}-daemon run, {when}",
+        color=TEXT, fontsize=11, x=0.01, ha="left",
+    )  # fmt: skip
+    top = 50 / height_px
+    for panel in panels:
+        grid = panel["gridPos"]
+        left, width = grid["x"] / COLUMNS, grid["w"] / COLUMNS
+        bottom = 1 - top - (grid["y"] + grid["h"]) * ROW_PX / height_px
+        pad = 0.028 if panel["type"] == "timeseries" else 0.006  # room for the value axis' labels
+        box = (left + pad, bottom + 0.03, width - pad - 0.006, grid["h"] * ROW_PX / height_px - 0.05)
+        ax = fig.add_axes(box)
+        style(ax, panel["title"])
+        kind = panel["type"]
+        if kind == "stat":
+            stat(ax, panel)
+        elif kind == "barchart":
+            barchart(ax, panel)
+        elif kind == "table":
+            table(ax, panel)
+        else:
+            timeseries(ax, panel, run["start"])
+    fig.savefig(out, facecolor=BACKGROUND)
+    print(f"{out}: {len(panels)} panels")
 
 
 if __name__ == "__main__":

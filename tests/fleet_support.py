@@ -1,9 +1,11 @@
 """A status receiver for the fleet tests and bench/fleet.py: a real HTTP server on 127.0.0.1 that takes
 status reports (OPA's status API: POST /status; or PUT of one object per daemon, as an object store) and
-keeps every report in arrival order."""
+keeps every report in arrival order. It takes shipped decision logs too (`[log.ship]`: a gzip'd JSON array
+per POST), kept under the path they were POSTed to."""
 
 from __future__ import annotations
 
+import gzip
 import http.server
 import json
 import threading
@@ -14,7 +16,7 @@ from typing import Any
 
 class StatusReceiver:
     def __init__(self) -> None:
-        self.reports: list[tuple[str, str, dict[str, Any]]] = []  # (method, path, report)
+        self.reports: list[tuple[str, str, Any]] = []  # (method, path, report or shipped events)
         self._lock = threading.Lock()
         receiver = self
 
@@ -41,6 +43,8 @@ class StatusReceiver:
     def _take(self, handler: http.server.BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length") or 0)
         body = handler.rfile.read(length)
+        if handler.headers.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
         try:
             report = json.loads(body)
         except ValueError:
@@ -54,7 +58,7 @@ class StatusReceiver:
         handler.send_header("Content-Length", "0")
         handler.end_headers()
 
-    def snapshot(self) -> list[tuple[str, str, dict[str, Any]]]:
+    def snapshot(self) -> list[tuple[str, str, Any]]:
         with self._lock:
             return list(self.reports)
 
@@ -62,14 +66,20 @@ class StatusReceiver:
         """The last report of every daemon, by its labels' host/user/id."""
         out: dict[str, dict[str, Any]] = {}
         for _, _, report in self.snapshot():
+            if not isinstance(report, dict):
+                continue
             labels = report.get("labels", {})
             out[f"{labels.get('host')}/{labels.get('user')}/{labels.get('id')}"] = report
         return out
 
-    def wait(self, what: Callable[[list[dict[str, Any]]], Any], timeout: float = 60) -> Any:
+    def at(self, path: str) -> list[Any]:
+        """What was sent to one path (`url(path)`), in arrival order."""
+        return [body for _, at, body in self.snapshot() if at == f"/{path}"]
+
+    def wait(self, what: Callable[[list[Any]], Any], timeout: float = 60, path: str | None = None) -> Any:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            found = what([r for _, _, r in self.snapshot()])
+            found = what(self.at(path) if path is not None else [r for _, _, r in self.snapshot()])
             if found:
                 return found
             time.sleep(0.05)

@@ -96,7 +96,7 @@ class Daemon:
         self.fleet = Fleet(discovery, reports)
         parts = Parts(
             config, self.policy, self.hook_path, self.recording, self.exporters, self.metrics_server, self.metrics,
-            self.started_at,
+            self.started_at, self.fleet,
         )  # fmt: skip
         self.control = ControlServer(
             config.control_socket,
@@ -185,16 +185,25 @@ class Daemon:
         return fleet
 
     async def _apply_discovered(self, new: Config) -> None:
-        """A new discovery bundle (docs/fleet.md): its bundle sources and status target take over now; what
-        it changes of log shipping, OpenTelemetry export and local layer modes, at the next start."""
-        if new.bundles != self.config.bundles:
+        """A new discovery bundle (docs/fleet.md) in force now, as OPA's discovery reconfigures its plugins:
+        bundle sources, status target, log shipping, OpenTelemetry export and local layer modes (`new` is
+        already merged with the local configuration: tighten-only)."""
+        old = self.config
+        self.config = replace(
+            old, bundles=new.bundles, status=new.status, otel=new.otel, layers=new.layers,
+            log=replace(old.log, ship=new.log.ship),
+        )  # fmt: skip
+        if new.bundles != old.bundles:
             await self.policy.bundles.reconfigure(new.bundles)
         if self.fleet.reports is not None:
             self.fleet.reports.status_config = new.status
-        later = [name for name in ("log", "otel", "layers") if getattr(new, name) != getattr(self.config, name)]
-        if later:
-            log.warning("discovery_needs_restart", sections=later)
-        self.config = replace(self.config, bundles=new.bundles, status=new.status)
+        if new.log.ship != old.log.ship:
+            await self.exporters.reship(new.log.ship)
+        if new.otel != old.otel:
+            await self.exporters.reexport(self._otel if new.otel.endpoint else None)
+        if new.layers != old.layers:  # the local layers again, in their new modes
+            self.policy.config = replace(self.policy.config, layers=new.layers)
+            await self.policy.reload(requested_by="discovery")
 
     def stop(self) -> None:
         """Ask `run` to shut down (what SIGTERM and SIGINT do)."""

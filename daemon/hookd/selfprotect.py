@@ -7,8 +7,9 @@ the switches that turn hooks off, its trust entries, the places that can bring i
 hookd.dialects.spec.AgentSpec.tamper_surface), and hookd's own: the config file (wherever it was read
 from) and its default directory, the policy directories (every opted-in project's layer, and the layer
 path in any project, which an opt-in would load), the bundle sources and keys, the state directory
-(kept bundles, the token), the decision log and the replay store wherever `[log]`/`[replay]` put them,
-the runtime directory, the service manager's unit directories, the shims, and the installed package.
+(kept bundles, the token, the install ledger), the decision log and the replay store wherever
+`[log]`/`[replay]` put them, the runtime directory, the service manager's unit directories, the shims,
+and the installed package.
 
 `input.hookd` is `{"protected": [{"path", "what"}], "keeps": [path]}`: `protected` holds the places a
 path the call names can hit (the same place, one inside it, a directory above it), so that the policy has
@@ -36,6 +37,7 @@ from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
 from hookd.enrich.paths import event_home
+from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.shims.build import native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
@@ -71,6 +73,7 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
         if key.key_file is not None:
             yield key.key_file, "hookd's bundle signing key"
     yield config.daemon.state_dir, "hookd's state (kept bundles, tokens)"
+    yield ledger_path(config), "hookd's install ledger (what doctor compares the agents' hook files with)"
     yield config.log.path, "hookd's decision log"
     yield config.replay.path, "hookd's replay store"
     yield config.http.token_file, "hookd's HTTP hook token"

@@ -5,33 +5,33 @@
 #   (hookd's own files and every agent's hook settings are self_protection's: a set derived at run time,
 #   not listed here.)
 #
-# File tools (kind write/edit) are checked through input.paths (resolved, symlinks followed).
-# Shell commands are checked through redirects (>, >>), writers (tee, cp, mv, rm, touch, chmod,
-# sed -i, dd of=, ...) and their resolved arguments. Paths are matched by their shape (a `.ssh`
-# segment anywhere), not only under input.home, so sudo, $HOME tricks and other users' homes are
+# File tools (kind write/edit) are checked through input.paths (resolved, symlinks followed). Shell
+# commands are checked through their effects (input.effects, docs/policies.md "The effect model"): every
+# write, delete, mode change, move and link the line makes, by whatever program, redirect or wrapper, is
+# judged by its canonical path; no rule here names a writing program. Paths are matched by their shape (a
+# `.ssh` segment anywhere), not only under input.home, so sudo, $HOME tricks and other users' homes are
 # covered too. Lists live in data.json (data.protected_paths).
 #
-# Two guard-protection rules that are not about a path live here too: `git config` of keys that
-# make git run a program (core.hooksPath, core.fsmonitor, ...) and stopping the hookd process.
+# Two guard-protection rules that are not about a path live here too: a git configuration key that makes
+# git run a program (core.hooksPath, core.fsmonitor, ...: the effect's `executes`) written into a
+# repository's .git/config, and a signal or service stop aimed at the hookd process.
 #
 # Performance (this package runs on every write, edit and shell call; see "Writing fast rules" in
-# ../README.md): the shell rules first look for a program name they are about (one lookup in
-# watched_programs), reading input directly, and `_protected` runs one regex (quick_pattern) before
-# the ~25 string tests of the lists.
+# ../README.md): the package is routed to a shell call only when its effects change a file or send a
+# signal, and `_protected` runs one regex (quick_pattern) before the ~25 string tests of the lists.
 package hookd.protected_paths
 
-# Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): a writing program or
-# one of the other names in watched_programs, `git config`, or a `>` redirect.
+# Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): an effect that changes a
+# file or sends a signal (whatever program has it), or `hookd` itself.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["write", "edit", "shell"],
-	"commands": array.concat(data.protected_paths.watched_programs, ["git config"]),
-	"shell": ["redirect-out"],
+	"commands": ["hookd"],
+	"shell": ["effect-write", "effect-signal"],
 }
 
 # ---------------------------------------------------------------------------------------------
-# What is written, by whom: file tools (input.paths), redirects and writing programs. (One deny
-# rule body per source rather than a set of writes: every rule consulted costs an evaluation.)
+# What is written: by file tools (input.paths), and by shell commands (input.effects).
 # ---------------------------------------------------------------------------------------------
 
 deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
@@ -42,30 +42,94 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some m in _protected(e.path)
 }
 
-deny contains {"id": m.id, "reason": _reason(sprintf("redirect %s", [r.op]), r.path, m)} if {
+# What every command of the line changes, from its effects (docs/policies.md, "The effect model"): a write,
+# delete, mode change, the source of a move, either end of a link (writing through it later writes its
+# target), by any program the catalogue knows, a redirect, `find -delete`, `dd of=`, `cp -t DIR`, `sed -i`,
+# a patch applied through the shell; whatever wraps it. (The destination of a copy, move or link is its own
+# `write` effect.) Behind one gate: a line that changes nothing (ls, npm test) never tries the rules.
+_changes := [e |
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op in {"write", "delete", "chmod", "move", "link"}
+]
+
+deny contains {"id": m.id, "reason": _reason(_via(e), e.path, m)} if {
+	count(_changes) > 0
+	some e in _changes
+	e.path != ""
+	not _plain_setting(e)
+	some m in _protected(e.path)
+}
+
+# `git config user.email …` writes .git/config with a key that runs nothing (or a pager, editor or credential
+# helper git ships: `core.pager cat`, git.json's plain_values): the rule below judges the key.
+_plain_setting(e) if {
+	object.get(e, "key", "") != ""
+	not _runs_later(e)
+}
+
+_runs_later(e) if object.get(e, "executes", false) == true
+
+# A git configuration key that makes git run a program (git.json's executing keys: core.hooksPath,
+# core.fsmonitor, filter.*, …), written into any git configuration (the repository's, --global, a clone's).
+deny contains {"id": "git-internals", "reason": reason} if {
+	count(_changes) > 0
+	some e in _changes
+	_runs_later(e)
+	reason := sprintf("git config %s is blocked: it makes git run another program (%q) from %s", [e.key, object.get(e, "value", ""), e.path])
+}
+
+_via(e) := sprintf("%s (%s)", [e.program, e.op])
+
+# A change whose target is built when the shell runs (`cp k "$D/authorized_keys"`, `echo x >> ~/.ss$(…)/…`)
+# and whose fixed part may lie anywhere but the project or scratch space: it may reach any path above, so
+# it is asked (unknown_writes in data.json: "ask", or "allow").
+ask contains {"id": "unknown-write", "reason": reason} if {
+	count(_changes) > 0
+	data.protected_paths.unknown_writes == "ask"
+	some e in _changes
+	e.known == false
+	object.get(e, "fixed", "elsewhere") == "elsewhere"
+	reason := sprintf("%s %s %q, whose place is only known when the shell runs: it could be a protected path; confirm it", [e.program, _verb[e.op], object.get(e, "raw", "")])
+}
+
+_verb := {"write": "writes", "delete": "deletes", "chmod": "changes the mode of", "move": "moves", "link": "links"}
+
+# Stopping the guard: a signal (kill, pkill, killall, a service manager's stop) whose target names hookd,
+# or a pattern that matches its name (`pkill 'hoo[k]d'`), by any program the catalogue knows to send one.
+deny contains {"id": "hookd-tamper", "reason": reason} if {
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op == "signal"
+	_signals_guard(e)
+	reason := sprintf("%s %q is blocked: it would stop hookd, the guard of this session", [e.program, e.target])
+}
+
+_signals_guard(e) if {
+	some name in data.protected_paths.guard_process_names
+	contains(lower(e.target), name)
+}
+
+# a pattern (pkill, killall -r) matched against the guard's name or its command line (`pkill -f` matches
+# the whole command line, `python3 -m hookd serve`; guard_command_lines in data.json)
+_signals_guard(e) if {
+	e.match == "regex"
+	regex.is_valid(e.target)
+	some name in array.concat(data.protected_paths.guard_process_names, data.protected_paths.guard_command_lines)
+	regex.match(e.target, name)
+}
+
+# `hookd uninstall` (or `hookd install --remove`-like forms): the agent taking its own guard away.
+deny contains {"id": "hookd-tamper", "reason": reason} if {
 	some c in input.shell.commands
-	some r in c.redirects
-	contains(r.op, ">")
-	is_string(r.path) # null for `2>&1` and here-documents
+	c.name == "hookd"
 	input.tool.kind == "shell"
 	input.event == "BeforeTool"
-	some m in _protected(r.path)
-}
-
-# The writing programs and the rule about stopping hookd, behind one test of the program names
-# (npm, git, ls never get further): watched_programs in data.json lists every name in
-# writers_all_args, in_place_editors and writers_last_arg, and dd, find, kill, pkill, killall, systemctl,
-# service and launchctl: one lookup instead of four (test_watched_programs checks it).
-deny contains v if {
-	[1 | some c in input.shell.commands; c.name in data.protected_paths.watched_programs] != [] # once, however many
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
-	some v in _named_deny
-}
-
-_named_deny contains {"id": m.id, "reason": _reason(w.via, w.path, m)} if {
-	some w in _shell_writes
-	some m in _protected(w.path)
+	some tok in c.argv
+	tok in {"uninstall", "stop", "--remove"}
+	reason := sprintf("%q is blocked: it would remove or stop hookd, the guard of this session", [concat(" ", c.argv)])
 }
 
 # A patch whose files hookd cannot know (read from a pipe, from a file it cannot read; a patch tool whose
@@ -93,92 +157,6 @@ _reason(via, path, m) := sprintf("%s on %s is blocked: %s is protected from the 
 _tool_name := input.tool.name if {
 	is_string(input.tool.name)
 } else := "write"
-
-# What the writing programs write: {"path": absolute path, "via": how}
-_shell_writes contains {"path": a.path, "via": c.name} if {
-	some c in input.shell.commands
-	c.name in data.protected_paths.writers_all_args
-	some a in c.args
-}
-
-_shell_writes contains {"path": a.path, "via": sprintf("%s -i", [c.name])} if {
-	some c in input.shell.commands
-	c.name in data.protected_paths.in_place_editors
-	_in_place(c)
-	some a in c.args
-}
-
-_shell_writes contains {"path": a.path, "via": c.name} if {
-	some c in input.shell.commands
-	c.name in data.protected_paths.writers_last_arg
-	a := _destinations(c)[_]
-}
-
-_shell_writes contains {"path": _resolve(substring(tok, 3, -1)), "via": "dd"} if {
-	some c in input.shell.commands
-	c.name == "dd"
-	some tok in c.argv
-	startswith(tok, "of=")
-}
-
-# `find DIR … -delete` deletes what it finds under DIR, and DIR itself
-_shell_writes contains {"path": a.path, "via": "find -delete"} if {
-	some c in input.shell.commands
-	c.name == "find"
-	"-delete" in c.argv
-	end := _find_first_expr(c)
-	roots := {tok | some i, tok in c.argv; i >= 1; i < end}
-	some a in c.args
-	a.raw in roots
-}
-
-_find_first_expr(c) := min({i |
-	some i, tok in c.argv
-	i >= 1
-	regex.match(`^[-(!]`, tok)
-} | {count(c.argv)})
-
-_in_place(c) if {
-	some tok in _opts(c)
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*i`, tok)
-}
-
-_in_place(c) if {
-	some tok in _opts(c)
-	startswith(tok, "--in-place")
-}
-
-# cp/install/ln/rsync: the last argument, or every argument when -t names the target directory
-_destinations(c) := c.args if _has_target_dir(c)
-
-_destinations(c) := [c.args[count(c.args) - 1]] if {
-	not _has_target_dir(c)
-	count(c.args) > 0
-}
-
-_has_target_dir(c) if {
-	some tok in _opts(c)
-	tok == "-t"
-}
-
-_has_target_dir(c) if {
-	some tok in _opts(c)
-	startswith(tok, "--target-directory")
-}
-
-_opts(c) := array.slice(c.argv, 1, count(c.argv))
-
-_project := trim_suffix(input.project_dir, "/")
-
-_resolve(p) := p if startswith(p, "/")
-
-_resolve(p) := concat("", [trim_suffix(input.home, "/"), substring(p, 1, -1)]) if startswith(p, "~/")
-
-_resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
-	not startswith(p, "/")
-	not startswith(p, "~/")
-}
 
 # ---------------------------------------------------------------------------------------------
 # What is protected: a set of {"id", "what"} (normally one)
@@ -240,81 +218,4 @@ _has_segment(p, seg) if contains(p, concat("", [seg, "/"]))
 _example(b) if {
 	some w in split(lower(b), ".")
 	w in data.protected_paths.env_example_words
-}
-
-# ---------------------------------------------------------------------------------------------
-# git config keys that make git run a program (hooksPath pointing at agent-written hooks, ...)
-# ---------------------------------------------------------------------------------------------
-
-_git_value_opts := {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}
-
-_git_sub_index(c) := min({i |
-	some i, tok in c.argv
-	i >= 1
-	not startswith(tok, "-")
-	not c.argv[i - 1] in _git_value_opts
-})
-
-_git(c, sub) if {
-	c.name == "git"
-	c.argv[_git_sub_index(c)] == sub
-}
-
-_git_rest(c) := array.slice(c.argv, _git_sub_index(c) + 1, count(c.argv))
-
-_git_config_query(rest) if {
-	some tok in rest
-	tok in {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--unset", "--unset-all", "get", "list", "unset"}
-}
-
-_exec_key(k) if k in data.protected_paths.git_exec_config_keys
-
-_exec_key(k) if {
-	some prefix in data.protected_paths.git_exec_config_prefixes
-	startswith(k, prefix)
-}
-
-deny contains {"id": "git-internals", "reason": reason} if {
-	some c in input.shell.commands
-	c.name == "git"
-	"config" in c.argv # cheap gate
-	_git(c, "config")
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
-	rest := _git_rest(c)
-	not _git_config_query(rest)
-	some tok in rest
-	_exec_key(lower(tok))
-	reason := sprintf("git config %s is blocked: it makes git run another program from .git/config", [tok])
-}
-
-# ---------------------------------------------------------------------------------------------
-# Stopping the guard itself
-# ---------------------------------------------------------------------------------------------
-
-_stops(c) if c.name in {"kill", "pkill", "killall"}
-
-_stops(c) if {
-	c.name in {"systemctl", "service", "launchctl"}
-	some tok in c.argv
-	tok in {"stop", "disable", "mask", "kill", "restart", "unload", "bootout", "remove"}
-}
-
-# `hookd uninstall` (or `hookd install --remove`-like forms): the agent taking its own guard away.
-_named_deny contains {"id": "hookd-tamper", "reason": reason} if {
-	some c in input.shell.commands
-	c.name == "hookd"
-	some tok in c.argv
-	tok in {"uninstall", "stop", "--remove"}
-	reason := sprintf("%q is blocked: it would remove or stop hookd, the guard of this session", [concat(" ", c.argv)])
-}
-
-_named_deny contains {"id": "hookd-tamper", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in {"kill", "pkill", "killall", "systemctl", "service", "launchctl"} # cheap gate
-	_stops(c)
-	some tok in _opts(c)
-	some name in data.protected_paths.guard_process_names
-	contains(lower(tok), name)
-	reason := sprintf("%q is blocked: it would stop hookd, the guard of this session", [concat(" ", c.argv)])
 }

@@ -93,10 +93,7 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	object.remove(routing, ["commands"]) == {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell"], "shell": ["redirect-out"]}
-	every name in ["tee", "cp", "mv", "rm", "sed", "dd", "find", "kill", "systemctl", "hookd", "git config"] {
-		name in routing.commands
-	}
+	routing == {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell"], "commands": ["hookd"], "shell": ["effect-write", "effect-signal"]}
 }
 
 test_read_tool_is_not_a_write if {
@@ -241,163 +238,89 @@ test_reason_names_path if {
 # shell
 # ---------------------------------------------------------------------------------------------
 
-test_shell_redirect_env if {
-	inp := _t_shell("echo KEY=1 > .env", [_t_redirect(_t_cmd(["echo", "KEY=1"]), ">", ".env")])
-	_t_deny(inp) == {"env-file"}
+# A shell call as the effect model gives it (input.effects): the model itself is tested in
+# tests/unit/enrich/test_effects.py, and whole lines through it in cases/ and the corpus.
+_t_effects(source, effects) := object.union(_t_shell(source, []), {"effects": effects})
+
+_t_e(op, program, path) := {"op": op, "program": program, "path": path, "known": true, "via": "shell", "raw": path}
+
+test_shell_write_env if {
+	_t_deny(_t_effects("echo KEY=1 > .env", [_t_e("write", "echo", "/home/alice/proj/.env")])) == {"env-file"}
 }
 
 test_shell_append_authorized_keys if {
-	inp := _t_shell("echo ssh-ed25519 AAAA >> ~/.ssh/authorized_keys", [_t_redirect(_t_cmd(["echo", "ssh-ed25519", "AAAA"]), ">>", "/home/alice/.ssh/authorized_keys")])
+	inp := _t_effects("echo k >> ~/.ssh/authorized_keys", [_t_e("write", "echo", "/home/alice/.ssh/authorized_keys")])
 	_t_deny(inp) == {"ssh-dir"}
 }
 
-test_shell_find_delete_hook_settings if {
-	_t_allowed(_t_simple(["find", ".", "-name", "*.pyc", "-delete"]))
-	_t_allowed(_t_simple(["find", ".claude", "-name", "*.json"]))
+test_shell_delete_mode_move_link_are_changes if {
+	_t_deny(_t_effects("rm -rf .git", [_t_e("delete", "rm", "/home/alice/proj/.git")])) == {"git-internals"}
+	_t_deny(_t_effects("chmod +x .git/hooks/x", [_t_e("chmod", "chmod", "/home/alice/proj/.git/hooks/x")])) == {"git-internals"}
+	_t_deny(_t_effects("mv .env e", [_t_e("move", "mv", "/home/alice/proj/.env")])) == {"env-file"}
+	_t_deny(_t_effects("ln -s .env x", [_t_e("link", "ln", "/home/alice/proj/.env")])) == {"env-file"}
 }
 
-test_shell_cp_git_hook if {
-	_t_deny(_t_simple(["cp", "scripts/pre-commit", ".git/hooks/pre-commit"])) == {"git-internals"}
+test_shell_reads_and_copy_sources_are_not_changes if {
+	_t_allowed(_t_effects("cp .git/config /tmp/b", [
+		_t_e("copy", "cp", "/home/alice/proj/.git/config"),
+		_t_e("write", "cp", "/tmp/b"),
+	]))
+	_t_allowed(_t_effects("cat .env", [_t_e("read", "cat", "/home/alice/proj/.env")]))
+	_t_allowed(_t_effects("ls ~/.ssh", [_t_e("list", "ls", "/home/alice/.ssh")]))
 }
 
-test_shell_cp_from_protected_source_is_not_a_write if {
-	# copying .git/config somewhere only reads it
-	_t_allowed(_t_simple(["cp", ".git/config", "/tmp/gitconfig.bak"]))
+test_shell_write_gitignore_allowed if {
+	_t_allowed(_t_effects("echo x >> .gitignore", [_t_e("write", "echo", "/home/alice/proj/.gitignore")]))
 }
 
-test_shell_cp_target_dir if {
-	_t_deny(_t_simple(["cp", "-t", "/home/alice/.ssh", "id_new"])) == {"ssh-dir"}
+test_shell_other_events_ignored if {
+	inp := object.union(_t_effects("x", [_t_e("write", "tee", "/home/alice/proj/.env")]), {"event": "AfterTool"})
+	_t_allowed(inp)
 }
 
-test_shell_ln_hook if {
-	_t_deny(_t_simple(["ln", "-sf", "/tmp/evil", ".git/hooks/post-checkout"])) == {"git-internals"}
+test_shell_write_built_at_run_time_is_asked if {
+	e := object.union(_t_e("write", "cp", ""), {"known": false, "raw": "$D/authorized_keys", "fixed": "elsewhere"})
+	some v in ask with input as _t_effects("cp k \"$D/authorized_keys\"", [e])
+	v.id == "unknown-write"
 }
 
-test_shell_mv_env_away if {
-	_t_deny(_t_simple(["mv", ".env", "env.bak"])) == {"env-file"}
+test_shell_write_built_at_run_time_in_the_project_is_not_asked if {
+	e := object.union(_t_e("write", "cc", ""), {"known": false, "raw": "build/$X.o", "fixed": "project"})
+	count(ask) == 0 with input as _t_effects("cc -o build/$X.o", [e])
+	s := object.union(e, {"raw": "/tmp/$X", "fixed": "scratch"})
+	count(ask) == 0 with input as _t_effects("echo > /tmp/$X", [s])
 }
 
-test_shell_rm_git_dir if {
-	_t_deny(_t_simple(["rm", "-rf", ".git"])) == {"git-internals"}
-}
+_t_git_config(key, value, path) := object.union(_t_e("write", "git", path), {"key": key, "value": value, "executes": true})
 
-test_shell_sed_in_place_suffix if {
-	_t_deny(_t_simple(["sed", "-i.bak", "s/a/b/", ".env.local"])) == {"env-file"}
-}
-
-test_shell_sed_print_allowed if {
-	_t_allowed(_t_simple(["sed", "-n", "1,5p", ".git/config"]))
-}
-
-test_shell_perl_pi if {
-	_t_deny(_t_simple(["perl", "-pi", "-e", "s/x/y/", ".git/config"])) == {"git-internals"}
-}
-
-test_shell_chmod_hook if {
-	_t_deny(_t_simple(["chmod", "+x", ".git/hooks/pre-push"])) == {"git-internals"}
-}
-
-test_shell_dd_of_env if {
-	_t_deny(_t_simple(["dd", "if=/dev/zero", "of=.env", "count=1"])) == {"env-file"}
-}
-
-test_shell_sudo_tee_root_ssh if {
-	inp := _t_shell("sudo tee /root/.ssh/authorized_keys", [object.union(_t_cmd(["tee", "/root/.ssh/authorized_keys"]), {"sudo": true, "wrappers": ["sudo"]})])
-	_t_deny(inp) == {"ssh-dir"}
-}
-
-test_shell_nested_bash_c_redirect if {
-	inp := _t_shell("bash -c 'echo x > .git/config'", [
-		_t_cmd(["bash", "-c", "echo x > .git/config"]),
-		_t_redirect(_t_at(["echo", "x"], 1, 0, 1), ">", ".git/config"),
-	])
+test_git_config_executing_key if {
+	inp := _t_effects("git config core.hooksPath /tmp/h", [_t_git_config("core.hooksPath", "/tmp/h", "/home/alice/proj/.git/config")])
 	_t_deny(inp) == {"git-internals"}
+	glob := _t_effects("git config --global filter.lfs.smudge x", [_t_git_config("filter.lfs.smudge", "sh -c evil", "/home/alice/.gitconfig")])
+	_t_deny(glob) == {"git-internals"}
 }
 
-test_shell_redirect_to_gitignore_allowed if {
-	inp := _t_shell("echo node_modules >> .gitignore", [_t_redirect(_t_cmd(["echo", "node_modules"]), ">>", ".gitignore")])
-	_t_allowed(inp)
+test_git_config_plain_keys_allowed if {
+	plain := object.union(_t_e("write", "git", "/home/alice/proj/.git/config"), {"key": "user.email", "value": "a@b", "executes": false})
+	_t_allowed(_t_effects("git config user.email a@b", [plain]))
+	pager := object.union(_t_git_config("core.pager", "cat", "/home/alice/proj/.git/config"), {"executes": false})
+	_t_allowed(_t_effects("git config core.pager cat", [pager]))
 }
 
-test_shell_cp_env_example_to_itself_dir_allowed if {
-	_t_allowed(_t_simple(["cp", ".env.example", "config/.env.example"]))
+_t_signal(program, target, match) := {"op": "signal", "program": program, "target": target, "match": match, "known": true, "via": "shell"}
+
+test_signals_to_hookd if {
+	_t_deny(_t_effects("pkill -f hookd", [_t_signal("pkill", "hookd", "regex")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("pkill 'hoo[k]d'", [_t_signal("pkill", "hoo[k]d", "regex")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("pkill -f '^/usr/bin/python3.* -m hook[d]'", [_t_signal("pkill", "^/usr/bin/python3.* -m hook[d]", "regex")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("kill $(pgrep hookd)", [_t_signal("kill", "$(pgrep hookd)", "pid")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("systemctl stop hookd", [_t_signal("systemctl", "hookd.service", "unit")])) == {"hookd-tamper"}
 }
 
-test_shell_cp_env_example_to_env_denied if {
-	_t_deny(_t_simple(["cp", ".env.example", ".env"])) == {"env-file"}
-}
-
-test_shell_null_redirect_paths_ignored if {
-	cmd := object.union(_t_cmd(["make"]), {"redirects": [
-		{"op": ">&", "target": "1", "path": null, "in_project": null},
-		{"op": "<<", "target": "EOF", "path": null, "in_project": null},
-	]})
-	_t_allowed(_t_shell("make 2>&1 <<EOF", [cmd]))
-}
-
-test_shell_heredoc_into_env if {
-	cmd := object.union(_t_cmd(["cat"]), {"redirects": [
-		{"op": "<<", "target": "EOF", "path": null, "in_project": null},
-		{"op": ">", "target": ".env", "path": "/home/alice/proj/.env", "in_project": true},
-	]})
-	_t_deny(_t_shell("cat <<EOF > .env\nA=1\nEOF", [cmd])) == {"env-file"}
-}
-
-test_shell_input_redirect_is_not_a_write if {
-	inp := _t_shell("wc -l < .git/config", [_t_redirect(_t_cmd(["wc", "-l"]), "<", ".git/config")])
-	_t_allowed(inp)
-}
-
-test_shell_reading_commands_allowed if {
-	_t_allowed(_t_simple(["cat", ".git/config"]))
-	_t_allowed(_t_simple(["ls", "/home/alice/.ssh"]))
-	_t_allowed(_t_simple(["git", "add", ".env.example"]))
-}
-
-test_shell_git_commit_allowed if {
-	_t_allowed(_t_simple(["git", "commit", "-m", "update .env.example and .git docs"]))
-}
-
-# ---------------------------------------------------------------------------------------------
-# git config, stopping hookd
-# ---------------------------------------------------------------------------------------------
-
-test_git_config_hooks_path if {
-	_t_deny(_t_simple(["git", "config", "core.hooksPath", "/tmp/hooks"])) == {"git-internals"}
-}
-
-test_git_config_new_syntax_fsmonitor if {
-	_t_deny(_t_simple(["git", "config", "set", "core.fsmonitor", "./x.sh"])) == {"git-internals"}
-}
-
-test_git_config_global_filter if {
-	_t_deny(_t_simple(["git", "config", "--global", "filter.lfs.smudge", "sh -c evil"])) == {"git-internals"}
-}
-
-test_git_config_read_allowed if {
-	_t_allowed(_t_simple(["git", "config", "--get", "core.hooksPath"]))
-}
-
-test_git_config_user_allowed if {
-	_t_allowed(_t_simple(["git", "config", "user.email", "agent@example.com"]))
-	_t_allowed(_t_simple(["git", "config", "core.pager", "cat"]))
-}
-
-test_pkill_hookd if {
-	_t_deny(_t_simple(["pkill", "-f", "hookd"])) == {"hookd-tamper"}
-}
-
-test_kill_pgrep_hookd if {
-	inp := _t_shell("kill $(pgrep hookd)", [_t_cmd(["kill", "$(pgrep hookd)"]), _t_at(["pgrep", "hookd"], 1, 0, 1)])
-	_t_deny(inp) == {"hookd-tamper"}
-}
-
-test_systemctl_stop_hookd if {
-	_t_deny(_t_simple(["systemctl", "--user", "stop", "hookd.service"])) == {"hookd-tamper"}
-}
-
-test_systemctl_status_hookd_allowed if {
-	_t_allowed(_t_simple(["systemctl", "--user", "status", "hookd.service"]))
+test_signals_to_other_processes_allowed if {
+	_t_allowed(_t_effects("pkill -f webpack", [_t_signal("pkill", "webpack-dev-server", "regex")]))
+	_t_allowed(_t_effects("pkill 'a[b'", [_t_signal("pkill", "a[b", "regex")])) # not a regex: no match, no error
+	_t_allowed(_t_effects("killall hoo.d", [_t_signal("killall", "hoo.d", "name")])) # a name, not a pattern
 }
 
 test_kill_other_process_allowed if {
@@ -407,17 +330,6 @@ test_kill_other_process_allowed if {
 # ---------------------------------------------------------------------------------------------
 # data.json consistency: the shortcuts in _writes and _protected
 # ---------------------------------------------------------------------------------------------
-
-test_watched_programs if {
-	every key in ["writers_all_args", "in_place_editors", "writers_last_arg"] {
-		every name in data.protected_paths[key] {
-			name in data.protected_paths.watched_programs
-		}
-	}
-	every name in ["dd", "kill", "pkill", "killall", "systemctl", "service", "launchctl", "hookd", "find"] {
-		name in data.protected_paths.watched_programs
-	}
-}
 
 # quick_pattern is an unanchored alternation of literal text that occurs in every entry, so that
 # any path an entry matches contains a match of it too

@@ -5,33 +5,30 @@
 #   * ~/.aws/credentials, ~/.netrc, ~/.docker/config.json, ~/.kube/config, ~/.git-credentials,
 #     ~/.pgpass, ~/.pypirc, ~/.config/gcloud/**, ~/.gnupg/**.
 #
-# File tools (kind read) are checked through input.paths. Shell commands are checked when a reading
-# program (cat, less, head, tail, grep, base64, xxd, strings, jq, tar, curl, ...) names such a path,
-# when cp/scp/rsync/mv copy one away, when a `<` redirect feeds one to any program, when curl
-# uploads one (`-d @file`, `-F x=@file`), and for dd if=. A glob such as `.env*` or `id_*` counts
-# when it could match a secret name. Paths are matched by their shape, not only under input.home.
-# Lists live in data.json (data.secret_reads).
+# File tools (kind read) are checked through input.paths. Shell commands are checked through their effects
+# (input.effects, docs/policies.md "The effect model"): every read, copy or move of a file by any program the
+# catalogue knows (a reader, a `<` redirect, a copy's source, an upload such as `curl -F f=@file`, `dd if=`,
+# `git show REV:path`, a command whose output is a credential), whatever wraps it; no rule here names a
+# reading program. A glob such as `.env*` or `id_*` counts when it could match a secret name. Paths are
+# matched by their shape, not only under input.home. Lists live in data.json (data.secret_reads).
 #
-# Performance (this package runs on every read and shell call; see "Writing fast rules" in
-# ../README.md): the shell rules first look for a program name they are about (one lookup in
-# watched_programs), reading input directly, and `_secret` runs one regex (quick_pattern) before the
-# ~30 string tests of the lists.
+# Performance (this package runs on every read and shell call; see "Writing fast rules" in ../README.md):
+# it is routed to a shell call only when its effects read a file or hold something unknown, and `_secret`
+# runs one regex (quick_pattern) before the ~30 string tests of the lists.
 package hookd.secret_reads
 
-# Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): a reading, copying or
-# uploading program (watched_programs), `git show` or `git cat-file`, or a `<` redirect.
+# Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): an effect that reads a
+# file (whatever program has it), or one only known when the shell runs.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["read", "shell"],
-	"commands": array.concat(data.secret_reads.watched_programs, ["git show", "git cat-file"]),
-	"shell": ["redirect-in", "effect-read", "effect-unknown"],
+	"shell": ["effect-read", "effect-unknown"],
 }
 
 _cfg := data.secret_reads
 
 # ---------------------------------------------------------------------------------------------
-# What is read, by whom: file tools (input.paths), `<` redirects and reading programs. (One deny
-# rule body per source rather than a set of reads: every rule consulted costs an evaluation.)
+# What is read by file tools (input.paths); shell commands are judged by their effects (below).
 # ---------------------------------------------------------------------------------------------
 
 deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
@@ -42,177 +39,17 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 	some m in _secret(e.path)
 }
 
-# `<` redirects feed a file to any program
-deny contains {"id": m.id, "reason": _reason(r.path, sprintf("%s < (redirect)", [c.name]), m)} if {
-	some c in input.shell.commands
-	some r in c.redirects
-	contains(r.op, "<") # cheap gate for the regex
-	regex.match(`^[0-9]*<>?$`, r.op)
-	is_string(r.path) # null for `<&3`
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
-	some m in _secret(r.path)
-}
-
-# The reading programs, behind one test of the program names (npm, git, ls never get further):
-# watched_programs in data.json lists every name in readers, copiers and uploaders, and wget, curl
-# and dd: one lookup instead of four (test_watched_programs checks it and copying_programs).
-deny contains v if {
-	[1 | some c in input.shell.commands; c.name in data.secret_reads.watched_programs] != [] # once, however many
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
-	some v in _named_deny
-}
-
-# The readers (cat, grep, head, ...) read every argument but a pattern or program given first
-# (grep PATTERN, awk PROGRAM, jq FILTER: pattern_first in data.json, unless -e/-f gives it).
-_named_deny contains {"id": m.id, "reason": _reason(a.path, c.name, m)} if {
-	some c in input.shell.commands
-	c.name in data.secret_reads.readers
-	some a in _read_args(c)
-	some m in _secret(a.path)
-}
-
-_read_args(c) := array.slice(c.args, 1, count(c.args)) if {
-	options := data.secret_reads.pattern_first[c.name]
-	not _pattern_given(c, options)
-} else := c.args
-
-_pattern_given(c, options) if {
-	some tok in c.argv
-	some o in options
-	startswith(tok, o)
-}
-
-# A recursive search over a home, an ancestor of one, or / (grep -r, rg, ag, ack): it reads every
-# secret there (~/.ssh, ~/.aws, every project's .env) whatever its pattern.
-_named_deny contains {"id": "search-home", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in data.secret_reads.recursive_searchers
-	_recursive(c)
-	some a in c.args
-	_home_or_above(a.path)
-	reason := sprintf("searching %s recursively with %s is blocked: it reads the secrets there (keys, credentials, .env files)", [a.path, c.name])
-}
-
-_recursive(c) if c.name in {"rg", "ag", "ack"}
-
-_recursive(c) if {
-	some tok in c.argv
-	true in [tok == "--recursive", tok == "--dereference-recursive", regex.match(`^-[a-zA-Z]*[rR]`, tok)]
-}
-
-# An archive of a home, an ancestor of one, or / (tar c, zip -r, 7z a): it copies every secret there.
-_named_deny contains {"id": "archive-home", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in {"tar", "zip", "7z", "rsync"}
-	some a in c.args
-	_home_or_above(a.path)
-	not _extracts(c)
-	reason := sprintf("archiving %s with %s is blocked: it copies the secrets there (keys, credentials, .env files)", [a.path, c.name])
-}
-
-_extracts(c) if {
-	c.name == "tar"
-	regex.match(`^-?[a-zA-Z]*[xt]`, c.argv[1]) # the mode cluster: `tar xzf`, `tar -tf`
-}
-
-_extracts(c) if {
-	c.name == "tar"
-	some tok in array.slice(c.argv, 1, count(c.argv))
-	true in [regex.match(`^-[a-zA-Z]*[xt]`, tok), tok in {"--extract", "--get", "--list"}]
-}
-
-_home_or_above(p) if p == "/"
-
-_home_or_above(p) if {
-	home := trim_suffix(input.home, "/")
-	true in [p == home, startswith(home, concat("", [p, "/"])), p == "/home", p == "/Users", p == "/root"]
-}
-
-# git show REV:PATH, git cat-file -p REV:PATH: a secret read out of the history.
-deny contains {"id": m.id, "reason": _reason(path, "git show", m)} if {
-	some c in input.shell.commands
-	c.name == "git"
-	count(c.argv) > 2
-	c.argv[1] in {"show", "cat-file"}
-	some tok in array.slice(c.argv, 2, count(c.argv))
-	contains(tok, ":")
-	path := _resolve(substring(tok, indexof(tok, ":") + 1, -1))
-	input.tool.kind == "shell"
-	input.event == "BeforeTool"
-	some m in _secret(path)
-}
-
-# The copying and uploading programs and dd, behind one more test (cat, grep never get further):
-# copying_programs in data.json lists every name in copiers and uploaders, and wget, curl and dd.
-_named_deny contains {"id": m.id, "reason": _reason(r.path, r.via, m)} if {
-	[1 | some c in input.shell.commands; c.name in data.secret_reads.copying_programs] != [] # once, however many
-	some r in _shell_reads
-	some m in _secret(r.path)
-}
-
 _reason(path, via, m) := sprintf("reading %s with %s is blocked: it holds %s, which must not reach the model", [path, via, m.what])
 
 _tool_name := input.tool.name if {
 	is_string(input.tool.name)
 } else := "a file tool"
 
-# What the copying and uploading programs and dd read: {"path": absolute path, "via": how}
-_shell_reads contains {"path": a.path, "via": c.name} if {
-	some c in input.shell.commands
-	c.name in data.secret_reads.copiers
-	a := _sources(c)[_]
-}
+_home_or_above(p) if p == "/"
 
-_shell_reads contains {"path": _resolve(m[1]), "via": sprintf("%s upload", [c.name])} if {
-	some c in input.shell.commands
-	c.name in data.secret_reads.uploaders
-	some tok in c.argv
-	contains(tok, "@")
-	some m in regex.find_all_string_submatch_n(`^(?:@|[^@/:]*=@)([^;]+)`, tok, 1)
-	m[1] != "-"
-}
-
-_shell_reads contains {"path": _resolve(substring(tok, count(prefix), -1)), "via": c.name} if {
-	some c in input.shell.commands
-	c.name in {"wget", "curl"}
-	some prefix in ["--post-file=", "--body-file=", "--upload-file="]
-	some tok in c.argv
-	startswith(tok, prefix)
-}
-
-_shell_reads contains {"path": _resolve(substring(tok, 3, -1)), "via": "dd"} if {
-	some c in input.shell.commands
-	c.name == "dd"
-	some tok in c.argv
-	startswith(tok, "if=")
-}
-
-# cp/scp/rsync/mv: every argument but the destination (all of them when -t names the destination)
-_sources(c) := c.args if _has_target_dir(c)
-
-_sources(c) := array.slice(c.args, 0, count(c.args) - 1) if not _has_target_dir(c)
-
-_has_target_dir(c) if {
-	some tok in c.argv
-	tok == "-t"
-}
-
-_has_target_dir(c) if {
-	some tok in c.argv
-	startswith(tok, "--target-directory")
-}
-
-_project := trim_suffix(input.project_dir, "/")
-
-_resolve(p) := p if startswith(p, "/")
-
-_resolve(p) := concat("", [trim_suffix(input.home, "/"), substring(p, 1, -1)]) if startswith(p, "~/")
-
-_resolve(p) := concat("/", [_project, trim_prefix(p, "./")]) if {
-	not startswith(p, "/")
-	not startswith(p, "~/")
+_home_or_above(p) if {
+	home := trim_suffix(input.home, "/")
+	true in [p == home, startswith(home, concat("", [p, "/"])), p == "/home", p == "/Users", p == "/root"]
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -360,6 +197,7 @@ ask contains v if {
 _effect_read_deny contains {"id": m.id, "reason": _reason(e.path, e.program, m)} if {
 	some e in _effect_reads
 	not object.get(e, "guess", false)
+	not object.get(e, "uses", false) # `ssh -i KEY`: the program authenticates with it, the model never sees it
 	e.path != ""
 	some m in _secret(e.path)
 }

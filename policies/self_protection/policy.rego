@@ -6,8 +6,8 @@
 # call that can change a file as input.hookd.protected (daemon/hookd/selfprotect.py).
 #
 # What a call changes comes from input.effects (every op that writes, deletes, moves, links or changes a
-# mode) where the enrichers give it, and otherwise, as protected_paths reads it, from a file tool's
-# input.paths, shell redirects and the arguments of the writing programs in data.json. A place is hit when
+# mode, whatever program, redirect or wrapper has it; no rule here names a program) and from a file tool's
+# input.paths. A place is hit when
 # the change is the place or inside it, when a delete, move or mode change takes a directory that holds it,
 # and when a copy, move or link lands a file of the same name in the directory that holds it.
 #
@@ -63,66 +63,6 @@ _changes contains {"path": p.path, "op": "write", "via": _tool_name, "from": "",
 	p.access == "write"
 }
 
-_changes contains {"path": r.path, "op": "write", "via": sprintf("redirect %s", [r.op]), "from": ""} if {
-	input.tool.kind == "shell"
-	some c in input.shell.commands
-	some r in c.redirects
-	contains(r.op, ">")
-	is_string(r.path) # null for `2>&1` and here-documents
-}
-
-_changes contains {"path": a.path, "op": _shell_op(c.name), "via": c.name, "from": ""} if {
-	input.tool.kind == "shell"
-	some c in input.shell.commands
-	c.name in data.self_protection.changes_every_arg
-	some a in c.args
-}
-
-_changes contains {"path": a.path, "op": "write", "via": sprintf("%s -i", [c.name]), "from": ""} if {
-	input.tool.kind == "shell"
-	some c in input.shell.commands
-	c.name in data.self_protection.in_place_editors
-	some tok in array.slice(c.argv, 1, count(c.argv))
-	regex.match(`^(-[A-Za-z]*i|--in-place)`, tok)
-	some a in c.args
-}
-
-# cp, install, rsync, ...: the last argument receives what the others name
-_changes contains {"path": last.path, "op": "land", "via": c.name, "from": a.path} if {
-	input.tool.kind == "shell"
-	some c in input.shell.commands
-	c.name in data.self_protection.changes_last_arg
-	count(c.args) > 1
-	last := c.args[count(c.args) - 1]
-	some i, a in c.args
-	i < count(c.args) - 1
-}
-
-# `find DIR … -delete` deletes what it finds under DIR (the place itself or inside it; a filter decides the
-# rest); `rsync --delete` deletes what the source lacks in the destination, a directory's contents along
-_changes contains {"path": a.path, "op": "sweep", "via": "find -delete", "from": ""} if {
-	input.tool.kind == "shell"
-	some c in input.shell.commands
-	c.name == "find"
-	"-delete" in c.argv
-	end := min({i | some i, tok in c.argv; i >= 1; regex.match(`^[-(!]`, tok)} | {count(c.argv)})
-	roots := {tok | some i, tok in c.argv; i >= 1; i < end}
-	some a in c.args
-	a.raw in roots
-}
-
-_changes contains {"path": last.path, "op": "delete", "via": "rsync --delete", "from": ""} if {
-	input.tool.kind == "shell"
-	some c in input.shell.commands
-	c.name == "rsync"
-	some tok in c.argv
-	startswith(tok, "--delete")
-	last := c.args[count(c.args) - 1]
-}
-
-_shell_op(name) := "delete" if name in data.self_protection.takes_along
-else := "write"
-
 _tool_name := input.tool.name if is_string(input.tool.name)
 else := "write"
 
@@ -145,18 +85,6 @@ _hits(t, q) if {
 	t.op in {"delete", "move", "chmod"}
 	startswith(q, concat("", [trim_suffix(t.path, "/"), "/"]))
 }
-
-# `find DIR -delete` below the project (or outside it) sweeps what it holds; over the whole project a filter
-# (`-name '*.pyc'`) is the ordinary clean-up, judged by the places it names, not the ones it could reach
-_hits(t, q) if {
-	t.op == "sweep"
-	startswith(q, concat("", [trim_suffix(t.path, "/"), "/"]))
-	not _holds_project(t.path)
-}
-
-_holds_project(p) if p == input.project_dir
-
-_holds_project(p) if startswith(input.project_dir, concat("", [trim_suffix(p, "/"), "/"]))
 
 # a file landed in the directory that holds a protected file of the same name
 _hits(t, q) if {

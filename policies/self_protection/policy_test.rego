@@ -24,17 +24,6 @@ _t_base(kind, name) := {
 
 _t_write(path) := object.union(_t_base("write", "write_file"), {"paths": [{"arg": "file_path", "path": path, "access": "write"}]})
 
-_t_arg(p) := {"raw": p, "path": p, "in_project": startswith(p, _t_project)}
-
-_t_cmd(argv) := {
-	"argv": argv,
-	"name": argv[0],
-	"redirects": [],
-	"args": [_t_arg(tok) | some i, tok in argv; i > 0; not startswith(tok, "-")],
-}
-
-_t_shell(cmds) := object.union(_t_base("shell", "run_shell_command"), {"shell": {"commands": cmds}})
-
 _t_effects(effects) := object.union(_t_base("shell", "run_shell_command"), {"shell": {"commands": []}, "effects": effects})
 
 _t_denied(inp) if {
@@ -60,41 +49,49 @@ test_edit_judged_to_keep_the_hooks_allowed if {
 
 test_shell_keeps_is_not_for_shell if {
 	# `keeps` is a file tool's judged edit; a shell write to the same file is still denied
-	inp := object.union(_t_shell([_t_cmd(["rm", "/home/alice/.gemini/settings.json"])]), {"hookd": {"protected": _t_protected, "keeps": ["/home/alice/.gemini/settings.json"]}})
+	inp := object.union(_t_effects([_t_e("delete", "rm", "/home/alice/.gemini/settings.json")]), {"hookd": {"protected": _t_protected, "keeps": ["/home/alice/.gemini/settings.json"]}})
 	_t_denied(inp)
 }
+
+_t_e(op, program, path) := {"op": op, "path": path, "to": "", "program": program, "via": "shell"}
 
 test_ordinary_writes_allowed if {
 	_t_allowed(_t_write("/home/alice/proj/src/app.py"))
 	_t_allowed(_t_write("/home/alice/.gemini/GEMINI.md"))
-	_t_allowed(_t_shell([_t_cmd(["rm", "-rf", "/home/alice/proj/build"])]))
-	_t_allowed(_t_shell([_t_cmd(["cp", "/home/alice/.gemini/settings.json", "/tmp/backup.json"])]))
+	_t_allowed(_t_effects([object.union(_t_e("delete", "rm", "/home/alice/proj/build"), {"recursive": true})]))
+	_t_allowed(_t_effects([object.union(_t_e("copy", "cp", "/home/alice/.gemini/settings.json"), {"to": "/tmp/backup.json"}), _t_e("write", "cp", "/tmp/backup.json")]))
 }
 
 test_shell_writers_denied if {
-	_t_denied(_t_shell([_t_cmd(["rm", "/home/alice/.copilot/hooks/hookd.json"])]))
-	_t_denied(_t_shell([_t_cmd(["truncate", "-s", "0", "/srv/hookd/decisions.log"])]))
-	_t_denied(_t_shell([_t_cmd(["sed", "-i", "s/x/y/", "/home/alice/.qwen/settings.json"])]))
+	_t_denied(_t_effects([_t_e("delete", "rm", "/home/alice/.copilot/hooks/hookd.json")]))
+	_t_denied(_t_effects([_t_e("write", "truncate", "/srv/hookd/decisions.log")]))
+	_t_denied(_t_effects([_t_e("write", "sed", "/home/alice/.qwen/settings.json")]))
+}
+
+test_sweeps_take_what_they_hold if {
+	# `find DIR -delete`, `rsync --delete`: a delete of what DIR holds (the protected set holds only the
+	# places that exist, or a place's own directory: daemon/hookd/selfprotect.py)
+	_t_denied(_t_effects([object.union(_t_e("delete", "find", "/home/alice/.copilot"), {"sweep": true})]))
+	_t_denied(_t_effects([object.union(_t_e("delete", "rsync", "/home/alice/proj/.hookd"), {"sweep": true})]))
 }
 
 test_sed_without_in_place_allowed if {
-	_t_allowed(_t_shell([_t_cmd(["sed", "-n", "1p", "/home/alice/.qwen/settings.json"])]))
+	_t_allowed(_t_effects([_t_e("read", "sed", "/home/alice/.qwen/settings.json")]))
 }
 
 test_redirect_denied if {
-	cmd := object.union(_t_cmd(["echo", "{}"]), {"redirects": [{"op": ">", "target": "x", "path": "/home/alice/.qwen/settings.json"}]})
-	_t_denied(_t_shell([cmd]))
+	_t_denied(_t_effects([_t_e("write", "echo", "/home/alice/.qwen/settings.json")]))
 }
 
 test_moving_or_deleting_a_directory_that_holds_one_denied if {
-	_t_denied(_t_shell([_t_cmd(["mv", "/home/alice/.gemini", "/tmp/g"])]))
-	_t_denied(_t_shell([_t_cmd(["rm", "-rf", "/home/alice/proj"])]))
-	_t_denied(_t_shell([_t_cmd(["chmod", "-R", "000", "/home/alice/.copilot"])]))
+	_t_denied(_t_effects([object.union(_t_e("move", "mv", "/home/alice/.gemini"), {"to": "/tmp/g"})]))
+	_t_denied(_t_effects([_t_e("delete", "rm", "/home/alice/proj")]))
+	_t_denied(_t_effects([_t_e("chmod", "chmod", "/home/alice/.copilot")]))
 }
 
 test_copy_of_the_same_name_into_its_directory_denied if {
-	_t_denied(_t_shell([_t_cmd(["cp", "/tmp/evil/settings.json", "/home/alice/.gemini"])]))
-	_t_allowed(_t_shell([_t_cmd(["cp", "/tmp/notes.md", "/home/alice/.gemini"])]))
+	_t_denied(_t_effects([object.union(_t_e("copy", "cp", "/tmp/evil/settings.json"), {"to": "/home/alice/.gemini"})]))
+	_t_allowed(_t_effects([object.union(_t_e("copy", "cp", "/tmp/notes.md"), {"to": "/home/alice/.gemini"})]))
 }
 
 test_effects_every_op_denied if {

@@ -16,6 +16,7 @@ from hookd.config import Config, LogConfig, parse_config
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.paths import enrich_paths
 from hookd.install import command_plan, install
+from hookd.install.ledger import ledger_path
 from hookd.selfprotect import ProtectedSet
 from hookd.types import Caller, Deadline, HookRequest, NormalisedEvent
 
@@ -248,6 +249,11 @@ def test_any_agents_settings_are_judged_whoever_writes_them(world: tuple[Path, P
 
 def shell_outcome(home: Path, project: Path, command: str) -> str:
     """One Gemini shell call through the whole hot path with the shipped policies."""
+    return tool_outcome(home, project, "run_shell_command", {"command": command})
+
+
+def tool_outcome(home: Path, project: Path, tool: str, tool_input: dict[str, Any]) -> str:
+    """One Gemini tool call through the whole hot path with the shipped policies."""
     import asyncio
 
     from hookd.assembly import build_pipeline, engine_for_dir
@@ -255,7 +261,7 @@ def shell_outcome(home: Path, project: Path, command: str) -> str:
 
     config = Config()
     payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": "BeforeTool",
-               "tool_name": "run_shell_command", "tool_input": {"command": command}}  # fmt: skip
+               "tool_name": tool, "tool_input": tool_input}  # fmt: skip
     request = HookRequest(
         client="gemini", event="BeforeTool", payload=json.dumps(payload).encode(),
         env={"GEMINI_PROJECT_DIR": str(project), "HOME": str(home)}, cwd=str(project),
@@ -288,3 +294,31 @@ def test_deleting_an_agents_settings_directory_is_denied_even_empty(world: tuple
     home, project = world
     (project / ".claude").mkdir()
     assert shell_outcome(home, project, "rm -rf .claude") == "deny"
+
+
+# --- hookd's install ledger: what doctor compares the agents' hook files with (hookd.install.ledger)
+
+
+def test_the_install_ledger_is_protected(world: tuple[Path, Path]) -> None:
+    home, project = world
+    config = Config()
+    assert str(ledger_path(config)) in protected(config, home, project)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm -f {ledger}", "echo '{{}}' > {ledger}", "mv {ledger} /tmp/x", "cp /dev/null {ledger}"],
+    ids=["rm", "redirect", "mv", "cp"],
+)
+def test_the_agent_cannot_erase_the_install_ledger_from_a_shell(world: tuple[Path, Path], command: str) -> None:
+    home, project = world
+    ledger = ledger_path(Config())
+    assert shell_outcome(home, project, command.format(ledger=ledger)) == "deny"
+
+
+def test_the_agent_cannot_overwrite_the_install_ledger_with_a_tool(world: tuple[Path, Path]) -> None:
+    home, project = world
+    ledger = str(ledger_path(Config()))
+    assert tool_outcome(home, project, "write_file", {"file_path": ledger, "content": '{"version": 1}'}) == "deny"
+    elsewhere = {"file_path": str(project / "notes.md"), "content": "x"}
+    assert tool_outcome(home, project, "write_file", elsewhere) == "allow"

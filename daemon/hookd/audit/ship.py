@@ -1,4 +1,5 @@
-"""Shipping decision log records to an HTTP collector in OPA's decision-log format (opt-in, `[log.ship]`).
+"""Shipping decision log records to an HTTP collector (opt-in, `[log.ship]`) in OPA's decision-log format, or
+as OCSF events (`format = "ocsf"`, hookd.audit.ocsf) for a SIEM's HTTP collector.
 
 The writer task offers each record after writing it (`offer`: a deque append, never a wait). This task
 takes up to `batch_size` records, and a worker thread turns them into OPA decision-log events, gzips the
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gzip
+import socket
 import time
 import urllib.request
 import uuid
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 import structlog
 
 from hookd import __version__
+from hookd.audit.ocsf import ocsf_event
 from hookd.audit.record import Logged, rfc3339
 from hookd.config import ShipConfig
 from hookd.types import JSON
@@ -167,11 +170,19 @@ class Shipper:
 
     def _post(self, batch: Sequence[Logged]) -> None:
         """On a worker thread: encode, gzip and POST one batch; raises unless the collector answers 2xx."""
-        events = [opa_event(logged, self.labels) for logged in batch]
+        config = self.config  # discovery may swap it meanwhile (docs/fleet.md): one batch, one configuration
+        if config.format == "ocsf":  # decisions only: OCSF has no class for the log's own records (gaps)
+            host = socket.gethostname()
+            decisions = [logged for logged in batch if logged.record.get("type") == "decision"]
+            events = [ocsf_event(logged.record, logged.seq, logged.hash, host) for logged in decisions]
+            if not events:
+                return
+        else:
+            events = [opa_event(logged, self.labels) for logged in batch]
         body = gzip.compress(jsonstrict.dumps(events, separators=(",", ":")).encode(), compresslevel=6)
         headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
-        if self.config.token:
-            headers["Authorization"] = f"Bearer {self.config.token}"
-        request = urllib.request.Request(self.config.url, data=body, headers=headers, method="POST")
-        with urllib.request.urlopen(request, timeout=self.config.timeout_ms / 1000) as response:
+        if config.token:
+            headers["Authorization"] = f"Bearer {config.token}"
+        request = urllib.request.Request(config.url, data=body, headers=headers, method="POST")
+        with urllib.request.urlopen(request, timeout=config.timeout_ms / 1000) as response:
             response.read()

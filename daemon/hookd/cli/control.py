@@ -254,6 +254,31 @@ def format_rollout(status: pb.StatusResponse) -> list[str]:
             f"otel:      {otel.endpoint}: exported {otel.exported}, buffered {otel.buffered}, dropped {otel.dropped}, "
             f"failed exports {otel.failed_exports}" + (f" (last error: {otel.last_error})" if otel.last_error else "")
         )
+    return lines + (format_fleet(status.fleet) if status.HasField("fleet") else [])
+
+
+def format_fleet(fleet: pb.FleetStatus) -> list[str]:
+    """Where status reports go and how the last one went; the discovery bundle in force (docs/fleet.md)."""
+    if not fleet.status_url:
+        report = "off"
+    elif not fleet.last_report_at:
+        report = f"{fleet.status_url}: no report yet"
+    else:
+        result = "accepted" if fleet.last_report_ok else f"failed: {fleet.last_report_error}"
+        report = (
+            f"{fleet.status_url}: last report ({fleet.last_report_reason}) {fleet.last_report_at} {result}; "
+            f"{fleet.reports_sent} sent, {fleet.report_failures} failed"
+        )
+    lines = [f"status:    {report}"]
+    if fleet.HasField("discovery"):
+        found = fleet.discovery
+        serving = f"revision {found.revision}, activated {found.active_since}" if found.revision else "nothing active"
+        line = f"discovery: {found.location}: {serving}, {found.activations} activations, {found.refusals} refused"
+        if found.last_error:
+            line += f"; last error ({found.last_error_at}): {found.last_error}"
+        if fleet.overrides_refused:
+            line += f"; local settings not applied: {', '.join(fleet.overrides_refused)}"
+        lines.append(line)
     return lines
 
 

@@ -153,6 +153,7 @@ def cmd_install(args: argparse.Namespace, config: Config) -> int:
     if args.scope == "managed":  # a machine-wide settings directory may not exist yet
         path.parent.mkdir(parents=True, exist_ok=True)
     result = install(plan)
+    _record(config, args, plan, result.changed)
     if fallback:
         print(fallback, file=sys.stderr)
     if transport == "http":
@@ -199,6 +200,7 @@ def cmd_uninstall(args: argparse.Namespace, config: Config) -> int:
     from hookd.install import uninstall
 
     result = uninstall(_settings_path(args), client=args.client, trust_path=_trust_path(args))
+    _forget(config, args, result.settings_path)
     if not result.changed:
         print(f"hookd is not installed in {result.settings_path}; nothing changed")
         return 0
@@ -206,3 +208,27 @@ def cmd_uninstall(args: argparse.Namespace, config: Config) -> int:
     if result.backup_path:
         print(f"backup of the previous file: {result.backup_path}")
     return 0
+
+
+def _record(config: Config, args: argparse.Namespace, plan: InstallPlan, changed: bool) -> None:
+    """Note the install in hookd's ledger (hookd.install.ledger), for doctor to find a hook file removed
+    later. The settings are written by then: a ledger that cannot be written is said, never undoes them."""
+    from hookd.install.ledger import Install, LedgerError, ledger_path, now, record
+
+    files = tuple(p for p in (plan.settings_path, plan.trust_path, plan.managed_only_path) if p is not None)
+    project = Path(args.project_dir).resolve() if args.scope == "project" else None
+    entry = Install(args.client, args.scope, plan.settings_path, files, now(), project)
+    try:
+        record(ledger_path(config), entry, keep_time=not changed)
+    except LedgerError as exc:
+        print(f"warning: this install is not in hookd's ledger, doctor cannot tell if its file is removed: {exc}",
+              file=sys.stderr)  # fmt: skip
+
+
+def _forget(config: Config, args: argparse.Namespace, hook_file: Path) -> None:
+    from hookd.install.ledger import LedgerError, forget, ledger_path
+
+    try:
+        forget(ledger_path(config), args.client, args.scope, hook_file)
+    except LedgerError as exc:
+        print(f"warning: hookd's ledger still lists this install: {exc}", file=sys.stderr)

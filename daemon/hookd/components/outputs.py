@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookd.audit.ship import Shipper
 from hookd.audit.writer import DecisionLog
+from hookd.config import ShipConfig
 from hookd.fleet.discovery import Discovery
 from hookd.fleet.status import FleetStatus
 from hookd.runtime.metrics import MetricsEndpoint
@@ -77,6 +78,31 @@ class Exporters:
             await asyncio.to_thread(self.otel.close)
         if self.shipper is not None:
             await self.shipper.close()
+
+    async def reship(self, ship: ShipConfig) -> None:
+        """[log.ship] changed (discovery, docs/fleet.md): the shipper takes the new target (what it holds goes
+        there), or starts, or stops after one last bounded upload."""
+        old = self.shipper
+        if old is not None and ship.url:
+            old.config = ship
+            return
+        self.shipper = self._log.shipper = Shipper(ship) if ship.url else None
+        if self.shipper is not None:
+            self.shipper.start()
+        if old is not None:
+            await old.close()
+
+    async def reexport(self, otel: Callable[[], OtelExport] | None) -> None:
+        """[otel] changed (discovery): a new export takes every record from now on; the old one exports what
+        it holds (bounded by its timeout) and stops, on a thread."""
+        old, self.otel, self._make_otel = self.otel, None, otel
+        if old is not None:
+            self._log.outlets.remove(old.offer)
+        if otel is not None:
+            self.otel = otel()
+            self._log.outlets.append(self.otel.offer)
+        if old is not None:
+            await asyncio.to_thread(old.close)
 
     def status(self) -> Mapping[str, Any]:
         shipper = self.shipper

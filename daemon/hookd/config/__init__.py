@@ -132,6 +132,7 @@ class ShipConfig:
     min_delay_ms: int = 1000  # upload interval when a batch is not full; the first retry delay
     max_delay_ms: int = 60_000  # the longest back-off between retries
     timeout_ms: int = 5000  # one POST
+    format: str = "opa"  # "opa": OPA decision-log events; "ocsf": OCSF 1.8.0 API Activity events (docs/fleet.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +296,7 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
     "layers.mode": ("enforce", "monitor"),
     "layers.project_mode": ("enforce", "monitor"),
     "status.method": ("POST", "PUT"),
+    "log.ship.format": ("opa", "ocsf"),
 }
 
 
@@ -497,10 +499,8 @@ def _check_ship(ship: ShipConfig, where: str) -> None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{where}: 'log.ship.url' must be an http:// or https:// URL, got {ship.url!r}")
     if ship.min_delay_ms > ship.max_delay_ms:
-        raise ConfigError(
-            f"{where}: 'log.ship.min_delay_ms' ({ship.min_delay_ms}) must not be above "
-            f"'log.ship.max_delay_ms' ({ship.max_delay_ms})"
-        )
+        above = f"'log.ship.min_delay_ms' ({ship.min_delay_ms}) must not be above 'log.ship.max_delay_ms'"
+        raise ConfigError(f"{where}: {above} ({ship.max_delay_ms})")
 
 
 def loopback_address(listen: str, what: str) -> tuple[str, int]:

@@ -20,7 +20,7 @@ import grpc
 from hookd import __version__
 from hookd.audit.record import Logged, rfc3339
 from hookd.audit.writer import Filters
-from hookd.components.outputs import Exporters, Metrics, Recording
+from hookd.components.outputs import Exporters, Fleet, Metrics, Recording
 from hookd.components.policy import PolicyService
 from hookd.components.servers import HookPath
 from hookd.config import Config
@@ -64,6 +64,7 @@ class Parts:
     metrics: Metrics
     decisions: DecisionMetrics  # counted by the decision path (hookd.decide)
     started_at: float
+    fleet: Fleet | None = None  # discovery and the status reports (docs/fleet.md)
 
 
 NO_PYTHON_NOTE = (
@@ -111,6 +112,21 @@ def bundle_message(status: dict[str, Any]) -> pb.BundleStatus:
         fetch_failures=status["fetch_failures"],
         long_polling=status["long_polling"],
         last_activation_ms=status["last_activation_ms"],
+    )
+
+
+def fleet_message(fleet: Fleet | None) -> pb.FleetStatus | None:
+    """The status target and its last report, and the discovery bundle in force (docs/fleet.md)."""
+    if fleet is None or fleet.reports is None:
+        return None
+    view = fleet.reports.control_view()
+    discovery = view.pop("discovery")
+    at = view.pop("last_report_at")
+    return pb.FleetStatus(
+        **view,
+        last_report_at=rfc3339(at) if at else "",
+        discovery=bundle_message(discovery) if discovery is not None else None,
+        overrides_refused=discovery["overrides_refused"] if discovery is not None else [],
     )
 
 
@@ -224,6 +240,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             rollout=rollout_status(policy),
             otel=pb.OtelStatus(**exported["otel"]) if exported["otel"] is not None else None,
             replay=pb.ReplayStatus(**policy.replay.status()) if policy.replay is not None else None,
+            fleet=fleet_message(parts.fleet),
         )
 
     async def Reload(self, request: pb.ReloadRequest, context: Any) -> pb.ReloadResponse:

@@ -3,8 +3,9 @@ problem with the one command or edit that fixes it.
 
 Checks: the daemon (does one answer on the hook socket, and whose is it: the peer uid of the listener);
 the service (units written and current, sockets active, when a service manager is there); every agent
-and scope of the registry (hookd.doctor.agents); the runtime dir (owner, mode); the Python policy sandbox (its layers);
-the policy trust rule; what would run as hookd instead of this package (hookd.doctor.shadows). Every check
+and scope of the registry (hookd.doctor.agents); every install hookd's ledger records, against the file it
+wrote (hookd.doctor.ledger); the runtime dir (owner, mode); the Python policy sandbox (its layers); the
+policy trust rule; what would run as hookd instead of this package (hookd.doctor.shadows). Every check
 reads; none changes anything. docs/doctor.md.
 """
 
@@ -40,6 +41,9 @@ def run_checks(
     from hookd.doctor.agents import check_agents
 
     findings += check_agents(config, project_dir, needed=needed)
+    from hookd.doctor.ledger import check_ledger
+
+    findings += check_ledger(config)
     from hookd.doctor.shadows import check_shadows
 
     findings += check_shadows(project_dir)

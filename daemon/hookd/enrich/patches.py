@@ -365,7 +365,8 @@ def as_commands(patch: ShellPatch) -> list[list[str]]:
         else:
             out.append(["mv" if f.op == "move" else "cp", path, to])
     if not patch.known:
-        out.append(["tee"])  # marked {"patch": {"known": false}} by the builder: the files are not known
+        # marked {"patch": {"known": false}} by the builder: the files are only known when it runs
+        out.append(["tee", "$PATCHED_FILES"])
     return out
 
 

@@ -36,7 +36,7 @@ from hookd.bundle.manager import SourceStatus
 from hookd.bundle.sources import fetch_off_loop, next_delay
 from hookd.bundle.store import BundleStore
 from hookd.config import Config, parse_config
-from hookd.errors import BundleError, ConfigError
+from hookd.errors import BundleError, ConfigError, one_line
 
 log = structlog.get_logger("hookd.discovery")
 DATA_FILE = "hookd/discovery/data.json"
@@ -210,6 +210,8 @@ class Discovery:
             except BundleError as exc:
                 status.consecutive_failures += 1
                 status.fetch_failures += 1
+                if str(exc) != status.last_error:
+                    log.warning("discovery_fetch_failed", error=str(exc), serving=status.revision or None)
                 status.last_error, status.last_error_at = str(exc), time.time()
                 self._etag = ""
                 self._notify("failure")
@@ -234,8 +236,8 @@ class Discovery:
         except BundleError as exc:
             self._refused(str(exc))
             return False
-        if self.apply is not None:
-            await self.apply(found.config)
+        if self.apply is not None and not await self._applied(found):
+            return False
         self._take(found, data, etag)
         try:
             await asyncio.to_thread(self.store.save, self.NAME, data, etag=etag, revision=found.revision)
@@ -243,6 +245,23 @@ class Discovery:
             log.error("discovery_not_kept", revision=found.revision, error=str(exc))
         log.info("discovery_activated", revision=found.revision, overrides_refused=list(found.refused))
         self._notify("discovery")
+        return True
+
+    async def _applied(self, found: Discovered) -> bool:
+        """Put `found` in force; when a step fails (an export that cannot be built, a target refused), put back
+        what was in force, so a failed activation leaves no half-applied configuration, and refuse the revision
+        (reported in status; not fetched again until it changes)."""
+        assert self.apply is not None
+        try:
+            await self.apply(found.config)
+        except Exception as exc:  # whatever a component raises while taking the new configuration
+            previous = self.current.config if self.current is not None else self.local
+            try:
+                await self.apply(previous)  # apply changes only what differs from what the daemon holds
+            except Exception as again:
+                log.error("discovery_restore_failed", revision=found.revision, error=one_line(str(again)))
+            self._refused(f"discovery revision {found.revision!r} not applied: {one_line(str(exc))}")
+            return False
         return True
 
     def _verify(self, data: bytes) -> Discovered:

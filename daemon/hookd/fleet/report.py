@@ -46,6 +46,7 @@ def status_report(facts: Facts) -> dict[str, Any]:
     }
     if facts.discovery is not None:
         report["discovery"] = bundle_status(facts.discovery)
+        report["discovery"]["overrides_refused"] = list(facts.discovery.get("overrides_refused", ()))
     return report
 
 

@@ -69,6 +69,8 @@ class FleetStatus:
         self.sent = self.failures = 0
         self.last_error = ""
         self.last_report: dict[str, Any] = {}
+        self.last_sent_at = 0.0  # the last report sent or tried (0: none yet)
+        self.last_reason = ""
         self._reasons: list[str] = ["start"]
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -106,6 +108,19 @@ class FleetStatus:
         if self.status_config.url:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.to_thread(self._send, self.report("stop")), grace)
+
+    def control_view(self) -> dict[str, Any]:
+        """What `hookd status` shows of the fleet: the status target and its last report, discovery's state."""
+        return {
+            "status_url": self.status_config.url,
+            "last_report_at": self.last_sent_at,
+            "last_report_reason": self.last_reason,
+            "last_report_ok": bool(self.last_sent_at) and not self.last_error,
+            "last_report_error": self.last_error,
+            "reports_sent": self.sent,
+            "report_failures": self.failures,
+            "discovery": self.sources.discovery(),
+        }
 
     # --- the report --------------------------------------------------------------------------------------
 
@@ -158,8 +173,7 @@ class FleetStatus:
     # --- the reporter task -------------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        interval = self.status_config.interval_seconds
-        while True:
+        while True:  # status_config is read afresh each round: discovery may change it (docs/fleet.md)
             if time.time() - self._doctor_at >= self.status_config.doctor_interval_seconds:
                 await self._run_doctor()
             reasons, self._reasons = self._reasons, []
@@ -171,7 +185,7 @@ class FleetStatus:
             if self._reasons:  # triggered while sending: once more, at once
                 continue
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(interval):
+                async with asyncio.timeout(self.status_config.interval_seconds):
                     await self._wake.wait()
             if not self._reasons:
                 self._reasons.append("periodic")
@@ -185,6 +199,7 @@ class FleetStatus:
                            "checked_at": time.time()}  # fmt: skip
 
     async def _deliver(self, report: dict[str, Any]) -> None:
+        self.last_sent_at, self.last_reason = time.time(), str(report["hookd"]["reason"])
         try:
             await asyncio.to_thread(self._send, report)
         except Exception as exc:  # the next trigger or period tries again with a fresh report

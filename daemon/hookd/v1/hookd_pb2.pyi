@@ -21,7 +21,7 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "lane_pid", "lane_requests", "bundles", "rollout", "otel", "replay")
+    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "lane_pid", "lane_requests", "bundles", "rollout", "otel", "replay", "fleet")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -43,6 +43,7 @@ class StatusResponse(_message.Message):
     ROLLOUT_FIELD_NUMBER: _ClassVar[int]
     OTEL_FIELD_NUMBER: _ClassVar[int]
     REPLAY_FIELD_NUMBER: _ClassVar[int]
+    FLEET_FIELD_NUMBER: _ClassVar[int]
     version: str
     pid: int
     started_at: str
@@ -64,7 +65,30 @@ class StatusResponse(_message.Message):
     rollout: RolloutStatus
     otel: OtelStatus
     replay: ReplayStatus
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., lane_pid: _Optional[int] = ..., lane_requests: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ..., replay: _Optional[_Union[ReplayStatus, _Mapping]] = ...) -> None: ...
+    fleet: FleetStatus
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., lane_pid: _Optional[int] = ..., lane_requests: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ..., replay: _Optional[_Union[ReplayStatus, _Mapping]] = ..., fleet: _Optional[_Union[FleetStatus, _Mapping]] = ...) -> None: ...
+
+class FleetStatus(_message.Message):
+    __slots__ = ("status_url", "last_report_at", "last_report_reason", "last_report_ok", "last_report_error", "reports_sent", "report_failures", "discovery", "overrides_refused")
+    STATUS_URL_FIELD_NUMBER: _ClassVar[int]
+    LAST_REPORT_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_REPORT_REASON_FIELD_NUMBER: _ClassVar[int]
+    LAST_REPORT_OK_FIELD_NUMBER: _ClassVar[int]
+    LAST_REPORT_ERROR_FIELD_NUMBER: _ClassVar[int]
+    REPORTS_SENT_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FAILURES_FIELD_NUMBER: _ClassVar[int]
+    DISCOVERY_FIELD_NUMBER: _ClassVar[int]
+    OVERRIDES_REFUSED_FIELD_NUMBER: _ClassVar[int]
+    status_url: str
+    last_report_at: str
+    last_report_reason: str
+    last_report_ok: bool
+    last_report_error: str
+    reports_sent: int
+    report_failures: int
+    discovery: BundleStatus
+    overrides_refused: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, status_url: _Optional[str] = ..., last_report_at: _Optional[str] = ..., last_report_reason: _Optional[str] = ..., last_report_ok: _Optional[bool] = ..., last_report_error: _Optional[str] = ..., reports_sent: _Optional[int] = ..., report_failures: _Optional[int] = ..., discovery: _Optional[_Union[BundleStatus, _Mapping]] = ..., overrides_refused: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MonitorCount(_message.Message):
     __slots__ = ("layer", "decision", "count")

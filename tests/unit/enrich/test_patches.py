@@ -169,13 +169,13 @@ def test_codex_apply_patch_command_inline_or_on_stdin() -> None:
 
 
 def test_patches_whose_text_cannot_be_had_are_unknown(tmp_path: Path) -> None:
-    assert shell("git apply", None) == [["tee"]]
-    assert shell("patch -p1", None) == [["tee"]]
-    assert shell("apply_patch", None) == [["tee"]]
-    assert shell(f"git apply {tmp_path}/missing.patch") == [["tee"]]
+    assert shell("git apply", None) == [["tee", "$PATCHED_FILES"]]
+    assert shell("patch -p1", None) == [["tee", "$PATCHED_FILES"]]
+    assert shell("apply_patch", None) == [["tee", "$PATCHED_FILES"]]
+    assert shell(f"git apply {tmp_path}/missing.patch") == [["tee", "$PATCHED_FILES"]]
     huge = tmp_path / "huge.patch"
     huge.write_text("x" * (MAX_PATCH_FILE + 1))
-    assert shell("git apply huge.patch", cwd=str(tmp_path)) == [["tee"]]
+    assert shell("git apply huge.patch", cwd=str(tmp_path)) == [["tee", "$PATCHED_FILES"]]
 
 
 def test_patch_files_named_by_the_command_are_read(tmp_path: Path) -> None:
@@ -210,7 +210,7 @@ def test_a_patch_read_from_a_redirect_or_a_pipe(tmp_path: Path) -> None:
         (["tee", ".git/hooks/pre-commit"], ["patch"], {"known": True})
     ]
     piped = commands("printf '%s' \"$(cat fix.diff)\" | git apply", tmp_path)
-    assert piped[-1] == (["tee"], ["git"], {"known": False})
+    assert piped[-1] == (["tee", "$PATCHED_FILES"], ["git"], {"known": False})
 
 
 def test_only_a_regular_patch_file_is_read(tmp_path: Path) -> None:
@@ -218,9 +218,9 @@ def test_only_a_regular_patch_file_is_read(tmp_path: Path) -> None:
     import os
 
     os.mkfifo(tmp_path / "pipe.patch")
-    assert shell("git apply pipe.patch", cwd=str(tmp_path)) == [["tee"]]
-    assert shell("patch -p1 -i /dev/zero") == [["tee"]]
-    assert commands("patch -p1 < pipe.patch", tmp_path)[-1] == (["tee"], ["patch"], {"known": False})
+    assert shell("git apply pipe.patch", cwd=str(tmp_path)) == [["tee", "$PATCHED_FILES"]]
+    assert shell("patch -p1 -i /dev/zero") == [["tee", "$PATCHED_FILES"]]
+    assert commands("patch -p1 < pipe.patch", tmp_path)[-1] == (["tee", "$PATCHED_FILES"], ["patch"], {"known": False})
 
 
 def test_the_patch_files_of_one_command_line_share_one_read_budget(
@@ -231,5 +231,5 @@ def test_the_patch_files_of_one_command_line_share_one_read_budget(
     found = commands("git apply fix.patch; git apply fix.patch", tmp_path)
     assert [c for c in found if c[2] is not None] == [
         (["tee", ".git/hooks/pre-commit"], ["git"], {"known": True}),
-        (["tee"], ["git"], {"known": False}),  # the second read is past the line's budget: not known
+        (["tee", "$PATCHED_FILES"], ["git"], {"known": False}),  # the second read is past the line's budget: not known
     ]

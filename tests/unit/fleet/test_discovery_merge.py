@@ -3,6 +3,7 @@ layers and tighten, never loosen; a discovery bundle that sets what discovery ma
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -11,9 +12,9 @@ import pytest
 from hookd.bundle.build import build
 from hookd.bundle.config import BundleSource
 from hookd.bundle.signing import Key
-from hookd.config import parse_config
+from hookd.config import Config, parse_config
 from hookd.errors import BundleError
-from hookd.fleet.discovery import discovered_settings, effective, merge
+from hookd.fleet.discovery import Discovery, discovered_settings, effective, merge
 
 ORG = {
     "bundles": {"acme": {"url": "https://b.example/acme.tar.gz", "key": "org", "mode": "monitor"}},
@@ -114,3 +115,39 @@ def test_a_discovered_configuration_that_does_not_parse_is_refused(tmp_path: Pat
     unsigned = signed_discovery(tmp_path, {"status": {"url": "https://s.example/status"}}, None)
     with pytest.raises(BundleError, match=r"not signed|signature"):
         discovered_settings(unsigned, local.discovery, local)
+
+
+def test_a_revision_that_cannot_be_applied_is_refused_and_what_was_in_force_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A component failing to take a discovered configuration (an export that cannot be built) must not leave
+    it half-applied, nor kill the poll: the previous configuration is applied again and the revision refused."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    secret = "s" * 32
+    local = parse_config(
+        {
+            "keys": {"org": {"algorithm": "HS256", "key": secret}},
+            "discovery": {"url": "https://d.example/d", "key": "org"},
+        }
+    )
+    discovery = Discovery(local)
+    applied: list[str] = []
+
+    async def apply(config: Config) -> None:
+        applied.append(config.status.url)
+        if config.status.url == "https://broken.example/status":
+            raise RuntimeError("the exporter cannot be built\nsecond line")
+
+    discovery.apply = apply
+    good = signed_discovery(tmp_path, {"status": {"url": "https://s.example/status"}}, Key("HS256", secret))
+    bad = signed_discovery(tmp_path, {"status": {"url": "https://broken.example/status"}}, Key("HS256", secret))
+
+    async def offers() -> tuple[bool, bool]:
+        return await discovery.offer(good, "e1"), await discovery.offer(bad, "e2")
+
+    assert asyncio.run(offers()) == (True, False)
+    assert applied == ["https://s.example/status", "https://broken.example/status", "https://s.example/status"]
+    assert discovery.current is not None and discovery.current.config.status.url == "https://s.example/status"
+    assert discovery.status.refusals == 1 and discovery.status.activations == 1
+    assert "not applied: the exporter cannot be built" in discovery.status.last_error
+    assert "\n" not in discovery.status.last_error

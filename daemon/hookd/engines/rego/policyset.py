@@ -49,6 +49,7 @@ SHELL_TRAITS = frozenset(
         "inline",  # a command with inline interpreter code (`inline`)
         # from input.effects (docs/policies.md, "The effect model"):
         "effect-read",  # a read, copy, move or link of a file (its source)
+        "effect-write",  # a write, delete, mode change, move or link of a file
         "effect-unknown",  # an effect whose target or code is only known at run time (`known: false`), or a flow
         "effect-device",  # a device formatted, erased or written
         "effect-privilege",  # a command run with other privileges (sudo, sudoedit, pkexec, …)
@@ -58,6 +59,7 @@ SHELL_TRAITS = frozenset(
 )
 _EFFECT_TRAITS = {"device": "effect-device", "privilege": "effect-privilege", "signal": "effect-signal"}
 _READS = frozenset({"read", "copy", "move", "link"})
+_CHANGES = frozenset({"write", "delete", "chmod", "move", "link"})
 MAX_SHELL_ROUTED = 6  # shell-routed packages of one route beyond these are evaluated for every shell call
 RouteKey = tuple[str, str | None, str | None]  # (event, tool kind, tool name)
 
@@ -353,6 +355,8 @@ def _effect_traits(effects: object, traits: set[str]) -> None:
         op = effect.get("op")
         if op in _READS:
             traits.add("effect-read")
+        if op in _CHANGES:
+            traits.add("effect-write")
         elif isinstance(op, str) and op in _EFFECT_TRAITS:
             traits.add(_EFFECT_TRAITS[op])
         if effect.get("known") is False or "flow" in effect:

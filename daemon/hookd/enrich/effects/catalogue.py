@@ -61,12 +61,15 @@ class Program:
     pattern_first: bool = False  # the first operand is a pattern or program unless one of pattern_options gives it
     pattern_options: frozenset[str] = frozenset()
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
+    target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
-    signal: str = ""  # pid, name, regex, path, all
+    signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
+    stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     device_read_only: frozenset[str] = frozenset()
     remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
+    at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
     prints_secret: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, the store it prints from)
     network: bool = False
@@ -74,6 +77,9 @@ class Program:
     find: bool = False
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
+    stdin_lang: str = ""  # `ed`: its standard input is code in this language
+    include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
+    stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
     code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
     editor: bool = False
@@ -157,12 +163,15 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         pattern_first=bool(spec.get("pattern_first", False)),
         pattern_options=frozenset(spec.get("pattern_options", ())),
         target_options=frozenset(spec.get("target_option", ())),
+        target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
+        stop_words=frozenset(spec.get("stop_words", ())),
         device_read_only=frozenset(spec.get("device_read_only", ())),
         remote_name=frozenset(spec.get("remote_name", ())),
         at_file_options=frozenset(spec.get("at_file_options", ())),
+        at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
         prints_secret=tuple((tuple(p["words"]), str(p["path"])) for p in spec.get("prints_secret", ())),
         network=bool(spec.get("network", False)),
@@ -170,6 +179,9 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         find=bool(spec.get("find", False)),
         archive=bool(spec.get("archive", False)),
         plus_code=str(spec.get("plus_code", "")),
+        stdin_lang=str(spec.get("stdin_lang", "")),
+        include_options=frozenset(spec.get("include_options", ())),
+        stdin_names=frozenset(spec.get("stdin_names", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
         code_file_lang=str(spec.get("code_file_lang", "")),
         editor=bool(spec.get("editor", False)),

@@ -213,6 +213,7 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
     reading = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"}
     if any(o in reading for o in options) or operands[:1] in (["get"], ["list"]):
         return
+    unsets = operands[:1] == ["unset"] or any(o in ("--unset", "--unset-all", "--remove-section") for o in options)
     if operands[:1] in (["set"], ["unset"]):
         operands = operands[1:]
     file = ".git/config"
@@ -230,7 +231,8 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
         return
     key = operands[0]
     value = operands[1] if len(operands) > 1 else ""
-    model.add("write", place(file), "git", key=key, executes=executing(key), value=value)
+    runs = executing(key) and not unsets and value not in catalogue().git["plain_values"]["values"]
+    model.add("write", place(file), "git", key=key, executes=runs, value=value)
 
 
 def _clone(rest: list[str], operands: list[str], place: Place, model: Recorder) -> None:

@@ -9,20 +9,30 @@ another language to show as `inline`. Linear in the words: one pass over each ar
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Hook, Program, catalogue
+from hookd.enrich.effects.fetches import fetch_effects
 from hookd.enrich.effects.gitops import git_effects
+from hookd.enrich.effects.handed import (
+    WALKED_BY_THE_SHELL,
+    handed_commands,
+    is_command_line,
+    launched_words,
+    shell_escapes,
+)
+from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.tar import tar_effects
 from hookd.enrich.effects.words import (
     _DECODERS,
     _ENVIRONMENT_PRINTERS,
     _INERT,
     _NOTHING,
     _SECRET_HINT,
-    _SECRET_VARIABLE,
     _URL,
     SHELLS,
     STDIN_FILES,
@@ -30,12 +40,15 @@ from hookd.enrich.effects.words import (
     _code_operands,
     _dynamic,
     _file_operands,
+    _fixed_place,
     _has_words,
     _recipes,
     _short_spellings,
     _stdout_trees,
+    _uploaded_file,
+    printed_environment,
 )
-from hookd.enrich.facts import arg_class, tree_of
+from hookd.enrich.facts import arg_class, tree_of, under
 
 Place = Callable[[str], dict[str, Any]]
 
@@ -114,12 +127,19 @@ class EffectModel:
         }
         if placed:
             effect["raw"] = raw
+            if dynamic:
+                effect["fixed"] = _fixed_place(raw, str(placed.get("path") or ""), self.project)
         if code is not None:
             effect["code"] = dict(code)
         if url:
             effect["url"] = url
         effect.update(extra)
         self.effects.append(effect)
+        for match in placed.get("matches", ()) if placed and op != "list" else ():  # what a glob matches now
+            inside = {"raw": match, "path": match, "in_project": under(match, self.project)}
+            self.effects.append(
+                {**effect, "path": match, "raw": match, "glob": raw, "class": self.classify(inside, match)}
+            )
         if op == "list" and placed:
             self._listed.append(dict(placed))
         return effect
@@ -162,6 +182,9 @@ class EffectModel:
             self._redirect(redirect, name, view)
         if not argv:
             return follow
+        if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
+            follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
+            return follow
         if _dynamic(argv[0]):
             self.add("exec", None, argv[0], known=False, code={"lang": "sh", "text": ""})
             return follow
@@ -177,7 +200,7 @@ class EffectModel:
         if "/" in argv[0] and (program is None or name not in SHELLS):
             self._run_file(place(argv[0]), name, "sh", follow)
         if program is None:
-            self._guess(argv, name, place)
+            self._unknown(argv, name, place, follow)
             return follow
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
@@ -192,6 +215,18 @@ class EffectModel:
             follow.origin = "tree"
         return follow
 
+    def _unknown(self, argv: list[str], name: str, place: Place, follow: Followups) -> None:
+        """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
+        as a script), words it may run as a command are walked as one, operands that may be paths may be read."""
+        if name not in WALKED_BY_THE_SHELL:
+            for text in handed_commands(argv):
+                self.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
+                follow.scripts.append(text)
+            launched = launched_words(argv)
+            if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
+                follow.scripts.append(shlex.join(launched))
+        self._guess(argv, name, place)
+
     def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
         """What the program does whatever its operands: privileges, signals, credentials it prints."""
         if program.privilege:
@@ -204,18 +239,10 @@ class EffectModel:
                 self.add("read", placed, program.name, secret_output=True)
 
     def _environment(self, name: str, argv: list[str]) -> None:
-        """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`), or a variable
-        whose name says it holds a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`): the
-        process environment read. Asked (`guess`): debugging prints it too."""
-        words = argv[1:]
-        whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
-        whole = whole or (name in ("export", "declare", "typeset") and any(w in ("-p", "-x", "-px") for w in words))
-        secret = [w for w in words if _SECRET_VARIABLE.search(w)]
-        if whole or secret:
+        variables = printed_environment(name, argv)
+        if variables is not None:  # asked (`guess`): debugging prints it too
             environ = {"raw": "/proc/self/environ", "path": "/proc/self/environ", "in_project": False}
-            self.add(
-                "read", environ, name, guess=True, variables=[m for w in secret for m in _SECRET_VARIABLE.findall(w)]
-            )
+            self.add("read", environ, name, guess=True, variables=variables)
 
     def _origin(self, program: Program, parsed: Parsed, name: str, view: CommandView) -> str:
         if program.operands in ("fetch", "fetch-first") or program.network:
@@ -287,6 +314,8 @@ class EffectModel:
             for option, value in parsed.options:
                 if option in program.code_file_options and value is not None:
                     self._code_file(program, value, view, follow)
+        if program.stdin_lang and view.stdin == "text" and view.stdin_text:  # `printf '!cmd\nq\n' | ed`
+            self._handed(program.name, view.stdin_text, Hook("option", code=True, lang=program.stdin_lang), follow)
         if program.plus_code:
             for word in parsed.operands:
                 if word.startswith("+") and len(word) > 1:
@@ -300,6 +329,7 @@ class EffectModel:
                 follow.scripts.append(text)
             elif follow.code is None:
                 follow.code = (lang, text)
+            follow.scripts.extend(shell_escapes(lang, text))
             # `$` in another language's code is that language's own (`awk '{print $1}'`): the text is known
             self.add("exec", None, name, code={"lang": lang, "text": text}, known=lang != "sh" or not _dynamic(text))
             return
@@ -365,6 +395,10 @@ class EffectModel:
             return  # what it launches is walked as its own command
         if program.script_operand:
             self._script(program, parsed, view, place, follow)
+            if program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
+                by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
+                for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
+                    self.add("write", place(word), name)
             return
         if program.find:
             self._find(argv, place, name)
@@ -378,6 +412,9 @@ class EffectModel:
         recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
         operands = _file_operands(program, parsed)
         self._option_values(program, parsed, name, recursive, view, place)
+        if program.stdin_names and any(o in program.stdin_names for o, _ in parsed.options):
+            self._stdin_names(view, place, name)
+        opened_effects(self, program, parsed, operands, name, place)
         if program.keyword_ops:
             for word in operands:
                 key, eq, value = word.partition("=")
@@ -386,21 +423,30 @@ class EffectModel:
         elif program.operands == "device" and any(o in program.device_read_only for o, _ in parsed.options):
             return
         elif program.operands in ("fetch", "fetch-first"):
-            self._fetch(program, parsed, operands, place, name)
+            fetch_effects(self, program, parsed, operands, place, name)
         elif program.operands in ("copy", "move", "link"):
             targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
-            self._transfer(program.operands, operands, targets, place, name, recursive)
+            sweeps = any(o in program.target_deletes for o, _ in parsed.options)
+            self._transfer(program.operands, operands, targets, place, name, recursive, sweeps)
         elif program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
             for word in operands:
                 self.add("write", place(word), name)
         elif program.archive and program.name == "tar":
-            self._tar(parsed, operands, place, name)
+            tar_effects(self, parsed, operands, place, name)
         else:
             self._each_operand(program, operands, name, recursive, view, place)
             if not program.operands and not program.first and program.gtfobins & {"file-read", "file-write"}:
-                words = [name, *parsed.operands, *(v for _, v in parsed.options if v)]
+                words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
                 self._guess(words, name, place, writes)
+
+    def _stdin_names(self, view: CommandView, place: Place, name: str) -> None:
+        """`cpio -o`: the files named on stdin are read, the words of known text or what the command before listed."""
+        if view.stdin == "text" and view.stdin_text:
+            for word in view.stdin_text.split():
+                self.add("read", place(word), name)
+        for placed in self._previous:
+            self.add("read", placed, name, recursive=True, from_stdin=True)
 
     def _option_values(
         self, program: Program, parsed: Parsed, name: str, recursive: bool, view: CommandView, place: Place
@@ -410,8 +456,15 @@ class EffectModel:
             op = program.option_ops.get(option)
             if op and value is not None:
                 self._apply(op, place(value), name, recursive, view)
-            if option in program.at_file_options and value and value.startswith("@") and value != "@-":
-                self.add("read", place(value[1:]), name, upload=True)
+            if option in program.at_file_options and value:
+                sent = _uploaded_file(value, option=option)
+                if sent:
+                    self.add("read", place(sent), name, upload=True)
+        if program.at_file_args:  # httpie's request items: `@file`, `field@file`, `field=@file`, `field:=@file`
+            for word in parsed.operands[1:]:
+                sent = _uploaded_file(word)
+                if sent:
+                    self.add("read", place(sent), name, upload=True)
 
     def _each_operand(
         self, program: Program, operands: list[str], name: str, recursive: bool, view: CommandView, place: Place
@@ -442,6 +495,9 @@ class EffectModel:
             path = str(placed.get("path") or "")
             self.add("device", placed, name, block=path.startswith("/dev/") or _dynamic(str(placed.get("raw", ""))))
             return
+        if op == "use":  # a key or certificate the program authenticates with: read, never printed
+            self.add("read", placed, name, uses=True)
+            return
         if op == "exec-file":
             self.add("exec", placed, name, code={"lang": name, "text": ""})
             return
@@ -452,7 +508,7 @@ class EffectModel:
                 self.contents.pop(effect["path"], None)
 
     def _transfer(
-        self, op: str, operands: list[str], targets: list[str], place: Place, name: str, recursive: bool
+        self, op: str, operands: list[str], targets: list[str], place: Place, name: str, recursive: bool, sweeps: bool
     ) -> None:
         if targets:
             sources, destination = operands, targets[-1]
@@ -472,31 +528,8 @@ class EffectModel:
                         self.contents[effect["to"]] = self.contents[effect["path"]]
         if to is not None:
             self.add("write", to, name, recursive=recursive, target_of=op)
-
-    def _tar(self, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
-        options = {o for o, _ in parsed.options}
-        archive = next((v for o, v in parsed.options if o == "--file" and v is not None), None)
-        first = parsed.spelled[1] if len(parsed.spelled) > 1 else ""
-        old_style = first and not first.startswith("-")
-        if old_style:
-            options.update(
-                "--extract" if c == "x" else "--create" if c == "c" else "--list" if c == "t" else "" for c in first
-            )
-            if "f" in first and operands[1:2] and archive is None:
-                archive, operands = operands[1], [operands[0], *operands[2:]]
-            operands = operands[1:]
-        directory = next((v for o, v in parsed.options if o == "--directory" and v is not None), None)
-        if "--extract" in options or "--get" in options:
-            if archive:
-                self.add("read", place(archive), name)
-            self.add("write", place(directory or "."), name, recursive=True)
-        elif "--create" in options or "--append" in options or "--update" in options:
-            for word in operands:
-                self.add("read", place(word), name, recursive=True)
-            if archive and archive != "-":
-                self.add("write", place(archive), name)
-        elif archive:
-            self.add("read", place(archive), name)
+            if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
+                self.add("delete", to, name, recursive=True, sweep=True)
 
     def _find(self, argv: list[str], place: Place, name: str) -> None:
         roots = []
@@ -505,24 +538,9 @@ class EffectModel:
                 break
             roots.append(word)
         deletes = "-delete" in argv
-        for root in roots or ["."]:
-            self.add("delete" if deletes else "list", place(root), name, recursive=True)
-
-    def _fetch(self, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
-        urls = operands[:1] if program.operands == "fetch-first" else operands
-        urls += [v for o, v in parsed.options if o == "--url" and v]
-        remote = any(o in program.remote_name for o, _ in parsed.options) or (
-            "" in program.remote_name
-            and not any(program.option_ops.get(o) == "write-fetched" for o, _ in parsed.options)
-        )
-        for url in urls:
-            self.add("fetch", None, name, url=url, known=not _dynamic(url))
-            if remote and "/" in url:
-                base = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-                if base:
-                    effect = self.add("write", place(base), name)
-                    if effect["path"]:
-                        self.produced[effect["path"]] = "fetch"
+        for root in roots or ["."]:  # a delete of what its tests select below the root (`sweep`)
+            extra: dict[str, Any] = {"sweep": True} if deletes else {}
+            self.add("delete" if deletes else "list", place(root), name, recursive=True, **extra)
 
     def _script(self, program: Program, parsed: Parsed, view: CommandView, place: Place, follow: Followups) -> None:
         """A shell or interpreter: its first operand is the script it runs (unless code came by an option)."""
@@ -554,8 +572,13 @@ class EffectModel:
                 self.add("read", place(word), view.name, guess=True)
 
     def _signal(self, program: Program, parsed: Parsed) -> None:
+        targets = parsed.operands
+        if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
+            if not any(word in program.stop_words for word in targets):
+                return
+            targets = [word for word in targets if word not in program.stop_words]
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
-        for target in parsed.operands or [""]:
+        for target in targets or [""]:
             self.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
 
     def _guess(self, argv: list[str], name: str, place: Place, writes: bool = False) -> None:

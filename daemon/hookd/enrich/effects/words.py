@@ -9,13 +9,15 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Program
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.facts import is_unresolved
+from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
 XARGS_INPUT = "${xargs_input}"  # hookd.enrich.shell.runners.XARGS_INPUT (imported from there it would be a cycle)
 
 SHELLS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh", "source", "."},
 )
+# socat(1) "ADDRESS TYPES" that name a file, and what socat does with it
+SOCAT_FILES = {"OPEN": ("read", "write"), "GOPEN": ("read", "write"), "FILE": ("read", "write"), "CREATE": ("write",)}
 STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 # Programs whose operands are words, not files: nothing is guessed about them.
 _INERT = frozenset(
@@ -91,7 +93,16 @@ def _dynamic(text: str) -> bool:
 
 
 def _code_operands(program: Program, parsed: Parsed) -> list[str]:
-    return parsed.operands
+    """The operands that may be code (`sed SCRIPT`, `awk PROGRAM`): none when an option gave the code."""
+    return [] if _code_by_option(program, parsed) else parsed.operands
+
+
+def _code_by_option(program: Program, parsed: Parsed) -> bool:
+    """The code came by an option (`sed -e SCRIPT`, `awk -f FILE`): no operand is code then."""
+    given = {o for o, _ in parsed.options}
+    return not given.isdisjoint(program.code_file_options) or any(
+        h.kind == "option" and h.code and h.option in given for h in program.runs
+    )
 
 
 def _file_operands(program: Program, parsed: Parsed) -> list[str]:
@@ -101,7 +112,7 @@ def _file_operands(program: Program, parsed: Parsed) -> list[str]:
     if program.pattern_first and operands and options.isdisjoint(program.pattern_options):
         operands = operands[1:]
     code_operand = any(h.kind == "operand" for h in program.runs)
-    if code_operand and options.isdisjoint(program.code_file_options):
+    if code_operand and not _code_by_option(program, parsed):
         operands = operands[:1] if program.name == "sqlite3" else operands[1:]
     return operands
 
@@ -121,6 +132,64 @@ def _has_words(argv: list[str], words: tuple[str, ...]) -> bool:
     """`words` appear in argv in this order (options between them allowed)."""
     k = 0
     for word in argv[1:]:
-        if k < len(words) and word == words[k]:
+        if k < len(words) and _spells(word, words[k]):
             k += 1
     return k == len(words)
+
+
+def _spells(word: str, wanted: str) -> bool:
+    """`word` is `wanted`, or a cluster of short options holding it (`-wa` holds `-w`)."""
+    if word == wanted:
+        return True
+    short = len(wanted) == 2 and wanted[0] == "-" and wanted[1] != "-"
+    return short and len(word) > 2 and word[0] == "-" and word[1] != "-" and word[1:].isalpha() and wanted[1] in word
+
+
+def _uploaded_file(value: str, *, option: str = "") -> str:
+    """The file an upload option or request item sends, "" when none: `@file` (curl -d), `name=@file` and
+    `name=<file` (curl -F), `name@file` (curl --data-urlencode), httpie's `@file`, `field@file`,
+    `field=@file`, `field:=@file`; curl's `;type=…` parameters cut, `@-` (stdin) and plain text such as
+    `user@example.com` given to `-d` or `email=me@x.com` to httpie are not files."""
+    at = min((i for i in (value.find("@"), value.find("<")) if i >= 0), default=-1)
+    if at < 0:
+        return ""
+    name, mark = value[:at], value[at]
+    if name:
+        field = name.removesuffix(":=").removesuffix("=")
+        bare = "=" not in field and ":" not in field and "/" not in field
+        if option in ("--form", "-F"):
+            allowed = name.endswith("=") and bare
+        elif option == "--data-urlencode":
+            allowed = mark == "@" and bare and not name.endswith("=")
+        elif option:  # curl -d and the like: a file only when the value starts with `@`
+            allowed = False
+        else:  # httpie's request items
+            allowed = bare and mark == "@"
+        if not allowed:
+            return ""
+    elif mark != "@":
+        return ""
+    sent = value[at + 1 :].split(";", 1)[0]
+    return "" if sent in ("", "-") else sent
+
+
+def _fixed_place(raw: str, path: str, project: str) -> str:
+    """Where a target built at run time can lie, from the text before its first expansion: `project`
+    (`build/$X`, `./out/$N`), `scratch` (`/tmp/$X`), or `elsewhere` (`$D/x`, `~/.ss$(…)/…`, `/etc/$X`)."""
+    if raw[:1] in ("$", "`") or ".." in raw or not path.startswith("/"):
+        return "elsewhere"
+    directory = static_dir(path) or "/"
+    if under(directory, project):
+        return "project"
+    return "scratch" if is_scratch(directory + "/x") else "elsewhere"
+
+
+def printed_environment(name: str, argv: list[str]) -> list[str] | None:
+    """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`: []), or the
+    variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
+    None when neither."""
+    words = argv[1:]
+    whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
+    whole = whole or (name in ("export", "declare", "typeset") and any(w in ("-p", "-x", "-px") for w in words))
+    secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
+    return secret if whole or secret else None

@@ -289,7 +289,14 @@ class _Builder:
             stdin=origin,
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
         )
-        return self.model.command(view, lambda text: self._place(text, cwd))
+
+        def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
+            placed = self._place(text, cwd)
+            if has_glob(text) and not _dynamic(text):
+                placed = {**placed, "matches": [a["path"] for a in self._args([text], cwd)[1:]]}
+            return placed
+
+        return self.model.command(view, place)
 
     def _inner(self, command: dict[str, Any], depth: int, cwd: _Cwd, privileged: bool, stdin: str | None) -> None:
         """What this command runs in turn: inline scripts, scripts of script runners and on stdin, inline

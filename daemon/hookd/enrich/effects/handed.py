@@ -1,0 +1,105 @@
+"""Code handed to a program the catalogue does not know (docs/policies.md, "What cannot be known is asked").
+
+hookd cannot know what an unknown program does with its arguments, so it asks when one of them IS a command
+line, by mechanism rather than by the program's name: the value of a `-c`/`-e`-style option (the spelling
+shells, interpreters and task runners use for "run this": `-c`, `-e`, `--command`, `--exec`, `--eval`, …),
+or an operand, that reads as a shell command line of a program hookd knows: its first word names a
+catalogued program (or a path to one), and it holds shell syntax (`|`, `;`, `&&`, `$(…)`, a redirect) or an
+argument that is an option or a path. A sentence (`"fix the build"`, `"make it faster"`), a SQL query, a
+test selector (`-k "a or b"`), an environment name (`tox -e py311`) are not. The text is also walked as a
+script, so what it would do is judged by every rule (`tool "rm -rf ~"` is denied as `rm -rf ~`).
+
+An unknown program may also run the words that follow it as a command (`op run -- rm -rf ~`, `direnv exec .
+rm -rf ~`, `toolbox run rm -rf ~`): the words after `--`, or from the first word that names a program hookd
+knows and reads as a command line, are walked as that command (judged as itself, not asked)."""
+
+from __future__ import annotations
+
+import re
+
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.words import _INERT, _NOTHING, SHELLS
+
+# What the shell builder walks itself (hookd.enrich.shell: eval, `command`/`builtin`/`exec` prefixes, GNU
+# parallel's ::: inputs), and programs whose words are never a command line (_NOTHING, _INERT's tools).
+WALKED_BY_THE_SHELL = _INERT | {"parallel"}
+CODE_OPTIONS = frozenset(
+    {"-c", "-e", "--command", "--cmd", "--exec", "--execute", "--eval", "--run", "--shell-command", "--script-code"}
+)
+_SYNTAX = re.compile(r"[|;&<>`]|\$\(")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ARGUMENT = re.compile(r"^(?:-|/|~|\./|\.\./)")
+
+
+def handed_commands(argv: list[str]) -> list[str]:
+    """The words of an unknown program's argv that are command lines it is handed (see the module doc)."""
+    found: list[str] = []
+    i, n = 1, len(argv)
+    while i < n:
+        word = argv[i]
+        option, eq, value = word.partition("=")
+        if word.startswith("-") and eq and option in CODE_OPTIONS:
+            candidate: str | None = value
+        elif word in CODE_OPTIONS and i + 1 < n:
+            candidate = argv[i + 1]
+            i += 1
+        elif not word.startswith("-") and (" " in word or "\t" in word or "\n" in word):
+            candidate = word
+        else:
+            candidate = None
+        if candidate is not None and is_command_line(candidate):
+            found.append(candidate)
+        i += 1
+    return found
+
+
+def is_command_line(text: str) -> bool:
+    """`text` reads as a shell command line of a program hookd knows (see the module doc)."""
+    words = text.split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if not words:
+        return False
+    program = words[0]
+    name = program.rsplit("/", 1)[-1]
+    known = "/" in program or name in SHELLS or (name not in _NOTHING and catalogue().get(name) is not None)
+    if not known:
+        return False
+    return bool(_SYNTAX.search(text)) or any(_ARGUMENT.match(w) for w in words[1:])
+
+
+def launched_words(argv: list[str]) -> list[str]:
+    """The words an unknown program may run as a command (see the module doc), [] when none."""
+    if "--" in argv[1:]:
+        k = argv.index("--", 1) + 1
+        return argv[k:] if k < len(argv) and is_command_line(" ".join(argv[k:])) else []
+    for k in range(1, len(argv) - 1):
+        word = argv[k]
+        if word.startswith("-") or " " in word:
+            continue
+        if "/" not in word and catalogue().get(word) is not None and is_command_line(" ".join(argv[k:])):
+            return argv[k:]
+    return []
+
+
+# The command languages of editors, pagers and debuggers in which a line starting with `!` (vim and ex
+# also `:!`, gdb also `shell `) runs the rest of the line in a shell: vim(1) ":!", less(1) "!", ed(1) "!",
+# more(1) "!", gdb(1) "shell"; GTFOBins' `shell` function of each.
+ESCAPING_LANGS = frozenset({"vim", "ex", "less", "more", "ed", "gdb", "man"})
+
+
+def shell_escapes(lang: str, text: str) -> list[str]:
+    """The shell command lines in `text`, code in an editor's or pager's command language."""
+    if lang == "socat":  # an address `EXEC:cmd,opts` / `SYSTEM:cmd` runs cmd (socat(1), "ADDRESS TYPES")
+        kind, _, rest = text.partition(":")
+        return [rest.split(",", 1)[0]] if kind.upper() in ("EXEC", "SYSTEM") and rest else []
+    if lang not in ESCAPING_LANGS:
+        return []
+    found = []
+    for line in text.replace("\\n", "\n").splitlines():
+        command = line.strip().lstrip(":").strip()
+        if command.startswith("!") and len(command) > 1:
+            found.append(command[1:])
+        elif lang == "gdb" and command.startswith("shell "):
+            found.append(command[len("shell ") :])
+    return found

@@ -1,0 +1,34 @@
+"""The effects of `tar`, whose mode and archive come in several spellings (docs/policies.md, "The effect model")."""
+
+from __future__ import annotations
+
+from hookd.enrich.effects.gitops import Place, Recorder
+from hookd.enrich.effects.options import Parsed
+
+
+def tar_effects(model: Recorder, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
+    """What `tar` reads and writes: the archive, the files it adds (recursively), the directory it extracts
+    into; old-style mode clusters (`tar czf x.tgz dir`) read as their options."""
+    options = {o for o, _ in parsed.options}
+    archive = next((v for o, v in parsed.options if o == "--file" and v is not None), None)
+    first = parsed.spelled[1] if len(parsed.spelled) > 1 else ""
+    old_style = first and not first.startswith("-")
+    if old_style:
+        options.update(
+            "--extract" if c == "x" else "--create" if c == "c" else "--list" if c == "t" else "" for c in first
+        )
+        if "f" in first and operands[1:2] and archive is None:
+            archive, operands = operands[1], [operands[0], *operands[2:]]
+        operands = operands[1:]
+    directory = next((v for o, v in parsed.options if o == "--directory" and v is not None), None)
+    if "--extract" in options or "--get" in options:
+        if archive:
+            model.add("read", place(archive), name)
+        model.add("write", place(directory or "."), name, recursive=True)
+    elif "--create" in options or "--append" in options or "--update" in options:
+        for word in operands:
+            model.add("read", place(word), name, recursive=True)
+        if archive and archive != "-":
+            model.add("write", place(archive), name)
+    elif archive:
+        model.add("read", place(archive), name)
