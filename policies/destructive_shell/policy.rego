@@ -2,39 +2,40 @@
 # branches, git commands that throw work away, remote scripts run unseen, privilege escalation, raw
 # disk writes, power-off and fork bombs. See policies/README.md for the rule ids.
 #
-# Everything is matched on the parsed command list (input.shell.commands), never on the tool name,
-# so the same rules hold for Gemini's run_shell_command and Claude Code's Bash. The lists live in
-# data.json (data.destructive_shell).
+# What a line does is judged on input.effects (docs/policies.md, "The effect model"): which program deletes,
+# writes a device, powers off, raises privileges or runs downloaded code is the effect catalogue's data
+# (daemon/hookd/enrich/effects/data), never a name here. The git, eval/source and inline-code rules still
+# read the parsed command list (input.shell.commands); tests/unit/enrich/test_policies_judge_effects.py
+# lists the names left. Never the tool name: the same rules hold for every agent's shell tool.
 #
 # Decisions worth knowing:
-# * plain sudo/doas/su is `ask` (hookd turns ask into deny in headless sessions); sudo in front of a
-#   destructive program (rm, dd, chmod, kill, ...) is `deny`.
+# * a privilege is `ask` (hookd turns ask into deny in headless sessions); what a privileged command
+#   destroys (a delete, mode change, device, signal, a write outside the project, …) is `deny`.
 # * `git clean` with -f and -d/-x/-X is `deny` (it deletes untracked and ignored files, i.e. work
 #   that git cannot give back); `git clean -f` alone is `ask`. A dry run (-n) is always allowed.
-# * `rm -r` of a path that comes from a shell variable or substitution is `ask`: its value is not
-#   known when the policy runs (`deny` when the fixed part is already outside the project).
+# * a recursive delete whose target is built at run time is `ask`: its value is not known when the
+#   policy runs (`deny` when the fixed part is already outside the project).
 # * a parser failure is `ask` (unparsable-shell): it must never pass silently.
 #
-# Performance (this package runs on every shell call; see "Writing fast rules" in ../README.md):
-# every rule body and every rule consulted costs an evaluation in regorus, even when the first line
-# fails, and a function runs again at every call. So the rules are dispatched on a few facts
-# computed once (_hot_names: the program names of interest; _priv: the privileged commands; _names), rules
-# that share a trigger sit behind one gate, and regexes, functions and sprintf come after the
-# cheapest test that tells a command of interest.
+# Performance (this package runs on every shell call it is routed; see "Writing fast rules" in
+# ../README.md): every rule body and every rule consulted costs an evaluation in regorus, even when the
+# first line fails. So the effect rules sit behind one gate per verdict on the set of the line's effect
+# ops (_effect_ops, computed once), the git rules behind a test of their sub-commands, and regexes,
+# functions and sprintf come after the cheapest test.
 package hookd.destructive_shell
 
-# Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): a program
-# name of interest (every name a rule looks at is in watched_programs, the rest are listed here; git
-# only with a sub-command the git rules gate on), a program word with an expansion, inline code, a
-# redirect onto a file, a wrapper or sudo, or a `{` in the text (the fork bomb); and always when the
-# command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
+# Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): an effect of
+# interest (a write, delete or mode change, unknown code or a flow, a device, a privilege, an executing
+# config key, a signal), git with a sub-command the git rules gate on, eval/source, a program word with an
+# expansion, inline code, a redirect onto a file, a wrapper, or a `{` in the text (the fork bomb); and
+# always when the command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["shell"],
-	"commands": array.concat(data.destructive_shell.watched_programs, [
+	"commands": [
 		"git push", "git reset", "git checkout", "git switch", "git restore", "git clean",
 		"eval", "source", ".",
-	]),
+	],
 	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
 	"text": ["{"],
 }
@@ -49,26 +50,6 @@ _shell if {
 # ---------------------------------------------------------------------------------------------
 # Dispatch: which rules can apply to this command line at all
 # ---------------------------------------------------------------------------------------------
-
-# Every deny/ask rule but the git, redirect, fork-bomb and parser rules is about a command with a
-# program name of interest (_hot_names) or with privileges (_priv), and sits in _hot_deny/_hot_ask
-# behind those two: a command line of ls, npm, cat, make, ... never looks at those rules. The names:
-# mkfs* and watched_programs in data.json, which holds the names written in the rules below and every
-# name in downloaders, disk_tools, partition_tools, power_commands and privilege_commands
-# (test_watched_programs checks both): one lookup instead of one per list. A rule about a new program
-# name needs the name there. (The gate is the names and _priv themselves, not a rule of the [index,
-# why] of such commands as it was: every rule a decision reaches costs regorus ~3 µs, and _priv is
-# needed by the sudo rules anyway.)
-# (the names tested once each, not once per command: 160 commands of two names cost 1.3 ms the other way)
-_hot_names := {n |
-	some n in _names
-	n in data.destructive_shell.watched_programs
-}
-
-deny contains v if {
-	count(_hot_names) > 0
-	some v in _hot_deny
-}
 
 # The program names on the command line (none unless this is a BeforeTool shell call), computed
 # once; the rules behind the gates start with a lookup here. They read input.shell.commands directly
@@ -147,32 +128,6 @@ _parse_error_text := input.shell.error if {
 # ---------------------------------------------------------------------------------------------
 # Generic helpers
 # ---------------------------------------------------------------------------------------------
-
-# argv without the program name
-_opts(c) := array.slice(c.argv, 1, count(c.argv))
-
-# a short-option cluster (`-rf`, `-Rv`) that contains one of the letters in `letters` (a regex class)
-_has_short(c, letters) if {
-	some tok in _opts(c)
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(concat("", ["^-[A-Za-z]*[", letters, "][A-Za-z]*$"]), tok)
-}
-
-_has_long(c, flags) if {
-	some tok in _opts(c)
-	tok in flags
-}
-
-_is_shell(name) if name in _cfg.shells
-
-_is_interpreter(name) if _is_shell(name)
-
-_is_interpreter(name) if name in _cfg.interpreters
-
-_is_interpreter(name) if {
-	some p in _cfg.interpreter_prefixes
-	startswith(name, p)
-}
 
 # ---------------------------------------------------------------------------------------------
 # Recursive deletes and mode changes (input.effects)
@@ -523,248 +478,6 @@ ask contains {"id": "git-clean-force", "reason": "git clean -f deletes untracked
 }
 
 # ---------------------------------------------------------------------------------------------
-# Remote code execution: curl | sh, bash <(curl ...), curl -o x && sh x
-# ---------------------------------------------------------------------------------------------
-
-# Does this interpreter run its standard input as a program?
-_runs_stdin(c) if {
-	c.name in _interpreter_names
-	not _inline_code(c)
-	not _script_arg(c)
-}
-
-# The interpreters, downloaders and decoders among the names on the line, each name tested once: the
-# rules below test a command's name against these small sets instead of calling a function per command
-# (regorus runs a call in 5-10 µs; `curl x | sh` 80 times is 160 commands of two names).
-_interpreter_names := {n | some n in _names; _is_interpreter(n)}
-
-_shell_names := {n | some n in _names; _is_shell(n)}
-
-_downloader_names := {n | some n in _names; n in _cfg.downloaders}
-
-_decoder_candidates := _names & {"base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat"}
-
-_runs_stdin(c) if {
-	c.name in _shell_names
-	_has_long(c, {"-s"})
-}
-
-_inline_code(c) if {
-	c.name in _shell_names
-	_has_short(c, "c")
-}
-
-_inline_code(c) if {
-	not c.name in _shell_names
-	some tok in _opts(c)
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*[cemErp]$`, tok)
-}
-
-_inline_code(c) if {
-	not c.name in _shell_names
-	_has_long(c, {"--eval", "--print", "--command"})
-}
-
-_interp_value_opts := {"-o", "-O", "+o", "+O", "-W", "-X", "--rcfile", "--init-file"}
-
-_script_arg(c) if {
-	some i, tok in c.argv
-	i >= 1
-	not startswith(tok, "-")
-	not startswith(tok, "+")
-	not c.argv[i - 1] in _interp_value_opts
-	not tok in {"/dev/stdin", "/dev/fd/0"}
-}
-
-# The rules about downloads, behind one gate: all of them need a downloader on the line.
-_hot_deny contains v if {
-	some n in _names
-	n in data.destructive_shell.downloaders
-	some v in _download_deny
-}
-
-# The downloaders, decoders and commands that run their standard input on the line, each found once,
-# and where each name first appears in each pipeline: the rules below look a pair up instead of
-# scanning every pair (a scan per pair made `curl x | sh | curl x | sh …` cost 0.4 s at the word cap,
-# docs/reliability.md). Each stays linear in the number of commands.
-_downloads := [d | some d in input.shell.commands; d.name in _downloader_names]
-
-_download_names := {d.name | some d in _downloads}
-
-_decoders := [d | some d in input.shell.commands; d.name in _decoder_candidates; _decoding(d)]
-
-_stdin_runners := [x | some x in input.shell.commands; x.name in _interpreter_names; _runs_stdin(x)]
-
-# {[pipeline, depth, name]: the least position of a command of that name there}
-_first_positions(cmds) := _firsts(sort([[c.pipeline, c.depth, c.name, c.position] | some c in cmds]))
-
-# {key: value} from tuples [key..., value] sorted: the first tuple of each key holds its least value
-_firsts(sorted) := {array.slice(t, 0, count(t) - 1): t[count(t) - 1] |
-	some k, t in sorted
-	not _same_key(sorted, k)
-}
-
-_same_key(sorted, k) if {
-	prev := sorted[k - 1]
-	array.slice(prev, 0, count(prev) - 1) == array.slice(sorted[k], 0, count(prev) - 1)
-}
-
-_first_download := _first_positions(_downloads)
-
-_download_deny contains {"id": "pipe-to-shell", "reason": reason} if {
-	some x in _stdin_runners
-	some name in _download_names
-	x.position > _first_download[[x.pipeline, x.depth, name]]
-	reason := sprintf("piping %s into %s runs code from the network unseen; download the script to a file and review it first", [name, x.name])
-}
-
-_decoding(c) if {
-	c.name in {"base64", "base32"}
-	_decode_flag(c)
-}
-
-_decoding(c) if {
-	c.name == "xxd"
-	_has_short(c, "r")
-}
-
-_decoding(c) if {
-	c.name in {"openssl", "gpg", "uudecode", "gunzip", "zcat"}
-}
-
-_decode_flag(c) if _has_short(c, "dD")
-
-_decode_flag(c) if _has_long(c, {"--decode"})
-
-_hot_deny contains {"id": "decoded-pipe-to-shell", "reason": reason} if {
-	count(_names & {"base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat"}) > 0
-	some x in _stdin_runners
-	some name in _decoder_names
-	x.position > _first_decoder[[x.pipeline, x.depth, name]]
-	reason := sprintf("piping decoded data from %s into %s runs an obfuscated script; decode it to a file and review it first", [name, x.name])
-}
-
-_decoder_names := {d.name | some d in _decoders}
-
-_first_decoder := _first_positions(_decoders)
-
-# `bash <(curl …)`, `sh -c "$(curl …)"`, `python3 <(wget -qO- …)`, `source <(curl …)`,
-# `eval "$(curl …)"`: the downloader sits in a substitution that is the interpreter's program.
-_interp_alternatives := concat("|", array.concat(
-	[_re_quote(n) | some n in array.concat(_cfg.shells, _cfg.interpreters)],
-	array.concat(
-		[concat("", [_re_quote(p), `[0-9.]*`]) | some p in _cfg.interpreter_prefixes],
-		["eval"],
-	),
-))
-
-_downloader_alternatives := concat("|", [_re_quote(n) | some n in _cfg.downloaders])
-
-_re_quote(s) := regex.replace(s, `([.+*?()|\[\]{}^$\\])`, `\$1`)
-
-_nested_re := concat("", [
-	`(^|[;&|({\s'"/])(sudo\s+(-\S+\s+)*)?(`, _interp_alternatives, `)\s+(-\S+\s+)*["']?(<\(|\$\(|`, "`",
-	`)\s*(sudo\s+)?(\S*/)?(`, _downloader_alternatives, `)(\s|$)`,
-])
-
-_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
-	_shell
-	regex.match(_nested_re, input.shell.source)
-	reason := "running a script fetched from the network through a substitution (bash <(curl …), sh -c \"$(curl …)\") is blocked; download it to a file and review it first"
-}
-
-# The same, structurally: an interpreter whose program is a substitution with a downloader in it
-# (argv keeps `<(curl …)` / `$(curl …)` as written, quotes and all; the downloader is parsed one
-# level deeper). This also sees through `b''ash <(cu''rl …)`, which the text match misses.
-_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
-	some x in input.shell.commands
-	x.name in _interpreter_names
-	_substitution(_script_of(x))
-	some name in _download_names
-	[x.depth + 1, name] in _download_depths
-	reason := sprintf("%s running the output of %s is blocked: it executes code from the network unseen; download it to a file and review it first", [x.name, name])
-}
-
-_substitution(tok) if startswith(tok, "<(")
-
-_substitution(tok) if startswith(tok, "$(")
-
-_substitution(tok) if startswith(tok, "`")
-
-# eval / source of anything that contains a downloader
-_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
-	some x in input.shell.commands
-	x.name in {"eval", "source", "."}
-	some name in _download_names
-	_deepest_download[name] > x.depth
-	reason := sprintf("%s of output from %s runs code from the network unseen; download it to a file and review it first", [x.name, name])
-}
-
-_download_depths := {[d.depth, d.name] | some d in _downloads}
-
-# {name: the greatest depth of a downloader of that name} (the least of the negated depths)
-_deepest_download := {key[0]: (0 - least) | some key, least in _firsts(sort([[d.name, 0 - d.depth] | some d in _downloads]))}
-
-# curl -o x.sh URL && sh x.sh
-_download_output(d) := {_strip_dot(out) |
-	some i, tok in d.argv
-	_output_opt(tok)
-	out := d.argv[i + 1]
-	out != "-"
-} | {_strip_dot(out) |
-	some tok in d.argv
-	some p in ["--output=", "--output-document=", "-O", "-o"]
-	startswith(tok, p)
-	out := substring(tok, count(p), -1)
-	out != ""
-	out != "-"
-	regex.match(`^[^-]`, out)
-	not _is_short_cluster(tok)
-}
-
-_output_opt(tok) if tok in {"--output", "--output-document", "-o", "-O"}
-
-_output_opt(tok) if {
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*[oO]$`, tok)
-}
-
-_is_short_cluster(tok) if regex.match(`^-[A-Za-z]+$`, tok)
-
-_strip_dot(s) := trim_prefix(s, "./")
-
-# What each command executes: its program word, and an interpreter's script; as {file: the index of the
-# last command that executes it} (the least of the negated indices), found once, not once per downloader
-_executed contains [trim_prefix(x.argv[0], "./"), 0 - j] if some j, x in input.shell.commands
-
-_executed contains [_strip_dot(_script_of(x)), 0 - j] if {
-	some j, x in input.shell.commands
-	x.name in _interpreter_names
-}
-
-_last_execution := {key[0]: (0 - least) | some key, least in _firsts(sort([e | some e in _executed]))}
-
-# the script an interpreter runs: its first non-option word
-_script_of(x) := x.argv[min({i |
-	some i, tok in x.argv
-	i >= 1
-	not startswith(tok, "-")
-	not startswith(tok, "+")
-	not x.argv[i - 1] in _interp_value_opts
-})]
-
-_download_deny contains {"id": "download-then-exec", "reason": reason} if {
-	some i, d in input.shell.commands
-	d.name in _downloader_names
-	outs := _download_output(d)
-	count(outs) > 0
-	some file in outs
-	_last_execution[file] > i
-	reason := sprintf("downloading a script with %s and running it in the same command is blocked; download it, review it, then run it separately", [d.name])
-}
-
-# ---------------------------------------------------------------------------------------------
 # Disks and devices
 # ---------------------------------------------------------------------------------------------
 
@@ -867,10 +580,33 @@ _effect_deny contains {"id": "download-then-exec", "reason": reason} if {
 	some e in input.effects
 	e.op == "exec"
 	object.get(e, "flow", "") in {"fetch", "decode"}
+	not e.through
 	reason := sprintf("%s runs code this command line %s first (%s); fetch it, review it, then run it separately", [e.program, _flow_words[e.flow], _effect_target(e)])
 }
 
 _flow_words := {"fetch": "downloaded", "decode": "decoded"}
+
+# The same code reaching the program that runs it straight away: through its standard input (`curl … | sh`,
+# `nc host 80 | sh`, `base64 -d … | bash`, a filter between them) or through a substitution that is the
+# program or its script (`bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(curl …)"`, `source <(wget -qO- …)`):
+# `through` on the exec effect, whatever the programs.
+_effect_deny contains {"id": _through_ids[e.through][e.flow], "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	e.op == "exec"
+	e.flow in {"fetch", "decode"}
+	is_string(e.through)
+	reason := sprintf("%s runs code %s through %s, unseen; %s it to a file and review it first", [e.program, _flow_words[e.flow], _through_words[e.through], _flow_verbs[e.flow]])
+}
+
+_through_ids := {
+	"stdin": {"fetch": "pipe-to-shell", "decode": "decoded-pipe-to-shell"},
+	"substitution": {"fetch": "remote-script-exec", "decode": "decoded-pipe-to-shell"},
+}
+
+_through_words := {"stdin": "its standard input", "substitution": "a substitution"}
+
+_flow_verbs := {"fetch": "download", "decode": "decode"}
 
 # Code that cannot be known before it runs: a shell's stdin from another program's output, a process
 # substitution, a file the line wrote otherwise, a command held in a variable, git's hooks path moved,

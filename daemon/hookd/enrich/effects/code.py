@@ -114,7 +114,7 @@ class CodeRuns:
 
     def stdin_code(self, name: str, origin: str) -> None:
         """A shell or interpreter runs what its stdin gives, which is not known text."""
-        extra: dict[str, Any] = {"flow": origin} if origin in ("fetch", "decode") else {}
+        extra: dict[str, Any] = {"flow": origin, "through": "stdin"} if origin in ("fetch", "decode") else {}
         self.ledger.add(
             "exec", None, name, code={"lang": "sh" if name in SHELLS else name, "text": ""}, known=False, **extra
         )
@@ -138,7 +138,8 @@ class CodeRuns:
                 view.name,
                 code={"lang": program.script_operand, "text": ""},
                 known=False,
-                flow="substitution",
+                flow=view.substituted or "substitution",
+                through="substitution",
             )
             return
         if first in STDIN_FILES:

@@ -108,7 +108,7 @@ class FileEffects:
 
     def _apply(self, op: str, placed: Mapping[str, Any], name: str, recursive: bool, view: CommandView) -> None:
         raw = str(placed.get("raw", ""))
-        if raw.startswith(("<(", ">(")) or (raw == "-" and op in ("read", "write")):
+        if raw.startswith(("<(", ">(")) or (raw == "-" and op in ("read", "write", "write-fetched")):
             return  # a pipe from commands that are judged themselves; `-` is stdin or stdout
         if op == "write-fetched":
             effect = self.ledger.add("write", placed, name)

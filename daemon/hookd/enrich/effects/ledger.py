@@ -43,6 +43,7 @@ class CommandView:
     stdin: str  # what its stdin is: text, fetch, decode, unknown, none
     stdin_text: str | None
     root: bool = False  # it runs with other privileges, its own or inherited (`sudo bash -c '…'`)
+    substituted: str = ""  # what its substitutions print, when fetched or decoded (`bash <(curl …)`): fetch, decode
 
 
 class Ledger:

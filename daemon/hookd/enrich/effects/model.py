@@ -100,8 +100,9 @@ class EffectModel:
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
             follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
             return follow
-        if _dynamic(argv[0]):
-            self.ledger.add("exec", None, argv[0], known=False, code={"lang": "sh", "text": ""})
+        if _dynamic(argv[0]):  # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints
+            made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
+            self.ledger.add("exec", None, argv[0], known=False, code={"lang": "sh", "text": ""}, **made)
             return follow
         if name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)
@@ -168,11 +169,11 @@ class EffectModel:
 
     def _origin(self, program: Program, parsed: Parsed, name: str, view: CommandView) -> str:
         if program.operands in ("fetch", "fetch-first") or program.network:
-            writes = any(program.option_ops.get(o) == "write-fetched" for o, _ in parsed.options)
+            writes = any(program.option_ops.get(o) == "write-fetched" and v != "-" for o, v in parsed.options)
             return "unknown" if writes else "fetch"
         if name in _DECODERS:
             return "decode"
-        if name in ("cat", "tac", "head", "tail") and view.stdin in ("fetch", "decode"):
+        if view.stdin in ("fetch", "decode"):  # a filter of a download is the download still (`| tee x | sh`)
             return view.stdin
         return "unknown"
 

@@ -72,9 +72,11 @@ class _Builder:
         slot: tuple[int, int] | None,
         inherited: list[dict[str, Any]],
         sudo: bool,
-    ) -> None:
+    ) -> str:
+        """Walks one item; returns what its standard output is (the last command's, EffectModel's `origin`)."""
+        origin = "unknown"
         if isinstance(item, _Simple):
-            self._simple(item, depth, cwd, slot, inherited, sudo)
+            origin = self._simple(item, depth, cwd, slot, inherited, sudo)
         elif isinstance(item, _Pipe):
             number = self._next_pipeline()
             stdin: str | None = None
@@ -93,7 +95,7 @@ class _Builder:
         else:
             if item.function is not None and item.function not in self._functions:
                 self._functions[item.function] = item  # run where it is called, or at the end if never
-                return
+                return origin
             if item.subst:
                 depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
             elif item.subshell:
@@ -101,7 +103,8 @@ class _Builder:
             if item.redirects:
                 inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
             for inner in item.items:
-                self.walk(inner, depth, cwd, slot, inherited, sudo)
+                origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
+        return origin
 
     def _next_pipeline(self) -> int:
         self._pipelines += 1
@@ -151,9 +154,10 @@ class _Builder:
             "args": self.state.args(operands(argv), cwd),
         }
         self.commands.append(command)
-        for sub in simple.subs:
-            self.walk(sub, depth, cwd, None, [], sudo)
-        return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, origin)
+        made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs}
+        substituted = next((kind for kind in ("fetch", "decode") if kind in made), "")
+        command_origin = (origin, substituted)
+        return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, command_origin)
 
     def _after(
         self,
@@ -165,17 +169,19 @@ class _Builder:
         cwd: _Cwd,
         privileges: tuple[bool, bool],
         stdin: str | None,
-        origin: str,
+        origins: tuple[str, str],
     ) -> str:
-        """What a command does beyond its own words: its effects, what it runs, the shell state it changes."""
+        """What a command does beyond its own words: its effects, what it runs, the shell state it changes.
+        `origins`: what its stdin is, and what its substitutions print (fetch, decode or "")."""
         privileged = privileges[1]
+        origin, substituted = origins
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
         heredoc = _heredoc(simple.redirects)
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
         echoed = printed(words) if command["name"] in ("echo", "printf") else None
-        follow = self._effects(command, env, cwd, privileges, stdin, origin, echoed)
+        follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), echoed)
         for script in follow.scripts:
             self._nested(script, depth, cwd.copy(), privileged)
         self._inner(command, depth, cwd, privileged, stdin)
@@ -206,10 +212,11 @@ class _Builder:
         cwd: _Cwd,
         privileges: tuple[bool, bool],
         stdin: str | None,
-        origin: str,
+        origins: tuple[str, str],
         printed_text: str | None,
     ) -> Followups:
         inherited, privileged = privileges
+        origin, substituted = origins
         argv = [] if command["name"] in self._functions else command["argv"]
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
@@ -223,6 +230,7 @@ class _Builder:
             variables=self.state.variables,
             stdin=origin,
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
+            substituted=substituted,
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
