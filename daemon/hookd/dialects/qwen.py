@@ -35,6 +35,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    Option,
     SubAgents,
     Switch,
     system_path,
@@ -204,6 +205,8 @@ SPEC = AgentSpec(
         hooks_off=(Switch("", "disableAllHooks", True),),
         bypass=_bypass,
         location_env=("QWEN_HOME", "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH"),
+        # 0.24.4 `qwen --help`: --safe-mode disables hooks; --bare honors only what the command line gives.
+        unguarded_options=(Option(("--safe-mode",)), Option(("--bare",))),
         run_order=("project", "user", "system"),  # a later hook's nested allow overrides hookd's deny
     ),
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
