@@ -393,10 +393,16 @@ UNGUARDED_STARTS = [
     # Gemini CLI, Qwen Code, Copilot CLI, Droid: their config homes; Qwen's safe mode
     "GEMINI_CLI_HOME=/tmp/x gemini -p x",
     "node /opt/gemini/cli.js --safe-mode -p x",
+    "npx --yes opencode --pure run x",
+    "bun x claude --bare -p x",
+    "npx -y opencode-ai@latest --pure run x",
+    "pnpm dlx @anthropic-ai/claude-code@2.1.332 --bare -p x",
     "qwen --safe-mode -p x",
     "QWEN_HOME=/tmp/x qwen -p x",
     "COPILOT_HOME=/tmp/x copilot -p x",
     "HOME=/tmp/x droid exec x",
+    'droid exec --settings \'{"hooks":{"hooksDisabled":true}}\' x',
+    "FACTORY_HOME_OVERRIDE=/tmp/x droid exec x",
 ]
 
 
@@ -427,6 +433,9 @@ def test_a_nested_agent_started_as_it_is_stays_allowed(world: tuple[Path, Path])
         "qwen -p x",
         "copilot -p x",
         "droid exec x",
+        "droid exec --settings reviewer.json x",
+        "npx -y opencode-ai run x",
+        "node build.js claude",
         "echo 'opencode --pure run x'",
         "grep -r OPENCODE_PURE=1 .",
     ]

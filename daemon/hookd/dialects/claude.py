@@ -392,6 +392,7 @@ SPEC = AgentSpec(
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",
     process_names=("claude",),
+    packages=("@anthropic-ai/claude-code",),
     headless_flags=("-p", "--print"),
     subagents=SubAgents(guarded="tests/e2e/test_claude_code.py (sub-agents), 2.1.332"),
 )

@@ -489,5 +489,6 @@ SPEC = AgentSpec(
         ),
     ),
     process_names=("codex",),
+    packages=("@openai/codex",),
     subagents=SubAgents(guarded="tests/e2e/test_subagents.py [codex], 0.171.0, multi-agent v1 and v2"),
 )

@@ -568,6 +568,7 @@ SPEC = AgentSpec(
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",
     process_names=("gemini", "gemini.js", "cli.js"),
+    packages=("@google/gemini-cli",),
     headless_flags=("-p", "--prompt"),
     interactive_flags=("-i", "--prompt-interactive"),
     mcp_prefix="mcp_",

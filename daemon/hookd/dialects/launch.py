@@ -15,23 +15,33 @@ from typing import Any
 
 from hookd.dialects.spec import MISSING, AgentSpec, Option, dotted
 
-# Runtimes that run an agent's script given as their first operand (`node …/cli.js`).
-_RUNTIMES = frozenset({"node", "nodejs", "bun", "deno"})
+# Runtimes and package runners that start an agent named by a later word (`node …/cli.js`, `npx opencode`,
+# `bun x opencode`, `pnpm dlx claude`).
+_RUNTIMES = frozenset({"node", "nodejs", "bun", "bunx", "deno", "npx", "pnpx", "pnpm", "yarn"})
 _FALSE = frozenset({"false", "0", "no", "off"})
 _MAX_SETTINGS_BYTES = 1 << 20
 
 
 def agents_started(name: str, argv: list[str], agents: Mapping[str, AgentSpec]) -> list[tuple[AgentSpec, int]]:
     """The agents this command starts (by the registry's process names), each with the index in argv of the
-    word that names it: the program itself, or a runtime's script."""
-    found = [(spec, 0) for spec in agents.values() if name in spec.process_names]
+    word that names it: the program itself, or the first word of a runtime's or package runner's that is one
+    (its options and the runner's subcommand come before it)."""
+    package = _package(argv[0]) if argv else ""
+    found = [(spec, 0) for spec in agents.values() if name in spec.process_names or package in spec.packages]
     if found or name not in _RUNTIMES:
         return found
-    script = next((i for i, word in enumerate(argv[1:], 1) if not word.startswith("-")), None)
-    if script is None:
-        return []
-    base = argv[script].rsplit("/", 1)[-1]
-    return [(spec, script) for spec in agents.values() if base in spec.process_names]
+    for i, word in enumerate(argv[1:], 1):
+        base, package = word.rsplit("/", 1)[-1], _package(word)
+        found = [(spec, i) for spec in agents.values() if base in spec.process_names or package in spec.packages]
+        if found:
+            return found
+    return []
+
+
+def _package(word: str) -> str:
+    """An npm package spec without its version: `opencode-ai@latest`, `@scope/name@1.2`."""
+    at = word.rfind("@")
+    return word[:at] if at > 0 else word
 
 
 def relocating_env(spec: AgentSpec) -> tuple[str, ...]:

@@ -232,7 +232,7 @@ _MOVES = ("TEST_HOME", "TEST_MANAGED_CONFIG_DIR", "CONFIG", "CONFIG_DIR", "CONFI
 
 def plugin_agent(
     name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]], managed_config: str,
-    pure_env: str, subagents: SubAgents,
+    pure_env: str, subagents: SubAgents, packages: tuple[str, ...] = (),
 ) -> AgentSpec:  # fmt: skip
     """The spec of OpenCode or a fork: `config_dir(scope, home, project, env)` is the scope's config folder,
     whose `plugin/hookd.js` install writes; at the managed scope, `managed_config` in that folder must name
@@ -270,6 +270,7 @@ def plugin_agent(
         env=(PROJECT_DIR_ENV,),
         project_dir_env=PROJECT_DIR_ENV,
         process_names=(name,),
+        packages=packages,
         subagents=subagents,
     )
 
@@ -295,4 +296,5 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
 
 
 SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass, "opencode.json", "OPENCODE_PURE",
-                    SubAgents(guarded="tests/e2e/test_subagents.py [opencode], 1.18.33"))  # fmt: skip
+                    SubAgents(guarded="tests/e2e/test_subagents.py [opencode], 1.18.33"),
+                    ("opencode-ai", "opencode-linux-x64"))  # fmt: skip

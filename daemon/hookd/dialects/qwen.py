@@ -212,6 +212,7 @@ SPEC = AgentSpec(
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",
     process_names=("qwen", "cli.js"),
+    packages=("@qwen-code/qwen-code",),
     headless_flags=("-p", "--prompt"),
     interactive_flags=("-i", "--prompt-interactive"),
     subagents=SubAgents(guarded="tests/e2e/test_subagents.py [qwen], 0.24.4"),

@@ -314,6 +314,7 @@ class AgentSpec:
     env: tuple[str, ...] = ()  # variables the agent sets for a hook that the shims forward to hookd
     project_dir_env: str = ""  # the one of `env` that names the project directory
     process_names: tuple[str, ...] = ()  # basenames of the agent's process (or its script), for the probe
+    packages: tuple[str, ...] = ()  # its npm packages: what `npx <package>` starts (hookd.dialects.launch)
     # Its headless behaviour, for the probe: the options that make a run headless (no one to answer an
     # ask) or interactive whatever its stdin (`--opt` also matches `--opt=value`).
     headless_flags: tuple[str, ...] = ()
