@@ -564,6 +564,8 @@ SPEC = AgentSpec(
         guarded_keys=("hooksConfig",),  # hooksConfig.disabled names hooks to skip
         bypass=_bypass,
         location_env=("GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
+        # 0.61.0's bundle: the system defaults file (under every scope, so `hooksConfig.enabled` can be set there)
+        home_env=("GEMINI_CLI_SYSTEM_DEFAULTS_PATH",),
     ),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",

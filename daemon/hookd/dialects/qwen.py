@@ -205,7 +205,9 @@ SPEC = AgentSpec(
         hooks_off=(Switch("", "disableAllHooks", True),),
         bypass=_bypass,
         location_env=("QWEN_HOME", "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH"),
-        # 0.24.4 `qwen --help`: --safe-mode disables hooks; --bare honors only what the command line gives.
+        # 0.24.4 (`qwen --help` and the docs it ships): `--safe-mode` (QWEN_CODE_SAFE_MODE) and `--bare`
+        # (QWEN_CODE_SIMPLE) turn off all hooks.
+        hooks_off_env=("QWEN_CODE_SAFE_MODE", "QWEN_CODE_SIMPLE"),
         unguarded_options=(Option(("--safe-mode",)), Option(("--bare",))),
         run_order=("project", "user", "system"),  # a later hook's nested allow overrides hookd's deny
     ),

@@ -207,7 +207,8 @@ class InstallSpec:
     # The options that start the agent without hookd's hooks (a nested agent started from a guarded shell).
     unguarded_options: tuple[Option, ...] = ()
     # Variables beyond `location_env` (and HOME, which every agent's settings hang from) that make it read its
-    # settings or plugins from elsewhere: set to another value for a nested start, hookd's hooks are not there.
+    # settings or plugins from elsewhere, add a source over them or skip a scope: set to another value for a
+    # nested start, hookd's hooks may not be there.
     home_env: tuple[str, ...] = ()
 
     def trust_path(self, scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path | None:
