@@ -23,8 +23,12 @@ daemon's and lane's CPU per chunk (what they spent during the run less what they
 run, per second of it), and the decision log's bytes (decisions.log and
 decisions.kept.log) and records per answer.
 
+With `--base DIR` (another checkout of hookd, e.g. `git archive main | tar -x -C DIR`), a second `hookd serve`
+runs DIR's code (`PYTHONPATH=DIR/daemon`) with DIR's policies, and its shims (`native-base`, `python-base`)
+run in the same rounds, interleaved with this tree's: each contender's CPU is its own daemon's and lane's.
+
 Run (as root, for the namespaces): HOOKD_GEMINI_BIN=.cache/gemini-cli-0.61.0/node_modules/.bin/gemini \
-    .cache/venv/bin/python bench/gemini_stream.py [--rounds 5] [--chunks 200] [--json FILE]
+    .cache/venv/bin/python bench/gemini_stream.py [--rounds 5] [--chunks 200] [--base DIR] [--json FILE]
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +142,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--chunks", type=int, default=200)
     parser.add_argument("--native", help="the native shim (default: .cache/bin/hookd-shim if built)")
+    parser.add_argument("--base", type=Path, help="another hookd checkout, run interleaved with this one")
     parser.add_argument("--json", type=Path, help="write the results here too")
     args = parser.parse_args()
     gemini = os.environ.get("HOOKD_GEMINI_BIN", "")
@@ -148,23 +154,30 @@ def main() -> int:
     if floor is None:
         raise SystemExit("no C compiler for the floor (bench/floor_noop.c)")
     scratch = Path(tempfile.mkdtemp(prefix="hkdgs", dir="/tmp"))
-    runtime = scratch / "run"
-    daemon = start_daemon(runtime, ROOT / "policies", scratch / "daemon.log")
+    trees = {"": ROOT} if args.base is None else {"": ROOT, "-base": args.base.resolve()}
+    daemons: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        settled(daemon.pid)
-        sock = str(runtime / "hook.sock")
-        contenders = {"floor": shlex.quote(str(floor))}
+        contenders: dict[str, Contender] = {"floor": Contender(shlex.quote(str(floor)), 0, scratch)}
         native = find_native(args.native)
-        if native is not None:
-            contenders["native"] = shlex.join([str(native), "gemini", "AfterModel", "--socket", sock])
-        contenders["python"] = shlex.join([BASE_PYTHON, "-I", "-S", str(SHIM), "gemini", "AfterModel",
-                                           "--socket", sock])  # fmt: skip
+        for suffix, tree in trees.items():
+            runtime = scratch / f"run{suffix}"
+            daemon = daemons[suffix] = daemon_of(tree, runtime, scratch / f"daemon{suffix}.log")
+            settled(daemon.pid)
+            sock, state = str(runtime / "hook.sock"), runtime / "state"
+            if native is not None:
+                command = shlex.join([str(native), "gemini", "AfterModel", "--socket", sock])
+                contenders["native" + suffix] = Contender(command, daemon.pid, state)
+            shim = tree / SHIM.relative_to(ROOT)
+            command = shlex.join([BASE_PYTHON, "-I", "-S", str(shim), "gemini", "AfterModel", "--socket", sock])
+            contenders["python" + suffix] = Contender(command, daemon.pid, state)
         responses = scratch / "answer.responses"
         responses.write_text(script(args.chunks))
-        results = measure(gemini, scratch, daemon.pid, runtime / "state", contenders, responses, args)
+        results = measure(gemini, scratch, contenders, responses, args)
+        results["trees"] = {name or "this": str(tree) for name, tree in trees.items()}
     finally:
-        daemon.terminate()
-        daemon.wait(timeout=30)
+        for daemon in daemons.values():
+            daemon.terminate()
+            daemon.wait(timeout=30)
         shutil.rmtree(scratch, ignore_errors=True)
     report(results)
     if args.json:
@@ -172,38 +185,68 @@ def main() -> int:
     return 0
 
 
-def measure(gemini: str, scratch: Path, daemon: int, state: Path, contenders: dict[str, str], responses: Path,
+@dataclass(frozen=True)
+class Contender:
+    """A hook command, the daemon it reaches (0: none) and that daemon's state directory."""
+
+    command: str
+    daemon: int
+    state: Path
+
+
+def daemon_of(tree: Path, runtime: Path, log: Path) -> subprocess.Popen[bytes]:
+    """`hookd serve` of `tree`'s code and policies."""
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(tree / "daemon")  # ahead of the venv's editable install of this tree
+    try:
+        return start_daemon(runtime, tree / "policies", log)
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
+
+
+def measure(gemini: str, scratch: Path, contenders: dict[str, Contender], responses: Path,
             args: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
     walls: dict[tuple[str, str], list[float]] = {}
     over: dict[tuple[str, str], list[float]] = {}
     cpu: dict[tuple[str, str], list[float]] = {}
     log: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    decision_log = state / "hookd" / "decisions.log"
+    daemons = {c.daemon for c in contenders.values() if c.daemon}
+
+    def spent_by(daemon: int) -> float:
+        return cpu_seconds([daemon, *children(daemon)])
+
     for round_ in range(args.rounds):
         for size, length in SIZES.items():
             text = prompt(length)
             order = list(contenders) if round_ % 2 == 0 else list(reversed(contenders))
             this_round: dict[str, float] = {}
             spent: dict[str, float] = {}
+            idle: dict[int, float] = {}  # each daemon's CPU per second while the floor ran (it never reaches them)
             for name in order:
-                before_cpu, before_bytes, before_records = cpu_seconds([daemon, *children(daemon)]), log_bytes(
-                    state), log_records(state)  # fmt: skip
+                contender = contenders[name]
+                before = {d: spent_by(d) for d in daemons}
+                state = contender.state
+                before_bytes, before_records = log_bytes(state), log_records(state)
                 root = scratch / f"w-{round_}-{size}-{name}"
-                this_round[name] = run_gemini(gemini, root, contenders[name], text, responses)
+                this_round[name] = run_gemini(gemini, root, contender.command, text, responses)
                 shutil.rmtree(root, ignore_errors=True)
-                wait_for_log(decision_log)
-                spent[name] = cpu_seconds([daemon, *children(daemon)]) - before_cpu
-                if name != "floor":
+                if contender.daemon:
+                    wait_for_log(state / "hookd" / "decisions.log")
+                    spent[name] = spent_by(contender.daemon) - before[contender.daemon]
                     log.setdefault((name, size), []).append(
                         (log_bytes(state) - before_bytes, log_records(state) - before_records)
                     )
+                else:
+                    idle = {d: (spent_by(d) - before[d]) / this_round[name] for d in daemons}
                 walls.setdefault((name, size), []).append(this_round[name])
             for name, seconds in this_round.items():
                 if name != "floor":
                     over.setdefault((name, size), []).append((seconds - this_round["floor"]) / args.chunks * 1000)
-                    # the daemon's CPU over what it spent idle during the floor's run (which never reaches it)
-                    idle = spent["floor"] / this_round["floor"] * seconds
-                    cpu.setdefault((name, size), []).append(spent[name] - idle)
+                    # the daemon's CPU over what it spent idle during the floor's run
+                    cpu.setdefault((name, size), []).append(spent[name] - idle[contenders[name].daemon] * seconds)
         print(f"round {round_ + 1}/{args.rounds} done", file=sys.stderr)
     rows = []
     for (name, size), samples in sorted(walls.items(), key=lambda item: (item[0][1], item[0][0])):
@@ -220,14 +263,14 @@ def measure(gemini: str, scratch: Path, daemon: int, state: Path, contenders: di
 
 def report(results: dict[str, Any]) -> None:
     print(f"{results['chunks']}-chunk answers, {results['rounds']} rounds, medians")
-    print(f"{'conversation':<13}{'hook':<8}{'run s':>8}{'ms/chunk over floor':>22}{'daemon CPU ms/chunk':>22}"
+    print(f"{'conversation':<13}{'hook':<12}{'run s':>8}{'ms/chunk over floor':>22}{'daemon CPU ms/chunk':>22}"
           f"{'log bytes/answer':>18}{'records':>9}")  # fmt: skip
     for row in results["rows"]:
         extra = ""
         if "over_floor_ms_per_chunk" in row:
             extra = (f"{row['over_floor_ms_per_chunk']:>22.2f}{row['daemon_cpu_ms_per_chunk']:>22.2f}"
                      f"{row['log_bytes_per_answer']:>18,.0f}{row['log_records_per_answer']:>9.0f}")  # fmt: skip
-        print(f"{row['conversation']:<13}{row['contender']:<8}{row['run_s']:>8.2f}{extra}")
+        print(f"{row['conversation']:<13}{row['contender']:<12}{row['run_s']:>8.2f}{extra}")
 
 
 if __name__ == "__main__":

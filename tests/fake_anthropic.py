@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -40,11 +41,16 @@ def _message(model: str, block: dict[str, Any], delta: dict[str, Any], stop_reas
 class FakeAnthropic:
     """Serves on 127.0.0.1 (an ephemeral port) until `close()`; the base URL is `url`."""
 
-    def __init__(self, command: str, *, delegate: bool = False) -> None:
+    def __init__(
+        self, command: str, *, delegate: bool = False, before_tool_use: Callable[[], None] | None = None
+    ) -> None:
         """`delegate`: the main conversation hands the command to a sub-agent (Claude's Task/Agent tool),
-        whose own conversation (its prompt starts with SUBAGENT) then runs it with Bash."""
+        whose own conversation (its prompt starts with SUBAGENT) then runs it with Bash. `before_tool_use`
+        runs once, while the session waits for its first Bash tool_use (what happens meanwhile is outside
+        any tool call)."""
         self.command = command
         self.delegate = delegate
+        self._before_tool_use = before_tool_use
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -91,6 +97,9 @@ class FakeAnthropic:
                                     "prompt": "SUBAGENT: run the command with Bash"})  # fmt: skip
             return _message(model, block, {"type": "input_json_delta", "partial_json": arguments}, "tool_use")
         if not answered and offers_bash:
+            if self._before_tool_use is not None:
+                before, self._before_tool_use = self._before_tool_use, None
+                before()
             block = {"type": "tool_use", "id": f"toolu_fake_{len(self.requests)}", "name": "Bash", "input": {}}
             arguments = json.dumps({"command": self.command, "description": "run the command"})
             return _message(model, block, {"type": "input_json_delta", "partial_json": arguments}, "tool_use")

@@ -147,16 +147,8 @@ def verify_chain(daemon: RunningDaemon) -> str:
 
 async def ask_async(sock_path: Path, frame: bytes) -> wire.Status | None:
     """One request as a shim sends it; None when it got no well-formed reply."""
-    try:
-        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(sock_path)), TIMEOUT)
-        try:
-            writer.write(frame)
-            reply = await asyncio.wait_for(reader.read(), TIMEOUT)
-        finally:
-            writer.close()
-        return wire.decode_reply(reply).status
-    except (OSError, TimeoutError, FrameError):
-        return None
+    _, reply = await timed_ask(sock_path, frame)
+    return None if reply is None else reply.status
 
 
 async def requests(
@@ -186,3 +178,19 @@ def process_usage(pids: list[int]) -> tuple[int, int]:
         rss += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
         fds += len(os.listdir(f"/proc/{pid}/fd"))
     return rss, fds
+
+
+async def timed_ask(sock: Path, frame: bytes, timeout: float = TIMEOUT) -> tuple[float, wire.DecodedReply | None]:
+    """One request as a shim sends it (a connection each): its time in ms and its reply (None: no well-formed one)."""
+    started = time.monotonic()
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(sock)), timeout)
+        try:
+            writer.write(frame)
+            data = await asyncio.wait_for(reader.read(), timeout)
+        finally:
+            writer.close()
+        reply: wire.DecodedReply | None = wire.decode_reply(data)
+    except (OSError, TimeoutError, FrameError):
+        reply = None
+    return (time.monotonic() - started) * 1000, reply

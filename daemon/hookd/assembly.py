@@ -18,7 +18,7 @@ from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
-from hookd.enrich.stream import ResponseStreams
+from hookd.enrich.stream import MemoryTexts, ResponseStreams
 from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
@@ -34,11 +34,13 @@ def in_process(config: Config) -> Config:
     return replace(config, daemon=replace(config.daemon, isolate_policies=False))
 
 
-def enrichers(config: Config | None = None) -> Sequence[Enricher]:
+def enrichers(config: Config | None = None, texts: MemoryTexts | None = None) -> Sequence[Enricher]:
     """The enrichment steps, in order. The streams enricher keeps the text of each response being streamed
-    (bounded) in this process: the chunks of a response are all decided in one process (hookd.lane). The
-    self-protection step derives its protected set from `config` (the running one; the defaults without it)."""
-    return (enrich_shell, enrich_paths, enrich_tool_effects, ProtectedSet(config or Config()), ResponseStreams())
+    (bounded) in this process (`texts`: going on from those given): the chunks of a response are all decided
+    in one process (hookd.lane). The self-protection step derives its protected set from `config` (the
+    running one; the defaults without it)."""
+    streams = ResponseStreams(texts)
+    return (enrich_shell, enrich_paths, enrich_tool_effects, ProtectedSet(config or Config()), streams)
 
 
 def engine_for_dir(

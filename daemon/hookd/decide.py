@@ -2,9 +2,9 @@
 
 Three ways in reach the same pipeline: the hook socket and the HTTP hook endpoint (`handle`), and the control
 plane's Decide (`decide`); each is counted and recorded the same way, and each transport keeps only its own
-wire's error mapping. A heavy request goes whole to the lane process (hookd.lane), which decides and records it
-itself; Decide, the owner's own call, is decided here. The control plane's Evaluate (`evaluate`) is a dry run:
-neither counted nor recorded.
+wire's error mapping. Every way in sends a heavy request whole to the lane process (hookd.lane), which
+decides and records it itself (issue 25: Decide's were decided on this process's loop, stalling the agents').
+The control plane's Evaluate (`evaluate`) is a dry run: neither counted nor recorded.
 
 `handle` is synchronous up to the one remote step (hookd.pipeline): a request the in-process engine decides is
 answered, and recorded, in the call; one that waits on a remote engine, the lane, or room for its record
@@ -19,14 +19,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Protocol
 
 from hookd.audit.record import Pending
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
-from hookd.errors import DialectError
-from hookd.lane import Lane
+from hookd.errors import DialectError, LaneRefused
+from hookd.lane import Lane, with_decision
 from hookd.pipeline import InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.rollout.observe import Observer
@@ -76,25 +77,38 @@ class Decider:
 
     def _recorded(self, handled: Handled, request: HookRequest) -> Reply | Awaitable[Reply]:
         taken = self.recorder.record(handled, request.via, request.deadline)
-        return handled.reply if taken is None else _then(taken, handled.reply)
+        reply = with_decision(handled, request.via)  # a forwarded Decide's outcome, for the daemon (hookd.lane)
+        return reply if taken is None else _then(taken, reply)
 
     async def _recorded_later(self, decided: Awaitable[Handled], request: HookRequest) -> Reply:
         return await settled(self._recorded(await decided, request))
 
-    async def decide(self, request: HookRequest) -> Handled:
-        """The Decide call: the hook path, counted and logged like it. Raises DialectError, TimeoutError."""
+    async def decide(self, request: HookRequest) -> Reply:
+        """The Decide call: the hook path, counted and logged like it, a heavy request sent to the lane like the
+        agents' (its reply carries the outcome and the record's id). Raises DialectError, TimeoutError and
+        LaneRefused."""
         self._stats.request()
         try:
             async with asyncio.timeout(self._timeout):
-                handled = await self.pipeline.handle(request)
+                lane = self._lane
+                if lane is not None and (why := lane.sends(request)):
+                    return await lane.forward(request, why)
+                event = self.pipeline.parse(request)
+                if lane is not None and (why := lane.sends_event(event)):
+                    return await lane.forward(request, why)
+                handled = await self.pipeline.handle(request, event)
         except DialectError:
             self._stats.error("bad-payload")
             raise
         except TimeoutError:
             self._stats.error("deadline")
             raise
+        except LaneRefused as exc:
+            self._stats.error(exc.code)
+            raise
         await settled(self.recorder.record(handled, "grpc", request.deadline))
-        return handled
+        outcome = handled.decision.outcome.name.lower()
+        return replace(handled.reply, decision=outcome, decision_id=handled.decision_id)
 
     async def evaluate(self, request: HookRequest, probe: InteractiveProbe | None = None) -> Handled:
         """A dry run through the same pipeline: neither counted nor logged."""

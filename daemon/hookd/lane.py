@@ -13,6 +13,9 @@ The lane is also where a streamed response's chunks meet (AfterModel: hookd.enri
 far in memory): every chunk goes there, whatever its size, so that one process sees the whole response
 whichever process read each chunk. That is why `[daemon] workers` above 1 needs the lane.
 
+The control plane's Decide sends its heavy requests there too (`via` "grpc"): its caller needs the outcome
+and the record's id beside the reply, which lead the lane's stderr (`with_decision`) and are taken off here.
+
 The lane's reply is the reply; its error frame is a LaneRefused with its code. A lane that is not there
 yet (starting, or started again after it died) is waited for within the request's deadline, and then the
 request gets the event's fail mode: it is never decided here instead, which is what would stall the others.
@@ -35,7 +38,7 @@ from hookd.dialects.registry import AGENTS
 from hookd.enrich.limits import heavy
 from hookd.enrich.stream import STREAM_EVENTS
 from hookd.errors import DialectError, FrameError, LaneRefused
-from hookd.types import HookRequest, NormalisedEvent, Reply
+from hookd.types import Handled, HookRequest, NormalisedEvent, Reply
 
 log = structlog.get_logger("hookd.lane")
 RETRY_S = 0.02  # between attempts to reach a lane that is not listening yet
@@ -48,6 +51,7 @@ IN_FLIGHT = 16
 # (the lane decides one at a time anyway, so a few at once keep it busy).
 LANE_SLOTS = 4
 _ABSENT = (errno.ENOENT, errno.ECONNREFUSED)
+DECIDE_VIA = "grpc"  # a request of the control plane's Decide (HookRequest.via)
 # (client, the client's event name) of the events whose state is one response's streamed text: each goes to
 # the lane, whatever its size, so that every chunk of a response is decided where its text is.
 STREAMED = frozenset(
@@ -75,7 +79,7 @@ class Lane:
     def sends(self, request: HookRequest) -> str:
         """Which `[limits] lane_*` makes `request` the lane's before it is parsed ("stream", "payload-bytes"),
         or "" (then `sends_event` says, once the deciding process has parsed it)."""
-        if (request.client, request.event) in STREAMED:
+        if streamed(request):
             return "stream"
         if len(request.payload) > self._limits.lane_payload_bytes:
             return "payload-bytes"
@@ -108,6 +112,8 @@ class Lane:
             if code == "bad-payload":
                 raise DialectError(message)
             raise LaneRefused(code, message)
+        if request.via == DECIDE_VIA:
+            return _decided(reply)
         return Reply(stdout=reply.stdout, stderr=reply.stderr, exit_code=reply.exit_code)
 
     async def _exchange(self, head: bytes, payload: bytes) -> bytes:
@@ -133,6 +139,24 @@ class Lane:
                 if exc.errno not in _ABSENT:
                     raise
             await asyncio.sleep(RETRY_S)
+
+
+def with_decision(handled: Handled, via: str) -> Reply:
+    """The lane's reply to a forwarded request: a Decide's carries its outcome and record id (taken off by
+    `Lane.forward`), each ended by a NUL, before the agent's stderr."""
+    reply = handled.reply
+    if via != DECIDE_VIA:
+        return reply
+    head = f"{handled.decision.outcome.name.lower()}\0{handled.decision_id}\0".encode()
+    return Reply(stdout=reply.stdout, stderr=head + reply.stderr, exit_code=reply.exit_code)
+
+
+def _decided(reply: wire.DecodedReply) -> Reply:
+    parts = reply.stderr.split(b"\0", 2)
+    if len(parts) != 3 or not parts[0]:
+        raise LaneRefused("internal", "the lane answered a Decide without its decision")
+    decision, decision_id, stderr = parts
+    return Reply(reply.stdout, stderr, reply.exit_code, decision=decision.decode(), decision_id=decision_id.decode())
 
 
 class FairSlots:
@@ -197,6 +221,11 @@ class FairSlots:
         turn = self._waiting[session][0]
         self._forget(session, turn)
         turn.set_result(None)
+
+
+def streamed(request: HookRequest) -> bool:
+    """A chunk of a streamed response: decided only where the response's text is (the lane when there is one)."""
+    return (request.client, request.event) in STREAMED
 
 
 def _head(request: HookRequest) -> bytes:

@@ -7,10 +7,10 @@ remote step (an OPA server, Python or isolated Rego workers: hookd.types.Answer)
 So an in-process decision runs in the callback that read the request, with no task, and there is no second,
 awaited copy of the path to keep deciding alike.
 
-Each step returns a value and none calls back up. A rewritten tool call is enriched and evaluated once more
-(hookd.policy.redecide): the agent runs what it was rewritten into. Engine failures become a verdict that follows
-the event's fail mode (deny where the event fails closed, a warning message where it fails open), so a
-broken policy never turns into an accidental allow.
+Each step returns a value and none calls back up. A rewrite (of a tool call, a tail call, a model request or
+response) is enriched and evaluated once more (hookd.policy.redecide): the agent acts on what it was rewritten
+into. Engine failures become a verdict that follows the event's fail mode (deny where the event fails closed,
+a warning message where it fails open), so a broken policy never turns into an accidental allow.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from hookd import wire
 from hookd.config import LimitsConfig
+from hookd.dialects.registry import agent
 from hookd.dialects.repeated import RepeatedField
 from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
@@ -28,8 +30,9 @@ from hookd.enrich.stream import RESPONSE_FACT
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.redecide import decided_again, rewritten_call
+from hookd.policy.redecide import decided_again, rewritten_event
 from hookd.types import (
+    JSON,
     Deadline,
     Decision,
     Dialect,
@@ -131,7 +134,7 @@ class Pipeline:
         event = parsed if parsed is not None else self.parse(request)
         served = self._policy_set.acquire()
         try:
-            evaluated = self._evaluated(served.engine, event, request.deadline)
+            evaluated = self._evaluated(served.engine, event, request)
         except BaseException:
             self._policy_set.release(served)
             raise
@@ -156,35 +159,36 @@ class Pipeline:
         return self._decided(request, done, served, probe)
 
     def _evaluated(
-        self, engine: Engine, event: NormalisedEvent, deadline: Deadline
+        self, engine: Engine, event: NormalisedEvent, request: HookRequest
     ) -> Evaluated | Awaitable[Evaluated]:
-        """Enrich and evaluate; a rewritten tool call is enriched and evaluated once more (what the agent will
-        run). An engine or enricher failure, or an input over a cap, is the verdict of the event's fail mode."""
+        """Enrich and evaluate; a rewrite (of a tool call, a tail call, a model request or response) is
+        enriched and evaluated once more (what the agent will act on). An engine or enricher failure, or an
+        input over a cap, is the verdict of the event's fail mode."""
         try:
             event = self._enrich(event)
-            answer = self._evaluate(engine, event, deadline)
+            answer = self._evaluate(engine, event, request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(answer, Awaitable):
-            return self._evaluated_later(engine, event, deadline, answer)
-        return self._again_if_rewritten(engine, event, deadline, answer)
+            return self._evaluated_later(engine, event, request, answer)
+        return self._again_if_rewritten(engine, event, request, answer)
 
     async def _evaluated_later(
-        self, engine: Engine, event: NormalisedEvent, deadline: Deadline, answer: Awaitable[Sequence[Verdict]]
+        self, engine: Engine, event: NormalisedEvent, request: HookRequest, answer: Awaitable[Sequence[Verdict]]
     ) -> Evaluated:
         try:
             verdicts = await answer
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
-        return await settled(self._again_if_rewritten(engine, event, deadline, verdicts))
+        return await settled(self._again_if_rewritten(engine, event, request, verdicts))
 
     def _again_if_rewritten(
-        self, engine: Engine, event: NormalisedEvent, deadline: Deadline, verdicts: Sequence[Verdict]
+        self, engine: Engine, event: NormalisedEvent, request: HookRequest, verdicts: Sequence[Verdict]
     ) -> Evaluated | Awaitable[Evaluated]:
-        if (rewritten := rewritten_call(event, verdicts)) is None:
-            return Evaluated(event, verdicts)
         try:
-            again = self._evaluate(engine, self._enrich(rewritten), deadline)
+            if (rewritten := rewritten_event(event, verdicts, partial(self._read, request))) is None:
+                return Evaluated(event, verdicts)
+            again = self._evaluate(engine, self._enrich(rewritten), request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(again, Awaitable):
@@ -214,6 +218,17 @@ class Pipeline:
             decision = replace(decision, notes=decision.notes + reply.notes)
         latency = (time.monotonic() - request.received_at) * 1000
         return Handled(event, decision, reply, latency, served, evaluated.engine_error)
+
+    def _read(self, request: HookRequest, event: Event, payload: dict[str, JSON]) -> NormalisedEvent:
+        """A payload the agent would send for `event` (a rewrite's tail call) as its dialect reads it; one that
+        cannot be read follows the fail mode (hookd.policy.redecide)."""
+        name = next((e.name for e in agent(request.client).events if e.event is event), None)
+        try:
+            if name is None:
+                raise DialectError(f"{request.client} has no {event.value} event")
+            return self.parse(replace(request, event=name, payload=wire.jsonstrict.dumps(payload).encode()))
+        except DialectError as exc:
+            raise EngineError(f"the rewritten {event.value} cannot be read: {exc}") from exc
 
     def _failed(self, event: NormalisedEvent, exc: InputTooLarge | EngineError) -> Evaluated:
         """The verdicts when evaluation did not answer whole, and whether the engine failed: an input over a cap

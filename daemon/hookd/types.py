@@ -284,6 +284,9 @@ class Reply:
     stderr: bytes = b""
     exit_code: int = 0
     notes: tuple[str, ...] = ()  # how the dialect mapped verdicts; logged, never sent
+    # For the control plane's Decide only (hookd.decide): the outcome and the decision record's id.
+    decision: str = ""
+    decision_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from load_support import timed_ask
 
 from hookd import wire
-from hookd.errors import FrameError
 from hookd.runtime.resources import policies_dir
 from support import RunningDaemon, gemini_payload, start_daemon
 
@@ -64,25 +64,14 @@ def shell(command: str, session: str, cwd: str) -> bytes:
     return wire.encode_request(header, json.dumps(payload).encode())
 
 
-async def ask(sock: Path, frame: bytes) -> tuple[float, wire.DecodedReply | None]:
-    started = time.monotonic()
-    try:
-        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(sock)), TIMEOUT)
-        try:
-            writer.write(frame)
-            data = await asyncio.wait_for(reader.read(), TIMEOUT)
-        finally:
-            writer.close()
-        reply: wire.DecodedReply | None = wire.decode_reply(data)
-    except (OSError, TimeoutError, FrameError):
-        reply = None
-    return (time.monotonic() - started) * 1000, reply
+ask = timed_ask
 
 
 @dataclass
 class Run:
     victim: list[tuple[float, wire.DecodedReply | None]] = field(default_factory=list)
     slow: list[tuple[float, wire.DecodedReply | None]] = field(default_factory=list)
+    in_daemon: str = ""
 
     def percentile(self, share: float) -> float:
         times = sorted(ms for ms, _ in self.victim)
@@ -97,7 +86,7 @@ class Run:
         if not slow:
             return other
         slowest = statistics.median(ms for ms, _ in self.slow)
-        return f"{other}; slow session {len(self.slow)} requests, median {slowest:.0f} ms"
+        return f"{other}; slow session {len(self.slow)} requests, median {slowest:.0f} ms; {self.in_daemon}"
 
 
 async def flood(daemon: RunningDaemon, cwd: str, attackers: int = ATTACKERS) -> Run:
@@ -122,10 +111,23 @@ async def flood(daemon: RunningDaemon, cwd: str, attackers: int = ATTACKERS) -> 
 
 
 def alone_then_beside(daemon: RunningDaemon, cwd: str) -> Run:
-    """The other session alone first (its figures printed, for comparison), then beside the slow one."""
+    """The other session alone first (its figures printed, for comparison), then beside the slow one. Each
+    phase's line also gives the daemon's own share: its records' `latency_ms` (from the request read to the
+    reply rendered); the rest of what the client measured is getting the processes onto a busy CPU."""
     alone = asyncio.run(flood(daemon, cwd, attackers=0))
-    print(f"RELIABILITY policy-cost alone: {alone.figures(slow=False)}")
-    return asyncio.run(flood(daemon, cwd))
+    seen = daemon.decisions(at_least=len(alone.victim))
+    print(f"RELIABILITY policy-cost alone: {alone.figures(slow=False)}; {in_daemon(seen)}")
+    beside = asyncio.run(flood(daemon, cwd))
+    beside.in_daemon = in_daemon(daemon.decisions(at_least=len(seen) + len(beside.victim))[len(seen) :])
+    return beside
+
+
+def in_daemon(records: list[dict[str, object]]) -> str:
+    took = sorted(float(str(r["latency_ms"])) for r in records if r.get("session") == "other-session")
+    if not took:
+        return "in the daemon: no records"
+    p99 = took[min(len(took) - 1, int(0.99 * len(took)))]
+    return f"in the daemon p50 {statistics.median(took):.1f} ms, p99 {p99:.1f} ms"
 
 
 def denied(reply: wire.DecodedReply | None) -> bool:

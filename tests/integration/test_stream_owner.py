@@ -6,12 +6,19 @@ model_secrets rule."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 
-from load_support import HEADER, ask
+import grpc
+from load_support import HEADER, ask, lane_pid
 
 from hookd import wire
+from hookd.v1 import hookd_pb2 as pb
+from hookd.v1 import hookd_pb2_grpc
 from support import ROOT, RunningDaemon, eventually, gemini_payload, start_daemon
+
+TIMEOUT = 30.0
 
 PAD = "x" * (40 * 1024)  # this chunk's payload is over the default lane_payload_bytes (32 KiB)
 
@@ -72,3 +79,51 @@ def finished_chunk(session: str, request: object) -> bytes:
     response = {"candidates": [{"content": {"role": "model", "parts": [{"text": "the end"}]}, "finishReason": "STOP"}]}
     payload = gemini_payload("AfterModel", session_id=session, llm_request=request, llm_response=response)
     return wire.encode_request({**HEADER, "event": "AfterModel"}, json.dumps(payload).encode())
+
+
+def chunk_payload(session: str, text: str) -> bytes:
+    response = {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}}]}
+    payload = gemini_payload("AfterModel", session_id=session, llm_request={"messages": []}, llm_response=response)
+    return json.dumps(payload, separators=(",", ":")).encode()
+
+
+def test_decide_of_a_chunk_goes_on_from_the_text_the_agents_chunks_streamed(tmp_path: Path) -> None:
+    """The control plane's Decide of an AfterModel chunk is judged with the one text of its response (the
+    lane's), not a text of the daemon's own: half a key by the hook socket, the other half by Decide."""
+    daemon = serving(tmp_path)
+    try:
+        first = ask(daemon.socket, chunk("d", "the key is AKIAIOSF"))
+        with grpc.insecure_channel(f"unix:{daemon.control_socket}") as channel:
+            second = hookd_pb2_grpc.HookStub(channel).Decide(
+                pb.DecideRequest(client="gemini", event="AfterModel", payload=chunk_payload("d", "ODNN7EXAMPLE")),
+                timeout=TIMEOUT,
+            )
+        records = daemon.decisions(at_least=1)
+    finally:
+        daemon.stop()
+    assert b"AWS access key" not in first.stdout
+    assert b'"continue":false' in second.stdout and b"AWS access key" in second.stdout, second.stdout[:300]
+    assert second.decision == "halt" and second.decision_id
+    assert [(r["session"], r["decision"], r["stream"]["chunks"]) for r in records] == [("d", "halt", 2)]
+    assert records[0]["id"] == second.decision_id
+
+
+def test_a_lane_started_again_goes_on_from_the_text_streamed_before_it(tmp_path: Path) -> None:
+    """A lane that dies between two chunks of a response takes its text with it; the daemon keeps a copy
+    (sent by the lane before each reply) and the next lane goes on from it: the key split across the crash
+    is found whole."""
+    daemon = serving(tmp_path)
+    try:
+        first = ask(daemon.socket, chunk("k", "the key is AKIAIOSF"))
+        killed = lane_pid(daemon)
+        assert killed is not None
+        os.kill(killed, signal.SIGKILL)
+        eventually(lambda: '"lane_exited"' in daemon.log(), timeout=TIMEOUT, what="the lane's exit noticed")
+        eventually(lambda: daemon.log().count('"lane_serving"') == 2, timeout=TIMEOUT, what="a new lane serving")
+        second = ask(daemon.socket, chunk("k", "ODNN7EXAMPLE"))
+        now = lane_pid(daemon)
+    finally:
+        daemon.stop()
+    assert b"AWS access key" not in first.stdout
+    assert now not in (None, killed)
+    assert b'"continue":false' in second.stdout and b"AWS access key" in second.stdout, second.stdout[:300]

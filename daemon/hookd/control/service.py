@@ -1,7 +1,8 @@
 """The gRPC services of protos/hookd/v1/hookd.proto over a running Daemon (docs/control.md).
 
 Evaluate and Decide go through the daemon's own pipeline, so they answer exactly what the hook socket
-answers; Decide is logged and counted like a hook request, Evaluate (a dry run) is neither. The caller
+answers; Decide is logged and counted like a hook request (a heavy one decided by the lane, as the hook
+socket's: it never holds this process's loop), Evaluate (a dry run) is neither. The caller
 comes from `current_caller`, set by the control server's interceptor from the connection's SO_PEERCRED.
 """
 
@@ -11,7 +12,7 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any, Protocol
 
@@ -26,11 +27,12 @@ from hookd.components.servers import HookPath
 from hookd.config import Config
 from hookd.control.peers import current_caller
 from hookd.dialects.registry import DEFAULT_AGENT
-from hookd.errors import DialectError
+from hookd.errors import DialectError, LaneRefused
+from hookd.lane import DECIDE_VIA
 from hookd.pipeline import InteractiveProbe
 from hookd.policy.layers import USER_LAYER
 from hookd.runtime.metrics import DecisionMetrics
-from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, Verdict
+from hookd.types import Caller, Deadline, EngineStatus, Handled, HookRequest, Reply, Verdict
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
 
@@ -43,7 +45,7 @@ class Decides(Configured, Protocol):
     """What the Hook service needs: the daemon's decision path, counted and logged like a hook request
     (hookd.decide.Decider)."""
 
-    async def decide(self, request: HookRequest) -> Handled: ...
+    async def decide(self, request: HookRequest) -> Reply: ...  # with its decision and decision_id
 
 
 class Evaluates(Configured, Protocol):
@@ -323,21 +325,26 @@ class HookService(hookd_pb2_grpc.HookServicer):
 
     async def Decide(self, request: pb.DecideRequest, context: Any) -> pb.DecideResponse:
         hook_request = await _hook_request(request, request.event, _caller(int(request.ppid)), self.daemon, context)
+        hook_request = replace(hook_request, via=DECIDE_VIA)  # recorded so, and a heavy one goes to the lane
         try:
-            handled: Handled = await self.daemon.decide(hook_request)
+            reply: Reply = await self.daemon.decide(hook_request)
         except DialectError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except TimeoutError:
             ms = self.daemon.config.daemon.request_timeout_ms
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"hookd did not decide within its {ms} ms deadline")
-        reply = handled.reply
+        except LaneRefused as exc:  # a heavy request the lane did not decide: as the hook socket's error frame
+            await context.abort(_LANE_STATUS.get(exc.code, grpc.StatusCode.UNAVAILABLE), f"{exc.code}: {exc}")
         return pb.DecideResponse(
             stdout=reply.stdout,
             stderr=reply.stderr,
             exit_code=reply.exit_code,
-            decision=handled.decision.outcome.name.lower(),
-            decision_id=handled.decision_id,
+            decision=reply.decision,
+            decision_id=reply.decision_id,
         )
+
+
+_LANE_STATUS = {"deadline": grpc.StatusCode.DEADLINE_EXCEEDED, "busy": grpc.StatusCode.RESOURCE_EXHAUSTED}
 
 
 async def _hook_request(

@@ -15,6 +15,10 @@ One process holds every response's text: the chunks of a response are sent to th
 decides them all (the lane, or the daemon when the lane is off: hookd.lane, STREAM_EVENTS), so the text
 lives in that process's memory, behind no lock and no file that anyone else could hold.
 
+That process is the lane when there is one, and a lane can die: the daemon keeps a copy of every open
+response's kept text (the lane sends it each chunk, before its reply: hookd.procs), and the lane started again
+begins from that copy (`Kept`), so a response's next chunk is judged with what came before the crash.
+
 Bounded: at most MAX_TEXT characters are kept of a response (the tail: a secret is looked for where it
 ends), and the policy sees them and the whole chunk after them (a secret that a long chunk completes is
 whole in it); `truncated` says an earlier part was dropped. At most MAX_RESPONSES responses are kept at a
@@ -35,6 +39,7 @@ STREAM_EVENTS = frozenset({Event.AFTER_MODEL})  # decided where the text is: hoo
 RESPONSE_FACT = "stream_response"  # the parse step's digest of the request, when it has one (hookd.pipeline)
 
 _Key = tuple[int, str, str, str]  # the caller's uid, the client, the session, the response
+Kept = list[tuple[_Key, str, bool, int]]  # every open response's key, kept text, truncated and chunk count
 
 
 @dataclass(slots=True)
@@ -52,12 +57,12 @@ class MemoryTexts:
         self.max_responses = max_responses
         self._texts: OrderedDict[_Key, _Text] = OrderedDict()
 
-    def add(self, key: _Key, chunk: str, final: bool) -> tuple[str, bool, int]:
+    def add(self, key: _Key, chunk: str, final: bool, cut: bool = False) -> tuple[str, bool, int]:
         """The text so far with `chunk` (the kept tail before it, and the whole chunk: a secret that a long
         chunk completes is in it whole), whether an earlier part was dropped, and the chunk's number. A final
-        chunk forgets the response."""
+        chunk forgets the response. `cut`: `chunk` is the end of a longer one."""
         held = self._texts.pop(key, None) or _Text()
-        text, truncated = held.text + chunk, held.truncated
+        text, truncated = held.text + chunk, held.truncated or cut
         held.chunks += 1
         if not final:
             held.truncated, held.text = held.truncated or len(text) > self.max_text, text[-self.max_text :]
@@ -69,6 +74,26 @@ class MemoryTexts:
     def __len__(self) -> int:
         return len(self._texts)
 
+    def kept(self) -> Kept:
+        """Every open response's kept text, the least recently streamed first (for `seed`)."""
+        return [(key, held.text, held.truncated, held.chunks) for key, held in self._texts.items()]
+
+    def seed(self, kept: Kept) -> None:
+        """Go on from `kept` (another process's `kept`): each response's next chunk follows its text."""
+        for key, text, truncated, chunks in kept:
+            self._texts[key] = _Text(text[-self.max_text :], truncated or len(text) > self.max_text, chunks)
+        while len(self._texts) > self.max_responses:
+            self._texts.popitem(last=False)
+
+
+def key_of(event: NormalisedEvent) -> _Key | None:
+    """The key of the response an enriched chunk belongs to (None for any other event)."""
+    stream = event.facts.get("stream")
+    response = stream.get("response") if isinstance(stream, dict) else None
+    if not isinstance(response, str):
+        return None
+    return (event.caller.uid, event.client, event.session_id, response)
+
 
 class ResponseStreams:
     """The enricher: adds `stream` to AfterModel events."""
@@ -79,6 +104,9 @@ class ResponseStreams:
     def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
         if event.event not in STREAM_EVENTS:
             return event
+        held = event.facts.get("stream")
+        if isinstance(held, dict):  # a rewritten chunk decided again (hookd.policy.redecide): see `replaced`
+            return replace(event, facts={**event.facts, "stream": replaced(held, event.payload.get("llm_response"))})
         response = event.facts.get(RESPONSE_FACT)
         if not isinstance(response, str) or not response:
             response = jsonstrict.digest(event.payload.get("llm_request"))  # as the parse step names it
@@ -96,6 +124,15 @@ class ResponseStreams:
         }
         facts = {name: value for name, value in event.facts.items() if name != RESPONSE_FACT}
         return replace(event, facts={**facts, "stream": stream})
+
+
+def replaced(stream: dict[str, JSON], response: JSON) -> dict[str, JSON]:
+    """`stream` with its chunk replaced by `response`'s text, as the user reads the response when a policy
+    rewrites the chunk; the kept text stays what the model sent (its next chunk follows that)."""
+    text, old = stream.get("text"), stream.get("chunk")
+    before = text[: len(text) - len(old)] if isinstance(text, str) and isinstance(old, str) else ""
+    chunk = chunk_text(response)
+    return {**stream, "text": before + chunk, "chunk": chunk}
 
 
 def chunk_text(response: JSON) -> str:

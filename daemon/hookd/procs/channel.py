@@ -8,11 +8,15 @@ The channel between them is a socketpair of newline-delimited JSON:
                    the daemon's writer numbers and seals it without decoding it
                    {"t": "s", "requests": N, "errors": {code: N}, "dropped": N, "lane": N}   since the last
                                                         one, each second ("lane": requests the lane took)
+                   {"t": "st", "k": [uid, client, session, response], "x": TEXT, "cut": B, "f": B, "c": [...]}
+                                                        the lane, before it answers a streamed chunk: the
+                                                        chunk's text (its end), for the daemon's copy of the
+                                                        open responses' texts, and the chunk's counts
   daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
                    {"t": "ack", "n": N}                 N more records are in the daemon's log queue
 The daemon hands the configuration over on the worker's stdin (a pickle of `Config`: the same program,
-the same user). A worker that dies is started again after a pause; its end of the channel closing tells
-the daemon.
+the same user), and to the lane, after it, its copy of the open responses' texts (hookd.enrich.stream,
+`Kept`). A worker that dies is started again after a pause; its end of the channel closing tells the daemon.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Awaitable
 
-from hookd.assembly import build_pipeline, load_policy_set
+from hookd.assembly import build_pipeline, enrichers, load_policy_set
 from hookd.audit.chain import Encoded, kept
 from hookd.audit.ids import decision_ids
 from hookd.audit.mask import Masker
@@ -27,23 +27,26 @@ from hookd.audit.streams import StreamRecords
 from hookd.audit.writer import wait_for_records
 from hookd.config import Config
 from hookd.decide import Decider
+from hookd.enrich.stream import MAX_TEXT, MemoryTexts, key_of
 from hookd.errors import HookdError, Unavailable
 from hookd.lane import Lane
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import JSON, Deadline, Handled, PolicySet
+from hookd.types import JSON, Deadline, Handled, PolicySet, settled
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
 UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
+TEXTS_SENT = 4096  # chunks counted with their text, not yet flushed, remembered at most
+TEXT_LINE_BYTES = 64 * 1024  # a chunk's text line at most: an empty unix socket buffer (>= 208 KiB) takes it
 _PR_SET_PDEATHSIG = 1
 
 
 class WorkerProcess:
     """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
 
-    def __init__(self, config: Config, index: int, *, lane: bool = False) -> None:
+    def __init__(self, config: Config, index: int, *, lane: bool = False, texts: MemoryTexts | None = None) -> None:
         self.config = config
         self.index = index
         self.is_lane = lane
@@ -51,9 +54,13 @@ class WorkerProcess:
         self.stats = ServerStats(self._counted.set)
         self._sent_requests = self._sent_dropped = 0
         self._sent_errors: dict[str, int] = {}
+        # The lane's streamed texts: those the daemon kept of the lane before it, when this one replaces it.
+        steps = enrichers(config, texts) if texts is not None else None
         self.pipeline, self.policy_set = build_pipeline(
-            config, self._load_policy_set(wait=True), ids=decision_ids(index, config.processes)
+            config, self._load_policy_set(wait=True), ids=decision_ids(index, config.processes), steps=steps
         )
+        self._channel: asyncio.StreamWriter | None = None
+        self._text_sent: dict[str, bool] = {}  # the chunks whose decision was counted with their text
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
@@ -83,7 +90,7 @@ class WorkerProcess:
         if self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             return self._record_with_room(handled, via, deadline)
         self.rollout.offer(Pending(handled, time.time(), via))
-        return None
+        return self._keep_text(handled)
 
     async def _record_with_room(self, handled: Handled, via: str, deadline: Deadline) -> None:
         if not await self._room_for_a_record(deadline):
@@ -92,6 +99,23 @@ class WorkerProcess:
             self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), via))
             raise Unavailable(why)
         self.rollout.offer(Pending(handled, time.time(), via))
+        await settled(self._keep_text(handled))
+
+    def _keep_text(self, handled: Handled) -> Awaitable[None] | None:
+        """The lane sends the daemon each streamed chunk's text before it replies: the daemon keeps what a lane
+        started again needs (hookd.enrich.stream, `Kept`). The reply waits when the line is not all in the
+        daemon's socket yet (the channel's buffer holds some)."""
+        key = key_of(handled.event)
+        stream = handled.event.facts.get("stream")
+        if not self.is_lane or key is None or self._channel is None or not isinstance(stream, dict):
+            return None
+        chunk = stream.get("chunk")
+        text = chunk if isinstance(chunk, str) else ""
+        self._channel.write(text_line(list(key), text, stream.get("final") is True, _counted(handled)))
+        self._text_sent[handled.decision_id] = True
+        if len(self._text_sent) > TEXTS_SENT:  # records the full queue dropped are never flushed
+            del self._text_sent[next(iter(self._text_sent))]
+        return self._channel.drain() if self._channel.transport.get_write_buffer_size() else None
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
         """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue. False when
@@ -125,6 +149,7 @@ class WorkerProcess:
         loop.add_signal_handler(signal.SIGINT, lambda: None)
         loop.add_signal_handler(signal.SIGHUP, lambda: None)
         reader, writer = await asyncio.open_unix_connection(sock=channel)
+        self._channel = writer
         if listener is None:
             await self.server.start()
         else:
@@ -168,7 +193,8 @@ class WorkerProcess:
             if len(written) == 1 and written[0] is pending:  # no chunk: its own record, counted with it
                 self._send_records(writer, written, counted=True)
                 continue
-            writer.write(line({"t": "c", "c": _counted(pending)}))  # each chunk's decision is counted
+            if not self._text_sent.pop(pending.handled.decision_id, False):  # counted with its text, else now
+                writer.write(line({"t": "c", "c": _counted(pending)}))  # each chunk's decision is counted
             self._send_records(writer, written)
 
     def _send_records(self, writer: asyncio.StreamWriter, pendings: list[Pending], *, counted: bool = False) -> None:
@@ -245,9 +271,22 @@ class WorkerProcess:
             log.info("worker_reloaded", worker=self.index, revision=served.status().revision)
 
 
-def _counted(pending: Pending) -> list[JSON]:
+def text_line(key: list[JSON], text: str, final: bool, counts: list[JSON]) -> bytes:
+    """The `st` line of a streamed chunk: its text's end, at most MAX_TEXT characters and TEXT_LINE_BYTES
+    bytes, so that it fits at once in the channel's socket buffer (the reply waits for the rest otherwise).
+    A shorter end still holds any secret that began in an earlier chunk; `cut` says more was dropped."""
+    kept = text[-MAX_TEXT:]
+    while True:
+        encoded = line({"t": "st", "k": key, "x": kept, "cut": len(kept) < len(text), "f": final, "c": counts})
+        if len(encoded) <= TEXT_LINE_BYTES or not kept:
+            return encoded
+        keep = len(kept) * (TEXT_LINE_BYTES - 256) // len(encoded)  # at least 5,400 characters: 12 bytes a char
+        kept = kept[-keep:] if keep else ""
+
+
+def _counted(pending: Pending | Handled) -> list[JSON]:
     """What the daemon's metrics count of one decision."""
-    handled = pending.handled
+    handled = pending.handled if isinstance(pending, Pending) else pending
     return [handled.event.event.value, handled.decision.outcome.name, handled.latency_ms, handled.engine_error]
 
 
@@ -277,14 +316,18 @@ def main(argv: list[str]) -> int:
     index, listen_fd, channel_fd, parent = (int(a) for a in argv)
     if not die_with(parent):
         return 1
-    config: Config = pickle.loads(sys.stdin.buffer.read())  # written by the daemon that started this process
+    given = sys.stdin.buffer  # written by the daemon that started this process
+    config: Config = pickle.load(given)
+    texts = MemoryTexts()
+    if listen_fd < 0:  # the lane: the texts of the responses its predecessor left open
+        texts.seed(pickle.load(given))
     configure_logging(config.daemon.log_level)
     listener = socket.socket(fileno=listen_fd) if listen_fd >= 0 else None
     channel = socket.socket(fileno=channel_fd)
     if listener is None:
         lower_priority()
     try:
-        worker = WorkerProcess(config, index, lane=listener is None)
+        worker = WorkerProcess(config, index, lane=listener is None, texts=texts if listener is None else None)
     except HookdError as exc:
         log.error("worker_start_failed", worker=index, error=str(exc))
         return 1

@@ -19,6 +19,7 @@ from hookd.audit.chain import Encoded
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
+from hookd.enrich.stream import MemoryTexts
 from hookd.procs.channel import STOP_TIMEOUT_S, line, log
 from hookd.rollout.relay import Receive, entry_limit
 from hookd.runtime import isolated
@@ -69,6 +70,7 @@ class WorkerPool:
         self._respawns: set[asyncio.Task[None]] = set()
         self._stopping = False
         self.restarts = 0
+        self.texts = MemoryTexts()  # what the lane streamed so far, for a lane started again (hookd.enrich.stream)
         self.lane_requests = 0  # heavy requests the lane took (the daemon's and the workers' forwards)
 
     @property
@@ -104,6 +106,8 @@ class WorkerPool:
             )  # fmt: skip
             assert process.stdin is not None
             process.stdin.write(pickle.dumps(self.config))
+            if index == self.lane_index:  # the open responses' texts, which the lane goes on from
+                process.stdin.write(pickle.dumps(self.texts.kept()))
             await process.stdin.drain()
             process.stdin.close()
             reader, writer = await asyncio.open_unix_connection(sock=ours.dup(), limit=self._line_limit)
@@ -160,6 +164,11 @@ class WorkerPool:
                 self._count(message["c"])
             self._rollout(message)
         elif kind == "c":
+            self._count(message["c"])
+        elif kind == "st" and running.index == self.lane_index:
+            uid, client, session, response = message["k"]
+            key = (int(uid), str(client), str(session), str(response))
+            self.texts.add(key, str(message["x"]), bool(message["f"]), bool(message["cut"]))
             self._count(message["c"])
         elif kind == "s":
             self._stats.requests += int(message["requests"])

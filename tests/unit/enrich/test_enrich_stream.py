@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hookd.enrich.stream import RESPONSE_FACT, MemoryTexts, ResponseStreams, chunk_text, finished
@@ -86,3 +87,14 @@ def test_other_events_pass_unchanged_and_odd_chunks_have_no_text() -> None:
     assert chunk_text(None) == "" and chunk_text({"candidates": []}) == ""
     assert chunk_text({"candidates": [{"content": {"parts": [{"text": "a"}, {"functionCall": {}}, "b"]}}]}) == "ab"
     assert not finished({"candidates": [{}]}) and finished({"candidates": [{"finishReason": "STOP"}]})
+
+
+def test_a_rewritten_chunk_decided_again_replaces_the_chunk_and_leaves_the_kept_text() -> None:
+    streams = ResponseStreams()
+    stream(streams, Event.AFTER_MODEL, "AKIA")
+    decided = streams(event(Event.AFTER_MODEL, "safe"))
+    rewritten = replace(decided, payload={**decided.payload, "llm_response": event(Event.AFTER_MODEL, "IOSF").payload[
+        "llm_response"]})  # fmt: skip
+    again = streams(rewritten).facts["stream"]
+    assert (again["text"], again["chunk"], again["index"]) == ("AKIAIOSF", "IOSF", 2)  # as the user reads it
+    assert stream(streams, Event.AFTER_MODEL, "x")["text"] == "AKIAsafex"  # what the model sent is kept

@@ -44,10 +44,17 @@ REGO_BOOTSTRAP = (
     f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); sys.path.append({{regorus_parent!r}}); "
     "from hookd.engines.rego.evaluator import main; main()"
 )
-KILL_GRACE = 0.05
+EXIT_GRACE = 0.05  # a worker that closed its channel (a crash: rare) is waited for this long, to say how it ended
 STDERR_TAIL = 4000
 MAX_ANSWER_BYTES = 1 << 20  # one answer frame from a worker: its verdicts, patches, errors
 PIPE_BYTES = 1 << 20  # the request pipe's size: /proc/sys/fs/pipe-max-size's default
+# A call whose worker has burnt this much CPU is one policy's loop, not a decision (those take milliseconds;
+# a policy building a 60 MB verdict, 0.1-0.2 s): the worker drops to the lowest CPU priority until its
+# deadline, so that on a busy CPU the daemon and the other sessions' workers run first; it still runs on an
+# idle one, and is replaced after the call (a priority cannot be raised back).
+DEMOTE_AFTER_CPU_S = 0.5
+DEMOTED_NICE = 19
+_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +139,8 @@ class PolicyWorker:
         self.ready: dict[str, Any] = {}
         self.kind = "Python" if rego is None else "Rego"
         self.pid = self.proc.pid
+        self.demoted = False  # running at DEMOTED_NICE: replaced after its call
+        self._watching: asyncio.TimerHandle | None = None
         self._init = frames.encode(  # sent by wait_ready*: a large set must not block the loop on a full pipe
             {
                 "scratch": self.scratch,
@@ -188,11 +197,41 @@ class PolicyWorker:
             return self._accept_ready(await self._read_frame())
 
     async def call(self, request: Mapping[str, JSON], document: Mapping[str, JSON]) -> dict[str, Any]:
+        """The worker's answer; `retire` set in it when the call overran into demotion (DEMOTE_AFTER_CPU_S)."""
         await self._send(frames.encode(request) + frames.encode(document))
-        answer = await self._read_frame()
+        self._watching = asyncio.get_running_loop().call_later(DEMOTE_AFTER_CPU_S, self._watch, self._cpu_seconds())
+        try:
+            answer = await self._read_frame()
+        finally:
+            if self._watching is not None:
+                self._watching.cancel()
         if answer.get("id") != request["id"]:
             raise WorkerGone(f"answered request {answer.get('id')!r}, expected {request['id']}")
-        return answer
+        return {**answer, "retire": True} if self.demoted else answer
+
+    def _watch(self, cpu_at_start: float) -> None:
+        """Demote the worker once this call has burnt DEMOTE_AFTER_CPU_S of CPU (checked as often: a call
+        that waits for the CPU on a busy box is not one that burns it)."""
+        used = self._cpu_seconds() - cpu_at_start
+        if used < DEMOTE_AFTER_CPU_S:
+            self._watching = asyncio.get_running_loop().call_later(DEMOTE_AFTER_CPU_S - used, self._watch, cpu_at_start)
+            return
+        try:
+            os.setpriority(os.PRIO_PROCESS, self.pid, DEMOTED_NICE)
+        except OSError as exc:
+            log.warning("policy_worker_not_demoted", worker=self.pid, error=exc.strerror or str(exc))
+            return
+        self.demoted = True
+        log.info("policy_worker_demoted", worker=self.pid, kind=self.kind, cpu_ms=round(used * 1000))
+
+    def _cpu_seconds(self) -> float:
+        """The worker's user and system CPU time so far (0 when it is gone: then the call fails anyway)."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / _TICKS
 
     async def _send(self, data: bytes) -> None:
         view = memoryview(data)
@@ -255,7 +294,7 @@ class PolicyWorker:
         code = self.proc.poll()
         if code is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                code = self.proc.wait(KILL_GRACE)
+                code = self.proc.wait(EXIT_GRACE)
         if code is None:
             return "closed its channel"
         return f"exited with signal {-code}" if code < 0 else f"exited with status {code}"
@@ -276,8 +315,10 @@ class PolicyWorker:
 def kill_worker(proc: subprocess.Popen[bytes], scratch: str, stderr: IO[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         proc.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(KILL_GRACE)  # a killed worker is gone in microseconds; a slow one is reaped by a later Popen
+    # Never waited for: this runs on the event loop, and on a busy CPU a killed worker (a demoted one the more)
+    # exits only when it is next scheduled, which held every session up to the 50 ms this used to wait. One
+    # that has not exited yet is reaped by a later Popen (subprocess keeps it in its list of children to reap).
+    proc.poll()
     for stream in (proc.stdin, proc.stdout, stderr):
         with contextlib.suppress(OSError):
             if stream is not None:

@@ -139,3 +139,36 @@ def test_a_policy_that_does_not_compile_is_refused_in_one_line(tmp_path: Path) -
     (tmp_path / "p" / "broken.rego").write_text("package hookd.broken\n\ndeny contains x if {\n")
     with pytest.raises(PolicyLoadError, match=r"^broken.rego: .*broken.rego:4:1"):  # as the embedded engine says
         rego_engine(config(), tmp_path / "p")
+
+
+def nice_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        return int(stat.read().rsplit(b")", 1)[1].split()[16])
+
+
+def test_a_worker_that_burns_the_cpu_drops_to_the_lowest_priority_and_is_replaced(tmp_path: Path) -> None:
+    """A call that burns more CPU than any decision (DEMOTE_AFTER_CPU_S) is one policy's loop: its worker drops
+    to nice 19 so that on a busy CPU everyone else runs first (on an idle one it still runs), and is replaced
+    after the call, answered or cut at the deadline (its priority cannot be raised back)."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "slow.rego").write_text(SLOW)  # seconds of CPU
+    engine = rego_engine(config(), tmp_path / "p")
+    assert isinstance(engine, RegoIsolatedEngine)
+
+    async def go() -> tuple[list[object], set[int], int]:
+        before = set(engine.worker_pids())
+        assert {nice_of(pid) for pid in before} == {os.getpriority(os.PRIO_PROCESS, 0)}
+        slow = asyncio.ensure_future(answer(engine, shell("sleep 1", session="slow", deadline=5)))
+        demoted: set[int] = set()
+        while not demoted and not slow.done():
+            await asyncio.sleep(0.02)
+            demoted = {pid for pid in before if nice_of(pid) == 19}
+        results = await slow
+        replaced = engine.replaced
+        await engine.aclose()
+        return results, demoted, replaced
+
+    results, demoted, replaced = asyncio.run(go())
+    assert len(demoted) == 1 and replaced == 1, (demoted, replaced)
+    (result,) = results  # its own answer, or the fail mode at the deadline (a busy CPU starves a demoted loop)
+    assert (isinstance(result, Verdict) and result.message == "slow") or isinstance(result, EngineTimeout), result

@@ -1,0 +1,119 @@
+"""Where a streamed chunk's CPU goes: the daemon's and the lane's CPU per AfterModel chunk, each apart, sent
+straight over the hook socket (no agent, no shim: what hookd spends and nothing else).
+
+One `hookd serve` of its own with the default policies (`policies/`, whose model_secrets reads every chunk);
+answers of `--chunks` chunks (a few words each, the last with finishReason), each chunk carrying a
+conversation of `--size` bytes (`llm_request`) serialised as Gemini CLI serialises it (no spaces: the
+conversation read once per response, hookd.dialects.repeated), one request after the other as Gemini sends them.
+Reported per answer: wall ms per chunk, and CPU ms per chunk of the daemon and of the lane (schedstat, exact).
+`--no-lane` runs the daemon with `[daemon] lane = false` (every chunk decided in the daemon: the cost of one
+process per chunk); `--tree DIR` runs another checkout's code and policies (`PYTHONPATH=DIR/daemon`).
+
+Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3] [--no-lane] [--tree DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gemini_stream import prompt  # bench/ holds no package: its scripts import each other
+from run import ROOT, children, cpu_seconds, settled
+
+from hookd import wire
+
+TIMEOUT_S = 10.0
+
+
+def chunk(session: str, n: int, chunks: int, request: object) -> bytes:
+    candidate: dict[str, object] = {"content": {"role": "model", "parts": [{"text": f"word{n} and more "}]}, "index": 0}
+    if n == chunks - 1:
+        candidate["finishReason"] = "STOP"
+    payload = {
+        "session_id": session,
+        "hook_event_name": "AfterModel",
+        "llm_request": request,
+        "llm_response": {"candidates": [candidate]},
+    }
+    header = {"client": "gemini", "event": "AfterModel", "cwd": "/tmp", "ppid": os.getpid(), "env": {}}
+    return wire.encode_request(header, json.dumps(payload, separators=(",", ":")).encode())
+
+
+def ask(path: str, frame: bytes) -> bytes:
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(TIMEOUT_S)
+        sock.connect(path)
+        sock.sendall(frame)
+        reply = b""
+        while data := sock.recv(65536):
+            reply += data
+    decoded = wire.decode_reply(reply)
+    if decoded.status is not wire.Status.OK or b"continue" in decoded.stdout:
+        raise SystemExit(f"not an allowed chunk: {reply[:300]!r}")
+    return reply
+
+
+def serve(tree: Path, runtime: Path, log: Path, lane: bool) -> subprocess.Popen[bytes]:
+    runtime.mkdir(parents=True, mode=0o700)
+    config = runtime / "bench.toml"
+    config.write_text(f"[daemon]\nworkers = 1\nlane = {'true' if lane else 'false'}\n")
+    env = {**os.environ, "XDG_STATE_HOME": str(runtime / "state"), "PYTHONPATH": str(tree / "daemon")}
+    cmd = [sys.executable, "-m", "hookd", "--config", str(config), "serve", "--policies", str(tree / "policies"),
+           "--runtime-dir", str(runtime)]  # fmt: skip
+    with log.open("wb") as out:
+        daemon = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and daemon.poll() is None:
+        text = log.read_text()
+        if '"serving"' in text and (not lane or '"lane_serving"' in text):
+            return daemon
+        time.sleep(0.05)
+    daemon.kill()
+    raise SystemExit(f"daemon did not start:\n{log.read_text()}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=100 * 1024)
+    parser.add_argument("--chunks", type=int, default=200)
+    parser.add_argument("--answers", type=int, default=3)
+    parser.add_argument("--no-lane", action="store_true")
+    parser.add_argument("--tree", type=Path, default=ROOT)
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="hkdsc", dir="/tmp"))
+    daemon = serve(args.tree.resolve(), scratch / "run", scratch / "daemon.log", not args.no_lane)
+    try:
+        settled(daemon.pid)
+        path = str(scratch / "run" / "hook.sock")
+        for answer in range(args.answers):
+            request = {
+                "model": "m",
+                "contents": [{"role": "user", "parts": [{"text": prompt(args.size) + str(answer)}]}],
+            }
+            frames = [chunk(f"s{answer}", n, args.chunks, request) for n in range(args.chunks)]
+            lanes = children(daemon.pid)
+            before = cpu_seconds([daemon.pid]), cpu_seconds(lanes)
+            start = time.perf_counter()
+            for frame in frames:
+                ask(path, frame)
+            wall = time.perf_counter() - start
+            spent = cpu_seconds([daemon.pid]) - before[0], cpu_seconds(lanes) - before[1]
+            per = [1000 * s / args.chunks for s in spent]
+            print(f"answer {answer + 1}: {1000 * wall / args.chunks:.2f} ms/chunk wall; CPU ms/chunk: daemon "
+                  f"{per[0]:.3f}, lane {per[1]:.3f}, both {sum(per):.3f}")  # fmt: skip
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
