@@ -166,6 +166,8 @@ class ProtectedSet:
 
 
 _EXPORTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
+# Wrappers that run a command as another user: it reads that user's home, not the caller's.
+_SWITCH_USER = frozenset({"sudo", "doas", "su", "runuser", "setpriv", "pkexec"})
 
 
 def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
@@ -189,8 +191,12 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
         argv = [str(w) for w in command.get("argv") or []]
         env = command.get("env")
         assigned = {**line_set, **({str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {})}
+        wrappers = command.get("wrappers")
+        other_user = bool(command.get("sudo")) or not _SWITCH_USER.isdisjoint(wrappers or ())
         for spec, at in agents_started(str(command.get("name") or ""), argv, AGENTS):
             why = unguarded_start(spec, argv[at + 1 :], assigned, current, event.cwd)
+            if other_user and not why:
+                why = "run as another user it reads that user's settings, not the ones that hold hookd's hooks"
             if why:
                 starts.append({"program": argv[at], "agent": spec.title, "why": why})
     return starts

@@ -401,6 +401,10 @@ UNGUARDED_STARTS = [
     "QWEN_HOME=/tmp/x qwen -p x",
     "COPILOT_HOME=/tmp/x copilot -p x",
     "HOME=/tmp/x droid exec x",
+    # another user's home holds other settings
+    "sudo -u nobody opencode run x",
+    "su nobody -c 'claude -p x'",
+    "runuser -u nobody -- codex exec x",
     'droid exec --settings \'{"hooks":{"hooksDisabled":true}}\' x',
     "FACTORY_HOME_OVERRIDE=/tmp/x droid exec x",
 ]
