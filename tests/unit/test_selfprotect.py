@@ -448,6 +448,14 @@ def test_a_nested_agent_started_as_it_is_stays_allowed(world: tuple[Path, Path])
         assert outcome == "allow", (command, reason)
 
 
+def test_a_settings_path_that_is_no_regular_file_is_denied_without_blocking(world: tuple[Path, Path]) -> None:
+    """A FIFO (or a device) named as settings is never read: the daemon must not wait on it."""
+    home, project = world
+    os.mkfifo(project / "pipe.json")
+    lines = ["claude -p --settings pipe.json x", "claude -p --settings /dev/zero x"]
+    assert [o for o, _ in shell_decisions(home, project, lines)] == ["deny", "deny"]
+
+
 def test_every_declared_switch_is_denied_for_every_agent(world: tuple[Path, Path]) -> None:
     """What each agent's module declares is what is enforced: every hooks-off variable and every variable
     that moves its settings, on each of its process names."""

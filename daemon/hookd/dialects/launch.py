@@ -9,6 +9,8 @@ module reads one command's argv and the variables the line sets for it against t
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -108,6 +110,24 @@ def _switches_off(spec: AgentSpec, option: Option, value: str, cwd: str) -> bool
     return any(dotted(doc, key) is not MISSING and dotted(doc, key) == off for key, off in switches.items())
 
 
+def _regular_file_text(path: Path) -> str | None:
+    """A regular file's text; None for anything else: a FIFO or a device named here must not block or
+    flood the daemon (opened without blocking, judged by fstat before any read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(_MAX_SETTINGS_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
+
+
 def _related(key: str, switch: str) -> bool:
     return key == switch or switch.startswith(key + ".") or key.startswith(switch + ".")
 
@@ -116,11 +136,7 @@ def _settings(value: str, cwd: str) -> Mapping[str, Any] | None:
     """An option's settings: inline JSON, or the JSON file it names; None when neither can be read."""
     text = value.strip()
     if not text.startswith("{"):
-        try:
-            with (Path(cwd) / text).open("rb") as handle:
-                text = handle.read(_MAX_SETTINGS_BYTES).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+        text = _regular_file_text(Path(cwd) / text) or ""
     try:
         doc = json.loads(text)
     except ValueError:
