@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.discards import discard_effects
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.facts import is_unresolved as _dynamic
@@ -129,6 +130,7 @@ def git_effects(
     rest = argv[sub_index + 1 :]
     _subcommand_runs(sub, rest, run, model)
     _files(sub, rest, place, model)
+    discard_effects(sub, argv, sub_index, place, model)
     return run
 
 
