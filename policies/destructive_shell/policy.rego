@@ -5,7 +5,7 @@
 # What a line does is judged on input.effects (docs/policies.md, "The effect model"): which program deletes,
 # throws work away (git's `discards` in git.json), writes a device, powers off, raises privileges or runs
 # downloaded code is the effect catalogue's data (daemon/hookd/enrich/effects/data), never a name here. The
-# eval/source and inline-code rules still read the parsed command list (input.shell.commands);
+# inline-code rule still reads the parsed command list (input.shell.commands);
 # tests/unit/enrich/test_policies_judge_effects.py lists the names left. Never the tool name: the same rules
 # hold for every agent's shell tool.
 #
@@ -25,15 +25,13 @@
 package hookd.destructive_shell
 
 # Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): an effect of
-# interest (a write, delete or mode change, work thrown away, unknown code or a flow, a device, a privilege,
-# an executing config key, a signal), eval/source, a program word with an
-# expansion, inline code, a redirect onto a file, a wrapper, or a `{` in the text (the fork bomb); and
-# always when the command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
+# interest (a write, delete or mode change, work thrown away, unknown code or a flow, code built at run time,
+# a device, a privilege, an executing config key, a signal), inline code, a redirect onto a file, a wrapper,
+# or a `{` in the text (the fork bomb); and always when the command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["shell"],
-	"commands": ["eval", "source", "."],
-	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
+	"shell": ["inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
 	"text": ["{"],
 }
 
@@ -58,26 +56,6 @@ ask contains {"id": "unparsable-shell", "reason": "hookd received no parsed form
 	not input.shell.parse_error == true
 	not is_array(object.get(input, ["shell", "commands"], null)) # `not is_array(input.x)` is false in OPA when input.x is undefined
 	_shell
-}
-
-# What runs is not on the command line: a command word built by a substitution or a variable not
-# set on the line (`$(echo rm) -rf ~`, `${SHELL:-bash} -c …`), `eval`/`source` of one.
-ask contains {"id": "dynamic-command", "reason": reason} if {
-	some c in input.shell.commands
-	true in [contains(c.argv[0], "$"), contains(c.argv[0], "`"), c.name in {"eval", "source", "."}] # gate: 3 calls less a command
-	_dynamic_program(c)
-	_shell
-	reason := sprintf("the program %q is only known when the shell runs it; review it before it runs", [concat(" ", c.argv)])
-}
-
-_dynamic_program(c) if contains(c.argv[0], "$")
-
-_dynamic_program(c) if contains(c.argv[0], "`")
-
-_dynamic_program(c) if {
-	c.name in {"eval", "source", "."}
-	some tok in array.slice(c.argv, 1, count(c.argv))
-	true in [contains(tok, "$"), contains(tok, "`")]
 }
 
 # Inline interpreter code (input.shell.commands[].inline): Python is read with its own parser and its
@@ -417,9 +395,21 @@ _through_words := {"stdin": "its standard input", "substitution": "a substitutio
 
 _flow_verbs := {"fetch": "download", "decode": "decode"}
 
-# Code that cannot be known before it runs: a shell's stdin from another program's output, a process
-# substitution, a file the line wrote otherwise, a command held in a variable, git's hooks path moved,
-# `--exec-path`: asked (unknown_code in data.json: "ask", or "allow" to turn it off).
+# What runs is built when the shell runs it (`built`): a program word made by a substitution or a variable
+# not set on the line (`$(echo rm) -rf ~`, `${SHELL:-bash} -c …`), shell code handed as an expansion
+# (`eval "$x"`, `sh -c "$x"`), a script named by one (`source "$F"`); variables set earlier on the line are
+# followed first.
+_effect_ask contains {"id": "dynamic-command", "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	e.op == "exec"
+	e.built == true
+	reason := sprintf("what %s runs (%s) is only known when the shell runs it; review it before it runs", [e.program, _unknown_what(e)])
+}
+
+# Code that cannot be known before it runs otherwise: a shell's stdin from another program's output, a
+# process substitution, a file the line wrote otherwise, git's hooks path moved, `--exec-path`: asked
+# (unknown_code in data.json: "ask", or "allow" to turn it off).
 _effect_ask contains {"id": "unknown-code", "reason": reason} if {
 	"exec" in _effect_ops
 	_cfg.unknown_code == "ask"
@@ -428,6 +418,7 @@ _effect_ask contains {"id": "unknown-code", "reason": reason} if {
 	e.known == false
 	not object.get(e, "flow", "") in {"fetch", "decode"}
 	not e.deferred == true
+	not e.built == true
 	reason := sprintf("%s runs code hookd cannot see before it runs (%s); review it", [e.program, _unknown_what(e)])
 }
 

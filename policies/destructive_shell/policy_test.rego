@@ -93,9 +93,8 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing_is_before_tool_shell if {
-	object.remove(routing, ["commands", "shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
-	"eval" in routing.commands
-	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
+	object.remove(routing, ["shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
+	routing.shell == ["inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
 	routing.text == ["{"]
 }
 
@@ -291,4 +290,11 @@ test_executing_config_write_is_asked if {
 	_s := ask with input as _effect_input([{"op": "write", "path": "/home/u/.gitconfig", "known": true, "program": "git", "via": "shell", "key": "core.pager", "executes": true, "value": "sh -c x"}])
 	some v in _s
 	v.id == "exec-config"
+}
+
+test_code_built_at_run_time_is_asked if {
+	i := _effect_input([{"op": "exec", "path": "", "known": false, "built": true, "program": "eval", "via": "shell", "code": {"lang": "sh", "text": "$cmd"}}])
+	_t_ask(i) == {"dynamic-command"}
+	count(_t_deny(i)) == 0
+	_t_allowed(_effect_input([{"op": "exec", "path": "", "known": true, "program": "eval", "via": "shell", "code": {"lang": "sh", "text": "echo hi"}}]))
 }

@@ -23,13 +23,12 @@ EFFECT_OPS = {
     "list",
 }  # fmt: skip
 
-# What destructive_shell still matches by name, family by family, until each is judged on effects:
-# eval/source/. of an expansion (dynamic-command), and the languages of inline code (`inline_capabilities`, a
-# pattern per language, and python's own parse). It may only shrink: a name removed from the policy must leave
-# this list too.
+# What destructive_shell still matches by name, family by family, until each is judged on effects: the
+# languages of inline code (`inline_capabilities`, a pattern per language, and python's own parse). It may only
+# shrink: a name removed from the policy must leave this list too.
 STILL_BY_NAME = {
     "destructive_shell": {
-        ".", "source", "python", "awk", "gawk", "mawk", "nawk", "deno", "node", "perl", "ruby", "sed",
+        "python", "awk", "gawk", "mawk", "nawk", "deno", "node", "perl", "ruby", "sed",
     },
 }  # fmt: skip
 

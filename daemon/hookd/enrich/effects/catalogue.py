@@ -22,8 +22,9 @@ DATA = Path(__file__).parent / "data"
 class Hook:
     """Where a program takes what it runs: `kind` is `option` (an option's value, after `prefix`), `operand`
     (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`),
-    `argv-code` (the words after `subcommands` are code); `code` says the value is code in `lang`
-    rather than a command line."""
+    `argv-code` (the words after `subcommands` are code), `words` (every word after the program, options
+    too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
+    `same_shell`: the calling shell runs it itself (the shell builder walks it in place)."""
 
     kind: str
     option: str = ""
@@ -33,6 +34,7 @@ class Hook:
     index: int = 0
     name: str = ""
     subcommands: tuple[str, ...] = ()
+    same_shell: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,7 @@ def _hooks(items: Any) -> tuple[Hook, ...]:
                 index=int(item.get("index", 0)),
                 name=str(item.get("name", "")),
                 subcommands=tuple(item.get("subcommands", ())),
+                same_shell=bool(item.get("same_shell", False)),
             )
         )
     return tuple(hooks)
