@@ -4,10 +4,9 @@
 #
 # What a line does is judged on input.effects (docs/policies.md, "The effect model"): which program deletes,
 # throws work away (git's `discards` in git.json), writes a device, powers off, raises privileges or runs
-# downloaded code is the effect catalogue's data (daemon/hookd/enrich/effects/data), never a name here. The
-# inline-code rule still reads the parsed command list (input.shell.commands);
-# tests/unit/enrich/test_policies_judge_effects.py lists the names left. Never the tool name: the same rules
-# hold for every agent's shell tool.
+# downloaded code, or what inline code in another language does, is the effect catalogue's data
+# (daemon/hookd/enrich/effects/data), never a name here (tests/unit/enrich/test_policies_judge_effects.py).
+# Never the tool name: the same rules hold for every agent's shell tool.
 #
 # Decisions worth knowing:
 # * a privilege is `ask` (hookd turns ask into deny in headless sessions); what a privileged command
@@ -26,12 +25,12 @@ package hookd.destructive_shell
 
 # Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): an effect of
 # interest (a write, delete or mode change, work thrown away, unknown code or a flow, code built at run time,
-# a device, a privilege, an executing config key, a signal), inline code, a redirect onto a file, a wrapper,
-# or a `{` in the text (the fork bomb); and always when the command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
+# inline code hookd cannot follow, a device, a privilege, an executing config key, a signal), a redirect onto a
+# file, a wrapper, or a `{` in the text (the fork bomb); and always when the command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["shell"],
-	"shell": ["inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
+	"shell": ["redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
 	"text": ["{"],
 }
 
@@ -56,29 +55,6 @@ ask contains {"id": "unparsable-shell", "reason": "hookd received no parsed form
 	not input.shell.parse_error == true
 	not is_array(object.get(input, ["shell", "commands"], null)) # `not is_array(input.x)` is false in OPA when input.x is undefined
 	_shell
-}
-
-# Inline interpreter code (input.shell.commands[].inline): Python is read with its own parser and its
-# effects are commands judged as such; what it builds at run time (exec, eval, …) or code in a language
-# without a parser here is asked when it can reach the system (data.destructive_shell.inline_capabilities,
-# a regex per language: configurable, "" for a language asks for all of its inline code).
-ask contains {"id": "inline-code", "reason": reason} if {
-	some c in input.shell.commands
-	c.inline
-	_inline_risky(c.inline)
-	_shell
-	reason := sprintf("%s code run inline (%s) does things hookd cannot follow; review it before it runs", [c.inline.language, c.name])
-}
-
-_inline_risky(code) if {
-	code.language == "python"
-	code.dynamic == true
-}
-
-_inline_risky(code) if {
-	code.language != "python"
-	pattern := object.get(_cfg.inline_capabilities, code.language, "")
-	true in [pattern == "", regex.match(pattern, code.code)] # any of
 }
 
 _parse_error_text := input.shell.error if {
@@ -407,6 +383,25 @@ _effect_ask contains {"id": "dynamic-command", "reason": reason} if {
 	reason := sprintf("what %s runs (%s) is only known when the shell runs it; review it before it runs", [e.program, _unknown_what(e)])
 }
 
+# Code in another language run inline (`awk`, `perl -e`, `python -c`, `sqlite3 db .shell`, a here-document to an
+# interpreter: an exec whose code has a language other than the shell's and a text) that does what hookd cannot
+# follow: the effect model reads the commands it runs as literals as commands of their own, and marks the rest
+# (files written or deleted, sockets, code built at run time, a language it has no table for) `known: false`
+# (languages.json); asked.
+_effect_ask contains {"id": "inline-code", "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	_inline_unknown(e)
+	reason := sprintf("%s code run inline (%s) does things hookd cannot follow; review it before it runs", [e.code.lang, e.program])
+}
+
+_inline_unknown(e) if {
+	e.op == "exec"
+	e.known == false
+	e.code.lang != "sh"
+	e.code.text != ""
+}
+
 # Code that cannot be known before it runs otherwise: a shell's stdin from another program's output, a
 # process substitution, a file the line wrote otherwise, git's hooks path moved, `--exec-path`: asked
 # (unknown_code in data.json: "ask", or "allow" to turn it off).
@@ -419,6 +414,7 @@ _effect_ask contains {"id": "unknown-code", "reason": reason} if {
 	not object.get(e, "flow", "") in {"fetch", "decode"}
 	not e.deferred == true
 	not e.built == true
+	not _inline_unknown(e)
 	reason := sprintf("%s runs code hookd cannot see before it runs (%s); review it", [e.program, _unknown_what(e)])
 }
 

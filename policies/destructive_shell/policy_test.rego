@@ -94,7 +94,7 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 
 test_routing_is_before_tool_shell if {
 	object.remove(routing, ["shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
-	routing.shell == ["inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
+	routing.shell == ["redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
 	routing.text == ["{"]
 }
 
@@ -297,4 +297,11 @@ test_code_built_at_run_time_is_asked if {
 	_t_ask(i) == {"dynamic-command"}
 	count(_t_deny(i)) == 0
 	_t_allowed(_effect_input([{"op": "exec", "path": "", "known": true, "program": "eval", "via": "shell", "code": {"lang": "sh", "text": "echo hi"}}]))
+}
+
+test_inline_code_hookd_cannot_follow_is_asked if {
+	i := _effect_input([{"op": "exec", "path": "", "known": false, "program": "perl", "via": "shell", "code": {"lang": "perl", "text": "unlink $f"}}])
+	_t_ask(i) == {"inline-code"}
+	count(_t_deny(i)) == 0
+	_t_allowed(_effect_input([{"op": "exec", "path": "", "known": true, "program": "awk", "via": "shell", "code": {"lang": "awk", "text": "{print $1}"}}]))
 }

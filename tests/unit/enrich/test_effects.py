@@ -133,8 +133,9 @@ def test_commands_handed_to_programs_are_seen(proj: Path, command: str) -> None:
 
 
 def test_code_handed_to_programs_is_an_exec_effect(proj: Path) -> None:
-    (awk,) = ops("awk 'BEGIN{system(\"id\")}' f", proj, "exec")
+    awk, run = ops("awk 'BEGIN{system(\"id\")}' f", proj, "exec")
     assert awk["code"] == {"lang": "awk", "text": 'BEGIN{system("id")}'}
+    assert run["code"] == {"lang": "sh", "text": "id"}  # the command it runs, as a literal (languages.json)
     assert ops("vim -c ':!id'", proj, "exec")[0]["code"]["lang"] == "vim"
     assert ops("make --eval='$(shell id)'", proj, "exec")[0]["code"]["lang"] == "make"
     assert ops("awk '{print $1}' f", proj, "read")[0]["path"].endswith("/f")  # the program is not a file

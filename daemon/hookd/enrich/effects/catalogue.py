@@ -3,7 +3,8 @@
 source; `gtfobins.json` is derived from GTFOBins (scripts/gtfobins_catalogue.py) and adds, for every
 binary there, where it takes a command or code to run (`runs`) and whether it can read or write files;
 an entry of programs.json replaces the derived `runs` of its program. `git.json` holds git's executing
-configuration keys, environment variables and options."""
+configuration keys, environment variables and options, and what git commands throw away; `languages.json`
+what code in other languages does that reaches the system (hookd.enrich.effects.languages)."""
 
 from __future__ import annotations
 
@@ -217,14 +218,21 @@ class Catalogue:
     """The programs, each built from its data the first time a command names it (a daemon process meets a
     few dozen of the ~700), and git's table."""
 
-    __slots__ = ("_built", "_derived", "_specs", "git", "prefixes")
+    __slots__ = ("_built", "_derived", "_specs", "git", "languages", "prefixes")
 
-    def __init__(self, own: Mapping[str, Any], derived: Mapping[str, Any], git: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        own: Mapping[str, Any],
+        derived: Mapping[str, Any],
+        git: Mapping[str, Any],
+        languages: Mapping[str, Any] | None = None,
+    ) -> None:
         self._specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
         self._derived: Mapping[str, Any] = derived["programs"]
         self._built: dict[str, Program | None] = {}
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
+        self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:
         try:
@@ -260,7 +268,9 @@ def _read(name: str) -> Any:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
-_CATALOGUE = Catalogue(_read("programs.json"), _read("gtfobins.json"), _read("git.json"))  # read once, at import
+_CATALOGUE = Catalogue(
+    _read("programs.json"), _read("gtfobins.json"), _read("git.json"), _read("languages.json")
+)  # read once, at import
 
 
 def catalogue() -> Catalogue:
