@@ -166,11 +166,12 @@ _effect_place(e) := e.glob if {
 # branch is set to another commit too), untracked files (asked), untracked directories or ignored files
 # (denied: new work, .env, local config), a protected remote branch's commits (a forced update) or the
 # branch itself. Changes of named files are not judged here (their paths are, by protected_paths).
-_lost_deny contains {"id": "git-reset-hard", "reason": "git reset --hard is blocked: it throws away uncommitted changes for good; commit or stash them, or use git restore on named files"} if {
+_lost_deny contains {"id": "git-reset-hard", "reason": reason} if {
 	some e in _lost
 	e.what == "uncommitted"
 	e.whole == true
 	e.head == true
+	reason := sprintf("this %s command is blocked: it sets the branch to another commit and throws away every uncommitted change for good; commit or stash them, or restore named files", [e.program])
 }
 
 _lost_deny contains {"id": "git-discard-changes", "reason": reason} if {
