@@ -145,3 +145,10 @@ def test_a_push_deleting_a_branch(proj: Path) -> None:
     ]
     assert [(e["what"], e["ref"]) for e in lost("git push origin :master", proj)] == [("branch", "master")]
     assert lost("git push origin main:feature", proj) == []
+
+
+def test_an_alias_given_for_the_command_is_what_runs(proj: Path) -> None:
+    (reset,) = lost("git -c alias.nuke='reset --har' nuke", proj)
+    assert reset["what"] == "uncommitted" and reset["head"] is True
+    assert lost("git -c alias.co=checkout co .", proj)[0]["whole"] is True
+    assert lost("git -c alias.st=status st", proj) == []
