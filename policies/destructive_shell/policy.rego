@@ -25,12 +25,14 @@ package hookd.destructive_shell
 
 # Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): an effect of
 # interest (a write, delete or mode change, work thrown away, unknown code or a flow, code built at run time,
-# inline code hookd cannot follow, a device, a privilege, an executing config key, a signal), a redirect onto a
-# file, a wrapper, or a `{` in the text (the fork bomb); and always when the command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
+# inline code hookd cannot follow, a device, a privilege, an executing config key, a signal), or a `{` in the
+# text (the fork bomb); and always when the command line could not be parsed. A redirect, a wrapper or inline
+# code are judged by their effects too: `git status`, `ls`, `npm test 2>&1`, `timeout 60 pytest`,
+# `awk '{print $1}' f` are not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["shell"],
-	"shell": ["redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
+	"shell": ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
 	"text": ["{"],
 }
 

@@ -94,7 +94,7 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 
 test_routing_is_before_tool_shell if {
 	object.remove(routing, ["shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
-	routing.shell == ["redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
+	routing.shell == ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
 	routing.text == ["{"]
 }
 
