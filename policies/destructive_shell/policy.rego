@@ -321,6 +321,7 @@ deny contains v if {
 
 deny contains v if {
 	"delete" in _effect_ops
+	count(_lost) > 0 # a plain rm never tries the rules of work thrown away
 	some v in _lost_deny
 }
 
@@ -331,6 +332,7 @@ ask contains v if {
 
 ask contains v if {
 	"delete" in _effect_ops
+	count(_lost) > 0
 	some v in _lost_ask
 }
 
