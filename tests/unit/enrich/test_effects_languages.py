@@ -86,3 +86,14 @@ def test_code_on_an_interpreters_standard_input(tmp_path: Path) -> None:
     (run,) = execs("echo 'print(1)' | python3", tmp_path)
     assert run["known"] is True
     assert execs("echo data | python3 script.py", tmp_path)[0]["code"]["text"] == ""  # the script, not stdin
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("perl", 'system "rm", "-rf", $ENV{HOME}'), ("perl", "system('rm -rf ' . $d)"),
+     ("ruby", 'system("rm", "-rf", dir)'), ("awk", '{print | "sh " $1}'), ("awk", 'BEGIN{system("rm -rf " d)}'),
+     ("node", "execSync('rm -rf ' + d)")],
+)  # fmt: skip
+def test_a_command_built_from_pieces_is_not_followed(lang: str, code: str) -> None:
+    """Only a literal that is the whole command is followed: a list of arguments or a concatenation asks."""
+    assert follow_code(lang, code).known is False
