@@ -97,6 +97,8 @@ SWITCHES: dict[str, dict[str, Switch]] = {
         "-c": flag("-c", "features.hooks=false"),
         "--config": flag("--config", "features.hooks=false"),
         "--disable": flag("--disable", "hooks"),
+        "-p": lambda w: Started(("-p", codex_profile(w, "off-short"))),
+        "--profile": lambda w: Started(("--profile", codex_profile(w, "off-long"))),
         # The provider lived in config.toml: given on the command line instead.
         "--ignore-user-config": lambda w: Started(("--ignore-user-config", *codex_provider(w.port))),
     },
@@ -189,6 +191,12 @@ def evil_dir(world: World, name: str) -> str:
 def evil_config(world: World) -> str:
     """A config (JSON text) whose plugin list names EVIL_PLUGIN."""
     return json.dumps({"plugin": [f"file://{evil_dir(world, 'evil-named')}/plugin/evil.js"]})
+
+
+def codex_profile(world: World, name: str) -> str:
+    """A profile in the install's CODEX_HOME ($CODEX_HOME/<name>.config.toml) that switches hooks off."""
+    (world.setup.home / ".codex" / f"{name}.config.toml").write_text("[features]\nhooks = false\n")
+    return name
 
 
 def codex_provider(port: int) -> tuple[str, ...]:
