@@ -30,7 +30,9 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -38,7 +40,19 @@ from confine import Netns, confined, shared_netns
 from e2e import test_agents as agents
 from e2e import test_claude_code as claude_e2e
 from e2e import test_gemini_cli as gemini_e2e
-from e2e.test_agents import DENY_REASON, PATH, TIMEOUT, Install, Run, Server, agent_argv, agent_settings, install
+from e2e.test_agents import (
+    DENY_REASON,
+    KILO_TIMEOUT,
+    PATH,
+    PLUGIN_AGENTS,
+    TIMEOUT,
+    Install,
+    Run,
+    Server,
+    agent_argv,
+    agent_settings,
+    install,
+)
 from fake_anthropic import FakeAnthropic
 
 from hookd.dialects.launch import relocating_env, unguarded_start
@@ -90,6 +104,20 @@ def flag(*args: str) -> Switch:
     return lambda world: Started(args)
 
 
+def plugin_agent_rows(prefix: str) -> dict[str, Switch]:
+    """OpenCode's and Kilo's (one plugin_agent, its variables named by the prefix)."""
+    return {
+        f"{prefix}_PURE": lambda w: Started(env={f"{prefix}_PURE": "1"}),
+        "--pure": flag("--pure"),
+        "XDG_CONFIG_HOME": lambda w: Started(env={"XDG_CONFIG_HOME": str(w.alt / ".config")}),
+        f"{prefix}_CONFIG_CONTENT": lambda w: Started(env={f"{prefix}_CONFIG_CONTENT": evil_config(w)}, asks="ok-"),
+        f"{prefix}_CONFIG_DIR": lambda w: Started(env={f"{prefix}_CONFIG_DIR": evil_dir(w, "evil-config")}, asks="ok-"),
+        f"{prefix}_TEST_HOME": lambda w: Started(
+            env={f"{prefix}_TEST_HOME": str(Path(evil_dir(w, f"evil-home/.{prefix.lower()}")).parent)}, asks="ok-"
+        ),
+    }
+
+
 # Each agent's declared switches (option names, variable names), and how each one is used to start it.
 SWITCHES: dict[str, dict[str, Switch]] = {
     "codex": {
@@ -130,27 +158,22 @@ SWITCHES: dict[str, dict[str, Switch]] = {
             }
         ),
     },
-    "opencode": {
-        "OPENCODE_PURE": env(OPENCODE_PURE="1"),
-        "--pure": flag("--pure"),
-        "XDG_CONFIG_HOME": lambda w: Started(env={"XDG_CONFIG_HOME": str(w.alt / ".config")}),
-        "OPENCODE_CONFIG_CONTENT": lambda w: Started(env={"OPENCODE_CONFIG_CONTENT": evil_config(w)}, asks="ok-"),
-        "OPENCODE_CONFIG_DIR": lambda w: Started(env={"OPENCODE_CONFIG_DIR": evil_dir(w, "evil-config")}, asks="ok-"),
-        "OPENCODE_TEST_HOME": lambda w: Started(
-            env={"OPENCODE_TEST_HOME": str(Path(evil_dir(w, "evil-home/.opencode")).parent)}, asks="ok-"
-        ),
-    },
+    "opencode": plugin_agent_rows("OPENCODE"),
+    "kilo": plugin_agent_rows("KILO"),
 }
 # Declared, and judged by launch.py, but not a switch this file can prove by a marker: they add a config
 # (and so a plugin that runs beside hookd's and can change a call after it judged it), skip the project
 # scope (hookd is installed at the user scope here) or move the managed config dir (which holds no plugin
 # here). Each is named with the reason it is not proven.
 UNPROVEN: dict[str, dict[str, str]] = {
-    "opencode": {
-        "OPENCODE_CONFIG": "adds a config whose named plugins load before hookd's plugin folder (a rewrite there is "
-        "judged by hookd); kept, as code it names runs in the agent's process",
-        "OPENCODE_DISABLE_PROJECT_CONFIG": "skips the project scope, where hookd is not installed here",
-        "OPENCODE_TEST_MANAGED_CONFIG_DIR": "moves the managed config dir, where hookd is not installed here",
+    **{
+        agent: {
+            f"{prefix}_CONFIG": "adds a config whose named plugins load before hookd's plugin folder (a rewrite "
+            "there is judged by hookd); kept, as code it names runs in the agent's process",
+            f"{prefix}_DISABLE_PROJECT_CONFIG": "skips the project scope, where hookd is not installed here",
+            f"{prefix}_TEST_MANAGED_CONFIG_DIR": "moves the managed config dir, where hookd is not installed here",
+        }
+        for agent, prefix in (("opencode", "OPENCODE"), ("kilo", "KILO"))
     },
     "claude": {
         "CLAUDE_CODE_MANAGED_SETTINGS_PATH": "names the managed policy folder; 2.1.332 read neither a folder nor a "
@@ -212,18 +235,15 @@ def declared(agent: str) -> set[str]:
     """Every switch the agent's module declares: option names and variables (HOME aside: every agent's)."""
     spec = REGISTRY[agent].install
     options = {name for option in spec.unguarded_options for name in option.names}
-    return options | set(spec.hooks_off_env) | set(relocating_env(REGISTRY[agent])) - {"HOME"}
+    return options | set(spec.hooks_off_env) | (set(relocating_env(REGISTRY[agent])) - {"HOME"})
 
 
 @pytest.mark.parametrize("agent", sorted(REGISTRY))
 def test_every_declared_switch_is_proven(agent: str) -> None:
     """Each declared switch has a real-CLI row here (or is named unproven with its reason), and no row
     proves a switch the module does not declare."""
-    rows = {**SWITCHES, **EXTERNAL}.get(agent if agent != "kilo" else "opencode", {})
-    rows_named = {name.replace("OPENCODE_", "KILO_") if agent == "kilo" else name for name in rows}
-    unproven = {name.replace("OPENCODE_", "KILO_") if agent == "kilo" else name
-                for name in UNPROVEN.get(agent if agent != "kilo" else "opencode", {})}  # fmt: skip
-    assert declared(agent) == rows_named | unproven, (agent, declared(agent) ^ (rows_named | unproven))
+    named = {*{**SWITCHES, **EXTERNAL}.get(agent, {}), *UNPROVEN.get(agent, {})}
+    assert declared(agent) == named, (agent, declared(agent) ^ named)
     assert not declared(agent) & set(NOT_SWITCHES.get(agent, {})), agent
 
 
@@ -259,11 +279,32 @@ def run_switched(server: Server, world: World, started: Started, command: str, t
     setup = world.setup
     argv = confined(switched_argv(setup.agent, prompt, started.args), world=(*setup.world, target),
                     netns=server.netns)  # fmt: skip
+    private = {}
+    if setup.agent in PLUGIN_AGENTS:  # its own database and lock dirs: two runs side by side wait on one
+        data = Path(tempfile.mkdtemp(prefix="data-", dir=setup.home.parent))
+        private = {"XDG_DATA_HOME": str(data / "share"), "XDG_STATE_HOME": str(data / "state")}
     done = subprocess.run(
-        argv, env={**setup.env, **started.env}, cwd=setup.project, stdin=subprocess.DEVNULL, capture_output=True,
-        text=True, timeout=TIMEOUT, check=False,
+        argv, env={**setup.env, **private, **started.env}, cwd=setup.project, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=KILO_TIMEOUT if setup.agent == "kilo" else TIMEOUT, check=False,
     )  # fmt: skip
     return Run(done.returncode, done.stdout, done.stderr, json.dumps(server.requests(run_id)))
+
+
+def prove(world: World, rows: dict[str, Switch], run: Callable[[Started, str], Run], target: Path) -> None:
+    """The control (no switch: the call is denied, its reason reaches the model) and each row (the call hookd
+    denies runs; launch.py judges the start unguarded), two sessions at a time: each keeps one core busy."""
+    started = {name: switch(world) for name, switch in rows.items()}
+    for name in rows:
+        assert_launch_denies(world, started[name])
+    jobs = [("keep-control", Started())] + [(f"{s.asks}{i}", s) for i, s in enumerate(started.values())]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(lambda job: run(job[1], f"touch {target}/{job[0]}"), jobs))
+    assert not (target / "keep-control").exists(), runs[0].report
+    assert DENY_REASON in runs[0].sent, runs[0].report
+    failed = [f"{name}: the call hookd denies did not run\n{done.report}"
+              for i, (name, done) in enumerate(zip(rows, runs[1:], strict=True))
+              if not (target / f"keep-{i}").exists()]  # fmt: skip
+    assert not failed, "\n\n".join(failed)
 
 
 def assert_launch_denies(world: World, started: Started) -> None:
@@ -279,17 +320,7 @@ def test_each_declared_switch_starts_the_agent_without_hookds_hooks(
     agent: str, server: Server, worlds: dict[str, World], target: Path
 ) -> None:
     world = worlds[agent]
-    control = run_switched(server, world, Started(), f"touch {target}/keep-control", target)
-    assert not (target / "keep-control").exists(), control.report
-    assert DENY_REASON in control.sent, control.report
-    failed = []
-    for i, (name, switch) in enumerate(SWITCHES[agent].items()):
-        started = switch(world)
-        assert_launch_denies(world, started)
-        run = run_switched(server, world, started, f"touch {target}/{started.asks}{i}", target)
-        if not (target / f"keep-{i}").exists():
-            failed.append(f"{name}: hookd's hooks still fired\n{run.report}")
-    assert not failed, "\n\n".join(failed)
+    prove(world, SWITCHES[agent], partial(run_switched, server, world, target=target), target)
 
 
 # --- Claude Code and Gemini CLI (their own fake models, as in their e2e files) --------------------------
@@ -377,22 +408,12 @@ def test_each_claude_code_switch_starts_it_without_hookds_hooks(
     claude: str, claude_world: tuple[claude_e2e.Hookd, World], target: Path
 ) -> None:
     hookd, world = claude_world
-    control = run_claude(claude, hookd, world, Started(), f"touch {target}/keep-control", target)
-    assert not (target / "keep-control").exists(), control.report
-    assert DENY_REASON in control.sent, control.report
     for name, switch in NOT_SWITCHES["claude"].items():
         started = switch(world)
         assert unguarded_start(REGISTRY["claude"], [], started.env, world.setup.env, str(world.setup.project)) == ""
         run = run_claude(claude, hookd, world, started, f"touch {target}/keep-{name}", target)
         assert not (target / f"keep-{name}").exists(), f"{name} switched hookd's hooks off\n{run.report}"
-    failed = []
-    for i, (name, switch) in enumerate(EXTERNAL["claude"].items()):
-        started = switch(world)
-        assert_launch_denies(world, started)
-        run = run_claude(claude, hookd, world, started, f"touch {target}/keep-{i}", target)
-        if not (target / f"keep-{i}").exists():
-            failed.append(f"{name}: hookd's hooks still fired\n{run.report}")
-    assert not failed, "\n\n".join(failed)
+    prove(world, EXTERNAL["claude"], partial(run_claude, claude, hookd, world, target=target), target)
 
 
 def gemini_script(directory: Path, command: str) -> Path:
@@ -436,14 +457,4 @@ def test_each_gemini_cli_switch_starts_it_without_hookds_hooks(
     (alt / ".gemini" / "settings.json").write_text(json.dumps(gemini_e2e.OFFLINE_SETTINGS))
     setup = Install("gemini", ws.home, ws.project, {"HOME": str(ws.home)}, (ws.home.parent,))
     world = World(setup, alt, 0, secure_dir)
-    control = run_gemini(gemini, world, Started(), f"touch {target}/keep-control", target)
-    assert not (target / "keep-control").exists(), control.report
-    assert DENY_REASON in control.sent, control.report
-    failed = []
-    for i, (name, switch) in enumerate(EXTERNAL["gemini"].items()):
-        started = switch(world)
-        assert_launch_denies(world, started)
-        run = run_gemini(gemini, world, started, f"touch {target}/keep-{i}", target)
-        if not (target / f"keep-{i}").exists():
-            failed.append(f"{name}: hookd's hooks still fired\n{run.report}")
-    assert not failed, "\n\n".join(failed)
+    prove(world, EXTERNAL["gemini"], partial(run_gemini, gemini, world, target=target), target)
