@@ -11,10 +11,13 @@ the module misses would let a nested agent run unguarded; so each one is proven 
 * each switch: the same install, the same request, started WITH the switch (an option after its
   subcommand, a variable, or a relocation to a home that holds the offline set-up but not hookd's hooks,
   or a settings file that sets the agent's hooks-off key): the marker appears, so the hook that denies it
-  did not fire. launch.py's verdict on that start is checked on the same arguments.
+  did not fire. launch.py's verdict on that start is checked on the same arguments. A switch that adds
+  an OpenCode/Kilo config source is proven by the plugin it adds, which turns the `touch …/ok-N` hookd
+  allowed into `touch …/keep-N` after hookd's plugin judged it.
 
 A declared switch with no row here fails `test_every_declared_switch_is_proven` (add its row, or remove a
-declaration its CLI does not have). Agents run confined exactly as in tests/e2e/test_agents.py
+declaration its CLI does not have); `UNPROVEN` names the few kept without proof and why, `NOT_SWITCHES`
+what looked like a switch and is proven not to be one. One agent's runs go two at a time. Agents run confined exactly as in tests/e2e/test_agents.py
 (tests/confine.py: the session's network namespace, a read-only view outside the test's world) against
 its fake model (tests/fake_llm.py); Claude Code against tests/fake_anthropic.py, Gemini CLI against a
 `--fake-responses` script, as in their own e2e files.
@@ -444,7 +447,7 @@ def run_gemini(gemini: str, world: World, started: Started, command: str, target
         os.killpg(proc.pid, signal.SIGKILL)
         stdout, stderr = proc.communicate()
         pytest.fail(f"gemini did not finish within {TIMEOUT:.0f} s\n{stdout}\n{stderr}")
-    return Run(proc.returncode, stdout, stderr, stdout + stderr)
+    return Run(proc.returncode, stdout, stderr, stdout + stderr)  # a blocked call's reason, as the CLI shows it
 
 
 @pytest.mark.timeout(600)
