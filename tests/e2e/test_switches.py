@@ -17,10 +17,10 @@ the module misses would let a nested agent run unguarded; so each one is proven 
 
 A declared switch with no row here fails `test_every_declared_switch_is_proven` (add its row, or remove a
 declaration its CLI does not have); `UNPROVEN` names the few kept without proof and why, `NOT_SWITCHES`
-what looked like a switch and is proven not to be one. One agent's runs go two at a time. Agents run confined exactly as in tests/e2e/test_agents.py
-(tests/confine.py: the session's network namespace, a read-only view outside the test's world) against
-its fake model (tests/fake_llm.py); Claude Code against tests/fake_anthropic.py, Gemini CLI against a
-`--fake-responses` script, as in their own e2e files.
+what looked like a switch and is proven not to be one. One agent's runs go two at a time. Agents run
+confined exactly as in tests/e2e/test_agents.py (tests/confine.py: the session's network namespace, a
+read-only view outside the test's world) against its fake model (tests/fake_llm.py); Claude Code against
+tests/fake_anthropic.py, Gemini CLI against a `--fake-responses` script, as in their own e2e files.
 """
 
 from __future__ import annotations
