@@ -43,6 +43,16 @@ class Launcher:
 
 
 @dataclass(frozen=True, slots=True)
+class Loaded:
+    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, or a `file` of code
+    in `lang`) by `programs` (empty: by every program, as the dynamic loader reads `LD_PRELOAD`)."""
+
+    loads: str
+    lang: str = "sh"
+    programs: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Program:
     name: str
     source: str
@@ -214,7 +224,7 @@ class Catalogue:
     """The programs, each built from its data the first time a command names it (a daemon process meets a
     few dozen of the ~700), and git's table."""
 
-    __slots__ = ("_built", "_derived", "_specs", "git", "prefixes")
+    __slots__ = ("_built", "_derived", "_specs", "environment", "git", "metadata_hosts", "prefixes")
 
     def __init__(self, own: Mapping[str, Any], derived: Mapping[str, Any], git: Mapping[str, Any]) -> None:
         self._specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
@@ -222,6 +232,12 @@ class Catalogue:
         self._built: dict[str, Program | None] = {}
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
+        self.environment = {
+            name: Loaded(str(e["loads"]), str(e.get("lang", "sh")), frozenset(e.get("programs", ())))
+            for name, e in own.get("environment", {}).items()
+            if name != "source"
+        }
+        self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
 
     def get(self, name: str) -> Program | None:
         try:

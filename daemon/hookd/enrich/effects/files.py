@@ -160,7 +160,11 @@ class FileEffects:
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
 
-    def find(self, argv: list[str], place: Place, name: str) -> None:
+    def find(self, argv: list[str], place: Place, name: str, view: CommandView, option_ops: Mapping[str, str]) -> None:
+        for k, word in enumerate(argv[:-1]):  # `-fprint FILE`: an action that writes FILE
+            op = option_ops.get(word)
+            if op:
+                self._apply(op, place(argv[k + 1]), name, False, view)
         roots = []
         for word in argv[1:]:
             if word.startswith(("-", "(", "!", ")")):

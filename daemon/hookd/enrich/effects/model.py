@@ -97,6 +97,8 @@ class EffectModel:
             self._redirect(redirect, name, view)
         if not argv:
             return follow
+        if view.env:
+            self._loaded_by_environment(view, place, follow)
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
             follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
             return follow
@@ -119,7 +121,7 @@ class EffectModel:
             self._unknown(argv, name, place, follow)
             return follow
         parsed = parse(argv, program.table)
-        self.code.hooks(program, parsed, view, follow)
+        self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
         self._program_effects(program, parsed, argv, place)
         follow.origin = self._origin(program, parsed, name, view)
@@ -130,6 +132,15 @@ class EffectModel:
         if mine:
             follow.origin = "tree"
         return follow
+
+    def _hooks(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
+        """What it runs that it is handed; a network program's (`ncat -e /bin/sh host port`) is fed the connection."""
+        handed_from = len(self.ledger.effects)
+        self.code.hooks(program, parsed, view, follow)
+        if program.network:
+            for effect in self.ledger.effects[handed_from:]:
+                if effect["op"] == "exec" and effect["code"].get("lang") == "sh":
+                    effect.update(flow="fetch", through="stdin")
 
     def _unknown(self, argv: list[str], name: str, place: Place, follow: Followups) -> None:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
@@ -142,6 +153,34 @@ class EffectModel:
             if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
                 follow.scripts.append(shlex.join(launched))
         self.files.guess(argv, name, place)
+
+    def _loaded_by_environment(self, view: CommandView, place: Place, follow: Followups) -> None:
+        """Variables the program (or the loader, or the shell it is) reads as code or as a file of code
+        (`LD_PRELOAD=x.so`, `BASH_ENV=f bash -c …`, `PROMPT_COMMAND=… bash -i`, `PS4='$(…)' bash -x`):
+        the catalogue's `environment` table."""
+        for variable, value in view.env.items():
+            entry = catalogue().environment.get(variable)
+            if entry is None or not value or (entry.programs and view.name not in entry.programs):
+                continue
+            if entry.loads == "file":
+                for word in value.replace(":", " ").split() if entry.lang == "elf" else [value]:
+                    if word.startswith(("<(", ">(")):
+                        self.ledger.add(
+                            "exec", None, view.name, code={"lang": entry.lang, "text": ""}, known=False,
+                            flow=view.substituted or "substitution", through="substitution", variable=variable,
+                        )  # fmt: skip
+                    else:
+                        self.code.run_file(place(word), view.name, entry.lang, follow)
+            else:  # shell code, or a prompt the shell expands (its substitutions run)
+                text = value if entry.loads == "code" else ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+                self.ledger.add(
+                    "exec",
+                    None,
+                    view.name,
+                    code={"lang": "sh", "text": text},
+                    known=not _dynamic(text.split(" ", 1)[0]),
+                )
+                follow.scripts.append(text)
 
     def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
         """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed."""
@@ -179,6 +218,11 @@ class EffectModel:
 
     def _redirect(self, redirect: Mapping[str, Any], name: str, view: CommandView) -> None:
         op = str(redirect.get("op") or "")
+        if str(redirect.get("target") or "").startswith(("<(", ">(")):
+            # a pipe from (or to) commands that are judged themselves; code, when a shell reads it as its script
+            if op == "<" and _reads_script_from_stdin(view.argv):
+                self.code.stdin_code(name, view.substituted or "unknown")
+            return
         if redirect.get("path") is None:
             return
         placed = {"raw": redirect.get("target"), "path": redirect.get("path"), "in_project": redirect.get("in_project")}
@@ -226,7 +270,7 @@ class EffectModel:
                     self.ledger.add("write", place(word), name)
             return
         if program.find:
-            self.files.find(argv, place, name)
+            self.files.find(argv, place, name, view, program.option_ops)
             return
         self.files.files(program, parsed, argv, name, view, place)
 
@@ -239,3 +283,11 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
+
+
+def _reads_script_from_stdin(argv: list[str]) -> bool:
+    """A shell or interpreter given no script operand (`zsh < <(curl …)`, `python3 < <(…)`): stdin is its code."""
+    program = catalogue().get(argv[0].rsplit("/", 1)[-1]) if argv else None
+    if program is None or not program.script_operand:
+        return False
+    return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])

@@ -6,6 +6,7 @@ the placing of words against it is `state.LineState`."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
@@ -93,17 +94,33 @@ class _Builder:
                 if stdin is not None:
                     origin = "text"
         else:
-            if item.function is not None and item.function not in self._functions:
-                self._functions[item.function] = item  # run where it is called, or at the end if never
-                return origin
-            if item.subst:
-                depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
-            elif item.subshell:
-                cwd = cwd.copy()
-            if item.redirects:
-                inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
-            for inner in item.items:
-                origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
+            origin = self._block(item, depth, cwd, slot, inherited, sudo)
+        return origin
+
+    def _block(
+        self,
+        item: _Block,
+        depth: int,
+        cwd: _Cwd,
+        slot: tuple[int, int] | None,
+        inherited: list[dict[str, Any]],
+        sudo: bool,
+    ) -> str:
+        origin = "unknown"
+        if item.function is not None and item.function not in self._functions:
+            self._functions[item.function] = item  # run where it is called, or at the end if never
+            return origin
+        if item.subst:
+            depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
+        elif item.subshell:
+            cwd = cwd.copy()
+        if item.redirects:
+            inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
+        if item.binds is not None:  # `for d in a b; do …`: d holds every word, so each is judged
+            name, words = item.binds
+            self.state.assign([(name, " ".join(expand_words([words], self.state.variables, self.home)))], cwd)
+        for inner in item.items:
+            origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         return origin
 
     def _next_pipeline(self) -> int:
@@ -202,7 +219,11 @@ class _Builder:
         if name in ("export", "declare", "typeset", "readonly", "local"):
             pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
             expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
+            if any(a.startswith("-") and "n" in a for a in argv[1:]):  # `declare -n r=p`: r names p
+                expanded = [(key, self.state.variables.get(value, "$" + value)) for key, value in expanded]
             self.state.assign(expanded, cwd)
+        elif name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
+            self.state.forget([a for a in argv[1:] if _NAME.match(a)])
         return follow.origin
 
     def _effects(
@@ -311,6 +332,10 @@ def _reads_code(name: str, argv: list[str]) -> bool:
     interpreter = name in _STDIN_INTERPRETERS or name.startswith(("python", "pypy"))
     return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
 
+
+# Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
+_SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait"})
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 _STDIN_INTERPRETERS = frozenset(
     {"perl", "ruby", "node", "nodejs", "php", "lua", "tclsh", "bun", "deno", "Rscript", "osascript"}

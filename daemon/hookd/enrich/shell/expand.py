@@ -37,7 +37,7 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         if "$" in word:
             word, more = _substitute(word, variables)
             split = split or more
-        pieces = word.split() if split else [word]
+        pieces = _split(word, variables.get("IFS")) if split else [word]
         for piece in pieces:
             # every word is kept; only the growth by brace expansion is bounded (the input caps,
             # enrich/limits.py, then count the words there are)
@@ -67,10 +67,18 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
                 return match.group()  # `${x:?}` of an empty x: the shell stops there
         if known is None:
             return match.group()
-        split = split or any(c.isspace() for c in known)
+        split = split or any(c.isspace() or c in ifs for c in known)
         return known
 
+    ifs = variables.get("IFS", "")
     return _VAR.sub(value, word), split
+
+
+def _split(word: str, ifs: str | None) -> list[str]:
+    """Word splitting: at white space, and at the characters of an `IFS` the line set (`IFS=,`)."""
+    if not ifs or ifs.isspace():
+        return word.split()
+    return [piece for piece in re.split("[" + re.escape(ifs) + r"\s]+", word) if piece]
 
 
 def _echoed(word: str) -> tuple[str, bool]:

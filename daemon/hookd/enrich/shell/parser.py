@@ -283,7 +283,9 @@ class _Convert:
 
     def _item(self, node: Any, items: list[_Item]) -> None:
         kind = node.kind
-        if kind in ("list", "if", "for", "while", "until"):
+        if kind == "for":
+            self._for(node, items)
+        elif kind in ("list", "if", "while", "until"):
             for part in node.parts:
                 self._item(part, items)
         elif kind == "pipeline":
@@ -302,6 +304,24 @@ class _Convert:
             items.extend(self._subs(node))
         elif kind not in ("reservedword", "operator", "pipe"):
             raise _Unsupported(kind)
+
+    def _for(self, node: Any, items: list[_Item]) -> None:
+        """`for x in WORDS; do BODY; done`: the substitutions in WORDS, then BODY with x holding every word
+        (as hookd.enrich.shell.sitter reads it)."""
+        words = [p for p in node.parts if p.kind == "word"]
+        values: list[str] = []
+        body: list[_Item] = []
+        for part in node.parts:
+            if part.kind == "word":
+                items.extend(self._subs(part))
+                if part is not words[0]:
+                    values.append(self._word(part))
+            elif part.kind not in ("reservedword", "operator"):
+                self._item(part, body)
+        if not words:
+            items.extend(body)
+            return
+        items.append(_Block(body, binds=(str(words[0].word), " ".join(values) if values else "$@")))
 
     def _pipeline(self, node: Any, items: list[_Item]) -> None:
         elements: list[_Item] = []

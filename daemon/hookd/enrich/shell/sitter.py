@@ -89,10 +89,22 @@ class _Sitter:
             raise _Unsupported(kind)
 
     def loop(self, node: tree_sitter.Node, items: list[_Item]) -> None:
-        """`for`/`select`/`case`: the substitutions in the words it goes through, then its body."""
+        """`for`/`select`/`case`: the substitutions in the words it goes through, then its body; the variable
+        of `for`/`select` holds every word in turn (`for d in a b` is `d='a b'`: what uses it is judged for
+        each word; with no `in`, the positional parameters)."""
+        variable = node.child_by_field_name("variable") if node.type != "case_statement" else None
+        values: list[str] = []
         for child in node.named_children:
             if child.type in _WORDS:
-                items.extend(self.word(child)[1])
+                text, subs = self.word(child)
+                items.extend(subs)
+                if child != variable:
+                    values.append(text)
+            elif child.type not in _SKIP and variable is not None:
+                body: list[_Item] = []
+                self.statement(child, body)
+                binds = (self.text(variable), " ".join(values) if values else "$@")
+                items.append(_Block(body, binds=binds))
             elif child.type not in _SKIP:
                 self.statement(child, items)
 

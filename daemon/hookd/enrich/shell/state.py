@@ -105,6 +105,12 @@ class LineState:
             else:
                 self.variables[key] = value
 
+    def forget(self, names: list[str]) -> None:
+        """Variables (and arrays) set only when the line runs: unknown from here on."""
+        for name in names:
+            for key in [k for k in self.variables if k == name or k.startswith(name + "[")]:
+                del self.variables[key]
+
     def _array(self, key: str, inside: str) -> None:
         for name in [k for k in self.variables if k.startswith(key + "[")]:
             del self.variables[name]
