@@ -42,6 +42,18 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some m in _protected(e.path)
 }
 
+# What a file or patch tool changes that its path arguments do not show: the effects hookd found for it
+# (a patch in an argument of a tool whose arguments it does not know, such as Droid's ApplyPatch).
+deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+	input.tool.kind in {"write", "edit"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.op in {"write", "delete", "move"}
+	e.path != ""
+	some m in _protected(e.path)
+}
+
 # What every command of the line changes, from its effects (docs/policies.md, "The effect model"): a write,
 # delete, mode change, the source of a move, either end of a link (writing through it later writes its
 # target), by any program the catalogue knows, a redirect, `find -delete`, `dd of=`, `cp -t DIR`, `sed -i`,
