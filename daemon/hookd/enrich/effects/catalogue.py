@@ -53,6 +53,15 @@ class Loaded:
 
 
 @dataclass(frozen=True, slots=True)
+class StartupFiles:
+    """Files a shell or a desktop session runs when it starts: dotfile `names` in the home, and locations
+    (`below`) whose files run wherever the home is."""
+
+    names: frozenset[str] = frozenset()
+    below: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Program:
     name: str
     source: str
@@ -224,7 +233,7 @@ class Catalogue:
     """The programs, each built from its data the first time a command names it (a daemon process meets a
     few dozen of the ~700), and git's table."""
 
-    __slots__ = ("_built", "_derived", "_specs", "environment", "git", "metadata_hosts", "prefixes")
+    __slots__ = ("_built", "_derived", "_specs", "environment", "git", "metadata_hosts", "prefixes", "startup_files")
 
     def __init__(self, own: Mapping[str, Any], derived: Mapping[str, Any], git: Mapping[str, Any]) -> None:
         self._specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
@@ -238,6 +247,8 @@ class Catalogue:
             if name != "source"
         }
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
+        startup = own.get("startup_files", {})
+        self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
 
     def get(self, name: str) -> Program | None:
         try:

@@ -13,6 +13,7 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -81,10 +82,32 @@ class EffectModel:
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
         follow = self._command(view, place)
+        self._startup_files(start, view, follow)
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
         return follow
+
+    def _startup_files(self, start: int, view: CommandView, follow: Followups) -> None:
+        """A write into a file a shell or session runs when it starts (`>> ~/.bashrc`, `/etc/profile.d/x.sh`): its
+        commands run later, outside the hooks (deferred, and judged as a script when the line shows the text);
+        a text of variable settings only (`export PATH=…`) runs nothing."""
+        for effect in self.ledger.effects[start:]:
+            path = effect["path"]
+            if effect["op"] != "write" or not path or not _is_startup_file(path, self.ledger.home):
+                continue
+            text = self.ledger.contents.get(path)
+            if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
+                text = view.stdin_text
+            if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
+                text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
+            if text is not None and _SETTINGS_ONLY.match(text):
+                continue
+            self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text or ""}, known=text is not None,
+                            deferred=True, startup=path)  # fmt: skip
+            if text:
+                follow.scripts.append(text)
+            return
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
@@ -291,3 +314,19 @@ def _reads_script_from_stdin(argv: list[str]) -> bool:
     if program is None or not program.script_operand:
         return False
     return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])
+
+
+# Lines that only set variables (`export PATH="$HOME/bin:$PATH"`), comments and blank lines: nothing runs.
+_SETTINGS_ONLY = re.compile(
+    r"^(?:[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?\n?)*$"
+)
+
+
+def _is_startup_file(path: str, home: str) -> bool:
+    """A file a shell or a session runs at start (the catalogue's `startup_files`): a dotfile name directly in
+    the home, or a path ending as one of its system or config locations."""
+    files = catalogue().startup_files
+    directory, _, base = path.rpartition("/")
+    if directory == home and base in files.names:
+        return True
+    return any(path.endswith(suffix) or ("/" + suffix.strip("/") + "/") in path for suffix in files.below)
