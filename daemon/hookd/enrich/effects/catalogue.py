@@ -94,7 +94,8 @@ class Program:
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
     at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
-    prints_secret: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, the store it prints from)
+    # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
+    prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
     network: bool = False
     gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
     find: bool = False
@@ -200,7 +201,9 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
-        prints_secret=tuple((tuple(p["words"]), str(p["path"])) for p in spec.get("prints_secret", ())),
+        prints_secret=tuple(
+            (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
+        ),
         network=bool(spec.get("network", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),
         find=bool(spec.get("find", False)),

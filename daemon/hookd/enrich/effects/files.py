@@ -122,6 +122,9 @@ class FileEffects:
                 "device", placed, name, block=path.startswith("/dev/") or _dynamic(str(placed.get("raw", "")))
             )
             return
+        if op == "write-tree":  # `unzip -d DIR`: what it writes lands anywhere below DIR
+            self.ledger.add("write", placed, name, recursive=True)
+            return
         if op == "use":  # a key or certificate the program authenticates with: read, never printed
             self.ledger.add("read", placed, name, uses=True)
             return

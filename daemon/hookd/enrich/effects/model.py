@@ -37,6 +37,7 @@ from hookd.enrich.effects.words import (
     SHELLS,
     _dynamic,
     _has_words,
+    _option_value_in,
     _stdout_trees,
     printed_environment,
 )
@@ -218,8 +219,8 @@ class EffectModel:
         if program.schedules and not any(w in program.schedule_inert for w in argv[1:]):
             # what it runs later is outside this session's hooks, whatever its text
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
-        for words, store in program.prints_secret:
-            if _has_words(argv, words):
+        for words, store, unless in program.prints_secret:
+            if _has_words(argv, words) and not (unless and _option_value_in(argv, unless)):
                 placed = place(store.replace("~", self.ledger.home, 1)) if store else None
                 self.ledger.add("read", placed, program.name, secret_output=True)
 

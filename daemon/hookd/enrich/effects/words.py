@@ -137,6 +137,18 @@ def _has_words(argv: list[str], words: tuple[str, ...]) -> bool:
     return k == len(words)
 
 
+def _option_value_in(argv: list[str], values: frozenset[str]) -> bool:
+    """Some option of argv has one of `values` as its value (`-o name`, `-oname`, `--output=name`)."""
+    for k, word in enumerate(argv[1:], start=1):
+        if not word.startswith("-"):
+            continue
+        attached = word.split("=", 1)[1] if "=" in word else word[2:] if not word.startswith("--") else ""
+        following = argv[k + 1] if k + 1 < len(argv) else ""
+        if attached in values or (not attached and following in values):
+            return True
+    return False
+
+
 def _spells(word: str, wanted: str) -> bool:
     """`word` is `wanted`, or a cluster of short options holding it (`-wa` holds `-w`)."""
     if word == wanted:
