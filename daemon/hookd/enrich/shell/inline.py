@@ -89,9 +89,27 @@ def _dotted(node: ast.expr) -> str:
     return ""
 
 
+_HOME_CALLS = frozenset({"Path.home", "pathlib.Path.home", "os.path.expanduser", "os.getenv", "os.environ.get"})
+_SAME_PATH = frozenset({"expanduser", "resolve", "absolute", "expandvars"})  # `p.expanduser()` is p
+
+
 def _literal(node: ast.expr | None) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    home = _home(node)
+    if home:
+        return home
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _SAME_PATH
+        and not node.args
+    ):
+        return _literal(node.func.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "joinpath":
+        parts = [_literal(node.func.value), *(_literal(a) for a in node.args)]
+        if UNKNOWN not in parts:
+            return "/".join(p.rstrip("/") for p in parts)
     if isinstance(node, ast.Call) and _dotted(node.func) in ("os.path.expanduser", "os.path.join", "str", "Path"):
         parts = [_literal(a) for a in node.args]
         if parts and UNKNOWN not in parts:
@@ -101,6 +119,21 @@ def _literal(node: ast.expr | None) -> str:
         if UNKNOWN not in (left, right):
             return f"{left.rstrip('/')}/{right}"
     return UNKNOWN
+
+
+def _home(node: ast.expr | None) -> str:
+    """`~` for the expressions that give the home directory: `Path.home()`, `os.path.expanduser("~")`,
+    `os.getenv("HOME")`, `os.environ["HOME"]`."""
+    if isinstance(node, ast.Call):
+        name = _dotted(node.func)
+        args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+        if name in _HOME_CALLS and (name.endswith("home") or args[:1] in (["~"], ["HOME"])):
+            return "~"
+    if isinstance(node, ast.Subscript) and _dotted(node.value) == "os.environ":
+        key = node.slice
+        if isinstance(key, ast.Constant) and key.value == "HOME":
+            return "~"
+    return ""
 
 
 def _call(node: ast.Call, effects: Effects) -> None:
@@ -137,6 +170,8 @@ def _receiver(node: ast.Call) -> ast.expr | None:
         value = node.func.value
         if isinstance(value, ast.Call) and _dotted(value.func).endswith("Path") and value.args:
             return value.args[0]
+        if _literal(value) != UNKNOWN:  # `Path.home().joinpath(".ssh/id_rsa")`, `(Path.home() / ".ssh").…`
+            return value
     return None
 
 
