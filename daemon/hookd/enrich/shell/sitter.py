@@ -167,6 +167,9 @@ class _Sitter:
                 value, found = self.decode(raw, match.end())
                 assigns.append((match.group()[:-1].rstrip("+"), value))
                 subs.extend(found)
+                for part in child.named_children:  # `X=<(cmd)`: bash runs it too
+                    if part.type == "process_substitution" and self.text(part)[2:-1].strip():
+                        subs.append(self.substitution(self.text(part)[2:-1]))
             elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 tail: list[_Item] = []
                 more: list[_Redir] = []
