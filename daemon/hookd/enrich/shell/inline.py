@@ -110,7 +110,10 @@ def _literal(node: ast.expr | None) -> str:
         parts = [_literal(node.func.value), *(_literal(a) for a in node.args)]
         if UNKNOWN not in parts:
             return "/".join(p.rstrip("/") for p in parts)
-    if isinstance(node, ast.Call) and _dotted(node.func) in ("os.path.expanduser", "os.path.join", "str", "Path"):
+    called = _dotted(node.func) if isinstance(node, ast.Call) else ""
+    if isinstance(node, ast.Call) and (
+        called in ("os.path.expanduser", "os.path.join", "str") or called.endswith("Path")
+    ):
         parts = [_literal(a) for a in node.args]
         if parts and UNKNOWN not in parts:
             return "/".join(p.rstrip("/") for p in parts[:-1]) + ("/" if len(parts) > 1 else "") + parts[-1]
@@ -168,10 +171,10 @@ def _receiver(node: ast.Call) -> ast.expr | None:
     """`p` of `Path(p).read_text()` (or of `pathlib.Path(p).open()`)."""
     if isinstance(node.func, ast.Attribute):
         value = node.func.value
+        if _literal(value) != UNKNOWN:  # `Path(a, b)`, `Path.home().joinpath(".ssh/id_rsa")`, `(Path.home() / "x")`
+            return value
         if isinstance(value, ast.Call) and _dotted(value.func).endswith("Path") and value.args:
             return value.args[0]
-        if _literal(value) != UNKNOWN:  # `Path.home().joinpath(".ssh/id_rsa")`, `(Path.home() / ".ssh").…`
-            return value
     return None
 
 
