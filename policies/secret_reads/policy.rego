@@ -245,6 +245,38 @@ _effect_read_deny contains {"id": "search-home", "reason": reason} if {
 	reason := sprintf("%s reads all of %s, and with it the secrets there (keys, credentials, .env files)", [e.program, e.path])
 }
 
+# A whole directory read that holds a credential store of the home below it (`grep -r token ~/.config`, a
+# search tool over `~/.config`): the secrets there are read with it; asked. (A home or above is denied.)
+_effect_read_ask contains {"id": "search-secrets", "reason": _search_reason(e.program, e.path, what)} if {
+	some e in _effect_reads
+	e.recursive == true
+	some what in _stores_below(e.path)
+}
+
+ask contains {"id": "search-secrets", "reason": _search_reason(_tool_name, e.path, what)} if {
+	input.tool.kind == "read"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op == "read"
+	e.recursive == true
+	some what in _stores_below(e.path)
+}
+
+_search_reason(via, path, what) := sprintf("%s reads all of %s, which holds %s; confirm it", [via, path, what])
+
+_stores_below(p) := {what |
+	home := trim_suffix(input.home, "/")
+	startswith(p, concat("", [home, "/"]))
+	prefix := concat("", [p, "/"])
+	some [tail, what] in _home_stores
+	startswith(concat("", [home, tail]), prefix)
+}
+
+_home_stores := {[e.segment, e.what] | some e in data.secret_reads.credential_dirs} | {[e.suffix, e.what] |
+	some e in array.concat(data.secret_reads.credential_files, data.secret_reads.credential_containers)
+	startswith(e.suffix, "/.")
+}
+
 # The cloud instance metadata service (a fetch of a link-local address or a metadata host name: the effect
 # model's `metadata`): it hands out the machine's cloud credentials (MITRE ATT&CK T1552.005); asked.
 _effect_read_ask contains {"id": "cloud-metadata", "reason": reason} if {

@@ -180,3 +180,26 @@ def test_a_write_tool_hookd_does_not_know_is_judged_by_its_patch_or_asked(proj: 
     diff = "--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n"
     assert droid({"diff": diff}, proj) == [("write", str(proj / ".git/config"), True)]
     assert droid({"text": "no patch here"}, proj) == [("write", "", False)]
+
+
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [
+        ('d=~/Music/x.txt; rm -rf "${d%/*}"', "/home/u/Music"),
+        ('d=/home/u/Music/a/b; rm -rf "${d%%/a*}"', "/home/u/Music"),
+        ('d=junk/home/u/Music; rm -rf "/${d#*/}"', "/home/u/Music"),
+        ('d=x/y/home; rm -rf "/${d##*/}"/u', "/home/u"),
+    ],
+)
+def test_prefix_and_suffix_removal_of_a_known_variable(command: str, path: str, proj: Path) -> None:
+    assert deleted(command, proj) == [(path, True)]
+
+
+def test_a_named_variable_printed_is_not_the_environment(proj: Path) -> None:
+    environ = [e for e in effects("declare -p HOME; export -p", proj) if e["path"] == "/proc/self/environ"]
+    assert [e["program"] for e in environ] == ["export"]
+
+
+def test_a_python_modules_operands_may_be_read(proj: Path) -> None:
+    reads = [(e["path"], e.get("guess")) for e in effects("python3 -m json.tool .env.local", proj) if e["op"] == "read"]
+    assert reads == [(str(proj / ".env.local"), True)]

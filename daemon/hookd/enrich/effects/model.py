@@ -288,6 +288,8 @@ class EffectModel:
             return  # what it launches is walked as its own command
         if program.script_operand:
             self.code.script(program, parsed, view, place, follow)
+            if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
+                self.files.guess([name, *parsed.operands], name, place)
             if program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
                 for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`

@@ -202,6 +202,8 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     None when neither."""
     words = argv[1:]
     whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
-    whole = whole or (name in ("export", "declare", "typeset") and any(w in ("-p", "-x", "-px") for w in words))
+    named = [w for w in words if not w.startswith("-")]  # `declare -p PATH` prints PATH only
+    printing = any(w in ("-p", "-x", "-px") for w in words)
+    whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
     secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
     return secret if whole or secret else None

@@ -8,6 +8,7 @@ Whatever stays unknown keeps its `$`, so that the word is dynamic and a rule abo
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
 from hookd.enrich.shell.parser import _parse_script
@@ -16,7 +17,7 @@ from hookd.enrich.shell.words import BRACE_MARK, _dynamic
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
-    r"|\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(:?[-?=+])([^}$`]*)\})"
+    r"|\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(:?[-?=+]|%%|%|##|#)([^}$`]*)\})"
 )
 _INNER_BRACE = re.compile(r"\{([^{}]*)\}")
 _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
@@ -58,7 +59,9 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
             return " "
         known = variables.get(name)
         operator = match.group(4)
-        if operator is not None and known is not None:  # `${x:?}`, `${x:-d}`, `${x:+alt}` of a known variable
+        if operator is not None and known is not None and operator[0] in "%#":  # `${x%/*}`, `${x##*/}`
+            known = _trimmed(known, operator, match.group(5))
+        elif operator is not None and known is not None:  # `${x:?}`, `${x:-d}`, `${x:+alt}` of a known variable
             if operator.endswith("+"):
                 known = match.group(5) if known or operator == "+" else ""
             elif not known and operator.startswith(":") and not operator.endswith("?"):
@@ -79,6 +82,17 @@ def _split(word: str, ifs: str | None) -> list[str]:
     if not ifs or ifs.isspace():
         return word.split()
     return [piece for piece in re.split("[" + re.escape(ifs) + r"\s]+", word) if piece]
+
+
+def _trimmed(value: str, operator: str, pattern: str) -> str:
+    """`${x%pat}`, `${x%%pat}` (the shortest or longest suffix matching the glob `pat` removed), `${x#pat}`,
+    `${x##pat}` (the same for a prefix), as the bash manual's "Shell Parameter Expansion" gives them."""
+    ends = range(len(value) + 1)
+    if operator[0] == "%":
+        cuts = [k for k in ends if fnmatch.fnmatchcase(value[k:], pattern)]
+        return value[: (min(cuts) if operator == "%%" else max(cuts))] if cuts else value
+    cuts = [k for k in ends if fnmatch.fnmatchcase(value[:k], pattern)]
+    return value[(max(cuts) if operator == "##" else min(cuts)) :] if cuts else value
 
 
 def _echoed(word: str) -> tuple[str, bool]:
