@@ -203,3 +203,18 @@ def test_a_named_variable_printed_is_not_the_environment(proj: Path) -> None:
 def test_a_python_modules_operands_may_be_read(proj: Path) -> None:
     reads = [(e["path"], e.get("guess")) for e in effects("python3 -m json.tool .env.local", proj) if e["op"] == "read"]
     assert reads == [(str(proj / ".env.local"), True)]
+
+
+@pytest.mark.parametrize(
+    ("command", "op", "root"),
+    [
+        ('git ls-files | while read -r f; do wc -l "$f"; done', "read", "."),
+        ("while read -r f; do cat \"$f\"; done < <(find /home/u -name '*.pem')", "read", "/home/u"),
+        ('find /home/u/Music | while IFS= read -r x; do rm -rf "$x"; done', "delete", "/home/u/Music"),
+    ],
+)
+def test_a_variable_read_from_a_listing_is_what_it_listed(command: str, op: str, root: str, proj: Path) -> None:
+    found = [e for e in effects(command, proj) if e["op"] == op]
+    assert [(e["path"], e["recursive"], e.get("from_stdin")) for e in found] == [
+        (str(proj) if root == "." else root, True, True)
+    ]

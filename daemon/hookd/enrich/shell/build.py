@@ -18,7 +18,15 @@ from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.parser import _one_line, _parse_script
-from hookd.enrich.shell.runners import operands, printed, runs_stdin, script_of, spawned, xargs_operands
+from hookd.enrich.shell.runners import (
+    XARGS_INPUT,
+    operands,
+    printed,
+    runs_stdin,
+    script_of,
+    spawned,
+    xargs_operands,
+)
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep
 from hookd.enrich.shell.words import _ASSIGN, _dynamic
@@ -223,7 +231,12 @@ class _Builder:
                 expanded = [(key, self.state.variables.get(value, "$" + value)) for key, value in expanded]
             self.state.assign(expanded, cwd)
         elif name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
-            self.state.forget([a for a in argv[1:] if _NAME.match(a)])
+            named = [a for a in argv[1:] if _NAME.match(a)]
+            self.state.forget(named)
+            listing = self.model.ledger.previous
+            if name in ("read", "mapfile", "readarray") and listing:  # `find src | while read f`: names it listed
+                self.model.ledger.read_listing = list(listing)
+                self.state.variables.update(dict.fromkeys(named, XARGS_INPUT))
         return follow.origin
 
     def _effects(

@@ -177,6 +177,8 @@ class _Sitter:
                 redirects.extend(more)
                 if tail:
                     raise _Unsupported("here-document inside a command")
+            elif kind == "number" and self.src[child.end_byte : child.end_byte + 1] in (b"<", b">"):
+                continue  # `cat 0< f`: the grammar leaves the descriptor of the redirect after it as a word
             elif kind in _WORDS or kind in ("command_name", "variable_assignment", "test_operator", "regex"):
                 text, found = self.word(child)
                 words.append(text)
