@@ -218,3 +218,21 @@ def test_a_variable_read_from_a_listing_is_what_it_listed(command: str, op: str,
     assert [(e["path"], e["recursive"], e.get("from_stdin")) for e in found] == [
         (str(proj) if root == "." else root, True, True)
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "root"),
+    [("find /home/u -type f -exec cat {} +", "/home/u"), ("fd . /home/u/.config -x head -n 5", "/home/u/.config")],
+)
+def test_what_a_search_runs_on_each_file_reads_below_its_root(command: str, root: str, proj: Path) -> None:
+    reads = [e for e in effects(command, proj) if e["op"] == "read" and e["recursive"]]
+    assert [(e["path"], e["selected"]) for e in reads] == [(root, True)]
+
+
+@pytest.mark.parametrize(
+    ("command", "deleted_path"),
+    [("fd . /home/u/Music -X rm -rf", "/home/u/Music/*"), ("fd -t d cache /home/u -x rm -r {}", "/home/u/**/*cache*")],
+)
+def test_fd_runs_its_command_on_what_it_finds(command: str, deleted_path: str, proj: Path) -> None:
+    found = [e for e in effects(command, proj) if e["op"] == "delete"]
+    assert [(e["path"], e["selected"]) for e in found][:1] == [(deleted_path, True)]

@@ -131,6 +131,18 @@ class _Builder:
             origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         return origin
 
+    def _selected(self, start: int) -> None:
+        """The effects of what a search runs on each file it finds (`find ROOT … -exec CMD {} +`, `fd -x`): a
+        change is of what it selects; a read of its stand-in (`ROOT/**/PAT`) reads below ROOT, as
+        `find ROOT | xargs cat` does (a recursive read of ROOT beside the stand-in's own)."""
+        effects = self.model.effects
+        for effect in effects[start:]:
+            if effect["op"] in ("delete", "chmod"):
+                effect["selected"] = True
+            elif effect["op"] in ("read", "copy") and has_glob(effect["path"]) and "glob" not in effect:
+                root = effect["path"].split("/*", 1)[0].split("/?", 1)[0] or "/"
+                effects.append({**effect, "path": root, "raw": root, "recursive": True, "selected": True})
+
     def _next_pipeline(self) -> int:
         self._pipelines += 1
         return self._pipelines - 1
@@ -298,9 +310,7 @@ class _Builder:
             start = len(self.model.effects)
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
             if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
-                for effect in self.model.effects[start:]:
-                    if effect["op"] in ("delete", "chmod"):
-                        effect["selected"] = True
+                self._selected(start)
         patch = None
         if name in PATCH_PROGRAMS:
             fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
