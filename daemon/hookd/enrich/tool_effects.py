@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries
@@ -82,7 +83,29 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
     elif tool.kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
+    if home_dir and tool.kind in (ToolKind.WRITE, ToolKind.EDIT):
+        out.extend(_runs_at_start(out, tool.input, spec, tool.name, home_dir))
     return out
+
+
+def _runs_at_start(
+    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, home: str
+) -> list[dict[str, JSON]]:
+    """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`): code run later,
+    outside the hooks (`deferred`), unless the text the tool writes only sets variables."""
+    argument = spec.content or (spec.replace[1] if spec.replace else "")
+    text = tool_input.get(argument) if argument else None
+    later: list[dict[str, JSON]] = []
+    for effect in effects:
+        path = effect["path"]
+        if effect["op"] != "write" or not isinstance(path, str) or not is_startup_file(path, home):
+            continue
+        if isinstance(text, str) and runs_nothing(text):
+            continue
+        code = {"lang": "sh", "text": text if isinstance(text, str) else ""}
+        later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
+                      "startup": path})  # fmt: skip
+    return later
 
 
 def _unnamed_write(

@@ -236,3 +236,31 @@ def test_what_a_search_runs_on_each_file_reads_below_its_root(command: str, root
 def test_fd_runs_its_command_on_what_it_finds(command: str, deleted_path: str, proj: Path) -> None:
     found = [e for e in effects(command, proj) if e["op"] == "delete"]
     assert [(e["path"], e["selected"]) for e in found][:1] == [(deleted_path, True)]
+
+
+def test_a_file_url_is_a_read_of_the_file(proj: Path) -> None:
+    assert [(e["op"], e["path"]) for e in effects("curl -s file:///home/u/.netrc", proj)] == [
+        ("read", "/home/u/.netrc")
+    ]
+    code = "import urllib.request; urllib.request.urlopen('file:///home/u/.pgpass').read()"
+    assert ("read", "/home/u/.pgpass") in [(e["op"], e["path"]) for e in effects(f'python3 -c "{code}"', proj)]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("podman cp /home/u/.gnupg c1:/tmp/g", [("read", "/home/u/.gnupg")]),
+        ("docker cp -a c1:/out /home/u/.config/x", [("write", "/home/u/.config/x")]),
+        ("kubectl cp -n prod web-0:/tmp/dump ./dump", [("write", "dump")]),
+    ],
+)
+def test_a_container_copy_reads_or_writes_its_host_side(
+    command: str, expected: list[tuple[str, str]], proj: Path
+) -> None:
+    found = [(e["op"], e["path"].removeprefix(str(proj) + "/")) for e in effects(command, proj)]
+    assert found == expected
+
+
+def test_env_chdir_runs_the_command_there(proj: Path) -> None:
+    assert deleted("env --chdir=/home/u rm -rf Music", proj) == [("/home/u/Music", True)]
+    assert deleted("env -C build rm -rf out", proj) == [(str(proj / "build/out"), True)]

@@ -109,6 +109,7 @@ class Program:
     editor: bool = False
     remote_command: bool = False  # `ssh host CMD` runs CMD on another host
     socat: bool = False
+    host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
 
 
 def _hooks(items: Any) -> tuple[Hook, ...]:
@@ -217,6 +218,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         editor=bool(spec.get("editor", False)),
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
+        host_copy=str(spec.get("host_copy", "")),
     )
 
 

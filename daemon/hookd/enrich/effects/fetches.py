@@ -23,6 +23,9 @@ def fetch_effects(
         "" in program.remote_name and not any(program.option_ops.get(o) == "write-fetched" for o, _ in parsed.options)
     )
     for url in urls:
+        if url[:7].lower() == "file://":  # `curl file:///home/u/.ssh/id_rsa`: a read of the local file
+            model.add("read", place(url[7:].split("?", 1)[0] or "/"), name, url=url)
+            continue
         model.add("fetch", None, name, url=url, known=not _dynamic(url))
         if _instance_metadata(url):  # it answers with the machine's cloud credentials
             model.add("read", None, name, url=url, metadata=True)

@@ -13,7 +13,6 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -39,7 +38,9 @@ from hookd.enrich.effects.words import (
     _has_words,
     _option_value_in,
     _stdout_trees,
+    is_startup_file,
     printed_environment,
+    runs_nothing,
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
@@ -95,14 +96,14 @@ class EffectModel:
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
             path = effect["path"]
-            if effect["op"] != "write" or not path or not _is_startup_file(path, self.ledger.home):
+            if effect["op"] != "write" or not path or not is_startup_file(path, self.ledger.home):
                 continue
             text = self.ledger.contents.get(path)
             if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if text is not None and _SETTINGS_ONLY.match(text):
+            if text is not None and runs_nothing(text):
                 continue
             self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text or ""}, known=text is not None,
                             deferred=True, startup=path)  # fmt: skip
@@ -219,10 +220,25 @@ class EffectModel:
         if program.schedules and not any(w in program.schedule_inert for w in argv[1:]):
             # what it runs later is outside this session's hooks, whatever its text
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
+        if program.host_copy and parsed.operands[:1] == [program.host_copy]:
+            self._host_copy(parsed.operands[1:], program.name, place)
         for words, store, unless in program.prints_secret:
             if _has_words(argv, words) and not (unless and _option_value_in(argv, unless)):
                 placed = place(store.replace("~", self.ledger.home, 1)) if store else None
                 self.ledger.add("read", placed, program.name, secret_output=True)
+
+    def _host_copy(self, operands: list[str], name: str, place: Place) -> None:
+        """`docker cp SRC… DEST`, `kubectl cp`: a host path (one not written `CONTAINER:PATH`) is read as a
+        source and written, with what lands below it, as the destination."""
+        if len(operands) < 2:
+            return
+        for k, word in enumerate(operands):
+            if (":" in word and not word.startswith(("/", "./", "../", "~"))) or word == "-":
+                continue  # a container's path, or stdin/stdout as a tar stream
+            if k < len(operands) - 1:
+                self.ledger.add("read", place(word), name, recursive=True)
+            else:
+                self.ledger.add("write", place(word), name, recursive=True)
 
     def _environment(self, name: str, argv: list[str]) -> None:
         variables = printed_environment(name, argv)
@@ -317,19 +333,3 @@ def _reads_script_from_stdin(argv: list[str]) -> bool:
     if program is None or not program.script_operand:
         return False
     return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])
-
-
-# Lines that only set variables (`export PATH="$HOME/bin:$PATH"`), comments and blank lines: nothing runs.
-_SETTINGS_ONLY = re.compile(
-    r"^(?:[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?\n?)*$"
-)
-
-
-def _is_startup_file(path: str, home: str) -> bool:
-    """A file a shell or a session runs at start (the catalogue's `startup_files`): a dotfile name directly in
-    the home, or a path ending as one of its system or config locations."""
-    files = catalogue().startup_files
-    directory, _, base = path.rpartition("/")
-    if directory == home and base in files.names:
-        return True
-    return any(path.endswith(suffix) or ("/" + suffix.strip("/") + "/") in path for suffix in files.below)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
@@ -207,3 +207,24 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
     secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
     return secret if whole or secret else None
+
+
+# Lines that only set variables (`export PATH="$HOME/bin:$PATH"`), comments and blank lines: nothing runs.
+_SETTINGS_ONLY = re.compile(
+    r"^(?:[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?\n?)*$"
+)
+
+
+def is_startup_file(path: str, home: str) -> bool:
+    """A file a shell or a session runs at start (the catalogue's `startup_files`): a dotfile name directly in
+    the home, or a path ending as one of its system or config locations."""
+    files = catalogue().startup_files
+    directory, _, base = path.rpartition("/")
+    if directory == home and base in files.names:
+        return True
+    return any(path.endswith(suffix) or ("/" + suffix.strip("/") + "/") in path for suffix in files.below)
+
+
+def runs_nothing(text: str) -> bool:
+    """`text`, written into a startup file, only sets variables (or is blank or comments)."""
+    return _SETTINGS_ONLY.match(text) is not None

@@ -30,7 +30,7 @@ from hookd.enrich.shell.runners import (
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep
 from hookd.enrich.shell.words import _ASSIGN, _dynamic
-from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, _basename, _inline_script, _peel
+from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel
 from hookd.types import NormalisedEvent, ToolKind
 
 # --------------------------------------------------------------------------------------------------
@@ -170,6 +170,9 @@ class _Builder:
         if not words:
             self.state.assign(simple.assigns, cwd)
         argv, wrappers = _peel(list(words), env)
+        if CHDIR in env:  # `env -C DIR cmd`: as `(cd DIR && cmd)`
+            cwd = cwd.copy()
+            self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
             argv = xargs_operands(words, argv, stdin)
         wrappers = [*runners, *wrappers]

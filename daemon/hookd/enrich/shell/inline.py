@@ -156,6 +156,8 @@ def _call(node: ast.Call, effects: Effects) -> None:
         _open(node, first, True, effects)
     elif short == "open":  # Path(p).open(mode)
         _open(node, _receiver(node), False, effects)
+    elif short == "urlopen" and _literal(first).lower().startswith("file://"):  # urllib of a local file
+        effects.commands.append(["cat", _literal(first)[7:]])
     elif short in _PATH_METHODS and isinstance(node.func, ast.Attribute):
         receiver = _receiver(node)
         if receiver is not None:
