@@ -42,26 +42,28 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some m in _protected(e.path)
 }
 
-# What a file or patch tool changes that its path arguments do not show: the effects hookd found for it
-# (a patch in an argument of a tool whose arguments it does not know, such as Droid's ApplyPatch).
-deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+# What a file or patch tool does that its path arguments do not show, behind one gate (a plain write or
+# edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know
+# (Droid's ApplyPatch), and commands written into a file a shell or session runs at start.
+_tool_extra := [e |
 	input.tool.kind in {"write", "edit"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
+	true in [e.op == "exec", input.paths == []] # a tool with path arguments is judged by them, above
+]
+
+deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+	some e in _tool_extra
 	e.op in {"write", "delete", "move"}
 	e.path != ""
 	some m in _protected(e.path)
 }
 
-# A file or patch tool writing commands into a file a shell or session runs at start (`~/.bashrc`,
-# `~/.profile`, `/etc/profile.d/`: the effect model's `startup` exec): they run later, outside the hooks;
-# asked. (A text that only sets variables, `export PATH=…`, has no such effect.)
+# `~/.bashrc`, `~/.profile`, `/etc/profile.d/` (the effect model's `startup` exec): they run later, outside
+# the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect.)
 ask contains {"id": "startup-file", "reason": reason} if {
-	input.tool.kind in {"write", "edit"}
-	input.event == "BeforeTool"
-	some e in input.effects
-	e.via == "tool"
+	some e in _tool_extra
 	e.op == "exec"
 	object.get(e, "startup", "") != ""
 	reason := sprintf("%s writes commands into %s, which a shell runs when it starts (outside hookd's view); confirm it", [_tool_name, e.startup])

@@ -104,14 +104,14 @@ _secret_named(p) := (({m |
 } | {m |
 	_ssh_private(p)
 	m := {"id": "ssh-key", "what": "SSH private keys and config"}
-} | {m |
+}) | {m |
 	_private_key(_basename(p))
 	not _has_segment(p, "/.ssh") # reported once, as ssh-key
 	m := {"id": "private-key", "what": "a private key"}
 }) | {m |
 	_env_file(_basename(p))
 	m := {"id": "env-file", "what": "environment secrets (.env)"}
-}) if {
+} if {
 	# any of these (a basename in key_names or ending in one of key_suffixes ends the path too)
 	true in [
 		contains(p, "/.ssh"),
