@@ -50,7 +50,7 @@ _tool_extra := [e |
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
-	true in [e.op == "exec", input.paths == []] # a tool with path arguments is judged by them, above
+	true in [e.op == "exec", object.get(input, "paths", []) == []] # a tool with path arguments: judged above
 ]
 
 deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
