@@ -124,11 +124,15 @@ class _Builder:
             cwd = cwd.copy()
         if item.redirects:
             inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
-        if item.binds is not None:  # `for d in a b; do …`: d holds every word, so each is judged
-            name, words = item.binds
-            self.state.assign([(name, " ".join(expand_words([words], self.state.variables, self.home)))], cwd)
-        for inner in item.items:
-            origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
+        values: list[str | None] = [None]
+        if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
+            expanded = expand_words(list(item.binds[1]), self.state.variables, self.home)
+            values = list(expanded[:_LOOP_WORDS]) or ["$@"]  # no `in`: the positional parameters
+        for value in values:
+            if item.binds is not None and value is not None:
+                self.state.assign([(item.binds[0], value)], cwd)
+            for inner in item.items:
+                origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         return origin
 
     def _selected(self, start: int) -> None:
@@ -358,6 +362,8 @@ def _reads_code(name: str, argv: list[str]) -> bool:
     interpreter = name in _STDIN_INTERPRETERS or name.startswith(("python", "pypy"))
     return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
 
+
+_LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
 
 # Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
 _SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait"})
