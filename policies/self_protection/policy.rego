@@ -55,6 +55,16 @@ _changes contains {"path": e.path, "op": e.op, "via": _via(e), "from": "", "tool
 	e.path != ""
 }
 
+# A directory written whole (`tar x -C DIR`, `unzip -d DIR`, `rsync … DIR/`): every file below it may be
+# written; the project root and the home are left to the rules about what lands there.
+_changes contains {"path": e.path, "op": "write-below", "via": _via(e), "from": "", "tool": false} if {
+	some e in input.effects
+	e.op == "write"
+	e.recursive == true
+	e.path != ""
+	not e.class in {"project-root", "home", "root"}
+}
+
 _changes contains {"path": e.to, "op": "land", "via": _via(e), "from": e.path} if {
 	some e in input.effects
 	e.op in {"move", "copy", "link"}
@@ -91,7 +101,7 @@ _hits(t, q) if startswith(t.path, concat("", [q, "/"]))
 
 # a delete, move or mode change of a directory takes what is inside along
 _hits(t, q) if {
-	t.op in {"delete", "move", "chmod"}
+	t.op in {"delete", "move", "chmod", "write-below"}
 	startswith(q, concat("", [trim_suffix(t.path, "/"), "/"]))
 }
 

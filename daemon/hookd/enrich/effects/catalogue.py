@@ -46,6 +46,25 @@ class Launcher:
 
 
 @dataclass(frozen=True, slots=True)
+class Loaded:
+    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, or a `file` of code
+    in `lang`) by `programs` (empty: by every program, as the dynamic loader reads `LD_PRELOAD`)."""
+
+    loads: str
+    lang: str = "sh"
+    programs: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class StartupFiles:
+    """Files a shell or a desktop session runs when it starts: dotfile `names` in the home, and locations
+    (`below`) whose files run wherever the home is."""
+
+    names: frozenset[str] = frozenset()
+    below: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Program:
     name: str
     source: str
@@ -78,7 +97,8 @@ class Program:
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
     at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
-    prints_secret: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, the store it prints from)
+    # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
+    prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
     network: bool = False
     gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
     find: bool = False
@@ -92,6 +112,7 @@ class Program:
     editor: bool = False
     remote_command: bool = False  # `ssh host CMD` runs CMD on another host
     socat: bool = False
+    host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
 
 
 def _hooks(items: Any) -> tuple[Hook, ...]:
@@ -185,7 +206,9 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
-        prints_secret=tuple((tuple(p["words"]), str(p["path"])) for p in spec.get("prints_secret", ())),
+        prints_secret=tuple(
+            (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
+        ),
         network=bool(spec.get("network", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),
         find=bool(spec.get("find", False)),
@@ -199,6 +222,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         editor=bool(spec.get("editor", False)),
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
+        host_copy=str(spec.get("host_copy", "")),
     )
 
 
@@ -218,7 +242,9 @@ class Catalogue:
     """The programs, each built from its data the first time a command names it (a daemon process meets a
     few dozen of the ~700), and git's table."""
 
-    __slots__ = ("_built", "_derived", "_specs", "git", "languages", "prefixes")
+    __slots__ = (
+        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes", "startup_files"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -232,6 +258,14 @@ class Catalogue:
         self._built: dict[str, Program | None] = {}
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
+        self.environment = {
+            name: Loaded(str(e["loads"]), str(e.get("lang", "sh")), frozenset(e.get("programs", ())))
+            for name, e in own.get("environment", {}).items()
+            if name != "source"
+        }
+        self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
+        startup = own.get("startup_files", {})
+        self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:

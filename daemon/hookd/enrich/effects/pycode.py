@@ -74,10 +74,20 @@ def _dotted(node: ast.expr) -> str:
     return ""
 
 
+_HOME_CALLS = frozenset({"Path.home", "pathlib.Path.home", "os.path.expanduser", "os.getenv", "os.environ.get"})
+_SAME_PATH = frozenset({"expanduser", "resolve", "absolute", "expandvars"})  # `p.expanduser()` is p
+
+
 def _literal(node: ast.expr | None) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if isinstance(node, ast.Call) and _dotted(node.func) in ("os.path.expanduser", "os.path.join", "str", "Path"):
+    found = _home(node) or _method_path(node)
+    if found:
+        return found
+    called = _dotted(node.func) if isinstance(node, ast.Call) else ""
+    if isinstance(node, ast.Call) and (
+        called in ("os.path.expanduser", "os.path.join", "str") or called.endswith("Path")
+    ):
         parts = [_literal(a) for a in node.args]
         if parts and UNKNOWN not in parts:
             return "/".join(p.rstrip("/") for p in parts[:-1]) + ("/" if len(parts) > 1 else "") + parts[-1]
@@ -86,6 +96,34 @@ def _literal(node: ast.expr | None) -> str:
         if UNKNOWN not in (left, right):
             return f"{left.rstrip('/')}/{right}"
     return UNKNOWN
+
+
+def _method_path(node: ast.expr | None) -> str:
+    """The path of `p.expanduser()`, `p.resolve()` (p itself) and `p.joinpath(a, b)`, or "" when not known."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return ""
+    if node.func.attr in _SAME_PATH and not node.args:
+        inner = _literal(node.func.value)
+        return "" if inner == UNKNOWN else inner
+    if node.func.attr == "joinpath":
+        joined = [_literal(node.func.value), *(_literal(a) for a in node.args)]
+        return "" if UNKNOWN in joined else "/".join(p.rstrip("/") for p in joined)
+    return ""
+
+
+def _home(node: ast.expr | None) -> str:
+    """`~` for the expressions that give the home directory: `Path.home()`, `os.path.expanduser("~")`,
+    `os.getenv("HOME")`, `os.environ["HOME"]`."""
+    if isinstance(node, ast.Call):
+        name = _dotted(node.func)
+        args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+        if name in _HOME_CALLS and (name.endswith("home") or args[:1] in (["~"], ["HOME"])):
+            return "~"
+    if isinstance(node, ast.Subscript) and _dotted(node.value) == "os.environ":
+        key = node.slice
+        if isinstance(key, ast.Constant) and key.value == "HOME":
+            return "~"
+    return ""
 
 
 def _call(node: ast.Call, effects: Effects) -> None:
@@ -105,6 +143,8 @@ def _call(node: ast.Call, effects: Effects) -> None:
         _open(node, first, True, effects)
     elif short == "open":  # Path(p).open(mode)
         _open(node, _receiver(node), False, effects)
+    elif short == "urlopen" and _literal(first).lower().startswith("file://"):  # urllib of a local file
+        effects.commands.append(["cat", _literal(first)[7:]])
     elif short in _CALLS.path_methods and isinstance(node.func, ast.Attribute):
         receiver = _receiver(node)
         if receiver is not None:
@@ -120,6 +160,8 @@ def _receiver(node: ast.Call) -> ast.expr | None:
     """`p` of `Path(p).read_text()` (or of `pathlib.Path(p).open()`)."""
     if isinstance(node.func, ast.Attribute):
         value = node.func.value
+        if _literal(value) != UNKNOWN:  # `Path(a, b)`, `Path.home().joinpath(".ssh/id_rsa")`, `(Path.home() / "x")`
+            return value
         if isinstance(value, ast.Call) and _dotted(value.func).endswith("Path") and value.args:
             return value.args[0]
     return None

@@ -102,12 +102,6 @@ class LineState:
     # ----------------------------------------------------------------------------------------------
     # Variables, arrays, positional parameters
 
-    def forget(self, names: list[str]) -> None:
-        """These variables' values are no longer known (arrays' elements too)."""
-        for name in names:
-            for key in [k for k in self.variables if k == name or k.startswith(name + "[")]:
-                del self.variables[key]
-
     def assign(self, assigns: list[tuple[str, str]], cwd: _Cwd | None = None) -> None:
         if self.references and any(key in self.references for key, _ in assigns):
             self.variables.clear()  # assigning through a reference sets a variable named at run time
@@ -124,6 +118,12 @@ class LineState:
                 self.variables.pop(key, None)
             else:
                 self.variables[key] = value
+
+    def forget(self, names: list[str]) -> None:
+        """Variables (and arrays) set only when the line runs: unknown from here on."""
+        for name in names:
+            for key in [k for k in self.variables if k == name or k.startswith(name + "[")]:
+                del self.variables[key]
 
     def _array(self, key: str, inside: str) -> None:
         for name in [k for k in self.variables if k.startswith(key + "[")]:

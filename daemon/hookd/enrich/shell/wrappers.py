@@ -64,6 +64,9 @@ def _peel_sudo(argv: list[str], i: int, env: dict[str, str]) -> int | None:
     return _take_assignments(argv, _skip_options(argv, i, "CDgpRrTtUu", _SUDO_LONG_ARG), env)
 
 
+CHDIR = "-C"  # the key, in a command's env, of the directory a wrapper runs it in (no variable has this name)
+
+
 def _env_option(arg: str) -> tuple[str, str | None, int]:
     """(option letter among u/C/S or "", its value if attached, words used) of one `env` option."""
     if arg[1] == "-":
@@ -93,6 +96,8 @@ def _peel_env(argv: list[str], i: int, env: dict[str, str]) -> int | None:
                 value = argv[i + 1] if i + 1 < len(argv) else ""
             argv[i : i + width] = _split_string(value)
         else:
+            if letter == "C":  # `env -C DIR cmd`: cmd runs in DIR (hookd.enrich.shell.build follows it)
+                env[CHDIR] = value if value is not None else (argv[i + 1] if i + 1 < len(argv) else "")
             i += width
     return _take_assignments(argv, i, env)
 
