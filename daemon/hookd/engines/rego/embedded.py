@@ -32,6 +32,7 @@ class RegoEmbeddedEngine:
         self._engine = policies.engine
         self._packages = policies.packages
         self._router = policies.router
+        self.reads = policies.reads
         self.policy_dir = policies.policy_dir
         self.revision = policies.revision
         self._status = EngineStatus(

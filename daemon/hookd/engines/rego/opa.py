@@ -242,6 +242,7 @@ class RegoOpaEngine:
     def __init__(self, policies: PolicySet, opa: OpaConfig, *, synced: bool) -> None:
         self._packages = policies.packages  # not the PolicySet: its regorus engine is only needed to load
         self._router = policies.router
+        self.reads = policies.reads
         self._upload = Upload.of(policies)
         self._opa = opa
         self._synced = synced

@@ -22,6 +22,7 @@ from typing import Any
 
 import regorus
 
+from hookd.engines.rego.reads import input_keys, route_inputs, union_of
 from hookd.errors import PolicyLoadError, one_line
 from hookd.types import JSON, Event, PackageInfo, ToolKind, Verdict, VerdictKind
 from hookd.wire import jsonstrict
@@ -70,6 +71,7 @@ class RegoModule:
     package: str  # dotted, without "data."
     source: str
     rules: Mapping[str, str]  # rule name -> head kind ("Set", "Compr", "Func", "Default")
+    reads: frozenset[str] | None = None  # the top-level input keys it reads; None: any (hookd.engines.rego.reads)
 
 
 def discover(policy_dir: Path, *, include_tests: bool) -> tuple[list[Path], list[Path]]:
@@ -125,6 +127,7 @@ def add_modules(engine: Any, sources: Iterable[tuple[str, str]]) -> list[RegoMod
                 package=_ref_to_dotted(ast["package"]["refr"]),
                 source=entry["source"]["contents"],
                 rules=_rule_heads(ast.get("rules", [])),
+                reads=input_keys([ast]),
             )
         )
     return modules
@@ -208,6 +211,7 @@ class PolicySet:
     router: Router
     router_source: str
     revision: str
+    reads: frozenset[str] | None  # the input keys any of its modules reads; None: any key
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +247,8 @@ def compile_policy_set(sources: PolicySources) -> PolicySet:
     for document in sources.data:
         engine.add_data(document.rooted())
     packages = _packages(engine, modules)
-    routes, router_source = build_router(packages)
+    reads = union_of(m.reads for m in modules)
+    routes, router_source = build_router(packages, reads)
     try:
         engine.add_policy(ROUTER_MODULE, router_source)
         engine.set_input({})
@@ -261,6 +266,7 @@ def compile_policy_set(sources: PolicySources) -> PolicySet:
         router,
         router_source,
         _revision(modules),
+        reads,
     )
 
 
@@ -499,9 +505,12 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     return routing
 
 
-def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route], str]:
+def build_router(
+    packages: Sequence[PackageInfo], reads: frozenset[str] | None = None
+) -> tuple[dict[RouteKey, Route], str]:
     """One router rule per distinct set of applicable packages over every (event, kind, tool) and, for
-    shell calls, over every subset of the packages that declare shell conditions."""
+    shell calls, over every subset of the packages that declare shell conditions. `reads`: the input keys
+    the modules were found to read (None: any), for the packages that do not declare theirs."""
     tools: list[str | None] = [None, *sorted({t for p in packages for t in p.routing.get("tools", ())})]
     kinds: list[str | None] = [None, *(k.value for k in ToolKind)]
     routes: dict[RouteKey, Route] = {}
@@ -517,7 +526,7 @@ def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route]
                 every = rule([p.name for p in applying])
                 conditions = [c for p in applying if (c := ShellCondition.of(p)) is not None]
                 if kind != ToolKind.SHELL.value or not conditions:
-                    routes[(event.value, kind, tool)] = Route(every, inputs=_inputs(applying))
+                    routes[(event.value, kind, tool)] = Route(every, inputs=route_inputs(applying, reads))
                     continue
                 conditions = conditions[:MAX_SHELL_ROUTED]  # the rest are evaluated for every shell call
                 routed = {c.package for c in conditions}
@@ -528,7 +537,7 @@ def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route]
                         by_held[frozenset(held)] = rule(chosen)
                 word_names = frozenset(name for c in conditions for name, _ in c.words)
                 routes[(event.value, kind, tool)] = Route(
-                    every, tuple(conditions), by_held, word_names, _inputs(applying)
+                    every, tuple(conditions), by_held, word_names, route_inputs(applying, reads)
                 )
     by_name = {p.name: p for p in packages}
     lines = [f"package {ROUTER_PACKAGE}", ""]
@@ -537,13 +546,6 @@ def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route]
         entries = "".join(f"\t{_package_entry(by_name[n])},\n" for n in names)
         lines.append(f"{name} := {{\n{entries}}}")
     return routes, "\n".join(lines) + "\n"
-
-
-def _inputs(applying: Sequence[PackageInfo]) -> frozenset[str] | None:
-    """The input keys the packages read, when every one of them declares its own; else None (all of them)."""
-    if not applying or any("input" not in p.routing for p in applying):
-        return None
-    return frozenset().union(*(p.routing["input"] for p in applying))
 
 
 def _package_entry(package: PackageInfo) -> str:
