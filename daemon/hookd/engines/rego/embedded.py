@@ -15,8 +15,8 @@ from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicySet,
     load_policy_set,
-    verdicts_from_result,
 )
+from hookd.engines.rego.verdicts import verdicts_from_result
 from hookd.errors import EngineError, one_line
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
 from hookd.wire import jsonstrict

@@ -30,9 +30,9 @@ from hookd.engines.rego.policyset import (
     build_router,
     new_engine,
     read_policy_sources,
-    verdicts_from_result,
 )
 from hookd.engines.rego.reads import union_of
+from hookd.engines.rego.verdicts import verdicts_from_result
 from hookd.errors import EngineError, EngineTimeout, PartialAnswer, PolicyError, WorkerGone
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict

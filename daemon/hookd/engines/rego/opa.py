@@ -40,8 +40,8 @@ from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicySet,
     load_policy_set,
-    verdicts_from_result,
 )
+from hookd.engines.rego.verdicts import verdicts_from_result
 from hookd.errors import EngineError, EngineTimeout, EngineUnavailable, OpaAnswerError, PolicyLoadError, one_line
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
 
