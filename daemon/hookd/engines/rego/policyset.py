@@ -23,7 +23,7 @@ from typing import Any
 import regorus
 
 from hookd.engines.rego.gates import FactGate
-from hookd.engines.rego.reads import input_keys, route_inputs, union_of
+from hookd.engines.rego.reads import module_reads, route_inputs, union_of
 from hookd.engines.rego.verdicts import VERDICT_RULES
 from hookd.errors import PolicyLoadError, one_line
 from hookd.types import JSON, Event, PackageInfo, ToolKind
@@ -127,7 +127,7 @@ def add_modules(engine: Any, sources: Iterable[tuple[str, str]]) -> list[RegoMod
                 package=_ref_to_dotted(ast["package"]["refr"]),
                 source=entry["source"]["contents"],
                 rules=_rule_heads(ast.get("rules", [])),
-                reads=input_keys([ast]),
+                reads=module_reads(ast, entry["source"]["contents"]),
             )
         )
     return modules

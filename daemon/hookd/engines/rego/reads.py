@@ -11,12 +11,21 @@ makes it None: every key. An over-approximation only ever hands a policy more th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from hookd.types import PackageInfo
 
 _STRINGS = ("String", "RawString")
+_INPUT_WORD = re.compile(r"(?<![\w.])input(?!\w)")
+
+
+def module_reads(tree: Any, source: str) -> frozenset[str] | None:
+    """The keys one module reads (`input_keys`); None also when its source names `input` and its tree shows no
+    use of it at all: a syntax tree that no longer reads as this module expects never hides a read."""
+    keys = input_keys([tree])
+    return None if keys == frozenset() and _INPUT_WORD.search(source) else keys
 
 
 def input_keys(trees: Iterable[Any]) -> frozenset[str] | None:

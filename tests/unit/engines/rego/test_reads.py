@@ -162,3 +162,13 @@ def test_a_layered_engine_reads_what_any_layer_reads_monitored_ones_too(tmp_path
     assert layered.reads == {"tool", "hookd"}
     assert CompositeEngine([tool, hookd]).reads == {"tool", "hookd"}
     assert CompositeEngine([tool, StaticEngine()]).reads is None  # Python policies, a fake: any key
+
+
+def test_a_module_that_names_input_where_its_tree_shows_none_reads_every_key() -> None:
+    """Should regorus's syntax tree change shape, a module whose source says `input` is not taken to read
+    nothing (which would hand it an empty input): only a module that never names it reads no key."""
+    from hookd.engines.rego.reads import module_reads
+
+    assert module_reads({"rules": []}, "package hookd.p\ndeny contains 1 if input.tool\n") is None
+    assert module_reads({"rules": []}, "package hookd.p\ndeny contains 1 if data.p.input\n") == frozenset()
+    assert module_reads({"rules": []}, "package hookd.p\nr := 1\n") == frozenset()
