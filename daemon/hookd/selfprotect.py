@@ -158,8 +158,9 @@ class ProtectedSet:
             return event.with_facts(hookd={"protected": [], "keeps": [], "unguarded": why})
         if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
             return event
-        listed, judged = self.places(event_home(event), event.project_dir, event.env)
-        roots = {event.project_dir.rstrip("/") or "/", event_home(event).rstrip("/") or "/"}
+        home = event_home(event)
+        listed, judged = self.places(home, event.project_dir, event.env)
+        roots = {event.project_dir.rstrip("/") or "/", home.rstrip("/") or "/"}
         near = self._index(listed).near(_named_paths(event), _only_deleted(event), roots)
         keeps = [p for p in _written(event) if p in judged and _keeps(event, judged[p])]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": unguarded_starts(event)})
