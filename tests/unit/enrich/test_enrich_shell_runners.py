@@ -126,6 +126,24 @@ def test_variables_set_earlier_on_the_line_are_known(proj: Path) -> None:
     assert runs("X=$(date); $X -rf ~", proj)[-1][0] == "$X"  # not known: stays dynamic
 
 
+@pytest.mark.parametrize(
+    ("source", "argv"),
+    [
+        # inside double quotes an expansion stays one word, as bash keeps it: `-c` gets the whole script
+        ('X="rm -rf ~"; sh -c "$X"', ["sh", "-c", "rm -rf ~"]),
+        ('X="rm -rf ~"; sh -c "echo; ${X}"', ["sh", "-c", "echo; rm -rf ~"]),
+        ('X="rm -rf ~"; if true; then sh -c "$X"; fi', ["sh", "-c", "rm -rf ~"]),
+        ('f="my file"; rm "$f"', ["rm", "my file"]),
+        # outside them it is split, and `"$@"`, `"${a[@]}"` give a word per element
+        ('X="rm -rf ~"; sh -c $X', ["sh", "-c", "rm", "-rf", HOME]),
+        ('X="-r -f"; rm "a"$X', ["rm", "a-r", "-f"]),
+        ('a=(-r -f); rm "${a[@]}" ~', ["rm", "-r", "-f", HOME]),
+    ],
+)
+def test_a_quoted_expansion_is_one_word(proj: Path, source: str, argv: list[str]) -> None:
+    assert argv in runs(source, proj)
+
+
 def test_substitutions_that_only_echo_literal_words_are_their_output(proj: Path) -> None:
     assert runs("$(echo rm) -rf ~", proj)[0] == ["rm", "-rf", HOME]
     assert runs("`echo pwd`", proj)[0] == ["pwd"]

@@ -3,7 +3,8 @@
 source; `gtfobins.json` is derived from GTFOBins (scripts/gtfobins_catalogue.py) and adds, for every
 binary there, where it takes a command or code to run (`runs`) and whether it can read or write files;
 an entry of programs.json replaces the derived `runs` of its program. `git.json` holds git's executing
-configuration keys, environment variables and options."""
+configuration keys, environment variables and options, and what git commands throw away; `languages.json`
+what code in other languages does that reaches the system (hookd.enrich.effects.languages)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ DATA = Path(__file__).parent / "data"
 class Hook:
     """Where a program takes what it runs: `kind` is `option` (an option's value, after `prefix`), `operand`
     (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`),
-    `argv-code` (the words after `subcommands` are code); `code` says the value is code in `lang`
-    rather than a command line."""
+    `argv-code` (the words after `subcommands` are code), `words` (every word after the program, options
+    too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
+    `same_shell`: the calling shell runs it itself (the shell builder walks it in place)."""
 
     kind: str
     option: str = ""
@@ -33,6 +35,7 @@ class Hook:
     index: int = 0
     name: str = ""
     subcommands: tuple[str, ...] = ()
+    same_shell: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +107,7 @@ def _hooks(items: Any) -> tuple[Hook, ...]:
                 index=int(item.get("index", 0)),
                 name=str(item.get("name", "")),
                 subcommands=tuple(item.get("subcommands", ())),
+                same_shell=bool(item.get("same_shell", False)),
             )
         )
     return tuple(hooks)
@@ -214,14 +218,21 @@ class Catalogue:
     """The programs, each built from its data the first time a command names it (a daemon process meets a
     few dozen of the ~700), and git's table."""
 
-    __slots__ = ("_built", "_derived", "_specs", "git", "prefixes")
+    __slots__ = ("_built", "_derived", "_specs", "git", "languages", "prefixes")
 
-    def __init__(self, own: Mapping[str, Any], derived: Mapping[str, Any], git: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        own: Mapping[str, Any],
+        derived: Mapping[str, Any],
+        git: Mapping[str, Any],
+        languages: Mapping[str, Any] | None = None,
+    ) -> None:
         self._specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
         self._derived: Mapping[str, Any] = derived["programs"]
         self._built: dict[str, Program | None] = {}
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
+        self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:
         try:
@@ -257,7 +268,9 @@ def _read(name: str) -> Any:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
-_CATALOGUE = Catalogue(_read("programs.json"), _read("gtfobins.json"), _read("git.json"))  # read once, at import
+_CATALOGUE = Catalogue(
+    _read("programs.json"), _read("gtfobins.json"), _read("git.json"), _read("languages.json")
+)  # read once, at import
 
 
 def catalogue() -> Catalogue:

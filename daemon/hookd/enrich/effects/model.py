@@ -102,7 +102,8 @@ class EffectModel:
             return follow
         if _dynamic(argv[0]):  # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints
             made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
-            self.ledger.add("exec", None, argv[0], known=False, code={"lang": "sh", "text": ""}, **made)
+            code = {"lang": "sh", "text": ""}
+            self.ledger.add("exec", None, argv[0], known=False, code=code, built=True, raw=argv[0], **made)
             return follow
         if name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)

@@ -12,7 +12,7 @@ import re
 
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.tree import _Simple, _TooDeep
-from hookd.enrich.shell.words import BRACE_MARK, _dynamic
+from hookd.enrich.shell.words import BRACE_MARK, UNSPLIT_MARK, _dynamic
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
@@ -30,14 +30,15 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
     out: list[str] = []
     for original in words:
         marked = original.startswith(BRACE_MARK)
-        word = original[len(BRACE_MARK) :] if marked else original
+        quoted = original.startswith(UNSPLIT_MARK)
+        word = original[len(BRACE_MARK) :] if marked or quoted else original
         split = False
         if "$(" in word or "`" in word:
             word, split = _echoed(word)
         if "$" in word:
             word, more = _substitute(word, variables)
             split = split or more
-        pieces = word.split() if split else [word]
+        pieces = word.split() if split and not quoted else [word]
         for piece in pieces:
             # every word is kept; only the growth by brace expansion is bounded (the input caps,
             # enrich/limits.py, then count the words there are)

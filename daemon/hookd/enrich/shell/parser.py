@@ -31,6 +31,7 @@ from hookd.enrich.shell.words import (
     _read_word,
     _scan_substitutions,
     _unquote,
+    mark_unsplit,
 )
 
 # --------------------------------------------------------------------------------------------------
@@ -207,7 +208,7 @@ class _FastParser:
             raw = s[start : self.i]
             if raw in _RESERVED or _ARRAY_ASSIGN.match(raw):
                 raise _Decline
-        self.words.append(text)
+        self.words.append(mark_unsplit(s[start : self.i], text))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -341,7 +342,7 @@ class _Convert:
                 assigns.append(self._assign(part))
                 subs.extend(self._subs(part))
             elif kind in ("word", "assignment"):
-                words.append(self._word(part))
+                words.append(mark_unsplit(self.src[part.pos[0] : part.pos[1]], self._word(part)))
                 subs.extend(self._subs(part))
             elif kind == "redirect":
                 redirects.append(self._redirect(part, subs))

@@ -16,7 +16,7 @@ import tree_sitter
 import tree_sitter_bash
 
 from hookd.enrich.shell.tree import _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
-from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions
+from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions, mark_unsplit
 
 _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
@@ -142,8 +142,9 @@ class _Sitter:
         subs: list[_Block] = []
         for child in _joined(self.parts(node)):
             if isinstance(child, tuple):  # pieces of one word with nothing between them (`foo`cmd`bar`)
-                text, found = self.decode(self.src[child[0] : child[1]].decode("utf-8", errors="surrogateescape"), 0)
-                words.append(text)
+                raw = self.src[child[0] : child[1]].decode("utf-8", errors="surrogateescape")
+                text, found = self.decode(raw, 0)
+                words.append(mark_unsplit(raw, text))
                 subs.extend(found)
                 continue
             kind = child.type
@@ -164,7 +165,7 @@ class _Sitter:
                     raise _Unsupported("here-document inside a command")
             elif kind in _WORDS or kind in ("command_name", "variable_assignment", "test_operator", "regex"):
                 text, found = self.word(child)
-                words.append(text)
+                words.append(mark_unsplit(self.text(child), text))
                 subs.extend(found)
             elif kind in _KEYWORDS:
                 words.append(kind)

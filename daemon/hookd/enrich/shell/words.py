@@ -373,6 +373,45 @@ def _mark_braces(raw: str, text: str) -> str:
     return text
 
 
+UNSPLIT_MARK = '\x00"'
+_ALL_ELEMENTS = re.compile(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
+
+
+def mark_unsplit(raw: str, text: str) -> str:
+    """`text` marked not to be split into words when every expansion in its source `raw` is inside double
+    quotes (`sh -c "$X"` hands the shell one word, whatever $X holds), except `"$@"` and `"${a[@]}"`,
+    which bash splits into one word per element."""
+    if ("$" in raw or "`" in raw) and not _ALL_ELEMENTS.search(raw) and not _unquoted_expansion(raw):
+        return UNSPLIT_MARK + text
+    return text
+
+
+def _unquoted_expansion(raw: str) -> bool:
+    """Whether `raw` (one word's source) has a `$…` or backtick expansion outside double quotes."""
+    i, n, quoted = 0, len(raw), False
+    while i < n:
+        c = raw[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and not quoted:
+            end = raw.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            quoted = not quoted
+        elif c == "$" and raw[i + 1 : i + 2] == "'" and not quoted:
+            end = raw.find("'", i + 2)  # `$'…'`: no expansion inside (an escaped quote only ends it later)
+            while end > 0 and raw[end - 1] == "\\":
+                end = raw.find("'", end + 1)
+            i = n if end < 0 else end + 1
+            continue
+        elif c in "$`" and not quoted:
+            return True
+        i += 1
+    return False
+
+
 def _unquote(word: str) -> str:
     """Plain quote removal (no expansion), for here-document delimiters."""
     out: list[str] = []
