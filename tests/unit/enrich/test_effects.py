@@ -296,7 +296,9 @@ def test_a_service_manager_stopping_a_unit_is_a_signal(proj: Path) -> None:
 def test_a_target_built_at_run_time_says_where_it_can_lie(proj: Path) -> None:
     fixed = {c: ops(c, proj, "write")[-1]["fixed"] for c in ("echo > build/$X.o", "echo > /tmp/$X", 'cp k "$D/x"')}
     assert fixed == {"echo > build/$X.o": "project", "echo > /tmp/$X": "scratch", 'cp k "$D/x"': "elsewhere"}
-    assert ops("echo > ~/.ss$(echo h)/authorized_keys", proj, "write")[0]["fixed"] == "elsewhere"
+    assert ops("echo > ~/.ss$(cat f)/authorized_keys", proj, "write")[0]["fixed"] == "elsewhere"
+    # a substitution that only echoes literal words is its output, in a redirect's target as in a word
+    assert ops("echo > ~/.ss$(echo h)/authorized_keys", proj, "write")[0]["path"] == f"{HOME}/.ssh/authorized_keys"
     assert "fixed" not in ops("echo > build/a.o", proj, "write")[0]
 
 

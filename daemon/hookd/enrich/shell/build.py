@@ -200,10 +200,28 @@ class _Builder:
         if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
             self.state.positional(argv[2:] if argv[1] == "--" else argv[1:])
         if name in ("export", "declare", "typeset", "readonly", "local"):
-            pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
-            expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
-            self.state.assign(expanded, cwd)
+            self._declare(argv, cwd)
+        if name == "alias":
+            for definition in argv[1:]:  # judged where it is defined, as if run: its words are only known here
+                if _ASSIGN.match(definition):
+                    self._nested(definition.split("=", 1)[1], depth, cwd.copy(), privileged)
         return follow.origin
+
+    def _declare(self, argv: list[str], cwd: _Cwd) -> None:
+        """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value
+        other than written: a name reference (`-n`: `$r` is another variable's value), case (`-u`, `-l`), an
+        integer (`-i`: arithmetic): then NAME, and what a reference names, are unknown."""
+        flags = "".join(a[1:] for a in argv[1:] if a[:1] in "-+" and not _ASSIGN.match(a))
+        pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
+        if set(flags) & set("nuli"):
+            names = [w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"]
+            targets = [value for _, value in pairs] if "n" in flags else []
+            self.state.forget([*names, *targets])
+            if "n" in flags:
+                self.state.references.update(names)
+            return
+        expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
+        self.state.assign(expanded, cwd)
 
     def _effects(
         self,

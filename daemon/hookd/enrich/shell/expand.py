@@ -34,17 +34,26 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         word = original[len(BRACE_MARK) :] if marked or quoted else original
         split = False
         if "$(" in word or "`" in word:
-            word, split = _echoed(word)
+            word, split = _echoed(word, variables.get("IFS", " \t\n"))
         if "$" in word:
             word, more = _substitute(word, variables)
             split = split or more
-        pieces = word.split() if split and not quoted else [word]
+        pieces = _split(word, variables.get("IFS")) if split and not quoted else [word]
         for piece in pieces:
             # every word is kept; only the growth by brace expansion is bounded (the input caps,
             # enrich/limits.py, then count the words there are)
             grown = braces(piece) if marked and len(out) < _MAX_GROWTH else [piece]
             out.extend(_tilde(result, home, marked or split) for result in grown)
     return out
+
+
+def _split(word: str, ifs: str | None) -> list[str]:
+    """Word splitting on `$IFS` as set earlier on the line (`IFS=,; x="rm,-rf,~"; $x`), else on blanks."""
+    if ifs is None or ifs == " \t\n":
+        return word.split()
+    if not ifs:
+        return [word]
+    return [piece for piece in re.split("[" + re.escape(ifs) + "]+", word) if piece]
 
 
 def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
@@ -68,13 +77,14 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
                 return match.group()  # `${x:?}` of an empty x: the shell stops there
         if known is None:
             return match.group()
-        split = split or any(c.isspace() for c in known)
+        separators = variables.get("IFS", " \t\n")
+        split = split or any(c in separators for c in known)
         return known
 
     return _VAR.sub(value, word), split
 
 
-def _echoed(word: str) -> tuple[str, bool]:
+def _echoed(word: str, separators: str) -> tuple[str, bool]:
     """`word` with each substitution that only echoes literal words replaced by its output, and whether
     it is to be split into words again (quoting is not known here: splitting shows every word it may be)."""
     split = False
@@ -84,7 +94,7 @@ def _echoed(word: str) -> tuple[str, bool]:
         known = _echo_output(match.group(1) if match.group(1) is not None else match.group(2))
         if known is None:
             return match.group()
-        split = split or any(c.isspace() for c in known)
+        split = split or any(c in separators for c in known)
         return known
 
     return _SUBST.sub(output, word), split

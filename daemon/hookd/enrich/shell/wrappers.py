@@ -188,7 +188,7 @@ _WRAPPERS: dict[str, Peel] = {
 }  # fmt: skip
 _SUDO = frozenset({"sudo", "doas"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
-_INLINE = _SHELLS | {"eval", "su"}
+_INLINE = _SHELLS | {"eval", "su", "trap"}
 
 
 def _basename(word: str) -> str:
@@ -210,8 +210,23 @@ def _peel(argv: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
     return argv[i:], wrappers
 
 
+def _trap_action(argv: list[str]) -> tuple[str, bool, bool] | None:
+    """`trap ACTION SIGNAL…`: ACTION, unless it is `-` or absent (one operand is a signal reset), as bash."""
+    words = argv[1:]
+    while words and words[0] in ("-p", "-l", "-P"):
+        words = words[1:]
+    if words[:1] == ["--"]:
+        words = words[1:]
+    if len(words) < 2 or words[0] == "-":
+        return None
+    return words[0], True, False
+
+
 def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool] | None:
-    """(script, runs in the same shell, runs as root) for `bash -c`, `eval` and `su -c`."""
+    """(script, runs in the same shell, runs as root) for `bash -c`, `eval`, `su -c` and `trap` (its action
+    runs later, in this shell: judged as if run here)."""
+    if name == "trap":
+        return _trap_action(argv)
     if name == "eval":
         words = argv[2:] if argv[1:2] == ["--"] else argv[1:]
         return (" ".join(words), True, False) if words else None
