@@ -113,6 +113,9 @@ class Program:
     remote_command: bool = False  # `ssh host CMD` runs CMD on another host
     socat: bool = False
     host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
+    # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
+    code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
+    code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
 
 
 def _hooks(items: Any) -> tuple[Hook, ...]:
@@ -174,6 +177,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         if isinstance(launcher_spec, Mapping)
         else None
     )
+    runs = tuple(h for h in hooks if h.kind != "argv")
     return Program(
         name=name,
         source=str(spec.get("source") or (derived or {}).get("url", "")),
@@ -186,7 +190,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         keyword_ops=dict(spec.get("keyword_ops", {})),
         recursive=_recursive(spec),
         recursive_always=bool(spec.get("recursive_always", False)),
-        runs=tuple(h for h in hooks if h.kind != "argv"),
+        runs=runs,
         launcher=launcher,
         script_operand=str(spec.get("script_operand", "")),
         pattern_first=bool(spec.get("pattern_first", False)),
@@ -223,6 +227,9 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
         host_copy=str(spec.get("host_copy", "")),
+        code_operand=any(h.kind == "operand" for h in runs),
+        code_options=frozenset(spec.get("code_file_options", ()))
+        | {h.option for h in runs if h.kind == "option" and h.code},
     )
 
 

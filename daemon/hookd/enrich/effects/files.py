@@ -60,7 +60,7 @@ class FileEffects:
             tar_effects(self.ledger, parsed, operands, place, name)
         else:
             self._each_operand(program, operands, name, recursive, view, place)
-            if not program.operands and not program.first and program.gtfobins & {"file-read", "file-write"}:
+            if not program.operands and not program.first and not program.gtfobins.isdisjoint(_FILE_FUNCTIONS):
                 words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
                 self.guess(words, name, place, writes)
@@ -186,3 +186,6 @@ class FileEffects:
             value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
             if value and not value.startswith("-") and _SECRET_HINT.search(value) and not _URL.match(value):
                 self.ledger.add("write" if writes else "read", place(value), name, guess=True)
+
+
+_FILE_FUNCTIONS = frozenset({"file-read", "file-write"})  # GTFOBins functions that reach files

@@ -84,6 +84,8 @@ class EffectModel:
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
         follow = self._command(view, place)
+        if len(self.ledger.effects) == start:
+            return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:

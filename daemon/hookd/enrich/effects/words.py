@@ -99,20 +99,15 @@ def _code_operands(program: Program, parsed: Parsed) -> list[str]:
 
 def _code_by_option(program: Program, parsed: Parsed) -> bool:
     """The code came by an option (`sed -e SCRIPT`, `awk -f FILE`): no operand is code then."""
-    given = {o for o, _ in parsed.options}
-    return not given.isdisjoint(program.code_file_options) or any(
-        h.kind == "option" and h.code and h.option in given for h in program.runs
-    )
+    return any(o in program.code_options for o, _ in parsed.options)
 
 
 def _file_operands(program: Program, parsed: Parsed) -> list[str]:
     """The operands that name files: not a pattern given first (`grep PATTERN`), nor code (`awk PROGRAM`)."""
     operands = parsed.operands
-    options = {o for o, _ in parsed.options}
-    if program.pattern_first and operands and options.isdisjoint(program.pattern_options):
+    if program.pattern_first and operands and not any(o in program.pattern_options for o, _ in parsed.options):
         operands = operands[1:]
-    code_operand = any(h.kind == "operand" for h in program.runs)
-    if code_operand and not _code_by_option(program, parsed):
+    if program.code_operand and not _code_by_option(program, parsed):
         operands = operands[:1] if program.name == "sqlite3" else operands[1:]
     return operands
 

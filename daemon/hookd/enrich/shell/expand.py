@@ -24,12 +24,16 @@ _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
 _TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
 _MAX_WORDS = 256  # results of one brace expansion
 _MAX_GROWTH = 4096  # words of one command before brace expansion stops
+_MARKS = (BRACE_MARK, UNSPLIT_MARK)
 _SUBST = re.compile(r"\$\(([^()`$\\]*)\)|`([^`$\\]*)`")  # no nesting, no escapes: those stay unknown
 
 
 def expand_words(words: list[str], variables: dict[str, str], home: str) -> list[str]:
     out: list[str] = []
     for original in words:
+        if "$" not in original and "`" not in original and not original.startswith(_MARKS):
+            out.append(_tilde(original, home, False) if original[:1] == "~" else original)  # nothing to expand
+            continue
         marked = original.startswith(BRACE_MARK)
         quoted = original.startswith(UNSPLIT_MARK)
         word = original[len(BRACE_MARK) :] if marked or quoted else original
