@@ -329,13 +329,14 @@ class PathResolver:
     """Resolves any number of paths against one project, sharing the `lstat`s of common prefixes;
     meant for one event (the file system is taken to stand still meanwhile)."""
 
-    __slots__ = ("_devices", "_globs", "_memo", "_prefix", "home", "project")
+    __slots__ = ("_devices", "_globs", "_matched", "_memo", "_prefix", "home", "project")
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
         self._memo: dict[str, str] = {}
         self._devices: dict[str, int] = {}
         self._globs = GlobBudget()
+        self._matched: dict[tuple[str, str, bool, bool, bool], tuple[list[str], int, int]] = {}
         self.project = _realpath_memo(_join("/", project_dir), self._memo, self._devices)
         self._prefix = self.project if self.project.endswith("/") else self.project + "/"
 
@@ -362,10 +363,27 @@ class PathResolver:
         self, raw: str, base_dir: str, *, tilde: bool = True, hidden: bool = False, files: bool = False
     ) -> tuple[list[str], bool]:
         """The resolved paths the glob `raw` matches from `base_dir` (see expand_glob), and whether that
-        is all of them."""
+        is all of them. A glob met again in this event (a command's argument, then its effect) is not read
+        from the disk again: its first complete expansion is given again and charged to the event's budget
+        as reading it again would be, while the budget holds that much (else it is read again, and stops
+        where the budget does)."""
+        key = (raw, base_dir, tilde, hidden, files)
+        budget = self._globs
+        again = self._matched.get(key)
+        if again is not None:
+            resolved, entries, matches = again
+            if budget.entries >= max(entries, 1) and budget.matches >= max(matches, 1):
+                budget.entries -= entries
+                budget.matches -= matches
+                return list(resolved), True
         path = self.joined(raw, base_dir, tilde=tilde)
-        found, complete = expand_glob(path, hidden=hidden, files=files, budget=self._globs)
-        return [_walk(path, self._memo, self._devices, True, self._globs) for path in found], complete
+        before = (budget.entries, budget.matches)
+        found, complete = expand_glob(path, hidden=hidden, files=files, budget=budget)
+        spent = (before[0] - budget.entries, before[1] - budget.matches)
+        resolved = [_walk(path, self._memo, self._devices, True, budget) for path in found]
+        if complete:
+            self._matched[key] = (resolved, *spent)
+        return list(resolved), complete
 
 
 def resolve_path(raw: str, *, home: str, base_dir: str, project_dir: str) -> dict[str, Any]:

@@ -478,3 +478,31 @@ def test_the_globs_of_one_event_share_one_budget(tree: Path, monkeypatch: pytest
     resolver = paths_module.PathResolver(home=HOME, project_dir=str(tree))
     assert resolver.matches("config/*", str(tree))[1] is True  # 3 entries
     assert resolver.matches("config/*", str(tree))[1] is False  # the event's budget is spent
+
+
+def test_a_glob_met_again_in_one_event_is_read_once_and_charged_twice(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command's glob is expanded for its argument and again for its effect: the second time the directory
+    is not read again, and the event's budget goes down as if it were (what a repeated glob may add stays
+    bounded); a file made in between is seen by the next event's resolver, never kept from this one."""
+    from hookd.enrich import paths as paths_module
+
+    reads: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: str) -> Any:
+        reads.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(paths_module.os, "scandir", counted)
+    resolver = paths_module.PathResolver(home=HOME, project_dir=str(tree))
+    first = resolver.matches("config/*", str(tree))
+    left = (resolver._globs.entries, resolver._globs.matches)
+    assert resolver.matches("config/*", str(tree)) == first
+    assert len(reads) == 1
+    spent = (paths_module.MAX_EVENT_GLOB_ENTRIES - left[0], paths_module.MAX_EVENT_GLOB_MATCHES - left[1])
+    assert (resolver._globs.entries, resolver._globs.matches) == (left[0] - spent[0], left[1] - spent[1])
+    (tree / "config" / "new.env").write_text("")
+    again = paths_module.PathResolver(home=HOME, project_dir=str(tree)).matches("config/*", str(tree))
+    assert rel(again[0], tree) == ["config/app.toml", "config/new.env", "config/prod.env"]
