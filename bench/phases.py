@@ -42,7 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import c_generator, frames, trace_frames  # bench/ holds no package: its scripts import each other
 from run import PAYLOADS, ROOT, TRACE, payload, settled, wait_for_log
 
-# (label, module, class, method): the phases, outermost first
+# (label, module, class or "" for a module's function, method): the phases, outermost first; the enrich
+# steps are wrapped where the pipeline's assembly (hookd.assembly.enrichers) takes them from
 PHASES = (
     ("transport: accepted (peer credentials, deadline)", "hookd.transport.hook_server", "_HookConnection",
      "connection_made"),
@@ -52,6 +53,12 @@ PHASES = (
     ("    enrich (shell parse, facts, caps)", "hookd.pipeline", "Pipeline", "_enrich"),
     ("    Rego (regorus: set_input, evaluation, verdicts)", "hookd.engines.rego.embedded", "RegoEmbeddedEngine",
      "evaluate"),
+    ("      the shell's facts and effects (enrich_shell)", "hookd.assembly", "", "enrich_shell"),
+    ("        the builder made (the project's path resolved)", "hookd.enrich.shell.build", "_Builder", "__init__"),
+    ("        the effect model (EffectModel.command)", "hookd.enrich.effects.model", "EffectModel", "command"),
+    ("      a file tool's paths (enrich_paths)", "hookd.assembly", "", "enrich_paths"),
+    ("      a file tool's effects (enrich_tool_effects)", "hookd.assembly", "", "enrich_tool_effects"),
+    ("      the protected places (ProtectedSet)", "hookd.selfprotect", "ProtectedSet", "__call__"),
     ("    combine, ask, id, render", "hookd.pipeline", "Pipeline", "_decided"),
     ("    handed to the log and metrics", "hookd.decide", "DaemonRecorder", "record"),
     ("  reply written, closed", "hookd.transport.hook_server", "_HookConnection", "_reply"),
@@ -104,7 +111,8 @@ def serve_wrapped(argv: list[str]) -> int:
         setattr(owner, name, timed)
 
     for label, module, cls, method in PHASES:
-        wrap(label, getattr(importlib.import_module(module), cls), method)
+        imported = importlib.import_module(module)
+        wrap(label, getattr(imported, cls) if cls else imported, method)  # no class: a module's function
     out = Path(os.environ["HOOKD_PHASES_OUT"])
 
     def dump(*_: object) -> None:
