@@ -35,7 +35,9 @@ def test_every_language_names_its_documentation() -> None:
      ("awk '{print $1}' f", "awk"), ("gawk -F: '{n++} END {print n}' f", "awk"), ("sed -n 1p f", "sed"),
      ("sed 's/a/b/g' f", "sed"), ("perl -ne 'print if /x/' f", "perl"), ("ruby -e 'puts 1'", "ruby"),
      ("node -e 'console.log(1)'", "node"), ("deno eval 'console.log(1)'", "deno"),
-     ("sqlite3 db 'select 1'", "sqlite"), ("psql -c 'select 1'", "sql")],
+     ("sqlite3 db 'select 1'", "sqlite"), ("psql -c 'select 1'", "sql"),
+     ("php -r 'echo PHP_VERSION, PHP_EOL;'", "php"), ("php -r 'echo json_encode([1, 2]);'", "php"),
+     ("lua -e 'print(_VERSION)'", "lua"), ("lua -e 'print(string.format(\"%d\", 1))'", "lua")],
 )  # fmt: skip
 def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) -> None:
     (run,) = execs(command, tmp_path)
@@ -45,15 +47,16 @@ def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("command", "lang"),
     [("python3 -c 'exec(input())'", "python"), ("python3 -c 'import os; os.system(cmd)'", "python"),
-     ("awk '{print > \"/etc/x\"}' f", "awk"), ("sed 's/a/b/e' f", "sed"), ("sed -n 'w out' f", "sed"),
-     ("perl -e 'unlink \"x\"'", "perl"), ("perl -e 'system(\"rm $x\")'", "perl"),
-     ("ruby -e 'File.delete(\"x\")'", "ruby"),
-     ("node -e 'require(\"fs\").rmSync(\"x\")'", "node"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
-     ("sqlite3 db '.output /etc/x'", "sqlite"), ("php -r 'echo 1;'", "php"), ("lua -e 'print(1)'", "lua")],
+     ("awk '{print > $2}' f", "awk"), ("sed 's/a/b/e' f", "sed"), ("sed -n 'w out' f", "sed"),
+     ("perl -e 'unlink $ARGV[0]'", "perl"), ("perl -e 'system(\"rm $x\")'", "perl"),
+     ("ruby -e 'File.delete(ARGV[0])'", "ruby"),
+     ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
+     ("sqlite3 db '.output /etc/x'", "sqlite"), ("php -r 'unlink($argv[1]);'", "php"),
+     ("lua -e 'os.remove(arg[1])'", "lua"), ("julia -e 'println(1)'", "julia")],
 )  # fmt: skip
 def test_code_that_reaches_the_system_unfollowed_is_not_known(command: str, lang: str, tmp_path: Path) -> None:
     (run,) = [e for e in execs(command, tmp_path) if e["code"]["lang"] == lang]
-    assert run["known"] is False  # (a language without an entry, php or lua here, is never followed)
+    assert run["known"] is False  # (a language without an entry, julia here, is never followed)
 
 
 @pytest.mark.parametrize(
@@ -97,3 +100,68 @@ def test_code_on_an_interpreters_standard_input(tmp_path: Path) -> None:
 def test_a_command_built_from_pieces_is_not_followed(lang: str, code: str) -> None:
     """Only a literal that is the whole command is followed: a list of arguments or a concatenation asks."""
     assert follow_code(lang, code).known is False
+
+
+def effects(command: str, tmp_path: Path) -> list[tuple[str, str, bool]]:
+    _, found = analyse_shell(command, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
+    return [(e["op"], e["path"], e["recursive"]) for e in found if e["op"] != "exec"]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"", [("delete", "dist", True)]),
+     ("node -e \"require('fs').unlinkSync('a.txt')\"", [("delete", "a.txt", False)]),
+     ("node -e \"const fs = require('fs'); fs.writeFileSync('out/v.txt', 'x')\"", [("write", "out/v.txt", False)]),
+     ("node -e \"console.log(require('./package.json').version)\"", [("read", "package.json", False)]),
+     ("node -e \"require('fs').promises.readFile('a.json')\"", [("read", "a.json", False)]),
+     ("awk 'BEGIN { while ((getline l < \"VERSION\") > 0) print l }'", [("read", "VERSION", False)]),
+     ("awk '{ print $1 > \"out.txt\" }' f", [("read", "f", False), ("write", "out.txt", False)]),
+     ("perl -MFile::Path=remove_tree -e 'remove_tree(\"build\")'", [("delete", "build", True)]),
+     ("perl -e 'open(my $f, \"<\", \"VERSION\") or die; print <$f>'", [("read", "VERSION", False)]),
+     ("perl -e 'open(my $f, \">\", \"o.txt\"); print $f 1'", [("write", "o.txt", False)]),
+     ("ruby -e 'FileUtils.rm_rf(\"tmp/cache\")'", [("delete", "tmp/cache", True)]),
+     ("ruby -e 'puts File.read(\"VERSION\")'", [("read", "VERSION", False)]),
+     ("php -r 'file_put_contents(\"v.txt\", PHP_VERSION);'", [("write", "v.txt", False)]),
+     ("php -r 'unlink(\"v.txt\");'", [("delete", "v.txt", False)]),
+     ("lua -e 'for l in io.lines(\"VERSION\") do print(l) end'", [("read", "VERSION", False)]),
+     ("lua -e 'io.open(\"o.txt\", \"w\"):write(\"x\")'", [("write", "o.txt", False)]),
+     ("lua -e 'os.remove(\"o.txt\")'", [("delete", "o.txt", False)])],
+)  # fmt: skip
+def test_a_file_call_with_a_literal_path_is_that_effect_in_the_calls_cwd(
+    command: str, expected: list[tuple[str, str, bool]], tmp_path: Path
+) -> None:
+    (run,) = [e for e in execs(command, tmp_path) if e["code"]["lang"] != "sh"]
+    assert run["known"] is True
+    assert effects(command, tmp_path) == [(op, f"{tmp_path}/{path}", rec) for op, path, rec in expected]
+
+
+def test_a_literal_path_is_judged_where_it_points(tmp_path: Path) -> None:
+    assert effects(f"node -e \"require('fs').rmSync('{HOME}', {{recursive: true}})\"", tmp_path) == [
+        ("delete", HOME, True)
+    ]
+    assert effects("cd /etc && perl -e 'unlink \"passwd\"'", tmp_path)[-1] == ("delete", "/etc/passwd", False)
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("node", "require('fs').rmSync(require('os').homedir(), {recursive: true})"),
+     ("node", "require('fs').readFileSync('/home/u/.ss' + 'h/id_rsa')"),  # a concatenation is not a literal
+     ("node", "require('fs').rmSync('x', opts)"),  # options that are not a literal
+     ("node", "const {rmSync: r} = require('fs'); r('/')"), ("node", "const fs = require('fs'); fs[m]('x')"),
+     ("node", "require('fs').rmSync(`${process.env.HOME}`)"),
+     ("perl", "remove_tree($ENV{HOME})"), ("perl", "unlink 'a', $ENV{HOME}"),
+     ("perl", "use POSIX; POSIX::system('id')"),
+     ("ruby", "Pathname.new(Dir.home).rmtree"), ("ruby", "send(:sys' + 'tem', 'id')"),
+     ("awk", 'BEGIN { print "x" > "/home/u/.ss" "h/k" }'), ("awk", 'BEGIN { getline l < ENVIRON["HOME"] }'),
+     ("php", "$f = 'sys' . 'tem'; $f('id');"), ("php", "array_map('system', ['id']);"), ("php", "('system')('id');"),
+     ("php", "echo getenv('AWS_SECRET_ACCESS_KEY');"), ("php", "include 'x.php';"),
+     ("lua", "local x = os.execute; x('id')"), ("lua", '_G["os"]["execute"]("id")'), ("lua", "load(s)()"),
+     ("lua", "print(os.getenv('HOME'))")],
+)  # fmt: skip
+def test_a_file_call_or_construct_not_understood_is_not_followed(lang: str, code: str) -> None:
+    assert follow_code(lang, code).known is False
+
+
+def test_words_inside_a_string_are_not_calls() -> None:
+    assert follow_code("lua", 'print("remove(x, y)")').known is True
+    assert follow_code("php", "echo strtoupper('a b(');").known is True
