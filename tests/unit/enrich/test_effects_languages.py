@@ -37,7 +37,8 @@ def test_every_language_names_its_documentation() -> None:
      ("node -e 'console.log(1)'", "node"), ("deno eval 'console.log(1)'", "deno"),
      ("sqlite3 db 'select 1'", "sqlite"), ("psql -c 'select 1'", "sql"),
      ("php -r 'echo PHP_VERSION, PHP_EOL;'", "php"), ("php -r 'echo json_encode([1, 2]);'", "php"),
-     ("lua -e 'print(_VERSION)'", "lua"), ("lua -e 'print(string.format(\"%d\", 1))'", "lua")],
+     ("lua -e 'print(_VERSION)'", "lua"), ("lua -e 'print(string.format(\"%d\", 1))'", "lua"),
+     ("Rscript -e 'print(R.version.string)'", "r"), ("julia -e 'println(VERSION)'", "julia")],
 )  # fmt: skip
 def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) -> None:
     (run,) = execs(command, tmp_path)
@@ -52,11 +53,11 @@ def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) 
      ("ruby -e 'File.delete(ARGV[0])'", "ruby"),
      ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
      ("sqlite3 db '.output /etc/x'", "sqlite"), ("php -r 'unlink($argv[1]);'", "php"),
-     ("lua -e 'os.remove(arg[1])'", "lua"), ("julia -e 'println(1)'", "julia")],
+     ("lua -e 'os.remove(arg[1])'", "lua"), ("julia -e 'run(cmd)'", "julia")],
 )  # fmt: skip
 def test_code_that_reaches_the_system_unfollowed_is_not_known(command: str, lang: str, tmp_path: Path) -> None:
     (run,) = [e for e in execs(command, tmp_path) if e["code"]["lang"] == lang]
-    assert run["known"] is False  # (a language without an entry, julia here, is never followed)
+    assert run["known"] is False
 
 
 @pytest.mark.parametrize(
@@ -165,3 +166,41 @@ def test_a_file_call_or_construct_not_understood_is_not_followed(lang: str, code
 def test_words_inside_a_string_are_not_calls() -> None:
     assert follow_code("lua", 'print("remove(x, y)")').known is True
     assert follow_code("php", "echo strtoupper('a b(');").known is True
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("Rscript -e 'unlink(\"build\", recursive = TRUE)'", ("delete", "build", True)),
+     ("Rscript -e 'x <- readLines(\"VERSION\"); print(x)'", ("read", "VERSION", False)),
+     ("julia -e 'rm(\"build\"; recursive=true)'", ("delete", "build", True)),
+     ("julia -e 'write(\"v.txt\", string(VERSION))'", ("write", "v.txt", False))],
+)  # fmt: skip
+def test_r_and_julia_file_calls(command: str, expected: tuple[str, str, bool], tmp_path: Path) -> None:
+    op, path, recursive = expected
+    assert effects(command, tmp_path) == [(op, f"{tmp_path}/{path}", recursive)]
+
+
+def test_r_reads_a_leading_tilde_as_home_and_node_does_not(tmp_path: Path) -> None:
+    assert effects("Rscript -e 'unlink(\"~/a b\")'", tmp_path) == [("delete", f"{HOME}/a b", False)]
+    assert effects("node -e \"require('fs').unlinkSync('~/a')\"", tmp_path) == [("delete", f"{tmp_path}/~/a", False)]
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("r", 'cat("x", file = "~/.bashrc")'), ("r", 'f <- system; f("id")'), ("r", 'do.call("system", list("id"))'),
+     ("r", 'Sys.setenv(PATH = "")'), ("julia", 'map(rm, ["x"])'), ("julia", 'println("$(run(`id`))")'),
+     ("julia", 'eval(Meta.parse("1"))')],
+)  # fmt: skip
+def test_r_and_julia_code_not_understood_is_not_followed(lang: str, code: str) -> None:
+    assert follow_code(lang, code).known is False
+
+
+def test_git_prints_a_stored_credential(tmp_path: Path) -> None:
+    _, found = analyse_shell(
+        "printf 'host=github.com\\n\\n' | git credential fill", home=HOME, base_dir=str(tmp_path),
+        project_dir=str(tmp_path),
+    )  # fmt: skip
+    assert [(e["op"], e["path"]) for e in found if e.get("secret_output")] == [("read", f"{HOME}/.git-credentials")]
+    for command in ("git credential approve", "git credential reject", "git config --get credential.helper"):
+        _, found = analyse_shell(command, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
+        assert not [e for e in found if e.get("secret_output")]

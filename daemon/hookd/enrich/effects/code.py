@@ -3,7 +3,6 @@ environment or stdin; a script file, with the flow that made it when the line wr
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -103,7 +102,7 @@ class CodeRuns:
             built = _dynamic(command.split(" ", 1)[0])
             self.ledger.add("exec", None, name, code={"lang": "sh", "text": command}, known=not built, **_built(built))
             follow.scripts.append(command)
-        follow.scripts.extend(shlex.join(argv) for argv in followed.files)  # `rm -r -f -- dist`, judged as itself
+        follow.scripts.extend(followed.files)  # `rm -r -f -- dist`: judged as itself
 
     def _code_file(self, program: Program, value: str, view: CommandView, follow: Followups) -> None:
         """`make -f FILE`, `awk -f FILE`: the code is in FILE; on stdin, it is what stdin gives."""

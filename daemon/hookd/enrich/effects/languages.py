@@ -10,6 +10,7 @@ is not `known`. Python is read with its own parser (pycode.py). A language witho
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -42,7 +43,7 @@ _SPACE = re.compile(r"\s+")
 class Followed:
     known: bool  # nothing in the code reaches the system beyond `commands` and `files`
     commands: tuple[str, ...] = ()  # the shell command lines it runs, as written
-    files: tuple[tuple[str, ...], ...] = ()  # its file accesses, each as the argv of the command doing the same
+    files: tuple[str, ...] = ()  # its file accesses, each as the command line doing the same (`rm -r -f -- dist`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,7 @@ class _Language:
     files: tuple[_FileCall, ...]
     inert: tuple[re.Pattern[str], ...]
     reaches: re.Pattern[str] | None
+    tilde: bool  # its file calls read a leading `~` as the home directory (R's path.expand)
     calls: re.Pattern[str] | None  # a function call (group `name`): known only when the name is in `pure`
     strings: re.Pattern[str] | None  # its string literals, emptied before `reaches` and `calls` are tried
     pure: frozenset[str]
@@ -91,6 +93,7 @@ def _language(lang: str) -> _Language | None:
         files=tuple(_file_call(call, literal) for call in spec.get("files", ())),
         inert=tuple(re.compile(pattern) for pattern in spec.get("inert", ())),
         reaches=re.compile(reaches) if reaches else None,
+        tilde=bool(spec.get("expands_tilde", False)),
         calls=re.compile(calls) if calls else None,
         strings=re.compile(strings) if strings else None,
         pure=frozenset(spec.get("pure", ())),
@@ -110,9 +113,9 @@ def follow_code(lang: str, text: str) -> Followed:
     for pattern in language.runs:
         commands.extend(match.group("cmd") for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
-    files: list[tuple[str, ...]] = []
+    files: list[str] = []
     for call in language.files:
-        files.extend(_as_command(call, match) for match in call.pattern.finditer(rest))
+        files.extend(_as_command(call, match, language.tilde) for match in call.pattern.finditer(rest))
         rest = call.pattern.sub(" ", rest)
     for pattern in language.inert:
         rest = pattern.sub(" ", rest)
@@ -122,12 +125,22 @@ def follow_code(lang: str, text: str) -> Followed:
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=tuple(files))
 
 
-def _as_command(call: _FileCall, match: re.Match[str]) -> tuple[str, ...]:
+def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:
     groups = match.groupdict()
     options = groups.get("opts") or ""
     recursive = call.recursive or bool(call.recursive_when and call.recursive_when.search(options))
     targets = [groups["path"]] + ([groups["to"]] if groups.get("to") is not None else [])
-    return (*_AS_COMMAND[(call.op, recursive)], *targets)
+    words = [shlex.quote(word) for word in _AS_COMMAND[(call.op, recursive)]]
+    return " ".join(words + [_path_word(target, tilde) for target in targets])
+
+
+def _path_word(path: str, tilde: bool) -> str:
+    """The path as a shell word: quoted, but with a leading `~` left for the shell when the language expands it."""
+    if tilde and path == "~":
+        return "~"
+    if tilde and path.startswith("~/"):
+        return "~/" + (shlex.quote(path[2:]) if len(path) > 2 else "")
+    return shlex.quote(path)
 
 
 def _calls_pure(language: _Language, rest: str) -> bool:
