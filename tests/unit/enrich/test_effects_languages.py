@@ -157,7 +157,8 @@ def test_a_literal_path_is_judged_where_it_points(tmp_path: Path) -> None:
      ("php", "$f = 'sys' . 'tem'; $f('id');"), ("php", "array_map('system', ['id']);"), ("php", "('system')('id');"),
      ("php", "echo getenv('AWS_SECRET_ACCESS_KEY');"), ("php", "include 'x.php';"),
      ("lua", "local x = os.execute; x('id')"), ("lua", '_G["os"]["execute"]("id")'), ("lua", "load(s)()"),
-     ("lua", "print(os.getenv('HOME'))")],
+     ("lua", "print(os.getenv('HOME'))"), ("ruby", 'File.delete("a", "/etc/x")'), ("perl", 'chdir "/"; unlink "x"'),
+     ("php", 'echo $_SERVER["AWS_SECRET_ACCESS_KEY"];')],
 )  # fmt: skip
 def test_a_file_call_or_construct_not_understood_is_not_followed(lang: str, code: str) -> None:
     assert follow_code(lang, code).known is False
@@ -181,7 +182,7 @@ def test_r_and_julia_file_calls(command: str, expected: tuple[str, str, bool], t
 
 
 def test_r_reads_a_leading_tilde_as_home_and_node_does_not(tmp_path: Path) -> None:
-    assert effects("Rscript -e 'unlink(\"~/a b\")'", tmp_path) == [("delete", f"{HOME}/a b", False)]
+    assert effects("Rscript -e 'unlink(\"~/a b\")'", tmp_path) == [("delete", f"{HOME}/a b", True)]
     assert effects("node -e \"require('fs').unlinkSync('~/a')\"", tmp_path) == [("delete", f"{tmp_path}/~/a", False)]
 
 
@@ -204,3 +205,15 @@ def test_git_prints_a_stored_credential(tmp_path: Path) -> None:
     for command in ("git credential approve", "git credential reject", "git config --get credential.helper"):
         _, found = analyse_shell(command, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
         assert not [e for e in found if e.get("secret_output")]
+
+
+def test_recursive_unless_the_options_say_otherwise(tmp_path: Path) -> None:
+    """Options that are not literal make a delete recursive: the stricter reading."""
+    assert follow_code("node", "require('fs').rmSync('a', {recursive: r})").files == ("rm -r -f -- a",)
+    assert follow_code("node", "require('fs').rmSync('a', {force: true})").files == ("rm -f -- a",)
+    assert follow_code("r", 'unlink("a", TRUE)').files == ("rm -r -f -- a",)
+
+
+def test_awk_standard_streams_are_not_files(tmp_path: Path) -> None:
+    assert effects("awk '{ print > \"/dev/stderr\" }' f", tmp_path) == [("read", f"{tmp_path}/f", False)]
+    assert execs("awk '{ print > \"/dev/stderr\" }' f", tmp_path)[0]["known"] is True
