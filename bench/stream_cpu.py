@@ -7,9 +7,11 @@ conversation of `--size` bytes (`llm_request`) serialised as Gemini CLI serialis
 conversation read once per response, hookd.dialects.repeated), one request after the other as Gemini sends them.
 Reported per answer: wall ms per chunk, and CPU ms per chunk of the daemon and of the lane (schedstat, exact).
 `--no-lane` runs the daemon with `[daemon] lane = false` (every chunk decided in the daemon: the cost of one
-process per chunk); `--tree DIR` runs another checkout's code and policies (`PYTHONPATH=DIR/daemon`).
+process per chunk); `--direct` sends each chunk to the lane's socket as the shims do (a streamed event: no
+relay through the daemon); `--tree DIR` runs another checkout's code and policies (`PYTHONPATH=DIR/daemon`).
 
-Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3] [--no-lane] [--tree DIR]
+Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3]
+     [--no-lane | --direct] [--tree DIR]
 """
 
 from __future__ import annotations
@@ -86,13 +88,14 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=200)
     parser.add_argument("--answers", type=int, default=3)
     parser.add_argument("--no-lane", action="store_true")
+    parser.add_argument("--direct", action="store_true")
     parser.add_argument("--tree", type=Path, default=ROOT)
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hkdsc", dir="/tmp"))
     daemon = serve(args.tree.resolve(), scratch / "run", scratch / "daemon.log", not args.no_lane)
     try:
         settled(daemon.pid)
-        path = str(scratch / "run" / "hook.sock")
+        path = str(scratch / "run" / ("lane.sock" if args.direct else "hook.sock"))
         for answer in range(args.answers):
             request = {
                 "model": "m",

@@ -714,6 +714,39 @@ static int exchange(const char *path, struct iovec *iov, int count, Reply *reply
     return rc;
 }
 
+/* ---- a streamed chunk goes to the lane first (the Python shim's streamed() is the twin) ------------ */
+
+/* The lane holds the response's text and decides every chunk of it; reached directly it spares the daemon's
+ * relay (docs/performance.md, issue 30). 1 when the lane did not take the chunk (absent, refused it, closed
+ * before answering): the hook socket then relays it to the lane as it relays every chunk. */
+static int streamed(const char *client, const char *event, const char *path, const struct iovec *iov, int count,
+                    Reply *reply, int64_t deadline, Failure *f) {
+    int found = 0;
+    for (size_t i = 0; i < sizeof STREAMED_EVENTS / sizeof STREAMED_EVENTS[0]; i++)
+        found |= strcmp(STREAMED_EVENTS[i][0], client) == 0 && strcmp(STREAMED_EVENTS[i][1], event) == 0;
+    if (!found)
+        return 1;
+    const char *slash = strrchr(path, '/');
+    Buf lane = {0};
+    buf_add(&lane, path, slash ? (size_t)(slash - path) + 1 : 0);
+    buf_str(&lane, "lane.sock");
+    buf_byte(&lane, 0);
+    struct iovec copy[3]; /* exchange() advances what it sends; the hook socket may need the frame whole */
+    memcpy(copy, iov, (size_t)count * sizeof *iov); /* count <= 3: the prefix, the header, the payload */
+    int rc = exchange((const char *)lane.data, copy, count, reply, deadline, f);
+    free(lane.data);
+    if (rc == 0)
+        return 0;
+    FailKind kind = f->kind;
+    if (kind != F_NOT_RUNNING && kind != F_TRUNCATED && kind != F_CONNECT && kind != F_REJECTED)
+        return -1;
+    free(reply->body);
+    reply->body = NULL;
+    free(f->message.data);
+    memset(f, 0, sizeof *f);
+    return 1;
+}
+
 /* ---- autostart (hookd install --autostart; the Python shim's autostart() is the twin) ----------- */
 
 /* PATH as an absolute path (joined to the working directory when relative), owned by the caller. */
@@ -1056,7 +1089,9 @@ int main(int argc, char **argv) {
             {.iov_base = header.data, .iov_len = header.len},
             {.iov_base = payload.data, .iov_len = payload.len},
         };
-        int rc = exchange(path, iov, 3, &reply, deadline, &failure);
+        int rc = streamed(opts.client, opts.event, path, iov, 3, &reply, deadline, &failure);
+        if (rc == 1)
+            rc = exchange(path, iov, 3, &reply, deadline, &failure);
         if (rc != 0 && failure.kind == F_NOT_RUNNING && opts.autostart)
             rc = autostart(path, opts.autostart, opts.autostart_config, iov, 3, &reply, deadline, &failure);
         if (rc == 0)

@@ -104,6 +104,10 @@ AGENT_EVENTS = {
         'tool.execute.before': (True, '{"decision":"deny","reason":', '}', False, 0),
     },
 }
+# (client, event) sent to the lane's socket first: decided where the response's text is.
+STREAMED_EVENTS = {
+    ('gemini', 'AfterModel'),
+}
 # fmt: on
 # END AGENT TABLE
 
@@ -299,6 +303,22 @@ def exchange(path, frame, deadline):
             sock.close()
 
 
+def streamed(client, event, path, frame, deadline):
+    """A streamed chunk goes to the lane's socket beside the hook socket first: the lane holds the response's
+    text and decides every chunk of it, and reached directly it spares the daemon's relay (docs/performance.md,
+    issue 30). None when the lane did not take the chunk (absent, refused it, closed before answering): the
+    hook socket then relays it to the lane as it relays every chunk, so a chunk is never decided elsewhere."""
+    if (client, event) not in STREAMED_EVENTS:
+        return None
+    try:
+        return exchange(path[: path.rfind("/") + 1] + "lane.sock", frame, deadline)
+    except ShimError as exc:
+        why = str(exc)
+        if why in ("not-running", "truncated") or why.startswith(("connection failed", "rejected: ")):
+            return None
+        raise
+
+
 def autostart(path, program, config, frame, deadline):
     """No daemon answered: start one (unless another shim is starting it) and ask again until it answers
     or the deadline passes. Only the runtime dir's owner may start it: the dir is made 0700 and checked
@@ -477,7 +497,7 @@ def main(argv):
         header = encode_header(client, event)
         frame = REQUEST.pack(b"HKDQ", VERSION, len(header), len(payload)) + header + payload
         try:
-            code, out, err = exchange(path, frame, deadline)
+            code, out, err = streamed(client, event, path, frame, deadline) or exchange(path, frame, deadline)
         except ShimError as exc:
             if str(exc) != "not-running" or not opts["autostart"]:
                 raise

@@ -34,9 +34,8 @@ import structlog
 
 from hookd import wire
 from hookd.config import Config, LimitsConfig
-from hookd.dialects.registry import AGENTS
+from hookd.dialects.registry import STREAMED
 from hookd.enrich.limits import heavy
-from hookd.enrich.stream import STREAM_EVENTS
 from hookd.errors import DialectError, FrameError, LaneRefused
 from hookd.types import Handled, HookRequest, NormalisedEvent, Reply
 
@@ -52,11 +51,6 @@ IN_FLIGHT = 16
 LANE_SLOTS = 4
 _ABSENT = (errno.ENOENT, errno.ECONNREFUSED)
 DECIDE_VIA = "grpc"  # a request of the control plane's Decide (HookRequest.via)
-# (client, the client's event name) of the events whose state is one response's streamed text: each goes to
-# the lane, whatever its size, so that every chunk of a response is decided where its text is.
-STREAMED = frozenset(
-    (name, found.name) for name, spec in AGENTS.items() for found in spec.events if found.event in STREAM_EVENTS
-)
 
 
 class Lane:

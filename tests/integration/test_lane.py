@@ -201,7 +201,7 @@ def test_only_the_lanes_socket_takes_a_forwarded_request_and_only_from_its_own_d
     payload = json.dumps(gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": "a"})).encode()
     try:
         on_hook = ask(daemon.socket, wire.encode_request(forwarded, payload))
-        plain_on_lane = answer_at_connect(lane_socket)
+        plain_on_lane = answer_at_connect(lane_socket, wire.encode_request(HEADER, payload))
         require(os.getuid() == 0 and shutil.which("setpriv") is not None, "root and setpriv (to become nobody)")
         as_nobody = other_uid_connects(lane_socket)
         os.chmod(daemon.runtime_dir.parent, 0o711)  # opened up as an admin might: the lane still checks the uid
@@ -212,10 +212,11 @@ def test_only_the_lanes_socket_takes_a_forwarded_request_and_only_from_its_own_d
         daemon.stop()
     assert on_hook.status is wire.Status.ERROR and on_hook.stderr == b"bad-header"
     assert b"'forwarded' is taken only on the lane's socket" in on_hook.stdout
-    # this test's process is of the daemon's uid but is neither the daemon nor one of its workers (issue 25)
+    # this test's process is of the daemon's uid but is neither the daemon nor one of its workers (issue 25):
+    # of it the lane takes only a streamed event (issue 30), not a tool call
     assert plain_on_lane.status is wire.Status.ERROR and plain_on_lane.stderr == b"forbidden"
     assert "Permission denied" in as_nobody
-    assert opened_up.startswith("ERROR forbidden the lane takes requests from its own daemon only"), opened_up
+    assert opened_up.startswith("ERROR forbidden the lane takes forwarded requests from its own daemon"), opened_up
 
 
 def other_uid_connects(path: Path) -> str:

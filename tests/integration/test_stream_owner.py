@@ -127,3 +127,39 @@ def test_a_lane_started_again_goes_on_from_the_text_streamed_before_it(tmp_path:
     assert b"AWS access key" not in first.stdout
     assert now not in (None, killed)
     assert b'"continue":false' in second.stdout and b"AWS access key" in second.stdout, second.stdout[:300]
+
+
+def test_a_key_split_between_a_chunk_sent_to_the_lane_and_one_relayed_stops_the_turn(tmp_path: Path) -> None:
+    """issue 30: a shim sends a streamed chunk to the lane's socket directly, or (the lane absent or refusing)
+    to the hook socket, which relays it: either way it lands in the one text of its response. A key split
+    between the two ways is found whole, in either order, and the response stays one record."""
+    daemon = serving(tmp_path)
+    lane = daemon.runtime_dir / "lane.sock"
+    try:
+        direct_then_relayed = [ask(lane, chunk("a", "the key is AKIAIOSF")),
+                               ask(daemon.socket, chunk("a", "ODNN7EXAMPLE and more"))]  # fmt: skip
+        relayed_then_direct = [ask(daemon.socket, chunk("b", "the key is AKIAIOSF")),
+                               ask(lane, chunk("b", "ODNN7EXAMPLE"))]  # fmt: skip
+        records = daemon.decisions(at_least=2)
+    finally:
+        daemon.stop()
+    for first, second in (direct_then_relayed, relayed_then_direct):
+        assert b"AWS access key" not in first.stdout  # half a key is not a key
+        assert b'"continue":false' in second.stdout and b"AWS access key" in second.stdout, second.stdout[:300]
+    assert sorted((r["session"], r["decision"], r["stream"]["chunks"]) for r in records) == [
+        ("a", "halt", 2),
+        ("b", "halt", 2),
+    ]
+    assert {r["caller"]["uid"] for r in records} == {os.getuid()}  # a direct chunk's caller is the socket's peer
+
+
+def test_the_lane_takes_no_other_event_directly(tmp_path: Path) -> None:
+    """Only a streamed event is taken on the lane's socket from a process that is not its daemon: any other
+    (a tool call) is refused unread, so the lane decides nothing but what the daemon would have sent it."""
+    daemon = serving(tmp_path)
+    tool = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": "ls"})
+    try:
+        refused = ask(daemon.runtime_dir / "lane.sock", wire.encode_request(HEADER, json.dumps(tool).encode()))
+    finally:
+        daemon.stop()
+    assert refused.status is wire.Status.ERROR and refused.stderr == b"forbidden", refused

@@ -27,6 +27,7 @@ from hookd.audit.streams import StreamRecords
 from hookd.audit.writer import wait_for_records
 from hookd.config import Config
 from hookd.decide import Decider
+from hookd.dialects.registry import STREAMED
 from hookd.enrich.stream import MAX_TEXT, MemoryTexts, key_of
 from hookd.errors import HookdError, Unavailable
 from hookd.lane import Lane
@@ -66,7 +67,10 @@ class WorkerProcess:
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
         self.decider = Decider(config, self.pipeline, self, self.stats, None if lane else Lane.from_config(config))
-        self.server = HookServer.from_config(config, self.decider.handle, self.stats, lane=lane)
+        # A shim sends a streamed chunk straight to the lane, the process that holds its response's text
+        self.server = HookServer.from_config(
+            config, self.decider.handle, self.stats, lane=lane, direct=STREAMED if lane else frozenset()
+        )
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
         self._unacked = 0  # records sent that the daemon has not yet said it queued

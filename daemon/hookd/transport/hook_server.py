@@ -35,10 +35,8 @@ Handler = Callable[[HookRequest], "Reply | Awaitable[Reply]"]
 ReplyWriter = Callable[[bytes], None]  # writes one reply frame to the connection and closes it
 _PEERCRED = struct.Struct("3i")
 ORPHAN_GRACE_S = 5.0  # how long a starting daemon waits for a killed daemon's workers to exit
-_MISPLACED = {  # a frame whose header has (or lacks) `forwarded` on the wrong socket, by `HookServer.lane`
-    False: "frame header: 'forwarded' is taken only on the lane's socket",
-    True: "frame header: the lane takes only forwarded requests",
-}
+_MISPLACED = "frame header: 'forwarded' is taken only on the lane's socket"
+_NOT_DIRECT = "the lane takes forwarded requests from its own daemon and streamed events from its user only"
 
 
 class ServerStats:
@@ -111,11 +109,15 @@ class HookServer:
         max_concurrency: int,
         stats: ServerStats | None = None,
         lane: bool = False,
+        direct: frozenset[tuple[str, str]] = frozenset(),
     ) -> None:
         self.path = path
-        # The lane's server takes only requests forwarded by its own daemon and workers (same uid), each
-        # with the sender's caller and deadline; the hook socket never takes one.
+        # The lane's server takes requests forwarded by its own daemon and workers (same uid), each with the
+        # sender's caller and deadline (the hook socket never takes one), and, from any process of its user,
+        # the (client, event) pairs of `direct` as a shim sends them: a streamed chunk reaches the process
+        # that holds its response's text without the daemon's relay (docs/performance.md, issue 30).
         self.lane = lane
+        self.direct = direct
         self.stats = stats or ServerStats()
         self._handler = handler
         self._deciding_now = 0  # 1 while a request is decided in the callback that read it
@@ -143,6 +145,7 @@ class HookServer:
         stats: ServerStats,
         *,
         lane: bool = False,
+        direct: frozenset[tuple[str, str]] = frozenset(),
     ) -> HookServer:
         """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's), or the
         lane's socket's (the lane process's)."""
@@ -155,6 +158,7 @@ class HookServer:
             max_concurrency=daemon.max_concurrency,
             stats=stats,
             lane=lane,
+            direct=direct,
         )
 
     async def start(self, inherited: socket.socket | None = None) -> None:
@@ -378,8 +382,8 @@ class _HookConnection(asyncio.Protocol):
         except OSError as exc:
             self._reply(server.error_frame("internal", f"cannot read the peer's credentials: {exc}"))
             return
-        if server.lane and not from_own_daemon(self._caller):
-            self._reply(server.error_frame("forbidden", "the lane takes requests from its own daemon only"))
+        if server.lane and self._caller.uid != os.getuid():  # refused before a byte is read
+            self._reply(server.error_frame("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})"))
 
     def data_received(self, data: bytes) -> None:
         if self.done or self._task is not None:
@@ -398,8 +402,10 @@ class _HookConnection(asyncio.Protocol):
             if len(buffer) < body_start + payload_len:
                 return
             header = wire.parse_header(bytes(buffer[wire.REQUEST_PREFIX_SIZE : body_start]))
-            if (header.forwarded is not None) is not server.lane:
-                raise FrameError("bad-header", _MISPLACED[server.lane])
+            if server.lane:
+                self._check_lane_frame(header)
+            elif header.forwarded is not None:
+                raise FrameError("bad-header", _MISPLACED)
             with memoryview(buffer) as view:  # one copy of a payload of megabytes, not two
                 payload = bytes(view[body_start : body_start + payload_len])
         except FrameError as exc:
@@ -410,6 +416,17 @@ class _HookConnection(asyncio.Protocol):
         self._task = server._answer(request, self._reply)
         if self._task is not None:
             self._transport.pause_reading()
+
+    def _check_lane_frame(self, header: wire.RequestHeader) -> None:
+        """On the lane's socket: a forwarded frame only from its own daemon or a worker (it names the caller
+        and deadline the lane records), else only a `direct` event, the caller the socket's peer."""
+        server = self._server
+        if header.forwarded is not None:
+            allowed = from_own_daemon(self._caller)
+        else:
+            allowed = (header.client, header.event) in server.direct
+        if not allowed:
+            raise FrameError("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})")
 
     def eof_received(self) -> bool:
         if not self.done and self._task is None:
