@@ -297,10 +297,10 @@ def settled(pid: int, quiet: float = 0.5, limit: float = 60.0) -> None:
     """Wait until the daemon and its children are idle: the lane and the workers load their policies after the
     daemon listens, which at an agent's pace would otherwise be charged to the first decisions."""
     deadline = time.monotonic() + limit
-    before = cpu_seconds([pid, *children(pid)])
+    before = cpu_seconds(process_tree(pid))
     while time.monotonic() < deadline:
         time.sleep(quiet)
-        now = cpu_seconds([pid, *children(pid)])
+        now = cpu_seconds(process_tree(pid))
         if now - before < 0.02 * quiet:  # under 2% of a core
             return
         before = now
@@ -394,16 +394,30 @@ def daemon_target(daemon: subprocess.Popen[bytes], runtime: Path) -> Target:
     return Target(
         "hookd",
         runtime / "hook.sock",
-        lambda: [daemon.pid, *children(daemon.pid)],
+        lambda: process_tree(daemon.pid),
         runtime / "state" / "hookd" / "decisions.log",
     )
 
 
 def children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
+    """The process's children, whichever of its threads started them (the kernel lists them per thread)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [int(c) for c in task.read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def process_tree(pid: int) -> list[int]:
+    """The process and every descendant (a worker's or the lane's own sandboxed evaluators included)."""
+    tree, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        tree.append(current)
+        pending += children(current)
+    return tree
 
 
 def rss_mb(pid: int) -> float:

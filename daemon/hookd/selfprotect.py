@@ -34,6 +34,7 @@ from typing import Any
 import hookd
 from hookd.config import Config, default_config_path, default_state_dir
 from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
+from hookd.dialects.launch import agents_started, unguarded_start
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
 from hookd.enrich.paths import event_home
@@ -161,7 +162,44 @@ class ProtectedSet:
         roots = {event.project_dir.rstrip("/") or "/", event_home(event).rstrip("/") or "/"}
         near = self._index(listed).near(_named_paths(event), _only_deleted(event), roots)
         keeps = [p for p in _written(event) if p in judged and _keeps(event, judged[p])]
-        return event.with_facts(hookd={"protected": near, "keeps": keeps})
+        return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": unguarded_starts(event)})
+
+
+_EXPORTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
+# Wrappers that run a command as another user: it reads that user's home, not the caller's.
+_SWITCH_USER = frozenset({"sudo", "doas", "su", "runuser", "setpriv", "pkexec"})
+
+
+def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
+    """The agents a shell call starts without hookd's hooks ({"program", "agent", "why"}), by what each agent's
+    module declares (hookd.dialects.launch): a variable the line sets anywhere counts for every command of
+    it, an assignment before the command and one that is exported alike."""
+    shell = event.facts.get("shell")
+    commands = _dicts(shell.get("commands") if isinstance(shell, dict) else None)
+    line_set: dict[str, str] = {}
+    for command in commands:
+        env = command.get("env")
+        if not command.get("name") and isinstance(env, dict):
+            line_set.update({str(k): str(v) for k, v in env.items()})
+        argv = command.get("argv")
+        if command.get("name") in _EXPORTERS and isinstance(argv, list):
+            pairs = (str(w).partition("=") for w in argv[1:] if "=" in str(w) and not str(w).startswith("-"))
+            line_set.update({name: value for name, _, value in pairs})
+    current = {**event.env, "HOME": event_home(event)}
+    starts: list[JSON] = []
+    for command in commands:
+        argv = [str(w) for w in command.get("argv") or []]
+        env = command.get("env")
+        assigned = {**line_set, **({str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {})}
+        wrappers = command.get("wrappers")
+        other_user = bool(command.get("sudo")) or not _SWITCH_USER.isdisjoint(wrappers or ())
+        for spec, at in agents_started(str(command.get("name") or ""), argv, AGENTS):
+            why = unguarded_start(spec, argv[at + 1 :], assigned, current, event.cwd)
+            if other_user and not why:
+                why = "run as another user it reads that user's settings, not the ones that hold hookd's hooks"
+            if why:
+                starts.append({"program": argv[at], "agent": spec.title, "why": why})
+    return starts
 
 
 def _named_paths(event: NormalisedEvent) -> set[str]:

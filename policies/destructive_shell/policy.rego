@@ -2,40 +2,41 @@
 # branches, git commands that throw work away, remote scripts run unseen, privilege escalation, raw
 # disk writes, power-off and fork bombs. See policies/README.md for the rule ids.
 #
-# Everything is matched on the parsed command list (input.shell.commands), never on the tool name,
-# so the same rules hold for Gemini's run_shell_command and Claude Code's Bash. The lists live in
-# data.json (data.destructive_shell).
+# What a line does is judged on input.effects (docs/policies.md, "The effect model"): which program deletes,
+# writes a device, powers off, raises privileges or runs downloaded code is the effect catalogue's data
+# (daemon/hookd/enrich/effects/data), never a name here. The git, eval/source and inline-code rules still
+# read the parsed command list (input.shell.commands); tests/unit/enrich/test_policies_judge_effects.py
+# lists the names left. Never the tool name: the same rules hold for every agent's shell tool.
 #
 # Decisions worth knowing:
-# * plain sudo/doas/su is `ask` (hookd turns ask into deny in headless sessions); sudo in front of a
-#   destructive program (rm, dd, chmod, kill, ...) is `deny`.
+# * a privilege is `ask` (hookd turns ask into deny in headless sessions); what a privileged command
+#   destroys (a delete, mode change, device, signal, a write outside the project, …) is `deny`.
 # * `git clean` with -f and -d/-x/-X is `deny` (it deletes untracked and ignored files, i.e. work
 #   that git cannot give back); `git clean -f` alone is `ask`. A dry run (-n) is always allowed.
-# * `rm -r` of a path that comes from a shell variable or substitution is `ask`: its value is not
-#   known when the policy runs (`deny` when the fixed part is already outside the project).
+# * a recursive delete whose target is built at run time is `ask`: its value is not known when the
+#   policy runs (`deny` when the fixed part is already outside the project).
 # * a parser failure is `ask` (unparsable-shell): it must never pass silently.
 #
-# Performance (this package runs on every shell call; see "Writing fast rules" in ../README.md):
-# every rule body and every rule consulted costs an evaluation in regorus, even when the first line
-# fails, and a function runs again at every call. So the rules are dispatched on a few facts
-# computed once (_hot_names: the program names of interest; _priv: the privileged commands; _names), rules
-# that share a trigger sit behind one gate, and regexes, functions and sprintf come after the
-# cheapest test that tells a command of interest.
+# Performance (this package runs on every shell call it is routed; see "Writing fast rules" in
+# ../README.md): every rule body and every rule consulted costs an evaluation in regorus, even when the
+# first line fails. So the effect rules sit behind one gate per verdict on the set of the line's effect
+# ops (_effect_ops, computed once), the git rules behind a test of their sub-commands, and regexes,
+# functions and sprintf come after the cheapest test.
 package hookd.destructive_shell
 
-# Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): a program
-# name of interest (every name a rule looks at is in watched_programs, the rest are listed here; git
-# only with a sub-command the git rules gate on), a program word with an expansion, inline code, a
-# redirect onto a file, a wrapper or sudo, or a `{` in the text (the fork bomb); and always when the
-# command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
+# Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): an effect of
+# interest (a write, delete or mode change, unknown code or a flow, a device, a privilege, an executing
+# config key, a signal), git with a sub-command the git rules gate on, eval/source, a program word with an
+# expansion, inline code, a redirect onto a file, a wrapper, or a `{` in the text (the fork bomb); and
+# always when the command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["shell"],
-	"commands": array.concat(data.destructive_shell.watched_programs, [
+	"commands": [
 		"git push", "git reset", "git checkout", "git switch", "git restore", "git clean",
-		"eval", "source", ".", "at", "batch", "crontab", "mkfs*",
-	]),
-	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-unknown", "effect-device", "effect-privilege", "effect-config"],
+		"eval", "source", ".",
+	],
+	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
 	"text": ["{"],
 }
 
@@ -46,38 +47,9 @@ _shell if {
 	input.tool.kind == "shell"
 }
 
-_home := trim_suffix(input.home, "/")
-
-_project := trim_suffix(input.project_dir, "/")
-
 # ---------------------------------------------------------------------------------------------
 # Dispatch: which rules can apply to this command line at all
 # ---------------------------------------------------------------------------------------------
-
-# Every deny/ask rule but the git, redirect, fork-bomb and parser rules is about a command with a
-# program name of interest (_hot_names) or with privileges (_priv), and sits in _hot_deny/_hot_ask
-# behind those two: a command line of ls, npm, cat, make, ... never looks at those rules. The names:
-# mkfs* and watched_programs in data.json, which holds the names written in the rules below and every
-# name in downloaders, disk_tools, partition_tools, power_commands and privilege_commands
-# (test_watched_programs checks both): one lookup instead of one per list. A rule about a new program
-# name needs the name there. (The gate is the names and _priv themselves, not a rule of the [index,
-# why] of such commands as it was: every rule a decision reaches costs regorus ~3 µs, and _priv is
-# needed by the sudo rules anyway.)
-# (the names tested once each, not once per command: 160 commands of two names cost 1.3 ms the other way)
-_hot_names := {n |
-	some n in _names
-	true in [n in data.destructive_shell.watched_programs, startswith(n, "mkfs")] # any of
-}
-
-deny contains v if {
-	true in [count(_hot_names) > 0, count(_priv) > 0] # any of
-	some v in _hot_deny
-}
-
-ask contains v if {
-	true in [count(_hot_names) > 0, count(_priv) > 0] # any of
-	some v in _hot_ask
-}
 
 # The program names on the command line (none unless this is a BeforeTool shell call), computed
 # once; the rules behind the gates start with a lookup here. They read input.shell.commands directly
@@ -148,21 +120,6 @@ _inline_risky(code) if {
 	true in [pattern == "", regex.match(pattern, code.code)] # any of
 }
 
-# Deferred execution: at/batch/crontab run a script later, outside this session's hooks. Their script is
-# judged too when the line shows it; the scheduling itself is asked.
-ask contains {"id": "deferred-exec", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in {"at", "batch", "crontab"}
-	not _lists_only(c)
-	_shell
-	reason := sprintf("%q schedules commands to run later, outside the guard's view; review it", [concat(" ", c.argv)])
-}
-
-_lists_only(c) if {
-	some tok in c.argv
-	tok in {"-l", "-q"}
-}
-
 _parse_error_text := input.shell.error if {
 	is_string(input.shell.error)
 	input.shell.error != ""
@@ -172,58 +129,14 @@ _parse_error_text := input.shell.error if {
 # Generic helpers
 # ---------------------------------------------------------------------------------------------
 
-# path is dir or below it
-_under(path, dir) if path == dir
-
-_under(path, dir) if {
-	dir != ""
-	startswith(path, concat("", [dir, "/"]))
-}
-
-_under(path, "/") if startswith(path, "/")
-
-# argv without the program name
-_opts(c) := array.slice(c.argv, 1, count(c.argv))
-
-# a short-option cluster (`-rf`, `-Rv`) that contains one of the letters in `letters` (a regex class)
-_has_short(c, letters) if {
-	some tok in _opts(c)
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(concat("", ["^-[A-Za-z]*[", letters, "][A-Za-z]*$"]), tok)
-}
-
-_has_long(c, flags) if {
-	some tok in _opts(c)
-	tok in flags
-}
-
-_chmod_recursive(c) if _has_short(c, "R")
-
-_chmod_recursive(c) if _has_long(c, {"--recursive"})
-
-_is_shell(name) if name in _cfg.shells
-
-_is_interpreter(name) if _is_shell(name)
-
-_is_interpreter(name) if name in _cfg.interpreters
-
-_is_interpreter(name) if {
-	some p in _cfg.interpreter_prefixes
-	startswith(name, p)
-}
-
 # ---------------------------------------------------------------------------------------------
-# rm -r / chmod -R targets
+# Recursive deletes and mode changes (input.effects)
 # ---------------------------------------------------------------------------------------------
 
-# What a recursive delete or chmod hits comes with each argument, computed once per decision by hookd
-# (hookd.enrich.facts; docs/policies.md, "Facts about each argument"): `tree` (`dir/*` and `dir/.*`
-# empty `dir`), `class` (root, home, system, project-root, outside, unresolved, project, scratch) and
-# `unresolved`. A rule reads a field per path where it called four to eight functions (~150 µs a path in
-# regorus, which caches nothing across evaluations). An input without them (input.shell.facts unset:
-# written by hand, or recorded before them) gets the same facts from _arg_facts below. (The test of
-# input.shell.facts is written out in each body, and the id and wording of each class are one table: every
-# rule a decision reaches costs ~3-4 µs in regorus, an expression in a body well under one.)
+# What a delete or mode change hits is judged on its effect, whatever program does it (rm, find -delete,
+# rsync --delete, a launcher's or an interpreter's rm, unlink through an array of flags): `recursive`, and
+# the path `class` hookd.enrich.facts gives its tree (root, home, system, project-root, outside, unresolved,
+# project, scratch). The id and wording of each class are one table.
 _rm_classes := {
 	"root": {"id": "rm-rf-root", "what": "the filesystem root"},
 	"home": {"id": "rm-rf-home", "what": "your home directory"},
@@ -232,233 +145,72 @@ _rm_classes := {
 	"outside": {"id": "rm-rf-outside-project", "what": "a path outside the project"},
 }
 
-# indices (in input.shell.commands) of the recursive deletes (`rm -r`, `-R`, `-rf`, `-fr`, `--recursive`),
-# the option test written out in the bodies (a function for it cost four calls a command, ~6 µs on `rm -rf ~/`)
-_rm_r contains i if {
-	"rm" in _names
-	some i, c in input.shell.commands
-	c.name == "rm"
-	some k, tok in c.argv
-	k >= 1
-	startswith(tok, "-") # cheap gate for the regex
-	true in [tok == "--recursive", regex.match(`^-[A-Za-z]*[rR][A-Za-z]*$`, tok)] # any of
-}
+# The recursive deletes and mode changes of the line, computed once (a sweep, a delete of what a program's
+# tests select below a root, is judged on its own below).
+_recursive_deletes := [e |
+	some e in input.effects
+	e.op == "delete"
+	e.recursive == true
+	not _selected(e)
+]
 
-# rm, find and chmod/chown/chgrp rules, behind one gate
-_hot_deny contains v if {
-	count(_names & {"rm", "find", "chmod", "chown", "chgrp"}) > 0
-	some v in _files_deny
-}
+# a delete of what a search or a listing selects below a root: find -delete, rsync --delete (`sweep`), the names
+# `xargs` reads from a listing (`from_stdin`); a command run on each match (`find -exec rm {}`, `selected`) is
+# judged both ways, its own recursive flag as written
+_selected(e) if e.sweep == true
 
-# (the reason written out in each body: a function call per path costs as much as the rest of it)
-_files_deny contains {"id": k.id, "reason": reason} if {
-	"rm" in _names
-	input.shell.facts >= 1
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	k := _rm_classes[a.class]
-	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [k.what, a.tree])
-}
+_selected(e) if e.from_stdin == true
+
+_swept(e) if _selected(e)
+
+_swept(e) if e.selected == true
 
 _files_deny contains {"id": k.id, "reason": reason} if {
-	"rm" in _names
-	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	f := _arg_facts(a)
-	k := _rm_classes[f.class]
-	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [k.what, f.tree])
+	some e in _recursive_deletes
+	k := _rm_classes[e.class]
+	reason := sprintf("recursive delete of %s (%s) is blocked: it cannot be undone; delete only inside the project", [k.what, _effect_place(e)])
 }
 
-_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
-	"rm" in _names
-	input.shell.facts >= 1
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	a.unresolved == true
-	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
+# The target is only known when the shell runs it (`rm -rf "$DIR"`): asked (denied above as well when its fixed
+# part is already outside the project).
+_files_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
+	some e in _recursive_deletes
+	e.known == false
+	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [e.raw])
 }
 
-_hot_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
-	"rm" in _names
-	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
-	some i in _rm_r
-	some a in input.shell.commands[i].args
-	_unresolved(a)
-	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [a.raw])
-}
-
-# The facts of an argument the input does not hold them for: as hookd.enrich.facts computes them (the
-# Python twin; tests/unit/enrich/test_facts.py compares the two over the corpus).
-_arg_facts(a) := {"tree": t, "class": _class_of(a, t), "unresolved": _is_unresolved(a)} if t := _strip_glob(a.path)
-
-# (one else-chain: every definition of a function is evaluated at every call)
-_strip_glob(p) := "/" if {
-	p in {"/*", "/.*"}
-} else := substring(p, 0, count(p) - 2) if {
-	endswith(p, "/*")
-} else := substring(p, 0, count(p) - 3) if {
-	endswith(p, "/.*")
-} else := p
-
-_class_of(a, t) := "scratch" if {
-	# made by `mktemp` earlier on the line (`fresh`, hookd.enrich.shell.build)
-	object.get(a, "fresh", false) == true
-	not t in {"/", _home, _project}
-} else := "root" if {
-	t == "/"
-} else := "home" if {
-	# the home directory or one of its ancestors (/home, /Users)
-	_home != ""
-	_under(_home, t)
-} else := "system" if {
-	not a.in_project == true
-	_is_system_path(t)
-} else := "project-root" if {
-	t == _project
-} else := "outside" if {
-	not a.in_project == true
-	not _unresolved(a)
-	not _scratch(t)
-} else := "outside" if {
-	# `/tmp/$X`: the variable part is unknown, but the fixed part is already outside the project
-	_unresolved(a)
-	_dynamic_outside(a)
-} else := "unresolved" if {
-	_unresolved(a)
-} else := "project" if {
-	a.in_project == true
-} else := "scratch"
-
-# The system directories of hookd.enrich.facts (SYSTEM_DIRS, SYSTEM_PREFIXES).
-_is_system_path(p) if p in {
-	"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt", "/nix",
-	"/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys", "/tmp", "/usr", "/var",
-	"/Applications", "/Library", "/System", "/Users", "/Volumes", "/private", "/cores",
-}
-
-_is_system_path(p) if regex.match(`^/(bin|boot|dev|etc|lib|lib32|lib64|libx32|proc|sbin|sys|usr|System)/`, p)
-
-# Scratch space below /tmp and /var/tmp (not the directories themselves, and not hookd's own
-# /tmp/hookd-<uid>, which protected_paths guards): build dirs and clones agents clean up every day.
-_scratch(p) if {
-	some prefix in ["/tmp/", "/var/tmp/", "/private/tmp/"]
-	startswith(p, prefix)
-	count(p) > count(prefix)
-	not startswith(p, "/tmp/hookd-")
-}
-
-_unresolved(a) if contains(a.raw, "$")
-
-_unresolved(a) if contains(a.raw, "`")
-
-_is_unresolved(a) if {
-	_unresolved(a)
-} else := false
-
-# the directory part of the text before the first expansion: "/tmp/x$Y" -> "/tmp"
-_static_dir(raw) := d if {
-	fixed := regex.replace(raw, "[$`].*$", "")
-	startswith(fixed, "/")
-	parts := split(fixed, "/")
-	d := concat("/", array.slice(parts, 0, count(parts) - 1))
-	d != ""
-} else := "/" if {
-	startswith(raw, "/")
-}
-
-# neither inside the project nor one of its ancestors (where the unknown part could lead back in)
-_dynamic_outside(a) if {
-	d := _static_dir(a.raw)
-	not _under(d, _project)
-	not _under(_project, d)
-}
-
-# `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a
-# place the parser cannot follow) a relative path no longer names something in the project.
-_leaves_project(c) if {
-	c.name in {"cd", "pushd"}
-	not _cd_stays(c)
-}
-
-_cd_stays(c) if {
-	some a in c.args
-	a.in_project == true
-}
-
+# `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a place hookd
+# cannot follow) a relative path no longer names something in the project (`after_cd`).
 _files_deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
-	"rm" in _names
-	count({"cd", "pushd"} & _names) > 0
-	some j in _rm_r
-	some i, c in input.shell.commands
-	i < j
-	_leaves_project(c)
-	some a in input.shell.commands[j].args
-	not startswith(a.raw, "/")
-	reason := sprintf("recursive delete of relative path %q after changing directory out of the project is blocked: hookd cannot tell what it would delete", [a.raw])
+	some e in _recursive_deletes
+	e.after_cd == true
+	reason := sprintf("recursive delete of relative path %q after changing directory out of the project is blocked: hookd cannot tell what it would delete", [e.raw])
 }
 
-# find ... -delete / -exec rm on a start path outside the project
-_find_deletes(c) if "-delete" in c.argv
-
-_find_deletes(c) if {
-	some i, tok in c.argv
-	tok in {"-exec", "-execdir", "-ok", "-okdir"}
-	c.argv[i + 1] in {"rm", "/bin/rm", "shred", "unlink"}
-}
-
-_find_first_expr(c) := min({i |
-	some i, tok in c.argv
-	i >= 1
-	regex.match(`^[-(!]`, tok)
-} | {count(c.argv)})
-
-# (the first expression's index once, not once per word: a function runs again at every call)
-_find_roots(c) := roots if {
-	first := _find_first_expr(c)
-	roots := {tok |
-		some i, tok in c.argv
-		i >= 1
-		i < first
-	}
-}
-
+# A sweep (`find ROOT … -delete`, `find ROOT -exec rm {} +`, `rsync --delete`, `find ROOT | xargs rm`): what a
+# search selects below a root outside the project is deleted.
 _files_deny contains {"id": "find-delete-outside-project", "reason": reason} if {
-	"find" in _names
-	some c in input.shell.commands
-	c.name == "find"
-	_find_deletes(c)
-	roots := _find_roots(c)
-	some a in c.args
-	_arg_is_one_of(a, roots)
-	not a.in_project == true
-	reason := sprintf("find with -delete/-exec rm under %s (outside the project) is blocked: it deletes files recursively", [a.path])
+	some e in input.effects
+	e.op == "delete"
+	_swept(e)
+	not e["class"] in {"project", "project-root"}
+	reason := sprintf("deleting what a search selects under %s (outside the project) is blocked: it deletes files recursively", [_effect_place(e)])
 }
 
-_arg_is_one_of(a, toks) if a.raw in toks
-
-_arg_is_one_of(a, toks) if a.path in toks
-
-_files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c, a)} if {
-	input.shell.facts >= 1
-	some c in input.shell.commands
-	c.name in {"chmod", "chown", "chgrp"}
-	_chmod_recursive(c)
-	some a in c.args
-	a.class in {"root", "home", "system"}
+_files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
+	some e in input.effects
+	e.op == "chmod"
+	e.recursive == true
+	e["class"] in {"root", "home", "system"}
+	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [e.program, _rm_classes[e["class"]].what, _effect_place(e)])
 }
 
-_files_deny contains {"id": "recursive-chmod-system", "reason": _chmod_reason(c, f)} if {
-	object.get(input, ["shell", "facts"], 0) < 1 # (`not input.shell.facts >= 1` is false in OPA when it is undefined)
-	some c in input.shell.commands
-	c.name in {"chmod", "chown", "chgrp"}
-	_chmod_recursive(c)
-	some a in c.args
-	f := _arg_facts(a)
-	f.class in {"root", "home", "system"}
-}
-
-_chmod_reason(c, f) := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [c.name, _rm_classes[f.class].what, f.tree])
+# the pattern a glob's match came from, the path otherwise: one reason per operand as written
+_effect_place(e) := e.glob if {
+	is_string(e.glob)
+} else := e.path if {
+	e.path != ""
+} else := e.raw
 
 # ---------------------------------------------------------------------------------------------
 # git
@@ -726,295 +478,6 @@ ask contains {"id": "git-clean-force", "reason": "git clean -f deletes untracked
 }
 
 # ---------------------------------------------------------------------------------------------
-# Remote code execution: curl | sh, bash <(curl ...), curl -o x && sh x
-# ---------------------------------------------------------------------------------------------
-
-# Does this interpreter run its standard input as a program?
-_runs_stdin(c) if {
-	c.name in _interpreter_names
-	not _inline_code(c)
-	not _script_arg(c)
-}
-
-# The interpreters, downloaders and decoders among the names on the line, each name tested once: the
-# rules below test a command's name against these small sets instead of calling a function per command
-# (regorus runs a call in 5-10 µs; `curl x | sh` 80 times is 160 commands of two names).
-_interpreter_names := {n | some n in _names; _is_interpreter(n)}
-
-_shell_names := {n | some n in _names; _is_shell(n)}
-
-_downloader_names := {n | some n in _names; n in _cfg.downloaders}
-
-_decoder_candidates := _names & {"base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat"}
-
-_runs_stdin(c) if {
-	c.name in _shell_names
-	_has_long(c, {"-s"})
-}
-
-_inline_code(c) if {
-	c.name in _shell_names
-	_has_short(c, "c")
-}
-
-_inline_code(c) if {
-	not c.name in _shell_names
-	some tok in _opts(c)
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*[cemErp]$`, tok)
-}
-
-_inline_code(c) if {
-	not c.name in _shell_names
-	_has_long(c, {"--eval", "--print", "--command"})
-}
-
-_interp_value_opts := {"-o", "-O", "+o", "+O", "-W", "-X", "--rcfile", "--init-file"}
-
-_script_arg(c) if {
-	some i, tok in c.argv
-	i >= 1
-	not startswith(tok, "-")
-	not startswith(tok, "+")
-	not c.argv[i - 1] in _interp_value_opts
-	not tok in {"/dev/stdin", "/dev/fd/0"}
-}
-
-# The rules about downloads, behind one gate: all of them need a downloader on the line.
-_hot_deny contains v if {
-	some n in _names
-	n in data.destructive_shell.downloaders
-	some v in _download_deny
-}
-
-# The downloaders, decoders and commands that run their standard input on the line, each found once,
-# and where each name first appears in each pipeline: the rules below look a pair up instead of
-# scanning every pair (a scan per pair made `curl x | sh | curl x | sh …` cost 0.4 s at the word cap,
-# docs/reliability.md). Each stays linear in the number of commands.
-_downloads := [d | some d in input.shell.commands; d.name in _downloader_names]
-
-_download_names := {d.name | some d in _downloads}
-
-_decoders := [d | some d in input.shell.commands; d.name in _decoder_candidates; _decoding(d)]
-
-_stdin_runners := [x | some x in input.shell.commands; x.name in _interpreter_names; _runs_stdin(x)]
-
-# {[pipeline, depth, name]: the least position of a command of that name there}
-_first_positions(cmds) := _firsts(sort([[c.pipeline, c.depth, c.name, c.position] | some c in cmds]))
-
-# {key: value} from tuples [key..., value] sorted: the first tuple of each key holds its least value
-_firsts(sorted) := {array.slice(t, 0, count(t) - 1): t[count(t) - 1] |
-	some k, t in sorted
-	not _same_key(sorted, k)
-}
-
-_same_key(sorted, k) if {
-	prev := sorted[k - 1]
-	array.slice(prev, 0, count(prev) - 1) == array.slice(sorted[k], 0, count(prev) - 1)
-}
-
-_first_download := _first_positions(_downloads)
-
-_download_deny contains {"id": "pipe-to-shell", "reason": reason} if {
-	some x in _stdin_runners
-	some name in _download_names
-	x.position > _first_download[[x.pipeline, x.depth, name]]
-	reason := sprintf("piping %s into %s runs code from the network unseen; download the script to a file and review it first", [name, x.name])
-}
-
-_decoding(c) if {
-	c.name in {"base64", "base32"}
-	_decode_flag(c)
-}
-
-_decoding(c) if {
-	c.name == "xxd"
-	_has_short(c, "r")
-}
-
-_decoding(c) if {
-	c.name in {"openssl", "gpg", "uudecode", "gunzip", "zcat"}
-}
-
-_decode_flag(c) if _has_short(c, "dD")
-
-_decode_flag(c) if _has_long(c, {"--decode"})
-
-_hot_deny contains {"id": "decoded-pipe-to-shell", "reason": reason} if {
-	count(_names & {"base64", "base32", "xxd", "openssl", "gpg", "uudecode", "gunzip", "zcat"}) > 0
-	some x in _stdin_runners
-	some name in _decoder_names
-	x.position > _first_decoder[[x.pipeline, x.depth, name]]
-	reason := sprintf("piping decoded data from %s into %s runs an obfuscated script; decode it to a file and review it first", [name, x.name])
-}
-
-_decoder_names := {d.name | some d in _decoders}
-
-_first_decoder := _first_positions(_decoders)
-
-# `bash <(curl …)`, `sh -c "$(curl …)"`, `python3 <(wget -qO- …)`, `source <(curl …)`,
-# `eval "$(curl …)"`: the downloader sits in a substitution that is the interpreter's program.
-_interp_alternatives := concat("|", array.concat(
-	[_re_quote(n) | some n in array.concat(_cfg.shells, _cfg.interpreters)],
-	array.concat(
-		[concat("", [_re_quote(p), `[0-9.]*`]) | some p in _cfg.interpreter_prefixes],
-		["eval"],
-	),
-))
-
-_downloader_alternatives := concat("|", [_re_quote(n) | some n in _cfg.downloaders])
-
-_re_quote(s) := regex.replace(s, `([.+*?()|\[\]{}^$\\])`, `\$1`)
-
-_nested_re := concat("", [
-	`(^|[;&|({\s'"/])(sudo\s+(-\S+\s+)*)?(`, _interp_alternatives, `)\s+(-\S+\s+)*["']?(<\(|\$\(|`, "`",
-	`)\s*(sudo\s+)?(\S*/)?(`, _downloader_alternatives, `)(\s|$)`,
-])
-
-_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
-	_shell
-	regex.match(_nested_re, input.shell.source)
-	reason := "running a script fetched from the network through a substitution (bash <(curl …), sh -c \"$(curl …)\") is blocked; download it to a file and review it first"
-}
-
-# The same, structurally: an interpreter whose program is a substitution with a downloader in it
-# (argv keeps `<(curl …)` / `$(curl …)` as written, quotes and all; the downloader is parsed one
-# level deeper). This also sees through `b''ash <(cu''rl …)`, which the text match misses.
-_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
-	some x in input.shell.commands
-	x.name in _interpreter_names
-	_substitution(_script_of(x))
-	some name in _download_names
-	[x.depth + 1, name] in _download_depths
-	reason := sprintf("%s running the output of %s is blocked: it executes code from the network unseen; download it to a file and review it first", [x.name, name])
-}
-
-_substitution(tok) if startswith(tok, "<(")
-
-_substitution(tok) if startswith(tok, "$(")
-
-_substitution(tok) if startswith(tok, "`")
-
-# eval / source of anything that contains a downloader
-_download_deny contains {"id": "remote-script-exec", "reason": reason} if {
-	some x in input.shell.commands
-	x.name in {"eval", "source", "."}
-	some name in _download_names
-	_deepest_download[name] > x.depth
-	reason := sprintf("%s of output from %s runs code from the network unseen; download it to a file and review it first", [x.name, name])
-}
-
-_download_depths := {[d.depth, d.name] | some d in _downloads}
-
-# {name: the greatest depth of a downloader of that name} (the least of the negated depths)
-_deepest_download := {key[0]: (0 - least) | some key, least in _firsts(sort([[d.name, 0 - d.depth] | some d in _downloads]))}
-
-# curl -o x.sh URL && sh x.sh
-_download_output(d) := {_strip_dot(out) |
-	some i, tok in d.argv
-	_output_opt(tok)
-	out := d.argv[i + 1]
-	out != "-"
-} | {_strip_dot(out) |
-	some tok in d.argv
-	some p in ["--output=", "--output-document=", "-O", "-o"]
-	startswith(tok, p)
-	out := substring(tok, count(p), -1)
-	out != ""
-	out != "-"
-	regex.match(`^[^-]`, out)
-	not _is_short_cluster(tok)
-}
-
-_output_opt(tok) if tok in {"--output", "--output-document", "-o", "-O"}
-
-_output_opt(tok) if {
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*[oO]$`, tok)
-}
-
-_is_short_cluster(tok) if regex.match(`^-[A-Za-z]+$`, tok)
-
-_strip_dot(s) := trim_prefix(s, "./")
-
-# What each command executes: its program word, and an interpreter's script; as {file: the index of the
-# last command that executes it} (the least of the negated indices), found once, not once per downloader
-_executed contains [trim_prefix(x.argv[0], "./"), 0 - j] if some j, x in input.shell.commands
-
-_executed contains [_strip_dot(_script_of(x)), 0 - j] if {
-	some j, x in input.shell.commands
-	x.name in _interpreter_names
-}
-
-_last_execution := {key[0]: (0 - least) | some key, least in _firsts(sort([e | some e in _executed]))}
-
-# the script an interpreter runs: its first non-option word
-_script_of(x) := x.argv[min({i |
-	some i, tok in x.argv
-	i >= 1
-	not startswith(tok, "-")
-	not startswith(tok, "+")
-	not x.argv[i - 1] in _interp_value_opts
-})]
-
-_download_deny contains {"id": "download-then-exec", "reason": reason} if {
-	some i, d in input.shell.commands
-	d.name in _downloader_names
-	outs := _download_output(d)
-	count(outs) > 0
-	some file in outs
-	_last_execution[file] > i
-	reason := sprintf("downloading a script with %s and running it in the same command is blocked; download it, review it, then run it separately", [d.name])
-}
-
-# ---------------------------------------------------------------------------------------------
-# Privilege escalation
-# ---------------------------------------------------------------------------------------------
-
-# indices (in input.shell.commands) of the commands that run with elevated privileges: sudo, a privileged
-# wrapper, or a privilege command (privilege_commands are among watched_programs, so among _hot_names)
-_priv contains i if {
-	some i, c in input.shell.commands
-	c.sudo == true
-	_shell
-}
-
-_priv contains i if {
-	some i, c in input.shell.commands
-	some w in c.wrappers
-	w in data.destructive_shell.privilege_wrappers
-	_shell
-}
-
-_priv contains i if {
-	some n in _hot_names
-	n in data.destructive_shell.privilege_commands
-	some i, c in input.shell.commands
-	c.name == n
-}
-
-_hot_ask contains {"id": "sudo", "reason": reason} if {
-	some i in _priv
-	c := input.shell.commands[i]
-	reason := sprintf("%q runs with elevated privileges (sudo, doas, su); confirm it", [concat(" ", c.argv)])
-}
-
-_hot_deny contains {"id": "sudo-destructive", "reason": reason} if {
-	some i in _priv
-	c := input.shell.commands[i]
-	_sudo_destructive(c.name)
-	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [c.name])
-}
-
-_sudo_destructive(name) if name in _cfg.sudo_destructive
-
-_sudo_destructive(name) if name in _cfg.disk_tools
-
-_sudo_destructive(name) if name in _cfg.partition_tools
-
-_sudo_destructive(name) if startswith(name, "mkfs")
-
-# ---------------------------------------------------------------------------------------------
 # Disks and devices
 # ---------------------------------------------------------------------------------------------
 
@@ -1033,111 +496,9 @@ _device(p) if {
 	not _benign_device(p)
 }
 
-# The names on the line that the disk, dd and power rules are about (disk_tools, partition_tools and
-# power_commands are among watched_programs, so among _hot_names; _names holds nothing unless this is a
-# BeforeTool shell call).
-_system_names contains n if {
-	some n in _hot_names
-	_system_name(n)
-}
-
-_system_name(n) if {
-	# any of these
-	true in [
-		n in {"dd", "systemctl", "init", "telinit"},
-		startswith(n, "mkfs"),
-		n in data.destructive_shell.disk_tools,
-		n in data.destructive_shell.partition_tools,
-		n in data.destructive_shell.power_commands,
-	]
-}
-
-# Disk, dd and power rules, behind one gate (on _hot_names, not _system_names: a line without those names,
-# such as `rm -rf ~/`, then never builds that rule, ~5 µs).
-_hot_deny contains v if {
-	some n in _hot_names
-	_system_name(n)
-	some v in _system_deny
-}
-
-# By name when the input has no effects (written by hand); with effects, the device effects below decide, so
-# that a disk image in the project (`mkfs.ext4 -F build/disk.img`) is not a disk.
-_system_deny contains {"id": "disk-format", "reason": reason} if {
-	not _effects_given
-	some c in input.shell.commands
-	c.name in _system_names
-	_disk_tool(c)
-	reason := sprintf("%s is blocked: it formats or wipes disks and partitions", [c.name])
-}
-
-_disk_tool(c) if startswith(c.name, "mkfs")
-
-_disk_tool(c) if c.name in _cfg.disk_tools
-
-_disk_tool(c) if {
-	c.name in _cfg.partition_tools
-	not _has_long(c, {"-l", "--list", "-p", "--print"})
-}
-
-_system_deny contains {"id": "raw-device-write", "reason": reason} if {
-	"dd" in _system_names
-	some c in input.shell.commands
-	c.name == "dd"
-	some tok in c.argv
-	startswith(tok, "of=")
-	target := substring(tok, 3, -1)
-	_device(target)
-	reason := sprintf("dd onto device %s is blocked: it overwrites the disk directly", [target])
-}
-
-deny contains {"id": "raw-device-write", "reason": reason} if {
-	some c in input.shell.commands
-	some r in c.redirects
-	contains(r.op, ">")
-	target := _redirect_target(r)
-	_device(target)
-	_shell
-	reason := sprintf("redirecting output onto device %s is blocked: it overwrites the disk directly", [target])
-}
-
-_hot_deny contains {"id": "raw-device-write", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in {"shred", "tee", "cp"}
-	some a in c.args
-	startswith(a.path, "/dev/") # cheap gate
-	_device(a.path)
-	_shell
-	reason := sprintf("%s onto device %s is blocked: it overwrites the disk directly", [c.name, a.path])
-}
-
-_redirect_target(r) := r.path if {
-	is_string(r.path)
-} else := r.target
-
 # ---------------------------------------------------------------------------------------------
 # Whole-system hazards
 # ---------------------------------------------------------------------------------------------
-
-_system_deny contains {"id": "system-power", "reason": reason} if {
-	some c in input.shell.commands
-	c.name in _system_names
-	_power(c)
-	reason := sprintf("%q is blocked: it shuts down or reboots the machine", [concat(" ", c.argv)])
-}
-
-_power(c) if c.name in _cfg.power_commands
-
-_power(c) if {
-	c.name == "systemctl"
-	some tok in c.argv
-	tok in {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate"}
-}
-
-_power(c) if {
-	c.name in {"init", "telinit"}
-	some tok in c.argv
-	tok in {"0", "6"}
-}
 
 # :(){ :|:& };:  and  bomb() { bomb | bomb & }; bomb
 _squeezed := regex.replace(input.shell.source, `\s+`, "")
@@ -1188,15 +549,23 @@ deny contains {"id": "fork-bomb", "reason": "this command defines a function tha
 # Routed by the `effect-*` traits (routing.shell); each rule first tests the set of ops, computed once.
 # ---------------------------------------------------------------------------------------------
 
-_effects_given if is_array(input.effects)
-
 _effect_ops := {e.op | some e in input.effects} if _shell
 
 # The rules below sit behind one gate each for deny and ask: a line without exec, device, privilege or
 # write effects never tries them (every rule body tried costs regorus a few µs).
 deny contains v if {
-	count(_effect_ops & {"exec", "device"}) > 0
+	count(_effect_ops & {"exec", "device", "write", "delete", "signal", "privilege"}) > 0
 	some v in _effect_deny
+}
+
+deny contains v if {
+	count(_effect_ops & {"delete", "chmod"}) > 0
+	some v in _files_deny
+}
+
+ask contains v if {
+	"delete" in _effect_ops
+	some v in _files_ask
 }
 
 ask contains v if {
@@ -1211,10 +580,33 @@ _effect_deny contains {"id": "download-then-exec", "reason": reason} if {
 	some e in input.effects
 	e.op == "exec"
 	object.get(e, "flow", "") in {"fetch", "decode"}
+	not e.through
 	reason := sprintf("%s runs code this command line %s first (%s); fetch it, review it, then run it separately", [e.program, _flow_words[e.flow], _effect_target(e)])
 }
 
 _flow_words := {"fetch": "downloaded", "decode": "decoded"}
+
+# The same code reaching the program that runs it straight away: through its standard input (`curl … | sh`,
+# `nc host 80 | sh`, `base64 -d … | bash`, a filter between them) or through a substitution that is the
+# program or its script (`bash <(curl …)`, `sh -c "$(curl …)"`, `eval "$(curl …)"`, `source <(wget -qO- …)`):
+# `through` on the exec effect, whatever the programs.
+_effect_deny contains {"id": _through_ids[e.through][e.flow], "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	e.op == "exec"
+	e.flow in {"fetch", "decode"}
+	is_string(e.through)
+	reason := sprintf("%s runs code %s through %s, unseen; %s it to a file and review it first", [e.program, _flow_words[e.flow], _through_words[e.through], _flow_verbs[e.flow]])
+}
+
+_through_ids := {
+	"stdin": {"fetch": "pipe-to-shell", "decode": "decoded-pipe-to-shell"},
+	"substitution": {"fetch": "remote-script-exec", "decode": "decoded-pipe-to-shell"},
+}
+
+_through_words := {"stdin": "its standard input", "substitution": "a substitution"}
+
+_flow_verbs := {"fetch": "download", "decode": "decode"}
 
 # Code that cannot be known before it runs: a shell's stdin from another program's output, a process
 # substitution, a file the line wrote otherwise, a command held in a variable, git's hooks path moved,
@@ -1226,6 +618,7 @@ _effect_ask contains {"id": "unknown-code", "reason": reason} if {
 	e.op == "exec"
 	e.known == false
 	not object.get(e, "flow", "") in {"fetch", "decode"}
+	not e.deferred == true
 	reason := sprintf("%s runs code hookd cannot see before it runs (%s); review it", [e.program, _unknown_what(e)])
 }
 
@@ -1241,6 +634,22 @@ _effect_target(e) := e.raw if {
 
 # A device formatted, erased or overwritten by any program the catalogue knows takes one (mkfs*, mke2fs,
 # wipefs, hdparm, sgdisk, …) or by a write onto /dev: a block device, or one hookd cannot name.
+_effect_deny contains {"id": "raw-device-write", "reason": reason} if {
+	some e in input.effects
+	e.op in {"write", "delete"}
+	_device(e.path)
+	reason := sprintf("%s onto device %s is blocked: it overwrites the disk directly", [e.program, e.path])
+}
+
+# The machine powered off or rebooted (a `signal` to every process, `match: power`: shutdown, systemctl
+# poweroff, init 0, … as the catalogue has them)
+_effect_deny contains {"id": "system-power", "reason": reason} if {
+	some e in input.effects
+	e.op == "signal"
+	e.match == "power"
+	reason := sprintf("%s is blocked: it shuts down or reboots the machine", [e.program])
+}
+
 _effect_deny contains {"id": "disk-format", "reason": reason} if {
 	"device" in _effect_ops
 	some e in input.effects
@@ -1251,14 +660,43 @@ _effect_deny contains {"id": "disk-format", "reason": reason} if {
 	reason := sprintf("%s on %s is blocked: it formats or wipes disks and partitions", [e.program, _effect_target(e)])
 }
 
-# Other privileges (sudo, doas, sudoedit, pkexec, ksu, …: `privilege` in the catalogue)
+# Commands scheduled to run later, outside this session's hooks (`deferred`: at, batch, crontab as the
+# catalogue has them); their text, when the line shows it, is judged as itself too.
+_effect_ask contains {"id": "deferred-exec", "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	e.op == "exec"
+	e.deferred == true
+	reason := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
+}
+
+# Privileges (sudo, doas, sudoedit, pkexec, run0, su, ksu, …: `privilege` in the catalogue, as a program or
+# as a wrapper): asked.
 _effect_ask contains {"id": "sudo", "reason": reason} if {
 	"privilege" in _effect_ops
-	count(_priv) == 0 # the rule by name already asks
 	some e in input.effects
 	e.op == "privilege"
-	reason := sprintf("%s runs with elevated privileges; confirm it", [e.program])
+	reason := sprintf("%s runs with elevated privileges (sudo, doas, su, …); confirm it", [e.program])
 }
+
+# What a command run with privileges destroys or takes over (`privileged`): a delete, a mode or owner change,
+# a move or link, a device, a signal, a write outside the project, commands scheduled for later.
+_effect_deny contains {"id": "sudo-destructive", "reason": reason} if {
+	"privilege" in _effect_ops
+	some e in input.effects
+	e.privileged == true
+	_destroys(e)
+	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [e.program])
+}
+
+_destroys(e) if e.op in {"delete", "chmod", "move", "link", "device", "signal"}
+
+_destroys(e) if {
+	e.op == "write"
+	not e["class"] in {"project", "scratch"}
+}
+
+_destroys(e) if e.deferred == true
 
 # A configuration key that runs a command, written for later (`git config core.fsmonitor …`, a clone's
 # `-c core.sshCommand=…`): what it runs is judged as itself too; writing it is asked.

@@ -29,6 +29,15 @@ deny contains {"id": "hookd-self-protection", "reason": reason} if {
 	reason := sprintf("%s on %s is blocked: it is %s, and changing it would change how hookd guards this session", [vias, path, what])
 }
 
+# A nested agent started with hookd's hooks switched off, or with the settings that hold them moved away,
+# would run unguarded: the daemon finds such starts from what each agent's module declares (a variable
+# that switches hooks off, an option that does, a config home moved) and hands them as input.hookd.starts
+# (daemon/hookd/dialects/launch.py). An agent started as it is, hooks on, fires hookd's hooks: allowed.
+deny contains {"id": "hookd-self-protection", "reason": reason} if {
+	some start in input.hookd.starts
+	reason := sprintf("starting %s (%s) this way is blocked: %s, so it would run without hookd guarding it; start it without that switch", [start.program, start.agent, start.why])
+}
+
 _hit contains [t.path, place.what] if {
 	some t in _changes
 	not _kept(t)

@@ -119,3 +119,15 @@ test_reason_names_the_place if {
 	contains(v.reason, "Gemini CLI user hook settings")
 	contains(v.reason, "/home/alice/.gemini/settings.json")
 }
+
+test_an_unguarded_nested_agent_start_denied if {
+	# the daemon finds the start from the agents' modules (daemon/hookd/dialects/launch.py)
+	start := {"program": "opencode", "agent": "OpenCode", "why": "--pure switches hookd's hooks off"}
+	inp := object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": [], "starts": [start]}})
+	some v in deny with input as inp
+	contains(v.reason, "--pure switches hookd's hooks off")
+}
+
+test_a_nested_agent_started_as_it_is_allowed if {
+	_t_allowed(object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": [], "starts": []}}))
+}

@@ -941,3 +941,24 @@ def test_the_daemon_down_reason_reaches_the_user_when_the_prompt_is_blocked(
     run = run_agent(server, setup, f"touch {target}/ok-down", target=target)
     assert not (target / "ok-down").exists(), run.report
     assert f"hookd: hookd is not running (no daemon on {dead / 'hook.sock'})" in run.stderr, run.report
+
+
+@pytest.mark.timeout(900)
+def test_a_nested_opencode_with_hooks_switched_off_is_denied_and_a_guarded_one_runs(
+    server: Server, guarded: RunningDaemon, copilot_cache: Path, tmp_path: Path, target: Path
+) -> None:
+    """The guarded agent asks its shell for a nested OpenCode with hookd's plugin switched off (`--pure`, and
+    OPENCODE_PURE through `env`): denied, the reason reaches the model, and the nested run's marker never
+    appears. The control: the same nested start without the switch runs (it fires hookd's hooks) and its
+    marker appears. The nested prompt names RUN<<…>>RUN only once the shell has joined its quotes, so the
+    fake model gives the outer conversation the whole line and the nested one the touch."""
+    setup = install("opencode", tmp_path, guarded.runtime_dir, server.port, copilot_cache)
+    program = binary("opencode")
+
+    for before, after, marker in (("", " --pure", "nested-pure"), ("env OPENCODE_PURE=1 ", "", "nested-env")):
+        command = f"{before}{program} run{after} 'RUN<<touch {target}/{marker}>''>RUN'"
+        attempt = run_agent(server, setup, command, target=target)
+        assert not (target / marker).exists(), attempt.report
+        assert "without hookd guarding it" in attempt.sent, attempt.report
+    control = run_agent(server, setup, f"{program} run 'RUN<<touch {target}/nested-ok>''>RUN'", target=target)
+    assert (target / "nested-ok").exists(), control.report

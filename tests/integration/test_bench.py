@@ -210,10 +210,10 @@ def test_the_phases_of_a_served_decision_add_up(tmp_path: Path) -> None:
     result = json.loads(out.read_text())
     phases = result["phases_us"]
     assert result["errors"] == 0 and result["requests"] >= 40
-    decision = phases["  the decision (HookServer._answer_now)"]
+    decision = phases["  the decision (HookServer._answer)"]
     parts = [label for label in phases if label.startswith("    ")]
     assert all(phases[label] > 0 for label in parts), phases  # every light request was decided in the callback
-    assert phases["transport: decided in a task (heavy or awaited engine)"] == 0
+    assert phases["transport: awaited in a task (the lane, a remote engine)"] == 0
     assert sum(phases[label] for label in parts) <= decision <= phases["transport: frame read, decided and answered"]
     outer = sum(us for label, us in phases.items() if not label.startswith(" "))
     assert outer <= result["main_thread_us"]

@@ -322,3 +322,153 @@ def test_the_agent_cannot_overwrite_the_install_ledger_with_a_tool(world: tuple[
     assert tool_outcome(home, project, "write_file", {"file_path": ledger, "content": '{"version": 1}'}) == "deny"
     elsewhere = {"file_path": str(project / "notes.md"), "content": "x"}
     assert tool_outcome(home, project, "write_file", elsewhere) == "allow"
+
+
+# --- a nested agent started with hookd's hooks switched off, or its settings moved away (issue 25.1)
+
+
+def shell_decisions(home: Path, project: Path, commands: list[str]) -> list[tuple[str, str]]:
+    """Gemini shell calls through the whole hot path with the shipped policies: (outcome, reason) each."""
+    import asyncio
+
+    from hookd.assembly import build_pipeline, engine_for_dir
+    from hookd.config import bundled_policies_dir
+
+    config = Config()
+
+    def request(command: str) -> HookRequest:
+        payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": "BeforeTool",
+                   "tool_name": "run_shell_command", "tool_input": {"command": command}}  # fmt: skip
+        return HookRequest(
+            client="gemini", event="BeforeTool", payload=json.dumps(payload).encode(),
+            env={"GEMINI_PROJECT_DIR": str(project), "HOME": str(home)}, cwd=str(project),
+            caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()), deadline=Deadline.after(5),
+        )  # fmt: skip
+
+    async def decide() -> list[tuple[str, str]]:
+        engine = engine_for_dir(config, bundled_policies_dir())
+        try:
+            pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: False)
+            out = []
+            for command in commands:
+                decision = (await pipeline.handle(request(command))).decision
+                out.append((decision.outcome.name.lower(), decision.reason))
+            return out
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(decide())
+
+
+UNGUARDED_STARTS = [
+    # OpenCode and Kilo: --pure / <PREFIX>_PURE load no external plugin, hookd's included
+    "opencode --pure run 'write the marker'",
+    "opencode run --pure=true x",
+    "OPENCODE_PURE=1 opencode run x",
+    "env OPENCODE_PURE=1 nohup opencode run x",
+    "export OPENCODE_PURE=1; opencode run x",
+    "KILO_PURE=1 kilo run x",
+    "sudo -E KILO_PURE=true kilo run x",
+    "echo --pure | xargs opencode run",
+    "sh -c 'opencode --pure run x'",
+    "XDG_CONFIG_HOME=/tmp/elsewhere opencode run x",
+    "OPENCODE_CONFIG_DIR=/tmp/plugins opencode run x",
+    "OPENCODE_DISABLE_PROJECT_CONFIG=1 opencode run x",
+    # Claude Code
+    "claude -p --settings '{\"disableAllHooks\":true}' x",
+    "claude -p --settings='{\"hooks\":{}}' x",
+    "claude -p --bare x",
+    "timeout 60 claude --safe-mode -p x",
+    "CLAUDE_CODE_SIMPLE=1 claude -p x",
+    "claude -p --setting-sources project x",
+    "CLAUDE_CONFIG_DIR=/tmp/x claude -p x",
+    "HOME=/tmp/x claude -p x",
+    # Codex CLI
+    "codex exec -c features.hooks=false x",
+    "codex exec --config 'features={hooks=false}' x",
+    "codex exec -c hooks={} x",
+    "codex exec --disable hooks x",
+    "codex exec --ignore-user-config x",
+    "CODEX_HOME=/tmp/x codex exec x",
+    # Gemini CLI, Qwen Code, Copilot CLI, Droid: their config homes; Qwen's safe mode
+    "GEMINI_CLI_HOME=/tmp/x gemini -p x",
+    "node /opt/gemini/cli.js --safe-mode -p x",
+    "npx --yes opencode --pure run x",
+    "bun x claude --bare -p x",
+    "npx -y opencode-ai@latest --pure run x",
+    "pnpm dlx @anthropic-ai/claude-code@2.1.332 --bare -p x",
+    "qwen --safe-mode -p x",
+    "QWEN_HOME=/tmp/x qwen -p x",
+    "COPILOT_HOME=/tmp/x copilot -p x",
+    "HOME=/tmp/x droid exec x",
+    # another user's home holds other settings
+    "sudo -u nobody opencode run x",
+    "su nobody -c 'claude -p x'",
+    "runuser -u nobody -- codex exec x",
+    'droid exec --settings \'{"hooks":{"hooksDisabled":true}}\' x',
+    "FACTORY_HOME_OVERRIDE=/tmp/x droid exec x",
+]
+
+
+def test_a_nested_agent_started_unguarded_is_denied(world: tuple[Path, Path]) -> None:
+    home, project = world
+    decided = shell_decisions(home, project, UNGUARDED_STARTS)
+    for command, (outcome, reason) in zip(UNGUARDED_STARTS, decided, strict=True):
+        assert outcome == "deny", command
+        assert "without hookd guarding it" in reason, (command, reason)
+
+
+def test_a_nested_agent_started_as_it_is_stays_allowed(world: tuple[Path, Path]) -> None:
+    """The control: hooks on, same config home: the nested agent fires hookd's hooks (it is guarded)."""
+    home, project = world
+    (project / "reviewer.json").write_text(json.dumps({"permissions": {"allow": ["Read"]}}))
+    guarded = [
+        "opencode run 'hello'",
+        "kilo run --model m x",
+        "opencode run --no-pure x",
+        "claude -p x",
+        "claude -p --settings reviewer.json x",
+        'claude -p --settings \'{"model":"sonnet"}\' x',
+        "claude -p --setting-sources user,project,local x",
+        f"HOME={home} claude -p x",
+        "codex exec -c model=o3 x",
+        "codex exec --enable hooks x",
+        "gemini -p x",
+        "qwen -p x",
+        "copilot -p x",
+        "droid exec x",
+        "droid exec --settings reviewer.json x",
+        "npx -y opencode-ai run x",
+        "node build.js claude",
+        "echo 'opencode --pure run x'",
+        "grep -r OPENCODE_PURE=1 .",
+    ]
+    decided = shell_decisions(home, project, guarded)
+    for command, (outcome, reason) in zip(guarded, decided, strict=True):
+        assert outcome == "allow", (command, reason)
+
+
+def test_a_settings_path_that_is_no_regular_file_is_denied_without_blocking(world: tuple[Path, Path]) -> None:
+    """A FIFO (or a device) named as settings is never read: the daemon must not wait on it."""
+    home, project = world
+    os.mkfifo(project / "pipe.json")
+    lines = ["claude -p --settings pipe.json x", "claude -p --settings /dev/zero x"]
+    assert [o for o, _ in shell_decisions(home, project, lines)] == ["deny", "deny"]
+
+
+def test_every_declared_switch_is_denied_for_every_agent(world: tuple[Path, Path]) -> None:
+    """What each agent's module declares is what is enforced: every hooks-off variable and every variable
+    that moves its settings, on each of its process names."""
+    from hookd.dialects.launch import relocating_env
+
+    home, project = world
+    lines = []
+    for spec in AGENTS.values():
+        for program in spec.process_names:
+            lines += [f"{var}=1 {program} x" for var in spec.install.hooks_off_env]
+            lines += [f"{var}=/tmp/moved {program} x" for var in relocating_env(spec)]
+            lines += [f"{program} {' '.join(o.names[-1:])} x" for o in spec.install.unguarded_options if not o.takes]
+    assert len(lines) > 20
+    decided = shell_decisions(home, project, lines)
+    for command, (outcome, _) in zip(lines, decided, strict=True):
+        assert outcome == "deny", command

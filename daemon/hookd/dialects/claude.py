@@ -50,6 +50,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    Option,
     SubAgents,
     Switch,
     system_path,
@@ -376,10 +377,22 @@ SPEC = AgentSpec(
         guarded_keys=("allowedHttpHookUrls", "httpHookAllowedEnvVars"),  # an http hook refused lets a call through
         bypass=_bypass,
         location_env=("CLAUDE_CONFIG_DIR",),
+        # 2.1.332 (the binary's option table and env checks): --bare sets CLAUDE_CODE_SIMPLE ("skip hooks"),
+        # --safe-mode CLAUDE_CODE_SAFE_MODE (no hooks); CLAUDE_CODE_PERSONAL_HOOKS_OFF turns the user's off;
+        # --settings <file-or-json> adds a settings source over the files; --setting-sources drops scopes.
+        hooks_off_env=("CLAUDE_CODE_SIMPLE", "CLAUDE_CODE_SAFE_MODE", "CLAUDE_CODE_PERSONAL_HOOKS_OFF"),
+        unguarded_options=(
+            Option(("--bare",)),
+            Option(("--safe-mode",)),
+            Option(("--settings",), "settings"),
+            Option(("--setting-sources",), "scopes"),
+        ),
+        home_env=("CLAUDE_CODE_MANAGED_SETTINGS_PATH",),
     ),
     env=("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"),
     project_dir_env="CLAUDE_PROJECT_DIR",
     process_names=("claude",),
+    packages=("@anthropic-ai/claude-code",),
     headless_flags=("-p", "--print"),
     subagents=SubAgents(guarded="tests/e2e/test_claude_code.py (sub-agents), 2.1.332"),
 )

@@ -49,6 +49,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    Option,
     SubAgents,
     Switch,
     TextSettings,
@@ -479,7 +480,15 @@ SPEC = AgentSpec(
         ),
         bypass=_bypass,
         location_env=("CODEX_HOME",),
+        # 0.171.0 `codex exec --help`: -c/--config key=value overrides config.toml, --disable <feature> is
+        # -c features.<feature>=false, --ignore-user-config skips config.toml (its hooks trust with it).
+        unguarded_options=(
+            Option(("-c", "--config"), "override"),
+            Option(("--disable",), "feature"),
+            Option(("--ignore-user-config",)),
+        ),
     ),
     process_names=("codex",),
+    packages=("@openai/codex",),
     subagents=SubAgents(guarded="tests/e2e/test_subagents.py [codex], 0.171.0, multi-agent v1 and v2"),
 )

@@ -426,6 +426,7 @@ SPEC = AgentSpec(
     env=("COPILOT_PROJECT_DIR",),
     project_dir_env="COPILOT_PROJECT_DIR",
     process_names=("copilot",),
+    packages=("@github/copilot",),
     headless_flags=("-p", "--prompt"),
     subagents=SubAgents(guarded="tests/e2e/test_subagents.py [copilot], 1.0.102"),
 )

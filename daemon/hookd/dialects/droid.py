@@ -41,6 +41,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    Option,
     SubAgents,
     Switch,
     system_path,
@@ -201,9 +202,15 @@ SPEC = AgentSpec(
         # Any level's hooks.hooksDisabled switches every hook off, the org's included (docs/droid.md).
         hooks_off=(Switch("", "hooks.hooksDisabled", True),),
         bypass=_bypass,
+        # 0.225.2 (the binary's option table and env names): `--settings <path>` merges a runtime settings
+        # file for the process (as FACTORY_RUNTIME_SETTINGS_PATH does); FACTORY_HOME_OVERRIDE moves its home,
+        # FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH the managed settings.
+        unguarded_options=(Option(("--settings",), "settings"),),
+        home_env=("FACTORY_HOME_OVERRIDE", "FACTORY_RUNTIME_SETTINGS_PATH", "FACTORY_ORG_MANAGED_SETTINGS_LOCAL_PATH"),
     ),
     env=("FACTORY_PROJECT_DIR",),
     project_dir_env="FACTORY_PROJECT_DIR",
     process_names=("droid",),
+    packages=("@factory/cli", "@factory/cli-linux-x64"),
     subagents=SubAgents(guarded="tests/e2e/test_subagents.py [droid], 0.225.2"),
 )

@@ -564,10 +564,13 @@ SPEC = AgentSpec(
         guarded_keys=("hooksConfig",),  # hooksConfig.disabled names hooks to skip
         bypass=_bypass,
         location_env=("GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
+        # 0.61.0's bundle: the system defaults file (under every scope, so `hooksConfig.enabled` can be set there)
+        home_env=("GEMINI_CLI_SYSTEM_DEFAULTS_PATH",),
     ),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",
     process_names=("gemini", "gemini.js", "cli.js"),
+    packages=("@google/gemini-cli",),
     headless_flags=("-p", "--prompt"),
     interactive_flags=("-i", "--prompt-interactive"),
     mcp_prefix="mcp_",

@@ -39,4 +39,5 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
 
 
 SPEC = plugin_agent("kilo", "Kilo Code CLI", _config_dir, _bypass, "kilo.json", "KILO_PURE",
-                    SubAgents(guarded="tests/e2e/test_subagents.py [kilo], 7.7.9"))  # fmt: skip
+                    SubAgents(guarded="tests/e2e/test_subagents.py [kilo], 7.7.9"),
+                    ("@kilocode/cli", "@kilocode/cli-linux-x64"))  # fmt: skip

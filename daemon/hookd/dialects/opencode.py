@@ -41,6 +41,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    Option,
     SubAgents,
     TextSettings,
     Trust,
@@ -225,13 +226,19 @@ def _plugin_list(config: Path, text: str) -> tuple[dict[str, Any], list[Any]]:
     return doc, plugins
 
 
+# The variables (after OpenCode's or a fork's prefix) that move or add to the config hookd's plugin is in.
+_MOVES = ("TEST_HOME", "TEST_MANAGED_CONFIG_DIR", "CONFIG", "CONFIG_DIR", "CONFIG_CONTENT", "DISABLE_PROJECT_CONFIG")
+
+
 def plugin_agent(
     name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]], managed_config: str,
-    pure_env: str, subagents: SubAgents,
+    pure_env: str, subagents: SubAgents, packages: tuple[str, ...] = (),
 ) -> AgentSpec:  # fmt: skip
     """The spec of OpenCode or a fork: `config_dir(scope, home, project, env)` is the scope's config folder,
     whose `plugin/hookd.js` install writes; at the managed scope, `managed_config` in that folder must name
     it (managed_trust). `pure_env` set (what `--pure` sets) loads no external plugin, hookd's included."""
+
+    prefix = pure_env.removesuffix("PURE")
 
     def settings_path(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path:
         return config_dir(scope, home, project_dir, env) / "plugin" / "hookd.js"
@@ -253,10 +260,17 @@ def plugin_agent(
             trust=managed_trust(title, managed_config, config_dir),
             bypass=bypass,
             hooks_off_env=(pure_env,),
+            # 1.18.33 / Kilo 7.7.9 (the binary's yargs table and env reads): --pure sets <PREFIX>_PURE; the
+            # config home hangs from XDG_CONFIG_HOME and <PREFIX>_TEST_HOME, the managed one from
+            # <PREFIX>_TEST_MANAGED_CONFIG_DIR; <PREFIX>_CONFIG(_DIR, _CONTENT) add a config whose plugins run
+            # beside hookd's; <PREFIX>_DISABLE_PROJECT_CONFIG skips the project scope.
+            unguarded_options=(Option(("--pure",)),),
+            home_env=("XDG_CONFIG_HOME", *(prefix + v for v in _MOVES)),
         ),
         env=(PROJECT_DIR_ENV,),
         project_dir_env=PROJECT_DIR_ENV,
         process_names=(name,),
+        packages=packages,
         subagents=subagents,
     )
 
@@ -282,4 +296,5 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
 
 
 SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass, "opencode.json", "OPENCODE_PURE",
-                    SubAgents(guarded="tests/e2e/test_subagents.py [opencode], 1.18.33"))  # fmt: skip
+                    SubAgents(guarded="tests/e2e/test_subagents.py [opencode], 1.18.33"),
+                    ("opencode-ai", "opencode-linux-x64"))  # fmt: skip

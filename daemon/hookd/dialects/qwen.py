@@ -35,6 +35,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    Option,
     SubAgents,
     Switch,
     system_path,
@@ -204,11 +205,16 @@ SPEC = AgentSpec(
         hooks_off=(Switch("", "disableAllHooks", True),),
         bypass=_bypass,
         location_env=("QWEN_HOME", "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH"),
+        # 0.24.4 (`qwen --help` and the docs it ships): `--safe-mode` (QWEN_CODE_SAFE_MODE) and `--bare`
+        # (QWEN_CODE_SIMPLE) turn off all hooks.
+        hooks_off_env=("QWEN_CODE_SAFE_MODE", "QWEN_CODE_SIMPLE"),
+        unguarded_options=(Option(("--safe-mode",)), Option(("--bare",))),
         run_order=("project", "user", "system"),  # a later hook's nested allow overrides hookd's deny
     ),
     env=("QWEN_PROJECT_DIR", "QWEN_CODE_SESSION_ID"),
     project_dir_env="QWEN_PROJECT_DIR",
     process_names=("qwen", "cli.js"),
+    packages=("@qwen-code/qwen-code",),
     headless_flags=("-p", "--prompt"),
     interactive_flags=("-i", "--prompt-interactive"),
     subagents=SubAgents(guarded="tests/e2e/test_subagents.py [qwen], 0.24.4"),

@@ -145,6 +145,20 @@ class Switch:
 
 
 @dataclass(frozen=True, slots=True)
+class Option:
+    """A command-line option that starts the agent without hookd's hooks (InstallSpec.unguarded_options),
+    judged by hookd.dialects.launch. `takes`: "" a flag whose presence switches them off (`--x=false`
+    and `--no-x` do not); "settings" a JSON document or a file holding one, off when it sets one of the
+    agent's hooks_off switches (beside "") or gives `hooks`; "override" `key=value`, off when the key is
+    such a switch key, `hooks`, or a key above or under one; "feature" a feature name, off when
+    `features.<name>` is such a switch key; "scopes" a comma list of setting sources, off unless it names
+    every scope the agent has but managed."""
+
+    names: tuple[str, ...]
+    takes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class InstallSpec:
     """How `hookd install` registers hookd with the agent, and how its hooks can be switched off.
 
@@ -190,6 +204,12 @@ class InstallSpec:
     # Variables that, set in the agent's environment, make it run none of hookd's hooks (OpenCode's
     # OPENCODE_PURE: no external plugin): `hookd doctor` names them when they are set where it runs.
     hooks_off_env: tuple[str, ...] = ()
+    # The options that start the agent without hookd's hooks (a nested agent started from a guarded shell).
+    unguarded_options: tuple[Option, ...] = ()
+    # Variables beyond `location_env` (and HOME, which every agent's settings hang from) that make it read its
+    # settings or plugins from elsewhere, add a source over them or skip a scope: set to another value for a
+    # nested start, hookd's hooks may not be there.
+    home_env: tuple[str, ...] = ()
 
     def trust_path(self, scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> Path | None:
         return self.trust.path(scope, home, project_dir, env) if self.trust is not None else None
@@ -295,6 +315,7 @@ class AgentSpec:
     env: tuple[str, ...] = ()  # variables the agent sets for a hook that the shims forward to hookd
     project_dir_env: str = ""  # the one of `env` that names the project directory
     process_names: tuple[str, ...] = ()  # basenames of the agent's process (or its script), for the probe
+    packages: tuple[str, ...] = ()  # its npm packages: what `npx <package>` starts (hookd.dialects.launch)
     # Its headless behaviour, for the probe: the options that make a run headless (no one to answer an
     # ask) or interactive whatever its stdin (`--opt` also matches `--opt=value`).
     headless_flags: tuple[str, ...] = ()

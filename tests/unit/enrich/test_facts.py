@@ -1,8 +1,7 @@
-"""hookd.enrich.facts: the per-argument facts of `input.shell`, and their Rego twin in destructive_shell.
+"""hookd.enrich.facts: the per-argument facts of `input.shell`, and the path class every effect carries.
 
-The policy computes the same facts itself for an input that lacks them (`_arg_facts`); the differential test
-runs both over every command of the corpus and the case files and over hand-picked edges, so a fact computed
-wrongly on either side fails here."""
+destructive_shell judges effects (input.effects) and reads their `class`; it no longer has a Rego twin of
+these facts (`_arg_facts`), so the class is checked here over the corpus and hand-picked edges."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import regorus
 
 from hookd.enrich.facts import FACTS_VERSION, add_arg_facts, arg_class, static_dir, tree_of
 from hookd.enrich.shell import enrich_shell, parse_shell
@@ -59,39 +57,20 @@ def shell_of(command: str, home: str, project: str) -> dict[str, Any]:
     return add_arg_facts(shell, home=home, project_dir=project)
 
 
-@pytest.fixture(scope="module")
-def rego() -> Any:
-    engine = regorus.Engine()
-    engine.set_rego_v0(False)
-    engine.add_policy("policy.rego", (POLICY / "policy.rego").read_text())
-    engine.add_data({"destructive_shell": json.loads((POLICY / "data.json").read_text())})
-    engine.add_policy(
-        "probe.rego",
-        "package probe\n"
-        "facts := [data.hookd.destructive_shell._arg_facts(a) | some c in input.shell.commands; some a in c.args]\n",
-    )
-    return engine
-
-
-def rego_facts(engine: Any, shell: dict[str, Any], home: str, project: str) -> list[dict[str, Any]]:
-    engine.set_input({"home": home, "project_dir": project, "shell": shell})
-    return json.loads(engine.eval_rule_as_json("data.probe.facts"))  # type: ignore[no-any-return]
-
-
 def python_facts(shell: dict[str, Any]) -> list[dict[str, Any]]:
     return [{k: a[k] for k in ("tree", "class", "unresolved")} for c in shell["commands"] for a in c["args"]]
 
 
 @pytest.mark.parametrize(("home", "project"), SETTINGS)
-def test_python_and_rego_facts_agree_over_the_corpus(rego: Any, home: str, project: str) -> None:
+def test_every_argument_of_the_corpus_gets_a_class(home: str, project: str) -> None:
     commands = [*EDGES, *corpus_commands()]
     assert len(commands) > 900
     classes: set[str] = set()
     for command in commands:
-        shell = shell_of(command, home, project)
-        ours = python_facts(shell)
-        assert ours == rego_facts(rego, shell, home, project), command
+        ours = python_facts(shell_of(command, home, project))
+        assert all(f["tree"] == "" or f["tree"].startswith("/") for f in ours), command
         classes.update(f["class"] for f in ours)
+    assert classes <= {"root", "home", "system", "project-root", "outside", "unresolved", "project", "scratch"}
     if home == "/home/alice":
         assert classes == {"root", "home", "system", "project-root", "outside", "unresolved", "project", "scratch"}
 
@@ -137,7 +116,7 @@ def test_without_a_home_nothing_is_home() -> None:
     assert arg_class(arg, "/home", home="", project="/p") == "system"
 
 
-def test_static_dir_cuts_where_the_policy_regex_does() -> None:
+def test_static_dir_cuts_before_the_first_expansion() -> None:
     assert static_dir("/tmp/x$Y") == "/tmp"
     assert static_dir("/x$Y") == "/"
     assert static_dir("$X/y") is None

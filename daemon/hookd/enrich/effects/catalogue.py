@@ -66,6 +66,10 @@ class Program:
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
+    power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
+    schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
+    schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
+    writes_files: tuple[str, ...] = ()  # the files it changes whatever its operands (userdel: /etc/passwd, …)
     device_read_only: frozenset[str] = frozenset()
     remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
@@ -168,6 +172,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         stop_words=frozenset(spec.get("stop_words", ())),
+        power=frozenset(spec.get("power", ())),
+        schedules=bool(spec.get("schedules", False)),
+        schedule_inert=frozenset(spec.get("schedule_inert", ())),
+        writes_files=tuple(spec.get("writes_files", ())),
         device_read_only=frozenset(spec.get("device_read_only", ())),
         remote_name=frozenset(spec.get("remote_name", ())),
         at_file_options=frozenset(spec.get("at_file_options", ())),

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from hookd.enrich.effects.catalogue import Program
-from hookd.enrich.effects.gitops import Place, Recorder
+from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.words import _dynamic
 
 
 def fetch_effects(
-    model: Recorder, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str
+    model: Ledger, program: Program, parsed: Parsed, operands: list[str], place: Place, name: str
 ) -> None:
     """What a downloader fetches, and the file it writes under the URL's name (`curl -O`, `wget URL`)."""
     if program.at_file_args and operands[:1] and operands[0].isalpha() and operands[0].isupper():

@@ -9,37 +9,14 @@ files, `git clone` fetching, and the long options of a subcommand written out (`
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.facts import is_unresolved as _dynamic
 
-
-class Recorder(Protocol):
-    """What git's analysis records into: the effect model of the line (effects.model.EffectModel)."""
-
-    home: str
-    produced: dict[str, str]
-
-    def add(
-        self,
-        op: str,
-        placed: Mapping[str, Any] | None,
-        program: str,
-        *,
-        recursive: bool = False,
-        to: Mapping[str, Any] | None = None,
-        code: Mapping[str, str] | None = None,
-        url: str = "",
-        known: bool | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]: ...
-
-
-Place = Callable[[str], dict[str, Any]]
 _SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
 # Subcommands with nothing for git_effects when no configuration comes with them: no long options it writes
 # out, no option whose value runs, no file it reads or writes here. (An alias of one of these names runs
@@ -116,7 +93,7 @@ def _config_pairs(argv: list[str], env: Mapping[str, str]) -> tuple[list[tuple[s
 
 
 def git_effects(
-    argv: list[str], env: Mapping[str, str], variables: Mapping[str, str], place: Place, model: Recorder
+    argv: list[str], env: Mapping[str, str], variables: Mapping[str, str], place: Place, model: Ledger
 ) -> GitRun:
     if not env and not variables and len(argv) > 1 and argv[1] in _PLAIN:
         return GitRun(argv=argv)  # `git status`, `git log`: no configuration given, nothing run or read here
@@ -155,7 +132,7 @@ def git_effects(
     return run
 
 
-def _subcommand_runs(sub: str, rest: list[str], run: GitRun, model: Recorder) -> None:
+def _subcommand_runs(sub: str, rest: list[str], run: GitRun, model: Ledger) -> None:
     """Options of the subcommand whose value is a command (`rebase --exec`), and `bisect run`-style words."""
     data = catalogue().git
     for option in data["subcommand_runs"].get(sub, {}):
@@ -172,7 +149,7 @@ def _subcommand_runs(sub: str, rest: list[str], run: GitRun, model: Recorder) ->
             _runs(f"git {both}", " ".join(rest[1:]), run, model)
 
 
-def _runs(where: str, value: str, run: GitRun, model: Recorder) -> None:
+def _runs(where: str, value: str, run: GitRun, model: Ledger) -> None:
     if where.lower() == "core.fsmonitor" and value.lower() in _BOOLEAN:
         return
     if where.lower() == "core.hookspath":
@@ -188,7 +165,7 @@ def _runs(where: str, value: str, run: GitRun, model: Recorder) -> None:
     run.scripts.append(text)
 
 
-def _files(sub: str, rest: list[str], place: Place, model: Recorder) -> None:
+def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     options = [w for w in rest if w.startswith("-")]
     operands = [w for w in rest if not w.startswith("-")]
     if sub == "config":
@@ -209,7 +186,7 @@ def _files(sub: str, rest: list[str], place: Place, model: Recorder) -> None:
             model.add("read", place(word), "git")
 
 
-def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Recorder) -> None:
+def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Ledger) -> None:
     reading = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"}
     if any(o in reading for o in options) or operands[:1] in (["get"], ["list"]):
         return
@@ -235,7 +212,7 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
     model.add("write", place(file), "git", key=key, executes=runs, value=value)
 
 
-def _clone(rest: list[str], operands: list[str], place: Place, model: Recorder) -> None:
+def _clone(rest: list[str], operands: list[str], place: Place, model: Ledger) -> None:
     """`git clone URL [DIR]`: a fetch, and a directory the line made from it (what runs from it is a flow);
     `-c key=value` writes the clone's config."""
     url = operands[0]

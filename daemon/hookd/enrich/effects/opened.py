@@ -4,13 +4,13 @@ file addresses, the file an editor shows, the files a search tool's include filt
 from __future__ import annotations
 
 from hookd.enrich.effects.catalogue import Program
-from hookd.enrich.effects.gitops import Place, Recorder
+from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.words import SOCAT_FILES
 
 
 def opened_effects(
-    model: Recorder, program: Program, parsed: Parsed, operands: list[str], name: str, place: Place
+    model: Ledger, program: Program, parsed: Parsed, operands: list[str], name: str, place: Place
 ) -> None:
     if program.socat:  # its file addresses: `OPEN:f`, `GOPEN:f`, `FILE:f` are read and written, `CREATE:f` written
         for word in parsed.operands:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from hookd.enrich.effects.gitops import Place, Recorder
+from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
 
 
-def tar_effects(model: Recorder, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
+def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
     """What `tar` reads and writes: the archive, the files it adds (recursively), the directory it extracts
     into; old-style mode clusters (`tar czf x.tgz dir`) read as their options."""
     options = {o for o, _ in parsed.options}

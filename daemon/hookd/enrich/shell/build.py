@@ -1,14 +1,14 @@
 """Build the `input.shell` command objects from the tree: wrappers peeled, words placed as paths against
-the directory the command runs in (followed through `cd`), inline scripts parsed recursively."""
+the directory the command runs in (followed through `cd`), inline scripts parsed recursively.
+
+The walk is here; the shell state the line builds up (variables, arrays, links, `mktemp` paths, `cd`) and
+the placing of words against it is `state.LineState`."""
 
 from __future__ import annotations
 
-import os
-import re
-import shlex
-from dataclasses import dataclass
 from typing import Any
 
+from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
@@ -18,39 +18,25 @@ from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.parser import _one_line, _parse_script
 from hookd.enrich.shell.runners import operands, printed, runs_stdin, script_of, spawned, xargs_operands
+from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep
 from hookd.enrich.shell.words import _ASSIGN, _dynamic
-from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, _SUDO, _basename, _inline_script, _peel
+from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, _basename, _inline_script, _peel
 from hookd.types import NormalisedEvent, ToolKind
 
 # --------------------------------------------------------------------------------------------------
 # Build the command objects
 
 
-@dataclass(slots=True)
-class _Cwd:
-    """Where the commands of one shell run; `known` turns false after a `cd` we cannot follow."""
-
-    path: str
-    known: bool = True
-
-    def copy(self) -> _Cwd:
-        return _Cwd(self.path, self.known)
-
-
 class _Builder:
     def __init__(self, *, home: str, project_dir: str, max_depth: int) -> None:
         self.home = home
-        self.resolver = PathResolver(home=home, project_dir=project_dir)
+        self.state = LineState(home=home, project_dir=project_dir)
         self.max_depth = max_depth
         self.commands: list[dict[str, Any]] = []
         self.error: str | None = None
         self._pipelines = 0
-        self._placed: dict[tuple[str, str], str] = {}
-        self._variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
-        self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
-        self.model = EffectModel(home=home, project=self.resolver.project)
-        self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
+        self.model = EffectModel(home=home, project=self.state.resolver.project)
         self._functions: dict[str, _Block] = {}  # shell functions defined earlier on the line
         self._called: set[str] = set()
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
@@ -75,25 +61,8 @@ class _Builder:
 
     def _call(self, body: _Block, args: list[str], depth: int, cwd: _Cwd, sudo: bool) -> None:
         """A function's body, run with its arguments as the positional parameters (`$1`, `$@`)."""
-        saved = {k: self._variables.get(k) for k in ("@", "*", "#", *(str(n) for n in range(1, 10)))}
-        self._positional(args if args else None)
-        self.walk(_Block(body.items, subshell=False, redirects=body.redirects), depth, cwd, None, [], sudo)
-        for key, value in saved.items():
-            if value is None:
-                self._variables.pop(key, None)
-            else:
-                self._variables[key] = value
-
-    def _positional(self, args: list[str] | None) -> None:
-        """`set -- a b`, a function's arguments: `$1`…`$9`, `$@`, `$*`, `$#`; None makes them unknown."""
-        for key in ("@", "*", "#", *(str(n) for n in range(1, 10))):
-            self._variables.pop(key, None)
-        if args is None or any(_dynamic(a) for a in args):
-            return
-        self._variables["@"] = self._variables["*"] = " ".join(args)
-        self._variables["#"] = str(len(args))
-        for n, arg in enumerate(args[:9], start=1):
-            self._variables[str(n)] = arg
+        with self.state.call_frame(args):
+            self.walk(_Block(body.items, subshell=False, redirects=body.redirects), depth, cwd, None, [], sudo)
 
     def walk(
         self,
@@ -103,9 +72,11 @@ class _Builder:
         slot: tuple[int, int] | None,
         inherited: list[dict[str, Any]],
         sudo: bool,
-    ) -> None:
+    ) -> str:
+        """Walks one item; returns what its standard output is (the last command's, EffectModel's `origin`)."""
+        origin = "unknown"
         if isinstance(item, _Simple):
-            self._simple(item, depth, cwd, slot, inherited, sudo)
+            origin = self._simple(item, depth, cwd, slot, inherited, sudo)
         elif isinstance(item, _Pipe):
             number = self._next_pipeline()
             stdin: str | None = None
@@ -124,56 +95,20 @@ class _Builder:
         else:
             if item.function is not None and item.function not in self._functions:
                 self._functions[item.function] = item  # run where it is called, or at the end if never
-                return
+                return origin
             if item.subst:
                 depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
             elif item.subshell:
                 cwd = cwd.copy()
             if item.redirects:
-                inherited = [*(self._redirect(r, cwd) for r in item.redirects), *inherited]
+                inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
             for inner in item.items:
-                self.walk(inner, depth, cwd, slot, inherited, sudo)
+                origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
+        return origin
 
     def _next_pipeline(self) -> int:
         self._pipelines += 1
         return self._pipelines - 1
-
-    def _place(self, text: str, cwd: _Cwd) -> dict[str, Any]:
-        key = (text, cwd.path)
-        path = self._placed.get(key)
-        if path is None:
-            path = self._placed[key] = self._through_links(self.resolver.absolute(text, cwd.path, tilde=False))
-        in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
-        placed = {"raw": text, "path": path, "in_project": in_project}
-        if self._fresh and not _dynamic(text) and _within(path, self._fresh):
-            placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
-        return placed
-
-    def _args(self, words: list[str], cwd: _Cwd) -> list[dict[str, Any]]:
-        """Each operand placed; a glob is followed by the paths it matches on disk now, as the shell would
-        expand it (bounded: enrich/paths.expand_glob; `glob` names the pattern), the pattern kept too."""
-        out = []
-        for word in words:
-            out.append(self._place(word, cwd))
-            if has_glob(word) and not _dynamic(word):
-                found, _complete = self.resolver.matches(word, cwd.path, tilde=False)
-                known = cwd.known or word.startswith("/")
-                out.extend(
-                    {"raw": path, "path": path, "in_project": known and self.resolver.contains(path), "glob": word}
-                    for path in found
-                )
-        return out
-
-    def _redirect(self, redirect: _Redir, cwd: _Cwd) -> dict[str, Any]:
-        if redirect.target is None or not redirect.is_path:
-            return {"op": redirect.op, "target": redirect.target, "path": None, "in_project": None}
-        placed = self._place(redirect.target, cwd)
-        return {
-            "op": redirect.op,
-            "target": redirect.target,
-            "path": placed["path"],
-            "in_project": placed["in_project"],
-        }
 
     def _simple(
         self,
@@ -191,19 +126,19 @@ class _Builder:
         if slot is None:
             slot = (self._next_pipeline(), 0)
         env = dict(simple.assigns)
-        variables = self._variables
+        variables = self.state.variables
         if cwd.known and "PWD" not in variables and any("PWD" in w for w in simple.words):
             variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
         words = expand_words(simple.words, variables, self.home)
         if not words:
-            self._assign(simple.assigns, cwd)
+            self.state.assign(simple.assigns, cwd)
         argv, wrappers = _peel(list(words), env)
         if "xargs" in wrappers:
             argv = xargs_operands(words, argv, stdin)
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
-        privileged = sudo or not _SUDO.isdisjoint(wrappers)
-        redirects = [self._redirect(r, cwd) for r in simple.redirects]
+        privileged = sudo or any(_raises_privilege(w) for w in wrappers)
+        redirects = [self.state.redirect(r, cwd) for r in simple.redirects]
         if inherited:
             redirects.extend(dict(r) for r in inherited)
         command = {
@@ -216,12 +151,13 @@ class _Builder:
             "position": slot[1],
             "depth": depth,
             "redirects": redirects,
-            "args": self._args(operands(argv), cwd),
+            "args": self.state.args(operands(argv), cwd),
         }
         self.commands.append(command)
-        for sub in simple.subs:
-            self.walk(sub, depth, cwd, None, [], sudo)
-        return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, origin)
+        made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs}
+        substituted = next((kind for kind in ("fetch", "decode") if kind in made), "")
+        command_origin = (origin, substituted)
+        return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, command_origin)
 
     def _after(
         self,
@@ -233,17 +169,19 @@ class _Builder:
         cwd: _Cwd,
         privileges: tuple[bool, bool],
         stdin: str | None,
-        origin: str,
+        origins: tuple[str, str],
     ) -> str:
-        """What a command does beyond its own words: its effects, what it runs, the shell state it changes."""
-        sudo, privileged = privileges
+        """What a command does beyond its own words: its effects, what it runs, the shell state it changes.
+        `origins`: what its stdin is, and what its substitutions print (fetch, decode or "")."""
+        privileged = privileges[1]
+        origin, substituted = origins
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
         heredoc = _heredoc(simple.redirects)
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
         echoed = printed(words) if command["name"] in ("echo", "printf") else None
-        follow = self._effects(command, env, cwd, privileged and not sudo, stdin, origin, echoed)
+        follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), echoed)
         for script in follow.scripts:
             self._nested(script, depth, cwd.copy(), privileged)
         self._inner(command, depth, cwd, privileged, stdin)
@@ -253,17 +191,18 @@ class _Builder:
         if stdin is None and origin not in ("none", "text") and _reads_code(name, argv):
             self.model.stdin_code(name, origin)
         if name in ("ln", "cp"):
-            self._link(argv, cwd)
+            self.state.link(argv, cwd)
         if name in ("cd", "pushd", "popd"):
-            self._chdir(name, argv, cwd, env)
+            self.state.chdir(name, argv, cwd, env)
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
             self._call(self._functions[name], argv[1:], depth + 1, cwd.copy(), privileged)
         if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
-            self._positional(argv[2:] if argv[1] == "--" else argv[1:])
+            self.state.positional(argv[2:] if argv[1] == "--" else argv[1:])
         if name in ("export", "declare", "typeset", "readonly", "local"):
             pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
-            self._assign([(key, expand_tilde(value, self.home)) for key, value in pairs], cwd)  # bash expands `~` there
+            expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
+            self.state.assign(expanded, cwd)
         return follow.origin
 
     def _effects(
@@ -271,11 +210,13 @@ class _Builder:
         command: dict[str, Any],
         env: dict[str, str],
         cwd: _Cwd,
-        privileged: bool,
+        privileges: tuple[bool, bool],
         stdin: str | None,
-        origin: str,
+        origins: tuple[str, str],
         printed_text: str | None,
     ) -> Followups:
+        inherited, privileged = privileges
+        origin, substituted = origins
         argv = [] if command["name"] in self._functions else command["argv"]
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
@@ -284,16 +225,20 @@ class _Builder:
             argv=argv,
             env=env,
             redirects=command["redirects"],
-            sudo=privileged,
-            variables=self._variables,
+            sudo=privileged and not inherited,
+            root=privileged,
+            variables=self.state.variables,
             stdin=origin,
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
+            substituted=substituted,
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
-            placed = self._place(text, cwd)
+            placed = self.state.place(text, cwd)
+            if self.state.moved_away(text, cwd):
+                placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
             if has_glob(text) and not _dynamic(text):
-                placed = {**placed, "matches": [a["path"] for a in self._args([text], cwd)[1:]]}
+                placed = {**placed, "matches": [a["path"] for a in self.state.args([text], cwd)[1:]]}
             return placed
 
         return self.model.command(view, place)
@@ -316,7 +261,12 @@ class _Builder:
             command["inline"] = self._code(code, depth, cwd, privileged)
         for spawn in spawned(name, argv):
             words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in spawn.argv]
+            start = len(self.model.effects)
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
+            if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
+                for effect in self.model.effects[start:]:
+                    if effect["op"] in ("delete", "chmod"):
+                        effect["selected"] = True
         patch = None
         if name in PATCH_PROGRAMS:
             fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
@@ -347,129 +297,11 @@ class _Builder:
                 self._nested(script, depth, cwd.copy(), privileged)
         return {"language": language, "parsed": effects.parsed, "dynamic": effects.dynamic, "code": text[:4096]}
 
-    def _assign(self, assigns: list[tuple[str, str]], cwd: _Cwd | None = None) -> None:
-        for key, value in assigns:
-            fresh = _mktemp(value, self._variables.get("TMPDIR", "/tmp"))
-            if fresh is not None and cwd is not None:
-                path = self.resolver.absolute(fresh, cwd.path, tilde=False)
-                self._fresh.add(path)
-                self._variables[key] = path
-            elif value.startswith("(") and value.endswith(")"):  # an array: `a=(-r -f)`
-                self._array(key, value[1:-1])
-            elif _dynamic(value):
-                self._variables.pop(key, None)
-            else:
-                self._variables[key] = value
 
-    def _array(self, key: str, inside: str) -> None:
-        for name in [k for k in self._variables if k.startswith(key + "[")]:
-            del self._variables[name]
-        try:
-            elements = shlex.split(inside)
-        except ValueError:
-            elements = inside.split()
-        if _dynamic(inside):
-            self._variables.pop(key, None)
-            return
-        self._variables[key] = elements[0] if elements else ""
-        self._variables[key + "[@]"] = self._variables[key + "[*]"] = " ".join(elements)
-        for n, element in enumerate(elements[:64]):
-            self._variables[f"{key}[{n}]"] = element
-
-    def _link(self, argv: list[str], cwd: _Cwd) -> None:
-        """`ln [-s] TARGET [LINK]`, `cp -s/-l`: later paths through LINK are paths under TARGET."""
-        options = [a for a in argv[1:] if a.startswith("-") and a != "-"]
-        if argv[0].endswith("cp") and not any(("s" in o or "l" in o) and not o.startswith("--") for o in options):
-            return
-        symbolic = any(o == "--symbolic" or (not o.startswith("--") and "s" in o) for o in options)
-        found = operands(argv)
-        if not found or any(o in ("-t", "--target-directory") or o.startswith("--target") for o in options):
-            return
-        target = found[0]
-        link = found[1] if len(found) > 1 else target.rstrip("/").rsplit("/", 1)[-1]
-        link_path = self.resolver.absolute(link, cwd.path, tilde=False)
-        base = link_path.rsplit("/", 1)[0] or "/" if symbolic else cwd.path
-        self._links[link_path] = self.resolver.absolute(target, base, tilde=False)
-        self._placed.clear()
-
-    def _through_links(self, path: str) -> str:
-        for link, target in self._links.items():
-            if path == link or path.startswith(link + "/"):
-                return target + path[len(link) :]
-        return path
-
-    def _chdir(self, name: str, argv: list[str], cwd: _Cwd, env: dict[str, str]) -> None:
-        targets = [a for a in argv[1:] if a == "-" or not a.startswith(("-", "+"))]
-        if name == "popd" or (name == "pushd" and not targets):
-            cwd.known = False
-        elif not targets:
-            cwd.path, cwd.known = self.resolver.absolute(self.home, "/"), True
-        elif targets[0] == "-" or _dynamic(targets[0]):
-            cwd.known = False
-        else:
-            target = targets[0]
-            searched = self._cdpath(target, env.get("CDPATH", self._variables.get("CDPATH")), cwd)
-            if searched is not None:
-                cwd.path, cwd.known = searched
-                return
-            cwd.path = self.resolver.absolute(target, cwd.path, tilde=False)
-            cwd.known = cwd.known or target.startswith("/")
-
-    def _cdpath(self, target: str, cdpath: str | None, cwd: _Cwd) -> tuple[str, bool] | None:
-        """Where `cd TARGET` goes through CDPATH (as bash: the first entry holding TARGET as a directory), or
-        None when CDPATH does not apply; a CDPATH hookd cannot read leaves the directory unknown."""
-        if not cdpath or target.startswith(("/", "./", "../")) or target in (".", ".."):
-            return None
-        if _dynamic(cdpath):
-            return cwd.path, False
-        for entry in cdpath.split(":"):
-            base = self.resolver.absolute(entry or ".", cwd.path, tilde=False)
-            candidate = self.resolver.absolute(target, base, tilde=False)
-            if os.path.isdir(candidate):
-                return candidate, cwd.known or base.startswith("/")
-        if os.path.isdir(self.resolver.absolute(target, cwd.path, tilde=False)):
-            return None
-        return cwd.path, False  # nowhere yet: it may be made before the `cd` runs, in any of them
-
-
-def _within(path: str, directories: set[str]) -> bool:
-    """`path` is one of `directories` or below one (a walk up its parents: linear in its length)."""
-    while path:
-        if path in directories:
-            return True
-        path = path.rsplit("/", 1)[0]
-    return False
-
-
-_MKTEMP = re.compile(r"^(?:\$\(|`)\s*mktemp((?:\s+[-\w./=%+,]+)*)\s*(?:\)|`)$")
-
-
-def _mktemp(value: str, tmpdir: str) -> str | None:
-    """The path `$(mktemp …)` makes (its unique part as `tmp.mktemp`), or None when `value` is not that."""
-    match = _MKTEMP.match(value)
-    if match is None:
-        return None
-    words = match.group(1).split()
-    directory: str | None = None
-    template = ""
-    k = 0
-    while k < len(words):
-        word = words[k]
-        if word in ("-p", "--tmpdir") and k + 1 < len(words):
-            directory = words[k + 1]
-            k += 1
-        elif word.startswith("--tmpdir="):
-            directory = word.split("=", 1)[1]
-        elif word.startswith("-p") and len(word) > 2:
-            directory = word[2:]
-        elif word == "-t":
-            directory = directory or tmpdir
-        elif not word.startswith("-"):
-            template = word
-        k += 1
-    if template and "/" in template and directory is None:
-        return template.rsplit("/", 1)[0] + "/tmp.mktemp"
-    return (directory or tmpdir).rstrip("/") + "/tmp.mktemp"
+def _raises_privilege(wrapper: str) -> bool:
+    """sudo, doas, pkexec, run0, …: a wrapper the catalogue knows to run its command with other privileges."""
+    program = catalogue().get(wrapper)
+    return program is not None and program.privilege
 
 
 def _reads_code(name: str, argv: list[str]) -> bool:
@@ -510,7 +342,7 @@ def analyse_shell(
     """`input.shell` for `command` and its effects (`input.effects`, hookd.enrich.effects). Never raises."""
     try:
         builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)
-        start = _Cwd(builder.resolver.absolute(base_dir or project_dir, project_dir))
+        start = _Cwd(builder.state.resolver.absolute(base_dir or project_dir, project_dir))
         builder.run_script(command, 0, start, False)
         shell = {
             "source": command,
@@ -524,7 +356,7 @@ def analyse_shell(
         effects: list[dict[str, Any]] = []
         try:
             fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
-            unknown = _Cwd(fallback.resolver.project, known=False)
+            unknown = _Cwd(fallback.state.resolver.project, known=False)
             fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
             commands, effects = fallback.commands, fallback.model.effects
         except Exception:

@@ -94,6 +94,7 @@ class Spawn:
     argv: list[str]
     runner: str
     mounts: tuple[tuple[str, str], ...] = ()  # (inside, host) for containers
+    sweep: bool = False  # its operands stand for whatever the runner selects below a root (find -exec)
 
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -137,7 +138,7 @@ def _find(argv: list[str]) -> list[Spawn]:
             end = next((j for j in range(k + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
             command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
             if command:
-                spawns.append(Spawn(command, "find"))
+                spawns.append(Spawn(command, "find", sweep=True))
             k = end
         k += 1
     return spawns

@@ -1,0 +1,144 @@
+"""Does a command line start an agent without hookd's hooks? (issue 25.1, docs/self-protection.md)
+
+A guarded agent can start another agent from its shell; that nested agent fires hookd's hooks like any
+session unless the command line switches them off or moves the settings that hold them. Each agent's
+module declares how (InstallSpec: `hooks_off_env`, `unguarded_options`, `location_env`, `home_env`); this
+module reads one command's argv and the variables the line sets for it against those declarations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hookd.dialects.spec import MISSING, AgentSpec, Option, dotted
+
+# Runtimes and package runners that start an agent named by a later word (`node …/cli.js`, `npx opencode`,
+# `bun x opencode`, `pnpm dlx claude`).
+_RUNTIMES = frozenset({"node", "nodejs", "bun", "bunx", "deno", "npx", "pnpx", "pnpm", "yarn"})
+_FALSE = frozenset({"false", "0", "no", "off"})
+_MAX_SETTINGS_BYTES = 1 << 20
+
+
+def agents_started(name: str, argv: list[str], agents: Mapping[str, AgentSpec]) -> list[tuple[AgentSpec, int]]:
+    """The agents this command starts (by the registry's process names), each with the index in argv of the
+    word that names it: the program itself, or the first word of a runtime's or package runner's that is one
+    (its options and the runner's subcommand come before it)."""
+    package = _package(argv[0]) if argv else ""
+    found = [(spec, 0) for spec in agents.values() if name in spec.process_names or package in spec.packages]
+    if found or name not in _RUNTIMES:
+        return found
+    for i, word in enumerate(argv[1:], 1):
+        base, package = word.rsplit("/", 1)[-1], _package(word)
+        found = [(spec, i) for spec in agents.values() if base in spec.process_names or package in spec.packages]
+        if found:
+            return found
+    return []
+
+
+def _package(word: str) -> str:
+    """An npm package spec without its version: `opencode-ai@latest`, `@scope/name@1.2`."""
+    at = word.rfind("@")
+    return word[:at] if at > 0 else word
+
+
+def relocating_env(spec: AgentSpec) -> tuple[str, ...]:
+    """The variables that move where the agent reads hookd's hooks from."""
+    return ("HOME", *spec.install.location_env, *spec.install.home_env)
+
+
+def unguarded_start(
+    spec: AgentSpec, argv: list[str], assigned: Mapping[str, str], current: Mapping[str, str], cwd: str
+) -> str:
+    """Why starting `spec` with these arguments (after its program word) and the variables the line sets for it
+    (`assigned`; `current`: the caller's own, HOME among them) runs it without hookd's hooks; '' when it
+    fires them."""
+    for var in spec.install.hooks_off_env:
+        if var in assigned:
+            return f"{var} set for it switches hookd's hooks off"
+    for var in relocating_env(spec):
+        if var in assigned and assigned[var] != current.get(var):
+            return f"{var} set for it moves the settings that hold hookd's hooks"
+    for i, word in enumerate(argv):
+        if word == "--":
+            break
+        for option in spec.install.unguarded_options:
+            value = _value(option, word, argv[i + 1] if i + 1 < len(argv) else None)
+            if value is not None and _switches_off(spec, option, value, cwd):
+                given = f"{word.split('=', 1)[0]} {value[:80]}" if option.takes else word
+                return f"{given} switches hookd's hooks off"
+    return ""
+
+
+def _value(option: Option, word: str, following: str | None) -> str | None:
+    """The option's value when `word` is it (None when it is not): a flag's own `=value` or "true"."""
+    for name in option.names:
+        if word == name:
+            return (following or "") if option.takes else "true"
+        if word.startswith(name + "=") and name.startswith("--"):
+            return word[len(name) + 1 :]
+        if option.takes and len(name) == 2 and word.startswith(name) and not name.startswith("--"):
+            return word[2:]  # `-ckey=value`
+    return None
+
+
+def _switches_off(spec: AgentSpec, option: Option, value: str, cwd: str) -> bool:
+    switches = {s.key: s.off for s in spec.install.hooks_off if not s.beside}
+    keys = {s.key for s in spec.install.hooks_off}
+    carried = {"hooks", *spec.install.switch_keys, *spec.install.guarded_keys}
+    if spec.install.trust is not None:
+        carried.update(spec.install.trust.keys)
+    if not option.takes:
+        return value.strip().lower() not in _FALSE
+    if option.takes == "override":
+        key = value.split("=", 1)[0].strip().strip("\"'")
+        return any(_related(key, k) for k in (*keys, *carried))
+    if option.takes == "feature":
+        return f"features.{value.strip()}" in keys
+    if option.takes == "scopes":
+        named = {part.strip() for part in value.split(",")}
+        return not {s for s in spec.install.scopes if s != "managed"} <= named
+    doc = _settings(value, cwd)
+    if doc is None:
+        return True  # a document hookd cannot read is one it cannot vouch for
+    if any(dotted(doc, key) is not MISSING for key in carried):
+        return True
+    return any(dotted(doc, key) is not MISSING and dotted(doc, key) == off for key, off in switches.items())
+
+
+def _regular_file_text(path: Path) -> str | None:
+    """A regular file's text; None for anything else: a FIFO or a device named here must not block or
+    flood the daemon (opened without blocking, judged by fstat before any read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(_MAX_SETTINGS_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def _related(key: str, switch: str) -> bool:
+    return key == switch or switch.startswith(key + ".") or key.startswith(switch + ".")
+
+
+def _settings(value: str, cwd: str) -> Mapping[str, Any] | None:
+    """An option's settings: inline JSON, or the JSON file it names; None when neither can be read."""
+    text = value.strip()
+    if not text.startswith("{"):
+        text = _regular_file_text(Path(cwd) / text) or ""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None

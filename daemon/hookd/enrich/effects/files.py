@@ -1,0 +1,181 @@
+"""What a program does with its files (docs/policies.md, "The effect model"): the reads, writes, deletes,
+copies, moves, links and mode changes its catalogue entry gives its operands and option values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.fetches import fetch_effects
+from hookd.enrich.effects.ledger import CommandView, Ledger, Place
+from hookd.enrich.effects.opened import opened_effects
+from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.tar import tar_effects
+from hookd.enrich.effects.words import (
+    _INERT,
+    _SECRET_HINT,
+    _URL,
+    _dynamic,
+    _file_operands,
+    _uploaded_file,
+)
+
+
+class FileEffects:
+    """The file effects of one line, recorded into its ledger."""
+
+    __slots__ = ("ledger",)
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def files(
+        self, program: Program, parsed: Parsed, argv: list[str], name: str, view: CommandView, place: Place
+    ) -> None:
+        """The files a program reads, writes, deletes, copies… as its catalogue entry says."""
+        recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
+        operands = _file_operands(program, parsed)
+        self._option_values(program, parsed, name, recursive, view, place)
+        if program.stdin_names and any(o in program.stdin_names for o, _ in parsed.options):
+            self._stdin_names(view, place, name)
+        opened_effects(self.ledger, program, parsed, operands, name, place)
+        if program.keyword_ops:
+            for word in operands:
+                key, eq, value = word.partition("=")
+                if eq and key in program.keyword_ops:
+                    self._apply(program.keyword_ops[key], place(value), name, recursive, view)
+        elif program.operands == "device" and any(o in program.device_read_only for o, _ in parsed.options):
+            return
+        elif program.operands in ("fetch", "fetch-first"):
+            fetch_effects(self.ledger, program, parsed, operands, place, name)
+        elif program.operands in ("copy", "move", "link"):
+            targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
+            sweeps = any(o in program.target_deletes for o, _ in parsed.options)
+            self._transfer(program.operands, operands, targets, place, name, recursive, sweeps)
+        elif program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
+            for word in operands:
+                self.ledger.add("write", place(word), name)
+        elif program.archive and program.name == "tar":
+            tar_effects(self.ledger, parsed, operands, place, name)
+        else:
+            self._each_operand(program, operands, name, recursive, view, place)
+            if not program.operands and not program.first and program.gtfobins & {"file-read", "file-write"}:
+                words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
+                writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
+                self.guess(words, name, place, writes)
+
+    def _stdin_names(self, view: CommandView, place: Place, name: str) -> None:
+        """`cpio -o`: the files named on stdin are read, the words of known text or what the command before listed."""
+        if view.stdin == "text" and view.stdin_text:
+            for word in view.stdin_text.split():
+                self.ledger.add("read", place(word), name)
+        for placed in self.ledger.previous:
+            self.ledger.add("read", placed, name, recursive=True, from_stdin=True)
+
+    def _option_values(
+        self, program: Program, parsed: Parsed, name: str, recursive: bool, view: CommandView, place: Place
+    ) -> None:
+        """Options whose value is a file read or written (`sort -o FILE`, `curl -d @FILE`)."""
+        for option, value in parsed.options:
+            op = program.option_ops.get(option)
+            if op and value is not None:
+                self._apply(op, place(value), name, recursive, view)
+            if option in program.at_file_options and value:
+                sent = _uploaded_file(value, option=option)
+                if sent:
+                    self.ledger.add("read", place(sent), name, upload=True)
+        if program.at_file_args:  # httpie's request items: `@file`, `field@file`, `field=@file`, `field:=@file`
+            for word in parsed.operands[1:]:
+                sent = _uploaded_file(word)
+                if sent:
+                    self.ledger.add("read", place(sent), name, upload=True)
+
+    def _each_operand(
+        self, program: Program, operands: list[str], name: str, recursive: bool, view: CommandView, place: Place
+    ) -> None:
+        last = len(operands) - 1
+        for k, word in enumerate(operands):
+            op = program.operands
+            if k == 0 and program.first:
+                op = program.first
+            elif k > 0 and program.rest:
+                op = program.rest
+            if k == last and k > 0 and program.last:
+                op = program.last
+            if op and op != "none":
+                self._apply(op, place(word), name, recursive, view)
+
+    def _apply(self, op: str, placed: Mapping[str, Any], name: str, recursive: bool, view: CommandView) -> None:
+        raw = str(placed.get("raw", ""))
+        if raw.startswith(("<(", ">(")) or (raw == "-" and op in ("read", "write", "write-fetched")):
+            return  # a pipe from commands that are judged themselves; `-` is stdin or stdout
+        if op == "write-fetched":
+            effect = self.ledger.add("write", placed, name)
+            if effect["path"]:
+                self.ledger.produced[effect["path"]] = "fetch"
+                self.ledger.contents.pop(effect["path"], None)
+            return
+        if op == "device":
+            path = str(placed.get("path") or "")
+            self.ledger.add(
+                "device", placed, name, block=path.startswith("/dev/") or _dynamic(str(placed.get("raw", "")))
+            )
+            return
+        if op == "use":  # a key or certificate the program authenticates with: read, never printed
+            self.ledger.add("read", placed, name, uses=True)
+            return
+        if op == "exec-file":
+            self.ledger.add("exec", placed, name, code={"lang": name, "text": ""})
+            return
+        if op == "list" or op in ("read", "write", "delete", "chmod"):
+            effect = self.ledger.add(
+                op, placed, name, recursive=recursive and op in ("delete", "chmod", "list", "read")
+            )
+            if op == "write" and effect["path"]:
+                self.ledger.produced[effect["path"]] = "write"
+                self.ledger.contents.pop(effect["path"], None)
+
+    def _transfer(
+        self, op: str, operands: list[str], targets: list[str], place: Place, name: str, recursive: bool, sweeps: bool
+    ) -> None:
+        if targets:
+            sources, destination = operands, targets[-1]
+        elif len(operands) >= 2:
+            sources, destination = operands[:-1], operands[-1]
+        else:
+            sources, destination = operands, ""
+        to = place(destination) if destination else None
+        for source in sources:
+            placed = place(source)
+            effect = self.ledger.add(op, placed, name, recursive=recursive, to=to)
+            if op in ("copy", "move") and to is not None and effect["to"]:
+                made = self.ledger.made(effect["path"])
+                if made:
+                    self.ledger.produced[effect["to"]] = made
+                    if effect["path"] in self.ledger.contents:
+                        self.ledger.contents[effect["to"]] = self.ledger.contents[effect["path"]]
+        if to is not None:
+            self.ledger.add("write", to, name, recursive=recursive, target_of=op)
+            if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
+                self.ledger.add("delete", to, name, recursive=True, sweep=True)
+
+    def find(self, argv: list[str], place: Place, name: str) -> None:
+        roots = []
+        for word in argv[1:]:
+            if word.startswith(("-", "(", "!", ")")):
+                break
+            roots.append(word)
+        deletes = "-delete" in argv
+        for root in roots or ["."]:  # a delete of what its tests select below the root (`sweep`)
+            extra: dict[str, Any] = {"sweep": True} if deletes else {}
+            self.ledger.add("delete" if deletes else "list", place(root), name, recursive=True, **extra)
+
+    def guess(self, argv: list[str], name: str, place: Place, writes: bool = False) -> None:
+        """A program the catalogue does not know: each operand that may be a path may be read (or written)."""
+        if name in _INERT:
+            return
+        for word in argv[1:]:
+            value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+            if value and not value.startswith("-") and _SECRET_HINT.search(value) and not _URL.match(value):
+                self.ledger.add("write" if writes else "read", place(value), name, guess=True)

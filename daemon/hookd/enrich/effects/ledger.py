@@ -1,0 +1,137 @@
+"""What one command line has done so far, and the effects it records (docs/policies.md, "The effect model").
+
+The `Ledger` is the memory the effect model's parts share: the effect list, the files the line wrote,
+downloaded or decoded (and their text when known), what the command before listed or wrote to its stdout.
+`add` builds one effect; the parts (operands, code, git, tar, fetches) all record through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hookd.enrich.effects.words import (
+    XARGS_INPUT,
+    _dynamic,
+    _fixed_place,
+)
+from hookd.enrich.facts import arg_class, tree_of, under
+
+Place = Callable[[str], dict[str, Any]]
+
+
+@dataclass(slots=True)
+class Followups:
+    """What a command runs besides itself: shell scripts (parsed one level deeper) and code in another language."""
+
+    scripts: list[str] = field(default_factory=list)
+    code: tuple[str, str] | None = None  # (language, text)
+    origin: str = "unknown"  # what its standard output is: text, fetch, decode, unknown
+
+
+@dataclass(slots=True)
+class CommandView:
+    """One command as the builder has it: the peeled argv, its env assignments, redirects (placed), privileges."""
+
+    name: str
+    argv: list[str]
+    env: Mapping[str, str]
+    redirects: list[dict[str, Any]]
+    sudo: bool
+    variables: Mapping[str, str]
+    stdin: str  # what its stdin is: text, fetch, decode, unknown, none
+    stdin_text: str | None
+    root: bool = False  # it runs with other privileges, its own or inherited (`sudo bash -c '…'`)
+    substituted: str = ""  # what its substitutions print, when fetched or decoded (`bash <(curl …)`): fetch, decode
+
+
+class Ledger:
+    __slots__ = ("contents", "effects", "home", "listed", "previous", "produced", "project", "trees")
+
+    def __init__(self, *, home: str, project: str) -> None:
+        self.home = home.rstrip("/") or "/"
+        self.project = project.rstrip("/") or "/"
+        self.effects: list[dict[str, Any]] = []
+        self.produced: dict[str, str] = {}  # path -> how the line made it: write, fetch, decode
+        self.contents: dict[str, str] = {}  # path -> its text, when the line wrote known text
+        self.listed: list[dict[str, Any]] = []  # what the command being judged lists (find, ls, git ls-files)
+        self.previous: list[dict[str, Any]] = []  # what the command before it listed: the names xargs reads
+        self.trees: list[dict[str, Any]] = []  # what the command before it read whole and wrote to its stdout
+
+    def add(
+        self,
+        op: str,
+        placed: Mapping[str, Any] | None,
+        program: str,
+        *,
+        recursive: bool = False,
+        to: Mapping[str, Any] | None = None,
+        code: Mapping[str, str] | None = None,
+        url: str = "",
+        known: bool | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        raw = str(placed.get("raw", "")) if placed else ""
+        if XARGS_INPUT in raw and self.previous and op != "list":
+            return self._from_listing(op, program, raw)
+        dynamic = bool(placed) and _dynamic(raw)
+        path = "" if not placed or dynamic else str(placed.get("path") or "")
+        tree = tree_of(path) if recursive and path else path
+        effect: dict[str, Any] = {
+            "op": op,
+            "path": path,
+            "known": (not dynamic) if known is None else known,
+            "recursive": recursive,
+            "to": "" if not to or _dynamic(str(to.get("raw", ""))) else str(to.get("path") or ""),
+            "program": program,
+            "via": "shell",
+            "class": self.classify(placed, tree)
+            if placed
+            else "unresolved"
+            if op in ("exec",) and known is False
+            else "",
+        }
+        if placed:
+            effect["raw"] = raw
+            if placed.get("after_cd") is True:
+                effect["after_cd"] = True
+            if dynamic:
+                effect["fixed"] = _fixed_place(raw, str(placed.get("path") or ""), self.project)
+        if code is not None:
+            effect["code"] = dict(code)
+        if url:
+            effect["url"] = url
+        effect.update(extra)
+        self.effects.append(effect)
+        for match in placed.get("matches", ()) if placed and op != "list" else ():  # what a glob matches now
+            inside = {"raw": match, "path": match, "in_project": under(match, self.project)}
+            self.effects.append(
+                {**effect, "path": match, "raw": match, "glob": raw, "class": self.classify(inside, match)}
+            )
+        if op == "list" and placed:
+            self.listed.append(dict(placed))
+        return effect
+
+    def _from_listing(self, op: str, program: str, raw: str) -> dict[str, Any]:
+        """`find DIR … | xargs cat`: the names on stdin are what the command before listed, somewhere in DIR."""
+        effect: dict[str, Any] = {}
+        for placed in self.previous:
+            effect = self.add(op, placed, program, recursive=True, from_stdin=True)
+        return effect
+
+    def classify(self, placed: Mapping[str, Any], tree: str) -> str:
+        return arg_class(placed, tree or str(placed.get("path") or ""), home=self.home, project=self.project)
+
+    def made(self, path: str) -> str:
+        if not path:
+            return ""
+        kind = self.produced.get(path)
+        if kind is not None:
+            return kind
+        parent = path
+        while "/" in parent.rstrip("/"):  # a file in a directory the line fetched (`git clone … && ./r/x.sh`)
+            parent = parent.rsplit("/", 1)[0]
+            if self.produced.get(parent or "/") == "fetch":
+                return "fetch"
+        return ""

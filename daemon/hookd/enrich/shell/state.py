@@ -1,0 +1,244 @@
+"""What one command line has set up so far, as the shell would hold it: variables, arrays and positional
+parameters, links made, `mktemp` paths, and where each command runs (followed through `cd`). The builder
+walks the tree; this places each word it meets against that state."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from hookd.enrich.paths import PathResolver, has_glob
+from hookd.enrich.shell.runners import operands
+from hookd.enrich.shell.tree import _Redir
+from hookd.enrich.shell.words import _dynamic
+
+_POSITIONAL = ("@", "*", "#", *(str(n) for n in range(1, 10)))
+
+
+@dataclass(slots=True)
+class _Cwd:
+    """Where the commands of one shell run; `known` turns false after a `cd` we cannot follow."""
+
+    path: str
+    known: bool = True
+
+    def copy(self) -> _Cwd:
+        return _Cwd(self.path, self.known)
+
+
+class LineState:
+    """The shell state a line builds up, and the words placed as paths against it."""
+
+    __slots__ = ("_fresh", "_links", "_placed", "home", "resolver", "variables")
+
+    def __init__(self, *, home: str, project_dir: str) -> None:
+        self.home = home
+        self.resolver = PathResolver(home=home, project_dir=project_dir)
+        self.variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
+        self._placed: dict[tuple[str, str], str] = {}
+        self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
+        self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
+
+    # ----------------------------------------------------------------------------------------------
+    # Words placed as paths
+
+    def place(self, text: str, cwd: _Cwd) -> dict[str, Any]:
+        key = (text, cwd.path)
+        path = self._placed.get(key)
+        if path is None:
+            path = self._placed[key] = self._through_links(self.resolver.absolute(text, cwd.path, tilde=False))
+        in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
+        placed = {"raw": text, "path": path, "in_project": in_project}
+        if self._fresh and not _dynamic(text) and _within(path, self._fresh):
+            placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
+        return placed
+
+    def moved_away(self, text: str, cwd: _Cwd) -> bool:
+        """`text` is relative to a directory the line moved to out of the project, or one hookd cannot follow."""
+        return not text.startswith("/") and (not cwd.known or not self.resolver.contains(cwd.path))
+
+    def args(self, words: list[str], cwd: _Cwd) -> list[dict[str, Any]]:
+        """Each operand placed; a glob is followed by the paths it matches on disk now, as the shell would
+        expand it (bounded: enrich/paths.expand_glob; `glob` names the pattern), the pattern kept too."""
+        out = []
+        for word in words:
+            out.append(self.place(word, cwd))
+            if has_glob(word) and not _dynamic(word):
+                found, _complete = self.resolver.matches(word, cwd.path, tilde=False)
+                known = cwd.known or word.startswith("/")
+                out.extend(
+                    {"raw": path, "path": path, "in_project": known and self.resolver.contains(path), "glob": word}
+                    for path in found
+                )
+        return out
+
+    def redirect(self, redirect: _Redir, cwd: _Cwd) -> dict[str, Any]:
+        if redirect.target is None or not redirect.is_path:
+            return {"op": redirect.op, "target": redirect.target, "path": None, "in_project": None}
+        placed = self.place(redirect.target, cwd)
+        return {
+            "op": redirect.op,
+            "target": redirect.target,
+            "path": placed["path"],
+            "in_project": placed["in_project"],
+        }
+
+    # ----------------------------------------------------------------------------------------------
+    # Variables, arrays, positional parameters
+
+    def assign(self, assigns: list[tuple[str, str]], cwd: _Cwd | None = None) -> None:
+        for key, value in assigns:
+            fresh = _mktemp(value, self.variables.get("TMPDIR", "/tmp"))
+            if fresh is not None and cwd is not None:
+                path = self.resolver.absolute(fresh, cwd.path, tilde=False)
+                self._fresh.add(path)
+                self.variables[key] = path
+            elif value.startswith("(") and value.endswith(")"):  # an array: `a=(-r -f)`
+                self._array(key, value[1:-1])
+            elif _dynamic(value):
+                self.variables.pop(key, None)
+            else:
+                self.variables[key] = value
+
+    def _array(self, key: str, inside: str) -> None:
+        for name in [k for k in self.variables if k.startswith(key + "[")]:
+            del self.variables[name]
+        try:
+            elements = shlex.split(inside)
+        except ValueError:
+            elements = inside.split()
+        if _dynamic(inside):
+            self.variables.pop(key, None)
+            return
+        self.variables[key] = elements[0] if elements else ""
+        self.variables[key + "[@]"] = self.variables[key + "[*]"] = " ".join(elements)
+        for n, element in enumerate(elements[:64]):
+            self.variables[f"{key}[{n}]"] = element
+
+    def positional(self, args: list[str] | None) -> None:
+        """`set -- a b`, a function's arguments: `$1`…`$9`, `$@`, `$*`, `$#`; None makes them unknown."""
+        for key in _POSITIONAL:
+            self.variables.pop(key, None)
+        if args is None or any(_dynamic(a) for a in args):
+            return
+        self.variables["@"] = self.variables["*"] = " ".join(args)
+        self.variables["#"] = str(len(args))
+        for n, arg in enumerate(args[:9], start=1):
+            self.variables[str(n)] = arg
+
+    @contextmanager
+    def call_frame(self, args: list[str]) -> Iterator[None]:
+        """A function's body runs with its arguments as the positional parameters; the caller's come back."""
+        saved = {k: self.variables.get(k) for k in _POSITIONAL}
+        self.positional(args if args else None)
+        try:
+            yield
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    self.variables.pop(key, None)
+                else:
+                    self.variables[key] = value
+
+    # ----------------------------------------------------------------------------------------------
+    # Links and directories
+
+    def link(self, argv: list[str], cwd: _Cwd) -> None:
+        """`ln [-s] TARGET [LINK]`, `cp -s/-l`: later paths through LINK are paths under TARGET."""
+        options = [a for a in argv[1:] if a.startswith("-") and a != "-"]
+        if argv[0].endswith("cp") and not any(("s" in o or "l" in o) and not o.startswith("--") for o in options):
+            return
+        symbolic = any(o == "--symbolic" or (not o.startswith("--") and "s" in o) for o in options)
+        found = operands(argv)
+        if not found or any(o in ("-t", "--target-directory") or o.startswith("--target") for o in options):
+            return
+        target = found[0]
+        link = found[1] if len(found) > 1 else target.rstrip("/").rsplit("/", 1)[-1]
+        link_path = self.resolver.absolute(link, cwd.path, tilde=False)
+        base = link_path.rsplit("/", 1)[0] or "/" if symbolic else cwd.path
+        self._links[link_path] = self.resolver.absolute(target, base, tilde=False)
+        self._placed.clear()
+
+    def _through_links(self, path: str) -> str:
+        for link, target in self._links.items():
+            if path == link or path.startswith(link + "/"):
+                return target + path[len(link) :]
+        return path
+
+    def chdir(self, name: str, argv: list[str], cwd: _Cwd, env: dict[str, str]) -> None:
+        targets = [a for a in argv[1:] if a == "-" or not a.startswith(("-", "+"))]
+        if name == "popd" or (name == "pushd" and not targets):
+            cwd.known = False
+        elif not targets:
+            cwd.path, cwd.known = self.resolver.absolute(self.home, "/"), True
+        elif targets[0] == "-" or _dynamic(targets[0]):
+            cwd.known = False
+        else:
+            target = targets[0]
+            searched = self._cdpath(target, env.get("CDPATH", self.variables.get("CDPATH")), cwd)
+            if searched is not None:
+                cwd.path, cwd.known = searched
+                return
+            cwd.path = self.resolver.absolute(target, cwd.path, tilde=False)
+            cwd.known = cwd.known or target.startswith("/")
+
+    def _cdpath(self, target: str, cdpath: str | None, cwd: _Cwd) -> tuple[str, bool] | None:
+        """Where `cd TARGET` goes through CDPATH (as bash: the first entry holding TARGET as a directory), or
+        None when CDPATH does not apply; a CDPATH hookd cannot read leaves the directory unknown."""
+        if not cdpath or target.startswith(("/", "./", "../")) or target in (".", ".."):
+            return None
+        if _dynamic(cdpath):
+            return cwd.path, False
+        for entry in cdpath.split(":"):
+            base = self.resolver.absolute(entry or ".", cwd.path, tilde=False)
+            candidate = self.resolver.absolute(target, base, tilde=False)
+            if os.path.isdir(candidate):
+                return candidate, cwd.known or base.startswith("/")
+        if os.path.isdir(self.resolver.absolute(target, cwd.path, tilde=False)):
+            return None
+        return cwd.path, False  # nowhere yet: it may be made before the `cd` runs, in any of them
+
+
+def _within(path: str, directories: set[str]) -> bool:
+    """`path` is one of `directories` or below one (a walk up its parents: linear in its length)."""
+    while path:
+        if path in directories:
+            return True
+        path = path.rsplit("/", 1)[0]
+    return False
+
+
+_MKTEMP = re.compile(r"^(?:\$\(|`)\s*mktemp((?:\s+[-\w./=%+,]+)*)\s*(?:\)|`)$")
+
+
+def _mktemp(value: str, tmpdir: str) -> str | None:
+    """The path `$(mktemp …)` makes (its unique part as `tmp.mktemp`), or None when `value` is not that."""
+    match = _MKTEMP.match(value)
+    if match is None:
+        return None
+    words = match.group(1).split()
+    directory: str | None = None
+    template = ""
+    k = 0
+    while k < len(words):
+        word = words[k]
+        if word in ("-p", "--tmpdir") and k + 1 < len(words):
+            directory = words[k + 1]
+            k += 1
+        elif word.startswith("--tmpdir="):
+            directory = word.split("=", 1)[1]
+        elif word.startswith("-p") and len(word) > 2:
+            directory = word[2:]
+        elif word == "-t":
+            directory = directory or tmpdir
+        elif not word.startswith("-"):
+            template = word
+        k += 1
+    if template and "/" in template and directory is None:
+        return template.rsplit("/", 1)[0] + "/tmp.mktemp"
+    return (directory or tmpdir).rstrip("/") + "/tmp.mktemp"
