@@ -130,7 +130,7 @@ def main(workdir: Path, shim_python: str, shim_path: str) -> dict[str, Any]:
         status_command = [sys.executable, "-m", "hookd", "status", "--runtime-dir", str(runtime / "hookd")]
         # The lane reports the requests it took each second: until then status shows the lane at 0.
         with contextlib.suppress(SystemExit):
-            wait_for(lambda: "(1 heavy requests taken)" in run(status_command, env).stdout, "the lane's count", 10)
+            wait_for(lambda: "(1 heavy requests taken)" in run(status_command, env).stdout, "the lane's count")
         status = run(status_command, env)
         result["status"] = status.returncode, status.stdout
         lane = next((line.split()[1] for line in status.stdout.splitlines() if line.startswith("lane:")), "")

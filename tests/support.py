@@ -123,7 +123,10 @@ def start_daemon(
     runtime_dir: Path | None = None,
     wait: bool = True,
     env: Mapping[str, str] | None = None,
+    lane: bool = False,
 ) -> RunningDaemon:
+    """`wait`: until it listens; `lane`: also until its lane serves (a heavy request sent before then waits
+    for the lane's start, which on a loaded box can outlast the request's deadline)."""
     # A short path: a Unix socket path must fit in 107 bytes, and pytest's tmp_path can be long.
     runtime_dir = runtime_dir or Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "run"
     config_path = tmp_path / f"config-{time.monotonic_ns()}.toml"
@@ -144,9 +147,18 @@ def start_daemon(
             env={**os.environ, "XDG_STATE_HOME": str(state_dir), **(env or {})},
         )
     daemon = RunningDaemon(proc, runtime_dir, log_path, config_path, state_dir)
-    if wait:
+    if wait or lane:
         wait_for_socket(daemon)
+    if lane:
+        wait_for_lane(daemon)
     return daemon
+
+
+def wait_for_lane(daemon: RunningDaemon, timeout: float = 60) -> None:
+    """Until the daemon logs its lane serving (bench/run.py's start_daemon waits the same way)."""
+    eventually(lambda: '"lane_serving"' in daemon.log() or daemon.proc.poll() is not None, timeout=timeout,
+               what="the lane serving")  # fmt: skip
+    assert daemon.proc.poll() is None, f"daemon exited with {daemon.proc.returncode}:\n{daemon.log()}"
 
 
 def trace_shim_config() -> str:

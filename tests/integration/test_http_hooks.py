@@ -59,7 +59,7 @@ def endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Endpoint]:
     root = tmp_path_factory.mktemp("http")
     port, token_file = free_port(), root / "state" / "http-token"
     config = f'[http]\nenabled = true\nport = {port}\ntoken_file = "{token_file}"\n'
-    daemon = start_daemon(root, DEMO_POLICIES, config)
+    daemon = start_daemon(root, DEMO_POLICIES, config, lane=True)  # a test sends a heavy request
     try:
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600  # created by serve, owner-only
         yield Endpoint(daemon, port, token_file.read_text().strip())

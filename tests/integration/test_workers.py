@@ -65,8 +65,8 @@ def status(daemon: RunningDaemon, requests: int = 0) -> pb.StatusResponse:
             time.sleep(0.1)
 
 
-def started(tmp_path: Path, policies: Path = DEMO_POLICIES) -> RunningDaemon:
-    daemon = start_daemon(tmp_path, policies, config=WORKERS)
+def started(tmp_path: Path, policies: Path = DEMO_POLICIES, config: str = "") -> RunningDaemon:
+    daemon = start_daemon(tmp_path, policies, config=WORKERS + config)
     wait_for_log(daemon, '"worker_serving"')
     wait_for_log(daemon, '"lane_serving"')  # its policy workers start before it serves: heavy requests wait
     return daemon
@@ -164,8 +164,9 @@ def test_a_worker_outlives_no_killed_daemon(tmp_path: Path) -> None:
 
 def test_a_record_far_larger_than_a_line_buffer_crosses_the_channel(tmp_path: Path) -> None:
     """A decision whose record is ~200 KB (forty 4,000-character strings: each is cut at 4,096, none is
-    masked away) comes back from the worker whole; asyncio's default line limit is 64 KiB."""
-    daemon = started(tmp_path)
+    masked away) comes back from the worker whole; asyncio's default line limit is 64 KiB. The lane decides
+    them one at a time: a generous deadline, so that on a loaded box none is cut short before its record."""
+    daemon = started(tmp_path, config=f"request_timeout_ms = {(TIMEOUT - 5) * 1000}\n")
     big = {f"field_{i}": "y" * 4000 for i in range(50)}
     payload = gemini_payload("BeforeTool", tool_name="custom_tool", tool_input=big)
     frame = wire.encode_request(HEADER, json.dumps(payload).encode())

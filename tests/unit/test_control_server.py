@@ -259,19 +259,26 @@ class TestBackendOnDemand:
     ) -> None:
         monkeypatch.setattr(control_server, "IDLE_STOP_S", 0.2)
 
+        # `hookd status` connects twice (a plain probe, then gRPC's after its import), which on a loaded box
+        # can be further apart than the idle stop: a plain connection held meanwhile keeps the first call on
+        # one backend, whatever the box's speed.
         async def scenario(daemon: Daemon) -> None:
             control = daemon.control
-            await hookd_status(daemon)
-            assert control.backend_starts == 1
+            _, held = await asyncio.open_unix_connection(str(daemon.config.control_socket))
+            await until(lambda: control.backend_running, "the held connection to start the backend")
+            assert "hookd 0.1.0" in await hookd_status(daemon)
+            assert control.backend_running and control.backend_starts == 1
+            held.close()
             await until(lambda: not control.backend_running and not control.backend_path.exists(), "an idle stop")
             await until(lambda: grpc_threads() == [], "gRPC's threads to end")
-            assert "hookd 0.1.0" in await hookd_status(daemon)
-            assert control.backend_running and control.backend_starts == 2
+            assert "hookd 0.1.0" in await hookd_status(daemon)  # served: a backend was started again
+            assert control.backend_starts >= 2
 
         run_daemon(tmp_path, scenario, quiet=True)
         out = capfd.readouterr().out
-        assert out.count("control_backend_started") == 2
-        assert out.count("control_backend_stopped") == 2  # the idle stop, then another or the daemon's
+        started = out.count("control_backend_started")
+        assert started >= 2
+        assert out.count("control_backend_stopped") == started  # each idle, the last one's or the daemon's
 
     def test_a_live_stream_keeps_it_up(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(control_server, "IDLE_STOP_S", 0.05)

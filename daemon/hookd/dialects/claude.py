@@ -28,8 +28,8 @@ from typing import Any
 
 from hookd.dialects.common import (
     block_output,
-    caller_facts,
     carries_context,
+    claude_shaped_event,
     dump_json,
     halt_output,
     hook_event_name,
@@ -40,7 +40,6 @@ from hookd.dialects.common import (
     plain,
     reply,
     rewritten_tool_input,
-    string_field,
     with_message,
 )
 from hookd.dialects.spec import (
@@ -142,20 +141,10 @@ class ClaudeDialect:
         payload = load_payload(request.payload)
         name = hook_event_name(request, payload)
         event = canonical_event(name)
-        cwd = string_field(payload, "cwd") or request.cwd
-        return NormalisedEvent(
-            client="claude",
-            event=event,
-            payload=payload,
-            tool=_tool_call(name, event, payload),
-            session_id=string_field(payload, "session_id") or request.env.get("CLAUDE_CODE_SESSION_ID", ""),
-            cwd=cwd,
-            project_dir=request.env.get("CLAUDE_PROJECT_DIR") or cwd,
-            caller=request.caller,
-            env=request.env,
-            facts=caller_facts(request),
-            client_event=name,
-        )
+        return claude_shaped_event(
+            request, payload, name, client="claude", event=event, tool=_tool_call(name, event, payload),
+            session_env="CLAUDE_CODE_SESSION_ID", project_env="CLAUDE_PROJECT_DIR",
+        )  # fmt: skip
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
         return render_claude_shaped(event, decision)

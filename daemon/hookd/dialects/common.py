@@ -10,7 +10,7 @@ from typing import Any
 from hookd.errors import DialectError, one_line
 from hookd.policy.combine import merge_patch
 from hookd.runtime.users import home_of
-from hookd.types import JSON, Decision, HookRequest, NormalisedEvent, Reply
+from hookd.types import JSON, Decision, Event, HookRequest, NormalisedEvent, Reply, ToolCall
 from hookd.wire import jsonstrict
 
 _MCP_NAME = re.compile(r"mcp__(.+?)__(.+)")
@@ -151,3 +151,33 @@ def named_tool(name: str, payload: Mapping[str, JSON]) -> tuple[str, dict[str, J
 def caller_facts(request: HookRequest) -> dict[str, JSON]:
     """The facts every agent's event carries: the caller's home directory."""
     return {"home": request.env.get("HOME") or home_of(request.caller.uid)}
+
+
+def claude_shaped_event(
+    request: HookRequest,
+    payload: dict[str, JSON],
+    name: str,
+    *,
+    client: str,
+    event: Event,
+    tool: ToolCall | None,
+    session_env: str = "",
+    project_env: str = "",
+) -> NormalisedEvent:
+    """The event of a Claude-shaped payload (`cwd`, `session_id` in snake_case): the session from the payload or
+    the agent's session variable, the project from the agent's project variable or the cwd."""
+    cwd = string_field(payload, "cwd") or request.cwd
+    env = request.env
+    return NormalisedEvent(
+        client=client,
+        event=event,
+        payload=payload,
+        tool=tool,
+        session_id=string_field(payload, "session_id") or (env.get(session_env, "") if session_env else ""),
+        cwd=cwd,
+        project_dir=(env.get(project_env, "") if project_env else "") or cwd,
+        caller=request.caller,
+        env=env,
+        facts=caller_facts(request),
+        client_event=name,
+    )

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from hookd.dialects.claude import render_claude_shaped
 from hookd.dialects.common import (
-    caller_facts,
+    claude_shaped_event,
     dump_json,
     halt_output,
     hook_event_name,
@@ -32,7 +32,6 @@ from hookd.dialects.common import (
     named_tool,
     note_unused_rewrites,
     rewritten_tool_input,
-    string_field,
 )
 from hookd.dialects.spec import (
     REASON,
@@ -98,20 +97,10 @@ class DroidDialect:
         name = hook_event_name(request, payload)
         if name not in DROID_EVENTS:
             raise DialectError(f"unknown Factory Droid hook event {name!r}")
-        cwd = string_field(payload, "cwd") or request.cwd
-        return NormalisedEvent(
-            client="droid",
-            event=DROID_EVENTS[name],
-            payload=payload,
-            tool=_tool_call(name, payload),
-            session_id=string_field(payload, "session_id"),
-            cwd=cwd,
-            project_dir=request.env.get("FACTORY_PROJECT_DIR") or cwd,
-            caller=request.caller,
-            env=request.env,
-            facts=caller_facts(request),
-            client_event=name,
-        )
+        return claude_shaped_event(
+            request, payload, name, client="droid", event=DROID_EVENTS[name], tool=_tool_call(name, payload),
+            project_env="FACTORY_PROJECT_DIR",
+        )  # fmt: skip
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
         if event.event is Event.BEFORE_TOOL:

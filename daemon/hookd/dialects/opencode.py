@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import (
-    caller_facts,
+    claude_shaped_event,
     dump_json,
     load_payload,
     named_tool,
@@ -102,19 +102,9 @@ class PluginDialect:
             raise DialectError(f"unknown {self.title} plugin event {name!r}")
         tool, args, mcp = named_tool(name, payload)
         spec = TOOLS.get(tool) or ToolSpec(ToolKind.MCP if mcp else ToolKind.OTHER)
-        cwd = string_field(payload, "cwd") or request.cwd
-        return NormalisedEvent(
-            client=self.client,
-            event=EVENTS[name],
-            payload=payload,
-            tool=ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec),
-            session_id=string_field(payload, "session_id"),
-            cwd=cwd,
-            project_dir=request.env.get(PROJECT_DIR_ENV) or cwd,
-            caller=request.caller,
-            env=request.env,
-            facts=caller_facts(request),
-            client_event=name,
+        call = ToolCall(name=tool, kind=spec.kind, input=args, mcp=mcp, spec=spec)
+        return claude_shaped_event(
+            request, payload, name, client=self.client, event=EVENTS[name], tool=call, project_env=PROJECT_DIR_ENV
         )
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:

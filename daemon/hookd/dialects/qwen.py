@@ -21,12 +21,11 @@ from pathlib import Path
 
 from hookd.dialects.claude import ClaudeDialect, fail_output, render_claude_shaped
 from hookd.dialects.common import (
-    caller_facts,
+    claude_shaped_event,
     hook_event_name,
     load_payload,
     named_tool,
     rewritten_tool_input,
-    string_field,
 )
 from hookd.dialects.spec import (
     REASON,
@@ -102,20 +101,10 @@ class QwenDialect:
         name = hook_event_name(request, payload)
         if name not in QWEN_EVENTS:
             raise DialectError(f"unknown Qwen Code hook event {name!r}")
-        cwd = string_field(payload, "cwd") or request.cwd
-        return NormalisedEvent(
-            client="qwen",
-            event=QWEN_EVENTS[name],
-            payload=payload,
-            tool=_tool_call(name, payload),
-            session_id=string_field(payload, "session_id") or request.env.get("QWEN_CODE_SESSION_ID", ""),
-            cwd=cwd,
-            project_dir=request.env.get("QWEN_PROJECT_DIR") or cwd,
-            caller=request.caller,
-            env=request.env,
-            facts=caller_facts(request),
-            client_event=name,
-        )
+        return claude_shaped_event(
+            request, payload, name, client="qwen", event=QWEN_EVENTS[name], tool=_tool_call(name, payload),
+            session_env="QWEN_CODE_SESSION_ID", project_env="QWEN_PROJECT_DIR",
+        )  # fmt: skip
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
         notes: list[str] = []
