@@ -714,11 +714,24 @@ static int exchange(const char *path, struct iovec *iov, int count, Reply *reply
     return rc;
 }
 
-/* ---- a streamed chunk goes to the lane first (the Python shim's streamed() is the twin) ------------ */
+/* ---- a streamed chunk goes to the stream lane first (the Python shim's streamed() is the twin) ----- */
 
-/* The lane holds the response's text and decides every chunk of it; reached directly it spares the daemon's
- * relay (docs/performance.md, issue 30). 1 when the lane did not take the chunk (absent, refused it, closed
- * before answering): the hook socket then relays it to the lane as it relays every chunk. */
+#define STREAM_SOCKET "lane.sock" /* beside the hook socket: the process that decides streamed chunks */
+
+/* The stream lane's error codes for a chunk it refused before reading it: the hook socket relays it. */
+static int refused_unread(const Reply *reply) {
+    static const char *const codes[] = {"busy", "forbidden"};
+    const char *code = (const char *)reply->body + reply->out_len;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (reply->err_len == strlen(codes[i]) && memcmp(code, codes[i], reply->err_len) == 0)
+            return 1;
+    return 0;
+}
+
+/* The stream lane holds the response's text and decides every chunk of it; reached directly it spares the
+ * daemon's relay (docs/protocol.md, issue 30). 1 when the lane did not take the chunk: no socket, or refused
+ * unread (`busy`, `forbidden`); the hook socket then relays it to the lane as it relays every chunk. Any
+ * other failure (a lane that died holding the chunk) is not sent again: the lane may have decided it. */
 static int streamed(const char *client, const char *event, const char *path, const struct iovec *iov, int count,
                     Reply *reply, int64_t deadline, Failure *f) {
     int found = 0;
@@ -729,7 +742,7 @@ static int streamed(const char *client, const char *event, const char *path, con
     const char *slash = strrchr(path, '/');
     Buf lane = {0};
     buf_add(&lane, path, slash ? (size_t)(slash - path) + 1 : 0);
-    buf_str(&lane, "lane.sock");
+    buf_str(&lane, STREAM_SOCKET);
     buf_byte(&lane, 0);
     struct iovec copy[3]; /* exchange() advances what it sends; the hook socket may need the frame whole */
     memcpy(copy, iov, (size_t)count * sizeof *iov); /* count <= 3: the prefix, the header, the payload */
@@ -737,8 +750,7 @@ static int streamed(const char *client, const char *event, const char *path, con
     free(lane.data);
     if (rc == 0)
         return 0;
-    FailKind kind = f->kind;
-    if (kind != F_NOT_RUNNING && kind != F_TRUNCATED && kind != F_CONNECT && kind != F_REJECTED)
+    if (f->kind != F_NOT_RUNNING && !(f->kind == F_REJECTED && refused_unread(reply)))
         return -1;
     free(reply->body);
     reply->body = NULL;
