@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gemini_stream import prompt  # bench/ holds no package: its scripts import each other
-from run import ROOT, children, cpu_seconds, settled
+from run import ROOT, children, cpu_seconds, lanes_serving, settled
 
 from hookd import wire
 
@@ -75,7 +75,7 @@ def serve(tree: Path, runtime: Path, log: Path, lane: bool) -> subprocess.Popen[
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and daemon.poll() is None:
         text = log.read_text()
-        if '"serving"' in text and (not lane or '"lane_serving"' in text):
+        if '"serving"' in text and (not lane or lanes_serving(text)):
             return daemon
         time.sleep(0.05)
     daemon.kill()
@@ -95,7 +95,9 @@ def main() -> int:
     daemon = serve(args.tree.resolve(), scratch / "run", scratch / "daemon.log", not args.no_lane)
     try:
         settled(daemon.pid)
-        path = str(scratch / "run" / ("lane.sock" if args.direct else "hook.sock"))
+        stream = scratch / "run" / "stream.sock"  # a tree before the stream lane: the lane took them
+        direct = stream if stream.exists() else scratch / "run" / "lane.sock"
+        path = str(direct if args.direct else scratch / "run" / "hook.sock")
         for answer in range(args.answers):
             request = {
                 "model": "m",

@@ -716,7 +716,7 @@ static int exchange(const char *path, struct iovec *iov, int count, Reply *reply
 
 /* ---- a streamed chunk goes to the stream lane first (the Python shim's streamed() is the twin) ----- */
 
-#define STREAM_SOCKET "lane.sock" /* beside the hook socket: the process that decides streamed chunks */
+#define STREAM_SOCKET "stream.sock" /* beside the hook socket: the process that decides streamed chunks */
 
 /* The stream lane's error codes for a chunk it refused before reading it: the hook socket relays it. */
 static int refused_unread(const Reply *reply) {

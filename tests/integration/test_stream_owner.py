@@ -11,12 +11,12 @@ import signal
 from pathlib import Path
 
 import grpc
-from load_support import HEADER, ask, lane_pid
+from load_support import HEADER, STREAM_LANE, ask, lane_pid
 
 from hookd import wire
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
-from support import ROOT, RunningDaemon, eventually, gemini_payload, start_daemon
+from support import ROOT, RunningDaemon, eventually, gemini_payload, lanes_serving, start_daemon
 
 TIMEOUT = 30.0
 
@@ -32,10 +32,10 @@ def chunk(session: str, text: str, request: object = None) -> bytes:
 
 
 def serving(tmp_path: Path) -> RunningDaemon:
-    """The default daemon once its lane serves (every AfterModel chunk is decided there)."""
+    """The default daemon once its lanes serve (every AfterModel chunk is decided in the stream lane)."""
     daemon = start_daemon(tmp_path, ROOT / "policies")
     try:
-        eventually(lambda: '"lane_serving"' in daemon.log(), timeout=30)
+        eventually(lambda: lanes_serving(daemon.log()), timeout=30)
     except AssertionError:
         daemon.stop()
         raise
@@ -109,19 +109,19 @@ def test_decide_of_a_chunk_goes_on_from_the_text_the_agents_chunks_streamed(tmp_
 
 
 def test_a_lane_started_again_goes_on_from_the_text_streamed_before_it(tmp_path: Path) -> None:
-    """A lane that dies between two chunks of a response takes its text with it; the daemon keeps a copy
-    (sent by the lane before each reply) and the next lane goes on from it: the key split across the crash
-    is found whole."""
+    """A stream lane that dies between two chunks of a response takes its text with it; the daemon keeps a
+    copy (sent by the lane before each reply) and the next one goes on from it: the key split across the
+    crash is found whole."""
     daemon = serving(tmp_path)
     try:
         first = ask(daemon.socket, chunk("k", "the key is AKIAIOSF"))
-        killed = lane_pid(daemon)
+        killed = lane_pid(daemon, STREAM_LANE)
         assert killed is not None
         os.kill(killed, signal.SIGKILL)
-        eventually(lambda: '"lane_exited"' in daemon.log(), timeout=TIMEOUT, what="the lane's exit noticed")
-        eventually(lambda: daemon.log().count('"lane_serving"') == 2, timeout=TIMEOUT, what="a new lane serving")
+        eventually(lambda: '"stream_lane_exited"' in daemon.log(), timeout=TIMEOUT, what="the lane's exit noticed")
+        eventually(lambda: daemon.log().count('"stream_lane_serving"') == 2, timeout=TIMEOUT, what="a new one serving")
         second = ask(daemon.socket, chunk("k", "ODNN7EXAMPLE"))
-        now = lane_pid(daemon)
+        now = lane_pid(daemon, STREAM_LANE)
     finally:
         daemon.stop()
     assert b"AWS access key" not in first.stdout
@@ -134,7 +134,7 @@ def test_a_key_split_between_a_chunk_sent_to_the_lane_and_one_relayed_stops_the_
     to the hook socket, which relays it: either way it lands in the one text of its response. A key split
     between the two ways is found whole, in either order, and the response stays one record."""
     daemon = serving(tmp_path)
-    lane = daemon.runtime_dir / "lane.sock"
+    lane = daemon.runtime_dir / "stream.sock"
     try:
         direct_then_relayed = [ask(lane, chunk("a", "the key is AKIAIOSF")),
                                ask(daemon.socket, chunk("a", "ODNN7EXAMPLE and more"))]  # fmt: skip
@@ -154,12 +154,18 @@ def test_a_key_split_between_a_chunk_sent_to_the_lane_and_one_relayed_stops_the_
 
 
 def test_the_lane_takes_no_other_event_directly(tmp_path: Path) -> None:
-    """Only a streamed event is taken on the lane's socket from a process that is not its daemon: any other
-    (a tool call) is refused unread, so the lane decides nothing but what the daemon would have sent it."""
+    """Only a streamed event is taken on the stream lane's socket from a process that is not its daemon: any
+    other (a tool call) is refused unread, so it decides nothing but what the daemon would have sent it; the
+    lane's socket takes none (heavy requests only come forwarded)."""
     daemon = serving(tmp_path)
     tool = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": "ls"})
     try:
-        refused = ask(daemon.runtime_dir / "lane.sock", wire.encode_request(HEADER, json.dumps(tool).encode()))
+        refused = ask(daemon.runtime_dir / "stream.sock", wire.encode_request(HEADER, json.dumps(tool).encode()))
+        streamed = chunk("n", "hello")
+        on_the_lane = ask(daemon.runtime_dir / "lane.sock", streamed)
+        on_the_stream_lane = ask(daemon.runtime_dir / "stream.sock", streamed)
     finally:
         daemon.stop()
     assert refused.status is wire.Status.ERROR and refused.stderr == b"forbidden", refused
+    assert on_the_lane.status is wire.Status.ERROR and on_the_lane.stderr == b"forbidden", on_the_lane
+    assert on_the_stream_lane.status is wire.Status.OK, on_the_stream_lane

@@ -49,10 +49,11 @@ class ServerStats:
     """Request counters of the hook path (the hook socket and the Decide call), read by Status.
     `on_count`, when set, is called after each count (a worker reports its counts only after some)."""
 
-    __slots__ = ("errors", "on_count", "requests")
+    __slots__ = ("direct", "errors", "on_count", "requests")
 
     def __init__(self, on_count: Callable[[], None] | None = None) -> None:
         self.requests = 0
+        self.direct = 0  # a lane's: the requests a shim sent it (not forwarded), of `requests`
         self.errors: dict[str, int] = {}
         self.on_count = on_count
 
@@ -156,11 +157,15 @@ class HookServer:
         lane: bool = False,
         direct: frozenset[tuple[str, str]] = frozenset(),
     ) -> HookServer:
-        """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's), or the
-        lane's socket's (the lane process's)."""
+        """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's), the lane's
+        socket's (the lane process's), or with `direct` events the stream lane's."""
         daemon = config.daemon
         return cls(
-            config.lane_socket if lane else config.hook_socket,
+            config.hook_socket.with_name(wire.STREAM_SOCKET)
+            if direct
+            else config.lane_socket
+            if lane
+            else config.hook_socket,
             handler,
             limits=wire.Limits(daemon.max_header_bytes, daemon.max_payload_bytes),
             request_timeout=daemon.request_timeout_ms / 1000,
@@ -455,6 +460,7 @@ class _HookConnection(asyncio.Protocol):
             header = wire.parse_header(bytes(buffer[wire.REQUEST_PREFIX_SIZE : body_start]))
             if server.lane:
                 self._check_lane_frame(header)
+                server.stats.direct += header.forwarded is None
             elif header.forwarded is not None:
                 raise FrameError("bad-header", _MISPLACED)
             with memoryview(buffer) as view:  # one copy of a payload of megabytes, not two
