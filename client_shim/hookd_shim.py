@@ -106,7 +106,7 @@ AGENT_EVENTS = {
         'tool.execute.before': (True, '{"decision":"deny","reason":', '}', False, 0),
     },
 }
-# (client, event) sent to the lane's socket first: decided where the response's text is.
+# (client, event) sent to the stream lane's socket first: decided where the response's text is.
 STREAMED_EVENTS = {
     ('gemini', 'AfterModel'),
 }

@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from load_support import HEADER, ask, is_lane, lane_pid, worker_pids
+from load_support import HEADER, STREAM_LANE, ask, is_lane, lane_pid, worker_pids
 from load_support import write_request as write
 
 from hookd import wire
@@ -403,3 +403,16 @@ def answer_at_connect(path: Path, frame: bytes = b"") -> wire.DecodedReply:
             while chunk := sock.recv(65536):
                 chunks.append(chunk)
     return wire.decode_reply(b"".join(chunks))
+
+
+def test_the_lane_runs_at_nice_10_and_the_stream_lane_at_the_daemons_priority(tmp_path: Path) -> None:
+    """Heavy requests wait for the CPU behind everyone (the lane); a streamed chunk, which its agent awaits
+    before it goes on, does not (the stream lane: issue 30, docs/reliability.md)."""
+    daemon, lane = serving_lane(tmp_path)
+    try:
+        stream = eventually(lambda: lane_pid(daemon, STREAM_LANE), timeout=TIMEOUT, what="the stream lane process")
+        niceness = {pid: os.getpriority(os.PRIO_PROCESS, pid) for pid in (daemon.proc.pid, lane, stream)}
+    finally:
+        daemon.stop()
+    assert niceness == {daemon.proc.pid: niceness[daemon.proc.pid], lane: niceness[daemon.proc.pid] + 10,
+                        stream: niceness[daemon.proc.pid]}, niceness  # fmt: skip

@@ -1,5 +1,5 @@
-"""Both shims send a streamed chunk (hookd.dialects.registry.STREAMED) to the lane's socket first and fall back
-to the hook socket, which relays it to the lane, when the lane does not take it (issue 30). A real daemon, the
+"""Both shims send a streamed chunk (hookd.dialects.registry.STREAMED) to the stream lane's socket first and fall
+back to the hook socket, which relays it to the stream lane, when that lane did not read it (issue 30). A real daemon, the
 default policies' model_secrets rule, each shim run as an agent runs it."""
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def chunk(session: str, text: str) -> dict[str, object]:
 
 
 def test_a_streamed_chunk_reaches_the_lane_without_the_hook_socket(tmp_path: Path, shim: Shim) -> None:
-    """With the hook socket moved away, a chunk still gets its decision (the lane's), while a tool call finds
-    no daemon: the chunk went to the lane directly. Its other half relayed by the daemon completes the key."""
+    """With the hook socket moved away, a chunk still gets its decision (the stream lane's), while a tool call
+    finds no daemon: the chunk went to the stream lane directly. Its other half relayed by the daemon completes the key."""
     daemon = start_daemon(tmp_path, ROOT / "policies")
     hook = daemon.socket
     away = hook.with_name("hook.away")
@@ -51,7 +51,7 @@ def test_a_streamed_chunk_reaches_the_lane_without_the_hook_socket(tmp_path: Pat
 
 
 def test_without_a_lane_a_streamed_chunk_falls_back_to_the_hook_socket(tmp_path: Path, shim: Shim) -> None:
-    """`[daemon] lane = false`: no lane's socket; the shim sends the chunks to the hook socket and the daemon
+    """`[daemon] lane = false`: no lanes' sockets; the shim sends the chunks to the hook socket and the daemon
     decides them, the key split across two chunks found whole."""
     daemon = start_daemon(tmp_path, ROOT / "policies", "[daemon]\nlane = false\n")
     try:

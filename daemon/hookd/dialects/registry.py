@@ -19,7 +19,7 @@ AGENTS: Mapping[str, AgentSpec] = {
 NAMES: tuple[str, ...] = tuple(AGENTS)
 DEFAULT_AGENT = "gemini"  # the client a request names when it names none (hookd eval, the Evaluate RPC)
 # (client, the client's event name) of the events whose state is one response's streamed text: each is
-# decided where that text is (hookd.lane), and the shims send it to the lane's socket first.
+# decided where that text is (hookd.lane), and the shims send it to the stream lane's socket first.
 STREAMED = frozenset(
     (name, found.name) for name, spec in AGENTS.items() for found in spec.events if found.event in STREAM_EVENTS
 )

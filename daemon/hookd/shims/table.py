@@ -7,7 +7,7 @@ runs that check). A table row is (client, agent event, fails closed by default, 
 before and after the reason, whether to tell the agent's own stderr the reason too, the fail exit
 code: 0 prints the output on stdout with the reason as a JSON string, another prints it on stderr with
 the reason as it is and exits with that code); an event without a row fails open and prints nothing.
-The streamed events (hookd.dialects.registry.STREAMED) are those a shim sends to the lane's socket first.
+The streamed events (hookd.dialects.registry.STREAMED) are those a shim sends to the stream lane's socket first.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def c_header() -> str:
     lines += [
         "};",
         "",
-        "/* The events whose chunks the shim sends to the lane's socket first (hookd.dialects.registry.STREAMED). */",
+        "/* The events whose chunks the shim sends to the stream lane's socket first (hookd.dialects.registry.STREAMED). */",
         "static const char *const STREAMED_EVENTS[][2] = {",
         *(f"    {{{_c_string(client)}, {_c_string(event)}}}," for client, event in sorted(STREAMED)),
         "};",
@@ -113,7 +113,7 @@ def python_block() -> str:
         lines.append(_py_line(f"        {event!r}: ({closed}, {prefix!r}, {suffix!r}, {tell}, {code}),"))
     if current is not None:
         lines.append("    },")
-    lines += ["}", "# (client, event) sent to the lane's socket first: decided where the response's text is."]
+    lines += ["}", "# (client, event) sent to the stream lane's socket first: decided where the response's text is."]
     lines += ["STREAMED_EVENTS = {", *(f"    {pair!r}," for pair in sorted(STREAMED)), "}", "# fmt: on", END]
     return "\n".join(lines)
 
