@@ -49,10 +49,11 @@ STDERR_TAIL = 4000
 MAX_ANSWER_BYTES = 1 << 20  # one answer frame from a worker: its verdicts, patches, errors
 PIPE_BYTES = 1 << 20  # the request pipe's size: /proc/sys/fs/pipe-max-size's default
 # A call whose worker has burnt this much CPU is one policy's loop, not a decision (those take milliseconds;
-# a policy building a 60 MB verdict, 0.1-0.2 s): the worker drops to the lowest CPU priority until its
-# deadline, so that on a busy CPU the daemon and the other sessions' workers run first; it still runs on an
-# idle one, and is replaced after the call (a priority cannot be raised back).
-DEMOTE_AFTER_CPU_S = 0.5
+# the rare legitimate one this heavy, a 60 MB verdict at 0.1-0.2 s, only pays a replaced worker): the worker
+# drops to the lowest CPU priority until its deadline, so that on a busy CPU the daemon and the other
+# sessions' workers run first; it still runs on an idle one, and is replaced after the call (a priority
+# cannot be raised back).
+DEMOTE_AFTER_CPU_S = 0.1
 DEMOTED_NICE = 19
 _TICKS = os.sysconf("SC_CLK_TCK")
 
