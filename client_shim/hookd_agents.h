@@ -88,7 +88,7 @@ static const AgentEvent AGENT_EVENTS[] = {
      "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
 };
 
-/* The events whose chunks the shim sends to the stream lane's socket first (hookd.dialects.registry.STREAMED). */
+/* The events whose chunks the shim sends to the stream lane first (hookd.dialects.registry.STREAMED). */
 static const char *const STREAMED_EVENTS[][2] = {
     {"gemini", "AfterModel"},
 };

@@ -1,6 +1,6 @@
 """Both shims send a streamed chunk (hookd.dialects.registry.STREAMED) to the stream lane's socket first and fall
-back to the hook socket, which relays it to the stream lane, when that lane did not read it (issue 30). A real daemon, the
-default policies' model_secrets rule, each shim run as an agent runs it."""
+back to the hook socket, which relays it to the stream lane, when that lane did not read it (issue 30). A real
+daemon, the default policies' model_secrets rule, each shim run as an agent runs it."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def chunk(session: str, text: str) -> dict[str, object]:
 
 def test_a_streamed_chunk_reaches_the_lane_without_the_hook_socket(tmp_path: Path, shim: Shim) -> None:
     """With the hook socket moved away, a chunk still gets its decision (the stream lane's), while a tool call
-    finds no daemon: the chunk went to the stream lane directly. Its other half relayed by the daemon completes the key."""
+    finds no daemon: the chunk went to the stream lane directly. Its other half relayed by the daemon completes
+    the key."""
     daemon = start_daemon(tmp_path, ROOT / "policies")
     hook = daemon.socket
     away = hook.with_name("hook.away")

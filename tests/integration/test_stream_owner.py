@@ -16,7 +16,7 @@ from load_support import HEADER, STREAM_LANE, ask, lane_pid
 from hookd import wire
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
-from support import ROOT, RunningDaemon, eventually, gemini_payload, lanes_serving, start_daemon
+from support import ROOT, RunningDaemon, eventually, free_port, gemini_payload, lanes_serving, scrape, start_daemon
 
 TIMEOUT = 30.0
 
@@ -169,3 +169,24 @@ def test_the_lane_takes_no_other_event_directly(tmp_path: Path) -> None:
     assert refused.status is wire.Status.ERROR and refused.stderr == b"forbidden", refused
     assert on_the_lane.status is wire.Status.ERROR and on_the_lane.stderr == b"forbidden", on_the_lane
     assert on_the_stream_lane.status is wire.Status.OK, on_the_stream_lane
+
+
+def test_a_chunk_sent_to_the_stream_lane_counts_as_a_hook_request_and_a_relayed_one_as_the_lanes_too(
+    tmp_path: Path,
+) -> None:
+    """The stream lane reports the chunks a shim sent it as hook requests (no other process saw them); a relayed
+    chunk was counted by the daemon that read it, and as a request the lanes took."""
+    address = f"127.0.0.1:{free_port()}"
+    daemon = start_daemon(tmp_path, ROOT / "policies", f'[metrics]\nlisten = "{address}"\n', lane=True)
+    try:
+        direct = [ask(daemon.runtime_dir / "stream.sock", chunk("c", f"word {n}")) for n in range(2)]
+        relayed = ask(daemon.socket, chunk("c", "and the last"))
+        counted = eventually(
+            lambda: (m := scrape(address)).get(("hookd_requests_total", ())) == 3 and m,
+            timeout=TIMEOUT,
+            what="the stream lane's requests counted (it reports them each second)",
+        )
+    finally:
+        daemon.stop()
+    assert [r.status for r in [*direct, relayed]] == [wire.Status.OK] * 3
+    assert counted[("hookd_lane_requests_total", ())] == 1

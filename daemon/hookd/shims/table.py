@@ -77,7 +77,7 @@ def c_header() -> str:
     lines += [
         "};",
         "",
-        "/* The events whose chunks the shim sends to the stream lane's socket first (hookd.dialects.registry.STREAMED). */",
+        "/* The events whose chunks the shim sends to the stream lane first (hookd.dialects.registry.STREAMED). */",
         "static const char *const STREAMED_EVENTS[][2] = {",
         *(f"    {{{_c_string(client)}, {_c_string(event)}}}," for client, event in sorted(STREAMED)),
         "};",
