@@ -420,7 +420,7 @@ class _HookConnection(asyncio.Protocol):
         if caller.uid != os.getuid():
             self._reply(server.error_frame("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})"))
             return
-        parent = parent_of(caller.pid)
+        parent = None if caller.pid == os.getppid() else parent_of(caller.pid)  # the daemon's forwards: no read
         self._own_daemon = from_own_daemon(caller, parent)
         if self._own_daemon:
             return  # its forwarded requests hold their places in the forwarding process (hookd.lane.FairSlots)
