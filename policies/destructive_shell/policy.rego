@@ -1,18 +1,18 @@
 # Destructive shell commands: recursive deletes outside the project, force-pushes to protected
-# branches, git commands that throw work away, remote scripts run unseen, privilege escalation, raw
-# disk writes, power-off and fork bombs. See policies/README.md for the rule ids.
+# branches, commands that throw uncommitted or untracked work away, remote scripts run unseen, privilege
+# escalation, raw disk writes, power-off and fork bombs. See policies/README.md for the rule ids.
 #
 # What a line does is judged on input.effects (docs/policies.md, "The effect model"): which program deletes,
-# writes a device, powers off, raises privileges or runs downloaded code is the effect catalogue's data
-# (daemon/hookd/enrich/effects/data), never a name here. The git, eval/source and inline-code rules still
-# read the parsed command list (input.shell.commands); tests/unit/enrich/test_policies_judge_effects.py
-# lists the names left. Never the tool name: the same rules hold for every agent's shell tool.
+# throws work away (git's `discards` in git.json), writes a device, powers off, raises privileges or runs
+# downloaded code, or what inline code in another language does, is the effect catalogue's data
+# (daemon/hookd/enrich/effects/data), never a name here (tests/unit/enrich/test_policies_judge_effects.py).
+# Never the tool name: the same rules hold for every agent's shell tool.
 #
 # Decisions worth knowing:
 # * a privilege is `ask` (hookd turns ask into deny in headless sessions); what a privileged command
 #   destroys (a delete, mode change, device, signal, a write outside the project, …) is `deny`.
-# * `git clean` with -f and -d/-x/-X is `deny` (it deletes untracked and ignored files, i.e. work
-#   that git cannot give back); `git clean -f` alone is `ask`. A dry run (-n) is always allowed.
+# * a delete of untracked directories or ignored files (`git clean -f` with -d/-x/-X) is `deny` (work
+#   that git cannot give back); of untracked files alone (`git clean -f`) `ask`. A dry run has no effect.
 # * a recursive delete whose target is built at run time is `ask`: its value is not known when the
 #   policy runs (`deny` when the fixed part is already outside the project).
 # * a parser failure is `ask` (unparsable-shell): it must never pass silently.
@@ -20,23 +20,19 @@
 # Performance (this package runs on every shell call it is routed; see "Writing fast rules" in
 # ../README.md): every rule body and every rule consulted costs an evaluation in regorus, even when the
 # first line fails. So the effect rules sit behind one gate per verdict on the set of the line's effect
-# ops (_effect_ops, computed once), the git rules behind a test of their sub-commands, and regexes,
-# functions and sprintf come after the cheapest test.
+# ops (_effect_ops, computed once), and regexes, functions and sprintf come after the cheapest test.
 package hookd.destructive_shell
 
 # Evaluated only for the shell calls a rule here can act on (docs/policies.md, "Routing"): an effect of
-# interest (a write, delete or mode change, unknown code or a flow, a device, a privilege, an executing
-# config key, a signal), git with a sub-command the git rules gate on, eval/source, a program word with an
-# expansion, inline code, a redirect onto a file, a wrapper, or a `{` in the text (the fork bomb); and
-# always when the command line could not be parsed. `git status`, `ls`, `npm test` are not evaluated at all.
+# interest (a write, delete or mode change, work thrown away, unknown code or a flow, code built at run time,
+# inline code hookd cannot follow, a device, a privilege, an executing config key, a signal), or a `{` in the
+# text (the fork bomb); and always when the command line could not be parsed. A redirect, a wrapper or inline
+# code are judged by their effects too: `git status`, `ls`, `npm test 2>&1`, `timeout 60 pytest`,
+# `awk '{print $1}' f` are not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["shell"],
-	"commands": [
-		"git push", "git reset", "git checkout", "git switch", "git restore", "git clean",
-		"eval", "source", ".",
-	],
-	"shell": ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
+	"shell": ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
 	"text": ["{"],
 }
 
@@ -45,20 +41,6 @@ _cfg := data.destructive_shell
 _shell if {
 	input.event == "BeforeTool"
 	input.tool.kind == "shell"
-}
-
-# ---------------------------------------------------------------------------------------------
-# Dispatch: which rules can apply to this command line at all
-# ---------------------------------------------------------------------------------------------
-
-# The program names on the command line (none unless this is a BeforeTool shell call), computed
-# once; the rules behind the gates start with a lookup here. They read input.shell.commands directly
-# (a rule holding the command list would cost a copy of it): each is reached only through a test of
-# _names or checks _shell itself.
-_names := {c.name |
-	input.event == "BeforeTool"
-	input.tool.kind == "shell"
-	some c in input.shell.commands
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -75,49 +57,6 @@ ask contains {"id": "unparsable-shell", "reason": "hookd received no parsed form
 	not input.shell.parse_error == true
 	not is_array(object.get(input, ["shell", "commands"], null)) # `not is_array(input.x)` is false in OPA when input.x is undefined
 	_shell
-}
-
-# What runs is not on the command line: a command word built by a substitution or a variable not
-# set on the line (`$(echo rm) -rf ~`, `${SHELL:-bash} -c …`), `eval`/`source` of one.
-ask contains {"id": "dynamic-command", "reason": reason} if {
-	some c in input.shell.commands
-	true in [contains(c.argv[0], "$"), contains(c.argv[0], "`"), c.name in {"eval", "source", "."}] # gate: 3 calls less a command
-	_dynamic_program(c)
-	_shell
-	reason := sprintf("the program %q is only known when the shell runs it; review it before it runs", [concat(" ", c.argv)])
-}
-
-_dynamic_program(c) if contains(c.argv[0], "$")
-
-_dynamic_program(c) if contains(c.argv[0], "`")
-
-_dynamic_program(c) if {
-	c.name in {"eval", "source", "."}
-	some tok in array.slice(c.argv, 1, count(c.argv))
-	true in [contains(tok, "$"), contains(tok, "`")]
-}
-
-# Inline interpreter code (input.shell.commands[].inline): Python is read with its own parser and its
-# effects are commands judged as such; what it builds at run time (exec, eval, …) or code in a language
-# without a parser here is asked when it can reach the system (data.destructive_shell.inline_capabilities,
-# a regex per language: configurable, "" for a language asks for all of its inline code).
-ask contains {"id": "inline-code", "reason": reason} if {
-	some c in input.shell.commands
-	c.inline
-	_inline_risky(c.inline)
-	_shell
-	reason := sprintf("%s code run inline (%s) does things hookd cannot follow; review it before it runs", [c.inline.language, c.name])
-}
-
-_inline_risky(code) if {
-	code.language == "python"
-	code.dynamic == true
-}
-
-_inline_risky(code) if {
-	code.language != "python"
-	pattern := object.get(_cfg.inline_capabilities, code.language, "")
-	true in [pattern == "", regex.match(pattern, code.code)] # any of
 }
 
 _parse_error_text := input.shell.error if {
@@ -152,6 +91,15 @@ _recursive_deletes := [e |
 	e.op == "delete"
 	e.recursive == true
 	not _selected(e)
+	not e.what
+]
+
+# the deletes of work a program throws away (`what`: uncommitted changes, untracked files, a remote branch's
+# commits), judged by what is lost below, not as the files' trees
+_lost := [e |
+	some e in input.effects
+	e.op == "delete"
+	is_string(e.what)
 ]
 
 # a delete of what a search or a listing selects below a root: find -delete, rsync --delete (`sweep`), the names
@@ -213,88 +161,58 @@ _effect_place(e) := e.glob if {
 } else := e.raw
 
 # ---------------------------------------------------------------------------------------------
-# git
+# Work thrown away for good (a `delete` effect with `what`: the effect model's git.json `discards`)
 # ---------------------------------------------------------------------------------------------
 
-_git_value_opts := {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}
-
-# index of the git sub-command in argv (skipping `-C dir`, `-c k=v`, ...)
-_git_sub_index(c) := min({i |
-	some i, tok in c.argv
-	i >= 1
-	not startswith(tok, "-")
-	not c.argv[i - 1] in _git_value_opts
-})
-
-# Every git invocation, digested once per evaluation: the sub-command and the words after it.
-_gits contains {"argv": c.argv, "sub": c.argv[k], "rest": array.slice(c.argv, k + 1, count(c.argv))} if {
-	"git" in _names
-	some c in input.shell.commands
-	c.name == "git"
-	k := _git_sub_index(c)
+# What is lost, by `what`: uncommitted changes of the whole tree the command works in (`whole`; `head`: the
+# branch is set to another commit too), untracked files (asked), untracked directories or ignored files
+# (denied: new work, .env, local config), a protected remote branch's commits (a forced update) or the
+# branch itself. Changes of named files are not judged here (their paths are, by protected_paths).
+_lost_deny contains {"id": "git-reset-hard", "reason": reason} if {
+	some e in _lost
+	e.what == "uncommitted"
+	e.whole == true
+	e.head == true
+	reason := sprintf("this %s command is blocked: it sets the branch to another commit and throws away every uncommitted change for good; commit or stash them, or restore named files", [e.program])
 }
 
-_git(sub) := {g | some g in _gits; g.sub == sub}
-
-_git_subs := {g.sub | some g in _gits}
-
-# The git rules, behind one gate: a git command with one of their sub-commands somewhere in argv
-# (cheaper than _gits; `git status` stops here).
-deny contains v if {
-	some c in input.shell.commands
-	c.name == "git"
-	some w in c.argv
-	w in {"push", "reset", "checkout", "switch", "restore", "clean"}
-	some v in _git_deny
+_lost_deny contains {"id": "git-discard-changes", "reason": reason} if {
+	some e in _lost
+	e.what == "uncommitted"
+	e.whole == true
+	not e.head == true
+	reason := sprintf("this %s command is blocked: it throws away every uncommitted change under %s; commit or stash first, or name the files", [e.program, _effect_place(e)])
 }
 
-_git_deny contains v if {
-	"push" in _git_subs
-	some v in _push_deny
+_lost_deny contains {"id": "git-clean-force", "reason": reason} if {
+	some e in _lost
+	e.what in {"untracked-trees", "ignored"}
+	reason := sprintf("deleting %s files under %s is blocked: they are new work, .env or local config that %s cannot restore; list them with a dry run first", [_lost_words[e.what], _effect_place(e), e.program])
 }
 
-# git push, with its refspecs (the positionals after the remote)
-_pushes contains object.union(g, {"refspecs": array.slice(pos, 1, count(pos))}) if {
-	some g in _git("push")
-	pos := _push_positionals(g.rest)
+_lost_words := {"untracked-trees": "untracked directories and", "ignored": "ignored"}
+
+_lost_ask contains {"id": "git-clean-force", "reason": reason} if {
+	some e in _lost
+	e.what == "untracked"
+	reason := sprintf("%s deletes untracked files under %s that it cannot restore; confirm, or list them with a dry run first", [e.program, _effect_place(e)])
 }
 
-_push_value_opts := {"-o", "--push-option", "--repo", "--receive-pack", "--exec"}
-
-_push_positionals(rest) := [tok |
-	some k, tok in rest
-	not startswith(tok, "-")
-	not _after_value_opt(rest, k)
-]
-
-_after_value_opt(rest, k) if {
-	k > 0
-	rest[k - 1] in _push_value_opts
+_lost_deny contains {"id": "force-push-protected", "reason": reason} if {
+	some e in _lost
+	e.what == "history"
+	_protected_branch(e.ref)
+	reason := sprintf("a forced update of %s on %s is blocked: it rewrites shared history; push to a feature branch instead", [_branch_words(e.ref), _remote_words(e)])
 }
 
-_push_force(g) if {
-	some tok in g.rest
-	tok in {"--force", "--force-with-lease", "--force-if-includes"}
+_lost_deny contains {"id": "push-delete-protected", "reason": reason} if {
+	some e in _lost
+	e.what == "branch"
+	_protected_branch(e.ref)
+	reason := sprintf("deleting %s on %s is blocked", [_branch_words(e.ref), _remote_words(e)])
 }
 
-_push_force(g) if {
-	some tok in g.rest
-	startswith(tok, "--force-with-lease=")
-}
-
-_push_force(g) if {
-	some tok in g.rest
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*f[A-Za-z]*$`, tok)
-}
-
-# destination branch of a refspec: `+src:dst` -> dst, `main` -> main, `refs/heads/x` -> x
-_dst(ref) := trim_prefix(b, "refs/heads/") if {
-	r := trim_prefix(ref, "+")
-	parts := split(r, ":")
-	b := parts[count(parts) - 1]
-}
-
+# `""` is the current branch (which may well be main), `*` every branch
 _protected_branch(b) if b in _cfg.protected_branches
 
 _protected_branch(b) if {
@@ -302,180 +220,18 @@ _protected_branch(b) if {
 	startswith(b, p)
 }
 
-# HEAD, @ or an empty destination name the current branch, which may well be main
-_protected_branch(b) if b in {"HEAD", "@", ""}
+_protected_branch(b) if b in {"", "*"}
 
-_push_everything(g) if {
-	some tok in g.rest
-	tok in {"--all", "--mirror", "--branches"}
-}
+_branch_words(b) := "every branch" if {
+	b == "*"
+} else := "the current branch (no branch named: it may be main)" if {
+	b == ""
+} else := sprintf("protected branch %q", [b])
 
-_push_deny contains {"id": "force-push-protected", "reason": reason} if {
-	some g in _pushes
-	_push_force(g)
-	count(g.refspecs) == 0
-	reason := "force-push without an explicit branch is blocked: it may overwrite main/master or a release branch; name a feature branch"
-}
-
-_push_deny contains {"id": "force-push-protected", "reason": reason} if {
-	some g in _pushes
-	_push_force(g)
-	_push_everything(g)
-	reason := "force-push of all branches (--all/--mirror) is blocked: it rewrites protected branches on the remote"
-}
-
-_push_deny contains {"id": "force-push-protected", "reason": reason} if {
-	some g in _pushes
-	"--mirror" in g.rest
-	not _push_force(g)
-	reason := "git push --mirror is blocked: it force-updates and deletes every branch on the remote"
-}
-
-_push_deny contains {"id": "force-push-protected", "reason": reason} if {
-	some g in _pushes
-	some ref in g.refspecs
-	_forced_ref(g, ref)
-	b := _dst(ref)
-	_protected_branch(b)
-	reason := sprintf("force-push to protected branch %q is blocked: it rewrites shared history; push to a feature branch instead", [b])
-}
-
-_forced_ref(g, _) if _push_force(g)
-
-_forced_ref(_, ref) if startswith(ref, "+")
-
-_push_deny contains {"id": "push-delete-protected", "reason": reason} if {
-	some g in _pushes
-	_push_deletes(g)
-	some ref in g.refspecs
-	b := _dst(ref)
-	_protected_branch(b)
-	reason := sprintf("deleting protected branch %q on the remote is blocked", [b])
-}
-
-_push_deny contains {"id": "push-delete-protected", "reason": reason} if {
-	some g in _pushes
-	some ref in g.refspecs
-	startswith(ref, ":")
-	b := _dst(ref)
-	b != ""
-	_protected_branch(b)
-	reason := sprintf("deleting protected branch %q on the remote is blocked", [b])
-}
-
-_push_deletes(g) if "--delete" in g.rest
-
-_push_deletes(g) if {
-	some tok in g.rest
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*d[A-Za-z]*$`, tok)
-}
-
-_git_deny contains {"id": "git-reset-hard", "reason": "git reset --hard is blocked: it throws away uncommitted changes for good; commit or stash them, or use git restore on named files"} if {
-	"reset" in _git_subs
-	some g in _git("reset")
-	"--hard" in g.rest
-}
-
-# `git checkout .`, `git checkout -- .`, `git checkout -f` (`-qf`, `--force`), `git switch -f`
-# (`--discard-changes`), `git restore .`: every uncommitted change in the tree is thrown away, as with
-# reset --hard. Named files (`git checkout -- a.py`) are fine.
-_whole_tree(tok) if tok in {".", "./", ":/", "*", ":/*"}
-
-_git_deny contains {"id": "git-discard-changes", "reason": reason} if {
-	some g in _gits
-	g.sub in {"checkout", "switch", "restore"}
-	_git_discards(g)
-	reason := sprintf("%q is blocked: it throws away every uncommitted change in the working tree; commit or stash first, or name the files", [concat(" ", g.argv)])
-}
-
-_git_discards(g) if {
-	g.sub == "checkout"
-	some tok in g.rest
-	_whole_tree(tok)
-}
-
-_git_discards(g) if {
-	g.sub in {"checkout", "switch"}
-	some i, tok in g.rest
-	startswith(tok, "-") # cheap gate for the regex
-	_force_flag(tok)
-	not _after_dashes(g.rest, i)
-}
-
-_force_flag(tok) if tok in {"--force", "--discard-changes"}
-
-# a cluster with f, but not as the value of -b/-B/-c/-C (`-bfeature` names a branch)
-_force_flag(tok) if {
-	regex.match(`^-[A-Za-z]*$`, tok)
-	regex.match(`^-[^bBcC]*f`, tok)
-}
-
-_after_dashes(rest, i) if {
-	some j, tok in rest
-	tok == "--"
-	j < i
-}
-
-_git_discards(g) if {
-	g.sub == "restore"
-	some tok in g.rest
-	_whole_tree(tok)
-	not _restore_staged_only(g)
-}
-
-# `git restore --staged .` only unstages; with --worktree as well it discards
-_restore_staged_only(g) if {
-	some tok in g.rest
-	tok in {"--staged", "-S"}
-	not _restore_worktree(g)
-}
-
-_restore_worktree(g) if {
-	some tok in g.rest
-	tok in {"--worktree", "-W"}
-}
-
-_clean_force(g) if "--force" in g.rest
-
-_clean_force(g) if {
-	some tok in g.rest
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*f[A-Za-z]*$`, tok)
-}
-
-_clean_dry_run(g) if "--dry-run" in g.rest
-
-_clean_dry_run(g) if {
-	some tok in g.rest
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*n[A-Za-z]*$`, tok)
-}
-
-_clean_wide(g) if {
-	some tok in g.rest
-	startswith(tok, "-") # cheap gate for the regex
-	regex.match(`^-[A-Za-z]*[dxX][A-Za-z]*$`, tok)
-}
-
-_git_deny contains {"id": "git-clean-force", "reason": "git clean -f with -d/-x/-X is blocked: it deletes untracked and ignored files (new work, .env, local config) that git cannot restore; run git clean -n first"} if {
-	"clean" in _git_subs
-	some g in _git("clean")
-	_clean_force(g)
-	not _clean_dry_run(g)
-	_clean_wide(g)
-}
-
-ask contains {"id": "git-clean-force", "reason": "git clean -f deletes untracked files that git cannot restore; confirm, or run git clean -n first"} if {
-	some c in input.shell.commands
-	c.name == "git"
-	"clean" in c.argv
-	"clean" in _git_subs
-	some g in _git("clean")
-	_clean_force(g)
-	not _clean_dry_run(g)
-	not _clean_wide(g)
-}
+_remote_words(e) := e.url if {
+	is_string(e.url)
+	e.url != ""
+} else := "the remote"
 
 # ---------------------------------------------------------------------------------------------
 # Disks and devices
@@ -563,9 +319,21 @@ deny contains v if {
 	some v in _files_deny
 }
 
+deny contains v if {
+	"delete" in _effect_ops
+	count(_lost) > 0 # a plain rm never tries the rules of work thrown away
+	some v in _lost_deny
+}
+
 ask contains v if {
 	"delete" in _effect_ops
 	some v in _files_ask
+}
+
+ask contains v if {
+	"delete" in _effect_ops
+	count(_lost) > 0
+	some v in _lost_ask
 }
 
 ask contains v if {
@@ -608,9 +376,40 @@ _through_words := {"stdin": "its standard input", "substitution": "a substitutio
 
 _flow_verbs := {"fetch": "download", "decode": "decode"}
 
-# Code that cannot be known before it runs: a shell's stdin from another program's output, a process
-# substitution, a file the line wrote otherwise, a command held in a variable, git's hooks path moved,
-# `--exec-path`: asked (unknown_code in data.json: "ask", or "allow" to turn it off).
+# What runs is built when the shell runs it (`built`): a program word made by a substitution or a variable
+# not set on the line (`$(echo rm) -rf ~`, `${SHELL:-bash} -c …`), shell code handed as an expansion
+# (`eval "$x"`, `sh -c "$x"`), a script named by one (`source "$F"`); variables set earlier on the line are
+# followed first.
+_effect_ask contains {"id": "dynamic-command", "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	e.op == "exec"
+	e.built == true
+	reason := sprintf("what %s runs (%s) is only known when the shell runs it; review it before it runs", [e.program, _unknown_what(e)])
+}
+
+# Code in another language run inline (`awk`, `perl -e`, `python -c`, `sqlite3 db .shell`, a here-document to an
+# interpreter: an exec whose code has a language other than the shell's and a text) that does what hookd cannot
+# follow: the effect model reads the commands it runs as literals as commands of their own, and marks the rest
+# (files written or deleted, sockets, code built at run time, a language it has no table for) `known: false`
+# (languages.json); asked.
+_effect_ask contains {"id": "inline-code", "reason": reason} if {
+	"exec" in _effect_ops
+	some e in input.effects
+	_inline_unknown(e)
+	reason := sprintf("%s code run inline (%s) does things hookd cannot follow; review it before it runs", [e.code.lang, e.program])
+}
+
+_inline_unknown(e) if {
+	e.op == "exec"
+	e.known == false
+	e.code.lang != "sh"
+	e.code.text != ""
+}
+
+# Code that cannot be known before it runs otherwise: a shell's stdin from another program's output, a
+# process substitution, a file the line wrote otherwise, git's hooks path moved, `--exec-path`: asked
+# (unknown_code in data.json: "ask", or "allow" to turn it off).
 _effect_ask contains {"id": "unknown-code", "reason": reason} if {
 	"exec" in _effect_ops
 	_cfg.unknown_code == "ask"
@@ -619,6 +418,8 @@ _effect_ask contains {"id": "unknown-code", "reason": reason} if {
 	e.known == false
 	not object.get(e, "flow", "") in {"fetch", "decode"}
 	not e.deferred == true
+	not e.built == true
+	not _inline_unknown(e)
 	reason := sprintf("%s runs code hookd cannot see before it runs (%s); review it", [e.program, _unknown_what(e)])
 }
 

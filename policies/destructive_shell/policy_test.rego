@@ -93,11 +93,8 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing_is_before_tool_shell if {
-	object.remove(routing, ["commands", "shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
-	every name in ["git push", "git clean", "eval"] {
-		name in routing.commands
-	}
-	routing.shell == ["dynamic-program", "inline", "redirect-out", "wrapped", "effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
+	object.remove(routing, ["shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
+	routing.shell == ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
 	routing.text == ["{"]
 }
 
@@ -141,166 +138,40 @@ test_clean_parse_has_no_parse_verdict if {
 # ---------------------------------------------------------------------------------------------
 
 # ---------------------------------------------------------------------------------------------
-# git
+# work thrown away (a `delete` with `what`): whole-line cases in cases/destructive_shell.json (the effect model
+# gives git's discards from git.json); here the effect shapes the rules judge
 # ---------------------------------------------------------------------------------------------
 
-test_force_push_main if {
-	_t_deny(_t_simple(["git", "push", "--force", "origin", "main"])) == {"force-push-protected"}
+_t_lost(fields) := _effect_input([object.union({"op": "delete", "path": "", "known": true, "recursive": false, "to": "", "program": "git", "via": "shell", "class": ""}, fields)])
+
+test_uncommitted_changes_of_the_whole_tree_are_denied if {
+	_t_deny(_t_lost({"path": "/p", "class": "project-root", "recursive": true, "what": "uncommitted", "whole": true, "head": true})) == {"git-reset-hard"}
+	_t_deny(_t_lost({"path": "/p/src", "class": "project", "recursive": true, "what": "uncommitted", "whole": true})) == {"git-discard-changes"}
 }
 
-test_force_push_short_flag_master if {
-	_t_deny(_t_simple(["git", "push", "-f", "origin", "master"])) == {"force-push-protected"}
+test_uncommitted_changes_of_named_files_are_not_judged_here if {
+	_t_allowed(_t_lost({"path": "/p/a.py", "class": "project", "what": "uncommitted", "whole": false}))
+	_t_allowed(_t_lost({"path": "/p/src", "class": "project", "recursive": true, "what": "uncommitted", "whole": false}))
 }
 
-test_force_push_cluster_flag if {
-	_t_deny(_t_simple(["git", "push", "-uf", "origin", "main"])) == {"force-push-protected"}
-}
-
-test_force_with_lease_main if {
-	_t_deny(_t_simple(["git", "push", "--force-with-lease", "origin", "main"])) == {"force-push-protected"}
-}
-
-test_force_with_lease_value_main if {
-	_t_deny(_t_simple(["git", "push", "--force-with-lease=main:abc123", "origin", "main"])) == {"force-push-protected"}
-}
-
-test_force_push_release_branch if {
-	_t_deny(_t_simple(["git", "push", "-f", "origin", "release/2.1"])) == {"force-push-protected"}
-}
-
-test_force_push_refspec_to_main if {
-	_t_deny(_t_simple(["git", "push", "-f", "origin", "HEAD:refs/heads/main"])) == {"force-push-protected"}
-}
-
-test_force_push_no_branch if {
-	_t_deny(_t_simple(["git", "push", "--force"])) == {"force-push-protected"}
-}
-
-test_force_push_remote_only if {
-	_t_deny(_t_simple(["git", "push", "--force", "origin"])) == {"force-push-protected"}
-}
-
-test_force_push_head if {
-	_t_deny(_t_simple(["git", "push", "-f", "origin", "HEAD"])) == {"force-push-protected"}
-}
-
-test_plus_refspec_main if {
-	_t_deny(_t_simple(["git", "push", "origin", "+main"])) == {"force-push-protected"}
-}
-
-test_force_push_all if {
-	_t_deny(_t_simple(["git", "push", "--force", "--all", "origin"])) == {"force-push-protected"}
-}
-
-test_push_mirror if {
-	_t_deny(_t_simple(["git", "push", "--mirror", "origin"])) == {"force-push-protected"}
-}
-
-test_force_push_with_git_c_option if {
-	_t_deny(_t_simple(["git", "-C", "/home/alice/proj", "push", "-f", "origin", "main"])) == {"force-push-protected"}
-}
-
-test_force_push_push_option_value_is_not_a_branch if {
-	# `-o ci.skip` is an option value: the refspec is still main
-	_t_deny(_t_simple(["git", "push", "-o", "ci.skip", "-f", "origin", "main"])) == {"force-push-protected"}
-}
-
-test_force_push_feature_branch_not_denied if {
-	_t_allowed(_t_simple(["git", "push", "--force", "origin", "feature-x"]))
-}
-
-test_plus_refspec_feature_not_denied if {
-	_t_allowed(_t_simple(["git", "push", "origin", "+feature-x"]))
-}
-
-test_plain_push_main_allowed if {
-	_t_allowed(_t_simple(["git", "push", "origin", "main"]))
-}
-
-test_plain_push_no_branch_allowed if {
-	_t_allowed(_t_simple(["git", "push"]))
-}
-
-test_push_delete_main if {
-	_t_deny(_t_simple(["git", "push", "origin", "--delete", "main"])) == {"push-delete-protected"}
-}
-
-test_push_colon_delete_master if {
-	_t_deny(_t_simple(["git", "push", "origin", ":master"])) == {"push-delete-protected"}
-}
-
-test_push_delete_feature_allowed if {
-	_t_allowed(_t_simple(["git", "push", "origin", "--delete", "feature-x"]))
-}
-
-test_git_reset_hard if {
-	_t_deny(_t_simple(["git", "reset", "--hard", "HEAD~3"])) == {"git-reset-hard"}
-}
-
-test_git_reset_soft_allowed if {
-	_t_allowed(_t_simple(["git", "reset", "--soft", "HEAD~1"]))
-}
-
-test_git_log_mentioning_reset_allowed if {
-	_t_allowed(_t_simple(["git", "log", "--grep", "reset", "--hard"]))
-}
-
-test_git_checkout_dot if {
-	_t_deny(_t_simple(["git", "checkout", "--", "."])) == {"git-discard-changes"}
-	_t_deny(_t_simple(["git", "checkout", "."])) == {"git-discard-changes"}
-}
-
-test_git_checkout_force if {
-	_t_deny(_t_simple(["git", "checkout", "-f", "main"])) == {"git-discard-changes"}
-	_t_deny(_t_simple(["git", "checkout", "-qf", "main"])) == {"git-discard-changes"}
-}
-
-test_git_switch_force if {
-	_t_deny(_t_simple(["git", "switch", "-f", "main"])) == {"git-discard-changes"}
-	_t_deny(_t_simple(["git", "switch", "--discard-changes", "main"])) == {"git-discard-changes"}
-	_t_allowed(_t_simple(["git", "switch", "-c", "feature-x"]))
-	_t_allowed(_t_simple(["git", "switch", "main"]))
-	_t_allowed(_t_simple(["git", "switch", "-cfeature"]))
-	_t_allowed(_t_simple(["git", "checkout", "-qbfeature"]))
-	_t_allowed(_t_simple(["git", "switch", "--", "-f"]))
-}
-
-test_git_restore_dot if {
-	_t_deny(_t_simple(["git", "restore", "."])) == {"git-discard-changes"}
-	_t_deny(_t_simple(["git", "restore", "--staged", "--worktree", "."])) == {"git-discard-changes"}
-}
-
-test_git_restore_staged_allowed if {
-	_t_allowed(_t_simple(["git", "restore", "--staged", "."]))
-}
-
-test_git_checkout_file_or_branch_allowed if {
-	_t_allowed(_t_simple(["git", "checkout", "--", "src/app.py"]))
-	_t_allowed(_t_simple(["git", "checkout", "-b", "feature-x"]))
-	_t_allowed(_t_simple(["git", "checkout", "main"]))
-	_t_allowed(_t_simple(["git", "restore", "README.md"]))
-}
-
-test_git_clean_fdx if {
-	_t_deny(_t_simple(["git", "clean", "-fdx"])) == {"git-clean-force"}
-}
-
-test_git_clean_split_flags if {
-	_t_deny(_t_simple(["git", "clean", "-f", "-d"])) == {"git-clean-force"}
-}
-
-test_git_clean_f_asks if {
-	inp := _t_simple(["git", "clean", "-f"])
+test_untracked_work_lost if {
+	_t_deny(_t_lost({"path": "/p", "class": "project-root", "recursive": true, "what": "ignored", "whole": true})) == {"git-clean-force"}
+	_t_deny(_t_lost({"path": "/p", "class": "project-root", "recursive": true, "what": "untracked-trees", "whole": true})) == {"git-clean-force"}
+	inp := _t_lost({"path": "/p", "class": "project-root", "recursive": true, "what": "untracked", "whole": true})
 	_t_ask(inp) == {"git-clean-force"}
 	count(_t_deny(inp)) == 0
 }
 
-test_git_clean_dry_run_allowed if {
-	_t_allowed(_t_simple(["git", "clean", "-ndx"]))
+test_remote_history_of_a_protected_branch if {
+	every ref in ["main", "master", "release/2.1", "", "*"] {
+		_t_deny(_t_lost({"what": "history", "ref": ref, "url": "origin"})) == {"force-push-protected"}
+	}
+	_t_allowed(_t_lost({"what": "history", "ref": "feature-x", "url": "origin"}))
 }
 
-test_git_status_allowed if {
-	_t_allowed(_t_simple(["git", "status", "--short"]))
+test_remote_branch_deleted if {
+	_t_deny(_t_lost({"what": "branch", "ref": "main", "url": "origin"})) == {"push-delete-protected"}
+	_t_allowed(_t_lost({"what": "branch", "ref": "feature-x", "url": "origin"}))
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -356,7 +227,6 @@ test_everyday_commands_allowed if {
 		["ls", "-la"],
 		["npm", "test"],
 		["pytest", "-q", "tests"],
-		["git", "commit", "-m", "fix: reset --hard docs"],
 		["grep", "-rn", "TODO", "src"],
 		["mkdir", "-p", "build/out"],
 		["cp", "-r", "assets", "dist"],
@@ -420,4 +290,18 @@ test_executing_config_write_is_asked if {
 	_s := ask with input as _effect_input([{"op": "write", "path": "/home/u/.gitconfig", "known": true, "program": "git", "via": "shell", "key": "core.pager", "executes": true, "value": "sh -c x"}])
 	some v in _s
 	v.id == "exec-config"
+}
+
+test_code_built_at_run_time_is_asked if {
+	i := _effect_input([{"op": "exec", "path": "", "known": false, "built": true, "program": "eval", "via": "shell", "code": {"lang": "sh", "text": "$cmd"}}])
+	_t_ask(i) == {"dynamic-command"}
+	count(_t_deny(i)) == 0
+	_t_allowed(_effect_input([{"op": "exec", "path": "", "known": true, "program": "eval", "via": "shell", "code": {"lang": "sh", "text": "echo hi"}}]))
+}
+
+test_inline_code_hookd_cannot_follow_is_asked if {
+	i := _effect_input([{"op": "exec", "path": "", "known": false, "program": "perl", "via": "shell", "code": {"lang": "perl", "text": "unlink $f"}}])
+	_t_ask(i) == {"inline-code"}
+	count(_t_deny(i)) == 0
+	_t_allowed(_effect_input([{"op": "exec", "path": "", "known": true, "program": "awk", "via": "shell", "code": {"lang": "awk", "text": "{print $1}"}}]))
 }

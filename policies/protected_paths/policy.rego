@@ -42,6 +42,33 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some m in _protected(e.path)
 }
 
+# What a file or patch tool does that its path arguments do not show, behind one gate (a plain write or
+# edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know
+# (Droid's ApplyPatch), and commands written into a file a shell or session runs at start.
+_tool_extra := [e |
+	input.tool.kind in {"write", "edit"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	true in [e.op == "exec", object.get(input, "paths", []) == []] # a tool with path arguments: judged above
+]
+
+deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+	some e in _tool_extra
+	e.op in {"write", "delete", "move"}
+	e.path != ""
+	some m in _protected(e.path)
+}
+
+# `~/.bashrc`, `~/.profile`, `/etc/profile.d/` (the effect model's `startup` exec): they run later, outside
+# the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect.)
+ask contains {"id": "startup-file", "reason": reason} if {
+	some e in _tool_extra
+	e.op == "exec"
+	object.get(e, "startup", "") != ""
+	reason := sprintf("%s writes commands into %s, which a shell runs when it starts (outside hookd's view); confirm it", [_tool_name, e.startup])
+}
+
 # What every command of the line changes, from its effects (docs/policies.md, "The effect model"): a write,
 # delete, mode change, the source of a move, either end of a link (writing through it later writes its
 # target), by any program the catalogue knows, a redirect, `find -delete`, `dd of=`, `cp -t DIR`, `sed -i`,

@@ -39,6 +39,17 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 	some m in _secret(e.path)
 }
 
+# A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`): it reads every secret there.
+deny contains {"id": "search-home", "reason": reason} if {
+	input.tool.kind == "read"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op == "read"
+	e.recursive == true
+	_home_or_above(e.path)
+	reason := sprintf("%s searches all of %s, and with it the secrets there (keys, credentials, .env files)", [_tool_name, e.path])
+}
+
 _reason(path, via, m) := sprintf("reading %s with %s is blocked: it holds %s, which must not reach the model", [path, via, m.what])
 
 _tool_name := input.tool.name if {
@@ -87,10 +98,13 @@ _secret_lists(p) := ({m |
 	regex.match(data.secret_reads.quick_pattern, p)
 } else := set()
 
-_secret_named(p) := ({m |
+_secret_named(p) := (({m |
+	regex.match(data.secret_reads.history_pattern, p)
+	m := {"id": "credentials-file", "what": "shell and REPL history (commands typed with their passwords and tokens)"}
+} | {m |
 	_ssh_private(p)
 	m := {"id": "ssh-key", "what": "SSH private keys and config"}
-} | {m |
+}) | {m |
 	_private_key(_basename(p))
 	not _has_segment(p, "/.ssh") # reported once, as ssh-key
 	m := {"id": "private-key", "what": "a private key"}
@@ -104,6 +118,7 @@ _secret_named(p) := ({m |
 		strings.any_suffix_match(p, data.secret_reads.key_names),
 		strings.any_suffix_match(p, data.secret_reads.key_suffixes),
 		contains(p, ".env"),
+		contains(p, "hist"),
 	]
 } else := set()
 
@@ -228,6 +243,46 @@ _effect_read_deny contains {"id": "search-home", "reason": reason} if {
 	e.recursive == true
 	_home_or_above(e.path)
 	reason := sprintf("%s reads all of %s, and with it the secrets there (keys, credentials, .env files)", [e.program, e.path])
+}
+
+# A whole directory read that holds a credential store of the home below it (`grep -r token ~/.config`, a
+# search tool over `~/.config`): the secrets there are read with it; asked. (A home or above is denied.)
+_effect_read_ask contains {"id": "search-secrets", "reason": _search_reason(e.program, e.path, what)} if {
+	some e in _effect_reads
+	e.recursive == true
+	some what in _stores_below(e.path)
+}
+
+ask contains {"id": "search-secrets", "reason": _search_reason(_tool_name, e.path, what)} if {
+	input.tool.kind == "read"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op == "read"
+	e.recursive == true
+	some what in _stores_below(e.path)
+}
+
+_search_reason(via, path, what) := sprintf("%s reads all of %s, which holds %s; confirm it", [via, path, what])
+
+_stores_below(p) := {what |
+	home := trim_suffix(input.home, "/")
+	startswith(p, concat("", [home, "/"]))
+	prefix := concat("", [p, "/"])
+	some [tail, what] in _home_stores
+	startswith(concat("", [home, tail]), prefix)
+}
+
+_home_stores := {[e.segment, e.what] | some e in data.secret_reads.credential_dirs} | {[e.suffix, e.what] |
+	some e in array.concat(data.secret_reads.credential_files, data.secret_reads.credential_containers)
+	startswith(e.suffix, "/.")
+}
+
+# The cloud instance metadata service (a fetch of a link-local address or a metadata host name: the effect
+# model's `metadata`): it hands out the machine's cloud credentials (MITRE ATT&CK T1552.005); asked.
+_effect_read_ask contains {"id": "cloud-metadata", "reason": reason} if {
+	some e in _effect_reads
+	object.get(e, "metadata", false) == true
+	reason := sprintf("%s asks the cloud instance metadata service (%s), which hands out this machine's credentials; confirm it", [e.program, e.url])
 }
 
 # A whole tree sent to another host (`tar cz . | curl -T - URL`, `zip -r - . | nc host port`): the project

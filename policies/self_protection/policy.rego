@@ -16,9 +16,12 @@
 # an input.paths write or as a tool's write effect; a shell write never does.
 package hookd.self_protection
 
+# Every verdict below iterates input.hookd.protected or input.hookd.starts: with both empty (a call whose
+# paths are near no protected place and that starts no agent) the package is not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["write", "edit", "shell", "mcp", "other"],
+	"facts": ["hookd.protected", "hookd.starts"],
 }
 
 # One reason per changed path and place, naming every way the call changes it (`sed -i` read from the
@@ -53,6 +56,16 @@ _changes contains {"path": e.path, "op": e.op, "via": _via(e), "from": "", "tool
 	some e in input.effects
 	e.op in {"write", "delete", "move", "chmod"}
 	e.path != ""
+}
+
+# A directory written whole (`tar x -C DIR`, `unzip -d DIR`, `rsync … DIR/`): every file below it may be
+# written; the project root and the home are left to the rules about what lands there.
+_changes contains {"path": e.path, "op": "write-below", "via": _via(e), "from": "", "tool": false} if {
+	some e in input.effects
+	e.op == "write"
+	e.recursive == true
+	e.path != ""
+	not e.class in {"project-root", "home", "root"}
 }
 
 _changes contains {"path": e.to, "op": "land", "via": _via(e), "from": e.path} if {
@@ -91,7 +104,7 @@ _hits(t, q) if startswith(t.path, concat("", [q, "/"]))
 
 # a delete, move or mode change of a directory takes what is inside along
 _hits(t, q) if {
-	t.op in {"delete", "move", "chmod"}
+	t.op in {"delete", "move", "chmod", "write-below"}
 	startswith(q, concat("", [trim_suffix(t.path, "/"), "/"]))
 }
 

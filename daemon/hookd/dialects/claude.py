@@ -367,9 +367,10 @@ SPEC = AgentSpec(
         bypass=_bypass,
         location_env=("CLAUDE_CONFIG_DIR",),
         # 2.1.332 (the binary's option table and env checks): --bare sets CLAUDE_CODE_SIMPLE ("skip hooks"),
-        # --safe-mode CLAUDE_CODE_SAFE_MODE (no hooks); CLAUDE_CODE_PERSONAL_HOOKS_OFF turns the user's off;
-        # --settings <file-or-json> adds a settings source over the files; --setting-sources drops scopes.
-        hooks_off_env=("CLAUDE_CODE_SIMPLE", "CLAUDE_CODE_SAFE_MODE", "CLAUDE_CODE_PERSONAL_HOOKS_OFF"),
+        # --safe-mode CLAUDE_CODE_SAFE_MODE (no hooks); --settings <file-or-json> adds a settings source over
+        # the files; --setting-sources drops scopes. Each proven in tests/e2e/test_switches.py, which also
+        # proves CLAUDE_CODE_PERSONAL_HOOKS_OFF is none (it only words a notice).
+        hooks_off_env=("CLAUDE_CODE_SIMPLE", "CLAUDE_CODE_SAFE_MODE"),
         unguarded_options=(
             Option(("--bare",)),
             Option(("--safe-mode",)),

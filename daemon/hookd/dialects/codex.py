@@ -481,9 +481,11 @@ SPEC = AgentSpec(
         bypass=_bypass,
         location_env=("CODEX_HOME",),
         # 0.171.0 `codex exec --help`: -c/--config key=value overrides config.toml, --disable <feature> is
-        # -c features.<feature>=false, --ignore-user-config skips config.toml (its hooks trust with it).
+        # -c features.<feature>=false, --ignore-user-config skips config.toml (its hooks trust with it),
+        # -p/--profile <name> layers $CODEX_HOME/<name>.config.toml over it (tests/e2e/test_switches.py).
         unguarded_options=(
             Option(("-c", "--config"), "override"),
+            Option(("-p", "--profile"), "profile", file="{}.config.toml"),
             Option(("--disable",), "feature"),
             Option(("--ignore-user-config",)),
         ),

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hookd.dialects.spec import MISSING, AgentSpec, Option, dotted
+from hookd.dialects.spec import MISSING, AgentSpec, Option, dotted, settings_doc
 
 # Runtimes and package runners that start an agent named by a later word (`node …/cli.js`, `npx opencode`,
 # `bun x opencode`, `pnpm dlx claude`).
@@ -63,12 +63,13 @@ def unguarded_start(
     for var in relocating_env(spec):
         if var in assigned and assigned[var] != current.get(var):
             return f"{var} set for it moves the settings that hold hookd's hooks"
+    env = {**current, **assigned}
     for i, word in enumerate(argv):
         if word == "--":
             break
         for option in spec.install.unguarded_options:
             value = _value(option, word, argv[i + 1] if i + 1 < len(argv) else None)
-            if value is not None and _switches_off(spec, option, value, cwd):
+            if value is not None and _switches_off(spec, option, value, cwd, env):
                 given = f"{word.split('=', 1)[0]} {value[:80]}" if option.takes else word
                 return f"{given} switches hookd's hooks off"
     return ""
@@ -86,7 +87,7 @@ def _value(option: Option, word: str, following: str | None) -> str | None:
     return None
 
 
-def _switches_off(spec: AgentSpec, option: Option, value: str, cwd: str) -> bool:
+def _switches_off(spec: AgentSpec, option: Option, value: str, cwd: str, env: Mapping[str, str]) -> bool:
     switches = {s.key: s.off for s in spec.install.hooks_off if not s.beside}
     keys = {s.key for s in spec.install.hooks_off}
     carried = {"hooks", *spec.install.switch_keys, *spec.install.guarded_keys}
@@ -102,12 +103,29 @@ def _switches_off(spec: AgentSpec, option: Option, value: str, cwd: str) -> bool
     if option.takes == "scopes":
         named = {part.strip() for part in value.split(",")}
         return not {s for s in spec.install.scopes if s != "managed"} <= named
+    if option.takes == "profile":
+        return _profile_touches(spec, option.file.format(value), cwd, env, keys | carried)
     doc = _settings(value, cwd)
     if doc is None:
         return True  # a document hookd cannot read is one it cannot vouch for
     if any(dotted(doc, key) is not MISSING for key in carried):
         return True
     return any(dotted(doc, key) is not MISSING and dotted(doc, key) == off for key, off in switches.items())
+
+
+def _profile_touches(spec: AgentSpec, name: str, cwd: str, env: Mapping[str, str], keys: set[str]) -> bool:
+    """Does the profile file `name`, beside the agent's user settings file as this start would find it, set
+    any of `keys`? True when it cannot be read: it may be written by the same command line."""
+    user = spec.install.settings_path("user", Path(env.get("HOME") or "/"), Path(cwd), env)
+    path = user.parent / name
+    text = _regular_file_text(path)
+    if text is None:
+        return True
+    try:
+        doc = settings_doc(path, text)
+    except ValueError:
+        return True
+    return any(dotted(doc, key) is not MISSING for key in keys)
 
 
 def _regular_file_text(path: Path) -> str | None:

@@ -152,10 +152,13 @@ class Option:
     agent's hooks_off switches (beside "") or gives `hooks`; "override" `key=value`, off when the key is
     such a switch key, `hooks`, or a key above or under one; "feature" a feature name, off when
     `features.<name>` is such a switch key; "scopes" a comma list of setting sources, off unless it names
-    every scope the agent has but managed."""
+    every scope the agent has but managed; "profile" a name whose settings file (`file` formatted with it,
+    beside the agent's user settings file) is layered over them, off when that file sets such a key or
+    cannot be read."""
 
     names: tuple[str, ...]
     takes: str = ""
+    file: str = ""
 
 
 @dataclass(frozen=True, slots=True)

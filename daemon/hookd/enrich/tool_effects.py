@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
+from hookd.enrich.patches import CODEX_MARK
+from hookd.enrich.paths import PathResolver, _patch_entries
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 _URL_ARGS = ("url", "uri")
@@ -78,7 +81,45 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     ]
     if spec.patches and not any(isinstance(tool.input.get(a), str) for a in spec.patches):
         out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
+    elif tool.kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
+        out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
+    if home_dir and tool.kind in (ToolKind.WRITE, ToolKind.EDIT):
+        out.extend(_runs_at_start(out, tool.input, spec, tool.name, home_dir))
     return out
+
+
+def _runs_at_start(
+    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, home: str
+) -> list[dict[str, JSON]]:
+    """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`): code run later,
+    outside the hooks (`deferred`), unless the text the tool writes only sets variables."""
+    argument = spec.content or (spec.replace[1] if spec.replace else "")
+    text = tool_input.get(argument) if argument else None
+    later: list[dict[str, JSON]] = []
+    for effect in effects:
+        path = effect["path"]
+        if effect["op"] != "write" or not isinstance(path, str) or not is_startup_file(path, home):
+            continue
+        if isinstance(text, str) and runs_nothing(text):
+            continue
+        code = {"lang": "sh", "text": text if isinstance(text, str) else ""}
+        later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
+                      "startup": path})  # fmt: skip
+    return later
+
+
+def _unnamed_write(
+    tool_input: Mapping[str, Any], program: str, spec: ToolSpec, *, home: str | None, project: str
+) -> list[dict[str, JSON]]:
+    """A write or edit tool whose arguments hookd does not know (Droid's ApplyPatch): the files of a patch in
+    any of its arguments, else one write it cannot name (asked)."""
+    resolver = PathResolver(home=home or "/", project_dir=project)
+    for arg, text in tool_input.items():
+        if isinstance(text, str) and (CODEX_MARK in text or "\n+++ " in text):
+            entries = _patch_entries(resolver, arg, text, project)
+            if entries:
+                return [_effect(e, spec, program, home=home, project=project) for e in entries if not _moved_here(e)]
+    return [_unknown("write", program)]
 
 
 def _moved_here(entry: Mapping[str, Any]) -> bool:

@@ -98,11 +98,14 @@ def _payload(case: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"'tool_name' needs a string and a 'client' other than {DEFAULT_AGENT}")
         if not isinstance(case.get("tool_input"), dict):
             raise ValueError("'tool_input' must be an object")
+        names = [e.name for e in AGENTS[case["client"]].events] if case["client"] in AGENTS else []
+        before = [e.name for e in AGENTS[case["client"]].events if e.event.value == "BeforeTool"] if names else []
+        event = "PreToolUse" if "PreToolUse" in names or not before else before[0]  # OpenCode's plugin event
         return {
             "session_id": "corpus",
             "transcript_path": "",
             "cwd": "${PROJECT}",
-            "hook_event_name": "PreToolUse",
+            "hook_event_name": event,
             "tool_name": case["tool_name"],
             "tool_input": case["tool_input"],
         }

@@ -133,8 +133,9 @@ def test_commands_handed_to_programs_are_seen(proj: Path, command: str) -> None:
 
 
 def test_code_handed_to_programs_is_an_exec_effect(proj: Path) -> None:
-    (awk,) = ops("awk 'BEGIN{system(\"id\")}' f", proj, "exec")
+    awk, run = ops("awk 'BEGIN{system(\"id\")}' f", proj, "exec")
     assert awk["code"] == {"lang": "awk", "text": 'BEGIN{system("id")}'}
+    assert run["code"] == {"lang": "sh", "text": "id"}  # the command it runs, as a literal (languages.json)
     assert ops("vim -c ':!id'", proj, "exec")[0]["code"]["lang"] == "vim"
     assert ops("make --eval='$(shell id)'", proj, "exec")[0]["code"]["lang"] == "make"
     assert ops("awk '{print $1}' f", proj, "read")[0]["path"].endswith("/f")  # the program is not a file
@@ -295,7 +296,9 @@ def test_a_service_manager_stopping_a_unit_is_a_signal(proj: Path) -> None:
 def test_a_target_built_at_run_time_says_where_it_can_lie(proj: Path) -> None:
     fixed = {c: ops(c, proj, "write")[-1]["fixed"] for c in ("echo > build/$X.o", "echo > /tmp/$X", 'cp k "$D/x"')}
     assert fixed == {"echo > build/$X.o": "project", "echo > /tmp/$X": "scratch", 'cp k "$D/x"': "elsewhere"}
-    assert ops("echo > ~/.ss$(echo h)/authorized_keys", proj, "write")[0]["fixed"] == "elsewhere"
+    assert ops("echo > ~/.ss$(cat f)/authorized_keys", proj, "write")[0]["fixed"] == "elsewhere"
+    # a substitution that only echoes literal words is its output, in a redirect's target as in a word
+    assert ops("echo > ~/.ss$(echo h)/authorized_keys", proj, "write")[0]["path"] == f"{HOME}/.ssh/authorized_keys"
     assert "fixed" not in ops("echo > build/a.o", proj, "write")[0]
 
 
@@ -489,7 +492,7 @@ def test_account_and_mount_tools_change_what_they_change(proj: Path) -> None:
     ],
 )
 def test_code_run_straight_from_a_download_says_how_it_came(command: str, flow: str, through: str, proj: Path) -> None:
-    assert [(e["flow"], e["through"]) for e in ops(command, proj, "exec")] == [(flow, through)]
+    assert {(e["flow"], e["through"]) for e in ops(command, proj, "exec")} == {(flow, through)}
 
 
 def test_code_from_a_downloaded_file_or_plain_data_is_not_through_anything(proj: Path) -> None:
@@ -497,3 +500,31 @@ def test_code_from_a_downloaded_file_or_plain_data_is_not_through_anything(proj:
     assert run["flow"] == "fetch" and "through" not in run
     assert ops("curl -s https://api/x | jq .name", proj, "exec") == []
     assert ops('echo "$(curl -s https://api/version)" > VERSION', proj, "exec") == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Code built at run time (`built`): eval, source and a program word made by an expansion
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [('eval "$cmd"', "eval"), ('source "$F"', "source"), (". $(mktemp)", "."), ('sh -c "$X"', "$X"),
+     ('"$SHELL" -c ls', "$SHELL"), ("${RUN:-bash} x.sh", "${RUN:-bash}")],
+)  # fmt: skip
+def test_what_runs_is_built_when_the_shell_runs_it(command: str, program: str, proj: Path) -> None:
+    built = [e for e in ops(command, proj, "exec") if e.get("built")]
+    assert built and built[0]["program"] == program and built[0]["known"] is False
+
+
+@pytest.mark.parametrize("command", ["eval echo hi", 'x=ls; eval "$x"', "source .venv/bin/activate", ". ./env.sh"])
+def test_eval_and_source_of_known_code_are_known(command: str, proj: Path) -> None:
+    execs = ops(command, proj, "exec")
+    assert execs and all(e["known"] and not e.get("built") for e in execs)
+
+
+def test_eval_runs_its_words_joined_as_shell_code_in_the_same_shell(proj: Path) -> None:
+    (run,) = [e for e in ops("eval rm -rf build; eval cd /", proj, "exec") if e["code"]["text"] == "rm -rf build"]
+    assert run["program"] == "eval" and run["code"]["lang"] == "sh"
+    assert [e["path"] for e in ops("eval rm -rf ~", proj, "delete")] == [HOME]  # walked once, by the shell
+    (delete,) = ops("eval cd /; rm -rf build", proj, "delete")
+    assert delete["path"] == "/build" and delete["after_cd"] is True

@@ -126,6 +126,49 @@ def test_variables_set_earlier_on_the_line_are_known(proj: Path) -> None:
     assert runs("X=$(date); $X -rf ~", proj)[-1][0] == "$X"  # not known: stays dynamic
 
 
+@pytest.mark.parametrize(
+    ("source", "argv"),
+    [
+        # inside double quotes an expansion stays one word, as bash keeps it: `-c` gets the whole script
+        ('X="rm -rf ~"; sh -c "$X"', ["sh", "-c", "rm -rf ~"]),
+        ('X="rm -rf ~"; sh -c "echo; ${X}"', ["sh", "-c", "echo; rm -rf ~"]),
+        ('X="rm -rf ~"; if true; then sh -c "$X"; fi', ["sh", "-c", "rm -rf ~"]),
+        ('f="my file"; rm "$f"', ["rm", "my file"]),
+        # outside them it is split, and `"$@"`, `"${a[@]}"` give a word per element
+        ('X="rm -rf ~"; sh -c $X', ["sh", "-c", "rm", "-rf", HOME]),
+        ('X="-r -f"; rm "a"$X', ["rm", "a-r", "-f"]),
+        ('a=(-r -f); rm "${a[@]}" ~', ["rm", "-r", "-f", HOME]),
+    ],
+)
+def test_a_quoted_expansion_is_one_word(proj: Path, source: str, argv: list[str]) -> None:
+    assert argv in runs(source, proj)
+
+
+def test_attributes_that_change_a_value_make_it_unknown(proj: Path) -> None:
+    # a name reference is another variable's value; assigning through one sets a variable named at run time
+    assert runs('declare -n r=HOME; rm -rf "$r"', proj)[-1] == ["rm", "-rf", "$r"]
+    assert runs('X=build; declare -n r=X; r=~; rm -rf "$X"', proj)[-1] == ["rm", "-rf", "$X"]
+    assert runs("declare -l c=RM; $c -rf ~", proj)[-1][0] == "$c"  # lower-cased when the shell runs it
+    assert runs('declare -r x=build; rm -rf "$x"', proj)[-1] == ["rm", "-rf", "build"]
+
+
+def test_ifs_set_on_the_line_splits_values(proj: Path) -> None:
+    assert runs('IFS=,; x="rm,-rf,/"; $x', proj)[-1] == ["rm", "-rf", "/"]
+
+
+def test_code_that_runs_later_is_judged_where_it_is_defined(proj: Path) -> None:
+    assert ["rm", "-rf", HOME] in runs("trap 'rm -rf ~' EXIT", proj)
+    assert runs("trap - EXIT; trap INT", proj) == [["trap", "-", "EXIT"], ["trap", "INT"]]
+    tmp = runs("t=$(mktemp -d); trap 'rm -rf \"$t\"' EXIT", proj)[-1]
+    assert tmp[:2] == ["rm", "-rf"] and tmp[2].startswith("/tmp/")  # its own shell's variables
+    assert ["rm", "-rf", HOME] in runs("alias x='rm -rf ~'\nx", proj)
+
+
+def test_a_redirect_target_takes_the_variables_set_before(proj: Path) -> None:
+    (command,) = [c for c in commands('out=build/log; make > "$out"', proj) if c["argv"][:1] == ["make"]]
+    assert command["redirects"][0]["path"] == str(proj / "build" / "log")
+
+
 def test_substitutions_that_only_echo_literal_words_are_their_output(proj: Path) -> None:
     assert runs("$(echo rm) -rf ~", proj)[0] == ["rm", "-rf", HOME]
     assert runs("`echo pwd`", proj)[0] == ["pwd"]

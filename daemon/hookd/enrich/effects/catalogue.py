@@ -3,7 +3,8 @@
 source; `gtfobins.json` is derived from GTFOBins (scripts/gtfobins_catalogue.py) and adds, for every
 binary there, where it takes a command or code to run (`runs`) and whether it can read or write files;
 an entry of programs.json replaces the derived `runs` of its program. `git.json` holds git's executing
-configuration keys, environment variables and options."""
+configuration keys, environment variables and options, and what git commands throw away; `languages.json`
+what code in other languages does that reaches the system (hookd.enrich.effects.languages)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ DATA = Path(__file__).parent / "data"
 class Hook:
     """Where a program takes what it runs: `kind` is `option` (an option's value, after `prefix`), `operand`
     (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`),
-    `argv-code` (the words after `subcommands` are code); `code` says the value is code in `lang`
-    rather than a command line."""
+    `argv-code` (the words after `subcommands` are code), `words` (every word after the program, options
+    too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
+    `same_shell`: the calling shell runs it itself (the shell builder walks it in place)."""
 
     kind: str
     option: str = ""
@@ -33,6 +35,7 @@ class Hook:
     index: int = 0
     name: str = ""
     subcommands: tuple[str, ...] = ()
+    same_shell: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,25 @@ class Launcher:
     subcommands: tuple[tuple[str, ...], ...] = ()  # alternatives: the words that must come first (`uv run`)
     fixed: int = 0  # operands before the command (`ip netns exec NAME cmd`)
     after: tuple[str, ...] = ()  # the command follows one of these words (`gdb --args`)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, or a `file` of code
+    in `lang`) by `programs` (empty: by every program, as the dynamic loader reads `LD_PRELOAD`)."""
+
+    loads: str
+    lang: str = "sh"
+    programs: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class StartupFiles:
+    """Files a shell or a desktop session runs when it starts: dotfile `names` in the home, and locations
+    (`below`) whose files run wherever the home is."""
+
+    names: frozenset[str] = frozenset()
+    below: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +97,8 @@ class Program:
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
     at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
-    prints_secret: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, the store it prints from)
+    # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
+    prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
     network: bool = False
     gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
     find: bool = False
@@ -89,6 +112,7 @@ class Program:
     editor: bool = False
     remote_command: bool = False  # `ssh host CMD` runs CMD on another host
     socat: bool = False
+    host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
 
 
 def _hooks(items: Any) -> tuple[Hook, ...]:
@@ -104,6 +128,7 @@ def _hooks(items: Any) -> tuple[Hook, ...]:
                 index=int(item.get("index", 0)),
                 name=str(item.get("name", "")),
                 subcommands=tuple(item.get("subcommands", ())),
+                same_shell=bool(item.get("same_shell", False)),
             )
         )
     return tuple(hooks)
@@ -181,7 +206,9 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
-        prints_secret=tuple((tuple(p["words"]), str(p["path"])) for p in spec.get("prints_secret", ())),
+        prints_secret=tuple(
+            (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
+        ),
         network=bool(spec.get("network", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),
         find=bool(spec.get("find", False)),
@@ -195,6 +222,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         editor=bool(spec.get("editor", False)),
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
+        host_copy=str(spec.get("host_copy", "")),
     )
 
 
@@ -214,14 +242,31 @@ class Catalogue:
     """The programs, each built from its data the first time a command names it (a daemon process meets a
     few dozen of the ~700), and git's table."""
 
-    __slots__ = ("_built", "_derived", "_specs", "git", "prefixes")
+    __slots__ = (
+        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes", "startup_files"
+    )  # fmt: skip
 
-    def __init__(self, own: Mapping[str, Any], derived: Mapping[str, Any], git: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        own: Mapping[str, Any],
+        derived: Mapping[str, Any],
+        git: Mapping[str, Any],
+        languages: Mapping[str, Any] | None = None,
+    ) -> None:
         self._specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
         self._derived: Mapping[str, Any] = derived["programs"]
         self._built: dict[str, Program | None] = {}
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
+        self.environment = {
+            name: Loaded(str(e["loads"]), str(e.get("lang", "sh")), frozenset(e.get("programs", ())))
+            for name, e in own.get("environment", {}).items()
+            if name != "source"
+        }
+        self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
+        startup = own.get("startup_files", {})
+        self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
+        self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:
         try:
@@ -257,7 +302,9 @@ def _read(name: str) -> Any:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
-_CATALOGUE = Catalogue(_read("programs.json"), _read("gtfobins.json"), _read("git.json"))  # read once, at import
+_CATALOGUE = Catalogue(
+    _read("programs.json"), _read("gtfobins.json"), _read("git.json"), _read("languages.json")
+)  # read once, at import
 
 
 def catalogue() -> Catalogue:

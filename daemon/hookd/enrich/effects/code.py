@@ -10,6 +10,7 @@ from hookd.enrich.effects.catalogue import Hook, Program
 from hookd.enrich.effects.handed import (
     shell_escapes,
 )
+from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.words import (
@@ -48,6 +49,9 @@ class CodeRuns:
             elif hook.kind == "argv-code" and parsed.operands[: len(hook.subcommands)] == list(hook.subcommands):
                 text = " ".join(parsed.operands[len(hook.subcommands) :])
                 self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
+            elif hook.kind == "words" and len(view.argv) > 1:  # `eval WORDS`: the words joined are the code
+                words = view.argv[2:] if view.argv[1] == "--" else view.argv[1:]
+                self._handed(program.name, " ".join(words), hook, follow, code=True, made=view.substituted)
         self._code_words(program, parsed, view, follow)
 
     def _code_words(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
@@ -63,24 +67,40 @@ class CodeRuns:
                 if word.startswith("+") and len(word) > 1:
                     self._handed(program.name, word[1:], Hook("option", code=True, lang=program.plus_code), follow)
 
-    def _handed(self, name: str, text: str, hook: Hook, follow: Followups, *, code: bool = False) -> None:
-        """`text` is run by `name`: a command line (parsed as one) or code in hook.lang."""
+    def _handed(
+        self, name: str, text: str, hook: Hook, follow: Followups, *, code: bool = False, made: str = ""
+    ) -> None:
+        """`text` is run by `name`: a command line (parsed as one) or code in hook.lang; `made`: what the
+        substitutions in it print, when fetched or decoded (`eval "$(curl …)"`)."""
         if hook.code or code:
             lang = hook.lang or name
-            if lang == "sh":
+            if lang == "sh" and not hook.same_shell:  # (what the shell runs in place, the builder walks itself)
                 follow.scripts.append(text)
-            elif follow.code is None:
+            elif lang != "sh" and follow.code is None:
                 follow.code = (lang, text)
             follow.scripts.extend(shell_escapes(lang, text))
-            # `$` in another language's code is that language's own (`awk '{print $1}'`): the text is known
-            self.ledger.add(
-                "exec", None, name, code={"lang": lang, "text": text}, known=lang != "sh" or not _dynamic(text)
-            )
+            if lang != "sh":
+                self._inline(name, lang, text, follow)
+                return
+            # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
+            built = _dynamic(text)
+            extra = {"flow": made, "through": "substitution"} if built and made else _built(built)
+            self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=not built, **extra)
             return
-        self.ledger.add(
-            "exec", None, name, code={"lang": "sh", "text": text}, known=not _dynamic(text.split(" ", 1)[0])
-        )
+        built = _dynamic(text.split(" ", 1)[0])
+        self.ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=not built, **_built(built))
         follow.scripts.append(text)
+
+    def _inline(self, name: str, lang: str, text: str, follow: Followups) -> None:
+        """Code in another language (`$` there is its own: `awk '{print $1}'`): the shell commands it runs as
+        literals are exec effects of their own, walked as scripts; it is `known` when nothing else in it reaches
+        the system (languages.json)."""
+        followed = follow_code(lang, text)
+        self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=followed.known)
+        for command in followed.commands:
+            built = _dynamic(command.split(" ", 1)[0])
+            self.ledger.add("exec", None, name, code={"lang": "sh", "text": command}, known=not built, **_built(built))
+            follow.scripts.append(command)
 
     def _code_file(self, program: Program, value: str, view: CommandView, follow: Followups) -> None:
         """`make -f FILE`, `awk -f FILE`: the code is in FILE; on stdin, it is what stdin gives."""
@@ -109,7 +129,7 @@ class CodeRuns:
             self.ledger.add("exec", placed, name, code={"lang": lang, "text": text})
             return
         known = not flow and not _dynamic(raw)
-        extra: dict[str, Any] = {"flow": flow} if flow else {}
+        extra: dict[str, Any] = {"flow": flow} if flow else _built(_dynamic(raw))  # `source "$F"`: built
         self.ledger.add("exec", placed, name, code={"lang": lang, "text": ""}, known=known, **extra)
 
     def stdin_code(self, name: str, origin: str) -> None:
@@ -128,7 +148,8 @@ class CodeRuns:
             return
         if any(h.kind == "option" and h.option in options for h in program.runs) or "-m" in options or "-c" in options:
             return
-        if not parsed.operands:
+        if not parsed.operands or parsed.operands[0] in STDIN_FILES:
+            self._stdin_script(program, view, follow)
             return
         first = parsed.operands[0]
         if first.startswith(("<(", ">(")):
@@ -142,9 +163,20 @@ class CodeRuns:
                 through="substitution",
             )
             return
-        if first in STDIN_FILES:
-            return
         self.run_file(place(first), view.name, program.script_operand, follow)
         for word in parsed.operands[1:]:
             if _SECRET_HINT.search(word) and not word.startswith("-"):
                 self.ledger.add("read", place(word), view.name, guess=True)
+
+    def _stdin_script(self, program: Program, view: CommandView, follow: Followups) -> None:
+        """An interpreter given no script runs what its standard input gives: known text (a here-document, an
+        echo piped in) is its code (`python3 - <<EOF`); a shell's stdin script the shell builder walks itself."""
+        if program.script_operand != "sh" and view.stdin == "text" and view.stdin_text:
+            hook = Hook("option", code=True, lang=program.script_operand)
+            self._handed(view.name, view.stdin_text, hook, follow)
+
+
+def _built(built: bool) -> dict[str, Any]:
+    """`built`: what runs (the program word, the script named, the shell code handed) is made by an expansion
+    only when the shell runs it."""
+    return {"built": True} if built else {}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from hookd.enrich.effects.catalogue import Program
+import ipaddress
+from urllib.parse import urlsplit
+
+from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.words import _dynamic
@@ -20,10 +23,30 @@ def fetch_effects(
         "" in program.remote_name and not any(program.option_ops.get(o) == "write-fetched" for o, _ in parsed.options)
     )
     for url in urls:
+        if url[:7].lower() == "file://":  # `curl file:///home/u/.ssh/id_rsa`: a read of the local file
+            model.add("read", place(url[7:].split("?", 1)[0] or "/"), name, url=url)
+            continue
         model.add("fetch", None, name, url=url, known=not _dynamic(url))
+        if _instance_metadata(url):  # it answers with the machine's cloud credentials
+            model.add("read", None, name, url=url, metadata=True)
         if remote and "/" in url:
             base = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
             if base:
                 effect = model.add("write", place(base), name)
                 if effect["path"]:
                     model.produced[effect["path"]] = "fetch"
+
+
+def _instance_metadata(url: str) -> bool:
+    """`url` names a cloud instance metadata service: a link-local address (169.254.169.254, fe80::…) or a
+    host of the catalogue's `metadata_hosts`."""
+    try:
+        host = urlsplit(url if "://" in url else "http://" + url).hostname or ""
+    except ValueError:
+        return False
+    if host in catalogue().metadata_hosts:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_link_local
+    except ValueError:
+        return False

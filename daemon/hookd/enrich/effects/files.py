@@ -122,6 +122,9 @@ class FileEffects:
                 "device", placed, name, block=path.startswith("/dev/") or _dynamic(str(placed.get("raw", "")))
             )
             return
+        if op == "write-tree":  # `unzip -d DIR`: what it writes lands anywhere below DIR
+            self.ledger.add("write", placed, name, recursive=True)
+            return
         if op == "use":  # a key or certificate the program authenticates with: read, never printed
             self.ledger.add("read", placed, name, uses=True)
             return
@@ -160,7 +163,11 @@ class FileEffects:
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
 
-    def find(self, argv: list[str], place: Place, name: str) -> None:
+    def find(self, argv: list[str], place: Place, name: str, view: CommandView, option_ops: Mapping[str, str]) -> None:
+        for k, word in enumerate(argv[:-1]):  # `-fprint FILE`: an action that writes FILE
+            op = option_ops.get(word)
+            if op:
+                self._apply(op, place(argv[k + 1]), name, False, view)
         roots = []
         for word in argv[1:]:
             if word.startswith(("-", "(", "!", ")")):

@@ -9,10 +9,12 @@ files, `git clone` fetching, and the long options of a subcommand written out (`
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.discards import discard_effects
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.facts import is_unresolved as _dynamic
@@ -117,19 +119,45 @@ def git_effects(
         return run
     sub = argv[sub_index]
     alias = config.get(f"alias.{sub.lower()}")
-    if alias is not None and alias.startswith("!"):
-        _runs(f"alias.{sub}", alias[1:], run, model)
-    longs = data["subcommand_long_options"].get(sub)
-    if longs is not None:
-        table = OptionTable(long_flags=frozenset(longs))
-        run.argv = [*argv[:sub_index], *parse(argv[sub_index:], table).spelled]
+    if alias is not None:
+        _alias(alias, argv, sub_index, (place, run, model))
+    if sub in data["subcommand_long_options"]:
+        run.argv = _spelled(argv, sub_index)
         argv[:] = run.argv  # the command's argv as the policies read it
     if sub == "clean" and config.get("clean.requireforce", "true").lower() in ("false", "no", "off", "0"):
         argv.append("--force")  # clean.requireForce=false: `git clean -d` deletes as `-f` would
     rest = argv[sub_index + 1 :]
     _subcommand_runs(sub, rest, run, model)
     _files(sub, rest, place, model)
+    discard_effects(sub, argv, sub_index, place, model)
     return run
+
+
+def _alias(alias: str, argv: list[str], sub_index: int, into: tuple[Place, GitRun, Ledger]) -> None:
+    """A git alias given for this command (git-config(1) `alias.*`): `!cmd` runs cmd; otherwise the subcommand
+    is what the alias stands for (`-c alias.x='reset --hard' x` runs `git reset --hard`)."""
+    place, run, model = into
+    if alias.startswith("!"):
+        _runs(f"alias.{argv[sub_index]}", alias[1:], run, model)
+    elif _alias_words(alias):
+        expanded = [*argv[:sub_index], *_alias_words(alias), *argv[sub_index + 1 :]]
+        discard_effects(expanded[sub_index], _spelled(expanded, sub_index), sub_index, place, model)
+
+
+def _alias_words(alias: str) -> list[str]:
+    """The words a git alias stands for (git-config(1) `alias.*`: split as the shell would, without running it)."""
+    try:
+        return shlex.split(alias)
+    except ValueError:
+        return []
+
+
+def _spelled(argv: list[str], sub_index: int) -> list[str]:
+    """`argv` with its subcommand's long options written out (`reset --har` is `--hard`)."""
+    longs = catalogue().git["subcommand_long_options"].get(argv[sub_index])
+    if longs is None:
+        return argv
+    return [*argv[:sub_index], *parse(argv[sub_index:], OptionTable(long_flags=frozenset(longs))).spelled]
 
 
 def _subcommand_runs(sub: str, rest: list[str], run: GitRun, model: Ledger) -> None:

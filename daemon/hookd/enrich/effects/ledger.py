@@ -47,7 +47,7 @@ class CommandView:
 
 
 class Ledger:
-    __slots__ = ("contents", "effects", "home", "listed", "previous", "produced", "project", "trees")
+    __slots__ = ("contents", "effects", "home", "listed", "previous", "produced", "project", "read_listing", "trees")
 
     def __init__(self, *, home: str, project: str) -> None:
         self.home = home.rstrip("/") or "/"
@@ -58,6 +58,7 @@ class Ledger:
         self.listed: list[dict[str, Any]] = []  # what the command being judged lists (find, ls, git ls-files)
         self.previous: list[dict[str, Any]] = []  # what the command before it listed: the names xargs reads
         self.trees: list[dict[str, Any]] = []  # what the command before it read whole and wrote to its stdout
+        self.read_listing: list[dict[str, Any]] = []  # what a listing fed to `read` (`find … | while read f`)
 
     def add(
         self,
@@ -73,7 +74,7 @@ class Ledger:
         **extra: Any,
     ) -> dict[str, Any]:
         raw = str(placed.get("raw", "")) if placed else ""
-        if XARGS_INPUT in raw and self.previous and op != "list":
+        if XARGS_INPUT in raw and (self.previous or self.read_listing) and op != "list":
             return self._from_listing(op, program, raw)
         dynamic = bool(placed) and _dynamic(raw)
         path = "" if not placed or dynamic else str(placed.get("path") or "")
@@ -116,7 +117,7 @@ class Ledger:
     def _from_listing(self, op: str, program: str, raw: str) -> dict[str, Any]:
         """`find DIR … | xargs cat`: the names on stdin are what the command before listed, somewhere in DIR."""
         effect: dict[str, Any] = {}
-        for placed in self.previous:
+        for placed in self.previous or self.read_listing:
             effect = self.add(op, placed, program, recursive=True, from_stdin=True)
         return effect
 

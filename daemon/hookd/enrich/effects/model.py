@@ -36,8 +36,11 @@ from hookd.enrich.effects.words import (
     SHELLS,
     _dynamic,
     _has_words,
+    _option_value_in,
     _stdout_trees,
+    is_startup_file,
     printed_environment,
+    runs_nothing,
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
@@ -81,10 +84,32 @@ class EffectModel:
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
         follow = self._command(view, place)
+        self._startup_files(start, view, follow)
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
         return follow
+
+    def _startup_files(self, start: int, view: CommandView, follow: Followups) -> None:
+        """A write into a file a shell or session runs when it starts (`>> ~/.bashrc`, `/etc/profile.d/x.sh`): its
+        commands run later, outside the hooks (deferred, and judged as a script when the line shows the text);
+        a text of variable settings only (`export PATH=…`) runs nothing."""
+        for effect in self.ledger.effects[start:]:
+            path = effect["path"]
+            if effect["op"] != "write" or not path or not is_startup_file(path, self.ledger.home):
+                continue
+            text = self.ledger.contents.get(path)
+            if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
+                text = view.stdin_text
+            if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
+                text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
+            if text is not None and runs_nothing(text):
+                continue
+            self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text or ""}, known=text is not None,
+                            deferred=True, startup=path)  # fmt: skip
+            if text:
+                follow.scripts.append(text)
+            return
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
@@ -97,12 +122,15 @@ class EffectModel:
             self._redirect(redirect, name, view)
         if not argv:
             return follow
+        if view.env:
+            self._loaded_by_environment(view, place, follow)
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
             follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
             return follow
         if _dynamic(argv[0]):  # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints
             made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
-            self.ledger.add("exec", None, argv[0], known=False, code={"lang": "sh", "text": ""}, **made)
+            code = {"lang": "sh", "text": ""}
+            self.ledger.add("exec", None, argv[0], known=False, code=code, built=True, raw=argv[0], **made)
             return follow
         if name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)
@@ -119,7 +147,7 @@ class EffectModel:
             self._unknown(argv, name, place, follow)
             return follow
         parsed = parse(argv, program.table)
-        self.code.hooks(program, parsed, view, follow)
+        self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
         self._program_effects(program, parsed, argv, place)
         follow.origin = self._origin(program, parsed, name, view)
@@ -130,6 +158,15 @@ class EffectModel:
         if mine:
             follow.origin = "tree"
         return follow
+
+    def _hooks(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
+        """What it runs that it is handed; a network program's (`ncat -e /bin/sh host port`) is fed the connection."""
+        handed_from = len(self.ledger.effects)
+        self.code.hooks(program, parsed, view, follow)
+        if program.network:
+            for effect in self.ledger.effects[handed_from:]:
+                if effect["op"] == "exec" and effect["code"].get("lang") == "sh":
+                    effect.update(flow="fetch", through="stdin")
 
     def _unknown(self, argv: list[str], name: str, place: Place, follow: Followups) -> None:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
@@ -142,6 +179,34 @@ class EffectModel:
             if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
                 follow.scripts.append(shlex.join(launched))
         self.files.guess(argv, name, place)
+
+    def _loaded_by_environment(self, view: CommandView, place: Place, follow: Followups) -> None:
+        """Variables the program (or the loader, or the shell it is) reads as code or as a file of code
+        (`LD_PRELOAD=x.so`, `BASH_ENV=f bash -c …`, `PROMPT_COMMAND=… bash -i`, `PS4='$(…)' bash -x`):
+        the catalogue's `environment` table."""
+        for variable, value in view.env.items():
+            entry = catalogue().environment.get(variable)
+            if entry is None or not value or (entry.programs and view.name not in entry.programs):
+                continue
+            if entry.loads == "file":
+                for word in value.replace(":", " ").split() if entry.lang == "elf" else [value]:
+                    if word.startswith(("<(", ">(")):
+                        self.ledger.add(
+                            "exec", None, view.name, code={"lang": entry.lang, "text": ""}, known=False,
+                            flow=view.substituted or "substitution", through="substitution", variable=variable,
+                        )  # fmt: skip
+                    else:
+                        self.code.run_file(place(word), view.name, entry.lang, follow)
+            else:  # shell code, or a prompt the shell expands (its substitutions run)
+                text = value if entry.loads == "code" else ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+                self.ledger.add(
+                    "exec",
+                    None,
+                    view.name,
+                    code={"lang": "sh", "text": text},
+                    known=not _dynamic(text.split(" ", 1)[0]),
+                )
+                follow.scripts.append(text)
 
     def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
         """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed."""
@@ -156,10 +221,25 @@ class EffectModel:
         if program.schedules and not any(w in program.schedule_inert for w in argv[1:]):
             # what it runs later is outside this session's hooks, whatever its text
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
-        for words, store in program.prints_secret:
-            if _has_words(argv, words):
+        if program.host_copy and parsed.operands[:1] == [program.host_copy]:
+            self._host_copy(parsed.operands[1:], program.name, place)
+        for words, store, unless in program.prints_secret:
+            if _has_words(argv, words) and not (unless and _option_value_in(argv, unless)):
                 placed = place(store.replace("~", self.ledger.home, 1)) if store else None
                 self.ledger.add("read", placed, program.name, secret_output=True)
+
+    def _host_copy(self, operands: list[str], name: str, place: Place) -> None:
+        """`docker cp SRC… DEST`, `kubectl cp`: a host path (one not written `CONTAINER:PATH`) is read as a
+        source and written, with what lands below it, as the destination."""
+        if len(operands) < 2:
+            return
+        for k, word in enumerate(operands):
+            if (":" in word and not word.startswith(("/", "./", "../", "~"))) or word == "-":
+                continue  # a container's path, or stdin/stdout as a tar stream
+            if k < len(operands) - 1:
+                self.ledger.add("read", place(word), name, recursive=True)
+            else:
+                self.ledger.add("write", place(word), name, recursive=True)
 
     def _environment(self, name: str, argv: list[str]) -> None:
         variables = printed_environment(name, argv)
@@ -179,6 +259,11 @@ class EffectModel:
 
     def _redirect(self, redirect: Mapping[str, Any], name: str, view: CommandView) -> None:
         op = str(redirect.get("op") or "")
+        if str(redirect.get("target") or "").startswith(("<(", ">(")):
+            # a pipe from (or to) commands that are judged themselves; code, when a shell reads it as its script
+            if op == "<" and _reads_script_from_stdin(view.argv):
+                self.code.stdin_code(name, view.substituted or "unknown")
+            return
         if redirect.get("path") is None:
             return
         placed = {"raw": redirect.get("target"), "path": redirect.get("path"), "in_project": redirect.get("in_project")}
@@ -220,13 +305,15 @@ class EffectModel:
             return  # what it launches is walked as its own command
         if program.script_operand:
             self.code.script(program, parsed, view, place, follow)
+            if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
+                self.files.guess([name, *parsed.operands], name, place)
             if program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
                 for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
                     self.ledger.add("write", place(word), name)
             return
         if program.find:
-            self.files.find(argv, place, name)
+            self.files.find(argv, place, name, view, program.option_ops)
             return
         self.files.files(program, parsed, argv, name, view, place)
 
@@ -239,3 +326,11 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
+
+
+def _reads_script_from_stdin(argv: list[str]) -> bool:
+    """A shell or interpreter given no script operand (`zsh < <(curl …)`, `python3 < <(…)`): stdin is its code."""
+    program = catalogue().get(argv[0].rsplit("/", 1)[-1]) if argv else None
+    if program is None or not program.script_operand:
+        return False
+    return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])

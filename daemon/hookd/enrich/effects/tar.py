@@ -25,6 +25,9 @@ def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place
         if archive:
             model.add("read", place(archive), name)
         model.add("write", place(directory or "."), name, recursive=True)
+        if "--absolute-names" in options or (old_style and "P" in first):
+            # members named `/…` or `../…` are written there, wherever that is (GNU tar strips them otherwise)
+            model.add("write", {"raw": "<archive members>", "path": "", "in_project": False}, name, known=False)
     elif "--create" in options or "--append" in options or "--update" in options:
         for word in operands:
             model.add("read", place(word), name, recursive=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
@@ -137,6 +137,18 @@ def _has_words(argv: list[str], words: tuple[str, ...]) -> bool:
     return k == len(words)
 
 
+def _option_value_in(argv: list[str], values: frozenset[str]) -> bool:
+    """Some option of argv has one of `values` as its value (`-o name`, `-oname`, `--output=name`)."""
+    for k, word in enumerate(argv[1:], start=1):
+        if not word.startswith("-"):
+            continue
+        attached = word.split("=", 1)[1] if "=" in word else word[2:] if not word.startswith("--") else ""
+        following = argv[k + 1] if k + 1 < len(argv) else ""
+        if attached in values or (not attached and following in values):
+            return True
+    return False
+
+
 def _spells(word: str, wanted: str) -> bool:
     """`word` is `wanted`, or a cluster of short options holding it (`-wa` holds `-w`)."""
     if word == wanted:
@@ -190,6 +202,29 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     None when neither."""
     words = argv[1:]
     whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
-    whole = whole or (name in ("export", "declare", "typeset") and any(w in ("-p", "-x", "-px") for w in words))
+    named = [w for w in words if not w.startswith("-")]  # `declare -p PATH` prints PATH only
+    printing = any(w in ("-p", "-x", "-px") for w in words)
+    whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
     secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
     return secret if whole or secret else None
+
+
+# Lines that only set variables (`export PATH="$HOME/bin:$PATH"`), comments and blank lines: nothing runs.
+_SETTINGS_ONLY = re.compile(
+    r"^(?:[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?\n?)*$"
+)
+
+
+def is_startup_file(path: str, home: str) -> bool:
+    """A file a shell or a session runs at start (the catalogue's `startup_files`): a dotfile name directly in
+    the home, or a path ending as one of its system or config locations."""
+    files = catalogue().startup_files
+    directory, _, base = path.rpartition("/")
+    if directory == home and base in files.names:
+        return True
+    return any(path.endswith(suffix) or ("/" + suffix.strip("/") + "/") in path for suffix in files.below)
+
+
+def runs_nothing(text: str) -> bool:
+    """`text`, written into a startup file, only sets variables (or is blank or comments)."""
+    return _SETTINGS_ONLY.match(text) is not None

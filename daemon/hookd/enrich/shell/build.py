@@ -6,6 +6,7 @@ the placing of words against it is `state.LineState`."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
@@ -17,11 +18,19 @@ from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.parser import _one_line, _parse_script
-from hookd.enrich.shell.runners import operands, printed, runs_stdin, script_of, spawned, xargs_operands
+from hookd.enrich.shell.runners import (
+    XARGS_INPUT,
+    operands,
+    printed,
+    runs_stdin,
+    script_of,
+    spawned,
+    xargs_operands,
+)
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep
 from hookd.enrich.shell.words import _ASSIGN, _dynamic
-from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, _basename, _inline_script, _peel
+from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel
 from hookd.types import NormalisedEvent, ToolKind
 
 # --------------------------------------------------------------------------------------------------
@@ -93,18 +102,50 @@ class _Builder:
                 if stdin is not None:
                     origin = "text"
         else:
-            if item.function is not None and item.function not in self._functions:
-                self._functions[item.function] = item  # run where it is called, or at the end if never
-                return origin
-            if item.subst:
-                depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
-            elif item.subshell:
-                cwd = cwd.copy()
-            if item.redirects:
-                inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
+            origin = self._block(item, depth, cwd, slot, inherited, sudo)
+        return origin
+
+    def _block(
+        self,
+        item: _Block,
+        depth: int,
+        cwd: _Cwd,
+        slot: tuple[int, int] | None,
+        inherited: list[dict[str, Any]],
+        sudo: bool,
+    ) -> str:
+        origin = "unknown"
+        if item.function is not None and item.function not in self._functions:
+            self._functions[item.function] = item  # run where it is called, or at the end if never
+            return origin
+        if item.subst:
+            depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
+        elif item.subshell:
+            cwd = cwd.copy()
+        if item.redirects:
+            inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
+        values: list[str | None] = [None]
+        if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
+            expanded = expand_words(list(item.binds[1]), self.state.variables, self.home)
+            values = list(expanded[:_LOOP_WORDS]) or ["$@"]  # no `in`: the positional parameters
+        for value in values:
+            if item.binds is not None and value is not None:
+                self.state.assign([(item.binds[0], value)], cwd)
             for inner in item.items:
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         return origin
+
+    def _selected(self, start: int) -> None:
+        """The effects of what a search runs on each file it finds (`find ROOT … -exec CMD {} +`, `fd -x`): a
+        change is of what it selects; a read of its stand-in (`ROOT/**/PAT`) reads below ROOT, as
+        `find ROOT | xargs cat` does (a recursive read of ROOT beside the stand-in's own)."""
+        effects = self.model.effects
+        for effect in effects[start:]:
+            if effect["op"] in ("delete", "chmod"):
+                effect["selected"] = True
+            elif effect["op"] in ("read", "copy") and has_glob(effect["path"]) and "glob" not in effect:
+                root = effect["path"].split("/*", 1)[0].split("/?", 1)[0] or "/"
+                effects.append({**effect, "path": root, "raw": root, "recursive": True, "selected": True})
 
     def _next_pipeline(self) -> int:
         self._pipelines += 1
@@ -133,6 +174,9 @@ class _Builder:
         if not words:
             self.state.assign(simple.assigns, cwd)
         argv, wrappers = _peel(list(words), env)
+        if CHDIR in env:  # `env -C DIR cmd`: as `(cd DIR && cmd)`
+            cwd = cwd.copy()
+            self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
             argv = xargs_operands(words, argv, stdin)
         wrappers = [*runners, *wrappers]
@@ -197,13 +241,42 @@ class _Builder:
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
             self._call(self._functions[name], argv[1:], depth + 1, cwd.copy(), privileged)
+        self._shell_state(name, argv, depth, cwd, privileged)
+        return follow.origin
+
+    def _shell_state(self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool) -> None:
+        """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
         if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
             self.state.positional(argv[2:] if argv[1] == "--" else argv[1:])
         if name in ("export", "declare", "typeset", "readonly", "local"):
-            pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
-            expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
-            self.state.assign(expanded, cwd)
-        return follow.origin
+            self._declare(argv, cwd)
+        if name == "alias":
+            for definition in argv[1:]:  # judged where it is defined, as if run: its words are only known here
+                if _ASSIGN.match(definition):
+                    self._nested(definition.split("=", 1)[1], depth, cwd.copy(), privileged)
+        if name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
+            named = [a for a in argv[1:] if _NAME.match(a)]
+            self.state.forget(named)
+            listing = self.model.ledger.previous
+            if name in ("read", "mapfile", "readarray") and listing:  # `find src | while read f`: names it listed
+                self.model.ledger.read_listing = list(listing)
+                self.state.variables.update(dict.fromkeys(named, XARGS_INPUT))
+
+    def _declare(self, argv: list[str], cwd: _Cwd) -> None:
+        """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value
+        other than written: a name reference (`-n`: `$r` is another variable's value), case (`-u`, `-l`), an
+        integer (`-i`: arithmetic): then NAME, and what a reference names, are unknown."""
+        flags = "".join(a[1:] for a in argv[1:] if a[:1] in "-+" and not _ASSIGN.match(a))
+        pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
+        if set(flags) & set("nuli"):
+            names = [w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"]
+            targets = [value for _, value in pairs] if "n" in flags else []
+            self.state.forget([*names, *targets])
+            if "n" in flags:
+                self.state.references.update(names)
+            return
+        expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
+        self.state.assign(expanded, cwd)
 
     def _effects(
         self,
@@ -264,9 +337,7 @@ class _Builder:
             start = len(self.model.effects)
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
             if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
-                for effect in self.model.effects[start:]:
-                    if effect["op"] in ("delete", "chmod"):
-                        effect["selected"] = True
+                self._selected(start)
         patch = None
         if name in PATCH_PROGRAMS:
             fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
@@ -311,6 +382,12 @@ def _reads_code(name: str, argv: list[str]) -> bool:
     interpreter = name in _STDIN_INTERPRETERS or name.startswith(("python", "pypy"))
     return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
 
+
+_LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
+
+# Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
+_SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait"})
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 _STDIN_INTERPRETERS = frozenset(
     {"perl", "ruby", "node", "nodejs", "php", "lua", "tclsh", "bun", "deno", "Rscript", "osascript"}

@@ -8,15 +8,16 @@ Whatever stays unknown keeps its `$`, so that the word is dynamic and a rule abo
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.tree import _Simple, _TooDeep
-from hookd.enrich.shell.words import BRACE_MARK, _dynamic
+from hookd.enrich.shell.words import BRACE_MARK, UNSPLIT_MARK, _dynamic
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
-    r"|\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(:?[-?=+])([^}$`]*)\})"
+    r"|\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(:?[-?=+]|%%|%|##|#)([^}$`]*)\})"
 )
 _INNER_BRACE = re.compile(r"\{([^{}]*)\}")
 _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
@@ -30,14 +31,15 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
     out: list[str] = []
     for original in words:
         marked = original.startswith(BRACE_MARK)
-        word = original[len(BRACE_MARK) :] if marked else original
+        quoted = original.startswith(UNSPLIT_MARK)
+        word = original[len(BRACE_MARK) :] if marked or quoted else original
         split = False
         if "$(" in word or "`" in word:
             word, split = _echoed(word)
         if "$" in word:
             word, more = _substitute(word, variables)
             split = split or more
-        pieces = word.split() if split else [word]
+        pieces = _split(word, variables.get("IFS")) if split and not quoted else [word]
         for piece in pieces:
             # every word is kept; only the growth by brace expansion is bounded (the input caps,
             # enrich/limits.py, then count the words there are)
@@ -58,7 +60,9 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
             return " "
         known = variables.get(name)
         operator = match.group(4)
-        if operator is not None and known is not None:  # `${x:?}`, `${x:-d}`, `${x:+alt}` of a known variable
+        if operator is not None and known is not None and operator[0] in "%#":  # `${x%/*}`, `${x##*/}`
+            known = _trimmed(known, operator, match.group(5))
+        elif operator is not None and known is not None:  # `${x:?}`, `${x:-d}`, `${x:+alt}` of a known variable
             if operator.endswith("+"):
                 known = match.group(5) if known or operator == "+" else ""
             elif not known and operator.startswith(":") and not operator.endswith("?"):
@@ -67,10 +71,29 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
                 return match.group()  # `${x:?}` of an empty x: the shell stops there
         if known is None:
             return match.group()
-        split = split or any(c.isspace() for c in known)
+        split = split or any(c.isspace() or c in ifs for c in known)
         return known
 
+    ifs = variables.get("IFS", "")
     return _VAR.sub(value, word), split
+
+
+def _split(word: str, ifs: str | None) -> list[str]:
+    """Word splitting: at white space, and at the characters of an `IFS` the line set (`IFS=,`)."""
+    if not ifs or ifs.isspace():
+        return word.split()
+    return [piece for piece in re.split("[" + re.escape(ifs) + r"\s]+", word) if piece]
+
+
+def _trimmed(value: str, operator: str, pattern: str) -> str:
+    """`${x%pat}`, `${x%%pat}` (the shortest or longest suffix matching the glob `pat` removed), `${x#pat}`,
+    `${x##pat}` (the same for a prefix), as the bash manual's "Shell Parameter Expansion" gives them."""
+    ends = range(len(value) + 1)
+    if operator[0] == "%":
+        cuts = [k for k in ends if fnmatch.fnmatchcase(value[k:], pattern)]
+        return value[: (min(cuts) if operator == "%%" else max(cuts))] if cuts else value
+    cuts = [k for k in ends if fnmatch.fnmatchcase(value[:k], pattern)]
+    return value[(max(cuts) if operator == "##" else min(cuts)) :] if cuts else value
 
 
 def _echoed(word: str) -> tuple[str, bool]:

@@ -31,6 +31,7 @@ from hookd.enrich.shell.words import (
     _read_word,
     _scan_substitutions,
     _unquote,
+    mark_unsplit,
 )
 
 # --------------------------------------------------------------------------------------------------
@@ -207,7 +208,7 @@ class _FastParser:
             raw = s[start : self.i]
             if raw in _RESERVED or _ARRAY_ASSIGN.match(raw):
                 raise _Decline
-        self.words.append(text)
+        self.words.append(mark_unsplit(s[start : self.i], text))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -283,7 +284,9 @@ class _Convert:
 
     def _item(self, node: Any, items: list[_Item]) -> None:
         kind = node.kind
-        if kind in ("list", "if", "for", "while", "until"):
+        if kind == "for":
+            self._for(node, items)
+        elif kind in ("list", "if", "while", "until"):
             for part in node.parts:
                 self._item(part, items)
         elif kind == "pipeline":
@@ -302,6 +305,24 @@ class _Convert:
             items.extend(self._subs(node))
         elif kind not in ("reservedword", "operator", "pipe"):
             raise _Unsupported(kind)
+
+    def _for(self, node: Any, items: list[_Item]) -> None:
+        """`for x in WORDS; do BODY; done`: the substitutions in WORDS, then BODY with x holding every word
+        (as hookd.enrich.shell.sitter reads it)."""
+        words = [p for p in node.parts if p.kind == "word"]
+        values: list[str] = []
+        body: list[_Item] = []
+        for part in node.parts:
+            if part.kind == "word":
+                items.extend(self._subs(part))
+                if part is not words[0]:
+                    values.append(self._word(part))
+            elif part.kind not in ("reservedword", "operator"):
+                self._item(part, body)
+        if not words:
+            items.extend(body)
+            return
+        items.append(_Block(body, binds=(str(words[0].word), tuple(values))))
 
     def _pipeline(self, node: Any, items: list[_Item]) -> None:
         elements: list[_Item] = []
@@ -339,9 +360,9 @@ class _Convert:
                 kind == "assignment" or (kind == "word" and _ASSIGN.match(self.src, part.pos[0], part.pos[1]))
             ):
                 assigns.append(self._assign(part))
-                subs.extend(self._subs(part))
+                subs.extend(self._assign_subs(part))
             elif kind in ("word", "assignment"):
-                words.append(self._word(part))
+                words.append(mark_unsplit(self.src[part.pos[0] : part.pos[1]], self._word(part)))
                 subs.extend(self._subs(part))
             elif kind == "redirect":
                 redirects.append(self._redirect(part, subs))
@@ -383,6 +404,25 @@ class _Convert:
         name, _, value = str(node.word).partition("=")
         return name.rstrip("+"), value
 
+    def _assign_subs(self, node: Any) -> list[_Block]:
+        """The substitutions an assignment's value runs, read from its text as the word reader does (bashlex
+        also takes a `$(…)` inside single quotes for one)."""
+        raw = self.src[node.pos[0] : node.pos[1]]
+        match = _ASSIGN.match(raw)
+        scripts: list[str] = []
+        try:
+            if match is None or _read_word(raw, match.end(), self.home, scripts)[1] != len(raw):
+                return self._subs(node)
+        except _Decline:
+            return self._subs(node)
+        return [self._substitution_block(script) for script in scripts if script.strip()]
+
+    def _substitution_block(self, script: str) -> _Block:
+        block, error = _parse_script(script, self.home, self.level + 1)
+        if error is not None:
+            self.errors.append(error)
+        return _Block(block.items, subst=True)
+
     def _subs(self, node: Any) -> list[_Block]:
         found: list[_Block] = []
         for part in getattr(node, "parts", None) or ():
@@ -400,15 +440,7 @@ class _Convert:
         return found
 
     def _scan(self, text: str) -> list[_Block]:
-        found: list[_Block] = []
-        for script in _scan_substitutions(text):
-            if not script.strip():
-                continue
-            block, error = _parse_script(script, self.home, self.level + 1)
-            if error is not None:
-                self.errors.append(error)
-            found.append(_Block(block.items, subst=True))
-        return found
+        return [self._substitution_block(script) for script in _scan_substitutions(text) if script.strip()]
 
     def _redirect(self, node: Any, subs: list[_Block]) -> _Redir:
         op = str(node.type)

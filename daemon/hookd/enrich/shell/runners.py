@@ -115,7 +115,59 @@ def spawned(name: str, argv: list[str]) -> list[Spawn]:
         return _container(name, argv)
     if name == "parallel":
         return _parallel(argv)
+    if name in ("fd", "fdfind"):
+        return _fd(argv)
     return []
+
+
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+_FD_VALUES = frozenset(
+    {"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth", "-E", "--exclude",
+     "-S", "--size", "-c", "--color", "-j", "--threads", "--changed-within", "--changed-before", "-o", "--owner",
+     "--base-directory", "--search-path", "--max-results", "--ignore-file", "--path-separator", "--batch-size",
+     "--format"}
+)  # fmt: skip
+_FD_PLACEHOLDERS = ("{}", "{/}", "{//}", "{.}", "{/.}")
+
+
+def _fd(argv: list[str]) -> list[Spawn]:
+    """`fd [PATTERN] [PATH…] -x/-X cmd`: cmd runs on what fd finds below each PATH (`{}` and its variants stand
+    for it, else it is appended), as `find -exec` does (https://github.com/sharkdp/fd#command-execution)."""
+    positional: list[str] = []
+    command: list[str] = []
+    k = 1
+    while k < len(argv):
+        word = argv[k]
+        if word in _FD_EXEC or word.startswith(("--exec=", "--exec-batch=")):
+            end = next((j for j in range(k + 1, len(argv)) if argv[j] == ";"), len(argv))
+            command = argv[k + 1 : end]
+            k = end + 1
+            continue
+        if word in _FD_VALUES or word == "--search-path":
+            k += 2
+            continue
+        if not word.startswith("-"):
+            positional.append(word)
+        k += 1
+    if not command:
+        return []
+    roots = positional[1:] or ["."]
+    pattern = positional[0] if positional and positional[0] not in (".", "", "^") else ""
+    literal = pattern and not any(c in pattern for c in "^$[]()|*+?{}\\")
+    spawns = []
+    for root in roots[:8]:  # what it finds: a name holding a literal pattern, else any file below the root
+        found = f"{root.rstrip('/') or '/'}/" + (f"**/*{pattern}*" if literal else "**/*" if pattern else "*")
+        placed = [_fd_fill(w, found) for w in command]
+        if placed == command:  # no placeholder: fd appends the path
+            placed = [*command, found]
+        spawns.append(Spawn(placed, "fd", sweep=True))
+    return spawns
+
+
+def _fd_fill(word: str, found: str) -> str:
+    for token in _FD_PLACEHOLDERS:
+        word = word.replace(token, found)
+    return word
 
 
 def _find(argv: list[str]) -> list[Spawn]:

@@ -16,7 +16,7 @@ import tree_sitter
 import tree_sitter_bash
 
 from hookd.enrich.shell.tree import _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
-from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions
+from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions, mark_unsplit
 
 _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
@@ -89,10 +89,22 @@ class _Sitter:
             raise _Unsupported(kind)
 
     def loop(self, node: tree_sitter.Node, items: list[_Item]) -> None:
-        """`for`/`select`/`case`: the substitutions in the words it goes through, then its body."""
+        """`for`/`select`/`case`: the substitutions in the words it goes through, then its body; the variable
+        of `for`/`select` holds every word in turn (`for d in a b` is `d='a b'`: what uses it is judged for
+        each word; with no `in`, the positional parameters)."""
+        variable = node.child_by_field_name("variable") if node.type != "case_statement" else None
+        values: list[str] = []
         for child in node.named_children:
             if child.type in _WORDS:
-                items.extend(self.word(child)[1])
+                text, subs = self.word(child)
+                items.extend(subs)
+                if child != variable:
+                    values.append(text)
+            elif child.type not in _SKIP and variable is not None:
+                body: list[_Item] = []
+                self.statement(child, body)
+                binds = (self.text(variable), tuple(values))
+                items.append(_Block(body, binds=binds))
             elif child.type not in _SKIP:
                 self.statement(child, items)
 
@@ -142,8 +154,9 @@ class _Sitter:
         subs: list[_Block] = []
         for child in _joined(self.parts(node)):
             if isinstance(child, tuple):  # pieces of one word with nothing between them (`foo`cmd`bar`)
-                text, found = self.decode(self.src[child[0] : child[1]].decode("utf-8", errors="surrogateescape"), 0)
-                words.append(text)
+                raw = self.src[child[0] : child[1]].decode("utf-8", errors="surrogateescape")
+                text, found = self.decode(raw, 0)
+                words.append(mark_unsplit(raw, text))
                 subs.extend(found)
                 continue
             kind = child.type
@@ -155,6 +168,9 @@ class _Sitter:
                 value, found = self.decode(raw, match.end())
                 assigns.append((match.group()[:-1].rstrip("+"), value))
                 subs.extend(found)
+                for part in child.named_children:  # `X=<(cmd)`: bash runs it too
+                    if part.type == "process_substitution" and self.text(part)[2:-1].strip():
+                        subs.append(self.substitution(self.text(part)[2:-1]))
             elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 tail: list[_Item] = []
                 more: list[_Redir] = []
@@ -162,9 +178,11 @@ class _Sitter:
                 redirects.extend(more)
                 if tail:
                     raise _Unsupported("here-document inside a command")
+            elif kind == "number" and self.src[child.end_byte : child.end_byte + 1] in (b"<", b">"):
+                continue  # `cat 0< f`: the grammar leaves the descriptor of the redirect after it as a word
             elif kind in _WORDS or kind in ("command_name", "variable_assignment", "test_operator", "regex"):
                 text, found = self.word(child)
-                words.append(text)
+                words.append(mark_unsplit(self.text(child), text))
                 subs.extend(found)
             elif kind in _KEYWORDS:
                 words.append(kind)

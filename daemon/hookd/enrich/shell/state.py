@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.enrich.paths import PathResolver, has_glob
+from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.runners import operands
 from hookd.enrich.shell.tree import _Redir
-from hookd.enrich.shell.words import _dynamic
+from hookd.enrich.shell.words import UNSPLIT_MARK, _dynamic
 
 _POSITIONAL = ("@", "*", "#", *(str(n) for n in range(1, 10)))
 
@@ -34,12 +35,13 @@ class _Cwd:
 class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
-    __slots__ = ("_fresh", "_links", "_placed", "home", "resolver", "variables")
+    __slots__ = ("_fresh", "_links", "_placed", "home", "references", "resolver", "variables")
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
         self.resolver = PathResolver(home=home, project_dir=project_dir)
         self.variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
+        self.references: set[str] = set()  # `declare -n` names: what they are set to goes elsewhere
         self._placed: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
@@ -80,18 +82,30 @@ class LineState:
     def redirect(self, redirect: _Redir, cwd: _Cwd) -> dict[str, Any]:
         if redirect.target is None or not redirect.is_path:
             return {"op": redirect.op, "target": redirect.target, "path": None, "in_project": None}
-        placed = self.place(redirect.target, cwd)
+        target = self._expanded(redirect.target)
+        placed = self.place(target, cwd)
         return {
             "op": redirect.op,
-            "target": redirect.target,
+            "target": target,
             "path": placed["path"],
             "in_project": placed["in_project"],
         }
+
+    def _expanded(self, target: str) -> str:
+        """A redirect's target with the variables set earlier on the line put in (`out=build/log; … > "$out"`);
+        bash refuses a target that expands to more than one word, so the word is taken whole."""
+        if "$" not in target:
+            return target
+        words = expand_words([UNSPLIT_MARK + target], self.variables, self.home)
+        return words[0] if len(words) == 1 else target
 
     # ----------------------------------------------------------------------------------------------
     # Variables, arrays, positional parameters
 
     def assign(self, assigns: list[tuple[str, str]], cwd: _Cwd | None = None) -> None:
+        if self.references and any(key in self.references for key, _ in assigns):
+            self.variables.clear()  # assigning through a reference sets a variable named at run time
+            return
         for key, value in assigns:
             fresh = _mktemp(value, self.variables.get("TMPDIR", "/tmp"))
             if fresh is not None and cwd is not None:
@@ -104,6 +118,12 @@ class LineState:
                 self.variables.pop(key, None)
             else:
                 self.variables[key] = value
+
+    def forget(self, names: list[str]) -> None:
+        """Variables (and arrays) set only when the line runs: unknown from here on."""
+        for name in names:
+            for key in [k for k in self.variables if k == name or k.startswith(name + "[")]:
+                del self.variables[key]
 
     def _array(self, key: str, inside: str) -> None:
         for name in [k for k in self.variables if k.startswith(key + "[")]:

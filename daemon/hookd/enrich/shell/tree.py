@@ -38,6 +38,7 @@ class _Block:
     subst: bool = False  # `$(…)`, backticks, `<(…)`: one level deeper, its own pipelines
     redirects: list[_Redir] = field(default_factory=list)  # of a compound: apply to all inside
     function: str | None = None  # a function's body: its name (the builder runs it where it is called)
+    binds: tuple[str, tuple[str, ...]] | None = None  # a `for` loop's body: its variable, the words it goes through
 
 
 _Item: TypeAlias = _Simple | _Pipe | _Block

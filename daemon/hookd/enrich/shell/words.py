@@ -29,16 +29,15 @@ _ANSI_SIMPLE = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
     "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
 }  # fmt: skip
-_SUBST_MARKS = ("$(", "`", "<(", ">(")
 
 
 def _has_subst(text: str) -> bool:
-    return any(mark in text for mark in _SUBST_MARKS)
+    return "$(" in text or "`" in text or "<(" in text or ">(" in text  # on every word: no generator
 
 
 def _dynamic(text: str) -> bool:
     """A word that still holds an expansion: where it points is not known before it runs."""
-    return "$" in text or _has_subst(text)
+    return "$" in text or "`" in text or "<(" in text or ">(" in text  # `$(` holds `$`
 
 
 def _skip_backtick(s: str, i: int) -> int:
@@ -372,6 +371,45 @@ def _mark_braces(raw: str, text: str) -> str:
     if "{" in raw and _BRACE.search(raw) and not any(q in raw for q in "'\"\\$`"):
         return BRACE_MARK + text  # the builder expands it (expand.braces)
     return text
+
+
+UNSPLIT_MARK = '\x00"'
+_ALL_ELEMENTS = re.compile(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
+
+
+def mark_unsplit(raw: str, text: str) -> str:
+    """`text` marked not to be split into words when every expansion in its source `raw` is inside double
+    quotes (`sh -c "$X"` hands the shell one word, whatever $X holds), except `"$@"` and `"${a[@]}"`,
+    which bash splits into one word per element."""
+    if ("$" in raw or "`" in raw) and not _ALL_ELEMENTS.search(raw) and not _unquoted_expansion(raw):
+        return UNSPLIT_MARK + text
+    return text
+
+
+def _unquoted_expansion(raw: str) -> bool:
+    """Whether `raw` (one word's source) has a `$…` or backtick expansion outside double quotes."""
+    i, n, quoted = 0, len(raw), False
+    while i < n:
+        c = raw[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" and not quoted:
+            end = raw.find("'", i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            quoted = not quoted
+        elif c == "$" and raw[i + 1 : i + 2] == "'" and not quoted:
+            end = raw.find("'", i + 2)  # `$'…'`: no expansion inside (an escaped quote only ends it later)
+            while end > 0 and raw[end - 1] == "\\":
+                end = raw.find("'", end + 1)
+            i = n if end < 0 else end + 1
+            continue
+        elif c in "$`" and not quoted:
+            return True
+        i += 1
+    return False
 
 
 def _unquote(word: str) -> str:

@@ -64,6 +64,9 @@ def _peel_sudo(argv: list[str], i: int, env: dict[str, str]) -> int | None:
     return _take_assignments(argv, _skip_options(argv, i, "CDgpRrTtUu", _SUDO_LONG_ARG), env)
 
 
+CHDIR = "-C"  # the key, in a command's env, of the directory a wrapper runs it in (no variable has this name)
+
+
 def _env_option(arg: str) -> tuple[str, str | None, int]:
     """(option letter among u/C/S or "", its value if attached, words used) of one `env` option."""
     if arg[1] == "-":
@@ -93,6 +96,8 @@ def _peel_env(argv: list[str], i: int, env: dict[str, str]) -> int | None:
                 value = argv[i + 1] if i + 1 < len(argv) else ""
             argv[i : i + width] = _split_string(value)
         else:
+            if letter == "C":  # `env -C DIR cmd`: cmd runs in DIR (hookd.enrich.shell.build follows it)
+                env[CHDIR] = value if value is not None else (argv[i + 1] if i + 1 < len(argv) else "")
             i += width
     return _take_assignments(argv, i, env)
 
@@ -188,7 +193,7 @@ _WRAPPERS: dict[str, Peel] = {
 }  # fmt: skip
 _SUDO = frozenset({"sudo", "doas"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
-_INLINE = _SHELLS | {"eval", "su"}
+_INLINE = _SHELLS | {"eval", "su", "trap"}
 
 
 def _basename(word: str) -> str:
@@ -210,8 +215,23 @@ def _peel(argv: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
     return argv[i:], wrappers
 
 
+def _trap_action(argv: list[str]) -> tuple[str, bool, bool] | None:
+    """`trap ACTION SIGNAL…`: ACTION, unless it is `-` or absent (one operand is a signal reset), as bash."""
+    words = argv[1:]
+    while words and words[0] in ("-p", "-l", "-P"):
+        words = words[1:]
+    if words[:1] == ["--"]:
+        words = words[1:]
+    if len(words) < 2 or words[0] == "-":
+        return None
+    return words[0], True, False
+
+
 def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool] | None:
-    """(script, runs in the same shell, runs as root) for `bash -c`, `eval` and `su -c`."""
+    """(script, runs in the same shell, runs as root) for `bash -c`, `eval`, `su -c` and `trap` (its action
+    runs later, in this shell: judged as if run here)."""
+    if name == "trap":
+        return _trap_action(argv)
     if name == "eval":
         words = argv[2:] if argv[1:2] == ["--"] else argv[1:]
         return (" ".join(words), True, False) if words else None

@@ -1,0 +1,185 @@
+"""What a git subcommand throws away that git cannot give back, from git.json's `discards` (each entry with its
+git-scm.com page): a `delete` effect whose `what` says what is lost.
+
+* `uncommitted`: the uncommitted changes of the working tree (`path`: the tree the pathspec names, or the
+  directory the command works in; `whole`: every change under the directory it works in, or in the whole
+  repository; `head`: the branch is set to the given commit too).
+* `untracked`, `untracked-trees`, `ignored`: untracked files, untracked directories, ignored files.
+* `history` (`ref`: the remote branch whose commits a forced update may drop; `""` the current branch, `*`
+  every branch) and `branch` (`ref`: the remote branch deleted).
+
+Long options come written out (gitops.py); short ones by each subcommand's `same` table, clusters included.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.ledger import Ledger, Place
+from hookd.enrich.effects.options import OptionTable, Parsed, parse
+from hookd.enrich.effects.words import _fixed_place
+from hookd.enrich.facts import is_unresolved as _dynamic
+from hookd.enrich.paths import has_glob
+
+_TOP = ":/"  # pathspec magic: the top of the working tree (gitglossary(7), "pathspec")
+
+
+def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, model: Ledger) -> None:
+    """The effects of `argv` (a git command whose subcommand is at `sub_index`) that lose work for good."""
+    spec = catalogue().git["discards"].get(sub)
+    if spec is None:
+        return
+    table = _table(sub, spec)
+    parsed = parse(argv[sub_index:], table)
+    given = {table.same.get(option, option) for option, _ in parsed.options}  # `switch --force` is --discard-changes
+    base = _work_dir(argv[1:sub_index])
+    if "push" in spec:
+        _push(spec["push"], parsed, given, model)
+        return
+    for whole in spec.get("whole", ()):
+        if given & set(whole["options"]):
+            extra: dict[str, Any] = {"head": True} if whole.get("head") else {}
+            model.add("delete", place(base), "git", recursive=True, what=whole["what"], whole=True, **extra)
+            return
+    pathspecs = spec.get("pathspecs")
+    if pathspecs is not None and _applies(pathspecs, given):
+        _pathspecs(pathspecs, parsed, argv[sub_index:], given, base, place, model)
+
+
+def _table(sub: str, spec: Mapping[str, Any]) -> OptionTable:
+    longs = catalogue().git["subcommand_long_options"].get(sub, [])
+    value = frozenset(spec.get("long_value", ())) - frozenset(spec.get("optional_value", ()))
+    return OptionTable(
+        short_value=frozenset(spec.get("short_value", "")),
+        long_value=value,
+        long_flags=frozenset(longs) - value,
+        same=dict(spec.get("same", {})),
+    )
+
+
+def _work_dir(globals_: list[str]) -> str:
+    """The directory the command works in, relative to where it runs: `-C DIR` (each relative to the one before)
+    and `--work-tree`."""
+    base = "."
+    for k, word in enumerate(globals_):
+        value = None
+        if word in ("-C", "--work-tree") and k + 1 < len(globals_):
+            value = globals_[k + 1]
+        elif word.startswith("--work-tree="):
+            value = word.partition("=")[2]
+        elif word.startswith("-C") and len(word) > 2:
+            value = word[2:]
+        if value:
+            base = value if value.startswith(("/", "~")) or base == "." else f"{base}/{value}"
+    return base
+
+
+def _applies(rule: Mapping[str, Any], given: set[str]) -> bool:
+    if rule.get("needs") and not given & set(rule["needs"]):
+        return False
+    return not (given & set(rule.get("unless", ())) and not given & set(rule.get("but", ())))
+
+
+def _pathspecs(
+    rule: Mapping[str, Any], parsed: Parsed, words: list[str], given: set[str], base: str, place: Place, model: Ledger
+) -> None:
+    what = rule["what"]
+    for option, wider in rule.get("widen", {}).items():
+        if option in given:
+            what = wider["what"]
+    operands = parsed.operands
+    if "--" in words:
+        after = len(words) - words.index("--") - 1
+        operands = operands[len(operands) - after :] if rule.get("tree_first") else operands
+    elif rule.get("tree_first") and operands and not _reads_as_path(operands[0]):
+        operands = operands[1:]  # `git checkout main a.txt`: main is the tree-ish
+    if "--pathspec-from-file" in given:  # what is lost is named in a file hookd does not read
+        effect = model.add("delete", None, "git", recursive=True, known=False, what=what, whole=False)
+        _inside(effect, base, place, model)
+        return
+    if not operands:
+        if rule.get("default") == "whole":
+            model.add("delete", place(base), "git", recursive=True, what=what, whole=True)
+        return
+    here = str(place(base).get("path") or "")
+    for word in operands:
+        _pathspec(word, base, here, what, place, model)
+
+
+def _pathspec(word: str, base: str, here: str, what: str, place: Place, model: Ledger) -> None:
+    """One pathspec: the tree it names, recursive when it names a directory or a pattern, `whole` when that
+    tree holds the directory the command works in (`.`, `..`, `*`, `:/`)."""
+    top = word.startswith(_TOP)
+    text = word[len(_TOP) :] if top else word
+    if top and not text.strip("*/"):
+        model.add("delete", place(base), "git", recursive=True, what=what, whole=True)
+        return
+    fixed, pattern = _split_glob(text)
+    relative = fixed if fixed.startswith(("/", "~")) or base == "." else f"{base}/{fixed}"
+    placed = place(relative or base)
+    path = str(placed.get("path") or "")
+    directory = bool(pattern) or text.endswith(("/", "/.", "/..")) or text in (".", "..") or os.path.isdir(path)
+    covers = (
+        bool(path) and not _dynamic(word) and bool(here) and (here == path or here.startswith(path.rstrip("/") + "/"))
+    )
+    whole = covers and (not pattern or not pattern.strip("*/"))
+    extra: dict[str, Any] = {"pattern": word} if pattern else {}
+    effect = model.add("delete", placed, "git", recursive=directory or whole, what=what, whole=whole, **extra)
+    if not effect["known"]:
+        _inside(effect, base, place, model)
+
+
+def _inside(effect: dict[str, Any], base: str, place: Place, model: Ledger) -> None:
+    """A pathspec built at run time still names paths of the work tree (git refuses one outside it): it lies
+    where the directory the command works in lies (`fixed`)."""
+    path = str(place(base).get("path") or "")
+    effect["fixed"] = (
+        "elsewhere" if _dynamic(base) or not path else _fixed_place(f"{base}/x", f"{path}/x", model.project)
+    )
+
+
+def _reads_as_path(word: str) -> bool:
+    """A word that git would only take as a path, never as a branch or commit."""
+    return word in (".", "..") or word.startswith(("./", "../", _TOP, "/")) or word.endswith("/") or has_glob(word)
+
+
+def _split_glob(text: str) -> tuple[str, str]:
+    """`src/*.py` -> (`src`, `*.py`): the directory before the first pattern character, and the rest."""
+    if not has_glob(text):
+        return text, ""
+    cut = min(i for i, c in enumerate(text) if c in "*?[")
+    head = text[:cut]
+    slash = head.rfind("/")
+    return (head[:slash] if slash > 0 else "/" if slash == 0 else ""), text[slash + 1 :]
+
+
+def _push(rule: Mapping[str, Any], parsed: Parsed, given: set[str], model: Ledger) -> None:
+    """Forced updates (`--force`, `+ref`, `--mirror`) and deletes (`--delete`, `:ref`) of remote branches."""
+    remote, refspecs = (parsed.operands[0], parsed.operands[1:]) if parsed.operands else ("", [])
+    forced = bool(given & set(rule["force"]))
+    every = bool(given & set(rule["every_branch"]))
+    url = remote if remote and not _dynamic(remote) else ""
+    if given & set(rule["forced_always"]) or (forced and every):
+        model.add("delete", None, "git", what="history", ref="*", url=url)
+        return
+    if forced and not refspecs:
+        model.add("delete", None, "git", what="history", ref="", url=url)
+    deletes = bool(given & set(rule["delete"]))
+    for refspec in refspecs:
+        source, colon, destination = refspec.partition(":")
+        ref = _branch(destination if colon else source, rule)
+        if deletes or (colon and not source):
+            if ref or not colon:
+                model.add("delete", None, "git", what="branch", ref=ref, url=url)
+        elif forced or source.startswith(rule["forced_ref_prefix"]):
+            model.add("delete", None, "git", what="history", ref=ref, url=url)
+
+
+def _branch(ref: str, rule: Mapping[str, Any]) -> str:
+    """The branch a refspec's destination names: `+main` and `refs/heads/main` are main; HEAD and @ are the
+    current branch (`""`)."""
+    name = ref.removeprefix(rule["forced_ref_prefix"]).removeprefix(rule["branch_prefix"])
+    return "" if name in rule["current"] else name

@@ -1,0 +1,200 @@
+"""Inline Python code (`python -c`, a here-document to `python3 -`): what it would do, read with Python's own
+`ast` and the call tables of languages.json (`python.calls`, docs/policies.md "The effect model").
+
+The effects the policies judge are given back as the commands that do the same, so that the same rules hold:
+`shutil.rmtree(p)` is `rm -r -f p`, `os.remove(p)` is `rm p`, `open(p)` is `cat p`, `open(p, "w")` and
+`Path(p).write_text` are `tee p`, `os.rename(a, b)` is `mv a b`, and the scripts of `os.system(…)`,
+`subprocess.run(…, shell=True)` are shell scripts (a list argv is a command); the shell builder walks them.
+Code that builds what it runs (`exec`, `eval`, `compile`, `__import__` of a computed name, `getattr` with a
+computed name) or that does not parse is `dynamic`: hookd cannot follow it (its exec effect is not `known`).
+A value that is not a literal stands as a dynamic word, so a rule about a target asks too.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from hookd.enrich.effects.catalogue import catalogue
+
+UNKNOWN = "${python_value}"
+_MAX_CODE = 64 * 1024
+
+
+class _Calls:
+    """Python's calls that reach the system, from languages.json (`python.calls`), read once."""
+
+    def __init__(self, calls: Mapping[str, Any]) -> None:
+        self.shell = frozenset(calls["shell"])
+        self.shell_prefixes = tuple(calls["shell_prefixes"])
+        self.subprocess = frozenset(calls["subprocess"])
+        self.files: Mapping[str, list[str]] = calls["files"]
+        self.path_methods: Mapping[str, list[str]] = calls["path_methods"]
+        self.dynamic = frozenset(calls["dynamic"])
+
+
+_CALLS = _Calls(catalogue().languages["python"]["calls"])
+
+
+@dataclass
+class Effects:
+    commands: list[list[str]] = field(default_factory=list)  # argv lists
+    scripts: list[str] = field(default_factory=list)  # shell scripts
+    dynamic: bool = False
+    parsed: bool = True
+
+
+@lru_cache(maxsize=64)
+def python_effects(code: str) -> Effects:
+    """What `code` does, as commands and scripts (cached: the effect model and the shell builder both ask)."""
+    effects = Effects()
+    if len(code) > _MAX_CODE:
+        return Effects(parsed=False, dynamic=True)
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return Effects(parsed=False, dynamic=True)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            _call(node, effects)
+    return effects
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else node.attr
+    if isinstance(node, ast.Call) and _dotted(node.func) in ("__import__", "importlib.import_module") and node.args:
+        return _literal(node.args[0])  # `__import__('os').system`
+    return ""
+
+
+_HOME_CALLS = frozenset({"Path.home", "pathlib.Path.home", "os.path.expanduser", "os.getenv", "os.environ.get"})
+_SAME_PATH = frozenset({"expanduser", "resolve", "absolute", "expandvars"})  # `p.expanduser()` is p
+
+
+def _literal(node: ast.expr | None) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    found = _home(node) or _method_path(node)
+    if found:
+        return found
+    called = _dotted(node.func) if isinstance(node, ast.Call) else ""
+    if isinstance(node, ast.Call) and (
+        called in ("os.path.expanduser", "os.path.join", "str") or called.endswith("Path")
+    ):
+        parts = [_literal(a) for a in node.args]
+        if parts and UNKNOWN not in parts:
+            return "/".join(p.rstrip("/") for p in parts[:-1]) + ("/" if len(parts) > 1 else "") + parts[-1]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # Path(a) / "b"
+        left, right = _literal(node.left), _literal(node.right)
+        if UNKNOWN not in (left, right):
+            return f"{left.rstrip('/')}/{right}"
+    return UNKNOWN
+
+
+def _method_path(node: ast.expr | None) -> str:
+    """The path of `p.expanduser()`, `p.resolve()` (p itself) and `p.joinpath(a, b)`, or "" when not known."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return ""
+    if node.func.attr in _SAME_PATH and not node.args:
+        inner = _literal(node.func.value)
+        return "" if inner == UNKNOWN else inner
+    if node.func.attr == "joinpath":
+        joined = [_literal(node.func.value), *(_literal(a) for a in node.args)]
+        return "" if UNKNOWN in joined else "/".join(p.rstrip("/") for p in joined)
+    return ""
+
+
+def _home(node: ast.expr | None) -> str:
+    """`~` for the expressions that give the home directory: `Path.home()`, `os.path.expanduser("~")`,
+    `os.getenv("HOME")`, `os.environ["HOME"]`."""
+    if isinstance(node, ast.Call):
+        name = _dotted(node.func)
+        args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+        if name in _HOME_CALLS and (name.endswith("home") or args[:1] in (["~"], ["HOME"])):
+            return "~"
+    if isinstance(node, ast.Subscript) and _dotted(node.value) == "os.environ":
+        key = node.slice
+        if isinstance(key, ast.Constant) and key.value == "HOME":
+            return "~"
+    return ""
+
+
+def _call(node: ast.Call, effects: Effects) -> None:
+    name = _dotted(node.func)
+    short = name.rsplit(".", 1)[-1]
+    first = node.args[0] if node.args else None
+    if name in _CALLS.dynamic or (name in ("__import__", "importlib.import_module", "getattr") and _computed(node)):
+        effects.dynamic = True
+    elif name in _CALLS.shell or name.startswith(_CALLS.shell_prefixes):
+        _run(node, first, name in _CALLS.shell, effects)
+    elif name in _CALLS.subprocess:
+        shell = any(k.arg == "shell" and _truthy(k.value) for k in node.keywords) or name.endswith(("shell", "output"))
+        _run(node, first, shell and not isinstance(first, ast.List | ast.Tuple), effects)
+    elif name in _CALLS.files:
+        effects.commands.append([*_CALLS.files[name], *(_literal(a) for a in node.args[:2])])
+    elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):
+        _open(node, first, True, effects)
+    elif short == "open":  # Path(p).open(mode)
+        _open(node, _receiver(node), False, effects)
+    elif short == "urlopen" and _literal(first).lower().startswith("file://"):  # urllib of a local file
+        effects.commands.append(["cat", _literal(first)[7:]])
+    elif short in _CALLS.path_methods and isinstance(node.func, ast.Attribute):
+        receiver = _receiver(node)
+        if receiver is not None:
+            effects.commands.append([*_CALLS.path_methods[short], _literal(receiver)])
+
+
+def _computed(node: ast.Call) -> bool:
+    args = node.args[1:2] if _dotted(node.func) == "getattr" else node.args[:1]
+    return any(not (isinstance(a, ast.Constant) and isinstance(a.value, str)) for a in args)
+
+
+def _receiver(node: ast.Call) -> ast.expr | None:
+    """`p` of `Path(p).read_text()` (or of `pathlib.Path(p).open()`)."""
+    if isinstance(node.func, ast.Attribute):
+        value = node.func.value
+        if _literal(value) != UNKNOWN:  # `Path(a, b)`, `Path.home().joinpath(".ssh/id_rsa")`, `(Path.home() / "x")`
+            return value
+        if isinstance(value, ast.Call) and _dotted(value.func).endswith("Path") and value.args:
+            return value.args[0]
+    return None
+
+
+def _truthy(node: ast.expr) -> bool:
+    return not (isinstance(node, ast.Constant) and not node.value)
+
+
+def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects) -> None:
+    if first is None:
+        return
+    if shell:
+        script = _literal(first)
+        if script == UNKNOWN:
+            effects.dynamic = True
+        else:
+            effects.scripts.append(script)
+        return
+    if isinstance(first, ast.List | ast.Tuple):
+        effects.commands.append([_literal(e) for e in first.elts])
+    elif isinstance(first, ast.Constant) and isinstance(first.value, str):
+        effects.commands.append([first.value, *(_literal(a) for a in node.args[2:])])  # os.execl(path, arg0, …)
+    else:
+        effects.dynamic = True
+
+
+def _open(node: ast.Call, target: ast.expr | None, builtin: bool, effects: Effects) -> None:
+    if target is None:
+        return
+    positional = node.args[1:2] if builtin else node.args[:1]
+    mode = positional[0] if positional else None
+    mode = next((k.value for k in node.keywords if k.arg == "mode"), mode)
+    text = mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "r"
+    writes = any(m in text for m in "wax+")
+    effects.commands.append(["tee" if writes else "cat", _literal(target)])
