@@ -25,7 +25,7 @@ from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import ENFORCE, MONITOR, SHADOW, USER_LAYER, Layer, Rank, layered
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.selfprotect import ProtectedSet
-from hookd.types import Engine, Enricher, Outcome, PolicySet
+from hookd.types import Engine, Enricher, FactEnricher, Outcome, PolicySet
 
 
 def in_process(config: Config) -> Config:
@@ -38,9 +38,16 @@ def enrichers(config: Config | None = None, texts: MemoryTexts | None = None) ->
     """The enrichment steps, in order. The streams enricher keeps the text of each response being streamed
     (bounded) in this process (`texts`: going on from those given): the chunks of a response are all decided
     in one process (hookd.lane). The self-protection step derives its protected set from `config` (the
-    running one; the defaults without it)."""
+    running one; the defaults without it). The file tools' effects and the protected places are made only
+    when the serving policies read them (hookd.types.FactEnricher); the shell facts are made always (the
+    router and the input caps read them)."""
     streams = ResponseStreams(texts)
-    return (enrich_shell, enrich_paths, enrich_tool_effects, ProtectedSet(config or Config()), streams)
+    tool_effects = FactEnricher(enrich_tool_effects, frozenset({"effects"}))
+    protected = FactEnricher(ProtectedSet(config or Config()), frozenset({"hookd"}), _PROTECTED_USES)
+    return (enrich_shell, enrich_paths, tool_effects, protected, streams)
+
+
+_PROTECTED_USES = frozenset({"shell", "paths", "effects"})  # what hookd.selfprotect reads of the other facts
 
 
 def engine_for_dir(

@@ -40,6 +40,7 @@ from hookd.types import (
     EngineRequest,
     Enricher,
     Event,
+    FactEnricher,
     FailMode,
     Handled,
     HookRequest,
@@ -86,6 +87,7 @@ class Pipeline:
         self._dialects = dict(dialects)
         self._repeated = repeated_fields(self._dialects)
         self._enrichers = tuple(enrichers)
+        self._enrichers_for: dict[frozenset[str] | None, tuple[Enricher, ...]] = {}
         self._policy_set = policy_set
         self._fail_modes = fail_modes
         self._ask = ask
@@ -165,7 +167,7 @@ class Pipeline:
         enriched and evaluated once more (what the agent will act on). An engine or enricher failure, or an
         input over a cap, is the verdict of the event's fail mode."""
         try:
-            event = self._enrich(event)
+            event = self._enrich(event, engine.reads)
             answer = self._evaluate(engine, event, request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
@@ -188,7 +190,7 @@ class Pipeline:
         try:
             if (rewritten := rewritten_event(event, verdicts, partial(self._read, request))) is None:
                 return Evaluated(event, verdicts)
-            again = self._evaluate(engine, self._enrich(rewritten), request.deadline)
+            again = self._evaluate(engine, self._enrich(rewritten, engine.reads), request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(again, Awaitable):
@@ -248,12 +250,19 @@ class Pipeline:
         decision = replace(combine([verdict]), decision_id=handled.decision.decision_id)
         return replace(handled, decision=decision, engine_error=True)
 
-    def _enrich(self, event: NormalisedEvent) -> NormalisedEvent:
-        """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing."""
+    def _enrich(self, event: NormalisedEvent, reads: frozenset[str] | None) -> NormalisedEvent:
+        """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing.
+        `reads`: the input keys the serving engine's policies read (None: any); a fact none of them reads is
+        not made."""
         if too_large := limits.before_parse(event, self._limits):
             raise InputTooLarge(too_large)
+        steps = self._enrichers_for.get(reads)
+        if steps is None:
+            if len(self._enrichers_for) >= 16:  # one entry per policy set that served; reloads make new ones
+                self._enrichers_for.clear()
+            steps = self._enrichers_for[reads] = enrichers_for(self._enrichers, reads)
         try:
-            for enrich in self._enrichers:
+            for enrich in steps:
                 event = enrich(event)
         except Exception as exc:  # an enricher bug must follow the fail mode, like an engine failure
             raise EngineError(f"enrichment failed: {type(exc).__name__}: {exc}") from exc
@@ -316,6 +325,20 @@ class Pipeline:
         note = f"ask fallback applied: allow ({why})"
         outcome = Outcome.REWRITE if decision.rewrite else Outcome.ALLOW
         return replace(decision, outcome=outcome, reasons=(), notes=(*decision.notes, note))
+
+
+def enrichers_for(enrichers: Sequence[Enricher], reads: frozenset[str] | None) -> tuple[Enricher, ...]:
+    """The enrichers to run when the policies read `reads` (None: any key, every enricher runs)."""
+    if reads is None:
+        return tuple(enrichers)
+    needed, kept = set(reads), []
+    for enricher in reversed(enrichers):
+        if isinstance(enricher, FactEnricher):
+            if needed.isdisjoint(enricher.facts):
+                continue
+            needed |= enricher.uses
+        kept.append(enricher)
+    return tuple(reversed(kept))
 
 
 def repeated_fields(dialects: Mapping[str, Dialect]) -> dict[tuple[str, str], tuple[RepeatedField, RepeatingDialect]]:

@@ -158,8 +158,9 @@ class ProtectedSet:
             return event.with_facts(hookd={"protected": [], "keeps": [], "unguarded": why})
         if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
             return event
-        listed, judged = self.places(event_home(event), event.project_dir, event.env)
-        roots = {event.project_dir.rstrip("/") or "/", event_home(event).rstrip("/") or "/"}
+        home = event_home(event)
+        listed, judged = self.places(home, event.project_dir, event.env)
+        roots = {event.project_dir.rstrip("/") or "/", home.rstrip("/") or "/"}
         near = self._index(listed).near(_named_paths(event), _only_deleted(event), roots)
         keeps = [p for p in _written(event) if p in judged and _keeps(event, judged[p])]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": unguarded_starts(event)})
@@ -219,10 +220,24 @@ def _named_paths(event: NormalisedEvent) -> set[str]:
     return out
 
 
-def _at_hand(place: str, deleted: str, roots: AbstractSet[str]) -> bool:
+def _at_hand(place: str, deleted: str, roots: AbstractSet[str], exists: dict[str, bool]) -> bool:
     """Whether deleting `deleted` takes `place` with it: it exists, or `deleted` is the directory that holds
     it (an agent's settings directory, not the project or home a project-level file sits in)."""
-    return (place.rpartition("/")[0] == deleted and deleted not in roots) or os.path.lexists(place)
+    parent = place.rpartition("/")[0]
+    return (parent == deleted and deleted not in roots) or _exists_below(place, deleted, exists)
+
+
+def _exists_below(path: str, top: str, exists: dict[str, bool]) -> bool:
+    """Whether `path` (below `top`) exists, `exists` holding what this call already looked up: a directory
+    between them that does not exist is looked up once for every place under it (most places under a home
+    belong to agents that are not installed), and nothing below it exists. Never kept between calls."""
+    known = exists.get(path)
+    if known is not None:
+        return known
+    parent = path.rpartition("/")[0] or "/"
+    found = (parent == top or _exists_below(parent, top, exists)) and os.path.lexists(path)
+    exists[path] = found
+    return found
 
 
 def _only_deleted(event: NormalisedEvent) -> set[str]:
@@ -276,11 +291,12 @@ class _Index:
         no settings file changes no settings. A write or a copy into a tree could create one, so those keep
         every place."""
         found: dict[int, JSON] = {}
+        exists: dict[str, bool] = {}
         for named_path in named:
             path = named_path.rstrip("/") or "/"
             deleted = named_path in only_deleted
             for place in self.below.get(path, ()):
-                if deleted and not _at_hand(str(place["path"]), path, roots):
+                if deleted and not _at_hand(str(place["path"]), path, roots, exists):
                     continue
                 found[id(place)] = place
             for current in _ancestry(path):

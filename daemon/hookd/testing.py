@@ -53,6 +53,7 @@ class StaticEngine:
         self.name = name
         self.awaited = awaited
         self.remote = remote
+        self.reads = serve.reads if serve is not None else None
         self.verdicts = list(verdicts)
         self.error = error
         self.start_error = start_error

@@ -40,6 +40,8 @@ class Event(str, Enum):
 # does, and may be set to fail closed only where some agent has an output that blocks on it.
 FAIL_CLOSED_BY_DEFAULT = frozenset({Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.BEFORE_TOOL, Event.AFTER_TOOL})
 CAN_FAIL_CLOSED = FAIL_CLOSED_BY_DEFAULT | {Event.AFTER_MODEL}
+# One response's chunks, decided where its text is (hookd.enrich.stream; routed by hookd.lane and the shims)
+STREAM_EVENTS = frozenset({Event.AFTER_MODEL})
 
 
 class ToolKind(str, Enum):
@@ -420,6 +422,9 @@ class Engine(Protocol):
 
     name: str
     remote: bool  # its work happens (at least partly) in other processes: its answers are awaitables
+    # The top-level input keys its policies can read, None when any: a fact none of them reads is not enriched
+    # (hookd.types.FactEnricher), and the embedded engine converts only those keys for regorus.
+    reads: frozenset[str] | None
 
     async def ready(self) -> None: ...  # an engine built with wait=False can serve; raises PolicyLoadError
 
@@ -434,7 +439,31 @@ class Engine(Protocol):
     def packages(self) -> Sequence[PackageInfo]: ...
 
 
+def reads_of(engines: Sequence[Engine]) -> frozenset[str] | None:
+    """The input keys any of the engines' policies read; None when one of them may read any."""
+    keys: set[str] = set()
+    for engine in engines:
+        if engine.reads is None:
+            return None
+        keys |= engine.reads
+    return frozenset(keys)
+
+
 Enricher = Callable[[NormalisedEvent], NormalisedEvent]
+
+
+@dataclass(frozen=True, slots=True)
+class FactEnricher:
+    """An enricher whose `facts` (top-level input keys) only policies read: the pipeline leaves it out when the
+    serving engine's policies read none of them and no later enricher it runs `uses` them (what it reads of
+    the facts before it)."""
+
+    enrich: Enricher
+    facts: frozenset[str]
+    uses: frozenset[str] = frozenset()
+
+    def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
+        return self.enrich(event)
 
 
 USER_LAYER = "default"  # the user's policy directory (daemon.policies); bundles go by their names

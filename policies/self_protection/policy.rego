@@ -16,9 +16,12 @@
 # an input.paths write or as a tool's write effect; a shell write never does.
 package hookd.self_protection
 
+# Every verdict below iterates input.hookd.protected or input.hookd.starts: with both empty (a call whose
+# paths are near no protected place and that starts no agent) the package is not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["write", "edit", "shell", "mcp", "other"],
+	"facts": ["hookd.protected", "hookd.starts"],
 }
 
 # One reason per changed path and place, naming every way the call changes it (`sed -i` read from the

@@ -15,6 +15,7 @@ import pytest
 from hookd.config import Config, LogConfig, parse_config
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.paths import enrich_paths
+from hookd.enrich.shell import enrich_shell
 from hookd.install import command_plan, install
 from hookd.install.ledger import ledger_path
 from hookd.selfprotect import ProtectedSet
@@ -294,6 +295,27 @@ def test_deleting_an_agents_settings_directory_is_denied_even_empty(world: tuple
     home, project = world
     (project / ".claude").mkdir()
     assert shell_outcome(home, project, "rm -rf .claude") == "deny"
+
+
+def test_a_delete_above_settings_hands_on_those_that_exist_however_deep(world: tuple[Path, Path]) -> None:
+    """Below a directory the call deletes, a place is handed on when it exists: one two directories down, one
+    whose directory is a link to a missing target (not there), one under a directory that is missing."""
+    home, project = world
+    config_dir = home / ".config"
+    (config_dir / "opencode").mkdir(parents=True)
+    (config_dir / "opencode" / "opencode.json").write_text("{}")
+    (config_dir / "kilo").symlink_to(home / "missing")
+    protect = ProtectedSet(Config(), env={})
+    call = event(home, project, "gemini", "run_shell_command", {"command": f"rm -rf {config_dir}"})
+
+    def handed() -> set[str]:
+        hookd = protect(enrich_shell(call)).facts["hookd"]
+        return {str(p["path"]) for p in hookd["protected"]}  # type: ignore[index, call-overload, union-attr]
+
+    assert str(config_dir / "opencode" / "opencode.json") in handed()
+    assert not any(p.startswith((f"{config_dir}/kilo/", f"{config_dir}/kilocode/")) for p in handed())
+    (config_dir / "opencode" / "opencode.json").unlink()
+    assert str(config_dir / "opencode" / "opencode.json") not in handed()  # looked up again on every call
 
 
 # --- hookd's install ledger: what doctor compares the agents' hook files with (hookd.install.ledger)

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Sequence
 from typing import cast
 
 from hookd.errors import Results, results_of, verdicts_or_partial
-from hookd.types import Engine, EngineRequest, EngineStatus, PackageInfo, Verdict, settled
+from hookd.types import Engine, EngineRequest, EngineStatus, PackageInfo, Verdict, reads_of, settled
 
 
 class CompositeEngine:
@@ -21,6 +21,7 @@ class CompositeEngine:
             raise ValueError("a composite engine needs at least one part")
         self.parts = tuple(parts)
         self.remote = any(part.remote for part in self.parts)
+        self.reads = reads_of(self.parts)
         # Parts that wait on another process (Python workers) start first, so that their work overlaps the
         # in-process evaluation of the others; the verdicts keep the parts' order (it orders rewrites).
         self._start_order = sorted(range(len(self.parts)), key=lambda i: not self.parts[i].remote)

@@ -30,6 +30,7 @@ from hookd.types import (
     PolicySet,
     Rank,
     Verdict,
+    reads_of,
     settled,
 )
 
@@ -73,6 +74,7 @@ class LayeredEngine:
         self.enforced = tuple(layer for layer in self.layers if layer.mode == ENFORCE)
         self.observed = tuple(layer for layer in self.layers if layer.mode != ENFORCE)  # monitor and shadow
         self.remote = any(layer.engine.remote for layer in self.enforced)
+        self.reads = reads_of([layer.engine for layer in self.layers])  # monitor and shadow layers see the event
         self._status = self._make_status()
 
     def evaluate(self, request: EngineRequest) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:

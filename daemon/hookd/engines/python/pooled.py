@@ -30,6 +30,7 @@ class PooledEngine:
     and calls `_started(wait)`; `_loaded` reads what the first worker reported once ready."""
 
     remote = True  # its answers are awaitables: the work happens in the workers
+    reads: frozenset[str] | None = None  # Python policies can read any key
     workers_of: ClassVar[str]  # whose workers, in a load error: "Python policy", "Rego policy"
 
     def __init__(self, settings: WorkerSettings, new_worker: NewWorker, workers: Sequence[PolicyWorker]) -> None:

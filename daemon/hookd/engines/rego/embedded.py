@@ -15,8 +15,8 @@ from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicySet,
     load_policy_set,
-    verdicts_from_result,
 )
+from hookd.engines.rego.verdicts import verdicts_from_result
 from hookd.errors import EngineError, one_line
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
 from hookd.wire import jsonstrict
@@ -32,6 +32,7 @@ class RegoEmbeddedEngine:
         self._engine = policies.engine
         self._packages = policies.packages
         self._router = policies.router
+        self.reads = policies.reads
         self.policy_dir = policies.policy_dir
         self.revision = policies.revision
         self._status = EngineStatus(

@@ -30,8 +30,9 @@ from hookd.engines.rego.policyset import (
     build_router,
     new_engine,
     read_policy_sources,
-    verdicts_from_result,
 )
+from hookd.engines.rego.reads import union_of
+from hookd.engines.rego.verdicts import verdicts_from_result
 from hookd.errors import EngineError, EngineTimeout, PartialAnswer, PolicyError, WorkerGone
 from hookd.policy.python_sources import PythonPolicySet
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
@@ -62,8 +63,15 @@ class RegoIsolatedEngine(PooledEngine):
     name = "rego"
     workers_of = "Rego policy"
 
-    def __init__(self, sources: PolicySources, settings: WorkerSettings, workers: list[PolicyWorker]) -> None:
+    def __init__(
+        self,
+        sources: PolicySources,
+        settings: WorkerSettings,
+        workers: list[PolicyWorker],
+        reads: frozenset[str] | None = None,
+    ) -> None:
         super().__init__(settings, new_worker(sources, settings), workers)
+        self.reads = reads
         self.policy_dir = sources.policy_dir
         self.revision = sources.revision
         self._router = Router({})
@@ -73,8 +81,9 @@ class RegoIsolatedEngine(PooledEngine):
     def start(cls, policy_dir: Path, settings: WorkerSettings, *, wait: bool = True) -> RegoIsolatedEngine:
         """Raises PolicyLoadError (a file that cannot be read, a policy that does not compile or load in time)."""
         sources = read_policy_sources(policy_dir)
-        add_modules(new_engine(), sources.modules)  # a syntax error is refused here, in one line, as embedded
-        engine = cls(sources, settings, spawn_workers(new_worker(sources, settings), settings))
+        # a syntax error is refused here, in one line, as embedded
+        reads = union_of(m.reads for m in add_modules(new_engine(), sources.modules))
+        engine = cls(sources, settings, spawn_workers(new_worker(sources, settings), settings), reads)
         engine._started(wait=wait)
         return engine
 

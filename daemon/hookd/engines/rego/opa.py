@@ -40,8 +40,8 @@ from hookd.engines.rego.policyset import (
     ROUTER_PACKAGE,
     PolicySet,
     load_policy_set,
-    verdicts_from_result,
 )
+from hookd.engines.rego.verdicts import verdicts_from_result
 from hookd.errors import EngineError, EngineTimeout, EngineUnavailable, OpaAnswerError, PolicyLoadError, one_line
 from hookd.types import JSON, EngineRequest, EngineStatus, PackageInfo, Verdict
 
@@ -242,6 +242,7 @@ class RegoOpaEngine:
     def __init__(self, policies: PolicySet, opa: OpaConfig, *, synced: bool) -> None:
         self._packages = policies.packages  # not the PolicySet: its regorus engine is only needed to load
         self._router = policies.router
+        self.reads = policies.reads
         self._upload = Upload.of(policies)
         self._opa = opa
         self._synced = synced

@@ -22,21 +22,22 @@ from typing import Any
 
 import regorus
 
+from hookd.engines.rego.gates import FactGate
+from hookd.engines.rego.reads import module_reads, route_inputs, union_of
+from hookd.engines.rego.verdicts import VERDICT_RULES
 from hookd.errors import PolicyLoadError, one_line
-from hookd.types import JSON, Event, PackageInfo, ToolKind, Verdict, VerdictKind
+from hookd.types import JSON, Event, PackageInfo, ToolKind
 from hookd.wire import jsonstrict
 
 POLICY_ROOT = "hookd"
 ROUTER_PACKAGE = "hookd_router"
 ROUTER_MODULE = "<hookd-router>"
-VERDICT_RULES: Mapping[str, VerdictKind] = {kind.value: kind for kind in VerdictKind}
-_MESSAGE_KEYS = ("reason", "text", "message")
-_ROUTING_KEYS = frozenset({"events", "kinds", "tools", "commands", "shell", "text", "input"})
+_ROUTING_KEYS = frozenset({"events", "kinds", "tools", "commands", "shell", "text", "input", "facts"})
 # The top-level keys of the input document (hookd.types.NormalisedEvent.input_document and the enrichers'
 # facts) that `routing.input` may name: a package that declares the keys it reads gets only those.
 INPUT_KEYS = frozenset(
     {"client", "event", "client_event", "tool", "session", "cwd", "project_dir", "caller", "raw", "home"}
-    | {"shell", "paths", "stream", "effects"}
+    | {"shell", "paths", "stream", "effects", "hookd"}
 )
 _SHELL_KEYS = ("commands", "shell", "text")  # what a shell call must hold for the package to be evaluated
 # The traits of a shell call a package can ask to be evaluated for (`routing.shell`), from input.shell:
@@ -70,6 +71,7 @@ class RegoModule:
     package: str  # dotted, without "data."
     source: str
     rules: Mapping[str, str]  # rule name -> head kind ("Set", "Compr", "Func", "Default")
+    reads: frozenset[str] | None = None  # the top-level input keys it reads; None: any (hookd.engines.rego.reads)
 
 
 def discover(policy_dir: Path, *, include_tests: bool) -> tuple[list[Path], list[Path]]:
@@ -125,6 +127,7 @@ def add_modules(engine: Any, sources: Iterable[tuple[str, str]]) -> list[RegoMod
                 package=_ref_to_dotted(ast["package"]["refr"]),
                 source=entry["source"]["contents"],
                 rules=_rule_heads(ast.get("rules", [])),
+                reads=module_reads(ast, entry["source"]["contents"]),
             )
         )
     return modules
@@ -208,6 +211,7 @@ class PolicySet:
     router: Router
     router_source: str
     revision: str
+    reads: frozenset[str] | None  # the input keys any of its modules reads; None: any key
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +247,9 @@ def compile_policy_set(sources: PolicySources) -> PolicySet:
     for document in sources.data:
         engine.add_data(document.rooted())
     packages = _packages(engine, modules)
-    routes, router_source = build_router(packages)
+    gates = [gate for package in packages if (gate := FactGate.of(package, INPUT_KEYS)) is not None]
+    reads = union_of([*(module.reads for module in modules), *(gate.keys for gate in gates)])
+    routes, router_source = build_router(packages, reads)
     try:
         engine.add_policy(ROUTER_MODULE, router_source)
         engine.set_input({})
@@ -261,6 +267,7 @@ def compile_policy_set(sources: PolicySources) -> PolicySet:
         router,
         router_source,
         _revision(modules),
+        reads,
     )
 
 
@@ -386,6 +393,7 @@ class Route:
     every: str
     conditions: tuple[ShellCondition, ...] = ()
     by_held: Mapping[frozenset[str], str] = field(default_factory=dict)
+    gates: tuple[FactGate, ...] = ()  # packages evaluated only when a fact they name holds (routing.facts)
     word_names: frozenset[str] = frozenset()  # the names of the conditions' `name word` entries
     # The input keys every applying package reads when each declares them (`routing.input`), else None: the
     # whole document. A streamed chunk's policies then do not get the conversation its request carries.
@@ -398,13 +406,16 @@ class Route:
         return {key: document[key] for key in self.inputs if key in document}
 
     def rule_for(self, document: Mapping[str, JSON]) -> str:
-        if not self.conditions:
+        """The rule of the applying packages, a routed one where its shell condition (or a gate's fact) holds."""
+        if not self.by_held:
             return self.every
-        shell = parsed_shell(document)
-        if shell is None:
-            return self.every
-        line = ShellLine.of(shell, self.word_names, document.get("effects"))
-        return self.by_held[frozenset(c.package for c in self.conditions if c.holds(line))]
+        held = {c.package for c in self.conditions} | {g.package for g in self.gates}
+        shell = parsed_shell(document) if self.conditions else None
+        if shell is not None:
+            line = ShellLine.of(shell, self.word_names, document.get("effects"))
+            held.difference_update(c.package for c in self.conditions if not c.holds(line))
+        held.difference_update(g.package for g in self.gates if not g.holds(document))
+        return self.by_held[frozenset(held)]
 
 
 class Router:
@@ -499,9 +510,12 @@ def _routing(engine: Any, package: str) -> dict[str, frozenset[str]]:
     return routing
 
 
-def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route], str]:
+def build_router(
+    packages: Sequence[PackageInfo], reads: frozenset[str] | None = None
+) -> tuple[dict[RouteKey, Route], str]:
     """One router rule per distinct set of applicable packages over every (event, kind, tool) and, for
-    shell calls, over every subset of the packages that declare shell conditions."""
+    shell calls, over every subset of the packages that declare shell conditions. `reads`: the input keys
+    the modules were found to read (None: any), for the packages that do not declare theirs."""
     tools: list[str | None] = [None, *sorted({t for p in packages for t in p.routing.get("tools", ())})]
     kinds: list[str | None] = [None, *(k.value for k in ToolKind)]
     routes: dict[RouteKey, Route] = {}
@@ -515,20 +529,26 @@ def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route]
             for tool in tools:
                 applying = [p for p in packages if p.applies(event.value, kind, tool)]
                 every = rule([p.name for p in applying])
-                conditions = [c for p in applying if (c := ShellCondition.of(p)) is not None]
-                if kind != ToolKind.SHELL.value or not conditions:
-                    routes[(event.value, kind, tool)] = Route(every, inputs=_inputs(applying))
+                shell = kind == ToolKind.SHELL.value
+                conditions = [c for p in applying if shell and (c := ShellCondition.of(p)) is not None]
+                gates = [g for p in applying if (g := FactGate.of(p, INPUT_KEYS)) is not None]
+                if not conditions and not gates:
+                    routes[(event.value, kind, tool)] = Route(every, inputs=route_inputs(applying, reads))
                     continue
-                conditions = conditions[:MAX_SHELL_ROUTED]  # the rest are evaluated for every shell call
-                routed = {c.package for c in conditions}
+                conditioned = {c.package for c in conditions} | {g.package for g in gates}
+                # the rest are evaluated for every call of the route
+                routed = set([p.name for p in applying if p.name in conditioned][:MAX_SHELL_ROUTED])
+                conditions = [c for c in conditions if c.package in routed]
+                gates = [g for g in gates if g.package in routed]
                 by_held = {}
-                for size in range(len(conditions) + 1):
+                for size in range(len(routed) + 1):
                     for held in combinations(sorted(routed), size):
                         chosen = [p.name for p in applying if p.name not in routed or p.name in held]
                         by_held[frozenset(held)] = rule(chosen)
                 word_names = frozenset(name for c in conditions for name, _ in c.words)
+                inputs = route_inputs(applying, reads)
                 routes[(event.value, kind, tool)] = Route(
-                    every, tuple(conditions), by_held, word_names, _inputs(applying)
+                    every, tuple(conditions), by_held, tuple(gates), word_names, inputs
                 )
     by_name = {p.name: p for p in packages}
     lines = [f"package {ROUTER_PACKAGE}", ""]
@@ -537,13 +557,6 @@ def build_router(packages: Sequence[PackageInfo]) -> tuple[dict[RouteKey, Route]
         entries = "".join(f"\t{_package_entry(by_name[n])},\n" for n in names)
         lines.append(f"{name} := {{\n{entries}}}")
     return routes, "\n".join(lines) + "\n"
-
-
-def _inputs(applying: Sequence[PackageInfo]) -> frozenset[str] | None:
-    """The input keys the packages read, when every one of them declares its own; else None (all of them)."""
-    if not applying or any("input" not in p.routing for p in applying):
-        return None
-    return frozenset().union(*(p.routing["input"] for p in applying))
 
 
 def _package_entry(package: PackageInfo) -> str:
@@ -555,33 +568,6 @@ def _package_entry(package: PackageInfo) -> str:
         body = f"[m | some m in {ref}]" if head == "Set" else f"[m | m := {ref}]"
         parts.append(f'"{rule}": {body}')
     return f'"{package.name}": {{{", ".join(parts)}}}'
-
-
-def verdicts_from_result(result: Mapping[str, Any]) -> list[Verdict]:
-    verdicts: list[Verdict] = []
-    for package, rules in result.items():
-        for rule, elements in sorted(rules.items()):
-            kind = VERDICT_RULES[rule]
-            verdicts.extend(_verdict(kind, package, rule, element) for element in _flatten(elements))
-    return verdicts
-
-
-def _flatten(elements: Sequence[Any]) -> list[Any]:
-    """A complete rule (`deny := {...}` or `deny := set()`) arrives as one collection: its members are the
-    verdict elements."""
-    if len(elements) == 1 and isinstance(elements[0], set | frozenset | list):
-        return sorted(elements[0], key=lambda e: json.dumps(e, sort_keys=True, default=str))
-    return list(elements)
-
-
-def _verdict(kind: VerdictKind, package: str, rule: str, element: JSON) -> Verdict:
-    if isinstance(element, str):
-        return Verdict(kind=kind, policy_id=package, rule_id=rule, message=element)
-    if not isinstance(element, dict):
-        return Verdict(kind=kind, policy_id=package, rule_id=rule, message=json.dumps(element))
-    message = next((str(element[k]) for k in _MESSAGE_KEYS if k in element), "")
-    patch = {k: v for k, v in element.items() if k not in ("id", *_MESSAGE_KEYS)}
-    return Verdict(kind=kind, policy_id=package, rule_id=str(element.get("id", rule)), message=message, patch=patch)
 
 
 def _revision(modules: Sequence[RegoModule]) -> str:

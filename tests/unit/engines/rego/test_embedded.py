@@ -136,10 +136,13 @@ class TestLoading:
         with pytest.raises(PolicyLoadError, match="unknown events/kinds"):
             RegoEmbeddedEngine.load(tmp_path)
         write(tmp_path, {"p.rego": 'package hookd.p\nrouting := {"evnts": ["BeforeTool"]}\n'})
-        with pytest.raises(PolicyLoadError, match="keys commands, events, input, kinds, shell, text, tools"):
+        with pytest.raises(PolicyLoadError, match="keys commands, events, facts, input, kinds, shell, text, tools"):
             RegoEmbeddedEngine.load(tmp_path)
         write(tmp_path, {"p.rego": 'package hookd.p\nrouting := {"input": ["steram"]}\n'})  # never a silent allow
         with pytest.raises(PolicyLoadError, match=r"unknown input keys \['steram'\]"):
+            RegoEmbeddedEngine.load(tmp_path)
+        write(tmp_path, {"p.rego": 'package hookd.p\nrouting := {"facts": ["hoookd.protected"]}\n'})  # never skipped
+        with pytest.raises(PolicyLoadError, match=r"routing.facts must name input paths .*\['hoookd.protected'\]"):
             RegoEmbeddedEngine.load(tmp_path)
 
     def test_bad_data_json_and_missing_dir(self, tmp_path: Path) -> None:

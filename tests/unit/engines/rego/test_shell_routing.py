@@ -17,7 +17,8 @@ import pytest
 from hookd.assembly import build_pipeline
 from hookd.config import Config
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
-from hookd.engines.rego.policyset import ROUTER_PACKAGE, load_policy_set, verdicts_from_result
+from hookd.engines.rego.policyset import ROUTER_PACKAGE, load_policy_set
+from hookd.engines.rego.verdicts import verdicts_from_result
 from hookd.errors import PolicyLoadError
 from hookd.types import Caller, Deadline, HookRequest, Verdict
 
