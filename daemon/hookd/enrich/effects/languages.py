@@ -113,12 +113,12 @@ def follow_code(lang: str, text: str) -> Followed:
     for pattern in language.runs:
         commands.extend(match.group("cmd") for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
+    for pattern in language.inert:
+        rest = pattern.sub(" ", rest)
     files: list[str] = []
     for call in language.files:
         files.extend(_as_command(call, match, language.tilde) for match in call.pattern.finditer(rest))
         rest = call.pattern.sub(" ", rest)
-    for pattern in language.inert:
-        rest = pattern.sub(" ", rest)
     if language.strings is not None:  # (what a string holds runs only through a construct or call outside it)
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
