@@ -205,6 +205,9 @@ def test_git_prints_a_stored_credential(tmp_path: Path) -> None:
     for command in ("git credential approve", "git credential reject", "git config --get credential.helper"):
         _, found = analyse_shell(command, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
         assert not [e for e in found if e.get("secret_output")]
+    home, here = HOME, str(tmp_path)
+    _, found = analyse_shell("git config credential.helper", home=home, base_dir=here, project_dir=here)
+    assert not [e for e in found if e["op"] == "write"]  # `git config KEY` reads it (git-config(1))
 
 
 def test_recursive_unless_the_options_say_otherwise(tmp_path: Path) -> None:
