@@ -246,7 +246,7 @@ def start_daemon(runtime: Path, policies: Path, log: Path, workers: int = 1) -> 
             with socket.socket(socket.AF_UNIX) as probe:
                 probe.connect(str(runtime / "hook.sock"))
             text = log.read_text()
-            if text.count('"worker_serving"') >= workers - 1 and '"lane_serving"' in text:
+            if text.count('"worker_serving"') >= workers - 1 and lanes_serving(text):
                 return proc
         except OSError:
             pass
@@ -279,6 +279,12 @@ class Target:
     socket: Path
     pids: Callable[[], list[int]]
     log: Path | None = None
+
+
+def lanes_serving(log: str) -> bool:
+    """The daemon's log says its lanes serve: the lane, and the stream lane when the tree has one (it is
+    started first, so its start is logged before the lane serves)."""
+    return '"lane_serving"' in log and ('"stream_lane_started"' not in log or '"stream_lane_serving"' in log)
 
 
 def cpu_seconds(pids: list[int]) -> float:

@@ -7,9 +7,11 @@ conversation of `--size` bytes (`llm_request`) serialised as Gemini CLI serialis
 conversation read once per response, hookd.dialects.repeated), one request after the other as Gemini sends them.
 Reported per answer: wall ms per chunk, and CPU ms per chunk of the daemon and of the lane (schedstat, exact).
 `--no-lane` runs the daemon with `[daemon] lane = false` (every chunk decided in the daemon: the cost of one
-process per chunk); `--tree DIR` runs another checkout's code and policies (`PYTHONPATH=DIR/daemon`).
+process per chunk); `--direct` sends each chunk to the lane's socket as the shims do (a streamed event: no
+relay through the daemon); `--tree DIR` runs another checkout's code and policies (`PYTHONPATH=DIR/daemon`).
 
-Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3] [--no-lane] [--tree DIR]
+Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3]
+     [--no-lane | --direct] [--tree DIR]
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gemini_stream import prompt  # bench/ holds no package: its scripts import each other
-from run import ROOT, children, cpu_seconds, settled
+from run import ROOT, children, cpu_seconds, lanes_serving, settled
 
 from hookd import wire
 
@@ -73,7 +75,7 @@ def serve(tree: Path, runtime: Path, log: Path, lane: bool) -> subprocess.Popen[
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and daemon.poll() is None:
         text = log.read_text()
-        if '"serving"' in text and (not lane or '"lane_serving"' in text):
+        if '"serving"' in text and (not lane or lanes_serving(text)):
             return daemon
         time.sleep(0.05)
     daemon.kill()
@@ -86,13 +88,16 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=200)
     parser.add_argument("--answers", type=int, default=3)
     parser.add_argument("--no-lane", action="store_true")
+    parser.add_argument("--direct", action="store_true")
     parser.add_argument("--tree", type=Path, default=ROOT)
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hkdsc", dir="/tmp"))
     daemon = serve(args.tree.resolve(), scratch / "run", scratch / "daemon.log", not args.no_lane)
     try:
         settled(daemon.pid)
-        path = str(scratch / "run" / "hook.sock")
+        stream = scratch / "run" / "stream.sock"  # a tree before the stream lane: the lane took them
+        direct = stream if stream.exists() else scratch / "run" / "lane.sock"
+        path = str(direct if args.direct else scratch / "run" / "hook.sock")
         for answer in range(args.answers):
             request = {
                 "model": "m",

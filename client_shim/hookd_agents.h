@@ -88,4 +88,9 @@ static const AgentEvent AGENT_EVENTS[] = {
      "{\"decision\":\"deny\",\"reason\":", "}", 0, 0},
 };
 
+/* The events whose chunks the shim sends to the stream lane first (hookd.dialects.registry.STREAMED). */
+static const char *const STREAMED_EVENTS[][2] = {
+    {"gemini", "AfterModel"},
+};
+
 #endif

@@ -714,6 +714,51 @@ static int exchange(const char *path, struct iovec *iov, int count, Reply *reply
     return rc;
 }
 
+/* ---- a streamed chunk goes to the stream lane first (the Python shim's streamed() is the twin) ----- */
+
+#define STREAM_SOCKET "stream.sock" /* beside the hook socket: the process that decides streamed chunks */
+
+/* The stream lane's error codes for a chunk it refused before reading it: the hook socket relays it. */
+static int refused_unread(const Reply *reply) {
+    static const char *const codes[] = {"busy", "forbidden"};
+    const char *code = (const char *)reply->body + reply->out_len;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (reply->err_len == strlen(codes[i]) && memcmp(code, codes[i], reply->err_len) == 0)
+            return 1;
+    return 0;
+}
+
+/* The stream lane holds the response's text and decides every chunk of it; reached directly it spares the
+ * daemon's relay (docs/protocol.md, issue 30). 1 when the lane did not take the chunk: no socket, or refused
+ * unread (`busy`, `forbidden`); the hook socket then relays it to the lane as it relays every chunk. Any
+ * other failure (a lane that died holding the chunk) is not sent again: the lane may have decided it. */
+static int streamed(const char *client, const char *event, const char *path, const struct iovec *iov, int count,
+                    Reply *reply, int64_t deadline, Failure *f) {
+    int found = 0;
+    for (size_t i = 0; i < sizeof STREAMED_EVENTS / sizeof STREAMED_EVENTS[0]; i++)
+        found |= strcmp(STREAMED_EVENTS[i][0], client) == 0 && strcmp(STREAMED_EVENTS[i][1], event) == 0;
+    if (!found)
+        return 1;
+    const char *slash = strrchr(path, '/');
+    Buf lane = {0};
+    buf_add(&lane, path, slash ? (size_t)(slash - path) + 1 : 0);
+    buf_str(&lane, STREAM_SOCKET);
+    buf_byte(&lane, 0);
+    struct iovec copy[3]; /* exchange() advances what it sends; the hook socket may need the frame whole */
+    memcpy(copy, iov, (size_t)count * sizeof *iov); /* count <= 3: the prefix, the header, the payload */
+    int rc = exchange((const char *)lane.data, copy, count, reply, deadline, f);
+    free(lane.data);
+    if (rc == 0)
+        return 0;
+    if (f->kind != F_NOT_RUNNING && !(f->kind == F_REJECTED && refused_unread(reply)))
+        return -1;
+    free(reply->body);
+    reply->body = NULL;
+    free(f->message.data);
+    memset(f, 0, sizeof *f);
+    return 1;
+}
+
 /* ---- autostart (hookd install --autostart; the Python shim's autostart() is the twin) ----------- */
 
 /* PATH as an absolute path (joined to the working directory when relative), owned by the caller. */
@@ -1056,7 +1101,9 @@ int main(int argc, char **argv) {
             {.iov_base = header.data, .iov_len = header.len},
             {.iov_base = payload.data, .iov_len = payload.len},
         };
-        int rc = exchange(path, iov, 3, &reply, deadline, &failure);
+        int rc = streamed(opts.client, opts.event, path, iov, 3, &reply, deadline, &failure);
+        if (rc == 1)
+            rc = exchange(path, iov, 3, &reply, deadline, &failure);
         if (rc != 0 && failure.kind == F_NOT_RUNNING && opts.autostart)
             rc = autostart(path, opts.autostart, opts.autostart_config, iov, 3, &reply, deadline, &failure);
         if (rc == 0)

@@ -85,14 +85,16 @@ def wait_for_lines(daemon: RunningDaemon, lines: int) -> None:
 
 
 def worker_pids(daemon: RunningDaemon) -> list[int]:
-    """The daemon's worker processes (not its lane)."""
+    """The daemon's worker processes (not its lanes)."""
     children = Path(f"/proc/{daemon.proc.pid}/task/{daemon.proc.pid}/children").read_text().split()
-    return [int(pid) for pid in children if is_worker(int(pid)) and not is_lane(int(pid))]
+    lanes = (LANE, STREAM_LANE)
+    return [int(pid) for pid in children if is_worker(int(pid)) and not any(is_lane(int(pid), k) for k in lanes)]
 
 
-def lane_pid(daemon: RunningDaemon) -> int | None:
+def lane_pid(daemon: RunningDaemon, kind: bytes = b"-1") -> int | None:
+    """The lane's pid, or the stream lane's with `kind` STREAM_LANE."""
     children = Path(f"/proc/{daemon.proc.pid}/task/{daemon.proc.pid}/children").read_text().split()
-    return next((int(pid) for pid in children if is_lane(int(pid))), None)
+    return next((int(pid) for pid in children if is_lane(int(pid), kind)), None)
 
 
 def is_worker(pid: int) -> bool:
@@ -103,13 +105,17 @@ def is_worker(pid: int) -> bool:
         return False
 
 
-def is_lane(pid: int) -> bool:
-    """The lane: a worker started with no listening socket (`hookd.procs.child INDEX -1 ...`)."""
+LANE, STREAM_LANE = b"-1", b"-2"  # the listening fd each lane is started with (hookd.procs.channel)
+
+
+def is_lane(pid: int, kind: bytes = LANE) -> bool:
+    """The lane: a worker started with no listening socket (`hookd.procs.child INDEX -1 ...`); the stream lane
+    with `kind` STREAM_LANE (-2)."""
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return b"hookd.procs.child" in argv and argv[argv.index(b"hookd.procs.child") + 2] == b"-1"
+    return b"hookd.procs.child" in argv and argv[argv.index(b"hookd.procs.child") + 2] == kind
 
 
 def wait_until_gone(pids: list[int]) -> None:

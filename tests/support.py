@@ -154,10 +154,15 @@ def start_daemon(
     return daemon
 
 
+def lanes_serving(log: str) -> bool:
+    """The daemon's log says its lane and its stream lane serve."""
+    return '"lane_serving"' in log and '"stream_lane_serving"' in log
+
+
 def wait_for_lane(daemon: RunningDaemon, timeout: float = 60) -> None:
-    """Until the daemon logs its lane serving (bench/run.py's start_daemon waits the same way)."""
-    eventually(lambda: '"lane_serving"' in daemon.log() or daemon.proc.poll() is not None, timeout=timeout,
-               what="the lane serving")  # fmt: skip
+    """Until the daemon logs its lanes serving (bench/run.py's start_daemon waits the same way)."""
+    eventually(lambda: lanes_serving(daemon.log()) or daemon.proc.poll() is not None, timeout=timeout,
+               what="the lanes serving")  # fmt: skip
     assert daemon.proc.poll() is None, f"daemon exited with {daemon.proc.returncode}:\n{daemon.log()}"
 
 

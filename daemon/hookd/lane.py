@@ -9,9 +9,13 @@ lane instead, with its caller and its deadline. The lane decides and records it 
 lower CPU priority, while this process goes on answering the others; heavy requests wait for each other
 there, never the light ones for them.
 
-The lane is also where a streamed response's chunks meet (AfterModel: hookd.enrich.stream keeps the text so
-far in memory): every chunk goes there, whatever its size, so that one process sees the whole response
-whichever process read each chunk. That is why `[daemon] workers` above 1 needs the lane.
+A streamed response's chunks meet in a lane of their own, the stream lane (AfterModel: hookd.enrich.stream
+keeps the text so far in memory): every chunk goes there, whatever its size, so that one process sees the
+whole response whichever process read each chunk. That is why `[daemon] workers` above 1 needs the lanes.
+The shims send their chunks to the stream lane's socket themselves; the ones relayed here are those it did
+not take (docs/protocol.md). It runs at the daemon's priority: an agent awaits each chunk's decision before
+it goes on, and a chunk costs 0.1-0.4 ms to decide, where the lane's niceness made it wait for the CPU
+(docs/performance.md); the heavy requests keep the lane at nice 10 to themselves.
 
 The control plane's Decide sends its heavy requests there too (`via` "grpc"): its caller needs the outcome
 and the record's id beside the reply, which lead the lane's stderr (`with_decision`) and are taken off here.
@@ -34,9 +38,8 @@ import structlog
 
 from hookd import wire
 from hookd.config import Config, LimitsConfig
-from hookd.dialects.registry import AGENTS
+from hookd.dialects.registry import STREAMED
 from hookd.enrich.limits import heavy
-from hookd.enrich.stream import STREAM_EVENTS
 from hookd.errors import DialectError, FrameError, LaneRefused
 from hookd.types import Handled, HookRequest, NormalisedEvent, Reply
 
@@ -52,29 +55,27 @@ IN_FLIGHT = 16
 LANE_SLOTS = 4
 _ABSENT = (errno.ENOENT, errno.ECONNREFUSED)
 DECIDE_VIA = "grpc"  # a request of the control plane's Decide (HookRequest.via)
-# (client, the client's event name) of the events whose state is one response's streamed text: each goes to
-# the lane, whatever its size, so that every chunk of a response is decided where its text is.
-STREAMED = frozenset(
-    (name, found.name) for name, spec in AGENTS.items() for found in spec.events if found.event in STREAM_EVENTS
-)
 
 
 class Lane:
     """The forwarding side, in the daemon and in each worker (hookd.decide.Decider): `sends` before the
     request is parsed, `sends_event` after, and `forward` for a request either names."""
 
-    def __init__(self, path: Path, limits: LimitsConfig, max_reply_bytes: int) -> None:
+    def __init__(self, path: Path, limits: LimitsConfig, max_reply_bytes: int, stream_path: Path | None = None) -> None:
         self.path = path
+        self.stream_path = stream_path or path  # the stream lane's socket (the same process when not given)
         self._limits = limits
         self._max_reply = max_reply_bytes
         self._slots = FairSlots(LANE_SLOTS, IN_FLIGHT)
+        self._stream_slots = FairSlots(LANE_SLOTS, IN_FLIGHT)  # relayed chunks never wait behind heavy requests
 
     @classmethod
     def from_config(cls, config: Config) -> Lane | None:
         """The daemon's (or a worker's) lane, or None when `[daemon] lane` is off."""
         if not config.daemon.lane:
             return None
-        return cls(config.lane_socket, config.limits, 2 * config.daemon.max_payload_bytes + wire.REPLY_PREFIX_SIZE)
+        max_reply = 2 * config.daemon.max_payload_bytes + wire.REPLY_PREFIX_SIZE
+        return cls(config.lane_socket, config.limits, max_reply, config.hook_socket.with_name(wire.STREAM_SOCKET))
 
     def sends(self, request: HookRequest) -> str:
         """Which `[limits] lane_*` makes `request` the lane's before it is parsed ("stream", "payload-bytes"),
@@ -94,15 +95,16 @@ class Lane:
         log.debug("forwarded_to_lane", why=why, client=request.client, bytes=len(request.payload))
         session = f"{request.caller.uid}:{request.caller.ppid}"
         remaining = request.deadline.remaining()
+        path, slots = (self.stream_path, self._stream_slots) if why == "stream" else (self.path, self._slots)
         try:
             async with asyncio.timeout(remaining):
-                async with self._slots.held(session):
-                    frame = await self._exchange(_head(request), request.payload)
+                async with slots.held(session):
+                    frame = await self._exchange(path, _head(request), request.payload)
         except TimeoutError:
             ms = max(0, round(remaining * 1000))
             raise LaneRefused("deadline", f"the lane did not decide this heavy request within {ms} ms") from None
         except OSError as exc:
-            raise LaneRefused("unavailable", f"the lane at {self.path} failed: {exc.strerror or exc}") from None
+            raise LaneRefused("unavailable", f"the lane at {path} failed: {exc.strerror or exc}") from None
         try:
             reply = wire.decode_reply(frame)
         except FrameError as exc:
@@ -116,8 +118,8 @@ class Lane:
             return _decided(reply)
         return Reply(stdout=reply.stdout, stderr=reply.stderr, exit_code=reply.exit_code)
 
-    async def _exchange(self, head: bytes, payload: bytes) -> bytes:
-        reader, writer = await self._connect()
+    async def _exchange(self, path: Path, head: bytes, payload: bytes) -> bytes:
+        reader, writer = await self._connect(path)
         try:
             writer.writelines((head, payload))  # a 4 MB payload is not copied into one frame first
             prefix = await reader.readexactly(wire.REPLY_PREFIX_SIZE)
@@ -130,11 +132,12 @@ class Lane:
         finally:
             writer.close()
 
-    async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """The lane's socket, waited for while it is absent (the caller's timeout bounds the wait)."""
+    @staticmethod
+    async def _connect(path: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A lane's socket, waited for while it is absent (the caller's timeout bounds the wait)."""
         while True:
             try:
-                return await asyncio.open_unix_connection(str(self.path))
+                return await asyncio.open_unix_connection(str(path))
             except OSError as exc:
                 if exc.errno not in _ABSENT:
                     raise

@@ -40,6 +40,8 @@ class Event(str, Enum):
 # does, and may be set to fail closed only where some agent has an output that blocks on it.
 FAIL_CLOSED_BY_DEFAULT = frozenset({Event.BEFORE_AGENT, Event.BEFORE_MODEL, Event.BEFORE_TOOL, Event.AFTER_TOOL})
 CAN_FAIL_CLOSED = FAIL_CLOSED_BY_DEFAULT | {Event.AFTER_MODEL}
+# One response's chunks, decided where its text is (hookd.enrich.stream; routed by hookd.lane and the shims)
+STREAM_EVENTS = frozenset({Event.AFTER_MODEL})
 
 
 class ToolKind(str, Enum):

@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from load_support import HEADER, ask, is_lane, lane_pid, worker_pids
+from load_support import HEADER, STREAM_LANE, ask, is_lane, lane_pid, worker_pids
 from load_support import write_request as write
 
 from hookd import wire
@@ -230,26 +230,30 @@ def test_a_killed_lane_is_started_again_and_its_requests_wait_for_it(tmp_path: P
 
 def test_only_the_lanes_socket_takes_a_forwarded_request_and_only_from_its_own_daemon(tmp_path: Path) -> None:
     daemon, _ = serving_lane(tmp_path)
-    lane_socket = daemon.runtime_dir / "lane.sock"
+    lane_socket, stream_socket = daemon.runtime_dir / "lane.sock", daemon.runtime_dir / "stream.sock"
     forwarded = {**HEADER, "forwarded": {"uid": 0, "gid": 0, "pid": 1, "received_at": 1.0, "deadline": 9e9, "via": "x"}}
     payload = json.dumps(gemini_payload("BeforeTool", tool_name="write_file", tool_input={"file_path": "a"})).encode()
     try:
         on_hook = ask(daemon.socket, wire.encode_request(forwarded, payload))
-        plain_on_lane = answer_at_connect(lane_socket)
+        plain_on_lane = answer_at_connect(lane_socket, wire.encode_request(HEADER, payload))
         require(os.getuid() == 0 and shutil.which("setpriv") is not None, "root and setpriv (to become nobody)")
-        as_nobody = other_uid_connects(lane_socket)
-        os.chmod(daemon.runtime_dir.parent, 0o711)  # opened up as an admin might: the lane still checks the uid
+        eventually(stream_socket.exists, timeout=TIMEOUT, what="the stream lane's socket")
+        as_nobody = [other_uid_connects(path) for path in (lane_socket, stream_socket)]
+        os.chmod(daemon.runtime_dir.parent, 0o711)  # opened up as an admin might: the lanes still check the uid
         os.chmod(daemon.runtime_dir, 0o711)
-        os.chmod(lane_socket, 0o666)
-        opened_up = other_uid_connects(lane_socket)
+        for path in (lane_socket, stream_socket):
+            os.chmod(path, 0o666)
+        opened_up = [other_uid_connects(path) for path in (lane_socket, stream_socket)]
     finally:
         daemon.stop()
     assert on_hook.status is wire.Status.ERROR and on_hook.stderr == b"bad-header"
     assert b"'forwarded' is taken only on the lane's socket" in on_hook.stdout
-    # this test's process is of the daemon's uid but is neither the daemon nor one of its workers (issue 25)
+    # this test's process is of the daemon's uid but is neither the daemon nor one of its workers (issue 25):
+    # the lane takes nothing of it (its streamed chunks go to the stream lane's socket, issue 30)
     assert plain_on_lane.status is wire.Status.ERROR and plain_on_lane.stderr == b"forbidden"
-    assert "Permission denied" in as_nobody
-    assert opened_up.startswith("ERROR forbidden the lane takes requests from its own daemon only"), opened_up
+    assert all("Permission denied" in answer for answer in as_nobody), as_nobody
+    for answer in opened_up:
+        assert answer.startswith("ERROR forbidden the lane takes forwarded requests from its own daemon"), answer
 
 
 def other_uid_connects(path: Path) -> str:
@@ -399,3 +403,16 @@ def answer_at_connect(path: Path, frame: bytes = b"") -> wire.DecodedReply:
             while chunk := sock.recv(65536):
                 chunks.append(chunk)
     return wire.decode_reply(b"".join(chunks))
+
+
+def test_the_lane_runs_at_nice_10_and_the_stream_lane_at_the_daemons_priority(tmp_path: Path) -> None:
+    """Heavy requests wait for the CPU behind everyone (the lane); a streamed chunk, which its agent awaits
+    before it goes on, does not (the stream lane: issue 30, docs/reliability.md)."""
+    daemon, lane = serving_lane(tmp_path)
+    try:
+        stream = eventually(lambda: lane_pid(daemon, STREAM_LANE), timeout=TIMEOUT, what="the stream lane process")
+        niceness = {pid: os.getpriority(os.PRIO_PROCESS, pid) for pid in (daemon.proc.pid, lane, stream)}
+    finally:
+        daemon.stop()
+    assert niceness == {daemon.proc.pid: niceness[daemon.proc.pid], lane: niceness[daemon.proc.pid] + 10,
+                        stream: niceness[daemon.proc.pid]}, niceness  # fmt: skip

@@ -11,12 +11,12 @@ import signal
 from pathlib import Path
 
 import grpc
-from load_support import HEADER, ask, lane_pid
+from load_support import HEADER, STREAM_LANE, ask, lane_pid
 
 from hookd import wire
 from hookd.v1 import hookd_pb2 as pb
 from hookd.v1 import hookd_pb2_grpc
-from support import ROOT, RunningDaemon, eventually, gemini_payload, start_daemon
+from support import ROOT, RunningDaemon, eventually, free_port, gemini_payload, lanes_serving, scrape, start_daemon
 
 TIMEOUT = 30.0
 
@@ -32,10 +32,10 @@ def chunk(session: str, text: str, request: object = None) -> bytes:
 
 
 def serving(tmp_path: Path) -> RunningDaemon:
-    """The default daemon once its lane serves (every AfterModel chunk is decided there)."""
+    """The default daemon once its lanes serve (every AfterModel chunk is decided in the stream lane)."""
     daemon = start_daemon(tmp_path, ROOT / "policies")
     try:
-        eventually(lambda: '"lane_serving"' in daemon.log(), timeout=30)
+        eventually(lambda: lanes_serving(daemon.log()), timeout=30)
     except AssertionError:
         daemon.stop()
         raise
@@ -109,21 +109,84 @@ def test_decide_of_a_chunk_goes_on_from_the_text_the_agents_chunks_streamed(tmp_
 
 
 def test_a_lane_started_again_goes_on_from_the_text_streamed_before_it(tmp_path: Path) -> None:
-    """A lane that dies between two chunks of a response takes its text with it; the daemon keeps a copy
-    (sent by the lane before each reply) and the next lane goes on from it: the key split across the crash
-    is found whole."""
+    """A stream lane that dies between two chunks of a response takes its text with it; the daemon keeps a
+    copy (sent by the lane before each reply) and the next one goes on from it: the key split across the
+    crash is found whole."""
     daemon = serving(tmp_path)
     try:
         first = ask(daemon.socket, chunk("k", "the key is AKIAIOSF"))
-        killed = lane_pid(daemon)
+        killed = lane_pid(daemon, STREAM_LANE)
         assert killed is not None
         os.kill(killed, signal.SIGKILL)
-        eventually(lambda: '"lane_exited"' in daemon.log(), timeout=TIMEOUT, what="the lane's exit noticed")
-        eventually(lambda: daemon.log().count('"lane_serving"') == 2, timeout=TIMEOUT, what="a new lane serving")
+        eventually(lambda: '"stream_lane_exited"' in daemon.log(), timeout=TIMEOUT, what="the lane's exit noticed")
+        eventually(lambda: daemon.log().count('"stream_lane_serving"') == 2, timeout=TIMEOUT, what="a new one serving")
         second = ask(daemon.socket, chunk("k", "ODNN7EXAMPLE"))
-        now = lane_pid(daemon)
+        now = lane_pid(daemon, STREAM_LANE)
     finally:
         daemon.stop()
     assert b"AWS access key" not in first.stdout
     assert now not in (None, killed)
     assert b'"continue":false' in second.stdout and b"AWS access key" in second.stdout, second.stdout[:300]
+
+
+def test_a_key_split_between_a_chunk_sent_to_the_lane_and_one_relayed_stops_the_turn(tmp_path: Path) -> None:
+    """issue 30: a shim sends a streamed chunk to the lane's socket directly, or (the lane absent or refusing)
+    to the hook socket, which relays it: either way it lands in the one text of its response. A key split
+    between the two ways is found whole, in either order, and the response stays one record."""
+    daemon = serving(tmp_path)
+    lane = daemon.runtime_dir / "stream.sock"
+    try:
+        direct_then_relayed = [ask(lane, chunk("a", "the key is AKIAIOSF")),
+                               ask(daemon.socket, chunk("a", "ODNN7EXAMPLE and more"))]  # fmt: skip
+        relayed_then_direct = [ask(daemon.socket, chunk("b", "the key is AKIAIOSF")),
+                               ask(lane, chunk("b", "ODNN7EXAMPLE"))]  # fmt: skip
+        records = daemon.decisions(at_least=2)
+    finally:
+        daemon.stop()
+    for first, second in (direct_then_relayed, relayed_then_direct):
+        assert b"AWS access key" not in first.stdout  # half a key is not a key
+        assert b'"continue":false' in second.stdout and b"AWS access key" in second.stdout, second.stdout[:300]
+    assert sorted((r["session"], r["decision"], r["stream"]["chunks"]) for r in records) == [
+        ("a", "halt", 2),
+        ("b", "halt", 2),
+    ]
+    assert {r["caller"]["uid"] for r in records} == {os.getuid()}  # a direct chunk's caller is the socket's peer
+
+
+def test_the_lane_takes_no_other_event_directly(tmp_path: Path) -> None:
+    """Only a streamed event is taken on the stream lane's socket from a process that is not its daemon: any
+    other (a tool call) is refused unread, so it decides nothing but what the daemon would have sent it; the
+    lane's socket takes none (heavy requests only come forwarded)."""
+    daemon = serving(tmp_path)
+    tool = gemini_payload("BeforeTool", tool_name="run_shell_command", tool_input={"command": "ls"})
+    try:
+        refused = ask(daemon.runtime_dir / "stream.sock", wire.encode_request(HEADER, json.dumps(tool).encode()))
+        streamed = chunk("n", "hello")
+        on_the_lane = ask(daemon.runtime_dir / "lane.sock", streamed)
+        on_the_stream_lane = ask(daemon.runtime_dir / "stream.sock", streamed)
+    finally:
+        daemon.stop()
+    assert refused.status is wire.Status.ERROR and refused.stderr == b"forbidden", refused
+    assert on_the_lane.status is wire.Status.ERROR and on_the_lane.stderr == b"forbidden", on_the_lane
+    assert on_the_stream_lane.status is wire.Status.OK, on_the_stream_lane
+
+
+def test_a_chunk_sent_to_the_stream_lane_counts_as_a_hook_request_and_a_relayed_one_as_the_lanes_too(
+    tmp_path: Path,
+) -> None:
+    """The stream lane reports the chunks a shim sent it as hook requests (no other process saw them); a relayed
+    chunk was counted by the daemon that read it, and as a request the lanes took."""
+    address = f"127.0.0.1:{free_port()}"
+    daemon = start_daemon(tmp_path, ROOT / "policies", f'[metrics]\nlisten = "{address}"\n', lane=True)
+    try:
+        direct = [ask(daemon.runtime_dir / "stream.sock", chunk("c", f"word {n}")) for n in range(2)]
+        relayed = ask(daemon.socket, chunk("c", "and the last"))
+        counted = eventually(
+            lambda: (m := scrape(address)).get(("hookd_requests_total", ())) == 3 and m,
+            timeout=TIMEOUT,
+            what="the stream lane's requests counted (it reports them each second)",
+        )
+    finally:
+        daemon.stop()
+    assert [r.status for r in [*direct, relayed]] == [wire.Status.OK] * 3
+    assert counted[("hookd_lane_requests_total", ())] == 1

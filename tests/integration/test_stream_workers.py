@@ -1,5 +1,5 @@
 """`input.stream` with `[daemon] workers = 2`: the kernel hands each chunk's connection to either process, and
-each sends it to the lane (hookd.lane), where the response's text is (hookd.enrich.stream): the text streamed
+each sends it to the stream lane (hookd.lane), where the response's text is (hookd.enrich.stream): the text streamed
 so far is the whole response's. A real daemon, its real worker and lane, and the default policies'
 model_secrets rule."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from load_support import HEADER, ask
 
 from hookd import wire
-from support import ROOT, eventually, gemini_payload, start_daemon
+from support import ROOT, eventually, gemini_payload, lanes_serving, start_daemon
 
 SESSIONS = 48
 FIRST, SECOND = "part-one: -----BEGIN OPENSSH PRIV", "ATE KEY----- part-two"
@@ -27,7 +27,7 @@ def chunk(session: str, text: str) -> bytes:
 def test_a_key_split_across_chunks_that_two_processes_decide_stops_the_turn(tmp_path: Path) -> None:
     daemon = start_daemon(tmp_path, ROOT / "policies", config="[daemon]\nworkers = 2\n")
     try:
-        eventually(lambda: '"worker_serving"' in daemon.log() and '"lane_serving"' in daemon.log(), timeout=30)
+        eventually(lambda: '"worker_serving"' in daemon.log() and lanes_serving(daemon.log()), timeout=30)
 
         def respond(session: str) -> tuple[wire.DecodedReply, wire.DecodedReply]:
             return ask(daemon.socket, chunk(session, FIRST)), ask(daemon.socket, chunk(session, SECOND))
@@ -41,7 +41,7 @@ def test_a_key_split_across_chunks_that_two_processes_decide_stops_the_turn(tmp_
     assert not shared.exists()  # no stream file, so no lock a policy's sandbox could hold against a loop
     assert len(records) == SESSIONS
     for record in records:
-        assert int(record["id"], 16) % 64 == 2, "decided by the lane (slot `workers`: docs/decision-log.md)"
+        assert int(record["id"], 16) % 64 == 3, "decided by the stream lane (slot `workers + 1`: docs/decision-log.md)"
         assert (record["decision"], record["stream"]["chunks"], record["stream"]["ended"]) == ("halt", 2, "halt")
         assert [change["decision"] for change in record["stream"]["changes"]] == ["allow", "halt"]
     assert all(b"private key" not in replies[i][0].stdout for i in range(SESSIONS))

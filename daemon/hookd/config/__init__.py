@@ -277,8 +277,8 @@ class Config:
 
     @property
     def processes(self) -> int:
-        """Processes that decide hook requests: the daemon, its workers, the lane."""
-        return self.daemon.workers + self.daemon.lane
+        """Processes that decide hook requests: the daemon, its workers, the lane and the stream lane."""
+        return self.daemon.workers + 2 * self.daemon.lane
 
     @property
     def control_socket(self) -> Path:
@@ -349,8 +349,8 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None = None) -> Confi
     if unknown:
         raise ConfigError(f"{where}: unknown section or key '{sorted(unknown)[0]}'")
     daemon = _section(DaemonConfig(), raw.get("daemon", {}), "daemon", where)
-    if daemon.workers + daemon.lane > MAX_WORKERS:
-        most = f"{MAX_WORKERS - 1} beside the lane" if daemon.lane else str(MAX_WORKERS)
+    if daemon.workers + 2 * daemon.lane > MAX_WORKERS:
+        most = f"{MAX_WORKERS - 2} beside the lanes" if daemon.lane else str(MAX_WORKERS)
         raise ConfigError(f"{where}: 'daemon.workers' must be at most {most}, got {daemon.workers}")
     if daemon.workers > 1 and not daemon.lane:  # the chunks of a streamed response meet in the lane (hookd.lane)
         raise ConfigError(f"{where}: 'daemon.workers = {daemon.workers}' needs 'daemon.lane = true'")

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from hookd.dialects import claude, codex, copilot, droid, gemini, kilo, opencode, qwen
 from hookd.dialects.spec import AgentSpec
 from hookd.errors import HookdError
-from hookd.types import Event, FailMode
+from hookd.types import STREAM_EVENTS, Event, FailMode
 
 AGENTS: Mapping[str, AgentSpec] = {
     spec.name: spec
@@ -18,6 +18,11 @@ AGENTS: Mapping[str, AgentSpec] = {
 }
 NAMES: tuple[str, ...] = tuple(AGENTS)
 DEFAULT_AGENT = "gemini"  # the client a request names when it names none (hookd eval, the Evaluate RPC)
+# (client, the client's event name) of the events whose state is one response's streamed text: each is
+# decided where that text is (hookd.lane), and the shims send it to the stream lane's socket first.
+STREAMED = frozenset(
+    (name, found.name) for name, spec in AGENTS.items() for found in spec.events if found.event in STREAM_EVENTS
+)
 
 
 def agent(name: str) -> AgentSpec:

@@ -30,12 +30,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 
-from hookd.types import JSON, Event, NormalisedEvent
+from hookd.types import JSON, STREAM_EVENTS, NormalisedEvent
 from hookd.wire import jsonstrict
 
 MAX_TEXT = 16 * 1024
 MAX_RESPONSES = 256
-STREAM_EVENTS = frozenset({Event.AFTER_MODEL})  # decided where the text is: hookd.lane routes them there
 RESPONSE_FACT = "stream_response"  # the parse step's digest of the request, when it has one (hookd.pipeline)
 
 _Key = tuple[int, str, str, str]  # the caller's uid, the client, the session, the response

@@ -9,13 +9,13 @@ The channel between them is a socketpair of newline-delimited JSON:
                    {"t": "s", "requests": N, "errors": {code: N}, "dropped": N, "lane": N}   since the last
                                                         one, each second ("lane": requests the lane took)
                    {"t": "st", "k": [uid, client, session, response], "x": TEXT, "cut": B, "f": B, "c": [...]}
-                                                        the lane, before it answers a streamed chunk: the
+                                                        the stream lane, before it answers a chunk: the
                                                         chunk's text (its end), for the daemon's copy of the
                                                         open responses' texts, and the chunk's counts
   daemon → worker  {"t": "reload"}                      load the policies (and kept bundles) again
                    {"t": "ack", "n": N}                 N more records are in the daemon's log queue
 The daemon hands the configuration over on the worker's stdin (a pickle of `Config`: the same program,
-the same user), and to the lane, after it, its copy of the open responses' texts (hookd.enrich.stream,
+the same user), and to the stream lane, after it, its copy of the open responses' texts (hookd.enrich.stream,
 `Kept`). A worker that dies is started again after a pause; its end of the channel closing tells the daemon.
 """
 
@@ -28,6 +28,7 @@ import structlog
 
 log = structlog.get_logger("hookd.workers")
 STOP_TIMEOUT_S = 10.0
+LANE_FD, STREAM_LANE_FD = -1, -2  # the listening fd a lane is started with: it binds a socket of its own
 
 
 def line(message: dict[str, Any]) -> bytes:

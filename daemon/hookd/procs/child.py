@@ -1,7 +1,8 @@
 """A worker process (hookd.procs): the hook pipeline on the daemon's listening socket, each decision's
 record sent to the daemon over the channel; `python -m hookd.procs.child` is its program. The lane
 (hookd.lane) is the same program on a socket of its own, taking the heavy requests the daemon
-and its workers forward, at a lower CPU priority."""
+and its workers forward, at a lower CPU priority; the stream lane too, on another socket, taking every
+streamed chunk (the shims' and the relayed ones) at the daemon's priority."""
 
 from __future__ import annotations
 
@@ -27,10 +28,11 @@ from hookd.audit.streams import StreamRecords
 from hookd.audit.writer import wait_for_records
 from hookd.config import Config
 from hookd.decide import Decider
+from hookd.dialects.registry import STREAMED
 from hookd.enrich.stream import MAX_TEXT, MemoryTexts, key_of
 from hookd.errors import HookdError, Unavailable
 from hookd.lane import Lane
-from hookd.procs.channel import STOP_TIMEOUT_S, line, log
+from hookd.procs.channel import LANE_FD, STOP_TIMEOUT_S, STREAM_LANE_FD, line, log
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
 from hookd.types import JSON, Deadline, Handled, PolicySet, settled
@@ -46,13 +48,15 @@ _PR_SET_PDEATHSIG = 1
 class WorkerProcess:
     """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
 
-    def __init__(self, config: Config, index: int, *, lane: bool = False, texts: MemoryTexts | None = None) -> None:
+    def __init__(
+        self, config: Config, index: int, *, lane: bool = False, stream: bool = False, texts: MemoryTexts | None = None
+    ) -> None:
         self.config = config
         self.index = index
         self.is_lane = lane
         self._counted = asyncio.Event()  # set by each count: an idle worker does not wake to report nothing
         self.stats = ServerStats(self._counted.set)
-        self._sent_requests = self._sent_dropped = 0
+        self._sent_requests = self._sent_dropped = self._sent_direct = 0
         self._sent_errors: dict[str, int] = {}
         # The lane's streamed texts: those the daemon kept of the lane before it, when this one replaces it.
         steps = enrichers(config, texts) if texts is not None else None
@@ -66,7 +70,10 @@ class WorkerProcess:
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
         self.decider = Decider(config, self.pipeline, self, self.stats, None if lane else Lane.from_config(config))
-        self.server = HookServer.from_config(config, self.decider.handle, self.stats, lane=lane)
+        # A shim sends a streamed chunk straight to the stream lane, the process that holds its response's text
+        self.server = HookServer.from_config(
+            config, self.decider.handle, self.stats, lane=lane, direct=STREAMED if stream else frozenset()
+        )
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
         self._unacked = 0  # records sent that the daemon has not yet said it queued
@@ -228,11 +235,13 @@ class WorkerProcess:
         errors = {k: v for k, v in errors.items() if v}
         lane = 0
         if self.is_lane:  # the process that forwarded each request counted it, and the error it answered
-            lane, requests, errors = requests, 0, {}
+            direct = self.stats.direct - self._sent_direct  # a shim's chunks (the stream lane's): no one else's
+            lane, requests, errors = requests - direct, direct, {}
         dropped = self._sink.dropped - self._sent_dropped
         if requests or errors or dropped or lane:
             writer.write(line({"t": "s", "requests": requests, "errors": errors, "dropped": dropped, "lane": lane}))
             self._sent_requests, self._sent_errors = self.stats.requests, dict(self.stats.errors)
+            self._sent_direct = self.stats.direct
             self._sent_dropped = self._sink.dropped
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
@@ -319,15 +328,16 @@ def main(argv: list[str]) -> int:
     given = sys.stdin.buffer  # written by the daemon that started this process
     config: Config = pickle.load(given)
     texts = MemoryTexts()
-    if listen_fd < 0:  # the lane: the texts of the responses its predecessor left open
+    if listen_fd == STREAM_LANE_FD:  # the texts of the responses its predecessor left open
         texts.seed(pickle.load(given))
     configure_logging(config.daemon.log_level)
     listener = socket.socket(fileno=listen_fd) if listen_fd >= 0 else None
     channel = socket.socket(fileno=channel_fd)
-    if listener is None:
+    if listen_fd == LANE_FD:  # the stream lane's chunks are light and awaited one by one: the daemon's priority
         lower_priority()
+    stream = listen_fd == STREAM_LANE_FD
     try:
-        worker = WorkerProcess(config, index, lane=listener is None, texts=texts if listener is None else None)
+        worker = WorkerProcess(config, index, lane=listener is None, stream=stream, texts=texts if stream else None)
     except HookdError as exc:
         log.error("worker_start_failed", worker=index, error=str(exc))
         return 1

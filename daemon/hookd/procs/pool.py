@@ -1,6 +1,6 @@
 """The daemon's side of the worker processes (hookd.procs): start them, take their records and counts,
-tell them to reload, start again one that died. The lane (hookd.lane) is one more of them, in
-the last slot, with a socket of its own instead of the hook socket."""
+tell them to reload, start again one that died. The lane and the stream lane (hookd.lane) are two more of
+them, in the last two slots, each with a socket of its own instead of the hook socket."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.enrich.stream import MemoryTexts
-from hookd.procs.channel import STOP_TIMEOUT_S, line, log
+from hookd.procs.channel import LANE_FD, STOP_TIMEOUT_S, STREAM_LANE_FD, line, log
 from hookd.rollout.relay import Receive, entry_limit
 from hookd.runtime import isolated
 from hookd.runtime.metrics import DecisionMetrics
@@ -58,7 +58,8 @@ class WorkerPool:
     ) -> None:
         self.config = config
         self.size = config.daemon.workers - 1
-        self.lane_index = config.daemon.workers if config.daemon.lane else None  # the last slot (audit.ids)
+        self.lane_index = config.daemon.workers if config.daemon.lane else None  # the last slots (audit.ids)
+        self.stream_index = config.daemon.workers + 1 if config.daemon.lane else None
         self._fd = listening_fd
         self._sink = sink  # the daemon's decision log queue: workers' records join its own
         self._metrics = metrics
@@ -70,13 +71,14 @@ class WorkerPool:
         self._respawns: set[asyncio.Task[None]] = set()
         self._stopping = False
         self.restarts = 0
-        self.texts = MemoryTexts()  # what the lane streamed so far, for a lane started again (hookd.enrich.stream)
+        self.texts = MemoryTexts()  # what the stream lane streamed so far, for one started again (enrich.stream)
         self.lane_requests = 0  # heavy requests the lane took (the daemon's and the workers' forwards)
 
     @property
     def pids(self) -> list[int]:
-        """The workers' (not the lane's)."""
-        return [w.process.pid for i, w in self._running.items() if w.ready.is_set() and i != self.lane_index]
+        """The workers' (not the lanes')."""
+        lanes = (self.lane_index, self.stream_index)
+        return [w.process.pid for i, w in self._running.items() if w.ready.is_set() and i not in lanes]
 
     @property
     def lane_pid(self) -> int | None:
@@ -84,17 +86,19 @@ class WorkerPool:
         return lane.process.pid if lane is not None and lane.ready.is_set() else None
 
     def _kind(self, index: int) -> str:
-        """How the log names the process in slot `index`: a worker, or the lane."""
-        return "lane" if index == self.lane_index else "worker"
+        """How the log names the process in slot `index`: a worker, the lane or the stream lane."""
+        return {self.lane_index: "lane", self.stream_index: "stream_lane"}.get(index, "worker")
 
     async def start(self) -> None:
         for index in range(1, self.size + 1):
             await self._spawn(index, RESPAWN_DELAY_S)
-        if self.lane_index is not None:
-            await self._spawn(self.lane_index, RESPAWN_DELAY_S)
+        for lane in (self.stream_index, self.lane_index):
+            if lane is not None:
+                await self._spawn(lane, RESPAWN_DELAY_S)
 
     async def _spawn(self, index: int, delay: float) -> None:
-        listening = -1 if index == self.lane_index else self._fd  # the lane binds a socket of its own
+        # each lane binds a socket of its own
+        listening = {self.lane_index: LANE_FD, self.stream_index: STREAM_LANE_FD}.get(index, self._fd)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with ours, theirs:
             process = await asyncio.create_subprocess_exec(
@@ -106,7 +110,7 @@ class WorkerPool:
             )  # fmt: skip
             assert process.stdin is not None
             process.stdin.write(pickle.dumps(self.config))
-            if index == self.lane_index:  # the open responses' texts, which the lane goes on from
+            if index == self.stream_index:  # the open responses' texts, which the stream lane goes on from
                 process.stdin.write(pickle.dumps(self.texts.kept()))
             await process.stdin.drain()
             process.stdin.close()
@@ -165,7 +169,7 @@ class WorkerPool:
             self._rollout(message)
         elif kind == "c":
             self._count(message["c"])
-        elif kind == "st" and running.index == self.lane_index:
+        elif kind == "st" and running.index == self.stream_index:
             uid, client, session, response = message["k"]
             key = (int(uid), str(client), str(session), str(response))
             self.texts.add(key, str(message["x"]), bool(message["f"]), bool(message["cut"]))

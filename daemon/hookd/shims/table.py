@@ -7,6 +7,7 @@ runs that check). A table row is (client, agent event, fails closed by default, 
 before and after the reason, whether to tell the agent's own stderr the reason too, the fail exit
 code: 0 prints the output on stdout with the reason as a JSON string, another prints it on stderr with
 the reason as it is and exits with that code); an event without a row fails open and prints nothing.
+The streamed events (hookd.dialects.registry.STREAMED) are those a shim sends to the stream lane's socket first.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from hookd.dialects.registry import AGENTS, forwarded_env
+from hookd.dialects.registry import AGENTS, STREAMED, forwarded_env
 
 SHIM_DIR = Path(__file__).resolve().parents[3] / "client_shim"
 C_HEADER = SHIM_DIR / "hookd_agents.h"
@@ -73,7 +74,17 @@ def c_header() -> str:
     for client, event, closed, prefix, suffix, tell, code in rows():
         lines.append(f"    {{{_c_string(client)}, {_c_string(event)}, {int(closed)},")
         lines.append(f"     {_c_string(prefix)}, {_c_string(suffix)}, {int(tell)}, {code}}},")
-    lines += ["};", "", "#endif", ""]
+    lines += [
+        "};",
+        "",
+        "/* The events whose chunks the shim sends to the stream lane first (hookd.dialects.registry.STREAMED). */",
+        "static const char *const STREAMED_EVENTS[][2] = {",
+        *(f"    {{{_c_string(client)}, {_c_string(event)}}}," for client, event in sorted(STREAMED)),
+        "};",
+        "",
+        "#endif",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -102,7 +113,8 @@ def python_block() -> str:
         lines.append(_py_line(f"        {event!r}: ({closed}, {prefix!r}, {suffix!r}, {tell}, {code}),"))
     if current is not None:
         lines.append("    },")
-    lines += ["}", "# fmt: on", END]
+    lines += ["}", "# (client, event) sent to the stream lane's socket first: decided where the response's text is."]
+    lines += ["STREAMED_EVENTS = {", *(f"    {pair!r}," for pair in sorted(STREAMED)), "}", "# fmt: on", END]
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ import os
 import socket
 import struct
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
@@ -35,20 +35,25 @@ Handler = Callable[[HookRequest], "Reply | Awaitable[Reply]"]
 ReplyWriter = Callable[[bytes], None]  # writes one reply frame to the connection and closes it
 _PEERCRED = struct.Struct("3i")
 ORPHAN_GRACE_S = 5.0  # how long a starting daemon waits for a killed daemon's workers to exit
-_MISPLACED = {  # a frame whose header has (or lacks) `forwarded` on the wrong socket, by `HookServer.lane`
-    False: "frame header: 'forwarded' is taken only on the lane's socket",
-    True: "frame header: the lane takes only forwarded requests",
-}
+_MISPLACED = "frame header: 'forwarded' is taken only on the lane's socket"
+_NOT_DIRECT = "the lane takes forwarded requests from its own daemon and streamed events from its user only"
+# Streamed chunks one session (the peer's parent process: the agent that ran the shims) may have open at the
+# lane's socket at once; its next connection is refused unread (`busy`: the shim relays that chunk through the
+# hook socket, whose places at the lane are shared fairly, hookd.lane.FairSlots). An agent streams one chunk
+# at a time: the cap is for a process flooding the socket, whose connections would otherwise hold the lane's
+# descriptors and CPU ahead of every other session's chunks and heavy requests (docs/reliability.md).
+DIRECT_PER_SESSION = 4
 
 
 class ServerStats:
     """Request counters of the hook path (the hook socket and the Decide call), read by Status.
     `on_count`, when set, is called after each count (a worker reports its counts only after some)."""
 
-    __slots__ = ("errors", "on_count", "requests")
+    __slots__ = ("direct", "errors", "on_count", "requests")
 
     def __init__(self, on_count: Callable[[], None] | None = None) -> None:
         self.requests = 0
+        self.direct = 0  # a lane's: the requests a shim sent it (not forwarded), of `requests`
         self.errors: dict[str, int] = {}
         self.on_count = on_count
 
@@ -68,21 +73,23 @@ def peer_credentials(sock: socket.socket) -> Caller:
     return Caller(uid=uid, gid=gid, pid=pid)
 
 
-def from_own_daemon(caller: Caller) -> bool:
-    """Whether a connection to the lane comes from the daemon that started it (its parent) or one of that
-    daemon's workers (its siblings). The uid alone is not enough: every process of the daemon's user may
-    connect to a socket of the user's (the 0700 runtime dir keeps only other users out), and a forwarded
-    frame names the caller and the deadline the lane decides and records for (issue 25)."""
-    if caller.uid != os.getuid():
-        return False
-    daemon = os.getppid()
-    if caller.pid == daemon:
-        return True
+def parent_of(pid: int) -> int | None:
+    """The parent pid of process `pid` (the kernel's word, /proc), None when it is gone."""
     try:
-        stat = Path(f"/proc/{caller.pid}/stat").read_text()
-    except OSError:  # gone already
-        return False
-    return int(stat.rsplit(")", 1)[1].split()[1]) == daemon
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def from_own_daemon(caller: Caller, parent: int | None) -> bool:
+    """Whether a connection to the lane comes from the daemon that started it (its parent) or one of that
+    daemon's workers (its siblings; `parent`: the caller's parent, `parent_of`). The uid alone is not enough:
+    every process of the daemon's user may connect to a socket of the user's (the 0700 runtime dir keeps only
+    other users out), and a forwarded frame names the caller and the deadline the lane decides and records
+    for (issue 25)."""
+    daemon = os.getppid()
+    return caller.uid == os.getuid() and daemon in (caller.pid, parent)
 
 
 def socket_listener(path: Path) -> int | None:
@@ -111,11 +118,16 @@ class HookServer:
         max_concurrency: int,
         stats: ServerStats | None = None,
         lane: bool = False,
+        direct: frozenset[tuple[str, str]] = frozenset(),
     ) -> None:
         self.path = path
-        # The lane's server takes only requests forwarded by its own daemon and workers (same uid), each
-        # with the sender's caller and deadline; the hook socket never takes one.
+        # The lane's server takes requests forwarded by its own daemon and workers (same uid), each with the
+        # sender's caller and deadline (the hook socket never takes one), and, from any process of its user,
+        # the (client, event) pairs of `direct` as a shim sends them: a streamed chunk reaches the process
+        # that holds its response's text without the daemon's relay (docs/performance.md, issue 30).
         self.lane = lane
+        self.direct = direct
+        self._direct_open: Counter[int] = Counter()  # the lane's: each session's streamed chunks open
         self.stats = stats or ServerStats()
         self._handler = handler
         self._deciding_now = 0  # 1 while a request is decided in the callback that read it
@@ -143,18 +155,24 @@ class HookServer:
         stats: ServerStats,
         *,
         lane: bool = False,
+        direct: frozenset[tuple[str, str]] = frozenset(),
     ) -> HookServer:
-        """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's), or the
-        lane's socket's (the lane process's)."""
+        """The hook socket's server as `[daemon]` configures it (the daemon's and each worker's), the lane's
+        socket's (the lane process's), or with `direct` events the stream lane's."""
         daemon = config.daemon
         return cls(
-            config.lane_socket if lane else config.hook_socket,
+            config.hook_socket.with_name(wire.STREAM_SOCKET)
+            if direct
+            else config.lane_socket
+            if lane
+            else config.hook_socket,
             handler,
             limits=wire.Limits(daemon.max_header_bytes, daemon.max_payload_bytes),
             request_timeout=daemon.request_timeout_ms / 1000,
             max_concurrency=daemon.max_concurrency,
             stats=stats,
             lane=lane,
+            direct=direct,
         )
 
     async def start(self, inherited: socket.socket | None = None) -> None:
@@ -356,7 +374,19 @@ class _HookConnection(asyncio.Protocol):
     connection here never needs more than a buffer and its place in the server's deadline queue.
     """
 
-    __slots__ = ("_buffer", "_caller", "_server", "_sizes", "_started", "_task", "_transport", "done", "expires_at")
+    __slots__ = (
+        "_buffer",
+        "_caller",
+        "_own_daemon",
+        "_server",
+        "_session",
+        "_sizes",
+        "_started",
+        "_task",
+        "_transport",
+        "done",
+        "expires_at",
+    )
 
     def __init__(self, server: HookServer) -> None:
         self._server = server
@@ -366,6 +396,8 @@ class _HookConnection(asyncio.Protocol):
         self.done = False  # answered or closed: nothing more is written, the deadline no longer applies
         self._started = self.expires_at = 0.0
         self._caller = Caller(uid=-1, gid=-1, pid=0)
+        self._own_daemon = False  # the lane's peer is its daemon or a worker: forwarded frames are taken
+        self._session = 0  # the lane's: the session whose place at the lane this connection holds (0: none)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's transports do not subclass asyncio's
@@ -378,8 +410,36 @@ class _HookConnection(asyncio.Protocol):
         except OSError as exc:
             self._reply(server.error_frame("internal", f"cannot read the peer's credentials: {exc}"))
             return
-        if server.lane and not from_own_daemon(self._caller):
-            self._reply(server.error_frame("forbidden", "the lane takes requests from its own daemon only"))
+        if server.lane:
+            self._admit_at_lane()
+
+    def _admit_at_lane(self) -> None:
+        """Before a byte is read: refuse a peer of another uid; a peer that is not the lane's daemon (a shim
+        sending a streamed chunk) takes one of its session's DIRECT_PER_SESSION places, or is refused `busy`."""
+        server, caller = self._server, self._caller
+        if caller.uid != os.getuid():
+            self._reply(server.error_frame("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})"))
+            return
+        parent = None if caller.pid == os.getppid() else parent_of(caller.pid)  # the daemon's forwards: no read
+        self._own_daemon = from_own_daemon(caller, parent)
+        if self._own_daemon:
+            return  # its forwarded requests hold their places in the forwarding process (hookd.lane.FairSlots)
+        session = parent or caller.pid
+        if server._direct_open[session] >= DIRECT_PER_SESSION:
+            message = f"the lane already has {DIRECT_PER_SESSION} streamed chunks of process {session}'s session"
+            self._reply(server.error_frame("busy", message))
+            return
+        server._direct_open[session] += 1
+        self._session = session
+
+    def _leave_lane(self) -> None:
+        """The connection is answered or gone: its session's place at the lane is free."""
+        session, self._session = self._session, 0
+        if session:
+            open_ = self._server._direct_open
+            open_[session] -= 1
+            if not open_[session]:
+                del open_[session]
 
     def data_received(self, data: bytes) -> None:
         if self.done or self._task is not None:
@@ -398,8 +458,11 @@ class _HookConnection(asyncio.Protocol):
             if len(buffer) < body_start + payload_len:
                 return
             header = wire.parse_header(bytes(buffer[wire.REQUEST_PREFIX_SIZE : body_start]))
-            if (header.forwarded is not None) is not server.lane:
-                raise FrameError("bad-header", _MISPLACED[server.lane])
+            if server.lane:
+                self._check_lane_frame(header)
+                server.stats.direct += header.forwarded is None
+            elif header.forwarded is not None:
+                raise FrameError("bad-header", _MISPLACED)
             with memoryview(buffer) as view:  # one copy of a payload of megabytes, not two
                 payload = bytes(view[body_start : body_start + payload_len])
         except FrameError as exc:
@@ -410,6 +473,13 @@ class _HookConnection(asyncio.Protocol):
         self._task = server._answer(request, self._reply)
         if self._task is not None:
             self._transport.pause_reading()
+
+    def _check_lane_frame(self, header: wire.RequestHeader) -> None:
+        """On the lane's socket: a forwarded frame only from its own daemon or a worker (it names the caller
+        and deadline the lane records), else only a `direct` event, the caller the socket's peer."""
+        direct = (header.client, header.event) in self._server.direct
+        if not (self._own_daemon if header.forwarded is not None else direct):
+            raise FrameError("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})")
 
     def eof_received(self) -> bool:
         if not self.done and self._task is None:
@@ -424,6 +494,7 @@ class _HookConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.done = True
+        self._leave_lane()
 
     def expire(self) -> None:
         """The deadline came: the decision still running is cancelled and the shim gets a deadline error."""
@@ -439,6 +510,7 @@ class _HookConnection(asyncio.Protocol):
         if self.done:
             return
         self.done = True
+        self._leave_lane()
         self._transport.write(frame)
         self._transport.close()  # flushes the reply first; the shim reads to the end of it
 

@@ -27,6 +27,8 @@ _REPLY_PREFIX = struct.Struct("!4sBBBxII")
 REQUEST_PREFIX_SIZE = _REQUEST_PREFIX.size
 REPLY_PREFIX_SIZE = _REPLY_PREFIX.size
 MAX_ENV_ENTRIES = 64
+# Beside the hook socket: the stream lane's, to which the shims send their streamed chunks (docs/protocol.md)
+STREAM_SOCKET = "stream.sock"
 MAX_PAYLOAD_DEPTH = 100  # arrays/objects; the embedded engine refuses input past 128
 
 

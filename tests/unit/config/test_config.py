@@ -65,7 +65,7 @@ def test_hookd_config_env_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ({"daemon": []}, "'daemon' must be a table"),
         ({"python": {"workers": 0}}, "'python.workers' must be a positive integer"),
         ({"daemon": {"workers": 0}}, "'daemon.workers' must be a positive integer"),
-        ({"daemon": {"workers": 65}}, "'daemon.workers' must be at most 63 beside the lane, got 65"),
+        ({"daemon": {"workers": 65}}, "'daemon.workers' must be at most 62 beside the lanes, got 65"),
         ({"python": {"timeout": 5}}, "unknown key 'python.timeout'"),
         ({"python": {"env": "HOME"}}, "'python.env' must be a list of non-empty strings"),
     ],
@@ -219,10 +219,10 @@ def test_log_ship_and_metrics_errors_name_the_key(raw: dict[str, object], error:
     assert error in str(info.value)
 
 
-def test_the_lane_takes_a_decision_id_slot() -> None:
-    assert parse_config({"daemon": {"workers": 63}}).processes == 64
+def test_the_lanes_take_a_decision_id_slot_each() -> None:
+    assert parse_config({"daemon": {"workers": 62}}).processes == 64  # the lane and the stream lane
     assert parse_config({"daemon": {"workers": 1, "lane": False}}).processes == 1
     with pytest.raises(ConfigError, match=r"'daemon\.workers = 2' needs 'daemon\.lane = true'"):
         parse_config({"daemon": {"workers": 2, "lane": False}})  # the lane is where a response's chunks meet
-    with pytest.raises(ConfigError, match=r"'daemon\.workers' must be at most 63 beside the lane, got 64"):
-        parse_config({"daemon": {"workers": 64}})
+    with pytest.raises(ConfigError, match=r"'daemon\.workers' must be at most 62 beside the lanes, got 63"):
+        parse_config({"daemon": {"workers": 63}})

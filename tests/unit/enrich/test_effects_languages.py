@@ -35,7 +35,10 @@ def test_every_language_names_its_documentation() -> None:
      ("awk '{print $1}' f", "awk"), ("gawk -F: '{n++} END {print n}' f", "awk"), ("sed -n 1p f", "sed"),
      ("sed 's/a/b/g' f", "sed"), ("perl -ne 'print if /x/' f", "perl"), ("ruby -e 'puts 1'", "ruby"),
      ("node -e 'console.log(1)'", "node"), ("deno eval 'console.log(1)'", "deno"),
-     ("sqlite3 db 'select 1'", "sqlite"), ("psql -c 'select 1'", "sql")],
+     ("sqlite3 db 'select 1'", "sqlite"), ("psql -c 'select 1'", "sql"),
+     ("php -r 'echo PHP_VERSION, PHP_EOL;'", "php"), ("php -r 'echo json_encode([1, 2]);'", "php"),
+     ("lua -e 'print(_VERSION)'", "lua"), ("lua -e 'print(string.format(\"%d\", 1))'", "lua"),
+     ("Rscript -e 'print(R.version.string)'", "r"), ("julia -e 'println(VERSION)'", "julia")],
 )  # fmt: skip
 def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) -> None:
     (run,) = execs(command, tmp_path)
@@ -45,15 +48,16 @@ def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("command", "lang"),
     [("python3 -c 'exec(input())'", "python"), ("python3 -c 'import os; os.system(cmd)'", "python"),
-     ("awk '{print > \"/etc/x\"}' f", "awk"), ("sed 's/a/b/e' f", "sed"), ("sed -n 'w out' f", "sed"),
-     ("perl -e 'unlink \"x\"'", "perl"), ("perl -e 'system(\"rm $x\")'", "perl"),
-     ("ruby -e 'File.delete(\"x\")'", "ruby"),
-     ("node -e 'require(\"fs\").rmSync(\"x\")'", "node"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
-     ("sqlite3 db '.output /etc/x'", "sqlite"), ("php -r 'echo 1;'", "php"), ("lua -e 'print(1)'", "lua")],
+     ("awk '{print > $2}' f", "awk"), ("sed 's/a/b/e' f", "sed"), ("sed -n 'w out' f", "sed"),
+     ("perl -e 'unlink $ARGV[0]'", "perl"), ("perl -e 'system(\"rm $x\")'", "perl"),
+     ("ruby -e 'File.delete(ARGV[0])'", "ruby"),
+     ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
+     ("sqlite3 db '.output /etc/x'", "sqlite"), ("php -r 'unlink($argv[1]);'", "php"),
+     ("lua -e 'os.remove(arg[1])'", "lua"), ("julia -e 'run(cmd)'", "julia")],
 )  # fmt: skip
 def test_code_that_reaches_the_system_unfollowed_is_not_known(command: str, lang: str, tmp_path: Path) -> None:
     (run,) = [e for e in execs(command, tmp_path) if e["code"]["lang"] == lang]
-    assert run["known"] is False  # (a language without an entry, php or lua here, is never followed)
+    assert run["known"] is False
 
 
 @pytest.mark.parametrize(
@@ -97,3 +101,122 @@ def test_code_on_an_interpreters_standard_input(tmp_path: Path) -> None:
 def test_a_command_built_from_pieces_is_not_followed(lang: str, code: str) -> None:
     """Only a literal that is the whole command is followed: a list of arguments or a concatenation asks."""
     assert follow_code(lang, code).known is False
+
+
+def effects(command: str, tmp_path: Path) -> list[tuple[str, str, bool]]:
+    _, found = analyse_shell(command, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
+    return [(e["op"], e["path"], e["recursive"]) for e in found if e["op"] != "exec"]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"", [("delete", "dist", True)]),
+     ("node -e \"require('fs').unlinkSync('a.txt')\"", [("delete", "a.txt", False)]),
+     ("node -e \"const fs = require('fs'); fs.writeFileSync('out/v.txt', 'x')\"", [("write", "out/v.txt", False)]),
+     ("node -e \"console.log(require('./package.json').version)\"", [("read", "package.json", False)]),
+     ("node -e \"require('fs').promises.readFile('a.json')\"", [("read", "a.json", False)]),
+     ("awk 'BEGIN { while ((getline l < \"VERSION\") > 0) print l }'", [("read", "VERSION", False)]),
+     ("awk '{ print $1 > \"out.txt\" }' f", [("read", "f", False), ("write", "out.txt", False)]),
+     ("perl -MFile::Path=remove_tree -e 'remove_tree(\"build\")'", [("delete", "build", True)]),
+     ("perl -e 'open(my $f, \"<\", \"VERSION\") or die; print <$f>'", [("read", "VERSION", False)]),
+     ("perl -e 'open(my $f, \">\", \"o.txt\"); print $f 1'", [("write", "o.txt", False)]),
+     ("ruby -e 'FileUtils.rm_rf(\"tmp/cache\")'", [("delete", "tmp/cache", True)]),
+     ("ruby -e 'puts File.read(\"VERSION\")'", [("read", "VERSION", False)]),
+     ("php -r 'file_put_contents(\"v.txt\", PHP_VERSION);'", [("write", "v.txt", False)]),
+     ("php -r 'unlink(\"v.txt\");'", [("delete", "v.txt", False)]),
+     ("lua -e 'for l in io.lines(\"VERSION\") do print(l) end'", [("read", "VERSION", False)]),
+     ("lua -e 'io.open(\"o.txt\", \"w\"):write(\"x\")'", [("write", "o.txt", False)]),
+     ("lua -e 'os.remove(\"o.txt\")'", [("delete", "o.txt", False)])],
+)  # fmt: skip
+def test_a_file_call_with_a_literal_path_is_that_effect_in_the_calls_cwd(
+    command: str, expected: list[tuple[str, str, bool]], tmp_path: Path
+) -> None:
+    (run,) = [e for e in execs(command, tmp_path) if e["code"]["lang"] != "sh"]
+    assert run["known"] is True
+    assert effects(command, tmp_path) == [(op, f"{tmp_path}/{path}", rec) for op, path, rec in expected]
+
+
+def test_a_literal_path_is_judged_where_it_points(tmp_path: Path) -> None:
+    assert effects(f"node -e \"require('fs').rmSync('{HOME}', {{recursive: true}})\"", tmp_path) == [
+        ("delete", HOME, True)
+    ]
+    assert effects("cd /etc && perl -e 'unlink \"passwd\"'", tmp_path)[-1] == ("delete", "/etc/passwd", False)
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("node", "require('fs').rmSync(require('os').homedir(), {recursive: true})"),
+     ("node", "require('fs').readFileSync('/home/u/.ss' + 'h/id_rsa')"),  # a concatenation is not a literal
+     ("node", "require('fs').rmSync('x', opts)"),  # options that are not a literal
+     ("node", "const {rmSync: r} = require('fs'); r('/')"), ("node", "const fs = require('fs'); fs[m]('x')"),
+     ("node", "require('fs').rmSync(`${process.env.HOME}`)"),
+     ("perl", "remove_tree($ENV{HOME})"), ("perl", "unlink 'a', $ENV{HOME}"),
+     ("perl", "use POSIX; POSIX::system('id')"),
+     ("ruby", "Pathname.new(Dir.home).rmtree"), ("ruby", "send(:sys' + 'tem', 'id')"),
+     ("awk", 'BEGIN { print "x" > "/home/u/.ss" "h/k" }'), ("awk", 'BEGIN { getline l < ENVIRON["HOME"] }'),
+     ("php", "$f = 'sys' . 'tem'; $f('id');"), ("php", "array_map('system', ['id']);"), ("php", "('system')('id');"),
+     ("php", "echo getenv('AWS_SECRET_ACCESS_KEY');"), ("php", "include 'x.php';"),
+     ("lua", "local x = os.execute; x('id')"), ("lua", '_G["os"]["execute"]("id")'), ("lua", "load(s)()"),
+     ("lua", "print(os.getenv('HOME'))"), ("ruby", 'File.delete("a", "/etc/x")'), ("perl", 'chdir "/"; unlink "x"'),
+     ("php", 'echo $_SERVER["AWS_SECRET_ACCESS_KEY"];')],
+)  # fmt: skip
+def test_a_file_call_or_construct_not_understood_is_not_followed(lang: str, code: str) -> None:
+    assert follow_code(lang, code).known is False
+
+
+def test_words_inside_a_string_are_not_calls() -> None:
+    assert follow_code("lua", 'print("remove(x, y)")').known is True
+    assert follow_code("php", "echo strtoupper('a b(');").known is True
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("Rscript -e 'unlink(\"build\", recursive = TRUE)'", ("delete", "build", True)),
+     ("Rscript -e 'x <- readLines(\"VERSION\"); print(x)'", ("read", "VERSION", False)),
+     ("julia -e 'rm(\"build\"; recursive=true)'", ("delete", "build", True)),
+     ("julia -e 'write(\"v.txt\", string(VERSION))'", ("write", "v.txt", False))],
+)  # fmt: skip
+def test_r_and_julia_file_calls(command: str, expected: tuple[str, str, bool], tmp_path: Path) -> None:
+    op, path, recursive = expected
+    assert effects(command, tmp_path) == [(op, f"{tmp_path}/{path}", recursive)]
+
+
+def test_r_reads_a_leading_tilde_as_home_and_node_does_not(tmp_path: Path) -> None:
+    assert effects("Rscript -e 'unlink(\"~/a b\")'", tmp_path) == [("delete", f"{HOME}/a b", True)]
+    assert effects("node -e \"require('fs').unlinkSync('~/a')\"", tmp_path) == [("delete", f"{tmp_path}/~/a", False)]
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("r", 'cat("x", file = "~/.bashrc")'), ("r", 'f <- system; f("id")'), ("r", 'do.call("system", list("id"))'),
+     ("r", 'Sys.setenv(PATH = "")'), ("julia", 'map(rm, ["x"])'), ("julia", 'println("$(run(`id`))")'),
+     ("julia", 'eval(Meta.parse("1"))')],
+)  # fmt: skip
+def test_r_and_julia_code_not_understood_is_not_followed(lang: str, code: str) -> None:
+    assert follow_code(lang, code).known is False
+
+
+def test_git_prints_a_stored_credential(tmp_path: Path) -> None:
+    _, found = analyse_shell(
+        "printf 'host=github.com\\n\\n' | git credential fill", home=HOME, base_dir=str(tmp_path),
+        project_dir=str(tmp_path),
+    )  # fmt: skip
+    assert [(e["op"], e["path"]) for e in found if e.get("secret_output")] == [("read", f"{HOME}/.git-credentials")]
+    for command in ("git credential approve", "git credential reject", "git config --get credential.helper"):
+        _, found = analyse_shell(command, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
+        assert not [e for e in found if e.get("secret_output")]
+    home, here = HOME, str(tmp_path)
+    _, found = analyse_shell("git config credential.helper", home=home, base_dir=here, project_dir=here)
+    assert not [e for e in found if e["op"] == "write"]  # `git config KEY` reads it (git-config(1))
+
+
+def test_recursive_unless_the_options_say_otherwise(tmp_path: Path) -> None:
+    """Options that are not literal make a delete recursive: the stricter reading."""
+    assert follow_code("node", "require('fs').rmSync('a', {recursive: r})").files == ("rm -r -f -- a",)
+    assert follow_code("node", "require('fs').rmSync('a', {force: true})").files == ("rm -f -- a",)
+    assert follow_code("r", 'unlink("a", TRUE)').files == ("rm -r -f -- a",)
+
+
+def test_awk_standard_streams_are_not_files(tmp_path: Path) -> None:
+    assert effects("awk '{ print > \"/dev/stderr\" }' f", tmp_path) == [("read", f"{tmp_path}/f", False)]
+    assert execs("awk '{ print > \"/dev/stderr\" }' f", tmp_path)[0]["known"] is True

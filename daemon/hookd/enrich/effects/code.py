@@ -93,14 +93,16 @@ class CodeRuns:
 
     def _inline(self, name: str, lang: str, text: str, follow: Followups) -> None:
         """Code in another language (`$` there is its own: `awk '{print $1}'`): the shell commands it runs as
-        literals are exec effects of their own, walked as scripts; it is `known` when nothing else in it reaches
-        the system (languages.json)."""
+        literals are exec effects of their own, walked as scripts; the files its calls name as literals are
+        walked as the commands that touch them the same way; it is `known` when nothing else in it reaches the
+        system (languages.json)."""
         followed = follow_code(lang, text)
         self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=followed.known)
         for command in followed.commands:
             built = _dynamic(command.split(" ", 1)[0])
             self.ledger.add("exec", None, name, code={"lang": "sh", "text": command}, known=not built, **_built(built))
             follow.scripts.append(command)
+        follow.scripts.extend(followed.files)  # `rm -r -f -- dist`: judged as itself
 
     def _code_file(self, program: Program, value: str, view: CommandView, follow: Followups) -> None:
         """`make -f FILE`, `awk -f FILE`: the code is in FILE; on stdin, it is what stdin gives."""

@@ -219,6 +219,7 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
     if any(o in reading for o in options) or operands[:1] in (["get"], ["list"]):
         return
     unsets = operands[:1] == ["unset"] or any(o in ("--unset", "--unset-all", "--remove-section") for o in options)
+    setting = operands[:1] == ["set"]
     if operands[:1] in (["set"], ["unset"]):
         operands = operands[1:]
     file = ".git/config"
@@ -232,8 +233,8 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
             operands = [o for o in operands if o != file]
         elif word.startswith("--file="):
             file = word[len("--file=") :]
-    if not operands:
-        return
+    if not operands or (len(operands) == 1 and not unsets and not setting):
+        return  # `git config KEY`: git-config(1)'s older spelling of `git config get KEY`, a read
     key = operands[0]
     value = operands[1] if len(operands) > 1 else ""
     runs = executing(key) and not unsets and value not in catalogue().git["plain_values"]["values"]

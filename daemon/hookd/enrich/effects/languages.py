@@ -1,12 +1,16 @@
 """What code in another language does that hookd can follow, from languages.json (docs/policies.md, "The
 effect model"): the shell commands it runs given as literals (`system("make")`, `` `ls` ``, `.shell ls`), walked
-as scripts of their own, and whether anything else in it reaches the system (runs a command, writes or deletes
-a file, opens a socket, builds code at run time) in a way hookd does not follow: then its exec effect is not
-`known`. Python is read with its own parser (pycode.py). A language without an entry is never followed."""
+as scripts of their own; the files its file calls name as string literals (`fs.rmSync('dist', {recursive:
+true})`, `getline l < "VERSION"`), given back as the commands that do the same (`rm -r -f dist`) so that the
+policies judge their canonical paths as any other; and whether anything else in it reaches the system (runs a
+command, touches a file through a path built at run time, opens a socket, builds code at run time, calls a
+function the language's table does not know to be inert) in a way hookd does not follow: then its exec effect
+is not `known`. Python is read with its own parser (pycode.py). A language without an entry is never followed."""
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -15,18 +19,65 @@ from typing import Any
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.pycode import python_effects
 
+# What each file operation is as a command; `--` ends the options, so a literal path that starts with `-` is a path
+_AS_COMMAND: Mapping[tuple[str, bool], tuple[str, ...]] = {
+    ("read", False): ("cat", "--"),
+    ("read", True): ("cat", "--"),
+    ("list", False): ("ls", "-d", "--"),
+    ("list", True): ("ls", "-d", "--"),
+    ("write", False): ("tee", "--"),
+    ("write", True): ("tee", "--"),
+    ("delete", False): ("rm", "-f", "--"),
+    ("delete", True): ("rm", "-r", "-f", "--"),
+    ("copy", False): ("cp", "--"),
+    ("copy", True): ("cp", "-r", "--"),
+    ("move", False): ("mv", "--"),
+    ("move", True): ("mv", "--"),
+}
+
+
+_SPACE = re.compile(r"\s+")
+
 
 @dataclass(frozen=True, slots=True)
 class Followed:
-    known: bool  # nothing in the code reaches the system beyond `commands`
+    known: bool  # nothing in the code reaches the system beyond `commands` and `files`
     commands: tuple[str, ...] = ()  # the shell command lines it runs, as written
+    files: tuple[str, ...] = ()  # its file accesses, each as the command line doing the same (`rm -r -f -- dist`)
+
+
+@dataclass(frozen=True, slots=True)
+class _FileCall:
+    op: str
+    pattern: re.Pattern[str]  # group `path` (and `to` for copy and move): the string literal it names
+    recursive: bool
+    recursive_when: re.Pattern[str] | None  # tried on group `opts`: the call's options say it is recursive
 
 
 @dataclass(frozen=True, slots=True)
 class _Language:
     parser: str
     runs: tuple[re.Pattern[str], ...]
+    files: tuple[_FileCall, ...]
+    inert: tuple[re.Pattern[str], ...]
     reaches: re.Pattern[str] | None
+    tilde: bool  # its file calls read a leading `~` as the home directory (R's path.expand)
+    calls: re.Pattern[str] | None  # a function call (group `name`): known only when the name is in `pure`
+    strings: re.Pattern[str] | None  # its string literals, emptied before `reaches` and `calls` are tried
+    pure: frozenset[str]
+
+
+def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
+    pattern = str(spec["pattern"])
+    for name in ("path", "to"):
+        pattern = pattern.replace("{" + name + "}", literal.replace("NAME", name))
+    when = spec.get("recursive_when")
+    return _FileCall(
+        op=str(spec["op"]),
+        pattern=re.compile(pattern),
+        recursive=bool(spec.get("recursive", False)),
+        recursive_when=re.compile(when) if when else None,
+    )
 
 
 @cache
@@ -34,16 +85,24 @@ def _language(lang: str) -> _Language | None:
     spec: Mapping[str, Any] | None = catalogue().languages.get(lang)
     if spec is None:
         return None
-    reaches = spec.get("reaches")
+    reaches, calls, strings = spec.get("reaches"), spec.get("call"), spec.get("strings")
+    literal = str(spec.get("literal", ""))
     return _Language(
         parser=str(spec.get("parser", "")),
         runs=tuple(re.compile(pattern) for pattern in spec.get("runs", ())),
+        files=tuple(_file_call(call, literal) for call in spec.get("files", ())),
+        inert=tuple(re.compile(pattern) for pattern in spec.get("inert", ())),
         reaches=re.compile(reaches) if reaches else None,
+        tilde=bool(spec.get("expands_tilde", False)),
+        calls=re.compile(calls) if calls else None,
+        strings=re.compile(strings) if strings else None,
+        pure=frozenset(spec.get("pure", ())),
     )
 
 
 def follow_code(lang: str, text: str) -> Followed:
-    """What `text`, code in `lang`, runs, and whether the rest of it stays inside the interpreter."""
+    """What `text`, code in `lang`, runs and which files it touches, and whether the rest of it stays inside
+    the interpreter."""
     language = _language(lang)
     if language is None:
         return Followed(known=False)
@@ -54,5 +113,38 @@ def follow_code(lang: str, text: str) -> Followed:
     for pattern in language.runs:
         commands.extend(match.group("cmd") for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
-    known = language.reaches is None or language.reaches.search(rest) is None
-    return Followed(known=known, commands=tuple(c for c in commands if c.strip()))
+    for pattern in language.inert:
+        rest = pattern.sub(" ", rest)
+    files: list[str] = []
+    for call in language.files:
+        files.extend(_as_command(call, match, language.tilde) for match in call.pattern.finditer(rest))
+        rest = call.pattern.sub(" ", rest)
+    if language.strings is not None:  # (what a string holds runs only through a construct or call outside it)
+        rest = language.strings.sub('""', rest)
+    known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
+    return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=tuple(files))
+
+
+def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:
+    groups = match.groupdict()
+    options = groups.get("opts") or ""
+    recursive = call.recursive or bool(call.recursive_when and call.recursive_when.search(options))
+    targets = [groups["path"]] + ([groups["to"]] if groups.get("to") is not None else [])
+    words = [shlex.quote(word) for word in _AS_COMMAND[(call.op, recursive)]]
+    return " ".join(words + [_path_word(target, tilde) for target in targets])
+
+
+def _path_word(path: str, tilde: bool) -> str:
+    """The path as a shell word: quoted, but with a leading `~` left for the shell when the language expands it."""
+    if tilde and path == "~":
+        return "~"
+    if tilde and path.startswith("~/"):
+        return "~/" + (shlex.quote(path[2:]) if len(path) > 2 else "")
+    return shlex.quote(path)
+
+
+def _calls_pure(language: _Language, rest: str) -> bool:
+    """Every function the rest of the code calls is one the language's table knows touches nothing."""
+    if language.calls is None:
+        return True
+    return all(_SPACE.sub("", m.group("name")).lower() in language.pure for m in language.calls.finditer(rest))

@@ -141,6 +141,7 @@ class EffectModel:
         program = catalogue().get(name)
         if name == "git":
             git = git_effects(argv, view.env, view.variables, place, self.ledger)
+            self._prints_secret(program, argv, place)
             follow.scripts.extend(git.scripts)
             return follow
         if "/" in argv[0] and (program is None or name not in SHELLS):
@@ -225,6 +226,12 @@ class EffectModel:
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
+        self._prints_secret(program, argv, place)
+
+    def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
+        """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
+        if program is None:
+            return
         for words, store, unless in program.prints_secret:
             if _has_words(argv, words) and not (unless and _option_value_in(argv, unless)):
                 placed = place(store.replace("~", self.ledger.home, 1)) if store else None
