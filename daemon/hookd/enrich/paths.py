@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import os
+import re
 import stat
 import sys
 from collections.abc import Mapping
@@ -37,6 +38,38 @@ def _join(base: str, path: str) -> str:
     if not base:
         base = "/"
     return base + path if base.endswith("/") else base + "/" + path
+
+
+# `/proc/self`, `/proc/thread-self` and `/dev/fd` name the process that looks them up: for the command, its
+# own directory, root and descriptors, never hookd's (resolving them here would give the daemon's).
+_OWN = re.compile(r"^/+(?:proc/+(?:self|thread-self)|dev/+fd)(?=/|$)")
+
+
+def _as_caller(path: str, cwd: str) -> str:
+    """`path` with a leading `/proc/self/cwd` (or `/proc/thread-self/cwd`, `/dev/fd/../cwd` …) put as the
+    call's directory and `/proc/self/root` as `/`; other paths unchanged. A `..` is followed only up to
+    those links: beyond them it belongs to their target, which the resolver walks."""
+    match = _OWN.match(path)
+    if match is None:
+        return path
+    at = ["proc", "self", "fd"] if match.group().endswith("fd") else ["proc", "self"]
+    rest = [part for part in path[match.end() :].split("/") if part not in ("", ".")]
+    while rest and at[:2] == ["proc", "self"] and at[2:] not in (["cwd"], ["root"]):
+        part = rest.pop(0)
+        if part == "..":
+            at = at[:-1] or at
+        else:
+            at.append(part)
+    if at[:2] == ["proc", "self"] and at[2:] in (["cwd"], ["root"]):
+        base = cwd if at[2] == "cwd" else "/"
+        return _join(base, "/".join(rest)) if rest else base
+    return "/" + "/".join(at + rest)
+
+
+def _own(path: str) -> bool:
+    """A path through the looking process's own `/proc/self` (its descriptors, environment, …): judged as
+    written, since resolving it here would give hookd's."""
+    return path == "/proc/self" or path.startswith(("/proc/self/", "/proc/thread-self"))
 
 
 def realpath(path: str) -> str:
@@ -343,13 +376,14 @@ class PathResolver:
     def joined(self, raw: str, base_dir: str, *, tilde: bool = True) -> str:
         """`raw` made absolute from `base_dir` (relative to the project), not yet resolved."""
         path = expand_tilde(raw, self.home) if tilde else raw
-        return path if path.startswith("/") else _join(_join(self.project, base_dir), path)
+        cwd = _join(self.project, base_dir)
+        return _as_caller(path if path.startswith("/") else _join(cwd, path), cwd)
 
     def absolute(self, raw: str, base_dir: str, *, tilde: bool = True) -> str:
         """The absolute, normalised, symlink-resolved form of `raw` seen from `base_dir`."""
-        path = expand_tilde(raw, self.home) if tilde else raw
-        if not path.startswith("/"):
-            path = _join(_join(self.project, base_dir), path)
+        path = self.joined(raw, base_dir, tilde=tilde)
+        if _own(path):
+            return path
         return _walk(path, self._memo, self._devices, True, self._globs)
 
     def contains(self, path: str) -> bool:

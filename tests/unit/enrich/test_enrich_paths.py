@@ -506,3 +506,23 @@ def test_a_glob_met_again_in_one_event_is_read_once_and_charged_twice(
     (tree / "config" / "new.env").write_text("")
     again = paths_module.PathResolver(home=HOME, project_dir=str(tree)).matches("config/*", str(tree))
     assert rel(again[0], tree) == ["config/app.toml", "config/new.env", "config/prod.env"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "seen"),
+    [
+        ("/proc/self/cwd/.env", "{cwd}/.env"),
+        ("/proc/thread-self/cwd/../.bashrc", "{home}/.bashrc"),
+        ("/dev/fd/../cwd/x", "{cwd}/x"),
+        ("/proc/self/root/etc/hosts", "/etc/hosts"),
+        ("/proc/self/environ", "/proc/self/environ"),
+        ("/dev/fd/2", "/proc/self/fd/2"),
+    ],
+)
+def test_the_callers_own_proc_entries_are_its_own_not_hookds(tmp_path: Path, raw: str, seen: str) -> None:
+    """`/proc/self` names the process that looks: resolved in hookd it would be hookd's cwd and root."""
+    home = (tmp_path / "home").resolve()
+    cwd = home / "proj"
+    cwd.mkdir(parents=True)
+    resolver = PathResolver(home=str(home), project_dir=str(cwd))
+    assert resolver.absolute(raw, "") == seen.format(cwd=cwd, home=home)
