@@ -653,7 +653,7 @@ def enriched_documents(policies: Path, project: Path, home: Path, out: Path, cou
             deadline=Deadline.after(5),
         )
         dialect = pipeline.dialect("gemini")
-        event = pipeline._enrich(dialect.parse(request))  # the bench needs the document itself
+        event = pipeline._enrich(dialect.parse(request), None)  # the whole document: every contender reads it
         path = out / f"input-{i}.json"
         path.write_text(json.dumps(event.input_document()))
         files.append(path)

@@ -79,7 +79,7 @@ def test_a_tiny_bench_run_covers_every_contender(tmp_path: Path) -> None:
     assert 0 < top["with_log_per_second"] <= top["per_second"] and top["log_drain_s"] >= 0
     workers = record["daemon_workers"]  # the daemon-alone phases again with [daemon] workers = 2
     assert workers["workers"] == 2 and workers["max"]["errors"] == 0
-    assert len(workers["rss_mb"]) == 3  # the daemon, its worker and the lane, each measured
+    assert len(workers["rss_mb"]) == 4  # the daemon, its worker, the lane and the stream lane, each measured
     assert "the same with [daemon] workers = 2" in done.stdout
     remote = record["remote_engine"]  # the OPA engine's in-daemon decision beside the embedded one
     assert remote["opa"]["p50_ms"] > 0 and remote["embedded"]["p50_ms"] > 0 and remote["p50_ratio"] > 0
@@ -211,8 +211,10 @@ def test_the_phases_of_a_served_decision_add_up(tmp_path: Path) -> None:
     phases = result["phases_us"]
     assert result["errors"] == 0 and result["requests"] >= 40
     decision = phases["  the decision (HookServer._answer)"]
-    parts = [label for label in phases if label.startswith("    ")]
+    parts = [label for label in phases if label.startswith("    ") and not label.startswith("     ")]
     assert all(phases[label] > 0 for label in parts), phases  # every light request was decided in the callback
+    steps = [label for label in phases if label.startswith("      ") and not label.startswith("       ")]
+    assert sum(phases[label] for label in steps) <= phases["    enrich (shell parse, facts, caps)"], phases
     assert phases["transport: awaited in a task (the lane, a remote engine)"] == 0
     assert sum(phases[label] for label in parts) <= decision <= phases["transport: frame read, decided and answered"]
     outer = sum(us for label, us in phases.items() if not label.startswith(" "))
