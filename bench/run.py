@@ -624,7 +624,8 @@ def failures(record: dict[str, Any]) -> list[str]:
 
 def find_native(explicit: str | None) -> Path | None:
     if explicit:
-        return Path(explicit) if Path(explicit).is_file() and os.access(explicit, os.X_OK) else None
+        # absolute: the agents run it from their own directory (a relative path there ran no hook at all)
+        return Path(explicit).resolve() if Path(explicit).is_file() and os.access(explicit, os.X_OK) else None
     data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     for candidate in (ROOT / ".cache" / "bin" / "hookd-shim", Path(data_home) / "hookd" / "bin" / "hookd-shim"):
         if candidate.is_file() and os.access(candidate, os.X_OK):
