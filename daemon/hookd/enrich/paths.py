@@ -68,8 +68,8 @@ def _as_caller(path: str, cwd: str) -> str:
 
 def _own(path: str) -> bool:
     """A path through the looking process's own `/proc/self` (its descriptors, environment, …): judged as
-    written, since resolving it here would give hookd's."""
-    return path == "/proc/self" or path.startswith(("/proc/self/", "/proc/thread-self"))
+    written, since resolving it here would give hookd's (`_as_caller` has spelled it `/proc/self`)."""
+    return path == "/proc/self" or path.startswith("/proc/self/")
 
 
 def realpath(path: str) -> str:
