@@ -115,8 +115,8 @@ class ProtectedSet:
         """The protected list handed to policies, and the judgeable settings files by path. The agents'
         files are taken where the daemon's environment, the caller's and the agents' defaults put them:
         a variable can add places, never take one away."""
-        moved = {name: caller_env[name] for name in self._moves if caller_env and caller_env.get(name)}
-        key = (home, project, *(f"{k}={v}" for k, v in sorted(moved.items())))
+        moved = {name: caller_env[name] for name in self._moves if caller_env.get(name)} if caller_env else {}
+        key = (home, project, *(f"{k}={v}" for k, v in sorted(moved.items()))) if moved else (home, project)
         found = self._cache.get(key)
         if found is not None:
             self._cache.move_to_end(key)
@@ -180,6 +180,8 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
     it, an assignment before the command and one that is exported alike."""
     shell = event.facts.get("shell")
     commands = _dicts(shell.get("commands") if isinstance(shell, dict) else None)
+    if not commands:
+        return []
     words = starting_words(AGENTS)
     if all(words.isdisjoint(_first_words(command)) for command in commands):
         return []  # no command names an agent, or a runtime or package runner that could start one
