@@ -173,6 +173,13 @@ def drive(rate: str, seconds: float, only: int | None = None) -> dict[str, Any]:
             frame_file, schedule_file = tmp / "frames.bin", tmp / "schedule.txt"
             frame_file.write_bytes(b"".join(struct.pack("!I", len(f)) + f for f in sent))
             schedule_file.write_text(schedule)
+            # warm-up, as bench/ab.py does: a caller's first call derives its protected places (~30 ms, once per
+            # home and project), first decisions compile regexes and fill memos; none of it is a decision's cost
+            warm = frame_file if rate != "trace" else tmp / "warm.bin"
+            if rate == "trace":
+                warm.write_bytes(b"".join(struct.pack("!I", len(f)) + f for f in sent[:20]))
+            subprocess.run([str(generator), str(runtime / "hook.sock"), str(warm), "fixed", "50", "0.5"],
+                           capture_output=True, timeout=60, check=True)  # fmt: skip
             os.kill(daemon.pid, signal.SIGUSR1)
             time.sleep(0.2)
             before = main_thread(daemon.pid)
