@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import shlex
 import shutil
@@ -164,12 +165,8 @@ def main() -> int:
     try:
         contenders: dict[str, Contender] = {"floor": Contender(shlex.quote(str(floor)), 0, scratch)}
         native = find_native(args.native)
-        if native is not None:  # the floor server as the stream lane: the shim sends AfterModel there first
-            floor_dir = scratch / "socket-floor"
-            floor_dir.mkdir(mode=0o700)
-            servers.enter_context(floor_server(floor_dir / "stream.sock"))
-            command = shlex.join([str(native), "gemini", "AfterModel", "--socket", str(floor_dir / "hook.sock")])
-            contenders["socket"] = Contender(command, 0, scratch)
+        if native is not None:
+            contenders["socket"] = socket_floor(native, scratch, servers)
         for suffix, tree in trees.items():
             runtime = scratch / f"run{suffix}"
             daemon = daemons[suffix] = daemon_of(tree, runtime, scratch / f"daemon{suffix}.log")
@@ -195,6 +192,16 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
+
+
+def socket_floor(native: Path, scratch: Path, servers: contextlib.ExitStack) -> Contender:
+    """The native shim against the floor server, which listens where the stream lane would (the shim sends
+    AfterModel there first)."""
+    floor_dir = scratch / "socket-floor"
+    floor_dir.mkdir(mode=0o700)
+    servers.enter_context(floor_server(floor_dir / "stream.sock"))
+    command = shlex.join([str(native), "gemini", "AfterModel", "--socket", str(floor_dir / "hook.sock")])
+    return Contender(command, 0, scratch)
 
 
 @dataclass(frozen=True)
@@ -260,19 +267,16 @@ def measure(gemini: str, scratch: Path, contenders: dict[str, Contender], respon
                     over.setdefault((name, size), []).append((seconds - this_round["floor"]) / args.chunks * 1000)
                 if name in spent:  # the daemon's CPU over what it spent idle during the floor's run
                     cpu.setdefault((name, size), []).append(spent[name] - idle[contenders[name].daemon] * seconds)
-                if name in spent and "socket" in this_round:
-                    over_socket.setdefault((name, size), []).append(
-                        (seconds - this_round["socket"]) / args.chunks * 1000
-                    )
+                    socket_run = this_round.get("socket", math.nan)  # nan: no native shim, no socket floor
+                    over_socket.setdefault((name, size), []).append((seconds - socket_run) / args.chunks * 1000)
         print(f"round {round_ + 1}/{args.rounds} done", file=sys.stderr)
     rows = []
     for (name, size), samples in sorted(walls.items(), key=lambda item: (item[0][1], item[0][0])):
         row: dict[str, Any] = {"contender": name, "conversation": size, "run_s": statistics.median(samples)}
         if name != "floor":
             row["over_floor_ms_per_chunk"] = statistics.median(over[name, size])
-        if (name, size) in over_socket:
-            row["over_socket_ms_per_chunk"] = statistics.median(over_socket[name, size])
         if (name, size) in cpu:
+            row["over_socket_ms_per_chunk"] = statistics.median(over_socket[name, size])
             row["daemon_cpu_ms_per_chunk"] = statistics.median(cpu[name, size]) / args.chunks * 1000
             row["log_bytes_per_answer"] = statistics.median(b for b, _ in log[name, size])
             row["log_records_per_answer"] = statistics.median(r for _, r in log[name, size])
@@ -290,9 +294,7 @@ def report(results: dict[str, Any]) -> None:
         if "over_floor_ms_per_chunk" in row:
             extra = f"{row['over_floor_ms_per_chunk']:>22.2f}"
         if "daemon_cpu_ms_per_chunk" in row:
-            over_socket = row.get("over_socket_ms_per_chunk")
-            extra += (f"{'' if over_socket is None else f'{over_socket:.2f}':>13}"
-                      f"{row['daemon_cpu_ms_per_chunk']:>22.2f}"
+            extra += (f"{row['over_socket_ms_per_chunk']:>13.2f}{row['daemon_cpu_ms_per_chunk']:>22.2f}"
                       f"{row['log_bytes_per_answer']:>18,.0f}{row['log_records_per_answer']:>9.0f}")  # fmt: skip
         print(f"{row['conversation']:<13}{row['contender']:<12}{row['run_s']:>8.2f}{extra}")
 
