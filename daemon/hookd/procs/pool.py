@@ -84,8 +84,15 @@ class WorkerPool:
 
     @property
     def lane_pid(self) -> int | None:
-        lane = self._running.get(self.lane_index) if self.lane_index is not None else None
-        return lane.process.pid if lane is not None and lane.ready.is_set() else None
+        return self._serving_pid(self.lane_index)
+
+    @property
+    def stream_lane_pid(self) -> int | None:
+        return self._serving_pid(self.stream_index)
+
+    def _serving_pid(self, index: int | None) -> int | None:
+        running = self._running.get(index) if index is not None else None
+        return running.process.pid if running is not None and running.ready.is_set() else None
 
     def _kind(self, index: int) -> str:
         """How the log names the process in slot `index`: a worker, the lane or the stream lane."""
