@@ -59,6 +59,7 @@ class WorkerProcess:
         self.stats = ServerStats(self._counted.set)
         self._sent_requests = self._sent_dropped = self._sent_direct = 0
         self._sent_errors: dict[str, int] = {}
+        self._sent_direct_errors: dict[str, int] = {}
         # The stream lane's texts: those its journal holds (a lane before it streamed them), and its journal.
         texts = MemoryTexts() if journal is not None else None
         steps = None
@@ -243,14 +244,16 @@ class WorkerProcess:
         lane = 0
         if self.is_lane:  # the process that forwarded each request counted it, and the error it answered
             direct = self.stats.direct - self._sent_direct  # a shim's chunks (the stream lane's): no one else's
-            lane, requests, errors = requests - direct, direct, {}
+            sent = self._sent_direct_errors
+            errors = {k: v - sent.get(k, 0) for k, v in self.stats.direct_errors.items() if v != sent.get(k, 0)}
+            lane, requests = requests - direct, direct
         dropped = self._sink.dropped - self._sent_dropped
         counts, self._chunk_counts = self._chunk_counts, []
         if requests or errors or dropped or lane or counts:
             message = {"t": "s", "requests": requests, "errors": errors, "dropped": dropped, "lane": lane}
             writer.write(line({**message, "cs": counts} if counts else message))
             self._sent_requests, self._sent_errors = self.stats.requests, dict(self.stats.errors)
-            self._sent_direct = self.stats.direct
+            self._sent_direct, self._sent_direct_errors = self.stats.direct, dict(self.stats.direct_errors)
             self._sent_dropped = self._sink.dropped
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
