@@ -329,6 +329,8 @@ def main(argv: list[str]) -> int:
     journal: journal_files.Files | None = None
     if listen_fd == STREAM_LANE_FD:  # the journal of the responses' texts (a lane before it may have left some)
         journal = pickle.load(given)
+        for fd in journal:  # no process this one starts (a policy's sandboxed worker) gets them
+            os.set_inheritable(fd, False)
     configure_logging(config.daemon.log_level)
     listener = socket.socket(fileno=listen_fd) if listen_fd >= 0 else None
     channel = socket.socket(fileno=channel_fd)
