@@ -9,6 +9,7 @@ what code in other languages does that reaches the system (hookd.enrich.effects.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -283,6 +284,8 @@ class Catalogue:
         found = self._build(name)
         if found is None:
             base = next((b for prefix, b in self.prefixes if name.startswith(prefix)), None)
+            if base is None and (versioned := _VERSIONED.fullmatch(name)) is not None:
+                base = versioned.group(1)  # `tclsh8.6`, `gcc-12`, `ruby3.2`: the program of that name
             found = self.get(base) if base is not None else None
         self._built[name] = found
         return found
@@ -303,6 +306,11 @@ class Catalogue:
         if isinstance(like, str) and like in self._specs:
             spec = {**self._specs[like], **{k: v for k, v in spec.items() if k != "like"}}
         return _program(name, spec, derived)
+
+
+# a program installed under its version (`lua5.4`, `gcc-12`, `perl5.36.0`); the prefixes of programs.json
+# name the rest (the dynamic loader's `ld-linux-x86-64.so.2`, ld.so(8))
+_VERSIONED = re.compile(r"(.*[A-Za-z+])-?[0-9]+(?:\.[0-9]+)*")
 
 
 def _read(name: str) -> Any:

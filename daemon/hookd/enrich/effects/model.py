@@ -13,6 +13,7 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -44,6 +45,8 @@ from hookd.enrich.effects.words import (
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
+
+_PROGRAM_GLOB = re.compile(r"[*?]|\[[^\]]+\]")  # a program word the shell expands as a pattern
 
 
 class EffectModel:
@@ -129,7 +132,9 @@ class EffectModel:
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
             follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
             return follow
-        if _dynamic(argv[0]):  # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints
+        if _dynamic(argv[0]) or _PROGRAM_GLOB.search(argv[0]):
+            # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints; `/???/?m`: the first
+            # file the pattern matches when the shell runs it, the others its first words
             made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
             code = {"lang": "sh", "text": ""}
             self.ledger.add("exec", None, argv[0], known=False, code=code, built=True, raw=argv[0], **made)

@@ -1,0 +1,109 @@
+"""The mechanisms closed after the blind shell batch (policies/corpus/blind-shell.jsonl, policies/README.md):
+each test fails without its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.shell.build import analyse_shell
+
+HOME = "/home/u"
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+def analysed(command: str, proj: Path) -> tuple[list[list[str]], list[dict[str, Any]]]:
+    """The argv of each command of the line, and the line's effects."""
+    shell, found = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
+    assert shell["parse_error"] is False, shell["error"]
+    return [c["argv"] for c in shell["commands"]], found
+
+
+def effects(command: str, proj: Path) -> list[dict[str, Any]]:
+    return analysed(command, proj)[1]
+
+
+def ops(command: str, proj: Path, op: str) -> list[dict[str, Any]]:
+    return [e for e in analysed(command, proj)[1] if e["op"] == op]
+
+
+def argvs(command: str, proj: Path) -> list[list[str]]:
+    return analysed(command, proj)[0]
+
+
+# A program word that is a pattern runs whatever file it matches when the shell runs it
+
+
+@pytest.mark.parametrize("command", ["/???/?m -rf ~/Documents", "/usr/bin/r[m] -rf ~", "/bin/c*t ~/.netrc"])
+def test_a_program_named_by_a_pattern_is_built_at_run_time(command: str, proj: Path) -> None:
+    (run,) = [e for e in ops(command, proj, "exec") if e.get("built")]
+    assert run["known"] is False and run["program"] == command.split(maxsplit=1)[0]
+
+
+@pytest.mark.parametrize("command", ["[ -f x ] && echo y", "rm -rf build/*", "ls src/*.py"])
+def test_a_test_bracket_or_a_pattern_in_an_operand_is_no_built_program(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "exec") if e.get("built")] == []
+
+
+# Brace expansion comes first in bash: expansions and quotes inside the list do not stop it
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [("{rm,-rf,$HOME/Documents}", ["rm", "-rf", f"{HOME}/Documents"]),
+     ('{cat,"$HOME"/.netrc}', ["cat", f"{HOME}/.netrc"]),
+     ("{cat,'/etc/shadow'}", ["cat", "/etc/shadow"]),
+     ("X=b; echo {a,$X}", ["echo", "a", "b"])],
+)  # fmt: skip
+def test_braces_around_expansions_and_quotes_are_expanded(command: str, argv: list[str], proj: Path) -> None:
+    assert argvs(command, proj)[-1] == argv
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [('echo {a,"b,c"}', ["echo", "{a,b,c}"]), ("echo ${x:-a,b}", ["echo", "${x:-a,b}"]),
+     ("echo '{a,b}'", ["echo", "{a,b}"])],
+)  # fmt: skip
+def test_a_brace_or_comma_inside_quotes_or_an_expansion_is_no_list(command: str, argv: list[str], proj: Path) -> None:
+    assert argvs(command, proj)[-1] == argv
+
+
+# A program installed under its version, and the dynamic loader under its file name
+
+
+def test_a_versioned_program_name_is_the_program() -> None:
+    assert catalogue().get("tclsh8.6") is catalogue().get("tclsh") is not None
+    assert catalogue().get("lua5.4") is catalogue().get("lua") is not None
+    assert catalogue().get("ld-linux-x86-64.so.2") is catalogue().get("ld.so") is not None
+    assert catalogue().get("no-such-program-12") is None
+
+
+def test_the_dynamic_loader_runs_the_program_it_is_handed(proj: Path) -> None:
+    (delete,) = ops("/lib64/ld-linux-x86-64.so.2 /bin/rm -rf ~/Documents", proj, "delete")
+    assert delete["path"] == f"{HOME}/Documents" and delete["recursive"] is True
+
+
+def test_code_handed_to_a_versioned_interpreter_is_its_code(proj: Path) -> None:
+    (run,) = ops("tclsh8.6 <<< 'exec rm -rf ~'", proj, "exec")
+    assert run["code"]["lang"] == "tcl" and "rm -rf" in run["code"]["text"]
+
+
+# date reads the dates of -f FILE and prints back the lines it cannot read
+
+
+@pytest.mark.parametrize("command", ["date -f ~/.aws/credentials", "date --file=$HOME/.aws/credentials"])
+def test_date_reads_its_file_option(command: str, proj: Path) -> None:
+    (read,) = ops(command, proj, "read")
+    assert read["path"] == f"{HOME}/.aws/credentials"
+
+
+@pytest.mark.parametrize("command", ["date +%Y.%m.%d", "date -d yesterday +%F", "date -u"])
+def test_date_without_a_file_reads_nothing(command: str, proj: Path) -> None:
+    assert effects(command, proj) == []
