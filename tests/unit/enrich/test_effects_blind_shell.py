@@ -107,3 +107,39 @@ def test_date_reads_its_file_option(command: str, proj: Path) -> None:
 @pytest.mark.parametrize("command", ["date +%Y.%m.%d", "date -d yesterday +%F", "date -u"])
 def test_date_without_a_file_reads_nothing(command: str, proj: Path) -> None:
     assert effects(command, proj) == []
+
+
+# GTFOBins shows one payload per option; the option takes any code of its language
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [("rpm --eval '%{lua:os.execute(\"rm -rf ~\")}'", "rpm"),
+     ("bpftrace -e 'tracepoint:syscalls:sys_enter_execve { system(\"id\") }' --unsafe", "bpftrace"),
+     ("guile -c '(primitive-fork)'", "guile"),
+     ("octave-cli --eval 'unlink(\"x\")'", "octave-cli")],
+)  # fmt: skip
+def test_code_given_to_a_derived_code_option_without_its_prefix_is_unknown_code(
+    command: str, program: str, proj: Path
+) -> None:
+    (run,) = ops(command, proj, "exec")
+    assert run["program"] == program and run["known"] is False and run["code"]["text"]
+
+
+def test_a_file_name_given_to_a_derived_code_option_is_no_code(proj: Path) -> None:
+    assert ops("pdflatex --shell-escape main.tex", proj, "exec") == []
+
+
+def test_the_derived_catalogue_holds_the_front_end_its_examples_run() -> None:
+    octave = catalogue().get("octave-cli")
+    assert octave is not None and [h.option for h in octave.runs] == ["--eval"]
+
+
+# msgfilter runs FILTER [FILTER-OPTION] (GNU gettext)
+
+
+def test_msgfilter_runs_its_filter_command(proj: Path) -> None:
+    (delete,) = ops("echo x | msgfilter -P /bin/sh -c 'rm -rf ~/Documents'", proj, "delete")
+    assert delete["path"] == f"{HOME}/Documents"
+    (run,) = ops("msgfilter -i po/de.po -o po/out.po sed -e 's/a/b/'", proj, "exec")
+    assert run["program"] == "sed"

@@ -37,6 +37,7 @@ class Hook:
     name: str = ""
     subcommands: tuple[str, ...] = ()
     same_shell: bool = False
+    derived: bool = False  # from GTFOBins' examples: `prefix` is where the example put its payload
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +120,7 @@ class Program:
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
 
 
-def _hooks(items: Any) -> tuple[Hook, ...]:
+def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
     hooks = []
     for item in items or ():
         hooks.append(
@@ -133,6 +134,7 @@ def _hooks(items: Any) -> tuple[Hook, ...]:
                 name=str(item.get("name", "")),
                 subcommands=tuple(item.get("subcommands", ())),
                 same_shell=bool(item.get("same_shell", False)),
+                derived=derived,
             )
         )
     return tuple(hooks)
@@ -162,7 +164,7 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
 
 
 def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | None) -> Program:
-    hooks = _hooks(spec["runs"]) if "runs" in spec else _hooks((derived or {}).get("runs"))
+    hooks = _hooks(spec["runs"]) if "runs" in spec else _hooks((derived or {}).get("runs"), derived=True)
     hooks = tuple(h if h.lang or not h.code else Hook(**{**_fields(h), "lang": name}) for h in hooks)
     launcher_spec = spec.get("launcher")
     if launcher_spec is None and "launcher" not in spec and derived is not None:

@@ -3,6 +3,7 @@ environment or stdin; a script file, with the flow that made it when the line wr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +24,9 @@ from hookd.enrich.effects.words import (
     _short_spellings,
 )
 
+# a value that is more than a word or a file name (`main.tex` handed to `pdflatex --shell-escape` is a file)
+_CODE_LIKE = re.compile(r"""[\s(){}\[\]!;|&$`"'<>%\\]""")
+
 
 class CodeRuns:
     """The exec effects of one line, recorded into its ledger; what is to be walked goes to `Followups`."""
@@ -36,8 +40,14 @@ class CodeRuns:
         for hook in program.runs:
             if hook.kind == "option":
                 for option, value in parsed.options:
-                    if option == hook.option and value is not None and value.startswith(hook.prefix):
+                    if option != hook.option or value is None:
+                        continue
+                    if value.startswith(hook.prefix):
                         self._handed(program.name, value[len(hook.prefix) :], hook, follow)
+                    elif hook.code and hook.derived and _CODE_LIKE.search(value):
+                        # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`);
+                        # the option takes any code of the language (`%{lua:os.execute(…)}`), not that prefix
+                        self._handed(program.name, value, hook, follow)
             elif hook.kind == "operand":
                 operands = _code_operands(program, parsed)
                 if hook.index < len(operands) and not any(o in program.code_file_options for o, _ in parsed.options):
