@@ -143,3 +143,25 @@ def test_msgfilter_runs_its_filter_command(proj: Path) -> None:
     assert delete["path"] == f"{HOME}/Documents"
     (run,) = ops("msgfilter -i po/de.po -o po/out.po sed -e 's/a/b/'", proj, "exec")
     assert run["program"] == "sed"
+
+
+# A long option that takes no value does not take the next word (coreutils' cp, mv, ln, rm, shred)
+
+
+@pytest.mark.parametrize(
+    ("command", "op", "path"),
+    [("cp --parents ~/.ssh/id_rsa /tmp/x", "copy", f"{HOME}/.ssh/id_rsa"),
+     ("cp --recursive ~/.ssh /tmp/x", "copy", f"{HOME}/.ssh"),
+     ("mv --verbose ~/.aws/credentials /tmp/c", "move", f"{HOME}/.aws/credentials"),
+     ("ln --force --symbolic /tmp/k ~/.ssh/authorized_keys", "link", "/tmp/k"),
+     ("shred --force --remove ~/.ssh/id_rsa", "delete", f"{HOME}/.ssh/id_rsa"),
+     ("rm --interactive -r ~/Documents", "delete", f"{HOME}/Documents")],
+)  # fmt: skip
+def test_a_flag_spelled_long_leaves_the_next_word_an_operand(command: str, op: str, path: str, proj: Path) -> None:
+    assert path in [e["path"] for e in ops(command, proj, op)]
+
+
+def test_no_entry_gives_a_value_to_an_option_that_never_takes_one() -> None:
+    flags = {"verbose", "force", "recursive", "parents", "interactive", "dry-run", "quiet", "silent", "archive"}
+    wrong = {name: sorted(flags & p.table.long_value) for name, p in catalogue().programs.items()}
+    assert {name: names for name, names in wrong.items() if names} == {}
