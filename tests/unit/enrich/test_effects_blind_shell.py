@@ -165,3 +165,41 @@ def test_no_entry_gives_a_value_to_an_option_that_never_takes_one() -> None:
     flags = {"verbose", "force", "recursive", "parents", "interactive", "dry-run", "quiet", "silent", "archive"}
     wrong = {name: sorted(flags & p.table.long_value) for name, p in catalogue().programs.items()}
     assert {name: names for name, names in wrong.items() if names} == {}
+
+
+# An option whose value is an argv written as a list
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["gcc -wrapper /bin/sh,-c,'rm -rf ~/Documents' -x c /dev/null",
+     "busctl --address=unixexec:path=/bin/sh,argv1=-c,argv2='rm -rf ~/Documents'",
+     "busctl --address=unixexec:argv2=rm%20-rf%20~/Documents,argv0=x,path=/bin/sh,argv1=-c"],
+)  # fmt: skip
+def test_an_argv_given_as_a_list_is_the_command_it_runs(command: str, proj: Path) -> None:
+    (delete,) = ops(command, proj, "delete")
+    assert delete["path"] == f"{HOME}/Documents" and delete["recursive"] is True
+
+
+def test_a_wrapper_list_runs_the_wrapper_with_its_parameters(proj: Path) -> None:
+    (run,) = ops("gcc -wrapper valgrind,--leak-check=full -o app main.c", proj, "exec")
+    assert run["code"]["text"] == "valgrind --leak-check=full"
+    assert ops("busctl --address=unix:path=/run/dbus/system_bus_socket list", proj, "exec") == []
+
+
+# A shell handed to a program with no script runs what the program feeds it
+
+
+def test_a_handed_shell_reading_stdin_runs_unknown_code_and_the_text_fed_to_the_program(proj: Path) -> None:
+    found = effects("echo 'rm -rf ~/Documents' | split --filter=/bin/sh /dev/stdin", proj)
+    assert any(e["op"] == "exec" and e["known"] is False and e["code"]["lang"] == "sh" for e in found)
+    assert [e["path"] for e in found if e["op"] == "delete"][:1] == [f"{HOME}/Documents"]
+    (unknown,) = [e for e in ops("tar --to-command=bash -xf x.tar", proj, "exec") if not e["known"]]
+    assert unknown["program"] == "bash"
+
+
+@pytest.mark.parametrize(
+    "command", ["split -b 1M --filter='gzip > $FILE.gz' big.log", "tar --to-command=sha256sum -xf x.tar"]
+)
+def test_a_handed_command_that_is_no_bare_shell_runs_nothing_unknown(command: str, proj: Path) -> None:
+    assert all(e["known"] for e in ops(command, proj, "exec"))

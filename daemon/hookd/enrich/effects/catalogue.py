@@ -38,6 +38,7 @@ class Hook:
     subcommands: tuple[str, ...] = ()
     same_shell: bool = False
     derived: bool = False  # from GTFOBins' examples: `prefix` is where the example put its payload
+    argv: str = ""  # the value is an argv as a list: `comma` (gcc -wrapper), `dbus` (path=…,argv1=…,argv2=…)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,7 @@ def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
                 subcommands=tuple(item.get("subcommands", ())),
                 same_shell=bool(item.get("same_shell", False)),
                 derived=derived,
+                argv=str(item.get("argv", "")),
             )
         )
     return tuple(hooks)

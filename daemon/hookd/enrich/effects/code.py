@@ -4,8 +4,10 @@ environment or stdin; a script file, with the flow that made it when the line wr
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from hookd.enrich.effects.catalogue import Hook, Program
 from hookd.enrich.effects.handed import (
@@ -22,10 +24,24 @@ from hookd.enrich.effects.words import (
     _dynamic,
     _recipes,
     _short_spellings,
+    reads_script_from_stdin,
 )
 
 # a value that is more than a word or a file name (`main.tex` handed to `pdflatex --shell-escape` is a file)
 _CODE_LIKE = re.compile(r"""[\s(){}\[\]!;|&$`"'<>%\\]""")
+
+
+def _command_line(value: str, form: str) -> str:
+    """The command line of a hook's value: as written, or an argv given as a list: `comma` (`gcc -wrapper
+    sh,-c,CMD`), or `dbus`, a D-Bus address's `path=P,argv1=A,…` in any order, values %-escaped (argv0 is the
+    name the program is told, not what runs; https://dbus.freedesktop.org/doc/dbus-specification.html)."""
+    if form == "comma":
+        return shlex.join(value.split(","))
+    if form == "dbus":
+        pairs = dict(pair.partition("=")[::2] for pair in value.split(","))
+        numbered = sorted((int(k[4:]), unquote(v)) for k, v in pairs.items() if k[:4] == "argv" and k[4:].isdigit())
+        return shlex.join([unquote(pairs.get("path", "")), *(arg for n, arg in numbered if n > 0)])
+    return value
 
 
 class CodeRuns:
@@ -43,7 +59,9 @@ class CodeRuns:
                     if option != hook.option or value is None:
                         continue
                     if value.startswith(hook.prefix):
-                        self._handed(program.name, value[len(hook.prefix) :], hook, follow)
+                        text = _command_line(value[len(hook.prefix) :], hook.argv)
+                        self._handed(program.name, text, hook, follow)
+                        self._fed(text, hook, view, follow)
                     elif hook.code and hook.derived and _CODE_LIKE.search(value):
                         # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`);
                         # the option takes any code of the language (`%{lua:os.execute(…)}`), not that prefix
@@ -56,6 +74,7 @@ class CodeRuns:
                 value = view.env.get(hook.name)
                 if value is not None:
                     self._handed(program.name, value, hook, follow)
+                    self._fed(value, hook, view, follow)
             elif hook.kind == "argv-code" and parsed.operands[: len(hook.subcommands)] == list(hook.subcommands):
                 text = " ".join(parsed.operands[len(hook.subcommands) :])
                 self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
@@ -63,6 +82,23 @@ class CodeRuns:
                 words = view.argv[2:] if view.argv[1] == "--" else view.argv[1:]
                 self._handed(program.name, " ".join(words), hook, follow, code=True, made=view.substituted)
         self._code_words(program, parsed, view, follow)
+
+    def _fed(self, text: str, hook: Hook, view: CommandView, follow: Followups) -> None:
+        """A command line handed to a program that is a shell or interpreter reading its script on stdin
+        (`split --filter=/bin/sh`, `tar --to-command=bash`): it runs what the program feeds it, which hookd does
+        not see (the program's input, an archive's files): unknown code; the line's own text fed to the program
+        is walked too, as what it most likely runs."""
+        if hook.code:
+            return
+        try:
+            argv = shlex.split(text)
+        except ValueError:
+            return
+        if not reads_script_from_stdin(argv):
+            return
+        self.stdin_code(argv[0].rsplit("/", 1)[-1], view.stdin if view.stdin not in ("none", "text") else "unknown")
+        if view.stdin == "text" and view.stdin_text:
+            follow.scripts.append(view.stdin_text)
 
     def _code_words(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
         """Code in a file an option names (`make -f FILE`), or in a `+CMD` operand (`vim +CMD`)."""

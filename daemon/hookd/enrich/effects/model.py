@@ -41,6 +41,7 @@ from hookd.enrich.effects.words import (
     _stdout_trees,
     is_startup_file,
     printed_environment,
+    reads_script_from_stdin,
     runs_nothing,
 )
 
@@ -275,7 +276,7 @@ class EffectModel:
         op = str(redirect.get("op") or "")
         if str(redirect.get("target") or "").startswith(("<(", ">(")):
             # a pipe from (or to) commands that are judged themselves; code, when a shell reads it as its script
-            if op == "<" and _reads_script_from_stdin(view.argv):
+            if op == "<" and reads_script_from_stdin(view.argv):
                 self.code.stdin_code(name, view.substituted or "unknown")
             return
         if redirect.get("path") is None:
@@ -340,11 +341,3 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
-
-
-def _reads_script_from_stdin(argv: list[str]) -> bool:
-    """A shell or interpreter given no script operand (`zsh < <(curl …)`, `python3 < <(…)`): stdin is its code."""
-    program = catalogue().get(argv[0].rsplit("/", 1)[-1]) if argv else None
-    if program is None or not program.script_operand:
-        return False
-    return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])

@@ -223,3 +223,11 @@ def is_startup_file(path: str, home: str) -> bool:
 def runs_nothing(text: str) -> bool:
     """`text`, written into a startup file, only sets variables (or is blank or comments)."""
     return _SETTINGS_ONLY.match(text) is not None
+
+
+def reads_script_from_stdin(argv: list[str]) -> bool:
+    """A shell or interpreter given no script operand (`zsh < <(curl …)`, `python3 < <(…)`): stdin is its code."""
+    program = catalogue().get(argv[0].rsplit("/", 1)[-1]) if argv else None
+    if program is None or not program.script_operand:
+        return False
+    return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])
