@@ -203,3 +203,29 @@ def test_a_handed_shell_reading_stdin_runs_unknown_code_and_the_text_fed_to_the_
 )
 def test_a_handed_command_that_is_no_bare_shell_runs_nothing_unknown(command: str, proj: Path) -> None:
     assert all(e["known"] for e in ops(command, proj, "exec"))
+
+
+# Python: a Path method called on a loop variable over what a finder yields, or on a name bound to a path
+
+
+def test_unlinking_every_file_a_recursive_finder_yields_below_the_home_deletes_the_home(proj: Path) -> None:
+    code = "import pathlib; [p.unlink() for p in pathlib.Path.home().rglob('*') if p.is_file()]"
+    (delete,) = ops(f'python3 -c "{code}"', proj, "delete")
+    assert delete["path"] == HOME and delete["recursive"] is True
+
+
+@pytest.mark.parametrize(
+    ("code", "op", "path"),
+    [("import pathlib; [p.unlink() for p in pathlib.Path('build').glob('*.o')]", "delete", "build/*.o"),
+     ("import pathlib\nfor f in pathlib.Path('dist').iterdir(): f.unlink()", "delete", "dist/*"),
+     ("import pathlib; p = pathlib.Path('README.md'); print(p.read_text())", "read", "README.md")],
+)  # fmt: skip
+def test_a_path_method_on_a_bound_name_acts_on_its_path(code: str, op: str, path: str, proj: Path) -> None:
+    (found,) = ops(f'python3 -c "{code}"', proj, op)
+    assert found["path"] == f"{proj}/{path}"
+
+
+def test_a_path_method_on_a_name_of_unknown_value_acts_on_an_unknown_path(proj: Path) -> None:
+    code = "import sys, pathlib; p = pathlib.Path(sys.argv[1]); p.unlink()"
+    (delete,) = ops(f'python3 -c "{code}" x', proj, "delete")
+    assert delete["known"] is False
