@@ -229,3 +229,31 @@ def test_a_path_method_on_a_name_of_unknown_value_acts_on_an_unknown_path(proj: 
     code = "import sys, pathlib; p = pathlib.Path(sys.argv[1]); p.unlink()"
     (delete,) = ops(f'python3 -c "{code}" x', proj, "delete")
     assert delete["known"] is False
+
+
+# Inline code reading the environment is judged as printing it
+
+
+@pytest.mark.parametrize(
+    ("command", "variables"),
+    [("node -e 'console.log(process.env.AWS_SECRET_ACCESS_KEY)'", ["AWS_SECRET_ACCESS_KEY"]),
+     ("node -e \"console.log(process.env['GITHUB_TOKEN'])\"", ["GITHUB_TOKEN"]),
+     ("node -e 'console.log(JSON.stringify(process.env))'", []),
+     ("python3 -c 'import os; print(os.environ[\"NPM_TOKEN\"])'", ["NPM_TOKEN"]),
+     ("python3 -c 'import os; print(dict(os.environ))'", []),
+     ("ruby -e 'puts ENV.to_h'", []),
+     ("perl -e 'print $ENV{AWS_SECRET_ACCESS_KEY}'", ["AWS_SECRET_ACCESS_KEY"]),
+     ("php -r 'echo getenv(\"API_KEY\");'", ["API_KEY"])],
+)  # fmt: skip
+def test_inline_code_reading_the_environment_reads_it(command: str, variables: list[str], proj: Path) -> None:
+    (read,) = ops(command, proj, "read")
+    assert read["path"] == "/proc/self/environ" and read.get("variables", []) == variables
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["node -e 'console.log(process.env.NODE_ENV)'", "python3 -c 'import os; print(os.environ.get(\"HOME\"))'",
+     "awk 'BEGIN{print ENVIRON[\"PATH\"]}'"],
+)  # fmt: skip
+def test_inline_code_reading_an_ordinary_variable_reads_no_secret(command: str, proj: Path) -> None:
+    assert [r for r in ops(command, proj, "read") if r.get("variables")] == []
