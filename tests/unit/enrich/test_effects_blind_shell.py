@@ -257,3 +257,24 @@ def test_inline_code_reading_the_environment_reads_it(command: str, variables: l
 )  # fmt: skip
 def test_inline_code_reading_an_ordinary_variable_reads_no_secret(command: str, proj: Path) -> None:
     assert [r for r in ops(command, proj, "read") if r.get("variables")] == []
+
+
+# Installing a local package runs its code: one the line wrote first is code hookd does not follow
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["mkdir -p /tmp/p && echo 'import os' > /tmp/p/setup.py && pip install /tmp/p",
+     "printf '{}' > pkg/package.json && npm install ./pkg",
+     "echo eyJ9 | base64 -d > w/setup.py; pip wheel w"],
+)  # fmt: skip
+def test_installing_a_directory_the_line_wrote_runs_unknown_code(command: str, proj: Path) -> None:
+    (run,) = [e for e in ops(command, proj, "exec") if e["program"] in ("pip", "npm")]
+    assert run["known"] is False and run["flow"] in ("write", "decode")
+
+
+@pytest.mark.parametrize(
+    "command", ["pip install -e '.[dev]'", "pip install requests", "git clone https://x/y && pip install ./y"]
+)
+def test_installing_a_package_the_line_did_not_make_up_is_no_flow(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "exec") if e["program"] == "pip"] == []

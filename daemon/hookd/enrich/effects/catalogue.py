@@ -116,6 +116,7 @@ class Program:
     remote_command: bool = False  # `ssh host CMD` runs CMD on another host
     socat: bool = False
     host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
+    builds: tuple[tuple[str, ...], ...] = ()  # `pip install DIR`: after these words, a local package's code runs
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
@@ -232,6 +233,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
         host_copy=str(spec.get("host_copy", "")),
+        builds=tuple(tuple(str(words).split()) for words in spec.get("builds", ())),
         code_operand=any(h.kind == "operand" for h in runs),
         code_options=frozenset(spec.get("code_file_options", ()))
         | {h.option for h in runs if h.kind == "option" and h.code},

@@ -163,6 +163,23 @@ class CodeRuns:
             if lang != "make" and follow.code is None:
                 follow.code = (lang, text)
 
+    def package_dirs(self, program: Program, parsed: Parsed, place: Place) -> None:
+        """`pip install DIR`, `npm install DIR`: the package's own code runs (setup.py, a build backend, lifecycle
+        scripts); in a directory the line itself wrote or decoded into, that is code made up on the spot, which
+        hookd does not follow (`flow`). A package fetched (`git clone … && pip install ./r`) is what installing
+        from a registry does anyway: not flagged."""
+        words = parsed.operands
+        for subcommand in program.builds:
+            if words[: len(subcommand)] != list(subcommand):
+                continue
+            for word in words[len(subcommand) :]:
+                path = str(place(word).get("path") or "").rstrip("/")
+                inside = (how for made, how in self.ledger.produced.items() if made.startswith(path + "/"))
+                flow = (next(inside, "") or self.ledger.made(path)) if path and not _dynamic(word) else ""
+                if flow in ("write", "decode"):
+                    code = {"lang": "sh", "text": ""}
+                    self.ledger.add("exec", place(word), program.name, code=code, known=False, flow=flow)
+
     def run_file(self, placed: Mapping[str, Any], name: str, lang: str, follow: Followups) -> None:
         """A file run as a program or script: a file the line wrote with known text is parsed; one it
         downloaded, decoded or wrote otherwise is code hookd cannot see (`flow`)."""

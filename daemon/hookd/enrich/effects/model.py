@@ -218,7 +218,8 @@ class EffectModel:
                 follow.scripts.append(text)
 
     def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
-        """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed."""
+        """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
+        a local package built."""
         if program.privilege:
             self.ledger.add("privilege", None, program.name)
         if program.signal and program.signal != "none":
@@ -232,6 +233,8 @@ class EffectModel:
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
+        if program.builds:  # `pip install DIR`: the package's own code runs
+            self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
