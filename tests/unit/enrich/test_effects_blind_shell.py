@@ -278,3 +278,9 @@ def test_installing_a_directory_the_line_wrote_runs_unknown_code(command: str, p
 )
 def test_installing_a_package_the_line_did_not_make_up_is_no_flow(command: str, proj: Path) -> None:
     assert [e for e in ops(command, proj, "exec") if e["program"] == "pip"] == []
+
+
+def test_what_the_cpan_shell_reads_on_stdin_is_code(proj: Path) -> None:
+    (run,) = ops("echo '! rm -rf ~/Documents' | cpan", proj, "exec")
+    assert run["known"] is False and run["code"]["text"] == "! rm -rf ~/Documents"
+    assert ops("cpan -T App::cpanminus", proj, "exec") == []
