@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.shell.build import analyse_shell
 
 HOME = "/home/u"
@@ -122,7 +123,7 @@ def test_date_without_a_file_reads_nothing(command: str, proj: Path) -> None:
 def test_code_given_to_a_derived_code_option_without_its_prefix_is_unknown_code(
     command: str, program: str, proj: Path
 ) -> None:
-    (run,) = ops(command, proj, "exec")
+    (run,) = [e for e in ops(command, proj, "exec") if e["code"]["lang"] != "sh"]
     assert run["program"] == program and run["known"] is False and run["code"]["text"]
 
 
@@ -284,3 +285,56 @@ def test_what_the_cpan_shell_reads_on_stdin_is_code(proj: Path) -> None:
     (run,) = ops("echo '! rm -rf ~/Documents' | cpan", proj, "exec")
     assert run["known"] is False and run["code"]["text"] == "! rm -rf ~/Documents"
     assert ops("cpan -T App::cpanminus", proj, "exec") == []
+
+
+# Found by the second blind batch
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [("export PATH=/tmp/evil:$PATH\n", True), ("PATH=.:$PATH\n", True), ("export PATH=:$PATH\n", True),
+     ("export LD_PRELOAD=/tmp/x.so\n", True), ('export PATH="$HOME/.local/bin:$PATH"\n', False),
+     ("export EDITOR=vim\n", False), ("export PS1='\\u@\\h '\n", False)],
+)  # fmt: skip
+def test_a_startup_setting_that_plants_code_runs_something(text: str, runs: bool) -> None:
+    assert runs_nothing(text) is not runs
+
+
+def test_capsh_runs_bash_with_the_words_after_its_double_dash(proj: Path) -> None:
+    (delete,) = ops("capsh -- -c 'rm -rf ~/Documents'", proj, "delete")
+    assert delete["path"] == f"{HOME}/Documents"
+    assert ops("capsh --print", proj, "exec") == []
+
+
+def test_run_parts_of_a_directory_the_line_wrote_runs_unknown_code(proj: Path) -> None:
+    command = "mkdir -p /tmp/r && printf '#!/bin/sh\\nrm -rf ~\\n' > /tmp/r/x && chmod +x /tmp/r/x && run-parts /tmp/r"
+    (run,) = [e for e in ops(command, proj, "exec") if e["program"] == "run-parts"]
+    assert run["known"] is False and run["flow"] == "write"
+
+
+@pytest.mark.parametrize(
+    ("command", "lang"),
+    [("erl -noshell -eval 'os:cmd(\"id\"), halt().'", "erlang"), ("racket -e '(display 1)'", "racket"),
+     ("sbcl --eval '(print 1)'", "lisp")],
+)  # fmt: skip
+def test_code_given_to_an_interpreter_without_an_option_table_is_code_not_a_script(
+    command: str, lang: str, proj: Path
+) -> None:
+    (run,) = [e for e in ops(command, proj, "exec") if e["code"]["lang"] == lang]
+    assert run["known"] is False and run["code"]["text"] and not run.get("path")
+
+
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [("erl -noshell -eval 'os:cmd(\"rm -rf ~/Documents\"), halt().'", f"{HOME}/Documents"),
+     ("sbcl --eval '(sb-ext:run-program \"/bin/rm\" (list \"-rf\" \"/root/Documents\"))'", "/root/Documents")],
+)  # fmt: skip
+def test_a_command_spelled_in_the_string_literals_of_unknown_code_is_walked(
+    command: str, path: str, proj: Path
+) -> None:
+    assert path in [e["path"] for e in ops(command, proj, "delete")]
+
+
+def test_a_script_file_given_to_such_an_interpreter_stays_a_file(proj: Path) -> None:
+    (run,) = ops("elixir script.exs", proj, "exec")
+    assert run["path"] == f"{proj}/script.exs" and run["known"] is True

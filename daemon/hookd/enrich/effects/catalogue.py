@@ -23,7 +23,8 @@ DATA = Path(__file__).parent / "data"
 @dataclass(frozen=True, slots=True)
 class Hook:
     """Where a program takes what it runs: `kind` is `option` (an option's value, after `prefix`), `operand`
-    (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`),
+    (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`), `shell-args`
+    (the words after `--` are arguments of a shell it starts: `capsh -- -c CMD`),
     `argv-code` (the words after `subcommands` are code), `words` (every word after the program, options
     too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
     `same_shell`: the calling shell runs it itself (the shell builder walks it in place)."""
@@ -257,7 +258,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes", "startup_files"
+        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes",
+        "search_paths", "startup_files"
     )  # fmt: skip
 
     def __init__(
@@ -280,6 +282,7 @@ class Catalogue:
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
         startup = own.get("startup_files", {})
         self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
+        self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:

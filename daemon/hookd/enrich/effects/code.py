@@ -11,6 +11,8 @@ from urllib.parse import unquote
 
 from hookd.enrich.effects.catalogue import Hook, Program
 from hookd.enrich.effects.handed import (
+    CODE_OPTIONS,
+    literal_commands,
     shell_escapes,
 )
 from hookd.enrich.effects.languages import follow_code
@@ -55,17 +57,7 @@ class CodeRuns:
     def hooks(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
         for hook in program.runs:
             if hook.kind == "option":
-                for option, value in parsed.options:
-                    if option != hook.option or value is None:
-                        continue
-                    if value.startswith(hook.prefix):
-                        text = _command_line(value[len(hook.prefix) :], hook.argv)
-                        self._handed(program.name, text, hook, follow)
-                        self._fed(text, hook, view, follow)
-                    elif hook.code and hook.derived and _CODE_LIKE.search(value):
-                        # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`);
-                        # the option takes any code of the language (`%{lua:os.execute(…)}`), not that prefix
-                        self._handed(program.name, value, hook, follow)
+                self._option_hook(program, parsed, hook, view, follow)
             elif hook.kind == "operand":
                 operands = _code_operands(program, parsed)
                 if hook.index < len(operands) and not any(o in program.code_file_options for o, _ in parsed.options):
@@ -75,6 +67,9 @@ class CodeRuns:
                 if value is not None:
                     self._handed(program.name, value, hook, follow)
                     self._fed(value, hook, view, follow)
+            elif hook.kind == "shell-args" and "--" in view.argv:  # `capsh -- -c CMD`: bash runs with the rest
+                rest = view.argv[view.argv.index("--") + 1 :]
+                self._handed(program.name, shlex.join(["bash", *rest]), hook, follow)
             elif hook.kind == "argv-code" and parsed.operands[: len(hook.subcommands)] == list(hook.subcommands):
                 text = " ".join(parsed.operands[len(hook.subcommands) :])
                 self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
@@ -82,6 +77,19 @@ class CodeRuns:
                 words = view.argv[2:] if view.argv[1] == "--" else view.argv[1:]
                 self._handed(program.name, " ".join(words), hook, follow, code=True, made=view.substituted)
         self._code_words(program, parsed, view, follow)
+
+    def _option_hook(self, program: Program, parsed: Parsed, hook: Hook, view: CommandView, follow: Followups) -> None:
+        for option, value in parsed.options:
+            if option != hook.option or value is None:
+                continue
+            if value.startswith(hook.prefix):
+                text = _command_line(value[len(hook.prefix) :], hook.argv)
+                self._handed(program.name, text, hook, follow)
+                self._fed(text, hook, view, follow)
+            elif hook.code and hook.derived and _CODE_LIKE.search(value):
+                # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`); the option
+                # takes any code of the language (`%{lua:os.execute(…)}`), not that prefix
+                self._handed(program.name, value, hook, follow)
 
     def _fed(self, text: str, hook: Hook, view: CommandView, follow: Followups) -> None:
         """A command line handed to a program that is a shell or interpreter reading its script on stdin
@@ -144,7 +152,9 @@ class CodeRuns:
         system (languages.json)."""
         followed = follow_code(lang, text)
         self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=followed.known)
-        for command in followed.commands:
+        # a language hookd has no table for: the command lines its string literals spell are walked too
+        literal = literal_commands(text) if not followed.known and not followed.commands else []
+        for command in (*followed.commands, *literal):
             built = _dynamic(command.split(" ", 1)[0])
             self.ledger.add("exec", None, name, code={"lang": "sh", "text": command}, known=not built, **_built(built))
             follow.scripts.append(command)
@@ -217,6 +227,10 @@ class CodeRuns:
             self._stdin_script(program, view, follow)
             return
         first = parsed.operands[0]
+        given = _code_given(view.argv, first) if not program.runs and program.script_operand != "sh" else None
+        if given is not None:  # `erl -eval CODE`, `racket -e CODE`: an interpreter whose entry has no option table
+            self._handed(view.name, given, Hook("option", code=True, lang=program.script_operand), follow)
+            return
         if first.startswith(("<(", ">(")):
             self.ledger.add(
                 "exec",
@@ -239,6 +253,21 @@ class CodeRuns:
         if program.script_operand != "sh" and view.stdin == "text" and view.stdin_text:
             hook = Hook("option", code=True, lang=program.script_operand)
             self._handed(view.name, view.stdin_text, hook, follow)
+
+
+def _code_given(argv: list[str], first: str) -> str | None:
+    """The code an interpreter is handed by an option spelled the way interpreters spell "run this" (`-e`,
+    `--eval`, `-eval`: handed.CODE_OPTIONS), when its entry has no option table and the parser took the code
+    for the first operand (`racket -e '(system …)'`); None when the first operand is a script file."""
+    for k in range(1, len(argv)):
+        option, eq, value = argv[k].partition("=")
+        if eq and option in CODE_OPTIONS:
+            return value
+        if argv[k] in CODE_OPTIONS and k + 1 < len(argv):
+            return argv[k + 1] if argv[k + 1] == first else None
+        if argv[k] == first:
+            return None
+    return None
 
 
 def _built(built: bool) -> dict[str, Any]:

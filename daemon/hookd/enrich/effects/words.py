@@ -221,8 +221,33 @@ def is_startup_file(path: str, home: str) -> bool:
 
 
 def runs_nothing(text: str) -> bool:
-    """`text`, written into a startup file, only sets variables (or is blank or comments)."""
-    return _SETTINGS_ONLY.match(text) is not None
+    """`text`, written into a startup file, only sets variables (or is blank or comments), none of them one that
+    runs code (PROMPT_COMMAND, a file to load: LD_PRELOAD, BASH_ENV) or a search path that takes programs from
+    scratch space or a relative directory (`export PATH=/tmp/x:$PATH`), from the catalogue's `environment` and
+    `search_paths`."""
+    if _SETTINGS_ONLY.match(text) is None:
+        return False
+    known = catalogue()
+    for name, value in _ASSIGNMENT.findall(text):
+        entry = known.environment.get(name)
+        if entry is not None and entry.loads in ("code", "file"):
+            return False
+        if name in known.search_paths and any(_planted(part) for part in value.strip("\"'").split(":")):
+            return False
+    return True
+
+
+_ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)$", re.MULTILINE)
+_SCRATCH_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _planted(entry: str) -> bool:
+    """A search path's entry that anyone or anything can fill: scratch space, or relative (`.`, ``: the current
+    directory)."""
+    entry = entry.strip("\"'")
+    if not entry.startswith(("/", "$", "~")):
+        return True
+    return any(entry == root or entry.startswith(root + "/") for root in _SCRATCH_ROOTS)
 
 
 def reads_script_from_stdin(argv: list[str]) -> bool:
