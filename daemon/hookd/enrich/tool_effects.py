@@ -2,7 +2,9 @@
 of docs/policies.md): appended to the list the shell's analysis (enrich/effects) fills for shell tools.
 
 Built from the tool's `input.paths` entries (enrich/paths.py, which must run first): each path a file tool
-reads or writes, each file a search tool's filter reaches, each file a patch adds, changes, deletes or moves.
+reads or writes, each file a search tool's filter reaches, each file a patch adds, changes, deletes or moves
+(a move is a `move` of its source with `to`, and, as in the shell's effects, a `write` of its destination:
+what a file there does when it lands, a startup file run later, is judged on that write).
 Where the tool names its target in a way that cannot be resolved now (a glob past its caps, a patch tool
 whose patch is in no argument hookd knows), the effect says `"known": false`: a policy asks on it.
 """
@@ -77,7 +79,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out = [
         _effect(e, spec, tool.name, home=home_dir, project=project)
         for e in (entries if isinstance(entries, list) else [])
-        if isinstance(e, Mapping) and not _moved_here(e)
+        if isinstance(e, Mapping)
     ]
     if spec.patches and not any(isinstance(tool.input.get(a), str) for a in spec.patches):
         out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
@@ -118,13 +120,8 @@ def _unnamed_write(
         if isinstance(text, str) and (CODEX_MARK in text or "\n+++ " in text):
             entries = _patch_entries(resolver, arg, text, project)
             if entries:
-                return [_effect(e, spec, program, home=home, project=project) for e in entries if not _moved_here(e)]
+                return [_effect(e, spec, program, home=home, project=project) for e in entries]
     return [_unknown("write", program)]
-
-
-def _moved_here(entry: Mapping[str, Any]) -> bool:
-    """The destination entry of a patch's move: the move effect carries it as `to`."""
-    return entry.get("moved") is True
 
 
 def enrich_tool_effects(event: NormalisedEvent) -> NormalisedEvent:

