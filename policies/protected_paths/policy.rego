@@ -25,7 +25,7 @@ package hookd.protected_paths
 # file or sends a signal (whatever program has it), or `hookd` itself.
 routing := {
 	"events": ["BeforeTool"],
-	"kinds": ["write", "edit", "shell"],
+	"kinds": ["write", "edit", "shell", "mcp", "other"],
 	"commands": ["hookd"],
 	"shell": ["effect-write", "effect-signal"],
 }
@@ -46,7 +46,7 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 # edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know
 # (Droid's ApplyPatch), and commands written into a file a shell or session runs at start.
 _tool_extra := [e |
-	input.tool.kind in {"write", "edit"}
+	input.tool.kind in {"write", "edit", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
@@ -55,6 +55,18 @@ _tool_extra := [e |
 
 deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some e in _tool_extra
+	e.op in {"write", "delete", "move"}
+	e.path != ""
+	some m in _protected(e.path)
+}
+
+# A tool hookd has no table for (an MCP server's `write_file`, `move_file`, `delete`): judged on the effects
+# its path arguments have (daemon/hookd/enrich/tool_args.py).
+deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+	input.tool.kind in {"mcp", "other"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
 	e.op in {"write", "delete", "move"}
 	e.path != ""
 	some m in _protected(e.path)

@@ -18,6 +18,7 @@ from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries
+from hookd.enrich.tool_args import inferred
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 _URL_ARGS = ("url", "uri")
@@ -68,7 +69,9 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     tool = event.tool
     if tool is None or tool.spec is None or tool.kind is ToolKind.SHELL:
         return []
-    spec = tool.spec
+    guess = inferred(tool)
+    spec = guess.spec if guess is not None else tool.spec
+    kind = spec.kind if guess is not None else tool.kind  # an MCP tool that writes is judged as a write tool
     if tool.kind is ToolKind.WEB:
         urls = [tool.input[a] for a in _URL_ARGS if isinstance(tool.input.get(a), str)]
         return [{**_unknown("fetch", tool.name), "known": True, "class": "outside", "url": u} for u in urls]
@@ -83,9 +86,9 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     ]
     if spec.patches and not any(isinstance(tool.input.get(a), str) for a in spec.patches):
         out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
-    elif tool.kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
+    elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
-    if home_dir and tool.kind in (ToolKind.WRITE, ToolKind.EDIT):
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, home_dir))
     return out
 
