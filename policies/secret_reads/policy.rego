@@ -21,7 +21,7 @@ package hookd.secret_reads
 # file (whatever program has it), or one only known when the shell runs.
 routing := {
 	"events": ["BeforeTool"],
-	"kinds": ["read", "shell", "mcp", "other"],
+	"kinds": ["read", "shell", "mcp", "other", "web"],
 	"shell": ["effect-read", "effect-unknown"],
 }
 
@@ -40,9 +40,10 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 }
 
 # A tool hookd has no table for (an MCP server's `read_file`, `read_multiple_files`, a browser's file upload):
-# judged on the effects its path arguments have (daemon/hookd/enrich/tool_args.py).
+# judged on the effects its path arguments have (daemon/hookd/enrich/tool_args.py); a web tool given a
+# `file://` URL reads that file.
 deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
-	input.tool.kind in {"mcp", "other"}
+	input.tool.kind in {"mcp", "other", "web"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"

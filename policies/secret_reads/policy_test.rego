@@ -85,7 +85,7 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	routing == {"events": ["BeforeTool"], "kinds": ["read", "shell", "mcp", "other"], "shell": ["effect-read", "effect-unknown"]}
+	routing == {"events": ["BeforeTool"], "kinds": ["read", "shell", "mcp", "other", "web"], "shell": ["effect-read", "effect-unknown"]}
 }
 
 test_write_tool_is_not_a_read if {
@@ -385,4 +385,9 @@ test_an_mcp_tool_reading_a_secret_is_denied if {
 
 test_an_mcp_tool_reading_a_project_file_is_allowed if {
 	count(deny) == 0 with input as _mcp_input("read", "/p/README.md")
+}
+
+test_a_web_tool_reading_a_secret_by_file_url_is_denied if {
+	i := object.union(_mcp_input("read", "/home/u/.ssh/id_rsa"), {"tool": {"kind": "web", "name": "WebFetch"}})
+	count(deny) > 0 with input as i
 }

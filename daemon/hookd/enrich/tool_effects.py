@@ -12,8 +12,10 @@ whose patch is in no argument hookd knows), the effect says `"known": false`: a 
 from __future__ import annotations
 
 import pwd
+import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
@@ -73,12 +75,13 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     guess = inferred(tool)
     spec = guess.spec if guess is not None else tool.spec
     kind = spec.kind if guess is not None else tool.kind  # an MCP tool that writes is judged as a write tool
-    if tool.kind is ToolKind.WEB:
-        urls = [tool.input[a] for a in _URL_ARGS if isinstance(tool.input.get(a), str)]
-        return [{**_unknown("fetch", tool.name), "known": True, "class": "outside", "url": u} for u in urls]
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else None
     project = event.project_dir.removesuffix("/")
+    if tool.kind is ToolKind.WEB:
+        urls = [tool.input[a] for a in _URL_ARGS if isinstance(tool.input.get(a), str)]
+        fetches = [{**_unknown("fetch", tool.name), "known": True, "class": "outside", "url": u} for u in urls]
+        return fetches + _local_reads(tool.input, tool.name, home=home_dir, project=project)
     entries = event.facts.get("paths")
     out = [
         _effect(e, spec, tool.name, home=home_dir, project=project)
@@ -102,6 +105,28 @@ def _homes(home: str, uid: int) -> tuple[str, ...]:
     except (KeyError, OverflowError):
         return (home,)
     return (home,) if recorded in ("", home) else (home, realpath(recorded))
+
+
+_FILE_URL = re.compile(r"\bfile://(?:localhost)?(/[^\s'\"<>`)]*)", re.IGNORECASE)
+MAX_FILE_URLS = 16
+
+
+def _local_reads(
+    tool_input: Mapping[str, Any], program: str, *, home: str | None, project: str
+) -> list[dict[str, JSON]]:
+    """A `file://` URL in a web tool's arguments (its `url`, or a URL in Gemini's `prompt`): a read of that
+    file, judged as any file tool's read would be."""
+    resolver = PathResolver(home=home or "/", project_dir=project)
+    out: list[dict[str, JSON]] = []
+    for arg, text in tool_input.items():
+        for match in _FILE_URL.finditer(text) if isinstance(text, str) else ():
+            if len(out) >= MAX_FILE_URLS:
+                return [*out, _unknown("read", program)]
+            entry = {"arg": arg, **resolver.resolve(unquote(match.group(1)), project), "access": "read"}
+            out.append(
+                {**_effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project), "url": match.group()}
+            )
+    return out
 
 
 def _runs_at_start(

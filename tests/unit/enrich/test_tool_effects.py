@@ -273,3 +273,12 @@ def test_a_startup_file_of_the_callers_own_home_counts_when_home_points_elsewher
     assert any(e["op"] == "exec" and e.get("startup") == f"{real}/.bashrc" for e in event.facts["effects"])
     quiet = enriched("qwen", "edit", {**edit, "new_string": "export EDITOR=vim"}, proj, uid=os.getuid())
     assert not any(e["op"] == "exec" for e in quiet.facts["effects"])  # variables only: nothing runs
+
+
+def test_a_file_url_given_to_a_web_tool_is_a_read_of_that_file(proj: Path) -> None:
+    claude = enriched("claude", "WebFetch", {"url": f"file://{HOME}/.ssh/id_rsa", "prompt": "x"}, proj)
+    assert ("read", f"{HOME}/.ssh/id_rsa", True) in effects(claude)
+    gemini = enriched("gemini", "web_fetch", {"prompt": f"Summarise file://localhost{HOME}/.aws/cred%65ntials"}, proj)
+    assert effects(gemini) == [("read", f"{HOME}/.aws/credentials", True)]
+    web = enriched("claude", "WebFetch", {"url": "https://docs.rs/x", "prompt": "a file:// URL explained"}, proj)
+    assert effects(web) == [("fetch", "", True)]
