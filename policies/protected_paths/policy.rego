@@ -72,6 +72,19 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some m in _protected(e.path)
 }
 
+# A file, patch or MCP tool writing into a git configuration file (`~/.gitconfig`, a repository's `config`) a
+# key whose value git runs (`core.fsmonitor`, `alias.x = !…`; git.json's executing keys): as `git config`
+# through the shell is judged (daemon/hookd/enrich/gitconfig_text.py).
+deny contains {"id": "git-internals", "reason": reason} if {
+	input.tool.kind in {"write", "edit", "mcp", "other"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.op == "write"
+	object.get(e, "executes", false) == true
+	reason := sprintf("%s writes %s = %q into %s, a key that makes git run a program; it is blocked", [_tool_name, object.get(e, "key", "?"), object.get(e, "value", ""), e.path])
+}
+
 # `~/.bashrc`, `~/.profile`, `/etc/profile.d/` (the effect model's `startup` exec): they run later, outside
 # the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect.)
 ask contains {"id": "startup-file", "reason": reason} if {

@@ -405,3 +405,13 @@ test_an_mcp_tool_writing_a_git_hook_is_denied if {
 test_an_mcp_tool_writing_a_source_file_is_allowed if {
 	_t_allowed(_t_mcp("write", "/home/alice/proj/src/a.py"))
 }
+
+test_a_file_tool_writing_an_executing_git_key_is_denied if {
+	i := object.union(_t_write("/home/alice/.gitconfig"), {"effects": [{"op": "write", "path": "/home/alice/.gitconfig", "known": true, "program": "write_file", "via": "tool", "key": "core.fsmonitor", "value": "sh -c id", "executes": true}]})
+	"git-internals" in _t_deny(i)
+}
+
+test_a_file_tool_writing_the_git_config_plainly_is_allowed if {
+	i := object.union(_t_write("/home/alice/.gitconfig"), {"effects": [{"op": "write", "path": "/home/alice/.gitconfig", "known": true, "program": "write_file", "via": "tool"}]})
+	_t_allowed(i)
+}

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
+from hookd.enrich.gitconfig_text import executing_keys, is_git_config
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.tool_args import inferred
@@ -94,7 +95,41 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
+    out.extend(_git_keys(out, tool.input))
     return out
+
+
+_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
+
+
+def _new_texts(value: Any, key: str = "") -> list[str]:
+    """The texts a tool's input writes: every string under an argument named for new text (`content`,
+    `new_string`, `newString`, `new_str`, `file_text`, `new_source`, a patch), at any depth (MultiEdit's edits)."""
+    if isinstance(value, str):
+        return [value] if any(w in key.lower() for w in _NEW_TEXT_WORDS) else []
+    if isinstance(value, Mapping):
+        return [t for k, v in value.items() for t in _new_texts(v, str(k))]
+    if isinstance(value, list):
+        return [t for v in value for t in _new_texts(v, key)]
+    return []
+
+
+def _git_keys(effects: list[dict[str, JSON]], tool_input: Mapping[str, Any]) -> list[dict[str, JSON]]:
+    """A write into a git configuration file (`~/.gitconfig`, a repository's `config`) that sets a key whose
+    value git runs: one `write` effect per such key (`key`, `value`, `executes`), as the shell's `git config`
+    has; a text too large to read is one with `"key": ""` and `"known": false`."""
+    targets = [e for e in effects if e["op"] in ("write", "move") and is_git_config(str(e.get("to") or e["path"]))]
+    if not targets:
+        return []
+    found: list[tuple[str, str]] = []
+    for text in _new_texts(tool_input):
+        keys = executing_keys(text)
+        if keys is None:
+            return [{**targets[0], "op": "write", "key": "", "value": "", "executes": True, "known": False}]
+        found += keys
+    target = targets[0]
+    path = str(target.get("to") or target["path"]) if target["op"] == "move" else str(target["path"])
+    return [{**target, "op": "write", "path": path, "to": "", "key": k, "value": v, "executes": True} for k, v in found]
 
 
 def _homes(home: str, uid: int) -> tuple[str, ...]:
