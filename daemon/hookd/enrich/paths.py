@@ -561,15 +561,19 @@ def enrich_paths(event: NormalisedEvent) -> NormalisedEvent:
     if not (spec.paths or spec.patches):
         return event
     home = event_home(event)
+    bases = relative_bases(event)
+    found = [tool_paths(spec, tool.input, home=home, base_dir=b, project_dir=event.project_dir) for b in bases]
+    if guess is not None:
+        found = [_as_inferred(entries, guess) for entries in found]
+    if len(found) == 1:
+        return event.with_facts(paths=found[0])
     paths: list[dict[str, Any]] = []
     seen: set[tuple[tuple[str, Any], ...]] = set()
-    for base in relative_bases(event):
-        found = tool_paths(spec, tool.input, home=home, base_dir=base, project_dir=event.project_dir)
-        for entry in _as_inferred(found, guess) if guess is not None else found:
-            key = tuple(sorted(entry.items()))
-            if key not in seen:
-                seen.add(key)
-                paths.append(entry)
+    for entry in (e for entries in found for e in entries):
+        key = tuple(sorted(entry.items()))
+        if key not in seen:
+            seen.add(key)
+            paths.append(entry)
     return event.with_facts(paths=paths)
 
 

@@ -11,6 +11,7 @@ whose patch is in no argument hookd knows), the effect says `"known": false`: a 
 
 from __future__ import annotations
 
+import functools
 import pwd
 import re
 from collections.abc import Mapping
@@ -135,11 +136,18 @@ def _git_keys(effects: list[dict[str, JSON]], tool_input: Mapping[str, Any]) -> 
 def _homes(home: str, uid: int) -> tuple[str, ...]:
     """The caller's home as its environment says, and as the password database does: an agent run with a
     `HOME` of its own still writes the user's real `~/.bashrc`, which the user's next login shell runs."""
+    recorded = _recorded_home(uid)
+    return (home,) if recorded in ("", home) else (home, recorded)
+
+
+@functools.lru_cache(maxsize=64)
+def _recorded_home(uid: int) -> str:
+    """The uid's home in the password database, canonical ("" when it has none): looked up once per uid."""
     try:
         recorded = pwd.getpwuid(uid).pw_dir.rstrip("/")
     except (KeyError, OverflowError):
-        return (home,)
-    return (home,) if recorded in ("", home) else (home, realpath(recorded))
+        return ""
+    return realpath(recorded) if recorded else ""
 
 
 _FILE_URL = re.compile(r"\bfile://(?:localhost)?(/[^\s'\"<>`)]*)", re.IGNORECASE)
