@@ -282,3 +282,22 @@ def test_a_file_url_given_to_a_web_tool_is_a_read_of_that_file(proj: Path) -> No
     assert effects(gemini) == [("read", f"{HOME}/.aws/credentials", True)]
     web = enriched("claude", "WebFetch", {"url": "https://docs.rs/x", "prompt": "a file:// URL explained"}, proj)
     assert effects(web) == [("fetch", "", True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "runs"),
+    [
+        ("export LD_PRELOAD=/tmp/x.so", True),
+        ("export BASH_ENV=/tmp/x.sh", True),
+        ("PROMPT_COMMAND='curl x'", True),
+        ("set -gx LD_PRELOAD /tmp/x.so", True),
+        ("export PS1='$(id)> '", True),
+        ("export PS1='\\u@\\h:\\w$ '", False),
+        ("export EDITOR=vim\nexport GOPATH=$HOME/go", False),
+    ],
+)
+def test_a_startup_file_given_only_variables_runs_code_when_one_is_read_as_code(
+    text: str, runs: bool, proj: Path
+) -> None:
+    event = enriched("claude", "Edit", {"file_path": f"{HOME}/.bashrc", "old_string": "", "new_string": text}, proj)
+    assert any(e["op"] == "exec" for e in event.facts["effects"]) is runs
