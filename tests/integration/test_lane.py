@@ -74,6 +74,8 @@ def test_heavy_requests_are_the_lanes_and_logged_once_for_their_sender(tmp_path:
         shout = ask(daemon.socket, write_file("shout.txt", "a" * 40_000))  # a payload over lane_payload_bytes
         nested = ask(daemon.socket, shell("echo $(a) $(b) $(c) $(d) $(e) ; rm x"))  # over lane_command_substitutions
         records = daemon.decisions(at_least=4)
+        eventually(lambda: '"stream_lane_serving"' in daemon.log(), timeout=TIMEOUT, what="the stream lane serving")
+        stream = lane_pid(daemon, STREAM_LANE)
         counted = eventually(
             lambda: (m := scrape(address)).get(("hookd_lane_requests_total", ())) == 3 and m,
             timeout=TIMEOUT,
@@ -87,6 +89,7 @@ def test_heavy_requests_are_the_lanes_and_logged_once_for_their_sender(tmp_path:
         daemon.stop()
     assert counted[("hookd_requests_total", ())] == 4
     assert f"lane:      {lane} (3 heavy requests taken)" in status.stdout
+    assert f"streams:   {stream} (the stream lane: every streamed chunk)" in status.stdout
     assert b"writing secret.txt is not allowed" in light.stdout
     assert rm.status is wire.Status.OK and b"rm is not allowed" in rm.stdout
     assert nested.status is wire.Status.OK and b"rm is not allowed" in nested.stdout
