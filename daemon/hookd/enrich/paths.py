@@ -582,8 +582,8 @@ def _as_inferred(entries: list[dict[str, Any]], guess: Inferred) -> list[dict[st
     each path also read where the name says nothing; deleted; or moved to where the move lands."""
     if guess.op == "read+write":
         return [x for e in entries for x in (e, {**e, "access": "read"})]
-    if guess.op == "delete":
-        return [{**e, "op": "delete"} for e in entries]
+    if guess.op == "delete":  # a directory's delete takes everything below it
+        return [{**e, "op": "delete", "recursive": os.path.isdir(e["path"])} for e in entries]
     if guess.op != "move":
         return entries
     landing = [e for e in entries if e["arg"] in guess.to]

@@ -34,7 +34,7 @@ def _op(entry: Mapping[str, Any], spec: ToolSpec) -> tuple[str, bool]:
     """The effect's op and whether it is recursive, for one `input.paths` entry."""
     op = entry.get("op")
     if isinstance(op, str):
-        return op, False
+        return op, entry.get("recursive") is True
     if entry.get("access") != "read":
         return "write", False
     arg = entry.get("arg")

@@ -75,3 +75,12 @@ def test_an_mcp_file_tools_effects(proj: Path) -> None:
     assert any(e["op"] == "exec" and e.get("startup") for e in move.facts["effects"])  # a startup file, run later
     unknown = enriched("claude", "mcp__x__sync", {"target_dir": f"{HOME}/.ssh"}, proj)
     assert set(effects(unknown)) == {("read", f"{HOME}/.ssh", True), ("write", f"{HOME}/.ssh", True)}
+
+
+def test_an_mcp_tool_deleting_a_directory_deletes_everything_below(proj: Path) -> None:
+    (proj / "build").mkdir()
+    (proj / "a.txt").write_text("")
+    tree = enriched("claude", "mcp__fs__delete_directory", {"path": str(proj / "build")}, proj)
+    assert [(e["op"], e["recursive"]) for e in tree.facts["effects"]] == [("delete", True)]
+    one = enriched("claude", "mcp__fs__delete_file", {"path": str(proj / "a.txt")}, proj)
+    assert [(e["op"], e["recursive"]) for e in one.facts["effects"]] == [("delete", False)]
