@@ -87,7 +87,8 @@ deny contains {"id": "git-internals", "reason": reason} if {
 
 # `~/.bashrc`, `~/.profile`, `/etc/profile.d/` (the effect model's `startup` exec): they run later, outside
 # the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect, unless a variable
-# is read as code: `LD_PRELOAD`, `BASH_ENV`, `PROMPT_COMMAND`, the catalogue's `environment`.)
+# is read as code or takes programs from scratch space: `LD_PRELOAD`, `PATH=/tmp/x:$PATH`, the catalogue's
+# `environment` and `search_paths`.)
 ask contains {"id": "startup-file", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import executing_keys, is_git_config
@@ -173,25 +172,6 @@ def _local_reads(
     return out
 
 
-_ASSIGNMENT = re.compile(
-    r"(?:^|[\s;&|])(?:(?:export|declare|typeset|readonly|local)(?:\s+-\w+)*\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)"
-    r"|\bset\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)\s+(\S*)"  # fish: set -gx NAME value
-)
-
-
-def sets_code_variable(text: str) -> bool:
-    """Whether `text` (lines of a startup file) sets a variable that is read as code (the catalogue's
-    `environment`: `LD_PRELOAD`, `BASH_ENV`, `PROMPT_COMMAND`; a prompt, `PS1`, only with a command
-    substitution in it): a file of assignments only still runs code then."""
-    loaded = catalogue().environment
-    for match in _ASSIGNMENT.finditer(text):
-        name, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
-        how = loaded.get(name or "")
-        if how is not None and (how.loads != "prompt" or "$(" in value or "`" in value):
-            return True
-    return False
-
-
 def _runs_at_start(
     effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, homes: tuple[str, ...]
 ) -> list[dict[str, JSON]]:
@@ -204,7 +184,7 @@ def _runs_at_start(
         path = effect["path"]
         if effect["op"] != "write" or not isinstance(path, str) or not any(is_startup_file(path, h) for h in homes):
             continue
-        if isinstance(text, str) and runs_nothing(text) and not sets_code_variable(text):
+        if isinstance(text, str) and runs_nothing(text):
             continue
         code = {"lang": "sh", "text": text if isinstance(text, str) else ""}
         later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
