@@ -122,7 +122,7 @@ class ProtectedSet:
             self._cache.move_to_end(key)
             return found
         surfaces: list[tuple[Surface, str]] = []
-        for root in repository_dirs(project, home) if home.startswith("/") and project.startswith("/") else ():
+        for root in project_dirs(project, home) if home.startswith("/") and project.startswith("/") else ():
             for spec in AGENTS.values():
                 for environment in (self._env, {}, moved):
                     surfaces += [(s, root) for s in spec.tamper_surface(Path(home), Path(root), environment)]
@@ -387,26 +387,21 @@ def _holds_hookd(spec: AgentSpec, definitions: Any) -> bool:
     return False
 
 
-MAX_REPOSITORY_DEPTH = 16  # directories above a project looked at for the repository root
-
-
-def repository_dirs(project: str, home: str) -> list[str]:
-    """The project and, when it lies inside a git work tree, each directory above it up to that tree's root:
-    an agent started in a subdirectory takes project settings from there (Codex reads `.codex/` in each, the
-    others those of the directory they are started in), so a call from `repo/src` writing
-    `repo/.claude/settings.json` writes a project's settings. Never the home or above it (its settings are the
-    user's, protected anyway), nor past MAX_REPOSITORY_DEPTH levels."""
-    dirs = [project]
-    current = Path(project)
-    for _ in range(MAX_REPOSITORY_DEPTH):
-        if (current / ".git").exists():
-            return dirs
-        parent = current.parent
-        if parent == current or str(parent) == (home.rstrip("/") or "/"):
+def project_dirs(project: str, home: str) -> list[str]:
+    """The project and every directory above it up to the home (the home included), or up to / when the
+    project lies outside the home: an agent started in a subdirectory takes project settings from the
+    directories above it up to its repository's root (Codex reads `.codex/` in each, the others those of the
+    directory they are started in), so a call from `repo/src` writing `repo/.claude/settings.json` writes a
+    project's settings. Where that root is cannot be known at check time: a `.git` made later, or by the same
+    command (`git init ..`), moves it, so every directory that could become it counts, with no look at the
+    file system (the set is kept between calls)."""
+    top = home.rstrip("/") or "/"
+    dirs: list[str] = []
+    for current in _ancestry(project.rstrip("/") or "/"):
+        dirs.append(current)
+        if current == top:
             break
-        current = parent
-        dirs.append(str(current))
-    return [project]
+    return dirs
 
 
 def _fill(template: str, home: str, project: str) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -44,20 +45,68 @@ def test_every_agents_settings_in_every_scope_are_protected(world: tuple[Path, P
             assert path in places, f"{spec.name} {scope}: {path}"
 
 
-def test_a_session_in_a_subdirectory_protects_the_project_settings_up_to_the_repository_root(
+def test_a_session_in_a_subdirectory_protects_the_project_settings_of_every_directory_up_to_the_home(
     world: tuple[Path, Path],
 ) -> None:
-    home, project = world
-    (project / ".git").mkdir()
+    """Any of them can become the repository's root (a `.git` made later, or by the same command), so none
+    depends on a `.git` being there when the set is derived: the set is the same with one or without."""
+    home, _ = world
+    project = home / "repo"
     sub = project / "src" / "pkg"
     sub.mkdir(parents=True)
-    places = protected(Config(), home, sub)
-    for folder in (project, project / "src", sub):
-        assert str(folder / ".claude" / "settings.json") in places
-        assert str(folder / ".codex" / "config.toml") in places
-    assert str(project.parent / ".claude" / "settings.json") not in places  # above the repository: not a project
-    (project / ".git").rmdir()
-    assert str(project / ".claude" / "settings.json") not in protected(Config(), home, sub)  # no repository
+    without = protected(Config(), home, sub)
+    for folder in (home, project, project / "src", sub):
+        assert str(folder / ".claude" / "settings.json") in without
+        assert str(folder / ".codex" / "config.toml") in without
+    assert str(home.parent / ".claude" / "settings.json") not in without  # above the home: no project of its
+    (project / ".git").mkdir()
+    assert protected(Config(), home, sub) == without
+
+
+def test_a_session_outside_the_home_protects_the_project_settings_up_to_the_root(tmp_path: Path) -> None:
+    home, project = (tmp_path / "home").resolve(), (tmp_path / "srv" / "app").resolve()
+    places = protected(Config(), home, project)
+    for folder in (project, project.parent, tmp_path.resolve(), Path("/")):
+        assert os.path.realpath(folder / ".codex" / "config.toml") in places, folder
+
+
+def test_a_repository_made_after_the_set_was_derived_does_not_unprotect_its_root(world: tuple[Path, Path]) -> None:
+    home, _ = world
+    repo = home / "repo"
+    sub = repo / "src"
+    sub.mkdir(parents=True)
+    decisions = shell_decisions(home, sub, [
+        "echo x > notes.txt",  # the caller's set is derived and kept before any repository exists
+        (repo / ".git").mkdir,
+        "mkdir -p ../.codex && echo x > ../.codex/config.toml",
+        "git init -q .. && mkdir -p ../.claude && echo {} > ../.claude/settings.json",
+    ])  # fmt: skip
+    assert [outcome for outcome, _ in decisions] == ["allow", "deny", "deny"]
+
+
+def test_a_repository_made_by_the_same_command_does_not_unprotect_its_root(world: tuple[Path, Path]) -> None:
+    home, _ = world
+    sub = home / "repo" / "src"
+    sub.mkdir(parents=True)
+    command = "git init -q .. && mkdir -p ../.codex && echo x > ../.codex/config.toml"
+    assert shell_decisions(home, sub, [command])[0][0] == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x > ../sibling/notes.md", "cp notes.txt ../sibling/", "mkdir -p ../build && cp -r . ../build/copy",
+        "echo x > ../README.md", "rm -rf ../sibling/dist", "mv ../sibling/a.txt ../sibling/b.txt",
+        "echo x > src/app.py", "git init -q .. && git add . && git commit -qm x",
+    ],
+)  # fmt: skip
+def test_everyday_work_in_the_project_and_beside_it_stays_allowed(world: tuple[Path, Path], command: str) -> None:
+    home, _ = world
+    repo = home / "code"
+    sub = repo / "proj"
+    (sub / "src").mkdir(parents=True)
+    (repo / "sibling" / "dist").mkdir(parents=True)
+    assert shell_decisions(home, sub, [command])[0][0] == "allow", command
 
 
 def test_the_switches_proven_to_turn_hookd_off_are_protected(world: tuple[Path, Path]) -> None:
@@ -365,8 +414,9 @@ def test_the_agent_cannot_overwrite_the_install_ledger_with_a_tool(world: tuple[
 # --- a nested agent started with hookd's hooks switched off, or its settings moved away (issue 25.1)
 
 
-def shell_decisions(home: Path, project: Path, commands: list[str]) -> list[tuple[str, str]]:
-    """Gemini shell calls through the whole hot path with the shipped policies: (outcome, reason) each."""
+def shell_decisions(home: Path, project: Path, commands: list[str | Callable[[], object]]) -> list[tuple[str, str]]:
+    """Gemini shell calls through the whole hot path with the shipped policies, one pipeline for all:
+    (outcome, reason) each; a callable in `commands` is run at its turn (a change on disk between calls)."""
     import asyncio
 
     from hookd.assembly import build_pipeline, engine_for_dir
@@ -389,6 +439,9 @@ def shell_decisions(home: Path, project: Path, commands: list[str]) -> list[tupl
             pipeline, _ = build_pipeline(config, engine, probe=lambda _pid: False)
             out = []
             for command in commands:
+                if callable(command):
+                    command()
+                    continue
                 decision = (await pipeline.handle(request(command))).decision
                 out.append((decision.outcome.name.lower(), decision.reason))
             return out
