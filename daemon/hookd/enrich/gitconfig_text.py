@@ -13,7 +13,9 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.gitops import executing
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
-_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*?))?\s*$")
+# One way to match each line, so the time is linear in its length: the value is taken whole and its trailing
+# blanks are stripped after (a lazy value before `\s*$` tried every split of a run of blanks: quadratic).
+_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$")
 _CONFIG = re.compile(r"(?:^|/)(?:\.gitconfig|etc/gitconfig|\.config/git/config|\.git/(?:.+/)?config(?:\.worktree)?)$")
 MAX_TEXT = 1 << 20  # a longer text is not read line by line: its keys are not known (the write is asked)
 
@@ -63,7 +65,7 @@ def executing_keys(text: str) -> list[tuple[str, str]] | None:
         match = _KEY.match(line)
         if not match or line.lstrip().startswith(("#", ";")):
             continue
-        name, value = match.group(1).lower(), _unquote(match.group(2) or "")
+        name, value = match.group(1).lower(), _unquote((match.group(2) or "").rstrip())
         key = f"{section}.{name}" if section else name
         if _runs(key, value, bool(section)):
             found.append((key, value))

@@ -58,3 +58,25 @@ def test_a_tool_writing_an_executing_key_into_the_global_git_config(tmp_path: Pa
     assert any(e.get("key") == "alias.x" for e in enriched("claude", "MultiEdit", edit, proj).facts["effects"])
     plain = {"file_path": f"{HOME}/.gitconfig", "content": "[user]\n\tname = A\n"}
     assert not any(e.get("key") for e in enriched("claude", "Write", plain, proj).facts["effects"])
+
+
+RUN = (1 << 20) // 3 - 16  # three runs of blanks fill a text of the largest size read (MAX_TEXT)
+
+
+@pytest.mark.timeout(60)  # a matcher quadratic in a line's length takes hours on these (pytest fails it here)
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [
+        ("[core]\nfsmonitor = a" + " " * RUN + "b" + "\t" * RUN, [("core.fsmonitor", "a" + " " * RUN + "b")]),
+        ("[core]\n" + " " * RUN + "pager" + " " * RUN + "=" + " " * RUN + "id", [("core.pager", "id")]),
+        ("[core]\npager" + " " * RUN + "x" + " " * RUN, []),  # no `=`: not a key
+        ("[core]" + " " * RUN + "editor = sh" + " " * RUN + "#" + " " * RUN, [("core.editor", "sh")]),
+        ('[core "' + " " * RUN + "\n[alias]\tx = !id" + " " * RUN, [("alias.x", "!id")]),
+    ],
+    ids=["value", "around-the-key", "no-equals", "after-a-header", "open-subsection"],
+)
+def test_a_line_of_the_largest_size_read_with_long_blank_runs_is_read_in_one_pass(
+    text: str, keys: list[tuple[str, str]]
+) -> None:
+    assert len(text) <= 1 << 20
+    assert executing_keys(text) == keys
