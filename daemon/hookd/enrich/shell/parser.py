@@ -19,7 +19,6 @@ from hookd.enrich.shell.tree import _EMPTY, _Block, _Decline, _Item, _Pipe, _Red
 from hookd.enrich.shell.words import (
     _ARRAY_ASSIGN,
     _ASSIGN,
-    _BRACE,
     _DIGITS,
     _FD_DUP,
     _META,
@@ -31,6 +30,7 @@ from hookd.enrich.shell.words import (
     _read_word,
     _scan_substitutions,
     _unquote,
+    has_brace_list,
     mark_unsplit,
 )
 
@@ -164,7 +164,7 @@ class _FastParser:
             plain = _PLAIN.match(s, start)  # the common case: nothing to decode
             if plain is not None and (plain.end() == len(s) or s[plain.end()] in _META):
                 word = plain.group()
-                return (BRACE_MARK + word if "{" in word and _BRACE.search(word) else word), plain.end()
+                return (BRACE_MARK + word if "{" in word and has_brace_list(word) else word), plain.end()
             text, end = _read_word(s, start, self.home, scripts)
         for script in scripts:
             if script.strip():  # `$()`, ``: nothing runs

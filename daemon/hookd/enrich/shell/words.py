@@ -308,7 +308,15 @@ def _read_ansi(s: str, i: int, out: list[str]) -> int:
 # An unquoted word with a brace expansion (`{a,b}`, `{1..3}`) starts with this mark: the builder expands
 # it into the words bash would give (quoted braces, `{}`, awk and jq programs stay words).
 BRACE_MARK = "\x00{"
-_BRACE = re.compile(r"\{[^{}\s]*(,|\.\.)[^{}\s]*\}")
+# A brace pair with nothing between but non-blanks is the only candidate at its `{` (its content runs up to the
+# first brace or blank), so each `{` is looked at once; the list's `,` or `..` is then looked for in the content
+# (one pattern for both backtracked over every split of the content: quadratic in it).
+_BRACE_PAIR = re.compile(r"\{([^{}\s]*)\}")
+
+
+def has_brace_list(text: str) -> bool:
+    """Whether `text` has a brace list or range (`{a,b}`, `{1..3}`) that bash would expand, quotes aside."""
+    return any("," in m.group(1) or ".." in m.group(1) for m in _BRACE_PAIR.finditer(text))
 
 
 def _read_word(s: str, i: int, home: str, subs: list[str] | None = None) -> tuple[str, int]:
@@ -371,21 +379,89 @@ def _mark_braces(raw: str, text: str) -> str:
     expands braces before anything else, so quoted pieces and expansions inside the list count too
     (`{cat,"$HOME"/.netrc}`), as long as they hold no brace or comma of their own that the decoded text
     would take for the list's."""
-    if "{" not in raw or not _BRACE.search(raw):
+    if "{" not in raw or not has_brace_list(raw):
         return text
     if not any(q in raw for q in "'\"\\$`"):
         return BRACE_MARK + text  # the builder expands it (expand.braces)
-    pieces = _QUOTED_PIECE.findall(raw)
-    bare = _QUOTED_PIECE.sub("_", raw)
-    if _BRACE.search(bare) and not any(c in piece for piece in pieces for c in "{},"):
+    pieces, bare = _quoted_pieces(raw)
+    if has_brace_list(bare) and not any(c in piece for piece in pieces for c in "{},"):
         return BRACE_MARK + text
     return text
 
 
-# what bash does not brace-expand: quotes, escapes, and expansions (`${x}`, `$(…)`, `$((…))`, backticks)
-_QUOTED_PIECE = re.compile(
-    r"'[^']*'|\$?\"(?:[^\"\\]|\\.)*\"|\$'(?:[^'\\]|\\.)*'|\\.|\$\{[^}]*\}|\$\([^)]*\)+|`[^`]*`|\$[A-Za-z_0-9@*#?$!-]+"
-)
+_PIECE_START = re.compile(r"['\"\\$`]")
+_PARAMETER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789@*#?$!-")
+
+
+def _quoted_pieces(raw: str) -> tuple[list[str], str]:
+    """What bash does not brace-expand in `raw`: quotes, escapes and expansions (`'…'`, `"…"`, `$"…"`, `$'…'`,
+    `\\x`, `${…}`, `$(…)`, `$((…))`, backticks, `$name`), left to right, each taken where it starts as the
+    first of those forms that closes; and `raw` with each replaced by `_`. One pass: the closing character of
+    each form is searched for forward from the last one found, and a quoted text's end is worked out once for
+    every place it could start (a word of many unclosed `${` or `$(` was scanned to its end from each)."""
+    pieces: list[str] = []
+    bare: list[str] = []
+    found: dict[str, int] = {}  # the first index of each closing character at or after the last search's start
+    ends: dict[str, list[int]] = {}
+    n, i, done = len(raw), 0, 0
+
+    def closing(char: str, start: int) -> int:
+        at = found.get(char)
+        if at is None or 0 <= at < start:
+            at = found[char] = raw.find(char, start)
+        return at
+
+    def quoted_end(quote: str, start: int) -> int:
+        if quote not in ends:
+            ends[quote] = _quoted_ends(raw, quote)
+        return ends[quote][start]
+
+    while (start := _PIECE_START.search(raw, i)) is not None:
+        i = start.start()
+        c, after = raw[i], raw[i + 1 : i + 2]
+        end = -1
+        if c == "'":
+            end = closing("'", i + 1)
+        elif c == '"' or (c == "$" and after in ("'", '"')):
+            end = quoted_end(after if c == "$" else c, i + (2 if c == "$" else 1))
+        elif c == "\\":
+            end = i + 1 if after not in ("", "\n") else -1
+        elif c == "`":
+            end = closing("`", i + 1)
+        elif after == "{":
+            end = closing("}", i + 2)
+        elif after == "(":
+            end = closing(")", i + 2)
+            while 0 <= end < n - 1 and raw[end + 1] == ")":
+                end += 1
+        elif after and after in _PARAMETER_CHARS:
+            end = i + 1
+            while end < n - 1 and raw[end + 1] in _PARAMETER_CHARS:
+                end += 1
+        if end < 0:
+            i += 1
+            continue
+        pieces.append(raw[i : end + 1])
+        bare += (raw[done:i], "_")
+        done = i = end + 1
+    bare.append(raw[done:])
+    return pieces, "".join(bare)
+
+
+def _quoted_ends(raw: str, quote: str) -> list[int]:
+    """For each index of `raw`, where a quoted text whose inside starts there ends (the index of its closing
+    `quote`; -1 when it does not close): inside, a backslash takes the next character with it, except a
+    newline, which ends nothing."""
+    ends = [-1] * (len(raw) + 2)
+    for k in range(len(raw) - 1, -1, -1):
+        c = raw[k]
+        if c == quote:
+            ends[k] = k
+        elif c == "\\":
+            ends[k] = ends[k + 2] if raw[k + 1 : k + 2] not in ("", "\n") else -1
+        else:
+            ends[k] = ends[k + 1]
+    return ends
 
 
 UNSPLIT_MARK = '\x00"'
