@@ -96,6 +96,17 @@ ask contains {"id": "startup-file", "reason": reason} if {
 	reason := sprintf("%s writes commands into %s, which a shell runs when it starts (outside hookd's view); confirm it", [_tool_name, e.startup])
 }
 
+# Code a file tool's write leaves for another program to run that hookd cannot read: a git configuration whose
+# resulting text cannot be judged whole (an edit of a file hookd cannot read, a move or copy onto it, a patch,
+# a tool hookd has no table for: `config` on the effect). Asked, as the shell's unknown code is.
+ask contains {"id": "unknown-code", "reason": reason} if {
+	some e in _tool_extra
+	e.op == "exec"
+	e.known == false
+	object.get(e, "startup", "") == "" # asked above
+	reason := sprintf("%s writes %s: %s runs code from it hookd cannot see before it runs; review it", [_tool_name, object.get(e, "config", "a file"), e.program])
+}
+
 # What every command of the line changes, from its effects (docs/policies.md, "The effect model"): a write,
 # delete, mode change, the source of a move, either end of a link (writing through it later writes its
 # target), by any program the catalogue knows, a redirect, `find -delete`, `dd of=`, `cp -t DIR`, `sed -i`,

@@ -415,3 +415,17 @@ test_a_file_tool_writing_the_git_config_plainly_is_allowed if {
 	i := object.union(_t_write("/home/alice/.gitconfig"), {"effects": [{"op": "write", "path": "/home/alice/.gitconfig", "known": true, "program": "write_file", "via": "tool"}]})
 	_t_allowed(i)
 }
+
+# A git configuration a tool moves, copies or edits without hookd seeing its whole resulting text: `exec` of
+# code not known (daemon/hookd/enrich/tool_effects.py), asked
+_t_unjudged_config(kind) := object.union(_t_file(kind, "mcp__fs__move_file", "destination", "/home/alice/.gitconfig", "/home/alice/.gitconfig"), {"effects": [
+	{"op": "write", "path": "/home/alice/.gitconfig", "known": true, "via": "tool", "program": "mcp__fs__move_file"},
+	{"op": "exec", "path": "", "known": false, "via": "tool", "program": "git", "config": "/home/alice/.gitconfig"},
+]})
+
+test_a_git_configuration_whose_text_is_not_known_is_asked if {
+	some kind in ["mcp", "other", "write"]
+	{v.id | some v in ask with input as _t_unjudged_config(kind)} == {"unknown-code"}
+	some v in ask with input as _t_unjudged_config("mcp")
+	contains(v.reason, "/home/alice/.gitconfig")
+}

@@ -3,6 +3,8 @@ of `~/.gitconfig`, `~/.config/git/config`, `/etc/gitconfig`, a repository's `con
 a worktree's or a submodule's) that sets a key whose value git runs (git.json's executing keys, the same
 the shell's `git config` is judged on: `core.fsmonitor`, `core.pager`, `alias.x = !…`, `filter.*.smudge`).
 Built for enrich/tool_effects.py, which adds one `write` effect with `key`, `value` and `executes` per key.
+A write whose resulting text cannot be judged whole (an edit of a file that cannot be read, a move or copy onto
+the file, any shell write but `git config KEY VALUE`) is an `exec` of code not known (`unjudged_write`).
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ import re
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.gitops import executing
+from hookd.types import JSON
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
 # One way to match each line, so the time is linear in its length: the value is taken whole and its trailing
 # blanks are stripped after (a lazy value before `\s*$` tried every split of a run of blanks: quadratic).
 _KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$")
-_CONFIG = re.compile(r"(?:^|/)(?:\.gitconfig|etc/gitconfig|\.config/git/config|\.git/(?:.+/)?config(?:\.worktree)?)$")
+# `git/config` wherever `$XDG_CONFIG_HOME` points; `x.git/config`: a bare repository's
+_CONFIG = re.compile(r"(?:^|/)(?:\.gitconfig|etc/gitconfig|git/config|[^/]*\.git/(?:.+/)?config(?:\.worktree)?)$")
 MAX_TEXT = 1 << 20  # a longer text is not read line by line: its keys are not known (the write is asked)
 
 
@@ -70,3 +74,25 @@ def executing_keys(text: str) -> list[tuple[str, str]] | None:
         if _runs(key, value, bool(section)):
             found.append((key, value))
     return found
+
+
+def unjudged_write(path: str, program: str, via: str) -> dict[str, JSON]:
+    """What a write into the git configuration `path` whose resulting text cannot be judged whole does (a move,
+    copy or link onto it, a shell's redirect or program, an edit of a file that cannot be read): whatever it
+    holds then, git may run (a value of `core.fsmonitor`, `alias.x = !…`); code not known (asked)."""
+    return {"op": "exec", "path": "", "known": False, "recursive": False, "to": "", "program": "git", "via": via,
+            "class": "unresolved", "code": {"lang": "sh", "text": ""}, "config": path,
+            "raw": f"the git configuration {path}, which {program} writes"}  # fmt: skip
+
+
+def unjudged_shell_writes(effects: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+    """For a shell line's effects: a write into a git configuration file other than `git config` setting one key
+    (judged by that key) writes a text hookd cannot judge whole; one exec effect per such file."""
+    found: dict[str, dict[str, JSON]] = {}
+    for effect in effects:
+        path = effect.get("path")
+        if effect.get("op") != "write" or not isinstance(path, str) or effect.get("key") or path in found:
+            continue
+        if is_git_config(path):
+            found[path] = unjudged_write(path, str(effect.get("program") or ""), "shell")
+    return list(found.values())

