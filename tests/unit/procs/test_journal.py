@@ -102,3 +102,24 @@ def test_a_long_chunk_is_kept_by_its_end(files: journal.Files) -> None:
     lane.chunk(KEY, "a" * (MAX_TEXT + 10) + "AKIAIOSF")
     ((key, text, truncated, chunks),) = journal.read(files)
     assert (key, text.endswith("AKIAIOSF"), len(text), truncated, chunks) == (KEY, True, MAX_TEXT, True, 1)
+
+
+def test_a_journal_someone_else_wrote_into_is_taken_over_as_far_as_it_reads() -> None:
+    """The lane's uid can open its journal through /proc/PID/fd: a line nested past the parser's depth is
+    skipped, not a crash of the daemon's reader, and the texts before it are kept."""
+    files = journal.create([])
+    lane = Lane(files)
+    lane.chunk(KEY, "first ")
+    size = os.fstat(files[0]).st_size
+    os.pwrite(files[0], b"[" * 100_000 + b"\n" + b'{"c": 1}\n', size)
+    assert journal.taken_over(files) == [(KEY, "first ", False, 1)]
+    with pytest.raises(OSError):
+        os.fstat(files[0])  # closed
+
+
+def test_a_journal_that_cannot_be_read_gives_the_next_lane_nothing() -> None:
+    files = journal.create([])
+    Lane(files).chunk(KEY, "first ")
+    for fd in files:
+        os.close(fd)
+    assert journal.taken_over(files) == []
