@@ -1,7 +1,8 @@
 """The stream lane's journal: the texts of the open responses (hookd.enrich.stream), where a stream lane
 started again after a crash finds them.
 
-The stream lane writes each chunk's text here before it replies to the chunk; the daemon reads the journal
+The stream lane writes each chunk's text here as the chunk joins its response's text (hookd.enrich.stream,
+`MemoryTexts.journal`), before the policies see it and so before its reply; the daemon reads the journal
 only when the lane has died, and hands what it holds to the next one. It used to send the text to the
 daemon on the channel instead, a line for every chunk: each line woke the daemon, which cost the chunk's
 reply about 70 µs of wall time and the daemon 0.1 ms of CPU a chunk on a 2-vCPU box (docs/performance.md,
