@@ -34,7 +34,8 @@ from fake_anthropic import FakeAnthropic
 
 from support import RunningDaemon, require, start_daemon, trace_shim_config
 
-pytestmark = pytest.mark.e2e
+# All on one xdist worker (./dev test runs tests/e2e several at a time): its module fixtures are made once.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("claude-code")]
 
 VERSION = "2.1.332"
 TIMEOUT = 90.0

@@ -40,7 +40,8 @@ from confine import confined, shared_netns
 
 from support import DEMO_POLICIES, ROOT, RunningDaemon, eventually, require, start_daemon, trace_shim_config
 
-pytestmark = pytest.mark.e2e
+# All on one xdist worker (./dev test runs tests/e2e several at a time): its module fixtures are made once.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("gemini-cli")]
 
 SCRIPTS = Path(__file__).resolve().parent / "fixtures"
 TIMEOUT = 60.0
