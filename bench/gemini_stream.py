@@ -8,6 +8,8 @@ Each run is one `gemini -p PROMPT --fake-responses SCRIPT --yolo` whose script s
 is registered (`hooksConfig.enabled`, one command hook), with one of:
 
   floor    `bash -c` of a static no-op that reads its stdin (bench/floor_noop.c): any hook's spawn cost
+  socket   the C shim → bench/floor_server.py, a server that answers every frame with a fixed reply without
+           reading it: what any hook that asks a process over a socket costs, hookd or not
   native   the C shim (`hookd shim build`) → the daemon, as `hookd install` registers it with the native shim
   python   the Python shim (`python -I -S`) → the daemon: what `hookd install` registers by default
 
@@ -18,10 +20,10 @@ mount but the world is read-only. One `hookd serve` with the default policies (p
 reads every chunk) serves every run.
 
 Reported, per conversation size: the median wall time of a run for each contender, the per-chunk cost over
-the floor ((a contender's run minus the floor's run in the same round) / chunks, the median over rounds), the
-daemon's and lane's CPU per chunk (what they spent during the run less what they spent idle during the floor's
-run, per second of it), and the decision log's bytes (decisions.log and
-decisions.kept.log) and records per answer.
+the floor ((a contender's run minus the floor's run in the same round) / chunks, the median over rounds), each
+daemon contender's cost over the socket floor (the same, against `socket`'s run), the daemon's and lanes' CPU
+per chunk (what they spent during the run less what they spent idle during the floor's run, per second of it),
+and the decision log's bytes (decisions.log and decisions.kept.log) and records per answer.
 
 With `--base DIR` (another checkout of hookd, e.g. `git archive main | tar -x -C DIR`), a second `hookd serve`
 runs DIR's code (`PYTHONPATH=DIR/daemon`) with DIR's policies, and its shims (`native-base`, `python-base`)
@@ -34,7 +36,9 @@ Run (as root, for the namespaces): HOOKD_GEMINI_BIN=.cache/gemini-cli-0.61.0/nod
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import os
 import shlex
 import shutil
@@ -56,6 +60,7 @@ from run import (  # bench/ holds no package: its scripts import each other
     cpu_seconds,
     find_native,
     floor_binary,
+    floor_server,
     settled,
     start_daemon,
     wait_for_log,
@@ -156,9 +161,12 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="hkdgs", dir="/tmp"))
     trees = {"": ROOT} if args.base is None else {"": ROOT, "-base": args.base.resolve()}
     daemons: dict[str, subprocess.Popen[bytes]] = {}
+    servers = contextlib.ExitStack()
     try:
         contenders: dict[str, Contender] = {"floor": Contender(shlex.quote(str(floor)), 0, scratch)}
         native = find_native(args.native)
+        if native is not None:
+            contenders["socket"] = socket_floor(native, scratch, servers)
         for suffix, tree in trees.items():
             runtime = scratch / f"run{suffix}"
             daemon = daemons[suffix] = daemon_of(tree, runtime, scratch / f"daemon{suffix}.log")
@@ -175,6 +183,7 @@ def main() -> int:
         results = measure(gemini, scratch, contenders, responses, args)
         results["trees"] = {name or "this": str(tree) for name, tree in trees.items()}
     finally:
+        servers.close()
         for daemon in daemons.values():
             daemon.terminate()
             daemon.wait(timeout=30)
@@ -183,6 +192,16 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
+
+
+def socket_floor(native: Path, scratch: Path, servers: contextlib.ExitStack) -> Contender:
+    """The native shim against the floor server, which listens where the stream lane would (the shim sends
+    AfterModel there first)."""
+    floor_dir = scratch / "socket-floor"
+    floor_dir.mkdir(mode=0o700)
+    servers.enter_context(floor_server(floor_dir / "stream.sock"))
+    command = shlex.join([str(native), "gemini", "AfterModel", "--socket", str(floor_dir / "hook.sock")])
+    return Contender(command, 0, scratch)
 
 
 @dataclass(frozen=True)
@@ -211,6 +230,7 @@ def measure(gemini: str, scratch: Path, contenders: dict[str, Contender], respon
             args: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
     walls: dict[tuple[str, str], list[float]] = {}
     over: dict[tuple[str, str], list[float]] = {}
+    over_socket: dict[tuple[str, str], list[float]] = {}
     cpu: dict[tuple[str, str], list[float]] = {}
     log: dict[tuple[str, str], list[tuple[int, int]]] = {}
     daemons = {c.daemon for c in contenders.values() if c.daemon}
@@ -239,20 +259,24 @@ def measure(gemini: str, scratch: Path, contenders: dict[str, Contender], respon
                     log.setdefault((name, size), []).append(
                         (log_bytes(state) - before_bytes, log_records(state) - before_records)
                     )
-                else:
+                elif name == "floor":
                     idle = {d: (spent_by(d) - before[d]) / this_round[name] for d in daemons}
                 walls.setdefault((name, size), []).append(this_round[name])
             for name, seconds in this_round.items():
                 if name != "floor":
                     over.setdefault((name, size), []).append((seconds - this_round["floor"]) / args.chunks * 1000)
-                    # the daemon's CPU over what it spent idle during the floor's run
+                if name in spent:  # the daemon's CPU over what it spent idle during the floor's run
                     cpu.setdefault((name, size), []).append(spent[name] - idle[contenders[name].daemon] * seconds)
+                    socket_run = this_round.get("socket", math.nan)  # nan: no native shim, no socket floor
+                    over_socket.setdefault((name, size), []).append((seconds - socket_run) / args.chunks * 1000)
         print(f"round {round_ + 1}/{args.rounds} done", file=sys.stderr)
     rows = []
     for (name, size), samples in sorted(walls.items(), key=lambda item: (item[0][1], item[0][0])):
         row: dict[str, Any] = {"contender": name, "conversation": size, "run_s": statistics.median(samples)}
         if name != "floor":
             row["over_floor_ms_per_chunk"] = statistics.median(over[name, size])
+        if (name, size) in cpu:
+            row["over_socket_ms_per_chunk"] = statistics.median(over_socket[name, size])
             row["daemon_cpu_ms_per_chunk"] = statistics.median(cpu[name, size]) / args.chunks * 1000
             row["log_bytes_per_answer"] = statistics.median(b for b, _ in log[name, size])
             row["log_records_per_answer"] = statistics.median(r for _, r in log[name, size])
@@ -263,13 +287,15 @@ def measure(gemini: str, scratch: Path, contenders: dict[str, Contender], respon
 
 def report(results: dict[str, Any]) -> None:
     print(f"{results['chunks']}-chunk answers, {results['rounds']} rounds, medians")
-    print(f"{'conversation':<13}{'hook':<12}{'run s':>8}{'ms/chunk over floor':>22}{'daemon CPU ms/chunk':>22}"
-          f"{'log bytes/answer':>18}{'records':>9}")  # fmt: skip
+    print(f"{'conversation':<13}{'hook':<12}{'run s':>8}{'ms/chunk over floor':>22}{'over socket':>13}"
+          f"{'daemon CPU ms/chunk':>22}{'log bytes/answer':>18}{'records':>9}")  # fmt: skip
     for row in results["rows"]:
         extra = ""
         if "over_floor_ms_per_chunk" in row:
-            extra = (f"{row['over_floor_ms_per_chunk']:>22.2f}{row['daemon_cpu_ms_per_chunk']:>22.2f}"
-                     f"{row['log_bytes_per_answer']:>18,.0f}{row['log_records_per_answer']:>9.0f}")  # fmt: skip
+            extra = f"{row['over_floor_ms_per_chunk']:>22.2f}"
+        if "daemon_cpu_ms_per_chunk" in row:
+            extra += (f"{row['over_socket_ms_per_chunk']:>13.2f}{row['daemon_cpu_ms_per_chunk']:>22.2f}"
+                      f"{row['log_bytes_per_answer']:>18,.0f}{row['log_records_per_answer']:>9.0f}")  # fmt: skip
         print(f"{row['conversation']:<13}{row['contender']:<12}{row['run_s']:>8.2f}{extra}")
 
 

@@ -39,7 +39,7 @@ def _hook(binary: str, line: str) -> dict[str, Any] | None:
     env: list[str] = []
     while words and "=" in words[0] and not words[0].startswith("-") and words[0].split("=", 1)[0].isidentifier():
         env.append(words.pop(0))
-    if not words or words[0].rsplit("/", 1)[-1] != binary:
+    if not words or not _invokes(words[0].rsplit("/", 1)[-1], binary):
         return None
     for assignment in env:
         name, value = assignment.split("=", 1)
@@ -75,6 +75,24 @@ def _hook(binary: str, line: str) -> dict[str, Any] | None:
     return None
 
 
+def _invokes(program: str, binary: str) -> bool:
+    """The example runs the binary, or its command-line front end (`octave-cli` of `octave`)."""
+    return program == binary or program.startswith(binary + "-")
+
+
+def _invoked(binary: str, lines: list[str]) -> set[str]:
+    """The names other than the binary's own under which its examples run it (`octave-cli`)."""
+    names = set()
+    for line in lines:
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            continue
+        if words and _invokes(program := words[0].rsplit("/", 1)[-1], binary) and program != binary:
+            names.add(program)
+    return names
+
+
 def _is_code(prefix: str) -> bool:
     """A prefix that is not a key (`ProxyCommand=`, `exec=`) nor punctuation (`;`): code in the binary's language."""
     stripped = prefix.strip(" ;'\"")
@@ -83,6 +101,7 @@ def _is_code(prefix: str) -> bool:
 
 def derive(checkout: Path, commit: str) -> dict[str, Any]:
     programs: dict[str, Any] = {}
+    fronts: dict[str, str] = {}
     for path in sorted((checkout / "_gtfobins").iterdir()):
         documents = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d]
         entry = next((d for d in documents if "functions" in d), None)
@@ -91,6 +110,12 @@ def derive(checkout: Path, commit: str) -> dict[str, Any]:
         name = path.name
         functions = sorted(entry["functions"])
         hooks: list[dict[str, Any]] = []
+        every_line = [
+            line.strip()
+            for examples in entry["functions"].values()
+            for example in examples or ()
+            for line in str(example.get("code", "")).splitlines()
+        ]
         for function in RUNS:
             for example in entry["functions"].get(function) or ():
                 lines = str(example.get("code", "")).splitlines()
@@ -99,10 +124,14 @@ def derive(checkout: Path, commit: str) -> dict[str, Any]:
                     if hook is not None and hook not in hooks:
                         hooks.append(hook)
         programs[name] = {"functions": functions, "runs": hooks, "url": f"https://gtfobins.github.io/gtfobins/{name}/"}
+        fronts.update(dict.fromkeys(_invoked(name, every_line), name))
         for alias_doc in documents:
             alias = alias_doc.get("alias") if isinstance(alias_doc, dict) else None
             if alias:
                 programs[name]["alias_of"] = alias
+    for front, name in sorted(fronts.items()):
+        if front not in programs:  # the examples' program name: the same entry
+            programs[front] = {**programs[name], "alias_of": name}
     return {
         "source": "https://github.com/GTFOBins/GTFOBins.github.io",
         "commit": commit,

@@ -121,16 +121,16 @@ class ProtectedSet:
         if found is not None:
             self._cache.move_to_end(key)
             return found
-        surfaces: list[Surface] = []
-        if home.startswith("/") and project.startswith("/"):
+        surfaces: list[tuple[Surface, str]] = []
+        for root in repository_dirs(project, home) if home.startswith("/") and project.startswith("/") else ():
             for spec in AGENTS.values():
                 for environment in (self._env, {}, moved):
-                    surfaces += spec.tamper_surface(Path(home), Path(project), environment)
+                    surfaces += [(s, root) for s in spec.tamper_surface(Path(home), Path(root), environment)]
         listed: list[JSON] = []
         judged: dict[str, Surface] = {}
         seen: set[str] = set()
-        for surface in (*surfaces, *self._own):
-            path = _fill(str(surface.path), home, project)
+        for surface, root in (*surfaces, *((s, project) for s in self._own)):
+            path = _fill(str(surface.path), home, root)
             if path is None or path in seen:
                 continue
             seen.add(path)
@@ -356,6 +356,28 @@ def _holds_hookd(spec: AgentSpec, definitions: Any) -> bool:
             ):
                 return True
     return False
+
+
+MAX_REPOSITORY_DEPTH = 16  # directories above a project looked at for the repository root
+
+
+def repository_dirs(project: str, home: str) -> list[str]:
+    """The project and, when it lies inside a git work tree, each directory above it up to that tree's root:
+    an agent started in a subdirectory takes project settings from there (Codex reads `.codex/` in each, the
+    others those of the directory they are started in), so a call from `repo/src` writing
+    `repo/.claude/settings.json` writes a project's settings. Never the home or above it (its settings are the
+    user's, protected anyway), nor past MAX_REPOSITORY_DEPTH levels."""
+    dirs = [project]
+    current = Path(project)
+    for _ in range(MAX_REPOSITORY_DEPTH):
+        if (current / ".git").exists():
+            return dirs
+        parent = current.parent
+        if parent == current or str(parent) == (home.rstrip("/") or "/"):
+            break
+        current = parent
+        dirs.append(str(current))
+    return [project]
 
 
 def _fill(template: str, home: str, project: str) -> str | None:

@@ -31,7 +31,7 @@ package hookd.destructive_shell
 # `awk '{print $1}' f` are not evaluated at all.
 routing := {
 	"events": ["BeforeTool"],
-	"kinds": ["shell"],
+	"kinds": ["shell", "mcp", "other"],
 	"shell": ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
 	"text": ["{"],
 }
@@ -151,6 +151,19 @@ _files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
 	e.recursive == true
 	e["class"] in {"root", "home", "system"}
 	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [e.program, _rm_classes[e["class"]].what, _effect_place(e)])
+}
+
+# A tool hookd has no table for deleting a directory (an MCP server's `delete_directory`, `remove`): as a
+# recursive delete by the shell (daemon/hookd/enrich/tool_args.py).
+deny contains {"id": k.id, "reason": reason} if {
+	input.event == "BeforeTool"
+	input.tool.kind in {"mcp", "other"}
+	some e in input.effects
+	e.via == "tool"
+	e.op == "delete"
+	e.recursive == true
+	k := _rm_classes[e.class]
+	reason := sprintf("%s deletes %s (%s) with everything in it: it cannot be undone; delete only inside the project", [input.tool.name, k.what, e.path])
 }
 
 # the pattern a glob's match came from, the path otherwise: one reason per operand as written

@@ -92,8 +92,8 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 # routing
 # ---------------------------------------------------------------------------------------------
 
-test_routing_is_before_tool_shell if {
-	object.remove(routing, ["shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell"]}
+test_routing_is_before_tool_shell_and_unknown_tools if {
+	object.remove(routing, ["shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell", "mcp", "other"]}
 	routing.shell == ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
 	routing.text == ["{"]
 }
@@ -304,4 +304,20 @@ test_inline_code_hookd_cannot_follow_is_asked if {
 	_t_ask(i) == {"inline-code"}
 	count(_t_deny(i)) == 0
 	_t_allowed(_effect_input([{"op": "exec", "path": "", "known": true, "program": "awk", "via": "shell", "code": {"lang": "awk", "text": "{print $1}"}}]))
+}
+
+# A tool hookd has no table for (an MCP server's delete_directory): its recursive delete outside the project
+_t_mcp_delete(path, class) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "mcp", "name": "mcp__fs__delete_directory"},
+	"effects": [{"op": "delete", "path": path, "known": true, "recursive": true, "class": class, "program": "mcp__fs__delete_directory", "via": "tool"}],
+}
+
+test_an_mcp_tool_deleting_a_directory_outside_the_project_is_denied if {
+	some v in deny with input as _t_mcp_delete("/home/u/Documents", "outside")
+	v.id == "rm-rf-outside-project"
+}
+
+test_an_mcp_tool_deleting_a_build_directory_is_allowed if {
+	count(deny) == 0 with input as _t_mcp_delete("/p/build", "project")
 }

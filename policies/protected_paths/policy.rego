@@ -25,7 +25,7 @@ package hookd.protected_paths
 # file or sends a signal (whatever program has it), or `hookd` itself.
 routing := {
 	"events": ["BeforeTool"],
-	"kinds": ["write", "edit", "shell"],
+	"kinds": ["write", "edit", "shell", "mcp", "other"],
 	"commands": ["hookd"],
 	"shell": ["effect-write", "effect-signal"],
 }
@@ -46,7 +46,7 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 # edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know
 # (Droid's ApplyPatch), and commands written into a file a shell or session runs at start.
 _tool_extra := [e |
-	input.tool.kind in {"write", "edit"}
+	input.tool.kind in {"write", "edit", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
@@ -60,8 +60,35 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some m in _protected(e.path)
 }
 
+# A tool hookd has no table for (an MCP server's `write_file`, `move_file`, `delete`): judged on the effects
+# its path arguments have (daemon/hookd/enrich/tool_args.py).
+deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+	input.tool.kind in {"mcp", "other"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.op in {"write", "delete", "move"}
+	e.path != ""
+	some m in _protected(e.path)
+}
+
+# A file, patch or MCP tool writing into a git configuration file (`~/.gitconfig`, a repository's `config`) a
+# key whose value git runs (`core.fsmonitor`, `alias.x = !…`; git.json's executing keys): as `git config`
+# through the shell is judged (daemon/hookd/enrich/gitconfig_text.py).
+deny contains {"id": "git-internals", "reason": reason} if {
+	input.tool.kind in {"write", "edit", "mcp", "other"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.op == "write"
+	object.get(e, "executes", false) == true
+	reason := sprintf("%s writes %s = %q into %s, a key that makes git run a program; it is blocked", [_tool_name, object.get(e, "key", "?"), object.get(e, "value", ""), e.path])
+}
+
 # `~/.bashrc`, `~/.profile`, `/etc/profile.d/` (the effect model's `startup` exec): they run later, outside
-# the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect.)
+# the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect, unless a variable
+# is read as code or takes programs from scratch space: `LD_PRELOAD`, `PATH=/tmp/x:$PATH`, the catalogue's
+# `environment` and `search_paths`.)
 ask contains {"id": "startup-file", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"

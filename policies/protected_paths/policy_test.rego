@@ -93,7 +93,7 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	routing == {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell"], "commands": ["hookd"], "shell": ["effect-write", "effect-signal"]}
+	routing == {"events": ["BeforeTool"], "kinds": ["write", "edit", "shell", "mcp", "other"], "commands": ["hookd"], "shell": ["effect-write", "effect-signal"]}
 }
 
 test_read_tool_is_not_a_write if {
@@ -389,4 +389,29 @@ test_an_unknown_read_by_a_tool_is_not_a_write if {
 		"tool": {"name": "Grep", "kind": "edit", "input": {}},
 		"effects": [{"op": "read", "path": "/x/*", "known": false, "via": "tool", "program": "Grep"}],
 	}
+}
+
+# A tool hookd has no table for (an MCP server's file tools): its effects are judged
+_t_mcp(op, path) := object.union(_t_base, {
+	"tool": {"name": "mcp__filesystem__write_file", "kind": "mcp", "input": {"path": path}},
+	"paths": [{"arg": "path", "raw": path, "path": path, "in_project": _t_arg(path).in_project, "access": "write"}],
+	"effects": [{"op": op, "path": path, "known": true, "program": "mcp__filesystem__write_file", "via": "tool"}],
+})
+
+test_an_mcp_tool_writing_a_git_hook_is_denied if {
+	count(_t_deny(_t_mcp("write", "/home/alice/proj/.git/hooks/pre-commit"))) > 0
+}
+
+test_an_mcp_tool_writing_a_source_file_is_allowed if {
+	_t_allowed(_t_mcp("write", "/home/alice/proj/src/a.py"))
+}
+
+test_a_file_tool_writing_an_executing_git_key_is_denied if {
+	i := object.union(_t_write("/home/alice/.gitconfig"), {"effects": [{"op": "write", "path": "/home/alice/.gitconfig", "known": true, "program": "write_file", "via": "tool", "key": "core.fsmonitor", "value": "sh -c id", "executes": true}]})
+	"git-internals" in _t_deny(i)
+}
+
+test_a_file_tool_writing_the_git_config_plainly_is_allowed if {
+	i := object.union(_t_write("/home/alice/.gitconfig"), {"effects": [{"op": "write", "path": "/home/alice/.gitconfig", "known": true, "program": "write_file", "via": "tool"}]})
+	_t_allowed(i)
 }

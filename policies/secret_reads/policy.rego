@@ -21,7 +21,7 @@ package hookd.secret_reads
 # file (whatever program has it), or one only known when the shell runs.
 routing := {
 	"events": ["BeforeTool"],
-	"kinds": ["read", "shell"],
+	"kinds": ["read", "shell", "mcp", "other", "web"],
 	"shell": ["effect-read", "effect-unknown"],
 }
 
@@ -36,6 +36,18 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 	input.event == "BeforeTool"
 	some e in input.paths
 	not e.arg == "pattern" # a glob tool's pattern only lists names
+	some m in _secret(e.path)
+}
+
+# A tool hookd has no table for (an MCP server's `read_file`, `read_multiple_files`, a browser's file upload):
+# judged on the effects its path arguments have (daemon/hookd/enrich/tool_args.py); a web tool given a
+# `file://` URL reads that file.
+deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
+	input.tool.kind in {"mcp", "other", "web"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.op in {"read", "copy", "move"}
 	some m in _secret(e.path)
 }
 

@@ -85,7 +85,7 @@ _t_allowed(inp) if count(_t_deny(inp)) == 0
 # ---------------------------------------------------------------------------------------------
 
 test_routing if {
-	routing == {"events": ["BeforeTool"], "kinds": ["read", "shell"], "shell": ["effect-read", "effect-unknown"]}
+	routing == {"events": ["BeforeTool"], "kinds": ["read", "shell", "mcp", "other", "web"], "shell": ["effect-read", "effect-unknown"]}
 }
 
 test_write_tool_is_not_a_read if {
@@ -367,4 +367,27 @@ test_effect_copies_and_uploads_of_secrets_are_denied if {
 		d := deny with input as _effect_input([e])
 		count(d) > 0
 	}
+}
+
+# A tool hookd has no table for (an MCP server's file tools): its effects are judged
+_mcp_input(op, path) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "mcp", "name": "mcp__filesystem__read_file", "mcp": {"server": "filesystem", "tool": "read_file"}},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"effects": [{"op": op, "path": path, "known": true, "program": "mcp__filesystem__read_file", "via": "tool"}],
+}
+
+test_an_mcp_tool_reading_a_secret_is_denied if {
+	d := deny with input as _mcp_input("read", "/home/u/.ssh/id_rsa")
+	count(d) > 0
+}
+
+test_an_mcp_tool_reading_a_project_file_is_allowed if {
+	count(deny) == 0 with input as _mcp_input("read", "/p/README.md")
+}
+
+test_a_web_tool_reading_a_secret_by_file_url_is_denied if {
+	i := object.union(_mcp_input("read", "/home/u/.ssh/id_rsa"), {"tool": {"kind": "web", "name": "WebFetch"}})
+	count(deny) > 0 with input as i
 }

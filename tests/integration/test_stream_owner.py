@@ -190,3 +190,25 @@ def test_a_chunk_sent_to_the_stream_lane_counts_as_a_hook_request_and_a_relayed_
         daemon.stop()
     assert [r.status for r in [*direct, relayed]] == [wire.Status.OK] * 3
     assert counted[("hookd_lane_requests_total", ())] == 1
+
+
+def test_an_error_answered_to_a_chunk_sent_to_the_stream_lane_is_counted(tmp_path: Path) -> None:
+    """A chunk a shim sent the stream lane itself reaches no other process: the stream lane counts the error it
+    answered (the relayed ones are counted by the process that relayed them)."""
+    address = f"127.0.0.1:{free_port()}"
+    daemon = start_daemon(tmp_path, ROOT / "policies", config=f'[metrics]\nlisten = "{address}"\n')
+    lane = daemon.runtime_dir / "stream.sock"
+    try:
+        eventually(lambda: lanes_serving(daemon.log()), timeout=TIMEOUT)
+        bad = ask(lane, wire.encode_request({**HEADER, "event": "AfterModel"}, b'{"session_id": "e", "llm_resp'))
+        good = ask(lane, chunk("e", "fine"))
+        counted = eventually(
+            lambda: (m := scrape(address)).get(("hookd_request_errors_total", (("code", "bad-payload"),))) == 1 and m,
+            timeout=TIMEOUT,
+            what="the stream lane's error counted (it reports each second)",
+        )
+    finally:
+        daemon.stop()
+    assert bad.status is wire.Status.ERROR and bad.stderr == b"bad-payload", bad
+    assert good.status is wire.Status.OK
+    assert counted[("hookd_requests_total", ())] == 2

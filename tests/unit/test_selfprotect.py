@@ -44,6 +44,22 @@ def test_every_agents_settings_in_every_scope_are_protected(world: tuple[Path, P
             assert path in places, f"{spec.name} {scope}: {path}"
 
 
+def test_a_session_in_a_subdirectory_protects_the_project_settings_up_to_the_repository_root(
+    world: tuple[Path, Path],
+) -> None:
+    home, project = world
+    (project / ".git").mkdir()
+    sub = project / "src" / "pkg"
+    sub.mkdir(parents=True)
+    places = protected(Config(), home, sub)
+    for folder in (project, project / "src", sub):
+        assert str(folder / ".claude" / "settings.json") in places
+        assert str(folder / ".codex" / "config.toml") in places
+    assert str(project.parent / ".claude" / "settings.json") not in places  # above the repository: not a project
+    (project / ".git").rmdir()
+    assert str(project / ".claude" / "settings.json") not in protected(Config(), home, sub)  # no repository
+
+
 def test_the_switches_proven_to_turn_hookd_off_are_protected(world: tuple[Path, Path]) -> None:
     """The three files whose change switched hookd off on the real CLIs (issue 25)."""
     home, project = world

@@ -218,6 +218,8 @@ def format_status(status: pb.StatusResponse) -> list[str]:
         lines.append(f"workers:   {pids} ({status.worker_restarts} restarted)")
     if status.lane_pid:
         lines.append(f"lane:      {status.lane_pid} ({status.lane_requests} heavy requests taken)")
+    if status.stream_lane_pid:
+        lines.append(f"streams:   {status.stream_lane_pid} (the stream lane: every streamed chunk)")
     layers = ", ".join(f"{layer.name} ({'on' if layer.active else 'off'})" for layer in status.sandbox_layers)
     lines.append(f"sandbox:   {layers or 'none'}: {status.sandbox_note}")
     return lines + format_rollout(status)

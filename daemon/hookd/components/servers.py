@@ -69,6 +69,7 @@ class HookPath:
             "worker_restarts": workers.restarts if workers is not None else 0,
             "lane_pid": (workers.lane_pid or 0) if workers is not None else 0,
             "lane_requests": workers.lane_requests if workers is not None else 0,
+            "stream_lane_pid": (workers.stream_lane_pid or 0) if workers is not None else 0,
         }
 
     def counters(self) -> Mapping[str, float]:

@@ -238,6 +238,7 @@ class ControlService(hookd_pb2_grpc.ControlServicer):
             worker_pids=hook_path["worker_pids"],
             worker_restarts=hook_path["worker_restarts"],
             lane_pid=hook_path["lane_pid"],
+            stream_lane_pid=hook_path["stream_lane_pid"],
             lane_requests=hook_path["lane_requests"],
             rollout=rollout_status(policy),
             otel=pb.OtelStatus(**exported["otel"]) if exported["otel"] is not None else None,

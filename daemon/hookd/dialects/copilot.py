@@ -119,6 +119,7 @@ TOOLS: Mapping[str, ToolSpec] = {
     "apply_patch": ToolSpec(ToolKind.EDIT, patches=("input", "patch", "command")),
     "web_fetch": ToolSpec(ToolKind.WEB),
 }
+_FOLDED: Mapping[str, ToolSpec] = {name.lower(): spec for name, spec in TOOLS.items() if name == name.lower()}
 _TOOL_EVENTS = frozenset({"preToolUse", "postToolUse", "postToolUseFailure", "permissionRequest"})
 _STOP_EVENTS = frozenset({"agentStop", "subagentStop", "Stop", "SubagentStop"})
 _BLOCKING = (Outcome.HALT, Outcome.DENY, Outcome.ASK)
@@ -212,7 +213,8 @@ def _tool_call(name: str, payload: Mapping[str, JSON]) -> ToolCall | None:
         raise DialectError(f"{name} payload has no tool name")
     if not isinstance(args, dict):
         raise DialectError(f"{name} payload: the tool arguments must be a JSON object")
-    spec = TOOLS.get(tool) or ToolSpec(ToolKind.OTHER)
+    # PascalCase events name the tools capitalised (`Bash`, and so `View`, `Create`, `Edit`): the same tools
+    spec = TOOLS.get(tool) or _FOLDED.get(tool.lower()) or ToolSpec(ToolKind.OTHER)
     return ToolCall(name=tool, kind=spec.kind, input=args, spec=spec)
 
 

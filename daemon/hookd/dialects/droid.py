@@ -76,11 +76,17 @@ TOOLS: Mapping[str, ToolSpec] = {
     "Execute": ToolSpec(ToolKind.SHELL),
     "Read": ToolSpec(ToolKind.READ, (("file_path", _READ),)),
     "LS": ToolSpec(ToolKind.READ, (("directory_path", _READ),)),
-    "Grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    # Grep reads every file its `glob_pattern` filter (rg --glob) reaches under `path` (every file, with none).
+    "Grep": ToolSpec(
+        ToolKind.READ,
+        (("path", _READ), ("glob_pattern", _READ)),
+        {"glob_pattern": "path"},
+        globs={"glob_pattern": "search"},
+    ),
     "Glob": ToolSpec(ToolKind.READ, (("folder", _READ), ("patterns", _READ)), {"patterns": "folder"}),
-    "Create": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),)),
-    "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),)),
-    "ApplyPatch": ToolSpec(ToolKind.EDIT),
+    "Create": ToolSpec(ToolKind.WRITE, (("file_path", _WRITE),), content="content"),
+    "Edit": ToolSpec(ToolKind.EDIT, (("file_path", _WRITE),), replace=("old_str", "new_str")),
+    "ApplyPatch": ToolSpec(ToolKind.EDIT),  # arguments unknown: a patch in any of them (tool_effects._unnamed_write)
     "FetchUrl": ToolSpec(ToolKind.WEB),
     "WebSearch": ToolSpec(ToolKind.WEB),
 }

@@ -71,7 +71,10 @@ TOOLS: Mapping[str, ToolSpec] = {
     "read": ToolSpec(ToolKind.READ, (("filePath", _READ),)),
     "list": ToolSpec(ToolKind.READ, (("path", _READ),)),
     "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
-    "grep": ToolSpec(ToolKind.READ, (("path", _READ),)),
+    # grep reads every file its `include` filter (rg --glob) reaches under `path` (every file, with none).
+    "grep": ToolSpec(
+        ToolKind.READ, (("path", _READ), ("include", _READ)), {"include": "path"}, globs={"include": "search"}
+    ),
     "write": ToolSpec(ToolKind.WRITE, (("filePath", _WRITE),), content="content"),
     "edit": ToolSpec(ToolKind.EDIT, (("filePath", _WRITE),), replace=("oldString", "newString")),
     "multiedit": ToolSpec(ToolKind.EDIT, (("filePath", _WRITE),)),

@@ -76,7 +76,10 @@ _REPLACE = ("old_string", "new_string")
 TOOLS: Mapping[str, ToolSpec] = {
     "run_shell_command": ToolSpec(ToolKind.SHELL, cwd_args=("directory",)),
     "read_file": ToolSpec(ToolKind.READ, (("absolute_path", _READ), ("file_path", _READ))),
-    "read_many_files": ToolSpec(ToolKind.READ, (("paths", _READ),), globs={"paths": "path"}),
+    # `include` adds globs to `paths` (both read, as Gemini's release it was forked from took them).
+    "read_many_files": ToolSpec(
+        ToolKind.READ, (("paths", _READ), ("include", _READ)), globs={"paths": "path", "include": "path"}
+    ),
     "list_directory": ToolSpec(ToolKind.READ, (("path", _READ),)),
     "glob": ToolSpec(ToolKind.READ, (("path", _READ), ("pattern", _READ)), {"pattern": "path"}),
     # grep_search reads every file its `glob` filter (rg --glob) reaches under `path`.

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from hookd.config import LimitsConfig
+from hookd.enrich.tool_args import inferred, named_paths
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
 _OPENERS = ("$(", "`", "<(", ">(")
@@ -40,8 +41,8 @@ def _tool_paths(event: NormalisedEvent) -> int:
     tool = event.tool
     if tool is None or tool.spec is None:
         return 0
-    values = (tool.input.get(arg) for arg, _access in tool.spec.paths)
-    named = sum(len(value) if isinstance(value, list) else 1 for value in values if value is not None)
+    guess = inferred(tool)  # an MCP or other tool's path arguments, read from its input (enrich/tool_args.py)
+    named = named_paths(tool.input, guess.spec if guess is not None else tool.spec)
     patches = (tool.input.get(arg) for arg in tool.spec.patches)
     return named + sum(_patch_headers(text) for text in patches if isinstance(text, str))
 

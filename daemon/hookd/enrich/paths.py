@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.enrich.patches import patch_files
+from hookd.enrich.tool_args import Inferred, inferred
 from hookd.types import NormalisedEvent, ToolSpec
 
 
@@ -553,13 +554,46 @@ def event_home(event: NormalisedEvent) -> str:
 def enrich_paths(event: NormalisedEvent) -> NormalisedEvent:
     """Adds `paths` to tool events of tools whose ToolSpec names path arguments; others pass unchanged."""
     tool = event.tool
-    if tool is None or tool.spec is None or not (tool.spec.paths or tool.spec.patches):
+    if tool is None or tool.spec is None:
         return event
-    paths = tool_paths(
-        tool.spec,
-        tool.input,
-        home=event_home(event),
-        base_dir=event.project_dir,
-        project_dir=event.project_dir,
-    )
+    guess = inferred(tool)
+    spec = guess.spec if guess is not None else tool.spec
+    if not (spec.paths or spec.patches):
+        return event
+    home = event_home(event)
+    bases = relative_bases(event)
+    found = [tool_paths(spec, tool.input, home=home, base_dir=b, project_dir=event.project_dir) for b in bases]
+    if guess is not None:
+        found = [_as_inferred(entries, guess) for entries in found]
+    if len(found) == 1:
+        return event.with_facts(paths=found[0])
+    paths: list[dict[str, Any]] = []
+    seen: set[tuple[tuple[str, Any], ...]] = set()
+    for entry in (e for entries in found for e in entries):
+        key = tuple(sorted(entry.items()))
+        if key not in seen:
+            seen.add(key)
+            paths.append(entry)
     return event.with_facts(paths=paths)
+
+
+def _as_inferred(entries: list[dict[str, Any]], guess: Inferred) -> list[dict[str, Any]]:
+    """The entries of a tool whose spec was inferred (enrich/tool_args.py), with what its name says it does:
+    each path also read where the name says nothing; deleted; or moved to where the move lands."""
+    if guess.op == "read+write":
+        return [x for e in entries for x in (e, {**e, "access": "read"})]
+    if guess.op == "delete":  # a directory's delete takes everything below it
+        return [{**e, "op": "delete", "recursive": os.path.isdir(e["path"])} for e in entries]
+    if guess.op != "move":
+        return entries
+    landing = [e for e in entries if e["arg"] in guess.to]
+    to = landing[0]["path"] if len(landing) == 1 else ""
+    moved = [{**e, "op": "move", "to": to} if e["arg"] not in guess.to else {**e, "moved": True} for e in entries]
+    return moved if to else [{**e, "op": "write"} if e["arg"] not in guess.to else e for e in entries]
+
+
+def relative_bases(event: NormalisedEvent) -> list[str]:
+    """The directories a file tool's relative path may be taken from, each once: the project's (Gemini's and
+    Qwen's workspace root) and the call's own directory (where Claude, Codex, Copilot and OpenCode take it,
+    which differs once the agent has moved: a relative `.bashrc` from a session in the home is the home's)."""
+    return list(dict.fromkeys(d for d in (event.project_dir, event.cwd) if d))

@@ -15,9 +15,9 @@ One process holds every response's text: the chunks of a response are sent to th
 decides them all (the lane, or the daemon when the lane is off: hookd.lane, STREAM_EVENTS), so the text
 lives in that process's memory, behind no lock and no file that anyone else could hold.
 
-That process is the lane when there is one, and a lane can die: the daemon keeps a copy of every open
-response's kept text (the lane sends it each chunk, before its reply: hookd.procs), and the lane started again
-begins from that copy (`Kept`), so a response's next chunk is judged with what came before the crash.
+That process is the stream lane when there is one, and a lane can die: it writes each chunk's text to its
+journal before it replies (hookd.procs.journal), and the lane started again begins from what the journal
+holds (`Kept`), so a response's next chunk is judged with what came before the crash.
 
 Bounded: at most MAX_TEXT characters are kept of a response (the tail: a secret is looked for where it
 ends), and the policy sees them and the whole chunk after them (a secret that a long chunk completes is
@@ -64,7 +64,7 @@ class MemoryTexts:
         text, truncated = held.text + chunk, held.truncated or cut
         held.chunks += 1
         if not final:
-            held.truncated, held.text = held.truncated or len(text) > self.max_text, text[-self.max_text :]
+            held.truncated, held.text = truncated or len(text) > self.max_text, text[-self.max_text :]
             self._texts[key] = held
             while len(self._texts) > self.max_responses:
                 self._texts.popitem(last=False)

@@ -2,20 +2,28 @@
 of docs/policies.md): appended to the list the shell's analysis (enrich/effects) fills for shell tools.
 
 Built from the tool's `input.paths` entries (enrich/paths.py, which must run first): each path a file tool
-reads or writes, each file a search tool's filter reaches, each file a patch adds, changes, deletes or moves.
+reads or writes, each file a search tool's filter reaches, each file a patch adds, changes, deletes or moves
+(a move is a `move` of its source with `to`, and, as in the shell's effects, a `write` of its destination:
+what a file there does when it lands, a startup file run later, is judged on that write).
 Where the tool names its target in a way that cannot be resolved now (a glob past its caps, a patch tool
 whose patch is in no argument hookd knows), the effect says `"known": false`: a policy asks on it.
 """
 
 from __future__ import annotations
 
+import functools
+import pwd
+import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
+from hookd.enrich.gitconfig_text import executing_keys, is_git_config
 from hookd.enrich.patches import CODEX_MARK
-from hookd.enrich.paths import PathResolver, _patch_entries
+from hookd.enrich.paths import PathResolver, _patch_entries, realpath
+from hookd.enrich.tool_args import inferred
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 _URL_ARGS = ("url", "uri")
@@ -25,7 +33,7 @@ def _op(entry: Mapping[str, Any], spec: ToolSpec) -> tuple[str, bool]:
     """The effect's op and whether it is recursive, for one `input.paths` entry."""
     op = entry.get("op")
     if isinstance(op, str):
-        return op, False
+        return op, entry.get("recursive") is True
     if entry.get("access") != "read":
         return "write", False
     arg = entry.get("arg")
@@ -66,30 +74,106 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     tool = event.tool
     if tool is None or tool.spec is None or tool.kind is ToolKind.SHELL:
         return []
-    spec = tool.spec
-    if tool.kind is ToolKind.WEB:
-        urls = [tool.input[a] for a in _URL_ARGS if isinstance(tool.input.get(a), str)]
-        return [{**_unknown("fetch", tool.name), "known": True, "class": "outside", "url": u} for u in urls]
+    guess = inferred(tool)
+    spec = guess.spec if guess is not None else tool.spec
+    kind = spec.kind if guess is not None else tool.kind  # an MCP tool that writes is judged as a write tool
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else None
     project = event.project_dir.removesuffix("/")
+    if tool.kind is ToolKind.WEB:
+        urls = [tool.input[a] for a in _URL_ARGS if isinstance(tool.input.get(a), str)]
+        fetches = [{**_unknown("fetch", tool.name), "known": True, "class": "outside", "url": u} for u in urls]
+        return fetches + _local_reads(tool.input, tool.name, home=home_dir, project=project)
     entries = event.facts.get("paths")
     out = [
         _effect(e, spec, tool.name, home=home_dir, project=project)
         for e in (entries if isinstance(entries, list) else [])
-        if isinstance(e, Mapping) and not _moved_here(e)
+        if isinstance(e, Mapping)
     ]
     if spec.patches and not any(isinstance(tool.input.get(a), str) for a in spec.patches):
         out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
-    elif tool.kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
+    elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
-    if home_dir and tool.kind in (ToolKind.WRITE, ToolKind.EDIT):
-        out.extend(_runs_at_start(out, tool.input, spec, tool.name, home_dir))
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
+        out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
+    out.extend(_git_keys(out, tool.input))
+    return out
+
+
+_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
+
+
+def _new_texts(value: Any, key: str = "") -> list[str]:
+    """The texts a tool's input writes: every string under an argument named for new text (`content`,
+    `new_string`, `newString`, `new_str`, `file_text`, `new_source`, a patch), at any depth (MultiEdit's edits)."""
+    if isinstance(value, str):
+        return [value] if any(w in key.lower() for w in _NEW_TEXT_WORDS) else []
+    if isinstance(value, Mapping):
+        return [t for k, v in value.items() for t in _new_texts(v, str(k))]
+    if isinstance(value, list):
+        return [t for v in value for t in _new_texts(v, key)]
+    return []
+
+
+def _git_keys(effects: list[dict[str, JSON]], tool_input: Mapping[str, Any]) -> list[dict[str, JSON]]:
+    """A write into a git configuration file (`~/.gitconfig`, a repository's `config`) that sets a key whose
+    value git runs: one `write` effect per such key (`key`, `value`, `executes`), as the shell's `git config`
+    has; a text too large to read is one with `"key": ""` and `"known": false`."""
+    targets = [e for e in effects if e["op"] in ("write", "move") and is_git_config(str(e.get("to") or e["path"]))]
+    if not targets:
+        return []
+    found: list[tuple[str, str]] = []
+    for text in _new_texts(tool_input):
+        keys = executing_keys(text)
+        if keys is None:
+            return [{**targets[0], "op": "write", "key": "", "value": "", "executes": True, "known": False}]
+        found += keys
+    target = targets[0]
+    path = str(target.get("to") or target["path"]) if target["op"] == "move" else str(target["path"])
+    return [{**target, "op": "write", "path": path, "to": "", "key": k, "value": v, "executes": True} for k, v in found]
+
+
+def _homes(home: str, uid: int) -> tuple[str, ...]:
+    """The caller's home as its environment says, and as the password database does: an agent run with a
+    `HOME` of its own still writes the user's real `~/.bashrc`, which the user's next login shell runs."""
+    recorded = _recorded_home(uid)
+    return (home,) if recorded in ("", home) else (home, recorded)
+
+
+@functools.lru_cache(maxsize=64)
+def _recorded_home(uid: int) -> str:
+    """The uid's home in the password database, canonical ("" when it has none): looked up once per uid."""
+    try:
+        recorded = pwd.getpwuid(uid).pw_dir.rstrip("/")
+    except (KeyError, OverflowError):
+        return ""
+    return realpath(recorded) if recorded else ""
+
+
+_FILE_URL = re.compile(r"\bfile://(?:localhost)?(/[^\s'\"<>`)]*)", re.IGNORECASE)
+MAX_FILE_URLS = 16
+
+
+def _local_reads(
+    tool_input: Mapping[str, Any], program: str, *, home: str | None, project: str
+) -> list[dict[str, JSON]]:
+    """A `file://` URL in a web tool's arguments (its `url`, or a URL in Gemini's `prompt`): a read of that
+    file, judged as any file tool's read would be."""
+    resolver = PathResolver(home=home or "/", project_dir=project)
+    out: list[dict[str, JSON]] = []
+    for arg, text in tool_input.items():
+        for match in _FILE_URL.finditer(text) if isinstance(text, str) else ():
+            if len(out) >= MAX_FILE_URLS:
+                return [*out, _unknown("read", program)]
+            entry = {"arg": arg, **resolver.resolve(unquote(match.group(1)), project), "access": "read"}
+            out.append(
+                {**_effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project), "url": match.group()}
+            )
     return out
 
 
 def _runs_at_start(
-    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, home: str
+    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, homes: tuple[str, ...]
 ) -> list[dict[str, JSON]]:
     """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`): code run later,
     outside the hooks (`deferred`), unless the text the tool writes only sets variables."""
@@ -98,7 +182,7 @@ def _runs_at_start(
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
-        if effect["op"] != "write" or not isinstance(path, str) or not is_startup_file(path, home):
+        if effect["op"] != "write" or not isinstance(path, str) or not any(is_startup_file(path, h) for h in homes):
             continue
         if isinstance(text, str) and runs_nothing(text):
             continue
@@ -118,13 +202,8 @@ def _unnamed_write(
         if isinstance(text, str) and (CODEX_MARK in text or "\n+++ " in text):
             entries = _patch_entries(resolver, arg, text, project)
             if entries:
-                return [_effect(e, spec, program, home=home, project=project) for e in entries if not _moved_here(e)]
+                return [_effect(e, spec, program, home=home, project=project) for e in entries]
     return [_unknown("write", program)]
-
-
-def _moved_here(entry: Mapping[str, Any]) -> bool:
-    """The destination entry of a patch's move: the move effect carries it as `to`."""
-    return entry.get("moved") is True
 
 
 def enrich_tool_effects(event: NormalisedEvent) -> NormalisedEvent:

@@ -8,7 +8,9 @@ opa`) the directory, tests included, is pushed to that OPA server and each test 
 
 Case files: `cases/*.json` anywhere under the directory, each a list of cases that run the whole
 hook path (dialect parse, enrichment, engine, combine, render) with `${PROJECT}` and `${HOME}` in the
-payload replaced by throw-away directories.
+payload replaced by throw-away directories (`${USER_HOME}`: the caller's home in the password database).
+A case's `world` (`{"files": {path: text}, "links": {path: target}}`, paths under those directories) is
+made before the case runs and removed after it: a symlinked directory or the files a glob finds.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pwd
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -140,12 +143,22 @@ def _run_case_files(files: Sequence[Path], case_runner: Case) -> list[TestResult
 
 def _substitute(value: Any, project: Path, home: Path) -> Any:
     if isinstance(value, str):
-        return value.replace("${PROJECT}", str(project)).replace("${HOME}", str(home))
+        value = value.replace("${PROJECT}", str(project)).replace("${HOME}", str(home))
+        return value.replace("${USER_HOME}", _user_home()) if "${USER_HOME}" in value else value
     if isinstance(value, list):
         return [_substitute(v, project, home) for v in value]
     if isinstance(value, dict):
         return {k: _substitute(v, project, home) for k, v in value.items()}
     return value
+
+
+def _user_home() -> str:
+    """The caller's home as the password database has it (`${USER_HOME}`: a case's `${HOME}` is a throw-away
+    directory, as an agent run with a `HOME` of its own has)."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return "/nonexistent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,12 +198,52 @@ def _run_case(name: str, case: Any, shared: Case) -> TestResult:
         deadline=Deadline.after(5),
     )
     try:
+        made = _make_world(case.get("world", {}), (project, home), lambda v: _substitute(v, project, home))
+    except (OSError, ValueError, TypeError) as exc:
+        return TestResult(name, "ERROR", f"bad world: {one_line(str(exc))}")
+    try:
         handled = runner.run(pipeline.handle(request))
     except HookdError as exc:
         if expect.get("error"):
             return TestResult(name, "PASS")
         return TestResult(name, "ERROR", str(exc))
+    finally:
+        _unmake_world(made)
     return _check(name, expect, handled, project, home)
+
+
+def _make_world(world: Any, roots: Sequence[Path], substitute: Callable[[str], str]) -> list[Path]:
+    """Make a case's files and links (below `roots` only); return what was made, parents before children."""
+    if not isinstance(world, dict) or set(world) - {"files", "links"}:
+        raise ValueError("'world' is an object with 'files' and 'links' (each path: text or target)")
+    made: list[Path] = []
+    try:
+        for key in ("files", "links"):
+            for name, value in dict(world.get(key, {})).items():
+                path = Path(substitute(name))
+                if not path.is_absolute() or not any(path.is_relative_to(r) for r in roots) or ".." in path.parts:
+                    raise ValueError(f"{name} is not below the case's throw-away directories")
+                missing = [d for d in reversed(path.parents) if not d.exists()]
+                for directory in missing:
+                    directory.mkdir()
+                made += missing
+                if key == "files":
+                    path.write_text(substitute(str(value)), encoding="utf-8")
+                else:
+                    path.symlink_to(substitute(str(value)))
+                made.append(path)
+    except BaseException:
+        _unmake_world(made)
+        raise
+    return made
+
+
+def _unmake_world(made: Sequence[Path]) -> None:
+    for path in reversed(made):
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+        elif path.is_dir():
+            path.rmdir()
 
 
 def _check(name: str, expect: Mapping[str, Any], handled: Any, project: Path, home: Path) -> TestResult:

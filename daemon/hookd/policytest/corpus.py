@@ -5,8 +5,10 @@ policies engineer; the format is in docs/policies.md ("Testing against the corpu
 A line is an object: `category`, `attack` (true: must be stopped, by deny or ask; false: a benign
 look-alike that must be allowed with no prompt), `source` (the peer suite and file, or the incident,
 it was drawn from), then either `command` (a shell line), `tool` (`read`, `write`, `edit`) with
-`path` (and `content`), or `client` (an agent other than gemini), `tool_name` and `tool_input` (that agent's
-own tool, as its PreToolUse). `gap`, when present, says why the defaults do not (yet) meet the case: such a
+`path` (and `content`), or `client` (any agent), `tool_name` and `tool_input` (that agent's own tool, as
+its PreToolUse, or the event it has for one), with optional `cwd` (the agent's working directory,
+`${PROJECT}` unless given) and `world` (files and links made for the case, hookd.policytest). `gap`, when
+present, says why the defaults do not (yet) meet the case: such a
 case reports GAP instead of FAIL, and FAIL once it is met (so that the gap list stays honest).
 `outside_aims`, when present, says why a peer's case is not one the defaults aim at (a delete inside the
 project, a rule hookd does not have): it is still run and reported (OUTSIDE when the peer's expectation
@@ -75,7 +77,8 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
     what = case.get("command") or case.get("path") or f"{case.get('client')} {case.get('tool_name')}"
     label = f"{name} [{category}] {what}"[:200]
     expect = {"outcome": ["deny", "ask"] if attack else "allow"}
-    result = run_case(label, {"payload": payload, "expect": expect, "client": case.get("client", DEFAULT_AGENT)})
+    run = {"payload": payload, "expect": expect, "client": case.get("client", DEFAULT_AGENT)}
+    result = run_case(label, run | ({"world": case["world"]} if "world" in case else {}))
     result = replace(result, category=category, attack=attack)
     outside = case.get("outside_aims")
     if outside:
@@ -93,9 +96,12 @@ def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
 
 
 def _payload(case: dict[str, Any]) -> dict[str, Any]:
-    if "tool_name" in case:  # any agent's own tool: a Claude-shaped PreToolUse (Codex, Qwen, Copilot, Claude)
-        if case.get("client") in (None, DEFAULT_AGENT) or not isinstance(case["tool_name"], str):
-            raise ValueError(f"'tool_name' needs a string and a 'client' other than {DEFAULT_AGENT}")
+    cwd = case.get("cwd", "${PROJECT}")
+    if not isinstance(cwd, str):
+        raise ValueError("'cwd' must be a string")
+    if "tool_name" in case:  # any agent's own tool: a Claude-shaped PreToolUse (Gemini's BeforeTool)
+        if case.get("client") not in AGENTS or not isinstance(case["tool_name"], str):
+            raise ValueError("'tool_name' needs a string and a 'client' hookd serves")
         if not isinstance(case.get("tool_input"), dict):
             raise ValueError("'tool_input' must be an object")
         names = [e.name for e in AGENTS[case["client"]].events] if case["client"] in AGENTS else []
@@ -104,8 +110,9 @@ def _payload(case: dict[str, Any]) -> dict[str, Any]:
         return {
             "session_id": "corpus",
             "transcript_path": "",
-            "cwd": "${PROJECT}",
+            "cwd": cwd,
             "hook_event_name": event,
+            "timestamp": "2026-12-02T00:00:00Z",
             "tool_name": case["tool_name"],
             "tool_input": case["tool_input"],
         }
@@ -124,7 +131,7 @@ def _payload(case: dict[str, Any]) -> dict[str, Any]:
     return {
         "session_id": "corpus",
         "transcript_path": "",
-        "cwd": "${PROJECT}",
+        "cwd": cwd,
         "hook_event_name": event,
         "timestamp": "2026-12-02T00:00:00Z",
         "tool_name": tool,

@@ -29,19 +29,20 @@ from hookd.audit.writer import wait_for_records
 from hookd.config import Config
 from hookd.decide import Decider
 from hookd.dialects.registry import STREAMED
-from hookd.enrich.stream import MAX_TEXT, MemoryTexts, key_of
+from hookd.enrich.stream import MemoryTexts, key_of
 from hookd.errors import HookdError, Unavailable
 from hookd.lane import Lane
+from hookd.procs import journal as journal_files
 from hookd.procs.channel import LANE_FD, STOP_TIMEOUT_S, STREAM_LANE_FD, line, log
+from hookd.procs.journal import Journal
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import JSON, Deadline, Handled, PolicySet, settled
+from hookd.types import JSON, Deadline, Handled, PolicySet
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
 UNACKED_LIMIT = 16  # a worker's records not yet in the daemon's queue, beyond which a reply waits
 TEXTS_SENT = 4096  # chunks counted with their text, not yet flushed, remembered at most
-TEXT_LINE_BYTES = 64 * 1024  # a chunk's text line at most: an empty unix socket buffer (>= 208 KiB) takes it
 _PR_SET_PDEATHSIG = 1
 
 
@@ -49,7 +50,7 @@ class WorkerProcess:
     """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
 
     def __init__(
-        self, config: Config, index: int, *, lane: bool = False, stream: bool = False, texts: MemoryTexts | None = None
+        self, config: Config, index: int, *, lane: bool = False, journal: journal_files.Files | None = None
     ) -> None:
         self.config = config
         self.index = index
@@ -58,8 +59,15 @@ class WorkerProcess:
         self.stats = ServerStats(self._counted.set)
         self._sent_requests = self._sent_dropped = self._sent_direct = 0
         self._sent_errors: dict[str, int] = {}
-        # The lane's streamed texts: those the daemon kept of the lane before it, when this one replaces it.
-        steps = enrichers(config, texts) if texts is not None else None
+        self._sent_direct_errors: dict[str, int] = {}
+        # The stream lane's texts: those its journal holds (a lane before it streamed them), and its journal.
+        texts = MemoryTexts() if journal is not None else None
+        steps = None
+        self._journal: Journal | None = None
+        if texts is not None and journal is not None:
+            texts.seed(journal_files.read(journal))
+            steps, self._journal = enrichers(config, texts), Journal(journal, texts.kept)
+        self._chunk_counts: list[list[JSON]] = []  # the stream lane's chunks' counts, sent each second
         self.pipeline, self.policy_set = build_pipeline(
             config, self._load_policy_set(wait=True), ids=decision_ids(index, config.processes), steps=steps
         )
@@ -72,7 +80,7 @@ class WorkerProcess:
         self.decider = Decider(config, self.pipeline, self, self.stats, None if lane else Lane.from_config(config))
         # A shim sends a streamed chunk straight to the stream lane, the process that holds its response's text
         self.server = HookServer.from_config(
-            config, self.decider.handle, self.stats, lane=lane, direct=STREAMED if stream else frozenset()
+            config, self.decider.handle, self.stats, lane=lane, direct=STREAMED if journal is not None else frozenset()
         )
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
@@ -97,7 +105,8 @@ class WorkerProcess:
         if self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             return self._record_with_room(handled, via, deadline)
         self.rollout.offer(Pending(handled, time.time(), via))
-        return self._keep_text(handled)
+        self._keep_text(handled)
+        return None
 
     async def _record_with_room(self, handled: Handled, via: str, deadline: Deadline) -> None:
         if not await self._room_for_a_record(deadline):
@@ -106,23 +115,22 @@ class WorkerProcess:
             self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), via))
             raise Unavailable(why)
         self.rollout.offer(Pending(handled, time.time(), via))
-        await settled(self._keep_text(handled))
+        self._keep_text(handled)
 
-    def _keep_text(self, handled: Handled) -> Awaitable[None] | None:
-        """The lane sends the daemon each streamed chunk's text before it replies: the daemon keeps what a lane
-        started again needs (hookd.enrich.stream, `Kept`). The reply waits when the line is not all in the
-        daemon's socket yet (the channel's buffer holds some)."""
+    def _keep_text(self, handled: Handled) -> None:
+        """The stream lane writes each streamed chunk's text to its journal before it replies: what a stream
+        lane started again goes on from (hookd.procs.journal). The chunk's counts go to the daemon with the
+        next second's (`_send_stats`): a line a chunk would wake the daemon for every chunk."""
         key = key_of(handled.event)
         stream = handled.event.facts.get("stream")
-        if not self.is_lane or key is None or self._channel is None or not isinstance(stream, dict):
-            return None
+        if self._journal is None or key is None or not isinstance(stream, dict):
+            return
         chunk = stream.get("chunk")
-        text = chunk if isinstance(chunk, str) else ""
-        self._channel.write(text_line(list(key), text, stream.get("final") is True, _counted(handled)))
+        self._journal.append(key, chunk if isinstance(chunk, str) else "", stream.get("final") is True)
+        self._chunk_counts.append(_counted(handled))
         self._text_sent[handled.decision_id] = True
         if len(self._text_sent) > TEXTS_SENT:  # records the full queue dropped are never flushed
             del self._text_sent[next(iter(self._text_sent))]
-        return self._channel.drain() if self._channel.transport.get_write_buffer_size() else None
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
         """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue. False when
@@ -236,12 +244,16 @@ class WorkerProcess:
         lane = 0
         if self.is_lane:  # the process that forwarded each request counted it, and the error it answered
             direct = self.stats.direct - self._sent_direct  # a shim's chunks (the stream lane's): no one else's
-            lane, requests, errors = requests - direct, direct, {}
+            sent = self._sent_direct_errors
+            errors = {k: v - sent.get(k, 0) for k, v in self.stats.direct_errors.items() if v != sent.get(k, 0)}
+            lane, requests = requests - direct, direct
         dropped = self._sink.dropped - self._sent_dropped
-        if requests or errors or dropped or lane:
-            writer.write(line({"t": "s", "requests": requests, "errors": errors, "dropped": dropped, "lane": lane}))
+        counts, self._chunk_counts = self._chunk_counts, []
+        if requests or errors or dropped or lane or counts:
+            message = {"t": "s", "requests": requests, "errors": errors, "dropped": dropped, "lane": lane}
+            writer.write(line({**message, "cs": counts} if counts else message))
             self._sent_requests, self._sent_errors = self.stats.requests, dict(self.stats.errors)
-            self._sent_direct = self.stats.direct
+            self._sent_direct, self._sent_direct_errors = self.stats.direct, dict(self.stats.direct_errors)
             self._sent_dropped = self._sink.dropped
 
     async def _listen(self, reader: asyncio.StreamReader) -> None:
@@ -280,19 +292,6 @@ class WorkerProcess:
             log.info("worker_reloaded", worker=self.index, revision=served.status().revision)
 
 
-def text_line(key: list[JSON], text: str, final: bool, counts: list[JSON]) -> bytes:
-    """The `st` line of a streamed chunk: its text's end, at most MAX_TEXT characters and TEXT_LINE_BYTES
-    bytes, so that it fits at once in the channel's socket buffer (the reply waits for the rest otherwise).
-    A shorter end still holds any secret that began in an earlier chunk; `cut` says more was dropped."""
-    kept = text[-MAX_TEXT:]
-    while True:
-        encoded = line({"t": "st", "k": key, "x": kept, "cut": len(kept) < len(text), "f": final, "c": counts})
-        if len(encoded) <= TEXT_LINE_BYTES or not kept:
-            return encoded
-        keep = len(kept) * (TEXT_LINE_BYTES - 256) // len(encoded)  # at least 5,400 characters: 12 bytes a char
-        kept = kept[-keep:] if keep else ""
-
-
 def _counted(pending: Pending | Handled) -> list[JSON]:
     """What the daemon's metrics count of one decision."""
     handled = pending.handled if isinstance(pending, Pending) else pending
@@ -327,17 +326,18 @@ def main(argv: list[str]) -> int:
         return 1
     given = sys.stdin.buffer  # written by the daemon that started this process
     config: Config = pickle.load(given)
-    texts = MemoryTexts()
-    if listen_fd == STREAM_LANE_FD:  # the texts of the responses its predecessor left open
-        texts.seed(pickle.load(given))
+    journal: journal_files.Files | None = None
+    if listen_fd == STREAM_LANE_FD:  # the journal of the responses' texts (a lane before it may have left some)
+        journal = pickle.load(given)
+        for fd in journal:  # no process this one starts (a policy's sandboxed worker) gets them
+            os.set_inheritable(fd, False)
     configure_logging(config.daemon.log_level)
     listener = socket.socket(fileno=listen_fd) if listen_fd >= 0 else None
     channel = socket.socket(fileno=channel_fd)
     if listen_fd == LANE_FD:  # the stream lane's chunks are light and awaited one by one: the daemon's priority
         lower_priority()
-    stream = listen_fd == STREAM_LANE_FD
     try:
-        worker = WorkerProcess(config, index, lane=listener is None, stream=stream, texts=texts if stream else None)
+        worker = WorkerProcess(config, index, lane=listener is None, journal=journal)
     except HookdError as exc:
         log.error("worker_start_failed", worker=index, error=str(exc))
         return 1

@@ -19,7 +19,8 @@ from hookd.audit.chain import Encoded
 from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
-from hookd.enrich.stream import MemoryTexts
+from hookd.enrich.stream import Kept
+from hookd.procs import journal as journal_files
 from hookd.procs.channel import LANE_FD, STOP_TIMEOUT_S, STREAM_LANE_FD, line, log
 from hookd.rollout.relay import Receive, entry_limit
 from hookd.runtime import isolated
@@ -42,6 +43,7 @@ class _Running:
     reader_task: asyncio.Task[None] | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     unacked: int = 0  # records queued since the last ack
+    journal: journal_files.Files | None = None  # the stream lane's (hookd.procs.journal)
 
 
 class WorkerPool:
@@ -71,7 +73,7 @@ class WorkerPool:
         self._respawns: set[asyncio.Task[None]] = set()
         self._stopping = False
         self.restarts = 0
-        self.texts = MemoryTexts()  # what the stream lane streamed so far, for one started again (enrich.stream)
+        self.texts: Kept = []  # what the last stream lane left open, for the next one (hookd.procs.journal)
         self.lane_requests = 0  # heavy requests the lane took (the daemon's and the workers' forwards)
 
     @property
@@ -82,8 +84,15 @@ class WorkerPool:
 
     @property
     def lane_pid(self) -> int | None:
-        lane = self._running.get(self.lane_index) if self.lane_index is not None else None
-        return lane.process.pid if lane is not None and lane.ready.is_set() else None
+        return self._serving_pid(self.lane_index)
+
+    @property
+    def stream_lane_pid(self) -> int | None:
+        return self._serving_pid(self.stream_index)
+
+    def _serving_pid(self, index: int | None) -> int | None:
+        running = self._running.get(index) if index is not None else None
+        return running.process.pid if running is not None and running.ready.is_set() else None
 
     def _kind(self, index: int) -> str:
         """How the log names the process in slot `index`: a worker, the lane or the stream lane."""
@@ -99,23 +108,28 @@ class WorkerPool:
     async def _spawn(self, index: int, delay: float) -> None:
         # each lane binds a socket of its own
         listening = {self.lane_index: LANE_FD, self.stream_index: STREAM_LANE_FD}.get(index, self._fd)
+        journal = journal_files.create(self.texts) if index == self.stream_index else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        with ours, theirs:
-            process = await asyncio.create_subprocess_exec(
-                *isolated.module_command("hookd.procs.child"),
-                str(index), str(listening), str(theirs.fileno()), str(os.getpid()),
-                stdin=asyncio.subprocess.PIPE,
-                pass_fds=(theirs.fileno(),) if listening < 0 else (listening, theirs.fileno()),
-                cwd=isolated.SAFE_CWD,
-            )  # fmt: skip
-            assert process.stdin is not None
-            process.stdin.write(pickle.dumps(self.config))
-            if index == self.stream_index:  # the open responses' texts, which the stream lane goes on from
-                process.stdin.write(pickle.dumps(self.texts.kept()))
-            await process.stdin.drain()
-            process.stdin.close()
-            reader, writer = await asyncio.open_unix_connection(sock=ours.dup(), limit=self._line_limit)
-        running = _Running(index, process, writer, delay)
+        passed = (theirs.fileno(), *(journal or ())) if listening < 0 else (listening, theirs.fileno())
+        try:
+            with ours, theirs:
+                process = await asyncio.create_subprocess_exec(
+                    *isolated.module_command("hookd.procs.child"),
+                    str(index), str(listening), str(theirs.fileno()), str(os.getpid()),
+                    stdin=asyncio.subprocess.PIPE, pass_fds=passed, cwd=isolated.SAFE_CWD,
+                )  # fmt: skip
+                assert process.stdin is not None
+                process.stdin.write(pickle.dumps(self.config))
+                if journal is not None:  # where the open responses' texts are, and go
+                    process.stdin.write(pickle.dumps(journal))
+                await process.stdin.drain()
+                process.stdin.close()
+                reader, writer = await asyncio.open_unix_connection(sock=ours.dup(), limit=self._line_limit)
+        except BaseException:
+            if journal is not None:
+                journal_files.close(journal)
+            raise
+        running = _Running(index, process, writer, delay, journal=journal)
         self._running[index] = running
         running.reader_task = asyncio.get_running_loop().create_task(self._read(running, reader))
         log.info(self._kind(index) + "_started", worker=index, pid=process.pid)
@@ -140,6 +154,9 @@ class WorkerPool:
         finally:
             code = await running.process.wait()
             running.writer.close()
+            if running.journal is not None:  # what it left open, for the next stream lane
+                self.texts = journal_files.read(running.journal)
+                journal_files.close(running.journal)
             if self._running.get(running.index) is running:
                 del self._running[running.index]
             if not self._stopping:
@@ -169,12 +186,9 @@ class WorkerPool:
             self._rollout(message)
         elif kind == "c":
             self._count(message["c"])
-        elif kind == "st" and running.index == self.stream_index:
-            uid, client, session, response = message["k"]
-            key = (int(uid), str(client), str(session), str(response))
-            self.texts.add(key, str(message["x"]), bool(message["f"]), bool(message["cut"]))
-            self._count(message["c"])
         elif kind == "s":
+            for counted in message.get("cs", ()):  # the stream lane's chunks of the last second
+                self._count(counted)
             self._stats.requests += int(message["requests"])
             for code, n in message["errors"].items():
                 self._stats.errors[code] = self._stats.errors.get(code, 0) + int(n)

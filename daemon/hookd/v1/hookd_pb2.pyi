@@ -21,7 +21,7 @@ class StatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "lane_pid", "lane_requests", "bundles", "rollout", "otel", "replay", "fleet")
+    __slots__ = ("version", "pid", "started_at", "uptime_seconds", "engine", "policy_sets", "counters", "sandbox_layers", "sandbox_note", "hook_socket", "control_socket", "decision_log", "metrics_address", "worker_pids", "worker_restarts", "lane_pid", "lane_requests", "stream_lane_pid", "bundles", "rollout", "otel", "replay", "fleet")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -39,6 +39,7 @@ class StatusResponse(_message.Message):
     WORKER_RESTARTS_FIELD_NUMBER: _ClassVar[int]
     LANE_PID_FIELD_NUMBER: _ClassVar[int]
     LANE_REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    STREAM_LANE_PID_FIELD_NUMBER: _ClassVar[int]
     BUNDLES_FIELD_NUMBER: _ClassVar[int]
     ROLLOUT_FIELD_NUMBER: _ClassVar[int]
     OTEL_FIELD_NUMBER: _ClassVar[int]
@@ -61,12 +62,13 @@ class StatusResponse(_message.Message):
     worker_restarts: int
     lane_pid: int
     lane_requests: int
+    stream_lane_pid: int
     bundles: _containers.RepeatedCompositeFieldContainer[BundleStatus]
     rollout: RolloutStatus
     otel: OtelStatus
     replay: ReplayStatus
     fleet: FleetStatus
-    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., lane_pid: _Optional[int] = ..., lane_requests: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ..., replay: _Optional[_Union[ReplayStatus, _Mapping]] = ..., fleet: _Optional[_Union[FleetStatus, _Mapping]] = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., pid: _Optional[int] = ..., started_at: _Optional[str] = ..., uptime_seconds: _Optional[float] = ..., engine: _Optional[str] = ..., policy_sets: _Optional[_Iterable[_Union[PolicySet, _Mapping]]] = ..., counters: _Optional[_Union[Counters, _Mapping]] = ..., sandbox_layers: _Optional[_Iterable[_Union[SandboxLayer, _Mapping]]] = ..., sandbox_note: _Optional[str] = ..., hook_socket: _Optional[str] = ..., control_socket: _Optional[str] = ..., decision_log: _Optional[_Union[DecisionLogStatus, _Mapping]] = ..., metrics_address: _Optional[str] = ..., worker_pids: _Optional[_Iterable[int]] = ..., worker_restarts: _Optional[int] = ..., lane_pid: _Optional[int] = ..., lane_requests: _Optional[int] = ..., stream_lane_pid: _Optional[int] = ..., bundles: _Optional[_Iterable[_Union[BundleStatus, _Mapping]]] = ..., rollout: _Optional[_Union[RolloutStatus, _Mapping]] = ..., otel: _Optional[_Union[OtelStatus, _Mapping]] = ..., replay: _Optional[_Union[ReplayStatus, _Mapping]] = ..., fleet: _Optional[_Union[FleetStatus, _Mapping]] = ...) -> None: ...
 
 class FleetStatus(_message.Message):
     __slots__ = ("status_url", "last_report_at", "last_report_reason", "last_report_ok", "last_report_error", "reports_sent", "report_failures", "discovery", "overrides_refused")

@@ -26,6 +26,7 @@ _REQUEST_PREFIX = struct.Struct("!4sBxII")
 _REPLY_PREFIX = struct.Struct("!4sBBBxII")
 REQUEST_PREFIX_SIZE = _REQUEST_PREFIX.size
 REPLY_PREFIX_SIZE = _REPLY_PREFIX.size
+REPLY_STATUS_OFFSET = 5  # the status byte, after the magic and the version
 MAX_ENV_ENTRIES = 64
 # Beside the hook socket: the stream lane's, to which the shims send their streamed chunks (docs/protocol.md)
 STREAM_SOCKET = "stream.sock"
@@ -155,6 +156,13 @@ def encode_error(code: str, message: str) -> bytes:
     own text (an event name, a JSON error), and the shims put it into a one-line reason."""
     text, tag = " ".join(message.split()).encode("utf-8", "replace"), code.encode()
     return _REPLY_PREFIX.pack(REPLY_MAGIC, VERSION, Status.ERROR, 0, len(text), len(tag)) + text + tag
+
+
+def error_code(frame: bytes) -> str:
+    """The code of an ERROR reply that `encode_error` made."""
+    _, _, _, _, out_len, err_len = _REPLY_PREFIX.unpack_from(frame)
+    start = REPLY_PREFIX_SIZE + out_len
+    return frame[start : start + err_len].decode("utf-8", "replace")
 
 
 @dataclass(frozen=True, slots=True)

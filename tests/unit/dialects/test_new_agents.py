@@ -182,3 +182,21 @@ def test_copilot_permission_request_denies_flat_and_never_allows() -> None:
         assert render(event, decision)[0] is None
     spec = AGENTS["copilot"].event_index["permissionRequest"]
     assert spec.install and spec.fail_closed and spec.fail_output == {"behavior": "deny", "message": "\x00reason\x00"}
+
+
+CAPITALISED = [
+    ("View", ToolKind.READ),
+    ("Create", ToolKind.WRITE),
+    ("Edit", ToolKind.EDIT),
+    ("Grep", ToolKind.READ),
+    ("Bash", ToolKind.SHELL),
+]
+
+
+@pytest.mark.parametrize(("name", "kind"), CAPITALISED)
+def test_copilot_pascal_case_events_name_the_same_tools_capitalised(name: str, kind: ToolKind) -> None:
+    payload = {"session_id": "s", "cwd": "/p", "hook_event_name": "PreToolUse", "tool_name": name,
+               "tool_input": {"path": "/p/.env"}}  # fmt: skip
+    tool = parse("copilot", "PreToolUse", json.dumps(payload).encode()).tool
+    assert tool is not None and tool.kind is kind and tool.spec is not None
+    assert tool.spec.kind is kind and (kind is ToolKind.SHELL or tool.spec.paths)

@@ -310,9 +310,18 @@ def test_enrich_paths_adds_the_paths(proj: Path) -> None:
     assert enriched.input_document()["paths"] == enriched.facts["paths"]
 
 
-def test_enrich_paths_resolves_against_the_project_not_cwd(proj: Path) -> None:
+def test_enrich_paths_resolves_a_relative_path_against_the_project_and_the_calls_cwd(proj: Path) -> None:
+    """Gemini and Qwen take a relative path from the workspace root, Claude, Codex, Copilot and OpenCode from
+    the session's directory: where the two differ, both are judged."""
     tool = ToolCall("read_file", ToolKind.READ, {"file_path": "a"}, spec=tool_spec("read_file"))
-    assert enrich_paths(event(tool, proj)).facts["paths"] == [entry("file_path", "a", f"{proj}/a", True, "read")]
+    assert enrich_paths(event(tool, proj)).facts["paths"] == [
+        entry("file_path", "a", f"{proj}/a", True, "read"),
+        entry("file_path", "a", "/a", False, "read"),
+    ]
+    absolute = ToolCall("read_file", ToolKind.READ, {"file_path": f"{proj}/a"}, spec=tool_spec("read_file"))
+    assert enrich_paths(event(absolute, proj)).facts["paths"] == [
+        entry("file_path", f"{proj}/a", f"{proj}/a", True, "read")
+    ]  # once
 
 
 def test_enrich_paths_falls_back_to_this_process_home(proj: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +102,33 @@ def test_the_default_bundle_corpus_holds_sources_for_every_case() -> None:
             case = json.loads(line)
             head = case["category"].partition("/")[0]  # held-out.jsonl: held-out/…; effects-sources.jsonl: effects/…
             assert case["source"] and (path.stem == head or path.stem.startswith(f"{head}-"))
+
+
+def test_a_case_world_is_made_for_its_case_only_and_cwd_is_the_agents(tmp_path: Path) -> None:
+    """`world` files exist while their case runs (a glob finds them), and are gone after; `cwd` is sent."""
+    bundle = tmp_path / "bundle"
+    shutil.copytree(Path(__file__).resolve().parents[3] / "policies" / "secret_reads", bundle / "secret_reads")
+    glob = {"category": "x", "source": "s", "client": "gemini", "tool_name": "read_many_files",
+            "tool_input": {"include": ["config/*"]}, "cwd": "${PROJECT}/src"}  # fmt: skip
+    write(
+        bundle,
+        {**glob, "attack": True, "world": {"files": {"${PROJECT}/config/prod.env": "K=1"}}},
+        {**glob, "attack": False},  # the same glob, nothing there: nothing read
+        {**glob, "attack": True, "world": {"files": {"/etc/hookd-never": "x"}}},
+    )
+    made, empty, outside = [r for r in policytest.run_case_files(bundle) if r.name.startswith("c.jsonl")]
+    assert (made.status, empty.status) == ("PASS", "PASS"), (made.detail, empty.detail)
+    assert outside.status == "ERROR" and "not below" in outside.detail
+
+
+def test_a_case_cwd_is_the_payloads(tmp_path: Path) -> None:
+    path = write(tmp_path, {"category": "x", "attack": True, "source": "s", "client": "claude", "tool_name": "Read",
+                            "tool_input": {"file_path": "a"}, "cwd": "${PROJECT}/src"})  # fmt: skip
+    seen: list[dict[str, Any]] = []
+
+    def run(name: str, case: dict[str, Any]) -> policytest.TestResult:
+        seen.append(case["payload"])
+        return policytest.TestResult(name, "PASS")
+
+    run_corpus([path], run)
+    assert seen[0]["cwd"] == "${PROJECT}/src"

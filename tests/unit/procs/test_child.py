@@ -19,7 +19,7 @@ import pytest
 from hookd.audit.chain import Encoded
 from hookd.config import parse_config
 from hookd.errors import Unavailable
-from hookd.procs.child import TEXT_LINE_BYTES, UNACKED_LIMIT, WorkerProcess, die_with, text_line
+from hookd.procs.child import UNACKED_LIMIT, WorkerProcess, die_with
 from hookd.types import Caller, Deadline, HookRequest, settled
 
 TIMEOUT = 10
@@ -154,22 +154,3 @@ async def refused_record(worker: WorkerProcess) -> None:
     finally:
         writer.close()
         await asyncio.wait_for(task, TIMEOUT)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["short", "a" * 20_000, "\U0001f600" * 16_000, "\x00" * 16_000 + "AKIAIOSFODNN7EXAMPLE"],
-    ids=["short", "over-max-text", "astral", "escaped"],
-)
-def test_a_chunks_text_line_fits_the_channel_buffer_and_keeps_the_texts_end(text: str) -> None:
-    encoded = text_line([0, "gemini", "s", "r"], text, False, ["AfterModel", "ALLOW", 1.0, False])
-    message = json.loads(encoded)
-    assert encoded.endswith(b"\n") and encoded.count(b"\n") == 1
-    assert len(encoded) <= TEXT_LINE_BYTES
-    assert text.endswith(message["x"]) and len(message["x"]) >= min(len(text), 4096)
-    assert message["cut"] is (message["x"] != text)
-
-
-def test_a_text_line_with_a_key_longer_than_the_bound_ends() -> None:
-    encoded = text_line([0, "gemini", "s" * 100_000, "r"], "text", True, [])
-    assert json.loads(encoded)["x"] == "" and json.loads(encoded)["cut"] is True

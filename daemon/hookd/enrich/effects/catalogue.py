@@ -9,6 +9,7 @@ what code in other languages does that reaches the system (hookd.enrich.effects.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,8 @@ DATA = Path(__file__).parent / "data"
 @dataclass(frozen=True, slots=True)
 class Hook:
     """Where a program takes what it runs: `kind` is `option` (an option's value, after `prefix`), `operand`
-    (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`),
+    (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`), `shell-args`
+    (the words after `--` are arguments of a shell it starts: `capsh -- -c CMD`),
     `argv-code` (the words after `subcommands` are code), `words` (every word after the program, options
     too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
     `same_shell`: the calling shell runs it itself (the shell builder walks it in place)."""
@@ -36,6 +38,8 @@ class Hook:
     name: str = ""
     subcommands: tuple[str, ...] = ()
     same_shell: bool = False
+    derived: bool = False  # from GTFOBins' examples: `prefix` is where the example put its payload
+    argv: str = ""  # the value is an argv as a list: `comma` (gcc -wrapper), `dbus` (path=…,argv1=…,argv2=…)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +117,13 @@ class Program:
     remote_command: bool = False  # `ssh host CMD` runs CMD on another host
     socat: bool = False
     host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
+    builds: tuple[tuple[str, ...], ...] = ()  # `pip install DIR`: after these words, a local package's code runs
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
 
 
-def _hooks(items: Any) -> tuple[Hook, ...]:
+def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
     hooks = []
     for item in items or ():
         hooks.append(
@@ -132,6 +137,8 @@ def _hooks(items: Any) -> tuple[Hook, ...]:
                 name=str(item.get("name", "")),
                 subcommands=tuple(item.get("subcommands", ())),
                 same_shell=bool(item.get("same_shell", False)),
+                derived=derived,
+                argv=str(item.get("argv", "")),
             )
         )
     return tuple(hooks)
@@ -161,7 +168,7 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
 
 
 def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | None) -> Program:
-    hooks = _hooks(spec["runs"]) if "runs" in spec else _hooks((derived or {}).get("runs"))
+    hooks = _hooks(spec["runs"]) if "runs" in spec else _hooks((derived or {}).get("runs"), derived=True)
     hooks = tuple(h if h.lang or not h.code else Hook(**{**_fields(h), "lang": name}) for h in hooks)
     launcher_spec = spec.get("launcher")
     if launcher_spec is None and "launcher" not in spec and derived is not None:
@@ -227,6 +234,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
         host_copy=str(spec.get("host_copy", "")),
+        builds=tuple(tuple(str(words).split()) for words in spec.get("builds", ())),
         code_operand=any(h.kind == "operand" for h in runs),
         code_options=frozenset(spec.get("code_file_options", ()))
         | {h.option for h in runs if h.kind == "option" and h.code},
@@ -250,7 +258,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes", "startup_files"
+        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes",
+        "search_paths", "startup_files"
     )  # fmt: skip
 
     def __init__(
@@ -273,6 +282,7 @@ class Catalogue:
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
         startup = own.get("startup_files", {})
         self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
+        self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:
@@ -283,6 +293,8 @@ class Catalogue:
         found = self._build(name)
         if found is None:
             base = next((b for prefix, b in self.prefixes if name.startswith(prefix)), None)
+            if base is None and (versioned := _VERSIONED.fullmatch(name)) is not None:
+                base = versioned.group(1)  # `tclsh8.6`, `gcc-12`, `ruby3.2`: the program of that name
             found = self.get(base) if base is not None else None
         self._built[name] = found
         return found
@@ -303,6 +315,11 @@ class Catalogue:
         if isinstance(like, str) and like in self._specs:
             spec = {**self._specs[like], **{k: v for k, v in spec.items() if k != "like"}}
         return _program(name, spec, derived)
+
+
+# a program installed under its version (`lua5.4`, `gcc-12`, `perl5.36.0`); the prefixes of programs.json
+# name the rest (the dynamic loader's `ld-linux-x86-64.so.2`, ld.so(8))
+_VERSIONED = re.compile(r"(.*[A-Za-z+])-?[0-9]+(?:\.[0-9]+)*")
 
 
 def _read(name: str) -> Any:

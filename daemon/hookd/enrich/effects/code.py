@@ -3,11 +3,16 @@ environment or stdin; a script file, with the flow that made it when the line wr
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from hookd.enrich.effects.catalogue import Hook, Program
 from hookd.enrich.effects.handed import (
+    CODE_OPTIONS,
+    literal_commands,
     shell_escapes,
 )
 from hookd.enrich.effects.languages import follow_code
@@ -21,7 +26,24 @@ from hookd.enrich.effects.words import (
     _dynamic,
     _recipes,
     _short_spellings,
+    reads_script_from_stdin,
 )
+
+# a value that is more than a word or a file name (`main.tex` handed to `pdflatex --shell-escape` is a file)
+_CODE_LIKE = re.compile(r"""[\s(){}\[\]!;|&$`"'<>%\\]""")
+
+
+def _command_line(value: str, form: str) -> str:
+    """The command line of a hook's value: as written, or an argv given as a list: `comma` (`gcc -wrapper
+    sh,-c,CMD`), or `dbus`, a D-Bus address's `path=P,argv1=A,…` in any order, values %-escaped (argv0 is the
+    name the program is told, not what runs; https://dbus.freedesktop.org/doc/dbus-specification.html)."""
+    if form == "comma":
+        return shlex.join(value.split(","))
+    if form == "dbus":
+        pairs = dict(pair.partition("=")[::2] for pair in value.split(","))
+        numbered = sorted((int(k[4:]), unquote(v)) for k, v in pairs.items() if k[:4] == "argv" and k[4:].isdigit())
+        return shlex.join([unquote(pairs.get("path", "")), *(arg for n, arg in numbered if n > 0)])
+    return value
 
 
 class CodeRuns:
@@ -35,9 +57,7 @@ class CodeRuns:
     def hooks(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
         for hook in program.runs:
             if hook.kind == "option":
-                for option, value in parsed.options:
-                    if option == hook.option and value is not None and value.startswith(hook.prefix):
-                        self._handed(program.name, value[len(hook.prefix) :], hook, follow)
+                self._option_hook(program, parsed, hook, view, follow)
             elif hook.kind == "operand":
                 operands = _code_operands(program, parsed)
                 if hook.index < len(operands) and not any(o in program.code_file_options for o, _ in parsed.options):
@@ -46,6 +66,10 @@ class CodeRuns:
                 value = view.env.get(hook.name)
                 if value is not None:
                     self._handed(program.name, value, hook, follow)
+                    self._fed(value, hook, view, follow)
+            elif hook.kind == "shell-args" and "--" in view.argv:  # `capsh -- -c CMD`: bash runs with the rest
+                rest = view.argv[view.argv.index("--") + 1 :]
+                self._handed(program.name, shlex.join(["bash", *rest]), hook, follow)
             elif hook.kind == "argv-code" and parsed.operands[: len(hook.subcommands)] == list(hook.subcommands):
                 text = " ".join(parsed.operands[len(hook.subcommands) :])
                 self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
@@ -53,6 +77,36 @@ class CodeRuns:
                 words = view.argv[2:] if view.argv[1] == "--" else view.argv[1:]
                 self._handed(program.name, " ".join(words), hook, follow, code=True, made=view.substituted)
         self._code_words(program, parsed, view, follow)
+
+    def _option_hook(self, program: Program, parsed: Parsed, hook: Hook, view: CommandView, follow: Followups) -> None:
+        for option, value in parsed.options:
+            if option != hook.option or value is None:
+                continue
+            if value.startswith(hook.prefix):
+                text = _command_line(value[len(hook.prefix) :], hook.argv)
+                self._handed(program.name, text, hook, follow)
+                self._fed(text, hook, view, follow)
+            elif hook.code and hook.derived and _CODE_LIKE.search(value):
+                # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`); the option
+                # takes any code of the language (`%{lua:os.execute(…)}`), not that prefix
+                self._handed(program.name, value, hook, follow)
+
+    def _fed(self, text: str, hook: Hook, view: CommandView, follow: Followups) -> None:
+        """A command line handed to a program that is a shell or interpreter reading its script on stdin
+        (`split --filter=/bin/sh`, `tar --to-command=bash`): it runs what the program feeds it, which hookd does
+        not see (the program's input, an archive's files): unknown code; the line's own text fed to the program
+        is walked too, as what it most likely runs."""
+        if hook.code:
+            return
+        try:
+            argv = shlex.split(text)
+        except ValueError:
+            return
+        if not reads_script_from_stdin(argv):
+            return
+        self.stdin_code(argv[0].rsplit("/", 1)[-1], view.stdin if view.stdin not in ("none", "text") else "unknown")
+        if view.stdin == "text" and view.stdin_text:
+            follow.scripts.append(view.stdin_text)
 
     def _code_words(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
         """Code in a file an option names (`make -f FILE`), or in a `+CMD` operand (`vim +CMD`)."""
@@ -98,7 +152,9 @@ class CodeRuns:
         system (languages.json)."""
         followed = follow_code(lang, text)
         self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=followed.known)
-        for command in followed.commands:
+        # a language hookd has no table for: the command lines its string literals spell are walked too
+        literal = literal_commands(text) if not followed.known and not followed.commands else []
+        for command in (*followed.commands, *literal):
             built = _dynamic(command.split(" ", 1)[0])
             self.ledger.add("exec", None, name, code={"lang": "sh", "text": command}, known=not built, **_built(built))
             follow.scripts.append(command)
@@ -116,6 +172,23 @@ class CodeRuns:
             follow.scripts.extend(_recipes(text) if lang == "make" else [])
             if lang != "make" and follow.code is None:
                 follow.code = (lang, text)
+
+    def package_dirs(self, program: Program, parsed: Parsed, place: Place) -> None:
+        """`pip install DIR`, `npm install DIR`: the package's own code runs (setup.py, a build backend, lifecycle
+        scripts); in a directory the line itself wrote or decoded into, that is code made up on the spot, which
+        hookd does not follow (`flow`). A package fetched (`git clone … && pip install ./r`) is what installing
+        from a registry does anyway: not flagged."""
+        words = parsed.operands
+        for subcommand in program.builds:
+            if words[: len(subcommand)] != list(subcommand):
+                continue
+            for word in words[len(subcommand) :]:
+                path = str(place(word).get("path") or "").rstrip("/")
+                inside = (how for made, how in self.ledger.produced.items() if made.startswith(path + "/"))
+                flow = (next(inside, "") or self.ledger.made(path)) if path and not _dynamic(word) else ""
+                if flow in ("write", "decode"):
+                    code = {"lang": "sh", "text": ""}
+                    self.ledger.add("exec", place(word), program.name, code=code, known=False, flow=flow)
 
     def run_file(self, placed: Mapping[str, Any], name: str, lang: str, follow: Followups) -> None:
         """A file run as a program or script: a file the line wrote with known text is parsed; one it
@@ -154,6 +227,10 @@ class CodeRuns:
             self._stdin_script(program, view, follow)
             return
         first = parsed.operands[0]
+        given = _code_given(view.argv, first) if not program.runs and program.script_operand != "sh" else None
+        if given is not None:  # `erl -eval CODE`, `racket -e CODE`: an interpreter whose entry has no option table
+            self._handed(view.name, given, Hook("option", code=True, lang=program.script_operand), follow)
+            return
         if first.startswith(("<(", ">(")):
             self.ledger.add(
                 "exec",
@@ -176,6 +253,21 @@ class CodeRuns:
         if program.script_operand != "sh" and view.stdin == "text" and view.stdin_text:
             hook = Hook("option", code=True, lang=program.script_operand)
             self._handed(view.name, view.stdin_text, hook, follow)
+
+
+def _code_given(argv: list[str], first: str) -> str | None:
+    """The code an interpreter is handed by an option spelled the way interpreters spell "run this" (`-e`,
+    `--eval`, `-eval`: handed.CODE_OPTIONS), when its entry has no option table and the parser took the code
+    for the first operand (`racket -e '(system …)'`); None when the first operand is a script file."""
+    for k in range(1, len(argv)):
+        option, eq, value = argv[k].partition("=")
+        if eq and option in CODE_OPTIONS:
+            return value
+        if argv[k] in CODE_OPTIONS and k + 1 < len(argv):
+            return argv[k + 1] if argv[k + 1] == first else None
+        if argv[k] == first:
+            return None
+    return None
 
 
 def _built(built: bool) -> dict[str, Any]:

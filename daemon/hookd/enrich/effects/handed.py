@@ -16,6 +16,7 @@ knows and reads as a command line, are walked as that command (judged as itself,
 from __future__ import annotations
 
 import re
+import shlex
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.words import _INERT, _NOTHING, SHELLS
@@ -24,7 +25,19 @@ from hookd.enrich.effects.words import _INERT, _NOTHING, SHELLS
 # parallel's ::: inputs), and programs whose words are never a command line (_NOTHING, _INERT's tools).
 WALKED_BY_THE_SHELL = _INERT | {"parallel"}
 CODE_OPTIONS = frozenset(
-    {"-c", "-e", "--command", "--cmd", "--exec", "--execute", "--eval", "--run", "--shell-command", "--script-code"}
+    {
+        "-c",
+        "-e",
+        "-eval",
+        "--command",
+        "--cmd",
+        "--exec",
+        "--execute",
+        "--eval",
+        "--run",
+        "--shell-command",
+        "--script-code",
+    }
 )
 _SYNTAX = re.compile(r"[|;&<>`]|\$\(")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -49,7 +62,30 @@ def handed_commands(argv: list[str]) -> list[str]:
             candidate = None
         if candidate is not None and is_command_line(candidate):
             found.append(candidate)
+        elif candidate is not None:
+            found.extend(literal_commands(candidate))
         i += 1
+    return found
+
+
+# A string literal of code in a language hookd does not know (`erl -eval 'os:cmd("rm -rf ~")'`), or a run of
+# them that is a list argv (`System.cmd("rm", ["-rf", …])`, `(run-program "/bin/rm" (list "-rf" …))`)
+_STRING = re.compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'""")
+_ARGV_RUN = 8  # literals taken together as one argv
+
+
+def literal_commands(code: str) -> list[str]:
+    """The command lines in `code`'s string literals: one literal that reads as a command line, or consecutive
+    literals that read as one argv, starting with a program hookd knows (see is_command_line)."""
+    literals = [m.group(1) if m.group(1) is not None else m.group(2) for m in _STRING.finditer(code)]
+    found: list[str] = []
+    for k, literal in enumerate(literals):
+        if is_command_line(literal):
+            found.append(literal)
+            continue
+        run = literals[k : k + _ARGV_RUN]
+        if len(run) > 1 and " " not in literal and is_command_line(" ".join(run[:2])):
+            found.append(shlex.join(run))
     return found
 
 

@@ -65,6 +65,7 @@ class _Language:
     calls: re.Pattern[str] | None  # a function call (group `name`): known only when the name is in `pure`
     strings: re.Pattern[str] | None  # its string literals, emptied before `reaches` and `calls` are tried
     pure: frozenset[str]
+    environment: tuple[re.Pattern[str], ...]  # reads of the environment: group `var` names one, else all of it
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -97,6 +98,7 @@ def _language(lang: str) -> _Language | None:
         calls=re.compile(calls) if calls else None,
         strings=re.compile(strings) if strings else None,
         pure=frozenset(spec.get("pure", ())),
+        environment=tuple(re.compile(pattern) for pattern in spec.get("environment", ())),
     )
 
 
@@ -106,8 +108,9 @@ def follow_code(lang: str, text: str) -> Followed:
     language = _language(lang)
     if language is None:
         return Followed(known=False)
+    environment = _environment_reads(language, text)
     if language.parser == "python":  # its commands and scripts are walked by the shell builder
-        return Followed(known=not python_effects(text).dynamic)
+        return Followed(known=not python_effects(text).dynamic, files=environment)
     commands: list[str] = []
     rest = text
     for pattern in language.runs:
@@ -122,7 +125,17 @@ def follow_code(lang: str, text: str) -> Followed:
     if language.strings is not None:  # (what a string holds runs only through a construct or call outside it)
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
-    return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=tuple(files))
+    return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
+
+
+def _environment_reads(language: _Language, text: str) -> tuple[str, ...]:
+    """The code's reads of the process environment as the commands that print the same: `printenv VAR` for a
+    variable it names (`process.env.GITHUB_TOKEN`), `env` for all of it (`JSON.stringify(process.env)`)."""
+    names: set[str] = set()
+    for pattern in language.environment:
+        for match in pattern.finditer(text):
+            names.add(match.groupdict().get("var") or "")
+    return tuple(f"printenv {name}" if name else "env" for name in sorted(names))
 
 
 def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:

@@ -13,6 +13,7 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -40,10 +41,13 @@ from hookd.enrich.effects.words import (
     _stdout_trees,
     is_startup_file,
     printed_environment,
+    reads_script_from_stdin,
     runs_nothing,
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
+
+_PROGRAM_GLOB = re.compile(r"[*?]|\[[^\]]+\]")  # a program word the shell expands as a pattern
 
 
 class EffectModel:
@@ -129,7 +133,9 @@ class EffectModel:
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
             follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
             return follow
-        if _dynamic(argv[0]):  # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints
+        if _dynamic(argv[0]) or _PROGRAM_GLOB.search(argv[0]):
+            # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints; `/???/?m`: the first
+            # file the pattern matches when the shell runs it, the others its first words
             made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
             code = {"lang": "sh", "text": ""}
             self.ledger.add("exec", None, argv[0], known=False, code=code, built=True, raw=argv[0], **made)
@@ -212,7 +218,8 @@ class EffectModel:
                 follow.scripts.append(text)
 
     def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
-        """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed."""
+        """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
+        a local package built."""
         if program.privilege:
             self.ledger.add("privilege", None, program.name)
         if program.signal and program.signal != "none":
@@ -226,6 +233,8 @@ class EffectModel:
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
+        if program.builds:  # `pip install DIR`: the package's own code runs
+            self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
@@ -270,7 +279,7 @@ class EffectModel:
         op = str(redirect.get("op") or "")
         if str(redirect.get("target") or "").startswith(("<(", ">(")):
             # a pipe from (or to) commands that are judged themselves; code, when a shell reads it as its script
-            if op == "<" and _reads_script_from_stdin(view.argv):
+            if op == "<" and reads_script_from_stdin(view.argv):
                 self.code.stdin_code(name, view.substituted or "unknown")
             return
         if redirect.get("path") is None:
@@ -335,11 +344,3 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
-
-
-def _reads_script_from_stdin(argv: list[str]) -> bool:
-    """A shell or interpreter given no script operand (`zsh < <(curl …)`, `python3 < <(…)`): stdin is its code."""
-    program = catalogue().get(argv[0].rsplit("/", 1)[-1]) if argv else None
-    if program is None or not program.script_operand:
-        return False
-    return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])

@@ -57,10 +57,51 @@ def python_effects(code: str) -> Effects:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Effects(parsed=False, dynamic=True)
+    bound = _names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            _call(node, effects)
+            _call(node, effects, bound)
     return effects
+
+
+# `for p in root.rglob(…)`: p is each path found below root, as `find root` finds them
+_FINDERS = frozenset({"glob", "rglob", "iterdir"})
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """What a name holds: a path (`p = Path("README.md")`), or each path a finder yields (`for p in
+    root.rglob("*")`: `path` is the pattern, `below` the root when it is every file under it)."""
+
+    path: str
+    below: str = ""
+
+
+def _names(tree: ast.AST) -> dict[str, _Bound]:
+    """The names bound once to a known path, and the loop variables (`for`, comprehensions) bound to what a
+    Path finder yields: `root.rglob(…)` every file below root, `root.glob("*.o")` the names it matches,
+    `root.iterdir()` every entry."""
+    bound: dict[str, _Bound] = {}
+    assigned: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            assigned[name] = assigned.get(name, 0) + 1
+            value = _literal(node.value)
+            if value != UNKNOWN:
+                bound[name] = _Bound(value)
+            continue
+        if not isinstance(node, ast.For | ast.comprehension) or not isinstance(node.target, ast.Name):
+            continue
+        found = node.iter
+        if isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute) and found.func.attr in _FINDERS:
+            root = _literal(found.func.value).rstrip("/") or "/"
+            pattern = _literal(found.args[0]) if found.args else "*"
+            every = found.func.attr == "rglob" or "**" in pattern
+            bound[node.target.id] = _Bound(
+                f"{root}/**/{pattern}" if every else f"{root}/{pattern}", root if every else ""
+            )
+    return {name: b for name, b in bound.items() if assigned.get(name, 0) <= 1}  # rebound: not known
 
 
 def _dotted(node: ast.expr) -> str:
@@ -126,7 +167,7 @@ def _home(node: ast.expr | None) -> str:
     return ""
 
 
-def _call(node: ast.Call, effects: Effects) -> None:
+def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None:
     name = _dotted(node.func)
     short = name.rsplit(".", 1)[-1]
     first = node.args[0] if node.args else None
@@ -147,8 +188,22 @@ def _call(node: ast.Call, effects: Effects) -> None:
         effects.commands.append(["cat", _literal(first)[7:]])
     elif short in _CALLS.path_methods and isinstance(node.func, ast.Attribute):
         receiver = _receiver(node)
+        owner = node.func.value
         if receiver is not None:
             effects.commands.append([*_CALLS.path_methods[short], _literal(receiver)])
+        elif isinstance(owner, ast.Name) and owner.id in bound:  # `for p in root.rglob("*"): p.unlink()`
+            command, held = _CALLS.path_methods[short], bound[owner.id]
+            # every file below a root removed is the root's content gone, as `rm -r -f root/*` would
+            removes = command[0] == "rm" and held.below and held.path.endswith("/**/*")
+            effects.commands.append(["rm", "-r", "-f", held.below] if removes else [*command, held.path])
+        elif _is_path_value(owner):  # a path from elsewhere: where it points is known at run time only
+            effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])
+
+
+def _is_path_value(owner: ast.expr) -> bool:
+    """A receiver that can be a path: a name or an attribute (`p.unlink()`, `self.path.write_text(…)`), not a
+    literal or a call whose result hookd knows is no path (`"x".touch` never parses as a path anyway)."""
+    return isinstance(owner, ast.Name | ast.Attribute | ast.Subscript)
 
 
 def _computed(node: ast.Call) -> bool:

@@ -36,7 +36,7 @@ _INERT = frozenset(
 )  # fmt: skip
 # Programs and builtins whose words are never files nor code (the catalogue is not consulted for them).
 _NOTHING = frozenset(
-    {"echo", "printf", "which", "type", "true", "false", "test", "[", "pwd", "cd", "pushd", "popd", "date", "sleep",
+    {"echo", "printf", "which", "type", "true", "false", "test", "[", "pwd", "cd", "pushd", "popd", "sleep",
      "id", "whoami", "hostname", "uname", "seq", "yes", "expr", "basename", "dirname", "nproc", "clear", "tput",
      "jobs", "wait", "exit", "return", "shift", "let", "unalias", "hash", "umask", "ulimit", "history", "shopt",
      "read", "getopts", "mktemp", "df", "free", "uptime", "export", "unset", "local", "declare", "typeset",
@@ -221,5 +221,38 @@ def is_startup_file(path: str, home: str) -> bool:
 
 
 def runs_nothing(text: str) -> bool:
-    """`text`, written into a startup file, only sets variables (or is blank or comments)."""
-    return _SETTINGS_ONLY.match(text) is not None
+    """`text`, written into a startup file, only sets variables (or is blank or comments), none of them one that
+    runs code (PROMPT_COMMAND, a file to load: LD_PRELOAD, BASH_ENV) or a search path that takes programs from
+    scratch space or a relative directory (`export PATH=/tmp/x:$PATH`), from the catalogue's `environment` and
+    `search_paths`."""
+    if _SETTINGS_ONLY.match(text) is None:
+        return False
+    known = catalogue()
+    for name, value in _ASSIGNMENT.findall(text):
+        entry = known.environment.get(name)
+        if entry is not None and entry.loads in ("code", "file"):
+            return False
+        if name in known.search_paths and any(_planted(part) for part in value.strip("\"'").split(":")):
+            return False
+    return True
+
+
+_ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)$", re.MULTILINE)
+_SCRATCH_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def _planted(entry: str) -> bool:
+    """A search path's entry that anyone or anything can fill: scratch space, or relative (`.`, ``: the current
+    directory)."""
+    entry = entry.strip("\"'")
+    if not entry.startswith(("/", "$", "~")):
+        return True
+    return any(entry == root or entry.startswith(root + "/") for root in _SCRATCH_ROOTS)
+
+
+def reads_script_from_stdin(argv: list[str]) -> bool:
+    """A shell or interpreter given no script operand (`zsh < <(curl …)`, `python3 < <(…)`): stdin is its code."""
+    program = catalogue().get(argv[0].rsplit("/", 1)[-1]) if argv else None
+    if program is None or not program.script_operand:
+        return False
+    return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])

@@ -37,6 +37,8 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         marked = original.startswith(BRACE_MARK)
         quoted = original.startswith(UNSPLIT_MARK)
         word = original[len(BRACE_MARK) :] if marked or quoted else original
+        if quoted and word.startswith(BRACE_MARK):  # `{cat,"$HOME"/.netrc}`: a list around quoted expansions
+            marked, word = True, word[len(BRACE_MARK) :]
         split = False
         if "$(" in word or "`" in word:
             word, split = _echoed(word)

@@ -367,10 +367,25 @@ def _read_tilde(s: str, i: int, first: bool, out: list[str], home: str) -> int:
 
 
 def _mark_braces(raw: str, text: str) -> str:
-    """`text` marked for brace expansion when its source `raw` has an unquoted brace list or range."""
-    if "{" in raw and _BRACE.search(raw) and not any(q in raw for q in "'\"\\$`"):
+    """`text` marked for brace expansion when its source `raw` has an unquoted brace list or range. Bash
+    expands braces before anything else, so quoted pieces and expansions inside the list count too
+    (`{cat,"$HOME"/.netrc}`), as long as they hold no brace or comma of their own that the decoded text
+    would take for the list's."""
+    if "{" not in raw or not _BRACE.search(raw):
+        return text
+    if not any(q in raw for q in "'\"\\$`"):
         return BRACE_MARK + text  # the builder expands it (expand.braces)
+    pieces = _QUOTED_PIECE.findall(raw)
+    bare = _QUOTED_PIECE.sub("_", raw)
+    if _BRACE.search(bare) and not any(c in piece for piece in pieces for c in "{},"):
+        return BRACE_MARK + text
     return text
+
+
+# what bash does not brace-expand: quotes, escapes, and expansions (`${x}`, `$(…)`, `$((…))`, backticks)
+_QUOTED_PIECE = re.compile(
+    r"'[^']*'|\$?\"(?:[^\"\\]|\\.)*\"|\$'(?:[^'\\]|\\.)*'|\\.|\$\{[^}]*\}|\$\([^)]*\)+|`[^`]*`|\$[A-Za-z_0-9@*#?$!-]+"
+)
 
 
 UNSPLIT_MARK = '\x00"'

@@ -1,0 +1,86 @@
+"""hookd.enrich.tool_args: the path arguments of a tool hookd has no table for (MCP servers' file tools), and
+the effects they get through enrich/paths.py and enrich/tool_effects.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hookd.enrich.tool_args import inferred, words
+from hookd.types import ToolCall, ToolKind, ToolSpec
+from tests.unit.enrich.test_tool_effects import HOME, effects, enriched
+
+
+def mcp(tool: str, tool_input: dict[str, Any]) -> ToolCall:
+    return ToolCall(
+        f"mcp__fs__{tool}", ToolKind.MCP, tool_input, {"server": "fs", "tool": tool}, ToolSpec(ToolKind.MCP)
+    )
+
+
+def test_words_split_every_case() -> None:
+    assert {"file", "path"} <= words("filePath") and {"file", "path"} <= words("file_path")
+    assert {"source", "dir"} <= words("SOURCE-dir")
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "op", "args"),
+    [
+        ("read_text_file", {"path": "a"}, "read", [("path", "read")]),
+        ("read_multiple_files", {"paths": ["a", "b"]}, "read", [("paths", "read")]),
+        ("write_file", {"path": "a", "content": "x"}, "write", [("path", "write")]),
+        ("edit_file", {"path": "a", "edits": []}, "write", [("path", "write")]),
+        ("delete_file", {"filePath": "a"}, "delete", [("filePath", "write")]),
+        ("move_file", {"source": "a", "destination": "b"}, "move", [("source", "write"), ("destination", "write")]),
+        ("copy_file", {"source": "a", "destination": "b"}, "copy", [("source", "write"), ("destination", "write")]),
+        ("browser_file_upload", {"paths": ["a"]}, "read", [("paths", "read")]),
+        ("index", {"root_dir": "a"}, "read+write", [("root_dir", "write")]),  # the name says nothing
+    ],
+)
+def test_the_tools_name_says_what_it_does_to_its_path_arguments(
+    tool: str, tool_input: dict[str, Any], op: str, args: list[tuple[str, str]]
+) -> None:
+    guess = inferred(mcp(tool, tool_input))
+    assert guess is not None and guess.op == op and list(guess.spec.paths) == args
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        mcp("query", {"sql": "select 1"}),  # no argument names a path
+        mcp("read_file", {"path": "a\nb"}),  # not a path
+        ToolCall("Read", ToolKind.READ, {"file_path": "a"}, spec=ToolSpec(ToolKind.READ, (("file_path", "read"),))),
+    ],
+)
+def test_no_inference_where_nothing_names_a_path_or_the_tool_has_a_table(call: ToolCall) -> None:
+    assert inferred(call) is None
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    project = (tmp_path / "proj").resolve()
+    (project / ".git" / "hooks").mkdir(parents=True)
+    return project
+
+
+def test_an_mcp_file_tools_effects(proj: Path) -> None:
+    read = enriched("claude", "mcp__filesystem__read_file", {"path": f"{HOME}/.ssh/id_rsa"}, proj)
+    assert effects(read) == [("read", f"{HOME}/.ssh/id_rsa", True)]
+    write = enriched("codex", "mcp__fs__write_file", {"path": ".git/hooks/pre-commit", "content": "id"}, proj)
+    assert effects(write) == [("write", str(proj / ".git/hooks/pre-commit"), True)]
+    move = enriched("claude", "mcp__fs__move_file", {"source": "a", "destination": f"{HOME}/.bashrc"}, proj)
+    assert effects(move)[:2] == [("move", str(proj / "a"), True), ("write", f"{HOME}/.bashrc", True)]
+    assert move.facts["effects"][0]["to"] == f"{HOME}/.bashrc"
+    assert any(e["op"] == "exec" and e.get("startup") for e in move.facts["effects"])  # a startup file, run later
+    unknown = enriched("claude", "mcp__x__sync", {"target_dir": f"{HOME}/.ssh"}, proj)
+    assert set(effects(unknown)) == {("read", f"{HOME}/.ssh", True), ("write", f"{HOME}/.ssh", True)}
+
+
+def test_an_mcp_tool_deleting_a_directory_deletes_everything_below(proj: Path) -> None:
+    (proj / "build").mkdir()
+    (proj / "a.txt").write_text("")
+    tree = enriched("claude", "mcp__fs__delete_directory", {"path": str(proj / "build")}, proj)
+    assert [(e["op"], e["recursive"]) for e in tree.facts["effects"]] == [("delete", True)]
+    one = enriched("claude", "mcp__fs__delete_file", {"path": str(proj / "a.txt")}, proj)
+    assert [(e["op"], e["recursive"]) for e in one.facts["effects"]] == [("delete", False)]
