@@ -12,12 +12,31 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from confine import Netns, close_shared_netns, shared_netns
 from e2e.test_agents import FAKE_LLM, POLICIES, Server
 
 from support import RunningDaemon, start_daemon
+
+# Modules whose module fixtures are costly (a release build and its installs; one daemon and model turns that
+# several tests read): ./dev test runs tests/e2e on several xdist workers, and sends every test of one of these
+# modules to the same worker, so that each such fixture is made once. Every other test is scheduled alone.
+# (xdist's own xdist_group mark does nothing under pytest 9.2: it renames item._nodeid, which pytest 9 no
+# longer reads.)
+ONE_WORKER = ("tests/e2e/test_gemini_cli.py", "tests/e2e/test_claude_code.py", "tests/e2e/test_installed_wheel.py")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesTogether(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER else nodeid
+
+    return ModulesTogether(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -34,8 +34,7 @@ from fake_anthropic import FakeAnthropic
 
 from support import RunningDaemon, require, start_daemon, trace_shim_config
 
-# All on one xdist worker (./dev test runs tests/e2e several at a time): its module fixtures are made once.
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("claude-code")]
+pytestmark = pytest.mark.e2e  # all on one xdist worker: tests/e2e/conftest.py, ONE_WORKER
 
 VERSION = "2.1.332"
 TIMEOUT = 90.0

@@ -40,8 +40,7 @@ from confine import confined, shared_netns
 
 from support import DEMO_POLICIES, ROOT, RunningDaemon, eventually, require, start_daemon, trace_shim_config
 
-# All on one xdist worker (./dev test runs tests/e2e several at a time): its module fixtures are made once.
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("gemini-cli")]
+pytestmark = pytest.mark.e2e  # all on one xdist worker: tests/e2e/conftest.py, ONE_WORKER
 
 SCRIPTS = Path(__file__).resolve().parent / "fixtures"
 TIMEOUT = 60.0

@@ -40,9 +40,9 @@ from confine import confined, shared_netns
 from hookd import wire
 from support import ROOT, gemini_payload, require, send_frame
 
-# Building and installing a release: minutes on a busy machine; all on one xdist worker (./dev test runs
-# tests/e2e several at a time), so that the release is built once.
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900), pytest.mark.xdist_group("installed-wheel")]
+# Building and installing a release: minutes on a busy machine; all on one xdist worker, so that the release is
+# built once (tests/e2e/conftest.py, ONE_WORKER).
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 RELEASE_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "daemon", "policies", "client_shim")
 SCRIPT = Path(__file__).resolve().parent / "fixtures" / "installed.responses"
