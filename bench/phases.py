@@ -12,10 +12,13 @@ Why not bench/profile.py: py-spy samples a thread that is runnable as well as on
 rates (most of the time asleep, the rest cold) its shares are a few hundred samples and the wake-ups blur
 them. A wrapper costs about 0.2 µs a call, a few µs a decision: read the figures as µs, not as ±1 µs.
 
-  .cache/venv/bin/python bench/phases.py [--rate 10 | --rate trace] [--seconds 20] [--payload N]
+  .cache/venv/bin/python bench/phases.py [--rate 10 | --rate trace] [--seconds 20] [--payload N] [--policies DIR]
 
 `--payload N` sends only the N-th of the bench's five payloads (bench/run.py PAYLOADS, from 0), to see one
-decision's cost apart from the mix's.
+decision's cost apart from the mix's. Another revision's daemon is measured with its snapshot first on the path
+and the policies its snapshot ships (a daemon evaluates in process only those): `git archive REV daemon policies
+client_shim | tar -x -C SNAP`, then `PYTHONPATH=SNAP/daemon … bench/phases.py --policies SNAP/policies`; the
+phases its code lacks are left out, and fc2bbfc's names for the decision and Rego are wrapped too.
 """
 
 from __future__ import annotations
@@ -49,16 +52,21 @@ PHASES = (
      "connection_made"),
     ("transport: frame read, decided and answered", "hookd.transport.hook_server", "_HookConnection", "data_received"),
     ("  the decision (HookServer._answer)", "hookd.transport.hook_server", "HookServer", "_answer"),
+    ("  the decision (fc2bbfc's name: HookServer._answer_now)", "hookd.transport.hook_server", "HookServer",
+     "_answer_now"),
     ("    parse (dialect)", "hookd.pipeline", "Pipeline", "parse"),
     ("    enrich (shell parse, facts, caps)", "hookd.pipeline", "Pipeline", "_enrich"),
     ("    Rego (regorus: set_input, evaluation, verdicts)", "hookd.engines.rego.embedded", "RegoEmbeddedEngine",
      "evaluate"),
+    ("    Rego (fc2bbfc's name: evaluate_now)", "hookd.engines.rego.embedded", "RegoEmbeddedEngine", "evaluate_now"),
     ("      the shell's facts and effects (enrich_shell)", "hookd.assembly", "", "enrich_shell"),
     ("        the builder made (the project's path resolved)", "hookd.enrich.shell.build", "_Builder", "__init__"),
     ("        the effect model (EffectModel.command)", "hookd.enrich.effects.model", "EffectModel", "command"),
     ("      a file tool's paths (enrich_paths)", "hookd.assembly", "", "enrich_paths"),
     ("      a file tool's effects (enrich_tool_effects)", "hookd.assembly", "", "enrich_tool_effects"),
     ("      the protected places (ProtectedSet)", "hookd.selfprotect", "ProtectedSet", "__call__"),
+    ("        the places near a named path (_Index.near)", "hookd.selfprotect", "_Index", "near"),
+    ("        the agents a line starts (unguarded_starts)", "hookd.selfprotect", "", "unguarded_starts"),
     ("    combine, ask, id, render", "hookd.pipeline", "Pipeline", "_decided"),
     ("    handed to the log and metrics", "hookd.decide", "DaemonRecorder", "record"),
     ("  reply written, closed", "hookd.transport.hook_server", "_HookConnection", "_reply"),
@@ -111,14 +119,24 @@ def serve_wrapped(argv: list[str]) -> int:
         setattr(owner, name, timed)
 
     for label, module, cls, method in PHASES:
-        imported = importlib.import_module(module)
-        wrap(label, getattr(imported, cls) if cls else imported, method)  # no class: a module's function
+        try:
+            imported = importlib.import_module(module)
+            owner = getattr(imported, cls) if cls else imported  # no class: a module's function
+            getattr(owner, method)
+        except (ImportError, AttributeError):
+            continue  # a phase of another revision (an older daemon run with PYTHONPATH): left out
+        wrap(label, owner, method)
+        spent[label] = [0, 0]
     out = Path(os.environ["HOOKD_PHASES_OUT"])
 
     def dump(*_: object) -> None:
         out.write_text(json.dumps(spent))
 
-    signal.signal(signal.SIGUSR1, lambda *_: spent.clear())
+    def reset(*_: object) -> None:
+        for entry in spent.values():
+            entry[:] = [0, 0]
+
+    signal.signal(signal.SIGUSR1, reset)
     signal.signal(signal.SIGUSR2, dump)
     atexit.register(dump)
     from hookd.cli import main
@@ -144,7 +162,7 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60) -> N
         time.sleep(0.05)
 
 
-def drive(rate: str, seconds: float, only: int | None = None) -> dict[str, Any]:
+def drive(rate: str, seconds: float, only: int | None = None, policies: Path = ROOT / "policies") -> dict[str, Any]:
     generator = c_generator()
     if generator is None:
         raise SystemExit("bench/phases.py needs a C compiler for the load generator (bench/loadgen.c)")
@@ -155,7 +173,7 @@ def drive(rate: str, seconds: float, only: int | None = None) -> dict[str, Any]:
         project.mkdir()
         log = tmp / "daemon.log"
         env = {**os.environ, "XDG_STATE_HOME": str(tmp / "state"), "HOOKD_PHASES_OUT": str(out)}
-        cmd = [sys.executable, __file__, "--serve", "serve", "--policies", str(ROOT / "policies"),
+        cmd = [sys.executable, __file__, "--serve", "serve", "--policies", str(policies),
                "--runtime-dir", str(runtime)]  # fmt: skip
         with log.open("wb") as sink:
             daemon = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
@@ -173,6 +191,13 @@ def drive(rate: str, seconds: float, only: int | None = None) -> dict[str, Any]:
             frame_file, schedule_file = tmp / "frames.bin", tmp / "schedule.txt"
             frame_file.write_bytes(b"".join(struct.pack("!I", len(f)) + f for f in sent))
             schedule_file.write_text(schedule)
+            # warm-up, as bench/ab.py does: a caller's first call derives its protected places (~30 ms, once per
+            # home and project), first decisions compile regexes and fill memos; none of it is a decision's cost
+            warm = frame_file if rate != "trace" else tmp / "warm.bin"
+            if rate == "trace":
+                warm.write_bytes(b"".join(struct.pack("!I", len(f)) + f for f in sent[:20]))
+            subprocess.run([str(generator), str(runtime / "hook.sock"), str(warm), "fixed", "50", "0.5"],
+                           capture_output=True, timeout=60, check=True)  # fmt: skip
             os.kill(daemon.pid, signal.SIGUSR1)
             time.sleep(0.2)
             before = main_thread(daemon.pid)
@@ -202,7 +227,7 @@ def drive(rate: str, seconds: float, only: int | None = None) -> dict[str, Any]:
         "p99_ms": load["p99_ms"],
         "main_thread_us": (after[0] - before[0]) / 1e3 / requests,
         "runs_per_decision": (after[1] - before[1]) / requests,
-        "phases_us": {label: spent.get(label, [0, 0])[0] / 1e3 / requests for label, *_ in PHASES},
+        "phases_us": {label: spent[label][0] / 1e3 / requests for label, *_ in PHASES if label in spent},
     }
 
 
@@ -228,10 +253,17 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--payload", type=int, choices=range(len(PAYLOADS)), help="only this bench payload")
     parser.add_argument("--json", help="also write the result here")
+    parser.add_argument(
+        "--policies",
+        type=Path,
+        default=ROOT / "policies",
+        help="the policy directory served (default this tree's); a daemon evaluates in process only the one its "
+        "own tree ships, so for another revision's daemon (PYTHONPATH=<its snapshot>/daemon) give its snapshot's",
+    )
     args = parser.parse_args()
     if shutil.which("cc") is None and c_generator() is None:
         raise SystemExit("no C compiler: bench/phases.py drives the daemon with bench/loadgen.c")
-    result = drive(args.rate, args.seconds, args.payload)
+    result = drive(args.rate, args.seconds, args.payload, args.policies.resolve())
     report(result)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))

@@ -328,16 +328,15 @@ class Pipeline:
 
 
 def enrichers_for(enrichers: Sequence[Enricher], reads: frozenset[str] | None) -> tuple[Enricher, ...]:
-    """The enrichers to run when the policies read `reads` (None: any key, every enricher runs)."""
-    if reads is None:
-        return tuple(enrichers)
-    needed, kept = set(reads), []
+    """The enrichers to run when the policies read `reads` (None: any key, every enricher runs); a
+    FactEnricher kept is run as the enricher it wraps (one call less on every decision)."""
+    needed, kept = set(reads or ()), []
     for enricher in reversed(enrichers):
-        if isinstance(enricher, FactEnricher):
-            if needed.isdisjoint(enricher.facts):
-                continue
+        if not isinstance(enricher, FactEnricher):
+            kept.append(enricher)
+        elif reads is None or not needed.isdisjoint(enricher.facts):
             needed |= enricher.uses
-        kept.append(enricher)
+            kept.append(enricher.enrich)
     return tuple(reversed(kept))
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import hookd
 from hookd.config import Config, default_config_path, default_state_dir
 from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
-from hookd.dialects.launch import agents_started, unguarded_start
+from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
 from hookd.enrich.paths import event_home
@@ -115,8 +115,8 @@ class ProtectedSet:
         """The protected list handed to policies, and the judgeable settings files by path. The agents'
         files are taken where the daemon's environment, the caller's and the agents' defaults put them:
         a variable can add places, never take one away."""
-        moved = {name: caller_env[name] for name in self._moves if caller_env and caller_env.get(name)}
-        key = (home, project, *(f"{k}={v}" for k, v in sorted(moved.items())))
+        moved = {name: caller_env[name] for name in self._moves if caller_env.get(name)} if caller_env else {}
+        key = (home, project, *(f"{k}={v}" for k, v in sorted(moved.items()))) if moved else (home, project)
         found = self._cache.get(key)
         if found is not None:
             self._cache.move_to_end(key)
@@ -160,9 +160,12 @@ class ProtectedSet:
             return event
         home = event_home(event)
         listed, judged = self.places(home, event.project_dir, event.env)
-        roots = {event.project_dir.rstrip("/") or "/", home.rstrip("/") or "/"}
-        near = self._index(listed).near(_named_paths(event), _only_deleted(event), roots)
-        keeps = [p for p in _written(event) if p in judged and _keeps(event, judged[p])]
+        named, only_deleted, written = _reached(event.facts)
+        near: list[JSON] = []
+        if named:
+            roots = {event.project_dir.rstrip("/") or "/", home.rstrip("/") or "/"}
+            near = self._index(listed).near(named, only_deleted, roots)
+        keeps = [p for p in written if p in judged and _keeps(event, judged[p])]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": unguarded_starts(event)})
 
 
@@ -177,6 +180,11 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
     it, an assignment before the command and one that is exported alike."""
     shell = event.facts.get("shell")
     commands = _dicts(shell.get("commands") if isinstance(shell, dict) else None)
+    if not commands:
+        return []
+    words = starting_words(AGENTS)
+    if all(words.isdisjoint(_first_words(command)) for command in commands):
+        return []  # no command names an agent, or a runtime or package runner that could start one
     line_set: dict[str, str] = {}
     for command in commands:
         env = command.get("env")
@@ -203,55 +211,54 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
     return starts
 
 
-def _named_paths(event: NormalisedEvent) -> set[str]:
-    """Every resolved path the call names, wherever the enrichers put it: a file tool's paths, a shell
-    command's arguments and redirects, the effects' paths and destinations."""
-    out: set[str] = set()
-    facts = event.facts
+def _first_words(command: dict[str, Any]) -> tuple[str, str]:
+    """The words by which `agents_started` recognises a command first: its name, and the npm package its
+    first word would be."""
+    argv = command.get("argv")
+    return str(command.get("name") or ""), package_of(str(argv[0])) if isinstance(argv, list) and argv else ""
+
+
+def _reached(facts: Mapping[str, JSON]) -> tuple[set[str], set[str], list[str]]:
+    """Every resolved path the call names, wherever the enrichers put it (a file tool's paths, a shell
+    command's arguments and redirects, the effects' paths and destinations); the paths its effects only
+    delete (or read: no effect writes, copies, moves or links there); and the paths a file tool writes."""
+    named: set[str] = set()
+    written: list[str] = []
     for entry in _dicts(facts.get("paths")):
-        out.add(str(entry.get("path", "")))
+        named.add(str(entry.get("path", "")))
+        if entry.get("access") == "write" and "path" in entry:
+            written.append(str(entry["path"]))
     shell = facts.get("shell")
     for command in _dicts(shell.get("commands") if isinstance(shell, dict) else None):
         for entry in (*_dicts(command.get("args")), *_dicts(command.get("redirects"))):
-            out.add(str(entry.get("path") or ""))
-    for effect in _dicts(facts.get("effects")):
-        out.update((str(effect.get("path") or ""), str(effect.get("to") or "")))
-    out.discard("")
-    return out
-
-
-def _at_hand(place: str, deleted: str, roots: AbstractSet[str], exists: dict[str, bool]) -> bool:
-    """Whether deleting `deleted` takes `place` with it: it exists, or `deleted` is the directory that holds
-    it (an agent's settings directory, not the project or home a project-level file sits in)."""
-    parent = place.rpartition("/")[0]
-    return (parent == deleted and deleted not in roots) or _exists_below(place, deleted, exists)
-
-
-def _exists_below(path: str, top: str, exists: dict[str, bool]) -> bool:
-    """Whether `path` (below `top`) exists, `exists` holding what this call already looked up: a directory
-    between them that does not exist is looked up once for every place under it (most places under a home
-    belong to agents that are not installed), and nothing below it exists. Never kept between calls."""
-    known = exists.get(path)
-    if known is not None:
-        return known
-    parent = path.rpartition("/")[0] or "/"
-    found = (parent == top or _exists_below(parent, top, exists)) and os.path.lexists(path)
-    exists[path] = found
-    return found
-
-
-def _only_deleted(event: NormalisedEvent) -> set[str]:
-    """The paths the call's effects only delete (or read): no effect writes, copies, moves or links there."""
+            named.add(str(entry.get("path") or ""))
     deleted: set[str] = set()
     other: set[str] = set()
-    for effect in _dicts(event.facts.get("effects")):
+    for effect in _dicts(facts.get("effects")):
         op, path, to = effect.get("op"), str(effect.get("path") or ""), str(effect.get("to") or "")
+        named.add(path)
+        named.add(to)
         if op == "delete":
             deleted.add(path)
         elif op not in ("read", "list"):
             other.add(path)
         other.add(to)
-    return deleted - other
+    named.discard("")
+    return named, deleted - other, written
+
+
+def _exists(chain: tuple[str, ...], exists: dict[str, bool]) -> bool:
+    """Whether the last path of `chain` exists, `chain` holding each directory down to it from the one a call
+    deletes: a directory that does not exist is looked up once for every place under it (most places under a
+    home belong to agents that are not installed). `exists` holds what this call looked up; never kept
+    between calls."""
+    for path in chain:
+        found = exists.get(path)
+        if found is None:
+            found = exists[path] = os.path.lexists(path)
+        if not found:
+            return False
+    return True
 
 
 def _dicts(value: object) -> list[dict[str, Any]]:
@@ -274,6 +281,7 @@ class _Index:
     def __init__(self, listed: list[JSON]) -> None:
         self.at: dict[str, list[JSON]] = {}
         self.below: dict[str, list[JSON]] = {}
+        self._chains: dict[str, list[tuple[JSON, bool, tuple[str, ...]]]] = {}
         for place in listed:
             path = str(place["path"])
             self.at.setdefault(path, []).append(place)
@@ -294,15 +302,36 @@ class _Index:
         exists: dict[str, bool] = {}
         for named_path in named:
             path = named_path.rstrip("/") or "/"
-            deleted = named_path in only_deleted
-            for place in self.below.get(path, ()):
-                if deleted and not _at_hand(str(place["path"]), path, roots, exists):
-                    continue
-                found[id(place)] = place
+            if named_path in only_deleted:
+                # an agent's settings directory is at hand when deleted (not the project or home a file sits in)
+                direct = path not in roots
+                for place, in_it, chain in self._below_chains(path):
+                    if (direct and in_it) or _exists(chain, exists):
+                        found[id(place)] = place
+            else:
+                for place in self.below.get(path, ()):
+                    found[id(place)] = place
             for current in _ancestry(path):
                 for place in self.at.get(current, ()):
                     found[id(place)] = place
         return list(found.values())
+
+    def _below_chains(self, path: str) -> list[tuple[JSON, bool, tuple[str, ...]]]:
+        """The places below `path`, each with whether `path` holds it directly and the directories from `path`
+        down to it (the place's own path last): derived once per deleted path. Only the names: whether each
+        exists is looked up on every call (nothing about the file system is kept between calls)."""
+        chains = self._chains.get(path)
+        if chains is None:
+            chains = []
+            for place in self.below.get(path, ()):
+                steps = [str(place["path"])]
+                while steps[-1] != "/" and (parent := steps[-1].rpartition("/")[0] or "/") != path:
+                    steps.append(parent)
+                chains.append((place, len(steps) == 1, tuple(reversed(steps))))
+            if len(self._chains) >= _CACHED:
+                self._chains.clear()
+            self._chains[path] = chains
+        return chains
 
 
 def _vetoes(event: NormalisedEvent) -> bool:
@@ -389,13 +418,6 @@ def _fill(template: str, home: str, project: str) -> str | None:
                 return None
             template = value.rstrip("/") + template[len(mark) :]
     return os.path.realpath(template)
-
-
-def _written(event: NormalisedEvent) -> list[str]:
-    paths = event.facts.get("paths")
-    if not isinstance(paths, list):
-        return []
-    return [str(p["path"]) for p in paths if isinstance(p, dict) and p.get("access") == "write" and "path" in p]
 
 
 def _keeps(event: NormalisedEvent, surface: Surface) -> bool:

@@ -206,6 +206,19 @@ ask contains {"id": "unknown-patch", "reason": reason} if {
 	reason := sprintf("%s writes files hookd cannot name: it could write a protected path; review it first", [_tool_name])
 }
 
+# A tool hookd has no table for (an MCP server's file tool) whose path argument holds what hookd cannot
+# resolve: it may change any path above, so it is asked (unknown_writes in data.json: "ask", or "allow").
+ask contains {"id": "unknown-write", "reason": reason} if {
+	data.protected_paths.unknown_writes == "ask"
+	input.tool.kind in {"mcp", "other"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.op in {"write", "delete", "move"}
+	e.known == false
+	reason := sprintf("%s changes a file whose name hookd cannot resolve from its arguments: it could be a protected path; confirm it", [_tool_name])
+}
+
 _reason(via, path, m) := sprintf("%s on %s is blocked: %s is protected from the agent", [via, path, m.what])
 
 _tool_name := input.tool.name if {

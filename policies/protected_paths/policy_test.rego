@@ -402,6 +402,13 @@ test_an_mcp_tool_writing_a_git_hook_is_denied if {
 	count(_t_deny(_t_mcp("write", "/home/alice/proj/.git/hooks/pre-commit"))) > 0
 }
 
+test_an_mcp_tool_writing_a_path_hookd_cannot_resolve_is_asked if {
+	i := json.patch(_t_mcp("write", ""), [{"op": "replace", "path": "/effects/0/known", "value": false}])
+	some v in ask with input as i
+	v.id == "unknown-write"
+	count(ask) == 0 with input as _t_mcp("write", "/home/alice/proj/src/a.py")
+}
+
 test_an_mcp_tool_writing_a_source_file_is_allowed if {
 	_t_allowed(_t_mcp("write", "/home/alice/proj/src/a.py"))
 }

@@ -51,6 +51,19 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 	some m in _secret(e.path)
 }
 
+# Such a tool whose path argument holds what hookd cannot resolve (a string with a NUL, one longer than
+# any path): the file it reads is not known, so it is asked (unknown_reads in data.json: "ask", or "allow").
+ask contains {"id": "unknown-read", "reason": reason} if {
+	_cfg.unknown_reads == "ask"
+	input.tool.kind in {"mcp", "other"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.via == "tool"
+	e.op in {"read", "copy", "move"}
+	e.known == false
+	reason := sprintf("%s reads a file whose name hookd cannot resolve from its arguments; confirm it", [_tool_name])
+}
+
 # A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`): it reads every secret there.
 deny contains {"id": "search-home", "reason": reason} if {
 	input.tool.kind == "read"

@@ -391,3 +391,10 @@ test_a_web_tool_reading_a_secret_by_file_url_is_denied if {
 	i := object.union(_mcp_input("read", "/home/u/.ssh/id_rsa"), {"tool": {"kind": "web", "name": "WebFetch"}})
 	count(deny) > 0 with input as i
 }
+
+test_an_mcp_tool_reading_a_path_hookd_cannot_resolve_is_asked if {
+	i := json.patch(_mcp_input("read", ""), [{"op": "replace", "path": "/effects/0/known", "value": false}])
+	some v in ask with input as i
+	v.id == "unknown-read"
+	count(ask) == 0 with input as i with data.secret_reads.unknown_reads as "allow"
+}

@@ -40,10 +40,29 @@ def agents_started(name: str, argv: list[str], agents: Mapping[str, AgentSpec]) 
     return []
 
 
-def _package(word: str) -> str:
+def package_of(word: str) -> str:
     """An npm package spec without its version: `opencode-ai@latest`, `@scope/name@1.2`."""
     at = word.rfind("@")
     return word[:at] if at > 0 else word
+
+
+_package = package_of
+
+
+def starting_words(agents: Mapping[str, AgentSpec]) -> frozenset[str]:
+    """Every name and package by which `agents_started` finds an agent in a command's name or first word, and
+    the runtimes it looks past: a command with neither (the usual one) starts none of `agents`."""
+    key = tuple(map(id, agents.values()))
+    found = _STARTING.get(key)
+    if found is None:
+        specs = agents.values()
+        found = frozenset((*_RUNTIMES, *(w for spec in specs for w in (*spec.process_names, *spec.packages))))
+        _STARTING.clear()  # one registry in a process: kept for the last one asked about
+        _STARTING[key] = found
+    return found
+
+
+_STARTING: dict[tuple[int, ...], frozenset[str]] = {}
 
 
 def relocating_env(spec: AgentSpec) -> tuple[str, ...]:

@@ -42,7 +42,7 @@ def _tool_paths(event: NormalisedEvent) -> int:
     if tool is None or tool.spec is None:
         return 0
     guess = inferred(tool)  # an MCP or other tool's path arguments, read from its input (enrich/tool_args.py)
-    named = named_paths(tool.input, guess.spec if guess is not None else tool.spec)
+    named = named_paths(guess.input, guess.spec) + len(guess.unknown) if guess else named_paths(tool.input, tool.spec)
     patches = (tool.input.get(arg) for arg in tool.spec.patches)
     return named + sum(_patch_headers(text) for text in patches if isinstance(text, str))
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.enrich.patches import patch_files
-from hookd.enrich.tool_args import Inferred, inferred
+from hookd.enrich.tool_args import Inferred, inferred, unknown_entries
 from hookd.types import NormalisedEvent, ToolSpec
 
 
@@ -562,9 +562,10 @@ def enrich_paths(event: NormalisedEvent) -> NormalisedEvent:
         return event
     home = event_home(event)
     bases = relative_bases(event)
-    found = [tool_paths(spec, tool.input, home=home, base_dir=b, project_dir=event.project_dir) for b in bases]
+    tool_input = guess.input if guess is not None else tool.input
+    found = [tool_paths(spec, tool_input, home=home, base_dir=b, project_dir=event.project_dir) for b in bases]
     if guess is not None:
-        found = [_as_inferred(entries, guess) for entries in found]
+        found = [_as_inferred([*entries, *unknown_entries(guess)], guess) for entries in found]
     if len(found) == 1:
         return event.with_facts(paths=found[0])
     paths: list[dict[str, Any]] = []

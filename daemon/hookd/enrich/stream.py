@@ -28,6 +28,7 @@ time (the least recently streamed is forgotten).
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from hookd.types import JSON, STREAM_EVENTS, NormalisedEvent
@@ -49,12 +50,14 @@ class _Text:
 
 
 class MemoryTexts:
-    """The texts of the responses being streamed, in this process."""
+    """The texts of the responses being streamed, in this process. `journal`, when set, is told of each chunk
+    as it is added (the stream lane's: hookd.procs.journal), so that what it holds is what this holds."""
 
     def __init__(self, max_text: int = MAX_TEXT, max_responses: int = MAX_RESPONSES) -> None:
         self.max_text = max_text
         self.max_responses = max_responses
         self._texts: OrderedDict[_Key, _Text] = OrderedDict()
+        self.journal: Callable[[_Key, str, bool], None] | None = None
 
     def add(self, key: _Key, chunk: str, final: bool, cut: bool = False) -> tuple[str, bool, int]:
         """The text so far with `chunk` (the kept tail before it, and the whole chunk: a secret that a long
@@ -68,6 +71,8 @@ class MemoryTexts:
             self._texts[key] = held
             while len(self._texts) > self.max_responses:
                 self._texts.popitem(last=False)
+        if self.journal is not None:  # after the text is here: a snapshot the journal takes now holds the chunk
+            self.journal(key, chunk, final)
         return text, truncated, held.chunks
 
     def __len__(self) -> int:

@@ -54,11 +54,17 @@ def words(name: str) -> frozenset[str]:
 @dataclass(frozen=True, slots=True)
 class Inferred:
     """An unknown tool's path arguments and what it does to them: `op` is "read", "write", "delete",
-    "move", "copy" or "read+write" (its name says none of these); `to` the arguments a move or copy lands in."""
+    "move", "copy" or "read+write" (its name says none of these); `to` the arguments a move or copy lands in.
+    `input` holds the strings found under each path argument, at any depth (`params.path`: the `path` of the
+    object `params`), as the spec's arguments name them; `unknown` the arguments whose value holds something
+    that may name a path but cannot be resolved (a string with a NUL, longer than any path, nested past hookd's
+    depth): each is an effect whose target is not known, so it is asked, never dropped."""
 
     spec: ToolSpec
     op: str
     to: frozenset[str]
+    input: Mapping[str, JSON]
+    unknown: tuple[str, ...] = ()
 
 
 def _op(tool: ToolCall) -> str:
@@ -70,10 +76,45 @@ def _op(tool: ToolCall) -> str:
     return "read+write"
 
 
-def _names_a_path(value: JSON) -> bool:
+MAX_PATH = 4096  # longer strings name no file the kernel opens, but a server may normalise them into one
+MAX_DEPTH = 100  # as wire.MAX_PAYLOAD_DEPTH: no payload nests deeper
+
+
+@dataclass(slots=True)
+class _Found:
+    """What a walk of a tool's input found: strings under path-named arguments, by argument (in order)."""
+
+    paths: dict[str, list[JSON]]
+    unknown: dict[str, None]
+    to: set[str]
+
+
+def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Found) -> None:
+    """Collects every string below a path-named argument, through lists and objects to any depth; an object's
+    member is named `arg.key`. A number, true, false or null names no file; a string that cannot be a path as
+    written (NUL, over MAX_PATH) is unknown."""
+    if depth > MAX_DEPTH:
+        if named:
+            found.unknown[arg] = None
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            said = words(key)
+            inner = f"{arg}.{key}" if arg else key
+            _walk(item, inner, named or bool(said & _PATH_WORDS), to or bool(said & _TO_WORDS), depth + 1, found)
+        return
     if isinstance(value, list):
-        return any(_names_a_path(v) for v in value)
-    return isinstance(value, str) and 0 < len(value) <= 4096 and "\n" not in value and "\x00" not in value
+        for item in value:
+            _walk(item, arg, named, to, depth + 1, found)
+        return
+    if not named or not isinstance(value, str) or not value or "\n" in value:  # a text of lines is no path
+        return
+    if "\x00" in value or len(value) > MAX_PATH:
+        found.unknown[arg] = None
+        return
+    found.paths.setdefault(arg, []).append(value)
+    if to:
+        found.to.add(arg)
 
 
 def inferred(tool: ToolCall) -> Inferred | None:
@@ -82,21 +123,35 @@ def inferred(tool: ToolCall) -> Inferred | None:
     spec = tool.spec
     if spec is None or spec.paths or spec.patches or tool.kind not in (ToolKind.MCP, ToolKind.OTHER):
         return None
-    args = [k for k, v in tool.input.items() if words(k) & _PATH_WORDS and _names_a_path(v)]
+    found = _Found({}, {}, set())
+    _walk(dict(tool.input), "", False, False, 0, found)
+    args = list(dict.fromkeys([*found.paths, *found.unknown]))
     if not args:
         return None
     op = _op(tool)
-    to = frozenset(a for a in args if words(a) & _TO_WORDS) if op in ("move", "copy") else frozenset()
+    to = frozenset(a for a in args if a in found.to) if op in ("move", "copy") else frozenset()
     access = "read" if op == "read" else "write"
     paths = tuple((a, "write" if a in to else access) for a in args)
     content = next(
         (k for k, v in tool.input.items() if k in ("content", "text", "file_text") and isinstance(v, str)), ""
     )
     kind = ToolKind.READ if op == "read" else ToolKind.WRITE
-    return Inferred(ToolSpec(kind, paths, content=content if access == "write" else ""), op, to)
+    spec = ToolSpec(kind, paths, content=content if access == "write" else "")
+    return Inferred(spec, op, to, dict(found.paths), tuple(found.unknown))
+
+
+def unknown_entries(guess: Inferred) -> list[dict[str, JSON]]:
+    """An `input.paths` entry whose target is not known (asked) for each path argument of an inferred tool
+    that holds something that cannot be resolved."""
+    access = dict(guess.spec.paths)
+    return [
+        {"arg": arg, "raw": "", "path": "", "in_project": False, "access": access[arg], "known": False}
+        for arg in guess.unknown
+    ]
 
 
 def named_paths(tool_input: Mapping[str, JSON], spec: ToolSpec) -> int:
-    """How many paths the spec's arguments name (a list counts each)."""
+    """How many paths the spec's arguments name (a list counts each): for an inferred spec, pass its
+    Inferred.input."""
     values = (tool_input.get(arg) for arg, _access in spec.paths)
     return sum(len(value) if isinstance(value, list) else 1 for value in values if value is not None)

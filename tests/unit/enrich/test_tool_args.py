@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hookd.enrich.tool_args import inferred, words
+from hookd.enrich.tool_args import inferred, named_paths, words
 from hookd.types import ToolCall, ToolKind, ToolSpec
 from tests.unit.enrich.test_tool_effects import HOME, effects, enriched
 
@@ -84,3 +84,46 @@ def test_an_mcp_tool_deleting_a_directory_deletes_everything_below(proj: Path) -
     assert [(e["op"], e["recursive"]) for e in tree.facts["effects"]] == [("delete", True)]
     one = enriched("claude", "mcp__fs__delete_file", {"path": str(proj / "a.txt")}, proj)
     assert [(e["op"], e["recursive"]) for e in one.facts["effects"]] == [("delete", False)]
+
+
+@pytest.mark.parametrize(
+    "tool_input",
+    [
+        {"path": [[[f"{HOME}/.ssh/id_rsa"]]]},
+        {"params": {"path": f"{HOME}/.ssh/id_rsa"}},
+        {"request": [{"files": [{"name": f"{HOME}/.ssh/id_rsa"}]}]},
+        {"file": {"path": f"{HOME}/.ssh/id_rsa", "encoding": "utf-8"}},
+    ],
+)
+def test_a_path_argument_at_any_depth_is_resolved(tool_input: dict[str, Any], proj: Path) -> None:
+    read = enriched("claude", "mcp__filesystem__read_file", tool_input, proj)
+    assert ("read", f"{HOME}/.ssh/id_rsa", True) in effects(read)
+    write = enriched("claude", "mcp__filesystem__write_file", tool_input, proj)
+    assert ("write", f"{HOME}/.ssh/id_rsa", True) in effects(write)
+
+
+def test_a_move_lands_where_a_nested_destination_says(proj: Path) -> None:
+    tool_input = {"source": {"path": "a"}, "destination": {"path": f"{HOME}/.bashrc"}}
+    move = enriched("claude", "mcp__fs__move_file", tool_input, proj)
+    assert effects(move)[:2] == [("move", str(proj / "a"), True), ("write", f"{HOME}/.bashrc", True)]
+
+
+@pytest.mark.parametrize(
+    ("tool", "op"), [("read_file", "read"), ("write_file", "write"), ("delete_file", "delete"), ("sync", "write")]
+)
+@pytest.mark.parametrize("value", [f"{HOME}/.ssh/id_rsa\x00", "/" + "./" * 2100 + ".ssh/id_rsa", [[{"path": "x\x00"}]]])
+def test_a_path_argument_hookd_cannot_resolve_is_an_unknown_effect(tool: str, op: str, value: Any, proj: Path) -> None:
+    call = enriched("claude", f"mcp__fs__{tool}", {"path": value}, proj)
+    assert (op, "", False) in effects(call)
+
+
+def test_values_that_name_no_file_are_not_paths(proj: Path) -> None:
+    call = enriched(
+        "claude", "mcp__fs__read_file", {"path": "a", "max_files": 3, "dirs_only": False, "file": None}, proj
+    )
+    assert effects(call) == [("read", str(proj / "a"), True)]
+
+
+def test_paths_at_any_depth_count_toward_the_tool_paths_cap() -> None:
+    guess = inferred(mcp("read_file", {"path": [[f"f{i}" for i in range(300)]], "more": {"file": ["g", ["h"]]}}))
+    assert guess is not None and named_paths(guess.input, guess.spec) == 302

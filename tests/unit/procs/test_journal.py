@@ -29,10 +29,10 @@ class Lane:
         self.texts = MemoryTexts()
         self.texts.seed(journal.read(files))
         self.journal = Journal(files, self.texts.kept)
+        self.texts.journal = self.journal.append
 
     def chunk(self, key: tuple[int, str, str, str], text: str, final: bool = False) -> None:
         self.texts.add(key, text, final)
-        self.journal.append(key, text, final)
 
 
 def test_a_new_journal_holds_the_texts_it_was_made_with() -> None:
@@ -66,6 +66,8 @@ def test_compaction_keeps_the_texts_and_bounds_the_files(files: journal.Files, m
     lane = Lane(files)
     for n in range(2000):
         lane.chunk((1000, "gemini", f"s{n % 3}", "r"), f"word{n} ")
+        if n % 97 == 0:  # after every chunk, compacted or not, the journal holds what the lane holds
+            assert journal.read(files) == lane.texts.kept()
     assert journal.read(files) == lane.texts.kept()
     assert max(os.fstat(fd).st_size for fd in files) < 3 * 4096 + 3 * (MAX_TEXT + 200)
 
@@ -102,3 +104,24 @@ def test_a_long_chunk_is_kept_by_its_end(files: journal.Files) -> None:
     lane.chunk(KEY, "a" * (MAX_TEXT + 10) + "AKIAIOSF")
     ((key, text, truncated, chunks),) = journal.read(files)
     assert (key, text.endswith("AKIAIOSF"), len(text), truncated, chunks) == (KEY, True, MAX_TEXT, True, 1)
+
+
+def test_a_journal_someone_else_wrote_into_is_taken_over_as_far_as_it_reads() -> None:
+    """The lane's uid can open its journal through /proc/PID/fd: a line nested past the parser's depth is
+    skipped, not a crash of the daemon's reader, and the texts before it are kept."""
+    files = journal.create([])
+    lane = Lane(files)
+    lane.chunk(KEY, "first ")
+    size = os.fstat(files[0]).st_size
+    os.pwrite(files[0], b"[" * 100_000 + b"\n" + b'{"c": 1}\n', size)
+    assert journal.taken_over(files) == [(KEY, "first ", False, 1)]
+    with pytest.raises(OSError):
+        os.fstat(files[0])  # closed
+
+
+def test_a_journal_that_cannot_be_read_gives_the_next_lane_nothing() -> None:
+    files = journal.create([])
+    Lane(files).chunk(KEY, "first ")
+    for fd in files:
+        os.close(fd)
+    assert journal.taken_over(files) == []

@@ -13,6 +13,7 @@ A value that is not a literal stands as a dynamic word, so a rule about a target
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -80,16 +81,17 @@ class _Bound:
 def _names(tree: ast.AST) -> dict[str, _Bound]:
     """The names bound once to a known path, and the loop variables (`for`, comprehensions) bound to what a
     Path finder yields: `root.rglob(…)` every file below root, `root.glob("*.o")` the names it matches,
-    `root.iterdir()` every entry."""
+    `root.iterdir()` every entry. A name is trusted only when that is its one binding in the whole code: any
+    other (a second assignment, a `for` or `with` target, unpacking, `:=`, a parameter, an import, `del`, …)
+    makes what it holds known at run time only, as does code that writes a namespace as an object."""
+    if _writes_namespaces(tree):
+        return {}
     bound: dict[str, _Bound] = {}
-    assigned: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-            assigned[name] = assigned.get(name, 0) + 1
             value = _literal(node.value)
             if value != UNKNOWN:
-                bound[name] = _Bound(value)
+                bound[node.targets[0].id] = _Bound(value)
             continue
         if not isinstance(node, ast.For | ast.comprehension) or not isinstance(node.target, ast.Name):
             continue
@@ -101,7 +103,46 @@ def _names(tree: ast.AST) -> dict[str, _Bound]:
             bound[node.target.id] = _Bound(
                 f"{root}/**/{pattern}" if every else f"{root}/{pattern}", root if every else ""
             )
-    return {name: b for name, b in bound.items() if assigned.get(name, 0) <= 1}  # rebound: not known
+    bindings = _bindings(tree)
+    return {name: b for name, b in bound.items() if bindings[name] == 1}  # rebound: not known
+
+
+def _bindings(tree: ast.AST) -> Counter[str]:
+    """How many times the code binds (or unbinds) each name, by every form Python has."""
+    return Counter(name for node in ast.walk(tree) for name in _bound_by(node))
+
+
+def _bound_by(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name):
+        return [node.id] if isinstance(node.ctx, ast.Store | ast.Del) else []
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.alias):  # `import a.b` binds a
+        return [(node.asname or node.name).split(".", 1)[0]]
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return list(node.names)
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    named = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.ExceptHandler | ast.MatchAs | ast.MatchStar
+    return [node.name] if isinstance(node, named) and node.name else []
+
+
+# What reaches a namespace as an object, where a name can be bound without a binding the code shows
+_NAMESPACE_NAMES = frozenset({"globals", "locals", "vars", "setattr", "delattr", "__main__", "__builtins__"})
+_NAMESPACE_ATTRS = frozenset({"__dict__", "f_globals", "f_locals", "modules", "__setattr__", "__setitem__"})
+
+
+def _writes_namespaces(tree: ast.AST) -> bool:
+    """Whether the code reaches a namespace other than by binding a name: `globals()`, `vars()`, `setattr`,
+    `sys.modules`, a frame's locals, `from m import *` (which binds names the code does not show)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _NAMESPACE_NAMES:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in _NAMESPACE_ATTRS:
+            return True
+        if isinstance(node, ast.alias) and node.name == "*":
+            return True
+    return False
 
 
 def _dotted(node: ast.expr) -> str:

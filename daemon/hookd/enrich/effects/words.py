@@ -4,6 +4,7 @@ hookd.enrich.effects.model uses."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -217,7 +218,14 @@ def is_startup_file(path: str, home: str) -> bool:
     directory, _, base = path.rpartition("/")
     if directory == home and base in files.names:
         return True
-    return any(path.endswith(suffix) or ("/" + suffix.strip("/") + "/") in path for suffix in files.below)
+    return path.endswith(files.below) or _inside_any(files.below).search(path) is not None
+
+
+@functools.lru_cache(maxsize=4)
+def _inside_any(below: tuple[str, ...]) -> re.Pattern[str]:
+    """Matches a path with one of `below` as a directory in it (`/etc/profile.d/`): derived once, not per call
+    (a write's effect asks on every call)."""
+    return re.compile("|".join(re.escape("/" + suffix.strip("/") + "/") for suffix in below) or "(?!)")
 
 
 def runs_nothing(text: str) -> bool:
