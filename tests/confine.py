@@ -102,8 +102,16 @@ def shared_netns() -> Netns:
     """The test process's one network namespace (started on first use, ended at exit)."""
     if not _SHARED or _SHARED[0].proc.poll() is not None:
         _SHARED[:] = [start_netns()]
-        atexit.register(_SHARED[0].close)
+        atexit.register(close_shared_netns)
     return _SHARED[0]
+
+
+def close_shared_netns() -> None:
+    """End the shared namespace's holder (the e2e session fixture does, before the process leaves)."""
+    while _SHARED:
+        netns = _SHARED.pop()
+        if netns.proc.poll() is None:
+            netns.close()
 
 
 def world_paths(paths: Iterable[Path]) -> list[str]:

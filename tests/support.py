@@ -71,7 +71,12 @@ class RunningDaemon:
         from hookd.audit.chain import log_files
 
         while True:
-            text = "".join(path.read_text() for path in log_files(self.decision_log))  # rotated files first
+            try:
+                text = "".join(path.read_text() for path in log_files(self.decision_log))  # rotated files first
+            except FileNotFoundError:  # rotated on between the listing and the read: read the files again
+                assert time.monotonic() < end, f"the decision log kept rotating under the read: {self.decision_log}"
+                time.sleep(0.02)
+                continue
             text = text[: text.rfind("\n") + 1]  # a line still being written is read next time
             records = [json.loads(line) for line in text.splitlines() if line.strip()]
             current = [r for r in records if r.get("type") == "decision"]

@@ -20,7 +20,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -92,33 +91,6 @@ def binary(agent: str) -> str:
     path = os.environ.get(f"HOOKD_{agent.upper()}_BIN", "")
     require(bool(path) and os.access(path, os.X_OK), f"{VERSIONS[agent]} (HOOKD_{agent.upper()}_BIN)")
     return path
-
-
-@pytest.fixture(scope="session")
-def server(netns: Netns, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    log = tmp_path_factory.mktemp("fake-llm") / "requests.jsonl"
-    argv = ["nsenter", "-t", str(netns.pid), "-n", "--", sys.executable, str(FAKE_LLM), "0", str(log), "-"]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()  # "READY <port>", printed once it listens
-    assert line.startswith("READY "), line
-    yield Server(proc, int(line.split()[1]), log, netns)
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="session")
-def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
-    root = tmp_path_factory.mktemp("hookd")
-    runtime_dir = Path(tempfile.mkdtemp(prefix="hkd", dir="/tmp")) / "run"
-    running = start_daemon(root, POLICIES, f'[daemon]\nruntime_dir = "{runtime_dir}"\n', runtime_dir)
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="session")
-def copilot_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("copilot-cache")  # Copilot unpacks 235 MB on its first start: once
 
 
 def agent_settings(agent: str, home: Path, project: Path, port: int) -> None:
@@ -261,13 +233,6 @@ def run_agent(
     )  # fmt: skip
     sent = json.dumps(server.requests(run_id))
     return Run(done.returncode, done.stdout, done.stderr, sent)
-
-
-@pytest.fixture
-def target() -> Iterator[Path]:
-    directory = Path(tempfile.mkdtemp(prefix="hookd-agents-"))
-    yield directory
-    shutil.rmtree(directory, ignore_errors=True)
 
 
 # --- the runs ------------------------------------------------------------------------------------------

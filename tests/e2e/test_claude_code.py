@@ -34,7 +34,7 @@ from fake_anthropic import FakeAnthropic
 
 from support import RunningDaemon, require, start_daemon, trace_shim_config
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.e2e  # all on one xdist worker: tests/e2e/conftest.py, ONE_WORKER
 
 VERSION = "2.1.332"
 TIMEOUT = 90.0

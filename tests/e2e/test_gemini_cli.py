@@ -40,7 +40,7 @@ from confine import confined, shared_netns
 
 from support import DEMO_POLICIES, ROOT, RunningDaemon, eventually, require, start_daemon, trace_shim_config
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.e2e  # all on one xdist worker: tests/e2e/conftest.py, ONE_WORKER
 
 SCRIPTS = Path(__file__).resolve().parent / "fixtures"
 TIMEOUT = 60.0

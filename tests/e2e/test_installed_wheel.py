@@ -40,7 +40,9 @@ from confine import confined, shared_netns
 from hookd import wire
 from support import ROOT, gemini_payload, require, send_frame
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]  # building and installing a release: minutes on a busy machine
+# Building and installing a release: minutes on a busy machine; all on one xdist worker, so that the release is
+# built once (tests/e2e/conftest.py, ONE_WORKER).
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 RELEASE_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "daemon", "policies", "client_shim")
 SCRIPT = Path(__file__).resolve().parent / "fixtures" / "installed.responses"

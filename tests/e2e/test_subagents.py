@@ -24,16 +24,12 @@ from typing import Any
 
 import pytest
 from confine import confined
-from e2e import test_agents as agents
 from e2e import test_gemini_cli as gemini_e2e
 from e2e.test_agents import DENY_REASON, KILO_TIMEOUT, TIMEOUT, Install, Server, agent_argv, install
 
 from support import RunningDaemon
 
 pytestmark = pytest.mark.e2e
-
-# The fixtures of test_agents.py (its fake model server, daemon and marker directory), here too.
-server, daemon, copilot_cache, target = agents.server, agents.daemon, agents.copilot_cache, agents.target
 
 
 @dataclass(repr=False)

@@ -64,8 +64,6 @@ from support import RunningDaemon
 
 pytestmark = pytest.mark.e2e
 
-# The fixtures of test_agents.py (its fake model server, daemon and marker directory), here too.
-server, daemon, copilot_cache, target = agents.server, agents.daemon, agents.copilot_cache, agents.target
 claude, gemini = claude_e2e.claude, gemini_e2e.gemini  # the pinned binaries (required: CI fails without them)
 
 
