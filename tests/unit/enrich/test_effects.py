@@ -4,32 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from effect_support import HOME, effects, ops
 
 from hookd.enrich.effects.catalogue import DATA, catalogue
 from hookd.enrich.effects.gitops import executing
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.shell.build import analyse_shell
-
-HOME = "/home/u"
-
-
-@pytest.fixture
-def proj(tmp_path: Path) -> Path:
-    (tmp_path / "proj").mkdir()
-    return tmp_path / "proj"
-
-
-def effects(command: str, proj: Path) -> list[dict[str, Any]]:
-    shell, found = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
-    assert shell["parse_error"] is False, shell["error"]
-    return found
-
-
-def ops(command: str, proj: Path, op: str) -> list[dict[str, Any]]:
-    return [e for e in effects(command, proj) if e["op"] == op]
 
 
 def names(command: str, proj: Path) -> list[list[str]]:

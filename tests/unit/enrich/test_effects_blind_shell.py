@@ -4,36 +4,18 @@ each test fails without its fix."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from effect_support import HOME, analysed, effects, ops
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.pycode import UNKNOWN, python_effects
 from hookd.enrich.effects.words import runs_nothing
-from hookd.enrich.shell.build import analyse_shell
-
-HOME = "/home/u"
 
 
 @pytest.fixture
 def proj(tmp_path: Path) -> Path:
     return tmp_path
-
-
-def analysed(command: str, proj: Path) -> tuple[list[list[str]], list[dict[str, Any]]]:
-    """The argv of each command of the line, and the line's effects."""
-    shell, found = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
-    assert shell["parse_error"] is False, shell["error"]
-    return [c["argv"] for c in shell["commands"]], found
-
-
-def effects(command: str, proj: Path) -> list[dict[str, Any]]:
-    return analysed(command, proj)[1]
-
-
-def ops(command: str, proj: Path, op: str) -> list[dict[str, Any]]:
-    return [e for e in analysed(command, proj)[1] if e["op"] == op]
 
 
 def argvs(command: str, proj: Path) -> list[list[str]]:

@@ -10,26 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from effect_support import HOME, effects
 
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.paths import enrich_paths
-from hookd.enrich.shell.build import analyse_shell
 from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.types import Caller, Deadline, HookRequest
-
-HOME = "/home/u"
-
-
-@pytest.fixture
-def proj(tmp_path: Path) -> Path:
-    (tmp_path / "proj").mkdir()
-    return tmp_path / "proj"
-
-
-def effects(command: str, proj: Path) -> list[dict[str, Any]]:
-    shell, found = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
-    assert shell["parse_error"] is False, shell["error"]
-    return found
 
 
 def deleted(command: str, proj: Path) -> list[tuple[str, bool]]:
