@@ -23,10 +23,13 @@ import contextlib
 import ctypes
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from support import require
 
@@ -138,3 +141,20 @@ def confined(
         layers += [str(target), str(upper), str(work)]
     return ["nsenter", "-t", str(netns.pid), "-n", "--", "unshare", "-m", "--propagation", "private",
             "sh", "-c", _SCRIPT, "confine", *layers, "--", *world_paths(world), "--", *argv]  # fmt: skip
+
+
+def run_confined(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int, str, str]:
+    """Run a confined agent's `argv` to its end: its exit code, stdout and stderr. It gets a process group of
+    its own (Gemini relaunches itself once), all of which is killed, and the test failed, past `timeout`."""
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, errors="replace", start_new_session=True,
+    )  # fmt: skip
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"the agent did not finish within {timeout:.0f} s\n"
+                    f"--- stdout\n{stdout}\n--- stderr\n{stderr}")  # fmt: skip
+    return proc.returncode, stdout, stderr

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confine import confined, shared_netns
+from confine import confined, run_confined, shared_netns
 
 from support import DEMO_POLICIES, ROOT, RunningDaemon, eventually, require, start_daemon, trace_shim_config
 
@@ -194,24 +194,13 @@ def run_gemini(workspace: Workspace, prompt: str, script: Path, daemon: RunningD
     # Confined (tests/confine.py): it writes only in its workspace, and reaches no network.
     argv = confined([gemini, "-p", prompt, "--fake-responses", str(script), "--yolo"],
                     world=[workspace.home.parent], netns=shared_netns())  # fmt: skip
-    # Its own process group: Gemini relaunches itself once, and a timeout must end both processes.
-    proc = subprocess.Popen(
-        argv,
-        cwd=workspace.project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
-    )  # fmt: skip
-    try:
-        stdout, stderr = proc.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        pytest.fail(f"gemini did not finish within {TIMEOUT:.0f} s\n--- stdout\n{stdout}\n--- stderr\n{stderr}")
+    code, stdout, stderr = run_confined(argv, cwd=workspace.project, env=env, timeout=TIMEOUT)
     seconds = time.monotonic() - start
     for report in ERROR_REPORT.findall(stderr):  # Gemini leaves an error report in the temp dir
         if Path(report).name.startswith("gemini-client-error-"):
             Path(report).unlink(missing_ok=True)
     decisions = daemon.decisions()[before:] if daemon else []
-    return GeminiRun(workspace, proc.returncode, stdout, stderr, seconds, decisions)
+    return GeminiRun(workspace, code, stdout, stderr, seconds, decisions)
 
 
 def verdicts(record: Mapping[str, Any]) -> list[str]:

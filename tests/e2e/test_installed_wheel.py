@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confine import confined, shared_netns
+from confine import confined, run_confined, shared_netns
 
 from hookd import wire
 from support import ROOT, gemini_payload, require, send_frame
@@ -239,17 +239,8 @@ def run_gemini(gemini: str, env: dict[str, str], project: Path) -> tuple[str, st
     # Confined (tests/confine.py): it writes only in its HOME and beside its project, and reaches no network.
     argv = confined([gemini, "-p", "Clean up and write ok.txt.", "--fake-responses", str(SCRIPT), "--yolo"],
                     world=[Path(env["HOME"]), project.parent], netns=shared_netns())  # fmt: skip
-    proc = subprocess.Popen(
-        argv,
-        cwd=project, env=run_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, errors="replace", start_new_session=True,
-    )  # fmt: skip
-    try:
-        return proc.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        pytest.fail(f"gemini did not finish within {TIMEOUT:.0f} s\n{stdout}\n{stderr}")
+    _, stdout, stderr = run_confined(argv, cwd=project, env=run_env, timeout=TIMEOUT)
+    return stdout, stderr
 
 
 def decisions(path: Path) -> list[dict[str, Any]]:

@@ -26,9 +26,7 @@ tests/fake_anthropic.py, Gemini CLI against a `--fake-responses` script, as in t
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import uuid
@@ -39,7 +37,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from confine import Netns, confined, shared_netns
+from confine import Netns, confined, run_confined, shared_netns
 from e2e import test_agents as agents
 from e2e import test_claude_code as claude_e2e
 from e2e import test_gemini_cli as gemini_e2e
@@ -434,18 +432,9 @@ def run_gemini(gemini: str, world: World, started: Started, command: str, target
     (root / "tmp").mkdir(exist_ok=True)
     base = {"PATH": PATH, "HOME": str(world.setup.home), "GEMINI_API_KEY": "fake", "TMPDIR": str(root / "tmp")}
     argv = [gemini, "-p", "Run the marker command.", "--fake-responses", str(gemini_script(root, command)), "--yolo"]
-    # Its own process group: Gemini relaunches itself once, and a timeout must end both processes.
-    proc = subprocess.Popen(
-        confined(argv, world=(root, target), netns=shared_netns()), cwd=world.setup.project, env=base | started.env,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )  # fmt: skip
-    try:
-        stdout, stderr = proc.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        pytest.fail(f"gemini did not finish within {TIMEOUT:.0f} s\n{stdout}\n{stderr}")
-    return Run(proc.returncode, stdout, stderr, stdout + stderr)  # a blocked call's reason, as the CLI shows it
+    argv = confined(argv, world=(root, target), netns=shared_netns())
+    code, stdout, stderr = run_confined(argv, cwd=world.setup.project, env=base | started.env, timeout=TIMEOUT)
+    return Run(code, stdout, stderr, stdout + stderr)  # a blocked call's reason, as the CLI shows it
 
 
 @pytest.mark.timeout(600)
