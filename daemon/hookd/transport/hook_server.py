@@ -526,7 +526,7 @@ class _HookConnection(asyncio.Protocol):
         self.done = True
         self._leave_lane()
         if self._direct and frame[wire.REPLY_STATUS_OFFSET] == wire.Status.ERROR:
-            self._server.stats.direct_error(wire.error_code(frame))
+            self._server.stats.direct_error(wire.decode_reply(frame).stderr.decode("utf-8", "replace"))
         self._transport.write(frame)
         self._transport.close()  # flushes the reply first; the shim reads to the end of it
 

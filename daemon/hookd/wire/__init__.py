@@ -158,13 +158,6 @@ def encode_error(code: str, message: str) -> bytes:
     return _REPLY_PREFIX.pack(REPLY_MAGIC, VERSION, Status.ERROR, 0, len(text), len(tag)) + text + tag
 
 
-def error_code(frame: bytes) -> str:
-    """The code of an ERROR reply that `encode_error` made."""
-    _, _, _, _, out_len, err_len = _REPLY_PREFIX.unpack_from(frame)
-    start = REPLY_PREFIX_SIZE + out_len
-    return frame[start : start + err_len].decode("utf-8", "replace")
-
-
 @dataclass(frozen=True, slots=True)
 class DecodedReply:
     status: Status
