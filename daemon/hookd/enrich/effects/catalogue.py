@@ -61,11 +61,15 @@ class Loaded:
 
 @dataclass(frozen=True, slots=True)
 class StartupFiles:
-    """Files a shell or a desktop session runs when it starts: dotfile `names` in the home, and locations
-    (`below`) whose files run wherever the home is."""
+    """Files a shell or a desktop session runs when it starts (`startup_files`), or that other programs run or
+    trust later (`runs_later`): dotfile `names` in the home, locations (`below`) whose files run wherever the
+    home is, absolute files and directories of the system (`system`: cron's tables, service units, PAM,
+    sudoers, the loader's preload list) and globs over the whole path (`patterns`: `site-packages/*.pth`)."""
 
     names: frozenset[str] = frozenset()
     below: tuple[str, ...] = ()
+    system: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +253,15 @@ def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(given | {same[o] for o in given if o in same})
 
 
+def _startup_files(data: Mapping[str, Any]) -> StartupFiles:
+    return StartupFiles(
+        frozenset(data.get("names", ())),
+        tuple(data.get("below", ())),
+        tuple(data.get("system", ())),
+        tuple(data.get("patterns", ())),
+    )
+
+
 def _fields(hook: Hook) -> dict[str, Any]:
     return {name: getattr(hook, name) for name in Hook.__slots__}
 
@@ -259,7 +272,7 @@ class Catalogue:
 
     __slots__ = (
         "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes",
-        "search_paths", "startup_files"
+        "runs_later", "search_paths", "startup_files"
     )  # fmt: skip
 
     def __init__(
@@ -280,8 +293,8 @@ class Catalogue:
             if name != "source"
         }
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
-        startup = own.get("startup_files", {})
-        self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
+        self.startup_files = _startup_files(own.get("startup_files", {}))
+        self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 

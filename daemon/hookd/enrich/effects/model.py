@@ -39,10 +39,10 @@ from hookd.enrich.effects.words import (
     _has_words,
     _option_value_in,
     _stdout_trees,
-    is_startup_file,
     printed_environment,
     reads_script_from_stdin,
     runs_nothing,
+    startup_language,
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
@@ -102,18 +102,20 @@ class EffectModel:
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
             path = effect["path"]
-            if effect["op"] != "write" or not path or not is_startup_file(path, self.ledger.home):
+            lang = startup_language(path, self.ledger.home) if effect["op"] == "write" and path else None
+            if lang is None:
                 continue
             text = self.ledger.contents.get(path)
             if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if text is not None and runs_nothing(text):
+            if lang == "sh" and text is not None and runs_nothing(text):
                 continue
-            self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text or ""}, known=text is not None,
-                            deferred=True, startup=path)  # fmt: skip
-            if text:
+            # another program's file (`/etc/sudoers.d/x`, a `.pth`): what it runs or grants is not shell code
+            self.ledger.add("exec", None, view.name, code={"lang": lang or "text", "text": text or ""},
+                            known=text is not None, deferred=True, startup=path)  # fmt: skip
+            if text and lang == "sh":
                 follow.scripts.append(text)
             return
 

@@ -4,11 +4,12 @@ hookd.enrich.effects.model uses."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.catalogue import Program, StartupFiles, catalogue
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
@@ -212,13 +213,30 @@ _SETTINGS_ONLY = re.compile(
 
 
 def is_startup_file(path: str, home: str) -> bool:
-    """A file a shell or a session runs at start (the catalogue's `startup_files`): a dotfile name directly in
-    the home, or a path ending as one of its system or config locations."""
-    files = catalogue().startup_files
+    """A file a shell, a session or the system runs or trusts later: one of the catalogue's `startup_files` (a
+    shell's or a session's: its text is shell code) or `runs_later` (`/etc/sudoers.d/`, `/etc/ld.so.preload`,
+    `*/site-packages/*.pth`, `~/.vimrc`: another program's text)."""
+    return startup_language(path, home) is not None
+
+
+def startup_language(path: str, home: str) -> str | None:
+    """`sh` for a file a shell or a session runs when it starts, `""` for one another program runs or trusts
+    later, None for any other path."""
+    known = catalogue()
+    if _one_of(known.startup_files, path, home):
+        return "sh"
+    return "" if _one_of(known.runs_later, path, home) else None
+
+
+def _one_of(files: StartupFiles, path: str, home: str) -> bool:
+    """`path` is one of `files`: a dotfile name directly in the home, a path ending as one of its locations or
+    with one as a directory in it, a system file or directory (from the root), or a path a glob matches."""
     directory, _, base = path.rpartition("/")
     if directory == home and base in files.names:
         return True
-    return path.endswith(files.below) or _inside_any(files.below).search(path) is not None
+    if path.endswith(files.below) or _inside_any(files.below).search(path) is not None:
+        return True
+    return (path + "/").startswith(files.system) or _any_glob(files.patterns).match(path) is not None
 
 
 @functools.lru_cache(maxsize=4)
@@ -226,6 +244,12 @@ def _inside_any(below: tuple[str, ...]) -> re.Pattern[str]:
     """Matches a path with one of `below` as a directory in it (`/etc/profile.d/`): derived once, not per call
     (a write's effect asks on every call)."""
     return re.compile("|".join(re.escape("/" + suffix.strip("/") + "/") for suffix in below) or "(?!)")
+
+
+@functools.lru_cache(maxsize=4)
+def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for the catalogue's globs over a whole path (`*/site-packages/*.pth`), derived once."""
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns) or "(?!)")
 
 
 def runs_nothing(text: str) -> bool:

