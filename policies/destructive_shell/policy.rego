@@ -490,8 +490,21 @@ _effect_ask contains {"id": "sudo", "reason": reason} if {
 	"privilege" in _effect_ops
 	some e in input.effects
 	e.op == "privilege"
+	object.get(e, "grants", "") == ""
 	reason := sprintf("%s runs with elevated privileges (sudo, doas, su, …); confirm it", [e.program])
 }
+
+# A privilege given to a file (`grants`): a set-user-ID or set-group-ID mode (`chmod u+s`, `install -m 4755`),
+# capabilities (`setcap cap_setuid+ep`): whoever runs it later gets them. Asked.
+_effect_ask contains {"id": "privilege-granted", "reason": reason} if {
+	"privilege" in _effect_ops
+	some e in input.effects
+	e.op == "privilege"
+	object.get(e, "grants", "") != ""
+	reason := sprintf("%s gives %s %s: whoever runs it gets those privileges; confirm it", [e.program, _effect_target(e), _grants[e.grants]])
+}
+
+_grants := {"setuid": "the set-user-ID or set-group-ID bit", "capabilities": "capabilities"}
 
 # What a command run with privileges destroys or takes over (`privileged`): a delete, a mode or owner change,
 # a move or link, a device, a signal, a write outside the project, commands scheduled for later.

@@ -286,6 +286,12 @@ test_privilege_effect_is_asked if {
 	v.id == "sudo"
 }
 
+test_a_privilege_granted_to_a_file_is_asked_as_itself if {
+	i := _effect_input([{"op": "privilege", "path": "/tmp/.b", "raw": "/tmp/.b", "known": true, "program": "chmod", "via": "shell", "grants": "setuid"}])
+	_t_ask(i) == {"privilege-granted"}
+	count(_t_deny(i)) == 0
+}
+
 test_executing_config_write_is_asked if {
 	_s := ask with input as _effect_input([{"op": "write", "path": "/home/u/.gitconfig", "known": true, "program": "git", "via": "shell", "key": "core.pager", "executes": true, "value": "sh -c x"}])
 	some v in _s

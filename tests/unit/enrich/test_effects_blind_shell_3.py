@@ -54,3 +54,31 @@ def test_system_locations_match_from_the_root_and_globs_over_the_whole_path() ->
     assert not is_startup_file("/srv/app/etc/sudoers", HOME)
     assert is_startup_file(f"{HOME}/.venv/lib/python3.12/site-packages/evil.pth", HOME)
     assert not is_startup_file(f"{HOME}/.venv/lib/python3.12/site-packages/evil.py", HOME)
+
+
+# A privilege given to a file: a set-user-ID mode, capabilities; a kernel module's code
+
+
+@pytest.mark.parametrize(
+    ("command", "grant"),
+    [("chmod u+s /tmp/.b", "setuid"), ("chmod 4755 /tmp/.b", "setuid"), ("chmod g=rxs,o= /tmp/.b", "setuid"),
+     ("install -m 6755 /tmp/x /usr/local/bin/x", "setuid"),
+     ("setcap cap_setuid+ep /usr/bin/python3.11", "capabilities")],
+)  # fmt: skip
+def test_a_set_id_mode_or_capabilities_grant_privileges(command: str, grant: str, proj: Path) -> None:
+    granted = [e for e in ops(command, proj, "privilege") if e.get("grants")]
+    assert granted and {e["grants"] for e in granted} == {grant}
+
+
+@pytest.mark.parametrize(
+    "command", ["chmod +x build.sh", "chmod 0755 bin/tool", "chmod -R u+w build", "setcap -r /usr/bin/ping",
+                "install -m 755 build/tool ~/.local/bin/tool", "chmod o-s /tmp/x"],
+)  # fmt: skip
+def test_an_everyday_mode_grants_nothing(command: str, proj: Path) -> None:
+    assert ops(command, proj, "privilege") == []
+
+
+def test_a_kernel_module_is_code_run_with_privileges(proj: Path) -> None:
+    assert ops("insmod /tmp/rk.ko", proj, "privilege") and ops("modprobe rk", proj, "privilege")
+    (run,) = ops("insmod /tmp/rk.ko", proj, "exec")
+    assert run["path"] == "/tmp/rk.ko"

@@ -93,6 +93,7 @@ class Program:
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
+    grants: str = ""  # privileges it gives a file: `mode` (a set-user/group-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
@@ -209,6 +210,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         target_options=frozenset(spec.get("target_option", ())),
         target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
+        grants=str(spec.get("grants", "")),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         stop_words=frozenset(spec.get("stop_words", ())),

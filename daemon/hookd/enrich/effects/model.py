@@ -42,6 +42,7 @@ from hookd.enrich.effects.words import (
     printed_environment,
     reads_script_from_stdin,
     runs_nothing,
+    sets_id,
     startup_language,
 )
 
@@ -224,6 +225,8 @@ class EffectModel:
         a local package built."""
         if program.privilege:
             self.ledger.add("privilege", None, program.name)
+        if program.grants:
+            self._grants(program, parsed, place)
         if program.signal and program.signal != "none":
             self._signal(program, parsed)
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
@@ -238,6 +241,24 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
+
+    def _grants(self, program: Program, parsed: Parsed, place: Place) -> None:
+        """`chmod u+s FILE`, `install -m 4755 SRC DEST`, `setcap cap_setuid+ep FILE`: the file then runs with its
+        owner's privileges or with capabilities, whoever starts it: a privilege granted (`grants`)."""
+        if program.grants == "capabilities":  # setcap CAPS FILE [CAPS FILE …]; -r removes, -v verifies
+            if any(o in ("-r", "-v") for o, _ in parsed.options):
+                return
+            files, grant = parsed.operands[1::2], "capabilities"
+        else:
+            mode = next((v for o, v in parsed.options if o == "--mode" and v), None)
+            files = parsed.operands
+            if mode is None and program.first == "none":  # chmod MODE FILE…
+                mode, files = (parsed.operands or [""])[0], parsed.operands[1:]
+            if not mode or not sets_id(mode):
+                return
+            grant = "setuid"
+        for word in files:
+            self.ledger.add("privilege", place(word), program.name, grants=grant)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""

@@ -288,3 +288,13 @@ def reads_script_from_stdin(argv: list[str]) -> bool:
     if program is None or not program.script_operand:
         return False
     return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])
+
+
+_SYMBOLIC_SETID = re.compile(r"(?:^|,)[ugoa]*(?:[+=][rwxXtugo]*s)")
+
+
+def sets_id(mode: str) -> bool:
+    """A chmod mode that sets the set-user-ID or set-group-ID bit: `u+s`, `g=rxs`, `+s`, `4755`, `02755`."""
+    if mode.isdigit():
+        return len(mode) >= 4 and int(mode[-4]) & 6 != 0
+    return _SYMBOLIC_SETID.search(mode) is not None
