@@ -82,3 +82,29 @@ def test_a_kernel_module_is_code_run_with_privileges(proj: Path) -> None:
     assert ops("insmod /tmp/rk.ko", proj, "privilege") and ops("modprobe rk", proj, "privilege")
     (run,) = ops("insmod /tmp/rk.ko", proj, "exec")
     assert run["path"] == "/tmp/rk.ko"
+
+
+# Code the line wrote, compiled (or loaded by an interpreter's options variable): code hookd cannot see
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["printf 'int main(){return 0;}' | gcc -x c -o /tmp/a - && /tmp/a",
+     "printf 'void i(){}' > /tmp/p.c && gcc -shared -fPIC -o /tmp/p.so /tmp/p.c && LD_PRELOAD=/tmp/p.so ls",
+     "echo 'int main(){}' > /tmp/m.c && cc -o /tmp/m /tmp/m.c && /tmp/m",
+     "echo \"require('fs')\" > /tmp/r.js && NODE_OPTIONS='--require /tmp/r.js' npm test",
+     "echo 'x' > /tmp/r.js && NODE_OPTIONS=--import=/tmp/r.js npx vitest",
+     "echo 'puts 1' > /tmp/r.rb && RUBYOPT=-r/tmp/r.rb bundle exec rake"],
+)  # fmt: skip
+def test_code_the_line_built_then_ran_is_code_hookd_cannot_see(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "exec") if e["known"] is False and e.get("flow") == "write"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["gcc -O2 -Wall -o build/app src/main.c && ./build/app",
+     "NODE_OPTIONS=--max-old-space-size=4096 npm run build",
+     "cc -o hello hello.c"],
+)  # fmt: skip
+def test_a_program_built_from_the_projects_sources_runs_as_itself(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "exec") if e["known"] is False] == []

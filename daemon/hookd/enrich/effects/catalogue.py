@@ -51,12 +51,14 @@ class Launcher:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, or a `file` of code
-    in `lang`) by `programs` (empty: by every program, as the dynamic loader reads `LD_PRELOAD`)."""
+    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, a `file` of code in
+    `lang`, or `options` of an interpreter, some naming a file of code) by `programs` (empty: by every program,
+    as the dynamic loader reads `LD_PRELOAD`, and npm's node reads `NODE_OPTIONS`)."""
 
     loads: str
     lang: str = "sh"
     programs: frozenset[str] = frozenset()
+    options: frozenset[str] = frozenset()  # `options`: the value is options, these name a file of code (NODE_OPTIONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +95,7 @@ class Program:
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
+    compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user/group-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
@@ -211,6 +214,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
         grants=str(spec.get("grants", "")),
+        compiles=str(spec.get("compiles", "")),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         stop_words=frozenset(spec.get("stop_words", ())),
@@ -290,7 +294,12 @@ class Catalogue:
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
         self.environment = {
-            name: Loaded(str(e["loads"]), str(e.get("lang", "sh")), frozenset(e.get("programs", ())))
+            name: Loaded(
+                str(e["loads"]),
+                str(e.get("lang", "sh")),
+                frozenset(e.get("programs", ())),
+                frozenset(e.get("options", ())),
+            )
             for name, e in own.get("environment", {}).items()
             if name != "source"
         }

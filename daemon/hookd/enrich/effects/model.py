@@ -35,6 +35,7 @@ from hookd.enrich.effects.words import (
     _ENVIRONMENT_PRINTERS,
     _NOTHING,
     SHELLS,
+    STDIN_FILES,
     _dynamic,
     _has_words,
     _option_value_in,
@@ -161,6 +162,7 @@ class EffectModel:
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
+        self._compiled(program, parsed, view, place)
         self._program_effects(program, parsed, argv, place)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
@@ -199,6 +201,10 @@ class EffectModel:
         for variable, value in view.env.items():
             entry = catalogue().environment.get(variable)
             if entry is None or not value or (entry.programs and view.name not in entry.programs):
+                continue
+            if entry.loads == "options":  # `NODE_OPTIONS='--require x.js'`: each file they name is loaded
+                for word in _named_by_options(value, entry.options):
+                    self.code.run_file(place(word), view.name, entry.lang, follow)
                 continue
             if entry.loads == "file":
                 for word in value.replace(":", " ").split() if entry.lang == "elf" else [value]:
@@ -241,6 +247,23 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
+
+    def _compiled(self, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
+        """`gcc -o FILE SRC…`: FILE is written; built from code the line gave it (stdin, a file it wrote), it is
+        code hookd cannot see, so running or loading it later on the line is judged as such (a `flow`)."""
+        output = next((v for o, v in parsed.options if o == program.compiles and v), None) if program.compiles else None
+        if output is None:
+            return
+        effect = self.ledger.add("write", place(output), program.name)
+        path = str(effect["path"] or "")
+        sources = [w for w in parsed.operands if not w.startswith("-") or w == "-"]
+        own = any(
+            (w in STDIN_FILES and view.stdin not in ("none", "")) or self.ledger.made(str(place(w).get("path") or ""))
+            for w in sources
+        )
+        if path and own:
+            self.ledger.produced[path] = "write"
+            self.ledger.contents.pop(path, None)
 
     def _grants(self, program: Program, parsed: Parsed, place: Place) -> None:
         """`chmod u+s FILE`, `install -m 4755 SRC DEST`, `setcap cap_setuid+ep FILE`: the file then runs with its
@@ -367,3 +390,19 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
+
+
+def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
+    """The files `options` name in an interpreter's options held by a variable: `--require x.js`,
+    `--require=x.js`, `-r x.js`, `-rx.rb`."""
+    words, named = value.split(), []
+    for k, word in enumerate(words):
+        option, eq, attached = word.partition("=")
+        if option in options:
+            if eq:
+                named.append(attached)
+            elif k + 1 < len(words):
+                named.append(words[k + 1])
+        elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
+            named.append(word[2:])
+    return named
