@@ -136,12 +136,12 @@ _files_deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
 }
 
 # A sweep (`find ROOT … -delete`, `find ROOT -exec rm {} +`, `rsync --delete`, `find ROOT | xargs rm`): what a
-# search selects below a root outside the project is deleted.
+# search selects below a root outside the project is deleted (scratch space below /tmp is not, as for rm -rf).
 _files_deny contains {"id": "find-delete-outside-project", "reason": reason} if {
 	some e in input.effects
 	e.op == "delete"
 	_swept(e)
-	not e["class"] in {"project", "project-root"}
+	not e["class"] in {"project", "project-root", "scratch"}
 	reason := sprintf("deleting what a search selects under %s (outside the project) is blocked: it deletes files recursively", [_effect_place(e)])
 }
 

@@ -327,3 +327,8 @@ test_an_mcp_tool_deleting_a_directory_outside_the_project_is_denied if {
 test_an_mcp_tool_deleting_a_build_directory_is_allowed if {
 	count(deny) == 0 with input as _t_mcp_delete("/p/build", "project")
 }
+
+test_a_sweep_of_scratch_space_is_allowed_one_outside_the_project_is_denied if {
+	_t_allowed(_effect_input([{"op": "delete", "path": "/tmp/preview", "raw": "/tmp/preview/", "known": true, "recursive": true, "sweep": true, "class": "scratch", "program": "rsync", "via": "shell"}]))
+	"find-delete-outside-project" in _t_deny(_effect_input([{"op": "delete", "path": "/srv/site", "raw": "/srv/site/", "known": true, "recursive": true, "sweep": true, "class": "outside", "program": "rsync", "via": "shell"}]))
+}

@@ -108,3 +108,42 @@ def test_code_the_line_built_then_ran_is_code_hookd_cannot_see(command: str, pro
 )  # fmt: skip
 def test_a_program_built_from_the_projects_sources_runs_as_itself(command: str, proj: Path) -> None:
     assert [e for e in ops(command, proj, "exec") if e["known"] is False] == []
+
+
+# What an archiver reads, it deletes under its move options; a sync tool's subcommands delete
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["zip -rmq -P k /tmp/docs.zip ~/Documents", "zip --move -r /tmp/d.zip ~/Documents",
+     "7z a -sdel -pk /tmp/d.7z ~/Documents", "tar --remove-files -czf /tmp/d.tgz ~/Documents",
+     "tar czf /tmp/d.tgz --remove-f ~/Documents", "rclone purge ~/Documents", "rclone delete --rmdirs ~/Documents",
+     "rclone sync /tmp/empty ~/Documents"],
+)  # fmt: skip
+def test_a_tool_that_deletes_what_it_archives_or_syncs_deletes_the_tree(command: str, proj: Path) -> None:
+    assert {e["path"] for e in ops(command, proj, "delete") if e["recursive"]} == {f"{HOME}/Documents"}
+
+
+@pytest.mark.parametrize(
+    "command", ["zip -r /tmp/site.zip dist", "7z a /tmp/d.7z dist", "tar czf /tmp/d.tgz dist", "rclone copy dist r:b",
+                "rclone purge remote:bucket/old"],
+)  # fmt: skip
+def test_an_archive_or_a_copy_deletes_nothing(command: str, proj: Path) -> None:
+    assert ops(command, proj, "delete") == []
+
+
+# A place moved, then deleted where it went, is deleted
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["mv ~/Documents /tmp/.d && rm -rf /tmp/.d", "mv ~/Documents /tmp/x/ ; rm -rf /tmp/x",
+     "mv -t /tmp/d ~/Documents && find /tmp/d -delete"],
+)  # fmt: skip
+def test_a_place_moved_then_deleted_where_it_went_is_deleted(command: str, proj: Path) -> None:
+    (moved,) = [e for e in ops(command, proj, "delete") if e.get("moved_to")]
+    assert moved["path"] == f"{HOME}/Documents" and moved["recursive"] is True
+
+
+def test_a_move_within_the_project_then_a_delete_elsewhere_deletes_nothing_moved(proj: Path) -> None:
+    assert [e for e in ops("mv build /tmp/old-build && rm -rf /tmp/other", proj, "delete") if e.get("moved_to")] == []

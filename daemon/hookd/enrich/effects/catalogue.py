@@ -95,6 +95,8 @@ class Program:
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
+    removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
+    subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user/group-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
@@ -215,6 +217,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         privilege=bool(spec.get("privilege", False)),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
+        removes=frozenset(spec.get("removes", ())),
+        subcommand_ops=dict(spec.get("subcommand_ops", {})),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         stop_words=frozenset(spec.get("stop_words", ())),
