@@ -97,6 +97,9 @@ class Program:
     privilege: bool = False
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
+    # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
+    # npm runs later; `npm pkg set scripts.x=CMD` a command line
+    sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = ()
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user/group-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
@@ -217,6 +220,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         privilege=bool(spec.get("privilege", False)),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
+        sets_code=tuple(
+            (tuple(e["words"]), tuple(e["keys"]), str(e.get("file", "")), str(e.get("value", "program")))
+            for e in spec.get("sets_code", ())
+        ),
         removes=frozenset(spec.get("removes", ())),
         subcommand_ops=dict(spec.get("subcommand_ops", {})),
         signal=str(spec.get("signal", "")),

@@ -13,6 +13,7 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 from collections.abc import Mapping
@@ -163,6 +164,7 @@ class EffectModel:
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
         self._compiled(program, parsed, view, place)
+        self._sets_code(program, argv, place, follow)
         self._program_effects(program, parsed, argv, place)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
@@ -264,6 +266,26 @@ class EffectModel:
         if path and own:
             self.ledger.produced[path] = "write"
             self.ledger.contents.pop(path, None)
+
+    def _sets_code(self, program: Program, argv: list[str], place: Place, follow: Followups) -> None:
+        """`npm config set script-shell X`, `npm pkg set scripts.postinstall=CMD`: a setting whose value another
+        run of the program executes later, outside the hooks: a program named there is asked (deferred); a
+        command line is judged as itself now (the same text runs later)."""
+        for words, keys, file, kind in program.sets_code:
+            after = _after_words(argv, words)
+            if after is None:
+                continue
+            pairs = [w.partition("=") for w in after if not w.startswith("-")]
+            if pairs and not pairs[0][1] and len(pairs) > 1:  # KEY VALUE, not KEY=VALUE
+                pairs = [(pairs[0][0], "=", pairs[1][0])]
+            for key, _, value in pairs:
+                if value and any(fnmatch.fnmatchcase(key, k) for k in keys):
+                    where = place(file.replace("~", self.ledger.home, 1)) if file else None
+                    self.ledger.add("write", where, program.name, key=key, value=value)
+                    if kind == "program":
+                        self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": value}, deferred=True)
+                    follow.scripts.append(value)
+            return
 
     def _grants(self, program: Program, parsed: Parsed, place: Place) -> None:
         """`chmod u+s FILE`, `install -m 4755 SRC DEST`, `setcap cap_setuid+ep FILE`: the file then runs with its
@@ -406,3 +428,11 @@ def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
         elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
             named.append(word[2:])
     return named
+
+
+def _after_words(argv: list[str], words: tuple[str, ...]) -> list[str] | None:
+    """The words after `words`, when argv's operands start with them (`npm config set …`), else None."""
+    operands = [k for k, w in enumerate(argv[1:], start=1) if not w.startswith("-")]
+    if len(operands) < len(words) or [argv[k] for k in operands[: len(words)]] != list(words):
+        return None
+    return argv[operands[len(words) - 1] + 1 :]
