@@ -186,3 +186,33 @@ def test_a_script_line_is_judged_as_itself(proj: Path) -> None:
     assert [e for e in found if e["op"] == "exec" and e.get("flow") == "fetch" and e.get("through") == "stdin"]
     assert not [e for e in found if e.get("deferred")]
     assert [e for e in effects("npm pkg set scripts.test='vitest run'", proj) if e["op"] == "exec"] == []
+
+
+# awk's output piped to a command: a printed literal into a shell is its command line, other output is unknown
+
+
+def test_a_literal_awk_prints_into_a_shell_is_walked(proj: Path) -> None:
+    found = effects('awk \'BEGIN { print "rm -rf ~/Documents" | "sh" }\'', proj)
+    assert [e for e in found if e["op"] == "delete" and e["path"] == f"{HOME}/Documents" and e["recursive"]]
+
+
+def test_other_output_awk_feeds_a_shell_is_code_hookd_cannot_see(proj: Path) -> None:
+    found = effects("awk '{ print $0 | \"bash\" }' cmds.txt", proj)
+    assert [e for e in found if e["op"] == "exec" and e["known"] is False]
+    assert [e for e in effects("awk '{ print $1 | \"sort -u\" }' words.txt", proj) if e["known"] is False] == []
+
+
+# GNU parallel given no command runs its inputs as command lines
+
+
+@pytest.mark.parametrize(
+    "command", ["echo 'rm -rf ~/Documents' | parallel", "parallel ::: 'rm -rf ~/Documents' 'true'",
+                "parallel -j2 ::: 'rm -rf ~/Documents'"],
+)  # fmt: skip
+def test_parallel_without_a_command_runs_its_inputs(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "delete") if e["path"] == f"{HOME}/Documents" and e["recursive"]]
+
+
+def test_parallel_reading_commands_from_a_program_runs_unknown_code(proj: Path) -> None:
+    assert [e for e in ops("cat cmds.txt | parallel", proj, "exec") if e["known"] is False]
+    assert [e for e in ops("parallel gzip ::: logs/a.log logs/b.log", proj, "exec") if e["known"] is False] == []

@@ -122,6 +122,7 @@ class Program:
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
     stdin_lang: str = ""  # `ed`: its standard input is code in this language
+    bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines
     include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
@@ -247,6 +248,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         archive=bool(spec.get("archive", False)),
         plus_code=str(spec.get("plus_code", "")),
         stdin_lang=str(spec.get("stdin_lang", "")),
+        bare_commands=bool(spec.get("bare_commands", False)),
         include_options=frozenset(spec.get("include_options", ())),
         stdin_names=frozenset(spec.get("stdin_names", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
