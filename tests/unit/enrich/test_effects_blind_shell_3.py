@@ -216,3 +216,22 @@ def test_parallel_without_a_command_runs_its_inputs(command: str, proj: Path) ->
 def test_parallel_reading_commands_from_a_program_runs_unknown_code(proj: Path) -> None:
     assert [e for e in ops("cat cmds.txt | parallel", proj, "exec") if e["known"] is False]
     assert [e for e in ops("parallel gzip ::: logs/a.log logs/b.log", proj, "exec") if e["known"] is False] == []
+
+
+# More commands whose output is a credential or the environment; more credential places
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["bw get password github.com", "echo https://index.docker.io/v1/ | docker-credential-secretservice get",
+     "docker-credential-pass get <<< https://ghcr.io", "ps eww -o command= -p $PPID", "ps auxe"],
+)  # fmt: skip
+def test_a_command_printing_a_credential_or_the_environment_reads_it(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "read") if e.get("secret_output") or e.get("variables") == []]
+
+
+@pytest.mark.parametrize(
+    "command", ["ps aux", "ps -ef", "ps -C node -o pid=", "bw sync", "docker-credential-pass list"]
+)
+def test_a_listing_of_processes_or_a_vault_sync_reads_no_secret(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "read") if e.get("secret_output") or "variables" in e] == []

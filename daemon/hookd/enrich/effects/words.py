@@ -45,7 +45,7 @@ _NOTHING = frozenset(
      "readonly"}
 )  # fmt: skip
 _SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
-_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf"})
+_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf", "ps"})
 # A variable whose name says it holds a credential (`$GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`)
 _SECRET_VARIABLE = re.compile(
     r"(?:^|\$\{?)([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|AUTH)[A-Z0-9_]*)"
@@ -193,6 +193,18 @@ def _fixed_place(raw: str, path: str, project: str) -> str:
     return "scratch" if is_scratch(directory + "/x") else "elsewhere"
 
 
+# ps(1)'s options that take a value (`-o FORMAT`, `-p PID`, `-C NAME`): their value is no BSD option cluster
+_PS_VALUE_OPTIONS = frozenset({"-o", "-O", "-p", "-q", "-u", "-U", "-g", "-G", "-t", "-C", "-s", "-k", "--sort"})
+
+
+def _ps_environment(words: list[str]) -> bool:
+    """`ps e`, `ps eww`, `ps auxe`: a BSD option cluster (no dash) holding `e` shows each process's
+    environment after its command (https://man7.org/linux/man-pages/man1/ps.1.html); `ps -e` is every process."""
+    return any(
+        w.isalpha() and "e" in w and (k == 0 or words[k - 1] not in _PS_VALUE_OPTIONS) for k, w in enumerate(words)
+    )
+
+
 def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`: []), or the
     variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
@@ -202,6 +214,7 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     named = [w for w in words if not w.startswith("-")]  # `declare -p PATH` prints PATH only
     printing = any(w in ("-p", "-x", "-px") for w in words)
     whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
+    whole = whole or (name == "ps" and _ps_environment(words))
     secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
     return secret if whole or secret else None
 
