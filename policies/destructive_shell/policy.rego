@@ -474,6 +474,20 @@ _effect_deny contains {"id": "disk-format", "reason": reason} if {
 	reason := sprintf("%s on %s is blocked: it formats or wipes disks and partitions", [e.program, _effect_target(e)])
 }
 
+# A hosted repository deleted (`gh repo delete`, `glab repo delete`: the effect model's `delete` with
+# `what: "repository"`): its history, issues and releases go with it.
+_effect_deny contains {"id": "remote-repo-delete", "reason": reason} if {
+	"delete" in _effect_ops
+	some e in input.effects
+	e.op == "delete"
+	object.get(e, "what", "") == "repository"
+	reason := sprintf("%s deleting the repository %s is blocked: its history, issues and releases are lost with it", [e.program, _repo_name(e)])
+}
+
+_repo_name(e) := sprintf("%q", [e.name]) if {
+	e.name != ""
+} else := "of this directory"
+
 # Commands scheduled to run later, outside this session's hooks (`deferred`: at, batch, crontab as the
 # catalogue has them); their text, when the line shows it, is judged as itself too.
 _effect_ask contains {"id": "deferred-exec", "reason": reason} if {

@@ -332,3 +332,8 @@ test_a_sweep_of_scratch_space_is_allowed_one_outside_the_project_is_denied if {
 	_t_allowed(_effect_input([{"op": "delete", "path": "/tmp/preview", "raw": "/tmp/preview/", "known": true, "recursive": true, "sweep": true, "class": "scratch", "program": "rsync", "via": "shell"}]))
 	"find-delete-outside-project" in _t_deny(_effect_input([{"op": "delete", "path": "/srv/site", "raw": "/srv/site/", "known": true, "recursive": true, "sweep": true, "class": "outside", "program": "rsync", "via": "shell"}]))
 }
+
+test_a_hosted_repository_deleted_is_denied if {
+	"remote-repo-delete" in _t_deny(_effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "gh", "via": "shell", "what": "repository", "name": "acme/api"}]))
+	"remote-repo-delete" in _t_deny(_effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "glab", "via": "shell", "what": "repository", "name": ""}]))
+}

@@ -186,6 +186,18 @@ _signals_guard(e) if {
 	regex.match(e.target, name)
 }
 
+# A package manager removing hookd's own package (`pip uninstall hookd`, `pipx uninstall`, `uv pip uninstall`:
+# the effect model's `delete` with `what: "package"` and its `name`, whatever program has it).
+deny contains {"id": "hookd-tamper", "reason": reason} if {
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op == "delete"
+	object.get(e, "what", "") == "package"
+	lower(replace(object.get(e, "name", ""), "_", "-")) in {lower(n) | some n in data.protected_paths.guard_process_names}
+	reason := sprintf("%s removing the %q package is blocked: it would uninstall hookd, the guard of this session", [e.program, e.name])
+}
+
 # `hookd uninstall` (or `hookd install --remove`-like forms): the agent taking its own guard away.
 deny contains {"id": "hookd-tamper", "reason": reason} if {
 	some c in input.shell.commands

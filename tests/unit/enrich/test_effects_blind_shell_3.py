@@ -235,3 +235,27 @@ def test_a_command_printing_a_credential_or_the_environment_reads_it(command: st
 )
 def test_a_listing_of_processes_or_a_vault_sync_reads_no_secret(command: str, proj: Path) -> None:
     assert [e for e in ops(command, proj, "read") if e.get("secret_output") or "variables" in e] == []
+
+
+# What is removed by name: a package, a hosted repository
+
+
+@pytest.mark.parametrize(
+    ("command", "what", "name"),
+    [("pip uninstall -y hookd", "package", "hookd"), ("uv pip uninstall hookd", "package", "hookd"),
+     ("pipx uninstall hookd", "package", "hookd"), ("gh repo delete acme/api --yes", "repository", "acme/api"),
+     ("gh repo delete --yes", "repository", "")],
+)  # fmt: skip
+def test_what_a_command_removes_by_name_is_a_delete_of_it(command: str, what: str, name: str, proj: Path) -> None:
+    assert [(e["what"], e["name"]) for e in ops(command, proj, "delete")] == [(what, name)]
+
+
+def test_installing_or_listing_removes_nothing(proj: Path) -> None:
+    for command in ("pip install -e .", "gh repo view acme/api", "uv pip list"):
+        assert ops(command, proj, "delete") == []
+
+
+@pytest.mark.parametrize("command", ["echo o > /proc/sysrq-trigger", "printf b | tee /proc/sysrq-trigger"])
+def test_a_write_to_the_kernels_trigger_powers_the_machine_off(command: str, proj: Path) -> None:
+    assert [e for e in ops(command, proj, "signal") if e.get("match") == "power"]
+    assert ops("cat /proc/sys/kernel/sysrq", proj, "signal") == []

@@ -100,6 +100,7 @@ class Program:
     # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
     # npm runs later; `npm pkg set scripts.x=CMD` a command line
     sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = ()
+    deletes_named: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, what): `pip uninstall NAME`, `gh repo delete`
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user/group-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
@@ -221,6 +222,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         privilege=bool(spec.get("privilege", False)),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
+        deletes_named=tuple((tuple(e["words"]), str(e["what"])) for e in spec.get("deletes_named", ())),
         sets_code=tuple(
             (tuple(e["words"]), tuple(e["keys"]), str(e.get("file", "")), str(e.get("value", "program")))
             for e in spec.get("sets_code", ())
@@ -290,8 +292,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes",
-        "runs_later", "search_paths", "startup_files"
+        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "power_files",
+        "prefixes", "runs_later", "search_paths", "startup_files"
     )  # fmt: skip
 
     def __init__(
@@ -317,6 +319,7 @@ class Catalogue:
             if name != "source"
         }
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
+        self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like

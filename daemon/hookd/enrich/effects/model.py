@@ -94,6 +94,9 @@ class EffectModel:
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
+        powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
+        for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
+            self.ledger.add("signal", None, effect["program"], target="system", match="power")
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
@@ -249,6 +252,11 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
+        for words, what in program.deletes_named:  # `pip uninstall hookd`, `gh repo delete o/r`: by name, not path
+            after = _after_words(argv, words)
+            if after is not None:
+                for name in [w for w in after if not w.startswith("-")] or [""]:
+                    self.ledger.add("delete", None, program.name, what=what, name=name)
 
     def _compiled(self, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
         """`gcc -o FILE SRC…`: FILE is written; built from code the line gave it (stdin, a file it wrote), it is
