@@ -508,7 +508,7 @@ _effect_ask contains {"id": "sudo", "reason": reason} if {
 	reason := sprintf("%s runs with elevated privileges (sudo, doas, su, …); confirm it", [e.program])
 }
 
-# A privilege given to a file (`grants`): a set-user-ID or set-group-ID mode (`chmod u+s`, `install -m 4755`),
+# A privilege given to a file (`grants`): a set-user-ID mode (`chmod u+s`, `install -m 4755`),
 # capabilities (`setcap cap_setuid+ep`): whoever runs it later gets them. Asked.
 _effect_ask contains {"id": "privilege-granted", "reason": reason} if {
 	"privilege" in _effect_ops
@@ -518,7 +518,7 @@ _effect_ask contains {"id": "privilege-granted", "reason": reason} if {
 	reason := sprintf("%s gives %s %s: whoever runs it gets those privileges; confirm it", [e.program, _effect_target(e), _grants[e.grants]])
 }
 
-_grants := {"setuid": "the set-user-ID or set-group-ID bit", "capabilities": "capabilities"}
+_grants := {"setuid": "the set-user-ID bit", "capabilities": "capabilities"}
 
 # What a command run with privileges destroys or takes over (`privileged`): a delete, a mode or owner change,
 # a move or link, a device, a signal, a write outside the project, commands scheduled for later.
@@ -530,7 +530,12 @@ _effect_deny contains {"id": "sudo-destructive", "reason": reason} if {
 	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [e.program])
 }
 
-_destroys(e) if e.op in {"delete", "chmod", "move", "link", "device", "signal"}
+_destroys(e) if e.op in {"chmod", "move", "link", "device", "signal"}
+
+_destroys(e) if {
+	e.op == "delete"
+	object.get(e, "what", "") != "package" # `sudo pip uninstall x`: asked as sudo, not a loss of data
+}
 
 _destroys(e) if {
 	e.op == "write"

@@ -337,3 +337,12 @@ test_a_hosted_repository_deleted_is_denied if {
 	"remote-repo-delete" in _t_deny(_effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "gh", "via": "shell", "what": "repository", "name": "acme/api"}]))
 	"remote-repo-delete" in _t_deny(_effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "glab", "via": "shell", "what": "repository", "name": ""}]))
 }
+
+test_a_package_removed_with_sudo_is_asked_not_denied if {
+	i := _effect_input([
+		{"op": "privilege", "path": "", "known": true, "program": "sudo", "via": "shell"},
+		{"op": "delete", "path": "", "known": true, "recursive": false, "program": "pip", "via": "shell", "what": "package", "name": "requests", "privileged": true},
+	])
+	count(_t_deny(i)) == 0
+	_t_ask(i) == {"sudo"}
+}

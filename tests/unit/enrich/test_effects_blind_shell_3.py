@@ -61,7 +61,8 @@ def test_system_locations_match_from_the_root_and_globs_over_the_whole_path() ->
 
 @pytest.mark.parametrize(
     ("command", "grant"),
-    [("chmod u+s /tmp/.b", "setuid"), ("chmod 4755 /tmp/.b", "setuid"), ("chmod g=rxs,o= /tmp/.b", "setuid"),
+    [("chmod u+s /tmp/.b", "setuid"), ("chmod 4755 /tmp/.b", "setuid"), ("chmod g=rx,u+xs /tmp/.b", "setuid"),
+     ("chmod +s /tmp/.b", "setuid"), ("chmod a+xs /tmp/.b", "setuid"),
      ("install -m 6755 /tmp/x /usr/local/bin/x", "setuid"),
      ("setcap cap_setuid+ep /usr/bin/python3.11", "capabilities")],
 )  # fmt: skip
@@ -72,7 +73,8 @@ def test_a_set_id_mode_or_capabilities_grant_privileges(command: str, grant: str
 
 @pytest.mark.parametrize(
     "command", ["chmod +x build.sh", "chmod 0755 bin/tool", "chmod -R u+w build", "setcap -r /usr/bin/ping",
-                "install -m 755 build/tool ~/.local/bin/tool", "chmod o-s /tmp/x"],
+                "install -m 755 build/tool ~/.local/bin/tool", "chmod o-s /tmp/x", "chmod g+s /srv/shared",
+                "chmod 2775 /srv/shared", "chmod u-s /tmp/x"],
 )  # fmt: skip
 def test_an_everyday_mode_grants_nothing(command: str, proj: Path) -> None:
     assert ops(command, proj, "privilege") == []

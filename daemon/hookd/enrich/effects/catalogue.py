@@ -102,7 +102,7 @@ class Program:
     sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = ()
     deletes_named: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, what): `pip uninstall NAME`, `gh repo delete`
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
-    grants: str = ""  # privileges it gives a file: `mode` (a set-user/group-ID mode: chmod u+s), `capabilities`
+    grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit

@@ -13,7 +13,6 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import shlex
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns
+from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
@@ -36,7 +36,6 @@ from hookd.enrich.effects.words import (
     _ENVIRONMENT_PRINTERS,
     _NOTHING,
     SHELLS,
-    STDIN_FILES,
     _dynamic,
     _has_words,
     _option_value_in,
@@ -44,7 +43,6 @@ from hookd.enrich.effects.words import (
     printed_environment,
     reads_script_from_stdin,
     runs_nothing,
-    sets_id,
     startup_language,
 )
 
@@ -166,8 +164,8 @@ class EffectModel:
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
-        self._compiled(program, parsed, view, place)
-        self._sets_code(program, argv, place, follow)
+        compiled(self.ledger, program, parsed, view, place)
+        sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
@@ -237,7 +235,7 @@ class EffectModel:
         if program.privilege:
             self.ledger.add("privilege", None, program.name)
         if program.grants:
-            self._grants(program, parsed, place)
+            grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
             self._signal(program, parsed)
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
@@ -252,66 +250,7 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
-        for words, what in program.deletes_named:  # `pip uninstall hookd`, `gh repo delete o/r`: by name, not path
-            after = _after_words(argv, words)
-            if after is not None:
-                for name in [w for w in after if not w.startswith("-")] or [""]:
-                    self.ledger.add("delete", None, program.name, what=what, name=name)
-
-    def _compiled(self, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
-        """`gcc -o FILE SRC…`: FILE is written; built from code the line gave it (stdin, a file it wrote), it is
-        code hookd cannot see, so running or loading it later on the line is judged as such (a `flow`)."""
-        output = next((v for o, v in parsed.options if o == program.compiles and v), None) if program.compiles else None
-        if output is None:
-            return
-        effect = self.ledger.add("write", place(output), program.name)
-        path = str(effect["path"] or "")
-        sources = [w for w in parsed.operands if not w.startswith("-") or w == "-"]
-        own = any(
-            (w in STDIN_FILES and view.stdin not in ("none", "")) or self.ledger.made(str(place(w).get("path") or ""))
-            for w in sources
-        )
-        if path and own:
-            self.ledger.produced[path] = "write"
-            self.ledger.contents.pop(path, None)
-
-    def _sets_code(self, program: Program, argv: list[str], place: Place, follow: Followups) -> None:
-        """`npm config set script-shell X`, `npm pkg set scripts.postinstall=CMD`: a setting whose value another
-        run of the program executes later, outside the hooks: a program named there is asked (deferred); a
-        command line is judged as itself now (the same text runs later)."""
-        for words, keys, file, kind in program.sets_code:
-            after = _after_words(argv, words)
-            if after is None:
-                continue
-            pairs = [w.partition("=") for w in after if not w.startswith("-")]
-            if pairs and not pairs[0][1] and len(pairs) > 1:  # KEY VALUE, not KEY=VALUE
-                pairs = [(pairs[0][0], "=", pairs[1][0])]
-            for key, _, value in pairs:
-                if value and any(fnmatch.fnmatchcase(key, k) for k in keys):
-                    where = place(file.replace("~", self.ledger.home, 1)) if file else None
-                    self.ledger.add("write", where, program.name, key=key, value=value)
-                    if kind == "program":
-                        self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": value}, deferred=True)
-                    follow.scripts.append(value)
-            return
-
-    def _grants(self, program: Program, parsed: Parsed, place: Place) -> None:
-        """`chmod u+s FILE`, `install -m 4755 SRC DEST`, `setcap cap_setuid+ep FILE`: the file then runs with its
-        owner's privileges or with capabilities, whoever starts it: a privilege granted (`grants`)."""
-        if program.grants == "capabilities":  # setcap CAPS FILE [CAPS FILE …]; -r removes, -v verifies
-            if any(o in ("-r", "-v") for o, _ in parsed.options):
-                return
-            files, grant = parsed.operands[1::2], "capabilities"
-        else:
-            mode = next((v for o, v in parsed.options if o == "--mode" and v), None)
-            files = parsed.operands
-            if mode is None and program.first == "none":  # chmod MODE FILE…
-                mode, files = (parsed.operands or [""])[0], parsed.operands[1:]
-            if not mode or not sets_id(mode):
-                return
-            grant = "setuid"
-        for word in files:
-            self.ledger.add("privilege", place(word), program.name, grants=grant)
+        deletes_named(self.ledger, program, argv)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
@@ -436,11 +375,3 @@ def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
         elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
             named.append(word[2:])
     return named
-
-
-def _after_words(argv: list[str], words: tuple[str, ...]) -> list[str] | None:
-    """The words after `words`, when argv's operands start with them (`npm config set …`), else None."""
-    operands = [k for k, w in enumerate(argv[1:], start=1) if not w.startswith("-")]
-    if len(operands) < len(words) or [argv[k] for k in operands[: len(words)]] != list(words):
-        return None
-    return argv[operands[len(words) - 1] + 1 :]

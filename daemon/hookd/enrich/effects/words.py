@@ -303,11 +303,14 @@ def reads_script_from_stdin(argv: list[str]) -> bool:
     return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])
 
 
-_SYMBOLIC_SETID = re.compile(r"(?:^|,)[ugoa]*(?:[+=][rwxXtugo]*s)")
+# a clause giving `s` to the user (`u+s`, `a+s`, `+s`, `ug=rwxs`); `g+s` alone is set-group-ID, on the
+# directories it is mostly given to a group's new files (chmod(1) "SETUID AND SETGID BITS")
+_SYMBOLIC_SETUID = re.compile(r"(?:^|,)(?:[goa]*u[ugoa]*|a[ugoa]*|)[+=][rwxXtugo]*s")
 
 
 def sets_id(mode: str) -> bool:
-    """A chmod mode that sets the set-user-ID or set-group-ID bit: `u+s`, `g=rxs`, `+s`, `4755`, `02755`."""
+    """A chmod mode that sets the set-user-ID bit: `u+s`, `+s`, `a+xs`, `4755`, `06755` (the file then runs
+    as its owner, whoever starts it)."""
     if mode.isdigit():
-        return len(mode) >= 4 and int(mode[-4]) & 6 != 0
-    return _SYMBOLIC_SETID.search(mode) is not None
+        return len(mode) >= 4 and int(mode[-4]) & 4 != 0
+    return _SYMBOLIC_SETUID.search(mode) is not None
