@@ -10,11 +10,14 @@ Reported per answer: wall ms per chunk, and CPU ms per chunk of the daemon and o
 process per chunk); `--direct` sends each chunk to the lane's socket as the shims do (a streamed event: no
 relay through the daemon); `--tree DIR` runs another checkout's code and policies (`PYTHONPATH=DIR/daemon`).
 
+`--gap-ms MS` pauses between two chunks, as Gemini does (its own handling of a chunk and its hook's spawn,
+5-15 ms): a process woken every few milliseconds finds its caches cold, and a chunk costs about twice the
+CPU it costs back to back (docs/performance.md).
 `--against DIR` serves a second daemon of DIR's code beside --tree's and alternates the answers between them
 (A B B A A B ...): a comparison on a busy box, each answer's CPU against the other's next to it.
 
 Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3]
-     [--no-lane | --direct] [--tree DIR] [--against DIR]
+     [--no-lane | --direct] [--tree DIR] [--against DIR] [--gap-ms 5]
 """
 
 from __future__ import annotations
@@ -94,6 +97,7 @@ def main() -> int:
     parser.add_argument("--no-lane", action="store_true")
     parser.add_argument("--direct", action="store_true")
     parser.add_argument("--tree", type=Path, default=ROOT)
+    parser.add_argument("--gap-ms", type=float, default=0.0, help="a pause between two chunks (Gemini's own work)")
     parser.add_argument("--against", type=Path, help="another checkout, its answers interleaved with --tree's")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hkdsc", dir="/tmp"))
@@ -142,7 +146,9 @@ def one_answer(
     start = time.perf_counter()
     for frame in frames:
         ask(path, frame)
-    wall = time.perf_counter() - start
+        if args.gap_ms:
+            time.sleep(args.gap_ms / 1000)
+    wall = time.perf_counter() - start - args.chunks * args.gap_ms / 1000
     spent = cpu_seconds([daemon.pid]) - before[0], cpu_seconds(lanes) - before[1]
     return 1000 * wall / args.chunks, 1000 * spent[0] / args.chunks, 1000 * spent[1] / args.chunks
 
