@@ -13,11 +13,13 @@ relay through the daemon); `--tree DIR` runs another checkout's code and policie
 `--gap-ms MS` pauses between two chunks, as Gemini does (its own handling of a chunk and its hook's spawn,
 5-15 ms): a process woken every few milliseconds finds its caches cold, and a chunk costs about twice the
 CPU it costs back to back (docs/performance.md).
+`--floor` adds bench/floor_server.py, a server that reads each chunk and answers a fixed reply, to the
+interleaved answers (with `--direct`): the socket floor's CPU a chunk.
 `--against DIR` serves a second daemon of DIR's code beside --tree's and alternates the answers between them
 (A B B A A B ...): a comparison on a busy box, each answer's CPU against the other's next to it.
 
 Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3]
-     [--no-lane | --direct] [--tree DIR] [--against DIR] [--gap-ms 5]
+     [--no-lane | --direct] [--tree DIR] [--against DIR] [--gap-ms 5] [--floor]
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gemini_stream import prompt  # bench/ holds no package: its scripts import each other
-from run import ROOT, children, cpu_seconds, lanes_serving, settled
+from run import FLOOR_SERVER, ROOT, children, cpu_seconds, lanes_serving, settled
 
 from hookd import wire
 
@@ -97,6 +99,7 @@ def main() -> int:
     parser.add_argument("--no-lane", action="store_true")
     parser.add_argument("--direct", action="store_true")
     parser.add_argument("--tree", type=Path, default=ROOT)
+    parser.add_argument("--floor", action="store_true", help="and bench/floor_server.py on a stream.sock of its own")
     parser.add_argument("--gap-ms", type=float, default=0.0, help="a pause between two chunks (Gemini's own work)")
     parser.add_argument("--against", type=Path, help="another checkout, its answers interleaved with --tree's")
     args = parser.parse_args()
@@ -105,9 +108,14 @@ def main() -> int:
     if args.against is not None:
         trees["against"] = args.against.resolve()
     daemons: dict[str, subprocess.Popen[bytes]] = {}
+    if args.floor:
+        trees["floor"] = FLOOR_SERVER
     results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in trees}
     try:
         for name, tree in trees.items():
+            if name == "floor":
+                daemons[name] = floor(scratch / name / "run")
+                continue
             daemons[name] = serve(tree, scratch / name / "run", scratch / f"{name}.log", not args.no_lane)
         for daemon in daemons.values():
             settled(daemon.pid)
@@ -130,6 +138,18 @@ def main() -> int:
         print(f"tree / against, CPU a chunk, paired answers: median {statistics.median(ratios):.3f} "
               f"[{min(ratios):.3f}, {max(ratios):.3f}]")  # fmt: skip
     return 0
+
+
+def floor(run: Path) -> subprocess.Popen[bytes]:
+    """bench/floor_server.py answering on `run`/stream.sock: what any process that reads a chunk and answers it
+    costs (its CPU is reported as the daemon's)."""
+    run.mkdir(parents=True, mode=0o700)
+    server = subprocess.Popen([sys.executable, str(FLOOR_SERVER), str(run / "stream.sock")], stdout=subprocess.PIPE)
+    assert server.stdout is not None
+    if server.stdout.readline() != b"listening\n":
+        server.kill()
+        raise SystemExit("the floor server did not start")
+    return server
 
 
 def one_answer(
