@@ -220,7 +220,7 @@ class Pipeline:
         decision = combine(evaluated.verdicts)
         if not dialect.handles_headless_ask:
             decision = self._resolve_ask(event, decision, probe or self._probe)
-        decision = replace(decision, decision_id=self._ids())
+        decision = decision.with_id(self._ids())
         reply = dialect.render(event, decision)
         if reply.notes:
             decision = replace(decision, notes=decision.notes + reply.notes)

@@ -176,7 +176,8 @@ class ResponseStreams:
             "final": final,
         }
         facts = {name: value for name, value in event.facts.items() if name != RESPONSE_FACT}
-        return replace(event, facts={**facts, "stream": stream})
+        facts["stream"] = stream
+        return event.with_all_facts(facts)
 
 
 def replaced(stream: dict[str, JSON], response: JSON) -> dict[str, JSON]:
