@@ -125,6 +125,22 @@ deny contains {"id": m.id, "reason": _reason(_via(e), e.path, m)} if {
 	e.path != ""
 	not _plain_setting(e)
 	some m in _protected(e.path)
+	not _from_template(e, m)
+}
+
+# `cp .env.example .env`: a .env made by copying its template (a name with an example word, never a secret)
+# writes what the project ships for everyone to see; it reads no secret. Judged by what flows where: the
+# write is the destination of a copy whose source is such a template the line did not write itself. Any other
+# source (`cp /tmp/x .env`), a redirect, a move, a file tool's text: still a write of the .env file.
+_from_template(e, m) if {
+	m.id == "env-file"
+	object.get(e, "target_of", "") == "copy"
+	some c in input.effects
+	c.op == "copy"
+	c.to == e.path
+	parts := split(c.path, "/")
+	_example(parts[count(parts) - 1])
+	[1 | some w in input.effects; w.op == "write"; w.path == c.path] == []
 }
 
 # `git config user.email …` writes .git/config with a key that runs nothing (or a pager, editor or credential

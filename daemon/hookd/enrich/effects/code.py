@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.effects.catalogue import Hook, Program
+from hookd.enrich.effects.catalogue import Hook, Program, catalogue
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
     literal_commands,
@@ -82,7 +82,11 @@ class CodeRuns:
         for option, value in parsed.options:
             if option != hook.option or value is None:
                 continue
-            if value.startswith(hook.prefix):
+            if hook.code and hook.derived and hook.lang in catalogue().languages:
+                # GTFOBins' prefix (`system("`, `%(`) shows one way in; a language hookd has a table for is read
+                # whole, its commands and string literals in place
+                self._handed(program.name, value, hook, follow)
+            elif value.startswith(hook.prefix):
                 text = _command_line(value[len(hook.prefix) :], hook.argv)
                 self._handed(program.name, text, hook, follow)
                 self._fed(text, hook, view, follow)
