@@ -93,8 +93,12 @@ ask contains {"id": "startup-file", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"
 	object.get(e, "startup", "") != ""
-	reason := sprintf("%s writes commands into %s, which a shell runs when it starts (outside hookd's view); confirm it", [_tool_name, e.startup])
+	reason := _startup_reason(e)
 }
+
+_startup_reason(e) := sprintf("%s writes %s: %s (outside hookd's view); confirm it", [_tool_name, e.startup, e.when]) if {
+	is_string(e.when)
+} else := sprintf("%s writes commands into %s, which a shell runs when it starts (outside hookd's view); confirm it", [_tool_name, e.startup])
 
 # Code a file tool's write leaves for another program to run that hookd cannot read: a git configuration whose
 # resulting text cannot be judged whole (an edit of a file hookd cannot read, a move or copy onto it, a patch,

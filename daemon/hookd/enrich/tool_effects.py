@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.effects.words import is_startup_file, runs_nothing
+from hookd.enrich.effects.words import is_startup_file, runs_later, runs_nothing, shadows
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, is_git_config, unjudged_write
 from hookd.enrich.patches import CODEX_MARK
@@ -267,7 +267,15 @@ def _runs_at_start(
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
-        if effect["op"] != "write" or not isinstance(path, str) or not any(is_startup_file(path, h) for h in homes):
+        if effect["op"] != "write" or not isinstance(path, str):
+            continue
+        when = runs_later(path) or next((w for h in homes if (w := shadows(path, h))), None)
+        if when:  # cron, sudoers, a unit, a program before the system's: any text there is asked
+            code = {"lang": "sh", "text": ""}
+            later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
+                          "startup": path, "when": when})  # fmt: skip
+            continue
+        if not any(is_startup_file(path, h) for h in homes):
             continue
         if isinstance(text, str) and runs_nothing(text):
             continue

@@ -258,8 +258,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes",
-        "search_paths", "startup_files"
+        "_built", "_derived", "_specs", "bin_dirs", "environment", "git", "languages", "metadata_hosts", "prefixes",
+        "runs_later", "search_paths", "startup_files", "system_programs"
     )  # fmt: skip
 
     def __init__(
@@ -283,6 +283,10 @@ class Catalogue:
         startup = own.get("startup_files", {})
         self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
+        self.runs_later: Mapping[str, str] = own.get("runs_later", {}).get("below", {})  # cron, sudoers, units
+        bins = own.get("bin_dirs", {})
+        self.bin_dirs = (tuple(bins.get("home", ())), tuple(bins.get("system", ())))  # (home-relative, absolute)
+        self.system_programs = tuple(bins.get("system_programs", ()))
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:

@@ -42,7 +42,9 @@ from hookd.enrich.effects.words import (
     is_startup_file,
     printed_environment,
     reads_script_from_stdin,
+    runs_later,
     runs_nothing,
+    shadows,
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
@@ -102,7 +104,14 @@ class EffectModel:
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
             path = effect["path"]
-            if effect["op"] != "write" or not path or not is_startup_file(path, self.ledger.home):
+            if effect["op"] != "write" or not path:
+                continue
+            later = self._runs_later(effect, start)
+            if later:
+                self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": ""}, known=False, deferred=True,
+                                startup=path, when=later)  # fmt: skip
+                return
+            if not is_startup_file(path, self.ledger.home):
                 continue
             text = self.ledger.contents.get(path)
             if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
@@ -116,6 +125,22 @@ class EffectModel:
             if text:
                 follow.scripts.append(text)
             return
+
+    def _runs_later(self, effect: Mapping[str, Any], start: int) -> str | None:
+        """What runs a file this write lands later, outside the hooks: cron, sudo, systemd, the loader
+        (words.runs_later), or every shell that finds a program there first (words.shadows: the names a copy or
+        move into a searched directory puts there, from its sources)."""
+        path = str(effect["path"])
+        later = runs_later(path)
+        if later:
+            return later
+        sources = [
+            e for e in self.ledger.effects[start:] if e.get("to") == path and e["op"] in ("copy", "move", "link")
+        ]
+        # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
+        landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1]
+                   for e in sources]  # fmt: skip
+        return shadows(path, self.ledger.home, landing)
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []

@@ -5,7 +5,9 @@ hookd.enrich.effects.model uses."""
 from __future__ import annotations
 
 import functools
+import os
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
@@ -226,6 +228,41 @@ def _inside_any(below: tuple[str, ...]) -> re.Pattern[str]:
     """Matches a path with one of `below` as a directory in it (`/etc/profile.d/`): derived once, not per call
     (a write's effect asks on every call)."""
     return re.compile("|".join(re.escape("/" + suffix.strip("/") + "/") for suffix in below) or "(?!)")
+
+
+def runs_later(path: str) -> str | None:
+    """What runs, loads or obeys a file written at `path` later, outside the hooks (the catalogue's `runs_later`:
+    cron's tables, /etc/ld.so.preload, sudoers, systemd units, udev rules, rc.local), None when nothing does."""
+    for place, what in catalogue().runs_later.items():
+        directory = place.rstrip("/")
+        if path.endswith(directory) or (place.endswith("/") and directory + "/" in path):
+            return what
+    return None
+
+
+def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | None:
+    """A program written into a directory searched before the system's (the catalogue's `bin_dirs`: ~/.local/bin,
+    ~/go/bin, /usr/local/bin) under the name of one the system or the catalogue has: every later shell runs it
+    instead. `landing`: the names a copy or move into the directory itself puts there (None: not known, a
+    directory's contents). Returns what happens, None when nothing is shadowed."""
+    home_dirs, system_dirs = catalogue().bin_dirs
+    searched = {f"{home}/{d}" for d in home_dirs} | set(system_dirs)
+    directory, _, name = path.rpartition("/")
+    if path in searched:
+        directory, names = path, list(landing)
+    elif directory in searched:
+        names = [name]
+    else:
+        return None
+    for landed in names:
+        if landed is None or catalogue().get(landed) is not None or _installed(landed):
+            what = landed or "a program"
+            return f"{directory} is searched before the system's programs: {what} there runs instead in every shell"
+    return None
+
+
+def _installed(name: str) -> bool:
+    return any(os.path.exists(f"{directory}/{name}") for directory in catalogue().system_programs)
 
 
 def runs_nothing(text: str) -> bool:
