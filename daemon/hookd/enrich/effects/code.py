@@ -26,6 +26,7 @@ from hookd.enrich.effects.words import (
     _dynamic,
     _recipes,
     _short_spellings,
+    prints_own_code,
     reads_script_from_stdin,
 )
 
@@ -141,7 +142,7 @@ class CodeRuns:
                 self._inline(name, lang, text, follow)
                 return
             # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
-            built = _dynamic(text)
+            built = _dynamic(text) and not prints_own_code(text)  # `eval "$(ssh-agent -s)"`: the tool's own code
             extra = {"flow": made, "through": "substitution"} if built and made else _built(built)
             self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=not built, **extra)
             return
@@ -234,6 +235,9 @@ class CodeRuns:
         given = _code_given(view.argv, first) if not program.runs and program.script_operand != "sh" else None
         if given is not None:  # `erl -eval CODE`, `racket -e CODE`: an interpreter whose entry has no option table
             self._handed(view.name, given, Hook("option", code=True, lang=program.script_operand), follow)
+            return
+        if first.startswith("<(") and prints_own_code(first):  # `source <(kubectl completion bash)`
+            self.ledger.add("exec", None, view.name, code={"lang": program.script_operand, "text": ""})
             return
         if first.startswith(("<(", ">(")):
             self.ledger.add(

@@ -41,6 +41,7 @@ from hookd.enrich.effects.words import (
     _stdout_trees,
     is_startup_file,
     printed_environment,
+    prints_own_code,
     reads_script_from_stdin,
     runs_later,
     runs_nothing,
@@ -106,7 +107,7 @@ class EffectModel:
             path = effect["path"]
             if effect["op"] != "write" or not path:
                 continue
-            later = self._runs_later(effect, start)
+            later = _runs_later(effect, self.ledger.effects[start:], self.ledger.home)
             if later:
                 self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": ""}, known=False, deferred=True,
                                 startup=path, when=later)  # fmt: skip
@@ -126,21 +127,16 @@ class EffectModel:
                 follow.scripts.append(text)
             return
 
-    def _runs_later(self, effect: Mapping[str, Any], start: int) -> str | None:
-        """What runs a file this write lands later, outside the hooks: cron, sudo, systemd, the loader
-        (words.runs_later), or every shell that finds a program there first (words.shadows: the names a copy or
-        move into a searched directory puts there, from its sources)."""
-        path = str(effect["path"])
-        later = runs_later(path)
-        if later:
-            return later
-        sources = [
-            e for e in self.ledger.effects[start:] if e.get("to") == path and e["op"] in ("copy", "move", "link")
-        ]
-        # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
-        landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1]
-                   for e in sources]  # fmt: skip
-        return shadows(path, self.ledger.home, landing)
+    def _built_program(self, view: CommandView) -> None:
+        """`$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints (`eval "$(pyenv init -)"`:
+        the tool's own setup code, known); `/???/?m`: the first file the pattern matches when the shell runs it,
+        the others its first words."""
+        word, code = view.argv[0], {"lang": "sh", "text": ""}
+        if _dynamic(word) and prints_own_code(word):
+            self.ledger.add("exec", None, word, code=code, raw=word)
+            return
+        made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
+        self.ledger.add("exec", None, word, known=False, code=code, built=True, raw=word, **made)
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
@@ -159,11 +155,7 @@ class EffectModel:
             follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
             return follow
         if _dynamic(argv[0]) or _PROGRAM_GLOB.search(argv[0]):
-            # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints; `/???/?m`: the first
-            # file the pattern matches when the shell runs it, the others its first words
-            made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
-            code = {"lang": "sh", "text": ""}
-            self.ledger.add("exec", None, argv[0], known=False, code=code, built=True, raw=argv[0], **made)
+            self._built_program(view)
             return follow
         if name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)
@@ -369,3 +361,17 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
+
+
+def _runs_later(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) -> str | None:
+    """What runs a file this write lands later, outside the hooks: cron, sudo, systemd, the loader
+    (words.runs_later), or every shell that finds a program there first (words.shadows: the names a copy or move
+    into a searched directory puts there, from its sources among the command's effects `line`)."""
+    path = str(effect["path"])
+    later = runs_later(path)
+    if later:
+        return later
+    sources = [e for e in line if e.get("to") == path and e["op"] in ("copy", "move", "link")]
+    # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
+    landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1] for e in sources]
+    return shadows(path, home, landing)

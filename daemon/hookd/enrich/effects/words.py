@@ -230,6 +230,35 @@ def _inside_any(below: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(re.escape("/" + suffix.strip("/") + "/") for suffix in below) or "(?!)")
 
 
+# one command substitution, `$(…)`, `` `…` `` or `<(…)`, quoted or not, holding one plain command
+_ONE_SUBSTITUTION = re.compile(
+    r"""^\s*"?(?:\$\((?P<a>[^()$`|;&<>"']*)\)|`(?P<b>[^()$`|;&<>"']*)`|<\((?P<c>[^()$`|;&<>"']*)\))"?\s*$"""
+)
+_SHELL_NAMES = frozenset({"bash", "zsh", "fish", "sh", "ksh", "-"})
+
+
+def prints_own_code(text: str) -> bool:
+    """`$(pyenv init -)`, `<(kubectl completion bash)`: one substitution of a program named plainly (looked up on
+    PATH, not a file of the line) that prints the shell code of its own setup (the catalogue's `prints_shell`: the
+    words that ask for it, then options, or a shell's name where the entry says so). `eval` or `source` of it runs
+    the tool's installed code, not code the line made."""
+    match = _ONE_SUBSTITUTION.match(text)
+    if match is None:
+        return False
+    inner = match.group("a") or match.group("b") or match.group("c") or ""
+    argv = inner.split()
+    program = catalogue().get(argv[0]) if argv and "/" not in argv[0] and "=" not in argv[0] else None
+    if program is None:
+        return False
+    for words, shell in program.prints_shell:
+        rest = argv[1 + len(words) :]
+        if argv[1 : 1 + len(words)] == list(words) and all(
+            w.startswith("-") or (shell and w in _SHELL_NAMES) for w in rest
+        ):
+            return True
+    return False
+
+
 def runs_later(path: str) -> str | None:
     """What runs, loads or obeys a file written at `path` later, outside the hooks (the catalogue's `runs_later`:
     cron's tables, /etc/ld.so.preload, sudoers, systemd units, udev rules, rc.local), None when nothing does."""
