@@ -130,6 +130,17 @@ deny contains {"id": m.id, "reason": _reason(_via(e), e.path, m)} if {
 	not _plain_setting(e)
 	some m in _protected(e.path)
 	not _from_template(e, m)
+	not _made_private(e)
+}
+
+# `chmod 600 ~/.ssh/id_ed25519`, `chmod 700 ~/.ssh`, `chmod go-rwx .env`: a mode that leaves the owner able to read
+# and gives no one else anything (the effect's `tightens`) makes a secret store private, as OpenSSH requires;
+# nothing more can read it. Any other mode (`644` on a key, `-R`), and any mode of git's internals (a hook's
+# execute bit decides whether it runs), is still a change.
+_made_private(e) if {
+	e.op == "chmod"
+	object.get(e, "tightens", false) == true
+	not contains(e.path, "/.git")
 }
 
 # `cp .env.example .env`: a .env made by copying its template (a name with an example word, never a secret)

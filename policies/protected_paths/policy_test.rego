@@ -288,6 +288,14 @@ test_shell_env_written_from_anything_else_denied if {
 	_t_deny(_t_effects("echo X=1 > .env.example && cp .env.example .env", written)) == {"env-file"}
 }
 
+test_shell_chmod_made_private_allowed if {
+	key := object.union(_t_e("chmod", "chmod", "/home/alice/.ssh/id_ed25519"), {"tightens": true})
+	_t_allowed(_t_effects("chmod 600 ~/.ssh/id_ed25519", [key]))
+	_t_deny(_t_effects("chmod 644 ~/.ssh/id_ed25519", [_t_e("chmod", "chmod", "/home/alice/.ssh/id_ed25519")])) == {"ssh-dir"}
+	hook := object.union(_t_e("chmod", "chmod", "/home/alice/proj/.git/hooks/pre-commit"), {"tightens": true})
+	_t_deny(_t_effects("chmod 600 .git/hooks/pre-commit", [hook])) == {"git-internals"}
+}
+
 test_shell_write_gitignore_allowed if {
 	_t_allowed(_t_effects("echo x >> .gitignore", [_t_e("write", "echo", "/home/alice/proj/.gitignore")]))
 }
