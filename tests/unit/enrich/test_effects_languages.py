@@ -255,7 +255,10 @@ def test_everyday_code_of_the_newer_tables_is_known(command: str, lang: str, tmp
      ("emacs --batch --eval \"(funcall 'shell-command \\\"id\\\")\"", "elisp"),
      ("vim -c '%!sort' -c 'wq' f", "vim"), ("vim -c 'call system(\"id\")' -c qa", "vim"),
      ("nvim --headless -c 'lua os.execute(\"id\")' -c qa", "vim"),
-     ("Rscript -e 'devtools::test(); unlink(f)'", "r"), ("deno eval 'Deno.removeSync(\"x\")'", "deno")],
+     ("Rscript -e 'devtools::test(); unlink(f)'", "r"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
+     ("vim -c 'set shell=/tmp/x' -c PlugInstall -c qa", "vim"),  # vim-plug runs git through &shell
+     ("emacs --batch --eval '(setq kill-emacs-hook nil)'", "elisp"),  # a hook's functions run at exit
+     ("gnuplot -e 'plot \"\\074 cat x\"'", "gnuplot")],  # octal 074 is `<`: a command piped in
 )  # fmt: skip
 def test_code_of_the_newer_tables_that_reaches_the_system_is_not_known(command: str, lang: str, tmp_path: Path) -> None:
     runs = [e for e in execs(command, tmp_path) if e["code"]["lang"] == lang]

@@ -53,6 +53,8 @@ def test_a_file_something_runs_later_is_deferred_code(command: str, place: str, 
         "echo x > /etc/cron.deny.txt.bak",
         "cp build/ls ./bin/ls",
         "cat /etc/crontab",
+        "echo '0 3 * * * app backup' > deploy/etc/cron.d/backup",
+        "cp app.service debian/etc/systemd/system/",
         "ls ~/.local/bin",
     ],
 )

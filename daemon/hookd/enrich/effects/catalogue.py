@@ -287,7 +287,10 @@ class Catalogue:
         startup = own.get("startup_files", {})
         self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
-        self.runs_later: Mapping[str, str] = own.get("runs_later", {}).get("below", {})  # cron, sudoers, units
+        later = own.get("runs_later", {})  # cron, sudoers, units: (place, anchored at /, what runs it)
+        self.runs_later = tuple((p, True, str(w)) for p, w in later.get("below", {}).items()) + tuple(
+            (p, False, str(w)) for p, w in later.get("anywhere", {}).items()
+        )
         bins = own.get("bin_dirs", {})
         self.bin_dirs = (tuple(bins.get("home", ())), tuple(bins.get("system", ())))  # (home-relative, absolute)
         self.system_programs = tuple(bins.get("system_programs", ()))

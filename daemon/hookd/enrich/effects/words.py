@@ -262,9 +262,11 @@ def prints_own_code(text: str) -> bool:
 def runs_later(path: str) -> str | None:
     """What runs, loads or obeys a file written at `path` later, outside the hooks (the catalogue's `runs_later`:
     cron's tables, /etc/ld.so.preload, sudoers, systemd units, udev rules, rc.local), None when nothing does."""
-    for place, what in catalogue().runs_later.items():
+    for place, anchored, what in catalogue().runs_later:
         directory = place.rstrip("/")
-        if path.endswith(directory) or (place.endswith("/") and directory + "/" in path):
+        if anchored and (path == directory or (place.endswith("/") and path.startswith(place))):
+            return what
+        if not anchored and (path.endswith(directory) or (place.endswith("/") and place in path)):
             return what
     return None
 
