@@ -212,7 +212,10 @@ def test_git_config_of_one_key_and_everyday_git_are_no_unknown_code(tmp_path: Pa
      ("core.editor", "nano -w; id", True), ("core.pager", "less -R $(id)", True), ("diff.tool", "sh -c id", True),
      ("core.editor", "vim -c '!id'", True), ("alias.x", "!rm -rf ~", True), ("alias.z", "!git log | head", True),
      ("credential.helper", "!f() { cat ~/.ssh/id_rsa; }; f", True), ("core.fsmonitor", "cat", False),
-     ("core.fsmonitor", "./fsmonitor.sh", True)],
+     ("core.fsmonitor", "./fsmonitor.sh", True), ("core.editor", "vim -S/tmp/x.vim", True),
+     ("core.editor", "vim -Sx", True), ("core.editor", "code --wait --extensionDevelopmentPath=/tmp/e", True),
+     ("credential.helper", "cache --socket=/tmp/s", True), ("credential.helper", "store --file=/tmp/c", True),
+     ("core.pager", "less -R", False), ("core.pager", "less -FRXS", False), ("core.pager", "less -k/tmp/k", True)],
 )  # fmt: skip
 def test_a_value_git_runs_is_judged_by_what_it_runs(key: str, value: str, runs: bool, tmp_path: Path) -> None:
     import shlex

@@ -68,7 +68,8 @@ def alias_runs(value: str) -> bool:
 
 def plain_value(key: str, value: str) -> bool:
     """A value of an executing key that runs only what git ships or a viewer or editor (git.json's plain_values,
-    with option words after it: `less -R`, `code --wait`, `cache --timeout=3600`), or that names a tool (git.json's
+    with the option words its `option_words` allows that program: `nano -w`, `code --wait`, `cache --timeout=300`;
+    not `vim -S x.vim`), or that names a tool (git.json's
     naming_keys: `diff.tool vscode` picks a tool; its command is `difftool.<tool>.cmd`, judged when set)."""
     data = catalogue().git
     if key.lower() in data.get("naming_keys", {}).get("keys", {}):
@@ -76,9 +77,10 @@ def plain_value(key: str, value: str) -> bool:
     if value in data["plain_values"]["values"]:
         return True
     first, *rest = value.split() or [""]
+    allowed = data["plain_values"].get("option_words", {}).get("words", {}).get(first)
     return (
-        first in data["plain_values"]["values"]
-        and all(word.startswith("-") for word in rest)
+        allowed is not None
+        and all(re.fullmatch(allowed, word) for word in rest)
         and _SHELL_SYNTAX.search(value) is None
     )
 
