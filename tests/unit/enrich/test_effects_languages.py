@@ -277,6 +277,8 @@ def test_a_string_printed_is_data_not_a_command(tmp_path: Path) -> None:
     "command",
     ["gnuplot -e 'system(\"rm -rf ~/Documents\")'", "gnuplot -e '! rm -rf ~/Documents'",
      "gnuplot -e \"plot '< rm -rf ~/Documents'\"", "rpm --eval '%(rm -rf ~/Documents)'",
+     "rpm -E '%(rm -rf ~/Documents)'", "rpm -D 'x %(rm -rf ~/Documents)' -E '%x'",
+     "rpmbuild --define 'x %(rm -rf ~/Documents)' -ba app.spec",
      "emacs --batch --eval '(shell-command \"rm -rf ~/Documents\")'",
      "elixir -e 'System.shell(\"rm -rf ~/Documents\")'",
      "elixir -e ':os.cmd(~c\"rm -rf ~/Documents\")'", "erl -noshell -eval 'os:cmd(\"rm -rf ~/Documents\"), halt().'"],
