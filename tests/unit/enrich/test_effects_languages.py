@@ -226,7 +226,8 @@ def test_awk_standard_streams_are_not_files(tmp_path: Path) -> None:
 # Everyday inline code in languages that had no table (issue 26's false positives: asked, headless denied)
 @pytest.mark.parametrize(
     ("command", "lang"),
-    [("elixir -e 'IO.puts(1)'", "elixir"), ("elixir -e 'IO.puts System.version'", "elixir"),
+    [("elixir -e 'IO.puts(1)'", "elixir"), ("mix run -e 'IO.puts(Mix.env())'", "elixir"),
+     ("elixir -e 'IO.puts System.version'", "elixir"),
      ("erl -noshell -eval 'io:format(\"~s~n\", [erlang:system_info(otp_release)]), halt().'", "erlang"),
      ("gnuplot -e 'set term png'", "gnuplot"),
      ("gnuplot -e \"set terminal png; set output 'plot.png'; plot 'data.dat' using 1:2 with lines\"", "gnuplot"),
@@ -245,7 +246,8 @@ def test_everyday_code_of_the_newer_tables_is_known(command: str, lang: str, tmp
 
 @pytest.mark.parametrize(
     ("command", "lang"),
-    [("elixir -e 'File.rm_rf!(\"x\")'", "elixir"), ("elixir -e 'apply(File, :rm_rf, [\"x\"])'", "elixir"),
+    [("elixir -e 'File.rm_rf!(\"x\")'", "elixir"), ("mix run -e 'File.rm_rf!(\"x\")'", "elixir"),
+     ("iex -e 'File.rm_rf!(\"x\")'", "elixir"), ("elixir -e 'apply(File, :rm_rf, [\"x\"])'", "elixir"),
      ("elixir -e 'IO.puts \"#{File.read!(\"x\")}\"'", "elixir"), ("elixir -e 'IO.puts File.read! \"x\"'", "elixir"),
      ("erl -noshell -eval 'file:delete(\"x\"), halt().'", "erlang"),
      ("erl -eval 'F = fun os:cmd/1, F(\"id\").'", "erlang"),
