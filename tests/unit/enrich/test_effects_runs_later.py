@@ -38,11 +38,13 @@ def later(command: str, proj: Path) -> list[dict[str, Any]]:
      ("printf '#!/bin/sh\\nid\\n' > ~/.local/bin/git", f"{HOME}/.local/bin/git"),
      ("cp ./helper ~/bin/ls", f"{HOME}/bin/ls"), ("ln -s /tmp/x ~/go/bin/go", f"{HOME}/go/bin/go"),
      ("mv ./sudo ~/.local/bin/", f"{HOME}/.local/bin"), ("cp -r tools/ ~/.cargo/bin", f"{HOME}/.cargo/bin"),
-     ("install -m 755 build/ls /usr/local/bin/ls", "/usr/local/bin/ls")],
+     ("install -m 755 build/ls /usr/local/bin/ls", "/usr/local/bin/ls"),
+     ("echo 'import os; os.system(\"id\")' > .venv/lib/python3.11/site-packages/x.pth",
+      "{proj}/.venv/lib/python3.11/site-packages/x.pth")],
 )  # fmt: skip
 def test_a_file_something_runs_later_is_deferred_code(command: str, place: str, tmp_path: Path) -> None:
     found = later(command, tmp_path)
-    assert [e["startup"] for e in found] == [place] and found[0]["known"] is False
+    assert [e["startup"] for e in found] == [place.format(proj=tmp_path)] and found[0]["known"] is False
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ hookd.enrich.effects.model uses."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import re
@@ -265,6 +266,8 @@ def runs_later(path: str) -> str | None:
     for place, anchored, what in catalogue().runs_later:
         directory = place.rstrip("/")
         if anchored and (path == directory or (place.endswith("/") and path.startswith(place))):
+            return what
+        if not anchored and "*" in place and fnmatch.fnmatchcase(path, "*" + place):
             return what
         if not anchored and (path.endswith(directory) or (place.endswith("/") and place in path)):
             return what
