@@ -51,6 +51,16 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 	some m in _secret(e.path)
 }
 
+# Such a tool, or a web tool, that opens the cloud instance metadata service (a `url`/`uri` argument or a URL in
+# a web tool's prompt, in any spelling of the address: the effect model's `metadata`): asked, as for the shell.
+ask contains {"id": "cloud-metadata", "reason": reason} if {
+	input.tool.kind in {"mcp", "other", "web"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	object.get(e, "metadata", false) == true
+	reason := sprintf("%s asks the cloud instance metadata service (%s), which hands out this machine's credentials; confirm it", [e.program, e.url])
+}
+
 # Such a tool whose path argument holds what hookd cannot resolve (a string with a NUL, one longer than
 # any path): the file it reads is not known, so it is asked (unknown_reads in data.json: "ask", or "allow").
 ask contains {"id": "unknown-read", "reason": reason} if {

@@ -398,3 +398,27 @@ test_an_mcp_tool_reading_a_path_hookd_cannot_resolve_is_asked if {
 	v.id == "unknown-read"
 	count(ask) == 0 with input as i with data.secret_reads.unknown_reads as "allow"
 }
+
+_metadata_fetch(kind) := {
+	"event": "BeforeTool",
+	"tool": {"kind": kind, "name": "webfetch"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"effects": [
+		{"op": "fetch", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "http://169.254.169.254/"},
+		{"op": "read", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "http://169.254.169.254/", "metadata": true},
+	],
+}
+
+test_a_web_or_mcp_tool_opening_the_instance_metadata_service_is_asked if {
+	every kind in ["web", "mcp", "other"] {
+		a := ask with input as _metadata_fetch(kind)
+		some v in a
+		v.id == "cloud-metadata"
+	}
+}
+
+test_a_web_tool_fetching_a_page_is_not_asked if {
+	i := object.union(_metadata_fetch("web"), {"effects": [{"op": "fetch", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "https://docs.rs/"}]})
+	count(ask) == 0 with input as i
+}

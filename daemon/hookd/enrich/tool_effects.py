@@ -20,15 +20,17 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, is_git_config, unjudged_write
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
-from hookd.enrich.tool_args import inferred
+from hookd.enrich.tool_args import inferred, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
-_URL_ARGS = ("url", "uri")
+# Words of an argument's name that make it a URL the tool opens (`url`, `uri`, `targetUrl`, `resource_uri`, …).
+_URL_WORDS = frozenset({"url", "urls", "uri", "uris", "href", "link", "links", "endpoint"})
 
 
 def _op(entry: Mapping[str, Any], spec: ToolSpec) -> tuple[str, bool]:
@@ -82,10 +84,9 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else None
     project = event.project_dir.removesuffix("/")
+    opened = _url_effects(_url_texts(tool.input, web=tool.kind is ToolKind.WEB), tool.name, home_dir, project)
     if tool.kind is ToolKind.WEB:
-        urls = [tool.input[a] for a in _URL_ARGS if isinstance(tool.input.get(a), str)]
-        fetches = [{**_unknown("fetch", tool.name), "known": True, "class": "outside", "url": u} for u in urls]
-        return fetches + _local_reads(tool.input, tool.name, home=home_dir, project=project)
+        return opened
     entries = event.facts.get("paths")
     out = [
         _effect(e, spec, tool.name, home=home_dir, project=project)
@@ -99,7 +100,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None))
-    return out
+    return out + opened
 
 
 _NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
@@ -235,25 +236,62 @@ def _recorded_home(uid: int) -> str:
     return realpath(recorded) if recorded else ""
 
 
-_FILE_URL = re.compile(r"\bfile://(?:localhost)?(/[^\s'\"<>`)]*)", re.IGNORECASE)
-MAX_FILE_URLS = 16
+# A file URL in each form a client takes (RFC 8089): `file:///p`, `file://localhost/p`, `file://host/p`, `file:/p`.
+_FILE_URL = re.compile(r"\bfile:(?://[^/\s'\"<>`]*)?(/(?!/)[^\s'\"<>`)]*)", re.IGNORECASE)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,20}://[^\s'\"<>`]+", re.IGNORECASE)
+MAX_URLS = 16
+MAX_URL_DEPTH = 8
 
 
-def _local_reads(
-    tool_input: Mapping[str, Any], program: str, *, home: str | None, project: str
-) -> list[dict[str, JSON]]:
-    """A `file://` URL in a web tool's arguments (its `url`, or a URL in Gemini's `prompt`): a read of that
-    file, judged as any file tool's read would be."""
+def _url_texts(value: Any, *, web: bool, named: bool = False, depth: int = 0) -> list[tuple[str, bool]]:
+    """The texts of a tool's input that may name URLs it opens, each with whether it is one whole (an argument
+    named for a URL: `url`, `uri`, `href`, at any depth, in a list too) or a text to search (every other string
+    of a web tool: Gemini's `prompt`)."""
+    if isinstance(value, str):
+        return [(value, True)] if named else [(value, False)] if web else []
+    if depth > MAX_URL_DEPTH:
+        return []
+    if isinstance(value, Mapping):
+        return [
+            t
+            for key, item in value.items()
+            for t in _url_texts(item, web=web, named=named or bool(words(str(key)) & _URL_WORDS), depth=depth + 1)
+        ]
+    if isinstance(value, list):
+        return [t for item in value for t in _url_texts(item, web=web, named=named, depth=depth + 1)]
+    return []
+
+
+def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, project: str) -> list[dict[str, JSON]]:
+    """What opening each URL does, for any tool (a web tool, a browser's `navigate`, an MCP server's `fetch` or
+    resource `uri`): a `file:` URL reads its file, judged as any file tool's read would be; any other is a
+    `fetch`, and a fetch of the cloud instance metadata service (in any spelling of its address) a read of the
+    machine's credentials (`metadata`), as the shell's downloaders have."""
     resolver = PathResolver(home=home or "/", project_dir=project)
     out: list[dict[str, JSON]] = []
-    for arg, text in tool_input.items():
-        for match in _FILE_URL.finditer(text) if isinstance(text, str) else ():
-            if len(out) >= MAX_FILE_URLS:
+    seen: set[str] = set()
+    for text, whole in texts:
+        found = [m.group() for m in _URL.finditer(text)]
+        urls = [text.strip()] if whole and not found and text.strip() and " " not in text.strip() else found
+        for url in [*urls, *(m.group() for m in _FILE_URL.finditer(text) if m.group() not in urls)]:
+            if url in seen:
+                continue
+            if len(seen) >= MAX_URLS:
                 return [*out, _unknown("read", program)]
-            entry = {"arg": arg, **resolver.resolve(unquote(match.group(1)), project), "access": "read"}
-            out.append(
-                {**_effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project), "url": match.group()}
-            )
+            seen.add(url)
+            local = _FILE_URL.fullmatch(url)
+            if local:
+                placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]), project)
+                entry = {"arg": "url", **placed, "access": "read"}
+                read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
+                out.append({**read, "url": url})
+                continue
+            if url[:5].lower() == "file:":
+                continue  # a file URL with no path (`file://` explained in a prompt)
+            out.append({**_unknown("fetch", program), "known": True, "class": "outside", "url": url})
+            if instance_metadata(url):
+                out.append({**_unknown("read", program), "known": True, "class": "outside", "url": url,
+                            "metadata": True})  # fmt: skip
     return out
 
 
