@@ -44,13 +44,15 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 
 # What a file or patch tool does that its path arguments do not show, behind one gate (a plain write or
 # edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know
-# (Droid's ApplyPatch), and commands written into a file a shell or session runs at start.
+# (Droid's ApplyPatch), commands written into a file a shell or session runs at start, and a change under
+# another name of its file (`alias`: `~/dotfiles/ssh/x` is `~/.ssh/x` where that is a link to it, a `.git`
+# file's directory is the project's `.git`; daemon/hookd/enrich/aliases.py).
 _tool_extra := [e |
 	input.tool.kind in {"write", "edit", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
-	true in [e.op == "exec", object.get(input, "paths", []) == []] # a tool with path arguments: judged above
+	true in [e.op == "exec", object.get(input, "paths", []) == [], object.get(e, "alias", "") != ""] # else judged above
 ]
 
 deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {

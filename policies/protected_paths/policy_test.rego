@@ -436,3 +436,24 @@ test_a_git_configuration_whose_text_is_not_known_is_asked if {
 	some v in ask with input as _t_unjudged_config("mcp")
 	contains(v.reason, "/home/alice/.gitconfig")
 }
+
+_aliased_edit(alias) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "edit", "name": "Edit"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"paths": [{"arg": "file_path", "path": "/home/u/dotfiles/ssh/authorized_keys", "access": "write", "in_project": false}],
+	"effects": [
+		{"op": "write", "path": "/home/u/dotfiles/ssh/authorized_keys", "known": true, "via": "tool", "program": "Edit"},
+		object.union({"op": "write", "path": "/home/u/.ssh/authorized_keys", "known": true, "via": "tool", "program": "Edit"}, alias),
+	],
+}
+
+test_a_file_tool_writing_under_another_name_of_a_protected_file_is_denied if {
+	d := deny with input as _aliased_edit({"alias": "/home/u/dotfiles/ssh/authorized_keys"})
+	count(d) > 0
+}
+
+test_a_file_tools_own_effects_are_judged_through_its_paths_only if {
+	count(deny) == 0 with input as _aliased_edit({})
+}

@@ -41,13 +41,15 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 
 # A tool hookd has no table for (an MCP server's `read_file`, `read_multiple_files`, a browser's file upload):
 # judged on the effects its path arguments have (daemon/hookd/enrich/tool_args.py); a web tool given a
-# `file://` URL reads that file.
+# `file://` URL reads that file; a file tool's read under another name of its file (`alias`:
+# `~/dotfiles/ssh/id_rsa` where `~/.ssh` is a link to `~/dotfiles/ssh`, daemon/hookd/enrich/aliases.py).
 deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
-	input.tool.kind in {"mcp", "other", "web"}
+	input.tool.kind in {"mcp", "other", "web", "read"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
 	e.op in {"read", "copy", "move"}
+	true in [input.tool.kind != "read", object.get(e, "alias", "") != ""] # a read tool's own paths: above
 	some m in _secret(e.path)
 }
 

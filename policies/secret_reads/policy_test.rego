@@ -422,3 +422,15 @@ test_a_web_tool_fetching_a_page_is_not_asked if {
 	i := object.union(_metadata_fetch("web"), {"effects": [{"op": "fetch", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "https://docs.rs/"}]})
 	count(ask) == 0 with input as i
 }
+
+test_a_read_tool_reading_a_secret_under_another_name_is_denied if {
+	i := {
+		"event": "BeforeTool",
+		"tool": {"kind": "read", "name": "Read"},
+		"home": "/home/u",
+		"project_dir": "/p",
+		"paths": [{"arg": "file_path", "path": "/home/u/dotfiles/ssh/id_rsa", "access": "read"}],
+		"effects": [{"op": "read", "path": "/home/u/.ssh/id_rsa", "known": true, "via": "tool", "program": "Read", "alias": "/home/u/dotfiles/ssh/id_rsa"}],
+	}
+	count(deny) > 0 with input as i
+}

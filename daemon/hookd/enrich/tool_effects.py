@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from hookd.enrich.aliases import other_names
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
@@ -97,10 +98,23 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
     elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
+    out.extend(_aliased(out, home_dir, project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None))
     return out + opened
+
+
+def _aliased(effects: list[dict[str, JSON]], home: str | None, project: str) -> list[dict[str, JSON]]:
+    """Each effect again under every other name its file has (enrich/aliases.py: `~/dotfiles/bashrc` is
+    `~/.bashrc` where that is a link to it; a `.git` file's directory is the project's `.git`), `alias` holding
+    the canonical path: a rule that knows `~/.bashrc` or `.git/hooks` by its shape judges it under that name."""
+    return [
+        {**effect, "path": name, "alias": path}
+        for effect in effects
+        if isinstance(path := effect["path"], str) and path
+        for name in other_names(path, home, project)
+    ]
 
 
 _NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
