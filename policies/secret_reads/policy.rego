@@ -76,9 +76,10 @@ ask contains {"id": "unknown-read", "reason": reason} if {
 	reason := sprintf("%s reads a file whose name hookd cannot resolve from its arguments; confirm it", [_tool_name])
 }
 
-# A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`): it reads every secret there.
+# A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`, an MCP server's search given the
+# home as its `root`): it reads every secret there.
 deny contains {"id": "search-home", "reason": reason} if {
-	input.tool.kind == "read"
+	input.tool.kind in {"read", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.op == "read"

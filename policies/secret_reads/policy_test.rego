@@ -434,3 +434,10 @@ test_a_read_tool_reading_a_secret_under_another_name_is_denied if {
 	}
 	count(deny) > 0 with input as i
 }
+
+test_an_mcp_search_over_the_home_is_denied if {
+	i := object.union(_mcp_input("read", "/home/u"), {"effects": [{"op": "read", "path": "/home/u", "known": true, "recursive": true, "program": "mcp_ripgrep_search", "via": "tool"}]})
+	d := deny with input as i
+	some v in d
+	v.id == "search-home"
+}

@@ -40,7 +40,14 @@ _READ = frozenset({
     "read", "get", "view", "list", "ls", "search", "find", "grep", "glob", "cat", "open", "show", "load",
     "stat", "info", "tree", "head", "tail", "query", "inspect", "describe", "diff", "upload", "attach", "send",
 })  # fmt: skip
+# Words of a tool's name that make it search below the directories it is given (every file there can be read).
+_SEARCH = frozenset({"search", "grep", "rg", "ripgrep", "find", "scan"})
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# A value that is an option with a path (`--output=/x`, `-o=~/x`): handed to a server that builds a command line
+# from its arguments (a git ref, a revision), it is an option of that program (argument injection), and what the
+# option does to its path is not known (git's `--output=` writes it): taken as a written path, whatever the
+# argument's name and the tool's.
+_OPTION_PATH = re.compile(r"-{1,2}[A-Za-z][A-Za-z0-9-]{0,63}=([~./].*|[^=]*/.*)", re.DOTALL)
 MAX_NAME = 200  # longer argument or tool names are not split into words
 
 
@@ -65,11 +72,15 @@ class Inferred:
     to: frozenset[str]
     input: Mapping[str, JSON]
     unknown: tuple[str, ...] = ()
+    searches: bool = False  # its name says it searches: a directory it reads is read below, whole
+
+
+def _name(tool: ToolCall) -> str:
+    return tool.mcp.get("tool", tool.name) if tool.mcp else tool.name
 
 
 def _op(tool: ToolCall) -> str:
-    name = tool.mcp.get("tool", tool.name) if tool.mcp else tool.name
-    said = words(name)
+    said = words(_name(tool))
     for verbs, op in ((_DELETE, "delete"), (_MOVE, "move"), (_COPY, "copy"), (_WRITE, "write"), (_READ, "read")):
         if said & verbs:
             return op
@@ -87,6 +98,7 @@ class _Found:
     paths: dict[str, list[JSON]]
     unknown: dict[str, None]
     to: set[str]
+    options: set[str]  # arguments named for an option holding a path (always written)
 
 
 def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Found) -> None:
@@ -107,6 +119,13 @@ def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Foun
         for item in value:
             _walk(item, arg, named, to, depth + 1, found)
         return
+    if isinstance(value, str) and value[:1] == "-" and len(value) <= MAX_PATH and "\x00" not in value:
+        option = _OPTION_PATH.fullmatch(value)
+        if option:
+            key = f"{arg}({value.split('=', 1)[0]})"
+            found.paths.setdefault(key, []).append(option.group(1))
+            found.options.add(key)
+            return
     if not named or not isinstance(value, str) or not value or "\n" in value:  # a text of lines is no path
         return
     if "\x00" in value or len(value) > MAX_PATH:
@@ -123,7 +142,7 @@ def inferred(tool: ToolCall) -> Inferred | None:
     spec = tool.spec
     if spec is None or spec.paths or spec.patches or tool.kind not in (ToolKind.MCP, ToolKind.OTHER):
         return None
-    found = _Found({}, {}, set())
+    found = _Found({}, {}, set(), set())
     _walk(dict(tool.input), "", False, False, 0, found)
     args = list(dict.fromkeys([*found.paths, *found.unknown]))
     if not args:
@@ -131,13 +150,14 @@ def inferred(tool: ToolCall) -> Inferred | None:
     op = _op(tool)
     to = frozenset(a for a in args if a in found.to) if op in ("move", "copy") else frozenset()
     access = "read" if op == "read" else "write"
-    paths = tuple((a, "write" if a in to else access) for a in args)
+    paths = tuple((a, "write" if a in to or a in found.options else access) for a in args)
     content = next(
         (k for k, v in tool.input.items() if k in ("content", "text", "file_text") and isinstance(v, str)), ""
     )
-    kind = ToolKind.READ if op == "read" else ToolKind.WRITE
+    kind = ToolKind.READ if op == "read" and not found.options else ToolKind.WRITE
     spec = ToolSpec(kind, paths, content=content if access == "write" else "")
-    return Inferred(spec, op, to, dict(found.paths), tuple(found.unknown))
+    searches = op == "read" and bool(words(_name(tool)) & _SEARCH)
+    return Inferred(spec, op, to, dict(found.paths), tuple(found.unknown), searches)
 
 
 def unknown_entries(guess: Inferred) -> list[dict[str, JSON]]:

@@ -94,6 +94,8 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         for e in (entries if isinstance(entries, list) else [])
         if isinstance(e, Mapping)
     ]
+    if guess is not None and guess.searches:  # an MCP server's search: every file below a directory it is given
+        out = [{**e, "recursive": os.path.isdir(str(e["path"]))} if e["op"] == "read" else e for e in out]
     if spec.patches and not any(isinstance(tool.input.get(a), str) for a in spec.patches):
         out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
     elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:

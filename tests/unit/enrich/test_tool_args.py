@@ -127,3 +127,53 @@ def test_values_that_name_no_file_are_not_paths(proj: Path) -> None:
 def test_paths_at_any_depth_count_toward_the_tool_paths_cap() -> None:
     guess = inferred(mcp("read_file", {"path": [[f"f{i}" for i in range(300)]], "more": {"file": ["g", ["h"]]}}))
     assert guess is not None and named_paths(guess.input, guess.spec) == 302
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "written"),
+    [
+        (
+            "git_diff",
+            {"repo_path": "/p", "target": f"--output={HOME}/.claude/settings.json"},
+            f"{HOME}/.claude/settings.json",
+        ),
+        ("git_log", {"path": "/p", "branch": "--output=/p/.env"}, "/p/.env"),
+        (
+            "git_show",
+            {"repo_path": "/p", "revision": "--output=~/.ssh/authorized_keys"},
+            f"{HOME}/.ssh/authorized_keys",
+        ),
+        ("git_checkout", {"repo_path": "/p", "opts": {"ref": "-o=out/x.txt"}}, "/p/out/x.txt"),
+    ],
+)
+def test_an_option_with_a_path_in_any_argument_writes_it(
+    tool: str, tool_input: dict[str, Any], written: str, proj: Path
+) -> None:
+    """cyanheads/git-mcp-server#53, CVE-2025-68144: a ref taken as an option (`--output=`) writes a file; hookd
+    cannot know what an injected option does, so its path is written whatever the tool's name says."""
+    tool_input = {k: (v.replace("/p", str(proj)) if isinstance(v, str) else v) for k, v in tool_input.items()}
+    if "opts" in tool_input:
+        tool_input["repo_path"] = str(proj)
+    event = enriched("claude", f"mcp__git__{tool}", tool_input, proj)
+    assert ("write", written.replace("/p", str(proj)), True) in effects(event)
+
+
+@pytest.mark.parametrize(
+    "tool_input",
+    [
+        {"repo_path": "/p", "target": "main"},
+        {"repo_path": "/p", "max_count": 10},
+        {"query": "SELECT 1", "limit": "-1"},
+        {"message": "--fix: handle the -x=1 case"},
+    ],
+)
+def test_refs_numbers_and_texts_are_no_option_paths(tool_input: dict[str, Any]) -> None:
+    guess = inferred(mcp("git_diff", tool_input))
+    assert guess is None or all(access == "read" for _arg, access in guess.spec.paths)
+
+
+def test_an_mcp_search_reads_below_a_directory_it_is_given(proj: Path) -> None:
+    event = enriched("gemini", "mcp_ripgrep_search", {"pattern": "AKIA", "root": str(proj)}, proj)
+    assert [(e["op"], e["recursive"]) for e in event.facts["effects"]] == [("read", True)]
+    listing = enriched("gemini", "mcp_fs_read_text_file", {"path": str(proj)}, proj)
+    assert [(e["op"], e["recursive"]) for e in listing.facts["effects"]] == [("read", False)]
