@@ -111,7 +111,7 @@ _home_or_above(p) if {
 # shortcut off), and `/.ssh`, `.env` and the glob characters for the rules that are not lists.
 # An ordinary path costs that one regex instead of some 30 string tests.
 # (the pattern built inline: a rule holding it costs a read's single path ~5 µs more than the concat)
-_secret(p) := _secret_literal(p) | _secret_glob(p) if {
+_secret(p) := (_secret_literal(p) | _secret_glob(p)) | _secret_backup(p) if {
 	regex.match(concat("|", [data.secret_reads.quick_pattern, `/\.ssh|\.env|[*?\[{]`]), p)
 } else := set()
 
@@ -159,6 +159,15 @@ _secret_named(p) := (({m |
 		contains(p, "hist"),
 	]
 } else := set()
+
+# A backup, editor or swap copy of a secret holds the same secret (`prod.env.bak`, `.env~`, `id_rsa.orig`,
+# `.netrc.save`: GNU's `cp --backup` and Emacs add `~`, vim `.swp`, people `.bak`/`.old`): judged as the file
+# with the suffix taken off (data.json's backup_suffixes).
+_secret_backup(p) := {m |
+	some s in _cfg.backup_suffixes
+	endswith(p, s)
+	some m in _secret_literal(substring(p, 0, count(p) - count(s)))
+}
 
 # `.env*`, `id_*`, `*.pem` in a glob: secret when the pattern could match a secret name there
 _secret_glob(p) := {m |

@@ -441,3 +441,15 @@ test_an_mcp_search_over_the_home_is_denied if {
 	some v in d
 	v.id == "search-home"
 }
+
+test_a_backup_of_a_secret_is_a_secret if {
+	every p in ["/p/config/production.env.bak", "/p/.env~", "/home/u/.ssh/id_rsa.orig", "/home/u/.netrc.save", "/home/u/.aws/credentials.old"] {
+		count(_secret(p)) > 0
+	}
+}
+
+test_a_backup_of_an_ordinary_file_is_not if {
+	every p in ["/p/README.md~", "/p/src/app.py.orig", "/p/.env.example.bak", "/home/u/.ssh/known_hosts.old", "/p/config.bak"] {
+		count(_secret(p)) == 0
+	}
+}
