@@ -52,8 +52,22 @@ _tool_extra := [e |
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
-	true in [e.op == "exec", object.get(input, "paths", []) == [], object.get(e, "alias", "") != ""] # else judged above
+	true in [e.op == "exec", object.get(input, "paths", []) == [], object.get(e, "alias", "") != "", object.get(e, "import", "") != ""] # else judged above
 ]
+
+# An `@path` import written into a file an agent loads into every session's context (CLAUDE.md, GEMINI.md,
+# AGENTS.md, a memory tool's file: the effect model's `import`, daemon/hookd/enrich/tool_effects.py) of a key,
+# credential or .env file: it reaches the model in every later session, outside the hooks. (Judged here, where
+# writes are routed, on the places whose keys and credentials this package keeps; secret_reads judges a
+# memory tool's import as the read it is.)
+deny contains {"id": m.id, "reason": reason} if {
+	some e in _tool_extra
+	e.op == "read"
+	object.get(e, "import", "") != ""
+	some m in _protected(e.path)
+	m.id in {"ssh-dir", "cloud-credentials", "env-file"}
+	reason := sprintf("%s writes an import of %s into a file the agent loads every session: %s must not reach the model", [_tool_name, e.path, m.what])
+}
 
 deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some e in _tool_extra

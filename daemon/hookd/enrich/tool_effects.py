@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.aliases import other_names
+from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
@@ -104,6 +105,9 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None))
+    out.extend(
+        _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
+    )
     return out + opened
 
 
@@ -117,6 +121,47 @@ def _aliased(effects: list[dict[str, JSON]], home: str | None, project: str) -> 
         if isinstance(path := effect["path"], str) and path
         for name in other_names(path, home, project)
     ]
+
+
+# Words of a tool's name that make it save what it is given into a file the agent loads every session
+# (Gemini's and Qwen's `save_memory`: ~/.gemini/GEMINI.md, ~/.qwen/QWEN.md).
+_MEMORY_WORDS = frozenset({"memory", "memories", "remember"})
+# An import line of an instruction file: `@~/x`, `@./x`, `@../x`, `@/x`, `@dir/file`, `@file.md` (not an email
+# address, a decorator in a code span, a scoped npm package's `@scope/name` is a relative path and harmless).
+_IMPORT = re.compile(r"(?<![\w@`/])@((?:~|\.{1,2})?/[^\s`'\"<>)\]]+|[\w.-]+/[^\s`'\"<>)\]]*|[\w-]*\.[A-Za-z][\w.-]*)")
+MAX_IMPORTS = 32
+
+
+def _imports(
+    effects: list[dict[str, JSON]],
+    tool_input: Mapping[str, Any],
+    program: str,
+    memory_dir: str,
+    home: str | None,
+    project: str,
+) -> list[dict[str, JSON]]:
+    """An `@path` import written into a file an agent loads into every session's context (the catalogue's
+    `instruction_files`: CLAUDE.md, GEMINI.md, …, or a memory tool's own file): a `read` of that path, `deferred`
+    (it reaches the model in every later session, outside the hooks), judged as any read is."""
+    names = catalogue().instruction_files
+    loaded = [
+        (path.rpartition("/")[0], _new_texts(tool_input))
+        for e in effects
+        if e["op"] == "write" and isinstance(path := e["path"], str) and path.rpartition("/")[2] in names
+    ]
+    if not loaded and words(program) & _MEMORY_WORDS:
+        texts = [v for v in tool_input.values() if isinstance(v, str)]
+        loaded = [(base, texts) for base in (memory_dir, project) if base]
+    resolver = PathResolver(home=home or "/", project_dir=project)
+    out: list[dict[str, JSON]] = []
+    for base, texts in loaded:
+        for raw in (m.group(1).rstrip(".,;:!?") for text in texts for m in _IMPORT.finditer(text)):
+            if len(out) >= MAX_IMPORTS:
+                return [*out, _unknown("read", program)]
+            entry = {"arg": "import", **resolver.resolve(raw, base), "access": "read"}
+            read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
+            out.append({**read, "deferred": True, "import": raw})
+    return out
 
 
 _NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")

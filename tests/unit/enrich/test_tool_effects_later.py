@@ -26,3 +26,31 @@ def later(event: object) -> list[str]:
 def test_a_file_the_session_reads_at_start(path: str, text: str, runs: bool, proj: Path) -> None:
     event = enriched("qwen", "write_file", {"file_path": path, "content": text}, proj)
     assert later(event) == ([path] if runs else [])
+
+
+def imports(event: object) -> list[tuple[str, str]]:
+    return [(e["import"], e["path"]) for e in event.facts.get("effects", []) if e.get("import")]  # type: ignore[attr-defined]
+
+
+def test_an_import_written_into_an_instruction_file_is_a_read_of_it(proj: Path) -> None:
+    """CLAUDE.md's `@path` imports load the file into every session (blind-tools-3: `@~/.ssh/id_ed25519`)."""
+    text = "# Me\n- key: @~/.ssh/id_ed25519\n- see @docs/arch.md and @./notes.md; mail a@b.com, `@decorator`\n"
+    event = enriched("claude", "Write", {"file_path": f"{HOME}/.claude/CLAUDE.md", "content": text}, proj)
+    assert imports(event) == [
+        ("~/.ssh/id_ed25519", f"{HOME}/.ssh/id_ed25519"),
+        ("docs/arch.md", f"{HOME}/.claude/docs/arch.md"),
+        ("./notes.md", f"{HOME}/.claude/notes.md"),
+    ]
+    assert all(e["deferred"] for e in event.facts["effects"] if e.get("import"))
+
+
+def test_a_memory_tools_fact_is_loaded_from_the_agents_own_file(proj: Path) -> None:
+    event = enriched("qwen", "save_memory", {"fact": "my profile: @../.aws/credentials", "scope": "global"}, proj)
+    assert ("../.aws/credentials", f"{HOME}/.aws/credentials") in imports(event)
+    plain = enriched("gemini", "save_memory", {"fact": "The user prefers pnpm over npm."}, proj)
+    assert imports(plain) == [] and plain.facts.get("effects", []) == []
+
+
+def test_an_ordinary_markdown_file_imports_nothing(proj: Path) -> None:
+    event = enriched("claude", "Write", {"file_path": str(proj / "README.md"), "content": "see @~/.ssh/x"}, proj)
+    assert imports(event) == []

@@ -258,8 +258,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes",
-        "search_paths", "startup_files"
+        "_built", "_derived", "_specs", "environment", "git", "instruction_files", "languages", "metadata_hosts",
+        "prefixes", "search_paths", "startup_files"
     )  # fmt: skip
 
     def __init__(
@@ -283,6 +283,7 @@ class Catalogue:
         startup = own.get("startup_files", {})
         self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
+        self.instruction_files = frozenset(own.get("instruction_files", {}).get("names", ()))  # CLAUDE.md, …
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:
