@@ -12,10 +12,13 @@ whose patch is in no argument hookd knows), the effect says `"known": false`: a 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import pwd
 import re
+import shlex
 import stat
+import tomllib
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
@@ -28,6 +31,7 @@ from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, is_git_config, unjudged_write
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
+from hookd.enrich.shell.build import analyse_shell
 from hookd.enrich.tool_args import inferred, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
@@ -105,6 +109,8 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None))
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
+        out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
     )
@@ -121,6 +127,93 @@ def _aliased(effects: list[dict[str, JSON]], home: str | None, project: str) -> 
         if isinstance(path := effect["path"], str) and path
         for name in other_names(path, home, project)
     ]
+
+
+MAX_CONFIG_TEXT = 256 * 1024  # a configuration text past this is not parsed for the commands it holds
+MAX_CONFIG_COMMANDS = 16
+_CONFIG_SUFFIXES = (".json", ".jsonc", ".toml")
+# A key named for a command a program runs later: `command`, `cmd`, `statusLine.command`, `apiKeyHelper`,
+# `postCreateCommand`, `discoveryCommand`, Codex's `notify`.
+_COMMAND_KEY = re.compile(r"(?:^|_|[a-z])(?:[Cc]ommand|[Cc]md|[Hh]elper)$|^(?:command|cmd|helper|notify)$")
+_COMMAND_PAIR = re.compile(r'"(\w{0,64}(?:[Cc]ommand|[Cc]md|[Hh]elper))"\s*:\s*"((?:[^"\\\n]|\\.){1,4096})"')
+
+
+def _configured_commands(
+    effects: list[dict[str, JSON]],
+    tool_input: Mapping[str, Any],
+    spec: ToolSpec,
+    program: str,
+    home: str,
+    project: str,
+) -> list[dict[str, JSON]]:
+    """A command written into a configuration file for a program to run later (an agent's `statusLine`,
+    `apiKeyHelper`, an MCP server's `command` and `args`, Codex's `notify`, a dev container's
+    `postCreateCommand`): when it runs code fetched or built at run time (`curl … | sh`, `sh -c "$(…)"`: a flow
+    or code not known, as the shell's analysis of it says), a deferred exec of it, asked as a startup file's
+    commands are; a plain program start (`npx -y server`, `node x.js`, `./statusline.sh`) is not."""
+    targets = [
+        str(e["path"])
+        for e in effects
+        if e["op"] == "write" and isinstance(e["path"], str) and e["path"].endswith(_CONFIG_SUFFIXES)
+    ]
+    if not targets:
+        return []
+    argument = spec.content or (spec.replace[1] if spec.replace else "")
+    texts = [t for t in ([tool_input.get(argument)] if argument else _new_texts(tool_input)) if isinstance(t, str)]
+    lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in _commands_in(text)]
+    out: list[dict[str, JSON]] = []
+    for line in lines[:MAX_CONFIG_COMMANDS]:
+        _shell, analysed = analyse_shell(line, home=home, base_dir=project, project_dir=project)
+        if any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed):
+            later = {"lang": "sh", "text": line}
+            out.append({**_unknown("exec", program), "known": True, "code": later, "deferred": True,
+                        "startup": targets[0]})  # fmt: skip
+    return out
+
+
+def _commands_in(text: str) -> list[str]:
+    """The command lines a configuration text holds under keys named for one (JSON or TOML, whole; else each
+    `"…Command": "…"` pair of a JSON fragment, an edit's new text): a string is a shell line, a list an argv,
+    and a `command` beside `args` the argv of both."""
+    for parse in (json.loads, tomllib.loads):
+        try:
+            return _walk_commands(parse(text), 0)
+        except (ValueError, RecursionError):
+            continue
+    return [json.loads(f'"{m.group(2)}"') for m in _COMMAND_PAIR.finditer(text) if _decodes(m.group(2))]
+
+
+def _decodes(value: str) -> bool:
+    try:
+        json.loads(f'"{value}"')
+    except ValueError:
+        return False
+    return True
+
+
+def _walk_commands(value: Any, depth: int) -> list[str]:
+    if depth > MAX_URL_DEPTH or not isinstance(value, (Mapping, list)):
+        return []
+    if isinstance(value, list):
+        return [c for item in value for c in _walk_commands(item, depth + 1)]
+    out: list[str] = []
+    for key, item in value.items():
+        argv = _argv(item) if isinstance(key, str) and _COMMAND_KEY.search(key) else None
+        if argv is None:
+            out.extend(_walk_commands(item, depth + 1))
+            continue
+        args = value.get("args") if key in ("command", "cmd") else None
+        extra = _argv(args) or [] if isinstance(args, list) else []
+        out.append(shlex.join([*argv, *extra]) if isinstance(item, list) or extra else argv[0])
+    return out
+
+
+def _argv(value: Any) -> list[str] | None:
+    if isinstance(value, str) and value.strip():
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
 
 
 # Words of a tool's name that make it save what it is given into a file the agent loads every session
