@@ -42,14 +42,16 @@ def other_names(path: str, home: str | None, project: str) -> list[str]:
 def _names(home: str | None, project: str) -> Mapping[str, str]:
     """The canonical target of each link (or `.git` file) -> the name it gives it."""
     home = home.rstrip("/") if home else ""
-    stamps = tuple(_stamp(d) for d in ((home, f"{home}/.config") if home else ()))
+    stamps = tuple(stamp(d) for d in ((home, f"{home}/.config") if home else ()))
     gitfile = os.path.join(project, ".git")
-    return _read(home, stamps, gitfile, _stamp(gitfile))
+    return _read(home, stamps, gitfile, stamp(gitfile))
 
 
-def _stamp(path: str) -> tuple[int, int] | None:
+def stamp(path: str, *, follow: bool = False) -> tuple[int, int] | None:
+    """A file's state as a cache key (inode, modification time), None when there is none: a directory's changes
+    when an entry is made, removed or renamed in it; `follow` stats what a link points at."""
     try:
-        st = os.lstat(path)
+        st = os.stat(path) if follow else os.lstat(path)
     except (OSError, ValueError):
         return None
     return (st.st_ino, st.st_mtime_ns)

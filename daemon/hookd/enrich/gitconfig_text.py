@@ -13,6 +13,7 @@ import functools
 import os
 import re
 
+from hookd.enrich.aliases import stamp
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.gitops import executing
 from hookd.types import JSON
@@ -110,15 +111,7 @@ def included_configs(home: str, project: str) -> frozenset[str]:
     executing key there is judged as one into `~/.gitconfig` (a dotfiles repository's `aliases.inc`). Read once
     per state of the configuration files (inode, modification time)."""
     roots = (f"{home}/.gitconfig", f"{home}/.config/git/config", f"{project}/.git/config") if home else ()
-    return _included(tuple((root, _stamp(root)) for root in roots), home)
-
-
-def _stamp(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_ino, st.st_mtime_ns)
+    return _included(tuple((root, stamp(root, follow=True)) for root in roots), home)
 
 
 @functools.lru_cache(maxsize=64)
