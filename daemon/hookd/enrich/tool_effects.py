@@ -90,6 +90,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else None
     project = event.project_dir.removesuffix("/")
+    ran = _command_effects(tool.name, tool.input, home_dir, project) if tool.kind in _UNTABLED else []
     opened = _url_effects(_url_texts(tool.input, web=tool.kind is ToolKind.WEB), tool.name, home_dir, project)
     if tool.kind is ToolKind.WEB:
         return opened
@@ -114,7 +115,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
     )
-    return out + opened
+    return out + opened + ran
 
 
 def _aliased(effects: list[dict[str, JSON]], home: str | None, project: str) -> list[dict[str, JSON]]:
@@ -127,6 +128,33 @@ def _aliased(effects: list[dict[str, JSON]], home: str | None, project: str) -> 
         if isinstance(path := effect["path"], str) and path
         for name in other_names(path, home, project)
     ]
+
+
+_UNTABLED = (ToolKind.MCP, ToolKind.OTHER)
+# Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
+# shell server's `run_command`, `execute_command`, `terminal`), and the arguments that hold that line.
+_RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "terminal", "command", "spawn", "bash"})
+_COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
+_CWD_ARGS = ("cwd", "workdir", "working_directory", "workingDirectory", "directory", "dir")
+
+
+def _command_effects(
+    program: str, tool_input: Mapping[str, Any], home: str | None, project: str
+) -> list[dict[str, JSON]]:
+    """What the command line an MCP server's tool runs does (its name says it runs one, an argument holds it):
+    the shell's effects of that line, in the tool's own directory argument when it gives one, as the tool's
+    effects (`via: tool`), so that a recursive delete of the home, a write into `~/.ssh` or a read of a key
+    through `start_process` is judged as through the agent's shell."""
+    if not words(program) & _RUN_WORDS:
+        return []
+    line = next((v for a in _COMMAND_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
+    if line is None or len(line) > MAX_CONFIG_TEXT:
+        return []
+    resolver = PathResolver(home=home or "/", project_dir=project)
+    where = next((v for a in _CWD_ARGS if isinstance(v := tool_input.get(a), str) and v), "")
+    base = resolver.absolute(where, project) if where else project
+    _shell, analysed = analyse_shell(line, home=home or "/", base_dir=base, project_dir=project)
+    return [{**e, "via": "tool"} for e in analysed]
 
 
 MAX_CONFIG_TEXT = 256 * 1024  # a configuration text past this is not parsed for the commands it holds

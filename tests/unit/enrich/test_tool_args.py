@@ -177,3 +177,29 @@ def test_an_mcp_search_reads_below_a_directory_it_is_given(proj: Path) -> None:
     assert [(e["op"], e["recursive"]) for e in event.facts["effects"]] == [("read", True)]
     listing = enriched("gemini", "mcp_fs_read_text_file", {"path": str(proj)}, proj)
     assert [(e["op"], e["recursive"]) for e in listing.facts["effects"]] == [("read", False)]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "effect"),
+    [
+        ("mcp__desktop-commander__start_process", {"command": "rm -rf ~/Documents", "timeout_ms": 5000},
+         ("delete", f"{HOME}/Documents", True)),
+        ("mcp__shell__run_command", {"command": "cat credentials", "cwd": f"{HOME}/.aws"},
+         ("read", f"{HOME}/.aws/credentials", True)),
+        ("mcp__term__execute", {"cmd": "echo k >> ~/.ssh/authorized_keys"},
+         ("write", f"{HOME}/.ssh/authorized_keys", True)),
+    ],
+)  # fmt: skip
+def test_an_mcp_tool_running_a_command_line_has_its_effects(
+    tool: str, tool_input: dict[str, Any], effect: tuple[str, str, bool], proj: Path
+) -> None:
+    """blind-tools-3: Desktop Commander's start_process of `rm -rf ~/Documents` was allowed: the line it runs is
+    judged as the agent's shell's would be (as the tool's effects)."""
+    event = enriched("copilot", tool, tool_input, proj)
+    assert effect in effects(event)
+    assert all(e["via"] == "tool" for e in event.facts["effects"])
+
+
+def test_a_tool_not_named_for_running_keeps_its_command_argument_a_text(proj: Path) -> None:
+    event = enriched("claude", "mcp__notes__create_note", {"command": "rm -rf ~", "title": "how not to"}, proj)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] == "delete"]
