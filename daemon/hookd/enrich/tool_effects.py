@@ -112,6 +112,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
+        out.extend(_program_config_keys(out, tool.input, tool.name))
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
     )
@@ -155,6 +156,34 @@ def _command_effects(
     base = resolver.absolute(where, project) if where else project
     _shell, analysed = analyse_shell(line, home=home or "/", base_dir=base, project_dir=project)
     return [{**e, "via": "tool"} for e in analysed]
+
+
+_INI_KEY = re.compile(r"^[+ ]?\s*([A-Za-z][\w.-]{0,63})\s*[=:]\s*(\S.{0,4095})$", re.MULTILINE)
+
+
+def _program_config_keys(
+    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], program: str
+) -> list[dict[str, JSON]]:
+    """A key of a program's configuration file whose value that program runs later (the catalogue's
+    `program_configs`: `.npmrc`'s `script-shell`, `git`, `node-options`), set by a file tool's text (a write, an
+    edit's new text, a patch's added lines): a deferred exec of the value, asked as a startup file's commands."""
+    configs = catalogue().program_configs
+    keyed = [
+        (path, configs[path.rpartition("/")[2]]) for path in _written(effects) if path.rpartition("/")[2] in configs
+    ]
+    out: list[dict[str, JSON]] = []
+    for path, keys in keyed:
+        for text in _new_texts(tool_input):
+            for key, value in _INI_KEY.findall(text[:MAX_CONFIG_TEXT]):
+                if key.lower() in keys:
+                    code = {"lang": "sh", "text": value.strip()}
+                    out.append({**_unknown("exec", program), "known": True, "code": code, "deferred": True,
+                                "startup": path, "key": key})  # fmt: skip
+    return out
+
+
+def _written(effects: list[dict[str, JSON]]) -> list[str]:
+    return list(dict.fromkeys(str(e["path"]) for e in effects if e["op"] == "write" and e["path"]))
 
 
 MAX_CONFIG_TEXT = 256 * 1024  # a configuration text past this is not parsed for the commands it holds

@@ -91,3 +91,24 @@ def test_a_command_written_for_later_that_runs_fetched_code(
     agent runs in every later session. A plain program start is everyday configuration, not asked."""
     event = enriched(client, tool, tool_input, proj)
     assert bool(later(event)) is runs
+
+
+NPMRC_PATCH = f"*** Begin Patch\n*** Add File: {HOME}/.npmrc\n+script-shell=/tmp/x/sh\n*** End Patch"
+
+
+@pytest.mark.parametrize(
+    ("client", "tool", "tool_input", "runs"),
+    [
+        ("copilot", "apply_patch", {"input": NPMRC_PATCH}, True),
+        ("claude", "Write", {"file_path": ".npmrc", "content": "node-options=--require x.js"}, True),
+        ("claude", "Edit", {"file_path": f"{HOME}/.npmrc", "old_string": "a", "new_string": "a\ngit = /tmp/g"}, True),
+        ("claude", "Write", {"file_path": ".npmrc", "content": "registry=https://r.example/\nsave-exact=true"}, False),
+        ("claude", "Write", {"file_path": "notes.txt", "content": "script-shell=/tmp/x/sh\n"}, False),
+    ],
+)  # fmt: skip
+def test_a_programs_configuration_key_that_runs_something(
+    client: str, tool: str, tool_input: dict[str, str], runs: bool, proj: Path
+) -> None:
+    """blind-tools-3: Copilot's apply_patch adding `script-shell=/tmp/x/sh` to ~/.npmrc (npm runs every script
+    with it)."""
+    assert bool(later(enriched(client, tool, tool_input, proj))) is runs

@@ -259,7 +259,7 @@ class Catalogue:
 
     __slots__ = (
         "_built", "_derived", "_specs", "environment", "git", "instruction_files", "languages", "metadata_hosts",
-        "prefixes", "search_paths", "startup_files"
+        "prefixes", "program_configs", "search_paths", "startup_files"
     )  # fmt: skip
 
     def __init__(
@@ -284,6 +284,11 @@ class Catalogue:
         self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
         self.instruction_files = frozenset(own.get("instruction_files", {}).get("names", ()))  # CLAUDE.md, …
+        self.program_configs = {  # a configuration file's name -> its keys whose value the program runs
+            name: frozenset(entry["keys"])
+            for entry in own.get("program_configs", {}).get("files", ())
+            for name in entry["names"]
+        }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:
