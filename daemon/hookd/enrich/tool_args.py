@@ -40,6 +40,13 @@ _READ = frozenset({
     "read", "get", "view", "list", "ls", "search", "find", "grep", "glob", "cat", "open", "show", "load",
     "stat", "info", "tree", "head", "tail", "query", "inspect", "describe", "diff", "upload", "attach", "send",
 })  # fmt: skip
+# SQL that opens a file by name (SQLite's `ATTACH DATABASE 'file' AS x`, which creates it, and `VACUUM INTO
+# 'file'`, which writes it: https://www.sqlite.org/lang_attach.html, https://www.sqlite.org/lang_vacuum.html),
+# in an argument named for SQL (`query`, `sql`, `statement`) of a database server's tool.
+_SQL_FILE = re.compile(
+    r"\b(?:ATTACH(?:\s+DATABASE)?|VACUUM(?:\s+\w{1,64})?\s+INTO)\s+'((?:[^']|''){1,4096})'", re.IGNORECASE
+)
+_SQL_WORDS = frozenset({"query", "sql", "statement", "statements", "queries"})
 # Words of a tool's name that make it search below the directories it is given (every file there can be read).
 _SEARCH = frozenset({"search", "grep", "rg", "ripgrep", "find", "scan"})
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
@@ -136,6 +143,19 @@ def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Foun
         found.to.add(arg)
 
 
+def _sql_files(tool_input: Mapping[str, JSON], found: _Found) -> None:
+    """The files the SQL in an argument named for it opens for writing (`ATTACH 'x'`, `VACUUM INTO 'x'`)."""
+    for arg, text in tool_input.items():
+        if isinstance(text, str) and words(arg) & _SQL_WORDS and len(text) <= MAX_SQL:
+            for match in _SQL_FILE.finditer(text):
+                key = f"{arg}(sql)"
+                found.paths.setdefault(key, []).append(match.group(1).replace("''", "'"))
+                found.options.add(key)
+
+
+MAX_SQL = 1 << 20
+
+
 def inferred(tool: ToolCall) -> Inferred | None:
     """The inferred spec of a tool hookd has no path table for (kind mcp or other), or None: for a tool
     whose spec names its paths, or one with no argument that names a path."""
@@ -144,6 +164,7 @@ def inferred(tool: ToolCall) -> Inferred | None:
         return None
     found = _Found({}, {}, set(), set())
     _walk(dict(tool.input), "", False, False, 0, found)
+    _sql_files(tool.input, found)
     args = list(dict.fromkeys([*found.paths, *found.unknown]))
     if not args:
         return None

@@ -203,3 +203,27 @@ def test_an_mcp_tool_running_a_command_line_has_its_effects(
 def test_a_tool_not_named_for_running_keeps_its_command_argument_a_text(proj: Path) -> None:
     event = enriched("claude", "mcp__notes__create_note", {"command": "rm -rf ~", "title": "how not to"}, proj)
     assert not [e for e in event.facts.get("effects", []) if e["op"] == "delete"]
+
+
+@pytest.mark.parametrize(
+    ("query", "written"),
+    [
+        (
+            f"ATTACH DATABASE '{HOME}/.ssh/authorized_keys' AS k; CREATE TABLE k.t(x TEXT)",
+            f"{HOME}/.ssh/authorized_keys",
+        ),
+        ("attach '.git/hooks/pre-commit' as h", ".git/hooks/pre-commit"),
+        (f"VACUUM main INTO '{HOME}/.bashrc'", f"{HOME}/.bashrc"),
+    ],
+)
+def test_sql_that_opens_a_file_writes_it(query: str, written: str, proj: Path) -> None:
+    """blind-tools-3: an SQLite server's write_query with ATTACH of ~/.ssh/authorized_keys creates that file."""
+    event = enriched("claude", "mcp__sqlite__write_query", {"query": query}, proj)
+    path = written if written.startswith("/") else str(proj / written)
+    assert ("write", path, True) in effects(event)
+
+
+def test_sql_naming_tables_writes_no_file(proj: Path) -> None:
+    query = "INSERT INTO 'users' VALUES (1); SELECT * FROM t WHERE note = 'ATTACH'"
+    event = enriched("claude", "mcp__sqlite__write_query", {"query": query}, proj)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] == "write"]
