@@ -25,11 +25,12 @@ MAX_ENTRIES = 4096  # entries of one directory looked at for links; past it the 
 MAX_GITFILE = 4096  # a `.git` file longer than this names no directory
 
 
-def other_names(path: str, home: str | None, project: str) -> list[str]:
-    """The other names of the canonical `path`: one per link (or `.git` file) whose target holds it."""
+def other_names(path: str, home: str | None, project: str, names: Mapping[str, str] | None = None) -> list[str]:
+    """The other names of the canonical `path`: one per link (or `.git` file) whose target holds it (`names`:
+    `linked(home, project)`, when the caller has it for several paths)."""
     if not path.startswith("/"):
         return []
-    names = _names(home, project)
+    names = linked(home, project) if names is None else names
     out = []
     for target, name in names.items():
         if path == target:
@@ -39,12 +40,22 @@ def other_names(path: str, home: str | None, project: str) -> list[str]:
     return out
 
 
-def _names(home: str | None, project: str) -> Mapping[str, str]:
+def linked(home: str | None, project: str) -> Mapping[str, str]:
     """The canonical target of each link (or `.git` file) -> the name it gives it."""
     home = home.rstrip("/") if home else ""
-    stamps = tuple(stamp(d) for d in ((home, f"{home}/.config") if home else ()))
-    gitfile = os.path.join(project, ".git")
-    return _read(home, stamps, gitfile, stamp(gitfile))
+    gitfile = project + "/.git"
+    stamps = (stamp(home), stamp(home + "/.config"), stamp(gitfile)) if home else (None, None, stamp(gitfile))
+    last = _LAST.get((home, gitfile))
+    if last is not None and last[0] == stamps:
+        return last[1]
+    names = _read(home, stamps[:2], gitfile, stamps[2])
+    if len(_LAST) >= 64:
+        _LAST.clear()
+    _LAST[(home, gitfile)] = (stamps, names)
+    return names
+
+
+_LAST: dict[tuple[str, str], tuple[tuple[tuple[int, int] | None, ...], Mapping[str, str]]] = {}
 
 
 def stamp(path: str, *, follow: bool = False) -> tuple[int, int] | None:

@@ -101,6 +101,18 @@ def unjudged_shell_writes(effects: list[dict[str, JSON]]) -> list[dict[str, JSON
     return list(found.values())
 
 
+def may_set_executing_key(text: str) -> bool:
+    """Whether `text` names a key git runs anywhere (a last name of git.json's executing keys and patterns,
+    `alias`, `path` of an include): a cheap test before the configuration's includes are looked up."""
+    return _key_names().search(text) is not None
+
+
+@functools.lru_cache(maxsize=1)
+def _key_names() -> re.Pattern[str]:
+    names = sorted(_names_of_executing_keys() | {"alias", "path"})
+    return re.compile("|".join(re.escape(n) for n in names), re.IGNORECASE)
+
+
 MAX_INCLUDE_DEPTH = 4  # git's own limit is 10; configurations nest one or two deep in practice
 MAX_INCLUDES = 64
 

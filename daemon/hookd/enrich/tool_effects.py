@@ -23,12 +23,19 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.aliases import other_names
+from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.words import is_startup_file, runs_nothing
 from hookd.enrich.facts import arg_class
-from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, included_configs, is_git_config, unjudged_write
+from hookd.enrich.gitconfig_text import (
+    MAX_TEXT,
+    executing_keys,
+    included_configs,
+    is_git_config,
+    may_set_executing_key,
+    unjudged_write,
+)
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
@@ -123,11 +130,16 @@ def _aliased(effects: list[dict[str, JSON]], home: str | None, project: str) -> 
     """Each effect again under every other name its file has (enrich/aliases.py: `~/dotfiles/bashrc` is
     `~/.bashrc` where that is a link to it; a `.git` file's directory is the project's `.git`), `alias` holding
     the canonical path: a rule that knows `~/.bashrc` or `.git/hooks` by its shape judges it under that name."""
+    if not any(effect["path"] for effect in effects):
+        return []
+    names = linked(home, project)  # the stats once for every effect
+    if not names:
+        return []
     return [
         {**effect, "path": name, "alias": path}
         for effect in effects
         if isinstance(path := effect["path"], str) and path
-        for name in other_names(path, home, project)
+        for name in other_names(path, home, project, names)
     ]
 
 
@@ -299,9 +311,11 @@ def _imports(
         for e in effects
         if e["op"] == "write" and isinstance(path := e["path"], str) and path.rpartition("/")[2] in names
     ]
-    if not loaded and words(program) & _MEMORY_WORDS:
+    if not loaded and ("mem" in program.lower() or "remember" in program.lower()) and words(program) & _MEMORY_WORDS:
         texts = [v for v in tool_input.values() if isinstance(v, str)]
         loaded = [(base, texts) for base in (memory_dir, project) if base]
+    if not loaded:
+        return []
     resolver = PathResolver(home=home or "/", project_dir=project)
     out: list[dict[str, JSON]] = []
     for base, texts in loaded:
@@ -347,7 +361,9 @@ def _git_keys(
     landed = {str(e["to"]) for e in effects if e["op"] in ("move", "copy", "link") and e.get("to")}
     out: list[dict[str, JSON]] = []
     writes = [e for e in effects if e["op"] == "write"]
-    included = included_configs(home, project) if home and writes else frozenset()
+    written = _new_texts(tool_input) if writes else []
+    asks = home and any(may_set_executing_key(t) for t in written)  # else no include could take a key git runs
+    included = included_configs(home, project) if asks and home else frozenset()
     configs = {str(e["path"]): e for e in writes if is_git_config(str(e["path"])) or e["path"] in included}
     for target in configs.values():
         path = str(target["path"])
@@ -476,11 +492,16 @@ def _url_texts(value: Any, *, web: bool, named: bool = False, depth: int = 0) ->
         return [
             t
             for key, item in value.items()
-            for t in _url_texts(item, web=web, named=named or bool(words(str(key)) & _URL_WORDS), depth=depth + 1)
+            for t in _url_texts(item, web=web, named=named or _url_named(str(key)), depth=depth + 1)
         ]
     if isinstance(value, list):
         return [t for item in value for t in _url_texts(item, web=web, named=named, depth=depth + 1)]
     return []
+
+
+def _url_named(key: str) -> bool:
+    lowered = key.lower()  # the words are split only for a name that may hold one (most are `file_path`, …)
+    return any(w in lowered for w in ("ur", "href", "link", "endpoint")) and bool(words(key) & _URL_WORDS)
 
 
 def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, project: str) -> list[dict[str, JSON]]:
@@ -488,10 +509,12 @@ def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, 
     resource `uri`): a `file:` URL reads its file, judged as any file tool's read would be; any other is a
     `fetch`, and a fetch of the cloud instance metadata service (in any spelling of its address) a read of the
     machine's credentials (`metadata`), as the shell's downloaders have."""
-    resolver = PathResolver(home=home or "/", project_dir=project)
     out: list[dict[str, JSON]] = []
     seen: set[str] = set()
+    resolver: PathResolver | None = None
     for text, whole in texts:
+        if ":" not in text:
+            continue  # no URL (the common case: a path, a pattern, a text)
         found = [m.group() for m in _URL.finditer(text)]
         urls = [text.strip()] if whole and not found and text.strip() and " " not in text.strip() else found
         for url in [*urls, *(m.group() for m in _FILE_URL.finditer(text) if m.group() not in urls)]:
@@ -502,6 +525,7 @@ def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, 
             seen.add(url)
             local = _FILE_URL.fullmatch(url)
             if local:
+                resolver = resolver or PathResolver(home=home or "/", project_dir=project)
                 placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]), project)
                 entry = {"arg": "url", **placed, "access": "read"}
                 read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
