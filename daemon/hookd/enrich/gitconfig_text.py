@@ -104,13 +104,13 @@ def unjudged_shell_writes(effects: list[dict[str, JSON]]) -> list[dict[str, JSON
 def may_set_executing_key(text: str) -> bool:
     """Whether `text` names a key git runs anywhere (a last name of git.json's executing keys and patterns,
     `alias`, `path` of an include): a cheap test before the configuration's includes are looked up."""
-    return _key_names().search(text) is not None
+    lowered = text.lower()  # substring searches: an alternation of ~50 names ignoring case took 0.36 s on 300 KB
+    return any(name in lowered for name in _key_names())
 
 
 @functools.lru_cache(maxsize=1)
-def _key_names() -> re.Pattern[str]:
-    names = sorted(_names_of_executing_keys() | {"alias", "path"})
-    return re.compile("|".join(re.escape(n) for n in names), re.IGNORECASE)
+def _key_names() -> tuple[str, ...]:
+    return tuple(sorted({n.lower() for n in _names_of_executing_keys()} | {"alias", "path"}))
 
 
 MAX_INCLUDE_DEPTH = 4  # git's own limit is 10; configurations nest one or two deep in practice

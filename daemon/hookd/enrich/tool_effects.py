@@ -161,8 +161,10 @@ def _command_effects(
     if not words(program) & _RUN_WORDS:
         return []
     line = next((v for a in _COMMAND_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
-    if line is None or len(line) > MAX_CONFIG_TEXT:
+    if line is None:
         return []
+    if _too_long(line):
+        return [_unknown("write", program)]  # a line past what hookd analyses: what it changes is not known
     resolver = PathResolver(home=home or "/", project_dir=project)
     where = next((v for a in _CWD_ARGS if isinstance(v := tool_input.get(a), str) and v), "")
     base = resolver.absolute(where, project) if where else project
@@ -170,7 +172,11 @@ def _command_effects(
     return [{**e, "via": "tool"} for e in analysed]
 
 
-_INI_KEY = re.compile(r"^[+ ]?\s*([A-Za-z][\w.-]{0,63})\s*[=:]\s*(\S.{0,4095})$", re.MULTILINE)
+@functools.lru_cache(maxsize=16)
+def _ini_keys(keys: frozenset[str]) -> re.Pattern[str]:
+    """A line (of a text, or a patch's added line) setting one of `keys`: `key = value`, `key: value`."""
+    names = "|".join(re.escape(k) for k in sorted(keys))
+    return re.compile(rf"^[+ ]?[ \t]*({names})[ \t]*[=:][ \t]*(\S.{{0,4095}})$", re.MULTILINE | re.IGNORECASE)
 
 
 def _program_config_keys(
@@ -186,7 +192,7 @@ def _program_config_keys(
     out: list[dict[str, JSON]] = []
     for path, keys in keyed:
         for text in _new_texts(tool_input):
-            for key, value in _INI_KEY.findall(text[:MAX_CONFIG_TEXT]):
+            for key, value in _ini_keys(keys).findall(text[:MAX_CONFIG_TEXT]):
                 if key.lower() in keys:
                     code = {"lang": "sh", "text": value.strip()}
                     out.append({**_unknown("exec", program), "known": True, "code": code, "deferred": True,
@@ -196,6 +202,14 @@ def _program_config_keys(
 
 def _written(effects: list[dict[str, JSON]]) -> list[str]:
     return list(dict.fromkeys(str(e["path"]) for e in effects if e["op"] == "write" and e["path"]))
+
+
+MAX_COMMAND_LINE = 16 * 1024  # a command line a tool holds past this (or past MAX_COMMAND_WORDS) is not analysed
+MAX_COMMAND_WORDS = 2000
+
+
+def _too_long(line: str) -> bool:
+    return len(line) > MAX_COMMAND_LINE or len(line.split()) > MAX_COMMAND_WORDS
 
 
 MAX_CONFIG_TEXT = 256 * 1024  # a configuration text past this is not parsed for the commands it holds
@@ -232,8 +246,8 @@ def _configured_commands(
     lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in _commands_in(text)]
     out: list[dict[str, JSON]] = []
     for line in lines[:MAX_CONFIG_COMMANDS]:
-        _shell, analysed = analyse_shell(line, home=home, base_dir=project, project_dir=project)
-        if any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed):
+        analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+        if _too_long(line) or any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed):
             later = {"lang": "sh", "text": line}
             out.append({**_unknown("exec", program), "known": True, "code": later, "deferred": True,
                         "startup": targets[0]})  # fmt: skip
@@ -362,7 +376,8 @@ def _git_keys(
     out: list[dict[str, JSON]] = []
     writes = [e for e in effects if e["op"] == "write"]
     written = _new_texts(tool_input) if writes else []
-    asks = home and any(may_set_executing_key(t) for t in written)  # else no include could take a key git runs
+    # a key git runs in the text, else no include could take one (a long text: the includes are cheaper)
+    asks = home and any(len(t) > 4096 or may_set_executing_key(t) for t in written)
     included = included_configs(home, project) if asks and home else frozenset()
     configs = {str(e["path"]): e for e in writes if is_git_config(str(e["path"])) or e["path"] in included}
     for target in configs.values():

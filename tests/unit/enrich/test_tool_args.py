@@ -227,3 +227,8 @@ def test_sql_naming_tables_writes_no_file(proj: Path) -> None:
     query = "INSERT INTO 'users' VALUES (1); SELECT * FROM t WHERE note = 'ATTACH'"
     event = enriched("claude", "mcp__sqlite__write_query", {"query": query}, proj)
     assert not [e for e in event.facts.get("effects", []) if e["op"] == "write"]
+
+
+def test_a_command_line_past_what_hookd_analyses_is_not_known(proj: Path) -> None:
+    event = enriched("copilot", "mcp__t__run_command", {"command": "echo " + "a " * 20000}, proj)
+    assert ("write", "", False) in effects(event)
