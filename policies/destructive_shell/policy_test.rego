@@ -321,3 +321,21 @@ test_an_mcp_tool_deleting_a_directory_outside_the_project_is_denied if {
 test_an_mcp_tool_deleting_a_build_directory_is_allowed if {
 	count(deny) == 0 with input as _t_mcp_delete("/p/build", "project")
 }
+
+_mcp_run(flow) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "mcp", "name": "mcp__dc__start_process"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"effects": [{"op": "exec", "path": "", "known": false, "via": "tool", "program": "sh", "flow": flow}],
+}
+
+test_an_mcp_tool_running_downloaded_code_is_denied if {
+	d := deny with input as _mcp_run("fetch")
+	some v in d
+	v.id == "download-then-exec"
+}
+
+test_an_mcp_tool_running_code_its_line_wrote_is_not_denied_here if {
+	count(deny) == 0 with input as _mcp_run("write")
+}
