@@ -166,6 +166,19 @@ deny contains {"id": k.id, "reason": reason} if {
 	reason := sprintf("%s deletes %s (%s) with everything in it: it cannot be undone; delete only inside the project", [input.tool.name, k.what, e.path])
 }
 
+# A tool hookd has no table for that runs a command line (an MCP server's `start_process`, `run_command`: its
+# line's effects are the tool's, daemon/hookd/enrich/tool_effects.py) running code that line downloads or
+# decodes first (`curl … | sh`, `base64 -d … | bash`): as through the agent's shell.
+deny contains {"id": "download-then-exec", "reason": reason} if {
+	input.event == "BeforeTool"
+	input.tool.kind in {"mcp", "other"}
+	some e in input.effects
+	e.via == "tool"
+	e.op == "exec"
+	object.get(e, "flow", "") in {"fetch", "decode"}
+	reason := sprintf("%s runs code its command line %s first; fetch it, review it, then run it separately", [input.tool.name, _flow_words[e.flow]])
+}
+
 # the pattern a glob's match came from, the path otherwise: one reason per operand as written
 _effect_place(e) := e.glob if {
 	is_string(e.glob)

@@ -44,14 +44,30 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 
 # What a file or patch tool does that its path arguments do not show, behind one gate (a plain write or
 # edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know
-# (Droid's ApplyPatch), and commands written into a file a shell or session runs at start.
+# (Droid's ApplyPatch), commands written into a file a shell or session runs at start, and a change under
+# another name of its file (`alias`: `~/dotfiles/ssh/x` is `~/.ssh/x` where that is a link to it, a `.git`
+# file's directory is the project's `.git`; daemon/hookd/enrich/aliases.py).
 _tool_extra := [e |
 	input.tool.kind in {"write", "edit", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
-	true in [e.op == "exec", object.get(input, "paths", []) == []] # a tool with path arguments: judged above
+	true in [e.op == "exec", object.get(input, "paths", []) == [], object.get(e, "alias", "") != "", object.get(e, "import", "") != ""] # else judged above
 ]
+
+# An `@path` import written into a file an agent loads into every session's context (CLAUDE.md, GEMINI.md,
+# AGENTS.md, a memory tool's file: the effect model's `import`, daemon/hookd/enrich/tool_effects.py) of a key,
+# credential or .env file: it reaches the model in every later session, outside the hooks. (Judged here, where
+# writes are routed, on the places whose keys and credentials this package keeps; secret_reads judges a
+# memory tool's import as the read it is.)
+deny contains {"id": m.id, "reason": reason} if {
+	some e in _tool_extra
+	e.op == "read"
+	object.get(e, "import", "") != ""
+	some m in _protected(e.path)
+	m.id in {"ssh-dir", "cloud-credentials", "env-file"}
+	reason := sprintf("%s writes an import of %s into a file the agent loads every session: %s must not reach the model", [_tool_name, e.path, m.what])
+}
 
 deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some e in _tool_extra

@@ -444,3 +444,48 @@ test_a_git_configuration_whose_text_is_not_known_is_asked if {
 	some v in ask with input as _t_unjudged_config("mcp")
 	contains(v.reason, "/home/alice/.gitconfig")
 }
+
+_aliased_edit(alias) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "edit", "name": "Edit"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"paths": [{"arg": "file_path", "path": "/home/u/dotfiles/ssh/authorized_keys", "access": "write", "in_project": false}],
+	"effects": [
+		{"op": "write", "path": "/home/u/dotfiles/ssh/authorized_keys", "known": true, "via": "tool", "program": "Edit"},
+		object.union({"op": "write", "path": "/home/u/.ssh/authorized_keys", "known": true, "via": "tool", "program": "Edit"}, alias),
+	],
+}
+
+test_a_file_tool_writing_under_another_name_of_a_protected_file_is_denied if {
+	d := deny with input as _aliased_edit({"alias": "/home/u/dotfiles/ssh/authorized_keys"})
+	count(d) > 0
+}
+
+test_a_file_tools_own_effects_are_judged_through_its_paths_only if {
+	count(deny) == 0 with input as _aliased_edit({})
+}
+
+_import_write(path) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "write", "name": "Write"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"paths": [{"arg": "file_path", "path": "/home/u/.claude/CLAUDE.md", "access": "write", "in_project": false}],
+	"effects": [
+		{"op": "write", "path": "/home/u/.claude/CLAUDE.md", "known": true, "via": "tool", "program": "Write"},
+		{"op": "read", "path": path, "known": true, "via": "tool", "program": "Write", "deferred": true, "import": "@x"},
+	],
+}
+
+test_an_instruction_file_importing_a_key_is_denied if {
+	every p in ["/home/u/.ssh/id_ed25519", "/home/u/.aws/credentials", "/p/.env"] {
+		count(deny) > 0 with input as _import_write(p)
+	}
+}
+
+test_an_instruction_file_importing_docs_or_git_files_is_allowed if {
+	every p in ["/p/docs/architecture.md", "/home/u/.claude/my-project-instructions.md", "/p/.git/HEAD"] {
+		count(deny) == 0 with input as _import_write(p)
+	}
+}

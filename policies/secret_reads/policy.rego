@@ -41,14 +41,26 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 
 # A tool hookd has no table for (an MCP server's `read_file`, `read_multiple_files`, a browser's file upload):
 # judged on the effects its path arguments have (daemon/hookd/enrich/tool_args.py); a web tool given a
-# `file://` URL reads that file.
+# `file://` URL reads that file; a file tool's read under another name of its file (`alias`:
+# `~/dotfiles/ssh/id_rsa` where `~/.ssh` is a link to `~/dotfiles/ssh`, daemon/hookd/enrich/aliases.py).
 deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
-	input.tool.kind in {"mcp", "other", "web"}
+	input.tool.kind in {"mcp", "other", "web", "read"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
 	e.op in {"read", "copy", "move"}
+	true in [input.tool.kind != "read", object.get(e, "alias", "") != ""] # a read tool's own paths: above
 	some m in _secret(e.path)
+}
+
+# Such a tool, or a web tool, that opens the cloud instance metadata service (a `url`/`uri` argument or a URL in
+# a web tool's prompt, in any spelling of the address: the effect model's `metadata`): asked, as for the shell.
+ask contains {"id": "cloud-metadata", "reason": reason} if {
+	input.tool.kind in {"mcp", "other", "web"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	object.get(e, "metadata", false) == true
+	reason := sprintf("%s asks the cloud instance metadata service (%s), which hands out this machine's credentials; confirm it", [e.program, e.url])
 }
 
 # Such a tool whose path argument holds what hookd cannot resolve (a string with a NUL, one longer than
@@ -64,9 +76,10 @@ ask contains {"id": "unknown-read", "reason": reason} if {
 	reason := sprintf("%s reads a file whose name hookd cannot resolve from its arguments; confirm it", [_tool_name])
 }
 
-# A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`): it reads every secret there.
+# A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`, an MCP server's search given the
+# home as its `root`): it reads every secret there.
 deny contains {"id": "search-home", "reason": reason} if {
-	input.tool.kind == "read"
+	input.tool.kind in {"read", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.op == "read"
@@ -98,7 +111,7 @@ _home_or_above(p) if {
 # shortcut off), and `/.ssh`, `.env` and the glob characters for the rules that are not lists.
 # An ordinary path costs that one regex instead of some 30 string tests.
 # (the pattern built inline: a rule holding it costs a read's single path ~5 µs more than the concat)
-_secret(p) := _secret_literal(p) | _secret_glob(p) if {
+_secret(p) := (_secret_literal(p) | _secret_glob(p)) | _secret_backup(p) if {
 	regex.match(concat("|", [data.secret_reads.quick_pattern, `/\.ssh|\.env|[*?\[{]`]), p)
 } else := set()
 
@@ -146,6 +159,15 @@ _secret_named(p) := (({m |
 		contains(p, "hist"),
 	]
 } else := set()
+
+# A backup, editor or swap copy of a secret holds the same secret (`prod.env.bak`, `.env~`, `id_rsa.orig`,
+# `.netrc.save`: GNU's `cp --backup` and Emacs add `~`, vim `.swp`, people `.bak`/`.old`): judged as the file
+# with the suffix taken off (data.json's backup_suffixes).
+_secret_backup(p) := {m |
+	some s in _cfg.backup_suffixes
+	endswith(p, s)
+	some m in _secret_literal(substring(p, 0, count(p) - count(s)))
+}
 
 # `.env*`, `id_*`, `*.pem` in a glob: secret when the pattern could match a secret name there
 _secret_glob(p) := {m |

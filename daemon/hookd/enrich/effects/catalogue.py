@@ -292,8 +292,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "power_files",
-        "prefixes", "runs_later", "search_paths", "startup_files"
+        "_built", "_derived", "_specs", "environment", "git", "instruction_files", "languages", "metadata_hosts",
+        "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "startup_files"
     )  # fmt: skip
 
     def __init__(
@@ -323,6 +323,12 @@ class Catalogue:
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
+        self.instruction_files = frozenset(own.get("instruction_files", {}).get("names", ()))  # CLAUDE.md, …
+        self.program_configs = {  # a configuration file's name -> its keys whose value the program runs
+            name: frozenset(entry["keys"])
+            for entry in own.get("program_configs", {}).get("files", ())
+            for name in entry["names"]
+        }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:
