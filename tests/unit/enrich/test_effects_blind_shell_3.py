@@ -233,7 +233,17 @@ def test_a_command_printing_a_credential_or_the_environment_reads_it(command: st
 
 
 @pytest.mark.parametrize(
-    "command", ["ps aux", "ps -ef", "ps -C node -o pid=", "bw sync", "docker-credential-pass list"]
+    "command",
+    [
+        "ps aux",
+        "ps -ef",
+        "ps -C node -o pid=",
+        "ps --user steve",
+        "ps -u postgres",
+        "ps axo pid,comm",
+        "bw sync",
+        "docker-credential-pass list",
+    ],
 )
 def test_a_listing_of_processes_or_a_vault_sync_reads_no_secret(command: str, proj: Path) -> None:
     assert [e for e in ops(command, proj, "read") if e.get("secret_output") or "variables" in e] == []
