@@ -271,3 +271,18 @@ def test_installing_or_listing_removes_nothing(proj: Path) -> None:
 def test_a_write_to_the_kernels_trigger_powers_the_machine_off(command: str, proj: Path) -> None:
     assert [e for e in ops(command, proj, "signal") if e.get("match") == "power"]
     assert ops("cat /proc/sys/kernel/sysrq", proj, "signal") == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["export NODE_OPTIONS='--require /tmp/x.js'; echo 'x' > /tmp/x.js; npm test",
+     "echo 'void i(){}' > /tmp/p.c; gcc -shared -o /tmp/p.so /tmp/p.c; export LD_PRELOAD=/tmp/p.so; ls",
+     "declare -x LD_PRELOAD=/tmp/p.so; printf 'x' | gcc -x c -shared -o /tmp/p.so -; id"],
+)  # fmt: skip
+def test_a_loader_variable_exported_earlier_is_read_by_every_later_program(command: str, proj: Path) -> None:
+    last = command.rsplit(";", 1)[1].split(maxsplit=1)[0]
+    assert [e for e in ops(command, proj, "exec") if e["program"] == last and e.get("flow") == "write"]
+
+
+def test_an_exported_variable_that_loads_nothing_runs_nothing(proj: Path) -> None:
+    assert ops("export NODE_OPTIONS=--max-old-space-size=4096; npm run build", proj, "exec") == []
