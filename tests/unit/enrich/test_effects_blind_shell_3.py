@@ -286,3 +286,9 @@ def test_a_loader_variable_exported_earlier_is_read_by_every_later_program(comma
 
 def test_an_exported_variable_that_loads_nothing_runs_nothing(proj: Path) -> None:
     assert ops("export NODE_OPTIONS=--max-old-space-size=4096; npm run build", proj, "exec") == []
+
+
+def test_a_module_that_is_a_programs_entry_point_runs_as_that_program(proj: Path) -> None:
+    for command in ("python3 -m pip uninstall -y hookd", "python3 -Im pip uninstall hookd"):
+        assert [(e["what"], e["name"]) for e in ops(command, proj, "delete")] == [("package", "hookd")]
+    assert ops("python3 -m pip install -r requirements.txt", proj, "delete") == []
