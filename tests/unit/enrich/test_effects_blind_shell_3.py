@@ -292,3 +292,10 @@ def test_a_module_that_is_a_programs_entry_point_runs_as_that_program(proj: Path
     for command in ("python3 -m pip uninstall -y hookd", "python3 -Im pip uninstall hookd"):
         assert [(e["what"], e["name"]) for e in ops(command, proj, "delete")] == [("package", "hookd")]
     assert ops("python3 -m pip install -r requirements.txt", proj, "delete") == []
+
+
+def test_a_forced_git_rm_of_the_tree_discards_every_change(proj: Path) -> None:
+    (lost,) = ops("git rm -rf .", proj, "delete")
+    assert lost["what"] == "uncommitted" and lost["whole"] is True
+    for kept in ("git rm -r --cached .", "git rm old.txt", "git rm -rfn ."):
+        assert ops(kept, proj, "delete") == []
