@@ -123,6 +123,7 @@ class Program:
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
     stdin_lang: str = ""  # `ed`: its standard input is code in this language
+    modules: Mapping[str, str] = field(default_factory=dict)  # `python -m pip …` runs as the program `pip`
     bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines
     include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
@@ -251,6 +252,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         plus_code=str(spec.get("plus_code", "")),
         stdin_lang=str(spec.get("stdin_lang", "")),
         bare_commands=bool(spec.get("bare_commands", False)),
+        modules=dict(spec.get("modules", {})),
         include_options=frozenset(spec.get("include_options", ())),
         stdin_names=frozenset(spec.get("stdin_names", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),

@@ -340,6 +340,9 @@ class EffectModel:
             self.code.script(program, parsed, view, place, follow)
             if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
                 self.files.guess([name, *parsed.operands], name, place)
+                module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
+                if module and module[0] in program.modules:
+                    follow.scripts.append(shlex.join([program.modules[module[0]], *module[1:]]))
             if program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
                 for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
@@ -375,3 +378,13 @@ def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
         elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
             named.append(word[2:])
     return named
+
+
+def _module_argv(argv: list[str]) -> list[str]:
+    """The module and its arguments of `python3 [opts] -m MODULE ARGS…` (`-m` alone or ending a cluster: `-Im`)."""
+    for k, word in enumerate(argv[1:], start=1):
+        if not word.startswith("-"):
+            return []
+        if word == "-m" or (len(word) > 2 and word[1] != "-" and word.endswith("m")):
+            return argv[k + 1 :]
+    return []

@@ -194,7 +194,11 @@ def _fixed_place(raw: str, path: str, project: str) -> str:
 
 
 # ps(1)'s options that take a value (`-o FORMAT`, `-p PID`, `-C NAME`): their value is no BSD option cluster
-_PS_VALUE_OPTIONS = frozenset({"-o", "-O", "-p", "-q", "-u", "-U", "-g", "-G", "-t", "-C", "-s", "-k", "--sort"})
+_PS_VALUE_OPTIONS = frozenset(
+    {"-o", "-O", "-p", "-q", "-u", "-U", "-g", "-G", "-t", "-C", "-s", "-k", "--sort", "--user", "--User", "--group",
+     "--Group", "--pid", "--ppid", "--quick-pid", "--sid", "--tty", "--format", "--cols", "--columns", "--rows",
+     "--lines", "--width"}
+)  # fmt: skip
 
 
 def _ps_environment(words: list[str]) -> bool:
