@@ -225,11 +225,13 @@ _effect_reads := [e |
 ]
 
 deny contains v if {
+	input.tool.kind == "shell"
 	count(_effect_reads) > 0
 	some v in _effect_read_deny
 }
 
 ask contains v if {
+	input.tool.kind == "shell"
 	count(_effect_reads) > 0
 	some v in _effect_read_ask
 }
