@@ -51,7 +51,26 @@ ask contains v if {
 
 ask contains v if {
 	input.tool.kind != "shell"
-	some v in _tool_ask
+	_tool_more
+	some v in _tool_more_ask
+}
+
+_tool_deny contains v if {
+	_tool_more
+	some v in _tool_more_deny
+}
+
+# What a file tool's call holds beyond its paths, which the rules of _tool_more_deny and _tool_more_ask judge:
+# a tool hookd has no table for, one without path arguments, or an effect that runs code, writes an executing
+# git key or cannot be named. A plain write or edit (a known write of each path) tries none of them.
+_tool_more if input.tool.kind in {"mcp", "other"}
+
+_tool_more if object.get(input, "paths", []) == []
+
+_tool_more if {
+	some e in input.effects
+	e.via == "tool"
+	true in [object.get(e, "op", "") == "exec", object.get(e, "known", true) == false, object.get(e, "executes", false) == true]
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -77,7 +96,7 @@ _tool_extra := [e |
 	true in [e.op == "exec", object.get(input, "paths", []) == []] # a tool with path arguments: judged above
 ]
 
-_tool_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+_tool_more_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some e in _tool_extra
 	e.op in {"write", "delete", "move"}
 	e.path != ""
@@ -86,7 +105,7 @@ _tool_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 
 # A tool hookd has no table for (an MCP server's `write_file`, `move_file`, `delete`): judged on the effects
 # its path arguments have (daemon/hookd/enrich/tool_args.py).
-_tool_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+_tool_more_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	input.tool.kind in {"mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -99,7 +118,7 @@ _tool_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 # A file, patch or MCP tool writing into a git configuration file (`~/.gitconfig`, a repository's `config`) a
 # key whose value git runs (`core.fsmonitor`, `alias.x = !…`; git.json's executing keys): as `git config`
 # through the shell is judged (daemon/hookd/enrich/gitconfig_text.py).
-_tool_deny contains {"id": "git-internals", "reason": reason} if {
+_tool_more_deny contains {"id": "git-internals", "reason": reason} if {
 	input.tool.kind in {"write", "edit", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -113,7 +132,7 @@ _tool_deny contains {"id": "git-internals", "reason": reason} if {
 # the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect, unless a variable
 # is read as code or takes programs from scratch space: `LD_PRELOAD`, `PATH=/tmp/x:$PATH`, the catalogue's
 # `environment` and `search_paths`.)
-_tool_ask contains {"id": "startup-file", "reason": reason} if {
+_tool_more_ask contains {"id": "startup-file", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"
 	object.get(e, "startup", "") != ""
@@ -123,7 +142,7 @@ _tool_ask contains {"id": "startup-file", "reason": reason} if {
 # Code a file tool's write leaves for another program to run that hookd cannot read: a git configuration whose
 # resulting text cannot be judged whole (an edit of a file hookd cannot read, a move or copy onto it, a patch,
 # a tool hookd has no table for: `config` on the effect). Asked, as the shell's unknown code is.
-_tool_ask contains {"id": "unknown-code", "reason": reason} if {
+_tool_more_ask contains {"id": "unknown-code", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"
 	e.known == false
@@ -231,7 +250,7 @@ _shell_ask contains {"id": "unknown-patch", "reason": reason} if {
 	reason := sprintf("%s applies a patch whose files hookd cannot read: it could write a protected path; review it first", [concat(" ", c.wrappers)])
 }
 
-_tool_ask contains {"id": "unknown-patch", "reason": reason} if {
+_tool_more_ask contains {"id": "unknown-patch", "reason": reason} if {
 	input.tool.kind in {"write", "edit"}
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -243,7 +262,7 @@ _tool_ask contains {"id": "unknown-patch", "reason": reason} if {
 
 # A tool hookd has no table for (an MCP server's file tool) whose path argument holds what hookd cannot
 # resolve: it may change any path above, so it is asked (unknown_writes in data.json: "ask", or "allow").
-_tool_ask contains {"id": "unknown-write", "reason": reason} if {
+_tool_more_ask contains {"id": "unknown-write", "reason": reason} if {
 	data.protected_paths.unknown_writes == "ask"
 	input.tool.kind in {"mcp", "other"}
 	input.event == "BeforeTool"
