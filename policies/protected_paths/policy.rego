@@ -231,7 +231,7 @@ _signals_guard(e) if {
 
 # A package manager removing hookd's own package (`pip uninstall hookd`, `pipx uninstall`, `uv pip uninstall`:
 # the effect model's `delete` with `what: "package"` and its `name`, whatever program has it).
-deny contains {"id": "hookd-tamper", "reason": reason} if {
+_shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	input.tool.kind == "shell"
 	input.event == "BeforeTool"
 	some e in input.effects
