@@ -334,10 +334,17 @@ deny contains {"id": "fork-bomb", "reason": "this command defines a function tha
 _effect_ops := {e.op | some e in input.effects} if _shell
 
 # The rules below sit behind one gate each for deny and ask: a line without exec, device, privilege or
-# write effects never tries them (every rule body tried costs regorus a few µs).
+# write effects never tries them (every rule body tried costs regorus a few µs). A write or a delete alone
+# (`> out.txt`, `rm -rf build`) tries only _write_delete_deny's rules: a new rule that can fire on a write or
+# delete effect without exec, device, signal or privilege ones belongs there, not in _effect_deny.
 deny contains v if {
-	count(_effect_ops & {"exec", "device", "write", "delete", "signal", "privilege"}) > 0
+	count(_effect_ops & {"exec", "device", "signal", "privilege"}) > 0
 	some v in _effect_deny
+}
+
+deny contains v if {
+	count(_effect_ops & {"write", "delete"}) > 0
+	some v in _write_delete_deny
 }
 
 deny contains v if {
@@ -461,7 +468,7 @@ _effect_target(e) := e.raw if {
 
 # A device formatted, erased or overwritten by any program the catalogue knows takes one (mkfs*, mke2fs,
 # wipefs, hdparm, sgdisk, …) or by a write onto /dev: a block device, or one hookd cannot name.
-_effect_deny contains {"id": "raw-device-write", "reason": reason} if {
+_write_delete_deny contains {"id": "raw-device-write", "reason": reason} if {
 	some e in input.effects
 	e.op in {"write", "delete"}
 	_device(e.path)
@@ -489,7 +496,7 @@ _effect_deny contains {"id": "disk-format", "reason": reason} if {
 
 # A hosted repository deleted (`gh repo delete`, `glab repo delete`: the effect model's `delete` with
 # `what: "repository"`): its history, issues and releases go with it.
-_effect_deny contains {"id": "remote-repo-delete", "reason": reason} if {
+_write_delete_deny contains {"id": "remote-repo-delete", "reason": reason} if {
 	"delete" in _effect_ops
 	some e in input.effects
 	e.op == "delete"

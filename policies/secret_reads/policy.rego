@@ -43,7 +43,7 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 # judged on the effects its path arguments have (daemon/hookd/enrich/tool_args.py); a web tool given a
 # `file://` URL reads that file; a file tool's read under another name of its file (`alias`:
 # `~/dotfiles/ssh/id_rsa` where `~/.ssh` is a link to `~/dotfiles/ssh`, daemon/hookd/enrich/aliases.py).
-deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
+_tool_more_deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 	input.tool.kind in {"mcp", "other", "web", "read"}
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -65,7 +65,7 @@ ask contains {"id": "cloud-metadata", "reason": reason} if {
 
 # Such a tool whose path argument holds what hookd cannot resolve (a string with a NUL, one longer than
 # any path): the file it reads is not known, so it is asked (unknown_reads in data.json: "ask", or "allow").
-ask contains {"id": "unknown-read", "reason": reason} if {
+_tool_more_ask contains {"id": "unknown-read", "reason": reason} if {
 	_cfg.unknown_reads == "ask"
 	input.tool.kind in {"mcp", "other"}
 	input.event == "BeforeTool"
@@ -78,7 +78,7 @@ ask contains {"id": "unknown-read", "reason": reason} if {
 
 # A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`, an MCP server's search given the
 # home as its `root`): it reads every secret there.
-deny contains {"id": "search-home", "reason": reason} if {
+_tool_more_deny contains {"id": "search-home", "reason": reason} if {
 	input.tool.kind in {"read", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -86,6 +86,26 @@ deny contains {"id": "search-home", "reason": reason} if {
 	e.recursive == true
 	_home_or_above(e.path)
 	reason := sprintf("%s searches all of %s, and with it the secrets there (keys, credentials, .env files)", [_tool_name, e.path])
+}
+
+# A read tool's rules beyond its paths (a search over a whole tree) and those of a tool hookd has no table for,
+# behind one gate: a plain read tries none of them (each rule tried costs regorus a few µs).
+deny contains v if {
+	_tool_more
+	some v in _tool_more_deny
+}
+
+ask contains v if {
+	_tool_more
+	some v in _tool_more_ask
+}
+
+_tool_more if input.tool.kind in {"mcp", "other", "web"}
+
+_tool_more if {
+	input.tool.kind == "read"
+	some e in input.effects
+	true in [e.recursive == true, object.get(e, "alias", "") != ""] # a search, or a file's other name
 }
 
 _reason(path, via, m) := sprintf("reading %s with %s is blocked: it holds %s, which must not reach the model", [path, via, m.what])
@@ -247,11 +267,13 @@ _effect_reads := [e |
 ]
 
 deny contains v if {
+	input.tool.kind == "shell"
 	count(_effect_reads) > 0
 	some v in _effect_read_deny
 }
 
 ask contains v if {
+	input.tool.kind == "shell"
 	count(_effect_reads) > 0
 	some v in _effect_read_ask
 }
@@ -300,7 +322,7 @@ _effect_read_ask contains {"id": "search-secrets", "reason": _search_reason(e.pr
 	some what in _stores_below(e.path)
 }
 
-ask contains {"id": "search-secrets", "reason": _search_reason(_tool_name, e.path, what)} if {
+_tool_more_ask contains {"id": "search-secrets", "reason": _search_reason(_tool_name, e.path, what)} if {
 	input.tool.kind == "read"
 	input.event == "BeforeTool"
 	some e in input.effects
