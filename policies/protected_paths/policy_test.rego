@@ -344,6 +344,14 @@ test_signals_to_hookd if {
 	_t_deny(_t_effects("systemctl stop hookd", [_t_signal("systemctl", "hookd.service", "unit")])) == {"hookd-tamper"}
 }
 
+_t_package(program, name) := {"op": "delete", "program": program, "path": "", "known": true, "recursive": false, "via": "shell", "what": "package", "name": name}
+
+test_hookd_package_removed_is_denied_another_package_is_not if {
+	_t_deny(_t_effects("pip uninstall -y hookd", [_t_package("pip", "hookd")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("pipx uninstall HookD", [_t_package("pipx", "HookD")])) == {"hookd-tamper"}
+	_t_allowed(_t_effects("pip uninstall -y requests", [_t_package("pip", "requests")]))
+}
+
 test_signals_to_other_processes_allowed if {
 	_t_allowed(_t_effects("pkill -f webpack", [_t_signal("pkill", "webpack-dev-server", "regex")]))
 	_t_allowed(_t_effects("pkill 'a[b'", [_t_signal("pkill", "a[b", "regex")])) # not a regex: no match, no error
@@ -462,4 +470,49 @@ test_a_git_configuration_whose_text_is_not_known_is_asked if {
 	{v.id | some v in ask with input as _t_unjudged_config(kind)} == {"unknown-code"}
 	some v in ask with input as _t_unjudged_config("mcp")
 	contains(v.reason, "/home/alice/.gitconfig")
+}
+
+_aliased_edit(alias) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "edit", "name": "Edit"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"paths": [{"arg": "file_path", "path": "/home/u/dotfiles/ssh/authorized_keys", "access": "write", "in_project": false}],
+	"effects": [
+		{"op": "write", "path": "/home/u/dotfiles/ssh/authorized_keys", "known": true, "via": "tool", "program": "Edit"},
+		object.union({"op": "write", "path": "/home/u/.ssh/authorized_keys", "known": true, "via": "tool", "program": "Edit"}, alias),
+	],
+}
+
+test_a_file_tool_writing_under_another_name_of_a_protected_file_is_denied if {
+	d := deny with input as _aliased_edit({"alias": "/home/u/dotfiles/ssh/authorized_keys"})
+	count(d) > 0
+}
+
+test_a_file_tools_own_effects_are_judged_through_its_paths_only if {
+	count(deny) == 0 with input as _aliased_edit({})
+}
+
+_import_write(path) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "write", "name": "Write"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"paths": [{"arg": "file_path", "path": "/home/u/.claude/CLAUDE.md", "access": "write", "in_project": false}],
+	"effects": [
+		{"op": "write", "path": "/home/u/.claude/CLAUDE.md", "known": true, "via": "tool", "program": "Write"},
+		{"op": "read", "path": path, "known": true, "via": "tool", "program": "Write", "deferred": true, "import": "@x"},
+	],
+}
+
+test_an_instruction_file_importing_a_key_is_denied if {
+	every p in ["/home/u/.ssh/id_ed25519", "/home/u/.aws/credentials", "/p/.env"] {
+		count(deny) > 0 with input as _import_write(p)
+	}
+}
+
+test_an_instruction_file_importing_docs_or_git_files_is_allowed if {
+	every p in ["/p/docs/architecture.md", "/home/u/.claude/my-project-instructions.md", "/p/.git/HEAD"] {
+		count(deny) == 0 with input as _import_write(p)
+	}
 }

@@ -1,6 +1,7 @@
 """What runs a written file later, outside the hooks (issue 26): cron's tables, the dynamic loader's preload list,
-sudoers, systemd units, udev rules, rc.local (the catalogue's `runs_later`), and a program put in a directory
-searched before the system's under a system program's name (`bin_dirs`: a PATH hijack). Each is an `exec` with
+sudoers, systemd units, udev rules, rc.local (the catalogue's `runs_later`, blindsh27's table, which these cases
+were written for too), and a program put in a directory searched before the system's under a system program's
+name (`bin_dirs`: a PATH hijack, with `when` saying which directory shadows what). Each is an `exec` with
 `deferred` and `startup`, asked by destructive_shell's deferred-exec (shell) and protected_paths' startup-file
 (file tools)."""
 
@@ -21,7 +22,7 @@ HOME = "/home/u"
 def later(command: str, proj: Path) -> list[dict[str, Any]]:
     shell, found = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
     assert shell["parse_error"] is False
-    return [e for e in found if e["op"] == "exec" and e.get("deferred") and e.get("when")]
+    return [e for e in found if e["op"] == "exec" and e.get("deferred") and e.get("startup")]
 
 
 @pytest.mark.parametrize(
@@ -44,7 +45,7 @@ def later(command: str, proj: Path) -> list[dict[str, Any]]:
 )  # fmt: skip
 def test_a_file_something_runs_later_is_deferred_code(command: str, place: str, tmp_path: Path) -> None:
     found = later(command, tmp_path)
-    assert [e["startup"] for e in found] == [place.format(proj=tmp_path)] and found[0]["known"] is False
+    assert [e["startup"] for e in found] == [place.format(proj=tmp_path)]
 
 
 @pytest.mark.parametrize(
@@ -69,7 +70,7 @@ def test_a_new_name_or_a_project_bin_runs_nothing_later(command: str, tmp_path: 
 )
 def test_a_file_tool_writing_there_is_deferred_code(path: str, tmp_path: Path) -> None:
     event = enriched("claude", "Write", {"file_path": path, "content": "#!/bin/sh\nid\n"}, tmp_path)
-    found = [e for e in event.facts["effects"] if e["op"] == "exec" and e.get("when")]
+    found = [e for e in event.facts["effects"] if e["op"] == "exec" and e.get("startup")]
     assert [e["startup"] for e in found] == [path] and found[0]["known"] is True  # the text is shown
 
 
