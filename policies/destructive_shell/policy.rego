@@ -515,8 +515,12 @@ _effect_ask contains {"id": "deferred-exec", "reason": reason} if {
 	some e in input.effects
 	e.op == "exec"
 	e.deferred == true
-	reason := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
+	reason := _deferred_reason(e)
 }
+
+_deferred_reason(e) := sprintf("%s writes %s: %s, outside the guard's view; review it", [e.program, e.startup, e.when]) if {
+	is_string(e.when)
+} else := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
 
 # Privileges (sudo, doas, sudoedit, pkexec, run0, su, ksu, …: `privilege` in the catalogue, as a program or
 # as a wrapper): asked.

@@ -158,8 +158,12 @@ _tool_more_ask contains {"id": "startup-file", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"
 	object.get(e, "startup", "") != ""
-	reason := sprintf("%s writes into %s, which a shell, a session or the system runs or trusts later (outside hookd's view); confirm it", [_tool_name, e.startup])
+	reason := _startup_reason(e)
 }
+
+_startup_reason(e) := sprintf("%s writes %s: %s (outside hookd's view); confirm it", [_tool_name, e.startup, e.when]) if {
+	is_string(e.when)
+} else := sprintf("%s writes into %s, which a shell, a session or the system runs or trusts later (outside hookd's view); confirm it", [_tool_name, e.startup])
 
 # Code a file tool's write leaves for another program to run that hookd cannot read: a git configuration whose
 # resulting text cannot be judged whole (an edit of a file hookd cannot read, a move or copy onto it, a patch,
@@ -190,6 +194,33 @@ _shell_deny contains {"id": m.id, "reason": _reason(_via(e), e.path, m)} if {
 	e.path != ""
 	not _plain_setting(e)
 	some m in _protected(e.path)
+	not _from_template(e, m)
+	not _made_private(e)
+}
+
+# `chmod 600 ~/.ssh/id_ed25519`, `chmod 700 ~/.ssh`, `chmod go-rwx .env`: a mode that leaves the owner able to read
+# and gives no one else anything (the effect's `tightens`) makes a secret store private, as OpenSSH requires;
+# nothing more can read it. Any other mode (`644` on a key, `-R`), and any mode of git's internals (a hook's
+# execute bit decides whether it runs), is still a change.
+_made_private(e) if {
+	e.op == "chmod"
+	object.get(e, "tightens", false) == true
+	not contains(e.path, "/.git")
+}
+
+# `cp .env.example .env`: a .env made by copying its template (a name with an example word, never a secret)
+# writes what the project ships for everyone to see; it reads no secret. Judged by what flows where: the
+# write is the destination of a copy whose source is such a template the line did not write itself. Any other
+# source (`cp /tmp/x .env`), a redirect, a move, a file tool's text: still a write of the .env file.
+_from_template(e, m) if {
+	m.id == "env-file"
+	object.get(e, "target_of", "") == "copy"
+	some c in input.effects
+	c.op == "copy"
+	c.to == e.path
+	parts := split(c.path, "/")
+	_example(parts[count(parts) - 1])
+	[1 | some w in input.effects; w.op == "write"; w.path == c.path] == []
 }
 
 # `git config user.email …` writes .git/config with a key that runs nothing (or a pager, editor or credential

@@ -269,6 +269,33 @@ test_shell_reads_and_copy_sources_are_not_changes if {
 	_t_allowed(_t_effects("ls ~/.ssh", [_t_e("list", "ls", "/home/alice/.ssh")]))
 }
 
+_t_copy(src, dst) := [
+	object.union(_t_e("copy", "cp", src), {"to": dst}),
+	object.union(_t_e("write", "cp", dst), {"target_of": "copy"}),
+]
+
+test_shell_env_made_from_its_template_allowed if {
+	_t_allowed(_t_effects("cp .env.example .env", _t_copy("/home/alice/proj/.env.example", "/home/alice/proj/.env")))
+	_t_allowed(_t_effects("cp config/.env.sample .env.local", _t_copy("/home/alice/proj/config/.env.sample", "/home/alice/proj/.env.local")))
+}
+
+test_shell_env_written_from_anything_else_denied if {
+	_t_deny(_t_effects("cp /tmp/x .env", _t_copy("/tmp/x", "/home/alice/proj/.env"))) == {"env-file"}
+	_t_deny(_t_effects("cp .env.prod .env", _t_copy("/home/alice/proj/.env.prod", "/home/alice/proj/.env"))) == {"env-file"}
+	moved := [object.union(_t_e("move", "mv", "/home/alice/proj/.env.example"), {"to": "/home/alice/proj/.env"}), object.union(_t_e("write", "mv", "/home/alice/proj/.env"), {"target_of": "move"})]
+	_t_deny(_t_effects("mv .env.example .env", moved)) == {"env-file"}
+	written := array.concat([_t_e("write", "echo", "/home/alice/proj/.env.example")], _t_copy("/home/alice/proj/.env.example", "/home/alice/proj/.env"))
+	_t_deny(_t_effects("echo X=1 > .env.example && cp .env.example .env", written)) == {"env-file"}
+}
+
+test_shell_chmod_made_private_allowed if {
+	key := object.union(_t_e("chmod", "chmod", "/home/alice/.ssh/id_ed25519"), {"tightens": true})
+	_t_allowed(_t_effects("chmod 600 ~/.ssh/id_ed25519", [key]))
+	_t_deny(_t_effects("chmod 644 ~/.ssh/id_ed25519", [_t_e("chmod", "chmod", "/home/alice/.ssh/id_ed25519")])) == {"ssh-dir"}
+	hook := object.union(_t_e("chmod", "chmod", "/home/alice/proj/.git/hooks/pre-commit"), {"tightens": true})
+	_t_deny(_t_effects("chmod 600 .git/hooks/pre-commit", [hook])) == {"git-internals"}
+}
+
 test_shell_write_gitignore_allowed if {
 	_t_allowed(_t_effects("echo x >> .gitignore", [_t_e("write", "echo", "/home/alice/proj/.gitignore")]))
 }

@@ -15,7 +15,7 @@ import re
 
 from hookd.enrich.aliases import stamp
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.gitops import executing
+from hookd.enrich.effects.gitops import alias_runs, executing, plain_value
 from hookd.types import JSON
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
@@ -46,9 +46,8 @@ def _names_of_executing_keys() -> frozenset[str]:
 
 def _runs(key: str, value: str, section_known: bool) -> bool:
     if key.startswith("alias.") or (not section_known and value.startswith("!")):
-        # an alias runs a shell command (`!…`) or git with options that run one (`-c core.pager=…`)
-        return value.startswith("!") or "-c" in value.split() or "--config-env" in value or "--exec-path" in value
-    if value in catalogue().git["plain_values"]["values"]:
+        return alias_runs(value)
+    if plain_value(key, value):
         return False
     if section_known:
         return executing(key)

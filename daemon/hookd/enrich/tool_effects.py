@@ -26,7 +26,7 @@ from urllib.parse import unquote
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.fetches import instance_metadata
-from hookd.enrich.effects.words import runs_nothing, startup_language
+from hookd.enrich.effects.words import runs_nothing, shadows, startup_language
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     MAX_TEXT,
@@ -541,6 +541,12 @@ def _runs_at_start(
         if effect["op"] != "write" or not isinstance(path, str):
             continue
         langs = {startup_language(path, h) for h in homes}
+        when = next((w for h in homes if (w := shadows(path, h))), None) if langs <= {None} else None
+        if when:  # a program before the system's, under a system program's name: any text there is asked
+            code = {"lang": "text", "text": text if isinstance(text, str) else ""}
+            later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
+                          "startup": path, "when": when})  # fmt: skip
+            continue
         if langs <= {None}:
             continue
         lang = "sh" if "sh" in langs else "text"  # another program's file (`/etc/sudoers.d/x`): no shell settings
