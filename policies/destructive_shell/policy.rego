@@ -166,6 +166,19 @@ deny contains {"id": k.id, "reason": reason} if {
 	reason := sprintf("%s deletes %s (%s) with everything in it: it cannot be undone; delete only inside the project", [input.tool.name, k.what, e.path])
 }
 
+# A tool hookd has no table for that runs a command line (an MCP server's `start_process`, `run_command`: its
+# line's effects are the tool's, daemon/hookd/enrich/tool_effects.py) running code that line downloads or
+# decodes first (`curl … | sh`, `base64 -d … | bash`): as through the agent's shell.
+deny contains {"id": "download-then-exec", "reason": reason} if {
+	input.event == "BeforeTool"
+	input.tool.kind in {"mcp", "other"}
+	some e in input.effects
+	e.via == "tool"
+	e.op == "exec"
+	object.get(e, "flow", "") in {"fetch", "decode"}
+	reason := sprintf("%s runs code its command line %s first; fetch it, review it, then run it separately", [input.tool.name, _flow_words[e.flow]])
+}
+
 # the pattern a glob's match came from, the path otherwise: one reason per operand as written
 _effect_place(e) := e.glob if {
 	is_string(e.glob)
@@ -321,10 +334,17 @@ deny contains {"id": "fork-bomb", "reason": "this command defines a function tha
 _effect_ops := {e.op | some e in input.effects} if _shell
 
 # The rules below sit behind one gate each for deny and ask: a line without exec, device, privilege or
-# write effects never tries them (every rule body tried costs regorus a few µs).
+# write effects never tries them (every rule body tried costs regorus a few µs). A write or a delete alone
+# (`> out.txt`, `rm -rf build`) tries only _write_delete_deny's rules: a new rule that can fire on a write or
+# delete effect without exec, device, signal or privilege ones belongs there, not in _effect_deny.
 deny contains v if {
-	count(_effect_ops & {"exec", "device", "write", "delete", "signal", "privilege"}) > 0
+	count(_effect_ops & {"exec", "device", "signal", "privilege"}) > 0
 	some v in _effect_deny
+}
+
+deny contains v if {
+	count(_effect_ops & {"write", "delete"}) > 0
+	some v in _write_delete_deny
 }
 
 deny contains v if {
@@ -448,7 +468,7 @@ _effect_target(e) := e.raw if {
 
 # A device formatted, erased or overwritten by any program the catalogue knows takes one (mkfs*, mke2fs,
 # wipefs, hdparm, sgdisk, …) or by a write onto /dev: a block device, or one hookd cannot name.
-_effect_deny contains {"id": "raw-device-write", "reason": reason} if {
+_write_delete_deny contains {"id": "raw-device-write", "reason": reason} if {
 	some e in input.effects
 	e.op in {"write", "delete"}
 	_device(e.path)
@@ -476,7 +496,7 @@ _effect_deny contains {"id": "disk-format", "reason": reason} if {
 
 # A hosted repository deleted (`gh repo delete`, `glab repo delete`: the effect model's `delete` with
 # `what: "repository"`): its history, issues and releases go with it.
-_effect_deny contains {"id": "remote-repo-delete", "reason": reason} if {
+_write_delete_deny contains {"id": "remote-repo-delete", "reason": reason} if {
 	"delete" in _effect_ops
 	some e in input.effects
 	e.op == "delete"
@@ -495,8 +515,12 @@ _effect_ask contains {"id": "deferred-exec", "reason": reason} if {
 	some e in input.effects
 	e.op == "exec"
 	e.deferred == true
-	reason := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
+	reason := _deferred_reason(e)
 }
+
+_deferred_reason(e) := sprintf("%s writes %s: %s, outside the guard's view; review it", [e.program, e.startup, e.when]) if {
+	is_string(e.when)
+} else := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
 
 # Privileges (sudo, doas, sudoedit, pkexec, run0, su, ksu, …: `privilege` in the catalogue, as a program or
 # as a wrapper): asked.

@@ -346,3 +346,21 @@ test_a_package_removed_with_sudo_is_asked_not_denied if {
 	count(_t_deny(i)) == 0
 	_t_ask(i) == {"sudo"}
 }
+
+_mcp_run(flow) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "mcp", "name": "mcp__dc__start_process"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"effects": [{"op": "exec", "path": "", "known": false, "via": "tool", "program": "sh", "flow": flow}],
+}
+
+test_an_mcp_tool_running_downloaded_code_is_denied if {
+	d := deny with input as _mcp_run("fetch")
+	some v in d
+	v.id == "download-then-exec"
+}
+
+test_an_mcp_tool_running_code_its_line_wrote_is_not_denied_here if {
+	count(deny) == 0 with input as _mcp_run("write")
+}

@@ -233,7 +233,17 @@ def test_a_command_printing_a_credential_or_the_environment_reads_it(command: st
 
 
 @pytest.mark.parametrize(
-    "command", ["ps aux", "ps -ef", "ps -C node -o pid=", "bw sync", "docker-credential-pass list"]
+    "command",
+    [
+        "ps aux",
+        "ps -ef",
+        "ps -C node -o pid=",
+        "ps --user steve",
+        "ps -u postgres",
+        "ps axo pid,comm",
+        "bw sync",
+        "docker-credential-pass list",
+    ],
 )
 def test_a_listing_of_processes_or_a_vault_sync_reads_no_secret(command: str, proj: Path) -> None:
     assert [e for e in ops(command, proj, "read") if e.get("secret_output") or "variables" in e] == []
@@ -261,3 +271,31 @@ def test_installing_or_listing_removes_nothing(proj: Path) -> None:
 def test_a_write_to_the_kernels_trigger_powers_the_machine_off(command: str, proj: Path) -> None:
     assert [e for e in ops(command, proj, "signal") if e.get("match") == "power"]
     assert ops("cat /proc/sys/kernel/sysrq", proj, "signal") == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["export NODE_OPTIONS='--require /tmp/x.js'; echo 'x' > /tmp/x.js; npm test",
+     "echo 'void i(){}' > /tmp/p.c; gcc -shared -o /tmp/p.so /tmp/p.c; export LD_PRELOAD=/tmp/p.so; ls",
+     "declare -x LD_PRELOAD=/tmp/p.so; printf 'x' | gcc -x c -shared -o /tmp/p.so -; id"],
+)  # fmt: skip
+def test_a_loader_variable_exported_earlier_is_read_by_every_later_program(command: str, proj: Path) -> None:
+    last = command.rsplit(";", 1)[1].split(maxsplit=1)[0]
+    assert [e for e in ops(command, proj, "exec") if e["program"] == last and e.get("flow") == "write"]
+
+
+def test_an_exported_variable_that_loads_nothing_runs_nothing(proj: Path) -> None:
+    assert ops("export NODE_OPTIONS=--max-old-space-size=4096; npm run build", proj, "exec") == []
+
+
+def test_a_module_that_is_a_programs_entry_point_runs_as_that_program(proj: Path) -> None:
+    for command in ("python3 -m pip uninstall -y hookd", "python3 -Im pip uninstall hookd"):
+        assert [(e["what"], e["name"]) for e in ops(command, proj, "delete")] == [("package", "hookd")]
+    assert ops("python3 -m pip install -r requirements.txt", proj, "delete") == []
+
+
+def test_a_forced_git_rm_of_the_tree_discards_every_change(proj: Path) -> None:
+    (lost,) = ops("git rm -rf .", proj, "delete")
+    assert lost["what"] == "uncommitted" and lost["whole"] is True
+    for kept in ("git rm -r --cached .", "git rm old.txt", "git rm -rfn ."):
+        assert ops(kept, proj, "delete") == []

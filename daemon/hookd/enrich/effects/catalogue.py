@@ -117,12 +117,16 @@ class Program:
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
     # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
     prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
+    # the words that make it print the shell code of its own setup (`pyenv init -`), and whether a shell's name
+    # may follow them: `eval "$(…)"` of that is the tool's installed code, not code the line made
+    prints_shell: tuple[tuple[tuple[str, ...], bool], ...] = ()
     network: bool = False
     gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
     find: bool = False
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
     stdin_lang: str = ""  # `ed`: its standard input is code in this language
+    modules: Mapping[str, str] = field(default_factory=dict)  # `python -m pip …` runs as the program `pip`
     bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines
     include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
@@ -244,6 +248,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         prints_secret=tuple(
             (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
         ),
+        prints_shell=tuple((tuple(p["words"]), bool(p.get("shell", False))) for p in spec.get("prints_shell", ())),
         network=bool(spec.get("network", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),
         find=bool(spec.get("find", False)),
@@ -251,6 +256,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         plus_code=str(spec.get("plus_code", "")),
         stdin_lang=str(spec.get("stdin_lang", "")),
         bare_commands=bool(spec.get("bare_commands", False)),
+        modules=dict(spec.get("modules", {})),
         include_options=frozenset(spec.get("include_options", ())),
         stdin_names=frozenset(spec.get("stdin_names", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
@@ -292,8 +298,9 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "power_files",
-        "prefixes", "runs_later", "search_paths", "startup_files"
+        "_built", "_derived", "_specs", "bin_dirs", "environment", "git", "instruction_files", "languages",
+        "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "startup_files",
+        "system_programs",
     )  # fmt: skip
 
     def __init__(
@@ -323,6 +330,15 @@ class Catalogue:
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
+        bins = own.get("bin_dirs", {})
+        self.bin_dirs = (tuple(bins.get("home", ())), tuple(bins.get("system", ())))  # (home-relative, absolute)
+        self.system_programs = tuple(bins.get("system_programs", ()))
+        self.instruction_files = frozenset(own.get("instruction_files", {}).get("names", ()))  # CLAUDE.md, …
+        self.program_configs = {  # a configuration file's name -> its keys whose value the program runs
+            name: frozenset(entry["keys"])
+            for entry in own.get("program_configs", {}).get("files", ())
+            for name in entry["names"]
+        }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 
     def get(self, name: str) -> Program | None:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.effects.catalogue import Hook, Program
+from hookd.enrich.effects.catalogue import Hook, Program, catalogue
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
     literal_commands,
@@ -26,6 +26,7 @@ from hookd.enrich.effects.words import (
     _dynamic,
     _recipes,
     _short_spellings,
+    prints_own_code,
     reads_script_from_stdin,
 )
 
@@ -82,7 +83,11 @@ class CodeRuns:
         for option, value in parsed.options:
             if option != hook.option or value is None:
                 continue
-            if value.startswith(hook.prefix):
+            if hook.code and hook.derived and hook.lang in catalogue().languages:
+                # GTFOBins' prefix (`system("`, `%(`) shows one way in; a language hookd has a table for is read
+                # whole, its commands and string literals in place
+                self._handed(program.name, value, hook, follow)
+            elif value.startswith(hook.prefix):
                 text = _command_line(value[len(hook.prefix) :], hook.argv)
                 self._handed(program.name, text, hook, follow)
                 self._fed(text, hook, view, follow)
@@ -151,7 +156,7 @@ class CodeRuns:
                 self._inline(name, lang, text, follow)
                 return
             # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
-            built = _dynamic(text)
+            built = _dynamic(text) and not prints_own_code(text)  # `eval "$(ssh-agent -s)"`: the tool's own code
             extra = {"flow": made, "through": "substitution"} if built and made else _built(built)
             self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=not built, **extra)
             return
@@ -244,6 +249,9 @@ class CodeRuns:
         given = _code_given(view.argv, first) if not program.runs and program.script_operand != "sh" else None
         if given is not None:  # `erl -eval CODE`, `racket -e CODE`: an interpreter whose entry has no option table
             self._handed(view.name, given, Hook("option", code=True, lang=program.script_operand), follow)
+            return
+        if first.startswith("<(") and prints_own_code(first):  # `source <(kubectl completion bash)`
+            self.ledger.add("exec", None, view.name, code={"lang": program.script_operand, "text": ""})
             return
         if first.startswith(("<(", ">(")):
             self.ledger.add(

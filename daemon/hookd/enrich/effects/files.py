@@ -3,6 +3,8 @@ copies, moves, links and mode changes its catalogue entry gives its operands and
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -94,7 +96,7 @@ class FileEffects:
         elif program.archive and program.name == "tar":
             tar_effects(self.ledger, parsed, operands, place, name)
         else:
-            self._each_operand(program, operands, name, recursive, view, place)
+            self._operands(program, parsed, operands, name, recursive, view, place)
             if not program.operands and not program.first and not program.gtfobins.isdisjoint(_FILE_FUNCTIONS):
                 words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
@@ -125,6 +127,33 @@ class FileEffects:
                 sent = _uploaded_file(word)
                 if sent:
                     self.ledger.add("read", place(sent), name, upload=True)
+
+    def _operands(
+        self,
+        program: Program,
+        parsed: Parsed,
+        operands: list[str],
+        name: str,
+        recursive: bool,
+        view: CommandView,
+        place: Place,
+    ) -> None:
+        """Each operand by the op its place gives it; chmod's mode word made private marks its changes."""
+        if (
+            program.operands == "chmod"
+            and program.first == "none"
+            and any(o == "--reference" for o, _ in parsed.options)
+        ):
+            operands = ["", *operands]  # `chmod --reference=RFILE FILE…`: no mode word, every operand a file
+        self._each_operand(program, operands, name, recursive, view, place)
+        if name == "chmod" and not recursive and len(operands) > 1 and tightens(operands[0]):
+            self._private(operands[0], len(operands) - 1)
+
+    def _private(self, mode: str, count: int) -> None:
+        """The chmod effects of the last `count` operands made private (`tightens`; see tightens())."""
+        for effect in self.ledger.effects[-count:]:
+            if effect["op"] == "chmod" and (_keeps_exec_off(mode) or os.path.isdir(str(effect["path"]))):
+                effect["tightens"] = True
 
     def _each_operand(
         self, program: Program, operands: list[str], name: str, recursive: bool, view: CommandView, place: Place
@@ -226,3 +255,35 @@ class FileEffects:
 
 
 _FILE_FUNCTIONS = frozenset({"file-read", "file-write"})  # GTFOBins functions that reach files
+
+
+_OCTAL = re.compile(r"^0*([0-7]?)([0-7])([0-7])([0-7])$")
+_CLAUSE = re.compile(r"^([ugoa]*)([-+=])([rwxXst]*)$")
+
+
+def tightens(mode: str) -> bool:
+    """`chmod MODE` leaves the owner able to read and gives the group and others nothing, with no set-id or sticky
+    bit (`600`, `400`, `700`, `go-rwx`, `u=rw,go=`): the file becomes private, nothing more can read or run it
+    than before (coreutils' chmod: https://www.gnu.org/software/coreutils/manual/html_node/chmod-invocation.html,
+    the modes OpenSSH requires of ~/.ssh: https://man.openbsd.org/ssh#FILES)."""
+    octal = _OCTAL.match(mode)
+    if octal is not None:
+        special, owner, group, other = (int(d) if d else 0 for d in octal.groups())
+        return special == 0 and owner & 4 == 4 and group == 0 and other == 0
+    clauses = [_CLAUSE.match(clause) for clause in mode.split(",")]
+    return bool(clauses) and all(c is not None and _private_clause(*c.groups()) for c in clauses)
+
+
+def _private_clause(who: str, op: str, perms: str) -> bool:
+    if who and set(who) <= {"g", "o"}:
+        return op == "-" or (op == "=" and perms == "")
+    if who == "u" and op == "-":
+        return "r" not in perms
+    return who == "u" and set(perms) <= {"r", "w"} and (op == "+" or "r" in perms)
+
+
+def _keeps_exec_off(mode: str) -> bool:
+    """No execute bit for the owner either (`600`, not `700`; a private symbolic mode adds none): on a file,
+    nothing runs it that did not; on a directory, execute is the right to enter it."""
+    octal = _OCTAL.match(mode)
+    return octal is None or int(octal.group(2)) & 1 == 0

@@ -41,8 +41,10 @@ from hookd.enrich.effects.words import (
     _option_value_in,
     _stdout_trees,
     printed_environment,
+    prints_own_code,
     reads_script_from_stdin,
     runs_nothing,
+    shadows,
     startup_language,
 )
 
@@ -107,6 +109,11 @@ class EffectModel:
         for effect in self.ledger.effects[start:]:
             path = effect["path"]
             lang = startup_language(path, self.ledger.home) if effect["op"] == "write" and path else None
+            shadowed = _shadowed(effect, self.ledger.effects[start:], self.ledger.home) if lang is None else None
+            if shadowed:  # `cp x ~/.local/bin/git`: a program before the system's, run in every later shell
+                self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
+                                deferred=True, startup=path, when=shadowed)  # fmt: skip
+                return
             if lang is None:
                 continue
             text = self.ledger.contents.get(path)
@@ -122,6 +129,17 @@ class EffectModel:
             if text and lang == "sh":
                 follow.scripts.append(text)
             return
+
+    def _built_program(self, view: CommandView) -> None:
+        """`$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints (`eval "$(pyenv init -)"`:
+        the tool's own setup code, known); `/???/?m`: the first file the pattern matches when the shell runs it,
+        the others its first words."""
+        word, code = view.argv[0], {"lang": "sh", "text": ""}
+        if _dynamic(word) and prints_own_code(word):
+            self.ledger.add("exec", None, word, code=code, raw=word)
+            return
+        made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
+        self.ledger.add("exec", None, word, known=False, code=code, built=True, raw=word, **made)
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
@@ -140,11 +158,7 @@ class EffectModel:
             follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
             return follow
         if _dynamic(argv[0]) or _PROGRAM_GLOB.search(argv[0]):
-            # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints; `/???/?m`: the first
-            # file the pattern matches when the shell runs it, the others its first words
-            made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
-            code = {"lang": "sh", "text": ""}
-            self.ledger.add("exec", None, argv[0], known=False, code=code, built=True, raw=argv[0], **made)
+            self._built_program(view)
             return follow
         if name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)
@@ -340,6 +354,9 @@ class EffectModel:
             self.code.script(program, parsed, view, place, follow)
             if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
                 self.files.guess([name, *parsed.operands], name, place)
+                module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
+                if module and module[0] in program.modules:
+                    follow.scripts.append(shlex.join([program.modules[module[0]], *module[1:]]))
             if program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
                 for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
@@ -375,3 +392,25 @@ def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
         elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
             named.append(word[2:])
     return named
+
+
+def _module_argv(argv: list[str]) -> list[str]:
+    """The module and its arguments of `python3 [opts] -m MODULE ARGS…` (`-m` alone or ending a cluster: `-Im`)."""
+    for k, word in enumerate(argv[1:], start=1):
+        if not word.startswith("-"):
+            return []
+        if word == "-m" or (len(word) > 2 and word[1] != "-" and word.endswith("m")):
+            return argv[k + 1 :]
+    return []
+
+
+def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) -> str | None:
+    """A write that puts a program before the system's under a system program's name (words.shadows), with the
+    names a copy, move or link into a searched directory puts there, from its sources among `line`."""
+    if effect["op"] != "write" or not effect["path"]:
+        return None
+    path = str(effect["path"])
+    sources = [e for e in line if e.get("to") == path and e["op"] in ("copy", "move", "link")]
+    # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
+    landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1] for e in sources]
+    return shadows(path, home, landing)

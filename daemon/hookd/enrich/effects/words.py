@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import os
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, StartupFiles, catalogue
@@ -194,7 +196,11 @@ def _fixed_place(raw: str, path: str, project: str) -> str:
 
 
 # ps(1)'s options that take a value (`-o FORMAT`, `-p PID`, `-C NAME`): their value is no BSD option cluster
-_PS_VALUE_OPTIONS = frozenset({"-o", "-O", "-p", "-q", "-u", "-U", "-g", "-G", "-t", "-C", "-s", "-k", "--sort"})
+_PS_VALUE_OPTIONS = frozenset(
+    {"-o", "-O", "-p", "-q", "-u", "-U", "-g", "-G", "-t", "-C", "-s", "-k", "--sort", "--user", "--User", "--group",
+     "--Group", "--pid", "--ppid", "--quick-pid", "--sid", "--tty", "--format", "--cols", "--columns", "--rows",
+     "--lines", "--width"}
+)  # fmt: skip
 
 
 def _ps_environment(words: list[str]) -> bool:
@@ -223,6 +229,60 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
 _SETTINGS_ONLY = re.compile(
     r"^(?:[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?\n?)*$"
 )
+
+
+# one command substitution, `$(…)`, `` `…` `` or `<(…)`, quoted or not, holding one plain command
+_ONE_SUBSTITUTION = re.compile(
+    r"""^\s*"?(?:\$\((?P<a>[^()$`|;&<>"']*)\)|`(?P<b>[^()$`|;&<>"']*)`|<\((?P<c>[^()$`|;&<>"']*)\))"?\s*$"""
+)
+_SHELL_NAMES = frozenset({"bash", "zsh", "fish", "sh", "ksh", "-"})
+
+
+def prints_own_code(text: str) -> bool:
+    """`$(pyenv init -)`, `<(kubectl completion bash)`: one substitution of a program named plainly (looked up on
+    PATH, not a file of the line) that prints the shell code of its own setup (the catalogue's `prints_shell`: the
+    words that ask for it, then options, or a shell's name where the entry says so). `eval` or `source` of it runs
+    the tool's installed code, not code the line made."""
+    match = _ONE_SUBSTITUTION.match(text)
+    if match is None:
+        return False
+    inner = match.group("a") or match.group("b") or match.group("c") or ""
+    argv = inner.split()
+    program = catalogue().get(argv[0]) if argv and "/" not in argv[0] and "=" not in argv[0] else None
+    if program is None:
+        return False
+    for words, shell in program.prints_shell:
+        rest = argv[1 + len(words) :]
+        if argv[1 : 1 + len(words)] == list(words) and all(
+            w.startswith("-") or (shell and w in _SHELL_NAMES) for w in rest
+        ):
+            return True
+    return False
+
+
+def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | None:
+    """A program written into a directory searched before the system's (the catalogue's `bin_dirs`: ~/.local/bin,
+    ~/go/bin, /usr/local/bin) under the name of one the system or the catalogue has: every later shell runs it
+    instead. `landing`: the names a copy or move into the directory itself puts there (None: not known, a
+    directory's contents). Returns what happens, None when nothing is shadowed."""
+    home_dirs, system_dirs = catalogue().bin_dirs
+    searched = {f"{home}/{d}" for d in home_dirs} | set(system_dirs)
+    directory, _, name = path.rpartition("/")
+    if path in searched:
+        directory, names = path, list(landing)
+    elif directory in searched:
+        names = [name]
+    else:
+        return None
+    for landed in names:
+        if landed is None or catalogue().get(landed) is not None or _installed(landed):
+            what = landed or "a program"
+            return f"{directory} is searched before the system's programs: {what} there runs instead in every shell"
+    return None
+
+
+def _installed(name: str) -> bool:
+    return any(os.path.exists(f"{directory}/{name}") for directory in catalogue().system_programs)
 
 
 def is_startup_file(path: str, home: str) -> bool:
