@@ -39,3 +39,31 @@ def test_a_plain_unit_stays_a_unit(tmp_path: Path) -> None:
     assert [(e["target"], e["match"]) for e in ops("systemctl --user stop hookd", tmp_path, "signal")] == [
         ("hookd", "unit")
     ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager PowerOff b false",
+        "dbus-send --system --print-reply --dest=org.freedesktop.login1 /org/freedesktop/login1"
+        " org.freedesktop.login1.Manager.Reboot boolean:true",
+        "gdbus call --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1"
+        " --method org.freedesktop.login1.Manager.PowerOff false",
+        "qdbus --system org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager.Halt false",
+    ],
+)
+def test_power_asked_of_logind_over_d_bus_ends_every_process(command: str, tmp_path: Path) -> None:
+    assert [(e["target"], e["match"]) for e in ops(command, tmp_path, "signal")] == [("system", "power")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "busctl list",
+        "busctl status org.freedesktop.login1",
+        "dbus-send --session --dest=org.freedesktop.Notifications /org/freedesktop/Notifications"
+        " org.freedesktop.Notifications.Notify",
+    ],
+)
+def test_other_d_bus_calls_power_nothing(command: str, tmp_path: Path) -> None:
+    assert ops(command, tmp_path, "signal") == []
