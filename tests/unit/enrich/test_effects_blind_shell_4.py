@@ -67,3 +67,14 @@ def test_power_asked_of_logind_over_d_bus_ends_every_process(command: str, tmp_p
 )
 def test_other_d_bus_calls_power_nothing(command: str, tmp_path: Path) -> None:
     assert ops(command, tmp_path, "signal") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "path"), [("getent shadow", "/etc/shadow"), ("getent -s files gshadow adm", "/etc/gshadow")]
+)
+def test_getent_of_the_shadow_databases_prints_the_hashes(command: str, path: str, tmp_path: Path) -> None:
+    assert [e["path"] for e in ops(command, tmp_path, "read")] == [path]
+
+
+def test_getent_of_other_databases_reads_no_secret(tmp_path: Path) -> None:
+    assert ops("getent passwd root; getent hosts github.com", tmp_path, "read") == []
