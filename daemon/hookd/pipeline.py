@@ -16,6 +16,7 @@ a warning message where it fails open), so a broken policy never turns into an a
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -26,13 +27,15 @@ from hookd.dialects.registry import agent
 from hookd.dialects.repeated import RepeatedField
 from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
-from hookd.enrich.stream import RESPONSE_FACT
+from hookd.enrich.stream import RESPONSE_FACT, ResponseStreams
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.redecide import decided_again, rewritten_event
+from hookd.policy.stream_cues import StreamCues, stream_cues
 from hookd.types import (
     JSON,
+    STREAM_EVENTS,
     Deadline,
     Decision,
     Dialect,
@@ -94,6 +97,7 @@ class Pipeline:
         self._probe = probe
         self._ids = ids
         self._limits = input_limits or LimitsConfig()
+        self._quiet = QuietChunks(self._enrichers)
 
     def dialect(self, client: str) -> Dialect:
         try:
@@ -168,6 +172,8 @@ class Pipeline:
         input over a cap, is the verdict of the event's fail mode."""
         try:
             event = self._enrich(event, engine.reads)
+            if self._quiet(engine, event) and not request.deadline.expired():
+                return Evaluated(event, ())  # what the policies answer: none of them can fire on this chunk
             answer = self._evaluate(engine, event, request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
@@ -214,7 +220,7 @@ class Pipeline:
         decision = combine(evaluated.verdicts)
         if not dialect.handles_headless_ask:
             decision = self._resolve_ask(event, decision, probe or self._probe)
-        decision = replace(decision, decision_id=self._ids())
+        decision = decision.with_id(self._ids())
         reply = dialect.render(event, decision)
         if reply.notes:
             decision = replace(decision, notes=decision.notes + reply.notes)
@@ -325,6 +331,25 @@ class Pipeline:
         note = f"ask fallback applied: allow ({why})"
         outcome = Outcome.REWRITE if decision.rewrite else Outcome.ALLOW
         return replace(decision, outcome=outcome, reasons=(), notes=(*decision.notes, note))
+
+
+class QuietChunks:
+    """Whether a streamed chunk can be answered without evaluating: its text holds none of the strings that every
+    policy applying to it declares it needs (`routing.stream_text`, hookd.policy.stream_cues), so no policy can
+    answer anything but allow. False whenever one of them declares none."""
+
+    def __init__(self, enrichers: Sequence[Enricher]) -> None:
+        self._streams = next((step for step in enrichers if isinstance(step, ResponseStreams)), None)
+        # The last engine's, held weakly: a policy set reloaded away is not kept alive for its cues.
+        self._cues: tuple[Callable[[], Engine | None], StreamCues | None] | None = None
+
+    def __call__(self, engine: Engine, event: NormalisedEvent) -> bool:
+        if event.event not in STREAM_EVENTS or event.tool is not None or self._streams is None:
+            return False
+        if self._cues is None or self._cues[0]() is not engine:
+            self._cues = (weakref.ref(engine), stream_cues(engine.packages))
+        cues = self._cues[1]
+        return cues is not None and self._streams.quiet(event, cues)
 
 
 def enrichers_for(enrichers: Sequence[Enricher], reads: frozenset[str] | None) -> tuple[Enricher, ...]:

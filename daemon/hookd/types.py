@@ -187,6 +187,10 @@ class NormalisedEvent:
     client_event: str = ""  # the event's name in the client's own terms ("PreToolUse"); "" = event.value
 
     def with_facts(self, **facts: JSON) -> NormalisedEvent:
+        return self.with_all_facts({**self.facts, **facts})
+
+    def with_all_facts(self, facts: Mapping[str, JSON]) -> NormalisedEvent:
+        """The event with `facts` instead of its own."""
         # Every field named: dataclasses.replace() costs twice this, and each enricher calls it on every decision.
         return NormalisedEvent(
             client=self.client,
@@ -198,7 +202,7 @@ class NormalisedEvent:
             project_dir=self.project_dir,
             caller=self.caller,
             env=self.env,
-            facts={**self.facts, **facts},
+            facts=facts,
             client_event=self.client_event,
         )
 
@@ -263,6 +267,20 @@ class Decision:
     verdicts: tuple[Verdict, ...] = ()
     notes: tuple[str, ...] = ()
     decision_id: str = ""  # set by the pipeline before render; quoted in every reason shown
+
+    def with_id(self, decision_id: str) -> Decision:
+        """The decision with its id (every field named: dataclasses.replace() costs twice this, on every decision)."""
+        return Decision(
+            self.outcome,
+            self.reasons,
+            self.contexts,
+            self.messages,
+            self.rewrite,
+            self.extras,
+            self.verdicts,
+            self.notes,
+            decision_id,
+        )
 
     @property
     def reason(self) -> str:

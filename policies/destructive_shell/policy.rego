@@ -136,12 +136,12 @@ _files_deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
 }
 
 # A sweep (`find ROOT … -delete`, `find ROOT -exec rm {} +`, `rsync --delete`, `find ROOT | xargs rm`): what a
-# search selects below a root outside the project is deleted.
+# search selects below a root outside the project is deleted (scratch space below /tmp is not, as for rm -rf).
 _files_deny contains {"id": "find-delete-outside-project", "reason": reason} if {
 	some e in input.effects
 	e.op == "delete"
 	_swept(e)
-	not e["class"] in {"project", "project-root"}
+	not e["class"] in {"project", "project-root", "scratch"}
 	reason := sprintf("deleting what a search selects under %s (outside the project) is blocked: it deletes files recursively", [_effect_place(e)])
 }
 
@@ -164,6 +164,19 @@ deny contains {"id": k.id, "reason": reason} if {
 	e.recursive == true
 	k := _rm_classes[e.class]
 	reason := sprintf("%s deletes %s (%s) with everything in it: it cannot be undone; delete only inside the project", [input.tool.name, k.what, e.path])
+}
+
+# A tool hookd has no table for that runs a command line (an MCP server's `start_process`, `run_command`: its
+# line's effects are the tool's, daemon/hookd/enrich/tool_effects.py) running code that line downloads or
+# decodes first (`curl … | sh`, `base64 -d … | bash`): as through the agent's shell.
+deny contains {"id": "download-then-exec", "reason": reason} if {
+	input.event == "BeforeTool"
+	input.tool.kind in {"mcp", "other"}
+	some e in input.effects
+	e.via == "tool"
+	e.op == "exec"
+	object.get(e, "flow", "") in {"fetch", "decode"}
+	reason := sprintf("%s runs code its command line %s first; fetch it, review it, then run it separately", [input.tool.name, _flow_words[e.flow]])
 }
 
 # the pattern a glob's match came from, the path otherwise: one reason per operand as written
@@ -321,10 +334,17 @@ deny contains {"id": "fork-bomb", "reason": "this command defines a function tha
 _effect_ops := {e.op | some e in input.effects} if _shell
 
 # The rules below sit behind one gate each for deny and ask: a line without exec, device, privilege or
-# write effects never tries them (every rule body tried costs regorus a few µs).
+# write effects never tries them (every rule body tried costs regorus a few µs). A write or a delete alone
+# (`> out.txt`, `rm -rf build`) tries only _write_delete_deny's rules: a new rule that can fire on a write or
+# delete effect without exec, device, signal or privilege ones belongs there, not in _effect_deny.
 deny contains v if {
-	count(_effect_ops & {"exec", "device", "write", "delete", "signal", "privilege"}) > 0
+	count(_effect_ops & {"exec", "device", "signal", "privilege"}) > 0
 	some v in _effect_deny
+}
+
+deny contains v if {
+	count(_effect_ops & {"write", "delete"}) > 0
+	some v in _write_delete_deny
 }
 
 deny contains v if {
@@ -448,7 +468,7 @@ _effect_target(e) := e.raw if {
 
 # A device formatted, erased or overwritten by any program the catalogue knows takes one (mkfs*, mke2fs,
 # wipefs, hdparm, sgdisk, …) or by a write onto /dev: a block device, or one hookd cannot name.
-_effect_deny contains {"id": "raw-device-write", "reason": reason} if {
+_write_delete_deny contains {"id": "raw-device-write", "reason": reason} if {
 	some e in input.effects
 	e.op in {"write", "delete"}
 	_device(e.path)
@@ -474,6 +494,20 @@ _effect_deny contains {"id": "disk-format", "reason": reason} if {
 	reason := sprintf("%s on %s is blocked: it formats or wipes disks and partitions", [e.program, _effect_target(e)])
 }
 
+# A hosted repository deleted (`gh repo delete`, `glab repo delete`: the effect model's `delete` with
+# `what: "repository"`): its history, issues and releases go with it.
+_write_delete_deny contains {"id": "remote-repo-delete", "reason": reason} if {
+	"delete" in _effect_ops
+	some e in input.effects
+	e.op == "delete"
+	object.get(e, "what", "") == "repository"
+	reason := sprintf("%s deleting the repository %s is blocked: its history, issues and releases are lost with it", [e.program, _repo_name(e)])
+}
+
+_repo_name(e) := sprintf("%q", [e.name]) if {
+	e.name != ""
+} else := "of this directory"
+
 # Commands scheduled to run later, outside this session's hooks (`deferred`: at, batch, crontab as the
 # catalogue has them); their text, when the line shows it, is judged as itself too.
 _effect_ask contains {"id": "deferred-exec", "reason": reason} if {
@@ -481,8 +515,12 @@ _effect_ask contains {"id": "deferred-exec", "reason": reason} if {
 	some e in input.effects
 	e.op == "exec"
 	e.deferred == true
-	reason := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
+	reason := _deferred_reason(e)
 }
+
+_deferred_reason(e) := sprintf("%s writes %s: %s, outside the guard's view; review it", [e.program, e.startup, e.when]) if {
+	is_string(e.when)
+} else := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
 
 # Privileges (sudo, doas, sudoedit, pkexec, run0, su, ksu, …: `privilege` in the catalogue, as a program or
 # as a wrapper): asked.
@@ -490,8 +528,21 @@ _effect_ask contains {"id": "sudo", "reason": reason} if {
 	"privilege" in _effect_ops
 	some e in input.effects
 	e.op == "privilege"
+	object.get(e, "grants", "") == ""
 	reason := sprintf("%s runs with elevated privileges (sudo, doas, su, …); confirm it", [e.program])
 }
+
+# A privilege given to a file (`grants`): a set-user-ID mode (`chmod u+s`, `install -m 4755`),
+# capabilities (`setcap cap_setuid+ep`): whoever runs it later gets them. Asked.
+_effect_ask contains {"id": "privilege-granted", "reason": reason} if {
+	"privilege" in _effect_ops
+	some e in input.effects
+	e.op == "privilege"
+	object.get(e, "grants", "") != ""
+	reason := sprintf("%s gives %s %s: whoever runs it gets those privileges; confirm it", [e.program, _effect_target(e), _grants[e.grants]])
+}
+
+_grants := {"setuid": "the set-user-ID bit", "capabilities": "capabilities"}
 
 # What a command run with privileges destroys or takes over (`privileged`): a delete, a mode or owner change,
 # a move or link, a device, a signal, a write outside the project, commands scheduled for later.
@@ -503,7 +554,12 @@ _effect_deny contains {"id": "sudo-destructive", "reason": reason} if {
 	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [e.program])
 }
 
-_destroys(e) if e.op in {"delete", "chmod", "move", "link", "device", "signal"}
+_destroys(e) if e.op in {"chmod", "move", "link", "device", "signal"}
+
+_destroys(e) if {
+	e.op == "delete"
+	object.get(e, "what", "") != "package" # `sudo pip uninstall x`: asked as sudo, not a loss of data
+}
 
 _destroys(e) if {
 	e.op == "write"

@@ -5,8 +5,14 @@
 # (data.model_secrets.patterns: an id, what it is, a regex).
 package hookd.model_secrets
 
-# It reads the streamed text alone: the conversation each chunk's request carries is not handed to it.
-routing := {"events": ["AfterModel"], "input": ["event", "stream"]}
+# It reads the streamed text alone: the conversation each chunk's request carries is not handed to it. Every
+# halt needs a pattern's literal in the text (below): a chunk whose text holds none is not evaluated at all
+# (`stream_text`, docs/policies.md), the literals taken from the same data as the rule's.
+routing := {
+	"events": ["AfterModel"],
+	"input": ["event", "stream"],
+	"stream_text": [p.literal | some p in data.model_secrets.patterns],
+}
 
 halt contains {"id": p.id, "reason": reason} if {
 	input.event == "AfterModel"

@@ -18,7 +18,8 @@
 #
 # Performance (this package runs on every write, edit and shell call; see "Writing fast rules" in
 # ../README.md): the package is routed to a shell call only when its effects change a file or send a
-# signal, and `_protected` runs one regex (quick_pattern) before the ~25 string tests of the lists.
+# signal, a call tries only the rules of its kind of tool (below), and `_protected` runs one regex
+# (quick_pattern) before the ~25 string tests of the lists.
 package hookd.protected_paths
 
 # Shell calls only when a rule here can act on them (docs/policies.md, "Routing"): an effect that changes a
@@ -30,11 +31,59 @@ routing := {
 	"shell": ["effect-write", "effect-signal"],
 }
 
+# The verdicts, by the kind of tool: a rule about the shell's effects is never tried on a file tool's call,
+# nor one about a file tool's on a shell call (each rule tried costs regorus a few µs even when its first
+# test fails).
+deny contains v if {
+	input.tool.kind == "shell"
+	some v in _shell_deny
+}
+
+deny contains v if {
+	input.tool.kind != "shell"
+	some v in _tool_deny
+}
+
+ask contains v if {
+	input.tool.kind == "shell"
+	some v in _shell_ask
+}
+
+ask contains v if {
+	input.tool.kind != "shell"
+	_tool_more
+	some v in _tool_more_ask
+}
+
+_tool_deny contains v if {
+	_tool_more
+	some v in _tool_more_deny
+}
+
+# What a file tool's call holds beyond its paths, which the rules of _tool_more_deny and _tool_more_ask judge:
+# a tool hookd has no table for, one without path arguments, or an effect that runs code, writes an executing
+# git key or cannot be named. A plain write or edit (a known write of each path) tries none of them.
+_tool_more if input.tool.kind in {"mcp", "other"}
+
+_tool_more if object.get(input, "paths", []) == []
+
+_tool_more if {
+	some e in input.effects
+	e.via == "tool"
+	true in [object.get(e, "op", "") == "exec", object.get(e, "known", true) == false, object.get(e, "executes", false) == true]
+}
+
+_tool_more if { # a path's other name (a linked dotfile) or an `@path` import written into an instruction file
+	some e in input.effects
+	e.via == "tool"
+	true in [object.get(e, "alias", "") != "", object.get(e, "import", "") != ""]
+}
+
 # ---------------------------------------------------------------------------------------------
 # What is written: by file tools (input.paths), and by shell commands (input.effects).
 # ---------------------------------------------------------------------------------------------
 
-deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+_tool_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	input.tool.kind in {"write", "edit"}
 	input.event == "BeforeTool"
 	some e in input.paths
@@ -44,16 +93,32 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 
 # What a file or patch tool does that its path arguments do not show, behind one gate (a plain write or
 # edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know
-# (Droid's ApplyPatch), and commands written into a file a shell or session runs at start.
+# (Droid's ApplyPatch), commands written into a file a shell or session runs at start, and a change under
+# another name of its file (`alias`: `~/dotfiles/ssh/x` is `~/.ssh/x` where that is a link to it, a `.git`
+# file's directory is the project's `.git`; daemon/hookd/enrich/aliases.py).
 _tool_extra := [e |
 	input.tool.kind in {"write", "edit", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
-	true in [e.op == "exec", object.get(input, "paths", []) == []] # a tool with path arguments: judged above
+	true in [e.op == "exec", object.get(input, "paths", []) == [], object.get(e, "alias", "") != "", object.get(e, "import", "") != ""] # else judged above
 ]
 
-deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+# An `@path` import written into a file an agent loads into every session's context (CLAUDE.md, GEMINI.md,
+# AGENTS.md, a memory tool's file: the effect model's `import`, daemon/hookd/enrich/tool_effects.py) of a key,
+# credential or .env file: it reaches the model in every later session, outside the hooks. (Judged here, where
+# writes are routed, on the places whose keys and credentials this package keeps; secret_reads judges a
+# memory tool's import as the read it is.)
+_tool_more_deny contains {"id": m.id, "reason": reason} if {
+	some e in _tool_extra
+	e.op == "read"
+	object.get(e, "import", "") != ""
+	some m in _protected(e.path)
+	m.id in {"ssh-dir", "cloud-credentials", "env-file"}
+	reason := sprintf("%s writes an import of %s into a file the agent loads every session: %s must not reach the model", [_tool_name, e.path, m.what])
+}
+
+_tool_more_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some e in _tool_extra
 	e.op in {"write", "delete", "move"}
 	e.path != ""
@@ -62,7 +127,7 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 
 # A tool hookd has no table for (an MCP server's `write_file`, `move_file`, `delete`): judged on the effects
 # its path arguments have (daemon/hookd/enrich/tool_args.py).
-deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
+_tool_more_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	input.tool.kind in {"mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -75,7 +140,7 @@ deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 # A file, patch or MCP tool writing into a git configuration file (`~/.gitconfig`, a repository's `config`) a
 # key whose value git runs (`core.fsmonitor`, `alias.x = !…`; git.json's executing keys): as `git config`
 # through the shell is judged (daemon/hookd/enrich/gitconfig_text.py).
-deny contains {"id": "git-internals", "reason": reason} if {
+_tool_more_deny contains {"id": "git-internals", "reason": reason} if {
 	input.tool.kind in {"write", "edit", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -85,21 +150,25 @@ deny contains {"id": "git-internals", "reason": reason} if {
 	reason := sprintf("%s writes %s = %q into %s, a key that makes git run a program; it is blocked", [_tool_name, object.get(e, "key", "?"), object.get(e, "value", ""), e.path])
 }
 
-# `~/.bashrc`, `~/.profile`, `/etc/profile.d/` (the effect model's `startup` exec): they run later, outside
-# the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect, unless a variable
+# `~/.bashrc`, `~/.profile`, `/etc/profile.d/`, and what the system runs or trusts later (`/etc/sudoers.d/`,
+# `/etc/ld.so.preload`, cron's tables, a `.pth` file: the effect model's `startup` exec): outside the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect, unless a variable
 # is read as code or takes programs from scratch space: `LD_PRELOAD`, `PATH=/tmp/x:$PATH`, the catalogue's
 # `environment` and `search_paths`.)
-ask contains {"id": "startup-file", "reason": reason} if {
+_tool_more_ask contains {"id": "startup-file", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"
 	object.get(e, "startup", "") != ""
-	reason := sprintf("%s writes commands into %s, which a shell runs when it starts (outside hookd's view); confirm it", [_tool_name, e.startup])
+	reason := _startup_reason(e)
 }
+
+_startup_reason(e) := sprintf("%s writes %s: %s (outside hookd's view); confirm it", [_tool_name, e.startup, e.when]) if {
+	is_string(e.when)
+} else := sprintf("%s writes into %s, which a shell, a session or the system runs or trusts later (outside hookd's view); confirm it", [_tool_name, e.startup])
 
 # Code a file tool's write leaves for another program to run that hookd cannot read: a git configuration whose
 # resulting text cannot be judged whole (an edit of a file hookd cannot read, a move or copy onto it, a patch,
 # a tool hookd has no table for: `config` on the effect). Asked, as the shell's unknown code is.
-ask contains {"id": "unknown-code", "reason": reason} if {
+_tool_more_ask contains {"id": "unknown-code", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"
 	e.known == false
@@ -119,12 +188,39 @@ _changes := [e |
 	e.op in {"write", "delete", "chmod", "move", "link"}
 ]
 
-deny contains {"id": m.id, "reason": _reason(_via(e), e.path, m)} if {
+_shell_deny contains {"id": m.id, "reason": _reason(_via(e), e.path, m)} if {
 	count(_changes) > 0
 	some e in _changes
 	e.path != ""
 	not _plain_setting(e)
 	some m in _protected(e.path)
+	not _from_template(e, m)
+	not _made_private(e)
+}
+
+# `chmod 600 ~/.ssh/id_ed25519`, `chmod 700 ~/.ssh`, `chmod go-rwx .env`: a mode that leaves the owner able to read
+# and gives no one else anything (the effect's `tightens`) makes a secret store private, as OpenSSH requires;
+# nothing more can read it. Any other mode (`644` on a key, `-R`), and any mode of git's internals (a hook's
+# execute bit decides whether it runs), is still a change.
+_made_private(e) if {
+	e.op == "chmod"
+	object.get(e, "tightens", false) == true
+	not contains(e.path, "/.git")
+}
+
+# `cp .env.example .env`: a .env made by copying its template (a name with an example word, never a secret)
+# writes what the project ships for everyone to see; it reads no secret. Judged by what flows where: the
+# write is the destination of a copy whose source is such a template the line did not write itself. Any other
+# source (`cp /tmp/x .env`), a redirect, a move, a file tool's text: still a write of the .env file.
+_from_template(e, m) if {
+	m.id == "env-file"
+	object.get(e, "target_of", "") == "copy"
+	some c in input.effects
+	c.op == "copy"
+	c.to == e.path
+	parts := split(c.path, "/")
+	_example(parts[count(parts) - 1])
+	[1 | some w in input.effects; w.op == "write"; w.path == c.path] == []
 }
 
 # `git config user.email …` writes .git/config with a key that runs nothing (or a pager, editor or credential
@@ -138,7 +234,7 @@ _runs_later(e) if object.get(e, "executes", false) == true
 
 # A git configuration key that makes git run a program (git.json's executing keys: core.hooksPath,
 # core.fsmonitor, filter.*, …), written into any git configuration (the repository's, --global, a clone's).
-deny contains {"id": "git-internals", "reason": reason} if {
+_shell_deny contains {"id": "git-internals", "reason": reason} if {
 	count(_changes) > 0
 	some e in _changes
 	_runs_later(e)
@@ -150,7 +246,7 @@ _via(e) := sprintf("%s (%s)", [e.program, e.op])
 # A change whose target is built when the shell runs (`cp k "$D/authorized_keys"`, `echo x >> ~/.ss$(…)/…`)
 # and whose fixed part may lie anywhere but the project or scratch space: it may reach any path above, so
 # it is asked (unknown_writes in data.json: "ask", or "allow").
-ask contains {"id": "unknown-write", "reason": reason} if {
+_shell_ask contains {"id": "unknown-write", "reason": reason} if {
 	count(_changes) > 0
 	data.protected_paths.unknown_writes == "ask"
 	some e in _changes
@@ -163,7 +259,7 @@ _verb := {"write": "writes", "delete": "deletes", "chmod": "changes the mode of"
 
 # Stopping the guard: a signal (kill, pkill, killall, a service manager's stop) whose target names hookd,
 # or a pattern that matches its name (`pkill 'hoo[k]d'`), by any program the catalogue knows to send one.
-deny contains {"id": "hookd-tamper", "reason": reason} if {
+_shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	input.tool.kind == "shell"
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -186,8 +282,20 @@ _signals_guard(e) if {
 	regex.match(e.target, name)
 }
 
+# A package manager removing hookd's own package (`pip uninstall hookd`, `pipx uninstall`, `uv pip uninstall`:
+# the effect model's `delete` with `what: "package"` and its `name`, whatever program has it).
+_shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op == "delete"
+	object.get(e, "what", "") == "package"
+	lower(replace(object.get(e, "name", ""), "_", "-")) in {lower(n) | some n in data.protected_paths.guard_process_names}
+	reason := sprintf("%s removing the %q package is blocked: it would uninstall hookd, the guard of this session", [e.program, e.name])
+}
+
 # `hookd uninstall` (or `hookd install --remove`-like forms): the agent taking its own guard away.
-deny contains {"id": "hookd-tamper", "reason": reason} if {
+_shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	some c in input.shell.commands
 	c.name == "hookd"
 	input.tool.kind == "shell"
@@ -199,7 +307,7 @@ deny contains {"id": "hookd-tamper", "reason": reason} if {
 
 # A patch whose files hookd cannot know (read from a pipe, from a file it cannot read; a patch tool whose
 # patch is in no argument hookd reads): it may write any path above, so it is asked.
-ask contains {"id": "unknown-patch", "reason": reason} if {
+_shell_ask contains {"id": "unknown-patch", "reason": reason} if {
 	some c in input.shell.commands
 	c.patch.known == false
 	input.tool.kind == "shell"
@@ -207,7 +315,7 @@ ask contains {"id": "unknown-patch", "reason": reason} if {
 	reason := sprintf("%s applies a patch whose files hookd cannot read: it could write a protected path; review it first", [concat(" ", c.wrappers)])
 }
 
-ask contains {"id": "unknown-patch", "reason": reason} if {
+_tool_more_ask contains {"id": "unknown-patch", "reason": reason} if {
 	input.tool.kind in {"write", "edit"}
 	input.event == "BeforeTool"
 	some e in input.effects
@@ -219,7 +327,7 @@ ask contains {"id": "unknown-patch", "reason": reason} if {
 
 # A tool hookd has no table for (an MCP server's file tool) whose path argument holds what hookd cannot
 # resolve: it may change any path above, so it is asked (unknown_writes in data.json: "ask", or "allow").
-ask contains {"id": "unknown-write", "reason": reason} if {
+_tool_more_ask contains {"id": "unknown-write", "reason": reason} if {
 	data.protected_paths.unknown_writes == "ask"
 	input.tool.kind in {"mcp", "other"}
 	input.event == "BeforeTool"

@@ -269,6 +269,33 @@ test_shell_reads_and_copy_sources_are_not_changes if {
 	_t_allowed(_t_effects("ls ~/.ssh", [_t_e("list", "ls", "/home/alice/.ssh")]))
 }
 
+_t_copy(src, dst) := [
+	object.union(_t_e("copy", "cp", src), {"to": dst}),
+	object.union(_t_e("write", "cp", dst), {"target_of": "copy"}),
+]
+
+test_shell_env_made_from_its_template_allowed if {
+	_t_allowed(_t_effects("cp .env.example .env", _t_copy("/home/alice/proj/.env.example", "/home/alice/proj/.env")))
+	_t_allowed(_t_effects("cp config/.env.sample .env.local", _t_copy("/home/alice/proj/config/.env.sample", "/home/alice/proj/.env.local")))
+}
+
+test_shell_env_written_from_anything_else_denied if {
+	_t_deny(_t_effects("cp /tmp/x .env", _t_copy("/tmp/x", "/home/alice/proj/.env"))) == {"env-file"}
+	_t_deny(_t_effects("cp .env.prod .env", _t_copy("/home/alice/proj/.env.prod", "/home/alice/proj/.env"))) == {"env-file"}
+	moved := [object.union(_t_e("move", "mv", "/home/alice/proj/.env.example"), {"to": "/home/alice/proj/.env"}), object.union(_t_e("write", "mv", "/home/alice/proj/.env"), {"target_of": "move"})]
+	_t_deny(_t_effects("mv .env.example .env", moved)) == {"env-file"}
+	written := array.concat([_t_e("write", "echo", "/home/alice/proj/.env.example")], _t_copy("/home/alice/proj/.env.example", "/home/alice/proj/.env"))
+	_t_deny(_t_effects("echo X=1 > .env.example && cp .env.example .env", written)) == {"env-file"}
+}
+
+test_shell_chmod_made_private_allowed if {
+	key := object.union(_t_e("chmod", "chmod", "/home/alice/.ssh/id_ed25519"), {"tightens": true})
+	_t_allowed(_t_effects("chmod 600 ~/.ssh/id_ed25519", [key]))
+	_t_deny(_t_effects("chmod 644 ~/.ssh/id_ed25519", [_t_e("chmod", "chmod", "/home/alice/.ssh/id_ed25519")])) == {"ssh-dir"}
+	hook := object.union(_t_e("chmod", "chmod", "/home/alice/proj/.git/hooks/pre-commit"), {"tightens": true})
+	_t_deny(_t_effects("chmod 600 .git/hooks/pre-commit", [hook])) == {"git-internals"}
+}
+
 test_shell_write_gitignore_allowed if {
 	_t_allowed(_t_effects("echo x >> .gitignore", [_t_e("write", "echo", "/home/alice/proj/.gitignore")]))
 }
@@ -315,6 +342,14 @@ test_signals_to_hookd if {
 	_t_deny(_t_effects("pkill -f '^/usr/bin/python3.* -m hook[d]'", [_t_signal("pkill", "^/usr/bin/python3.* -m hook[d]", "regex")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("kill $(pgrep hookd)", [_t_signal("kill", "$(pgrep hookd)", "pid")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("systemctl stop hookd", [_t_signal("systemctl", "hookd.service", "unit")])) == {"hookd-tamper"}
+}
+
+_t_package(program, name) := {"op": "delete", "program": program, "path": "", "known": true, "recursive": false, "via": "shell", "what": "package", "name": name}
+
+test_hookd_package_removed_is_denied_another_package_is_not if {
+	_t_deny(_t_effects("pip uninstall -y hookd", [_t_package("pip", "hookd")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("pipx uninstall HookD", [_t_package("pipx", "HookD")])) == {"hookd-tamper"}
+	_t_allowed(_t_effects("pip uninstall -y requests", [_t_package("pip", "requests")]))
 }
 
 test_signals_to_other_processes_allowed if {
@@ -435,4 +470,49 @@ test_a_git_configuration_whose_text_is_not_known_is_asked if {
 	{v.id | some v in ask with input as _t_unjudged_config(kind)} == {"unknown-code"}
 	some v in ask with input as _t_unjudged_config("mcp")
 	contains(v.reason, "/home/alice/.gitconfig")
+}
+
+_aliased_edit(alias) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "edit", "name": "Edit"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"paths": [{"arg": "file_path", "path": "/home/u/dotfiles/ssh/authorized_keys", "access": "write", "in_project": false}],
+	"effects": [
+		{"op": "write", "path": "/home/u/dotfiles/ssh/authorized_keys", "known": true, "via": "tool", "program": "Edit"},
+		object.union({"op": "write", "path": "/home/u/.ssh/authorized_keys", "known": true, "via": "tool", "program": "Edit"}, alias),
+	],
+}
+
+test_a_file_tool_writing_under_another_name_of_a_protected_file_is_denied if {
+	d := deny with input as _aliased_edit({"alias": "/home/u/dotfiles/ssh/authorized_keys"})
+	count(d) > 0
+}
+
+test_a_file_tools_own_effects_are_judged_through_its_paths_only if {
+	count(deny) == 0 with input as _aliased_edit({})
+}
+
+_import_write(path) := {
+	"event": "BeforeTool",
+	"tool": {"kind": "write", "name": "Write"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"paths": [{"arg": "file_path", "path": "/home/u/.claude/CLAUDE.md", "access": "write", "in_project": false}],
+	"effects": [
+		{"op": "write", "path": "/home/u/.claude/CLAUDE.md", "known": true, "via": "tool", "program": "Write"},
+		{"op": "read", "path": path, "known": true, "via": "tool", "program": "Write", "deferred": true, "import": "@x"},
+	],
+}
+
+test_an_instruction_file_importing_a_key_is_denied if {
+	every p in ["/home/u/.ssh/id_ed25519", "/home/u/.aws/credentials", "/p/.env"] {
+		count(deny) > 0 with input as _import_write(p)
+	}
+}
+
+test_an_instruction_file_importing_docs_or_git_files_is_allowed if {
+	every p in ["/p/docs/architecture.md", "/home/u/.claude/my-project-instructions.md", "/p/.git/HEAD"] {
+		count(deny) == 0 with input as _import_write(p)
+	}
 }

@@ -41,19 +41,31 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 
 # A tool hookd has no table for (an MCP server's `read_file`, `read_multiple_files`, a browser's file upload):
 # judged on the effects its path arguments have (daemon/hookd/enrich/tool_args.py); a web tool given a
-# `file://` URL reads that file.
-deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
-	input.tool.kind in {"mcp", "other", "web"}
+# `file://` URL reads that file; a file tool's read under another name of its file (`alias`:
+# `~/dotfiles/ssh/id_rsa` where `~/.ssh` is a link to `~/dotfiles/ssh`, daemon/hookd/enrich/aliases.py).
+_tool_more_deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
+	input.tool.kind in {"mcp", "other", "web", "read"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
 	e.op in {"read", "copy", "move"}
+	true in [input.tool.kind != "read", object.get(e, "alias", "") != ""] # a read tool's own paths: above
 	some m in _secret(e.path)
+}
+
+# Such a tool, or a web tool, that opens the cloud instance metadata service (a `url`/`uri` argument or a URL in
+# a web tool's prompt, in any spelling of the address: the effect model's `metadata`): asked, as for the shell.
+ask contains {"id": "cloud-metadata", "reason": reason} if {
+	input.tool.kind in {"mcp", "other", "web"}
+	input.event == "BeforeTool"
+	some e in input.effects
+	object.get(e, "metadata", false) == true
+	reason := sprintf("%s asks the cloud instance metadata service (%s), which hands out this machine's credentials; confirm it", [e.program, e.url])
 }
 
 # Such a tool whose path argument holds what hookd cannot resolve (a string with a NUL, one longer than
 # any path): the file it reads is not known, so it is asked (unknown_reads in data.json: "ask", or "allow").
-ask contains {"id": "unknown-read", "reason": reason} if {
+_tool_more_ask contains {"id": "unknown-read", "reason": reason} if {
 	_cfg.unknown_reads == "ask"
 	input.tool.kind in {"mcp", "other"}
 	input.event == "BeforeTool"
@@ -64,15 +76,36 @@ ask contains {"id": "unknown-read", "reason": reason} if {
 	reason := sprintf("%s reads a file whose name hookd cannot resolve from its arguments; confirm it", [_tool_name])
 }
 
-# A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`): it reads every secret there.
-deny contains {"id": "search-home", "reason": reason} if {
-	input.tool.kind == "read"
+# A search tool over a home, an ancestor of one, or / (`Grep` with `path: ~`, an MCP server's search given the
+# home as its `root`): it reads every secret there.
+_tool_more_deny contains {"id": "search-home", "reason": reason} if {
+	input.tool.kind in {"read", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.op == "read"
 	e.recursive == true
 	_home_or_above(e.path)
 	reason := sprintf("%s searches all of %s, and with it the secrets there (keys, credentials, .env files)", [_tool_name, e.path])
+}
+
+# A read tool's rules beyond its paths (a search over a whole tree) and those of a tool hookd has no table for,
+# behind one gate: a plain read tries none of them (each rule tried costs regorus a few µs).
+deny contains v if {
+	_tool_more
+	some v in _tool_more_deny
+}
+
+ask contains v if {
+	_tool_more
+	some v in _tool_more_ask
+}
+
+_tool_more if input.tool.kind in {"mcp", "other", "web"}
+
+_tool_more if {
+	input.tool.kind == "read"
+	some e in input.effects
+	true in [e.recursive == true, object.get(e, "alias", "") != ""] # a search, or a file's other name
 }
 
 _reason(path, via, m) := sprintf("reading %s with %s is blocked: it holds %s, which must not reach the model", [path, via, m.what])
@@ -98,7 +131,7 @@ _home_or_above(p) if {
 # shortcut off), and `/.ssh`, `.env` and the glob characters for the rules that are not lists.
 # An ordinary path costs that one regex instead of some 30 string tests.
 # (the pattern built inline: a rule holding it costs a read's single path ~5 µs more than the concat)
-_secret(p) := _secret_literal(p) | _secret_glob(p) if {
+_secret(p) := (_secret_literal(p) | _secret_glob(p)) | _secret_backup(p) if {
 	regex.match(concat("|", [data.secret_reads.quick_pattern, `/\.ssh|\.env|[*?\[{]`]), p)
 } else := set()
 
@@ -146,6 +179,15 @@ _secret_named(p) := (({m |
 		contains(p, "hist"),
 	]
 } else := set()
+
+# A backup, editor or swap copy of a secret holds the same secret (`prod.env.bak`, `.env~`, `id_rsa.orig`,
+# `.netrc.save`: GNU's `cp --backup` and Emacs add `~`, vim `.swp`, people `.bak`/`.old`): judged as the file
+# with the suffix taken off (data.json's backup_suffixes).
+_secret_backup(p) := {m |
+	some s in _cfg.backup_suffixes
+	endswith(p, s)
+	some m in _secret_literal(substring(p, 0, count(p) - count(s)))
+}
 
 # `.env*`, `id_*`, `*.pem` in a glob: secret when the pattern could match a secret name there
 _secret_glob(p) := {m |
@@ -225,11 +267,13 @@ _effect_reads := [e |
 ]
 
 deny contains v if {
+	input.tool.kind == "shell"
 	count(_effect_reads) > 0
 	some v in _effect_read_deny
 }
 
 ask contains v if {
+	input.tool.kind == "shell"
 	count(_effect_reads) > 0
 	some v in _effect_read_ask
 }
@@ -278,7 +322,7 @@ _effect_read_ask contains {"id": "search-secrets", "reason": _search_reason(e.pr
 	some what in _stores_below(e.path)
 }
 
-ask contains {"id": "search-secrets", "reason": _search_reason(_tool_name, e.path, what)} if {
+_tool_more_ask contains {"id": "search-secrets", "reason": _search_reason(_tool_name, e.path, what)} if {
 	input.tool.kind == "read"
 	input.event == "BeforeTool"
 	some e in input.effects

@@ -398,3 +398,58 @@ test_an_mcp_tool_reading_a_path_hookd_cannot_resolve_is_asked if {
 	v.id == "unknown-read"
 	count(ask) == 0 with input as i with data.secret_reads.unknown_reads as "allow"
 }
+
+_metadata_fetch(kind) := {
+	"event": "BeforeTool",
+	"tool": {"kind": kind, "name": "webfetch"},
+	"home": "/home/u",
+	"project_dir": "/p",
+	"effects": [
+		{"op": "fetch", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "http://169.254.169.254/"},
+		{"op": "read", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "http://169.254.169.254/", "metadata": true},
+	],
+}
+
+test_a_web_or_mcp_tool_opening_the_instance_metadata_service_is_asked if {
+	every kind in ["web", "mcp", "other"] {
+		a := ask with input as _metadata_fetch(kind)
+		some v in a
+		v.id == "cloud-metadata"
+	}
+}
+
+test_a_web_tool_fetching_a_page_is_not_asked if {
+	i := object.union(_metadata_fetch("web"), {"effects": [{"op": "fetch", "path": "", "known": true, "program": "webfetch", "via": "tool", "url": "https://docs.rs/"}]})
+	count(ask) == 0 with input as i
+}
+
+test_a_read_tool_reading_a_secret_under_another_name_is_denied if {
+	i := {
+		"event": "BeforeTool",
+		"tool": {"kind": "read", "name": "Read"},
+		"home": "/home/u",
+		"project_dir": "/p",
+		"paths": [{"arg": "file_path", "path": "/home/u/dotfiles/ssh/id_rsa", "access": "read"}],
+		"effects": [{"op": "read", "path": "/home/u/.ssh/id_rsa", "known": true, "via": "tool", "program": "Read", "alias": "/home/u/dotfiles/ssh/id_rsa"}],
+	}
+	count(deny) > 0 with input as i
+}
+
+test_an_mcp_search_over_the_home_is_denied if {
+	i := object.union(_mcp_input("read", "/home/u"), {"effects": [{"op": "read", "path": "/home/u", "known": true, "recursive": true, "program": "mcp_ripgrep_search", "via": "tool"}]})
+	d := deny with input as i
+	some v in d
+	v.id == "search-home"
+}
+
+test_a_backup_of_a_secret_is_a_secret if {
+	every p in ["/p/config/production.env.bak", "/p/.env~", "/home/u/.ssh/id_rsa.orig", "/home/u/.netrc.save", "/home/u/.aws/credentials.old"] {
+		count(_secret(p)) > 0
+	}
+}
+
+test_a_backup_of_an_ordinary_file_is_not if {
+	every p in ["/p/README.md~", "/p/src/app.py.orig", "/p/.env.example.bak", "/home/u/.ssh/known_hosts.old", "/p/config.bak"] {
+		count(_secret(p)) == 0
+	}
+}

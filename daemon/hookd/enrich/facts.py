@@ -15,7 +15,8 @@ evaluations: a recursive delete of 250 paths cost 25-47 ms of Rego). Each argume
   directory itself), `outside` (not in the project, resolved and not scratch space; or unresolved with a
   fixed part that already leaves the project, `/tmp/$X`), `unresolved` (unresolved, and may lead back into
   the project), `project` (in the project), `scratch` (below `/tmp/`, `/var/tmp/` or `/private/tmp/`,
-  hookd's own `/tmp/hookd-*` aside).
+  hookd's own `/tmp/hookd-*` aside; or below one of the home's cache directories, `~/.cache/pip`: the
+  `effects/data/caches.json`).
 
 `input.shell.facts` is FACTS_VERSION when the arguments carry these fields: a policy given a document
 without them (an input written by hand, a decision recorded before them) computes them itself.
@@ -23,7 +24,10 @@ without them (an input written by hand, a decision recorded before them) compute
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 FACTS_VERSION = 1
@@ -77,6 +81,21 @@ def is_scratch(path: str) -> bool:
     return any(path.startswith(p) and len(path) > len(p) for p in SCRATCH_PREFIXES)
 
 
+def in_home_cache(path: str, home: str | None) -> bool:
+    """Below a directory of the home that holds only caches (`~/.cache/pip`, `~/.gradle/caches`: caches.json,
+    with its sources): what is there a tool downloads or builds again, so it is scratch."""
+    if not home or not path.startswith(home + "/"):
+        return False
+    rest = path[len(home) + 1 :]
+    return any(rest == cache or rest.startswith(cache + "/") for cache in _home_caches())
+
+
+@functools.cache
+def _home_caches() -> tuple[str, ...]:
+    data = json.loads((Path(__file__).parent / "effects" / "data" / "caches.json").read_text(encoding="utf-8"))
+    return tuple(str(cache) for cache in data["below_home"])
+
+
 def static_dir(raw: str) -> str | None:
     """The directory part of the text before its expansion (`/tmp/x$Y` -> `/tmp`), None for a relative word.
     As the policies' regex `[$`].*$` cuts it: the first `$` or backtick with no newline after it."""
@@ -110,7 +129,7 @@ def arg_class(arg: Mapping[str, Any], tree: str, *, home: str | None, project: s
     if tree == project:
         return "project-root"
     unresolved = is_unresolved(raw)
-    if not in_project and not unresolved and not is_scratch(tree):
+    if not in_project and not unresolved and not is_scratch(tree) and not in_home_cache(tree, home):
         return "outside"
     if unresolved:
         fixed = static_dir(raw)

@@ -19,6 +19,11 @@ That process is the stream lane when there is one, and a lane can die: it writes
 journal before it replies (hookd.procs.journal), and the lane started again begins from what the journal
 holds (`Kept`), so a response's next chunk is judged with what came before the crash.
 
+Whether the text holds any of the strings the policies need to see (`routing.stream_text`,
+hookd.policy.stream_cues) is found from each chunk alone (`ResponseStreams.quiet`): where the latest of them
+began is kept per response, so a chunk costs a search of itself and the few characters before it, never of
+the whole text.
+
 Bounded: at most MAX_TEXT characters are kept of a response (the tail: a secret is looked for where it
 ends), and the policy sees them and the whole chunk after them (a secret that a long chunk completes is
 whole in it); `truncated` says an earlier part was dropped. At most MAX_RESPONSES responses are kept at a
@@ -31,6 +36,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from hookd.policy.stream_cues import StreamCues
 from hookd.types import JSON, STREAM_EVENTS, NormalisedEvent
 from hookd.wire import jsonstrict
 
@@ -99,11 +105,54 @@ def key_of(event: NormalisedEvent) -> _Key | None:
     return (event.caller.uid, event.client, event.session_id, response)
 
 
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """What `ResponseStreams.quiet` found in a response's text as of its chunk `index`."""
+
+    index: int
+    cues: StreamCues  # compared by identity: a policy set's own (a reload makes new ones)
+    length: int  # the text's length then
+    since: int  # characters from where the latest of the cues began to the text's end; -1: none in the text
+
+
 class ResponseStreams:
     """The enricher: adds `stream` to AfterModel events."""
 
     def __init__(self, texts: MemoryTexts | None = None) -> None:
         self.texts = texts if texts is not None else MemoryTexts()
+        self._seen: OrderedDict[_Key, _Seen] = OrderedDict()
+
+    def quiet(self, event: NormalisedEvent, cues: StreamCues) -> bool:
+        """Whether the text of `event` (a chunk this enricher has just added to its response) holds none of
+        `cues`, exactly as `any(c in input.stream.text for c in cues)` would answer, from the chunk and the
+        `cues.longest - 1` characters before it: what was found in the response's text up to the chunk before
+        (its `_Seen`) is used only when it is of that very text (the chunk before, the same cues, the length
+        the text was kept at), else the whole text is searched."""
+        stream, key = event.facts.get("stream"), key_of(event)
+        if not isinstance(stream, dict) or key is None:
+            return False
+        text, chunk, index = stream.get("text"), stream.get("chunk"), stream.get("index")
+        if not isinstance(text, str) or not isinstance(chunk, str) or not isinstance(index, int):
+            return False
+        seen, before = self._seen.pop(key, None), len(text) - len(chunk)
+        start, since = 0, -1
+        if (
+            seen is not None
+            and seen.cues is cues
+            and seen.index == index - 1
+            and before == min(seen.length, self.texts.max_text)
+        ):
+            start = max(0, before - cues.longest + 1)
+            if seen.since >= 0 and seen.since + len(chunk) <= len(text):  # still in the kept text
+                since = seen.since + len(chunk)
+        latest = cues.latest_in(text, start)
+        if latest >= 0:
+            since = len(text) - latest
+        if stream.get("final") is not True:
+            self._seen[key] = _Seen(index, cues, len(text), since)
+            while len(self._seen) > self.texts.max_responses:
+                self._seen.popitem(last=False)
+        return since < 0
 
     def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
         if event.event not in STREAM_EVENTS:
@@ -127,7 +176,8 @@ class ResponseStreams:
             "final": final,
         }
         facts = {name: value for name, value in event.facts.items() if name != RESPONSE_FACT}
-        return replace(event, facts={**facts, "stream": stream})
+        facts["stream"] = stream
+        return event.with_all_facts(facts)
 
 
 def replaced(stream: dict[str, JSON], response: JSON) -> dict[str, JSON]:

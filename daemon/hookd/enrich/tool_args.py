@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
 
@@ -40,7 +41,21 @@ _READ = frozenset({
     "read", "get", "view", "list", "ls", "search", "find", "grep", "glob", "cat", "open", "show", "load",
     "stat", "info", "tree", "head", "tail", "query", "inspect", "describe", "diff", "upload", "attach", "send",
 })  # fmt: skip
+# SQL that opens a file by name (SQLite's `ATTACH DATABASE 'file' AS x`, which creates it, and `VACUUM INTO
+# 'file'`, which writes it: https://www.sqlite.org/lang_attach.html, https://www.sqlite.org/lang_vacuum.html),
+# in an argument named for SQL (`query`, `sql`, `statement`) of a database server's tool.
+_SQL_FILE = re.compile(
+    r"\b(?:ATTACH(?:\s+DATABASE)?|VACUUM(?:\s+\w{1,64})?\s+INTO)\s+'((?:[^']|''){1,4096})'", re.IGNORECASE
+)
+_SQL_WORDS = frozenset({"query", "sql", "statement", "statements", "queries"})
+# Words of a tool's name that make it search below the directories it is given (every file there can be read).
+_SEARCH = frozenset({"search", "grep", "rg", "ripgrep", "find", "scan"})
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# A value that is an option with a path (`--output=/x`, `-o=~/x`): handed to a server that builds a command line
+# from its arguments (a git ref, a revision), it is an option of that program (argument injection), and what the
+# option does to its path is not known (git's `--output=` writes it): taken as a written path, whatever the
+# argument's name and the tool's.
+_OPTION_PATH = re.compile(r"-{1,2}[A-Za-z][A-Za-z0-9-]{0,63}=([~./].*|[^=]*/.*)", re.DOTALL)
 MAX_NAME = 200  # longer argument or tool names are not split into words
 
 
@@ -65,11 +80,15 @@ class Inferred:
     to: frozenset[str]
     input: Mapping[str, JSON]
     unknown: tuple[str, ...] = ()
+    searches: bool = False  # its name says it searches: a directory it reads is read below, whole
+
+
+def _name(tool: ToolCall) -> str:
+    return tool.mcp.get("tool", tool.name) if tool.mcp else tool.name
 
 
 def _op(tool: ToolCall) -> str:
-    name = tool.mcp.get("tool", tool.name) if tool.mcp else tool.name
-    said = words(name)
+    said = words(_name(tool))
     for verbs, op in ((_DELETE, "delete"), (_MOVE, "move"), (_COPY, "copy"), (_WRITE, "write"), (_READ, "read")):
         if said & verbs:
             return op
@@ -87,6 +106,7 @@ class _Found:
     paths: dict[str, list[JSON]]
     unknown: dict[str, None]
     to: set[str]
+    options: set[str]  # arguments named for an option holding a path (always written)
 
 
 def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Found) -> None:
@@ -107,6 +127,13 @@ def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Foun
         for item in value:
             _walk(item, arg, named, to, depth + 1, found)
         return
+    if isinstance(value, str) and value[:1] == "-" and len(value) <= MAX_PATH and "\x00" not in value:
+        option = _OPTION_PATH.fullmatch(value)
+        if option:
+            key = f"{arg}({value.split('=', 1)[0]})"
+            found.paths.setdefault(key, []).append(option.group(1))
+            found.options.add(key)
+            return
     if not named or not isinstance(value, str) or not value or "\n" in value:  # a text of lines is no path
         return
     if "\x00" in value or len(value) > MAX_PATH:
@@ -117,27 +144,42 @@ def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Foun
         found.to.add(arg)
 
 
+def _sql_files(tool_input: Mapping[str, JSON], found: _Found) -> None:
+    """The files the SQL in an argument named for it opens for writing (`ATTACH 'x'`, `VACUUM INTO 'x'`)."""
+    for arg, text in tool_input.items():
+        if isinstance(text, str) and words(arg) & _SQL_WORDS and len(text) <= MAX_SQL:
+            for match in _SQL_FILE.finditer(text):
+                key = f"{arg}(sql)"
+                found.paths.setdefault(key, []).append(match.group(1).replace("''", "'"))
+                found.options.add(key)
+
+
+MAX_SQL = 1 << 20
+
+
 def inferred(tool: ToolCall) -> Inferred | None:
     """The inferred spec of a tool hookd has no path table for (kind mcp or other), or None: for a tool
     whose spec names its paths, or one with no argument that names a path."""
     spec = tool.spec
     if spec is None or spec.paths or spec.patches or tool.kind not in (ToolKind.MCP, ToolKind.OTHER):
         return None
-    found = _Found({}, {}, set())
+    found = _Found({}, {}, set(), set())
     _walk(dict(tool.input), "", False, False, 0, found)
+    _sql_files(tool.input, found)
     args = list(dict.fromkeys([*found.paths, *found.unknown]))
     if not args:
         return None
     op = _op(tool)
     to = frozenset(a for a in args if a in found.to) if op in ("move", "copy") else frozenset()
     access = "read" if op == "read" else "write"
-    paths = tuple((a, "write" if a in to else access) for a in args)
+    paths = tuple((a, "write" if a in to or a in found.options else access) for a in args)
     content = next(
         (k for k, v in tool.input.items() if k in ("content", "text", "file_text") and isinstance(v, str)), ""
     )
-    kind = ToolKind.READ if op == "read" else ToolKind.WRITE
+    kind = ToolKind.READ if op == "read" and not found.options else ToolKind.WRITE
     spec = ToolSpec(kind, paths, content=content if access == "write" else "")
-    return Inferred(spec, op, to, dict(found.paths), tuple(found.unknown))
+    searches = op == "read" and bool(words(_name(tool)) & _SEARCH)
+    return Inferred(spec, op, to, dict(found.paths), tuple(found.unknown), searches)
 
 
 def unknown_entries(guess: Inferred) -> list[dict[str, JSON]]:
@@ -155,3 +197,32 @@ def named_paths(tool_input: Mapping[str, JSON], spec: ToolSpec) -> int:
     Inferred.input."""
     values = (tool_input.get(arg) for arg, _access in spec.paths)
     return sum(len(value) if isinstance(value, list) else 1 for value in values if value is not None)
+
+
+# Words of an argument's name that make it a URL the tool opens (`url`, `uri`, `targetUrl`, `resource_uri`, …).
+_URL_WORDS = frozenset({"url", "urls", "uri", "uris", "href", "link", "links", "endpoint"})
+MAX_URL_DEPTH = 8
+
+
+def url_texts(value: Any, *, web: bool, named: bool = False, depth: int = 0) -> list[tuple[str, bool]]:
+    """The texts of a tool's input that may name URLs it opens, each with whether it is one whole (an argument
+    named for a URL: `url`, `uri`, `href`, at any depth, in a list too) or a text to search (every other string
+    of a web tool: Gemini's `prompt`)."""
+    if isinstance(value, str):
+        return [(value, True)] if named else [(value, False)] if web else []
+    if depth > MAX_URL_DEPTH:
+        return []
+    if isinstance(value, Mapping):
+        return [
+            t
+            for key, item in value.items()
+            for t in url_texts(item, web=web, named=named or _url_named(str(key)), depth=depth + 1)
+        ]
+    if isinstance(value, list):
+        return [t for item in value for t in url_texts(item, web=web, named=named, depth=depth + 1)]
+    return []
+
+
+def _url_named(key: str) -> bool:
+    lowered = key.lower()  # the words are split only for a name that may hold one (most are `file_path`, …)
+    return any(w in lowered for w in ("ur", "href", "link", "endpoint")) and bool(words(key) & _URL_WORDS)

@@ -12,23 +12,35 @@ whose patch is in no argument hookd knows), the effect says `"known": false`: a 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import pwd
 import re
+import shlex
 import stat
+import tomllib
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.effects.words import is_startup_file, runs_nothing
+from hookd.enrich.aliases import linked, other_names
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.fetches import instance_metadata
+from hookd.enrich.effects.words import runs_nothing, shadows, startup_language
 from hookd.enrich.facts import arg_class
-from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, is_git_config, unjudged_write
+from hookd.enrich.gitconfig_text import (
+    MAX_TEXT,
+    executing_keys,
+    included_configs,
+    is_git_config,
+    may_set_executing_key,
+    unjudged_write,
+)
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
-from hookd.enrich.tool_args import inferred
+from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.tool_args import MAX_URL_DEPTH, inferred, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
-
-_URL_ARGS = ("url", "uri")
 
 
 def _op(entry: Mapping[str, Any], spec: ToolSpec) -> tuple[str, bool]:
@@ -82,23 +94,248 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else None
     project = event.project_dir.removesuffix("/")
+    ran = _command_effects(tool.name, tool.input, home_dir, project) if tool.kind in _UNTABLED else []
+    opened = _url_effects(url_texts(tool.input, web=tool.kind is ToolKind.WEB), tool.name, home_dir, project)
     if tool.kind is ToolKind.WEB:
-        urls = [tool.input[a] for a in _URL_ARGS if isinstance(tool.input.get(a), str)]
-        fetches = [{**_unknown("fetch", tool.name), "known": True, "class": "outside", "url": u} for u in urls]
-        return fetches + _local_reads(tool.input, tool.name, home=home_dir, project=project)
+        return opened
     entries = event.facts.get("paths")
     out = [
         _effect(e, spec, tool.name, home=home_dir, project=project)
         for e in (entries if isinstance(entries, list) else [])
         if isinstance(e, Mapping)
     ]
+    if guess is not None and guess.searches:  # an MCP server's search: every file below a directory it is given
+        out = [{**e, "recursive": os.path.isdir(str(e["path"]))} if e["op"] == "read" else e for e in out]
     if spec.patches and not any(isinstance(tool.input.get(a), str) for a in spec.patches):
         out.append(_unknown("write", tool.name))  # a patch tool whose patch hookd cannot find
     elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
+    out.extend(_aliased(out, home_dir, project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
-    out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None))
+    out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project))
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
+        out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
+        out.extend(_program_config_keys(out, tool.input, tool.name))
+    out.extend(
+        _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
+    )
+    return out + opened + ran
+
+
+def _aliased(effects: list[dict[str, JSON]], home: str | None, project: str) -> list[dict[str, JSON]]:
+    """Each effect again under every other name its file has (enrich/aliases.py: `~/dotfiles/bashrc` is
+    `~/.bashrc` where that is a link to it; a `.git` file's directory is the project's `.git`), `alias` holding
+    the canonical path: a rule that knows `~/.bashrc` or `.git/hooks` by its shape judges it under that name."""
+    if not any(effect["path"] for effect in effects):
+        return []
+    names = linked(home, project)  # the stats once for every effect
+    if not names:
+        return []
+    return [
+        {**effect, "path": name, "alias": path}
+        for effect in effects
+        if isinstance(path := effect["path"], str) and path
+        for name in other_names(path, home, project, names)
+    ]
+
+
+_UNTABLED = (ToolKind.MCP, ToolKind.OTHER)
+# Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
+# shell server's `run_command`, `execute_command`, `terminal`), and the arguments that hold that line.
+_RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "terminal", "command", "spawn", "bash"})
+_COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
+_CWD_ARGS = ("cwd", "workdir", "working_directory", "workingDirectory", "directory", "dir")
+
+
+def _command_effects(
+    program: str, tool_input: Mapping[str, Any], home: str | None, project: str
+) -> list[dict[str, JSON]]:
+    """What the command line an MCP server's tool runs does (its name says it runs one, an argument holds it):
+    the shell's effects of that line, in the tool's own directory argument when it gives one, as the tool's
+    effects (`via: tool`), so that a recursive delete of the home, a write into `~/.ssh` or a read of a key
+    through `start_process` is judged as through the agent's shell."""
+    if not words(program) & _RUN_WORDS:
+        return []
+    line = next((v for a in _COMMAND_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
+    if line is None:
+        return []
+    if _too_long(line):
+        return [_unknown("write", program)]  # a line past what hookd analyses: what it changes is not known
+    resolver = PathResolver(home=home or "/", project_dir=project)
+    where = next((v for a in _CWD_ARGS if isinstance(v := tool_input.get(a), str) and v), "")
+    base = resolver.absolute(where, project) if where else project
+    _shell, analysed = analyse_shell(line, home=home or "/", base_dir=base, project_dir=project)
+    return [{**e, "via": "tool"} for e in analysed]
+
+
+@functools.lru_cache(maxsize=16)
+def _ini_keys(keys: frozenset[str]) -> re.Pattern[str]:
+    """A line (of a text, or a patch's added line) setting one of `keys`: `key = value`, `key: value`."""
+    names = "|".join(re.escape(k) for k in sorted(keys))
+    return re.compile(rf"^[+ ]?[ \t]*({names})[ \t]*[=:][ \t]*(\S.{{0,4095}})$", re.MULTILINE | re.IGNORECASE)
+
+
+def _program_config_keys(
+    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], program: str
+) -> list[dict[str, JSON]]:
+    """A key of a program's configuration file whose value that program runs later (the catalogue's
+    `program_configs`: `.npmrc`'s `script-shell`, `git`, `node-options`), set by a file tool's text (a write, an
+    edit's new text, a patch's added lines): a deferred exec of the value, asked as a startup file's commands."""
+    configs = catalogue().program_configs
+    keyed = [
+        (path, configs[path.rpartition("/")[2]]) for path in _written(effects) if path.rpartition("/")[2] in configs
+    ]
+    out: list[dict[str, JSON]] = []
+    for path, keys in keyed:
+        for text in _new_texts(tool_input):
+            for key, value in _ini_keys(keys).findall(text[:MAX_CONFIG_TEXT]):
+                if key.lower() in keys:
+                    code = {"lang": "sh", "text": value.strip()}
+                    out.append({**_unknown("exec", program), "known": True, "code": code, "deferred": True,
+                                "startup": path, "key": key})  # fmt: skip
+    return out
+
+
+def _written(effects: list[dict[str, JSON]]) -> list[str]:
+    return list(dict.fromkeys(str(e["path"]) for e in effects if e["op"] == "write" and e["path"]))
+
+
+MAX_COMMAND_LINE = 16 * 1024  # a command line a tool holds past this (or past MAX_COMMAND_WORDS) is not analysed
+MAX_COMMAND_WORDS = 2000
+
+
+def _too_long(line: str) -> bool:
+    return len(line) > MAX_COMMAND_LINE or len(line.split()) > MAX_COMMAND_WORDS
+
+
+MAX_CONFIG_TEXT = 256 * 1024  # a configuration text past this is not parsed for the commands it holds
+MAX_CONFIG_COMMANDS = 16
+_CONFIG_SUFFIXES = (".json", ".jsonc", ".toml")
+# A key named for a command a program runs later: `command`, `cmd`, `statusLine.command`, `apiKeyHelper`,
+# `postCreateCommand`, `discoveryCommand`, Codex's `notify`.
+_COMMAND_KEY = re.compile(r"(?:^|_|[a-z])(?:[Cc]ommand|[Cc]md|[Hh]elper)$|^(?:command|cmd|helper|notify)$")
+_COMMAND_PAIR = re.compile(r'"(\w{0,64}(?:[Cc]ommand|[Cc]md|[Hh]elper))"\s*:\s*"((?:[^"\\\n]|\\.){1,4096})"')
+
+
+def _configured_commands(
+    effects: list[dict[str, JSON]],
+    tool_input: Mapping[str, Any],
+    spec: ToolSpec,
+    program: str,
+    home: str,
+    project: str,
+) -> list[dict[str, JSON]]:
+    """A command written into a configuration file for a program to run later (an agent's `statusLine`,
+    `apiKeyHelper`, an MCP server's `command` and `args`, Codex's `notify`, a dev container's
+    `postCreateCommand`): when it runs code fetched or built at run time (`curl … | sh`, `sh -c "$(…)"`: a flow
+    or code not known, as the shell's analysis of it says), a deferred exec of it, asked as a startup file's
+    commands are; a plain program start (`npx -y server`, `node x.js`, `./statusline.sh`) is not."""
+    targets = [
+        str(e["path"])
+        for e in effects
+        if e["op"] == "write" and isinstance(e["path"], str) and e["path"].endswith(_CONFIG_SUFFIXES)
+    ]
+    if not targets:
+        return []
+    argument = spec.content or (spec.replace[1] if spec.replace else "")
+    texts = [t for t in ([tool_input.get(argument)] if argument else _new_texts(tool_input)) if isinstance(t, str)]
+    lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in _commands_in(text)]
+    out: list[dict[str, JSON]] = []
+    for line in lines[:MAX_CONFIG_COMMANDS]:
+        analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+        if _too_long(line) or any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed):
+            later = {"lang": "sh", "text": line}
+            out.append({**_unknown("exec", program), "known": True, "code": later, "deferred": True,
+                        "startup": targets[0]})  # fmt: skip
+    return out
+
+
+def _commands_in(text: str) -> list[str]:
+    """The command lines a configuration text holds under keys named for one (JSON or TOML, whole; else each
+    `"…Command": "…"` pair of a JSON fragment, an edit's new text): a string is a shell line, a list an argv,
+    and a `command` beside `args` the argv of both."""
+    for parse in (json.loads, tomllib.loads):
+        try:
+            return _walk_commands(parse(text), 0)
+        except (ValueError, RecursionError):
+            continue
+    return [json.loads(f'"{m.group(2)}"') for m in _COMMAND_PAIR.finditer(text) if _decodes(m.group(2))]
+
+
+def _decodes(value: str) -> bool:
+    try:
+        json.loads(f'"{value}"')
+    except ValueError:
+        return False
+    return True
+
+
+def _walk_commands(value: Any, depth: int) -> list[str]:
+    if depth > MAX_URL_DEPTH or not isinstance(value, (Mapping, list)):
+        return []
+    if isinstance(value, list):
+        return [c for item in value for c in _walk_commands(item, depth + 1)]
+    out: list[str] = []
+    for key, item in value.items():
+        argv = _argv(item) if isinstance(key, str) and _COMMAND_KEY.search(key) else None
+        if argv is None:
+            out.extend(_walk_commands(item, depth + 1))
+            continue
+        args = value.get("args") if key in ("command", "cmd") else None
+        extra = _argv(args) or [] if isinstance(args, list) else []
+        out.append(shlex.join([*argv, *extra]) if isinstance(item, list) or extra else argv[0])
+    return out
+
+
+def _argv(value: Any) -> list[str] | None:
+    if isinstance(value, str) and value.strip():
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
+# Words of a tool's name that make it save what it is given into a file the agent loads every session
+# (Gemini's and Qwen's `save_memory`: ~/.gemini/GEMINI.md, ~/.qwen/QWEN.md).
+_MEMORY_WORDS = frozenset({"memory", "memories", "remember"})
+# An import line of an instruction file: `@~/x`, `@./x`, `@../x`, `@/x`, `@dir/file`, `@file.md` (not an email
+# address, a decorator in a code span, a scoped npm package's `@scope/name` is a relative path and harmless).
+_IMPORT = re.compile(r"(?<![\w@`/])@((?:~|\.{1,2})?/[^\s`'\"<>)\]]+|[\w.-]+/[^\s`'\"<>)\]]*|[\w-]*\.[A-Za-z][\w.-]*)")
+MAX_IMPORTS = 32
+
+
+def _imports(
+    effects: list[dict[str, JSON]],
+    tool_input: Mapping[str, Any],
+    program: str,
+    memory_dir: str,
+    home: str | None,
+    project: str,
+) -> list[dict[str, JSON]]:
+    """An `@path` import written into a file an agent loads into every session's context (the catalogue's
+    `instruction_files`: CLAUDE.md, GEMINI.md, …, or a memory tool's own file): a `read` of that path, `deferred`
+    (it reaches the model in every later session, outside the hooks), judged as any read is."""
+    names = catalogue().instruction_files
+    loaded = [
+        (path.rpartition("/")[0], _new_texts(tool_input))
+        for e in effects
+        if e["op"] == "write" and isinstance(path := e["path"], str) and path.rpartition("/")[2] in names
+    ]
+    if not loaded and ("mem" in program.lower() or "remember" in program.lower()) and words(program) & _MEMORY_WORDS:
+        texts = [v for v in tool_input.values() if isinstance(v, str)]
+        loaded = [(base, texts) for base in (memory_dir, project) if base]
+    if not loaded:
+        return []
+    resolver = PathResolver(home=home or "/", project_dir=project)
+    out: list[dict[str, JSON]] = []
+    for base, texts in loaded:
+        for raw in (m.group(1).rstrip(".,;:!?") for text in texts for m in _IMPORT.finditer(text)):
+            if len(out) >= MAX_IMPORTS:
+                return [*out, _unknown("read", program)]
+            entry = {"arg": "import", **resolver.resolve(raw, base), "access": "read"}
+            read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
+            out.append({**read, "deferred": True, "import": raw})
     return out
 
 
@@ -118,7 +355,14 @@ def _new_texts(value: Any, key: str = "") -> list[str]:
 
 
 def _git_keys(
-    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, declared: bool
+    effects: list[dict[str, JSON]],
+    tool_input: Mapping[str, Any],
+    spec: ToolSpec,
+    program: str,
+    declared: bool,
+    *,
+    home: str | None = None,
+    project: str = "",
 ) -> list[dict[str, JSON]]:
     """A write into a git configuration file (`~/.gitconfig`, a repository's `config`): judged on the text the
     file will hold, one `write` effect per key whose value git runs (`key`, `value`, `executes`), as the
@@ -127,7 +371,13 @@ def _git_keys(
     `declared` by the agent's module), an exec of code not known (asked), and the new texts judged alone."""
     landed = {str(e["to"]) for e in effects if e["op"] in ("move", "copy", "link") and e.get("to")}
     out: list[dict[str, JSON]] = []
-    for target in {str(e["path"]): e for e in effects if e["op"] == "write" and is_git_config(str(e["path"]))}.values():
+    writes = [e for e in effects if e["op"] == "write"]
+    written = _new_texts(tool_input) if writes else []
+    # a key git runs in the text, else no include could take one (a long text: the includes are cheaper)
+    asks = home and any(len(t) > 4096 or may_set_executing_key(t) for t in written)
+    included = included_configs(home, project) if asks and home else frozenset()
+    configs = {str(e["path"]): e for e in writes if is_git_config(str(e["path"])) or e["path"] in included}
+    for target in configs.values():
         path = str(target["path"])
         texts = None if path in landed else _texts_after(path, tool_input, spec, declared)
         if texts is None:
@@ -235,43 +485,74 @@ def _recorded_home(uid: int) -> str:
     return realpath(recorded) if recorded else ""
 
 
-_FILE_URL = re.compile(r"\bfile://(?:localhost)?(/[^\s'\"<>`)]*)", re.IGNORECASE)
-MAX_FILE_URLS = 16
+# A file URL in each form a client takes (RFC 8089): `file:///p`, `file://localhost/p`, `file://host/p`, `file:/p`.
+_FILE_URL = re.compile(r"\bfile:(?://[^/\s'\"<>`]*)?(/(?!/)[^\s'\"<>`)]*)", re.IGNORECASE)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,20}://[^\s'\"<>`]+", re.IGNORECASE)
+MAX_URLS = 16
 
 
-def _local_reads(
-    tool_input: Mapping[str, Any], program: str, *, home: str | None, project: str
-) -> list[dict[str, JSON]]:
-    """A `file://` URL in a web tool's arguments (its `url`, or a URL in Gemini's `prompt`): a read of that
-    file, judged as any file tool's read would be."""
-    resolver = PathResolver(home=home or "/", project_dir=project)
+def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, project: str) -> list[dict[str, JSON]]:
+    """What opening each URL does, for any tool (a web tool, a browser's `navigate`, an MCP server's `fetch` or
+    resource `uri`): a `file:` URL reads its file, judged as any file tool's read would be; any other is a
+    `fetch`, and a fetch of the cloud instance metadata service (in any spelling of its address) a read of the
+    machine's credentials (`metadata`), as the shell's downloaders have."""
     out: list[dict[str, JSON]] = []
-    for arg, text in tool_input.items():
-        for match in _FILE_URL.finditer(text) if isinstance(text, str) else ():
-            if len(out) >= MAX_FILE_URLS:
+    seen: set[str] = set()
+    resolver: PathResolver | None = None
+    for text, whole in texts:
+        if ":" not in text:
+            continue  # no URL (the common case: a path, a pattern, a text)
+        found = [m.group() for m in _URL.finditer(text)]
+        urls = [text.strip()] if whole and not found and text.strip() and " " not in text.strip() else found
+        for url in [*urls, *(m.group() for m in _FILE_URL.finditer(text) if m.group() not in urls)]:
+            if url in seen:
+                continue
+            if len(seen) >= MAX_URLS:
                 return [*out, _unknown("read", program)]
-            entry = {"arg": arg, **resolver.resolve(unquote(match.group(1)), project), "access": "read"}
-            out.append(
-                {**_effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project), "url": match.group()}
-            )
+            seen.add(url)
+            local = _FILE_URL.fullmatch(url)
+            if local:
+                resolver = resolver or PathResolver(home=home or "/", project_dir=project)
+                placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]), project)
+                entry = {"arg": "url", **placed, "access": "read"}
+                read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
+                out.append({**read, "url": url})
+                continue
+            if url[:5].lower() == "file:":
+                continue  # a file URL with no path (`file://` explained in a prompt)
+            out.append({**_unknown("fetch", program), "known": True, "class": "outside", "url": url})
+            if instance_metadata(url):
+                out.append({**_unknown("read", program), "known": True, "class": "outside", "url": url,
+                            "metadata": True})  # fmt: skip
     return out
 
 
 def _runs_at_start(
     effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, homes: tuple[str, ...]
 ) -> list[dict[str, JSON]]:
-    """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`): code run later,
-    outside the hooks (`deferred`), unless the text the tool writes only sets variables."""
+    """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`), or the system runs or
+    trusts later (`/etc/sudoers.d/`, a `.pth`): code run later, outside the hooks (`deferred`), unless the text
+    the tool writes into a shell's file only sets variables."""
     argument = spec.content or (spec.replace[1] if spec.replace else "")
     text = tool_input.get(argument) if argument else None
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
-        if effect["op"] != "write" or not isinstance(path, str) or not any(is_startup_file(path, h) for h in homes):
+        if effect["op"] != "write" or not isinstance(path, str):
             continue
-        if isinstance(text, str) and runs_nothing(text):
+        langs = {startup_language(path, h) for h in homes}
+        when = next((w for h in homes if (w := shadows(path, h))), None) if langs <= {None} else None
+        if when:  # a program before the system's, under a system program's name: any text there is asked
+            code = {"lang": "text", "text": text if isinstance(text, str) else ""}
+            later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
+                          "startup": path, "when": when})  # fmt: skip
             continue
-        code = {"lang": "sh", "text": text if isinstance(text, str) else ""}
+        if langs <= {None}:
+            continue
+        lang = "sh" if "sh" in langs else "text"  # another program's file (`/etc/sudoers.d/x`): no shell settings
+        if lang == "sh" and isinstance(text, str) and runs_nothing(text):
+            continue
+        code = {"lang": lang, "text": text if isinstance(text, str) else ""}
         later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
                       "startup": path})  # fmt: skip
     return later

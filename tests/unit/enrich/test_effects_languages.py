@@ -26,7 +26,8 @@ def test_every_language_names_its_documentation() -> None:
     languages = json.loads((DATA / "languages.json").read_text())["languages"]
     assert languages and all(str(spec["source"]).startswith("https://") for spec in languages.values())
     hooked = {h.lang for p in catalogue().programs.values() for h in p.runs if h.code or h.kind == "argv-code"}
-    assert set(languages) <= hooked  # each is the `lang` of some interpreter's code hook
+    given = {p.script_operand for p in catalogue().programs.values() if p.script_operand and not p.runs}
+    assert set(languages) <= hooked | given  # each is the `lang` of an interpreter's code hook (or its `-e`: erl)
 
 
 @pytest.mark.parametrize(
@@ -220,3 +221,100 @@ def test_recursive_unless_the_options_say_otherwise(tmp_path: Path) -> None:
 def test_awk_standard_streams_are_not_files(tmp_path: Path) -> None:
     assert effects("awk '{ print > \"/dev/stderr\" }' f", tmp_path) == [("read", f"{tmp_path}/f", False)]
     assert execs("awk '{ print > \"/dev/stderr\" }' f", tmp_path)[0]["known"] is True
+
+
+# Everyday inline code in languages that had no table (issue 26's false positives: asked, headless denied)
+@pytest.mark.parametrize(
+    ("command", "lang"),
+    [("elixir -e 'IO.puts(1)'", "elixir"), ("mix run -e 'IO.puts(Mix.env())'", "elixir"),
+     ("elixir -e 'IO.puts System.version'", "elixir"),
+     ("erl -noshell -eval 'io:format(\"~s~n\", [erlang:system_info(otp_release)]), halt().'", "erlang"),
+     ("gnuplot -e 'set term png'", "gnuplot"),
+     ("gnuplot -e \"set terminal png; set output 'plot.png'; plot 'data.dat' using 1:2 with lines\"", "gnuplot"),
+     ("rpm --eval '%{_libdir}'", "rpm"), ("rpm --eval '%{?fedora}'", "rpm"),
+     ("emacs --batch --eval '(princ emacs-version)'", "elisp"),
+     ("nvim --headless '+Lazy! sync' +qa", "vim"), ("vim -es -c 'PlugInstall' -c 'qa'", "vim"),
+     ("vim -u NONE -c 'helptags doc' -c q", "vim"),
+     ("Rscript -e 'install.packages(\"devtools\", repos=\"https://cloud.r-project.org\")'", "r"),
+     ("Rscript -e 'devtools::test()'", "r"), ("julia --project -e 'using Pkg; Pkg.instantiate()'", "julia"),
+     ("deno eval 'console.log(Deno.version)'", "deno")],
+)  # fmt: skip
+def test_everyday_code_of_the_newer_tables_is_known(command: str, lang: str, tmp_path: Path) -> None:
+    runs = [e for e in execs(command, tmp_path) if e["code"]["lang"] == lang]
+    assert runs and all(e["known"] for e in runs)
+
+
+@pytest.mark.parametrize(
+    ("command", "lang"),
+    [("elixir -e 'File.rm_rf!(\"x\")'", "elixir"), ("mix run -e 'File.rm_rf!(\"x\")'", "elixir"),
+     ("iex -e 'File.rm_rf!(\"x\")'", "elixir"), ("elixir -e 'apply(File, :rm_rf, [\"x\"])'", "elixir"),
+     ("elixir -e 'IO.puts \"#{File.read!(\"x\")}\"'", "elixir"), ("elixir -e 'IO.puts File.read! \"x\"'", "elixir"),
+     ("erl -noshell -eval 'file:delete(\"x\"), halt().'", "erlang"),
+     ("erl -eval 'F = fun os:cmd/1, F(\"id\").'", "erlang"),
+     ("gnuplot -e \"f='x'; set table; plot f\"", "gnuplot"), ("gnuplot -e \"load 'x.gp'\"", "gnuplot"),
+     ("rpm --eval '%{lua:os.execute(\"id\")}'", "rpm"), ("rpm --eval '%{expand:%%(id)}'", "rpm"),
+     ("emacs --batch --eval '(delete-directory \"x\" t)'", "elisp"),
+     ("emacs --batch --eval \"(funcall 'shell-command \\\"id\\\")\"", "elisp"),
+     ("vim -c '%!sort' -c 'wq' f", "vim"), ("vim -c 'call system(\"id\")' -c qa", "vim"),
+     ("nvim --headless -c 'lua os.execute(\"id\")' -c qa", "vim"),
+     ("Rscript -e 'devtools::test(); unlink(f)'", "r"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
+     ("vim -c 'set shell=/tmp/x' -c PlugInstall -c qa", "vim"),  # vim-plug runs git through &shell
+     ("emacs --batch --eval '(setq kill-emacs-hook nil)'", "elisp"),  # a hook's functions run at exit
+     ("gnuplot -e 'plot \"\\074 cat x\"'", "gnuplot")],  # octal 074 is `<`: a command piped in
+)  # fmt: skip
+def test_code_of_the_newer_tables_that_reaches_the_system_is_not_known(command: str, lang: str, tmp_path: Path) -> None:
+    runs = [e for e in execs(command, tmp_path) if e["code"]["lang"] == lang]
+    assert runs and not all(e["known"] for e in runs)
+
+
+def test_a_string_printed_is_data_not_a_command(tmp_path: Path) -> None:
+    """`(message "rm -rf /")` prints the text: a language with a table knows which calls run their strings."""
+    _, found = analyse_shell(
+        "emacs --batch --eval '(message \"rm -rf /\")'", home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path)
+    )
+    assert [e["op"] for e in found] == ["exec"] and found[0]["known"] is True
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["gnuplot -e 'system(\"rm -rf ~/Documents\")'", "gnuplot -e '! rm -rf ~/Documents'",
+     "gnuplot -e \"plot '< rm -rf ~/Documents'\"", "rpm --eval '%(rm -rf ~/Documents)'",
+     "rpm -E '%(rm -rf ~/Documents)'", "rpm -D 'x %(rm -rf ~/Documents)' -E '%x'",
+     "rpmbuild --define 'x %(rm -rf ~/Documents)' -ba app.spec",
+     "emacs --batch --eval '(shell-command \"rm -rf ~/Documents\")'",
+     "elixir -e 'System.shell(\"rm -rf ~/Documents\")'",
+     "elixir -e ':os.cmd(~c\"rm -rf ~/Documents\")'", "erl -noshell -eval 'os:cmd(\"rm -rf ~/Documents\"), halt().'"],
+)  # fmt: skip
+def test_a_command_the_newer_tables_run_is_judged_as_itself(command: str, tmp_path: Path) -> None:
+    """GTFOBins' prefix (`system("`, `%(`) is one way in: the code is read whole, its commands walked."""
+    _, found = analyse_shell(command, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
+    assert (f"{HOME}/Documents", True) in [(e["path"], e["recursive"]) for e in found if e["op"] == "delete"]
+
+
+def test_gnuplot_file_names_read_a_leading_tilde_as_home(tmp_path: Path) -> None:
+    _, found = analyse_shell(
+        "gnuplot -e \"set table; plot '~/.ssh/id_rsa' using 1 with table\"",
+        home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path),
+    )  # fmt: skip
+    assert f"{HOME}/.ssh/id_rsa" in [e["path"] for e in found if e["op"] == "read"]
+
+
+def test_a_copy_from_a_url_is_a_download(tmp_path: Path) -> None:
+    """Composer's installer step (getcomposer.org/download): `copy(URL, FILE)` fetches, as `curl -o FILE URL`."""
+    line = "php -r \"copy('https://getcomposer.org/installer', 'composer-setup.php');\""
+    _, found = analyse_shell(line, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
+    assert next(e for e in found if e["op"] == "exec")["known"] is True
+    assert f"{tmp_path}/composer-setup.php" in [e["path"] for e in found if e["op"] == "write"]
+    assert [e.get("url") for e in found if e["op"] == "fetch"] == ["https://getcomposer.org/installer"]
+
+
+def test_node_crypto_computes_and_touches_nothing(tmp_path: Path) -> None:
+    """`node -e "console.log(require('crypto').randomBytes(32).toString('hex'))"`: a secret for a .env, generated."""
+    (run,) = execs("node -e \"console.log(require('crypto').randomBytes(32).toString('hex'))\"", tmp_path)
+    assert run["known"] is True
+
+
+def test_a_key_added_to_the_agent_is_used_not_read(tmp_path: Path) -> None:
+    """GitHub's SSH setup: `ssh-add ~/.ssh/id_ed25519` loads the key into the agent; the model never sees it."""
+    _, found = analyse_shell("ssh-add ~/.ssh/id_ed25519", home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
+    assert [(e["op"], e["path"], e.get("uses")) for e in found] == [("read", f"{HOME}/.ssh/id_ed25519", True)]

@@ -153,3 +153,17 @@ def test_enrich_shell_adds_the_facts_from_the_input_home(tmp_path: Path) -> None
     bare = enrich_shell(event("rm -rf /home", project, {})).input_document()["shell"]
     assert isinstance(bare, dict)
     assert bare["commands"][0]["args"][0]["class"] == "system"
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("/home/alice/.cache", "scratch"), ("/home/alice/.cache/pip", "scratch"),
+     ("/home/alice/.gradle/caches", "scratch"), ("/home/alice/.m2/repository/com/x", "scratch"),
+     ("/home/alice/Library/Developer/Xcode/DerivedData", "scratch"), ("/home/alice/.cachex", "outside"),
+     ("/home/alice/.gradle", "outside"), ("/home/alice/.config", "outside"), ("/home/bob/.cache", "outside")],
+)  # fmt: skip
+def test_a_cache_of_the_home_is_scratch(path: str, expected: str) -> None:
+    """What a tool downloads or builds again (the catalogue's `caches`: XDG's ~/.cache, Gradle's, Maven's, Xcode's
+    DerivedData) loses no work when deleted: `rm -rf ~/.cache/pip` is everyday, `rm -rf ~/.config` is not."""
+    arg = {"raw": path, "path": path, "in_project": False}
+    assert arg_class(arg, path, home="/home/alice", project="/home/alice/proj") == expected

@@ -199,3 +199,31 @@ def test_a_shell_write_into_a_configuration_is_code_not_known(tmp_path: Path, co
 def test_git_config_of_one_key_and_everyday_git_are_no_unknown_code(tmp_path: Path, command: str) -> None:
     found = shell_effects(command, home="/home/u", base_dir=str(tmp_path), project_dir=str(tmp_path))[1]
     assert [e for e in found if e["op"] == "exec"] == []
+
+
+# Everyday `git config` from the docs (GitHub's "Associating text editors with Git", VS Code's "Use VS Code as
+# the Git editor", git-credential-cache(1)): a viewer, editor or shipped helper with option words, a tool's name,
+# an alias of a git subcommand run nothing hookd cannot judge, in the shell and in a file tool's text alike.
+@pytest.mark.parametrize(
+    ("key", "value", "runs"),
+    [("core.editor", "nano -w", False), ("core.editor", "code --wait", False),
+     ("credential.helper", "cache --timeout=3600", False), ("diff.tool", "vscode", False),
+     ("merge.tool", "vimdiff", False), ("alias.co", "checkout", False), ("alias.lg", "log --oneline --graph", False),
+     ("core.editor", "nano -w; id", True), ("core.pager", "less -R $(id)", True), ("diff.tool", "sh -c id", True),
+     ("core.editor", "vim -c '!id'", True), ("alias.x", "!rm -rf ~", True), ("alias.z", "!git log | head", True),
+     ("credential.helper", "!f() { cat ~/.ssh/id_rsa; }; f", True), ("core.fsmonitor", "cat", False),
+     ("core.fsmonitor", "./fsmonitor.sh", True), ("core.editor", "vim -S/tmp/x.vim", True),
+     ("core.editor", "vim -Sx", True), ("core.editor", "code --wait --extensionDevelopmentPath=/tmp/e", True),
+     ("credential.helper", "cache --socket=/tmp/s", True), ("credential.helper", "store --file=/tmp/c", True),
+     ("core.pager", "less -R", False), ("core.pager", "less -FRXS", False), ("core.pager", "less -k/tmp/k", True)],
+)  # fmt: skip
+def test_a_value_git_runs_is_judged_by_what_it_runs(key: str, value: str, runs: bool, tmp_path: Path) -> None:
+    import shlex
+
+    _, found = shell_effects(
+        f"git config --global {key} {shlex.quote(value)}", home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path)
+    )
+    (write,) = [e for e in found if e["op"] == "write" and e.get("key")]
+    assert write["executes"] is runs
+    section, _, name = key.partition(".")
+    assert bool(executing_keys(f"[{section}]\n\t{name} = {value}\n")) is runs

@@ -127,3 +127,108 @@ def test_values_that_name_no_file_are_not_paths(proj: Path) -> None:
 def test_paths_at_any_depth_count_toward_the_tool_paths_cap() -> None:
     guess = inferred(mcp("read_file", {"path": [[f"f{i}" for i in range(300)]], "more": {"file": ["g", ["h"]]}}))
     assert guess is not None and named_paths(guess.input, guess.spec) == 302
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "written"),
+    [
+        (
+            "git_diff",
+            {"repo_path": "/p", "target": f"--output={HOME}/.claude/settings.json"},
+            f"{HOME}/.claude/settings.json",
+        ),
+        ("git_log", {"path": "/p", "branch": "--output=/p/.env"}, "/p/.env"),
+        (
+            "git_show",
+            {"repo_path": "/p", "revision": "--output=~/.ssh/authorized_keys"},
+            f"{HOME}/.ssh/authorized_keys",
+        ),
+        ("git_checkout", {"repo_path": "/p", "opts": {"ref": "-o=out/x.txt"}}, "/p/out/x.txt"),
+    ],
+)
+def test_an_option_with_a_path_in_any_argument_writes_it(
+    tool: str, tool_input: dict[str, Any], written: str, proj: Path
+) -> None:
+    """cyanheads/git-mcp-server#53, CVE-2025-68144: a ref taken as an option (`--output=`) writes a file; hookd
+    cannot know what an injected option does, so its path is written whatever the tool's name says."""
+    tool_input = {k: (v.replace("/p", str(proj)) if isinstance(v, str) else v) for k, v in tool_input.items()}
+    if "opts" in tool_input:
+        tool_input["repo_path"] = str(proj)
+    event = enriched("claude", f"mcp__git__{tool}", tool_input, proj)
+    assert ("write", written.replace("/p", str(proj)), True) in effects(event)
+
+
+@pytest.mark.parametrize(
+    "tool_input",
+    [
+        {"repo_path": "/p", "target": "main"},
+        {"repo_path": "/p", "max_count": 10},
+        {"query": "SELECT 1", "limit": "-1"},
+        {"message": "--fix: handle the -x=1 case"},
+    ],
+)
+def test_refs_numbers_and_texts_are_no_option_paths(tool_input: dict[str, Any]) -> None:
+    guess = inferred(mcp("git_diff", tool_input))
+    assert guess is None or all(access == "read" for _arg, access in guess.spec.paths)
+
+
+def test_an_mcp_search_reads_below_a_directory_it_is_given(proj: Path) -> None:
+    event = enriched("gemini", "mcp_ripgrep_search", {"pattern": "AKIA", "root": str(proj)}, proj)
+    assert [(e["op"], e["recursive"]) for e in event.facts["effects"]] == [("read", True)]
+    listing = enriched("gemini", "mcp_fs_read_text_file", {"path": str(proj)}, proj)
+    assert [(e["op"], e["recursive"]) for e in listing.facts["effects"]] == [("read", False)]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "effect"),
+    [
+        ("mcp__desktop-commander__start_process", {"command": "rm -rf ~/Documents", "timeout_ms": 5000},
+         ("delete", f"{HOME}/Documents", True)),
+        ("mcp__shell__run_command", {"command": "cat credentials", "cwd": f"{HOME}/.aws"},
+         ("read", f"{HOME}/.aws/credentials", True)),
+        ("mcp__term__execute", {"cmd": "echo k >> ~/.ssh/authorized_keys"},
+         ("write", f"{HOME}/.ssh/authorized_keys", True)),
+    ],
+)  # fmt: skip
+def test_an_mcp_tool_running_a_command_line_has_its_effects(
+    tool: str, tool_input: dict[str, Any], effect: tuple[str, str, bool], proj: Path
+) -> None:
+    """blind-tools-3: Desktop Commander's start_process of `rm -rf ~/Documents` was allowed: the line it runs is
+    judged as the agent's shell's would be (as the tool's effects)."""
+    event = enriched("copilot", tool, tool_input, proj)
+    assert effect in effects(event)
+    assert all(e["via"] == "tool" for e in event.facts["effects"])
+
+
+def test_a_tool_not_named_for_running_keeps_its_command_argument_a_text(proj: Path) -> None:
+    event = enriched("claude", "mcp__notes__create_note", {"command": "rm -rf ~", "title": "how not to"}, proj)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] == "delete"]
+
+
+@pytest.mark.parametrize(
+    ("query", "written"),
+    [
+        (
+            f"ATTACH DATABASE '{HOME}/.ssh/authorized_keys' AS k; CREATE TABLE k.t(x TEXT)",
+            f"{HOME}/.ssh/authorized_keys",
+        ),
+        ("attach '.git/hooks/pre-commit' as h", ".git/hooks/pre-commit"),
+        (f"VACUUM main INTO '{HOME}/.bashrc'", f"{HOME}/.bashrc"),
+    ],
+)
+def test_sql_that_opens_a_file_writes_it(query: str, written: str, proj: Path) -> None:
+    """blind-tools-3: an SQLite server's write_query with ATTACH of ~/.ssh/authorized_keys creates that file."""
+    event = enriched("claude", "mcp__sqlite__write_query", {"query": query}, proj)
+    path = written if written.startswith("/") else str(proj / written)
+    assert ("write", path, True) in effects(event)
+
+
+def test_sql_naming_tables_writes_no_file(proj: Path) -> None:
+    query = "INSERT INTO 'users' VALUES (1); SELECT * FROM t WHERE note = 'ATTACH'"
+    event = enriched("claude", "mcp__sqlite__write_query", {"query": query}, proj)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] == "write"]
+
+
+def test_a_command_line_past_what_hookd_analyses_is_not_known(proj: Path) -> None:
+    event = enriched("copilot", "mcp__t__run_command", {"command": "echo " + "a " * 20000}, proj)
+    assert ("write", "", False) in effects(event)

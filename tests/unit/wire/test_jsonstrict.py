@@ -6,6 +6,8 @@ import math
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hookd.errors import StrictJsonError
 from hookd.wire import jsonstrict
@@ -94,3 +96,47 @@ def test_a_surrogate_is_found_anywhere(value: object) -> None:
 @pytest.mark.parametrize("value", [{"k": Text("é")}, [1, 2.5, None, True, ("x", ["\U0001f600"])], 5, None, "ok"])
 def test_clean_values_hold_none(value: object) -> None:
     assert not jsonstrict.holds_surrogates(value)
+
+
+class Doc(dict[str, object]):
+    pass
+
+
+def _nested(depth: int, leaf: object) -> object:
+    value: object = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "holds"),
+    [
+        ({"b": b"\xed\xa0\x80", "n": 0xA0ED, "f": 1.5}, False),  # the bytes of a surrogate outside any str
+        ({"k": [b"\xed\xbf", "\udfff"]}, True),
+        (Doc(path="/tmp/\udcff"), True),  # a subclass: marshal refuses it, the walk answers
+        (Doc(path="/tmp/x"), False),
+        (_nested(3000, "\ud800"), True),  # past marshal's nesting limit
+        (_nested(3000, "ok"), False),
+        ({"n": 2**200, "x": float("nan"), "t": (None, True)}, False),
+        ({"repeated": ["é\ud800"] * 3}, True),  # a str marshal writes once and then refers to
+    ],
+)
+def test_the_quick_pass_answers_as_the_walk(value: object, holds: bool) -> None:
+    assert jsonstrict.holds_surrogates(value) is holds
+    assert jsonstrict._walk_holds_surrogates(value) is holds
+
+
+_PIECES = ("a", "é", "\U0001f600", "\x00", "\ud800", "\udcff", "\udfff", "\ued80", "\ua0ed")  # and near misses
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=5).map("".join)
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.binary(max_size=4) | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES)
+def test_holds_surrogates_is_the_walk_on_any_value(value: object) -> None:
+    assert jsonstrict.holds_surrogates(value) is jsonstrict._walk_holds_surrogates(value)

@@ -32,7 +32,8 @@ from hookd.wire import jsonstrict
 POLICY_ROOT = "hookd"
 ROUTER_PACKAGE = "hookd_router"
 ROUTER_MODULE = "<hookd-router>"
-_ROUTING_KEYS = frozenset({"events", "kinds", "tools", "commands", "shell", "text", "input", "facts"})
+# `stream_text`: the strings a streamed chunk's text must hold for the package to answer it (hookd.policy.stream_cues)
+_ROUTING_KEYS = frozenset({"events", "kinds", "tools", "commands", "shell", "text", "input", "facts", "stream_text"})
 # The top-level keys of the input document (hookd.types.NormalisedEvent.input_document and the enrichers'
 # facts) that `routing.input` may name: a package that declares the keys it reads gets only those.
 INPUT_KEYS = frozenset(

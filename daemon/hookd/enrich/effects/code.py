@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.effects.catalogue import Hook, Program
+from hookd.enrich.effects.catalogue import Hook, Program, catalogue
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
     literal_commands,
@@ -26,6 +26,7 @@ from hookd.enrich.effects.words import (
     _dynamic,
     _recipes,
     _short_spellings,
+    prints_own_code,
     reads_script_from_stdin,
 )
 
@@ -82,7 +83,11 @@ class CodeRuns:
         for option, value in parsed.options:
             if option != hook.option or value is None:
                 continue
-            if value.startswith(hook.prefix):
+            if hook.code and hook.derived and hook.lang in catalogue().languages:
+                # GTFOBins' prefix (`system("`, `%(`) shows one way in; a language hookd has a table for is read
+                # whole, its commands and string literals in place
+                self._handed(program.name, value, hook, follow)
+            elif value.startswith(hook.prefix):
                 text = _command_line(value[len(hook.prefix) :], hook.argv)
                 self._handed(program.name, text, hook, follow)
                 self._fed(text, hook, view, follow)
@@ -116,10 +121,24 @@ class CodeRuns:
                     self._code_file(program, value, view, follow)
         if program.stdin_lang and view.stdin == "text" and view.stdin_text:  # `printf '!cmd\nq\n' | ed`
             self._handed(program.name, view.stdin_text, Hook("option", code=True, lang=program.stdin_lang), follow)
+        if program.bare_commands and (not parsed.operands or parsed.operands[0] in _INPUT_SOURCES):
+            self._bare_commands(program.name, parsed.operands, view, follow)
         if program.plus_code:
             for word in parsed.operands:
                 if word.startswith("+") and len(word) > 1:
                     self._handed(program.name, word[1:], Hook("option", code=True, lang=program.plus_code), follow)
+
+    def _bare_commands(self, name: str, operands: list[str], view: CommandView, follow: Followups) -> None:
+        """`parallel` given no command: each input is a command line, the words after `:::` or each line of its
+        stdin (walked when the line shows it, else code hookd cannot see)."""
+        given = [w for w in operands if w not in _INPUT_SOURCES]
+        if given and operands[0] == ":::":
+            for text in given:
+                self._handed(name, text, Hook("option", code=True, lang="sh"), follow)
+        elif view.stdin == "text" and view.stdin_text:
+            self._handed(name, view.stdin_text, Hook("option", code=True, lang="sh"), follow)
+        elif not given:
+            self.stdin_code("sh", view.stdin if view.stdin in ("fetch", "decode") else "unknown")
 
     def _handed(
         self, name: str, text: str, hook: Hook, follow: Followups, *, code: bool = False, made: str = ""
@@ -137,7 +156,7 @@ class CodeRuns:
                 self._inline(name, lang, text, follow)
                 return
             # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
-            built = _dynamic(text)
+            built = _dynamic(text) and not prints_own_code(text)  # `eval "$(ssh-agent -s)"`: the tool's own code
             extra = {"flow": made, "through": "substitution"} if built and made else _built(built)
             self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=not built, **extra)
             return
@@ -231,6 +250,9 @@ class CodeRuns:
         if given is not None:  # `erl -eval CODE`, `racket -e CODE`: an interpreter whose entry has no option table
             self._handed(view.name, given, Hook("option", code=True, lang=program.script_operand), follow)
             return
+        if first.startswith("<(") and prints_own_code(first):  # `source <(kubectl completion bash)`
+            self.ledger.add("exec", None, view.name, code={"lang": program.script_operand, "text": ""})
+            return
         if first.startswith(("<(", ">(")):
             self.ledger.add(
                 "exec",
@@ -274,3 +296,6 @@ def _built(built: bool) -> dict[str, Any]:
     """`built`: what runs (the program word, the script named, the shell code handed) is made by an expansion
     only when the shell runs it."""
     return {"built": True} if built else {}
+
+
+_INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})  # GNU parallel's input separators

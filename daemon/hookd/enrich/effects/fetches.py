@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from urllib.parse import urlsplit
 
 from hookd.enrich.effects.catalogue import Program, catalogue
@@ -27,7 +28,7 @@ def fetch_effects(
             model.add("read", place(url[7:].split("?", 1)[0] or "/"), name, url=url)
             continue
         model.add("fetch", None, name, url=url, known=not _dynamic(url))
-        if _instance_metadata(url):  # it answers with the machine's cloud credentials
+        if instance_metadata(url):  # it answers with the machine's cloud credentials
             model.add("read", None, name, url=url, metadata=True)
         if remote and "/" in url:
             base = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
@@ -37,16 +38,36 @@ def fetch_effects(
                     model.produced[effect["path"]] = "fetch"
 
 
-def _instance_metadata(url: str) -> bool:
-    """`url` names a cloud instance metadata service: a link-local address (169.254.169.254, fe80::…) or a
-    host of the catalogue's `metadata_hosts`."""
+def instance_metadata(url: str) -> bool:
+    """`url` names a cloud instance metadata service: a link-local address (169.254.169.254, fe80::…) in any
+    form a client resolves (`2852039166`, `0xA9FEA9FE`, `0251.0376.0251.0376`, `[::ffff:169.254.169.254]`), or a
+    host of the catalogue's `metadata_hosts` (`metadata.google.internal.` with its root dot, any case)."""
     try:
         host = urlsplit(url if "://" in url else "http://" + url).hostname or ""
     except ValueError:
         return False
-    if host in catalogue().metadata_hosts:
+    host = host.rstrip(".")
+    hosts = catalogue().metadata_hosts
+    if host in hosts:
         return True
-    try:
-        return ipaddress.ip_address(host).is_link_local
-    except ValueError:
+    address = _address(host)
+    if address is None:
         return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_link_local or str(address) in hosts
+
+
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a host names, read as the C library's resolver reads a numeric host (inet_aton: one to four
+    parts, each decimal, octal or hex), which is what curl, wget and Node's URL parser connect to."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    if not host or len(host) > 64 or host.strip("0123456789abcdefx.") or host.startswith("."):
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None

@@ -3,6 +3,8 @@ copies, moves, links and mode changes its catalogue entry gives its operands and
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,7 +35,42 @@ class FileEffects:
     def files(
         self, program: Program, parsed: Parsed, argv: list[str], name: str, view: CommandView, place: Place
     ) -> None:
-        """The files a program reads, writes, deletes, copies… as its catalogue entry says."""
+        """The files a program reads, writes, deletes, copies… as its catalogue entry says; what it reads is
+        deleted after under one of its `removes` options (`zip -m`, `tar --remove-files`, `7z -sdel`)."""
+        start = len(self.ledger.effects)
+        subcommand = program.subcommand_ops.get(parsed.operands[0], "") if parsed.operands else ""
+        if subcommand:
+            recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
+            self._subcommand(subcommand, parsed.operands[1:], name, place, recursive)
+        else:
+            self._files(program, parsed, argv, name, view, place)
+        if program.removes and (
+            any(o in program.removes for o, _ in parsed.options) or not program.removes.isdisjoint(argv[1:])
+        ):
+            read = [e for e in self.ledger.effects[start:] if e["op"] == "read" and "raw" in e and "glob" not in e]
+            for effect in read:
+                self.ledger.add("delete", place(str(effect["raw"])), name, recursive=effect["recursive"])
+
+    def _subcommand(self, op: str, operands: list[str], name: str, place: Place, recursive: bool) -> None:
+        """`rclone purge PATH`, `rclone sync SRC DST`, `7z a ARCHIVE FILE…`: what a subcommand does to the host
+        paths it names (a `remote:path` is another host's)."""
+        local = [w for w in operands if ":" not in w or w.startswith(("/", "./", "../", "~"))]
+        if op == "archive":  # the archive is written, the files read
+            for k, word in enumerate(operands):
+                self.ledger.add("write" if k == 0 else "read", place(word), name, recursive=recursive and k > 0)
+            return
+        if op in ("delete", "delete-tree"):
+            for word in local:
+                self.ledger.add("delete", place(word), name, recursive=op == "delete-tree")
+        elif op == "sweep-last" and operands and operands[-1] in local:
+            self.ledger.add("write", place(operands[-1]), name, recursive=True)
+            self.ledger.add("delete", place(operands[-1]), name, recursive=True, sweep=True)
+        elif op == "move" and len(operands) >= 2:
+            self._transfer("move", [w for w in operands[:-1] if w in local], [], place, name, True, False)
+
+    def _files(
+        self, program: Program, parsed: Parsed, argv: list[str], name: str, view: CommandView, place: Place
+    ) -> None:
         recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
         operands = _file_operands(program, parsed)
         self._option_values(program, parsed, name, recursive, view, place)
@@ -59,7 +96,7 @@ class FileEffects:
         elif program.archive and program.name == "tar":
             tar_effects(self.ledger, parsed, operands, place, name)
         else:
-            self._each_operand(program, operands, name, recursive, view, place)
+            self._operands(program, parsed, operands, name, recursive, view, place)
             if not program.operands and not program.first and not program.gtfobins.isdisjoint(_FILE_FUNCTIONS):
                 words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
@@ -90,6 +127,33 @@ class FileEffects:
                 sent = _uploaded_file(word)
                 if sent:
                     self.ledger.add("read", place(sent), name, upload=True)
+
+    def _operands(
+        self,
+        program: Program,
+        parsed: Parsed,
+        operands: list[str],
+        name: str,
+        recursive: bool,
+        view: CommandView,
+        place: Place,
+    ) -> None:
+        """Each operand by the op its place gives it; chmod's mode word made private marks its changes."""
+        if (
+            program.operands == "chmod"
+            and program.first == "none"
+            and any(o == "--reference" for o, _ in parsed.options)
+        ):
+            operands = ["", *operands]  # `chmod --reference=RFILE FILE…`: no mode word, every operand a file
+        self._each_operand(program, operands, name, recursive, view, place)
+        if name == "chmod" and not recursive and len(operands) > 1 and tightens(operands[0]):
+            self._private(operands[0], len(operands) - 1)
+
+    def _private(self, mode: str, count: int) -> None:
+        """The chmod effects of the last `count` operands made private (`tightens`; see tightens())."""
+        for effect in self.ledger.effects[-count:]:
+            if effect["op"] == "chmod" and (_keeps_exec_off(mode) or os.path.isdir(str(effect["path"]))):
+                effect["tightens"] = True
 
     def _each_operand(
         self, program: Program, operands: list[str], name: str, recursive: bool, view: CommandView, place: Place
@@ -152,6 +216,8 @@ class FileEffects:
         for source in sources:
             placed = place(source)
             effect = self.ledger.add(op, placed, name, recursive=recursive, to=to)
+            if op == "move" and effect["to"] and effect["path"]:
+                self.ledger.moved[effect["to"]] = placed
             if op in ("copy", "move") and to is not None and effect["to"]:
                 made = self.ledger.made(effect["path"])
                 if made:
@@ -189,3 +255,35 @@ class FileEffects:
 
 
 _FILE_FUNCTIONS = frozenset({"file-read", "file-write"})  # GTFOBins functions that reach files
+
+
+_OCTAL = re.compile(r"^0*([0-7]?)([0-7])([0-7])([0-7])$")
+_CLAUSE = re.compile(r"^([ugoa]*)([-+=])([rwxXst]*)$")
+
+
+def tightens(mode: str) -> bool:
+    """`chmod MODE` leaves the owner able to read and gives the group and others nothing, with no set-id or sticky
+    bit (`600`, `400`, `700`, `go-rwx`, `u=rw,go=`): the file becomes private, nothing more can read or run it
+    than before (coreutils' chmod: https://www.gnu.org/software/coreutils/manual/html_node/chmod-invocation.html,
+    the modes OpenSSH requires of ~/.ssh: https://man.openbsd.org/ssh#FILES)."""
+    octal = _OCTAL.match(mode)
+    if octal is not None:
+        special, owner, group, other = (int(d) if d else 0 for d in octal.groups())
+        return special == 0 and owner & 4 == 4 and group == 0 and other == 0
+    clauses = [_CLAUSE.match(clause) for clause in mode.split(",")]
+    return bool(clauses) and all(c is not None and _private_clause(*c.groups()) for c in clauses)
+
+
+def _private_clause(who: str, op: str, perms: str) -> bool:
+    if who and set(who) <= {"g", "o"}:
+        return op == "-" or (op == "=" and perms == "")
+    if who == "u" and op == "-":
+        return "r" not in perms
+    return who == "u" and set(perms) <= {"r", "w"} and (op == "+" or "r" in perms)
+
+
+def _keeps_exec_off(mode: str) -> bool:
+    """No execute bit for the owner either (`600`, not `700`; a private symbolic mode adds none): on a file,
+    nothing runs it that did not; on a directory, execute is the right to enter it."""
+    octal = _OCTAL.match(mode)
+    return octal is None or int(octal.group(2)) & 1 == 0

@@ -25,7 +25,7 @@ _SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
 # only with `-c alias.…`, which comes before the subcommand.)
 _PLAIN = frozenset(
     {"status", "add", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
-     "merge-base", "symbolic-ref", "for-each-ref", "mv", "rm", "init", "version", "help", "whatchanged", "reflog"}
+     "merge-base", "symbolic-ref", "for-each-ref", "mv", "init", "version", "help", "whatchanged", "reflog"}
 )  # fmt: skip
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
 _PARAMETER = re.compile(r"'((?:[^'\\]|\\.)*)'(?:=('(?:[^'\\]|\\.)*'))?")
@@ -53,6 +53,43 @@ def executing(key: str) -> bool:
         if len(want) == 3 and len(parts) >= 3 and parts[-1] == want[2]:
             return True
     return False
+
+
+_SHELL_SYNTAX = re.compile(r"""[|;&<>$`'"\\(){}!*?\[\]]""")
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
+
+
+def alias_runs(value: str) -> bool:
+    """An alias runs a shell command (`!…`) or git with options that run one (`-c core.pager=…`); any other is a
+    git subcommand with its arguments (git-config(1), alias.*)."""
+    words = value.split()
+    return value.lstrip().startswith("!") or "-c" in words or "--config-env" in value or "--exec-path" in value
+
+
+def plain_value(key: str, value: str) -> bool:
+    """A value of an executing key that runs only what git ships or a viewer or editor (git.json's plain_values,
+    with the option words its `option_words` allows that program: `nano -w`, `code --wait`, `cache --timeout=300`;
+    not `vim -S x.vim`), or that names a tool (git.json's
+    naming_keys: `diff.tool vscode` picks a tool; its command is `difftool.<tool>.cmd`, judged when set)."""
+    data = catalogue().git
+    if key.lower() in data.get("naming_keys", {}).get("keys", {}):
+        return _TOOL_NAME.match(value) is not None
+    if value in data["plain_values"]["values"]:
+        return True
+    first, *rest = value.split() or [""]
+    allowed = data["plain_values"].get("option_words", {}).get("words", {}).get(first)
+    return (
+        allowed is not None
+        and all(re.fullmatch(allowed, word) for word in rest)
+        and _SHELL_SYNTAX.search(value) is None
+    )
+
+
+def value_runs(key: str, value: str) -> bool:
+    """Whether git runs something hookd cannot judge from `key = value` (an executing key, not a plain value)."""
+    if key.lower().startswith("alias."):
+        return alias_runs(value)
+    return executing(key) and not plain_value(key, value)
 
 
 def _config_pairs(argv: list[str], env: Mapping[str, str]) -> tuple[list[tuple[str, str]], int]:
@@ -237,7 +274,7 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
         return  # `git config KEY`: git-config(1)'s older spelling of `git config get KEY`, a read
     key = operands[0]
     value = operands[1] if len(operands) > 1 else ""
-    runs = executing(key) and not unsets and value not in catalogue().git["plain_values"]["values"]
+    runs = not unsets and value_runs(key, value)
     model.add("write", place(file), "git", key=key, executes=runs, value=value)
 
 

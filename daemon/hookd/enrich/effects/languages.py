@@ -33,6 +33,8 @@ _AS_COMMAND: Mapping[tuple[str, bool], tuple[str, ...]] = {
     ("copy", True): ("cp", "-r", "--"),
     ("move", False): ("mv", "--"),
     ("move", True): ("mv", "--"),
+    ("fetch", False): ("curl", "-fsSL", "-o"),  # `-o TO URL`: its targets in that order
+    ("fetch", True): ("curl", "-fsSL", "-o"),
 }
 
 
@@ -92,7 +94,7 @@ def _language(lang: str) -> _Language | None:
         parser=str(spec.get("parser", "")),
         runs=tuple(re.compile(pattern) for pattern in spec.get("runs", ())),
         files=tuple(_file_call(call, literal) for call in spec.get("files", ())),
-        inert=tuple(re.compile(pattern) for pattern in spec.get("inert", ())),
+        inert=tuple(re.compile(pattern) for pattern in (*spec.get("inert", ()), *_task_patterns(spec))),
         reaches=re.compile(reaches) if reaches else None,
         tilde=bool(spec.get("expands_tilde", False)),
         calls=re.compile(calls) if calls else None,
@@ -100,6 +102,12 @@ def _language(lang: str) -> _Language | None:
         pure=frozenset(spec.get("pure", ())),
         environment=tuple(re.compile(pattern) for pattern in spec.get("environment", ())),
     )
+
+
+def _task_patterns(spec: Mapping[str, Any]) -> list[str]:
+    """A language's project tasks (`install.packages(…)`, `Pkg.test()`): what an everyday shell command does
+    (`pip install`, `pytest`), which the policies allow there; taken out with the inert constructs."""
+    return [str(task["pattern"]) for task in spec.get("tasks", ())]
 
 
 def follow_code(lang: str, text: str) -> Followed:
@@ -113,8 +121,8 @@ def follow_code(lang: str, text: str) -> Followed:
         return Followed(known=not python_effects(text).dynamic, files=environment)
     commands: list[str] = []
     rest = text
-    for pattern in language.runs:
-        commands.extend(match.group("cmd") for match in pattern.finditer(rest))
+    for pattern in language.runs:  # `fed`: a command fed what the code prints (awk's `print … | "sh"`)
+        commands.extend(_run_command(match) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
     for pattern in language.inert:
         rest = pattern.sub(" ", rest)
@@ -126,6 +134,13 @@ def follow_code(lang: str, text: str) -> Followed:
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
+
+
+def _run_command(match: re.Match[str]) -> str:
+    """The command line a `runs` match stands for: its `cmd`, or its `fed` command reading what the code
+    prints (as the output of a program whose text hookd does not know)."""
+    fed = match.groupdict().get("fed")
+    return "cat | " + fed if fed is not None else match.group("cmd")
 
 
 def _environment_reads(language: _Language, text: str) -> tuple[str, ...]:
@@ -143,6 +158,8 @@ def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:
     options = groups.get("opts") or ""
     recursive = call.recursive or bool(call.recursive_when and call.recursive_when.search(options))
     targets = [groups["path"]] + ([groups["to"]] if groups.get("to") is not None else [])
+    if call.op == "fetch":
+        targets.reverse()
     words = [shlex.quote(word) for word in _AS_COMMAND[(call.op, recursive)]]
     return " ".join(words + [_path_word(target, tilde) for target in targets])
 

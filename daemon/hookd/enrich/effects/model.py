@@ -20,6 +20,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns
+from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
@@ -39,10 +40,12 @@ from hookd.enrich.effects.words import (
     _has_words,
     _option_value_in,
     _stdout_trees,
-    is_startup_file,
     printed_environment,
+    prints_own_code,
     reads_script_from_stdin,
     runs_nothing,
+    shadows,
+    startup_language,
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
@@ -91,6 +94,9 @@ class EffectModel:
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
+        powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
+        for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
+            self.ledger.add("signal", None, effect["program"], target="system", match="power")
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
@@ -102,20 +108,38 @@ class EffectModel:
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
             path = effect["path"]
-            if effect["op"] != "write" or not path or not is_startup_file(path, self.ledger.home):
+            lang = startup_language(path, self.ledger.home) if effect["op"] == "write" and path else None
+            shadowed = _shadowed(effect, self.ledger.effects[start:], self.ledger.home) if lang is None else None
+            if shadowed:  # `cp x ~/.local/bin/git`: a program before the system's, run in every later shell
+                self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
+                                deferred=True, startup=path, when=shadowed)  # fmt: skip
+                return
+            if lang is None:
                 continue
             text = self.ledger.contents.get(path)
             if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if text is not None and runs_nothing(text):
+            if lang == "sh" and text is not None and runs_nothing(text):
                 continue
-            self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text or ""}, known=text is not None,
-                            deferred=True, startup=path)  # fmt: skip
-            if text:
+            # another program's file (`/etc/sudoers.d/x`, a `.pth`): what it runs or grants is not shell code
+            self.ledger.add("exec", None, view.name, code={"lang": lang or "text", "text": text or ""},
+                            known=text is not None, deferred=True, startup=path)  # fmt: skip
+            if text and lang == "sh":
                 follow.scripts.append(text)
             return
+
+    def _built_program(self, view: CommandView) -> None:
+        """`$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints (`eval "$(pyenv init -)"`:
+        the tool's own setup code, known); `/???/?m`: the first file the pattern matches when the shell runs it,
+        the others its first words."""
+        word, code = view.argv[0], {"lang": "sh", "text": ""}
+        if _dynamic(word) and prints_own_code(word):
+            self.ledger.add("exec", None, word, code=code, raw=word)
+            return
+        made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
+        self.ledger.add("exec", None, word, known=False, code=code, built=True, raw=word, **made)
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
@@ -134,11 +158,7 @@ class EffectModel:
             follow.scripts.append(" ".join([argv[0], shlex.join(argv[1:])]).strip())
             return follow
         if _dynamic(argv[0]) or _PROGRAM_GLOB.search(argv[0]):
-            # `$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints; `/???/?m`: the first
-            # file the pattern matches when the shell runs it, the others its first words
-            made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
-            code = {"lang": "sh", "text": ""}
-            self.ledger.add("exec", None, argv[0], known=False, code=code, built=True, raw=argv[0], **made)
+            self._built_program(view)
             return follow
         if name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)
@@ -158,6 +178,8 @@ class EffectModel:
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
+        compiled(self.ledger, program, parsed, view, place)
+        sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
@@ -197,6 +219,10 @@ class EffectModel:
             entry = catalogue().environment.get(variable)
             if entry is None or not value or (entry.programs and view.name not in entry.programs):
                 continue
+            if entry.loads == "options":  # `NODE_OPTIONS='--require x.js'`: each file they name is loaded
+                for word in _named_by_options(value, entry.options):
+                    self.code.run_file(place(word), view.name, entry.lang, follow)
+                continue
             if entry.loads == "file":
                 for word in value.replace(":", " ").split() if entry.lang == "elf" else [value]:
                     if word.startswith(("<(", ">(")):
@@ -222,6 +248,8 @@ class EffectModel:
         a local package built."""
         if program.privilege:
             self.ledger.add("privilege", None, program.name)
+        if program.grants:
+            grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
             self._signal(program, parsed)
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
@@ -236,6 +264,7 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
+        deletes_named(self.ledger, program, argv)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
@@ -325,6 +354,9 @@ class EffectModel:
             self.code.script(program, parsed, view, place, follow)
             if any(o == "-m" for o, _ in parsed.options):  # `python3 -m base64 .env`: a module's operands
                 self.files.guess([name, *parsed.operands], name, place)
+                module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
+                if module and module[0] in program.modules:
+                    follow.scripts.append(shlex.join([program.modules[module[0]], *module[1:]]))
             if program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
                 for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
@@ -344,3 +376,41 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
+
+
+def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
+    """The files `options` name in an interpreter's options held by a variable: `--require x.js`,
+    `--require=x.js`, `-r x.js`, `-rx.rb`."""
+    words, named = value.split(), []
+    for k, word in enumerate(words):
+        option, eq, attached = word.partition("=")
+        if option in options:
+            if eq:
+                named.append(attached)
+            elif k + 1 < len(words):
+                named.append(words[k + 1])
+        elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
+            named.append(word[2:])
+    return named
+
+
+def _module_argv(argv: list[str]) -> list[str]:
+    """The module and its arguments of `python3 [opts] -m MODULE ARGS…` (`-m` alone or ending a cluster: `-Im`)."""
+    for k, word in enumerate(argv[1:], start=1):
+        if not word.startswith("-"):
+            return []
+        if word == "-m" or (len(word) > 2 and word[1] != "-" and word.endswith("m")):
+            return argv[k + 1 :]
+    return []
+
+
+def _shadowed(effect: Mapping[str, Any], line: list[dict[str, Any]], home: str) -> str | None:
+    """A write that puts a program before the system's under a system program's name (words.shadows), with the
+    names a copy, move or link into a searched directory puts there, from its sources among `line`."""
+    if effect["op"] != "write" or not effect["path"]:
+        return None
+    path = str(effect["path"])
+    sources = [e for e in line if e.get("to") == path and e["op"] in ("copy", "move", "link")]
+    # a directory copied in puts names hookd does not see; a file copied, moved or linked keeps its own
+    landing = [None if e.get("recursive") and e["op"] == "copy" else str(e["path"]).rsplit("/", 1)[-1] for e in sources]
+    return shadows(path, home, landing)

@@ -4,11 +4,14 @@ hookd.enrich.effects.model uses."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
+import os
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.catalogue import Program, StartupFiles, catalogue
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
@@ -44,7 +47,7 @@ _NOTHING = frozenset(
      "readonly"}
 )  # fmt: skip
 _SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
-_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf"})
+_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf", "ps"})
 # A variable whose name says it holds a credential (`$GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`)
 _SECRET_VARIABLE = re.compile(
     r"(?:^|\$\{?)([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|AUTH)[A-Z0-9_]*)"
@@ -192,6 +195,22 @@ def _fixed_place(raw: str, path: str, project: str) -> str:
     return "scratch" if is_scratch(directory + "/x") else "elsewhere"
 
 
+# ps(1)'s options that take a value (`-o FORMAT`, `-p PID`, `-C NAME`): their value is no BSD option cluster
+_PS_VALUE_OPTIONS = frozenset(
+    {"-o", "-O", "-p", "-q", "-u", "-U", "-g", "-G", "-t", "-C", "-s", "-k", "--sort", "--user", "--User", "--group",
+     "--Group", "--pid", "--ppid", "--quick-pid", "--sid", "--tty", "--format", "--cols", "--columns", "--rows",
+     "--lines", "--width"}
+)  # fmt: skip
+
+
+def _ps_environment(words: list[str]) -> bool:
+    """`ps e`, `ps eww`, `ps auxe`: a BSD option cluster (no dash) holding `e` shows each process's
+    environment after its command (https://man7.org/linux/man-pages/man1/ps.1.html); `ps -e` is every process."""
+    return any(
+        w.isalpha() and "e" in w and (k == 0 or words[k - 1] not in _PS_VALUE_OPTIONS) for k, w in enumerate(words)
+    )
+
+
 def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`: []), or the
     variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
@@ -201,6 +220,7 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     named = [w for w in words if not w.startswith("-")]  # `declare -p PATH` prints PATH only
     printing = any(w in ("-p", "-x", "-px") for w in words)
     whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
+    whole = whole or (name == "ps" and _ps_environment(words))
     secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
     return secret if whole or secret else None
 
@@ -211,14 +231,85 @@ _SETTINGS_ONLY = re.compile(
 )
 
 
+# one command substitution, `$(…)`, `` `…` `` or `<(…)`, quoted or not, holding one plain command
+_ONE_SUBSTITUTION = re.compile(
+    r"""^\s*"?(?:\$\((?P<a>[^()$`|;&<>"']*)\)|`(?P<b>[^()$`|;&<>"']*)`|<\((?P<c>[^()$`|;&<>"']*)\))"?\s*$"""
+)
+_SHELL_NAMES = frozenset({"bash", "zsh", "fish", "sh", "ksh", "-"})
+
+
+def prints_own_code(text: str) -> bool:
+    """`$(pyenv init -)`, `<(kubectl completion bash)`: one substitution of a program named plainly (looked up on
+    PATH, not a file of the line) that prints the shell code of its own setup (the catalogue's `prints_shell`: the
+    words that ask for it, then options, or a shell's name where the entry says so). `eval` or `source` of it runs
+    the tool's installed code, not code the line made."""
+    match = _ONE_SUBSTITUTION.match(text)
+    if match is None:
+        return False
+    inner = match.group("a") or match.group("b") or match.group("c") or ""
+    argv = inner.split()
+    program = catalogue().get(argv[0]) if argv and "/" not in argv[0] and "=" not in argv[0] else None
+    if program is None:
+        return False
+    for words, shell in program.prints_shell:
+        rest = argv[1 + len(words) :]
+        if argv[1 : 1 + len(words)] == list(words) and all(
+            w.startswith("-") or (shell and w in _SHELL_NAMES) for w in rest
+        ):
+            return True
+    return False
+
+
+def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | None:
+    """A program written into a directory searched before the system's (the catalogue's `bin_dirs`: ~/.local/bin,
+    ~/go/bin, /usr/local/bin) under the name of one the system or the catalogue has: every later shell runs it
+    instead. `landing`: the names a copy or move into the directory itself puts there (None: not known, a
+    directory's contents). Returns what happens, None when nothing is shadowed."""
+    home_dirs, system_dirs = catalogue().bin_dirs
+    searched = {f"{home}/{d}" for d in home_dirs} | set(system_dirs)
+    directory, _, name = path.rpartition("/")
+    if path in searched:
+        directory, names = path, list(landing)
+    elif directory in searched:
+        names = [name]
+    else:
+        return None
+    for landed in names:
+        if landed is None or catalogue().get(landed) is not None or _installed(landed):
+            what = landed or "a program"
+            return f"{directory} is searched before the system's programs: {what} there runs instead in every shell"
+    return None
+
+
+def _installed(name: str) -> bool:
+    return any(os.path.exists(f"{directory}/{name}") for directory in catalogue().system_programs)
+
+
 def is_startup_file(path: str, home: str) -> bool:
-    """A file a shell or a session runs at start (the catalogue's `startup_files`): a dotfile name directly in
-    the home, or a path ending as one of its system or config locations."""
-    files = catalogue().startup_files
+    """A file a shell, a session or the system runs or trusts later: one of the catalogue's `startup_files` (a
+    shell's or a session's: its text is shell code) or `runs_later` (`/etc/sudoers.d/`, `/etc/ld.so.preload`,
+    `*/site-packages/*.pth`, `~/.vimrc`: another program's text)."""
+    return startup_language(path, home) is not None
+
+
+def startup_language(path: str, home: str) -> str | None:
+    """`sh` for a file a shell or a session runs when it starts, `""` for one another program runs or trusts
+    later, None for any other path."""
+    known = catalogue()
+    if _one_of(known.startup_files, path, home):
+        return "sh"
+    return "" if _one_of(known.runs_later, path, home) else None
+
+
+def _one_of(files: StartupFiles, path: str, home: str) -> bool:
+    """`path` is one of `files`: a dotfile name directly in the home, a path ending as one of its locations or
+    with one as a directory in it, a system file or directory (from the root), or a path a glob matches."""
     directory, _, base = path.rpartition("/")
     if directory == home and base in files.names:
         return True
-    return path.endswith(files.below) or _inside_any(files.below).search(path) is not None
+    if path.endswith(files.below) or _inside_any(files.below).search(path) is not None:
+        return True
+    return (path + "/").startswith(files.system) or _any_glob(files.patterns).match(path) is not None
 
 
 @functools.lru_cache(maxsize=4)
@@ -226,6 +317,12 @@ def _inside_any(below: tuple[str, ...]) -> re.Pattern[str]:
     """Matches a path with one of `below` as a directory in it (`/etc/profile.d/`): derived once, not per call
     (a write's effect asks on every call)."""
     return re.compile("|".join(re.escape("/" + suffix.strip("/") + "/") for suffix in below) or "(?!)")
+
+
+@functools.lru_cache(maxsize=4)
+def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for the catalogue's globs over a whole path (`*/site-packages/*.pth`), derived once."""
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns) or "(?!)")
 
 
 def runs_nothing(text: str) -> bool:
@@ -264,3 +361,16 @@ def reads_script_from_stdin(argv: list[str]) -> bool:
     if program is None or not program.script_operand:
         return False
     return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])
+
+
+# a clause giving `s` to the user (`u+s`, `a+s`, `+s`, `ug=rwxs`); `g+s` alone is set-group-ID, on the
+# directories it is mostly given to a group's new files (chmod(1) "SETUID AND SETGID BITS")
+_SYMBOLIC_SETUID = re.compile(r"(?:^|,)(?:[goa]*u[ugoa]*|a[ugoa]*|)[+=][rwxXtugo]*s")
+
+
+def sets_id(mode: str) -> bool:
+    """A chmod mode that sets the set-user-ID bit: `u+s`, `+s`, `a+xs`, `4755`, `06755` (the file then runs
+    as its owner, whoever starts it)."""
+    if mode.isdigit():
+        return len(mode) >= 4 and int(mode[-4]) & 4 != 0
+    return _SYMBOLIC_SETUID.search(mode) is not None

@@ -251,6 +251,8 @@ class _Builder:
             self.state.positional(argv[2:] if argv[1] == "--" else argv[1:])
         if name in ("export", "declare", "typeset", "readonly", "local"):
             self._declare(argv, cwd)
+            if name == "export" or any(a[:1] == "-" and "x" in a for a in argv[1:]):  # `declare -x X`
+                self.state.exported.update(w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+")
         if name == "alias":
             for definition in argv[1:]:  # judged where it is defined, as if run: its words are only known here
                 if _ASSIGN.match(definition):
@@ -294,10 +296,12 @@ class _Builder:
         argv = [] if command["name"] in self._functions else command["argv"]
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
+        loaders = catalogue().environment  # what an earlier `export LD_PRELOAD=…` makes every program load
+        exported = {k: v for k in self.state.exported if k in loaders and (v := self.state.variables.get(k))}
         view = CommandView(
             name=argv[0] if argv and not command["name"] else command["name"],
             argv=argv,
-            env=env,
+            env={**exported, **env},
             redirects=command["redirects"],
             sudo=privileged and not inherited,
             root=privileged,

@@ -35,13 +35,14 @@ class _Cwd:
 class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
-    __slots__ = ("_fresh", "_links", "_placed", "home", "references", "resolver", "variables")
+    __slots__ = ("_fresh", "_links", "_placed", "exported", "home", "references", "resolver", "variables")
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
         self.resolver = PathResolver(home=home, project_dir=project_dir)
         self.variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
         self.references: set[str] = set()  # `declare -n` names: what they are set to goes elsewhere
+        self.exported: set[str] = set()  # `export X=…`, `declare -x X`: in the environment of every later command
         self._placed: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line

@@ -136,7 +136,8 @@ class TestLoading:
         with pytest.raises(PolicyLoadError, match="unknown events/kinds"):
             RegoEmbeddedEngine.load(tmp_path)
         write(tmp_path, {"p.rego": 'package hookd.p\nrouting := {"evnts": ["BeforeTool"]}\n'})
-        with pytest.raises(PolicyLoadError, match="keys commands, events, facts, input, kinds, shell, text, tools"):
+        keys = "commands, events, facts, input, kinds, shell, stream_text, text, tools"
+        with pytest.raises(PolicyLoadError, match=f"keys {keys}"):
             RegoEmbeddedEngine.load(tmp_path)
         write(tmp_path, {"p.rego": 'package hookd.p\nrouting := {"input": ["steram"]}\n'})  # never a silent allow
         with pytest.raises(PolicyLoadError, match=r"unknown input keys \['steram'\]"):
