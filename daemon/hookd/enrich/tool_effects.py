@@ -157,7 +157,7 @@ def _command_effects(
     through `start_process` is judged as through the agent's shell."""
     if not words(program) & _RUN_WORDS:
         return []
-    line = next((v for a in _COMMAND_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
+    line = next((v for a in _COMMAND_ARGS if (v := _command_line(tool_input.get(a))) is not None), None)
     if line is None:
         return []
     if _too_long(line):
@@ -167,6 +167,16 @@ def _command_effects(
     base = resolver.absolute(where, project) if where else project
     _shell, analysed = analyse_shell(line, home=home or "/", base_dir=base, project_dir=project)
     return [{**e, "via": "tool"} for e in analysed]
+
+
+def _command_line(value: Any) -> str | None:
+    """The command line an argument holds: a string, or an argv given as a list of words (mcp-shell-server's
+    `command: ["rm", "-rf", DIR]`, run without a shell), quoted so that each word stays one word."""
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, list) and value and all(isinstance(w, str) for w in value) and value[0].strip():
+        return shlex.join(value)
+    return None
 
 
 @functools.lru_cache(maxsize=16)
