@@ -222,6 +222,29 @@ def test_an_argv_list_of_other_values_is_no_command(proj: Path) -> None:
     assert not [e for e in event.facts.get("effects", []) if e["op"] == "delete"]
 
 
+@pytest.mark.parametrize(
+    ("code", "effect"),
+    [
+        ("!rm -rf ~/Documents", ("delete", f"{HOME}/Documents", True)),
+        ("%%bash\nrm -rf ~/Documents", ("delete", f"{HOME}/Documents", True)),
+        ("import os\nwith open(os.path.expanduser('~/.ssh/authorized_keys'), 'a') as f:\n    f.write('k')",
+         ("write", f"{HOME}/.ssh/authorized_keys", True)),
+    ],
+)  # fmt: skip
+def test_code_a_tool_runs_in_a_notebook_kernel_has_its_effects(
+    code: str, effect: tuple[str, str, bool], proj: Path
+) -> None:
+    """blind-tools-4: a Jupyter server's execute_code of `!rm -rf ~/Documents`, a `%%bash` cell or Python appending
+    to authorized_keys was allowed: the `code` of a tool named for running is IPython (shell lines, Python)."""
+    event = enriched("claude", "mcp__jupyter__execute_code", {"code": code}, proj)
+    assert effect in effects(event)
+
+
+def test_kernel_code_that_only_computes_changes_nothing(proj: Path) -> None:
+    event = enriched("claude", "mcp__jupyter__execute_code", {"code": "df.describe()\n!pip list | head"}, proj)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] in ("write", "delete")]
+
+
 def test_a_tool_not_named_for_running_keeps_its_command_argument_a_text(proj: Path) -> None:
     event = enriched("claude", "mcp__notes__create_note", {"command": "rm -rf ~", "title": "how not to"}, proj)
     assert not [e for e in event.facts.get("effects", []) if e["op"] == "delete"]
