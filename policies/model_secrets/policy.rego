@@ -11,14 +11,15 @@ package hookd.model_secrets
 routing := {
 	"events": ["AfterModel"],
 	"input": ["event", "stream"],
-	"stream_text": [p.literal | some p in data.model_secrets.patterns],
+	"stream_text": [l | some p in data.model_secrets.patterns; some l in p.literals],
 }
 
 halt contains {"id": p.id, "reason": reason} if {
 	input.event == "AfterModel"
 	text := input.stream.text
 	some p in data.model_secrets.patterns
-	contains(text, p.literal) # every match holds it: the regex runs only after it
+	some l in p.literals
+	contains(text, l) # every match holds one: the regex runs only after it
 	regex.match(p.regex, text)
 	reason := sprintf("the model's response holds %s; the turn was stopped before it was shown", [p.what])
 }

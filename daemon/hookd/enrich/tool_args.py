@@ -14,6 +14,7 @@ tool (enrich/paths.py, enrich/tool_effects.py).
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -226,3 +227,29 @@ def url_texts(value: Any, *, web: bool, named: bool = False, depth: int = 0) -> 
 def _url_named(key: str) -> bool:
     lowered = key.lower()  # the words are split only for a name that may hold one (most are `file_path`, …)
     return any(w in lowered for w in ("ur", "href", "link", "endpoint")) and bool(words(key) & _URL_WORDS)
+
+
+def command_line(value: Any) -> str | None:
+    """The command line an argument holds: a string, or an argv given as a list of words (mcp-shell-server's
+    `command: ["rm", "-rf", DIR]`, run without a shell), quoted so that each word stays one word."""
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, list) and value and all(isinstance(w, str) for w in value) and value[0].strip():
+        return shlex.join(value)
+    return None
+
+
+# A cell magic that runs the rest of the cell in a shell (IPython's %%bash, %%sh, %%script bash).
+_SHELL_CELL = re.compile(r"\A[ \t]*%%(?:bash|sh|script[ \t]+(?:ba|z)?sh)\b[^\n]*\n?")
+
+
+def kernel_code_line(code: str) -> str:
+    """The shell line that does what a notebook kernel's code does (Jupyter servers' `execute_code`, a run-tool's
+    `code` argument; IPython is the default kernel): a `%%bash` cell is shell, a line starting with `!` is a
+    shell command, the rest is Python, judged as `python3 -c` of it."""
+    if cell := _SHELL_CELL.match(code):
+        return code[cell.end() :]
+    lines = code.splitlines()
+    shell = [line.strip()[1:] for line in lines if line.strip().startswith("!")]
+    python = "\n".join(line for line in lines if not line.strip().startswith(("!", "%")))
+    return "\n".join([*shell, *([f"python3 -c {shlex.quote(python)}"] if python.strip() else [])])

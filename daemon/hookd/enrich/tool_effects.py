@@ -39,7 +39,7 @@ from hookd.enrich.gitconfig_text import (
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
-from hookd.enrich.tool_args import MAX_URL_DEPTH, inferred, url_texts, words
+from hookd.enrich.tool_args import MAX_URL_DEPTH, command_line, inferred, kernel_code_line, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 
@@ -157,7 +157,9 @@ def _command_effects(
     through `start_process` is judged as through the agent's shell."""
     if not words(program) & _RUN_WORDS:
         return []
-    line = next((v for a in _COMMAND_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
+    line = next((v for a in _COMMAND_ARGS if (v := command_line(tool_input.get(a))) is not None), None)
+    if line is None and isinstance(code := tool_input.get("code"), str) and code.strip():
+        line = kernel_code_line(code)
     if line is None:
         return []
     if _too_long(line):

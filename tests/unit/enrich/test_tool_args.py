@@ -200,6 +200,51 @@ def test_an_mcp_tool_running_a_command_line_has_its_effects(
     assert all(e["via"] == "tool" for e in event.facts["effects"])
 
 
+@pytest.mark.parametrize(
+    ("tool_input", "effect"),
+    [
+        ({"command": ["rm", "-rf", f"{HOME}/Documents"], "directory": "."}, ("delete", f"{HOME}/Documents", True)),
+        ({"command": ["cp", f"{HOME}/.ssh/id_ed25519", "public/k.txt"]}, ("copy", f"{HOME}/.ssh/id_ed25519", True)),
+        ({"command": ["sh", "-c", "cat ~/.netrc"]}, ("read", f"{HOME}/.netrc", True)),
+    ],
+)  # fmt: skip
+def test_an_mcp_tool_running_an_argv_list_has_its_effects(
+    tool_input: dict[str, Any], effect: tuple[str, str, bool], proj: Path
+) -> None:
+    """blind-tools-4: mcp-shell-server's shell_execute takes its command as an argv array, which was no command line
+    at all (`["rm", "-rf", "~/Documents"]` allowed); each word stays one word (`sh -c LINE` is that line)."""
+    event = enriched("claude", "mcp__shell__shell_execute", tool_input, proj)
+    assert effect in effects(event)
+
+
+def test_an_argv_list_of_other_values_is_no_command(proj: Path) -> None:
+    event = enriched("claude", "mcp__shell__shell_execute", {"command": [{"rm": "-rf"}, 1]}, proj)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] == "delete"]
+
+
+@pytest.mark.parametrize(
+    ("code", "effect"),
+    [
+        ("!rm -rf ~/Documents", ("delete", f"{HOME}/Documents", True)),
+        ("%%bash\nrm -rf ~/Documents", ("delete", f"{HOME}/Documents", True)),
+        ("import os\nwith open(os.path.expanduser('~/.ssh/authorized_keys'), 'a') as f:\n    f.write('k')",
+         ("write", f"{HOME}/.ssh/authorized_keys", True)),
+    ],
+)  # fmt: skip
+def test_code_a_tool_runs_in_a_notebook_kernel_has_its_effects(
+    code: str, effect: tuple[str, str, bool], proj: Path
+) -> None:
+    """blind-tools-4: a Jupyter server's execute_code of `!rm -rf ~/Documents`, a `%%bash` cell or Python appending
+    to authorized_keys was allowed: the `code` of a tool named for running is IPython (shell lines, Python)."""
+    event = enriched("claude", "mcp__jupyter__execute_code", {"code": code}, proj)
+    assert effect in effects(event)
+
+
+def test_kernel_code_that_only_computes_changes_nothing(proj: Path) -> None:
+    event = enriched("claude", "mcp__jupyter__execute_code", {"code": "df.describe()\n!pip list | head"}, proj)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] in ("write", "delete")]
+
+
 def test_a_tool_not_named_for_running_keeps_its_command_argument_a_text(proj: Path) -> None:
     event = enriched("claude", "mcp__notes__create_note", {"command": "rm -rf ~", "title": "how not to"}, proj)
     assert not [e for e in event.facts.get("effects", []) if e["op"] == "delete"]

@@ -25,6 +25,10 @@ METADATA = [
     "http://instance-data/latest/meta-data/",
     "http://100.100.100.200/latest/meta-data/",
     "http://1684301000/latest/",  # 100.100.100.200 as one decimal number
+    "http://169.254.169.254.nip.io/latest/meta-data/",  # wildcard DNS: the labels spell the address
+    "http://app.169.254.169.254.nip.io/latest/",
+    "http://169-254-169-254.sslip.io/latest/",
+    "http://169.254.169.254.sslip.io./latest/",
 ]
 NOT_METADATA = [
     "https://docs.python.org/3/",
@@ -34,6 +38,9 @@ NOT_METADATA = [
     "http://deadbeef/",  # a host name, not a number
     "http://0x/",
     "http://example.com./x",
+    "http://10.0.0.5.nip.io/",  # spells an address that is no metadata service
+    "http://1.2.3.example.com/",
+    "http://build-2024-01-02.example.com/",
 ]
 
 

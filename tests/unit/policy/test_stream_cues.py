@@ -58,7 +58,7 @@ class TestCuesOfAPolicySet:
         engine = RegoEmbeddedEngine.load(POLICIES)
         patterns = json.loads((POLICIES / "model_secrets" / "data.json").read_text())["patterns"]
         cues = stream_cues(engine.packages)
-        assert cues is not None and set(cues.strings) == {p["literal"] for p in patterns}
+        assert cues is not None and set(cues.strings) == {lit for p in patterns for lit in p["literals"]}
 
     def test_stream_text_must_be_a_list_of_strings(self, tmp_path: Path) -> None:
         routing = 'routing := {"events": ["AfterModel"], "stream_text": "AKIA"}'
@@ -150,8 +150,8 @@ def outcomes(pipeline: Pipeline, chunks: Sequence[str], session: str) -> list[st
 
 
 def test_a_token_whose_literal_came_chunks_before_still_halts_the_chunk_that_completes_it() -> None:
-    """`_` of `ghp_` is 29 characters before the chunk that completes the token (its 30th): farther back than the
-    longest cue's length, and the chunks between hold no cue."""
+    """`ghp_`, completed by the chunk `_`, is 29 characters before the chunk that completes the token (its
+    30th): farther back than the longest cue's length, and the chunks between hold no cue."""
     engine = RegoEmbeddedEngine.load(POLICIES)
     counted = Counted(engine)
     chunks = ["Here is the token ghp", "_", "a1B2c3D4e5", "F6g7H8i9j0", "K1l2M3n4o", "5 done"]

@@ -52,10 +52,26 @@ def instance_metadata(url: str) -> bool:
         return True
     address = _address(host)
     if address is None:
-        return False
+        return any(a.is_link_local or str(a) in hosts for a in _spelled_addresses(host))
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return address.is_link_local or str(address) in hosts
+
+
+def _spelled_addresses(host: str) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses a host name spells in its labels, which wildcard DNS resolves to (`169.254.169.254.nip.io`,
+    `app.169.254.169.254.nip.io`, `169-254-169-254.sslip.io`): four labels that are octets, or a label of four
+    octets joined by dashes."""
+    labels = host.split(".")[:16]
+    spelled = [".".join(labels[i : i + 4]) for i in range(len(labels) - 3)]
+    spelled += [label.replace("-", ".") for label in labels if label.count("-") >= 3]
+    out = []
+    for text in spelled:
+        try:
+            out.append(ipaddress.IPv4Address(text))
+        except ValueError:
+            continue
+    return out
 
 
 def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
