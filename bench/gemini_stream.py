@@ -13,33 +13,45 @@ is registered (`hooksConfig.enabled`, one command hook), with one of:
   native   the C shim (`hookd shim build`) → the daemon, as `hookd install` registers it with the native shim
   python   the Python shim (`python -I -S`) → the daemon: what `hookd install` registers by default
 
-The contenders run in turn, round after round (interleaved), in a fresh world each run (HOME, project, TMPDIR
-under one scratch directory). Gemini runs confined as the e2e tests run agents: in a network namespace of its
-own (`unshare -n`: no network at all; the model is the script) and a private mount namespace in which every
-mount but the world is read-only. One `hookd serve` with the default policies (policies/: model_secrets
-reads every chunk) serves every run.
+Each run is timed from Gemini's stdout: a chunk's text is printed once its AfterModel hook has answered,
+so the time between two chunks is one hook's run plus Gemini's own handling of a chunk, and Gemini's start
+and exit (seconds, which on a shared box vary by more than an answer's 200 hooks cost) are left out. A run's
+figure is the median of its 199 times between chunks (a stall of the box moves a few of them, not it).
 
-Reported, per conversation size: the median wall time of a run for each contender, the per-chunk cost over
-the floor ((a contender's run minus the floor's run in the same round) / chunks, the median over rounds), each
-daemon contender's cost over the socket floor (the same, against `socket`'s run), the daemon's and lanes' CPU
-per chunk (what they spent during the run less what they spent idle during the floor's run, per second of it),
-and the decision log's bytes (decisions.log and decisions.kept.log) and records per answer.
+The contenders run interleaved with the floor: in each round and size, floor A floor B floor ... (the order
+of A, B, ... reversed every other round), in a fresh world each run (HOME, project, TMPDIR under one scratch
+directory), and each contender's run is paired with the floor's runs just before and after it. Gemini runs
+confined as the e2e tests run agents: in a network namespace of its own (`unshare -n`: no network at all;
+the model is the script) and a private mount namespace in which every mount but the world is read-only. One
+`hookd serve` with the default policies (policies/: model_secrets reads every chunk) serves every run.
+
+Reported, per conversation size and contender, as the median over the rounds with the lowest and highest
+round: ms a chunk (the run's median time between chunks); over the floor (that less the mean of its two
+floor runs'); over the socket floor (the daemon contenders': their figure over the floor less the socket's
+in the same round); the agent's CPU a chunk over the floor's (Gemini's processes and the hooks they ran,
+from the first chunk to the last, /proc/PID/stat); the daemon's and lanes' CPU a chunk over the same span
+(less what they spent idle while the floor ran); the two CPU figures together (what a chunk costs the
+machine over a no-op hook); and the decision log's bytes (decisions.log and decisions.kept.log) and records
+per answer. The load average is printed with them: on a box whose load is above its cores, the wall
+figures are the load's (read the CPU columns then).
 
 With `--base DIR` (another checkout of hookd, e.g. `git archive main | tar -x -C DIR`), a second `hookd serve`
 runs DIR's code (`PYTHONPATH=DIR/daemon`) with DIR's policies, and its shims (`native-base`, `python-base`)
 run in the same rounds, interleaved with this tree's: each contender's CPU is its own daemon's and lane's.
 
 Run (as root, for the namespaces): HOOKD_GEMINI_BIN=.cache/gemini-cli-0.61.0/node_modules/.bin/gemini \
-    .cache/venv/bin/python bench/gemini_stream.py [--rounds 5] [--chunks 200] [--base DIR] [--json FILE]
+    .cache/venv/bin/python bench/gemini_stream.py [--rounds 5] [--chunks 200] [--base DIR] [--json FILE] \
+    [--sizes 1KB,100KB] [--hooks socket,native,python]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
-import math
 import os
+import selectors
 import shlex
 import shutil
 import statistics
@@ -47,6 +59,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +74,7 @@ from run import (  # bench/ holds no package: its scripts import each other
     find_native,
     floor_binary,
     floor_server,
+    process_tree,
     settled,
     start_daemon,
     wait_for_log,
@@ -73,6 +87,8 @@ OFFLINE = {
     "model": {"name": "gemini-3-flash-preview"},
 }
 TIMEOUT_S = 300.0
+CHUNK_END = b" and more "  # ends each chunk's text (`script`): counted on Gemini's stdout
+TICKS = os.sysconf("SC_CLK_TCK")
 # Every mount but the world read-only, then Gemini: in the private mount namespace `unshare -m` made.
 CONFINE = r"""
 mount --bind "$WORLD" "$WORLD"
@@ -115,22 +131,85 @@ def world(root: Path, command: str) -> dict[str, Path]:
     return {"home": home, "project": project, "tmp": tmp}
 
 
-def run_gemini(gemini: str, root: Path, command: str, text: str, responses: Path) -> float:
-    """One confined run; its wall time in seconds. Raises SystemExit when Gemini fails."""
+@dataclass(frozen=True)
+class Run:
+    """One confined Gemini run: its wall time, and over its streamed answer (from the first chunk's text on
+    Gemini's stdout to the last's) the time between chunks, the agent's CPU and each daemon's CPU."""
+
+    seconds: float
+    intervals: list[float]  # ms between one chunk's text on stdout and the next's
+    agent_cpu: float  # s: Gemini's (every thread) and its hooks' (the children it reaped), over the answer
+    daemon_cpu: dict[int, float]  # s: each daemon's and its lanes', over the answer
+
+    @property
+    def per_chunk(self) -> float:
+        """The median time between chunks (ms): what one more chunk costs, robust to a stall of the box."""
+        return statistics.median(self.intervals)
+
+
+def agent_cpu(pid: int) -> float:
+    """CPU seconds of process `pid` and its descendants (every thread: Gemini CLI runs itself again in a child
+    process) and of the children they have reaped (the hooks)."""
+    total = 0
+    for member in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_bytes().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # exited since the listing: its parent's reaped children count it
+        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return total / TICKS
+
+
+def run_gemini(gemini: str, root: Path, command: str, text: str, responses: Path, chunks: int,
+               daemons: Callable[[], dict[int, float]]) -> Run:  # fmt: skip
+    """One confined run, timed from Gemini's stdout: each chunk's text is printed once its AfterModel hook
+    answered, so the time between two chunks is one hook's run and Gemini's handling of it, without
+    Gemini's start and exit (seconds that vary by more than a whole answer's hooks on a shared box).
+    Raises SystemExit when Gemini fails."""
     places = world(root, command)
     env = {"PATH": "/usr/bin:/bin", "HOME": str(places["home"]), "TMPDIR": str(places["tmp"]),
            "GEMINI_API_KEY": "fake", "WORLD": str(root)}  # fmt: skip
     argv = ["unshare", "-m", "-n", "--propagation", "private", "sh", "-c", CONFINE, "sh",
             gemini, "-p", text, "--fake-responses", str(responses), "--yolo"]  # fmt: skip
-    start = time.perf_counter()
-    done = subprocess.run(argv, cwd=places["project"], env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, errors="replace", timeout=TIMEOUT_S, check=False)  # fmt: skip
-    seconds = time.perf_counter() - start
-    if done.returncode != 0 or "word0" not in done.stdout:
-        raise SystemExit(
-            f"gemini failed ({done.returncode}) with {command}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
-        )
-    return seconds
+    seen, output, marks = 0, b"", []
+    cpu: list[tuple[float, dict[int, float]]] = []  # at the first chunk and at the last
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        agent = subprocess.Popen(argv, cwd=places["project"], env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=errors)  # fmt: skip
+        assert agent.stdout is not None
+        with selectors.DefaultSelector() as selector:
+            selector.register(agent.stdout, selectors.EVENT_READ)
+            while time.perf_counter() - start < TIMEOUT_S:
+                if not selector.select(TIMEOUT_S - (time.perf_counter() - start)):
+                    continue
+                data = os.read(agent.stdout.fileno(), 65536)
+                if not data:
+                    break
+                now = time.perf_counter()
+                output += data
+                count = min(output.count(CHUNK_END), chunks)
+                if seen == 0 < count:  # the agent has exec'd Gemini by now
+                    cpu.append((agent_cpu(agent.pid), daemons()))
+                if seen < chunks == count:
+                    cpu.append((agent_cpu(agent.pid), daemons()))
+                marks += [now] * (count - seen)
+                seen = count
+        try:
+            code = agent.wait(timeout=max(1.0, TIMEOUT_S - (time.perf_counter() - start)))
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            code = agent.wait()
+        seconds = time.perf_counter() - start
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace")
+    if code != 0 or seen < chunks or len(cpu) != 2:
+        raise SystemExit(f"gemini failed ({code}, {seen} chunks) with {command}:\n"
+                         f"{output[-2000:].decode(errors='replace')}\n{stderr[-4000:]}")  # fmt: skip
+    (agent_first, daemons_first), (agent_last, daemons_last) = cpu
+    spent = {pid: daemons_last[pid] - daemons_first[pid] for pid in daemons_first}
+    intervals = [(b - a) * 1000 for a, b in itertools.pairwise(marks)]
+    return Run(seconds, intervals, agent_last - agent_first, spent)
 
 
 def log_bytes(state: Path) -> int:
@@ -142,14 +221,24 @@ def log_records(state: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
-def main() -> int:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--chunks", type=int, default=200)
     parser.add_argument("--native", help="the native shim (default: .cache/bin/hookd-shim if built)")
     parser.add_argument("--base", type=Path, help="another hookd checkout, run interleaved with this one")
     parser.add_argument("--json", type=Path, help="write the results here too")
+    parser.add_argument("--sizes", default=",".join(SIZES), help=f"conversation sizes (of {', '.join(SIZES)})")
+    parser.add_argument("--hooks", help="the contenders besides the floor (default: all; e.g. socket,native)")
     args = parser.parse_args()
+    args.sizes = args.sizes.split(",")
+    if not set(args.sizes) <= set(SIZES):
+        raise SystemExit(f"--sizes: of {', '.join(SIZES)}")
+    return args
+
+
+def main() -> int:
+    args = arguments()
     gemini = os.environ.get("HOOKD_GEMINI_BIN", "")
     if not gemini or not os.access(gemini, os.X_OK):
         raise SystemExit("HOOKD_GEMINI_BIN is not set to the Gemini CLI: run through ./dev")
@@ -178,6 +267,7 @@ def main() -> int:
             shim = tree / SHIM.relative_to(ROOT)
             command = shlex.join([BASE_PYTHON, "-I", "-S", str(shim), "gemini", "AfterModel", "--socket", sock])
             contenders["python" + suffix] = Contender(command, daemon.pid, state)
+        contenders = chosen(contenders, args.hooks)
         responses = scratch / "answer.responses"
         responses.write_text(script(args.chunks))
         results = measure(gemini, scratch, contenders, responses, args)
@@ -192,6 +282,14 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
+
+
+def chosen(contenders: dict[str, Contender], hooks: str | None) -> dict[str, Contender]:
+    """The floor and the contenders `--hooks` names (all when it names none)."""
+    names = set(hooks.split(",")) if hooks else set(contenders)
+    if unknown := names - set(contenders):
+        raise SystemExit(f"--hooks: no contender {', '.join(sorted(unknown))} (of {', '.join(contenders)})")
+    return {name: c for name, c in contenders.items() if name == "floor" or name in names}
 
 
 def socket_floor(native: Path, scratch: Path, servers: contextlib.ExitStack) -> Contender:
@@ -228,75 +326,113 @@ def daemon_of(tree: Path, runtime: Path, log: Path) -> subprocess.Popen[bytes]:
 
 def measure(gemini: str, scratch: Path, contenders: dict[str, Contender], responses: Path,
             args: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
-    walls: dict[tuple[str, str], list[float]] = {}
-    over: dict[tuple[str, str], list[float]] = {}
-    over_socket: dict[tuple[str, str], list[float]] = {}
-    cpu: dict[tuple[str, str], list[float]] = {}
-    log: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    daemons = {c.daemon for c in contenders.values() if c.daemon}
+    """Round after round, at each size: the floor, then each contender with the floor run again after it
+    (floor A floor B floor ...), so that every contender's run is paired with the floor's runs on either
+    side of it, minutes apart at most; the order of the contenders is reversed every other round."""
+    daemons = sorted({c.daemon for c in contenders.values() if c.daemon})
+    others = [name for name in contenders if name != "floor"]
+    samples: dict[tuple[str, str], list[dict[str, float]]] = {}
+    intervals = args.chunks - 1
 
-    def spent_by(daemon: int) -> float:
-        return cpu_seconds([daemon, *children(daemon)])
+    def spent_by() -> dict[int, float]:
+        return {d: cpu_seconds([d, *children(d)]) for d in daemons}
 
+    load = [os.getloadavg()[0]]
     for round_ in range(args.rounds):
-        for size, length in SIZES.items():
-            text = prompt(length)
-            order = list(contenders) if round_ % 2 == 0 else list(reversed(contenders))
-            this_round: dict[str, float] = {}
-            spent: dict[str, float] = {}
-            idle: dict[int, float] = {}  # each daemon's CPU per second while the floor ran (it never reaches them)
-            for name in order:
-                contender = contenders[name]
-                before = {d: spent_by(d) for d in daemons}
-                state = contender.state
-                before_bytes, before_records = log_bytes(state), log_records(state)
-                root = scratch / f"w-{round_}-{size}-{name}"
-                this_round[name] = run_gemini(gemini, root, contender.command, text, responses)
+        for size in args.sizes:
+            text = prompt(SIZES[size])
+            order = others if round_ % 2 == 0 else others[::-1]
+            runs: list[Run] = []
+            logs: list[tuple[int, int]] = []
+            for name in ["floor", *(n for other in order for n in (other, "floor"))]:
+                state = contenders[name].state
+                before = log_bytes(state), log_records(state)
+                root = scratch / f"w-{round_}-{size}-{name}-{len(runs)}"
+                runs.append(run_gemini(gemini, root, contenders[name].command, text, responses, args.chunks,
+                                       spent_by))  # fmt: skip
                 shutil.rmtree(root, ignore_errors=True)
-                if contender.daemon:
+                if contenders[name].daemon:
                     wait_for_log(state / "hookd" / "decisions.log")
-                    spent[name] = spent_by(contender.daemon) - before[contender.daemon]
-                    log.setdefault((name, size), []).append(
-                        (log_bytes(state) - before_bytes, log_records(state) - before_records)
-                    )
-                elif name == "floor":
-                    idle = {d: (spent_by(d) - before[d]) / this_round[name] for d in daemons}
-                walls.setdefault((name, size), []).append(this_round[name])
-            for name, seconds in this_round.items():
-                if name != "floor":
-                    over.setdefault((name, size), []).append((seconds - this_round["floor"]) / args.chunks * 1000)
-                if name in spent:  # the daemon's CPU over what it spent idle during the floor's run
-                    cpu.setdefault((name, size), []).append(spent[name] - idle[contenders[name].daemon] * seconds)
-                    socket_run = this_round.get("socket", math.nan)  # nan: no native shim, no socket floor
-                    over_socket.setdefault((name, size), []).append((seconds - socket_run) / args.chunks * 1000)
-        print(f"round {round_ + 1}/{args.rounds} done", file=sys.stderr)
-    rows = []
-    for (name, size), samples in sorted(walls.items(), key=lambda item: (item[0][1], item[0][0])):
-        row: dict[str, Any] = {"contender": name, "conversation": size, "run_s": statistics.median(samples)}
-        if name != "floor":
-            row["over_floor_ms_per_chunk"] = statistics.median(over[name, size])
-        if (name, size) in cpu:
-            row["over_socket_ms_per_chunk"] = statistics.median(over_socket[name, size])
-            row["daemon_cpu_ms_per_chunk"] = statistics.median(cpu[name, size]) / args.chunks * 1000
-            row["log_bytes_per_answer"] = statistics.median(b for b, _ in log[name, size])
-            row["log_records_per_answer"] = statistics.median(r for _, r in log[name, size])
-        rows.append(row)
+                logs.append((log_bytes(state) - before[0], log_records(state) - before[1]))
+            floor_rows = []
+            for k, name in enumerate(order):
+                run, floors = runs[2 * k + 1], (runs[2 * k], runs[2 * k + 2])
+                floor_rows.append(floors[0])
+                sample = paired(run, floors, contenders[name].daemon, intervals)
+                if contenders[name].daemon:
+                    sample["log_bytes"], sample["log_records"] = logs[2 * k + 1]
+                samples.setdefault((name, size), []).append(sample)
+            floor_rows.append(runs[-1])
+            for run in floor_rows:
+                floor_sample = {"run_s": run.seconds, "per_chunk_ms": run.per_chunk}
+                floor_sample["agent_cpu_ms"] = run.agent_cpu / intervals * 1000
+                samples.setdefault(("floor", size), []).append(floor_sample)
+            load.append(os.getloadavg()[0])
+        print(f"round {round_ + 1}/{args.rounds} done, load {load[-1]:.1f}", file=sys.stderr)
+    for size in args.sizes:  # each contender over the socket floor: their differences from the floor, paired
+        sockets = samples.get(("socket", size))
+        for name in others:
+            if sockets is None or name == "socket" or not contenders[name].daemon:
+                continue
+            for sample, socket_sample in zip(samples[name, size], sockets, strict=True):
+                sample["over_socket_ms"] = sample["over_floor_ms"] - socket_sample["over_floor_ms"]
+    rows = [{"contender": name, "conversation": size, **summary(rows)} for (name, size), rows in samples.items()]
+    rows.sort(key=lambda row: (args.sizes.index(row["conversation"]), list(contenders).index(row["contender"])))
     return {"chunks": args.chunks, "rounds": args.rounds, "gemini": os.environ.get("HOOKD_GEMINI_BIN", ""),
-            "rows": rows}  # fmt: skip
+            "load": [min(load), max(load)], "rows": rows,
+            "samples": {f"{size}/{name}": rows for (name, size), rows in samples.items()}}  # fmt: skip
+
+
+def paired(run: Run, floors: tuple[Run, Run], daemon: int, intervals: int) -> dict[str, float]:
+    """One contender's run against the floor's runs before and after it: ms a chunk (the median time between
+    chunks) over theirs, the agent's CPU a chunk over theirs, and the daemon's CPU a chunk over what it spent
+    idle while they ran."""
+    floor_chunk = statistics.fmean(f.per_chunk for f in floors)
+    floor_agent = statistics.fmean(f.agent_cpu for f in floors)
+    sample = {
+        "run_s": run.seconds,
+        "per_chunk_ms": run.per_chunk,
+        "over_floor_ms": run.per_chunk - floor_chunk,
+        "agent_cpu_ms": run.agent_cpu / intervals * 1000,
+        "agent_cpu_over_floor_ms": (run.agent_cpu - floor_agent) / intervals * 1000,
+    }
+    if daemon:
+        idle = statistics.fmean(f.daemon_cpu[daemon] / sum(f.intervals) for f in floors)  # s per ms of answer
+        spent = run.daemon_cpu[daemon] - idle * sum(run.intervals)
+        sample["daemon_cpu_ms"] = spent / intervals * 1000
+        sample["cpu_over_floor_ms"] = sample["agent_cpu_over_floor_ms"] + sample["daemon_cpu_ms"]
+    return sample
+
+
+def summary(samples: list[dict[str, float]]) -> dict[str, Any]:
+    """Each figure's median over the rounds, and its spread (the lowest and highest round)."""
+    row: dict[str, Any] = {}
+    for key in samples[0]:
+        values = [s[key] for s in samples]
+        row[key] = statistics.median(values)
+        row[key + "_range"] = [min(values), max(values)]
+    return row
 
 
 def report(results: dict[str, Any]) -> None:
-    print(f"{results['chunks']}-chunk answers, {results['rounds']} rounds, medians")
-    print(f"{'conversation':<13}{'hook':<12}{'run s':>8}{'ms/chunk over floor':>22}{'over socket':>13}"
-          f"{'daemon CPU ms/chunk':>22}{'log bytes/answer':>18}{'records':>9}")  # fmt: skip
+    low, high = results["load"]
+    print(
+        f"{results['chunks']}-chunk answers, {results['rounds']} rounds, load {low:.1f}-{high:.1f}; medians over "
+        "the rounds [lowest, highest round]; ms/chunk: the median time between two chunks on Gemini's stdout"
+    )
+    columns = [("per_chunk_ms", "ms/chunk"), ("over_floor_ms", "over floor"), ("over_socket_ms", "over socket"),
+               ("agent_cpu_over_floor_ms", "agent CPU over floor"), ("daemon_cpu_ms", "daemon CPU"),
+               ("cpu_over_floor_ms", "all CPU over floor")]  # fmt: skip
+    print(f"{'conversation':<13}{'hook':<13}" + "".join(f"{title:>24}" for _, title in columns)
+          + f"{'log bytes/answer':>18}{'records':>9}")  # fmt: skip
     for row in results["rows"]:
-        extra = ""
-        if "over_floor_ms_per_chunk" in row:
-            extra = f"{row['over_floor_ms_per_chunk']:>22.2f}"
-        if "daemon_cpu_ms_per_chunk" in row:
-            extra += (f"{row['over_socket_ms_per_chunk']:>13.2f}{row['daemon_cpu_ms_per_chunk']:>22.2f}"
-                      f"{row['log_bytes_per_answer']:>18,.0f}{row['log_records_per_answer']:>9.0f}")  # fmt: skip
-        print(f"{row['conversation']:<13}{row['contender']:<12}{row['run_s']:>8.2f}{extra}")
+        cells = ""
+        for key, _ in columns:
+            low, high = row.get(key + "_range", (0, 0))
+            cells += f"{row[key]:>8.2f} [{low:>5.2f},{high:>6.2f}]" if key in row else " " * 24
+        if "log_bytes" in row:
+            cells += f"{row['log_bytes']:>18,.0f}{row['log_records']:>9.0f}"
+        print(f"{row['conversation']:<13}{row['contender']:<13}{cells}")
 
 
 if __name__ == "__main__":

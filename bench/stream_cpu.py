@@ -10,8 +10,16 @@ Reported per answer: wall ms per chunk, and CPU ms per chunk of the daemon and o
 process per chunk); `--direct` sends each chunk to the lane's socket as the shims do (a streamed event: no
 relay through the daemon); `--tree DIR` runs another checkout's code and policies (`PYTHONPATH=DIR/daemon`).
 
+`--gap-ms MS` pauses between two chunks, as Gemini does (its own handling of a chunk and its hook's spawn,
+5-15 ms): a process woken every few milliseconds finds its caches cold, and a chunk costs about twice the
+CPU it costs back to back (docs/performance.md).
+`--floor` adds bench/floor_server.py, a server that reads each chunk and answers a fixed reply, to the
+interleaved answers (with `--direct`): the socket floor's CPU a chunk.
+`--against DIR` serves a second daemon of DIR's code beside --tree's and alternates the answers between them
+(A B B A A B ...): a comparison on a busy box, each answer's CPU against the other's next to it.
+
 Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3]
-     [--no-lane | --direct] [--tree DIR]
+     [--no-lane | --direct] [--tree DIR] [--against DIR] [--gap-ms 5] [--floor]
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import argparse
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gemini_stream import prompt  # bench/ holds no package: its scripts import each other
-from run import ROOT, children, cpu_seconds, lanes_serving, settled
+from run import FLOOR_SERVER, ROOT, children, cpu_seconds, lanes_serving, settled
 
 from hookd import wire
 
@@ -90,34 +99,78 @@ def main() -> int:
     parser.add_argument("--no-lane", action="store_true")
     parser.add_argument("--direct", action="store_true")
     parser.add_argument("--tree", type=Path, default=ROOT)
+    parser.add_argument("--floor", action="store_true", help="and bench/floor_server.py on a stream.sock of its own")
+    parser.add_argument("--gap-ms", type=float, default=0.0, help="a pause between two chunks (Gemini's own work)")
+    parser.add_argument("--against", type=Path, help="another checkout, its answers interleaved with --tree's")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hkdsc", dir="/tmp"))
-    daemon = serve(args.tree.resolve(), scratch / "run", scratch / "daemon.log", not args.no_lane)
+    trees = {"tree": args.tree.resolve()}
+    if args.against is not None:
+        trees["against"] = args.against.resolve()
+    daemons: dict[str, subprocess.Popen[bytes]] = {}
+    if args.floor:
+        trees["floor"] = FLOOR_SERVER
+    results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in trees}
     try:
-        settled(daemon.pid)
-        stream = scratch / "run" / "stream.sock"  # a tree before the stream lane: the lane took them
-        direct = stream if stream.exists() else scratch / "run" / "lane.sock"
-        path = str(direct if args.direct else scratch / "run" / "hook.sock")
+        for name, tree in trees.items():
+            if name == "floor":
+                daemons[name] = floor(scratch / name / "run")
+                continue
+            daemons[name] = serve(tree, scratch / name / "run", scratch / f"{name}.log", not args.no_lane)
+        for daemon in daemons.values():
+            settled(daemon.pid)
         for answer in range(args.answers):
-            request = {
-                "model": "m",
-                "contents": [{"role": "user", "parts": [{"text": prompt(args.size) + str(answer)}]}],
-            }
-            frames = [chunk(f"s{answer}", n, args.chunks, request) for n in range(args.chunks)]
-            lanes = children(daemon.pid)
-            before = cpu_seconds([daemon.pid]), cpu_seconds(lanes)
-            start = time.perf_counter()
-            for frame in frames:
-                ask(path, frame)
-            wall = time.perf_counter() - start
-            spent = cpu_seconds([daemon.pid]) - before[0], cpu_seconds(lanes) - before[1]
-            per = [1000 * s / args.chunks for s in spent]
-            print(f"answer {answer + 1}: {1000 * wall / args.chunks:.2f} ms/chunk wall; CPU ms/chunk: daemon "
-                  f"{per[0]:.3f}, lane {per[1]:.3f}, both {sum(per):.3f}")  # fmt: skip
+            for name in trees if answer % 2 == 0 else reversed(trees):
+                results[name].append(one_answer(daemons[name], scratch / name / "run", answer, args))
+                wall, daemon_ms, lane_ms = results[name][-1]
+                print(f"{name} answer {answer + 1}: {wall:.2f} ms/chunk wall; CPU ms/chunk: daemon "
+                      f"{daemon_ms:.3f}, lane {lane_ms:.3f}, both {daemon_ms + lane_ms:.3f}")  # fmt: skip
     finally:
-        daemon.terminate()
-        daemon.wait(timeout=30)
+        for daemon in daemons.values():
+            daemon.terminate()
+            daemon.wait(timeout=30)
+    for name, rows in results.items():
+        both, wall = [d + lane for _, d, lane in rows], statistics.median(w for w, _, _ in rows)
+        print(f"{name} ({trees[name]}): median of {len(rows)} answers: {wall:.2f} ms/chunk wall, "
+              f"CPU ms/chunk both {statistics.median(both):.3f} [{min(both):.3f}, {max(both):.3f}]")  # fmt: skip
+    if args.against is not None:  # each answer against the other tree's next to it
+        ratios = [(t[1] + t[2]) / (a[1] + a[2]) for t, a in zip(results["tree"], results["against"], strict=True)]
+        print(f"tree / against, CPU a chunk, paired answers: median {statistics.median(ratios):.3f} "
+              f"[{min(ratios):.3f}, {max(ratios):.3f}]")  # fmt: skip
     return 0
+
+
+def floor(run: Path) -> subprocess.Popen[bytes]:
+    """bench/floor_server.py answering on `run`/stream.sock: what any process that reads a chunk and answers it
+    costs (its CPU is reported as the daemon's)."""
+    run.mkdir(parents=True, mode=0o700)
+    server = subprocess.Popen([sys.executable, str(FLOOR_SERVER), str(run / "stream.sock")], stdout=subprocess.PIPE)
+    assert server.stdout is not None
+    if server.stdout.readline() != b"listening\n":
+        server.kill()
+        raise SystemExit("the floor server did not start")
+    return server
+
+
+def one_answer(
+    daemon: subprocess.Popen[bytes], run: Path, answer: int, args: argparse.Namespace
+) -> tuple[float, float, float]:
+    """One answer of `args.chunks` chunks: wall ms a chunk, and CPU ms a chunk of the daemon and of its lanes."""
+    stream = run / "stream.sock"  # a tree before the stream lane: the lane took them
+    direct = stream if stream.exists() else run / "lane.sock"
+    path = str(direct if args.direct else run / "hook.sock")
+    request = {"model": "m", "contents": [{"role": "user", "parts": [{"text": prompt(args.size) + str(answer)}]}]}
+    frames = [chunk(f"s{answer}", n, args.chunks, request) for n in range(args.chunks)]
+    lanes = children(daemon.pid)
+    before = cpu_seconds([daemon.pid]), cpu_seconds(lanes)
+    start = time.perf_counter()
+    for frame in frames:
+        ask(path, frame)
+        if args.gap_ms:
+            time.sleep(args.gap_ms / 1000)
+    wall = time.perf_counter() - start - args.chunks * args.gap_ms / 1000
+    spent = cpu_seconds([daemon.pid]) - before[0], cpu_seconds(lanes) - before[1]
+    return 1000 * wall / args.chunks, 1000 * spent[0] / args.chunks, 1000 * spent[1] / args.chunks
 
 
 if __name__ == "__main__":

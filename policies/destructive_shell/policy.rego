@@ -136,12 +136,12 @@ _files_deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
 }
 
 # A sweep (`find ROOT … -delete`, `find ROOT -exec rm {} +`, `rsync --delete`, `find ROOT | xargs rm`): what a
-# search selects below a root outside the project is deleted.
+# search selects below a root outside the project is deleted (scratch space below /tmp is not, as for rm -rf).
 _files_deny contains {"id": "find-delete-outside-project", "reason": reason} if {
 	some e in input.effects
 	e.op == "delete"
 	_swept(e)
-	not e["class"] in {"project", "project-root"}
+	not e["class"] in {"project", "project-root", "scratch"}
 	reason := sprintf("deleting what a search selects under %s (outside the project) is blocked: it deletes files recursively", [_effect_place(e)])
 }
 
@@ -474,6 +474,20 @@ _effect_deny contains {"id": "disk-format", "reason": reason} if {
 	reason := sprintf("%s on %s is blocked: it formats or wipes disks and partitions", [e.program, _effect_target(e)])
 }
 
+# A hosted repository deleted (`gh repo delete`, `glab repo delete`: the effect model's `delete` with
+# `what: "repository"`): its history, issues and releases go with it.
+_effect_deny contains {"id": "remote-repo-delete", "reason": reason} if {
+	"delete" in _effect_ops
+	some e in input.effects
+	e.op == "delete"
+	object.get(e, "what", "") == "repository"
+	reason := sprintf("%s deleting the repository %s is blocked: its history, issues and releases are lost with it", [e.program, _repo_name(e)])
+}
+
+_repo_name(e) := sprintf("%q", [e.name]) if {
+	e.name != ""
+} else := "of this directory"
+
 # Commands scheduled to run later, outside this session's hooks (`deferred`: at, batch, crontab as the
 # catalogue has them); their text, when the line shows it, is judged as itself too.
 _effect_ask contains {"id": "deferred-exec", "reason": reason} if {
@@ -490,8 +504,21 @@ _effect_ask contains {"id": "sudo", "reason": reason} if {
 	"privilege" in _effect_ops
 	some e in input.effects
 	e.op == "privilege"
+	object.get(e, "grants", "") == ""
 	reason := sprintf("%s runs with elevated privileges (sudo, doas, su, …); confirm it", [e.program])
 }
+
+# A privilege given to a file (`grants`): a set-user-ID mode (`chmod u+s`, `install -m 4755`),
+# capabilities (`setcap cap_setuid+ep`): whoever runs it later gets them. Asked.
+_effect_ask contains {"id": "privilege-granted", "reason": reason} if {
+	"privilege" in _effect_ops
+	some e in input.effects
+	e.op == "privilege"
+	object.get(e, "grants", "") != ""
+	reason := sprintf("%s gives %s %s: whoever runs it gets those privileges; confirm it", [e.program, _effect_target(e), _grants[e.grants]])
+}
+
+_grants := {"setuid": "the set-user-ID bit", "capabilities": "capabilities"}
 
 # What a command run with privileges destroys or takes over (`privileged`): a delete, a mode or owner change,
 # a move or link, a device, a signal, a write outside the project, commands scheduled for later.
@@ -503,7 +530,12 @@ _effect_deny contains {"id": "sudo-destructive", "reason": reason} if {
 	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [e.program])
 }
 
-_destroys(e) if e.op in {"delete", "chmod", "move", "link", "device", "signal"}
+_destroys(e) if e.op in {"chmod", "move", "link", "device", "signal"}
+
+_destroys(e) if {
+	e.op == "delete"
+	object.get(e, "what", "") != "package" # `sudo pip uninstall x`: asked as sudo, not a loss of data
+}
 
 _destroys(e) if {
 	e.op == "write"

@@ -286,6 +286,12 @@ test_privilege_effect_is_asked if {
 	v.id == "sudo"
 }
 
+test_a_privilege_granted_to_a_file_is_asked_as_itself if {
+	i := _effect_input([{"op": "privilege", "path": "/tmp/.b", "raw": "/tmp/.b", "known": true, "program": "chmod", "via": "shell", "grants": "setuid"}])
+	_t_ask(i) == {"privilege-granted"}
+	count(_t_deny(i)) == 0
+}
+
 test_executing_config_write_is_asked if {
 	_s := ask with input as _effect_input([{"op": "write", "path": "/home/u/.gitconfig", "known": true, "program": "git", "via": "shell", "key": "core.pager", "executes": true, "value": "sh -c x"}])
 	some v in _s
@@ -320,4 +326,23 @@ test_an_mcp_tool_deleting_a_directory_outside_the_project_is_denied if {
 
 test_an_mcp_tool_deleting_a_build_directory_is_allowed if {
 	count(deny) == 0 with input as _t_mcp_delete("/p/build", "project")
+}
+
+test_a_sweep_of_scratch_space_is_allowed_one_outside_the_project_is_denied if {
+	_t_allowed(_effect_input([{"op": "delete", "path": "/tmp/preview", "raw": "/tmp/preview/", "known": true, "recursive": true, "sweep": true, "class": "scratch", "program": "rsync", "via": "shell"}]))
+	"find-delete-outside-project" in _t_deny(_effect_input([{"op": "delete", "path": "/srv/site", "raw": "/srv/site/", "known": true, "recursive": true, "sweep": true, "class": "outside", "program": "rsync", "via": "shell"}]))
+}
+
+test_a_hosted_repository_deleted_is_denied if {
+	"remote-repo-delete" in _t_deny(_effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "gh", "via": "shell", "what": "repository", "name": "acme/api"}]))
+	"remote-repo-delete" in _t_deny(_effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "glab", "via": "shell", "what": "repository", "name": ""}]))
+}
+
+test_a_package_removed_with_sudo_is_asked_not_denied if {
+	i := _effect_input([
+		{"op": "privilege", "path": "", "known": true, "program": "sudo", "via": "shell"},
+		{"op": "delete", "path": "", "known": true, "recursive": false, "program": "pip", "via": "shell", "what": "package", "name": "requests", "privileged": true},
+	])
+	count(_t_deny(i)) == 0
+	_t_ask(i) == {"sudo"}
 }

@@ -85,15 +85,15 @@ deny contains {"id": "git-internals", "reason": reason} if {
 	reason := sprintf("%s writes %s = %q into %s, a key that makes git run a program; it is blocked", [_tool_name, object.get(e, "key", "?"), object.get(e, "value", ""), e.path])
 }
 
-# `~/.bashrc`, `~/.profile`, `/etc/profile.d/` (the effect model's `startup` exec): they run later, outside
-# the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect, unless a variable
+# `~/.bashrc`, `~/.profile`, `/etc/profile.d/`, and what the system runs or trusts later (`/etc/sudoers.d/`,
+# `/etc/ld.so.preload`, cron's tables, a `.pth` file: the effect model's `startup` exec): outside the hooks; asked. (A text that only sets variables, `export PATH=…`, has no such effect, unless a variable
 # is read as code or takes programs from scratch space: `LD_PRELOAD`, `PATH=/tmp/x:$PATH`, the catalogue's
 # `environment` and `search_paths`.)
 ask contains {"id": "startup-file", "reason": reason} if {
 	some e in _tool_extra
 	e.op == "exec"
 	object.get(e, "startup", "") != ""
-	reason := sprintf("%s writes commands into %s, which a shell runs when it starts (outside hookd's view); confirm it", [_tool_name, e.startup])
+	reason := sprintf("%s writes into %s, which a shell, a session or the system runs or trusts later (outside hookd's view); confirm it", [_tool_name, e.startup])
 }
 
 # Code a file tool's write leaves for another program to run that hookd cannot read: a git configuration whose
@@ -184,6 +184,18 @@ _signals_guard(e) if {
 	regex.is_valid(e.target)
 	some name in array.concat(data.protected_paths.guard_process_names, data.protected_paths.guard_command_lines)
 	regex.match(e.target, name)
+}
+
+# A package manager removing hookd's own package (`pip uninstall hookd`, `pipx uninstall`, `uv pip uninstall`:
+# the effect model's `delete` with `what: "package"` and its `name`, whatever program has it).
+deny contains {"id": "hookd-tamper", "reason": reason} if {
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	some e in input.effects
+	e.op == "delete"
+	object.get(e, "what", "") == "package"
+	lower(replace(object.get(e, "name", ""), "_", "-")) in {lower(n) | some n in data.protected_paths.guard_process_names}
+	reason := sprintf("%s removing the %q package is blocked: it would uninstall hookd, the guard of this session", [e.program, e.name])
 }
 
 # `hookd uninstall` (or `hookd install --remove`-like forms): the agent taking its own guard away.

@@ -317,6 +317,14 @@ test_signals_to_hookd if {
 	_t_deny(_t_effects("systemctl stop hookd", [_t_signal("systemctl", "hookd.service", "unit")])) == {"hookd-tamper"}
 }
 
+_t_package(program, name) := {"op": "delete", "program": program, "path": "", "known": true, "recursive": false, "via": "shell", "what": "package", "name": name}
+
+test_hookd_package_removed_is_denied_another_package_is_not if {
+	_t_deny(_t_effects("pip uninstall -y hookd", [_t_package("pip", "hookd")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("pipx uninstall HookD", [_t_package("pipx", "HookD")])) == {"hookd-tamper"}
+	_t_allowed(_t_effects("pip uninstall -y requests", [_t_package("pip", "requests")]))
+}
+
 test_signals_to_other_processes_allowed if {
 	_t_allowed(_t_effects("pkill -f webpack", [_t_signal("pkill", "webpack-dev-server", "regex")]))
 	_t_allowed(_t_effects("pkill 'a[b'", [_t_signal("pkill", "a[b", "regex")])) # not a regex: no match, no error

@@ -92,12 +92,10 @@ class StreamRecords:
     def fold(self, pending: Pending) -> list[Pending]:
         """The records to write now: `pending` itself when it is no chunk of a streamed response, else those of
         the responses that ended (this one, when this chunk ends it; the least recent, past MAX_OPEN)."""
-        event = pending.handled.event
-        stream = event.facts.get("stream")
-        response = stream.get("response") if isinstance(stream, dict) else None
-        if not isinstance(stream, dict) or not isinstance(response, str):
+        chunk = _chunk(pending)
+        if chunk is None:
             return [pending]
-        key = (event.caller.uid, event.client, event.session_id, response)
+        key, stream = chunk
         now = self._clock()
         held = self._open.pop(key, None) or _Open(pending, pending, now)
         held.add(pending, stream, now)
@@ -110,6 +108,22 @@ class StreamRecords:
             _, oldest = self._open.popitem(last=False)
             written.append(_record(oldest, "evicted"))
         return written
+
+    def hold(self, pending: Pending) -> bool:
+        """Fold `pending` into its response's open record when that is all `fold` would do (an allowed chunk that
+        does not end the response, whose record is open already) and say so; else do nothing (False): the
+        caller then hands it to `fold`. A process that folds every chunk the moment it is decided, with nothing
+        queued before it, need not wake its record sender for most chunks (hookd.procs.child)."""
+        chunk = _chunk(pending)
+        if chunk is None or pending.handled.decision.outcome is not Outcome.ALLOW:
+            return False
+        key, stream = chunk
+        held = self._open.get(key)
+        if held is None or stream.get("final") is True:
+            return False  # a response's first chunk goes through `fold`: the sender then sees it open (its expiry)
+        held.add(pending, stream, self._clock())
+        self._open.move_to_end(key)
+        return True
 
     def next_expiry(self) -> float | None:
         """Seconds until the least recent open response is idle for IDLE_S; None when none is open."""
@@ -134,6 +148,16 @@ class StreamRecords:
         written = [_record(held, "stopped") for held in self._open.values()]
         self._open.clear()
         return written
+
+
+def _chunk(pending: Pending) -> tuple[_Key, dict[str, JSON]] | None:
+    """The response `pending` is a chunk of, and its `stream` fact; None when it is no streamed chunk."""
+    event = pending.handled.event
+    stream = event.facts.get("stream")
+    response = stream.get("response") if isinstance(stream, dict) else None
+    if not isinstance(stream, dict) or not isinstance(response, str):
+        return None
+    return (event.caller.uid, event.client, event.session_id, response), stream
 
 
 def _record(held: _Open, ended: str) -> Pending:

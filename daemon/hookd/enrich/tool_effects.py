@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from hookd.enrich.effects.words import is_startup_file, runs_nothing
+from hookd.enrich.effects.words import runs_nothing, startup_language
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import MAX_TEXT, executing_keys, is_git_config, unjudged_write
 from hookd.enrich.patches import CODEX_MARK
@@ -260,18 +260,23 @@ def _local_reads(
 def _runs_at_start(
     effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, homes: tuple[str, ...]
 ) -> list[dict[str, JSON]]:
-    """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`): code run later,
-    outside the hooks (`deferred`), unless the text the tool writes only sets variables."""
+    """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`), or the system runs or
+    trusts later (`/etc/sudoers.d/`, a `.pth`): code run later, outside the hooks (`deferred`), unless the text
+    the tool writes into a shell's file only sets variables."""
     argument = spec.content or (spec.replace[1] if spec.replace else "")
     text = tool_input.get(argument) if argument else None
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
-        if effect["op"] != "write" or not isinstance(path, str) or not any(is_startup_file(path, h) for h in homes):
+        if effect["op"] != "write" or not isinstance(path, str):
             continue
-        if isinstance(text, str) and runs_nothing(text):
+        langs = {startup_language(path, h) for h in homes}
+        if langs <= {None}:
             continue
-        code = {"lang": "sh", "text": text if isinstance(text, str) else ""}
+        lang = "sh" if "sh" in langs else "text"  # another program's file (`/etc/sudoers.d/x`): no shell settings
+        if lang == "sh" and isinstance(text, str) and runs_nothing(text):
+            continue
+        code = {"lang": lang, "text": text if isinstance(text, str) else ""}
         later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,
                       "startup": path})  # fmt: skip
     return later

@@ -105,8 +105,7 @@ class WorkerProcess:
         self.admit()  # the daemon may have gone while this request was decided
         if self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
             return self._record_with_room(handled, via, deadline)
-        self.rollout.offer(Pending(handled, time.time(), via))
-        self._count_chunk(handled)
+        self._offer(Pending(handled, time.time(), via))
         return None
 
     async def _record_with_room(self, handled: Handled, via: str, deadline: Deadline) -> None:
@@ -115,19 +114,28 @@ class WorkerProcess:
             # The agent gets an error frame (the shim's fail mode), so that is what the record says.
             self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), via))
             raise Unavailable(why)
-        self.rollout.offer(Pending(handled, time.time(), via))
-        self._count_chunk(handled)
+        self._offer(Pending(handled, time.time(), via))
 
-    def _count_chunk(self, handled: Handled) -> None:
-        """The stream lane's chunks' counts go to the daemon with the next second's (`_send_stats`): a line a
+    def _offer(self, pending: Pending) -> None:
+        """A decision on its way to the daemon: through the rollout (monitor, shadow) to the record sender, but
+        for the stream lane's allowed chunk of an open response, folded into that response's record here and
+        now (`StreamRecords.hold`) when nothing is queued before it: there is nothing to send for it, and waking
+        the sender's task for each chunk cost the chunk 20-40 µs of CPU (docs/performance.md, issue 30).
+
+        The stream lane's chunks' counts go to the daemon with the next second's (`_send_stats`): a line a
         chunk would wake the daemon for every chunk. (Each chunk's text went to the stream lane's journal as
         it joined its response's text, before the policies saw it: hookd.procs.journal.)"""
-        if not self._streams_here or key_of(handled.event) is None:
-            return
-        self._chunk_counts.append(_counted(handled))
-        self._text_sent[handled.decision_id] = True
-        if len(self._text_sent) > TEXTS_SENT:  # records the full queue dropped are never flushed
-            del self._text_sent[next(iter(self._text_sent))]
+        handled = pending.handled
+        if self._streams_here and key_of(handled.event) is not None:
+            self._chunk_counts.append(_counted(handled))
+            served = handled.policy_set
+            queued = len(self._sink) or len(self.rollout)  # folded first, in their order
+            if not queued and not (served is not None and served.observed) and self._streams.hold(pending):
+                return
+            self._text_sent[handled.decision_id] = True
+            if len(self._text_sent) > TEXTS_SENT:  # records the full queue dropped are never flushed
+                del self._text_sent[next(iter(self._text_sent))]
+        self.rollout.offer(pending)
 
     async def _room_for_a_record(self, deadline: Deadline) -> bool:
         """Wait, until the deadline, while UNACKED_LIMIT records have not reached the daemon's queue. False when

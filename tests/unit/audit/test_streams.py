@@ -161,3 +161,35 @@ def test_the_writer_writes_a_response_left_idle_without_another_record_to_wake_i
 
     (line,) = asyncio.run(main())
     assert json.loads(line)["stream"]["ended"] == "idle"
+
+
+def test_holding_the_chunks_it_can_writes_the_records_fold_alone_writes() -> None:
+    """`hold` folds an allowed chunk of an open response at once (the stream lane, for nothing queued before it);
+    whatever it declines goes through `fold`: the records are those of folding every chunk, in order."""
+    request = {"messages": [{"role": "user", "content": "a conversation of this test alone"}]}
+
+    def part(text: str, session: str, *, finish: bool = False) -> Pending:
+        return chunk(text, session=f"hold-{session}", finish=finish, request=request)
+
+    sequence = [
+        part("a response ", "c"),
+        part("another ", "b"),
+        part("in parts ", "c"),
+        part("a third, left open", "o"),
+        part("streamed ", "b"),
+        part("the key is AKIAIOSF", "c"),
+        part("to its end", "b", finish=True),
+        part("ODNN7EXAMPLE, use it", "c"),  # completes the key: halt
+    ]
+    folded, held = StreamRecords(), StreamRecords()
+    expected = [p for c in sequence for p in folded.fold(c)]
+    written, declined = [], []
+    for c in sequence:
+        if not held.hold(c):
+            declined.append((c.handled.event.session_id, c.handled.event.facts["stream"]["index"]))
+            written += held.fold(c)
+    # each response's first chunk, the last, and the halt
+    assert declined == [("hold-c", 1), ("hold-b", 1), ("hold-o", 1), ("hold-b", 3), ("hold-c", 4)]
+    assert [build_record(p, MASK) for p in written] == [build_record(p, MASK) for p in expected]
+    assert [(r.stream.ended, r.stream.chunks) for r in written if r.stream] == [("end", 3), ("halt", 4)]
+    assert len(held) == len(folded) == 1

@@ -19,6 +19,7 @@ import pytest
 from hookd.audit.chain import Encoded
 from hookd.config import parse_config
 from hookd.errors import Unavailable
+from hookd.procs import journal as journal_files
 from hookd.procs.child import UNACKED_LIMIT, WorkerProcess, die_with
 from hookd.types import Caller, Deadline, HookRequest, settled
 
@@ -154,3 +155,54 @@ async def refused_record(worker: WorkerProcess) -> None:
     finally:
         writer.close()
         await asyncio.wait_for(task, TIMEOUT)
+
+
+class Channel:
+    """The daemon's end of a channel, as the record sender writes to it (asyncio.StreamWriter's write calls)."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+
+    def writelines(self, lines: list[bytes]) -> None:
+        self.data += b"".join(lines)
+
+    def records(self) -> list[dict[str, object]]:
+        lines, found = self.data.decode().splitlines(), []
+        for n, text in enumerate(lines):
+            if json.loads(text).get("t") == "d":  # the record follows, encoded, in two lines
+                found.append(Encoded(lines[n + 1], lines[n + 2]).record(1))
+        return found
+
+
+def chunk_request(n: int, *, final: bool) -> HookRequest:
+    candidate: dict[str, object] = {"content": {"role": "model", "parts": [{"text": f"word{n} "}]}}
+    if final:
+        candidate["finishReason"] = "STOP"
+    payload = {"hook_event_name": "AfterModel", "session_id": "s", "cwd": "/tmp", "llm_request": {"model": "m"},
+               "llm_response": {"candidates": [candidate]}}  # fmt: skip
+    return replace(request(), event="AfterModel", payload=json.dumps(payload).encode())
+
+
+def test_the_stream_lane_folds_a_chunk_of_an_open_response_as_it_is_decided() -> None:
+    """Only a response's first and last chunks are queued for the record sender (its task woken); the others are
+    folded into the response's record as they are decided. The daemon gets that one record, every chunk in it."""
+    journal = journal_files.create([])
+    try:
+        asyncio.run(folded_chunks(WorkerProcess(parse_config({}), 2, lane=True, journal=journal)))
+    finally:
+        journal_files.close(journal)
+
+
+async def folded_chunks(worker: WorkerProcess) -> None:
+    channel, queued = Channel(), []
+    for n in range(5):
+        await settled(worker.decider.handle(chunk_request(n, final=n == 4)))
+        queued.append(len(worker._sink))
+        worker._flush(channel)  # type: ignore[arg-type]  # what the sender does once woken
+    assert queued == [1, 0, 0, 0, 1]
+    (record,) = channel.records()
+    assert record["event"] == "AfterModel" and record["decision"] == "allow"
+    assert isinstance(record["stream"], dict) and (record["stream"]["chunks"], record["stream"]["ended"]) == (5, "end")

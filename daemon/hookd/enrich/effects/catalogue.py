@@ -51,21 +51,27 @@ class Launcher:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, or a `file` of code
-    in `lang`) by `programs` (empty: by every program, as the dynamic loader reads `LD_PRELOAD`)."""
+    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, a `file` of code in
+    `lang`, or `options` of an interpreter, some naming a file of code) by `programs` (empty: by every program,
+    as the dynamic loader reads `LD_PRELOAD`, and npm's node reads `NODE_OPTIONS`)."""
 
     loads: str
     lang: str = "sh"
     programs: frozenset[str] = frozenset()
+    options: frozenset[str] = frozenset()  # `options`: the value is options, these name a file of code (NODE_OPTIONS)
 
 
 @dataclass(frozen=True, slots=True)
 class StartupFiles:
-    """Files a shell or a desktop session runs when it starts: dotfile `names` in the home, and locations
-    (`below`) whose files run wherever the home is."""
+    """Files a shell or a desktop session runs when it starts (`startup_files`), or that other programs run or
+    trust later (`runs_later`): dotfile `names` in the home, locations (`below`) whose files run wherever the
+    home is, absolute files and directories of the system (`system`: cron's tables, service units, PAM,
+    sudoers, the loader's preload list) and globs over the whole path (`patterns`: `site-packages/*.pth`)."""
 
     names: frozenset[str] = frozenset()
     below: tuple[str, ...] = ()
+    system: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +95,14 @@ class Program:
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
+    removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
+    subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
+    # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
+    # npm runs later; `npm pkg set scripts.x=CMD` a command line
+    sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = ()
+    deletes_named: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, what): `pip uninstall NAME`, `gh repo delete`
+    compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
+    grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
@@ -109,6 +123,7 @@ class Program:
     archive: bool = False
     plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
     stdin_lang: str = ""  # `ed`: its standard input is code in this language
+    bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines
     include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
@@ -205,6 +220,15 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         target_options=frozenset(spec.get("target_option", ())),
         target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
+        grants=str(spec.get("grants", "")),
+        compiles=str(spec.get("compiles", "")),
+        deletes_named=tuple((tuple(e["words"]), str(e["what"])) for e in spec.get("deletes_named", ())),
+        sets_code=tuple(
+            (tuple(e["words"]), tuple(e["keys"]), str(e.get("file", "")), str(e.get("value", "program")))
+            for e in spec.get("sets_code", ())
+        ),
+        removes=frozenset(spec.get("removes", ())),
+        subcommand_ops=dict(spec.get("subcommand_ops", {})),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         stop_words=frozenset(spec.get("stop_words", ())),
@@ -226,6 +250,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         archive=bool(spec.get("archive", False)),
         plus_code=str(spec.get("plus_code", "")),
         stdin_lang=str(spec.get("stdin_lang", "")),
+        bare_commands=bool(spec.get("bare_commands", False)),
         include_options=frozenset(spec.get("include_options", ())),
         stdin_names=frozenset(spec.get("stdin_names", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
@@ -249,6 +274,15 @@ def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(given | {same[o] for o in given if o in same})
 
 
+def _startup_files(data: Mapping[str, Any]) -> StartupFiles:
+    return StartupFiles(
+        frozenset(data.get("names", ())),
+        tuple(data.get("below", ())),
+        tuple(data.get("system", ())),
+        tuple(data.get("patterns", ())),
+    )
+
+
 def _fields(hook: Hook) -> dict[str, Any]:
     return {name: getattr(hook, name) for name in Hook.__slots__}
 
@@ -258,8 +292,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "prefixes",
-        "search_paths", "startup_files"
+        "_built", "_derived", "_specs", "environment", "git", "languages", "metadata_hosts", "power_files",
+        "prefixes", "runs_later", "search_paths", "startup_files"
     )  # fmt: skip
 
     def __init__(
@@ -275,13 +309,19 @@ class Catalogue:
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
         self.environment = {
-            name: Loaded(str(e["loads"]), str(e.get("lang", "sh")), frozenset(e.get("programs", ())))
+            name: Loaded(
+                str(e["loads"]),
+                str(e.get("lang", "sh")),
+                frozenset(e.get("programs", ())),
+                frozenset(e.get("options", ())),
+            )
             for name, e in own.get("environment", {}).items()
             if name != "source"
         }
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
-        startup = own.get("startup_files", {})
-        self.startup_files = StartupFiles(frozenset(startup.get("names", ())), tuple(startup.get("below", ())))
+        self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
+        self.startup_files = _startup_files(own.get("startup_files", {}))
+        self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
 

@@ -116,10 +116,24 @@ class CodeRuns:
                     self._code_file(program, value, view, follow)
         if program.stdin_lang and view.stdin == "text" and view.stdin_text:  # `printf '!cmd\nq\n' | ed`
             self._handed(program.name, view.stdin_text, Hook("option", code=True, lang=program.stdin_lang), follow)
+        if program.bare_commands and (not parsed.operands or parsed.operands[0] in _INPUT_SOURCES):
+            self._bare_commands(program.name, parsed.operands, view, follow)
         if program.plus_code:
             for word in parsed.operands:
                 if word.startswith("+") and len(word) > 1:
                     self._handed(program.name, word[1:], Hook("option", code=True, lang=program.plus_code), follow)
+
+    def _bare_commands(self, name: str, operands: list[str], view: CommandView, follow: Followups) -> None:
+        """`parallel` given no command: each input is a command line, the words after `:::` or each line of its
+        stdin (walked when the line shows it, else code hookd cannot see)."""
+        given = [w for w in operands if w not in _INPUT_SOURCES]
+        if given and operands[0] == ":::":
+            for text in given:
+                self._handed(name, text, Hook("option", code=True, lang="sh"), follow)
+        elif view.stdin == "text" and view.stdin_text:
+            self._handed(name, view.stdin_text, Hook("option", code=True, lang="sh"), follow)
+        elif not given:
+            self.stdin_code("sh", view.stdin if view.stdin in ("fetch", "decode") else "unknown")
 
     def _handed(
         self, name: str, text: str, hook: Hook, follow: Followups, *, code: bool = False, made: str = ""
@@ -274,3 +288,6 @@ def _built(built: bool) -> dict[str, Any]:
     """`built`: what runs (the program word, the script named, the shell code handed) is made by an expansion
     only when the shell runs it."""
     return {"built": True} if built else {}
+
+
+_INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})  # GNU parallel's input separators

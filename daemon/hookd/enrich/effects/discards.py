@@ -40,7 +40,7 @@ def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, mod
         _push(spec["push"], parsed, given, model)
         return
     for whole in spec.get("whole", ()):
-        if given & set(whole["options"]):
+        if given & set(whole["options"]) and set(whole.get("with", ())) <= given:
             extra: dict[str, Any] = {"head": True} if whole.get("head") else {}
             model.add("delete", place(base), "git", recursive=True, what=whole["what"], whole=True, **extra)
             return

@@ -33,7 +33,42 @@ class FileEffects:
     def files(
         self, program: Program, parsed: Parsed, argv: list[str], name: str, view: CommandView, place: Place
     ) -> None:
-        """The files a program reads, writes, deletes, copies… as its catalogue entry says."""
+        """The files a program reads, writes, deletes, copies… as its catalogue entry says; what it reads is
+        deleted after under one of its `removes` options (`zip -m`, `tar --remove-files`, `7z -sdel`)."""
+        start = len(self.ledger.effects)
+        subcommand = program.subcommand_ops.get(parsed.operands[0], "") if parsed.operands else ""
+        if subcommand:
+            recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
+            self._subcommand(subcommand, parsed.operands[1:], name, place, recursive)
+        else:
+            self._files(program, parsed, argv, name, view, place)
+        if program.removes and (
+            any(o in program.removes for o, _ in parsed.options) or not program.removes.isdisjoint(argv[1:])
+        ):
+            read = [e for e in self.ledger.effects[start:] if e["op"] == "read" and "raw" in e and "glob" not in e]
+            for effect in read:
+                self.ledger.add("delete", place(str(effect["raw"])), name, recursive=effect["recursive"])
+
+    def _subcommand(self, op: str, operands: list[str], name: str, place: Place, recursive: bool) -> None:
+        """`rclone purge PATH`, `rclone sync SRC DST`, `7z a ARCHIVE FILE…`: what a subcommand does to the host
+        paths it names (a `remote:path` is another host's)."""
+        local = [w for w in operands if ":" not in w or w.startswith(("/", "./", "../", "~"))]
+        if op == "archive":  # the archive is written, the files read
+            for k, word in enumerate(operands):
+                self.ledger.add("write" if k == 0 else "read", place(word), name, recursive=recursive and k > 0)
+            return
+        if op in ("delete", "delete-tree"):
+            for word in local:
+                self.ledger.add("delete", place(word), name, recursive=op == "delete-tree")
+        elif op == "sweep-last" and operands and operands[-1] in local:
+            self.ledger.add("write", place(operands[-1]), name, recursive=True)
+            self.ledger.add("delete", place(operands[-1]), name, recursive=True, sweep=True)
+        elif op == "move" and len(operands) >= 2:
+            self._transfer("move", [w for w in operands[:-1] if w in local], [], place, name, True, False)
+
+    def _files(
+        self, program: Program, parsed: Parsed, argv: list[str], name: str, view: CommandView, place: Place
+    ) -> None:
         recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
         operands = _file_operands(program, parsed)
         self._option_values(program, parsed, name, recursive, view, place)
@@ -152,6 +187,8 @@ class FileEffects:
         for source in sources:
             placed = place(source)
             effect = self.ledger.add(op, placed, name, recursive=recursive, to=to)
+            if op == "move" and effect["to"] and effect["path"]:
+                self.ledger.moved[effect["to"]] = placed
             if op in ("copy", "move") and to is not None and effect["to"]:
                 made = self.ledger.made(effect["path"])
                 if made:

@@ -113,8 +113,8 @@ def follow_code(lang: str, text: str) -> Followed:
         return Followed(known=not python_effects(text).dynamic, files=environment)
     commands: list[str] = []
     rest = text
-    for pattern in language.runs:
-        commands.extend(match.group("cmd") for match in pattern.finditer(rest))
+    for pattern in language.runs:  # `fed`: a command fed what the code prints (awk's `print … | "sh"`)
+        commands.extend(_run_command(match) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
     for pattern in language.inert:
         rest = pattern.sub(" ", rest)
@@ -126,6 +126,13 @@ def follow_code(lang: str, text: str) -> Followed:
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
+
+
+def _run_command(match: re.Match[str]) -> str:
+    """The command line a `runs` match stands for: its `cmd`, or its `fed` command reading what the code
+    prints (as the output of a program whose text hookd does not know)."""
+    fed = match.groupdict().get("fed")
+    return "cat | " + fed if fed is not None else match.group("cmd")
 
 
 def _environment_reads(language: _Language, text: str) -> tuple[str, ...]:

@@ -47,7 +47,9 @@ class CommandView:
 
 
 class Ledger:
-    __slots__ = ("contents", "effects", "home", "listed", "previous", "produced", "project", "read_listing", "trees")
+    __slots__ = (
+        "contents", "effects", "home", "listed", "moved", "previous", "produced", "project", "read_listing", "trees"
+    )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
         self.home = home.rstrip("/") or "/"
@@ -59,6 +61,7 @@ class Ledger:
         self.previous: list[dict[str, Any]] = []  # what the command before it listed: the names xargs reads
         self.trees: list[dict[str, Any]] = []  # what the command before it read whole and wrote to its stdout
         self.read_listing: list[dict[str, Any]] = []  # what a listing fed to `read` (`find … | while read f`)
+        self.moved: dict[str, Mapping[str, Any]] = {}  # destination -> the place moved there (`mv ~/x /tmp/y`)
 
     def add(
         self,
@@ -112,7 +115,17 @@ class Ledger:
             )
         if op == "list" and placed:
             self.listed.append(dict(placed))
+        if op == "delete" and path and self.moved:
+            self._moved_away(path, recursive, program)
         return effect
+
+    def _moved_away(self, path: str, recursive: bool, program: str) -> None:
+        """A delete of what the line moved there before (`mv ~/Documents /tmp/d && rm -rf /tmp/d`): the moved
+        place is deleted, as the same delete (`moved_to`)."""
+        inside = path.rstrip("/") + "/"
+        for destination in [d for d in self.moved if d == path or (recursive and d.startswith(inside))]:
+            origin = self.moved.pop(destination)
+            self.add("delete", origin, program, recursive=True, moved_to=destination)
 
     def _from_listing(self, op: str, program: str, raw: str) -> dict[str, Any]:
         """`find DIR … | xargs cat`: the names on stdin are what the command before listed, somewhere in DIR."""

@@ -20,6 +20,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns
+from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
@@ -39,10 +40,10 @@ from hookd.enrich.effects.words import (
     _has_words,
     _option_value_in,
     _stdout_trees,
-    is_startup_file,
     printed_environment,
     reads_script_from_stdin,
     runs_nothing,
+    startup_language,
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
@@ -91,6 +92,9 @@ class EffectModel:
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
+        powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
+        for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
+            self.ledger.add("signal", None, effect["program"], target="system", match="power")
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
@@ -102,18 +106,20 @@ class EffectModel:
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
             path = effect["path"]
-            if effect["op"] != "write" or not path or not is_startup_file(path, self.ledger.home):
+            lang = startup_language(path, self.ledger.home) if effect["op"] == "write" and path else None
+            if lang is None:
                 continue
             text = self.ledger.contents.get(path)
             if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if text is not None and runs_nothing(text):
+            if lang == "sh" and text is not None and runs_nothing(text):
                 continue
-            self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text or ""}, known=text is not None,
-                            deferred=True, startup=path)  # fmt: skip
-            if text:
+            # another program's file (`/etc/sudoers.d/x`, a `.pth`): what it runs or grants is not shell code
+            self.ledger.add("exec", None, view.name, code={"lang": lang or "text", "text": text or ""},
+                            known=text is not None, deferred=True, startup=path)  # fmt: skip
+            if text and lang == "sh":
                 follow.scripts.append(text)
             return
 
@@ -158,6 +164,8 @@ class EffectModel:
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
+        compiled(self.ledger, program, parsed, view, place)
+        sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
@@ -197,6 +205,10 @@ class EffectModel:
             entry = catalogue().environment.get(variable)
             if entry is None or not value or (entry.programs and view.name not in entry.programs):
                 continue
+            if entry.loads == "options":  # `NODE_OPTIONS='--require x.js'`: each file they name is loaded
+                for word in _named_by_options(value, entry.options):
+                    self.code.run_file(place(word), view.name, entry.lang, follow)
+                continue
             if entry.loads == "file":
                 for word in value.replace(":", " ").split() if entry.lang == "elf" else [value]:
                     if word.startswith(("<(", ">(")):
@@ -222,6 +234,8 @@ class EffectModel:
         a local package built."""
         if program.privilege:
             self.ledger.add("privilege", None, program.name)
+        if program.grants:
+            grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
             self._signal(program, parsed)
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
@@ -236,6 +250,7 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
+        deletes_named(self.ledger, program, argv)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
@@ -344,3 +359,19 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
+
+
+def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
+    """The files `options` name in an interpreter's options held by a variable: `--require x.js`,
+    `--require=x.js`, `-r x.js`, `-rx.rb`."""
+    words, named = value.split(), []
+    for k, word in enumerate(words):
+        option, eq, attached = word.partition("=")
+        if option in options:
+            if eq:
+                named.append(attached)
+            elif k + 1 < len(words):
+                named.append(words[k + 1])
+        elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
+            named.append(word[2:])
+    return named

@@ -4,11 +4,12 @@ hookd.enrich.effects.model uses."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.catalogue import Program, StartupFiles, catalogue
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
@@ -44,7 +45,7 @@ _NOTHING = frozenset(
      "readonly"}
 )  # fmt: skip
 _SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
-_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf"})
+_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf", "ps"})
 # A variable whose name says it holds a credential (`$GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`)
 _SECRET_VARIABLE = re.compile(
     r"(?:^|\$\{?)([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|AUTH)[A-Z0-9_]*)"
@@ -192,6 +193,18 @@ def _fixed_place(raw: str, path: str, project: str) -> str:
     return "scratch" if is_scratch(directory + "/x") else "elsewhere"
 
 
+# ps(1)'s options that take a value (`-o FORMAT`, `-p PID`, `-C NAME`): their value is no BSD option cluster
+_PS_VALUE_OPTIONS = frozenset({"-o", "-O", "-p", "-q", "-u", "-U", "-g", "-G", "-t", "-C", "-s", "-k", "--sort"})
+
+
+def _ps_environment(words: list[str]) -> bool:
+    """`ps e`, `ps eww`, `ps auxe`: a BSD option cluster (no dash) holding `e` shows each process's
+    environment after its command (https://man7.org/linux/man-pages/man1/ps.1.html); `ps -e` is every process."""
+    return any(
+        w.isalpha() and "e" in w and (k == 0 or words[k - 1] not in _PS_VALUE_OPTIONS) for k, w in enumerate(words)
+    )
+
+
 def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`: []), or the
     variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
@@ -201,6 +214,7 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     named = [w for w in words if not w.startswith("-")]  # `declare -p PATH` prints PATH only
     printing = any(w in ("-p", "-x", "-px") for w in words)
     whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
+    whole = whole or (name == "ps" and _ps_environment(words))
     secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
     return secret if whole or secret else None
 
@@ -212,13 +226,30 @@ _SETTINGS_ONLY = re.compile(
 
 
 def is_startup_file(path: str, home: str) -> bool:
-    """A file a shell or a session runs at start (the catalogue's `startup_files`): a dotfile name directly in
-    the home, or a path ending as one of its system or config locations."""
-    files = catalogue().startup_files
+    """A file a shell, a session or the system runs or trusts later: one of the catalogue's `startup_files` (a
+    shell's or a session's: its text is shell code) or `runs_later` (`/etc/sudoers.d/`, `/etc/ld.so.preload`,
+    `*/site-packages/*.pth`, `~/.vimrc`: another program's text)."""
+    return startup_language(path, home) is not None
+
+
+def startup_language(path: str, home: str) -> str | None:
+    """`sh` for a file a shell or a session runs when it starts, `""` for one another program runs or trusts
+    later, None for any other path."""
+    known = catalogue()
+    if _one_of(known.startup_files, path, home):
+        return "sh"
+    return "" if _one_of(known.runs_later, path, home) else None
+
+
+def _one_of(files: StartupFiles, path: str, home: str) -> bool:
+    """`path` is one of `files`: a dotfile name directly in the home, a path ending as one of its locations or
+    with one as a directory in it, a system file or directory (from the root), or a path a glob matches."""
     directory, _, base = path.rpartition("/")
     if directory == home and base in files.names:
         return True
-    return path.endswith(files.below) or _inside_any(files.below).search(path) is not None
+    if path.endswith(files.below) or _inside_any(files.below).search(path) is not None:
+        return True
+    return (path + "/").startswith(files.system) or _any_glob(files.patterns).match(path) is not None
 
 
 @functools.lru_cache(maxsize=4)
@@ -226,6 +257,12 @@ def _inside_any(below: tuple[str, ...]) -> re.Pattern[str]:
     """Matches a path with one of `below` as a directory in it (`/etc/profile.d/`): derived once, not per call
     (a write's effect asks on every call)."""
     return re.compile("|".join(re.escape("/" + suffix.strip("/") + "/") for suffix in below) or "(?!)")
+
+
+@functools.lru_cache(maxsize=4)
+def _any_glob(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for the catalogue's globs over a whole path (`*/site-packages/*.pth`), derived once."""
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns) or "(?!)")
 
 
 def runs_nothing(text: str) -> bool:
@@ -264,3 +301,16 @@ def reads_script_from_stdin(argv: list[str]) -> bool:
     if program is None or not program.script_operand:
         return False
     return all(word.startswith("-") for word in argv[1:]) and not any(w in ("-c", "-e", "-m") for w in argv[1:])
+
+
+# a clause giving `s` to the user (`u+s`, `a+s`, `+s`, `ug=rwxs`); `g+s` alone is set-group-ID, on the
+# directories it is mostly given to a group's new files (chmod(1) "SETUID AND SETGID BITS")
+_SYMBOLIC_SETUID = re.compile(r"(?:^|,)(?:[goa]*u[ugoa]*|a[ugoa]*|)[+=][rwxXtugo]*s")
+
+
+def sets_id(mode: str) -> bool:
+    """A chmod mode that sets the set-user-ID bit: `u+s`, `+s`, `a+xs`, `4755`, `06755` (the file then runs
+    as its owner, whoever starts it)."""
+    if mode.isdigit():
+        return len(mode) >= 4 and int(mode[-4]) & 4 != 0
+    return _SYMBOLIC_SETUID.search(mode) is not None

@@ -295,10 +295,12 @@ def test_a_verdict_past_the_caps_cannot_inflate_the_daemon(tmp_path: Path) -> No
             return deny("x" * (60 << 20) if input["tool"]["input"]["command"] == "huge" else "y" * 100_000)
         """,
     )
-    engine = load_engine(config(workers=1), policies)
+    # A worker that burns CPU is demoted (niced): on a loaded box building and sending 60 MB can pass 30 s, and a
+    # timeout would hide the frame cap this test is about.
+    engine = load_engine(config(workers=1, timeout_ms=180_000), policies)
     python = python_part(engine)
     try:
-        (huge,) = asyncio.run(answer(engine, shell_request("huge")))
+        (huge,) = asyncio.run(answer(engine, shell_request("huge", deadline=180)))
         (long,) = asyncio.run(answer(engine, shell_request("long")))
     finally:
         asyncio.run(engine.aclose())

@@ -1,0 +1,87 @@
+"""What a catalogue entry says a program does beyond its operands (docs/policies.md, "The effect model"): a
+file it builds from the line's own code (`compiles`), privileges it gives a file (`grants`), settings whose
+value it runs later (`sets_code`), what it removes by name (`deletes_named`)."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.words import STDIN_FILES, sets_id
+
+
+def compiled(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
+    """`gcc -o FILE SRC…`: FILE is written; built from code the line gave it (stdin, a file it wrote), it is
+    code hookd cannot see, so running or loading it later on the line is judged as such (a `flow`)."""
+    output = next((v for o, v in parsed.options if o == program.compiles and v), None) if program.compiles else None
+    if output is None:
+        return
+    effect = ledger.add("write", place(output), program.name)
+    path = str(effect["path"] or "")
+    sources = [w for w in parsed.operands if not w.startswith("-") or w == "-"]
+    own = any(
+        (w in STDIN_FILES and view.stdin not in ("none", "")) or ledger.made(str(place(w).get("path") or ""))
+        for w in sources
+    )
+    if path and own:
+        ledger.produced[path] = "write"
+        ledger.contents.pop(path, None)
+
+
+def sets_code(ledger: Ledger, program: Program, argv: list[str], place: Place, follow: Followups) -> None:
+    """`npm config set script-shell X`, `npm pkg set scripts.postinstall=CMD`: a setting whose value another
+    run of the program executes later, outside the hooks: a program named there is asked (deferred); a
+    command line is judged as itself now (the same text runs later)."""
+    for words, keys, file, kind in program.sets_code:
+        after = _after_words(argv, words)
+        if after is None:
+            continue
+        pairs = [w.partition("=") for w in after if not w.startswith("-")]
+        if pairs and not pairs[0][1] and len(pairs) > 1:  # KEY VALUE, not KEY=VALUE
+            pairs = [(pairs[0][0], "=", pairs[1][0])]
+        for key, _, value in pairs:
+            if value and any(fnmatch.fnmatchcase(key, k) for k in keys):
+                where = place(file.replace("~", ledger.home, 1)) if file else None
+                ledger.add("write", where, program.name, key=key, value=value)
+                if kind == "program":
+                    ledger.add("exec", None, program.name, code={"lang": "sh", "text": value}, deferred=True)
+                follow.scripts.append(value)
+        return
+
+
+def grants(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """`chmod u+s FILE`, `install -m 4755 SRC DEST`, `setcap cap_setuid+ep FILE`: the file then runs with its
+    owner's privileges or with capabilities, whoever starts it: a privilege granted (`grants`)."""
+    if program.grants == "capabilities":  # setcap CAPS FILE [CAPS FILE …]; -r removes, -v verifies
+        if any(o in ("-r", "-v") for o, _ in parsed.options):
+            return
+        files, grant = parsed.operands[1::2], "capabilities"
+    else:
+        mode = next((v for o, v in parsed.options if o == "--mode" and v), None)
+        files = parsed.operands
+        if mode is None and program.first == "none":  # chmod MODE FILE…
+            mode, files = (parsed.operands or [""])[0], parsed.operands[1:]
+        if not mode or not sets_id(mode):
+            return
+        grant = "setuid"
+    for word in files:
+        ledger.add("privilege", place(word), program.name, grants=grant)
+
+
+def deletes_named(ledger: Ledger, program: Program, argv: list[str]) -> None:
+    """`pip uninstall hookd`, `gh repo delete o/r`: what a command removes by name, not by path (`what`, `name`)."""
+    for words, what in program.deletes_named:
+        after = _after_words(argv, words)
+        if after is not None:
+            for name in [w for w in after if not w.startswith("-")] or [""]:
+                ledger.add("delete", None, program.name, what=what, name=name)
+
+
+def _after_words(argv: list[str], words: tuple[str, ...]) -> list[str] | None:
+    """The words after `words`, when argv's operands start with them (`npm config set …`), else None."""
+    operands = [k for k, w in enumerate(argv[1:], start=1) if not w.startswith("-")]
+    if len(operands) < len(words) or [argv[k] for k in operands[: len(words)]] != list(words):
+        return None
+    return argv[operands[len(words) - 1] + 1 :]
