@@ -22,7 +22,9 @@ from support import RunningDaemon, start_daemon
 
 # Modules whose module fixtures are costly (a release build and its installs; one daemon and model turns that
 # several tests read): ./dev test runs tests/e2e on several xdist workers, and sends every test of one of these
-# modules to the same worker, so that each such fixture is made once. Every other test is scheduled alone.
+# modules to the same worker, so that each such fixture is made once. Every other test of tests/e2e is
+# scheduled alone; a module from outside tests/e2e that ./dev runs in the same parallel phase (its
+# parallel_modules) goes whole to one worker, so that its module fixtures (a daemon, installs) start once too.
 # (xdist's own xdist_group mark does nothing under pytest 9.2: it renames item._nodeid, which pytest 9 no
 # longer reads.)
 ONE_WORKER = ("tests/e2e/test_gemini_cli.py", "tests/e2e/test_claude_code.py", "tests/e2e/test_installed_wheel.py")
@@ -34,7 +36,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class ModulesTogether(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
-            return module if module in ONE_WORKER else nodeid
+            return module if module in ONE_WORKER or not module.startswith("tests/e2e/") else nodeid
 
     return ModulesTogether(config, log)
 

@@ -1,6 +1,7 @@
 """End to end: hookd as a user gets it, with no checkout. The sdist is built from a copy of the files a
 release is made of, the wheel from that sdist, and the wheel is installed into a new virtualenv in a
-temporary directory (its dependencies from requirements.lock, hash-checked). Then, from that venv
+temporary directory with its dependencies: what the wheel declares and what those declare in turn, each as
+requirements.lock pins it (hash-checked), and nothing else (no test tools). Then, from that venv
 only, with a throw-away HOME: `hookd test` runs the default policies' tests, `hookd shim build`
 builds the native shim, `hookd serve` serves the default policies, `hookd install` registers the shim
 for Gemini CLI and Claude Code, and the real Gemini CLI (offline, scripted model) gets one BeforeTool
@@ -9,7 +10,7 @@ deny (an `rm -rf` outside the project) and one allow (a write inside it).
 The same wheel is also installed as a user installs a command-line tool, with `pipx install` and with `uv
 tool install` (both pinned in the test extras, from PyPI; never runtime dependencies), each into a fresh
 location outside the checkout (its own PIPX_HOME / UV_TOOL_DIR and bin dir, a throw-away HOME), its
-dependencies from a wheelhouse of requirements.lock (hash-checked when it is made; no index). That tool's
+dependencies from a wheelhouse of those same pins (hash-checked when it is made; no index). That tool's
 `hookd serve` serves the default policies, `hookd install --client gemini` registers the shim the tool
 installed, and the registered command, run as Gemini CLI runs it (`bash -c`), gets the deny of an `rm -rf /`
 and the allow of an `ls`.
@@ -17,6 +18,8 @@ and the allow of an `ls`.
 
 from __future__ import annotations
 
+import email.parser
+import importlib.metadata
 import json
 import os
 import re
@@ -36,6 +39,8 @@ from typing import Any
 
 import pytest
 from confine import confined, run_confined, shared_netns
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from hookd import wire
 from support import ROOT, gemini_payload, require, send_frame
@@ -48,6 +53,7 @@ RELEASE_FILES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "daem
 SCRIPT = Path(__file__).resolve().parent / "fixtures" / "installed.responses"
 BASE_PYTHON = os.path.realpath(sys.executable)  # the interpreter behind the dev venv
 TIMEOUT = 120.0
+LOCK_ENTRY = re.compile(r"^(?P<name>[A-Za-z0-9._-]+)==.*?(?=^[A-Za-z0-9._-]+==|\Z)", re.M | re.S)  # with its hashes
 OFFLINE = {  # the non-hook settings of the offline recipe (tests/e2e/test_gemini_cli.py explains them)
     "general": {"enableAutoUpdate": False},
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
@@ -101,6 +107,7 @@ class Release:
     root: Path
     sdist: Path
     wheel: Path
+    pins: Path  # the wheel's dependencies as requirements.lock pins them (runtime_pins)
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +116,7 @@ def release() -> Iterator[Release]:
     try:
         sdist, wheel = build_release(root)
         assert tarfile.is_tarfile(sdist)
-        yield Release(root, sdist, wheel)
+        yield Release(root, sdist, wheel, runtime_pins(wheel, root / "runtime.lock"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -123,6 +130,34 @@ def fresh_env(root: Path) -> dict[str, str]:
     return env | {"HOME": str(home), "XDG_RUNTIME_DIR": str(root / "xdg-run")}
 
 
+def runtime_pins(wheel: Path, out: Path) -> Path:
+    """The entries of requirements.lock (each with its hashes) that the wheel needs, written to `out`: what
+    its METADATA declares, then what each of those declares in turn (read from the test venv, which the same
+    lock installed), extras and markers followed. The test tools the lock also pins are not part of a
+    user's install (and are most of its size)."""
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        declared = email.parser.Parser().parsestr(archive.read(name).decode()).get_all("Requires-Dist") or []
+    needed: set[tuple[str, str]] = set()  # (package, extra)
+    todo = [(Requirement(text), "") for text in declared]
+    while todo:
+        requirement, extra = todo.pop()
+        if requirement.marker and not requirement.marker.evaluate({"extra": extra}):
+            continue
+        package = canonicalize_name(requirement.name)
+        for wanted in ("", *requirement.extras):
+            if (package, wanted) not in needed:
+                needed.add((package, wanted))
+                todo += [(Requirement(text), wanted) for text in importlib.metadata.requires(package) or []]
+    lock = (ROOT / "requirements.lock").read_text()
+    entries = {canonicalize_name(m["name"]): m[0] for m in LOCK_ENTRY.finditer(lock)}
+    packages = sorted({package for package, _ in needed})
+    missing = [package for package in packages if package not in entries]
+    assert not missing, f"the wheel needs packages requirements.lock does not pin: {missing}"
+    out.write_text("".join(entries[package] for package in packages))
+    return out
+
+
 @pytest.fixture(scope="module")
 def installed(release: Release) -> Installed:
     root = release.root / "pip"
@@ -130,9 +165,9 @@ def installed(release: Release) -> Installed:
     venv = root / "venv"
     run([BASE_PYTHON, "-m", "venv", str(venv)])
     pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
-    run([*pip, "--require-hashes", "--no-deps", "-r", str(ROOT / "requirements.lock")])
+    run([*pip, "--require-hashes", "--no-deps", "-r", str(release.pins)])
     run([*pip, "--no-deps", str(release.wheel)])
-    run([str(venv / "bin" / "python"), "-m", "pip", "check"])  # the wheel's declared dependencies are there
+    run([str(venv / "bin" / "python"), "-m", "pip", "check"])  # every dependency the wheel declares is there
     return Installed(root, venv, release.wheel, fresh_env(root))
 
 
@@ -267,10 +302,11 @@ TOOLS = Path(sys.executable).parent  # pipx and uv, installed into the test venv
 
 @pytest.fixture(scope="module")
 def wheelhouse(release: Release) -> Path:
-    """Every wheel requirements.lock pins, hash-checked (from pip's cache, else PyPI)."""
+    """Every wheel of the release's dependencies as requirements.lock pins them, hash-checked (from pip's cache,
+    else PyPI)."""
     house = release.root / "wheelhouse"
     run([sys.executable, "-m", "pip", "--disable-pip-version-check", "download", "--quiet", "--require-hashes",
-         "--no-deps", "-r", str(ROOT / "requirements.lock"), "-d", str(house)])  # fmt: skip
+         "--no-deps", "-r", str(release.pins), "-d", str(house)])  # fmt: skip
     return house
 
 
