@@ -40,6 +40,7 @@ from hookd.enrich.effects.words import (
     _has_words,
     _option_value_in,
     _stdout_trees,
+    named_by_options,
     printed_environment,
     prints_own_code,
     reads_script_from_stdin,
@@ -220,7 +221,7 @@ class EffectModel:
             if entry is None or not value or (entry.programs and view.name not in entry.programs):
                 continue
             if entry.loads == "options":  # `NODE_OPTIONS='--require x.js'`: each file they name is loaded
-                for word in _named_by_options(value, entry.options):
+                for word in named_by_options(value, entry.options):
                     self.code.run_file(place(word), view.name, entry.lang, follow)
                 continue
             if entry.loads == "file":
@@ -376,22 +377,6 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
-
-
-def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
-    """The files `options` name in an interpreter's options held by a variable: `--require x.js`,
-    `--require=x.js`, `-r x.js`, `-rx.rb`."""
-    words, named = value.split(), []
-    for k, word in enumerate(words):
-        option, eq, attached = word.partition("=")
-        if option in options:
-            if eq:
-                named.append(attached)
-            elif k + 1 < len(words):
-                named.append(words[k + 1])
-        elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
-            named.append(word[2:])
-    return named
 
 
 def _module_argv(argv: list[str]) -> list[str]:

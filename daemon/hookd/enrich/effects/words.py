@@ -337,9 +337,32 @@ def runs_nothing(text: str) -> bool:
         entry = known.environment.get(name)
         if entry is not None and entry.loads in ("code", "file"):
             return False
+        if entry is not None and entry.loads == "options" and named_by_options(value.strip("\"'"), entry.options):
+            return (
+                False  # `JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar`, `NODE_OPTIONS='-r x.js'`: every JVM or node loads it
+            )
         if name in known.search_paths and any(_planted(part) for part in value.strip("\"'").split(":")):
             return False
     return True
+
+
+def named_by_options(value: str, options: frozenset[str]) -> list[str]:
+    """The files `options` name in an interpreter's options held by a variable: `--require x.js`,
+    `--require=x.js`, `-r x.js`, `-rx.rb`, and a JVM's `-javaagent:/x.jar=opts`, `-agentpath:/x.so`."""
+    words, named = value.split(), []
+    for k, word in enumerate(words):
+        option, eq, attached = word.partition("=")
+        joined, colon, rest = word.partition(":")
+        if option in options:
+            if eq:
+                named.append(attached)
+            elif k + 1 < len(words):
+                named.append(words[k + 1])
+        elif colon and joined in options:
+            named.append(rest.partition("=")[0])
+        elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
+            named.append(word[2:])
+    return named
 
 
 _ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)$", re.MULTILINE)
