@@ -21,20 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from hookd.enrich.facts import is_scratch, under
+from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang
+from hookd.enrich.facts import under
 from hookd.enrich.shell.build import analyse_shell
 from hookd.types import JSON
 
-# The extensions of code a program loads and runs (scripts of shells, interpreters and editors, build scripts)
-CODE_LANGS = {
-    "js": "node", "mjs": "node", "cjs": "node", "ts": "node", "py": "python", "lua": "lua", "vim": "vim",
-    "sh": "sh", "bash": "sh", "zsh": "sh", "fish": "fish", "ksh": "sh", "gradle": "groovy", "groovy": "groovy",
-    "kts": "kotlin", "rb": "ruby", "pl": "perl", "el": "elisp", "php": "php", "tcl": "tcl", "ps1": "powershell",
-}  # fmt: skip
 # What a configuration value may name for a program to load: code, a JVM agent, a shared library
 _LOADED = "|".join(sorted({*CODE_LANGS, "jar", "so", "dylib", "node", "wasm"}))
 _SCRATCH_CODE = re.compile(
-    rf"""(?:^|[\s=:"'(,])((?:/tmp|/var/tmp|/dev/shm)/[^\s"',;()]{{0,1024}}\.(?:{_LOADED}))(?=$|[\s"',;=)])""",
+    rf"""(?:^|[\s=:"'(,])((?:/tmp|/var/tmp|/dev/shm)/[^\s"',;()]{{0,255}}\.(?:{_LOADED}))(?=$|[\s"',;=)])""",
     re.MULTILINE,
 )
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonc", ".json5", ".toml", ".properties", ".ini", ".cfg", ".conf",
@@ -71,18 +66,19 @@ Later = tuple[dict[str, JSON], str]
 
 def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | None:
     """Code written into a dot-directory (or a dotfile) of the home, outside the project and the caches."""
-    rest = path[len(home) + 1 :] if path.startswith(home + "/") else ""
-    if not rest.startswith(".") or rest.startswith(".cache/") or under(path, project) or is_scratch(path):
-        return None
-    base = path.rpartition("/")[2]
-    lang = CODE_LANGS.get(base.rpartition(".")[2]) if "." in base.lstrip(".") else None
-    if lang is None and any(_shebang(t) for t in texts):
-        lang = "sh"
-    if lang is None and base.endswith("rc") and any(_runs_unseen(line, home, project) for line in _lines(texts)):
-        lang = "sh"  # a run-commands file (`direnvrc`) whose lines fetch or build what they run
+    first = next((t for t in texts if not t.startswith("*** Begin Patch")), None)
+    lang = home_code_lang(path, home, project, first)
+    if lang is None and _home_rc(path, home, project):
+        # a run-commands file (`direnvrc`): code when its lines fetch or build what they run
+        lang = "sh" if any(_runs_unseen(text, home, project) for text in _lines(texts)) else None
     if lang is None:
         return None
-    return {"lang": lang, "text": "\n".join(texts)}, "code a program runs later from its own files"
+    return {"lang": lang, "text": "\n".join(texts)}, HOME_CODE_WHEN
+
+
+def _home_rc(path: str, home: str, project: str) -> bool:
+    rest = path[len(home) + 1 :] if path.startswith(home + "/") else ""
+    return path.endswith("rc") and rest.startswith(".") and not rest.startswith(".cache/") and not under(path, project)
 
 
 def _scratch_code(path: str, texts: list[str]) -> Later | None:
@@ -109,11 +105,6 @@ def _commands_later(path: str, texts: list[str], home: str, project: str) -> Lat
     if not risky:
         return None
     return {"lang": "sh", "text": "\n".join(risky)}, "shell lines an agent's custom command runs when invoked"
-
-
-def _shebang(text: str) -> bool:
-    first = text.lstrip("+ ").split("\n", 1)[0] if not text.startswith("*** Begin Patch") else ""
-    return first.startswith("#!")
 
 
 def _lines(texts: list[str]) -> list[str]:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hookd.enrich.effects.words import named_by_options, runs_nothing
+from hookd.enrich.effects.words import HOME_CODE_WHEN, named_by_options, runs_nothing
+from hookd.enrich.shell.build import analyse_shell
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 from tests.unit.enrich.test_tool_effects_later import later
 
@@ -80,3 +81,19 @@ def test_jvm_agent_options_in_the_environment_load_code() -> None:
     assert not runs_nothing('export _JAVA_OPTIONS="-javaagent:/home/u/.a/agent.jar"\n')
     assert not runs_nothing("JDK_JAVA_OPTIONS=-agentpath:/tmp/libx.so\n")
     assert runs_nothing('export JAVA_TOOL_OPTIONS="-Xmx2g -Dfile.encoding=UTF-8"\nexport JAVA_HOME=/usr/lib/jvm\n')
+
+
+@pytest.mark.parametrize(
+    ("line", "runs"),
+    [
+        (f"printf 'import os\\n' > {HOME}/.config/someapp/startup/10.py", True),
+        (f"cat > {HOME}/.local/share/tool/init.d/a.lua <<'EOF'\nos.execute('id')\nEOF", True),
+        (f"cp /tmp/x.js {HOME}/.someapp/plugins/", True),
+        (f"echo '{{}}' > {HOME}/.config/someapp/settings.json", False),
+        (f"echo 'x = 1' > {HOME}/.cache/someapp/gen.py", False),
+        ("echo 'print(1)' > src/app.py", False),
+    ],
+)
+def test_the_shell_writing_code_into_a_home_dot_directory(line: str, runs: bool, proj: Path) -> None:
+    effects = analyse_shell(line, home=HOME, base_dir=str(proj), project_dir=str(proj))[1]
+    assert bool([e for e in effects if e.get("deferred") and e.get("when") == HOME_CODE_WHEN]) == runs

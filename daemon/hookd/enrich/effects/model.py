@@ -35,11 +35,13 @@ from hookd.enrich.effects.words import (
     _DECODERS,
     _ENVIRONMENT_PRINTERS,
     _NOTHING,
+    HOME_CODE_WHEN,
     SHELLS,
     _dynamic,
     _has_words,
     _option_value_in,
     _stdout_trees,
+    home_code_lang,
     named_by_options,
     printed_environment,
     prints_own_code,
@@ -116,6 +118,7 @@ class EffectModel:
                                 deferred=True, startup=path, when=shadowed)  # fmt: skip
                 return
             if lang is None:
+                _home_code(self.ledger, effect, view)
                 continue
             text = self.ledger.contents.get(path)
             if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
@@ -377,6 +380,25 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for target in targets or [""]:
             self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
+
+
+def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> None:
+    """Code written into a home's dot-directory for some program to load later (`> ~/.ipython/…/startup/x.py`,
+    `cp x.lua ~/.config/nvim/plugin/`): deferred, outside the hooks."""
+    path = str(effect["path"] or "")
+    if effect["op"] != "write" or not path.startswith(ledger.home + "/."):
+        return
+    text = ledger.contents.get(path)
+    if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
+        text = view.stdin_text
+    lang = home_code_lang(path, ledger.home, ledger.project, text)
+    for other in ledger.effects if lang is None and effect.get("target_of") else []:
+        if other["op"] in ("copy", "move") and other["to"] == path and other["path"]:  # `cp x.js ~/.app/dir/`
+            named = path + "/" + str(other["path"]).rpartition("/")[2]
+            lang = lang or home_code_lang(named, ledger.home, ledger.project, None)
+    if lang is not None:
+        ledger.add("exec", None, view.name, code={"lang": lang, "text": text or ""}, known=text is not None,
+                        deferred=True, startup=path, when=HOME_CODE_WHEN)  # fmt: skip
 
 
 def _module_argv(argv: list[str]) -> list[str]:
