@@ -151,7 +151,7 @@ _secret_store_name(p) := {{"id": "credentials-file", "what": "a program's stored
 	b := _basename(p)
 	_credential_name(lower(b), b)
 	not _code_name(lower(b))
-	not regex.match(`/(node_modules|site-packages|dist-packages)/`, p)
+	not regex.match(`/(node_modules|site-packages|dist-packages|\.m2/repository|\.gradle/caches|\.cargo/registry|\.rustup/toolchains)/`, p) # packages' own files
 } if {
 	contains(p, "/.")
 } else := set()

@@ -464,7 +464,7 @@ test_credential_store_named_by_its_words_is_denied if {
 }
 
 test_name_words_that_are_not_credentials_are_allowed if {
-	every p in ["/home/u/.config/Code/User/keybindings.json", "/home/u/.cache/huggingface/hub/models--x/tokenizer.json", "/home/u/.config/foo/settings.json", "/home/u/.local/lib/python3.11/site-packages/requests/auth.py", "/home/u/.config/nvim/lua/auth.lua", "/p/src/auth.json", "/p/tokens.json", "/home/u/.npm/_cacache/index-v5/authors"] {
+	every p in ["/home/u/.config/Code/User/keybindings.json", "/home/u/.cache/huggingface/hub/models--x/tokenizer.json", "/home/u/.config/foo/settings.json", "/home/u/.local/lib/python3.11/site-packages/requests/auth.py", "/home/u/.config/nvim/lua/auth.lua", "/p/src/auth.json", "/p/tokens.json", "/home/u/.npm/_cacache/index-v5/authors", "/home/u/.m2/repository/org/x/spring-security-oauth/2.0/spring-security-oauth-2.0.pom", "/home/u/.cargo/registry/src/x/oauth2-4.4/README"] {
 		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])
 		count(d) == 0
 	}
