@@ -273,6 +273,9 @@ _signals_guard(e) if {
 	contains(lower(e.target), name)
 }
 
+# a signal to every process the caller may signal (`kill -9 -1`, killall5): the guard is one of them
+_signals_guard(e) if e.match == "all"
+
 # a pattern (pkill, killall -r) matched against the guard's name or its command line (`pkill -f` matches
 # the whole command line, `python3 -m hookd serve`; guard_command_lines in data.json)
 _signals_guard(e) if {

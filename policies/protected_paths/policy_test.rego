@@ -342,6 +342,9 @@ test_signals_to_hookd if {
 	_t_deny(_t_effects("pkill -f '^/usr/bin/python3.* -m hook[d]'", [_t_signal("pkill", "^/usr/bin/python3.* -m hook[d]", "regex")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("kill $(pgrep hookd)", [_t_signal("kill", "$(pgrep hookd)", "pid")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("systemctl stop hookd", [_t_signal("systemctl", "hookd.service", "unit")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("kill -9 -1", [_t_signal("kill", "-1", "all")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("killall5 -9", [_t_signal("killall5", "", "all")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("systemctl --user stop 'hook?.service'", [_t_signal("systemctl", "^hook.$", "regex")])) == {"hookd-tamper"}
 }
 
 _t_package(program, name) := {"op": "delete", "program": program, "path": "", "known": true, "recursive": false, "via": "shell", "what": "package", "name": name}
@@ -356,6 +359,8 @@ test_signals_to_other_processes_allowed if {
 	_t_allowed(_t_effects("pkill -f webpack", [_t_signal("pkill", "webpack-dev-server", "regex")]))
 	_t_allowed(_t_effects("pkill 'a[b'", [_t_signal("pkill", "a[b", "regex")])) # not a regex: no match, no error
 	_t_allowed(_t_effects("killall hoo.d", [_t_signal("killall", "hoo.d", "name")])) # a name, not a pattern
+	_t_allowed(_t_effects("kill -15 4321", [_t_signal("kill", "4321", "pid")]))
+	_t_allowed(_t_effects("systemctl --user stop 'web*.service'", [_t_signal("systemctl", "^web.*$", "regex")]))
 }
 
 test_kill_other_process_allowed if {

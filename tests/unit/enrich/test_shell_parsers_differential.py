@@ -6,6 +6,7 @@ misreads where tree-sitter does not. Each kind of difference is named below."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,11 @@ def heredoc_in_compound(script: str) -> bool:
     return "<<" in script and script.startswith(("(", "if "))
 
 
+def single_quoted_substitution(script: str) -> bool:
+    """bashlex reads a `$(` inside single quotes joined to an option (`--eval='$(shell …)'`) as a substitution."""
+    return re.search(r"='[^']*\$\(", script) is not None
+
+
 def scripts() -> Iterator[str]:
     for command in corpus_commands():
         for form in FORMS:
@@ -53,7 +59,7 @@ def scripts() -> Iterator[str]:
 
 
 def test_tree_sitter_reads_what_bashlex_reads_and_more(monkeypatch: pytest.MonkeyPatch) -> None:
-    same = better = heredocs = 0
+    same = better = heredocs = quoted = 0
     for script in scripts():
         old = parse_with("bashlex", script, monkeypatch)
         new = parse_with("tree-sitter", script, monkeypatch)
@@ -64,9 +70,17 @@ def test_tree_sitter_reads_what_bashlex_reads_and_more(monkeypatch: pytest.Monke
         elif heredoc_in_compound(script):
             assert not new["parse_error"] and old["commands"][0]["argv"] == new["commands"][0]["argv"], script
             heredocs += 1  # tree-sitter: the body is the command's stdin (a shell's script, one level deeper)
+        elif single_quoted_substitution(script):
+            assert not new["parse_error"] and new["commands"] == old["commands"][: len(new["commands"])], script
+            quoted += 1  # tree-sitter: no substitution in single quotes
         else:
             raise AssertionError(f"{script!r}\nbashlex:     {old}\ntree-sitter: {new}")
-    assert same > 3000 and better >= 20 and heredocs >= 4, (same, better, heredocs)  # docs/policies.md
+    assert same > 3000 and better >= 20 and heredocs >= 4 and quoted >= 1, (
+        same,
+        better,
+        heredocs,
+        quoted,
+    )  # docs/policies.md
 
 
 @pytest.mark.parametrize(

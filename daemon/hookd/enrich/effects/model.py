@@ -377,9 +377,64 @@ class EffectModel:
             if not any(word in program.stop_words for word in targets):
                 return
             targets = [word for word in targets if word not in program.stop_words]
+        if program.signal == "pid":
+            targets = targets + _pids_after_signal(parsed.spelled)
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
-        for target in targets or [""]:
-            self.ledger.add("signal", None, program.name, target=target, match="regex" if regex else program.signal)
+        for word in targets or [""]:
+            target, match = word, "regex" if regex else program.signal
+            if program.signal == "pid" and word == "-1":
+                match = "all"  # kill(2): pid -1 is every process the caller may signal, the guard among them
+            elif program.signal == "unit" and any(ch in word for ch in "*?["):
+                target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
+            self.ledger.add("signal", None, program.name, target=target, match=match)
+
+
+_SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
+_UNIT_SUFFIXES = (".service", ".socket", ".timer", ".target", ".path", ".scope", ".slice", ".mount")
+
+
+def _pids_after_signal(spelled: list[str]) -> list[str]:
+    """`kill -9 -1`, `kill -s KILL -42`: once the signal is named, a negative number is a process group to
+    signal (-1 every process); the option parser read them as short options."""
+    pids: list[str] = []
+    signalled = False
+    words = iter(spelled[1:])
+    for word in words:
+        if word == "--":
+            break
+        if word in ("-s", "-n", "--signal"):
+            signalled = True
+            next(words, None)
+        elif word.startswith("--signal="):
+            signalled = True
+        elif _SIGNAL_WORD.fullmatch(word):
+            if signalled and word[1:].isdigit():
+                pids.append(word)
+            signalled = True
+    return pids
+
+
+def _unit_glob_regex(target: str) -> str:
+    """A systemctl unit pattern (fnmatch: `hook?.service`, `hook*`) as an anchored regex of the unit's name
+    without its type suffix, so that it is matched against the guard's process names."""
+    name = next((target[: -len(s)] for s in _UNIT_SUFFIXES if target.endswith(s)), target)
+    out: list[str] = []
+    i = 0
+    while i < len(name):
+        ch = name[i]
+        close = name.find("]", i + 2) if ch == "[" else -1
+        if ch == "*":
+            out.append(".*")
+        elif ch == "?":
+            out.append(".")
+        elif close > 0:
+            body = name[i + 1 : close]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+            i = close
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "^" + "".join(out) + "$"
 
 
 def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> None:
