@@ -4,6 +4,7 @@
 #   * everything in ~/.ssh except public keys (*.pub) and known_hosts,
 #   * ~/.aws/credentials, ~/.netrc, ~/.docker/config.json, ~/.kube/config, ~/.git-credentials,
 #     ~/.pgpass, ~/.pypirc, ~/.config/gcloud/**, ~/.gnupg/**.
+#   * a file in a home dot-directory whose name's words say it holds a credential (`~/.codex/auth.json`).
 #
 # File tools (kind read) are checked through input.paths. Shell commands are checked through their effects
 # (input.effects, docs/policies.md "The effect model"): every read, copy or move of a file by any program the
@@ -137,7 +138,49 @@ _secret(p) := (_secret_literal(p) | _secret_glob(p)) | _secret_backup(p) if {
 
 # The data.json lists of credential files and directories, and then the rules that are not lists,
 # each behind its own test that every match of theirs passes. (_secret_glob tries sample names here.)
-_secret_literal(p) := _secret_lists(p) | _secret_named(p)
+_secret_literal(p) := (_secret_lists(p) | _secret_named(p)) | _secret_store_name(p)
+
+# A file in a home's dot-directory (or a home dotfile) whose NAME's words say it holds a credential: a
+# program's own login store that no list names (`~/.codex/auth.json`, `~/.gemini/oauth_creds.json`,
+# `~/.pulumi/credentials.json`, `~/.cache/huggingface/token`, `~/.config/sops/age/keys.txt`). Words split
+# as daemon/hookd/enrich/tool_args.py `words` does (camelCase, and on any non-alphanumeric), so
+# `keybindings.json` or `tokenizer.json` are not; a file whose extension says it is code (a library's
+# `auth.py` under ~/.local/lib) is not; data.json's credential_name_words and credential_name_code_suffixes.
+_secret_store_name(p) := {{"id": "credentials-file", "what": "a program's stored credentials (a file in a home dot-directory named as one)"} |
+	_in_home_dot(p)
+	b := _basename(p)
+	_credential_name(lower(b), b)
+	not _code_name(lower(b))
+	not regex.match(`/(node_modules|site-packages|dist-packages|\.m2/repository|\.gradle/caches|\.cargo/registry|\.rustup/toolchains)/`, p) # packages' own files
+} if {
+	contains(p, "/.")
+} else := set()
+
+_in_home_dot(p) if regex.match(`^(/root|/home/[^/]+|/Users/[^/]+)/\.`, p)
+
+_in_home_dot(p) if {
+	home := trim_suffix(input.home, "/")
+	home != ""
+	startswith(p, concat("", [home, "/."]))
+}
+
+_credential_name(lb, b) if {
+	some w in regex.split(`[^a-z0-9]+`, lb)
+	w in _cfg.credential_name_words
+}
+
+_credential_name(lb, b) if {
+	some w in regex.find_n(`[A-Z]?[a-z0-9]+|[A-Z]+`, b, -1)
+	lower(w) in _cfg.credential_name_words
+}
+
+_credential_name(lb, b) if regex.match(`(^|[^a-z])api[_-]?keys?([^a-z]|$)`, lb)
+
+_code_name(lb) if {
+	parts := split(lb, ".")
+	count(parts) > 1
+	parts[count(parts) - 1] in _cfg.credential_name_code_suffixes
+}
 
 _secret_lists(p) := ({m |
 	some e in data.secret_reads.credential_files

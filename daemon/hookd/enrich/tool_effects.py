@@ -36,6 +36,7 @@ from hookd.enrich.gitconfig_text import (
     may_set_executing_key,
     unjudged_write,
 )
+from hookd.enrich.later_code import left_for_later
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
@@ -117,6 +118,9 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
+        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
+        texts = _new_texts(tool.input)
+        out.extend(left_for_later(_written(out), texts, tool.name, home=home_dir, project=project, known=started))
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
     )

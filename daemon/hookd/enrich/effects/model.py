@@ -35,11 +35,14 @@ from hookd.enrich.effects.words import (
     _DECODERS,
     _ENVIRONMENT_PRINTERS,
     _NOTHING,
+    HOME_CODE_WHEN,
     SHELLS,
     _dynamic,
     _has_words,
     _option_value_in,
     _stdout_trees,
+    home_code_lang,
+    named_by_options,
     printed_environment,
     prints_own_code,
     reads_script_from_stdin,
@@ -115,6 +118,7 @@ class EffectModel:
                                 deferred=True, startup=path, when=shadowed)  # fmt: skip
                 return
             if lang is None:
+                _home_code(self.ledger, effect, view)
                 continue
             text = self.ledger.contents.get(path)
             if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
@@ -220,7 +224,7 @@ class EffectModel:
             if entry is None or not value or (entry.programs and view.name not in entry.programs):
                 continue
             if entry.loads == "options":  # `NODE_OPTIONS='--require x.js'`: each file they name is loaded
-                for word in _named_by_options(value, entry.options):
+                for word in named_by_options(value, entry.options):
                     self.code.run_file(place(word), view.name, entry.lang, follow)
                 continue
             if entry.loads == "file":
@@ -433,20 +437,23 @@ def _unit_glob_regex(target: str) -> str:
     return "^" + "".join(out) + "$"
 
 
-def _named_by_options(value: str, options: frozenset[str]) -> list[str]:
-    """The files `options` name in an interpreter's options held by a variable: `--require x.js`,
-    `--require=x.js`, `-r x.js`, `-rx.rb`."""
-    words, named = value.split(), []
-    for k, word in enumerate(words):
-        option, eq, attached = word.partition("=")
-        if option in options:
-            if eq:
-                named.append(attached)
-            elif k + 1 < len(words):
-                named.append(words[k + 1])
-        elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
-            named.append(word[2:])
-    return named
+def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> None:
+    """Code written into a home's dot-directory for some program to load later (`> ~/.ipython/…/startup/x.py`,
+    `cp x.lua ~/.config/nvim/plugin/`): deferred, outside the hooks."""
+    path = str(effect["path"] or "")
+    if effect["op"] != "write" or not path.startswith(ledger.home + "/."):
+        return
+    text = ledger.contents.get(path)
+    if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
+        text = view.stdin_text
+    lang = home_code_lang(path, ledger.home, ledger.project, text)
+    for other in ledger.effects if lang is None and effect.get("target_of") else []:
+        if other["op"] in ("copy", "move") and other["to"] == path and other["path"]:  # `cp x.js ~/.app/dir/`
+            named = path + "/" + str(other["path"]).rpartition("/")[2]
+            lang = lang or home_code_lang(named, ledger.home, ledger.project, None)
+    if lang is not None:
+        ledger.add("exec", None, view.name, code={"lang": lang, "text": text or ""}, known=text is not None,
+                        deferred=True, startup=path, when=HOME_CODE_WHEN)  # fmt: skip
 
 
 def _module_argv(argv: list[str]) -> list[str]:

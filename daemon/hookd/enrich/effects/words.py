@@ -337,9 +337,57 @@ def runs_nothing(text: str) -> bool:
         entry = known.environment.get(name)
         if entry is not None and entry.loads in ("code", "file"):
             return False
+        if entry is not None and entry.loads == "options" and named_by_options(value.strip("\"'"), entry.options):
+            return (
+                False  # `JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar`, `NODE_OPTIONS='-r x.js'`: every JVM or node loads it
+            )
         if name in known.search_paths and any(_planted(part) for part in value.strip("\"'").split(":")):
             return False
     return True
+
+
+# The extensions of code a program loads and runs (scripts of shells, interpreters and editors, build scripts)
+CODE_LANGS = {
+    "js": "node", "mjs": "node", "cjs": "node", "ts": "node", "py": "python", "lua": "lua", "vim": "vim",
+    "sh": "sh", "bash": "sh", "zsh": "sh", "fish": "fish", "ksh": "sh", "gradle": "groovy", "groovy": "groovy",
+    "kts": "kotlin", "rb": "ruby", "pl": "perl", "el": "elisp", "php": "php", "tcl": "tcl", "ps1": "powershell",
+}  # fmt: skip
+
+
+HOME_CODE_WHEN = "code a program runs later from its own files"
+
+
+def home_code_lang(path: str, home: str, project: str, text: str | None) -> str | None:
+    """The language of code written to `path` in a dot-directory (or a dotfile) of the home, outside the project,
+    scratch space and `~/.cache`, for some program to load later (its init, startup or plugin file): by the
+    file's extension, or a `#!` first line; None for any other file."""
+    rest = path[len(home) + 1 :] if path.startswith(home + "/") else ""
+    if not rest.startswith(".") or rest.startswith(".cache/") or under(path, project) or is_scratch(path):
+        return None
+    base = path.rpartition("/")[2]
+    lang = CODE_LANGS.get(base.rpartition(".")[2]) if "." in base.lstrip(".") else None
+    if lang is None and text is not None and text.lstrip("+ ").startswith("#!"):
+        return "sh"
+    return lang
+
+
+def named_by_options(value: str, options: frozenset[str]) -> list[str]:
+    """The files `options` name in an interpreter's options held by a variable: `--require x.js`,
+    `--require=x.js`, `-r x.js`, `-rx.rb`, and a JVM's `-javaagent:/x.jar=opts`, `-agentpath:/x.so`."""
+    words, named = value.split(), []
+    for k, word in enumerate(words):
+        option, eq, attached = word.partition("=")
+        joined, colon, rest = word.partition(":")
+        if option in options:
+            if eq:
+                named.append(attached)
+            elif k + 1 < len(words):
+                named.append(words[k + 1])
+        elif colon and joined in options:
+            named.append(rest.partition("=")[0])
+        elif len(word) > 2 and word[:2] in options and not word.startswith("--"):
+            named.append(word[2:])
+    return named
 
 
 _ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)$", re.MULTILINE)

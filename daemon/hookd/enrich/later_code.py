@@ -1,0 +1,128 @@
+"""Code a file tool leaves for another program to run later, in a file no catalogue entry names (part of the
+effect model's tool effects, called by enrich/tool_effects.py). Three shapes, each judged by what the file IS,
+never by the program that will run it:
+
+* a file whose text is code (by its extension, or a `#!` line; a run-commands file, `…rc`, whose lines fetch
+  or build what they run) written into a dot-directory of the home outside the project: some program's init,
+  startup or plugin file (Gradle's init.d, IPython's startup, Neovim's plugin/, npm's ~/.npm-init.js, direnv's
+  direnvrc, a desktop's autostart scripts);
+* a configuration text (a `.yml`, `.json`, `.properties`, … or a dotfile) naming code in scratch space, where
+  anyone can plant it (`yarnPath: /tmp/x.cjs`, `org.gradle.jvmargs=-javaagent:/tmp/a.jar`);
+* an agent's custom command (a Markdown or TOML file in a `commands/` directory) whose `!{…}` or "!`…`"
+  markers run shell lines when the command is invoked: the lines are judged as the shell's analysis says
+  (one that fetches, decodes or builds what it runs, or changes what lies outside the project).
+
+Each is a deferred `exec` with `startup` (asked by protected_paths' startup-file rule): what runs later runs
+outside the hooks. No filesystem access: only the call's own paths and texts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang
+from hookd.enrich.facts import under
+from hookd.enrich.shell.build import analyse_shell
+from hookd.types import JSON
+
+# What a configuration value may name for a program to load: code, a JVM agent, a shared library
+_LOADED = "|".join(sorted({*CODE_LANGS, "jar", "so", "dylib", "node", "wasm"}))
+_SCRATCH_CODE = re.compile(
+    rf"""(?:^|[\s=:"'(,])((?:/tmp|/var/tmp|/dev/shm)/[^\s"',;()]{{0,255}}\.(?:{_LOADED}))(?=$|[\s"',;=)])""",
+    re.MULTILINE,
+)
+_CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonc", ".json5", ".toml", ".properties", ".ini", ".cfg", ".conf",
+                    ".xml", ".env")  # fmt: skip
+_MARKERS = re.compile(r"!\{([^{}\n]{1,4096})\}|!`([^`\n]{1,4096})`")
+_COMMAND_FILES = (".md", ".toml")
+MAX_TEXT = 256 * 1024  # a text past this is not read for code left in it
+MAX_LINES = 16
+
+
+def left_for_later(
+    written: Iterable[str], texts: list[str], program: str, *, home: str, project: str, known: set[str]
+) -> list[dict[str, JSON]]:
+    """The deferred execs of the files `written` (with the call's new `texts`), skipping the paths in `known`
+    (already judged a startup file)."""
+    texts = [t for t in texts if len(t) <= MAX_TEXT]
+    out: list[dict[str, JSON]] = []
+    for path in written:
+        if path in known:
+            continue
+        later = _commands_later(path, texts, home, project) or _home_code(path, texts, home, project)
+        if not later:
+            later = _scratch_code(path, texts)
+        if later:
+            code, when = later
+            out.append({"op": "exec", "path": "", "known": True, "recursive": False, "to": "", "program": program,
+                        "via": "tool", "class": "unresolved", "code": code, "deferred": True, "startup": path,
+                        "when": when})  # fmt: skip
+    return out
+
+
+Later = tuple[dict[str, JSON], str]
+
+
+def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | None:
+    """Code written into a dot-directory (or a dotfile) of the home, outside the project and the caches."""
+    first = next((t for t in texts if not t.startswith("*** Begin Patch")), None)
+    lang = home_code_lang(path, home, project, first)
+    if lang is None and _home_rc(path, home, project):
+        # a run-commands file (`direnvrc`): code when its lines fetch or build what they run
+        lang = "sh" if any(_runs_unseen(text, home, project) for text in _lines(texts)) else None
+    if lang is None:
+        return None
+    return {"lang": lang, "text": "\n".join(texts)}, HOME_CODE_WHEN
+
+
+def _home_rc(path: str, home: str, project: str) -> bool:
+    rest = path[len(home) + 1 :] if path.startswith(home + "/") else ""
+    return path.endswith("rc") and rest.startswith(".") and not rest.startswith(".cache/") and not under(path, project)
+
+
+def _scratch_code(path: str, texts: list[str]) -> Later | None:
+    """A configuration text that names code in scratch space for a program to load."""
+    base = path.rpartition("/")[2]
+    if not (base.endswith(_CONFIG_SUFFIXES) or (base.startswith(".") and "." not in base[1:])):
+        return None
+    for text in texts:
+        found = _SCRATCH_CODE.search(text)
+        if found:
+            return {
+                "lang": "text",
+                "text": found.group(1),
+            }, f"a configuration naming code in scratch space ({found.group(1)})"
+    return None
+
+
+def _commands_later(path: str, texts: list[str], home: str, project: str) -> Later | None:
+    """An agent's custom command whose markers run shell lines when it is invoked."""
+    if not path.endswith(_COMMAND_FILES) or "/commands/" not in path:
+        return None
+    lines = [a or b for text in texts for a, b in _MARKERS.findall(text)][:MAX_LINES]
+    risky = [line for line in lines if _runs_unseen(line, home, project, changes=True)]
+    if not risky:
+        return None
+    return {"lang": "sh", "text": "\n".join(risky)}, "shell lines an agent's custom command runs when invoked"
+
+
+def _lines(texts: list[str]) -> list[str]:
+    return [t for t in texts if t.strip()][:MAX_LINES]
+
+
+def _runs_unseen(line: str, home: str, project: str, *, changes: bool = False) -> bool:
+    """The shell's analysis of `line`: it runs what it fetches, decodes or builds (or, with `changes`, it
+    deletes, moves or changes the mode of anything, or writes outside the project and scratch space)."""
+    if len(line) > 16 * 1024:
+        return True
+    effects = analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+    for e in effects:
+        if e.get("flow") or e["op"] == "fetch" or (e["op"] == "exec" and e.get("known") is False):
+            return True
+        if changes and (
+            e["op"] in ("delete", "move", "chmod", "device", "privilege")
+            or (e["op"] == "write" and e.get("class") not in ("project", "scratch"))
+        ):
+            return True
+    return False
