@@ -225,11 +225,15 @@ _secret_named(p) := (({m |
 
 # A backup, editor or swap copy of a secret holds the same secret (`prod.env.bak`, `.env~`, `id_rsa.orig`,
 # `.netrc.save`: GNU's `cp --backup` and Emacs add `~`, vim `.swp`, people `.bak`/`.old`): judged as the file
-# with the suffix taken off (data.json's backup_suffixes).
+# with the suffix taken off (data.json's backup_suffixes, in any case: `prod.env.BAK`), and a numbered copy
+# (`cp --backup=numbered`'s `.~1~`, a rotated `.1`, RCS's `,v`) as the file it numbers.
 _secret_backup(p) := {m |
 	some s in _cfg.backup_suffixes
-	endswith(p, s)
+	endswith(lower(p), s)
 	some m in _secret_literal(substring(p, 0, count(p) - count(s)))
+} | {m |
+	regex.match(`(\.~[0-9]+~|\.[0-9]+|,v)$`, p)
+	some m in _secret_literal(regex.replace(p, `(\.~[0-9]+~|\.[0-9]+|,v)$`, ""))
 }
 
 # `.env*`, `id_*`, `*.pem` in a glob: secret when the pattern could match a secret name there

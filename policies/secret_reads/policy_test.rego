@@ -448,8 +448,14 @@ test_a_backup_of_a_secret_is_a_secret if {
 	}
 }
 
+test_a_backup_in_any_case_or_numbered_is_a_secret if {
+	every p in ["/p/deploy/prod.env.BAK", "/p/certs/server.pem.Orig", "/p/certs/server.pem.1", "/home/u/.ssh/id_ed25519.~2~", "/home/u/.netrc,v"] {
+		count(_secret(p)) > 0
+	}
+}
+
 test_a_backup_of_an_ordinary_file_is_not if {
-	every p in ["/p/README.md~", "/p/src/app.py.orig", "/p/.env.example.bak", "/home/u/.ssh/known_hosts.old", "/p/config.bak"] {
+	every p in ["/p/README.md~", "/p/src/app.py.orig", "/p/.env.example.bak", "/home/u/.ssh/known_hosts.old", "/p/config.bak", "/p/lib/libfoo.so.1", "/p/docs/notes.txt.~1~", "/p/.env.example.2"] {
 		count(_secret(p)) == 0
 	}
 }

@@ -32,6 +32,7 @@ _SCRATCH_CODE = re.compile(
     rf"""(?:^|[\s=:"'(,])((?:/tmp|/var/tmp|/dev/shm)/[^\s"',;()]{{0,255}}\.(?:{_LOADED}))(?=$|[\s"',;=)])""",
     re.MULTILINE,
 )
+_SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/dev/shm/")
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonc", ".json5", ".toml", ".properties", ".ini", ".cfg", ".conf",
                     ".xml", ".env")  # fmt: skip
 _MARKERS = re.compile(r"!\{([^{}\n]{1,4096})\}|!`([^`\n]{1,4096})`")
@@ -45,19 +46,21 @@ def left_for_later(
 ) -> list[dict[str, JSON]]:
     """The deferred execs of the files `written` (with the call's new `texts`), skipping the paths in `known`
     (already judged a startup file)."""
-    texts = [t for t in texts if len(t) <= MAX_TEXT]
+    whole = texts
+    texts = [t[:MAX_TEXT] for t in texts]  # read no further, but a text cut here counts as what it may hide
+    cut = any(len(t) > MAX_TEXT for t in whole)
     out: list[dict[str, JSON]] = []
     for path in written:
         if path in known:
             continue
-        later = _commands_later(path, texts, home, project) or _home_code(path, texts, home, project)
+        later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
         if not later:
-            later = _scratch_code(path, texts)
+            later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT])
         if later:
             code, when = later
-            out.append({"op": "exec", "path": "", "known": True, "recursive": False, "to": "", "program": program,
-                        "via": "tool", "class": "unresolved", "code": code, "deferred": True, "startup": path,
-                        "when": when})  # fmt: skip
+            out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
+                        "program": program, "via": "tool", "class": "unresolved", "code": code, "deferred": True,
+                        "startup": path, "when": when})  # fmt: skip
     return out
 
 
@@ -66,7 +69,7 @@ Later = tuple[dict[str, JSON], str]
 
 def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | None:
     """Code written into a dot-directory (or a dotfile) of the home, outside the project and the caches."""
-    first = next((t for t in texts if not t.startswith("*** Begin Patch")), None)
+    first = next((_added_text(t) for t in texts), None)
     lang = home_code_lang(path, home, project, first)
     if lang is None and _home_rc(path, home, project):
         # a run-commands file (`direnvrc`): code when its lines fetch or build what they run
@@ -76,16 +79,26 @@ def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | 
     return {"lang": lang, "text": "\n".join(texts)}, HOME_CODE_WHEN
 
 
+def _added_text(text: str) -> str:
+    """A file's text as written: for a patch, its first added line on (a `#!` the patch adds counts)."""
+    if not text.startswith("*** Begin Patch"):
+        return text
+    return next((line[1:] for line in text.splitlines() if line.startswith("+")), "")
+
+
 def _home_rc(path: str, home: str, project: str) -> bool:
     rest = path[len(home) + 1 :] if path.startswith(home + "/") else ""
     return path.endswith("rc") and rest.startswith(".") and not rest.startswith(".cache/") and not under(path, project)
 
 
-def _scratch_code(path: str, texts: list[str]) -> Later | None:
-    """A configuration text that names code in scratch space for a program to load."""
+def _scratch_code(path: str, texts: list[str], unread: list[str]) -> Later | None:
+    """A configuration text that names code in scratch space for a program to load (or scratch space at all in
+    what lies past the part read)."""
     base = path.rpartition("/")[2]
     if not (base.endswith(_CONFIG_SUFFIXES) or (base.startswith(".") and "." not in base[1:])):
         return None
+    if any(root in rest for rest in unread for root in _SCRATCH_ROOTS):
+        return {"lang": "text", "text": ""}, "a configuration too long to read that names scratch space"
     for text in texts:
         found = _SCRATCH_CODE.search(text)
         if found:
@@ -96,11 +109,19 @@ def _scratch_code(path: str, texts: list[str]) -> Later | None:
     return None
 
 
-def _commands_later(path: str, texts: list[str], home: str, project: str) -> Later | None:
-    """An agent's custom command whose markers run shell lines when it is invoked."""
-    if not path.endswith(_COMMAND_FILES) or "/commands/" not in path:
+def is_command_file(path: str) -> bool:
+    """An agent's custom command: a Markdown or TOML file in a `commands/` directory."""
+    return path.endswith(_COMMAND_FILES) and "/commands/" in path
+
+
+def _commands_later(path: str, texts: list[str], home: str, project: str, *, cut: bool) -> Later | None:
+    """An agent's custom command whose markers run shell lines when it is invoked (more markers than are read,
+    or a text cut before its end, count as lines that may run anything)."""
+    if not is_command_file(path):
         return None
-    lines = [a or b for text in texts for a, b in _MARKERS.findall(text)][:MAX_LINES]
+    lines = [a or b for text in texts for a, b in _MARKERS.findall(text)]
+    if cut or len(lines) > MAX_LINES:
+        return {"lang": "sh", "text": ""}, "shell lines an agent's custom command runs when invoked (too many to read)"
     risky = [line for line in lines if _runs_unseen(line, home, project, changes=True)]
     if not risky:
         return None

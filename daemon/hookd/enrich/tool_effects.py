@@ -36,7 +36,7 @@ from hookd.enrich.gitconfig_text import (
     may_set_executing_key,
     unjudged_write,
 )
-from hookd.enrich.later_code import left_for_later
+from hookd.enrich.later_code import is_command_file, left_for_later
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
@@ -119,8 +119,17 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
         started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
+        written = _written(out)
+        # an edit that completes a command's marker (`!`echo X`` with `echo X` replaced) shows it in the whole text only
         texts = _new_texts(tool.input)
-        out.extend(left_for_later(_written(out), texts, tool.name, home=home_dir, project=project, known=started))
+        texts += [
+            t
+            for p in written
+            if is_command_file(p)
+            for t in _texts_after(p, tool.input, spec, guess is None) or []
+            if t not in texts
+        ]
+        out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
     )

@@ -39,8 +39,10 @@ class StreamCues:
 
 def stream_cues(packages: Iterable[PackageInfo]) -> StreamCues | None:
     """The union of `routing.stream_text` over the packages that apply to a streamed event; None when one of them
-    declares none (every chunk is then evaluated)."""
+    declares none (every chunk is then evaluated), and None when none applies: an engine that lists no packages
+    may not have loaded them yet (an isolated engine's workers), and evaluating nothing costs little."""
     strings: set[str] = set()
+    applied = False
     for package in packages:
         if not any(package.applies(event.value, None, None) for event in STREAM_EVENTS):
             continue
@@ -48,4 +50,5 @@ def stream_cues(packages: Iterable[PackageInfo]) -> StreamCues | None:
         if declared is None:
             return None
         strings |= declared
-    return StreamCues.of(strings)
+        applied = True
+    return StreamCues.of(strings) if applied else None

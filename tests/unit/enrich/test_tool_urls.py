@@ -29,6 +29,9 @@ METADATA = [
     "http://app.169.254.169.254.nip.io/latest/",
     "http://169-254-169-254.sslip.io/latest/",
     "http://169.254.169.254.sslip.io./latest/",
+    "http://169\u3002254\u3002169\u3002254/latest/meta-data/",  # ideographic dots: a URL parser reads `.`
+    "http://\uff10\uff58\uff41\uff19\uff46\uff45\uff41\uff19\uff46\uff45/",  # fullwidth 0xa9fea9fe (NFKC)
+    "http://169.254.169.254\uff0flatest/meta-data/",  # a fullwidth solidus ends the host as `/` does
 ]
 NOT_METADATA = [
     "https://docs.python.org/3/",
@@ -41,6 +44,7 @@ NOT_METADATA = [
     "http://10.0.0.5.nip.io/",  # spells an address that is no metadata service
     "http://1.2.3.example.com/",
     "http://build-2024-01-02.example.com/",
+    "http://\u4f8b\u3048\u3002jp/",  # an international name with an ideographic dot
 ]
 
 

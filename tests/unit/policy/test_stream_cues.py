@@ -49,6 +49,11 @@ class TestCuesOfAPolicySet:
         ])  # fmt: skip
         assert cues == StreamCues(("AKIA", "PRIVATE KEY-----", "xox"), 16)
 
+    def test_no_streamed_package_means_every_chunk_is_evaluated(self) -> None:
+        """An engine that lists no packages (an isolated engine before its workers load) skips nothing."""
+        assert stream_cues([]) is None
+        assert stream_cues([package("c", events=["BeforeTool"])]) is None
+
     def test_one_streamed_package_without_a_declaration_means_every_chunk_is_evaluated(self) -> None:
         declared = package("a", events=["AfterModel"], stream_text=["AKIA"])
         assert stream_cues([declared, package("b", events=["AfterModel", "BeforeTool"])]) is None

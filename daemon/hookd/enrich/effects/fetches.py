@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import unicodedata
 from urllib.parse import urlsplit
 
 from hookd.enrich.effects.catalogue import Program, catalogue
@@ -42,6 +43,7 @@ def instance_metadata(url: str) -> bool:
     """`url` names a cloud instance metadata service: a link-local address (169.254.169.254, fe80::…) in any
     form a client resolves (`2852039166`, `0xA9FEA9FE`, `0251.0376.0251.0376`, `[::ffff:169.254.169.254]`), or a
     host of the catalogue's `metadata_hosts` (`metadata.google.internal.` with its root dot, any case)."""
+    url = _as_a_browser_reads(url)
     try:
         host = urlsplit(url if "://" in url else "http://" + url).hostname or ""
     except ValueError:
@@ -87,3 +89,13 @@ def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return ipaddress.IPv4Address(socket.inet_aton(host))
     except OSError:
         return None
+
+
+# The dots a URL parser reads as `.` in a host (UTS #46, as WHATWG URL maps them): ideographic, fullwidth, halfwidth
+_DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
+
+
+def _as_a_browser_reads(url: str) -> str:
+    """`url` with the compatibility forms a URL parser folds undone (fullwidth digits and letters, ideographic
+    and fullwidth dots, a fullwidth solidus): NFKC, as WHATWG URL's host parsing does, then its ideographic dots."""
+    return url if url.isascii() else unicodedata.normalize("NFKC", url).translate(_DOTS)
