@@ -164,17 +164,17 @@ _in_home_dot(p) if {
 	startswith(p, concat("", [home, "/."]))
 }
 
-_credential_name(lb, b) if {
+_credential_name(lb, _) if {
 	some w in regex.split(`[^a-z0-9]+`, lb)
 	w in _cfg.credential_name_words
 }
 
-_credential_name(lb, b) if {
+_credential_name(_, b) if {
 	some w in regex.find_n(`[A-Z]?[a-z0-9]+|[A-Z]+`, b, -1)
 	lower(w) in _cfg.credential_name_words
 }
 
-_credential_name(lb, b) if regex.match(`(^|[^a-z])api[_-]?keys?([^a-z]|$)`, lb)
+_credential_name(lb, _) if regex.match(`(^|[^a-z])api[_-]?keys?([^a-z]|$)`, lb)
 
 _code_name(lb) if {
 	parts := split(lb, ".")
