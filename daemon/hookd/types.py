@@ -271,15 +271,15 @@ class Decision:
     def with_id(self, decision_id: str) -> Decision:
         """The decision with its id (every field named: dataclasses.replace() costs twice this, on every decision)."""
         return Decision(
-            self.outcome,
-            self.reasons,
-            self.contexts,
-            self.messages,
-            self.rewrite,
-            self.extras,
-            self.verdicts,
-            self.notes,
-            decision_id,
+            outcome=self.outcome,
+            reasons=self.reasons,
+            contexts=self.contexts,
+            messages=self.messages,
+            rewrite=self.rewrite,
+            extras=self.extras,
+            verdicts=self.verdicts,
+            notes=self.notes,
+            decision_id=decision_id,
         )
 
     @property
