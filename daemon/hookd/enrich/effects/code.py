@@ -26,6 +26,7 @@ from hookd.enrich.effects.words import (
     _dynamic,
     _recipes,
     _short_spellings,
+    make_runs_only_recipes,
     prints_own_code,
     reads_script_from_stdin,
 )
@@ -152,6 +153,12 @@ class CodeRuns:
             elif lang != "sh" and follow.code is None:
                 follow.code = (lang, text)
             follow.scripts.extend(shell_escapes(lang, text))
+            if lang == "make":  # `make --eval TEXT`: a makefile, whose recipes are shell command lines
+                self.ledger.add(
+                    "exec", None, name, code={"lang": lang, "text": text}, known=make_runs_only_recipes(text)
+                )
+                follow.scripts.extend(_recipes(text))
+                return
             if lang != "sh":
                 self._inline(name, lang, text, follow)
                 return
@@ -265,6 +272,9 @@ class CodeRuns:
             )
             return
         self.run_file(place(first), view.name, program.script_operand, follow)
+        if "file-read" in program.gtfobins and program.script_operand not in (*catalogue().languages, *SHELLS):
+            # a macro processor's input (`m4 FILE`, GTFOBins' file-read): what it does not expand, it prints
+            self.ledger.add("read", place(first), view.name, guess=True)
         for word in parsed.operands[1:]:
             if _SECRET_HINT.search(word) and not word.startswith("-"):
                 self.ledger.add("read", place(word), view.name, guess=True)

@@ -244,6 +244,30 @@ class FileEffects:
             extra: dict[str, Any] = {"sweep": True} if deletes else {}
             self.ledger.add("delete" if deletes else "list", place(root), name, recursive=True, **extra)
 
+    def unread_words(
+        self, argv: list[str], skip: set[str], name: str, place: Place, start: int, *, network: bool
+    ) -> None:
+        """Knowing a program does not make its unknown options safe: a path in any of its words that no effect of
+        the command has (`curl --json @F`, `exiftool "-Comment<=F"`, `cmake -E cat F`, `gh gist create F`, `put F`
+        in a file-transfer client's `-c` script) may be read; asked (`guess`). A network program handed a file's
+        content for a value (`@F`, `<F`) sends it: an upload. `skip`: its words that are code or a pattern."""
+        covered = {str(e.get(k) or "") for e in self.ledger.effects[start:] for k in ("raw", "path")}
+        for word in argv[1:]:
+            if word in skip or word in covered or _URL.match(word) or word.startswith("//"):  # (a share: //host/x)
+                continue
+            for token in word.split() if " " in word and not _CODE_WORD.search(word) else (word,):
+                path, content = _path_in(token)
+                if not path or path in covered:
+                    continue
+                placed = place(path)
+                if str(placed.get("path") or "") in covered:
+                    continue
+                covered.add(path)
+                if network and content:
+                    self.ledger.add("read", placed, name, upload=True)
+                else:
+                    self.ledger.add("read", placed, name, guess=True)
+
     def guess(self, argv: list[str], name: str, place: Place, writes: bool = False) -> None:
         """A program the catalogue does not know: each operand that may be a path may be read (or written)."""
         if name in _INERT:
@@ -255,6 +279,25 @@ class FileEffects:
 
 
 _FILE_FUNCTIONS = frozenset({"file-read", "file-write"})  # GTFOBins functions that reach files
+
+# A path inside an argument word, after the marks programs use to take a file's content for a value: `@file`
+# (curl --json, gh, httpie), `<=file` and `<file` (exiftool's tag from a file, curl -F), `key=file`, `--opt=file`;
+# it starts as paths do (`/`, `~`, `.`) or names a directory (`config/.env`), and holds nothing a shell or code
+# would (quotes, brackets, `$`, globs are judged elsewhere)
+_PATH_CHARS = re.compile(r"(?:[~./]|[\w-]+/)[^\s'\"(){}\[\]<>|;&*?$`,:]*")
+
+
+_CODE_WORD = re.compile(r"[(){};|&$`]")  # a word that is code or a command line, not a list of words
+
+
+def _path_in(token: str) -> tuple[str, bool]:
+    """The path a word gives after its last mark (`=`, `@`, `<`), or the whole word ("" when it is not one), and
+    whether the mark takes the file's content for the value (`@`, `<`). Linear: one scan from the end, one match."""
+    cut = max(token.rfind("="), token.rfind("@"), token.rfind("<"))
+    path = token[cut + 1 :]
+    if len(path) > 4096 or path in (".", "..", "/", "./", "~") or _PATH_CHARS.fullmatch(path) is None:
+        return "", False
+    return path, cut >= 0 and token[cut] in "@<"
 
 
 _OCTAL = re.compile(r"^0*([0-7]?)([0-7])([0-7])([0-7])$")

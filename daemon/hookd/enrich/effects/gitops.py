@@ -24,7 +24,7 @@ _SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
 # out, no option whose value runs, no file it reads or writes here. (An alias of one of these names runs
 # only with `-c alias.…`, which comes before the subcommand.)
 _PLAIN = frozenset(
-    {"status", "add", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
+    {"status", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
      "merge-base", "symbolic-ref", "for-each-ref", "mv", "init", "version", "help", "whatchanged", "reflog"}
 )  # fmt: skip
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
@@ -230,11 +230,25 @@ def _runs(where: str, value: str, run: GitRun, model: Ledger) -> None:
     run.scripts.append(text)
 
 
+def _staged(rest: list[str], place: Place, model: Ledger) -> None:
+    """`git add [-f] FILE`: the file's content goes into the repository, and from there to every remote it is
+    pushed to (a secret published: an ignored `.env` added with `-f`, committed, pushed); each file named is
+    read (`staged`), asked when it is a secret (https://git-scm.com/docs/git-add)."""
+    ended = False
+    for word in rest:
+        if word == "--" and not ended:
+            ended = True
+        elif (ended or not word.startswith("-")) and word not in (".", "..", ":/"):
+            model.add("read", place(word), "git", guess=True, staged=True)
+
+
 def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     options = [w for w in rest if w.startswith("-")]
     operands = [w for w in rest if not w.startswith("-")]
     if sub == "config":
         _config_write(rest, options, operands, place, model)
+    elif sub == "add":
+        _staged(rest, place, model)
     elif sub == "diff" and "--no-index" in options:
         for word in operands[-2:]:
             model.add("read", place(word), "git")

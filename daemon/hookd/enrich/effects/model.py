@@ -38,6 +38,7 @@ from hookd.enrich.effects.words import (
     HOME_CODE_WHEN,
     SHELLS,
     _dynamic,
+    _file_operands,
     _has_words,
     _option_value_in,
     _stdout_trees,
@@ -54,6 +55,12 @@ from hookd.enrich.effects.words import (
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
 
 _PROGRAM_GLOB = re.compile(r"[*?]|\[[^\]]+\]")  # a program word the shell expands as a pattern
+# Programs hookd has no entry for whose words only name things (builtins, finders of programs and manuals): a path
+# among them is not opened
+_NAMES_ONLY = frozenset(
+    {"alias", "unalias", "set", "trap", "which", "type", "whereis", "basename", "dirname", "command", "builtin",
+     "help", "hash", "man", "info", "apropos", "whatis", "realpath", "readlink", "mkdir", "rmdir", "touch"}
+)  # fmt: skip
 
 
 class EffectModel:
@@ -178,6 +185,7 @@ class EffectModel:
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
             self._unknown(argv, name, place, follow)
+            _unread(self.files, None, None, view, (place, start))
             return follow
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
@@ -185,6 +193,7 @@ class EffectModel:
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place)
+        _unread(self.files, program, parsed, view, (place, start))
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
@@ -454,6 +463,39 @@ def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> Non
     if lang is not None:
         ledger.add("exec", None, view.name, code={"lang": lang, "text": text or ""}, known=text is not None,
                         deferred=True, startup=path, when=HOME_CODE_WHEN)  # fmt: skip
+
+
+def _unread(
+    files: FileEffects, program: Program | None, parsed: Parsed | None, view: CommandView, at: tuple[Place, int]
+) -> None:
+    """The paths in the command's words that none of its effects (from index `at[1]`) has (FileEffects.unread_words);
+    what a launcher runs is judged as its own command, `find`'s words are tests."""
+    place, start = at
+    if program is None or parsed is None:
+        if view.name not in _NAMES_ONLY:
+            files.unread_words(view.argv, set(), view.name, place, start, network=False)
+        return
+    if program.launcher is not None or program.find:
+        return
+    network = program.network or program.operands in ("fetch", "fetch-first")
+    files.unread_words(view.argv, _code_words(program, parsed), view.name, place, start, network=network)
+    if view.stdin == "text" and view.stdin_text and _options_on_stdin(program, parsed):
+        # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
+        words = view.stdin_text.replace('"', " ").replace("'", " ").split()
+        files.unread_words(["", *words], set(), view.name, place, start, network=network)
+
+
+def _options_on_stdin(program: Program, parsed: Parsed) -> bool:
+    """An option that names a file the program reads, given `-` (stdin): `curl -K -`, `wget -i -`."""
+    return any(value == "-" and program.option_ops.get(option) == "read" for option, value in parsed.options)
+
+
+def _code_words(program: Program, parsed: Parsed) -> set[str]:
+    """The words of a command that are code or a pattern, not files: a code or pattern operand (`grep PATTERN`,
+    `awk PROGRAM`), the value of an option that gives code (`sed -e SCRIPT`, `python -c CODE`)."""
+    code = set(parsed.operands) - set(_file_operands(program, parsed))
+    options = program.code_options | {h.option for h in program.runs if h.kind == "option"}
+    return code | {v for o, v in parsed.options if v is not None and (o in options or o in program.pattern_options)}
 
 
 def _module_argv(argv: list[str]) -> list[str]:

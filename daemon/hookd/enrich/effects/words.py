@@ -87,8 +87,86 @@ def _stdout_trees(effects: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _recipes(makefile: str) -> list[str]:
-    """The recipe lines of a makefile's text (tab-indented): each is a shell command line make runs."""
-    return [line.lstrip("\t").lstrip("@-+") for line in makefile.splitlines() if line.startswith("\t")]
+    """The recipe lines of a makefile's text (tab-indented, or after `;` on a rule's line: `x: ; cmd`), each a
+    shell command line make runs once it has expanded its own references in it (as_shell)
+    (https://www.gnu.org/software/make/manual/html_node/Rule-Syntax.html)."""
+    recipes = []
+    for line in makefile.splitlines():
+        if line.startswith("\t"):
+            recipes.append(_as_shell(line.lstrip("\t").lstrip("@-+")))
+            continue
+        head, semicolon, recipe = line.partition(";")
+        if semicolon and ":" in head.replace(":=", "") and "=" not in head.replace("::=", ""):
+            recipes.append(_as_shell(recipe.strip().lstrip("@-+")))
+        recipes.extend(_shell_calls(head))  # `X := $(shell CMD)`: run as make reads the line
+    return [r for r in recipes if r.strip()]
+
+
+def _shell_calls(line: str) -> list[str]:
+    """The commands of the `$(shell CMD)` calls in a makefile line outside recipes (linear: each jumps past its own)."""
+    found, at = [], line.find("$(shell ")
+    while at >= 0:
+        close = _closing(line, at + 1)
+        found.append(line[at + 8 : close])
+        at = line.find("$(shell ", close)
+    return found
+
+
+# make's functions that do more than compute a text: a file written or read, text made into make code, a hook
+# into Guile (https://www.gnu.org/software/make/manual/html_node/Functions.html); `include` and SHELL likewise
+_MAKE_REACHES = re.compile(r"\$[({](?:file|eval|value|guile|call)\s|^\s*-?s?include\s|^\s*\.?SHELL\s*[:?+!]*=", re.M)
+
+
+def make_runs_only_recipes(makefile: str) -> bool:
+    """Nothing in the makefile's text reaches the system but its recipes (and `$(shell …)`, walked with them)."""
+    return _MAKE_REACHES.search(makefile) is None
+
+
+def _as_shell(recipe: str) -> str:
+    """A recipe as the shell gets it: `$$` is `$`, `$(shell CMD)` a command substitution, a variable `$(NAME)` or
+    `${NAME}` the variable of that name (make imports the environment's), any other reference (a function, an
+    automatic `$@`, a computed name) a value only known when make runs (`${MAKE_VALUE}`). One scan."""
+    out: list[str] = []
+    i = 0
+    while i < len(recipe):
+        ch = recipe[i]
+        if ch != "$" or i + 1 >= len(recipe):
+            out.append(ch)
+            i += 1
+            continue
+        nxt = recipe[i + 1]
+        if nxt == "$":
+            out.append("$")
+            i += 2
+        elif nxt in "({":
+            close = _closing(recipe, i + 1)
+            body = recipe[i + 2 : close]
+            if body.startswith("shell "):  # (make references inside stay as written: read as the shell would)
+                out.append("$(" + body[6:] + ")")
+            elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", body):
+                out.append("${" + body + "}")
+            else:
+                out.append("${MAKE_VALUE}")
+            i = close + 1
+        else:
+            out.append("${MAKE_VALUE}")
+            i += 2
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the bracket closing the one at `start` (nested ones skipped), or the text's end."""
+    opening = text[start]
+    closing = ")" if opening == "(" else "}"
+    depth = 0
+    for k in range(start, len(text)):
+        if text[k] == opening:
+            depth += 1
+        elif text[k] == closing:
+            depth -= 1
+            if depth == 0:
+                return k
+    return len(text)
 
 
 def _dynamic(text: str) -> bool:
