@@ -194,7 +194,8 @@ class CodeRuns:
             if text is None:
                 self.stdin_code(program.name, view.stdin if view.stdin != "none" else "unknown")
                 return
-            self.ledger.add("exec", None, program.name, code={"lang": lang, "text": text})
+            known = make_runs_only_recipes(text) if lang == "make" else follow_code(lang, text).known
+            self.ledger.add("exec", None, program.name, code={"lang": lang, "text": text}, known=known)
             follow.scripts.extend(_recipes(text) if lang == "make" else [])
             if lang != "make" and follow.code is None:
                 follow.code = (lang, text)
@@ -243,11 +244,12 @@ class CodeRuns:
     def script(self, program: Program, parsed: Parsed, view: CommandView, place: Place, follow: Followups) -> None:
         """A shell or interpreter: its first operand is the script it runs (unless code came by an option)."""
         options = {o for o, _ in parsed.options}
-        if (program.script_operand == "sh" and any(o in ("-c",) for o in options)) or "-" + "c" in _short_spellings(
-            view.argv
-        ):
+        tabled = program.runs or program.script_operand == "sh"  # (with no table, `-c CODE` is read by _code_given)
+        if (program.script_operand == "sh" and "-c" in options) or (tabled and "-c" in _short_spellings(view.argv)):
             return
-        if any(h.kind == "option" and h.option in options for h in program.runs) or "-m" in options or "-c" in options:
+        if any(h.kind == "option" and h.option in options for h in program.runs):
+            return
+        if tabled and ("-c" in options or "-m" in options):
             return
         if not parsed.operands or parsed.operands[0] in STDIN_FILES:
             self._stdin_script(program, view, follow)
@@ -295,7 +297,7 @@ def _code_given(argv: list[str], first: str) -> str | None:
         option, eq, value = argv[k].partition("=")
         if eq and option in CODE_OPTIONS:
             return value
-        if argv[k] in CODE_OPTIONS and k + 1 < len(argv):
+        if (argv[k] in CODE_OPTIONS or argv[k].lower() in CODE_OPTIONS) and k + 1 < len(argv):
             return argv[k + 1] if argv[k + 1] == first else None
         if argv[k] == first:
             return None

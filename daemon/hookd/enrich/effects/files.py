@@ -61,7 +61,10 @@ class FileEffects:
             return
         if op in ("delete", "delete-tree"):
             for word in local:
-                self.ledger.add("delete", place(word), name, recursive=op == "delete-tree")
+                self.ledger.add("delete", place(word), name, recursive=op == "delete-tree" or recursive)
+        elif op in ("move-to", "copy-to", "copy-tree-to") and len(operands) >= 2:  # `cmake -E copy SRC… DEST`
+            kind = "move" if op == "move-to" else "copy"
+            self._transfer(kind, operands[:-1], [operands[-1]], place, name, op != "copy-to", False)
         elif op == "sweep-last" and operands and operands[-1] in local:
             self.ledger.add("write", place(operands[-1]), name, recursive=True)
             self.ledger.add("delete", place(operands[-1]), name, recursive=True, sweep=True)

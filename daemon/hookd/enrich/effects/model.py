@@ -28,6 +28,8 @@ from hookd.enrich.effects.handed import (
     handed_commands,
     is_command_line,
     launched_words,
+    piped_commands,
+    shell_escapes,
 )
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed, parse
@@ -163,6 +165,7 @@ class EffectModel:
             self._redirect(redirect, name, view)
         if not argv:
             return follow
+        _piped(self.ledger, view, follow)
         if view.env:
             self._loaded_by_environment(view, place, follow)
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
@@ -207,6 +210,8 @@ class EffectModel:
         """What it runs that it is handed; a network program's (`ncat -e /bin/sh host port`) is fed the connection."""
         handed_from = len(self.ledger.effects)
         self.code.hooks(program, parsed, view, follow)
+        if _runs_without_table(program) and view.name not in SHELLS and view.name not in _WALKED_INLINE:
+            _untabled_code(self.ledger, view, follow)
         if program.network:
             for effect in self.ledger.effects[handed_from:]:
                 if effect["op"] == "exec" and effect["code"].get("lang") == "sh":
@@ -216,9 +221,7 @@ class EffectModel:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
         as a script), words it may run as a command are walked as one, operands that may be paths may be read."""
         if name not in WALKED_BY_THE_SHELL:
-            for text in handed_commands(argv):
-                self.ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
-                follow.scripts.append(text)
+            _handed_words(self.ledger, argv, name, follow)
             launched = launched_words(argv)
             if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
                 follow.scripts.append(shlex.join(launched))
@@ -483,6 +486,46 @@ def _unread(
         # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
         words = view.stdin_text.replace('"', " ").replace("'", " ").split()
         files.unread_words(["", *words], set(), view.name, place, start, network=network)
+
+
+def _piped(ledger: Ledger, view: CommandView, follow: Followups) -> None:
+    """`strace -o '|CMD' …` (a wrapper's words too): an output "file" that pipes into a command runs it."""
+    for text in piped_commands([*view.peeled, *view.argv]):
+        ledger.add("exec", None, view.name, code={"lang": "sh", "text": text}, known=not _dynamic(text))
+        follow.scripts.append(text)
+
+
+def _untabled_code(ledger: Ledger, view: CommandView, follow: Followups) -> None:
+    """A program GTFOBins knows runs commands, where hookd has no table of how (`debugfs`, `ftp`): a command
+    line among its words is judged as an unknown program's are (EffectModel._unknown), and the text its stdin
+    gives is code in its own language, not known, whose `!CMD` lines (the shell escape of such command
+    languages) are walked as shell command lines."""
+    _handed_words(ledger, view.argv, view.name, follow)
+    if view.stdin == "text" and view.stdin_text:
+        code = {"lang": view.name, "text": view.stdin_text}
+        ledger.add("exec", None, view.name, code=code, known=False, handed=True)
+        follow.scripts.extend(shell_escapes("ed", view.stdin_text))
+
+
+def _handed_words(ledger: Ledger, argv: list[str], name: str, follow: Followups) -> None:
+    for text in handed_commands(argv):
+        ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
+        follow.scripts.append(text)
+
+
+def _runs_without_table(program: Program) -> bool:
+    """GTFOBins knows the program runs commands (`shell`, `command`), and hookd's entry says nowhere how."""
+    return (
+        not program.runs
+        and program.launcher is None
+        and not (program.script_operand or program.stdin_lang or program.code_file_lang or program.subcommand_ops)
+        and not program.schedules  # (what `at` is fed runs later: judged as such)
+        and not program.gtfobins.isdisjoint(_RUNS_COMMANDS)
+    )
+
+
+_RUNS_COMMANDS = frozenset({"shell", "command"})
+_WALKED_INLINE = frozenset({"eval", "su", "trap"})  # the shell builder walks their code itself (shell.wrappers)
 
 
 def _options_on_stdin(program: Program, parsed: Parsed) -> bool:
