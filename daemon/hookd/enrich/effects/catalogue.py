@@ -137,6 +137,12 @@ class Program:
     socat: bool = False
     host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
     builds: tuple[tuple[str, ...], ...] = ()  # `pip install DIR`: after these words, a local package's code runs
+    # a REST client: `words` before its endpoint (`gh api`), the options giving the `method`, or `method_operand`
+    # (httpie: `http DELETE URL`), the API `base` an endpoint that is no URL is under (forge_apis)
+    rest_api: Mapping[str, Any] = field(default_factory=dict)
+    # a file server: the directory it serves to the network (`options` naming it, or the first `operand`; `when`:
+    # only under that option, `php -S`), `default` when none is named
+    serves: Mapping[str, Any] = field(default_factory=dict)
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
@@ -266,6 +272,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         socat=bool(spec.get("socat", False)),
         host_copy=str(spec.get("host_copy", "")),
         builds=tuple(tuple(str(words).split()) for words in spec.get("builds", ())),
+        rest_api=dict(spec.get("rest_api", {})),
+        serves=dict(spec.get("serves", {})),
         code_operand=any(h.kind == "operand" for h in runs),
         code_options=frozenset(spec.get("code_file_options", ()))
         | {h.option for h in runs if h.kind == "option" and h.code},
@@ -298,9 +306,9 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "bin_dirs", "environment", "git", "instruction_files", "languages",
-        "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "startup_files",
-        "system_programs",
+        "_built", "_derived", "_specs", "bin_dirs", "environment", "forge_apis", "git", "instruction_files",
+        "languages", "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths",
+        "startup_files", "system_programs",
     )  # fmt: skip
 
     def __init__(
@@ -340,6 +348,7 @@ class Catalogue:
             for name in entry["names"]
         }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
+        self.forge_apis: Mapping[str, Any] = own.get("forge_apis", {})  # REST APIs where DELETE removes a hosted thing
 
     def get(self, name: str) -> Program | None:
         try:

@@ -256,8 +256,10 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
         for word in operands:
             if ":" in word and not word.startswith(":"):
                 model.add("read", place(word.split(":", 1)[1]), "git", history=True)
-    elif sub in ("ls-files", "ls-tree", "grep"):
+    elif sub in ("ls-files", "ls-tree"):
         model.add("list", place("."), "git", recursive=True)
+    elif sub == "grep":  # the lines it matches are printed: every file below the cwd read (`--no-index`: any file)
+        model.add("read", place("."), "git", recursive=True)
     elif sub == "clone" and operands:
         _clone(rest, operands, place, model)
     elif sub in ("apply", "am") and operands:

@@ -20,7 +20,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns
-from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
+from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
@@ -281,6 +281,10 @@ class EffectModel:
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
         deletes_named(self.ledger, program, argv)
+        if program.rest_api:
+            rest_deletes(self.ledger, program, parsed)
+        if program.serves:
+            served(self.ledger, program, parsed, place)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
