@@ -308,7 +308,7 @@ class Catalogue:
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "environment", "forge_apis", "git", "instruction_files",
         "languages", "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths",
-        "startup_files", "system_programs",
+        "settings_files", "startup_files", "system_programs",
     )  # fmt: skip
 
     def __init__(
@@ -349,6 +349,9 @@ class Catalogue:
         }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
         self.forge_apis: Mapping[str, Any] = own.get("forge_apis", {})  # REST APIs where DELETE removes a hosted thing
+        self.settings_files: Mapping[str, Mapping[str, Any]] = {  # a file's name -> how its lines of settings read
+            name: entry for entry in own.get("settings_files", {}).get("files", ()) for name in entry["names"]
+        }
 
     def get(self, name: str) -> Program | None:
         try:

@@ -50,6 +50,7 @@ from hookd.enrich.effects.words import (
     prints_own_code,
     reads_script_from_stdin,
     runs_nothing,
+    settings_only,
     shadows,
     startup_language,
 )
@@ -134,7 +135,7 @@ class EffectModel:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if lang == "sh" and text is not None and runs_nothing(text):
+            if text is not None and (runs_nothing(text) if lang == "sh" else settings_only(path, text)):
                 continue
             # another program's file (`/etc/sudoers.d/x`, a `.pth`): what it runs or grants is not shell code
             self.ledger.add("exec", None, view.name, code={"lang": lang or "text", "text": text or ""},

@@ -8,7 +8,8 @@ import fnmatch
 import functools
 import os
 import re
-from collections.abc import Iterable
+import shlex
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, StartupFiles, catalogue
@@ -500,3 +501,53 @@ def sets_id(mode: str) -> bool:
     if mode.isdigit():
         return len(mode) >= 4 and int(mode[-4]) & 4 != 0
     return _SYMBOLIC_SETUID.search(mode) is not None
+
+
+def settings_only(path: str, text: str) -> bool:
+    """`text`, written into a program's configuration file that may run commands (`~/.tmux.conf`), holds only
+    settings and bindings that run none: every command of every line is one the catalogue's `settings_files`
+    entry calls inert (a bound key's command too), no option set is one whose value runs later, and nothing
+    holds a marker that runs a command (`#(…)`, a hook)."""
+    entry = catalogue().settings_files.get(path.rpartition("/")[2])
+    if entry is None or len(text) > 64 * 1024 or any(marker in text for marker in entry["unsafe"]):
+        return False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(entry["comment"]):
+            continue
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            return False
+        command: list[str] = []
+        for word in [*words, ";"]:
+            if word != ";":
+                command.append(word)
+            elif command and not _inert_setting(command, entry, bound=False):
+                return False
+            else:
+                command = []
+    return True
+
+
+def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -> bool:
+    name, rest = words[0], words[1:]
+    if name not in entry["inert"] or (bound and name in entry["binds"]):
+        return False
+    if name in entry["binds"]:
+        k = 0
+        while k < len(rest) and rest[k].startswith("-") and len(rest[k]) > 1:
+            k += 2 if rest[k] in entry["bind_flags"] else 1
+        return len(rest) <= k + 1 or _inert_setting(rest[k + 1 :], entry, bound=True)
+    if name in entry["sets"]:
+        option = next((w for w in rest if not w.startswith("-")), "")
+        return option not in entry["unsafe_options"]
+    if name in ("source-file", "source"):  # another configuration of the same program (`bind r source-file` itself)
+        return all(w.rpartition("/")[2] in entry["names"] for w in rest if not w.startswith("-"))
+    if name in entry["take_command"]:  # a word that is no option nor an option's value is a shell command
+        k = 0
+        while k < len(rest):
+            if not rest[k].startswith("-"):
+                return False
+            k += 2 if rest[k] in entry["value_flags"] else 1
+    return True
