@@ -54,3 +54,10 @@ def test_a_network_program_handed_a_files_content_uploads_it(command: str, tmp_p
 )
 def test_words_that_are_patterns_code_or_judged_elsewhere_are_not_guessed(command: str, tmp_path: Path) -> None:
     assert [e for e in ops(command, tmp_path, "read") if e.get("guess")] == []
+
+
+@pytest.mark.parametrize("program", ["cmake", "git add"])
+def test_past_the_bound_one_read_whose_target_is_not_known_stands_for_the_rest(program: str, tmp_path: Path) -> None:
+    files = " ".join(f"src/f{i}.c" for i in range(700))
+    reads = ops(f"{program} {files}", tmp_path, "read")
+    assert len(reads) <= 514 and [e["known"] for e in reads][-1] is False

@@ -262,6 +262,9 @@ class FileEffects:
                 path, content = _path_in(token)
                 if not path or path in covered:
                     continue
+                if len(covered) > MAX_GUESSED:  # past this, one read whose target is not known (asked): cost bound
+                    self.ledger.add("read", {"raw": "${many_paths}", "path": ""}, name, guess=True)
+                    return
                 placed = place(path)
                 if str(placed.get("path") or "") in covered:
                     continue
@@ -282,6 +285,7 @@ class FileEffects:
 
 
 _FILE_FUNCTIONS = frozenset({"file-read", "file-write"})  # GTFOBins functions that reach files
+MAX_GUESSED = 512  # paths of one command's unread words placed (each resolves against the file system)
 
 # A path inside an argument word, after the marks programs use to take a file's content for a value: `@file`
 # (curl --json, gh, httpie), `<=file` and `<file` (exiftool's tag from a file, curl -F), `key=file`, `--opt=file`;

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.discards import discard_effects
+from hookd.enrich.effects.files import MAX_GUESSED
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.facts import is_unresolved as _dynamic
@@ -234,11 +235,15 @@ def _staged(rest: list[str], place: Place, model: Ledger) -> None:
     """`git add [-f] FILE`: the file's content goes into the repository, and from there to every remote it is
     pushed to (a secret published: an ignored `.env` added with `-f`, committed, pushed); each file named is
     read (`staged`), asked when it is a secret (https://git-scm.com/docs/git-add)."""
-    ended = False
+    ended, count = False, 0
     for word in rest:
         if word == "--" and not ended:
             ended = True
         elif (ended or not word.startswith("-")) and word not in (".", "..", ":/"):
+            count += 1
+            if count > MAX_GUESSED:  # past this, one file whose name is not known (asked): the cost stays bounded
+                model.add("read", {"raw": "${many_paths}", "path": ""}, "git", guess=True, staged=True)
+                return
             model.add("read", place(word), "git", guess=True, staged=True)
 
 
