@@ -61,3 +61,12 @@ def test_past_the_bound_one_read_whose_target_is_not_known_stands_for_the_rest(p
     files = " ".join(f"src/f{i}.c" for i in range(700))
     reads = ops(f"{program} {files}", tmp_path, "read")
     assert len(reads) <= 514 and [e["known"] for e in reads][-1] is False
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["docker run --env-file .env app", "docker compose --env-file .env up -d", "node --env-file=.env server.js"],
+)
+def test_an_env_file_loaded_into_the_environment_is_used_not_read(command: str, tmp_path: Path) -> None:
+    reads = [e for e in ops(command, tmp_path, "read") if e["path"] == f"{tmp_path}/.env"]
+    assert reads and all(e.get("uses") and not e.get("guess") for e in reads)

@@ -255,8 +255,17 @@ class FileEffects:
         in a file-transfer client's `-c` script) may be read; asked (`guess`). A network program handed a file's
         content for a value (`@F`, `<F`) sends it: an upload. `skip`: its words that are code or a pattern."""
         covered = {str(e.get(k) or "") for e in self.ledger.effects[start:] for k in ("raw", "path")}
-        for word in argv[1:]:
+        for k, word in enumerate(argv[1:], start=1):
             if word in skip or word in covered or _URL.match(word) or word.startswith("//"):  # (a share: //host/x)
+                continue
+            if word.startswith("-") and "=" not in word:
+                continue  # an option's name (its value, in the next word, is judged there)
+            if _LOADS_ENVIRONMENT.search(word.partition("=")[0] if word.startswith("-") else argv[k - 1]):
+                # `--env-file F` (docker, compose, node, bun, uv): loaded into the program's environment, never
+                # printed by the option itself; what prints the environment is judged as such
+                self.ledger.add(
+                    "read", place(word.partition("=")[2] if word.startswith("-") else word), name, uses=True
+                )
                 continue
             for token in word.split() if " " in word and not _CODE_WORD.search(word) else (word,):
                 path, content = _path_in(token)
@@ -295,6 +304,10 @@ _PATH_CHARS = re.compile(r"(?:[~./]|[\w-]+/)[^\s'\"(){}\[\]<>|;&*?$`,:]*")
 
 
 _CODE_WORD = re.compile(r"[(){};|&$`]")  # a word that is code or a command line, not a list of words
+# an option that loads a dotenv file into the environment of what the program runs: https://docs.docker.com/
+# reference/cli/docker/container/run/#env, https://nodejs.org/api/cli.html#--env-fileconfig, https://bun.sh/docs/
+# runtime/env, https://docs.astral.sh/uv/reference/cli/#uv-run--env-file
+_LOADS_ENVIRONMENT = re.compile(r"^--?env[-_]?file$", re.IGNORECASE)
 
 
 def _path_in(token: str) -> tuple[str, bool]:
