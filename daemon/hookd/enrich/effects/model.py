@@ -110,8 +110,10 @@ class EffectModel:
         commands run later, outside the hooks (deferred, and judged as a script when the line shows the text);
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
+            if effect["op"] != "write":
+                continue  # each test below is of a write (_shadowed and _home_code return at once for another op)
             path = effect["path"]
-            lang = startup_language(path, self.ledger.home) if effect["op"] == "write" and path else None
+            lang = startup_language(path, self.ledger.home) if path else None
             shadowed = _shadowed(effect, self.ledger.effects[start:], self.ledger.home) if lang is None else None
             if shadowed:  # `cp x ~/.local/bin/git`: a program before the system's, run in every later shell
                 self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
