@@ -26,7 +26,7 @@ from urllib.parse import unquote
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.fetches import instance_metadata
-from hookd.enrich.effects.words import runs_nothing, shadows, startup_languages
+from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_languages
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     MAX_TEXT,
@@ -553,7 +553,7 @@ def _runs_at_start(
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
-        if effect["op"] != "write" or not isinstance(path, str):
+        if effect["op"] != "write" or not isinstance(path, str) or not may_run_at_start(path, homes):
             continue
         langs = startup_languages(path, homes)
         when = next((w for h in homes if (w := shadows(path, h))), None) if langs <= {None} else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.words import shadows, startup_language, startup_languages
+from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.tool_args import new_texts
 
 HOMES = ("/home/u", "/root", "/home/u/.config", "/")
@@ -36,6 +36,19 @@ def test_startup_languages_over_homes_is_each_homes_startup_language() -> None:
         for count in range(len(HOMES) + 1):
             for homes in itertools.combinations(HOMES, count):
                 assert startup_languages(path, homes) == {startup_language(path, h) for h in homes}, (path, homes)
+
+
+def test_the_gate_before_a_writes_startup_tests_holds_wherever_one_of_them_does() -> None:
+    paths = _paths()
+    for count in range(1, len(HOMES) + 1):
+        for homes in itertools.combinations(HOMES, count):
+            for path in paths:
+                found = startup_languages(path, homes) != {None} or any(shadows(path, h) for h in homes)
+                assert may_run_at_start(path, homes) or not found, (path, homes)
+    ordinary = ("/home/u/project/src/app.py", "/home/u/project/.env", "/srv/app/README.md", "/tmp/x/out.txt")
+    assert not any(may_run_at_start(path, ("/home/u", "/root")) for path in ordinary)  # the gate leaves them out
+    assert may_run_at_start("/home/u/.bashrc", ("/root", "/home/u"))
+    assert not may_run_at_start("/home/u/.bashrc", ("/root",))
 
 
 def test_startup_language_keeps_its_answers() -> None:

@@ -9,9 +9,10 @@ import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Program, StartupFiles, catalogue
+from hookd.enrich.effects.catalogue import Catalogue, Program, StartupFiles, catalogue
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
@@ -326,6 +327,52 @@ def startup_languages(path: str, homes: Sequence[str]) -> set[str | None]:
         else None
         for home in homes
     }
+
+
+def may_run_at_start(path: str, homes: Sequence[str]) -> bool:
+    """False only where no home's `startup_language(path, home)` is known and no home's `shadows(path, home)`
+    holds: their tests over every home at once, from tables derived once per catalogue and homes, so that a
+    write of an ordinary file runs neither (true of every path either may hold for, and of a few more)."""
+    gate = _at_start(catalogue(), tuple(homes))
+    directory, _, base = path.rpartition("/")
+    return (
+        (directory in gate.homes and base in gate.names)
+        or path in gate.searched
+        or directory in gate.searched
+        or path.endswith(gate.below)
+        or (path + "/").startswith(gate.system)
+        or gate.inside.search(path) is not None
+        or gate.globs.match(path) is not None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _AtStart:
+    """What `startup_language` and `shadows` test, over both startup tables and every home."""
+
+    homes: frozenset[str]
+    names: frozenset[str]
+    searched: frozenset[str]
+    below: tuple[str, ...]
+    system: tuple[str, ...]
+    inside: re.Pattern[str]
+    globs: re.Pattern[str]
+
+
+@functools.lru_cache(maxsize=64)  # one a caller's homes, as the protected places are derived once a home
+def _at_start(known: Catalogue, homes: tuple[str, ...]) -> _AtStart:
+    tables = (known.startup_files, known.runs_later)
+    below = tuple(sorted({b for files in tables for b in files.below}))
+    home_dirs, system_dirs = known.bin_dirs
+    return _AtStart(
+        homes=frozenset(homes),
+        names=frozenset(n for files in tables for n in files.names),
+        searched=frozenset({f"{home}/{d}" for home in homes for d in home_dirs} | set(system_dirs)),
+        below=below,
+        system=tuple(sorted({s for files in tables for s in files.system})),
+        inside=_inside_any(below),
+        globs=_any_glob(tuple(p for files in tables for p in files.patterns)),
+    )
 
 
 def _anywhere(files: StartupFiles, path: str) -> bool:
