@@ -36,19 +36,11 @@ from hookd.enrich.gitconfig_text import (
     may_set_executing_key,
     unjudged_write,
 )
-from hookd.enrich.later_code import is_command_file, left_for_later
+from hookd.enrich.later_code import is_command_file, left_for_later, may_leave_code
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
-from hookd.enrich.tool_args import (
-    MAX_URL_DEPTH,
-    command_line,
-    inferred,
-    kernel_code_line,
-    new_texts,
-    url_texts,
-    words,
-)
+from hookd.enrich.tool_args import MAX_URL_DEPTH, command_line, inferred, kernel_code_line, new_texts, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 
@@ -123,24 +115,22 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     writes = kind in (ToolKind.WRITE, ToolKind.EDIT) or any(e["op"] == "write" for e in out)
-    texts_new = new_texts(tool.input) if writes else []  # once a call: the steps below each judge them
+    new = new_texts(tool.input) if writes else []  # once a call: the steps below each judge them
     out.extend(
-        _git_keys(
-            out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project, new=texts_new
-        )
+        _git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project, new=new)
     )
-    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
         started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         written = _written(out)
         # an edit that completes a command's marker (`!`echo X`` with `echo X` replaced) shows it in the whole text only
-        texts = texts_new + [
+        texts = new + [
             t
             for p in written
             if is_command_file(p)
             for t in _texts_after(p, tool.input, spec, guess is None) or []
-            if t not in texts_new
+            if t not in new
         ]
         out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
     out.extend(
@@ -223,6 +213,15 @@ def _program_config_keys(
                     out.append({**_unknown("exec", program), "known": True, "code": code, "deferred": True,
                                 "startup": path, "key": key})  # fmt: skip
     return out
+
+
+def _may_run_later(effects: list[dict[str, JSON]], home: str) -> bool:
+    """False only where no path written is one that `_configured_commands`, `_program_config_keys` or
+    `left_for_later` reads (each one's own first test), whatever the texts."""
+    configs, written = catalogue().program_configs, _written(effects)
+    return any(
+        p.endswith(_CONFIG_SUFFIXES) or p.rpartition("/")[2] in configs or may_leave_code(p, home) for p in written
+    )
 
 
 def _written(effects: list[dict[str, JSON]]) -> list[str]:
