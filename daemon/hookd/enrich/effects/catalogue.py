@@ -105,6 +105,9 @@ class Program:
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
+    pid_options: frozenset[str] = (
+        frozenset()
+    )  # `prlimit --pid PID`: the value is a process it acts on (limits, attaches)
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
@@ -235,6 +238,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         subcommand_ops=dict(spec.get("subcommand_ops", {})),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
+        pid_options=frozenset(spec.get("pid_options", ())),
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),

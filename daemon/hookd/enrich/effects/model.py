@@ -37,6 +37,7 @@ from hookd.enrich.effects.words import (
     _NOTHING,
     HOME_CODE_WHEN,
     SHELLS,
+    XARGS_INPUT,
     _dynamic,
     _has_words,
     _option_value_in,
@@ -184,7 +185,7 @@ class EffectModel:
         self._operands(program, parsed, argv, view, place, follow)
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
-        self._program_effects(program, parsed, argv, place)
+        self._program_effects(program, parsed, argv, place, view)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
@@ -247,7 +248,9 @@ class EffectModel:
                 )
                 follow.scripts.append(text)
 
-    def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
+    def _program_effects(
+        self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView
+    ) -> None:
         """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
         a local package built."""
         if program.privilege:
@@ -255,7 +258,10 @@ class EffectModel:
         if program.grants:
             grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
-            self._signal(program, parsed)
+            self._signal(program, parsed, view.fed)
+        for option, value in parsed.options:  # `prlimit --pid PID --nofile=0:0`: a process limited or attached to
+            if option in program.pid_options and value:
+                _signal_to(self.ledger, program.name, value, "pid", view.fed, acts="process")
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.writes_files:
@@ -371,7 +377,7 @@ class EffectModel:
             return
         self.files.files(program, parsed, argv, name, view, place)
 
-    def _signal(self, program: Program, parsed: Parsed) -> None:
+    def _signal(self, program: Program, parsed: Parsed, fed: tuple[str, ...]) -> None:
         targets = parsed.operands
         if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
             if not any(word in program.stop_words for word in targets):
@@ -386,7 +392,7 @@ class EffectModel:
                 match = "all"  # kill(2): pid -1 is every process the caller may signal, the guard among them
             elif program.signal == "unit" and any(ch in word for ch in "*?["):
                 target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
-            self.ledger.add("signal", None, program.name, target=target, match=match)
+            _signal_to(self.ledger, program.name, target, match, fed)
 
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
@@ -412,6 +418,45 @@ def _pids_after_signal(spelled: list[str]) -> list[str]:
                 pids.append(word)
             signalled = True
     return pids
+
+
+def _signal_to(ledger: Ledger, name: str, target: str, match: str, fed: tuple[str, ...], **extra: Any) -> None:
+    """A signal (or a limit, an attach) to `target`; one built when the shell runs from what a lookup prints
+    (`kill $(pgrep -f x)`, `pgrep -f x | xargs kill`) has that lookup's words as `lookup`: the process it
+    names is the target (`pidof hookd`, `systemctl show -p MainPID hookd`, `cat /run/hookd.pid`)."""
+    lookup = _lookup_words(target, fed) if match == "pid" else []
+    if lookup:
+        extra["lookup"] = lookup
+    ledger.add("signal", None, name, target=target, match=match, **extra)
+
+
+_SUBSTITUTION = re.compile(r"\$\((.*)\)|`([^`]*)`", re.S)
+
+
+def _lookup_words(target: str, fed: tuple[str, ...]) -> list[str]:
+    """The operands of the commands whose output a PID built at run time is (options and program words left
+    out): a substitution in the target, or, for xargs' input, the commands before it in the pipeline (`fed`)."""
+    words: list[str] = []
+    for match in _SUBSTITUTION.finditer(target):
+        text = match.group(1) or match.group(2) or ""
+        try:
+            split = shlex.split(text.replace("|", " | ").replace(";", " ; "))
+        except ValueError:
+            split = text.split()
+        first = True
+        for word in split:
+            if word in ("|", ";", "&&", "||"):
+                first = True
+            elif first:
+                first = False  # the program
+            else:
+                words.append(word)
+    if XARGS_INPUT in target:
+        words.extend(fed)
+    return [w for w in words if w and not w.startswith("-")][:_LOOKUP_WORDS]
+
+
+_LOOKUP_WORDS = 64
 
 
 def _unit_glob_regex(target: str) -> str:

@@ -50,6 +50,7 @@ class _Builder:
         self._functions: dict[str, _Block] = {}  # shell functions defined earlier on the line
         self._called: set[str] = set()
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
+        self._fed: tuple[str, ...] = ()  # the operands of the commands before the next one in its pipeline
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -91,8 +92,10 @@ class _Builder:
             number = self._next_pipeline()
             stdin: str | None = None
             origin = "none"
+            fed: list[str] = []
             for position, element in enumerate(item.elements):
                 if isinstance(element, _Simple):
+                    self._fed = tuple(fed)
                     origin = self._simple(
                         element, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
                     )
@@ -100,6 +103,8 @@ class _Builder:
                     self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
                     origin = "unknown"
                 stdin = printed(element.words) if isinstance(element, _Simple) else None
+                if isinstance(element, _Simple):
+                    fed.extend(expand_words(element.words, self.state.variables, self.home)[1:])
                 if stdin is not None:
                     origin = "text"
         else:
@@ -167,6 +172,7 @@ class _Builder:
         """Walks one command; returns what its standard output is (EffectModel's `origin`)."""
         if slot is None:
             slot = (self._next_pipeline(), 0)
+        fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
         env = dict(simple.assigns)
         variables = self.state.variables
         if cwd.known and "PWD" not in variables and any("PWD" in w for w in simple.words):
@@ -202,6 +208,7 @@ class _Builder:
         made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs}
         substituted = next((kind for kind in ("fetch", "decode") if kind in made), "")
         command_origin = (origin, substituted)
+        self._fed = fed
         return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, command_origin)
 
     def _after(
@@ -293,6 +300,7 @@ class _Builder:
     ) -> Followups:
         inherited, privileged = privileges
         origin, substituted = origins
+        fed, self._fed = self._fed, ()
         argv = [] if command["name"] in self._functions else command["argv"]
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
@@ -309,6 +317,7 @@ class _Builder:
             stdin=origin,
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
             substituted=substituted,
+            fed=fed,
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
