@@ -302,7 +302,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "bin_dirs", "environment", "git", "instruction_files", "languages",
+        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "environment", "git", "instruction_files",
+        "languages",
         "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "startup_files",
         "system_programs",
     )  # fmt: skip
@@ -344,6 +345,8 @@ class Catalogue:
             for name in entry["names"]
         }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
+        # a file's extension -> the programming language it is code in (`.go`, `.lua`, `.cow`)
+        self.code_extensions: Mapping[str, str] = (languages or {}).get("extensions", {}).get("code", {})
 
     def get(self, name: str) -> Program | None:
         try:

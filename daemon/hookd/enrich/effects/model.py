@@ -30,6 +30,7 @@ from hookd.enrich.effects.handed import (
     launched_words,
 )
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.loaded import file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.words import (
     _DECODERS,
@@ -95,6 +96,7 @@ class EffectModel:
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
         follow = self._command(view, place)
+        loaded_files(self.ledger, view, place, follow, start)  # `go run /tmp/m.go`: a file the line wrote
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
@@ -133,6 +135,8 @@ class EffectModel:
                             known=text is not None, deferred=True, startup=path)  # fmt: skip
             if text and lang == "sh":
                 follow.scripts.append(text)
+            elif text:  # a unit's `ExecStart=`, a D-Bus service's `Exec=`: its command lines, judged as themselves
+                follow.scripts.extend(file_commands(text))
             return
 
     def _built_program(self, view: CommandView) -> None:

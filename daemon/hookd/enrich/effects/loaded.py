@@ -1,0 +1,132 @@
+"""Files the line wrote, then handed to a program that may run them (docs/policies.md, "The effect model").
+
+`curl -o x.sh … && sh x.sh` is followed where a shell or interpreter takes its script (code.py, `run_file`);
+the same flow reaches any program that loads code from a file it is given: `go run /tmp/m.go`, `pandoc -L
+f.lua`, `wg-quick up wg0.conf` (its `PostUp`), `cowsay -f x.cow` (Perl), `systemctl link x.service` (its
+`ExecStart`), `COMPOSER=/tmp/c.json composer run-script x`. By mechanism, not by those programs: a path the
+line wrote (or downloaded, or decoded) that a later command names as an operand, an option's value or an
+environment variable's value, when the catalogue does not say what that command does with it (no effect
+of its own: not a read, a write, a copy, …) and the program may run code (GTFOBins' shell, command or
+inherit functions, a `runs` hook, a launcher) or is not in the catalogue at all. Then the file's text is
+code that program runs: an `exec` of the file, `known` only when its text is data (no command line in
+it, not a program's source by its extension); the command lines its text holds (`ExecStart=…`, `PostUp =
+…`, a JSON script, backticks) are walked as scripts of their own, so `rm -rf ~` there is judged as itself.
+
+`file_commands` is also how a file run later (a startup file, a service unit in place) shows its commands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.handed import is_command_line, literal_commands
+from hookd.enrich.effects.languages import follow_code
+from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.words import _NOTHING, SHELLS, _dynamic
+
+# GTFOBins functions of a program that runs code it is given (https://gtfobins.github.io/#+shell)
+_RUNS_CODE = frozenset({"shell", "command", "inherit", "reverse-shell", "bind-shell", "library-load"})
+# `key = value`, `key: value`, `"key": "value"`: a setting whose value may be a command line
+_SETTING = re.compile(r"""^\s*"?[\w.@-]+"?\s*[=:]\s*(.+?)\s*,?\s*$""")
+_SUBSTITUTED = re.compile(r"`([^`]+)`|\$\(([^()]+)\)")
+_GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the command's own effects
+_MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
+
+
+def may_run_files(program: Program | None) -> bool:
+    """A program that may run code given in a file: one the catalogue does not know, or one it knows to run
+    code it is handed (GTFOBins' functions, a `runs` hook, a launcher, a file of code by option)."""
+    if program is None:
+        return True
+    return bool(
+        program.runs
+        or program.launcher is not None
+        or program.code_file_options
+        or not program.gtfobins.isdisjoint(_RUNS_CODE)
+    )
+
+
+def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Followups, start: int) -> None:
+    """The exec effects of files the line made that this command is handed (see the module doc); `start`:
+    where this command's own effects begin."""
+    if not ledger.produced or not view.argv or view.name in _NOTHING or view.name in SHELLS:
+        return
+    program = catalogue().get(view.name)
+    if not may_run_files(program) or (
+        program is not None and (program.script_operand or program.compiles or program.builds)
+    ):  # an interpreter runs its script (code.py), the words after it are the script's arguments; a compiler's
+        # sources are built into the file it names, judged where that runs (entries.compiled); a package
+        # installer's directory is judged by code.package_dirs
+        return
+    judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess")}
+    for word in _handed_words(view):
+        placed = place(word)
+        path = str(placed.get("path") or "")
+        kind = ledger.produced.get(path)
+        if kind is None or path in judged:
+            continue
+        judged.add(path)
+        _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None)
+
+
+def _handed_words(view: CommandView) -> list[str]:
+    """The words that may name a file: operands, option values (`-L f`, `--filter=f`), environment values."""
+    words = []
+    for word in [*view.argv[1:], *view.env.values()]:
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if value and not value.startswith("-") and not _dynamic(value) and not _GLOB.search(value):
+            words.append(value)
+    return words
+
+
+def _loaded(
+    ledger: Ledger, placed: Mapping[str, Any], name: str, kind: str, follow: Followups, *, catalogued: bool
+) -> None:
+    path = str(placed.get("path") or "")
+    text = ledger.contents.get(path) if kind == "write" else None
+    lang = _extension_language(path)
+    extra: dict[str, Any] = {"loaded": kind}
+    # fetched or decoded for a program that runs code, or a program's source written otherwise (`mkdir d`, a
+    # report redirected: not code): what it holds hookd cannot see
+    if text is None and ((catalogued and kind != "write") or lang is not None):
+        ledger.add("exec", placed, name, code={"lang": lang or "text", "text": ""}, known=False, **extra)
+        return
+    if text is None:
+        return
+    commands = file_commands(text)
+    known = not commands and lang is None
+    if lang is not None and not commands and lang in catalogue().languages:
+        followed = follow_code(lang, text)
+        commands, known = list(followed.commands), followed.known
+        follow.scripts.extend(followed.files)
+    ledger.add("exec", placed, name, code={"lang": lang or "text", "text": text}, known=known, **extra)
+    follow.scripts.extend(commands)
+
+
+def _extension_language(path: str) -> str | None:
+    base = path.rsplit("/", 1)[-1]
+    dot = base.rfind(".")
+    return catalogue().code_extensions.get(base[dot:]) if dot > 0 else None
+
+
+def file_commands(text: str) -> list[str]:
+    """The command lines a file's text holds: a setting's value that reads as one (`ExecStart=/bin/sh -c …`,
+    `PostUp = rm -rf …`, `"build": "make && ./x"`), a string literal that does, a substitution (`` `cmd` ``,
+    `$(cmd)`)."""
+    found: list[str] = []
+    for line in text.splitlines()[:_MAX_LINES]:
+        setting = _SETTING.match(line)
+        if setting is not None:
+            value = setting.group(1)
+            if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
+                value = value[1:-1]
+            if is_command_line(value):
+                found.append(value)
+                continue
+        found.extend(m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line))
+    if not found:
+        found = literal_commands(text)
+    return found
