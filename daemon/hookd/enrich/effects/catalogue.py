@@ -302,8 +302,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "environment", "git", "instruction_files",
-        "languages",
+        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment", "git",
+        "instruction_files", "languages",
         "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "startup_files",
         "system_programs",
     )  # fmt: skip
@@ -339,10 +339,12 @@ class Catalogue:
         self.bin_dirs = (tuple(bins.get("home", ())), tuple(bins.get("system", ())))  # (home-relative, absolute)
         self.system_programs = tuple(bins.get("system_programs", ()))
         self.instruction_files = frozenset(own.get("instruction_files", {}).get("names", ()))  # CLAUDE.md, …
+        configs = own.get("program_configs", {}).get("files", ())
         self.program_configs = {  # a configuration file's name -> its keys whose value the program runs
-            name: frozenset(entry["keys"])
-            for entry in own.get("program_configs", {}).get("files", ())
-            for name in entry["names"]
+            name: frozenset(entry["keys"]) for entry in configs for name in entry["names"]
+        }
+        self.config_environment = {  # a configuration file's name -> key -> the environment variable it sets
+            name: dict(entry.get("environment", {})) for entry in configs for name in entry["names"]
         }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
         # a file's extension -> the programming language it is code in (`.go`, `.lua`, `.cow`)

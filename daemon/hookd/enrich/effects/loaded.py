@@ -18,14 +18,14 @@ it, not a program's source by its extension); the command lines its text holds (
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.handed import is_command_line, literal_commands
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
-from hookd.enrich.effects.words import _NOTHING, SHELLS, _dynamic
+from hookd.enrich.effects.words import _NOTHING, SHELLS, _dynamic, named_by_options
 
 # GTFOBins functions of a program that runs code it is given (https://gtfobins.github.io/#+shell)
 _RUNS_CODE = frozenset({"shell", "command", "inherit", "reverse-shell", "bind-shell", "library-load"})
@@ -129,4 +129,40 @@ def file_commands(text: str) -> list[str]:
         found.extend(m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line))
     if not found:
         found = literal_commands(text)
+    return found
+
+
+def configured_code(ledger: Ledger, view: CommandView, place: Place, start: int) -> None:
+    """A key of a program's configuration file set by this command's write (`printf 'script-shell=…' >>
+    .npmrc`): the program runs its value later (the catalogue's `program_configs`), a deferred exec; a key that
+    is an environment variable's value (`node-options` is NODE_OPTIONS) loads the files its options name, each
+    a deferred exec of that file (`node-options=--require /tmp/r.js`), and nothing else of it runs."""
+    known = catalogue()
+    for effect in ledger.effects[start:]:
+        path = str(effect["path"] or "")
+        name = path.rpartition("/")[2]
+        if effect["op"] != "write" or name not in known.program_configs:
+            continue
+        text = ledger.contents.get(path) or (view.stdin_text if view.name in ("echo", "printf", "tee") else None)
+        mirrors = known.config_environment.get(name, {})
+        for key, value in _settings(text or "", known.program_configs[name] | set(mirrors)):
+            loaded = known.environment.get(mirrors.get(key, ""))
+            if loaded is None:
+                ledger.add("exec", None, view.name, code={"lang": "sh", "text": value}, deferred=True, startup=path,
+                           key=key)  # fmt: skip
+                continue
+            for word in named_by_options(value, loaded.options):
+                ledger.add("exec", place(word), view.name, code={"lang": loaded.lang, "text": ""}, known=False,
+                           deferred=True, startup=path, key=key)  # fmt: skip
+
+
+def _settings(text: str, keys: Collection[str]) -> list[tuple[str, str]]:
+    """The `key = value` lines of `text` whose key is one of `keys` (ignoring case, as npm's ini parser does)."""
+    lowered = {k.lower(): k for k in keys}
+    found = []
+    for line in text.splitlines()[:_MAX_LINES]:
+        key, sep, value = line.partition("=")
+        key = key.strip().lower()
+        if sep and key in lowered and value.strip():
+            found.append((lowered[key], value.strip()))
     return found

@@ -30,7 +30,7 @@ from hookd.enrich.effects.handed import (
     launched_words,
 )
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
-from hookd.enrich.effects.loaded import file_commands, loaded_files
+from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.words import (
     _DECODERS,
@@ -42,6 +42,7 @@ from hookd.enrich.effects.words import (
     _dynamic,
     _has_words,
     _option_value_in,
+    _planted,
     _stdout_trees,
     home_code_lang,
     named_by_options,
@@ -100,6 +101,7 @@ class EffectModel:
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
+        configured_code(self.ledger, view, place, start)
         powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
@@ -239,6 +241,10 @@ class EffectModel:
                             "exec", None, view.name, code={"lang": entry.lang, "text": ""}, known=False,
                             flow=view.substituted or "substitution", through="substitution", variable=variable,
                         )  # fmt: skip
+                    elif entry.lang == "elf" and _planted_library(self.ledger, place(word)):
+                        # a library from scratch space the line did not make: anything may have put it there
+                        self.ledger.add("exec", place(word), view.name, code={"lang": "elf", "text": ""}, known=False,
+                                        planted=True, variable=variable)  # fmt: skip
                     else:
                         self.code.run_file(place(word), view.name, entry.lang, follow)
             else:  # shell code, or a prompt the shell expands (its substitutions run)
@@ -484,6 +490,16 @@ def _unit_glob_regex(target: str) -> str:
             out.append(re.escape(ch))
         i += 1
     return "^" + "".join(out) + "$"
+
+
+def _planted_library(ledger: Ledger, placed: Mapping[str, Any]) -> bool:
+    """A library in scratch space (`/tmp`, `/var/tmp`, `/dev/shm`, outside the project) that the line did not
+    write: anything may have put it there."""
+    path = str(placed.get("path") or "")
+    kind = ledger.classify(placed, path) if path else ""
+    if kind != "scratch" and (kind in ("", "project", "project-root") or not _planted(path)):
+        return False
+    return not any(e["op"] == "write" and e["path"] == path for e in ledger.effects)  # not built on the line
 
 
 def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> None:

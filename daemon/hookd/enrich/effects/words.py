@@ -268,6 +268,9 @@ def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | N
     home_dirs, system_dirs = catalogue().bin_dirs
     searched = {f"{home}/{d}" for d in home_dirs} | set(system_dirs)
     directory, _, name = path.rpartition("/")
+    if directory in catalogue().system_programs and name and (catalogue().get(name) is not None or _installed(name)):
+        # `update-alternatives --install /usr/bin/git …`, `ln -sf x /usr/bin/git`: the system's own program replaced
+        return f"{path} is the system's {name}: what is put there runs instead of it for every later caller"
     if path in searched:
         directory, names = path, list(landing)
     elif directory in searched:
