@@ -57,6 +57,19 @@ def test_a_written_file_handed_to_a_program_that_may_run_it_is_unknown_code(
             'printf \'{"scripts":{"x":"rm -rf ~/Documents"}}\' > /tmp/c.json && COMPOSER=/tmp/c.json composer run x',
             ["rm", "-rf", "/home/u/Documents"],
         ),
+        # lines that are command lines (a make or just recipe, a tmux or vim script, an Ansible task, a git alias)
+        ("printf 'all:\\n\\trm -rf ~/Documents\\n' > /tmp/mk && make -f /tmp/mk", ["rm", "-rf", "/home/u/Documents"]),
+        ("echo 'rm -rf ~/Documents' > /tmp/t && tmux source-file /tmp/t", ["rm", "-rf", "/home/u/Documents"]),
+        ("echo ':!rm -rf ~/Documents' > /tmp/v && vim -S /tmp/v", ["rm", "-rf", "/home/u/Documents"]),
+        (
+            "printf -- '- hosts: all\\n  tasks:\\n    - shell: rm -rf ~/Documents\\n' > /tmp/p.yml"
+            " && ansible-playbook /tmp/p.yml",
+            ["rm", "-rf", "/home/u/Documents"],
+        ),
+        (
+            "printf '[alias]\\n  x = !rm -rf ~/Documents\\n' > /tmp/gc && GIT_CONFIG_GLOBAL=/tmp/gc git x",
+            ["rm", "-rf", "/home/u/Documents"],
+        ),
         # code in a language hookd follows: its commands, as itself
         (
             "echo 'os.execute(\"rm -rf ~/Documents\")' > /tmp/f.lua && pandoc -L /tmp/f.lua x.md",
@@ -91,10 +104,21 @@ def test_written_data_handed_to_a_code_runner_is_known(command: str, tmp_path: P
         "echo hi > notes.txt && cp notes.txt docs/",  # copied, not run
         "helm template chart > out.yaml && kubectl apply -f out.yaml",  # a program's output, no code extension
         "go run ./cmd/server",  # nothing written on the line
+        # prose handed to a tool: a pull request's body
+        "printf '## Summary\\n- fixed the parser\\n' > /tmp/pr.md && gh pr create -t Fix --body-file /tmp/pr.md",
     ],
 )
 def test_nothing_loaded_where_the_file_is_data_or_judged_otherwise(command: str, tmp_path: Path) -> None:
     assert _loaded(command, tmp_path) == []
+
+
+def test_a_code_file_option_loads_the_file_it_reads(tmp_path: Path) -> None:
+    command = "printf 'BEGIN { system(\"rm -rf ~/Documents\") }' > /tmp/a.awk && awk -f /tmp/a.awk /dev/null"
+    argvs, found = analysed(command, tmp_path)
+    assert ["rm", "-rf", "/home/u/Documents"] in argvs
+    assert [(e["program"], e["code"]["lang"]) for e in found if e["op"] == "exec" and e.get("loaded")] == [
+        ("awk", "awk")
+    ]
 
 
 def test_a_fetched_file_handed_to_a_program_that_runs_code_is_asked(tmp_path: Path) -> None:

@@ -25,12 +25,13 @@ from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.handed import is_command_line, literal_commands
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.options import parse
 from hookd.enrich.effects.words import _NOTHING, SHELLS, _dynamic, named_by_options
 
 # GTFOBins functions of a program that runs code it is given (https://gtfobins.github.io/#+shell)
 _RUNS_CODE = frozenset({"shell", "command", "inherit", "reverse-shell", "bind-shell", "library-load"})
 # `key = value`, `key: value`, `"key": "value"`: a setting whose value may be a command line
-_SETTING = re.compile(r"""^\s*"?[\w.@-]+"?\s*[=:]\s*(.+?)\s*,?\s*$""")
+_SETTING = re.compile(r"""^\s*(?:-\s+)?"?[\w.@/-]+"?\s*[=:]\s*(.+?)\s*,?\s*$""")
 _SUBSTITUTED = re.compile(r"`([^`]+)`|\$\(([^()]+)\)")
 _GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the command's own effects
 _MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
@@ -62,6 +63,9 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         # installer's directory is judged by code.package_dirs
         return
     judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess")}
+    if program is not None and program.code_file_options:  # `awk -f F`, `make -f F`: F is read as its code
+        code_files = {v for o, v in parse(view.argv, program.table).options if o in program.code_file_options}
+        judged -= {str(place(v).get("path") or "") for v in code_files if v}
     for word in _handed_words(view):
         placed = place(word)
         path = str(placed.get("path") or "")
@@ -119,13 +123,13 @@ def file_commands(text: str) -> list[str]:
     found: list[str] = []
     for line in text.splitlines()[:_MAX_LINES]:
         setting = _SETTING.match(line)
-        if setting is not None:
-            value = setting.group(1)
-            if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
-                value = value[1:-1]
-            if is_command_line(value):
-                found.append(value)
-                continue
+        value = setting.group(1) if setting is not None else line.strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
+            value = value[1:-1]
+        value = value.lstrip(":!").strip() if value.startswith(("!", ":!")) else value  # `x = !cmd`, vim's `:!cmd`
+        if is_command_line(value):  # a setting's value, or a line of commands (a recipe, a tmux or vim script)
+            found.append(value)
+            continue
         found.extend(m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line))
     if not found:
         found = literal_commands(text)
