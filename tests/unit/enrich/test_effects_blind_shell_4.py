@@ -106,3 +106,16 @@ def test_a_pid_option_is_a_process_acted_on(tmp_path: Path) -> None:
 def test_a_literal_pid_and_a_launched_command_have_no_lookup(tmp_path: Path) -> None:
     assert [e.get("lookup") for e in ops("kill -15 4321", tmp_path, "signal")] == [None]
     assert ops("prlimit --nofile=1024 make -j4", tmp_path, "signal") == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pid=$(pgrep hookd); kill -9 $pid",
+        'for p in $(pgrep -f hookd); do kill -9 "$p"; done',
+        'pgrep hookd | while read p; do kill -9 "$p"; done',
+        "renice -n 19 -p $(pgrep hookd)",
+    ],
+)
+def test_a_pid_kept_in_a_variable_carries_its_lookup(command: str, tmp_path: Path) -> None:
+    assert ["hookd"] in [e.get("lookup") for e in ops(command, tmp_path, "signal")]

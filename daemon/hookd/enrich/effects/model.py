@@ -268,10 +268,10 @@ class EffectModel:
         if program.grants:
             grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
-            self._signal(program, parsed, view.fed)
+            self._signal(program, parsed, view)
         for option, value in parsed.options:  # `prlimit --pid PID --nofile=0:0`: a process limited or attached to
             if option in program.pid_options and value:
-                _signal_to(self.ledger, program.name, value, "pid", view.fed, acts="process")
+                _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.writes_files:
@@ -387,7 +387,7 @@ class EffectModel:
             return
         self.files.files(program, parsed, argv, name, view, place)
 
-    def _signal(self, program: Program, parsed: Parsed, fed: tuple[str, ...]) -> None:
+    def _signal(self, program: Program, parsed: Parsed, view: CommandView) -> None:
         targets = parsed.operands
         if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
             if not any(word in program.stop_words for word in targets):
@@ -402,7 +402,7 @@ class EffectModel:
                 match = "all"  # kill(2): pid -1 is every process the caller may signal, the guard among them
             elif program.signal == "unit" and any(ch in word for ch in "*?["):
                 target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
-            _signal_to(self.ledger, program.name, target, match, fed)
+            _signal_to(self.ledger, program.name, target, match, view)
 
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
@@ -430,11 +430,11 @@ def _pids_after_signal(spelled: list[str]) -> list[str]:
     return pids
 
 
-def _signal_to(ledger: Ledger, name: str, target: str, match: str, fed: tuple[str, ...], **extra: Any) -> None:
+def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: CommandView, **extra: Any) -> None:
     """A signal (or a limit, an attach) to `target`; one built when the shell runs from what a lookup prints
     (`kill $(pgrep -f x)`, `pgrep -f x | xargs kill`) has that lookup's words as `lookup`: the process it
     names is the target (`pidof hookd`, `systemctl show -p MainPID hookd`, `cat /run/hookd.pid`)."""
-    lookup = _lookup_words(target, fed) if match == "pid" else []
+    lookup = _lookup_words(target, view) if match == "pid" else []
     if lookup:
         extra["lookup"] = lookup
     ledger.add("signal", None, name, target=target, match=match, **extra)
@@ -443,11 +443,13 @@ def _signal_to(ledger: Ledger, name: str, target: str, match: str, fed: tuple[st
 _SUBSTITUTION = re.compile(r"\$\((.*)\)|`([^`]*)`", re.S)
 
 
-def _lookup_words(target: str, fed: tuple[str, ...]) -> list[str]:
+def _lookup_words(target: str, view: CommandView) -> list[str]:
     """The operands of the commands whose output a PID built at run time is (options and program words left
-    out): a substitution in the target, or, for xargs' input, the commands before it in the pipeline (`fed`)."""
+    out): a substitution in the target or in a variable it names that the line set (`p=$(pgrep x); kill $p`,
+    `for p in $(…)`, `pgrep x | while read p`), or, for xargs' input, the commands before it in the pipeline."""
+    texts = [target, *(view.built[n] for n in _NAMED.findall(target) if n in view.built)]
     words: list[str] = []
-    for match in _SUBSTITUTION.finditer(target):
+    for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
         text = match.group(1) or match.group(2) or ""
         try:
             split = shlex.split(text.replace("|", " | ").replace(";", " ; "))
@@ -462,10 +464,11 @@ def _lookup_words(target: str, fed: tuple[str, ...]) -> list[str]:
             else:
                 words.append(word)
     if XARGS_INPUT in target:
-        words.extend(fed)
+        words.extend(view.fed)
     return [w for w in words if w and not w.startswith("-")][:_LOOKUP_WORDS]
 
 
+_NAMED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _LOOKUP_WORDS = 64
 
 

@@ -55,6 +55,7 @@ class _Builder:
         self._aliases: dict[str, str] = {}  # `alias w='rm -rf'`, `hash -p /bin/rm ls`: a command word's new text
         self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
         self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
+        self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -104,7 +105,9 @@ class _Builder:
                         element, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
                     )
                 else:
+                    self._block_fed = tuple(fed)  # `pgrep x | while read p; do kill "$p"; done`
                     self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
+                    self._block_fed = ()
                     origin = "unknown"
                 stdin = printed(element.words) if isinstance(element, _Simple) else None
                 if isinstance(element, _Simple):
@@ -283,6 +286,8 @@ class _Builder:
         if name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
             named = [a for a in argv[1:] if _NAME.match(a)]
             self.state.forget(named)
+            if name in ("read", "mapfile", "readarray") and self._block_fed:  # what the pipe's commands print
+                self.state.built.update(dict.fromkeys(named, "$(: " + shlex.join(self._block_fed) + ")"))
             listing = self.model.ledger.previous
             if name in ("read", "mapfile", "readarray") and listing:  # `find src | while read f`: names it listed
                 self.model.ledger.read_listing = list(listing)
@@ -361,6 +366,7 @@ class _Builder:
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
             substituted=substituted,
             fed=fed,
+            built=self.state.built,
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
