@@ -21,6 +21,8 @@ def _deleted(command: str, proj: Path) -> list[str]:
         "alias wipe='rm -rf' tidy='ls'; tidy; wipe ~/Documents",
         "hash -p /bin/rm ls; ls -rf ~/Documents",
         "hash -p /usr/bin/rm ll la; la -rf ~/Documents",
+        "BASH_ALIASES[w]='rm -rf'; w ~/Documents",
+        "BASH_CMDS[ls]=/bin/rm; ls -rf ~/Documents",
     ],
 )
 def test_a_name_the_line_rebinds_runs_what_it_was_bound_to(command: str, tmp_path: Path) -> None:
@@ -61,6 +63,8 @@ def test_a_plain_value_expanded_as_a_prompt_runs_nothing(tmp_path: Path) -> None
     [
         "exec 3<<<'rm -rf ~/Documents'; bash <&3",
         "exec 7<<EOF\nrm -rf ~/Documents\nEOF\nsh 0<&7",
+        "exec {fd}<<<'rm -rf ~/Documents'; bash <&$fd",
+        "printf 'rm -rf ~/Documents' > /tmp/x.sh; exec 3< /tmp/x.sh; bash <&3",
     ],
 )
 def test_text_held_on_a_descriptor_is_the_script_of_a_shell_reading_it(command: str, tmp_path: Path) -> None:

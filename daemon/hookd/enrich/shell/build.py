@@ -188,6 +188,10 @@ class _Builder:
         if not words:
             self.state.assign(simple.assigns, cwd)
             self._assigned.update(simple.assigns)
+        rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
+        if rebound is not None:
+            table, alias, value = rebound.groups()
+            self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
         if words and words[0] in self._aliases and not runners:
             words = self._unaliased(words, depth, cwd, sudo)
         for name in _PROMPT_EXPANDED.findall(" ".join(simple.words)):
@@ -240,8 +244,8 @@ class _Builder:
         privileged = privileges[1]
         origin, substituted = origins
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
-        if simple.words == ["exec"]:  # `exec 3<<<'…'`: the text waits on a descriptor for a later `<&3`
-            self._held.extend(text for r in simple.redirects if (text := _heredoc([r])) is not None)
+        if simple.words[:1] == ["exec"] and all(_FD_NAME.match(w) for w in simple.words[1:]):
+            self._held.extend(_held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
         heredoc = _heredoc(simple.redirects) or _duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
         if heredoc is not None:
@@ -446,6 +450,9 @@ def _reads_code(name: str, argv: list[str]) -> bool:
     return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
 
 
+_FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bash picks the number
+# `BASH_ALIASES[w]='rm -rf'`, `BASH_CMDS[ls]=/bin/rm`: an alias, a hashed program, set as an array element
+_REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
 _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
 _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
@@ -463,9 +470,22 @@ def _duplicated(redirects: list[_Redir], held: list[str]) -> str | None:
     """The text a descriptor duplicated onto stdin holds (`bash <&3` after `exec 3<<<'…'`): what the line put
     on descriptors (their numbers are not kept: every such text)."""
     numbers = [r.target or "" for r in redirects if r.op == "<&"]
-    if not held or not any(n.isdigit() and n not in ("0", "1", "2") for n in numbers):
+    if not held or not any((n.isdigit() or n[:1] == "$") and n not in ("0", "1", "2") for n in numbers):
         return None
     return "\n".join(held)
+
+
+def _held(redirects: list[_Redir]) -> list[str]:
+    """What `exec`'s redirects put on descriptors for a later `<&N`: a here-string's or here-document's text, a
+    file's as the script that sources it (`exec 3< x.sh`)."""
+    held = []
+    for redirect in redirects:
+        text = _heredoc([redirect])
+        if text is not None:
+            held.append(text)
+        elif redirect.op == "<" and redirect.is_path and redirect.target:
+            held.append(". " + shlex.quote(redirect.target))
+    return held
 
 
 def _heredoc(redirects: list[_Redir]) -> str | None:
