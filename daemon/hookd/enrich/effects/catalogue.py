@@ -105,9 +105,8 @@ class Program:
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
-    pid_options: frozenset[str] = (
-        frozenset()
-    )  # `prlimit --pid PID`: the value is a process it acts on (limits, attaches)
+    pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
+    implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
@@ -239,6 +238,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         pid_options=frozenset(spec.get("pid_options", ())),
+        implicit_files=tuple(spec.get("implicit_files", ())),
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),

@@ -33,6 +33,8 @@ _RUNS_CODE = frozenset({"shell", "command", "inherit", "reverse-shell", "bind-sh
 # `key = value`, `key: value`, `"key": "value"`: a setting whose value may be a command line
 _SETTING = re.compile(r"""^\s*(?:-\s+)?"?[\w.@/-]+"?\s*[=:]\s*(.+?)\s*,?\s*$""")
 _SUBSTITUTED = re.compile(r"`([^`]+)`|\$\(([^()]+)\)")
+# a line that runs nothing: blank, a comment, a section, punctuation, a key or a make target alone
+_PLAIN_LINE = re.compile(r"""^\s*(?:[#;].*|//.*|\[[^\]]*\]|[{}\[\],]+|-?\s*"?[\w.@/%-]+"?\s*:)?\s*$""")
 _GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the command's own effects
 _MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
 
@@ -44,6 +46,7 @@ def may_run_files(program: Program | None) -> bool:
         return True
     return bool(
         program.runs
+        or program.implicit_files
         or program.launcher is not None
         or program.code_file_options
         or not program.gtfobins.isdisjoint(_RUNS_CODE)
@@ -56,13 +59,19 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
     if not ledger.produced or not view.argv or view.name in _NOTHING or view.name in SHELLS:
         return
     program = catalogue().get(view.name)
+    judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess")}
+    for implicit in program.implicit_files if program is not None else ():  # `… > Makefile && make`
+        placed = place(implicit)
+        kind = ledger.produced.get(str(placed.get("path") or ""))
+        if kind is not None and placed["path"] not in judged:
+            judged.add(placed["path"])
+            _loaded(ledger, placed, view.name, kind, follow, catalogued=True)
     if not may_run_files(program) or (
         program is not None and (program.script_operand or program.compiles or program.builds)
     ):  # an interpreter runs its script (code.py), the words after it are the script's arguments; a compiler's
         # sources are built into the file it names, judged where that runs (entries.compiled); a package
         # installer's directory is judged by code.package_dirs
         return
-    judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess")}
     if program is not None and program.code_file_options:  # `awk -f F`, `make -f F`: F is read as its code
         code_files = {v for o, v in parse(view.argv, program.table).options if o in program.code_file_options}
         judged -= {str(place(v).get("path") or "") for v in code_files if v}
@@ -100,8 +109,8 @@ def _loaded(
         return
     if text is None:
         return
-    commands = file_commands(text)
-    known = not commands and lang is None
+    commands, covered = _read_lines(text)
+    known = lang is None and (covered or not commands)  # its commands are all it runs, or it holds none
     if lang is not None and not commands and lang in catalogue().languages:
         followed = follow_code(lang, text)
         commands, known = list(followed.commands), followed.known
@@ -118,22 +127,34 @@ def _extension_language(path: str) -> str | None:
 
 def file_commands(text: str) -> list[str]:
     """The command lines a file's text holds: a setting's value that reads as one (`ExecStart=/bin/sh -c …`,
-    `PostUp = rm -rf …`, `"build": "make && ./x"`), a string literal that does, a substitution (`` `cmd` ``,
-    `$(cmd)`)."""
+    `PostUp = rm -rf …`, `"build": "make && ./x"`), a line that is one (a recipe, a tmux or vim script, `:!cmd`),
+    a string literal that does, a substitution (`` `cmd` ``, `$(cmd)`)."""
+    return _read_lines(text)[0]
+
+
+def _read_lines(text: str) -> tuple[list[str], bool]:
+    """`file_commands`, and whether every line is followed: a command line, a setting, a section, a key or a
+    target (`build:`), punctuation, a comment or blank (a unit, a WireGuard or INI file, a Makefile of
+    recipes): then its commands, each judged as itself, are all it runs."""
     found: list[str] = []
-    for line in text.splitlines()[:_MAX_LINES]:
+    lines = text.splitlines()
+    covered = len(lines) <= _MAX_LINES
+    for line in lines[:_MAX_LINES]:
         setting = _SETTING.match(line)
         value = setting.group(1) if setting is not None else line.strip()
         if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
             value = value[1:-1]
         value = value.lstrip(":!").strip() if value.startswith(("!", ":!")) else value  # `x = !cmd`, vim's `:!cmd`
-        if is_command_line(value):  # a setting's value, or a line of commands (a recipe, a tmux or vim script)
+        if is_command_line(value):
             found.append(value)
             continue
-        found.extend(m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line))
+        substituted = [m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line)]
+        found.extend(substituted)
+        covered = covered and (setting is not None or _PLAIN_LINE.match(line) is not None) and not substituted
     if not found:
         found = literal_commands(text)
-    return found
+        covered = covered and not found
+    return found, covered
 
 
 def configured_code(ledger: Ledger, view: CommandView, place: Place, start: int) -> None:
@@ -167,6 +188,9 @@ def _settings(text: str, keys: Collection[str]) -> list[tuple[str, str]]:
     for line in text.splitlines()[:_MAX_LINES]:
         key, sep, value = line.partition("=")
         key = key.strip().lower()
-        if sep and key in lowered and value.strip():
-            found.append((lowered[key], value.strip()))
+        value = value.strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `node-options="--require x"`
+            value = value[1:-1]
+        if sep and key in lowered and value:
+            found.append((lowered[key], value))
     return found
