@@ -86,7 +86,7 @@ def test_getent_of_other_databases_reads_no_secret(tmp_path: Path) -> None:
         ("pgrep -f hookd | xargs -r kill -9", ["hookd"]),
         ("ps aux | grep '[h]ookd' | awk '{print $2}' | xargs kill", ["aux", "[h]ookd", "{print $2}"]),
         ("kill -9 `systemctl show -p MainPID --value hookd`", ["show", "MainPID", "hookd"]),
-        ("kill $(pidof hookd | tr ' ' '\\n' | head -1)", ["hookd", " ", "\\n"]),
+        ("kill $(pidof hookd | tr ' ' '\\n' | head -1)", ["hookd", "\\n"]),
     ],
 )
 def test_a_pid_looked_up_when_the_shell_runs_carries_the_lookups_operands(

@@ -181,3 +181,11 @@ def test_an_everyday_makefile_written_and_built_is_known(tmp_path: Path) -> None
     assert _loaded("printf 'build:\\n\\tgo build ./...\\n' > Makefile && make build", tmp_path) == [
         ("make", str(tmp_path / "Makefile"), True)
     ]
+
+
+def test_a_file_of_more_command_lines_than_are_walked_is_not_known(tmp_path: Path) -> None:
+    """At most 16 command lines of a file are walked (each is parsed): the rest is not followed, so asked."""
+    lines = "\\n".join(f"t{n} = rm -f /tmp/x{n}" for n in range(20))
+    argvs, found = analysed(f"printf '{lines}\\n' > /tmp/w.conf && wg-quick up /tmp/w.conf", tmp_path)
+    assert sum(1 for argv in argvs if argv[:2] == ["rm", "-f"]) == 16
+    assert [e["known"] for e in found if e["op"] == "exec" and e.get("loaded")] == [False]

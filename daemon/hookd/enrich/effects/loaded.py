@@ -36,6 +36,8 @@ _SUBSTITUTED = re.compile(r"`([^`]+)`|\$\(([^()]+)\)")
 # a line that runs nothing: blank, a comment, a section, punctuation, a key or a make target alone
 _PLAIN_LINE = re.compile(r"""^\s*(?:[#;].*|//.*|\[[^\]]*\]|[{}\[\],]+|-?\s*"?[\w.@/%-]+"?\s*:)?\s*$""")
 _GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the command's own effects
+_MAX_COMMANDS = 16  # command lines of one file walked (each is parsed as a script: the cost stays linear)
+_MAX_COMMAND = 4096  # characters of one
 _MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
 
 
@@ -154,7 +156,8 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
     if not found:
         found = literal_commands(text)
         covered = covered and not found
-    return found, covered
+    walked = [c for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
+    return walked, covered and len(walked) == len(found)  # the rest, not followed: asked
 
 
 def configured_code(ledger: Ledger, view: CommandView, place: Place, start: int) -> None:

@@ -451,12 +451,8 @@ def _lookup_words(target: str, view: CommandView) -> list[str]:
     words: list[str] = []
     for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
         text = match.group(1) or match.group(2) or ""
-        try:
-            split = shlex.split(text.replace("|", " | ").replace(";", " ; "))
-        except ValueError:
-            split = text.split()
-        first = True
-        for word in split:
+        first = True  # words split at white space, quotes dropped: only names are looked for in them
+        for word in text.replace("|", " | ").replace(";", " ; ").replace('"', " ").replace("'", " ").split():
             if word in ("|", ";", "&&", "||"):
                 first = True
             elif first:
