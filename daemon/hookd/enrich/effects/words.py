@@ -268,6 +268,9 @@ def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | N
     directory's contents). Returns what happens, None when nothing is shadowed."""
     searched = _searched(catalogue().bin_dirs, home)
     directory, _, name = path.rpartition("/")
+    if directory in catalogue().system_programs and name and (catalogue().get(name) is not None or _installed(name)):
+        # `update-alternatives --install /usr/bin/git …`, `ln -sf x /usr/bin/git`: the system's own program replaced
+        return f"{path} is the system's {name}: what is put there runs instead of it for every later caller"
     if path in searched:
         directory, names = path, list(landing)
     elif directory in searched:
