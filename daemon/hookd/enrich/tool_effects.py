@@ -25,8 +25,9 @@ from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.configtext import settings_only
 from hookd.enrich.effects.fetches import instance_metadata
-from hookd.enrich.effects.words import may_run_at_start, runs_nothing, settings_only, shadows, startup_languages
+from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_languages
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     MAX_TEXT,

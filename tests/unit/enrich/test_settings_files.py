@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from effect_support import HOME, ops
 
-from hookd.enrich.effects.words import settings_only
+from hookd.enrich.effects.configtext import settings_only
 from tests.unit.enrich.test_tool_effects import enriched
 
 CONF = f"{HOME}/.config/tmux/tmux.conf"

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.effects.catalogue import Hook, Program, catalogue
+from hookd.enrich.effects.configtext import _recipes, make_runs_only_recipes
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
     literal_commands,
@@ -24,9 +25,7 @@ from hookd.enrich.effects.words import (
     STDIN_FILES,
     _code_operands,
     _dynamic,
-    _recipes,
     _short_spellings,
-    make_runs_only_recipes,
     prints_own_code,
     reads_script_from_stdin,
 )

@@ -261,12 +261,8 @@ class FileEffects:
             if word.startswith("-") and "=" not in word:
                 continue  # an option's name (its value, in the next word, is judged there)
             if _LOADS_ENVIRONMENT.search(word.partition("=")[0] if word.startswith("-") else argv[k - 1]):
-                # `--env-file F` (docker, compose, node, bun, uv): loaded into the program's environment, never
-                # printed by the option itself; what prints the environment is judged as such
-                self.ledger.add(
-                    "read", place(word.partition("=")[2] if word.startswith("-") else word), name, uses=True
-                )
-                continue
+                continue  # `--env-file F` (docker, compose, node, bun, uv): loaded into the program's environment,
+                # never printed by the option itself; what prints the environment is judged as such
             for token in word.split() if " " in word and not _CODE_WORD.search(word) else (word,):
                 path, content = _path_in(token)
                 if not path or path in covered:

@@ -20,6 +20,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns
+from hookd.enrich.effects.configtext import settings_only
 from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
@@ -54,7 +55,6 @@ from hookd.enrich.effects.words import (
     prints_own_code,
     reads_script_from_stdin,
     runs_nothing,
-    settings_only,
     shadows,
     startup_language,
 )
