@@ -45,6 +45,7 @@ from hookd.enrich.effects.words import (
     _planted,
     _stdout_trees,
     home_code_lang,
+    may_run_at_start,
     named_by_options,
     printed_environment,
     prints_own_code,
@@ -115,8 +116,13 @@ class EffectModel:
         commands run later, outside the hooks (deferred, and judged as a script when the line shows the text);
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
+            if effect["op"] != "write":
+                continue  # each test below is of a write (_shadowed and _home_code return at once for another op)
             path = effect["path"]
-            lang = startup_language(path, self.ledger.home) if effect["op"] == "write" and path else None
+            if not path or not may_run_at_start(path, (self.ledger.home,)):  # neither a startup file nor a hijack
+                _home_code(self.ledger, effect, view)
+                continue
+            lang = startup_language(path, self.ledger.home)
             shadowed = _shadowed(effect, self.ledger.effects[start:], self.ledger.home) if lang is None else None
             if shadowed:  # `cp x ~/.local/bin/git`: a program before the system's, run in every later shell
                 self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
