@@ -370,7 +370,10 @@ def _at_start(known: Catalogue, homes: tuple[str, ...]) -> _AtStart:
     return _AtStart(
         homes=frozenset(homes),
         names=frozenset(n for files in tables for n in files.names),
-        searched=frozenset({f"{home}/{d}" for home in homes for d in home_dirs} | set(system_dirs)),
+        # (the system's own program directories too: a program replaced there runs instead, `shadows`)
+        searched=frozenset(
+            {f"{home}/{d}" for home in homes for d in home_dirs} | {*system_dirs, *known.system_programs}
+        ),
         below=below,
         system=tuple(sorted({s for files in tables for s in files.system})),
         inside=_inside_any(below),
