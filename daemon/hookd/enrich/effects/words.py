@@ -342,7 +342,6 @@ def may_run_at_start(path: str, homes: Sequence[str]) -> bool:
         (directory in gate.homes and base in gate.names)
         or path in gate.searched
         or directory in gate.searched
-        or directory in gate.programs
         or path.endswith(gate.below)
         or (path + "/").startswith(gate.system)
         or gate.inside.search(path) is not None
@@ -357,7 +356,6 @@ class _AtStart:
     homes: frozenset[str]
     names: frozenset[str]
     searched: frozenset[str]
-    programs: frozenset[str]  # the system's program directories: a program there replaced (`shadows`)
     below: tuple[str, ...]
     system: tuple[str, ...]
     inside: re.Pattern[str]
@@ -372,8 +370,10 @@ def _at_start(known: Catalogue, homes: tuple[str, ...]) -> _AtStart:
     return _AtStart(
         homes=frozenset(homes),
         names=frozenset(n for files in tables for n in files.names),
-        searched=frozenset({f"{home}/{d}" for home in homes for d in home_dirs} | set(system_dirs)),
-        programs=frozenset(known.system_programs),
+        # (the system's own program directories too: a program replaced there runs instead, `shadows`)
+        searched=frozenset(
+            {f"{home}/{d}" for home in homes for d in home_dirs} | {*system_dirs, *known.system_programs}
+        ),
         below=below,
         system=tuple(sorted({s for files in tables for s in files.system})),
         inside=_inside_any(below),
