@@ -40,7 +40,7 @@ from hookd.enrich.later_code import is_command_file, left_for_later
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
-from hookd.enrich.tool_args import MAX_URL_DEPTH, command_line, inferred, kernel_code_line, url_texts, words
+from hookd.enrich.tool_args import MAX_URL_DEPTH, inferred, run_line, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 
@@ -157,7 +157,6 @@ _UNTABLED = (ToolKind.MCP, ToolKind.OTHER)
 # Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
 # shell server's `run_command`, `execute_command`, `terminal`), and the arguments that hold that line.
 _RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "terminal", "command", "spawn", "bash"})
-_COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
 _CWD_ARGS = ("cwd", "workdir", "working_directory", "workingDirectory", "directory", "dir")
 
 
@@ -170,9 +169,7 @@ def _command_effects(
     through `start_process` is judged as through the agent's shell."""
     if not words(program) & _RUN_WORDS:
         return []
-    line = next((v for a in _COMMAND_ARGS if (v := command_line(tool_input.get(a))) is not None), None)
-    if line is None and isinstance(code := tool_input.get("code"), str) and code.strip():
-        line = kernel_code_line(code)
+    line = run_line(tool_input)
     if line is None:
         return []
     if _too_long(line):
