@@ -118,8 +118,10 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
-        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         written = _written(out)
+        # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
+        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
+        started |= {p for p in written if startup_language(p, home_dir) == "sh"}
         # an edit that completes a command's marker (`!`echo X`` with `echo X` replaced) shows it in the whole text only
         texts = _new_texts(tool.input)
         texts += [
