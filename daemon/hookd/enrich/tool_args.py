@@ -156,6 +156,25 @@ def _sql_files(tool_input: Mapping[str, JSON], found: _Found) -> None:
 
 
 MAX_SQL = 1 << 20
+# Words of a tool's name (its server's too) that make it a database's: its SQL argument is run by that database.
+_DATABASE_WORDS = frozenset({
+    "sql", "sqlite", "sqlite3", "postgres", "postgresql", "pg", "psql", "mysql", "mariadb", "duckdb", "motherduck",
+    "db", "database", "supabase", "neon", "clickhouse", "bigquery", "snowflake",
+})  # fmt: skip
+
+
+def sql_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
+    """The client command line a database server's tool amounts to (a SQL argument, `query`, `sql`, of a tool
+    whose name names a database: `mcp__postgres__query`, `read_query` of the SQLite server): `sqlite3 -cmd SQL`
+    for SQLite, `psql -c SQL` for any other, so that what the SQL reaches (`COPY … TO PROGRAM`, `load_extension`,
+    a file it reads or writes) is judged as that client's inline code is."""
+    said = words(tool)
+    if not said & _DATABASE_WORDS:
+        return None
+    sql = next((v for k, v in tool_input.items() if isinstance(v, str) and v.strip() and words(k) & _SQL_WORDS), None)
+    if sql is None:
+        return None
+    return shlex.join(["sqlite3", "-cmd", sql] if said & {"sqlite", "sqlite3"} else ["psql", "-c", sql])
 
 
 def inferred(tool: ToolCall) -> Inferred | None:

@@ -40,7 +40,7 @@ from hookd.enrich.later_code import is_command_file, left_for_later
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
-from hookd.enrich.tool_args import MAX_URL_DEPTH, inferred, run_line, url_texts, words
+from hookd.enrich.tool_args import MAX_URL_DEPTH, inferred, run_line, sql_line, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 
@@ -168,10 +168,9 @@ def _command_effects(
     """What the command line an MCP server's tool runs does (its name says it runs one, an argument holds it):
     the shell's effects of that line, in the tool's own directory argument when it gives one, as the tool's
     effects (`via: tool`), so that a recursive delete of the home, a write into `~/.ssh` or a read of a key
-    through `start_process` is judged as through the agent's shell."""
-    if not words(program) & _RUN_WORDS:
-        return []
-    line = run_line(tool_input)
+    through `start_process` is judged as through the agent's shell; a database server's SQL as its client's."""
+    line = run_line(tool_input) if words(program) & _RUN_WORDS else None
+    line = line if line is not None else sql_line(program, tool_input)
     if line is None:
         return []
     if _too_long(line):
