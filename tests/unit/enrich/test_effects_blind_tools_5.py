@@ -52,14 +52,17 @@ def test_a_file_tool_setting_a_variable_in_fish_config_runs_nothing_later(
                                              "+.system id\n*** End Patch"}),
         ("kilo", "write", {"filePath": f"{HOME}/.config/nushell/config.nu", "content": "^sh -c 'id'\n"}),
         ("opencode", "write", {"filePath": f"{HOME}/.config/nushell/autoload/x.nu", "content": "^id\n"}),
+        ("codex", "apply_patch", {"command": f"*** Begin Patch\n*** Add File: {HOME}/.local/share/applications/"
+                                             "v.desktop\n+[Desktop Entry]\n+Exec=sh -c id %f\n*** End Patch"}),
     ],
 )  # fmt: skip
 def test_other_programs_startup_files_are_code_run_later(
     client: str, tool: str, tool_input: dict[str, object], tmp_path: Path
 ) -> None:
-    """blind-tools-5 lines 41, 66, 79, 87: R's ~/.Rprofile, gdb's XDG gdbinit and nushell's config.nu/env.nu were
-    written unasked: R's, sqlite3's and gdb's startup files are in the catalogue's `runs_later` (with their
-    sources), and `.nu` is code (nushell) wherever a home's dot-directory holds it."""
+    """blind-tools-5 lines 31, 41, 66, 79, 87: a desktop entry for PDFs, R's ~/.Rprofile, gdb's XDG gdbinit and
+    nushell's config.nu/env.nu were written unasked: the desktop entries' directory and R's, sqlite3's and gdb's
+    startup files are in the catalogue's `runs_later` (with their sources), and `.nu` is code (nushell) wherever
+    a home's dot-directory holds it."""
     event = enriched(client, tool, tool_input, tmp_path)
     assert any(e["op"] == "exec" and e.get("deferred") for e in event.facts["effects"])
 
