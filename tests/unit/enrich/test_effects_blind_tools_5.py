@@ -72,3 +72,24 @@ def test_a_projects_r_profile_is_the_projects_own(tmp_path: Path) -> None:
         "copilot", "create", {"path": f"{tmp_path}/.Rprofile", "file_text": "options(digits = 4)\n"}, tmp_path
     )
     assert not any(e["op"] == "exec" for e in event.facts["effects"])
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "denied"),
+    [
+        ("docs/conventions.md", "# Conventions\nDeploy key:\n@~/.ssh/id_ed25519\n", True),
+        ("notes/ops.md", "see @~/.aws/credentials for the keys", True),
+        (
+            "docs/conventions.md",
+            "# Conventions\nSee @docs/style.md and install @types/node.\nMail a@b.example\n",
+            False,
+        ),
+    ],
+)
+def test_a_markdown_file_importing_a_secret_is_a_read_of_it(path: str, text: str, denied: bool, tmp_path: Path) -> None:
+    """blind-tools-5 line 3: a docs file that GEMINI.md imports, written with `@../../.ssh/id_ed25519`, was allowed:
+    any Markdown file may be imported by an instruction file (and its imports are followed), so its `@path` imports
+    are reads of what they name, deferred, as an instruction file's are."""
+    event = enriched("gemini", "write_file", {"file_path": f"{tmp_path}/{path}", "content": text}, tmp_path)
+    imports = [e for e in event.facts["effects"] if e.get("import")]
+    assert any(".ssh/" in e["path"] or ".aws/" in e["path"] for e in imports) is denied
