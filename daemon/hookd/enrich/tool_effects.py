@@ -27,7 +27,7 @@ from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import settings_only
 from hookd.enrich.effects.fetches import instance_metadata
-from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_languages
+from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_language, startup_languages
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     MAX_TEXT,
@@ -123,8 +123,10 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
-        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         written = _written(out)
+        # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
+        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
+        started |= {p for p in written if startup_language(p, home_dir) == "sh"}
         # an edit that completes a command's marker (`!`echo X`` with `echo X` replaced) shows it in the whole text only
         texts = new + [
             t
@@ -334,13 +336,16 @@ def _imports(
     project: str,
 ) -> list[dict[str, JSON]]:
     """An `@path` import written into a file an agent loads into every session's context (the catalogue's
-    `instruction_files`: CLAUDE.md, GEMINI.md, …, or a memory tool's own file): a `read` of that path, `deferred`
-    (it reaches the model in every later session, outside the hooks), judged as any read is."""
+    `instruction_files`: CLAUDE.md, GEMINI.md, …; any Markdown file, which they may import, and whose own imports
+    the agents follow, Claude Code's to five hops, Gemini's memport; or a memory tool's own file): a `read` of
+    that path, `deferred` (it reaches the model in every later session, outside the hooks), judged as any read is."""
     names = catalogue().instruction_files
     loaded = [
         (path.rpartition("/")[0], new_texts(tool_input))
         for e in effects
-        if e["op"] == "write" and isinstance(path := e["path"], str) and path.rpartition("/")[2] in names
+        if e["op"] == "write"
+        and isinstance(path := e["path"], str)
+        and (path.endswith(".md") or path.rpartition("/")[2] in names)
     ]
     if not loaded and ("mem" in program.lower() or "remember" in program.lower()) and words(program) & _MEMORY_WORDS:
         texts = [v for v in tool_input.values() if isinstance(v, str)]

@@ -26,15 +26,20 @@ from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
     WALKED_BY_THE_SHELL,
-    handed_commands,
     is_command_line,
     launched_words,
-    piped_commands,
-    shell_escapes,
 )
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.untabled import (
+    WALKED_INLINE,
+    handed_words,
+    piped,
+    runs_without_table,
+    unread,
+    untabled_code,
+)
 from hookd.enrich.effects.words import (
     _DECODERS,
     _ENVIRONMENT_PRINTERS,
@@ -43,7 +48,6 @@ from hookd.enrich.effects.words import (
     SHELLS,
     XARGS_INPUT,
     _dynamic,
-    _file_operands,
     _has_words,
     _option_value_in,
     _planted,
@@ -62,12 +66,6 @@ from hookd.enrich.effects.words import (
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
 
 _PROGRAM_GLOB = re.compile(r"[*?]|\[[^\]]+\]")  # a program word the shell expands as a pattern
-# Programs hookd has no entry for whose words only name things (builtins, finders of programs and manuals): a path
-# among them is not opened
-_NAMES_ONLY = frozenset(
-    {"alias", "unalias", "set", "trap", "which", "type", "whereis", "basename", "dirname", "command", "builtin",
-     "help", "hash", "man", "info", "apropos", "whatis", "realpath", "readlink", "mkdir", "rmdir", "touch"}
-)  # fmt: skip
 
 
 class EffectModel:
@@ -179,7 +177,7 @@ class EffectModel:
             self._redirect(redirect, name, view)
         if not argv:
             return follow
-        _piped(self.ledger, view, follow)
+        piped(self.ledger, view, follow)
         if view.env:
             self._loaded_by_environment(view, place, follow)
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
@@ -202,7 +200,7 @@ class EffectModel:
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
             self._unknown(argv, name, place, follow)
-            _unread(self.files, None, None, view, (place, start))
+            unread(self.files, None, None, view, (place, start))
             return follow
         parsed = parse(argv, program.table)
         self._hooks(program, parsed, view, follow)
@@ -210,7 +208,7 @@ class EffectModel:
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place, view)
-        _unread(self.files, program, parsed, view, (place, start))
+        unread(self.files, program, parsed, view, (place, start))
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
@@ -224,8 +222,8 @@ class EffectModel:
         """What it runs that it is handed; a network program's (`ncat -e /bin/sh host port`) is fed the connection."""
         handed_from = len(self.ledger.effects)
         self.code.hooks(program, parsed, view, follow)
-        if _runs_without_table(program) and view.name not in SHELLS and view.name not in _WALKED_INLINE:
-            _untabled_code(self.ledger, view, follow)
+        if runs_without_table(program) and view.name not in SHELLS and view.name not in WALKED_INLINE:
+            untabled_code(self.ledger, view, follow)
         if program.network:
             for effect in self.ledger.effects[handed_from:]:
                 if effect["op"] == "exec" and effect["code"].get("lang") == "sh":
@@ -235,7 +233,7 @@ class EffectModel:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
         as a script), words it may run as a command are walked as one, operands that may be paths may be read."""
         if name not in WALKED_BY_THE_SHELL:
-            _handed_words(self.ledger, argv, name, follow)
+            handed_words(self.ledger, argv, name, follow)
             launched = launched_words(argv)
             if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
                 follow.scripts.append(shlex.join(launched))
@@ -541,79 +539,6 @@ def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> Non
     if lang is not None:
         ledger.add("exec", None, view.name, code={"lang": lang, "text": text or ""}, known=text is not None,
                         deferred=True, startup=path, when=HOME_CODE_WHEN)  # fmt: skip
-
-
-def _unread(
-    files: FileEffects, program: Program | None, parsed: Parsed | None, view: CommandView, at: tuple[Place, int]
-) -> None:
-    """The paths in the command's words that none of its effects (from index `at[1]`) has (FileEffects.unread_words);
-    what a launcher runs is judged as its own command, `find`'s words are tests."""
-    place, start = at
-    if program is None or parsed is None:
-        if view.name not in _NAMES_ONLY:
-            files.unread_words(view.argv, set(), view.name, place, start, network=False)
-        return
-    if program.launcher is not None or program.find:
-        return
-    network = program.network or program.operands in ("fetch", "fetch-first")
-    files.unread_words(view.argv, _code_words(program, parsed), view.name, place, start, network=network)
-    if view.stdin == "text" and view.stdin_text and _options_on_stdin(program, parsed):
-        # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
-        words = view.stdin_text.replace('"', " ").replace("'", " ").split()
-        files.unread_words(["", *words], set(), view.name, place, start, network=network)
-
-
-def _piped(ledger: Ledger, view: CommandView, follow: Followups) -> None:
-    """`strace -o '|CMD' …` (a wrapper's words too): an output "file" that pipes into a command runs it."""
-    for text in piped_commands([*view.peeled, *view.argv]):
-        ledger.add("exec", None, view.name, code={"lang": "sh", "text": text}, known=not _dynamic(text))
-        follow.scripts.append(text)
-
-
-def _untabled_code(ledger: Ledger, view: CommandView, follow: Followups) -> None:
-    """A program GTFOBins knows runs commands, where hookd has no table of how (`debugfs`, `ftp`): a command
-    line among its words is judged as an unknown program's are (EffectModel._unknown), and the text its stdin
-    gives is code in its own language, not known, whose `!CMD` lines (the shell escape of such command
-    languages) are walked as shell command lines."""
-    _handed_words(ledger, view.argv, view.name, follow)
-    if view.stdin == "text" and view.stdin_text:
-        code = {"lang": view.name, "text": view.stdin_text}
-        ledger.add("exec", None, view.name, code=code, known=False, handed=True)
-        follow.scripts.extend(shell_escapes("ed", view.stdin_text))
-
-
-def _handed_words(ledger: Ledger, argv: list[str], name: str, follow: Followups) -> None:
-    for text in handed_commands(argv):
-        ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
-        follow.scripts.append(text)
-
-
-def _runs_without_table(program: Program) -> bool:
-    """GTFOBins knows the program runs commands (`shell`, `command`), and hookd's entry says nowhere how."""
-    return (
-        not program.runs
-        and program.launcher is None
-        and not (program.script_operand or program.stdin_lang or program.code_file_lang or program.subcommand_ops)
-        and not program.schedules  # (what `at` is fed runs later: judged as such)
-        and not program.gtfobins.isdisjoint(_RUNS_COMMANDS)
-    )
-
-
-_RUNS_COMMANDS = frozenset({"shell", "command"})
-_WALKED_INLINE = frozenset({"eval", "su", "trap"})  # the shell builder walks their code itself (shell.wrappers)
-
-
-def _options_on_stdin(program: Program, parsed: Parsed) -> bool:
-    """An option that names a file the program reads, given `-` (stdin): `curl -K -`, `wget -i -`."""
-    return any(value == "-" and program.option_ops.get(option) == "read" for option, value in parsed.options)
-
-
-def _code_words(program: Program, parsed: Parsed) -> set[str]:
-    """The words of a command that are code or a pattern, not files: a code or pattern operand (`grep PATTERN`,
-    `awk PROGRAM`), the value of an option that gives code (`sed -e SCRIPT`, `python -c CODE`)."""
-    code = set(parsed.operands) - set(_file_operands(program, parsed))
-    options = program.code_options | {h.option for h in program.runs if h.kind == "option"}
-    return code | {v for o, v in parsed.options if v is not None and (o in options or o in program.pattern_options)}
 
 
 def _module_argv(argv: list[str]) -> list[str]:
