@@ -299,8 +299,8 @@ class Catalogue:
 
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "environment", "git", "instruction_files", "languages",
-        "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "startup_files",
-        "system_programs",
+        "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "signal_files",
+        "startup_files", "system_programs",
     )  # fmt: skip
 
     def __init__(
@@ -327,6 +327,7 @@ class Catalogue:
         }
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
         self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
+        self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like

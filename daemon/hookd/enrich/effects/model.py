@@ -100,6 +100,7 @@ class EffectModel:
         powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
+        _cgroup_signals(self.ledger, start)
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
@@ -391,6 +392,16 @@ class EffectModel:
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
 _UNIT_SUFFIXES = (".service", ".socket", ".timer", ".target", ".path", ".scope", ".slice", ".mount")
+
+
+def _cgroup_signals(ledger: Ledger, start: int) -> None:
+    """`echo 1 > …/hookd.service/cgroup.kill`: a write to a cgroup's kill or freeze file stops every process of
+    the cgroup its directory names (the catalogue's `signal_files`), as a kill of the unit would."""
+    names = catalogue().signal_files
+    for effect in [e for e in ledger.effects[start:] if e["op"] == "write" and e["path"]]:
+        directory, _, base = effect["path"].rpartition("/")
+        if base in names:
+            ledger.add("signal", None, effect["program"], target=directory, match="cgroup")
 
 
 def _pids_after_signal(spelled: list[str]) -> list[str]:
