@@ -117,6 +117,7 @@ class Program:
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
     # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
     prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
+    secret_stdin: frozenset[str] = frozenset()  # `docker login --password-stdin`: it authenticates with its stdin
     # the words that make it print the shell code of its own setup (`pyenv init -`), and whether a shell's name
     # may follow them: `eval "$(…)"` of that is the tool's installed code, not code the line made
     prints_shell: tuple[tuple[tuple[str, ...], bool], ...] = ()
@@ -249,6 +250,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
         ),
         prints_shell=tuple((tuple(p["words"]), bool(p.get("shell", False))) for p in spec.get("prints_shell", ())),
+        secret_stdin=frozenset(spec.get("secret_stdin", ())),
         network=bool(spec.get("network", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),
         find=bool(spec.get("find", False)),

@@ -147,6 +147,10 @@ class CodeRuns:
         substitutions in it print, when fetched or decoded (`eval "$(curl …)"`)."""
         if hook.code or code:
             lang = hook.lang or name
+            if lang == "socat":  # an address: only EXEC:/SYSTEM: run a command (socat(1), "ADDRESS TYPES")
+                for command in shell_escapes(lang, text):
+                    self._handed(name, command, Hook("option", code=True, lang="sh"), follow)
+                return
             if lang == "sh" and not hook.same_shell:  # (what the shell runs in place, the builder walks itself)
                 follow.scripts.append(text)
             elif lang != "sh" and follow.code is None:

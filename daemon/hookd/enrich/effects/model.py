@@ -148,6 +148,7 @@ class EffectModel:
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
+        self.ledger.printed, self.ledger.printing = self.ledger.printing, []
         trees, self.ledger.trees, start = self.ledger.trees, [], len(self.ledger.effects)
         follow = Followups()
         name, argv = view.name, view.argv
@@ -181,6 +182,7 @@ class EffectModel:
             self._unknown(argv, name, place, follow)
             return follow
         parsed = parse(argv, program.table)
+        _used_secret(self.ledger, program, argv, view)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
         compiled(self.ledger, program, parsed, view, place)
@@ -278,7 +280,7 @@ class EffectModel:
         for words, store, unless in program.prints_secret:
             if _has_words(argv, words) and not (unless and _option_value_in(argv, unless)):
                 placed = place(store.replace("~", self.ledger.home, 1)) if store else None
-                self.ledger.add("read", placed, program.name, secret_output=True)
+                self.ledger.printing.append(self.ledger.add("read", placed, program.name, secret_output=True))
 
     def _host_copy(self, operands: list[str], name: str, place: Place) -> None:
         """`docker cp SRC… DEST`, `kubectl cp`: a host path (one not written `CONTAINER:PATH`) is read as a
@@ -392,6 +394,19 @@ class EffectModel:
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
 _UNIT_SUFFIXES = (".service", ".socket", ".timer", ".target", ".path", ".scope", ".slice", ".mount")
+
+
+def _used_secret(ledger: Ledger, program: Program, argv: list[str], view: CommandView) -> None:
+    """`aws ecr get-login-password | docker login --password-stdin`: the credential the command before printed
+    goes through the pipe into a program that authenticates with it (the catalogue's `secret_stdin`); it is
+    used, as `ssh -i KEY` uses a key, and reaches no output the model sees."""
+    if not ledger.printed or view.stdin in ("", "none") or view.stdin_text is not None:
+        return
+    if not any(word == option or word.startswith(option + "=") for word in argv[1:] for option in program.secret_stdin):
+        return
+    used = {id(effect) for effect in ledger.printed}
+    ledger.effects[:] = [effect for effect in ledger.effects if id(effect) not in used]
+    ledger.printed = []
 
 
 def _cgroup_signals(ledger: Ledger, start: int) -> None:
