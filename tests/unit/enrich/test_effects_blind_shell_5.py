@@ -108,3 +108,36 @@ def test_socat_addresses_that_only_connect_run_nothing(command: str, tmp_path: P
 )
 def test_socat_exec_and_system_addresses_run_their_command(command: str, text: str, tmp_path: Path) -> None:
     assert [e["code"]["text"] for e in ops(command, tmp_path, "exec")] == [text]
+
+
+def test_a_bind_mount_writes_the_place_it_covers(tmp_path: Path) -> None:
+    found = ops('mount --bind /dev/null "$HOME/.claude/settings.json"', tmp_path, "write")
+    assert [e["path"] for e in found] == ["/home/u/.claude/settings.json"]
+
+
+def test_ddrescue_writes_its_output_device(tmp_path: Path) -> None:
+    found = ops("ddrescue --force /dev/zero /dev/sdb /tmp/rescue.map", tmp_path, "write")
+    assert [e["path"] for e in found] == ["/dev/sdb", "/tmp/rescue.map"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gcloud secrets versions access latest --secret=prod-db-password",
+        "gcloud config config-helper --format='value(credential.access_token)'",
+        "az keyvault secret show --vault-name prod-kv --name db-password --query value -o tsv",
+    ],
+)
+def test_a_cloud_secret_printed_is_a_secret_read(command: str, tmp_path: Path) -> None:
+    assert [e["secret_output"] for e in ops(command, tmp_path, "read")] == [True]
+
+
+@pytest.mark.parametrize("command", ["gcloud secrets list --format='value(name)'", "az keyvault secret list"])
+def test_listing_secret_names_prints_none(command: str, tmp_path: Path) -> None:
+    assert ops(command, tmp_path, "read") == []
+
+
+def test_podman_unshare_runs_its_command(tmp_path: Path) -> None:
+    assert [e["path"] for e in ops("podman unshare cat ~/.aws/credentials", tmp_path, "read")] == [
+        "/home/u/.aws/credentials"
+    ]
