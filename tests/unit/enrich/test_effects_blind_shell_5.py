@@ -141,3 +141,30 @@ def test_podman_unshare_runs_its_command(tmp_path: Path) -> None:
     assert [e["path"] for e in ops("podman unshare cat ~/.aws/credentials", tmp_path, "read")] == [
         "/home/u/.aws/credentials"
     ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git log -p --all --full-history -- .env",
+        "git log -p .env",
+        "git log -U5 -- .env",
+        "git show HEAD~2 -- .env",
+        "git diff HEAD~3 -- .env",
+    ],
+)
+def test_a_patch_printed_for_a_path_reads_its_content(command: str, tmp_path: Path) -> None:
+    assert [e["path"] for e in ops(command, tmp_path, "read")] == [f"{tmp_path}/.env"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git log --oneline -- .env",
+        "git log -n 5 -- .env",
+        "git diff --stat HEAD~1 -- .env",
+        "git show --name-only HEAD -- .env",
+    ],
+)
+def test_names_and_counts_of_a_path_print_no_content(command: str, tmp_path: Path) -> None:
+    assert ops(command, tmp_path, "read") == []
