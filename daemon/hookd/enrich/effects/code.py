@@ -303,3 +303,33 @@ def _built(built: bool) -> dict[str, Any]:
 
 
 _INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})  # GNU parallel's input separators
+
+
+def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place, follow: Followups) -> None:
+    """`printf … > justfile && just`, `… > build.rs && cargo build`: a file of its working directory the program
+    runs without being given it (the catalogue's `implicit`), written by this very line. A makefile's or
+    justfile's recipes are shell command lines, judged as themselves; other code (a Rust build script) is
+    judged by its language's table. A file the line did not write is the project's own, as it always is."""
+    for words, names, lang in program.implicit:
+        if parsed.operands[: len(words)] != list(words) or any(o in program.code_options for o, _ in parsed.options):
+            continue
+        for name in names:
+            placed = place(name)
+            path = str(placed.get("path") or "")
+            if ledger.made(path) != "write":
+                continue
+            text = ledger.contents.get(path)
+            if text is not None and lang in ("make", "just"):
+                lines = _recipes(text) if lang == "make" else _indented(text)
+                ledger.add("exec", placed, program.name, code={"lang": "sh", "text": "\n".join(lines)}, flow="write")
+                follow.scripts.extend(lines)
+            else:  # known when its language's table finds nothing in it that reaches the system
+                known = text is not None and follow_code(lang, text).known
+                ledger.add(
+                    "exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write"
+                )
+
+
+def _indented(text: str) -> list[str]:
+    """A justfile's recipe lines: indented under a `name:` line, each a shell command line (`@` keeps it quiet)."""
+    return [line.strip().lstrip("@-") for line in text.splitlines() if line[:1] in (" ", "\t") and line.strip()]
