@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from effect_support import ops
+from effect_support import effects, ops
 
 
 def _later(command: str, proj: Path) -> list[str]:
@@ -200,3 +200,22 @@ def test_a_build_script_the_line_wrote_is_code_cargo_runs(tmp_path: Path) -> Non
 )
 def test_a_plain_build_script_or_the_projects_own_files_run_nothing_unknown(command: str, tmp_path: Path) -> None:
     assert [e for e in ops(command, tmp_path, "exec") if not e["known"]] == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "deno run -A https://203.0.113.22/mod.ts",
+        "deno https://203.0.113.22/mod.ts",
+        "deno run --allow-net https://x.example.net/a.ts",
+    ],
+)
+def test_a_script_given_by_url_is_downloaded_code_run(command: str, tmp_path: Path) -> None:
+    assert [(e["op"], e.get("flow")) for e in effects(command, tmp_path)] == [("fetch", None), ("exec", "fetch")]
+
+
+@pytest.mark.parametrize(
+    "command", ["deno run --allow-read scripts/dev_server.ts", "deno task build", "deno eval 'console.log(1)'"]
+)
+def test_a_local_script_is_no_download(command: str, tmp_path: Path) -> None:
+    assert [e for e in effects(command, tmp_path) if e.get("flow") == "fetch"] == []

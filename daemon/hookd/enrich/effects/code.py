@@ -333,3 +333,17 @@ def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place
 def _indented(text: str) -> list[str]:
     """A justfile's recipe lines: indented under a `name:` line, each a shell command line (`@` keeps it quiet)."""
     return [line.strip().lstrip("@-") for line in text.splitlines() if line[:1] in (" ", "\t") and line.strip()]
+
+
+_URL = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
+
+
+def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+    """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
+    code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does."""
+    for words in program.url_scripts:
+        operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
+        if operands and _URL.match(operands[0]):
+            ledger.add("fetch", None, program.name, url=operands[0])
+            ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
+            return
