@@ -219,3 +219,28 @@ def test_a_script_given_by_url_is_downloaded_code_run(command: str, tmp_path: Pa
 )
 def test_a_local_script_is_no_download(command: str, tmp_path: Path) -> None:
     assert [e for e in effects(command, tmp_path) if e.get("flow") == "fetch"] == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "docker run -d --privileged --pid=host alpine nsenter -t 1 -m -u -i -n -p -- sh -c id",
+        "docker run --rm --pid host alpine ps",
+        "podman run --rm --cap-add=SYS_ADMIN alpine id",
+        "nerdctl run --rm --security-opt=seccomp=unconfined alpine id",
+    ],
+)
+def test_a_container_given_the_hosts_privileges_is_a_privilege(command: str, tmp_path: Path) -> None:
+    assert [e["program"] for e in ops(command, tmp_path, "privilege")] == [command.split()[0]]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'podman run --rm -v "$PWD":/src:Z -w /src node:20 npm test',
+        "docker run --rm -e PRIVILEGED=1 alpine env",
+        "docker ps",
+    ],
+)
+def test_an_ordinary_container_is_no_privilege(command: str, tmp_path: Path) -> None:
+    assert ops(command, tmp_path, "privilege") == []

@@ -95,6 +95,7 @@ class Program:
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
+    privilege_options: frozenset[str] = frozenset()  # `docker run --privileged`: the host's privileges handed over
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
     # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
@@ -228,6 +229,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         target_options=frozenset(spec.get("target_option", ())),
         target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
+        privilege_options=frozenset(spec.get("privilege_options", ())),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
         deletes_named=tuple((tuple(e["words"]), str(e["what"])) for e in spec.get("deletes_named", ())),

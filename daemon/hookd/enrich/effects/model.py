@@ -13,6 +13,7 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from collections.abc import Mapping
@@ -255,7 +256,7 @@ class EffectModel:
     def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
         """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
         a local package built."""
-        if program.privilege:
+        if program.privilege or _privileged(program, argv):
             self.ledger.add("privilege", None, program.name)
         if program.grants:
             grants(self.ledger, program, parsed, place)
@@ -396,6 +397,18 @@ class EffectModel:
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
 _UNIT_SUFFIXES = (".service", ".socket", ".timer", ".target", ".path", ".scope", ".slice", ".mount")
+
+
+def _privileged(program: Program, argv: list[str]) -> bool:
+    """`docker run --privileged`, `--pid=host`, `--cap-add=SYS_ADMIN`: a container given the host's privileges or
+    processes is root on the host (`nsenter -t 1` from inside reaches everything): the catalogue's
+    `privilege_options`, as `--opt` or `--opt=value` (a value-taking option's value named in it: `--pid=host`)."""
+    options = program.privilege_options
+    words = argv[1:]
+    pairs = (f"{w}={v}" for w, v in itertools.pairwise(words))  # `--pid host`
+    return bool(options) and (
+        any(w in options or w.split("=", 1)[0] in options for w in words) or any(p in options for p in pairs)
+    )
 
 
 def _used_secret(ledger: Ledger, program: Program, argv: list[str], view: CommandView) -> None:
