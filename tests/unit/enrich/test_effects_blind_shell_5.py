@@ -231,7 +231,7 @@ def test_a_local_script_is_no_download(command: str, tmp_path: Path) -> None:
     ],
 )
 def test_a_container_given_the_hosts_privileges_is_a_privilege(command: str, tmp_path: Path) -> None:
-    assert [e["program"] for e in ops(command, tmp_path, "privilege")] == [command.split()[0]]
+    assert [e["program"] for e in ops(command, tmp_path, "privilege")] == [command.split(" ", 1)[0]]
 
 
 @pytest.mark.parametrize(
