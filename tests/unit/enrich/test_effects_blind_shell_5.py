@@ -244,3 +244,29 @@ def test_a_container_given_the_hosts_privileges_is_a_privilege(command: str, tmp
 )
 def test_an_ordinary_container_is_no_privilege(command: str, tmp_path: Path) -> None:
     assert ops(command, tmp_path, "privilege") == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git stash push --include-untracked --quiet && git stash drop --quiet",
+        "git stash && git stash drop",
+        "git stash -u; git stash drop stash@{0}",
+        "git stash clear",
+    ],
+)
+def test_a_stash_dropped_after_stashing_or_all_stashes_cleared_loses_every_change(command: str, tmp_path: Path) -> None:
+    assert [(e["what"], e["whole"]) for e in ops(command, tmp_path, "delete")] == [("uncommitted", True)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git stash push -m wip -- src/lib.rs && git stash drop",
+        "git stash drop stash@{2}",
+        "git stash && git stash pop",
+        "git stash list && git stash show -p stash@{0}",
+    ],
+)
+def test_a_named_stash_or_one_kept_loses_nothing_whole(command: str, tmp_path: Path) -> None:
+    assert ops(command, tmp_path, "delete") == []
