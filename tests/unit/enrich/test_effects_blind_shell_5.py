@@ -270,3 +270,16 @@ def test_a_stash_dropped_after_stashing_or_all_stashes_cleared_loses_every_chang
 )
 def test_a_named_stash_or_one_kept_loses_nothing_whole(command: str, tmp_path: Path) -> None:
     assert ops(command, tmp_path, "delete") == []
+
+
+def test_file_names_a_glob_expands_into_options_are_options_their_commands_unknown(tmp_path: Path) -> None:
+    for name in ("--checkpoint=1", "--checkpoint-action=exec=sh x.sh", "x.sh"):
+        (tmp_path / name).write_text("rm -rf ~/Documents\n" if name == "x.sh" else "")
+    runs = ops("tar -cf /tmp/backup.tar *", tmp_path, "exec")
+    assert (runs[0]["code"]["text"], runs[0]["known"], runs[0]["built"]) == ("sh x.sh", False, True)
+
+
+def test_a_glob_over_ordinary_names_changes_nothing(tmp_path: Path) -> None:
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("x")
+    assert ops("tar -cf /tmp/backup.tar *", tmp_path, "exec") == []
