@@ -329,16 +329,13 @@ def _imports(
     project: str,
 ) -> list[dict[str, JSON]]:
     """An `@path` import written into a file an agent loads into every session's context (the catalogue's
-    `instruction_files`: CLAUDE.md, GEMINI.md, …; any Markdown file, which they may import, and whose own imports
-    the agents follow, Claude Code's to five hops, Gemini's memport; or a memory tool's own file): a `read` of
-    that path, `deferred` (it reaches the model in every later session, outside the hooks), judged as any read is."""
+    `instruction_files`: CLAUDE.md, GEMINI.md, …, or a memory tool's own file): a `read` of that path, `deferred`
+    (it reaches the model in every later session, outside the hooks), judged as any read is."""
     names = catalogue().instruction_files
     loaded = [
         (path.rpartition("/")[0], _new_texts(tool_input))
         for e in effects
-        if e["op"] == "write"
-        and isinstance(path := e["path"], str)
-        and (path.endswith(".md") or path.rpartition("/")[2] in names)
+        if e["op"] == "write" and isinstance(path := e["path"], str) and path.rpartition("/")[2] in names
     ]
     if not loaded and ("mem" in program.lower() or "remember" in program.lower()) and words(program) & _MEMORY_WORDS:
         texts = [v for v in tool_input.values() if isinstance(v, str)]
