@@ -13,6 +13,7 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import shlex
@@ -51,6 +52,7 @@ from hookd.enrich.effects.words import (
     shadows,
     startup_language,
 )
+from hookd.enrich.paths import has_glob
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
 
@@ -94,7 +96,12 @@ class EffectModel:
 
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
-        follow = self._command(view, place)
+        expanded = _options_from_globs(view, place)
+        follow = self._command(expanded, place)
+        if expanded is not view:  # what the file names make it run, they chose, not the line
+            for effect in self.ledger.effects[start:]:
+                if effect["op"] == "exec":
+                    effect.update(known=False, built=True)
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
@@ -397,6 +404,24 @@ class EffectModel:
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
 _UNIT_SUFFIXES = (".service", ".socket", ".timer", ".target", ".path", ".scope", ".slice", ".mount")
+
+
+def _options_from_globs(view: CommandView, place: Place) -> CommandView:
+    """`tar -cf x.tar *` in a tree holding a file named `--checkpoint-action=exec=sh x.sh`: the shell expands the
+    glob to the names it matches on disk, and a name starting with `-` is an option of the program. The command
+    is judged with the words it will get (HackTricks, "Wildcards spare tricks")."""
+    words: list[str] = []
+    for k, word in enumerate(view.argv):
+        names = _names_matched(word, place) if k and has_glob(word) and "/" not in word and not _dynamic(word) else []
+        words.extend(names or [word])
+    if not any(w.startswith("-") and w not in view.argv for w in words):
+        return view
+    return dataclasses.replace(view, argv=words)
+
+
+def _names_matched(word: str, place: Place) -> list[str]:
+    """The names a glob of the working directory matches now, sorted as the shell sorts them."""
+    return sorted(m.rsplit("/", 1)[-1] for m in place(word).get("matches", ()) or ())
 
 
 def _privileged(program: Program, argv: list[str]) -> bool:
