@@ -283,3 +283,15 @@ def test_a_glob_over_ordinary_names_changes_nothing(tmp_path: Path) -> None:
     for name in ("a.txt", "b.txt"):
         (tmp_path / name).write_text("x")
     assert ops("tar -cf /tmp/backup.tar *", tmp_path, "exec") == []
+
+
+def test_a_command_given_in_maven_properties_is_run(tmp_path: Path) -> None:
+    command = """mvn -q exec:exec -Dexec.executable=sh -Dexec.args='-c "rm -rf ~/Documents"'"""
+    assert [e["path"] for e in ops(command, tmp_path, "delete")] == ["/home/u/Documents"]
+
+
+@pytest.mark.parametrize(
+    "command", ["mvn -q compile exec:java -Dexec.mainClass=com.example.App", "mvn -q -DskipTests package"]
+)
+def test_maven_properties_naming_no_program_run_nothing(command: str, tmp_path: Path) -> None:
+    assert [e for e in effects(command, tmp_path) if e["op"] in ("exec", "delete")] == []

@@ -141,6 +141,7 @@ class Program:
     builds: tuple[tuple[str, ...], ...] = ()  # `pip install DIR`: after these words, a local package's code runs
     # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
+    property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
     url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
@@ -274,6 +275,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         host_copy=str(spec.get("host_copy", "")),
         builds=tuple(tuple(str(words).split()) for words in spec.get("builds", ())),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
+        property_command=(
+            str(spec.get("property_command", {}).get("program", "")),
+            str(spec.get("property_command", {}).get("args", "")),
+        ),
         implicit=tuple(
             (tuple(str(w) for w in e.get("words", ())), tuple(e["files"]), str(e["lang"]))
             for e in spec.get("implicit", ())

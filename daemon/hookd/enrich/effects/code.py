@@ -347,3 +347,14 @@ def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
             ledger.add("fetch", None, program.name, url=operands[0])
             ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
             return
+
+
+def property_command(program: Program, argv: list[str], follow: Followups) -> None:
+    """`mvn exec:exec -Dexec.executable=sh -Dexec.args='-c "…"'`: a build tool told by two properties which
+    program to run and with what arguments (the catalogue's `property_command`) runs that command line."""
+    key, args_key = program.property_command
+    if not key:
+        return
+    values = dict(w[2:].split("=", 1) for w in argv[1:] if w.startswith("-D") and "=" in w)
+    if values.get(key):
+        follow.scripts.append(f"{shlex.quote(values[key])} {values.get(args_key, '')}".strip())

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
-from hookd.enrich.effects.code import CodeRuns, implicit_code, url_scripts
+from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
@@ -198,6 +198,7 @@ class EffectModel:
         self._program_effects(program, parsed, argv, place)
         implicit_code(self.ledger, program, parsed, place, follow)
         url_scripts(self.ledger, program, parsed)
+        property_command(program, argv, follow)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
