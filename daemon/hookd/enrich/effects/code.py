@@ -305,11 +305,11 @@ def _built(built: bool) -> dict[str, Any]:
 _INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})  # GNU parallel's input separators
 
 
-def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place, follow: Followups) -> None:
-    """`printf … > justfile && just`, `… > build.rs && cargo build`: a file of its working directory the program
-    runs without being given it (the catalogue's `implicit`), written by this very line. A makefile's or
-    justfile's recipes are shell command lines, judged as themselves; other code (a Rust build script) is
-    judged by its language's table. A file the line did not write is the project's own, as it always is."""
+def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """`printf … > build.rs && cargo build`: a source file of its working directory the program compiles and runs
+    without being given it (the catalogue's `implicit`), written by this very line: code in its language, judged
+    by that language's table (languages.json). A file the line did not write is the project's own, as always.
+    (Files a tool reads as commands, a Makefile or a justfile, are loaded.py's `implicit_files`.)"""
     for words, names, lang in program.implicit:
         if parsed.operands[: len(words)] != list(words) or any(o in program.code_options for o, _ in parsed.options):
             continue
@@ -319,20 +319,8 @@ def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place
             if ledger.made(path) != "write":
                 continue
             text = ledger.contents.get(path)
-            if text is not None and lang in ("make", "just"):
-                lines = _recipes(text) if lang == "make" else _indented(text)
-                ledger.add("exec", placed, program.name, code={"lang": "sh", "text": "\n".join(lines)}, flow="write")
-                follow.scripts.extend(lines)
-            else:  # known when its language's table finds nothing in it that reaches the system
-                known = text is not None and follow_code(lang, text).known
-                ledger.add(
-                    "exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write"
-                )
-
-
-def _indented(text: str) -> list[str]:
-    """A justfile's recipe lines: indented under a `name:` line, each a shell command line (`@` keeps it quiet)."""
-    return [line.strip().lstrip("@-") for line in text.splitlines() if line[:1] in (" ", "\t") and line.strip()]
+            known = text is not None and follow_code(lang, text).known
+            ledger.add("exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write")
 
 
 _URL = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)

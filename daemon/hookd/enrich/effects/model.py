@@ -13,13 +13,12 @@ the line's memory): `FileEffects` (files.py: what a program does to its operands
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects.beyond import cgroup_signals, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
@@ -32,6 +31,7 @@ from hookd.enrich.effects.handed import (
     launched_words,
 )
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.words import (
     _DECODERS,
@@ -39,11 +39,14 @@ from hookd.enrich.effects.words import (
     _NOTHING,
     HOME_CODE_WHEN,
     SHELLS,
+    XARGS_INPUT,
     _dynamic,
     _has_words,
     _option_value_in,
+    _planted,
     _stdout_trees,
     home_code_lang,
+    may_run_at_start,
     named_by_options,
     printed_environment,
     prints_own_code,
@@ -52,7 +55,6 @@ from hookd.enrich.effects.words import (
     shadows,
     startup_language,
 )
-from hookd.enrich.paths import has_glob
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
 
@@ -96,19 +98,21 @@ class EffectModel:
 
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
-        expanded = _options_from_globs(view, place)
+        expanded = options_from_globs(view, place)
         follow = self._command(expanded, place)
         if expanded is not view:  # what the file names make it run, they chose, not the line
             for effect in self.ledger.effects[start:]:
                 if effect["op"] == "exec":
                     effect.update(known=False, built=True)
+        loaded_files(self.ledger, view, place, follow, start)  # `go run /tmp/m.go`: a file the line wrote
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
+        configured_code(self.ledger, view, place, start)
         powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
-        _cgroup_signals(self.ledger, start)
+        cgroup_signals(self.ledger, start)
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
@@ -119,8 +123,13 @@ class EffectModel:
         commands run later, outside the hooks (deferred, and judged as a script when the line shows the text);
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
+            if effect["op"] != "write":
+                continue  # each test below is of a write (_shadowed and _home_code return at once for another op)
             path = effect["path"]
-            lang = startup_language(path, self.ledger.home) if effect["op"] == "write" and path else None
+            if not path or not may_run_at_start(path, (self.ledger.home,)):  # neither a startup file nor a hijack
+                _home_code(self.ledger, effect, view)
+                continue
+            lang = startup_language(path, self.ledger.home)
             shadowed = _shadowed(effect, self.ledger.effects[start:], self.ledger.home) if lang is None else None
             if shadowed:  # `cp x ~/.local/bin/git`: a program before the system's, run in every later shell
                 self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
@@ -141,6 +150,8 @@ class EffectModel:
                             known=text is not None, deferred=True, startup=path)  # fmt: skip
             if text and lang == "sh":
                 follow.scripts.append(text)
+            elif text:  # a unit's `ExecStart=`, a D-Bus service's `Exec=`: its command lines, judged as themselves
+                follow.scripts.extend(file_commands(text))
             return
 
     def _built_program(self, view: CommandView) -> None:
@@ -190,13 +201,13 @@ class EffectModel:
             self._unknown(argv, name, place, follow)
             return follow
         parsed = parse(argv, program.table)
-        _used_secret(self.ledger, program, argv, view)
+        used_secret(self.ledger, program, argv, view)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
-        self._program_effects(program, parsed, argv, place)
-        implicit_code(self.ledger, program, parsed, place, follow)
+        self._program_effects(program, parsed, argv, place, view)
+        implicit_code(self.ledger, program, parsed, place)
         url_scripts(self.ledger, program, parsed)
         property_command(program, argv, follow)
         follow.origin = self._origin(program, parsed, name, view)
@@ -248,6 +259,10 @@ class EffectModel:
                             "exec", None, view.name, code={"lang": entry.lang, "text": ""}, known=False,
                             flow=view.substituted or "substitution", through="substitution", variable=variable,
                         )  # fmt: skip
+                    elif entry.lang == "elf" and _planted_library(self.ledger, place(word)):
+                        # a library from scratch space the line did not make: anything may have put it there
+                        self.ledger.add("exec", place(word), view.name, code={"lang": "elf", "text": ""}, known=False,
+                                        planted=True, variable=variable)  # fmt: skip
                     else:
                         self.code.run_file(place(word), view.name, entry.lang, follow)
             else:  # shell code, or a prompt the shell expands (its substitutions run)
@@ -261,15 +276,20 @@ class EffectModel:
                 )
                 follow.scripts.append(text)
 
-    def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
+    def _program_effects(
+        self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView
+    ) -> None:
         """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
         a local package built."""
-        if program.privilege or _privileged(program, argv):
+        if program.privilege or privileged(program, argv):
             self.ledger.add("privilege", None, program.name)
         if program.grants:
             grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
-            self._signal(program, parsed)
+            self._signal(program, parsed, view)
+        for option, value in parsed.options:  # `prlimit --pid PID --nofile=0:0`: a process limited or attached to
+            if option in program.pid_options and value:
+                _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.writes_files:
@@ -385,7 +405,7 @@ class EffectModel:
             return
         self.files.files(program, parsed, argv, name, view, place)
 
-    def _signal(self, program: Program, parsed: Parsed) -> None:
+    def _signal(self, program: Program, parsed: Parsed, view: CommandView) -> None:
         targets = parsed.operands
         if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
             if not any(word in program.stop_words for word in targets):
@@ -400,64 +420,11 @@ class EffectModel:
                 match = "all"  # kill(2): pid -1 is every process the caller may signal, the guard among them
             elif program.signal == "unit" and any(ch in word for ch in "*?["):
                 target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
-            self.ledger.add("signal", None, program.name, target=target, match=match)
+            _signal_to(self.ledger, program.name, target, match, view)
 
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
 _UNIT_SUFFIXES = (".service", ".socket", ".timer", ".target", ".path", ".scope", ".slice", ".mount")
-
-
-def _options_from_globs(view: CommandView, place: Place) -> CommandView:
-    """`tar -cf x.tar *` in a tree holding a file named `--checkpoint-action=exec=sh x.sh`: the shell expands the
-    glob to the names it matches on disk, and a name starting with `-` is an option of the program. The command
-    is judged with the words it will get (HackTricks, "Wildcards spare tricks")."""
-    words: list[str] = []
-    for k, word in enumerate(view.argv):
-        names = _names_matched(word, place) if k and has_glob(word) and "/" not in word and not _dynamic(word) else []
-        words.extend(names or [word])
-    if not any(w.startswith("-") and w not in view.argv for w in words):
-        return view
-    return dataclasses.replace(view, argv=words)
-
-
-def _names_matched(word: str, place: Place) -> list[str]:
-    """The names a glob of the working directory matches now, sorted as the shell sorts them."""
-    return sorted(m.rsplit("/", 1)[-1] for m in place(word).get("matches", ()) or ())
-
-
-def _privileged(program: Program, argv: list[str]) -> bool:
-    """`docker run --privileged`, `--pid=host`, `--cap-add=SYS_ADMIN`: a container given the host's privileges or
-    processes is root on the host (`nsenter -t 1` from inside reaches everything): the catalogue's
-    `privilege_options`, as `--opt` or `--opt=value` (a value-taking option's value named in it: `--pid=host`)."""
-    options = program.privilege_options
-    words = argv[1:]
-    pairs = (f"{w}={v}" for w, v in itertools.pairwise(words))  # `--pid host`
-    return bool(options) and (
-        any(w in options or w.split("=", 1)[0] in options for w in words) or any(p in options for p in pairs)
-    )
-
-
-def _used_secret(ledger: Ledger, program: Program, argv: list[str], view: CommandView) -> None:
-    """`aws ecr get-login-password | docker login --password-stdin`: the credential the command before printed
-    goes through the pipe into a program that authenticates with it (the catalogue's `secret_stdin`); it is
-    used, as `ssh -i KEY` uses a key, and reaches no output the model sees."""
-    if not ledger.printed or view.stdin in ("", "none") or view.stdin_text is not None:
-        return
-    if not any(word == option or word.startswith(option + "=") for word in argv[1:] for option in program.secret_stdin):
-        return
-    used = {id(effect) for effect in ledger.printed}
-    ledger.effects[:] = [effect for effect in ledger.effects if id(effect) not in used]
-    ledger.printed = []
-
-
-def _cgroup_signals(ledger: Ledger, start: int) -> None:
-    """`echo 1 > …/hookd.service/cgroup.kill`: a write to a cgroup's kill or freeze file stops every process of
-    the cgroup its directory names (the catalogue's `signal_files`), as a kill of the unit would."""
-    names = catalogue().signal_files
-    for effect in [e for e in ledger.effects[start:] if e["op"] == "write" and e["path"]]:
-        directory, _, base = effect["path"].rpartition("/")
-        if base in names:
-            ledger.add("signal", None, effect["program"], target=directory, match="cgroup")
 
 
 def _pids_after_signal(spelled: list[str]) -> list[str]:
@@ -481,6 +448,44 @@ def _pids_after_signal(spelled: list[str]) -> list[str]:
     return pids
 
 
+def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: CommandView, **extra: Any) -> None:
+    """A signal (or a limit, an attach) to `target`; one built when the shell runs from what a lookup prints
+    (`kill $(pgrep -f x)`, `pgrep -f x | xargs kill`) has that lookup's words as `lookup`: the process it
+    names is the target (`pidof hookd`, `systemctl show -p MainPID hookd`, `cat /run/hookd.pid`)."""
+    lookup = _lookup_words(target, view) if match == "pid" else []
+    if lookup:
+        extra["lookup"] = lookup
+    ledger.add("signal", None, name, target=target, match=match, **extra)
+
+
+_SUBSTITUTION = re.compile(r"\$\((.*)\)|`([^`]*)`", re.S)
+
+
+def _lookup_words(target: str, view: CommandView) -> list[str]:
+    """The operands of the commands whose output a PID built at run time is (options and program words left
+    out): a substitution in the target or in a variable it names that the line set (`p=$(pgrep x); kill $p`,
+    `for p in $(…)`, `pgrep x | while read p`), or, for xargs' input, the commands before it in the pipeline."""
+    texts = [target, *(view.built[n] for n in _NAMED.findall(target) if n in view.built)]
+    words: list[str] = []
+    for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
+        text = match.group(1) or match.group(2) or ""
+        first = True  # words split at white space, quotes dropped: only names are looked for in them
+        for word in text.replace("|", " | ").replace(";", " ; ").replace('"', " ").replace("'", " ").split():
+            if word in ("|", ";", "&&", "||"):
+                first = True
+            elif first:
+                first = False  # the program
+            else:
+                words.append(word)
+    if XARGS_INPUT in target:
+        words.extend(view.fed)
+    return [w for w in words if w and not w.startswith("-")][:_LOOKUP_WORDS]
+
+
+_NAMED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_LOOKUP_WORDS = 64
+
+
 def _unit_glob_regex(target: str) -> str:
     """A systemctl unit pattern (fnmatch: `hook?.service`, `hook*`) as an anchored regex of the unit's name
     without its type suffix, so that it is matched against the guard's process names."""
@@ -502,6 +507,16 @@ def _unit_glob_regex(target: str) -> str:
             out.append(re.escape(ch))
         i += 1
     return "^" + "".join(out) + "$"
+
+
+def _planted_library(ledger: Ledger, placed: Mapping[str, Any]) -> bool:
+    """A library in scratch space (`/tmp`, `/var/tmp`, `/dev/shm`, outside the project) that the line did not
+    write: anything may have put it there."""
+    path = str(placed.get("path") or "")
+    kind = ledger.classify(placed, path) if path else ""
+    if kind != "scratch" and (kind in ("", "project", "project-root") or not _planted(path)):
+        return False
+    return not any(e["op"] == "write" and e["path"] == path for e in ledger.effects)  # not built on the line
 
 
 def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> None:
