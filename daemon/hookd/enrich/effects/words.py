@@ -268,6 +268,9 @@ def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | N
     directory's contents). Returns what happens, None when nothing is shadowed."""
     searched = _searched(catalogue().bin_dirs, home)
     directory, _, name = path.rpartition("/")
+    if directory in catalogue().system_programs and name and (catalogue().get(name) is not None or _installed(name)):
+        # `update-alternatives --install /usr/bin/git …`, `ln -sf x /usr/bin/git`: the system's own program replaced
+        return f"{path} is the system's {name}: what is put there runs instead of it for every later caller"
     if path in searched:
         directory, names = path, list(landing)
     elif directory in searched:
@@ -339,6 +342,7 @@ def may_run_at_start(path: str, homes: Sequence[str]) -> bool:
         (directory in gate.homes and base in gate.names)
         or path in gate.searched
         or directory in gate.searched
+        or directory in gate.programs
         or path.endswith(gate.below)
         or (path + "/").startswith(gate.system)
         or gate.inside.search(path) is not None
@@ -353,6 +357,7 @@ class _AtStart:
     homes: frozenset[str]
     names: frozenset[str]
     searched: frozenset[str]
+    programs: frozenset[str]  # the system's program directories: a program there replaced (`shadows`)
     below: tuple[str, ...]
     system: tuple[str, ...]
     inside: re.Pattern[str]
@@ -368,6 +373,7 @@ def _at_start(known: Catalogue, homes: tuple[str, ...]) -> _AtStart:
         homes=frozenset(homes),
         names=frozenset(n for files in tables for n in files.names),
         searched=frozenset({f"{home}/{d}" for home in homes for d in home_dirs} | set(system_dirs)),
+        programs=frozenset(known.system_programs),
         below=below,
         system=tuple(sorted({s for files in tables for s in files.system})),
         inside=_inside_any(below),
