@@ -26,7 +26,7 @@ from urllib.parse import unquote
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.fetches import instance_metadata
-from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_languages
+from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_language, startup_languages
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     MAX_TEXT,
@@ -40,7 +40,7 @@ from hookd.enrich.later_code import is_command_file, left_for_later, may_leave_c
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
-from hookd.enrich.tool_args import MAX_URL_DEPTH, command_line, inferred, kernel_code_line, new_texts, url_texts, words
+from hookd.enrich.tool_args import MAX_URL_DEPTH, inferred, new_texts, run_line, sql_line, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 
@@ -122,8 +122,10 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
-        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         written = _written(out)
+        # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
+        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
+        started |= {p for p in written if startup_language(p, home_dir) == "sh"}
         # an edit that completes a command's marker (`!`echo X`` with `echo X` replaced) shows it in the whole text only
         texts = new + [
             t
@@ -160,7 +162,6 @@ _UNTABLED = (ToolKind.MCP, ToolKind.OTHER)
 # Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
 # shell server's `run_command`, `execute_command`, `terminal`), and the arguments that hold that line.
 _RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "terminal", "command", "spawn", "bash"})
-_COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
 _CWD_ARGS = ("cwd", "workdir", "working_directory", "workingDirectory", "directory", "dir")
 
 
@@ -170,12 +171,9 @@ def _command_effects(
     """What the command line an MCP server's tool runs does (its name says it runs one, an argument holds it):
     the shell's effects of that line, in the tool's own directory argument when it gives one, as the tool's
     effects (`via: tool`), so that a recursive delete of the home, a write into `~/.ssh` or a read of a key
-    through `start_process` is judged as through the agent's shell."""
-    if not words(program) & _RUN_WORDS:
-        return []
-    line = next((v for a in _COMMAND_ARGS if (v := command_line(tool_input.get(a))) is not None), None)
-    if line is None and isinstance(code := tool_input.get("code"), str) and code.strip():
-        line = kernel_code_line(code)
+    through `start_process` is judged as through the agent's shell; a database server's SQL as its client's."""
+    line = run_line(tool_input) if words(program) & _RUN_WORDS else None
+    line = line if line is not None else sql_line(program, tool_input)
     if line is None:
         return []
     if _too_long(line):
@@ -341,13 +339,16 @@ def _imports(
     project: str,
 ) -> list[dict[str, JSON]]:
     """An `@path` import written into a file an agent loads into every session's context (the catalogue's
-    `instruction_files`: CLAUDE.md, GEMINI.md, …, or a memory tool's own file): a `read` of that path, `deferred`
-    (it reaches the model in every later session, outside the hooks), judged as any read is."""
+    `instruction_files`: CLAUDE.md, GEMINI.md, …; any Markdown file, which they may import, and whose own imports
+    the agents follow, Claude Code's to five hops, Gemini's memport; or a memory tool's own file): a `read` of
+    that path, `deferred` (it reaches the model in every later session, outside the hooks), judged as any read is."""
     names = catalogue().instruction_files
     loaded = [
         (path.rpartition("/")[0], new_texts(tool_input))
         for e in effects
-        if e["op"] == "write" and isinstance(path := e["path"], str) and path.rpartition("/")[2] in names
+        if e["op"] == "write"
+        and isinstance(path := e["path"], str)
+        and (path.endswith(".md") or path.rpartition("/")[2] in names)
     ]
     if not loaded and ("mem" in program.lower() or "remember" in program.lower()) and words(program) & _MEMORY_WORDS:
         texts = [v for v in tool_input.values() if isinstance(v, str)]

@@ -5,12 +5,14 @@ the same flow reaches any program that loads code from a file it is given: `go r
 f.lua`, `wg-quick up wg0.conf` (its `PostUp`), `cowsay -f x.cow` (Perl), `systemctl link x.service` (its
 `ExecStart`), `COMPOSER=/tmp/c.json composer run-script x`. By mechanism, not by those programs: a path the
 line wrote (or downloaded, or decoded) that a later command names as an operand, an option's value or an
-environment variable's value, when the catalogue does not say what that command does with it (no effect
-of its own: not a read, a write, a copy, …) and the program may run code (GTFOBins' shell, command or
-inherit functions, a `runs` hook, a launcher) or is not in the catalogue at all. Then the file's text is
-code that program runs: an `exec` of the file, `known` only when its text is data (no command line in
-it, not a program's source by its extension); the command lines its text holds (`ExecStart=…`, `PostUp =
-…`, a JSON script, backticks) are walked as scripts of their own, so `rm -rf ~` there is judged as itself.
+environment variable's value (or loads unnamed from its directory: `implicit_files`, a Makefile), when the
+catalogue does not say what that command does with it (no effect of its own: not a read, a write, a copy,
+…; a code-file option's file, `awk -f F`, is loaded though read) and the program may run code (GTFOBins'
+shell, command or inherit functions, a `runs` hook, a launcher) or is not in the catalogue at all. Then
+the file's text is code that program runs: an `exec` of the file. The command lines its text holds
+(`ExecStart=…`, `PostUp = …`, a recipe line, a JSON script, backticks) are walked as scripts of their own,
+so `rm -rf ~` there is judged as itself; it is `known` when it is not a program's source by its extension
+and holds no command line or has every line followed (settings, sections, command lines): else asked.
 
 `file_commands` is also how a file run later (a startup file, a service unit in place) shows its commands.
 """

@@ -226,10 +226,20 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     return secret if whole or secret else None
 
 
-# Lines that only set variables (`export PATH="$HOME/bin:$PATH"`), comments and blank lines: nothing runs.
-_SETTINGS_ONLY = re.compile(
-    r"^(?:[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?\n?)*$"
+# A word of fish's `set` or csh's `setenv` that expands no command (fish's substitution is `(…)`, `$(…)`).
+_SET_WORD = r"""(?:'[^'\n]*'|"[^"\n`()\\]*"|[^\s;&|<>`()'"\\])+"""
+# A line setting a variable in fish (`set -gx EDITOR nvim`: https://fishshell.com/docs/current/cmds/set.html) or
+# csh (`setenv EDITOR vim`), its name and its words.
+_SET_LINE = (
+    rf"[ \t]*(?:set(?:[ \t]+-{{1,2}}[A-Za-z-]+)*|setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)((?:[ \t]+{_SET_WORD})*)[ \t]*"
 )
+# A line that only sets a variable (`export PATH="$HOME/bin:$PATH"`, `set -gx EDITOR nvim`), a comment or a blank
+# line: nothing runs. Matched line by line: one pattern over the whole text, with its optional line ends, tried
+# exponentially many ways to split a text that fails at its end (24 lines of `A=b` then `(` took 30 s).
+_SETTING_LINE = re.compile(
+    r"[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?" rf"|{_SET_LINE}"
+)
+_SET_ASSIGNMENT = re.compile(rf"^{_SET_LINE}$", re.MULTILINE)
 
 
 # one command substitution, `$(…)`, `` `…` `` or `<(…)`, quoted or not, holding one plain command
@@ -343,7 +353,6 @@ def may_run_at_start(path: str, homes: Sequence[str]) -> bool:
         (directory in gate.homes and base in gate.names)
         or path in gate.searched
         or directory in gate.searched
-        or directory in gate.programs
         or path.endswith(gate.below)
         or (path + "/").startswith(gate.system)
         or gate.inside.search(path) is not None
@@ -358,7 +367,6 @@ class _AtStart:
     homes: frozenset[str]
     names: frozenset[str]
     searched: frozenset[str]
-    programs: frozenset[str]  # the system's program directories: a program there replaced (`shadows`)
     below: tuple[str, ...]
     system: tuple[str, ...]
     inside: re.Pattern[str]
@@ -373,8 +381,10 @@ def _at_start(known: Catalogue, homes: tuple[str, ...]) -> _AtStart:
     return _AtStart(
         homes=frozenset(homes),
         names=frozenset(n for files in tables for n in files.names),
-        searched=frozenset({f"{home}/{d}" for home in homes for d in home_dirs} | set(system_dirs)),
-        programs=frozenset(known.system_programs),
+        # (the system's own program directories too: a program replaced there runs instead, `shadows`)
+        searched=frozenset(
+            {f"{home}/{d}" for home in homes for d in home_dirs} | {*system_dirs, *known.system_programs}
+        ),
         below=below,
         system=tuple(sorted({s for files in tables for s in files.system})),
         inside=_inside_any(below),
@@ -408,10 +418,12 @@ def runs_nothing(text: str) -> bool:
     runs code (PROMPT_COMMAND, a file to load: LD_PRELOAD, BASH_ENV) or a search path that takes programs from
     scratch space or a relative directory (`export PATH=/tmp/x:$PATH`), from the catalogue's `environment` and
     `search_paths`."""
-    if _SETTINGS_ONLY.match(text) is None:
+    if not all(_SETTING_LINE.fullmatch(line) for line in text.split("\n")):
         return False
     known = catalogue()
-    for name, value in _ASSIGNMENT.findall(text):
+    # fish's and csh's list of words is a search path's list of entries (`set -gx PATH /tmp/x $PATH`)
+    sets = [(name, ":".join(words.split())) for name, words in _SET_ASSIGNMENT.findall(text)]
+    for name, value in [*_ASSIGNMENT.findall(text), *sets]:
         entry = known.environment.get(name)
         if entry is not None and entry.loads in ("code", "file"):
             return False
@@ -429,6 +441,7 @@ CODE_LANGS = {
     "js": "node", "mjs": "node", "cjs": "node", "ts": "node", "py": "python", "lua": "lua", "vim": "vim",
     "sh": "sh", "bash": "sh", "zsh": "sh", "fish": "fish", "ksh": "sh", "gradle": "groovy", "groovy": "groovy",
     "kts": "kotlin", "rb": "ruby", "pl": "perl", "el": "elisp", "php": "php", "tcl": "tcl", "ps1": "powershell",
+    "nu": "nushell", "R": "r", "r": "r",
 }  # fmt: skip
 
 
