@@ -201,6 +201,10 @@ class InstallSpec:
     # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
     run_order: tuple[str, ...] = ()
     bypass: Callable[[str, Path, Path, Mapping[str, str]], tuple[Path, ...]] | None = None
+    # The keys of a JSON configuration among `bypass` that bring in code beside hookd's hooks (OpenCode's and
+    # Kilo's `plugin`, a local MCP server's command: `mcp[local]`): a change that keeps them keeps hookd whole.
+    # Empty: any change of a bypass file is the policy's to deny.
+    bypass_keys: tuple[str, ...] = ()
     # The variables that move the agent's files (read by settings_path and bypass): the shims forward them,
     # so that the daemon protects the files the agent really reads.
     location_env: tuple[str, ...] = ()
@@ -243,7 +247,24 @@ def keeps_hooks(surface: Surface, old: str | None, new: str) -> bool:
         before, after = settings_doc(surface.path, old or ""), settings_doc(surface.path, new)
     except ValueError:
         return False
-    return all(dotted(before, key) == dotted(after, key) for key in surface.keys)
+    return all(_judged(before, key) == _judged(after, key) for key in surface.keys)
+
+
+def _judged(doc: Mapping[str, Any], key: str) -> Any:
+    """The value at a dotted key, or for `KEY[local]` its entries that run a command on this machine (an MCP
+    server of `type` other than `remote`: https://opencode.ai/docs/mcp-servers/): a remote one added keeps it."""
+    if not key.endswith("[local]"):
+        return dotted(doc, key)
+    value = dotted(doc, key.removesuffix("[local]"))
+    if value is MISSING:
+        return {}  # (none, as no local one)
+    if not isinstance(value, Mapping):
+        return value
+    return {
+        name: entry
+        for name, entry in value.items()
+        if not (isinstance(entry, Mapping) and entry.get("type") == "remote")
+    }
 
 
 MISSING = object()
@@ -358,7 +379,8 @@ class AgentSpec:
             if trust is not None and spec.trust is not None:
                 out.append(Surface(trust, f"{self.title} trust in hooks", scope, "trust", spec.trust.keys))
             for path in spec.bypass(scope, home, project_dir, env) if spec.bypass is not None else ():
-                out.append(Surface(path, f"{self.title} {scope} hooks from elsewhere", scope, "bypass"))
+                keys = spec.bypass_keys if path.suffix in (".json", ".jsonc") else ()
+                out.append(Surface(path, f"{self.title} {scope} hooks from elsewhere", scope, "bypass", keys))
         return _merged(out)
 
     def tool_spec(self, name: str) -> ToolSpec:

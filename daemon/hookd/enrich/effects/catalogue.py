@@ -141,6 +141,12 @@ class Program:
     socat: bool = False
     host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
     builds: tuple[tuple[str, ...], ...] = ()  # `pip install DIR`: after these words, a local package's code runs
+    # a REST client: `words` before its endpoint (`gh api`), the options giving the `method`, or `method_operand`
+    # (httpie: `http DELETE URL`), the API `base` an endpoint that is no URL is under (forge_apis)
+    rest_api: Mapping[str, Any] = field(default_factory=dict)
+    # a file server: the directory it serves to the network (`options` naming it, or the first `operand`; `when`:
+    # only under that option, `php -S`), `default` when none is named
+    serves: Mapping[str, Any] = field(default_factory=dict)
     # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
     property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
@@ -278,6 +284,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         socat=bool(spec.get("socat", False)),
         host_copy=str(spec.get("host_copy", "")),
         builds=tuple(tuple(str(words).split()) for words in spec.get("builds", ())),
+        rest_api=dict(spec.get("rest_api", {})),
+        serves=dict(spec.get("serves", {})),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
         property_command=(
             str(spec.get("property_command", {}).get("program", "")),
@@ -319,10 +327,10 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment", "git",
-        "instruction_files", "languages",
-        "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "signal_files",
-        "startup_files", "system_programs",
+        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
+        "forge_apis", "git", "instruction_files", "languages", "metadata_hosts", "power_files", "prefixes",
+        "program_configs", "runs_later", "search_paths", "settings_files", "signal_files", "startup_files",
+        "system_programs",
     )  # fmt: skip
 
     def __init__(
@@ -365,6 +373,10 @@ class Catalogue:
             name: dict(entry.get("environment", {})) for entry in configs for name in entry["names"]
         }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
+        self.forge_apis: Mapping[str, Any] = own.get("forge_apis", {})  # REST APIs where DELETE removes a hosted thing
+        self.settings_files: Mapping[str, Mapping[str, Any]] = {  # a file's name -> how its lines of settings read
+            name: entry for entry in own.get("settings_files", {}).get("files", ()) for name in entry["names"]
+        }
         # a file's extension -> the programming language it is code in (`.go`, `.lua`, `.cow`)
         self.code_extensions: Mapping[str, str] = (languages or {}).get("extensions", {}).get("code", {})
 

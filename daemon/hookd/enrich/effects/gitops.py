@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.discards import discard_effects
+from hookd.enrich.effects.files import MAX_GUESSED
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.facts import is_unresolved as _dynamic
@@ -24,7 +25,7 @@ _SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
 # out, no option whose value runs, no file it reads or writes here. (An alias of one of these names runs
 # only with `-c alias.…`, which comes before the subcommand.)
 _PLAIN = frozenset(
-    {"status", "add", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
+    {"status", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
      "merge-base", "symbolic-ref", "for-each-ref", "mv", "init", "version", "help", "whatchanged", "reflog"}
 )  # fmt: skip
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
@@ -230,11 +231,29 @@ def _runs(where: str, value: str, run: GitRun, model: Ledger) -> None:
     run.scripts.append(text)
 
 
+def _staged(rest: list[str], place: Place, model: Ledger) -> None:
+    """`git add [-f] FILE`: the file's content goes into the repository, and from there to every remote it is
+    pushed to (a secret published: an ignored `.env` added with `-f`, committed, pushed); each file named is
+    read (`staged`), asked when it is a secret (https://git-scm.com/docs/git-add)."""
+    ended, count = False, 0
+    for word in rest:
+        if word == "--" and not ended:
+            ended = True
+        elif (ended or not word.startswith("-")) and word not in (".", "..", ":/"):
+            count += 1
+            if count > MAX_GUESSED:  # past this, one file whose name is not known (asked): the cost stays bounded
+                model.add("read", {"raw": "${many_paths}", "path": ""}, "git", guess=True, staged=True)
+                return
+            model.add("read", place(word), "git", guess=True, staged=True)
+
+
 def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     options = [w for w in rest if w.startswith("-")]
     operands = [w for w in rest if not w.startswith("-")]
     if sub == "config":
         _config_write(rest, options, operands, place, model)
+    elif sub == "add":
+        _staged(rest, place, model)
     elif sub == "diff" and "--no-index" in options:
         for word in operands[-2:]:
             model.add("read", place(word), "git")
@@ -245,8 +264,8 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
         _patched(sub, rest, options, place, model)
     elif sub == "diff":
         _patched(sub, rest, options, place, model)
-    elif sub in ("ls-files", "ls-tree", "grep"):
-        model.add("list", place("."), "git", recursive=True)
+    elif sub in ("ls-files", "ls-tree", "grep"):  # grep prints the lines it matches: every file below the cwd read
+        model.add("read" if sub == "grep" else "list", place("."), "git", recursive=True)
     elif sub == "clone" and operands:
         _clone(rest, operands, place, model)
     elif sub in ("apply", "am") and operands:

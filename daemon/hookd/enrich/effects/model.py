@@ -21,18 +21,26 @@ from typing import Any
 from hookd.enrich.effects.beyond import cgroup_signals, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
-from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
+from hookd.enrich.effects.configtext import settings_only
+from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
     WALKED_BY_THE_SHELL,
-    handed_commands,
     is_command_line,
     launched_words,
 )
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.untabled import (
+    WALKED_INLINE,
+    handed_words,
+    piped,
+    runs_without_table,
+    unread,
+    untabled_code,
+)
 from hookd.enrich.effects.words import (
     _DECODERS,
     _ENVIRONMENT_PRINTERS,
@@ -143,7 +151,7 @@ class EffectModel:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if lang == "sh" and text is not None and runs_nothing(text):
+            if text is not None and (runs_nothing(text) if lang == "sh" else settings_only(path, text)):
                 continue
             # another program's file (`/etc/sudoers.d/x`, a `.pth`): what it runs or grants is not shell code
             self.ledger.add("exec", None, view.name, code={"lang": lang or "text", "text": text or ""},
@@ -177,6 +185,7 @@ class EffectModel:
             self._redirect(redirect, name, view)
         if not argv:
             return follow
+        piped(self.ledger, view, follow)
         if view.env:
             self._loaded_by_environment(view, place, follow)
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
@@ -199,6 +208,7 @@ class EffectModel:
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
             self._unknown(argv, name, place, follow)
+            unread(self.files, None, None, view, (place, start))
             return follow
         parsed = parse(argv, program.table)
         used_secret(self.ledger, program, argv, view)
@@ -210,6 +220,7 @@ class EffectModel:
         implicit_code(self.ledger, program, parsed, place)
         url_scripts(self.ledger, program, parsed)
         property_command(program, argv, follow)
+        unread(self.files, program, parsed, view, (place, start))
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
@@ -223,6 +234,8 @@ class EffectModel:
         """What it runs that it is handed; a network program's (`ncat -e /bin/sh host port`) is fed the connection."""
         handed_from = len(self.ledger.effects)
         self.code.hooks(program, parsed, view, follow)
+        if runs_without_table(program) and view.name not in SHELLS and view.name not in WALKED_INLINE:
+            untabled_code(self.ledger, view, follow)
         if program.network:
             for effect in self.ledger.effects[handed_from:]:
                 if effect["op"] == "exec" and effect["code"].get("lang") == "sh":
@@ -232,9 +245,7 @@ class EffectModel:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
         as a script), words it may run as a command are walked as one, operands that may be paths may be read."""
         if name not in WALKED_BY_THE_SHELL:
-            for text in handed_commands(argv):
-                self.ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
-                follow.scripts.append(text)
+            handed_words(self.ledger, argv, name, follow)
             launched = launched_words(argv)
             if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
                 follow.scripts.append(shlex.join(launched))
@@ -303,6 +314,10 @@ class EffectModel:
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
         deletes_named(self.ledger, program, argv)
+        if program.rest_api:
+            rest_deletes(self.ledger, program, parsed)
+        if program.serves:
+            served(self.ledger, program, parsed, place)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""

@@ -87,11 +87,6 @@ def _stdout_trees(effects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _recipes(makefile: str) -> list[str]:
-    """The recipe lines of a makefile's text (tab-indented): each is a shell command line make runs."""
-    return [line.lstrip("\t").lstrip("@-+") for line in makefile.splitlines() if line.startswith("\t")]
-
-
 def _dynamic(text: str) -> bool:
     """A word whose value is only known when the shell runs it (as hookd.enrich.shell.words._dynamic)."""
     return is_unresolved(text) or "<(" in text or ">(" in text
