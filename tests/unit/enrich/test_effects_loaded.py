@@ -205,3 +205,15 @@ def test_a_files_long_runs_of_white_space_are_read_in_linear_time() -> None:
 def test_a_settings_value_drops_its_trailing_comma_and_white_space() -> None:
     assert file_commands('"build": "make && ./x",   ') == ["make && ./x"]
     assert file_commands("ExecStart = /bin/sh -c 'rm -rf ~' ") == ["/bin/sh -c 'rm -rf ~'"]
+
+
+def test_a_makefile_of_many_blank_lines_is_read_in_linear_time() -> None:
+    """`^\\s*` over a makefile's text ran from each line start across every blank line after it: 20,000 blank
+    lines cost 21 s. The bound is 100 times a linear read: it fails only on the super-linear cost."""
+    from hookd.enrich.effects.configtext import make_runs_only_recipes
+
+    started = time.process_time()
+    assert make_runs_only_recipes("\n" * 20000 + "x:\n\techo hi\n")
+    assert time.process_time() - started < 1.0
+    assert not make_runs_only_recipes("\n\n  include other.mk\n")
+    assert not make_runs_only_recipes("x:\n\n\tSHELL := /tmp/s\n")
