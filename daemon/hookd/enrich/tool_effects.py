@@ -36,6 +36,7 @@ from hookd.enrich.gitconfig_text import (
     may_set_executing_key,
     unjudged_write,
 )
+from hookd.enrich.holdings import mark_holdings
 from hookd.enrich.later_code import is_command_file, left_for_later, may_leave_code
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
@@ -590,7 +591,7 @@ def _unnamed_write(
 def enrich_tool_effects(event: NormalisedEvent) -> NormalisedEvent:
     """Appends the effects of a file, search, patch or web tool call to `effects`; other events pass unchanged."""
     effects = tool_effects(event)
-    if not effects:
-        return event
     before = event.facts.get("effects")
-    return event.with_facts(effects=[*(before if isinstance(before, list) else []), *effects])
+    every = [*(before if isinstance(before, list) else []), *effects]
+    marked = mark_holdings(every, event.facts.get("home"), event.project_dir.removesuffix("/"))
+    return event if marked is every and not effects else event.with_facts(effects=marked)
