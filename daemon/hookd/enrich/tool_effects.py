@@ -120,7 +120,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out.extend(
         _git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project, new=new)
     )
-    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir):
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir, project):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
         written = _written(out)
@@ -214,12 +214,13 @@ def _program_config_keys(
     return out
 
 
-def _may_run_later(effects: list[dict[str, JSON]], home: str) -> bool:
+def _may_run_later(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
     """False only where no path written is one that `_configured_commands`, `_program_config_keys` or
     `left_for_later` reads (each one's own first test), whatever the texts."""
     configs, written = catalogue().program_configs, _written(effects)
     return any(
-        p.endswith(_CONFIG_SUFFIXES) or p.rpartition("/")[2] in configs or may_leave_code(p, home) for p in written
+        p.endswith(_CONFIG_SUFFIXES) or p.rpartition("/")[2] in configs or may_leave_code(p, home, project)
+        for p in written
     )
 
 
