@@ -201,6 +201,10 @@ class InstallSpec:
     # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
     run_order: tuple[str, ...] = ()
     bypass: Callable[[str, Path, Path, Mapping[str, str]], tuple[Path, ...]] | None = None
+    # The keys of a `bypass` JSON config that run or load something (plugins, hooks, a local MCP server's
+    # command, permissions; `*` any name): a file tool's change that keeps them all passes (`keeps_hooks`);
+    # none: any change is guarded.
+    bypass_keys: tuple[str, ...] = ()
     # The variables that move the agent's files (read by settings_path and bypass): the shims forward them,
     # so that the daemon protects the files the agent really reads.
     location_env: tuple[str, ...] = ()
@@ -267,10 +271,19 @@ def settings_doc(path: Path, text: str) -> Mapping[str, Any]:
 
 
 def dotted(doc: Mapping[str, Any], key: str) -> Any:
-    """The value at a dotted key; MISSING when there is none."""
+    """The value at a dotted key; MISSING when there is none. A `*` part stands for every name there: the
+    values below each that has the rest (`mcp.*.command`: each server's command, by name)."""
     value: Any = doc
-    for part in key.split("."):
-        if not isinstance(value, Mapping) or part not in value:
+    parts = key.split(".")
+    for k, part in enumerate(parts):
+        if not isinstance(value, Mapping):
+            return MISSING
+        if part == "*":
+            rest = ".".join(parts[k + 1 :])
+            found = {name: dotted(item, rest) if rest else item for name, item in value.items()}
+            kept = {name: item for name, item in found.items() if item is not MISSING}
+            return kept or MISSING  # none has it: as if the key were absent
+        if part not in value:
             return MISSING
         value = value[part]
     return value
@@ -358,7 +371,8 @@ class AgentSpec:
             if trust is not None and spec.trust is not None:
                 out.append(Surface(trust, f"{self.title} trust in hooks", scope, "trust", spec.trust.keys))
             for path in spec.bypass(scope, home, project_dir, env) if spec.bypass is not None else ():
-                out.append(Surface(path, f"{self.title} {scope} hooks from elsewhere", scope, "bypass"))
+                keys = spec.bypass_keys if path.suffix in (".json", ".jsonc") else ()
+                out.append(Surface(path, f"{self.title} {scope} hooks from elsewhere", scope, "bypass", keys))
         return _merged(out)
 
     def tool_spec(self, name: str) -> ToolSpec:

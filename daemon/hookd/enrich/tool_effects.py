@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
+from hookd.enrich.context_files import context_files
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_language, startup_languages
@@ -355,17 +356,18 @@ def _imports(
     if not loaded and ("mem" in program.lower() or "remember" in program.lower()) and words(program) & _MEMORY_WORDS:
         texts = [v for v in tool_input.values() if isinstance(v, str)]
         loaded = [(base, texts) for base in (memory_dir, project) if base]
-    if not loaded:
+    raws = [(base, m.group(1).rstrip(".,;:!?")) for base, texts in loaded for t in texts for m in _IMPORT.finditer(t)]
+    raws += [(project, name) for name in context_files(_written(effects), lambda: new_texts(tool_input))]
+    if not raws:
         return []
     resolver = PathResolver(home=home or "/", project_dir=project)
     out: list[dict[str, JSON]] = []
-    for base, texts in loaded:
-        for raw in (m.group(1).rstrip(".,;:!?") for text in texts for m in _IMPORT.finditer(text)):
-            if len(out) >= MAX_IMPORTS:
-                return [*out, _unknown("read", program)]
-            entry = {"arg": "import", **resolver.resolve(raw, base), "access": "read"}
-            read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
-            out.append({**read, "deferred": True, "import": raw})
+    for base, raw in raws:
+        if len(out) >= MAX_IMPORTS:
+            return [*out, _unknown("read", program)]
+        entry = {"arg": "import", **resolver.resolve(raw, base), "access": "read"}
+        read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
+        out.append({**read, "deferred": True, "import": raw})
     return out
 
 
