@@ -141,7 +141,7 @@ _files_deny contains {"id": "find-delete-outside-project", "reason": reason} if 
 	some e in input.effects
 	e.op == "delete"
 	_swept(e)
-	not e["class"] in {"project", "project-root", "scratch"}
+	not e.class in {"project", "project-root", "scratch"}
 	reason := sprintf("deleting what a search selects under %s (outside the project) is blocked: it deletes files recursively", [_effect_place(e)])
 }
 
@@ -149,8 +149,8 @@ _files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
 	some e in input.effects
 	e.op == "chmod"
 	e.recursive == true
-	e["class"] in {"root", "home", "system"}
-	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [e.program, _rm_classes[e["class"]].what, _effect_place(e)])
+	e.class in {"root", "home", "system"}
+	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [e.program, _rm_classes[e.class].what, _effect_place(e)])
 }
 
 # A tool hookd has no table for deleting a directory (an MCP server's `delete_directory`, `remove`): as a
@@ -504,6 +504,16 @@ _write_delete_deny contains {"id": "remote-repo-delete", "reason": reason} if {
 	reason := sprintf("%s deleting the repository %s is blocked: its history, issues and releases are lost with it", [e.program, _repo_name(e)])
 }
 
+# Another hosted resource deleted through a forge's REST API (`gh api -X DELETE repos/o/r/git/refs/heads/main`,
+# `curl -X DELETE https://api.github.com/…`: `what: "hosted"`): a branch, release, issue or key gone; asked.
+_files_ask contains {"id": "remote-resource-delete", "reason": reason} if {
+	"delete" in _effect_ops
+	some e in input.effects
+	e.op == "delete"
+	object.get(e, "what", "") == "hosted"
+	reason := sprintf("%s deletes %q on a code forge through its API; it is gone for everyone: confirm it", [e.program, e.name])
+}
+
 _repo_name(e) := sprintf("%q", [e.name]) if {
 	e.name != ""
 } else := "of this directory"
@@ -563,7 +573,7 @@ _destroys(e) if {
 
 _destroys(e) if {
 	e.op == "write"
-	not e["class"] in {"project", "scratch"}
+	not e.class in {"project", "scratch"}
 }
 
 _destroys(e) if e.deferred == true

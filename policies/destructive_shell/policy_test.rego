@@ -235,7 +235,6 @@ test_everyday_commands_allowed if {
 	}
 }
 
-
 # Found by the differential harness: a `>` redirect whose path is null (the parser could not read it)
 # made regorus fail the whole decision; OPA asked, as unparsable-shell says.
 test_null_redirect_path_is_not_a_device if {
@@ -336,6 +335,12 @@ test_a_sweep_of_scratch_space_is_allowed_one_outside_the_project_is_denied if {
 test_a_hosted_repository_deleted_is_denied if {
 	"remote-repo-delete" in _t_deny(_effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "gh", "via": "shell", "what": "repository", "name": "acme/api"}]))
 	"remote-repo-delete" in _t_deny(_effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "glab", "via": "shell", "what": "repository", "name": ""}]))
+}
+
+test_another_hosted_resource_deleted_through_a_forge_api_is_asked if {
+	i := _effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "gh", "via": "shell", "what": "hosted", "name": "repos/acme/api/git/refs/heads/main"}])
+	"remote-resource-delete" in _t_ask(i)
+	not "remote-repo-delete" in _t_deny(i)
 }
 
 test_a_package_removed_with_sudo_is_asked_not_denied if {

@@ -253,6 +253,8 @@ _secret_named(p) := (({m |
 		strings.any_suffix_match(p, data.secret_reads.key_suffixes),
 		contains(p, ".env"),
 		contains(p, "hist"),
+		contains(p, "/.dev.vars"),
+		contains(p, "/.secrets"),
 	]
 } else := set()
 
@@ -318,6 +320,13 @@ _env_name(b) if b == ".env"
 _env_name(b) if startswith(b, ".env.")
 
 _env_name(b) if endswith(b, ".env")
+
+# dotenv files other tools name otherwise (data.json's env_other_names, each with its source): `.dev.vars`,
+# `.dev.vars.staging`
+_env_name(b) if {
+	some name in _cfg.env_other_names
+	true in [b == name, startswith(b, concat("", [name, "."]))]
+}
 
 _example(b) if {
 	some w in split(lower(b), ".")

@@ -110,6 +110,15 @@ test_read_env_variants if {
 	}
 }
 
+test_read_dotenv_files_under_other_names if {
+	every p in ["/home/alice/proj/.dev.vars", "/home/alice/proj/.dev.vars.staging", "/home/alice/proj/.secrets"] {
+		_t_deny(_t_read(p)) == {"env-file"}
+	}
+	every p in ["/home/alice/proj/.dev.vars.example", "/home/alice/proj/dev.vars.md", "/home/alice/proj/.secretsrc"] {
+		_t_allowed(_t_read(p))
+	}
+}
+
 test_read_env_examples_allowed if {
 	every p in ["/home/alice/proj/.env.example", "/home/alice/proj/.env.sample", "/home/alice/proj/.env.template", "/home/alice/proj/example.env"] {
 		_t_allowed(_t_read(p))

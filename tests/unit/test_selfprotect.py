@@ -208,6 +208,31 @@ def test_an_edit_is_judged_on_both_one_and_every_replacement(world: tuple[Path, 
     assert '"timeout"' in text and not keeps(home, project, "qwen", "edit", edit)
 
 
+@pytest.mark.parametrize("client", ["kilo", "opencode"])
+@pytest.mark.parametrize(
+    ("config", "kept"),
+    [
+        ({"mcp": {"docs": {"type": "remote", "url": "https://mcp.example.com/mcp"}}}, True),
+        ({"model": "x", "permission": {"edit": "ask"}}, True),
+        ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"]}}}, False),
+        ({"plugin": ["evil-plugin"]}, False),
+        # a formatter's command is judged by what it runs (tool_effects' configured commands), not guarded here:
+        # `npx prettier` is everyday (blind-tools-5:80); one that fetches what it runs is asked there (:74)
+        ({"formatter": {"x": {"command": ["npx", "prettier", "--write", "$FILE"]}}}, True),
+        ({"lsp": {"x": {"command": ["sh", "-c", "id"]}}}, False),
+    ],
+)
+def test_a_plugin_agents_config_is_kept_unless_it_brings_in_code(
+    world: tuple[Path, Path], client: str, config: dict[str, Any], kept: bool
+) -> None:
+    """blind-tools-4: a new project `.kilo/kilo.jsonc` adding only a remote MCP server was denied as a bypass; a
+    config's plugins, local MCP servers, formatters and LSP servers are commands beside hookd's hooks."""
+    home, project = world
+    name = ".kilo/kilo.jsonc" if client == "kilo" else ".opencode/opencode.json"
+    tool_input = {"filePath": str(project / name), "content": json.dumps(config)}
+    assert bool(keeps(home, project, client, "write", tool_input)) is kept
+
+
 def test_hookds_own_hooks_file_is_never_kept(world: tuple[Path, Path]) -> None:
     """Copilot's hooks file is hookd's alone: any write to it is a change to hookd's hooks."""
     home, project = world

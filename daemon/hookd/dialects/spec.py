@@ -201,9 +201,9 @@ class InstallSpec:
     # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
     run_order: tuple[str, ...] = ()
     bypass: Callable[[str, Path, Path, Mapping[str, str]], tuple[Path, ...]] | None = None
-    # The keys of a `bypass` JSON config that run or load something (plugins, hooks, a local MCP server's
-    # command, permissions; `*` any name): a file tool's change that keeps them all passes (`keeps_hooks`);
-    # none: any change is guarded.
+    # The keys of a JSON configuration among `bypass` that bring in code beside hookd's hooks (OpenCode's and
+    # Kilo's `plugin`, a local MCP server's command: `mcp[local]`): a change that keeps them keeps hookd whole.
+    # Empty: any change of a bypass file is the policy's to deny.
     bypass_keys: tuple[str, ...] = ()
     # The variables that move the agent's files (read by settings_path and bypass): the shims forward them,
     # so that the daemon protects the files the agent really reads.
@@ -247,7 +247,24 @@ def keeps_hooks(surface: Surface, old: str | None, new: str) -> bool:
         before, after = settings_doc(surface.path, old or ""), settings_doc(surface.path, new)
     except ValueError:
         return False
-    return all(dotted(before, key) == dotted(after, key) for key in surface.keys)
+    return all(_judged(before, key) == _judged(after, key) for key in surface.keys)
+
+
+def _judged(doc: Mapping[str, Any], key: str) -> Any:
+    """The value at a dotted key, or for `KEY[local]` its entries that run a command on this machine (an MCP
+    server of `type` other than `remote`: https://opencode.ai/docs/mcp-servers/): a remote one added keeps it."""
+    if not key.endswith("[local]"):
+        return dotted(doc, key)
+    value = dotted(doc, key.removesuffix("[local]"))
+    if value is MISSING:
+        return {}  # (none, as no local one)
+    if not isinstance(value, Mapping):
+        return value
+    return {
+        name: entry
+        for name, entry in value.items()
+        if not (isinstance(entry, Mapping) and entry.get("type") == "remote")
+    }
 
 
 MISSING = object()
@@ -271,19 +288,10 @@ def settings_doc(path: Path, text: str) -> Mapping[str, Any]:
 
 
 def dotted(doc: Mapping[str, Any], key: str) -> Any:
-    """The value at a dotted key; MISSING when there is none. A `*` part stands for every name there: the
-    values below each that has the rest (`mcp.*.command`: each server's command, by name)."""
+    """The value at a dotted key; MISSING when there is none."""
     value: Any = doc
-    parts = key.split(".")
-    for k, part in enumerate(parts):
-        if not isinstance(value, Mapping):
-            return MISSING
-        if part == "*":
-            rest = ".".join(parts[k + 1 :])
-            found = {name: dotted(item, rest) if rest else item for name, item in value.items()}
-            kept = {name: item for name, item in found.items() if item is not MISSING}
-            return kept or MISSING  # none has it: as if the key were absent
-        if part not in value:
+    for part in key.split("."):
+        if not isinstance(value, Mapping) or part not in value:
             return MISSING
         value = value[part]
     return value

@@ -17,7 +17,7 @@ import functools
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
@@ -47,8 +47,24 @@ _READ = frozenset({
 # 'file'`, which writes it: https://www.sqlite.org/lang_attach.html, https://www.sqlite.org/lang_vacuum.html),
 # in an argument named for SQL (`query`, `sql`, `statement`) of a database server's tool.
 _SQL_FILE = re.compile(
-    r"\b(?:ATTACH(?:\s+DATABASE)?|VACUUM(?:\s+\w{1,64})?\s+INTO)\s+'((?:[^']|''){1,4096})'", re.IGNORECASE
+    r"\b(?:ATTACH(?:\s+DATABASE)?(?:\s+IF\s+NOT\s+EXISTS)?|VACUUM(?:\s+\w{1,64})?\s+INTO|COPY\b[^;]{0,4096}?\bTO|INTO\s+(?:OUT|DUMP)FILE"
+    r"|EXPORT\s+DATABASE)\s+'((?:[^']|''){1,4096})'",
+    re.IGNORECASE,
 )
+# SQL that reads a file by name: table and scalar functions (DuckDB's read_text, read_blob, read_csv, read_json,
+# read_parquet: https://duckdb.org/docs/stable/guides/file_formats/read_file, https://duckdb.org/docs/stable/data/csv/overview;
+# SQLite's readfile: https://sqlite.org/cli.html#file_i_o_functions; MySQL's LOAD_FILE; PostgreSQL's pg_read_file),
+# a quoted file as a table (DuckDB: `FROM 'x.csv'`), `COPY t FROM 'f'`, `LOAD DATA INFILE 'f'`
+_SQL_READ = re.compile(
+    r"\b(?:(?:read_\w{1,32}|parquet_scan|sniff_csv|readfile|load_file|pg_read_(?:binary_)?file|lo_import)\s*\(\s*\[?"
+    r"|(?:FROM|JOIN|INFILE)\s+)'((?:[^']|''){1,4096})'",
+    re.IGNORECASE,
+)
+# SQL that runs a command: PostgreSQL's `COPY … FROM/TO PROGRAM 'cmd'` (https://www.postgresql.org/docs/current/sql-copy.html),
+# DuckDB's shellfs, where a file name ending in `|` is a command whose output is read (or, starting with `|`,
+# fed the output: https://duckdb.org/community_extensions/extensions/shellfs)
+_SQL_PROGRAM = re.compile(r"\bPROGRAM\s+'((?:[^']|''){1,4096})'", re.IGNORECASE)
+_SQL_STRING = re.compile(r"'((?:[^']|''){1,4096})'")
 _SQL_WORDS = frozenset({"query", "sql", "statement", "statements", "queries"})
 # Words of a tool's name that make it search below the directories it is given (every file there can be read).
 _SEARCH = frozenset({"search", "grep", "rg", "ripgrep", "find", "scan"})
@@ -109,6 +125,7 @@ class _Found:
     unknown: dict[str, None]
     to: set[str]
     options: set[str]  # arguments named for an option holding a path (always written)
+    reads: set[str] = field(default_factory=set)  # SQL's files read (`read_text('x')`): read, whatever the tool's name
 
 
 def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Found) -> None:
@@ -146,14 +163,39 @@ def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Foun
         found.to.add(arg)
 
 
+def _sql_texts(tool_input: Mapping[str, JSON]) -> list[tuple[str, str]]:
+    """The arguments named for SQL (`query`, `sql`, `statement`) and their text."""
+    return [
+        (arg, text)
+        for arg, text in tool_input.items()
+        if isinstance(text, str) and words(arg) & _SQL_WORDS and len(text) <= MAX_SQL
+    ]
+
+
 def _sql_files(tool_input: Mapping[str, JSON], found: _Found) -> None:
-    """The files the SQL in an argument named for it opens for writing (`ATTACH 'x'`, `VACUUM INTO 'x'`)."""
-    for arg, text in tool_input.items():
-        if isinstance(text, str) and words(arg) & _SQL_WORDS and len(text) <= MAX_SQL:
-            for match in _SQL_FILE.finditer(text):
-                key = f"{arg}(sql)"
-                found.paths.setdefault(key, []).append(match.group(1).replace("''", "'"))
-                found.options.add(key)
+    """The files the SQL in an argument named for it opens for writing (`ATTACH 'x'`, `VACUUM INTO 'x'`, `COPY …
+    TO 'x'`) and for reading (`read_text('x')`, `FROM 'x.csv'`); a command it runs is no file (sql_commands)."""
+    for arg, text in _sql_texts(tool_input):
+        for pattern, key in ((_SQL_FILE, f"{arg}(sql)"), (_SQL_READ, f"{arg}(sql-read)")):
+            for match in pattern.finditer(text):
+                name = match.group(1).replace("''", "'")
+                if _is_sql_command(name) or text[: match.start()].rstrip().upper().endswith("PROGRAM"):
+                    continue
+                found.paths.setdefault(key, []).append(name)
+                (found.options if pattern is _SQL_FILE else found.reads).add(key)
+
+
+def _is_sql_command(name: str) -> bool:
+    return name.rstrip().endswith("|") or name.lstrip().startswith("|")
+
+
+def sql_commands(tool_input: Mapping[str, JSON]) -> list[str]:
+    """The command lines the SQL of a tool's arguments runs (`COPY … FROM PROGRAM 'cmd'`, shellfs' `'cmd |'`)."""
+    found = []
+    for _arg, text in _sql_texts(tool_input):
+        found += [m.group(1).replace("''", "'") for m in _SQL_PROGRAM.finditer(text)]
+        found += [n.strip().strip("|") for m in _SQL_STRING.finditer(text) if _is_sql_command(n := m.group(1))]
+    return [command.strip() for command in found if command.strip()]
 
 
 MAX_SQL = 1 << 20
@@ -193,7 +235,9 @@ def inferred(tool: ToolCall) -> Inferred | None:
     op = _op(tool)
     to = frozenset(a for a in args if a in found.to) if op in ("move", "copy") else frozenset()
     access = "read" if op == "read" else "write"
-    paths = tuple((a, "write" if a in to or a in found.options else access) for a in args)
+    paths = tuple(
+        (a, "write" if a in to or a in found.options else "read" if a in found.reads else access) for a in args
+    )
     content = next(
         (k for k, v in tool.input.items() if k in ("content", "text", "file_text") and isinstance(v, str)), ""
     )
@@ -310,6 +354,19 @@ def run_line(tool_input: Mapping[str, Any]) -> str | None:
     while mark in lines:
         mark += "_"
     return f"{line} <<'{mark}'\n{fed.removesuffix(chr(10))}\n{mark}"
+
+
+# Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
+# shell server's `run_command`, `execute_command`, `terminal`).
+_RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "terminal", "command", "spawn", "bash"})
+
+
+def command_lines(tool: str, tool_input: Mapping[str, JSON]) -> list[str]:
+    """The command lines a tool hookd has no table for runs: the commands its SQL runs (sql_commands), and the
+    line of a tool named for running (run_line) or else of a database server's tool (sql_line)."""
+    line = run_line(tool_input) if words(tool) & _RUN_WORDS else None
+    line = line if line is not None else sql_line(tool, tool_input)
+    return [*sql_commands(tool_input), *([line] if line is not None else [])]
 
 
 _NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")

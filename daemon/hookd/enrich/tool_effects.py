@@ -26,6 +26,7 @@ from urllib.parse import unquote
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.context_files import context_files
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.configtext import settings_only
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_language, startup_languages
 from hookd.enrich.facts import arg_class
@@ -42,7 +43,7 @@ from hookd.enrich.later_code import is_command_file, left_for_later, may_leave_c
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
-from hookd.enrich.tool_args import MAX_URL_DEPTH, inferred, new_texts, run_line, sql_line, url_texts, words
+from hookd.enrich.tool_args import MAX_URL_DEPTH, command_lines, inferred, new_texts, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 
@@ -161,30 +162,26 @@ def _aliased(effects: list[dict[str, JSON]], home: str | None, project: str) -> 
 
 
 _UNTABLED = (ToolKind.MCP, ToolKind.OTHER)
-# Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
-# shell server's `run_command`, `execute_command`, `terminal`), and the arguments that hold that line.
-_RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "terminal", "command", "spawn", "bash"})
 _CWD_ARGS = ("cwd", "workdir", "working_directory", "workingDirectory", "directory", "dir")
 
 
 def _command_effects(
     program: str, tool_input: Mapping[str, Any], home: str | None, project: str
 ) -> list[dict[str, JSON]]:
-    """What the command line an MCP server's tool runs does (its name says it runs one, an argument holds it):
-    the shell's effects of that line, in the tool's own directory argument when it gives one, as the tool's
-    effects (`via: tool`), so that a recursive delete of the home, a write into `~/.ssh` or a read of a key
-    through `start_process` is judged as through the agent's shell; a database server's SQL as its client's."""
-    line = run_line(tool_input) if words(program) & _RUN_WORDS else None
-    line = line if line is not None else sql_line(program, tool_input)
-    if line is None:
-        return []
-    if _too_long(line):
-        return [_unknown("write", program)]  # a line past what hookd analyses: what it changes is not known
-    resolver = PathResolver(home=home or "/", project_dir=project)
-    where = next((v for a in _CWD_ARGS if isinstance(v := tool_input.get(a), str) and v), "")
-    base = resolver.absolute(where, project) if where else project
-    _shell, analysed = analyse_shell(line, home=home or "/", base_dir=base, project_dir=project)
-    return [{**e, "via": "tool"} for e in analysed]
+    """What the command lines an MCP server's tool runs do (tool_args.command_lines: its name says it runs one and
+    an argument holds it, or its SQL runs one): the shell's effects of each, in the tool's own directory argument
+    when it gives one, as the tool's effects (`via: tool`), so that a recursive delete of the home, a write into
+    `~/.ssh` or a read of a key through `start_process` is judged as through the agent's shell."""
+    out: list[dict[str, JSON]] = []
+    for line in command_lines(program, tool_input):
+        if _too_long(line):
+            return [_unknown("write", program)]  # a line past what hookd analyses: what it changes is not known
+        resolver = PathResolver(home=home or "/", project_dir=project)
+        where = next((v for a in _CWD_ARGS if isinstance(v := tool_input.get(a), str) and v), "")
+        base = resolver.absolute(where, project) if where else project
+        _shell, analysed = analyse_shell(line, home=home or "/", base_dir=base, project_dir=project)
+        out.extend({**e, "via": "tool"} for e in analysed)
+    return out
 
 
 @functools.lru_cache(maxsize=16)
@@ -569,7 +566,7 @@ def _runs_at_start(
         if langs <= {None}:
             continue
         lang = "sh" if "sh" in langs else "text"  # another program's file (`/etc/sudoers.d/x`): no shell settings
-        if lang == "sh" and isinstance(text, str) and runs_nothing(text):
+        if isinstance(text, str) and (runs_nothing(text) if lang == "sh" else settings_only(path, text)):
             continue
         code = {"lang": lang, "text": text if isinstance(text, str) else ""}
         later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,

@@ -163,7 +163,6 @@ def test_doctor_names_a_removed_managed_plugin_and_the_pure_switch(
         ({"formatter": {"p": {"command": ["npx", "prettier", "--write", "$FILE"]}}}, True),
         ({"plugin": ["opencode-evil"]}, False),
         ({"mcp": {"t": {"type": "local", "command": ["sh", "-c", "id"]}}}, False),
-        ({"permission": {"bash": "allow"}}, False),
         ({"experimental": {"hook": {"file_edited": {"*": [{"command": ["id"]}]}}}}, False),
     ],
 )

@@ -71,8 +71,12 @@ def test_tree_sitter_reads_what_bashlex_reads_and_more(monkeypatch: pytest.Monke
             assert not new["parse_error"] and old["commands"][0]["argv"] == new["commands"][0]["argv"], script
             heredocs += 1  # tree-sitter: the body is the command's stdin (a shell's script, one level deeper)
         elif single_quoted_substitution(script):
-            assert not new["parse_error"] and new["commands"] == old["commands"][: len(new["commands"])], script
-            quoted += 1  # tree-sitter: no substitution in single quotes
+            # tree-sitter: no substitution in single quotes (bashlex's extra commands may come before those the
+            # quoted code itself runs: `--eval='$(shell …)'`, whose make text is walked)
+            assert not new["parse_error"] and all(
+                c["argv"] in [o["argv"] for o in old["commands"]] for c in new["commands"]
+            ), script
+            quoted += 1
         else:
             raise AssertionError(f"{script!r}\nbashlex:     {old}\ntree-sitter: {new}")
     assert same > 3000 and better >= 20 and heredocs >= 4 and quoted >= 1, (

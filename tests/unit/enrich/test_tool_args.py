@@ -280,6 +280,49 @@ def test_a_command_line_past_what_hookd_analyses_is_not_known(proj: Path) -> Non
 
 
 @pytest.mark.parametrize(
+    "query",
+    [
+        f"SELECT content FROM read_text('{HOME}/.aws/credentials')",
+        f"select * from read_csv_auto('{HOME}/.aws/credentials', header=false)",
+        f"SELECT * FROM '{HOME}/.aws/credentials'",
+        f"SELECT readfile('{HOME}/.aws/credentials')",
+        f"SELECT LOAD_FILE('{HOME}/.aws/credentials')",
+        f"COPY t FROM '{HOME}/.aws/credentials'",
+    ],
+)
+def test_sql_that_reads_a_file_by_name_reads_it(query: str, proj: Path) -> None:
+    """blind-tools-4: DuckDB's read_text (and the other engines' file readers) in an MCP query tool."""
+    event = enriched("claude", "mcp__motherduck__query", {"query": query}, proj)
+    assert ("read", f"{HOME}/.aws/credentials", True) in effects(event)
+
+
+def test_sql_copy_to_a_file_writes_it(proj: Path) -> None:
+    query = f"COPY (SELECT 'x') TO '{HOME}/.bash_profile' (HEADER false, QUOTE '')"
+    event = enriched("gemini", "mcp_motherduck_query", {"query": query}, proj)
+    assert ("write", f"{HOME}/.bash_profile", True) in effects(event)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "INSTALL shellfs FROM community; LOAD shellfs; SELECT * FROM read_csv('rm -rf ~/Documents |')",
+        "COPY t FROM PROGRAM 'rm -rf ~/Documents'",
+    ],
+)
+def test_sql_that_runs_a_command_is_judged_as_that_command(query: str, proj: Path) -> None:
+    event = enriched("codex", "mcp__motherduck__query", {"query": query}, proj)
+    deletes = {(e["path"], e["recursive"]) for e in event.facts.get("effects", []) if e["op"] == "delete"}
+    assert deletes == {(f"{HOME}/Documents", True)}  # (sql_line's psql -c of it may judge it too)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] == "read" and "Documents" in e["path"]]
+
+
+def test_sql_reading_tables_reads_no_file(proj: Path) -> None:
+    query = "SELECT name FROM users JOIN orders USING (id) WHERE note = 'read_text'"
+    event = enriched("claude", "mcp__motherduck__query", {"query": query}, proj)
+    assert [e for e in event.facts.get("effects", []) if e["op"] in ("read", "write")] == []
+
+
+@pytest.mark.parametrize(
     ("tool", "tool_input", "effect"),
     [
         ("mcp__mcp-server-commands__run_command", {"command": "bash", "stdin": "rm -rf ~/Documents\n"},

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.effects.catalogue import Hook, Program, catalogue
+from hookd.enrich.effects.configtext import _recipes, make_runs_only_recipes
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
     literal_commands,
@@ -24,7 +25,6 @@ from hookd.enrich.effects.words import (
     STDIN_FILES,
     _code_operands,
     _dynamic,
-    _recipes,
     _short_spellings,
     prints_own_code,
     reads_script_from_stdin,
@@ -147,11 +147,21 @@ class CodeRuns:
         substitutions in it print, when fetched or decoded (`eval "$(curl …)"`)."""
         if hook.code or code:
             lang = hook.lang or name
+            if lang == "socat":  # an address: only EXEC:/SYSTEM: run a command (socat(1), "ADDRESS TYPES")
+                for command in shell_escapes(lang, text):
+                    self._handed(name, command, Hook("option", code=True, lang="sh"), follow)
+                return
             if lang == "sh" and not hook.same_shell:  # (what the shell runs in place, the builder walks itself)
                 follow.scripts.append(text)
             elif lang != "sh" and follow.code is None:
                 follow.code = (lang, text)
             follow.scripts.extend(shell_escapes(lang, text))
+            if lang == "make":  # `make --eval TEXT`: a makefile, whose recipes are shell command lines
+                self.ledger.add(
+                    "exec", None, name, code={"lang": lang, "text": text}, known=make_runs_only_recipes(text)
+                )
+                follow.scripts.extend(_recipes(text))
+                return
             if lang != "sh":
                 self._inline(name, lang, text, follow)
                 return
@@ -187,7 +197,8 @@ class CodeRuns:
             if text is None:
                 self.stdin_code(program.name, view.stdin if view.stdin != "none" else "unknown")
                 return
-            self.ledger.add("exec", None, program.name, code={"lang": lang, "text": text})
+            known = make_runs_only_recipes(text) if lang == "make" else follow_code(lang, text).known
+            self.ledger.add("exec", None, program.name, code={"lang": lang, "text": text}, known=known)
             follow.scripts.extend(_recipes(text) if lang == "make" else [])
             if lang != "make" and follow.code is None:
                 follow.code = (lang, text)
@@ -236,11 +247,12 @@ class CodeRuns:
     def script(self, program: Program, parsed: Parsed, view: CommandView, place: Place, follow: Followups) -> None:
         """A shell or interpreter: its first operand is the script it runs (unless code came by an option)."""
         options = {o for o, _ in parsed.options}
-        if (program.script_operand == "sh" and any(o in ("-c",) for o in options)) or "-" + "c" in _short_spellings(
-            view.argv
-        ):
+        tabled = program.runs or program.script_operand == "sh"  # (with no table, `-c CODE` is read by _code_given)
+        if (program.script_operand == "sh" and "-c" in options) or (tabled and "-c" in _short_spellings(view.argv)):
             return
-        if any(h.kind == "option" and h.option in options for h in program.runs) or "-m" in options or "-c" in options:
+        if any(h.kind == "option" and h.option in options for h in program.runs):
+            return
+        if tabled and ("-c" in options or "-m" in options):
             return
         if not parsed.operands or parsed.operands[0] in STDIN_FILES:
             self._stdin_script(program, view, follow)
@@ -265,6 +277,9 @@ class CodeRuns:
             )
             return
         self.run_file(place(first), view.name, program.script_operand, follow)
+        if "file-read" in program.gtfobins and program.script_operand not in (*catalogue().languages, *SHELLS):
+            # a macro processor's input (`m4 FILE`, GTFOBins' file-read): what it does not expand, it prints
+            self.ledger.add("read", place(first), view.name, guess=True)
         for word in parsed.operands[1:]:
             if _SECRET_HINT.search(word) and not word.startswith("-"):
                 self.ledger.add("read", place(word), view.name, guess=True)
@@ -285,7 +300,7 @@ def _code_given(argv: list[str], first: str) -> str | None:
         option, eq, value = argv[k].partition("=")
         if eq and option in CODE_OPTIONS:
             return value
-        if argv[k] in CODE_OPTIONS and k + 1 < len(argv):
+        if (argv[k] in CODE_OPTIONS or argv[k].lower() in CODE_OPTIONS) and k + 1 < len(argv):
             return argv[k + 1] if argv[k + 1] == first else None
         if argv[k] == first:
             return None
@@ -299,3 +314,46 @@ def _built(built: bool) -> dict[str, Any]:
 
 
 _INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})  # GNU parallel's input separators
+
+
+def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """`printf … > build.rs && cargo build`: a source file of its working directory the program compiles and runs
+    without being given it (the catalogue's `implicit`), written by this very line: code in its language, judged
+    by that language's table (languages.json). A file the line did not write is the project's own, as always.
+    (Files a tool reads as commands, a Makefile or a justfile, are loaded.py's `implicit_files`.)"""
+    for words, names, lang in program.implicit:
+        if parsed.operands[: len(words)] != list(words) or any(o in program.code_options for o, _ in parsed.options):
+            continue
+        for name in names:
+            placed = place(name)
+            path = str(placed.get("path") or "")
+            if ledger.made(path) != "write":
+                continue
+            text = ledger.contents.get(path)
+            known = text is not None and follow_code(lang, text).known
+            ledger.add("exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write")
+
+
+_URL = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
+
+
+def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+    """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
+    code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does."""
+    for words in program.url_scripts:
+        operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
+        if operands and _URL.match(operands[0]):
+            ledger.add("fetch", None, program.name, url=operands[0])
+            ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
+            return
+
+
+def property_command(program: Program, argv: list[str], follow: Followups) -> None:
+    """`mvn exec:exec -Dexec.executable=sh -Dexec.args='-c "…"'`: a build tool told by two properties which
+    program to run and with what arguments (the catalogue's `property_command`) runs that command line."""
+    key, args_key = program.property_command
+    if not key:
+        return
+    values = dict(w[2:].split("=", 1) for w in argv[1:] if w.startswith("-D") and "=" in w)
+    if values.get(key):
+        follow.scripts.append(f"{shlex.quote(values[key])} {values.get(args_key, '')}".strip())

@@ -1,12 +1,14 @@
 """What a catalogue entry says a program does beyond its operands (docs/policies.md, "The effect model"): a
 file it builds from the line's own code (`compiles`), privileges it gives a file (`grants`), settings whose
-value it runs later (`sets_code`), what it removes by name (`deletes_named`)."""
+value it runs later (`sets_code`), what it removes by name (`deletes_named`) or by a REST API's DELETE
+(`rest_deletes`)."""
 
 from __future__ import annotations
 
 import fnmatch
+import re
 
-from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.words import STDIN_FILES, sets_id
@@ -85,3 +87,59 @@ def _after_words(argv: list[str], words: tuple[str, ...]) -> list[str] | None:
     if len(operands) < len(words) or [argv[k] for k in operands[: len(words)]] != list(words):
         return None
     return argv[operands[len(words) - 1] + 1 :]
+
+
+def rest_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+    """A REST client's DELETE to a code forge's API (`gh api -X DELETE repos/o/r`, `curl -X DELETE
+    https://api.github.com/repos/o/r/git/refs/heads/main`, `http DELETE …`): a hosted resource removed, the
+    repository itself (`what: repository`, as `gh repo delete`) when the endpoint is one (forge_apis)."""
+    rest = program.rest_api
+    operands = parsed.operands
+    words = list(rest.get("words", ()))
+    if operands[: len(words)] != words:
+        return
+    operands = operands[len(words) :]
+    if rest.get("method_operand"):
+        method, operands = (operands[0], operands[1:]) if operands else ("", [])
+    else:
+        method = next((v for o, v in parsed.options if o in rest.get("method", ()) and v), "")
+    if method.upper() != "DELETE":
+        return
+    for word in operands[:1] if words else operands:
+        endpoint = _forge_endpoint(word, str(rest.get("base", "")))
+        if endpoint is not None:
+            what = "repository" if _is_repository(endpoint) else "hosted"
+            name = "/".join(endpoint.strip("/").split("/")[1:3]) if what == "repository" else endpoint
+            ledger.add("delete", None, program.name, what=what, name=name)
+
+
+def _forge_endpoint(word: str, base: str) -> str | None:
+    """The endpoint path of a forge API's URL (or of an endpoint given to a forge's own client), else None."""
+    forges = catalogue().forge_apis
+    if base and "://" not in word:
+        return word.lstrip("/")
+    for prefix in forges.get("prefixes", ()):
+        if word.startswith(prefix):
+            return word[len(prefix) :]
+    enterprise = str(forges.get("enterprise", "") or "")
+    at = word.find(enterprise) if enterprise and word.startswith("https://") else -1
+    return word[at + len(enterprise) :] if at > 0 else None
+
+
+def _is_repository(endpoint: str) -> bool:
+    path = endpoint.split("?", 1)[0]
+    return any(re.match(pattern, path) for pattern in catalogue().forge_apis.get("repository", ()))
+
+
+def served(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """A file server (`python3 -m http.server --directory ~`, `php -S 0:80 -t DIR`, `npx serve DIR`): every file
+    below the directory it serves is read by whoever connects: a read of the whole tree (the home's secrets
+    with it)."""
+    spec = program.serves
+    if spec.get("when") and not any(o == spec["when"] for o, _ in parsed.options):
+        return
+    named = [v for o, v in parsed.options if o in spec.get("options", ()) and v]
+    if spec.get("operand") and parsed.operands:
+        named.append(parsed.operands[0])
+    for directory in named[-1:] or [str(spec.get("default", "."))]:
+        ledger.add("read", place(directory), program.name, recursive=True, served=True)

@@ -61,7 +61,10 @@ class FileEffects:
             return
         if op in ("delete", "delete-tree"):
             for word in local:
-                self.ledger.add("delete", place(word), name, recursive=op == "delete-tree")
+                self.ledger.add("delete", place(word), name, recursive=op == "delete-tree" or recursive)
+        elif op in ("move-to", "copy-to", "copy-tree-to") and len(operands) >= 2:  # `cmake -E copy SRC… DEST`
+            kind = "move" if op == "move-to" else "copy"
+            self._transfer(kind, operands[:-1], [operands[-1]], place, name, op != "copy-to", False)
         elif op == "sweep-last" and operands and operands[-1] in local:
             self.ledger.add("write", place(operands[-1]), name, recursive=True)
             self.ledger.add("delete", place(operands[-1]), name, recursive=True, sweep=True)
@@ -244,6 +247,38 @@ class FileEffects:
             extra: dict[str, Any] = {"sweep": True} if deletes else {}
             self.ledger.add("delete" if deletes else "list", place(root), name, recursive=True, **extra)
 
+    def unread_words(
+        self, argv: list[str], skip: set[str], name: str, place: Place, start: int, *, network: bool
+    ) -> None:
+        """Knowing a program does not make its unknown options safe: a path in any of its words that no effect of
+        the command has (`curl --json @F`, `exiftool "-Comment<=F"`, `cmake -E cat F`, `gh gist create F`, `put F`
+        in a file-transfer client's `-c` script) may be read; asked (`guess`). A network program handed a file's
+        content for a value (`@F`, `<F`) sends it: an upload. `skip`: its words that are code or a pattern."""
+        covered = {str(e.get(k) or "") for e in self.ledger.effects[start:] for k in ("raw", "path")}
+        for k, word in enumerate(argv[1:], start=1):
+            if word in skip or word in covered or _URL.match(word) or word.startswith("//"):  # (a share: //host/x)
+                continue
+            if word.startswith("-") and "=" not in word:
+                continue  # an option's name (its value, in the next word, is judged there)
+            if _LOADS_ENVIRONMENT.search(word.partition("=")[0] if word.startswith("-") else argv[k - 1]):
+                continue  # `--env-file F` (docker, compose, node, bun, uv): loaded into the program's environment,
+                # never printed by the option itself; what prints the environment is judged as such
+            for token in word.split() if " " in word and not _CODE_WORD.search(word) else (word,):
+                path, content = _path_in(token)
+                if not path or path in covered:
+                    continue
+                if len(covered) > MAX_GUESSED:  # past this, one read whose target is not known (asked): cost bound
+                    self.ledger.add("read", {"raw": "${many_paths}", "path": ""}, name, guess=True)
+                    return
+                placed = place(path)
+                if str(placed.get("path") or "") in covered:
+                    continue
+                covered.add(path)
+                if network and content:
+                    self.ledger.add("read", placed, name, upload=True)
+                else:
+                    self.ledger.add("read", placed, name, guess=True)
+
     def guess(self, argv: list[str], name: str, place: Place, writes: bool = False) -> None:
         """A program the catalogue does not know: each operand that may be a path may be read (or written)."""
         if name in _INERT:
@@ -255,6 +290,30 @@ class FileEffects:
 
 
 _FILE_FUNCTIONS = frozenset({"file-read", "file-write"})  # GTFOBins functions that reach files
+MAX_GUESSED = 512  # paths of one command's unread words placed (each resolves against the file system)
+
+# A path inside an argument word, after the marks programs use to take a file's content for a value: `@file`
+# (curl --json, gh, httpie), `<=file` and `<file` (exiftool's tag from a file, curl -F), `key=file`, `--opt=file`;
+# it starts as paths do (`/`, `~`, `.`) or names a directory (`config/.env`), and holds nothing a shell or code
+# would (quotes, brackets, `$`, globs are judged elsewhere)
+_PATH_CHARS = re.compile(r"(?:[~./]|[\w-]+/)[^\s'\"(){}\[\]<>|;&*?$`,:]*")
+
+
+_CODE_WORD = re.compile(r"[(){};|&$`]")  # a word that is code or a command line, not a list of words
+# an option that loads a dotenv file into the environment of what the program runs: https://docs.docker.com/
+# reference/cli/docker/container/run/#env, https://nodejs.org/api/cli.html#--env-fileconfig, https://bun.sh/docs/
+# runtime/env, https://docs.astral.sh/uv/reference/cli/#uv-run--env-file
+_LOADS_ENVIRONMENT = re.compile(r"^--?env[-_]?file$", re.IGNORECASE)
+
+
+def _path_in(token: str) -> tuple[str, bool]:
+    """The path a word gives after its last mark (`=`, `@`, `<`), or the whole word ("" when it is not one), and
+    whether the mark takes the file's content for the value (`@`, `<`). Linear: one scan from the end, one match."""
+    cut = max(token.rfind("="), token.rfind("@"), token.rfind("<"))
+    path = token[cut + 1 :]
+    if len(path) > 4096 or path in (".", "..", "/", "./", "~") or _PATH_CHARS.fullmatch(path) is None:
+        return "", False
+    return path, cut >= 0 and token[cut] in "@<"
 
 
 _OCTAL = re.compile(r"^0*([0-7]?)([0-7])([0-7])([0-7])$")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.discards import discard_effects
+from hookd.enrich.effects.files import MAX_GUESSED
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.facts import is_unresolved as _dynamic
@@ -24,7 +25,7 @@ _SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
 # out, no option whose value runs, no file it reads or writes here. (An alias of one of these names runs
 # only with `-c alias.…`, which comes before the subcommand.)
 _PLAIN = frozenset(
-    {"status", "add", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
+    {"status", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
      "merge-base", "symbolic-ref", "for-each-ref", "mv", "init", "version", "help", "whatchanged", "reflog"}
 )  # fmt: skip
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
@@ -230,11 +231,29 @@ def _runs(where: str, value: str, run: GitRun, model: Ledger) -> None:
     run.scripts.append(text)
 
 
+def _staged(rest: list[str], place: Place, model: Ledger) -> None:
+    """`git add [-f] FILE`: the file's content goes into the repository, and from there to every remote it is
+    pushed to (a secret published: an ignored `.env` added with `-f`, committed, pushed); each file named is
+    read (`staged`), asked when it is a secret (https://git-scm.com/docs/git-add)."""
+    ended, count = False, 0
+    for word in rest:
+        if word == "--" and not ended:
+            ended = True
+        elif (ended or not word.startswith("-")) and word not in (".", "..", ":/"):
+            count += 1
+            if count > MAX_GUESSED:  # past this, one file whose name is not known (asked): the cost stays bounded
+                model.add("read", {"raw": "${many_paths}", "path": ""}, "git", guess=True, staged=True)
+                return
+            model.add("read", place(word), "git", guess=True, staged=True)
+
+
 def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     options = [w for w in rest if w.startswith("-")]
     operands = [w for w in rest if not w.startswith("-")]
     if sub == "config":
         _config_write(rest, options, operands, place, model)
+    elif sub == "add":
+        _staged(rest, place, model)
     elif sub == "diff" and "--no-index" in options:
         for word in operands[-2:]:
             model.add("read", place(word), "git")
@@ -242,13 +261,37 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
         for word in operands:
             if ":" in word and not word.startswith(":"):
                 model.add("read", place(word.split(":", 1)[1]), "git", history=True)
-    elif sub in ("ls-files", "ls-tree", "grep"):
-        model.add("list", place("."), "git", recursive=True)
+        _patched(sub, rest, options, place, model)
+    elif sub == "diff":
+        _patched(sub, rest, options, place, model)
+    elif sub in ("ls-files", "ls-tree", "grep"):  # grep prints the lines it matches: every file below the cwd read
+        model.add("read" if sub == "grep" else "list", place("."), "git", recursive=True)
     elif sub == "clone" and operands:
         _clone(rest, operands, place, model)
     elif sub in ("apply", "am") and operands:
         for word in operands:
             model.add("read", place(word), "git")
+
+
+# git-log(1) and git-show(1) "Common diff options": these print each commit's patch, the files' content; `show`
+# and `diff` print it unless one of _NO_PATCH asks for names or counts only.
+_PATCH = ("-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw", "-U", "--unified", "-L", "--cc")
+_NO_PATCH = frozenset(("--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--no-patch", "-s",
+                       "--summary", "--raw", "--dirstat", "--quiet", "--oneline"))  # fmt: skip
+
+
+def _patched(sub: str, rest: list[str], options: list[str], place: Place, model: Ledger) -> None:
+    """`git log -p -- .env`, `git show HEAD -- .env`: the patches printed hold the content of the files the
+    pathspecs name (those after `--`, or any operand without it: a revision read as a path names nothing)."""
+    if sub == "log":
+        if not any(o == p or (o.startswith(p) and p in ("-U", "-L", "--unified")) for o in options for p in _PATCH):
+            return
+    elif sub not in ("show", "diff") or any(o.split("=", 1)[0] in _NO_PATCH for o in options):
+        return
+    words = rest[rest.index("--") + 1 :] if "--" in rest else [w for w in rest if not w.startswith("-")]
+    for word in words:
+        if word and ":" not in word:
+            model.add("read", place(word), "git", history=True)
 
 
 def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Ledger) -> None:

@@ -37,6 +37,8 @@ CODE_OPTIONS = frozenset(
         "--run",
         "--shell-command",
         "--script-code",
+        "-command",  # PowerShell's, in any case (pwsh -Command, -EncodedCommand): compared in lower case
+        "-encodedcommand",
     }
 )
 _SYNTAX = re.compile(r"[|;&<>`]|\$\(")
@@ -139,4 +141,18 @@ def shell_escapes(lang: str, text: str) -> list[str]:
             found.append(command[1:])
         elif lang == "gdb" and command.startswith("shell "):
             found.append(command[len("shell ") :])
+    return found
+
+
+def piped_commands(argv: list[str]) -> list[str]:
+    """Output "files" that are commands: a word or option value starting with `|` is, for the programs that take
+    one (strace -o '|CMD', ltrace, gdb's `set logging`, perl's two-argument open), a command the output is piped
+    into; no file name starts so. The command lines among them (see is_command_line)."""
+    found = []
+    for word in argv[1:]:
+        at = 0 if word.startswith("|") else word.find("=|") + 1
+        if at >= 0 and word[at : at + 1] == "|":
+            command = word[at + 1 :].strip()
+            if is_command_line(command) or _SYNTAX.search(command):
+                found.append(command)
     return found

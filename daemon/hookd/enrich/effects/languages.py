@@ -68,6 +68,7 @@ class _Language:
     strings: re.Pattern[str] | None  # its string literals, emptied before `reaches` and `calls` are tried
     pure: frozenset[str]
     environment: tuple[re.Pattern[str], ...]  # reads of the environment: group `var` names one, else all of it
+    names_only: tuple[re.Pattern[str], ...]  # reads of the variables' names or count only: no value printed
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -101,6 +102,7 @@ def _language(lang: str) -> _Language | None:
         strings=re.compile(strings) if strings else None,
         pure=frozenset(spec.get("pure", ())),
         environment=tuple(re.compile(pattern) for pattern in spec.get("environment", ())),
+        names_only=tuple(re.compile(pattern) for pattern in spec.get("environment_names", ())),
     )
 
 
@@ -147,6 +149,8 @@ def _environment_reads(language: _Language, text: str) -> tuple[str, ...]:
     """The code's reads of the process environment as the commands that print the same: `printenv VAR` for a
     variable it names (`process.env.GITHUB_TOKEN`), `env` for all of it (`JSON.stringify(process.env)`)."""
     names: set[str] = set()
+    for pattern in language.names_only:  # `Object.keys(process.env)`: the names, not their values
+        text = pattern.sub(" ", text)
     for pattern in language.environment:
         for match in pattern.finditer(text):
             names.add(match.groupdict().get("var") or "")

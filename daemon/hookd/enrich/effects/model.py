@@ -18,20 +18,29 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects.beyond import cgroup_signals, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
-from hookd.enrich.effects.code import CodeRuns
-from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
+from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
+from hookd.enrich.effects.configtext import settings_only
+from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
     WALKED_BY_THE_SHELL,
-    handed_commands,
     is_command_line,
     launched_words,
 )
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.untabled import (
+    WALKED_INLINE,
+    handed_words,
+    piped,
+    runs_without_table,
+    unread,
+    untabled_code,
+)
 from hookd.enrich.effects.words import (
     _DECODERS,
     _ENVIRONMENT_PRINTERS,
@@ -97,7 +106,12 @@ class EffectModel:
 
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
-        follow = self._command(view, place)
+        expanded = options_from_globs(view, place)
+        follow = self._command(expanded, place)
+        if expanded is not view:  # what the file names make it run, they chose, not the line
+            for effect in self.ledger.effects[start:]:
+                if effect["op"] == "exec":
+                    effect.update(known=False, built=True)
         loaded_files(self.ledger, view, place, follow, start)  # `go run /tmp/m.go`: a file the line wrote
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
@@ -106,6 +120,7 @@ class EffectModel:
         powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
+        cgroup_signals(self.ledger, start)
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
@@ -136,7 +151,7 @@ class EffectModel:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if lang == "sh" and text is not None and runs_nothing(text):
+            if text is not None and (runs_nothing(text) if lang == "sh" else settings_only(path, text)):
                 continue
             # another program's file (`/etc/sudoers.d/x`, a `.pth`): what it runs or grants is not shell code
             self.ledger.add("exec", None, view.name, code={"lang": lang or "text", "text": text or ""},
@@ -160,6 +175,7 @@ class EffectModel:
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
+        self.ledger.printed, self.ledger.printing = self.ledger.printing, []
         trees, self.ledger.trees, start = self.ledger.trees, [], len(self.ledger.effects)
         follow = Followups()
         name, argv = view.name, view.argv
@@ -169,6 +185,7 @@ class EffectModel:
             self._redirect(redirect, name, view)
         if not argv:
             return follow
+        piped(self.ledger, view, follow)
         if view.env:
             self._loaded_by_environment(view, place, follow)
         if " " in argv[0] and is_command_line(argv[0]):  # `devbox run 'rm -rf ~'`: a launcher's shell line
@@ -191,13 +208,19 @@ class EffectModel:
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
             self._unknown(argv, name, place, follow)
+            unread(self.files, None, None, view, (place, start))
             return follow
         parsed = parse(argv, program.table)
+        used_secret(self.ledger, program, argv, view)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place, view)
+        implicit_code(self.ledger, program, parsed, place)
+        url_scripts(self.ledger, program, parsed)
+        property_command(program, argv, follow)
+        unread(self.files, program, parsed, view, (place, start))
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
@@ -211,6 +234,8 @@ class EffectModel:
         """What it runs that it is handed; a network program's (`ncat -e /bin/sh host port`) is fed the connection."""
         handed_from = len(self.ledger.effects)
         self.code.hooks(program, parsed, view, follow)
+        if runs_without_table(program) and view.name not in SHELLS and view.name not in WALKED_INLINE:
+            untabled_code(self.ledger, view, follow)
         if program.network:
             for effect in self.ledger.effects[handed_from:]:
                 if effect["op"] == "exec" and effect["code"].get("lang") == "sh":
@@ -220,9 +245,7 @@ class EffectModel:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
         as a script), words it may run as a command are walked as one, operands that may be paths may be read."""
         if name not in WALKED_BY_THE_SHELL:
-            for text in handed_commands(argv):
-                self.ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
-                follow.scripts.append(text)
+            handed_words(self.ledger, argv, name, follow)
             launched = launched_words(argv)
             if launched:  # `op run -- rm -rf ~`: the words it may run, walked as their own command
                 follow.scripts.append(shlex.join(launched))
@@ -269,7 +292,7 @@ class EffectModel:
     ) -> None:
         """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
         a local package built."""
-        if program.privilege:
+        if program.privilege or privileged(program, argv):
             self.ledger.add("privilege", None, program.name)
         if program.grants:
             grants(self.ledger, program, parsed, place)
@@ -291,6 +314,10 @@ class EffectModel:
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
         deletes_named(self.ledger, program, argv)
+        if program.rest_api:
+            rest_deletes(self.ledger, program, parsed)
+        if program.serves:
+            served(self.ledger, program, parsed, place)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
@@ -299,7 +326,7 @@ class EffectModel:
         for words, store, unless in program.prints_secret:
             if _has_words(argv, words) and not (unless and _option_value_in(argv, unless)):
                 placed = place(store.replace("~", self.ledger.home, 1)) if store else None
-                self.ledger.add("read", placed, program.name, secret_output=True)
+                self.ledger.printing.append(self.ledger.add("read", placed, program.name, secret_output=True))
 
     def _host_copy(self, operands: list[str], name: str, place: Place) -> None:
         """`docker cp SRC… DEST`, `kubectl cp`: a host path (one not written `CONTAINER:PATH`) is read as a

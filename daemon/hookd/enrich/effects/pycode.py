@@ -62,7 +62,24 @@ def python_effects(code: str) -> Effects:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             _call(node, effects, bound)
+    _code_in_strings(tree, effects)
     return effects
+
+
+def _code_in_strings(tree: ast.AST, effects: Effects) -> None:
+    """A string literal that is itself Python code reaching the system is judged as the code it is, whatever
+    call takes it (`code.InteractiveInterpreter().runsource(S)`, `timeit.timeit(S)`, `cProfile.run(S)`,
+    `pdb.run(S)`: the standard library compiles strings in many places besides exec and eval). Each string is
+    read once (nested ones by the recursion, on shorter text), within the size bound of the whole code."""
+    for node in ast.walk(tree):
+        text = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+        if len(text) < 8 or "(" not in text:
+            continue
+        inner = python_effects(text)
+        if inner.parsed and (inner.commands or inner.scripts or inner.dynamic):
+            effects.commands.extend(inner.commands)
+            effects.scripts.extend(inner.scripts)
+            effects.dynamic = effects.dynamic or inner.dynamic
 
 
 # `for p in root.rglob(…)`: p is each path found below root, as `find root` finds them

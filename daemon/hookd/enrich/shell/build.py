@@ -251,7 +251,8 @@ class _Builder:
         if heredoc is not None:
             origin = "text"
         echoed = printed(words) if command["name"] in ("echo", "printf") else None
-        follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), echoed)
+        peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
+        follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
         for script in follow.scripts:
             self._nested(script, depth, cwd.copy(), privileged)
         self._inner(command, depth, cwd, privileged, stdin)
@@ -348,9 +349,11 @@ class _Builder:
         privileges: tuple[bool, bool],
         stdin: str | None,
         origins: tuple[str, str],
-        printed_text: str | None,
+        given: tuple[str | None, tuple[str, ...]],
     ) -> Followups:
+        """The effect model's judgment of the command; `given`: what an echo prints, the wrappers' own words."""
         inherited, privileged = privileges
+        printed_text, peeled = given
         origin, substituted = origins
         fed, self._fed = self._fed, ()
         argv = [] if command["name"] in self._functions else command["argv"]
@@ -369,6 +372,7 @@ class _Builder:
             stdin=origin,
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
             substituted=substituted,
+            peeled=peeled,
             fed=fed,
             built=self.state.built,
         )

@@ -1,0 +1,146 @@
+"""Texts of configuration languages whose commands hookd reads (docs/policies.md, "The effect model"): a makefile
+handed to make (`make --eval TEXT`, `make -f /dev/stdin`), whose recipes and `$(shell …)` calls are shell command
+lines, and a program's configuration file that may run commands (`~/.tmux.conf`) written with plain settings only
+(programs.json `settings_files`)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.enrich.effects.catalogue import catalogue
+
+
+def _recipes(makefile: str) -> list[str]:
+    """The recipe lines of a makefile's text (tab-indented, or after `;` on a rule's line: `x: ; cmd`), each a
+    shell command line make runs once it has expanded its own references in it (as_shell)
+    (https://www.gnu.org/software/make/manual/html_node/Rule-Syntax.html)."""
+    recipes = []
+    for line in makefile.splitlines():
+        if line.startswith("\t"):
+            recipes.append(_as_shell(line.lstrip("\t").lstrip("@-+")))
+            continue
+        head, semicolon, recipe = line.partition(";")
+        if semicolon and ":" in head.replace(":=", "") and "=" not in head.replace("::=", ""):
+            recipes.append(_as_shell(recipe.strip().lstrip("@-+")))
+        recipes.extend(_shell_calls(head))  # `X := $(shell CMD)`: run as make reads the line
+    return [r for r in recipes if r.strip()]
+
+
+def _shell_calls(line: str) -> list[str]:
+    """The commands of the `$(shell CMD)` calls in a makefile line outside recipes (linear: each jumps past its own)."""
+    found, at = [], line.find("$(shell ")
+    while at >= 0:
+        close = _closing(line, at + 1)
+        found.append(line[at + 8 : close])
+        at = line.find("$(shell ", close)
+    return found
+
+
+# make's functions that do more than compute a text: a file written or read, text made into make code, a hook
+# into Guile (https://www.gnu.org/software/make/manual/html_node/Functions.html); `include` and SHELL likewise
+_MAKE_REACHES = re.compile(r"\$[({](?:file|eval|value|guile|call)\s|^\s*-?s?include\s|^\s*\.?SHELL\s*[:?+!]*=", re.M)
+
+
+def make_runs_only_recipes(makefile: str) -> bool:
+    """Nothing in the makefile's text reaches the system but its recipes (and `$(shell …)`, walked with them)."""
+    return _MAKE_REACHES.search(makefile) is None
+
+
+def _as_shell(recipe: str) -> str:
+    """A recipe as the shell gets it: `$$` is `$`, `$(shell CMD)` a command substitution, a variable `$(NAME)` or
+    `${NAME}` the variable of that name (make imports the environment's), any other reference (a function, an
+    automatic `$@`, a computed name) a value only known when make runs (`${MAKE_VALUE}`). One scan."""
+    out: list[str] = []
+    i = 0
+    while i < len(recipe):
+        ch = recipe[i]
+        if ch != "$" or i + 1 >= len(recipe):
+            out.append(ch)
+            i += 1
+            continue
+        nxt = recipe[i + 1]
+        if nxt == "$":
+            out.append("$")
+            i += 2
+        elif nxt in "({":
+            close = _closing(recipe, i + 1)
+            body = recipe[i + 2 : close]
+            if body.startswith("shell "):  # (make references inside stay as written: read as the shell would)
+                out.append("$(" + body[6:] + ")")
+            elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", body):
+                out.append("${" + body + "}")
+            else:
+                out.append("${MAKE_VALUE}")
+            i = close + 1
+        else:
+            out.append("${MAKE_VALUE}")
+            i += 2
+    return "".join(out)
+
+
+def _closing(text: str, start: int) -> int:
+    """The index of the bracket closing the one at `start` (nested ones skipped), or the text's end."""
+    opening = text[start]
+    closing = ")" if opening == "(" else "}"
+    depth = 0
+    for k in range(start, len(text)):
+        if text[k] == opening:
+            depth += 1
+        elif text[k] == closing:
+            depth -= 1
+            if depth == 0:
+                return k
+    return len(text)
+
+
+def settings_only(path: str, text: str) -> bool:
+    """`text`, written into a program's configuration file that may run commands (`~/.tmux.conf`), holds only
+    settings and bindings that run none: every command of every line is one the catalogue's `settings_files`
+    entry calls inert (a bound key's command too), no option set is one whose value runs later, and nothing
+    holds a marker that runs a command (`#(…)`, a hook)."""
+    entry = catalogue().settings_files.get(path.rpartition("/")[2])
+    if entry is None or len(text) > 64 * 1024 or any(marker in text for marker in entry["unsafe"]):
+        return False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(entry["comment"]):
+            continue
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            return False
+        command: list[str] = []
+        for word in [*words, ";"]:
+            if word != ";":
+                command.append(word)
+            elif command and not _inert_setting(command, entry, bound=False):
+                return False
+            else:
+                command = []
+    return True
+
+
+def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -> bool:
+    name, rest = words[0], words[1:]
+    if name not in entry["inert"] or (bound and name in entry["binds"]):
+        return False
+    if name in entry["binds"]:
+        k = 0
+        while k < len(rest) and rest[k].startswith("-") and len(rest[k]) > 1:
+            k += 2 if rest[k] in entry["bind_flags"] else 1
+        return len(rest) <= k + 1 or _inert_setting(rest[k + 1 :], entry, bound=True)
+    if name in entry["sets"]:
+        option = next((w for w in rest if not w.startswith("-")), "")
+        return option not in entry["unsafe_options"]
+    if name in ("source-file", "source"):  # another configuration of the same program (`bind r source-file` itself)
+        return all(w.rpartition("/")[2] in entry["names"] for w in rest if not w.startswith("-"))
+    if name in entry["take_command"]:  # a word that is no option nor an option's value is a shell command
+        k = 0
+        while k < len(rest):
+            if not rest[k].startswith("-"):
+                return False
+            k += 2 if rest[k] in entry["value_flags"] else 1
+    return True

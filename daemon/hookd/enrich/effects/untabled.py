@@ -1,0 +1,93 @@
+"""What a command hands a program that its catalogue entry has no table for (docs/policies.md, "What cannot be
+known is asked"): paths in words no effect of the command has (`FileEffects.unread_words`), code handed to a
+program GTFOBins knows runs commands where the entry says nowhere how, and output "files" that are pipes into a
+command (`strace -o '|CMD'`)."""
+
+from __future__ import annotations
+
+from hookd.enrich.effects.catalogue import Program
+from hookd.enrich.effects.files import FileEffects
+from hookd.enrich.effects.handed import handed_commands, piped_commands, shell_escapes
+from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.words import _dynamic, _file_operands
+
+# Programs hookd has no entry for whose words only name things (builtins, finders of programs and manuals): a path
+# among them is not opened
+_NAMES_ONLY = frozenset(
+    {"alias", "unalias", "set", "trap", "which", "type", "whereis", "basename", "dirname", "command", "builtin",
+     "help", "hash", "man", "info", "apropos", "whatis", "realpath", "readlink", "mkdir", "rmdir", "touch"}
+)  # fmt: skip
+
+
+def unread(
+    files: FileEffects, program: Program | None, parsed: Parsed | None, view: CommandView, at: tuple[Place, int]
+) -> None:
+    """The paths in the command's words that none of its effects (from index `at[1]`) has (FileEffects.unread_words);
+    what a launcher runs is judged as its own command, `find`'s words are tests."""
+    place, start = at
+    if program is None or parsed is None:
+        if view.name not in _NAMES_ONLY:
+            files.unread_words(view.argv, set(), view.name, place, start, network=False)
+        return
+    if program.launcher is not None or program.find:
+        return
+    network = program.network or program.operands in ("fetch", "fetch-first")
+    files.unread_words(view.argv, _code_words(program, parsed), view.name, place, start, network=network)
+    if view.stdin == "text" and view.stdin_text and _options_on_stdin(program, parsed):
+        # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
+        words = view.stdin_text.replace('"', " ").replace("'", " ").split()
+        files.unread_words(["", *words], set(), view.name, place, start, network=network)
+
+
+def piped(ledger: Ledger, view: CommandView, follow: Followups) -> None:
+    """`strace -o '|CMD' …` (a wrapper's words too): an output "file" that pipes into a command runs it."""
+    for text in piped_commands([*view.peeled, *view.argv]):
+        ledger.add("exec", None, view.name, code={"lang": "sh", "text": text}, known=not _dynamic(text))
+        follow.scripts.append(text)
+
+
+def untabled_code(ledger: Ledger, view: CommandView, follow: Followups) -> None:
+    """A program GTFOBins knows runs commands, where hookd has no table of how (`debugfs`, `ftp`): a command
+    line among its words is judged as an unknown program's are (EffectModel._unknown), and the text its stdin
+    gives is code in its own language, not known, whose `!CMD` lines (the shell escape of such command
+    languages) are walked as shell command lines."""
+    handed_words(ledger, view.argv, view.name, follow)
+    if view.stdin == "text" and view.stdin_text:
+        code = {"lang": view.name, "text": view.stdin_text}
+        ledger.add("exec", None, view.name, code=code, known=False, handed=True)
+        follow.scripts.extend(shell_escapes("ed", view.stdin_text))
+
+
+def handed_words(ledger: Ledger, argv: list[str], name: str, follow: Followups) -> None:
+    for text in handed_commands(argv):
+        ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
+        follow.scripts.append(text)
+
+
+def runs_without_table(program: Program) -> bool:
+    """GTFOBins knows the program runs commands (`shell`, `command`), and hookd's entry says nowhere how."""
+    return (
+        not program.runs
+        and program.launcher is None
+        and not (program.script_operand or program.stdin_lang or program.code_file_lang or program.subcommand_ops)
+        and not program.schedules  # (what `at` is fed runs later: judged as such)
+        and not program.gtfobins.isdisjoint(_RUNS_COMMANDS)
+    )
+
+
+_RUNS_COMMANDS = frozenset({"shell", "command"})
+WALKED_INLINE = frozenset({"eval", "su", "trap"})  # the shell builder walks their code itself (shell.wrappers)
+
+
+def _options_on_stdin(program: Program, parsed: Parsed) -> bool:
+    """An option that names a file the program reads, given `-` (stdin): `curl -K -`, `wget -i -`."""
+    return any(value == "-" and program.option_ops.get(option) == "read" for option, value in parsed.options)
+
+
+def _code_words(program: Program, parsed: Parsed) -> set[str]:
+    """The words of a command that are code or a pattern, not files: a code or pattern operand (`grep PATTERN`,
+    `awk PROGRAM`), the value of an option that gives code (`sed -e SCRIPT`, `python -c CODE`)."""
+    code = set(parsed.operands) - set(_file_operands(program, parsed))
+    options = program.code_options | {h.option for h in program.runs if h.kind == "option"}
+    return code | {v for o, v in parsed.options if v is not None and (o in options or o in program.pattern_options)}
