@@ -32,19 +32,9 @@ SAMPLE_BENIGN = 12
 
 # Rewrites whose failures are not closed yet, each with the mechanism that misses them (strict: the entry must
 # go once the rewrite holds on the sample).
-_FED = (
-    "what a pipeline feeds a program that reads code on stdin (cpan, ed, cpio, m4, bash) is known only when the "
-    "printer is a literal `echo`/`printf` word, not through a launcher, a variable or a subshell"
-)
 KNOWN: dict[str, str] = {
     "echo-pipe-sh": "a benign script a shell reads on stdin (`echo 'echo $NODE_ENV' | sh`) is asked",
-    "env-i": _FED,
-    "setsid": _FED,
-    "subshell-exec": _FED,
-    "variable": _FED,
-    "function": '`"$@"` in a function\'s body is split again at blanks: `f(){ git "$@"; }; f -c k="a b"` loses a word',
     "ifs": "words joined by `${IFS}` around a quoted part are not split into the words bash gives",
-    "printf": "`$(printf X)` of a literal word is not folded to X, so every benign line is asked",
 }
 
 

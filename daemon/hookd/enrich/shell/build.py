@@ -49,6 +49,7 @@ class _Builder:
         self.model = EffectModel(home=home, project=self.state.resolver.project)
         self._functions: dict[str, _Block] = {}  # shell functions defined earlier on the line
         self._called: set[str] = set()
+        self._printed: str | None = None  # what the last command walked prints, when it is known text
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
 
     def fail(self, message: str) -> None:
@@ -67,12 +68,20 @@ class _Builder:
             for name, body in list(self._functions.items()):
                 if name not in self._called:  # never called on the line: judged as if run, arguments unknown
                     self._called.add(name)
-                    self._call(body, [], depth, cwd, sudo)
+                    self._call(body, None, depth, cwd, sudo, (None, "none"))
 
-    def _call(self, body: _Block, args: list[str], depth: int, cwd: _Cwd, sudo: bool) -> None:
-        """A function's body, run with its arguments as the positional parameters (`$1`, `$@`)."""
+    def _call(
+        self, body: _Block, args: list[str] | None, depth: int, cwd: _Cwd, sudo: bool, feed: tuple[str | None, str]
+    ) -> None:
+        """A function's body, run with its arguments as the positional parameters (`$1`, `$@`); a body of one
+        command reads what the call reads (`feed`: the text and origin of its stdin) and prints what it prints."""
+        single = _one_command(_Block(body.items, subshell=False, redirects=body.redirects))
         with self.state.call_frame(args):
-            self.walk(_Block(body.items, subshell=False, redirects=body.redirects), depth, cwd, None, [], sudo)
+            if single is not None:
+                self._simple(single, depth, cwd, None, [], sudo, feed[0], (), feed[1])
+            else:
+                self.walk(_Block(body.items, subshell=False, redirects=body.redirects), depth, cwd, None, [], sudo)
+                self._printed = None
 
     def walk(
         self,
@@ -92,14 +101,16 @@ class _Builder:
             stdin: str | None = None
             origin = "none"
             for position, element in enumerate(item.elements):
-                if isinstance(element, _Simple):
+                self._printed = None
+                single = _one_command(element)  # `(exec X)`, `{ X; }`: X reads the pipe and writes to it
+                if single is not None:
                     origin = self._simple(
-                        element, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
+                        single, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
                     )
                 else:
                     self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
                     origin = "unknown"
-                stdin = printed(element.words) if isinstance(element, _Simple) else None
+                stdin = self._printed if single is not None else None
                 if stdin is not None:
                     origin = "text"
         else:
@@ -225,7 +236,7 @@ class _Builder:
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
-        echoed = printed(words) if command["name"] in ("echo", "printf") else None
+        echoed = printed(argv) if name in ("echo", "printf") else None  # also `nohup printf …`, `$p …`
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), echoed)
         for script in follow.scripts:
             self._nested(script, depth, cwd.copy(), privileged)
@@ -239,10 +250,13 @@ class _Builder:
             self.state.link(argv, cwd)
         if name in ("cd", "pushd", "popd"):
             self.state.chdir(name, argv, cwd, env)
+        out = echoed
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
-            self._call(self._functions[name], argv[1:], depth + 1, cwd.copy(), privileged)
+            self._call(self._functions[name], argv[1:], depth + 1, cwd.copy(), privileged, (stdin, origin))
+            out = self._printed
         self._shell_state(name, argv, depth, cwd, privileged)
+        self._printed = out
         return follow.origin
 
     def _shell_state(self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool) -> None:
@@ -372,6 +386,14 @@ class _Builder:
             for script in effects.scripts:
                 self._nested(script, depth, cwd.copy(), privileged)
         return {"language": language, "parsed": effects.parsed, "dynamic": effects.dynamic, "code": text[:4096]}
+
+
+def _one_command(item: _Item) -> _Simple | None:
+    """The one command a pipeline element or a function's body is (through subshells and groups with no
+    redirection of their own), which reads what the element reads and prints what it prints."""
+    while isinstance(item, _Block) and not (item.redirects or item.subst or item.binds) and len(item.items) == 1:
+        item = item.items[0]
+    return item if isinstance(item, _Simple) else None
 
 
 def _raises_privilege(wrapper: str) -> bool:
