@@ -157,6 +157,8 @@ def tokens(text: str) -> list[Token]:
                 i = _skip_quoted(text, i)
             else:
                 i += 1
+            if text[i : i + 1] == "(" and _ASSIGN.fullmatch(text[start:i]):  # `a=(x y)`: "Arrays"
+                i = _balanced(text, i - 1)
         out.append(Token("word", text[start:i], start, i))
     return out
 

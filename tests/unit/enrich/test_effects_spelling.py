@@ -82,3 +82,30 @@ def test_text_printed_into_a_shell_is_followed_through_its_spelling(command: str
 def test_a_function_of_several_commands_prints_what_is_not_known(proj: Path) -> None:
     found = ops("f(){ echo 'rm -rf ~/Documents'; echo ls; }; f | sh", proj, "exec")
     assert [e.get("known", False) for e in found if e["program"] == "sh"] == [False]
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        # "Word Splitting": only what expansions give is split; quoted text between them stays one word.
+        ("ruby${IFS}-e${IFS}'print File.read(\".env\")'", ["ruby", "-e", 'print File.read(".env")']),
+        ("git${IFS}config${IFS}diff.tool${IFS}'sh -c id'", ["git", "config", "diff.tool", "sh -c id"]),
+        ('X="-r -f"; rm $X "a b"', ["rm", "-r", "-f", "a b"]),
+    ],
+)
+def test_splitting_is_at_what_expansions_give(command: str, argv: list[str], proj: Path) -> None:
+    assert argv in analysed(command, proj)[0]
+
+
+def test_assignments_before_a_function_call_reach_its_commands(proj: Path) -> None:
+    found = ops("f(){ git \"$@\"; }; GIT_EXTERNAL_DIFF='rm -rf ~/Documents' f diff", proj, "delete")
+    assert [e["path"] for e in found] == ["/home/u/Documents"]
+
+
+def test_a_cd_in_a_function_body_moves_the_caller(proj: Path) -> None:
+    found = ops('up(){ cd "$@"; }; del(){ rm "$@"; }; up .. && del -rf build', proj, "delete")
+    assert [e["path"] for e in found] == [f"{proj.parent}/build"]
+
+
+def test_a_cd_in_a_subshell_body_does_not(proj: Path) -> None:
+    assert [e["path"] for e in ops("f() ( cd /tmp; ); f; rm -rf build", proj, "delete")] == [f"{proj}/build"]

@@ -34,7 +34,6 @@ SAMPLE_BENIGN = 12
 # go once the rewrite holds on the sample).
 KNOWN: dict[str, str] = {
     "echo-pipe-sh": "a benign script a shell reads on stdin (`echo 'echo $NODE_ENV' | sh`) is asked",
-    "ifs": "words joined by `${IFS}` around a quoted part are not split into the words bash gives",
 }
 
 

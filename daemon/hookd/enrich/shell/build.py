@@ -7,6 +7,7 @@ the placing of words against it is `state.LineState`."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
@@ -253,7 +254,9 @@ class _Builder:
         out = echoed
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
-            self._call(self._functions[name], argv[1:], depth + 1, cwd.copy(), privileged, (stdin, origin))
+            body = _with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
+            here = cwd.copy() if body.subshell else cwd  # `f() { cd d; }` runs in the caller's shell
+            self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin))
             out = self._printed
         self._shell_state(name, argv, depth, cwd, privileged)
         self._printed = out
@@ -386,6 +389,23 @@ class _Builder:
             for script in effects.scripts:
                 self._nested(script, depth, cwd.copy(), privileged)
         return {"language": language, "parsed": effects.parsed, "dynamic": effects.dynamic, "code": text[:4096]}
+
+
+def _with_assigns(body: _Block, assigns: list[tuple[str, str]]) -> _Block:
+    """A function's body with the call's assignments before each of its commands (the bash manual, "Shell
+    Functions" and "Environment": `X=v f` puts X in the environment of what f runs). A new tree: the parsed
+    one is shared."""
+    if not assigns:
+        return body
+
+    def each(item: _Item) -> _Item:
+        if isinstance(item, _Simple):
+            return replace(item, assigns=[*assigns, *item.assigns])
+        if isinstance(item, _Pipe):
+            return _Pipe([each(e) for e in item.elements])
+        return replace(item, items=[each(i) for i in item.items]) if item.function is None else item
+
+    return replace(body, items=[each(i) for i in body.items])
 
 
 def _one_command(item: _Item) -> _Simple | None:

@@ -27,6 +27,10 @@ _MAX_WORDS = 256  # results of one brace expansion
 _MAX_GROWTH = 4096  # words of one command before brace expansion stops
 _MARKS = (BRACE_MARK, UNSPLIT_MARK, ELEMENTS_MARK)
 _ELEMENTS_NAME = re.compile(r"\$\{?([@]|[A-Za-z_][A-Za-z0-9_]*\[@\])\}?")
+# Where an expansion's value may be split into words: its blanks, and `$IFS` itself. Text of the word that no
+# expansion made (a quoted part: `ruby${IFS}-e${IFS}'print 1'`) is never split ("Word Splitting").
+_FIELD = "\x01"
+_BLANKS = re.compile(r"\s")
 _SUBST = re.compile(r"\$\(([^()`$]*)\)|`([^`$\\]*)`")  # no nesting (nor escapes in backquotes): unknown
 
 
@@ -53,7 +57,7 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         if "$" in word:
             word, more = _substitute(word, variables)
             split = split or more
-        pieces = _split(word, variables.get("IFS")) if split and not quoted else [word]
+        pieces = _split(word, variables.get("IFS")) if split and not quoted else [word.replace(_FIELD, " ")]
         for piece in pieces:
             # every word is kept; only the growth by brace expansion is bounded (the input caps,
             # enrich/limits.py, then count the words there are)
@@ -79,7 +83,7 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
         name = match.group(1) or match.group(2) or match.group(3)
         if name == "IFS" and name not in variables:
             split = True
-            return " "
+            return _FIELD
         known = variables.get(name)
         operator = match.group(4)
         if operator is not None and known is not None and operator[0] in "%#":  # `${x%/*}`, `${x##*/}`
@@ -94,17 +98,18 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
         if known is None:
             return match.group()
         split = split or any(c.isspace() or c in ifs for c in known)
-        return known
+        return _BLANKS.sub(_FIELD, known)
 
     ifs = variables.get("IFS", "")
     return _VAR.sub(value, word), split
 
 
 def _split(word: str, ifs: str | None) -> list[str]:
-    """Word splitting: at white space, and at the characters of an `IFS` the line set (`IFS=,`)."""
+    """Word splitting: at the blanks expansions gave (_FIELD), and at the characters of an `IFS` the line set
+    (`IFS=,`)."""
     if not ifs or ifs.isspace():
-        return word.split()
-    return [piece for piece in re.split("[" + re.escape(ifs) + r"\s]+", word) if piece]
+        return [piece for piece in word.split(_FIELD) if piece]
+    return [piece for piece in re.split("[" + re.escape(ifs) + _FIELD + "]+", word) if piece]
 
 
 def _trimmed(value: str, operator: str, pattern: str) -> str:
@@ -129,7 +134,7 @@ def _echoed(word: str) -> tuple[str, bool]:
         if known is None:
             return match.group()
         split = split or any(c.isspace() for c in known)
-        return known
+        return _BLANKS.sub(_FIELD, known)
 
     return _SUBST.sub(output, word), split
 
