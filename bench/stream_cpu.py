@@ -110,7 +110,7 @@ def main() -> int:
     daemons: dict[str, subprocess.Popen[bytes]] = {}
     if args.floor:
         trees["floor"] = FLOOR_SERVER
-    results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in trees}
+    results: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in trees}
     try:
         for name, tree in trees.items():
             if name == "floor":
@@ -122,21 +122,30 @@ def main() -> int:
         for answer in range(args.answers):
             for name in trees if answer % 2 == 0 else reversed(trees):
                 results[name].append(one_answer(daemons[name], scratch / name / "run", answer, args))
-                wall, daemon_ms, lane_ms = results[name][-1]
-                print(f"{name} answer {answer + 1}: {wall:.2f} ms/chunk wall; CPU ms/chunk: daemon "
-                      f"{daemon_ms:.3f}, lane {lane_ms:.3f}, both {daemon_ms + lane_ms:.3f}")  # fmt: skip
+                wall, daemon_ms, lane_ms, trip = results[name][-1]
+                print(f"{name} answer {answer + 1}: {wall:.2f} ms/chunk wall, round trip {trip:.3f} ms; CPU ms/chunk: "
+                      f"daemon {daemon_ms:.3f}, lane {lane_ms:.3f}, both {daemon_ms + lane_ms:.3f}")  # fmt: skip
     finally:
         for daemon in daemons.values():
             daemon.terminate()
             daemon.wait(timeout=30)
     for name, rows in results.items():
-        both, wall = [d + lane for _, d, lane in rows], statistics.median(w for w, _, _ in rows)
-        print(f"{name} ({trees[name]}): median of {len(rows)} answers: {wall:.2f} ms/chunk wall, "
+        both, wall = [d + lane for _, d, lane, _ in rows], statistics.median(w for w, _, _, _ in rows)
+        trips = [trip for *_, trip in rows]
+        print(f"{name} ({trees[name]}): median of {len(rows)} answers: {wall:.2f} ms/chunk wall, round trip "
+              f"{statistics.median(trips):.3f} [{min(trips):.3f}, {max(trips):.3f}] ms, "
               f"CPU ms/chunk both {statistics.median(both):.3f} [{min(both):.3f}, {max(both):.3f}]")  # fmt: skip
     if args.against is not None:  # each answer against the other tree's next to it
         ratios = [(t[1] + t[2]) / (a[1] + a[2]) for t, a in zip(results["tree"], results["against"], strict=True)]
         print(f"tree / against, CPU a chunk, paired answers: median {statistics.median(ratios):.3f} "
               f"[{min(ratios):.3f}, {max(ratios):.3f}]")  # fmt: skip
+        if "floor" in results:  # the round trip over the floor server's, each answer's over the other's next to it
+            over = [
+                (t[3] - f[3]) / (a[3] - f[3])
+                for t, a, f in zip(results["tree"], results["against"], results["floor"], strict=True)
+            ]
+            print(f"tree / against, round trip over the floor server's, paired answers: median "
+                  f"{statistics.median(over):.3f} [{min(over):.3f}, {max(over):.3f}]")  # fmt: skip
     return 0
 
 
@@ -154,8 +163,9 @@ def floor(run: Path) -> subprocess.Popen[bytes]:
 
 def one_answer(
     daemon: subprocess.Popen[bytes], run: Path, answer: int, args: argparse.Namespace
-) -> tuple[float, float, float]:
-    """One answer of `args.chunks` chunks: wall ms a chunk, and CPU ms a chunk of the daemon and of its lanes."""
+) -> tuple[float, float, float, float]:
+    """One answer of `args.chunks` chunks: wall ms a chunk, CPU ms a chunk of the daemon and of its lanes, and the
+    median round trip (connect to the reply's end) in ms."""
     stream = run / "stream.sock"  # a tree before the stream lane: the lane took them
     direct = stream if stream.exists() else run / "lane.sock"
     path = str(direct if args.direct else run / "hook.sock")
@@ -163,14 +173,17 @@ def one_answer(
     frames = [chunk(f"s{answer}", n, args.chunks, request) for n in range(args.chunks)]
     lanes = children(daemon.pid)
     before = cpu_seconds([daemon.pid]), cpu_seconds(lanes)
-    start = time.perf_counter()
+    start, trips = time.perf_counter(), []
     for frame in frames:
+        sent = time.perf_counter()
         ask(path, frame)
+        trips.append(time.perf_counter() - sent)
         if args.gap_ms:
             time.sleep(args.gap_ms / 1000)
     wall = time.perf_counter() - start - args.chunks * args.gap_ms / 1000
     spent = cpu_seconds([daemon.pid]) - before[0], cpu_seconds(lanes) - before[1]
-    return 1000 * wall / args.chunks, 1000 * spent[0] / args.chunks, 1000 * spent[1] / args.chunks
+    per_chunk = 1000 / args.chunks
+    return wall * per_chunk, spent[0] * per_chunk, spent[1] * per_chunk, 1000 * statistics.median(trips)
 
 
 if __name__ == "__main__":

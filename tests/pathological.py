@@ -56,4 +56,8 @@ SHAPES = [
           {"tool_name": "write_file", "tool_input": {"file_path": "data.txt", "content": "x = 1\n" * 700_000}},
           "allow", ""),
     Shape("prompt of 4 MB", "BeforeAgent", {"prompt": "x" * 4_000_000}, "allow", ""),
+    # a startup file's text of settings that fails on its last line: once tried 2^n ways (60 lines: never decided)
+    Shape("write_file of ~/.bashrc, 60 settings then (", "BeforeTool",
+          {"tool_name": "write_file", "tool_input": {"file_path": "/home/u/.bashrc", "content": "A=b\n" * 60 + "("}},
+          "deny", "startup-file"),
 ]  # fmt: skip

@@ -273,6 +273,21 @@ _signals_guard(e) if {
 	contains(lower(e.target), name)
 }
 
+# a PID looked up when the shell runs (`kill $(pgrep -f hookd)`, `pgrep hookd | xargs kill`, `prlimit --pid
+# "$(pidof hookd)"`, `systemctl show -p MainPID --value hookd`): the lookup's operands name the process
+_signals_guard(e) if {
+	some word in object.get(e, "lookup", [])
+	some name in data.protected_paths.guard_process_names
+	contains(lower(word), name)
+}
+
+_signals_guard(e) if {
+	some word in object.get(e, "lookup", [])
+	regex.is_valid(word)
+	some name in array.concat(data.protected_paths.guard_process_names, data.protected_paths.guard_command_lines)
+	regex.match(word, name)
+}
+
 # a signal to every process the caller may signal (`kill -9 -1`, killall5): the guard is one of them
 _signals_guard(e) if e.match == "all"
 

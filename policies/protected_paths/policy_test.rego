@@ -349,6 +349,17 @@ test_signals_to_hookd if {
 
 _t_package(program, name) := {"op": "delete", "program": program, "path": "", "known": true, "recursive": false, "via": "shell", "what": "package", "name": name}
 
+_t_looked_up(program, lookup) := object.union(_t_signal(program, "${xargs_input}", "pid"), {"lookup": lookup})
+
+# a PID a lookup prints when the shell runs: the lookup's operands name the process signalled (or limited)
+test_signals_to_a_pid_looked_up_by_the_guards_name if {
+	_t_deny(_t_effects("pgrep -f hookd | xargs kill -9", [_t_looked_up("kill", ["hookd"])])) == {"hookd-tamper"}
+	_t_deny(_t_effects("ps aux | grep '[h]ookd' | …", [_t_looked_up("kill", ["aux", "[h]ookd", "{print $2}"])])) == {"hookd-tamper"}
+	_t_deny(_t_effects("prlimit --pid $(pidof HookD)", [_t_looked_up("prlimit", ["HookD"])])) == {"hookd-tamper"}
+	_t_allowed(_t_effects("pgrep -f 'node server' | xargs kill", [_t_looked_up("kill", ["node server"])]))
+	_t_allowed(_t_effects("kill $(cat .pid)", [_t_looked_up("kill", [".pid"])]))
+}
+
 test_hookd_package_removed_is_denied_another_package_is_not if {
 	_t_deny(_t_effects("pip uninstall -y hookd", [_t_package("pip", "hookd")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("pipx uninstall HookD", [_t_package("pipx", "HookD")])) == {"hookd-tamper"}

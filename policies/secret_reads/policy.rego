@@ -142,19 +142,46 @@ _secret_literal(p) := (_secret_lists(p) | _secret_named(p)) | _secret_store_name
 
 # A file in a home's dot-directory (or a home dotfile) whose NAME's words say it holds a credential: a
 # program's own login store that no list names (`~/.codex/auth.json`, `~/.gemini/oauth_creds.json`,
-# `~/.pulumi/credentials.json`, `~/.cache/huggingface/token`, `~/.config/sops/age/keys.txt`). Words split
-# as daemon/hookd/enrich/tool_args.py `words` does (camelCase, and on any non-alphanumeric), so
-# `keybindings.json` or `tokenizer.json` are not; a file whose extension says it is code (a library's
-# `auth.py` under ~/.local/lib) is not; data.json's credential_name_words and credential_name_code_suffixes.
+# `~/.pulumi/credentials.json`, `~/.cache/huggingface/token`, `~/.config/sops/age/keys.txt`), or any file
+# below a directory there named so (`~/.secrets/prod.json`, `~/.password-store/x.gpg`). Words split as
+# daemon/hookd/enrich/tool_args.py `words` does (camelCase, and on any non-alphanumeric), so
+# `keybindings.json` or `tokenizer.json` are not; a word that ends in one (`apitoken`, `clientsecret`) is one,
+# and so is `key` when it ends the name (`~/.openai_key`, not `key_bindings.json`); a file whose extension says
+# it is code (a library's `auth.py` under ~/.local/lib) is not; data.json's credential_name_words,
+# credential_name_endings and credential_name_code_suffixes.
 _secret_store_name(p) := {{"id": "credentials-file", "what": "a program's stored credentials (a file in a home dot-directory named as one)"} |
 	_in_home_dot(p)
 	b := _basename(p)
-	_credential_name(lower(b), b)
+	_credential_place(p, b)
 	not _code_name(lower(b))
-	not regex.match(`/(node_modules|site-packages|dist-packages|\.m2/repository|\.gradle/caches|\.cargo/registry|\.rustup/toolchains)/`, p) # packages' own files
+	not regex.match(`/(node_modules|site-packages|dist-packages|\.m2/repository|\.gradle/caches|\.cargo/registry|\.rustup/toolchains|\.vscode(-server)?/extensions|\.cursor/extensions)/`, p) # packages' own files
 } if {
 	contains(p, "/.")
 } else := set()
+
+_credential_place(_, b) if _credential_name(lower(b), b)
+
+_credential_place(_, b) if {
+	stem := regex.replace(lower(b), `^(.+)\.[a-z0-9]+$`, "$1")
+	words := regex.find_n(`[a-z0-9]+`, stem, -1)
+	count(words) > 1
+	words[count(words) - 1] == "key"
+}
+
+# a directory below the home's dot-directory (or the dot-directory itself) named as holding credentials
+_credential_place(p, _) if {
+	parts := split(_below_home(p), "/")
+	some i
+	parts[i]
+	i < count(parts) - 1
+	_credential_name(lower(parts[i]), parts[i])
+}
+
+_below_home(p) := trim_prefix(p, prefix) if {
+	prefix := concat("", [trim_suffix(input.home, "/"), "/"])
+	prefix != "/"
+	startswith(p, prefix)
+} else := regex.replace(p, `^(/root|/home/[^/]+|/Users/[^/]+)/`, "")
 
 _in_home_dot(p) if regex.match(`^(/root|/home/[^/]+|/Users/[^/]+)/\.`, p)
 
@@ -175,6 +202,12 @@ _credential_name(_, b) if {
 }
 
 _credential_name(lb, _) if regex.match(`(^|[^a-z])api[_-]?keys?([^a-z]|$)`, lb)
+
+_credential_name(lb, _) if {
+	some w in regex.split(`[^a-z0-9]+`, lb)
+	some e in _cfg.credential_name_endings
+	endswith(w, e)
+}
 
 _code_name(lb) if {
 	parts := split(lb, ".")

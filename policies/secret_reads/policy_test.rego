@@ -462,15 +462,23 @@ test_a_backup_of_an_ordinary_file_is_not if {
 
 # A program's own login store, known by the words of its name in a home dot-directory (no list names it)
 test_credential_store_named_by_its_words_is_denied if {
-	every p in ["/home/u/.codex/auth.json", "/home/u/.claude/.credentials.json", "/home/u/.gemini/oauth_creds.json", "/home/u/.pulumi/credentials.json", "/home/u/.cache/huggingface/token", "/home/u/.config/sops/age/keys.txt", "/home/u/.local/share/opencode/auth.json", "/home/u/.vault-token", "/home/u/.config/foo/apiKey", "/home/u/.config/bar/api_key.txt"] {
+	every p in ["/home/u/.codex/auth.json", "/home/u/.claude/.credentials.json", "/home/u/.gemini/oauth_creds.json", "/home/u/.pulumi/credentials.json", "/home/u/.cache/huggingface/token", "/home/u/.config/sops/age/keys.txt", "/home/u/.local/share/opencode/auth.json", "/home/u/.vault-token", "/home/u/.config/foo/apiKey", "/home/u/.config/bar/api_key.txt", "/home/u/.secrets/prod.json", "/home/u/.password-store/work/db.gpg", "/home/u/.config/app/credentials/default.yaml", "/home/u/.openai_key", "/home/u/.config/x/apitoken", "/home/u/.config/x/clientSecret.txt", "/home/u/.config/Slack/Cookies", "/home/u/.config/y/license_key.txt"] {
 		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])
 		some v in d
 		v.id == "credentials-file"
 	}
 }
 
+test_a_directory_named_as_credentials_is_judged_below_the_home_only if {
+	d := deny with input as object.union(_effect_input([{"op": "read", "path": "/srv/auth/u/.config/x/settings.json", "known": true, "program": "cat", "via": "shell"}]), {"home": "/srv/auth/u"})
+	count(d) == 0
+	e := deny with input as object.union(_effect_input([{"op": "read", "path": "/srv/auth/u/.secrets/a.json", "known": true, "program": "cat", "via": "shell"}]), {"home": "/srv/auth/u"})
+	some v in e
+	v.id == "credentials-file"
+}
+
 test_name_words_that_are_not_credentials_are_allowed if {
-	every p in ["/home/u/.config/Code/User/keybindings.json", "/home/u/.cache/huggingface/hub/models--x/tokenizer.json", "/home/u/.config/foo/settings.json", "/home/u/.local/lib/python3.11/site-packages/requests/auth.py", "/home/u/.config/nvim/lua/auth.lua", "/p/src/auth.json", "/p/tokens.json", "/home/u/.npm/_cacache/index-v5/authors", "/home/u/.m2/repository/org/x/spring-security-oauth/2.0/spring-security-oauth-2.0.pom", "/home/u/.cargo/registry/src/x/oauth2-4.4/README"] {
+	every p in ["/home/u/.config/Code/User/keybindings.json", "/home/u/.cache/huggingface/hub/models--x/tokenizer.json", "/home/u/.config/foo/settings.json", "/home/u/.local/lib/python3.11/site-packages/requests/auth.py", "/home/u/.config/nvim/lua/auth.lua", "/p/src/auth.json", "/p/tokens.json", "/home/u/.npm/_cacache/index-v5/authors", "/home/u/.m2/repository/org/x/spring-security-oauth/2.0/spring-security-oauth-2.0.pom", "/home/u/.cargo/registry/src/x/oauth2-4.4/README", "/home/u/.config/Code/User/key_bindings.json", "/home/u/.config/x/hotkey.json", "/home/u/.vscode/extensions/github.vscode-pull-request-github-0.1/dist/auth/package.json", "/home/u/.local/share/nvim/sessions/work.vim", "/home/u/.config/x/tokenizer/vocab.json", "/srv/auth/u/.config/x/settings.json"] {
 		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])
 		count(d) == 0
 	}

@@ -97,7 +97,7 @@ def test_one_sessions_flood_of_the_lanes_socket_leaves_the_others_served(tmp_pat
     reaches the lane directly, one of the flooder's session (a shim run by the same parent) is refused and
     relayed by the hook socket, both land in the one text of their response, and a tool call and a heavy
     request are served."""
-    from hookd.transport.hook_server import DIRECT_PER_SESSION
+    from hookd.transport.peers import DIRECT_PER_SESSION
 
     daemon = start_daemon(tmp_path, ROOT / "policies", "[daemon]\nrequest_timeout_ms = 60000\n")
     hook, lane = daemon.socket, daemon.runtime_dir / "stream.sock"

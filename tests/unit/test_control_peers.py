@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hookd.control.peers import OWNER_ONLY, PeerTable, authorize
-from hookd.transport.hook_server import peer_credentials
+from hookd.transport.peers import peer_credentials
 from hookd.types import Caller
 from support import require
 

@@ -32,7 +32,7 @@ from grpc_reflection.v1alpha import reflection
 
 from hookd.control.peers import CONTROL_SERVICE, HOOK_SERVICE, PeerTable, authorize, current_caller
 from hookd.errors import DaemonError
-from hookd.transport.hook_server import peer_credentials
+from hookd.transport.peers import peer_credentials
 from hookd.types import Caller
 from hookd.v1 import hookd_pb2_grpc
 

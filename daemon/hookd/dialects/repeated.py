@@ -46,6 +46,7 @@ class RepeatedField:
         self._key = f'"{name}":'.encode()
         self._follower = f',"{follower}":'.encode()
         self._placeholder = f"hookd-repeated-{secrets.token_hex(16)}"
+        self._quoted = f'"{self._placeholder}"'.encode()
         self._slots = slots
         self._max_bytes = max_bytes
         self._kept: OrderedDict[tuple[int, int, bytes], _Kept] = OrderedDict()
@@ -63,7 +64,7 @@ class RepeatedField:
         kept = self._value(uid, payload, start, end)
         if kept is None:
             return None
-        rest = b"".join((payload[:start], b'"', self._placeholder.encode(), b'"', payload[end:]))
+        rest = b"".join((payload[:start], self._quoted, payload[end:]))
         try:
             wire.check_payload(rest)
             loaded = load_payload(rest)  # as the dialect reads a payload: whatever it refuses, refused here too

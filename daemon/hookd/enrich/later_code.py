@@ -67,6 +67,18 @@ def left_for_later(
 Later = tuple[dict[str, JSON], str]
 
 
+def may_leave_code(path: str, home: str) -> bool:
+    """False only where `left_for_later` finds nothing in `path`, whatever the texts: no agent's custom command,
+    nothing in a dot-directory or dotfile of the home, no configuration text (each shape's own first test)."""
+    base = path.rpartition("/")[2]
+    return (
+        is_command_file(path)
+        or path.startswith(home + "/.")
+        or base.endswith(_CONFIG_SUFFIXES)
+        or (base.startswith(".") and "." not in base[1:])
+    )
+
+
 def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | None:
     """Code written into a dot-directory (or a dotfile) of the home, outside the project and the caches."""
     first = next((_added_text(t) for t in texts), None)

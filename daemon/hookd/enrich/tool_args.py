@@ -13,6 +13,7 @@ tool (enrich/paths.py, enrich/tool_effects.py).
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Mapping
@@ -156,6 +157,25 @@ def _sql_files(tool_input: Mapping[str, JSON], found: _Found) -> None:
 
 
 MAX_SQL = 1 << 20
+# Words of a tool's name (its server's too) that make it a database's: its SQL argument is run by that database.
+_DATABASE_WORDS = frozenset({
+    "sql", "sqlite", "sqlite3", "postgres", "postgresql", "pg", "psql", "mysql", "mariadb", "duckdb", "motherduck",
+    "db", "database", "supabase", "neon", "clickhouse", "bigquery", "snowflake",
+})  # fmt: skip
+
+
+def sql_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
+    """The client command line a database server's tool amounts to (a SQL argument, `query`, `sql`, of a tool
+    whose name names a database: `mcp__postgres__query`, `read_query` of the SQLite server): `sqlite3 -cmd SQL`
+    for SQLite, `psql -c SQL` for any other, so that what the SQL reaches (`COPY … TO PROGRAM`, `load_extension`,
+    a file it reads or writes) is judged as that client's inline code is."""
+    said = words(tool)
+    if not said & _DATABASE_WORDS:
+        return None
+    sql = next((v for k, v in tool_input.items() if isinstance(v, str) and v.strip() and words(k) & _SQL_WORDS), None)
+    if sql is None:
+        return None
+    return shlex.join(["sqlite3", "-cmd", sql] if said & {"sqlite", "sqlite3"} else ["psql", "-c", sql])
 
 
 def inferred(tool: ToolCall) -> Inferred | None:
@@ -217,11 +237,22 @@ def url_texts(value: Any, *, web: bool, named: bool = False, depth: int = 0) -> 
         return [
             t
             for key, item in value.items()
-            for t in url_texts(item, web=web, named=named or _url_named(str(key)), depth=depth + 1)
+            for t in url_texts(
+                item, web=web or _code_named(str(key)), named=named or _url_named(str(key)), depth=depth + 1
+            )
         ]
     if isinstance(value, list):
         return [t for item in value for t in url_texts(item, web=web, named=named, depth=depth + 1)]
     return []
+
+
+# Words of an argument's name that make it code the tool runs (a browser's `evaluate` `function`, a page
+# `script`, an `expression`): any URL in it may be opened, so its text is searched as a web tool's prompt is.
+_CODE_WORDS = frozenset({"function", "script", "code", "expression", "js", "javascript", "eval"})
+
+
+def _code_named(key: str) -> bool:
+    return len(key) <= MAX_NAME and bool(words(key) & _CODE_WORDS)
 
 
 def _url_named(key: str) -> bool:
@@ -253,3 +284,51 @@ def kernel_code_line(code: str) -> str:
     shell = [line.strip()[1:] for line in lines if line.strip().startswith("!")]
     python = "\n".join(line for line in lines if not line.strip().startswith(("!", "%")))
     return "\n".join([*shell, *([f"python3 -c {shlex.quote(python)}"] if python.strip() else [])])
+
+
+# The arguments holding what a run tool's command reads on its standard input (mcp-server-commands' `stdin`: a
+# script for `bash`, `python`), or what is typed into a process the tool started before (Desktop Commander's
+# `interact_with_process` `input`: the next lines of the shell or interpreter running there).
+_STDIN_ARGS = ("stdin", "input")
+
+
+_COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
+
+
+def run_line(tool_input: Mapping[str, Any]) -> str | None:
+    """The command line the input of a tool named for running amounts to: the line (or argv) of its command
+    argument, or a notebook kernel's `code`; reading the text of its stdin argument as a quoted here-document
+    (a shell's or an interpreter's script), or, with no command, that text itself (typed into a process already
+    running: a shell's next lines; text no shell parses runs nothing there). None: no command."""
+    line = next((v for a in _COMMAND_ARGS if (v := command_line(tool_input.get(a))) is not None), None)
+    if line is None and isinstance(code := tool_input.get("code"), str) and code.strip():
+        line = kernel_code_line(code)
+    fed = next((v for a in _STDIN_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
+    if fed is None or line is None:
+        return line if fed is None else fed
+    mark, lines = "HOOKD_STDIN", set(fed.splitlines())
+    while mark in lines:
+        mark += "_"
+    return f"{line} <<'{mark}'\n{fed.removesuffix(chr(10))}\n{mark}"
+
+
+_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
+
+
+def new_texts(value: Any, key: str = "") -> list[str]:
+    """The texts a tool's input writes: every string under an argument named for new text (`content`,
+    `new_string`, `newString`, `new_str`, `file_text`, `new_source`, a patch), at any depth (MultiEdit's edits)."""
+    if isinstance(value, str):
+        return [value] if _names_new_text(key) else []
+    if isinstance(value, Mapping):
+        return [t for k, v in value.items() for t in new_texts(v, str(k))]
+    if isinstance(value, list):
+        return [t for v in value for t in new_texts(v, key)]
+    return []
+
+
+@functools.lru_cache(maxsize=512)
+def _names_new_text(key: str) -> bool:
+    """An argument's name that says it holds new text (decided once per name: a call asks it of every string)."""
+    lowered = key.lower()
+    return any(w in lowered for w in _NEW_TEXT_WORDS)

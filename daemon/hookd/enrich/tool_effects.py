@@ -26,7 +26,7 @@ from urllib.parse import unquote
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.fetches import instance_metadata
-from hookd.enrich.effects.words import runs_nothing, shadows, startup_language
+from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_language, startup_languages
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     MAX_TEXT,
@@ -36,11 +36,11 @@ from hookd.enrich.gitconfig_text import (
     may_set_executing_key,
     unjudged_write,
 )
-from hookd.enrich.later_code import is_command_file, left_for_later
+from hookd.enrich.later_code import is_command_file, left_for_later, may_leave_code
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
-from hookd.enrich.tool_args import MAX_URL_DEPTH, command_line, inferred, kernel_code_line, url_texts, words
+from hookd.enrich.tool_args import MAX_URL_DEPTH, inferred, new_texts, run_line, sql_line, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 
@@ -114,20 +114,25 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out.extend(_aliased(out, home_dir, project))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
-    out.extend(_git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project))
-    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
+    writes = kind in (ToolKind.WRITE, ToolKind.EDIT) or any(e["op"] == "write" for e in out)
+    new = new_texts(tool.input) if writes else []  # once a call: the steps below each judge them
+    out.extend(
+        _git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project, new=new)
+    )
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
-        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         written = _written(out)
+        # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
+        started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
+        started |= {p for p in written if startup_language(p, home_dir) == "sh"}
         # an edit that completes a command's marker (`!`echo X`` with `echo X` replaced) shows it in the whole text only
-        texts = _new_texts(tool.input)
-        texts += [
+        texts = new + [
             t
             for p in written
             if is_command_file(p)
             for t in _texts_after(p, tool.input, spec, guess is None) or []
-            if t not in texts
+            if t not in new
         ]
         out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
     out.extend(
@@ -157,7 +162,6 @@ _UNTABLED = (ToolKind.MCP, ToolKind.OTHER)
 # Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
 # shell server's `run_command`, `execute_command`, `terminal`), and the arguments that hold that line.
 _RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "terminal", "command", "spawn", "bash"})
-_COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
 _CWD_ARGS = ("cwd", "workdir", "working_directory", "workingDirectory", "directory", "dir")
 
 
@@ -167,12 +171,9 @@ def _command_effects(
     """What the command line an MCP server's tool runs does (its name says it runs one, an argument holds it):
     the shell's effects of that line, in the tool's own directory argument when it gives one, as the tool's
     effects (`via: tool`), so that a recursive delete of the home, a write into `~/.ssh` or a read of a key
-    through `start_process` is judged as through the agent's shell."""
-    if not words(program) & _RUN_WORDS:
-        return []
-    line = next((v for a in _COMMAND_ARGS if (v := command_line(tool_input.get(a))) is not None), None)
-    if line is None and isinstance(code := tool_input.get("code"), str) and code.strip():
-        line = kernel_code_line(code)
+    through `start_process` is judged as through the agent's shell; a database server's SQL as its client's."""
+    line = run_line(tool_input) if words(program) & _RUN_WORDS else None
+    line = line if line is not None else sql_line(program, tool_input)
     if line is None:
         return []
     if _too_long(line):
@@ -203,13 +204,22 @@ def _program_config_keys(
     ]
     out: list[dict[str, JSON]] = []
     for path, keys in keyed:
-        for text in _new_texts(tool_input):
+        for text in new_texts(tool_input):
             for key, value in _ini_keys(keys).findall(text[:MAX_CONFIG_TEXT]):
                 if key.lower() in keys:
                     code = {"lang": "sh", "text": value.strip()}
                     out.append({**_unknown("exec", program), "known": True, "code": code, "deferred": True,
                                 "startup": path, "key": key})  # fmt: skip
     return out
+
+
+def _may_run_later(effects: list[dict[str, JSON]], home: str) -> bool:
+    """False only where no path written is one that `_configured_commands`, `_program_config_keys` or
+    `left_for_later` reads (each one's own first test), whatever the texts."""
+    configs, written = catalogue().program_configs, _written(effects)
+    return any(
+        p.endswith(_CONFIG_SUFFIXES) or p.rpartition("/")[2] in configs or may_leave_code(p, home) for p in written
+    )
 
 
 def _written(effects: list[dict[str, JSON]]) -> list[str]:
@@ -254,7 +264,7 @@ def _configured_commands(
     if not targets:
         return []
     argument = spec.content or (spec.replace[1] if spec.replace else "")
-    texts = [t for t in ([tool_input.get(argument)] if argument else _new_texts(tool_input)) if isinstance(t, str)]
+    texts = [t for t in ([tool_input.get(argument)] if argument else new_texts(tool_input)) if isinstance(t, str)]
     lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in _commands_in(text)]
     out: list[dict[str, JSON]] = []
     for line in lines[:MAX_CONFIG_COMMANDS]:
@@ -329,13 +339,16 @@ def _imports(
     project: str,
 ) -> list[dict[str, JSON]]:
     """An `@path` import written into a file an agent loads into every session's context (the catalogue's
-    `instruction_files`: CLAUDE.md, GEMINI.md, …, or a memory tool's own file): a `read` of that path, `deferred`
-    (it reaches the model in every later session, outside the hooks), judged as any read is."""
+    `instruction_files`: CLAUDE.md, GEMINI.md, …; any Markdown file, which they may import, and whose own imports
+    the agents follow, Claude Code's to five hops, Gemini's memport; or a memory tool's own file): a `read` of
+    that path, `deferred` (it reaches the model in every later session, outside the hooks), judged as any read is."""
     names = catalogue().instruction_files
     loaded = [
-        (path.rpartition("/")[0], _new_texts(tool_input))
+        (path.rpartition("/")[0], new_texts(tool_input))
         for e in effects
-        if e["op"] == "write" and isinstance(path := e["path"], str) and path.rpartition("/")[2] in names
+        if e["op"] == "write"
+        and isinstance(path := e["path"], str)
+        and (path.endswith(".md") or path.rpartition("/")[2] in names)
     ]
     if not loaded and ("mem" in program.lower() or "remember" in program.lower()) and words(program) & _MEMORY_WORDS:
         texts = [v for v in tool_input.values() if isinstance(v, str)]
@@ -354,21 +367,6 @@ def _imports(
     return out
 
 
-_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
-
-
-def _new_texts(value: Any, key: str = "") -> list[str]:
-    """The texts a tool's input writes: every string under an argument named for new text (`content`,
-    `new_string`, `newString`, `new_str`, `file_text`, `new_source`, a patch), at any depth (MultiEdit's edits)."""
-    if isinstance(value, str):
-        return [value] if any(w in key.lower() for w in _NEW_TEXT_WORDS) else []
-    if isinstance(value, Mapping):
-        return [t for k, v in value.items() for t in _new_texts(v, str(k))]
-    if isinstance(value, list):
-        return [t for v in value for t in _new_texts(v, key)]
-    return []
-
-
 def _git_keys(
     effects: list[dict[str, JSON]],
     tool_input: Mapping[str, Any],
@@ -378,6 +376,7 @@ def _git_keys(
     *,
     home: str | None = None,
     project: str = "",
+    new: list[str] | None = None,
 ) -> list[dict[str, JSON]]:
     """A write into a git configuration file (`~/.gitconfig`, a repository's `config`): judged on the text the
     file will hold, one `write` effect per key whose value git runs (`key`, `value`, `executes`), as the
@@ -387,7 +386,8 @@ def _git_keys(
     landed = {str(e["to"]) for e in effects if e["op"] in ("move", "copy", "link") and e.get("to")}
     out: list[dict[str, JSON]] = []
     writes = [e for e in effects if e["op"] == "write"]
-    written = _new_texts(tool_input) if writes else []
+    new = new_texts(tool_input) if new is None else new  # `new`: new_texts(tool_input), when the caller has it
+    written = new if writes else []
     # a key git runs in the text, else no include could take one (a long text: the includes are cheaper)
     asks = home and any(len(t) > 4096 or may_set_executing_key(t) for t in written)
     included = included_configs(home, project) if asks and home else frozenset()
@@ -397,7 +397,7 @@ def _git_keys(
         texts = None if path in landed else _texts_after(path, tool_input, spec, declared)
         if texts is None:
             out.append(unjudged_write(path, program, "tool"))
-            texts = _new_texts(tool_input)  # each key by its name, whatever its section
+            texts = new  # each key by its name, whatever its section
         for text in texts:
             out.extend(_keyed(target, path, text))
     return out
@@ -553,9 +553,9 @@ def _runs_at_start(
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
-        if effect["op"] != "write" or not isinstance(path, str):
+        if effect["op"] != "write" or not isinstance(path, str) or not may_run_at_start(path, homes):
             continue
-        langs = {startup_language(path, h) for h in homes}
+        langs = startup_languages(path, homes)
         when = next((w for h in homes if (w := shadows(path, h))), None) if langs <= {None} else None
         if when:  # a program before the system's, under a system program's name: any text there is asked
             code = {"lang": "text", "text": text if isinstance(text, str) else ""}

@@ -82,6 +82,10 @@ def close(files: Files) -> None:
             os.close(fd)
 
 
+# json.dumps with separators builds an encoder on every call: one, kept, for a line a chunk
+_LINE = json.JSONEncoder(separators=(",", ":")).encode
+
+
 class Journal:
     """The stream lane's side: each chunk's text appended, the active file compacted past its bound."""
 
@@ -96,8 +100,7 @@ class Journal:
     def append(self, key: tuple[int, str, str, str], text: str, final: bool) -> None:
         """One chunk's text (its last MAX_TEXT characters: hookd.enrich.stream keeps no more of a response)."""
         kept = text[-MAX_TEXT:]
-        line = json.dumps({"c": list(key), "x": kept, "cut": len(kept) < len(text), "f": final},
-                          separators=(",", ":")).encode() + b"\n"  # fmt: skip
+        line = _LINE({"c": list(key), "x": kept, "cut": len(kept) < len(text), "f": final}).encode() + b"\n"
         self._size += os.pwrite(self._files[self._active], line, self._size)
         if self._size > self._bound:
             self._compact()

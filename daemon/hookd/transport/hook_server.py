@@ -14,9 +14,8 @@ import errno
 import fcntl
 import os
 import socket
-import struct
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import cast
@@ -27,22 +26,23 @@ from hookd import wire
 from hookd.config import Config
 from hookd.config.runtime_dir import prepare_runtime_dir
 from hookd.errors import DaemonError, DialectError, FrameError, LaneRefused, Unavailable
+from hookd.transport.peers import (
+    DIRECT_PER_SESSION,
+    HeaderCache,
+    Places,
+    from_own_daemon,
+    parent_of,
+    peer_credentials,
+)
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")
 # Decides a request: the reply, when it was decided in the call, or one awaitable of it (hookd.decide.Decider)
 Handler = Callable[[HookRequest], "Reply | Awaitable[Reply]"]
 ReplyWriter = Callable[[bytes], None]  # writes one reply frame to the connection and closes it
-_PEERCRED = struct.Struct("3i")
 ORPHAN_GRACE_S = 5.0  # how long a starting daemon waits for a killed daemon's workers to exit
 _MISPLACED = "frame header: 'forwarded' is taken only on the lane's socket"
 _NOT_DIRECT = "the lane takes forwarded requests from its own daemon and streamed events from its user only"
-# Streamed chunks one session (the peer's parent process: the agent that ran the shims) may have open at the
-# lane's socket at once; its next connection is refused unread (`busy`: the shim relays that chunk through the
-# hook socket, whose places at the lane are shared fairly, hookd.lane.FairSlots). An agent streams one chunk
-# at a time: the cap is for a process flooding the socket, whose connections would otherwise hold the lane's
-# descriptors and CPU ahead of every other session's chunks and heavy requests (docs/reliability.md).
-DIRECT_PER_SESSION = 4
 
 
 class ServerStats:
@@ -70,37 +70,6 @@ class ServerStats:
 
     def direct_error(self, code: str) -> None:
         self.direct_errors[code] = self.direct_errors.get(code, 0) + 1
-
-
-def peer_credentials(sock: socket.socket) -> Caller:
-    pid, uid, gid = _PEERCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size))
-    return Caller(uid=uid, gid=gid, pid=pid)
-
-
-def parent_of(pid: int) -> int | None:
-    """The parent pid of process `pid` (the kernel's word, /proc), None when it is gone. Read with bare
-    system calls: the stream lane reads it for every chunk, and pathlib's text file cost it 20 µs more."""
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        stat = os.read(fd, 4096)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return int(stat.rsplit(b")", 1)[1].split()[1])
-
-
-def from_own_daemon(caller: Caller, parent: int | None) -> bool:
-    """Whether a connection to the lane comes from the daemon that started it (its parent) or one of that
-    daemon's workers (its siblings; `parent`: the caller's parent, `parent_of`). The uid alone is not enough:
-    every process of the daemon's user may connect to a socket of the user's (the 0700 runtime dir keeps only
-    other users out), and a forwarded frame names the caller and the deadline the lane decides and records
-    for (issue 25)."""
-    daemon = os.getppid()
-    return caller.uid == os.getuid() and daemon in (caller.pid, parent)
 
 
 def socket_listener(path: Path) -> int | None:
@@ -138,7 +107,9 @@ class HookServer:
         # that holds its response's text without the daemon's relay (docs/performance.md, issue 30).
         self.lane = lane
         self.direct = direct
-        self._direct_open: Counter[int] = Counter()  # the lane's: each session's streamed chunks open
+        self._headers = HeaderCache()  # a shim's header is parsed once
+        self._places = Places()  # the lane's: the streamed chunks open, by session
+        self._uid = os.getuid()
         self.stats = stats or ServerStats()
         self._handler = handler
         self._deciding_now = 0  # 1 while a request is decided in the callback that read it
@@ -390,6 +361,7 @@ class _HookConnection(asyncio.Protocol):
         "_caller",
         "_direct",
         "_own_daemon",
+        "_parent",
         "_server",
         "_session",
         "_sizes",
@@ -410,7 +382,8 @@ class _HookConnection(asyncio.Protocol):
         self._caller = Caller(uid=-1, gid=-1, pid=0)
         self._own_daemon = False  # the lane's peer is its daemon or a worker: forwarded frames are taken
         self._direct = False  # the lane's: a frame a shim sent it, read (its errors are no one else's to count)
-        self._session = 0  # the lane's: the session whose place at the lane this connection holds (0: none)
+        self._session = 0  # the lane's: the session of the peer (its parent process), 0 until read
+        self._parent: int | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's transports do not subclass asyncio's
@@ -428,56 +401,69 @@ class _HookConnection(asyncio.Protocol):
 
     def _admit_at_lane(self) -> None:
         """Before a byte is read: refuse a peer of another uid; a peer that is not the lane's daemon (a shim
-        sending a streamed chunk) takes one of its session's DIRECT_PER_SESSION places, or is refused `busy`."""
+        sending a streamed chunk, or a worker, told apart by its frame's header) takes one of its session's
+        DIRECT_PER_SESSION places, or is refused `busy`."""
         server, caller = self._server, self._caller
-        if caller.uid != os.getuid():
-            self._reply(server.error_frame("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})"))
+        if caller.uid != server._uid:
+            self._reply(server.error_frame("forbidden", f"{_NOT_DIRECT} (uid {server._uid})"))
             return
-        parent = None if caller.pid == os.getppid() else parent_of(caller.pid)  # the daemon's forwards: no read
-        self._own_daemon = from_own_daemon(caller, parent)
-        if self._own_daemon:
-            return  # its forwarded requests hold their places in the forwarding process (hookd.lane.FairSlots)
-        session = parent or caller.pid
-        if server._direct_open[session] >= DIRECT_PER_SESSION:
-            message = f"the lane already has {DIRECT_PER_SESSION} streamed chunks of process {session}'s session"
+        if caller.pid == os.getppid():  # the daemon: its forwards hold their places in it (hookd.lane.FairSlots)
+            self._own_daemon = True
+            return
+        if not server._places.take(self):
+            message = f"the lane already has {DIRECT_PER_SESSION} streamed chunks of process {self._session}'s session"
             self._reply(server.error_frame("busy", message))
-            return
-        server._direct_open[session] += 1
-        self._session = session
+
+    def session(self) -> int:
+        """The session of this connection's peer (its parent process, read from /proc), read once."""
+        if not self._session:
+            self._parent = parent_of(self._caller.pid)
+            self._session = self._parent or self._caller.pid
+        return self._session
+
+    def from_own_daemon(self) -> bool:
+        """The peer is the lane's daemon or one of its workers: read when a forwarded frame comes (it names
+        the caller and deadline the lane records) or when places run short, not for every chunk."""
+        if not self._own_daemon:
+            self.session()
+            self._own_daemon = from_own_daemon(self._caller, self._parent)
+        return self._own_daemon
 
     def _leave_lane(self) -> None:
         """The connection is answered or gone: its session's place at the lane is free."""
-        session, self._session = self._session, 0
-        if session:
-            open_ = self._server._direct_open
-            open_[session] -= 1
-            if not open_[session]:
-                del open_[session]
+        self._server._places.leave(self)
 
     def data_received(self, data: bytes) -> None:
         if self.done or self._task is not None:
             return
-        buffer = self._buffer
-        buffer += data
+        # A frame that comes in one read (nearly all: the shims write it at once) is read from `data` itself:
+        # a copy of a 100 KB payload less (issue 30). Only a frame in pieces is gathered in the buffer.
+        frame: bytes | bytearray = data
+        if self._buffer or self._sizes is not None:
+            self._buffer += data
+            frame = self._buffer
         server = self._server
         try:
             if self._sizes is None:
-                if len(buffer) < wire.REQUEST_PREFIX_SIZE:
+                if len(frame) < wire.REQUEST_PREFIX_SIZE:
+                    self._buffer = bytearray(frame)
                     return
                 server.stats.request()  # a connection that sends nothing (a liveness probe) is not a request
-                self._sizes = wire.parse_request_prefix(bytes(buffer[: wire.REQUEST_PREFIX_SIZE]), server._limits)
+                self._sizes = wire.parse_request_prefix(bytes(frame[: wire.REQUEST_PREFIX_SIZE]), server._limits)
             header_len, payload_len = self._sizes
             body_start = wire.REQUEST_PREFIX_SIZE + header_len
-            if len(buffer) < body_start + payload_len:
+            if len(frame) < body_start + payload_len:
+                if frame is data:
+                    self._buffer = bytearray(data)
                 return
-            header = wire.parse_header(bytes(buffer[wire.REQUEST_PREFIX_SIZE : body_start]))
+            header = server._headers.parse(bytes(frame[wire.REQUEST_PREFIX_SIZE : body_start]))
             if server.lane:
                 self._check_lane_frame(header)  # `forbidden` is answered unread: the shim has it relayed
                 self._direct = header.forwarded is None
                 server.stats.direct += self._direct
             elif header.forwarded is not None:
                 raise FrameError("bad-header", _MISPLACED)
-            with memoryview(buffer) as view:  # one copy of a payload of megabytes, not two
+            with memoryview(frame) as view:  # one copy of a payload of megabytes, not two
                 payload = bytes(view[body_start : body_start + payload_len])
         except FrameError as exc:
             self._reply(server.error_frame(exc.code, str(exc)))
@@ -492,7 +478,10 @@ class _HookConnection(asyncio.Protocol):
         """On the lane's socket: a forwarded frame only from its own daemon or a worker (it names the caller
         and deadline the lane records), else only a `direct` event, the caller the socket's peer."""
         direct = (header.client, header.event) in self._server.direct
-        if not (self._own_daemon if header.forwarded is not None else direct):
+        if header.forwarded is not None and self.from_own_daemon():
+            self._server._places.leave(self)  # its forward holds its place in the process that forwarded it
+            return
+        if not direct:
             raise FrameError("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})")
 
     def eof_received(self) -> bool:

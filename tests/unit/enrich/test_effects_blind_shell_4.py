@@ -78,3 +78,44 @@ def test_getent_of_the_shadow_databases_prints_the_hashes(command: str, path: st
 
 def test_getent_of_other_databases_reads_no_secret(tmp_path: Path) -> None:
     assert ops("getent passwd root; getent hosts github.com", tmp_path, "read") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "lookup"),
+    [
+        ("pgrep -f hookd | xargs -r kill -9", ["hookd"]),
+        ("ps aux | grep '[h]ookd' | awk '{print $2}' | xargs kill", ["aux", "[h]ookd", "{print $2}"]),
+        ("kill -9 `systemctl show -p MainPID --value hookd`", ["show", "MainPID", "hookd"]),
+        ("kill $(pidof hookd | tr ' ' '\\n' | head -1)", ["hookd", "\\n"]),
+    ],
+)
+def test_a_pid_looked_up_when_the_shell_runs_carries_the_lookups_operands(
+    command: str, lookup: list[str], tmp_path: Path
+) -> None:
+    assert [e.get("lookup") for e in ops(command, tmp_path, "signal")] == [lookup]
+
+
+def test_a_pid_option_is_a_process_acted_on(tmp_path: Path) -> None:
+    found = ops('prlimit --pid "$(pgrep -o hookd)" --nofile=0:0', tmp_path, "signal")
+    assert [(e["program"], e["match"], e["acts"], e["lookup"]) for e in found] == [
+        ("prlimit", "pid", "process", ["hookd"])
+    ]
+    assert [e["target"] for e in ops("choom -p 4321 -n 1000", tmp_path, "signal")] == ["4321"]
+
+
+def test_a_literal_pid_and_a_launched_command_have_no_lookup(tmp_path: Path) -> None:
+    assert [e.get("lookup") for e in ops("kill -15 4321", tmp_path, "signal")] == [None]
+    assert ops("prlimit --nofile=1024 make -j4", tmp_path, "signal") == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pid=$(pgrep hookd); kill -9 $pid",
+        'for p in $(pgrep -f hookd); do kill -9 "$p"; done',
+        'pgrep hookd | while read p; do kill -9 "$p"; done',
+        "renice -n 19 -p $(pgrep hookd)",
+    ],
+)
+def test_a_pid_kept_in_a_variable_carries_its_lookup(command: str, tmp_path: Path) -> None:
+    assert ["hookd"] in [e.get("lookup") for e in ops(command, tmp_path, "signal")]

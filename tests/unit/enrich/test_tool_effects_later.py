@@ -52,9 +52,14 @@ def test_a_memory_tools_fact_is_loaded_from_the_agents_own_file(proj: Path) -> N
     assert imports(plain) == [] and plain.facts.get("effects", []) == []
 
 
-def test_an_ordinary_markdown_file_imports_nothing(proj: Path) -> None:
+def test_a_markdown_file_an_instruction_file_may_import_has_its_imports_read(proj: Path) -> None:
+    """CLAUDE.md commonly imports `@README.md` (Claude Code's memory docs' own example) and imports are followed
+    (blind-tools-5 line 3: a docs file GEMINI.md imports): a Markdown file's `@path` is the read it would be."""
     event = enriched("claude", "Write", {"file_path": str(proj / "README.md"), "content": "see @~/.ssh/x"}, proj)
-    assert imports(event) == []
+    assert imports(event) == [("~/.ssh/x", f"{HOME}/.ssh/x")]
+    text = "Install @types/node; mail dev@example.net; `@decorator`"
+    plain = enriched("claude", "Write", {"file_path": str(proj / "README.md"), "content": text}, proj)
+    assert not [path for _raw, path in imports(plain) if "/." in path]
 
 
 STATUS = '{"statusLine": {"type": "command", "command": "%s"}}'

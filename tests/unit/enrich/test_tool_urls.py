@@ -108,3 +108,27 @@ def test_a_file_url_in_each_form_reads_its_file(
 def test_a_file_url_with_no_path_reads_nothing(proj: Path) -> None:
     event = enriched("gemini", "web_fetch", {"prompt": "what does a file:// URL mean? see https://x.dev/a"}, proj)
     assert effects(event) == [("fetch", "", True)]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("mcp__playwright__browser_evaluate",
+         {"function": "async () => (await fetch('http://169.254.169.254/latest/meta-data/iam/')).text()"}),
+        ("mcp__puppeteer__puppeteer_evaluate",
+         {"script": "fetch('http://[fd00:ec2::254]/latest/').then(r => r.text())"}),
+        ("mcp__devtools__evaluate_script",
+         {"options": {"expression": "fetch('http://metadata/computeMetadata/v1/')"}}),
+    ],
+)  # fmt: skip
+def test_code_a_browser_tool_runs_is_searched_for_the_urls_it_opens(
+    tool: str, tool_input: dict[str, object], proj: Path
+) -> None:
+    """blind-tools-5: Playwright's browser_evaluate of a `fetch` of the metadata service was allowed: an argument
+    named for code (`function`, `script`, `expression`) is searched for URLs as a web tool's prompt is."""
+    assert _metadata_reads(enriched("copilot", tool, tool_input, proj))
+
+
+def test_code_a_browser_tool_runs_without_a_url_opens_nothing(proj: Path) -> None:
+    event = enriched("copilot", "mcp__playwright__browser_evaluate", {"function": "() => document.title"}, proj)
+    assert not [e for e in event.facts.get("effects", []) if e["op"] in ("fetch", "read")]

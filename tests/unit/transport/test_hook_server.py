@@ -326,3 +326,61 @@ def test_a_request_decided_in_the_call_takes_no_slot_and_an_awaited_one_waits_fo
 
     uvloop.run(scenario())
     assert [r.stdout for r in replies] == [b"light", b"first", b"third"] and started == ["first", "third"]
+
+
+def serve_frames(frames: list[list[bytes]]) -> list[tuple[HookRequest, dict[str, str]]]:
+    """Each frame sent in its pieces (the sender waits between them until the server has read the last), to a
+    server that answers every request; the requests as the handler got them, each with its env then."""
+    seen: list[tuple[HookRequest, dict[str, str]]] = []
+
+    def handler(request: HookRequest) -> Reply:
+        seen.append((request, dict(request.env)))
+        env = request.env
+        assert isinstance(env, dict)
+        env["MUTATED"] = "by a step"  # what a request's env is given cannot reach the next one
+        return Reply(stdout=b"{}", stderr=b"", exit_code=0)
+
+    def send(path: Path, pieces: list[bytes]) -> wire.DecodedReply:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(5)
+            client.connect(str(path))
+            for piece in pieces:
+                client.sendall(piece)
+                time.sleep(0.02)  # the server reads each piece on its own
+            chunks = []
+            while chunk := client.recv(65536):
+                chunks.append(chunk)
+        return wire.decode_reply(b"".join(chunks))
+
+    async def scenario() -> None:
+        base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
+        server = HookServer(base / "run" / "hook.sock", handler, limits=wire.Limits(), request_timeout=5,
+                            max_concurrency=8)  # fmt: skip
+        await server.start()
+        try:
+            for pieces in frames:
+                reply = await asyncio.get_running_loop().run_in_executor(None, send, server.path, pieces)
+                assert reply.status is wire.Status.OK, reply
+        finally:
+            await server.stop()
+            shutil.rmtree(base, ignore_errors=True)
+
+    uvloop.run(scenario())
+    return seen
+
+
+def test_a_frame_in_pieces_is_read_as_the_frame_in_one_piece() -> None:
+    header = {"client": "gemini", "event": "AfterModel", "cwd": "/w", "ppid": 7, "env": {"A": "1"}}
+    payload = json.dumps({"text": "x" * 70_000}).encode()
+    whole = wire.encode_request(header, payload)
+    cuts = [[whole], [whole[:3], whole[3:]], [whole[:20], whole[20:30], whole[30:40_000], whole[40_000:]]]
+    seen = serve_frames(cuts)
+    got = [(r.client, r.event, r.cwd, r.caller.ppid, r.payload, env) for r, env in seen]
+    assert got == [("gemini", "AfterModel", "/w", 7, payload, {"A": "1"})] * 3
+
+
+def test_requests_with_the_same_header_bytes_each_get_their_own_env() -> None:
+    header = {"client": "gemini", "event": "BeforeTool", "cwd": "/w", "ppid": 7, "env": {"GEMINI_SESSION_ID": "s"}}
+    whole = wire.encode_request(header, b"{}")
+    seen = serve_frames([[whole], [whole], [whole]])
+    assert [env for _, env in seen] == [{"GEMINI_SESSION_ID": "s"}] * 3  # as sent, whatever a step did before

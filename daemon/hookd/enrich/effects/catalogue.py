@@ -105,6 +105,8 @@ class Program:
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
+    pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
+    implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
@@ -235,6 +237,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         subcommand_ops=dict(spec.get("subcommand_ops", {})),
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
+        pid_options=frozenset(spec.get("pid_options", ())),
+        implicit_files=tuple(spec.get("implicit_files", ())),
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
@@ -298,7 +302,8 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "bin_dirs", "environment", "git", "instruction_files", "languages",
+        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment", "git",
+        "instruction_files", "languages",
         "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "startup_files",
         "system_programs",
     )  # fmt: skip
@@ -334,12 +339,16 @@ class Catalogue:
         self.bin_dirs = (tuple(bins.get("home", ())), tuple(bins.get("system", ())))  # (home-relative, absolute)
         self.system_programs = tuple(bins.get("system_programs", ()))
         self.instruction_files = frozenset(own.get("instruction_files", {}).get("names", ()))  # CLAUDE.md, …
+        configs = own.get("program_configs", {}).get("files", ())
         self.program_configs = {  # a configuration file's name -> its keys whose value the program runs
-            name: frozenset(entry["keys"])
-            for entry in own.get("program_configs", {}).get("files", ())
-            for name in entry["names"]
+            name: frozenset(entry["keys"]) for entry in configs for name in entry["names"]
+        }
+        self.config_environment = {  # a configuration file's name -> key -> the environment variable it sets
+            name: dict(entry.get("environment", {})) for entry in configs for name in entry["names"]
         }
         self.languages: Mapping[str, Any] = (languages or {}).get("languages", {})
+        # a file's extension -> the programming language it is code in (`.go`, `.lua`, `.cow`)
+        self.code_extensions: Mapping[str, str] = (languages or {}).get("extensions", {}).get("code", {})
 
     def get(self, name: str) -> Program | None:
         try:

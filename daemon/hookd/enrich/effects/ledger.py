@@ -44,6 +44,8 @@ class CommandView:
     stdin_text: str | None
     root: bool = False  # it runs with other privileges, its own or inherited (`sudo bash -c '…'`)
     substituted: str = ""  # what its substitutions print, when fetched or decoded (`bash <(curl …)`): fetch, decode
+    fed: tuple[str, ...] = ()  # the words of the commands before it in its pipeline (`pgrep -f x | xargs kill`)
+    built: Mapping[str, str] = field(default_factory=dict)  # variables set at run time, as written (`p=$(pgrep x)`)
 
 
 class Ledger:

@@ -30,6 +30,7 @@ from hookd.enrich.effects.handed import (
     launched_words,
 )
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.words import (
     _DECODERS,
@@ -37,11 +38,14 @@ from hookd.enrich.effects.words import (
     _NOTHING,
     HOME_CODE_WHEN,
     SHELLS,
+    XARGS_INPUT,
     _dynamic,
     _has_words,
     _option_value_in,
+    _planted,
     _stdout_trees,
     home_code_lang,
+    may_run_at_start,
     named_by_options,
     printed_environment,
     prints_own_code,
@@ -94,9 +98,11 @@ class EffectModel:
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
         follow = self._command(view, place)
+        loaded_files(self.ledger, view, place, follow, start)  # `go run /tmp/m.go`: a file the line wrote
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
+        configured_code(self.ledger, view, place, start)
         powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
@@ -110,8 +116,13 @@ class EffectModel:
         commands run later, outside the hooks (deferred, and judged as a script when the line shows the text);
         a text of variable settings only (`export PATH=…`) runs nothing."""
         for effect in self.ledger.effects[start:]:
+            if effect["op"] != "write":
+                continue  # each test below is of a write (_shadowed and _home_code return at once for another op)
             path = effect["path"]
-            lang = startup_language(path, self.ledger.home) if effect["op"] == "write" and path else None
+            if not path or not may_run_at_start(path, (self.ledger.home,)):  # neither a startup file nor a hijack
+                _home_code(self.ledger, effect, view)
+                continue
+            lang = startup_language(path, self.ledger.home)
             shadowed = _shadowed(effect, self.ledger.effects[start:], self.ledger.home) if lang is None else None
             if shadowed:  # `cp x ~/.local/bin/git`: a program before the system's, run in every later shell
                 self.ledger.add("exec", None, view.name, code={"lang": "text", "text": ""}, known=False,
@@ -132,6 +143,8 @@ class EffectModel:
                             known=text is not None, deferred=True, startup=path)  # fmt: skip
             if text and lang == "sh":
                 follow.scripts.append(text)
+            elif text:  # a unit's `ExecStart=`, a D-Bus service's `Exec=`: its command lines, judged as themselves
+                follow.scripts.extend(file_commands(text))
             return
 
     def _built_program(self, view: CommandView) -> None:
@@ -184,7 +197,7 @@ class EffectModel:
         self._operands(program, parsed, argv, view, place, follow)
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
-        self._program_effects(program, parsed, argv, place)
+        self._program_effects(program, parsed, argv, place, view)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
@@ -234,6 +247,10 @@ class EffectModel:
                             "exec", None, view.name, code={"lang": entry.lang, "text": ""}, known=False,
                             flow=view.substituted or "substitution", through="substitution", variable=variable,
                         )  # fmt: skip
+                    elif entry.lang == "elf" and _planted_library(self.ledger, place(word)):
+                        # a library from scratch space the line did not make: anything may have put it there
+                        self.ledger.add("exec", place(word), view.name, code={"lang": "elf", "text": ""}, known=False,
+                                        planted=True, variable=variable)  # fmt: skip
                     else:
                         self.code.run_file(place(word), view.name, entry.lang, follow)
             else:  # shell code, or a prompt the shell expands (its substitutions run)
@@ -247,7 +264,9 @@ class EffectModel:
                 )
                 follow.scripts.append(text)
 
-    def _program_effects(self, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
+    def _program_effects(
+        self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView
+    ) -> None:
         """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
         a local package built."""
         if program.privilege:
@@ -255,7 +274,10 @@ class EffectModel:
         if program.grants:
             grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
-            self._signal(program, parsed)
+            self._signal(program, parsed, view)
+        for option, value in parsed.options:  # `prlimit --pid PID --nofile=0:0`: a process limited or attached to
+            if option in program.pid_options and value:
+                _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.writes_files:
@@ -371,7 +393,7 @@ class EffectModel:
             return
         self.files.files(program, parsed, argv, name, view, place)
 
-    def _signal(self, program: Program, parsed: Parsed) -> None:
+    def _signal(self, program: Program, parsed: Parsed, view: CommandView) -> None:
         targets = parsed.operands
         if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
             if not any(word in program.stop_words for word in targets):
@@ -386,7 +408,7 @@ class EffectModel:
                 match = "all"  # kill(2): pid -1 is every process the caller may signal, the guard among them
             elif program.signal == "unit" and any(ch in word for ch in "*?["):
                 target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
-            self.ledger.add("signal", None, program.name, target=target, match=match)
+            _signal_to(self.ledger, program.name, target, match, view)
 
 
 _SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
@@ -414,6 +436,44 @@ def _pids_after_signal(spelled: list[str]) -> list[str]:
     return pids
 
 
+def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: CommandView, **extra: Any) -> None:
+    """A signal (or a limit, an attach) to `target`; one built when the shell runs from what a lookup prints
+    (`kill $(pgrep -f x)`, `pgrep -f x | xargs kill`) has that lookup's words as `lookup`: the process it
+    names is the target (`pidof hookd`, `systemctl show -p MainPID hookd`, `cat /run/hookd.pid`)."""
+    lookup = _lookup_words(target, view) if match == "pid" else []
+    if lookup:
+        extra["lookup"] = lookup
+    ledger.add("signal", None, name, target=target, match=match, **extra)
+
+
+_SUBSTITUTION = re.compile(r"\$\((.*)\)|`([^`]*)`", re.S)
+
+
+def _lookup_words(target: str, view: CommandView) -> list[str]:
+    """The operands of the commands whose output a PID built at run time is (options and program words left
+    out): a substitution in the target or in a variable it names that the line set (`p=$(pgrep x); kill $p`,
+    `for p in $(…)`, `pgrep x | while read p`), or, for xargs' input, the commands before it in the pipeline."""
+    texts = [target, *(view.built[n] for n in _NAMED.findall(target) if n in view.built)]
+    words: list[str] = []
+    for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
+        text = match.group(1) or match.group(2) or ""
+        first = True  # words split at white space, quotes dropped: only names are looked for in them
+        for word in text.replace("|", " | ").replace(";", " ; ").replace('"', " ").replace("'", " ").split():
+            if word in ("|", ";", "&&", "||"):
+                first = True
+            elif first:
+                first = False  # the program
+            else:
+                words.append(word)
+    if XARGS_INPUT in target:
+        words.extend(view.fed)
+    return [w for w in words if w and not w.startswith("-")][:_LOOKUP_WORDS]
+
+
+_NAMED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_LOOKUP_WORDS = 64
+
+
 def _unit_glob_regex(target: str) -> str:
     """A systemctl unit pattern (fnmatch: `hook?.service`, `hook*`) as an anchored regex of the unit's name
     without its type suffix, so that it is matched against the guard's process names."""
@@ -435,6 +495,16 @@ def _unit_glob_regex(target: str) -> str:
             out.append(re.escape(ch))
         i += 1
     return "^" + "".join(out) + "$"
+
+
+def _planted_library(ledger: Ledger, placed: Mapping[str, Any]) -> bool:
+    """A library in scratch space (`/tmp`, `/var/tmp`, `/dev/shm`, outside the project) that the line did not
+    write: anything may have put it there."""
+    path = str(placed.get("path") or "")
+    kind = ledger.classify(placed, path) if path else ""
+    if kind != "scratch" and (kind in ("", "project", "project-root") or not _planted(path)):
+        return False
+    return not any(e["op"] == "write" and e["path"] == path for e in ledger.effects)  # not built on the line
 
 
 def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> None:

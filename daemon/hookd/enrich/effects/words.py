@@ -8,10 +8,11 @@ import fnmatch
 import functools
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Program, StartupFiles, catalogue
+from hookd.enrich.effects.catalogue import Catalogue, Program, StartupFiles, catalogue
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
@@ -225,10 +226,20 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     return secret if whole or secret else None
 
 
-# Lines that only set variables (`export PATH="$HOME/bin:$PATH"`), comments and blank lines: nothing runs.
-_SETTINGS_ONLY = re.compile(
-    r"^(?:[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?\n?)*$"
+# A word of fish's `set` or csh's `setenv` that expands no command (fish's substitution is `(…)`, `$(…)`).
+_SET_WORD = r"""(?:'[^'\n]*'|"[^"\n`()\\]*"|[^\s;&|<>`()'"\\])+"""
+# A line setting a variable in fish (`set -gx EDITOR nvim`: https://fishshell.com/docs/current/cmds/set.html) or
+# csh (`setenv EDITOR vim`), its name and its words.
+_SET_LINE = (
+    rf"[ \t]*(?:set(?:[ \t]+-{{1,2}}[A-Za-z-]+)*|setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)((?:[ \t]+{_SET_WORD})*)[ \t]*"
 )
+# A line that only sets a variable (`export PATH="$HOME/bin:$PATH"`, `set -gx EDITOR nvim`), a comment or a blank
+# line: nothing runs. Matched line by line: one pattern over the whole text, with its optional line ends, tried
+# exponentially many ways to split a text that fails at its end (24 lines of `A=b` then `(` took 30 s).
+_SETTING_LINE = re.compile(
+    r"[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?" rf"|{_SET_LINE}"
+)
+_SET_ASSIGNMENT = re.compile(rf"^{_SET_LINE}$", re.MULTILINE)
 
 
 # one command substitution, `$(…)`, `` `…` `` or `<(…)`, quoted or not, holding one plain command
@@ -265,9 +276,11 @@ def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | N
     ~/go/bin, /usr/local/bin) under the name of one the system or the catalogue has: every later shell runs it
     instead. `landing`: the names a copy or move into the directory itself puts there (None: not known, a
     directory's contents). Returns what happens, None when nothing is shadowed."""
-    home_dirs, system_dirs = catalogue().bin_dirs
-    searched = {f"{home}/{d}" for d in home_dirs} | set(system_dirs)
+    searched = _searched(catalogue().bin_dirs, home)
     directory, _, name = path.rpartition("/")
+    if directory in catalogue().system_programs and name and (catalogue().get(name) is not None or _installed(name)):
+        # `update-alternatives --install /usr/bin/git …`, `ln -sf x /usr/bin/git`: the system's own program replaced
+        return f"{path} is the system's {name}: what is put there runs instead of it for every later caller"
     if path in searched:
         directory, names = path, list(landing)
     elif directory in searched:
@@ -279,6 +292,13 @@ def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | N
             what = landed or "a program"
             return f"{directory} is searched before the system's programs: {what} there runs instead in every shell"
     return None
+
+
+@functools.lru_cache(maxsize=16)
+def _searched(bin_dirs: tuple[tuple[str, ...], tuple[str, ...]], home: str) -> frozenset[str]:
+    """The directories searched before the system's programs under `home`: derived once per home, not per write."""
+    home_dirs, system_dirs = bin_dirs
+    return frozenset({f"{home}/{d}" for d in home_dirs} | set(system_dirs))
 
 
 def _installed(name: str) -> bool:
@@ -296,17 +316,84 @@ def startup_language(path: str, home: str) -> str | None:
     """`sh` for a file a shell or a session runs when it starts, `""` for one another program runs or trusts
     later, None for any other path."""
     known = catalogue()
-    if _one_of(known.startup_files, path, home):
-        return "sh"
-    return "" if _one_of(known.runs_later, path, home) else None
-
-
-def _one_of(files: StartupFiles, path: str, home: str) -> bool:
-    """`path` is one of `files`: a dotfile name directly in the home, a path ending as one of its locations or
-    with one as a directory in it, a system file or directory (from the root), or a path a glob matches."""
     directory, _, base = path.rpartition("/")
-    if directory == home and base in files.names:
-        return True
+    if (directory == home and base in known.startup_files.names) or _anywhere(known.startup_files, path):
+        return "sh"
+    later = (directory == home and base in known.runs_later.names) or _anywhere(known.runs_later, path)
+    return "" if later else None
+
+
+def startup_languages(path: str, homes: Sequence[str]) -> set[str | None]:
+    """`{startup_language(path, home) for home in homes}`, what does not depend on the home tested once."""
+    if not homes:
+        return set()
+    known = catalogue()
+    if _anywhere(known.startup_files, path):
+        return {"sh"}
+    directory, _, base = path.rpartition("/")
+    later = _anywhere(known.runs_later, path)
+    return {
+        "sh"
+        if directory == home and base in known.startup_files.names
+        else ""
+        if later or (directory == home and base in known.runs_later.names)
+        else None
+        for home in homes
+    }
+
+
+def may_run_at_start(path: str, homes: Sequence[str]) -> bool:
+    """False only where no home's `startup_language(path, home)` is known and no home's `shadows(path, home)`
+    holds: their tests over every home at once, from tables derived once per catalogue and homes, so that a
+    write of an ordinary file runs neither (true of every path either may hold for, and of a few more)."""
+    gate = _at_start(catalogue(), tuple(homes))
+    directory, _, base = path.rpartition("/")
+    return (
+        (directory in gate.homes and base in gate.names)
+        or path in gate.searched
+        or directory in gate.searched
+        or path.endswith(gate.below)
+        or (path + "/").startswith(gate.system)
+        or gate.inside.search(path) is not None
+        or gate.globs.match(path) is not None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _AtStart:
+    """What `startup_language` and `shadows` test, over both startup tables and every home."""
+
+    homes: frozenset[str]
+    names: frozenset[str]
+    searched: frozenset[str]
+    below: tuple[str, ...]
+    system: tuple[str, ...]
+    inside: re.Pattern[str]
+    globs: re.Pattern[str]
+
+
+@functools.lru_cache(maxsize=64)  # one a caller's homes, as the protected places are derived once a home
+def _at_start(known: Catalogue, homes: tuple[str, ...]) -> _AtStart:
+    tables = (known.startup_files, known.runs_later)
+    below = tuple(sorted({b for files in tables for b in files.below}))
+    home_dirs, system_dirs = known.bin_dirs
+    return _AtStart(
+        homes=frozenset(homes),
+        names=frozenset(n for files in tables for n in files.names),
+        # (the system's own program directories too: a program replaced there runs instead, `shadows`)
+        searched=frozenset(
+            {f"{home}/{d}" for home in homes for d in home_dirs} | {*system_dirs, *known.system_programs}
+        ),
+        below=below,
+        system=tuple(sorted({s for files in tables for s in files.system})),
+        inside=_inside_any(below),
+        globs=_any_glob(tuple(p for files in tables for p in files.patterns)),
+    )
+
+
+def _anywhere(files: StartupFiles, path: str) -> bool:
+    """`path` is one of `files` wherever the home is: a path ending as one of its locations or with one as a
+    directory in it, a system file or directory (from the root), or a path a glob matches."""
     if path.endswith(files.below) or _inside_any(files.below).search(path) is not None:
         return True
     return (path + "/").startswith(files.system) or _any_glob(files.patterns).match(path) is not None
@@ -330,10 +417,12 @@ def runs_nothing(text: str) -> bool:
     runs code (PROMPT_COMMAND, a file to load: LD_PRELOAD, BASH_ENV) or a search path that takes programs from
     scratch space or a relative directory (`export PATH=/tmp/x:$PATH`), from the catalogue's `environment` and
     `search_paths`."""
-    if _SETTINGS_ONLY.match(text) is None:
+    if not all(_SETTING_LINE.fullmatch(line) for line in text.split("\n")):
         return False
     known = catalogue()
-    for name, value in _ASSIGNMENT.findall(text):
+    # fish's and csh's list of words is a search path's list of entries (`set -gx PATH /tmp/x $PATH`)
+    sets = [(name, ":".join(words.split())) for name, words in _SET_ASSIGNMENT.findall(text)]
+    for name, value in [*_ASSIGNMENT.findall(text), *sets]:
         entry = known.environment.get(name)
         if entry is not None and entry.loads in ("code", "file"):
             return False
@@ -351,6 +440,7 @@ CODE_LANGS = {
     "js": "node", "mjs": "node", "cjs": "node", "ts": "node", "py": "python", "lua": "lua", "vim": "vim",
     "sh": "sh", "bash": "sh", "zsh": "sh", "fish": "fish", "ksh": "sh", "gradle": "groovy", "groovy": "groovy",
     "kts": "kotlin", "rb": "ruby", "pl": "perl", "el": "elisp", "php": "php", "tcl": "tcl", "ps1": "powershell",
+    "nu": "nushell", "R": "r", "r": "r",
 }  # fmt: skip
 
 

@@ -7,6 +7,7 @@ the placing of words against it is `state.LineState`."""
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import replace
 from typing import Any
 
@@ -52,6 +53,11 @@ class _Builder:
         self._called: set[str] = set()
         self._printed: str | None = None  # what the last command walked prints, when it is known text
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
+        self._fed: tuple[str, ...] = ()  # the operands of the commands before the next one in its pipeline
+        self._aliases: dict[str, str] = {}  # `alias w='rm -rf'`, `hash -p /bin/rm ls`: a command word's new text
+        self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
+        self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
+        self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -101,17 +107,23 @@ class _Builder:
             number = self._next_pipeline()
             stdin: str | None = None
             origin = "none"
+            fed: list[str] = []
             for position, element in enumerate(item.elements):
                 self._printed = None
                 single = _one_command(element)  # `(exec X)`, `{ X; }`: X reads the pipe and writes to it
                 if single is not None:
+                    self._fed = tuple(fed)
                     origin = self._simple(
                         single, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
                     )
                 else:
+                    self._block_fed = tuple(fed)  # `pgrep x | while read p; do kill "$p"; done`
                     self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
+                    self._block_fed = ()
                     origin = "unknown"
                 stdin = self._printed if single is not None else None
+                if single is not None:
+                    fed.extend(expand_words(single.words, self.state.variables, self.home)[1:])
                 if stdin is not None:
                     origin = "text"
         else:
@@ -179,6 +191,7 @@ class _Builder:
         """Walks one command; returns what its standard output is (EffectModel's `origin`)."""
         if slot is None:
             slot = (self._next_pipeline(), 0)
+        fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
         env = dict(simple.assigns)
         variables = self.state.variables
         if cwd.known and "PWD" not in variables and any("PWD" in w for w in simple.words):
@@ -186,6 +199,15 @@ class _Builder:
         words = expand_words(simple.words, variables, self.home)
         if not words:
             self.state.assign(simple.assigns, cwd)
+            self._assigned.update(simple.assigns)
+        rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
+        if rebound is not None:
+            table, alias, value = rebound.groups()
+            self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
+        if words and words[0] in self._aliases and not runners:
+            words = self._unaliased(words, depth, cwd, sudo)
+        for name in _PROMPT_EXPANDED.findall(" ".join(simple.words)):
+            self._prompt(name, depth, cwd, sudo)
         argv, wrappers = _peel(list(words), env)
         if CHDIR in env:  # `env -C DIR cmd`: as `(cd DIR && cmd)`
             cwd = cwd.copy()
@@ -214,6 +236,7 @@ class _Builder:
         made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs}
         substituted = next((kind for kind in ("fetch", "decode") if kind in made), "")
         command_origin = (origin, substituted)
+        self._fed = fed
         return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, command_origin)
 
     def _after(
@@ -233,7 +256,9 @@ class _Builder:
         privileged = privileges[1]
         origin, substituted = origins
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
-        heredoc = _heredoc(simple.redirects)
+        if simple.words[:1] == ["exec"] and all(_FD_NAME.match(w) for w in simple.words[1:]):
+            self._held.extend(_held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
+        heredoc = _heredoc(simple.redirects) or _duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
@@ -273,10 +298,17 @@ class _Builder:
         if name == "alias":
             for definition in argv[1:]:  # judged where it is defined, as if run: its words are only known here
                 if _ASSIGN.match(definition):
-                    self._nested(definition.split("=", 1)[1], depth, cwd.copy(), privileged)
+                    alias, value = definition.split("=", 1)
+                    self._aliases[alias] = value  # and each later command it starts (`shopt -s expand_aliases`)
+                    self._nested(value, depth, cwd.copy(), privileged)
+        if name == "hash" and "-p" in argv[1:-2]:  # `hash -p PATH NAME…`: NAME runs PATH (bash(1), hash)
+            at = argv.index("-p", 1)
+            self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
         if name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
             named = [a for a in argv[1:] if _NAME.match(a)]
             self.state.forget(named)
+            if name in ("read", "mapfile", "readarray") and self._block_fed:  # what the pipe's commands print
+                self.state.built.update(dict.fromkeys(named, "$(: " + shlex.join(self._block_fed) + ")"))
             listing = self.model.ledger.previous
             if name in ("read", "mapfile", "readarray") and listing:  # `find src | while read f`: names it listed
                 self.model.ledger.read_listing = list(listing)
@@ -298,6 +330,33 @@ class _Builder:
         expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
         self.state.assign(expanded, cwd)
 
+    def _unaliased(self, words: list[str], depth: int, cwd: _Cwd, sudo: bool) -> list[str]:
+        """The words of a command whose first word is an alias (or a `hash -p` name) the line defined: a value
+        of plain words takes its place (`rm -rf ~/Documents`); one with shell syntax runs as written with the
+        words after it, walked as its own script."""
+        value = self._aliases[words[0]]
+        try:
+            replaced = shlex.split(value)
+        except ValueError:
+            replaced = []
+        if replaced and not _SHELL_SYNTAX.search(value):
+            home = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in replaced]
+            return [*home, *words[1:]]
+        if depth < self.max_depth:
+            self._nested(value + " " + shlex.join(words[1:]), depth, cwd.copy(), sudo)
+        return words
+
+    def _prompt(self, name: str, depth: int, cwd: _Cwd, sudo: bool) -> None:
+        """`${x@P}`: x expanded as a prompt string is, so the substitutions in it run (bash(1), "Parameter
+        transformation"); its value as the line wrote it is walked, an unknown value is code built at run time."""
+        value = self._assigned.get(name)
+        if value is None:
+            code = {"lang": "sh", "text": ""}
+            self.model.ledger.add("exec", None, "bash", code=code, known=False, built=True, raw="${" + name + "@P}")
+            return
+        if _dynamic(value):
+            self._nested(': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"', depth, cwd.copy(), sudo)
+
     def _effects(
         self,
         command: dict[str, Any],
@@ -310,6 +369,7 @@ class _Builder:
     ) -> Followups:
         inherited, privileged = privileges
         origin, substituted = origins
+        fed, self._fed = self._fed, ()
         argv = [] if command["name"] in self._functions else command["argv"]
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
@@ -326,6 +386,8 @@ class _Builder:
             stdin=origin,
             stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
             substituted=substituted,
+            fed=fed,
+            built=self.state.built,
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
@@ -430,6 +492,11 @@ def _reads_code(name: str, argv: list[str]) -> bool:
     return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
 
 
+_FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bash picks the number
+# `BASH_ALIASES[w]='rm -rf'`, `BASH_CMDS[ls]=/bin/rm`: an alias, a hashed program, set as an array element
+_REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
+_PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
+_SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
 _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
 
 # Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
@@ -439,6 +506,28 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STDIN_INTERPRETERS = frozenset(
     {"perl", "ruby", "node", "nodejs", "php", "lua", "tclsh", "bun", "deno", "Rscript", "osascript"}
 )
+
+
+def _duplicated(redirects: list[_Redir], held: list[str]) -> str | None:
+    """The text a descriptor duplicated onto stdin holds (`bash <&3` after `exec 3<<<'…'`): what the line put
+    on descriptors (their numbers are not kept: every such text)."""
+    numbers = [r.target or "" for r in redirects if r.op == "<&"]
+    if not held or not any((n.isdigit() or n[:1] == "$") and n not in ("0", "1", "2") for n in numbers):
+        return None
+    return "\n".join(held)
+
+
+def _held(redirects: list[_Redir]) -> list[str]:
+    """What `exec`'s redirects put on descriptors for a later `<&N`: a here-string's or here-document's text, a
+    file's as the script that sources it (`exec 3< x.sh`)."""
+    held = []
+    for redirect in redirects:
+        text = _heredoc([redirect])
+        if text is not None:
+            held.append(text)
+        elif redirect.op == "<" and redirect.is_path and redirect.target:
+            held.append(". " + shlex.quote(redirect.target))
+    return held
 
 
 def _heredoc(redirects: list[_Redir]) -> str | None:

@@ -35,7 +35,7 @@ class _Cwd:
 class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
-    __slots__ = ("_fresh", "_links", "_placed", "exported", "home", "references", "resolver", "variables")
+    __slots__ = ("_fresh", "_links", "_placed", "built", "exported", "home", "references", "resolver", "variables")
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
@@ -43,6 +43,7 @@ class LineState:
         self.variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
         self.references: set[str] = set()  # `declare -n` names: what they are set to goes elsewhere
         self.exported: set[str] = set()  # `export X=…`, `declare -x X`: in the environment of every later command
+        self.built: dict[str, str] = {}  # a variable set when the line runs, as written (`pid=$(pgrep x)`)
         self._placed: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
@@ -117,6 +118,7 @@ class LineState:
                 self._array(key, value[1:-1])
             elif _dynamic(value):
                 self.variables.pop(key, None)
+                self.built[key] = value[:_BUILT_TEXT]
             else:
                 self.variables[key] = value
 
@@ -228,6 +230,9 @@ class LineState:
         if os.path.isdir(self.resolver.absolute(target, cwd.path, tilde=False)):
             return None
         return cwd.path, False  # nowhere yet: it may be made before the `cd` runs, in any of them
+
+
+_BUILT_TEXT = 4096  # of a value built at run time, the text kept (what a PID lookup names)
 
 
 def _within(path: str, directories: set[str]) -> bool:

@@ -1,0 +1,201 @@
+"""Files the line wrote, then handed to a program that may run them (docs/policies.md, "The effect model").
+
+`curl -o x.sh … && sh x.sh` is followed where a shell or interpreter takes its script (code.py, `run_file`);
+the same flow reaches any program that loads code from a file it is given: `go run /tmp/m.go`, `pandoc -L
+f.lua`, `wg-quick up wg0.conf` (its `PostUp`), `cowsay -f x.cow` (Perl), `systemctl link x.service` (its
+`ExecStart`), `COMPOSER=/tmp/c.json composer run-script x`. By mechanism, not by those programs: a path the
+line wrote (or downloaded, or decoded) that a later command names as an operand, an option's value or an
+environment variable's value (or loads unnamed from its directory: `implicit_files`, a Makefile), when the
+catalogue does not say what that command does with it (no effect of its own: not a read, a write, a copy,
+…; a code-file option's file, `awk -f F`, is loaded though read) and the program may run code (GTFOBins'
+shell, command or inherit functions, a `runs` hook, a launcher) or is not in the catalogue at all. Then
+the file's text is code that program runs: an `exec` of the file. The command lines its text holds
+(`ExecStart=…`, `PostUp = …`, a recipe line, a JSON script, backticks) are walked as scripts of their own,
+so `rm -rf ~` there is judged as itself; it is `known` when it is not a program's source by its extension
+and holds no command line or has every line followed (settings, sections, command lines): else asked.
+
+`file_commands` is also how a file run later (a startup file, a service unit in place) shows its commands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.handed import is_command_line, literal_commands
+from hookd.enrich.effects.languages import follow_code
+from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.options import parse
+from hookd.enrich.effects.words import _NOTHING, SHELLS, _dynamic, named_by_options
+
+# GTFOBins functions of a program that runs code it is given (https://gtfobins.github.io/#+shell)
+_RUNS_CODE = frozenset({"shell", "command", "inherit", "reverse-shell", "bind-shell", "library-load"})
+# `key = value`, `key: value`, `"key": "value"`: a setting whose value may be a command line
+_SETTING = re.compile(r"""^\s*(?:-\s+)?"?[\w.@/-]+"?\s*[=:]\s*(.+?)\s*,?\s*$""")
+_SUBSTITUTED = re.compile(r"`([^`]+)`|\$\(([^()]+)\)")
+# a line that runs nothing: blank, a comment, a section, punctuation, a key or a make target alone
+_PLAIN_LINE = re.compile(r"""^\s*(?:[#;].*|//.*|\[[^\]]*\]|[{}\[\],]+|-?\s*"?[\w.@/%-]+"?\s*:)?\s*$""")
+_GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the command's own effects
+_MAX_COMMANDS = 16  # command lines of one file walked (each is parsed as a script: the cost stays linear)
+_MAX_COMMAND = 4096  # characters of one
+_MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
+
+
+def may_run_files(program: Program | None) -> bool:
+    """A program that may run code given in a file: one the catalogue does not know, or one it knows to run
+    code it is handed (GTFOBins' functions, a `runs` hook, a launcher, a file of code by option)."""
+    if program is None:
+        return True
+    return bool(
+        program.runs
+        or program.implicit_files
+        or program.launcher is not None
+        or program.code_file_options
+        or not program.gtfobins.isdisjoint(_RUNS_CODE)
+    )
+
+
+def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Followups, start: int) -> None:
+    """The exec effects of files the line made that this command is handed (see the module doc); `start`:
+    where this command's own effects begin."""
+    if not ledger.produced or not view.argv or view.name in _NOTHING or view.name in SHELLS:
+        return
+    program = catalogue().get(view.name)
+    judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess")}
+    for implicit in program.implicit_files if program is not None else ():  # `… > Makefile && make`
+        placed = place(implicit)
+        kind = ledger.produced.get(str(placed.get("path") or ""))
+        if kind is not None and placed["path"] not in judged:
+            judged.add(placed["path"])
+            _loaded(ledger, placed, view.name, kind, follow, catalogued=True)
+    if not may_run_files(program) or (
+        program is not None and (program.script_operand or program.compiles or program.builds)
+    ):  # an interpreter runs its script (code.py), the words after it are the script's arguments; a compiler's
+        # sources are built into the file it names, judged where that runs (entries.compiled); a package
+        # installer's directory is judged by code.package_dirs
+        return
+    if program is not None and program.code_file_options:  # `awk -f F`, `make -f F`: F is read as its code
+        code_files = {v for o, v in parse(view.argv, program.table).options if o in program.code_file_options}
+        judged -= {str(place(v).get("path") or "") for v in code_files if v}
+    for word in _handed_words(view):
+        placed = place(word)
+        path = str(placed.get("path") or "")
+        kind = ledger.produced.get(path)
+        if kind is None or path in judged:
+            continue
+        judged.add(path)
+        _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None)
+
+
+def _handed_words(view: CommandView) -> list[str]:
+    """The words that may name a file: operands, option values (`-L f`, `--filter=f`), environment values."""
+    words = []
+    for word in [*view.argv[1:], *view.env.values()]:
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if value and not value.startswith("-") and not _dynamic(value) and not _GLOB.search(value):
+            words.append(value)
+    return words
+
+
+def _loaded(
+    ledger: Ledger, placed: Mapping[str, Any], name: str, kind: str, follow: Followups, *, catalogued: bool
+) -> None:
+    path = str(placed.get("path") or "")
+    text = ledger.contents.get(path) if kind == "write" else None
+    lang = _extension_language(path)
+    extra: dict[str, Any] = {"loaded": kind}
+    # fetched or decoded for a program that runs code, or a program's source written otherwise (`mkdir d`, a
+    # report redirected: not code): what it holds hookd cannot see
+    if text is None and ((catalogued and kind != "write") or lang is not None):
+        ledger.add("exec", placed, name, code={"lang": lang or "text", "text": ""}, known=False, **extra)
+        return
+    if text is None:
+        return
+    commands, covered = _read_lines(text)
+    known = lang is None and (covered or not commands)  # its commands are all it runs, or it holds none
+    if lang is not None and not commands and lang in catalogue().languages:
+        followed = follow_code(lang, text)
+        commands, known = list(followed.commands), followed.known
+        follow.scripts.extend(followed.files)
+    ledger.add("exec", placed, name, code={"lang": lang or "text", "text": text}, known=known, **extra)
+    follow.scripts.extend(commands)
+
+
+def _extension_language(path: str) -> str | None:
+    base = path.rsplit("/", 1)[-1]
+    dot = base.rfind(".")
+    return catalogue().code_extensions.get(base[dot:]) if dot > 0 else None
+
+
+def file_commands(text: str) -> list[str]:
+    """The command lines a file's text holds: a setting's value that reads as one (`ExecStart=/bin/sh -c …`,
+    `PostUp = rm -rf …`, `"build": "make && ./x"`), a line that is one (a recipe, a tmux or vim script, `:!cmd`),
+    a string literal that does, a substitution (`` `cmd` ``, `$(cmd)`)."""
+    return _read_lines(text)[0]
+
+
+def _read_lines(text: str) -> tuple[list[str], bool]:
+    """`file_commands`, and whether every line is followed: a command line, a setting, a section, a key or a
+    target (`build:`), punctuation, a comment or blank (a unit, a WireGuard or INI file, a Makefile of
+    recipes): then its commands, each judged as itself, are all it runs."""
+    found: list[str] = []
+    lines = text.splitlines()
+    covered = len(lines) <= _MAX_LINES
+    for line in lines[:_MAX_LINES]:
+        setting = _SETTING.match(line)
+        value = setting.group(1) if setting is not None else line.strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
+            value = value[1:-1]
+        value = value.lstrip(":!").strip() if value.startswith(("!", ":!")) else value  # `x = !cmd`, vim's `:!cmd`
+        if is_command_line(value):
+            found.append(value)
+            continue
+        substituted = [m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line)]
+        found.extend(substituted)
+        covered = covered and (setting is not None or _PLAIN_LINE.match(line) is not None) and not substituted
+    if not found:
+        found = literal_commands(text)
+        covered = covered and not found
+    walked = [c for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
+    return walked, covered and len(walked) == len(found)  # the rest, not followed: asked
+
+
+def configured_code(ledger: Ledger, view: CommandView, place: Place, start: int) -> None:
+    """A key of a program's configuration file set by this command's write (`printf 'script-shell=…' >>
+    .npmrc`): the program runs its value later (the catalogue's `program_configs`), a deferred exec; a key that
+    is an environment variable's value (`node-options` is NODE_OPTIONS) loads the files its options name, each
+    a deferred exec of that file (`node-options=--require /tmp/r.js`), and nothing else of it runs."""
+    known = catalogue()
+    for effect in ledger.effects[start:]:
+        path = str(effect["path"] or "")
+        name = path.rpartition("/")[2]
+        if effect["op"] != "write" or name not in known.program_configs:
+            continue
+        text = ledger.contents.get(path) or (view.stdin_text if view.name in ("echo", "printf", "tee") else None)
+        mirrors = known.config_environment.get(name, {})
+        for key, value in _settings(text or "", known.program_configs[name] | set(mirrors)):
+            loaded = known.environment.get(mirrors.get(key, ""))
+            if loaded is None:
+                ledger.add("exec", None, view.name, code={"lang": "sh", "text": value}, deferred=True, startup=path,
+                           key=key)  # fmt: skip
+                continue
+            for word in named_by_options(value, loaded.options):
+                ledger.add("exec", place(word), view.name, code={"lang": loaded.lang, "text": ""}, known=False,
+                           deferred=True, startup=path, key=key)  # fmt: skip
+
+
+def _settings(text: str, keys: Collection[str]) -> list[tuple[str, str]]:
+    """The `key = value` lines of `text` whose key is one of `keys` (ignoring case, as npm's ini parser does)."""
+    lowered = {k.lower(): k for k in keys}
+    found = []
+    for line in text.splitlines()[:_MAX_LINES]:
+        key, sep, value = line.partition("=")
+        key = key.strip().lower()
+        value = value.strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `node-options="--require x"`
+            value = value[1:-1]
+        if sep and key in lowered and value:
+            found.append((lowered[key], value))
+    return found
