@@ -46,6 +46,9 @@ SKIP_SEGMENT = frozenset(["for", "select", "case", "function", "coproc", "[[", "
 _PLAIN = re.compile(r"[A-Za-z0-9_./+-][A-Za-z0-9_./+:@%,-]*")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _FUNC = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+)?([A-Za-z_][\w.-]*)\s*\(\s*\)|function\s+([A-Za-z_][\w.-]*)")
+# Names the line binds to something other than the program PATH finds ("Command Search and Execution": the
+# hash table, `hash -p FILE NAME`; "Aliases", which a quoted word escapes): left as they are.
+_REBOUND = re.compile(r"\bhash\s+(?:-\w+\s+)*-p\s*\S+\s+([\w.-]+)|\balias\s+([\w.-]+)=")
 _OPS = ("&&", "||", "|&", ";;", ";", "|", "&", "(", ")", "\n")
 _REDIR = re.compile(r"\d*(?:<<<|<<-|<<|&>>|&>|>>|<>|<&|>&|>\||<|>)")
 
@@ -181,7 +184,7 @@ def segments(text: str) -> list[Segment]:
         else:
             current.words.append(token)
     found.append(current)
-    defined = {a or b for a, b in _FUNC.findall(text)}
+    defined = {a or b for a, b in [*_FUNC.findall(text), *_REBOUND.findall(text)]}
     for segment in found:
         _find_program(segment, defined)
     return found

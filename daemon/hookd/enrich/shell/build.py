@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import replace
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
@@ -31,7 +30,7 @@ from hookd.enrich.shell.runners import (
     xargs_operands,
 )
 from hookd.enrich.shell.state import LineState, _Cwd
-from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep
+from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep, one_command, with_assigns
 from hookd.enrich.shell.words import _ASSIGN, _dynamic
 from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel
 from hookd.types import NormalisedEvent, ToolKind
@@ -82,7 +81,7 @@ class _Builder:
     ) -> None:
         """A function's body, run with its arguments as the positional parameters (`$1`, `$@`); a body of one
         command reads what the call reads (`feed`: the text and origin of its stdin) and prints what it prints."""
-        single = _one_command(_Block(body.items, subshell=False, redirects=body.redirects))
+        single = one_command(_Block(body.items, subshell=False, redirects=body.redirects))
         with self.state.call_frame(args):
             if single is not None:
                 self._simple(single, depth, cwd, None, [], sudo, feed[0], (), feed[1])
@@ -110,7 +109,7 @@ class _Builder:
             fed: list[str] = []
             for position, element in enumerate(item.elements):
                 self._printed = None
-                single = _one_command(element)  # `(exec X)`, `{ X; }`: X reads the pipe and writes to it
+                single = one_command(element)  # `(exec X)`, `{ X; }`: X reads the pipe and writes to it
                 if single is not None:
                     self._fed = tuple(fed)
                     origin = self._simple(
@@ -279,7 +278,7 @@ class _Builder:
         out = echoed
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
-            body = _with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
+            body = with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
             here = cwd.copy() if body.subshell else cwd  # `f() { cd d; }` runs in the caller's shell
             self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin))
             out = self._printed
@@ -451,31 +450,6 @@ class _Builder:
             for script in effects.scripts:
                 self._nested(script, depth, cwd.copy(), privileged)
         return {"language": language, "parsed": effects.parsed, "dynamic": effects.dynamic, "code": text[:4096]}
-
-
-def _with_assigns(body: _Block, assigns: list[tuple[str, str]]) -> _Block:
-    """A function's body with the call's assignments before each of its commands (the bash manual, "Shell
-    Functions" and "Environment": `X=v f` puts X in the environment of what f runs). A new tree: the parsed
-    one is shared."""
-    if not assigns:
-        return body
-
-    def each(item: _Item) -> _Item:
-        if isinstance(item, _Simple):
-            return replace(item, assigns=[*assigns, *item.assigns])
-        if isinstance(item, _Pipe):
-            return _Pipe([each(e) for e in item.elements])
-        return replace(item, items=[each(i) for i in item.items]) if item.function is None else item
-
-    return replace(body, items=[each(i) for i in body.items])
-
-
-def _one_command(item: _Item) -> _Simple | None:
-    """The one command a pipeline element or a function's body is (through subshells and groups with no
-    redirection of their own), which reads what the element reads and prints what it prints."""
-    while isinstance(item, _Block) and not (item.redirects or item.subst or item.binds) and len(item.items) == 1:
-        item = item.items[0]
-    return item if isinstance(item, _Simple) else None
 
 
 def _raises_privilege(wrapper: str) -> bool:
