@@ -109,3 +109,14 @@ def test_a_cd_in_a_function_body_moves_the_caller(proj: Path) -> None:
 
 def test_a_cd_in_a_subshell_body_does_not(proj: Path) -> None:
     assert [e["path"] for e in ops("f() ( cd /tmp; ); f; rm -rf build", proj, "delete")] == [f"{proj}/build"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env -i PATH=$PATH pgrep -f hookd | env -i PATH=$PATH xargs -r kill -9",  # the names past a launcher
+        'p(){ pgrep "$@"; }; x(){ xargs "$@"; }; p -f hookd | x -r kill -9',  # a function fed what its call is
+    ],
+)
+def test_what_a_pipeline_feeds_a_signal_is_looked_up_through_its_spelling(command: str, proj: Path) -> None:
+    assert [e.get("lookup") for e in ops(command, proj, "signal")] == [["hookd"]]

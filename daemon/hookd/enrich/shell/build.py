@@ -122,7 +122,8 @@ class _Builder:
                     origin = "unknown"
                 stdin = self._printed if single is not None else None
                 if single is not None:
-                    fed.extend(expand_words(single.words, self.state.variables, self.home)[1:])
+                    words = expand_words(single.words, self.state.variables, self.home)
+                    fed.extend(_peel(words, dict(single.assigns))[0][1:])  # the program's words, past `env -i …`
                 if stdin is not None:
                     origin = "text"
         else:
@@ -254,6 +255,7 @@ class _Builder:
         `origins`: what its stdin is, and what its substitutions print (fetch, decode or "")."""
         privileged = privileges[1]
         origin, substituted = origins
+        fed = self._fed  # (a function's body of one command is fed what its call is)
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
         if simple.words[:1] == ["exec"] and all(_FD_NAME.match(w) for w in simple.words[1:]):
             self._held.extend(_held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
@@ -280,6 +282,7 @@ class _Builder:
             self._called.add(name)
             body = with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
             here = cwd.copy() if body.subshell else cwd  # `f() { cd d; }` runs in the caller's shell
+            self._fed = fed
             self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin))
             out = self._printed
         self._shell_state(name, argv, depth, cwd, privileged)
