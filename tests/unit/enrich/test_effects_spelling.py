@@ -120,3 +120,9 @@ def test_a_cd_in_a_subshell_body_does_not(proj: Path) -> None:
 )
 def test_what_a_pipeline_feeds_a_signal_is_looked_up_through_its_spelling(command: str, proj: Path) -> None:
     assert [e.get("lookup") for e in ops(command, proj, "signal")] == [["hookd"]]
+
+
+def test_a_function_prints_into_its_call_s_redirection(proj: Path) -> None:
+    command = "f(){ printf \"$@\"; }; f 'node-options=--require /tmp/r.js\\n' >> .npmrc"
+    (run,) = ops(command, proj, "exec")
+    assert (run["path"], run["key"], run["startup"]) == ("/tmp/r.js", "node-options", f"{proj}/.npmrc")

@@ -77,16 +77,26 @@ class _Builder:
                     self._call(body, None, depth, cwd, sudo, (None, "none"))
 
     def _call(
-        self, body: _Block, args: list[str] | None, depth: int, cwd: _Cwd, sudo: bool, feed: tuple[str | None, str]
+        self,
+        body: _Block,
+        args: list[str] | None,
+        depth: int,
+        cwd: _Cwd,
+        sudo: bool,
+        feed: tuple[str | None, str],
+        redirects: list[dict[str, Any]] | None = None,
     ) -> None:
         """A function's body, run with its arguments as the positional parameters (`$1`, `$@`); a body of one
-        command reads what the call reads (`feed`: the text and origin of its stdin) and prints what it prints."""
+        command reads what the call reads (`feed`: the text and origin of its stdin) and prints what it prints,
+        into the call's redirections (`f 'k=v' >> .npmrc` with `f(){ printf "$@"; }` writes k=v there)."""
         single = one_command(_Block(body.items, subshell=False, redirects=body.redirects))
+        inherited = list(redirects or [])
         with self.state.call_frame(args):
             if single is not None:
-                self._simple(single, depth, cwd, None, [], sudo, feed[0], (), feed[1])
+                self._simple(single, depth, cwd, None, inherited, sudo, feed[0], (), feed[1])
             else:
-                self.walk(_Block(body.items, subshell=False, redirects=body.redirects), depth, cwd, None, [], sudo)
+                block = _Block(body.items, subshell=False, redirects=body.redirects)
+                self.walk(block, depth, cwd, None, inherited, sudo)
                 self._printed = None
 
     def walk(
@@ -283,7 +293,7 @@ class _Builder:
             body = with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
             here = cwd.copy() if body.subshell else cwd  # `f() { cd d; }` runs in the caller's shell
             self._fed = fed
-            self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin))
+            self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"])
             out = self._printed
         self._shell_state(name, argv, depth, cwd, privileged)
         self._printed = out
