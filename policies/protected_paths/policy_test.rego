@@ -345,6 +345,7 @@ test_signals_to_hookd if {
 	_t_deny(_t_effects("kill -9 -1", [_t_signal("kill", "-1", "all")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("killall5 -9", [_t_signal("killall5", "", "all")])) == {"hookd-tamper"}
 	_t_deny(_t_effects("systemctl --user stop 'hook?.service'", [_t_signal("systemctl", "^hook.$", "regex")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("echo 1 > /sys/fs/cgroup/app.slice/hookd.service/cgroup.kill", [_t_signal("echo", "/sys/fs/cgroup/app.slice/hookd.service", "cgroup")])) == {"hookd-tamper"}
 }
 
 _t_package(program, name) := {"op": "delete", "program": program, "path": "", "known": true, "recursive": false, "via": "shell", "what": "package", "name": name}
@@ -372,6 +373,7 @@ test_signals_to_other_processes_allowed if {
 	_t_allowed(_t_effects("killall hoo.d", [_t_signal("killall", "hoo.d", "name")])) # a name, not a pattern
 	_t_allowed(_t_effects("kill -15 4321", [_t_signal("kill", "4321", "pid")]))
 	_t_allowed(_t_effects("systemctl --user stop 'web*.service'", [_t_signal("systemctl", "^web.*$", "regex")]))
+	_t_allowed(_t_effects("echo 1 > /sys/fs/cgroup/app.slice/webpack.service/cgroup.freeze", [_t_signal("echo", "/sys/fs/cgroup/app.slice/webpack.service", "cgroup")]))
 }
 
 test_kill_other_process_allowed if {

@@ -477,11 +477,12 @@ class _HookConnection(asyncio.Protocol):
     def _check_lane_frame(self, header: wire.RequestHeader) -> None:
         """On the lane's socket: a forwarded frame only from its own daemon or a worker (it names the caller
         and deadline the lane records), else only a `direct` event, the caller the socket's peer."""
-        direct = (header.client, header.event) in self._server.direct
-        if header.forwarded is not None and self.from_own_daemon():
+        if header.forwarded is not None:
+            if not self.from_own_daemon():  # a shim's frame naming another caller and deadline (issue 25)
+                raise FrameError("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})")
             self._server._places.leave(self)  # its forward holds its place in the process that forwarded it
             return
-        if not direct:
+        if (header.client, header.event) not in self._server.direct:
             raise FrameError("forbidden", f"{_NOT_DIRECT} (uid {os.getuid()})")
 
     def eof_received(self) -> bool:

@@ -22,6 +22,7 @@ def _paths() -> list[str]:
         words |= set(files.names) | set(files.below) | set(files.system)
         words |= {p.replace("*", "x") for p in files.patterns}
     words |= set(known.bin_dirs[0]) | {f"{d}/git" for d in known.bin_dirs[0]} | set(known.bin_dirs[1])
+    words |= {f"{d}/{n}" for d in known.system_programs for n in ("git", "no-such-program-anywhere", "")}
     out = {"/", "", "/etc", "/tmp/x.py", "/home/u/project/src/app.py"}
     for word in (w.strip("/") for w in words):
         for base in ("", *HOMES, "/srv/project"):

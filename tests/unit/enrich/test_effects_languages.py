@@ -27,7 +27,9 @@ def test_every_language_names_its_documentation() -> None:
     assert languages and all(str(spec["source"]).startswith("https://") for spec in languages.values())
     hooked = {h.lang for p in catalogue().programs.values() for h in p.runs if h.code or h.kind == "argv-code"}
     given = {p.script_operand for p in catalogue().programs.values() if p.script_operand and not p.runs}
-    assert set(languages) <= hooked | given  # each is the `lang` of an interpreter's code hook (or its `-e`: erl)
+    implicit = {lang for p in catalogue().programs.values() for _, _, lang in p.implicit}  # cargo's build.rs: rust
+    # each is the `lang` of an interpreter's code hook (or its `-e`: erl), or of a file a tool runs implicitly
+    assert set(languages) <= hooked | given | implicit
 
 
 @pytest.mark.parametrize(

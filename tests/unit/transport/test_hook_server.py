@@ -8,6 +8,8 @@ import json
 import os
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable
@@ -384,3 +386,54 @@ def test_requests_with_the_same_header_bytes_each_get_their_own_env() -> None:
     whole = wire.encode_request(header, b"{}")
     seen = serve_frames([[whole], [whole], [whole]])
     assert [env for _, env in seen] == [{"GEMINI_SESSION_ID": "s"}] * 3  # as sent, whatever a step did before
+
+
+SEND_ONE = """
+import socket, sys
+with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+    client.settimeout(10)
+    client.connect(sys.argv[1])
+    client.sendall(bytes.fromhex(sys.argv[2]))
+    chunks = []
+    while chunk := client.recv(65536):
+        chunks.append(chunk)
+sys.stdout.write(b"".join(chunks).hex())
+"""
+
+
+@pytest.mark.parametrize("event", ["AfterModel", "BeforeTool"])
+def test_the_stream_lane_refuses_a_forwarded_frame_from_a_process_that_is_not_its_daemons(event: str) -> None:
+    """A shim (a process of the daemon's user, but not the daemon nor a worker) may send the stream lane its
+    streamed chunk, never a forwarded frame: that names the caller and the deadline the lane decides and records
+    for. Refused for a streamed event as for any other; the handler never runs."""
+    handled: list[HookRequest] = []
+    replies: list[wire.DecodedReply] = []
+    forwarded = {"uid": 0, "gid": 0, "pid": 1, "received_at": time.monotonic(), "deadline": time.monotonic() + 5,
+                 "via": "socket"}  # fmt: skip
+    header = {"client": "gemini", "event": event, "cwd": "/", "ppid": 1, "env": {}, "forwarded": forwarded}
+
+    def handler(request: HookRequest) -> Reply:
+        handled.append(request)
+        return Reply(stdout=b"{}", stderr=b"", exit_code=0)
+
+    def send(path: Path) -> None:  # from a child process: its parent is this test, not the lane's daemon
+        frame = wire.encode_request(header, b"{}").hex()
+        done = subprocess.run([sys.executable, "-c", SEND_ONE, str(path), frame], capture_output=True, timeout=30,
+                              check=True)  # fmt: skip
+        replies.append(wire.decode_reply(bytes.fromhex(done.stdout.decode())))
+
+    async def scenario() -> None:
+        base = Path(tempfile.mkdtemp(prefix="hkdt", dir="/tmp"))
+        path = base / "stream.sock"
+        server = HookServer(path, handler, limits=wire.Limits(), request_timeout=5, max_concurrency=8, lane=True,
+                            direct=frozenset({("gemini", "AfterModel")}))  # fmt: skip
+        await server.start()
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, send, server.path)
+        finally:
+            await server.stop()
+            shutil.rmtree(base, ignore_errors=True)
+
+    uvloop.run(scenario())
+    assert handled == []
+    assert [(r.status, r.stderr) for r in replies] == [(wire.Status.ERROR, b"forbidden")], replies

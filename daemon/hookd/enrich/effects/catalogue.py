@@ -95,6 +95,7 @@ class Program:
     target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
+    privilege_options: frozenset[str] = frozenset()  # `docker run --privileged`: the host's privileges handed over
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
     # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
@@ -119,6 +120,7 @@ class Program:
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
     # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
     prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
+    secret_stdin: frozenset[str] = frozenset()  # `docker login --password-stdin`: it authenticates with its stdin
     # the words that make it print the shell code of its own setup (`pyenv init -`), and whether a shell's name
     # may follow them: `eval "$(…)"` of that is the tool's installed code, not code the line made
     prints_shell: tuple[tuple[tuple[str, ...], bool], ...] = ()
@@ -139,6 +141,10 @@ class Program:
     socat: bool = False
     host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
     builds: tuple[tuple[str, ...], ...] = ()  # `pip install DIR`: after these words, a local package's code runs
+    # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
+    implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
+    property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
+    url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
@@ -226,6 +232,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         target_options=frozenset(spec.get("target_option", ())),
         target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
+        privilege_options=frozenset(spec.get("privilege_options", ())),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
         deletes_named=tuple((tuple(e["words"]), str(e["what"])) for e in spec.get("deletes_named", ())),
@@ -253,6 +260,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
         ),
         prints_shell=tuple((tuple(p["words"]), bool(p.get("shell", False))) for p in spec.get("prints_shell", ())),
+        secret_stdin=frozenset(spec.get("secret_stdin", ())),
         network=bool(spec.get("network", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),
         find=bool(spec.get("find", False)),
@@ -270,6 +278,15 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         socat=bool(spec.get("socat", False)),
         host_copy=str(spec.get("host_copy", "")),
         builds=tuple(tuple(str(words).split()) for words in spec.get("builds", ())),
+        url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
+        property_command=(
+            str(spec.get("property_command", {}).get("program", "")),
+            str(spec.get("property_command", {}).get("args", "")),
+        ),
+        implicit=tuple(
+            (tuple(str(w) for w in e.get("words", ())), tuple(e["files"]), str(e["lang"]))
+            for e in spec.get("implicit", ())
+        ),
         code_operand=any(h.kind == "operand" for h in runs),
         code_options=frozenset(spec.get("code_file_options", ()))
         | {h.option for h in runs if h.kind == "option" and h.code},
@@ -304,8 +321,8 @@ class Catalogue:
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment", "git",
         "instruction_files", "languages",
-        "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "startup_files",
-        "system_programs",
+        "metadata_hosts", "power_files", "prefixes", "program_configs", "runs_later", "search_paths", "signal_files",
+        "startup_files", "system_programs",
     )  # fmt: skip
 
     def __init__(
@@ -332,6 +349,7 @@ class Catalogue:
         }
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
         self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
+        self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like

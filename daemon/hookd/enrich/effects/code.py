@@ -147,6 +147,10 @@ class CodeRuns:
         substitutions in it print, when fetched or decoded (`eval "$(curl …)"`)."""
         if hook.code or code:
             lang = hook.lang or name
+            if lang == "socat":  # an address: only EXEC:/SYSTEM: run a command (socat(1), "ADDRESS TYPES")
+                for command in shell_escapes(lang, text):
+                    self._handed(name, command, Hook("option", code=True, lang="sh"), follow)
+                return
             if lang == "sh" and not hook.same_shell:  # (what the shell runs in place, the builder walks itself)
                 follow.scripts.append(text)
             elif lang != "sh" and follow.code is None:
@@ -299,3 +303,46 @@ def _built(built: bool) -> dict[str, Any]:
 
 
 _INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})  # GNU parallel's input separators
+
+
+def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """`printf … > build.rs && cargo build`: a source file of its working directory the program compiles and runs
+    without being given it (the catalogue's `implicit`), written by this very line: code in its language, judged
+    by that language's table (languages.json). A file the line did not write is the project's own, as always.
+    (Files a tool reads as commands, a Makefile or a justfile, are loaded.py's `implicit_files`.)"""
+    for words, names, lang in program.implicit:
+        if parsed.operands[: len(words)] != list(words) or any(o in program.code_options for o, _ in parsed.options):
+            continue
+        for name in names:
+            placed = place(name)
+            path = str(placed.get("path") or "")
+            if ledger.made(path) != "write":
+                continue
+            text = ledger.contents.get(path)
+            known = text is not None and follow_code(lang, text).known
+            ledger.add("exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write")
+
+
+_URL = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
+
+
+def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+    """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
+    code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does."""
+    for words in program.url_scripts:
+        operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
+        if operands and _URL.match(operands[0]):
+            ledger.add("fetch", None, program.name, url=operands[0])
+            ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
+            return
+
+
+def property_command(program: Program, argv: list[str], follow: Followups) -> None:
+    """`mvn exec:exec -Dexec.executable=sh -Dexec.args='-c "…"'`: a build tool told by two properties which
+    program to run and with what arguments (the catalogue's `property_command`) runs that command line."""
+    key, args_key = program.property_command
+    if not key:
+        return
+    values = dict(w[2:].split("=", 1) for w in argv[1:] if w.startswith("-D") and "=" in w)
+    if values.get(key):
+        follow.scripts.append(f"{shlex.quote(values[key])} {values.get(args_key, '')}".strip())

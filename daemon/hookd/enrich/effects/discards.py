@@ -29,6 +29,9 @@ _TOP = ":/"  # pathspec magic: the top of the working tree (gitglossary(7), "pat
 
 def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, model: Ledger) -> None:
     """The effects of `argv` (a git command whose subcommand is at `sub_index`) that lose work for good."""
+    if sub == "stash":
+        _stash(argv[sub_index + 1 :], argv[1:sub_index], place, model)
+        return
     spec = catalogue().git["discards"].get(sub)
     if spec is None:
         return
@@ -183,3 +186,19 @@ def _branch(ref: str, rule: Mapping[str, Any]) -> str:
     current branch (`""`)."""
     name = ref.removeprefix(rule["forced_ref_prefix"]).removeprefix(rule["branch_prefix"])
     return "" if name in rule["current"] else name
+
+
+_STASHING = frozenset(("push", "save"))
+
+
+def _stash(rest: list[str], globals_: list[str], place: Place, model: Ledger) -> None:
+    """git-stash(1): `git stash` (push, save) puts every uncommitted change aside, `drop` and `clear` throw stashes
+    away for good. A drop after a stash on the same line, or a clear, loses every uncommitted change as `reset
+    --hard` does (`git stash -u && git stash drop`); a drop of an older stash alone is a named loss, not judged."""
+    values = {k + 1 for k, w in enumerate(rest) if w in ("-m", "--message", "--pathspec-from-file")}
+    words = [w for k, w in enumerate(rest) if not w.startswith("-") and k not in values]
+    action = words[0] if words else "push"
+    if action in _STASHING:  # with pathspecs (`git stash push -- src/x`) only those are put aside
+        model.stashed = "--" not in rest and len(words) <= 1
+    elif action == "clear" or (action == "drop" and model.stashed and words[1:] in ([], ["stash@{0}"], ["0"])):
+        model.add("delete", place(_work_dir(globals_)), "git", recursive=True, what="uncommitted", whole=True)

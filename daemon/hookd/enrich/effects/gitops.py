@@ -242,6 +242,9 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
         for word in operands:
             if ":" in word and not word.startswith(":"):
                 model.add("read", place(word.split(":", 1)[1]), "git", history=True)
+        _patched(sub, rest, options, place, model)
+    elif sub == "diff":
+        _patched(sub, rest, options, place, model)
     elif sub in ("ls-files", "ls-tree", "grep"):
         model.add("list", place("."), "git", recursive=True)
     elif sub == "clone" and operands:
@@ -249,6 +252,27 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     elif sub in ("apply", "am") and operands:
         for word in operands:
             model.add("read", place(word), "git")
+
+
+# git-log(1) and git-show(1) "Common diff options": these print each commit's patch, the files' content; `show`
+# and `diff` print it unless one of _NO_PATCH asks for names or counts only.
+_PATCH = ("-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw", "-U", "--unified", "-L", "--cc")
+_NO_PATCH = frozenset(("--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--no-patch", "-s",
+                       "--summary", "--raw", "--dirstat", "--quiet", "--oneline"))  # fmt: skip
+
+
+def _patched(sub: str, rest: list[str], options: list[str], place: Place, model: Ledger) -> None:
+    """`git log -p -- .env`, `git show HEAD -- .env`: the patches printed hold the content of the files the
+    pathspecs name (those after `--`, or any operand without it: a revision read as a path names nothing)."""
+    if sub == "log":
+        if not any(o == p or (o.startswith(p) and p in ("-U", "-L", "--unified")) for o in options for p in _PATCH):
+            return
+    elif sub not in ("show", "diff") or any(o.split("=", 1)[0] in _NO_PATCH for o in options):
+        return
+    words = rest[rest.index("--") + 1 :] if "--" in rest else [w for w in rest if not w.startswith("-")]
+    for word in words:
+        if word and ":" not in word:
+            model.add("read", place(word), "git", history=True)
 
 
 def _config_write(rest: list[str], options: list[str], operands: list[str], place: Place, model: Ledger) -> None:

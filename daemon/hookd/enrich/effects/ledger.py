@@ -50,7 +50,8 @@ class CommandView:
 
 class Ledger:
     __slots__ = (
-        "contents", "effects", "home", "listed", "moved", "previous", "produced", "project", "read_listing", "trees"
+        "contents", "effects", "home", "listed", "moved", "previous", "printed", "printing", "produced", "project",
+        "read_listing", "stashed", "trees",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
@@ -64,6 +65,9 @@ class Ledger:
         self.trees: list[dict[str, Any]] = []  # what the command before it read whole and wrote to its stdout
         self.read_listing: list[dict[str, Any]] = []  # what a listing fed to `read` (`find … | while read f`)
         self.moved: dict[str, Mapping[str, Any]] = {}  # destination -> the place moved there (`mv ~/x /tmp/y`)
+        self.printing: list[dict[str, Any]] = []  # the credentials the command being judged prints (`gh auth token`)
+        self.printed: list[dict[str, Any]] = []  # those the command before it printed: what a pipe hands on
+        self.stashed = False  # a `git stash` earlier on the line put the uncommitted changes aside
 
     def add(
         self,

@@ -18,8 +18,9 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects.beyond import cgroup_signals, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
-from hookd.enrich.effects.code import CodeRuns
+from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.entries import compiled, deletes_named, grants, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
@@ -97,7 +98,12 @@ class EffectModel:
 
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
-        follow = self._command(view, place)
+        expanded = options_from_globs(view, place)
+        follow = self._command(expanded, place)
+        if expanded is not view:  # what the file names make it run, they chose, not the line
+            for effect in self.ledger.effects[start:]:
+                if effect["op"] == "exec":
+                    effect.update(known=False, built=True)
         loaded_files(self.ledger, view, place, follow, start)  # `go run /tmp/m.go`: a file the line wrote
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
@@ -106,6 +112,7 @@ class EffectModel:
         powers = catalogue().power_files  # `echo o > /proc/sysrq-trigger`: every process ends
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
+        cgroup_signals(self.ledger, start)
         if view.root:  # what it does, it does with other privileges
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
@@ -160,6 +167,7 @@ class EffectModel:
 
     def _command(self, view: CommandView, place: Place) -> Followups:
         self.ledger.previous, self.ledger.listed = self.ledger.listed, []
+        self.ledger.printed, self.ledger.printing = self.ledger.printing, []
         trees, self.ledger.trees, start = self.ledger.trees, [], len(self.ledger.effects)
         follow = Followups()
         name, argv = view.name, view.argv
@@ -193,11 +201,15 @@ class EffectModel:
             self._unknown(argv, name, place, follow)
             return follow
         parsed = parse(argv, program.table)
+        used_secret(self.ledger, program, argv, view)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place, view)
+        implicit_code(self.ledger, program, parsed, place)
+        url_scripts(self.ledger, program, parsed)
+        property_command(program, argv, follow)
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
@@ -269,7 +281,7 @@ class EffectModel:
     ) -> None:
         """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
         a local package built."""
-        if program.privilege:
+        if program.privilege or privileged(program, argv):
             self.ledger.add("privilege", None, program.name)
         if program.grants:
             grants(self.ledger, program, parsed, place)
@@ -299,7 +311,7 @@ class EffectModel:
         for words, store, unless in program.prints_secret:
             if _has_words(argv, words) and not (unless and _option_value_in(argv, unless)):
                 placed = place(store.replace("~", self.ledger.home, 1)) if store else None
-                self.ledger.add("read", placed, program.name, secret_output=True)
+                self.ledger.printing.append(self.ledger.add("read", placed, program.name, secret_output=True))
 
     def _host_copy(self, operands: list[str], name: str, place: Place) -> None:
         """`docker cp SRC… DEST`, `kubectl cp`: a host path (one not written `CONTAINER:PATH`) is read as a

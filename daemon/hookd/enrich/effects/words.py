@@ -275,7 +275,8 @@ def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | N
     """A program written into a directory searched before the system's (the catalogue's `bin_dirs`: ~/.local/bin,
     ~/go/bin, /usr/local/bin) under the name of one the system or the catalogue has: every later shell runs it
     instead. `landing`: the names a copy or move into the directory itself puts there (None: not known, a
-    directory's contents). Returns what happens, None when nothing is shadowed."""
+    directory's contents). Returns what happens, None when nothing is shadowed. (`may_run_at_start` must hold
+    wherever this does: a test here widens it.)"""
     searched = _searched(catalogue().bin_dirs, home)
     directory, _, name = path.rpartition("/")
     if directory in catalogue().system_programs and name and (catalogue().get(name) is not None or _installed(name)):
@@ -314,7 +315,7 @@ def is_startup_file(path: str, home: str) -> bool:
 
 def startup_language(path: str, home: str) -> str | None:
     """`sh` for a file a shell or a session runs when it starts, `""` for one another program runs or trusts
-    later, None for any other path."""
+    later, None for any other path (`may_run_at_start` must hold wherever this is not None)."""
     known = catalogue()
     directory, _, base = path.rpartition("/")
     if (directory == home and base in known.startup_files.names) or _anywhere(known.startup_files, path):

@@ -1,0 +1,67 @@
+"""What a command does beyond its own operand table (docs/policies.md, "The effect model"): the names a glob
+expands to that the program reads as options, a container given the host's privileges, a credential piped into
+the program that logs in with it, a cgroup's kill or freeze file written. Each step reads the catalogue's data
+(programs.json `privilege_options`, `secret_stdin`, `signal_files`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.ledger import CommandView, Ledger, Place
+from hookd.enrich.effects.words import _dynamic
+from hookd.enrich.paths import has_glob
+
+
+def options_from_globs(view: CommandView, place: Place) -> CommandView:
+    """`tar -cf x.tar *` in a tree holding a file named `--checkpoint-action=exec=sh x.sh`: the shell expands the
+    glob to the names it matches on disk, and a name starting with `-` is an option of the program. The command
+    is judged with the words it will get (HackTricks, "Wildcards spare tricks")."""
+    words: list[str] = []
+    for k, word in enumerate(view.argv):
+        names = _names_matched(word, place) if k and has_glob(word) and "/" not in word and not _dynamic(word) else []
+        words.extend(names or [word])
+    if not any(w.startswith("-") and w not in view.argv for w in words):
+        return view
+    return dataclasses.replace(view, argv=words)
+
+
+def _names_matched(word: str, place: Place) -> list[str]:
+    """The names a glob of the working directory matches now, sorted as the shell sorts them."""
+    return sorted(m.rsplit("/", 1)[-1] for m in place(word).get("matches", ()) or ())
+
+
+def privileged(program: Program, argv: list[str]) -> bool:
+    """`docker run --privileged`, `--pid=host`, `--cap-add=SYS_ADMIN`: a container given the host's privileges or
+    processes is root on the host (`nsenter -t 1` from inside reaches everything): the catalogue's
+    `privilege_options`, as `--opt` or `--opt=value` (a value-taking option's value named in it: `--pid=host`)."""
+    options = program.privilege_options
+    words = argv[1:]
+    pairs = (f"{w}={v}" for w, v in itertools.pairwise(words))  # `--pid host`
+    return bool(options) and (
+        any(w in options or w.split("=", 1)[0] in options for w in words) or any(p in options for p in pairs)
+    )
+
+
+def used_secret(ledger: Ledger, program: Program, argv: list[str], view: CommandView) -> None:
+    """`aws ecr get-login-password | docker login --password-stdin`: the credential the command before printed
+    goes through the pipe into a program that authenticates with it (the catalogue's `secret_stdin`); it is
+    used, as `ssh -i KEY` uses a key, and reaches no output the model sees."""
+    if not ledger.printed or view.stdin in ("", "none") or view.stdin_text is not None:
+        return
+    if not any(word == option or word.startswith(option + "=") for word in argv[1:] for option in program.secret_stdin):
+        return
+    used = {id(effect) for effect in ledger.printed}
+    ledger.effects[:] = [effect for effect in ledger.effects if id(effect) not in used]
+    ledger.printed = []
+
+
+def cgroup_signals(ledger: Ledger, start: int) -> None:
+    """`echo 1 > …/hookd.service/cgroup.kill`: a write to a cgroup's kill or freeze file stops every process of
+    the cgroup its directory names (the catalogue's `signal_files`), as a kill of the unit would."""
+    names = catalogue().signal_files
+    for effect in [e for e in ledger.effects[start:] if e["op"] == "write" and e["path"]]:
+        directory, _, base = effect["path"].rpartition("/")
+        if base in names:
+            ledger.add("signal", None, effect["program"], target=directory, match="cgroup")
