@@ -47,6 +47,8 @@ _SHAPES = re.compile(
     r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----|AKIA[0-9A-Z]{16}|\b(?:ghp_|gho_|ghs_|ghu_|github_pat_)[A-Za-z0-9_]{30,}"
     r"|xox[baprs]-[A-Za-z0-9-]{10,}"
 )
+# every word `is_credential_key` takes ends in one of these (a cheap test of a line before its pairs are read)
+_HINT = re.compile(r"(?i)token|pass|pwd|secret|auth|credential|key|pat\b")
 _PLACEHOLDERS = frozenset({"null", "none", "nil", "true", "false", "yes", "no", "on", "off", "~", "changeme"})
 
 
@@ -73,6 +75,7 @@ def holds_credential(text: str) -> bool:
     """`text` holds a credential by its shape (see the module doc)."""
     if _SHAPES.search(text):
         return True
+    text = "\n".join(line for line in text.splitlines() if _HINT.search(line))  # lines a credential key may be on
     for match in _PAIR.finditer(text):
         value = next((v for v in match.groups()[1:] if v is not None), "")
         if is_credential_key(match.group(1)) and is_secret_value(value):
