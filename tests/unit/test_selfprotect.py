@@ -216,7 +216,10 @@ def test_an_edit_is_judged_on_both_one_and_every_replacement(world: tuple[Path, 
         ({"model": "x", "permission": {"edit": "ask"}}, True),
         ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"]}}}, False),
         ({"plugin": ["evil-plugin"]}, False),
-        ({"formatter": {"x": {"command": ["sh", "-c", "id"]}}}, False),
+        # a formatter's command is judged by what it runs (tool_effects' configured commands), not guarded here:
+        # `npx prettier` is everyday (blind-tools-5:80); one that fetches what it runs is asked there (:74)
+        ({"formatter": {"x": {"command": ["npx", "prettier", "--write", "$FILE"]}}}, True),
+        ({"lsp": {"x": {"command": ["sh", "-c", "id"]}}}, False),
     ],
 )
 def test_a_plugin_agents_config_is_kept_unless_it_brings_in_code(
