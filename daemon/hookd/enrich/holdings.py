@@ -86,6 +86,8 @@ def holds_credential(text: str) -> bool:
 def _head(path: str) -> str | None:
     """The first MAX_SNIFF bytes of the regular file at `path` (never through a link, a FIFO or a device)."""
     try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # a device is not even opened: opening one can act on it
+            return None
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
     except (OSError, ValueError):
         return None

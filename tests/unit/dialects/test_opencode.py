@@ -160,7 +160,7 @@ def test_doctor_names_a_removed_managed_plugin_and_the_pure_switch(
     [
         ({"mcp": {"docs": {"type": "remote", "url": "https://mcp.example.net/mcp"}}}, True),
         ({"model": "anthropic/claude-sonnet-4", "instructions": ["CONTRIBUTING.md"]}, True),
-        ({"formatter": {"p": {"command": ["npx", "prettier", "--write", "$FILE"]}}}, True),
+        ({"formatter": {"p": {"command": ["sh", "-c", "rm -rf ~"]}}}, False),
         ({"plugin": ["opencode-evil"]}, False),
         ({"mcp": {"t": {"type": "local", "command": ["sh", "-c", "id"]}}}, False),
         ({"experimental": {"hook": {"file_edited": {"*": [{"command": ["id"]}]}}}}, False),
