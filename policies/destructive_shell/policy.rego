@@ -306,12 +306,14 @@ _piped_names := concat("\n", [concat("", [left, substring(right, 1, -1)]) |
 	count(right) > 1
 ])
 
+# A name is defined where it starts a word (the line's start, a blank or an operator before it), so that a
+# reserved word before it (`then :(){ …`, `do b() { …`) is not read as part of the name.
 _defined_functions contains m[1] if {
-	some m in regex.find_all_string_submatch_n(`([A-Za-z_:.][A-Za-z0-9_:.-]*)\(\)\{`, _squeezed, -1)
+	some m in regex.find_all_string_submatch_n(`(?:^|[\s;&|(){}])([A-Za-z_:.][A-Za-z0-9_:.-]*)\s*\(\s*\)\s*\{`, input.shell.source, -1)
 }
 
 _defined_functions contains m[1] if {
-	some m in regex.find_all_string_submatch_n(`function([A-Za-z_:.][A-Za-z0-9_:.-]*)(\(\))?\{`, _squeezed, -1)
+	some m in regex.find_all_string_submatch_n(`(?:^|[\s;&|(){}])function\s+([A-Za-z_:.][A-Za-z0-9_:.-]*)\s*(?:\(\s*\))?\s*\{`, input.shell.source, -1)
 }
 
 _self_pipe(name) if contains(_piped_names, concat("", [name, "|", name]))

@@ -201,6 +201,17 @@ test_fork_bomb_named if {
 	"fork-bomb" in _t_deny(inp)
 }
 
+# a reserved word before the definition is no part of its name (tests/unit/policy/test_spelling_invariance.py)
+test_fork_bomb_inside_a_compound_command if {
+	inp := _t_shell("if true; then :(){ :|:& };:; fi", [_t_at([":"], 0, 0, 1), _t_at([":"], 0, 1, 1), _t_at([":"], 1, 0, 0)])
+	"fork-bomb" in _t_deny(inp)
+}
+
+test_fork_bomb_defined_with_function if {
+	inp := _t_shell("for i in 1; do function b { b | b & }; b; done", [_t_at(["b"], 0, 0, 1), _t_at(["b"], 0, 1, 1), _t_at(["b"], 1, 0, 0)])
+	"fork-bomb" in _t_deny(inp)
+}
+
 # the pipes' neighbourhoods are searched (docs/reliability.md): a pipe in a chain, and a name inside a longer run
 test_fork_bomb_in_a_pipe_chain if {
 	inp := _t_shell("x() { ls | x | x & }; x", [_t_at(["ls"], 0, 0, 1), _t_at(["x"], 0, 1, 1), _t_at(["x"], 0, 2, 1), _t_at(["x"], 1, 0, 0)])

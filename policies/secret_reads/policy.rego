@@ -450,3 +450,18 @@ _effect_read_ask contains {"id": "send-tree", "reason": reason} if {
 	object.get(e, "sent", false) == true
 	reason := sprintf("%s sends all of %s to another host; it may hold secrets (.env files, keys): confirm it", [e.program, e.path])
 }
+
+# A read (a copy, a move, a search) of a file in a home dot-tree that no rule above names, whose first bytes
+# hold a credential by their shape (a `token`/`password`/`secretKey` key with a real value, a private key, a
+# token prefix: the effect model's `holds`, daemon/hookd/enrich/holdings.py): a credential store no list names
+# (glab's config.yml, ~/.databrickscfg, ngrok.yml); asked. Read when the call is decided (a file that changes
+# after that is not seen).
+ask contains {"id": "credential-content", "reason": reason} if {
+	input.event == "BeforeTool"
+	some e in input.effects
+	object.get(e, "holds", "") == "credential"
+	e.op in {"read", "copy", "move"}
+	count(_secret(e.path)) == 0
+	count(_stores_below(e.path)) == 0
+	reason := sprintf("%s reads %s, which holds what looks like a credential (a token, password or key); confirm it", [e.program, e.path])
+}

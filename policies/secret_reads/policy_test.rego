@@ -492,3 +492,16 @@ test_name_words_that_are_not_credentials_are_allowed if {
 		count(d) == 0
 	}
 }
+
+# A home dot-tree file no rule names, holding a credential by its shape (the effect model's `holds`): asked.
+test_a_read_of_a_file_holding_a_credential_is_asked if {
+	i := json.patch(_mcp_input("read", "/home/u/.databrickscfg"), [{"op": "add", "path": "/effects/0/holds", "value": "credential"}])
+	some v in ask with input as i
+	v.id == "credential-content"
+}
+
+test_a_read_of_a_home_dot_file_holding_nothing_is_allowed if {
+	i := _mcp_input("read", "/home/u/.databrickscfg")
+	count(ask) == 0 with input as i
+	count(deny) == 0 with input as i
+}

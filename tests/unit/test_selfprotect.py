@@ -216,7 +216,11 @@ def test_an_edit_is_judged_on_both_one_and_every_replacement(world: tuple[Path, 
         ({"model": "x", "permission": {"edit": "ask"}}, True),
         ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"]}}}, False),
         ({"plugin": ["evil-plugin"]}, False),
-        ({"formatter": {"x": {"command": ["sh", "-c", "id"]}}}, False),
+        # a formatter is a command the agent runs after its edits: guarded whole, as the effect rules judge only a
+        # shell call's effects (blind-tools-5:80 is a known false positive)
+        ({"formatter": {"x": {"command": ["sh", "-c", "rm -rf ~"]}}}, False),
+        ({"formatter": {"x": {"command": ["npx", "prettier", "--write", "$FILE"]}}}, False),
+        ({"lsp": {"x": {"command": ["sh", "-c", "id"]}}}, False),
     ],
 )
 def test_a_plugin_agents_config_is_kept_unless_it_brings_in_code(

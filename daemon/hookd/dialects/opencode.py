@@ -252,10 +252,12 @@ def plugin_agent(
             text_settings=TextSettings(".js", plugin_text, plugin_events, plugin_doc),
             trust=managed_trust(title, managed_config, config_dir),
             bypass=bypass,
-            # a config's plugins run in the process beside hookd's; a local MCP server, formatter or LSP server
-            # is a command the agent starts itself; `instructions` name files loaded into the model's context
-            # (https://opencode.ai/docs/config/, https://opencode.ai/docs/rules)
-            bypass_keys=("plugin", "mcp[local]", "formatter", "lsp", "experimental", "hooks", "hookd", "instructions"),
+            # a config's plugins run in the process beside hookd's; a local MCP server, LSP server or formatter is
+            # a command the agent starts itself (https://opencode.ai/docs/config/, /docs/formatters). The files
+            # `instructions` name are judged as the reads they are (enrich/context_files.py). A formatter stays
+            # guarded whole: the effect rules judge a shell call's effects, not those of a command a tool writes
+            # into a config (a formatter `rm -rf ~` would pass), so `npx prettier` is denied too (a known gap)
+            bypass_keys=("plugin", "mcp[local]", "lsp", "formatter", "experimental", "hooks", "hookd"),
             hooks_off_env=(pure_env,),
             # 1.18.33 / Kilo 7.7.9 (the binary's yargs table and env reads): --pure sets <PREFIX>_PURE; the
             # config home hangs from XDG_CONFIG_HOME and <PREFIX>_TEST_HOME, the managed one from

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang
 from hookd.enrich.facts import under
 from hookd.enrich.shell.build import analyse_shell
@@ -37,6 +38,7 @@ _CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonc", ".json5", ".toml", ".pro
                     ".xml", ".env")  # fmt: skip
 _MARKERS = re.compile(r"!\{([^{}\n]{1,4096})\}|!`([^`\n]{1,4096})`")
 _COMMAND_FILES = (".md", ".toml")
+_PROSE = (".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".html", ".htm", ".tex")
 MAX_TEXT = 256 * 1024  # a text past this is not read for code left in it
 MAX_LINES = 16
 
@@ -50,12 +52,16 @@ def left_for_later(
     texts = [t[:MAX_TEXT] for t in texts]  # read no further, but a text cut here counts as what it may hide
     cut = any(len(t) > MAX_TEXT for t in whole)
     out: list[dict[str, JSON]] = []
+    fetched: list[str] | None = None
     for path in written:
         if path in known:
             continue
         later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
         if not later:
             later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT])
+        if not later and path and not _is_prose(path, project):
+            fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
+            later = ({"lang": "sh", "text": "\n".join(fetched)}, _FETCHED_WHEN) if fetched else None
         if later:
             code, when = later
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
@@ -67,16 +73,50 @@ def left_for_later(
 Later = tuple[dict[str, JSON], str]
 
 
-def may_leave_code(path: str, home: str) -> bool:
+def may_leave_code(path: str, home: str, project: str) -> bool:
     """False only where `left_for_later` finds nothing in `path`, whatever the texts: no agent's custom command,
     nothing in a dot-directory or dotfile of the home, no configuration text (each shape's own first test)."""
     base = path.rpartition("/")[2]
     return (
-        is_command_file(path)
+        not _is_prose(path, project)
+        or is_command_file(path)
         or path.startswith(home + "/.")
         or base.endswith(_CONFIG_SUFFIXES)
         or (base.startswith(".") and "." not in base[1:])
     )
+
+
+def _is_prose(path: str, project: str) -> bool:
+    """A document for people, by its extension or a `docs/` directory: install lines there are read, not run."""
+    rest = "/" + path[len(project) + 1 :] if under(path, project) else path
+    return path.lower().endswith(_PROSE) or "/docs/" in rest or "/doc/" in rest
+
+
+_FETCHED_WHEN = "a command line that runs what it downloads or decodes"
+
+
+def _fetched_lines(texts: list[str], home: str, project: str) -> list[str]:
+    """The command lines of the texts that run what they download or decode (`curl … | sh`, `curl -o x && sh
+    x`, `base64 -d | sh`): left in a code or configuration file (anything but prose, whatever program reads it:
+    a `[hooks]` table, a git hook, an editor's exrc, a test runner's conftest.py, a package's lifecycle
+    script), a deferred exec. The lines are those the effect model walks in any file (loaded.file_commands:
+    settings, lines, string literals, substitutions), each judged by the shell's analysis."""
+    lines = [line for text in texts for line in file_commands(_added_lines(text))][:MAX_LINES]
+    return [line for line in lines if _runs_fetched(line, home, project)]
+
+
+def _added_lines(text: str) -> str:
+    """A file's text as written: for a patch, its added lines."""
+    if not text.startswith("*** Begin Patch") and "\n+++ " not in text:
+        return text
+    return "\n".join(line[1:] for line in text.splitlines() if line.startswith("+") and not line.startswith("+++"))
+
+
+def _runs_fetched(line: str, home: str, project: str) -> bool:
+    if len(line) > 16 * 1024:
+        return True
+    effects = analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+    return any(e["op"] == "exec" and e.get("flow") in ("fetch", "decode") for e in effects)
 
 
 def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | None:

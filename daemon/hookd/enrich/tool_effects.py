@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
+from hookd.enrich.context_files import context_files
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import settings_only
 from hookd.enrich.effects.fetches import instance_metadata
@@ -37,6 +38,7 @@ from hookd.enrich.gitconfig_text import (
     may_set_executing_key,
     unjudged_write,
 )
+from hookd.enrich.holdings import mark_holdings
 from hookd.enrich.later_code import is_command_file, left_for_later, may_leave_code
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
@@ -120,7 +122,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out.extend(
         _git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project, new=new)
     )
-    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir):
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir, project):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
         written = _written(out)
@@ -210,12 +212,13 @@ def _program_config_keys(
     return out
 
 
-def _may_run_later(effects: list[dict[str, JSON]], home: str) -> bool:
+def _may_run_later(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
     """False only where no path written is one that `_configured_commands`, `_program_config_keys` or
     `left_for_later` reads (each one's own first test), whatever the texts."""
     configs, written = catalogue().program_configs, _written(effects)
     return any(
-        p.endswith(_CONFIG_SUFFIXES) or p.rpartition("/")[2] in configs or may_leave_code(p, home) for p in written
+        p.endswith(_CONFIG_SUFFIXES) or p.rpartition("/")[2] in configs or may_leave_code(p, home, project)
+        for p in written
     )
 
 
@@ -350,17 +353,18 @@ def _imports(
     if not loaded and ("mem" in program.lower() or "remember" in program.lower()) and words(program) & _MEMORY_WORDS:
         texts = [v for v in tool_input.values() if isinstance(v, str)]
         loaded = [(base, texts) for base in (memory_dir, project) if base]
-    if not loaded:
+    raws = [(base, m.group(1).rstrip(".,;:!?")) for base, texts in loaded for t in texts for m in _IMPORT.finditer(t)]
+    raws += [(project, name) for name in context_files(_written(effects), lambda: new_texts(tool_input))]
+    if not raws:
         return []
     resolver = PathResolver(home=home or "/", project_dir=project)
     out: list[dict[str, JSON]] = []
-    for base, texts in loaded:
-        for raw in (m.group(1).rstrip(".,;:!?") for text in texts for m in _IMPORT.finditer(text)):
-            if len(out) >= MAX_IMPORTS:
-                return [*out, _unknown("read", program)]
-            entry = {"arg": "import", **resolver.resolve(raw, base), "access": "read"}
-            read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
-            out.append({**read, "deferred": True, "import": raw})
+    for base, raw in raws:
+        if len(out) >= MAX_IMPORTS:
+            return [*out, _unknown("read", program)]
+        entry = {"arg": "import", **resolver.resolve(raw, base), "access": "read"}
+        read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
+        out.append({**read, "deferred": True, "import": raw})
     return out
 
 
@@ -587,7 +591,7 @@ def _unnamed_write(
 def enrich_tool_effects(event: NormalisedEvent) -> NormalisedEvent:
     """Appends the effects of a file, search, patch or web tool call to `effects`; other events pass unchanged."""
     effects = tool_effects(event)
-    if not effects:
-        return event
     before = event.facts.get("effects")
-    return event.with_facts(effects=[*(before if isinstance(before, list) else []), *effects])
+    every = [*(before if isinstance(before, list) else []), *effects]
+    marked = mark_holdings(every, event.facts.get("home"), event.project_dir.removesuffix("/"))
+    return event if marked is every and not effects else event.with_facts(effects=marked)

@@ -20,7 +20,8 @@ import json
 import os
 import pwd
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,14 @@ def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestR
     corpus = find_corpus_files(policy_dir)
     if not files and not corpus:
         return []
+    with case_runner(policy_dir, config) as case:
+        return _run_case_files(files, case) + run_corpus(corpus, case.run)
+
+
+@contextmanager
+def case_runner(policy_dir: Path, config: Config | None = None) -> Iterator[Case]:
+    """What every case of one run shares, for as long as the block runs (the corpus, and tests that run
+    cases of their own through the same path: tests/unit/policy/test_spelling_invariance.py)."""
     config = in_process(config or Config())
     engine = engine_for_dir(config, policy_dir.resolve())  # Rego (embedded or OPA) and Python policies
     steps = enrichers(config)  # one set for all cases: a stream's chunks are cases in a row
@@ -118,8 +127,7 @@ def run_case_files(policy_dir: Path, config: Config | None = None) -> list[TestR
                 project, home = Path(tmp, "project"), Path(tmp, "home")
                 project.mkdir()
                 home.mkdir()
-                case = Case(engine, config, steps, project, home, runner)
-                return _run_case_files(files, case) + run_corpus(corpus, case.run)
+                yield Case(engine, config, steps, project, home, runner)
         finally:
             runner.run(engine.aclose())
 
@@ -273,4 +281,4 @@ def summarise(results: Sequence[TestResult]) -> tuple[int, int]:
     return passed, failed
 
 
-__all__ = ["Outcome", "TestResult", "run_case_files", "run_rego_tests", "summarise"]
+__all__ = ["Outcome", "TestResult", "case_runner", "run_case_files", "run_rego_tests", "summarise"]

@@ -61,11 +61,12 @@ def run_corpus(files: Sequence[Path], run_case: RunCase) -> list[TestResult]:
             continue
         for number, line in enumerate(lines, start=1):
             if line.strip():
-                results.append(_run_line(f"{path.name}:{number}", line, run_case))
+                results.append(run_line(f"{path.name}:{number}", line, run_case))
     return results
 
 
-def _run_line(name: str, line: str, run_case: RunCase) -> TestResult:
+def run_line(name: str, line: str, run_case: RunCase) -> TestResult:
+    """One corpus line (a JSON case) run and judged as `hookd test` does it."""
     try:
         case = json.loads(line)
         payload = _payload(case)

@@ -150,3 +150,28 @@ def test_doctor_names_a_removed_managed_plugin_and_the_pure_switch(
     variable = AGENTS[client].install.hooks_off_env[0]
     assert f"PROBLEM  {client}: {variable}=1 is set here" in "\n".join(lines({variable: "1"}))
     assert not any(variable in line for line in lines({variable: "0"}))
+
+
+# blind-tools-5 / blind-tools-4: a project config written whole is judged by the keys that run or load something
+# (plugins, a local MCP server's command, permissions, experimental hooks), not guarded whole by its name.
+@pytest.mark.parametrize("client", ["opencode", "kilo"])
+@pytest.mark.parametrize(
+    ("doc", "keeps"),
+    [
+        ({"mcp": {"docs": {"type": "remote", "url": "https://mcp.example.net/mcp"}}}, True),
+        ({"model": "anthropic/claude-sonnet-4", "instructions": ["CONTRIBUTING.md"]}, True),
+        ({"formatter": {"p": {"command": ["sh", "-c", "rm -rf ~"]}}}, False),
+        ({"plugin": ["opencode-evil"]}, False),
+        ({"mcp": {"t": {"type": "local", "command": ["sh", "-c", "id"]}}}, False),
+        ({"experimental": {"hook": {"file_edited": {"*": [{"command": ["id"]}]}}}}, False),
+    ],
+)
+def test_a_project_config_is_judged_by_what_runs(client: str, doc: dict[str, object], keeps: bool) -> None:
+    from hookd.dialects.spec import keeps_hooks
+
+    project = Path("/p")
+    surfaces = [s for s in AGENTS[client].tamper_surface(Path("/h"), project, {}) if s.path.suffix == ".json"]
+    config = next(s for s in surfaces if s.path == project / "opencode.json")
+    assert keeps_hooks(config, None, json.dumps(doc)) is keeps
+    before = json.dumps({"mcp": {"t": {"type": "local", "command": ["npx", "srv"]}}})
+    assert not keeps_hooks(config, before, json.dumps({"mcp": {}}))  # a local server's command taken away

@@ -166,7 +166,9 @@ def test_shell_state_is_followed(proj: Path) -> None:
     assert names('a=(-r -f); rm "${a[@]}" ~/D', proj)[1] == ["rm", "-r", "-f", f"{HOME}/D"]
     assert names('f() { rm -rf "$1"; }; f ~/D', proj)[1] == ["rm", "-rf", f"{HOME}/D"]
     assert names("rm -rf ~+/x", proj)[0] == ["rm", "-rf", f"{proj}/x"]
-    (read,) = ops('cat $(printf "\\x2eenv")', proj, "read")
+    (read,) = ops('cat $(printf "\\x2eenv")', proj, "read")  # the text printf prints (test_effects_spelling.py)
+    assert read["known"] is True and read["path"] == f"{proj}/.env"
+    (read,) = ops('cat $(printf "\\x2e$X")', proj, "read")
     assert read["known"] is False and read["path"] == ""
 
 

@@ -117,7 +117,8 @@ def test_the_gate_before_a_writes_later_steps_holds_wherever_one_of_them_finds_c
                 or left_for_later([path], [text], "Write", home=home, project=project, known=set())
             )
             found_any += bool(found)
-            assert _may_run_later(effects, home) or not found, (path, text)  # type: ignore[arg-type]
+            assert _may_run_later(effects, home, project) or not found, (path, text)  # type: ignore[arg-type]
     assert found_any > 50  # the texts do find code: the test can fail
-    plain = [{"op": "write", "path": f"{project}/src/app.py", "to": ""}, {"op": "read", "path": f"{home}/.x", "to": ""}]
-    assert not _may_run_later(plain, home)  # type: ignore[arg-type]
+    # prose is never read for code left in it (any code or configuration file is: blind-tools-5)
+    plain = [{"op": "write", "path": f"{project}/README.md", "to": ""}, {"op": "read", "path": f"{home}/.x", "to": ""}]
+    assert not _may_run_later(plain, home, project)  # type: ignore[arg-type]

@@ -72,14 +72,15 @@ def handed_commands(argv: list[str]) -> list[str]:
 
 # A string literal of code in a language hookd does not know (`erl -eval 'os:cmd("rm -rf ~")'`), or a run of
 # them that is a list argv (`System.cmd("rm", ["-rf", …])`, `(run-program "/bin/rm" (list "-rf" …))`)
-_STRING = re.compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'""")
+# a quoted string, or a Lua long string on one line (`[[…]]`, `[==[…]==]`)
+_STRING = re.compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|\[(=*)\[([^\[\]\n]{0,4096})\]\3\]""")
 _ARGV_RUN = 8  # literals taken together as one argv
 
 
 def literal_commands(code: str) -> list[str]:
     """The command lines in `code`'s string literals: one literal that reads as a command line, or consecutive
     literals that read as one argv, starting with a program hookd knows (see is_command_line)."""
-    literals = [m.group(1) if m.group(1) is not None else m.group(2) for m in _STRING.finditer(code)]
+    literals = [next(g for g in (m.group(1), m.group(2), m.group(4)) if g is not None) for m in _STRING.finditer(code)]
     found: list[str] = []
     for k, literal in enumerate(literals):
         if is_command_line(literal):

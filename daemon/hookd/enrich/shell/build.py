@@ -30,7 +30,7 @@ from hookd.enrich.shell.runners import (
     xargs_operands,
 )
 from hookd.enrich.shell.state import LineState, _Cwd
-from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep
+from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep, one_command, with_assigns
 from hookd.enrich.shell.words import _ASSIGN, _dynamic
 from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel
 from hookd.types import NormalisedEvent, ToolKind
@@ -50,6 +50,7 @@ class _Builder:
         self.model = EffectModel(home=home, project=self.state.resolver.project)
         self._functions: dict[str, _Block] = {}  # shell functions defined earlier on the line
         self._called: set[str] = set()
+        self._printed: str | None = None  # what the last command walked prints, when it is known text
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
         self._fed: tuple[str, ...] = ()  # the operands of the commands before the next one in its pipeline
         self._aliases: dict[str, str] = {}  # `alias w='rm -rf'`, `hash -p /bin/rm ls`: a command word's new text
@@ -73,12 +74,30 @@ class _Builder:
             for name, body in list(self._functions.items()):
                 if name not in self._called:  # never called on the line: judged as if run, arguments unknown
                     self._called.add(name)
-                    self._call(body, [], depth, cwd, sudo)
+                    self._call(body, None, depth, cwd, sudo, (None, "none"))
 
-    def _call(self, body: _Block, args: list[str], depth: int, cwd: _Cwd, sudo: bool) -> None:
-        """A function's body, run with its arguments as the positional parameters (`$1`, `$@`)."""
+    def _call(
+        self,
+        body: _Block,
+        args: list[str] | None,
+        depth: int,
+        cwd: _Cwd,
+        sudo: bool,
+        feed: tuple[str | None, str],
+        redirects: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """A function's body, run with its arguments as the positional parameters (`$1`, `$@`); a body of one
+        command reads what the call reads (`feed`: the text and origin of its stdin) and prints what it prints,
+        into the call's redirections (`f 'k=v' >> .npmrc` with `f(){ printf "$@"; }` writes k=v there)."""
+        single = one_command(_Block(body.items, subshell=False, redirects=body.redirects))
+        inherited = list(redirects or [])
         with self.state.call_frame(args):
-            self.walk(_Block(body.items, subshell=False, redirects=body.redirects), depth, cwd, None, [], sudo)
+            if single is not None:
+                self._simple(single, depth, cwd, None, inherited, sudo, feed[0], (), feed[1])
+            else:
+                block = _Block(body.items, subshell=False, redirects=body.redirects)
+                self.walk(block, depth, cwd, None, inherited, sudo)
+                self._printed = None
 
     def walk(
         self,
@@ -99,19 +118,22 @@ class _Builder:
             origin = "none"
             fed: list[str] = []
             for position, element in enumerate(item.elements):
-                if isinstance(element, _Simple):
+                self._printed = None
+                single = one_command(element)  # `(exec X)`, `{ X; }`: X reads the pipe and writes to it
+                if single is not None:
                     self._fed = tuple(fed)
                     origin = self._simple(
-                        element, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
+                        single, depth, cwd.copy(), (number, position), inherited, sudo, stdin, (), origin
                     )
                 else:
                     self._block_fed = tuple(fed)  # `pgrep x | while read p; do kill "$p"; done`
                     self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
                     self._block_fed = ()
                     origin = "unknown"
-                stdin = printed(element.words) if isinstance(element, _Simple) else None
-                if isinstance(element, _Simple):
-                    fed.extend(expand_words(element.words, self.state.variables, self.home)[1:])
+                stdin = self._printed if single is not None else None
+                if single is not None:
+                    words = expand_words(single.words, self.state.variables, self.home)
+                    fed.extend(_peel(words, dict(single.assigns))[0][1:])  # the program's words, past `env -i …`
                 if stdin is not None:
                     origin = "text"
         else:
@@ -243,6 +265,7 @@ class _Builder:
         `origins`: what its stdin is, and what its substitutions print (fetch, decode or "")."""
         privileged = privileges[1]
         origin, substituted = origins
+        fed = self._fed  # (a function's body of one command is fed what its call is)
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
         if simple.words[:1] == ["exec"] and all(_FD_NAME.match(w) for w in simple.words[1:]):
             self._held.extend(_held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
@@ -250,7 +273,7 @@ class _Builder:
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
-        echoed = printed(words) if command["name"] in ("echo", "printf") else None
+        echoed = printed(argv) if name in ("echo", "printf") else None  # also `nohup printf …`, `$p …`
         peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
         for script in follow.scripts:
@@ -265,10 +288,16 @@ class _Builder:
             self.state.link(argv, cwd)
         if name in ("cd", "pushd", "popd"):
             self.state.chdir(name, argv, cwd, env)
+        out = echoed
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
-            self._call(self._functions[name], argv[1:], depth + 1, cwd.copy(), privileged)
+            body = with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
+            here = cwd.copy() if body.subshell else cwd  # `f() { cd d; }` runs in the caller's shell
+            self._fed = fed
+            self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"])
+            out = self._printed
         self._shell_state(name, argv, depth, cwd, privileged)
+        self._printed = out
         return follow.origin
 
     def _shell_state(self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool) -> None:

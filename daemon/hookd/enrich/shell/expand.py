@@ -12,8 +12,9 @@ import fnmatch
 import re
 
 from hookd.enrich.shell.parser import _parse_script
+from hookd.enrich.shell.runners import printed
 from hookd.enrich.shell.tree import _Simple, _TooDeep
-from hookd.enrich.shell.words import BRACE_MARK, UNSPLIT_MARK, _dynamic
+from hookd.enrich.shell.words import BRACE_MARK, ELEMENTS_MARK, UNSPLIT_MARK, _dynamic, elements_key
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
@@ -24,13 +25,24 @@ _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
 _TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
 _MAX_WORDS = 256  # results of one brace expansion
 _MAX_GROWTH = 4096  # words of one command before brace expansion stops
-_MARKS = (BRACE_MARK, UNSPLIT_MARK)
-_SUBST = re.compile(r"\$\(([^()`$\\]*)\)|`([^`$\\]*)`")  # no nesting, no escapes: those stay unknown
+_MARKS = (BRACE_MARK, UNSPLIT_MARK, ELEMENTS_MARK)
+_ELEMENTS_NAME = re.compile(r"\$\{?([@]|[A-Za-z_][A-Za-z0-9_]*\[@\])\}?")
+# Where an expansion's value may be split into words: its blanks, and `$IFS` itself. Text of the word that no
+# expansion made (a quoted part: `ruby${IFS}-e${IFS}'print 1'`) is never split ("Word Splitting").
+_FIELD = "\x01"
+_BLANKS = re.compile(r"\s")
+_SUBST = re.compile(r"\$\(([^()`$]*)\)|`([^`$\\]*)`")  # no nesting (nor escapes in backquotes): unknown
 
 
 def expand_words(words: list[str], variables: dict[str, str], home: str) -> list[str]:
     out: list[str] = []
-    for original in words:
+    for given in words:
+        original = given.removeprefix(ELEMENTS_MARK)
+        if len(original) < len(given):  # `"$@"`, `"${a[@]}"`: each element one word, when known
+            elements = _elements(original, variables)
+            if elements is not None:
+                out.extend(_tilde(element, home, True) for element in elements)  # `a=(~/x)` expanded `~`
+                continue
         if "$" not in original and "`" not in original and not original.startswith(_MARKS):
             out.append(_tilde(original, home, False) if original[:1] == "~" else original)  # nothing to expand
             continue
@@ -45,13 +57,21 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         if "$" in word:
             word, more = _substitute(word, variables)
             split = split or more
-        pieces = _split(word, variables.get("IFS")) if split and not quoted else [word]
+        pieces = _split(word, variables.get("IFS")) if split and not quoted else [word.replace(_FIELD, " ")]
         for piece in pieces:
             # every word is kept; only the growth by brace expansion is bounded (the input caps,
             # enrich/limits.py, then count the words there are)
             grown = braces(piece) if marked and len(out) < _MAX_GROWTH else [piece]
             out.extend(_tilde(result, home, marked or split) for result in grown)
     return out
+
+
+def _elements(word: str, variables: dict[str, str]) -> list[str] | None:
+    name = _ELEMENTS_NAME.fullmatch(word)
+    joined = variables.get(elements_key(name.group(1))) if name else None
+    if joined is None:
+        return None
+    return joined.split("\x00") if joined else []
 
 
 def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
@@ -63,7 +83,7 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
         name = match.group(1) or match.group(2) or match.group(3)
         if name == "IFS" and name not in variables:
             split = True
-            return " "
+            return _FIELD
         known = variables.get(name)
         operator = match.group(4)
         if operator is not None and known is not None and operator[0] in "%#":  # `${x%/*}`, `${x##*/}`
@@ -78,17 +98,18 @@ def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
         if known is None:
             return match.group()
         split = split or any(c.isspace() or c in ifs for c in known)
-        return known
+        return _BLANKS.sub(_FIELD, known)
 
     ifs = variables.get("IFS", "")
     return _VAR.sub(value, word), split
 
 
 def _split(word: str, ifs: str | None) -> list[str]:
-    """Word splitting: at white space, and at the characters of an `IFS` the line set (`IFS=,`)."""
+    """Word splitting: at the blanks expansions gave (_FIELD), and at the characters of an `IFS` the line set
+    (`IFS=,`)."""
     if not ifs or ifs.isspace():
-        return word.split()
-    return [piece for piece in re.split("[" + re.escape(ifs) + r"\s]+", word) if piece]
+        return [piece for piece in word.split(_FIELD) if piece]
+    return [piece for piece in re.split("[" + re.escape(ifs) + _FIELD + "]+", word) if piece]
 
 
 def _trimmed(value: str, operator: str, pattern: str) -> str:
@@ -113,13 +134,14 @@ def _echoed(word: str) -> tuple[str, bool]:
         if known is None:
             return match.group()
         split = split or any(c.isspace() for c in known)
-        return known
+        return _BLANKS.sub(_FIELD, known)
 
     return _SUBST.sub(output, word), split
 
 
 def _echo_output(script: str) -> str | None:
-    """What `echo`/`echo -n` of literal words prints (without the newline), else None."""
+    """What `echo`/`echo -n` of literal words, or `printf` of a literal format and words, prints (without the
+    trailing newlines a substitution drops), else None."""
     try:
         block, error = _parse_script(script, "/")
     except _TooDeep:
@@ -128,8 +150,13 @@ def _echo_output(script: str) -> str | None:
         return None
     command = block.items[0]
     words = command.words
-    if command.assigns or command.redirects or command.subs or not words or words[0] != "echo":
+    if command.assigns or command.redirects or command.subs or not words or words[0] not in ("echo", "printf"):
         return None
+    if words[0] == "printf":  # `$(printf rm)`, `$(printf '\x2eenv')`: the text it prints, escapes decoded
+        if any(_dynamic(w) or w.startswith(_MARKS) or "~" in w for w in words):
+            return None
+        text = printed(words)
+        return None if text is None or "$" in text or "`" in text else text.rstrip("\n")
     args = words[2:] if words[1:2] == ["-n"] else words[1:]
     if any(_dynamic(w) or w.startswith(("-", BRACE_MARK)) or "\\" in w or "~" in w for w in args):
         return None

@@ -352,7 +352,8 @@ def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None) 
     """The command xargs runs, with its operands from stdin: the words of `stdin` when the line shows them
     (`echo a b | xargs rm`), else XARGS_INPUT; in place of the -I token (its first line), else appended."""
     token = None
-    for k, word in enumerate(words):
+    start = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "xargs"), 0)  # not `env -i`'s words
+    for k, word in enumerate(words[start:], start):
         if word in ("-I", "--replace") and k + 1 < len(words):
             token = words[k + 1] if word == "-I" else "{}"
         elif word.startswith("-I") and len(word) > 2:

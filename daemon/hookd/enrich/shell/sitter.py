@@ -78,7 +78,8 @@ class _Sitter:
             name = node.child_by_field_name("name")
             if body is not None:
                 function = name.text.decode("utf-8", "replace") if name is not None and name.text else None
-                items.append(_Block(self.block(body).items, subshell=True, function=function))
+                subshell = body.type == "subshell"  # `f() ( … )`; `f() { …; }` runs in the caller's shell
+                items.append(_Block(self.block(body).items, subshell=subshell, function=function))
         elif kind in ("for_statement", "select_statement", "case_statement"):
             self.loop(node, items)
         elif kind in _COMMANDS:

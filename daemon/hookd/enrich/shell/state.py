@@ -16,9 +16,9 @@ from hookd.enrich.paths import PathResolver, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.runners import operands
 from hookd.enrich.shell.tree import _Redir
-from hookd.enrich.shell.words import UNSPLIT_MARK, _dynamic
+from hookd.enrich.shell.words import UNSPLIT_MARK, _dynamic, elements_key
 
-_POSITIONAL = ("@", "*", "#", *(str(n) for n in range(1, 10)))
+_POSITIONAL = ("@", "*", "#", elements_key("@"), *(str(n) for n in range(1, 10)))
 
 
 @dataclass(slots=True)
@@ -140,6 +140,7 @@ class LineState:
             return
         self.variables[key] = elements[0] if elements else ""
         self.variables[key + "[@]"] = self.variables[key + "[*]"] = " ".join(elements)
+        self.variables[elements_key(key + "[@]")] = "\x00".join(elements)
         for n, element in enumerate(elements[:64]):
             self.variables[f"{key}[{n}]"] = element
 
@@ -147,7 +148,10 @@ class LineState:
         """`set -- a b`, a function's arguments: `$1`…`$9`, `$@`, `$*`, `$#`; None makes them unknown."""
         for key in _POSITIONAL:
             self.variables.pop(key, None)
-        if args is None or any(_dynamic(a) for a in args):
+        if args is None:
+            return
+        self.variables[elements_key("@")] = "\x00".join(args)  # `"$@"`: each its own word, known or not
+        if any(_dynamic(a) for a in args):
             return
         self.variables["@"] = self.variables["*"] = " ".join(args)
         self.variables["#"] = str(len(args))
@@ -155,10 +159,11 @@ class LineState:
             self.variables[str(n)] = arg
 
     @contextmanager
-    def call_frame(self, args: list[str]) -> Iterator[None]:
-        """A function's body runs with its arguments as the positional parameters; the caller's come back."""
+    def call_frame(self, args: list[str] | None) -> Iterator[None]:
+        """A function's body runs with its arguments as the positional parameters (None: not known); the
+        caller's come back."""
         saved = {k: self.variables.get(k) for k in _POSITIONAL}
-        self.positional(args if args else None)
+        self.positional(args)
         try:
             yield
         finally:

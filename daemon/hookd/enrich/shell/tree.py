@@ -3,7 +3,7 @@ cache, so never mutated once built), and the exceptions the parsers raise. Owned
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
 # --------------------------------------------------------------------------------------------------
@@ -57,3 +57,28 @@ class _Unsupported(Exception):
 class _TooDeep(Exception):
     """Substitutions nested beyond reason: every level gives up at once (retrying each level with
     bashlex would take seconds), and the builder falls back for the whole script."""
+
+
+def with_assigns(body: _Block, assigns: list[tuple[str, str]]) -> _Block:
+    """A function's body with the call's assignments before each of its commands (the bash manual, "Shell
+    Functions" and "Environment": `X=v f` puts X in the environment of what f runs). A new tree: the parsed
+    one is shared."""
+    if not assigns:
+        return body
+
+    def each(item: _Item) -> _Item:
+        if isinstance(item, _Simple):
+            return replace(item, assigns=[*assigns, *item.assigns])
+        if isinstance(item, _Pipe):
+            return _Pipe([each(e) for e in item.elements])
+        return replace(item, items=[each(i) for i in item.items]) if item.function is None else item
+
+    return replace(body, items=[each(i) for i in body.items])
+
+
+def one_command(item: _Item) -> _Simple | None:
+    """The one command a pipeline element or a function's body is (through subshells and groups with no
+    redirection of their own), which reads what the element reads and prints what it prints."""
+    while isinstance(item, _Block) and not (item.redirects or item.subst or item.binds) and len(item.items) == 1:
+        item = item.items[0]
+    return item if isinstance(item, _Simple) else None

@@ -465,13 +465,25 @@ def _quoted_ends(raw: str, quote: str) -> list[int]:
 
 
 UNSPLIT_MARK = '\x00"'
+# A word that is exactly `"$@"` or `"${a[@]}"` starts with this mark: one word per element, each as it was
+# given, however many blanks it holds (the bash manual, "Special Parameters" and "Arrays").
+ELEMENTS_MARK = "\x00@"
 _ALL_ELEMENTS = re.compile(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
+_ELEMENTS_WORD = re.compile(r'"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})"')
+
+
+def elements_key(name: str) -> str:
+    """Where the line's state keeps the elements of `$@` (name `@`) or of array `a` (name `a[@]`), joined by
+    NUL (which no word holds): `$@`'s own value is the elements joined by blanks, as `$*` has them."""
+    return name + "\x00"
 
 
 def mark_unsplit(raw: str, text: str) -> str:
     """`text` marked not to be split into words when every expansion in its source `raw` is inside double
     quotes (`sh -c "$X"` hands the shell one word, whatever $X holds), except `"$@"` and `"${a[@]}"`,
-    which bash splits into one word per element."""
+    which bash splits into one word per element (ELEMENTS_MARK when that is the whole word)."""
+    if _ELEMENTS_WORD.fullmatch(raw):
+        return ELEMENTS_MARK + text
     if ("$" in raw or "`" in raw) and not _ALL_ELEMENTS.search(raw) and not _unquoted_expansion(raw):
         return UNSPLIT_MARK + text
     return text

@@ -1,0 +1,141 @@
+"""What a file read from a dot-tree of the home holds, when its name says nothing (part of the effect model,
+docs/policies.md "The effect model"): credential stores will never all be named (glab's config.yml,
+~/.databrickscfg, ngrok.yml, Snowflake's connections.toml, MinIO mc's config.json, FileZilla's sitemanager.xml,
+…), but what they hold has one shape. A read (or copy, move) of such a file, or a search of such a directory,
+is marked `holds: "credential"` when its first bytes hold one of:
+
+* a key whose last word says credential (`token`, `password`, `secret`, `api_key`, `accessKey`,
+  `client_secret`, `auth`, `Pass`, …) with a value that is not empty, a placeholder, a number or a boolean, in
+  INI/TOML/YAML/JSON/dotenv (`key = v`, `key: v`, `"key": "v"`) or XML (`<Pass>v</Pass>`) shapes;
+* a PEM private-key header or a well-known token prefix (the patterns of policies/model_secrets/data.json).
+
+Bounded: only paths below a dot-directory (or dotfile) of the home, outside the project; the first
+MAX_SNIFF bytes of a regular file only (O_NOFOLLOW|O_NONBLOCK, never a FIFO or a device); a search reads the
+directory's own entries only (MAX_DIR_FILES of them), never a walk. Any failure is "not known" (no mark).
+TOCTOU: the file is read when the call is decided; what the tool reads a moment later may differ (a file that
+gains a token after the decision is not seen): this mark widens what secret_reads stops, it is never a reason
+to allow.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+from hookd.enrich.facts import under
+from hookd.types import JSON
+
+MAX_SNIFF = 8 * 1024  # bytes of a file read at decision time
+MAX_DIR_FILES = 16  # entries of a searched directory looked at
+
+# The last word of a key that names a credential, and the words before `key` that make it one (`api_key`,
+# `accessKey`, `secret_key`, `private_key`, `client_secret`).
+_CREDENTIAL_WORDS = frozenset(
+    {"token", "authtoken", "password", "passwd", "pwd", "pass", "passphrase", "secret", "auth", "credential",
+     "credentials", "apikey", "accesskey", "secretkey", "privatekey", "pat"}
+)  # fmt: skip
+_KEY_QUALIFIERS = frozenset({"api", "access", "secret", "private", "auth", "master", "account"})
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_PAIR = re.compile(
+    r"""["']?([A-Za-z_][\w.-]{0,63})["']?[ \t]*[:=][ \t]*"""
+    r"""(?:"([^"\n]{0,1024})"|'([^'\n]{0,1024})'|([^\s"',{}\[\]#;]{1,1024}))"""
+)
+_XML = re.compile(r"<([A-Za-z_][\w.-]{0,63})(?:\s[^<>]{0,256})?>([^<>\n]{1,1024})</\1>")
+# policies/model_secrets/data.json's patterns (a test keeps them the same): a PEM private key, AWS, GitHub, Slack
+_SHAPES = re.compile(
+    r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----|AKIA[0-9A-Z]{16}|\b(?:ghp_|gho_|ghs_|ghu_|github_pat_)[A-Za-z0-9_]{30,}"
+    r"|xox[baprs]-[A-Za-z0-9-]{10,}"
+)
+# every word `is_credential_key` takes ends in one of these (a cheap test of a line before its pairs are read)
+_HINT = re.compile(r"(?i)token|pass|pwd|secret|auth|credential|key|pat\b")
+_PLACEHOLDERS = frozenset({"null", "none", "nil", "true", "false", "yes", "no", "on", "off", "~", "changeme"})
+
+
+def is_credential_key(key: str) -> bool:
+    """`key`'s last word names a credential (`password`, `authtoken`, `accessKey`, `client_secret`)."""
+    words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    if not words:
+        return False
+    last = words[-1]
+    if last == "key" and len(words) > 1:
+        return words[-2] in _KEY_QUALIFIERS
+    return last in _CREDENTIAL_WORDS
+
+
+def is_secret_value(value: str) -> bool:
+    """A value that may be a secret: not empty, a placeholder (`${TOKEN}`, `<your token>`), a number or a flag."""
+    value = value.strip()
+    if not value or value.lower() in _PLACEHOLDERS or value[0] in "$<{%" or value.isdigit():
+        return False
+    return len(set(value)) > 1  # `xxxx`, `****`: a mask
+
+
+def holds_credential(text: str) -> bool:
+    """`text` holds a credential by its shape (see the module doc)."""
+    if _SHAPES.search(text):
+        return True
+    text = "\n".join(line for line in text.splitlines() if _HINT.search(line))  # lines a credential key may be on
+    for match in _PAIR.finditer(text):
+        value = next((v for v in match.groups()[1:] if v is not None), "")
+        if is_credential_key(match.group(1)) and is_secret_value(value):
+            return True
+    return any(is_credential_key(m.group(1)) and is_secret_value(m.group(2)) for m in _XML.finditer(text))
+
+
+def _head(path: str) -> str | None:
+    """The first MAX_SNIFF bytes of the regular file at `path` (never through a link, a FIFO or a device)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # a device is not even opened: opening one can act on it
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, MAX_SNIFF).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _directory_holds(path: str) -> bool:
+    """One of the first MAX_DIR_FILES entries of the directory `path` holds a credential (no walk below it)."""
+    try:
+        with os.scandir(path) as entries:
+            files = [e.path for _, e in zip(range(MAX_DIR_FILES), entries, strict=False)]
+    except (OSError, ValueError):
+        return False
+    return any(holds_credential(text) for p in files if (text := _head(p)) is not None)
+
+
+def _in_home_dot_tree(path: str, home: str, project: str) -> bool:
+    return path.startswith(home + "/.") and not under(path, project)
+
+
+def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
+    """`effects` with `holds: "credential"` on each read, copy or move of a home dot-tree file that holds one
+    (a search: of a directory one of whose files does); `effects` itself when none does."""
+    home = home.removesuffix("/") if isinstance(home, str) else ""
+    if not home:
+        return effects
+    out = effects
+    for k, effect in enumerate(effects):
+        if not isinstance(effect, dict):
+            continue
+        path = effect.get("path")
+        if effect.get("op") not in ("read", "copy", "move") or not isinstance(path, str) or not path:
+            continue
+        if not _in_home_dot_tree(path, home, project):
+            continue
+        if effect.get("recursive") is True:
+            found = _directory_holds(path)
+        else:
+            text = _head(path)
+            found = text is not None and holds_credential(text)
+        if found:
+            out = out if out is not effects else list(effects)
+            out[k] = {**effect, "holds": "credential"}
+    return out

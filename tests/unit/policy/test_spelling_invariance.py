@@ -1,0 +1,167 @@
+"""Spelling invariance (issue 26): the default policies judge what a shell line does, so a re-spelling that
+does the same must be judged the same. For every shell attack of policies/corpus/*.jsonl that the defaults
+stop (and that is within their aims), each semantics-preserving rewrite of tests/spelling_rewrites.py
+must still be stopped (deny or ask, never allow); for every benign line they allow, the rewrite must stay
+allowed. Cases run through `hookd test`'s own runner (hookd.policytest), in-process, with the default policies.
+
+Bounded: each rewrite is tried on a deterministic sample of the cases it applies to (SAMPLE_ATTACKS,
+SAMPLE_BENIGN, chosen by a hash of rewrite and line). `python tests/unit/policy/test_spelling_invariance.py`
+runs every case under every rewrite and prints the table policies/README.md quotes ("Spelling invariance").
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spelling_rewrites import REWRITES, sample_key
+
+from hookd.policytest import Case, case_runner
+from hookd.policytest.corpus import find_corpus_files, run_line
+
+ROOT = Path(__file__).resolve().parents[3]
+POLICIES = ROOT / "policies"
+SAMPLE_ATTACKS = 40
+SAMPLE_BENIGN = 12
+
+# Rewrites whose failures are not closed yet, each with the mechanism that misses them (strict: the entry must
+# go once the rewrite holds on the sample).
+KNOWN: dict[str, str] = {
+    "echo-pipe-sh": (
+        "text echoed into a shell that holds a `$` is not known (`echo 'echo $NODE_ENV' | sh`: after quote removal "
+        "a literal `$` cannot be told from an unknown variable), so the shell's script is unknown and asked"
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ShellCase:
+    line: dict[str, Any]
+    name: str
+
+    @property
+    def command(self) -> str:
+        return str(self.line["command"])
+
+    @property
+    def attack(self) -> bool:
+        return bool(self.line["attack"])
+
+
+def shell_cases() -> list[ShellCase]:
+    """The corpus's shell lines within the aims: no gap, not outside the aims."""
+    found = []
+    for path in find_corpus_files(POLICIES):
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not text.strip():
+                continue
+            line = json.loads(text)
+            if "command" in line and not line.get("gap") and not line.get("outside_aims"):
+                found.append(ShellCase(line, f"{path.name}:{number}"))
+    return found
+
+
+class Judge:
+    """Runs a case, or a re-spelling of it, through the corpus runner; the originals' results are kept."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self.met: dict[str, bool] = {}
+
+    def meets(self, shell: ShellCase, command: str | None = None) -> bool:
+        spelled = shell.line | ({"command": command} if command is not None else {})
+        result = run_line(shell.name, json.dumps(spelled), self.case.run)
+        return result.status == "PASS"
+
+    def holds_before(self, shell: ShellCase) -> bool:
+        if shell.name not in self.met:
+            self.met[shell.name] = self.meets(shell)
+        return self.met[shell.name]
+
+
+@pytest.fixture(scope="module")
+def judge() -> Iterator[Judge]:
+    with case_runner(POLICIES) as case:
+        yield Judge(case)
+
+
+@cache
+def _cases() -> tuple[ShellCase, ...]:
+    return tuple(shell_cases())
+
+
+def applicable(
+    rewrite: str, cases: tuple[ShellCase, ...], attacks: int | None, benign: int | None
+) -> list[tuple[ShellCase, str]]:
+    spell = REWRITES[rewrite]
+    found = []
+    for shell in cases:
+        new = spell(shell.command)
+        if new is not None and new != shell.command:
+            found.append((shell, new))
+    found.sort(key=lambda pair: sample_key(rewrite, pair[0].command))
+    return [p for p in found if p[0].attack][:attacks] + [p for p in found if not p[0].attack][:benign]
+
+
+@dataclass(slots=True)
+class Tally:
+    attacks_before: int = 0
+    attacks_after: int = 0
+    benign_before: int = 0
+    benign_after: int = 0
+
+
+def measure(judge: Judge, rewrite: str, attacks: int | None, benign: int | None) -> tuple[Tally, list[str]]:
+    tally, misses = Tally(), []
+    for shell, new in applicable(rewrite, _cases(), attacks, benign):
+        if not judge.holds_before(shell):
+            continue
+        held = judge.meets(shell, new)
+        if shell.attack:
+            tally.attacks_before += 1
+            tally.attacks_after += held
+        else:
+            tally.benign_before += 1
+            tally.benign_after += held
+        if not held:
+            misses.append(f"{shell.name} {'attack' if shell.attack else 'benign'}: {new!r}")
+    return tally, misses
+
+
+@pytest.mark.parametrize("rewrite", sorted(REWRITES))
+def test_a_rewrite_keeps_the_decision(judge: Judge, rewrite: str) -> None:
+    if rewrite in KNOWN:
+        pytest.xfail(KNOWN[rewrite])  # kept honest by test_known_failures_are_still_failures
+    tally, misses = measure(judge, rewrite, SAMPLE_ATTACKS, SAMPLE_BENIGN)
+    assert tally.attacks_before + tally.benign_before > 0, f"{rewrite} applies to no case of the corpus"
+    assert not misses, "\n".join(misses)
+
+
+@pytest.mark.parametrize("rewrite", sorted(KNOWN))
+def test_known_failures_are_still_failures(judge: Judge, rewrite: str) -> None:
+    _, misses = measure(judge, rewrite, SAMPLE_ATTACKS, SAMPLE_BENIGN)
+    assert misses, f"{rewrite} holds now: take it out of KNOWN"
+
+
+def main() -> None:
+    cap = int(sys.argv[1]) if len(sys.argv) > 1 else None  # attacks per rewrite (a quarter as many benign)
+    with case_runner(POLICIES) as case:
+        judge = Judge(case)
+        print(f"{'rewrite':20} {'attacks stopped':>24} {'benign allowed':>22}")
+        for rewrite in REWRITES:
+            tally, misses = measure(judge, rewrite, cap, cap // 4 if cap else None)
+            a = f"{tally.attacks_after}/{tally.attacks_before}"
+            b = f"{tally.benign_after}/{tally.benign_before}"
+            print(f"{rewrite:20} {a:>24} {b:>22}", flush=True)
+            for miss in misses:
+                print(f"    {miss}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()  # run as `PYTHONPATH=daemon:tests python tests/unit/policy/test_spelling_invariance.py [CAP]`
