@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,30 @@ def test_a_file_of_more_command_lines_than_are_walked_is_not_known(tmp_path: Pat
     argvs, found = analysed(f"printf '{lines}\\n' > /tmp/w.conf && wg-quick up /tmp/w.conf", tmp_path)
     assert sum(1 for argv in argvs if argv[:2] == ["rm", "-f"]) == 16
     assert [e["known"] for e in found if e["op"] == "exec" and e.get("loaded")] == [False]
+
+
+def test_a_files_long_runs_of_white_space_are_read_in_linear_time() -> None:
+    """A written file's line of spaces, or a setting with spaces inside its value, cost time cubic in the run's
+    length in the patterns that read settings (a 20 KB line: 7.7 s; `a=x`, 10 KB of spaces, `y`: minutes).
+    The bound is 100 times what a linear read takes: it fails only on the super-linear cost."""
+    for line in (" " * 20000 + "x", "\t" * 20000 + "x(", "a=x" + " " * 20000 + "y", "a = x" + " ," * 10000 + "y"):
+        started = time.process_time()
+        file_commands(line + "\n" + line)
+        assert time.process_time() - started < 1.0, repr(line[:8])
+
+
+def test_a_settings_value_drops_its_trailing_comma_and_white_space() -> None:
+    assert file_commands('"build": "make && ./x",   ') == ["make && ./x"]
+    assert file_commands("ExecStart = /bin/sh -c 'rm -rf ~' ") == ["/bin/sh -c 'rm -rf ~'"]
+
+
+def test_a_makefile_of_many_blank_lines_is_read_in_linear_time() -> None:
+    """`^\\s*` over a makefile's text ran from each line start across every blank line after it: 20,000 blank
+    lines cost 21 s. The bound is 100 times a linear read: it fails only on the super-linear cost."""
+    from hookd.enrich.effects.configtext import make_runs_only_recipes
+
+    started = time.process_time()
+    assert make_runs_only_recipes("\n" * 20000 + "x:\n\techo hi\n")
+    assert time.process_time() - started < 1.0
+    assert not make_runs_only_recipes("\n\n  include other.mk\n")
+    assert not make_runs_only_recipes("x:\n\n\tSHELL := /tmp/s\n")

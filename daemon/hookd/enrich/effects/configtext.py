@@ -41,7 +41,10 @@ def _shell_calls(line: str) -> list[str]:
 
 # make's functions that do more than compute a text: a file written or read, text made into make code, a hook
 # into Guile (https://www.gnu.org/software/make/manual/html_node/Functions.html); `include` and SHELL likewise
-_MAKE_REACHES = re.compile(r"\$[({](?:file|eval|value|guile|call)\s|^\s*-?s?include\s|^\s*\.?SHELL\s*[:?+!]*=", re.M)
+# (a line's own leading blanks only: `^\s*` ran over every following blank line from each, quadratic)
+_MAKE_REACHES = re.compile(
+    r"\$[({](?:file|eval|value|guile|call)\s|^[ \t]*-?s?include\s|^[ \t]*\.?SHELL\s*[:?+!]*=", re.M
+)
 
 
 def make_runs_only_recipes(makefile: str) -> bool:

@@ -33,10 +33,12 @@ from hookd.enrich.effects.words import _NOTHING, SHELLS, _dynamic, named_by_opti
 # GTFOBins functions of a program that runs code it is given (https://gtfobins.github.io/#+shell)
 _RUNS_CODE = frozenset({"shell", "command", "inherit", "reverse-shell", "bind-shell", "library-load"})
 # `key = value`, `key: value`, `"key": "value"`: a setting whose value may be a command line
-_SETTING = re.compile(r"""^\s*(?:-\s+)?"?[\w.@/-]+"?\s*[=:]\s*(.+?)\s*,?\s*$""")
+# (matched on a stripped line, its value's trailing white space and comma cut by `_setting`: a pattern that
+# tried them took time cubic in a line's run of spaces)
+_SETTING = re.compile(r"""(?:-\s+)?"?[\w.@/-]+"?\s*[=:]\s*(.+)""")
 _SUBSTITUTED = re.compile(r"`([^`]+)`|\$\(([^()]+)\)")
 # a line that runs nothing: blank, a comment, a section, punctuation, a key or a make target alone
-_PLAIN_LINE = re.compile(r"""^\s*(?:[#;].*|//.*|\[[^\]]*\]|[{}\[\],]+|-?\s*"?[\w.@/%-]+"?\s*:)?\s*$""")
+_PLAIN_LINE = re.compile(r"""(?:[#;].*|//.*|\[[^\]]*\]|[{}\[\],]+|-?\s*"?[\w.@/%-]+"?\s*:)?""")  # a stripped line
 _GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the command's own effects
 _MAX_COMMANDS = 16  # command lines of one file walked (each is parsed as a script: the cost stays linear)
 _MAX_COMMAND = 4096  # characters of one
@@ -136,6 +138,17 @@ def file_commands(text: str) -> list[str]:
     return _read_lines(text)[0]
 
 
+def _setting(line: str) -> str | None:
+    """The value of a stripped line that is a setting (`key = value,`), None when it is not one."""
+    matched = _SETTING.fullmatch(line)
+    if matched is None:
+        return None
+    value = matched.group(1)  # ends in no white space: the line is stripped
+    if len(value) > 1 and value.endswith(","):
+        value = value[:-1].rstrip()
+    return value
+
+
 def _read_lines(text: str) -> tuple[list[str], bool]:
     """`file_commands`, and whether every line is followed: a command line, a setting, a section, a key or a
     target (`build:`), punctuation, a comment or blank (a unit, a WireGuard or INI file, a Makefile of
@@ -144,8 +157,9 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
     lines = text.splitlines()
     covered = len(lines) <= _MAX_LINES
     for line in lines[:_MAX_LINES]:
-        setting = _SETTING.match(line)
-        value = setting.group(1) if setting is not None else line.strip()
+        stripped = line.strip()
+        setting = _setting(stripped)
+        value = setting if setting is not None else stripped
         if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
             value = value[1:-1]
         value = value.lstrip(":!").strip() if value.startswith(("!", ":!")) else value  # `x = !cmd`, vim's `:!cmd`
@@ -154,7 +168,7 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
             continue
         substituted = [m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line)]
         found.extend(substituted)
-        covered = covered and (setting is not None or _PLAIN_LINE.match(line) is not None) and not substituted
+        covered = covered and (setting is not None or _PLAIN_LINE.fullmatch(stripped) is not None) and not substituted
     if not found:
         found = literal_commands(text)
         covered = covered and not found
