@@ -75,7 +75,10 @@ def enriched(client: str, payload: dict[str, Any], project: Path, home: Path) ->
     if isinstance(shell, dict):
         for command in shell.get("commands") or ():
             command["args"] = _own(command.get("args"), outside)
-    text = json.dumps({"shell": shell, "effects": _own(effects, outside)}, sort_keys=True)
+    matched = {e["path"] for e in event.facts.get("paths") or () if e.get("glob") and e not in _own([e], outside)}
+    if isinstance(effects, list):
+        effects = [e for e in _own(effects, outside) if e.get("path") not in matched or not e.get("known", True)]
+    text = json.dumps({"shell": shell, "effects": effects}, sort_keys=True)
     text = text.replace(str(project), "${PROJECT}").replace(str(home), "${HOME}")
     text = text.replace(str(project.parent), "${TMP}")  # `..` of the project
     return text.replace(f"/proc/{os.getpid()}/", "/proc/${PID}/")  # `/proc/self` resolved in this process
@@ -83,7 +86,8 @@ def enriched(client: str, payload: dict[str, Any], project: Path, home: Path) ->
 
 def _own(entries: Any, inside: tuple[str, ...]) -> Any:
     """`entries` without the paths a glob matched on this machine outside the test's dirs (`rm -rf /*`, `find
-    /var/log …` list the box's own root and logs: another machine, or the same one later, has others)."""
+    /var/log …` list the box's own root and logs: another machine, or the same one later, has others). A tool's
+    effects carry no `glob`: those on a path its glob matched outside are dropped by path in `enriched`."""
     if not isinstance(entries, list):
         return entries
     return [e for e in entries if not (isinstance(e, dict) and e.get("glob") and not str(e["path"]).startswith(inside))]
