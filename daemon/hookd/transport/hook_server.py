@@ -521,5 +521,10 @@ class _HookConnection(asyncio.Protocol):
         self._transport.close()  # flushes the reply first; the shim reads to the end of it
 
 
+_NOTHING = wire.encode_reply(b"")  # the reply of most decisions (an allow that prints nothing), encoded once
+
+
 def _frame(reply: Reply) -> bytes:
+    if not (reply.stdout or reply.stderr or reply.exit_code):
+        return _NOTHING
     return wire.encode_reply(reply.stdout, reply.stderr, reply.exit_code)

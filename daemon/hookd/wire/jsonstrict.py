@@ -94,9 +94,8 @@ _STRICT = json.JSONDecoder(parse_float=_finite_float, parse_int=_bounded_int, pa
 def _may_hold_surrogates(text: str) -> bool:
     """False means no string decoded from `text` holds a surrogate, for sure (a substring search: only an
     escape makes one, or text that holds one already)."""
-    return any(escape in text for escape in _SURROGATE_ESCAPES) or (
-        not text.isascii() and _SURROGATE.search(text) is not None
-    )
+    low, high = _SURROGATE_ESCAPES  # not a generator: this runs on every payload read
+    return low in text or high in text or (not text.isascii() and _SURROGATE.search(text) is not None)
 
 
 def _ill_formed(text: str) -> bool:
