@@ -80,14 +80,17 @@ class Decider:
         lane = self._lane
         if lane is not None and (why := lane.sends(request)):
             return lane.forward(request, why)
+        event = None
         if request.via != DECIDE_VIA and (open_records := self.recorder.open_records()) is not None:
             quiet = self.pipeline.quiet_chunk(request, open_records)  # a Decide's reply carries its decision
             if isinstance(quiet, QuietChunk):
                 open_records.fold(quiet)
                 return quiet.reply
-            if quiet is not None:
+            if isinstance(quiet, Handled):
                 return self._recorded(quiet, request)
-        event = self.pipeline.parse(request)
+            event = quiet  # read already, or None
+        if event is None:
+            event = self.pipeline.parse(request)
         if lane is not None and (why := lane.sends_event(event)):
             return lane.forward(request, why)
         decided = self.pipeline.decide(request, event)

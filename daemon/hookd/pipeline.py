@@ -135,21 +135,24 @@ class Pipeline:
             loaded = field.load(request.caller.uid, request.payload)
             if loaded is not None:
                 payload, digest = loaded
-                return dialect.parse_payload(request, payload).with_facts(**{RESPONSE_FACT: digest})
+                return _with_response(dialect.parse_payload(request, payload), digest)
         try:
             wire.check_payload(request.payload)
         except FrameError as exc:
             raise DialectError(str(exc)) from None
         return self.dialect(request.client).parse(request)
 
-    def quiet_chunk(self, request: HookRequest, open_records: Container[ResponseKey]) -> QuietChunk | Handled | None:
+    def quiet_chunk(
+        self, request: HookRequest, open_records: Container[ResponseKey]
+    ) -> QuietChunk | Handled | NormalisedEvent | None:
         """A streamed chunk that no policy can answer (QuietChunks), decided in the few steps its answer takes: its
         text and response read (the repeated field not read again), the text added (and journaled), the quiet test,
         the allow. `open_records`: the responses whose decision record is open and takes an allowed chunk now (the
         recorder's, hookd.audit.streams): the chunk's event is then no record's and not built past the parse. The
-        answer, the text, the journal and the record are those `decide` gives (tests/unit/test_quiet_chunk.py);
-        None for any other chunk (a response's first and last, one whose text holds a cue, a Decide, any doubt):
-        `decide` then decides it. A Handled when adding the text failed: the fail mode, as `decide` answers it."""
+        answer, the text, the journal and the record are those `decide` gives (tests/unit/test_quiet_chunk.py).
+        Any other chunk (a response's first and last, one whose text holds a cue, any doubt) is `decide`'s: its event
+        as `parse` reads it, or None when it was not read. A Handled when adding the text failed: the fail mode, as
+        `decide` answers it."""
         repeated = self._repeated.get((request.client, request.event))
         streams = self._quiet.streams
         if repeated is None or streams is None:
@@ -166,20 +169,19 @@ class Pipeline:
         served = self._policy_set.current
         cues = self._quiet.cues(served.engine)
         if event.event not in STREAM_EVENTS or event.tool is not None or cues is None or served.observed:
-            return None
+            return _with_response(event, digest)
         candidate = candidate_of(payload.get("llm_response"))
         key = (event.caller.uid, event.client, event.session_id, digest)
         if ends(candidate) or key not in open_records or request.deadline.expired():
-            return None
+            return _with_response(event, digest)
         chunk = text_of(candidate)
         try:
             index = streams.add_if_quiet(key, chunk, cues)
         except Exception as exc:  # the journal's write: as `decide` answers an enricher's failure (`_enrich`)
             error = EngineError(f"enrichment failed: {type(exc).__name__}: {exc}")
-            failed = self._failed(event.with_facts(**{RESPONSE_FACT: digest}), error)
-            return self._decided(request, failed, served, None)
+            return self._decided(request, self._failed(_with_response(event, digest), error), served, None)
         if index is None:
-            return None
+            return _with_response(event, digest)
         decision = _ALLOWED.with_id(self._ids())
         reply = dialect.render(event, decision)
         if reply.notes:
@@ -414,6 +416,11 @@ class QuietChunks:
         if self._cues is None or self._cues[0]() is not engine:
             self._cues = (weakref.ref(engine), stream_cues(engine.packages))
         return self._cues[1]
+
+
+def _with_response(event: NormalisedEvent, digest: str) -> NormalisedEvent:
+    """A chunk's event as the parse step hands it on: the digest of the request its response answers a fact of it."""
+    return event.with_facts(**{RESPONSE_FACT: digest})
 
 
 def _in_time(deadline: Deadline) -> None:
