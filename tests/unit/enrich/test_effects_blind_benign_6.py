@@ -69,3 +69,34 @@ def test_a_delete_of_what_a_search_prints_is_of_what_it_selects(proj: Path) -> N
     )
     assert all(e.get("selected") for e in deletes)  # and each place the disk shows for it
 
+
+def _later(command: str, proj: Path) -> list[str]:
+    return [e["startup"] for e in ops(command, proj, "exec") if e.get("deferred") and e.get("startup")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "register-python-argcomplete pytest >> ~/.bashrc",  # pytest's documented bash completion
+        "register-python-argcomplete --shell zsh pytest tox >> ~/.zshrc",
+        "kubectl completion bash >> ~/.bashrc",
+        "pyenv init - >> ~/.bashrc",
+    ],
+)
+def test_a_tools_own_shell_setup_appended_to_a_startup_file_runs_nothing_of_the_line(command: str, proj: Path) -> None:
+    assert _later(command, proj) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "register-python-argcomplete -e helper pytest >> ~/.bashrc",  # -e: a script the completion runs
+        "register-python-argcomplete ./tool >> ~/.bashrc",  # not a program looked up on PATH
+        "PYENV_ROOT=/tmp/x pyenv init - >> ~/.bashrc",  # an environment that changes what it prints
+        "./gen-completion.sh >> ~/.bashrc",  # no tool's own setup
+        "register-python-argcomplete pytest | tee -a ~/.bashrc",  # written by another program
+        "kubectl get pods -o name >> ~/.bashrc",  # not the words that ask for the setup
+    ],
+)
+def test_other_output_appended_to_a_startup_file_still_runs_later(command: str, proj: Path) -> None:
+    assert _later(command, proj) == [f"{HOME}/.bashrc"]
