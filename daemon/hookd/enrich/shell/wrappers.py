@@ -192,6 +192,8 @@ _WRAPPERS: dict[str, Peel] = {
     "nsenter": _options("tSGwr", "target", "setuid", "setgid", "wd", "root"),
 }  # fmt: skip
 _SUDO = frozenset({"sudo", "doas"})
+# wrappers that act on a running process when given no command (their catalogue entry's `pid_options`)
+_ACTS_ALONE = frozenset({"strace", "ltrace", "ionice", "prlimit", "choom", "taskset", "chrt", "renice"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
 _INLINE = _SHELLS | {"eval", "su", "trap"}
 
@@ -201,14 +203,15 @@ def _basename(word: str) -> str:
 
 
 def _peel(argv: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
-    """The real program's argv and the wrappers peeled off it; `env` gains their assignments."""
+    """The real program's argv and the wrappers peeled off it; `env` gains their assignments. A wrapper left
+    with nothing to run is the program itself, acting on its options (`strace -p PID`, `ionice -p PID`)."""
     wrappers: list[str] = []
     i = 0
     while i < len(argv):
         name = _basename(argv[i])
         peel = _WRAPPERS.get(name)
         after = launched(name, argv, i + 1) if peel is None else peel(argv, i + 1, env)
-        if after is None:
+        if after is None or (after >= len(argv) and name in _ACTS_ALONE):
             break
         wrappers.append(name)
         i = after
