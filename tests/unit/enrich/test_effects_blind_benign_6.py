@@ -93,6 +93,7 @@ def test_a_tools_own_shell_setup_appended_to_a_startup_file_runs_nothing_of_the_
         "register-python-argcomplete -e helper pytest >> ~/.bashrc",  # -e: a script the completion runs
         "register-python-argcomplete ./tool >> ~/.bashrc",  # not a program looked up on PATH
         "PYENV_ROOT=/tmp/x pyenv init - >> ~/.bashrc",  # an environment that changes what it prints
+        "export PATH=/tmp/x:$PATH; kubectl completion bash >> ~/.bashrc",  # another program of that name
         "./gen-completion.sh >> ~/.bashrc",  # no tool's own setup
         "register-python-argcomplete pytest | tee -a ~/.bashrc",  # written by another program
         "kubectl get pods -o name >> ~/.bashrc",  # not the words that ask for the setup

@@ -73,9 +73,11 @@ _PROGRAM_GLOB = re.compile(r"[*?]|\[[^\]]+\]")  # a program word the shell expan
 def _own_setup(view: CommandView, path: str) -> bool:
     """A write into `path` that is the output of a program printing the shell code of its own setup (the
     catalogue's `prints_shell`, as `eval "$(pyenv init -)"` takes it), redirected there by the command itself
-    with no environment of its own to change what it prints: the tool's installed code, not code of the line."""
+    with no environment of its own to change what it prints, nor a PATH the line set to find another program of
+    that name: the tool's installed code, not code of the line."""
     redirected = any(">" in str(r.get("op") or "") and r.get("path") == path for r in view.redirects)
-    return redirected and not view.env and prints_own_code("$(" + " ".join(view.argv) + ")")
+    own = not view.env and "PATH" not in view.variables and "PATH" not in view.built
+    return redirected and own and prints_own_code("$(" + " ".join(view.argv) + ")")
 
 
 class EffectModel:
