@@ -53,6 +53,10 @@ def test_an_operand_whose_selection_the_words_do_not_show_stays_unknown(word: st
     assert (("", False) in _reads(f"cat {word}", proj)) or not ops(f"cat {word}", proj, "read")
 
 
+def test_a_search_below_a_directory_the_line_went_to_unknown_stays_unknown(proj: Path) -> None:
+    assert _reads('cd "$D" && cat $(find . -name config)', proj) == [("", False)]
+
+
 def test_a_search_past_what_may_be_read_of_the_disk_stays_unknown(proj: Path) -> None:
     (proj / "big").mkdir()
     for k in range(80):  # past MAX_GLOB_MATCHES: the disk does not show all it selects
