@@ -6,6 +6,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.code import is_url_script
 from hookd.enrich.effects.launchers import launched
 from hookd.enrich.shell.words import _ASSIGN
 
@@ -211,11 +213,20 @@ def _peel(argv: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
         name = _basename(argv[i])
         peel = _WRAPPERS.get(name)
         after = launched(name, argv, i + 1) if peel is None else peel(argv, i + 1, env)
-        if after is None or (after >= len(argv) and name in _ACTS_ALONE):
+        if after is None or (after >= len(argv) and name in _ACTS_ALONE) or _fetches(name, argv, after):
             break
         wrappers.append(name)
         i = after
     return argv[i:], wrappers
+
+
+def _fetches(name: str, argv: list[str], after: int) -> bool:
+    """A launcher that downloads what it is given as a URL and runs it (`npx -y https://…/x.tgz`: the catalogue's
+    `url_scripts`) is the program itself: the effect model judges it as fetched code, not the URL as a program."""
+    if after >= len(argv) or not is_url_script(argv[after]):
+        return False
+    program = catalogue().get(name)
+    return program is not None and bool(program.url_scripts)
 
 
 def _trap_action(argv: list[str]) -> tuple[str, bool, bool] | None:
