@@ -5,12 +5,9 @@ system's programs, an argument's name read as new text."""
 from __future__ import annotations
 
 import itertools
-import tempfile
-from dataclasses import replace
 
-from hookd.enrich.effects.catalogue import beyond_operands, catalogue
+from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
-from hookd.enrich.shell.build import analyse_shell
 from hookd.enrich.tool_args import new_texts
 
 HOMES = ("/home/u", "/root", "/home/u/.config", "/")
@@ -125,41 +122,3 @@ def test_the_gate_before_a_writes_later_steps_holds_wherever_one_of_them_finds_c
     # prose is never read for code left in it (any code or configuration file is: blind-tools-5)
     plain = [{"op": "write", "path": f"{project}/README.md", "to": ""}, {"op": "read", "path": f"{home}/.x", "to": ""}]
     assert not _may_run_later(plain, home, project)  # type: ignore[arg-type]
-
-
-# Every entry the effect model's steps past a program's operands read (EffectModel._program_effects, entries.compiled
-# and sets_code, code.implicit_code, url_scripts and property_command), with a value that sets it.
-_BEYOND = {
-    "privilege": True, "privilege_options": frozenset({"--privileged"}), "grants": "mode", "signal": "pid",
-    "pid_options": frozenset({"--pid"}), "power": frozenset({"*"}), "writes_files": ("/etc/passwd",),
-    "schedules": True, "host_copy": "cp", "builds": (("install",),), "prints_secret": ((("token",), "", frozenset()),),
-    "deletes_named": ((("uninstall",), "package"),), "rest_api": {"words": ["api"]}, "serves": {"operand": True},
-    "compiles": "-o", "sets_code": ((("set",), ("k",), "", "program"),), "implicit": ((("build",), ("x",), "sh"),),
-    "url_scripts": (("run",),), "property_command": ("exec.executable", "exec.args"),
-}  # fmt: skip
-
-
-def test_each_entry_read_past_the_operands_makes_a_program_act_beyond_them() -> None:
-    plain = replace(catalogue().programs["cat"], acts_beyond=False)
-    assert not beyond_operands(plain)
-    for name, value in _BEYOND.items():
-        assert beyond_operands(replace(plain, **{name: value})), name
-    assert not beyond_operands(replace(plain, signal="none"))
-
-
-def test_a_program_that_does_not_act_beyond_its_operands_gets_the_same_effects_with_those_steps_run() -> None:
-    known = catalogue()
-    lines = ("{}", "{} x", "{} -f /tmp/a b", "{} 123 -9", "{} set k v", "{} install .", "{} run https://x.example/a",
-             "{} all now", "{} --pid 1 x", "{} -o out in.c", "{} -Dexec.executable=sh")  # fmt: skip
-    plain = [p for p in known.programs.values() if not p.acts_beyond]
-    assert len(plain) > 100
-    with tempfile.TemporaryDirectory() as tmp:
-        for program in plain:
-            commands = [line.format(program.name) for line in lines]
-            before = [analyse_shell(c, home="/root", base_dir=tmp, project_dir=tmp) for c in commands]
-            known._built[program.name] = replace(program, acts_beyond=True)
-            try:
-                after = [analyse_shell(c, home="/root", base_dir=tmp, project_dir=tmp) for c in commands]
-            finally:
-                known._built[program.name] = program
-            assert before == after, program.name

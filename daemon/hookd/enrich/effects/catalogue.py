@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +166,6 @@ class Program:
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
-    # one of the entries is set that the effect model's steps beyond a program's operands read (`beyond_operands`)
-    acts_beyond: bool = False
 
 
 def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
@@ -232,7 +230,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         else None
     )
     runs = tuple(h for h in hooks if h.kind != "argv")
-    program = Program(
+    return Program(
         name=name,
         source=str(spec.get("source") or (derived or {}).get("url", "")),
         table=_table(spec, hooks),
@@ -316,19 +314,6 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         code_options=frozenset(spec.get("code_file_options", ()))
         | {h.option for h in runs if h.kind == "option" and h.code},
     )
-    return replace(program, acts_beyond=beyond_operands(program))
-
-
-def beyond_operands(program: Program) -> bool:
-    """Whether any entry is set that the effect model reads past the operands (EffectModel._program_effects,
-    entries.compiled and sets_code, code.implicit_code, url_scripts and property_command): each of those steps
-    does nothing for a program with none of them (most programs: `ls`, `cat`, `rm`), so it is skipped whole."""
-    p = program
-    return bool(
-        p.privilege or p.privilege_options or p.grants or (p.signal and p.signal != "none") or p.pid_options
-        or p.power or p.writes_files or p.schedules or p.host_copy or p.builds or p.prints_secret or p.deletes_named
-        or p.rest_api or p.serves or p.compiles or p.sets_code or p.implicit or p.url_scripts or p.property_command[0]
-    )  # fmt: skip
 
 
 def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:

@@ -227,7 +227,12 @@ class EffectModel:
         used_secret(self.ledger, program, argv, view)
         self._hooks(program, parsed, view, follow)
         self._operands(program, parsed, argv, view, place, follow)
-        self._program_effects(program, parsed, view, place, follow)
+        compiled(self.ledger, program, parsed, view, place)
+        sets_code(self.ledger, program, argv, place, follow)
+        self._program_effects(program, parsed, argv, place, view)
+        implicit_code(self.ledger, program, parsed, place)
+        url_scripts(self.ledger, program, parsed)
+        property_command(program, argv, follow)
         unread(self.files, program, parsed, view, (place, start))
         follow.origin = self._origin(program, parsed, name, view)
         self.ledger.trees, mine = trees, self.ledger.trees
@@ -296,17 +301,10 @@ class EffectModel:
                 follow.scripts.append(text)
 
     def _program_effects(
-        self, program: Program, parsed: Parsed, view: CommandView, place: Place, follow: Followups
+        self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView
     ) -> None:
-        """What it does past its operands: a file compiled, settings that run code, privileges, signals, power,
-        commands scheduled, credentials printed, a local package built, code run unnamed or from a URL. None of it
-        for most programs (`ls`, `rm`): the entry's `acts_beyond`, derived once per catalogue, is false where each
-        step would do nothing."""
-        if not program.acts_beyond:
-            return
-        argv = view.argv
-        compiled(self.ledger, program, parsed, view, place)
-        sets_code(self.ledger, program, argv, place, follow)
+        """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
+        a local package built."""
         if program.privilege or privileged(program, argv):
             self.ledger.add("privilege", None, program.name)
         if program.grants:
@@ -325,16 +323,14 @@ class EffectModel:
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
-        self.code.package_dirs(program, parsed, place)  # `pip install DIR`: the package's own code runs
+        if program.builds:  # `pip install DIR`: the package's own code runs
+            self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
         deletes_named(self.ledger, program, argv)
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.serves:
             served(self.ledger, program, parsed, place)
-        implicit_code(self.ledger, program, parsed, place)
-        url_scripts(self.ledger, program, parsed)
-        property_command(program, argv, follow)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
