@@ -126,3 +126,58 @@ def test_a_function_prints_into_its_call_s_redirection(proj: Path) -> None:
     command = "f(){ printf \"$@\"; }; f 'node-options=--require /tmp/r.js\\n' >> .npmrc"
     (run,) = ops(command, proj, "exec")
     assert (run["path"], run["key"], run["startup"]) == ("/tmp/r.js", "node-options", f"{proj}/.npmrc")
+
+
+# Wider families (meta30): what the harness's second round found.
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        # xargs(1): -0/--null splits the items at NULs, -d at its delimiter (not at blanks).
+        ("printf '%s\\0' -rf ~/Documents | xargs -0 rm", ["rm", "-rf", "/home/u/Documents"]),
+        ("printf '%s\\0' 'a b' | xargs --null rm", ["rm", "a b"]),
+        ("printf 'a,b' | xargs -d, rm", ["rm", "a", "b"]),
+        ("echo a b | xargs -I{} cp {} /tmp", ["cp", "a b", "/tmp"]),
+        # The command xargs runs may itself be a launcher: what it launches gets the items too.
+        ("printf '%s\\0' -n 19 rm -rf /home/user | xargs -0 nice", ["rm", "-rf", "/home/user"]),
+        ("printf '%s\\0' git reset --hard | xargs -0 nohup", ["git", "reset", "--hard"]),
+    ],
+)
+def test_xargs_runs_its_command_with_the_items_it_reads(command: str, argv: list[str], proj: Path) -> None:
+    assert argv in analysed(command, proj)[0]
+
+
+def test_what_xargs_runs_does_not_read_the_pipe(proj: Path) -> None:
+    """xargs gives its command /dev/null for stdin: the printed items are not code handed to `find`."""
+    assert not ops("printf '%s\\0' . -name '*.pyc' | xargs -0 find", proj, "exec")
+
+
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [
+        # "Tilde Expansion": `~` is $HOME, whatever the line set it to.
+        ("HOME=~/.ssh; cat ~/id_rsa", "/home/u/.ssh/id_rsa"),
+        ("(HOME=/etc; cat ~/shadow)", "/etc/shadow"),
+        ("export HOME=/etc; cat $HOME/shadow", "/etc/shadow"),
+        ("HOME=/etc; bash -c 'cat ~/shadow'", "/etc/shadow"),
+        # A temporary assignment is in the command's environment only: its words were expanded before.
+        ("HOME=/tmp cat ~/.netrc", "/home/u/.netrc"),
+        # An assignment's value is expanded with what the line set before.
+        ("d=/etc; f=$d/shadow; cat $f", "/etc/shadow"),
+    ],
+)
+def test_a_home_the_line_sets_is_what_tilde_expands_to(command: str, path: str, proj: Path) -> None:
+    assert path in [e["path"] for e in ops(command, proj, "read")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "(HOME=/tmp); rm -rf ~/",  # a subshell's assignment stays in it
+        "HOME=/tmp | cat; rm -rf ~/",  # so does a pipeline command's
+        "f(){ local HOME=/tmp; }; f; rm -rf ~/",  # a function's local goes back when it returns
+    ],
+)
+def test_what_a_subshell_or_a_local_sets_does_not_leak(command: str, proj: Path) -> None:
+    assert [e["path"] for e in ops(command, proj, "delete")] == ["/home/u"]

@@ -47,14 +47,12 @@ KNOWN: dict[str, str] = {
     "printf-v": "`printf -v var …` does not assign var in the shell state: `$var` is unknown (asked)",
     "read-here-string": "`read -r var <<< word` does not assign var in the shell state: `$var` is unknown (asked)",
     "alias": "aliases defined on an earlier line with `expand_aliases` are not expanded",
-    "xargs": "what xargs runs is built from its standard input, and what a pipe's printf prints is not fed to it",
     "find-exec": "`find P -maxdepth 0 -exec PROG … {} +` is not PROG on P: `{}` is not replaced by the start point",
     "procsub-bash": "`bash <(printf …)`: the script a process substitution prints is not known (asked)",
     "procsub-source": "`source <(printf …)`: the script a process substitution prints is not known (asked)",
     "arithmetic": "`$((N))` of a literal is not folded: the operand is unknown",
     "cd-relative": "`(cd D && PROG rel)`: a relative operand after a `cd` is not resolved against D",
     "pushd-relative": "`(pushd D && PROG rel)`: pushd does not change the tracked directory",
-    "home-set": "an assignment to HOME does not change what `~` expands to",
 }
 
 

@@ -31,8 +31,8 @@ from hookd.enrich.shell.runners import (
 )
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep, one_command, with_assigns
-from hookd.enrich.shell.words import _ASSIGN, _dynamic
-from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel
+from hookd.enrich.shell.words import _ASSIGN, UNSPLIT_MARK, _dynamic
+from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel, xargs_command
 from hookd.types import NormalisedEvent, ToolKind
 
 # --------------------------------------------------------------------------------------------------
@@ -63,10 +63,16 @@ class _Builder:
             self.error = message
 
     def run_script(self, script: str, depth: int, cwd: _Cwd, sudo: bool) -> None:
+        home = self.home
+        if "HOME" in self.state.variables or _NAMES_HOME.search(script):
+            # The line may set HOME ("Tilde Expansion": `~` is $HOME): `~` and $HOME are read as the variable,
+            # the home until the line sets it (`HOME=~/.ssh; cat ~/id_rsa` reads ~/.ssh/id_rsa).
+            home = "$HOME"
+            self.state.variables.setdefault("HOME", self.home)
         try:
-            block, error = _parse_script(script, self.home)
+            block, error = _parse_script(script, home)
         except _TooDeep:
-            block, error = _fallback(script, self.home), "substitutions nested too deeply to parse"
+            block, error = _fallback(script, home), "substitutions nested too deeply to parse"
         if error is not None:
             self.fail(error if depth == 0 else f"depth {depth}: {error}")
         self.walk(block, depth, cwd, None, [], sudo)
@@ -114,6 +120,7 @@ class _Builder:
             origin = self._simple(item, depth, cwd, slot, inherited, sudo)
         elif isinstance(item, _Pipe):
             number = self._next_pipeline()
+            scope = self.state.scope()  # each command of a pipeline runs in a subshell ("Pipelines")
             stdin: str | None = None
             origin = "none"
             fed: list[str] = []
@@ -136,6 +143,7 @@ class _Builder:
                     fed.extend(_peel(words, dict(single.assigns))[0][1:])  # the program's words, past `env -i …`
                 if stdin is not None:
                     origin = "text"
+            self.state.restore(scope)
         else:
             origin = self._block(item, depth, cwd, slot, inherited, sudo)
         return origin
@@ -163,11 +171,14 @@ class _Builder:
         if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
             expanded = expand_words(list(item.binds[1]), self.state.variables, self.home)
             values = list(expanded[:_LOOP_WORDS]) or ["$@"]  # no `in`: the positional parameters
+        scope = self.state.scope() if item.subst or item.subshell else None  # what it sets stays inside
         for value in values:
             if item.binds is not None and value is not None:
                 self.state.assign([(item.binds[0], value)], cwd)
             for inner in item.items:
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
+        if scope is not None:
+            self.state.restore(scope)
         return origin
 
     def _selected(self, start: int) -> None:
@@ -208,8 +219,9 @@ class _Builder:
             variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
         words = expand_words(simple.words, variables, self.home)
         if not words:
-            self.state.assign(simple.assigns, cwd)
-            self._assigned.update(simple.assigns)
+            assigns = [(key, self._value(value, variables)) for key, value in simple.assigns]
+            self.state.assign(assigns, cwd)
+            self._assigned.update(assigns)
         rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
         if rebound is not None:
             table, alias, value = rebound.groups()
@@ -223,7 +235,12 @@ class _Builder:
             cwd = cwd.copy()
             self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
-            argv = xargs_operands(words, argv, stdin)
+            own = xargs_command(words, env)  # xargs's command, launchers and all (`xargs -0 nice`)
+            argv = xargs_operands(words, argv if own is None else own, stdin)
+            if argv and XARGS_INPUT not in argv:  # the items known: a launcher among them runs what follows it
+                argv, launchers = _peel(argv, env)
+                wrappers = [*wrappers[: wrappers.index("xargs") + 1], *launchers]
+            stdin = None  # xargs read the pipe; what it runs reads /dev/null (xargs(1))
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
         privileged = sudo or any(_raises_privilege(w) for w in wrappers)
@@ -248,6 +265,14 @@ class _Builder:
         command_origin = (origin, substituted)
         self._fed = fed
         return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, command_origin)
+
+    def _value(self, value: str, variables: dict[str, str]) -> str:
+        """An assignment's value with the variables set earlier put in (`d=$HOME/x`, `p=$d/y`): expanded as a
+        word that is not split ("Shell Parameters"); as written when it stays unknown or is an array."""
+        if ("$" not in value and "`" not in value) or value.startswith("("):
+            return value
+        words = expand_words([UNSPLIT_MARK + value], variables, self.home)
+        return words[0] if len(words) == 1 and not _dynamic(words[0]) else value
 
     def _after(
         self,
@@ -305,6 +330,8 @@ class _Builder:
         if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
             self.state.positional(argv[2:] if argv[1] == "--" else argv[1:])
         if name in ("export", "declare", "typeset", "readonly", "local"):
+            if name == "local":
+                self.state.local([a.split("=", 1)[0] for a in argv[1:] if a[:1] not in "-+"])
             self._declare(argv, cwd)
             if name == "export" or any(a[:1] == "-" and "x" in a for a in argv[1:]):  # `declare -x X`
                 self.state.exported.update(w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+")
@@ -491,6 +518,7 @@ _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
 _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
 
 # Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
+_NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set
 _SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait"})
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

@@ -349,11 +349,15 @@ def _format(template: str, args: list[str]) -> str | None:
 
 
 def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None) -> list[str]:
-    """The command xargs runs, with its operands from stdin: the words of `stdin` when the line shows them
-    (`echo a b | xargs rm`), else XARGS_INPUT; in place of the -I token (its first line), else appended."""
+    """The command xargs runs, with its operands from stdin: the items of `stdin` when the line shows them
+    (`echo a b | xargs rm`; split at NULs with `-0`/`--null`, at the `-d` delimiter, else at blanks), else
+    XARGS_INPUT; in place of the -I token (its first item), else appended."""
     token = None
+    delimiter: str | None = None  # None: blanks and newlines (GNU xargs' default)
     start = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "xargs"), 0)  # not `env -i`'s words
     for k, word in enumerate(words[start:], start):
+        if words[k:] == argv:
+            break
         if word in ("-I", "--replace") and k + 1 < len(words):
             token = words[k + 1] if word == "-I" else "{}"
         elif word.startswith("-I") and len(word) > 2:
@@ -362,15 +366,34 @@ def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None) 
             token = word.split("=", 1)[1] or "{}"
         elif word in ("-i",):
             token = "{}"
-        if words[k:] == argv:
-            break
-    given = stdin.split() if stdin is not None and stdin.strip() else None
+        elif word == "--null" or (_XARGS_FLAGS.fullmatch(word) and "0" in word):
+            delimiter = "\0"
+        elif word in ("-d", "--delimiter") and k + 1 < len(words):
+            delimiter = _unescape(words[k + 1])[:1] or None
+        elif word.startswith("--delimiter="):
+            delimiter = _unescape(word.split("=", 1)[1])[:1] or None
+        elif word.startswith("-d") and len(word) > 2:
+            delimiter = _unescape(word[2:])[:1] or None
+    given = _items(stdin, delimiter) if stdin is not None and stdin.strip("\0 \t\n") else None
     if token:
-        line = stdin.strip().splitlines()[0].strip() if given and stdin is not None else XARGS_INPUT
+        first = stdin.strip().splitlines()[0].strip() if delimiter is None and stdin else (given or [""])[0]
+        line = first if given else XARGS_INPUT  # -I reads whole lines (or delimited items)
         return [w.replace(token, line) for w in argv]
     if not argv:
         return argv
     return [*argv, *given] if given else [*argv, XARGS_INPUT]
+
+
+_XARGS_FLAGS = re.compile(r"-[0rtpx]+")  # xargs' short options that take no value, in a cluster
+
+
+def _items(stdin: str, delimiter: str | None) -> list[str]:
+    """The items xargs reads: between delimiters (the last one's empty remainder is no item), else the
+    blank-separated words."""
+    if delimiter is None:
+        return stdin.split()
+    items = stdin.split(delimiter)
+    return items[:-1] if items and not items[-1] else items
 
 
 def operands(argv: list[str]) -> list[str]:

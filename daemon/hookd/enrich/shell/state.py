@@ -35,7 +35,9 @@ class _Cwd:
 class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
-    __slots__ = ("_fresh", "_links", "_placed", "built", "exported", "home", "references", "resolver", "variables")
+    __slots__ = (
+        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "references", "resolver", "variables",
+    )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
@@ -47,6 +49,7 @@ class LineState:
         self._placed: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
+        self._locals: list[dict[str, str | None]] = []  # per function call: its `local` names' values before
 
     # ----------------------------------------------------------------------------------------------
     # Words placed as paths
@@ -164,14 +167,28 @@ class LineState:
         caller's come back."""
         saved = {k: self.variables.get(k) for k in _POSITIONAL}
         self.positional(args)
+        self._locals.append({})
         try:
             yield
         finally:
-            for key, value in saved.items():
+            for key, value in [*saved.items(), *self._locals.pop().items()]:
                 if value is None:
                     self.variables.pop(key, None)
                 else:
                     self.variables[key] = value
+
+    def local(self, names: list[str]) -> None:
+        """`local NAME`: NAME gets its caller's value back when the function returns ("Bash Builtins", local)."""
+        if self._locals:
+            for name in names:
+                self._locals[-1].setdefault(name, self.variables.get(name))
+
+    def scope(self) -> tuple[dict[str, str], dict[str, str], set[str]]:
+        """What a subshell may change and its parent does not see (`( … )`, `$( … )`, a pipeline's commands)."""
+        return dict(self.variables), dict(self.built), set(self.exported)
+
+    def restore(self, saved: tuple[dict[str, str], dict[str, str], set[str]]) -> None:
+        self.variables, self.built, self.exported = dict(saved[0]), dict(saved[1]), set(saved[2])
 
     # ----------------------------------------------------------------------------------------------
     # Links and directories

@@ -262,3 +262,15 @@ def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool] | None:
     if has_c and k < len(argv):
         return argv[k], False, False
     return None
+
+
+def xargs_command(words: list[str], env: dict[str, str]) -> list[str] | None:
+    """The words of the command xargs runs (after xargs' options; `echo` when it names none), None when the
+    words hold no xargs."""
+    at = next((k for k, w in enumerate(words) if _basename(w) == "xargs"), None)
+    if at is None:
+        return None
+    start = _WRAPPERS["xargs"](words, at + 1, env)
+    if start is None:
+        return None
+    return words[start:] or ["echo"]
