@@ -40,19 +40,11 @@ KNOWN: dict[str, str] = {
         "text echoed into a shell that holds a `$` is not known (`echo 'echo $NODE_ENV' | sh`: after quote removal "
         "a literal `$` cannot be told from an unknown variable), so the shell's script is unknown and asked"
     ),
-    "param-substitute": "`${v/pattern/string}` of a known value is not evaluated: the word is unknown (asked)",
-    "param-lower": "`${v,,}` of a known value is not evaluated: the word is unknown (asked)",
-    "param-upper": "`${v^^}` of a known value is not evaluated: the operand is unknown",
-    "param-indirect": "`${!name}` indirection is not followed: the word is unknown (asked)",
-    "printf-v": "`printf -v var …` does not assign var in the shell state: `$var` is unknown (asked)",
-    "read-here-string": "`read -r var <<< word` does not assign var in the shell state: `$var` is unknown (asked)",
-    "alias": "aliases defined on an earlier line with `expand_aliases` are not expanded",
-    "find-exec": "`find P -maxdepth 0 -exec PROG … {} +` is not PROG on P: `{}` is not replaced by the start point",
-    "procsub-bash": "`bash <(printf …)`: the script a process substitution prints is not known (asked)",
-    "procsub-source": "`source <(printf …)`: the script a process substitution prints is not known (asked)",
-    "arithmetic": "`$((N))` of a literal is not folded: the operand is unknown",
-    "cd-relative": "`(cd D && PROG rel)`: a relative operand after a `cd` is not resolved against D",
-    "pushd-relative": "`(pushd D && PROG rel)`: pushd does not change the tracked directory",
+    "procsub-bash": (
+        "as echo-pipe-sh: the script `bash <(printf …)` runs is known only when its text holds no `$` (a literal "
+        "`$` cannot be told from an unknown variable), so such a script is asked"
+    ),
+    "procsub-source": "as procsub-bash, for `source <(printf …)`",
 }
 
 

@@ -16,7 +16,7 @@ from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
-from hookd.enrich.shell.expand import expand_words
+from hookd.enrich.shell.expand import _echo_output, expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.parser import _one_line, _parse_script
@@ -54,6 +54,7 @@ class _Builder:
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
         self._fed: tuple[str, ...] = ()  # the operands of the commands before the next one in its pipeline
         self._aliases: dict[str, str] = {}  # `alias w='rm -rf'`, `hash -p /bin/rm ls`: a command word's new text
+        self._unused_aliases: dict[str, tuple[str, int, _Cwd, bool]] = {}  # defined, not yet used: judged at the end
         self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
         self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
         self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
@@ -81,6 +82,9 @@ class _Builder:
                 if name not in self._called:  # never called on the line: judged as if run, arguments unknown
                     self._called.add(name)
                     self._call(body, None, depth, cwd, sudo, (None, "none"))
+            for value, at, where, privileged in list(self._unused_aliases.values()):  # never used: as if run
+                self._nested(value, at, where, privileged)
+            self._unused_aliases.clear()
 
     def _call(
         self,
@@ -243,6 +247,9 @@ class _Builder:
             stdin = None  # xargs read the pipe; what it runs reads /dev/null (xargs(1))
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
+        printed_script = _substituted_script(name, argv, variables.get("HOME", self.home)) if stdin is None else None
+        if printed_script is not None:  # `bash <(printf '%s\n' …)`: the script is the text the pipe carries
+            argv, stdin, origin = [argv[0], "/dev/stdin", *argv[2:]], printed_script, "text"
         privileged = sudo or any(_raises_privilege(w) for w in wrappers)
         redirects = [self.state.redirect(r, cwd) for r in simple.redirects]
         if inherited:
@@ -321,11 +328,15 @@ class _Builder:
             self._fed = fed
             self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"])
             out = self._printed
-        self._shell_state(name, argv, depth, cwd, privileged)
+        default_ifs = "IFS" not in env and "IFS" not in self.state.variables  # `read` splits the line at $IFS
+        given = _heredoc(simple.redirects) if default_ifs else None  # a here-string or here-document only
+        self._shell_state(name, argv, depth, cwd, privileged, given)
         self._printed = out
         return follow.origin
 
-    def _shell_state(self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool) -> None:
+    def _shell_state(
+        self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool, heredoc: str | None = None
+    ) -> None:
         """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
         if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
             self.state.positional(argv[2:] if argv[1] == "--" else argv[1:])
@@ -336,17 +347,18 @@ class _Builder:
             if name == "export" or any(a[:1] == "-" and "x" in a for a in argv[1:]):  # `declare -x X`
                 self.state.exported.update(w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+")
         if name == "alias":
-            for definition in argv[1:]:  # judged where it is defined, as if run: its words are only known here
+            for definition in argv[1:]:  # judged where it is used, with the words after it; if never, as if run
                 if _ASSIGN.match(definition):
                     alias, value = definition.split("=", 1)
-                    self._aliases[alias] = value  # and each later command it starts (`shopt -s expand_aliases`)
-                    self._nested(value, depth, cwd.copy(), privileged)
+                    self._aliases[alias] = value  # each later command it starts (`shopt -s expand_aliases`)
+                    self._unused_aliases[alias] = (value, depth, cwd.copy(), privileged)
         if name == "hash" and "-p" in argv[1:-2]:  # `hash -p PATH NAME…`: NAME runs PATH (bash(1), hash)
             at = argv.index("-p", 1)
             self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
         if name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
             named = [a for a in argv[1:] if _NAME.match(a)]
             self.state.forget(named)
+            self.state.assign(_read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
             if name in ("read", "mapfile", "readarray") and self._block_fed:  # what the pipe's commands print
                 self.state.built.update(dict.fromkeys(named, "$(: " + shlex.join(self._block_fed) + ")"))
             listing = self.model.ledger.previous
@@ -375,6 +387,7 @@ class _Builder:
         of plain words takes its place (`rm -rf ~/Documents`); one with shell syntax runs as written with the
         words after it, walked as its own script."""
         value = self._aliases[words[0]]
+        self._unused_aliases.pop(words[0], None)
         try:
             replaced = shlex.split(value)
         except ValueError:
@@ -547,6 +560,36 @@ def _held(redirects: list[_Redir]) -> list[str]:
         elif redirect.op == "<" and redirect.is_path and redirect.target:
             held.append(". " + shlex.quote(redirect.target))
     return held
+
+
+def _substituted_script(name: str, argv: list[str], home: str) -> str | None:
+    """The script a shell runs (or `source` reads) from a process substitution that prints literal text
+    ("Process Substitution": `<(cmd)` is a file holding cmd's output), None when that text is not known."""
+    if name not in (*_SHELLS, "source", ".") or len(argv) < 2:
+        return None
+    word = argv[1]
+    if not (word.startswith("<(") and word.endswith(")")):
+        return None
+    text = _echo_output(word[2:-1], home, code=True)
+    return None if text is None else text + "\n"
+
+
+def _read_or_printed(name: str, argv: list[str], heredoc: str | None) -> list[tuple[str, str]]:
+    """The variables `printf -v NAME FORMAT ARGS…` and `read [-r] NAME… <<< WORD` set, where the line shows the
+    text ("Bash Builtin Commands", printf and read: the line read is split at blanks, the last name taking the
+    rest; without -r a backslash escapes, which is not followed here)."""
+    if name == "printf" and argv[1:2] == ["-v"] and len(argv) > 3 and _NAME.match(argv[2]):
+        text = printed(["printf", *argv[3:]])
+        return [(argv[2], text)] if text is not None and not _dynamic(text) else []
+    if name != "read" or heredoc is None or _dynamic(heredoc):
+        return []
+    raw = argv[1:2] == ["-r"]
+    names = argv[2:] if raw else argv[1:]
+    if not names or not all(_NAME.match(n) for n in names) or (not raw and "\\" in heredoc):
+        return []
+    line = heredoc.split("\n", 1)[0].strip(" \t")
+    fields = line.split(None, len(names) - 1) if line else []
+    return [(n, fields[k] if k < len(fields) else "") for k, n in enumerate(names)]
 
 
 def _heredoc(redirects: list[_Redir]) -> str | None:

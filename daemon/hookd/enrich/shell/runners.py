@@ -15,6 +15,7 @@ dynamic word `XARGS_INPUT`, so a rule about a target asks rather than guesses.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from dataclasses import dataclass
 
@@ -171,29 +172,49 @@ def _fd_fill(word: str, found: str) -> str:
 
 
 def _find(argv: list[str]) -> list[Spawn]:
-    """`find ROOT … -name PAT -exec cmd {} ;`: `{}` stands for ROOT/**/PAT (or ROOT/*), what it finds."""
+    """`find ROOT… … -name PAT -exec cmd {} ;`: `{}` stands for ROOT/**/PAT (or ROOT/*), what it finds below
+    each start point; and for the start point itself where find selects it (find(1): the start points are
+    depth 0): with `-maxdepth 0` only them, else a start point other than `.`/`..` whose name matches and
+    that no `-type` other than d or `-mindepth` leaves out (`find build -exec rm -rf {} +` removes build)."""
     roots = []
     for arg in argv[1:]:
         if arg.startswith(("-", "(", "!", ")")):
             break
         roots.append(arg)
-    root = roots[0] if roots else "."
     pattern = "*"
     for k, arg in enumerate(argv):
         if arg in ("-name", "-iname") and k + 1 < len(argv):
             pattern = argv[k + 1]
-    found = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
+    only_starts = _find_value(argv, "-maxdepth") == "0"
+    starts_too = only_starts or (
+        _find_value(argv, "-mindepth") in (None, "0") and _find_value(argv, "-type") in (None, "d")
+    )
+    stand_ins: list[tuple[str, bool]] = []  # (what `{}` is, whether it stands for a search's selection)
+    for root in roots or ["."]:
+        name = root.rstrip("/").rsplit("/", 1)[-1]
+        if starts_too and (only_starts or (name not in ("", ".", "..") and fnmatch.fnmatchcase(name, pattern))):
+            stand_ins.append((root, False))  # the start point itself: that path, no selection below it
+        if not only_starts:
+            below = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
+            stand_ins.append((below, True))
     spawns = []
     k = 0
     while k < len(argv):
         if argv[k] in _FIND_EXEC:
             end = next((j for j in range(k + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
-            command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
-            if command:
-                spawns.append(Spawn(command, "find", sweep=True))
+            for found, selection in stand_ins:
+                command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
+                if command:
+                    spawns.append(Spawn(command, "find", sweep=selection))
             k = end
         k += 1
     return spawns
+
+
+def _find_value(argv: list[str], option: str) -> str | None:
+    """The value of find's last `option` (`-maxdepth 0`), None when it has none."""
+    at = max((k for k, w in enumerate(argv[:-1]) if w == option), default=-1)
+    return argv[at + 1] if at >= 0 else None
 
 
 def _container(name: str, argv: list[str]) -> list[Spawn]:
@@ -255,12 +276,15 @@ def _parallel(argv: list[str]) -> list[Spawn]:
 
 def runs_stdin(name: str, argv: list[str], shells: frozenset[str]) -> bool:
     """Whether the command runs the text on its stdin as a shell script: a shell without `-c` and without
-    a script file (or with `-s`), `at`/`batch` without `-f`, `crontab` installing from `-` or stdin."""
+    a script file (or with `-s`), `source`/`.` of /dev/stdin, `at`/`batch` without `-f`, `crontab` installing
+    from `-` or stdin."""
     options = [a for a in argv[1:] if a.startswith("-") and a != "-"]
     operands = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
     if name in shells:
         flags = "".join(o[1:] for o in options if not o.startswith("--"))
         return "c" not in flags and ("s" in flags or not operands or operands[0] in _STDIN_FILES)
+    if name in ("source", "."):  # `source /dev/stdin <<< …`: the current shell reads its stdin as the script
+        return bool(operands) and operands[0] in _STDIN_FILES
     if name in ("at", "batch"):
         return not any(o.startswith("-f") for o in options)
     if name == "crontab":

@@ -66,8 +66,8 @@ class LineState:
         return placed
 
     def moved_away(self, text: str, cwd: _Cwd) -> bool:
-        """`text` is relative to a directory the line moved to out of the project, or one hookd cannot follow."""
-        return not text.startswith("/") and (not cwd.known or not self.resolver.contains(cwd.path))
+        """`text` is relative to a directory the line moved to that hookd cannot follow (one it follows places it)."""
+        return not text.startswith("/") and not cwd.known
 
     def args(self, words: list[str], cwd: _Cwd) -> list[dict[str, Any]]:
         """Each operand placed; a glob is followed by the paths it matches on disk now, as the shell would
