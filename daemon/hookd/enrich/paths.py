@@ -454,6 +454,10 @@ def _glob_entries(
     if pattern is None or not (has_glob(pattern) or style == "search"):
         return []
     found, complete = resolver.matches(pattern, base, hidden=True, files=style == "search" or pattern != raw)
+    if style == "path" and pattern == raw:  # a directory a glob matches is read whole, as one named (`~/.config/g[h]`)
+        for directory in [p for p in found if os.path.isdir(p)]:
+            below, done = resolver.matches(directory + "/**/*", "/", hidden=True, files=True)
+            found, complete = [*found, *below], complete and done
     out = [
         {"arg": arg, "raw": path, "path": path, "in_project": resolver.contains(path), "access": access, "glob": raw}
         for path in found
@@ -526,6 +530,12 @@ def tool_paths(
             for base in bases:
                 if style is None:
                     out.append({"arg": arg, **resolver.resolve(item, base), "access": access})
+                    if arg in spec.relative_to and any(
+                        c != "**" and has_glob(c) for c in item.rpartition("/")[0].split("/")
+                    ):
+                        # a glob tool's pattern with a glob in a directory name (`~/.ss[h]/*`; not `**`): the
+                        # names it lists are what it matches, which its text does not show
+                        out.extend(_glob_entries(resolver, arg, item, base, "list", access))
                     continue
                 # a glob's alternatives (`*.{ts,tsx}`) each as written, then what the glob matches on disk
                 alternatives = expand_braces(item) or [item]

@@ -262,3 +262,14 @@ def test_an_alias_is_judged_where_it_is_used_with_the_words_after_it(proj: Path)
     argvs, found = analysed("shopt -s expand_aliases\nalias e=env\ne RUST_LOG=debug cargo run", proj)
     assert ["cargo", "run"] in argvs and not [e for e in found if e["path"] == "/proc/self/environ"]
     assert [e["path"] for e in ops("alias ll='rm -rf ~/Documents'", proj, "delete")] == ["/home/u/Documents"]
+
+
+def test_set_prints_the_variables_only_with_no_argument(proj: Path) -> None:
+    """`set` alone prints every variable; `set -- a b` sets the positional parameters, `set -e` an option."""
+    assert [e["path"] for e in ops("set", proj, "read")] == ["/proc/self/environ"]
+    assert not ops('set -- --help; ls "$@"', proj, "read") and not ops("set -e", proj, "read")
+
+
+def test_builtin_exec_holds_a_descriptor_as_exec_does(proj: Path) -> None:
+    found = ops("builtin exec 3<<<'rm -rf ~/Documents'; bash <&3", proj, "delete")
+    assert [e["path"] for e in found] == ["/home/u/Documents"]

@@ -36,12 +36,7 @@ SAMPLE_BENIGN = 10
 
 # Rewrites whose failures are not closed yet, each with the mechanism that misses them (strict: the entry must
 # go once the rewrite holds on the sample).
-KNOWN: dict[str, str] = {
-    "glob-bracket": (
-        'a glob that matches a directory (`paths: ["~/.config/g[h]"]`) or has one in a directory component '
-        "(`~/.ss[h]/*`) is not expanded to the files below it"
-    ),
-}
+KNOWN: dict[str, str] = {}
 
 _KINDS = {ToolKind.READ, ToolKind.WRITE, ToolKind.EDIT}
 

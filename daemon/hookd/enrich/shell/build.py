@@ -299,7 +299,8 @@ class _Builder:
         origin, substituted = origins
         fed = self._fed  # (a function's body of one command is fed what its call is)
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
-        if simple.words[:1] == ["exec"] and all(_FD_NAME.match(w) for w in simple.words[1:]):
+        own = simple.words[1:] if simple.words[:1] in (["builtin"], ["command"]) else simple.words  # `builtin exec`
+        if own[:1] == ["exec"] and all(_FD_NAME.match(w) for w in own[1:]):
             self._held.extend(_held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
         heredoc = _heredoc(simple.redirects) or _duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
