@@ -18,12 +18,15 @@ outside the hooks. No filesystem access: only the call's own paths and texts.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from collections.abc import Iterable
 
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang
-from hookd.enrich.facts import under
+from hookd.enrich.facts import in_home_cache, under
+from hookd.enrich.holdings import head
 from hookd.enrich.shell.build import analyse_shell
 from hookd.types import JSON
 
@@ -52,7 +55,7 @@ def left_for_later(
     texts = [t[:MAX_TEXT] for t in texts]  # read no further, but a text cut here counts as what it may hide
     cut = any(len(t) > MAX_TEXT for t in whole)
     out: list[dict[str, JSON]] = []
-    fetched: list[str] | None = None
+    fetched: tuple[list[str], str] | None = None
     for path in written:
         if path in known:
             continue
@@ -61,7 +64,7 @@ def left_for_later(
             later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT])
         if not later and path and not _is_prose(path, project):
             fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
-            later = ({"lang": "sh", "text": "\n".join(fetched)}, _FETCHED_WHEN) if fetched else None
+            later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
         if later:
             code, when = later
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
@@ -93,29 +96,103 @@ def _is_prose(path: str, project: str) -> bool:
 
 
 _FETCHED_WHEN = "a command line that runs what it downloads or decodes"
+REACH_WHEN = "command lines that delete in the home, or send what they read from the home or the environment"
 
 
-def _fetched_lines(texts: list[str], home: str, project: str) -> list[str]:
+def _fetched_lines(texts: list[str], home: str, project: str) -> tuple[list[str], str]:
     """The command lines of the texts that run what they download or decode (`curl … | sh`, `curl -o x && sh
-    x`, `base64 -d | sh`): left in a code or configuration file (anything but prose, whatever program reads it:
-    a `[hooks]` table, a git hook, an editor's exrc, a test runner's conftest.py, a package's lifecycle
-    script), a deferred exec. The lines are those the effect model walks in any file (loaded.file_commands:
-    settings, lines, string literals, substitutions), each judged by the shell's analysis."""
-    lines = [line for text in texts for line in file_commands(_added_lines(text))][:MAX_LINES]
-    return [line for line in lines if _runs_fetched(line, home, project)]
+    x`, `base64 -d | sh`), else those that together reach into the home (`reaches_home`: `rm -rf ~/x`, `cat
+    ~/.ssh/id_ed25519 | curl -d @- …`, a key copied on one line and uploaded on the next), with the reason:
+    left in a code or configuration file (anything but prose, whatever program reads it: a `[hooks]` table, a
+    git hook, an editor's exrc, a test runner's conftest.py, a package's lifecycle script, another agent's hook
+    script or MCP server entry), a deferred exec. The lines are those the effect model walks in any file
+    (loaded.file_commands: settings, lines, string literals, substitutions), each judged by the shell's
+    analysis."""
+    lines = [line for text in texts for line in file_commands(added_lines(text))][:MAX_LINES]
+    analysed = [(line, _analysed(line, home, project)) for line in lines]
+    fetched = [line for line, effects in analysed if effects is None or _runs_fetched(effects)]
+    if fetched:
+        return fetched, _FETCHED_WHEN
+    every = [e for _line, effects in analysed for e in effects or ()]
+    if not reaches_home(every, home, project):
+        return [], ""
+    return [line for line, effects in analysed if effects and _touches_home(effects, home, project)], REACH_WHEN
 
 
-def _added_lines(text: str) -> str:
+def named_script_runs_later(line: str, config: str, home: str, project: str) -> bool:
+    """A command for later that names a script file (`./hooks/format.sh`, relative to the configuration file
+    that names it, as Cursor's hooks.json and Claude Code's settings resolve it, or to the project): the script's
+    text (its first MAX_SCRIPT bytes, a regular file, never through a link) holds lines that run what they
+    download or decode, or reach into the home (`_fetched_lines`). Read at decision time (TOCTOU: the script may
+    change later; this widens what is asked, it is never a reason to allow)."""
+    try:
+        program = shlex.split(line)[0] if line.strip() else ""
+    except ValueError:
+        return False
+    if "/" not in program or program.startswith("~"):
+        return False
+    places = (
+        [program]
+        if program.startswith("/")
+        else [os.path.join(os.path.dirname(config), program), os.path.join(project, program)]
+    )
+    text = next((t for p in places if (t := head(os.path.normpath(p), MAX_SCRIPT)) is not None), None)
+    return text is not None and bool(_fetched_lines([text], home, project)[0])
+
+
+MAX_SCRIPT = 64 * 1024
+
+
+def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
+    """What command lines left for later do that the policies stop when a shell line does it now, told apart
+    from what build, test and lint commands do: they delete, move or change the mode of the home, of anything
+    in it outside the project and its caches, or of the whole filesystem (`rm -rf ~/`, `shutil.rmtree(~/x)`);
+    or they send something out (a fetch) while reading a file of the home outside the project, or the
+    environment (`curl -T ~/.netrc`, `tar cz ~/.ssh | curl -T -`, `env > f; curl -F x=@f`). A home's file
+    read but not sent (`eslint -c ~/.eslintrc.json`), scratch space and the project are not."""
+    sends = any(e["op"] == "fetch" for e in effects)
+    for e in effects:
+        path = str(e.get("path") or "")
+        if e["op"] in ("delete", "move", "chmod") and (
+            e.get("class") in ("root", "home") or _in_home(path, home, project)
+        ):
+            return True
+        if sends and e["op"] in ("read", "copy", "move") and (_in_home(path, home, project) or _environment(path)):
+            return True
+    return False
+
+
+def _touches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
+    return any(
+        e["op"] == "fetch" or _in_home(path := str(e.get("path") or ""), home, project) or _environment(path)
+        for e in effects
+    )
+
+
+def _in_home(path: str, home: str, project: str) -> bool:
+    return under(path, home) and not under(path, project) and not in_home_cache(path, home)
+
+
+def _environment(path: str) -> bool:
+    """A process's environment (`env`, `printenv`, `/proc/self/environ`: /proc/PID/environ)."""
+    return path.startswith("/proc/") and path.endswith("/environ")
+
+
+def _analysed(line: str, home: str, project: str) -> list[dict[str, JSON]] | None:
+    """The shell's effects of `line`; None for a line too long to analyse (it may run anything)."""
+    if len(line) > 16 * 1024:
+        return None
+    return analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+
+
+def added_lines(text: str) -> str:
     """A file's text as written: for a patch, its added lines."""
     if not text.startswith("*** Begin Patch") and "\n+++ " not in text:
         return text
     return "\n".join(line[1:] for line in text.splitlines() if line.startswith("+") and not line.startswith("+++"))
 
 
-def _runs_fetched(line: str, home: str, project: str) -> bool:
-    if len(line) > 16 * 1024:
-        return True
-    effects = analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+def _runs_fetched(effects: list[dict[str, JSON]]) -> bool:
     return any(e["op"] == "exec" and e.get("flow") in ("fetch", "decode") for e in effects)
 
 
