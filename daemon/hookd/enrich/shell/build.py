@@ -16,7 +16,7 @@ from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
-from hookd.enrich.shell.expand import _echo_output, expand_words
+from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.parser import _one_line, _parse_script
@@ -30,7 +30,16 @@ from hookd.enrich.shell.runners import (
     xargs_operands,
 )
 from hookd.enrich.shell.state import LineState, _Cwd
-from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep, one_command, with_assigns
+from hookd.enrich.shell.stdin import (
+    NAME,
+    duplicated,
+    held,
+    heredoc_text,
+    read_or_printed,
+    reads_code,
+    substituted_script,
+)
+from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Simple, _TooDeep, one_command, with_assigns
 from hookd.enrich.shell.words import _ASSIGN, UNSPLIT_MARK, _dynamic
 from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel, xargs_command
 from hookd.types import NormalisedEvent, ToolKind
@@ -247,7 +256,7 @@ class _Builder:
             stdin = None  # xargs read the pipe; what it runs reads /dev/null (xargs(1))
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
-        printed_script = _substituted_script(name, argv, variables.get("HOME", self.home)) if stdin is None else None
+        printed_script = substituted_script(name, argv, variables.get("HOME", self.home)) if stdin is None else None
         if printed_script is not None:  # `bash <(printf '%s\n' …)`: the script is the text the pipe carries
             argv, stdin, origin = [argv[0], "/dev/stdin", *argv[2:]], printed_script, "text"
         privileged = sudo or any(_raises_privilege(w) for w in wrappers)
@@ -301,8 +310,8 @@ class _Builder:
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
         own = simple.words[1:] if simple.words[:1] in (["builtin"], ["command"]) else simple.words  # `builtin exec`
         if own[:1] == ["exec"] and all(_FD_NAME.match(w) for w in own[1:]):
-            self._held.extend(_held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
-        heredoc = _heredoc(simple.redirects) or _duplicated(simple.redirects, self._held)
+            self._held.extend(held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
+        heredoc = heredoc_text(simple.redirects) or duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
@@ -315,7 +324,7 @@ class _Builder:
         if follow.code is not None and "inline" not in command:
             language, text = follow.code
             command["inline"] = {"language": language, "parsed": False, "dynamic": True, "code": text[:4096]}
-        if stdin is None and origin not in ("none", "text") and _reads_code(name, argv):
+        if stdin is None and origin not in ("none", "text") and reads_code(name, argv):
             self.model.stdin_code(name, origin)
         if name in ("ln", "cp"):
             self.state.link(argv, cwd)
@@ -330,7 +339,7 @@ class _Builder:
             self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"])
             out = self._printed
         default_ifs = "IFS" not in env and "IFS" not in self.state.variables  # `read` splits the line at $IFS
-        given = _heredoc(simple.redirects) if default_ifs else None  # a here-string or here-document only
+        given = heredoc_text(simple.redirects) if default_ifs else None  # a here-string or here-document only
         self._shell_state(name, argv, depth, cwd, privileged, given)
         self._printed = out
         return follow.origin
@@ -357,9 +366,9 @@ class _Builder:
             at = argv.index("-p", 1)
             self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
         if name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
-            named = [a for a in argv[1:] if _NAME.match(a)]
+            named = [a for a in argv[1:] if NAME.match(a)]
             self.state.forget(named)
-            self.state.assign(_read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
+            self.state.assign(read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
             if name in ("read", "mapfile", "readarray") and self._block_fed:  # what the pipe's commands print
                 self.state.built.update(dict.fromkeys(named, "$(: " + shlex.join(self._block_fed) + ")"))
             listing = self.model.ledger.previous
@@ -516,91 +525,15 @@ def _raises_privilege(wrapper: str) -> bool:
     return program is not None and program.privilege
 
 
-def _reads_code(name: str, argv: list[str]) -> bool:
-    """A shell or interpreter that runs what comes on its stdin."""
-    if runs_stdin(name, argv, _SHELLS):
-        return True
-    interpreter = name in _STDIN_INTERPRETERS or name.startswith(("python", "pypy"))
-    return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
-
-
 _FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bash picks the number
 # `BASH_ALIASES[w]='rm -rf'`, `BASH_CMDS[ls]=/bin/rm`: an alias, a hashed program, set as an array element
 _REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
 _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
 _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
-
-# Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
 _NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set
+# Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
 _SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait"})
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-_STDIN_INTERPRETERS = frozenset(
-    {"perl", "ruby", "node", "nodejs", "php", "lua", "tclsh", "bun", "deno", "Rscript", "osascript"}
-)
-
-
-def _duplicated(redirects: list[_Redir], held: list[str]) -> str | None:
-    """The text a descriptor duplicated onto stdin holds (`bash <&3` after `exec 3<<<'…'`): what the line put
-    on descriptors (their numbers are not kept: every such text)."""
-    numbers = [r.target or "" for r in redirects if r.op == "<&"]
-    if not held or not any((n.isdigit() or n[:1] == "$") and n not in ("0", "1", "2") for n in numbers):
-        return None
-    return "\n".join(held)
-
-
-def _held(redirects: list[_Redir]) -> list[str]:
-    """What `exec`'s redirects put on descriptors for a later `<&N`: a here-string's or here-document's text, a
-    file's as the script that sources it (`exec 3< x.sh`)."""
-    held = []
-    for redirect in redirects:
-        text = _heredoc([redirect])
-        if text is not None:
-            held.append(text)
-        elif redirect.op == "<" and redirect.is_path and redirect.target:
-            held.append(". " + shlex.quote(redirect.target))
-    return held
-
-
-def _substituted_script(name: str, argv: list[str], home: str) -> str | None:
-    """The script a shell runs (or `source` reads) from a process substitution that prints literal text
-    ("Process Substitution": `<(cmd)` is a file holding cmd's output), None when that text is not known."""
-    if name not in (*_SHELLS, "source", ".") or len(argv) < 2:
-        return None
-    word = argv[1]
-    if not (word.startswith("<(") and word.endswith(")")):
-        return None
-    text = _echo_output(word[2:-1], home, code=True)
-    return None if text is None else text + "\n"
-
-
-def _read_or_printed(name: str, argv: list[str], heredoc: str | None) -> list[tuple[str, str]]:
-    """The variables `printf -v NAME FORMAT ARGS…` and `read [-r] NAME… <<< WORD` set, where the line shows the
-    text ("Bash Builtin Commands", printf and read: the line read is split at blanks, the last name taking the
-    rest; without -r a backslash escapes, which is not followed here)."""
-    if name == "printf" and argv[1:2] == ["-v"] and len(argv) > 3 and _NAME.match(argv[2]):
-        text = printed(["printf", *argv[3:]])
-        return [(argv[2], text)] if text is not None and not _dynamic(text) else []
-    if name != "read" or heredoc is None or _dynamic(heredoc):
-        return []
-    raw = argv[1:2] == ["-r"]
-    names = argv[2:] if raw else argv[1:]
-    if not names or not all(_NAME.match(n) for n in names) or (not raw and "\\" in heredoc):
-        return []
-    line = heredoc.split("\n", 1)[0].strip(" \t")
-    fields = line.split(None, len(names) - 1) if line else []
-    return [(n, fields[k] if k < len(fields) else "") for k, n in enumerate(names)]
-
-
-def _heredoc(redirects: list[_Redir]) -> str | None:
-    """The text a here-document or here-string gives the command on stdin."""
-    for redirect in reversed(redirects):
-        if redirect.op in ("<<", "<<-") and redirect.body is not None:
-            return redirect.body
-        if redirect.op == "<<<" and redirect.target is not None:
-            return redirect.target + "\n"
-    return None
 
 
 # --------------------------------------------------------------------------------------------------
