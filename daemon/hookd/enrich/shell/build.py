@@ -133,7 +133,7 @@ class _Builder:
             origin = self._simple(item, depth, cwd, slot, inherited, sudo)
         elif isinstance(item, _Pipe):
             number = self._next_pipeline()
-            scope = self.state.scope()  # each command of a pipeline runs in a subshell ("Pipelines")
+            self.state.scope()  # each command of a pipeline runs in a subshell ("Pipelines")
             stdin: str | None = None
             origin = "none"
             fed: list[str] = []
@@ -156,7 +156,7 @@ class _Builder:
                     fed.extend(_peel(words, dict(single.assigns))[0][1:])  # the program's words, past `env -i …`
                 if stdin is not None:
                     origin = "text"
-            self.state.restore(scope)
+            self.state.restore()
         else:
             origin = self._block(item, depth, cwd, slot, inherited, sudo)
         return origin
@@ -184,14 +184,14 @@ class _Builder:
         if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
             expanded = expand_words(list(item.binds[1]), self.state.variables, self.home)
             values = list(expanded[:_LOOP_WORDS]) or ["$@"]  # no `in`: the positional parameters
-        scope = self.state.scope() if item.subst or item.subshell else None  # what it sets stays inside
+        scoped = item.subst or item.subshell  # what it sets stays inside
+        self.state.scope(scoped)
         for value in values:
             if item.binds is not None and value is not None:
                 self.state.assign([(item.binds[0], value)], cwd)
             for inner in item.items:
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
-        if scope is not None:
-            self.state.restore(scope)
+        self.state.restore(scoped)
         return origin
 
     def _selected(self, start: int) -> None:
@@ -227,7 +227,7 @@ class _Builder:
             slot = (self._next_pipeline(), 0)
         fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
         env = dict(simple.assigns)
-        variables = self.state.variables
+        variables: dict[str, str] = self.state.variables
         if cwd.known and "PWD" not in variables and any("PWD" in w for w in simple.words):
             variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
         words = expand_words(simple.words, variables, self.home)

@@ -32,6 +32,56 @@ class _Cwd:
         return _Cwd(self.path, self.known)
 
 
+class Journaled(dict[str, str]):
+    """Variables whose changes inside a subshell are undone when it ends: each scope notes the value a name had
+    before its first change there, so opening and closing one costs what it changed, not what the line set."""
+
+    __slots__ = ("_frames",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._frames: list[dict[str, str | None]] = []
+
+    def _note(self, key: str) -> None:
+        if self._frames and key not in self._frames[-1]:
+            self._frames[-1][key] = dict.get(self, key)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self._note(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._note(key)
+        super().__delitem__(key)
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        self._note(key)
+        return super().pop(key, default)
+
+    def update(self, *args: Any, **kwargs: str) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key: str, default: str = "") -> str:
+        if key not in self:
+            self[key] = default
+        return dict.__getitem__(self, key)
+
+    def clear(self) -> None:
+        for key in list(self):
+            del self[key]
+
+    def open(self) -> None:
+        self._frames.append({})
+
+    def close(self) -> None:
+        for key, value in self._frames.pop().items():
+            if value is None:
+                super().pop(key, None)
+            else:
+                super().__setitem__(key, value)
+
+
 class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
@@ -42,10 +92,10 @@ class LineState:
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
         self.resolver = PathResolver(home=home, project_dir=project_dir)
-        self.variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
+        self.variables = Journaled()  # set by `X=v` statements earlier on the line
         self.references: set[str] = set()  # `declare -n` names: what they are set to goes elsewhere
         self.exported: set[str] = set()  # `export X=…`, `declare -x X`: in the environment of every later command
-        self.built: dict[str, str] = {}  # a variable set when the line runs, as written (`pid=$(pgrep x)`)
+        self.built = Journaled()  # a variable set when the line runs, as written (`pid=$(pgrep x)`)
         self._placed: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
@@ -183,12 +233,17 @@ class LineState:
             for name in names:
                 self._locals[-1].setdefault(name, self.variables.get(name))
 
-    def scope(self) -> tuple[dict[str, str], dict[str, str], set[str]]:
-        """What a subshell may change and its parent does not see (`( … )`, `$( … )`, a pipeline's commands)."""
-        return dict(self.variables), dict(self.built), set(self.exported)
+    def scope(self, subshell: bool = True) -> None:
+        """A subshell starts (`( … )`, `$( … )`, a pipeline's command): what it assigns, `restore` undoes
+        (`export` is kept: judging a later command with more of the environment set only asks more)."""
+        if subshell:
+            self.variables.open()
+            self.built.open()
 
-    def restore(self, saved: tuple[dict[str, str], dict[str, str], set[str]]) -> None:
-        self.variables, self.built, self.exported = dict(saved[0]), dict(saved[1]), set(saved[2])
+    def restore(self, subshell: bool = True) -> None:
+        if subshell:
+            self.variables.close()
+            self.built.close()
 
     # ----------------------------------------------------------------------------------------------
     # Links and directories
