@@ -70,6 +70,16 @@ __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
 _PROGRAM_GLOB = re.compile(r"[*?]|\[[^\]]+\]")  # a program word the shell expands as a pattern
 
 
+def _own_setup(view: CommandView, path: str) -> bool:
+    """A write into `path` that is the output of a program printing the shell code of its own setup (the
+    catalogue's `prints_shell`, as `eval "$(pyenv init -)"` takes it), redirected there by the command itself
+    with no environment of its own to change what it prints, nor a PATH the line set to find another program of
+    that name: the tool's installed code, not code of the line."""
+    redirected = any(">" in str(r.get("op") or "") and r.get("path") == path for r in view.redirects)
+    own = not view.env and "PATH" not in view.variables and "PATH" not in view.built
+    return redirected and own and prints_own_code("$(" + " ".join(view.argv) + ")")
+
+
 class EffectModel:
     """Composes the parts that judge one command: its files, the code it runs, git (gitops), tar, fetches;
     all record into one `Ledger`, which keeps what the line has done so far."""
@@ -154,6 +164,8 @@ class EffectModel:
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
             if text is not None and (runs_nothing(text) if lang == "sh" else settings_only(path, text)):
                 continue
+            if text is None and lang == "sh" and _own_setup(view, path):
+                continue  # `register-python-argcomplete pytest >> ~/.bashrc`: what `eval "$(…)"` of it would run
             # another program's file (`/etc/sudoers.d/x`, a `.pth`): what it runs or grants is not shell code
             self.ledger.add("exec", None, view.name, code={"lang": lang or "text", "text": text or ""},
                             known=text is not None, deferred=True, startup=path)  # fmt: skip
