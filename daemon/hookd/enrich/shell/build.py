@@ -446,6 +446,7 @@ class _Builder:
             peeled=peeled,
             fed=fed,
             built=self.state.built,
+            handed=frozenset(w for spawn in spawned(command["name"], argv) for w in spawn.argv[1:]),
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
