@@ -27,6 +27,7 @@ from hookd.enrich.shell.runners import (
     printed,
     runs_stdin,
     script_of,
+    search_word,
     searched_operands,
     spawned,
 )
@@ -63,6 +64,7 @@ class _Builder:
         self._printed: str | None = None  # what the last command walked prints, when it is known text
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
         self._fed: tuple[str, ...] = ()  # the operands of the commands before the next one in its pipeline
+        self._search_fed: str | None = None  # the previous command in the pipeline as a search's substitution
         self._aliases: dict[str, str] = {}  # `alias w='rm -rf'`, `hash -p /bin/rm ls`: a command word's new text
         self._unused_aliases: dict[str, tuple[str, int, _Cwd, bool]] = {}  # defined, not yet used: judged at the end
         self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
@@ -139,6 +141,7 @@ class _Builder:
             stdin: str | None = None
             origin = "none"
             fed: list[str] = []
+            self._search_fed = None
             for position, element in enumerate(item.elements):
                 self._printed = None
                 single = one_command(element)  # `(exec X)`, `{ X; }`: X reads the pipe and writes to it
@@ -152,10 +155,11 @@ class _Builder:
                     self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
                     self._block_fed = ()
                     origin = "unknown"
-                stdin = self._printed if single is not None else None
+                stdin, self._search_fed = (self._printed if single is not None else None), None
                 if single is not None:
                     words = expand_words(single.words, self.state.variables, self.home)
-                    fed.extend(_peel(words, dict(single.assigns))[0][1:])  # the program's words, past `env -i …`
+                    fed.extend((program := _peel(words, dict(single.assigns))[0])[1:])  # its words, past `env -i …`
+                    self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
                 if stdin is not None:
                     origin = "text"
             self.state.restore()
@@ -238,7 +242,7 @@ class _Builder:
             cwd = cwd.copy()
             self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
-            argv, wrappers = xargs_run(words, argv, wrappers, env, stdin)
+            argv, wrappers = xargs_run(words, argv, wrappers, env, (stdin, self._search_fed))
             stdin = None  # xargs read the pipe; what it runs reads /dev/null (xargs(1))
         found = searched_operands(argv, self.home)
         self._searched.update(found)
@@ -277,9 +281,7 @@ class _Builder:
     def _value(self, value: str, variables: dict[str, str]) -> str:
         """An assignment's value with the variables set earlier put in (`d=$HOME/x`, `p=$d/y`): expanded as a
         word that is not split ("Shell Parameters"); as written when it stays unknown or is an array."""
-        if ("$" not in value and "`" not in value) or value.startswith("("):
-            return value
-        words = expand_words([UNSPLIT_MARK + value], variables, self.home)
+        words = [] if value.startswith("(") else expand_words([UNSPLIT_MARK + value], variables, self.home)
         return words[0] if len(words) == 1 and not _dynamic(words[0]) else value
 
     def _after(
@@ -480,6 +482,8 @@ class _Builder:
         for spawn in spawned(name, argv):
             words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in spawn.argv]
             start = len(self.model.effects)
+            if spawn.selects:  # matched on disk as find matches (a leading dot too), not as the shell globs
+                self._searched[spawn.selects] = spawn.selects
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
             if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
                 selected(self.model.effects, start)

@@ -292,12 +292,13 @@ def xargs_command(words: list[str], env: dict[str, str]) -> list[str] | None:
 
 
 def xargs_run(
-    words: list[str], argv: list[str], wrappers: list[str], env: dict[str, str], stdin: str | None
+    words: list[str], argv: list[str], wrappers: list[str], env: dict[str, str], fed: tuple[str | None, str | None]
 ) -> tuple[list[str], list[str]]:
-    """The command xargs runs with the items it reads (hookd.enrich.shell.runners.xargs_operands), and the
-    wrappers: where the items are known, a launcher among them is peeled too (`printf … | xargs -0 nice`)."""
+    """The command xargs runs with the items it reads (hookd.enrich.shell.runners.xargs_operands; `fed`: the
+    pipe's text and the search that feeds it), and the wrappers: where the items are known, a launcher among
+    them is peeled too (`printf … | xargs -0 nice`)."""
     own = xargs_command(words, env)  # xargs's command, launchers and all
-    argv = xargs_operands(words, argv if own is None else own, stdin)
+    argv = xargs_operands(words, argv if own is None else own, *fed)
     if argv and XARGS_INPUT not in argv:
         argv, launchers = _peel(argv, env)
         wrappers = [*wrappers[: wrappers.index("xargs") + 1], *launchers]
