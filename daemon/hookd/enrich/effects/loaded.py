@@ -92,10 +92,13 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
 
 
 def _handed_words(view: CommandView) -> list[str]:
-    """The words that may name a file: operands, option values (`-L f`, `--filter=f`), environment values."""
+    """The words that may name a file: operands, option values (`-L f`, `--filter=f`), environment values; not
+    those it hands a command it runs, whose effects are that command's."""
     words = []
     for word in [*view.argv[1:], *view.env.values()]:
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if word in view.handed:  # handed to a command it runs (`find -exec tar -xf F {} +`): judged there
+            continue
         if value and not value.startswith("-") and not _dynamic(value) and not _GLOB.search(value):
             words.append(value)
     return words

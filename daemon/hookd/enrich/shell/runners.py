@@ -15,6 +15,7 @@ dynamic word `XARGS_INPUT`, so a rule about a target asks rather than guesses.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 from dataclasses import dataclass
@@ -173,35 +174,52 @@ def _fd_fill(word: str, found: str) -> str:
 
 
 def _find(argv: list[str]) -> list[Spawn]:
-    """`find ROOT … -name PAT -exec cmd {} ;`: `{}` stands for ROOT/**/PAT (or ROOT/*), what it finds."""
+    """`find ROOT… … -name PAT -exec cmd {} ;`: `{}` stands for ROOT/**/PAT (or ROOT/*), what it finds below
+    each start point; and for the start point itself where find selects it (find(1): the start points are
+    depth 0): with `-maxdepth 0` only them, else a start point other than `.`/`..` whose name matches and
+    that no `-type` other than d or `-mindepth` leaves out (`find build -exec rm -rf {} +` removes build)."""
     roots = []
     for arg in argv[1:]:
         if arg.startswith(("-", "(", "!", ")")):
             break
         roots.append(arg)
-    root = roots[0] if roots else "."
     pattern = "*"
     for k, arg in enumerate(argv):
         if arg in ("-name", "-iname") and k + 1 < len(argv):
             pattern = _searched_name(arg, argv[k + 1]) or argv[k + 1]
     first = next((k for k, w in enumerate(argv) if w in _FIND_EXEC), len(argv))
     chosen = selection(["find", *argv[1:first]])  # its tests read whole (`-iname`, `-path '*.env'`), when they are
-    if chosen is not None:
-        found = chosen
-    else:
-        found = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
     selects = chosen or ""
+    only_starts = _find_value(argv, "-maxdepth") == "0"
+    starts_too = only_starts or (
+        _find_value(argv, "-mindepth") in (None, "0") and _find_value(argv, "-type") in (None, "d")
+    )
+    stand_ins: list[tuple[str, bool]] = []  # (what `{}` is, whether it stands for a search's selection)
+    for n, root in enumerate(roots or ["."]):
+        name = root.rstrip("/").rsplit("/", 1)[-1]
+        if starts_too and (only_starts or (name not in ("", ".", "..") and fnmatch.fnmatchcase(name, pattern))):
+            stand_ins.append((root, False))  # the start point itself: that path, no selection below it
+        if not only_starts:
+            below = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
+            stand_ins.append((chosen if chosen is not None and n == 0 else below, True))
     spawns = []
     k = 0
     while k < len(argv):
         if argv[k] in _FIND_EXEC:
             end = next((j for j in range(k + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
-            command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
-            if command:
-                spawns.append(Spawn(command, "find", sweep=True, selects=selects))
+            for found, sweeps in stand_ins:
+                command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
+                if command:
+                    spawns.append(Spawn(command, "find", sweep=sweeps, selects=selects if sweeps else ""))
             k = end
         k += 1
     return spawns
+
+
+def _find_value(argv: list[str], option: str) -> str | None:
+    """The value of find's last `option` (`-maxdepth 0`), None when it has none."""
+    at = max((k for k, w in enumerate(argv[:-1]) if w == option), default=-1)
+    return argv[at + 1] if at >= 0 else None
 
 
 # What `find` selects can be read from its words only with these: tests that narrow it (each with its value) and
@@ -383,12 +401,15 @@ def _parallel(argv: list[str]) -> list[Spawn]:
 
 def runs_stdin(name: str, argv: list[str], shells: frozenset[str]) -> bool:
     """Whether the command runs the text on its stdin as a shell script: a shell without `-c` and without
-    a script file (or with `-s`), `at`/`batch` without `-f`, `crontab` installing from `-` or stdin."""
+    a script file (or with `-s`), `source`/`.` of /dev/stdin, `at`/`batch` without `-f`, `crontab` installing
+    from `-` or stdin."""
     options = [a for a in argv[1:] if a.startswith("-") and a != "-"]
     operands = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
     if name in shells:
         flags = "".join(o[1:] for o in options if not o.startswith("--"))
         return "c" not in flags and ("s" in flags or not operands or operands[0] in _STDIN_FILES)
+    if name in ("source", "."):  # `source /dev/stdin <<< …`: the current shell reads its stdin as the script
+        return bool(operands) and operands[0] in _STDIN_FILES
     if name in ("at", "batch"):
         return not any(o.startswith("-f") for o in options)
     if name == "crontab":
@@ -477,12 +498,16 @@ def _format(template: str, args: list[str]) -> str | None:
 
 
 def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None, search: str | None = None) -> list[str]:
-    """The command xargs runs, with its operands from stdin: the words of `stdin` when the line shows them
-    (`echo a b | xargs rm`), else XARGS_INPUT; in place of the -I token (its first line), else appended. Appended,
-    `search` too: the substitution of the search that feeds it (`find . -name .env | xargs cat`, search_word)."""
+    """The command xargs runs, with its operands from stdin: the items of `stdin` when the line shows them
+    (`echo a b | xargs rm`; split at NULs with `-0`/`--null`, at the `-d` delimiter, else at blanks), else
+    XARGS_INPUT; in place of the -I token (its first item), else appended. Appended, `search` too: the
+    substitution of the search that feeds it (`find . -name .env | xargs cat`, search_word)."""
     token = None
+    delimiter: str | None = None  # None: blanks and newlines (GNU xargs' default)
     start = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "xargs"), 0)  # not `env -i`'s words
     for k, word in enumerate(words[start:], start):
+        if words[k:] == argv:
+            break
         if word in ("-I", "--replace") and k + 1 < len(words):
             token = words[k + 1] if word == "-I" else "{}"
         elif word.startswith("-I") and len(word) > 2:
@@ -491,15 +516,34 @@ def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None, 
             token = word.split("=", 1)[1] or "{}"
         elif word in ("-i",):
             token = "{}"
-        if words[k:] == argv:
-            break
-    given = stdin.split() if stdin is not None and stdin.strip() else None
+        elif word == "--null" or (_XARGS_FLAGS.fullmatch(word) and "0" in word):
+            delimiter = "\0"
+        elif word in ("-d", "--delimiter") and k + 1 < len(words):
+            delimiter = _unescape(words[k + 1])[:1] or None
+        elif word.startswith("--delimiter="):
+            delimiter = _unescape(word.split("=", 1)[1])[:1] or None
+        elif word.startswith("-d") and len(word) > 2:
+            delimiter = _unescape(word[2:])[:1] or None
+    given = _items(stdin, delimiter) if stdin is not None and stdin.strip("\0 \t\n") else None
     if token:
-        line = stdin.strip().splitlines()[0].strip() if given and stdin is not None else XARGS_INPUT
+        first = stdin.strip().splitlines()[0].strip() if delimiter is None and stdin else (given or [""])[0]
+        line = first if given else XARGS_INPUT  # -I reads whole lines (or delimited items)
         return [w.replace(token, line) for w in argv]
     if not argv:
         return argv
     return [*argv, *given] if given else [*argv, XARGS_INPUT, *([search] if search else [])]
+
+
+_XARGS_FLAGS = re.compile(r"-[0rtpx]+")  # xargs' short options that take no value, in a cluster
+
+
+def _items(stdin: str, delimiter: str | None) -> list[str]:
+    """The items xargs reads: between delimiters (the last one's empty remainder is no item), else the
+    blank-separated words."""
+    if delimiter is None:
+        return stdin.split()
+    items = stdin.split(delimiter)
+    return items[:-1] if items and not items[-1] else items
 
 
 def operands(argv: list[str]) -> list[str]:
