@@ -137,7 +137,9 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
             for t in _texts_after(p, tool.input, spec, guess is None) or []
             if t not in new
         ]
-        out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
+        out.extend(
+            left_for_later(written, texts, tool.name, analyse_shell, home=home_dir, project=project, known=started)
+        )
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
     )

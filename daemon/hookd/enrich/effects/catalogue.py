@@ -40,6 +40,7 @@ class Hook:
     same_shell: bool = False
     derived: bool = False  # from GTFOBins' examples: `prefix` is where the example put its payload
     argv: str = ""  # the value is an argv as a list: `comma` (gcc -wrapper), `dbus` (path=…,argv1=…,argv2=…)
+    setting: bool = False  # the value is `KEY=VALUE` (apt's `-o Name::=value` too): a VALUE that is a command line runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +173,7 @@ def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
                 same_shell=bool(item.get("same_shell", False)),
                 derived=derived,
                 argv=str(item.get("argv", "")),
+                setting=bool(item.get("setting", False)),
             )
         )
     return tuple(hooks)

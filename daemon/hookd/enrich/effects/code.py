@@ -13,6 +13,7 @@ from hookd.enrich.effects.catalogue import Hook, Program, catalogue
 from hookd.enrich.effects.configtext import _recipes, make_runs_only_recipes
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
+    is_command_line,
     literal_commands,
     shell_escapes,
 )
@@ -83,6 +84,9 @@ class CodeRuns:
         for option, value in parsed.options:
             if option != hook.option or value is None:
                 continue
+            if hook.setting:
+                self._setting_hook(program, value, hook, view, follow)
+                continue
             if hook.code and hook.derived and hook.lang in catalogue().languages:
                 # GTFOBins' prefix (`system("`, `%(`) shows one way in; a language hookd has a table for is read
                 # whole, its commands and string literals in place
@@ -95,6 +99,18 @@ class CodeRuns:
                 # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`); the option
                 # takes any code of the language (`%{lua:os.execute(…)}`), not that prefix
                 self._handed(program.name, value, hook, follow)
+
+    def _setting_hook(self, program: Program, value: str, hook: Hook, view: CommandView, follow: Followups) -> None:
+        """A configuration setting given on the command line (`apt-get -o 'DPkg::Pre-Install-Pkgs::=CMD'`): any
+        key, in any case, whose value reads as a command line is one the program may run (not only the keys
+        another hook names by prefix, which judges those itself)."""
+        if any(h.kind == "option" and h.option == hook.option and h.prefix and value.startswith(h.prefix)
+               for h in program.runs):  # fmt: skip
+            return
+        _key, equals, text = value.partition("=")
+        if equals and is_command_line(text):
+            self._handed(program.name, text, hook, follow)
+            self._fed(text, hook, view, follow)
 
     def _fed(self, text: str, hook: Hook, view: CommandView, follow: Followups) -> None:
         """A command line handed to a program that is a shell or interpreter reading its script on stdin

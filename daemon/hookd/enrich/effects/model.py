@@ -35,6 +35,7 @@ from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_f
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
+    fed_text,
     handed_words,
     piped,
     runs_without_table,
@@ -208,6 +209,7 @@ class EffectModel:
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
             self._unknown(argv, name, place, follow)
+            fed_text(self.ledger, view, follow)
             unread(self.files, None, None, view, (place, start))
             return follow
         parsed = parse(argv, program.table)

@@ -14,6 +14,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
+from hookd.enrich.later_code import left_by_shell
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
@@ -554,7 +555,9 @@ def analyse_shell(
             "error": builder.error,
             "commands": builder.commands,
         }
-        return shell, [*builder.model.effects, *unjudged_shell_writes(builder.model.effects)]
+        found, texts = builder.model.effects, builder.model.ledger.contents
+        left = left_by_shell(found, texts, home=home, project=project_dir, analyse=analyse_shell)
+        return shell, [*found, *left, *unjudged_shell_writes(found)]
     except Exception as exc:  # never on the hot path: report it, and still show the words
         commands: list[dict[str, Any]] = []
         effects: list[dict[str, Any]] = []
