@@ -156,3 +156,29 @@ def test_keyring_get_prints_a_stored_credential(tmp_path: Path) -> None:
     printed = [e for e in ops("keyring get github.com dev", tmp_path, "read") if e.get("secret_output")]
     assert [e["path"] for e in printed] == [f"{HOME}/.local/share/keyrings"]
     assert [e for e in effects("keyring --list-backends", tmp_path) if e.get("secret_output")] == []
+
+
+# --- a container created over the engine's API socket is the container `docker create` makes ---
+
+
+def test_a_container_created_over_the_api_socket_is_walked_with_its_binds(tmp_path: Path) -> None:
+    body = '{"Image":"alpine","Cmd":["rm","-rf","/h/Documents"],"HostConfig":{"Binds":["/home/u:/h:rw"]}}'
+    command = f"curl -s --unix-socket /var/run/docker.sock -d '{body}' http://d/v1.45/containers/create?name=w"
+    assert [(e["path"], e["recursive"]) for e in ops(command, tmp_path, "delete")] == [(f"{HOME}/Documents", True)]
+    mounted = '{"Image":"a","Entrypoint":"rm","Cmd":["-rf","/w"],"HostConfig":{"Mounts":[{"Type":"bind",'
+    mounted += '"Source":"/home/u","Target":"/w"}]}}'
+    command = f"curl --unix-socket /run/podman/podman.sock --data '{mounted}' http://d/containers/create"
+    assert [e["path"] for e in ops(command, tmp_path, "delete")] == [HOME]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl -s --unix-socket /var/run/docker.sock http://d/containers/json",
+        'curl -s --unix-socket /var/run/docker.sock -d \'{"Image":"alpine","Cmd":["ls"]}\' http://d/containers/create',
+        'curl -s --unix-socket /tmp/app.sock -d \'{"Cmd":["rm","-rf","/h"],"HostConfig":{"Binds":["/home/u:/h"]}}\''
+        " http://d/containers/create",
+    ],
+)
+def test_api_calls_that_create_no_container_with_host_binds_run_nothing_there(command: str, tmp_path: Path) -> None:
+    assert ops(command, tmp_path, "delete") == []

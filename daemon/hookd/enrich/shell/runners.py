@@ -15,8 +15,10 @@ dynamic word `XARGS_INPUT`, so a rule about a target asks rather than guesses.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 XARGS_INPUT = "${xargs_input}"
 
@@ -117,7 +119,67 @@ def spawned(name: str, argv: list[str]) -> list[Spawn]:
         return _parallel(argv)
     if name in ("fd", "fdfind"):
         return _fd(argv)
+    if name == "curl" and any(w == "--unix-socket" or w.startswith("--unix-socket=") for w in argv):
+        return _engine_api(argv)
     return []
+
+
+# The container engines' API sockets (Docker, Podman's Docker-compatible service, containerd's nerdctl)
+_ENGINE_SOCKETS = ("docker.sock", "podman.sock", "nerdctl.sock")
+_CREATE = re.compile(r"/containers/create(?:\?|$)")
+_BODY_OPTIONS = frozenset({"-d", "--data", "--data-raw", "--data-binary", "--json"})
+
+
+def _engine_api(argv: list[str]) -> list[Spawn]:
+    """`curl --unix-socket /var/run/docker.sock -d '{…}' http://x/containers/create`: the Engine API's
+    ContainerCreate (https://docs.docker.com/reference/api/engine/, HostConfig.Binds and Mounts) makes the
+    container `docker create -v HOST:INSIDE IMAGE CMD` does; its command, with paths below each bind mount
+    taken as the host paths they are, is walked as that one's (`_container`). A body in a file is not read."""
+    socket, body, urls = "", "", []
+    for k, word in enumerate(argv[1:], start=1):
+        option, eq, value = word.partition("=")
+        given = value if eq else (argv[k + 1] if k + 1 < len(argv) else "")
+        if option == "--unix-socket":
+            socket = given
+        elif option in _BODY_OPTIONS and not given.startswith("@"):
+            body = given
+        elif word.startswith(("http://", "https://")):
+            urls.append(word)
+    if not socket.endswith(_ENGINE_SOCKETS) or not any(_CREATE.search(url) for url in urls):
+        return []
+    try:
+        spec = json.loads(body)
+    except ValueError:
+        return []
+    return _created(spec) if isinstance(spec, dict) else []
+
+
+def _created(spec: dict[str, Any]) -> list[Spawn]:
+    given = spec.get("HostConfig")
+    host: dict[str, Any] = given if isinstance(given, dict) else {}
+    mounts: list[tuple[str, str]] = []
+    for bind in host.get("Binds") or ():
+        source, _, inside = str(bind).partition(":")
+        if source.startswith("/") and inside:
+            mounts.append((inside.split(":")[0].rstrip("/") or "/", source))
+    for mount in host.get("Mounts") or ():
+        if (
+            isinstance(mount, dict)
+            and mount.get("Type", "bind") == "bind"
+            and mount.get("Source")
+            and mount.get("Target")
+        ):
+            mounts.append((str(mount["Target"]).rstrip("/") or "/", str(mount["Source"])))
+    command = [str(w) for key in ("Entrypoint", "Cmd") for w in _words(spec.get(key))]
+    if not mounts or not command:
+        return []
+    return [Spawn([_host_path(w, mounts) for w in command], "docker", tuple(mounts))]
+
+
+def _words(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(w) for w in value]
+    return value.split() if isinstance(value, str) else []
 
 
 _FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
