@@ -182,3 +182,16 @@ def test_a_container_created_over_the_api_socket_is_walked_with_its_binds(tmp_pa
 )
 def test_api_calls_that_create_no_container_with_host_binds_run_nothing_there(command: str, tmp_path: Path) -> None:
     assert ops(command, tmp_path, "delete") == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf 'rm -rf /home/u/.cache/x\\n' > git-cleanup.sh && git status",  # a script, not git's
+        "printf 'rm -rf /home/u/.cache/x\\n' > git.txt && git status",
+        "printf 'x = \"rm -rf /home/u/D\"\\n' > .git/hooks.ini && git status",  # not `.git/git…`
+        'printf \'{"a": "rm -rf /home/u/D"}\' > tox-old-notes.json && tox -e py',  # more than one word after
+    ],
+)
+def test_a_file_merely_starting_with_the_programs_name_is_not_its_configuration(command: str, tmp_path: Path) -> None:
+    assert [e for e in ops(command, tmp_path, "exec") if e.get("loaded")] == []

@@ -112,19 +112,31 @@ def _own_configurations(ledger: Ledger, view: CommandView, place: Place, program
         directory, _, base = path.rpartition("/")
         if directory == here and _names_program(base, name):
             found.append(base)
-        elif directory.rpartition("/")[0] == here and directory.rpartition("/")[2].lstrip(".").lower() == name:
+        elif _in_own_directory(directory, here, name) and _names_program(base, name):
             found.append(directory.rpartition("/")[2] + "/" + base)  # `.devcontainer/devcontainer.json`
     return found[:_MAX_COMMANDS]
 
 
+def _in_own_directory(directory: str, here: str, name: str) -> bool:
+    parent, _, own = directory.rpartition("/")
+    return parent == here and own.lstrip(".").lower() == name
+
+
 def _names_program(base: str, name: str) -> bool:
-    """`base` is a configuration named after program `name`: the name alone, or followed by `file` or by a
-    separator (`tox.ini`, `Vagrantfile`, `.devcontainer.json`, `docker-compose.yml`), in any case."""
+    """`base` is a configuration named after program `name`, in any case: the name alone or followed by `file`
+    (`Vagrantfile`, `noxfile.py`), or with a configuration format's extension, after at most one more word
+    (`tox.ini`, `.devcontainer.json`, `docker-compose.yml`; not `git-cleanup.sh`, `git.txt`)."""
     stem = base.lstrip(".").lower()
     if not stem.startswith(name):
         return False
     rest = stem[len(name) :]
-    return rest in ("", "file") or rest[0] in ".-_" or (rest.startswith("file") and rest[4:5] in ("", "."))
+    if rest in ("", "file") or (rest.startswith("file.") and "." not in rest[5:]):
+        return True
+    word, dot, extension = rest.rpartition(".")
+    return bool(dot) and extension in _CONFIG_FORMATS and (not word or (word[0] in "-_" and word[1:].isalnum()))
+
+
+_CONFIG_FORMATS = frozenset({"ini", "toml", "yaml", "yml", "json", "jsonc", "json5", "cfg", "conf", "hcl", "xml"})
 
 
 def _handed_words(view: CommandView) -> list[str]:
