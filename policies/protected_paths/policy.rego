@@ -265,7 +265,7 @@ _shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	some e in input.effects
 	e.op == "signal"
 	_signals_guard(e)
-	reason := sprintf("%s %q is blocked: it would stop hookd, the guard of this session", [e.program, e.target])
+	reason := sprintf("%s %q is blocked: it would stop, limit or attach to hookd, the guard of this session", [e.program, e.target])
 }
 
 _signals_guard(e) if {
@@ -286,6 +286,13 @@ _signals_guard(e) if {
 	regex.is_valid(word)
 	some name in array.concat(data.protected_paths.guard_process_names, data.protected_paths.guard_command_lines)
 	regex.match(word, name)
+}
+
+# a PID given as a number (learnt in an earlier call: `kill -STOP 4242`, `strace -p 4242`): what runs under
+# it now, or under one of its ancestors (the daemon's workers and evaluators), is the guard
+_signals_guard(e) if {
+	some name in object.get(e, "running", [])
+	lower(name) in {lower(n) | some n in data.protected_paths.guard_process_names}
 }
 
 # a signal to every process the caller may signal (`kill -9 -1`, killall5): the guard is one of them

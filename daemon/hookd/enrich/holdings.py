@@ -7,7 +7,8 @@ is marked `holds: "credential"` when its first bytes hold one of:
 * a key whose last word says credential (`token`, `password`, `secret`, `api_key`, `accessKey`,
   `client_secret`, `auth`, `Pass`, …) with a value that is not empty, a placeholder, a number or a boolean, in
   INI/TOML/YAML/JSON/dotenv (`key = v`, `key: v`, `"key": "v"`) or XML (`<Pass>v</Pass>`) shapes;
-* a PEM private-key header or a well-known token prefix (the patterns of policies/model_secrets/data.json).
+* a PEM private-key header or a well-known token prefix (the patterns of policies/model_secrets/data.json);
+* a URL whose user information holds a password (`postgresql://admin:pw@db/prod`).
 
 Bounded: only paths below a dot-directory (or dotfile) of the home, outside the project; the first
 MAX_SNIFF bytes of a regular file only (O_NOFOLLOW|O_NONBLOCK, never a FIFO or a device); a search reads the
@@ -47,20 +48,28 @@ _SHAPES = re.compile(
     r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY-----|AKIA[0-9A-Z]{16}|\b(?:ghp_|gho_|ghs_|ghu_|github_pat_)[A-Za-z0-9_]{30,}"
     r"|xox[baprs]-[A-Za-z0-9-]{10,}"
 )
+# a URL with a password in its user information (RFC 3986 3.2.1: `postgresql://admin:pw@db/x`, `https://u:pw@host`)
+_URL_PASSWORD = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s/:@\"']{1,256}:([^\s/@\"']{1,256})@")
 # every word `is_credential_key` takes ends in one of these (a cheap test of a line before its pairs are read)
 _HINT = re.compile(r"(?i)token|pass|pwd|secret|auth|credential|key|pat\b")
 _PLACEHOLDERS = frozenset({"null", "none", "nil", "true", "false", "yes", "no", "on", "off", "~", "changeme"})
 
 
 def is_credential_key(key: str) -> bool:
-    """`key`'s last word names a credential (`password`, `authtoken`, `accessKey`, `client_secret`)."""
+    """`key`'s last word names a credential (`password`, `authtoken`, `accessKey`, `client_secret`), or ends in
+    a long one when the name runs its words together (`PGPASSWORD`, `githubtoken`: an environment variable's
+    name in one case)."""
     words = [w.lower() for w in _KEY_WORDS.findall(key)]
     if not words:
         return False
     last = words[-1]
     if last == "key" and len(words) > 1:
         return words[-2] in _KEY_QUALIFIERS
-    return last in _CREDENTIAL_WORDS
+    return last in _CREDENTIAL_WORDS or last.endswith(_RUN_TOGETHER)
+
+
+# The credential words long enough to end a run-together name alone (not `pass`, `pat`, `auth`: `compass`, `oauth`)
+_RUN_TOGETHER = tuple(w for w in _CREDENTIAL_WORDS if len(w) >= 5)
 
 
 def is_secret_value(value: str) -> bool:
@@ -73,7 +82,7 @@ def is_secret_value(value: str) -> bool:
 
 def holds_credential(text: str) -> bool:
     """`text` holds a credential by its shape (see the module doc)."""
-    if _SHAPES.search(text):
+    if _SHAPES.search(text) or any(is_secret_value(m.group(1)) for m in _URL_PASSWORD.finditer(text)):
         return True
     text = "\n".join(line for line in text.splitlines() if _HINT.search(line))  # lines a credential key may be on
     for match in _PAIR.finditer(text):
@@ -83,8 +92,8 @@ def holds_credential(text: str) -> bool:
     return any(is_credential_key(m.group(1)) and is_secret_value(m.group(2)) for m in _XML.finditer(text))
 
 
-def _head(path: str) -> str | None:
-    """The first MAX_SNIFF bytes of the regular file at `path` (never through a link, a FIFO or a device)."""
+def head(path: str, size: int = MAX_SNIFF) -> str | None:
+    """The first `size` bytes of the regular file at `path` (never through a link, a FIFO or a device)."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):  # a device is not even opened: opening one can act on it
             return None
@@ -94,7 +103,7 @@ def _head(path: str) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        return os.read(fd, MAX_SNIFF).decode("utf-8", "replace")
+        return os.read(fd, size).decode("utf-8", "replace")
     except OSError:
         return None
     finally:
@@ -108,7 +117,7 @@ def _directory_holds(path: str) -> bool:
             files = [e.path for _, e in zip(range(MAX_DIR_FILES), entries, strict=False)]
     except (OSError, ValueError):
         return False
-    return any(holds_credential(text) for p in files if (text := _head(p)) is not None)
+    return any(holds_credential(text) for p in files if (text := head(p)) is not None)
 
 
 def _in_home_dot_tree(path: str, home: str, project: str) -> bool:
@@ -133,7 +142,7 @@ def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
         if effect.get("recursive") is True:
             found = _directory_holds(path)
         else:
-            text = _head(path)
+            text = head(path)
             found = text is not None and holds_credential(text)
         if found:
             out = out if out is not effects else list(effects)

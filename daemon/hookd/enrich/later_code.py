@@ -14,24 +14,40 @@ never by the program that will run it:
 
 Each is a deferred `exec` with `startup` (asked by protected_paths' startup-file rule): what runs later runs
 outside the hooks. No filesystem access: only the call's own paths and texts. The same shapes hold for the texts a
-shell line writes (`echo … >> ~/.xonshrc`, `printf … > ~/.cache/x`: enrich/shell/build.py): what a file IS does
-not depend on which tool wrote it. The shell's analysis of a line is handed in (`analyse`), so that the shell's
-own step can call here without an import cycle.
+shell line writes (`echo … >> ~/.xonshrc`, `printf … > ~/.cache/x`: `left_by_shell`, called by the shell's own
+step): what a file IS does not depend on which tool wrote it.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
-from hookd.enrich.facts import under
+from hookd.enrich.facts import in_home_cache, under
+from hookd.enrich.holdings import head
 from hookd.types import JSON
 
-# The shell's analysis of one line (hookd.enrich.shell.build.analyse_shell): its `input.shell` and effects
+# The shell's analysis of one line (its `input.shell` and effects): hookd.enrich.shell.build registers its
+# analyse_shell here when it is imported, since it calls this module on the texts a line writes (left_by_shell)
+# and so this module cannot import it
 Analyse = Callable[..., tuple[dict[str, Any], list[dict[str, Any]]]]
+_SHELL: list[Analyse] = []
+
+
+def register_shell_analysis(analyse: Analyse) -> None:
+    _SHELL[:] = [analyse]
+
+
+def _shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:
+    if not _SHELL:
+        raise RuntimeError("later_code needs the shell's analysis: import hookd.enrich.shell.build first")
+    return _SHELL[0](line, home=home, base_dir=project, project_dir=project)[1]
+
 
 # What a configuration value may name for a program to load: code, a JVM agent, a shared library
 _LOADED = "|".join(sorted({*CODE_LANGS, "jar", "so", "dylib", "node", "wasm"}))
@@ -50,32 +66,24 @@ MAX_LINES = 16
 
 
 def left_for_later(
-    written: Iterable[str],
-    texts: list[str],
-    program: str,
-    analyse: Analyse,
-    *,
-    home: str,
-    project: str,
-    known: set[str],
+    written: Iterable[str], texts: list[str], program: str, *, home: str, project: str, known: set[str]
 ) -> list[dict[str, JSON]]:
     """The deferred execs of the files `written` (with the call's new `texts`), skipping the paths in `known`
-    (already judged a startup file); `analyse`: the shell's analysis of a line (of the lines the texts hold)."""
-    lines = _Lines(analyse, home, project)
+    (already judged a startup file)."""
     whole = texts
     texts = [t[:MAX_TEXT] for t in texts]  # read no further, but a text cut here counts as what it may hide
     cut = any(len(t) > MAX_TEXT for t in whole)
     out: list[dict[str, JSON]] = []
-    fetched: list[str] | None = None
+    fetched: tuple[list[str], str] | None = None
     for path in written:
         if path in known:
             continue
-        later = _commands_later(path, texts, lines, cut=cut) or _home_code(path, texts, lines)
+        later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
         if not later:
             later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT])
         if not later and path and not _is_prose(path, project):
-            fetched = _fetched_lines(texts, lines) if fetched is None else fetched  # once a call
-            later = ({"lang": "sh", "text": "\n".join(fetched)}, _FETCHED_WHEN) if fetched else None
+            fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
+            later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
         if later:
             code, when = later
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
@@ -84,8 +92,11 @@ def left_for_later(
     return out
 
 
+Later = tuple[dict[str, JSON], str]
+
+
 def left_by_shell(
-    effects: list[dict[str, Any]], contents: dict[str, str], *, home: str, project: str, analyse: Analyse
+    effects: list[dict[str, Any]], contents: dict[str, str], *, home: str, project: str
 ) -> list[dict[str, JSON]]:
     """Code a shell line's writes (`effects`, with the texts the line wrote: `contents`) leave for another program
     to run later, in files no startup table names, judged as a file tool's write of the same text is:
@@ -103,24 +114,9 @@ def left_by_shell(
         started.add(path)
         if startup_language(path, home) != "sh":
             program = str(effect.get("program") or "shell")
-            later = left_for_later([path], [contents[path]], program, analyse, home=home, project=project, known=set())
+            later = left_for_later([path], [contents[path]], program, home=home, project=project, known=set())
             out.extend(dict(e, via="shell") for e in later)
     return out
-
-
-Later = tuple[dict[str, JSON], str]
-
-
-class _Lines:
-    """What the shell's analysis says of a line of a written text (see `_runs_unseen`)."""
-
-    __slots__ = ("analyse", "home", "project")
-
-    def __init__(self, analyse: Analyse, home: str, project: str) -> None:
-        self.analyse, self.home, self.project = analyse, home, project
-
-    def effects(self, line: str) -> list[dict[str, Any]]:
-        return self.analyse(line, home=self.home, base_dir=self.project, project_dir=self.project)[1]
 
 
 def may_leave_code(path: str, home: str, project: str) -> bool:
@@ -143,39 +139,113 @@ def _is_prose(path: str, project: str) -> bool:
 
 
 _FETCHED_WHEN = "a command line that runs what it downloads or decodes"
+REACH_WHEN = "command lines that delete in the home, or send what they read from the home or the environment"
 
 
-def _fetched_lines(texts: list[str], lines: _Lines) -> list[str]:
+def _fetched_lines(texts: list[str], home: str, project: str) -> tuple[list[str], str]:
     """The command lines of the texts that run what they download or decode (`curl … | sh`, `curl -o x && sh
-    x`, `base64 -d | sh`): left in a code or configuration file (anything but prose, whatever program reads it:
-    a `[hooks]` table, a git hook, an editor's exrc, a test runner's conftest.py, a package's lifecycle
-    script), a deferred exec. The lines are those the effect model walks in any file (loaded.file_commands:
-    settings, lines, string literals, substitutions), each judged by the shell's analysis."""
-    found = [line for text in texts for line in file_commands(_added_lines(text))][:MAX_LINES]
-    return [line for line in found if _runs_fetched(line, lines)]
+    x`, `base64 -d | sh`), else those that together reach into the home (`reaches_home`: `rm -rf ~/x`, `cat
+    ~/.ssh/id_ed25519 | curl -d @- …`, a key copied on one line and uploaded on the next), with the reason:
+    left in a code or configuration file (anything but prose, whatever program reads it: a `[hooks]` table, a
+    git hook, an editor's exrc, a test runner's conftest.py, a package's lifecycle script, another agent's hook
+    script or MCP server entry), a deferred exec. The lines are those the effect model walks in any file
+    (loaded.file_commands: settings, lines, string literals, substitutions), each judged by the shell's
+    analysis."""
+    lines = [line for text in texts for line in file_commands(added_lines(text))][:MAX_LINES]
+    analysed = [(line, _analysed(line, home, project)) for line in lines]
+    fetched = [line for line, effects in analysed if effects is None or _runs_fetched(effects)]
+    if fetched:
+        return fetched, _FETCHED_WHEN
+    every = [e for _line, effects in analysed for e in effects or ()]
+    if not reaches_home(every, home, project):
+        return [], ""
+    return [line for line, effects in analysed if effects and _touches_home(effects, home, project)], REACH_WHEN
 
 
-def _added_lines(text: str) -> str:
+def named_script_runs_later(line: str, config: str, home: str, project: str) -> bool:
+    """A command for later that names a script file (`./hooks/format.sh`, relative to the configuration file
+    that names it, as Cursor's hooks.json and Claude Code's settings resolve it, or to the project): the script's
+    text (its first MAX_SCRIPT bytes, a regular file, never through a link) holds lines that run what they
+    download or decode, or reach into the home (`_fetched_lines`). Read at decision time (TOCTOU: the script may
+    change later; this widens what is asked, it is never a reason to allow)."""
+    try:
+        program = shlex.split(line)[0] if line.strip() else ""
+    except ValueError:
+        return False
+    if "/" not in program or program.startswith("~"):
+        return False
+    places = (
+        [program]
+        if program.startswith("/")
+        else [os.path.join(os.path.dirname(config), program), os.path.join(project, program)]
+    )
+    text = next((t for p in places if (t := head(os.path.normpath(p), MAX_SCRIPT)) is not None), None)
+    return text is not None and bool(_fetched_lines([text], home, project)[0])
+
+
+MAX_SCRIPT = 64 * 1024
+
+
+def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
+    """What command lines left for later do that the policies stop when a shell line does it now, told apart
+    from what build, test and lint commands do: they delete, move or change the mode of the home, of anything
+    in it outside the project and its caches, or of the whole filesystem (`rm -rf ~/`, `shutil.rmtree(~/x)`);
+    or they send something out (a fetch) while reading a file of the home outside the project, or the
+    environment (`curl -T ~/.netrc`, `tar cz ~/.ssh | curl -T -`, `env > f; curl -F x=@f`). A home's file
+    read but not sent (`eslint -c ~/.eslintrc.json`), scratch space and the project are not."""
+    sends = any(e["op"] == "fetch" for e in effects)
+    for e in effects:
+        path = str(e.get("path") or "")
+        if e["op"] in ("delete", "move", "chmod") and (
+            e.get("class") in ("root", "home") or _in_home(path, home, project)
+        ):
+            return True
+        if sends and e["op"] in ("read", "copy", "move") and (_in_home(path, home, project) or _environment(path)):
+            return True
+    return False
+
+
+def _touches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
+    return any(
+        e["op"] == "fetch" or _in_home(path := str(e.get("path") or ""), home, project) or _environment(path)
+        for e in effects
+    )
+
+
+def _in_home(path: str, home: str, project: str) -> bool:
+    return under(path, home) and not under(path, project) and not in_home_cache(path, home)
+
+
+def _environment(path: str) -> bool:
+    """A process's environment (`env`, `printenv`, `/proc/self/environ`: /proc/PID/environ)."""
+    return path.startswith("/proc/") and path.endswith("/environ")
+
+
+def _analysed(line: str, home: str, project: str) -> list[dict[str, JSON]] | None:
+    """The shell's effects of `line`; None for a line too long to analyse (it may run anything)."""
+    if len(line) > 16 * 1024:
+        return None
+    return _shell_effects(line, home, project)
+
+
+def added_lines(text: str) -> str:
     """A file's text as written: for a patch, its added lines."""
     if not text.startswith("*** Begin Patch") and "\n+++ " not in text:
         return text
     return "\n".join(line[1:] for line in text.splitlines() if line.startswith("+") and not line.startswith("+++"))
 
 
-def _runs_fetched(line: str, lines: _Lines) -> bool:
-    if len(line) > 16 * 1024:
-        return True
-    effects = lines.effects(line)
+def _runs_fetched(effects: list[dict[str, JSON]]) -> bool:
     return any(e["op"] == "exec" and e.get("flow") in ("fetch", "decode") for e in effects)
 
 
-def _home_code(path: str, texts: list[str], lines: _Lines) -> Later | None:
+def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | None:
     """Code written into a dot-directory (or a dotfile) of the home, outside the project and the caches."""
     first = next((_added_text(t) for t in texts), None)
-    lang = home_code_lang(path, lines.home, lines.project, first)
-    if lang is None and _home_rc(path, lines.home, lines.project):
+    lang = home_code_lang(path, home, project, first)
+    if lang is None and _home_rc(path, home, project):
         # a run-commands file (`direnvrc`): code when its lines fetch or build what they run
-        lang = "sh" if any(_runs_unseen(text, lines) for text in _lines(texts)) else None
+        lang = "sh" if any(_runs_unseen(text, home, project) for text in _lines(texts)) else None
     if lang is None:
         return None
     return {"lang": lang, "text": "\n".join(texts)}, HOME_CODE_WHEN
@@ -216,15 +286,15 @@ def is_command_file(path: str) -> bool:
     return path.endswith(_COMMAND_FILES) and "/commands/" in path
 
 
-def _commands_later(path: str, texts: list[str], lines: _Lines, *, cut: bool) -> Later | None:
+def _commands_later(path: str, texts: list[str], home: str, project: str, *, cut: bool) -> Later | None:
     """An agent's custom command whose markers run shell lines when it is invoked (more markers than are read,
     or a text cut before its end, count as lines that may run anything)."""
     if not is_command_file(path):
         return None
-    marked = [a or b for text in texts for a, b in _MARKERS.findall(text)]
-    if cut or len(marked) > MAX_LINES:
+    lines = [a or b for text in texts for a, b in _MARKERS.findall(text)]
+    if cut or len(lines) > MAX_LINES:
         return {"lang": "sh", "text": ""}, "shell lines an agent's custom command runs when invoked (too many to read)"
-    risky = [line for line in marked if _runs_unseen(line, lines, changes=True)]
+    risky = [line for line in lines if _runs_unseen(line, home, project, changes=True)]
     if not risky:
         return None
     return {"lang": "sh", "text": "\n".join(risky)}, "shell lines an agent's custom command runs when invoked"
@@ -234,12 +304,13 @@ def _lines(texts: list[str]) -> list[str]:
     return [t for t in texts if t.strip()][:MAX_LINES]
 
 
-def _runs_unseen(line: str, lines: _Lines, *, changes: bool = False) -> bool:
+def _runs_unseen(line: str, home: str, project: str, *, changes: bool = False) -> bool:
     """The shell's analysis of `line`: it runs what it fetches, decodes or builds (or, with `changes`, it
     deletes, moves or changes the mode of anything, or writes outside the project and scratch space)."""
     if len(line) > 16 * 1024:
         return True
-    for e in lines.effects(line):
+    effects = _shell_effects(line, home, project)
+    for e in effects:
         if e.get("flow") or e["op"] == "fetch" or (e["op"] == "exec" and e.get("known") is False):
             return True
         if changes and (

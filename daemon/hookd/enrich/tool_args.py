@@ -339,13 +339,25 @@ _STDIN_ARGS = ("stdin", "input")
 _COMMAND_ARGS = ("command", "cmd", "commandLine", "command_line", "script")
 
 
+def _kernel_code(key: str) -> bool:
+    """An argument holding a notebook kernel's code: named for code (`code`, `source_code`), or for a cell's
+    text (`cell_content`, `cell_source`: Jupyter servers' `append_execute_cell`, `insert_execute_code_cell`);
+    not `cell_type`, whose value `code` only says what the cell is."""
+    named = words(key) if len(key) <= MAX_NAME else frozenset()
+    return "code" in named or ("cell" in named and bool(named & _CELL_TEXT))
+
+
+_CELL_TEXT = frozenset({"content", "contents", "source", "text", "body"})
+
+
 def run_line(tool_input: Mapping[str, Any]) -> str | None:
     """The command line the input of a tool named for running amounts to: the line (or argv) of its command
-    argument, or a notebook kernel's `code`; reading the text of its stdin argument as a quoted here-document
-    (a shell's or an interpreter's script), or, with no command, that text itself (typed into a process already
-    running: a shell's next lines; text no shell parses runs nothing there). None: no command."""
+    argument, or a notebook kernel's code (`_kernel_code`); reading the text of its stdin argument as a quoted
+    here-document (a shell's or an interpreter's script), or, with no command, that text itself (typed into a
+    process already running: a shell's next lines; text no shell parses runs nothing there). None: no command."""
     line = next((v for a in _COMMAND_ARGS if (v := command_line(tool_input.get(a))) is not None), None)
-    if line is None and isinstance(code := tool_input.get("code"), str) and code.strip():
+    code = next((v for a, v in tool_input.items() if isinstance(v, str) and v.strip() and _kernel_code(a)), None)
+    if line is None and code is not None:
         line = kernel_code_line(code)
     fed = next((v for a in _STDIN_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
     if fed is None or line is None:
@@ -363,10 +375,55 @@ _RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "
 
 def command_lines(tool: str, tool_input: Mapping[str, JSON]) -> list[str]:
     """The command lines a tool hookd has no table for runs: the commands its SQL runs (sql_commands), and the
-    line of a tool named for running (run_line) or else of a database server's tool (sql_line)."""
-    line = run_line(tool_input) if words(tool) & _RUN_WORDS else None
+    line of a container tool (container_line), of a tool named for running (run_line) or else of a database
+    server's tool (sql_line)."""
+    line = container_line(tool, tool_input)
+    line = line if line is not None else run_line(tool_input) if words(tool) & _RUN_WORDS else None
     line = line if line is not None else sql_line(tool, tool_input)
     return [*sql_commands(tool_input), *([line] if line is not None else [])]
+
+
+_CONTAINER_WORDS = frozenset({"container", "containers"})
+
+
+def container_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
+    """The `docker run` line a container tool's input amounts to (ckreiling's mcp-server-docker `run_container`,
+    `create_container`: the Docker SDK's `containers.run` arguments): its volumes (`host:dir[:mode]`, or the
+    SDK's `{host: {"bind": dir, "mode": m}}` and `{host: dir}`), `privileged`, image and command, so that what the
+    command does through the mounts is judged as `docker run`'s is (a created container runs it when started).
+    None: not a container tool, or no image."""
+    image = tool_input.get("image")
+    if not (words(tool) & _CONTAINER_WORDS) or not isinstance(image, str) or not image.strip():
+        return None
+    argv = ["docker", "run"]
+    for volume in _volumes(tool_input.get("volumes")):
+        argv += ["-v", volume]
+    if tool_input.get("privileged") is True:
+        argv.append("--privileged")
+    argv.append(image)
+    command = tool_input.get("command")
+    if isinstance(command, str) and command.strip():
+        try:
+            argv += shlex.split(command)  # the SDK splits a string command as a shell would, runs no shell
+        except ValueError:
+            argv.append(command)
+    elif isinstance(command, list) and all(isinstance(w, str) for w in command):
+        argv += command
+    return shlex.join(argv)
+
+
+def _volumes(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str) and v]
+    if not isinstance(value, Mapping):
+        return []
+    out = []
+    for host, bound in value.items():
+        spec = bound if isinstance(bound, Mapping) else {"bind": bound}
+        bind, mode = spec.get("bind"), spec.get("mode")
+        if isinstance(host, str) and isinstance(bind, str):
+            out.append(f"{host}:{bind}" + (f":{mode}" if isinstance(mode, str) and mode else ""))
+    return out
 
 
 _NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")

@@ -12,18 +12,16 @@ whose patch is in no argument hookd knows), the effect says `"known": false`: a 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import pwd
 import re
-import shlex
 import stat
-import tomllib
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
+from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import settings_only
@@ -39,11 +37,18 @@ from hookd.enrich.gitconfig_text import (
     unjudged_write,
 )
 from hookd.enrich.holdings import mark_holdings
-from hookd.enrich.later_code import is_command_file, left_for_later, may_leave_code
+from hookd.enrich.later_code import (
+    added_lines,
+    is_command_file,
+    left_for_later,
+    may_leave_code,
+    named_script_runs_later,
+    reaches_home,
+)
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
-from hookd.enrich.tool_args import MAX_URL_DEPTH, command_lines, inferred, new_texts, url_texts, words
+from hookd.enrich.tool_args import command_lines, inferred, new_texts, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 
@@ -137,9 +142,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
             for t in _texts_after(p, tool.input, spec, guess is None) or []
             if t not in new
         ]
-        out.extend(
-            left_for_later(written, texts, tool.name, analyse_shell, home=home_dir, project=project, known=started)
-        )
+        out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
     )
@@ -238,11 +241,7 @@ def _too_long(line: str) -> bool:
 
 MAX_CONFIG_TEXT = 256 * 1024  # a configuration text past this is not parsed for the commands it holds
 MAX_CONFIG_COMMANDS = 16
-_CONFIG_SUFFIXES = (".json", ".jsonc", ".toml")
-# A key named for a command a program runs later: `command`, `cmd`, `statusLine.command`, `apiKeyHelper`,
-# `postCreateCommand`, `discoveryCommand`, Codex's `notify`.
-_COMMAND_KEY = re.compile(r"(?:^|_|[a-z])(?:[Cc]ommand|[Cc]md|[Hh]elper)$|^(?:command|cmd|helper|notify)$")
-_COMMAND_PAIR = re.compile(r'"(\w{0,64}(?:[Cc]ommand|[Cc]md|[Hh]elper))"\s*:\s*"((?:[^"\\\n]|\\.){1,4096})"')
+_CONFIG_SUFFIXES = (".json", ".jsonc", ".toml", ".yaml", ".yml")
 
 
 def _configured_commands(
@@ -255,9 +254,10 @@ def _configured_commands(
 ) -> list[dict[str, JSON]]:
     """A command written into a configuration file for a program to run later (an agent's `statusLine`,
     `apiKeyHelper`, an MCP server's `command` and `args`, Codex's `notify`, a dev container's
-    `postCreateCommand`): when it runs code fetched or built at run time (`curl … | sh`, `sh -c "$(…)"`: a flow
-    or code not known, as the shell's analysis of it says), a deferred exec of it, asked as a startup file's
-    commands are; a plain program start (`npx -y server`, `node x.js`, `./statusline.sh`) is not."""
+    `postCreateCommand`, another agent's hook): when it runs code fetched or built at run time (`curl … | sh`,
+    `sh -c "$(…)"`: a flow or code not known, as the shell's analysis of it says), or reaches into the home as
+    later_code.reaches_home says (deletes there, sends what it reads there), a deferred exec of it, asked as a
+    startup file's commands are; a plain program start (`npx -y server`, `node x.js`, `./statusline.sh`) is not."""
     targets = [
         str(e["path"])
         for e in effects
@@ -266,61 +266,22 @@ def _configured_commands(
     if not targets:
         return []
     argument = spec.content or (spec.replace[1] if spec.replace else "")
-    texts = [t for t in ([tool_input.get(argument)] if argument else new_texts(tool_input)) if isinstance(t, str)]
-    lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in _commands_in(text)]
+    texts = [
+        added_lines(t)
+        for t in ([tool_input.get(argument)] if argument else new_texts(tool_input))
+        if isinstance(t, str)
+    ]
+    lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in commands_in(text, MAX_CONFIG_COMMANDS)]
     out: list[dict[str, JSON]] = []
     for line in lines[:MAX_CONFIG_COMMANDS]:
         analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
-        if _too_long(line) or any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed):
+        built = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed)
+        reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, targets[0], home, project)
+        if _too_long(line) or built or reaches:
             later = {"lang": "sh", "text": line}
             out.append({**_unknown("exec", program), "known": True, "code": later, "deferred": True,
                         "startup": targets[0]})  # fmt: skip
     return out
-
-
-def _commands_in(text: str) -> list[str]:
-    """The command lines a configuration text holds under keys named for one (JSON or TOML, whole; else each
-    `"…Command": "…"` pair of a JSON fragment, an edit's new text): a string is a shell line, a list an argv,
-    and a `command` beside `args` the argv of both."""
-    for parse in (json.loads, tomllib.loads):
-        try:
-            return _walk_commands(parse(text), 0)
-        except (ValueError, RecursionError):
-            continue
-    return [json.loads(f'"{m.group(2)}"') for m in _COMMAND_PAIR.finditer(text) if _decodes(m.group(2))]
-
-
-def _decodes(value: str) -> bool:
-    try:
-        json.loads(f'"{value}"')
-    except ValueError:
-        return False
-    return True
-
-
-def _walk_commands(value: Any, depth: int) -> list[str]:
-    if depth > MAX_URL_DEPTH or not isinstance(value, (Mapping, list)):
-        return []
-    if isinstance(value, list):
-        return [c for item in value for c in _walk_commands(item, depth + 1)]
-    out: list[str] = []
-    for key, item in value.items():
-        argv = _argv(item) if isinstance(key, str) and _COMMAND_KEY.search(key) else None
-        if argv is None:
-            out.extend(_walk_commands(item, depth + 1))
-            continue
-        args = value.get("args") if key in ("command", "cmd") else None
-        extra = _argv(args) or [] if isinstance(args, list) else []
-        out.append(shlex.join([*argv, *extra]) if isinstance(item, list) or extra else argv[0])
-    return out
-
-
-def _argv(value: Any) -> list[str] | None:
-    if isinstance(value, str) and value.strip():
-        return [value]
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return list(value)
-    return None
 
 
 # Words of a tool's name that make it save what it is given into a file the agent loads every session
@@ -356,7 +317,7 @@ def _imports(
         texts = [v for v in tool_input.values() if isinstance(v, str)]
         loaded = [(base, texts) for base in (memory_dir, project) if base]
     raws = [(base, m.group(1).rstrip(".,;:!?")) for base, texts in loaded for t in texts for m in _IMPORT.finditer(t)]
-    raws += [(project, name) for name in context_files(_written(effects), lambda: new_texts(tool_input))]
+    raws += [(project, name) for name in context_files(_written(effects), lambda: _added_texts(tool_input))]
     if not raws:
         return []
     resolver = PathResolver(home=home or "/", project_dir=project)
@@ -368,6 +329,11 @@ def _imports(
         read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
         out.append({**read, "deferred": True, "import": raw})
     return out
+
+
+def _added_texts(tool_input: Mapping[str, Any]) -> list[str]:
+    """The texts a tool's input writes, a patch's as its added lines."""
+    return [added_lines(t) for t in new_texts(tool_input)]
 
 
 def _git_keys(

@@ -98,7 +98,6 @@ LATER_TEXTS = (
 
 def test_the_gate_before_a_writes_later_steps_holds_wherever_one_of_them_finds_code() -> None:
     from hookd.enrich.later_code import left_for_later
-    from hookd.enrich.shell.build import analyse_shell
     from hookd.enrich.tool_effects import _configured_commands, _may_run_later, _program_config_keys
     from hookd.types import ToolKind, ToolSpec
 
@@ -115,7 +114,7 @@ def test_the_gate_before_a_writes_later_steps_holds_wherever_one_of_them_finds_c
             found = (
                 _configured_commands(effects, tool_input, spec, "Write", home, project)  # type: ignore[arg-type]
                 or _program_config_keys(effects, tool_input, "Write")  # type: ignore[arg-type]
-                or left_for_later([path], [text], "Write", analyse_shell, home=home, project=project, known=set())
+                or left_for_later([path], [text], "Write", home=home, project=project, known=set())
             )
             found_any += bool(found)
             assert _may_run_later(effects, home, project) or not found, (path, text)  # type: ignore[arg-type]

@@ -78,6 +78,8 @@ def enriched(client: str, payload: dict[str, Any], project: Path, home: Path) ->
     matched = {e["path"] for e in event.facts.get("paths") or () if e.get("glob") and e not in _own([e], outside)}
     if isinstance(effects, list):
         effects = [e for e in _own(effects, outside) if e.get("path") not in matched or not e.get("known", True)]
+        for effect in effects:
+            effect.pop("running", None)  # what runs under a PID now: this box's processes
     text = json.dumps({"shell": shell, "effects": effects}, sort_keys=True)
     text = text.replace(str(project), "${PROJECT}").replace(str(home), "${HOME}")
     text = text.replace(str(project.parent), "${TMP}")  # `..` of the project

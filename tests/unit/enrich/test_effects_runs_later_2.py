@@ -91,3 +91,24 @@ def test_a_library_preloaded_from_scratch_space_is_unknown_code(command: str, tm
 )
 def test_a_system_library_or_one_built_on_the_line_is_not_planted(command: str, tmp_path: Path) -> None:
     assert [e for e in ops(command, tmp_path, "exec") if e.get("planted")] == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'npm config set node-options "--require /tmp/x.js"',
+        "npm set node-options='--import ./hook.mjs'",
+        'npm config set node-options "-r ./x.js" --location=project',
+    ],
+)
+def test_a_setting_handed_to_later_runs_as_node_options_loads_its_files_later(command: str, proj: Path) -> None:
+    assert [(e["code"]["lang"], e["known"], e.get("deferred")) for e in ops(command, proj, "exec")] == [
+        ("node", False, True)
+    ]
+
+
+@pytest.mark.parametrize(
+    "command", ['npm config set node-options "--max-old-space-size=4096"', "npm config set registry https://x.test/"]
+)
+def test_a_setting_that_loads_nothing_runs_nothing_later(command: str, proj: Path) -> None:
+    assert ops(command, proj, "exec") == []

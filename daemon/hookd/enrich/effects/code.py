@@ -350,7 +350,12 @@ def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place
             ledger.add("exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write")
 
 
-_URL = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
+_URL = re.compile(r"^(?:git\+)?(?:https?|ftp)://", re.IGNORECASE)  # npm's specs: a tarball or git+https URL
+
+
+def is_url_script(word: str) -> bool:
+    """`word` is a URL a runtime or package runner downloads and runs (the catalogue's `url_scripts`)."""
+    return _URL.match(word) is not None
 
 
 def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:

@@ -11,7 +11,7 @@ import re
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.words import STDIN_FILES, sets_id
+from hookd.enrich.effects.words import STDIN_FILES, named_by_options, sets_id
 
 
 def compiled(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
@@ -41,16 +41,27 @@ def sets_code(ledger: Ledger, program: Program, argv: list[str], place: Place, f
         if after is None:
             continue
         pairs = [w.partition("=") for w in after if not w.startswith("-")]
-        if pairs and not pairs[0][1] and len(pairs) > 1:  # KEY VALUE, not KEY=VALUE
-            pairs = [(pairs[0][0], "=", pairs[1][0])]
+        first = next((k for k, w in enumerate(after) if not w.startswith("-")), len(after))
+        if pairs and not pairs[0][1] and first + 1 < len(after):  # KEY VALUE (the value may be `--require x`)
+            pairs = [(pairs[0][0], "=", after[first + 1])]
         for key, _, value in pairs:
             if value and any(fnmatch.fnmatchcase(key, k) for k in keys):
                 where = place(file.replace("~", ledger.home, 1)) if file else None
                 ledger.add("write", where, program.name, key=key, value=value)
                 if kind == "program":
                     ledger.add("exec", None, program.name, code={"lang": "sh", "text": value}, deferred=True)
+                elif kind.startswith("environment:"):  # `npm config set node-options '--require x.js'`
+                    _loads_later(ledger, program.name, kind.partition(":")[2], value)
+                    continue
                 follow.scripts.append(value)
-        return
+
+
+def _loads_later(ledger: Ledger, name: str, variable: str, value: str) -> None:
+    """A setting the program hands its later runs as the environment `variable` (npm's `node-options` is
+    NODE_OPTIONS for every script it runs): the files those options load then run, outside the hooks."""
+    entry = catalogue().environment.get(variable)
+    if entry is not None and entry.loads == "options" and named_by_options(value.strip("\"'"), entry.options):
+        ledger.add("exec", None, name, code={"lang": entry.lang, "text": ""}, known=False, deferred=True)
 
 
 def grants(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:

@@ -33,6 +33,7 @@ from hookd.enrich.effects.handed import (
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.processes import running_names
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
     fed_text,
@@ -472,6 +473,8 @@ def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: Command
     lookup = _lookup_words(target, view) if match == "pid" else []
     if lookup:
         extra["lookup"] = lookup
+    elif match == "pid" and (running := running_names(target)):
+        extra["running"] = running
     ledger.add("signal", None, name, target=target, match=match, **extra)
 
 

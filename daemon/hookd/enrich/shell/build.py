@@ -556,7 +556,7 @@ def analyse_shell(
             "commands": builder.commands,
         }
         found, texts = builder.model.effects, builder.model.ledger.contents
-        left = left_by_shell(found, texts, home=home, project=project_dir, analyse=analyse_shell)
+        left = left_by_shell(found, texts, home=home, project=project_dir)
         return shell, [*found, *left, *unjudged_shell_writes(found)]
     except Exception as exc:  # never on the hot path: report it, and still show the words
         commands: list[dict[str, Any]] = []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.code import is_url_script
 from hookd.enrich.effects.launchers import launched
 from hookd.enrich.shell.words import _ASSIGN
 
@@ -192,6 +194,8 @@ _WRAPPERS: dict[str, Peel] = {
     "nsenter": _options("tSGwr", "target", "setuid", "setgid", "wd", "root"),
 }  # fmt: skip
 _SUDO = frozenset({"sudo", "doas"})
+# wrappers that act on a running process when given no command (their catalogue entry's `pid_options`)
+_ACTS_ALONE = frozenset({"strace", "ltrace", "ionice", "prlimit", "choom", "taskset", "chrt", "renice"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
 _INLINE = _SHELLS | {"eval", "su", "trap"}
 
@@ -201,18 +205,28 @@ def _basename(word: str) -> str:
 
 
 def _peel(argv: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
-    """The real program's argv and the wrappers peeled off it; `env` gains their assignments."""
+    """The real program's argv and the wrappers peeled off it; `env` gains their assignments. A wrapper left
+    with nothing to run is the program itself, acting on its options (`strace -p PID`, `ionice -p PID`)."""
     wrappers: list[str] = []
     i = 0
     while i < len(argv):
         name = _basename(argv[i])
         peel = _WRAPPERS.get(name)
         after = launched(name, argv, i + 1) if peel is None else peel(argv, i + 1, env)
-        if after is None:
+        if after is None or (after >= len(argv) and name in _ACTS_ALONE) or _fetches(name, argv, after):
             break
         wrappers.append(name)
         i = after
     return argv[i:], wrappers
+
+
+def _fetches(name: str, argv: list[str], after: int) -> bool:
+    """A launcher that downloads what it is given as a URL and runs it (`npx -y https://…/x.tgz`: the catalogue's
+    `url_scripts`) is the program itself: the effect model judges it as fetched code, not the URL as a program."""
+    if after >= len(argv) or not is_url_script(argv[after]):
+        return False
+    program = catalogue().get(name)
+    return program is not None and bool(program.url_scripts)
 
 
 def _trap_action(argv: list[str]) -> tuple[str, bool, bool] | None:

@@ -1,0 +1,128 @@
+"""A PID spelled as a number (learnt in an earlier call) is named by what runs under it now: the guard's
+processes, and what they started, are the guard (hookd.enrich.effects.processes; policies/protected_paths)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from effect_support import ops
+
+from hookd.assembly import build_pipeline, engine_for_dir
+from hookd.config import Config, bundled_policies_dir
+from hookd.enrich.effects.processes import _names, running_names
+from hookd.types import Caller, Deadline, HookRequest, Outcome
+
+
+@pytest.mark.parametrize(
+    ("argv", "names"),
+    [
+        (["/usr/bin/python3.11", "-I", "-m", "hookd", "serve"], ["python3.11", "hookd"]),
+        (["/home/u/.local/bin/hookd", "serve"], ["hookd"]),
+        (["python3", "-c", "import hookd; hookd.main()"], ["python3"]),  # code is not a name
+        (["node", "--inspect", "/srv/app/server.js", "hookd"], ["node", "server.js"]),
+        (["vim", "daemon/hookd/pipeline.py"], ["vim"]),  # a file it has open is not its name
+        ([], []),
+    ],
+)
+def test_a_process_is_named_by_its_program_and_an_interpreters_module_or_script(
+    argv: list[str], names: list[str]
+) -> None:
+    assert _names(argv) == names
+
+
+def _wait_for_child(pid: int) -> int:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        if children:
+            return int(children[0])
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} started no child in 10 s")
+
+
+@pytest.fixture
+def guard() -> Iterator[tuple[int, int, int]]:
+    """(a process named hookd, a child it started, an unrelated process): real processes, killed after."""
+    named = subprocess.Popen(["hookd", "-c", "sleep 30; :"], executable="/bin/sh")
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        yield named.pid, _wait_for_child(named.pid), other.pid
+    finally:
+        for process in (named, other):
+            process.kill()
+            process.wait(timeout=10)
+
+
+def test_the_guard_and_what_it_started_are_named_by_the_guards_name(guard: tuple[int, int, int]) -> None:
+    named, child, other = guard
+    assert "hookd" in running_names(str(named))
+    assert "hookd" in running_names(str(child))  # a worker or evaluator is `python -c …`: its parent names it
+    assert "hookd" in running_names(f"-{named}")  # a process group
+    assert "hookd" not in running_names(str(other))
+    assert running_names("999999999") == running_names("1") == running_names("x12") == []
+
+
+def test_a_signal_or_attach_to_a_number_carries_what_runs_under_it(guard: tuple[int, int, int], tmp_path: Path) -> None:
+    _, child, other = guard
+    for command in (f"kill -STOP {child}", f"strace -p {child}", f"gdb -p {child} -batch", f"ionice -c3 -p {child}"):
+        assert any("hookd" in e.get("running", ()) for e in ops(command, tmp_path, "signal")), command
+    assert not any("hookd" in e.get("running", ()) for e in ops(f"kill {other}", tmp_path, "signal"))
+    assert [e.get("running") for e in ops(f"strace -f -o trace.txt make -j{other}", tmp_path, "signal")] == []
+
+
+def decide(commands: list[str], tmp_path: Path) -> list[Outcome]:
+    """Each command's outcome under the default policies, as Gemini's shell call in a project of a home."""
+    home = tmp_path / "home"
+    project = home / "proj"
+    project.mkdir(parents=True, exist_ok=True)
+
+    def request(command: str) -> HookRequest:
+        payload = {
+            "session_id": "s",
+            "cwd": str(project),
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": command},
+        }
+        return HookRequest(
+            client="gemini",
+            event="BeforeTool",
+            payload=json.dumps(payload).encode(),
+            env={"GEMINI_PROJECT_DIR": str(project), "HOME": str(home)},
+            cwd=str(project),
+            caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()),
+            deadline=Deadline.after(10),
+        )
+
+    async def handled() -> list[Outcome]:
+        engine = engine_for_dir(Config(), bundled_policies_dir())
+        try:
+            pipeline, _ = build_pipeline(Config(), engine, probe=lambda _pid: True)
+            return [(await pipeline.handle(request(c))).decision.outcome for c in commands]
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(handled())
+
+
+def test_the_default_policies_deny_stopping_limiting_or_attaching_to_the_guard_by_number(
+    guard: tuple[int, int, int], tmp_path: Path
+) -> None:
+    named, child, other = guard
+    attacks = [
+        f"kill -9 {named}",
+        f"kill -STOP {child}",
+        f"strace -fp {child} -e inject=all:error=EPERM",
+        f"gdb -batch -ex 'call (void)exit(0)' -p {child}",
+        f"prlimit --pid {child} --nofile=0:0",
+        f"gcore -o core {named}",
+    ]
+    everyday = [f"kill {other}", f"strace -p {other}"]  # a dev server stopped or traced by its PID
+    assert decide(attacks + everyday, tmp_path) == [Outcome.DENY] * len(attacks) + [Outcome.ALLOW] * len(everyday)
