@@ -195,3 +195,19 @@ def test_api_calls_that_create_no_container_with_host_binds_run_nothing_there(co
 )
 def test_a_file_merely_starting_with_the_programs_name_is_not_its_configuration(command: str, tmp_path: Path) -> None:
     assert [e for e in ops(command, tmp_path, "exec") if e.get("loaded")] == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ansible-pull -U https://git.example.net/ops/bootstrap.git -i localhost, local.yml",
+        "ansible-pull -d /tmp/p --url=git@git.example.net:ops/b.git site.yml",
+    ],
+)
+def test_a_repository_fetched_by_option_and_run_is_fetched_code(command: str, tmp_path: Path) -> None:
+    assert [e["flow"] for e in ops(command, tmp_path, "exec")] == ["fetch"]
+    assert len(ops(command, tmp_path, "fetch")) == 1
+
+
+def test_a_pull_without_a_repository_fetches_nothing(tmp_path: Path) -> None:
+    assert ops("ansible-pull --help", tmp_path, "exec") == ops("ansible-pull --list-hosts", tmp_path, "fetch") == []

@@ -152,6 +152,7 @@ class Program:
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
     property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
     url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
+    url_options: frozenset[str] = frozenset()  # options whose value is where code to run is fetched (`ansible-pull -U`)
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
@@ -289,6 +290,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         rest_api=dict(spec.get("rest_api", {})),
         serves=dict(spec.get("serves", {})),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
+        url_options=frozenset(spec.get("url_options", ())),
         property_command=(
             str(spec.get("property_command", {}).get("program", "")),
             str(spec.get("property_command", {}).get("args", "")),

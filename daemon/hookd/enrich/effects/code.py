@@ -351,6 +351,7 @@ def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place
 
 
 _URL = re.compile(r"^(?:git\+)?(?:https?|ftp)://", re.IGNORECASE)  # npm's specs: a tarball or git+https URL
+_REPOSITORY = re.compile(r"^(?:(?:git\+)?(?:https?|ftp|ssh|git)://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)  # git's URLs too
 
 
 def is_url_script(word: str) -> bool:
@@ -361,12 +362,14 @@ def is_url_script(word: str) -> bool:
 def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
     code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does."""
+    fetched = [v for o, v in parsed.options if o in program.url_options and v and _REPOSITORY.match(v)]
     for words in program.url_scripts:
         operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
         if operands and _URL.match(operands[0]):
-            ledger.add("fetch", None, program.name, url=operands[0])
-            ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
-            return
+            fetched.append(operands[0])
+    for url in fetched[:1]:  # `ansible-pull -U URL`: the repository's playbook, fetched and run here
+        ledger.add("fetch", None, program.name, url=url)
+        ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
 
 
 def property_command(program: Program, argv: list[str], follow: Followups) -> None:
