@@ -76,6 +76,18 @@ class StartupFiles:
 
 
 @dataclass(frozen=True, slots=True)
+class Modules:
+    """A configuration-management tool run with a module (`ansible HOSTS -m MODULE -a ARGS`): the option naming
+    the module, the one giving its `key=value` arguments, the host names and connection that are this machine,
+    and per module the argument keys naming a path, the op each gets, and the op under `state=absent`."""
+
+    option: str = ""
+    args: str = ""
+    local: frozenset[str] = frozenset()
+    table: Mapping[str, tuple[tuple[str, ...], str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Program:
     name: str
     source: str
@@ -109,6 +121,7 @@ class Program:
     regex_options: frozenset[str] = frozenset()
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
+    task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
@@ -203,6 +216,16 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
     )
 
 
+def _modules(spec: Any) -> Modules | None:
+    if not isinstance(spec, Mapping):
+        return None
+    table = {
+        str(name): (tuple(entry.get("keys", ())), str(entry.get("op", "")), str(entry.get("absent", "")))
+        for name, entry in dict(spec.get("table", {})).items()
+    }
+    return Modules(str(spec["option"]), str(spec["args"]), frozenset(spec.get("local", ())), table)
+
+
 def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | None) -> Program:
     hooks = _hooks(spec["runs"]) if "runs" in spec else _hooks((derived or {}).get("runs"), derived=True)
     hooks = tuple(h if h.lang or not h.code else Hook(**{**_fields(h), "lang": name}) for h in hooks)
@@ -255,6 +278,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         regex_options=frozenset(spec.get("regex_options", ())),
         pid_options=frozenset(spec.get("pid_options", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
+        task_modules=_modules(spec.get("task_modules")),
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),

@@ -60,6 +60,7 @@ def may_run_files(program: Program | None) -> bool:
         or program.implicit_files
         or program.launcher is not None
         or program.code_file_options
+        or program.task_modules is not None  # a module runs a script it is given (`ansible -m script -a F`)
         or not program.gtfobins.isdisjoint(_RUNS_CODE)
     )
 

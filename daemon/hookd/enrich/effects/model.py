@@ -22,7 +22,15 @@ from hookd.enrich.effects.beyond import cgroup_signals, options_from_globs, priv
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.configtext import settings_only
-from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
+from hookd.enrich.effects.entries import (
+    compiled,
+    deletes_named,
+    grants,
+    module_effects,
+    rest_deletes,
+    served,
+    sets_code,
+)
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
@@ -222,6 +230,7 @@ class EffectModel:
         self._program_effects(program, parsed, argv, place, view)
         implicit_code(self.ledger, program, parsed, place)
         url_scripts(self.ledger, program, parsed)
+        module_effects(self.ledger, program, parsed, place, follow)
         property_command(program, argv, follow)
         unread(self.files, program, parsed, view, (place, start))
         follow.origin = self._origin(program, parsed, name, view)
