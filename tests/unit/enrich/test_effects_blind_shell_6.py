@@ -256,3 +256,15 @@ def test_a_cron_module_job_runs_later(tmp_path: Path) -> None:
 def test_modules_run_elsewhere_or_harmless_here_do_nothing_that_stops(command: str, tmp_path: Path) -> None:
     found = effects(command, tmp_path)
     assert [e for e in found if e["op"] in ("delete", "exec") or (e["op"] == "write" and e["class"] != "project")] == []
+
+
+@pytest.mark.parametrize(
+    "command", ["gh extension install https://git.example.net/tools/gh-sync && gh sync", "gh ext install o/gh-dash"]
+)
+def test_an_extension_installed_runs_later(command: str, tmp_path: Path) -> None:
+    assert [e["deferred"] for e in ops(command, tmp_path, "exec") if e["program"] == "gh"] == [True]
+
+
+@pytest.mark.parametrize("command", ["gh extension list", "gh extension remove gh-dash", "gh pr checkout 12"])
+def test_listing_or_removing_extensions_installs_nothing(command: str, tmp_path: Path) -> None:
+    assert ops(command, tmp_path, "exec") == []

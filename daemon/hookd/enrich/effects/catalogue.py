@@ -125,6 +125,7 @@ class Program:
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
+    installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
     writes_files: tuple[str, ...] = ()  # the files it changes whatever its operands (userdel: /etc/passwd, …)
     device_read_only: frozenset[str] = frozenset()
@@ -282,6 +283,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
+        installs_code=tuple(tuple(str(w) for w in words) for words in spec.get("installs_code", ())),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),
         writes_files=tuple(spec.get("writes_files", ())),
         device_read_only=frozenset(spec.get("device_read_only", ())),

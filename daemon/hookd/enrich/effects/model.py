@@ -317,8 +317,9 @@ class EffectModel:
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.writes_files:
             self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
-        if program.schedules and not any(w in program.schedule_inert for w in argv[1:]):
-            # what it runs later is outside this session's hooks, whatever its text
+        if (program.schedules and not any(w in program.schedule_inert for w in argv[1:])) or (
+            any(parsed.operands[: len(w)] == list(w) and len(parsed.operands) > len(w) for w in program.installs_code)
+        ):  # what it runs later is outside this session's hooks, whatever its text (`at`, `gh extension install X`)
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
