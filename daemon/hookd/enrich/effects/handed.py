@@ -83,10 +83,8 @@ _ESCAPED = re.compile(r"""\\(["'\\])""")
 def literal_commands(code: str) -> list[str]:
     """The command lines in `code`'s string literals: one literal that reads as a command line, or consecutive
     literals that read as one argv, starting with a program hookd knows (see is_command_line)."""
-    literals = [
-        _ESCAPED.sub(r"\1", next(g for g in (m.group(1), m.group(2), m.group(4)) if g is not None))
-        for m in _STRING.finditer(code)
-    ]
+    literals = [next(g for g in (m.group(1), m.group(2), m.group(4)) if g is not None) for m in _STRING.finditer(code)]
+    literals = [_ESCAPED.sub(r"\1", w) if "\\" in w else w for w in literals]
     found: list[str] = []
     for k, literal in enumerate(literals):
         if is_command_line(literal):
