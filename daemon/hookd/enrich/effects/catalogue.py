@@ -88,6 +88,18 @@ class Modules:
 
 
 @dataclass(frozen=True, slots=True)
+class ShellSetup:
+    """The words that make a program print the shell code of its own setup (`pyenv init -`): then options, a
+    shell's name when `shell`, and when `names` the programs it registers (`register-python-argcomplete pytest`),
+    its options then only those of `options` (an option naming a script it would run later is none of them)."""
+
+    words: tuple[str, ...]
+    shell: bool = False
+    names: bool = False
+    options: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Program:
     name: str
     source: str
@@ -138,7 +150,7 @@ class Program:
     secret_stdin: frozenset[str] = frozenset()  # `docker login --password-stdin`: it authenticates with its stdin
     # the words that make it print the shell code of its own setup (`pyenv init -`), and whether a shell's name
     # may follow them: `eval "$(…)"` of that is the tool's installed code, not code the line made
-    prints_shell: tuple[tuple[tuple[str, ...], bool], ...] = ()
+    prints_shell: tuple[ShellSetup, ...] = ()
     network: bool = False
     gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
     find: bool = False
@@ -294,7 +306,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         prints_secret=tuple(
             (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
         ),
-        prints_shell=tuple((tuple(p["words"]), bool(p.get("shell", False))) for p in spec.get("prints_shell", ())),
+        prints_shell=tuple(
+            ShellSetup(tuple(p["words"]), bool(p.get("shell")), bool(p.get("names")), frozenset(p.get("options", ())))
+            for p in spec.get("prints_shell", ())
+        ),
         secret_stdin=frozenset(spec.get("secret_stdin", ())),
         network=bool(spec.get("network", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),

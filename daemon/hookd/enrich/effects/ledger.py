@@ -17,6 +17,7 @@ from hookd.enrich.effects.words import (
     _fixed_place,
 )
 from hookd.enrich.facts import arg_class, tree_of, under
+from hookd.enrich.paths import has_glob
 
 Place = Callable[[str], dict[str, Any]]
 
@@ -156,3 +157,18 @@ class Ledger:
             if self.produced.get(parent or "/") == "fetch":
                 return "fetch"
         return ""
+
+
+def selected(effects: list[dict[str, Any]], start: int, stand_ins: set[str] | None = None) -> None:
+    """The effects of what a search runs on each file it finds (`find ROOT … -exec CMD {} +`, `fd -x`): a
+    change is of what it selects; a read of its stand-in (`ROOT/**/PAT`) reads below ROOT, as
+    `find ROOT | xargs cat` does (a recursive read of ROOT beside the stand-in's own). `stand_ins`: only
+    the effects on these words (a command handed a search's names by a substitution: `rm -r $(find d -name x)`)."""
+    for effect in effects[start:]:
+        if stand_ins is not None and effect.get("raw") not in stand_ins and effect.get("glob") not in stand_ins:
+            continue
+        if effect["op"] in ("delete", "chmod"):
+            effect["selected"] = True
+        elif effect["op"] in ("read", "copy") and has_glob(effect["path"]) and "glob" not in effect:
+            root = effect["path"].split("/*", 1)[0].split("/?", 1)[0] or "/"
+            effects.append({**effect, "path": root, "raw": root, "recursive": True, "selected": True})

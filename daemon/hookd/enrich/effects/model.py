@@ -18,19 +18,11 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects.beyond import cgroup_signals, options_from_globs, privileged, used_secret
+from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.configtext import settings_only
-from hookd.enrich.effects.entries import (
-    compiled,
-    deletes_named,
-    grants,
-    module_effects,
-    rest_deletes,
-    served,
-    sets_code,
-)
+from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import (
@@ -77,6 +69,16 @@ from hookd.enrich.effects.words import (
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
 
 _PROGRAM_GLOB = re.compile(r"[*?]|\[[^\]]+\]")  # a program word the shell expands as a pattern
+
+
+def _own_setup(view: CommandView, path: str) -> bool:
+    """A write into `path` that is the output of a program printing the shell code of its own setup (the
+    catalogue's `prints_shell`, as `eval "$(pyenv init -)"` takes it), redirected there by the command itself
+    with no environment of its own to change what it prints, nor a PATH the line set to find another program of
+    that name: the tool's installed code, not code of the line."""
+    redirected = any(">" in str(r.get("op") or "") and r.get("path") == path for r in view.redirects)
+    own = not view.env and "PATH" not in view.variables and "PATH" not in view.built
+    return redirected and own and prints_own_code("$(" + " ".join(view.argv) + ")")
 
 
 class EffectModel:
@@ -163,6 +165,8 @@ class EffectModel:
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
             if text is not None and (runs_nothing(text) if lang == "sh" else settings_only(path, text)):
                 continue
+            if text is None and lang == "sh" and _own_setup(view, path):
+                continue  # `register-python-argcomplete pytest >> ~/.bashrc`: what `eval "$(…)"` of it would run
             # another program's file (`/etc/sudoers.d/x`, a `.pth`): what it runs or grants is not shell code
             self.ledger.add("exec", None, view.name, code={"lang": lang or "text", "text": text or ""},
                             known=text is not None, deferred=True, startup=path)  # fmt: skip
@@ -317,9 +321,11 @@ class EffectModel:
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.writes_files:
             self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
-        if (program.schedules and not any(w in program.schedule_inert for w in argv[1:])) or (
-            any(parsed.operands[: len(w)] == list(w) and len(parsed.operands) > len(w) for w in program.installs_code)
-        ):  # what it runs later is outside this session's hooks, whatever its text (`at`, `gh extension install X`)
+        installs = any(
+            parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code
+        )
+        if installs or (program.schedules and not any(w in program.schedule_inert for w in argv[1:])):
+            # what it runs later is outside this session's hooks, whatever its text (`at`, `gh extension install X`)
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)

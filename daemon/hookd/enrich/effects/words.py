@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Catalogue, Program, StartupFiles, catalogue
+from hookd.enrich.effects.catalogue import Catalogue, Program, ShellSetup, StartupFiles, catalogue
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
 
@@ -242,6 +242,7 @@ _ONE_SUBSTITUTION = re.compile(
     r"""^\s*"?(?:\$\((?P<a>[^()$`|;&<>"']*)\)|`(?P<b>[^()$`|;&<>"']*)`|<\((?P<c>[^()$`|;&<>"']*)\))"?\s*$"""
 )
 _SHELL_NAMES = frozenset({"bash", "zsh", "fish", "sh", "ksh", "-"})
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")  # a program looked up on PATH
 
 
 def prints_own_code(text: str) -> bool:
@@ -257,13 +258,19 @@ def prints_own_code(text: str) -> bool:
     program = catalogue().get(argv[0]) if argv and "/" not in argv[0] and "=" not in argv[0] else None
     if program is None:
         return False
-    for words, shell in program.prints_shell:
-        rest = argv[1 + len(words) :]
-        if argv[1 : 1 + len(words)] == list(words) and all(
-            w.startswith("-") or (shell and w in _SHELL_NAMES) for w in rest
-        ):
-            return True
-    return False
+    return any(argv[1 : 1 + len(s.words)] == list(s.words) and _setup_words(s, argv[1 + len(s.words) :]) for s in
+               program.prints_shell)  # fmt: skip
+
+
+def _setup_words(setup: ShellSetup, rest: list[str]) -> bool:
+    """The words after those asking for the setup code leave it the tool's own: options (only the entry's own
+    when it registers programs), a shell's name, the plain names of the programs it registers."""
+    if not setup.names:
+        return all(w.startswith("-") or (setup.shell and w in _SHELL_NAMES) for w in rest)
+    return all(
+        w in setup.options if w.startswith("-") else (setup.shell and w in _SHELL_NAMES) or _PLAIN_NAME.fullmatch(w)
+        for w in rest
+    )
 
 
 def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | None:

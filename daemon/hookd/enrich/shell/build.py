@@ -11,6 +11,7 @@ import shlex
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
@@ -27,6 +28,7 @@ from hookd.enrich.shell.runners import (
     printed,
     runs_stdin,
     script_of,
+    searched_operands,
     spawned,
     xargs_operands,
 )
@@ -58,6 +60,7 @@ class _Builder:
         self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
         self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
         self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
+        self._searched: dict[str, str] = {}  # a search's substitution -> the stand-in for what it prints
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -171,18 +174,6 @@ class _Builder:
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         return origin
 
-    def _selected(self, start: int) -> None:
-        """The effects of what a search runs on each file it finds (`find ROOT … -exec CMD {} +`, `fd -x`): a
-        change is of what it selects; a read of its stand-in (`ROOT/**/PAT`) reads below ROOT, as
-        `find ROOT | xargs cat` does (a recursive read of ROOT beside the stand-in's own)."""
-        effects = self.model.effects
-        for effect in effects[start:]:
-            if effect["op"] in ("delete", "chmod"):
-                effect["selected"] = True
-            elif effect["op"] in ("read", "copy") and has_glob(effect["path"]) and "glob" not in effect:
-                root = effect["path"].split("/*", 1)[0].split("/?", 1)[0] or "/"
-                effects.append({**effect, "path": root, "raw": root, "recursive": True, "selected": True})
-
     def _next_pipeline(self) -> int:
         self._pipelines += 1
         return self._pipelines - 1
@@ -225,6 +216,8 @@ class _Builder:
             self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
             argv = xargs_operands(words, argv, stdin)
+        found = searched_operands(argv, self.home)
+        self._searched.update(found)
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
         privileged = sudo or any(_raises_privilege(w) for w in wrappers)
@@ -248,7 +241,11 @@ class _Builder:
         substituted = next((kind for kind in ("fetch", "decode") if kind in made), "")
         command_origin = (origin, substituted)
         self._fed = fed
-        return self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, command_origin)
+        start = len(self.model.effects)
+        out = self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, command_origin)
+        if found:  # `rm -r $(find d -name x)`: a change of what the search selects, as `find d -name x -exec rm`
+            selected(self.model.effects, start, set(found.values()))
+        return out
 
     def _after(
         self,
@@ -411,7 +408,9 @@ class _Builder:
             placed = self.state.place(text, cwd)
             if self.state.moved_away(text, cwd):
                 placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
-            if has_glob(text) and not _dynamic(text):
+            if text in self._searched:  # what a search prints (runners.searched), while the disk shows it all
+                placed = self.state.searched(self._searched[text], cwd) or placed
+            elif has_glob(text) and not _dynamic(text):
                 placed = {**placed, "matches": [a["path"] for a in self.state.args([text], cwd)[1:]]}
             return placed
 
@@ -438,7 +437,7 @@ class _Builder:
             start = len(self.model.effects)
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
             if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
-                self._selected(start)
+                selected(self.model.effects, start)
         patch = None
         if name in PATCH_PROGRAMS:
             fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -256,6 +257,81 @@ def _find(argv: list[str]) -> list[Spawn]:
             k = end
         k += 1
     return spawns
+
+
+# What `find` selects can be read from its words only with these: tests that narrow it (each with its value) and
+# actions that print the names and nothing else. An `-o`, `!`, `(`, `-printf`, `-exec`, `-L` is none of them.
+_SEARCH_TESTS = frozenset(
+    {"-name", "-path", "-wholename", "-type", "-xtype", "-maxdepth", "-mindepth", "-mtime", "-mmin", "-atime", "-amin",
+     "-ctime", "-cmin", "-size", "-newer", "-user", "-group", "-perm"}
+)  # fmt: skip
+_SEARCH_FLAGS = frozenset({"-print", "-empty", "-depth", "-xdev", "-mount"})
+_PATTERN_CHARS = re.compile(r"[*?\[\\]")
+
+
+def searched(word: str) -> str | None:
+    """An operand that is one substitution of a search of one root (`$(find ROOT -name PAT)`, `` `find …` ``): the
+    names it prints, ROOT/**/PAT as find -exec's `{}` stands for them (a `-path` by its last, literal segment);
+    None for any other word and for a search whose selection its words do not show (no name test, an `-o`, `!`,
+    `-printf`, `-exec`, `-L`, an expansion, more roots): such an operand stays unknown."""
+    if word.startswith("$(") and word.endswith(")"):
+        inner = word[2:-1]
+    elif len(word) > 2 and word[0] == word[-1] == "`":
+        inner = word[1:-1]
+    else:
+        return None
+    if "$" in inner or "`" in inner:
+        return None
+    lexer = shlex.shlex(inner, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        argv = list(lexer)
+    except ValueError:
+        return None
+    if argv[:1] != ["find"]:
+        return None
+    at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-")), len(argv))
+    roots: list[str] = argv[1:at]
+    names: list[str] = []
+    k = at
+    while k < len(argv):
+        word = argv[k]
+        if word in _SEARCH_TESTS and k + 1 < len(argv):
+            name = _searched_name(word, argv[k + 1])
+            if name is None:
+                return None
+            names.extend([name] if name else [])
+            k += 2
+        elif word in _SEARCH_FLAGS:
+            k += 1
+        else:
+            return None
+    root = roots[0] if len(roots) == 1 else "." if not roots else ""
+    if not names or not root or root[0] in "();|&<>!":
+        return None
+    return f"{root.rstrip('/') or '/'}/**/{names[0]}"
+
+
+def searched_operands(argv: list[str], home: str) -> dict[str, str]:
+    """Each operand that is a substitution of a search of one root (`python check.py $(find build -name x)`), with
+    the stand-in for what it prints (`searched`): its effects are of what the search selects, not of a word only
+    known at run time, while the disk shows all the search selects (LineState.searched; else it stays unknown)."""
+    found: dict[str, str] = {}
+    for word in argv[1:] if any("find" in w for w in argv[1:]) else ():
+        stand_in = searched(word) if "find" in word else None
+        if stand_in is not None:
+            found[word] = home + stand_in[1:] if stand_in.startswith("~/") else stand_in
+    return found
+
+
+def _searched_name(test: str, value: str) -> str | None:
+    """The name pattern a test selects by ("" for a test of something else), None when it cannot be read."""
+    if test == "-name":
+        return value if value and "/" not in value else None
+    if test in ("-path", "-wholename"):
+        last = value.rsplit("/", 1)[-1]
+        return last if "/" in value and last and not _PATTERN_CHARS.search(last) else None
+    return ""
 
 
 def _container(name: str, argv: list[str]) -> list[Spawn]:

@@ -62,6 +62,15 @@ class LineState:
             placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
         return placed
 
+    def searched(self, stand_in: str, cwd: _Cwd) -> dict[str, Any] | None:
+        """What a search prints placed (runners.searched: `ROOT/**/PAT`) with the paths it matches on disk now,
+        a leading dot too (find's `*` matches one, the shell's does not); None when the disk is not all read, or
+        the search is of a directory relative to one the line went to that hookd cannot follow."""
+        if not cwd.known and not stand_in.startswith("/"):
+            return None
+        found, complete = self.resolver.matches(stand_in, cwd.path, tilde=False, hidden=True)
+        return {**self.place(stand_in, cwd), "matches": found} if complete else None
+
     def moved_away(self, text: str, cwd: _Cwd) -> bool:
         """`text` is relative to a directory the line moved to out of the project, or one hookd cannot follow."""
         return not text.startswith("/") and (not cwd.known or not self.resolver.contains(cwd.path))
