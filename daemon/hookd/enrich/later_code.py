@@ -27,8 +27,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.enrich.effects.loaded import file_commands
+from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
 from hookd.enrich.facts import in_home_cache, under
+from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
 from hookd.types import JSON
 
@@ -93,6 +95,13 @@ def left_for_later(
 
 
 Later = tuple[dict[str, JSON], str]
+
+
+def written_later(model: EffectModel, *, home: str, project: str) -> list[dict[str, JSON]]:
+    """What a shell line's writes leave to judge beyond their own effects: code for another program to run later
+    (`left_by_shell`), and a git configuration written whole (gitconfig_text.unjudged_shell_writes)."""
+    effects = model.effects
+    return [*left_by_shell(effects, model.ledger.contents, home=home, project=project), *unjudged_shell_writes(effects)]
 
 
 def left_by_shell(

@@ -81,8 +81,7 @@ def realpath(path: str) -> str:
         return os.path.normpath(path)
 
 
-# Whether a file system (by st_dev) looks names up case-insensitively; learnt once per file system by
-# looking up a name in the other case (bounded: forgotten wholesale past _FOLD_CACHE_MAX file systems).
+# Whether a file system (by st_dev) folds case; learnt once per file system by looking up a name in the other case.
 _FOLD_CACHE: dict[int, bool] = {}
 _FOLD_CACHE_MAX = 1024
 # Where no name with letters has shown it yet: the platform's default (APFS and HFS+ fold case by default).
@@ -292,10 +291,11 @@ class _Glob:
                     )
                 level = below
             return
-        if not has_glob(part):
-            self.expand(directory + "/" + part, rest)
-            return
         folds = _FOLD_CACHE.get(self._device(directory), FOLD_DEFAULT)
+        if not has_glob(part):  # a last name that is not there matches nothing (one that folds: not looked up)
+            if rest or folds or os.path.lexists(directory + "/" + part):
+                self.expand(directory + "/" + part, rest)
+            return
         pattern = fold(part) if folds else part
         for name, is_dir in self._names(directory):
             if name.startswith(".") and not part.startswith(".") and not self.hidden:

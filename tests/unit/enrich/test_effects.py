@@ -222,8 +222,9 @@ def test_stdin_names_are_what_the_command_before_listed(proj: Path) -> None:
     from hookd.enrich.shell import runners
 
     assert ledger.XARGS_INPUT == runners.XARGS_INPUT
-    (read,) = ops("find ~ -name '*.pem' | xargs cat", proj, "read")
+    read, *selected = ops("find ~ -name '*.pem' | xargs cat", proj, "read")
     assert read["path"] == HOME and read["recursive"] and read["from_stdin"]
+    assert f"{HOME}/**/*.pem" in [e["path"] for e in selected]  # and what the search selects
     (read,) = ops("git ls-files | xargs wc -l", proj, "read")
     assert read["class"] == "project-root"
     assert names("echo a.txt b.txt | xargs rm", proj)[1] == ["rm", "a.txt", "b.txt"]

@@ -14,8 +14,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.gitconfig_text import unjudged_shell_writes
-from hookd.enrich.later_code import left_by_shell
+from hookd.enrich.later_code import written_later
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
@@ -28,6 +27,7 @@ from hookd.enrich.shell.runners import (
     printed,
     runs_stdin,
     script_of,
+    search_word,
     searched_operands,
     spawned,
     xargs_operands,
@@ -56,6 +56,7 @@ class _Builder:
         self._printed: str | None = None  # what the last command walked prints, when it is known text
         self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
         self._fed: tuple[str, ...] = ()  # the operands of the commands before the next one in its pipeline
+        self._search_fed: str | None = None  # the previous command in the pipeline as a search's substitution
         self._aliases: dict[str, str] = {}  # `alias w='rm -rf'`, `hash -p /bin/rm ls`: a command word's new text
         self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
         self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
@@ -121,6 +122,7 @@ class _Builder:
             stdin: str | None = None
             origin = "none"
             fed: list[str] = []
+            self._search_fed = None
             for position, element in enumerate(item.elements):
                 self._printed = None
                 single = one_command(element)  # `(exec X)`, `{ X; }`: X reads the pipe and writes to it
@@ -134,10 +136,11 @@ class _Builder:
                     self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
                     self._block_fed = ()
                     origin = "unknown"
-                stdin = self._printed if single is not None else None
+                stdin, self._search_fed = (self._printed if single is not None else None), None
                 if single is not None:
                     words = expand_words(single.words, self.state.variables, self.home)
-                    fed.extend(_peel(words, dict(single.assigns))[0][1:])  # the program's words, past `env -i …`
+                    fed.extend((program := _peel(words, dict(single.assigns))[0])[1:])  # its words, past `env -i …`
+                    self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
                 if stdin is not None:
                     origin = "text"
         else:
@@ -215,7 +218,7 @@ class _Builder:
             cwd = cwd.copy()
             self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
-            argv = xargs_operands(words, argv, stdin)
+            argv = xargs_operands(words, argv, stdin, self._search_fed)
         found = searched_operands(argv, self.home)
         self._searched.update(found)
         wrappers = [*runners, *wrappers]
@@ -435,6 +438,8 @@ class _Builder:
         for spawn in spawned(name, argv):
             words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in spawn.argv]
             start = len(self.model.effects)
+            if spawn.selects:  # matched on disk as find matches (a leading dot too), not as the shell globs
+                self._searched[spawn.selects] = spawn.selects
             self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
             if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
                 selected(self.model.effects, start)
@@ -554,21 +559,19 @@ def analyse_shell(
             "error": builder.error,
             "commands": builder.commands,
         }
-        found, texts = builder.model.effects, builder.model.ledger.contents
-        left = left_by_shell(found, texts, home=home, project=project_dir)
-        return shell, [*found, *left, *unjudged_shell_writes(found)]
+        return shell, [*builder.model.effects, *written_later(builder.model, home=home, project=project_dir)]
     except Exception as exc:  # never on the hot path: report it, and still show the words
         commands: list[dict[str, Any]] = []
-        effects: list[dict[str, Any]] = []
+        model: EffectModel | None = None
         try:
             fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
             unknown = _Cwd(fallback.state.resolver.project, known=False)
             fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
-            commands, effects = fallback.commands, fallback.model.effects
+            commands, model = fallback.commands, fallback.model
         except Exception:
             commands = []
         shell = {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
-        return shell, [*effects, *unjudged_shell_writes(effects)]
+        return shell, [*model.effects, *written_later(model, home=home, project=project_dir)] if model else []
 
 
 def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:

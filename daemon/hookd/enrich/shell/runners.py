@@ -98,6 +98,7 @@ class Spawn:
     runner: str
     mounts: tuple[tuple[str, str], ...] = ()  # (inside, host) for containers
     sweep: bool = False  # its operands stand for whatever the runner selects below a root (find -exec)
+    selects: str = ""  # the word that stands for what find's tests select (`ROOT/**/PAT`), matched as find does
 
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -244,8 +245,14 @@ def _find(argv: list[str]) -> list[Spawn]:
     pattern = "*"
     for k, arg in enumerate(argv):
         if arg in ("-name", "-iname") and k + 1 < len(argv):
-            pattern = argv[k + 1]
-    found = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
+            pattern = _searched_name(arg, argv[k + 1]) or argv[k + 1]
+    first = next((k for k, w in enumerate(argv) if w in _FIND_EXEC), len(argv))
+    chosen = selection(["find", *argv[1:first]])  # its tests read whole (`-iname`, `-path '*.env'`), when they are
+    if chosen is not None:
+        found = chosen
+    else:
+        found = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
+    selects = chosen or ""
     spawns = []
     k = 0
     while k < len(argv):
@@ -253,7 +260,7 @@ def _find(argv: list[str]) -> list[Spawn]:
             end = next((j for j in range(k + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
             command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
             if command:
-                spawns.append(Spawn(command, "find", sweep=True))
+                spawns.append(Spawn(command, "find", sweep=True, selects=selects))
             k = end
         k += 1
     return spawns
@@ -262,10 +269,10 @@ def _find(argv: list[str]) -> list[Spawn]:
 # What `find` selects can be read from its words only with these: tests that narrow it (each with its value) and
 # actions that print the names and nothing else. An `-o`, `!`, `(`, `-printf`, `-exec`, `-L` is none of them.
 _SEARCH_TESTS = frozenset(
-    {"-name", "-path", "-wholename", "-type", "-xtype", "-maxdepth", "-mindepth", "-mtime", "-mmin", "-atime", "-amin",
-     "-ctime", "-cmin", "-size", "-newer", "-user", "-group", "-perm"}
+    {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-type", "-xtype", "-maxdepth", "-mindepth",
+     "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-newer", "-user", "-group", "-perm"}
 )  # fmt: skip
-_SEARCH_FLAGS = frozenset({"-print", "-empty", "-depth", "-xdev", "-mount"})
+_SEARCH_FLAGS = frozenset({"-print", "-print0", "-empty", "-depth", "-xdev", "-mount"})
 _PATTERN_CHARS = re.compile(r"[*?\[\\]")
 
 
@@ -288,6 +295,11 @@ def searched(word: str) -> str | None:
         argv = list(lexer)
     except ValueError:
         return None
+    return selection(argv)
+
+
+def selection(argv: list[str]) -> str | None:
+    """What `find ARGV…` selects, read from its words (see `searched`): ROOT/**/PAT, or None."""
     if argv[:1] != ["find"]:
         return None
     at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-")), len(argv))
@@ -325,13 +337,53 @@ def searched_operands(argv: list[str], home: str) -> dict[str, str]:
 
 
 def _searched_name(test: str, value: str) -> str | None:
-    """The name pattern a test selects by ("" for a test of something else), None when it cannot be read."""
-    if test == "-name":
-        return value if value and "/" not in value else None
-    if test in ("-path", "-wholename"):
+    """The name pattern a test selects by ("" for a test of something else), None when it cannot be read. A test
+    that ignores case (`-iname .ENV`) gives the pattern that matches every case of it (`.[eE][nN][vV]`); a path
+    pattern gives its last, literal segment, or (`-path '*.env'`: find's `*` matches `/` too) the whole of a
+    pattern that is `*` and a name."""
+    fold = test in ("-iname", "-ipath", "-iwholename")
+    if test in ("-name", "-iname"):
+        name = value if value and "/" not in value else None
+    elif test in ("-path", "-wholename", "-ipath", "-iwholename"):
         last = value.rsplit("/", 1)[-1]
-        return last if "/" in value and last and not _PATTERN_CHARS.search(last) else None
-    return ""
+        name = last if "/" in value and last and not _PATTERN_CHARS.search(last) else None
+        if name is None and value.startswith("*") and len(value) > 1 and "/" not in value:
+            name = value
+    else:
+        return ""
+    return _any_case(name) if fold and name is not None else name
+
+
+def _any_case(pattern: str) -> str | None:
+    """A glob that matches `pattern` in any case (each letter as `[xX]`, both cases added inside a bracket
+    expression); None for a pattern with an escape, which this does not read."""
+    if "\\" in pattern:
+        return None
+    out: list[str] = []
+    k = 0
+    while k < len(pattern):
+        ch = pattern[k]
+        close = pattern.find("]", k + 2) if ch == "[" else -1
+        if close > 0:
+            inner = pattern[k + 1 : close]
+            negated = inner[:1] in ("!", "^")
+            body = inner[1:] if negated else inner
+            letters = "".join(c.swapcase() for c in body if c.isalpha() and c.swapcase() not in body)
+            out.append("[" + inner[:1] * negated + body + letters + "]")
+            k = close + 1
+            continue
+        out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and ch.lower() != ch.upper() else ch)
+        k += 1
+    return "".join(out)
+
+
+def search_word(argv: list[str]) -> str | None:
+    """`find ARGV…` as the substitution of it (`$(find …)`) when what it selects is read from its words: what a
+    command fed its output by xargs stands for (`find . -name .env | xargs cat`), as `searched` reads it."""
+    if not argv or argv[0].rsplit("/", 1)[-1] != "find":
+        return None
+    word = "$(" + shlex.join(["find", *argv[1:]]) + ")"
+    return word if searched(word) is not None else None
 
 
 def _container(name: str, argv: list[str]) -> list[Spawn]:
@@ -486,9 +538,10 @@ def _format(template: str, args: list[str]) -> str | None:
             return "".join(out)
 
 
-def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None) -> list[str]:
+def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None, search: str | None = None) -> list[str]:
     """The command xargs runs, with its operands from stdin: the words of `stdin` when the line shows them
-    (`echo a b | xargs rm`), else XARGS_INPUT; in place of the -I token (its first line), else appended."""
+    (`echo a b | xargs rm`), else XARGS_INPUT; in place of the -I token (its first line), else appended. Appended,
+    `search` too: the substitution of the search that feeds it (`find . -name .env | xargs cat`, search_word)."""
     token = None
     start = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "xargs"), 0)  # not `env -i`'s words
     for k, word in enumerate(words[start:], start):
@@ -508,7 +561,7 @@ def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None) 
         return [w.replace(token, line) for w in argv]
     if not argv:
         return argv
-    return [*argv, *given] if given else [*argv, XARGS_INPUT]
+    return [*argv, *given] if given else [*argv, XARGS_INPUT, *([search] if search else [])]
 
 
 def operands(argv: list[str]) -> list[str]:
