@@ -75,3 +75,20 @@ def test_a_literal_name_a_glob_ends_with_matches_only_where_it_is(world: Path) -
     found, complete = expand_glob(f"{world}/**/prod.env", hidden=True)
     assert (found, complete) == ([f"{world}/config/prod.env"], True)
     assert expand_glob(f"{world}/*/missing.txt", hidden=True) == ([], True)
+
+
+@pytest.mark.parametrize(
+    ("command", "known"),
+    [
+        ('eval "$(kubectl completion bash)"', True),
+        ('export PATH="$HOME/.local/bin:$PATH"; eval "$(pyenv init -)"', True),
+        ('export PATH=/tmp/x:$PATH; eval "$(kubectl completion bash)"', False),  # a kubectl planted in scratch
+        ('PATH=.:$PATH eval "$(pyenv init -)"', False),
+        ("d=$(mktemp -d); PATH=$d:$PATH; source <(kubectl completion bash)", False),
+    ],
+)
+def test_a_tools_own_setup_code_is_its_own_only_on_a_path_nothing_planted(
+    command: str, known: bool, proj: Path
+) -> None:
+    runs = [e["known"] for e in ops(command, proj, "exec") if e["program"] in ("eval", "source")]
+    assert runs and all(k is known for k in runs), (command, runs)

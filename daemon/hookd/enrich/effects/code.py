@@ -51,10 +51,13 @@ def _command_line(value: str, form: str) -> str:
 class CodeRuns:
     """The exec effects of one line, recorded into its ledger; what is to be walked goes to `Followups`."""
 
-    __slots__ = ("ledger",)
+    __slots__ = ("ledger", "own_path")
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
+        # the command finds programs on the PATH it was given (no PATH set on its line): a tool's own setup
+        # code it prints (`eval "$(kubectl completion bash)"`) is the installed tool's, not a planted one's
+        self.own_path = True
 
     def hooks(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
         for hook in program.runs:
@@ -182,7 +185,7 @@ class CodeRuns:
                 self._inline(name, lang, text, follow)
                 return
             # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
-            built = _dynamic(text) and not prints_own_code(text)  # `eval "$(ssh-agent -s)"`: the tool's own code
+            built = _dynamic(text) and not (self.own_path and prints_own_code(text))  # `eval "$(ssh-agent -s)"`
             extra = {"flow": made, "through": "substitution"} if built and made else _built(built)
             self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=not built, **extra)
             return
@@ -278,7 +281,7 @@ class CodeRuns:
         if given is not None:  # `erl -eval CODE`, `racket -e CODE`: an interpreter whose entry has no option table
             self._handed(view.name, given, Hook("option", code=True, lang=program.script_operand), follow)
             return
-        if first.startswith("<(") and prints_own_code(first):  # `source <(kubectl completion bash)`
+        if first.startswith("<(") and self.own_path and prints_own_code(first):  # `source <(kubectl completion bash)`
             self.ledger.add("exec", None, view.name, code={"lang": program.script_operand, "text": ""})
             return
         if first.startswith(("<(", ">(")):

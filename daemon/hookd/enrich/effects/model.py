@@ -58,6 +58,7 @@ from hookd.enrich.effects.words import (
     home_code_lang,
     may_run_at_start,
     named_by_options,
+    planted_path,
     printed_environment,
     prints_own_code,
     reads_script_from_stdin,
@@ -75,9 +76,9 @@ def _own_setup(view: CommandView, path: str) -> bool:
     """A write into `path` that is the output of a program printing the shell code of its own setup (the
     catalogue's `prints_shell`, as `eval "$(pyenv init -)"` takes it), redirected there by the command itself
     with no environment of its own to change what it prints, nor a PATH the line set to find another program of
-    that name: the tool's installed code, not code of the line."""
+    that name in a place anything can fill (words.planted_path): the tool's installed code, not code of the line."""
     redirected = any(">" in str(r.get("op") or "") and r.get("path") == path for r in view.redirects)
-    own = not view.env and "PATH" not in view.variables and "PATH" not in view.built
+    own = not view.env and not any(planted_path(v) for v in (view.variables.get("PATH"), view.built.get("PATH")))
     return redirected and own and prints_own_code("$(" + " ".join(view.argv) + ")")
 
 
@@ -118,6 +119,8 @@ class EffectModel:
 
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
+        paths = (view.env.get("PATH"), view.variables.get("PATH"), view.built.get("PATH"))
+        self.code.own_path = not any(planted_path(value) for value in paths)
         expanded = options_from_globs(view, place)
         follow = self._command(expanded, place)
         if expanded is not view:  # what the file names make it run, they chose, not the line
@@ -181,7 +184,7 @@ class EffectModel:
         the tool's own setup code, known); `/???/?m`: the first file the pattern matches when the shell runs it,
         the others its first words."""
         word, code = view.argv[0], {"lang": "sh", "text": ""}
-        if _dynamic(word) and prints_own_code(word):
+        if _dynamic(word) and self.code.own_path and prints_own_code(word):
             self.ledger.add("exec", None, word, code=code, raw=word)
             return
         made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}

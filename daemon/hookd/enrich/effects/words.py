@@ -487,6 +487,16 @@ _ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=([^\
 _SCRATCH_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
+def planted_path(value: str | None) -> bool:
+    """A PATH value with an entry anything can fill (scratch space, relative, empty: `/tmp/x:$PATH`, `.:$PATH`) or
+    one only known at run time (`$d:$PATH`; the home's and the PATH before it are known)."""
+    entries = value.strip("\"'").split(":") if value is not None else []
+    return any(_planted(e) or (e.startswith("$") and not e.startswith(_KNOWN_ENTRIES)) for e in entries)
+
+
+_KNOWN_ENTRIES = ("$HOME/", "${HOME}/", "$PATH", "${PATH}")
+
+
 def _planted(entry: str) -> bool:
     """A search path's entry that anyone or anything can fill: scratch space, or relative (`.`, ``: the current
     directory)."""
