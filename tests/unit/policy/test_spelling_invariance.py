@@ -156,8 +156,13 @@ def test_a_rewrite_keeps_the_decision(judge: Judge, rewrite: str) -> None:
 
 @pytest.mark.parametrize("rewrite", sorted(KNOWN))
 def test_known_failures_are_still_failures(judge: Judge, rewrite: str) -> None:
-    _, misses = measure(judge, rewrite, *_sample(rewrite))
-    assert misses, f"{rewrite} holds now: take it out of KNOWN"
+    # over every case the rewrite applies to, up to the first miss: a sample can lose its misses to new corpus
+    # lines (the sample is the lowest keys), while the rewrite still fails on the lines it failed on
+    missed = any(
+        judge.holds_before(shell) and not judge.meets(shell, new)
+        for shell, new in applicable(rewrite, _cases(), None, None)
+    )
+    assert missed, f"{rewrite} holds now: take it out of KNOWN"
 
 
 def main() -> None:

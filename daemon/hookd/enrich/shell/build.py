@@ -14,7 +14,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.gitconfig_text import unjudged_shell_writes
+from hookd.enrich.later_code import written_later
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
@@ -27,10 +27,9 @@ from hookd.enrich.shell.runners import (
     printed,
     runs_stdin,
     script_of,
-    search_word,
-    searched_operands,
     spawned,
 )
+from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.stdin import (
     NAME,
@@ -455,7 +454,7 @@ class _Builder:
             placed = self.state.place(text, cwd)
             if self.state.moved_away(text, cwd):
                 placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
-            if text in self._searched:  # what a search prints (runners.searched), while the disk shows it all
+            if text in self._searched:  # what a search prints (searches.searched), while the disk shows it all
                 placed = self.state.searched(self._searched[text], cwd) or placed
             elif has_glob(text) and not _dynamic(text):
                 placed = {**placed, "matches": [a["path"] for a in self.state.args([text], cwd)[1:]]}
@@ -558,19 +557,19 @@ def analyse_shell(
             "error": builder.error,
             "commands": builder.commands,
         }
-        return shell, [*builder.model.effects, *unjudged_shell_writes(builder.model.effects)]
+        return shell, [*builder.model.effects, *written_later(builder.model, home=home, project=project_dir)]
     except Exception as exc:  # never on the hot path: report it, and still show the words
         commands: list[dict[str, Any]] = []
-        effects: list[dict[str, Any]] = []
+        model: EffectModel | None = None
         try:
             fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
             unknown = _Cwd(fallback.state.resolver.project, known=False)
             fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
-            commands, effects = fallback.commands, fallback.model.effects
+            commands, model = fallback.commands, fallback.model
         except Exception:
             commands = []
         shell = {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
-        return shell, [*effects, *unjudged_shell_writes(effects)]
+        return shell, [*model.effects, *written_later(model, home=home, project=project_dir)] if model else []
 
 
 def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:

@@ -16,9 +16,12 @@ dynamic word `XARGS_INPUT`, so a rule about a target asks rather than guesses.
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
-import shlex
 from dataclasses import dataclass
+from typing import Any
+
+from hookd.enrich.shell.searches import searched_name, selection
 
 XARGS_INPUT = "${xargs_input}"
 
@@ -120,7 +123,67 @@ def spawned(name: str, argv: list[str]) -> list[Spawn]:
         return _parallel(argv)
     if name in ("fd", "fdfind"):
         return _fd(argv)
+    if name == "curl" and any(w == "--unix-socket" or w.startswith("--unix-socket=") for w in argv):
+        return _engine_api(argv)
     return []
+
+
+# The container engines' API sockets (Docker, Podman's Docker-compatible service, containerd's nerdctl)
+_ENGINE_SOCKETS = ("docker.sock", "podman.sock", "nerdctl.sock")
+_CREATE = re.compile(r"/containers/create(?:\?|$)")
+_BODY_OPTIONS = frozenset({"-d", "--data", "--data-raw", "--data-binary", "--json"})
+
+
+def _engine_api(argv: list[str]) -> list[Spawn]:
+    """`curl --unix-socket /var/run/docker.sock -d '{…}' http://x/containers/create`: the Engine API's
+    ContainerCreate (https://docs.docker.com/reference/api/engine/, HostConfig.Binds and Mounts) makes the
+    container `docker create -v HOST:INSIDE IMAGE CMD` does; its command, with paths below each bind mount
+    taken as the host paths they are, is walked as that one's (`_container`). A body in a file is not read."""
+    socket, body, urls = "", "", []
+    for k, word in enumerate(argv[1:], start=1):
+        option, eq, value = word.partition("=")
+        given = value if eq else (argv[k + 1] if k + 1 < len(argv) else "")
+        if option == "--unix-socket":
+            socket = given
+        elif option in _BODY_OPTIONS and not given.startswith("@"):
+            body = given
+        elif word.startswith(("http://", "https://")):
+            urls.append(word)
+    if not socket.endswith(_ENGINE_SOCKETS) or not any(_CREATE.search(url) for url in urls):
+        return []
+    try:
+        spec = json.loads(body)
+    except ValueError:
+        return []
+    return _created(spec) if isinstance(spec, dict) else []
+
+
+def _created(spec: dict[str, Any]) -> list[Spawn]:
+    given = spec.get("HostConfig")
+    host: dict[str, Any] = given if isinstance(given, dict) else {}
+    mounts: list[tuple[str, str]] = []
+    for bind in host.get("Binds") or ():
+        source, _, inside = str(bind).partition(":")
+        if source.startswith("/") and inside:
+            mounts.append((inside.split(":")[0].rstrip("/") or "/", source))
+    for mount in host.get("Mounts") or ():
+        if (
+            isinstance(mount, dict)
+            and mount.get("Type", "bind") == "bind"
+            and mount.get("Source")
+            and mount.get("Target")
+        ):
+            mounts.append((str(mount["Target"]).rstrip("/") or "/", str(mount["Source"])))
+    command = [str(w) for key in ("Entrypoint", "Cmd") for w in _words(spec.get(key))]
+    if not mounts or not command:
+        return []
+    return [Spawn([_host_path(w, mounts) for w in command], "docker", tuple(mounts))]
+
+
+def _words(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(w) for w in value]
+    return value.split() if isinstance(value, str) else []
 
 
 _FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
@@ -186,7 +249,7 @@ def _find(argv: list[str]) -> list[Spawn]:
     pattern = "*"
     for k, arg in enumerate(argv):
         if arg in ("-name", "-iname") and k + 1 < len(argv):
-            pattern = _searched_name(arg, argv[k + 1]) or argv[k + 1]
+            pattern = searched_name(arg, argv[k + 1]) or argv[k + 1]
     first = next((k for k, w in enumerate(argv) if w in _FIND_EXEC), len(argv))
     chosen = selection(["find", *argv[1:first]])  # its tests read whole (`-iname`, `-path '*.env'`), when they are
     selects = chosen or ""
@@ -220,126 +283,6 @@ def _find_value(argv: list[str], option: str) -> str | None:
     """The value of find's last `option` (`-maxdepth 0`), None when it has none."""
     at = max((k for k, w in enumerate(argv[:-1]) if w == option), default=-1)
     return argv[at + 1] if at >= 0 else None
-
-
-# What `find` selects can be read from its words only with these: tests that narrow it (each with its value) and
-# actions that print the names and nothing else. An `-o`, `!`, `(`, `-printf`, `-exec`, `-L` is none of them.
-_SEARCH_TESTS = frozenset(
-    {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-type", "-xtype", "-maxdepth", "-mindepth",
-     "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-newer", "-user", "-group", "-perm"}
-)  # fmt: skip
-_SEARCH_FLAGS = frozenset({"-print", "-print0", "-empty", "-depth", "-xdev", "-mount"})
-_PATTERN_CHARS = re.compile(r"[*?\[\\]")
-
-
-def searched(word: str) -> str | None:
-    """An operand that is one substitution of a search of one root (`$(find ROOT -name PAT)`, `` `find …` ``): the
-    names it prints, ROOT/**/PAT as find -exec's `{}` stands for them (a `-path` by its last, literal segment);
-    None for any other word and for a search whose selection its words do not show (no name test, an `-o`, `!`,
-    `-printf`, `-exec`, `-L`, an expansion, more roots): such an operand stays unknown."""
-    if word.startswith("$(") and word.endswith(")"):
-        inner = word[2:-1]
-    elif len(word) > 2 and word[0] == word[-1] == "`":
-        inner = word[1:-1]
-    else:
-        return None
-    if "$" in inner or "`" in inner:
-        return None
-    lexer = shlex.shlex(inner, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        argv = list(lexer)
-    except ValueError:
-        return None
-    return selection(argv)
-
-
-def selection(argv: list[str]) -> str | None:
-    """What `find ARGV…` selects, read from its words (see `searched`): ROOT/**/PAT, or None."""
-    if argv[:1] != ["find"]:
-        return None
-    at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-")), len(argv))
-    roots: list[str] = argv[1:at]
-    names: list[str] = []
-    k = at
-    while k < len(argv):
-        word = argv[k]
-        if word in _SEARCH_TESTS and k + 1 < len(argv):
-            name = _searched_name(word, argv[k + 1])
-            if name is None:
-                return None
-            names.extend([name] if name else [])
-            k += 2
-        elif word in _SEARCH_FLAGS:
-            k += 1
-        else:
-            return None
-    root = roots[0] if len(roots) == 1 else "." if not roots else ""
-    if not names or not root or root[0] in "();|&<>!":
-        return None
-    return f"{root.rstrip('/') or '/'}/**/{names[0]}"
-
-
-def searched_operands(argv: list[str], home: str) -> dict[str, str]:
-    """Each operand that is a substitution of a search of one root (`python check.py $(find build -name x)`), with
-    the stand-in for what it prints (`searched`): its effects are of what the search selects, not of a word only
-    known at run time, while the disk shows all the search selects (LineState.searched; else it stays unknown)."""
-    found: dict[str, str] = {}
-    for word in argv[1:] if any("find" in w for w in argv[1:]) else ():
-        stand_in = searched(word) if "find" in word else None
-        if stand_in is not None:
-            found[word] = home + stand_in[1:] if stand_in.startswith("~/") else stand_in
-    return found
-
-
-def _searched_name(test: str, value: str) -> str | None:
-    """The name pattern a test selects by ("" for a test of something else), None when it cannot be read. A test
-    that ignores case (`-iname .ENV`) gives the pattern that matches every case of it (`.[eE][nN][vV]`); a path
-    pattern gives its last, literal segment, or (`-path '*.env'`: find's `*` matches `/` too) the whole of a
-    pattern that is `*` and a name."""
-    fold = test in ("-iname", "-ipath", "-iwholename")
-    if test in ("-name", "-iname"):
-        name = value if value and "/" not in value else None
-    elif test in ("-path", "-wholename", "-ipath", "-iwholename"):
-        last = value.rsplit("/", 1)[-1]
-        name = last if "/" in value and last and not _PATTERN_CHARS.search(last) else None
-        if name is None and value.startswith("*") and len(value) > 1 and "/" not in value:
-            name = value
-    else:
-        return ""
-    return _any_case(name) if fold and name is not None else name
-
-
-def _any_case(pattern: str) -> str | None:
-    """A glob that matches `pattern` in any case (each letter as `[xX]`, both cases added inside a bracket
-    expression); None for a pattern with an escape, which this does not read."""
-    if "\\" in pattern:
-        return None
-    out: list[str] = []
-    k = 0
-    while k < len(pattern):
-        ch = pattern[k]
-        close = pattern.find("]", k + 2) if ch == "[" else -1
-        if close > 0:
-            inner = pattern[k + 1 : close]
-            negated = inner[:1] in ("!", "^")
-            body = inner[1:] if negated else inner
-            letters = "".join(c.swapcase() for c in body if c.isalpha() and c.swapcase() not in body)
-            out.append("[" + inner[:1] * negated + body + letters + "]")
-            k = close + 1
-            continue
-        out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and ch.lower() != ch.upper() else ch)
-        k += 1
-    return "".join(out)
-
-
-def search_word(argv: list[str]) -> str | None:
-    """`find ARGV…` as the substitution of it (`$(find …)`) when what it selects is read from its words: what a
-    command fed its output by xargs stands for (`find . -name .env | xargs cat`), as `searched` reads it."""
-    if not argv or argv[0].rsplit("/", 1)[-1] != "find":
-        return None
-    word = "$(" + shlex.join(["find", *argv[1:]]) + ")"
-    return word if searched(word) is not None else None
 
 
 def _container(name: str, argv: list[str]) -> list[Spawn]:

@@ -116,7 +116,7 @@ class LineState:
         return placed
 
     def searched(self, stand_in: str, cwd: _Cwd) -> dict[str, Any] | None:
-        """What a search prints placed (runners.searched: `ROOT/**/PAT`) with the paths it matches on disk now,
+        """What a search prints placed (searches.searched: `ROOT/**/PAT`) with the paths it matches on disk now,
         a leading dot too (find's `*` matches one, the shell's does not); None when the disk is not all read, or
         the search is of a directory relative to one the line went to that hookd cannot follow."""
         if not cwd.known and not stand_in.startswith("/"):
