@@ -41,7 +41,7 @@ def test_a_searchs_star_matches_a_leading_dot_as_the_shells_does_not(proj: Path)
         "$(find . -name x -printf '%p')",  # an action printing something else than the names
         "$(find . -name x -exec cat {} +)",  # the files' text, not their names
         "$(find -L . -name x)",  # links followed out of the root
-        "$(find . -path '*.en[v]')",  # a -path whose last segment is a pattern
+        "$(find . -path 'src/*/*.en[v]')",  # a -path whose last segment is a pattern after a directory's
         '$(find "$D" -name x)',  # a root only known at run time
         "$(find . -name x; echo .env)",  # more than the search
         "$(find . -name x)/.env",  # more than the substitution

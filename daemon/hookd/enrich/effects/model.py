@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects.beyond import cgroup_signals, options_from_globs, privileged, used_secret
+from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.configtext import settings_only
@@ -36,6 +36,7 @@ from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.processes import running_names
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
+    fed_text,
     handed_words,
     piped,
     runs_without_table,
@@ -57,6 +58,7 @@ from hookd.enrich.effects.words import (
     home_code_lang,
     may_run_at_start,
     named_by_options,
+    planted_path,
     printed_environment,
     prints_own_code,
     reads_script_from_stdin,
@@ -74,9 +76,9 @@ def _own_setup(view: CommandView, path: str) -> bool:
     """A write into `path` that is the output of a program printing the shell code of its own setup (the
     catalogue's `prints_shell`, as `eval "$(pyenv init -)"` takes it), redirected there by the command itself
     with no environment of its own to change what it prints, nor a PATH the line set to find another program of
-    that name: the tool's installed code, not code of the line."""
+    that name in a place anything can fill (words.planted_path): the tool's installed code, not code of the line."""
     redirected = any(">" in str(r.get("op") or "") and r.get("path") == path for r in view.redirects)
-    own = not view.env and "PATH" not in view.variables and "PATH" not in view.built
+    own = not view.env and not any(planted_path(v) for v in (view.variables.get("PATH"), view.built.get("PATH")))
     return redirected and own and prints_own_code("$(" + " ".join(view.argv) + ")")
 
 
@@ -117,6 +119,8 @@ class EffectModel:
 
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
+        paths = (view.env.get("PATH"), view.variables.get("PATH"), view.built.get("PATH"))
+        self.code.own_path = not any(planted_path(value) for value in paths)
         expanded = options_from_globs(view, place)
         follow = self._command(expanded, place)
         if expanded is not view:  # what the file names make it run, they chose, not the line
@@ -180,7 +184,7 @@ class EffectModel:
         the tool's own setup code, known); `/???/?m`: the first file the pattern matches when the shell runs it,
         the others its first words."""
         word, code = view.argv[0], {"lang": "sh", "text": ""}
-        if _dynamic(word) and prints_own_code(word):
+        if _dynamic(word) and self.code.own_path and prints_own_code(word):
             self.ledger.add("exec", None, word, code=code, raw=word)
             return
         made: dict[str, Any] = {"flow": view.substituted, "through": "substitution"} if view.substituted else {}
@@ -221,6 +225,7 @@ class EffectModel:
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
             self._unknown(argv, name, place, follow)
+            fed_text(self.ledger, view, follow)
             unread(self.files, None, None, view, (place, start))
             return follow
         parsed = parse(argv, program.table)
@@ -232,6 +237,7 @@ class EffectModel:
         self._program_effects(program, parsed, argv, place, view)
         implicit_code(self.ledger, program, parsed, place)
         url_scripts(self.ledger, program, parsed)
+        module_effects(self.ledger, program, parsed, place, follow)
         property_command(program, argv, follow)
         unread(self.files, program, parsed, view, (place, start))
         follow.origin = self._origin(program, parsed, name, view)
@@ -318,8 +324,11 @@ class EffectModel:
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.writes_files:
             self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
-        if program.schedules and not any(w in program.schedule_inert for w in argv[1:]):
-            # what it runs later is outside this session's hooks, whatever its text
+        installs = any(
+            parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code
+        )
+        if installs or (program.schedules and not any(w in program.schedule_inert for w in argv[1:])):
+            # what it runs later is outside this session's hooks, whatever its text (`at`, `gh extension install X`)
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)

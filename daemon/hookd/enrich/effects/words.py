@@ -212,7 +212,10 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
     None when neither."""
     words = argv[1:]
-    whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
+    # `set` prints the variables only with no argument at all (`set -e`, `set -- a b` set options, parameters)
+    whole = (name in ("env", "printenv") and not [w for w in words if not w.startswith("-")]) or (
+        name == "set" and not words
+    )
     named = [w for w in words if not w.startswith("-")]  # `declare -p PATH` prints PATH only
     printing = any(w in ("-p", "-x", "-px") for w in words)
     whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
@@ -485,6 +488,16 @@ def named_by_options(value: str, options: frozenset[str]) -> list[str]:
 
 _ASSIGNMENT = re.compile(r"^[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)$", re.MULTILINE)
 _SCRATCH_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def planted_path(value: str | None) -> bool:
+    """A PATH value with an entry anything can fill (scratch space, relative, empty: `/tmp/x:$PATH`, `.:$PATH`) or
+    one only known at run time (`$d:$PATH`; the home's and the PATH before it are known)."""
+    entries = value.strip("\"'").split(":") if value is not None else []
+    return any(_planted(e) or (e.startswith("$") and not e.startswith(_KNOWN_ENTRIES)) for e in entries)
+
+
+_KNOWN_ENTRIES = ("$HOME/", "${HOME}/", "$PATH", "${PATH}")
 
 
 def _planted(entry: str) -> bool:

@@ -1,0 +1,94 @@
+"""What a `find` selects, wherever its names go: handed to xargs by a pipe, to `-exec` by `{}`, or to a command
+by a substitution; read from every test that names what it selects (`-iname`, `-path '*.env'`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from effect_support import ops
+
+from hookd.enrich.paths import expand_glob
+from hookd.enrich.shell.searches import any_case, search_word, selection
+
+
+@pytest.fixture
+def world(proj: Path) -> Path:
+    (proj / "config").mkdir()
+    (proj / "config" / "prod.env").write_text("TOKEN=x\n")
+    (proj / ".env").write_text("TOKEN=x\n")
+    (proj / "src").mkdir()
+    (proj / "src" / "app.py").write_text("print(1)\n")
+    return proj
+
+
+@pytest.mark.parametrize(
+    ("argv", "selected"),
+    [
+        (["find", ".", "-name", ".env"], "./**/.env"),
+        (["find", ".", "-iname", ".ENV"], "./**/.[eE][nN][vV]"),
+        (["find", "d", "-iname", "*.[Ee]nv"], "d/**/*.[Ee][nN][vV]"),
+        (["find", ".", "-path", "*.en[v]"], "./**/*.en[v]"),
+        (["find", ".", "-ipath", "*/config/PROD.ENV"], "./**/[pP][rR][oO][dD].[eE][nN][vV]"),
+        (["find", ".", "-type", "f", "-name", "*.log", "-print0"], "./**/*.log"),
+        (["find", ".", "-name", "x", "-o", "-name", "y"], None),  # an `-o`: not read
+        (["find", ".", "-path", "*/a*/b*"], None),  # a path pattern past its last segment: not read
+        (["find", ".", "-type", "f"], None),  # no name test: it lists, it selects nothing by name
+    ],
+)
+def test_what_a_search_selects_is_read_from_its_tests(argv: list[str], selected: str | None) -> None:
+    assert selection(argv) == selected
+
+
+def test_a_pattern_in_any_case_keeps_a_negated_class() -> None:
+    assert any_case("[!a]b") == "[!aA][bB]"
+    assert any_case("a\\*") is None
+
+
+def test_a_search_as_a_substitution_only_when_its_selection_is_read() -> None:
+    assert search_word(["find", ".", "-name", ".env"]) == "$(find . -name .env)"
+    assert search_word(["find", ".", "-type", "f"]) is None
+    assert search_word(["grep", "-rl", "x"]) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -name .env | xargs cat",
+        "find . -name .env -print0 | xargs -0 cat",
+        "find . -iname .ENV -exec cat {} +",
+        "find . -path '*.en[v]' -exec cat {} \\;",
+        "cat $(find . -iname '.ENV')",
+    ],
+)
+def test_the_files_a_search_selects_are_what_its_names_are_handed_to(command: str, world: Path) -> None:
+    assert str(world / ".env") in [e["path"] for e in ops(command, world, "read")]
+
+
+def test_what_xargs_is_fed_by_a_search_is_also_what_it_was_before(world: Path) -> None:
+    found = ops("find . -name '*.py' | xargs wc -l", world, "read")
+    assert str(world / "src" / "app.py") in [e["path"] for e in found]
+    assert any(e.get("from_stdin") and e["path"] == str(world) for e in found)  # the listed root, read below
+
+
+def test_a_literal_name_a_glob_ends_with_matches_only_where_it_is(world: Path) -> None:
+    found, complete = expand_glob(f"{world}/**/prod.env", hidden=True)
+    assert (found, complete) == ([f"{world}/config/prod.env"], True)
+    assert expand_glob(f"{world}/*/missing.txt", hidden=True) == ([], True)
+
+
+@pytest.mark.parametrize(
+    ("command", "known"),
+    [
+        ('eval "$(kubectl completion bash)"', True),
+        ('export PATH="$HOME/.local/bin:$PATH"; eval "$(pyenv init -)"', True),
+        ('export PATH=/tmp/x:$PATH; eval "$(kubectl completion bash)"', False),  # a kubectl planted in scratch
+        ('PATH=.:$PATH eval "$(pyenv init -)"', False),
+        ("d=$(mktemp -d); PATH=$d:$PATH; source <(kubectl completion bash)", False),
+    ],
+)
+def test_a_tools_own_setup_code_is_its_own_only_on_a_path_nothing_planted(
+    command: str, known: bool, proj: Path
+) -> None:
+    runs = [e["known"] for e in ops(command, proj, "exec") if e["program"] in ("eval", "source")]
+    assert runs and all(k is known for k in runs), (command, runs)
