@@ -22,6 +22,8 @@ def options_from_globs(view: CommandView, place: Place) -> CommandView:
     """`tar -cf x.tar *` in a tree holding a file named `--checkpoint-action=exec=sh x.sh`: the shell expands the
     glob to the names it matches on disk, and a name starting with `-` is an option of the program. The command
     is judged with the words it will get (HackTricks, "Wildcards spare tricks")."""
+    if not has_glob("".join(view.argv[1:])):
+        return view  # no pattern to expand (most commands): the loop below would give the same words
     words: list[str] = []
     for k, word in enumerate(view.argv):
         names = _names_matched(word, place) if k and has_glob(word) and "/" not in word and not _dynamic(word) else []

@@ -234,7 +234,8 @@ class _Builder:
             self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
         if words and words[0] in self._aliases and not runners:
             words = self._unaliased(words, depth, cwd, sudo)
-        for name in _PROMPT_EXPANDED.findall(" ".join(simple.words)):
+        joined = " ".join(simple.words)
+        for name in _PROMPT_EXPANDED.findall(joined) if "@P}" in joined else ():
             self._prompt(name, depth, cwd, sudo)
         argv, wrappers = _peel(list(words), env)
         if CHDIR in env:  # `env -C DIR cmd`: as `(cd DIR && cmd)`
