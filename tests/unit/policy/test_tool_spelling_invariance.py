@@ -137,10 +137,10 @@ def test_a_tool_path_spelling_keeps_the_decision(judge: Judge, rewrite: str) -> 
     assert not misses, "\n".join(misses)
 
 
-@pytest.mark.parametrize("rewrite", sorted(KNOWN))
-def test_known_failures_are_still_failures(judge: Judge, rewrite: str) -> None:
-    _, misses = measure(judge, rewrite, SAMPLE_ATTACKS, SAMPLE_BENIGN)
-    assert misses, f"{rewrite} holds now: take it out of KNOWN"
+def test_known_failures_are_still_failures(judge: Judge) -> None:
+    # one test over KNOWN (empty now: every tool family holds), so that no run reports an empty parameter set skipped
+    held = [rewrite for rewrite in sorted(KNOWN) if not measure(judge, rewrite, SAMPLE_ATTACKS, SAMPLE_BENIGN)[1]]
+    assert not held, f"{held} hold now: take them out of KNOWN"
 
 
 def main() -> None:
