@@ -611,3 +611,570 @@ REWRITES: dict[str, Rewrite] = {
 
 def sample_key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Wider families (issue 26, meta30): expansions, builtins and programs that hand the same words to the same
+# program, and spellings of path operands. Same rule: None where the two spellings could differ.
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_.+-]+")  # a program word that reads the same inside any expansion
+
+
+def _named(text: str) -> list[tuple[Segment, Token]]:
+    return [(s, w) for s, w in _programs(text) if _SAFE_NAME.fullmatch(w.text)]
+
+
+def _defined(
+    text: str, define: Callable[[str, str], str], use: Callable[[str, str], str], ok: Callable[[str], bool] = bool
+) -> str | None:
+    """Each program word (passing `ok`) through its own variable: `define(var, name)` goes before the line,
+    the word becomes `use(var, name)`."""
+    programs = [(s, w) for s, w in _named(text) if ok(w.text)]
+    names = sorted({w.text for _, w in programs})
+    if not names:
+        return None
+    var = {name: f"_hp{i}" for i, name in enumerate(names)}
+    prefix = "".join(define(var[name], name) for name in names)
+    return _apply(text, [(w.start, w.end, use(var[w.text], w.text)) for _, w in programs], prefix)
+
+
+def default_value(text: str) -> str | None:
+    """Manual, "Shell Parameter Expansion": `${v:-word}` is word when v is null (`v=; ${v:-rm}` runs rm)."""
+    return _defined(text, lambda v, _: f"{v}=; ", lambda v, name: f"${{{v}:-{name}}}")
+
+
+def assign_default(text: str) -> str | None:
+    """Manual, "Shell Parameter Expansion": `${v:=word}` assigns word to a null v and expands to it."""
+    return _defined(text, lambda v, _: f"{v}=; ", lambda v, name: f"${{{v}:={name}}}")
+
+
+def strip_prefix(text: str) -> str | None:
+    """Manual, "Shell Parameter Expansion": `${v#word}` removes the shortest leading match of word
+    (`v=_:rm; ${v#_:}` is rm)."""
+    return _defined(text, lambda v, name: f"{v}=_:{name}; ", lambda v, _: f"${{{v}#_:}}")
+
+
+def substitute(text: str) -> str | None:
+    """Manual, "Shell Parameter Expansion": `${v/pattern/string}` replaces the first match (`v=:m; ${v/:/r}` is rm)."""
+    return _defined(text, lambda v, name: f"{v}=:{name[1:]}; ", lambda v, name: f"${{{v}/:/{name[0]}}}")
+
+
+def lower_case(text: str) -> str | None:
+    """Manual, "Shell Parameter Expansion": `${v,,}` lower-cases every character (`v=RM; ${v,,}` is rm)."""
+    return _defined(
+        text,
+        lambda v, name: f"{v}={name.upper()}; ",
+        lambda v, _: f"${{{v},,}}",
+        lambda w: w.isascii() and w == w.lower(),
+    )
+
+
+_UPPER = re.compile(r"[A-Z][A-Z0-9_]+")
+
+
+def upper_case(text: str) -> str | None:
+    """Manual, "Shell Parameter Expansion": `${v^^}` upper-cases every character; operands that are upper case (names
+    of environment variables, refs) spelled from their lower case (`v=aws_secret; printenv ${v^^}`)."""
+    words = [w for s, _ in _programs(text) for w in s.words[s.program + 1 :] if _UPPER.fullmatch(w.text)]
+    names = sorted({w.text for w in words})
+    if not names:
+        return None
+    var = {name: f"_hu{i}" for i, name in enumerate(names)}
+    prefix = "".join(f"{var[n]}={n.lower()}; " for n in names)
+    return _apply(text, [(w.start, w.end, f"${{{var[w.text]}^^}}") for w in words], prefix)
+
+
+def indirect(text: str) -> str | None:
+    """Manual, "Shell Parameter Expansion": `${!name}` expands the variable whose name is name's value."""
+    return _defined(text, lambda v, name: f"{v}={name}; {v}_=_{v[1:]}; ", lambda v, _: f"${{!{v}_}}")
+
+
+def printf_v(text: str) -> str | None:
+    """Manual, "Bash Builtin Commands", printf: `-v var` assigns the output to var (`printf -v c %s rm; $c`)."""
+    return _defined(text, lambda v, name: f"printf -v {v} %s {name}; ", lambda v, _: f"${v}")
+
+
+def read_here_string(text: str) -> str | None:
+    """Manual, "Bash Builtin Commands", read, and "Here Strings": `read -r c <<< rm; $c` runs rm."""
+    return _defined(text, lambda v, name: f"read -r {v} <<< {name}; ", lambda v, _: f"${v}")
+
+
+def declared(builtin: str) -> Rewrite:
+    """Manual, "Bash Builtin Commands" (declare, export, readonly): `declare c=rm; $c` assigns as `c=rm` does."""
+
+    def rewrite(text: str) -> str | None:
+        return _defined(text, lambda v, name: f"{builtin} {v}={name}; ", lambda v, _: f"${v}")
+
+    return rewrite
+
+
+_POSITIONAL = re.compile(r"\$[@*#0-9]|\$\{[@*#0-9]|\bshift\b|\blocal\b|\breturn\b|\bset\b")
+
+
+def local_in_function(text: str) -> str | None:
+    """Manual, "Bash Builtin Commands", local, and "Shell Functions": the line as the body of a function called once,
+    its program words from `local` variables; only for lines that use no positional parameter, `shift`,
+    `set`, `local` or `return` (the only things a function body does differently)."""
+    if _POSITIONAL.search(text) or not _parsed(text):
+        return None
+    programs = _named(text)
+    names = sorted({w.text for _, w in programs})
+    if not names:
+        return None
+    var = {name: f"_hp{i}" for i, name in enumerate(names)}
+    body = _apply(text, [(w.start, w.end, f"${var[w.text]}") for _, w in programs])
+    locals_ = "".join(f"local {var[n]}={n}; " for n in names)
+    return f"_hpf(){{ {locals_}{body}{_closer(text)}}}; _hpf"
+
+
+def aliased(text: str) -> str | None:
+    """Manual, "Aliases": with `expand_aliases` set, the first word of a simple command is replaced by its alias; the
+    alias must be defined on an earlier line (aliases are expanded when a line is read)."""
+    programs = _named(text)
+    names = sorted({w.text for _, w in programs})
+    if not names:
+        return None
+    var = {name: f"_hpa{i}" for i, name in enumerate(names)}
+    prefix = "shopt -s expand_aliases\n" + "".join(f"alias {var[n]}={n}\n" for n in names)
+    return _apply(text, [(w.start, w.end, var[w.text]) for _, w in programs], prefix)
+
+
+_HOME_PATH = re.compile(r"~/[A-Za-z0-9_./+-]*")
+
+
+def brace_words(text: str) -> str | None:
+    """Manual, "Brace Expansion": `{rm,-rf,x}` expands to the words `rm -rf x` (it runs before tilde expansion, so
+    `{cat,~/x}` is `cat ~/x`); only simple commands of plain words (nothing a brace would change)."""
+    try:
+        segs = segments(text)
+    except Unmodelled:
+        return None
+    edits = []
+    for segment in segs:
+        words = segment.words[segment.program :] if segment.program >= 0 else []
+        if len(words) < 2 or segment.assignments or segment.redirected or segment.program:
+            continue
+        plain = all(_PLAIN.fullmatch(w.text) or _HOME_PATH.fullmatch(w.text) for w in words)
+        if plain and not any("," in w.text for w in words):
+            edits.append((words[0].start, words[-1].end, "{" + ",".join(w.text for w in words) + "}"))
+    return _apply(text, edits)
+
+
+def _simple(segment: Segment) -> bool:
+    """A simple command this module can move whole: a program word, its operands, nothing else."""
+    return segment.program >= 0 and not segment.assignments and not segment.redirected
+
+
+def xargs_zero(text: str) -> str | None:
+    """xargs(1) (GNU findutils): `printf '%s\\0' ARGS | xargs -0 PROG` runs `PROG ARGS` (input items split at
+    NUL only, no quote or blank processing); only external programs (xargs runs no builtin), with operands,
+    not reading a pipe (xargs gives PROG /dev/null for its standard input)."""
+    try:
+        segs = segments(text)
+    except Unmodelled:
+        return None
+    edits = []
+    for segment in segs:
+        if not _simple(segment) or segment.before in ("|", "|&"):
+            continue
+        program, args = segment.words[segment.program], segment.words[segment.program + 1 :]
+        if not args or not _external(program.text) or not _PLAIN.fullmatch(program.text):
+            continue
+        printed = " ".join(w.text for w in args)
+        edits.append((program.start, args[-1].end, f"printf '%s\\0' {printed} | xargs -0 {program.text}"))
+    return _apply(text, edits)
+
+
+_PATHISH = re.compile(
+    r"(?:~|\$\{HOME\}|\$\{PROJECT\}|\.{1,2})?/[^\s'\"`$;&|()<>*?\[\]{}=,:]*|\.[^\s'\"`$;&|()<>*?\[\]{}=,:/]+"
+)
+
+
+def find_exec(text: str) -> str | None:
+    """find(1): `find P -maxdepth 0 -exec PROG ARGS {} +` runs `PROG ARGS P` once (-maxdepth 0: only the
+    starting point; `{} +` appends it); only where P, the last word, is a path (not an option or a word find
+    would read as an expression), the program external and no word already holds `{}`."""
+    try:
+        segs = segments(text)
+    except Unmodelled:
+        return None
+    edits = []
+    for segment in segs:
+        if not _simple(segment):
+            continue
+        program, args = segment.words[segment.program], segment.words[segment.program + 1 :]
+        if not args or not _external(program.text) or not _PLAIN.fullmatch(program.text):
+            continue
+        last = args[-1].text
+        if not _PATHISH.fullmatch(last) or any("{}" in w.text for w in args):
+            continue
+        middle = " ".join(w.text for w in args[:-1])
+        run = f"{program.text} {middle}".rstrip()
+        edits.append((program.start, args[-1].end, f"find {last} -maxdepth 0 -exec {run} {{}} +"))
+    return _apply(text, edits)
+
+
+def heredoc_bash(text: str) -> str | None:
+    """Manual, "Here Documents": `bash <<'EOF'` reads the script from a quoted here-document, which undergoes no
+    expansion, so the lines run as typed."""
+    if not _parsed(text) or "_HOOKD_EOF" in text:
+        return None
+    return f"bash <<'_HOOKD_EOF'\n{text}\n_HOOKD_EOF"
+
+
+def process_substitution(runner: str) -> Rewrite:
+    """Manual, "Process Substitution": `bash <(printf '%s\\n' LINE)` runs the script printf writes into the pipe
+    (`source <(…)` runs it in the current shell, "Bourne Shell Builtins")."""
+
+    def rewrite(text: str) -> str | None:
+        if not _parsed(text):
+            return None
+        return f"{runner} <(printf '%s\\n' {_quote_single(text)})"
+
+    return rewrite
+
+
+def continuation(text: str) -> str | None:
+    """Manual, "Escape Character": a backslash-newline pair is a line continuation, removed from the input, so
+    `rm \\<newline> -rf x` is `rm -rf x`."""
+    try:
+        segs = segments(text)
+    except Unmodelled:
+        return None
+    edits = []
+    for segment in segs:
+        if segment.program < 0:
+            continue
+        for left, right in pairwise(segment.words):
+            if right.start > left.end and text[left.end : right.start].strip(" ") == "":
+                edits.append((left.end, right.start, " \\\n  "))
+    return _apply(text, edits)
+
+
+_NUMBER = re.compile(r"(-?)(0*)([0-9]+)")
+
+
+def arithmetic(text: str) -> str | None:
+    """Manual, "Arithmetic Expansion": `$((9))` is 9; numeric operands spelled so (a leading zero kept outside, where
+    `$((0755))` would read octal)."""
+    edits = []
+    for segment, _ in _programs(text):
+        for word in segment.words[segment.program + 1 :]:
+            m = _NUMBER.fullmatch(word.text)
+            if m and (m.group(3)[0] != "0" or not m.group(2)):
+                edits.append((word.start, word.end, f"{m.group(1)}{m.group(2)}$(({m.group(3)}))"))
+    return _apply(text, edits)
+
+
+def command_p(text: str) -> str | None:
+    """Manual, "Bash Builtin Commands", command: `-p` searches a default PATH that finds the standard utilities; only
+    programs that are in /usr/bin or /bin here."""
+    edits = []
+    for _, word in _programs(text):
+        if _external(word.text) and absolute(word.text) != word.text:
+            edits.append((word.start, word.start, "command -p "))
+    return _apply(text, edits)
+
+
+def builtin_word(text: str) -> str | None:
+    """Manual, "Bash Builtin Commands", builtin: `builtin cd x` runs the builtin cd (no function or alias is defined
+    by the line for it)."""
+    edits = [
+        (w.start, w.start, "builtin ")
+        for _, w in _programs(text)
+        if w.text in BUILTINS - DECLARATIONS - {"builtin", "command", "."} and _SAFE_NAME.fullmatch(w.text)
+    ]
+    return _apply(text, edits)
+
+
+def set_positional(text: str) -> str | None:
+    """Manual, "Bourne Shell Builtins", set: `set -- ARGS` sets the positional parameters, and `"$@"` ("Special
+    Parameters") expands to each as a word, so `{ set -- -rf x; rm "$@"; }` is `rm -rf x`; only lines that do
+    not use the positional parameters themselves."""
+    if _POSITIONAL.search(text):
+        return None
+    try:
+        segs = segments(text)
+    except Unmodelled:
+        return None
+    edits = []
+    for segment in segs:
+        if not _simple(segment) or segment.words[segment.program].text in BUILTINS - REGULAR_BUILTINS:
+            continue
+        program, args = segment.words[segment.program], segment.words[segment.program + 1 :]
+        if args:
+            words = " ".join(w.text for w in args)
+            edits.append((program.start, args[-1].end, f'{{ set -- {words}; {program.text} "$@"; }}'))
+    return _apply(text, edits)
+
+
+# Path operands. A path is re-spelled only as an operand of a program whose operands are all files (the
+# words of `echo`, a regex of `grep`, a ref of `git` are text, not paths), and only by a spelling POSIX
+# pathname resolution (Base Definitions 4.13; path_resolution(7)) resolves to the same file: `a//b` is `a/b`,
+# `a/./b` is `a/b` (a a directory: it must be one for either to resolve), `a/` names a directory,
+# `a/../a/b` is `a/b` when a is a directory that is not a symbolic link.
+FILE_PROGRAMS = frozenset({
+    "rm", "rmdir", "unlink", "shred", "cat", "tac", "nl", "head", "tail", "cp", "mv", "touch", "stat",
+    "ls", "file", "wc", "base64", "strings", "chmod", "chown", "chgrp", "du", "tee", "mkdir", "sha256sum",
+    "md5sum", "readlink", "realpath",
+})  # fmt: skip
+# Programs whose first operand is a mode or an owner, not a file.
+MODE_FIRST = frozenset(["chmod", "chown", "chgrp"])
+# Programs that do not read HOME (unlike `less`, `git`, `ssh`, shells): a HOME set for them changes nothing
+# but what `~` expands to.
+HOME_FREE = FILE_PROGRAMS
+_ROOTS = ("~/", "${HOME}/", "${PROJECT}/", "/")
+_PATH_WORD = re.compile(r"(?:~|\$\{HOME\}|\$\{PROJECT\})?[A-Za-z0-9_./@-]*")
+
+
+def _root(word: str) -> str | None:
+    """The leading part of an absolute path word that is a directory whatever the world (None: relative)."""
+    return next((r for r in _ROOTS if word.startswith(r)), None)
+
+
+def _placeholder(word: str) -> str:
+    """The path with `~` as the corpus runner's `${HOME}`; a relative one below the cwd, `${PROJECT}`."""
+    if word.startswith("~/"):
+        return "${HOME}/" + word[2:]
+    if word == "~":
+        return "${HOME}"
+    return word if word.startswith(("/", "${")) else "${PROJECT}/" + word.removeprefix("./")
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """What the rewrites may know about a case's files: the directories its world makes (placeholders kept),
+    and the paths that are symbolic links."""
+
+    dirs: frozenset[str] = frozenset()
+    links: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, world: object) -> World:
+        if not isinstance(world, dict):
+            return cls()
+        names = [*dict(world.get("files", {})), *dict(world.get("links", {}))]
+        dirs = {str(p) for name in names for p in list(_parents(name))}
+        return cls(frozenset(dirs), frozenset(dict(world.get("links", {}))))
+
+    def directory(self, path: str) -> bool:
+        """Known to be a directory that is not a symbolic link (the world's, or this machine's outside it)."""
+        if path in ("${HOME}", "${PROJECT}", "/"):
+            return True
+        if any(path == link or path.startswith(link + "/") for link in self.links):
+            return False
+        if path in self.dirs:
+            return True
+        if path.startswith("${"):
+            return False
+        return os.path.isdir(path) and os.path.realpath(path) == path.rstrip("/")
+
+
+def _parents(name: str) -> Iterable[str]:
+    parts = name.split("/")
+    for i in range(1, len(parts)):
+        parent = "/".join(parts[:i])
+        if parent and parent not in ("${HOME}", "${PROJECT}"):
+            yield parent
+
+
+WorldRewrite = Callable[[str, World], str | None]
+
+
+def _path_operands(text: str) -> list[tuple[Token, str]]:
+    """Operands of file programs that are plain paths: (token, its text); relative ones only when the line
+    does not change directory first."""
+    moves = re.search(r"\b(?:cd|pushd|popd)\b", text) is not None
+    found = []
+    for segment, word in _programs(text):
+        if word.text not in FILE_PROGRAMS:
+            continue
+        first = word.text in MODE_FIRST
+        for operand in segment.words[segment.program + 1 :]:
+            w = operand.text
+            if w.startswith("-") or not _PATH_WORD.fullmatch(w) or w in (".", "..") or w.isdigit():
+                continue
+            if first:
+                first = False
+                continue
+            if _root(w) is None and moves and not w.startswith(("~", "$")):
+                continue
+            found.append((operand, w))
+    return found
+
+
+def path_family(spell: Callable[[str, World], str | None]) -> WorldRewrite:
+    def rewrite(text: str, world: World = World()) -> str | None:
+        edits = []
+        for token, word in _path_operands(text):
+            new = spell(word, world)
+            if new is not None and new != word:
+                edits.append((token.start, token.end, new))
+        return _apply(text, edits)
+
+    rewrite.uses_world = True  # type: ignore[attr-defined]
+    return rewrite
+
+
+def _double_slash(word: str, _: World) -> str | None:
+    root = _root(word)
+    rest = word[len(root) :] if root else word
+    head, slash, tail = rest.partition("/")
+    if not slash or not head or not tail:
+        return None
+    return f"{root or ''}{head}//{tail}"
+
+
+def _dot_after_root(word: str, _: World) -> str | None:
+    root = _root(word)
+    return f"{root}./{word[len(root) :]}" if root and len(word) > len(root) else None
+
+
+def _trailing_slash(word: str, world: World) -> str | None:
+    if word.endswith("/") or not world.directory(_placeholder(word).rstrip("/")):
+        return None
+    return word + "/"
+
+
+def _dotdot_first(word: str, world: World) -> str | None:
+    root = _root(word) or ""
+    rest = word[len(root) :]
+    head, slash, tail = rest.partition("/")
+    if not slash or not head or head in (".", "..") or not tail:
+        return None
+    if not world.directory(_placeholder(root + head)):
+        return None
+    return f"{root}{head}/../{head}/{tail}"
+
+
+def _relative(spell: Callable[[str], str]) -> Callable[[str, World], str | None]:
+    def rewrite(word: str, _: World) -> str | None:
+        return None if _root(word) is not None or word.startswith(("./", "~", "$")) else spell(word)
+
+    return rewrite
+
+
+def change_directory(enter: str) -> WorldRewrite:
+    """`cd D && PROG … rel` ("Bourne Shell Builtins", cd; `pushd`, "Directory Stack Builtins"), in a subshell
+    so the rest of the line keeps its directory: one absolute or home path operand, taken relative to a
+    directory above it that surely exists (the home, the project, `/`, or one of this machine's); the other
+    words options or numbers (a relative operand would move with the directory)."""
+
+    def rewrite(text: str, world: World = World()) -> str | None:
+        try:
+            segs = segments(text)
+        except Unmodelled:
+            return None
+        edits = []
+        for segment in segs:
+            if not _simple(segment) or segment.words[segment.program].text not in FILE_PROGRAMS - {"source", "."}:
+                continue
+            args = segment.words[segment.program + 1 :]
+            paths = [a for a in args if _root(a.text) and _PATH_WORD.fullmatch(a.text)]
+            others = [a for a in args if a not in paths]
+            if len(paths) != 1 or any(not (a.text.startswith("-") or a.text.isdigit()) for a in others):
+                continue
+            path = paths[0].text
+            root = _root(path) or ""
+            rest = path[len(root) :]
+            head, slash, tail = rest.partition("/")
+            into, rel = (root.rstrip("/") or "/", rest)
+            if root == "/" and slash and tail and world.directory("/" + head):
+                into, rel = "/" + head, tail
+            if not rel:
+                continue
+            start = segment.words[segment.program].start
+            inner = text[start : paths[0].start] + rel + text[paths[0].end : args[-1].end]
+            edits.append((start, args[-1].end, f"({enter} {into} && {inner})"))
+        return _apply(text, edits)
+
+    rewrite.uses_world = True  # type: ignore[attr-defined]
+    return rewrite
+
+
+def home_set(text: str, world: World = World()) -> str | None:
+    """Manual, "Tilde Expansion": `~/x` is `$HOME/x`, so with HOME set to D in a subshell, `(HOME=D; cat ~/x)`
+    reads D/x; only for programs that do not read HOME themselves, and segments with no other `~` or HOME."""
+    try:
+        segs = segments(text)
+    except Unmodelled:
+        return None
+    edits = []
+    for segment in segs:
+        if not _simple(segment) or segment.words[segment.program].text not in HOME_FREE:
+            continue
+        args = segment.words[segment.program + 1 :]
+        homeish = [a for a in segment.words if "~" in a.text or "HOME" in a.text]
+        paths = [a for a in args if _root(a.text) and _PATH_WORD.fullmatch(a.text) and a.text.count("/") >= 2]
+        if not paths or len(homeish) > (1 if paths[0] in homeish else 0):
+            continue
+        path = paths[0].text.rstrip("/")
+        directory, _, name = path.rpartition("/")
+        if not name or not directory or directory in ("~", "${HOME}"):
+            continue
+        start = segment.words[segment.program].start
+        inner = text[start : paths[0].start] + "~/" + name + text[paths[0].end : args[-1].end]
+        edits.append((start, args[-1].end, f"(HOME={directory}; {inner})"))
+    return _apply(text, edits)
+
+
+home_set.uses_world = True  # type: ignore[attr-defined]
+
+
+def operand_default(text: str) -> str | None:
+    """Manual, "Shell Parameter Expansion": `${v:-word}` of a null v is word, tilde-expanded as an operand is (`v=; rm
+    ${v:-~/x}`); plain operands and home paths."""
+    edits = []
+    for segment, _ in _programs(text):
+        for word in segment.words[segment.program + 1 :]:
+            if (_PLAIN.fullmatch(word.text) or _HOME_PATH.fullmatch(word.text)) and word.text not in RESERVED:
+                edits.append((word.start, word.end, f"${{_hpo:-{word.text}}}"))
+    return _apply(text, edits, "_hpo=; ") if edits else None
+
+
+WIDER: dict[str, Rewrite | WorldRewrite] = {
+    "brace-words": brace_words,
+    "param-default": default_value,
+    "param-assign-default": assign_default,
+    "param-strip-prefix": strip_prefix,
+    "param-substitute": substitute,
+    "param-lower": lower_case,
+    "param-upper": upper_case,
+    "param-indirect": indirect,
+    "operand-default": operand_default,
+    "printf-v": printf_v,
+    "read-here-string": read_here_string,
+    "declare": declared("declare"),
+    "export": declared("export"),
+    "readonly": declared("readonly"),
+    "local": local_in_function,
+    "alias": aliased,
+    "xargs": xargs_zero,
+    "find-exec": find_exec,
+    "heredoc-bash": heredoc_bash,
+    "procsub-bash": process_substitution("bash"),
+    "procsub-source": process_substitution("source"),
+    "continuation": continuation,
+    "arithmetic": arithmetic,
+    "command-p": command_p,
+    "builtin": builtin_word,
+    "set-positional": set_positional,
+    "path-double-slash": path_family(_double_slash),
+    "path-dot": path_family(_dot_after_root),
+    "path-trailing-slash": path_family(_trailing_slash),
+    "path-dotdot": path_family(_dotdot_first),
+    "path-pwd": path_family(_relative(lambda w: f'"$PWD"/{w}')),
+    "path-dot-relative": path_family(_relative(lambda w: f"./{w}")),
+    "cd-relative": change_directory("cd"),
+    "pushd-relative": change_directory("pushd >/dev/null"),
+    "home-set": home_set,
+}
+REWRITES.update(WIDER)  # type: ignore[arg-type]
+
+
+def spell(name: str, text: str, world: object = None) -> str | None:
+    """The rewrite `name` of a line; the world-aware ones see the case's `world`."""
+    rewrite = REWRITES[name]
+    if getattr(rewrite, "uses_world", False):
+        return rewrite(text, World.of(world))  # type: ignore[call-arg]
+    return rewrite(text)

@@ -127,8 +127,8 @@ _files_ask contains {"id": "rm-rf-unresolved", "reason": reason} if {
 	reason := sprintf("recursive delete of %q depends on a shell variable or substitution whose value hookd cannot see; confirm the target", [e.raw])
 }
 
-# `cd /somewhere && rm -rf build`, `cd "$DIR" && rm -rf *`: after a cd out of the project (or to a place hookd
-# cannot follow) a relative path no longer names something in the project (`after_cd`).
+# `cd "$DIR" && rm -rf *`: after a cd to a place hookd cannot follow, a relative path names nothing it can judge
+# (`after_cd`); after one it follows (`cd / && rm -rf build`) the path is placed and judged by its class above.
 _files_deny contains {"id": "rm-rf-after-cd", "reason": reason} if {
 	some e in _recursive_deletes
 	e.after_cd == true

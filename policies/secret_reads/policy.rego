@@ -255,6 +255,7 @@ _secret_named(p) := (({m |
 		contains(p, "hist"),
 		contains(p, "/.dev.vars"),
 		contains(p, "/.secrets"),
+		contains(lower(p), "priv"),
 	]
 } else := set()
 
@@ -308,6 +309,27 @@ _private_key(b) if b in _cfg.key_names
 _private_key(b) if {
 	some s in _cfg.key_suffixes
 	endswith(b, s)
+}
+
+# A file whose NAME says it is a private key, wherever it is and whatever its extension (Vagrant's
+# `.vagrant/machines/<name>/<provider>/private_key`, config.ssh.private_key_path:
+# https://github.com/hashicorp/vagrant/blob/main/website/content/docs/vagrantfile/ssh_settings.mdx; a
+# certificate tool's `privkey`, `server-private-key.txt`): its words, split on any non-alphanumeric, hold
+# `private` followed by `key` (or `privkey`); not a file of code that handles keys (`private_key.py`).
+_private_key(b) if {
+	lb := lower(b)
+	contains(lb, "priv")
+	words := regex.split(`[^a-z0-9]+`, lb)
+	_private_key_words(words)
+	not _code_name(lb)
+}
+
+_private_key_words(words) if "privkey" in words
+
+_private_key_words(words) if {
+	some i
+	words[i] == "private"
+	words[i + 1] == "key"
 }
 
 _env_file(b) if {

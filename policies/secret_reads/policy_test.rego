@@ -154,6 +154,29 @@ test_read_id_rsa_in_project if {
 	_t_deny(_t_read("/home/alice/proj/tmp/id_rsa")) == {"private-key"}
 }
 
+# A file whose name says it is a private key, wherever it is and whatever its extension (blind-shell-6)
+test_read_a_file_named_as_a_private_key if {
+	every p in [
+		"/home/alice/proj/.vagrant/machines/default/virtualbox/private_key",
+		"/home/alice/proj/certs/server-private-key.txt",
+		"/srv/le/live/example.net/privkey",
+		"/home/alice/proj/PRIVATE_KEY",
+	] {
+		_t_deny(_t_read(p)) == {"private-key"}
+	}
+}
+
+test_read_files_of_code_or_other_words_about_keys if {
+	every p in [
+		"/home/alice/proj/src/private_key.py",
+		"/home/alice/proj/docs/private_keyboard_layout.txt",
+		"/home/alice/proj/privacy/key_points.md",
+		"/home/alice/proj/src/privileges.json",
+	] {
+		_t_allowed(_t_read(p))
+	}
+}
+
 test_read_credential_files if {
 	every p in [
 		"/home/alice/.aws/credentials",

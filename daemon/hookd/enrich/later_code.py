@@ -13,7 +13,9 @@ never by the program that will run it:
   (one that fetches, decodes or builds what it runs, or changes what lies outside the project).
 
 Each is a deferred `exec` with `startup` (asked by protected_paths' startup-file rule): what runs later runs
-outside the hooks. No filesystem access: only the call's own paths and texts.
+outside the hooks. No filesystem access: only the call's own paths and texts. The same shapes hold for the texts a
+shell line writes (`echo … >> ~/.xonshrc`, `printf … > ~/.cache/x`: `left_by_shell`, called by the shell's own
+step): what a file IS does not depend on which tool wrote it.
 """
 
 from __future__ import annotations
@@ -21,14 +23,33 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from hookd.enrich.effects.loaded import file_commands
-from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang
+from hookd.enrich.effects.model import EffectModel
+from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
 from hookd.enrich.facts import in_home_cache, under
+from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
-from hookd.enrich.shell.build import analyse_shell
 from hookd.types import JSON
+
+# The shell's analysis of one line (its `input.shell` and effects): hookd.enrich.shell.build registers its
+# analyse_shell here when it is imported, since it calls this module on the texts a line writes (left_by_shell)
+# and so this module cannot import it
+Analyse = Callable[..., tuple[dict[str, Any], list[dict[str, Any]]]]
+_SHELL: list[Analyse] = []
+
+
+def register_shell_analysis(analyse: Analyse) -> None:
+    _SHELL[:] = [analyse]
+
+
+def _shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:
+    if not _SHELL:
+        raise RuntimeError("later_code needs the shell's analysis: import hookd.enrich.shell.build first")
+    return _SHELL[0](line, home=home, base_dir=project, project_dir=project)[1]
+
 
 # What a configuration value may name for a program to load: code, a JVM agent, a shared library
 _LOADED = "|".join(sorted({*CODE_LANGS, "jar", "so", "dylib", "node", "wasm"}))
@@ -74,6 +95,37 @@ def left_for_later(
 
 
 Later = tuple[dict[str, JSON], str]
+
+
+def written_later(model: EffectModel, *, home: str, project: str) -> list[dict[str, JSON]]:
+    """What a shell line's writes leave to judge beyond their own effects: code for another program to run later
+    (`left_by_shell`), and a git configuration written whole (gitconfig_text.unjudged_shell_writes)."""
+    effects = model.effects
+    return [*left_by_shell(effects, model.ledger.contents, home=home, project=project), *unjudged_shell_writes(effects)]
+
+
+def left_by_shell(
+    effects: list[dict[str, Any]], contents: dict[str, str], *, home: str, project: str
+) -> list[dict[str, JSON]]:
+    """Code a shell line's writes (`effects`, with the texts the line wrote: `contents`) leave for another program
+    to run later, in files no startup table names, judged as a file tool's write of the same text is:
+    `echo 'curl … | sh' >> ~/.xonshrc`, a `~/.sbt/1.0/global.sbt` whose string literal fetches and runs, a script
+    left in `~/.cache`. A shell's own startup file (judged by the effect model, and passed when it only sets
+    variables) and a file the model already found run later are not judged again."""
+    if not home or not contents:
+        return []
+    started = {str(e["startup"]) for e in effects if e["op"] == "exec" and e.get("startup")}
+    out: list[dict[str, JSON]] = []
+    for effect in effects:
+        path = effect["path"]
+        if effect["op"] != "write" or not path or path not in contents or path in started:
+            continue
+        started.add(path)
+        if startup_language(path, home) != "sh":
+            program = str(effect.get("program") or "shell")
+            later = left_for_later([path], [contents[path]], program, home=home, project=project, known=set())
+            out.extend(dict(e, via="shell") for e in later)
+    return out
 
 
 def may_leave_code(path: str, home: str, project: str) -> bool:
@@ -182,7 +234,7 @@ def _analysed(line: str, home: str, project: str) -> list[dict[str, JSON]] | Non
     """The shell's effects of `line`; None for a line too long to analyse (it may run anything)."""
     if len(line) > 16 * 1024:
         return None
-    return analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+    return _shell_effects(line, home, project)
 
 
 def added_lines(text: str) -> str:
@@ -266,7 +318,7 @@ def _runs_unseen(line: str, home: str, project: str, *, changes: bool = False) -
     deletes, moves or changes the mode of anything, or writes outside the project and scratch space)."""
     if len(line) > 16 * 1024:
         return True
-    effects = analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+    effects = _shell_effects(line, home, project)
     for e in effects:
         if e.get("flow") or e["op"] == "fetch" or (e["op"] == "exec" and e.get("known") is False):
             return True

@@ -10,7 +10,6 @@ embedded NUL byte, say) is normalised lexically instead.
 from __future__ import annotations
 
 import fnmatch
-import itertools
 import os
 import re
 import stat
@@ -19,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hookd.enrich.braces import expand_braces
 from hookd.enrich.patches import patch_files
 from hookd.enrich.tool_args import Inferred, inferred, unknown_entries
 from hookd.types import NormalisedEvent, ToolSpec
@@ -218,40 +218,10 @@ def _realpath_memo(path: str, memo: dict[str, str], devices: dict[str, int] | No
 GLOB_CHARS = frozenset("*?[")
 MAX_GLOB_MATCHES = 64  # paths one glob may add; past it the glob is reported not fully known
 MAX_GLOB_ENTRIES = 4096  # directory entries one glob may read
-MAX_BRACE_ALTERNATIVES = 64
 
 
 def has_glob(text: str) -> bool:
     return not GLOB_CHARS.isdisjoint(text)
-
-
-def expand_braces(pattern: str, limit: int = MAX_BRACE_ALTERNATIVES) -> list[str] | None:
-    """`a{b,c}d` as [`abd`, `acd`] (nested too, as ripgrep's globs take them); None past `limit`."""
-    out: list[str] = []
-    todo = [pattern]
-    while todo:
-        text = todo.pop()
-        start = text.find("{")
-        end, depth, cuts = -1, 0, []
-        for i in range(start + 1, len(text)) if start >= 0 else ():
-            char = text[i]
-            if char == "{":
-                depth += 1
-            elif char == "}" and depth:
-                depth -= 1
-            elif char == "}":
-                end = i
-                break
-            elif char == "," and not depth:
-                cuts.append(i)
-        if end < 0 or not cuts:
-            out.append(text)
-        else:
-            bounds = [start, *cuts, end]
-            todo.extend(text[:start] + text[a + 1 : b] + text[end + 1 :] for a, b in itertools.pairwise(bounds))
-        if len(out) + len(todo) > limit:
-            return None
-    return out[::-1]
 
 
 class _Glob:
@@ -454,6 +424,10 @@ def _glob_entries(
     if pattern is None or not (has_glob(pattern) or style == "search"):
         return []
     found, complete = resolver.matches(pattern, base, hidden=True, files=style == "search" or pattern != raw)
+    if style == "path" and pattern == raw:  # a directory a glob matches is read whole, as one named (`~/.config/g[h]`)
+        for directory in [p for p in found if os.path.isdir(p)]:
+            below, done = resolver.matches(directory + "/**/*", "/", hidden=True, files=True)
+            found, complete = [*found, *below], complete and done
     out = [
         {"arg": arg, "raw": path, "path": path, "in_project": resolver.contains(path), "access": access, "glob": raw}
         for path in found
@@ -526,6 +500,12 @@ def tool_paths(
             for base in bases:
                 if style is None:
                     out.append({"arg": arg, **resolver.resolve(item, base), "access": access})
+                    if arg in spec.relative_to and any(
+                        c != "**" and has_glob(c) for c in item.rpartition("/")[0].split("/")
+                    ):
+                        # a glob tool's pattern with a glob in a directory name (`~/.ss[h]/*`; not `**`): the
+                        # names it lists are what it matches, which its text does not show
+                        out.extend(_glob_entries(resolver, arg, item, base, "list", access))
                     continue
                 # a glob's alternatives (`*.{ts,tsx}`) each as written, then what the glob matches on disk
                 alternatives = expand_braces(item) or [item]

@@ -278,13 +278,17 @@ def url_texts(value: Any, *, web: bool, named: bool = False, depth: int = 0) -> 
     if depth > MAX_URL_DEPTH:
         return []
     if isinstance(value, Mapping):
-        return [
-            t
-            for key, item in value.items()
-            for t in url_texts(
-                item, web=web or _code_named(str(key)), named=named or _url_named(str(key)), depth=depth + 1
-            )
-        ]
+        out: list[tuple[str, bool]] = []
+        for key, item in value.items():
+            code, url = _named_for(str(key))
+            if isinstance(item, str):  # the common case, without a call: a file tool's `file_path`, `content`
+                if named or url:
+                    out.append((item, True))
+                elif web or code:
+                    out.append((item, False))
+                continue
+            out.extend(url_texts(item, web=web or code, named=named or url, depth=depth + 1))
+        return out
     if isinstance(value, list):
         return [t for item in value for t in url_texts(item, web=web, named=named, depth=depth + 1)]
     return []
@@ -293,6 +297,18 @@ def url_texts(value: Any, *, web: bool, named: bool = False, depth: int = 0) -> 
 # Words of an argument's name that make it code the tool runs (a browser's `evaluate` `function`, a page
 # `script`, an `expression`): any URL in it may be opened, so its text is searched as a web tool's prompt is.
 _CODE_WORDS = frozenset({"function", "script", "code", "expression", "js", "javascript", "eval"})
+
+
+def _named_for(key: str) -> tuple[bool, bool]:
+    """(`_code_named`, `_url_named`) of an argument's name: the few names a tool's input uses, split once each."""
+    if len(key) > MAX_NAME:
+        return _code_named(key), _url_named(key)
+    return _named_for_short(key)
+
+
+@functools.lru_cache(maxsize=1024)
+def _named_for_short(key: str) -> tuple[bool, bool]:
+    return _code_named(key), _url_named(key)
 
 
 def _code_named(key: str) -> bool:

@@ -32,7 +32,6 @@ from hookd.errors import StrictJsonError
 NON_FINITE = (b"NaN", b"Infinity")  # -Infinity contains Infinity
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPES = ("\\ud", "\\uD")  # \ud800-\udfff as a JSON escape (hex digits in either case)
 _MAX_INT_DIGITS = len(str(int(sys.float_info.max)))
 
 
@@ -67,7 +66,7 @@ def loads(
     unless `parse_int`/`parse_float` read numbers their own way); nesting too deep for the decoder is a
     StrictJsonError. Bytes must be UTF-8 (json.loads would also take UTF-16/32, and decode surrogates
     encoded as bytes); every string of the value is well formed (a lone surrogate becomes U+FFFD)."""
-    text = data.decode("utf-8") if isinstance(data, bytes | bytearray) else data
+    text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data  # a tuple: no union a call
     try:
         if parse_int is None and parse_float is None and not text.startswith("\ufeff"):
             value = _STRICT.decode(text)  # json.loads with options would build a decoder for every call
@@ -93,9 +92,8 @@ _STRICT = json.JSONDecoder(parse_float=_finite_float, parse_int=_bounded_int, pa
 
 def _may_hold_surrogates(text: str) -> bool:
     """False means no string decoded from `text` holds a surrogate, for sure (a substring search: only an
-    escape makes one, or text that holds one already)."""
-    low, high = _SURROGATE_ESCAPES  # not a generator: this runs on every payload read
-    return low in text or high in text or (not text.isascii() and _SURROGATE.search(text) is not None)
+    escape of D800-DFFF makes one, hex digits in either case, or text that holds one already)."""
+    return "\\ud" in text or "\\uD" in text or (not text.isascii() and _SURROGATE.search(text) is not None)
 
 
 def _ill_formed(text: str) -> bool:

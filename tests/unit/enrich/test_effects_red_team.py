@@ -109,12 +109,16 @@ def test_loop_variables_hold_every_word(proj: Path) -> None:
     [
         'x=build; read -r x; rm -rf "$x"',
         'x=build; mapfile x < /tmp/l; rm -rf "$x"',
-        "x=build; printf -v x '%s' y; rm -rf \"$x\"",
+        'x=build; printf -v x \'%s\' "$(cat /tmp/l)"; rm -rf "$x"',  # printf -v of what is only known then
         'declare -n r=unset_yet; rm -rf "$r"',
     ],
 )
 def test_variables_set_at_run_time_are_unknown(command: str, proj: Path) -> None:
     assert deleted(command, proj) == [("", False)]
+
+
+def test_printf_v_of_known_text_is_that_text(proj: Path) -> None:
+    assert deleted("x=build; printf -v x '%s' y; rm -rf \"$x\"", proj) == [(str(proj / "y"), True)]
 
 
 def test_a_nameref_and_a_line_ifs_are_followed(proj: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 from effect_support import ops
 
 from hookd.enrich.paths import expand_glob
-from hookd.enrich.shell.runners import _any_case, search_word, selection
+from hookd.enrich.shell.searches import any_case, search_word, selection
 
 
 @pytest.fixture
@@ -41,8 +41,8 @@ def test_what_a_search_selects_is_read_from_its_tests(argv: list[str], selected:
 
 
 def test_a_pattern_in_any_case_keeps_a_negated_class() -> None:
-    assert _any_case("[!a]b") == "[!aA][bB]"
-    assert _any_case("a\\*") is None
+    assert any_case("[!a]b") == "[!aA][bB]"
+    assert any_case("a\\*") is None
 
 
 def test_a_search_as_a_substitution_only_when_its_selection_is_read() -> None:

@@ -535,3 +535,29 @@ def test_the_callers_own_proc_entries_are_its_own_not_hookds(tmp_path: Path, raw
     cwd.mkdir(parents=True)
     resolver = PathResolver(home=str(home), project_dir=str(cwd))
     assert resolver.absolute(raw, "") == seen.format(cwd=cwd, home=home)
+
+
+# Tool-side spelling invariance (tests/unit/policy/test_tool_spelling_invariance.py): the same file named by a glob.
+
+
+def test_a_directory_a_read_glob_matches_is_read_whole(tmp_path: Path) -> None:
+    """`read_many_files` reads every file below a directory it is given; one a glob matches (`~/.config/g[h]`)
+    is read the same way."""
+    home = tmp_path / "home"
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: x\n")
+    spec = AGENTS["gemini"].tools["read_many_files"]
+    for given in ("~/.config/gh", "~/.config/g[h]"):
+        found = tool_paths(spec, {"paths": [given]}, home=str(home), base_dir=str(tmp_path), project_dir=str(tmp_path))
+        assert str(home / ".config/gh/hosts.yml") in [e["path"] for e in found], given
+
+
+def test_a_glob_tools_pattern_with_a_glob_in_a_directory_lists_its_matches(tmp_path: Path) -> None:
+    """`~/.ss[h]/*` shows no `.ssh` in its text: what it lists is what it matches on disk."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("KEY")
+    spec = AGENTS["droid"].tools["Glob"]
+    given = {"patterns": [f"{home}/.ss[h]/*"], "folder": str(tmp_path)}
+    found = tool_paths(spec, given, home=str(home), base_dir=str(tmp_path), project_dir=str(tmp_path))
+    assert str(home / ".ssh/id_ed25519") in [e["path"] for e in found]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spelling_rewrites import REWRITES, sample_key
+from spelling_rewrites import REWRITES, WIDER, sample_key, spell
 
 from hookd.policytest import Case, case_runner
 from hookd.policytest.corpus import find_corpus_files, run_line
@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[3]
 POLICIES = ROOT / "policies"
 SAMPLE_ATTACKS = 40
 SAMPLE_BENIGN = 12
+# The wider families (tests/spelling_rewrites.py's WIDER) take a smaller sample each, to keep the test bounded.
+SAMPLE_WIDER_ATTACKS = 20
+SAMPLE_WIDER_BENIGN = 8
 
 # Rewrites whose failures are not closed yet, each with the mechanism that misses them (strict: the entry must
 # go once the rewrite holds on the sample).
@@ -37,6 +40,11 @@ KNOWN: dict[str, str] = {
         "text echoed into a shell that holds a `$` is not known (`echo 'echo $NODE_ENV' | sh`: after quote removal "
         "a literal `$` cannot be told from an unknown variable), so the shell's script is unknown and asked"
     ),
+    "procsub-bash": (
+        "as echo-pipe-sh: the script `bash <(printf …)` runs is known only when its text holds no `$` (a literal "
+        "`$` cannot be told from an unknown variable), so such a script is asked"
+    ),
+    "procsub-source": "as procsub-bash, for `source <(printf …)`",
 }
 
 
@@ -99,14 +107,17 @@ def _cases() -> tuple[ShellCase, ...]:
 def applicable(
     rewrite: str, cases: tuple[ShellCase, ...], attacks: int | None, benign: int | None
 ) -> list[tuple[ShellCase, str]]:
-    spell = REWRITES[rewrite]
     found = []
     for shell in cases:
-        new = spell(shell.command)
+        new = spell(rewrite, shell.command, shell.line.get("world"))
         if new is not None and new != shell.command:
             found.append((shell, new))
     found.sort(key=lambda pair: sample_key(rewrite, pair[0].command))
     return [p for p in found if p[0].attack][:attacks] + [p for p in found if not p[0].attack][:benign]
+
+
+def _sample(rewrite: str) -> tuple[int, int]:
+    return (SAMPLE_WIDER_ATTACKS, SAMPLE_WIDER_BENIGN) if rewrite in WIDER else (SAMPLE_ATTACKS, SAMPLE_BENIGN)
 
 
 @dataclass(slots=True)
@@ -138,15 +149,20 @@ def measure(judge: Judge, rewrite: str, attacks: int | None, benign: int | None)
 def test_a_rewrite_keeps_the_decision(judge: Judge, rewrite: str) -> None:
     if rewrite in KNOWN:
         pytest.xfail(KNOWN[rewrite])  # kept honest by test_known_failures_are_still_failures
-    tally, misses = measure(judge, rewrite, SAMPLE_ATTACKS, SAMPLE_BENIGN)
+    tally, misses = measure(judge, rewrite, *_sample(rewrite))
     assert tally.attacks_before + tally.benign_before > 0, f"{rewrite} applies to no case of the corpus"
     assert not misses, "\n".join(misses)
 
 
 @pytest.mark.parametrize("rewrite", sorted(KNOWN))
 def test_known_failures_are_still_failures(judge: Judge, rewrite: str) -> None:
-    _, misses = measure(judge, rewrite, SAMPLE_ATTACKS, SAMPLE_BENIGN)
-    assert misses, f"{rewrite} holds now: take it out of KNOWN"
+    # over every case the rewrite applies to, up to the first miss: a sample can lose its misses to new corpus
+    # lines (the sample is the lowest keys), while the rewrite still fails on the lines it failed on
+    missed = any(
+        judge.holds_before(shell) and not judge.meets(shell, new)
+        for shell, new in applicable(rewrite, _cases(), None, None)
+    )
+    assert missed, f"{rewrite} holds now: take it out of KNOWN"
 
 
 def main() -> None:
@@ -154,7 +170,8 @@ def main() -> None:
     with case_runner(POLICIES) as case:
         judge = Judge(case)
         print(f"{'rewrite':20} {'attacks stopped':>24} {'benign allowed':>22}")
-        for rewrite in REWRITES:
+        only = sys.argv[2:]  # rewrites to run (all when none are named)
+        for rewrite in [r for r in REWRITES if not only or r in only]:
             tally, misses = measure(judge, rewrite, cap, cap // 4 if cap else None)
             a = f"{tally.attacks_after}/{tally.attacks_before}"
             b = f"{tally.benign_after}/{tally.benign_before}"

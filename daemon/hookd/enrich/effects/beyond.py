@@ -1,15 +1,19 @@
 """What a command does beyond its own operand table (docs/policies.md, "The effect model"): the names a glob
 expands to that the program reads as options, a container given the host's privileges, a credential piped into
-the program that logs in with it, a cgroup's kill or freeze file written. Each step reads the catalogue's data
-(programs.json `privilege_options`, `secret_stdin`, `signal_files`)."""
+the program that logs in with it, a cgroup's kill or freeze file written, a configuration-management module run
+on this machine. Each step reads the catalogue's data (programs.json `privilege_options`, `secret_stdin`,
+`signal_files`, `task_modules`)."""
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import shlex
 
-from hookd.enrich.effects.catalogue import Program, catalogue
-from hookd.enrich.effects.ledger import CommandView, Ledger, Place
+from hookd.enrich.effects.catalogue import Modules, Program, catalogue
+from hookd.enrich.effects.handed import is_command_line
+from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.words import _dynamic
 from hookd.enrich.paths import has_glob
 
@@ -18,6 +22,8 @@ def options_from_globs(view: CommandView, place: Place) -> CommandView:
     """`tar -cf x.tar *` in a tree holding a file named `--checkpoint-action=exec=sh x.sh`: the shell expands the
     glob to the names it matches on disk, and a name starting with `-` is an option of the program. The command
     is judged with the words it will get (HackTricks, "Wildcards spare tricks")."""
+    if not has_glob("".join(view.argv[1:])):
+        return view  # no pattern to expand (most commands): the loop below would give the same words
     words: list[str] = []
     for k, word in enumerate(view.argv):
         names = _names_matched(word, place) if k and has_glob(word) and "/" not in word and not _dynamic(word) else []
@@ -65,3 +71,44 @@ def cgroup_signals(ledger: Ledger, start: int) -> None:
         directory, _, base = effect["path"].rpartition("/")
         if base in names:
             ledger.add("signal", None, effect["program"], target=directory, match="cgroup")
+
+
+def module_effects(ledger: Ledger, program: Program, parsed: Parsed, place: Place, follow: Followups) -> None:
+    """`ansible localhost -m file -a 'path=~/x state=absent'`: a module run on this machine (a host pattern or
+    inventory of this machine's names, or `-c local`) does what its table says to the paths its arguments name:
+    a recursive delete under `state=absent`, a write, a read (`fetch`, `slurp`), a command run later (`cron`'s
+    `job`). A run on other hosts acts there, not here. A module whose free-form arguments are a command line
+    (`command`, `shell`, `raw`: op `command`) hands it to be run, wherever: unknown code, walked as a script."""
+    modules = program.task_modules
+    given = dict(parsed.options)
+    module, args = given.get(modules.option) if modules else None, given.get(modules.args) if modules else None
+    if modules is None or not module or args is None:
+        return
+    keys, op, absent = modules.table.get(module.rpartition(".")[2], ((), "", ""))
+    if op == "command" and is_command_line(args):  # as a command line handed to a program hookd does not know
+        ledger.add("exec", None, program.name, code={"lang": "sh", "text": args}, known=False, handed=True)
+        follow.scripts.append(args)
+    if op == "command" or not _this_machine(modules, parsed):
+        return
+    pairs = dict(w.split("=", 1) for w in _split(args) if "=" in w)
+    op = absent if absent and pairs.get("state") == "absent" else op
+    for key in [k for k in keys if pairs.get(k)]:
+        if op == "exec":
+            code = {"lang": "sh", "text": pairs[key]}
+            ledger.add("exec", None, program.name, code=code, known=False, deferred=True, key=key)
+        else:
+            ledger.add(op, place(pairs[key]), program.name, recursive=op == "delete")
+
+
+def _this_machine(modules: Modules, parsed: Parsed) -> bool:
+    hosts = [h for w in [*parsed.operands[:1], *(v for o, v in parsed.options if o in ("-i", "--inventory") and v)]
+             for h in w.split(",") if h]  # fmt: skip
+    local = any(v == "local" for o, v in parsed.options if o in ("-c", "--connection"))
+    return local or (bool(hosts) and all(h in modules.local for h in hosts))
+
+
+def _split(args: str) -> list[str]:
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return args.split()

@@ -40,6 +40,7 @@ class Hook:
     same_shell: bool = False
     derived: bool = False  # from GTFOBins' examples: `prefix` is where the example put its payload
     argv: str = ""  # the value is an argv as a list: `comma` (gcc -wrapper), `dbus` (path=…,argv1=…,argv2=…)
+    setting: bool = False  # the value is `KEY=VALUE` (apt's `-o Name::=value` too): a VALUE that is a command line runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,18 @@ class StartupFiles:
     below: tuple[str, ...] = ()
     system: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Modules:
+    """A configuration-management tool run with a module (`ansible HOSTS -m MODULE -a ARGS`): the option naming
+    the module, the one giving its `key=value` arguments, the host names and connection that are this machine,
+    and per module the argument keys naming a path, the op each gets, and the op under `state=absent`."""
+
+    option: str = ""
+    args: str = ""
+    local: frozenset[str] = frozenset()
+    table: Mapping[str, tuple[tuple[str, ...], str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +133,11 @@ class Program:
     regex_options: frozenset[str] = frozenset()
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
+    task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
+    installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
     writes_files: tuple[str, ...] = ()  # the files it changes whatever its operands (userdel: /etc/passwd, …)
     device_read_only: frozenset[str] = frozenset()
@@ -163,6 +178,7 @@ class Program:
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
     property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
     url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
+    url_options: frozenset[str] = frozenset()  # options whose value is where code to run is fetched (`ansible-pull -U`)
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
@@ -184,6 +200,7 @@ def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
                 same_shell=bool(item.get("same_shell", False)),
                 derived=derived,
                 argv=str(item.get("argv", "")),
+                setting=bool(item.get("setting", False)),
             )
         )
     return tuple(hooks)
@@ -210,6 +227,16 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
         whole=frozenset(whole),
         arity=dict(spec.get("arity", {})),
     )
+
+
+def _modules(spec: Any) -> Modules | None:
+    if not isinstance(spec, Mapping):
+        return None
+    table = {
+        str(name): (tuple(entry.get("keys", ())), str(entry.get("op", "")), str(entry.get("absent", "")))
+        for name, entry in dict(spec.get("table", {})).items()
+    }
+    return Modules(str(spec["option"]), str(spec["args"]), frozenset(spec.get("local", ())), table)
 
 
 def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | None) -> Program:
@@ -264,9 +291,11 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         regex_options=frozenset(spec.get("regex_options", ())),
         pid_options=frozenset(spec.get("pid_options", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
+        task_modules=_modules(spec.get("task_modules")),
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
+        installs_code=tuple(tuple(str(w) for w in words) for words in spec.get("installs_code", ())),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),
         writes_files=tuple(spec.get("writes_files", ())),
         device_read_only=frozenset(spec.get("device_read_only", ())),
@@ -302,6 +331,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         rest_api=dict(spec.get("rest_api", {})),
         serves=dict(spec.get("serves", {})),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
+        url_options=frozenset(spec.get("url_options", ())),
         property_command=(
             str(spec.get("property_command", {}).get("program", "")),
             str(spec.get("property_command", {}).get("args", "")),

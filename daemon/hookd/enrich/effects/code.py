@@ -13,6 +13,7 @@ from hookd.enrich.effects.catalogue import Hook, Program, catalogue
 from hookd.enrich.effects.configtext import _recipes, make_runs_only_recipes
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
+    is_command_line,
     literal_commands,
     shell_escapes,
 )
@@ -86,6 +87,9 @@ class CodeRuns:
         for option, value in parsed.options:
             if option != hook.option or value is None:
                 continue
+            if hook.setting:
+                self._setting_hook(program, value, hook, view, follow)
+                continue
             if hook.code and hook.derived and hook.lang in catalogue().languages:
                 # GTFOBins' prefix (`system("`, `%(`) shows one way in; a language hookd has a table for is read
                 # whole, its commands and string literals in place
@@ -98,6 +102,18 @@ class CodeRuns:
                 # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`); the option
                 # takes any code of the language (`%{lua:os.execute(…)}`), not that prefix
                 self._handed(program.name, value, hook, follow)
+
+    def _setting_hook(self, program: Program, value: str, hook: Hook, view: CommandView, follow: Followups) -> None:
+        """A configuration setting given on the command line (`apt-get -o 'DPkg::Pre-Install-Pkgs::=CMD'`): any
+        key, in any case, whose value reads as a command line is one the program may run (not only the keys
+        another hook names by prefix, which judges those itself)."""
+        if any(h.kind == "option" and h.option == hook.option and h.prefix and value.startswith(h.prefix)
+               for h in program.runs):  # fmt: skip
+            return
+        _key, equals, text = value.partition("=")
+        if equals and is_command_line(text):
+            self._handed(program.name, text, hook, follow)
+            self._fed(text, hook, view, follow)
 
     def _fed(self, text: str, hook: Hook, view: CommandView, follow: Followups) -> None:
         """A command line handed to a program that is a shell or interpreter reading its script on stdin
@@ -338,6 +354,7 @@ def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place
 
 
 _URL = re.compile(r"^(?:git\+)?(?:https?|ftp)://", re.IGNORECASE)  # npm's specs: a tarball or git+https URL
+_REPOSITORY = re.compile(r"^(?:(?:git\+)?(?:https?|ftp|ssh|git)://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)  # git's URLs too
 
 
 def is_url_script(word: str) -> bool:
@@ -348,12 +365,14 @@ def is_url_script(word: str) -> bool:
 def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
     code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does."""
+    fetched = [v for o, v in parsed.options if o in program.url_options and v and _REPOSITORY.match(v)]
     for words in program.url_scripts:
         operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
         if operands and _URL.match(operands[0]):
-            ledger.add("fetch", None, program.name, url=operands[0])
-            ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
-            return
+            fetched.append(operands[0])
+    for url in fetched[:1]:  # `ansible-pull -U URL`: the repository's playbook, fetched and run here
+        ledger.add("fetch", None, program.name, url=url)
+        ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
 
 
 def property_command(program: Program, argv: list[str], follow: Followups) -> None:

@@ -167,6 +167,7 @@ def git_effects(
     rest = argv[sub_index + 1 :]
     _subcommand_runs(sub, rest, run, model)
     _files(sub, rest, place, model)
+    _worktree_removed(sub, rest, place, model)
     discard_effects(sub, argv, sub_index, place, model)
     return run
 
@@ -271,6 +272,16 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     elif sub in ("apply", "am") and operands:
         for word in operands:
             model.add("read", place(word), "git")
+
+
+def _worktree_removed(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
+    """git-worktree(1) `remove`: a worktree with modified or untracked files is removed only with --force (twice
+    when locked): its files are deleted, with what was not committed; without it git refuses, and nothing is lost."""
+    ended = rest.index("--") if "--" in rest else len(rest)
+    if sub != "worktree" or rest[:1] != ["remove"] or not {"-f", "--force"} & set(rest[:ended]):
+        return
+    for word in [w for w in rest[1:ended] if not w.startswith("-")] + rest[ended + 1 :]:
+        model.add("delete", place(word), "git", recursive=True)
 
 
 # git-log(1) and git-show(1) "Common diff options": these print each commit's patch, the files' content; `show`

@@ -75,12 +75,16 @@ def handed_commands(argv: list[str]) -> list[str]:
 # a quoted string, or a Lua long string on one line (`[[…]]`, `[==[…]==]`)
 _STRING = re.compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|\[(=*)\[([^\[\]\n]{0,4096})\]\3\]""")
 _ARGV_RUN = 8  # literals taken together as one argv
+# a quote or backslash escaped inside a string literal is that character (C, JSON, Scala, Python, Ruby, a bazelrc's
+# `--flag="sh -c \"…\""`): the command line the literal holds has it unescaped
+_ESCAPED = re.compile(r"""\\(["'\\])""")
 
 
 def literal_commands(code: str) -> list[str]:
     """The command lines in `code`'s string literals: one literal that reads as a command line, or consecutive
     literals that read as one argv, starting with a program hookd knows (see is_command_line)."""
     literals = [next(g for g in (m.group(1), m.group(2), m.group(4)) if g is not None) for m in _STRING.finditer(code)]
+    literals = [_ESCAPED.sub(r"\1", w) if "\\" in w else w for w in literals]
     found: list[str] = []
     for k, literal in enumerate(literals):
         if is_command_line(literal):

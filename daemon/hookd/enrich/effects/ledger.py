@@ -48,6 +48,7 @@ class CommandView:
     peeled: tuple[str, ...] = ()  # the words of the wrappers peeled off it (`strace -o '|CMD'` of `strace … true`)
     fed: tuple[str, ...] = ()  # the words of the commands before it in its pipeline (`pgrep -f x | xargs kill`)
     built: Mapping[str, str] = field(default_factory=dict)  # variables set at run time, as written (`p=$(pgrep x)`)
+    handed: frozenset[str] = frozenset()  # words it hands a command it runs (`find -exec CMD`): judged at CMD
 
 
 class Ledger:

@@ -43,6 +43,11 @@ _GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the com
 _MAX_COMMANDS = 16  # command lines of one file walked (each is parsed as a script: the cost stays linear)
 _MAX_COMMAND = 4096  # characters of one
 _MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
+# A configuration language's reference to an environment variable, which the tool substitutes before it runs the
+# command line: tox's `{env:HOME}` (https://tox.wiki/en/latest/config.html, "Environment variable substitutions"),
+# dev containers' `${localEnv:HOME}` and `${containerEnv:HOME}` (the devcontainer.json reference, "Variables in
+# devcontainer.json"), VS Code's `${env:HOME}`, each with an optional `:default`; walked as the shell's `${HOME}`
+_TOOL_ENVIRONMENT = re.compile(r"\$?\{(?:env|localEnv|containerEnv):([A-Za-z_][A-Za-z0-9_]*)(?::[^{}\s]*)?\}")
 
 
 def may_run_files(program: Program | None) -> bool:
@@ -55,6 +60,7 @@ def may_run_files(program: Program | None) -> bool:
         or program.implicit_files
         or program.launcher is not None
         or program.code_file_options
+        or program.task_modules is not None  # a module runs a script it is given (`ansible -m script -a F`)
         or not program.gtfobins.isdisjoint(_RUNS_CODE)
     )
 
@@ -66,8 +72,9 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         return
     program = catalogue().get(view.name)
     judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess")}
-    for implicit in program.implicit_files if program is not None else ():  # `… > Makefile && make`
-        placed = place(implicit)
+    implicit = program.implicit_files if program is not None else ()
+    for name in [*implicit, *_own_configurations(ledger, view, place, program)]:  # `… > Makefile && make`
+        placed = place(name)
         kind = ledger.produced.get(str(placed.get("path") or ""))
         if kind is not None and placed["path"] not in judged:
             judged.add(placed["path"])
@@ -91,11 +98,56 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None)
 
 
+def _own_configurations(ledger: Ledger, view: CommandView, place: Place, program: Program | None) -> list[str]:
+    """Files the line wrote in the directory this command runs in that are named after the program, which reads
+    them there unnamed by convention (`tox.ini` for tox, `Vagrantfile` for vagrant, `.devcontainer.json` or
+    `.devcontainer/devcontainer.json` for devcontainer, `noxfile.py`, `Brewfile`, `Tiltfile`, `skaffold.yaml`,
+    `docker-compose.yml`): by the name's shape, not a list of programs (a list is `implicit_files`). Each is
+    relative to the working directory; none for a shell or interpreter (its script is its operand)."""
+    name = view.name.lower()
+    if len(name) < 3 or (program is not None and program.script_operand):
+        return []
+    here = str(place(".").get("path") or "")
+    found = []
+    for path in ledger.produced:
+        directory, _, base = path.rpartition("/")
+        if directory == here and _names_program(base, name):
+            found.append(base)
+        elif _in_own_directory(directory, here, name) and _names_program(base, name):
+            found.append(directory.rpartition("/")[2] + "/" + base)  # `.devcontainer/devcontainer.json`
+    return found[:_MAX_COMMANDS]
+
+
+def _in_own_directory(directory: str, here: str, name: str) -> bool:
+    parent, _, own = directory.rpartition("/")
+    return parent == here and own.lstrip(".").lower() == name
+
+
+def _names_program(base: str, name: str) -> bool:
+    """`base` is a configuration named after program `name`, in any case: the name alone or followed by `file`
+    (`Vagrantfile`, `noxfile.py`), or with a configuration format's extension, after at most one more word
+    (`tox.ini`, `.devcontainer.json`, `docker-compose.yml`; not `git-cleanup.sh`, `git.txt`)."""
+    stem = base.lstrip(".").lower()
+    if not stem.startswith(name):
+        return False
+    rest = stem[len(name) :]
+    if rest in ("", "file") or (rest.startswith("file.") and "." not in rest[5:]):
+        return True
+    word, dot, extension = rest.rpartition(".")
+    return bool(dot) and extension in _CONFIG_FORMATS and (not word or (word[0] in "-_" and word[1:].isalnum()))
+
+
+_CONFIG_FORMATS = frozenset({"ini", "toml", "yaml", "yml", "json", "jsonc", "json5", "cfg", "conf", "hcl", "xml"})
+
+
 def _handed_words(view: CommandView) -> list[str]:
-    """The words that may name a file: operands, option values (`-L f`, `--filter=f`), environment values."""
+    """The words that may name a file: operands, option values (`-L f`, `--filter=f`), environment values; not
+    those it hands a command it runs, whose effects are that command's."""
     words = []
     for word in [*view.argv[1:], *view.env.values()]:
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if word in view.handed:  # handed to a command it runs (`find -exec tar -xf F {} +`): judged there
+            continue
         if value and not value.startswith("-") and not _dynamic(value) and not _GLOB.search(value):
             words.append(value)
     return words
@@ -122,7 +174,7 @@ def _loaded(
         commands, known = list(followed.commands), followed.known
         follow.scripts.extend(followed.files)
     ledger.add("exec", placed, name, code={"lang": lang or "text", "text": text}, known=known, **extra)
-    follow.scripts.extend(commands)
+    follow.scripts.extend(_TOOL_ENVIRONMENT.sub(r"${\1}", command) for command in commands)
 
 
 def _extension_language(path: str) -> str | None:

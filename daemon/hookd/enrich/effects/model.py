@@ -18,7 +18,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects.beyond import cgroup_signals, options_from_globs, privileged, used_secret
+from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.configtext import settings_only
@@ -36,6 +36,7 @@ from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.processes import running_names
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
+    fed_text,
     handed_words,
     piped,
     runs_without_table,
@@ -224,6 +225,7 @@ class EffectModel:
             self.code.run_file(place(argv[0]), name, "sh", follow)
         if program is None:
             self._unknown(argv, name, place, follow)
+            fed_text(self.ledger, view, follow)
             unread(self.files, None, None, view, (place, start))
             return follow
         parsed = parse(argv, program.table)
@@ -235,6 +237,7 @@ class EffectModel:
         self._program_effects(program, parsed, argv, place, view)
         implicit_code(self.ledger, program, parsed, place)
         url_scripts(self.ledger, program, parsed)
+        module_effects(self.ledger, program, parsed, place, follow)
         property_command(program, argv, follow)
         unread(self.files, program, parsed, view, (place, start))
         follow.origin = self._origin(program, parsed, name, view)
@@ -321,8 +324,11 @@ class EffectModel:
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.writes_files:
             self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
-        if program.schedules and not any(w in program.schedule_inert for w in argv[1:]):
-            # what it runs later is outside this session's hooks, whatever its text
+        installs = any(
+            parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code
+        )
+        if installs or (program.schedules and not any(w in program.schedule_inert for w in argv[1:])):
+            # what it runs later is outside this session's hooks, whatever its text (`at`, `gh extension install X`)
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)

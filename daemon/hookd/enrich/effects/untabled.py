@@ -5,12 +5,15 @@ command (`strace -o '|CMD'`)."""
 
 from __future__ import annotations
 
+import re
+
 from hookd.enrich.effects.catalogue import Program
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.handed import handed_commands, piped_commands, shell_escapes
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.words import _dynamic, _file_operands
+from hookd.enrich.effects.words import _NOTHING, _dynamic, _file_operands
 
 # Programs hookd has no entry for whose words only name things (builtins, finders of programs and manuals): a path
 # among them is not opened
@@ -59,6 +62,19 @@ def untabled_code(ledger: Ledger, view: CommandView, follow: Followups) -> None:
         follow.scripts.extend(shell_escapes("ed", view.stdin_text))
 
 
+def fed_text(ledger: Ledger, view: CommandView, follow: Followups) -> None:
+    """A text fed on stdin to a program the catalogue does not know (`echo "PATH MASK CMD" | incrontab -`, a
+    Brewfile piped to `brew bundle --file=-`): hookd cannot know what the program does with it, so command lines
+    the text holds (loaded.file_commands: lines, settings, string literals, substitutions) are code handed to it:
+    asked, and walked as scripts, as a command line among its words is."""
+    if view.stdin != "text" or not view.stdin_text or view.name in _NOTHING or _DESCRIPTOR.fullmatch(view.name):
+        return  # (`exec {fd}<<<…` holds the text on a descriptor: the shell builder follows it to its reader)
+    commands = file_commands(view.stdin_text)
+    if commands:
+        ledger.add("exec", None, view.name, code={"lang": "text", "text": view.stdin_text}, known=False, handed=True)
+        follow.scripts.extend(commands)
+
+
 def handed_words(ledger: Ledger, argv: list[str], name: str, follow: Followups) -> None:
     for text in handed_commands(argv):
         ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=False, handed=True)
@@ -77,6 +93,7 @@ def runs_without_table(program: Program) -> bool:
 
 
 _RUNS_COMMANDS = frozenset({"shell", "command"})
+_DESCRIPTOR = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}<…`: a descriptor bash opens, no program
 WALKED_INLINE = frozenset({"eval", "su", "trap"})  # the shell builder walks their code itself (shell.wrappers)
 
 

@@ -212,7 +212,10 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
     None when neither."""
     words = argv[1:]
-    whole = name in ("env", "printenv", "set") and not [w for w in words if not w.startswith("-")]
+    # `set` prints the variables only with no argument at all (`set -e`, `set -- a b` set options, parameters)
+    whole = (name in ("env", "printenv") and not [w for w in words if not w.startswith("-")]) or (
+        name == "set" and not words
+    )
     named = [w for w in words if not w.startswith("-")]  # `declare -p PATH` prints PATH only
     printing = any(w in ("-p", "-x", "-px") for w in words)
     whole = whole or (name in ("export", "declare", "typeset") and printing and not named)

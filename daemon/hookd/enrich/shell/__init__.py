@@ -24,6 +24,11 @@ Words are decoded from the source text by `_read_word` in both parse paths (quot
 becomes `parse_error: true` with a best-effort split.
 """
 
-from hookd.enrich.shell.build import enrich_shell, parse_shell
+from hookd.enrich.later_code import register_shell_analysis
+from hookd.enrich.shell.build import analyse_shell, enrich_shell, parse_shell
+
+# later_code judges the lines of the texts a line writes (left_by_shell) with the shell's own analysis; this
+# package imports it, so it cannot import this one (registered here, before any module of the package is used)
+register_shell_analysis(analyse_shell)
 
 __all__ = ["enrich_shell", "parse_shell"]

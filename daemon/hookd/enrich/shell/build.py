@@ -14,7 +14,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.gitconfig_text import unjudged_shell_writes
+from hookd.enrich.later_code import written_later
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
@@ -27,15 +27,22 @@ from hookd.enrich.shell.runners import (
     printed,
     runs_stdin,
     script_of,
-    search_word,
-    searched_operands,
     spawned,
-    xargs_operands,
 )
+from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd
-from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Redir, _Simple, _TooDeep, one_command, with_assigns
-from hookd.enrich.shell.words import _ASSIGN, _dynamic
-from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel
+from hookd.enrich.shell.stdin import (
+    NAME,
+    duplicated,
+    held,
+    heredoc_text,
+    read_or_printed,
+    reads_code,
+    substituted_script,
+)
+from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Simple, _TooDeep, one_command, with_assigns
+from hookd.enrich.shell.words import _ASSIGN, UNSPLIT_MARK, _dynamic
+from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel, xargs_run
 from hookd.types import NormalisedEvent, ToolKind
 
 # --------------------------------------------------------------------------------------------------
@@ -58,6 +65,7 @@ class _Builder:
         self._fed: tuple[str, ...] = ()  # the operands of the commands before the next one in its pipeline
         self._search_fed: str | None = None  # the previous command in the pipeline as a search's substitution
         self._aliases: dict[str, str] = {}  # `alias w='rm -rf'`, `hash -p /bin/rm ls`: a command word's new text
+        self._unused_aliases: dict[str, tuple[str, int, _Cwd, bool]] = {}  # defined, not yet used: judged at the end
         self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
         self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
         self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
@@ -68,10 +76,16 @@ class _Builder:
             self.error = message
 
     def run_script(self, script: str, depth: int, cwd: _Cwd, sudo: bool) -> None:
+        home = self.home
+        if "HOME" in self.state.variables or _NAMES_HOME.search(script):
+            # The line may set HOME ("Tilde Expansion": `~` is $HOME): `~` and $HOME are read as the variable,
+            # the home until the line sets it (`HOME=~/.ssh; cat ~/id_rsa` reads ~/.ssh/id_rsa).
+            home = "$HOME"
+            self.state.variables.setdefault("HOME", self.home)
         try:
-            block, error = _parse_script(script, self.home)
+            block, error = _parse_script(script, home)
         except _TooDeep:
-            block, error = _fallback(script, self.home), "substitutions nested too deeply to parse"
+            block, error = _fallback(script, home), "substitutions nested too deeply to parse"
         if error is not None:
             self.fail(error if depth == 0 else f"depth {depth}: {error}")
         self.walk(block, depth, cwd, None, [], sudo)
@@ -80,6 +94,9 @@ class _Builder:
                 if name not in self._called:  # never called on the line: judged as if run, arguments unknown
                     self._called.add(name)
                     self._call(body, None, depth, cwd, sudo, (None, "none"))
+            for value, at, where, privileged in list(self._unused_aliases.values()):  # never used: as if run
+                self._nested(value, at, where, privileged)
+            self._unused_aliases.clear()
 
     def _call(
         self,
@@ -119,6 +136,7 @@ class _Builder:
             origin = self._simple(item, depth, cwd, slot, inherited, sudo)
         elif isinstance(item, _Pipe):
             number = self._next_pipeline()
+            self.state.scope()  # each command of a pipeline runs in a subshell ("Pipelines")
             stdin: str | None = None
             origin = "none"
             fed: list[str] = []
@@ -143,6 +161,7 @@ class _Builder:
                     self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
                 if stdin is not None:
                     origin = "text"
+            self.state.restore()
         else:
             origin = self._block(item, depth, cwd, slot, inherited, sudo)
         return origin
@@ -170,11 +189,14 @@ class _Builder:
         if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
             expanded = expand_words(list(item.binds[1]), self.state.variables, self.home)
             values = list(expanded[:_LOOP_WORDS]) or ["$@"]  # no `in`: the positional parameters
+        scoped = item.subst or item.subshell  # what it sets stays inside
+        self.state.scope(scoped)
         for value in values:
             if item.binds is not None and value is not None:
                 self.state.assign([(item.binds[0], value)], cwd)
             for inner in item.items:
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
+        self.state.restore(scoped)
         return origin
 
     def _next_pipeline(self) -> int:
@@ -198,31 +220,37 @@ class _Builder:
             slot = (self._next_pipeline(), 0)
         fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
         env = dict(simple.assigns)
-        variables = self.state.variables
+        variables: dict[str, str] = self.state.variables
         if cwd.known and "PWD" not in variables and any("PWD" in w for w in simple.words):
             variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
         words = expand_words(simple.words, variables, self.home)
         if not words:
-            self.state.assign(simple.assigns, cwd)
-            self._assigned.update(simple.assigns)
+            assigns = [(key, self._value(value, variables)) for key, value in simple.assigns]
+            self.state.assign(assigns, cwd)
+            self._assigned.update(assigns)
         rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
         if rebound is not None:
             table, alias, value = rebound.groups()
             self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
         if words and words[0] in self._aliases and not runners:
             words = self._unaliased(words, depth, cwd, sudo)
-        for name in _PROMPT_EXPANDED.findall(" ".join(simple.words)):
+        joined = " ".join(simple.words)
+        for name in _PROMPT_EXPANDED.findall(joined) if "@P}" in joined else ():
             self._prompt(name, depth, cwd, sudo)
         argv, wrappers = _peel(list(words), env)
         if CHDIR in env:  # `env -C DIR cmd`: as `(cd DIR && cmd)`
             cwd = cwd.copy()
             self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
         if "xargs" in wrappers:
-            argv = xargs_operands(words, argv, stdin, self._search_fed)
+            argv, wrappers = xargs_run(words, argv, wrappers, env, (stdin, self._search_fed))
+            stdin = None  # xargs read the pipe; what it runs reads /dev/null (xargs(1))
         found = searched_operands(argv, self.home)
         self._searched.update(found)
         wrappers = [*runners, *wrappers]
         name = _basename(argv[0]) if argv else ""
+        printed_script = substituted_script(name, argv, variables.get("HOME", self.home)) if stdin is None else None
+        if printed_script is not None:  # `bash <(printf '%s\n' …)`: the script is the text the pipe carries
+            argv, stdin, origin = [argv[0], "/dev/stdin", *argv[2:]], printed_script, "text"
         privileged = sudo or any(_raises_privilege(w) for w in wrappers)
         redirects = [self.state.redirect(r, cwd) for r in simple.redirects]
         if inherited:
@@ -250,6 +278,12 @@ class _Builder:
             selected(self.model.effects, start, set(found.values()))
         return out
 
+    def _value(self, value: str, variables: dict[str, str]) -> str:
+        """An assignment's value with the variables set earlier put in (`d=$HOME/x`, `p=$d/y`): expanded as a
+        word that is not split ("Shell Parameters"); as written when it stays unknown or is an array."""
+        words = [] if value.startswith("(") else expand_words([UNSPLIT_MARK + value], variables, self.home)
+        return words[0] if len(words) == 1 and not _dynamic(words[0]) else value
+
     def _after(
         self,
         command: dict[str, Any],
@@ -268,9 +302,10 @@ class _Builder:
         origin, substituted = origins
         fed = self._fed  # (a function's body of one command is fed what its call is)
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
-        if simple.words[:1] == ["exec"] and all(_FD_NAME.match(w) for w in simple.words[1:]):
-            self._held.extend(_held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
-        heredoc = _heredoc(simple.redirects) or _duplicated(simple.redirects, self._held)
+        own = simple.words[1:] if simple.words[:1] in (["builtin"], ["command"]) else simple.words  # `builtin exec`
+        if own[:1] == ["exec"] and all(_FD_NAME.match(w) for w in own[1:]):
+            self._held.extend(held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
+        heredoc = heredoc_text(simple.redirects) or duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
@@ -283,7 +318,7 @@ class _Builder:
         if follow.code is not None and "inline" not in command:
             language, text = follow.code
             command["inline"] = {"language": language, "parsed": False, "dynamic": True, "code": text[:4096]}
-        if stdin is None and origin not in ("none", "text") and _reads_code(name, argv):
+        if stdin is None and origin not in ("none", "text") and reads_code(name, argv):
             self.model.stdin_code(name, origin)
         if name in ("ln", "cp"):
             self.state.link(argv, cwd)
@@ -297,30 +332,37 @@ class _Builder:
             self._fed = fed
             self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"])
             out = self._printed
-        self._shell_state(name, argv, depth, cwd, privileged)
+        default_ifs = "IFS" not in env and "IFS" not in self.state.variables  # `read` splits the line at $IFS
+        given = heredoc_text(simple.redirects) if default_ifs else None  # a here-string or here-document only
+        self._shell_state(name, argv, depth, cwd, privileged, given)
         self._printed = out
         return follow.origin
 
-    def _shell_state(self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool) -> None:
+    def _shell_state(
+        self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool, heredoc: str | None = None
+    ) -> None:
         """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
         if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
             self.state.positional(argv[2:] if argv[1] == "--" else argv[1:])
         if name in ("export", "declare", "typeset", "readonly", "local"):
+            if name == "local":
+                self.state.local([a.split("=", 1)[0] for a in argv[1:] if a[:1] not in "-+"])
             self._declare(argv, cwd)
             if name == "export" or any(a[:1] == "-" and "x" in a for a in argv[1:]):  # `declare -x X`
                 self.state.exported.update(w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+")
         if name == "alias":
-            for definition in argv[1:]:  # judged where it is defined, as if run: its words are only known here
+            for definition in argv[1:]:  # judged where it is used, with the words after it; if never, as if run
                 if _ASSIGN.match(definition):
                     alias, value = definition.split("=", 1)
-                    self._aliases[alias] = value  # and each later command it starts (`shopt -s expand_aliases`)
-                    self._nested(value, depth, cwd.copy(), privileged)
+                    self._aliases[alias] = value  # each later command it starts (`shopt -s expand_aliases`)
+                    self._unused_aliases[alias] = (value, depth, cwd.copy(), privileged)
         if name == "hash" and "-p" in argv[1:-2]:  # `hash -p PATH NAME…`: NAME runs PATH (bash(1), hash)
             at = argv.index("-p", 1)
             self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
         if name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
-            named = [a for a in argv[1:] if _NAME.match(a)]
+            named = [a for a in argv[1:] if NAME.match(a)]
             self.state.forget(named)
+            self.state.assign(read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
             if name in ("read", "mapfile", "readarray") and self._block_fed:  # what the pipe's commands print
                 self.state.built.update(dict.fromkeys(named, "$(: " + shlex.join(self._block_fed) + ")"))
             listing = self.model.ledger.previous
@@ -349,6 +391,7 @@ class _Builder:
         of plain words takes its place (`rm -rf ~/Documents`); one with shell syntax runs as written with the
         words after it, walked as its own script."""
         value = self._aliases[words[0]]
+        self._unused_aliases.pop(words[0], None)
         try:
             replaced = shlex.split(value)
         except ValueError:
@@ -405,13 +448,14 @@ class _Builder:
             peeled=peeled,
             fed=fed,
             built=self.state.built,
+            handed=frozenset(w for spawn in spawned(command["name"], argv) for w in spawn.argv[1:]),
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
             placed = self.state.place(text, cwd)
             if self.state.moved_away(text, cwd):
                 placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
-            if text in self._searched:  # what a search prints (runners.searched), while the disk shows it all
+            if text in self._searched:  # what a search prints (searches.searched), while the disk shows it all
                 placed = self.state.searched(self._searched[text], cwd) or placed
             elif has_glob(text) and not _dynamic(text):
                 placed = {**placed, "matches": [a["path"] for a in self.state.args([text], cwd)[1:]]}
@@ -480,60 +524,15 @@ def _raises_privilege(wrapper: str) -> bool:
     return program is not None and program.privilege
 
 
-def _reads_code(name: str, argv: list[str]) -> bool:
-    """A shell or interpreter that runs what comes on its stdin."""
-    if runs_stdin(name, argv, _SHELLS):
-        return True
-    interpreter = name in _STDIN_INTERPRETERS or name.startswith(("python", "pypy"))
-    return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
-
-
 _FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bash picks the number
 # `BASH_ALIASES[w]='rm -rf'`, `BASH_CMDS[ls]=/bin/rm`: an alias, a hashed program, set as an array element
 _REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
 _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
 _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
-
+_NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set
 # Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
 _SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait"})
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-_STDIN_INTERPRETERS = frozenset(
-    {"perl", "ruby", "node", "nodejs", "php", "lua", "tclsh", "bun", "deno", "Rscript", "osascript"}
-)
-
-
-def _duplicated(redirects: list[_Redir], held: list[str]) -> str | None:
-    """The text a descriptor duplicated onto stdin holds (`bash <&3` after `exec 3<<<'…'`): what the line put
-    on descriptors (their numbers are not kept: every such text)."""
-    numbers = [r.target or "" for r in redirects if r.op == "<&"]
-    if not held or not any((n.isdigit() or n[:1] == "$") and n not in ("0", "1", "2") for n in numbers):
-        return None
-    return "\n".join(held)
-
-
-def _held(redirects: list[_Redir]) -> list[str]:
-    """What `exec`'s redirects put on descriptors for a later `<&N`: a here-string's or here-document's text, a
-    file's as the script that sources it (`exec 3< x.sh`)."""
-    held = []
-    for redirect in redirects:
-        text = _heredoc([redirect])
-        if text is not None:
-            held.append(text)
-        elif redirect.op == "<" and redirect.is_path and redirect.target:
-            held.append(". " + shlex.quote(redirect.target))
-    return held
-
-
-def _heredoc(redirects: list[_Redir]) -> str | None:
-    """The text a here-document or here-string gives the command on stdin."""
-    for redirect in reversed(redirects):
-        if redirect.op in ("<<", "<<-") and redirect.body is not None:
-            return redirect.body
-        if redirect.op == "<<<" and redirect.target is not None:
-            return redirect.target + "\n"
-    return None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -559,19 +558,19 @@ def analyse_shell(
             "error": builder.error,
             "commands": builder.commands,
         }
-        return shell, [*builder.model.effects, *unjudged_shell_writes(builder.model.effects)]
+        return shell, [*builder.model.effects, *written_later(builder.model, home=home, project=project_dir)]
     except Exception as exc:  # never on the hot path: report it, and still show the words
         commands: list[dict[str, Any]] = []
-        effects: list[dict[str, Any]] = []
+        model: EffectModel | None = None
         try:
             fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
             unknown = _Cwd(fallback.state.resolver.project, known=False)
             fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
-            commands, effects = fallback.commands, fallback.model.effects
+            commands, model = fallback.commands, fallback.model
         except Exception:
             commands = []
         shell = {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
-        return shell, [*effects, *unjudged_shell_writes(effects)]
+        return shell, [*model.effects, *written_later(model, home=home, project=project_dir)] if model else []
 
 
 def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:

@@ -18,7 +18,8 @@ from hookd.enrich.shell.words import BRACE_MARK, ELEMENTS_MARK, UNSPLIT_MARK, _d
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
-    r"|\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(:?[-?=+]|%%|%|##|#)([^}$`]*)\})"
+    r"|\{([A-Za-z_][A-Za-z0-9_]*|[1-9])(:?[-?=+]|%%|%|##|#|//|/|,,|,|\^\^|\^)([^}$`]*)\}"
+    r"|\{!([A-Za-z_][A-Za-z0-9_]*)\})"
 )
 _INNER_BRACE = re.compile(r"\{([^{}]*)\}")
 _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
@@ -52,10 +53,12 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         if quoted and word.startswith(BRACE_MARK):  # `{cat,"$HOME"/.netrc}`: a list around quoted expansions
             marked, word = True, word[len(BRACE_MARK) :]
         split = False
+        if "$((" in word:  # `$((9))`: an integer literal's value ("Arithmetic Expansion"); other arithmetic unknown
+            word = _ARITH.sub(_number, word)
         if "$(" in word or "`" in word:
-            word, split = _echoed(word)
+            word, split = _echoed(word, variables.get("HOME", home))
         if "$" in word:
-            word, more = _substitute(word, variables)
+            word, more = _substitute(word, variables, home)
             split = split or more
         pieces = _split(word, variables.get("IFS")) if split and not quoted else [word.replace(_FIELD, " ")]
         for piece in pieces:
@@ -66,6 +69,16 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
     return out
 
 
+_ARITH = re.compile(r"\$\(\(\s*(-?)(0[xX][0-9A-Fa-f]+|0[0-7]*|[1-9][0-9]*)\s*\)\)")
+
+
+def _number(match: re.Match[str]) -> str:
+    """The value of an integer literal as bash reads it: 0x hexadecimal, a leading 0 octal, else decimal."""
+    sign, digits = match.groups()
+    base = 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") and len(digits) > 1 else 10
+    return sign + str(int(digits, base)) if int(digits, base) else "0"
+
+
 def _elements(word: str, variables: dict[str, str]) -> list[str] | None:
     name = _ELEMENTS_NAME.fullmatch(word)
     joined = variables.get(elements_key(name.group(1))) if name else None
@@ -74,25 +87,28 @@ def _elements(word: str, variables: dict[str, str]) -> list[str] | None:
     return joined.split("\x00") if joined else []
 
 
-def _substitute(word: str, variables: dict[str, str]) -> tuple[str, bool]:
+def _substitute(word: str, variables: dict[str, str], home: str) -> tuple[str, bool]:
     """`word` with the known variables put in, and whether it is to be split into words again."""
     split = False
 
     def value(match: re.Match[str]) -> str:
         nonlocal split
-        name = match.group(1) or match.group(2) or match.group(3)
+        indirect = match.group(6)  # `${!name}`: the variable name's value names
+        name = match.group(1) or match.group(2) or match.group(3) or variables.get(indirect or "", "")
         if name == "IFS" and name not in variables:
             split = True
             return _FIELD
-        known = variables.get(name)
+        known = variables.get(name) if name else None
         operator = match.group(4)
         if operator is not None and known is not None and operator[0] in "%#":  # `${x%/*}`, `${x##*/}`
             known = _trimmed(known, operator, match.group(5))
+        elif operator is not None and known is not None and operator[0] in "/,^":  # `${x/a/b}`, `${x,,}`
+            known = _changed(known, operator, match.group(5))
         elif operator is not None and known is not None:  # `${x:?}`, `${x:-d}`, `${x:+alt}` of a known variable
             if operator.endswith("+"):
                 known = match.group(5) if known or operator == "+" else ""
             elif not known and operator.startswith(":") and not operator.endswith("?"):
-                known = match.group(5)
+                known = _tilde(match.group(5), variables.get("HOME", home), True)  # the word is tilde-expanded
             elif not known and operator.startswith(":"):
                 return match.group()  # `${x:?}` of an empty x: the shell stops there
         if known is None:
@@ -123,14 +139,29 @@ def _trimmed(value: str, operator: str, pattern: str) -> str:
     return value[(max(cuts) if operator == "##" else min(cuts)) :] if cuts else value
 
 
-def _echoed(word: str) -> tuple[str, bool]:
+def _changed(value: str, operator: str, spec: str) -> str | None:
+    """`${x/pat/rep}` (`//`: every match), `${x,,}`/`${x^^}` (`,`/`^`: the first character) of a known
+    value, as the bash manual's "Shell Parameter Expansion" gives them; None (unknown) for what this does not
+    follow (a case pattern, an anchored or bracketed pattern)."""
+    if operator[0] in ",^":
+        if spec:
+            return None
+        change = str.lower if operator[0] == "," else str.upper
+        return change(value) if len(operator) == 2 else change(value[:1]) + value[1:]
+    pattern, _, replacement = spec.partition("/")
+    if not pattern or pattern[0] in "#%" or any(c in pattern for c in "*?[\\") or "\\" in replacement:
+        return None
+    return value.replace(pattern, replacement, -1 if operator == "//" else 1)
+
+
+def _echoed(word: str, home: str) -> tuple[str, bool]:
     """`word` with each substitution that only echoes literal words replaced by its output, and whether
     it is to be split into words again (quoting is not known here: splitting shows every word it may be)."""
     split = False
 
     def output(match: re.Match[str]) -> str:
         nonlocal split
-        known = _echo_output(match.group(1) if match.group(1) is not None else match.group(2))
+        known = _echo_output(match.group(1) if match.group(1) is not None else match.group(2), home)
         if known is None:
             return match.group()
         split = split or any(c.isspace() for c in known)
@@ -139,11 +170,13 @@ def _echoed(word: str) -> tuple[str, bool]:
     return _SUBST.sub(output, word), split
 
 
-def _echo_output(script: str) -> str | None:
+def _echo_output(script: str, home: str, *, code: bool = False) -> str | None:
     """What `echo`/`echo -n` of literal words, or `printf` of a literal format and words, prints (without the
-    trailing newlines a substitution drops), else None."""
+    trailing newlines a substitution drops), else None. A `~` the parse left (quoted, `~user`) is not known in
+    a word's value; in `code`, text a shell parses itself (`bash <(printf …)`), it is part of the script."""
+    tilde = "" if code else "~"
     try:
-        block, error = _parse_script(script, "/")
+        block, error = _parse_script(script, home)
     except _TooDeep:
         return None
     if error is not None or len(block.items) != 1 or not isinstance(block.items[0], _Simple):
@@ -153,12 +186,12 @@ def _echo_output(script: str) -> str | None:
     if command.assigns or command.redirects or command.subs or not words or words[0] not in ("echo", "printf"):
         return None
     if words[0] == "printf":  # `$(printf rm)`, `$(printf '\x2eenv')`: the text it prints, escapes decoded
-        if any(_dynamic(w) or w.startswith(_MARKS) or "~" in w for w in words):
+        if any(_dynamic(w) or w.startswith(_MARKS) or (tilde and tilde in w) for w in words):
             return None
         text = printed(words)
         return None if text is None or "$" in text or "`" in text else text.rstrip("\n")
     args = words[2:] if words[1:2] == ["-n"] else words[1:]
-    if any(_dynamic(w) or w.startswith(("-", BRACE_MARK)) or "\\" in w or "~" in w for w in args):
+    if any(_dynamic(w) or w.startswith(("-", BRACE_MARK)) or "\\" in w or (tilde and tilde in w) for w in args):
         return None
     return " ".join(args)
 

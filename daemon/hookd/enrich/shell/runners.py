@@ -15,9 +15,13 @@ dynamic word `XARGS_INPUT`, so a rule about a target asks rather than guesses.
 
 from __future__ import annotations
 
+import fnmatch
+import json
 import re
-import shlex
 from dataclasses import dataclass
+from typing import Any
+
+from hookd.enrich.shell.searches import searched_name, selection
 
 XARGS_INPUT = "${xargs_input}"
 
@@ -119,7 +123,67 @@ def spawned(name: str, argv: list[str]) -> list[Spawn]:
         return _parallel(argv)
     if name in ("fd", "fdfind"):
         return _fd(argv)
+    if name == "curl" and any(w == "--unix-socket" or w.startswith("--unix-socket=") for w in argv):
+        return _engine_api(argv)
     return []
+
+
+# The container engines' API sockets (Docker, Podman's Docker-compatible service, containerd's nerdctl)
+_ENGINE_SOCKETS = ("docker.sock", "podman.sock", "nerdctl.sock")
+_CREATE = re.compile(r"/containers/create(?:\?|$)")
+_BODY_OPTIONS = frozenset({"-d", "--data", "--data-raw", "--data-binary", "--json"})
+
+
+def _engine_api(argv: list[str]) -> list[Spawn]:
+    """`curl --unix-socket /var/run/docker.sock -d '{…}' http://x/containers/create`: the Engine API's
+    ContainerCreate (https://docs.docker.com/reference/api/engine/, HostConfig.Binds and Mounts) makes the
+    container `docker create -v HOST:INSIDE IMAGE CMD` does; its command, with paths below each bind mount
+    taken as the host paths they are, is walked as that one's (`_container`). A body in a file is not read."""
+    socket, body, urls = "", "", []
+    for k, word in enumerate(argv[1:], start=1):
+        option, eq, value = word.partition("=")
+        given = value if eq else (argv[k + 1] if k + 1 < len(argv) else "")
+        if option == "--unix-socket":
+            socket = given
+        elif option in _BODY_OPTIONS and not given.startswith("@"):
+            body = given
+        elif word.startswith(("http://", "https://")):
+            urls.append(word)
+    if not socket.endswith(_ENGINE_SOCKETS) or not any(_CREATE.search(url) for url in urls):
+        return []
+    try:
+        spec = json.loads(body)
+    except ValueError:
+        return []
+    return _created(spec) if isinstance(spec, dict) else []
+
+
+def _created(spec: dict[str, Any]) -> list[Spawn]:
+    given = spec.get("HostConfig")
+    host: dict[str, Any] = given if isinstance(given, dict) else {}
+    mounts: list[tuple[str, str]] = []
+    for bind in host.get("Binds") or ():
+        source, _, inside = str(bind).partition(":")
+        if source.startswith("/") and inside:
+            mounts.append((inside.split(":")[0].rstrip("/") or "/", source))
+    for mount in host.get("Mounts") or ():
+        if (
+            isinstance(mount, dict)
+            and mount.get("Type", "bind") == "bind"
+            and mount.get("Source")
+            and mount.get("Target")
+        ):
+            mounts.append((str(mount["Target"]).rstrip("/") or "/", str(mount["Source"])))
+    command = [str(w) for key in ("Entrypoint", "Cmd") for w in _words(spec.get(key))]
+    if not mounts or not command:
+        return []
+    return [Spawn([_host_path(w, mounts) for w in command], "docker", tuple(mounts))]
+
+
+def _words(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(w) for w in value]
+    return value.split() if isinstance(value, str) else []
 
 
 _FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
@@ -173,155 +237,52 @@ def _fd_fill(word: str, found: str) -> str:
 
 
 def _find(argv: list[str]) -> list[Spawn]:
-    """`find ROOT … -name PAT -exec cmd {} ;`: `{}` stands for ROOT/**/PAT (or ROOT/*), what it finds."""
+    """`find ROOT… … -name PAT -exec cmd {} ;`: `{}` stands for ROOT/**/PAT (or ROOT/*), what it finds below
+    each start point; and for the start point itself where find selects it (find(1): the start points are
+    depth 0): with `-maxdepth 0` only them, else a start point other than `.`/`..` whose name matches and
+    that no `-type` other than d or `-mindepth` leaves out (`find build -exec rm -rf {} +` removes build)."""
     roots = []
     for arg in argv[1:]:
         if arg.startswith(("-", "(", "!", ")")):
             break
         roots.append(arg)
-    root = roots[0] if roots else "."
     pattern = "*"
     for k, arg in enumerate(argv):
         if arg in ("-name", "-iname") and k + 1 < len(argv):
-            pattern = _searched_name(arg, argv[k + 1]) or argv[k + 1]
+            pattern = searched_name(arg, argv[k + 1]) or argv[k + 1]
     first = next((k for k, w in enumerate(argv) if w in _FIND_EXEC), len(argv))
     chosen = selection(["find", *argv[1:first]])  # its tests read whole (`-iname`, `-path '*.env'`), when they are
-    if chosen is not None:
-        found = chosen
-    else:
-        found = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
     selects = chosen or ""
+    only_starts = _find_value(argv, "-maxdepth") == "0"
+    starts_too = only_starts or (
+        _find_value(argv, "-mindepth") in (None, "0") and _find_value(argv, "-type") in (None, "d")
+    )
+    stand_ins: list[tuple[str, bool]] = []  # (what `{}` is, whether it stands for a search's selection)
+    for n, root in enumerate(roots or ["."]):
+        name = root.rstrip("/").rsplit("/", 1)[-1]
+        if starts_too and (only_starts or (name not in ("", ".", "..") and fnmatch.fnmatchcase(name, pattern))):
+            stand_ins.append((root, False))  # the start point itself: that path, no selection below it
+        if not only_starts:
+            below = f"{root.rstrip('/') or '/'}/{pattern}" if pattern == "*" else f"{root.rstrip('/')}/**/{pattern}"
+            stand_ins.append((chosen if chosen is not None and n == 0 else below, True))
     spawns = []
     k = 0
     while k < len(argv):
         if argv[k] in _FIND_EXEC:
             end = next((j for j in range(k + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
-            command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
-            if command:
-                spawns.append(Spawn(command, "find", sweep=True, selects=selects))
+            for found, sweeps in stand_ins:
+                command = [found if w == "{}" else w.replace("{}", found) for w in argv[k + 1 : end]]
+                if command:
+                    spawns.append(Spawn(command, "find", sweep=sweeps, selects=selects if sweeps else ""))
             k = end
         k += 1
     return spawns
 
 
-# What `find` selects can be read from its words only with these: tests that narrow it (each with its value) and
-# actions that print the names and nothing else. An `-o`, `!`, `(`, `-printf`, `-exec`, `-L` is none of them.
-_SEARCH_TESTS = frozenset(
-    {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-type", "-xtype", "-maxdepth", "-mindepth",
-     "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-newer", "-user", "-group", "-perm"}
-)  # fmt: skip
-_SEARCH_FLAGS = frozenset({"-print", "-print0", "-empty", "-depth", "-xdev", "-mount"})
-_PATTERN_CHARS = re.compile(r"[*?\[\\]")
-
-
-def searched(word: str) -> str | None:
-    """An operand that is one substitution of a search of one root (`$(find ROOT -name PAT)`, `` `find …` ``): the
-    names it prints, ROOT/**/PAT as find -exec's `{}` stands for them (a `-path` by its last, literal segment);
-    None for any other word and for a search whose selection its words do not show (no name test, an `-o`, `!`,
-    `-printf`, `-exec`, `-L`, an expansion, more roots): such an operand stays unknown."""
-    if word.startswith("$(") and word.endswith(")"):
-        inner = word[2:-1]
-    elif len(word) > 2 and word[0] == word[-1] == "`":
-        inner = word[1:-1]
-    else:
-        return None
-    if "$" in inner or "`" in inner:
-        return None
-    lexer = shlex.shlex(inner, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        argv = list(lexer)
-    except ValueError:
-        return None
-    return selection(argv)
-
-
-def selection(argv: list[str]) -> str | None:
-    """What `find ARGV…` selects, read from its words (see `searched`): ROOT/**/PAT, or None."""
-    if argv[:1] != ["find"]:
-        return None
-    at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-")), len(argv))
-    roots: list[str] = argv[1:at]
-    names: list[str] = []
-    k = at
-    while k < len(argv):
-        word = argv[k]
-        if word in _SEARCH_TESTS and k + 1 < len(argv):
-            name = _searched_name(word, argv[k + 1])
-            if name is None:
-                return None
-            names.extend([name] if name else [])
-            k += 2
-        elif word in _SEARCH_FLAGS:
-            k += 1
-        else:
-            return None
-    root = roots[0] if len(roots) == 1 else "." if not roots else ""
-    if not names or not root or root[0] in "();|&<>!":
-        return None
-    return f"{root.rstrip('/') or '/'}/**/{names[0]}"
-
-
-def searched_operands(argv: list[str], home: str) -> dict[str, str]:
-    """Each operand that is a substitution of a search of one root (`python check.py $(find build -name x)`), with
-    the stand-in for what it prints (`searched`): its effects are of what the search selects, not of a word only
-    known at run time, while the disk shows all the search selects (LineState.searched; else it stays unknown)."""
-    found: dict[str, str] = {}
-    for word in argv[1:] if any("find" in w for w in argv[1:]) else ():
-        stand_in = searched(word) if "find" in word else None
-        if stand_in is not None:
-            found[word] = home + stand_in[1:] if stand_in.startswith("~/") else stand_in
-    return found
-
-
-def _searched_name(test: str, value: str) -> str | None:
-    """The name pattern a test selects by ("" for a test of something else), None when it cannot be read. A test
-    that ignores case (`-iname .ENV`) gives the pattern that matches every case of it (`.[eE][nN][vV]`); a path
-    pattern gives its last, literal segment, or (`-path '*.env'`: find's `*` matches `/` too) the whole of a
-    pattern that is `*` and a name."""
-    fold = test in ("-iname", "-ipath", "-iwholename")
-    if test in ("-name", "-iname"):
-        name = value if value and "/" not in value else None
-    elif test in ("-path", "-wholename", "-ipath", "-iwholename"):
-        last = value.rsplit("/", 1)[-1]
-        name = last if "/" in value and last and not _PATTERN_CHARS.search(last) else None
-        if name is None and value.startswith("*") and len(value) > 1 and "/" not in value:
-            name = value
-    else:
-        return ""
-    return _any_case(name) if fold and name is not None else name
-
-
-def _any_case(pattern: str) -> str | None:
-    """A glob that matches `pattern` in any case (each letter as `[xX]`, both cases added inside a bracket
-    expression); None for a pattern with an escape, which this does not read."""
-    if "\\" in pattern:
-        return None
-    out: list[str] = []
-    k = 0
-    while k < len(pattern):
-        ch = pattern[k]
-        close = pattern.find("]", k + 2) if ch == "[" else -1
-        if close > 0:
-            inner = pattern[k + 1 : close]
-            negated = inner[:1] in ("!", "^")
-            body = inner[1:] if negated else inner
-            letters = "".join(c.swapcase() for c in body if c.isalpha() and c.swapcase() not in body)
-            out.append("[" + inner[:1] * negated + body + letters + "]")
-            k = close + 1
-            continue
-        out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and ch.lower() != ch.upper() else ch)
-        k += 1
-    return "".join(out)
-
-
-def search_word(argv: list[str]) -> str | None:
-    """`find ARGV…` as the substitution of it (`$(find …)`) when what it selects is read from its words: what a
-    command fed its output by xargs stands for (`find . -name .env | xargs cat`), as `searched` reads it."""
-    if not argv or argv[0].rsplit("/", 1)[-1] != "find":
-        return None
-    word = "$(" + shlex.join(["find", *argv[1:]]) + ")"
-    return word if searched(word) is not None else None
+def _find_value(argv: list[str], option: str) -> str | None:
+    """The value of find's last `option` (`-maxdepth 0`), None when it has none."""
+    at = max((k for k, w in enumerate(argv[:-1]) if w == option), default=-1)
+    return argv[at + 1] if at >= 0 else None
 
 
 def _container(name: str, argv: list[str]) -> list[Spawn]:
@@ -383,12 +344,15 @@ def _parallel(argv: list[str]) -> list[Spawn]:
 
 def runs_stdin(name: str, argv: list[str], shells: frozenset[str]) -> bool:
     """Whether the command runs the text on its stdin as a shell script: a shell without `-c` and without
-    a script file (or with `-s`), `at`/`batch` without `-f`, `crontab` installing from `-` or stdin."""
+    a script file (or with `-s`), `source`/`.` of /dev/stdin, `at`/`batch` without `-f`, `crontab` installing
+    from `-` or stdin."""
     options = [a for a in argv[1:] if a.startswith("-") and a != "-"]
     operands = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
     if name in shells:
         flags = "".join(o[1:] for o in options if not o.startswith("--"))
         return "c" not in flags and ("s" in flags or not operands or operands[0] in _STDIN_FILES)
+    if name in ("source", "."):  # `source /dev/stdin <<< …`: the current shell reads its stdin as the script
+        return bool(operands) and operands[0] in _STDIN_FILES
     if name in ("at", "batch"):
         return not any(o.startswith("-f") for o in options)
     if name == "crontab":
@@ -477,12 +441,16 @@ def _format(template: str, args: list[str]) -> str | None:
 
 
 def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None, search: str | None = None) -> list[str]:
-    """The command xargs runs, with its operands from stdin: the words of `stdin` when the line shows them
-    (`echo a b | xargs rm`), else XARGS_INPUT; in place of the -I token (its first line), else appended. Appended,
-    `search` too: the substitution of the search that feeds it (`find . -name .env | xargs cat`, search_word)."""
+    """The command xargs runs, with its operands from stdin: the items of `stdin` when the line shows them
+    (`echo a b | xargs rm`; split at NULs with `-0`/`--null`, at the `-d` delimiter, else at blanks), else
+    XARGS_INPUT; in place of the -I token (its first item), else appended. Appended, `search` too: the
+    substitution of the search that feeds it (`find . -name .env | xargs cat`, search_word)."""
     token = None
+    delimiter: str | None = None  # None: blanks and newlines (GNU xargs' default)
     start = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "xargs"), 0)  # not `env -i`'s words
     for k, word in enumerate(words[start:], start):
+        if words[k:] == argv:
+            break
         if word in ("-I", "--replace") and k + 1 < len(words):
             token = words[k + 1] if word == "-I" else "{}"
         elif word.startswith("-I") and len(word) > 2:
@@ -491,15 +459,34 @@ def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None, 
             token = word.split("=", 1)[1] or "{}"
         elif word in ("-i",):
             token = "{}"
-        if words[k:] == argv:
-            break
-    given = stdin.split() if stdin is not None and stdin.strip() else None
+        elif word == "--null" or (_XARGS_FLAGS.fullmatch(word) and "0" in word):
+            delimiter = "\0"
+        elif word in ("-d", "--delimiter") and k + 1 < len(words):
+            delimiter = _unescape(words[k + 1])[:1] or None
+        elif word.startswith("--delimiter="):
+            delimiter = _unescape(word.split("=", 1)[1])[:1] or None
+        elif word.startswith("-d") and len(word) > 2:
+            delimiter = _unescape(word[2:])[:1] or None
+    given = _items(stdin, delimiter) if stdin is not None and stdin.strip("\0 \t\n") else None
     if token:
-        line = stdin.strip().splitlines()[0].strip() if given and stdin is not None else XARGS_INPUT
+        first = stdin.strip().splitlines()[0].strip() if delimiter is None and stdin else (given or [""])[0]
+        line = first if given else XARGS_INPUT  # -I reads whole lines (or delimited items)
         return [w.replace(token, line) for w in argv]
     if not argv:
         return argv
     return [*argv, *given] if given else [*argv, XARGS_INPUT, *([search] if search else [])]
+
+
+_XARGS_FLAGS = re.compile(r"-[0rtpx]+")  # xargs' short options that take no value, in a cluster
+
+
+def _items(stdin: str, delimiter: str | None) -> list[str]:
+    """The items xargs reads: between delimiters (the last one's empty remainder is no item), else the
+    blank-separated words."""
+    if delimiter is None:
+        return stdin.split()
+    items = stdin.split(delimiter)
+    return items[:-1] if items and not items[-1] else items
 
 
 def operands(argv: list[str]) -> list[str]:

@@ -32,21 +32,74 @@ class _Cwd:
         return _Cwd(self.path, self.known)
 
 
+class Journaled(dict[str, str]):
+    """Variables whose changes inside a subshell are undone when it ends: each scope notes the value a name had
+    before its first change there, so opening and closing one costs what it changed, not what the line set."""
+
+    __slots__ = ("_frames",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._frames: list[dict[str, str | None]] = []
+
+    def _note(self, key: str) -> None:
+        if self._frames and key not in self._frames[-1]:
+            self._frames[-1][key] = dict.get(self, key)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self._note(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._note(key)
+        super().__delitem__(key)
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        self._note(key)
+        return super().pop(key, default)
+
+    def update(self, *args: Any, **kwargs: str) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key: str, default: str = "") -> str:
+        if key not in self:
+            self[key] = default
+        return dict.__getitem__(self, key)
+
+    def clear(self) -> None:
+        for key in list(self):
+            del self[key]
+
+    def open(self) -> None:
+        self._frames.append({})
+
+    def close(self) -> None:
+        for key, value in self._frames.pop().items():
+            if value is None:
+                super().pop(key, None)
+            else:
+                super().__setitem__(key, value)
+
+
 class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
-    __slots__ = ("_fresh", "_links", "_placed", "built", "exported", "home", "references", "resolver", "variables")
+    __slots__ = (
+        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "references", "resolver", "variables",
+    )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
         self.resolver = PathResolver(home=home, project_dir=project_dir)
-        self.variables: dict[str, str] = {}  # set by `X=v` statements earlier on the line
+        self.variables = Journaled()  # set by `X=v` statements earlier on the line
         self.references: set[str] = set()  # `declare -n` names: what they are set to goes elsewhere
         self.exported: set[str] = set()  # `export X=…`, `declare -x X`: in the environment of every later command
-        self.built: dict[str, str] = {}  # a variable set when the line runs, as written (`pid=$(pgrep x)`)
+        self.built = Journaled()  # a variable set when the line runs, as written (`pid=$(pgrep x)`)
         self._placed: dict[tuple[str, str], str] = {}
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
+        self._locals: list[dict[str, str | None]] = []  # per function call: its `local` names' values before
 
     # ----------------------------------------------------------------------------------------------
     # Words placed as paths
@@ -63,7 +116,7 @@ class LineState:
         return placed
 
     def searched(self, stand_in: str, cwd: _Cwd) -> dict[str, Any] | None:
-        """What a search prints placed (runners.searched: `ROOT/**/PAT`) with the paths it matches on disk now,
+        """What a search prints placed (searches.searched: `ROOT/**/PAT`) with the paths it matches on disk now,
         a leading dot too (find's `*` matches one, the shell's does not); None when the disk is not all read, or
         the search is of a directory relative to one the line went to that hookd cannot follow."""
         if not cwd.known and not stand_in.startswith("/"):
@@ -72,8 +125,8 @@ class LineState:
         return {**self.place(stand_in, cwd), "matches": found} if complete else None
 
     def moved_away(self, text: str, cwd: _Cwd) -> bool:
-        """`text` is relative to a directory the line moved to out of the project, or one hookd cannot follow."""
-        return not text.startswith("/") and (not cwd.known or not self.resolver.contains(cwd.path))
+        """`text` is relative to a directory the line moved to that hookd cannot follow (one it follows places it)."""
+        return not text.startswith("/") and not cwd.known
 
     def args(self, words: list[str], cwd: _Cwd) -> list[dict[str, Any]]:
         """Each operand placed; a glob is followed by the paths it matches on disk now, as the shell would
@@ -173,14 +226,33 @@ class LineState:
         caller's come back."""
         saved = {k: self.variables.get(k) for k in _POSITIONAL}
         self.positional(args)
+        self._locals.append({})
         try:
             yield
         finally:
-            for key, value in saved.items():
+            for key, value in [*saved.items(), *self._locals.pop().items()]:
                 if value is None:
                     self.variables.pop(key, None)
                 else:
                     self.variables[key] = value
+
+    def local(self, names: list[str]) -> None:
+        """`local NAME`: NAME gets its caller's value back when the function returns ("Bash Builtins", local)."""
+        if self._locals:
+            for name in names:
+                self._locals[-1].setdefault(name, self.variables.get(name))
+
+    def scope(self, subshell: bool = True) -> None:
+        """A subshell starts (`( … )`, `$( … )`, a pipeline's command): what it assigns, `restore` undoes
+        (`export` is kept: judging a later command with more of the environment set only asks more)."""
+        if subshell:
+            self.variables.open()
+            self.built.open()
+
+    def restore(self, subshell: bool = True) -> None:
+        if subshell:
+            self.variables.close()
+            self.built.close()
 
     # ----------------------------------------------------------------------------------------------
     # Links and directories

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.code import is_url_script
 from hookd.enrich.effects.launchers import launched
+from hookd.enrich.shell.runners import XARGS_INPUT, xargs_operands
 from hookd.enrich.shell.words import _ASSIGN
 
 # --------------------------------------------------------------------------------------------------
@@ -276,3 +277,29 @@ def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool] | None:
     if has_c and k < len(argv):
         return argv[k], False, False
     return None
+
+
+def xargs_command(words: list[str], env: dict[str, str]) -> list[str] | None:
+    """The words of the command xargs runs (after xargs' options; `echo` when it names none), None when the
+    words hold no xargs."""
+    at = next((k for k, w in enumerate(words) if _basename(w) == "xargs"), None)
+    if at is None:
+        return None
+    start = _WRAPPERS["xargs"](words, at + 1, env)
+    if start is None:
+        return None
+    return words[start:] or ["echo"]
+
+
+def xargs_run(
+    words: list[str], argv: list[str], wrappers: list[str], env: dict[str, str], fed: tuple[str | None, str | None]
+) -> tuple[list[str], list[str]]:
+    """The command xargs runs with the items it reads (hookd.enrich.shell.runners.xargs_operands; `fed`: the
+    pipe's text and the search that feeds it), and the wrappers: where the items are known, a launcher among
+    them is peeled too (`printf … | xargs -0 nice`)."""
+    own = xargs_command(words, env)  # xargs's command, launchers and all
+    argv = xargs_operands(words, argv if own is None else own, *fed)
+    if argv and XARGS_INPUT not in argv:
+        argv, launchers = _peel(argv, env)
+        wrappers = [*wrappers[: wrappers.index("xargs") + 1], *launchers]
+    return argv, wrappers

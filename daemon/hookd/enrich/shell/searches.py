@@ -1,0 +1,126 @@
+"""What a `find` selects, read from its words: the glob that stands for the names it prints (`ROOT/**/PAT`),
+wherever those names go (a substitution's operand, `-exec`'s `{}`, what xargs is fed)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+# What `find` selects can be read from its words only with these: tests that narrow it (each with its value) and
+# actions that print the names and nothing else. An `-o`, `!`, `(`, `-printf`, `-exec`, `-L` is none of them.
+_SEARCH_TESTS = frozenset(
+    {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-type", "-xtype", "-maxdepth", "-mindepth",
+     "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-newer", "-user", "-group", "-perm"}
+)  # fmt: skip
+_SEARCH_FLAGS = frozenset({"-print", "-print0", "-empty", "-depth", "-xdev", "-mount"})
+_PATTERN_CHARS = re.compile(r"[*?\[\\]")
+
+
+def searched(word: str) -> str | None:
+    """An operand that is one substitution of a search of one root (`$(find ROOT -name PAT)`, `` `find …` ``): the
+    names it prints, ROOT/**/PAT as find -exec's `{}` stands for them (a `-path` by its last, literal segment);
+    None for any other word and for a search whose selection its words do not show (no name test, an `-o`, `!`,
+    `-printf`, `-exec`, `-L`, an expansion, more roots): such an operand stays unknown."""
+    if word.startswith("$(") and word.endswith(")"):
+        inner = word[2:-1]
+    elif len(word) > 2 and word[0] == word[-1] == "`":
+        inner = word[1:-1]
+    else:
+        return None
+    if "$" in inner or "`" in inner:
+        return None
+    lexer = shlex.shlex(inner, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        argv = list(lexer)
+    except ValueError:
+        return None
+    return selection(argv)
+
+
+def selection(argv: list[str]) -> str | None:
+    """What `find ARGV…` selects, read from its words (see `searched`): ROOT/**/PAT, or None."""
+    if argv[:1] != ["find"]:
+        return None
+    at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-")), len(argv))
+    roots: list[str] = argv[1:at]
+    names: list[str] = []
+    k = at
+    while k < len(argv):
+        word = argv[k]
+        if word in _SEARCH_TESTS and k + 1 < len(argv):
+            name = searched_name(word, argv[k + 1])
+            if name is None:
+                return None
+            names.extend([name] if name else [])
+            k += 2
+        elif word in _SEARCH_FLAGS:
+            k += 1
+        else:
+            return None
+    root = roots[0] if len(roots) == 1 else "." if not roots else ""
+    if not names or not root or root[0] in "();|&<>!":
+        return None
+    return f"{root.rstrip('/') or '/'}/**/{names[0]}"
+
+
+def searched_operands(argv: list[str], home: str) -> dict[str, str]:
+    """Each operand that is a substitution of a search of one root (`python check.py $(find build -name x)`), with
+    the stand-in for what it prints (`searched`): its effects are of what the search selects, not of a word only
+    known at run time, while the disk shows all the search selects (LineState.searched; else it stays unknown)."""
+    found: dict[str, str] = {}
+    for word in argv[1:] if any("find" in w for w in argv[1:]) else ():
+        stand_in = searched(word) if "find" in word else None
+        if stand_in is not None:
+            found[word] = home + stand_in[1:] if stand_in.startswith("~/") else stand_in
+    return found
+
+
+def searched_name(test: str, value: str) -> str | None:
+    """The name pattern a test selects by ("" for a test of something else), None when it cannot be read. A test
+    that ignores case (`-iname .ENV`) gives the pattern that matches every case of it (`.[eE][nN][vV]`); a path
+    pattern gives its last, literal segment, or (`-path '*.env'`: find's `*` matches `/` too) the whole of a
+    pattern that is `*` and a name."""
+    fold = test in ("-iname", "-ipath", "-iwholename")
+    if test in ("-name", "-iname"):
+        name = value if value and "/" not in value else None
+    elif test in ("-path", "-wholename", "-ipath", "-iwholename"):
+        last = value.rsplit("/", 1)[-1]
+        name = last if "/" in value and last and not _PATTERN_CHARS.search(last) else None
+        if name is None and value.startswith("*") and len(value) > 1 and "/" not in value:
+            name = value
+    else:
+        return ""
+    return any_case(name) if fold and name is not None else name
+
+
+def any_case(pattern: str) -> str | None:
+    """A glob that matches `pattern` in any case (each letter as `[xX]`, both cases added inside a bracket
+    expression); None for a pattern with an escape, which this does not read."""
+    if "\\" in pattern:
+        return None
+    out: list[str] = []
+    k = 0
+    while k < len(pattern):
+        ch = pattern[k]
+        close = pattern.find("]", k + 2) if ch == "[" else -1
+        if close > 0:
+            inner = pattern[k + 1 : close]
+            negated = inner[:1] in ("!", "^")
+            body = inner[1:] if negated else inner
+            letters = "".join(c.swapcase() for c in body if c.isalpha() and c.swapcase() not in body)
+            out.append("[" + inner[:1] * negated + body + letters + "]")
+            k = close + 1
+            continue
+        out.append(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() and ch.lower() != ch.upper() else ch)
+        k += 1
+    return "".join(out)
+
+
+def search_word(argv: list[str]) -> str | None:
+    """`find ARGV…` as the substitution of it (`$(find …)`) when what it selects is read from its words: what a
+    command fed its output by xargs stands for (`find . -name .env | xargs cat`), as `searched` reads it."""
+    if not argv or argv[0].rsplit("/", 1)[-1] != "find":
+        return None
+    word = "$(" + shlex.join(["find", *argv[1:]]) + ")"
+    return word if searched(word) is not None else None

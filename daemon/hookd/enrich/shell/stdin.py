@@ -1,0 +1,91 @@
+"""What a command reads on its standard input, and what the builtins that read or print set: here-documents and
+here-strings, descriptors `exec` holds for a later `<&N`, the script a process substitution of literal text
+prints, `printf -v` and `read <<<` of text the line shows. Used by hookd.enrich.shell.build."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from hookd.enrich.shell.expand import _echo_output
+from hookd.enrich.shell.runners import printed, runs_stdin
+from hookd.enrich.shell.tree import _Redir
+from hookd.enrich.shell.words import _dynamic
+from hookd.enrich.shell.wrappers import _SHELLS
+
+
+def reads_code(name: str, argv: list[str]) -> bool:
+    """A shell or interpreter that runs what comes on its stdin."""
+    if runs_stdin(name, argv, _SHELLS):
+        return True
+    interpreter = name in _STDIN_INTERPRETERS or name.startswith(("python", "pypy"))
+    return interpreter and not any(not a.startswith("-") or a in ("-c", "-e", "-m", "-E", "-r") for a in argv[1:])
+
+
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+_STDIN_INTERPRETERS = frozenset(
+    {"perl", "ruby", "node", "nodejs", "php", "lua", "tclsh", "bun", "deno", "Rscript", "osascript"}
+)
+
+
+def duplicated(redirects: list[_Redir], texts: list[str]) -> str | None:
+    """The text a descriptor duplicated onto stdin holds (`bash <&3` after `exec 3<<<'…'`): what the line put
+    on descriptors (their numbers are not kept: every such text)."""
+    numbers = [r.target or "" for r in redirects if r.op == "<&"]
+    if not texts or not any((n.isdigit() or n[:1] == "$") and n not in ("0", "1", "2") for n in numbers):
+        return None
+    return "\n".join(texts)
+
+
+def held(redirects: list[_Redir]) -> list[str]:
+    """What `exec`'s redirects put on descriptors for a later `<&N`: a here-string's or here-document's text, a
+    file's as the script that sources it (`exec 3< x.sh`)."""
+    texts = []
+    for redirect in redirects:
+        text = heredoc_text([redirect])
+        if text is not None:
+            texts.append(text)
+        elif redirect.op == "<" and redirect.is_path and redirect.target:
+            texts.append(". " + shlex.quote(redirect.target))
+    return texts
+
+
+def substituted_script(name: str, argv: list[str], home: str) -> str | None:
+    """The script a shell runs (or `source` reads) from a process substitution that prints literal text
+    ("Process Substitution": `<(cmd)` is a file holding cmd's output), None when that text is not known."""
+    if name not in (*_SHELLS, "source", ".") or len(argv) < 2:
+        return None
+    word = argv[1]
+    if not (word.startswith("<(") and word.endswith(")")):
+        return None
+    text = _echo_output(word[2:-1], home, code=True)
+    return None if text is None else text + "\n"
+
+
+def read_or_printed(name: str, argv: list[str], heredoc: str | None) -> list[tuple[str, str]]:
+    """The variables `printf -v NAME FORMAT ARGS…` and `read [-r] NAME… <<< WORD` set, where the line shows the
+    text ("Bash Builtin Commands", printf and read: the line read is split at blanks, the last name taking the
+    rest; without -r a backslash escapes, which is not followed here)."""
+    if name == "printf" and argv[1:2] == ["-v"] and len(argv) > 3 and NAME.match(argv[2]):
+        text = printed(["printf", *argv[3:]])
+        return [(argv[2], text)] if text is not None and not _dynamic(text) else []
+    if name != "read" or heredoc is None or _dynamic(heredoc):
+        return []
+    raw = argv[1:2] == ["-r"]
+    names = argv[2:] if raw else argv[1:]
+    if not names or not all(NAME.match(n) for n in names) or (not raw and "\\" in heredoc):
+        return []
+    line = heredoc.split("\n", 1)[0].strip(" \t")
+    fields = line.split(None, len(names) - 1) if line else []
+    return [(n, fields[k] if k < len(fields) else "") for k, n in enumerate(names)]
+
+
+def heredoc_text(redirects: list[_Redir]) -> str | None:
+    """The text a here-document or here-string gives the command on stdin."""
+    for redirect in reversed(redirects):
+        if redirect.op in ("<<", "<<-") and redirect.body is not None:
+            return redirect.body
+        if redirect.op == "<<<" and redirect.target is not None:
+            return redirect.target + "\n"
+    return None
