@@ -25,7 +25,12 @@ from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import ENFORCE, MONITOR, SHADOW, USER_LAYER, Layer, Rank, layered
 from hookd.policy.python_sources import Source, load_python_set
 from hookd.selfprotect import ProtectedSet
-from hookd.types import Engine, Enricher, FactEnricher, Outcome, PolicySet
+from hookd.types import Engine, Enricher, FactEnricher, Outcome, PolicySet, passes_chunks
+
+# What acts on tool calls only (and the protected places on Event.OTHER's vetoes): a streamed chunk, which is no
+# tool call, skips it (tests/unit/test_pipeline.py holds each to that)
+for _step in (enrich_shell, enrich_paths, enrich_tool_effects, ProtectedSet):
+    passes_chunks(_step)
 
 
 def in_process(config: Config) -> Config:

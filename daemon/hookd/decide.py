@@ -27,8 +27,8 @@ from hookd.audit.sink import Sink
 from hookd.audit.writer import Queued
 from hookd.config import Config
 from hookd.errors import DialectError, LaneRefused
-from hookd.lane import Lane, with_decision
-from hookd.pipeline import InteractiveProbe, Pipeline
+from hookd.lane import DECIDE_VIA, Lane, with_decision
+from hookd.pipeline import InteractiveProbe, Pipeline, QuietChunk
 from hookd.policy.holder import PolicySetHolder
 from hookd.rollout.observe import Observer
 from hookd.rollout.store import ReplayStore
@@ -37,8 +37,21 @@ from hookd.transport.hook_server import ServerStats
 from hookd.types import Deadline, Handled, HookRequest, Reply, settled
 
 
+class OpenRecords(Protocol):
+    """The decision records of streamed responses that take an allowed chunk now (hookd.audit.streams)."""
+
+    def __contains__(self, key: object) -> bool: ...
+
+    def fold(self, quiet: QuietChunk) -> None:
+        """Count `quiet`, a chunk of a response `in` these, into its response's record and the metrics."""
+
+
 class Recorder(Protocol):
     """Where a deciding process's decisions go."""
+
+    def open_records(self) -> OpenRecords | None:
+        """The records a quiet chunk is folded into as it is decided (hookd.pipeline, `Pipeline.quiet_chunk`);
+        None when no chunk is folded so now (then every decision goes through `record`)."""
 
     def admit(self) -> None:
         """Raises Unavailable when a decision could not be recorded now: the request is then not decided."""
@@ -67,7 +80,17 @@ class Decider:
         lane = self._lane
         if lane is not None and (why := lane.sends(request)):
             return lane.forward(request, why)
-        event = self.pipeline.parse(request)
+        event = None
+        if request.via != DECIDE_VIA and (open_records := self.recorder.open_records()) is not None:
+            quiet = self.pipeline.quiet_chunk(request, open_records)  # a Decide's reply carries its decision
+            if isinstance(quiet, QuietChunk):
+                open_records.fold(quiet)
+                return quiet.reply
+            if isinstance(quiet, Handled):
+                return self._recorded(quiet, request)
+            event = quiet  # read already, or None
+        if event is None:
+            event = self.pipeline.parse(request)
         if lane is not None and (why := lane.sends_event(event)):
             return lane.forward(request, why)
         decided = self.pipeline.decide(request, event)
@@ -143,6 +166,9 @@ class DaemonRecorder:
 
     def admit(self) -> None:
         return None  # the daemon's own log is always there to take a record
+
+    def open_records(self) -> None:
+        return None  # the daemon's writer folds a streamed response's chunks as it writes (hookd.audit.streams)
 
     def record(self, handled: Handled, via: str, deadline: Deadline | None = None) -> None:
         self._metrics.observe(handled)

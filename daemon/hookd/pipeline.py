@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -27,7 +27,7 @@ from hookd.dialects.registry import agent
 from hookd.dialects.repeated import RepeatedField
 from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
-from hookd.enrich.stream import RESPONSE_FACT, ResponseStreams
+from hookd.enrich.stream import RESPONSE_FACT, ResponseKey, ResponseStreams, candidate_of, ends, text_of
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
@@ -51,12 +51,15 @@ from hookd.types import (
     Outcome,
     PolicySet,
     RepeatingDialect,
+    Reply,
     Verdict,
+    passes_streamed_chunks,
     settled,
 )
 
 InteractiveProbe = Callable[[int], "bool | None"]
 IdFactory = Callable[[], str]
+_ALLOWED = combine(())  # what no verdict combines into
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,19 @@ class Evaluated:
     event: NormalisedEvent  # as enriched
     verdicts: Sequence[Verdict]
     engine_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class QuietChunk:
+    """A streamed chunk decided by `Pipeline.quiet_chunk`: allowed, its text added to its response's (`key`)."""
+
+    key: ResponseKey
+    chunk: str
+    index: int  # the chunk's number in its response, from 1
+    event: Event
+    decision: Decision
+    reply: Reply
+    latency_ms: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +106,8 @@ class Pipeline:
         self._dialects = dict(dialects)
         self._repeated = repeated_fields(self._dialects)
         self._enrichers = tuple(enrichers)
-        self._enrichers_for: dict[frozenset[str] | None, tuple[Enricher, ...]] = {}
+        # The steps to run for the keys the serving policies read: on any event, and on a streamed chunk
+        self._enrichers_for: dict[frozenset[str] | None, tuple[tuple[Enricher, ...], tuple[Enricher, ...]]] = {}
         self._policy_set = policy_set
         self._fail_modes = fail_modes
         self._ask = ask
@@ -118,12 +135,59 @@ class Pipeline:
             loaded = field.load(request.caller.uid, request.payload)
             if loaded is not None:
                 payload, digest = loaded
-                return dialect.parse_payload(request, payload).with_facts(**{RESPONSE_FACT: digest})
+                return _with_response(dialect.parse_payload(request, payload), digest)
         try:
             wire.check_payload(request.payload)
         except FrameError as exc:
             raise DialectError(str(exc)) from None
         return self.dialect(request.client).parse(request)
+
+    def quiet_chunk(
+        self, request: HookRequest, open_records: Container[ResponseKey]
+    ) -> QuietChunk | Handled | NormalisedEvent | None:
+        """A streamed chunk that no policy can answer (QuietChunks), decided in the few steps its answer takes: its
+        text and response read (the repeated field not read again), the text added (and journaled), the quiet test,
+        the allow. `open_records`: the responses whose decision record is open and takes an allowed chunk now (the
+        recorder's, hookd.audit.streams): the chunk's event is then no record's and not built past the parse. The
+        answer, the text, the journal and the record are those `decide` gives (tests/unit/test_quiet_chunk.py).
+        Any other chunk (a response's first and last, one whose text holds a cue, any doubt) is `decide`'s: its event
+        as `parse` reads it, or None when it was not read. A Handled when adding the text failed: the fail mode, as
+        `decide` answers it."""
+        repeated = self._repeated.get((request.client, request.event))
+        streams = self._quiet.streams
+        if repeated is None or streams is None:
+            return None
+        field, dialect = repeated
+        loaded = field.load(request.caller.uid, request.payload)
+        if loaded is None:
+            return None
+        payload, digest = loaded
+        try:
+            event = dialect.parse_payload(request, payload)
+        except DialectError:
+            return None  # `decide` answers the error
+        served = self._policy_set.current
+        cues = self._quiet.cues(served.engine)
+        if event.event not in STREAM_EVENTS or event.tool is not None or cues is None or served.observed:
+            return _with_response(event, digest)
+        candidate = candidate_of(payload.get("llm_response"))
+        key = (event.caller.uid, event.client, event.session_id, digest)
+        if ends(candidate) or key not in open_records or request.deadline.expired():
+            return _with_response(event, digest)
+        chunk = text_of(candidate)
+        try:
+            index = streams.add_if_quiet(key, chunk, cues)
+        except Exception as exc:  # the journal's write: as `decide` answers an enricher's failure (`_enrich`)
+            error = EngineError(f"enrichment failed: {type(exc).__name__}: {exc}")
+            return self._decided(request, self._failed(_with_response(event, digest), error), served, None)
+        if index is None:
+            return _with_response(event, digest)
+        decision = _ALLOWED.with_id(self._ids())
+        reply = dialect.render(event, decision)
+        if reply.notes:
+            decision = replace(decision, notes=decision.notes + reply.notes)
+        latency = (time.monotonic() - request.received_at) * 1000
+        return QuietChunk(key, chunk, index, event.event, decision, reply, latency)
 
     def decide(
         self, request: HookRequest, parsed: NormalisedEvent | None = None, *, probe: InteractiveProbe | None = None
@@ -218,7 +282,7 @@ class Pipeline:
         event = evaluated.event
         dialect = self.dialect(request.client)
         decision = combine(evaluated.verdicts)
-        if not dialect.handles_headless_ask:
+        if decision.outcome is Outcome.ASK and not dialect.handles_headless_ask:
             decision = self._resolve_ask(event, decision, probe or self._probe)
         decision = decision.with_id(self._ids())
         reply = dialect.render(event, decision)
@@ -260,15 +324,19 @@ class Pipeline:
         """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing.
         `reads`: the input keys the serving engine's policies read (None: any); a fact none of them reads is
         not made."""
-        if too_large := limits.before_parse(event, self._limits):
-            raise InputTooLarge(too_large)
         steps = self._enrichers_for.get(reads)
         if steps is None:
             if len(self._enrichers_for) >= 16:  # one entry per policy set that served; reloads make new ones
                 self._enrichers_for.clear()
-            steps = self._enrichers_for[reads] = enrichers_for(self._enrichers, reads)
+            every = enrichers_for(self._enrichers, reads)
+            steps = self._enrichers_for[reads] = (every, tuple(s for s in every if not passes_streamed_chunks(s)))
+        if event.tool is not None and (too_large := limits.before_parse(event, self._limits)):  # a tool call's caps
+            raise InputTooLarge(too_large)
+        # A streamed chunk skips the steps declared to pass it unchanged (a chunk's CPU is spent for every chunk a
+        # model streams: issue 30)
+        chunk = event.event in STREAM_EVENTS and event.tool is None
         try:
-            for enrich in steps:
+            for enrich in steps[chunk]:
                 event = enrich(event)
         except Exception as exc:  # an enricher bug must follow the fail mode, like an engine failure
             raise EngineError(f"enrichment failed: {type(exc).__name__}: {exc}") from exc
@@ -283,11 +351,11 @@ class Pipeline:
         try:
             answer = engine.evaluate(cls._engine_request(event, deadline))
         except PartialAnswer:
-            cls._in_time(deadline)
+            _in_time(deadline)
             raise
         if isinstance(answer, Awaitable):
             return cls._awaited_in_time(answer, deadline)
-        cls._in_time(deadline)
+        _in_time(deadline)
         return answer
 
     @classmethod
@@ -295,9 +363,9 @@ class Pipeline:
         try:
             verdicts = await answer
         except PartialAnswer:
-            cls._in_time(deadline)
+            _in_time(deadline)
             raise
-        cls._in_time(deadline)
+        _in_time(deadline)
         return verdicts
 
     @staticmethod
@@ -305,12 +373,6 @@ class Pipeline:
         if deadline.expired():
             raise EngineTimeout("the request deadline passed before evaluation")
         return EngineRequest(event, event.input_document(), deadline)
-
-    @staticmethod
-    def _in_time(deadline: Deadline) -> None:
-        """An engine that ran past the deadline (and held the loop) answers the fail mode, not late."""
-        if deadline.expired():
-            raise EngineTimeout("the request deadline passed during evaluation")
 
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:
@@ -339,17 +401,32 @@ class QuietChunks:
     answer anything but allow. False whenever one of them declares none."""
 
     def __init__(self, enrichers: Sequence[Enricher]) -> None:
-        self._streams = next((step for step in enrichers if isinstance(step, ResponseStreams)), None)
+        self.streams = next((step for step in enrichers if isinstance(step, ResponseStreams)), None)
         # The last engine's, held weakly: a policy set reloaded away is not kept alive for its cues.
         self._cues: tuple[Callable[[], Engine | None], StreamCues | None] | None = None
 
     def __call__(self, engine: Engine, event: NormalisedEvent) -> bool:
-        if event.event not in STREAM_EVENTS or event.tool is not None or self._streams is None:
+        if event.event not in STREAM_EVENTS or event.tool is not None or self.streams is None:
             return False
+        cues = self.cues(engine)
+        return cues is not None and self.streams.quiet(event, cues)
+
+    def cues(self, engine: Engine) -> StreamCues | None:
+        """The strings `engine`'s policies need to see in a chunk's text to answer it (None: every chunk is theirs)."""
         if self._cues is None or self._cues[0]() is not engine:
             self._cues = (weakref.ref(engine), stream_cues(engine.packages))
-        cues = self._cues[1]
-        return cues is not None and self._streams.quiet(event, cues)
+        return self._cues[1]
+
+
+def _with_response(event: NormalisedEvent, digest: str) -> NormalisedEvent:
+    """A chunk's event as the parse step hands it on: the digest of the request its response answers a fact of it."""
+    return event.with_facts(**{RESPONSE_FACT: digest})
+
+
+def _in_time(deadline: Deadline) -> None:
+    """An engine that ran past the deadline (and held the loop) answers the fail mode, not late."""
+    if deadline.expired():
+        raise EngineTimeout("the request deadline passed during evaluation")
 
 
 def enrichers_for(enrichers: Sequence[Enricher], reads: frozenset[str] | None) -> tuple[Enricher, ...]:

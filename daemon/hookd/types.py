@@ -468,6 +468,21 @@ def reads_of(engines: Sequence[Engine]) -> frozenset[str] | None:
 
 
 Enricher = Callable[[NormalisedEvent], NormalisedEvent]
+_E = TypeVar("_E")
+
+
+def passes_chunks(step: _E) -> _E:
+    """Declare that an enricher returns a streamed chunk's event (an event of STREAM_EVENTS: no tool call) as it
+    got it: the pipeline does not run it on one (a chunk's CPU is spent for every chunk a model streams; issue 30).
+    tests/unit/test_pipeline.py holds every declared step of the daemon's enrichers to it."""
+    setattr(step, "passes_chunks", True)  # noqa: B010  # an attribute of a function or an instance
+    return step
+
+
+def passes_streamed_chunks(step: Enricher) -> bool:
+    """Whether `step` (or, a FactEnricher, the enricher it wraps) was declared with `passes_chunks`."""
+    wrapped = step.enrich if isinstance(step, FactEnricher) else step
+    return getattr(wrapped, "passes_chunks", False) is True
 
 
 @dataclass(frozen=True, slots=True)

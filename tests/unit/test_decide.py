@@ -39,6 +39,9 @@ class Recorded:
         if self.refuse:
             raise Unavailable(self.refuse)
 
+    def open_records(self) -> None:
+        return None  # every decision is recorded whole
+
     def record(self, handled: Handled, via: str, deadline: Deadline) -> Awaitable[None] | None:
         if self.later is None:
             self.records.append((handled, via))

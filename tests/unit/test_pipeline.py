@@ -471,3 +471,29 @@ def test_an_engine_answering_in_the_call_is_released_in_the_call() -> None:
 def test_an_engine_that_answers_in_the_call_cannot_be_gated() -> None:
     with pytest.raises(ValueError, match="gate"):
         StaticEngine([], gated=True, awaited=False)
+
+
+def test_every_step_declared_to_pass_a_streamed_chunk_returns_it_as_it_got_it() -> None:
+    """hookd.types.passes_chunks: the pipeline runs only the other steps on a streamed chunk (issue 30). Each
+    declared step of the daemon's enrichers gives a chunk back unchanged (the same object), whatever its facts; the
+    streams enricher is the one left."""
+    import random
+
+    from hookd.assembly import enrichers
+    from hookd.enrich.stream import MemoryTexts, ResponseStreams
+    from hookd.types import STREAM_EVENTS, NormalisedEvent, passes_streamed_chunks
+
+    steps = enrichers(None, MemoryTexts())
+    assert [type(s) for s in steps if not passes_streamed_chunks(s)] == [ResponseStreams]
+    rng = random.Random(30)
+    facts: list[dict[str, Any]] = [{}, {"home": "/home/u"}, {"effects": [{"op": "read", "path": "/home/u/.ssh/id"}]},
+                                   {"home": "/home/u", "effects": []}, {"shell": {"commands": []}}]  # fmt: skip
+    for event in STREAM_EVENTS:
+        for n in range(50):
+            payload = {"llm_response": {"candidates": [{"content": {"parts": [{"text": f"chunk {n}"}]}}]},
+                       "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /"}}  # fmt: skip
+            chunk = NormalisedEvent("gemini", event, payload, None, f"s{n}", "/p", "/p", Caller(1000, 1000, 2),
+                                    env={"HOME": "/home/u"}, facts=rng.choice(facts))  # fmt: skip
+            for step in steps:
+                if passes_streamed_chunks(step):
+                    assert step(chunk) is chunk, step

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from hookd.audit.record import Pending, StreamSummary
-from hookd.types import JSON, Outcome
+from hookd.types import JSON, Decision, Outcome
 
 IDLE_S = 60.0
 MAX_OPEN = 256
@@ -49,21 +49,26 @@ class _Open:
 
     def add(self, pending: Pending, stream: dict[str, JSON], now: float) -> None:
         chunk = stream.get("chunk")
-        text = chunk if isinstance(chunk, str) else ""
+        decision = pending.handled.decision
+        if decision.outcome > self.strongest.handled.decision.outcome:
+            self.strongest = pending
+        self.count(chunk if isinstance(chunk, str) else "", stream.get("index"), decision, now)
+
+    def count(self, text: str, index: JSON, decision: Decision, now: float) -> None:
+        """A chunk (`text`, the `index`th of its response) decided `decision`, one that is not stronger than the
+        record's strongest."""
         self.chunks += 1
         self.chars += len(text)
         self.seen.update(text.encode("utf-8", "surrogatepass"))
         self.last_seen = now
-        decision = pending.handled.decision
         self.last_id = decision.decision_id
-        if decision.outcome > self.strongest.handled.decision.outcome:
-            self.strongest = pending
-        verdicts = tuple(f"{v.kind.value}:{v.policy_id}:{v.rule_id}" for v in decision.verdicts)
+        named = decision.verdicts  # most chunks: none
+        verdicts = tuple(f"{v.kind.value}:{v.policy_id}:{v.rule_id}" for v in named) if named else ()
         if verdicts != self.verdicts:
             if len(self.changes) < MAX_CHANGES:
                 self.changes.append(
                     {
-                        "chunk": stream.get("index"),
+                        "chunk": index,
                         "id": decision.decision_id,
                         "decision": decision.outcome.name.lower(),
                         "verdicts": list(verdicts),
@@ -124,6 +129,17 @@ class StreamRecords:
         held.add(pending, stream, self._clock())
         self._open.move_to_end(key)
         return True
+
+    def __contains__(self, key: object) -> bool:
+        """Whether the record of response `key` is open: an allowed chunk of it that does not end it is `hold`'s."""
+        return key in self._open
+
+    def hold_allowed(self, key: _Key, chunk: str, index: int, decision: Decision) -> None:
+        """`hold` of an allowed chunk (`chunk`, the `index`th of response `key`, whose record is open) that does not
+        end its response, told by its parts (the quiet chunk's short-cut: hookd.pipeline, `Pipeline.quiet_chunk`)."""
+        held = self._open[key]
+        held.count(chunk, index, decision, self._clock())
+        self._open.move_to_end(key)
 
     def next_expiry(self) -> float | None:
         """Seconds until the least recent open response is idle for IDLE_S; None when none is open."""

@@ -149,6 +149,8 @@ class GeminiDialect:
         )
 
     def render(self, event: NormalisedEvent, decision: Decision) -> Reply:
+        if event.event is Event.AFTER_MODEL and _plain_allow(decision):
+            return _PRINTS_NOTHING  # what `_after_model` renders of it, for every chunk a model streams (issue 30)
         output, notes = render_output(event, decision)
         return reply(output, notes)
 
@@ -156,6 +158,14 @@ class GeminiDialect:
         if event not in FAIL_CLOSED_DENY_EVENTS:
             return Reply()
         return Reply(stdout=dump_json({"decision": "deny", "reason": one_line(reason)}))
+
+
+_PRINTS_NOTHING = Reply()
+
+
+def _plain_allow(decision: Decision) -> bool:
+    """An allow with nothing to carry: no message, context or rewrite (its id is quoted only in a reason)."""
+    return decision.outcome is Outcome.ALLOW and not (decision.messages or decision.contexts or decision.rewrite)
 
 
 def _tool_call(event: Event, payload: Mapping[str, JSON]) -> ToolCall | None:

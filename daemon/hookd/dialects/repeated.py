@@ -66,9 +66,10 @@ class RepeatedField:
             return None
         rest = b"".join((payload[:start], self._quoted, payload[end:]))
         try:
-            wire.check_payload(rest)
             loaded = load_payload(rest)  # as the dialect reads a payload: whatever it refuses, refused here too
-        except (FrameError, DialectError):
+        except DialectError:
+            return None
+        if _deeper_than_a_payload(rest, loaded):  # the rest of what wire.check_payload refuses (NaN: loads did)
             return None
         if loaded.get(self.name) != self._placeholder:
             return None  # the key found was not the top-level field's
@@ -103,3 +104,10 @@ class RepeatedField:
         while self._kept and (len(self._kept) > self._slots or self._kept_bytes > self._max_bytes):
             _, dropped = self._kept.popitem(last=False)
             self._kept_bytes -= len(dropped.raw)
+
+
+def _deeper_than_a_payload(raw: bytes, value: JSON) -> bool:
+    """`value`, read from `raw`, nests more than wire.MAX_PAYLOAD_DEPTH levels (a bracket count first: no more
+    brackets than levels cannot be deeper)."""
+    limit = wire.MAX_PAYLOAD_DEPTH
+    return raw.count(b"[") + raw.count(b"{") > limit and jsonstrict.deeper_than(value, limit)

@@ -44,7 +44,8 @@ MAX_TEXT = 16 * 1024
 MAX_RESPONSES = 256
 RESPONSE_FACT = "stream_response"  # the parse step's digest of the request, when it has one (hookd.pipeline)
 
-_Key = tuple[int, str, str, str]  # the caller's uid, the client, the session, the response
+ResponseKey = tuple[int, str, str, str]  # the caller's uid, the client, the session, the response
+_Key = ResponseKey
 Kept = list[tuple[_Key, str, bool, int]]  # every open response's key, kept text, truncated and chunk count
 
 
@@ -83,6 +84,11 @@ class MemoryTexts:
 
     def __len__(self) -> int:
         return len(self._texts)
+
+    def held(self, key: _Key) -> tuple[str, int] | None:
+        """The kept text of response `key` and its chunks so far; None when none is kept."""
+        held = self._texts.get(key)
+        return None if held is None else (held.text, held.chunks)
 
     def kept(self) -> Kept:
         """Every open response's kept text, the least recently streamed first (for `seed`)."""
@@ -134,7 +140,35 @@ class ResponseStreams:
         text, chunk, index = stream.get("text"), stream.get("chunk"), stream.get("index")
         if not isinstance(text, str) or not isinstance(chunk, str) or not isinstance(index, int):
             return False
-        seen, before = self._seen.pop(key, None), len(text) - len(chunk)
+        seen = self._seen.pop(key, None)
+        since = self._since(seen, text, chunk, index, cues)
+        if stream.get("final") is not True:
+            self._keep(key, _Seen(index, cues, len(text), since))
+        return since < 0
+
+    def add_if_quiet(self, key: _Key, chunk: str, cues: StreamCues) -> int | None:
+        """Add `chunk` (one that does not end its response) to the text of response `key`, as this enricher does,
+        when that text then holds none of `cues` (`quiet` would answer True), and answer its index; else change
+        nothing and answer None (also when no text of `key` is kept: the enricher then decides where it begins).
+        The quiet chunk's short-cut (hookd.pipeline, `Pipeline.quiet_chunk`)."""
+        held = self.texts.held(key)
+        if held is None:
+            return None
+        before, index = held[0], held[1] + 1
+        text = before + chunk
+        since = self._since(self._seen.get(key), text, chunk, index, cues)
+        if since >= 0:
+            return None  # the whole path decides it, and finds the cue again where this left `_seen` as it was
+        self.texts.add(key, chunk, False)
+        self._seen.pop(key, None)
+        self._keep(key, _Seen(index, cues, len(text), since))
+        return index
+
+    def _since(self, seen: _Seen | None, text: str, chunk: str, index: int, cues: StreamCues) -> int:
+        """Characters from where the latest of `cues` begins in `text` (the response's text with `chunk`, its
+        `index`th) to its end; -1 when none is there. From `chunk` and the characters before it only when `seen`
+        is of the text before it."""
+        before = len(text) - len(chunk)
         start, since = 0, -1
         if (
             seen is not None
@@ -148,11 +182,12 @@ class ResponseStreams:
         latest = cues.latest_in(text, start)
         if latest >= 0:
             since = len(text) - latest
-        if stream.get("final") is not True:
-            self._seen[key] = _Seen(index, cues, len(text), since)
-            while len(self._seen) > self.texts.max_responses:
-                self._seen.popitem(last=False)
-        return since < 0
+        return since
+
+    def _keep(self, key: _Key, seen: _Seen) -> None:
+        self._seen[key] = seen
+        while len(self._seen) > self.texts.max_responses:
+            self._seen.popitem(last=False)
 
     def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
         if event.event not in STREAM_EVENTS:
@@ -163,8 +198,8 @@ class ResponseStreams:
         response = event.facts.get(RESPONSE_FACT)
         if not isinstance(response, str) or not response:
             response = jsonstrict.digest(event.payload.get("llm_request"))  # as the parse step names it
-        answer = event.payload.get("llm_response")
-        chunk, final = chunk_text(answer), finished(answer)
+        candidate = candidate_of(event.payload.get("llm_response"))
+        chunk, final = text_of(candidate), ends(candidate)
         key = (event.caller.uid, event.client, event.session_id, response)
         text, truncated, index = self.texts.add(key, chunk, final)
         stream: JSON = {
@@ -191,22 +226,35 @@ def replaced(stream: dict[str, JSON], response: JSON) -> dict[str, JSON]:
 
 def chunk_text(response: JSON) -> str:
     """The text parts of a Gemini `llm_response` chunk (`candidates[0].content.parts`), joined."""
-    candidate = _candidate(response)
+    return text_of(candidate_of(response))
+
+
+def text_of(candidate: dict[str, JSON] | None) -> str:
+    """The text parts of a chunk's first candidate (`candidate_of`), joined."""
     content = candidate.get("content") if candidate is not None else None
     parts = content.get("parts") if isinstance(content, dict) else None
     if not isinstance(parts, list):
         return ""
+    if len(parts) == 1:  # a streamed chunk's usual one part
+        part = parts[0]
+        text = part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None
+        return text if isinstance(text, str) else ""
     texts = [p if isinstance(p, str) else p.get("text") for p in parts if isinstance(p, str | dict)]
     return "".join(t for t in texts if isinstance(t, str))
 
 
 def finished(response: JSON) -> bool:
     """The chunk ends its response (`candidates[0].finishReason`)."""
-    candidate = _candidate(response)
+    return ends(candidate_of(response))
+
+
+def ends(candidate: dict[str, JSON] | None) -> bool:
+    """A chunk whose first candidate (`candidate_of`) is this ends its response."""
     return candidate is not None and bool(candidate.get("finishReason"))
 
 
-def _candidate(response: JSON) -> dict[str, JSON] | None:
+def candidate_of(response: JSON) -> dict[str, JSON] | None:
+    """The first candidate of a Gemini `llm_response` chunk, if it has one."""
     if not isinstance(response, dict):
         return None
     candidates = response.get("candidates")

@@ -11,8 +11,9 @@ package's declaration can leave out another's rules.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hookd.types import STREAM_EVENTS, PackageInfo
 
@@ -25,6 +26,11 @@ class StreamCues:
 
     strings: tuple[str, ...]
     longest: int
+    # Whether any of them is there at all: one search, where a chunk would cost one per string (most hold none)
+    _any: re.Pattern[str] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_any", re.compile("|".join(re.escape(s) for s in self.strings)))
 
     @classmethod
     def of(cls, strings: Iterable[str]) -> StreamCues:
@@ -34,6 +40,8 @@ class StreamCues:
     def latest_in(self, text: str, start: int = 0) -> int:
         """Where the last occurrence of any of the strings that begins at or after `start` begins; -1: none.
         An empty string occurs everywhere: a package that declares one is evaluated for every chunk."""
+        if self._any.search(text, start) is None:
+            return -1
         return max((text.rfind(s, start) for s in self.strings), default=-1)
 
 

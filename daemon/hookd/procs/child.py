@@ -27,17 +27,18 @@ from hookd.audit.sink import Sink
 from hookd.audit.streams import StreamRecords
 from hookd.audit.writer import wait_for_records
 from hookd.config import Config
-from hookd.decide import Decider
+from hookd.decide import Decider, OpenRecords
 from hookd.dialects.registry import STREAMED
 from hookd.enrich.stream import MemoryTexts, key_of
 from hookd.errors import HookdError, Unavailable
 from hookd.lane import Lane
+from hookd.pipeline import QuietChunk
 from hookd.procs import journal as journal_files
 from hookd.procs.channel import LANE_FD, STOP_TIMEOUT_S, STREAM_LANE_FD, line, log
 from hookd.procs.journal import Journal
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
-from hookd.types import JSON, Deadline, Handled, PolicySet
+from hookd.types import JSON, Deadline, Event, Handled, Outcome, PolicySet
 
 STATS_EVERY_S = 1.0
 LANE_NICENESS = 10
@@ -77,6 +78,7 @@ class WorkerProcess:
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
         self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
+        self._open_records = _OpenRecords(self)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
         self.decider = Decider(config, self.pipeline, self, self.stats, None if lane else Lane.from_config(config))
         # A shim sends a streamed chunk straight to the stream lane, the process that holds its response's text
@@ -94,6 +96,18 @@ class WorkerProcess:
 
     # --- the Decider's recorder (hookd.decide.Recorder) ---
 
+    def open_records(self) -> OpenRecords | None:
+        """The stream lane's open records, when an allowed chunk is folded into its record as it is decided (what
+        `_offer` holds: nothing queued before it, no wait for room); None in any other process."""
+        if not self._streams_here or self._cut_off or len(self._sink) or len(self.rollout):
+            return None
+        return None if self._unacked >= UNACKED_LIMIT else self._open_records
+
+    def fold_quiet(self, quiet: QuietChunk) -> None:
+        """A quiet chunk counted, and folded into its response's open record, as `_offer` holds an allowed one."""
+        self._chunk_counts.append([_EVENTS[quiet.event], _OUTCOMES[quiet.decision.outcome], quiet.latency_ms, False])
+        self._streams.hold_allowed(quiet.key, quiet.chunk, quiet.index, quiet.decision)
+
     def admit(self) -> None:
         """Refuse to answer what could not be logged: a reply goes out only while records reach the daemon."""
         if self._cut_off:
@@ -103,9 +117,10 @@ class WorkerProcess:
         """The decision's record, sent to the daemon; awaited while UNACKED_LIMIT records have not reached the
         daemon's queue (this bounds what a crash of the daemon loses), until the request's deadline."""
         self.admit()  # the daemon may have gone while this request was decided
-        if self._unacked + len(self._sink) + len(self.rollout) >= UNACKED_LIMIT:
+        queued = len(self._sink) + len(self.rollout)
+        if self._unacked + queued >= UNACKED_LIMIT:
             return self._record_with_room(handled, via, deadline)
-        self._offer(Pending(handled, time.time(), via))
+        self._offer(Pending(handled, time.time(), via), queued)
         return None
 
     async def _record_with_room(self, handled: Handled, via: str, deadline: Deadline) -> None:
@@ -114,9 +129,9 @@ class WorkerProcess:
             # The agent gets an error frame (the shim's fail mode), so that is what the record says.
             self.rollout.offer(Pending(self.pipeline.refused(handled, why), time.time(), via))
             raise Unavailable(why)
-        self._offer(Pending(handled, time.time(), via))
+        self._offer(Pending(handled, time.time(), via), len(self._sink) + len(self.rollout))
 
-    def _offer(self, pending: Pending) -> None:
+    def _offer(self, pending: Pending, queued: int) -> None:
         """A decision on its way to the daemon: through the rollout (monitor, shadow) to the record sender, but
         for the stream lane's allowed chunk of an open response, folded into that response's record here and
         now (`StreamRecords.hold`) when nothing is queued before it: there is nothing to send for it, and waking
@@ -129,7 +144,7 @@ class WorkerProcess:
         if self._streams_here and key_of(handled.event) is not None:
             self._chunk_counts.append(_counted(handled))
             served = handled.policy_set
-            queued = len(self._sink) or len(self.rollout)  # folded first, in their order
+            # `queued`: the records and observations before it, folded first, in their order
             if not queued and not (served is not None and served.observed) and self._streams.hold(pending):
                 return
             self._text_sent[handled.decision_id] = True
@@ -297,10 +312,30 @@ class WorkerProcess:
             log.info("worker_reloaded", worker=self.index, revision=served.status().revision)
 
 
+class _OpenRecords:
+    """The stream lane's open records as the quiet chunk's short-cut sees them (hookd.decide.OpenRecords)."""
+
+    __slots__ = ("_worker",)
+
+    def __init__(self, worker: WorkerProcess) -> None:
+        self._worker = worker
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._worker._streams
+
+    def fold(self, quiet: QuietChunk) -> None:
+        self._worker.fold_quiet(quiet)
+
+
 def _counted(pending: Pending | Handled) -> list[JSON]:
     """What the daemon's metrics count of one decision."""
     handled = pending.handled if isinstance(pending, Pending) else pending
-    return [handled.event.event.value, handled.decision.outcome.name, handled.latency_ms, handled.engine_error]
+    return [_EVENTS[handled.event.event], _OUTCOMES[handled.decision.outcome], handled.latency_ms, handled.engine_error]
+
+
+# Each name read once: an Enum's .value and .name are Python properties, and this runs on every decision
+_EVENTS: dict[Event, str] = {event: event.value for event in Event}
+_OUTCOMES: dict[Outcome, str] = {outcome: outcome.name for outcome in Outcome}
 
 
 def lower_priority() -> None:

@@ -84,6 +84,10 @@ def close(files: Files) -> None:
 
 # json.dumps with separators builds an encoder on every call: one, kept, for a line a chunk
 _LINE = json.JSONEncoder(separators=(",", ":")).encode
+_STRING = json.encoder.encode_basestring_ascii  # a str as _LINE writes it (ensure_ascii)
+_ENDS = {(cut, final): _LINE({"cut": cut, "f": final}).replace("{", ",", 1).encode() + b"\n" for cut in (False, True)
+         for final in (False, True)}  # fmt: skip
+KEYS_KEPT = 256  # the lines' beginnings kept, one per response (MAX_RESPONSES)
 
 
 class Journal:
@@ -96,11 +100,18 @@ class Journal:
         self._active = files.index(active)
         self._size = os.fstat(active).st_size
         self._bound = max(MIN_BOUND, 2 * self._size)
+        self._starts: dict[tuple[int, str, str, str], bytes] = {}
 
     def append(self, key: tuple[int, str, str, str], text: str, final: bool) -> None:
-        """One chunk's text (its last MAX_TEXT characters: hookd.enrich.stream keeps no more of a response)."""
+        """One chunk's text (its last MAX_TEXT characters: hookd.enrich.stream keeps no more of a response), as the
+        line `_LINE({"c": list(key), "x": kept, "cut": ..., "f": final})` is, its response's part written once."""
         kept = text[-MAX_TEXT:]
-        line = _LINE({"c": list(key), "x": kept, "cut": len(kept) < len(text), "f": final}).encode() + b"\n"
+        start = self._starts.get(key)
+        if start is None:
+            if len(self._starts) >= KEYS_KEPT:
+                self._starts.clear()
+            start = self._starts[key] = f'{{"c":{_LINE(list(key))},"x":'.encode()
+        line = b"".join((start, _STRING(kept).encode(), _ENDS[len(kept) < len(text), final]))
         self._size += os.pwrite(self._files[self._active], line, self._size)
         if self._size > self._bound:
             self._compact()

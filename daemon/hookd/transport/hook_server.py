@@ -349,6 +349,9 @@ class HookServer:
         return wire.encode_error(code, message)
 
 
+_NOBODY = Caller(uid=-1, gid=-1, pid=0)  # a connection's caller until its credentials are read
+
+
 class _HookConnection(asyncio.Protocol):
     """One shim connection: buffer one frame, decide it (in this callback, or in a task), write one reply, close.
 
@@ -379,7 +382,7 @@ class _HookConnection(asyncio.Protocol):
         self._task: asyncio.Task[None] | None = None
         self.done = False  # answered or closed: nothing more is written, the deadline no longer applies
         self._started = self.expires_at = 0.0
-        self._caller = Caller(uid=-1, gid=-1, pid=0)
+        self._caller = _NOBODY
         self._own_daemon = False  # the lane's peer is its daemon or a worker: forwarded frames are taken
         self._direct = False  # the lane's: a frame a shim sent it, read (its errors are no one else's to count)
         self._session = 0  # the lane's: the session of the peer (its parent process), 0 until read
@@ -521,5 +524,10 @@ class _HookConnection(asyncio.Protocol):
         self._transport.close()  # flushes the reply first; the shim reads to the end of it
 
 
+_NOTHING = wire.encode_reply(b"")  # the reply of most decisions (an allow that prints nothing), encoded once
+
+
 def _frame(reply: Reply) -> bytes:
+    if not (reply.stdout or reply.stderr or reply.exit_code):
+        return _NOTHING
     return wire.encode_reply(reply.stdout, reply.stderr, reply.exit_code)

@@ -939,3 +939,22 @@ def test_allow_rewrite_and_context_carry_no_id() -> None:
     rewritten = render_with_id(event_of(Event.BEFORE_TOOL), rewrite(tool_input={"content": "x"}))
     assert ID.encode() not in rewritten.stdout
     assert ID.encode() not in render_with_id(event_of(Event.AFTER_TOOL), context()).stdout
+
+
+@pytest.mark.parametrize("decision_id", ["", "0123456789abcdef"])
+@pytest.mark.parametrize("extras", [{}, {"clear_context": True}])
+def test_a_plain_allow_of_a_streamed_chunk_renders_as_the_after_model_renderer_does(
+    decision_id: str, extras: dict[str, Any]
+) -> None:
+    """GeminiDialect.render answers a plain allow on AfterModel without the renderer (every chunk of a streamed
+    answer gets one): the same reply, whatever the chunk."""
+    from dataclasses import replace
+
+    from hookd.dialects.common import reply
+    from hookd.dialects.gemini import render_output
+    from hookd.types import Decision, Outcome
+
+    decision = replace(Decision(Outcome.ALLOW, reasons=("r",), extras=extras), decision_id=decision_id)
+    for payload in ({}, {"llm_response": {"candidates": [{"content": {"parts": ["x"]}, "finishReason": "STOP"}]}}):
+        event = NormalisedEvent("gemini", Event.AFTER_MODEL, payload, None, "s", "/p", "/p", Caller(1, 1, 1))
+        assert GeminiDialect().render(event, decision) == reply(*render_output(event, decision)) == Reply()

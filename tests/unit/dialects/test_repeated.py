@@ -69,3 +69,19 @@ def test_what_is_kept_is_bounded() -> None:
     field.load(1000, payload(REQUEST))  # alone over max_bytes: read, not kept
     field.load(1000, payload(REQUEST))
     assert field.misses == 7
+
+
+@pytest.mark.parametrize(
+    "chunk", ['{"x":NaN}', '{"x":1e999}', '{"x":' + "[" * 100 + "]" * 100 + "}", '{"x":-Infinity}', '"\xff"']
+)
+def test_a_rest_of_the_payload_the_parse_step_refuses_is_read_whole(chunk: str) -> None:
+    """The payload without the repeated field is refused where wire.check_payload or the dialect's read would refuse
+    it: None, and the pipeline reads the payload whole and answers its ordinary error."""
+    data = payload(REQUEST).replace(
+        b'"hook_event_name":', b'"other":' + chunk.encode("latin-1") + b',"hook_event_name":'
+    )
+    assert RepeatedField("llm_request", "llm_response").load(1000, data) is None
+    deep_but_allowed = payload(REQUEST).replace(
+        b'"hook_event_name":', b'"o":' + b"[" * 98 + b"]" * 98 + b',"hook_event_name":'
+    )
+    assert RepeatedField("llm_request", "llm_response").load(1000, deep_but_allowed) is not None

@@ -125,3 +125,28 @@ def test_a_journal_that_cannot_be_read_gives_the_next_lane_nothing() -> None:
     for fd in files:
         os.close(fd)
     assert journal.taken_over(files) == []
+
+
+def test_a_chunks_line_is_the_json_of_its_fields() -> None:
+    """The line a chunk appends, its response's part written once, is `{"c": key, "x": text, "cut", "f"}` as JSON."""
+    import random
+
+    from hookd.procs.journal import _LINE
+
+    rng = random.Random(30)
+    files = journal.create([])
+    try:
+        appender = Journal(files, list)
+        for _ in range(300):
+            key = (rng.randint(0, 70000), rng.choice(["gemini", "g\u00e9", 'q"']), rng.choice(["s", "s\n", ""]), "r")
+            text = "".join(rng.choice(["a", "\u00e9", "\U0001f600", '"', "\\", "\n", "\ud83d"]) for _ in range(9))
+            text = text * rng.choice([1, 1, 2000])
+            final, before, active = rng.random() < 0.2, appender._size, appender._active
+            appender.append(key, text, final)
+            if appender._active != active:
+                continue  # compacted: the line is in the snapshot
+            kept = text[-MAX_TEXT:]
+            line = os.pread(files[appender._active], appender._size - before, before)
+            assert line == _LINE({"c": list(key), "x": kept, "cut": len(kept) < len(text), "f": final}).encode() + b"\n"
+    finally:
+        journal.close(files)

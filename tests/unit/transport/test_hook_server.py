@@ -437,3 +437,11 @@ def test_the_stream_lane_refuses_a_forwarded_frame_from_a_process_that_is_not_it
     uvloop.run(scenario())
     assert handled == []
     assert [(r.status, r.stderr) for r in replies] == [(wire.Status.ERROR, b"forbidden")], replies
+
+
+def test_the_reply_that_prints_nothing_is_encoded_once_and_the_same() -> None:
+    from hookd.transport.hook_server import _frame
+
+    assert _frame(Reply()) == wire.encode_reply(b"", b"", 0)
+    assert _frame(Reply(exit_code=2)) == wire.encode_reply(b"", b"", 2)
+    assert _frame(Reply(stderr=b"e")) == wire.encode_reply(b"", b"e", 0)
