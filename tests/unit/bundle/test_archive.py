@@ -89,6 +89,7 @@ def test_a_gzip_bomb_stops_at_the_limit() -> None:
         (gzip.compress(b"this is not a tar file" * 100), "corrupt bundle archive"),
         (tarball(), "holds no files"),
     ],
+    ids=["not-gzip", "cut-short", "bad-deflate", "not-tar", "empty"],  # gzip's mtime is in the bytes: no byte ids
 )
 def test_broken_archives_are_refused(data: bytes, reason: str) -> None:
     with pytest.raises(BundleError, match=reason):
