@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from hookd.assembly import build_pipeline, engine_for_dir
 from hookd.config import Config, bundled_policies_dir
 from hookd.enrich.effects.processes import _names, running_names
 from hookd.types import Caller, Deadline, HookRequest, Outcome
+from support import eventually
 
 
 @pytest.mark.parametrize(
@@ -37,14 +37,22 @@ def test_a_process_is_named_by_its_program_and_an_interpreters_module_or_script(
     assert _names(argv) == names
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`, from each one's /proc/N/stat (no kernel option needed)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if stat[stat.rfind(")") + 2 :].split()[1] == str(pid):
+                found.append(int(entry.name))
+    return found
+
+
 def _wait_for_child(pid: int) -> int:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        if children:
-            return int(children[0])
-        time.sleep(0.01)
-    raise AssertionError(f"process {pid} started no child in 10 s")
+    return eventually(lambda: (_children(pid) or [0])[0], timeout=10, what=f"a child of process {pid}")
 
 
 @pytest.fixture
