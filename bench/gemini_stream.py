@@ -237,13 +237,19 @@ def arguments() -> argparse.Namespace:
     return args
 
 
-def main() -> int:
-    args = arguments()
+def confined_gemini() -> str:
+    """The Gemini CLI to run (HOOKD_GEMINI_BIN), once it is sure the runs can be confined."""
     gemini = os.environ.get("HOOKD_GEMINI_BIN", "")
     if not gemini or not os.access(gemini, os.X_OK):
         raise SystemExit("HOOKD_GEMINI_BIN is not set to the Gemini CLI: run through ./dev")
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         raise SystemExit("needs root and unshare (the agent runs in its own network and mount namespaces)")
+    return gemini
+
+
+def main() -> int:
+    args = arguments()
+    gemini = confined_gemini()
     floor = floor_binary()
     if floor is None:
         raise SystemExit("no C compiler for the floor (bench/floor_noop.c)")
