@@ -34,6 +34,9 @@ def world(proj: Path) -> Path:
         (["find", ".", "-name", "x", "-o", "-name", "y"], None),  # an `-o`: not read
         (["find", ".", "-path", "*/a*/b*"], None),  # a path pattern past its last segment: not read
         (["find", ".", "-type", "f"], None),  # no name test: it lists, it selects nothing by name
+        # each test holds of what it selects, whatever their order: the name its last segment, the path's on the way
+        (["find", "/c", "-path", "*hookd*", "-name", "cgroup.freeze"], "/c/**/*hookd*/**/cgroup.freeze"),
+        (["find", "/c", "-name", "cgroup.freeze", "-path", "*hookd*"], "/c/**/*hookd*/**/cgroup.freeze"),
     ],
 )
 def test_what_a_search_selects_is_read_from_its_tests(argv: list[str], selected: str | None) -> None:

@@ -86,6 +86,7 @@ def runs_without_table(program: Program) -> bool:
     return (
         not program.runs
         and program.launcher is None
+        and not program.find  # (`find -exec`'s command: the shell builder walks it with what `{}` stands for)
         and not (program.script_operand or program.stdin_lang or program.code_file_lang or program.subcommand_ops)
         and not program.schedules  # (what `at` is fed runs later: judged as such)
         and not program.gtfobins.isdisjoint(_RUNS_COMMANDS)

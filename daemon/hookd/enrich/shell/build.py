@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from contextlib import nullcontext
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
@@ -32,12 +33,12 @@ from hookd.enrich.shell.runners import (
 from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.stdin import (
-    NAME,
     duplicated,
     held,
     heredoc_text,
     read_or_printed,
     reads_code,
+    set_at_run_time,
     substituted_script,
 )
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Simple, _TooDeep, one_command, with_assigns
@@ -342,8 +343,8 @@ class _Builder:
         self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool, heredoc: str | None = None
     ) -> None:
         """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
-        if name == "set" and (argv[1:2] == ["--"] or (len(argv) > 1 and not argv[1].startswith(("-", "+")))):
-            self.state.positional(argv[2:] if argv[1] == "--" else argv[1:])
+        if name in ("set", "shift"):
+            self.state.positional_builtin(argv)
         if name in ("export", "declare", "typeset", "readonly", "local"):
             if name == "local":
                 self.state.local([a.split("=", 1)[0] for a in argv[1:] if a[:1] not in "-+"])
@@ -360,7 +361,7 @@ class _Builder:
             at = argv.index("-p", 1)
             self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
         if name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
-            named = [a for a in argv[1:] if NAME.match(a)]
+            named = set_at_run_time(name, argv)
             self.state.forget(named)
             self.state.assign(read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
             if name in ("read", "mapfile", "readarray") and self._block_fed:  # what the pipe's commands print
@@ -467,10 +468,10 @@ class _Builder:
         """What this command runs in turn: inline scripts, scripts of script runners and on stdin, inline
         code, and the commands of spawners (find -exec, docker run, parallel)."""
         name, argv = command["name"], command["argv"]
-        inline = _inline_script(name, argv) if name in _INLINE else None
-        if inline is not None:
-            text, same_shell, as_root = inline
-            self._nested(text, depth, cwd if same_shell else cwd.copy(), privileged or as_root)
+        if (inline := _inline_script(name, argv) if name in _INLINE else None) is not None:
+            text, same_shell, as_root, positional = inline
+            with nullcontext() if same_shell else self.state.call_frame(positional):  # a new shell's `$1`, `$@`
+                self._nested(text, depth, cwd if same_shell else cwd.copy(), privileged or as_root)
         script = script_of(name, argv)
         if script is None and stdin is not None and runs_stdin(name, argv, _SHELLS):
             script = stdin
@@ -532,7 +533,7 @@ _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
 _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
 _NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set
 # Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
-_SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait"})
+_SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait", "unset"})
 
 
 # --------------------------------------------------------------------------------------------------

@@ -44,7 +44,8 @@ def selection(argv: list[str]) -> str | None:
         return None
     at = next((k for k, w in enumerate(argv[1:], start=1) if w.startswith("-")), len(argv))
     roots: list[str] = argv[1:at]
-    names: list[str] = []
+    names: list[str] = []  # of the name tests (`-name`, `-iname`): the last segment of each path selected
+    paths: list[str] = []  # of the path tests: a segment somewhere on each path selected
     k = at
     while k < len(argv):
         word = argv[k]
@@ -52,16 +53,19 @@ def selection(argv: list[str]) -> str | None:
             name = searched_name(word, argv[k + 1])
             if name is None:
                 return None
-            names.extend([name] if name else [])
+            (names if word in ("-name", "-iname") else paths).extend([name] if name else [])
             k += 2
         elif word in _SEARCH_FLAGS:
             k += 1
         else:
             return None
     root = roots[0] if len(roots) == 1 else "." if not roots else ""
-    if not names or not root or root[0] in "();|&<>!":
+    if not (names or paths) or not root or root[0] in "();|&<>!":
         return None
-    return f"{root.rstrip('/') or '/'}/**/{names[0]}"
+    # every test holds of what is selected, in whatever order they are written: the name its last segment, a
+    # path test's segment on the way (`-path '*hookd*' -name cgroup.freeze`: ROOT/**/*hookd*/**/cgroup.freeze)
+    middle = f"{paths[0]}/**/" if names and paths and paths[0] != names[0] else ""
+    return f"{root.rstrip('/') or '/'}/**/{middle}{(names or paths)[0]}"
 
 
 def searched_operands(argv: list[str], home: str) -> dict[str, str]:

@@ -63,6 +63,13 @@ def substituted_script(name: str, argv: list[str], home: str) -> str | None:
     return None if text is None else text + "\n"
 
 
+def set_at_run_time(name: str, argv: list[str]) -> list[str]:
+    """The variables a builtin sets only as it runs, unknown from then on: `read x`, `mapfile a`, `printf -v x`,
+    `wait -p x`, `unset x` (and `unset 'a[0]'`: the whole array), and `getopts SPEC x` with OPTARG and OPTIND."""
+    named = [base for word in argv[1:] if NAME.match(base := word.split("[", 1)[0])]
+    return [*named, "OPTARG", "OPTIND"] if name == "getopts" else named
+
+
 def read_or_printed(name: str, argv: list[str], heredoc: str | None) -> list[tuple[str, str]]:
     """The variables `printf -v NAME FORMAT ARGS…` and `read [-r] NAME… <<< WORD` set, where the line shows the
     text ("Bash Builtin Commands", printf and read: the line read is split at blanks, the last name taking the

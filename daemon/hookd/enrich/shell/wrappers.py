@@ -242,20 +242,23 @@ def _trap_action(argv: list[str]) -> tuple[str, bool, bool] | None:
     return words[0], True, False
 
 
-def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool] | None:
-    """(script, runs in the same shell, runs as root) for `bash -c`, `eval`, `su -c` and `trap` (its action
-    runs later, in this shell: judged as if run here)."""
+def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool, list[str] | None] | None:
+    """(script, runs in the same shell, runs as root, its positional parameters) for `bash -c`, `eval`, `su -c`
+    and `trap` (its action runs later, in this shell: judged as if run here). A shell's `-c SCRIPT NAME ARG…`
+    runs SCRIPT with NAME as `$0` and the ARGs as `$1`, `$2`, … and `"$@"` (POSIX sh, "-c"), as
+    `find … -exec sh -c 'rm "$1"' _ {} +` hands each file; None: not known (`su -c`)."""
     if name == "trap":
-        return _trap_action(argv)
+        action = _trap_action(argv)
+        return None if action is None else (*action, None)
     if name == "eval":
         words = argv[2:] if argv[1:2] == ["--"] else argv[1:]
-        return (" ".join(words), True, False) if words else None
+        return (" ".join(words), True, False, None) if words else None
     if name == "su":
         for k, arg in enumerate(argv[1:], start=1):
             if arg in ("-c", "--command") and k + 1 < len(argv):
-                return argv[k + 1], False, True
+                return argv[k + 1], False, True, None
             if arg.startswith("--command="):
-                return arg[len("--command=") :], False, True
+                return arg[len("--command=") :], False, True, None
         return None
     if name not in _SHELLS:
         return None
@@ -275,7 +278,7 @@ def _inline_script(name: str, argv: list[str]) -> tuple[str, bool, bool] | None:
             continue
         break
     if has_c and k < len(argv):
-        return argv[k], False, False
+        return argv[k], False, False, argv[k + 2 :]
     return None
 
 
