@@ -137,3 +137,29 @@ def test_find_hands_its_command_string_only_the_way_it_runs_it(tmp_path: Path) -
     # not also as a command line handed to a program with no table (untabled.runs_without_table): `$@` unknown there
     found = ops("find . -name '*.orig' -exec sh -c 'rm -- \"$@\"' _ {} +", tmp_path, "delete")
     assert [(e["path"], e["known"]) for e in found] == [(f"{tmp_path}/**/*.orig", True)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "x=build; sh -c 'x=~/Documents; rm -rf \"$x\"'",
+        "d=build; eval 'd=~/Documents; rm -rf $d'",
+        "x=build; echo 'x=~/Documents; rm -rf \"$x\"' | sh",
+        "x=build; bash -c $'x=~/Documents; rm -rf \"\\x24x\"'",
+        "x=build; x=~/Documents sh -c 'rm -rf \"$x\"'",
+        "x=build; x=~/Documents eval 'rm -rf \"$x\"'",
+        "x=build; export x; env x=~/Documents sh -c 'rm -rf \"$x\"'",
+    ],
+)
+def test_a_quoted_dollar_is_the_scripts_own_not_the_lines(command: str, tmp_path: Path) -> None:
+    # `'…$x…'` is text: the shell that runs it expands `$x`, with what it set or was given, not the line's value
+    assert "/home/u/Documents" in _deleted(command, tmp_path)
+    assert str(tmp_path / "build") not in _deleted(command, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["tmp=$(mktemp -d); trap 'rm -rf \"$tmp\"' EXIT", "eval 'for f in *.txt; do wc -l \"$f\"; done'"],
+)
+def test_quoted_code_for_the_same_shell_is_known_text(command: str, tmp_path: Path) -> None:
+    assert [e["known"] for e in ops(command, tmp_path, "exec")] == [True]

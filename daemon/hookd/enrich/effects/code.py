@@ -51,13 +51,16 @@ def _command_line(value: str, form: str) -> str:
 class CodeRuns:
     """The exec effects of one line, recorded into its ledger; what is to be walked goes to `Followups`."""
 
-    __slots__ = ("ledger", "own_path")
+    __slots__ = ("ledger", "literal", "own_path")
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
         # the command finds programs on the PATH it was given (no PATH set on its line): a tool's own setup
         # code it prints (`eval "$(kubectl completion bash)"`) is the installed tool's, not a planted one's
         self.own_path = True
+        # the command's words whose `$` were quoted on the line: shell code in one is known text, its `$` the
+        # running shell's own (`trap 'rm -rf "$tmp"' EXIT`), not an expansion that builds it
+        self.literal: frozenset[str] = frozenset()
 
     def hooks(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
         for hook in program.runs:
@@ -185,7 +188,7 @@ class CodeRuns:
                 self._inline(name, lang, text, follow)
                 return
             # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
-            built = _dynamic(text) and not (self.own_path and prints_own_code(text))  # `eval "$(ssh-agent -s)"`
+            built = _dynamic(text) and text not in self.literal and not (self.own_path and prints_own_code(text))
             extra = {"flow": made, "through": "substitution"} if built and made else _built(built)
             self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=not built, **extra)
             return

@@ -49,6 +49,7 @@ class CommandView:
     fed: tuple[str, ...] = ()  # the words of the commands before it in its pipeline (`pgrep -f x | xargs kill`)
     built: Mapping[str, str] = field(default_factory=dict)  # variables set at run time, as written (`p=$(pgrep x)`)
     handed: frozenset[str] = frozenset()  # words it hands a command it runs (`find -exec CMD`): judged at CMD
+    literal: frozenset[str] = frozenset()  # words whose `$` and backticks were quoted (`eval 'echo "$x"'`): text
 
 
 class Ledger:

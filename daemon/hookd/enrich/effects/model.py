@@ -121,6 +121,7 @@ class EffectModel:
         start = len(self.ledger.effects)
         paths = (view.env.get("PATH"), view.variables.get("PATH"), view.built.get("PATH"))
         self.code.own_path = not any(planted_path(value) for value in paths)
+        self.code.literal = view.literal
         expanded = options_from_globs(view, place)
         follow = self._command(expanded, place)
         if expanded is not view:  # what the file names make it run, they chose, not the line

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from contextlib import nullcontext
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
@@ -22,14 +21,7 @@ from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.parser import _one_line, _parse_script
-from hookd.enrich.shell.runners import (
-    XARGS_INPUT,
-    operands,
-    printed,
-    runs_stdin,
-    script_of,
-    spawned,
-)
+from hookd.enrich.shell.runners import XARGS_INPUT, operands, printed, runs_stdin, script_of, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.stdin import (
@@ -42,7 +34,7 @@ from hookd.enrich.shell.stdin import (
     substituted_script,
 )
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Simple, _TooDeep, one_command, with_assigns
-from hookd.enrich.shell.words import _ASSIGN, UNSPLIT_MARK, _dynamic
+from hookd.enrich.shell.words import _ASSIGN, LITERAL_MARK, UNSPLIT_MARK, _dynamic
 from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel, xargs_run
 from hookd.types import NormalisedEvent, ToolKind
 
@@ -71,6 +63,7 @@ class _Builder:
         self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
         self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
         self._searched: dict[str, str] = {}  # a search's substitution -> the stand-in for what it prints
+        self._literal: frozenset[str] = frozenset()  # the words of the command being judged whose `$` are text
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -310,7 +303,8 @@ class _Builder:
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
-        echoed = printed(argv) if name in ("echo", "printf") else None  # also `nohup printf …`, `$p …`
+        self._literal = frozenset(w[len(LITERAL_MARK) :] for w in simple.words if w.startswith(LITERAL_MARK))
+        echoed = printed(argv, self._literal) if name in ("echo", "printf") else None  # also `nohup printf …`
         peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
         for script in follow.scripts:
@@ -450,6 +444,7 @@ class _Builder:
             fed=fed,
             built=self.state.built,
             handed=frozenset(w for spawn in spawned(command["name"], argv) for w in spawn.argv[1:]),
+            literal=self._literal,
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
@@ -470,7 +465,9 @@ class _Builder:
         name, argv = command["name"], command["argv"]
         if (inline := _inline_script(name, argv) if name in _INLINE else None) is not None:
             text, same_shell, as_root, positional = inline
-            with nullcontext() if same_shell else self.state.call_frame(positional):  # a new shell's `$1`, `$@`
+            given = [(key, self._value(value, self.state.variables)) for key, value in command["env"].items()]
+            given = [(key, expand_tilde(value, self.home)) for key, value in given]  # `env x=~/d`: bash expands it
+            with self.state.command_frame(positional, same_shell, given, cwd):
                 self._nested(text, depth, cwd if same_shell else cwd.copy(), privileged or as_root)
         script = script_of(name, argv)
         if script is None and stdin is not None and runs_stdin(name, argv, _SHELLS):

@@ -14,7 +14,7 @@ import re
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import printed
 from hookd.enrich.shell.tree import _Simple, _TooDeep
-from hookd.enrich.shell.words import BRACE_MARK, ELEMENTS_MARK, UNSPLIT_MARK, _dynamic, elements_key
+from hookd.enrich.shell.words import BRACE_MARK, ELEMENTS_MARK, LITERAL_MARK, UNSPLIT_MARK, _dynamic, elements_key
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
@@ -26,7 +26,7 @@ _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
 _TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
 _MAX_WORDS = 256  # results of one brace expansion
 _MAX_GROWTH = 4096  # words of one command before brace expansion stops
-_MARKS = (BRACE_MARK, UNSPLIT_MARK, ELEMENTS_MARK)
+_MARKS = (BRACE_MARK, UNSPLIT_MARK, ELEMENTS_MARK, LITERAL_MARK)
 _ELEMENTS_NAME = re.compile(r"\$\{?([@]|[A-Za-z_][A-Za-z0-9_]*\[@\])\}?")
 # Where an expansion's value may be split into words: its blanks, and `$IFS` itself. Text of the word that no
 # expansion made (a quoted part: `ruby${IFS}-e${IFS}'print 1'`) is never split ("Word Splitting").
@@ -38,6 +38,9 @@ _SUBST = re.compile(r"\$\(([^()`$]*)\)|`([^`$\\]*)`")  # no nesting (nor escapes
 def expand_words(words: list[str], variables: dict[str, str], home: str) -> list[str]:
     out: list[str] = []
     for given in words:
+        if given.startswith(LITERAL_MARK):  # `'$x'`: its `$` are text (words.LITERAL_MARK)
+            out.append(given[len(LITERAL_MARK) :])
+            continue
         original = given.removeprefix(ELEMENTS_MARK)
         if len(original) < len(given):  # `"$@"`, `"${a[@]}"`: each element one word, when known
             elements = _elements(original, variables)
@@ -185,13 +188,19 @@ def _echo_output(script: str, home: str, *, code: bool = False) -> str | None:
     words = command.words
     if command.assigns or command.redirects or command.subs or not words or words[0] not in ("echo", "printf"):
         return None
+    # in code, a quoted `$` is the script's own (`bash <(printf 'echo $HOME')`); in a word's value, not known
+    quoted = frozenset(w[len(LITERAL_MARK) :] for w in words if w.startswith(LITERAL_MARK)) if code else frozenset()
+    words = [w.removeprefix(LITERAL_MARK) for w in words] if quoted else words
     if words[0] == "printf":  # `$(printf rm)`, `$(printf '\x2eenv')`: the text it prints, escapes decoded
-        if any(_dynamic(w) or w.startswith(_MARKS) or (tilde and tilde in w) for w in words):
+        if any((_dynamic(w) and w not in quoted) or w.startswith(_MARKS) or (tilde and tilde in w) for w in words):
             return None
-        text = printed(words)
-        return None if text is None or "$" in text or "`" in text else text.rstrip("\n")
+        text = printed(words, quoted)
+        return None if text is None or (("$" in text or "`" in text) and not quoted) else text.rstrip("\n")
     args = words[2:] if words[1:2] == ["-n"] else words[1:]
-    if any(_dynamic(w) or w.startswith(("-", BRACE_MARK)) or "\\" in w or (tilde and tilde in w) for w in args):
+    if any(
+        (_dynamic(w) and w not in quoted) or w.startswith(("-", BRACE_MARK)) or "\\" in w or (tilde and tilde in w)
+        for w in args
+    ):
         return None
     return " ".join(args)
 

@@ -394,10 +394,15 @@ def _unescape(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
-def printed(words: list[str]) -> str | None:
+def _dynamic_text(word: str) -> bool:
+    return "$" in word or "`" in word
+
+
+def printed(words: list[str], quoted: frozenset[str] = frozenset()) -> str | None:
     """The text `echo`/`printf` writes, when its words are known (the next command in a pipe reads it):
-    escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments."""
-    if not words or words[0] not in ("echo", "printf") or any("$" in w or "`" in w for w in words):
+    escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments. A word in `quoted`
+    is known whatever `$` it holds: they were quoted on the line (`echo 'echo $HOME' | sh`)."""
+    if not words or words[0] not in ("echo", "printf") or any(_dynamic_text(w) and w not in quoted for w in words):
         return None
     if words[0] == "printf":
         args = words[1:]

@@ -8,7 +8,7 @@ import os
 import re
 import shlex
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from hookd.enrich.shell.tree import _Redir
 from hookd.enrich.shell.words import UNSPLIT_MARK, _dynamic, elements_key
 
 _POSITIONAL = ("@", "*", "#", elements_key("@"), *(str(n) for n in range(1, 10)))
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a variable's (a command's env also holds `-C`: env's directory)
 
 
 @dataclass(slots=True)
@@ -256,6 +257,27 @@ class LineState:
                     self.variables.pop(key, None)
                 else:
                     self.variables[key] = value
+
+    @contextmanager
+    def command_frame(
+        self, positional: list[str] | None, same_shell: bool, env: list[tuple[str, str]], cwd: _Cwd
+    ) -> Iterator[None]:
+        """What a command string runs in: a new shell's own positional parameters (`sh -c SCRIPT NAME ARG…`; eval's
+        are the line's), and the variables the command is given (`X=v sh -c …`, `env X=v sh -c …`, `X=v eval …`
+        hold v for the script), the line's own values back after it."""
+        given = [(key, value) for key, value in env if _NAME.fullmatch(key)]
+        saved = {key: (self.variables.get(key), self.built.get(key)) for key, _ in given}
+        with nullcontext() if same_shell else self.call_frame(positional):
+            self.assign(given, cwd)
+            try:
+                yield
+            finally:
+                for key, (value, built) in saved.items():
+                    for table, kept in ((self.variables, value), (self.built, built)):
+                        if kept is None:
+                            table.pop(key, None)
+                        else:
+                            table[key] = kept
 
     def local(self, names: list[str]) -> None:
         """`local NAME`: NAME gets its caller's value back when the function returns ("Bash Builtins", local)."""

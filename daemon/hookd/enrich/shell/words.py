@@ -478,12 +478,21 @@ def elements_key(name: str) -> str:
     return name + "\x00"
 
 
+# A word whose every `$` and backtick is quoted (`'$x'`, `\$x`, `$'\x24x'`) starts with this mark: it is text,
+# nothing in it is expanded, whatever the line set (`x=b; sh -c 'x=~/D; rm -rf "$x"'` runs `rm -rf ~/D`).
+LITERAL_MARK = "\x00'"
+_LITERAL_SOURCE = re.compile(r"[^\x00].*[$`]|[$`]", re.S)  # holds a `$` or backtick, and no other mark
+
+
 def mark_unsplit(raw: str, text: str) -> str:
     """`text` marked not to be split into words when every expansion in its source `raw` is inside double
     quotes (`sh -c "$X"` hands the shell one word, whatever $X holds), except `"$@"` and `"${a[@]}"`,
-    which bash splits into one word per element (ELEMENTS_MARK when that is the whole word)."""
+    which bash splits into one word per element (ELEMENTS_MARK when that is the whole word); marked as
+    text (LITERAL_MARK) when its `$` and backticks are all quoted, and it has no expansion."""
     if _ELEMENTS_WORD.fullmatch(raw):
         return ELEMENTS_MARK + text
+    if ("$" in raw or "`" in raw) and _LITERAL_SOURCE.match(text) and not _expansion(raw, True, tilde=True):
+        return LITERAL_MARK + text
     if ("$" in raw or "`" in raw) and not _ALL_ELEMENTS.search(raw) and not _unquoted_expansion(raw):
         return UNSPLIT_MARK + text
     return text
@@ -491,6 +500,13 @@ def mark_unsplit(raw: str, text: str) -> str:
 
 def _unquoted_expansion(raw: str) -> bool:
     """Whether `raw` (one word's source) has a `$…` or backtick expansion outside double quotes."""
+    return _expansion(raw, inside=False)
+
+
+def _expansion(raw: str, inside: bool, tilde: bool = False) -> bool:
+    """Whether `raw` (one word's source) has a `$…` or backtick expansion outside double quotes, or (`inside`)
+    anywhere: a quoted or escaped `$` is none (`$'…'` neither), a `$` in double quotes is one; with `tilde`, an
+    unquoted `~` too (the reader expands it, `~+` to `${PWD}`: a `$` of its own, not the line's text)."""
     i, n, quoted = 0, len(raw), False
     while i < n:
         c = raw[i]
@@ -509,7 +525,7 @@ def _unquoted_expansion(raw: str) -> bool:
                 end = raw.find("'", end + 1)
             i = n if end < 0 else end + 1
             continue
-        elif c in "$`" and not quoted:
+        elif (c in "$`" and (inside or not quoted)) or (tilde and c == "~" and not quoted):
             return True
         i += 1
     return False
