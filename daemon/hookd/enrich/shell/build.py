@@ -20,6 +20,7 @@ from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
+from hookd.enrich.shell.outputs import placed_output
 from hookd.enrich.shell.parser import _one_line, _parse_script
 from hookd.enrich.shell.runners import (
     XARGS_INPUT,
@@ -452,7 +453,7 @@ class _Builder:
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
-            placed = self.state.place(text, cwd)
+            placed = placed_output(text, cwd, self.state.place, view, (self._functions, self._aliases))
             if self.state.moved_away(text, cwd):
                 placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
             if text in self._searched:  # what a search prints (searches.searched), while the disk shows it all
