@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from effect_support import HOME, effects, ops
 
-from hookd.enrich.shell.outputs import below_directory, looked_up
+from hookd.enrich.shell.outputs import looked_up, printed_directory, work_tree
+from hookd.enrich.shell.state import _Cwd
 
 
 def _on(command: str, proj: Path, op: str) -> list[tuple[str, bool, str]]:
@@ -91,10 +92,61 @@ def test_pwd_the_line_makes_unknown_stays_unknown(command: str, proj: Path) -> N
     assert all(not e["known"] for e in ops(command, proj, "read"))
 
 
+def _repository(path: Path) -> Path:
+    (path / ".git" / "objects").mkdir(parents=True)
+    (path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (path / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    return path
+
+
+def test_a_cd_to_what_pwd_prints_is_followed(proj: Path) -> None:
+    assert _on('cd "$(pwd)/src" && rm -rf build', proj, "delete")[0][:2] == (f"{proj}/src/build", True)
+    assert not [e for e in ops('cd "$(pwd)/src" && rm -rf build', proj, "delete") if e.get("after_cd")]
+
+
+def test_the_top_of_the_work_tree_is_found_on_disk(proj: Path) -> None:
+    _repository(proj)
+    (proj / "cmd" / "tool").mkdir(parents=True)
+    line = 'cd cmd/tool && cat "$(git rev-parse --show-toplevel)/go.mod"'
+    assert _on(line, proj, "read") == [(f"{proj}/go.mod", True, "")]
+    deletes = ops('cd cmd && cd "$(git rev-parse --show-toplevel)" && rm -rf build', proj, "delete")
+    assert [(e["path"], e["known"], e.get("after_cd", False)) for e in deletes] == [(f"{proj}/build", True, False)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'git() { echo /; }; cat "$(git rev-parse --show-toplevel)/go.mod"',  # git made something else
+        'GIT_WORK_TREE=/ ; cat "$(git rev-parse --show-toplevel)/go.mod"',  # another work tree
+        'export GIT_DIR=/x/.git && cat "$(git rev-parse --show-toplevel)/go.mod"',
+        'cat "$(git -C /x rev-parse --show-toplevel)/go.mod"',  # another directory's
+        'cat "$(git rev-parse --show-toplevel)$F"',
+    ],
+)
+def test_a_work_tree_the_line_makes_another_stays_unknown(command: str, proj: Path) -> None:
+    _repository(proj)
+    assert all(not e["known"] for e in ops(command, proj, "read"))
+
+
+def test_outside_a_work_tree_or_inside_a_repository_there_is_none(tmp_path: Path) -> None:
+    assert work_tree(str(tmp_path)) is None
+    top = _repository(tmp_path / "top")
+    (top / "a" / "b").mkdir(parents=True)
+    assert work_tree(str(top / "a" / "b")) == str(top)
+    assert work_tree(str(top / ".git" / "objects")) is None  # a repository's own directory
+    linked = tmp_path / "linked"
+    (linked / "src").mkdir(parents=True)
+    (linked / ".git").write_text(f"gitdir: {top}/.git/worktrees/linked\n")  # a linked work tree, a submodule
+    assert work_tree(str(linked / "src")) == str(linked)
+    (top / ".git" / "config").write_text("[core]\n\tworktree = /elsewhere\n")
+    assert work_tree(str(top / "a")) is None
+
+
 def test_the_words_read_without_a_line() -> None:
-    assert below_directory("$(pwd)", "/p") == "/p"
-    assert below_directory("$( pwd -L )/a", "/p/") == "/p/a"
-    assert below_directory("$(pwd)/a", "/") == "/a"
+    assert printed_directory("$(pwd)", _Cwd("/p"), ()) == "/p"
+    assert printed_directory("$( pwd -L )/a", _Cwd("/p/"), ()) == "/p/a"
+    assert printed_directory("$(pwd)/a", _Cwd("/"), ()) == "/a"
+    assert printed_directory("$(pwd)/a", _Cwd("/p", known=False), ()) is None
     assert looked_up("$(command -v node)") == "node"
     assert looked_up("$(sudo which node)") == "node"
     assert looked_up("$(which node)", ({"which": "x"},)) is None

@@ -20,16 +20,9 @@ from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
-from hookd.enrich.shell.outputs import placed_output
+from hookd.enrich.shell.outputs import cd_words, placed_output
 from hookd.enrich.shell.parser import _one_line, _parse_script
-from hookd.enrich.shell.runners import (
-    XARGS_INPUT,
-    operands,
-    printed,
-    runs_stdin,
-    script_of,
-    spawned,
-)
+from hookd.enrich.shell.runners import XARGS_INPUT, operands, printed, runs_stdin, script_of, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd
 from hookd.enrich.shell.stdin import (
@@ -323,8 +316,9 @@ class _Builder:
             self.model.stdin_code(name, origin)
         if name in ("ln", "cp"):
             self.state.link(argv, cwd)
-        if name in ("cd", "pushd", "popd"):
-            self.state.chdir(name, argv, cwd, env)
+        if name in ("cd", "pushd", "popd"):  # a target a substitution prints, put as it (`cd "$(pwd)/src"`)
+            meanings = (self._functions, self._aliases, env, self.state.variables)
+            self.state.chdir(name, cd_words(argv, cwd, meanings), cwd, env)
         out = echoed
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
