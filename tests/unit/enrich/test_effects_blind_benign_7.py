@@ -138,6 +138,8 @@ def test_outside_a_work_tree_or_inside_a_repository_there_is_none(tmp_path: Path
     (linked / "src").mkdir(parents=True)
     (linked / ".git").write_text(f"gitdir: {top}/.git/worktrees/linked\n")  # a linked work tree, a submodule
     assert work_tree(str(linked / "src")) == str(linked)
+    (top / ".git" / "config").write_text('[includeIf "gitdir:~/"]\n\tpath = ~/x.cfg\n')
+    assert work_tree(str(top / "a")) is None
     (top / ".git" / "config").write_text("[core]\n\tworktree = /elsewhere\n")
     assert work_tree(str(top / "a")) is None
 

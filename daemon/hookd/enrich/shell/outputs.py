@@ -29,7 +29,8 @@ _PWD = re.compile(r"^(?:\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`)")
 _TOPLEVEL = re.compile(r"^(?:\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`)")
 # what makes git find another repository or work tree than the one on disk (git(1), "ENVIRONMENT VARIABLES")
 _GIT_PLACES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM")
-_WORKTREE_KEY = re.compile(r"^\s*worktree\s*=", re.IGNORECASE | re.MULTILINE)  # core.worktree moves the work tree
+# core.worktree moves the work tree (git-config(1)); an included file (`[include]`, `[includeIf …]`) may set it
+_WORKTREE_KEY = re.compile(r"^\s*(?:worktree\s*=|\[\s*include)", re.IGNORECASE | re.MULTILINE)
 # a command name a lookup finds on the search path: no slash (a slash names a path, not a lookup), no leading dot
 _COMMAND_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9_.+@-]*")
 # the lookups that print a program's path and nothing else: (program, its options that do so)
@@ -65,7 +66,8 @@ def printed_directory(text: str, cwd: _Cwd, own: tuple[Mapping[str, Any], ...]) 
 def work_tree(directory: str) -> str | None:
     """The top of the git work tree holding `directory`, as `git rev-parse --show-toplevel` finds it: the nearest
     directory upwards holding a `.git` (a repository, or a file naming one: a linked work tree, a submodule). None
-    outside one, inside a repository's own directory, or where the repository moves its work tree (`core.worktree`)."""
+    outside one, inside a repository's own directory, or where the repository may move its work tree (`core.worktree`,
+    or a file its configuration includes)."""
     path = directory.rstrip("/") or "/"
     while True:
         dot = os.path.join(path, ".git")
