@@ -141,8 +141,9 @@ def placed_output(
     lookup's operand marked with the name it finds (`installed`), unless the line or the command sets the search
     path itself (`PATH=~/.ssh:$PATH`: anything could be found there) or gives a word of it a meaning of its own
     (`own`: the line's functions and aliases, `which() { …; }`)."""
-    scopes = (*own, view.env, view.variables)
-    below = printed_directory(text, cwd, scopes) if "$" in text or "`" in text else None
+    if not text.startswith(("$(", "`")):  # the plain word, as almost every word is: no cost beyond this test
+        return place(text, cwd)
+    below = printed_directory(text, cwd, (*own, view.env, view.variables))
     if below is not None:
         return place(below, cwd)
     placed = place(text, cwd)
