@@ -252,7 +252,16 @@ _shell_ask contains {"id": "unknown-write", "reason": reason} if {
 	some e in _changes
 	e.known == false
 	object.get(e, "fixed", "elsewhere") == "elsewhere"
+	not _links_a_program(e)
 	reason := sprintf("%s %s %q, whose place is only known when the shell runs: it could be a protected path; confirm it", [e.program, _verb[e.op], object.get(e, "raw", "")])
+}
+
+# `ln -s "$(which poetry)" ~/.local/bin/poetry@local`: a link to what a search-path lookup finds (`installed`) points
+# at an installed program, never at a key, a credential store or a repository's internals, and nothing is written
+# there; a write, delete, move or mode change of it (replacing the program) is still asked above.
+_links_a_program(e) if {
+	e.op == "link"
+	object.get(e, "installed", "") != ""
 }
 
 _verb := {"write": "writes", "delete": "deletes", "chmod": "changes the mode of", "move": "moves", "link": "links"}

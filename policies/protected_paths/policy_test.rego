@@ -311,6 +311,22 @@ test_shell_write_built_at_run_time_is_asked if {
 	v.id == "unknown-write"
 }
 
+# blind-benign-7: `ln -sf $(poetry run which poetry) ~/.local/bin/poetry@local` links to an installed program
+# (the effect's `installed`, shell/outputs.py); a write, move or delete of what the lookup finds still replaces it.
+test_shell_link_to_what_a_lookup_finds_is_not_asked if {
+	e := object.union(_t_e("link", "ln", ""), {"known": false, "raw": "$(which poetry)", "fixed": "elsewhere", "installed": "poetry"})
+	count(ask) == 0 with input as _t_effects("ln -sf $(which poetry) ~/.local/bin/poetry@local", [e])
+}
+
+test_shell_write_of_what_a_lookup_finds_is_asked if {
+	e := object.union(_t_e("write", "cp", ""), {"known": false, "raw": "$(which git)", "fixed": "elsewhere", "installed": "git"})
+	some v in ask with input as _t_effects("cp evil $(which git)", [e])
+	v.id == "unknown-write"
+	m := object.union(e, {"op": "move"})
+	some w in ask with input as _t_effects("mv $(which git) /tmp/g", [m])
+	w.id == "unknown-write"
+}
+
 test_shell_write_built_at_run_time_in_the_project_is_not_asked if {
 	e := object.union(_t_e("write", "cc", ""), {"known": false, "raw": "build/$X.o", "fixed": "project"})
 	count(ask) == 0 with input as _t_effects("cc -o build/$X.o", [e])

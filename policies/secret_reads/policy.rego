@@ -412,7 +412,15 @@ _effect_read_ask contains {"id": "unknown-read", "reason": reason} if {
 	_cfg.unknown_reads == "ask"
 	some e in _effect_reads
 	e.known == false
+	not _reads_a_program(e)
 	reason := sprintf("%s reads %q, whose name is only known when the shell runs; confirm it", [e.program, e.raw])
+}
+
+# `file "$(which node)"`, `cp "$(command -v tool)" dist/`: what a search-path lookup finds (`installed`) is an installed
+# program, no secret; the line did not set the search path to find it elsewhere (daemon/hookd/enrich/shell/outputs.py).
+_reads_a_program(e) if {
+	e.op in {"read", "copy"}
+	object.get(e, "installed", "") != ""
 }
 
 # Everything under a home, an ancestor of one, or / read at once, by any program (`find ~ … | xargs cat`,

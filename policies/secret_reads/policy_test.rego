@@ -342,6 +342,20 @@ test_guessed_read_of_a_secret_is_asked if {
 	v.id == "credentials-file"
 }
 
+# blind-benign-7: `file "$(which node)"` reads what a search-path lookup finds (`installed`): an installed program.
+test_a_read_of_what_a_lookup_finds_is_not_asked if {
+	r := {"op": "read", "path": "", "raw": "$(which node)", "known": false, "program": "file", "via": "shell", "installed": "node"}
+	count(ask) == 0 with input as _effect_input([r])
+	c := object.union(r, {"op": "copy", "program": "cp"})
+	count(ask) == 0 with input as _effect_input([c])
+}
+
+test_a_move_of_what_a_lookup_finds_is_still_asked if {
+	m := {"op": "move", "path": "", "raw": "$(which node)", "known": false, "program": "mv", "via": "shell", "installed": "node"}
+	some v in ask with input as _effect_input([m])
+	v.id == "unknown-read"
+}
+
 test_unknown_read_is_asked if {
 	i := _effect_input([{"op": "read", "path": "", "raw": "$(printf x)", "known": false, "program": "cat", "via": "shell"}])
 	_s := ask with input as i

@@ -112,6 +112,8 @@ class Ledger:
                 effect["after_cd"] = True
             if dynamic:
                 effect["fixed"] = _fixed_place(raw, str(placed.get("path") or ""), self.project)
+                if placed.get("installed"):  # what a search-path lookup finds (shell/outputs.looked_up)
+                    effect["installed"] = placed["installed"]
         if code is not None:
             effect["code"] = dict(code)
         if url:

@@ -20,10 +20,11 @@ from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
+from hookd.enrich.shell.outputs import cd_words, placed_output
 from hookd.enrich.shell.parser import _one_line, _parse_script
 from hookd.enrich.shell.runners import XARGS_INPUT, operands, printed, runs_stdin, script_of, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import LineState, _Cwd
+from hookd.enrich.shell.state import LineState, _Cwd, positional_builtin
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -317,8 +318,9 @@ class _Builder:
             self.model.stdin_code(name, origin)
         if name in ("ln", "cp"):
             self.state.link(argv, cwd)
-        if name in ("cd", "pushd", "popd"):
-            self.state.chdir(name, argv, cwd, env)
+        if name in ("cd", "pushd", "popd"):  # a target a substitution prints, put as it (`cd "$(pwd)/src"`)
+            meanings = (self._functions, self._aliases, env, self.state.variables)
+            self.state.chdir(name, cd_words(argv, cwd, meanings), cwd, env)
         out = echoed
         if name in self._functions and name not in wrappers and depth < self.max_depth:
             self._called.add(name)
@@ -338,7 +340,7 @@ class _Builder:
     ) -> None:
         """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
         if name in ("set", "shift"):
-            self.state.positional_builtin(argv)
+            positional_builtin(self.state, argv)
         if name in ("export", "declare", "typeset", "readonly", "local"):
             if name == "local":
                 self.state.local([a.split("=", 1)[0] for a in argv[1:] if a[:1] not in "-+"])
@@ -448,7 +450,7 @@ class _Builder:
         )
 
         def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
-            placed = self.state.place(text, cwd)
+            placed = placed_output(text, cwd, self.state.place, view, (self._functions, self._aliases))
             if self.state.moved_away(text, cwd):
                 placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
             if text in self._searched:  # what a search prints (searches.searched), while the disk shows it all

@@ -221,27 +221,6 @@ class LineState:
         for n, arg in enumerate(args[:9], start=1):
             self.variables[str(n)] = arg
 
-    def positional_builtin(self, argv: list[str]) -> None:
-        """`set [OPTION…] [--] ARG…` and `shift [N]`, the builtins that change the positional parameters (bash(1),
-        SHELL BUILTIN COMMANDS): `set -e`, `set -o pipefail` leave them; `set -` and `set --` end the options;
-        `shift` past `$#` fails and changes nothing; a count not known makes them unknown."""
-        if argv[0] == "shift":
-            count = argv[1] if len(argv) > 1 else "1"
-            joined = self.variables.get(elements_key("@"))
-            if not count.isdigit() or joined is None:
-                self.positional(None)
-            elif int(count) <= len(args := joined.split("\x00") if joined else []):
-                self.positional(args[int(count) :])
-            return
-        k = 1
-        while k < len(argv) and len(argv[k]) > 1 and argv[k][0] in "-+" and argv[k] != "--":
-            k += 2 if "o" in argv[k][1:] else 1  # `-o NAME`, `-euo pipefail`: the next word is the option's
-        if k < len(argv) and argv[k] in ("--", "-", "+"):
-            if argv[k] == "--" or k + 1 < len(argv):  # `set -` with nothing after leaves them
-                self.positional(argv[k + 1 :])
-        elif k < len(argv):
-            self.positional(argv[k:])
-
     @contextmanager
     def call_frame(self, args: list[str] | None) -> Iterator[None]:
         """A function's body runs with its arguments as the positional parameters (None: not known); the
@@ -397,3 +376,25 @@ def _mktemp(value: str, tmpdir: str) -> str | None:
     if template and "/" in template and directory is None:
         return template.rsplit("/", 1)[0] + "/tmp.mktemp"
     return (directory or tmpdir).rstrip("/") + "/tmp.mktemp"
+
+
+def positional_builtin(state: LineState, argv: list[str]) -> None:
+    """`set [OPTION…] [--] ARG…` and `shift [N]`, the builtins that change the positional parameters (bash(1),
+    SHELL BUILTIN COMMANDS): `set -e`, `set -o pipefail` leave them; `set -` and `set --` end the options;
+    `shift` past `$#` fails and changes nothing; a count not known makes them unknown."""
+    if argv[0] == "shift":
+        count = argv[1] if len(argv) > 1 else "1"
+        joined = state.variables.get(elements_key("@"))
+        if not count.isdigit() or joined is None:
+            state.positional(None)
+        elif int(count) <= len(args := joined.split("\x00") if joined else []):
+            state.positional(args[int(count) :])
+        return
+    k = 1
+    while k < len(argv) and len(argv[k]) > 1 and argv[k][0] in "-+" and argv[k] != "--":
+        k += 2 if "o" in argv[k][1:] else 1  # `-o NAME`, `-euo pipefail`: the next word is the option's
+    if k < len(argv) and argv[k] in ("--", "-", "+"):
+        if argv[k] == "--" or k + 1 < len(argv):  # `set -` with nothing after leaves them
+            state.positional(argv[k + 1 :])
+    elif k < len(argv):
+        state.positional(argv[k:])
