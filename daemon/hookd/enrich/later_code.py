@@ -26,6 +26,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
@@ -53,10 +54,14 @@ def _shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:
 
 # What a configuration value may name for a program to load: code, a JVM agent, a shared library
 _LOADED = "|".join(sorted({*CODE_LANGS, "jar", "so", "dylib", "node", "wasm"}))
+# ... or code by its name's shape: `Gemfile`, `Rakefile`, `Vagrantfile` are the programs' own Ruby, run by name
 _SCRATCH_CODE = re.compile(
-    rf"""(?:^|[\s=:"'(,])((?:/tmp|/var/tmp|/dev/shm)/[^\s"',;()]{{0,255}}\.(?:{_LOADED}))(?=$|[\s"',;=)])""",
+    rf"""(?:^|[\s=:"'(,])((?:/tmp|/var/tmp|/dev/shm)/(?:[^\s"',;()]{{0,255}}\.(?:{_LOADED})"""
+    rf"""|(?:[^\s"',;()]{{0,255}}/)?[A-Za-z][a-z]{{1,15}}file))(?=$|[\s"',;=)])""",
     re.MULTILINE,
 )
+# A settings key whose value is a program another program starts (a browser's native messaging host's `path`)
+_PROGRAM_KEYS = frozenset({"path", "program", "executable", "binary", "bin", "exe", "interpreter", "launcher"})
 _SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/dev/shm/")
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonc", ".json5", ".toml", ".properties", ".ini", ".cfg", ".conf",
                     ".xml", ".env")  # fmt: skip
@@ -82,7 +87,7 @@ def left_for_later(
             continue
         later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
         if not later:
-            later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT])
+            later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT], project)
         if not later and path and not _is_prose(path, project):
             fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
             later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
@@ -272,22 +277,59 @@ def _home_rc(path: str, home: str, project: str) -> bool:
     return path.endswith("rc") and rest.startswith(".") and not rest.startswith(".cache/") and not under(path, project)
 
 
-def _scratch_code(path: str, texts: list[str], unread: list[str]) -> Later | None:
-    """A configuration text that names code in scratch space for a program to load (or scratch space at all in
+def _scratch_code(path: str, texts: list[str], unread: list[str], project: str) -> Later | None:
+    """A configuration text that names code in scratch space for a program to load, by its extension or its
+    name's shape, or a program there under a key naming what another program starts (or scratch space at all in
     what lies past the part read)."""
-    base = path.rpartition("/")[2]
-    if not (base.endswith(_CONFIG_SUFFIXES) or (base.startswith(".") and "." not in base[1:])):
+    if not is_configuration(path):
         return None
     if any(root in rest for rest in unread for root in _SCRATCH_ROOTS):
         return {"lang": "text", "text": ""}, "a configuration too long to read that names scratch space"
     for text in texts:
-        found = _SCRATCH_CODE.search(text)
-        if found:
-            return {
-                "lang": "text",
-                "text": found.group(1),
-            }, f"a configuration naming code in scratch space ({found.group(1)})"
+        found = (m.group(1) for m in _SCRATCH_CODE.finditer(text) if not under(m.group(1), project))
+        named = next(found, "") or _scratch_program(text, project)
+        if named:
+            return {"lang": "text", "text": named}, f"a configuration naming code in scratch space ({named})"
     return None
+
+
+def is_configuration(path: str) -> bool:
+    """A configuration file by its name: a configuration format's extension, a dotfile, or any file below a
+    dot-directory (`.mvn/jvm.config`, `~/.bundle/config`, `~/.config/sway/config`: a program's own settings)."""
+    directory, _, base = path.rpartition("/")
+    return (
+        base.endswith(_CONFIG_SUFFIXES)
+        or (base.startswith(".") and "." not in base[1:])
+        or any(part.startswith(".") and part not in (".", "..") for part in directory.split("/"))
+    )
+
+
+def _scratch_program(text: str, project: str) -> str:
+    """The first value of a settings text (JSON, TOML, YAML) under a key naming a program to start that is a file
+    in scratch space (`"path": "/tmp/.b/host"`), or ``."""
+    parsed = parsed_settings(text) if "/" in text else None
+    stack: list[Any] = [parsed] if parsed is not None else []
+    budget = 1024
+    while stack and budget > 0:
+        node = stack.pop()
+        budget -= 1
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, (dict, list)):
+                stack.append(value)
+            elif _names_scratch_program(key, value, project):
+                return str(value)
+    return ""
+
+
+def _names_scratch_program(key: object, value: object, project: str) -> bool:
+    return (
+        isinstance(key, str)
+        and key.lower() in _PROGRAM_KEYS
+        and isinstance(value, str)
+        and value.startswith(_SCRATCH_ROOTS)
+        and not under(value, project)
+    )
 
 
 def is_command_file(path: str) -> bool:

@@ -42,3 +42,23 @@ def test_a_builtin_that_runs_its_words_is_read_through(name: str, text: str, run
     path = f"{HOME}/{name}"
     event = enriched("opencode", "write", {"filePath": path, "content": text}, proj)
     assert (path in later(event)) is runs
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "runs"),
+    [
+        # a file below a dot-directory is a program's configuration; a JVM agent in scratch space
+        (".mvn/jvm.config", "-Xss4m -javaagent:/var/tmp/j/a.jar=verbose\n", True),
+        (".mvn/jvm.config", "-Xss4m -XX:+UseZGC\n", False),
+        # code by its name's shape (a Gemfile is Ruby), or a program under a key naming what another one starts
+        (".bundle/config", "---\nBUNDLE_GEMFILE: /dev/shm/g/Gemfile\n", True),
+        (".bundle/config", "---\nBUNDLE_JOBS: '8'\nBUNDLE_PATH: vendor/bundle\n", False),
+        (".config/chromium/NativeMessagingHosts/org.x.json", '{"name": "org.x", "path": "/tmp/x/host"}', True),
+        (".config/chromium/NativeMessagingHosts/org.x.json", '{"name": "org.x", "path": "/opt/x/host"}', False),
+        (".config/tool/settings.json", '{"cacheDir": "/tmp/tool-cache", "logFile": "/tmp/tool.log"}', False),
+    ],
+)
+def test_a_configuration_naming_code_in_scratch_space(name: str, text: str, runs: bool, proj: Path) -> None:
+    path = str(proj / name) if name.startswith(".mvn") else f"{HOME}/{name}"
+    event = enriched("kilo", "write", {"filePath": path, "content": text}, proj)
+    assert (path in later(event)) is runs
