@@ -91,6 +91,8 @@ def left_for_later(
         if not later and path and not _is_prose(path, project):
             fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
             later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
+        if not later and is_configuration(path):
+            later = _named_file_runs(path, texts, home, project)
         if later:
             code, when = later
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
@@ -198,6 +200,44 @@ def named_script_runs_later(line: str, config: str, home: str, project: str) -> 
 
 
 MAX_SCRIPT = 64 * 1024
+_NAMED_WHEN = "a configuration naming a file whose lines run what they download or decode, or reach into the home"
+_WORD = re.compile(r"""[^\s"'=,;()\[\]{}<>|]+""")
+_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?")
+_MAX_NAMED = 16
+
+
+def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> Later | None:
+    """A configuration that names a file another program loads or runs from it (kitty's `startup_session
+    ~/.config/kitty/launch.conf`, flake8's local plugin `tools.lint:Checker`, mypy's `plugins = ./p.py`): a path
+    (`~/…`, absolute, or relative to the configuration or the project) or a Python module's dotted name, naming
+    a regular file (never through a link) that is no document: its first MAX_SCRIPT bytes judged as
+    `_fetched_lines` judges any file's text. Read at decision time (TOCTOU: it widens what is asked)."""
+    seen: set[str] = set()
+    for text in texts:
+        for word in _WORD.findall(added_lines(text))[:256]:
+            for place in _places(word, config, home, project):
+                if len(seen) >= _MAX_NAMED or place in seen or place == config or _is_prose(place, project):
+                    continue
+                seen.add(place)
+                named = head(place, MAX_SCRIPT)
+                if named and _fetched_lines([named], home, project)[0]:
+                    return {"lang": "text", "text": place}, f"{_NAMED_WHEN} ({place})"
+    return None
+
+
+def _places(word: str, config: str, home: str, project: str) -> list[str]:
+    """Where a configuration's word may name a file: a path as written, or a dotted module's source file."""
+    if _MODULE.fullmatch(word) and not word.rpartition(".")[2].isdigit():
+        stem = word.partition(":")[0].replace(".", "/")
+        bases = (project, os.path.dirname(config))
+        return [os.path.join(b, stem + end) for b in bases for end in (".py", "/__init__.py")]
+    if "/" not in word or "://" in word:
+        return []
+    if word.startswith("~/"):
+        return [os.path.normpath(home + word[1:])]
+    if word.startswith("/"):
+        return [os.path.normpath(word)]
+    return [os.path.normpath(os.path.join(b, word)) for b in (os.path.dirname(config), project)]
 
 
 def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
