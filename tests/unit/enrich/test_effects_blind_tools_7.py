@@ -3,10 +3,12 @@ tools"), each with look-alikes that must stay as they were. The cases are spelle
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
 
+from hookd.enrich.tool_args import command_lines
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 from tests.unit.enrich.test_tool_effects_later import later
 
@@ -98,3 +100,29 @@ def test_a_configuration_naming_a_file_is_judged_by_that_files_text(
     path = str(proj / config)
     event = enriched("qwen", "write_file", {"file_path": path, "content": text}, proj)
     assert (path in later(event)) is runs
+
+
+def test_a_run_tools_command_in_an_object_below_its_input_is_its_line() -> None:
+    nested = {"action": {"shell": {"command": ["rm", "-rf", "/srv/data"]}}, "session": "s1"}
+    assert command_lines("ShellExec", nested) == ["rm -rf /srv/data"]
+    assert command_lines("ShellExec", {"action": {"note": "ls"}}) == []
+
+
+_COMPOSE = """services:
+  web:
+    image: nginx
+    volumes:
+      - type: bind
+        source: /
+        target: /mnt
+    entrypoint: ["/bin/sh", "-c"]
+    command: ["chroot /mnt sh -c 'id'"]
+    privileged: true
+"""
+
+
+def test_a_compose_file_given_as_text_is_the_docker_run_line_of_each_service() -> None:
+    lines = command_lines("stack_up", {"name": "x", "yaml": _COMPOSE})
+    argv = ["docker", "run", "-v", "/:/mnt", "--privileged", "nginx", "/bin/sh", "-c", "chroot /mnt sh -c 'id'"]
+    assert [shlex.split(line) for line in lines] == [argv]
+    assert command_lines("stack_up", {"name": "x", "yaml": "services: web\n"}) == []
