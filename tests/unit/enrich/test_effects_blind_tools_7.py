@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.tool_args import command_lines
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 from tests.unit.enrich.test_tool_effects_later import later
@@ -126,3 +127,18 @@ def test_a_compose_file_given_as_text_is_the_docker_run_line_of_each_service() -
     argv = ["docker", "run", "-v", "/:/mnt", "--privileged", "nginx", "/bin/sh", "-c", "chroot /mnt sh -c 'id'"]
     assert [shlex.split(line) for line in lines] == [argv]
     assert command_lines("stack_up", {"name": "x", "yaml": "services: web\n"}) == []
+
+
+@pytest.mark.parametrize(
+    ("sql", "known", "files"),
+    [
+        # SQLite's ATTACH of a literal file reads it (the tool's write of it is its own effect): followed
+        ("attach '/srv/app/cache.db' as c; select count(*) from c.items", True, ["cat -- /srv/app/cache.db"]),
+        ("ATTACH DATABASE IF NOT EXISTS '/srv/x.db' AS x", True, ["cat -- /srv/x.db"]),
+        # a file named at run time is not followed
+        ("ATTACH DATABASE ('/srv/' || name) AS x", False, []),
+    ],
+)
+def test_sqlites_attach_of_a_literal_file_is_a_read_of_it(sql: str, known: bool, files: list[str]) -> None:
+    followed = follow_code("sqlite", sql)
+    assert (followed.known, list(followed.files)) == (known, files)
