@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
@@ -300,7 +301,7 @@ def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | 
     if lang is None and _home_rc(path, home, project):
         # a run-commands file (`direnvrc`): code when its lines fetch or build what they run
         lang = "sh" if any(_runs_unseen(text, home, project) for text in _lines(texts)) else None
-    if lang is None:
+    if lang is None or (texts and all(code_runs_nothing(lang, added_lines(t)) for t in texts)):
         return None
     return {"lang": lang, "text": "\n".join(texts)}, HOME_CODE_WHEN
 

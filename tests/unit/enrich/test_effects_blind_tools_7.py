@@ -142,3 +142,31 @@ def test_a_compose_file_given_as_text_is_the_docker_run_line_of_each_service() -
 def test_sqlites_attach_of_a_literal_file_is_a_read_of_it(sql: str, known: bool, files: list[str]) -> None:
     followed = follow_code("sqlite", sql)
     assert (followed.known, list(followed.files)) == (known, files)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "runs"),
+    [
+        # code in the home is judged by what it does when its language's table follows it: the host's API calls
+        # whose names say nothing of acting, and a literal `require`, do nothing hookd can see
+        (
+            ".config/mpv/scripts/pause.lua",
+            "mp.observe_property('pause', 'bool', function() mp.osd_message('p') end)\n",
+            False,
+        ),
+        (".config/wezterm/wezterm.lua", "local w = require('wezterm')\nreturn { font = w.font('Iosevka') }\n", False),
+        (".config/mpv/scripts/x.lua", "mp.commandv('run', 'sh', '-c', 'id')\n", True),
+        (".config/mpv/scripts/x.lua", "require('mp.utils').subprocess({ args = { 'id' } })\n", True),
+        (
+            ".config/wezterm/wezterm.lua",
+            "local w = require('wezterm')\nw.run_child_process({ 'id' })\nreturn {}\n",
+            True,
+        ),
+        (".config/nvim/plugin/x.lua", "vim.fn.jobstart({ 'id' })\n", True),
+        (".config/mpv/scripts/x.lua", "local m = require(os.getenv('M'))\n", True),  # a module named at run time
+    ],
+)
+def test_home_code_is_judged_by_the_calls_it_makes(name: str, text: str, runs: bool, proj: Path) -> None:
+    path = f"{HOME}/{name}"
+    event = enriched("droid", "Create", {"file_path": path, "content": text}, proj)
+    assert (path in later(event)) is runs
