@@ -212,10 +212,13 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
     ~/.config/kitty/launch.conf`, flake8's local plugin `tools.lint:Checker`, mypy's `plugins = ./p.py`): a path
     (`~/…`, absolute, or relative to the configuration or the project) or a Python module's dotted name, naming
     a regular file (never through a link) that is no document: its first MAX_SCRIPT bytes judged as
-    `_fetched_lines` judges any file's text. Read at decision time (TOCTOU: it widens what is asked)."""
+    `_fetched_lines` judges any file's text. Only names the configuration did not hold before count (a version
+    bumped in a `package.json` whose scripts name a setup script is no new reference). Read at decision time
+    (TOCTOU: it widens what is asked)."""
     seen: set[str] = set()
+    before = head(config, MAX_TEXT) or ""  # a name the file held already is no new reference
     for text in texts:
-        for word in _WORD.findall(added_lines(text))[:256]:
+        for word in [w for w in _WORD.findall(added_lines(text)) if w not in before][:256]:
             for place in _places(word, config, home, project):
                 if len(seen) >= _MAX_NAMED or place in seen or place == config or _is_prose(place, project):
                     continue
