@@ -191,6 +191,21 @@ test_read_credential_files if {
 	}
 }
 
+# Chromium's profile stores, in whichever Chromium or Electron app keeps them (https://x1dlabs.com/listings/browser-credential-forensics)
+test_read_a_chromium_engines_stores if {
+	every p in [
+		"/home/alice/.config/discord/Local Storage/leveldb/000005.ldb",
+		"/home/alice/.config/Slack/Cookies",
+		"/home/alice/.config/Code/Session Storage/000003.log",
+		"/home/alice/.config/vivaldi/Default/Login Data",
+		"/home/alice/.config/Signal/IndexedDB/file__0.indexeddb.leveldb",
+	] {
+		"credentials-file" in _t_deny(_t_read(p))
+	}
+	_t_allowed(_t_read("/home/alice/.config/discord/settings.json"))
+	_t_allowed(_t_read("/home/alice/proj/src/storage/local_storage.ts"))
+}
+
 test_read_aws_config_allowed if {
 	_t_allowed(_t_read("/home/alice/.aws/config"))
 }

@@ -26,6 +26,8 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
@@ -53,10 +55,14 @@ def _shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:
 
 # What a configuration value may name for a program to load: code, a JVM agent, a shared library
 _LOADED = "|".join(sorted({*CODE_LANGS, "jar", "so", "dylib", "node", "wasm"}))
+# ... or code by its name's shape: `Gemfile`, `Rakefile`, `Vagrantfile` are the programs' own Ruby, run by name
 _SCRATCH_CODE = re.compile(
-    rf"""(?:^|[\s=:"'(,])((?:/tmp|/var/tmp|/dev/shm)/[^\s"',;()]{{0,255}}\.(?:{_LOADED}))(?=$|[\s"',;=)])""",
+    rf"""(?:^|[\s=:"'(,])((?:/tmp|/var/tmp|/dev/shm)/(?:[^\s"',;()]{{0,255}}\.(?:{_LOADED})"""
+    rf"""|(?:[^\s"',;()]{{0,255}}/)?[A-Za-z][a-z]{{1,15}}file))(?=$|[\s"',;=)])""",
     re.MULTILINE,
 )
+# A settings key whose value is a program another program starts (a browser's native messaging host's `path`)
+_PROGRAM_KEYS = frozenset({"path", "program", "executable", "binary", "bin", "exe", "interpreter", "launcher"})
 _SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/dev/shm/")
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonc", ".json5", ".toml", ".properties", ".ini", ".cfg", ".conf",
                     ".xml", ".env")  # fmt: skip
@@ -82,10 +88,12 @@ def left_for_later(
             continue
         later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
         if not later:
-            later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT])
+            later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT], project)
         if not later and path and not _is_prose(path, project):
             fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
             later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
+        if not later and is_configuration(path):
+            later = _named_file_runs(path, texts, home, project)
         if later:
             code, when = later
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
@@ -193,6 +201,47 @@ def named_script_runs_later(line: str, config: str, home: str, project: str) -> 
 
 
 MAX_SCRIPT = 64 * 1024
+_NAMED_WHEN = "a configuration naming a file whose lines run what they download or decode, or reach into the home"
+_WORD = re.compile(r"""[^\s"'=,;()\[\]{}<>|]+""")
+_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?")
+_MAX_NAMED = 16
+
+
+def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> Later | None:
+    """A configuration that names a file another program loads or runs from it (kitty's `startup_session
+    ~/.config/kitty/launch.conf`, flake8's local plugin `tools.lint:Checker`, mypy's `plugins = ./p.py`): a path
+    (`~/…`, absolute, or relative to the configuration or the project) or a Python module's dotted name, naming
+    a regular file (never through a link) that is no document: its first MAX_SCRIPT bytes judged as
+    `_fetched_lines` judges any file's text. Only names the configuration did not hold before count (a version
+    bumped in a `package.json` whose scripts name a setup script is no new reference). Read at decision time
+    (TOCTOU: it widens what is asked)."""
+    seen: set[str] = set()
+    before = head(config, MAX_TEXT) or ""  # a name the file held already is no new reference
+    for text in texts:
+        for word in [w for w in _WORD.findall(added_lines(text)) if w not in before][:256]:
+            for place in _places(word, config, home, project):
+                if len(seen) >= _MAX_NAMED or place in seen or place == config or _is_prose(place, project):
+                    continue
+                seen.add(place)
+                named = head(place, MAX_SCRIPT)
+                if named and _fetched_lines([named], home, project)[0]:
+                    return {"lang": "text", "text": place}, f"{_NAMED_WHEN} ({place})"
+    return None
+
+
+def _places(word: str, config: str, home: str, project: str) -> list[str]:
+    """Where a configuration's word may name a file: a path as written, or a dotted module's source file."""
+    if _MODULE.fullmatch(word) and not word.rpartition(".")[2].isdigit():
+        stem = word.partition(":")[0].replace(".", "/")
+        bases = (project, os.path.dirname(config))
+        return [os.path.join(b, stem + end) for b in bases for end in (".py", "/__init__.py")]
+    if "/" not in word or "://" in word:
+        return []
+    if word.startswith("~/"):
+        return [os.path.normpath(home + word[1:])]
+    if word.startswith("/"):
+        return [os.path.normpath(word)]
+    return [os.path.normpath(os.path.join(b, word)) for b in (os.path.dirname(config), project)]
 
 
 def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
@@ -255,7 +304,7 @@ def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | 
     if lang is None and _home_rc(path, home, project):
         # a run-commands file (`direnvrc`): code when its lines fetch or build what they run
         lang = "sh" if any(_runs_unseen(text, home, project) for text in _lines(texts)) else None
-    if lang is None:
+    if lang is None or (texts and all(code_runs_nothing(lang, added_lines(t)) for t in texts)):
         return None
     return {"lang": lang, "text": "\n".join(texts)}, HOME_CODE_WHEN
 
@@ -272,22 +321,59 @@ def _home_rc(path: str, home: str, project: str) -> bool:
     return path.endswith("rc") and rest.startswith(".") and not rest.startswith(".cache/") and not under(path, project)
 
 
-def _scratch_code(path: str, texts: list[str], unread: list[str]) -> Later | None:
-    """A configuration text that names code in scratch space for a program to load (or scratch space at all in
+def _scratch_code(path: str, texts: list[str], unread: list[str], project: str) -> Later | None:
+    """A configuration text that names code in scratch space for a program to load, by its extension or its
+    name's shape, or a program there under a key naming what another program starts (or scratch space at all in
     what lies past the part read)."""
-    base = path.rpartition("/")[2]
-    if not (base.endswith(_CONFIG_SUFFIXES) or (base.startswith(".") and "." not in base[1:])):
+    if not is_configuration(path):
         return None
     if any(root in rest for rest in unread for root in _SCRATCH_ROOTS):
         return {"lang": "text", "text": ""}, "a configuration too long to read that names scratch space"
     for text in texts:
-        found = _SCRATCH_CODE.search(text)
-        if found:
-            return {
-                "lang": "text",
-                "text": found.group(1),
-            }, f"a configuration naming code in scratch space ({found.group(1)})"
+        found = (m.group(1) for m in _SCRATCH_CODE.finditer(text) if not under(m.group(1), project))
+        named = next(found, "") or _scratch_program(text, project)
+        if named:
+            return {"lang": "text", "text": named}, f"a configuration naming code in scratch space ({named})"
     return None
+
+
+def is_configuration(path: str) -> bool:
+    """A configuration file by its name: a configuration format's extension, a dotfile, or any file below a
+    dot-directory (`.mvn/jvm.config`, `~/.bundle/config`, `~/.config/sway/config`: a program's own settings)."""
+    directory, _, base = path.rpartition("/")
+    return (
+        base.endswith(_CONFIG_SUFFIXES)
+        or (base.startswith(".") and "." not in base[1:])
+        or any(part.startswith(".") and part not in (".", "..") for part in directory.split("/"))
+    )
+
+
+def _scratch_program(text: str, project: str) -> str:
+    """The first value of a settings text (JSON, TOML, YAML) under a key naming a program to start that is a file
+    in scratch space (`"path": "/tmp/.b/host"`), or ``."""
+    parsed = parsed_settings(text) if "/" in text else None
+    stack: list[Any] = [parsed] if parsed is not None else []
+    budget = 1024
+    while stack and budget > 0:
+        node = stack.pop()
+        budget -= 1
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, (dict, list)):
+                stack.append(value)
+            elif _names_scratch_program(key, value, project):
+                return str(value)
+    return ""
+
+
+def _names_scratch_program(key: object, value: object, project: str) -> bool:
+    return (
+        isinstance(key, str)
+        and key.lower() in _PROGRAM_KEYS
+        and isinstance(value, str)
+        and value.startswith(_SCRATCH_ROOTS)
+        and not under(value, project)
+    )
 
 
 def is_command_file(path: str) -> bool:

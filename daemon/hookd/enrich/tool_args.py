@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookd.enrich.config_commands import parsed_settings
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
 
 # Words of an argument's name (snake, kebab or camel case) that make it a path argument.
@@ -371,7 +372,7 @@ def run_line(tool_input: Mapping[str, Any]) -> str | None:
     argument, or a notebook kernel's code (`_kernel_code`); reading the text of its stdin argument as a quoted
     here-document (a shell's or an interpreter's script), or, with no command, that text itself (typed into a
     process already running: a shell's next lines; text no shell parses runs nothing there). None: no command."""
-    line = next((v for a in _COMMAND_ARGS if (v := command_line(tool_input.get(a))) is not None), None)
+    line = _command_at(tool_input, 0)
     code = next((v for a, v in tool_input.items() if isinstance(v, str) and v.strip() and _kernel_code(a)), None)
     if line is None and code is not None:
         line = kernel_code_line(code)
@@ -382,6 +383,19 @@ def run_line(tool_input: Mapping[str, Any]) -> str | None:
     while mark in lines:
         mark += "_"
     return f"{line} <<'{mark}'\n{fed.removesuffix(chr(10))}\n{mark}"
+
+
+def _command_at(tool_input: Mapping[str, Any], depth: int) -> str | None:
+    """The line (or argv) of the first command argument, at the input's top or in an object below it (wcgw's
+    `BashCommand` `action_json: {command: …}`), at most _COMMAND_DEPTH objects down."""
+    line = next((v for a in _COMMAND_ARGS if (v := command_line(tool_input.get(a))) is not None), None)
+    if line is not None or depth >= _COMMAND_DEPTH:
+        return line
+    below = (_command_at(v, depth + 1) for v in tool_input.values() if isinstance(v, Mapping))
+    return next((v for v in below if v is not None), None)
+
+
+_COMMAND_DEPTH = 3
 
 
 # Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
@@ -396,7 +410,51 @@ def command_lines(tool: str, tool_input: Mapping[str, JSON]) -> list[str]:
     line = container_line(tool, tool_input)
     line = line if line is not None else run_line(tool_input) if words(tool) & _RUN_WORDS else None
     line = line if line is not None else sql_line(tool, tool_input)
-    return [*sql_commands(tool_input), *([line] if line is not None else [])]
+    return [*sql_commands(tool_input), *compose_lines(tool_input), *([line] if line is not None else [])]
+
+
+def compose_lines(tool_input: Mapping[str, JSON]) -> list[str]:
+    """The `docker run` lines of a Compose file a tool is given as text (docker-mcp's `deploy-compose`
+    `compose_yaml`): each service with an image, its volumes (short `host:dir` or long `{source, target}`),
+    `privileged`, entrypoint and command, as container_line makes them (https://docs.docker.com/reference/compose-file/services/)."""
+    out: list[str] = []
+    for text in (v for v in tool_input.values() if isinstance(v, str) and "services" in v):
+        parsed = parsed_settings(text)
+        services = parsed.get("services") if isinstance(parsed, Mapping) else None
+        for service in list(services.values())[:_MAX_SERVICES] if isinstance(services, Mapping) else ():
+            if not isinstance(service, Mapping):
+                continue
+            command = [*_words(service.get("entrypoint")), *_words(service.get("command"))]
+            listed = service.get("volumes")
+            volumes = [_short_volume(v) for v in listed] if isinstance(listed, list) else []
+            given = {"image": service.get("image"), "volumes": [v for v in volumes if v],
+                     "privileged": service.get("privileged"), "command": command}  # fmt: skip
+            line = container_line("container", given)
+            out.extend([line] if line is not None else [])
+    return out
+
+
+_MAX_SERVICES = 16
+
+
+def _words(value: Any) -> list[str]:
+    """A Compose command or entrypoint: a string split as a shell would, or a list of words."""
+    if isinstance(value, list):
+        return [w for w in value if isinstance(w, str)]
+    if not isinstance(value, str):
+        return []
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return [value]
+
+
+def _short_volume(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and isinstance(value.get("source"), str) and isinstance(value.get("target"), str):
+        return f"{value['source']}:{value['target']}"
+    return ""
 
 
 _CONTAINER_WORDS = frozenset({"container", "containers"})

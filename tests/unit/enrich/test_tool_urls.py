@@ -29,6 +29,8 @@ METADATA = [
     "http://app.169.254.169.254.nip.io/latest/",
     "http://169-254-169-254.sslip.io/latest/",
     "http://169.254.169.254.sslip.io./latest/",
+    "http://a9fea9fe.7f000001.rbndr.us/latest/meta-data/",  # DNS rebinding: each label an address in hex
+    "http://make-1.2.3.4-rebind-169.254-169.254-rr.1u.ms/latest/",  # octets joined by dots and dashes
     "http://169\u3002254\u3002169\u3002254/latest/meta-data/",  # ideographic dots: a URL parser reads `.`
     "http://\uff10\uff58\uff41\uff19\uff46\uff45\uff41\uff19\uff46\uff45/",  # fullwidth 0xa9fea9fe (NFKC)
     "http://169.254.169.254\uff0flatest/meta-data/",  # a fullwidth solidus ends the host as `/` does
@@ -42,6 +44,8 @@ NOT_METADATA = [
     "http://0x/",
     "http://example.com./x",
     "http://10.0.0.5.nip.io/",  # spells an address that is no metadata service
+    "http://cafe1234.7f000001.rbndr.us/",  # hex labels spelling other addresses
+    "http://release-1-2-3-4.example.com/",  # octets joined by dashes that are no metadata service
     "http://1.2.3.example.com/",
     "http://build-2024-01-02.example.com/",
     "http://\u4f8b\u3048\u3002jp/",  # an international name with an ideographic dot

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import unicodedata
 from urllib.parse import urlsplit
@@ -61,19 +62,23 @@ def instance_metadata(url: str) -> bool:
 
 
 def _spelled_addresses(host: str) -> list[ipaddress.IPv4Address]:
-    """The IPv4 addresses a host name spells in its labels, which wildcard DNS resolves to (`169.254.169.254.nip.io`,
-    `app.169.254.169.254.nip.io`, `169-254-169-254.sslip.io`): four labels that are octets, or a label of four
-    octets joined by dashes."""
-    labels = host.split(".")[:16]
-    spelled = [".".join(labels[i : i + 4]) for i in range(len(labels) - 3)]
-    spelled += [label.replace("-", ".") for label in labels if label.count("-") >= 3]
-    out = []
+    """The IPv4 addresses a host name spells, which wildcard and rebinding DNS services resolve to: four octets in
+    a row, whether dots or dashes join them (`169.254.169.254.nip.io`, `169-254-169-254.sslip.io`, 1u.ms's
+    `make-1.2.3.4-rebind-169.254-169.254-rr.1u.ms`), or a label of eight hex digits (rbndr.us's
+    `a9fea9fe.7f000001.rbndr.us`)."""
+    words = _SEPARATORS.split(host)[:64]
+    spelled = [".".join(words[i : i + 4]) for i in range(len(words) - 3)]
+    out = [ipaddress.IPv4Address(int(label, 16)) for label in host.split(".")[:16] if _HEX_ADDRESS.fullmatch(label)]
     for text in spelled:
         try:
             out.append(ipaddress.IPv4Address(text))
         except ValueError:
             continue
     return out
+
+
+_SEPARATORS = re.compile(r"[.-]")
+_HEX_ADDRESS = re.compile(r"[0-9a-fA-F]{8}")
 
 
 def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

@@ -97,9 +97,11 @@ def literal_commands(code: str) -> list[str]:
 
 
 def is_command_line(text: str) -> bool:
-    """`text` reads as a shell command line of a program hookd knows (see the module doc)."""
+    """`text` reads as a shell command line of a program hookd knows (see the module doc); a shell builtin that
+    runs the rest of its words (`exec`, `command`, `builtin`: `exec sh -c '…'`) is read through to the program
+    it runs."""
     words = text.split()
-    while words and _ASSIGNMENT.match(words[0]):
+    while words and (_ASSIGNMENT.match(words[0]) or words[0] in _RUNS_THE_REST):
         words = words[1:]
     if not words:
         return False
@@ -109,6 +111,9 @@ def is_command_line(text: str) -> bool:
     if not known:
         return False
     return bool(_SYNTAX.search(text)) or any(_ARGUMENT.match(w) for w in words[1:])
+
+
+_RUNS_THE_REST = frozenset({"exec", "command", "builtin"})
 
 
 def launched_words(argv: list[str]) -> list[str]:

@@ -69,6 +69,8 @@ class _Language:
     pure: frozenset[str]
     environment: tuple[re.Pattern[str], ...]  # reads of the environment: group `var` names one, else all of it
     names_only: tuple[re.Pattern[str], ...]  # reads of the variables' names or count only: no value printed
+    library: frozenset[str] = frozenset()  # the language's own tables: a call on any other is the host's API
+    acts: tuple[str, ...] = ()  # words of a host API call's name that say it acts (runs, loads, touches files)
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -103,6 +105,8 @@ def _language(lang: str) -> _Language | None:
         pure=frozenset(spec.get("pure", ())),
         environment=tuple(re.compile(pattern) for pattern in spec.get("environment", ())),
         names_only=tuple(re.compile(pattern) for pattern in spec.get("environment_names", ())),
+        library=frozenset(spec.get("hosted", {}).get("library", ())),
+        acts=tuple(spec.get("hosted", {}).get("acts", ())),
     )
 
 
@@ -181,4 +185,29 @@ def _calls_pure(language: _Language, rest: str) -> bool:
     """Every function the rest of the code calls is one the language's table knows touches nothing."""
     if language.calls is None:
         return True
-    return all(_SPACE.sub("", m.group("name")).lower() in language.pure for m in language.calls.finditer(rest))
+    names = (_SPACE.sub("", m.group("name")) for m in language.calls.finditer(rest))
+    return all(name.lower() in language.pure or _host_call_runs_nothing(language, name) for name in names)
+
+
+def _host_call_runs_nothing(language: _Language, name: str) -> bool:
+    """A call on a table of the program that embeds the language (`mp.osd_message`, `wezterm.font`), whose
+    name's words say nothing of acting (`hosted.acts`: `mp.commandv`, `utils.subprocess` act)."""
+    root, dot, rest = name.partition(".")
+    if not language.acts or not dot or root in language.library:
+        return False
+    words = [w.lower() for w in _NAME_WORDS.findall(rest)]
+    return not any(act in word for word in words for act in language.acts)
+
+
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def code_runs_nothing(lang: str, text: str) -> bool:
+    """`text`, code in `lang`, is followed whole by its language's table of calls and does nothing hookd can see:
+    no command, no file, nothing that reaches the system (a terminal's or player's script that sets fonts and
+    shows messages). Python is not judged here: its commands and files are the shell builder's."""
+    language = _language(lang)
+    if language is None or language.calls is None:
+        return False
+    followed = follow_code(lang, text)
+    return followed.known and not followed.commands and not followed.files

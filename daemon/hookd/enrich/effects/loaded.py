@@ -212,6 +212,7 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
         stripped = line.strip()
         setting = _setting(stripped)
         value = setting if setting is not None else stripped
+        value = value[2:].lstrip() if setting is None and value.startswith("- ") else value  # a YAML list's entry
         if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
             value = value[1:-1]
         value = value.lstrip(":!").strip() if value.startswith(("!", ":!")) else value  # `x = !cmd`, vim's `:!cmd`

@@ -30,6 +30,7 @@ from hookd.enrich.effects.handed import (
     is_command_line,
     launched_words,
 )
+from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
@@ -120,8 +121,7 @@ class EffectModel:
     def command(self, view: CommandView, place: Place) -> Followups:
         start = len(self.ledger.effects)
         paths = (view.env.get("PATH"), view.variables.get("PATH"), view.built.get("PATH"))
-        self.code.own_path = not any(planted_path(value) for value in paths)
-        self.code.literal = view.literal
+        self.code.own_path, self.code.literal = not any(planted_path(value) for value in paths), view.literal
         expanded = options_from_globs(view, place)
         follow = self._command(expanded, place)
         if expanded is not view:  # what the file names make it run, they chose, not the line
@@ -573,7 +573,7 @@ def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> Non
         if other["op"] in ("copy", "move") and other["to"] == path and other["path"]:  # `cp x.js ~/.app/dir/`
             named = path + "/" + str(other["path"]).rpartition("/")[2]
             lang = lang or home_code_lang(named, ledger.home, ledger.project, None)
-    if lang is not None:
+    if lang is not None and not (text is not None and code_runs_nothing(lang, text)):
         ledger.add("exec", None, view.name, code={"lang": lang, "text": text or ""}, known=text is not None,
                         deferred=True, startup=path, when=HOME_CODE_WHEN)  # fmt: skip
 
