@@ -163,3 +163,14 @@ def test_a_quoted_dollar_is_the_scripts_own_not_the_lines(command: str, tmp_path
 )
 def test_quoted_code_for_the_same_shell_is_known_text(command: str, tmp_path: Path) -> None:
     assert [e["known"] for e in ops(command, tmp_path, "exec")] == [True]
+
+
+def test_a_file_the_shell_reads_may_set_any_variable(tmp_path: Path) -> None:
+    (tmp_path / "env.sh").write_text("x=~/Documents\n")  # written by an earlier call: its text is not the line's
+    for command in ('x=build; . ./env.sh; rm -rf "$x"', 'set -- build; source ./env.sh; rm -rf "$1"'):
+        assert str(tmp_path / "build") not in _deleted(command, tmp_path)
+        assert _deleted(command, tmp_path)  # a delete of a path not known
+
+
+def test_a_file_that_is_not_there_sets_nothing(tmp_path: Path) -> None:
+    assert _deleted('x=build; . ./missing.sh; rm -rf "$x"', tmp_path) == [str(tmp_path / "build")]

@@ -339,8 +339,8 @@ class _Builder:
         self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool, heredoc: str | None = None
     ) -> None:
         """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
-        if name in ("set", "shift"):
-            positional_builtin(self.state, argv)
+        if name in ("set", "shift", ".", "source"):
+            positional_builtin(self.state, argv, cwd)
         if name in ("export", "declare", "typeset", "readonly", "local"):
             if name == "local":
                 self.state.local([a.split("=", 1)[0] for a in argv[1:] if a[:1] not in "-+"])

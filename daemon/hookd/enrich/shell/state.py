@@ -378,10 +378,17 @@ def _mktemp(value: str, tmpdir: str) -> str | None:
     return (directory or tmpdir).rstrip("/") + "/tmp.mktemp"
 
 
-def positional_builtin(state: LineState, argv: list[str]) -> None:
+def positional_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:
     """`set [OPTION…] [--] ARG…` and `shift [N]`, the builtins that change the positional parameters (bash(1),
     SHELL BUILTIN COMMANDS): `set -e`, `set -o pipefail` leave them; `set -` and `set --` end the options;
-    `shift` past `$#` fails and changes nothing; a count not known makes them unknown."""
+    `shift` past `$#` fails and changes nothing; a count not known makes them unknown. And `. FILE`: the file
+    may set any variable (an earlier call wrote it): none the line set is known after it, unless FILE is not
+    there to read (the shell fails to read it and nothing changes; one the line writes, it walks itself)."""
+    if argv[0] in (".", "source"):
+        named = argv[1] if len(argv) > 1 else ""
+        if _dynamic(named) or not cwd.known or os.path.lexists(state.resolver.absolute(named, cwd.path)):
+            state.variables.clear()
+        return
     if argv[0] == "shift":
         count = argv[1] if len(argv) > 1 else "1"
         joined = state.variables.get(elements_key("@"))
