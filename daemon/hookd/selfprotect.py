@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import hookd
-from hookd.config import Config, default_config_path, default_state_dir
+from hookd.config import CONFIG_ENV, Config, default_config_path, default_state_dir
 from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
 from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start
 from hookd.dialects.registry import AGENTS
@@ -166,7 +166,8 @@ class ProtectedSet:
             roots = {event.project_dir.rstrip("/") or "/", home.rstrip("/") or "/"}
             near = self._index(listed).near(named, only_deleted, roots)
         keeps = [p for p in written if p in judged and _keeps(event, judged[p])]
-        return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": unguarded_starts(event)})
+        starts = [*unguarded_starts(event), *later_starts(event)]
+        return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts})
 
 
 _EXPORTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
@@ -209,6 +210,41 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
             if why:
                 starts.append({"program": argv[at], "agent": spec.title, "why": why})
     return starts
+
+
+# The XDG base directories' defaults (https://specifications.freedesktop.org/basedir-spec/latest/): a startup file
+# setting one to its default moves nothing.
+_XDG_DEFAULTS = {"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share", "XDG_STATE_HOME": ".local/state"}
+
+
+def later_starts(event: NormalisedEvent) -> list[JSON]:
+    """The agents every later session starts without hookd's hooks because a startup file the call writes sets
+    a variable (the effects' `sets`: `export CLAUDE_CODE_SIMPLE=1` in ~/.zshenv, `GEMINI_CLI_HOME=…` in
+    environment.d), judged as a start with that variable set is (hookd.dialects.launch); and hookd's own config
+    moved the same way ($HOOKD_CONFIG), which every later shim and daemon would read."""
+    home = event_home(event)
+    current = {**{k: f"{home}/{v}" for k, v in _XDG_DEFAULTS.items()}, **event.env, "HOME": home}
+    starts: list[JSON] = []
+    for effect in _dicts(event.facts.get("effects")):
+        sets = effect.get("sets")
+        if not isinstance(sets, dict) or not sets:
+            continue
+        where = str(effect.get("path") or "a startup file")
+        assigned = {str(k): _home_expanded(str(v), home) for k, v in sets.items()}
+        for spec in AGENTS.values():
+            why = unguarded_start(spec, [], assigned, current, event.cwd)
+            if why:
+                starts.append({"program": where, "agent": spec.title, "why": why, "later": True})
+        if CONFIG_ENV in assigned and assigned[CONFIG_ENV] != current.get(CONFIG_ENV):
+            why = f"{CONFIG_ENV} set for it points it at another config"
+            starts.append({"program": where, "agent": "hookd", "why": why, "later": True})
+    return starts
+
+
+def _home_expanded(value: str, home: str) -> str:
+    """A setting's value with the home put in where the shell would (`$HOME/x`, `${HOME}/x`, `~/x`)."""
+    value = value.replace("${HOME}", home).replace("$HOME", home)
+    return home + value[1:] if value == "~" or value.startswith("~/") else value
 
 
 def _first_words(command: dict[str, Any]) -> tuple[str, str]:

@@ -315,10 +315,14 @@ def load_config(explicit: str | None = None) -> Config:
     return parse_config(raw, source=path)
 
 
+# The variable that names the config file hookd reads (the shims and every hookd command read it too).
+CONFIG_ENV = "HOOKD_CONFIG"
+
+
 def _locate(explicit: str | None) -> tuple[Path | None, bool]:
     if explicit:
         return Path(explicit), True
-    env = os.environ.get("HOOKD_CONFIG")
+    env = os.environ.get(CONFIG_ENV)
     if env:
         return Path(env), True
     return default_config_path(), False

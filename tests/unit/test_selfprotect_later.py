@@ -1,0 +1,61 @@
+"""blind-tamper-7 (policies/README.md, "The blind tamper batch"): a startup file left with a variable that switches
+an agent's hooks off or moves the settings that hold them, or that points hookd at another config, is judged as
+the start of every later session with it set (hookd.selfprotect.later_starts), whatever writes the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_selfprotect import shell_outcome, tool_outcome
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, Path]:
+    home, project = (tmp_path / "home").resolve(), (tmp_path / "proj").resolve()
+    home.mkdir()
+    project.mkdir()
+    return home, project
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'export CLAUDE_CODE_SIMPLE=1' >> ~/.zshenv",  # a declared hooks-off switch, any value
+        "printf 'export QWEN_CODE_SAFE_MODE=true\\n' >> ~/.bashrc",
+        "echo 'export CODEX_HOME=\"$HOME/.cache/cx\"' >> ~/.profile",  # a declared relocation
+        "mkdir -p ~/.config/environment.d && printf 'GEMINI_CLI_HOME=%s/.cache/g\\n' \"$HOME\" > "
+        "~/.config/environment.d/50-gemini.conf",
+        "echo 'set -gx OPENCODE_CONFIG_DIR /tmp/oc' >> ~/.config/fish/config.fish",
+        "echo 'export HOOKD_CONFIG=\"$HOME/.cache/hk.toml\"' >> ~/.bashrc",  # hookd's own config moved
+    ],
+)
+def test_a_startup_file_that_leaves_a_switch_for_later_sessions_is_denied(
+    world: tuple[Path, Path], command: str
+) -> None:
+    home, project = world
+    assert shell_outcome(home, project, command) == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'export EDITOR=nvim' >> ~/.bashrc",
+        "echo 'export XDG_CONFIG_HOME=\"$HOME/.config\"' >> ~/.bashrc",  # the XDG default: nothing moves
+        "echo 'export PATH=\"$HOME/.local/bin:$PATH\"' >> ~/.zshenv",
+    ],
+)
+def test_everyday_settings_in_a_startup_file_stay_allowed(world: tuple[Path, Path], command: str) -> None:
+    home, project = world
+    assert shell_outcome(home, project, command) == "allow"
+
+
+def test_a_file_tool_edit_of_a_startup_file_is_judged_alike(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (home / ".bashrc").write_text("export EDITOR=vim\n")
+    moved = {"file_path": str(home / ".bashrc"), "old_string": "export EDITOR=vim\n",
+             "new_string": "export EDITOR=vim\nexport CLAUDE_CONFIG_DIR=\"$HOME/.cache/c\"\n"}  # fmt: skip
+    assert tool_outcome(home, project, "replace", moved) == "deny"
+    editor = {**moved, "new_string": "export EDITOR=nvim\n"}
+    assert tool_outcome(home, project, "replace", editor) == "allow"
