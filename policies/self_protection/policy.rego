@@ -111,6 +111,14 @@ _hits(t, q) if t.path == q
 
 _hits(t, q) if startswith(t.path, concat("", [q, "/"]))
 
+# a change named by a pattern of paths (`find ~/.local/state -name 'decisions.log*' -exec truncate -s 0 {} +`):
+# each place it can reach, the place or a path inside it (input.hookd.patterns, daemon/hookd/selfprotect.py)
+_hits(t, q) if {
+	some reach in input.hookd.patterns
+	reach.pattern == t.path
+	reach.place == q
+}
+
 # a delete, move or mode change of a directory takes what is inside along
 _hits(t, q) if {
 	t.op in {"delete", "move", "chmod", "write-below"}

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_selfprotect import shell_outcome, tool_outcome
+from hookd.config import Config
+from tests.unit.test_selfprotect import protected, shell_outcome, tool_outcome
 
 
 @pytest.fixture
@@ -59,3 +60,38 @@ def test_a_file_tool_edit_of_a_startup_file_is_judged_alike(world: tuple[Path, P
     assert tool_outcome(home, project, "replace", moved) == "deny"
     editor = {**moved, "new_string": "export EDITOR=nvim\n"}
     assert tool_outcome(home, project, "replace", editor) == "allow"
+
+
+# --- a change named by a pattern of paths hits every protected place the pattern matches ---
+
+
+def test_a_change_named_by_a_pattern_hits_the_places_it_matches(world: tuple[Path, Path]) -> None:
+    home, project = world
+    edit = "find ~/.gemini -name 'settings*.json' -exec sed -i 's/\"enabled\": true/\"enabled\": false/' {} +"
+    assert shell_outcome(home, project, edit) == "deny"  # the pattern ~/.gemini/**/settings*.json: Gemini's hooks
+    assert shell_outcome(home, project, "find . -name '*.log' -exec truncate -s 0 {} +") == "allow"
+    state = home / ".local/state/hookd"  # hookd's state directory: what a pattern selects inside it, once it is there
+    truncate = "find ~/.local/state -name 'decisions.log*' -exec truncate -s 0 {} +"
+    assert shell_outcome(home, project, truncate) == "allow"
+    state.mkdir(parents=True)
+    assert shell_outcome(home, project, truncate) == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["pipx inject hookd https://x.example.net/grpcio.whl", "pipx runpip hookd install ./structlog.whl"],
+)
+def test_installing_into_hookds_environment_is_denied(world: tuple[Path, Path], command: str) -> None:
+    home, project = world
+    assert shell_outcome(home, project, command) == "deny"
+    assert shell_outcome(home, project, command.replace("hookd", "black", 1)) == "allow"
+
+
+def test_hookds_pipx_and_uv_tool_environments_are_protected(world: tuple[Path, Path]) -> None:
+    """Where `pipx install hookd` and `uv tool install hookd` put hookd (docs/install.md), whichever runs now."""
+    home, project = world
+    listed = protected(Config(), home, project)
+    assert str(home / ".local/share/pipx/venvs/hookd") in listed
+    assert str(home / ".local/share/uv/tools/hookd") in listed
+    pth = f"echo 'import x' > {home}/.local/share/pipx/venvs/hookd/lib/python3.11/site-packages/zz.pth"
+    assert shell_outcome(home, project, pth) == "deny"

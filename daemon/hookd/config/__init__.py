@@ -27,7 +27,7 @@ from hookd.bundle.config import (
     parse_bundles,
     parse_discovery,
 )
-from hookd.config.runtime_dir import default_runtime_dir
+from hookd.config.runtime_dir import CONFIG_ENV, default_runtime_dir
 from hookd.errors import ConfigError
 from hookd.types import CAN_FAIL_CLOSED, FAIL_CLOSED_BY_DEFAULT, Event, FailMode
 
@@ -313,10 +313,6 @@ def load_config(explicit: str | None = None) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config {path}: not valid TOML: {exc}") from None
     return parse_config(raw, source=path)
-
-
-# The variable that names the config file hookd reads (the shims and every hookd command read it too).
-CONFIG_ENV = "HOOKD_CONFIG"
 
 
 def _locate(explicit: str | None) -> tuple[Path | None, bool]:

@@ -49,3 +49,35 @@ def test_a_default_of_plain_words_keeps_its_reading(tmp_path: Path) -> None:
 )
 def test_a_startup_files_settings_are_kept_on_its_write(command: str, sets: dict[str, str], tmp_path: Path) -> None:
     assert [e["sets"] for e in effects(command, tmp_path) if "sets" in e] == [sets]
+
+
+# --- programs that write what they name: a file (`sponge`), a directory tree (`pip --target`), a package's
+# environment by its name (`pipx inject`, `pipx runpip NAME install`) ---
+
+
+def test_sponge_writes_the_file_it_names(tmp_path: Path) -> None:
+    written = [
+        e["path"] for e in effects("jq . a.json | sponge ~/.gemini/settings.json", tmp_path) if e["op"] == "write"
+    ]
+    assert written == [f"{HOME}/.gemini/settings.json"]
+
+
+@pytest.mark.parametrize("option", ["--target", "-t", "--prefix", "--root"])
+def test_pip_writes_below_the_directory_an_option_names(option: str, tmp_path: Path) -> None:
+    command = f"python3 -m pip install {option} ~/.hookd/lib/python3.11/site-packages ./patched"
+    trees = [e["path"] for e in effects(command, tmp_path) if e["op"] == "write" and e["recursive"]]
+    assert trees == [f"{HOME}/.hookd/lib/python3.11/site-packages"]
+
+
+@pytest.mark.parametrize(
+    ("command", "names"),
+    [
+        ("pipx inject hookd https://x.example.net/g.whl", ["hookd", "https://x.example.net/g.whl"]),
+        ("pipx runpip hookd install --no-deps ./s.whl", ["hookd", "install", "./s.whl"]),
+        ("pipx runpip hookd list --format=freeze", []),  # pip reads the environment: nothing changes
+        ("pipx list --short", []),
+    ],
+)
+def test_pipx_writes_into_the_environment_it_names(command: str, names: list[str], tmp_path: Path) -> None:
+    found = [e["name"] for e in effects(command, tmp_path) if e["op"] == "write" and e.get("what") == "package"]
+    assert found == names

@@ -126,7 +126,9 @@ class Program:
     # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
     # npm runs later; `npm pkg set scripts.x=CMD` a command line
     sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = ()
-    deletes_named: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, what): `pip uninstall NAME`, `gh repo delete`
+    # (words, what, op, when): `pip uninstall NAME` deletes, `pipx inject NAME …` writes into what NAME names;
+    # `when`: only with one of these words after them (`pipx runpip NAME install X`, not `… NAME list`)
+    deletes_named: tuple[tuple[tuple[str, ...], str, str, frozenset[str]], ...] = ()
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
@@ -280,7 +282,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         privilege_options=frozenset(spec.get("privilege_options", ())),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
-        deletes_named=tuple((tuple(e["words"]), str(e["what"])) for e in spec.get("deletes_named", ())),
+        deletes_named=tuple(
+            (tuple(e["words"]), str(e["what"]), str(e.get("op", "delete")), frozenset(e.get("when", ())))
+            for e in spec.get("deletes_named", ())
+        ),
         sets_code=tuple(
             (tuple(e["words"]), tuple(e["keys"]), str(e.get("file", "")), str(e.get("value", "program")))
             for e in spec.get("sets_code", ())
