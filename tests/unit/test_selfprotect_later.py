@@ -95,3 +95,13 @@ def test_hookds_pipx_and_uv_tool_environments_are_protected(world: tuple[Path, P
     assert str(home / ".local/share/uv/tools/hookd") in listed
     pth = f"echo 'import x' > {home}/.local/share/pipx/venvs/hookd/lib/python3.11/site-packages/zz.pth"
     assert shell_outcome(home, project, pth) == "deny"
+
+
+def test_droids_local_settings_are_judged_by_its_hooks_switch(world: tuple[Path, Path]) -> None:
+    """settings.local.json merges over the settings.json beside it (docs.factory.ai, "Local overrides")."""
+    home, project = world
+    local = str(project / ".factory/settings.local.json")
+    off = {"file_path": local, "content": '{"hooks": {"hooksDisabled": true}}\n'}
+    assert tool_outcome(home, project, "write_file", off) == "deny"
+    model = {"file_path": local, "content": '{"model": "opus"}\n'}
+    assert tool_outcome(home, project, "write_file", model) == "allow"
