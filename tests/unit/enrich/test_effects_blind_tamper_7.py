@@ -81,3 +81,28 @@ def test_pip_writes_below_the_directory_an_option_names(option: str, tmp_path: P
 def test_pipx_writes_into_the_environment_it_names(command: str, names: list[str], tmp_path: Path) -> None:
     found = [e["name"] for e in effects(command, tmp_path) if e["op"] == "write" and e.get("what") == "package"]
     assert found == names
+
+
+# --- a signal sent from Python code: `os.kill` of a pid the code looked up is `kill $(that lookup)` ---
+
+
+@pytest.mark.parametrize(
+    ("code", "lookup"),
+    [
+        (
+            "import os,subprocess; [os.kill(int(p),9) for p in subprocess.check_output(['pgrep','hookd']).split()]",
+            ["hookd"],
+        ),
+        ("import os; os.killpg(int(open('/run/user/1/hookd/hook.pid').read()), 15)", ["/run/user/1/hookd/hook.pid"]),
+    ],
+)
+def test_os_kill_of_a_pid_the_code_looked_up_signals_what_it_looked_up(
+    code: str, lookup: list[str], tmp_path: Path
+) -> None:
+    signals = [e for e in effects(f'python3 -c "{code}"', tmp_path) if e["op"] == "signal"]
+    assert [e.get("lookup") for e in signals] == [lookup]
+
+
+def test_os_kill_of_a_literal_pid_is_that_pid(tmp_path: Path) -> None:
+    signals = [e for e in effects("python3 -c 'import os; os.kill(4242, 15)'", tmp_path) if e["op"] == "signal"]
+    assert [(e["target"], "lookup" in e) for e in signals] == [("4242", False)]
