@@ -106,3 +106,13 @@ def test_os_kill_of_a_pid_the_code_looked_up_signals_what_it_looked_up(
 def test_os_kill_of_a_literal_pid_is_that_pid(tmp_path: Path) -> None:
     signals = [e for e in effects("python3 -c 'import os; os.kill(4242, 15)'", tmp_path) if e["op"] == "signal"]
     assert [(e["target"], "lookup" in e) for e in signals] == [("4242", False)]
+
+
+# --- `printf '%s\0' ARGS | xargs -0 PROG`: an item built at run time is one item, the others stay known ---
+
+
+def test_xargs_minus_0_keeps_the_known_items_around_one_built_at_run_time(tmp_path: Path) -> None:
+    command = "printf '%s\\0' -p \"$(pgrep -f 'hookd serve')\" -batch | xargs -0 gdb"
+    argv, found = analysed(command, tmp_path)
+    assert ["gdb", "-p", "$(pgrep -f 'hookd serve')", "-batch"] in argv
+    assert [e.get("lookup") for e in found if e["op"] == "signal"] == [["hookd", "serve"]]

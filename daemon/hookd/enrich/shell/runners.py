@@ -396,7 +396,11 @@ def _unescape(text: str) -> str:
 
 def printed(words: list[str]) -> str | None:
     """The text `echo`/`printf` writes, when its words are known (the next command in a pipe reads it):
-    escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments."""
+    escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments. `printf '%s\\0' ARGS`
+    (each argument one NUL-ended item, for `xargs -0`) keeps an argument built at run time as written: its value is
+    one item whatever it is (a substitution's output holds no NUL), so the known items around it stay known."""
+    if words[:2] == ["printf", "%s\\0"] and len(words) > 2:
+        return "".join(w + "\0" for w in words[2:])
     if not words or words[0] not in ("echo", "printf") or any("$" in w or "`" in w for w in words):
         return None
     if words[0] == "printf":
