@@ -116,3 +116,30 @@ def test_xargs_minus_0_keeps_the_known_items_around_one_built_at_run_time(tmp_pa
     argv, found = analysed(command, tmp_path)
     assert ["gdb", "-p", "$(pgrep -f 'hookd serve')", "-batch"] in argv
     assert [e.get("lookup") for e in found if e["op"] == "signal"] == [["hookd", "serve"]]
+
+
+# --- a process's own files: a write acts on the process (/proc/PID/mem, oom_score_adj); a path through a PID
+# lookup's output is that process's file, known by its name ---
+
+
+@pytest.mark.parametrize("entry", ["mem", "oom_score_adj", "oom_adj"])
+def test_a_write_to_a_process_file_acts_on_the_process_it_names(entry: str, tmp_path: Path) -> None:
+    command = f"echo 1000 | tee /proc/$(pgrep -f 'hookd serve')/{entry}"
+    acts = [(e["target"], e["acts"]) for e in effects(command, tmp_path) if e["op"] == "signal"]
+    assert acts == [("$(pgrep -f 'hookd serve')", "process")]
+
+
+def test_other_proc_files_written_act_on_no_process(tmp_path: Path) -> None:
+    assert not [e for e in effects("echo 3 > /proc/sys/vm/drop_caches", tmp_path) if e["op"] == "signal"]
+
+
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [
+        ("grep -i vmrss /proc/$(pgrep -of 'node server.js')/status", "/proc/PID/status"),
+        ("cat /proc/$(pidof node)/environ", "/proc/PID/environ"),
+        ("cat /proc/$(cat name.txt)/status", ""),  # not a PID lookup: its output may hold `/` and `..`
+    ],
+)
+def test_a_path_through_a_pid_lookup_is_that_processs_file(command: str, path: str, tmp_path: Path) -> None:
+    assert [e["path"] for e in effects(command, tmp_path) if e["op"] == "read" and "proc" in e.get("raw", "")] == [path]
