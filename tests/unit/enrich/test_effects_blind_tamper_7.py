@@ -143,3 +143,14 @@ def test_other_proc_files_written_act_on_no_process(tmp_path: Path) -> None:
 )
 def test_a_path_through_a_pid_lookup_is_that_processs_file(command: str, path: str, tmp_path: Path) -> None:
     assert [e["path"] for e in effects(command, tmp_path) if e["op"] == "read" and "proc" in e.get("raw", "")] == [path]
+
+
+# --- logrotate rewrites the files each stanza of a configuration it loads names ---
+
+
+def test_logrotate_rewrites_the_files_its_configuration_names(tmp_path: Path) -> None:
+    written = "printf '%s {\\n  rotate 0\\n}\\n' \"$HOME/.local/state/hookd/decisions.log\" > /tmp/lr.conf && "
+    rewrites = [e["path"] for e in effects(written + "logrotate -f /tmp/lr.conf", tmp_path) if e["op"] == "write"]
+    assert f"{HOME}/.local/state/hookd/decisions.log" in rewrites
+    debug = [e["path"] for e in effects(written + "logrotate -d /tmp/lr.conf", tmp_path) if e["op"] == "write"]
+    assert f"{HOME}/.local/state/hookd/decisions.log" not in debug  # -d: nothing is rotated

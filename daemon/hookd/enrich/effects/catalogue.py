@@ -136,6 +136,9 @@ class Program:
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
     task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
+    # `logrotate CONF`: the files each stanza of a configuration it loads names are rewritten (rotated, truncated,
+    # removed), except under these options (`-d`: nothing changes)
+    rewrites_configured: frozenset[str] | None = None
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
@@ -297,6 +300,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         pid_options=frozenset(spec.get("pid_options", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
         task_modules=_modules(spec.get("task_modules")),
+        rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
