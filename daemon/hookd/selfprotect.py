@@ -23,7 +23,10 @@ files) and kept for the next ones.
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import os
+import re
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -33,7 +36,7 @@ from typing import Any
 
 import hookd
 from hookd.config import Config, default_config_path, default_state_dir
-from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
+from hookd.config.runtime_dir import CONFIG_ENV, FALLBACK, runtime_dir_choices
 from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
@@ -88,6 +91,20 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     yield Path(hookd.__file__).parent, "the installed hookd package"
     if sys.prefix != sys.base_prefix:  # a virtual environment: its site-packages and interpreter run hookd
         yield Path(sys.prefix), "hookd's Python environment"
+    yield from _tool_environments()
+
+
+def _tool_environments() -> Iterator[tuple[Path, str]]:
+    """Where `pipx install hookd` and `uv tool install hookd` keep hookd in a venv of its own (docs/install.md),
+    for the caller and as the daemon's environment moves them (PIPX_HOME, UV_TOOL_DIR): code there is what a hookd
+    started from that install imports (`pipx inject`, a `.pth`, `sitecustomize.py`), installed there or not yet."""
+    what = "a pipx or uv tool environment of hookd"
+    for pipx in (_HOME / ".local" / "share" / "pipx", _HOME / ".local" / "pipx", os.environ.get("PIPX_HOME")):
+        if pipx:
+            yield Path(pipx) / "venvs" / "hookd", what
+    for tools in (_HOME / ".local" / "share" / "uv" / "tools", os.environ.get("UV_TOOL_DIR")):
+        if tools:
+            yield Path(tools) / "hookd", what
 
 
 def _unit_dirs() -> Iterator[tuple[Path, str]]:
@@ -162,11 +179,17 @@ class ProtectedSet:
         listed, judged = self.places(home, event.project_dir, event.env)
         named, only_deleted, written = _reached(event.facts)
         near: list[JSON] = []
+        patterns: list[JSON] = []
         if named:
             roots = {event.project_dir.rstrip("/") or "/", home.rstrip("/") or "/"}
-            near = self._index(listed).near(named, only_deleted, roots)
+            index = self._index(listed)
+            near = index.near(named, only_deleted, roots)
+            patterns = index.pattern_hits(named, only_deleted)
+            near += [h["place"] for h in patterns if h["place"] not in near]
         keeps = [p for p in written if p in judged and _keeps(event, judged[p])]
-        return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": unguarded_starts(event)})
+        starts = [*unguarded_starts(event), *later_starts(event)]
+        reached = [{"pattern": h["pattern"], "place": h["place"]["path"]} for h in patterns]
+        return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
 
 
 _EXPORTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
@@ -209,6 +232,41 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
             if why:
                 starts.append({"program": argv[at], "agent": spec.title, "why": why})
     return starts
+
+
+# The XDG base directories' defaults (https://specifications.freedesktop.org/basedir-spec/latest/): a startup file
+# setting one to its default moves nothing.
+_XDG_DEFAULTS = {"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share", "XDG_STATE_HOME": ".local/state"}
+
+
+def later_starts(event: NormalisedEvent) -> list[JSON]:
+    """The agents every later session starts without hookd's hooks because a startup file the call writes sets
+    a variable (the effects' `sets`: `export CLAUDE_CODE_SIMPLE=1` in ~/.zshenv, `GEMINI_CLI_HOME=…` in
+    environment.d), judged as a start with that variable set is (hookd.dialects.launch); and hookd's own config
+    moved the same way ($HOOKD_CONFIG), which every later shim and daemon would read."""
+    home = event_home(event)
+    current = {**{k: f"{home}/{v}" for k, v in _XDG_DEFAULTS.items()}, **event.env, "HOME": home}
+    starts: list[JSON] = []
+    for effect in _dicts(event.facts.get("effects")):
+        sets = effect.get("sets")
+        if not isinstance(sets, dict) or not sets:
+            continue
+        where = str(effect.get("path") or "a startup file")
+        assigned = {str(k): _home_expanded(str(v), home) for k, v in sets.items()}
+        for spec in AGENTS.values():
+            why = unguarded_start(spec, [], assigned, current, event.cwd)
+            if why:
+                starts.append({"program": where, "agent": spec.title, "why": why, "later": True})
+        if CONFIG_ENV in assigned and assigned[CONFIG_ENV] != current.get(CONFIG_ENV):
+            why = f"{CONFIG_ENV} set for it points it at another config"
+            starts.append({"program": where, "agent": "hookd", "why": why, "later": True})
+    return starts
+
+
+def _home_expanded(value: str, home: str) -> str:
+    """A setting's value with the home put in where the shell would (`$HOME/x`, `${HOME}/x`, `~/x`)."""
+    value = value.replace("${HOME}", home).replace("$HOME", home)
+    return home + value[1:] if value == "~" or value.startswith("~/") else value
 
 
 def _first_words(command: dict[str, Any]) -> tuple[str, str]:
@@ -302,7 +360,9 @@ class _Index:
         exists: dict[str, bool] = {}
         for named_path in named:
             path = named_path.rstrip("/") or "/"
-            if named_path in only_deleted:
+            if _PATTERN.search(path):
+                pass  # what a pattern of paths reaches below: pattern_hits
+            elif named_path in only_deleted:
                 # an agent's settings directory is at hand when deleted (not the project or home a file sits in)
                 direct = path not in roots
                 for place, in_it, chain in self._below_chains(path):
@@ -315,6 +375,24 @@ class _Index:
                 for place in self.at.get(current, ()):
                     found[id(place)] = place
         return list(found.values())
+
+    def pattern_hits(self, named: set[str], only_deleted: AbstractSet[str]) -> list[JSON]:
+        """Each place a pattern of paths the call names (`~/.local/state/**/decisions.log*`, the effect model's
+        reading of `find ~/.local/state -name 'decisions.log*' -exec truncate …`) can reach, {"pattern", "place"}:
+        the place itself, or a path inside a directory place that is there. A pattern only deleted reaches a place
+        that is there (one that is not has nothing to lose: `rm -f ./*` in a project with no settings file)."""
+        hits: list[JSON] = []
+        exists: dict[str, bool] = {}
+        for pattern in sorted(n for n in named if _PATTERN.search(n)):
+            deleted = pattern in only_deleted
+            for place in self.below.get(_fixed_dir(pattern), ()):
+                path = str(place["path"])
+                reach = _reaches(pattern, path)
+                if reach == "inside" and not os.path.isdir(path):
+                    continue  # what the pattern selects inside a place is there only in a directory that is
+                if reach and (not deleted or _exists((path,), exists)):
+                    hits.append({"pattern": pattern, "place": place})
+        return hits
 
     def _below_chains(self, path: str) -> list[tuple[JSON, bool, tuple[str, ...]]]:
         """The places below `path`, each with whether `path` holds it directly and the directories from `path`
@@ -332,6 +410,35 @@ class _Index:
                 self._chains.clear()
             self._chains[path] = chains
         return chains
+
+
+_PATTERN = re.compile(r"[*?[]")
+
+
+def _fixed_dir(pattern: str) -> str:
+    """The directory of a pattern of paths above its first wildcard (`~/.local/state/**/decisions.log*`, the effect
+    model's reading of `find ~/.local/state -name 'decisions.log*' -exec truncate …`)."""
+    wildcard = _PATTERN.search(pattern)
+    return pattern[: wildcard.start() if wildcard else len(pattern)].rpartition("/")[0] or "/"
+
+
+def _reaches(pattern: str, place: str) -> str:
+    """Whether a pattern of paths (`*`, `?`, `[…]` within one name, `**` across names, as glob.match with `/` as
+    the separator reads them) matches `place` itself ("place"), may match a path inside it ("inside"), or
+    neither ("")."""
+    wanted, parts = pattern.strip("/").split("/"), place.strip("/").split("/")
+
+    @functools.cache
+    def walk(i: int, j: int) -> str:
+        if j == len(parts):
+            return "place" if i == len(wanted) or wanted[i:] == ["**"] else "inside"
+        if i == len(wanted):
+            return ""
+        if wanted[i] == "**":
+            return walk(i + 1, j) or walk(i, j + 1)
+        return walk(i + 1, j + 1) if fnmatch.fnmatchcase(parts[j], wanted[i]) else ""
+
+    return walk(0, 0)
 
 
 def _vetoes(event: NormalisedEvent) -> bool:

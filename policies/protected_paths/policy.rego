@@ -317,16 +317,20 @@ _signals_guard(e) if {
 }
 
 # A package manager removing hookd's own package (`pip uninstall hookd`, `pipx uninstall`, `uv pip uninstall`:
-# the effect model's `delete` with `what: "package"` and its `name`, whatever program has it).
+# the effect model's `delete` with `what: "package"` and its `name`, whatever program has it), or installing into
+# its environment (`pipx inject hookd X`, `pipx runpip hookd install X`: a `write` of the package by name): code
+# the daemon would import.
 _shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	input.tool.kind == "shell"
 	input.event == "BeforeTool"
 	some e in input.effects
-	e.op == "delete"
+	e.op in {"delete", "write"}
 	object.get(e, "what", "") == "package"
 	lower(replace(object.get(e, "name", ""), "_", "-")) in {lower(n) | some n in data.protected_paths.guard_process_names}
-	reason := sprintf("%s removing the %q package is blocked: it would uninstall hookd, the guard of this session", [e.program, e.name])
+	reason := sprintf("%s %s the %q package is blocked: it would change hookd, the guard of this session", [e.program, _package_verb[e.op], e.name])
 }
+
+_package_verb := {"delete": "removing", "write": "installing into"}
 
 # `hookd uninstall` (or `hookd install --remove`-like forms): the agent taking its own guard away.
 _shell_deny contains {"id": "hookd-tamper", "reason": reason} if {

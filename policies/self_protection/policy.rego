@@ -38,7 +38,16 @@ deny contains {"id": "hookd-self-protection", "reason": reason} if {
 # (daemon/hookd/dialects/launch.py). An agent started as it is, hooks on, fires hookd's hooks: allowed.
 deny contains {"id": "hookd-self-protection", "reason": reason} if {
 	some start in input.hookd.starts
+	not start.later
 	reason := sprintf("starting %s (%s) this way is blocked: %s, so it would run without hookd guarding it; start it without that switch", [start.program, start.agent, start.why])
+}
+
+# The same switch left in a file every later shell or session reads (`export CLAUDE_CODE_SIMPLE=1` in ~/.zshenv,
+# environment.d): each later start of the agent would run unguarded.
+deny contains {"id": "hookd-self-protection", "reason": reason} if {
+	some start in input.hookd.starts
+	start.later
+	reason := sprintf("this write of %s is blocked: every later %s would start with it (%s), without hookd guarding it", [start.program, start.agent, start.why])
 }
 
 _hit contains [t.path, place.what] if {
@@ -101,6 +110,14 @@ _kept(t) if {
 _hits(t, q) if t.path == q
 
 _hits(t, q) if startswith(t.path, concat("", [q, "/"]))
+
+# a change named by a pattern of paths (`find ~/.local/state -name 'decisions.log*' -exec truncate -s 0 {} +`):
+# each place it can reach, the place or a path inside it (input.hookd.patterns, daemon/hookd/selfprotect.py)
+_hits(t, q) if {
+	some reach in input.hookd.patterns
+	reach.pattern == t.path
+	reach.place == q
+}
 
 # a delete, move or mode change of a directory takes what is inside along
 _hits(t, q) if {

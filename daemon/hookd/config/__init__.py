@@ -27,7 +27,7 @@ from hookd.bundle.config import (
     parse_bundles,
     parse_discovery,
 )
-from hookd.config.runtime_dir import default_runtime_dir
+from hookd.config.runtime_dir import CONFIG_ENV, default_runtime_dir
 from hookd.errors import ConfigError
 from hookd.types import CAN_FAIL_CLOSED, FAIL_CLOSED_BY_DEFAULT, Event, FailMode
 
@@ -318,7 +318,7 @@ def load_config(explicit: str | None = None) -> Config:
 def _locate(explicit: str | None) -> tuple[Path | None, bool]:
     if explicit:
         return Path(explicit), True
-    env = os.environ.get("HOOKD_CONFIG")
+    env = os.environ.get(CONFIG_ENV)
     if env:
         return Path(env), True
     return default_config_path(), False

@@ -14,6 +14,10 @@ from pathlib import Path
 
 from hookd.errors import DaemonError
 
+# The variable that names the config file hookd reads, besides --config (hookd.config; the shims and every hookd
+# command read it too): where hookd's files are, as the runtime dir below.
+CONFIG_ENV = "HOOKD_CONFIG"
+
 
 def runtime_dir_choices(login_root: Path = Path("/run/user")) -> tuple[Path, ...]:
     """Every directory default_runtime_dir() can choose for this user, whatever the environment it runs in

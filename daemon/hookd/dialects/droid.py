@@ -194,8 +194,11 @@ SPEC = AgentSpec(
         entry=_entry,
         timeout_unit_ms=1000,
         managed_only_key="allowManagedHooksOnly",
-        # Any level's hooks.hooksDisabled switches every hook off, the org's included (docs/droid.md).
-        hooks_off=(Switch("", "hooks.hooksDisabled", True),),
+        # Any level's hooks.hooksDisabled switches every hook off, the org's included (docs/droid.md); a
+        # settings.local.json beside a settings.json merges over it at the same level
+        # (https://docs.factory.ai/droid-cli/settings, "Local overrides"): its switch too (not proven on 0.225.2,
+        # which does not load hooks from it, so judged by the switch's key, not guarded whole).
+        hooks_off=(Switch("", "hooks.hooksDisabled", True), Switch("settings.local.json", "hooks.hooksDisabled", True)),
         bypass=_bypass,
         # 0.225.2 (the binary's option table and env names): `--settings <path>` merges a runtime settings
         # file for the process (as FACTORY_RUNTIME_SETTINGS_PATH does); FACTORY_HOME_OVERRIDE moves its home,

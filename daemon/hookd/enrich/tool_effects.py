@@ -24,9 +24,9 @@ from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.configtext import settings_only
+from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
-from hookd.enrich.effects.words import may_run_at_start, runs_nothing, shadows, startup_language, startup_languages
+from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     MAX_TEXT,
@@ -534,7 +534,7 @@ def _runs_at_start(
         if langs <= {None}:
             continue
         lang = "sh" if "sh" in langs else "text"  # another program's file (`/etc/sudoers.d/x`): no shell settings
-        if isinstance(text, str) and (runs_nothing(text) if lang == "sh" else settings_only(path, text)):
+        if isinstance(text, str) and quiet_setting(effect, path, text, lang):
             continue
         code = {"lang": lang, "text": text if isinstance(text, str) else ""}
         later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,

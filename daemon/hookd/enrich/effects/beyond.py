@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 import shlex
+from typing import Any
 
 from hookd.enrich.effects.catalogue import Modules, Program, catalogue
 from hookd.enrich.effects.handed import is_command_line
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.processes import running_names
 from hookd.enrich.effects.words import _dynamic
 from hookd.enrich.paths import has_glob
 
@@ -65,12 +68,34 @@ def used_secret(ledger: Ledger, program: Program, argv: list[str], view: Command
 
 def cgroup_signals(ledger: Ledger, start: int) -> None:
     """`echo 1 > …/hookd.service/cgroup.kill`: a write to a cgroup's kill or freeze file stops every process of
-    the cgroup its directory names (the catalogue's `signal_files`), as a kill of the unit would."""
-    names = catalogue().signal_files
-    for effect in [e for e in ledger.effects[start:] if e["op"] == "write" and e["path"]]:
-        directory, _, base = effect["path"].rpartition("/")
-        if base in names:
+    the cgroup its directory names (the catalogue's `signal_files`), as a kill of the unit would. A write to a
+    process's own file (`/proc/PID/mem`, `oom_score_adj`: `process_files`) acts on the process PID names, as an
+    attach does: the PID word is its target, looked up when the shell runs (`/proc/$(pgrep -f hookd)/mem`)."""
+    known = catalogue()
+    for effect in [e for e in ledger.effects[start:] if e["op"] == "write"]:
+        directory, _, base = (effect["path"] or str(effect.get("raw", ""))).rpartition("/")
+        if effect["path"] and base in known.signal_files:
             ledger.add("signal", None, effect["program"], target=directory, match="cgroup")
+        elif base in known.process_files and directory.startswith("/proc/") and directory.count("/") == 2:
+            target = directory[6:]
+            signal = ledger.add("signal", None, effect["program"], target=target, match="pid", acts="process")
+            if running := running_names(target):  # a PID spelled as a number: what runs under it now
+                signal["running"] = running
+    for effect in [e for e in ledger.effects[start:] if e["op"] == "read" and not e["path"]]:
+        _process_file_read(effect, known.pid_lookups)
+
+
+_PROCESS_FILE = re.compile(r"/proc/\$\(\s*([^()$`/]*)\)/([^/$`]+)")
+
+
+def _process_file_read(effect: dict[str, Any], lookups: frozenset[str]) -> None:
+    """`cat /proc/$(pgrep -f app)/status`: what a PID lookup prints is a number, so the file read is that process's
+    own `status` (known by its name: `environ` holds secrets, `status` none), not any file."""
+    found = _PROCESS_FILE.fullmatch(str(effect.get("raw", "")))
+    words = found.group(1).split() if found else []
+    if found and words and words[0].rpartition("/")[2] in lookups:
+        effect.update(path=f"/proc/PID/{found.group(2)}", known=True)
+        effect.pop("fixed", None)
 
 
 def module_effects(ledger: Ledger, program: Program, parsed: Parsed, place: Place, follow: Followups) -> None:

@@ -126,7 +126,9 @@ class Program:
     # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
     # npm runs later; `npm pkg set scripts.x=CMD` a command line
     sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = ()
-    deletes_named: tuple[tuple[tuple[str, ...], str], ...] = ()  # (words, what): `pip uninstall NAME`, `gh repo delete`
+    # (words, what, op, when): `pip uninstall NAME` deletes, `pipx inject NAME …` writes into what NAME names;
+    # `when`: only with one of these words after them (`pipx runpip NAME install X`, not `… NAME list`)
+    deletes_named: tuple[tuple[tuple[str, ...], str, str, frozenset[str]], ...] = ()
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
@@ -134,6 +136,9 @@ class Program:
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
     task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
+    # `logrotate CONF`: the files each stanza of a configuration it loads names are rewritten (rotated, truncated,
+    # removed), except under these options (`-d`: nothing changes)
+    rewrites_configured: frozenset[str] | None = None
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
@@ -280,7 +285,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         privilege_options=frozenset(spec.get("privilege_options", ())),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
-        deletes_named=tuple((tuple(e["words"]), str(e["what"])) for e in spec.get("deletes_named", ())),
+        deletes_named=tuple(
+            (tuple(e["words"]), str(e["what"]), str(e.get("op", "delete")), frozenset(e.get("when", ())))
+            for e in spec.get("deletes_named", ())
+        ),
         sets_code=tuple(
             (tuple(e["words"]), tuple(e["keys"]), str(e.get("file", "")), str(e.get("value", "program")))
             for e in spec.get("sets_code", ())
@@ -292,6 +300,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         pid_options=frozenset(spec.get("pid_options", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
         task_modules=_modules(spec.get("task_modules")),
+        rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
@@ -373,9 +382,9 @@ class Catalogue:
 
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
-        "forge_apis", "git", "instruction_files", "languages", "metadata_hosts", "power_files", "prefixes",
-        "program_configs", "runs_later", "search_paths", "settings_files", "signal_files", "startup_files",
-        "system_programs",
+        "forge_apis", "git", "instruction_files", "languages", "metadata_hosts", "pid_lookups", "power_files",
+        "prefixes", "process_files", "program_configs", "runs_later", "search_paths", "settings_files",
+        "signal_files", "startup_files", "system_programs",
     )  # fmt: skip
 
     def __init__(
@@ -403,6 +412,8 @@ class Catalogue:
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
         self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
         self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
+        self.process_files = frozenset(own.get("process_files", {}).get("names", ()))  # /proc/PID/mem: acts on PID
+        self.pid_lookups = frozenset(own.get("process_files", {}).get("lookups", ()))  # pgrep: prints PIDs
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))
         self.search_paths = frozenset(own.get("search_paths", {}).get("names", ()))  # PATH and its like

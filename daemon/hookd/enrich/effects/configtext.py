@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.words import assignments, runs_nothing
 
 
 def _recipes(makefile: str) -> list[str]:
@@ -146,4 +147,17 @@ def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -
             if not rest[k].startswith("-"):
                 return False
             k += 2 if rest[k] in entry["value_flags"] else 1
+    return True
+
+
+def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None) -> bool:
+    """Whether `text` written into the startup or configuration file `path` runs nothing later (runs_nothing for a
+    shell's file, settings_only for another program's). The variables a shell's text sets are kept on the write
+    (`sets`): one can still move or switch off what guards the next sessions (hookd.selfprotect judges them)."""
+    if lang != "sh":
+        return settings_only(path, text)
+    if not runs_nothing(text):
+        return False
+    if found := assignments(text):
+        effect["sets"] = found
     return True

@@ -84,12 +84,14 @@ def grants(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> No
 
 
 def deletes_named(ledger: Ledger, program: Program, argv: list[str]) -> None:
-    """`pip uninstall hookd`, `gh repo delete o/r`: what a command removes by name, not by path (`what`, `name`)."""
-    for words, what in program.deletes_named:
+    """`pip uninstall hookd`, `gh repo delete o/r`: what a command removes by name, not by path (`what`, `name`);
+    `pipx inject hookd X`, `pipx runpip hookd install X` (not `… list`): what it changes by name (a `write` of
+    the package's environment)."""
+    for words, what, op, when in program.deletes_named:
         after = _after_words(argv, words)
-        if after is not None:
+        if after is not None and (not when or not when.isdisjoint(after)):
             for name in [w for w in after if not w.startswith("-")] or [""]:
-                ledger.add("delete", None, program.name, what=what, name=name)
+                ledger.add(op, None, program.name, what=what, name=name)
 
 
 def _after_words(argv: list[str], words: tuple[str, ...]) -> list[str] | None:

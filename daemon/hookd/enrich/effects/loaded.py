@@ -96,6 +96,23 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
             continue
         judged.add(path)
         _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None)
+    if program is not None and program.rewrites_configured is not None:
+        _configured_rewrites(ledger, view, place, start, program.rewrites_configured)
+
+
+_STANZA = re.compile(r"^[ \t]*((?:\"[^\"\n]+\"|[^\s{#\"]+)(?:[ \t]+(?:\"[^\"\n]+\"|[^\s{#\"]+))*)[ \t]*\{", re.M)
+
+
+def _configured_rewrites(ledger: Ledger, view: CommandView, place: Place, start: int, inert: frozenset[str]) -> None:
+    """`logrotate -f CONF` of a configuration the line wrote: each stanza's files are rewritten (rotated,
+    truncated, removed), as a write of each (under an option that changes nothing, `-d`, none is)."""
+    if not inert.isdisjoint(view.argv[1:]):
+        return
+    loaded = [e for e in ledger.effects[start:] if e["op"] == "exec" and e.get("loaded")]
+    for text in [str(e["code"]["text"]) for e in loaded if e.get("code")]:
+        for heads in _STANZA.findall(text):
+            for word in re.findall(r'"([^"]+)"|(\S+)', heads):
+                ledger.add("write", place(word[0] or word[1]), view.name)
 
 
 def _own_configurations(ledger: Ledger, view: CommandView, place: Place, program: Program | None) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
-from hookd.enrich.effects.configtext import settings_only
+from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
@@ -63,7 +63,6 @@ from hookd.enrich.effects.words import (
     printed_environment,
     prints_own_code,
     reads_script_from_stdin,
-    runs_nothing,
     shadows,
     startup_language,
 )
@@ -167,7 +166,7 @@ class EffectModel:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if text is not None and (runs_nothing(text) if lang == "sh" else settings_only(path, text)):
+            if text is not None and quiet_setting(effect, path, text, lang):
                 continue
             if text is None and lang == "sh" and _own_setup(view, path):
                 continue  # `register-python-argcomplete pytest >> ~/.bashrc`: what `eval "$(…)"` of it would run

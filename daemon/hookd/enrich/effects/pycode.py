@@ -13,6 +13,7 @@ A value that is not a literal stands as a dynamic word, so a rule about a target
 from __future__ import annotations
 
 import ast
+import shlex
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ class Effects:
     scripts: list[str] = field(default_factory=list)  # shell scripts
     dynamic: bool = False
     parsed: bool = True
+    kills: list[str] = field(default_factory=list)  # the pids `os.kill` is given (a literal, or "" computed)
 
 
 @lru_cache(maxsize=64)
@@ -63,7 +65,18 @@ def python_effects(code: str) -> Effects:
         if isinstance(node, ast.Call):
             _call(node, effects, bound)
     _code_in_strings(tree, effects)
+    _signals(effects)
     return effects
+
+
+def _signals(effects: Effects) -> None:
+    """`os.kill(pid, sig)`, `os.killpg(…)`: a `kill` of that pid. A pid the code computes comes from what the
+    code itself ran or read (`subprocess.check_output(["pgrep", "-f", "hookd"])`, `open(".../x.pid")`): it is
+    given as the substitution of those commands, as `kill $(pgrep -f hookd)` is, so the process they look up is
+    the target (the effect model's `lookup`)."""
+    ran = "; ".join(shlex.join(c) for c in effects.commands if c and c[0] != "kill")
+    for pid in effects.kills:
+        effects.commands.append(["kill", pid if pid.isdigit() else f"$({ran})" if ran else UNKNOWN])
 
 
 def _code_in_strings(tree: ast.AST, effects: Effects) -> None:
@@ -236,6 +249,9 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     elif name in _CALLS.subprocess:
         shell = any(k.arg == "shell" and _truthy(k.value) for k in node.keywords) or name.endswith(("shell", "output"))
         _run(node, first, shell and not isinstance(first, ast.List | ast.Tuple), effects)
+    elif name in ("os.kill", "os.killpg"):
+        value = first.value if isinstance(first, ast.Constant) else None
+        effects.kills.append(str(value) if isinstance(value, int) else "")
     elif name in _CALLS.files:
         effects.commands.append([*_CALLS.files[name], *(_literal(a) for a in node.args[:2])])
     elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):

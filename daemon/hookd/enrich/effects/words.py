@@ -441,6 +441,13 @@ def runs_nothing(text: str) -> bool:
     return True
 
 
+def assignments(text: str) -> dict[str, str]:
+    """The variables a startup file's text of settings sets, each with its value as written (quotes taken off):
+    `export X="$HOME/y"`, `X=y`, fish's `set -gx X y`, csh's `setenv X y`."""
+    sets = [(name, " ".join(words.split())) for name, words in _SET_ASSIGNMENT.findall(text)]
+    return {name: value.strip().strip("\"'") for name, value in [*_ASSIGNMENT.findall(text), *sets]}
+
+
 # The extensions of code a program loads and runs (scripts of shells, interpreters and editors, build scripts)
 CODE_LANGS = {
     "js": "node", "mjs": "node", "cjs": "node", "ts": "node", "py": "python", "lua": "lua", "vim": "vim",

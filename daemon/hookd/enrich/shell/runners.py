@@ -401,7 +401,11 @@ def _dynamic_text(word: str) -> bool:
 def printed(words: list[str], quoted: frozenset[str] = frozenset()) -> str | None:
     """The text `echo`/`printf` writes, when its words are known (the next command in a pipe reads it):
     escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments. A word in `quoted`
-    is known whatever `$` it holds: they were quoted on the line (`echo 'echo $HOME' | sh`)."""
+    is known whatever `$` it holds: they were quoted on the line (`echo 'echo $HOME' | sh`). `printf '%s\\0'
+    ARGS` (each argument one NUL-ended item, for `xargs -0`) keeps an argument built at run time as written: its
+    value is one item whatever it is (a substitution's output holds no NUL), so the known items around it stay known."""
+    if words[:2] == ["printf", "%s\\0"] and len(words) > 2:
+        return "".join(w + "\0" for w in words[2:])
     if not words or words[0] not in ("echo", "printf") or any(_dynamic_text(w) and w not in quoted for w in words):
         return None
     if words[0] == "printf":

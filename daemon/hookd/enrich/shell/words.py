@@ -213,7 +213,7 @@ def _read_dollar(s: str, i: int, out: list[str], home: str, subs: list[str] | No
         end = s.find("}", i + 2)
         inner = s[i + 2 : end]
         if end < 0 or any(ch in inner for ch in "$`'\"{\\"):
-            raise _Decline
+            return _read_parameter(s, i, out, subs)
         out.append(home if inner == "HOME" else s[i : end + 1])  # `--dir=$HOME/x` too, as bash
         return end + 1
     match = _NAME.match(s, i + 1)
@@ -223,6 +223,26 @@ def _read_dollar(s: str, i: int, out: list[str], home: str, subs: list[str] | No
     name = match.group()
     out.append(home if name == "HOME" else "$" + name)
     return match.end()
+
+
+def _read_parameter(s: str, i: int, out: list[str], subs: list[str] | None) -> int:
+    """`s[i]` starts a `${…}` whose word holds quotes or expansions (`"${XDG_DATA_HOME:-$HOME/.local/share}/x"`):
+    kept as written, to its own closing brace, so the word stays one expansion whose value is not known (a
+    quoted word read up to the first `}` instead kept its quotes and looked like a project path)."""
+    j = i + 2
+    n = len(s)
+    while j < n and s[j] != "}":
+        nxt = _skip_construct(s, j)
+        j = _read_parameter(s, j, [], subs) if nxt < 0 and s.startswith("${", j) else max(nxt, j + 1)
+    if j >= n:
+        raise _Decline
+    found = _scan_substitutions(s[i + 2 : j])
+    if found and subs is None:
+        raise _Decline
+    if subs is not None:
+        subs.extend(found)
+    out.append(s[i : j + 1])
+    return j + 1
 
 
 def _read_backtick(s: str, i: int, out: list[str], subs: list[str] | None) -> int:
