@@ -43,11 +43,25 @@ _GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the com
 _MAX_COMMANDS = 16  # command lines of one file walked (each is parsed as a script: the cost stays linear)
 _MAX_COMMAND = 4096  # characters of one
 _MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
-# A configuration language's reference to an environment variable, which the tool substitutes before it runs the
-# command line: tox's `{env:HOME}` (https://tox.wiki/en/latest/config.html, "Environment variable substitutions"),
-# dev containers' `${localEnv:HOME}` and `${containerEnv:HOME}` (the devcontainer.json reference, "Variables in
-# devcontainer.json"), VS Code's `${env:HOME}`, each with an optional `:default`; walked as the shell's `${HOME}`
-_TOOL_ENVIRONMENT = re.compile(r"\$?\{(?:env|localEnv|containerEnv):([A-Za-z_][A-Za-z0-9_]*)(?::[^{}\s]*)?\}")
+# A configuration or build language's reference to an environment variable, which the tool (or the code that
+# builds the command line) substitutes before the command runs: tox's `{env:HOME}`
+# (https://tox.wiki/en/latest/config.html, "Environment variable substitutions"), dev containers'
+# `${localEnv:HOME}` and `${containerEnv:HOME}` (the devcontainer.json reference, "Variables in
+# devcontainer.json"), VS Code's `${env:HOME}`, each with an optional `:default`; dune's `%{env:HOME=default}`
+# (https://dune.readthedocs.io/en/stable/concepts/variables.html); CMake's and Perl's `$ENV{HOME}`
+# (https://cmake.org/cmake/help/latest/variable/ENV.html, https://perldoc.perl.org/perlvar#%ENV); a JavaScript
+# template literal's `${process.env.HOME}` or `${Bun.env.HOME}` (https://nodejs.org/api/process.html#processenv,
+# https://bun.com/docs/runtime/shell). Each is walked as the shell's `${HOME}`.
+_NAME = r"([A-Za-z_][A-Za-z0-9_]*)"
+_TOOL_ENVIRONMENT = re.compile(
+    rf"\$?\{{(?:env|localEnv|containerEnv):{_NAME}(?::[^{{}}\s]*)?\}}|%\{{env:{_NAME}(?:=[^{{}}\s]*)?\}}"
+    rf"|\$ENV\{{{_NAME}\}}|\$\{{\s*(?:process|Bun)\.env\.{_NAME}\s*\}}"
+)
+
+
+def tool_environment(command: str) -> str:
+    """`command` with each tool's reference to an environment variable written as the shell's `${NAME}`."""
+    return _TOOL_ENVIRONMENT.sub(lambda m: "${" + next(g for g in m.groups() if g) + "}", command)
 
 
 def may_run_files(program: Program | None) -> bool:
@@ -174,7 +188,7 @@ def _loaded(
         commands, known = list(followed.commands), followed.known
         follow.scripts.extend(followed.files)
     ledger.add("exec", placed, name, code={"lang": lang or "text", "text": text}, known=known, **extra)
-    follow.scripts.extend(_TOOL_ENVIRONMENT.sub(r"${\1}", command) for command in commands)
+    follow.scripts.extend(tool_environment(command) for command in commands)
 
 
 def _extension_language(path: str) -> str | None:
@@ -224,7 +238,7 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
     if not found:
         found = literal_commands(text)
         covered = covered and not found
-    walked = [c for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
+    walked = [tool_environment(c) for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
     return walked, covered and len(walked) == len(found)  # the rest, not followed: asked
 
 

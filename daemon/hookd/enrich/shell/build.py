@@ -41,7 +41,7 @@ from hookd.enrich.shell.stdin import (
     substituted_script,
 )
 from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Simple, _TooDeep, one_command, with_assigns
-from hookd.enrich.shell.words import _ASSIGN, UNSPLIT_MARK, _dynamic
+from hookd.enrich.shell.words import _ASSIGN, UNSPLIT_MARK, _dynamic, quoted_text
 from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel, xargs_run
 from hookd.types import NormalisedEvent, ToolKind
 
@@ -309,7 +309,7 @@ class _Builder:
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
-        echoed = printed(argv) if name in ("echo", "printf") else None  # also `nohup printf …`, `$p …`
+        echoed = printed(argv, literal=quoted_text(simple.words)) if name in ("echo", "printf") else None  # `$p …`
         peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
         for script in follow.scripts:

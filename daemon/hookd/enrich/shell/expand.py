@@ -14,7 +14,7 @@ import re
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import printed
 from hookd.enrich.shell.tree import _Simple, _TooDeep
-from hookd.enrich.shell.words import BRACE_MARK, ELEMENTS_MARK, UNSPLIT_MARK, _dynamic, elements_key
+from hookd.enrich.shell.words import BRACE_MARK, ELEMENTS_MARK, LITERAL_MARK, UNSPLIT_MARK, _dynamic, elements_key
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
@@ -26,7 +26,7 @@ _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
 _TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
 _MAX_WORDS = 256  # results of one brace expansion
 _MAX_GROWTH = 4096  # words of one command before brace expansion stops
-_MARKS = (BRACE_MARK, UNSPLIT_MARK, ELEMENTS_MARK)
+_MARKS = (BRACE_MARK, UNSPLIT_MARK, ELEMENTS_MARK, LITERAL_MARK)
 _ELEMENTS_NAME = re.compile(r"\$\{?([@]|[A-Za-z_][A-Za-z0-9_]*\[@\])\}?")
 # Where an expansion's value may be split into words: its blanks, and `$IFS` itself. Text of the word that no
 # expansion made (a quoted part: `ruby${IFS}-e${IFS}'print 1'`) is never split ("Word Splitting").
@@ -47,6 +47,8 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         if "$" not in original and "`" not in original and not original.startswith(_MARKS):
             out.append(_tilde(original, home, False) if original[:1] == "~" else original)  # nothing to expand
             continue
+        if original.startswith(LITERAL_MARK):  # quoted text, expanded as before: a trap's or eval's shell will
+            original = UNSPLIT_MARK + original[len(LITERAL_MARK) :]  # (only what echo prints of it is the text)
         marked = original.startswith(BRACE_MARK)
         quoted = original.startswith(UNSPLIT_MARK)
         word = original[len(BRACE_MARK) :] if marked or quoted else original

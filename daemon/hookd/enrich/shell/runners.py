@@ -394,10 +394,11 @@ def _unescape(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
-def printed(words: list[str]) -> str | None:
+def printed(words: list[str], *, literal: bool = False) -> str | None:
     """The text `echo`/`printf` writes, when its words are known (the next command in a pipe reads it):
-    escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments."""
-    if not words or words[0] not in ("echo", "printf") or any("$" in w or "`" in w for w in words):
+    escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments. With `literal`, a `$`
+    or backtick in them is quoted text the shell left as it is (`printf '$HOME'`)."""
+    if not words or words[0] not in ("echo", "printf") or (not literal and any("$" in w or "`" in w for w in words)):
         return None
     if words[0] == "printf":
         args = words[1:]

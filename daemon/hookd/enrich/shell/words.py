@@ -465,6 +465,11 @@ def _quoted_ends(raw: str, quote: str) -> list[int]:
 
 
 UNSPLIT_MARK = '\x00"'
+# A word whose every `$` and backtick is quoted text (`'$HOME'`, `\$x`, `"\$x"`) starts with this mark: what echo
+# or printf prints of it is known (hookd.enrich.shell.build). It is expanded as an unsplit word still (a shell that
+# runs the text later, a trap's or eval's, sees the line's variables), and its `$` stays in the word, so that
+# everything else still takes it for one it cannot see into.
+LITERAL_MARK = "\x00'"
 # A word that is exactly `"$@"` or `"${a[@]}"` starts with this mark: one word per element, each as it was
 # given, however many blanks it holds (the bash manual, "Special Parameters" and "Arrays").
 ELEMENTS_MARK = "\x00@"
@@ -484,13 +489,30 @@ def mark_unsplit(raw: str, text: str) -> str:
     which bash splits into one word per element (ELEMENTS_MARK when that is the whole word)."""
     if _ELEMENTS_WORD.fullmatch(raw):
         return ELEMENTS_MARK + text
+    if _has_dollar(raw) and _has_dollar(text) and raw[:1] != "~" and not _expansion(raw, inside_double=True):
+        return LITERAL_MARK + text
     if ("$" in raw or "`" in raw) and not _ALL_ELEMENTS.search(raw) and not _unquoted_expansion(raw):
         return UNSPLIT_MARK + text
     return text
 
 
+def _has_dollar(text: str) -> bool:
+    return "$" in text or "`" in text
+
+
+def quoted_text(words: list[str]) -> bool:
+    """Every `$` and backtick in a command's words (as the parse gave them) is quoted text, none an expansion."""
+    return all(w.startswith(LITERAL_MARK) or ("$" not in w and "`" not in w) for w in words)
+
+
 def _unquoted_expansion(raw: str) -> bool:
     """Whether `raw` (one word's source) has a `$…` or backtick expansion outside double quotes."""
+    return _expansion(raw, inside_double=False)
+
+
+def _expansion(raw: str, *, inside_double: bool) -> bool:
+    """Whether `raw` (one word's source) has a `$…` or backtick expansion outside double quotes, or with
+    `inside_double` anywhere: text in single quotes, `$'…'` and an escaped `$` or backtick expand nothing."""
     i, n, quoted = 0, len(raw), False
     while i < n:
         c = raw[i]
@@ -509,7 +531,7 @@ def _unquoted_expansion(raw: str) -> bool:
                 end = raw.find("'", end + 1)
             i = n if end < 0 else end + 1
             continue
-        elif c in "$`" and not quoted:
+        elif c in "$`" and (inside_double or not quoted):
             return True
         i += 1
     return False
