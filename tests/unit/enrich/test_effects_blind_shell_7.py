@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from effect_support import HOME, ops
+from effect_support import HOME, analysed, ops
 
 from hookd.enrich.effects.loaded import tool_environment
 
@@ -76,3 +76,31 @@ def test_a_template_literals_command_reaching_the_home_is_left_for_later(tmp_pat
     command = "printf 'await Bun.$`rm -rf ${process.env.HOME}/Documents`\\n' > p.ts"
     assert _later(command, tmp_path) == [str(tmp_path / "p.ts")]
     assert _later("printf 'console.log(`${process.env.HOME}/Documents`)\\n' > p.ts", tmp_path) == []
+
+
+# --- a file the line made is loaded once; a JSON document's strings are its settings, on one line or many ---
+
+
+def test_a_configuration_whose_task_runs_its_program_again_is_walked_once(tmp_path: Path) -> None:
+    # deno.json's task runs `deno test`, which loads deno.json again: walked once, not until the depth runs out
+    command = 'printf \'{"tasks":{"test":"deno test --allow-read=."}}\' > deno.json && deno task test'
+    argvs, found = analysed(command, tmp_path)  # (analysed asserts the line parsed)
+    assert argvs.count(["deno", "test", "--allow-read=."]) == 1
+    assert [e["known"] for e in found if e["op"] == "exec" and e.get("loaded")] == [True]
+
+
+@pytest.mark.parametrize(
+    ("command", "walked"),
+    [
+        ("printf '{\"tasks\":{\"clean\":\"rm -rf ~/Documents\"}}' > deno.json && deno task clean",
+         ["rm", "-rf", f"{HOME}/Documents"]),
+        ("printf '{\"scripts\":{\"build\":\"tsc -p .\"},\"name\":\"x\"}' > package.json && npm run build",
+         ["tsc", "-p", "."]),
+    ],
+)  # fmt: skip
+def test_a_one_line_json_documents_command_strings_are_all_it_runs(
+    command: str, walked: list[str], tmp_path: Path
+) -> None:
+    argvs, found = analysed(command, tmp_path)
+    assert walked in argvs
+    assert [e["known"] for e in found if e["op"] == "exec" and e.get("loaded")] == [True]

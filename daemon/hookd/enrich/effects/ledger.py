@@ -53,8 +53,8 @@ class CommandView:
 
 class Ledger:
     __slots__ = (
-        "contents", "effects", "home", "listed", "moved", "previous", "printed", "printing", "produced", "project",
-        "read_listing", "stashed", "trees",
+        "contents", "effects", "home", "listed", "loaded", "moved", "previous", "printed", "printing", "produced",
+        "project", "read_listing", "stashed", "trees",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
@@ -63,6 +63,7 @@ class Ledger:
         self.effects: list[dict[str, Any]] = []
         self.produced: dict[str, str] = {}  # path -> how the line made it: write, fetch, decode
         self.contents: dict[str, str] = {}  # path -> its text, when the line wrote known text
+        self.loaded: set[str] = set()  # the files the line made that a command loaded: their commands walked once
         self.listed: list[dict[str, Any]] = []  # what the command being judged lists (find, ls, git ls-files)
         self.previous: list[dict[str, Any]] = []  # what the command before it listed: the names xargs reads
         self.trees: list[dict[str, Any]] = []  # what the command before it read whole and wrote to its stdout

@@ -19,6 +19,7 @@ and holds no command line or has every line followed (settings, sections, comman
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -171,6 +172,9 @@ def _loaded(
     ledger: Ledger, placed: Mapping[str, Any], name: str, kind: str, follow: Followups, *, catalogued: bool
 ) -> None:
     path = str(placed.get("path") or "")
+    if path in ledger.loaded:  # `deno task t` of a deno.json whose task runs deno again: its lines are walked once
+        return
+    ledger.loaded.add(path)
     text = ledger.contents.get(path) if kind == "write" else None
     lang = _extension_language(path)
     extra: dict[str, Any] = {"loaded": kind}
@@ -219,7 +223,12 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
     """`file_commands`, and whether every line is followed: a command line, a setting, a section, a key or a
     target (`build:`), punctuation, a comment or blank (a unit, a WireGuard or INI file, a Makefile of
     recipes): then its commands, each judged as itself, are all it runs."""
-    found: list[str] = []
+    data = _json(text)
+    if data is not None:  # a JSON document, on one line or many: its strings are settings' values
+        found = [v for v in _strings(data) if is_command_line(v)]
+        walked = [tool_environment(c) for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
+        return walked, len(walked) == len(found)
+    found = []
     lines = text.splitlines()
     covered = len(lines) <= _MAX_LINES
     for line in lines[:_MAX_LINES]:
@@ -240,6 +249,31 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
         covered = covered and not found
     walked = [tool_environment(c) for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
     return walked, covered and len(walked) == len(found)  # the rest, not followed: asked
+
+
+def _json(text: str) -> object | None:
+    """`text` parsed as a JSON object or array, None when it is not one."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text)  # type: ignore[no-any-return]
+    except ValueError:
+        return None
+
+
+def _strings(data: object) -> list[str]:
+    """The string values of a JSON document (object keys aside), depth first, at most _MAX_LINES of them."""
+    found: list[str] = []
+    pending = [data]
+    while pending and len(found) < _MAX_LINES:
+        item = pending.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            pending.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
+    return found
 
 
 def configured_code(ledger: Ledger, view: CommandView, place: Place, start: int) -> None:
