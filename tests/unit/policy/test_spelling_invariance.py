@@ -36,13 +36,9 @@ SAMPLE_WIDER_BENIGN = 8
 # Rewrites whose failures are not closed yet, each with the mechanism that misses them (strict: the entry must
 # go once the rewrite holds on the sample).
 KNOWN: dict[str, str] = {
-    "echo-pipe-sh": (
-        "text echoed into a shell that holds a `$` is not known (`echo 'echo $NODE_ENV' | sh`: after quote removal "
-        "a literal `$` cannot be told from an unknown variable), so the shell's script is unknown and asked"
-    ),
     "procsub-bash": (
-        "as echo-pipe-sh: the script `bash <(printf …)` runs is known only when its text holds no `$` (a literal "
-        "`$` cannot be told from an unknown variable), so such a script is asked"
+        "a fork bomb (`:(){ :|:& };:`) is found in the line's own text, not in the script `bash <(printf …)` runs "
+        "(destructive.jsonl:41; every other case holds since blind-shell-7's quoted `$` text)"
     ),
     "procsub-source": "as procsub-bash, for `source <(printf …)`",
 }

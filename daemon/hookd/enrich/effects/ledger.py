@@ -7,6 +7,7 @@ downloaded or decoded (and their text when known), what the command before liste
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,6 +117,8 @@ class Ledger:
             effect["code"] = dict(code)
         if url:
             effect["url"] = url
+        if op == "delete" and sweeps(path):
+            effect["selected"] = True  # `rm ~/Projects/*/*.py`, `shred -u ~/Documents/*`: what the glob selects
         effect.update(extra)
         self.effects.append(effect)
         for match in placed.get("matches", ()) if placed and op != "list" else ():  # what a glob matches now
@@ -174,3 +177,16 @@ def selected(effects: list[dict[str, Any]], start: int, stand_ins: set[str] | No
         elif effect["op"] in ("read", "copy") and has_glob(effect["path"]) and "glob" not in effect:
             root = effect["path"].split("/*", 1)[0].split("/?", 1)[0] or "/"
             effects.append({**effect, "path": root, "raw": root, "recursive": True, "selected": True})
+
+
+_EVERYTHING = re.compile(r"[*?.]*\*[*?.]*")  # `*`, `.*`, `*.*`: every name of a directory
+
+
+def sweeps(path: str) -> bool:
+    """A glob that selects whatever a directory holds, as a search below its fixed part does: one whose pattern
+    spans directories (`~/Projects/*/*.py`, `~/*/.env`) or whose last name is any name at all (`~/Documents/*`);
+    not a name pattern of one directory (`~/.npm/_logs/*.log`, `notes-*.txt`)."""
+    if not has_glob(path):
+        return False
+    *directories, last = path.split("/")
+    return any(has_glob(d) for d in directories) or _EVERYTHING.fullmatch(last) is not None

@@ -309,7 +309,8 @@ class _Builder:
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
-        echoed = printed(argv, literal=quoted_text(simple.words)) if name in ("echo", "printf") else None  # `$p …`
+        literal = quoted_text(simple.words, len(words), len(argv))  # `printf '$HOME'`: its `$` is text
+        echoed = printed(argv, literal=literal) if name in ("echo", "printf") else None  # also `nohup printf …`
         peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
         for script in follow.scripts:

@@ -14,7 +14,15 @@ import re
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import printed
 from hookd.enrich.shell.tree import _Simple, _TooDeep
-from hookd.enrich.shell.words import BRACE_MARK, ELEMENTS_MARK, LITERAL_MARK, UNSPLIT_MARK, _dynamic, elements_key
+from hookd.enrich.shell.words import (
+    BRACE_MARK,
+    ELEMENTS_MARK,
+    LITERAL_MARK,
+    UNSPLIT_MARK,
+    _dynamic,
+    elements_key,
+    quoted_text,
+)
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
@@ -187,11 +195,13 @@ def _echo_output(script: str, home: str, *, code: bool = False) -> str | None:
     words = command.words
     if command.assigns or command.redirects or command.subs or not words or words[0] not in ("echo", "printf"):
         return None
+    literal = code and any(w.startswith(LITERAL_MARK) for w in words)  # a script's quoted `$` is its own
+    words = [w.removeprefix(LITERAL_MARK) if code else w for w in words]
     if words[0] == "printf":  # `$(printf rm)`, `$(printf '\x2eenv')`: the text it prints, escapes decoded
-        if any(_dynamic(w) or w.startswith(_MARKS) or (tilde and tilde in w) for w in words):
+        if any(w.startswith(_MARKS) or (tilde and tilde in w) for w in words) or not quoted_text(command.words, 0, 0):
             return None
-        text = printed(words)
-        return None if text is None or "$" in text or "`" in text else text.rstrip("\n")
+        text = printed(words, literal=literal)
+        return None if text is None or (not literal and ("$" in text or "`" in text)) else text.rstrip("\n")
     args = words[2:] if words[1:2] == ["-n"] else words[1:]
     if any(_dynamic(w) or w.startswith(("-", BRACE_MARK)) or "\\" in w or (tilde and tilde in w) for w in args):
         return None

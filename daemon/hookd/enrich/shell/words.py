@@ -500,8 +500,11 @@ def _has_dollar(text: str) -> bool:
     return "$" in text or "`" in text
 
 
-def quoted_text(words: list[str]) -> bool:
-    """Every `$` and backtick in a command's words (as the parse gave them) is quoted text, none an expansion."""
+def quoted_text(source: list[str], expanded: int, argv: int) -> bool:
+    """Every `$` and backtick in the words that became the arguments of a command (its `argv` words, from the
+    `source` words the parse gave, `expanded` words after expansion) is quoted text, none an expansion; the
+    program's own word may be one (`${p:-printf} '$HOME'`). All words count when expansion changed their number."""
+    words = source[expanded - argv + 1 :] if expanded == len(source) and argv else source
     return all(w.startswith(LITERAL_MARK) or ("$" not in w and "`" not in w) for w in words)
 
 
