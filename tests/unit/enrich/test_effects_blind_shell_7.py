@@ -204,3 +204,16 @@ def test_a_pruning_push_deletes_the_remote_branches_it_covers(command: str, refs
 )
 def test_a_glob_selecting_a_directorys_contents_is_a_sweep(command: str, swept: bool, tmp_path: Path) -> None:
     assert [bool(e.get("selected")) for e in ops(command, tmp_path, "delete")] == [swept]
+
+
+@pytest.mark.parametrize(
+    ("command", "lost"),
+    [
+        ("git filter-repo --invert-paths --path src/ --force", ["rewritten"]),
+        ("git filter-repo -f --path-rename a:b", ["rewritten"]),
+        ("git filter-repo --path src/", []),  # refused unless a fresh clone, whose history its remote keeps
+        ("git filter-repo --analyze", []),
+    ],
+)
+def test_a_forced_history_rewrite_loses_the_history_it_replaces(command: str, lost: list[str], tmp_path: Path) -> None:
+    assert [e["what"] for e in ops(command, tmp_path, "delete")] == lost
