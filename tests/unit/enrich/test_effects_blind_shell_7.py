@@ -217,3 +217,24 @@ def test_a_glob_selecting_a_directorys_contents_is_a_sweep(command: str, swept: 
 )
 def test_a_forced_history_rewrite_loses_the_history_it_replaces(command: str, lost: list[str], tmp_path: Path) -> None:
     assert [e["what"] for e in ops(command, tmp_path, "delete")] == lost
+
+
+# --- a file whose extension is the program's name is its configuration ---
+
+
+def test_a_file_named_with_the_programs_extension_is_loaded(tmp_path: Path) -> None:
+    command = 'printf \'task t, "t":\\n  exec "git push --force origin main"\\n\' > x.nimble && nimble t'
+    argvs, found = analysed(command, tmp_path)
+    assert ["git", "push", "--force", "origin", "main"] in argvs
+    assert [e["path"] for e in found if e["op"] == "exec" and e.get("loaded")] == [str(tmp_path / "x.nimble")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printf 'package main\\nfunc main(){}\\n' > main.go && go build",  # a language's source: built, not loaded
+        "printf 'x\\n' > notes.nimble.bak && nimble build",
+    ],
+)
+def test_a_languages_source_or_another_name_is_not_the_programs_configuration(command: str, tmp_path: Path) -> None:
+    assert [e for e in ops(command, tmp_path, "exec") if e.get("loaded")] == []

@@ -141,8 +141,12 @@ def _in_own_directory(directory: str, here: str, name: str) -> bool:
 def _names_program(base: str, name: str) -> bool:
     """`base` is a configuration named after program `name`, in any case: the name alone or followed by `file`
     (`Vagrantfile`, `noxfile.py`), or with a configuration format's extension, after at most one more word
-    (`tox.ini`, `.devcontainer.json`, `docker-compose.yml`; not `git-cleanup.sh`, `git.txt`)."""
+    (`tox.ini`, `.devcontainer.json`, `docker-compose.yml`; not `git-cleanup.sh`, `git.txt`); or with the
+    program's name as its extension (`x.nimble` for nimble, `x.cabal` for cabal), unless that extension is a
+    language's own (`main.go` is go's source, judged where it is built)."""
     stem = base.lstrip(".").lower()
+    if stem.endswith("." + name) and len(stem) > len(name) + 1:
+        return "." + name not in catalogue().code_extensions
     if not stem.startswith(name):
         return False
     rest = stem[len(name) :]
