@@ -193,7 +193,8 @@ _effect_place(e) := e.glob if {
 # What is lost, by `what`: uncommitted changes of the whole tree the command works in (`whole`; `head`: the
 # branch is set to another commit too), untracked files (asked), untracked directories or ignored files
 # (denied: new work, .env, local config), a protected remote branch's commits (a forced update) or the
-# branch itself. Changes of named files are not judged here (their paths are, by protected_paths).
+# branch itself, the local history a rewrite prunes (asked). Changes of named files are not judged here (their
+# paths are, by protected_paths).
 _lost_deny contains {"id": "git-reset-hard", "reason": reason} if {
 	some e in _lost
 	e.what == "uncommitted"
@@ -222,6 +223,14 @@ _lost_ask contains {"id": "git-clean-force", "reason": reason} if {
 	some e in _lost
 	e.what == "untracked"
 	reason := sprintf("%s deletes untracked files under %s that it cannot restore; confirm, or list them with a dry run first", [e.program, _effect_place(e)])
+}
+
+# every commit rewritten, the reflog expired and the old objects pruned (`git filter-repo --force`): the history
+# before is gone from this repository; asked (a fresh clone's history is still on its remote)
+_lost_ask contains {"id": "git-rewrite-history", "reason": reason} if {
+	some e in _lost
+	e.what == "rewritten"
+	reason := sprintf("this %s command rewrites every commit and prunes the history it replaces; confirm it, or run it on a fresh clone", [e.program])
 }
 
 _lost_deny contains {"id": "force-push-protected", "reason": reason} if {

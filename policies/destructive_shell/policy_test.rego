@@ -162,6 +162,12 @@ test_untracked_work_lost if {
 	count(_t_deny(inp)) == 0
 }
 
+test_a_rewritten_and_pruned_history_is_asked if {
+	inp := _t_lost({"path": "/p", "class": "project-root", "recursive": true, "what": "rewritten", "whole": true})
+	_t_ask(inp) == {"git-rewrite-history"}
+	count(_t_deny(inp)) == 0
+}
+
 test_remote_history_of_a_protected_branch if {
 	every ref in ["main", "master", "release/2.1", "", "*"] {
 		_t_deny(_t_lost({"what": "history", "ref": ref, "url": "origin"})) == {"force-push-protected"}

@@ -397,6 +397,16 @@ _effect_read_deny contains {"id": m.id, "reason": _reason(e.path, e.program, m)}
 	some m in _secret(e.path)
 }
 
+# A command whose output the catalogue says is a credential (`gh auth token`, `nix config show`: programs.json
+# `prints_secret`), from a store no list here names as one (nix.conf holds settings besides its access-tokens):
+# what it prints is the credential, whatever the store's path.
+_effect_read_deny contains {"id": "credentials-file", "reason": reason} if {
+	some e in _effect_reads
+	object.get(e, "secret_output", false) == true
+	count(_secret(e.path)) == 0
+	reason := sprintf("%s prints a credential it keeps in %s: it must not reach the model", [e.program, e.path])
+}
+
 # A program the catalogue does not know, handed a secret's path: it may read it (asked).
 _effect_read_ask contains {"id": m.id, "reason": reason} if {
 	some e in _effect_reads

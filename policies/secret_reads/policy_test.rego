@@ -341,6 +341,13 @@ test_effect_read_of_a_secret_is_denied if {
 	v.id == "credentials-file"
 }
 
+test_effect_output_the_catalogue_calls_a_credential_is_denied if {
+	e := {"op": "read", "path": "/home/u/.config/nix/nix.conf", "known": true, "program": "nix", "via": "shell", "secret_output": true}
+	some v in deny with input as _effect_input([e])
+	v.id == "credentials-file"
+	count(deny) == 0 with input as _effect_input([object.remove(e, ["secret_output"])])
+}
+
 test_effect_read_of_new_secret_locations_is_denied if {
 	every p in ["/home/u/.npmrc", "/home/u/.cargo/credentials.toml", "/home/u/.azure/msal_token_cache.json", "/home/u/.config/gh/hosts.yml", "/home/u/.kube/config", "/home/u/.docker/config.json"] {
 		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])

@@ -37,9 +37,8 @@ SAMPLE_WIDER_BENIGN = 8
 # go once the rewrite holds on the sample).
 KNOWN: dict[str, str] = {
     "procsub-bash": (
-        "the script `bash <(printf …)` runs is not known when its text holds a quoted `<(…)` (`diff <(sort a) "
-        "<(sort b)`): only a quoted `$` or backtick is known to be text (words.LITERAL_MARK), so such a script "
-        "is asked; and the fork bomb's `:|:&` printed is not followed"
+        "a fork bomb (`:(){ :|:& };:`) is found in the line's own text, not in the script `bash <(printf …)` runs "
+        "(destructive.jsonl:41; every other case holds since blind-shell-7's quoted `$` text)"
     ),
     "procsub-source": "as procsub-bash, for `source <(printf …)`",
 }

@@ -160,7 +160,7 @@ def _split_glob(text: str) -> tuple[str, str]:
 
 
 def _push(rule: Mapping[str, Any], parsed: Parsed, given: set[str], model: Ledger) -> None:
-    """Forced updates (`--force`, `+ref`, `--mirror`) and deletes (`--delete`, `:ref`) of remote branches."""
+    """Forced updates (`--force`, `+ref`, `--mirror`) and deletes (`--delete`, `:ref`, `--prune`) of remote branches."""
     remote, refspecs = (parsed.operands[0], parsed.operands[1:]) if parsed.operands else ("", [])
     forced = bool(given & set(rule["force"]))
     every = bool(given & set(rule["every_branch"]))
@@ -170,6 +170,8 @@ def _push(rule: Mapping[str, Any], parsed: Parsed, given: set[str], model: Ledge
         return
     if forced and not refspecs:
         model.add("delete", None, "git", what="history", ref="", url=url)
+    if given & set(rule["prune"]) and (every or not refspecs or any("*" in r for r in refspecs)):
+        model.add("delete", None, "git", what="branch", ref="*", url=url)  # those it has no local branch for
     deletes = bool(given & set(rule["delete"]))
     for refspec in refspecs:
         source, colon, destination = refspec.partition(":")

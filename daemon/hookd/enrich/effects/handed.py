@@ -78,6 +78,9 @@ _ARGV_RUN = 8  # literals taken together as one argv
 # a quote or backslash escaped inside a string literal is that character (C, JSON, Scala, Python, Ruby, a bazelrc's
 # `--flag="sh -c \"…\""`): the command line the literal holds has it unescaped
 _ESCAPED = re.compile(r"""\\(["'\\])""")
+# A task of a build tool that runs the rest of its string as a shell command line: a Mix alias's `"cmd …"`
+# (https://hexdocs.pm/mix/Mix.Tasks.Cmd.html); the literal `"cmd rm -rf ~"` holds the command line `rm -rf ~`
+_COMMAND_TASKS = frozenset({"cmd"})
 
 
 def literal_commands(code: str) -> list[str]:
@@ -85,6 +88,7 @@ def literal_commands(code: str) -> list[str]:
     literals that read as one argv, starting with a program hookd knows (see is_command_line)."""
     literals = [next(g for g in (m.group(1), m.group(2), m.group(4)) if g is not None) for m in _STRING.finditer(code)]
     literals = [_ESCAPED.sub(r"\1", w) if "\\" in w else w for w in literals]
+    literals = [_task_command(w) for w in literals]
     found: list[str] = []
     for k, literal in enumerate(literals):
         if is_command_line(literal):
@@ -94,6 +98,12 @@ def literal_commands(code: str) -> list[str]:
         if len(run) > 1 and " " not in literal and is_command_line(" ".join(run[:2])):
             found.append(shlex.join(run))
     return found
+
+
+def _task_command(literal: str) -> str:
+    """A build tool's task that runs a shell command line (`cmd rm -rf ~`) as that command line, else the literal."""
+    task, _, rest = literal.partition(" ")
+    return rest if task in _COMMAND_TASKS and is_command_line(rest) else literal
 
 
 def is_command_line(text: str) -> bool:

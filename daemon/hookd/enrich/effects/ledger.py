@@ -7,6 +7,7 @@ downloaded or decoded (and their text when known), what the command before liste
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,8 +55,8 @@ class CommandView:
 
 class Ledger:
     __slots__ = (
-        "contents", "effects", "home", "listed", "moved", "previous", "printed", "printing", "produced", "project",
-        "read_listing", "stashed", "trees",
+        "contents", "effects", "home", "listed", "loaded", "moved", "previous", "printed", "printing", "produced",
+        "project", "read_listing", "stashed", "trees",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
@@ -64,6 +65,7 @@ class Ledger:
         self.effects: list[dict[str, Any]] = []
         self.produced: dict[str, str] = {}  # path -> how the line made it: write, fetch, decode
         self.contents: dict[str, str] = {}  # path -> its text, when the line wrote known text
+        self.loaded: set[str] = set()  # the files the line made that a command loaded: their commands walked once
         self.listed: list[dict[str, Any]] = []  # what the command being judged lists (find, ls, git ls-files)
         self.previous: list[dict[str, Any]] = []  # what the command before it listed: the names xargs reads
         self.trees: list[dict[str, Any]] = []  # what the command before it read whole and wrote to its stdout
@@ -118,6 +120,8 @@ class Ledger:
             effect["code"] = dict(code)
         if url:
             effect["url"] = url
+        if op == "delete" and sweeps(path):
+            effect["selected"] = True  # `rm ~/Projects/*/*.py`, `shred -u ~/Documents/*`: what the glob selects
         effect.update(extra)
         self.effects.append(effect)
         for match in placed.get("matches", ()) if placed and op != "list" else ():  # what a glob matches now
@@ -176,3 +180,16 @@ def selected(effects: list[dict[str, Any]], start: int, stand_ins: set[str] | No
         elif effect["op"] in ("read", "copy") and has_glob(effect["path"]) and "glob" not in effect:
             root = effect["path"].split("/*", 1)[0].split("/?", 1)[0] or "/"
             effects.append({**effect, "path": root, "raw": root, "recursive": True, "selected": True})
+
+
+_EVERYTHING = re.compile(r"[*?.]*\*[*?.]*")  # `*`, `.*`, `*.*`: every name of a directory
+
+
+def sweeps(path: str) -> bool:
+    """A glob that selects whatever a directory holds, as a search below its fixed part does: one whose pattern
+    spans directories (`~/Projects/*/*.py`, `~/*/.env`) or whose last name is any name at all (`~/Documents/*`);
+    not a name pattern of one directory (`~/.npm/_logs/*.log`, `notes-*.txt`)."""
+    if not has_glob(path):
+        return False
+    *directories, last = path.split("/")
+    return any(has_glob(d) for d in directories) or _EVERYTHING.fullmatch(last) is not None

@@ -19,6 +19,7 @@ and holds no command line or has every line followed (settings, sections, comman
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -43,11 +44,25 @@ _GLOB = re.compile(r"[*?\[]")  # a pattern: what it matches is judged by the com
 _MAX_COMMANDS = 16  # command lines of one file walked (each is parsed as a script: the cost stays linear)
 _MAX_COMMAND = 4096  # characters of one
 _MAX_LINES = 256  # lines of a written file looked at for settings (the input caps bound its size)
-# A configuration language's reference to an environment variable, which the tool substitutes before it runs the
-# command line: tox's `{env:HOME}` (https://tox.wiki/en/latest/config.html, "Environment variable substitutions"),
-# dev containers' `${localEnv:HOME}` and `${containerEnv:HOME}` (the devcontainer.json reference, "Variables in
-# devcontainer.json"), VS Code's `${env:HOME}`, each with an optional `:default`; walked as the shell's `${HOME}`
-_TOOL_ENVIRONMENT = re.compile(r"\$?\{(?:env|localEnv|containerEnv):([A-Za-z_][A-Za-z0-9_]*)(?::[^{}\s]*)?\}")
+# A configuration or build language's reference to an environment variable, which the tool (or the code that
+# builds the command line) substitutes before the command runs: tox's `{env:HOME}`
+# (https://tox.wiki/en/latest/config.html, "Environment variable substitutions"), dev containers'
+# `${localEnv:HOME}` and `${containerEnv:HOME}` (the devcontainer.json reference, "Variables in
+# devcontainer.json"), VS Code's `${env:HOME}`, each with an optional `:default`; dune's `%{env:HOME=default}`
+# (https://dune.readthedocs.io/en/stable/concepts/variables.html); CMake's and Perl's `$ENV{HOME}`
+# (https://cmake.org/cmake/help/latest/variable/ENV.html, https://perldoc.perl.org/perlvar#%ENV); a JavaScript
+# template literal's `${process.env.HOME}` or `${Bun.env.HOME}` (https://nodejs.org/api/process.html#processenv,
+# https://bun.com/docs/runtime/shell). Each is walked as the shell's `${HOME}`.
+_NAME = r"([A-Za-z_][A-Za-z0-9_]*)"
+_TOOL_ENVIRONMENT = re.compile(
+    rf"\$?\{{(?:env|localEnv|containerEnv):{_NAME}(?::[^{{}}\s]*)?\}}|%\{{env:{_NAME}(?:=[^{{}}\s]*)?\}}"
+    rf"|\$ENV\{{{_NAME}\}}|\$\{{\s*(?:process|Bun)\.env\.{_NAME}\s*\}}"
+)
+
+
+def tool_environment(command: str) -> str:
+    """`command` with each tool's reference to an environment variable written as the shell's `${NAME}`."""
+    return _TOOL_ENVIRONMENT.sub(lambda m: "${" + next(g for g in m.groups() if g) + "}", command)
 
 
 def may_run_files(program: Program | None) -> bool:
@@ -143,8 +158,12 @@ def _in_own_directory(directory: str, here: str, name: str) -> bool:
 def _names_program(base: str, name: str) -> bool:
     """`base` is a configuration named after program `name`, in any case: the name alone or followed by `file`
     (`Vagrantfile`, `noxfile.py`), or with a configuration format's extension, after at most one more word
-    (`tox.ini`, `.devcontainer.json`, `docker-compose.yml`; not `git-cleanup.sh`, `git.txt`)."""
+    (`tox.ini`, `.devcontainer.json`, `docker-compose.yml`; not `git-cleanup.sh`, `git.txt`); or with the
+    program's name as its extension (`x.nimble` for nimble, `x.cabal` for cabal), unless that extension is a
+    language's own (`main.go` is go's source, judged where it is built)."""
     stem = base.lstrip(".").lower()
+    if stem.endswith("." + name) and len(stem) > len(name) + 1:
+        return "." + name not in catalogue().code_extensions
     if not stem.startswith(name):
         return False
     rest = stem[len(name) :]
@@ -174,6 +193,9 @@ def _loaded(
     ledger: Ledger, placed: Mapping[str, Any], name: str, kind: str, follow: Followups, *, catalogued: bool
 ) -> None:
     path = str(placed.get("path") or "")
+    if path in ledger.loaded:  # `deno task t` of a deno.json whose task runs deno again: its lines are walked once
+        return
+    ledger.loaded.add(path)
     text = ledger.contents.get(path) if kind == "write" else None
     lang = _extension_language(path)
     extra: dict[str, Any] = {"loaded": kind}
@@ -191,7 +213,7 @@ def _loaded(
         commands, known = list(followed.commands), followed.known
         follow.scripts.extend(followed.files)
     ledger.add("exec", placed, name, code={"lang": lang or "text", "text": text}, known=known, **extra)
-    follow.scripts.extend(_TOOL_ENVIRONMENT.sub(r"${\1}", command) for command in commands)
+    follow.scripts.extend(tool_environment(command) for command in commands)
 
 
 def _extension_language(path: str) -> str | None:
@@ -222,7 +244,12 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
     """`file_commands`, and whether every line is followed: a command line, a setting, a section, a key or a
     target (`build:`), punctuation, a comment or blank (a unit, a WireGuard or INI file, a Makefile of
     recipes): then its commands, each judged as itself, are all it runs."""
-    found: list[str] = []
+    data = _json(text)
+    if data is not None:  # a JSON document, on one line or many: its strings are settings' values
+        found = [v for v in _strings(data) if is_command_line(v)]
+        walked = [tool_environment(c) for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
+        return walked, len(walked) == len(found)
+    found = []
     lines = text.splitlines()
     covered = len(lines) <= _MAX_LINES
     for line in lines[:_MAX_LINES]:
@@ -242,8 +269,33 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
     if not found:
         found = literal_commands(text)
         covered = covered and not found
-    walked = [c for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
+    walked = [tool_environment(c) for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
     return walked, covered and len(walked) == len(found)  # the rest, not followed: asked
+
+
+def _json(text: str) -> object | None:
+    """`text` parsed as a JSON object or array, None when it is not one."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text)  # type: ignore[no-any-return]
+    except ValueError:
+        return None
+
+
+def _strings(data: object) -> list[str]:
+    """The string values of a JSON document (object keys aside), depth first, at most _MAX_LINES of them."""
+    found: list[str] = []
+    pending = [data]
+    while pending and len(found) < _MAX_LINES:
+        item = pending.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            pending.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
+    return found
 
 
 def configured_code(ledger: Ledger, view: CommandView, place: Place, start: int) -> None:

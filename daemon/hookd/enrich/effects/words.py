@@ -48,7 +48,9 @@ _NOTHING = frozenset(
      "readonly"}
 )  # fmt: skip
 _SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
-_ENVIRONMENT_PRINTERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf", "ps"})
+_ENVIRONMENT_PRINTERS = frozenset(
+    {"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf", "ps", "jq", "gojq", "jaq"}
+)
 # A variable whose name says it holds a credential (`$GITHUB_TOKEN`, `printenv AWS_SECRET_ACCESS_KEY`)
 _SECRET_VARIABLE = re.compile(
     r"(?:^|\$\{?)([A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|AUTH)[A-Z0-9_]*)"
@@ -207,6 +209,13 @@ def _ps_environment(words: list[str]) -> bool:
     )
 
 
+# jq's `env` and `$ENV` are the whole environment as an object (https://jqlang.org/manual/, "$ENV, env"; gojq and
+# jaq implement jq's language); `env.NAME` and `$ENV.NAME` are one variable of it
+_JQ = frozenset({"jq", "gojq", "jaq"})
+_JQ_ENVIRONMENT = re.compile(r"(?<![\w$.])(?:env|\$ENV)(?![\w.\[])")
+_JQ_VARIABLE = re.compile(r"(?<![\w$.])(?:env|\$ENV)\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     """The whole environment printed (`env`, `printenv`, `export -p`, `declare -x`, `set`: []), or the
     variables whose names say they hold a secret (`printenv GITHUB_TOKEN`, `echo $AWS_SECRET_ACCESS_KEY`);
@@ -220,7 +229,10 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     printing = any(w in ("-p", "-x", "-px") for w in words)
     whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
     whole = whole or (name == "ps" and _ps_environment(words))
+    whole = whole or (name in _JQ and any(_JQ_ENVIRONMENT.search(w) for w in words if not w.startswith("-")))
     secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
+    if name in _JQ:  # `jq -n '$ENV.GITHUB_TOKEN'`
+        secret += [n for w in words for n in _JQ_VARIABLE.findall(w) if _SECRET_VARIABLE.fullmatch(n)]
     return secret if whole or secret else None
 
 

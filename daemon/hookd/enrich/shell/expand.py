@@ -50,6 +50,8 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         if "$" not in original and "`" not in original and not original.startswith(_MARKS):
             out.append(_tilde(original, home, False) if original[:1] == "~" else original)  # nothing to expand
             continue
+        if original.startswith(LITERAL_MARK):  # quoted text, expanded as before: a trap's or eval's shell will
+            original = UNSPLIT_MARK + original[len(LITERAL_MARK) :]  # (only what echo prints of it is the text)
         marked = original.startswith(BRACE_MARK)
         quoted = original.startswith(UNSPLIT_MARK)
         word = original[len(BRACE_MARK) :] if marked or quoted else original
@@ -192,17 +194,25 @@ def _echo_output(script: str, home: str, *, code: bool = False) -> str | None:
     quoted = frozenset(w[len(LITERAL_MARK) :] for w in words if w.startswith(LITERAL_MARK)) if code else frozenset()
     words = [w.removeprefix(LITERAL_MARK) for w in words] if quoted else words
     if words[0] == "printf":  # `$(printf rm)`, `$(printf '\x2eenv')`: the text it prints, escapes decoded
-        if any((_dynamic(w) and w not in quoted) or w.startswith(_MARKS) or (tilde and tilde in w) for w in words):
+        if any(_unknown(w, quoted, code) or w.startswith(_MARKS) or (tilde and tilde in w) for w in words):
             return None
         text = printed(words, quoted)
         return None if text is None or (("$" in text or "`" in text) and not quoted) else text.rstrip("\n")
     args = words[2:] if words[1:2] == ["-n"] else words[1:]
     if any(
-        (_dynamic(w) and w not in quoted) or w.startswith(("-", BRACE_MARK)) or "\\" in w or (tilde and tilde in w)
+        _unknown(w, quoted, code) or w.startswith(("-", BRACE_MARK)) or "\\" in w or (tilde and tilde in w)
         for w in args
     ):
         return None
     return " ".join(args)
+
+
+def _unknown(word: str, quoted: frozenset[str], code: bool) -> bool:
+    """A word of echo or printf whose text is not known: it holds an expansion, unless it is quoted text; in code
+    (a command with no substitution of its own) a `<(`, `>(` is the script's own text (`'diff <(sort a) …'`)."""
+    if word in quoted:
+        return False
+    return ("$" in word or "`" in word) if code else _dynamic(word)
 
 
 def braces(word: str) -> list[str]:
