@@ -156,3 +156,12 @@ def test_an_alias_given_for_the_command_is_what_runs(proj: Path) -> None:
     assert reset["what"] == "uncommitted" and reset["head"] is True
     assert lost("git -c alias.co=checkout co .", proj)[0]["whole"] is True
     assert lost("git -c alias.st=status st", proj) == []
+
+
+def test_an_alias_the_line_configured_is_what_a_later_git_command_runs(proj: Path) -> None:
+    (push,) = lost("git config alias.sync 'push --force origin HEAD:main' && git sync", proj)
+    assert push["what"] == "history" and push["ref"] == "main"
+    (reset,) = lost("git config --global alias.nuke 'reset --hard' ; git nuke", proj)
+    assert reset["what"] == "uncommitted"
+    assert lost("git config alias.nuke 'reset --hard' && git config --unset alias.nuke && git nuke", proj) == []
+    assert lost("git config alias.st 'status -sb' && git st", proj) == []

@@ -147,7 +147,7 @@ def git_effects(
         for name in data["executing_env"]:
             if name in scope:
                 _runs(f"${name}", scope[name], run, model)
-    config = {k.lower(): v for k, v in pairs}
+    config = {**model.git_config, **{k.lower(): v for k, v in pairs}}  # the line's `git config alias.x …` too
     for key, value in pairs:
         if key == "exec-path":
             model.add("exec", place(value), "git", code={"lang": "sh", "text": ""}, known=False, flow="exec-path")
@@ -329,6 +329,10 @@ def _config_write(rest: list[str], options: list[str], operands: list[str], plac
     key = operands[0]
     value = operands[1] if len(operands) > 1 else ""
     runs = not unsets and value_runs(key, value)
+    if key.lower().startswith("alias."):  # set for every later git command of the line (git-config(1), alias.*)
+        model.git_config[key.lower()] = value
+        if unsets:
+            del model.git_config[key.lower()]
     model.add("write", place(file), "git", key=key, executes=runs, value=value)
 
 

@@ -55,8 +55,8 @@ class CommandView:
 
 class Ledger:
     __slots__ = (
-        "contents", "effects", "home", "listed", "loaded", "moved", "previous", "printed", "printing", "produced",
-        "project", "read_listing", "stashed", "trees",
+        "contents", "effects", "git_config", "home", "listed", "loaded", "moved", "previous", "printed", "printing",
+        "produced", "project", "read_listing", "stashed", "trees",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
@@ -74,6 +74,7 @@ class Ledger:
         self.printing: list[dict[str, Any]] = []  # the credentials the command being judged prints (`gh auth token`)
         self.printed: list[dict[str, Any]] = []  # those the command before it printed: what a pipe hands on
         self.stashed = False  # a `git stash` earlier on the line put the uncommitted changes aside
+        self.git_config: dict[str, str] = {}  # `git config alias.x VALUE` earlier on the line: git's later commands
 
     def add(
         self,
