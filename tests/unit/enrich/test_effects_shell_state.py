@@ -174,3 +174,36 @@ def test_a_file_the_shell_reads_may_set_any_variable(tmp_path: Path) -> None:
 
 def test_a_file_that_is_not_there_sets_nothing(tmp_path: Path) -> None:
     assert _deleted('x=build; . ./missing.sh; rm -rf "$x"', tmp_path) == [str(tmp_path / "build")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'coproc bc -l; echo \'2*21\' >&"${COPROC[1]}"; read -r ans <&"${COPROC[0]}"',
+        'coproc CALC { bc -l; }; echo 1 >&"${CALC[1]}"',
+        'fd=3; exec 3>build.log; echo hi >&"$fd"',
+    ],
+)
+def test_a_duplication_of_a_descriptor_named_by_a_variable_writes_no_file(command: str, tmp_path: Path) -> None:
+    assert [e for e in ops(command, tmp_path, "write") + ops(command, tmp_path, "read") if not e["known"]] == []
+
+
+def test_a_variable_naming_a_file_after_the_ampersand_is_still_that_file(tmp_path: Path) -> None:
+    assert [e["path"] for e in ops('x=~/.bashrc; echo hi >&"$x"', tmp_path, "write")] == ["/home/u/.bashrc"]
+
+
+def test_the_null_command_reads_none_of_its_words(tmp_path: Path) -> None:
+    assert ops(': "${KEY:=~/.ssh/id_rsa}"', tmp_path, "read") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "deleted"),
+    [
+        ("mapfile -t pyc < <(find . -name '*.pyc'); rm -f \"${pyc[@]}\"", "{proj}"),
+        ('readarray -t d < <(find ~/Documents -maxdepth 1); rm -rf "${d[@]}"', "/home/u/Documents"),
+    ],
+)
+def test_each_element_mapfile_fills_from_a_listing_is_a_name_it_listed(
+    command: str, deleted: str, tmp_path: Path
+) -> None:
+    assert _deleted(command, tmp_path) == [deleted.format(proj=tmp_path)]

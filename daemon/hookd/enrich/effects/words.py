@@ -45,7 +45,7 @@ _NOTHING = frozenset(
      "id", "whoami", "hostname", "uname", "seq", "yes", "expr", "basename", "dirname", "nproc", "clear", "tput",
      "jobs", "wait", "exit", "return", "shift", "let", "unalias", "hash", "umask", "ulimit", "history", "shopt",
      "read", "getopts", "mktemp", "df", "free", "uptime", "export", "unset", "local", "declare", "typeset",
-     "readonly"}
+     "readonly", ":"}
 )  # fmt: skip
 _SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
 _ENVIRONMENT_PRINTERS = frozenset(

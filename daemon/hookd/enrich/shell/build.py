@@ -22,13 +22,14 @@ from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.outputs import cd_words, placed_output
 from hookd.enrich.shell.parser import _one_line, _parse_script
-from hookd.enrich.shell.runners import XARGS_INPUT, operands, printed, runs_stdin, script_of, spawned
+from hookd.enrich.shell.runners import operands, printed, runs_stdin, script_of, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import LineState, _Cwd, positional_builtin
+from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
     heredoc_text,
+    listed_into,
     read_or_printed,
     reads_code,
     set_at_run_time,
@@ -339,8 +340,8 @@ class _Builder:
         self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool, heredoc: str | None = None
     ) -> None:
         """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
-        if name in ("set", "shift", ".", "source"):
-            positional_builtin(self.state, argv, cwd)
+        if name in ("set", "shift", ".", "source", "coproc"):
+            line_builtin(self.state, argv, cwd)
         if name in ("export", "declare", "typeset", "readonly", "local"):
             if name == "local":
                 self.state.local([a.split("=", 1)[0] for a in argv[1:] if a[:1] not in "-+"])
@@ -365,7 +366,7 @@ class _Builder:
             listing = self.model.ledger.previous
             if name in ("read", "mapfile", "readarray") and listing:  # `find src | while read f`: names it listed
                 self.model.ledger.read_listing = list(listing)
-                self.state.variables.update(dict.fromkeys(named, XARGS_INPUT))
+                self.state.variables.update(listed_into(named))
 
     def _declare(self, argv: list[str], cwd: _Cwd) -> None:
         """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value

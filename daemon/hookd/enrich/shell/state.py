@@ -16,7 +16,7 @@ from hookd.enrich.paths import PathResolver, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.runners import operands
 from hookd.enrich.shell.tree import _Redir
-from hookd.enrich.shell.words import UNSPLIT_MARK, _dynamic, elements_key
+from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
 
 _POSITIONAL = ("@", "*", "#", elements_key("@"), *(str(n) for n in range(1, 10)))
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a variable's (a command's env also holds `-C`: env's directory)
@@ -148,6 +148,8 @@ class LineState:
         if redirect.target is None or not redirect.is_path:
             return {"op": redirect.op, "target": redirect.target, "path": None, "in_project": None}
         target = self._expanded(redirect.target)
+        if redirect.op in (">&", "<&") and _FD_DUP.fullmatch(target):  # `>&"${COPROC[1]}"`: a descriptor duplicated
+            return {"op": redirect.op, "target": target, "path": None, "in_project": None}
         placed = self.place(target, cwd)
         return {
             "op": redirect.op,
@@ -376,6 +378,27 @@ def _mktemp(value: str, tmpdir: str) -> str | None:
     if template and "/" in template and directory is None:
         return template.rsplit("/", 1)[0] + "/tmp.mktemp"
     return (directory or tmpdir).rstrip("/") + "/tmp.mktemp"
+
+
+# The descriptors bash gives a coprocess's pipes (any numbers: what matters is that they are numbers).
+_COPROC_DESCRIPTORS = ("63", "60")
+
+
+def line_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:
+    """A builtin that sets what later commands of the line see: the positional parameters, `. FILE`, `coproc`."""
+    if argv[0] == "coproc":
+        coprocess(state, argv)
+    else:
+        positional_builtin(state, argv, cwd)
+
+
+def coprocess(state: LineState, argv: list[str]) -> None:
+    """`coproc [NAME] COMMAND` (bash(1), Coprocesses): NAME[0] and NAME[1] (COPROC without a NAME, which is
+    given only before a compound command) are the descriptors of its pipes, so `>&"${NAME[1]}"` duplicates a
+    descriptor and writes no file; NAME_PID is its process id, known only when it runs."""
+    name = argv[1] if len(argv) > 2 and argv[2] in ("{", "(") else "COPROC"
+    state.forget([name, name + "_PID"])
+    state.assign([(name, "(" + " ".join(_COPROC_DESCRIPTORS) + ")")])
 
 
 def positional_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:

@@ -8,9 +8,9 @@ import re
 import shlex
 
 from hookd.enrich.shell.expand import _echo_output
-from hookd.enrich.shell.runners import printed, runs_stdin
+from hookd.enrich.shell.runners import XARGS_INPUT, printed, runs_stdin
 from hookd.enrich.shell.tree import _Redir
-from hookd.enrich.shell.words import _dynamic
+from hookd.enrich.shell.words import _dynamic, elements_key
 from hookd.enrich.shell.wrappers import _SHELLS
 
 
@@ -68,6 +68,13 @@ def set_at_run_time(name: str, argv: list[str]) -> list[str]:
     `wait -p x`, `unset x` (and `unset 'a[0]'`: the whole array), and `getopts SPEC x` with OPTARG and OPTIND."""
     named = [base for word in argv[1:] if NAME.match(base := word.split("[", 1)[0])]
     return [*named, "OPTARG", "OPTIND"] if name == "getopts" else named
+
+
+def listed_into(named: list[str]) -> dict[str, str]:
+    """The variables `read`/`mapfile` fill from a listing (`find … | while read f`, `mapfile -t a < <(find …)`):
+    each holds a name it listed, and so does each element of an array `mapfile` fills (`"${a[@]}"`)."""
+    keys = [key for name in named for key in (name, name + "[@]", name + "[*]", elements_key(name + "[@]"))]
+    return dict.fromkeys(keys, XARGS_INPUT)
 
 
 def read_or_printed(name: str, argv: list[str], heredoc: str | None) -> list[tuple[str, str]]:
