@@ -340,7 +340,7 @@ class _Builder:
         self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool, heredoc: str | None = None
     ) -> None:
         """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
-        if name in ("set", "shift", ".", "source", "coproc"):
+        if name in ("set", "shift", ".", "source", "coproc", "getopts"):
             line_builtin(self.state, argv, cwd)
         if name in ("export", "declare", "typeset", "readonly", "local"):
             if name == "local":

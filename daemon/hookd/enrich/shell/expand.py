@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from hookd.enrich.shell.arith import arithmetic
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import printed
 from hookd.enrich.shell.tree import _Simple, _TooDeep
@@ -58,8 +59,8 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         if quoted and word.startswith(BRACE_MARK):  # `{cat,"$HOME"/.netrc}`: a list around quoted expansions
             marked, word = True, word[len(BRACE_MARK) :]
         split = False
-        if "$((" in word:  # `$((9))`: an integer literal's value ("Arithmetic Expansion"); other arithmetic unknown
-            word = _ARITH.sub(_number, word)
+        if "$((" in word:  # `$((OPTIND-1))`: its value, when the line shows it (arith.py); else unknown
+            word = arithmetic(word, variables)
         if "$(" in word or "`" in word:
             word, split = _echoed(word, variables.get("HOME", home))
         if "$" in word:
@@ -72,16 +73,6 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
             grown = braces(piece) if marked and len(out) < _MAX_GROWTH else [piece]
             out.extend(_tilde(result, home, marked or split) for result in grown)
     return out
-
-
-_ARITH = re.compile(r"\$\(\(\s*(-?)(0[xX][0-9A-Fa-f]+|0[0-7]*|[1-9][0-9]*)\s*\)\)")
-
-
-def _number(match: re.Match[str]) -> str:
-    """The value of an integer literal as bash reads it: 0x hexadecimal, a leading 0 octal, else decimal."""
-    sign, digits = match.groups()
-    base = 16 if digits[:2].lower() == "0x" else 8 if digits.startswith("0") and len(digits) > 1 else 10
-    return sign + str(int(digits, base)) if int(digits, base) else "0"
 
 
 def _elements(word: str, variables: dict[str, str]) -> list[str] | None:

@@ -385,9 +385,12 @@ _COPROC_DESCRIPTORS = ("63", "60")
 
 
 def line_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:
-    """A builtin that sets what later commands of the line see: the positional parameters, `. FILE`, `coproc`."""
+    """A builtin that sets what later commands of the line see: the positional parameters, `. FILE`, `coproc`,
+    `getopts`."""
     if argv[0] == "coproc":
         coprocess(state, argv)
+    elif argv[0] == "getopts":
+        options_end(state, argv)
     else:
         positional_builtin(state, argv, cwd)
 
@@ -399,6 +402,28 @@ def coprocess(state: LineState, argv: list[str]) -> None:
     name = argv[1] if len(argv) > 2 and argv[2] in ("{", "(") else "COPROC"
     state.forget([name, name + "_PID"])
     state.assign([(name, "(" + " ".join(_COPROC_DESCRIPTORS) + ")")])
+
+
+def options_end(state: LineState, argv: list[str]) -> None:
+    """`getopts SPEC NAME [ARG…]` (POSIX getopts; its words, or the positional parameters): OPTIND is the index
+    of the first word after the options, which `shift $((OPTIND-1))` drops. Known only when that takes at most
+    one call (one option, or none): then one call and a `while getopts` loop leave the same OPTIND."""
+    spec = argv[1] if len(argv) > 2 else ""
+    joined = state.variables.get(elements_key("@")) if len(argv) <= 3 else "\x00".join(argv[3:])
+    words = joined.split("\x00") if joined else []
+    steps, at = 0, 0
+    while joined is not None and at < len(words) and words[at].startswith("-") and words[at] not in ("-", "--"):
+        letter = words[at][1]
+        takes = letter + ":" in spec
+        steps += 1 if takes else len(words[at]) - 1
+        at += 2 if takes and len(words[at]) == 2 else 1
+    if words[at : at + 1] == ["--"]:
+        at += 1
+    fresh = state.variables.get("OPTIND", "1") == "1"  # where it starts: a line that moved it is not followed
+    known = joined is not None and steps <= 1 and not any(_dynamic(w) for w in words[:at]) and not _dynamic(spec)
+    state.forget(["OPTIND"])
+    if known and fresh and at <= len(words):
+        state.assign([("OPTIND", str(at + 1))])
 
 
 def positional_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:

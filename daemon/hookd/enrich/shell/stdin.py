@@ -65,9 +65,9 @@ def substituted_script(name: str, argv: list[str], home: str) -> str | None:
 
 def set_at_run_time(name: str, argv: list[str]) -> list[str]:
     """The variables a builtin sets only as it runs, unknown from then on: `read x`, `mapfile a`, `printf -v x`,
-    `wait -p x`, `unset x` (and `unset 'a[0]'`: the whole array), and `getopts SPEC x` with OPTARG and OPTIND."""
+    `wait -p x`, `unset x` (and `unset 'a[0]'`: the whole array), and `getopts SPEC x` with OPTARG."""
     named = [base for word in argv[1:] if NAME.match(base := word.split("[", 1)[0])]
-    return [*named, "OPTARG", "OPTIND"] if name == "getopts" else named
+    return [*named, "OPTARG"] if name == "getopts" else named  # OPTIND: state.options_end
 
 
 def listed_into(named: list[str]) -> dict[str, str]:
