@@ -30,6 +30,7 @@ from hookd.enrich.effects.words import (
     prints_own_code,
     reads_script_from_stdin,
 )
+from hookd.enrich.sourced import sourced_text
 
 # a value that is more than a word or a file name (`main.tex` handed to `pdflatex --shell-escape` is a file)
 _CODE_LIKE = re.compile(r"""[\s(){}\[\]!;|&$`"'<>%\\]""")
@@ -242,15 +243,20 @@ class CodeRuns:
                     code = {"lang": "sh", "text": ""}
                     self.ledger.add("exec", place(word), program.name, code=code, known=False, flow=flow)
 
-    def run_file(self, placed: Mapping[str, Any], name: str, lang: str, follow: Followups) -> None:
+    def run_file(
+        self, placed: Mapping[str, Any], name: str, lang: str, follow: Followups, *, sourced: bool = False
+    ) -> None:
         """A file run as a program or script: a file the line wrote with known text is parsed; one it
-        downloaded, decoded or wrote otherwise is code hookd cannot see (`flow`)."""
+        downloaded, decoded or wrote otherwise is code hookd cannot see (`flow`). A project file the shell
+        sources (`sourced`) is read and parsed too: what it sets, later commands see (enrich/sourced.py)."""
         path = str(placed.get("path") or "")
         raw = str(placed.get("raw", ""))
         if raw.startswith(("<(", ">(")) or path in STDIN_FILES:
             return
         flow = self.ledger.made(path) if not _dynamic(raw) else ""
         text = self.ledger.contents.get(path) if flow == "write" else None
+        if text is None and sourced and not flow and lang == "sh" and not _dynamic(raw):
+            text = sourced_text(path, self.ledger.project)
         if text is not None and lang == "sh":
             follow.scripts.append(text)
             self.ledger.add("exec", placed, name, code={"lang": lang, "text": text})
@@ -298,7 +304,7 @@ class CodeRuns:
                 through="substitution",
             )
             return
-        self.run_file(place(first), view.name, program.script_operand, follow)
+        self.run_file(place(first), view.name, program.script_operand, follow, sourced=view.name in (".", "source"))
         if "file-read" in program.gtfobins and program.script_operand not in (*catalogue().languages, *SHELLS):
             # a macro processor's input (`m4 FILE`, GTFOBins' file-read): what it does not expand, it prints
             self.ledger.add("read", place(first), view.name, guess=True)

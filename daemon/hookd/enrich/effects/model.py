@@ -293,8 +293,8 @@ class EffectModel:
                         # a library from scratch space the line did not make: anything may have put it there
                         self.ledger.add("exec", place(word), view.name, code={"lang": "elf", "text": ""}, known=False,
                                         planted=True, variable=variable)  # fmt: skip
-                    else:
-                        self.code.run_file(place(word), view.name, entry.lang, follow)
+                    else:  # `BASH_ENV=f bash -c …`: the shell sources f first
+                        self.code.run_file(place(word), view.name, entry.lang, follow, sourced=True)
             else:  # shell code, or a prompt the shell expands (its substitutions run)
                 text = value if entry.loads == "code" else ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
                 self.ledger.add(

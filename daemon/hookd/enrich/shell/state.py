@@ -17,6 +17,7 @@ from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.runners import operands
 from hookd.enrich.shell.tree import _Redir
 from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
+from hookd.enrich.sourced import sourced_text
 
 _POSITIONAL = ("@", "*", "#", elements_key("@"), *(str(n) for n in range(1, 10)))
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a variable's (a command's env also holds `-C`: env's directory)
@@ -434,8 +435,9 @@ def positional_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:
     there to read (the shell fails to read it and nothing changes; one the line writes, it walks itself)."""
     if argv[0] in (".", "source"):
         named = argv[1] if len(argv) > 1 else ""
-        if _dynamic(named) or not cwd.known or os.path.lexists(state.resolver.absolute(named, cwd.path)):
-            state.variables.clear()
+        path = state.resolver.absolute(named, cwd.path) if cwd.known and not _dynamic(named) else ""
+        if not path or (os.path.lexists(path) and sourced_text(path, state.resolver.project) is None):
+            state.variables.clear()  # (a project file it reads, enrich/sourced.py, was walked as the line's own)
         return
     if argv[0] == "shift":
         count = argv[1] if len(argv) > 1 else "1"
