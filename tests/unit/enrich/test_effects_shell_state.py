@@ -165,8 +165,14 @@ def test_quoted_code_for_the_same_shell_is_known_text(command: str, tmp_path: Pa
     assert [e["known"] for e in ops(command, tmp_path, "exec")] == [True]
 
 
-def test_a_file_the_shell_reads_may_set_any_variable(tmp_path: Path) -> None:
-    (tmp_path / "env.sh").write_text("x=~/Documents\n")  # written by an earlier call: its text is not the line's
+def test_a_file_the_shell_reads_sets_what_its_text_sets(tmp_path: Path) -> None:
+    (tmp_path / "env.sh").write_text("x=~/Documents\n")  # written by an earlier call: read (enrich/sourced.py)
+    assert _deleted('x=build; . ./env.sh; rm -rf "$x"', tmp_path) == ["/home/u/Documents"]
+    assert _deleted('set -- build; source ./env.sh; rm -rf "$1"', tmp_path) == [str(tmp_path / "build")]
+
+
+def test_a_file_the_shell_reads_but_hookd_does_not_may_set_any_variable(tmp_path: Path) -> None:
+    (tmp_path / "env.sh").write_text("x=~/Documents\n" * 2048)  # past enrich/sourced.py's MAX_SOURCED
     for command in ('x=build; . ./env.sh; rm -rf "$x"', 'set -- build; source ./env.sh; rm -rf "$1"'):
         assert str(tmp_path / "build") not in _deleted(command, tmp_path)
         assert _deleted(command, tmp_path)  # a delete of a path not known
