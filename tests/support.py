@@ -201,6 +201,17 @@ def scrape(address: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]
     }
 
 
+def logged(daemon: RunningDaemon, text: str, timeout: float = 20) -> str:
+    """The daemon's log once it holds `text`: a line written after the sockets listen (`serving`), or after a
+    reply (a monitor layer's evaluation), is not in it when the test's last step returns."""
+    end = time.monotonic() + timeout
+    while text not in (found := daemon.log()):
+        if time.monotonic() > end:
+            raise AssertionError(f"{text!r} not logged within {timeout}s:\n{found[-4000:]}")
+        time.sleep(0.02)
+    return found
+
+
 def wait_for_socket(daemon: RunningDaemon, timeout: float = 20) -> None:
     """Until the daemon listens on its hook socket and on its control socket (it opens that one second)."""
     end = time.monotonic() + timeout

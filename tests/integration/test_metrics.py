@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support import DEMO_POLICIES, free_port, gemini_payload, run_shim, scrape, start_daemon
+from support import DEMO_POLICIES, free_port, gemini_payload, logged, run_shim, scrape, start_daemon
 
 TIMEOUT = 30
 BROKEN_RULE = """
@@ -70,7 +70,7 @@ def test_decisions_latency_engine_errors_and_fail_mode_answers(tmp_path: Path) -
 def test_the_endpoint_is_off_unless_configured(tmp_path: Path) -> None:
     daemon = start_daemon(tmp_path)
     try:
-        assert '"metrics": null' in daemon.log()
+        assert '"metrics": null' in logged(daemon, '"event": "serving"')
     finally:
         daemon.stop()
 
