@@ -27,6 +27,7 @@ from hookd.enrich.edit_texts import texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
+from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
@@ -275,15 +276,21 @@ def _configured_commands(
         for t in ([tool_input.get(argument)] if argument else new_texts(tool_input))
         if isinstance(t, str)
     ]
+    if any(_COMMAND_KEY_WORD.search(t) for t in texts):  # an edit naming a command's key (renamed, or completed):
+        texts += texts_after(targets[0], tool_input, spec, False) or []  # the commands of the text it leaves
     lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in commands_in(text, MAX_CONFIG_COMMANDS)]
-    return _judged_later(lines, targets[0], program, home, project)
+    return _judged_later(list(dict.fromkeys(lines)), targets[0], program, home, project)
+
+
+# A word shaped as a key naming a command (config_commands' keys: `postCreateCommand`, `initializeCommand`, `cmd`)
+_COMMAND_KEY_WORD = re.compile(r"\b(?:\w*(?:Command|Cmd|Helper)|command|cmd)\b")
 
 
 def _judged_later(lines: list[str], target: str, program: str, home: str, project: str) -> list[dict[str, JSON]]:
     """A deferred exec (asked as a startup file's commands are) of each line that runs code fetched or built at
     run time or reaches into the home (later_code.reaches_home); a plain program start is not one."""
     out: list[dict[str, JSON]] = []
-    for line in lines[:MAX_CONFIG_COMMANDS]:
+    for line in map(tool_environment, lines[:MAX_CONFIG_COMMANDS]):  # `${localEnv:HOME}` is the shell's `${HOME}`
         analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
         built = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed)
         reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, target, home, project)

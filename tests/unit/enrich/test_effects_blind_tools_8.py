@@ -81,3 +81,19 @@ def test_a_path_under_no_mount_stays_in_the_container() -> None:
     effects = [{"op": "delete", "path": "/h/x"}, {"op": "delete", "path": "/tmp/y"}]
     assert on_host(effects, [("/home/a", "/h")]) == [{"op": "delete", "path": "/home/a/x", "class": ""}]  # type: ignore[list-item]
     assert is_build_file("/p/compose.override.yaml") and not is_build_file("/p/compose-notes.md")
+
+
+_DEVC = '{\n  "image": "mcr.microsoft.com/devcontainers/base",\n  "postStartCommand": "%s"\n}\n'
+
+
+def test_an_edit_renaming_a_command_key_is_judged_in_the_text_it_leaves(proj: Path) -> None:
+    # the key alone changes which lifecycle runs the line (`initializeCommand` runs on the host): the line is read
+    (proj / ".devcontainer.json").write_text(_DEVC % "rm -rf ${localEnv:HOME}/.kube")
+    renamed = {
+        "file_path": str(proj / ".devcontainer.json"),
+        "old_str": "postStartCommand",
+        "new_str": "initializeCommand",
+    }
+    assert str(proj / ".devcontainer.json") in later(enriched("droid", "Edit", renamed, proj))
+    (proj / ".devcontainer.json").write_text(_DEVC % "npm ci")
+    assert str(proj / ".devcontainer.json") not in later(enriched("droid", "Edit", renamed, proj))
