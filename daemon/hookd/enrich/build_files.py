@@ -1,6 +1,8 @@
 """Project files a build tool runs later (part of the effect model's tool effects, called by enrich/tool_effects.py),
 known by their names and judged by the whole text the call leaves in them:
 
+* a Maven `pom.xml`: each exec-maven-plugin `<configuration>`'s `<executable>` with its `<argument>`s, a command
+  the plugin starts at the phase its execution is bound to (https://www.mojohaus.org/exec-maven-plugin/usage.html);
 * a makefile (`Makefile`, `makefile`, `GNUmakefile`, `*.mk`): `make` hands each recipe to the shell with the
   makefile's variables expanded in it (configtext.makefile_commands);
 * a Compose file (`compose.yaml`, `docker-compose.yml`, `compose.override.yaml`, …): `docker compose up` runs each
@@ -11,6 +13,7 @@ known by their names and judged by the whole text the call leaves in them:
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shlex
@@ -36,8 +39,12 @@ def is_compose_file(path: str) -> bool:
     return _COMPOSE.fullmatch(path.rpartition("/")[2]) is not None
 
 
+def is_pom(path: str) -> bool:
+    return path.rpartition("/")[2] == "pom.xml"
+
+
 def is_build_file(path: str) -> bool:
-    return is_makefile(path) or is_compose_file(path)
+    return is_makefile(path) or is_compose_file(path) or is_pom(path)
 
 
 # One service of a Compose file: its command line (as the shell would run it) and its bind mounts (host, target)
@@ -109,4 +116,20 @@ def on_host(effects: list[dict[str, JSON]], mounts: list[tuple[str, str]]) -> li
 
 
 def make_lines(path: str, text: str) -> list[str]:
-    return makefile_commands(text) if is_makefile(path) else []
+    """The shell lines a makefile's recipes run, or the commands a pom's exec configurations start."""
+    if is_makefile(path):
+        return makefile_commands(text)
+    return (
+        [_exec_line(c) for c in _CONFIGURATION.findall(text)[:MAX_SERVICES] if "<executable>" in c]
+        if is_pom(path)
+        else []
+    )
+
+
+_CONFIGURATION = re.compile(r"<configuration>(.*?)</configuration>", re.S)
+_ELEMENT = re.compile(r"<(executable|argument)>([^<]*)</\1>")
+
+
+def _exec_line(configuration: str) -> str:
+    words = [html.unescape(value.strip()) for name, value in _ELEMENT.findall(configuration)]
+    return shlex.join(words)
