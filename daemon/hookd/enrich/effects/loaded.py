@@ -266,9 +266,10 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
         substituted = [m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line)]
         found.extend(substituted)
         covered = covered and (setting is not None or _PLAIN_LINE.fullmatch(stripped) is not None) and not substituted
-    if not found:
-        found = literal_commands(text)
-        covered = covered and not found
+    if not found or not covered:  # a line not followed may hold a command in a string literal (build.rs's
+        literals = [c for c in literal_commands(text) if c not in found]  # `.arg("curl … | sh")` after a `println!`)
+        found += literals
+        covered = covered and not literals
     walked = [tool_environment(c) for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
     return walked, covered and len(walked) == len(found)  # the rest, not followed: asked
 
