@@ -212,13 +212,16 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
     ~/.config/kitty/launch.conf`, flake8's local plugin `tools.lint:Checker`, mypy's `plugins = ./p.py`): a path
     (`~/…`, absolute, or relative to the configuration or the project) or a Python module's dotted name, naming
     a regular file (never through a link) that is no document: its first MAX_SCRIPT bytes judged as
-    `_fetched_lines` judges any file's text. Only names the configuration did not hold before count (a version
-    bumped in a `package.json` whose scripts name a setup script is no new reference). Read at decision time
+    `_fetched_lines` judges any file's text. Only names on lines the configuration did not hold before count (a
+    version bumped in a `package.json` whose scripts name a setup script is no new reference; npm's inert
+    `_postinstall` renamed `postinstall` is). Read at decision time
     (TOCTOU: it widens what is asked)."""
     seen: set[str] = set()
-    before = head(config, MAX_TEXT) or ""  # a name the file held already is no new reference
+    before = head(config, MAX_TEXT) or ""  # a name on a line the file held already is no new reference
+    held = {line.strip() for line in before.splitlines()}  # (a line changed around it is: a key renamed)
     for text in texts:
-        for word in [w for w in _WORD.findall(added_lines(text)) if w not in before][:256]:
+        fresh = "\n".join(line for line in added_lines(text).splitlines() if line.strip() not in held)
+        for word in _WORD.findall(fresh)[:256]:
             for place in _places(word, config, home, project):
                 if len(seen) >= _MAX_NAMED or place in seen or place == config or _is_prose(place, project):
                     continue
