@@ -221,7 +221,7 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
     held = {line.strip() for line in before.splitlines()}  # (a line changed around it is: a key renamed)
     for text in texts:
         fresh = "\n".join(line for line in added_lines(text).splitlines() if line.strip() not in held)
-        for word in _WORD.findall(fresh)[:256]:
+        for word in [*_backend_files(fresh), *_WORD.findall(fresh)][:256]:
             for place in _places(word, config, home, project):
                 if len(seen) >= _MAX_NAMED or place in seen or place == config or _is_prose(place, project):
                     continue
@@ -230,6 +230,22 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
                 if named and _fetched_lines([named], home, project)[0]:
                     return {"lang": "text", "text": place}, f"{_NAMED_WHEN} ({place})"
     return None
+
+
+# A PEP 517 in-tree backend: pip imports `build-backend` from the `backend-path` directories to build the project
+# (https://peps.python.org/pep-0517/#in-tree-build-backends)
+_BACKEND = re.compile(r"""build-backend\s*=\s*["']([A-Za-z_][\w.]*)(?::\w+)?["']""")
+_BACKEND_PATH = re.compile(r"backend-path\s*=\s*\[([^\]]*)\]")
+
+
+def _backend_files(text: str) -> list[str]:
+    """The source files an in-tree backend's module may be (`_build/backend.py`, `_build/backend/__init__.py`)."""
+    module, paths = _BACKEND.search(text), _BACKEND_PATH.search(text)
+    if module is None or paths is None:
+        return []
+    stem = module.group(1).replace(".", "/")
+    dirs = re.findall(r"""["']([^"']+)["']""", paths.group(1))[:4]
+    return [f"{d.rstrip('/')}/{stem}{end}" for d in dirs for end in (".py", "/__init__.py")]
 
 
 def _places(word: str, config: str, home: str, project: str) -> list[str]:
