@@ -9,6 +9,7 @@ import pytest
 
 from hookd.enrich.build_files import is_build_file, on_host
 from hookd.enrich.effects.configtext import makefile_commands
+from hookd.enrich.effects.languages import follow_code
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 from tests.unit.enrich.test_tool_effects_later import later
 
@@ -185,3 +186,16 @@ def test_an_in_tree_build_backend_is_a_named_file(module: str, runs: bool, proj:
     text = '[build-system]\nrequires = []\nbuild-backend = "pep517.hooks"\nbackend-path = ["tools"]\n'
     event = enriched("claude", "Write", {"file_path": str(proj / "pyproject.toml"), "content": text}, proj)
     assert (str(proj / "pyproject.toml") in later(event)) is runs
+
+
+@pytest.mark.parametrize(
+    ("code", "files"),
+    [
+        # the home directory's expression joined to a literal is a path in the home
+        ("require('fs').rmSync(require('node:os').homedir() + '/.aws', {recursive: true})", ("rm -r -f -- ~/.aws",)),
+        ("fs.unlinkSync(process.env.HOME+'/.npmrc')", ("rm -f -- ~/.npmrc",)),
+        ("require('fs').rmSync('dist', {recursive: true})", ("rm -r -f -- dist",)),
+    ],
+)
+def test_node_code_joining_the_home_to_a_literal_names_a_home_path(code: str, files: tuple[str, ...]) -> None:
+    assert follow_code("node", code).files == files
