@@ -9,7 +9,9 @@ import pytest
 
 from hookd.enrich.build_files import is_build_file, on_host
 from hookd.enrich.effects.configtext import makefile_commands
+from hookd.enrich.effects.handed import is_command_line
 from hookd.enrich.effects.languages import follow_code
+from hookd.enrich.effects.loaded import file_commands
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 from tests.unit.enrich.test_tool_effects_later import later
 
@@ -199,3 +201,21 @@ def test_an_in_tree_build_backend_is_a_named_file(module: str, runs: bool, proj:
 )
 def test_node_code_joining_the_home_to_a_literal_names_a_home_path(code: str, files: tuple[str, ...]) -> None:
     assert follow_code("node", code).files == files
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        # a list whose later command is a known program's is a command line, whoever heads it
+        ('lefty && node -e "console.log(1)"', True),
+        ("lefty || tsc", False),
+        ("tsc && node dist/x.js", True),
+    ],
+)
+def test_a_list_of_commands_reads_as_one_when_a_later_command_does(text: str, command: bool) -> None:
+    assert is_command_line(text) is command
+
+
+def test_a_json_members_value_on_an_edits_line_is_read_json_decoded() -> None:
+    fragment = '"postinstall": "lefty && node -e \\"require(\'fs\').rmSync(\'/x\')\\""'
+    assert file_commands(fragment) == ["lefty && node -e \"require('fs').rmSync('/x')\""]
