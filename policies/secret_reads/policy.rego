@@ -64,6 +64,29 @@ ask contains {"id": "cloud-metadata", "reason": reason} if {
 	reason := sprintf("%s asks the cloud instance metadata service (%s), which hands out this machine's credentials; confirm it", [e.program, e.url])
 }
 
+# Such a tool that sends a credential to its service in its arguments (a chat message's text, a page's content, a
+# search query): the text holds one of model_secrets' credential patterns (a private key block, a cloud or forge
+# token). Asked: the secret leaves the machine whichever file it came from. A tool that writes a file is judged by
+# its paths instead (a file tool's kind is never mcp or other), so a fixture's fake key written into the project
+# is not a send. Literal first, then the regex, as model_secrets does.
+ask contains {"id": "secret-sent", "reason": reason} if {
+	input.tool.kind in {"mcp", "other"}
+	input.event == "BeforeTool"
+	not _writes_a_file
+	text := json.marshal(input.tool.input)
+	some p in data.model_secrets.patterns
+	some l in p.literals
+	contains(text, l)
+	regex.match(p.regex, text)
+	reason := sprintf("%s sends %s to its service; confirm it", [_tool_name, p.what])
+}
+
+_writes_a_file if {
+	some e in input.effects
+	e.via == "tool"
+	e.op == "write"
+}
+
 # Such a tool whose path argument holds what hookd cannot resolve (a string with a NUL, one longer than
 # any path): the file it reads is not known, so it is asked (unknown_reads in data.json: "ask", or "allow").
 _tool_more_ask contains {"id": "unknown-read", "reason": reason} if {

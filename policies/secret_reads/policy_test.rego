@@ -564,3 +564,27 @@ test_a_read_of_a_home_dot_file_holding_nothing_is_allowed if {
 	count(ask) == 0 with input as i
 	count(deny) == 0 with input as i
 }
+
+_sends(kind, args, effects) := {"event": "BeforeTool", "tool": {"name": "mcp__chat__post", "kind": kind, "input": args}, "paths": [], "effects": effects}
+
+test_an_mcp_tool_sending_a_credential_in_its_arguments_is_asked if {
+	every args in [
+		{"channel": "C1", "text": "key AKIAQWERTYUIOPASDFGH for the job"},
+		{"blocks": [{"body": "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"}]},
+		{"q": "xoxb-1234567890-abcdefghij"},
+	] {
+		some v in ask with input as _sends("mcp", args, [])
+		v.id == "secret-sent"
+	}
+}
+
+test_an_mcp_tool_sending_text_without_a_credential_or_writing_a_file_is_not_asked if {
+	w := [{"op": "write", "path": "/p/test/fixture.txt", "via": "tool", "program": "mcp__fs__write_file"}]
+	every i in [
+		_sends("mcp", {"text": "AKIA is the prefix of AWS keys"}, []),
+		_sends("mcp", {"content": "AKIAQWERTYUIOPASDFGH"}, w),
+		_sends("write", {"content": "AKIAQWERTYUIOPASDFGH"}, []),
+	] {
+		count({v | some v in ask with input as i; v.id == "secret-sent"}) == 0
+	}
+}

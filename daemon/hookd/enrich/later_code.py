@@ -212,13 +212,16 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
     ~/.config/kitty/launch.conf`, flake8's local plugin `tools.lint:Checker`, mypy's `plugins = ./p.py`): a path
     (`~/…`, absolute, or relative to the configuration or the project) or a Python module's dotted name, naming
     a regular file (never through a link) that is no document: its first MAX_SCRIPT bytes judged as
-    `_fetched_lines` judges any file's text. Only names the configuration did not hold before count (a version
-    bumped in a `package.json` whose scripts name a setup script is no new reference). Read at decision time
+    `_fetched_lines` judges any file's text. Only names on lines the configuration did not hold before count (a
+    version bumped in a `package.json` whose scripts name a setup script is no new reference; npm's inert
+    `_postinstall` renamed `postinstall` is). Read at decision time
     (TOCTOU: it widens what is asked)."""
     seen: set[str] = set()
-    before = head(config, MAX_TEXT) or ""  # a name the file held already is no new reference
+    before = head(config, MAX_TEXT) or ""  # a name on a line the file held already is no new reference
+    held = {line.strip() for line in before.splitlines()}  # (a line changed around it is: a key renamed)
     for text in texts:
-        for word in [w for w in _WORD.findall(added_lines(text)) if w not in before][:256]:
+        fresh = "\n".join(line for line in added_lines(text).splitlines() if line.strip() not in held)
+        for word in [*_backend_files(fresh), *_WORD.findall(fresh)][:256]:
             for place in _places(word, config, home, project):
                 if len(seen) >= _MAX_NAMED or place in seen or place == config or _is_prose(place, project):
                     continue
@@ -227,6 +230,22 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
                 if named and _fetched_lines([named], home, project)[0]:
                     return {"lang": "text", "text": place}, f"{_NAMED_WHEN} ({place})"
     return None
+
+
+# A PEP 517 in-tree backend: pip imports `build-backend` from the `backend-path` directories to build the project
+# (https://peps.python.org/pep-0517/#in-tree-build-backends)
+_BACKEND = re.compile(r"""build-backend\s*=\s*["']([A-Za-z_][\w.]*)(?::\w+)?["']""")
+_BACKEND_PATH = re.compile(r"backend-path\s*=\s*\[([^\]]*)\]")
+
+
+def _backend_files(text: str) -> list[str]:
+    """The source files an in-tree backend's module may be (`_build/backend.py`, `_build/backend/__init__.py`)."""
+    module, paths = _BACKEND.search(text), _BACKEND_PATH.search(text)
+    if module is None or paths is None:
+        return []
+    stem = module.group(1).replace(".", "/")
+    dirs = re.findall(r"""["']([^"']+)["']""", paths.group(1))[:4]
+    return [f"{d.rstrip('/')}/{stem}{end}" for d in dirs for end in (".py", "/__init__.py")]
 
 
 def _places(word: str, config: str, home: str, project: str) -> list[str]:

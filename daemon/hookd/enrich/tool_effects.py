@@ -15,21 +15,22 @@ import functools
 import os
 import pwd
 import re
-import stat
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
+from hookd.enrich.build_files import compose_services, is_build_file, is_compose_file, make_lines, on_host
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
+from hookd.enrich.edit_texts import texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
+from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
-    MAX_TEXT,
     executing_keys,
     included_configs,
     is_git_config,
@@ -131,6 +132,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
         written = _written(out)
+        out.extend(_build_file_effects(written, tool.input, spec, tool.name, home_dir, project, declared=guess is None))
         # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
         started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         started |= {p for p in written if startup_language(p, home_dir) == "sh"}
@@ -139,7 +141,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
             t
             for p in written
             if is_command_file(p)
-            for t in _texts_after(p, tool.input, spec, guess is None) or []
+            for t in texts_after(p, tool.input, spec, guess is None) or []
             if t not in new
         ]
         out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
@@ -222,7 +224,10 @@ def _may_run_later(effects: list[dict[str, JSON]], home: str, project: str) -> b
     `left_for_later` reads (each one's own first test), whatever the texts."""
     configs, written = catalogue().program_configs, _written(effects)
     return any(
-        p.endswith(_CONFIG_SUFFIXES) or p.rpartition("/")[2] in configs or may_leave_code(p, home, project)
+        p.endswith(_CONFIG_SUFFIXES)
+        or p.rpartition("/")[2] in configs
+        or may_leave_code(p, home, project)
+        or is_build_file(p)
         for p in written
     )
 
@@ -271,16 +276,57 @@ def _configured_commands(
         for t in ([tool_input.get(argument)] if argument else new_texts(tool_input))
         if isinstance(t, str)
     ]
+    if any(_COMMAND_KEY_WORD.search(t) for t in texts):  # an edit naming a command's key (renamed, or completed):
+        texts += texts_after(targets[0], tool_input, spec, False) or []  # the commands of the text it leaves
     lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in commands_in(text, MAX_CONFIG_COMMANDS)]
+    return _judged_later(list(dict.fromkeys(lines)), targets[0], program, home, project)
+
+
+# A word shaped as a key naming a command (config_commands' keys: `postCreateCommand`, `initializeCommand`, `cmd`)
+_COMMAND_KEY_WORD = re.compile(r"\b(?:\w*(?:Command|Cmd|Helper)|command|cmd)\b")
+
+
+def _judged_later(lines: list[str], target: str, program: str, home: str, project: str) -> list[dict[str, JSON]]:
+    """A deferred exec (asked as a startup file's commands are) of each line that runs code fetched or built at
+    run time or reaches into the home (later_code.reaches_home); a plain program start is not one."""
     out: list[dict[str, JSON]] = []
-    for line in lines[:MAX_CONFIG_COMMANDS]:
+    for line in map(tool_environment, lines[:MAX_CONFIG_COMMANDS]):  # `${localEnv:HOME}` is the shell's `${HOME}`
         analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
         built = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed)
-        reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, targets[0], home, project)
+        reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, target, home, project)
         if _too_long(line) or built or reaches:
-            later = {"lang": "sh", "text": line}
-            out.append({**_unknown("exec", program), "known": True, "code": later, "deferred": True,
-                        "startup": targets[0]})  # fmt: skip
+            out.append(_later_exec(line, target, program))
+    return out
+
+
+def _later_exec(line: str, target: str, program: str) -> dict[str, JSON]:
+    return {**_unknown("exec", program), "known": True, "code": {"lang": "sh", "text": line}, "deferred": True,
+            "startup": target}  # fmt: skip
+
+
+def _build_file_effects(
+    written: list[str],
+    tool_input: Mapping[str, Any],
+    spec: ToolSpec,
+    program: str,
+    home: str,
+    project: str,
+    *,
+    declared: bool,
+) -> list[dict[str, JSON]]:
+    """What a makefile's recipes or a Compose file's services will do (enrich/build_files.py), from the whole text
+    the call leaves (a patch: its added lines): a recipe as a configured command is judged; a service's command
+    when what it does through its bind mounts reaches into the home."""
+    out: list[dict[str, JSON]] = []
+    for path in (p for p in written if is_build_file(p)):
+        after = texts_after(path, tool_input, spec, declared)
+        texts = after if after is not None else [added_lines(t) for t in new_texts(tool_input)]
+        texts = [t for t in texts if len(t) <= MAX_CONFIG_TEXT]
+        out.extend(_judged_later([line for t in texts for line in make_lines(path, t)], path, program, home, project))
+        for line, mounts in (s for t in texts if is_compose_file(path) for s in compose_services(t, home, project)):
+            analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir="/", project_dir=project)[1]
+            if _too_long(line) or reaches_home(on_host(analysed, mounts), home, project):
+                out.append(_later_exec(line, path, program))
     return out
 
 
@@ -363,7 +409,7 @@ def _git_keys(
     configs = {str(e["path"]): e for e in writes if is_git_config(str(e["path"])) or e["path"] in included}
     for target in configs.values():
         path = str(target["path"])
-        texts = None if path in landed else _texts_after(path, tool_input, spec, declared)
+        texts = None if path in landed else texts_after(path, tool_input, spec, declared)
         if texts is None:
             out.append(unjudged_write(path, program, "tool"))
             texts = new  # each key by its name, whatever its section
@@ -378,78 +424,6 @@ def _keyed(target: dict[str, JSON], path: str, text: str) -> list[dict[str, JSON
         return [{**target, "op": "write", "path": path, "to": "", "key": "", "value": "", "executes": True,
                  "known": False}]  # fmt: skip
     return [{**target, "op": "write", "path": path, "to": "", "key": k, "value": v, "executes": True} for k, v in keys]
-
-
-def _texts_after(path: str, tool_input: Mapping[str, Any], spec: ToolSpec, declared: bool) -> list[str] | None:
-    """The whole text a file tool leaves in `path` (both, for a replacement that may take one occurrence or
-    every one); None when it cannot be known: a patch, an edit of a file that cannot be read or does not hold
-    the text it replaces, a tool whose arguments do not show it."""
-    if spec.patches:
-        return None
-    if spec.content:
-        content = tool_input.get(spec.content)
-        return [content] if isinstance(content, str) and declared else None
-    pairs = _replacements(tool_input, spec)
-    if not pairs:
-        return None
-    exists, old = _read_text(path)
-    if not exists:  # the edit fails, finding nothing to replace: should the file appear first, its new lines
-        return [after for _, after in pairs]  # are judged alone, each key by its name whatever its section
-    if old is None:
-        return None
-    texts = []
-    for count in (1, -1):
-        text = old
-        for before, after in pairs:
-            if not before or before not in text:
-                return None
-            text = text.replace(before, after, count)
-        texts.append(text)
-    return texts
-
-
-def _replacements(tool_input: Mapping[str, Any], spec: ToolSpec) -> list[tuple[str, str]]:
-    """The (old, new) texts of an edit, in order: the tool's declared pair, or each entry of a list of edits
-    (MultiEdit's `edits`, an MCP `edit_file`'s `oldText`/`newText`); [] when some entry shows no pair."""
-    if spec.replace:
-        before, after = (tool_input.get(arg) for arg in spec.replace)
-        return [(before, after)] if isinstance(before, str) and isinstance(after, str) else []
-    pairs: list[tuple[str, str]] = []
-    for value in tool_input.values():
-        for entry in value if isinstance(value, list) else ():
-            if not isinstance(entry, Mapping):
-                return []
-            olds = [v for k, v in entry.items() if "old" in str(k).lower() and isinstance(v, str)]
-            news = [v for k, v in entry.items() if "new" in str(k).lower() and isinstance(v, str)]
-            if len(olds) != 1 or len(news) != 1:
-                return []
-            pairs.append((olds[0], news[0]))
-    return pairs
-
-
-def _read_text(path: str) -> tuple[bool, str | None]:
-    """(is there a file, its text when it can be read whole: None when unreadable, not text, past MAX_TEXT, or
-    no regular file: a FIFO or a device is never read, which could block the deciding process)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False, None
-    except (OSError, ValueError):
-        return True, None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return True, None
-        data = b""
-        while len(data) <= MAX_TEXT and (chunk := os.read(fd, MAX_TEXT + 1 - len(data))):
-            data += chunk
-    except OSError:
-        return True, None
-    finally:
-        os.close(fd)
-    try:
-        return True, data.decode("utf-8") if len(data) <= MAX_TEXT else None
-    except UnicodeDecodeError:
-        return True, None
 
 
 def _homes(home: str, uid: int) -> tuple[str, ...]:

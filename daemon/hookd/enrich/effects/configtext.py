@@ -30,6 +30,22 @@ def _recipes(makefile: str) -> list[str]:
     return [r for r in recipes if r.strip()]
 
 
+# A simple variable definition outside recipes: `NAME = v`, `NAME ?= v`, `NAME := v`, `NAME ::= v`, `NAME += v`
+_MAKE_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\?|::?|\+)?=[ \t]*(.*)")
+
+
+def makefile_commands(makefile: str) -> list[str]:
+    """The shell lines a makefile's recipes amount to, its own variables' values put in their references
+    (`PYTEST ?= pytest` … `$(PYTEST) -q`): make expands a recipe's variables before handing it to the shell
+    (https://www.gnu.org/software/make/manual/html_node/Reference.html); one level, the last definition of a name."""
+    values: dict[str, str] = {}
+    for line in makefile.splitlines():
+        if not line.startswith("\t") and (m := _MAKE_ASSIGN.fullmatch(line.strip())):
+            values[m.group(1)] = _as_shell(m.group(2))
+    expand = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+    return [expand.sub(lambda m: values.get(m.group(1), m.group(0)), r) for r in _recipes(makefile)]
+
+
 def _shell_calls(line: str) -> list[str]:
     """The commands of the `$(shell CMD)` calls in a makefile line outside recipes (linear: each jumps past its own)."""
     found, at = [], line.find("$(shell ")

@@ -109,7 +109,17 @@ def _task_command(literal: str) -> str:
 def is_command_line(text: str) -> bool:
     """`text` reads as a shell command line of a program hookd knows (see the module doc); a shell builtin that
     runs the rest of its words (`exec`, `command`, `builtin`: `exec sh -c '…'`) is read through to the program
-    it runs."""
+    it runs; a list of commands (`husky && node -e …`, `a; b`) when one of them does, whoever heads it."""
+    parts = _LIST_PARTS.split(text, maxsplit=_MAX_LIST_PARTS)
+    return _heads_command(text) or any(_heads_command(part) for part in parts[1:])
+
+
+# The operators between a list's commands, with blanks on both sides (`a && b`, `a || b`, `a ; b`)
+_LIST_PARTS = re.compile(r"\s(?:&&|\|\||;)\s")
+_MAX_LIST_PARTS = 8
+
+
+def _heads_command(text: str) -> bool:
     words = text.split()
     while words and (_ASSIGNMENT.match(words[0]) or words[0] in _RUNS_THE_REST):
         words = words[1:]

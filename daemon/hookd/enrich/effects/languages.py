@@ -71,6 +71,7 @@ class _Language:
     names_only: tuple[re.Pattern[str], ...]  # reads of the variables' names or count only: no value printed
     library: frozenset[str] = frozenset()  # the language's own tables: a call on any other is the host's API
     acts: tuple[str, ...] = ()  # words of a host API call's name that say it acts (runs, loads, touches files)
+    home: tuple[re.Pattern[str], ...] = ()  # the home directory's expression joined to a literal (`os.homedir()+'/x'`)
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -107,6 +108,7 @@ def _language(lang: str) -> _Language | None:
         names_only=tuple(re.compile(pattern) for pattern in spec.get("environment_names", ())),
         library=frozenset(spec.get("hosted", {}).get("library", ())),
         acts=tuple(spec.get("hosted", {}).get("acts", ())),
+        home=tuple(re.compile(rf"(?:{h})\s*\+\s*(['\"`])(/[^'\"`\\$\n]*)\1") for h in spec.get("home", ())),
     )
 
 
@@ -122,6 +124,8 @@ def follow_code(lang: str, text: str) -> Followed:
     language = _language(lang)
     if language is None:
         return Followed(known=False)
+    for joined in language.home:  # `os.homedir() + '/.ssh'` is the literal path `~/.ssh` (HOME_MARK)
+        text = joined.sub(lambda m: f"{m.group(1)}{HOME_MARK}{m.group(2)}{m.group(1)}", text)
     environment = _environment_reads(language, text)
     if language.parser == "python":  # its commands and scripts are walked by the shell builder
         return Followed(known=not python_effects(text).dynamic, files=environment)
@@ -172,8 +176,15 @@ def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:
     return " ".join(words + [_path_word(target, tilde) for target in targets])
 
 
+# Stands for the home directory in a path the code builds from the home's expression (a character no path holds)
+HOME_MARK = "\u2302"
+
+
 def _path_word(path: str, tilde: bool) -> str:
-    """The path as a shell word: quoted, but with a leading `~` left for the shell when the language expands it."""
+    """The path as a shell word: quoted, but with a leading `~` left for the shell when the language expands it
+    or the code built the path on the home directory (HOME_MARK)."""
+    if path.startswith(HOME_MARK):
+        return "~/" + shlex.quote(path[2:]) if len(path) > 2 else "~"
     if tilde and path == "~":
         return "~"
     if tilde and path.startswith("~/"):

@@ -258,7 +258,7 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
         value = setting if setting is not None else stripped
         value = value[2:].lstrip() if setting is None and value.startswith("- ") else value  # a YAML list's entry
         if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
-            value = value[1:-1]
+            value = _json_string(value) if value[0] == '"' and "\\" in value else value[1:-1]
         value = value.lstrip(":!").strip() if value.startswith(("!", ":!")) else value  # `x = !cmd`, vim's `:!cmd`
         if is_command_line(value):
             found.append(value)
@@ -266,11 +266,22 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
         substituted = [m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line)]
         found.extend(substituted)
         covered = covered and (setting is not None or _PLAIN_LINE.fullmatch(stripped) is not None) and not substituted
-    if not found:
-        found = literal_commands(text)
-        covered = covered and not found
+    if not found or not covered:  # a line not followed may hold a command in a string literal (build.rs's
+        literals = [c for c in literal_commands(text) if c not in found]  # `.arg("curl … | sh")` after a `println!`)
+        found += literals
+        covered = covered and not literals
     walked = [tool_environment(c) for c in found if len(c) <= _MAX_COMMAND][:_MAX_COMMANDS]
     return walked, covered and len(walked) == len(found)  # the rest, not followed: asked
+
+
+def _json_string(quoted: str) -> str:
+    """A double-quoted value as JSON reads it (an edit's fragment of a JSON file: `"x": "node -e \\"…\\""`), else
+    as written between its quotes."""
+    try:
+        value = json.loads(quoted)
+    except ValueError:
+        return quoted[1:-1]
+    return value if isinstance(value, str) else quoted[1:-1]
 
 
 def _json(text: str) -> object | None:

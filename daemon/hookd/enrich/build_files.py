@@ -1,0 +1,135 @@
+"""Project files a build tool runs later (part of the effect model's tool effects, called by enrich/tool_effects.py),
+known by their names and judged by the whole text the call leaves in them:
+
+* a Maven `pom.xml`: each exec-maven-plugin `<configuration>`'s `<executable>` with its `<argument>`s, a command
+  the plugin starts at the phase its execution is bound to (https://www.mojohaus.org/exec-maven-plugin/usage.html);
+* a makefile (`Makefile`, `makefile`, `GNUmakefile`, `*.mk`): `make` hands each recipe to the shell with the
+  makefile's variables expanded in it (configtext.makefile_commands);
+* a Compose file (`compose.yaml`, `docker-compose.yml`, `compose.override.yaml`, …): `docker compose up` runs each
+  service's entrypoint and command in a container that sees the host paths its volumes bind
+  (https://docs.docker.com/reference/compose-file/services/#volumes): what the command does to a bound directory
+  is done to the host's, a leading `~` being the home (Compose expands it) and a relative path the project's.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.effects.configtext import makefile_commands
+from hookd.enrich.facts import under
+from hookd.types import JSON
+
+MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+_COMPOSE = re.compile(r"(?:docker-)?compose(?:\.[\w-]{1,64})?\.ya?ml")
+MAX_SERVICES = 16
+
+
+def is_makefile(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    return name in MAKEFILES or name.endswith(".mk")
+
+
+def is_compose_file(path: str) -> bool:
+    return _COMPOSE.fullmatch(path.rpartition("/")[2]) is not None
+
+
+def is_pom(path: str) -> bool:
+    return path.rpartition("/")[2] == "pom.xml"
+
+
+def is_build_file(path: str) -> bool:
+    return is_makefile(path) or is_compose_file(path) or is_pom(path)
+
+
+# One service of a Compose file: its command line (as the shell would run it) and its bind mounts (host, target)
+Service = tuple[str, list[tuple[str, str]]]
+
+
+def compose_services(text: str, home: str, project: str) -> list[Service]:
+    """Each service's entrypoint and command as one shell line (a list is the argv, a string split as Compose
+    splits it) and its bind mounts, host paths absolute (`~` the home, a relative path the project's)."""
+    parsed = parsed_settings(text)
+    services = parsed.get("services") if isinstance(parsed, Mapping) else None
+    out: list[Service] = []
+    for service in list(services.values())[:MAX_SERVICES] if isinstance(services, Mapping) else ():
+        if not isinstance(service, Mapping):
+            continue
+        words = [*_words(service.get("entrypoint")), *_words(service.get("command"))]
+        listed = service.get("volumes")
+        mounts = [m for v in (listed if isinstance(listed, list) else []) if (m := _mount(v, home, project))]
+        if words:
+            out.append((shlex.join(words), mounts))
+    return out
+
+
+def _words(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [w for w in value if isinstance(w, str)]
+    if not isinstance(value, str):
+        return []
+    try:
+        return shlex.split(value)
+    except ValueError:
+        return [value]
+
+
+def _mount(value: Any, home: str, project: str) -> tuple[str, str] | None:
+    if isinstance(value, Mapping):
+        source, target = value.get("source"), value.get("target")
+    elif isinstance(value, str) and ":" in value:
+        source, _, rest = value.partition(":")
+        target = rest.partition(":")[0]
+    else:
+        return None
+    if not isinstance(source, str) or not isinstance(target, str) or not target.startswith("/"):
+        return None
+    if source == "~" or source.startswith("~/"):
+        source = home + source[1:]
+    elif not source.startswith("/"):
+        if not source.startswith("."):
+            return None  # a named volume, not a host path
+        source = os.path.join(project, source)
+    return os.path.normpath(source), os.path.normpath(target)
+
+
+def on_host(effects: list[dict[str, JSON]], mounts: list[tuple[str, str]]) -> list[dict[str, JSON]]:
+    """The container command's effects with each path under a bind mount's target put at the host path bound
+    there (the longest target first); a path under no mount stays in the container, and is dropped."""
+    ordered = sorted(mounts, key=lambda m: len(m[1]), reverse=True)
+    out: list[dict[str, JSON]] = []
+    for e in effects:
+        path = str(e.get("path") or "")
+        if not path:
+            out.append(e)
+            continue
+        bound = next(((host, target) for host, target in ordered if under(path, target)), None)
+        if bound is not None:
+            host, target = bound
+            out.append({**e, "path": host + path[len(target) :] if target != "/" else host + path, "class": ""})
+    return out
+
+
+def make_lines(path: str, text: str) -> list[str]:
+    """The shell lines a makefile's recipes run, or the commands a pom's exec configurations start."""
+    if is_makefile(path):
+        return makefile_commands(text)
+    return (
+        [_exec_line(c) for c in _CONFIGURATION.findall(text)[:MAX_SERVICES] if "<executable>" in c]
+        if is_pom(path)
+        else []
+    )
+
+
+_CONFIGURATION = re.compile(r"<configuration>(.*?)</configuration>", re.S)
+_ELEMENT = re.compile(r"<(executable|argument)>([^<]*)</\1>")
+
+
+def _exec_line(configuration: str) -> str:
+    words = [html.unescape(value.strip()) for name, value in _ELEMENT.findall(configuration)]
+    return shlex.join(words)

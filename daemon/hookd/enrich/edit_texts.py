@@ -1,0 +1,85 @@
+"""The whole text a file tool leaves in a file (part of the effect model's tool effects, enrich/tool_effects.py): a
+write's content, or an edit's replacements applied to the file's text as it is on disk (read bounded, never from a
+FIFO or a device)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from typing import Any
+
+from hookd.enrich.later_code import MAX_TEXT
+from hookd.types import ToolSpec
+
+
+def texts_after(path: str, tool_input: Mapping[str, Any], spec: ToolSpec, declared: bool) -> list[str] | None:
+    """The whole text a file tool leaves in `path` (both, for a replacement that may take one occurrence or
+    every one); None when it cannot be known: a patch, an edit of a file that cannot be read or does not hold
+    the text it replaces, a tool whose arguments do not show it."""
+    if spec.patches:
+        return None
+    if spec.content:
+        content = tool_input.get(spec.content)
+        return [content] if isinstance(content, str) and declared else None
+    pairs = replacements(tool_input, spec)
+    if not pairs:
+        return None
+    exists, old = read_text(path)
+    if not exists:  # the edit fails, finding nothing to replace: should the file appear first, its new lines
+        return [after for _, after in pairs]  # are judged alone, each key by its name whatever its section
+    if old is None:
+        return None
+    texts = []
+    for count in (1, -1):
+        text = old
+        for before, after in pairs:
+            if not before or before not in text:
+                return None
+            text = text.replace(before, after, count)
+        texts.append(text)
+    return texts
+
+
+def replacements(tool_input: Mapping[str, Any], spec: ToolSpec) -> list[tuple[str, str]]:
+    """The (old, new) texts of an edit, in order: the tool's declared pair, or each entry of a list of edits
+    (MultiEdit's `edits`, an MCP `edit_file`'s `oldText`/`newText`); [] when some entry shows no pair."""
+    if spec.replace:
+        before, after = (tool_input.get(arg) for arg in spec.replace)
+        return [(before, after)] if isinstance(before, str) and isinstance(after, str) else []
+    pairs: list[tuple[str, str]] = []
+    for value in tool_input.values():
+        for entry in value if isinstance(value, list) else ():
+            if not isinstance(entry, Mapping):
+                return []
+            olds = [v for k, v in entry.items() if "old" in str(k).lower() and isinstance(v, str)]
+            news = [v for k, v in entry.items() if "new" in str(k).lower() and isinstance(v, str)]
+            if len(olds) != 1 or len(news) != 1:
+                return []
+            pairs.append((olds[0], news[0]))
+    return pairs
+
+
+def read_text(path: str) -> tuple[bool, str | None]:
+    """(is there a file, its text when it can be read whole: None when unreadable, not text, past MAX_TEXT, or
+    no regular file: a FIFO or a device is never read, which could block the deciding process)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False, None
+    except (OSError, ValueError):
+        return True, None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return True, None
+        data = b""
+        while len(data) <= MAX_TEXT and (chunk := os.read(fd, MAX_TEXT + 1 - len(data))):
+            data += chunk
+    except OSError:
+        return True, None
+    finally:
+        os.close(fd)
+    try:
+        return True, data.decode("utf-8") if len(data) <= MAX_TEXT else None
+    except UnicodeDecodeError:
+        return True, None
