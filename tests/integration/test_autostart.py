@@ -59,7 +59,16 @@ def daemons(runtime: Path) -> list[int]:
             continue
         if b"serve" in argv and str(runtime).encode() in argv:
             found.append(int(cmdline.parent.name))
-    return found
+    # a child the daemon forks has its cmdline until it execs its own (the lane, a worker): the daemon is the one
+    # whose parent is none of them
+    return [pid for pid in found if _parent(pid) not in found]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def call(
