@@ -23,6 +23,7 @@ from typing import Any
 from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.effects.configtext import makefile_commands
 from hookd.enrich.facts import under
+from hookd.enrich.tool_args import compose_words
 from hookd.types import JSON
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
@@ -60,23 +61,12 @@ def compose_services(text: str, home: str, project: str) -> list[Service]:
     for service in list(services.values())[:MAX_SERVICES] if isinstance(services, Mapping) else ():
         if not isinstance(service, Mapping):
             continue
-        words = [*_words(service.get("entrypoint")), *_words(service.get("command"))]
+        words = [*compose_words(service.get("entrypoint")), *compose_words(service.get("command"))]
         listed = service.get("volumes")
         mounts = [m for v in (listed if isinstance(listed, list) else []) if (m := _mount(v, home, project))]
         if words:
             out.append((shlex.join(words), mounts))
     return out
-
-
-def _words(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [w for w in value if isinstance(w, str)]
-    if not isinstance(value, str):
-        return []
-    try:
-        return shlex.split(value)
-    except ValueError:
-        return [value]
 
 
 def _mount(value: Any, home: str, project: str) -> tuple[str, str] | None:

@@ -424,7 +424,7 @@ def compose_lines(tool_input: Mapping[str, JSON]) -> list[str]:
         for service in list(services.values())[:_MAX_SERVICES] if isinstance(services, Mapping) else ():
             if not isinstance(service, Mapping):
                 continue
-            command = [*_words(service.get("entrypoint")), *_words(service.get("command"))]
+            command = [*compose_words(service.get("entrypoint")), *compose_words(service.get("command"))]
             listed = service.get("volumes")
             volumes = [_short_volume(v) for v in listed] if isinstance(listed, list) else []
             given = {"image": service.get("image"), "volumes": [v for v in volumes if v],
@@ -437,7 +437,7 @@ def compose_lines(tool_input: Mapping[str, JSON]) -> list[str]:
 _MAX_SERVICES = 16
 
 
-def _words(value: Any) -> list[str]:
+def compose_words(value: Any) -> list[str]:
     """A Compose command or entrypoint: a string split as a shell would, or a list of words."""
     if isinstance(value, list):
         return [w for w in value if isinstance(w, str)]
