@@ -95,6 +95,7 @@ _changes contains {"path": p.path, "op": "write", "via": _tool_name, "from": "",
 }
 
 _tool_name := input.tool.name if is_string(input.tool.name)
+
 else := "write"
 
 _kept(t) if {

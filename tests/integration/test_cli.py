@@ -126,6 +126,10 @@ class TestPolicyTests:
             [opa, "check", "--strict", str(ROOT / "policies")], capture_output=True, timeout=120, check=False
         )
         assert check.returncode == 0, check.stdout.decode() + check.stderr.decode()
+        unformatted = subprocess.run(
+            [opa, "fmt", "--list", str(ROOT / "policies")], capture_output=True, timeout=120, check=False
+        )
+        assert unformatted.returncode == 0 and not unformatted.stdout.strip(), unformatted.stdout.decode()
 
     def test_failures_are_named_and_set_the_exit_code(self, tmp_path: Path) -> None:
         (tmp_path / "p.rego").write_text('package hookd.p\ndeny contains "no" if input.tool.input.file_path == "x"\n')
