@@ -81,7 +81,10 @@ class Run:
 
     @property
     def report(self) -> str:
-        return f"exited {self.returncode}\n--- stdout\n{self.stdout[-3000:]}\n--- stderr\n{self.stderr[-3000:]}"
+        return (
+            f"exited {self.returncode}\n--- stdout\n{self.stdout[-3000:]}\n--- stderr\n{self.stderr[-3000:]}"
+            f"\n--- the model got (the end)\n{self.sent[-3000:]}"
+        )
 
 
 # --- set-up --------------------------------------------------------------------------------------------
