@@ -32,7 +32,7 @@ package hookd.destructive_shell
 routing := {
 	"events": ["BeforeTool"],
 	"kinds": ["shell", "mcp", "other"],
-	"shell": ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"],
+	"shell": ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal", "effect-fork"],
 	"text": ["{"],
 }
 
@@ -327,7 +327,16 @@ _defined_functions contains m[1] if {
 
 _self_pipe(name) if contains(_piped_names, concat("", [name, "|", name]))
 
-deny contains {"id": "fork-bomb", "reason": "this command defines a function that pipes into itself (a fork bomb); it would exhaust the machine's processes"} if {
+_fork_bomb_verdict := {"id": "fork-bomb", "reason": "this command defines a function that pipes into itself (a fork bomb); it would exhaust the machine's processes"}
+
+# The same, judged on what the line does (`op: fork`, docs/policies.md): the function is found wherever the line
+# runs shell code, however it spells, prints or decodes it (`bash <(printf …)`, `eval`, `echo … | sh`); the text
+# rule above still holds a line that does not parse
+deny contains _fork_bomb_verdict if {
+	"fork" in _effect_ops
+}
+
+deny contains _fork_bomb_verdict if {
 	# cheap gate: both patterns need a `{` and a `|` (whitespace aside) before any regex runs
 	contains(input.shell.source, "{")
 	contains(input.shell.source, "|")

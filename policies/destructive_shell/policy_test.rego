@@ -94,7 +94,7 @@ _t_allowed(inp) if count(_t_blocking(inp)) == 0
 
 test_routing_is_before_tool_shell_and_unknown_tools if {
 	object.remove(routing, ["shell", "text"]) == {"events": ["BeforeTool"], "kinds": ["shell", "mcp", "other"]}
-	routing.shell == ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal"]
+	routing.shell == ["effect-write", "effect-unknown", "effect-device", "effect-privilege", "effect-config", "effect-signal", "effect-fork"]
 	routing.text == ["{"]
 }
 
@@ -294,6 +294,15 @@ test_block_device_is_denied_a_disk_image_is_not if {
 	v.id == "disk-format"
 	_r2 := deny with input as _effect_input([{"op": "device", "path": "/p/disk.img", "known": true, "block": false, "program": "mkfs.ext4", "via": "shell"}])
 	count(_r2) == 0
+}
+
+# a fork bomb judged on what the line does (`op: fork`): the source here holds no `{` nor `|`
+test_fork_effect_is_denied if {
+	_s := deny with input as _effect_input([{"op": "fork", "path": "", "known": true, "program": ":", "via": "shell"}])
+	some v in _s
+	v.id == "fork-bomb"
+	_r := deny with input as _effect_input([{"op": "exec", "path": "", "known": true, "program": "sh", "via": "shell"}])
+	count(_r) == 0
 }
 
 test_privilege_effect_is_asked if {

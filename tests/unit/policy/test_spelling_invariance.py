@@ -35,13 +35,7 @@ SAMPLE_WIDER_BENIGN = 8
 
 # Rewrites whose failures are not closed yet, each with the mechanism that misses them (strict: the entry must
 # go once the rewrite holds on the sample).
-KNOWN: dict[str, str] = {
-    "procsub-bash": (
-        "a fork bomb (`:(){ :|:& };:`) is found in the line's own text, not in the script `bash <(printf …)` runs "
-        "(destructive.jsonl:41; every other case holds since blind-shell-7's quoted `$` text)"
-    ),
-    "procsub-source": "as procsub-bash, for `source <(printf …)`",
-}
+KNOWN: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,9 +57,15 @@ SHELL_TRAITS = frozenset(
         "effect-privilege",  # a command run with other privileges (sudo, sudoedit, pkexec, …)
         "effect-config",  # a configuration key that runs a command, written (`git config core.pager …`)
         "effect-signal",  # a signal sent (kill, pkill, killall)
+        "effect-fork",  # processes started without bound (a shell function run as an element of its own pipeline)
     }
 )
-_EFFECT_TRAITS = {"device": "effect-device", "privilege": "effect-privilege", "signal": "effect-signal"}
+_EFFECT_TRAITS = {
+    "device": "effect-device",
+    "privilege": "effect-privilege",
+    "signal": "effect-signal",
+    "fork": "effect-fork",
+}
 _READS = frozenset({"read", "copy", "move", "link"})
 _CHANGES = frozenset({"write", "delete", "chmod", "move", "link"})
 MAX_SHELL_ROUTED = 6  # shell-routed packages of one route beyond these are evaluated for every shell call

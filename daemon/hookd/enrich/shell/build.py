@@ -17,6 +17,7 @@ from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.later_code import written_later
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
+from hookd.enrich.shell import tree as _tree
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
@@ -174,6 +175,8 @@ class _Builder:
         origin = "unknown"
         if item.function is not None and item.function not in self._functions:
             self._functions[item.function] = item  # run where it is called, or at the end if never
+            if _tree.pipes_into_itself(item, item.function):
+                self.model.ledger.add("fork", None, item.function, known=True)
             return origin
         if item.subst:
             depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
@@ -534,10 +537,6 @@ _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds t
 _NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set
 # Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
 _SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait", "unset"})
-
-
-# --------------------------------------------------------------------------------------------------
-# Public API
 
 
 def parse_shell(command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4) -> dict[str, Any]:

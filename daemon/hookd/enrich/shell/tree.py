@@ -82,3 +82,23 @@ def one_command(item: _Item) -> _Simple | None:
     while isinstance(item, _Block) and not (item.redirects or item.subst or item.binds) and len(item.items) == 1:
         item = item.items[0]
     return item if isinstance(item, _Simple) else None
+
+
+def pipes_into_itself(body: _Block, name: str) -> bool:
+    """Whether a function's body runs the function itself as a pipeline's element (anywhere in the body but in
+    another function's): every call then starts more of itself, each in a process of its own, with nothing
+    between it and the next (`:(){ :|:& };:`, `b() { b | b & }`): processes without bound, whatever spelled or
+    printed the body. A call inside a loop the pipeline feeds (`ls | while read d; do walk "$d"; done`) is not
+    one: it runs when the loop reads a line."""
+
+    def piped(item: _Item) -> bool:
+        if isinstance(item, _Pipe):
+            return any(_runs(e, name) or piped(e) for e in item.elements)
+        return isinstance(item, _Block) and item.function is None and any(piped(i) for i in item.items)
+
+    return any(piped(i) for i in body.items)
+
+
+def _runs(item: _Item, name: str) -> bool:
+    one = one_command(item)
+    return one is not None and one.words[:1] == [name]
