@@ -8,6 +8,8 @@ call counter, whose turn 0 reads its stdin and exits (the spawn floor: the same 
 and whose turn k is the shim sending the chunk to the k-th socket:
 
   socket       the socket floor's server (bench/floor_server.py: answers every frame with a fixed reply, unread)
+  socket-c     the same in C (bench/floor_server.c: no Python, no event loop): hookd over it is what its Python
+               and uvloop cost a chunk, what a hook server in native code could save at most
   native       this tree's `hookd serve` (default policies: model_secrets reads every chunk)
   native-base  with `--base DIR`, DIR's `hookd serve`
 
@@ -24,7 +26,7 @@ no hook's cost of a different command line is in it (the floor, the shims, the r
 
 Run (as root, for the namespaces): HOOKD_GEMINI_BIN=.cache/gemini-cli-0.61.0/node_modules/.bin/gemini \
     .cache/venv/bin/python bench/gemini_rotate.py [--rounds 9] [--chunks 200] [--base DIR] [--json FILE] \
-    [--sizes 1KB,100KB] [--hooks socket,native,native-base]
+    [--sizes 1KB,100KB] [--hooks socket,socket-c,native,native-base]
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ from load import compiled
 from run import ROOT, children, cpu_seconds, floor_server, settled
 
 ROTOR_SOURCE = ROOT / "bench" / "rotor_shim.c"
+NATIVE_FLOOR_SOURCE = ROOT / "bench" / "floor_server.c"
+CONTENDERS = ("socket", "socket-c", "native", "native-base")
 C_FLAGS = ["-std=c11", "-D_GNU_SOURCE"]
 
 
@@ -68,8 +72,8 @@ def arguments() -> argparse.Namespace:
     )
     args = parser.parse_args()
     args.hooks = (args.hooks or "socket,native" + (",native-base" if args.base else "")).split(",")
-    if not args.hooks or not set(args.hooks) <= {"socket", "native", "native-base"}:
-        raise SystemExit("--hooks: of socket, native, native-base")
+    if not args.hooks or not set(args.hooks) <= set(CONTENDERS):
+        raise SystemExit(f"--hooks: of {', '.join(CONTENDERS)}")
     if "native-base" in args.hooks and args.base is None:
         raise SystemExit("--hooks native-base needs --base DIR")
     args.sizes = args.sizes.split(",")
@@ -94,6 +98,8 @@ def main() -> int:
             floor_dir.mkdir(mode=0o700)
             servers.enter_context(floor_server(floor_dir / "stream.sock"))
             sockets = {"socket": floor_dir / "hook.sock"}
+            if "socket-c" in args.hooks:
+                sockets["socket-c"] = native_floor(servers, scratch)
             for name, tree in trees.items():
                 runtime = scratch / f"run-{name}"
                 daemons[name] = stream.daemon_of(tree, runtime, scratch / f"daemon-{name}.log")
@@ -115,6 +121,17 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
+
+
+def native_floor(servers: contextlib.ExitStack, scratch: Path) -> Path:
+    """bench/floor_server.c built and listening in a directory of its own (stopped with `servers`); its hook socket."""
+    binary = compiled(NATIVE_FLOOR_SOURCE, scratch / "floor-server-c", [C_FLAGS])
+    if binary is None:
+        raise SystemExit("no C compiler for the native socket floor (bench/floor_server.c)")
+    where = scratch / "socket-floor-c"
+    where.mkdir(mode=0o700)
+    servers.enter_context(floor_server(where / "stream.sock", [str(binary)]))
+    return where / "hook.sock"
 
 
 def measure(gemini: str, scratch: Path, rotor: Path, sockets: dict[str, Path], pids: dict[str, int],
@@ -176,10 +193,10 @@ def by_turn(run: Run, order: list[str], pids: dict[str, int]) -> dict[str, dict[
         if name in pids:
             sample["daemon_cpu_ms"] = run.daemon_cpu[pids[name]] / answered * 1000
         samples[name] = sample
-    if "socket" in samples:
+    for floor, key in (("socket", "over_socket_ms"), ("socket-c", "over_native_socket_ms")):
         for name, sample in samples.items():
-            if name != "socket":
-                sample["over_socket_ms"] = sample["over_floor_ms"] - samples["socket"]["over_floor_ms"]
+            if floor in samples and name != floor:
+                sample[key] = sample["over_floor_ms"] - samples[floor]["over_floor_ms"]
     return samples
 
 
@@ -189,7 +206,7 @@ def report(results: dict[str, Any]) -> None:
           "in each answer by turns; medians over the rounds [lowest, highest round], ms a chunk")  # fmt: skip
     columns = [("floor_per_chunk_ms", "spawn floor"), ("per_chunk_ms", "ms/chunk"),
                ("over_floor_ms", "over spawn floor"), ("over_socket_ms", "over socket floor"),
-               ("daemon_cpu_ms", "daemon CPU/chunk")]  # fmt: skip
+               ("over_native_socket_ms", "over C socket floor"), ("daemon_cpu_ms", "daemon CPU/chunk")]  # fmt: skip
     print(f"{'conversation':<13}{'hook':<13}" + "".join(f"{title:>24}" for _, title in columns))
     for row in results["rows"]:
         cells = ""

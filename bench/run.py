@@ -256,11 +256,11 @@ def start_daemon(runtime: Path, policies: Path, log: Path, workers: int = 1) -> 
 
 
 @contextmanager
-def floor_server(path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """bench/floor_server.py listening on `path`, stopped on exit."""
-    proc = subprocess.Popen(
-        [sys.executable, str(FLOOR_SERVER), str(path)], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL
-    )
+def floor_server(path: Path, command: list[str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """bench/floor_server.py (or `command`, another floor taking the same argument) listening on `path`, stopped
+    on exit."""
+    argv = [*(command or [sys.executable, str(FLOOR_SERVER)]), str(path)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
     try:
         assert proc.stdout is not None
         if proc.stdout.readline() != b"listening\n":

@@ -1,5 +1,6 @@
 """bench/gemini_rotate.py's evidence: the rotor gives call n turn n % (1 + sockets), turn 0 asking nobody and
-turn k reaching the k-th socket's stream lane, and each turn's time is read from the interval its call ends."""
+turn k reaching the k-th socket's stream lane, each turn's time is read from the interval its call ends, and the
+native socket floor answers the shim as the Python one does."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ import pytest
 from support import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
-from gemini_rotate import C_FLAGS, ROTOR_SOURCE, by_turn
+from gemini_rotate import C_FLAGS, NATIVE_FLOOR_SOURCE, ROTOR_SOURCE, by_turn
 from gemini_stream import Run
 from load import compiled
+from run import floor_server
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +79,22 @@ def test_a_turn_is_read_from_the_interval_its_call_ends() -> None:
     assert samples["native"]["over_floor_ms"] == pytest.approx(2.0, abs=0.02)
     assert samples["native"]["over_socket_ms"] == pytest.approx(1.0, abs=0.02)
     assert samples["native"]["daemon_cpu_ms"] == pytest.approx(1.0)  # 20 ms over the 20 calls it answered
+
+
+def test_the_native_socket_floor_answers_the_shim_as_the_python_floor_does(rotor: Path, tmp_path: Path) -> None:
+    native = compiled(NATIVE_FLOOR_SOURCE, tmp_path / "floor-server-c", [C_FLAGS])
+    assert native is not None, "no C compiler for bench/floor_server.c"
+    replies = []
+    for name, command in (("py", None), ("c", [str(native)])):
+        where = tmp_path / name
+        where.mkdir(mode=0o700)
+        with floor_server(where / "stream.sock", command):
+            for size in (10, 200_000):  # one read, and a frame the server gathers from many
+                counter = tmp_path / f"calls-{name}-{size}"
+                counter.write_text("1\n")  # call 1: turn 1, the first socket
+                payload = b'{"hook_event_name": "AfterModel", "llm_request": "' + b"x" * size + b'"}'
+                done = subprocess.run([str(rotor), str(counter), "gemini", "AfterModel", str(where / "hook.sock")],
+                                      input=payload, timeout=10, capture_output=True, check=False)  # fmt: skip
+                replies.append((name, size, done.returncode, done.stdout, done.stderr))
+    assert [r[2:] for r in replies if r[0] == "c"] == [r[2:] for r in replies if r[0] == "py"]
+    assert all(r[2] == 0 and b"hookd" not in r[4] for r in replies), replies  # answered, not the fail mode
