@@ -28,7 +28,7 @@ TIMED = r"""
 import json, sys, tempfile, time
 from pathlib import Path
 from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 groups = json.loads(sys.argv[1])
 with tempfile.TemporaryDirectory() as tmp:
     home, project = Path(tmp, "home"), Path(tmp, "project")

@@ -36,7 +36,7 @@ from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
 from hookd.types import JSON
 
-# The shell's analysis of one line (its `input.shell` and effects): hookd.enrich.shell.build registers its
+# The shell's analysis of one line (its `input.shell` and effects): hookd.enrich.shell registers its
 # analyse_shell here when it is imported, since it calls this module on the texts a line writes (left_by_shell)
 # and so this module cannot import it
 Analyse = Callable[..., tuple[dict[str, Any], list[dict[str, Any]]]]
@@ -49,7 +49,7 @@ def register_shell_analysis(analyse: Analyse) -> None:
 
 def _shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:
     if not _SHELL:
-        raise RuntimeError("later_code needs the shell's analysis: import hookd.enrich.shell.build first")
+        raise RuntimeError("later_code needs the shell's analysis: import hookd.enrich.shell first")
     return _SHELL[0](line, home=home, base_dir=project, project_dir=project)[1]
 
 

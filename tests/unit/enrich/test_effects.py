@@ -11,7 +11,7 @@ from effect_support import HOME, effects, ops
 from hookd.enrich.effects.catalogue import DATA, catalogue
 from hookd.enrich.effects.gitops import executing
 from hookd.enrich.effects.options import OptionTable, parse
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 
 
 def names(command: str, proj: Path) -> list[list[str]]:

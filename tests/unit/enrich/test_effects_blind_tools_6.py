@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hookd.enrich.holdings import holds_credential
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.tool_args import command_lines, container_line
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 from tests.unit.enrich.test_tool_effects_later import later

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hookd.enrich.effects.catalogue import DATA
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 
 HOME = "/home/u"
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
 from hookd.enrich.paths import enrich_paths
-from hookd.enrich.shell.build import enrich_shell
+from hookd.enrich.shell.analysis import enrich_shell
 from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.policytest import _substitute
 from hookd.policytest.corpus import _payload

@@ -11,7 +11,7 @@ import pytest
 
 from hookd.enrich.effects.catalogue import DATA, catalogue
 from hookd.enrich.effects.languages import follow_code
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 
 HOME = "/home/u"
 

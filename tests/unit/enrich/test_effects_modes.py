@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hookd.enrich.effects.files import tightens
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 from tests.unit.enrich.test_tool_effects import HOME as TOOL_HOME
 from tests.unit.enrich.test_tool_effects import enriched
 

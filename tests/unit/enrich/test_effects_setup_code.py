@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 
 HOME = "/home/u"
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hookd.enrich.gitconfig_text import executing_keys, is_git_config
-from hookd.enrich.shell.build import analyse_shell as shell_effects
+from hookd.enrich.shell.analysis import analyse_shell as shell_effects
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 
 

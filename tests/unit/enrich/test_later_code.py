@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hookd.enrich.effects.words import HOME_CODE_WHEN, named_by_options, runs_nothing
-from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.shell.analysis import analyse_shell
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 from tests.unit.enrich.test_tool_effects_later import later
 

@@ -25,11 +25,7 @@ from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
-from hookd.enrich.effects.handed import (
-    WALKED_BY_THE_SHELL,
-    is_command_line,
-    launched_words,
-)
+from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
 from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
@@ -65,6 +61,7 @@ from hookd.enrich.effects.words import (
     reads_script_from_stdin,
     shadows,
     startup_language,
+    system_program,
 )
 
 __all__ = ["CommandView", "EffectModel", "Followups", "Place"]
@@ -200,7 +197,8 @@ class EffectModel:
             self.ledger.add("privilege", None, name or "sudo")
         for redirect in view.redirects:
             self._redirect(redirect, name, view)
-        if not argv:
+        if not argv:  # assignments, or a function's call: what the pipe carries goes on to the commands it runs
+            self.ledger.trees = trees
             return follow
         piped(self.ledger, view, follow)
         if view.env:
@@ -213,8 +211,8 @@ class EffectModel:
             return follow
         if name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)
-        if name in _NOTHING and "/" not in argv[0]:
-            return follow  # its words are not files, and it runs nothing it is handed
+        if name in _NOTHING and system_program(argv[0]) == name:
+            return follow  # its words are not files, and it runs nothing it is handed (`./echo` may be anything)
         program = catalogue().get(name)
         if name == "git":
             git = git_effects(argv, view.env, view.variables, place, self.ledger)

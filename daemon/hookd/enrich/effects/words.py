@@ -47,6 +47,17 @@ _NOTHING = frozenset(
      "read", "getopts", "mktemp", "df", "free", "uptime", "export", "unset", "local", "declare", "typeset",
      "readonly", ":"}
 )  # fmt: skip
+
+
+def system_program(word: str) -> str:
+    """A program word naming one of the system's own programs by its path (`/usr/bin/printf`, `/bin/echo`) as its
+    name: they print what the builtins of that name print. Not a `./printf` or `~/bin/echo`, which may be anything."""
+    for directory in ("/bin/", "/usr/bin/"):
+        if word.startswith(directory) and "/" not in word[len(directory) :]:
+            return word[len(directory) :]
+    return word
+
+
 _SECRET_HINT = re.compile(r"[./~]")  # an operand that may be a path
 _ENVIRONMENT_PRINTERS = frozenset(
     {"env", "printenv", "set", "export", "declare", "typeset", "echo", "printf", "ps", "jq", "gojq", "jaq"}

@@ -25,7 +25,7 @@ becomes `parse_error: true` with a best-effort split.
 """
 
 from hookd.enrich.later_code import register_shell_analysis
-from hookd.enrich.shell.build import analyse_shell, enrich_shell, parse_shell
+from hookd.enrich.shell.analysis import analyse_shell, enrich_shell, parse_shell
 
 # later_code judges the lines of the texts a line writes (left_by_shell) with the shell's own analysis; this
 # package imports it, so it cannot import this one (registered here, before any module of the package is used)

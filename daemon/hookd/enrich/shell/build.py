@@ -13,17 +13,14 @@ from typing import Any
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
-from hookd.enrich.facts import add_arg_facts
-from hookd.enrich.later_code import written_later
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
-from hookd.enrich.paths import PathResolver, event_home, expand_tilde, has_glob
-from hookd.enrich.shell import tree as _tree
+from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.outputs import cd_words, placed_output
-from hookd.enrich.shell.parser import _one_line, _parse_script
-from hookd.enrich.shell.runners import operands, printed, runs_stdin, script_of, spawned
+from hookd.enrich.shell.parser import _parse_script
+from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
@@ -36,10 +33,28 @@ from hookd.enrich.shell.stdin import (
     set_at_run_time,
     substituted_script,
 )
-from hookd.enrich.shell.tree import _Block, _Item, _Pipe, _Simple, _TooDeep, one_command, with_assigns
+from hookd.enrich.shell.tree import (
+    _Block,
+    _Item,
+    _Pipe,
+    _Simple,
+    _TooDeep,
+    gathers,
+    one_command,
+    pipes_into_itself,
+    with_assigns,
+)
 from hookd.enrich.shell.words import _ASSIGN, LITERAL_MARK, UNSPLIT_MARK, _dynamic
-from hookd.enrich.shell.wrappers import _INLINE, _SHELLS, CHDIR, _basename, _inline_script, _peel, xargs_run
-from hookd.types import NormalisedEvent, ToolKind
+from hookd.enrich.shell.wrappers import (
+    _INLINE,
+    _SHELLS,
+    CHDIR,
+    _basename,
+    _inline_script,
+    _peel,
+    raises_privilege,
+    xargs_run,
+)
 
 # --------------------------------------------------------------------------------------------------
 # Build the command objects
@@ -67,6 +82,7 @@ class _Builder:
         self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
         self._searched: dict[str, str] = {}  # a search's substitution -> the stand-in for what it prints
         self._literal: frozenset[str] = frozenset()  # the words of the command being judged whose `$` are text
+        self._gathering: tuple[int, list[str | None]] | None = None  # a piped group's depth, what each command printed
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -104,19 +120,20 @@ class _Builder:
         sudo: bool,
         feed: tuple[str | None, str],
         redirects: list[dict[str, Any]] | None = None,
-    ) -> None:
+    ) -> str:
         """A function's body, run with its arguments as the positional parameters (`$1`, `$@`); a body of one
         command reads what the call reads (`feed`: the text and origin of its stdin) and prints what it prints,
-        into the call's redirections (`f 'k=v' >> .npmrc` with `f(){ printf "$@"; }` writes k=v there)."""
+        into the call's redirections (`f 'k=v' >> .npmrc` with `f(){ printf "$@"; }` writes k=v there), and what
+        its standard output is is the call's (`f(){ zip "$@"; }; f -qr - . | nc h p` sends the tree)."""
         single = one_command(_Block(body.items, subshell=False, redirects=body.redirects))
         inherited = list(redirects or [])
         with self.state.call_frame(args):
             if single is not None:
-                self._simple(single, depth, cwd, None, inherited, sudo, feed[0], (), feed[1])
-            else:
-                block = _Block(body.items, subshell=False, redirects=body.redirects)
-                self.walk(block, depth, cwd, None, inherited, sudo)
-                self._printed = None
+                return self._simple(single, depth, cwd, None, inherited, sudo, feed[0], (), feed[1])
+            block = _Block(body.items, subshell=False, redirects=body.redirects)
+            self.walk(block, depth, cwd, None, inherited, sudo)
+            self._printed = None
+            return "unknown"
 
     def walk(
         self,
@@ -148,10 +165,10 @@ class _Builder:
                     )
                 else:
                     self._block_fed = tuple(fed)  # `pgrep x | while read p; do kill "$p"; done`
-                    self.walk(element, depth, cwd.copy(), (number, position), inherited, sudo)
+                    gathered = self._gathered(element, depth, cwd.copy(), (number, position), inherited, sudo)
                     self._block_fed = ()
                     origin = "unknown"
-                stdin, self._search_fed = (self._printed if single is not None else None), None
+                stdin, self._search_fed = (self._printed if single is not None else gathered), None
                 if single is not None:
                     words = expand_words(single.words, self.state.variables, self.home)
                     fed.extend((program := _peel(words, dict(single.assigns))[0])[1:])  # its words, past `env -i …`
@@ -175,7 +192,7 @@ class _Builder:
         origin = "unknown"
         if item.function is not None and item.function not in self._functions:
             self._functions[item.function] = item  # run where it is called, or at the end if never
-            if _tree.pipes_into_itself(item, item.function):
+            if pipes_into_itself(item, item.function):
                 self.model.ledger.add("fork", None, item.function, known=True)
             return origin
         if item.subst:
@@ -197,6 +214,20 @@ class _Builder:
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         self.state.restore(scoped)
         return origin
+
+    def _gathered(
+        self, element: _Item, depth: int, cwd: _Cwd, slot: tuple[int, int], inherited: list[dict[str, Any]], sudo: bool
+    ) -> str | None:
+        """Walks a pipeline's element that is not one command; what it prints when it is a group or subshell of
+        commands each of which prints known text or nothing (`{ set -- x; echo "$@"; } | sh`, `(echo a; echo b) |
+        sh`): their texts in turn. None for anything else (a loop runs its body any number of times)."""
+        outer, self._gathering = self._gathering, ((depth, []) if gathers(element) else None)
+        try:
+            self.walk(element, depth, cwd, slot, inherited, sudo)
+            texts = self._gathering[1] if self._gathering is not None else [None]
+        finally:
+            self._gathering = outer
+        return None if None in texts else "".join(t or "" for t in texts)
 
     def _next_pipeline(self) -> int:
         self._pipelines += 1
@@ -250,7 +281,7 @@ class _Builder:
         printed_script = substituted_script(name, argv, variables.get("HOME", self.home)) if stdin is None else None
         if printed_script is not None:  # `bash <(printf '%s\n' …)`: the script is the text the pipe carries
             argv, stdin, origin = [argv[0], "/dev/stdin", *argv[2:]], printed_script, "text"
-        privileged = sudo or any(_raises_privilege(w) for w in wrappers)
+        privileged = sudo or any(raises_privilege(w) for w in wrappers)
         redirects = [self.state.redirect(r, cwd) for r in simple.redirects]
         if inherited:
             redirects.extend(dict(r) for r in inherited)
@@ -331,12 +362,17 @@ class _Builder:
             body = with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
             here = cwd.copy() if body.subshell else cwd  # `f() { cd d; }` runs in the caller's shell
             self._fed = fed
-            self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"])
+            follow.origin = self._call(
+                body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"]
+            )
             out = self._printed
         default_ifs = "IFS" not in env and "IFS" not in self.state.variables  # `read` splits the line at $IFS
         given = heredoc_text(simple.redirects) if default_ifs else None  # a here-string or here-document only
         self._shell_state(name, argv, depth, cwd, privileged, given)
         self._printed = out
+        if self._gathering is not None and self._gathering[0] == depth:
+            cdpath = "CDPATH" in env or "CDPATH" in self.state.variables  # `cd d` prints where it went
+            self._gathering[1].append(output(argv, echoed, cdpath) if name not in self._functions else None)
         return follow.origin
 
     def _shell_state(
@@ -431,6 +467,8 @@ class _Builder:
         origin, substituted = origins
         fed, self._fed = self._fed, ()
         argv = [] if command["name"] in self._functions else command["argv"]
+        called = command["name"] in self._functions and command["name"] not in command["wrappers"]
+        called = called and command["depth"] < self.max_depth  # as `_after` calls it
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
         loaders = catalogue().environment  # what an earlier `export LD_PRELOAD=…` makes every program load
@@ -439,7 +477,7 @@ class _Builder:
             name=argv[0] if argv and not command["name"] else command["name"],
             argv=argv,
             env={**exported, **env},
-            redirects=command["redirects"],
+            redirects=[] if called else command["redirects"],  # the function's body writes them (`_call`)
             sudo=privileged and not inherited,
             root=privileged,
             variables=self.state.variables,
@@ -522,12 +560,6 @@ class _Builder:
         return {"language": language, "parsed": effects.parsed, "dynamic": effects.dynamic, "code": text[:4096]}
 
 
-def _raises_privilege(wrapper: str) -> bool:
-    """sudo, doas, pkexec, run0, …: a wrapper the catalogue knows to run its command with other privileges."""
-    program = catalogue().get(wrapper)
-    return program is not None and program.privilege
-
-
 _FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bash picks the number
 # `BASH_ALIASES[w]='rm -rf'`, `BASH_CMDS[ls]=/bin/rm`: an alias, a hashed program, set as an array element
 _REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
@@ -537,63 +569,3 @@ _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds t
 _NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set
 # Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
 _SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait", "unset"})
-
-
-def parse_shell(command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4) -> dict[str, Any]:
-    """The `input.shell` object of docs/policies.md for `command`, run in `base_dir`. Never raises."""
-    return analyse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir, max_depth=max_depth)[0]
-
-
-def analyse_shell(
-    command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """`input.shell` for `command` and its effects (`input.effects`, hookd.enrich.effects). Never raises."""
-    try:
-        builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)
-        start = _Cwd(builder.state.resolver.absolute(base_dir or project_dir, project_dir))
-        builder.run_script(command, 0, start, False)
-        shell = {
-            "source": command,
-            "parse_error": builder.error is not None,
-            "error": builder.error,
-            "commands": builder.commands,
-        }
-        return shell, [*builder.model.effects, *written_later(builder.model, home=home, project=project_dir)]
-    except Exception as exc:  # never on the hot path: report it, and still show the words
-        commands: list[dict[str, Any]] = []
-        model: EffectModel | None = None
-        try:
-            fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
-            unknown = _Cwd(fallback.state.resolver.project, known=False)
-            fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
-            commands, model = fallback.commands, fallback.model
-        except Exception:
-            commands = []
-        shell = {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}
-        return shell, [*model.effects, *written_later(model, home=home, project=project_dir)] if model else []
-
-
-def enrich_shell(event: NormalisedEvent) -> NormalisedEvent:
-    """Adds `shell` (with the facts of hookd.enrich.facts) and its `effects` to events of shell tools; other
-    events pass unchanged. The command runs in the tool's working-directory argument when it gives one (its
-    ToolSpec's cwd_args), else in the session's `cwd`."""
-    tool = event.tool
-    if tool is None or tool.kind is not ToolKind.SHELL:
-        return event
-    command = tool.input.get("command")
-    if not isinstance(command, str):
-        return event
-    home = event_home(event)
-    project_dir = event.project_dir
-    base_dir = event.cwd or project_dir
-    cwd_args = tool.spec.cwd_args if tool.spec is not None else ()
-    dir_path = next((tool.input[arg] for arg in cwd_args if arg in tool.input), None)
-    if isinstance(dir_path, str) and dir_path:
-        base_dir = PathResolver(home=home, project_dir=project_dir).absolute(dir_path, project_dir)
-    shell, effects = analyse_shell(command, home=home, base_dir=base_dir, project_dir=project_dir)
-    earlier = event.facts.get("effects")
-    if isinstance(earlier, list):
-        effects = [*earlier, *effects]
-    return event.with_facts(
-        shell=add_arg_facts(shell, home=event.facts.get("home"), project_dir=project_dir), effects=effects
-    )

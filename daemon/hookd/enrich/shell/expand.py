@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from hookd.enrich.effects.words import system_program
 from hookd.enrich.shell.arith import arithmetic
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import printed
@@ -178,7 +179,7 @@ def _echo_output(script: str, home: str, *, code: bool = False) -> str | None:
     if error is not None or len(block.items) != 1 or not isinstance(block.items[0], _Simple):
         return None
     command = block.items[0]
-    words = command.words
+    words = [system_program(command.words[0]), *command.words[1:]] if command.words else command.words
     if command.assigns or command.redirects or command.subs or not words or words[0] not in ("echo", "printf"):
         return None
     # in code, a quoted `$` is the script's own (`bash <(printf 'echo $HOME')`); in a word's value, not known

@@ -16,11 +16,13 @@ dynamic word `XARGS_INPUT`, so a rule about a target asks rather than guesses.
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from hookd.enrich.effects.words import system_program
 from hookd.enrich.shell.searches import searched_name, selection
 
 XARGS_INPUT = "${xargs_input}"
@@ -403,7 +405,9 @@ def printed(words: list[str], quoted: frozenset[str] = frozenset()) -> str | Non
     escapes decoded as printf and `echo -e` do, `%s`/`%b`/`%d` filled from the arguments. A word in `quoted`
     is known whatever `$` it holds: they were quoted on the line (`echo 'echo $HOME' | sh`). `printf '%s\\0'
     ARGS` (each argument one NUL-ended item, for `xargs -0`) keeps an argument built at run time as written: its
-    value is one item whatever it is (a substitution's output holds no NUL), so the known items around it stay known."""
+    value is one item whatever it is (a substitution's output holds no NUL), so the known items around it stay known.
+    The system's `/usr/bin/printf` and `/bin/echo` print what the builtins do."""
+    words = [system_program(words[0]), *words[1:]] if words else words
     if words[:2] == ["printf", "%s\\0"] and len(words) > 2:
         return "".join(w + "\0" for w in words[2:])
     if not words or words[0] not in ("echo", "printf") or any(_dynamic_text(w) and w not in quoted for w in words):
@@ -511,3 +515,38 @@ def operands(argv: list[str]) -> list[str]:
                 continue
         found.append(arg)
     return found
+
+
+_SILENT = frozenset({":", "true", "false", "shift", "unset"})
+_DECLARING = frozenset({"export", "local", "declare", "typeset", "readonly"})
+
+
+def output(argv: list[str], text: str | None, cdpath: bool = False) -> str | None:
+    """What a command prints on its standard output, all of it (`text`: `printed`'s, which leaves out the newline
+    `echo` ends with), when known: also "" for a command that prints nothing. None when not known."""
+    program = system_program(argv[0]) if argv else ""
+    if text is not None and program == "printf":
+        return text
+    if text is not None and program == "echo":  # its options as `printed` reads them: `-n` leaves the newline out
+        return text if any("n" in flags for flags in itertools.takewhile(_ECHO_FLAGS.match, argv[1:])) else text + "\n"
+    return "" if prints_nothing(argv, cdpath) else None
+
+
+_ECHO_FLAGS = re.compile(r"^-[neE]+$")
+
+
+def prints_nothing(argv: list[str], cdpath: bool = False) -> bool:
+    """Whether a command prints nothing on its standard output whatever its words hold: an assignment alone,
+    `:`, `set -- …`, `shift`, `export X=…`, `cd DIR` (bash manual, "Bourne Shell Builtins" and "Bash Builtins":
+    `set`, `export` and `declare` without operands, `-p` or `set -o` print; `cd -` and a `cd` found through
+    CDPATH print the directory)."""
+    if not argv:
+        return True
+    name, args = argv[0], argv[1:]
+    if name in _SILENT:
+        return True
+    if name == "set":
+        return bool(args) and args[-1] not in ("-o", "+o")
+    if name in _DECLARING:
+        return bool(args) and not any(a.startswith("-") and set(a[1:]) & set("pfF") for a in args)
+    return name == "cd" and len(args) == 1 and args[0] != "-" and not cdpath

@@ -102,3 +102,11 @@ def pipes_into_itself(body: _Block, name: str) -> bool:
 def _runs(item: _Item, name: str) -> bool:
     one = one_command(item)
     return one is not None and one.words[:1] == [name]
+
+
+def gathers(item: _Item) -> bool:
+    """A group or subshell (no loop, substitution or redirection of its own) of commands and such groups, none of
+    them redirected nor piped: what it prints is what its commands print, one after the other."""
+    if not isinstance(item, _Block) or item.binds is not None or item.subst or item.redirects or item.function:
+        return False
+    return all((isinstance(i, _Simple) and not i.redirects) or gathers(i) for i in item.items)

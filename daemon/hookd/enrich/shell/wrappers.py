@@ -201,6 +201,12 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
 _INLINE = _SHELLS | {"eval", "su", "trap"}
 
 
+def raises_privilege(wrapper: str) -> bool:
+    """sudo, doas, pkexec, run0, …: a wrapper the catalogue knows to run its command with other privileges."""
+    program = catalogue().get(wrapper)
+    return program is not None and program.privilege
+
+
 def _basename(word: str) -> str:
     return word.rsplit("/", 1)[-1]
 
