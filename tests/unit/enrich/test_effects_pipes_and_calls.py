@@ -69,7 +69,7 @@ def test_a_piped_group_prints_its_commands_texts_in_turn(line: str, argvs: list[
         "f(){ echo echo; }; { f; echo 'rm -rf ~'; } | sh",  # nor the newline a function's echo ends with
         "{ echo a > f; echo b; } | sh",  # a redirected command prints into its file
         "{ cd -; echo ls; } | sh",  # `cd -` prints where it went
-        "{ while read -r l; do echo \"$l\"; done < list; } | sh",  # a loop prints any number of times
+        '{ while read -r l; do echo "$l"; done < list; } | sh',  # a loop prints any number of times
     ],
 )
 def test_a_group_whose_output_is_not_all_known_is_unknown_code(line: str, tmp_path: Path) -> None:
