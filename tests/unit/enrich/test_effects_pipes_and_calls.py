@@ -88,3 +88,19 @@ def test_a_calls_redirection_is_written_once_by_its_body(tmp_path: Path) -> None
     assert [(e["path"], e["program"]) for e in writes] == [(str(tmp_path / ".npmrc"), "printf")]
     writes = [e for e in effects("x=1 > out.txt", tmp_path) if e["op"] == "write"]  # no call: the shell writes it
     assert [(e["path"], e["program"]) for e in writes] == [(str(tmp_path / "out.txt"), "shell")]
+
+
+@pytest.mark.parametrize(
+    ("line", "reads"),
+    [
+        ("eval 'ssh-add ~/.ssh/id_ed25519'", [("ssh-add", f"{HOME}/.ssh/id_ed25519")]),
+        ("bash -c 'op run --env-file=.env.tpl -- npm test'", []),  # the option's file is loaded, not printed
+        ("sh -ec 'cat ~/.aws/credentials'", [("cat", f"{HOME}/.aws/credentials")]),
+        ("bash ./x.sh ~/.aws/credentials", [("bash", f"{HOME}/.aws/credentials")]),  # a script's operand may be read
+    ],
+)
+def test_a_shells_own_script_is_judged_by_its_commands_not_as_file_words(
+    line: str, reads: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    found = [(e["program"], e["path"]) for e in effects(line, tmp_path) if e["op"] == "read"]
+    assert found == reads

@@ -13,7 +13,7 @@ from hookd.enrich.effects.handed import handed_commands, piped_commands, shell_e
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.words import _NOTHING, _dynamic, _file_operands
+from hookd.enrich.effects.words import _NOTHING, SHELLS, _dynamic, _file_operands
 
 # Programs hookd has no entry for whose words only name things (builtins, finders of programs and manuals): a path
 # among them is not opened
@@ -36,7 +36,8 @@ def unread(
     if program.launcher is not None or program.find:
         return
     network = program.network or program.operands in ("fetch", "fetch-first")
-    files.unread_words(view.argv, _code_words(program, parsed), view.name, place, start, network=network)
+    skip = _code_words(program, parsed) | _script_words(view.name, parsed)
+    files.unread_words(view.argv, skip, view.name, place, start, network=network)
     if view.stdin == "text" and view.stdin_text and _options_on_stdin(program, parsed):
         # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
         words = view.stdin_text.replace('"', " ").replace("'", " ").split()
@@ -101,6 +102,16 @@ WALKED_INLINE = frozenset({"eval", "su", "trap"})  # the shell builder walks the
 def _options_on_stdin(program: Program, parsed: Parsed) -> bool:
     """An option that names a file the program reads, given `-` (stdin): `curl -K -`, `wget -i -`."""
     return any(value == "-" and program.option_ops.get(option) == "read" for option, value in parsed.options)
+
+
+def _script_words(name: str, parsed: Parsed) -> set[str]:
+    """The words a shell runs as its own script, which the shell's walk judges command by command: `eval`'s,
+    `sh -c`'s first operand. Not files (`eval 'ssh-add ~/.ssh/k'` does not read `./~/.ssh/k`)."""
+    if name == "eval":
+        return set(parsed.operands)
+    if name in SHELLS and parsed.operands and any(option == "-c" for option, _ in parsed.options):
+        return {parsed.operands[0]}
+    return set()
 
 
 def _code_words(program: Program, parsed: Parsed) -> set[str]:
