@@ -92,8 +92,10 @@ def left_for_later(
         if not later and path and not _is_prose(path, project):
             fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
             later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
-        if not later and is_configuration(path):
+        if not later and (is_configuration(path) or _code_lang(path) in _INLINE):  # a jest.config.js names files too
             later = _named_file_runs(path, texts, home, project)
+        if not later and not _is_prose(path, project):
+            later = next(((c, _CODE_WHEN) for t in texts if (c := code_reaching_home(path, t, home, project))), None)
         if later:
             code, when = later
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
@@ -227,7 +229,9 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
                     continue
                 seen.add(place)
                 named = head(place, MAX_SCRIPT)
-                if named and _fetched_lines([named], home, project)[0]:
+                if named and (
+                    _fetched_lines([named], home, project)[0] or code_reaching_home(place, named, home, project)
+                ):
                     return {"lang": "text", "text": place}, f"{_NAMED_WHEN} ({place})"
     return None
 
@@ -261,6 +265,35 @@ def _places(word: str, config: str, home: str, project: str) -> list[str]:
     if word.startswith("/"):
         return [os.path.normpath(word)]
     return [os.path.normpath(os.path.join(b, word)) for b in (os.path.dirname(config), project)]
+
+
+# How each language's interpreter takes code on its command line: a code file's text is judged as that line
+_INLINE = {"python": ("python3", "-c"), "node": ("node", "-e"), "ruby": ("ruby", "-e"), "perl": ("perl", "-e")}
+MAX_CODE_TEXT = 16 * 1024  # a code file past this is not judged by its interpreter's reading (what a shell line is)
+_CODE_WHEN = "code that deletes in the home, or sends what it reads from the home, when a program loads the file"
+
+
+def code_reaching_home(path: str, text: str, home: str, project: str) -> dict[str, JSON] | None:
+    """The code of a file its language's interpreter runs or a program imports (`conftest.py`, a jest or vitest
+    setup module, a pytest plugin): its text (a patch's added lines) read as that interpreter's inline code is
+    (`python3 -c`, `node -e`: the languages' tables, pycode.py), when what it does reaches into the home
+    (`reaches_home`) or runs what it downloads or decodes. None for any other file, a language the shell's
+    analysis does not follow inline, or a text past MAX_CODE_TEXT (a file that long is not judged this way)."""
+    lang = _code_lang(path)
+    inline = _INLINE.get(lang)
+    code = added_lines(text)
+    if inline is None or not code.strip() or len(code) > MAX_CODE_TEXT:
+        return None
+    effects = _shell_effects(shlex.join([*inline, code]), home, project)
+    if not (_runs_fetched(effects) or reaches_home(effects, home, project)):
+        return None
+    return {"lang": lang, "text": code}
+
+
+def _code_lang(path: str) -> str:
+    """The language of a code file by its extension (words.CODE_LANGS), or ""."""
+    base = path.rpartition("/")[2]
+    return CODE_LANGS.get(base.rpartition(".")[2], "") if "." in base.lstrip(".") else ""
 
 
 def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
