@@ -92,7 +92,7 @@ def left_for_later(
         if not later and path and not _is_prose(path, project):
             fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
             later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
-        if not later and (is_configuration(path) or _code_lang(path) in _INLINE):  # a jest.config.js names files too
+        if not later and not _is_prose(path, project):  # a jest.config.js, a go.work name files too
             later = _named_file_runs(path, texts, home, project)
         if not later and not _is_prose(path, project):
             later = next(((c, _CODE_WHEN) for t in texts if (c := code_reaching_home(path, t, home, project))), None)
@@ -228,12 +228,31 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
                 if len(seen) >= _MAX_NAMED or place in seen or place == config or _is_prose(place, project):
                     continue
                 seen.add(place)
-                named = head(place, MAX_SCRIPT)
-                if named and (
-                    _fetched_lines([named], home, project)[0] or code_reaching_home(place, named, home, project)
-                ):
+                if any(_code_runs(f, t, home, project) for f, t in _named_texts(place)):
                     return {"lang": "text", "text": place}, f"{_NAMED_WHEN} ({place})"
     return None
+
+
+def _code_runs(path: str, text: str, home: str, project: str) -> bool:
+    return bool(_fetched_lines([text], home, project)[0] or code_reaching_home(path, text, home, project))
+
+
+MAX_DIR_CODE = 8  # the code files of a named directory read (its first entries, no walk below it)
+
+
+def _named_texts(place: str) -> list[tuple[str, str]]:
+    """The text of the regular file at `place`; for a directory (never through a link: a go.work `replace`, a
+    plugin directory), that of its first code files: a program builds or loads the code a directory holds."""
+    named = head(place, MAX_SCRIPT)
+    if named is not None or os.path.islink(place) or not os.path.isdir(place):
+        return [(place, named)] if named else []
+    try:
+        with os.scandir(place) as entries:
+            files = [e.path for _, e in zip(range(4 * MAX_DIR_CODE), entries, strict=False)]
+    except (OSError, ValueError):
+        return []
+    code = [f for f in files if _code_lang(f) or f.endswith(".go")][:MAX_DIR_CODE]
+    return [(f, t) for f in code if (t := head(f, MAX_SCRIPT))]
 
 
 # A PEP 517 in-tree backend: pip imports `build-backend` from the `backend-path` directories to build the project

@@ -50,6 +50,7 @@ from hookd.enrich.package_sources import redirected_sources
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.build import analyse_shell
+from hookd.enrich.sibling_entries import sibling_commands
 from hookd.enrich.tool_args import command_lines, inferred, new_texts, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
@@ -136,6 +137,8 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.extend(_build_file_effects(written, tool.input, spec, tool.name, home_dir, project, declared=guess is None))
         whole = functools.partial(texts_after, tool_input=tool.input, spec=spec, declared=guess is None)
         out.extend(redirected_sources(written, lambda p: [added_lines(t) for t in whole(p) or new], tool.name))
+        for path in written:  # a sibling's entry named by its label (launch.json's preLaunchTask: a tasks.json task)
+            out.extend(_judged_later(sibling_commands(path, new), path, tool.name, home_dir, project))
         # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
         started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         started |= {p for p in written if startup_language(p, home_dir) == "sh"}
