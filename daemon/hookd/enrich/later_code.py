@@ -27,9 +27,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.enrich.config_commands import parsed_settings
-from hookd.enrich.effects.languages import code_runs_nothing
+from hookd.enrich.effects.languages import code_runs_nothing, follow_code
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
+from hookd.enrich.effects.pycode import python_effects
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
 from hookd.enrich.facts import in_home_cache, under
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
@@ -301,12 +302,22 @@ def code_reaching_home(path: str, text: str, home: str, project: str) -> dict[st
     lang = _code_lang(path)
     inline = _INLINE.get(lang)
     code = added_lines(text)
-    if inline is None or not code.strip() or len(code) > MAX_CODE_TEXT:
+    if inline is None or not code.strip() or len(code) > MAX_CODE_TEXT or _touches_nothing(lang, code):
         return None
     effects = _shell_effects(shlex.join([*inline, code]), home, project)
     if not (_runs_fetched(effects) or reaches_home(effects, home, project)):
         return None
     return {"lang": lang, "text": code}
+
+
+def _touches_nothing(lang: str, code: str) -> bool:
+    """The language's own reading finds no command run and no file or connection touched (the shell's analysis,
+    which gives those back as commands, would find nothing to judge): skipped, as the cheaper step."""
+    if lang == "python":
+        found = python_effects(code)
+        return not (found.commands or found.scripts or found.dynamic)
+    followed = follow_code(lang, code)
+    return not (followed.commands or followed.files)
 
 
 def _code_lang(path: str) -> str:
