@@ -302,12 +302,26 @@ def code_reaching_home(path: str, text: str, home: str, project: str) -> dict[st
     lang = _code_lang(path)
     inline = _INLINE.get(lang)
     code = added_lines(text)
-    if inline is None or not code.strip() or len(code) > MAX_CODE_TEXT or _touches_nothing(lang, code):
+    if inline is None or not code.strip() or len(code) > MAX_CODE_TEXT or not _names_a_reach(code, home):
+        return None
+    if _touches_nothing(lang, code):
         return None
     effects = _shell_effects(shlex.join([*inline, code]), home, project)
     if not (_runs_fetched(effects) or reaches_home(effects, home, project)):
         return None
     return {"lang": lang, "text": code}
+
+
+# How code names what `reaches_home` judges, as the languages' readings know it: the home (`~`, `expanduser`,
+# `Path.home()`, `os.homedir()`, `$HOME`, `process.env.HOME`), the environment, the root, a climb out of the
+# project; the shell lines code runs are `_fetched_lines`' (its string literals), read before this
+_REACH_WORDS = re.compile(r"~|home|environ|getenv|process\.env|\.\./|['\"]/['\"]", re.IGNORECASE)
+
+
+def _names_a_reach(code: str, home: str) -> bool:
+    """The code names the home, the environment, the root or a climb out of the project (or the home's own path):
+    without one, nothing it does can reach them, and the code's reading (an AST walk: the costly step) is skipped."""
+    return _REACH_WORDS.search(code) is not None or (bool(home) and home in code)
 
 
 def _touches_nothing(lang: str, code: str) -> bool:

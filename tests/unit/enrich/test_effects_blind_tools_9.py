@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from hookd.enrich import later_code
 from hookd.enrich.shell.build import analyse_shell
 from hookd.enrich.tool_args import container_line
 from tests.unit.enrich.test_tool_effects import HOME, enriched
@@ -200,3 +201,17 @@ def test_an_entry_of_a_sibling_file_named_by_its_label_is_judged(task: str, runs
     new = f'"request": "launch", "postDebugTask": "{task}"'
     edit = {"file_path": str(launch), "old_string": '"request": "launch"', "new_string": new}
     assert (str(launch) in later(enriched("claude", "Edit", edit, proj))) is runs
+
+
+def test_code_naming_no_home_environment_or_root_is_not_analysed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cheaper steps first: code that runs a build but names no home, environment, root or climb out of the
+    project is never handed to the shell's analysis (nothing it does can reach them)."""
+
+    def analysed(*_args: object) -> list[dict[str, object]]:
+        raise AssertionError("analysed")
+
+    monkeypatch.setattr(later_code, "_shell_effects", analysed)
+    code = "import subprocess\nsubprocess.run(['make', 'docs'], check=True)\n"
+    assert later_code.code_reaching_home("/p/tests/conftest.py", code, HOME, "/p") is None
+    with pytest.raises(AssertionError, match="analysed"):
+        later_code.code_reaching_home("/p/tests/conftest.py", code.replace("docs", "~/docs"), HOME, "/p")
