@@ -41,6 +41,19 @@ def texts_after(path: str, tool_input: Mapping[str, Any], spec: ToolSpec, declar
     return texts
 
 
+def moved_texts(effects: list[dict[str, Any]], written: list[str]) -> list[str]:
+    """The texts a call's moves land at their destinations (a patch's `Move to:`, a rename): each source's text
+    as it is on disk, which the patch's added lines do not show (a hunk of context lines only moves a script
+    onto a hook's path whole)."""
+    texts = []
+    for effect in effects:
+        if effect["op"] == "move" and effect.get("to") in written and isinstance(source := effect["path"], str):
+            text = read_text(source)[1]
+            if text:
+                texts.append(text)
+    return texts
+
+
 def replacements(tool_input: Mapping[str, Any], spec: ToolSpec) -> list[tuple[str, str]]:
     """The (old, new) texts of an edit, in order: the tool's declared pair, or each entry of a list of edits
     (MultiEdit's `edits`, an MCP `edit_file`'s `oldText`/`newText`); [] when some entry shows no pair."""

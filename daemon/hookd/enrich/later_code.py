@@ -27,9 +27,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.enrich.config_commands import parsed_settings
-from hookd.enrich.effects.languages import code_runs_nothing
+from hookd.enrich.effects.languages import code_runs_nothing, follow_code
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
+from hookd.enrich.effects.pycode import python_effects
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
 from hookd.enrich.facts import in_home_cache, under
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
@@ -92,8 +93,10 @@ def left_for_later(
         if not later and path and not _is_prose(path, project):
             fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
             later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
-        if not later and is_configuration(path):
+        if not later and not _is_prose(path, project):  # a jest.config.js, a go.work name files too
             later = _named_file_runs(path, texts, home, project)
+        if not later and not _is_prose(path, project):
+            later = next(((c, _CODE_WHEN) for t in texts if (c := code_reaching_home(path, t, home, project))), None)
         if later:
             code, when = later
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
@@ -226,10 +229,31 @@ def _named_file_runs(config: str, texts: list[str], home: str, project: str) -> 
                 if len(seen) >= _MAX_NAMED or place in seen or place == config or _is_prose(place, project):
                     continue
                 seen.add(place)
-                named = head(place, MAX_SCRIPT)
-                if named and _fetched_lines([named], home, project)[0]:
+                if any(_code_runs(f, t, home, project) for f, t in _named_texts(place)):
                     return {"lang": "text", "text": place}, f"{_NAMED_WHEN} ({place})"
     return None
+
+
+def _code_runs(path: str, text: str, home: str, project: str) -> bool:
+    return bool(_fetched_lines([text], home, project)[0] or code_reaching_home(path, text, home, project))
+
+
+MAX_DIR_CODE = 8  # the code files of a named directory read (its first entries, no walk below it)
+
+
+def _named_texts(place: str) -> list[tuple[str, str]]:
+    """The text of the regular file at `place`; for a directory (never through a link: a go.work `replace`, a
+    plugin directory), that of its first code files: a program builds or loads the code a directory holds."""
+    named = head(place, MAX_SCRIPT)
+    if named is not None or os.path.islink(place) or not os.path.isdir(place):
+        return [(place, named)] if named else []
+    try:
+        with os.scandir(place) as entries:
+            files = [e.path for _, e in zip(range(4 * MAX_DIR_CODE), entries, strict=False)]
+    except (OSError, ValueError):
+        return []
+    code = [f for f in files if _code_lang(f) or f.endswith(".go")][:MAX_DIR_CODE]
+    return [(f, t) for f in code if (t := head(f, MAX_SCRIPT))]
 
 
 # A PEP 517 in-tree backend: pip imports `build-backend` from the `backend-path` directories to build the project
@@ -261,6 +285,59 @@ def _places(word: str, config: str, home: str, project: str) -> list[str]:
     if word.startswith("/"):
         return [os.path.normpath(word)]
     return [os.path.normpath(os.path.join(b, word)) for b in (os.path.dirname(config), project)]
+
+
+# How each language's interpreter takes code on its command line: a code file's text is judged as that line
+_INLINE = {"python": ("python3", "-c"), "node": ("node", "-e"), "ruby": ("ruby", "-e"), "perl": ("perl", "-e")}
+MAX_CODE_TEXT = 16 * 1024  # a code file past this is not judged by its interpreter's reading (what a shell line is)
+_CODE_WHEN = "code that deletes in the home, or sends what it reads from the home, when a program loads the file"
+
+
+def code_reaching_home(path: str, text: str, home: str, project: str) -> dict[str, JSON] | None:
+    """The code of a file its language's interpreter runs or a program imports (`conftest.py`, a jest or vitest
+    setup module, a pytest plugin): its text (a patch's added lines) read as that interpreter's inline code is
+    (`python3 -c`, `node -e`: the languages' tables, pycode.py), when what it does reaches into the home
+    (`reaches_home`) or runs what it downloads or decodes. None for any other file, a language the shell's
+    analysis does not follow inline, or a text past MAX_CODE_TEXT (a file that long is not judged this way)."""
+    lang = _code_lang(path)
+    inline = _INLINE.get(lang)
+    code = added_lines(text)
+    if inline is None or not code.strip() or len(code) > MAX_CODE_TEXT or not _names_a_reach(code, home):
+        return None
+    if _touches_nothing(lang, code):
+        return None
+    effects = _shell_effects(shlex.join([*inline, code]), home, project)
+    if not (_runs_fetched(effects) or reaches_home(effects, home, project)):
+        return None
+    return {"lang": lang, "text": code}
+
+
+# How code names what `reaches_home` judges, as the languages' readings know it: the home (`~`, `expanduser`,
+# `Path.home()`, `os.homedir()`, `$HOME`, `process.env.HOME`), the environment, the root, a climb out of the
+# project; the shell lines code runs are `_fetched_lines`' (its string literals), read before this
+_REACH_WORDS = re.compile(r"~|home|environ|getenv|process\.env|\.\./|['\"]/['\"]", re.IGNORECASE)
+
+
+def _names_a_reach(code: str, home: str) -> bool:
+    """The code names the home, the environment, the root or a climb out of the project (or the home's own path):
+    without one, nothing it does can reach them, and the code's reading (an AST walk: the costly step) is skipped."""
+    return _REACH_WORDS.search(code) is not None or (bool(home) and home in code)
+
+
+def _touches_nothing(lang: str, code: str) -> bool:
+    """The language's own reading finds no command run and no file or connection touched (the shell's analysis,
+    which gives those back as commands, would find nothing to judge): skipped, as the cheaper step."""
+    if lang == "python":
+        found = python_effects(code)
+        return not (found.commands or found.scripts or found.dynamic)
+    followed = follow_code(lang, code)
+    return not (followed.commands or followed.files)
+
+
+def _code_lang(path: str) -> str:
+    """The language of a code file by its extension (words.CODE_LANGS), or ""."""
+    base = path.rpartition("/")[2]
+    return CODE_LANGS.get(base.rpartition(".")[2], "") if "." in base.lstrip(".") else ""
 
 
 def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:

@@ -466,24 +466,40 @@ def container_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
     SDK's `{host: {"bind": dir, "mode": m}}` and `{host: dir}`), `privileged`, image and command, so that what the
     command does through the mounts is judged as `docker run`'s is (a created container runs it when started).
     None: not a container tool, or no image."""
-    image = tool_input.get("image")
+    given = _engine_fields(tool_input)
+    image = given.get("image")
     if not (words(tool) & _CONTAINER_WORDS) or not isinstance(image, str) or not image.strip():
         return None
     argv = ["docker", "run"]
-    for volume in _volumes(tool_input.get("volumes")):
+    for volume in [*_volumes(given.get("volumes")), *_volumes(given.get("binds")), *_mounts(given.get("mounts"))]:
         argv += ["-v", volume]
-    if tool_input.get("privileged") is True:
+    if given.get("privileged") is True:
         argv.append("--privileged")
     argv.append(image)
-    command = tool_input.get("command")
-    if isinstance(command, str) and command.strip():
-        try:
-            argv += shlex.split(command)  # the SDK splits a string command as a shell would, runs no shell
-        except ValueError:
-            argv.append(command)
-    elif isinstance(command, list) and all(isinstance(w, str) for w in command):
-        argv += command
+    argv += [*compose_words(given.get("entrypoint")), *compose_words(given.get("command", given.get("cmd")))]
     return shlex.join(argv)
+
+
+def _engine_fields(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+    """A container tool's arguments by lowercased name, the Docker Engine API's `HostConfig` (`Binds`, `Mounts`,
+    `Privileged`) read as top-level ones: the SDK's `volumes`/`command` and the Engine API's container-create body
+    (`Image`, `Cmd`, `Entrypoint`: https://hex.pm/packages/ex_docker_engine_api/1.43.1/files/lib/docker_engine_api/model/container_config.ex;
+    `HostConfig.Binds`, `.Mounts`: https://hex.pm/packages/ex_docker_engine_api/1.43.0/files/lib/docker_engine_api/model/host_config.ex)
+    name the same things."""
+    host = next((v for k, v in tool_input.items() if k.lower() in ("hostconfig", "host_config")), None)
+    fields = {k.lower(): v for k, v in (host.items() if isinstance(host, Mapping) else ())}
+    return fields | {k.lower(): v for k, v in tool_input.items()}
+
+
+def _mounts(value: Any) -> list[str]:
+    """The Engine API's `Mounts` of type bind (`{Type, Source, Target}`), as `host:dir`."""
+    out = []
+    for mount in value if isinstance(value, list) else ():
+        spec = {str(k).lower(): v for k, v in mount.items()} if isinstance(mount, Mapping) else {}
+        source, target = spec.get("source"), spec.get("target", spec.get("destination"))
+        if spec.get("type", "bind") == "bind" and isinstance(source, str) and isinstance(target, str):
+            out.append(f"{source}:{target}")
+    return out
 
 
 def _volumes(value: Any) -> list[str]:

@@ -23,7 +23,7 @@ from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.build_files import compose_services, is_build_file, is_compose_file, make_lines, on_host
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
-from hookd.enrich.edit_texts import texts_after
+from hookd.enrich.edit_texts import moved_texts, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
@@ -46,9 +46,11 @@ from hookd.enrich.later_code import (
     named_script_runs_later,
     reaches_home,
 )
+from hookd.enrich.package_sources import redirected_sources
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.analysis import analyse_shell
+from hookd.enrich.sibling_entries import sibling_commands
 from hookd.enrich.tool_args import command_lines, inferred, new_texts, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
@@ -133,6 +135,10 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.extend(_program_config_keys(out, tool.input, tool.name))
         written = _written(out)
         out.extend(_build_file_effects(written, tool.input, spec, tool.name, home_dir, project, declared=guess is None))
+        whole = functools.partial(texts_after, tool_input=tool.input, spec=spec, declared=guess is None)
+        out.extend(redirected_sources(written, lambda p: [added_lines(t) for t in whole(p) or new], tool.name))
+        for path in written:  # a sibling's entry named by its label (launch.json's preLaunchTask: a tasks.json task)
+            out.extend(_judged_later(sibling_commands(path, new), path, tool.name, home_dir, project))
         # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
         started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         started |= {p for p in written if startup_language(p, home_dir) == "sh"}
@@ -144,6 +150,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
             for t in texts_after(p, tool.input, spec, guess is None) or []
             if t not in new
         ]
+        texts += moved_texts(out, written)  # a move lands its source's text, which no added line shows
         out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)

@@ -109,7 +109,8 @@ NPMRC_PATCH = f"*** Begin Patch\n*** Add File: {HOME}/.npmrc\n+script-shell=/tmp
         ("copilot", "apply_patch", {"input": NPMRC_PATCH}, True),
         ("claude", "Write", {"file_path": ".npmrc", "content": "node-options=--require x.js"}, True),
         ("claude", "Edit", {"file_path": f"{HOME}/.npmrc", "old_string": "a", "new_string": "a\ngit = /tmp/g"}, True),
-        ("claude", "Write", {"file_path": ".npmrc", "content": "registry=https://r.example/\nsave-exact=true"}, False),
+        # a scope's own registry (the default `registry=` redirected is blind-tools-9's package_sources)
+        ("claude", "Write", {"file_path": ".npmrc", "content": "@a:registry=https://r.example/\nsave-exact=1"}, False),
         ("claude", "Write", {"file_path": "notes.txt", "content": "script-shell=/tmp/x/sh\n"}, False),
     ],
 )  # fmt: skip

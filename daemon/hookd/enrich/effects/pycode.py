@@ -36,6 +36,7 @@ class _Calls:
         self.files: Mapping[str, list[str]] = calls["files"]
         self.path_methods: Mapping[str, list[str]] = calls["path_methods"]
         self.dynamic = frozenset(calls["dynamic"])
+        self.network = frozenset(calls.get("network", ()))
 
 
 _CALLS = _Calls(catalogue().languages["python"]["calls"])
@@ -258,8 +259,8 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
         _open(node, first, True, effects)
     elif short == "open":  # Path(p).open(mode)
         _open(node, _receiver(node), False, effects)
-    elif short == "urlopen" and _literal(first).lower().startswith("file://"):  # urllib of a local file
-        effects.commands.append(["cat", _literal(first)[7:]])
+    elif short == "urlopen" or name in _CALLS.network:
+        _connect(first, effects)
     elif short in _CALLS.path_methods and isinstance(node.func, ast.Attribute):
         receiver = _receiver(node)
         owner = node.func.value
@@ -272,6 +273,16 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
             effects.commands.append(["rm", "-r", "-f", held.below] if removes else [*command, held.path])
         elif _is_path_value(owner):  # a path from elsewhere: where it points is known at run time only
             effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])
+
+
+def _connect(first: ast.expr | None, effects: Effects) -> None:
+    """A connection opened (`urlopen`, `requests.post`, …): urllib of a `file:` URL reads that file; any other is
+    a fetch of its URL, with which what the code read may be sent."""
+    url = _literal(first) if first is not None else UNKNOWN
+    if url.lower().startswith("file://"):
+        effects.commands.append(["cat", url[7:]])
+    else:
+        effects.commands.append(["curl", "-fsS", url if url.lower().startswith(("http://", "https://")) else UNKNOWN])
 
 
 def _is_path_value(owner: ast.expr) -> bool:
