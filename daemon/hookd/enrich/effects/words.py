@@ -241,7 +241,11 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
     whole = whole or (name in ("export", "declare", "typeset") and printing and not named)
     whole = whole or (name == "ps" and _ps_environment(words))
     whole = whole or (name in _JQ and any(_JQ_ENVIRONMENT.search(w) for w in words if not w.startswith("-")))
-    secret = [m for w in words if _SECRET_VARIABLE.search(w) for m in _SECRET_VARIABLE.findall(w)]
+    if name == "set" and words:
+        return None  # it sets options or the positional parameters, and prints nothing
+    # a variable's value is printed where a `$` names it; a bare name only by the programs that take names
+    by_name = name == "printenv" or (name in ("export", "declare", "typeset") and printing)
+    secret = [m for w in words if by_name or "$" in w for m in _SECRET_VARIABLE.findall(w)]
     if name in _JQ:  # `jq -n '$ENV.GITHUB_TOKEN'`
         secret += [n for w in words for n in _JQ_VARIABLE.findall(w) if _SECRET_VARIABLE.fullmatch(n)]
     return secret if whole or secret else None

@@ -20,7 +20,7 @@ from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.outputs import cd_words, placed_output
 from hookd.enrich.shell.parser import _parse_script
-from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, spawned
+from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
@@ -83,6 +83,7 @@ class _Builder:
         self._searched: dict[str, str] = {}  # a search's substitution -> the stand-in for what it prints
         self._literal: frozenset[str] = frozenset()  # the words of the command being judged whose `$` are text
         self._gathering: tuple[int, list[str | None]] | None = None  # a piped group's depth, what each command printed
+        self._reader: list[str] = []  # the words of the command that read a piped group's input
 
     def fail(self, message: str) -> None:
         if self.error is None:
@@ -165,13 +166,14 @@ class _Builder:
                     )
                 else:
                     self._block_fed = tuple(fed)  # `pgrep x | while read p; do kill "$p"; done`
-                    gathered = self._gathered(element, depth, cwd.copy(), (number, position), inherited, sudo)
+                    here, piped_in = (cwd.copy(), (number, position)), (stdin, origin, tuple(fed))
+                    gathered, origin = self._gathered(element, depth, here, inherited, sudo, piped_in)
                     self._block_fed = ()
-                    origin = "unknown"
                 stdin, self._search_fed = (self._printed if single is not None else gathered), None
-                if single is not None:
-                    words = expand_words(single.words, self.state.variables, self.home)
-                    fed.extend((program := _peel(words, dict(single.assigns))[0])[1:])  # its words, past `env -i …`
+                if single is not None or self._reader:
+                    words = expand_words(single.words, self.state.variables, self.home) if single else self._reader
+                    assigns = dict(single.assigns) if single else {}
+                    fed.extend((program := _peel(words, assigns)[0])[1:])  # its words, past `env -i …`
                     self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
                 if stdin is not None:
                     origin = "text"
@@ -216,18 +218,41 @@ class _Builder:
         return origin
 
     def _gathered(
-        self, element: _Item, depth: int, cwd: _Cwd, slot: tuple[int, int], inherited: list[dict[str, Any]], sudo: bool
-    ) -> str | None:
-        """Walks a pipeline's element that is not one command; what it prints when it is a group or subshell of
-        commands each of which prints known text or nothing (`{ set -- x; echo "$@"; } | sh`, `(echo a; echo b) |
-        sh`): their texts in turn. None for anything else (a loop runs its body any number of times)."""
-        outer, self._gathering = self._gathering, ((depth, []) if gathers(element) else None)
+        self,
+        element: _Item,
+        depth: int,
+        where: tuple[_Cwd, tuple[int, int]],
+        inherited: list[dict[str, Any]],
+        sudo: bool,
+        piped_in: tuple[str | None, str, tuple[str, ...]],
+    ) -> tuple[str | None, str]:
+        """Walks a pipeline's element that is not one command: what it prints, and what its output is (`origin`).
+        A group or subshell of commands reads the pipe in its first command that is no builtin that only sets
+        (`… | (cd d && xargs rm)`, `… | { set -- -s; curl "$@"; }`), and prints the texts of its commands in turn
+        when each prints known text or nothing (`(echo a; echo b) | sh`); with nothing else printing in it, its
+        output is its reader's. Unknown for anything else (a loop runs its body any number of times)."""
+        cwd, slot = where
+        self._reader, ledger = [], self.model.ledger
+        carried = (ledger.listed, ledger.printing, ledger.trees)
+        items = element.items if isinstance(element, _Block) and gathers(element) else None
+        reader = next((k for k, i in enumerate(items) if not setting(i)), None) if items is not None else None
+        outer, self._gathering = self._gathering, ((depth, []) if items is not None else None)
+        origin = "unknown"
         try:
-            self.walk(element, depth, cwd, slot, inherited, sudo)
+            for k, item in enumerate(items if reader is not None and items is not None else [element]):
+                if k != reader or not isinstance(item, _Simple):
+                    self.walk(item, depth, cwd, slot, inherited, sudo)
+                    continue
+                self._fed = piped_in[2]
+                ledger.listed, ledger.printing, ledger.trees = carried  # what the pipe carries, past `set -- …`
+                origin = self._simple(item, depth, cwd, slot, inherited, sudo, piped_in[0], (), piped_in[1])
+                self._reader = expand_words(item.words, self.state.variables, self.home)  # (`set --` is in force)
             texts = self._gathering[1] if self._gathering is not None else [None]
         finally:
             self._gathering = outer
-        return None if None in texts else "".join(t or "" for t in texts)
+        if reader is None or sum(t != "" for t in texts) > 1:
+            origin = "unknown"
+        return (None if None in texts else "".join(t or "" for t in texts)), origin
 
     def _next_pipeline(self) -> int:
         self._pipelines += 1

@@ -24,6 +24,7 @@ from typing import Any
 
 from hookd.enrich.effects.words import system_program
 from hookd.enrich.shell.searches import searched_name, selection
+from hookd.enrich.shell.tree import _Item, _Simple
 
 XARGS_INPUT = "${xargs_input}"
 
@@ -550,3 +551,9 @@ def prints_nothing(argv: list[str], cdpath: bool = False) -> bool:
     if name in _DECLARING:
         return bool(args) and not any(a.startswith("-") and set(a[1:]) & set("pfF") for a in args)
     return name == "cd" and len(args) == 1 and args[0] != "-" and not cdpath
+
+
+def setting(item: _Item) -> bool:
+    """A command that only sets the shell's state, reading nothing and printing nothing whatever its words: an
+    assignment, `set -- …`, `shift`, `export X=…`, `cd DIR` (`prints_nothing`)."""
+    return isinstance(item, _Simple) and not item.redirects and prints_nothing(item.words)
