@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.effects.configtext import placed_changed
 from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
@@ -109,7 +110,11 @@ def written_later(model: EffectModel, *, home: str, project: str) -> list[dict[s
     """What a shell line's writes leave to judge beyond their own effects: code for another program to run later
     (`left_by_shell`), and a git configuration written whole (gitconfig_text.unjudged_shell_writes)."""
     effects = model.effects
-    return [*left_by_shell(effects, model.ledger.contents, home=home, project=project), *unjudged_shell_writes(effects)]
+    return [
+        *left_by_shell(effects, model.ledger.contents, home=home, project=project),
+        *unjudged_shell_writes(effects),
+        *placed_changed(effects),
+    ]
 
 
 def left_by_shell(
