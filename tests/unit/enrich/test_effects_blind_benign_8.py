@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from effect_support import HOME, effects
 
 import tests.unit.enrich.test_tool_effects as tool_effects_tests
 from hookd.enrich.effects.configtext import settings_only
@@ -151,3 +152,23 @@ def test_a_destination_named_a_file_or_a_contents_copy_stays_the_directory(home:
 )
 def test_a_vimrc_of_plain_settings_runs_nothing(text: str, inert: bool) -> None:
     assert settings_only("/home/u/.vimrc", text) is inert
+
+
+def test_a_number_the_shell_puts_in_a_name_leaves_the_rest_of_the_name(proj: Path) -> None:
+    """`temp.$$.json` is temp.<pid>.json in the working directory (bash(1), "Special Parameters"): the move of it
+    onto package.json reads no file of an unknown name."""
+    found = effects("jq -c '.version = \"1.4.3\"' package.json > temp.$$.json && mv temp.$$.json package.json", proj)
+    assert [(e["op"], e["path"], e["known"]) for e in found if e["op"] in ("write", "move")] == [
+        ("write", f"{proj}/temp.0.json", True),
+        ("move", f"{proj}/temp.0.json", True),
+        ("write", f"{proj}/package.json", True),
+    ]
+    assert [e["path"] for e in effects("cat ~/.ssh/id_$$ /tmp/log.${RANDOM}", proj)] == [
+        f"{HOME}/.ssh/id_0",  # still below ~/.ssh: whatever the number, a key's place
+        "/tmp/log.0",
+    ]
+
+
+@pytest.mark.parametrize("command", ["kill $$", "kill -9 -$$", "cat $X$$", "cat $$$(id -u)"])
+def test_a_word_of_the_number_alone_or_with_unknown_parts_stays_as_written(command: str, proj: Path) -> None:
+    assert all("0" not in str(e.get("raw") or "") or "$" in str(e.get("raw")) for e in effects(command, proj))
