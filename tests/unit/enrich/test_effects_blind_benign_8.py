@@ -172,3 +172,21 @@ def test_a_number_the_shell_puts_in_a_name_leaves_the_rest_of_the_name(proj: Pat
 @pytest.mark.parametrize("command", ["kill $$", "kill -9 -$$", "cat $X$$", "cat $$$(id -u)"])
 def test_a_word_of_the_number_alone_or_with_unknown_parts_stays_as_written(command: str, proj: Path) -> None:
     assert all("0" not in str(e.get("raw") or "") or "$" in str(e.get("raw")) for e in effects(command, proj))
+
+
+def test_a_variable_given_the_directory_a_substitution_prints_holds_that_directory(proj: Path) -> None:
+    """`REPO_ROOT="$(git rev-parse --show-toplevel)"` is the work tree's top there and then (outputs.py): the
+    deletes below it are of the project's build output, not of unknown paths."""
+    (proj / ".git").mkdir()
+    (proj / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (proj / ".git" / "objects").mkdir()
+    (proj / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    line = 'REPO_ROOT="$(git rev-parse --show-toplevel)" && rm -rf "$REPO_ROOT/build/" "$REPO_ROOT/dist/"'
+    assert [(e["path"], e["known"]) for e in effects(line, proj) if e["op"] == "delete"] == [
+        (f"{proj}/build", True),
+        (f"{proj}/dist", True),
+    ]
+    moved = "D=$(pwd); cd /; rm -rf $D/x"  # the value is where the assignment ran, not where the word is used
+    assert [e["path"] for e in effects(moved, proj) if e["op"] == "delete"] == [f"{proj}/x"]
+    own = "git() { echo /; }; R=$(git rev-parse --show-toplevel); rm -rf $R/x"  # the line's own git
+    assert [e["known"] for e in effects(own, proj) if e["op"] == "delete"] == [False]
