@@ -29,6 +29,7 @@ from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
+from hookd.enrich.env_template import mark_templates
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     executing_keys,
@@ -121,6 +122,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
     out.extend(_aliased(out, home_dir, project))
+    mark_templates(out, _one_text(out, tool.input))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     writes = kind in (ToolKind.WRITE, ToolKind.EDIT) or any(e["op"] == "write" for e in out)
@@ -375,6 +377,13 @@ def _imports(
         read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
         out.append({**read, "deferred": True, "import": raw})
     return out
+
+
+def _one_text(effects: list[dict[str, JSON]], tool_input: Mapping[str, Any]) -> dict[str, str]:
+    """The text of the one file a call writes whole (a write's content, a patch's one added file), by its path."""
+    writes = [e["path"] for e in effects if e["op"] == "write" and isinstance(e["path"], str) and e["path"]]
+    texts = new_texts(tool_input)
+    return {writes[0]: added_lines(texts[0])} if len(writes) == 1 and len(texts) == 1 else {}
 
 
 def _added_texts(tool_input: Mapping[str, Any]) -> list[str]:
