@@ -236,3 +236,18 @@ def test_the_write_carries_its_template_through_each_kind_of_tool(proj: Path) ->
         assert [e.get("template") for e in written] == [str(proj / ".env.example")], tool
     heredoc = f"cat <<'EOF' > .env\n{text}EOF"
     assert [e.get("template") for e in effects(heredoc, proj) if e["op"] == "write"] == [str(proj / ".env.example")]
+
+
+@pytest.mark.parametrize(
+    ("command", "op"),
+    [
+        ('ssh-keygen -t rsa -b 4096 -C "foo@bar.com" -f .deploy/id_rsa -N ""', "write"),  # the key it generates
+        ("ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519", "write"),  # still a write below ~/.ssh
+        ("ssh-keygen -y -f ~/.ssh/id_rsa", "read"),  # every mode reads the key it is given
+        ("ssh-keygen -i -f ~/.ssh/id_rsa", "read"),
+        ("ssh-keygen -p -N x -f ~/.ssh/id_rsa", "read"),
+    ],
+)
+def test_ssh_keygen_writes_the_key_it_generates_and_reads_it_in_every_mode(command: str, op: str, proj: Path) -> None:
+    found = [(e["op"], e["path"].rpartition("/")[2]) for e in effects(command, proj) if e["op"] in ("read", "write")]
+    assert found == [(op, command.split("-f ")[1].split(maxsplit=1)[0].rpartition("/")[2])]  # option values no longer read

@@ -122,8 +122,11 @@ class FileEffects:
         self, program: Program, parsed: Parsed, name: str, recursive: bool, view: CommandView, place: Place
     ) -> None:
         """Options whose value is a file read or written (`sort -o FILE`, `curl -d @FILE`)."""
+        given = {o for o, _ in parsed.options}
         for option, value in parsed.options:
             op = program.option_ops.get(option)
+            if option in program.makes and not given & program.makes[option]:
+                op = "write"  # `ssh-keygen -t ed25519 -f KEY`: the key it generates, not one it reads
             if op and value is not None:
                 self._apply(op, place(value), name, recursive, view)
             if option in program.at_file_options and value:
