@@ -250,4 +250,5 @@ def test_the_write_carries_its_template_through_each_kind_of_tool(proj: Path) ->
 )
 def test_ssh_keygen_writes_the_key_it_generates_and_reads_it_in_every_mode(command: str, op: str, proj: Path) -> None:
     found = [(e["op"], e["path"].rpartition("/")[2]) for e in effects(command, proj) if e["op"] in ("read", "write")]
-    assert found == [(op, command.split("-f ")[1].split(maxsplit=1)[0].rpartition("/")[2])]  # option values no longer read
+    key = command.split("-f ")[1].split(maxsplit=1)[0].rpartition("/")[2]
+    assert found == [(op, key)]  # the options' values (-t rsa, -C …, -N x) are no longer files read
