@@ -252,3 +252,30 @@ def test_ssh_keygen_writes_the_key_it_generates_and_reads_it_in_every_mode(comma
     found = [(e["op"], e["path"].rpartition("/")[2]) for e in effects(command, proj) if e["op"] in ("read", "write")]
     key = command.split("-f ")[1].split(maxsplit=1)[0].rpartition("/")[2]
     assert found == [(op, key)]  # the options' values (-t rsa, -C …, -N x) are no longer files read
+
+
+def _pushed(command: str, proj: Path) -> list[str]:
+    return [e["ref"] for e in effects(command, proj) if e.get("what") == "history"]
+
+
+def test_a_forced_push_with_no_refspec_updates_the_branch_the_line_or_head_names(proj: Path) -> None:
+    """git-push(1): the current branch; "" (unknown, judged protected) where it cannot be known."""
+    (proj / ".git" / "objects").mkdir(parents=True)
+    (proj / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (proj / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (proj / "a.txt").write_text("x\n")
+    assert _pushed("git switch feature && git rebase main && git push --force-with-lease", proj) == ["feature"]
+    assert _pushed("git checkout -b fix-1 && git push -f", proj) == ["fix-1"]
+    assert _pushed("git commit --amend --no-edit && git push --force-with-lease", proj) == ["main"]  # HEAD's
+    assert _pushed("git switch feature; git checkout main; git push -f", proj) == ["main"]
+    for unknown in (
+        "git checkout $B && git push -f",
+        "git switch - && git push -f",
+        "git checkout a.txt && git push -f",
+    ):
+        assert _pushed(unknown, proj) == [""], unknown
+    (proj / ".git" / "config").write_text('[branch "feature"]\n\tmerge = refs/heads/main\n')
+    (proj / ".git" / "HEAD").write_text("ref: refs/heads/feature\n")
+    assert _pushed("git push --force-with-lease", proj) == [""]  # its upstream is another branch
+    (proj / ".git" / "config").write_text("[push]\n\tdefault = upstream\n")
+    assert _pushed("git push --force-with-lease", proj) == [""]
