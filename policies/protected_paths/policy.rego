@@ -89,6 +89,17 @@ _tool_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	some e in input.paths
 	not e.access == "read"
 	some m in _protected(e.path)
+	not _templated(e.path, m)
+}
+
+# A new .env whose text only fills in the names its template (`.env.example`) lists, none a variable that runs
+# code: the effect model's `template` (daemon/hookd/enrich/env_template.py), judged as `cp .env.example .env` is.
+_templated(p, m) if {
+	m.id == "env-file"
+	some w in input.effects
+	w.op == "write"
+	w.path == p
+	object.get(w, "template", "") != ""
 }
 
 # What a file or patch tool does that its path arguments do not show, behind one gate (a plain write or
@@ -123,6 +134,7 @@ _tool_more_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} 
 	e.op in {"write", "delete", "move"}
 	e.path != ""
 	some m in _protected(e.path)
+	not _templated(e.path, m)
 }
 
 # A tool hookd has no table for (an MCP server's `write_file`, `move_file`, `delete`): judged on the effects
@@ -135,6 +147,7 @@ _tool_more_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} 
 	e.op in {"write", "delete", "move"}
 	e.path != ""
 	some m in _protected(e.path)
+	not _templated(e.path, m)
 }
 
 # A file, patch or MCP tool writing into a git configuration file (`~/.gitconfig`, a repository's `config`) a
@@ -212,6 +225,8 @@ _made_private(e) if {
 # writes what the project ships for everyone to see; it reads no secret. Judged by what flows where: the
 # write is the destination of a copy whose source is such a template the line did not write itself. Any other
 # source (`cp /tmp/x .env`), a redirect, a move, a file tool's text: still a write of the .env file.
+_from_template(e, m) if _templated(e.path, m)
+
 _from_template(e, m) if {
 	m.id == "env-file"
 	object.get(e, "target_of", "") == "copy"

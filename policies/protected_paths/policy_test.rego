@@ -550,3 +550,19 @@ test_an_instruction_file_importing_docs_or_git_files_is_allowed if {
 		count(deny) == 0 with input as _import_write(p)
 	}
 }
+
+# A new .env whose text fills in its template's names (the effect model's `template`, enrich/env_template.py):
+# as `cp .env.example .env`, through a file tool, a patch, an MCP server or the shell; without it, still a write.
+test_env_filled_in_from_its_template_allowed if {
+	templated := {"op": "write", "path": "/home/alice/proj/.env", "via": "tool", "known": true, "template": "/home/alice/proj/.env.example"}
+	_t_allowed(object.union(_t_write("/home/alice/proj/.env"), {"effects": [templated]}))
+	shell := object.union(_t_e("write", "cat", "/home/alice/proj/.env"), {"template": "/home/alice/proj/.env.example"})
+	_t_allowed(_t_effects("cat <<'EOF' > .env", [shell]))
+	mcp := object.union(_t_write("/home/alice/proj/.env"), {"tool": {"name": "mcp__filesystem__write_file", "kind": "mcp", "input": {}}, "effects": [templated]})
+	_t_allowed(mcp)
+	_t_deny(object.union(mcp, {"effects": [object.remove(templated, ["template"])]})) == {"env-file"}
+	plain := {"op": "write", "path": "/home/alice/proj/.env", "via": "tool", "known": true}
+	_t_deny(object.union(_t_write("/home/alice/proj/.env"), {"effects": [plain]})) == {"env-file"}
+	other := object.union(templated, {"path": "/home/alice/proj/other.env"}) # the template is another file's
+	_t_deny(object.union(_t_write("/home/alice/proj/.env"), {"effects": [other]})) == {"env-file"}
+}

@@ -260,7 +260,7 @@ _secret_named(p) := (({m |
 	m := {"id": "credentials-file", "what": "shell and REPL history (commands typed with their passwords and tokens)"}
 } | {m |
 	_ssh_private(p)
-	m := {"id": "ssh-key", "what": "SSH private keys and config"}
+	m := {"id": "ssh-key", "what": "SSH private keys"}
 }) | {m |
 	_private_key(_basename(p))
 	not _has_segment(p, "/.ssh") # reported once, as ssh-key

@@ -129,8 +129,12 @@ test_read_ssh_private_key if {
 	_t_deny(_t_read("/home/alice/.ssh/id_ed25519")) == {"ssh-key"}
 }
 
-test_read_ssh_config if {
-	_t_deny(_t_read("/home/alice/.ssh/config")) == {"ssh-key"}
+# the client configuration names hosts, users and the paths of keys, never a key (data.json's ssh_public_names);
+# the keys it names stay denied, and so does a directory listing or glob of ~/.ssh (it reaches the keys)
+test_read_ssh_config_allowed if {
+	_t_allowed(_t_read("/home/alice/.ssh/config"))
+	_t_deny(_t_read("/home/alice/.ssh/deploy_repo")) == {"ssh-key"}
+	_t_deny(_t_read("/home/alice/.ssh/config.d/work")) == {"ssh-key"}
 }
 
 test_read_ssh_dir_listing if {

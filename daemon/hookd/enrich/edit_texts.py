@@ -4,6 +4,7 @@ FIFO or a device)."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 from collections.abc import Mapping
@@ -96,3 +97,34 @@ def read_text(path: str) -> tuple[bool, str | None]:
         return True, data.decode("utf-8") if len(data) <= MAX_TEXT else None
     except UnicodeDecodeError:
         return True, None
+
+
+def inserted_text(path: str, tool_input: Mapping[str, Any], spec: ToolSpec) -> str | None:
+    """The lines an edit only adds to `path`, every line the file had kept whole and in order (an `export` line
+    put after `alias ll=…`): what the edit leaves that was not there before. None when the edit changes or removes
+    a line, or when the file or the edit's text cannot be known; a write's content is its own text."""
+    if spec.patches or spec.content or not (pairs := replacements(tool_input, spec)):
+        return None
+    exists, old = read_text(path)
+    if not exists or old is None:
+        return None
+    text = old
+    for before, after in pairs:
+        if not before or text.count(before) != 1:  # the one place the edit lands
+            return None
+        text = text.replace(before, after, 1)
+    return _inserted_lines(old, text)
+
+
+def _inserted_lines(old: str, new: str) -> str | None:
+    before, after = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    if before and not before[-1].endswith("\n") and after[: len(before)] != before:
+        return None  # a last line without its newline that the edit continues: a changed line
+    added: list[str] = []
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for op, _, _, j1, j2 in matcher.get_opcodes():
+        if op == "insert":
+            added += after[j1:j2]
+        elif op != "equal":
+            return None
+    return "".join(added)

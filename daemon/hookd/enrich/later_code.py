@@ -27,11 +27,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.effects.configtext import placed_changed
 from hookd.enrich.effects.languages import code_runs_nothing, follow_code
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.pycode import python_effects
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
+from hookd.enrich.env_template import mark_templates
 from hookd.enrich.facts import in_home_cache, under
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
@@ -112,7 +114,12 @@ def written_later(model: EffectModel, *, home: str, project: str) -> list[dict[s
     """What a shell line's writes leave to judge beyond their own effects: code for another program to run later
     (`left_by_shell`), and a git configuration written whole (gitconfig_text.unjudged_shell_writes)."""
     effects = model.effects
-    return [*left_by_shell(effects, model.ledger.contents, home=home, project=project), *unjudged_shell_writes(effects)]
+    mark_templates(effects, model.ledger.contents)  # a .env filled in from its template (env_template.py)
+    return [
+        *left_by_shell(effects, model.ledger.contents, home=home, project=project),
+        *unjudged_shell_writes(effects),
+        *placed_changed(effects),
+    ]
 
 
 def left_by_shell(

@@ -23,12 +23,13 @@ from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.build_files import compose_services, is_build_file, is_compose_file, make_lines, on_host
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
-from hookd.enrich.edit_texts import moved_texts, texts_after
+from hookd.enrich.edit_texts import inserted_text, moved_texts, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
+from hookd.enrich.env_template import mark_templates
 from hookd.enrich.facts import arg_class
 from hookd.enrich.gitconfig_text import (
     executing_keys,
@@ -123,6 +124,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
     out.extend(_aliased(out, home_dir, project))
+    mark_templates(out, _one_text(out, tool.input))
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     writes = kind in (ToolKind.WRITE, ToolKind.EDIT) or any(e["op"] == "write" for e in out)
@@ -384,6 +386,13 @@ def _imports(
     return out
 
 
+def _one_text(effects: list[dict[str, JSON]], tool_input: Mapping[str, Any]) -> dict[str, str]:
+    """The text of the one file a call writes whole (a write's content, a patch's one added file), by its path."""
+    writes = [e["path"] for e in effects if e["op"] == "write" and isinstance(e["path"], str) and e["path"]]
+    texts = new_texts(tool_input)
+    return {writes[0]: added_lines(texts[0])} if len(writes) == 1 and len(texts) == 1 else {}
+
+
 def _added_texts(tool_input: Mapping[str, Any]) -> list[str]:
     """The texts a tool's input writes, a patch's as its added lines."""
     return [added_lines(t) for t in new_texts(tool_input)]
@@ -499,12 +508,15 @@ def _runs_at_start(
     trusts later (`/etc/sudoers.d/`, a `.pth`): code run later, outside the hooks (`deferred`), unless the text
     the tool writes into a shell's file only sets variables."""
     argument = spec.content or (spec.replace[1] if spec.replace else "")
-    text = tool_input.get(argument) if argument else None
+    given = tool_input.get(argument) if argument else None
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
         if effect["op"] != "write" or not isinstance(path, str) or not may_run_at_start(path, homes):
             continue
+        # an edit that only adds lines is judged on them: the lines it keeps were in the file before it
+        text = inserted_text(path, tool_input, spec) if effect["via"] == "tool" else None
+        text = given if text is None else text
         langs = startup_languages(path, homes)
         when = next((w for h in homes if (w := shadows(path, h))), None) if langs <= {None} else None
         if when:  # a program before the system's, under a system program's name: any text there is asked

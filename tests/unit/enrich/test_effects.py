@@ -197,7 +197,7 @@ def test_readers_writers_and_secrets(proj: Path) -> None:
     (guess,) = ops("someprog --in=~/.npmrc", proj, "read")
     assert guess["guess"] is True
     (copy,) = ops("cp -t /tmp/x ~/.ssh/id_rsa", proj, "copy")
-    assert copy["path"] == f"{HOME}/.ssh/id_rsa" and copy["to"] == "/tmp/x"
+    assert copy["path"] == f"{HOME}/.ssh/id_rsa" and copy["to"] == "/tmp/x/id_rsa"
 
 
 def test_signals_privileges_and_config_writes(proj: Path) -> None:

@@ -38,7 +38,7 @@ def later(command: str, proj: Path) -> list[dict[str, Any]]:
      ("echo '/tmp/x &' >> /etc/rc.local", "/etc/rc.local"),
      ("printf '#!/bin/sh\\nid\\n' > ~/.local/bin/git", f"{HOME}/.local/bin/git"),
      ("cp ./helper ~/bin/ls", f"{HOME}/bin/ls"), ("ln -s /tmp/x ~/go/bin/go", f"{HOME}/go/bin/go"),
-     ("mv ./sudo ~/.local/bin/", f"{HOME}/.local/bin"), ("cp -r tools/ ~/.cargo/bin", f"{HOME}/.cargo/bin"),
+     ("mv ./sudo ~/.local/bin/", f"{HOME}/.local/bin/sudo"), ("cp -r tools/ ~/.cargo/bin", f"{HOME}/.cargo/bin"),
      ("install -m 755 build/ls /usr/local/bin/ls", "/usr/local/bin/ls"),
      ("echo 'import os; os.system(\"id\")' > .venv/lib/python3.11/site-packages/x.pth",
       "{proj}/.venv/lib/python3.11/site-packages/x.pth")],

@@ -45,7 +45,7 @@ def test_lines_that_run_commands_are_not_settings(text: str) -> None:
 
 
 def test_other_files_are_not_judged_as_settings() -> None:
-    assert not settings_only(f"{HOME}/.vimrc", "set number\n")
+    assert not settings_only(f"{HOME}/.gdbinit", "set pagination off\n")  # no table of gdb's commands
 
 
 def test_a_file_tool_writing_settings_only_runs_nothing_later(tmp_path: Path) -> None:

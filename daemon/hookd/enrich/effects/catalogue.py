@@ -109,6 +109,7 @@ class Program:
     rest: str = ""  # the operands after the first, when they differ
     last: str = ""  # the last operand (of two or more), when it differs
     option_ops: Mapping[str, str] = field(default_factory=dict)  # an option's value is read/written/…
+    makes: Mapping[str, frozenset[str]] = field(default_factory=dict)  # an option's file made, unless these modes
     keyword_ops: Mapping[str, str] = field(default_factory=dict)  # `if=`/`of=` operands (dd)
     recursive: frozenset[str] = frozenset()
     recursive_always: bool = False
@@ -271,6 +272,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         rest=str(spec.get("rest", "")),
         last=str(spec.get("last", "")),
         option_ops=dict(spec.get("option_ops", {})),
+        makes={option: frozenset(modes) for option, modes in spec.get("makes", {}).items()},
         keyword_ops=dict(spec.get("keyword_ops", {})),
         recursive=_recursive(spec),
         recursive_always=bool(spec.get("recursive_always", False)),

@@ -12,6 +12,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.words import assignments, runs_nothing
+from hookd.enrich.holdings import head
 
 
 def _recipes(makefile: str) -> list[str]:
@@ -152,6 +153,8 @@ def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -
         while k < len(rest) and rest[k].startswith("-") and len(rest[k]) > 1:
             k += 2 if rest[k] in entry["bind_flags"] else 1
         return len(rest) <= k + 1 or _inert_setting(rest[k + 1 :], entry, bound=True)
+    if name in entry["sets"] and entry.get("option_words"):  # vim: `set nu mp=make sw=4`, each word one option
+        return not any(_option_name(w) in entry["unsafe_options"] for w in rest)
     if name in entry["sets"]:
         option = next((w for w in rest if not w.startswith("-")), "")
         return option not in entry["unsafe_options"]
@@ -166,6 +169,13 @@ def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -
     return True
 
 
+def _option_name(word: str) -> str:
+    """The option a word of vim's `:set` names: `makeprg=make` and `mp+=x` are makeprg's and mp's, `noexrc`,
+    `invexrc`, `exrc!`, `exrc&` exrc's."""
+    name = re.split(r"[-+^]?[=:]|[!&?<]", word, maxsplit=1)[0]
+    return name[2:] if name.startswith("no") and len(name) > 2 else name[3:] if name.startswith("inv") else name
+
+
 def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None) -> bool:
     """Whether `text` written into the startup or configuration file `path` runs nothing later (runs_nothing for a
     shell's file, settings_only for another program's). The variables a shell's text sets are kept on the write
@@ -177,3 +187,51 @@ def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None
     if found := assignments(text):
         effect["sets"] = found
     return True
+
+
+MAX_PLACED = 16 * 1024  # a dotfile's text read whole; a longer one stays unknown (asked)
+
+
+def placed_text(effect: dict[str, Any], effects: list[dict[str, Any]]) -> str | None:
+    """The text a link or a copy puts at `effect`'s path (`ln -s ~/dotfiles/.zshrc ~/.zshrc`): the text of its
+    source as it is on disk, when the line changes that source nowhere (a dotfiles checkout's file linked in is
+    judged as that text written; its later changes are the linked file's, enrich/aliases.py). None for anything
+    else, a source that is no regular file, or one past MAX_PLACED."""
+    if effect.get("target_of") not in ("link", "copy"):
+        return None
+    path = effect["path"]
+    sources = [e["path"] for e in effects if e["op"] == effect["target_of"] and e.get("to") == path and e["path"]]
+    if len(sources) != 1 or _changes(sources[0], effects):
+        return None
+    text = head(sources[0], MAX_PLACED + 1)
+    if text is None or len(text) > MAX_PLACED:
+        return None
+    effect["placed"] = sources[0]  # changed later on the line: placed_changed
+    return text
+
+
+def placed_changed(effects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A startup file judged on the text its link or copy placed there, whose source a command after it changes
+    (`ln -s ~/d/.zshrc ~/.zshrc; echo 'curl … | sh' >> ~/d/.zshrc`): code run later that the line hides."""
+    return [
+        _unknown_later(e) for e in effects if e["op"] == "write" and e.get("placed") and _changes(e["placed"], effects)
+    ]
+
+
+def _unknown_later(write: Mapping[str, Any]) -> dict[str, Any]:
+    code = {"lang": "text", "text": ""}
+    where = {"startup": write["path"], "program": write.get("program", ""), "class": "unresolved", "via": "shell"}
+    return {
+        "op": "exec",
+        "path": "",
+        "known": False,
+        "recursive": False,
+        "to": "",
+        "code": code,
+        "deferred": True,
+        **where,
+    }
+
+
+def _changes(path: str, effects: list[dict[str, Any]]) -> bool:
+    return any(e["path"] == path and e["op"] in ("write", "delete", "move", "chmod") for e in effects)

@@ -17,6 +17,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects.branches import pushed_branch
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, Parsed, parse
@@ -40,7 +41,7 @@ def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, mod
     given = {table.same.get(option, option) for option, _ in parsed.options}  # `switch --force` is --discard-changes
     base = _work_dir(argv[1:sub_index])
     if "push" in spec:
-        _push(spec["push"], parsed, given, model)
+        _push(spec["push"], parsed, given, model, pushed_branch(place, base, model))
         return
     for whole in spec.get("whole", ()):
         if given & set(whole["options"]) and set(whole.get("with", ())) <= given:
@@ -159,7 +160,7 @@ def _split_glob(text: str) -> tuple[str, str]:
     return (head[:slash] if slash > 0 else "/" if slash == 0 else ""), text[slash + 1 :]
 
 
-def _push(rule: Mapping[str, Any], parsed: Parsed, given: set[str], model: Ledger) -> None:
+def _push(rule: Mapping[str, Any], parsed: Parsed, given: set[str], model: Ledger, current: str) -> None:
     """Forced updates (`--force`, `+ref`, `--mirror`) and deletes (`--delete`, `:ref`, `--prune`) of remote branches."""
     remote, refspecs = (parsed.operands[0], parsed.operands[1:]) if parsed.operands else ("", [])
     forced = bool(given & set(rule["force"]))
@@ -168,8 +169,8 @@ def _push(rule: Mapping[str, Any], parsed: Parsed, given: set[str], model: Ledge
     if given & set(rule["forced_always"]) or (forced and every):
         model.add("delete", None, "git", what="history", ref="*", url=url)
         return
-    if forced and not refspecs:
-        model.add("delete", None, "git", what="history", ref="", url=url)
+    if forced and not refspecs:  # the current branch (branches.py)
+        model.add("delete", None, "git", what="history", ref=current, url=url)
     if given & set(rule["prune"]) and (every or not refspecs or any("*" in r for r in refspecs)):
         model.add("delete", None, "git", what="branch", ref="*", url=url)  # those it has no local branch for
     deletes = bool(given & set(rule["delete"]))

@@ -22,6 +22,7 @@ from hookd.enrich.effects.words import (
     _file_operands,
     _uploaded_file,
 )
+from hookd.enrich.paths import has_glob
 
 
 class FileEffects:
@@ -92,7 +93,11 @@ class FileEffects:
         elif program.operands in ("copy", "move", "link"):
             targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
             sweeps = any(o in program.target_deletes for o, _ in parsed.options)
-            self._transfer(program.operands, operands, targets, place, name, recursive, sweeps)
+            given = {o for o, _ in parsed.options}
+            file_only = bool(given & _NO_TARGET_DIRECTORY) or (
+                bool(given & _NO_DEREFERENCE) and program.operands == "link" and _is_link(operands[-1:], place)
+            )
+            self._transfer(program.operands, operands, targets, place, name, recursive, sweeps, file_only)
         elif program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
             for word in operands:
                 self.ledger.add("write", place(word), name)
@@ -117,8 +122,11 @@ class FileEffects:
         self, program: Program, parsed: Parsed, name: str, recursive: bool, view: CommandView, place: Place
     ) -> None:
         """Options whose value is a file read or written (`sort -o FILE`, `curl -d @FILE`)."""
+        given = {o for o, _ in parsed.options}
         for option, value in parsed.options:
             op = program.option_ops.get(option)
+            if option in program.makes and not given & program.makes[option]:
+                op = "write"  # `ssh-keygen -t ed25519 -f KEY`: the key it generates, not one it reads
             if op and value is not None:
                 self._apply(op, place(value), name, recursive, view)
             if option in program.at_file_options and value:
@@ -207,7 +215,15 @@ class FileEffects:
                 self.ledger.contents.pop(effect["path"], None)
 
     def _transfer(
-        self, op: str, operands: list[str], targets: list[str], place: Place, name: str, recursive: bool, sweeps: bool
+        self,
+        op: str,
+        operands: list[str],
+        targets: list[str],
+        place: Place,
+        name: str,
+        recursive: bool,
+        sweeps: bool,
+        file_only: bool = True,
     ) -> None:
         if targets:
             sources, destination = operands, targets[-1]
@@ -216,9 +232,15 @@ class FileEffects:
         else:
             sources, destination = operands, ""
         to = place(destination) if destination else None
+        into = to is not None and _a_directory(destination, to, bool(targets), file_only)
+        landed = False
         for source in sources:
             placed = place(source)
-            effect = self.ledger.add(op, placed, name, recursive=recursive, to=to)
+            entry = _entry(source, destination, place) if into else None
+            effect = self.ledger.add(op, placed, name, recursive=recursive, to=entry or to)
+            if entry is not None:  # `cp x/.bashrc ~/`: the directory's entry of the source's name is written
+                self.ledger.add("write", entry, name, recursive=recursive, target_of=op)
+            landed = landed or entry is None
             if op == "move" and effect["to"] and effect["path"]:
                 self.ledger.moved[effect["to"]] = placed
             if op in ("copy", "move") and to is not None and effect["to"]:
@@ -227,7 +249,7 @@ class FileEffects:
                     self.ledger.produced[effect["to"]] = made
                     if effect["path"] in self.ledger.contents:
                         self.ledger.contents[effect["to"]] = self.ledger.contents[effect["path"]]
-        if to is not None:
+        if to is not None and (landed or not sources):
             self.ledger.add("write", to, name, recursive=recursive, target_of=op)
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
@@ -346,3 +368,33 @@ def _keeps_exec_off(mode: str) -> bool:
     nothing runs it that did not; on a directory, execute is the right to enter it."""
     octal = _OCTAL.match(mode)
     return octal is None or int(octal.group(2)) & 1 == 0
+
+
+# coreutils: `-T` treats the destination as a file; `ln -n` replaces a link to a directory rather than entering it
+_NO_TARGET_DIRECTORY = frozenset({"-T", "--no-target-directory"})
+_NO_DEREFERENCE = frozenset({"-n", "--no-dereference"})
+
+
+def _is_link(words: list[str], place: Place) -> bool:
+    placed = place(words[0]) if words else {}
+    path = str(placed.get("raw") or "")  # as written: `path` is where the link leads
+    return path.startswith("/") and os.path.islink(path.rstrip("/"))
+
+
+def _a_directory(destination: str, to: Mapping[str, Any], target_option: bool, file_only: bool) -> bool:
+    """The destination of a copy, move or link is a directory the sources land in (coreutils' cp, mv, ln, and
+    the programs that copy as they do): named by `-t`, written with a trailing `/`, or one on disk now."""
+    if file_only:
+        return False
+    path = str(to.get("path") or "")
+    return target_option or destination.endswith("/") or (bool(path) and os.path.isdir(path))
+
+
+def _entry(source: str, destination: str, place: Place) -> dict[str, Any] | None:
+    """The directory's entry a source lands as, under its own name; None when that name is only known at run time
+    or the source names a directory's contents (`dir/`, `dir/.`: rsync's way), which stay a write of the
+    directory."""
+    base = source.rpartition("/")[2]
+    if not base or base in (".", "..") or _dynamic(base) or has_glob(base):
+        return None
+    return place(f"{destination.rstrip('/') or '/'}/{base}")

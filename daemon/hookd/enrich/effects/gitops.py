@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from hookd.enrich.effects.branches import note_switch
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.discards import discard_effects
 from hookd.enrich.effects.files import MAX_GUESSED
@@ -135,6 +136,7 @@ def _config_pairs(argv: list[str], env: Mapping[str, str]) -> tuple[list[tuple[s
 def git_effects(
     argv: list[str], env: Mapping[str, str], variables: Mapping[str, str], place: Place, model: Ledger
 ) -> GitRun:
+    note_switch(argv, place, model)
     if not env and not variables and len(argv) > 1 and argv[1] in _PLAIN:
         return GitRun(argv=argv)  # `git status`, `git log`: no configuration given, nothing run or read here
     data = catalogue().git

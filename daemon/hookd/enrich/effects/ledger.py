@@ -55,14 +55,15 @@ class CommandView:
 
 class Ledger:
     __slots__ = (
-        "contents", "effects", "git_config", "home", "listed", "loaded", "moved", "previous", "printed", "printing",
-        "produced", "project", "read_listing", "stashed", "trees",
+        "branch", "contents", "effects", "git_config", "home", "listed", "loaded", "moved", "previous", "printed",
+        "printing", "produced", "project", "read_listing", "stashed", "trees",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
         self.home = home.rstrip("/") or "/"
         self.project = project.rstrip("/") or "/"
         self.effects: list[dict[str, Any]] = []
+        self.branch: str | None = None  # the branch the line switched to ("" unknown; None: none, HEAD's)
         self.produced: dict[str, str] = {}  # path -> how the line made it: write, fetch, decode
         self.contents: dict[str, str] = {}  # path -> its text, when the line wrote known text
         self.loaded: set[str] = set()  # the files the line made that a command loaded: their commands walked once

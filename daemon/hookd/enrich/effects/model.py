@@ -21,7 +21,7 @@ from typing import Any
 from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
-from hookd.enrich.effects.configtext import quiet_setting
+from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
@@ -158,7 +158,7 @@ class EffectModel:
             if lang is None:
                 _home_code(self.ledger, effect, view)
                 continue
-            text = self.ledger.contents.get(path)
+            text = self.ledger.contents.get(path) or placed_text(effect, self.ledger.effects)
             if text is None and view.name in ("echo", "printf", "tee", "cat") and view.stdin_text is not None:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written

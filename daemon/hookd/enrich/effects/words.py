@@ -463,7 +463,7 @@ def runs_nothing(text: str) -> bool:
             return (
                 False  # `JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar`, `NODE_OPTIONS='-r x.js'`: every JVM or node loads it
             )
-        if name in known.search_paths and any(_planted(part) for part in value.strip("\"'").split(":")):
+        if name in known.search_paths and any(_planted(part) for part in path_entries(value)):
             return False
     return True
 
@@ -527,17 +527,38 @@ _SCRATCH_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
 def planted_path(value: str | None) -> bool:
     """A PATH value with an entry anything can fill (scratch space, relative, empty: `/tmp/x:$PATH`, `.:$PATH`) or
     one only known at run time (`$d:$PATH`; the home's and the PATH before it are known)."""
-    entries = value.strip("\"'").split(":") if value is not None else []
+    entries = path_entries(value) if value is not None else []
     return any(_planted(e) or (e.startswith("$") and not e.startswith(_KNOWN_ENTRIES)) for e in entries)
 
 
 _KNOWN_ENTRIES = ("$HOME/", "${HOME}/", "$PATH", "${PATH}")
 
 
+def path_entries(value: str) -> list[str]:
+    """A search path's entries: its value split at the colons outside a `${…}` (`${GOPATH:-$HOME/go}/bin:$PATH`
+    is two entries, the first the default's colon holds), quotes taken off."""
+    entries, depth, start, text = [], 0, 0, value.strip("\"'")
+    for k, char in enumerate(text):
+        if char == "{" and text[k - 1 : k] == "$":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char == ":" and not depth:
+            entries.append(text[start:k])
+            start = k + 1
+    return [*entries, text[start:]]
+
+
+_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^{}]*)\}(.*)", re.DOTALL)
+
+
 def _planted(entry: str) -> bool:
     """A search path's entry that anyone or anything can fill: scratch space, or relative (`.`, ``: the current
-    directory)."""
+    directory); for `${GOPATH:-$HOME/go}/bin`, its default as well (`${X:-/tmp/x}` is scratch space when X is
+    unset)."""
     entry = entry.strip("\"'")
+    if (default := _DEFAULTED.fullmatch(entry)) and _planted(default[1] + default[2]):
+        return True
     if not entry.startswith(("/", "$", "~")):
         return True
     return any(entry == root or entry.startswith(root + "/") for root in _SCRATCH_ROOTS)

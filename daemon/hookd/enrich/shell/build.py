@@ -1,8 +1,6 @@
 """Build the `input.shell` command objects from the tree: wrappers peeled, words placed as paths against
-the directory the command runs in (followed through `cd`), inline scripts parsed recursively.
-
-The walk is here; the shell state the line builds up (variables, arrays, links, `mktemp` paths, `cd`) and
-the placing of words against it is `state.LineState`."""
+the directory the command runs in (followed through `cd`), inline scripts parsed recursively. The shell state
+the line builds up (variables, arrays, links, `mktemp` paths, `cd`) and placing words by it: `state.LineState`."""
 
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
-from hookd.enrich.shell.outputs import cd_words, placed_output
+from hookd.enrich.shell.outputs import cd_words, placed_output, printed_directory
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
@@ -280,7 +278,7 @@ class _Builder:
             variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
         words = expand_words(simple.words, variables, self.home)
         if not words:
-            assigns = [(key, self._value(value, variables)) for key, value in simple.assigns]
+            assigns = [(key, self._value(value, variables, cwd)) for key, value in simple.assigns]
             self.state.assign(assigns, cwd)
             self._assigned.update(assigns)
         rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
@@ -333,11 +331,13 @@ class _Builder:
             selected(self.model.effects, start, set(found.values()))
         return out
 
-    def _value(self, value: str, variables: dict[str, str]) -> str:
-        """An assignment's value with the variables set earlier put in (`d=$HOME/x`, `p=$d/y`): expanded as a
-        word that is not split ("Shell Parameters"); as written when it stays unknown or is an array."""
+    def _value(self, value: str, variables: dict[str, str], cwd: _Cwd | None = None) -> str:
+        """An assignment's value, earlier variables put in (`p=$d/y`), or the directory printed (`r=$(pwd)`)."""
         words = [] if value.startswith("(") else expand_words([UNSPLIT_MARK + value], variables, self.home)
-        return words[0] if len(words) == 1 and not _dynamic(words[0]) else value
+        if len(words) == 1 and not _dynamic(words[0]):
+            return words[0]
+        printed = printed_directory(value, cwd, (self._functions, self._aliases, variables)) if cwd else None
+        return printed if printed is not None and len(words) == 1 else value
 
     def _after(
         self,

@@ -67,6 +67,8 @@ def expand_words(words: list[str], variables: dict[str, str], home: str) -> list
         if "$" in word:
             word, more = _substitute(word, variables, home)
             split = split or more
+        if "$" in word:
+            word = _numbered(word)
         pieces = _split(word, variables.get("IFS")) if split and not quoted else [word.replace(_FIELD, " ")]
         for piece in pieces:
             # every word is kept; only the growth by brace expansion is bounded (the input caps,
@@ -115,6 +117,21 @@ def _substitute(word: str, variables: dict[str, str], home: str) -> tuple[str, b
 
     ifs = variables.get("IFS", "")
     return _VAR.sub(value, word), split
+
+
+# The shell's parameters whose value is a number (bash(1), "Special Parameters", "Shell Variables"): the shell's
+# pid, the last background job's, the last status, the count of arguments, and the counters bash sets itself.
+_NAMES = "RANDOM|SRANDOM|PPID|BASHPID|SECONDS|LINENO|EPOCHSECONDS|UID|EUID"
+_NUMBER = re.compile(rf"\$(?:[$!?#]|\{{[$!?#]\}}|\{{(?:{_NAMES})\}}|(?:{_NAMES})(?![A-Za-z0-9_]))")
+
+
+def _numbered(word: str) -> str:
+    """`temp.$$.json`, `/tmp/build-${RANDOM}`: a number stands where the shell puts one, so the rest of the word
+    names the file (a word of the number alone stays as written: `kill $$` signals no process 0)."""
+    rest = _NUMBER.sub("", word)
+    if rest == word or not rest.strip("-+0123456789") or "$" in rest or "`" in rest:
+        return word
+    return _NUMBER.sub("0", word)
 
 
 def _split(word: str, ifs: str | None) -> list[str]:
