@@ -264,10 +264,8 @@ class _Builder:
             "args": self.state.args(operands(argv), cwd),
         }
         self.commands.append(command)
-        substituted = ""
-        if simple.subs:
-            made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs}
-            substituted = next((kind for kind in ("fetch", "decode") if kind in made), "")
+        made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs} if simple.subs else set()
+        substituted = next((kind for kind in ("fetch", "decode") if kind in made), "") if made else ""
         command_origin = (origin, substituted)
         self._fed = fed
         start = len(self.model.effects)
@@ -303,8 +301,7 @@ class _Builder:
         own = simple.words[1:] if simple.words[:1] in (["builtin"], ["command"]) else simple.words  # `builtin exec`
         if own[:1] == ["exec"] and all(_FD_NAME.match(w) for w in own[1:]):
             self._held.extend(held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
-        written = heredoc_text(simple.redirects)  # (read once: `read` takes its line from it too, below)
-        heredoc = written or duplicated(simple.redirects, self._held)
+        heredoc = (written := heredoc_text(simple.redirects)) or duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
@@ -334,7 +331,7 @@ class _Builder:
             self._call(body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"])
             out = self._printed
         default_ifs = "IFS" not in env and "IFS" not in self.state.variables  # `read` splits the line at $IFS
-        given = written if default_ifs else None  # a here-string or here-document only
+        given = written if default_ifs else None  # a here-string or here-document only (read once, above)
         self._shell_state(name, argv, depth, cwd, privileged, given)
         self._printed = out
         return follow.origin
