@@ -274,7 +274,8 @@ class _Builder:
         fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
         env = dict(simple.assigns)
         variables: dict[str, str] = self.state.variables
-        if cwd.known and "PWD" not in variables and any("PWD" in w for w in simple.words):
+        joined = " ".join(simple.words)
+        if cwd.known and "PWD" not in variables and "PWD" in joined:
             variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
         words = expand_words(simple.words, variables, self.home)
         if not words:
@@ -287,7 +288,6 @@ class _Builder:
             self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
         if words and words[0] in self._aliases and not runners:
             words = self._unaliased(words, depth, cwd, sudo)
-        joined = " ".join(simple.words)
         for name in _PROMPT_EXPANDED.findall(joined) if "@P}" in joined else ():
             self._prompt(name, depth, cwd, sudo)
         argv, wrappers = _peel(list(words), env)
@@ -321,8 +321,8 @@ class _Builder:
             "args": self.state.args(operands(argv), cwd),
         }
         self.commands.append(command)
-        made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs}
-        substituted = next((kind for kind in ("fetch", "decode") if kind in made), "")
+        made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs} if simple.subs else set()
+        substituted = next((kind for kind in ("fetch", "decode") if kind in made), "") if made else ""
         command_origin = (origin, substituted)
         self._fed = fed
         start = len(self.model.effects)
@@ -360,7 +360,7 @@ class _Builder:
         own = simple.words[1:] if simple.words[:1] in (["builtin"], ["command"]) else simple.words  # `builtin exec`
         if own[:1] == ["exec"] and all(_FD_NAME.match(w) for w in own[1:]):
             self._held.extend(held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
-        heredoc = heredoc_text(simple.redirects) or duplicated(simple.redirects, self._held)
+        heredoc = (written := heredoc_text(simple.redirects)) or duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
@@ -392,7 +392,7 @@ class _Builder:
             )
             out = self._printed
         default_ifs = "IFS" not in env and "IFS" not in self.state.variables  # `read` splits the line at $IFS
-        given = heredoc_text(simple.redirects) if default_ifs else None  # a here-string or here-document only
+        given = written if default_ifs else None  # a here-string or here-document only (read once, above)
         self._shell_state(name, argv, depth, cwd, privileged, given)
         self._printed = out
         if self._gathering is not None and self._gathering[0] == depth:
