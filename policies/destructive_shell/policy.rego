@@ -556,6 +556,7 @@ _deferred_reason(e) := sprintf("%s writes %s: %s, outside the guard's view; revi
 # as a wrapper): asked.
 _effect_ask contains {"id": "sudo", "reason": reason} if {
 	"privilege" in _effect_ops
+	not _only_given_back
 	some e in input.effects
 	e.op == "privilege"
 	object.get(e, "grants", "") == ""
@@ -584,7 +585,34 @@ _effect_deny contains {"id": "sudo-destructive", "reason": reason} if {
 	reason := sprintf("%s as root is blocked: a destructive command with sudo/doas can damage the whole system", [e.program])
 }
 
-_destroys(e) if e.op in {"chmod", "move", "link", "device", "signal"}
+_destroys(e) if e.op in {"move", "link", "device", "signal"}
+
+_destroys(e) if {
+	e.op == "chmod"
+	not _given_back(e)
+}
+
+# Files given back to the user the line runs as (`sudo chown -R "$USER" .` after a root build or container left
+# them root-owned: `owner: caller`), in the project or scratch space (canonical paths: a link's target): nothing
+# is taken over, and a line whose only privileged changes are these is not asked for its `sudo` either.
+_given_back(e) if {
+	e.owner == "caller"
+	e.class in {"project", "project-root", "scratch"}
+}
+
+_only_given_back if {
+	some e in input.effects
+	_given_back(e)
+	every f in input.effects {
+		_given_back_or_unprivileged(f)
+	}
+}
+
+_given_back_or_unprivileged(f) if f.op == "privilege"
+
+_given_back_or_unprivileged(f) if _given_back(f)
+
+_given_back_or_unprivileged(f) if not f.privileged
 
 _destroys(e) if {
 	e.op == "delete"

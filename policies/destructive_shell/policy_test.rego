@@ -305,6 +305,20 @@ test_fork_effect_is_denied if {
 	count(_r) == 0
 }
 
+# files given back to the caller in the project (`sudo chown -R "$USER" .`): neither asked nor denied; elsewhere denied
+test_files_given_back_to_the_caller_in_the_project_pass if {
+	given := {"op": "chmod", "path": "/p", "known": true, "program": "chown", "via": "shell", "class": "project-root", "owner": "caller", "privileged": true}
+	sudo := {"op": "privilege", "path": "", "known": true, "program": "chown", "via": "shell", "privileged": true}
+	count(deny) == 0 with input as _effect_input([sudo, given])
+	count(ask) == 0 with input as _effect_input([sudo, given])
+	system := object.union(given, {"path": "/etc/shadow", "class": "system"})
+	"sudo-destructive" in {v.id | some v in deny} with input as _effect_input([sudo, system])
+	to_root := object.remove(given, ["owner"])
+	"sudo-destructive" in {v.id | some v in deny} with input as _effect_input([sudo, to_root])
+	other := {"op": "delete", "path": "/p/x", "known": true, "program": "rm", "via": "shell", "class": "project", "privileged": true}
+	"sudo" in {v.id | some v in ask} with input as _effect_input([sudo, given, other])
+}
+
 test_privilege_effect_is_asked if {
 	_s := ask with input as _effect_input([{"op": "privilege", "path": "", "known": true, "program": "sudoedit", "via": "shell"}])
 	some v in _s

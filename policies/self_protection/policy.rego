@@ -65,6 +65,21 @@ _changes contains {"path": e.path, "op": e.op, "via": _via(e), "from": "", "tool
 	some e in input.effects
 	e.op in {"write", "delete", "move", "chmod"}
 	e.path != ""
+	not _keeps_access(e)
+}
+
+# A mode change that leaves the owner able to read and enter, and gives no one else write (`chmod -R u+w .`,
+# `755`: the effect's `keeps_access`), or an owner change that gives the files to the user the line runs as
+# (`sudo chown -R "$USER" .`: `owner: caller`), changes nothing of how hookd guards: every agent still reads its
+# settings, and who may write them is judged by the rules on writes. `000`, `a-r`, `777` and `o+w` still hit.
+_keeps_access(e) if {
+	e.op == "chmod"
+	object.get(e, "keeps_access", false) == true
+}
+
+_keeps_access(e) if {
+	e.op == "chmod"
+	object.get(e, "owner", "") == "caller"
 }
 
 # A directory written whole (`tar x -C DIR`, `unzip -d DIR`, `rsync … DIR/`): every file below it may be

@@ -89,6 +89,14 @@ test_moving_or_deleting_a_directory_that_holds_one_denied if {
 	_t_denied(_t_effects([_t_e("chmod", "chmod", "/home/alice/.copilot")]))
 }
 
+# a mode change that keeps every agent's access (`chmod -R u+w .`), or files given to the caller, changes no guard
+test_a_mode_change_that_keeps_access_allowed if {
+	_t_allowed(_t_effects([object.union(_t_e("chmod", "chmod", "/home/alice/proj"), {"recursive": true, "keeps_access": true})]))
+	_t_allowed(_t_effects([object.union(_t_e("chmod", "chown", "/home/alice/proj"), {"recursive": true, "owner": "caller"})]))
+	_t_denied(_t_effects([object.union(_t_e("chmod", "chmod", "/home/alice/proj"), {"recursive": true, "keeps_access": false})]))
+	_t_denied(_t_effects([object.union(_t_e("write", "tee", "/home/alice/.qwen/settings.json"), {"keeps_access": true})]))
+}
+
 test_copy_of_the_same_name_into_its_directory_denied if {
 	_t_denied(_t_effects([object.union(_t_e("copy", "cp", "/tmp/evil/settings.json"), {"to": "/home/alice/.gemini"})]))
 	_t_allowed(_t_effects([object.union(_t_e("copy", "cp", "/tmp/notes.md"), {"to": "/home/alice/.gemini"})]))

@@ -137,3 +137,33 @@ def _split(args: str) -> list[str]:
         return shlex.split(args)
     except ValueError:
         return args.split()
+
+
+# The user the line runs as, in the spellings an owner operand takes it (`$USER`, `$(id -u)`, `` `whoami` ``)
+_CALLER = re.compile(
+    r"\$\{?(?:USER|LOGNAME)\}?|\$\(\s*(?:whoami|id\s+-(?:u|un|nu|g|gn|ng|u\s+-n|g\s+-n))\s*\)"
+    r"|`\s*(?:whoami|id\s+-(?:u|un|nu|g|gn|ng))\s*`"
+)
+_FOLLOWS_LINKS = frozenset({"-L", "-H", "--dereference"})  # with -R: links to directories elsewhere are followed
+
+
+def given_back(ledger: Ledger, view: CommandView, start: int) -> None:
+    """`sudo chown -R "$USER:$(id -g)" .`: files whose owner becomes the user the line runs as (a tree a root
+    build or container left root-owned, given back). Its owner changes are marked `owner: "caller"`; a policy
+    judges where they are (the paths are canonical: a link's target, not the link). Not with a `--reference` or
+    `--from`, nor `-R` with links followed (GNU coreutils, "chown invocation": `-R` acts on links themselves
+    unless -L or -H)."""
+    if view.name not in ("chown", "chgrp") or any(w.startswith(("--reference", "--from")) for w in view.argv):
+        return
+    options = {
+        o for w in view.argv[1:] if w.startswith("-") for o in ([w] if w.startswith("--") else [f"-{c}" for c in w[1:]])
+    }
+    if options & _FOLLOWS_LINKS:
+        return
+    spec = next((w for w in view.argv[1:] if not w.startswith("-")), "")
+    parts = [spec] if view.name == "chgrp" else re.split(r"[:.]", spec, maxsplit=1)
+    if not any(parts) or not all(not part or _CALLER.fullmatch(part) for part in parts):
+        return
+    for effect in ledger.effects[start:]:
+        if effect["op"] == "chmod" and effect["program"] == view.name:
+            effect["owner"] = "caller"

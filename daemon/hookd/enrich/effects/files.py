@@ -159,6 +159,10 @@ class FileEffects:
         self._each_operand(program, operands, name, recursive, view, place)
         if name == "chmod" and not recursive and len(operands) > 1 and tightens(operands[0]):
             self._private(operands[0], len(operands) - 1)
+        if name == "chmod" and len(operands) > 1 and keeps_access(operands[0]):
+            for effect in self.ledger.effects[-(len(operands) - 1) :]:
+                if effect["op"] == "chmod":
+                    effect["keeps_access"] = True
 
     def _private(self, mode: str, count: int) -> None:
         """The chmod effects of the last `count` operands made private (`tightens`; see tightens())."""
@@ -353,6 +357,30 @@ def tightens(mode: str) -> bool:
         return special == 0 and owner & 4 == 4 and group == 0 and other == 0
     clauses = [_CLAUSE.match(clause) for clause in mode.split(",")]
     return bool(clauses) and all(c is not None and _private_clause(*c.groups()) for c in clauses)
+
+
+def keeps_access(mode: str) -> bool:
+    """`chmod MODE` leaves the owner able to read a file and enter a directory, and gives no one else write
+    (`u+w`, `755`, `a+rX`, `go-w`, `-R a-w`): what it changes can still be read by whoever owns it, and changed by
+    no one who could not before (coreutils' chmod, "Symbolic Modes" and "Numeric Modes"). A mode that takes read
+    or execute from the owner (`000`, `a-r`, `644` on a directory) or gives write to others (`777`, `o+w`, `+w`:
+    the umask's to decide) does not keep it."""
+    octal = _OCTAL.match(mode)
+    if octal is not None:
+        special, owner, group, other = (int(d) if d else 0 for d in octal.groups())
+        return special == 0 and owner & 5 == 5 and group & 2 == 0 and other & 2 == 0
+    clauses = [_CLAUSE.match(clause) for clause in mode.split(",")]
+    return bool(clauses) and all(c is not None and _access_kept(*c.groups()) for c in clauses)
+
+
+def _access_kept(who: str, op: str, perms: str) -> bool:
+    others = not who or bool(set(who) & {"g", "o", "a"})  # no `who`: every class the umask leaves
+    owner = not who or bool(set(who) & {"u", "a"})
+    if op == "-":
+        return not owner or not set(perms) & {"r", "x", "X"}
+    if op == "+":
+        return not (others and "w" in perms) and (who == "u" or set(perms) <= {"r", "x", "X", "w"})
+    return not (others and "w" in perms) and (not owner or ("r" in perms and bool(set(perms) & {"x", "X"})))
 
 
 def _private_clause(who: str, op: str, perms: str) -> bool:

@@ -18,6 +18,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.enrich.effects import beyond
 from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_from_globs, privileged, used_secret
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
@@ -134,6 +135,7 @@ class EffectModel:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
         cgroup_signals(self.ledger, start)
         if view.root:  # what it does, it does with other privileges
+            beyond.given_back(self.ledger, view, start)
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
         return follow
