@@ -93,10 +93,10 @@ class FileEffects:
             targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
             sweeps = any(o in program.target_deletes for o, _ in parsed.options)
             self._transfer(program.operands, operands, targets, place, name, recursive, sweeps)
-        elif program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
-            for word in operands:
+        elif program.writes_operands_in_place(parsed.options):  # `crudini --set FILE SECTION KEY`: FILE alone
+            for word in operands[:1] if program.rest == "none" else operands:
                 self.ledger.add("write", place(word), name)
-        elif program.archive and program.name == "tar":
+        elif program.archive and "tar" in (program.name, program.like):
             tar_effects(self.ledger, parsed, operands, place, name)
         else:
             self._operands(program, parsed, operands, name, recursive, view, place)
