@@ -23,7 +23,7 @@ from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.build_files import compose_services, is_build_file, is_compose_file, make_lines, on_host
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
-from hookd.enrich.edit_texts import texts_after
+from hookd.enrich.edit_texts import patch_added_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
@@ -492,12 +492,13 @@ def _runs_at_start(
     trusts later (`/etc/sudoers.d/`, a `.pth`): code run later, outside the hooks (`deferred`), unless the text
     the tool writes into a shell's file only sets variables."""
     argument = spec.content or (spec.replace[1] if spec.replace else "")
-    text = tool_input.get(argument) if argument else None
+    given = tool_input.get(argument) if argument else None
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
         if effect["op"] != "write" or not isinstance(path, str) or not may_run_at_start(path, homes):
             continue
+        text = patch_added_text(path, tool_input, spec) if spec.patches else given  # a patch: what it adds there
         langs = startup_languages(path, homes)
         when = next((w for h in homes if (w := shadows(path, h))), None) if langs <= {None} else None
         if when:  # a program before the system's, under a system program's name: any text there is asked
