@@ -99,3 +99,17 @@ def test_python_prlimit_of_a_looked_up_pid_acts_on_that_process(tmp_path: Path) 
     assert [e["lookup"] for e in signals] == [["hookd", "serve"]]
     reads = "python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_NOFILE))'"
     assert not ops(reads, tmp_path, "signal")
+
+
+# --- found after the run, by re-spelling the batch's extractions and in-place editors ---
+
+
+def test_7z_extracting_writes_below_its_output_directory(tmp_path: Path) -> None:
+    written = ops('7z x -o"$HOME/.claude" a.7z', tmp_path, "write")
+    assert [(e["path"], e["recursive"]) for e in written] == [(f"{HOME}/.claude", True)]
+
+
+def test_yq_in_place_rewrites_its_file_and_otherwise_reads(tmp_path: Path) -> None:
+    written = ops("yq -i '.hooksConfig.enabled = false' ~/.gemini/settings.json", tmp_path, "write")
+    assert [e["path"] for e in written] == [f"{HOME}/.gemini/settings.json"]
+    assert not ops("yq '.a' x.yaml", tmp_path, "write")
