@@ -37,11 +37,13 @@ from hookd.config.runtime_dir import CONFIG_ENV, FALLBACK, runtime_dir_choices
 from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
-from hookd.enrich.edit_texts import codex_patch_texts
+from hookd.enrich.build_files import UNIT_SUFFIXES
+from hookd.enrich.edit_texts import codex_patch_texts, texts_after
 from hookd.enrich.paths import event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
+from hookd.service.systemd import UNIT_NAMES
 from hookd.shims.build import native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
@@ -107,6 +109,9 @@ def _tool_environments() -> Iterator[tuple[Path, str]]:
             yield Path(tools) / "hookd", what
 
 
+UNITS = "service units (hookd's among them)"
+
+
 def _unit_dirs() -> Iterator[tuple[Path, str]]:
     """Where a service manager reads units from: hookd's are there, and any unit there runs unguarded. A user
     manager merges the drop-ins (`hookd.service.d/*.conf`) of every directory of its search path, so each one it
@@ -115,7 +120,7 @@ def _unit_dirs() -> Iterator[tuple[Path, str]]:
     config_home = Path(os.environ.get("XDG_CONFIG_HOME") or str(_HOME / ".config"))
     data_home = Path(os.environ.get("XDG_DATA_HOME") or str(_HOME / ".local" / "share"))
     runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}")
-    what = "service units (hookd's among them)"
+    what = UNITS
     for home in (config_home, _HOME / ".config"):
         yield home / "systemd" / "user", what
         yield home / "systemd" / "user.control", what
@@ -202,6 +207,8 @@ class ProtectedSet:
             patterns = index.pattern_hits(named, only_deleted)
             near += [h["place"] for h in patterns if h["place"] not in near]
         keeps = [p for p in written if p in judged and _keeps(event, judged[p])]
+        units = [str(place["path"]) for place in near if place["what"] == UNITS]
+        keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event)]
         reached = [reach(h, built) for h in patterns]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
@@ -534,6 +541,24 @@ def _keeps(event: NormalisedEvent, surface: Surface) -> bool:
             keeps_hooks(surface, old, new) for new in (old.replace(before, after, 1), old.replace(before, after))
         )
     return False
+
+
+def _ordinary_unit(event: NormalisedEvent, path: str, unit_dirs: list[str]) -> bool:
+    """A file tool's unit (or drop-in of one) in a user's unit directory that is not hookd's: named as a unit of
+    its own (no type-wide `service.d/`, no prefix drop-in `foo-.service.d/`), none of hookd's units, and whose
+    whole new text names nothing of hookd's; what its commands do is judged as code left for later (enrich/
+    build_files.py `unit_commands`)."""
+    base = next((d for d in unit_dirs if path.startswith(d.rstrip("/") + "/")), None)
+    tool = event.tool
+    if base is None or tool is None or tool.spec is None:
+        return False
+    parts = path[len(base.rstrip("/")) + 1 :].split("/")
+    unit = parts[0].removesuffix(".d") if len(parts) == 2 and parts[0].endswith(".d") else parts[0]
+    stem, _, kind = unit.rpartition(".")
+    if len(parts) > 2 or not stem or stem.endswith("-") or f".{kind}" not in UNIT_SUFFIXES or unit in UNIT_NAMES:
+        return False
+    texts = texts_after(path, tool.input, tool.spec, True)
+    return texts is not None and not any("hookd" in text.lower() for text in texts)
 
 
 def _patched(event: NormalisedEvent, name: str) -> str:

@@ -185,3 +185,40 @@ def test_a_copilot_edit_of_its_settings_is_judged_by_its_switch(world: tuple[Pat
     assert agent_outcome("copilot", home, project, "edit", theme) == "allow"
     off = {**theme, "new_str": '"theme": "dark",\n  "disableAllHooks": true'}
     assert agent_outcome("copilot", home, project, "edit", off) == "deny"
+
+
+# --- a unit of the developer's own in a user unit directory: judged by what it names and what its commands do ---
+
+_UNITS = ".config/systemd/user"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "outcome"),
+    [
+        (
+            "myapp-dev.service",
+            "[Service]\nExecStart=%h/src/myapp/.venv/bin/uvicorn app.main:app --port 8000\n",
+            "allow",
+        ),
+        ("clean.timer", "[Timer]\nOnCalendar=daily\n", "allow"),
+        ("evil.service", "[Service]\nExecStart=/bin/sh -c 'rm -rf %h'\n", "deny"),  # its command, when it starts
+        ("notes.service", "[Service]\nExecStart=/bin/sh -c 'echo x > %h/.claude/settings.json'\n", "deny"),
+        ("stopper.service", "[Unit]\nConflicts=hookd.service\n[Service]\nExecStart=/bin/true\n", "deny"),  # names hookd
+        ("hookd.service", "[Service]\nExecStart=/bin/true\n", "deny"),  # hookd's own unit
+        ("hookd.service.d/x.conf", "[Service]\nExecStart=\nExecStart=/bin/true\n", "deny"),  # its drop-in
+        ("service.d/x.conf", "[Service]\nEnvironment=LD_PRELOAD=/tmp/x.so\n", "deny"),  # every service's drop-in
+        ("hookd-.socket.d/x.conf", "[Socket]\nListenStream=\n", "deny"),  # a prefix drop-in
+    ],
+)
+def test_a_user_unit_is_judged_by_what_it_names_and_runs(
+    world: tuple[Path, Path], name: str, text: str, outcome: str
+) -> None:
+    home, project = world
+    written = {"file_path": str(home / _UNITS / name), "content": text}
+    assert tool_outcome(home, project, "write_file", written) == outcome
+
+
+def test_a_shell_copy_of_a_unit_is_still_denied(world: tuple[Path, Path]) -> None:
+    """A shell write's text is not seen whole: the unit directory stays guarded (blind-tamper-7's gap 98)."""
+    home, project = world
+    assert shell_outcome(home, project, f"cp deploy/app.service ~/{_UNITS}/") == "deny"
