@@ -202,6 +202,7 @@ _UNITS = ".config/systemd/user"
         ),
         ("clean.timer", "[Timer]\nOnCalendar=daily\n", "allow"),
         ("evil.service", "[Service]\nExecStart=/bin/sh -c 'rm -rf %h'\n", "deny"),  # its command, when it starts
+        ("cached.service", "[Service]\nExecStart=/bin/sh %h/.cache/run.sh\n", "deny"),  # code left in scratch space
         ("notes.service", "[Service]\nExecStart=/bin/sh -c 'echo x > %h/.claude/settings.json'\n", "deny"),
         ("stopper.service", "[Unit]\nConflicts=hookd.service\n[Service]\nExecStart=/bin/true\n", "deny"),  # names hookd
         ("hookd.service", "[Service]\nExecStart=/bin/true\n", "deny"),  # hookd's own unit

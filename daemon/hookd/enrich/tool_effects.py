@@ -318,14 +318,20 @@ def _judged_unit(lines: list[str], target: str, program: str, home: str, project
     out = _judged_later(lines, target, program, home, project)
     for line in lines[:MAX_CONFIG_COMMANDS]:
         analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
-        risky = any(
-            e["op"] in _UNIT_RISKS
-            and (e.get("class") not in ("project", "scratch") or in_home(str(e.get("path") or ""), home, project))
-            for e in analysed
-        )
+        risky = any(_unit_risk(e, home, project) for e in analysed)
         if risky and not any(e["code"]["text"] == line for e in out if isinstance(e.get("code"), dict)):
             out.append(_later_exec(line, target, program))
     return out
+
+
+def _unit_risk(effect: dict[str, JSON], home: str, project: str) -> bool:
+    """A change outside the project and scratch space (the home's own files count, wherever the home is), a
+    signal or privilege; or a program or script run from scratch space (`/tmp/x`, `~/.cache/x.sh`), where any call
+    may leave code hookd never sees run."""
+    path, cls = str(effect.get("path") or ""), effect.get("class")
+    if effect["op"] == "exec":
+        return bool(path) and cls == "scratch" and not in_home(path, home, project)
+    return effect["op"] in _UNIT_RISKS and (cls not in ("project", "scratch") or in_home(path, home, project))
 
 
 def _later_exec(line: str, target: str, program: str) -> dict[str, JSON]:
