@@ -23,10 +23,7 @@ files) and kept for the next ones.
 
 from __future__ import annotations
 
-import fnmatch
-import functools
 import os
-import re
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -40,9 +37,13 @@ from hookd.config.runtime_dir import CONFIG_ENV, FALLBACK, runtime_dir_choices
 from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
+from hookd.enrich.build_files import UNIT_SUFFIXES
+from hookd.enrich.edit_texts import codex_patch_texts, texts_after
 from hookd.enrich.paths import event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
+from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
+from hookd.service.systemd import UNIT_NAMES
 from hookd.shims.build import native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
@@ -87,6 +88,7 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     yield _HOME / FALLBACK, "hookd's runtime directory"  # the caller's, where /tmp/hookd-<uid> is squatted
     yield from _unit_dirs()
     yield native_shim_path(), "hookd's native shim"
+    yield _HOME / ".local" / "share" / "hookd" / "bin", "hookd's shims"  # the caller's, as for config and state
     yield python_shim(), "hookd's Python shim"
     yield Path(hookd.__file__).parent, "the installed hookd package"
     if sys.prefix != sys.base_prefix:  # a virtual environment: its site-packages and interpreter run hookd
@@ -107,10 +109,26 @@ def _tool_environments() -> Iterator[tuple[Path, str]]:
             yield Path(tools) / "hookd", what
 
 
+UNITS = "service units (hookd's among them)"
+
+
 def _unit_dirs() -> Iterator[tuple[Path, str]]:
-    """Where a service manager reads units from: hookd's are there, and any unit there runs unguarded."""
-    config_home = os.environ.get("XDG_CONFIG_HOME") or str(_HOME / ".config")
-    yield Path(config_home) / "systemd" / "user", "service units (hookd's among them)"
+    """Where a service manager reads units from: hookd's are there, and any unit there runs unguarded. A user
+    manager merges the drop-ins (`hookd.service.d/*.conf`) of every directory of its search path, so each one it
+    reads that its user can write changes hookd's units: `set-property`'s `user.control`, the runtime ones, the
+    data home's (systemd.unit(5), "User Unit Search Path")."""
+    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or str(_HOME / ".config"))
+    data_home = Path(os.environ.get("XDG_DATA_HOME") or str(_HOME / ".local" / "share"))
+    runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}")
+    what = UNITS
+    for home in (config_home, _HOME / ".config"):
+        yield home / "systemd" / "user", what
+        yield home / "systemd" / "user.control", what
+    for data in (data_home, _HOME / ".local" / "share"):
+        yield data / "systemd" / "user", what
+    for name in ("user", "user.control", "transient"):
+        yield runtime / "systemd" / name, what
+    yield Path("/etc/systemd/user"), "user service units of every user"
     yield Path("/etc/systemd/system"), "system service units"
     yield _HOME / "Library" / "LaunchAgents", "launchd agents (hookd's among them)"
 
@@ -178,6 +196,8 @@ class ProtectedSet:
         home = event_home(event)
         listed, judged = self.places(home, event.project_dir, event.env)
         named, only_deleted, written = _reached(event.facts)
+        built = built_patterns(_dicts(event.facts.get("effects")), home)
+        named |= set(built)
         near: list[JSON] = []
         patterns: list[JSON] = []
         if named:
@@ -187,8 +207,10 @@ class ProtectedSet:
             patterns = index.pattern_hits(named, only_deleted)
             near += [h["place"] for h in patterns if h["place"] not in near]
         keeps = [p for p in written if p in judged and _keeps(event, judged[p])]
+        units = [str(place["path"]) for place in near if place["what"] == UNITS]
+        keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event)]
-        reached = [{"pattern": h["pattern"], "place": h["place"]["path"]} for h in patterns]
+        reached = [reach(h, built) for h in patterns]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
 
 
@@ -360,7 +382,7 @@ class _Index:
         exists: dict[str, bool] = {}
         for named_path in named:
             path = named_path.rstrip("/") or "/"
-            if _PATTERN.search(path):
+            if PATTERN.search(path):
                 pass  # what a pattern of paths reaches below: pattern_hits
             elif named_path in only_deleted:
                 # an agent's settings directory is at hand when deleted (not the project or home a file sits in)
@@ -383,11 +405,11 @@ class _Index:
         that is there (one that is not has nothing to lose: `rm -f ./*` in a project with no settings file)."""
         hits: list[JSON] = []
         exists: dict[str, bool] = {}
-        for pattern in sorted(n for n in named if _PATTERN.search(n)):
+        for pattern in sorted(n for n in named if PATTERN.search(n)):
             deleted = pattern in only_deleted
-            for place in self.below.get(_fixed_dir(pattern), ()):
+            for place in self.below.get(fixed_dir(pattern), ()):
                 path = str(place["path"])
-                reach = _reaches(pattern, path)
+                reach = reaches(pattern, path)
                 if reach == "inside" and not os.path.isdir(path):
                     continue  # what the pattern selects inside a place is there only in a directory that is
                 if reach and (not deleted or _exists((path,), exists)):
@@ -410,35 +432,6 @@ class _Index:
                 self._chains.clear()
             self._chains[path] = chains
         return chains
-
-
-_PATTERN = re.compile(r"[*?[]")
-
-
-def _fixed_dir(pattern: str) -> str:
-    """The directory of a pattern of paths above its first wildcard (`~/.local/state/**/decisions.log*`, the effect
-    model's reading of `find ~/.local/state -name 'decisions.log*' -exec truncate …`)."""
-    wildcard = _PATTERN.search(pattern)
-    return pattern[: wildcard.start() if wildcard else len(pattern)].rpartition("/")[0] or "/"
-
-
-def _reaches(pattern: str, place: str) -> str:
-    """Whether a pattern of paths (`*`, `?`, `[…]` within one name, `**` across names, as glob.match with `/` as
-    the separator reads them) matches `place` itself ("place"), may match a path inside it ("inside"), or
-    neither ("")."""
-    wanted, parts = pattern.strip("/").split("/"), place.strip("/").split("/")
-
-    @functools.cache
-    def walk(i: int, j: int) -> str:
-        if j == len(parts):
-            return "place" if i == len(wanted) or wanted[i:] == ["**"] else "inside"
-        if i == len(wanted):
-            return ""
-        if wanted[i] == "**":
-            return walk(i + 1, j) or walk(i, j + 1)
-        return walk(i + 1, j + 1) if fnmatch.fnmatchcase(parts[j], wanted[i]) else ""
-
-    return walk(0, 0)
 
 
 def _vetoes(event: NormalisedEvent) -> bool:
@@ -531,6 +524,11 @@ def _keeps(event: NormalisedEvent, surface: Surface) -> bool:
     readable, old = _read(surface.path)
     if not readable:
         return False
+    for arg in spec.patches:  # Codex's apply_patch: the text its hunks leave, as an edit's replacements do
+        patch = tool.input.get(arg)
+        if isinstance(patch, str) and patch.lstrip().startswith("*** Begin Patch"):
+            texts = codex_patch_texts(patch, str(surface.path), old, lambda name: _patched(event, name))
+            return texts is not None and all(keeps_hooks(surface, old, text) for text in texts)
     if spec.content:
         new = tool.input.get(spec.content)
         return isinstance(new, str) and keeps_hooks(surface, old, new)
@@ -543,6 +541,31 @@ def _keeps(event: NormalisedEvent, surface: Surface) -> bool:
             keeps_hooks(surface, old, new) for new in (old.replace(before, after, 1), old.replace(before, after))
         )
     return False
+
+
+def _ordinary_unit(event: NormalisedEvent, path: str, unit_dirs: list[str]) -> bool:
+    """A file tool's unit (or drop-in of one) in a user's unit directory that is not hookd's: named as a unit of
+    its own (no type-wide `service.d/`, no prefix drop-in `foo-.service.d/`), none of hookd's units, and whose
+    whole new text names nothing of hookd's; what its commands do is judged as code left for later (enrich/
+    build_files.py `unit_commands`)."""
+    base = next((d for d in unit_dirs if path.startswith(d.rstrip("/") + "/")), None)
+    tool = event.tool
+    if base is None or tool is None or tool.spec is None:
+        return False
+    parts = path[len(base.rstrip("/")) + 1 :].split("/")
+    unit = parts[0].removesuffix(".d") if len(parts) == 2 and parts[0].endswith(".d") else parts[0]
+    stem, _, kind = unit.rpartition(".")
+    if len(parts) > 2 or not stem or stem.endswith("-") or f".{kind}" not in UNIT_SUFFIXES or unit in UNIT_NAMES:
+        return False
+    texts = texts_after(path, tool.input, tool.spec, True)
+    return texts is not None and not any("hookd" in text.lower() for text in texts)
+
+
+def _patched(event: NormalisedEvent, name: str) -> str:
+    """A patch's file name as an absolute path: the home's `~`, a relative name from the agent's directory."""
+    if name == "~" or name.startswith("~/"):
+        name = event_home(event) + name[1:]
+    return os.path.normpath(os.path.join(event.cwd or event.project_dir, name))
 
 
 def _read(path: Path) -> tuple[bool, str | None]:

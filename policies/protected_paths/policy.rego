@@ -319,6 +319,15 @@ _signals_guard(e) if {
 	lower(name) in {lower(n) | some n in data.protected_paths.guard_process_names}
 }
 
+# a signal to every process of one name (`killall python3`): the daemon runs as its interpreter
+# (`python3 -I -m hookd serve`, docs/service.md), so the kernel names its process after the interpreter
+# (guard_interpreter_names: the names a CPython interpreter runs under)
+_signals_guard(e) if {
+	e.match == "name"
+	some pattern in data.protected_paths.guard_interpreter_names
+	glob.match(pattern, [], lower(e.target))
+}
+
 # a signal to every process the caller may signal (`kill -9 -1`, killall5): the guard is one of them
 _signals_guard(e) if e.match == "all"
 
@@ -356,6 +365,34 @@ _shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	some tok in c.argv
 	tok in {"uninstall", "stop", "--remove"}
 	reason := sprintf("%q is blocked: it would remove or stop hookd, the guard of this session", [concat(" ", c.argv)])
+}
+
+# hookd's units written again from a configuration the line names (`hookd --config F service install`,
+# `HOOKD_CONFIG=F hookd service install`): the daemon the service manager starts next reads F, whatever the
+# protected config says (docs/service.md: the units are computed from the config install is given).
+_shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
+	some c in input.shell.commands
+	c.name == "hookd"
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	_names_config(c)
+	some k in numbers.range(0, count(c.argv) - 2)
+	[c.argv[k], c.argv[k + 1]] == ["service", "install"]
+	reason := sprintf("%q is blocked: it would start hookd, the guard of this session, from another configuration", [concat(" ", c.argv)])
+}
+
+_names_config(c) if {
+	some tok in c.argv
+	startswith(tok, "--config")
+}
+
+# the variable set for the command, or earlier on the line (`export HOOKD_CONFIG=F; …`)
+_names_config(c) if object.get(c.env, "HOOKD_CONFIG", null) != null
+
+_names_config(_) if {
+	some a in input.shell.commands
+	some tok in a.argv
+	startswith(tok, "HOOKD_CONFIG=")
 }
 
 # A patch whose files hookd cannot know (read from a pipe, from a file it cannot read; a patch tool whose

@@ -566,3 +566,19 @@ test_env_filled_in_from_its_template_allowed if {
 	other := object.union(templated, {"path": "/home/alice/proj/other.env"}) # the template is another file's
 	_t_deny(object.union(_t_write("/home/alice/proj/.env"), {"effects": [other]})) == {"env-file"}
 }
+
+# the daemon runs as its interpreter (`python3 -I -m hookd serve`): a signal to every process of that name
+test_a_signal_by_the_daemons_interpreter_name if {
+	_t_deny(_t_effects("killall -s KILL python3", [_t_signal("killall", "python3", "name")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("killall python3.11", [_t_signal("killall", "python3.11", "name")])) == {"hookd-tamper"}
+	_t_allowed(_t_effects("killall node", [_t_signal("killall", "node", "name")]))
+}
+
+# hookd's units written from a configuration the line names
+test_hookd_service_install_from_another_config if {
+	_t_deny(_t_simple(["hookd", "--config", "/tmp/h.toml", "service", "install"])) == {"hookd-tamper"}
+	inp := _t_shell("HOOKD_CONFIG=/tmp/h.toml hookd service install", [object.union(_t_cmd(["hookd", "service", "install"]), {"env": {"HOOKD_CONFIG": "/tmp/h.toml"}})])
+	_t_deny(inp) == {"hookd-tamper"}
+	_t_allowed(_t_simple(["hookd", "service", "status", "--json"]))
+	_t_allowed(_t_simple(["hookd", "--config", "/tmp/h.toml", "status"]))
+}

@@ -50,6 +50,27 @@ deny contains {"id": "hookd-self-protection", "reason": reason} if {
 	reason := sprintf("this write of %s is blocked: every later %s would start with it (%s), without hookd guarding it", [start.program, start.agent, start.why])
 }
 
+# A protected place handed to a program the catalogue does not know (the effect model's `guess`): what the
+# program does with it cannot be known, and many such tools rewrite the file they are given in place
+# (`crudini --set F …`, `patchelf --add-needed L F`, `dasel put -f F`, `python -m zipfile -e Z DIR`).
+ask contains {"id": "hookd-unknown-change", "reason": reason} if {
+	some e in input.effects
+	object.get(e, "guess", false) == true
+	e.path != ""
+	not e.class in {"project-root", "home", "root"} # a whole home or project is left to the rules about them
+	not object.get(e, "selected", false) # what a search selected (`$(find . -name '*.rs')`): those files, not the tree
+	some place in input.hookd.protected
+	_names_place(e.path, place.path)
+	reason := sprintf("%s is handed %s, which is %s; hookd does not know what %s does with it (it may rewrite it): review it first", [e.program, e.path, place.what, e.program])
+}
+
+# a path that is the place, inside it, or a directory holding it (a pattern's reach is the effect model's to say)
+_names_place(path, q) if path == q
+
+_names_place(path, q) if startswith(path, concat("", [q, "/"]))
+
+_names_place(path, q) if startswith(q, concat("", [trim_suffix(path, "/"), "/"]))
+
 _hit contains [t.path, place.what] if {
 	some t in _changes
 	not _kept(t)
@@ -90,6 +111,15 @@ _changes contains {"path": e.path, "op": "write-below", "via": _via(e), "from": 
 	e.recursive == true
 	e.path != ""
 	not e.class in {"project-root", "home", "root"}
+}
+
+# a change of a path built when the call runs (`ln -sfn x "/tmp/hookd-$(id -u)"`): the pattern of the paths it can be
+# (input.hookd.patterns with the path as the line spells it, daemon/hookd/selfprotect.py)
+_changes contains {"path": reach.pattern, "op": "write", "via": _via(e), "from": "", "tool": false} if {
+	some e in input.effects
+	e.path == ""
+	some reach in input.hookd.patterns
+	reach.raw == e.raw
 }
 
 _changes contains {"path": e.to, "op": "land", "via": _via(e), "from": e.path} if {

@@ -139,3 +139,31 @@ test_an_unguarded_nested_agent_start_denied if {
 test_a_nested_agent_started_as_it_is_allowed if {
 	_t_allowed(object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": [], "starts": []}}))
 }
+
+_t_asked(inp) if {
+	some v in ask with input as inp
+	v.id == "hookd-unknown-change"
+}
+
+# a protected place handed to a program the catalogue does not know (`guess`): what it does there is unknown
+test_a_guessed_path_at_a_protected_place_is_asked if {
+	guessed := object.union(_t_e("read", "dasel", "/home/alice/.gemini/settings.json"), {"guess": true, "class": "outside"})
+	_t_asked(_t_effects([guessed]))
+	holder := object.union(_t_e("read", "bsdtar", "/home/alice/.copilot"), {"guess": true, "class": "outside"})
+	_t_asked(_t_effects([holder]))
+	elsewhere := object.union(_t_e("read", "dasel", "/home/alice/proj/config/app.toml"), {"guess": true, "class": "project"})
+	not _t_asked(_t_effects([elsewhere]))
+	home := object.union(_t_e("read", "bash", "/home/alice"), {"guess": true, "class": "home"})
+	not _t_asked(_t_effects([home]))
+	known := object.union(_t_e("read", "cat", "/home/alice/.gemini/settings.json"), {"class": "outside"})
+	not _t_asked(_t_effects([known]))
+}
+
+# a path built when the call runs, read as the pattern it can be (input.hookd.patterns with its `raw`)
+test_a_path_built_at_run_time_hits_what_its_pattern_reaches if {
+	built := {"op": "write", "path": "", "raw": "/tmp/hookd-$(id -u)", "known": false, "to": "", "program": "ln", "via": "shell"}
+	places := [{"path": "/tmp/hookd-1000", "what": "hookd's runtime directory"}]
+	reach := [{"pattern": "/tmp/hookd-*", "place": "/tmp/hookd-1000", "raw": "/tmp/hookd-$(id -u)"}]
+	_t_denied(object.union(_t_effects([built]), {"hookd": {"protected": places, "keeps": [], "patterns": reach}}))
+	_t_allowed(object.union(_t_effects([built]), {"hookd": {"protected": places, "keeps": [], "patterns": []}}))
+}

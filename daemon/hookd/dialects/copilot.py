@@ -111,8 +111,10 @@ TOOLS: Mapping[str, ToolSpec] = {
     # grep and rg read every file their `glob` filter (ripgrep's --glob) reaches under `path`.
     "grep": _SEARCH,
     "rg": _RG,
-    "create": ToolSpec(ToolKind.WRITE, (("path", _WRITE),)),
-    "edit": ToolSpec(ToolKind.EDIT, (("path", _WRITE),)),
+    # create's `file_text`, edit's `old_str`/`new_str` (str_replace_editor's parameters, whose commands these
+    # tools are: https://github.com/raymondclowe/github-copilot-agent-prompts-tools/blob/main/Functions.md)
+    "create": ToolSpec(ToolKind.WRITE, (("path", _WRITE),), content="file_text"),
+    "edit": ToolSpec(ToolKind.EDIT, (("path", _WRITE),), replace=("old_str", "new_str")),
     "str_replace_editor": ToolSpec(ToolKind.EDIT, (("path", _WRITE),)),  # view, create, str_replace, insert
     # GPT models' freeform patch tool: the patch text in Codex's format, sent as the bare toolArgs string (read
     # as `input`, see _string_args), or under whichever of these arguments carries it.

@@ -511,10 +511,14 @@ def _entry(entry: HookEntry) -> JSONObject:
 
 
 def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
-    """Extensions register hooks of their own; the system defaults sit under every scope."""
+    """Extensions register hooks of their own; the system defaults sit under every scope; the user's
+    trustedFolders.json decides whether a project's settings, and their hooks, load at all (a folder marked
+    DO_NOT_TRUST runs in safe mode: https://geminicli.com/docs/cli/trusted-folders)."""
     settings = _settings_path(scope, home, project_dir, env)
     if scope == "managed":
         return (settings.with_name("system-defaults.json"),)
+    if scope == "user":
+        return (settings.parent / "extensions", settings.parent / "trustedFolders.json")
     return (settings.parent / "extensions",)
 
 

@@ -256,8 +256,9 @@ def plugin_agent(
             # a command the agent starts itself (https://opencode.ai/docs/config/, /docs/formatters). The files
             # `instructions` name are judged as the reads they are (enrich/context_files.py). A formatter stays
             # guarded whole: the effect rules judge a shell call's effects, not those of a command a tool writes
-            # into a config (a formatter `rm -rf ~` would pass), so `npx prettier` is denied too (a known gap)
-            bypass_keys=("plugin", "mcp[local]", "lsp", "formatter", "experimental", "hooks", "hookd"),
+            # into a config (a formatter `rm -rf ~` would pass), so `npx prettier` is denied too (a known gap).
+            # `plugins` is the list's newer name, where `-ID` disables a plugin (https://opencode.ai/v2/docs/plugins/)
+            bypass_keys=("plugin", "plugins", "mcp[local]", "lsp", "formatter", "experimental", "hooks", "hookd"),
             hooks_off_env=(pure_env,),
             # 1.18.33 / Kilo 7.7.9 (the binary's yargs table and env reads): --pure sets <PREFIX>_PURE; the
             # config home hangs from XDG_CONFIG_HOME and <PREFIX>_TEST_HOME, the managed one from

@@ -260,11 +260,13 @@ def _judged(doc: Mapping[str, Any], key: str) -> Any:
         return {}  # (none, as no local one)
     if not isinstance(value, Mapping):
         return value
-    return {
-        name: entry
-        for name, entry in value.items()
-        if not (isinstance(entry, Mapping) and entry.get("type") == "remote")
-    }
+    return {name: entry for name, entry in value.items() if not (isinstance(entry, Mapping) and _remote(entry))}
+
+
+def _remote(entry: Mapping[str, Any]) -> bool:
+    """An MCP server another host runs: OpenCode's `type: remote`, or one reached by `url` with no `command`
+    (Codex's streamable HTTP servers, https://developers.openai.com/codex/config-advanced)."""
+    return entry.get("type") == "remote" or ("url" in entry and "command" not in entry)
 
 
 MISSING = object()

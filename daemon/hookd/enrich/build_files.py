@@ -44,8 +44,40 @@ def is_pom(path: str) -> bool:
     return path.rpartition("/")[2] == "pom.xml"
 
 
+# a unit in a service manager's unit directory (or a drop-in of one): its Exec*= lines run when it is started
+_UNIT_DIR = re.compile(r"/systemd/(?:user|system)(?:\.control)?/|/systemd/transient/")
+UNIT_SUFFIXES = (".service", ".socket", ".timer", ".path", ".target", ".mount", ".automount", ".slice", ".swap")
+_EXEC_KEYS = frozenset(
+    {"ExecStart", "ExecStartPre", "ExecStartPost", "ExecStop", "ExecStopPost", "ExecReload", "ExecCondition"}
+)
+# systemd.unit(5) "Specifiers": the ones a user unit's command lines use for the user's places
+_SPECIFIERS = {"%h": "${HOME}", "%t": "${XDG_RUNTIME_DIR}", "%u": "${USER}", "%U": "${UID}", "%%": "%"}
+
+
+def is_unit_file(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    return _UNIT_DIR.search(path) is not None and (name.endswith(UNIT_SUFFIXES) or name.endswith(".conf"))
+
+
+def is_user_unit(path: str) -> bool:
+    """A unit of a user's own manager (`…/systemd/user/`, `user.control/`): it runs as that user."""
+    return is_unit_file(path) and re.search(r"/systemd/user(?:\.control)?/", path) is not None
+
+
 def is_build_file(path: str) -> bool:
-    return is_makefile(path) or is_compose_file(path) or is_pom(path)
+    return is_makefile(path) or is_compose_file(path) or is_pom(path) or is_unit_file(path)
+
+
+def unit_commands(text: str) -> list[str]:
+    """The command lines a unit's `Exec*=` settings run (systemd.service(5): a leading `@`, `-`, `:`, `+`, `!` only
+    changes how it runs), its specifiers for the user's places spelled as the shell's variables."""
+    lines = []
+    for line in text.splitlines():
+        key, eq, value = line.strip().partition("=")
+        command = value.strip().lstrip("@-:+!|").strip()
+        if eq and key.strip() in _EXEC_KEYS and command:
+            lines.append(re.sub(r"%[htuU%]", lambda m: _SPECIFIERS[m.group(0)], command))
+    return lines[:MAX_SERVICES]
 
 
 # One service of a Compose file: its command line (as the shell would run it) and its bind mounts (host, target)
@@ -109,6 +141,8 @@ def make_lines(path: str, text: str) -> list[str]:
     """The shell lines a makefile's recipes run, or the commands a pom's exec configurations start."""
     if is_makefile(path):
         return makefile_commands(text)
+    if is_unit_file(path):
+        return unit_commands(text)
     return (
         [_exec_line(c) for c in _CONFIGURATION.findall(text)[:MAX_SERVICES] if "<executable>" in c]
         if is_pom(path)

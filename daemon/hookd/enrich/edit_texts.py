@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hookd.enrich.later_code import MAX_TEXT
@@ -19,7 +19,7 @@ def texts_after(path: str, tool_input: Mapping[str, Any], spec: ToolSpec, declar
     every one); None when it cannot be known: a patch, an edit of a file that cannot be read or does not hold
     the text it replaces, a tool whose arguments do not show it."""
     if spec.patches:
-        return None
+        return _patched_texts(path, tool_input, spec)
     if spec.content:
         content = tool_input.get(spec.content)
         return [content] if isinstance(content, str) and declared else None
@@ -128,3 +128,86 @@ def _inserted_lines(old: str, new: str) -> str | None:
         elif op != "equal":
             return None
     return "".join(added)
+
+
+def _patched_texts(path: str, tool_input: Mapping[str, Any], spec: ToolSpec) -> list[str] | None:
+    """A Codex patch's text for `path`, its names matched as the path's tail (a relative name is the agent's
+    directory's, which the path was resolved from)."""
+    for arg in spec.patches:
+        patch = tool_input.get(arg)
+        if isinstance(patch, str) and patch.lstrip().startswith("*** Begin Patch"):
+            old = read_text(path)[1]
+            return codex_patch_texts(patch, path, old, lambda name: _tail_of(path, name))
+    return None
+
+
+def patch_added_text(path: str, tool_input: Mapping[str, Any], spec: ToolSpec) -> str | None:
+    """The lines a Codex patch adds to `path` (an added file's whole text, an update's `+` lines), the text it
+    writes there as an edit's new string is; None when no patch of the call names the file once."""
+    for arg in spec.patches:
+        patch = tool_input.get(arg)
+        if isinstance(patch, str) and patch.lstrip().startswith("*** Begin Patch"):
+            mine = [s for s in _codex_sections(patch) if _tail_of(path, s[1]) == path]
+            if len(mine) == 1 and mine[0][0] in ("add", "update"):
+                return "".join(line[1:] + "\n" for line in mine[0][2] if line.startswith("+"))
+    return None
+
+
+def _tail_of(path: str, name: str) -> str:
+    """`path` when `name` names it (the same absolute path, or a relative name that is its tail), else `name`."""
+    name = os.path.normpath(name)
+    return path if name == path or (not name.startswith(("/", "~", "..")) and path.endswith("/" + name)) else name
+
+
+def codex_patch_texts(patch: str, path: str, old: str | None, resolve: Callable[[str], str]) -> list[str] | None:
+    """The whole text a patch in Codex's apply_patch format leaves in `path` (each name read through `resolve`),
+    as its hunks replace their old lines (context and `-`) by their new ones (context and `+`), once and
+    everywhere; None when it cannot be known: the patch deletes or moves the file, names it twice, changes a
+    file that is not there or whose text is unreadable, or a hunk's old lines are not in it."""
+    sections = _codex_sections(patch)
+    mine = [s for s in sections if resolve(s[1]) == path]
+    if len(mine) != 1:
+        return None
+    op, _, body = mine[0]
+    if op == "add":
+        return ["".join(line[1:] + "\n" for line in body if line.startswith("+"))]
+    if op != "update" or old is None or any(line.startswith("*** Move to:") for line in body):
+        return None
+    texts = []
+    for count in (1, -1):
+        text = old
+        for hunk in _hunks(body):
+            before = "".join(line[1:] + "\n" for line in hunk if line[:1] in (" ", "-"))
+            after = "".join(line[1:] + "\n" for line in hunk if line[:1] in (" ", "+"))
+            if not before or before not in text:
+                return None
+            text = text.replace(before, after, count)
+        texts.append(text)
+    return texts
+
+
+def _codex_sections(patch: str) -> list[tuple[str, str, list[str]]]:
+    """(`add`, `update` or `delete`, the file's name, its lines) for each file of the patch."""
+    sections: list[tuple[str, str, list[str]]] = []
+    for line in patch.splitlines():
+        for marker, op in (("*** Add File:", "add"), ("*** Update File:", "update"), ("*** Delete File:", "delete")):
+            if line.startswith(marker):
+                sections.append((op, line[len(marker) :].strip(), []))
+                break
+        else:
+            if sections and not line.startswith(("*** End Patch", "*** Begin Patch")):
+                sections[-1][2].append(line)
+    return sections
+
+
+def _hunks(body: list[str]) -> list[list[str]]:
+    """An update's hunks: the lines after each `@@` (the first hunk may have none before it)."""
+    hunks: list[list[str]] = [[]]
+    for line in body:
+        if line.startswith("@@"):
+            hunks.append([])
+        elif line.startswith("*** End of File"):
+            continue
+        else:
+            hunks[-1].append(line if line else " ")
+    return [h for h in hunks if h]

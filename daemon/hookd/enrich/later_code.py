@@ -377,6 +377,9 @@ def _in_home(path: str, home: str, project: str) -> bool:
     return under(path, home) and not under(path, project) and not in_home_cache(path, home)
 
 
+in_home = _in_home  # a path of the home outside the project and its caches
+
+
 def _environment(path: str) -> bool:
     """A process's environment (`env`, `printenv`, `/proc/self/environ`: /proc/PID/environ)."""
     return path.startswith("/proc/") and path.endswith("/environ")

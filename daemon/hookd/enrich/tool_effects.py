@@ -20,10 +20,18 @@ from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
-from hookd.enrich.build_files import compose_services, is_build_file, is_compose_file, make_lines, on_host
+from hookd.enrich.build_files import (
+    compose_services,
+    is_build_file,
+    is_compose_file,
+    is_unit_file,
+    is_user_unit,
+    make_lines,
+    on_host,
+)
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
-from hookd.enrich.edit_texts import inserted_text, moved_texts, texts_after
+from hookd.enrich.edit_texts import inserted_text, moved_texts, patch_added_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
@@ -41,6 +49,7 @@ from hookd.enrich.gitconfig_text import (
 from hookd.enrich.holdings import mark_holdings
 from hookd.enrich.later_code import (
     added_lines,
+    in_home,
     is_command_file,
     left_for_later,
     may_leave_code,
@@ -308,6 +317,32 @@ def _judged_later(lines: list[str], target: str, program: str, home: str, projec
     return out
 
 
+# what a unit's command may not do unseen outside the project and scratch space: it runs whenever the unit starts
+_UNIT_RISKS = frozenset({"write", "delete", "move", "chmod", "link", "signal", "privilege", "device"})
+
+
+def _judged_unit(lines: list[str], target: str, program: str, home: str, project: str) -> list[dict[str, JSON]]:
+    """A deferred exec (asked) of each command line of a unit that does more than a plain program start: what
+    `_judged_later` asks, and any change outside the project and scratch space, a signal, a privilege."""
+    out = _judged_later(lines, target, program, home, project)
+    for line in lines[:MAX_CONFIG_COMMANDS]:
+        analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+        risky = any(_unit_risk(e, home, project) for e in analysed)
+        if risky and not any(e["code"]["text"] == line for e in out if isinstance(e.get("code"), dict)):
+            out.append(_later_exec(line, target, program))
+    return out
+
+
+def _unit_risk(effect: dict[str, JSON], home: str, project: str) -> bool:
+    """A change outside the project and scratch space (the home's own files count, wherever the home is), a
+    signal or privilege; or a program or script run from scratch space (`/tmp/x`, `~/.cache/x.sh`), where any call
+    may leave code hookd never sees run."""
+    path, cls = str(effect.get("path") or ""), effect.get("class")
+    if effect["op"] == "exec":
+        return bool(path) and cls == "scratch" and not in_home(path, home, project)
+    return effect["op"] in _UNIT_RISKS and (cls not in ("project", "scratch") or in_home(path, home, project))
+
+
 def _later_exec(line: str, target: str, program: str) -> dict[str, JSON]:
     return {**_unknown("exec", program), "known": True, "code": {"lang": "sh", "text": line}, "deferred": True,
             "startup": target}  # fmt: skip
@@ -331,7 +366,8 @@ def _build_file_effects(
         after = texts_after(path, tool_input, spec, declared)
         texts = after if after is not None else [added_lines(t) for t in new_texts(tool_input)]
         texts = [t for t in texts if len(t) <= MAX_CONFIG_TEXT]
-        out.extend(_judged_later([line for t in texts for line in make_lines(path, t)], path, program, home, project))
+        judged = _judged_unit if is_unit_file(path) else _judged_later
+        out.extend(judged([line for t in texts for line in make_lines(path, t)], path, program, home, project))
         for line, mounts in (s for t in texts if is_compose_file(path) for s in compose_services(t, home, project)):
             analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir="/", project_dir=project)[1]
             if _too_long(line) or reaches_home(on_host(analysed, mounts), home, project):
@@ -514,9 +550,13 @@ def _runs_at_start(
         path = effect["path"]
         if effect["op"] != "write" or not isinstance(path, str) or not may_run_at_start(path, homes):
             continue
-        # an edit that only adds lines is judged on them: the lines it keeps were in the file before it
-        text = inserted_text(path, tool_input, spec) if effect["via"] == "tool" else None
-        text = given if text is None else text
+        if spec.patches:  # a patch: what it adds there
+            text = patch_added_text(path, tool_input, spec)
+        else:  # an edit that only adds lines is judged on them: the lines it keeps were in the file before it
+            text = inserted_text(path, tool_input, spec) if effect["via"] == "tool" else None
+            text = given if text is None else text
+        if is_user_unit(path) and texts_after(path, tool_input, spec, True) is not None:
+            continue  # a user's unit seen whole: its commands are judged as a build file's (_judged_unit)
         langs = startup_languages(path, homes)
         when = next((w for h in homes if (w := shadows(path, h))), None) if langs <= {None} else None
         if when:  # a program before the system's, under a system program's name: any text there is asked

@@ -169,6 +169,8 @@ class Program:
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
     code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
+    # of code_file_options, those naming a library the main program is still given beside (`gawk -i FILE 'PROG'`)
+    library_options: frozenset[str] = frozenset()
     editor: bool = False
     remote_command: bool = False  # `ssh host CMD` runs CMD on another host
     socat: bool = False
@@ -188,6 +190,17 @@ class Program:
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
+    like: str = ""  # the program it is under another name (`bsdtar` is `tar`): its argument reader is that one's
+
+    def writes_operands_in_place(self, options: list[tuple[str, str | None]]) -> bool:
+        """`sed -i`, `perl -pi`: an option under which the file operands are rewritten; an entry `OPTION=VALUE`
+        only with that value (`gawk -i inplace`: the inplace extension rewrites each file it reads)."""
+        for option, value in options:
+            if option in self.writes_in_place:
+                return True
+            if value is not None and f"{option}={value.rsplit('/', 1)[-1]}" in self.writes_in_place:
+                return True
+        return False
 
 
 def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
@@ -314,6 +327,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
+        like=str(spec.get("like", "")),
         prints_secret=tuple(
             (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
         ),
@@ -333,6 +347,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         include_options=frozenset(spec.get("include_options", ())),
         stdin_names=frozenset(spec.get("stdin_names", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
+        library_options=frozenset(spec.get("library_options", ())),
         code_file_lang=str(spec.get("code_file_lang", "")),
         editor=bool(spec.get("editor", False)),
         remote_command=bool(spec.get("remote_command", False)),
@@ -352,7 +367,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             for e in spec.get("implicit", ())
         ),
         code_operand=any(h.kind == "operand" for h in runs),
-        code_options=frozenset(spec.get("code_file_options", ()))
+        code_options=frozenset(spec.get("code_file_options", ())).difference(spec.get("library_options", ()))
         | {h.option for h in runs if h.kind == "option" and h.code},
     )
 
@@ -378,6 +393,13 @@ def _fields(hook: Hook) -> dict[str, Any]:
     return {name: getattr(hook, name) for name in Hook.__slots__}
 
 
+# hookd's own command line: what its words name it reads (`hookd log verify FILE`, `hookd eval < F`); what changes
+# hookd's set-up (`uninstall`, `stop`, `service install` from another config) is protected_paths' to judge
+_OWN_COMMAND: Mapping[str, Mapping[str, Any]] = {
+    "hookd": {"operands": "read", "long_value": ["config"], "source": "hookd.cli (this daemon's own command)"}
+}
+
+
 class Catalogue:
     """The programs, each built from its data the first time a command names it (a daemon process meets a
     few dozen of the ~700), and git's table."""
@@ -396,7 +418,7 @@ class Catalogue:
         git: Mapping[str, Any],
         languages: Mapping[str, Any] | None = None,
     ) -> None:
-        self._specs: dict[str, Mapping[str, Any]] = dict(own["programs"])
+        self._specs: dict[str, Mapping[str, Any]] = {**_OWN_COMMAND, **own["programs"]}
         self._derived: Mapping[str, Any] = derived["programs"]
         self._built: dict[str, Program | None] = {}
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
@@ -466,7 +488,7 @@ class Catalogue:
         spec = spec or {}
         like = spec.get("like")
         if isinstance(like, str) and like in self._specs:
-            spec = {**self._specs[like], **{k: v for k, v in spec.items() if k != "like"}}
+            spec = {**self._specs[like], **spec}
         return _program(name, spec, derived)
 
 

@@ -69,7 +69,7 @@ class CodeRuns:
                 self._option_hook(program, parsed, hook, view, follow)
             elif hook.kind == "operand":
                 operands = _code_operands(program, parsed)
-                if hook.index < len(operands) and not any(o in program.code_file_options for o, _ in parsed.options):
+                if hook.index < len(operands) and not any(o in program.code_options for o, _ in parsed.options):
                     self._handed(program.name, operands[hook.index], hook, follow, code=True)
             elif hook.kind == "env":
                 value = view.env.get(hook.name)

@@ -98,10 +98,10 @@ class FileEffects:
                 bool(given & _NO_DEREFERENCE) and program.operands == "link" and _is_link(operands[-1:], place)
             )
             self._transfer(program.operands, operands, targets, place, name, recursive, sweeps, file_only)
-        elif program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
-            for word in operands:
+        elif program.writes_operands_in_place(parsed.options):  # `crudini --set FILE SECTION KEY`: FILE alone
+            for word in operands[:1] if program.rest == "none" else operands:
                 self.ledger.add("write", place(word), name)
-        elif program.archive and program.name == "tar":
+        elif program.archive and "tar" in (program.name, program.like):
             tar_effects(self.ledger, parsed, operands, place, name)
         else:
             self._operands(program, parsed, operands, name, recursive, view, place)
@@ -360,15 +360,15 @@ def tightens(mode: str) -> bool:
 
 
 def keeps_access(mode: str) -> bool:
-    """`chmod MODE` leaves the owner able to read a file and enter a directory, and gives no one else write
-    (`u+w`, `755`, `a+rX`, `go-w`, `-R a-w`): what it changes can still be read by whoever owns it, and changed by
-    no one who could not before (coreutils' chmod, "Symbolic Modes" and "Numeric Modes"). A mode that takes read
-    or execute from the owner (`000`, `a-r`, `644` on a directory) or gives write to others (`777`, `o+w`, `+w`:
-    the umask's to decide) does not keep it."""
+    """`chmod MODE` leaves the owner able to read, write and enter what it changes, and gives no one else write
+    (`u+w`, `755`, `a+rX`, `go-w`): whoever owns it (the agent, and hookd with it: its log, its runtime directory)
+    can still read and write it, and no one who could not before can change it (coreutils' chmod, "Symbolic
+    Modes" and "Numeric Modes"). A mode that takes anything from the owner (`000`, `a-r`, `a-w`, `644` on a
+    directory) or gives write to others (`777`, `o+w`, `+w`: the umask's to decide) does not keep it."""
     octal = _OCTAL.match(mode)
     if octal is not None:
         special, owner, group, other = (int(d) if d else 0 for d in octal.groups())
-        return special == 0 and owner & 5 == 5 and group & 2 == 0 and other & 2 == 0
+        return special == 0 and owner == 7 and group & 2 == 0 and other & 2 == 0
     clauses = [_CLAUSE.match(clause) for clause in mode.split(",")]
     return bool(clauses) and all(c is not None and _access_kept(*c.groups()) for c in clauses)
 
@@ -377,10 +377,10 @@ def _access_kept(who: str, op: str, perms: str) -> bool:
     others = not who or bool(set(who) & {"g", "o", "a"})  # no `who`: every class the umask leaves
     owner = not who or bool(set(who) & {"u", "a"})
     if op == "-":
-        return not owner or not set(perms) & {"r", "x", "X"}
+        return not owner or not set(perms) & {"r", "w", "x", "X"}
     if op == "+":
         return not (others and "w" in perms) and (who == "u" or set(perms) <= {"r", "x", "X", "w"})
-    return not (others and "w" in perms) and (not owner or ("r" in perms and bool(set(perms) & {"x", "X"})))
+    return not (others and "w" in perms) and (not owner or ({"r", "w"} <= set(perms) and bool(set(perms) & {"x", "X"})))
 
 
 def _private_clause(who: str, op: str, perms: str) -> bool:

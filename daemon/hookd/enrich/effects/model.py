@@ -432,7 +432,7 @@ class EffectModel:
                 module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
                 if module and module[0] in program.modules:
                     follow.scripts.append(shlex.join([program.modules[module[0]], *module[1:]]))
-            if program.writes_in_place and any(o in program.writes_in_place for o, _ in parsed.options):
+            if program.writes_operands_in_place(parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
                 for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
                     self.ledger.add("write", place(word), name)

@@ -239,6 +239,14 @@ def _home(node: ast.expr | None) -> str:
     return ""
 
 
+# calls that act on another process, given its pid first: a signal (`os.kill`), its limits (`resource.prlimit`,
+# as `prlimit --pid`), its scheduling or CPUs (`os.sched_setscheduler`, `os.sched_setaffinity`): each is judged as
+# `kill PID` is, so a pid the code looked up names the process it acts on
+_ACTS_ON_PID = frozenset(
+    {"os.kill", "os.killpg", "resource.prlimit", "os.sched_setscheduler", "os.sched_setaffinity", "os.sched_setparam"}
+)
+
+
 def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None:
     name = _dotted(node.func)
     short = name.rsplit(".", 1)[-1]
@@ -250,7 +258,7 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     elif name in _CALLS.subprocess:
         shell = any(k.arg == "shell" and _truthy(k.value) for k in node.keywords) or name.endswith(("shell", "output"))
         _run(node, first, shell and not isinstance(first, ast.List | ast.Tuple), effects)
-    elif name in ("os.kill", "os.killpg"):
+    elif name in _ACTS_ON_PID:
         value = first.value if isinstance(first, ast.Constant) else None
         effects.kills.append(str(value) if isinstance(value, int) else "")
     elif name in _CALLS.files:
