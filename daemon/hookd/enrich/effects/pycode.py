@@ -60,6 +60,7 @@ def python_effects(code: str) -> Effects:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Effects(parsed=False, dynamic=True)
+    tree = _Canonical(_aliases(tree)).visit(tree)
     bound = _names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -95,8 +96,50 @@ def _code_in_strings(tree: ast.AST, effects: Effects) -> None:
             effects.dynamic = effects.dynamic or inner.dynamic
 
 
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """The names that stand for a module or one of its members, each by its full dotted name: `import shutil as
+    sh` (sh is shutil), `from os import system` (system is os.system), `from os import path as op`, and a name
+    assigned once a reference to one (`run = subprocess.call`, `o = __import__('os')`, `s = getattr(os,
+    'system')`). Only a name bound once in the whole code is trusted, as `_names` trusts paths."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.asname: a.name for a in node.names if a.asname}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {a.asname or a.name: f"{node.module}.{a.name}" for a in node.names if a.name != "*"}
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            reference = _dotted(node.value)
+            if reference and reference != UNKNOWN:
+                found[node.targets[0].id] = reference
+    bindings = _bindings(tree)
+    return {name: dotted for name, dotted in found.items() if dotted and bindings[name] == 1}
+
+
+class _Canonical(ast.NodeTransformer):
+    """Each read of an alias replaced by the dotted reference it stands for (`sh.rmtree` → `shutil.rmtree`),
+    followed through aliases of aliases, so that the call tables see the names they list."""
+
+    def __init__(self, aliases: Mapping[str, str]) -> None:
+        self.aliases = aliases
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        dotted, seen = node.id, set()
+        while isinstance(dotted, str) and dotted.split(".", 1)[0] in self.aliases and dotted not in seen:
+            seen.add(dotted)
+            head, _, tail = dotted.partition(".")
+            dotted = self.aliases[head] + (f".{tail}" if tail else "")
+        if dotted == node.id or not isinstance(node.ctx, ast.Load):
+            return node
+        try:
+            return ast.copy_location(ast.parse(dotted, mode="eval").body, node)
+        except SyntaxError:
+            return node
+
+
 # `for p in root.rglob(…)`: p is each path found below root, as `find root` finds them
 _FINDERS = frozenset({"glob", "rglob", "iterdir"})
+# the glob module's functions: each name they give matches the pattern (relative to the cwd, `**` with recursive)
+_GLOB_FUNCTIONS = frozenset({"glob.glob", "glob.iglob"})
 
 
 @dataclass(frozen=True)
@@ -126,7 +169,11 @@ def _names(tree: ast.AST) -> dict[str, _Bound]:
         if not isinstance(node, ast.For | ast.comprehension) or not isinstance(node.target, ast.Name):
             continue
         found = node.iter
-        if isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute) and found.func.attr in _FINDERS:
+        if isinstance(found, ast.Call) and _dotted(found.func) in _GLOB_FUNCTIONS and found.args:
+            pattern = _literal(found.args[0])  # `for f in glob.glob("~/d/**/*", recursive=True)`: what it matches
+            every = "**" in pattern
+            bound[node.target.id] = _Bound(pattern, (pattern.split("**", 1)[0].rstrip("/") or ".") if every else "")
+        elif isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute) and found.func.attr in _FINDERS:
             root = _literal(found.func.value).rstrip("/") or "/"
             pattern = _literal(found.args[0]) if found.args else "*"
             every = found.func.attr == "rglob" or "**" in pattern
@@ -183,6 +230,10 @@ def _dotted(node: ast.expr) -> str:
         return f"{base}.{node.attr}" if base else node.attr
     if isinstance(node, ast.Call) and _dotted(node.func) in ("__import__", "importlib.import_module") and node.args:
         return _literal(node.args[0])  # `__import__('os').system`
+    if isinstance(node, ast.Call) and _dotted(node.func) == "getattr" and len(node.args) >= 2:
+        owner, member = _dotted(node.args[0]), node.args[1]  # `getattr(os, 'system')` is os.system
+        if owner and isinstance(member, ast.Constant) and isinstance(member.value, str):
+            return f"{owner}.{member.value}"
     return ""
 
 
@@ -253,7 +304,7 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
         value = first.value if isinstance(first, ast.Constant) else None
         effects.kills.append(str(value) if isinstance(value, int) else "")
     elif name in _CALLS.files:
-        effects.commands.append([*_CALLS.files[name], *(_literal(a) for a in node.args[:2])])
+        _file_call(node, _CALLS.files[name], effects, bound)
     elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):
         _open(node, first, True, effects)
     elif short == "open":  # Path(p).open(mode)
@@ -272,6 +323,18 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
             effects.commands.append(["rm", "-r", "-f", held.below] if removes else [*command, held.path])
         elif _is_path_value(owner):  # a path from elsewhere: where it points is known at run time only
             effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])
+
+
+def _file_call(node: ast.Call, command: list[str], effects: Effects, bound: Mapping[str, _Bound]) -> None:
+    """`shutil.rmtree(p)`, `os.remove(f)`: the paths given, a loop variable standing for what its finder yields
+    (every file below a root removed is the root's content gone, as `rm -r -f root` would)."""
+    first = node.args[0] if node.args else None
+    held = bound.get(first.id) if isinstance(first, ast.Name) else None
+    if held is not None and command[0] == "rm" and held.below and held.path.endswith("/**/*"):
+        effects.commands.append(["rm", "-r", "-f", held.below])
+        return
+    paths = [bound[a.id].path if isinstance(a, ast.Name) and a.id in bound else _literal(a) for a in node.args[:2]]
+    effects.commands.append([*command, *paths])
 
 
 def _is_path_value(owner: ast.expr) -> bool:
