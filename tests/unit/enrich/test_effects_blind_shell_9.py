@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from effect_support import HOME, ops
 
+from hookd.enrich.effects.languages import Followed, follow_code
 from hookd.enrich.effects.pycode import python_effects
 
 # --- Python: a module or member imported or assigned under another name is the name it stands for ---
@@ -16,10 +17,10 @@ from hookd.enrich.effects.pycode import python_effects
 @pytest.mark.parametrize(
     ("code", "argv"),
     [
-        ("import shutil as sh, os.path as op; sh.rmtree(op.expanduser('~/Documents'))", ["rm", "-r", "-f", "~/Documents"]),
+        ("import shutil as sh, os.path as op; sh.rmtree(op.expanduser('~/D'))", ["rm", "-r", "-f", "~/D"]),
         ("from shutil import rmtree as wipe; wipe('/srv')", ["rm", "-r", "-f", "/srv"]),
         ("from os import path, remove; remove(path.join(path.expanduser('~'), '.bashrc'))", ["rm", "~/.bashrc"]),
-        ("import pathlib as p; p.Path.home().joinpath('.aws', 'credentials').read_bytes()", ["cat", "~/.aws/credentials"]),
+        ("import pathlib as p; p.Path.home().joinpath('.aws', 'config').read_bytes()", ["cat", "~/.aws/config"]),
         ("import subprocess as sp; run = sp.check_call; run(['git', 'push', '--force'])", ["git", "push", "--force"]),
         ("o = __import__('os'); d = o.environ; o.remove(d['HOME'] + '')", ["rm", "${python_value}"]),
     ],
@@ -57,3 +58,114 @@ def test_glob_matches_in_the_project_are_the_pattern(tmp_path: Path) -> None:
     assert python_effects("import glob, os\nfor f in glob.glob('build/*.o'):\n    os.remove(f)").commands == [
         ["rm", "build/*.o"]
     ]
+
+
+# --- tar: the names after `-C DIR` are read (and with --remove-files deleted) in DIR ---
+
+
+def test_tar_reads_and_removes_names_in_its_directory(tmp_path: Path) -> None:
+    command = "tar --remove-files -cf /dev/null -C ~ Documents Pictures"
+    assert [e["path"] for e in ops(command, tmp_path, "delete")] == [f"{HOME}/Documents", f"{HOME}/Pictures"]
+
+
+def test_tar_names_before_its_directory_stay_in_the_cwd(tmp_path: Path) -> None:
+    reads = [e["path"] for e in ops("tar -cf x.tar build -C /srv data", tmp_path, "read")]
+    assert str(tmp_path / "build") in reads and "/srv/data" in reads
+    assert [e["path"] for e in ops("tar czf out.tgz --remove-files build", tmp_path, "delete")] == [
+        str(tmp_path / "build")
+    ]
+
+
+# --- a program given every operand but its code reads the code from stdin ---
+
+
+def test_sqlite_reads_dot_commands_from_stdin(tmp_path: Path) -> None:
+    command = "printf '.shell rm -rf ~/Documents\\n' | sqlite3 :memory:"
+    assert [e["path"] for e in ops(command, tmp_path, "delete")] == [f"{HOME}/Documents"]
+
+
+@pytest.mark.parametrize(
+    "command", ["echo '.tables' | sqlite3 dev.db", "cat dump.sql | sqlite3 dev.db", "sqlite3 dev.db < schema.sql"]
+)
+def test_sqlite_stdin_that_is_data_or_inert_runs_nothing(command: str, tmp_path: Path) -> None:
+    assert [e for e in ops(command, tmp_path, "exec") if not e.get("known", True)] == []
+
+
+# --- a read of the environment is followed (as `printenv VAR`), not code hookd cannot follow ---
+
+
+@pytest.mark.parametrize(
+    ("lang", "code", "read"),
+    [
+        ("lua", 'print(os.getenv("LUA_PATH") or "default")', "printenv LUA_PATH"),
+        ("deno", 'console.log(Deno.env.get("DENO_DIR") ?? "default")', "printenv DENO_DIR"),
+        ("php", "echo getenv('AWS_SECRET_ACCESS_KEY');", "printenv AWS_SECRET_ACCESS_KEY"),
+        ("php", 'echo $_SERVER["AWS_SECRET_ACCESS_KEY"];', "printenv AWS_SECRET_ACCESS_KEY"),
+        ("lua", "print(os.getenv('HOME'))", "printenv HOME"),
+    ],
+)
+def test_an_environment_read_is_followed_as_printenv(lang: str, code: str, read: str) -> None:
+    followed = follow_code(lang, code)
+    assert followed.known is True and followed.files == (read,)
+
+
+def test_an_environment_read_in_a_path_still_leaves_the_call_unfollowed() -> None:
+    # `"$ENV{HOME}/x"` is no literal: the call on it is still not followed
+    assert follow_code("perl", 'remove_tree("$ENV{HOME}/Documents")').known is False
+    assert follow_code("lua", 'os.execute("rm -rf " .. os.getenv("HOME"))').known is False
+
+
+# --- node: a call on `require('child_process')` is the call; an ES import of fs, path, os binds names ---
+
+
+def test_node_exec_on_the_required_module_is_followed() -> None:
+    followed = follow_code("node", "require('child_process').execSync('npm run build', { stdio: 'inherit' })")
+    assert followed.known is True and followed.commands == ("npm run build",)
+
+
+def test_node_es_import_of_fs_binds_its_calls() -> None:
+    code = 'import { rmSync } from "node:fs"; rmSync("dist", { recursive: true, force: true })'
+    assert follow_code("node", code) == Followed(known=True, files=("rm -r -f -- dist",))
+    renamed = 'import { rmSync as r } from "node:fs"; r(process.env.HOME + "/x", { recursive: true })'
+    assert follow_code("node", renamed).known is False  # a renamed binding is not followed
+    assert follow_code("node", "import { execSync } from 'child_process'; execSync(x)").known is False
+
+
+# --- loops over literal items and calls given several literal paths: once per item ---
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [
+        ("node", "for (const d of ['dist', 'coverage']) require('fs').rmSync(d, { recursive: true, force: true })"),
+        ("node", "['dist', 'coverage'].forEach(d => fs.rmSync(d, { recursive: true }))"),
+        ("perl", 'remove_tree("dist", "coverage")'),
+        ("perl", 'for my $d ("dist", "coverage") { remove_tree($d) }'),
+        ("ruby", 'FileUtils.rm_rf(["dist", "coverage"])'),
+        ("ruby", '["dist", "coverage"].each { |d| FileUtils.rm_rf(d) }'),
+    ],
+)
+def test_a_literal_loop_is_its_body_once_per_item(lang: str, code: str) -> None:
+    assert follow_code(lang, code) == Followed(known=True, files=("rm -r -f -- dist", "rm -r -f -- coverage"))
+
+
+def test_a_loop_with_an_item_that_is_not_literal_is_not_followed() -> None:
+    assert (
+        follow_code("node", "for (const d of ['.ssh', x]) require('fs').rmSync(d, { recursive: true })").known is False
+    )
+    assert follow_code("perl", 'remove_tree("dist", $ENV{HOME})').known is False
+
+
+@pytest.mark.parametrize(
+    ("code", "argv"),
+    [
+        ("import shutil\nfor d in ('b', 'd'):\n    shutil.rmtree(d)",
+         [["rm", "-r", "-f", "b"], ["rm", "-r", "-f", "d"]]),
+        ("import os, shutil\nfor n in ('.ssh', '.gnupg'):\n    shutil.rmtree(os.path.join(os.environ['HOME'], n))",
+         [["rm", "-r", "-f", "~/.ssh"], ["rm", "-r", "-f", "~/.gnupg"]]),
+        ("import os; [os.remove(f) for f in ['a.o', 'b.o']]", [["rm", "a.o"], ["rm", "b.o"]]),
+        ("import os\nfor d in ['a']:\n    os.remove(d)\nd = 3", [["rm", "${python_value}"]]),  # rebound: not trusted
+    ],
+)  # fmt: skip
+def test_python_literal_loops_are_unrolled(code: str, argv: list[list[str]]) -> None:
+    assert python_effects(code).commands == argv

@@ -83,8 +83,8 @@ def test_what_a_literal_command_does_is_judged_as_itself(tmp_path: Path) -> None
 
 
 def test_a_literal_with_more_besides_still_asks() -> None:
-    followed = follow_code("node", 'require("child_process").execSync("ls")')
-    assert followed.commands == ("ls",) and followed.known is False  # the require of child_process remains
+    followed = follow_code("node", 'require("child_process").execSync("ls"); require("child_process").spawn(x)')
+    assert followed.commands == ("ls",) and followed.known is False  # the spawn of a variable remains
 
 
 def test_code_on_an_interpreters_standard_input(tmp_path: Path) -> None:
@@ -158,10 +158,9 @@ def test_a_literal_path_is_judged_where_it_points(tmp_path: Path) -> None:
      ("ruby", "Pathname.new(Dir.home).rmtree"), ("ruby", "send(:sys' + 'tem', 'id')"),
      ("awk", 'BEGIN { print "x" > "/home/u/.ss" "h/k" }'), ("awk", 'BEGIN { getline l < ENVIRON["HOME"] }'),
      ("php", "$f = 'sys' . 'tem'; $f('id');"), ("php", "array_map('system', ['id']);"), ("php", "('system')('id');"),
-     ("php", "echo getenv('AWS_SECRET_ACCESS_KEY');"), ("php", "include 'x.php';"),
+     ("php", "include 'x.php';"),
      ("lua", "local x = os.execute; x('id')"), ("lua", '_G["os"]["execute"]("id")'), ("lua", "load(s)()"),
-     ("lua", "print(os.getenv('HOME'))"), ("ruby", 'File.delete("a", "/etc/x")'), ("perl", 'chdir "/"; unlink "x"'),
-     ("php", 'echo $_SERVER["AWS_SECRET_ACCESS_KEY"];')],
+     ("ruby", 'File.delete("a", "/etc/x")'), ("perl", 'chdir "/"; unlink "x"')],
 )  # fmt: skip
 def test_a_file_call_or_construct_not_understood_is_not_followed(lang: str, code: str) -> None:
     assert follow_code(lang, code).known is False

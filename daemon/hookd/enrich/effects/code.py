@@ -71,6 +71,8 @@ class CodeRuns:
                 operands = _code_operands(program, parsed)
                 if hook.index < len(operands) and not any(o in program.code_file_options for o, _ in parsed.options):
                     self._handed(program.name, operands[hook.index], hook, follow, code=True)
+                elif hook.lang and 0 < hook.index == len(operands) and view.stdin != "none":
+                    self._stdin_operand(program.name, hook, view, follow)
             elif hook.kind == "env":
                 value = view.env.get(hook.name)
                 if value is not None:
@@ -86,6 +88,14 @@ class CodeRuns:
                 words = view.argv[2:] if view.argv[1] == "--" else view.argv[1:]
                 self._handed(program.name, " ".join(words), hook, follow, code=True, made=view.substituted)
         self._code_words(program, parsed, view, follow)
+
+    def _stdin_operand(self, name: str, hook: Hook, view: CommandView, follow: Followups) -> None:
+        """A program given every operand but its code (`sqlite3 DB`, `sg GROUP`) reads that code from its
+        standard input: known text (`printf '.shell …' | sqlite3 :memory:`) is the code; a download is unknown code."""
+        if view.stdin == "text" and view.stdin_text:
+            self._handed(name, view.stdin_text, hook, follow, code=True)
+        elif view.stdin in ("fetch", "decode"):  # (a dump a program prints is data, as a file redirected is)
+            self.stdin_code(name, view.stdin)
 
     def _option_hook(self, program: Program, parsed: Parsed, hook: Hook, view: CommandView, follow: Followups) -> None:
         for option, value in parsed.options:

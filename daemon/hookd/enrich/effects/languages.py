@@ -72,6 +72,9 @@ class _Language:
     library: frozenset[str] = frozenset()  # the language's own tables: a call on any other is the host's API
     acts: tuple[str, ...] = ()  # words of a host API call's name that say it acts (runs, loads, touches files)
     home: tuple[re.Pattern[str], ...] = ()  # the home directory's expression joined to a literal (`os.homedir()+'/x'`)
+    loops: tuple[re.Pattern[str], ...] = ()  # a loop over literal items: groups `var`, `items`, `block` or `body`
+    spreads: tuple[re.Pattern[str], ...] = ()  # a file call given several literal paths: groups `name`, `items`
+    item: re.Pattern[str] | None = None  # one literal of `items`
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -109,6 +112,9 @@ def _language(lang: str) -> _Language | None:
         library=frozenset(spec.get("hosted", {}).get("library", ())),
         acts=tuple(spec.get("hosted", {}).get("acts", ())),
         home=tuple(re.compile(rf"(?:{h})\s*\+\s*(['\"`])(/[^'\"`\\$\n]*)\1") for h in spec.get("home", ())),
+        loops=tuple(re.compile(pattern, re.S) for pattern in spec.get("loops", ())),
+        spreads=tuple(re.compile(pattern) for pattern in spec.get("spreads", ())),
+        item=re.compile(literal.replace("NAME", "item")) if literal else None,
     )
 
 
@@ -124,6 +130,7 @@ def follow_code(lang: str, text: str) -> Followed:
     language = _language(lang)
     if language is None:
         return Followed(known=False)
+    text = _unrolled(language, text)
     for joined in language.home:  # `os.homedir() + '/.ssh'` is the literal path `~/.ssh` (HOME_MARK)
         text = joined.sub(lambda m: f"{m.group(1)}{HOME_MARK}{m.group(2)}{m.group(1)}", text)
     environment = _environment_reads(language, text)
@@ -140,10 +147,53 @@ def follow_code(lang: str, text: str) -> Followed:
     for call in language.files:
         files.extend(_as_command(call, match, language.tilde) for match in call.pattern.finditer(rest))
         rest = call.pattern.sub(" ", rest)
+    for pattern in (*language.names_only, *language.environment):  # followed: given as `printenv VAR` above
+        rest = pattern.sub(" ", rest)
     if language.strings is not None:  # (what a string holds runs only through a construct or call outside it)
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
+
+
+_UNROLLED = 16  # the items of a literal loop whose body is read once per item
+
+
+def _unrolled(language: _Language, text: str) -> str:
+    """Loops over literal items (`for (const d of ['dist', 'coverage']) fs.rmSync(d, …)`, `for my $d ("a", "b")
+    {…}`) written out as their body once per item, the loop variable that literal; a file call given several
+    literal paths (`remove_tree("blib", "_build")`) written as one call per path: the file calls then name
+    literals. A loop or call with any item that is not a literal is left as it is."""
+    if language.item is None:
+        return text
+    for pattern in language.loops:
+        text = pattern.sub(lambda m: _loop_text(language, m), text)
+    for pattern in language.spreads:
+        text = pattern.sub(lambda m: _spread_text(language, m), text)
+    return text
+
+
+def _literal_items(language: _Language, items: str) -> list[str] | None:
+    """Each item of a comma-separated list as it is written (quotes kept), or None when one is not a literal."""
+    assert language.item is not None
+    found = [m.group(0) for m in language.item.finditer(items + ")")]
+    left = language.item.sub("", items + ")")[:-1]
+    return found if found and len(found) <= _UNROLLED and not left.strip(" \t\n,") else None
+
+
+def _loop_text(language: _Language, match: re.Match[str]) -> str:
+    items = _literal_items(language, match.group("items"))
+    body = match.group("block") if match.groupdict().get("block") is not None else match.group("body")
+    if items is None or body is None:
+        return match.group(0)
+    variable = re.compile(rf"(?<![\w$@.]){re.escape(match.group('var'))}(?![\w$])")
+    return ";\n".join(variable.sub(lambda _m, item=item: item, body) for item in items)
+
+
+def _spread_text(language: _Language, match: re.Match[str]) -> str:
+    items = _literal_items(language, match.group("items"))
+    if items is None:
+        return match.group(0)
+    return "; ".join(f"{match.group('name')}({item})" for item in items)
 
 
 def _run_command(match: re.Match[str]) -> str:

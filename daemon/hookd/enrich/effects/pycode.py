@@ -13,6 +13,7 @@ A value that is not a literal stands as a dynamic word, so a rule about a target
 from __future__ import annotations
 
 import ast
+import copy
 import shlex
 from collections import Counter
 from collections.abc import Mapping
@@ -60,7 +61,7 @@ def python_effects(code: str) -> Effects:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Effects(parsed=False, dynamic=True)
-    tree = _Canonical(_aliases(tree)).visit(tree)
+    tree = _Unrolled(_bindings(tree)).visit(_Canonical(_aliases(tree)).visit(tree))
     bound = _names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -134,6 +135,55 @@ class _Canonical(ast.NodeTransformer):
             return ast.copy_location(ast.parse(dotted, mode="eval").body, node)
         except SyntaxError:
             return node
+
+
+_UNROLLED = 16  # the items of a literal loop whose body is read once per item
+
+
+class _Unrolled(ast.NodeTransformer):
+    """A loop over a literal list of strings (`for d in ("build", "dist"): shutil.rmtree(d)`, `[os.remove(f) for f
+    in ["a.o", "b.o"]]`) read as its body once per item, the loop variable that item: the calls then name
+    literals. Only a variable no other binding touches, and at most _UNROLLED items."""
+
+    def __init__(self, bindings: Counter[str]) -> None:
+        self.bindings = bindings
+
+    def _items(self, target: ast.expr, found: ast.expr) -> tuple[str, list[str]] | None:
+        if not isinstance(target, ast.Name) or self.bindings[target.id] != 1:
+            return None
+        if not isinstance(found, ast.List | ast.Tuple | ast.Set) or not 0 < len(found.elts) <= _UNROLLED:
+            return None
+        items = [e.value for e in found.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return (target.id, items) if len(items) == len(found.elts) else None
+
+    def visit_For(self, node: ast.For) -> Any:
+        self.generic_visit(node)
+        loop = self._items(node.target, node.iter)
+        if loop is None or node.orelse:
+            return node
+        name, items = loop
+        return [_substituted(statement, name, item) for item in items for statement in node.body]
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> ast.expr:
+        self.generic_visit(node)
+        loop = self._items(node.generators[0].target, node.generators[0].iter) if len(node.generators) == 1 else None
+        if loop is None:
+            return node
+        name, items = loop
+        return ast.copy_location(ast.List([_substituted(node.elt, name, item) for item in items], ast.Load()), node)
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = _comprehension
+
+
+def _substituted(node: ast.AST, name: str, item: str) -> Any:
+    """A copy of `node` with each read of `name` the literal `item`."""
+
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, read: ast.Name) -> ast.expr:
+            is_read = read.id == name and isinstance(read.ctx, ast.Load)
+            return ast.copy_location(ast.Constant(item), read) if is_read else read
+
+    return Substitute().visit(copy.deepcopy(node))
 
 
 # `for p in root.rglob(…)`: p is each path found below root, as `find root` finds them
