@@ -109,10 +109,31 @@ def test_an_environment_read_is_followed_as_printenv(lang: str, code: str, read:
     assert followed.known is True and followed.files == (read,)
 
 
-def test_an_environment_read_in_a_path_still_leaves_the_call_unfollowed() -> None:
-    # `"$ENV{HOME}/x"` is no literal: the call on it is still not followed
-    assert follow_code("perl", 'remove_tree("$ENV{HOME}/Documents")').known is False
-    assert follow_code("lua", 'os.execute("rm -rf " .. os.getenv("HOME"))').known is False
+def test_an_environment_read_other_than_the_home_still_leaves_the_call_unfollowed() -> None:
+    assert follow_code("perl", 'remove_tree("$ENV{TARGET}/Documents")').known is False
+    assert follow_code("lua", 'os.execute("rm -rf " .. os.getenv("TARGET"))').known is False
+
+
+# --- the home the code names, joined, interpolated or folded with literals, is a literal path in the home ---
+
+
+@pytest.mark.parametrize(
+    ("lang", "code", "followed"),
+    [
+        ("perl", 'system("rm -rf $ENV{HOME}/Documents");', Followed(True, commands=("rm -rf ~/Documents",))),
+        ("perl", "system('rm -rf ' . $ENV{HOME} . '/Documents')", Followed(True, commands=("rm -rf ~/Documents",))),
+        ("perl", 'remove_tree("$ENV{HOME}/Documents")', Followed(True, files=("rm -r -f -- ~/Documents",))),
+        ("ruby", "FileUtils.rm_rf(File.join(Dir.home, '.ssh'))", Followed(True, files=("rm -r -f -- ~/.ssh",))),
+        ("ruby", 'system("rm -rf #{Dir.home}/.ssh")', Followed(True, commands=("rm -rf ~/.ssh",))),
+        ("lua", 'os.execute("rm -rf " .. os.getenv("HOME") .. "/D")', Followed(True, commands=("rm -rf ~/D",))),
+        ("php", 'shell_exec("rm -rf " . getenv("HOME") . "/D");', Followed(True, commands=("rm -rf ~/D",))),
+        ("node", "require('fs').readFileSync('/h/.ss' + 'h/id_rsa')", Followed(True, files=("cat -- /h/.ssh/id_rsa",))),
+        ("node", "require('fs').rmSync(require('path').join(require('os').homedir(), '.ssh'), { recursive: true })",
+         Followed(True, files=("rm -r -f -- ~/.ssh",))),
+    ],
+)  # fmt: skip
+def test_the_home_joined_to_literals_is_a_path_in_the_home(lang: str, code: str, followed: Followed) -> None:
+    assert follow_code(lang, code) == followed
 
 
 # --- node: a call on `require('child_process')` is the call; an ES import of fs, path, os binds names ---
@@ -169,3 +190,54 @@ def test_a_loop_with_an_item_that_is_not_literal_is_not_followed() -> None:
 )  # fmt: skip
 def test_python_literal_loops_are_unrolled(code: str, argv: list[list[str]]) -> None:
     assert python_effects(code).commands == argv
+
+
+# --- a project script an interpreter runs, or loads before its code: what it does by literals ---
+
+
+@pytest.mark.parametrize(
+    ("command", "files", "deleted"),
+    [
+        ("python3 -m tools.b",
+         {"tools/__init__.py": "", "tools/b.py": "import shutil, pathlib\nshutil.rmtree(pathlib.Path.home() / 'D')\n"},
+         f"{HOME}/D"),
+        ("python3 tools/clean.py", {"tools/clean.py": "import os\nos.system('rm -rf ~/D')\n"}, f"{HOME}/D"),
+        ("node post.js", {"post.js": "require('fs').rmSync(require('os').homedir() + '/D', {recursive: true})\n"},
+         f"{HOME}/D"),
+        ("ruby -Ilib -rsetup -e 'puts 1'", {"lib/setup.rb": "FileUtils.rm_rf(File.join(Dir.home, 'D'))\n"},
+         f"{HOME}/D"),
+        ("perl Makefile.PL", {"Makefile.PL": 'system("rm -rf $ENV{HOME}/D");\n'}, f"{HOME}/D"),
+        ("node -r ./pre.js app.js", {"pre.js": "require('child_process').execSync('rm -rf ~/D')", "app.js": ""},
+         f"{HOME}/D"),
+    ],
+)  # fmt: skip
+def test_a_project_script_is_judged_by_what_it_names(
+    command: str, files: dict[str, str], deleted: str, tmp_path: Path
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert deleted in [e["path"] for e in ops(command, tmp_path, "delete")]
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "text"),
+    [
+        ("python3 manage.py migrate", "manage.py", "import os, sys\nos.environ.setdefault('X', 'y')\nprint(sys.argv)"),
+        ("python3 tools/clean.py", "tools/clean.py", "import shutil, sys\nshutil.rmtree(sys.argv[1])\n"),
+        ("node build.js", "build.js", "const d = process.env.OUT_DIR; require('fs').rmSync(d, {recursive: true})\n"),
+        ("python3 tools/run.py", "tools/run.py", "import os\nos.system('rm -rf $BUILD_DIR')\n"),
+    ],
+)  # fmt: skip
+def test_what_a_project_script_does_with_values_of_its_run_is_not_judged(
+    command: str, name: str, text: str, tmp_path: Path
+) -> None:
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(text)
+    assert ops(command, tmp_path, "delete") == []
+    assert [e for e in ops(command, tmp_path, "exec") if e.get("known") is False] == []
+
+
+def test_a_written_lua_filter_that_names_the_home_deletes_there(tmp_path: Path) -> None:
+    command = 'echo \'os.remove(os.getenv("HOME") .. "/x")\' > /tmp/f.lua && pandoc --lua-filter=/tmp/f.lua in.md'
+    assert f"{HOME}/x" in [e["path"] for e in ops(command, tmp_path, "delete")]

@@ -20,6 +20,7 @@ from hookd.enrich.effects.handed import (
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.projectcode import loaded_files, project_code
 from hookd.enrich.effects.words import (
     _SECRET_HINT,
     SHELLS,
@@ -274,6 +275,8 @@ class CodeRuns:
         known = not flow and not _dynamic(raw)
         extra: dict[str, Any] = {"flow": flow} if flow else _built(_dynamic(raw))  # `source "$F"`: built
         self.ledger.add("exec", placed, name, code={"lang": lang, "text": ""}, known=known, **extra)
+        if known:  # a project script: what it does by literals is the line's (projectcode.py)
+            follow.scripts.extend(project_code(path, lang, self.ledger.project))
 
     def stdin_code(self, name: str, origin: str) -> None:
         """A shell or interpreter runs what its stdin gives, which is not known text."""
@@ -284,6 +287,9 @@ class CodeRuns:
 
     def script(self, program: Program, parsed: Parsed, view: CommandView, place: Place, follow: Followups) -> None:
         """A shell or interpreter: its first operand is the script it runs (unless code came by an option)."""
+        for loaded in loaded_files(program.script_operand, parsed, place):  # `python -m pkg.mod`, `ruby -rlib`
+            if not self.ledger.made(loaded):
+                follow.scripts.extend(project_code(loaded, program.script_operand, self.ledger.project))
         options = {o for o, _ in parsed.options}
         tabled = program.runs or program.script_operand == "sh"  # (with no table, `-c CODE` is read by _code_given)
         if (program.script_operand == "sh" and "-c" in options) or (tabled and "-c" in _short_spellings(view.argv)):

@@ -39,6 +39,8 @@ _AS_COMMAND: Mapping[tuple[str, bool], tuple[str, ...]] = {
 
 
 _SPACE = re.compile(r"\s+")
+# Stands for the home directory in a path the code builds from the home's expression (a character no path holds)
+HOME_MARK = "\u2302"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,9 @@ class _Language:
     loops: tuple[re.Pattern[str], ...] = ()  # a loop over literal items: groups `var`, `items`, `block` or `body`
     spreads: tuple[re.Pattern[str], ...] = ()  # a file call given several literal paths: groups `name`, `items`
     item: re.Pattern[str] | None = None  # one literal of `items`
+    home_calls: tuple[re.Pattern[str], ...] = ()  # a path call joining the home and literals: group `items`
+    interpolated: tuple[re.Pattern[str], ...] = ()  # the home interpolated in a double-quoted string
+    folds: re.Pattern[str] | None = None  # two string literals joined by the language's operator
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -96,6 +101,7 @@ def _language(lang: str) -> _Language | None:
     if spec is None:
         return None
     reaches, calls, strings = spec.get("reaches"), spec.get("call"), spec.get("strings")
+    join, homes = str(spec.get("join", r"\+")), "|".join(spec.get("home", ())) or "(?!)"
     literal = str(spec.get("literal", ""))
     return _Language(
         parser=str(spec.get("parser", "")),
@@ -111,7 +117,12 @@ def _language(lang: str) -> _Language | None:
         names_only=tuple(re.compile(pattern) for pattern in spec.get("environment_names", ())),
         library=frozenset(spec.get("hosted", {}).get("library", ())),
         acts=tuple(spec.get("hosted", {}).get("acts", ())),
-        home=tuple(re.compile(rf"(?:{h})\s*\+\s*(['\"`])(/[^'\"`\\$\n]*)\1") for h in spec.get("home", ())),
+        home=tuple(re.compile(rf"(?:{h})\s*(?:{join})\s*(['\"`])(/[^'\"`\\$\n]*)\1") for h in spec.get("home", ())),
+        home_calls=tuple(re.compile(c.replace("{home}", f"(?:{homes})")) for c in spec.get("home_calls", ())),
+        interpolated=tuple(re.compile(pattern) for pattern in spec.get("home_interpolated", ())),
+        folds=re.compile(rf"(['\"])([^'\"\\\n$#]*)\1\s*(?:{join})\s*(['\"])([^'\"\\\n$#]*)\3")
+        if "join" in spec
+        else None,
         loops=tuple(re.compile(pattern, re.S) for pattern in spec.get("loops", ())),
         spreads=tuple(re.compile(pattern) for pattern in spec.get("spreads", ())),
         item=re.compile(literal.replace("NAME", "item")) if literal else None,
@@ -130,9 +141,11 @@ def follow_code(lang: str, text: str) -> Followed:
     language = _language(lang)
     if language is None:
         return Followed(known=False)
-    text = _unrolled(language, text)
+    for home_call in language.home_calls:  # `File.join(Dir.home, ".ssh")` is the literal path `~/.ssh`
+        text = home_call.sub(lambda m: _home_call(language, m), text)
     for joined in language.home:  # `os.homedir() + '/.ssh'` is the literal path `~/.ssh` (HOME_MARK)
         text = joined.sub(lambda m: f"{m.group(1)}{HOME_MARK}{m.group(2)}{m.group(1)}", text)
+    text = _unrolled(language, _folded(language, _interpolated(language, text)))
     environment = _environment_reads(language, text)
     if language.parser == "python":  # its commands and scripts are walked by the shell builder
         return Followed(known=not python_effects(text).dynamic, files=environment)
@@ -196,11 +209,59 @@ def _spread_text(language: _Language, match: re.Match[str]) -> str:
     return "; ".join(f"{match.group('name')}({item})" for item in items)
 
 
+def _home_call(language: _Language, match: re.Match[str]) -> str:
+    items = _literal_items(language, match.group("items"))
+    if items is None:
+        return match.group(0)
+    return '"' + "/".join([HOME_MARK, *(item[1:-1].strip("/") for item in items)]) + '"'
+
+
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def _interpolated(language: _Language, text: str) -> str:
+    """`"$ENV{HOME}/x"`, `"#{Dir.home}/x"`: the home interpolated at the start of a double-quoted string is the
+    literal path `~/x` (HOME_MARK); anywhere else in it, the home's own text (`"rm -rf ⌂/x"` for a command)."""
+    if not language.interpolated:
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        quoted = match.group(0)
+        for pattern in language.interpolated:
+            quoted = pattern.sub(HOME_MARK, quoted)
+        return quoted
+
+    return _DOUBLE_QUOTED.sub(one, text)
+
+
+def _folded(language: _Language, text: str) -> str:
+    """Two string literals joined by the language's operator (`"rm -rf " .. "⌂/x"`) are one literal."""
+    if language.folds is None:
+        return text
+    for _ in range(_UNROLLED):
+        folded = language.folds.sub(_fold, text)
+        if folded == text:
+            return text
+        text = folded
+    return text
+
+
+def _fold(match: re.Match[str]) -> str:
+    quote = match.group(1) if match.group(1) not in match.group(4) else match.group(3)
+    if quote in match.group(2) or quote in match.group(4):
+        return match.group(0)
+    return f"{quote}{match.group(2)}{match.group(4)}{quote}"
+
+
 def _run_command(match: re.Match[str]) -> str:
     """The command line a `runs` match stands for: its `cmd`, or its `fed` command reading what the code
     prints (as the output of a program whose text hookd does not know)."""
     fed = match.groupdict().get("fed")
-    return "cat | " + fed if fed is not None else match.group("cmd")
+    command = "cat | " + fed if fed is not None else match.group("cmd")
+    return _HOME_WORD.sub("~", command).replace(HOME_MARK, "$HOME")  # a path the code built on the home
+
+
+_HOME_WORD = re.compile(rf"(?<![^\s=]){HOME_MARK}(?=/|\s|$)")
 
 
 def _environment_reads(language: _Language, text: str) -> tuple[str, ...]:
@@ -224,10 +285,6 @@ def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:
         targets.reverse()
     words = [shlex.quote(word) for word in _AS_COMMAND[(call.op, recursive)]]
     return " ".join(words + [_path_word(target, tilde) for target in targets])
-
-
-# Stands for the home directory in a path the code builds from the home's expression (a character no path holds)
-HOME_MARK = "\u2302"
 
 
 def _path_word(path: str, tilde: bool) -> str:
