@@ -241,3 +241,31 @@ def test_what_a_project_script_does_with_values_of_its_run_is_not_judged(
 def test_a_written_lua_filter_that_names_the_home_deletes_there(tmp_path: Path) -> None:
     command = 'echo \'os.remove(os.getenv("HOME") .. "/x")\' > /tmp/f.lua && pandoc --lua-filter=/tmp/f.lua in.md'
     assert f"{HOME}/x" in [e["path"] for e in ops(command, tmp_path, "delete")]
+
+
+# --- gdb's and Tcl's commands: those that only run, stop and show the program, or compute and print ---
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("gdb", "run"), ("gdb", "bt"), ("gdb", "set pagination off"), ("gdb", "break main.c:12"),
+     ("tcl", "puts [info patchlevel]"), ("tcl", "puts [expr {1 + 2}]")],
+)  # fmt: skip
+def test_a_debugger_or_tcl_command_that_reaches_nothing_is_known(lang: str, code: str) -> None:
+    assert follow_code(lang, code) == Followed(known=True)
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("gdb", "python import os; os.system('id')"), ("gdb", 'p system("id")'), ("gdb", 'call unlink("/x")'),
+     ("gdb", "source /tmp/x.gdb"), ("tcl", "exec sh -c {id}"), ("tcl", "file delete -force /x"),
+     ("tcl", 'open "|id"'), ("tcl", "source x.tcl")],
+)  # fmt: skip
+def test_a_debugger_or_tcl_command_that_reaches_the_system_is_not_followed(lang: str, code: str) -> None:
+    assert follow_code(lang, code).known is False
+
+
+def test_gdb_shell_commands_are_walked(tmp_path: Path) -> None:
+    assert follow_code("gdb", "shell rm -rf ~/D") == Followed(known=True, commands=("rm -rf ~/D",))
+    deletes = ops("gdb -q -batch -ex 'shell rm -rf ~/D' ./a.out", tmp_path, "delete")
+    assert {e["path"] for e in deletes} == {f"{HOME}/D"}
