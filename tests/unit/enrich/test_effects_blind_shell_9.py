@@ -269,3 +269,10 @@ def test_gdb_shell_commands_are_walked(tmp_path: Path) -> None:
     assert follow_code("gdb", "shell rm -rf ~/D") == Followed(known=True, commands=("rm -rf ~/D",))
     deletes = ops("gdb -q -batch -ex 'shell rm -rf ~/D' ./a.out", tmp_path, "delete")
     assert {e["path"] for e in deletes} == {f"{HOME}/D"}
+
+
+def test_php_unlink_mapped_over_a_glob_removes_what_it_matches() -> None:
+    followed = follow_code("php", 'array_map("unlink", glob("storage/cache/*"));')
+    assert followed == Followed(known=True, files=("rm -f -- 'storage/cache/*'",))
+    assert follow_code("php", "array_map('unlink', glob(getenv('HOME') . '/.ssh/*'));").files == ("rm -f -- ~/'.ssh/*'",)
+    assert follow_code("php", "array_map('system', ['id']);").known is False  # only file calls are mapped
