@@ -274,5 +274,7 @@ def test_gdb_shell_commands_are_walked(tmp_path: Path) -> None:
 def test_php_unlink_mapped_over_a_glob_removes_what_it_matches() -> None:
     followed = follow_code("php", 'array_map("unlink", glob("storage/cache/*"));')
     assert followed == Followed(known=True, files=("rm -f -- 'storage/cache/*'",))
-    assert follow_code("php", "array_map('unlink', glob(getenv('HOME') . '/.ssh/*'));").files == ("rm -f -- ~/'.ssh/*'",)
+    assert follow_code("php", "array_map('unlink', glob(getenv('HOME') . '/.ssh/*'));").files == (
+        "rm -f -- ~/'.ssh/*'",
+    )
     assert follow_code("php", "array_map('system', ['id']);").known is False  # only file calls are mapped
