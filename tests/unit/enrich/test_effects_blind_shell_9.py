@@ -9,7 +9,7 @@ import pytest
 from effect_support import HOME, ops
 
 from hookd.enrich.effects.languages import Followed, follow_code
-from hookd.enrich.effects.pycode import python_effects
+from hookd.enrich.effects.pycode import Effects, python_effects
 
 # --- Python: a module or member imported or assigned under another name is the name it stands for ---
 
@@ -278,3 +278,47 @@ def test_php_unlink_mapped_over_a_glob_removes_what_it_matches() -> None:
         "rm -f -- ~/'.ssh/*'",
     )
     assert follow_code("php", "array_map('system', ['id']);").known is False  # only file calls are mapped
+
+
+# --- python: other spellings of import, exec-style argv lists, a path renamed, functions passed as values ---
+
+
+@pytest.mark.parametrize(
+    ("code", "argv"),
+    [
+        ("import pathlib; pathlib.Path.home().joinpath('.ssh').rename('/srv/k')", ["mv", "~/.ssh", "/srv/k"]),
+        ("import os; os.execvp('sh', ['sh', '-c', 'id'])", ["sh", "-c", "id"]),
+        ("import os; os.posix_spawn('/bin/rm', ['rm', '-rf', '/srv'], os.environ)", ["/bin/rm", "-rf", "/srv"]),
+    ],
+)
+def test_python_exec_argv_lists_and_renames(code: str, argv: list[str]) -> None:
+    assert python_effects(code).commands == [argv]
+
+
+def test_python_import_through_builtins_is_import() -> None:
+    assert python_effects("__builtins__.__import__('os').system('id')").scripts == ["id"]
+    assert python_effects("import builtins; builtins.__import__('os').system('id')").scripts == ["id"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import glob, os; list(map(os.remove, glob.glob('/srv/*')))",
+        "import functools, os; functools.partial(os.system, 'id')()",
+        "import ctypes; ctypes.CDLL(None).system(b'id')",
+    ],
+)
+def test_python_functions_passed_as_values_are_not_followed(code: str) -> None:
+    assert python_effects(code).dynamic
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import pandas as pd; df = pd.read_csv('x.csv'); df = df.rename(columns={'a': 'b'}); print(df)",
+        "print('a-b'.replace('-', '_'))",
+        "import os\nif hasattr(os, 'system'): pass",
+    ],
+)
+def test_python_look_alikes_touch_nothing(code: str) -> None:
+    assert python_effects(code) == Effects()

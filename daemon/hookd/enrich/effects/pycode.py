@@ -61,7 +61,9 @@ def python_effects(code: str) -> Effects:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Effects(parsed=False, dynamic=True)
-    tree = _Unrolled(_bindings(tree)).visit(_Canonical(_aliases(tree)).visit(tree))
+    aliases = _aliases(tree)
+    tree = _Unrolled(_bindings(tree)).visit(_Canonical(aliases).visit(tree))
+    effects.dynamic = _passed_as_value(tree, aliases)
     bound = _names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -135,6 +137,29 @@ class _Canonical(ast.NodeTransformer):
             return ast.copy_location(ast.parse(dotted, mode="eval").body, node)
         except SyntaxError:
             return node
+
+
+def _reaches(name: str) -> bool:
+    """A function of the call tables: one that runs a command, touches a file or builds code."""
+    tables = (_CALLS.shell, _CALLS.subprocess, _CALLS.files, _CALLS.dynamic)
+    return any(name in table for table in tables) or name.startswith(_CALLS.shell_prefixes)
+
+
+def _passed_as_value(tree: ast.AST, aliases: Mapping[str, str]) -> bool:
+    """Whether the code uses a function of the call tables other than by calling it where it names it
+    (`map(os.remove, names)`, `functools.partial(os.system, …)`, `os.system.__call__(…)`): what it is called
+    with is not followed. An alias assigned once (`run = subprocess.call`) is followed through `_Canonical`."""
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    named = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name) and node.targets[0].id in aliases
+    }  # fmt: skip
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name | ast.Attribute) and id(node) not in called | named and _reaches(_dotted(node)):
+            return True
+    return False
 
 
 _UNROLLED = 16  # the items of a literal loop whose body is read once per item
@@ -278,13 +303,19 @@ def _dotted(node: ast.expr) -> str:
     if isinstance(node, ast.Attribute):
         base = _dotted(node.value)
         return f"{base}.{node.attr}" if base else node.attr
-    if isinstance(node, ast.Call) and _dotted(node.func) in ("__import__", "importlib.import_module") and node.args:
-        return _literal(node.args[0])  # `__import__('os').system`
+    if isinstance(node, ast.Call) and _imports(_dotted(node.func)) and node.args:
+        return _literal(node.args[0])  # `__import__('os').system`, `builtins.__import__('os')`
     if isinstance(node, ast.Call) and _dotted(node.func) == "getattr" and len(node.args) >= 2:
         owner, member = _dotted(node.args[0]), node.args[1]  # `getattr(os, 'system')` is os.system
         if owner and isinstance(member, ast.Constant) and isinstance(member.value, str):
             return f"{owner}.{member.value}"
     return ""
+
+
+def _imports(name: str) -> bool:
+    """The functions that import a module by its name: `__import__` (also as `builtins.__import__`,
+    `__builtins__.__import__`) and `importlib.import_module`."""
+    return name in ("__import__", "importlib.import_module") or name.endswith((".__import__", ".import_module"))
 
 
 _HOME_CALLS = frozenset({"Path.home", "pathlib.Path.home", "os.path.expanduser", "os.getenv", "os.environ.get"})
@@ -343,7 +374,7 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     name = _dotted(node.func)
     short = name.rsplit(".", 1)[-1]
     first = node.args[0] if node.args else None
-    if name in _CALLS.dynamic or (name in ("__import__", "importlib.import_module", "getattr") and _computed(node)):
+    if name in _CALLS.dynamic or ((_imports(name) or name == "getattr") and _computed(node)):
         effects.dynamic = True
     elif name in _CALLS.shell or name.startswith(_CALLS.shell_prefixes):
         _run(node, first, name in _CALLS.shell, effects)
@@ -364,15 +395,16 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     elif short in _CALLS.path_methods and isinstance(node.func, ast.Attribute):
         receiver = _receiver(node)
         owner = node.func.value
+        target = [_literal(first)] if _CALLS.path_methods[short][0] in ("mv", "ln") else []  # p.rename(to)
         if receiver is not None:
-            effects.commands.append([*_CALLS.path_methods[short], _literal(receiver)])
+            effects.commands.append([*_CALLS.path_methods[short], _literal(receiver), *target])
         elif isinstance(owner, ast.Name) and owner.id in bound:  # `for p in root.rglob("*"): p.unlink()`
             command, held = _CALLS.path_methods[short], bound[owner.id]
             # every file below a root removed is the root's content gone, as `rm -r -f root/*` would
             removes = command[0] == "rm" and held.below and held.path.endswith("/**/*")
             effects.commands.append(["rm", "-r", "-f", held.below] if removes else [*command, held.path])
-        elif _is_path_value(owner):  # a path from elsewhere: where it points is known at run time only
-            effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])
+        elif _is_path_value(owner) and not target:  # a path from elsewhere: known at run time only
+            effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])  # (`df.rename(…)` is no path)
 
 
 def _file_call(node: ast.Call, command: list[str], effects: Effects, bound: Mapping[str, _Bound]) -> None:
@@ -426,7 +458,11 @@ def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects) 
     if isinstance(first, ast.List | ast.Tuple):
         effects.commands.append([_literal(e) for e in first.elts])
     elif isinstance(first, ast.Constant) and isinstance(first.value, str):
-        effects.commands.append([first.value, *(_literal(a) for a in node.args[2:])])  # os.execl(path, arg0, …)
+        given = node.args[1] if len(node.args) > 1 else None
+        if isinstance(given, ast.List | ast.Tuple):  # os.execv(path, argv), os.posix_spawn(path, argv, env)
+            effects.commands.append([first.value, *(_literal(a) for a in given.elts[1:])])
+        else:
+            effects.commands.append([first.value, *(_literal(a) for a in node.args[2:])])  # os.execl(path, arg0, …)
     else:
         effects.dynamic = True
 
