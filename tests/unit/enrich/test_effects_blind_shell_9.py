@@ -322,3 +322,16 @@ def test_python_functions_passed_as_values_are_not_followed(code: str) -> None:
 )
 def test_python_look_alikes_touch_nothing(code: str) -> None:
     assert python_effects(code) == Effects()
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("node", "Reflect.get(process, 'kill')(1)"), ("node", "Bun.file('/srv/x').delete()"),
+     ("deno", "await import('node:child_process')"), ("deno", "(await import('node:fs')).rmSync('/srv')")],
+)  # fmt: skip
+def test_reflection_bun_and_dynamic_import_are_not_followed(lang: str, code: str) -> None:
+    assert follow_code(lang, code).known is False
+
+
+def test_bun_env_is_an_environment_read() -> None:
+    assert follow_code("node", "console.log(Bun.env.NODE_ENV)") == Followed(True, files=("printenv NODE_ENV",))
