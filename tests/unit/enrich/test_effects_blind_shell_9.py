@@ -335,3 +335,24 @@ def test_reflection_bun_and_dynamic_import_are_not_followed(lang: str, code: str
 
 def test_bun_env_is_an_environment_read() -> None:
     assert follow_code("node", "console.log(Bun.env.NODE_ENV)") == Followed(True, files=("printenv NODE_ENV",))
+
+
+# --- ruby's Dir[PATTERN] / Dir.glob(PATTERN) and perl's glob: the names a pattern matches, given to a file call ---
+
+
+@pytest.mark.parametrize(
+    ("lang", "code", "files"),
+    [
+        ("ruby", 'Dir["tmp/*.log"].each { |f| File.delete(f) }', ("rm -f -- 'tmp/*.log'",)),
+        ("ruby", 'Dir.glob("tmp/*.log").each do |f|\n  File.delete(f)\nend', ("rm -f -- 'tmp/*.log'",)),
+        ("ruby", 'FileUtils.rm_r(Dir.glob(File.join(Dir.home, "D", "*")))', ("rm -r -f -- ~/'D/*'",)),
+        ("perl", "unlink glob 'tmp/*.log'", ("rm -f -- 'tmp/*.log'",)),
+        ("perl", 'unlink(glob("$ENV{HOME}/D/*"))', ("rm -f -- ~/'D/*'",)),
+    ],
+)
+def test_a_glob_given_to_a_file_call_is_its_pattern(lang: str, code: str, files: tuple[str, ...]) -> None:
+    assert follow_code(lang, code) == Followed(known=True, files=files)
+
+
+def test_an_indexed_value_is_no_literal_array() -> None:
+    assert follow_code("node", "obj['a'].forEach(d => fs.rmSync(d))").known is False
