@@ -356,3 +356,16 @@ def test_a_glob_given_to_a_file_call_is_its_pattern(lang: str, code: str, files:
 
 def test_an_indexed_value_is_no_literal_array() -> None:
     assert follow_code("node", "obj['a'].forEach(d => fs.rmSync(d))").known is False
+
+
+@pytest.mark.parametrize(
+    ("code", "argv"),
+    [
+        ('import os; os.chmod("scripts/run.sh", 0o755)', ["chmod", "755", "scripts/run.sh"]),
+        ('import os; os.chown("/etc/sudoers", 1000, 1000)', ["chown", "1000:1000", "/etc/sudoers"]),
+        ('from pathlib import Path; Path("/usr/bin/python3").chmod(0o4755)', ["chmod", "4755", "/usr/bin/python3"]),
+        ('import os, stat; os.chmod("a", os.stat("a").st_mode | stat.S_IEXEC)', ["chmod", "${python_value}", "a"]),
+    ],
+)
+def test_python_permission_changes_are_chmod_and_chown(code: str, argv: list[str]) -> None:
+    assert python_effects(code).commands == [argv]

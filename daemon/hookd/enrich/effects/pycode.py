@@ -384,6 +384,8 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     elif name in ("os.kill", "os.killpg"):
         value = first.value if isinstance(first, ast.Constant) else None
         effects.kills.append(str(value) if isinstance(value, int) else "")
+    elif name in _PERMISSIONS or (short == "chmod" and isinstance(node.func, ast.Attribute) and _receiver(node)):
+        _permissions(node, name, effects)
     elif name in _CALLS.files:
         _file_call(node, _CALLS.files[name], effects, bound)
     elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):
@@ -405,6 +407,24 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
             effects.commands.append(["rm", "-r", "-f", held.below] if removes else [*command, held.path])
         elif _is_path_value(owner) and not target:  # a path from elsewhere: known at run time only
             effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])  # (`df.rename(…)` is no path)
+
+
+# https://docs.python.org/3/library/os.html#os.chmod, #os.chown, https://docs.python.org/3/library/shutil.html#shutil.chown
+_PERMISSIONS = frozenset({"os.chmod", "os.lchmod", "os.chown", "os.lchown", "shutil.chown"})
+
+
+def _permissions(node: ast.Call, name: str, effects: Effects) -> None:
+    """`os.chmod(p, 0o777)` is `chmod 777 p`, `os.chown(p, uid, gid)` `chown uid:gid p`, `Path(p).chmod(m)` the
+    same on its receiver; a mode or owner computed at run time stands as an unknown word."""
+    receiver = _receiver(node) if name.rsplit(".", 1)[-1] == "chmod" and not name.startswith("os.") else None
+    path, rest = (receiver, node.args) if receiver is not None else (node.args[0] if node.args else None, node.args[1:])
+    values = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, int) else None for a in rest]
+    if name.endswith("chmod"):
+        mode = oct(values[0])[2:] if values and values[0] is not None else UNKNOWN
+        effects.commands.append(["chmod", mode, _literal(path)])
+    else:
+        owner = ":".join(str(v) for v in values[:2]) if values[:2] and None not in values[:2] else UNKNOWN
+        effects.commands.append(["chown", owner, _literal(path)])
 
 
 def _file_call(node: ast.Call, command: list[str], effects: Effects, bound: Mapping[str, _Bound]) -> None:
