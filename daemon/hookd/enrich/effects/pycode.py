@@ -381,11 +381,8 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     elif name in _CALLS.subprocess:
         shell = any(k.arg == "shell" and _truthy(k.value) for k in node.keywords) or name.endswith(("shell", "output"))
         _run(node, first, shell and not isinstance(first, ast.List | ast.Tuple), effects)
-    elif name in ("os.kill", "os.killpg"):
-        value = first.value if isinstance(first, ast.Constant) else None
-        effects.kills.append(str(value) if isinstance(value, int) else "")
-    elif name in _PERMISSIONS or (short == "chmod" and isinstance(node.func, ast.Attribute) and _receiver(node)):
-        _permissions(node, name, effects)
+    elif name in _SIGNALS or name in _PERMISSIONS or (short == "chmod" and _receiver(node) is not None):
+        (_kill if name in _SIGNALS else _permissions)(node, name, effects)
     elif name in _CALLS.files:
         _file_call(node, _CALLS.files[name], effects, bound)
     elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):
@@ -407,6 +404,15 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
             effects.commands.append(["rm", "-r", "-f", held.below] if removes else [*command, held.path])
         elif _is_path_value(owner) and not target:  # a path from elsewhere: known at run time only
             effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])  # (`df.rename(…)` is no path)
+
+
+_SIGNALS = frozenset({"os.kill", "os.killpg"})
+
+
+def _kill(node: ast.Call, _name: str, effects: Effects) -> None:
+    first = node.args[0] if node.args else None
+    value = first.value if isinstance(first, ast.Constant) else None
+    effects.kills.append(str(value) if isinstance(value, int) else "")
 
 
 # https://docs.python.org/3/library/os.html#os.chmod, #os.chown, https://docs.python.org/3/library/shutil.html#shutil.chown
