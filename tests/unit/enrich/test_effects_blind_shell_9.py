@@ -369,3 +369,17 @@ def test_an_indexed_value_is_no_literal_array() -> None:
 )
 def test_python_permission_changes_are_chmod_and_chown(code: str, argv: list[str]) -> None:
     assert python_effects(code).commands == [argv]
+
+
+@pytest.mark.parametrize(
+    ("code", "argv"),
+    [
+        ("import shutil, os; [shutil.rmtree(os.path.join('build', d)) for d in os.listdir('build')]",
+         ["rm", "-r", "-f", "build/*"]),
+        ("import os, shutil\nfor e in os.scandir(os.path.expanduser('~/D')):\n    shutil.rmtree(e.path)",
+         ["rm", "-r", "-f", "~/D/*"]),
+        ("import os\nfor f in os.listdir('.'):\n    os.remove(f)", ["rm", "${python_value}"]),  # a bare name: not joined
+    ],
+)  # fmt: skip
+def test_python_directory_entries_joined_to_their_root_are_its_glob(code: str, argv: list[str]) -> None:
+    assert python_effects(code).commands == [argv]

@@ -181,8 +181,21 @@ class _Unrolled(ast.NodeTransformer):
         items = [e.value for e in found.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
         return (target.id, items) if len(items) == len(found.elts) else None
 
+    def _listed(self, target: ast.expr, found: ast.expr) -> tuple[str, str] | None:
+        """`for d in os.listdir(root)` / `os.scandir(root)`: (d, root) when root is a literal."""
+        if not isinstance(target, ast.Name) or self.bindings[target.id] != 1 or not isinstance(found, ast.Call):
+            return None
+        if _dotted(found.func) not in ("os.listdir", "os.scandir") or len(found.args) > 1:
+            return None
+        root = _literal(found.args[0]) if found.args else "."
+        return None if root == UNKNOWN else (target.id, root.rstrip("/") or "/")
+
     def visit_For(self, node: ast.For) -> Any:
         self.generic_visit(node)
+        listed = self._listed(node.target, node.iter)
+        if listed is not None:
+            node.body = [_Entries(*listed).visit(statement) for statement in node.body]
+            return node
         loop = self._items(node.target, node.iter)
         if loop is None or node.orelse:
             return node
@@ -191,13 +204,42 @@ class _Unrolled(ast.NodeTransformer):
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> ast.expr:
         self.generic_visit(node)
-        loop = self._items(node.generators[0].target, node.generators[0].iter) if len(node.generators) == 1 else None
+        one = len(node.generators) == 1
+        listed = self._listed(node.generators[0].target, node.generators[0].iter) if one else None
+        if listed is not None:
+            node.elt = _Entries(*listed).visit(node.elt)
+            return node
+        loop = self._items(node.generators[0].target, node.generators[0].iter) if one else None
         if loop is None:
             return node
         name, items = loop
         return ast.copy_location(ast.List([_substituted(node.elt, name, item) for item in items], ast.Load()), node)
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = _comprehension
+
+
+class _Entries(ast.NodeTransformer):
+    """Inside a loop over the entries of `root` (os.listdir, os.scandir): `os.path.join(root, d)` and a
+    DirEntry's `d.path` are `root/*`, every entry, as the shell's glob would name them."""
+
+    def __init__(self, name: str, root: str) -> None:
+        self.name, self.root = name, root
+
+    def _is_entry(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == self.name
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        joined = _dotted(node.func) == "os.path.join" and len(node.args) == 2 and self._is_entry(node.args[1])
+        if joined and _literal(node.args[0]).rstrip("/") == self.root:
+            return ast.copy_location(ast.Constant(f"{self.root}/*"), node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        self.generic_visit(node)
+        if node.attr == "path" and self._is_entry(node.value):
+            return ast.copy_location(ast.Constant(f"{self.root}/*"), node)
+        return node
 
 
 def _substituted(node: ast.AST, name: str, item: str) -> Any:
