@@ -378,7 +378,7 @@ def test_python_permission_changes_are_chmod_and_chown(code: str, argv: list[str
          ["rm", "-r", "-f", "build/*"]),
         ("import os, shutil\nfor e in os.scandir(os.path.expanduser('~/D')):\n    shutil.rmtree(e.path)",
          ["rm", "-r", "-f", "~/D/*"]),
-        ("import os\nfor f in os.listdir('.'):\n    os.remove(f)", ["rm", "${python_value}"]),  # a bare name: not joined
+        ("import os\nfor f in os.listdir('.'):\n    os.remove(f)", ["rm", "${python_value}"]),  # a bare name
     ],
 )  # fmt: skip
 def test_python_directory_entries_joined_to_their_root_are_its_glob(code: str, argv: list[str]) -> None:
