@@ -3,6 +3,7 @@ and the everyday look-alikes that keep none."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -401,3 +402,14 @@ def test_inline_code_quoted_whole_is_the_languages_own(tmp_path: Path) -> None:
 def test_python_sqlite_connect_reads_the_database() -> None:
     code = "import sqlite3; sqlite3.connect('/h/.config/google-chrome/Default/Login Data')"
     assert python_effects(code).commands == [["cat", "/h/.config/google-chrome/Default/Login Data"]]
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("ruby", 'Dir["a"].each do |f| ' * 2000), ("node", "for (const d of ['a']) {" + "{a}" * 10000),
+     ("perl", 'for my $d ("a") {' * 2000)],
+)  # fmt: skip
+def test_loops_in_long_code_are_not_scanned_again_and_again(lang: str, code: str) -> None:
+    started = time.perf_counter()
+    follow_code(lang, code)
+    assert time.perf_counter() - started < 1.0  # before the bound, the ruby case took 1.3 s on the shared box

@@ -169,6 +169,7 @@ def follow_code(lang: str, text: str) -> Followed:
 
 
 _UNROLLED = 16  # the items of a literal loop whose body is read once per item
+_UNROLLED_TEXT = 16 * 1024  # the longest code whose loops are written out (the patterns scan it per loop)
 
 
 def _unrolled(language: _Language, text: str) -> str:
@@ -176,7 +177,7 @@ def _unrolled(language: _Language, text: str) -> str:
     {…}`) written out as their body once per item, the loop variable that literal; a file call given several
     literal paths (`remove_tree("blib", "_build")`) written as one call per path: the file calls then name
     literals. A loop or call with any item that is not a literal is left as it is."""
-    if language.item is None:
+    if language.item is None or len(text) > _UNROLLED_TEXT:  # (longer code stays as it is: asked if it reaches)
         return text
     for pattern in language.loops:
         text = pattern.sub(lambda m: _loop_text(language, m), text)
