@@ -413,3 +413,24 @@ def test_loops_in_long_code_are_not_scanned_again_and_again(lang: str, code: str
     started = time.perf_counter()
     follow_code(lang, code)
     assert time.perf_counter() - started < 1.0  # before the bound, the ruby case took 1.3 s on the shared box
+
+
+@pytest.mark.parametrize(
+    ("code", "files"),
+    [
+        ("const fs = require('fs'); for (const f of fs.readdirSync('dist')) if (f.endsWith('.map')) "
+         "fs.unlinkSync('dist/' + f)", ("rm -f -- 'dist/*'",)),
+        ("require('fs').readdirSync('logs').forEach(f => require('fs').unlinkSync('logs/' + f))",
+         ("rm -f -- 'logs/*'",)),
+        ("const fs = require('fs'); fs.readdirSync(require('os').homedir() + '/.ssh')"
+         ".forEach(f => fs.unlinkSync(require('os').homedir() + '/.ssh/' + f))", ("rm -f -- ~/'.ssh/*'",)),
+    ],
+)  # fmt: skip
+def test_node_directory_entries_joined_to_their_root_are_its_glob(code: str, files: tuple[str, ...]) -> None:
+    assert follow_code("node", code).files == files
+
+
+def test_node_entries_of_a_computed_root_are_not_followed() -> None:
+    assert (
+        follow_code("node", "for (const f of require('fs').readdirSync(x)) require('fs').unlinkSync(f)").known is False
+    )

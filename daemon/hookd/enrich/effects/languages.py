@@ -76,6 +76,7 @@ class _Language:
     home: tuple[re.Pattern[str], ...] = ()  # the home directory's expression joined to a literal (`os.homedir()+'/x'`)
     loops: tuple[re.Pattern[str], ...] = ()  # a loop over literal items: groups `var`, `items`, `block` or `body`
     spreads: tuple[re.Pattern[str], ...] = ()  # a file call given several literal paths: groups `name`, `items`
+    listings: tuple[re.Pattern[str], ...] = ()  # a loop over a directory's entries: groups `var`, `items` (the root)
     item: re.Pattern[str] | None = None  # one literal of `items`
     home_calls: tuple[re.Pattern[str], ...] = ()  # a path call joining the home and literals: group `items`
     interpolated: tuple[re.Pattern[str], ...] = ()  # the home interpolated in a double-quoted string
@@ -125,6 +126,7 @@ def _language(lang: str) -> _Language | None:
         else None,
         loops=tuple(re.compile(pattern, re.S) for pattern in spec.get("loops", ())),
         spreads=tuple(re.compile(pattern) for pattern in spec.get("spreads", ())),
+        listings=tuple(re.compile(pattern, re.S) for pattern in spec.get("listings", ())),
         item=re.compile(literal.replace("NAME", "item")) if literal else None,
     )
 
@@ -145,7 +147,7 @@ def follow_code(lang: str, text: str) -> Followed:
         text = home_call.sub(lambda m: _home_call(language, m), text)
     for joined in language.home:  # `os.homedir() + '/.ssh'` is the literal path `~/.ssh` (HOME_MARK)
         text = joined.sub(lambda m: f"{m.group(1)}{HOME_MARK}{m.group(2)}{m.group(1)}", text)
-    text = _unrolled(language, _folded(language, _interpolated(language, text)))
+    text = _folded(language, _unrolled(language, _folded(language, _interpolated(language, text))))
     environment = _environment_reads(language, text)
     if language.parser == "python":  # its commands and scripts are walked by the shell builder
         return Followed(known=not python_effects(text).dynamic, files=environment)
@@ -183,6 +185,8 @@ def _unrolled(language: _Language, text: str) -> str:
         text = pattern.sub(lambda m: _loop_text(language, m), text)
     for pattern in language.spreads:
         text = pattern.sub(lambda m: _spread_text(language, m), text)
+    for pattern in language.listings:  # each entry's name is `*`: joined to its root, the root's glob
+        text = pattern.sub(lambda m: _loop_text(language, m, entry=True), text)
     return text
 
 
@@ -194,11 +198,13 @@ def _literal_items(language: _Language, items: str) -> list[str] | None:
     return found if found and len(found) <= _UNROLLED and not left.strip(" \t\n,") else None
 
 
-def _loop_text(language: _Language, match: re.Match[str]) -> str:
+def _loop_text(language: _Language, match: re.Match[str], *, entry: bool = False) -> str:
     items = _literal_items(language, match.group("items"))
     body = match.group("block") if match.groupdict().get("block") is not None else match.group("body")
-    if items is None or body is None:
+    if items is None or body is None or (entry and len(items) != 1):
         return match.group(0)
+    if entry:  # `readdirSync('dist')`: the variable is each entry's name, written as the glob `*`
+        items = [f"{items[0][0]}*{items[0][0]}"]
     variable = re.compile(rf"(?<![\w$@.]){re.escape(match.group('var'))}(?![\w$])")
     return ";\n".join(variable.sub(lambda _m, item=item: item, body) for item in items)
 
