@@ -434,3 +434,11 @@ def test_node_entries_of_a_computed_root_are_not_followed() -> None:
     assert (
         follow_code("node", "for (const f of require('fs').readdirSync(x)) require('fs').unlinkSync(f)").known is False
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    ['sed -i "s/@VERSION@/$(git describe --tags)/" src/version.h', 'perl -pi -e "s/V/$(cat VERSION)/" README.md'],
+)
+def test_a_value_substituted_into_inline_code_keeps_the_code_as_written(command: str, tmp_path: Path) -> None:
+    assert [e for e in ops(command, tmp_path, "exec") if e.get("known") is False or e.get("flow")] == []

@@ -212,10 +212,11 @@ class CodeRuns:
         """Code in another language (`$` there is its own: `awk '{print $1}'`): the shell commands it runs as
         literals are exec effects of their own, walked as scripts; the files its calls name as literals are
         walked as the commands that touch them the same way; it is `known` when nothing else in it reaches the
-        system (languages.json). Code the shell builds from a command substitution (`perl -e "$(wget -qO- …)"`)
-        is what that command prints: downloaded or decoded code (`flow`), else code built at run time."""
-        if "$(" in text and text not in self.literal:
-            extra = {"flow": made, "through": "substitution"} if made in ("fetch", "decode") else _built(True)
+        system (languages.json). Code the shell builds from a command substitution that downloads or decodes
+        (`perl -e "$(wget -qO- …)"`) is that code (`flow`); another substitution's output (`sed "s/V/$(git
+        describe)/"`) is a value in code read as written."""
+        if made in ("fetch", "decode") and "$(" in text and text not in self.literal:
+            extra = {"flow": made, "through": "substitution"}
             self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=False, **extra)
             return
         followed = follow_code(lang, text)
