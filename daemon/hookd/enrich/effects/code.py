@@ -216,8 +216,8 @@ class CodeRuns:
         (`perl -e "$(wget -qO- …)"`) is that code (`flow`); another substitution's output (`sed "s/V/$(git
         describe)/"`) is a value in code read as written."""
         if made in ("fetch", "decode") and "$(" in text and text not in self.literal:
-            extra = {"flow": made, "through": "substitution"}
-            self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=False, **extra)
+            code = {"lang": lang, "text": text}
+            self.ledger.add("exec", None, name, code=code, known=False, flow=made, through="substitution")
             return
         followed = follow_code(lang, text)
         self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=followed.known)
