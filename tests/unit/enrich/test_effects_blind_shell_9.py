@@ -442,3 +442,20 @@ def test_node_entries_of_a_computed_root_are_not_followed() -> None:
 )
 def test_a_value_substituted_into_inline_code_keeps_the_code_as_written(command: str, tmp_path: Path) -> None:
     assert [e for e in ops(command, tmp_path, "exec") if e.get("known") is False or e.get("flow")] == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "code", "followed"),
+    [
+        ("sqlite", ".backup backups/dev.db", Followed(True, files=("tee -- backups/dev.db",))),
+        ("sqlite", ".output out/u.csv\nSELECT 1;", Followed(True, files=("tee -- out/u.csv",))),
+        ("sqlite", ".import data/u.csv users", Followed(True, files=("cat -- data/u.csv",))),
+        ("sqlite", ".output |sh", Followed(False)),
+        ("sqlite", ".output /etc/x", Followed(True, files=("tee -- /etc/x",))),
+        ("php", 'foreach (glob("v/*.php") as $f) { unlink($f); }', Followed(True, files=("rm -f -- 'v/*.php'",))),
+        ("lua", 'for _, d in ipairs({"b", "d"}) do os.execute("rm -rf " .. d) end',
+         Followed(True, commands=("rm -rf b", "rm -rf d"))),
+    ],
+)  # fmt: skip
+def test_dot_command_files_and_loops_of_php_and_lua(lang: str, code: str, followed: Followed) -> None:
+    assert follow_code(lang, code) == followed
