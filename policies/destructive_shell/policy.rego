@@ -247,6 +247,17 @@ _lost_deny contains {"id": "push-delete-protected", "reason": reason} if {
 	reason := sprintf("deleting %s on %s is blocked", [_branch_words(e.ref), _remote_words(e)])
 }
 
+# a remote branch deleted or force-updated whose name is known only when the line runs (`"$b"`, a name xargs
+# reads from a listing, a substitution): it may be a protected one; asked
+_lost_ask contains {"id": "remote-ref-at-run-time", "reason": reason} if {
+	some e in _lost
+	e.what in {"branch", "history"}
+	contains(e.ref, "$")
+	reason := sprintf("%s %s a branch on %s whose name (%s) is known only when the line runs: it may be a protected branch; confirm, or name the branch", [e.program, _ref_verbs[e.what], _remote_words(e), e.ref])
+}
+
+_ref_verbs := {"branch": "deletes", "history": "force-updates"}
+
 # `""` is the current branch (which may well be main), `*` every branch
 _protected_branch(b) if b in _cfg.protected_branches
 

@@ -180,6 +180,14 @@ test_remote_branch_deleted if {
 	_t_allowed(_t_lost({"what": "branch", "ref": "feature-x", "url": "origin"}))
 }
 
+test_a_remote_branch_named_at_run_time_is_asked if {
+	every ref in ["$b", "${xargs_input}", "$(git branch --show-current)"] {
+		_t_ask(_t_lost({"what": "branch", "ref": ref, "url": "origin"})) == {"remote-ref-at-run-time"}
+		_t_ask(_t_lost({"what": "history", "ref": ref, "url": "origin"})) == {"remote-ref-at-run-time"}
+	}
+	_t_allowed(_t_lost({"what": "branch", "ref": "feature-x", "url": "origin"}))
+}
+
 # ---------------------------------------------------------------------------------------------
 # remote code
 # ---------------------------------------------------------------------------------------------

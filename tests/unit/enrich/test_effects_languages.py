@@ -55,7 +55,7 @@ def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) 
      ("perl -e 'unlink $ARGV[0]'", "perl"), ("perl -e 'system(\"rm $x\")'", "perl"),
      ("ruby -e 'File.delete(ARGV[0])'", "ruby"),
      ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
-     ("sqlite3 db '.output /etc/x'", "sqlite"), ("php -r 'unlink($argv[1]);'", "php"),
+     ("sqlite3 db '.output |cat'", "sqlite"), ("php -r 'unlink($argv[1]);'", "php"),
      ("lua -e 'os.remove(arg[1])'", "lua"), ("julia -e 'run(cmd)'", "julia")],
 )  # fmt: skip
 def test_code_that_reaches_the_system_unfollowed_is_not_known(command: str, lang: str, tmp_path: Path) -> None:
@@ -83,8 +83,8 @@ def test_what_a_literal_command_does_is_judged_as_itself(tmp_path: Path) -> None
 
 
 def test_a_literal_with_more_besides_still_asks() -> None:
-    followed = follow_code("node", 'require("child_process").execSync("ls")')
-    assert followed.commands == ("ls",) and followed.known is False  # the require of child_process remains
+    followed = follow_code("node", 'require("child_process").execSync("ls"); require("child_process").spawn(x)')
+    assert followed.commands == ("ls",) and followed.known is False  # the spawn of a variable remains
 
 
 def test_code_on_an_interpreters_standard_input(tmp_path: Path) -> None:
@@ -149,7 +149,6 @@ def test_a_literal_path_is_judged_where_it_points(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("lang", "code"),
     [("node", "require('fs').rmSync(require('os').homedir(), {recursive: true})"),
-     ("node", "require('fs').readFileSync('/home/u/.ss' + 'h/id_rsa')"),  # a concatenation is not a literal
      ("node", "require('fs').rmSync('x', opts)"),  # options that are not a literal
      ("node", "const {rmSync: r} = require('fs'); r('/')"), ("node", "const fs = require('fs'); fs[m]('x')"),
      ("node", "require('fs').rmSync(`${process.env.HOME}`)"),
@@ -158,10 +157,9 @@ def test_a_literal_path_is_judged_where_it_points(tmp_path: Path) -> None:
      ("ruby", "Pathname.new(Dir.home).rmtree"), ("ruby", "send(:sys' + 'tem', 'id')"),
      ("awk", 'BEGIN { print "x" > "/home/u/.ss" "h/k" }'), ("awk", 'BEGIN { getline l < ENVIRON["HOME"] }'),
      ("php", "$f = 'sys' . 'tem'; $f('id');"), ("php", "array_map('system', ['id']);"), ("php", "('system')('id');"),
-     ("php", "echo getenv('AWS_SECRET_ACCESS_KEY');"), ("php", "include 'x.php';"),
+     ("php", "include 'x.php';"),
      ("lua", "local x = os.execute; x('id')"), ("lua", '_G["os"]["execute"]("id")'), ("lua", "load(s)()"),
-     ("lua", "print(os.getenv('HOME'))"), ("ruby", 'File.delete("a", "/etc/x")'), ("perl", 'chdir "/"; unlink "x"'),
-     ("php", 'echo $_SERVER["AWS_SECRET_ACCESS_KEY"];')],
+     ("ruby", 'File.delete("a", "/etc/x")'), ("perl", 'chdir "/"; unlink "x"')],
 )  # fmt: skip
 def test_a_file_call_or_construct_not_understood_is_not_followed(lang: str, code: str) -> None:
     assert follow_code(lang, code).known is False

@@ -23,7 +23,7 @@ def _loaded(command: str, proj: Path) -> list[tuple[str, str, bool]]:
         ("printf 'fn main(){}' > /tmp/m.rs && rust-script /tmp/m.rs", "rust-script", "/tmp/m.rs"),
         # by an option's value (`--lua-filter=F`, `-f F`) and by an environment variable naming the file
         (
-            'echo \'os.remove(os.getenv("HOME") .. "/x")\' > /tmp/f.lua && pandoc --lua-filter=/tmp/f.lua in.md',
+            'echo \'os.remove(os.getenv("TARGET") .. "/x")\' > /tmp/f.lua && pandoc --lua-filter=/tmp/f.lua in.md',
             "pandoc",
             "/tmp/f.lua",
         ),

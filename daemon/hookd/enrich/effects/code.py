@@ -20,6 +20,7 @@ from hookd.enrich.effects.handed import (
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.projectcode import loaded_files, project_code
 from hookd.enrich.effects.words import (
     _SECRET_HINT,
     SHELLS,
@@ -71,6 +72,8 @@ class CodeRuns:
                 operands = _code_operands(program, parsed)
                 if hook.index < len(operands) and not any(o in program.code_options for o, _ in parsed.options):
                     self._handed(program.name, operands[hook.index], hook, follow, code=True)
+                elif hook.lang and 0 < hook.index == len(operands) and view.stdin != "none":
+                    self._stdin_operand(program.name, hook, view, follow)
             elif hook.kind == "env":
                 value = view.env.get(hook.name)
                 if value is not None:
@@ -87,6 +90,14 @@ class CodeRuns:
                 self._handed(program.name, " ".join(words), hook, follow, code=True, made=view.substituted)
         self._code_words(program, parsed, view, follow)
 
+    def _stdin_operand(self, name: str, hook: Hook, view: CommandView, follow: Followups) -> None:
+        """A program given every operand but its code (`sqlite3 DB`, `sg GROUP`) reads that code from its
+        standard input: known text (`printf '.shell …' | sqlite3 :memory:`) is the code; a download is unknown code."""
+        if view.stdin == "text" and view.stdin_text:
+            self._handed(name, view.stdin_text, hook, follow, code=True)
+        elif view.stdin in ("fetch", "decode"):  # (a dump a program prints is data, as a file redirected is)
+            self.stdin_code(name, view.stdin)
+
     def _option_hook(self, program: Program, parsed: Parsed, hook: Hook, view: CommandView, follow: Followups) -> None:
         for option, value in parsed.options:
             if option != hook.option or value is None:
@@ -97,10 +108,10 @@ class CodeRuns:
             if hook.code and hook.derived and hook.lang in catalogue().languages:
                 # GTFOBins' prefix (`system("`, `%(`) shows one way in; a language hookd has a table for is read
                 # whole, its commands and string literals in place
-                self._handed(program.name, value, hook, follow)
+                self._handed(program.name, value, hook, follow, made=view.substituted)
             elif value.startswith(hook.prefix):
                 text = _command_line(value[len(hook.prefix) :], hook.argv)
-                self._handed(program.name, text, hook, follow)
+                self._handed(program.name, text, hook, follow, made=view.substituted)
                 self._fed(text, hook, view, follow)
             elif hook.code and hook.derived and _CODE_LIKE.search(value):
                 # GTFOBins shows one way to run a command through the option (`rpm --eval '%(…)'`); the option
@@ -186,7 +197,7 @@ class CodeRuns:
                 follow.scripts.extend(_recipes(text))
                 return
             if lang != "sh":
-                self._inline(name, lang, text, follow)
+                self._inline(name, lang, text, follow, made)
                 return
             # shell code holding an expansion is built when the shell runs it (`eval "$x"`, `sh -c "$x"`)
             built = _dynamic(text) and text not in self.literal and not (self.own_path and prints_own_code(text))
@@ -197,11 +208,17 @@ class CodeRuns:
         self.ledger.add("exec", None, name, code={"lang": "sh", "text": text}, known=not built, **_built(built))
         follow.scripts.append(text)
 
-    def _inline(self, name: str, lang: str, text: str, follow: Followups) -> None:
+    def _inline(self, name: str, lang: str, text: str, follow: Followups, made: str = "") -> None:
         """Code in another language (`$` there is its own: `awk '{print $1}'`): the shell commands it runs as
         literals are exec effects of their own, walked as scripts; the files its calls name as literals are
         walked as the commands that touch them the same way; it is `known` when nothing else in it reaches the
-        system (languages.json)."""
+        system (languages.json). Code the shell builds from a command substitution that downloads or decodes
+        (`perl -e "$(wget -qO- …)"`) is that code (`flow`); another substitution's output (`sed "s/V/$(git
+        describe)/"`) is a value in code read as written."""
+        if made in ("fetch", "decode") and "$(" in text and text not in self.literal:
+            code = {"lang": lang, "text": text}
+            self.ledger.add("exec", None, name, code=code, known=False, flow=made, through="substitution")
+            return
         followed = follow_code(lang, text)
         self.ledger.add("exec", None, name, code={"lang": lang, "text": text}, known=followed.known)
         # a language hookd has no table for: the command lines its string literals spell are walked too
@@ -264,6 +281,8 @@ class CodeRuns:
         known = not flow and not _dynamic(raw)
         extra: dict[str, Any] = {"flow": flow} if flow else _built(_dynamic(raw))  # `source "$F"`: built
         self.ledger.add("exec", placed, name, code={"lang": lang, "text": ""}, known=known, **extra)
+        if known:  # a project script: what it does by literals is the line's (projectcode.py)
+            follow.scripts.extend(project_code(path, lang, self.ledger.project))
 
     def stdin_code(self, name: str, origin: str) -> None:
         """A shell or interpreter runs what its stdin gives, which is not known text."""
@@ -274,6 +293,9 @@ class CodeRuns:
 
     def script(self, program: Program, parsed: Parsed, view: CommandView, place: Place, follow: Followups) -> None:
         """A shell or interpreter: its first operand is the script it runs (unless code came by an option)."""
+        for loaded in loaded_files(program.script_operand, parsed, place):  # `python -m pkg.mod`, `ruby -rlib`
+            if not self.ledger.made(loaded):
+                follow.scripts.extend(project_code(loaded, program.script_operand, self.ledger.project))
         options = {o for o, _ in parsed.options}
         tabled = program.runs or program.script_operand == "sh"  # (with no table, `-c CODE` is read by _code_given)
         if (program.script_operand == "sh" and "-c" in options) or (tabled and "-c" in _short_spellings(view.argv)):

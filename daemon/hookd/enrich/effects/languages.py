@@ -39,6 +39,8 @@ _AS_COMMAND: Mapping[tuple[str, bool], tuple[str, ...]] = {
 
 
 _SPACE = re.compile(r"\s+")
+# Stands for the home directory in a path the code builds from the home's expression (a character no path holds)
+HOME_MARK = "\u2302"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,13 @@ class _Language:
     library: frozenset[str] = frozenset()  # the language's own tables: a call on any other is the host's API
     acts: tuple[str, ...] = ()  # words of a host API call's name that say it acts (runs, loads, touches files)
     home: tuple[re.Pattern[str], ...] = ()  # the home directory's expression joined to a literal (`os.homedir()+'/x'`)
+    loops: tuple[re.Pattern[str], ...] = ()  # a loop over literal items: groups `var`, `items`, `block` or `body`
+    spreads: tuple[re.Pattern[str], ...] = ()  # a file call given several literal paths: groups `name`, `items`
+    listings: tuple[re.Pattern[str], ...] = ()  # a loop over a directory's entries: groups `var`, `items` (the root)
+    item: re.Pattern[str] | None = None  # one literal of `items`
+    home_calls: tuple[re.Pattern[str], ...] = ()  # a path call joining the home and literals: group `items`
+    interpolated: tuple[re.Pattern[str], ...] = ()  # the home interpolated in a double-quoted string
+    folds: re.Pattern[str] | None = None  # two string literals joined by the language's operator
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -93,6 +102,7 @@ def _language(lang: str) -> _Language | None:
     if spec is None:
         return None
     reaches, calls, strings = spec.get("reaches"), spec.get("call"), spec.get("strings")
+    join, homes = str(spec.get("join", r"\+")), "|".join(spec.get("home", ())) or "(?!)"
     literal = str(spec.get("literal", ""))
     return _Language(
         parser=str(spec.get("parser", "")),
@@ -108,7 +118,16 @@ def _language(lang: str) -> _Language | None:
         names_only=tuple(re.compile(pattern) for pattern in spec.get("environment_names", ())),
         library=frozenset(spec.get("hosted", {}).get("library", ())),
         acts=tuple(spec.get("hosted", {}).get("acts", ())),
-        home=tuple(re.compile(rf"(?:{h})\s*\+\s*(['\"`])(/[^'\"`\\$\n]*)\1") for h in spec.get("home", ())),
+        home=tuple(re.compile(rf"(?:{h})\s*(?:{join})\s*(['\"`])(/[^'\"`\\$\n]*)\1") for h in spec.get("home", ())),
+        home_calls=tuple(re.compile(c.replace("{home}", f"(?:{homes})")) for c in spec.get("home_calls", ())),
+        interpolated=tuple(re.compile(pattern) for pattern in spec.get("home_interpolated", ())),
+        folds=re.compile(rf"(['\"])([^'\"\\\n$#]*)\1\s*(?:{join})\s*(['\"])([^'\"\\\n$#]*)\3")
+        if "join" in spec
+        else None,
+        loops=tuple(re.compile(pattern, re.S) for pattern in spec.get("loops", ())),
+        spreads=tuple(re.compile(pattern) for pattern in spec.get("spreads", ())),
+        listings=tuple(re.compile(pattern, re.S) for pattern in spec.get("listings", ())),
+        item=re.compile(literal.replace("NAME", "item")) if literal else None,
     )
 
 
@@ -124,8 +143,11 @@ def follow_code(lang: str, text: str) -> Followed:
     language = _language(lang)
     if language is None:
         return Followed(known=False)
+    for home_call in language.home_calls:  # `File.join(Dir.home, ".ssh")` is the literal path `~/.ssh`
+        text = home_call.sub(lambda m: _home_call(language, m), text)
     for joined in language.home:  # `os.homedir() + '/.ssh'` is the literal path `~/.ssh` (HOME_MARK)
         text = joined.sub(lambda m: f"{m.group(1)}{HOME_MARK}{m.group(2)}{m.group(1)}", text)
+    text = _folded(language, _unrolled(language, _folded(language, _interpolated(language, text))))
     environment = _environment_reads(language, text)
     if language.parser == "python":  # its commands and scripts are walked by the shell builder
         return Followed(known=not python_effects(text).dynamic, files=environment)
@@ -140,17 +162,113 @@ def follow_code(lang: str, text: str) -> Followed:
     for call in language.files:
         files.extend(_as_command(call, match, language.tilde) for match in call.pattern.finditer(rest))
         rest = call.pattern.sub(" ", rest)
+    for pattern in (*language.names_only, *language.environment):  # followed: given as `printenv VAR` above
+        rest = pattern.sub(" ", rest)
     if language.strings is not None:  # (what a string holds runs only through a construct or call outside it)
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
 
 
+_UNROLLED = 16  # the items of a literal loop whose body is read once per item
+_UNROLLED_TEXT = 16 * 1024  # the longest code whose loops are written out (the patterns scan it per loop)
+
+
+def _unrolled(language: _Language, text: str) -> str:
+    """Loops over literal items (`for (const d of ['dist', 'coverage']) fs.rmSync(d, …)`, `for my $d ("a", "b")
+    {…}`) written out as their body once per item, the loop variable that literal; a file call given several
+    literal paths (`remove_tree("blib", "_build")`) written as one call per path: the file calls then name
+    literals. A loop or call with any item that is not a literal is left as it is."""
+    if language.item is None or len(text) > _UNROLLED_TEXT:  # (longer code stays as it is: asked if it reaches)
+        return text
+    for pattern in language.loops:
+        text = pattern.sub(lambda m: _loop_text(language, m), text)
+    for pattern in language.spreads:
+        text = pattern.sub(lambda m: _spread_text(language, m), text)
+    for pattern in language.listings:  # each entry's name is `*`: joined to its root, the root's glob
+        text = pattern.sub(lambda m: _loop_text(language, m, entry=True), text)
+    return text
+
+
+def _literal_items(language: _Language, items: str) -> list[str] | None:
+    """Each item of a comma-separated list as it is written (quotes kept), or None when one is not a literal."""
+    assert language.item is not None
+    found = [m.group(0) for m in language.item.finditer(items + ")")]
+    left = language.item.sub("", items + ")")[:-1]
+    return found if found and len(found) <= _UNROLLED and not left.strip(" \t\n,") else None
+
+
+def _loop_text(language: _Language, match: re.Match[str], *, entry: bool = False) -> str:
+    items = _literal_items(language, match.group("items"))
+    body = match.group("block") if match.groupdict().get("block") is not None else match.group("body")
+    if items is None or body is None or (entry and len(items) != 1):
+        return match.group(0)
+    if entry:  # `readdirSync('dist')`: the variable is each entry's name, written as the glob `*`
+        items = [f"{items[0][0]}*{items[0][0]}"]
+    variable = re.compile(rf"(?<![\w$@.]){re.escape(match.group('var'))}(?![\w$])")
+    return ";\n".join(variable.sub(lambda _m, item=item: item, body) for item in items)
+
+
+def _spread_text(language: _Language, match: re.Match[str]) -> str:
+    items = _literal_items(language, match.group("items"))
+    if items is None:
+        return match.group(0)
+    return "; ".join(f"{match.group('name')}({item})" for item in items)
+
+
+def _home_call(language: _Language, match: re.Match[str]) -> str:
+    items = _literal_items(language, match.group("items"))
+    if items is None:
+        return match.group(0)
+    return '"' + "/".join([HOME_MARK, *(item[1:-1].strip("/") for item in items)]) + '"'
+
+
+_DOUBLE_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def _interpolated(language: _Language, text: str) -> str:
+    """`"$ENV{HOME}/x"`, `"#{Dir.home}/x"`: the home interpolated at the start of a double-quoted string is the
+    literal path `~/x` (HOME_MARK); anywhere else in it, the home's own text (`"rm -rf ⌂/x"` for a command)."""
+    if not language.interpolated:
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        quoted = match.group(0)
+        for pattern in language.interpolated:
+            quoted = pattern.sub(HOME_MARK, quoted)
+        return quoted
+
+    return _DOUBLE_QUOTED.sub(one, text)
+
+
+def _folded(language: _Language, text: str) -> str:
+    """Two string literals joined by the language's operator (`"rm -rf " .. "⌂/x"`) are one literal."""
+    if language.folds is None:
+        return text
+    for _ in range(_UNROLLED):
+        folded = language.folds.sub(_fold, text)
+        if folded == text:
+            return text
+        text = folded
+    return text
+
+
+def _fold(match: re.Match[str]) -> str:
+    quote = match.group(1) if match.group(1) not in match.group(4) else match.group(3)
+    if quote in match.group(2) or quote in match.group(4):
+        return match.group(0)
+    return f"{quote}{match.group(2)}{match.group(4)}{quote}"
+
+
 def _run_command(match: re.Match[str]) -> str:
     """The command line a `runs` match stands for: its `cmd`, or its `fed` command reading what the code
     prints (as the output of a program whose text hookd does not know)."""
     fed = match.groupdict().get("fed")
-    return "cat | " + fed if fed is not None else match.group("cmd")
+    command = "cat | " + fed if fed is not None else match.group("cmd")
+    return _HOME_WORD.sub("~", command).replace(HOME_MARK, "$HOME")  # a path the code built on the home
+
+
+_HOME_WORD = re.compile(rf"(?<![^\s=]){HOME_MARK}(?=/|\s|$)")
 
 
 def _environment_reads(language: _Language, text: str) -> tuple[str, ...]:
@@ -174,10 +292,6 @@ def _as_command(call: _FileCall, match: re.Match[str], tilde: bool) -> str:
         targets.reverse()
     words = [shlex.quote(word) for word in _AS_COMMAND[(call.op, recursive)]]
     return " ".join(words + [_path_word(target, tilde) for target in targets])
-
-
-# Stands for the home directory in a path the code builds from the home's expression (a character no path holds)
-HOME_MARK = "\u2302"
 
 
 def _path_word(path: str, tilde: bool) -> str:

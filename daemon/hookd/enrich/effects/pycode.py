@@ -13,6 +13,7 @@ A value that is not a literal stands as a dynamic word, so a rule about a target
 from __future__ import annotations
 
 import ast
+import copy
 import shlex
 from collections import Counter
 from collections.abc import Mapping
@@ -61,6 +62,9 @@ def python_effects(code: str) -> Effects:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Effects(parsed=False, dynamic=True)
+    aliases = _aliases(tree)
+    tree = _Unrolled(_bindings(tree)).visit(_Canonical(aliases).visit(tree))
+    effects.dynamic = _passed_as_value(tree, aliases)
     bound = _names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -96,8 +100,164 @@ def _code_in_strings(tree: ast.AST, effects: Effects) -> None:
             effects.dynamic = effects.dynamic or inner.dynamic
 
 
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """The names that stand for a module or one of its members, each by its full dotted name: `import shutil as
+    sh` (sh is shutil), `from os import system` (system is os.system), `from os import path as op`, and a name
+    assigned once a reference to one (`run = subprocess.call`, `o = __import__('os')`, `s = getattr(os,
+    'system')`). Only a name bound once in the whole code is trusted, as `_names` trusts paths."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.asname: a.name for a in node.names if a.asname}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {a.asname or a.name: f"{node.module}.{a.name}" for a in node.names if a.name != "*"}
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            reference = _dotted(node.value)
+            if reference and reference != UNKNOWN:
+                found[node.targets[0].id] = reference
+    bindings = _bindings(tree)
+    return {name: dotted for name, dotted in found.items() if dotted and bindings[name] == 1}
+
+
+class _Canonical(ast.NodeTransformer):
+    """Each read of an alias replaced by the dotted reference it stands for (`sh.rmtree` → `shutil.rmtree`),
+    followed through aliases of aliases, so that the call tables see the names they list."""
+
+    def __init__(self, aliases: Mapping[str, str]) -> None:
+        self.aliases = aliases
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        dotted, seen = node.id, set()
+        while isinstance(dotted, str) and dotted.split(".", 1)[0] in self.aliases and dotted not in seen:
+            seen.add(dotted)
+            head, _, tail = dotted.partition(".")
+            dotted = self.aliases[head] + (f".{tail}" if tail else "")
+        if dotted == node.id or not isinstance(node.ctx, ast.Load):
+            return node
+        try:
+            return ast.copy_location(ast.parse(dotted, mode="eval").body, node)
+        except SyntaxError:
+            return node
+
+
+def _reaches(name: str) -> bool:
+    """A function of the call tables: one that runs a command, touches a file or builds code."""
+    tables = (_CALLS.shell, _CALLS.subprocess, _CALLS.files, _CALLS.dynamic)
+    return any(name in table for table in tables) or name.startswith(_CALLS.shell_prefixes)
+
+
+def _passed_as_value(tree: ast.AST, aliases: Mapping[str, str]) -> bool:
+    """Whether the code uses a function of the call tables other than by calling it where it names it
+    (`map(os.remove, names)`, `functools.partial(os.system, …)`, `os.system.__call__(…)`): what it is called
+    with is not followed. An alias assigned once (`run = subprocess.call`) is followed through `_Canonical`."""
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    named = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name) and node.targets[0].id in aliases
+    }  # fmt: skip
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name | ast.Attribute) and id(node) not in called | named and _reaches(_dotted(node)):
+            return True
+    return False
+
+
+_UNROLLED = 16  # the items of a literal loop whose body is read once per item
+
+
+class _Unrolled(ast.NodeTransformer):
+    """A loop over a literal list of strings (`for d in ("build", "dist"): shutil.rmtree(d)`, `[os.remove(f) for f
+    in ["a.o", "b.o"]]`) read as its body once per item, the loop variable that item: the calls then name
+    literals. Only a variable no other binding touches, and at most _UNROLLED items."""
+
+    def __init__(self, bindings: Counter[str]) -> None:
+        self.bindings = bindings
+
+    def _items(self, target: ast.expr, found: ast.expr) -> tuple[str, list[str]] | None:
+        if not isinstance(target, ast.Name) or self.bindings[target.id] != 1:
+            return None
+        if not isinstance(found, ast.List | ast.Tuple | ast.Set) or not 0 < len(found.elts) <= _UNROLLED:
+            return None
+        items = [e.value for e in found.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return (target.id, items) if len(items) == len(found.elts) else None
+
+    def _listed(self, target: ast.expr, found: ast.expr) -> tuple[str, str] | None:
+        """`for d in os.listdir(root)` / `os.scandir(root)`: (d, root) when root is a literal."""
+        if not isinstance(target, ast.Name) or self.bindings[target.id] != 1 or not isinstance(found, ast.Call):
+            return None
+        if _dotted(found.func) not in ("os.listdir", "os.scandir") or len(found.args) > 1:
+            return None
+        root = _literal(found.args[0]) if found.args else "."
+        return None if root == UNKNOWN else (target.id, root.rstrip("/") or "/")
+
+    def visit_For(self, node: ast.For) -> Any:
+        self.generic_visit(node)
+        listed = self._listed(node.target, node.iter)
+        if listed is not None:
+            node.body = [_Entries(*listed).visit(statement) for statement in node.body]
+            return node
+        loop = self._items(node.target, node.iter)
+        if loop is None or node.orelse:
+            return node
+        name, items = loop
+        return [_substituted(statement, name, item) for item in items for statement in node.body]
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> ast.expr:
+        self.generic_visit(node)
+        one = len(node.generators) == 1
+        listed = self._listed(node.generators[0].target, node.generators[0].iter) if one else None
+        if listed is not None:
+            node.elt = _Entries(*listed).visit(node.elt)
+            return node
+        loop = self._items(node.generators[0].target, node.generators[0].iter) if one else None
+        if loop is None:
+            return node
+        name, items = loop
+        return ast.copy_location(ast.List([_substituted(node.elt, name, item) for item in items], ast.Load()), node)
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = _comprehension
+
+
+class _Entries(ast.NodeTransformer):
+    """Inside a loop over the entries of `root` (os.listdir, os.scandir): `os.path.join(root, d)` and a
+    DirEntry's `d.path` are `root/*`, every entry, as the shell's glob would name them."""
+
+    def __init__(self, name: str, root: str) -> None:
+        self.name, self.root = name, root
+
+    def _is_entry(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == self.name
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        joined = _dotted(node.func) == "os.path.join" and len(node.args) == 2 and self._is_entry(node.args[1])
+        if joined and _literal(node.args[0]).rstrip("/") == self.root:
+            return ast.copy_location(ast.Constant(f"{self.root}/*"), node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        self.generic_visit(node)
+        if node.attr == "path" and self._is_entry(node.value):
+            return ast.copy_location(ast.Constant(f"{self.root}/*"), node)
+        return node
+
+
+def _substituted(node: ast.AST, name: str, item: str) -> Any:
+    """A copy of `node` with each read of `name` the literal `item`."""
+
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, read: ast.Name) -> ast.expr:
+            is_read = read.id == name and isinstance(read.ctx, ast.Load)
+            return ast.copy_location(ast.Constant(item), read) if is_read else read
+
+    return Substitute().visit(copy.deepcopy(node))
+
+
 # `for p in root.rglob(…)`: p is each path found below root, as `find root` finds them
 _FINDERS = frozenset({"glob", "rglob", "iterdir"})
+# the glob module's functions: each name they give matches the pattern (relative to the cwd, `**` with recursive)
+_GLOB_FUNCTIONS = frozenset({"glob.glob", "glob.iglob"})
 
 
 @dataclass(frozen=True)
@@ -127,7 +287,11 @@ def _names(tree: ast.AST) -> dict[str, _Bound]:
         if not isinstance(node, ast.For | ast.comprehension) or not isinstance(node.target, ast.Name):
             continue
         found = node.iter
-        if isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute) and found.func.attr in _FINDERS:
+        if isinstance(found, ast.Call) and _dotted(found.func) in _GLOB_FUNCTIONS and found.args:
+            pattern = _literal(found.args[0])  # `for f in glob.glob("~/d/**/*", recursive=True)`: what it matches
+            every = "**" in pattern
+            bound[node.target.id] = _Bound(pattern, (pattern.split("**", 1)[0].rstrip("/") or ".") if every else "")
+        elif isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute) and found.func.attr in _FINDERS:
             root = _literal(found.func.value).rstrip("/") or "/"
             pattern = _literal(found.args[0]) if found.args else "*"
             every = found.func.attr == "rglob" or "**" in pattern
@@ -182,9 +346,19 @@ def _dotted(node: ast.expr) -> str:
     if isinstance(node, ast.Attribute):
         base = _dotted(node.value)
         return f"{base}.{node.attr}" if base else node.attr
-    if isinstance(node, ast.Call) and _dotted(node.func) in ("__import__", "importlib.import_module") and node.args:
-        return _literal(node.args[0])  # `__import__('os').system`
+    if isinstance(node, ast.Call) and _imports(_dotted(node.func)) and node.args:
+        return _literal(node.args[0])  # `__import__('os').system`, `builtins.__import__('os')`
+    if isinstance(node, ast.Call) and _dotted(node.func) == "getattr" and len(node.args) >= 2:
+        owner, member = _dotted(node.args[0]), node.args[1]  # `getattr(os, 'system')` is os.system
+        if owner and isinstance(member, ast.Constant) and isinstance(member.value, str):
+            return f"{owner}.{member.value}"
     return ""
+
+
+def _imports(name: str) -> bool:
+    """The functions that import a module by its name: `__import__` (also as `builtins.__import__`,
+    `__builtins__.__import__`) and `importlib.import_module`."""
+    return name in ("__import__", "importlib.import_module") or name.endswith((".__import__", ".import_module"))
 
 
 _HOME_CALLS = frozenset({"Path.home", "pathlib.Path.home", "os.path.expanduser", "os.getenv", "os.environ.get"})
@@ -251,18 +425,17 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     name = _dotted(node.func)
     short = name.rsplit(".", 1)[-1]
     first = node.args[0] if node.args else None
-    if name in _CALLS.dynamic or (name in ("__import__", "importlib.import_module", "getattr") and _computed(node)):
+    if name in _CALLS.dynamic or ((_imports(name) or name == "getattr") and _computed(node)):
         effects.dynamic = True
     elif name in _CALLS.shell or name.startswith(_CALLS.shell_prefixes):
         _run(node, first, name in _CALLS.shell, effects)
     elif name in _CALLS.subprocess:
         shell = any(k.arg == "shell" and _truthy(k.value) for k in node.keywords) or name.endswith(("shell", "output"))
         _run(node, first, shell and not isinstance(first, ast.List | ast.Tuple), effects)
-    elif name in _ACTS_ON_PID:
-        value = first.value if isinstance(first, ast.Constant) else None
-        effects.kills.append(str(value) if isinstance(value, int) else "")
+    elif name in _ACTS_ON_PID or name in _PERMISSIONS or (short == "chmod" and _receiver(node) is not None):
+        (_kill if name in _ACTS_ON_PID else _permissions)(node, name, effects)
     elif name in _CALLS.files:
-        effects.commands.append([*_CALLS.files[name], *(_literal(a) for a in node.args[:2])])
+        _file_call(node, _CALLS.files[name], effects, bound)
     elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):
         _open(node, first, True, effects)
     elif short == "open":  # Path(p).open(mode)
@@ -272,15 +445,52 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     elif short in _CALLS.path_methods and isinstance(node.func, ast.Attribute):
         receiver = _receiver(node)
         owner = node.func.value
+        target = [_literal(first)] if _CALLS.path_methods[short][0] in ("mv", "ln") else []  # p.rename(to)
         if receiver is not None:
-            effects.commands.append([*_CALLS.path_methods[short], _literal(receiver)])
+            effects.commands.append([*_CALLS.path_methods[short], _literal(receiver), *target])
         elif isinstance(owner, ast.Name) and owner.id in bound:  # `for p in root.rglob("*"): p.unlink()`
             command, held = _CALLS.path_methods[short], bound[owner.id]
             # every file below a root removed is the root's content gone, as `rm -r -f root/*` would
             removes = command[0] == "rm" and held.below and held.path.endswith("/**/*")
             effects.commands.append(["rm", "-r", "-f", held.below] if removes else [*command, held.path])
-        elif _is_path_value(owner):  # a path from elsewhere: where it points is known at run time only
-            effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])
+        elif _is_path_value(owner) and not target:  # a path from elsewhere: known at run time only
+            effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])  # (`df.rename(…)` is no path)
+
+
+def _kill(node: ast.Call, _name: str, effects: Effects) -> None:
+    first = node.args[0] if node.args else None
+    value = first.value if isinstance(first, ast.Constant) else None
+    effects.kills.append(str(value) if isinstance(value, int) else "")
+
+
+# https://docs.python.org/3/library/os.html#os.chmod, #os.chown, https://docs.python.org/3/library/shutil.html#shutil.chown
+_PERMISSIONS = frozenset({"os.chmod", "os.lchmod", "os.chown", "os.lchown", "shutil.chown"})
+
+
+def _permissions(node: ast.Call, name: str, effects: Effects) -> None:
+    """`os.chmod(p, 0o777)` is `chmod 777 p`, `os.chown(p, uid, gid)` `chown uid:gid p`, `Path(p).chmod(m)` the
+    same on its receiver; a mode or owner computed at run time stands as an unknown word."""
+    receiver = _receiver(node) if name.rsplit(".", 1)[-1] == "chmod" and not name.startswith("os.") else None
+    path, rest = (receiver, node.args) if receiver is not None else (node.args[0] if node.args else None, node.args[1:])
+    values = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, int) else None for a in rest]
+    if name.endswith("chmod"):
+        mode = oct(values[0])[2:] if values and values[0] is not None else UNKNOWN
+        effects.commands.append(["chmod", mode, _literal(path)])
+    else:
+        owner = ":".join(str(v) for v in values[:2]) if values[:2] and None not in values[:2] else UNKNOWN
+        effects.commands.append(["chown", owner, _literal(path)])
+
+
+def _file_call(node: ast.Call, command: list[str], effects: Effects, bound: Mapping[str, _Bound]) -> None:
+    """`shutil.rmtree(p)`, `os.remove(f)`: the paths given, a loop variable standing for what its finder yields
+    (every file below a root removed is the root's content gone, as `rm -r -f root` would)."""
+    first = node.args[0] if node.args else None
+    held = bound.get(first.id) if isinstance(first, ast.Name) else None
+    if held is not None and command[0] == "rm" and held.below and held.path.endswith("/**/*"):
+        effects.commands.append(["rm", "-r", "-f", held.below])
+        return
+    paths = [bound[a.id].path if isinstance(a, ast.Name) and a.id in bound else _literal(a) for a in node.args[:2]]
+    effects.commands.append([*command, *paths])
 
 
 def _connect(first: ast.expr | None, effects: Effects) -> None:
@@ -332,7 +542,11 @@ def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects) 
     if isinstance(first, ast.List | ast.Tuple):
         effects.commands.append([_literal(e) for e in first.elts])
     elif isinstance(first, ast.Constant) and isinstance(first.value, str):
-        effects.commands.append([first.value, *(_literal(a) for a in node.args[2:])])  # os.execl(path, arg0, …)
+        given = node.args[1] if len(node.args) > 1 else None
+        if isinstance(given, ast.List | ast.Tuple):  # os.execv(path, argv), os.posix_spawn(path, argv, env)
+            effects.commands.append([first.value, *(_literal(a) for a in given.elts[1:])])
+        else:
+            effects.commands.append([first.value, *(_literal(a) for a in node.args[2:])])  # os.execl(path, arg0, …)
     else:
         effects.dynamic = True
 

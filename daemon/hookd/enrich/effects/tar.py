@@ -29,9 +29,20 @@ def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place
             # members named `/…` or `../…` are written there, wherever that is (GNU tar strips them otherwise)
             model.add("write", {"raw": "<archive members>", "path": "", "in_project": False}, name, known=False)
     elif "--create" in options or "--append" in options or "--update" in options:
-        for word in operands:
+        for word in _members(operands, directory, parsed.spelled):
             model.add("read", place(word), name, recursive=True)
         if archive and archive != "-":
             model.add("write", place(archive), name)
     elif archive:
         model.add("read", place(archive), name)
+
+
+def _members(operands: list[str], directory: str | None, spelled: list[str]) -> list[str]:
+    """The files an archive is made of: GNU tar reads the names after `-C DIR` (`--directory`) in DIR. The
+    last directory given stands for every name written after its first `-C` (names before it stay in the cwd)."""
+    if not directory:
+        return operands
+    first = next((k for k, w in enumerate(spelled) if w.startswith(("--directory", "-C"))), len(spelled))
+    after = set(spelled[first:])
+    base = directory.rstrip("/") or "/"
+    return [f"{base}/{w}" if w in after and not w.startswith("/") else w for w in operands]
