@@ -153,6 +153,19 @@ _files_deny contains {"id": "recursive-chmod-system", "reason": reason} if {
 	reason := sprintf("recursive %s of %s (%s) is blocked: it breaks permissions system-wide", [e.program, _rm_classes[e.class].what, _effect_place(e)])
 }
 
+# One system file's mode or owner changed (`chmod 777 /etc/shadow`, `chmod o+w /etc/passwd`, `chmod 600 /etc/passwd`,
+# `chown "$USER" /etc/sudoers`): secrets opened to everyone, accounts or sudo rules open to change, the system's
+# own reads refused; an agent running as root does it without sudo. A mode that leaves the owner its access and gives
+# no one else write (`chmod +x /usr/local/bin/kubectl`, `755`: the effect's `keeps_access`) changes none of that.
+_files_deny contains {"id": "chmod-system", "reason": reason} if {
+	some e in input.effects
+	e.op == "chmod"
+	not e.recursive == true
+	e.class in {"root", "home", "system"}
+	not object.get(e, "keeps_access", false) == true
+	reason := sprintf("%s of %s is blocked: it opens or breaks a file the system relies on", [e.program, _effect_place(e)])
+}
+
 # A tool hookd has no table for deleting a directory (an MCP server's `delete_directory`, `remove`): as a
 # recursive delete by the shell (daemon/hookd/enrich/tool_args.py).
 deny contains {"id": k.id, "reason": reason} if {

@@ -327,6 +327,16 @@ test_files_given_back_to_the_caller_in_the_project_pass if {
 	"sudo" in {v.id | some v in ask} with input as _effect_input([sudo, given, other])
 }
 
+# one system file's mode or owner changed, without sudo (an agent running as root): denied unless access is kept
+test_a_system_files_mode_change_is_denied_unless_it_keeps_access if {
+	shadow := {"op": "chmod", "path": "/etc/shadow", "known": true, "program": "chmod", "via": "shell", "class": "system"}
+	"chmod-system" in {v.id | some v in deny} with input as _effect_input([shadow])
+	kept := {"op": "chmod", "path": "/usr/local/bin/kubectl", "known": true, "program": "chmod", "via": "shell", "class": "system", "keeps_access": true}
+	count(deny) == 0 with input as _effect_input([kept])
+	mine := object.union(shadow, {"path": "/p/x", "class": "project"})
+	count(deny) == 0 with input as _effect_input([mine])
+}
+
 test_privilege_effect_is_asked if {
 	_s := ask with input as _effect_input([{"op": "privilege", "path": "", "known": true, "program": "sudoedit", "via": "shell"}])
 	some v in _s
