@@ -481,7 +481,7 @@ SPEC = AgentSpec(
         # config.toml's commands Codex starts itself, outside its hooks: a local (stdio) MCP server's `command`,
         # `notify` after each turn (https://developers.openai.com/codex/config-advanced); a patch or write that
         # leaves them as they were is judged by these keys like any settings edit
-        switch_keys=("mcp_servers[local]", "notify"),
+        judged_switch_keys=("mcp_servers[local]", "notify"),
         bypass=_bypass,
         location_env=("CODEX_HOME",),
         # 0.171.0 `codex exec --help`: -c/--config key=value overrides config.toml, --disable <feature> is

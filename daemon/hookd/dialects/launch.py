@@ -109,7 +109,7 @@ def _value(option: Option, word: str, following: str | None) -> str | None:
 def _switches_off(spec: AgentSpec, option: Option, value: str, cwd: str, env: Mapping[str, str]) -> bool:
     switches = {s.key: s.off for s in spec.install.hooks_off if not s.beside}
     keys = {s.key for s in spec.install.hooks_off}
-    carried = {"hooks", *spec.install.switch_keys, *spec.install.guarded_keys}
+    carried = {"hooks", *spec.install.switch_keys, *spec.install.judged_switch_keys, *spec.install.guarded_keys}
     if spec.install.trust is not None:
         carried.update(spec.install.trust.keys)
     if not option.takes:

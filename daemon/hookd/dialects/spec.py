@@ -197,6 +197,9 @@ class InstallSpec:
     hooks_off: tuple[Switch, ...] = ()
     switch_keys: tuple[str, ...] = ()  # keys of the hooks_off files that switch hooks off one by one
     guarded_keys: tuple[str, ...] = ()  # other keys of the settings file whose change can switch hooks off
+    # other keys of the switch files beside it whose change starts a command outside the hooks (judged on edits;
+    # not hooks skipped one by one, which `switch_keys` are and doctor reports)
+    judged_switch_keys: tuple[str, ...] = ()
     # The scopes in the order the agent runs their hooks, when a later hook's answer replaces an earlier
     # one's (a later allow undoing hookd's deny); empty when a deny from any hook stands.
     run_order: tuple[str, ...] = ()
@@ -363,7 +366,7 @@ class AgentSpec:
             "hooks", "hookd", spec.enable_key, spec.managed_only_key if not spec.managed_only_file else "",
             *(s.key for s in spec.hooks_off if not s.beside), *spec.guarded_keys,
         )  # fmt: skip
-        switch_keys = (*(s.key for s in spec.hooks_off if s.beside), *spec.switch_keys)
+        switch_keys = (*(s.key for s in spec.hooks_off if s.beside), *spec.switch_keys, *spec.judged_switch_keys)
         for scope in spec.scopes:
             settings = spec.settings_path(scope, home, project_dir, env)
             text_format = spec.text_settings is not None and settings.suffix == spec.text_settings.suffix
