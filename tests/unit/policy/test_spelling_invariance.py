@@ -144,15 +144,19 @@ def test_a_rewrite_keeps_the_decision(judge: Judge, rewrite: str) -> None:
     assert not misses, "\n".join(misses)
 
 
-@pytest.mark.parametrize("rewrite", sorted(KNOWN))
-def test_known_failures_are_still_failures(judge: Judge, rewrite: str) -> None:
-    # over every case the rewrite applies to, up to the first miss: a sample can lose its misses to new corpus
+def test_known_failures_are_still_failures(judge: Judge) -> None:
+    # one test over KNOWN (empty now: every family holds), so that no run reports an empty parameter set skipped;
+    # over every case a rewrite applies to, up to the first miss: a sample can lose its misses to new corpus
     # lines (the sample is the lowest keys), while the rewrite still fails on the lines it failed on
-    missed = any(
-        judge.holds_before(shell) and not judge.meets(shell, new)
-        for shell, new in applicable(rewrite, _cases(), None, None)
-    )
-    assert missed, f"{rewrite} holds now: take it out of KNOWN"
+    held = [
+        rewrite
+        for rewrite in sorted(KNOWN)
+        if not any(
+            judge.holds_before(shell) and not judge.meets(shell, new)
+            for shell, new in applicable(rewrite, _cases(), None, None)
+        )
+    ]
+    assert not held, f"{held} hold now: take them out of KNOWN"
 
 
 def main() -> None:
