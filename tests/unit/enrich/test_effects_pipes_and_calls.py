@@ -131,3 +131,12 @@ def test_a_piped_group_reads_the_pipe_in_its_first_command_that_does_more_than_s
 def test_a_secret_variable_is_printed_where_a_dollar_names_it(line: str, printed: bool, tmp_path: Path) -> None:
     environ = [e for e in effects(line, tmp_path) if e["path"] == "/proc/self/environ"]
     assert bool(environ) is printed
+
+
+def test_a_functions_arguments_quoted_on_its_call_are_known_text_in_its_body(tmp_path: Path) -> None:
+    quoted = effects("f(){ echo \"$@\"; }; f 'echo $HOME' | sh", tmp_path)
+    assert not any(e["op"] == "exec" and not e["known"] for e in quoted), quoted  # the text sh runs is known
+    unknown = effects('f(){ echo "$@"; }; f "$X" | sh', tmp_path)
+    assert any(e["op"] == "exec" and e["program"] == "sh" and not e["known"] for e in unknown)
+    line = "p(){ printf \"$@\"; }; p 'await Bun.$`rm -rf ${process.env.HOME}/Documents`\\n' > p.ts && bun p.ts"
+    assert "rm -rf ${HOME}/Documents" in _code(line, tmp_path)

@@ -80,6 +80,7 @@ class _Builder:
         self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
         self._searched: dict[str, str] = {}  # a search's substitution -> the stand-in for what it prints
         self._literal: frozenset[str] = frozenset()  # the words of the command being judged whose `$` are text
+        self._frame_literal: frozenset[str] = frozenset()  # a function's arguments quoted on its call (`f 'x $y'`)
         self._gathering: tuple[int, list[str | None]] | None = None  # a piped group's depth, what each command printed
         self._reader: list[str] = []  # the words of the command that read a piped group's input
 
@@ -364,7 +365,8 @@ class _Builder:
         stdin = heredoc or stdin
         if heredoc is not None:
             origin = "text"
-        self._literal = frozenset(w[len(LITERAL_MARK) :] for w in simple.words if w.startswith(LITERAL_MARK))
+        marked = frozenset(w[len(LITERAL_MARK) :] for w in simple.words if w.startswith(LITERAL_MARK))
+        self._literal = marked | self._frame_literal  # (`f(){ printf "$@"; }; f 'a $b'`: "$@" is the quoted text)
         echoed = printed(argv, self._literal) if name in ("echo", "printf") else None  # also `nohup printf …`
         peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
@@ -387,10 +389,11 @@ class _Builder:
             body = with_assigns(self._functions[name], simple.assigns)  # `X=v f`: X is in f's commands' env
             here = cwd.copy() if body.subshell else cwd  # `f() { cd d; }` runs in the caller's shell
             self._fed = fed
+            outer, self._frame_literal = self._frame_literal, self._literal & frozenset(argv[1:])
             follow.origin = self._call(
                 body, argv[1:], depth + 1, here, privileged, (stdin, origin), command["redirects"]
             )
-            out = self._printed
+            out, self._frame_literal = self._printed, outer
         default_ifs = "IFS" not in env and "IFS" not in self.state.variables  # `read` splits the line at $IFS
         given = written if default_ifs else None  # a here-string or here-document only (read once, above)
         self._shell_state(name, argv, depth, cwd, privileged, given)
