@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hookd.enrich.later_code import MAX_TEXT
+from hookd.enrich.patches import codex_sections
 from hookd.types import ToolSpec
 
 
@@ -147,7 +148,7 @@ def patch_added_text(path: str, tool_input: Mapping[str, Any], spec: ToolSpec) -
     for arg in spec.patches:
         patch = tool_input.get(arg)
         if isinstance(patch, str) and patch.lstrip().startswith("*** Begin Patch"):
-            mine = [s for s in _codex_sections(patch) if _tail_of(path, s[1]) == path]
+            mine = [s for s in codex_sections(patch) if _tail_of(path, s[1]) == path]
             if len(mine) == 1 and mine[0][0] in ("add", "update"):
                 return "".join(line[1:] + "\n" for line in mine[0][2] if line.startswith("+"))
     return None
@@ -164,7 +165,7 @@ def codex_patch_texts(patch: str, path: str, old: str | None, resolve: Callable[
     as its hunks replace their old lines (context and `-`) by their new ones (context and `+`), once and
     everywhere; None when it cannot be known: the patch deletes or moves the file, names it twice, changes a
     file that is not there or whose text is unreadable, or a hunk's old lines are not in it."""
-    sections = _codex_sections(patch)
+    sections = codex_sections(patch)
     mine = [s for s in sections if resolve(s[1]) == path]
     if len(mine) != 1:
         return None
@@ -184,20 +185,6 @@ def codex_patch_texts(patch: str, path: str, old: str | None, resolve: Callable[
             text = text.replace(before, after, count)
         texts.append(text)
     return texts
-
-
-def _codex_sections(patch: str) -> list[tuple[str, str, list[str]]]:
-    """(`add`, `update` or `delete`, the file's name, its lines) for each file of the patch."""
-    sections: list[tuple[str, str, list[str]]] = []
-    for line in patch.splitlines():
-        for marker, op in (("*** Add File:", "add"), ("*** Update File:", "update"), ("*** Delete File:", "delete")):
-            if line.startswith(marker):
-                sections.append((op, line[len(marker) :].strip(), []))
-                break
-        else:
-            if sections and not line.startswith(("*** End Patch", "*** Begin Patch")):
-                sections[-1][2].append(line)
-    return sections
 
 
 def _hunks(body: list[str]) -> list[list[str]]:

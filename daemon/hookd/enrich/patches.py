@@ -45,20 +45,34 @@ class PatchedFile:
     to: str = ""
 
 
+_CODEX_MARKERS = (("*** Add File:", "add"), ("*** Update File:", "update"), ("*** Delete File:", "delete"))
+_MOVE_TO = "*** Move to:"
+
+
+def codex_sections(text: str) -> list[tuple[str, str, list[str]]]:
+    """Each file of a patch in Codex's apply_patch format: `add`, `update` or `delete`, its name, and the lines
+    after its marker (a `*** Move to:`, its hunks). The one reading of the format: which files a patch touches
+    (`codex_patch_files`) and what it leaves in them (hookd.enrich.edit_texts) agree on where each file starts."""
+    sections: list[tuple[str, str, list[str]]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        marker = next(((m, op) for m, op in _CODEX_MARKERS if line.startswith(m)), None)
+        if marker is not None:
+            sections.append((marker[1], line[len(marker[0]) :].strip(), []))
+        elif sections and not line.startswith(("*** End Patch", CODEX_MARK)):
+            sections[-1][2].append(raw)
+    return sections
+
+
 def codex_patch_files(text: str) -> list[PatchedFile]:
     """The files of a patch in Codex's apply_patch format."""
     out: list[PatchedFile] = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line.startswith("*** "):
-            continue
-        for marker, op in (("*** Add File:", "write"), ("*** Update File:", "write"), ("*** Delete File:", "delete")):
-            if line.startswith(marker):
-                out.append(PatchedFile(op, line[len(marker) :].strip()))
-                break
+    for op, name, lines in codex_sections(text):
+        moved = next((s[len(_MOVE_TO) :].strip() for s in map(str.strip, lines) if s.startswith(_MOVE_TO)), None)
+        if op != "delete" and moved is not None:
+            out.append(PatchedFile("move", name, moved))
         else:
-            if line.startswith("*** Move to:") and out and out[-1].op == "write":
-                out[-1] = PatchedFile("move", out[-1].path, line[len("*** Move to:") :].strip())
+            out.append(PatchedFile("delete" if op == "delete" else "write", name))
     return [f for f in out if f.path]
 
 
