@@ -39,7 +39,7 @@ from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
 from hookd.enrich.build_files import UNIT_SUFFIXES
 from hookd.enrich.edit_texts import codex_patch_texts, texts_after
-from hookd.enrich.paths import event_home
+from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
@@ -562,10 +562,10 @@ def _ordinary_unit(event: NormalisedEvent, path: str, unit_dirs: list[str]) -> b
 
 
 def _patched(event: NormalisedEvent, name: str) -> str:
-    """A patch's file name as an absolute path: the home's `~`, a relative name from the agent's directory."""
-    if name == "~" or name.startswith("~/"):
-        name = event_home(event) + name[1:]
-    return os.path.normpath(os.path.join(event.cwd or event.project_dir, name))
+    """A patch's file name as `input.paths` resolves it (hookd.enrich.paths, `_patch_entries`): from the agent's
+    directory, `~` not the home: the protected place a patch hits and the text it leaves there are one file."""
+    resolver = PathResolver(home=event_home(event), project_dir=event.project_dir)
+    return str(resolver.resolve(name, event.cwd or event.project_dir, tilde=False)["path"])
 
 
 def _read(path: Path) -> tuple[bool, str | None]:
