@@ -16,6 +16,7 @@ import re
 from hookd.enrich.aliases import stamp
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.gitops import alias_runs, executing, plain_value
+from hookd.enrich.holdings import head
 from hookd.types import JSON
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
@@ -147,12 +148,8 @@ def _expand(value: str, home: str, base: str) -> str:
 
 
 def _include_paths(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(MAX_TEXT + 1)
-    except (OSError, ValueError):
-        return []
-    if len(text) > MAX_TEXT:
+    text = head(path, MAX_TEXT + 1, follow=True)  # a regular file only: an included FIFO would stall the decision
+    if text is None or len(text) > MAX_TEXT:
         return []
     out: list[str] = []
     section = ""

@@ -92,12 +92,14 @@ def holds_credential(text: str) -> bool:
     return any(is_credential_key(m.group(1)) and is_secret_value(m.group(2)) for m in _XML.finditer(text))
 
 
-def head(path: str, size: int = MAX_SNIFF) -> str | None:
-    """The first `size` bytes of the regular file at `path` (never through a link, a FIFO or a device)."""
+def head(path: str, size: int = MAX_SNIFF, *, follow: bool = False) -> str | None:
+    """The first `size` bytes of the regular file at `path` (never a FIFO or a device; through a link only with
+    `follow`: a dotfiles manager's `~/.gitconfig`)."""
+    nofollow = 0 if follow else os.O_NOFOLLOW
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):  # a device is not even opened: opening one can act on it
+        if not stat.S_ISREG((os.stat if follow else os.lstat)(path).st_mode):  # a device is not even opened
             return None
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | nofollow | os.O_NOCTTY | os.O_CLOEXEC)
     except (OSError, ValueError):
         return None
     try:

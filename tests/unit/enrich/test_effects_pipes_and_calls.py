@@ -5,6 +5,7 @@ by the body (hookd.enrich.shell.build, runners.output, tree.gathers)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,19 @@ def test_a_functions_arguments_quoted_on_its_call_are_known_text_in_its_body(tmp
     assert any(e["op"] == "exec" and e["program"] == "sh" and not e["known"] for e in unknown)
     line = "p(){ printf \"$@\"; }; p 'await Bun.$`rm -rf ${process.env.HOME}/Documents`\\n' > p.ts && bun p.ts"
     assert "rm -rf ${HOME}/Documents" in _code(line, tmp_path)
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("fifo", ["HEAD", "config"])
+def test_a_fifo_in_the_repository_does_not_stall_the_decision(fifo: str, tmp_path: Path) -> None:
+    """Reading which branch a push sends, or where git's work tree is, opens only regular files: an open of a FIFO
+    would wait for a writer that never comes, and the decision with it (the pytest timeout fails it)."""
+    git = tmp_path / ".git"
+    (git / "objects").mkdir(parents=True)
+    for name in ("HEAD", "config"):
+        if name == fifo:
+            os.mkfifo(git / name)
+        else:
+            (git / name).write_text("ref: refs/heads/main\n" if name == "HEAD" else "[core]\n")
+    found = effects('git push --force origin && cd "$(git rev-parse --show-toplevel)" && ls', tmp_path)
+    assert any(e["op"] == "delete" and e.get("what") == "history" for e in found), found

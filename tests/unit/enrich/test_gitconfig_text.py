@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hookd.enrich.gitconfig_text import executing_keys, is_git_config
+from hookd.enrich.gitconfig_text import executing_keys, included_configs, is_git_config
 from hookd.enrich.shell.analysis import analyse_shell as shell_effects
 from tests.unit.enrich.test_tool_effects import HOME, enriched
 
@@ -227,3 +227,20 @@ def test_a_value_git_runs_is_judged_by_what_it_runs(key: str, value: str, runs: 
     assert write["executes"] is runs
     section, _, name = key.partition(".")
     assert bool(executing_keys(f"[{section}]\n\t{name} = {value}\n")) is runs
+
+
+@pytest.mark.timeout(20)
+def test_an_included_fifo_does_not_stall_and_a_linked_config_is_read(tmp_path: Path) -> None:
+    """Git configuration is read from regular files only (an open of a FIFO waits for a writer: the decision would
+    stall), through a link too (a dotfiles manager links ~/.gitconfig)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "gitconfig").write_text("[include]\n\tpath = ~/aliases.inc\n\tpath = ~/fifo\n")
+    home.mkdir()
+    (home / ".gitconfig").symlink_to(dotfiles / "gitconfig")
+    (home / "aliases.inc").write_text("[alias]\n\tst = status\n")
+    os.mkfifo(home / "fifo")
+    found = included_configs(str(home), str(project))
+    assert str(home / "aliases.inc") in found and str(home / "fifo") in found

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.facts import is_unresolved
+from hookd.enrich.holdings import head
 
 _CREATE = {"switch": ("-c", "-C", "--create", "--force-create"), "checkout": ("-b", "-B", "--orphan")}
 _DETACH = ("-d", "--detach", "--orphan", "-")
@@ -66,11 +67,9 @@ def _same_upstream(name: str, config: str) -> bool:
 
 
 def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(65536)
-    except OSError:
-        return ""
+    """A regular file's first 64 KiB: never through a link, a FIFO (an open that would wait for a writer: the
+    decision stalled) or a device (holdings.head)."""
+    return head(path, 65536) or ""
 
 
 def pushed_branch(place: Place, base: str, model: Ledger) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hookd.enrich.effects.ledger import CommandView
+from hookd.enrich.holdings import head
 from hookd.enrich.shell.state import _Cwd
 from hookd.enrich.shell.wrappers import _basename, _peel
 
@@ -88,11 +89,8 @@ def _is_repository(path: str) -> bool:
 
 
 def _moves_work_tree(repository: str) -> bool:
-    try:
-        with open(os.path.join(repository, "config"), encoding="utf-8", errors="replace") as handle:
-            return _WORKTREE_KEY.search(handle.read(65536)) is not None
-    except OSError:
-        return True  # unreadable: what it says is not known
+    config = head(os.path.join(repository, "config"), 65536)  # a regular file only: a FIFO would stall the decision
+    return config is None or _WORKTREE_KEY.search(config) is not None  # unreadable: what it says is not known
 
 
 def cd_words(argv: list[str], cwd: _Cwd, own: tuple[Mapping[str, Any], ...]) -> list[str]:
