@@ -193,6 +193,44 @@ def test_a_variable_given_the_directory_a_substitution_prints_holds_that_directo
     assert [e["known"] for e in effects(own, proj) if e["op"] == "delete"] == [False]
 
 
+@pytest.mark.parametrize(
+    "directory",
+    [
+        '$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )',
+        '"$(cd "$(dirname "$BASH_SOURCE")" >/dev/null 2>&1 && pwd -P)"',
+        '"$(dirname "${BASH_SOURCE[0]}")"',
+        '"$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"',
+        '"$(realpath "$(dirname "${BASH_SOURCE}")")"',
+    ],
+)
+def test_the_running_scripts_directory_is_the_working_directory_in_the_agents_own_line(
+    directory: str, proj: Path
+) -> None:
+    """The agent's line is a command string (`bash -c`): `BASH_SOURCE` is empty there, `dirname ""` prints `.`, so the
+    script-directory idiom prints the directory the line runs in (outputs.py), assigned or followed by `cd`."""
+    assigned = f'D={directory}; B="$D/build"; rm -rf "$B"'
+    followed = f"cd {directory} && rm -rf ./dist"
+    assert [(e["path"], e["known"]) for e in effects(assigned, proj) if e["op"] == "delete"] == [
+        (f"{proj}/build", True)
+    ]
+    assert [(e["path"], e.get("after_cd")) for e in effects(followed, proj) if e["op"] == "delete"] == [
+        (f"{proj}/dist", None)
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'bash -c \'cd "$(dirname "${BASH_SOURCE[0]}")" && rm -rf ./dist\'',  # a nested script: its own BASH_SOURCE
+        'dirname() { echo /; }; cd "$(dirname "${BASH_SOURCE[0]}")" && rm -rf ./dist',  # the line's own dirname
+        'BASH_SOURCE=/x; cd "$(dirname "${BASH_SOURCE[0]}")" && rm -rf ./dist',
+        'cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && rm -rf ./dist',  # $0: how the agent started its shell
+    ],
+)
+def test_the_running_scripts_directory_stays_unknown_where_the_line_may_change_it(line: str, proj: Path) -> None:
+    assert [e.get("after_cd") for e in effects(line, proj) if e["op"] == "delete"] == [True]
+
+
 EXAMPLE = "DATABASE_URL=postgres://localhost/app_dev\nREDIS_URL=redis://localhost:6379/0\nSECRET_KEY=change-me\n"
 
 

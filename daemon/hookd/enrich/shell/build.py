@@ -20,7 +20,7 @@ from hookd.enrich.shell.outputs import cd_words, placed_output, printed_director
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
+from hookd.enrich.shell.state import LineState, _Cwd, in_own_source, line_builtin
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -569,8 +569,8 @@ class _Builder:
     def _nested(self, script: str, depth: int, cwd: _Cwd, privileged: bool) -> None:
         if depth >= self.max_depth:
             self.fail(f"shell scripts nested deeper than {self.max_depth} levels were not parsed")
-        else:
-            self.run_script(script, depth + 1, cwd, privileged)
+        else:  # a script a file or stdin holds has a BASH_SOURCE of its own
+            in_own_source(self.state, lambda: self.run_script(script, depth + 1, cwd, privileged))
 
     def _code(self, code: tuple[str, str], depth: int, cwd: _Cwd, privileged: bool) -> dict[str, Any]:
         """`inline` of a command that runs code in an interpreter; Python's effects become commands."""

@@ -6,7 +6,13 @@ Bash's `pwd` prints the current directory (https://www.gnu.org/software/bash/man
 does; `git rev-parse --show-toplevel` prints the top of the work tree (https://git-scm.com/docs/git-rev-parse), the
 nearest directory upwards that holds a `.git` (https://git-scm.com/docs/gitrepository-layout). A word that starts with
 either is placed below that directory, and `cd` to it is followed, where hookd follows the directory the command
-runs in. A lookup prints the path of an executable named NAME in a directory of the search path
+runs in. So does the directory of the running script, `$(dirname "${BASH_SOURCE[0]}")` and
+`$(cd "$(dirname …)" && pwd)`, in the line the agent's shell runs: that line is a command string (`bash -c`), not a
+file, so `BASH_SOURCE` is empty there (bash(1), "BASH_SOURCE"), `dirname ""` prints `.`
+(https://pubs.opengroup.org/onlinepubs/9799919799/utilities/dirname.html), and `realpath`/`readlink -f` of an empty
+name print nothing. A script a file or stdin holds has a `BASH_SOURCE` of its own: hookd's nested walks set it
+(`state.in_own_source`), so the idiom is unknown there.
+A lookup prints the path of an executable named NAME in a directory of the search path
 (https://pubs.opengroup.org/onlinepubs/9799919799/utilities/command.html, which(1), bash's `type -P`): a program
 installed for the user or the system, or in the environment a launcher prepends (`poetry run`, `uv run`). Its
 directory is not known, but what is there is a program, not a key or a store of credentials; the effect carries the
@@ -27,6 +33,16 @@ from hookd.enrich.shell.wrappers import _basename, _peel
 
 # `$(pwd)`, `$(pwd -L)`, `` `pwd -P` ``, at the start of a word: the rest of the word is below the directory
 _PWD = re.compile(r"^(?:\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`)")
+# the running script's name, empty in a command string; what `realpath`/`readlink -f` of it print; its directory
+_SOURCE = r'"?\$(?:BASH_SOURCE|\{BASH_SOURCE(?:\[0\])?\})"?'
+_RESOLVED = rf'(?:{_SOURCE}|"?\$\(\s*(?:realpath|readlink\s+-[ef])\s+(?:--\s+)?{_SOURCE}\s*\)"?)'
+_DIRNAME = rf"\$\(\s*dirname\s+(?:--\s+)?{_RESOLVED}\s*\)"
+_DIRECTORY = rf'(?:{_DIRNAME}|\$\(\s*(?:realpath|readlink\s+-[ef])\s+(?:--\s+)?"?{_DIRNAME}"?\s*\))'
+_QUIET = r"(?:\s*(?:[12&]?>|>>)\s*/dev/null|\s*2>&1)*"
+_SCRIPT_DIR = re.compile(
+    rf'^(?:\$\(\s*cd\s+(?:-P\s+)?(?:--\s+)?"?{_DIRECTORY}"?{_QUIET}\s*&&\s*pwd(?:\s+-[LP])?\s*\)|{_DIRECTORY})'
+)
+_SCRIPT_DIR_NAMES = ("BASH_SOURCE", "cd", "dirname", "realpath", "readlink", "pwd")
 _TOPLEVEL = re.compile(r"^(?:\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*git\s+rev-parse\s+--show-toplevel\s*`)")
 # what makes git find another repository or work tree than the one on disk (git(1), "ENVIRONMENT VARIABLES")
 _GIT_PLACES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM")
@@ -44,14 +60,17 @@ _LOOKUPS: dict[str, frozenset[str]] = {
 
 def printed_directory(text: str, cwd: _Cwd, own: tuple[Mapping[str, Any], ...]) -> str | None:
     """`text` with a leading substitution that prints a directory put as that directory: `$(pwd)/bin/tool` is
-    `CWD/bin/tool`, `$(git rev-parse --show-toplevel)/go.mod` the work tree's `go.mod`. None when it starts with
+    `CWD/bin/tool` (so is `$(dirname "${BASH_SOURCE[0]}")/bin/tool`), `$(git rev-parse --show-toplevel)/go.mod` the
+    work tree's `go.mod`. None when it starts with
     neither, the rest is itself built when the shell runs, hookd does not follow where the command runs, or the line
-    gives `pwd`, `git` or git's places a meaning of its own (`own`: its functions, aliases, variables)."""
+    gives `pwd`, `git`, git's places or the idiom's words a meaning of its own (`own`: its functions, aliases,
+    variables; a nested script's `BASH_SOURCE`)."""
     if not cwd.known or not text.startswith(("$(", "`")):
         return None
-    match = _PWD.match(text)
+    match = _PWD.match(text) or _SCRIPT_DIR.match(text)
     if match is not None:
-        base = None if any("pwd" in names for names in own) else cwd.path
+        words = ("pwd",) if match.re is _PWD else _SCRIPT_DIR_NAMES
+        base = None if any(word in names for names in own for word in words) else cwd.path
     else:
         match = _TOPLEVEL.match(text)
         mine = any(n in names for names in own for n in ("git", *_GIT_PLACES))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -455,3 +455,18 @@ def positional_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:
             state.positional(argv[k + 1 :])
     elif k < len(argv):
         state.positional(argv[k:])
+
+
+def in_own_source(state: LineState, walk: Callable[[], None]) -> None:
+    """`walk` a script inside the line (a file's, stdin's, a `-c` string's): `BASH_SOURCE` is the file's name in the
+    first two, empty only in the agent's own command string, so while it is walked its value is not known
+    (`outputs.printed_directory` reads the script's directory as the working directory only where it is empty)."""
+    saved = state.variables.get("BASH_SOURCE")
+    state.variables["BASH_SOURCE"] = "${BASH_SOURCE}"
+    try:
+        walk()
+    finally:
+        if saved is None:
+            state.variables.pop("BASH_SOURCE", None)
+        else:
+            state.variables["BASH_SOURCE"] = saved
