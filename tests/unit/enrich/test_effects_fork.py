@@ -48,3 +48,45 @@ def test_a_function_run_as_an_element_of_its_own_pipeline_forks_without_bound(
 )
 def test_a_function_that_does_not_run_itself_in_its_pipelines_does_not(command: str, tmp_path: Path) -> None:
     assert forks(command, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("f(){ f & f; }; f", "f"),  # each call starts one of itself in the background and runs another
+        ("spawn() { spawn & }; spawn", "spawn"),  # an endless chain of processes
+        ("while true; do sleep 1000 & done", "while"),  # a loop without end starting one more each turn
+        ("while :\ndo\n  (yes > /dev/null &)\ndone", "while"),
+        ("until false; do ./worker.sh & done", "while"),
+        ("bash -c 'while :; do sleep 9 & done'", "while"),
+        ("python3 -c 'import os\nwhile True: os.fork()'", "python"),
+        ('python3 -c \'import subprocess as s\nwhile 1:\n    s.Popen(["sleep", "99"])\'', "python"),
+        (
+            "python3 - <<'EOF'\nfrom multiprocessing import Process\nwhile True:\n    Process(target=f).start()\nEOF",
+            "python",
+        ),
+    ],
+)
+def test_processes_started_in_the_background_without_end_fork_without_bound(
+    command: str, program: str, tmp_path: Path
+) -> None:
+    assert forks(command, tmp_path) == [program]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "for i in 1 2 3; do ./worker.sh $i & done; wait",  # a loop with an end
+        "while :; do ./server & sleep 5; kill $!; done",  # each one stopped before the next
+        "while true; do make & wait; done",
+        "while true; do ./poll & break; done",
+        'while read -r f; do gzip "$f" & done < list.txt',  # ends with its input
+        'f(){ [ "$1" -gt 0 ] && f $(($1 - 1)) & }; f 3',  # a test guards the call: it ends
+        "while true; do sleep 1; done",  # endless, but one process at a time
+        "python3 -c 'import os\nwhile True:\n    pid = os.fork()\n    os.waitpid(pid, 0)'",
+        "python3 -c 'import subprocess\nfor n in range(3): subprocess.Popen([\"w\"])'",
+        "python3 -c 'import os\nwhile True:\n    if os.fork() == 0: break'",
+    ],
+)
+def test_processes_that_are_waited_for_stopped_or_counted_do_not(command: str, tmp_path: Path) -> None:
+    assert forks(command, tmp_path) == []

@@ -50,6 +50,7 @@ class Effects:
     dynamic: bool = False
     parsed: bool = True
     kills: list[str] = field(default_factory=list)  # the pids `os.kill` is given (a literal, or "" computed)
+    forks: bool = False  # it starts processes without bound (`while True: os.fork()`)
 
 
 @lru_cache(maxsize=64)
@@ -71,7 +72,27 @@ def python_effects(code: str) -> Effects:
             _call(node, effects, bound)
     _code_in_strings(tree, effects)
     _signals(effects)
+    effects.forks = any(_spawns_without_end(node) for node in ast.walk(tree) if isinstance(node, ast.While))
     return effects
+
+
+# What starts a process and returns at once (os(3), subprocess, multiprocessing, pty), and what waits for one, stops
+# it or ends the loop around it (https://docs.python.org/3/library/os.html#process-management)
+_STARTS = frozenset({"os.fork", "os.forkpty", "pty.fork", "subprocess.Popen", "multiprocessing.Process"})
+_ENDS = frozenset({"wait", "waitpid", "wait4", "waitid", "join", "communicate", "kill", "terminate", "exit", "_exit"})
+
+
+def _spawns_without_end(loop: ast.While) -> bool:
+    """`while True: os.fork()`, `while 1: subprocess.Popen(["sleep", "99"])`: a loop its test never ends that
+    starts a process each turn and never waits for it, stops it or leaves (break, return, raise, exit): processes
+    without bound, as the shell's fork bomb."""
+    if not isinstance(loop.test, ast.Constant) or not loop.test.value:
+        return False
+    inside = list(ast.walk(loop))
+    if any(isinstance(node, (ast.Break, ast.Return, ast.Raise)) for node in inside):
+        return False
+    called = [_dotted(node.func) for node in inside if isinstance(node, ast.Call)]
+    return any(name in _STARTS for name in called) and not any(name.rsplit(".", 1)[-1] in _ENDS for name in called)
 
 
 def _signals(effects: Effects) -> None:

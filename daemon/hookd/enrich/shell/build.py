@@ -20,7 +20,7 @@ from hookd.enrich.shell.outputs import cd_words, placed_output, printed_director
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import LineState, _Cwd, in_own_source, line_builtin
+from hookd.enrich.shell.state import SETS_AT_RUN_TIME, LineState, _Cwd, in_own_source, line_builtin
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -191,10 +191,10 @@ class _Builder:
         sudo: bool,
     ) -> str:
         origin = "unknown"
+        if item.forks or (item.function is not None and pipes_into_itself(item, item.function)):  # without bound
+            self.model.ledger.add("fork", None, item.function or "while", known=True)
         if item.function is not None and item.function not in self._functions:
             self._functions[item.function] = item  # run where it is called, or at the end if never
-            if pipes_into_itself(item, item.function):
-                self.model.ledger.add("fork", None, item.function, known=True)
             return origin
         if item.subst:
             depth, slot, inherited, cwd = depth + 1, None, [], cwd.copy()
@@ -424,7 +424,7 @@ class _Builder:
         if name == "hash" and "-p" in argv[1:-2]:  # `hash -p PATH NAME…`: NAME runs PATH (bash(1), hash)
             at = argv.index("-p", 1)
             self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
-        if name in _SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
+        if name in SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
             named = set_at_run_time(name, argv)
             self.state.forget(named)
             self.state.assign(read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
@@ -578,6 +578,8 @@ class _Builder:
         if language != "python":
             return {"language": language, "parsed": False, "dynamic": True, "code": text[:4096]}
         effects = python_effects(text)
+        if effects.forks:  # `while True: os.fork()`: processes without bound, as a fork bomb
+            self.model.ledger.add("fork", None, "python", known=True)
         if depth < self.max_depth:
             for argv in effects.commands:
                 words = expand_words(argv, {}, self.home)  # `~` in a path the code names
@@ -595,5 +597,3 @@ _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: 
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
 _LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
 _NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set
-# Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
-_SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait", "unset"})

@@ -63,8 +63,7 @@ class _Sitter:
     def statement(self, node: tree_sitter.Node, items: list[_Item]) -> None:
         kind = node.type
         if kind in _SEQUENCE:
-            for child in node.named_children:
-                self.statement(child, items)
+            self.sequence(node, items)
         elif kind == "command":
             items.append(self.simple(node))
         elif kind == "pipeline":
@@ -79,7 +78,8 @@ class _Sitter:
             if body is not None:
                 function = name.text.decode("utf-8", "replace") if name is not None and name.text else None
                 subshell = body.type == "subshell"  # `f() ( … )`; `f() { …; }` runs in the caller's shell
-                items.append(_Block(self.block(body).items, subshell=subshell, function=function))
+                forks = function is not None and _backgrounds_itself(body, function, self.src)
+                items.append(_Block(self.block(body).items, subshell=subshell, function=function, forks=forks))
         elif kind in ("for_statement", "select_statement", "case_statement"):
             self.loop(node, items)
         elif kind in _COMMANDS:
@@ -88,6 +88,16 @@ class _Sitter:
             items.extend(self.word(node)[1])
         elif kind not in _SKIP:
             raise _Unsupported(kind)
+
+    def sequence(self, node: tree_sitter.Node, items: list[_Item]) -> None:
+        """Statements run one after the other in the same shell; a loop that starts processes without bound
+        (`_endless_spawning`) as a block that says so."""
+        endless = node.type == "while_statement" and _endless_spawning(node, self.src)
+        body: list[_Item] = [] if endless else items
+        for child in node.named_children:
+            self.statement(child, body)
+        if endless:
+            items.append(_Block(body, forks=True))
 
     def loop(self, node: tree_sitter.Node, items: list[_Item]) -> None:
         """`for`/`select`/`case`: the substitutions in the words it goes through, then its body; the variable
@@ -356,3 +366,56 @@ def parse_with_sitter(script: str, home: str, level: int, parse_script: ParseScr
     converter = _Sitter(src, home, level, parse_script)
     block = converter.script(root)
     return block, converter.errors[0] if converter.errors else None
+
+
+# A loop that never ends by its condition (`while true`, `while :`, `until false`), and the commands that wait for
+# or stop what the loop started, or end the loop: a body that starts a process in the background and does none of
+# them starts one more each turn, without bound (bash(1), "Lists": a command ended by `&` runs asynchronously).
+_ALWAYS = {
+    "while": frozenset({"true", ":", "/bin/true", "/usr/bin/true"}),
+    "until": frozenset({"false", "/bin/false", "/usr/bin/false"}),
+}
+_ENDS = frozenset({"wait", "kill", "pkill", "killall", "break", "exit", "return"})
+
+
+def _endless_spawning(node: tree_sitter.Node, src: bytes) -> bool:
+    """`while :; do sleep 1000 & done`: a loop its condition never ends whose body runs a command in the background
+    and never waits for it, stops it or leaves the loop."""
+    keyword = node.children[0].type if node.children else ""
+    condition = node.child_by_field_name("condition")
+    body = node.child_by_field_name("body")
+    if condition is None or body is None or keyword not in _ALWAYS:
+        return False
+    said = src[condition.start_byte : condition.end_byte].decode(errors="replace").strip(" ;\n")
+    if condition.type != "command" or said not in _ALWAYS[keyword]:
+        return False
+    names = {_name(n, src) for n in _descendants(body) if n.type == "command"}
+    return not names & _ENDS and any(n.type == "&" for n in _descendants(body))
+
+
+def _backgrounds_itself(body: tree_sitter.Node, function: str, src: bytes) -> bool:
+    """`f(){ f & f; }`, `f(){ f & }`: the function's body starts the function itself in the background, as a command
+    of its own (not as a part of a list a test guards, `[ $n -gt 0 ] && f $((n-1)) &`): each call starts another,
+    each in a process of its own, without bound."""
+    for node in _descendants(body):
+        following = node.next_sibling
+        if node.type == "command" and following is not None and following.type == "&" and _name(node, src) == function:
+            return True
+    return False
+
+
+def _descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """Every node below `node`, but not inside a function defined there (it runs where it is called)."""
+    found: list[tree_sitter.Node] = []
+    stack = list(node.children)
+    while stack:
+        child = stack.pop()
+        found.append(child)
+        if child.type != "function_definition":
+            stack.extend(child.children)
+    return found
+
+
+def _name(command: tree_sitter.Node, src: bytes) -> str:
+    name = command.child_by_field_name("name")
+    return src[name.start_byte : name.end_byte].decode(errors="replace") if name is not None else ""

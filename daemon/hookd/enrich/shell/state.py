@@ -23,6 +23,10 @@ _POSITIONAL = ("@", "*", "#", elements_key("@"), *(str(n) for n in range(1, 10))
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a variable's (a command's env also holds `-C`: env's directory)
 
 
+# Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
+SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait", "unset"})
+
+
 @dataclass(slots=True)
 class _Cwd:
     """Where the commands of one shell run; `known` turns false after a `cd` we cannot follow."""

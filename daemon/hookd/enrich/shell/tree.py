@@ -39,6 +39,7 @@ class _Block:
     redirects: list[_Redir] = field(default_factory=list)  # of a compound: apply to all inside
     function: str | None = None  # a function's body: its name (the builder runs it where it is called)
     binds: tuple[str, tuple[str, ...]] | None = None  # a `for` loop's body: its variable, the words it goes through
+    forks: bool = False  # it starts processes without bound (sitter.py: `while :; do x & done`, `f(){ f & f; }`)
 
 
 _Item: TypeAlias = _Simple | _Pipe | _Block
