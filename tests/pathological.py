@@ -48,6 +48,10 @@ SHAPES = [
     Shape("read_many_files, 5,000 paths", "BeforeTool",
           {"tool_name": "read_many_files", "tool_input": {"paths": [f"src/f{i}.py" for i in range(5000)]}}, "deny",
           "input-limit"),
+    # loops in loops: 16 words in each of four once walked the body 65,536 times (20 s); the line's walks are bounded
+    Shape("four nested for loops of 16 words", "BeforeTool",
+          _shell("".join(f"for {v} in {' '.join(map(str, range(16)))}; do " for v in "abcd") + "rm -rf $a$b$c$d"
+                 + "; done" * 4), "deny", "input-limit"),
     # no cap: large fields other than the command (the frame's 16 MiB bounds them)
     Shape("shell description of 4 MB", "BeforeTool",
           {"tool_name": "run_shell_command", "tool_input": {"command": "ls", "description": "x" * 4_000_000}},

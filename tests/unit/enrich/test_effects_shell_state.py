@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from effect_support import analysed, ops
 
+from hookd.enrich.shell.state import LOOP_WALKS
+
 
 def _deleted(command: str, proj: Path) -> list[str]:
     return [e["path"] for e in ops(command, proj, "delete")]
@@ -213,3 +215,22 @@ def test_each_element_mapfile_fills_from_a_listing_is_a_name_it_listed(
     command: str, deleted: str, tmp_path: Path
 ) -> None:
     assert _deleted(command, tmp_path) == [deleted.format(proj=tmp_path)]
+
+
+def test_every_word_of_a_long_for_list_is_judged(tmp_path: Path) -> None:
+    """A word past the sixteenth of a `for` list was never walked: `for d in a … r ~; do rm -rf $d; done` hid `~`."""
+    words = " ".join(f"w{n}" for n in range(40))
+    assert _deleted(f"for d in {words} ~/Documents; do rm -rf $d; done", tmp_path)[-1] == "/home/u/Documents"
+
+
+def test_the_walks_of_loops_in_loops_are_bounded_and_what_is_left_is_unknown(tmp_path: Path) -> None:
+    """Each word of every list is walked until the line has used LOOP_WALKS walks (four nested loops of 16 words
+    once took 65,536); the rest is walked once more with the variable not known, so the delete is of an unknown path."""
+    sixteen = " ".join(map(str, range(16)))
+    line = "".join(f"for {v} in {sixteen}; do " for v in "abcd") + "rm -rf $a$b$c$d" + "; done" * 4
+    commands, effects = analysed(line, tmp_path)
+    assert len(commands) <= LOOP_WALKS + 4
+    assert any(e["op"] == "delete" and not e["known"] for e in effects)
+    many = " ".join(f"w{n}" for n in range(LOOP_WALKS + 10))
+    deletes = ops(f"for d in {many}; do rm -rf $d; done", tmp_path, "delete")
+    assert len(deletes) == LOOP_WALKS + 1 and deletes[-1]["known"] is False

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
@@ -20,7 +21,7 @@ from hookd.enrich.shell.outputs import cd_words, placed_output, printed_director
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import SETS_AT_RUN_TIME, LineState, _Cwd, in_own_source, line_builtin
+from hookd.enrich.shell.state import SETS_AT_RUN_TIME, LineState, _Cwd, in_own_source, line_builtin, loop_walks
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -202,15 +203,13 @@ class _Builder:
             cwd = cwd.copy()
         if item.redirects:
             inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
-        values: list[str | None] = [None]
-        if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
-            expanded = expand_words(list(item.binds[1]), self.state.variables, self.home)
-            values = list(expanded[:_LOOP_WORDS]) or ["$@"]  # no `in`: the positional parameters
+        walks: Iterable[None] = (None,)
+        if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (state.loop_walks)
+            words = expand_words(list(item.binds[1]), self.state.variables, self.home)
+            walks = loop_walks(self.state, item.binds[0], words, cwd)
         scoped = item.subst or item.subshell  # what it sets stays inside
         self.state.scope(scoped)
-        for value in values:
-            if item.binds is not None and value is not None:
-                self.state.assign([(item.binds[0], value)], cwd)
+        for _walk in walks:
             for inner in item.items:
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         self.state.restore(scoped)
@@ -595,5 +594,4 @@ _FD_NAME = re.compile(r"^\{[A-Za-z_][A-Za-z0-9_]*\}$")  # `exec {fd}<<<…`: bas
 _REBOUND = re.compile(r"^(BASH_ALIASES|BASH_CMDS)\[['\"]?([^\]'\"]+)['\"]?\]=(.*)$", re.S)
 _PROMPT_EXPANDED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)@P\}")  # `${x@P}`: x expanded as a prompt
 _SHELL_SYNTAX = re.compile(r"[|;&<>()`$\n]")
-_LOOP_WORDS = 16  # the words of a `for` list a body is walked with (each adds the body's commands once)
 _NAMES_HOME = re.compile(r"(?<![\w${])HOME(?![\w}])")  # HOME named other than as `$HOME`: it may be set

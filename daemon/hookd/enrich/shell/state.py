@@ -26,6 +26,11 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a variable's (a command's env a
 # Builtins that set the variables they name from what they read or print (bash manual, "Bash Builtins")
 SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts", "wait", "unset"})
 
+# The walks of `for` bodies one line gets, loops in loops included: each word of a list is walked (a word left out
+# would be a word never judged), until the line has used them all (16 words in each of four nested loops once held
+# the loop for 20 s: 65,536 walks)
+LOOP_WALKS = 256
+
 
 @dataclass(slots=True)
 class _Cwd:
@@ -92,11 +97,13 @@ class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
     __slots__ = (
-        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "references", "resolver", "variables",
+        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "loop_walks", "references", "resolver",
+        "variables",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
+        self.loop_walks = LOOP_WALKS  # the loop bodies the line may still walk with a value (`loop_walks`)
         self.resolver = PathResolver(home=home, project_dir=project_dir)
         self.variables = Journaled()  # set by `X=v` statements earlier on the line
         self.references: set[str] = set()  # `declare -n` names: what they are set to goes elsewhere
@@ -474,3 +481,17 @@ def in_own_source(state: LineState, walk: Callable[[], None]) -> None:
             state.variables.pop("BASH_SOURCE", None)
         else:
             state.variables["BASH_SOURCE"] = saved
+
+
+def loop_walks(state: LineState, name: str, words: list[str], cwd: _Cwd) -> Iterator[None]:
+    """One step for each walk of a `for` body, its variable set first: to each word of its list (none: the positional
+    parameters, `"$@"`) while the line has walks left (`LineState.loop_walks`), then once more not known, so that what
+    the later words would do is still judged, as an unknown value is."""
+    for word in words or ["$@"]:
+        if state.loop_walks <= 0:
+            state.forget([name])
+            yield None
+            return
+        state.loop_walks -= 1
+        state.assign([(name, word)], cwd)
+        yield None
