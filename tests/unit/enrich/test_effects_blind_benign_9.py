@@ -108,3 +108,22 @@ def test_the_distributions_packages_installed_with_sudo_are_marked(command: str,
 )
 def test_anything_else_run_with_privileges_is_not_marked(command: str, proj: Path) -> None:
     assert "packages" not in _installs(command, proj)[-1:]
+
+
+def _argv(command: str, proj: Path) -> list[list[str]]:
+    shell, _ = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
+    return [list(c["argv"]) for c in shell["commands"]]
+
+
+def test_a_range_longer_than_the_expansion_cap_is_what_seq_would_print(proj: Path) -> None:
+    """`{1..3000}` is `$(seq 1 3000)` spelled with braces: words not judged one by one (the input cap counts the
+    words it would make), so one word built at run time, as the substitution's output is."""
+    assert _argv("printf 'line-%s\\n' {1..3000} | wc -l", proj)[0] == ["printf", "line-%s\\n", "$(seq 1 1 3000)"]
+    assert _argv("echo x{300..0}y", proj)[0] == ["echo", "x$(seq 300 -1 0)y"]
+    assert len(_argv("echo {1..256}", proj)[0]) == 257  # up to the cap, each number is a word
+    assert len(_argv("echo {a..z}{1..9}", proj)[0]) == 1 + 26 * 9
+
+
+def test_a_delete_through_a_long_range_is_not_known(proj: Path) -> None:
+    _, found = analyse_shell("rm -rf ~/x{1..3000}", home=HOME, base_dir=str(proj), project_dir=str(proj))
+    assert [e["known"] for e in found if e["op"] == "delete"] == [False]
