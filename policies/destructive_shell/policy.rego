@@ -577,13 +577,15 @@ _deferred_reason(e) := sprintf("%s writes %s: %s, outside the guard's view; revi
 } else := sprintf("%s schedules commands to run later, outside the guard's view; review it", [e.program])
 
 # Privileges (sudo, doas, sudoedit, pkexec, run0, su, ksu, …: `privilege` in the catalogue, as a program or
-# as a wrapper): asked.
+# as a wrapper): asked. Not the distribution's packages installed from the configured sources (`installs:
+# packages`: `sudo apt-get install -y gcc`, package_installs.json); what else the line does is judged as itself.
 _effect_ask contains {"id": "sudo", "reason": reason} if {
 	"privilege" in _effect_ops
 	not _only_given_back
 	some e in input.effects
 	e.op == "privilege"
 	object.get(e, "grants", "") == ""
+	object.get(e, "installs", "") == ""
 	reason := sprintf("%s runs with elevated privileges (sudo, doas, su, …); confirm it", [e.program])
 }
 

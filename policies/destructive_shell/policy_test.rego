@@ -410,6 +410,20 @@ test_a_package_removed_with_sudo_is_asked_not_denied if {
 	_t_ask(i) == {"sudo"}
 }
 
+test_the_distributions_packages_installed_with_sudo_are_allowed if {
+	i := _effect_input([{"op": "privilege", "path": "", "known": true, "program": "apt-get", "via": "shell", "privileged": true, "installs": "packages"}])
+	count(_t_deny(i)) == 0
+	count(_t_ask(i)) == 0
+}
+
+test_a_package_install_with_sudo_beside_another_privilege_is_asked if {
+	i := _effect_input([
+		{"op": "privilege", "path": "", "known": true, "program": "apt-get", "via": "shell", "privileged": true, "installs": "packages"},
+		{"op": "privilege", "path": "", "known": true, "program": "bash", "via": "shell", "privileged": true},
+	])
+	_t_ask(i) == {"sudo"}
+}
+
 _mcp_run(flow) := {
 	"event": "BeforeTool",
 	"tool": {"kind": "mcp", "name": "mcp__dc__start_process"},

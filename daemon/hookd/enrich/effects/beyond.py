@@ -1,18 +1,21 @@
 """What a command does beyond its own operand table (docs/policies.md, "The effect model"): the names a glob
 expands to that the program reads as options, a container given the host's privileges, a credential piped into
 the program that logs in with it, a cgroup's kill or freeze file written, a configuration-management module run
-on this machine. Each step reads the catalogue's data (programs.json `privilege_options`, `secret_stdin`,
-`signal_files`, `task_modules`)."""
+on this machine, the distribution's packages installed with privileges. Each step reads the catalogue's data
+(programs.json `privilege_options`, `secret_stdin`, `signal_files`, `task_modules`; package_installs.json)."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
+import json
 import re
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects.catalogue import Modules, Program, catalogue
+from hookd.enrich.effects.catalogue import DATA, Modules, Program, catalogue
 from hookd.enrich.effects.handed import is_command_line
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
@@ -167,3 +170,46 @@ def given_back(ledger: Ledger, view: CommandView, start: int) -> None:
     for effect in ledger.effects[start:]:
         if effect["op"] == "chmod" and effect["program"] == view.name:
             effect["owner"] = "caller"
+
+
+_PACKAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9+._-]*(?::[a-z0-9-]+)?(?:=[A-Za-z0-9.+~:-]+)?")
+_FILE_PACKAGE = (".deb", ".rpm")  # a package file, not a name the configured sources serve
+_ENV_VALUE = re.compile(r"[A-Za-z0-9_]*")
+
+
+@functools.cache
+def _package_installs() -> Mapping[str, Any]:
+    table: Mapping[str, Any] = json.loads((DATA / "package_installs.json").read_text(encoding="utf-8"))
+    return table
+
+
+def distribution_packages(ledger: Ledger, view: CommandView, start: int) -> None:
+    """`sudo apt-get install -y gcc make`, `sudo apt-get update`: the distribution's packages installed from the
+    sources the system is configured with (package_installs.json). Its privilege is marked `installs: packages`;
+    a package file or URL, a configuration option (`-o`, `-c`), an unsigned source, another wrapper option
+    (`sudo -E`, `-u`) or environment (`APT_CONFIG=…`) leaves it as any privilege."""
+    table = _package_installs()
+    manager = table["managers"].get(view.name)
+    if manager is None or not view.sudo or not _plain_wrapper(view, table):
+        return
+    words = view.argv[1:]
+    commands = [w for w in words if not w.startswith("-")]
+    if not commands or commands[0] not in manager["commands"]:
+        return
+    flags = set(manager["flags"])
+    if not all(w in flags for w in words if w.startswith("-")):
+        return
+    if not all(_PACKAGE.fullmatch(w) and not w.endswith(_FILE_PACKAGE) for w in commands[1:]):
+        return
+    for effect in ledger.effects[start:]:
+        if effect["op"] == "privilege" and effect["program"] == view.name:
+            effect["installs"] = "packages"
+
+
+def _plain_wrapper(view: CommandView, table: Mapping[str, Any]) -> bool:
+    """Whether the wrapper is `sudo` (or `doas`) with no option that changes the user, the environment or the
+    command, and only debconf's settings given (`sudo DEBIAN_FRONTEND=noninteractive apt-get …`)."""
+    names, flags = set(table["environment"]), set(table["wrapper_flags"])
+    settings = all(k in names and _ENV_VALUE.fullmatch(v) for k, v in view.env.items())
+    rest = view.peeled[1:] if view.peeled[:1] in (("sudo",), ("doas",)) else None
+    return settings and rest is not None and all(w in flags or w.partition("=")[0] in names for w in rest)

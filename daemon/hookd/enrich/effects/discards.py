@@ -26,6 +26,7 @@ from hookd.enrich.facts import is_unresolved as _dynamic
 from hookd.enrich.paths import has_glob
 
 _TOP = ":/"  # pathspec magic: the top of the working tree (gitglossary(7), "pathspec")
+_CLEANED = frozenset({"untracked", "untracked-trees", "ignored"})  # what `git clean` loses (git.json)
 
 
 def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, model: Ledger) -> None:
@@ -130,10 +131,20 @@ def _pathspec(word: str, base: str, here: str, what: str, place: Place, model: L
         bool(path) and not _dynamic(word) and bool(here) and (here == path or here.startswith(path.rstrip("/") + "/"))
     )
     whole = covers and (not pattern or not pattern.strip("*/"))
+    if what in _CLEANED and not (pattern or directory or whole or word.startswith(":")) and _one_file(path, word):
+        model.add("delete", placed, "git")  # at most this one file goes, as `rm FILE` would take it
+        return
     extra: dict[str, Any] = {"pattern": word} if pattern else {}
     effect = model.add("delete", placed, "git", recursive=directory or whole, what=what, whole=whole, **extra)
     if not effect["known"]:
         _inside(effect, base, place, model)
+
+
+def _one_file(path: str, word: str) -> bool:
+    """Whether a clean's pathspec names one existing regular file: git removes that file if it is untracked
+    (or ignored, with `-x`) and nothing else; `-d` only widens what a directory loses (git-clean(1), `-d`:
+    "If a <pathspec> is specified, -d is irrelevant")."""
+    return bool(path) and not _dynamic(word) and os.path.isfile(path)
 
 
 def _inside(effect: dict[str, Any], base: str, place: Place, model: Ledger) -> None:

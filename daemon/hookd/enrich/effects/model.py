@@ -136,6 +136,7 @@ class EffectModel:
         cgroup_signals(self.ledger, start)
         if view.root:  # what it does, it does with other privileges
             beyond.given_back(self.ledger, view, start)
+            beyond.distribution_packages(self.ledger, view, start)
             for effect in self.ledger.effects[start:]:
                 effect["privileged"] = True
         return follow

@@ -244,7 +244,9 @@ def _range(first: str, last: str) -> list[str]:
     if first.lstrip("-").isdigit() and last.lstrip("-").isdigit():
         a, b = int(first), int(last)
         step = 1 if b >= a else -1
-        return [str(n) for n in range(a, b + step, step)][:_MAX_WORDS]
+        if abs(b - a) >= _MAX_WORDS:  # more numbers than are judged one by one: what `seq` would print, not known
+            return [f"$(seq {a} {step} {b})"]
+        return [str(n) for n in range(a, b + step, step)]
     if len(first) == len(last) == 1 and not first.isdigit() and not last.isdigit():
         a, b = ord(first), ord(last)
         step = 1 if b >= a else -1
