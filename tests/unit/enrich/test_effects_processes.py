@@ -15,7 +15,7 @@ from effect_support import ops
 
 from hookd.assembly import build_pipeline, engine_for_dir
 from hookd.config import Config, bundled_policies_dir
-from hookd.enrich.effects.processes import _names, running_names
+from hookd.enrich.effects.processes import EVERY_NAME, _names, running_names
 from hookd.types import Caller, Deadline, HookRequest, Outcome
 from support import eventually
 
@@ -134,3 +134,30 @@ def test_the_default_policies_deny_stopping_limiting_or_attaching_to_the_guard_b
     ]
     everyday = [f"kill {other}", f"strace -p {other}"]  # a dev server stopped or traced by its PID
     assert decide(attacks + everyday, tmp_path) == [Outcome.DENY] * len(attacks) + [Outcome.ALLOW] * len(everyday)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "kill -9 $(ps -e -o pid=)",
+        "for p in $(ps -eo pid=); do kill -9 $p; done",
+        "kill $(ps aux)",
+        "p=$(ps -A -o pid=); kill -STOP $p",
+    ],
+)
+def test_a_pid_from_a_listing_of_every_process_looks_up_every_name(command: str, tmp_path: Path) -> None:
+    """A listing of every process prints the guard's PID among the rest: the lookup matches every name."""
+    assert [EVERY_NAME in e.get("lookup", []) for e in ops(command, tmp_path, "signal")] == [True]
+
+
+@pytest.mark.parametrize(
+    "command", ["kill $(ps -C node -o pid=)", "kill $(ps -e | grep node | awk '{print $1}')", "kill $(cat app.pid)"]
+)
+def test_a_pid_from_a_narrowed_listing_does_not(command: str, tmp_path: Path) -> None:
+    assert all(EVERY_NAME not in e.get("lookup", []) for e in ops(command, tmp_path, "signal"))
+
+
+def test_killall_of_a_users_processes_without_a_name_signals_every_process(tmp_path: Path) -> None:
+    """killall(1): `-u USER` alone kills every process USER owns (the command names are optional)."""
+    assert [e["match"] for e in ops("killall -u root", tmp_path, "signal")] == ["all"]
+    assert [e["match"] for e in ops("killall -u root node", tmp_path, "signal")] == ["name"]

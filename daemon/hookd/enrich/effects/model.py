@@ -31,7 +31,7 @@ from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
-from hookd.enrich.effects.processes import running_names
+from hookd.enrich.effects.processes import lookup_words, running_names
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
     fed_text,
@@ -47,7 +47,6 @@ from hookd.enrich.effects.words import (
     _NOTHING,
     HOME_CODE_WHEN,
     SHELLS,
-    XARGS_INPUT,
     _dynamic,
     _has_words,
     _option_value_in,
@@ -454,8 +453,8 @@ class EffectModel:
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
         for word in targets or [""]:
             target, match = word, "regex" if regex else program.signal
-            if program.signal == "pid" and word == "-1":
-                match = "all"  # kill(2): pid -1 is every process the caller may signal, the guard among them
+            if (program.signal == "pid" and word == "-1") or (program.signal == "name" and not targets):
+                match = "all"  # kill(2)'s pid -1; `killall -u USER` without a name: every process, the guard among them
             elif program.signal == "unit" and any(ch in word for ch in "*?["):
                 target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
             _signal_to(self.ledger, program.name, target, match, view)
@@ -490,40 +489,12 @@ def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: Command
     """A signal (or a limit, an attach) to `target`; one built when the shell runs from what a lookup prints
     (`kill $(pgrep -f x)`, `pgrep -f x | xargs kill`) has that lookup's words as `lookup`: the process it
     names is the target (`pidof hookd`, `systemctl show -p MainPID hookd`, `cat /run/hookd.pid`)."""
-    lookup = _lookup_words(target, view) if match == "pid" else []
+    lookup = lookup_words(target, view.built, view.fed) if match == "pid" else []
     if lookup:
         extra["lookup"] = lookup
     elif match == "pid" and (running := running_names(target)):
         extra["running"] = running
     ledger.add("signal", None, name, target=target, match=match, **extra)
-
-
-_SUBSTITUTION = re.compile(r"\$\((.*)\)|`([^`]*)`", re.S)
-
-
-def _lookup_words(target: str, view: CommandView) -> list[str]:
-    """The operands of the commands whose output a PID built at run time is (options and program words left
-    out): a substitution in the target or in a variable it names that the line set (`p=$(pgrep x); kill $p`,
-    `for p in $(…)`, `pgrep x | while read p`), or, for xargs' input, the commands before it in the pipeline."""
-    texts = [target, *(view.built[n] for n in _NAMED.findall(target) if n in view.built)]
-    words: list[str] = []
-    for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
-        text = match.group(1) or match.group(2) or ""
-        first = True  # words split at white space, quotes dropped: only names are looked for in them
-        for word in text.replace("|", " | ").replace(";", " ; ").replace('"', " ").replace("'", " ").split():
-            if word in ("|", ";", "&&", "||"):
-                first = True
-            elif first:
-                first = False  # the program
-            else:
-                words.append(word)
-    if XARGS_INPUT in target:
-        words.extend(view.fed)
-    return [w for w in words if w and not w.startswith("-")][:_LOOKUP_WORDS]
-
-
-_NAMED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
-_LOOKUP_WORDS = 64
 
 
 def _unit_glob_regex(target: str) -> str:

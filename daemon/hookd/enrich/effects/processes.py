@@ -10,11 +10,19 @@ a process under the guard is the guard's.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+
+from hookd.enrich.effects.words import XARGS_INPUT
 
 MAX_ANCESTORS = 8
 _CMDLINE_BYTES = 4096
 _INTERPRETER = re.compile(r"(?:python|pypy|node|nodejs|perl|ruby)[0-9.]*")
 _INLINE_CODE = frozenset({"-c", "-e", "-E", "--eval", "-p", "--print"})
+_SUBSTITUTION = re.compile(r"\$\((.*)\)|`([^`]*)`", re.S)
+_NAMED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_LOOKUP_WORDS = 64
+_CLUSTER = re.compile(r"-?[A-Za-z]+")  # ps(1)'s options: `-e`, `-eo`, BSD `aux` (no dash), `-ax`
+EVERY_NAME = ".*"  # what a listing of every process looks up: a pattern every name matches
 
 
 def running_names(target: str, proc: str = "/proc") -> list[str]:
@@ -69,3 +77,49 @@ def _parent(pid: int, proc: str) -> int:
         return 0
     fields = stat[stat.rfind(")") + 2 :].split()  # the command name may hold spaces and parentheses
     return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+
+
+def lookup_words(target: str, built: Mapping[str, str], fed: tuple[str, ...]) -> list[str]:
+    """The operands of the commands whose output a PID built at run time is (options and program words left
+    out): a substitution in the target or in a variable it names that the line set (`built`: `p=$(pgrep x); kill
+    $p`, `for p in $(…)`, `pgrep x | while read p`), or, for xargs' input, the commands before it in the pipeline
+    (`fed`). A substitution that lists every process (`ps -e -o pid=`, `ps aux`) looks up every name (EVERY_NAME)."""
+    texts = [target, *(built[n] for n in _NAMED.findall(target) if n in built)]
+    words: list[str] = []
+    for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
+        text = match.group(1) or match.group(2) or ""
+        if _lists_every_process(text):
+            words.append(EVERY_NAME)
+        first = True  # words split at white space, quotes dropped: only names are looked for in them
+        for word in text.replace("|", " | ").replace(";", " ; ").replace('"', " ").replace("'", " ").split():
+            if word in ("|", ";", "&&", "||"):
+                first = True
+            elif first:
+                first = False  # the program
+            else:
+                words.append(word)
+    if XARGS_INPUT in target:
+        words.extend(fed)
+    return [w for w in words if w and not w.startswith("-")][:_LOOKUP_WORDS]
+
+
+def _lists_every_process(text: str) -> bool:
+    """`ps -e -o pid=`, `ps aux`, `ps -A`: one `ps` (no pipe, no list) with an option that selects every process
+    and none that narrows it to named ones (`-C NAME`, `-p PID`, `--pid`, `-u`/`-U` a user's are still many)."""
+    words = text.split()
+    if not words or words[0] != "ps" or any(c in text for c in "|;&<>`$("):
+        return False
+    options = words[1:]
+    return any(_selects_all(w) for w in options) and not any(
+        w in ("-C", "-p", "--pid", "-q", "--quick-pid", "--ppid", "--sid") or w.startswith(("-C", "-p", "--pid="))
+        for w in options
+    )
+
+
+def _selects_all(word: str) -> bool:
+    """ps(1): `-e` and `-A` select every process (in any cluster of standard options, `-eo`), and so do BSD
+    options `a` and `x` together (`ax`, `aux`, `-ax`)."""
+    if not _CLUSTER.fullmatch(word):
+        return False
+    letters = word.lstrip("-")
+    return (word.startswith("-") and ("e" in letters or "A" in letters)) or ("a" in letters and "x" in letters)
