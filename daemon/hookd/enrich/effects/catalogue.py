@@ -124,9 +124,10 @@ class Program:
     privilege_options: frozenset[str] = frozenset()  # `docker run --privileged`: the host's privileges handed over
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
-    # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
-    # npm runs later; `npm pkg set scripts.x=CMD` a command line
-    sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = ()
+    # (words, keys as globs, the file, `program` or `command`, the option of its arguments): `npm config set
+    # script-shell X` names a program npm runs later; `npm pkg set scripts.x=CMD` a command line; a key that is an
+    # option (`kubectl config set-credentials --exec-command=P --exec-arg=A`) is set to its value and arguments
+    sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str, str], ...] = ()
     # (words, what, op, when): `pip uninstall NAME` deletes, `pipx inject NAME …` writes into what NAME names;
     # `when`: only with one of these words after them (`pipx runpip NAME install X`, not `… NAME list`)
     deletes_named: tuple[tuple[tuple[str, ...], str, str, frozenset[str]], ...] = ()
@@ -305,7 +306,13 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             for e in spec.get("deletes_named", ())
         ),
         sets_code=tuple(
-            (tuple(e["words"]), tuple(e["keys"]), str(e.get("file", "")), str(e.get("value", "program")))
+            (
+                tuple(e["words"]),
+                tuple(e["keys"]),
+                str(e.get("file", "")),
+                str(e.get("value", "program")),
+                str(e.get("args_option", "")),
+            )
             for e in spec.get("sets_code", ())
         ),
         removes=frozenset(spec.get("removes", ())),

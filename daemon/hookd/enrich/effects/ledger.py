@@ -152,6 +152,17 @@ class Ledger:
             effect = self.add(op, placed, program, recursive=True, from_stdin=True)
         return effect
 
+    def spawned(self, start: int, sweep: bool, as_root: str = "") -> None:
+        """The effects from `start` on are a spawned command's: a search's (`find ROOT -exec rm {} +` deletes
+        what its tests select below ROOT, as -delete does), or a container's. One that runs as root (`as_root`,
+        its engine: shell.runners) and changes the host's system files through a bind mount uses root's
+        privileges there (`docker run -v /etc:/e alpine sh -c 'echo … >> /e/passwd'`)."""
+        if sweep:
+            selected(self.effects, start)
+        changes = ("write", "delete", "chmod", "move", "link")
+        if as_root and any(e["op"] in changes and e["class"] in ("system", "root") for e in self.effects[start:]):
+            self.add("privilege", None, as_root)
+
     def classify(self, placed: Mapping[str, Any], tree: str) -> str:
         return arg_class(placed, tree or str(placed.get("path") or ""), home=self.home, project=self.project)
 

@@ -554,9 +554,10 @@ class _Builder:
             start = len(self.model.effects)
             if spawn.selects:  # matched on disk as find matches (a leading dot too), not as the shell globs
                 self._searched[spawn.selects] = spawn.selects
-            self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
-            if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
-                selected(self.model.effects, start)
+            runs, root = _Simple([], words, [], []), privileged or spawn.root  # a root daemon's container: as root
+            with self.state.container(spawn.mounts):  # a container's paths are the host's through its mounts
+                self._simple(runs, depth, cwd, None, [], root, None, (spawn.runner,))
+            self.model.ledger.spawned(start, spawn.sweep, spawn.runner if spawn.root else "")
         patch = None
         if name in PATCH_PROGRAMS:
             fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)

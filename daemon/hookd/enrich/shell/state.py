@@ -88,7 +88,8 @@ class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
     __slots__ = (
-        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "references", "resolver", "variables",
+        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "mounts", "references", "resolver",
+        "variables",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
@@ -102,6 +103,7 @@ class LineState:
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
         self._locals: list[dict[str, str | None]] = []  # per function call: its `local` names' values before
+        self.mounts: tuple[tuple[str, str], ...] = ()  # (inside, host): in a container's command, its bind mounts
 
     # ----------------------------------------------------------------------------------------------
     # Words placed as paths
@@ -111,11 +113,25 @@ class LineState:
         path = self._placed.get(key)
         if path is None:
             path = self._placed[key] = self._through_links(self.resolver.absolute(text, cwd.path, tilde=False))
+        path = on_host(path, self.mounts) if self.mounts else path
         in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
         placed = {"raw": text, "path": path, "in_project": in_project}
         if self._fresh and not _dynamic(text) and _within(path, self._fresh):
             placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
         return placed
+
+    @contextmanager
+    def container(self, mounts: tuple[tuple[str, str], ...]) -> Iterator[None]:
+        """While a container's command is walked (`docker run -v HOST:INSIDE img CMD`), a path it names below a
+        bind mount's target is the host path bound there (`~` the home): `sh -c 'echo … >> /rc'` under
+        `-v ~/.bashrc:/rc` appends to the home's `.bashrc`, as every rule about that file sees it."""
+        outer = self.mounts
+        bound = ((i, self.home + h[1:] if h[:2] in ("~", "~/") else h) for i, h in mounts)
+        self.mounts = (*outer, *sorted(((i, h) for i, h in bound if h.startswith("/")), key=lambda m: -len(m[0])))
+        try:
+            yield
+        finally:
+            self.mounts = outer
 
     def searched(self, stand_in: str, cwd: _Cwd) -> dict[str, Any] | None:
         """What a search prints placed (searches.searched: `ROOT/**/PAT`) with the paths it matches on disk now,
@@ -455,3 +471,11 @@ def positional_builtin(state: LineState, argv: list[str], cwd: _Cwd) -> None:
             state.positional(argv[k + 1 :])
     elif k < len(argv):
         state.positional(argv[k:])
+
+
+def on_host(path: str, mounts: tuple[tuple[str, str], ...]) -> str:
+    """`path` in a container put at the host path its longest-matching bind mount binds there; else as it is."""
+    for inside, host in mounts:
+        if path == inside or path.startswith(inside.rstrip("/") + "/"):
+            return host.rstrip("/") + (path[len(inside.rstrip("/")) :] if inside != "/" else path)
+    return path
