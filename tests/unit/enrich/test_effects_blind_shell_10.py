@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from effect_support import HOME, effects, ops
 
+from hookd.enrich.shell.wrappers import package_program
+
 # --- a container's commands act on the host through its bind mounts, as root under a root daemon ---
 
 
@@ -64,3 +66,59 @@ def test_a_setting_that_runs_a_command_later_is_written_and_walked(
 def test_a_setting_without_a_command_key_runs_nothing(tmp_path: Path) -> None:
     assert not ops("aws configure set region eu-west-1 --profile dev", tmp_path, "exec")
     assert not ops("kubectl config set-credentials dev --token=abc", tmp_path, "exec")
+
+
+# --- a package runner's package spec names its program; rimraf deletes as rm -rf does ---
+
+
+@pytest.mark.parametrize(
+    ("spec", "program"),
+    [("prettier@3.3.3", "prettier"), ("@biomejs/biome@1.9.0", "biome"), ("@biomejs/biome", "biome"),
+     ("rimraf", "rimraf"), ("./bin/x@y", "./bin/x@y")],
+)  # fmt: skip
+def test_a_package_spec_runs_the_packages_program(spec: str, program: str) -> None:
+    assert package_program(spec) == program
+
+
+def test_npx_of_a_versioned_package_runs_that_program(tmp_path: Path) -> None:
+    assert "rimraf" in {e["program"] for e in ops("npx --yes rimraf@5 build", tmp_path, "delete")}
+
+
+def test_rimraf_deletes_its_operands_whole(tmp_path: Path) -> None:
+    deleted = ops("npx --yes rimraf@5 ~/Documents dist", tmp_path, "delete")
+    wanted = {(f"{HOME}/Documents", True), (str(tmp_path / "dist"), True)}
+    assert {(e["path"], e["recursive"]) for e in deleted} == wanted
+
+
+# --- a plugin installed from a URL runs its install hook; a post-renderer is a program helm runs ---
+
+
+def test_helm_plugin_install_from_a_url_fetches_and_runs(tmp_path: Path) -> None:
+    found = effects("helm plugin install https://x.example.net/p.tgz", tmp_path)
+    assert [e for e in found if e["op"] == "fetch"] and [e for e in found if e["op"] == "exec" and not e["known"]]
+    assert not [e for e in effects("helm plugin list", tmp_path) if e["op"] in ("fetch", "exec")]
+
+
+def test_a_post_renderer_the_line_wrote_is_run(tmp_path: Path) -> None:
+    line = "printf 'rm -rf ~/Documents\\n' > r.sh && helm template x ./c --post-renderer ./r.sh"
+    assert f"{HOME}/Documents" in [e["path"] for e in ops(line, tmp_path, "delete")]
+
+
+# --- a forge's REST update of a branch with force is a forced push of that branch ---
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gh api -X PATCH repos/o/r/git/refs/heads/main -f sha=abc -F force=true",
+        'curl -X PATCH https://api.github.com/repos/o/r/git/refs/heads/main -d \'{"sha": "abc", "force": true}\'',
+    ],
+)
+def test_a_forced_ref_update_by_the_api_loses_the_branchs_history(command: str, tmp_path: Path) -> None:
+    lost = [(e.get("what"), e.get("ref")) for e in ops(command, tmp_path, "delete")]
+    assert ("history", "main") in lost
+
+
+def test_a_ref_update_without_force_or_a_read_loses_nothing(tmp_path: Path) -> None:
+    assert not ops("gh api -X PATCH repos/o/r/git/refs/heads/main -f sha=abc", tmp_path, "delete")
+    assert not ops("gh api repos/o/r/git/ref/heads/main --jq .object.sha", tmp_path, "delete")

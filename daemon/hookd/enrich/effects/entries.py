@@ -135,6 +135,8 @@ def rest_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> None:
         method, operands = (operands[0], operands[1:]) if operands else ("", [])
     else:
         method = next((v for o, v in parsed.options if o in rest.get("method", ()) and v), "")
+    if method.upper() == "PATCH" and _forced(parsed):
+        _forced_branches(ledger, program, operands[:1] if words else operands, str(rest.get("base", "")))
     if method.upper() != "DELETE":
         return
     for word in operands[:1] if words else operands:
@@ -143,6 +145,27 @@ def rest_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> None:
             what = "repository" if _is_repository(endpoint) else "hosted"
             name = "/".join(endpoint.strip("/").split("/")[1:3]) if what == "repository" else endpoint
             ledger.add("delete", None, program.name, what=what, name=name)
+
+
+_FORCE_FIELD = re.compile(r"""^force=true$|"force"\s*:\s*true""")
+
+
+def _forced(parsed: Parsed) -> bool:
+    """A field or body that sets `force: true` (`gh api -F force=true`, `curl -d '{"force":true}'`)."""
+    given = [value for _, value in parsed.options if value] + parsed.operands  # (a field table may not know `-F`)
+    return any(_FORCE_FIELD.search(value) for value in given)
+
+
+def _forced_branches(ledger: Ledger, program: Program, operands: list[str], base: str) -> None:
+    """`gh api -X PATCH repos/o/r/git/refs/heads/main -F force=true`: the branch moved even when the commit is not
+    a descendant (https://docs.github.com/en/rest/git/refs#update-a-reference), the history after it lost there,
+    as `git push --force origin X:main` loses it: the same `history` delete, of that branch (forge_apis)."""
+    for word in operands:
+        endpoint = _forge_endpoint(word, base) or ""
+        for pattern in catalogue().forge_apis.get("branch_refs", ()):
+            found = re.match(pattern, endpoint.split("?", 1)[0])
+            if found:
+                ledger.add("delete", None, program.name, what="history", ref=found.group(1), url=word)
 
 
 def _forge_endpoint(word: str, base: str) -> str | None:
