@@ -122,3 +122,47 @@ def test_a_forced_ref_update_by_the_api_loses_the_branchs_history(command: str, 
 def test_a_ref_update_without_force_or_a_read_loses_nothing(tmp_path: Path) -> None:
     assert not ops("gh api -X PATCH repos/o/r/git/refs/heads/main -f sha=abc", tmp_path, "delete")
     assert not ops("gh api repos/o/r/git/ref/heads/main --jq .object.sha", tmp_path, "delete")
+
+
+# --- `[[ … ]]` only tests the files it names, as `test` and `[` do ---
+
+
+def test_a_conditional_expression_reads_no_file(tmp_path: Path) -> None:
+    assert not ops("[[ -f .env ]] || echo missing", tmp_path, "read")
+    assert ops("[[ -n $(cat .env) ]] && echo set", tmp_path, "read")  # a substitution in it still runs
+
+
+# --- a container given no command runs its image's entrypoint: unknown code where the home is bound in ---
+
+
+@pytest.mark.parametrize(
+    ("command", "unknown"),
+    [
+        ("docker run --rm -v \"$HOME\":/root x.example.net/tools/setup:latest", True),
+        ("podman run --rm -v ~/.config:/c img", True),
+        ("docker run --rm -v \"$PWD\":/app myapp:dev", False),  # the project only
+        ("docker run -d -v pgdata:/var/lib/postgresql/data postgres:16", False),  # a named volume
+        ("docker run --rm -v \"$HOME\":/h alpine ls /h", False),  # a command the line shows
+    ],
+)  # fmt: skip
+def test_an_images_own_entrypoint_with_the_home_bound_in(command: str, unknown: bool, tmp_path: Path) -> None:
+    images = [e for e in ops(command, tmp_path, "exec") if e.get("code", {}).get("lang") == "image"]
+    assert bool(images) == unknown
+
+
+# --- terraform console evaluates the expressions on its stdin: its file functions read files ---
+
+
+@pytest.mark.parametrize(
+    ("command", "read"),
+    [
+        ("echo 'file(pathexpand(\"~/.ssh/id_ed25519\"))' | terraform console", f"{HOME}/.ssh/id_ed25519"),
+        ("echo 'filebase64(\"/etc/shadow\")' | terraform console", "/etc/shadow"),
+    ],
+)
+def test_terraform_console_reads_what_its_file_functions_name(command: str, read: str, tmp_path: Path) -> None:
+    assert read in [e["path"] for e in ops(command, tmp_path, "read")]
+
+
+def test_terraform_console_arithmetic_reads_nothing(tmp_path: Path) -> None:
+    assert not ops("echo 'upper(\"abc\")' | terraform console", tmp_path, "read")

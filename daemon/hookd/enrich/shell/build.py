@@ -557,7 +557,7 @@ class _Builder:
             runs, root = _Simple([], words, [], []), privileged or spawn.root  # a root daemon's container: as root
             with self.state.container(spawn.mounts):  # a container's paths are the host's through its mounts
                 self._simple(runs, depth, cwd, None, [], root, None, (spawn.runner,))
-            self.model.ledger.spawned(start, spawn.sweep, spawn.runner if spawn.root else "")
+            self.model.ledger.spawned(start, spawn.sweep, spawn.runner if spawn.root else "", spawn.image, spawn.mounts)
         patch = None
         if name in PATCH_PROGRAMS:
             fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)

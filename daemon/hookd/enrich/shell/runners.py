@@ -105,6 +105,7 @@ class Spawn:
     sweep: bool = False  # its operands stand for whatever the runner selects below a root (find -exec)
     selects: str = ""  # the word that stands for what find's tests select (`ROOT/**/PAT`), matched as find does
     root: bool = False  # it runs as root on the host's files (a container of a root daemon, no other --user)
+    image: str = ""  # a container given no command: the image whose own entrypoint runs, with `mounts`
 
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -337,9 +338,12 @@ def _container(name: str, argv: list[str]) -> list[Spawn]:
                     mounts.append((inside.rstrip("/") or "/", host))
         k += 1
     command = argv[k + 1 :]  # after the image
-    if not mounts or not command:
+    if not mounts:
         return []
     root = name in _ROOT_DAEMONS and user in ("0", "root")  # the daemon's containers run as root unless told
+    if not command:  # the image's own entrypoint and command run: code the line does not show (judged by the mounts)
+        image = argv[k] if k < len(argv) else ""
+        return [Spawn(["true"], name, tuple(mounts), root=root, image=image or "?")]
     return [Spawn([_host_path(w, mounts) for w in command], name, tuple(mounts), root=root)]
 
 
