@@ -166,3 +166,29 @@ def test_terraform_console_reads_what_its_file_functions_name(command: str, read
 
 def test_terraform_console_arithmetic_reads_nothing(tmp_path: Path) -> None:
     assert not ops("echo 'upper(\"abc\")' | terraform console", tmp_path, "read")
+
+
+# --- `while read -r x; do …; done < FILE` over a file whose text is known: the body once per line ---
+
+
+def test_a_read_loop_over_a_project_list_walks_each_line(tmp_path: Path) -> None:
+    (tmp_path / "dirs.txt").write_text("build\ndist\n")
+    deleted = ops('while IFS= read -r d; do rm -rf -- "./$d"; done < dirs.txt', tmp_path, "delete")
+    assert {e["path"] for e in deleted} == {str(tmp_path / "build"), str(tmp_path / "dist")}
+
+
+def test_a_read_loop_over_a_list_the_line_wrote_reaches_the_home(tmp_path: Path) -> None:
+    line = "printf '%s\\n' ~/Documents > l.txt; while read -r d; do rm -rf \"$d\"; done < l.txt"
+    assert f"{HOME}/Documents" in [e["path"] for e in ops(line, tmp_path, "delete")]
+
+
+def test_a_read_loop_over_an_unknown_file_stays_unknown(tmp_path: Path) -> None:
+    deleted = ops('while read -r d; do rm -rf "$d"; done < /etc/hosts.list', tmp_path, "delete")
+    assert deleted and all(not e["known"] or e["class"] == "unresolved" for e in deleted)
+
+
+def test_a_read_loop_after_and_reads_its_redirect(tmp_path: Path) -> None:
+    """tree-sitter hangs `a && while …; done < f` on the whole list: the redirect is the loop's, its condition's too."""
+    (tmp_path / "dirs.txt").write_text("build\n")
+    deleted = ops('true && while read -r d; do rm -rf "$d"; done < dirs.txt', tmp_path, "delete")
+    assert [e["path"] for e in deleted] == [str(tmp_path / "build")]

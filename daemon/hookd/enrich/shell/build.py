@@ -54,9 +54,6 @@ from hookd.enrich.shell.wrappers import (
     xargs_run,
 )
 
-# --------------------------------------------------------------------------------------------------
-# Build the command objects
-
 
 class _Builder:
     def __init__(self, *, home: str, project_dir: str, max_depth: int) -> None:
@@ -203,15 +200,16 @@ class _Builder:
         if item.redirects:
             inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
         values: list[str | None] = [None]
-        if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
-            expanded = expand_words(list(item.binds[1]), self.state.variables, self.home)
+        binds = item.binds or self.state.lines_read(item, cwd, self.model.ledger.contents)  # `done < list`: its lines
+        if binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
+            expanded = expand_words(list(binds[1]), self.state.variables, self.home)
             values = list(expanded[:_LOOP_WORDS]) or ["$@"]  # no `in`: the positional parameters
         scoped = item.subst or item.subshell  # what it sets stays inside
         self.state.scope(scoped)
         for value in values:
-            if item.binds is not None and value is not None:
-                self.state.assign([(item.binds[0], value)], cwd)
-            for inner in item.items:
+            if binds is not None and value is not None:
+                self.state.assign([(binds[0], value)], cwd)
+            for inner in item.items[1:] if binds is not item.binds else item.items:  # (the `read` done above)
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         self.state.restore(scoped)
         return origin

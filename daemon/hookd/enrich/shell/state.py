@@ -15,7 +15,7 @@ from typing import Any
 from hookd.enrich.paths import PathResolver, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.runners import operands
-from hookd.enrich.shell.tree import _Redir
+from hookd.enrich.shell.tree import _Block, _Redir, _Simple
 from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
 from hookd.enrich.sourced import sourced_text
 
@@ -132,6 +132,25 @@ class LineState:
             yield
         finally:
             self.mounts = outer
+
+    def lines_read(self, block: _Block, cwd: _Cwd, written: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
+        """`while [IFS=] read -r NAME; do …; done < FILE` over a file whose text is known (one the line wrote, or
+        a project file: sourced.sourced_text's bounds): the body runs once with NAME as each of its lines
+        (BashFAQ/001), as a `for` loop over them; at most _LINES_READ of them, else None (not followed)."""
+        first = block.items[0] if block.items else None
+        feeds = [r for r in block.redirects if r.op == "<" and r.is_path and r.target]
+        if not isinstance(first, _Simple) or len(feeds) != 1 or first.subs or first.redirects:
+            return None
+        words = first.words
+        if words[:1] != ["read"] or any(w.startswith("-") and w != "-r" for w in words[1:]) or len(words) < 2:
+            return None
+        names = [w for w in words[1:] if w != "-r"]
+        path = str(self.place(self._expanded(str(feeds[0].target)), cwd).get("path") or "")
+        text = written.get(path) if path in written else sourced_text(path, self.resolver.project)
+        if len(names) != 1 or not _NAME.fullmatch(names[0]) or text is None:
+            return None
+        kept = [line if ("IFS", "") in first.assigns else line.strip() for line in text.splitlines()]
+        return (names[0], tuple(shlex.quote(line) for line in kept)) if 0 < len(kept) <= _LINES_READ else None
 
     def searched(self, stand_in: str, cwd: _Cwd) -> dict[str, Any] | None:
         """What a search prints placed (searches.searched: `ROOT/**/PAT`) with the paths it matches on disk now,
@@ -479,3 +498,6 @@ def on_host(path: str, mounts: tuple[tuple[str, str], ...]) -> str:
         if path == inside or path.startswith(inside.rstrip("/") + "/"):
             return host.rstrip("/") + (path[len(inside.rstrip("/")) :] if inside != "/" else path)
     return path
+
+
+_LINES_READ = 16  # the lines of a file a `while read` loop's body is walked with (as a `for` loop's words)
