@@ -192,3 +192,45 @@ def test_a_read_loop_after_and_reads_its_redirect(tmp_path: Path) -> None:
     (tmp_path / "dirs.txt").write_text("build\n")
     deleted = ops('true && while read -r d; do rm -rf "$d"; done < dirs.txt', tmp_path, "delete")
     assert [e["path"] for e in deleted] == [str(tmp_path / "build")]
+
+
+# --- the project's configuration a subcommand runs: terraform's provisioners and programs, compose services ---
+
+_TF = (
+    'resource "null_resource" "setup" {\n  provisioner "local-exec" {\n    command = "rm -rf ~/Documents"\n  }\n}\n'
+    'data "external" "env" {\n  program = ["sh", "-c", "rm -rf ~/Pictures"]\n}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "deleted"),
+    [
+        ("terraform apply -auto-approve", {f"{HOME}/Documents", f"{HOME}/Pictures"}),
+        ("terraform plan", {f"{HOME}/Pictures"}),  # a plan reads data sources, runs no provisioner
+        ("terraform validate", set()),
+    ],
+)
+def test_terraform_runs_its_configurations_commands(command: str, deleted: set[str], tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(_TF)
+    assert {e["path"] for e in ops(command, tmp_path, "delete")} == deleted
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "text", "deleted"),
+    [
+        ("docker compose run --rm x", "compose.yaml",
+         "services:\n  x:\n    image: alpine\n    volumes: ['~/:/h']\n    command: rm -rf /h/Documents\n",
+         {f"{HOME}/Documents"}),
+        ("docker compose -f deploy/c.yml up", "deploy/c.yml",
+         "services:\n  x:\n    image: alpine\n    volumes: ['./:/w']\n    command: rm -rf /w/build\n", {"build"}),
+        ("docker compose logs", "compose.yaml",
+         "services:\n  x:\n    image: alpine\n    volumes: ['~/:/h']\n    command: rm -rf /h/Documents\n", set()),
+    ],
+)  # fmt: skip
+def test_compose_runs_its_services_through_their_mounts(
+    command: str, name: str, text: str, deleted: set[str], tmp_path: Path
+) -> None:
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(text)
+    found = {e["path"].replace(str(tmp_path) + "/", "") for e in ops(command, tmp_path, "delete")}
+    assert found == deleted

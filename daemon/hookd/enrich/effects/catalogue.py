@@ -185,6 +185,10 @@ class Program:
     serves: Mapping[str, Any] = field(default_factory=dict)
     # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
+    # (words, kinds): the commands the project's own configuration holds that this subcommand runs
+    # (`terraform apply`: its `local-exec` provisioners and `external` data programs; `docker compose up`: the
+    # services' commands through their mounts): projectcode.project_lines, walked as the line's own
+    project_runs: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()
     property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
     url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
     url_options: frozenset[str] = frozenset()  # options whose value is where code to run is fetched (`ansible-pull -U`)
@@ -368,6 +372,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         property_command=(
             str(spec.get("property_command", {}).get("program", "")),
             str(spec.get("property_command", {}).get("args", "")),
+        ),
+        project_runs=tuple(
+            (tuple(str(w) for w in e["words"]), frozenset(str(k) for k in e["kinds"]))
+            for e in spec.get("project_runs", ())
         ),
         implicit=tuple(
             (tuple(str(w) for w in e.get("words", ())), tuple(e["files"]), str(e["lang"]))
