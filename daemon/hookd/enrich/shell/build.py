@@ -20,7 +20,7 @@ from hookd.enrich.shell.outputs import cd_words, placed_output, printed_director
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
+from hookd.enrich.shell.state import LineState, _Cwd, in_container, line_builtin, lines_read
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -200,7 +200,7 @@ class _Builder:
         if item.redirects:
             inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
         values: list[str | None] = [None]
-        binds = item.binds or self.state.lines_read(item, cwd, self.model.ledger.contents)  # `done < list`: its lines
+        binds = item.binds or lines_read(self.state, item, cwd, self.model.ledger.contents)  # `done < list`: its lines
         if binds is not None:  # `for d in a b; do …`: the body runs with d as each word (at most _LOOP_WORDS)
             expanded = expand_words(list(binds[1]), self.state.variables, self.home)
             values = list(expanded[:_LOOP_WORDS]) or ["$@"]  # no `in`: the positional parameters
@@ -553,7 +553,7 @@ class _Builder:
             if spawn.selects:  # matched on disk as find matches (a leading dot too), not as the shell globs
                 self._searched[spawn.selects] = spawn.selects
             runs, root = _Simple([], words, [], []), privileged or spawn.root  # a root daemon's container: as root
-            with self.state.container(spawn.mounts):  # a container's paths are the host's through its mounts
+            with in_container(self.state, spawn.mounts):  # a container's paths are the host's through its mounts
                 self._simple(runs, depth, cwd, None, [], root, None, (spawn.runner,))
             self.model.ledger.spawned(start, spawn.sweep, spawn.runner if spawn.root else "", spawn.image, spawn.mounts)
         patch = None

@@ -120,38 +120,6 @@ class LineState:
             placed["fresh"] = True  # made by `mktemp` earlier on this line: nothing of the user's is there
         return placed
 
-    @contextmanager
-    def container(self, mounts: tuple[tuple[str, str], ...]) -> Iterator[None]:
-        """While a container's command is walked (`docker run -v HOST:INSIDE img CMD`), a path it names below a
-        bind mount's target is the host path bound there (`~` the home): `sh -c 'echo … >> /rc'` under
-        `-v ~/.bashrc:/rc` appends to the home's `.bashrc`, as every rule about that file sees it."""
-        outer = self.mounts
-        bound = ((i, self.home + h[1:] if h[:2] in ("~", "~/") else h) for i, h in mounts)
-        self.mounts = (*outer, *sorted(((i, h) for i, h in bound if h.startswith("/")), key=lambda m: -len(m[0])))
-        try:
-            yield
-        finally:
-            self.mounts = outer
-
-    def lines_read(self, block: _Block, cwd: _Cwd, written: dict[str, str]) -> tuple[str, tuple[str, ...]] | None:
-        """`while [IFS=] read -r NAME; do …; done < FILE` over a file whose text is known (one the line wrote, or
-        a project file: sourced.sourced_text's bounds): the body runs once with NAME as each of its lines
-        (BashFAQ/001), as a `for` loop over them; at most _LINES_READ of them, else None (not followed)."""
-        first = block.items[0] if block.items else None
-        feeds = [r for r in block.redirects if r.op == "<" and r.is_path and r.target]
-        if not isinstance(first, _Simple) or len(feeds) != 1 or first.subs or first.redirects:
-            return None
-        words = first.words
-        if words[:1] != ["read"] or any(w.startswith("-") and w != "-r" for w in words[1:]) or len(words) < 2:
-            return None
-        names = [w for w in words[1:] if w != "-r"]
-        path = str(self.place(self._expanded(str(feeds[0].target)), cwd).get("path") or "")
-        text = written.get(path) if path in written else sourced_text(path, self.resolver.project)
-        if len(names) != 1 or not _NAME.fullmatch(names[0]) or text is None:
-            return None
-        kept = [line if ("IFS", "") in first.assigns else line.strip() for line in text.splitlines()]
-        return (names[0], tuple(shlex.quote(line) for line in kept)) if 0 < len(kept) <= _LINES_READ else None
-
     def searched(self, stand_in: str, cwd: _Cwd) -> dict[str, Any] | None:
         """What a search prints placed (searches.searched: `ROOT/**/PAT`) with the paths it matches on disk now,
         a leading dot too (find's `*` matches one, the shell's does not); None when the disk is not all read, or
@@ -501,3 +469,39 @@ def on_host(path: str, mounts: tuple[tuple[str, str], ...]) -> str:
 
 
 _LINES_READ = 16  # the lines of a file a `while read` loop's body is walked with (as a `for` loop's words)
+
+
+@contextmanager
+def in_container(state: LineState, mounts: tuple[tuple[str, str], ...]) -> Iterator[None]:
+    """While a container's command is walked (`docker run -v HOST:INSIDE img CMD`), a path it names below a
+    bind mount's target is the host path bound there (`~` the home): `sh -c 'echo … >> /rc'` under
+    `-v ~/.bashrc:/rc` appends to the home's `.bashrc`, as every rule about that file sees it."""
+    outer = state.mounts
+    bound = ((i, state.home + h[1:] if h[:2] in ("~", "~/") else h) for i, h in mounts)
+    state.mounts = (*outer, *sorted(((i, h) for i, h in bound if h.startswith("/")), key=lambda m: -len(m[0])))
+    try:
+        yield
+    finally:
+        state.mounts = outer
+
+
+def lines_read(
+    state: LineState, block: _Block, cwd: _Cwd, written: dict[str, str]
+) -> tuple[str, tuple[str, ...]] | None:
+    """`while [IFS=] read -r NAME; do …; done < FILE` over a file whose text is known (one the line wrote, or
+    a project file: sourced.sourced_text's bounds): the body runs once with NAME as each of its lines
+    (BashFAQ/001), as a `for` loop over them; at most _LINES_READ of them, else None (not followed)."""
+    first = block.items[0] if block.items else None
+    feeds = [r for r in block.redirects if r.op == "<" and r.is_path and r.target]
+    if not isinstance(first, _Simple) or len(feeds) != 1 or first.subs or first.redirects:
+        return None
+    words = first.words
+    if words[:1] != ["read"] or any(w.startswith("-") and w != "-r" for w in words[1:]) or len(words) < 2:
+        return None
+    names = [w for w in words[1:] if w != "-r"]
+    path = str(state.place(state._expanded(str(feeds[0].target)), cwd).get("path") or "")
+    text = written.get(path) if path in written else sourced_text(path, state.resolver.project)
+    if len(names) != 1 or not _NAME.fullmatch(names[0]) or text is None:
+        return None
+    kept = [line if ("IFS", "") in first.assigns else line.strip() for line in text.splitlines()]
+    return (names[0], tuple(shlex.quote(line) for line in kept)) if 0 < len(kept) <= _LINES_READ else None
