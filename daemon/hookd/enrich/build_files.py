@@ -14,21 +14,17 @@ known by their names and judged by the whole text the call leaves in them:
 from __future__ import annotations
 
 import html
-import os
 import re
 import shlex
-from collections.abc import Mapping
-from typing import Any
 
-from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.effects.compose import MAX_SERVICES, Service, compose_services
 from hookd.enrich.effects.configtext import makefile_commands
 from hookd.enrich.facts import under
-from hookd.enrich.tool_args import compose_words
 from hookd.types import JSON
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _COMPOSE = re.compile(r"(?:docker-)?compose(?:\.[\w-]{1,64})?\.ya?ml")
-MAX_SERVICES = 16
+__all__ = ["MAX_SERVICES", "Service", "compose_services"]  # (effects.compose: the shell's `docker compose` too)
 
 
 def is_makefile(path: str) -> bool:
@@ -78,46 +74,6 @@ def unit_commands(text: str) -> list[str]:
         if eq and key.strip() in _EXEC_KEYS and command:
             lines.append(re.sub(r"%[htuU%]", lambda m: _SPECIFIERS[m.group(0)], command))
     return lines[:MAX_SERVICES]
-
-
-# One service of a Compose file: its command line (as the shell would run it) and its bind mounts (host, target)
-Service = tuple[str, list[tuple[str, str]]]
-
-
-def compose_services(text: str, home: str, project: str) -> list[Service]:
-    """Each service's entrypoint and command as one shell line (a list is the argv, a string split as Compose
-    splits it) and its bind mounts, host paths absolute (`~` the home, a relative path the project's)."""
-    parsed = parsed_settings(text)
-    services = parsed.get("services") if isinstance(parsed, Mapping) else None
-    out: list[Service] = []
-    for service in list(services.values())[:MAX_SERVICES] if isinstance(services, Mapping) else ():
-        if not isinstance(service, Mapping):
-            continue
-        words = [*compose_words(service.get("entrypoint")), *compose_words(service.get("command"))]
-        listed = service.get("volumes")
-        mounts = [m for v in (listed if isinstance(listed, list) else []) if (m := _mount(v, home, project))]
-        if words:
-            out.append((shlex.join(words), mounts))
-    return out
-
-
-def _mount(value: Any, home: str, project: str) -> tuple[str, str] | None:
-    if isinstance(value, Mapping):
-        source, target = value.get("source"), value.get("target")
-    elif isinstance(value, str) and ":" in value:
-        source, _, rest = value.partition(":")
-        target = rest.partition(":")[0]
-    else:
-        return None
-    if not isinstance(source, str) or not isinstance(target, str) or not target.startswith("/"):
-        return None
-    if source == "~" or source.startswith("~/"):
-        source = home + source[1:]
-    elif not source.startswith("/"):
-        if not source.startswith("."):
-            return None  # a named volume, not a host path
-        source = os.path.join(project, source)
-    return os.path.normpath(source), os.path.normpath(target)
 
 
 def on_host(effects: list[dict[str, JSON]], mounts: list[tuple[str, str]]) -> list[dict[str, JSON]]:

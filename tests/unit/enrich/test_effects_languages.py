@@ -28,8 +28,10 @@ def test_every_language_names_its_documentation() -> None:
     hooked = {h.lang for p in catalogue().programs.values() for h in p.runs if h.code or h.kind == "argv-code"}
     given = {p.script_operand for p in catalogue().programs.values() if p.script_operand and not p.runs}
     implicit = {lang for p in catalogue().programs.values() for _, _, lang in p.implicit}  # cargo's build.rs: rust
-    # each is the `lang` of an interpreter's code hook (or its `-e`: erl), or of a file a tool runs implicitly
-    assert set(languages) <= hooked | given | implicit
+    stdin = {p.stdin_lang for p in catalogue().programs.values() if p.stdin_lang}  # `terraform console`: hcl
+    # each is the `lang` of an interpreter's code hook (or its `-e`: erl), of a file a tool runs implicitly, or of
+    # the text a program reads on stdin as code
+    assert set(languages) <= hooked | given | implicit | stdin
 
 
 @pytest.mark.parametrize(

@@ -43,8 +43,14 @@ def parse_with(parser: str, script: str, monkeypatch: pytest.MonkeyPatch) -> dic
 
 
 def heredoc_in_compound(script: str) -> bool:
-    """bashlex reads a here-document's body inside `( … )` or `if … fi` as commands of the compound."""
-    return "<<" in script and script.startswith(("(", "if "))
+    """bashlex reads a here-document's body inside `( … )`, `if … fi` or a function's `{ … }` as commands of the
+    compound."""
+    return "<<" in script and (script.startswith(("(", "if ")) or re.search(r"\(\)\s*\{[^}]*<<", script) is not None)
+
+
+def arithmetic_command(script: str) -> bool:
+    """bashlex reads an arithmetic command `(( status ))` as nested subshells running its words (`status`)."""
+    return re.search(r"(?:^|[;&|]|\bif|\bwhile|\buntil|\belif)\s*\(\(", script, re.M) is not None
 
 
 def single_quoted_substitution(script: str) -> bool:
@@ -70,6 +76,8 @@ def test_tree_sitter_reads_what_bashlex_reads_and_more(monkeypatch: pytest.Monke
         elif heredoc_in_compound(script):
             assert not new["parse_error"] and old["commands"][0]["argv"] == new["commands"][0]["argv"], script
             heredocs += 1  # tree-sitter: the body is the command's stdin (a shell's script, one level deeper)
+        elif arithmetic_command(script):
+            assert not new["parse_error"], script  # tree-sitter: an arithmetic test, no command
         elif single_quoted_substitution(script):
             # tree-sitter: no substitution in single quotes (bashlex's extra commands may come before those the
             # quoted code itself runs: `--eval='$(shell …)'`, whose make text is walked)

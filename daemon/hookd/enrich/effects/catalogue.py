@@ -124,9 +124,10 @@ class Program:
     privilege_options: frozenset[str] = frozenset()  # `docker run --privileged`: the host's privileges handed over
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
-    # (words, keys as globs, the file, `program` or `command`): `npm config set script-shell X` names a program
-    # npm runs later; `npm pkg set scripts.x=CMD` a command line
-    sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str], ...] = ()
+    # (words, keys as globs, the file, `program` or `command`, the option of its arguments): `npm config set
+    # script-shell X` names a program npm runs later; `npm pkg set scripts.x=CMD` a command line; a key that is an
+    # option (`kubectl config set-credentials --exec-command=P --exec-arg=A`) is set to its value and arguments
+    sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str, str], ...] = ()
     # (words, what, op, when): `pip uninstall NAME` deletes, `pipx inject NAME …` writes into what NAME names;
     # `when`: only with one of these words after them (`pipx runpip NAME install X`, not `… NAME list`)
     deletes_named: tuple[tuple[tuple[str, ...], str, str, frozenset[str]], ...] = ()
@@ -184,6 +185,10 @@ class Program:
     serves: Mapping[str, Any] = field(default_factory=dict)
     # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
+    # (words, kinds): the commands the project's own configuration holds that this subcommand runs
+    # (`terraform apply`: its `local-exec` provisioners and `external` data programs; `docker compose up`: the
+    # services' commands through their mounts): projectcode.project_lines, walked as the line's own
+    project_runs: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()
     property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
     url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
     url_options: frozenset[str] = frozenset()  # options whose value is where code to run is fetched (`ansible-pull -U`)
@@ -305,7 +310,13 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             for e in spec.get("deletes_named", ())
         ),
         sets_code=tuple(
-            (tuple(e["words"]), tuple(e["keys"]), str(e.get("file", "")), str(e.get("value", "program")))
+            (
+                tuple(e["words"]),
+                tuple(e["keys"]),
+                str(e.get("file", "")),
+                str(e.get("value", "program")),
+                str(e.get("args_option", "")),
+            )
             for e in spec.get("sets_code", ())
         ),
         removes=frozenset(spec.get("removes", ())),
@@ -361,6 +372,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         property_command=(
             str(spec.get("property_command", {}).get("program", "")),
             str(spec.get("property_command", {}).get("args", "")),
+        ),
+        project_runs=tuple(
+            (tuple(str(w) for w in e["words"]), frozenset(str(k) for k in e["kinds"]))
+            for e in spec.get("project_runs", ())
         ),
         implicit=tuple(
             (tuple(str(w) for w in e.get("words", ())), tuple(e["files"]), str(e["lang"]))

@@ -20,7 +20,7 @@ from hookd.enrich.effects.handed import (
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.projectcode import loaded_files, project_code
+from hookd.enrich.effects.projectcode import loaded_files, project_code, project_lines
 from hookd.enrich.effects.words import (
     _SECRET_HINT,
     SHELLS,
@@ -366,11 +366,18 @@ def _built(built: bool) -> dict[str, Any]:
 _INPUT_SOURCES = frozenset({":::", "::::", ":::+", "::::+"})  # GNU parallel's input separators
 
 
-def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+def implicit_code(
+    ledger: Ledger, program: Program, parsed: Parsed, place: Place, follow: Followups, argv: list[str]
+) -> None:
     """`printf … > build.rs && cargo build`: a source file of its working directory the program compiles and runs
     without being given it (the catalogue's `implicit`), written by this very line: code in its language, judged
     by that language's table (languages.json). A file the line did not write is the project's own, as always.
-    (Files a tool reads as commands, a Makefile or a justfile, are loaded.py's `implicit_files`.)"""
+    (Files a tool reads as commands, a Makefile or a justfile, are loaded.py's `implicit_files`.) The command
+    lines of the project's configuration a subcommand runs (`project_runs`: `terraform apply`'s provisioners,
+    `docker compose up`'s services) are walked as the line's own, as a project script's literals are."""
+    for words, kinds in program.project_runs:
+        if _leads(words, parsed.operands):
+            follow.scripts.extend(project_lines(kinds, argv, place, ledger.home, ledger.project))
     for words, names, lang in program.implicit:
         if parsed.operands[: len(words)] != list(words) or any(o in program.code_options for o, _ in parsed.options):
             continue
@@ -382,6 +389,13 @@ def implicit_code(ledger: Ledger, program: Program, parsed: Parsed, place: Place
             text = ledger.contents.get(path)
             known = text is not None and follow_code(lang, text).known
             ledger.add("exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write")
+
+
+def _leads(words: tuple[str, ...], operands: list[str]) -> bool:
+    """`words` head the operands, an option's value the table does not know between them (`docker compose -f
+    deploy/compose.yml up`: `compose`, a file, `up`)."""
+    rest = iter(operands[1 : len(words) + 2])
+    return operands[:1] == list(words[:1]) and all(w in rest for w in words[1:])
 
 
 _URL = re.compile(r"^(?:git\+)?(?:https?|ftp)://", re.IGNORECASE)  # npm's specs: a tarball or git+https URL

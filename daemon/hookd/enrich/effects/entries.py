@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import shlex
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
@@ -36,7 +37,7 @@ def sets_code(ledger: Ledger, program: Program, argv: list[str], place: Place, f
     """`npm config set script-shell X`, `npm pkg set scripts.postinstall=CMD`: a setting whose value another
     run of the program executes later, outside the hooks: a program named there is asked (deferred); a
     command line is judged as itself now (the same text runs later)."""
-    for words, keys, file, kind in program.sets_code:
+    for words, keys, file, kind, args_option in program.sets_code:
         after = _after_words(argv, words)
         if after is None:
             continue
@@ -44,6 +45,8 @@ def sets_code(ledger: Ledger, program: Program, argv: list[str], place: Place, f
         first = next((k for k, w in enumerate(after) if not w.startswith("-")), len(after))
         if pairs and not pairs[0][1] and first + 1 < len(after):  # KEY VALUE (the value may be `--require x`)
             pairs = [(pairs[0][0], "=", after[first + 1])]
+        if any(k.startswith("--") for k in keys):
+            pairs = _option_settings(after, keys, args_option)
         for key, _, value in pairs:
             if value and any(fnmatch.fnmatchcase(key, k) for k in keys):
                 where = place(file.replace("~", ledger.home, 1)) if file else None
@@ -54,6 +57,22 @@ def sets_code(ledger: Ledger, program: Program, argv: list[str], place: Place, f
                     _loads_later(ledger, program.name, kind.partition(":")[2], value)
                     continue
                 follow.scripts.append(value)
+
+
+def _option_settings(after: list[str], keys: tuple[str, ...], args_option: str) -> list[tuple[str, str, str]]:
+    """Settings given as options (`--exec-command=/bin/sh --exec-arg=-c --exec-arg=CMD`, each `--opt=V` or
+    `--opt V`): each key option set to its value, followed by the values of `args_option` (its arguments)."""
+    given: list[tuple[str, str]] = []
+    k = 0
+    while k < len(after):
+        option, eq, value = after[k].partition("=")
+        if option in keys or option == args_option:
+            if not eq and k + 1 < len(after):
+                k, value = k + 1, after[k + 1]
+            given.append((option, value))
+        k += 1
+    arguments = [v for o, v in given if o == args_option and args_option]
+    return [(o, "=", shlex.join([v, *arguments])) for o, v in given if o in keys and o != args_option and v]
 
 
 def _loads_later(ledger: Ledger, name: str, variable: str, value: str) -> None:
@@ -116,6 +135,8 @@ def rest_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> None:
         method, operands = (operands[0], operands[1:]) if operands else ("", [])
     else:
         method = next((v for o, v in parsed.options if o in rest.get("method", ()) and v), "")
+    if method.upper() == "PATCH" and _forced(parsed):
+        _forced_branches(ledger, program, operands[:1] if words else operands, str(rest.get("base", "")))
     if method.upper() != "DELETE":
         return
     for word in operands[:1] if words else operands:
@@ -124,6 +145,27 @@ def rest_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> None:
             what = "repository" if _is_repository(endpoint) else "hosted"
             name = "/".join(endpoint.strip("/").split("/")[1:3]) if what == "repository" else endpoint
             ledger.add("delete", None, program.name, what=what, name=name)
+
+
+_FORCE_FIELD = re.compile(r"""^force=true$|"force"\s*:\s*true""")
+
+
+def _forced(parsed: Parsed) -> bool:
+    """A field or body that sets `force: true` (`gh api -F force=true`, `curl -d '{"force":true}'`)."""
+    given = [value for _, value in parsed.options if value] + parsed.operands  # (a field table may not know `-F`)
+    return any(_FORCE_FIELD.search(value) for value in given)
+
+
+def _forced_branches(ledger: Ledger, program: Program, operands: list[str], base: str) -> None:
+    """`gh api -X PATCH repos/o/r/git/refs/heads/main -F force=true`: the branch moved even when the commit is not
+    a descendant (https://docs.github.com/en/rest/git/refs#update-a-reference), the history after it lost there,
+    as `git push --force origin X:main` loses it: the same `history` delete, of that branch (forge_apis)."""
+    for word in operands:
+        endpoint = _forge_endpoint(word, base) or ""
+        for pattern in catalogue().forge_apis.get("branch_refs", ()):
+            found = re.match(pattern, endpoint.split("?", 1)[0])
+            if found:
+                ledger.add("delete", None, program.name, what="history", ref=found.group(1), url=word)
 
 
 def _forge_endpoint(word: str, base: str) -> str | None:

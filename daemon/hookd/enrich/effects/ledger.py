@@ -152,6 +152,27 @@ class Ledger:
             effect = self.add(op, placed, program, recursive=True, from_stdin=True)
         return effect
 
+    def spawned(
+        self, start: int, sweep: bool, as_root: str = "", image: str = "", mounts: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        """The effects from `start` on are a spawned command's: a search's (`find ROOT -exec rm {} +` deletes
+        what its tests select below ROOT, as -delete does), or a container's. One that runs as root (`as_root`,
+        its engine: shell.runners) and changes the host's system files through a bind mount uses root's
+        privileges there (`docker run -v /etc:/e alpine sh -c 'echo … >> /e/passwd'`). One given no command runs
+        its `image`'s own entrypoint, code the line does not show: with a host directory beyond the project and
+        scratch space bound in (`docker run -v "$HOME":/root img`), it may do anything there (unknown code)."""
+        if sweep:
+            selected(self.effects, start)
+        changes = ("write", "delete", "chmod", "move", "link")
+        if as_root and any(e["op"] in changes and e["class"] in ("system", "root") for e in self.effects[start:]):
+            self.add("privilege", None, as_root)
+        hosts = [self.home + h[1:] if h[:2] in ("~", "~/") else h for _, h in mounts] if image else []
+        for host in [h for h in hosts if h.startswith("/")]:
+            spot = {"raw": host, "path": host, "in_project": under(host, self.project)}
+            if self.classify(spot, host) not in ("project", "project-root", "scratch"):
+                self.add("exec", None, image, code={"lang": "image", "text": ""}, known=False, mounted=host)
+                break
+
     def classify(self, placed: Mapping[str, Any], tree: str) -> str:
         return arg_class(placed, tree or str(placed.get("path") or ""), home=self.home, project=self.project)
 

@@ -235,7 +235,7 @@ class EffectModel:
         compiled(self.ledger, program, parsed, view, place)
         sets_code(self.ledger, program, argv, place, follow)
         self._program_effects(program, parsed, argv, place, view)
-        implicit_code(self.ledger, program, parsed, place)
+        implicit_code(self.ledger, program, parsed, place, follow, argv)
         url_scripts(self.ledger, program, parsed)
         module_effects(self.ledger, program, parsed, place, follow)
         property_command(program, argv, follow)

@@ -12,12 +12,14 @@ expansion (`$DIR`, a backtick) is left out for the same reason: its value comes 
 
 from __future__ import annotations
 
-import os.path
+import json
+import os
 import re
 import shlex
 from collections.abc import Sequence
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.compose import compose_services
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import Place
 from hookd.enrich.effects.options import Parsed
@@ -82,3 +84,65 @@ def _shell_line(argv: Sequence[str]) -> str:
     return " ".join(
         "~/" + shlex.quote(w[2:]) if w.startswith("~/") else "~" if w == "~" else shlex.quote(w) for w in argv
     )
+
+
+# Where a configuration's commands are: a terraform block (`provisioner "local-exec"`, `data "external"`) up to the
+# next block of the file; its `command = "…"` (or a here-document) and `program = ["…", …]`
+# (https://developer.hashicorp.com/terraform/language/resources/provisioners/local-exec,
+# https://registry.terraform.io/providers/hashicorp/external/latest/docs/data-sources/external)
+_TF_BLOCK = re.compile(
+    r'(?:provisioner|data)\s+"(local-exec|external)"[^{]*\{(.*?)(?=^\s*(?:resource|data|provisioner|module|output|variable|locals)\b|\Z)',
+    re.S | re.M,
+)
+_TF_COMMAND = re.compile(r'\bcommand\s*=\s*(?:"((?:[^"\\\n]|\\.)*)"|<<-?(\w+)\n(.*?)\n\s*\2\b)', re.S)
+_TF_PROGRAM = re.compile(r"\bprogram\s*=\s*\[([^\]]*)\]")
+_TF_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_COMPOSE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
+_MAX_FILES = 32  # the configuration files of one directory read
+
+
+def project_lines(kinds: frozenset[str], argv: Sequence[str], place: Place, home: str, project: str) -> list[str]:
+    """The command lines the project's own configuration in the working directory holds that the program runs
+    now (the catalogue's `project_runs`): terraform's `local-exec` commands and `external` programs (`*.tf`), a
+    Compose file's services (`-f FILE`, else compose.yaml and its other names), each service as the `docker run`
+    with its bind mounts that it amounts to (the shell builder puts its paths through them). Read as project
+    scripts are (sourced_text's bounds); a line holding an expansion is left out, as project_code leaves it."""
+    here = str(place(".").get("path") or "")
+    lines: list[str] = []
+    if kinds & {"local-exec", "external"}:
+        lines += _terraform_lines(kinds, here, project)
+    if "compose" in kinds:
+        named = [argv[k + 1] for k, w in enumerate(argv[:-1]) if w in ("-f", "--file")]
+        named += [w.partition("=")[2] for w in argv if w.startswith("--file=")]
+        files = [str(place(n).get("path") or "") for n in named] or [os.path.join(here, n) for n in _COMPOSE_NAMES]
+        for text in [t for f in files if (t := sourced_text(f, project)) is not None][:1]:
+            for line, mounts in compose_services(text, home, project):
+                volumes = [f"--volume={host}:{target}" for host, target in mounts]
+                lines.append(shlex.join(["docker", "run", "--rm", *volumes, "compose-service", *shlex.split(line)]))
+    return [line for line in lines if line.strip() and not _EXPANDS.search(line)]
+
+
+def _terraform_lines(kinds: frozenset[str], directory: str, project: str) -> list[str]:
+    try:
+        with os.scandir(directory) as entries:
+            names = sorted(e.name for _, e in zip(range(256), entries, strict=False) if e.name.endswith(".tf"))
+    except OSError:
+        return []
+    lines: list[str] = []
+    for text in (sourced_text(os.path.join(directory, n), project) for n in names[:_MAX_FILES]):
+        for kind, body in _TF_BLOCK.findall(text or ""):
+            if kind not in kinds:
+                continue
+            for quoted, _tag, heredoc in _TF_COMMAND.findall(body) if kind == "local-exec" else ():
+                lines.append(heredoc if heredoc else _hcl_string(quoted))
+            for listed in _TF_PROGRAM.findall(body) if kind == "external" else ():
+                lines.append(shlex.join(_hcl_string(w) for w in _TF_STRING.findall(listed)))
+    return lines
+
+
+def _hcl_string(text: str) -> str:
+    """An HCL quoted string's text (its escapes are JSON's, https://github.com/hashicorp/hcl/blob/main/hclsyntax/spec.md)."""
+    try:
+        return str(json.loads(f'"{text}"'))
+    except ValueError:
+        return text

@@ -55,8 +55,9 @@ def untabled_code(ledger: Ledger, view: CommandView, follow: Followups) -> None:
     """A program GTFOBins knows runs commands, where hookd has no table of how (`debugfs`, `ftp`): a command
     line among its words is judged as an unknown program's are (EffectModel._unknown), and the text its stdin
     gives is code in its own language, not known, whose `!CMD` lines (the shell escape of such command
-    languages) are walked as shell command lines."""
-    handed_words(ledger, view.argv, view.name, follow)
+    languages) are walked as shell command lines. A word a spawned command is handed (`docker run -v … img sh -c
+    '…'`) is walked there, with what its mounts make of its paths, not again here as unknown code."""
+    handed_words(ledger, [w for k, w in enumerate(view.argv) if k == 0 or w not in view.handed], view.name, follow)
     if view.stdin == "text" and view.stdin_text:
         code = {"lang": view.name, "text": view.stdin_text}
         ledger.add("exec", None, view.name, code=code, known=False, handed=True)

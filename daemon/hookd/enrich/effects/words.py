@@ -41,7 +41,7 @@ _INERT = frozenset(
 )  # fmt: skip
 # Programs and builtins whose words are never files nor code (the catalogue is not consulted for them).
 _NOTHING = frozenset(
-    {"echo", "printf", "which", "type", "true", "false", "test", "[", "pwd", "cd", "pushd", "popd", "sleep",
+    {"echo", "printf", "which", "type", "true", "false", "test", "[", "[[", "pwd", "cd", "pushd", "popd", "sleep",
      "id", "whoami", "hostname", "uname", "seq", "yes", "expr", "basename", "dirname", "nproc", "clear", "tput",
      "jobs", "wait", "exit", "return", "shift", "let", "unalias", "hash", "umask", "ulimit", "history", "shopt",
      "read", "getopts", "mktemp", "df", "free", "uptime", "export", "unset", "local", "declare", "typeset",

@@ -14,6 +14,7 @@ from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import expand_tilde, has_glob
+from hookd.enrich.shell import state as shell_state
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
@@ -21,7 +22,7 @@ from hookd.enrich.shell.outputs import cd_words, placed_output, printed_director
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import SETS_AT_RUN_TIME, LineState, _Cwd, in_own_source, line_builtin, loop_walks
+from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -54,9 +55,6 @@ from hookd.enrich.shell.wrappers import (
     raises_privilege,
     xargs_run,
 )
-
-# --------------------------------------------------------------------------------------------------
-# Build the command objects
 
 
 class _Builder:
@@ -204,13 +202,14 @@ class _Builder:
         if item.redirects:
             inherited = [*(self.state.redirect(r, cwd) for r in item.redirects), *inherited]
         walks: Iterable[None] = (None,)
-        if item.binds is not None:  # `for d in a b; do …`: the body runs with d as each word (state.loop_walks)
-            words = expand_words(list(item.binds[1]), self.state.variables, self.home)
-            walks = loop_walks(self.state, item.binds[0], words, cwd)
+        binds = item.binds or shell_state.lines_read(self.state, item, cwd, self.model.ledger.contents)  # `< list`
+        if binds is not None:  # `for d in a b; do …`, `while read d`: the body runs with d as each (loop_walks)
+            words = expand_words(list(binds[1]), self.state.variables, self.home)
+            walks = shell_state.loop_walks(self.state, binds[0], words, cwd)
         scoped = item.subst or item.subshell  # what it sets stays inside
         self.state.scope(scoped)
         for _walk in walks:
-            for inner in item.items:
+            for inner in item.items[1:] if binds is not item.binds else item.items:  # (the `read` done above)
                 origin = self.walk(inner, depth, cwd, slot, inherited, sudo)
         self.state.restore(scoped)
         return origin
@@ -423,7 +422,7 @@ class _Builder:
         if name == "hash" and "-p" in argv[1:-2]:  # `hash -p PATH NAME…`: NAME runs PATH (bash(1), hash)
             at = argv.index("-p", 1)
             self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
-        if name in SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x is only known when it runs
+        if name in shell_state.SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x known when it runs
             named = set_at_run_time(name, argv)
             self.state.forget(named)
             self.state.assign(read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
@@ -553,9 +552,10 @@ class _Builder:
             start = len(self.model.effects)
             if spawn.selects:  # matched on disk as find matches (a leading dot too), not as the shell globs
                 self._searched[spawn.selects] = spawn.selects
-            self._simple(_Simple([], words, [], []), depth, cwd, None, [], privileged, None, (spawn.runner,))
-            if spawn.sweep:  # `find ROOT -exec rm {} +` deletes what its tests select below ROOT, as -delete does
-                selected(self.model.effects, start)
+            runs, root = _Simple([], words, [], []), privileged or spawn.root  # a root daemon's container: as root
+            with shell_state.in_container(self.state, spawn.mounts):  # its paths are the host's through its mounts
+                self._simple(runs, depth, cwd, None, [], root, None, (spawn.runner,))
+            self.model.ledger.spawned(start, spawn.sweep, spawn.runner if spawn.root else "", spawn.image, spawn.mounts)
         patch = None
         if name in PATCH_PROGRAMS:
             fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
@@ -569,7 +569,7 @@ class _Builder:
         if depth >= self.max_depth:
             self.fail(f"shell scripts nested deeper than {self.max_depth} levels were not parsed")
         else:  # a script a file or stdin holds has a BASH_SOURCE of its own
-            in_own_source(self.state, lambda: self.run_script(script, depth + 1, cwd, privileged))
+            shell_state.in_own_source(self.state, lambda: self.run_script(script, depth + 1, cwd, privileged))
 
     def _code(self, code: tuple[str, str], depth: int, cwd: _Cwd, privileged: bool) -> dict[str, Any]:
         """`inline` of a command that runs code in an interpreter; Python's effects become commands."""

@@ -104,6 +104,8 @@ class Spawn:
     mounts: tuple[tuple[str, str], ...] = ()  # (inside, host) for containers
     sweep: bool = False  # its operands stand for whatever the runner selects below a root (find -exec)
     selects: str = ""  # the word that stands for what find's tests select (`ROOT/**/PAT`), matched as find does
+    root: bool = False  # it runs as root on the host's files (a container of a root daemon, no other --user)
+    image: str = ""  # a container given no command: the image whose own entrypoint runs, with `mounts`
 
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -120,8 +122,8 @@ _CONTAINER_VALUE_OPTIONS = frozenset(
 def spawned(name: str, argv: list[str]) -> list[Spawn]:
     if name == "find":
         return _find(argv)
-    if name in ("docker", "podman", "nerdctl") and argv[1:2] in (["run"], ["create"]):
-        return _container(name, argv)
+    if name in ("docker", "podman", "nerdctl") and (run := _engine_subcommand(argv))[1:2] in (["run"], ["create"]):
+        return _container(name, run)
     if name == "parallel":
         return _parallel(argv)
     if name in ("fd", "fdfind"):
@@ -180,7 +182,7 @@ def _created(spec: dict[str, Any]) -> list[Spawn]:
     command = [str(w) for key in ("Entrypoint", "Cmd") for w in _words(spec.get(key))]
     if not mounts or not command:
         return []
-    return [Spawn([_host_path(w, mounts) for w in command], "docker", tuple(mounts))]
+    return [Spawn([_host_path(w, mounts) for w in command], "docker", tuple(mounts), root=True)]
 
 
 def _words(value: Any) -> list[str]:
@@ -288,10 +290,31 @@ def _find_value(argv: list[str], option: str) -> str | None:
     return argv[at + 1] if at >= 0 else None
 
 
+# The engines' own options before the subcommand that take a value (docker(1) `-H`, `--context`, `--config`,
+# `-l`, `--tls*`; podman(1) `--url`, `--connection`, `--root`, `--runroot`; nerdctl's `-n`, `--address`)
+_ENGINE_VALUE_OPTIONS = frozenset(
+    {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey",
+     "--url", "--connection", "--identity", "--root", "--runroot", "--storage-driver", "--cgroup-manager",
+     "-n", "--namespace", "-a", "--address", "--snapshotter", "--data-root", "--cni-path", "--cni-netconfpath"}
+)  # fmt: skip
+
+
+def _engine_subcommand(argv: list[str]) -> list[str]:
+    """The argv from the subcommand on (`docker -H unix:///var/run/docker.sock run …` is `docker run …`):
+    the engine's own options skipped, and the `container` group word (`docker container run`)."""
+    k = 1
+    while k < len(argv) and argv[k].startswith("-") and argv[k] != "-":
+        k += 2 if argv[k] in _ENGINE_VALUE_OPTIONS else 1
+    if argv[k : k + 1] == ["container"]:
+        k += 1
+    return [argv[0], *argv[k:]]
+
+
 def _container(name: str, argv: list[str]) -> list[Spawn]:
     """`docker run -v HOST:INSIDE … IMAGE CMD…`: CMD with paths under INSIDE taken as the HOST paths they
     are; only with host mounts (without, the command sees only the container)."""
     mounts: list[tuple[str, str]] = []
+    user = "0"
     k = 2
     while k < len(argv):
         arg = argv[k]
@@ -302,6 +325,8 @@ def _container(name: str, argv: list[str]) -> list[Spawn]:
             if not eq:
                 k += 1
                 value = argv[k] if k < len(argv) else ""
+            if option in ("-u", "--user"):
+                user = value.partition(":")[0]
             if option in ("-v", "--volume"):
                 host, _, inside = value.partition(":")
                 if host.startswith(("/", "~", ".", "$")) and inside:
@@ -313,9 +338,19 @@ def _container(name: str, argv: list[str]) -> list[Spawn]:
                     mounts.append((inside.rstrip("/") or "/", host))
         k += 1
     command = argv[k + 1 :]  # after the image
-    if not mounts or not command:
+    if not mounts:
         return []
-    return [Spawn([_host_path(w, mounts) for w in command], name, tuple(mounts))]
+    root = name in _ROOT_DAEMONS and user in ("0", "root")  # the daemon's containers run as root unless told
+    if not command:  # the image's own entrypoint and command run: code the line does not show (judged by the mounts)
+        image = argv[k] if k < len(argv) else ""
+        return [Spawn(["true"], name, tuple(mounts), root=root, image=image or "?")]
+    return [Spawn([_host_path(w, mounts) for w in command], name, tuple(mounts), root=root)]
+
+
+# Engines whose containers are made by a daemon running as root (docker(1), nerdctl's rootful default): the
+# container's root writes the host's files through a bind mount (https://docs.docker.com/engine/security/,
+# "Docker daemon attack surface"); rootless podman's root is the caller mapped.
+_ROOT_DAEMONS = frozenset({"docker", "nerdctl"})
 
 
 def _host_path(word: str, mounts: list[tuple[str, str]]) -> str:

@@ -145,9 +145,15 @@ class _Sitter:
         if body is None:
             item: _Item = _Simple([], [], redirects, subs)
         elif body.type in ("list", "pipeline"):
-            # tree-sitter hangs `a && b > f` on the whole list; in bash the redirect is the last command's
+            # tree-sitter hangs `a && b > f` on the whole list; in bash the redirect is the last command's, all
+            # of it when that is a compound (`a && while read x; do …; done < f`: the loop's condition reads f)
             inner: list[_Item] = []
-            self.statement(body, inner)
+            children = body.named_children if body.type == "list" else [body]
+            for child in children[:-1]:
+                self.statement(child, inner)
+            last: list[_Item] = []
+            self.statement(children[-1], last)
+            inner.extend([_Block(last)] if body.type == "list" and len(last) > 1 else last)
             inner[-1] = _attach(inner[-1], redirects, subs)
             item = inner[0] if len(inner) == 1 else _Block(inner)
         elif body.type == "command":

@@ -15,7 +15,7 @@ from typing import Any
 from hookd.enrich.paths import PathResolver, has_glob
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.runners import operands
-from hookd.enrich.shell.tree import _Redir
+from hookd.enrich.shell.tree import _Block, _Redir, _Simple
 from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
 from hookd.enrich.sourced import sourced_text
 
@@ -97,8 +97,8 @@ class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
     __slots__ = (
-        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "loop_walks", "references", "resolver",
-        "variables",
+        "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "loop_walks", "mounts", "references",
+        "resolver", "variables",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
@@ -113,6 +113,7 @@ class LineState:
         self._links: dict[str, str] = {}  # link path -> the path it points at, made earlier on the line
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
         self._locals: list[dict[str, str | None]] = []  # per function call: its `local` names' values before
+        self.mounts: tuple[tuple[str, str], ...] = ()  # (inside, host): in a container's command, its bind mounts
 
     # ----------------------------------------------------------------------------------------------
     # Words placed as paths
@@ -122,6 +123,7 @@ class LineState:
         path = self._placed.get(key)
         if path is None:
             path = self._placed[key] = self._through_links(self.resolver.absolute(text, cwd.path, tilde=False))
+        path = on_host(path, self.mounts) if self.mounts else path
         in_project = self.resolver.contains(path) and not _dynamic(text) and (cwd.known or text.startswith("/"))
         placed = {"raw": text, "path": path, "in_project": in_project}
         if self._fresh and not _dynamic(text) and _within(path, self._fresh):
@@ -495,3 +497,50 @@ def loop_walks(state: LineState, name: str, words: list[str], cwd: _Cwd) -> Iter
         state.loop_walks -= 1
         state.assign([(name, word)], cwd)
         yield None
+
+
+def on_host(path: str, mounts: tuple[tuple[str, str], ...]) -> str:
+    """`path` in a container put at the host path its longest-matching bind mount binds there; else as it is."""
+    for inside, host in mounts:
+        if path == inside or path.startswith(inside.rstrip("/") + "/"):
+            return host.rstrip("/") + (path[len(inside.rstrip("/")) :] if inside != "/" else path)
+    return path
+
+
+_LINES_READ = 16  # the lines of a file a `while read` loop's body is walked with (as a `for` loop's words)
+
+
+@contextmanager
+def in_container(state: LineState, mounts: tuple[tuple[str, str], ...]) -> Iterator[None]:
+    """While a container's command is walked (`docker run -v HOST:INSIDE img CMD`), a path it names below a
+    bind mount's target is the host path bound there (`~` the home): `sh -c 'echo … >> /rc'` under
+    `-v ~/.bashrc:/rc` appends to the home's `.bashrc`, as every rule about that file sees it."""
+    outer = state.mounts
+    bound = ((i, state.home + h[1:] if h[:2] in ("~", "~/") else h) for i, h in mounts)
+    state.mounts = (*outer, *sorted(((i, h) for i, h in bound if h.startswith("/")), key=lambda m: -len(m[0])))
+    try:
+        yield
+    finally:
+        state.mounts = outer
+
+
+def lines_read(
+    state: LineState, block: _Block, cwd: _Cwd, written: dict[str, str]
+) -> tuple[str, tuple[str, ...]] | None:
+    """`while [IFS=] read -r NAME; do …; done < FILE` over a file whose text is known (one the line wrote, or
+    a project file: sourced.sourced_text's bounds): the body runs once with NAME as each of its lines
+    (BashFAQ/001), as a `for` loop over them; at most _LINES_READ of them, else None (not followed)."""
+    first = block.items[0] if block.items else None
+    feeds = [r for r in block.redirects if r.op == "<" and r.is_path and r.target]
+    if not isinstance(first, _Simple) or len(feeds) != 1 or first.subs or first.redirects:
+        return None
+    words = first.words
+    if words[:1] != ["read"] or any(w.startswith("-") and w != "-r" for w in words[1:]) or len(words) < 2:
+        return None
+    names = [w for w in words[1:] if w != "-r"]
+    path = str(state.place(state._expanded(str(feeds[0].target)), cwd).get("path") or "")
+    text = written.get(path) if path in written else sourced_text(path, state.resolver.project)
+    if len(names) != 1 or not _NAME.fullmatch(names[0]) or text is None:
+        return None
+    kept = [line if ("IFS", "") in first.assigns else line.strip() for line in text.splitlines()]
+    return (names[0], tuple(shlex.quote(line) for line in kept)) if 0 < len(kept) <= _LINES_READ else None

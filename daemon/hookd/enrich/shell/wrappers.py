@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 
@@ -224,7 +225,20 @@ def _peel(argv: list[str], env: dict[str, str]) -> tuple[list[str], list[str]]:
             break
         wrappers.append(name)
         i = after
+        if peel is None and i < len(argv):  # `npx prettier@3 …`, `npx @biomejs/biome …`: the package's program
+            argv = [*argv[:i], package_program(argv[i]), *argv[i + 1 :]]
     return argv[i:], wrappers
+
+
+# A package runner's package spec (`name@version`, `@scope/name[@version]`: npm's package-spec,
+# https://docs.npmjs.com/cli/v10/using-npm/package-spec): no program on disk has that name; the package's is the
+# name without scope and version (`npx rimraf@5 ~/d` runs rimraf).
+_PACKAGE_SPEC = re.compile(r"(?:@[\w.-]+/)?([\w.-]+)(?:@[^\s/@]+)?")
+
+
+def package_program(word: str) -> str:
+    found = _PACKAGE_SPEC.fullmatch(word) if "@" in word else None
+    return found.group(1) if found else word
 
 
 def _fetches(name: str, argv: list[str], after: int) -> bool:
