@@ -9,12 +9,21 @@ import json
 import os
 import random
 import re
+import shutil
+import socket
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
+import uvloop
+
+from hookd import wire
 from hookd.audit.chain import Encoded
 from hookd.config import parse_config
+from hookd.dialects.registry import STREAMED
 from hookd.procs import journal as journal_files
 from hookd.procs.child import WorkerProcess
+from hookd.transport.hook_server import HookServer
 from hookd.types import Caller, Deadline, HookRequest, Reply, settled
 
 SECRETS = ["AKIAIOSFODNN7EXAMPLE", "ghp_" + "a1B2" * 9, "xoxb-1234567890-abcdefghij"]
@@ -125,6 +134,80 @@ def test_the_short_cut_leaves_what_the_whole_path_leaves() -> None:
         sizes = [os.fstat(fd).st_size for fd in (journals[0][0], journals[1][0])]
         assert os.pread(journals[0][0], sizes[0], 0) == os.pread(journals[1][0], sizes[1], 0)  # byte for byte
         assert len(plan) // 2 < len(folded) < len(plan)  # most chunks took the short-cut, not all
+    finally:
+        for journal in journals:
+            journal_files.close(journal)
+
+
+def exchange(path: str, frame: bytes) -> bytes:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(path)
+        sock.sendall(frame)
+        reply = b""
+        while data := sock.recv(65536):
+            reply += data
+    return reply
+
+
+async def over_the_socket(
+    worker: WorkerProcess, plan: list[tuple[int, int]], answers: list[Answer], channel: Channel, *, raw: bool
+) -> list[wire.DecodedReply]:
+    """`through`, each chunk sent over the stream lane's socket as a shim sends it, the server on `raw` sockets
+    (hookd.transport.raw) or on uvloop's transports."""
+    base = Path(tempfile.mkdtemp(prefix="hkq", dir="/tmp"))
+    base.joinpath("run").mkdir(mode=0o700)
+    server = HookServer(base / "run" / "stream.sock", worker.decider.handle, limits=wire.Limits(),
+                        request_timeout=30, max_concurrency=8, lane=True, direct=STREAMED)  # fmt: skip
+    server.raw, worker.server = raw, server
+    await server.start()
+    header = {"client": "gemini", "event": "AfterModel", "cwd": "/p", "ppid": 1, "env": {"HOME": "/home/u"}}
+    replies = []
+    try:
+        for answer, n in plan:
+            session, request, chunks, ends = answers[answer]
+            payload = chunk(session, request, chunks[n], final=ends and n == len(chunks) - 1).payload
+            frame = wire.encode_request(header, payload)
+            got = await asyncio.get_running_loop().run_in_executor(None, exchange, str(server.path), frame)
+            replies.append(wire.decode_reply(got))
+            worker._flush(channel)  # type: ignore[arg-type]
+            worker._unacked = 0
+        worker._send_records(channel, worker._streams.close())  # type: ignore[arg-type]
+    finally:
+        await server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    return replies
+
+
+def test_the_stream_lanes_raw_socket_answers_and_leaves_what_uvloops_transport_does() -> None:
+    """The same answers sent over the stream lane's socket served raw and served by uvloop: the same replies,
+    records, journal bytes and counts, and the replies those of the whole path."""
+    rng = random.Random(35)
+    answers = responses(rng, 30)
+    plan = interleaved(rng, answers)
+    journals = journal_files.create([]), journal_files.create([]), journal_files.create([])
+    try:
+        lanes = [WorkerProcess(parse_config({}), 2, lane=True, journal=journal) for journal in journals]
+        lanes[2].open_records = lambda: None  # type: ignore[method-assign]  # the whole path, in the call
+        folded = []
+        fold = lanes[0].fold_quiet
+        lanes[0].fold_quiet = lambda quiet: (folded.append(quiet), fold(quiet))[-1]  # type: ignore[method-assign]
+        channels = Channel(), Channel(), Channel()
+        raw = uvloop.run(over_the_socket(lanes[0], plan, answers, channels[0], raw=True))
+        uv = uvloop.run(over_the_socket(lanes[1], plan, answers, channels[1], raw=False))
+        whole = asyncio.run(through(lanes[2], plan, answers, channels[2]))
+        shown = [[(r.status, _ID.sub("ID", r.stdout.decode()), r.exit_code) for r in rs] for rs in (raw, uv)]
+        assert shown[0] == shown[1] == [(wire.Status.OK, _ID.sub("ID", r.stdout.decode()), r.exit_code) for r in whole]
+        assert any(b"continue" in r.stdout for r in raw)  # some chunks halted
+        assert channels[0].records() == channels[1].records() == channels[2].records()
+        counts = [[c[:2] + c[3:] for c in lane._chunk_counts] for lane in lanes]
+        assert counts[0] == counts[1] == counts[2]
+        texts = []
+        for files in journals:
+            size = os.fstat(files[0]).st_size
+            texts.append(os.pread(files[0], size, 0))
+        assert texts[0] == texts[1] == texts[2]  # byte for byte
+        assert len(plan) // 2 < len(folded) < len(plan)  # most chunks sent raw took the short-cut, not all
     finally:
         for journal in journals:
             journal_files.close(journal)

@@ -34,6 +34,7 @@ from hookd.transport.peers import (
     parent_of,
     peer_credentials,
 )
+from hookd.transport.raw import RawListener
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")
@@ -87,6 +88,17 @@ def socket_listener(path: Path) -> int | None:
         probe.close()
 
 
+def _bound(path: Path, backlog: int) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+        sock.listen(backlog)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 class HookServer:
     def __init__(
         self,
@@ -107,6 +119,7 @@ class HookServer:
         # that holds its response's text without the daemon's relay (docs/performance.md, issue 30).
         self.lane = lane
         self.direct = direct
+        self.raw = bool(direct)  # the stream lane's socket: bare socket calls, not uvloop's transports (raw.py)
         self._headers = HeaderCache()  # a shim's header is parsed once
         self._places = Places()  # the lane's: the streamed chunks open, by session
         self._uid = os.getuid()
@@ -118,7 +131,7 @@ class HookServer:
         self._deadline_ms = int(request_timeout * 1000)
         self._slots = asyncio.Semaphore(max_concurrency)
         self._backlog = max(128, max_concurrency * 4)
-        self._server: asyncio.AbstractServer | None = None
+        self._server: asyncio.AbstractServer | RawListener | None = None
         self._lock_fd: int | None = None
         self._owns_path = True  # false in a worker, which serves the daemon's socket
         self._unlink_at_stop = True  # false when a service manager bound the socket
@@ -176,8 +189,13 @@ class HookServer:
             log.info("stale_socket_removed", path=str(self.path))
         old_umask = os.umask(0o177)
         try:
-            loop = asyncio.get_running_loop()
-            self._server = await loop.create_unix_server(self._connection, path=str(self.path), backlog=self._backlog)
+            if self.raw:
+                self._server = RawListener(_bound(self.path, self._backlog), self._connection)
+            else:
+                loop = asyncio.get_running_loop()
+                self._server = await loop.create_unix_server(
+                    self._connection, path=str(self.path), backlog=self._backlog
+                )
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
