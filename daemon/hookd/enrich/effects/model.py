@@ -322,7 +322,7 @@ class EffectModel:
                 _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
-        for path in program.writes_files:
+        for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
             self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
         installs = any(
             parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code

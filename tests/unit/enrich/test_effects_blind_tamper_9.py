@@ -1,0 +1,77 @@
+"""Mechanisms blind-tamper-9's first run missed (policies/README.md, "The third blind tamper batch"): what hookd's
+own command line and the agents' own command lines write, and the look-alikes that keep only reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from effect_support import HOME, effects, ops
+
+# --- hookd's own subcommands: what they write, and option values that name no file ---
+
+
+def test_a_bundle_built_into_hookds_state_is_a_write_there(tmp_path: Path) -> None:
+    written = ops(
+        "hookd bundle build /tmp/p -o ~/.local/state/hookd/bundles/acme.tar.gz --revision 9", tmp_path, "write"
+    )
+    assert [e["path"] for e in written] == [f"{HOME}/.local/state/hookd/bundles/acme.tar.gz"]
+
+
+def test_a_bundles_revision_is_a_value_not_a_file_read(tmp_path: Path) -> None:
+    found = effects('hookd bundle build policies -o dist/b.tar.gz --revision "$(git rev-parse --short HEAD)"', tmp_path)
+    assert not any(e.get("raw", "").startswith("$(") for e in found)  # was an unknown read, asked
+    assert [Path(e["path"]).name for e in found if e["op"] == "write"] == ["b.tar.gz"]
+
+
+def test_the_native_shim_built_with_another_compiler_rewrites_the_shim(tmp_path: Path) -> None:
+    found = effects('hookd shim build --cc "$PWD/tools/cc"', tmp_path)
+    assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.local/share/hookd/bin/hookd-shim"]
+    assert [Path(e["path"]).name for e in found if e["op"] == "exec"] == ["cc"]
+
+
+def test_the_shim_built_elsewhere_writes_only_there_and_its_path_only_reads(tmp_path: Path) -> None:
+    assert [e["path"] for e in ops("hookd shim build --out build/shim", tmp_path, "write")] == [
+        str(tmp_path / "build/shim")
+    ]
+    assert not ops("hookd shim path", tmp_path, "write")
+    assert not ops("hookd tail -n 20 --decision deny", tmp_path, "write")
+
+
+# --- a search path that takes programs or libraries from the home's caches: scratch space ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'export PATH="$HOME/.cache/bin:$PATH"',
+        'export LD_LIBRARY_PATH="$HOME/.cache/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
+        "export PATH=~/.cache/x:$PATH",
+        'export PYTHONPATH="${HOME}/.cache/py"',
+    ],
+)
+def test_a_search_path_into_the_home_cache_left_in_a_startup_file_runs_later(line: str, tmp_path: Path) -> None:
+    found = effects(f"echo '{line}' >> ~/.bashrc", tmp_path)
+    assert [e["startup"] for e in found if e["op"] == "exec" and e.get("deferred")] == [f"{HOME}/.bashrc"]
+
+
+@pytest.mark.parametrize("line", ['export PATH="$HOME/go/bin:$PATH"', 'export PATH="${HOME}/.local/bin:$PATH"'])
+def test_a_search_path_of_the_homes_own_programs_only_sets_it(line: str, tmp_path: Path) -> None:
+    found = effects(f"echo '{line}' >> ~/.zshrc", tmp_path)
+    assert not [e for e in found if e["op"] == "exec"]
+    assert [e["sets"]["PATH"] for e in found if e.get("sets")] == [line.split("=", 1)[1].strip('"')]
+
+
+# --- files a login session or the user manager reads at start ---
+
+
+def test_the_pam_environment_file_is_a_startup_file(tmp_path: Path) -> None:
+    found = effects("printf 'LD_PRELOAD DEFAULT=@{HOME}/.cache/l.so\\n' >> ~/.pam_environment", tmp_path)
+    assert [e["startup"] for e in found if e["op"] == "exec" and e.get("deferred")] == [f"{HOME}/.pam_environment"]
+
+
+def test_the_user_managers_own_configuration_runs_later(tmp_path: Path) -> None:
+    found = effects("printf '[Manager]\\nDefaultLimitNOFILE=4\\n' > ~/.config/systemd/user.conf.d/l.conf", tmp_path)
+    assert [e["startup"] for e in found if e["op"] == "exec" and e.get("deferred")] == [
+        f"{HOME}/.config/systemd/user.conf.d/l.conf"
+    ]
