@@ -26,8 +26,9 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hookd.enrich.build_files import is_makefile
 from hookd.enrich.config_commands import parsed_settings
-from hookd.enrich.effects.configtext import placed_changed
+from hookd.enrich.effects.configtext import makefile_commands, placed_changed
 from hookd.enrich.effects.languages import code_runs_nothing, follow_code
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
@@ -141,7 +142,10 @@ def left_by_shell(
         started.add(path)
         if startup_language(path, home) != "sh":
             program = str(effect.get("program") or "shell")
-            later = left_for_later([path], [contents[path]], program, home=home, project=project, known=set())
+            text = contents[path]
+            if is_makefile(path):  # what make hands the shell: each recipe, `@` off and `$$` made `$`
+                text = "\n".join(makefile_commands(text))
+            later = left_for_later([path], [text], program, home=home, project=project, known=set())
             out.extend(dict(e, via="shell") for e in later)
     return out
 

@@ -75,3 +75,34 @@ def test_the_user_managers_own_configuration_runs_later(tmp_path: Path) -> None:
     assert [e["startup"] for e in found if e["op"] == "exec" and e.get("deferred")] == [
         f"{HOME}/.config/systemd/user.conf.d/l.conf"
     ]
+
+
+# --- a launcher whose program is an option's value and whose arguments follow `--` ---
+
+
+def test_start_stop_daemon_runs_its_exec_with_the_words_after_dashes(tmp_path: Path) -> None:
+    found = effects("start-stop-daemon --start --background --exec /bin/sh -- -c 'kill $(pgrep -f hookd)'", tmp_path)
+    assert [e["code"]["text"] for e in found if e["op"] == "exec" and e["program"] == "start-stop-daemon"] == [
+        "/bin/sh -c 'kill $(pgrep -f hookd)'"
+    ]
+    assert any(e["op"] == "signal" for e in found)  # was `-c` run as a program: nothing known
+
+
+def test_start_stop_daemon_stopping_by_pidfile_runs_nothing(tmp_path: Path) -> None:
+    assert not ops("start-stop-daemon --stop --pidfile /run/x.pid", tmp_path, "exec")
+
+
+# --- a makefile a shell line writes: its recipes as make hands them to the shell ---
+
+
+def test_a_makefile_written_by_the_shell_is_judged_by_its_recipes(tmp_path: Path) -> None:
+    found = effects("printf 'test:\\n\\t@rm -f $$HOME/.codex/hooks.json\\n\\tpytest -q\\n' > Makefile", tmp_path)
+    assert [e["code"]["text"] for e in found if e.get("deferred")] == ["rm -f $HOME/.codex/hooks.json"]
+
+
+def test_a_makefile_of_everyday_recipes_leaves_nothing_for_later(tmp_path: Path) -> None:
+    assert not [
+        e
+        for e in effects("printf 'test:\\n\\t@pytest -q\\nclean:\\n\\t@rm -rf build\\n' > Makefile", tmp_path)
+        if e.get("deferred")
+    ]
