@@ -83,6 +83,9 @@ def unguarded_start(
         if var in assigned and assigned[var] != current.get(var):
             return f"{var} set for it moves the settings that hold hookd's hooks"
     env = {**current, **assigned}
+    changed = _settings_changed(spec, argv)
+    if changed:
+        return changed
     for i, word in enumerate(argv):
         if word == "--":
             break
@@ -92,6 +95,39 @@ def unguarded_start(
                 given = f"{word.split('=', 1)[0]} {value[:80]}" if option.takes else word
                 return f"{given} switches hookd's hooks off"
     return ""
+
+
+_REMOTE_TRANSPORTS = frozenset({"http", "sse", "streamable-http"})
+
+
+def _settings_changed(spec: AgentSpec, argv: list[str]) -> str:
+    """Why one of the agent's own settings commands (InstallSpec.settings_commands) on this command line leaves
+    later sessions without hookd's hooks, or outside them; '' for none."""
+    keys = {s.key for s in spec.install.hooks_off}
+    for command in spec.install.settings_commands:
+        words, n = list(command.words), len(command.words)
+        said = " ".join(words)
+        if command.takes == "slash":
+            if any(w.split()[:n] == words for w in argv):
+                return f"the built-in `{said}` run from the command line switches hookd's hooks off"
+        elif argv[:n] == words and command.takes == "feature" and f"features.{''.join(argv[n : n + 1])}" in keys:
+            return f"`{said} {argv[n]}` switches hookd's hooks off for every later session"
+        elif argv[:n] == words and command.takes == "server" and _local_server(argv[n:]):
+            return f"`{said}` stores a command the agent starts itself, outside hookd's hooks"
+    return ""
+
+
+def _local_server(rest: list[str]) -> bool:
+    """A stdio MCP server added (`NAME -- CMD ARGS`, `NAME CMD`): not a remote one (`--url`, a URL, a
+    `--transport`/`-t` of http or sse)."""
+    if "--" in rest:
+        return rest.index("--") + 1 < len(rest)
+    for i, word in enumerate(rest):
+        value = word.partition("=")[2] if "=" in word else (rest[i + 1] if i + 1 < len(rest) else "")
+        if word.startswith("--url") or (word.split("=")[0] in ("--transport", "-t") and value in _REMOTE_TRANSPORTS):
+            return False
+    positional = [w for w in rest if not w.startswith("-")]
+    return len(positional) > 1 and not positional[1].startswith(("http://", "https://"))
 
 
 def _value(option: Option, word: str, following: str | None) -> str | None:
