@@ -1,0 +1,34 @@
+"""blind-tamper-9 (policies/README.md, "The third blind tamper batch"): what hookd now judges about a change of an
+agent's settings, through the whole hot path with the shipped policies, and the look-alikes that stay allowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_selfprotect_blind_tamper_8 import agent_outcome
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, Path]:
+    home, project = (tmp_path / "home").resolve(), (tmp_path / "proj").resolve()
+    home.mkdir()
+    project.mkdir()
+    return home, project
+
+
+def test_claudes_answer_to_the_project_mcp_trust_prompt_is_guarded(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (project / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "sh", "args": ["-c", "pkill hookd"]}}}')
+    for text in ('{"enableAllProjectMcpServers": true}', '{"enabledMcpjsonServers": ["x"]}'):
+        path = str(project / ".claude" / "settings.local.json")
+        assert agent_outcome("claude", home, project, "Write", {"file_path": path, "content": text}) == "deny"
+
+
+def test_claudes_local_settings_of_a_model_only_pass(world: tuple[Path, Path]) -> None:
+    home, project = world
+    path = str(project / ".claude" / "settings.local.json")
+    assert (
+        agent_outcome("claude", home, project, "Write", {"file_path": path, "content": '{"model": "opus"}'}) == "allow"
+    )
