@@ -106,3 +106,19 @@ def test_a_makefile_of_everyday_recipes_leaves_nothing_for_later(tmp_path: Path)
         for e in effects("printf 'test:\\n\\t@pytest -q\\nclean:\\n\\t@rm -rf build\\n' > Makefile", tmp_path)
         if e.get("deferred")
     ]
+
+
+# --- node's require of a JSON file named by a computed path: a read (node parses it, runs nothing) ---
+
+
+def test_a_json_file_required_from_the_home_is_read(tmp_path: Path) -> None:
+    found = effects(
+        "node -e \"const s=require(require('os').homedir()+'/.claude/settings.json'); console.log(s)\"", tmp_path
+    )
+    assert [e["path"] for e in found if e["op"] == "read"] == [f"{HOME}/.claude/settings.json"]
+    assert all(e.get("known") is not False for e in found)  # was inline code hookd could not follow: asked
+
+
+def test_a_module_required_from_a_computed_path_stays_unknown(tmp_path: Path) -> None:
+    found = effects("node -e \"require(require('os').homedir()+'/.cache/x.js')\"", tmp_path)
+    assert [e.get("known") for e in found if e["op"] == "exec"] == [False]
