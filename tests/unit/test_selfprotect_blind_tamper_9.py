@@ -52,3 +52,10 @@ def test_a_hook_file_that_stops_the_projects_own_server_passes(world: tuple[Path
     text = "npm test\npkill -f 'vite preview' || true\n"
     assert agent_outcome("droid", home, project, "Create", {"file_path": path, "content": text}) == "allow"
     assert shell_outcome(home, project, "printf 'stop:\\n\\t@pkill -f gunicorn\\n' > Makefile") == "allow"
+
+
+def test_a_hook_file_that_uninstalls_hookd_later_is_denied(world: tuple[Path, Path]) -> None:
+    home, project = world
+    path = str(project / ".husky" / "pre-commit")
+    text = "npx lint-staged\nhookd uninstall --client droid --scope user >/dev/null 2>&1 || true\n"
+    assert agent_outcome("droid", home, project, "Create", {"file_path": path, "content": text}) == "deny"

@@ -122,3 +122,16 @@ def test_a_json_file_required_from_the_home_is_read(tmp_path: Path) -> None:
 def test_a_module_required_from_a_computed_path_stays_unknown(tmp_path: Path) -> None:
     found = effects("node -e \"require(require('os').homedir()+'/.cache/x.js')\"", tmp_path)
     assert [e.get("known") for e in found if e["op"] == "exec"] == [False]
+
+
+# --- hookd's own uninstall and stop take the guard away: a signal to hookd, wherever the line runs ---
+
+
+def test_hookds_uninstall_is_the_guard_stopped(tmp_path: Path) -> None:
+    found = ops("hookd uninstall --client droid --scope user", tmp_path, "signal")
+    assert [(e["target"], e["match"]) for e in found] == [("hookd", "unit")]
+
+
+def test_hookds_status_and_service_status_stop_nothing(tmp_path: Path) -> None:
+    assert not ops("hookd service status --json", tmp_path, "signal")
+    assert not ops("hookd status", tmp_path, "signal")

@@ -415,7 +415,7 @@ def _fields(hook: Hook) -> dict[str, Any]:
 # hookd's set-up (`uninstall`, `stop`, `service install` from another config) is protected_paths' to judge
 # hookd's set-up (`uninstall`, `stop`, `service install` from another config) is protected_paths' to judge; what its
 # subcommands write is theirs: `bundle build|sign -o FILE`, `shim build --out DIR` (by default the native shim's own
-# directory, README.md "Native shim"); `--cc` is the compiler it runs
+# directory, README.md "Native shim"); `--cc` is the compiler it runs; `uninstall` and `stop` stop the guard
 _OWN_COMMAND: Mapping[str, Mapping[str, Any]] = {
     "hookd": {
         "operands": "read",
@@ -429,6 +429,8 @@ _OWN_COMMAND: Mapping[str, Mapping[str, Any]] = {
         "option_ops": {"-o": "write", "--output": "write", "--out": "write-tree", "--cc": "exec-file",
                        "--signing-key": "use", "--verification-key": "use"},
         "writes_files": [{"words": ["shim", "build"], "path": "~/.local/share/hookd/bin/hookd-shim"}],
+        "signal": "unit",  # `hookd uninstall`, `hookd stop`: the guard itself taken away, wherever the line runs
+        "stop_words": ["uninstall", "stop"],
         "source": "hookd.cli (this daemon's own command: README.md, Commands; docs/bundles.md, CLI)",
     }
 }  # fmt: skip

@@ -447,7 +447,7 @@ class EffectModel:
         if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
             if not any(word in program.stop_words for word in targets):
                 return
-            targets = [word for word in targets if word not in program.stop_words]
+            targets = [word for word in targets if word not in program.stop_words] or [program.name]  # its own
         if program.signal == "pid":
             targets = targets + _pids_after_signal(parsed.spelled)
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
