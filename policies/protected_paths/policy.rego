@@ -70,7 +70,7 @@ _tool_more if object.get(input, "paths", []) == []
 _tool_more if {
 	some e in input.effects
 	e.via == "tool"
-	true in [object.get(e, "op", "") == "exec", object.get(e, "known", true) == false, object.get(e, "executes", false) == true]
+	true in [object.get(e, "op", "") in {"exec", "signal"}, object.get(e, "known", true) == false, object.get(e, "executes", false) == true]
 }
 
 _tool_more if { # a path's other name (a linked dotfile) or an `@path` import written into an instruction file
@@ -112,8 +112,17 @@ _tool_extra := [e |
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
-	true in [e.op == "exec", object.get(input, "paths", []) == [], object.get(e, "alias", "") != "", object.get(e, "import", "") != ""] # else judged above
+	true in [e.op in {"exec", "signal"}, object.get(input, "paths", []) == [], object.get(e, "alias", "") != "", object.get(e, "import", "") != ""] # else judged above
 ]
+
+# A signal left in a file for a later program to send (a git or husky hook, a makefile's recipe, a package's
+# script: later_code's deferred signal effects) is judged as the same signal sent now: one that stops the guard
+_tool_more_deny contains {"id": "hookd-tamper", "reason": reason} if {
+	some e in _tool_extra
+	e.op == "signal"
+	_signals_guard(e)
+	reason := sprintf("%s leaves %s %q for later: it would stop, limit or attach to hookd, the guard of this session", [_tool_name, e.program, e.target])
+}
 
 # An `@path` import written into a file an agent loads into every session's context (CLAUDE.md, GEMINI.md,
 # AGENTS.md, a memory tool's file: the effect model's `import`, daemon/hookd/enrich/tool_effects.py) of a key,

@@ -363,7 +363,15 @@ SPEC = AgentSpec(
         http_command_only=frozenset({"SessionStart", "Setup"}),
         managed_only_key="allowManagedHooksOnly",
         hooks_off=(Switch("", "disableAllHooks", True),),
-        guarded_keys=("allowedHttpHookUrls", "httpHookAllowedEnvVars"),  # an http hook refused lets a call through
+        # an http hook refused lets a call through; the answers to the project `.mcp.json` trust prompt start
+        # that file's servers, commands Claude runs itself outside its hooks, with no prompt
+        # (https://code.claude.com/docs/en/settings: enableAllProjectMcpServers, enabledMcpjsonServers)
+        guarded_keys=(
+            "allowedHttpHookUrls",
+            "httpHookAllowedEnvVars",
+            "enableAllProjectMcpServers",
+            "enabledMcpjsonServers",
+        ),
         bypass=_bypass,
         location_env=("CLAUDE_CONFIG_DIR",),
         # 2.1.332 (the binary's option table and env checks): --bare sets CLAUDE_CODE_SIMPLE ("skip hooks"),

@@ -50,6 +50,7 @@ from hookd.dialects.spec import (
     InstallSpec,
     JSONObject,
     Option,
+    SettingsCommand,
     SubAgents,
     Switch,
     TextSettings,
@@ -492,6 +493,13 @@ SPEC = AgentSpec(
             Option(("-p", "--profile"), "profile", file="{}.config.toml"),
             Option(("--disable",), "feature"),
             Option(("--ignore-user-config",)),
+        ),
+        # `codex features disable NAME` writes `[features] NAME = false` into config.toml, the persisted
+        # `--disable NAME` (https://developers.openai.com/codex/cli/reference, `codex features`); `codex mcp add
+        # NAME -- CMD` writes a stdio server Codex starts itself (https://developers.openai.com/codex/mcp)
+        settings_commands=(
+            SettingsCommand(("features", "disable"), "feature"),
+            SettingsCommand(("mcp", "add"), "server"),
         ),
     ),
     process_names=("codex",),

@@ -44,6 +44,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    SettingsCommand,
     SubAgents,
     Switch,
     system_path,
@@ -580,6 +581,10 @@ SPEC = AgentSpec(
         location_env=("GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
         # 0.61.0's bundle: the system defaults file (under every scope, so `hooksConfig.enabled` can be set there)
         home_env=("GEMINI_CLI_SYSTEM_DEFAULTS_PATH",),
+        # the built-in `/hooks disable NAME` writes `hooksConfig.disabled` into the settings
+        # (packages/cli/src/ui/commands/hooksCommand.ts); `gemini mcp add NAME CMD` a stdio server
+        # (https://geminicli.com/docs/tools/mcp-server/)
+        settings_commands=(SettingsCommand(("/hooks", "disable"), "slash"), SettingsCommand(("mcp", "add"), "server")),
     ),
     env=("GEMINI_PROJECT_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "GEMINI_PLANS_DIR"),
     project_dir_env="GEMINI_PROJECT_DIR",

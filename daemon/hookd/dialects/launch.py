@@ -29,15 +29,26 @@ def agents_started(name: str, argv: list[str], agents: Mapping[str, AgentSpec]) 
     word that names it: the program itself, or the first word of a runtime's or package runner's that is one
     (its options and the runner's subcommand come before it)."""
     package = _package(argv[0]) if argv else ""
-    found = [(spec, 0) for spec in agents.values() if name in spec.process_names or package in spec.packages]
+    found = [(spec, 0) for spec in agents.values() if _names(spec, name, package)]
     if found or name not in _RUNTIMES:
         return found
     for i, word in enumerate(argv[1:], 1):
         base, package = word.rsplit("/", 1)[-1], _package(word)
-        found = [(spec, i) for spec in agents.values() if base in spec.process_names or package in spec.packages]
+        found = [(spec, i) for spec in agents.values() if _names(spec, base, package)]
         if found:
             return found
     return []
+
+
+def _names(spec: AgentSpec, program: str, package: str) -> bool:
+    """Whether a command word names the agent: one of its process names, its package (`@scope/name@1.2`), or its
+    package's program as a package runner's spec is read (`npx @anthropic-ai/claude-code@2` runs `claude-code`:
+    the effect model peels the spec to the package's name without scope and version)."""
+    return program in spec.process_names or package in spec.packages or program in _programs(spec)
+
+
+def _programs(spec: AgentSpec) -> tuple[str, ...]:
+    return tuple(package.rsplit("/", 1)[-1] for package in spec.packages)
 
 
 def package_of(word: str) -> str:
@@ -56,7 +67,8 @@ def starting_words(agents: Mapping[str, AgentSpec]) -> frozenset[str]:
     found = _STARTING.get(key)
     if found is None:
         specs = agents.values()
-        found = frozenset((*_RUNTIMES, *(w for spec in specs for w in (*spec.process_names, *spec.packages))))
+        words = (w for spec in specs for w in (*spec.process_names, *spec.packages, *_programs(spec)))
+        found = frozenset((*_RUNTIMES, *words))
         _STARTING.clear()  # one registry in a process: kept for the last one asked about
         _STARTING[key] = found
     return found
@@ -83,6 +95,9 @@ def unguarded_start(
         if var in assigned and assigned[var] != current.get(var):
             return f"{var} set for it moves the settings that hold hookd's hooks"
     env = {**current, **assigned}
+    changed = _settings_changed(spec, argv)
+    if changed:
+        return changed
     for i, word in enumerate(argv):
         if word == "--":
             break
@@ -92,6 +107,39 @@ def unguarded_start(
                 given = f"{word.split('=', 1)[0]} {value[:80]}" if option.takes else word
                 return f"{given} switches hookd's hooks off"
     return ""
+
+
+_REMOTE_TRANSPORTS = frozenset({"http", "sse", "streamable-http"})
+
+
+def _settings_changed(spec: AgentSpec, argv: list[str]) -> str:
+    """Why one of the agent's own settings commands (InstallSpec.settings_commands) on this command line leaves
+    later sessions without hookd's hooks, or outside them; '' for none."""
+    keys = {s.key for s in spec.install.hooks_off}
+    for command in spec.install.settings_commands:
+        words, n = list(command.words), len(command.words)
+        said = " ".join(words)
+        if command.takes == "slash":
+            if any(w.split()[:n] == words for w in argv):
+                return f"the built-in `{said}` run from the command line switches hookd's hooks off"
+        elif argv[:n] == words and command.takes == "feature" and f"features.{''.join(argv[n : n + 1])}" in keys:
+            return f"`{said} {argv[n]}` switches hookd's hooks off for every later session"
+        elif argv[:n] == words and command.takes == "server" and _local_server(argv[n:]):
+            return f"`{said}` stores a command the agent starts itself, outside hookd's hooks"
+    return ""
+
+
+def _local_server(rest: list[str]) -> bool:
+    """A stdio MCP server added (`NAME -- CMD ARGS`, `NAME CMD`): not a remote one (`--url`, a URL, a
+    `--transport`/`-t` of http or sse)."""
+    if "--" in rest:
+        return rest.index("--") + 1 < len(rest)
+    for i, word in enumerate(rest):
+        value = word.partition("=")[2] if "=" in word else (rest[i + 1] if i + 1 < len(rest) else "")
+        if word.startswith("--url") or (word.split("=")[0] in ("--transport", "-t") and value in _REMOTE_TRANSPORTS):
+            return False
+    positional = [w for w in rest if not w.startswith("-")]
+    return len(positional) > 1 and not positional[1].startswith(("http://", "https://"))
 
 
 def _value(option: Option, word: str, following: str | None) -> str | None:

@@ -162,6 +162,20 @@ class Option:
 
 
 @dataclass(frozen=True, slots=True)
+class SettingsCommand:
+    """A command of the agent's own CLI that writes its settings for every later session (InstallSpec.
+    settings_commands), judged by hookd.dialects.launch as the start option of the same meaning is: `words`
+    after the program (`features disable`), or, for `takes` "slash", the words a prompt starts with (a built-in
+    slash command run headless: `gemini -p '/hooks disable hookd'`). `takes`: "feature" the next word names a
+    feature switched off (off when `features.<name>` is a hooks_off key); "server" a stdio MCP server is added,
+    a command the agent starts itself outside its hooks (a `--` and a command, or a command after the name; not
+    a remote one: a URL, `--url`, a `--transport` of http or sse); "slash" the command itself switches hooks."""
+
+    words: tuple[str, ...]
+    takes: str
+
+
+@dataclass(frozen=True, slots=True)
 class InstallSpec:
     """How `hookd install` registers hookd with the agent, and how its hooks can be switched off.
 
@@ -216,6 +230,8 @@ class InstallSpec:
     hooks_off_env: tuple[str, ...] = ()
     # The options that start the agent without hookd's hooks (a nested agent started from a guarded shell).
     unguarded_options: tuple[Option, ...] = ()
+    # The agent's own CLI commands that change its settings for later sessions (`codex features disable hooks`).
+    settings_commands: tuple[SettingsCommand, ...] = ()
     # Variables beyond `location_env` (and HOME, which every agent's settings hang from) that make it read its
     # settings or plugins from elsewhere, add a source over them or skip a scope: set to another value for a
     # nested start, hookd's hooks may not be there.

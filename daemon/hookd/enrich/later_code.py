@@ -20,14 +20,16 @@ step): what a file IS does not depend on which tool wrote it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hookd.enrich.build_files import is_makefile
 from hookd.enrich.config_commands import parsed_settings
-from hookd.enrich.effects.configtext import placed_changed
+from hookd.enrich.effects.configtext import makefile_commands, placed_changed
 from hookd.enrich.effects.languages import code_runs_nothing, follow_code
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
@@ -92,7 +94,14 @@ def left_for_later(
         later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
         if not later:
             later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT], project)
-        if not later and path and not _is_prose(path, project):
+        if not later and path and not _is_prose(path, project) and is_makefile(path):
+            recipes = _recipes(texts)  # what make hands the shell: each recipe, `@` off and `$$` made `$`
+            later = (
+                ({"lang": "sh", "text": "\n".join(made[0])}, made[1])
+                if (made := _fetched_lines(recipes, home, project))[0]
+                else None
+            )
+        elif not later and path and not _is_prose(path, project):
             fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
             later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
         if not later and not _is_prose(path, project):  # a jest.config.js, a go.work name files too
@@ -104,7 +113,27 @@ def left_for_later(
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
                         "program": program, "via": "tool", "class": "unresolved", "code": code, "deferred": True,
                         "startup": path, "when": when})  # fmt: skip
+        if path and not _is_prose(path, project):
+            out.extend(_later_signals(path, texts, home, project))
     return out
+
+
+def _recipes(texts: list[str]) -> list[str]:
+    return ["\n".join(makefile_commands(t)) for t in texts]
+
+
+def _later_signals(path: str, texts: list[str], home: str, project: str) -> list[dict[str, JSON]]:
+    """The signals the command lines left in `path` send when they run (a makefile's recipes as make hands them
+    to the shell, any other file's lines as `_fetched_lines` reads them): each a deferred `signal` effect, judged
+    by the rules that judge a signal sent now (one that stops the guard is denied, another passes)."""
+    texts = _recipes(texts) if is_makefile(path) else texts
+    lines = [line for text in texts for line in file_commands(added_lines(text))][:MAX_LINES]
+    return [
+        {**e, "via": "tool", "deferred": True, "startup": path}
+        for line in lines
+        for e in _analysed(line, home, project) or ()
+        if e["op"] == "signal"
+    ]
 
 
 Later = tuple[dict[str, JSON], str]
@@ -385,8 +414,10 @@ def _environment(path: str) -> bool:
     return path.startswith("/proc/") and path.endswith("/environ")
 
 
+@functools.lru_cache(maxsize=256)
 def _analysed(line: str, home: str, project: str) -> list[dict[str, JSON]] | None:
-    """The shell's effects of `line`; None for a line too long to analyse (it may run anything)."""
+    """The shell's effects of `line`; None for a line too long to analyse (it may run anything). Kept for the
+    few lines of one call, which several judgments read (not to be changed)."""
     if len(line) > 16 * 1024:
         return None
     return _shell_effects(line, home, project)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +146,8 @@ class Program:
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
     installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
-    writes_files: tuple[str, ...] = ()  # the files it changes whatever its operands (userdel: /etc/passwd, …)
+    # the files it changes whatever its operands (userdel: /etc/passwd, …), after these subcommand words (none: any)
+    writes_files: tuple[tuple[tuple[str, ...], str], ...] = ()
     device_read_only: frozenset[str] = frozenset()
     remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
@@ -196,6 +197,16 @@ class Program:
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
     like: str = ""  # the program it is under another name (`bsdtar` is `tar`): its argument reader is that one's
+
+    def files_written(self, operands: Sequence[str], options: Sequence[str], home: str) -> list[str]:
+        """The absolute paths of `writes_files` this command line writes (`~/` in the home); a subcommand's none
+        under an option that names where it writes instead (`hookd shim build --out DIR`)."""
+        elsewhere = any(self.option_ops.get(o, "").startswith("write") for o in options)
+        return [
+            home + path[1:] if path.startswith("~/") else path
+            for words, path in self.writes_files
+            if list(operands[: len(words)]) == list(words) and not (words and elsewhere)
+        ]
 
     def writes_operands_in_place(self, options: list[tuple[str, str | None]]) -> bool:
         """`sed -i`, `perl -pi`: an option under which the file operands are rewritten; an entry `OPTION=VALUE`
@@ -332,7 +343,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         schedules=bool(spec.get("schedules", False)),
         installs_code=tuple(tuple(str(w) for w in words) for words in spec.get("installs_code", ())),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),
-        writes_files=tuple(spec.get("writes_files", ())),
+        writes_files=tuple(_written(entry) for entry in spec.get("writes_files", ())),
         device_read_only=frozenset(spec.get("device_read_only", ())),
         remote_name=frozenset(spec.get("remote_name", ())),
         at_file_options=frozenset(spec.get("at_file_options", ())),
@@ -387,6 +398,13 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
     )
 
 
+def _written(entry: str | Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
+    """A file a program writes: a path, or `{"words", "path"}` for one a subcommand writes (`hookd shim build`)."""
+    if isinstance(entry, str):
+        return (), entry
+    return tuple(str(w) for w in entry["words"]), str(entry["path"])
+
+
 def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:
     """The options that make a program recursive, as the option parser names them (`-r` under its long name
     when the table gives one, and each letter of a table without)."""
@@ -410,9 +428,27 @@ def _fields(hook: Hook) -> dict[str, Any]:
 
 # hookd's own command line: what its words name it reads (`hookd log verify FILE`, `hookd eval < F`); what changes
 # hookd's set-up (`uninstall`, `stop`, `service install` from another config) is protected_paths' to judge
+# hookd's set-up (`uninstall`, `stop`, `service install` from another config) is protected_paths' to judge; what its
+# subcommands write is theirs: `bundle build|sign -o FILE`, `shim build --out DIR` (by default the native shim's own
+# directory, README.md "Native shim"); `--cc` is the compiler it runs; `uninstall` and `stop` stop the guard
 _OWN_COMMAND: Mapping[str, Mapping[str, Any]] = {
-    "hookd": {"operands": "read", "long_value": ["config"], "source": "hookd.cli (this daemon's own command)"}
-}
+    "hookd": {
+        "operands": "read",
+        "long_value": [
+            "config", "revision", "root", "signing-key", "signing-alg", "key-id", "scope", "verification-key",
+            "output", "out", "cc", "policies", "runtime-dir", "client", "project-dir", "shim", "transport", "event",
+            "decision", "tool", "session", "unit-dir", "run-as", "bundle", "store", "fail-on", "first", "engine",
+            "opa-url", "calls", "workers", "only", "trace-scale", "compare",
+        ],
+        "short_value": "on",
+        "option_ops": {"-o": "write", "--output": "write", "--out": "write-tree", "--cc": "exec-file",
+                       "--signing-key": "use", "--verification-key": "use"},
+        "writes_files": [{"words": ["shim", "build"], "path": "~/.local/share/hookd/bin/hookd-shim"}],
+        "signal": "unit",  # `hookd uninstall`, `hookd stop`: the guard itself taken away, wherever the line runs
+        "stop_words": ["uninstall", "stop"],
+        "source": "hookd.cli (this daemon's own command: README.md, Commands; docs/bundles.md, CLI)",
+    }
+}  # fmt: skip
 
 
 class Catalogue:

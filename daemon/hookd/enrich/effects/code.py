@@ -40,7 +40,8 @@ _CODE_LIKE = re.compile(r"""[\s(){}\[\]!;|&$`"'<>%\\]""")
 def _command_line(value: str, form: str) -> str:
     """The command line of a hook's value: as written, or an argv given as a list: `comma` (`gcc -wrapper
     sh,-c,CMD`), or `dbus`, a D-Bus address's `path=P,argv1=A,…` in any order, values %-escaped (argv0 is the
-    name the program is told, not what runs; https://dbus.freedesktop.org/doc/dbus-specification.html)."""
+    name the program is told, not what runs; https://dbus.freedesktop.org/doc/dbus-specification.html); `rest`: the
+    value is the program, its arguments the words after `--` (added by the caller)."""
     if form == "comma":
         return shlex.join(value.split(","))
     if form == "dbus":
@@ -111,6 +112,8 @@ class CodeRuns:
                 self._handed(program.name, value, hook, follow, made=view.substituted)
             elif value.startswith(hook.prefix):
                 text = _command_line(value[len(hook.prefix) :], hook.argv)
+                if hook.argv == "rest" and "--" in view.argv:  # `start-stop-daemon -x PROG -- ARGS`: PROG's own
+                    text = shlex.join([text, *view.argv[view.argv.index("--") + 1 :]])
                 self._handed(program.name, text, hook, follow, made=view.substituted)
                 self._fed(text, hook, view, follow)
             elif hook.code and hook.derived and _CODE_LIKE.search(value):

@@ -322,7 +322,7 @@ class EffectModel:
                 _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
-        for path in program.writes_files:
+        for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
             self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
         installs = any(
             parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code
@@ -447,7 +447,7 @@ class EffectModel:
         if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
             if not any(word in program.stop_words for word in targets):
                 return
-            targets = [word for word in targets if word not in program.stop_words]
+            targets = [word for word in targets if word not in program.stop_words] or [program.name]  # its own
         if program.signal == "pid":
             targets = targets + _pids_after_signal(parsed.spelled)
         regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)

@@ -14,7 +14,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Catalogue, Program, ShellSetup, StartupFiles, catalogue
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.facts import is_scratch, is_unresolved, static_dir, under
+from hookd.enrich.facts import in_home_cache, is_scratch, is_unresolved, static_dir, under
 
 XARGS_INPUT = "${xargs_input}"  # hookd.enrich.shell.runners.XARGS_INPUT (imported from there it would be a cycle)
 
@@ -561,7 +561,13 @@ def _planted(entry: str) -> bool:
         return True
     if not entry.startswith(("/", "$", "~")):
         return True
+    home = _HOME_WORD.match(entry)  # the home's caches are scratch: any call may leave code there unseen
+    if home and in_home_cache("/~" + entry[home.end() :], "/~"):
+        return True
     return any(entry == root or entry.startswith(root + "/") for root in _SCRATCH_ROOTS)
+
+
+_HOME_WORD = re.compile(r"~(?=/)|\$HOME\b|\$\{HOME\}")
 
 
 def reads_script_from_stdin(argv: list[str]) -> bool:
