@@ -87,7 +87,7 @@ class RunningDaemon:
             last = current
             time.sleep(0.02)
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> int:
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
         return self.proc.wait(timeout=timeout)

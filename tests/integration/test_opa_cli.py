@@ -11,6 +11,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
 from opa_server import opa_binary, running_opa
 
 from support import ROOT, gemini_payload
@@ -18,9 +19,9 @@ from support import ROOT, gemini_payload
 HOOKD = [sys.executable, "-m", "hookd"]
 
 
-def hookd(*args: str) -> subprocess.CompletedProcess[str]:
+def hookd(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOOKD_CONFIG": "", "HOOKD_OPA_BIN": opa_binary()}
-    done = subprocess.run([*HOOKD, *args], capture_output=True, timeout=120, env=env, check=False)
+    done = subprocess.run([*HOOKD, *args], capture_output=True, timeout=timeout, env=env, check=False)
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
@@ -44,9 +45,10 @@ def failing_policy_dir(root: Path) -> Path:
     return root
 
 
+@pytest.mark.timeout(720)  # the whole corpus twice (about 6,000 cases): 30 s and 55 s at load 5, each over HTTP to OPA
 def test_default_policies_pass_the_same_tests_under_opa() -> None:
-    embedded = hookd("test", str(ROOT / "policies"))
-    remote = hookd("test", "--engine", "opa", str(ROOT / "policies"))
+    embedded = hookd("test", str(ROOT / "policies"), timeout=300)
+    remote = hookd("test", "--engine", "opa", str(ROOT / "policies"), timeout=360)
     assert remote.returncode == 0, remote.stdout + remote.stderr
     assert remote.stdout.splitlines()[-1] == embedded.stdout.splitlines()[-1]
     assert re.search(r" passed, 0 failed(, \d+ known gaps)?(, \d+ outside the aims)?$", remote.stdout.splitlines()[-1])
