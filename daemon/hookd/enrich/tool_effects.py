@@ -31,7 +31,7 @@ from hookd.enrich.build_files import (
 )
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
-from hookd.enrich.edit_texts import inserted_text, moved_texts, patch_added_text, texts_after
+from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
@@ -161,7 +161,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
             for t in texts_after(p, tool.input, spec, guess is None) or []
             if t not in new
         ]
-        texts += moved_texts(out, written)  # a move lands its source's text, which no added line shows
+        texts += moved_texts(out, written) + changed_lines(written, tool.input, spec, guess is None)  # whole lines
         out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)
