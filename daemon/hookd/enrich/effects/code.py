@@ -395,12 +395,16 @@ def is_url_script(word: str) -> bool:
 
 def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
-    code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does."""
+    code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does; a package manager given a
+    package by URL (`url_packages`) runs that package's install scripts or build."""
     fetched = [v for o, v in parsed.options if o in program.url_options and v and _REPOSITORY.match(v)]
     for words in program.url_scripts:
         operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
         if operands and _URL.match(operands[0]):
             fetched.append(operands[0])
+    for words in program.url_packages:  # `npm install URL`, `pip install git+https://…`: each operand a package
+        if parsed.operands[: len(words)] == list(words):  # fetched from where it names and built or installed with
+            fetched += [o for o in parsed.operands[len(words) :] if _REPOSITORY.match(o)]  # its scripts, here
     for url in fetched[:1]:  # `ansible-pull -U URL`: the repository's playbook, fetched and run here
         ledger.add("fetch", None, program.name, url=url)
         ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
