@@ -61,6 +61,7 @@ from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.sibling_entries import sibling_commands
+from hookd.enrich.ssh_config import mark_plain_ssh_configs
 from hookd.enrich.tool_args import command_lines, inferred, new_texts, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
@@ -134,6 +135,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
     out.extend(_aliased(out, home_dir, project))
     mark_templates(out, _one_text(out, tool.input))
+    mark_plain_ssh_configs(out, lambda p: texts_after(p, tool.input, spec, guess is None))  # `plain: ssh_config`
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     writes = kind in (ToolKind.WRITE, ToolKind.EDIT) or any(e["op"] == "write" for e in out)

@@ -162,3 +162,38 @@ def test_fish_add_path_only_sets_the_search_path(text: str, runs: bool) -> None:
     from hookd.enrich.effects.words import runs_nothing
 
     assert runs_nothing(text) is not runs
+
+
+_SSH = "Host *\n  ServerAliveInterval 15\n\nHost build\n  HostName 192.0.2.7\n  User ci\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "plain"),
+    [
+        # connection settings only: another host, a jump host, a key, a Match on names
+        ("Host build\n", "Host gpu\n  HostName gpu.example.org\n  ProxyJump build\n\nHost build\n", True),
+        ("  User ci\n", "  User ci\n  IdentityFile ~/.ssh/id_ci\n  IdentitiesOnly=yes\n", True),
+        ("Host *\n", "Match host *.example.org user ci\n  Port 2222\n\nHost *\n", True),
+        # a command run, a file included, the agent forwarded, a Match that runs a command: as any write below .ssh
+        ("  User ci\n", "  User ci\n  RemoteCommand tmux attach\n", False),
+        ("Host *\n", "Include ~/work/ssh.d/*\n\nHost *\n", False),
+        ("  User ci\n", "  User ci\n  ForwardAgent yes\n", False),
+        ("Host *\n", 'Match exec "test -f /tmp/flag"\n  User root\n\nHost *\n', False),
+    ],
+)
+def test_an_ssh_config_that_only_says_how_to_connect_is_plain(old: str, new: str, plain: bool, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "config").write_text(_SSH)
+    edit = {"file_path": str(home / ".ssh" / "config"), "old_string": old, "new_string": new}
+    event = enriched("claude", "Edit", edit, tmp_path)
+    written = [e for e in event.facts["effects"] if e["op"] == "write"]
+    assert [e.get("plain") == "ssh_config" for e in written] == [plain]
+
+
+def test_a_key_below_ssh_is_never_plain(tmp_path: Path) -> None:
+    from hookd.enrich.ssh_config import mark_plain_ssh_configs
+
+    effects: list[dict[str, object]] = [{"op": "write", "path": "/h/.ssh/id_ed25519"}]
+    mark_plain_ssh_configs(effects, lambda _p: ["Host x\n"])  # type: ignore[arg-type]
+    assert "plain" not in effects[0]
