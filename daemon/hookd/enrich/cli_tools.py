@@ -50,6 +50,16 @@ def _kebab(name: str) -> str:
     return "-".join(_words(name))
 
 
+def _option(key: str, said: tuple[str, str], options: frozenset[str] | None) -> str:
+    """The long option a true boolean argument sets: its name (`force_with_lease`), or its name without the words
+    the tool's name already says (`forcePush` of `git_push` is `--force`); for git only one the subcommand takes."""
+    whole = _kebab(key)
+    bare = "-".join(w for w in _words(key) if w not in said)
+    if options is None:
+        return whole
+    return whole if whole in options else bare if bare in options else ""
+
+
 def cli_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
     """The shell line the tool amounts to (the module doc), or None: a tool whose name says no such program."""
     said = _program(_words(tool))
@@ -62,8 +72,8 @@ def cli_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
     for key, value in tool_input.items():
         if isinstance(value, str) and set(_words(key)) & _PLACE_WORDS:
             where = where or value
-        elif value is True and (options is None or _kebab(key) in options):
-            flags.append(f"--{_kebab(key)}")
+        elif value is True and (option := _option(key, (program, sub), options)):
+            flags.append(f"--{option}")
         elif isinstance(value, str) and options is not None and value.strip().lower() in options:
             flags.append(f"--{value.strip().lower()}")
         elif isinstance(value, str) and value and not any(c.isspace() for c in value):

@@ -197,3 +197,25 @@ def test_a_key_below_ssh_is_never_plain(tmp_path: Path) -> None:
     effects: list[dict[str, object]] = [{"op": "write", "path": "/h/.ssh/id_ed25519"}]
     mark_plain_ssh_configs(effects, lambda _p: ["Host x\n"])  # type: ignore[arg-type]
     assert "plain" not in effects[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "fetched"),
+    [
+        ("pipx install git+https://x.example/t/cli.git", True),
+        ("uv tool install https://x.example/t/cli-0.1.tar.gz", True),
+        ("pipx install black", False),
+    ],
+)
+def test_a_tool_installed_from_a_url_is_fetched_and_built(line: str, fetched: bool) -> None:
+    from hookd.enrich.shell.analysis import analyse_shell
+
+    _shell, found = analyse_shell(line, home="/home/u", base_dir="/p", project_dir="/p")
+    assert any(e["op"] == "exec" and e.get("flow") == "fetch" for e in found) is fetched
+
+
+def test_a_true_boolean_named_with_the_subcommand_is_its_option() -> None:
+    from hookd.enrich.cli_tools import cli_line
+
+    given = {"repository": "/p", "forceClean": True, "dryRun": False}
+    assert cli_line("mcp__git__git_clean", given) == "cd /p && git clean --force"
