@@ -167,7 +167,8 @@ _files_deny contains {"id": "chmod-system", "reason": reason} if {
 }
 
 # A tool hookd has no table for deleting a directory (an MCP server's `delete_directory`, `remove`): as a
-# recursive delete by the shell (daemon/hookd/enrich/tool_args.py).
+# recursive delete by the shell (daemon/hookd/enrich/tool_args.py). Work a command line of the tool throws away
+# (`what`: a git server's `git_reset` with `mode: hard`, enrich/cli_tools.py) is judged as that work, below.
 deny contains {"id": k.id, "reason": reason} if {
 	input.event == "BeforeTool"
 	input.tool.kind in {"mcp", "other"}
@@ -175,6 +176,7 @@ deny contains {"id": k.id, "reason": reason} if {
 	e.via == "tool"
 	e.op == "delete"
 	e.recursive == true
+	not e.what
 	k := _rm_classes[e.class]
 	reason := sprintf("%s deletes %s (%s) with everything in it: it cannot be undone; delete only inside the project", [input.tool.name, k.what, e.path])
 }
@@ -416,6 +418,26 @@ ask contains v if {
 ask contains v if {
 	count(_effect_ops & {"exec", "privilege", "write"}) > 0
 	some v in _effect_ask
+}
+
+# Work thrown away by the command line of a tool hookd has no table for (a git server's `git_reset` with `mode:
+# hard`, `git_clean`, `git_push` with `force`: its line's effects are the tool's, daemon/hookd/enrich/cli_tools.py):
+# as through the agent's shell.
+deny contains v if {
+	_untabled_tool
+	count(_lost) > 0
+	some v in _lost_deny
+}
+
+ask contains v if {
+	_untabled_tool
+	count(_lost) > 0
+	some v in _lost_ask
+}
+
+_untabled_tool if {
+	input.event == "BeforeTool"
+	input.tool.kind in {"mcp", "other"}
 }
 
 # Code the line runs that it downloaded or decoded first (`curl -o x && sh x`, `nc host | sh`, a script of a

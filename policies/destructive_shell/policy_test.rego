@@ -381,6 +381,14 @@ test_an_mcp_tool_deleting_a_directory_outside_the_project_is_denied if {
 	v.id == "rm-rf-outside-project"
 }
 
+test_an_mcp_tools_git_line_throwing_work_away_is_judged_as_that_work if {
+	lost := {"op": "delete", "path": "/p", "raw": ".", "known": true, "recursive": true, "class": "project-root", "program": "git", "via": "tool", "what": "untracked", "whole": true}
+	inp := {"event": "BeforeTool", "tool": {"name": "mcp__git__git_clean", "kind": "mcp"}, "effects": [lost]}
+	count(deny) == 0 with input as inp
+	some v in ask with input as inp
+	v.id == "git-clean-force"
+}
+
 test_an_mcp_tool_deleting_a_build_directory_is_allowed if {
 	count(deny) == 0 with input as _t_mcp_delete("/p/build", "project")
 }

@@ -90,6 +90,19 @@ _tool_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {
 	not e.access == "read"
 	some m in _protected(e.path)
 	not _templated(e.path, m)
+	not _plain_ssh_config(e.path, m)
+}
+
+# An SSH client configuration whose whole resulting text only says how to connect (Host blocks, HostName, User,
+# IdentityFile, ProxyJump, keep-alives; no ProxyCommand, LocalCommand, Match exec, Include, agent forwarding,
+# weakened host key checks): the effect model's `plain` (daemon/hookd/enrich/ssh_config.py). Keys stay denied.
+_plain_ssh_config(p, m) if {
+	m.id == "ssh-dir"
+	endswith(p, "/.ssh/config")
+	some w in input.effects
+	w.op == "write"
+	w.path == p
+	object.get(w, "plain", "") == "ssh_config"
 }
 
 # A new .env whose text only fills in the names its template (`.env.example`) lists, none a variable that runs

@@ -582,3 +582,13 @@ test_hookd_service_install_from_another_config if {
 	_t_allowed(_t_simple(["hookd", "service", "status", "--json"]))
 	_t_allowed(_t_simple(["hookd", "--config", "/tmp/h.toml", "status"]))
 }
+
+# An SSH client configuration whose whole text only says how to connect (the effect model's `plain`,
+# enrich/ssh_config.py): allowed; the same write without it, or of a key beside it, still denied.
+test_ssh_config_of_plain_connection_settings_allowed if {
+	plain := {"op": "write", "path": "/home/alice/.ssh/config", "via": "tool", "known": true, "plain": "ssh_config"}
+	_t_allowed(object.union(_t_write("/home/alice/.ssh/config"), {"effects": [plain]}))
+	_t_deny(object.union(_t_write("/home/alice/.ssh/config"), {"effects": [object.remove(plain, ["plain"])]})) == {"ssh-dir"}
+	key := object.union(plain, {"path": "/home/alice/.ssh/id_ed25519"})
+	_t_deny(object.union(_t_write("/home/alice/.ssh/id_ed25519"), {"effects": [key]})) == {"ssh-dir"}
+}

@@ -117,6 +117,22 @@ def inserted_text(path: str, tool_input: Mapping[str, Any], spec: ToolSpec) -> s
     return _inserted_lines(old, text)
 
 
+def changed_lines(written: list[str], tool_input: Mapping[str, Any], spec: ToolSpec, declared: bool) -> list[str]:
+    """For a replacement edit, the whole lines it leaves that the file did not hold before, one text for each way it
+    may apply (once, or at every occurrence): an old text that starts or ends inside a line (`": "jest` made
+    `": "curl … | sh; jest`) is judged as the line it makes, which its new text alone does not show."""
+    if spec.patches or spec.content:
+        return []
+    out: list[str] = []
+    for path in written:
+        old = read_text(path)[1]
+        held = set(old.splitlines()) if old is not None else set()
+        for text in (texts_after(path, tool_input, spec, declared) or []) if old is not None else []:
+            lines = "\n".join(line for line in text.splitlines() if line not in held)
+            out += [lines] if lines and lines not in out else []
+    return out
+
+
 def _inserted_lines(old: str, new: str) -> str | None:
     before, after = old.splitlines(keepends=True), new.splitlines(keepends=True)
     if before and not before[-1].endswith("\n") and after[: len(before)] != before:

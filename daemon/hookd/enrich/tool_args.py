@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hookd.enrich.cli_tools import cli_line
 from hookd.enrich.config_commands import parsed_settings
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
 
@@ -405,11 +406,12 @@ _RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "
 
 def command_lines(tool: str, tool_input: Mapping[str, JSON]) -> list[str]:
     """The command lines a tool hookd has no table for runs: the commands its SQL runs (sql_commands), and the
-    line of a container tool (container_line), of a tool named for running (run_line) or else of a database
-    server's tool (sql_line)."""
+    line of a container tool (container_line), of a tool named for running (run_line), of a database server's tool
+    (sql_line) or else of a tool named for a program's subcommand (cli_tools.cli_line)."""
     line = container_line(tool, tool_input)
     line = line if line is not None else run_line(tool_input) if words(tool) & _RUN_WORDS else None
     line = line if line is not None else sql_line(tool, tool_input)
+    line = line if line is not None else cli_line(tool, tool_input)  # `git_reset`, a package manager's `install`
     return [*sql_commands(tool_input), *compose_lines(tool_input), *([line] if line is not None else [])]
 
 

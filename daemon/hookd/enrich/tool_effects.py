@@ -31,7 +31,7 @@ from hookd.enrich.build_files import (
 )
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
-from hookd.enrich.edit_texts import inserted_text, moved_texts, patch_added_text, texts_after
+from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
@@ -61,6 +61,7 @@ from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries, realpath
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.sibling_entries import sibling_commands
+from hookd.enrich.ssh_config import mark_plain_ssh_configs
 from hookd.enrich.tool_args import command_lines, inferred, new_texts, url_texts, words
 from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
@@ -134,6 +135,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
     out.extend(_aliased(out, home_dir, project))
     mark_templates(out, _one_text(out, tool.input))
+    mark_plain_ssh_configs(out, lambda p: texts_after(p, tool.input, spec, guess is None))  # `plain: ssh_config`
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
     writes = kind in (ToolKind.WRITE, ToolKind.EDIT) or any(e["op"] == "write" for e in out)
@@ -161,7 +163,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
             for t in texts_after(p, tool.input, spec, guess is None) or []
             if t not in new
         ]
-        texts += moved_texts(out, written)  # a move lands its source's text, which no added line shows
+        texts += moved_texts(out, written) + changed_lines(written, tool.input, spec, guess is None)  # whole lines
         out.extend(left_for_later(written, texts, tool.name, home=home_dir, project=project, known=started))
     out.extend(
         _imports(out, tool.input, tool.name, f"{home_dir}/.{event.client}" if home_dir else "", home_dir, project)

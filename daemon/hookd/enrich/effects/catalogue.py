@@ -193,6 +193,7 @@ class Program:
     property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
     url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
     url_options: frozenset[str] = frozenset()  # options whose value is where code to run is fetched (`ansible-pull -U`)
+    url_packages: tuple[tuple[str, ...], ...] = ()  # after these words, each operand is a package, maybe a URL's
     # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
     code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
     code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
@@ -380,6 +381,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         serves=dict(spec.get("serves", {})),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
         url_options=frozenset(spec.get("url_options", ())),
+        url_packages=tuple(tuple(str(w) for w in words) for words in spec.get("url_packages", ())),
         property_command=(
             str(spec.get("property_command", {}).get("program", "")),
             str(spec.get("property_command", {}).get("args", "")),

@@ -412,15 +412,29 @@ def is_url_script(word: str) -> bool:
 
 def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
-    code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does."""
+    code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does; a package manager given a
+    package by URL (`url_packages`) runs that package's install scripts or build."""
     fetched = [v for o, v in parsed.options if o in program.url_options and v and _REPOSITORY.match(v)]
     for words in program.url_scripts:
         operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
         if operands and _URL.match(operands[0]):
             fetched.append(operands[0])
+    for words in program.url_packages:  # `npm install https://…/x.tgz`: a package file fetched and its scripts run
+        if parsed.operands[: len(words)] == list(words):
+            fetched += [o for o in parsed.operands[len(words) :] if _package_file_url(o)]
     for url in fetched[:1]:  # `ansible-pull -U URL`: the repository's playbook, fetched and run here
         ledger.add("fetch", None, program.name, url=url)
         ledger.add("exec", None, program.name, code={"lang": program.name, "text": ""}, known=False, flow="fetch")
+
+
+# A repository's URL (`git+https://…`, `git+ssh://…`, `https://host/o/r.git`, `github:o/r`) installs a project from
+# its source, as `git clone … && pip install ./r` does (`package_dirs`: not flagged, like a registry's package); a URL
+# of a package file (a tarball, a wheel, a zip) from anywhere is a download whose scripts then run, as `curl … | sh`.
+_VCS_URL = re.compile(r"^(?:git\+|git://|ssh://|[\w.-]+@[\w.-]+:)|\.git(?:[#@].*)?$", re.IGNORECASE)
+
+
+def _package_file_url(word: str) -> bool:
+    return _URL.match(word) is not None and _VCS_URL.search(word.split("?", 1)[0]) is None
 
 
 def property_command(program: Program, argv: list[str], follow: Followups) -> None:

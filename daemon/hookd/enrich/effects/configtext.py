@@ -18,11 +18,17 @@ from hookd.enrich.holdings import head
 def _recipes(makefile: str) -> list[str]:
     """The recipe lines of a makefile's text (tab-indented, or after `;` on a rule's line: `x: ; cmd`), each a
     shell command line make runs once it has expanded its own references in it (as_shell)
-    (https://www.gnu.org/software/make/manual/html_node/Rule-Syntax.html)."""
-    recipes = []
+    (https://www.gnu.org/software/make/manual/html_node/Rule-Syntax.html). `.RECIPEPREFIX` makes the first
+    character of its value introduce recipe lines from there on (https://www.gnu.org/software/make/manual/html_node/Special-Variables.html);
+    a value made by a reference (`$(space)`) is a character not known here: any leading blank is taken."""
+    recipes, prefix = [], "\t"
     for line in makefile.splitlines():
-        if line.startswith("\t"):
-            recipes.append(_as_shell(line.lstrip("\t").lstrip("@-+")))
+        if changed := _RECIPE_PREFIX.fullmatch(line):
+            value = changed.group(1).lstrip()
+            prefix = " \t" if value.startswith("$") else (value[:1] or "\t")
+            continue
+        if line[:1] and (line[0] == "\t" or line[0] in prefix):
+            recipes.append(_as_shell(line[1:].lstrip(" \t").lstrip("@-+")))
             continue
         head, semicolon, recipe = line.partition(";")
         if semicolon and ":" in head.replace(":=", "") and "=" not in head.replace("::=", ""):
@@ -31,6 +37,8 @@ def _recipes(makefile: str) -> list[str]:
     return [r for r in recipes if r.strip()]
 
 
+# An assignment of make's recipe prefix (`.RECIPEPREFIX = >`, `:=`, `+=`, `override`)
+_RECIPE_PREFIX = re.compile(r"[ \t]*(?:override[ \t]+)?\.RECIPEPREFIX[ \t]*(?:::?|\?|\+|!)?=(.*)")
 # A simple variable definition outside recipes: `NAME = v`, `NAME ?= v`, `NAME := v`, `NAME ::= v`, `NAME += v`
 _MAKE_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\?|::?|\+)?=[ \t]*(.*)")
 

@@ -76,6 +76,8 @@ def plain_value(key: str, value: str) -> bool:
     data = catalogue().git
     if key.lower() in data.get("naming_keys", {}).get("keys", {}):
         return _TOOL_NAME.match(value) is not None
+    if key.lower().startswith("url.") and key.lower().endswith(("insteadof", "pushinsteadof")):
+        return same_host_rewrite(key[4 : key.rfind(".")], value)
     if value in data["plain_values"]["values"]:
         return True
     first, *rest = value.split() or [""]
@@ -85,6 +87,28 @@ def plain_value(key: str, value: str) -> bool:
         and all(re.fullmatch(allowed, word) for word in rest)
         and _SHELL_SYNTAX.search(value) is None
     )
+
+
+# A URL's transport and host: `https://u@h/…`, `ssh://h:22/…`, scp's `u@h:path`; a shorthand (`gh:`) has no host
+_URL = re.compile(r"^(?:([a-z][a-z0-9+.-]*)://)?(?:[^@/:]*@)?([^/:@]*)(:?)", re.IGNORECASE)
+
+
+def same_host_rewrite(base: str, value: str) -> bool:
+    """`url.<base>.insteadOf <value>`: URLs starting with `value` are fetched from and pushed to `base` instead.
+    Plain when `base` is spoken by git itself (git.json's `url_rewrites`: not `ext::`, a remote helper's
+    `x::`, nor a local path) on the same host as `value` (`git@github.com:` for `https://github.com/`), or when
+    `value` is a shorthand of the user's (`gh:`, no host of its own); a rewrite onto another host sends the
+    repositories' pushes there, and a helper or `ext::` runs a program."""
+    if "::" in base:
+        return False
+    to, where = _URL.match(base), _URL.match(value)
+    if to is None or where is None or not to.group(2) or (to.group(1) is None and not to.group(3)):
+        return False  # no host (a local path) or a helper: not a transport git speaks to a host
+    transport = (to.group(1) or "ssh").lower()
+    if transport not in catalogue().git["url_rewrites"]["transports"]:
+        return False
+    shorthand = where.group(1) is None and "@" not in value and "." not in where.group(2)
+    return shorthand or where.group(2).lower() == to.group(2).lower()
 
 
 def value_runs(key: str, value: str) -> bool:

@@ -114,8 +114,10 @@ def is_command_line(text: str) -> bool:
     return _heads_command(text) or any(_heads_command(part) for part in parts[1:])
 
 
-# The operators between a list's commands, with blanks on both sides (`a && b`, `a || b`, `a ; b`)
-_LIST_PARTS = re.compile(r"\s(?:&&|\|\||;)\s")
+# The operators between a list's commands (`a && b`, `a || b`, `a ; b`): the shell needs no blank around them
+# (`husky; curl … | sh`, `a&&b`: https://www.gnu.org/software/bash/manual/bash.html#Lists): none is matched (a run
+# of blanks before an operator would be tried from each of its blanks)
+_LIST_PARTS = re.compile(r"&&|\|\||;")
 _MAX_LIST_PARTS = 8
 
 

@@ -261,10 +261,14 @@ _SET_LINE = (
 # A line that only sets a variable (`export PATH="$HOME/bin:$PATH"`, `set -gx EDITOR nvim`), a comment or a blank
 # line: nothing runs. Matched line by line: one pattern over the whole text, with its optional line ends, tried
 # exponentially many ways to split a text that fails at its end (24 lines of `A=b` then `(` took 30 s).
+# fish's `fish_add_path [-agmpPUv] DIR…` puts its directories on PATH (https://fishshell.com/docs/current/cmds/fish_add_path.html)
+_ADD_PATH_LINE = rf"[ \t]*fish_add_path(?:[ \t]+-{{1,2}}[A-Za-z-]+)*((?:[ \t]+{_SET_WORD})+)[ \t]*"
 _SETTING_LINE = re.compile(
-    r"[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?" rf"|{_SET_LINE}"
+    r"[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?"
+    rf"|{_SET_LINE}|{_ADD_PATH_LINE}"
 )
 _SET_ASSIGNMENT = re.compile(rf"^{_SET_LINE}$", re.MULTILINE)
+_PATH_ADDED = re.compile(rf"^{_ADD_PATH_LINE}$", re.MULTILINE)
 
 
 # one command substitution, `$(…)`, `` `…` `` or `<(…)`, quoted or not, holding one plain command
@@ -455,6 +459,7 @@ def runs_nothing(text: str) -> bool:
     known = catalogue()
     # fish's and csh's list of words is a search path's list of entries (`set -gx PATH /tmp/x $PATH`)
     sets = [(name, ":".join(words.split())) for name, words in _SET_ASSIGNMENT.findall(text)]
+    sets += [("PATH", ":".join(words.split())) for words in _PATH_ADDED.findall(text)]
     for name, value in [*_ASSIGNMENT.findall(text), *sets]:
         entry = known.environment.get(name)
         if entry is not None and entry.loads in ("code", "file"):
