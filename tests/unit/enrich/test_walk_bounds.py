@@ -1,0 +1,66 @@
+"""What one short line may make the shell analysis do (docs/reliability.md, "What one decision costs at the caps"):
+each bound ends in "not known", so the rules ask, never in a word left out silently."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from effect_support import HOME, analysed
+
+from hookd.enrich.paths import PathResolver
+from hookd.enrich.shell.analysis import analyse_shell
+from hookd.enrich.shell.state import VALUE_CHARS, WALK_WORDS, Journaled
+from hookd.selfprotect import _ancestry
+
+
+def _shell(command: str, proj: Path) -> dict[str, object]:
+    return analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))[0]
+
+
+def test_a_function_called_again_and_again_walks_at_most_the_lines_words_then_is_not_known(tmp_path: Path) -> None:
+    """Each call walks the body again: 20 commands called 100 times were 2,000 commands, 4,000 words."""
+    line = "f(){ " + "rm -rf /srv/a; " * 20 + "}; " + "f; " * 100 + "rm -rf ~"
+    shell = _shell(line, tmp_path)
+    assert shell["parse_error"] is True and f"more than {WALK_WORDS} words" in str(shell["error"])
+    commands = shell["commands"]
+    assert isinstance(commands, list) and sum(len(c["argv"]) for c in commands) <= WALK_WORDS
+
+
+def test_a_line_within_the_walk_is_judged_whole(tmp_path: Path) -> None:
+    commands, effects = analysed("f(){ " + "rm -rf /srv/a; " * 20 + "}; " + "f; " * 3 + "rm -rf ~/x", tmp_path)
+    assert len(commands) == 64 and effects[-1]["path"] == f"{HOME}/x"
+
+
+def test_set_doubling_the_positional_parameters_ends_within_the_walk(tmp_path: Path) -> None:
+    line = "set -- " + " ".join(f"x{i}" for i in range(100)) + '; set -- "$@" "$@"' * 20 + '; rm -rf "$@"'
+    assert _shell(line, tmp_path)["parse_error"] is True
+
+
+def test_a_value_the_line_doubles_past_its_bound_is_not_known(tmp_path: Path) -> None:
+    """`a=$a$a` twenty times is a value of 8 MB: a path known to be that long would be judged as written."""
+    deletes = [e for e in analysed("a=/srv/x; " + "a=$a$a; " * 20 + "rm -rf $a", tmp_path)[1] if e["op"] == "delete"]
+    assert [e["known"] for e in deletes] == [False]
+
+
+def test_a_variable_keeps_no_value_longer_than_its_bound() -> None:
+    variables = Journaled()
+    variables["a"] = "x" * VALUE_CHARS
+    variables["b"] = "b"
+    variables["b"] = "x" * (VALUE_CHARS + 1)
+    assert len(variables["a"]) == VALUE_CHARS and "b" not in variables
+
+
+def test_a_path_longer_than_path_max_is_read_lexically_in_linear_time(tmp_path: Path) -> None:
+    resolver = PathResolver(home=HOME, project_dir=str(tmp_path))
+    start = time.process_time()
+    path = resolver.absolute("/a" * 20_000 + "/../b/./c", "/")
+    assert path == "/a" * 19_999 + "/b/c"
+    assert len(resolver._memo) < 4096  # each prefix past PATH_MAX was looked up and kept: 20,000 of them
+    assert time.process_time() - start < 1
+
+
+def test_a_protected_place_is_looked_for_only_among_the_parents_no_longer_than_the_longest() -> None:
+    assert list(_ancestry("/a/bb/ccc/dddd", 6)) == ["/a/bb", "/a", "/"]
+    assert list(_ancestry("/a/bb", 6)) == ["/a/bb", "/a", "/"]
+    assert list(_ancestry("/" + "x" * 10, 6)) == ["/"]
