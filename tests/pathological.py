@@ -69,6 +69,12 @@ SHAPES = [
           "rm-rf-outside-project"),
     # a word of 24,000 slashes: each of its 24,000 parents was copied to look for a protected place there
     Shape("sed, a script of 8,000 s/a/b/", "BeforeTool", _shell("sed -e '" + "s/a/b/;" * 8000 + "' f"), "allow", ""),
+    # one command of 3,000 redirections: each a path the policies judge, no cap counted them (260 ms)
+    Shape("echo with 3,000 redirections", "BeforeTool",
+          _shell("echo x " + " ".join(f">/srv/f{i}" for i in range(3000))), "deny", "unparsable-shell"),
+    # 12,000 brace groups nested in one word: each group scanned the word again (1.9 s); past 64 it is not known
+    Shape("rm -rf of 12,000 nested brace groups", "BeforeTool",
+          _shell("rm -rf " + "{a," * 12_000 + "/srv" + "}" * 12_000), "deny", "rm-rf-unresolved"),
     # no cap: large fields other than the command (the frame's 16 MiB bounds them)
     Shape("shell description of 4 MB", "BeforeTool",
           {"tool_name": "run_shell_command", "tool_input": {"command": "ls", "description": "x" * 4_000_000}},
