@@ -6,11 +6,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from effect_support import HOME, analysed
 
+from hookd.enrich.effects.branches import _same_upstream
 from hookd.enrich.paths import PathResolver
 from hookd.enrich.shell.analysis import analyse_shell
+from hookd.enrich.shell.outputs import _WORKTREE_KEY
 from hookd.enrich.shell.state import VALUE_CHARS, WALK_WORDS, Journaled
+from hookd.enrich.sibling_entries import _LINE_COMMENT
 from hookd.selfprotect import _ancestry
 
 
@@ -78,3 +82,20 @@ def test_a_word_of_more_brace_groups_than_are_expanded_is_one_word_not_known(tmp
     assert [e["known"] for e in deletes] == [False]
     nested = [e["path"] for e in analysed("rm -rf {a,{b,~/c}}", tmp_path)[1] if e["op"] == "delete"]
     assert nested[-1] == f"{HOME}/c"
+
+
+@pytest.mark.parametrize("text", ["\n" * 65536, " \n" * 32768, '[remote "o"]' + "\n" * 65000])
+def test_a_configuration_of_blank_lines_is_read_in_linear_time(text: str) -> None:
+    """`^\\s*` under MULTILINE tried each blank line to the end of the text again: a 64 KB git config of newlines
+    (the largest read) held the decision 34 s in each of work_tree's and _same_upstream's searches."""
+    start = time.process_time()
+    assert not _WORKTREE_KEY.search(text) and _same_upstream("main", text)
+    assert _LINE_COMMENT.sub("", text) == text
+    assert time.process_time() - start < 1
+
+
+def test_the_configuration_keys_are_found_on_their_own_lines_after_blank_ones() -> None:
+    assert _WORKTREE_KEY.search("[core]\n\n\t worktree = /x") and _WORKTREE_KEY.search("\n\n  [include]")
+    assert not _same_upstream("m", '[remote "o"]\n\n  push = x') and _same_upstream("m", '\n\n[branch "m"]\n')
+    assert not _same_upstream("m", '[branch "m"]\n\n\tmerge = refs/heads/x\n[core]')
+    assert _LINE_COMMENT.sub("", '{\n  // c\n "a": 1}') == '{\n\n "a": 1}'
