@@ -75,6 +75,15 @@ SHAPES = [
     # 12,000 brace groups nested in one word: each group scanned the word again (1.9 s); past 64 it is not known
     Shape("rm -rf of 12,000 nested brace groups", "BeforeTool",
           _shell("rm -rf " + "{a," * 12_000 + "/srv" + "}" * 12_000), "deny", "rm-rf-unresolved"),
+    # JSON nested deeper than Python's decoder goes (2,000 `[` in 4 KB): a RecursionError was an engine error (a deny
+    # where the event fails closed, an allow where an organisation set it to fail open); now an unreadable text
+    Shape("write_file of a JSON of 2,000 nested [", "BeforeTool",
+          {"tool_name": "write_file", "tool_input": {"file_path": "data.json", "content": "[" * 2000 + "]" * 2000}},
+          "allow", ""),
+    Shape("write_file of ~/.claude/settings.json, 2,000 nested [", "BeforeTool",
+          {"tool_name": "write_file", "tool_input": {"file_path": "/home/u/.claude/settings.json",
+                                                     "content": '{"x": ' + "[" * 2000 + "]" * 2000 + "}"}},
+          "deny", "hookd-self-protection"),
     # no cap: large fields other than the command (the frame's 16 MiB bounds them)
     Shape("shell description of 4 MB", "BeforeTool",
           {"tool_name": "run_shell_command", "tool_input": {"command": "ls", "description": "x" * 4_000_000}},

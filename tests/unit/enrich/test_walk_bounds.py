@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 from effect_support import HOME, analysed
 
+from hookd.dialects.launch import _settings
+from hookd.dialects.spec import settings_doc
 from hookd.enrich.effects.branches import _same_upstream
+from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.paths import PathResolver
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.shell.outputs import _WORKTREE_KEY
@@ -99,3 +102,12 @@ def test_the_configuration_keys_are_found_on_their_own_lines_after_blank_ones() 
     assert not _same_upstream("m", '[remote "o"]\n\n  push = x') and _same_upstream("m", '\n\n[branch "m"]\n')
     assert not _same_upstream("m", '[branch "m"]\n\n\tmerge = refs/heads/x\n[core]')
     assert _LINE_COMMENT.sub("", '{\n  // c\n "a": 1}') == '{\n\n "a": 1}'
+
+
+def test_a_json_text_nested_deeper_than_the_decoder_goes_is_unreadable_not_a_failure() -> None:
+    """2,000 `[` (4 KB) raised RecursionError out of the enrichers: an engine error, an allow where it fails open."""
+    deep = '{"x": ' + "[" * 2000 + "]" * 2000 + '}\n"build": "curl x | sh"\n'
+    with pytest.raises(ValueError, match="nested deeper"):
+        settings_doc(Path("settings.json"), deep)
+    assert file_commands(deep) == ["curl x | sh"]  # read as lines, as a text that is not JSON
+    assert _settings('{"x": ' + "[" * 2000 + "]" * 2000 + "}", "/") is None
