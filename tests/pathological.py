@@ -84,6 +84,10 @@ SHAPES = [
           {"tool_name": "write_file", "tool_input": {"file_path": "/home/u/.claude/settings.json",
                                                      "content": '{"x": ' + "[" * 2000 + "]" * 2000 + "}"}},
           "deny", "hookd-self-protection"),
+    Shape("write_file of uv.toml, 3,000 nested [", "BeforeTool",
+          {"tool_name": "write_file",
+           "tool_input": {"file_path": "uv.toml", "content": "x = " + "[" * 3000 + "]" * 3000}},
+          "allow", ""),
     # no cap: large fields other than the command (the frame's 16 MiB bounds them)
     Shape("shell description of 4 MB", "BeforeTool",
           {"tool_name": "run_shell_command", "tool_input": {"command": "ls", "description": "x" * 4_000_000}},

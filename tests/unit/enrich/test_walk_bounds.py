@@ -13,6 +13,7 @@ from hookd.dialects.launch import _settings
 from hookd.dialects.spec import settings_doc
 from hookd.enrich.effects.branches import _same_upstream
 from hookd.enrich.effects.loaded import file_commands
+from hookd.enrich.package_sources import _formats, default_sources
 from hookd.enrich.paths import PathResolver
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.shell.outputs import _WORKTREE_KEY
@@ -111,3 +112,9 @@ def test_a_json_text_nested_deeper_than_the_decoder_goes_is_unreadable_not_a_fai
         settings_doc(Path("settings.json"), deep)
     assert file_commands(deep) == ["curl x | sh"]  # read as lines, as a text that is not JSON
     assert _settings('{"x": ' + "[" * 2000 + "]" * 2000 + "}", "/") is None
+
+
+def test_a_toml_text_nested_deeper_than_the_reader_goes_names_no_package_source() -> None:
+    spec = _formats()["uv.toml"]
+    assert default_sources(spec, "x = " + "[" * 3000 + "]" * 3000) == []
+    assert default_sources(spec, 'index-url = "https://pkgs.example/simple"') == ["https://pkgs.example/simple"]
