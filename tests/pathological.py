@@ -88,6 +88,8 @@ SHAPES = [
           {"tool_name": "write_file",
            "tool_input": {"file_path": "uv.toml", "content": "x = " + "[" * 3000 + "]" * 3000}},
           "allow", ""),
+    # 900 nested ${a:- (5 KB): each level scanned its own text for substitutions again (330 ms)
+    Shape("echo of 900 nested ${a:-", "BeforeTool", _shell("echo " + "${a:-" * 900 + "x" + "}" * 900), "allow", ""),
     # no cap: large fields other than the command (the frame's 16 MiB bounds them)
     Shape("shell description of 4 MB", "BeforeTool",
           {"tool_name": "run_shell_command", "tool_input": {"command": "ls", "description": "x" * 4_000_000}},
