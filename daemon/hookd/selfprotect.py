@@ -345,8 +345,11 @@ def _dicts(value: object) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def _ancestry(path: str) -> Iterator[str]:
-    """The path and every directory above it, up to /."""
+def _ancestry(path: str, longest: int | None = None) -> Iterator[str]:
+    """The path and every directory above it, up to /; with `longest`, from the first no longer than it (one longer
+    is no place's: a word of 8,000 slashes made 8,000 copies of itself, seconds)."""
+    if longest is not None and len(path) > longest:
+        path = path[: path.rfind("/", 0, longest + 1)] or "/"
     while True:
         yield path
         if path == "/":
@@ -362,8 +365,10 @@ class _Index:
         self.at: dict[str, list[JSON]] = {}
         self.below: dict[str, list[JSON]] = {}
         self._chains: dict[str, list[tuple[JSON, bool, tuple[str, ...]]]] = {}
+        self.longest = 1  # the longest place's path: a longer one is inside it at most
         for place in listed:
             path = str(place["path"])
+            self.longest = max(self.longest, len(path))
             self.at.setdefault(path, []).append(place)
             for parent in _ancestry(path):
                 if parent != path:
@@ -393,7 +398,7 @@ class _Index:
             else:
                 for place in self.below.get(path, ()):
                     found[id(place)] = place
-            for current in _ancestry(path):
+            for current in _ancestry(path, self.longest):
                 for place in self.at.get(current, ()):
                     found[id(place)] = place
         return list(found.values())

@@ -86,7 +86,7 @@ class LimitsConfig:
     max_command_bytes: int = 64 * 1024
     max_command_tokens: int = 4096  # whitespace-separated, heredoc bodies and quoted text included
     max_command_substitutions: int = 32  # `$(`, backticks, `<(`, `>(`: bounds the nesting
-    max_command_words: int = 256  # argv words of every command found, `bash -c` scripts included
+    max_command_words: int = 256  # argv words and redirections of every command found, `bash -c` scripts included
     max_tool_paths: int = 256  # paths one file tool call names (read_many_files' list, say)
     # Under the caps, a request this large is decided in the lane process ([daemon] lane), not beside the
     # others: its evaluation would hold the deciding process for milliseconds (docs/reliability.md).

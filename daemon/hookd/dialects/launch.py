@@ -224,6 +224,6 @@ def _settings(value: str, cwd: str) -> Mapping[str, Any] | None:
         text = _regular_file_text(Path(cwd) / text) or ""
     try:
         doc = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the decoder goes: not read, as a text that is not JSON
         return None
     return doc if isinstance(doc, dict) else None

@@ -300,9 +300,12 @@ def settings_doc(path: Path, text: str) -> Mapping[str, Any]:
 
         try:
             return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:  # nested deeper than the reader goes: unreadable
             raise ValueError(str(exc)) from None
-    doc = json.loads(text)  # an agent's JSON with comments is not judged: it is refused as unreadable
+    try:
+        doc = json.loads(text)  # an agent's JSON with comments is not judged: it is refused as unreadable
+    except RecursionError:  # nested deeper than the decoder goes (2,000 `[` in 4 KB): unreadable, not a failure
+        raise ValueError("nested deeper than hookd reads") from None
     if not isinstance(doc, dict):
         raise ValueError("not an object")
     return doc

@@ -86,7 +86,7 @@ def _toml_sources(spec: _Format, text: str) -> list[str]:
     """uv's default index: `index-url`, or an `[[index]]` entry with `default = true` (its `url`)."""
     try:
         data: Any = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, ValueError):
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):  # not TOML, or nested deeper than a reader goes
         return []
     for name in spec.table:
         data = data.get(name) if isinstance(data, Mapping) else None

@@ -147,13 +147,19 @@ def _spelled_on_disk(parent: str, name: str, info: os.stat_result, budget: GlobB
     return fold(name)
 
 
+_LOOKUP_CHARS = 4096  # PATH_MAX: the longest path Linux looks up
+
+
 def _walk(
     path: str, memo: dict[str, str], devices: dict[str, int], follow: bool = True, budget: GlobBudget | None = None
 ) -> str:
     """The canonical form of absolute `path` (see _realpath_memo); `memo` maps each spelled prefix to its
     canonical form, `devices` each canonical prefix to its file system (a missing one: its parent's)."""
     resolved = ""  # the root
-    for name in path.split("/"):
+    names = path.split("/")
+    for at, name in enumerate(names):
+        if len(resolved) > _LOOKUP_CHARS:  # no system call takes a path this long (ENAMETOOLONG): the rest is lexical
+            return _lexical(resolved, names[at:])
         if not name or name == ".":
             continue
         if name == "..":
@@ -165,6 +171,18 @@ def _walk(
             hit = memo[candidate] = _component(resolved, name, memo, devices, follow, budget)
         resolved = hit
     return resolved or "/"
+
+
+def _lexical(resolved: str, names: list[str]) -> str:
+    """`resolved` followed by `names` without looking any up, in time linear in their length (each prefix looked up
+    and remembered cost the square of it: `rm -rf /a/a/…/a`, 30,000 names, never finished)."""
+    parts = resolved.split("/")
+    for name in names:
+        if name == ".." and len(parts) > 1:
+            parts.pop()
+        elif name not in ("", ".", ".."):
+            parts.append(name)
+    return "/".join(parts) or "/"
 
 
 def _device_of(path: str, devices: dict[str, int]) -> int:

@@ -19,7 +19,8 @@ from hookd.enrich.holdings import head
 _NAME_KEYS = frozenset({"label", "name", "id", "taskName"})
 _SETTINGS = (".json", ".jsonc", ".json5", ".yml", ".yaml", ".toml")
 _VALUE = re.compile(r':\s*"([^"\n\\]{1,128})"')  # a member's string value (a key names nothing)
-_LINE_COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)  # JSONC's (tasks.json and launch.json carry them)
+# JSONC's (tasks.json and launch.json carry them); a line's own blanks (`^\s*` retried every blank line to the end)
+_LINE_COMMENT = re.compile(r"^[^\S\n]*//.*$", re.MULTILINE)
 MAX_SIBLINGS = 8
 MAX_SIBLING_TEXT = 16 * 1024  # a settings file past this (a lockfile) is not read for entries
 MAX_ENTRIES = 8

@@ -54,6 +54,8 @@ def limited(handled: Handled) -> str:
         ("echo " + "é" * 40_000, "has 80005 bytes, over hookd's limit of 65536"),
         ("echo " + "$(" * 100 + "id" + ")" * 100, "has 100 substitutions, over hookd's limit of 32"),
         ("bash -c 'rm " + " ".join(f"f{i}" for i in range(600)) + "'", "604 words in its commands, over hookd's"),
+        # each redirection names a path the policies judge, as an operand does
+        ("echo x " + " ".join(f">/srv/f{i}" for i in range(300)), "302 words in its commands, over hookd's"),
     ],
 )
 def test_a_command_over_a_cap_is_denied_by_rule_and_never_evaluated(pipeline: Pipeline, command: str, why: str) -> None:

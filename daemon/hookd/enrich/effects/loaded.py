@@ -290,7 +290,7 @@ def _json(text: str) -> object | None:
         return None
     try:
         return json.loads(text)  # type: ignore[no-any-return]
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the decoder goes: read as lines, whose sense is not known
         return None
 
 

@@ -12,7 +12,7 @@ from hookd.enrich.paths import PathResolver, event_home
 from hookd.enrich.shell.build import _Builder
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.parser import _one_line
-from hookd.enrich.shell.state import _Cwd
+from hookd.enrich.shell.state import _Cwd, walked_too_far
 from hookd.types import NormalisedEvent, ToolKind
 
 
@@ -29,6 +29,8 @@ def analyse_shell(
         builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)
         start = _Cwd(builder.state.resolver.absolute(base_dir or project_dir, project_dir))
         builder.run_script(command, 0, start, False)
+        if (stopped := walked_too_far(builder.state)) is not None:
+            builder.fail(stopped)
         shell = {
             "source": command,
             "parse_error": builder.error is not None,

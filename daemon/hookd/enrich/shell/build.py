@@ -277,6 +277,8 @@ class _Builder:
         if cwd.known and "PWD" not in variables and "PWD" in joined:
             variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
         words = expand_words(simple.words, variables, self.home)
+        if self.state.walk.past(len(words) + len(simple.redirects)):  # the rest is not known: the rules ask
+            return "unknown"
         if not words:
             assigns = [(key, self._value(value, variables, cwd)) for key, value in simple.assigns]
             self.state.assign(assigns, cwd)

@@ -28,6 +28,7 @@ _RANGE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])")
 _TILDE_USER = re.compile(r"~([a-z_][a-z0-9_-]*)(?=/|$)")
 _MAX_WORDS = 256  # results of one brace expansion
 _MAX_GROWTH = 4096  # words of one command before brace expansion stops
+_MAX_BRACE_GROUPS = 64  # brace groups of one word expanded, one inside or after another
 _MARKS = (BRACE_MARK, UNSPLIT_MARK, ELEMENTS_MARK, LITERAL_MARK)
 _ELEMENTS_NAME = re.compile(r"\$\{?([@]|[A-Za-z_][A-Za-z0-9_]*\[@\])\}?")
 # Where an expansion's value may be split into words: its blanks, and `$IFS` itself. Text of the word that no
@@ -225,7 +226,11 @@ def _unknown(word: str, quoted: frozenset[str], code: bool) -> bool:
 
 
 def braces(word: str) -> list[str]:
-    """Brace expansion of one word (lists and ranges, nested), at most _MAX_WORDS results."""
+    """Brace expansion of one word (lists and ranges, nested), at most _MAX_WORDS results. A word of more than
+    _MAX_BRACE_GROUPS groups is what bash would build at run time, one word not known (each group scanned the whole
+    word again: 12,000 nested, 1.9 s), as a range past _MAX_WORDS numbers is."""
+    if word.count("{") > _MAX_BRACE_GROUPS:
+        return [f"$(eval echo {word})"]
     match = next((m for m in _INNER_BRACE.finditer(word) if "," in m.group(1) or _RANGE.fullmatch(m.group(1))), None)
     if match is None:
         return [word]

@@ -47,7 +47,9 @@ _TOPLEVEL = re.compile(r"^(?:\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)|`\s*g
 # what makes git find another repository or work tree than the one on disk (git(1), "ENVIRONMENT VARIABLES")
 _GIT_PLACES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM")
 # core.worktree moves the work tree (git-config(1)); an included file (`[include]`, `[includeIf …]`) may set it
-_WORKTREE_KEY = re.compile(r"^\s*(?:worktree\s*=|\[\s*include)", re.IGNORECASE | re.MULTILINE)
+# a line's leading blanks, not the newlines before it: `^\s*` tried each blank line to the end of the text again
+# (a config of 64 KB of newlines, 34 s)
+_WORKTREE_KEY = re.compile(r"^[^\S\n]*(?:worktree\s*=|\[\s*include)", re.IGNORECASE | re.MULTILINE)
 # a command name a lookup finds on the search path: no slash (a slash names a path, not a lookup), no leading dot
 _COMMAND_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9_.+@-]*")
 # the lookups that print a program's path and nothing else: (program, its options that do so)

@@ -31,6 +31,16 @@ SETS_AT_RUN_TIME = frozenset({"read", "mapfile", "readarray", "printf", "getopts
 # the loop for 20 s: 65,536 walks)
 LOOP_WALKS = 256
 
+# The argv words one line's commands may have in all, each walked (expanded, its paths resolved, its effects made):
+# past them the rest of the line is not known, a parse error the rules ask about. Functions called over and over,
+# aliases used over and over and `set -- "$@" "$@"` multiply what a short line walks (a 4 KB line of a 100-command
+# function called 500 times never finished); four times the default `max_command_words`, which denies such a line.
+WALK_WORDS = 1024
+
+# The longest value a variable keeps: a longer one was built by the line from itself (`a=$a$a` thirty times is a
+# gigabyte), not written in it (the command's bytes are capped below this), and is not known from there on.
+VALUE_CHARS = 64 * 1024
+
 
 @dataclass(slots=True)
 class _Cwd:
@@ -59,6 +69,9 @@ class Journaled(dict[str, str]):
 
     def __setitem__(self, key: str, value: str) -> None:
         self._note(key)
+        if len(value) > VALUE_CHARS:
+            super().pop(key, None)
+            return
         super().__setitem__(key, value)
 
     def __delitem__(self, key: str) -> None:
@@ -76,7 +89,7 @@ class Journaled(dict[str, str]):
     def setdefault(self, key: str, default: str = "") -> str:
         if key not in self:
             self[key] = default
-        return dict.__getitem__(self, key)
+        return dict.get(self, key, default)
 
     def clear(self) -> None:
         for key in list(self):
@@ -93,17 +106,33 @@ class Journaled(dict[str, str]):
                 super().__setitem__(key, value)
 
 
+class WalkBudget:
+    """The argv words a line's commands may still have (`WALK_WORDS`)."""
+
+    __slots__ = ("words",)
+
+    def __init__(self) -> None:
+        self.words = WALK_WORDS
+
+    def past(self, words: int) -> bool:
+        """Whether a command of `words` argv words is past the line's walk: once one is, every later one is too, and
+        the line's analysis ends in a parse error (`walked_too_far`)."""
+        self.words -= max(1, words)
+        return self.words < 0
+
+
 class LineState:
     """The shell state a line builds up, and the words placed as paths against it."""
 
     __slots__ = (
         "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "loop_walks", "mounts", "references",
-        "resolver", "variables",
+        "resolver", "variables", "walk",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
         self.home = home
         self.loop_walks = LOOP_WALKS  # the loop bodies the line may still walk with a value (`loop_walks`)
+        self.walk = WalkBudget()  # the argv words the line's commands may still have
         self.resolver = PathResolver(home=home, project_dir=project_dir)
         self.variables = Journaled()  # set by `X=v` statements earlier on the line
         self.references: set[str] = set()  # `declare -n` names: what they are set to goes elsewhere
@@ -544,3 +573,10 @@ def lines_read(
         return None
     kept = [line if ("IFS", "") in first.assigns else line.strip() for line in text.splitlines()]
     return (names[0], tuple(shlex.quote(line) for line in kept)) if 0 < len(kept) <= _LINES_READ else None
+
+
+def walked_too_far(state: LineState) -> str | None:
+    """Why the line's analysis stopped before its end (`WalkBudget.past`), or None: what it does is not known."""
+    if state.walk.words >= 0:
+        return None
+    return f"the line runs more than {WALK_WORDS} words (functions, aliases or loops run again and again)"
