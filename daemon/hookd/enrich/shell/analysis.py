@@ -29,8 +29,9 @@ def analyse_shell(
         builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)
         start = _Cwd(builder.state.resolver.absolute(base_dir or project_dir, project_dir))
         builder.run_script(command, 0, start, False)
-        if (stopped := walked_too_far(builder.state)) is not None:
-            builder.fail(stopped)
+        if (stopped := walked_too_far(builder.state)) is not None:  # the rest is not known: what runs, unknown code
+            builder.fail(stopped)  # (callers that read the effects alone, a tool's command line, see it too)
+            builder.model.ledger.add("exec", None, "sh", code={"lang": "sh", "text": ""}, known=False)
         shell = {
             "source": command,
             "parse_error": builder.error is not None,
