@@ -79,7 +79,7 @@ def test_a_change_named_by_a_pattern_hits_the_places_it_matches(world: tuple[Pat
 
 @pytest.mark.parametrize(
     "command",
-    ["pipx inject hookd https://x.example.net/grpcio.whl", "pipx runpip hookd install ./structlog.whl"],
+    ["pipx inject hookd git+https://x.example.net/grpcio.git", "pipx runpip hookd install ./structlog.whl"],
 )
 def test_installing_into_hookds_environment_is_denied(world: tuple[Path, Path], command: str) -> None:
     home, project = world

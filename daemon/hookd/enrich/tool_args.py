@@ -16,11 +16,10 @@ from __future__ import annotations
 import functools
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hookd.enrich.cli_tools import cli_line
 from hookd.enrich.config_commands import parsed_settings
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
 
@@ -399,19 +398,21 @@ def _command_at(tool_input: Mapping[str, Any], depth: int) -> str | None:
 _COMMAND_DEPTH = 3
 
 
+NamedLine = Callable[[str, Mapping[str, JSON]], str | None]  # the line a tool's name and arguments amount to
 # Words of a tool's name that make it run a command line it is given (Desktop Commander's `start_process`, a
 # shell server's `run_command`, `execute_command`, `terminal`).
 _RUN_WORDS = frozenset({"run", "exec", "execute", "start", "process", "shell", "terminal", "command", "spawn", "bash"})
 
 
-def command_lines(tool: str, tool_input: Mapping[str, JSON]) -> list[str]:
+def command_lines(tool: str, tool_input: Mapping[str, JSON], named: NamedLine = lambda _t, _i: None) -> list[str]:
     """The command lines a tool hookd has no table for runs: the commands its SQL runs (sql_commands), and the
     line of a container tool (container_line), of a tool named for running (run_line), of a database server's tool
-    (sql_line) or else of a tool named for a program's subcommand (cli_tools.cli_line)."""
+    (sql_line) or else of a tool named for a program's subcommand (`named`: the caller's cli_tools.cli_line, which
+    reads the effect model's catalogue, above this module)."""
     line = container_line(tool, tool_input)
     line = line if line is not None else run_line(tool_input) if words(tool) & _RUN_WORDS else None
     line = line if line is not None else sql_line(tool, tool_input)
-    line = line if line is not None else cli_line(tool, tool_input)  # `git_reset`, a package manager's `install`
+    line = line if line is not None else named(tool, tool_input)  # `git_reset`, a package manager's `install`
     return [*sql_commands(tool_input), *compose_lines(tool_input), *([line] if line is not None else [])]
 
 

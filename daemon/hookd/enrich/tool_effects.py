@@ -29,6 +29,7 @@ from hookd.enrich.build_files import (
     make_lines,
     on_host,
 )
+from hookd.enrich.cli_tools import cli_line
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
 from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
@@ -192,15 +193,13 @@ _UNTABLED = (ToolKind.MCP, ToolKind.OTHER)
 _CWD_ARGS = ("cwd", "workdir", "working_directory", "workingDirectory", "directory", "dir")
 
 
-def _command_effects(
-    program: str, tool_input: Mapping[str, Any], home: str | None, project: str
-) -> list[dict[str, JSON]]:
+def _command_effects(program: str, tool_input: Mapping[str, Any], home: str | None, project: str) -> list[JSON]:
     """What the command lines an MCP server's tool runs do (tool_args.command_lines: its name says it runs one and
     an argument holds it, or its SQL runs one): the shell's effects of each, in the tool's own directory argument
     when it gives one, as the tool's effects (`via: tool`), so that a recursive delete of the home, a write into
     `~/.ssh` or a read of a key through `start_process` is judged as through the agent's shell."""
     out: list[dict[str, JSON]] = []
-    for line in command_lines(program, tool_input):
+    for line in command_lines(program, tool_input, cli_line):
         if _too_long(line):
             return [_unknown("write", program)]  # a line past what hookd analyses: what it changes is not known
         resolver = PathResolver(home=home or "/", project_dir=project)
