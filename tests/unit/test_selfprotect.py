@@ -23,14 +23,6 @@ from hookd.selfprotect import ProtectedSet
 from hookd.types import Caller, Deadline, HookRequest, NormalisedEvent
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> tuple[Path, Path]:
-    home, project = (tmp_path / "home").resolve(), (tmp_path / "proj").resolve()
-    home.mkdir()
-    project.mkdir()
-    return home, project
-
-
 def protected(config: Config, home: Path, project: Path) -> dict[str, str]:
     listed, _ = ProtectedSet(config, env={}).places(str(home), str(project))
     return {str(e["path"]): str(e["what"]) for e in listed}  # type: ignore[index]

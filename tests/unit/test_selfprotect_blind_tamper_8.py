@@ -17,14 +17,6 @@ from hookd.types import Caller, Deadline, HookRequest
 from tests.unit.test_selfprotect import protected, shell_outcome, tool_outcome
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> tuple[Path, Path]:
-    home, project = (tmp_path / "home").resolve(), (tmp_path / "proj").resolve()
-    home.mkdir()
-    project.mkdir()
-    return home, project
-
-
 def agent_outcome(client: str, home: Path, project: Path, tool: str, tool_input: dict[str, Any]) -> str:
     """One agent's own tool call (its PreToolUse, or the event it has for one) through the whole hot path."""
     from hookd.assembly import build_pipeline, engine_for_dir

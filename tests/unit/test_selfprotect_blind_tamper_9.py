@@ -5,18 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.unit.test_selfprotect import shell_outcome
 from tests.unit.test_selfprotect_blind_tamper_8 import agent_outcome
-
-
-@pytest.fixture
-def world(tmp_path: Path) -> tuple[Path, Path]:
-    home, project = (tmp_path / "home").resolve(), (tmp_path / "proj").resolve()
-    home.mkdir()
-    project.mkdir()
-    return home, project
 
 
 def test_claudes_answer_to_the_project_mcp_trust_prompt_is_guarded(world: tuple[Path, Path]) -> None:

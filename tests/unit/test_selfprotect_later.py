@@ -12,14 +12,6 @@ from hookd.config import Config
 from tests.unit.test_selfprotect import protected, shell_outcome, tool_outcome
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> tuple[Path, Path]:
-    home, project = (tmp_path / "home").resolve(), (tmp_path / "proj").resolve()
-    home.mkdir()
-    project.mkdir()
-    return home, project
-
-
 @pytest.mark.parametrize(
     "command",
     [

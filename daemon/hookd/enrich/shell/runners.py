@@ -19,6 +19,7 @@ import fnmatch
 import itertools
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,7 +183,7 @@ def _created(spec: dict[str, Any]) -> list[Spawn]:
     command = [str(w) for key in ("Entrypoint", "Cmd") for w in _words(spec.get(key))]
     if not mounts or not command:
         return []
-    return [Spawn([_host_path(w, mounts) for w in command], "docker", tuple(mounts), root=True)]
+    return [Spawn([on_host(w, mounts) for w in command], "docker", tuple(mounts), root=True)]
 
 
 def _words(value: Any) -> list[str]:
@@ -344,7 +345,7 @@ def _container(name: str, argv: list[str]) -> list[Spawn]:
     if not command:  # the image's own entrypoint and command run: code the line does not show (judged by the mounts)
         image = argv[k] if k < len(argv) else ""
         return [Spawn(["true"], name, tuple(mounts), root=root, image=image or "?")]
-    return [Spawn([_host_path(w, mounts) for w in command], name, tuple(mounts), root=root)]
+    return [Spawn([on_host(w, mounts) for w in command], name, tuple(mounts), root=root)]
 
 
 # Engines whose containers are made by a daemon running as root (docker(1), nerdctl's rootful default): the
@@ -353,11 +354,12 @@ def _container(name: str, argv: list[str]) -> list[Spawn]:
 _ROOT_DAEMONS = frozenset({"docker", "nerdctl"})
 
 
-def _host_path(word: str, mounts: list[tuple[str, str]]) -> str:
+def on_host(path: str, mounts: Sequence[tuple[str, str]]) -> str:
+    """`path` in a container put at the host path its longest-matching bind mount binds there; else as it is."""
     for inside, host in sorted(mounts, key=lambda m: -len(m[0])):
-        if word == inside or word.startswith(inside.rstrip("/") + "/"):
-            return host.rstrip("/") + word[len(inside.rstrip("/")) :] if inside != "/" else host.rstrip("/") + word
-    return word
+        if path == inside or path.startswith(inside.rstrip("/") + "/"):
+            return host.rstrip("/") + (path[len(inside.rstrip("/")) :] if inside != "/" else path)
+    return path
 
 
 def _parallel(argv: list[str]) -> list[Spawn]:

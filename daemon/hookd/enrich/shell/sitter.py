@@ -395,8 +395,9 @@ def _endless_spawning(node: tree_sitter.Node, src: bytes) -> bool:
     said = src[condition.start_byte : condition.end_byte].decode(errors="replace").strip(" ;\n")
     if condition.type != "command" or said not in _ALWAYS[keyword]:
         return False
-    names = {_name(n, src) for n in _descendants(body) if n.type == "command"}
-    return not names & _ENDS and any(n.type == "&" for n in _descendants(body))
+    inside = _descendants(body)
+    names = {_name(n, src) for n in inside if n.type == "command"}
+    return not names & _ENDS and any(n.type == "&" for n in inside)
 
 
 def _backgrounds_itself(body: tree_sitter.Node, function: str, src: bytes) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 from hookd.enrich.paths import PathResolver, has_glob
 from hookd.enrich.shell.expand import expand_words
-from hookd.enrich.shell.runners import operands
+from hookd.enrich.shell.runners import on_host, operands
 from hookd.enrich.shell.tree import _Block, _Redir, _Simple
 from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
 from hookd.enrich.sourced import sourced_text
@@ -526,14 +526,6 @@ def loop_walks(state: LineState, name: str, words: list[str], cwd: _Cwd) -> Iter
         state.loop_walks -= 1
         state.assign([(name, word)], cwd)
         yield None
-
-
-def on_host(path: str, mounts: tuple[tuple[str, str], ...]) -> str:
-    """`path` in a container put at the host path its longest-matching bind mount binds there; else as it is."""
-    for inside, host in mounts:
-        if path == inside or path.startswith(inside.rstrip("/") + "/"):
-            return host.rstrip("/") + (path[len(inside.rstrip("/")) :] if inside != "/" else path)
-    return path
 
 
 _LINES_READ = 16  # the lines of a file a `while read` loop's body is walked with (as a `for` loop's words)
