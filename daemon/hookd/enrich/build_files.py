@@ -4,7 +4,7 @@ known by their names and judged by the whole text the call leaves in them:
 * a Maven `pom.xml`: each exec-maven-plugin `<configuration>`'s `<executable>` with its `<argument>`s, a command
   the plugin starts at the phase its execution is bound to (https://www.mojohaus.org/exec-maven-plugin/usage.html);
 * a makefile (`Makefile`, `makefile`, `GNUmakefile`, `*.mk`): `make` hands each recipe to the shell with the
-  makefile's variables expanded in it (configtext.makefile_commands);
+  makefile's variables expanded in it, and make's own where it sets none (`$(RM)`: configtext.makefile_commands);
 * a Compose file (`compose.yaml`, `docker-compose.yml`, `compose.override.yaml`, …): `docker compose up` runs each
   service's entrypoint and command in a container that sees the host paths its volumes bind
   (https://docs.docker.com/reference/compose-file/services/#volumes): what the command does to a bound directory

@@ -5,12 +5,14 @@ lines, and a program's configuration file that may run commands (`~/.tmux.conf`)
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.catalogue import DATA, catalogue
 from hookd.enrich.effects.words import assignments, runs_nothing
 from hookd.enrich.holdings import head
 
@@ -46,13 +48,20 @@ _MAKE_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\?|::?|\+)?=[ \t]*(
 def makefile_commands(makefile: str) -> list[str]:
     """The shell lines a makefile's recipes amount to, its own variables' values put in their references
     (`PYTEST ?= pytest` … `$(PYTEST) -q`): make expands a recipe's variables before handing it to the shell
-    (https://www.gnu.org/software/make/manual/html_node/Reference.html); one level, the last definition of a name."""
-    values: dict[str, str] = {}
+    (https://www.gnu.org/software/make/manual/html_node/Reference.html); one level, the last definition of a name.
+    A name the makefile does not define has make's own default, if make has one (`$(RM)`: make_defaults.json)."""
+    values: dict[str, str] = dict(_make_defaults())
     for line in makefile.splitlines():
         if not line.startswith("\t") and (m := _MAKE_ASSIGN.fullmatch(line.strip())):
             values[m.group(1)] = _as_shell(m.group(2))
     expand = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
     return [expand.sub(lambda m: values.get(m.group(1), m.group(0)), r) for r in _recipes(makefile)]
+
+
+@functools.cache
+def _make_defaults() -> Mapping[str, str]:
+    table: Mapping[str, str] = json.loads((DATA / "make_defaults.json").read_text(encoding="utf-8"))["variables"]
+    return table
 
 
 def _shell_calls(line: str) -> list[str]:
