@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from hookd.enrich.effects.configtext import makefile_commands
+from hookd.enrich.shell.analysis import analyse_shell
 from tests.unit.enrich.test_tool_effects import enriched
 from tests.unit.enrich.test_tool_effects_later import later
+
+HOME = "/home/u"
 
 
 @pytest.mark.parametrize(
@@ -50,3 +53,28 @@ def test_an_edited_recipe_with_makes_variables_is_judged_as_make_runs_it(recipe:
         "new_str": recipe,
     }
     assert (str(proj / "Makefile") in later(enriched("copilot", "str_replace_editor", edit, proj))) is runs
+
+
+def _unseen_package_code(command: str, proj: Path) -> list[str]:
+    shell, found = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
+    assert shell["parse_error"] is False, shell["error"]
+    return [str(e.get("flow")) for e in found if e["op"] == "exec" and e.get("flow") in ("write", "decode")]
+
+
+@pytest.mark.parametrize(
+    ("command", "flows"),
+    [
+        # home-assistant's dev container: a directory made empty holds none of the line's code
+        ("mkdir -p config && pip3 install -e .", []),
+        ("mkdir -p pkg/src && npm install ./pkg", []),
+        ("mkdir build && pip install .", []),
+        # a file the line wrote into the package is code it made up on the spot, in a directory it made or not
+        ("mkdir -p pkg && echo 'import os' > pkg/setup.py && pip install ./pkg", ["write"]),
+        ("mkdir -p pkg && base64 -d blob > pkg/setup.py && pip install ./pkg", ["decode"]),
+        ("echo 'import os' > setup.py && pip install -e .", ["write"]),
+    ],
+)
+def test_a_directory_made_empty_is_no_code_the_line_wrote_into_a_package(
+    command: str, flows: list[str], proj: Path
+) -> None:
+    assert _unseen_package_code(command, proj) == flows

@@ -144,6 +144,7 @@ class Program:
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
+    makes_empty: bool = False  # what it writes of its operands it makes empty (mkdir: new directories)
     installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
     # the files it changes whatever its operands (userdel: /etc/passwd, …), after these subcommand words (none: any)
@@ -342,6 +343,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
+        makes_empty=bool(spec.get("makes_empty", False)),
         installs_code=tuple(tuple(str(w) for w in words) for words in spec.get("installs_code", ())),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),
         writes_files=tuple(_written(entry) for entry in spec.get("writes_files", ())),

@@ -250,15 +250,15 @@ class CodeRuns:
         """`pip install DIR`, `npm install DIR`: the package's own code runs (setup.py, a build backend, lifecycle
         scripts); in a directory the line itself wrote or decoded into, that is code made up on the spot, which
         hookd does not follow (`flow`). A package fetched (`git clone … && pip install ./r`) is what installing
-        from a registry does anyway: not flagged."""
+        from a registry does anyway: not flagged; nor a directory the line made empty (`mkdir -p config && pip
+        install -e .`: no file of the line's is in it, its package code is the project's own)."""
         words = parsed.operands
         for subcommand in program.builds:
             if words[: len(subcommand)] != list(subcommand):
                 continue
             for word in words[len(subcommand) :]:
                 path = str(place(word).get("path") or "").rstrip("/")
-                inside = (how for made, how in self.ledger.produced.items() if made.startswith(path + "/"))
-                flow = (next(inside, "") or self.ledger.made(path)) if path and not _dynamic(word) else ""
+                flow = _made_in(self.ledger, path) if path and not _dynamic(word) else ""
                 if flow in ("write", "decode"):
                     code = {"lang": "sh", "text": ""}
                     self.ledger.add("exec", place(word), program.name, code=code, known=False, flow=flow)
@@ -358,6 +358,14 @@ def _code_given(argv: list[str], first: str) -> str | None:
         if argv[k] == first:
             return None
     return None
+
+
+def _made_in(ledger: Ledger, path: str) -> str:
+    """How the line made what is at or below `path` (write, fetch, decode), what it made empty aside."""
+    inside = (
+        how for made, how in ledger.produced.items() if made.startswith(path + "/") and made not in ledger.emptied
+    )
+    return next(inside, "") or ("" if path in ledger.emptied else ledger.made(path))
 
 
 def _built(built: bool) -> dict[str, Any]:

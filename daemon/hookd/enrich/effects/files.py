@@ -183,7 +183,10 @@ class FileEffects:
             if k == last and k > 0 and program.last:
                 op = program.last
             if op and op != "none":
-                self._apply(op, place(word), name, recursive, view)
+                placed = place(word)
+                self._apply(op, placed, name, recursive, view)
+                if op == "write" and program.makes_empty and placed.get("path"):
+                    self.ledger.emptied.add(str(placed["path"]))
 
     def _apply(self, op: str, placed: Mapping[str, Any], name: str, recursive: bool, view: CommandView) -> None:
         raw = str(placed.get("raw", ""))

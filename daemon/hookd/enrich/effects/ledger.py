@@ -55,8 +55,8 @@ class CommandView:
 
 class Ledger:
     __slots__ = (
-        "branch", "contents", "effects", "git_config", "home", "listed", "loaded", "moved", "previous", "printed",
-        "printing", "produced", "project", "read_listing", "stashed", "trees",
+        "branch", "contents", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved", "previous",
+        "printed", "printing", "produced", "project", "read_listing", "stashed", "trees",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
@@ -66,6 +66,7 @@ class Ledger:
         self.branch: str | None = None  # the branch the line switched to ("" unknown; None: none, HEAD's)
         self.produced: dict[str, str] = {}  # path -> how the line made it: write, fetch, decode
         self.contents: dict[str, str] = {}  # path -> its text, when the line wrote known text
+        self.emptied: set[str] = set()  # of `produced`, what the line made empty (`mkdir d`): no code of its in it
         self.loaded: set[str] = set()  # the files the line made that a command loaded: their commands walked once
         self.listed: list[dict[str, Any]] = []  # what the command being judged lists (find, ls, git ls-files)
         self.previous: list[dict[str, Any]] = []  # what the command before it listed: the names xargs reads
