@@ -78,3 +78,30 @@ def test_a_directory_made_empty_is_no_code_the_line_wrote_into_a_package(
     command: str, flows: list[str], proj: Path
 ) -> None:
     assert _unseen_package_code(command, proj) == flows
+
+
+def _written(command: str, proj: Path) -> list[str]:
+    shell, found = analyse_shell(command, home=HOME, base_dir=str(proj), project_dir=str(proj))
+    assert shell["parse_error"] is False, shell["error"]
+    return [str(e["path"] or e["raw"]) for e in found if e["op"] == "write"]
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        # alacritty's INSTALL.md: zsh's dotfile directory, or the home when ZDOTDIR is unset (zsh(1), "Files")
+        ("mkdir -p ${ZDOTDIR:-~}/.zsh_functions", [f"{HOME}/.zsh_functions"]),
+        ('touch "${ZDOTDIR:-$HOME}/.zsh_functions/_x"', [f"{HOME}/.zsh_functions/_x"]),
+        # the XDG base directories with the specification's defaults
+        ("mkdir -p ${XDG_CONFIG_HOME:-$HOME/.config}/helix", [f"{HOME}/.config/helix"]),
+        ('touch "${XDG_DATA_HOME:-${HOME}/.local/share}/x.db"', [f"{HOME}/.local/share/x.db"]),
+        ("touch ${CARGO_HOME-~/.cargo}/env", [f"{HOME}/.cargo/env"]),
+        # another default, or a variable that moves no directory of the user's: only known when the shell runs
+        ("touch ${XDG_CONFIG_HOME:-/tmp}/x", ["${XDG_CONFIG_HOME:-/tmp}/x"]),
+        ("touch ${OUT:-~}/x", ["${OUT:-~}/x"]),
+        # the line's own value wins, as for any variable
+        ("ZDOTDIR=/etc/zsh; touch ${ZDOTDIR:-~}/x", ["/etc/zsh/x"]),
+    ],
+)
+def test_a_directory_variables_own_default_names_that_directory(command: str, written: list[str], proj: Path) -> None:
+    assert _written(command, proj) == written

@@ -9,8 +9,12 @@ Whatever stays unknown keeps its `$`, so that the word is dynamic and a rule abo
 from __future__ import annotations
 
 import fnmatch
+import functools
+import json
 import re
+from collections.abc import Mapping
 
+from hookd.enrich.effects.catalogue import DATA
 from hookd.enrich.effects.words import system_program
 from hookd.enrich.shell.arith import arithmetic
 from hookd.enrich.shell.parser import _parse_script
@@ -90,6 +94,7 @@ def _elements(word: str, variables: dict[str, str]) -> list[str] | None:
 def _substitute(word: str, variables: dict[str, str], home: str) -> tuple[str, bool]:
     """`word` with the known variables put in, and whether it is to be split into words again."""
     split = False
+    word = _moved_directories(word, variables, variables.get("HOME", home))
 
     def value(match: re.Match[str]) -> str:
         nonlocal split
@@ -118,6 +123,34 @@ def _substitute(word: str, variables: dict[str, str], home: str) -> tuple[str, b
 
     ifs = variables.get("IFS", "")
     return _VAR.sub(value, word), split
+
+
+# `${XDG_CONFIG_HOME:-$HOME/.config}`, `${ZDOTDIR:-~}`: a directory-moving variable with its own default
+_MOVED = re.compile(r"\$\{([A-Z][A-Z0-9_]*)(:?-)((?:[^{}$`]|\$HOME\b|\$\{HOME\})*)\}")
+
+
+@functools.cache
+def _base_directories() -> Mapping[str, str]:
+    table = json.loads((DATA / "base_directories.json").read_text(encoding="utf-8"))["variables"]
+    return {name: str(entry["default"]) for name, entry in table.items()}
+
+
+def _moved_directories(word: str, variables: dict[str, str], home: str) -> str:
+    """`${VAR:-DEFAULT}` of a variable the line does not set that moves a directory of the user's
+    (base_directories.json), whose DEFAULT is the one its specification gives: the directory, wherever the variable
+    points, judged at its default place (a path below it keeps its meaning: `${ZDOTDIR:-~}/.zshrc` is zsh's startup
+    file either way)."""
+
+    def place(match: re.Match[str]) -> str:
+        name, given = match.group(1), match.group(3)
+        default = _base_directories().get(name)
+        if default is None or name in variables:
+            return match.group()
+        spelled = _tilde(given.replace("${HOME}", home).replace("$HOME", home), home, True).rstrip("/")
+        at = f"{home}/{default}" if default else home
+        return at if spelled == at.rstrip("/") else match.group()
+
+    return _MOVED.sub(place, word) if "${" in word else word
 
 
 # The shell's parameters whose value is a number (bash(1), "Special Parameters", "Shell Variables"): the shell's
