@@ -96,6 +96,7 @@ def _written(command: str, proj: Path) -> list[str]:
         ("mkdir -p ${XDG_CONFIG_HOME:-$HOME/.config}/helix", [f"{HOME}/.config/helix"]),
         ('touch "${XDG_DATA_HOME:-${HOME}/.local/share}/x.db"', [f"{HOME}/.local/share/x.db"]),
         ("touch ${CARGO_HOME-~/.cargo}/env", [f"{HOME}/.cargo/env"]),
+        ("touch ${XDG_CACHE_HOME:=$HOME/.cache}/x", [f"{HOME}/.cache/x"]),  # assigned too: the same place
         # another default, or a variable that moves no directory of the user's: only known when the shell runs
         ("touch ${XDG_CONFIG_HOME:-/tmp}/x", ["${XDG_CONFIG_HOME:-/tmp}/x"]),
         ("touch ${OUT:-~}/x", ["${OUT:-~}/x"]),

@@ -126,7 +126,7 @@ def _substitute(word: str, variables: dict[str, str], home: str) -> tuple[str, b
 
 
 # `${XDG_CONFIG_HOME:-$HOME/.config}`, `${ZDOTDIR:-~}`: a directory-moving variable with its own default
-_MOVED = re.compile(r"\$\{([A-Z][A-Z0-9_]*)(:?-)((?:[^{}$`]|\$HOME\b|\$\{HOME\})*)\}")
+_MOVED = re.compile(r"\$\{([A-Z][A-Z0-9_]*)(:?[-=])((?:[^{}$`]|\$HOME\b|\$\{HOME\})*)\}")
 
 
 @functools.cache
@@ -136,7 +136,7 @@ def _base_directories() -> Mapping[str, str]:
 
 
 def _moved_directories(word: str, variables: dict[str, str], home: str) -> str:
-    """`${VAR:-DEFAULT}` of a variable the line does not set that moves a directory of the user's
+    """`${VAR:-DEFAULT}` (`-`, `:=`, `=`) of a variable the line does not set that moves a directory of the user's
     (base_directories.json), whose DEFAULT is the one its specification gives: the directory, wherever the variable
     points, judged at its default place (a path below it keeps its meaning: `${ZDOTDIR:-~}/.zshrc` is zsh's startup
     file either way)."""
