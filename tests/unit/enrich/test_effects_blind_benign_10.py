@@ -72,6 +72,9 @@ def _unseen_package_code(command: str, proj: Path) -> list[str]:
         ("mkdir -p pkg && echo 'import os' > pkg/setup.py && pip install ./pkg", ["write"]),
         ("mkdir -p pkg && base64 -d blob > pkg/setup.py && pip install ./pkg", ["decode"]),
         ("echo 'import os' > setup.py && pip install -e .", ["write"]),
+        # made empty, then filled or made again by the line: its code again
+        ("base64 -d b > /tmp/s.py && mkdir pkg && cp /tmp/s.py pkg && pip install ./pkg", ["decode"]),
+        ("base64 -d b > d && mkdir -p d && pip install ./d", ["write"]),  # mkdir -p makes nothing of it empty
     ],
 )
 def test_a_directory_made_empty_is_no_code_the_line_wrote_into_a_package(

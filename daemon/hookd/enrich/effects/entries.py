@@ -29,7 +29,7 @@ def compiled(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView
         for w in sources
     )
     if path and own:
-        ledger.produced[path] = "write"
+        ledger.produce(path, "write")
         ledger.contents.pop(path, None)
 
 

@@ -37,7 +37,7 @@ def fetch_effects(
             if base:
                 effect = model.add("write", place(base), name)
                 if effect["path"]:
-                    model.produced[effect["path"]] = "fetch"
+                    model.produce(effect["path"], "fetch")
 
 
 def instance_metadata(url: str) -> bool:

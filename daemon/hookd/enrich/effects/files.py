@@ -184,9 +184,11 @@ class FileEffects:
                 op = program.last
             if op and op != "none":
                 placed = place(word)
+                path = str(placed.get("path") or "")
+                fresh = bool(path) and not self.ledger.made(path)  # `mkdir -p` leaves what the line made as it was
                 self._apply(op, placed, name, recursive, view)
-                if op == "write" and program.makes_empty and placed.get("path"):
-                    self.ledger.emptied.add(str(placed["path"]))
+                if op == "write" and program.makes_empty and fresh:
+                    self.ledger.emptied.add(path)
 
     def _apply(self, op: str, placed: Mapping[str, Any], name: str, recursive: bool, view: CommandView) -> None:
         raw = str(placed.get("raw", ""))
@@ -195,7 +197,7 @@ class FileEffects:
         if op == "write-fetched":
             effect = self.ledger.add("write", placed, name)
             if effect["path"]:
-                self.ledger.produced[effect["path"]] = "fetch"
+                self.ledger.produce(effect["path"], "fetch")
                 self.ledger.contents.pop(effect["path"], None)
             return
         if op == "device":
@@ -218,7 +220,7 @@ class FileEffects:
                 op, placed, name, recursive=recursive and op in ("delete", "chmod", "list", "read")
             )
             if op == "write" and effect["path"]:
-                self.ledger.produced[effect["path"]] = "write"
+                self.ledger.produce(effect["path"], "write")
                 self.ledger.contents.pop(effect["path"], None)
 
     def _transfer(
@@ -253,7 +255,7 @@ class FileEffects:
             if op in ("copy", "move") and to is not None and effect["to"]:
                 made = self.ledger.made(effect["path"])
                 if made:
-                    self.ledger.produced[effect["to"]] = made
+                    self.ledger.produce(effect["to"], made)
                     if effect["path"] in self.ledger.contents:
                         self.ledger.contents[effect["to"]] = self.ledger.contents[effect["path"]]
         if to is not None and (landed or not sources):

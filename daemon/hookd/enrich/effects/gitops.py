@@ -371,7 +371,7 @@ def _clone(rest: list[str], operands: list[str], place: Place, model: Ledger) ->
     target = operands[1] if len(operands) > 1 else name
     effect = model.add("write", place(target), "git", recursive=True)
     if effect["path"]:
-        model.produced[effect["path"]] = "fetch"
+        model.produce(effect["path"], "fetch")
     for k, word in enumerate(rest):
         if word in ("-c", "--config") and k + 1 < len(rest):
             key, _, value = rest[k + 1].partition("=")

@@ -177,6 +177,11 @@ class Ledger:
     def classify(self, placed: Mapping[str, Any], tree: str) -> str:
         return arg_class(placed, tree or str(placed.get("path") or ""), home=self.home, project=self.project)
 
+    def produce(self, path: str, how: str) -> None:
+        """The line made `path` (write, fetch, decode): what it holds is no longer known empty."""
+        self.produced[path] = how
+        self.emptied.discard(path)
+
     def made(self, path: str) -> str:
         if not path:
             return ""

@@ -404,7 +404,7 @@ class EffectModel:
         if (name in ("echo", "printf") and view.stdin_text is not None) or (
             name in ("cat", "tee") and view.stdin in ("text",) and view.stdin_text is not None
         ):
-            self.ledger.produced[path] = "write"
+            self.ledger.produce(path, "write")
             self.ledger.contents[path] = view.stdin_text
         else:
             kind = view.stdin if view.stdin in ("fetch", "decode") else "write"
@@ -413,7 +413,7 @@ class EffectModel:
                 kind = "fetch"
             elif name in _DECODERS:
                 kind = "decode"
-            self.ledger.produced[path] = kind
+            self.ledger.produce(path, kind)
             self.ledger.contents.pop(path, None)
 
     # ----------------------------------------------------------------------------------------------
