@@ -15,6 +15,7 @@ from collections.abc import Callable
 import tree_sitter
 import tree_sitter_bash
 
+from hookd.enrich.shell.conditions import constant_status
 from hookd.enrich.shell.tree import _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
 from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions, mark_unsplit
 
@@ -197,12 +198,18 @@ class _Sitter:
                     raise _Unsupported("here-document inside a command")
             elif kind == "number" and self.src[child.end_byte : child.end_byte + 1] in (b"<", b">"):
                 continue  # `cat 0< f`: the grammar leaves the descriptor of the redirect after it as a word
-            elif kind in _WORDS or kind in ("command_name", "variable_assignment", "test_operator", "regex"):
+            elif kind in _WORDS or kind in (
+                "command_name",
+                "variable_assignment",
+                "test_operator",
+                "regex",
+                "extglob_pattern",
+            ):
                 text, found = self.word(child)
                 words.append(mark_unsplit(self.text(child), text))
                 subs.extend(found)
-            elif kind in _KEYWORDS:
-                words.append(kind)
+            elif kind in _KEYWORDS or not child.is_named:  # a keyword, or a test's operator (`=`, `!`, `=~`)
+                words.append(self.text(child))
             elif kind not in ("comment",):
                 raise _Unsupported(kind)
         return _Simple(assigns, words, redirects, subs)
@@ -374,13 +381,10 @@ def parse_with_sitter(script: str, home: str, level: int, parse_script: ParseScr
     return block, converter.errors[0] if converter.errors else None
 
 
-# A loop that never ends by its condition (`while true`, `while :`, `until false`), and the commands that wait for
-# or stop what the loop started, or end the loop: a body that starts a process in the background and does none of
-# them starts one more each turn, without bound (bash(1), "Lists": a command ended by `&` runs asynchronously).
-_ALWAYS = {
-    "while": frozenset({"true", ":", "/bin/true", "/usr/bin/true"}),
-    "until": frozenset({"false", "/bin/false", "/usr/bin/false"}),
-}
+# A loop that never ends by its condition (`while true`, `until [ 1 = 0 ]`: `conditions.constant_status`), and the
+# commands that wait for or stop what the loop started, or end the loop: a body that starts a process in the
+# background and does none of them starts one more each turn, without bound (bash(1), "Lists": a command ended by
+# `&` runs asynchronously).
 _ENDS = frozenset({"wait", "kill", "pkill", "killall", "break", "exit", "return"})
 
 
@@ -390,10 +394,10 @@ def _endless_spawning(node: tree_sitter.Node, src: bytes) -> bool:
     keyword = node.children[0].type if node.children else ""
     condition = node.child_by_field_name("condition")
     body = node.child_by_field_name("body")
-    if condition is None or body is None or keyword not in _ALWAYS:
+    if condition is None or body is None or keyword not in ("while", "until"):
         return False
-    said = src[condition.start_byte : condition.end_byte].decode(errors="replace").strip(" ;\n")
-    if condition.type != "command" or said not in _ALWAYS[keyword]:
+    status = constant_status(condition, src)
+    if status is None or (status == 0) != (keyword == "while"):
         return False
     inside = _descendants(body)
     names = {_name(n, src) for n in inside if n.type == "command"}
