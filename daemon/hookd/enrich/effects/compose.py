@@ -1,8 +1,9 @@
 """A Compose file's services as the commands they run (https://docs.docker.com/reference/compose-file/services/):
 each service's entrypoint and command as one shell line, with the host paths its volumes bind, a leading `~` being
 the home (Compose expands it) and a relative path the project's. Judged when a tool writes the file
-(enrich/build_files.py) and when the shell's `docker compose up`/`run` starts the project's services
-(projectcode.compose_lines)."""
+(enrich/tool_effects.py) and when the shell's `docker compose up`/`run` starts the project's services
+(projectcode.project_lines): both as the `docker run` each service amounts to (`service_runs`), whose command the
+shell builder walks with its paths through the bind mounts (hookd.enrich.shell.runners)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,12 @@ def _mount(value: Any, home: str, project: str) -> tuple[str, str] | None:
             return None  # a named volume, not a host path
         source = os.path.join(project, source)
     return os.path.normpath(source), os.path.normpath(target)
+
+
+def service_runs(text: str, home: str, project: str) -> list[str]:
+    """Each service as the `docker run` line with its bind mounts that it amounts to."""
+    return [
+        shlex.join(["docker", "run", "--rm", *(f"--volume={h}:{t}" for h, t in mounts), "compose-service", *words])
+        for line, mounts in compose_services(text, home, project)
+        if (words := shlex.split(line))
+    ]

@@ -19,7 +19,7 @@ import shlex
 from collections.abc import Sequence
 
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.compose import compose_services
+from hookd.enrich.effects.compose import service_runs
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import Place
 from hookd.enrich.effects.options import Parsed
@@ -116,9 +116,7 @@ def project_lines(kinds: frozenset[str], argv: Sequence[str], place: Place, home
         named += [w.partition("=")[2] for w in argv if w.startswith("--file=")]
         files = [str(place(n).get("path") or "") for n in named] or [os.path.join(here, n) for n in _COMPOSE_NAMES]
         for text in [t for f in files if (t := sourced_text(f, project)) is not None][:1]:
-            for line, mounts in compose_services(text, home, project):
-                volumes = [f"--volume={host}:{target}" for host, target in mounts]
-                lines.append(shlex.join(["docker", "run", "--rm", *volumes, "compose-service", *shlex.split(line)]))
+            lines += service_runs(text, home, project)
     return [line for line in lines if line.strip() and not _EXPANDS.search(line)]
 
 
