@@ -275,8 +275,8 @@ class _Builder:
         env = dict(simple.assigns)
         variables: dict[str, str] = self.state.variables
         joined = " ".join(simple.words)
-        if cwd.known and "PWD" not in variables and "PWD" in joined:
-            variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
+        if "PWD" in joined:  # `$PWD`, `~+`: where the command runs; `$OLDPWD`, `~-`: before the line's last `cd`
+            variables = {**variables, **shell_state.directories(variables, cwd)}
         words = expand_words(simple.words, variables, self.home)
         if self.state.walk.past(len(words) + len(simple.redirects)):  # the rest is not known: the rules ask
             return "unknown"
