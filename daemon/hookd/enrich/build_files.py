@@ -17,14 +17,11 @@ import html
 import re
 import shlex
 
-from hookd.enrich.effects.compose import MAX_SERVICES, Service, compose_services
+from hookd.enrich.effects.compose import MAX_SERVICES
 from hookd.enrich.effects.configtext import makefile_commands
-from hookd.enrich.facts import under
-from hookd.types import JSON
 
 MAKEFILES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 _COMPOSE = re.compile(r"(?:docker-)?compose(?:\.[\w-]{1,64})?\.ya?ml")
-__all__ = ["MAX_SERVICES", "Service", "compose_services"]  # (effects.compose: the shell's `docker compose` too)
 
 
 def is_makefile(path: str) -> bool:
@@ -74,23 +71,6 @@ def unit_commands(text: str) -> list[str]:
         if eq and key.strip() in _EXEC_KEYS and command:
             lines.append(re.sub(r"%[htuU%]", lambda m: _SPECIFIERS[m.group(0)], command))
     return lines[:MAX_SERVICES]
-
-
-def on_host(effects: list[dict[str, JSON]], mounts: list[tuple[str, str]]) -> list[dict[str, JSON]]:
-    """The container command's effects with each path under a bind mount's target put at the host path bound
-    there (the longest target first); a path under no mount stays in the container, and is dropped."""
-    ordered = sorted(mounts, key=lambda m: len(m[1]), reverse=True)
-    out: list[dict[str, JSON]] = []
-    for e in effects:
-        path = str(e.get("path") or "")
-        if not path:
-            out.append(e)
-            continue
-        bound = next(((host, target) for host, target in ordered if under(path, target)), None)
-        if bound is not None:
-            host, target = bound
-            out.append({**e, "path": host + path[len(target) :] if target != "/" else host + path, "class": ""})
-    return out
 
 
 def make_lines(path: str, text: str) -> list[str]:

@@ -20,20 +20,13 @@ from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
-from hookd.enrich.build_files import (
-    compose_services,
-    is_build_file,
-    is_compose_file,
-    is_unit_file,
-    is_user_unit,
-    make_lines,
-    on_host,
-)
+from hookd.enrich.build_files import is_build_file, is_compose_file, is_unit_file, is_user_unit, make_lines
 from hookd.enrich.cli_tools import cli_line
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
 from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.compose import service_runs
 from hookd.enrich.effects.configtext import quiet_setting
 from hookd.enrich.effects.fetches import instance_metadata
 from hookd.enrich.effects.loaded import tool_environment
@@ -344,6 +337,9 @@ def _unit_risk(effect: dict[str, JSON], home: str, project: str) -> bool:
     return effect["op"] in _UNIT_RISKS and (cls not in ("project", "scratch") or in_home(path, home, project))
 
 
+_UNREAD_SERVICES = "# more services than hookd reads: their commands are not known"
+
+
 def _later_exec(line: str, target: str, program: str) -> dict[str, JSON]:
     return {**_unknown("exec", program), "known": True, "code": {"lang": "sh", "text": line}, "deferred": True,
             "startup": target}  # fmt: skip
@@ -369,9 +365,11 @@ def _build_file_effects(
         texts = [t for t in texts if len(t) <= MAX_CONFIG_TEXT]
         judged = _judged_unit if is_unit_file(path) else _judged_later
         out.extend(judged([line for t in texts for line in make_lines(path, t)], path, program, home, project))
-        for line, mounts in (s for t in texts if is_compose_file(path) for s in compose_services(t, home, project)):
-            analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir="/", project_dir=project)[1]
-            if _too_long(line) or reaches_home(on_host(analysed, mounts), home, project):
+        runs = (service_runs([t], home, project) for t in texts if is_compose_file(path))
+        for line in (line for found in runs for line in (found if found is not None else [_UNREAD_SERVICES])):
+            unread = line is _UNREAD_SERVICES or _too_long(line)
+            analysed = [] if unread else analyse_shell(line, home=home, base_dir="/", project_dir=project)[1]
+            if unread or reaches_home(analysed, home, project):
                 out.append(_later_exec(line, path, program))
     return out
 

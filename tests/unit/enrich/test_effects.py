@@ -342,6 +342,9 @@ def test_what_a_handed_command_line_does_is_judged_too(proj: Path) -> None:
         ("devbox run 'rm -rf ~/Documents'", f"{HOME}/Documents"),
         ("op run --env-file=.env.tpl -- rm -rf ~/Documents", f"{HOME}/Documents"),
         ("watchexec -- rm -rf ~/Documents", f"{HOME}/Documents"),
+        ("npm exec -c 'rm -rf ~/Documents'", f"{HOME}/Documents"),  # npm-exec(1): `-c` is `--call`
+        ("npm x --call 'rm -rf ~/Documents'", f"{HOME}/Documents"),
+        ("npx -c 'rm -rf ~/Documents'", f"{HOME}/Documents"),
     ],
 )
 def test_shell_escapes_and_launched_lines_are_walked(command: str, deleted: str, proj: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.enrich.build_files import is_build_file, on_host
+from hookd.enrich.build_files import is_build_file
 from hookd.enrich.effects.configtext import makefile_commands
 from hookd.enrich.effects.handed import is_command_line
 from hookd.enrich.effects.languages import follow_code
@@ -80,9 +80,7 @@ def test_a_compose_services_command_is_judged_through_its_mounts(name: str, text
     assert (path in later(event)) is runs
 
 
-def test_a_path_under_no_mount_stays_in_the_container() -> None:
-    effects = [{"op": "delete", "path": "/h/x"}, {"op": "delete", "path": "/tmp/y"}]
-    assert on_host(effects, [("/home/a", "/h")]) == [{"op": "delete", "path": "/home/a/x", "class": ""}]  # type: ignore[list-item]
+def test_a_compose_file_is_a_build_file() -> None:
     assert is_build_file("/p/compose.override.yaml") and not is_build_file("/p/compose-notes.md")
 
 

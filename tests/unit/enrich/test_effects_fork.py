@@ -90,3 +90,52 @@ def test_processes_started_in_the_background_without_end_fork_without_bound(
 )
 def test_processes_that_are_waited_for_stopped_or_counted_do_not(command: str, tmp_path: Path) -> None:
     assert forks(command, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "until [ 1 = 0 ]; do yes > /dev/null & done",  # a test of literals never changes its answer
+        'while [ "a" = "a" ]; do sleep 9 & done',
+        "while [[ 1 -eq 1 ]]; do sleep 9 & done",
+        "while test x; do sleep 9 & done",
+        "while [ -n x ]; do sleep 9 & done",
+        "while ((1)); do sleep 9 & done",
+        "until (( 0 )); do sleep 9 & done",
+        "while ! false; do sleep 9 & done",
+        "while true && :; do sleep 9 & done",
+        "until false || false; do sleep 9 & done",
+    ],
+)
+def test_a_loop_whose_condition_is_a_constant_test_is_endless(command: str, tmp_path: Path) -> None:
+    assert forks(command, tmp_path) == ["while"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "while [ 1 = 0 ]; do sleep 9 & done",  # never entered
+        "until [ 1 = 1 ]; do sleep 9 & done",
+        'while [ "$x" = 1 ]; do sleep 9 & done',  # the shell decides: unknown here
+        "while [ -f /tmp/ready ]; do sleep 9 & done",
+        "while [[ x == x* ]]; do sleep 9 & done",  # a pattern, not read here
+        "while ((n < 3)); do sleep 9 & done",
+        "while false && true; do sleep 9 & done",
+    ],
+)
+def test_a_loop_whose_condition_is_not_known_to_hold_is_not(command: str, tmp_path: Path) -> None:
+    assert forks(command, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ('[ "$CI" = true ] || while :; do sleep 9 & done', "while"),
+        ("if [[ ! -d x ]]; then f(){ f & f; }; f; fi", "f"),
+        ("[[ $f == *.py ]] && while :; do sleep 9 & done", "while"),
+    ],
+)
+def test_a_line_with_a_tests_operators_is_read_by_the_tree(command: str, program: str, tmp_path: Path) -> None:
+    """`[ a = b ]`, `[[ ! x ]]`, `[[ f == *.py ]]`: the test's operators are its words, not a reason to read the
+    whole line with the fallback parser, which knows no processes without bound."""
+    assert forks(command, tmp_path) == [program]

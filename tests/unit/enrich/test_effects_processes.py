@@ -157,7 +157,39 @@ def test_a_pid_from_a_narrowed_listing_does_not(command: str, tmp_path: Path) ->
     assert all(EVERY_NAME not in e.get("lookup", []) for e in ops(command, tmp_path, "signal"))
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ps -eo pid= | xargs kill",  # the listing is what xargs reads
+        "ps axo pid= | while read p; do kill -9 $p; done",  # and what the loop reads
+        "ps aux | awk '{print $2}' | xargs kill",  # a column of every row is every PID still
+        "ps aux | awk 'NR>1 {print $2}' | xargs kill",  # past the header
+        "ps -A -o pid | tail -n +2 | xargs kill -9",
+        "ps -eo pid | sed 1d | while read p; do kill $p; done",
+        "ps -e -o pid= | grep -v 1234 | xargs kill",  # every row but one
+    ],
+)
+def test_a_listing_of_every_process_piped_to_a_signal_looks_up_every_name(command: str, tmp_path: Path) -> None:
+    assert [EVERY_NAME in e.get("lookup", []) for e in ops(command, tmp_path, "signal")] == [True]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ps aux | grep 'manage.py runserver' | awk '{print $2}' | xargs kill",  # rows kept by a name
+        "ps -eo pid,comm | awk '$2 == \"node\" {print $1}' | xargs -r kill",  # by a pattern
+        "ps -e -o pid= | head -3 | xargs kill",
+        "pgrep node | xargs kill",
+    ],
+)
+def test_a_listing_narrowed_before_the_signal_does_not(command: str, tmp_path: Path) -> None:
+    assert all(EVERY_NAME not in e.get("lookup", []) for e in ops(command, tmp_path, "signal"))
+
+
 def test_killall_of_a_users_processes_without_a_name_signals_every_process(tmp_path: Path) -> None:
-    """killall(1): `-u USER` alone kills every process USER owns (the command names are optional)."""
-    assert [e["match"] for e in ops("killall -u root", tmp_path, "signal")] == ["all"]
+    """killall(1): `-u USER` alone kills every process USER owns (the command names are optional); its options
+    that take a value are the man page's (`--user`, `-s`, `-o`, `-y`, `-Z`, `-n`): `-g` takes none."""
+    for command in ("killall -u root", "killall --user root", "killall --us root", "killall -u root -s KILL"):
+        assert [e["match"] for e in ops(command, tmp_path, "signal")] == ["all"], command
     assert [e["match"] for e in ops("killall -u root node", tmp_path, "signal")] == ["name"]
+    assert [e["target"] for e in ops("killall -g hookd", tmp_path, "signal")] == ["hookd"]

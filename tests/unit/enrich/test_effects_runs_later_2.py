@@ -65,9 +65,24 @@ def test_options_that_load_no_file_run_nothing_later(command: str, tmp_path: Pat
     assert _later(command, tmp_path) == []
 
 
-def test_a_key_whose_value_a_program_runs_is_deferred_code(tmp_path: Path) -> None:
-    found = [e for e in ops("echo 'script-shell=/tmp/x' > ~/.npmrc", tmp_path, "exec") if e.get("deferred")]
-    assert [(e["key"], e["code"]["text"]) for e in found] == [("script-shell", "/tmp/x")]
+@pytest.mark.parametrize(
+    ("command", "key", "program"),
+    [
+        ("echo 'script-shell=/tmp/x' > ~/.npmrc", "script-shell", "/tmp/x"),
+        ("echo 'use_askpass = /tmp/a.sh' >> ~/.wgetrc", "use_askpass", "/tmp/a.sh"),  # every wget runs it
+    ],
+)
+def test_a_key_whose_value_a_program_runs_is_deferred_code(
+    command: str, key: str, program: str, tmp_path: Path
+) -> None:
+    found = [e for e in ops(command, tmp_path, "exec") if e.get("deferred")]
+    assert [(e["key"], e["code"]["text"]) for e in found] == [(key, program)]
+
+
+def test_a_programs_everyday_settings_run_nothing_later(tmp_path: Path) -> None:
+    assert [
+        e for e in ops("printf 'tries = 3\ntimeout = 30\n' >> ~/.wgetrc", tmp_path, "exec") if e.get("deferred")
+    ] == []
 
 
 @pytest.mark.parametrize(

@@ -234,3 +234,23 @@ def test_the_walks_of_loops_in_loops_are_bounded_and_what_is_left_is_unknown(tmp
     many = " ".join(f"w{n}" for n in range(LOOP_WALKS + 10))
     deletes = ops(f"for d in {many}; do rm -rf $d; done", tmp_path, "delete")
     assert len(deletes) == LOOP_WALKS + 1 and deletes[-1]["known"] is False
+
+
+@pytest.mark.parametrize(
+    ("command", "deleted"),
+    [
+        ('cd /srv/a && cd /srv/b && rm -rf "$OLDPWD/x"', "/srv/a/x"),  # bash: OLDPWD is where the last cd left
+        ("cd /srv/a; cd /srv/b; cd -; rm -rf x", "/srv/a/x"),  # `cd -` goes there
+        ("cd /srv/a && cd /srv/b && rm -rf ~-/x", "/srv/a/x"),  # `~-` is $OLDPWD
+        ('(cd /srv/b && rm -rf "$OLDPWD/y")', "{proj}/y"),  # the line's own working directory before it
+        ("pushd /srv/a && cd /srv/b && cd - && rm -rf x", "/srv/a/x"),
+    ],
+)
+def test_the_directory_before_the_lines_last_cd_is_known(command: str, deleted: str, tmp_path: Path) -> None:
+    assert [e["path"] for e in ops(command, tmp_path, "delete")] == [deleted.format(proj=tmp_path)]
+
+
+def test_the_directory_before_the_line_is_not(tmp_path: Path) -> None:
+    """The agent's shell's own OLDPWD (a persistent session's, or none) is not the line's to know."""
+    assert [e["known"] for e in ops('rm -rf "$OLDPWD/x"', tmp_path, "delete")] == [False]
+    assert [e.get("after_cd") for e in ops("cd -; rm -rf x", tmp_path, "delete")] == [True]

@@ -388,7 +388,10 @@ def implicit_code(
     `docker compose up`'s services) are walked as the line's own, as a project script's literals are."""
     for words, kinds in program.project_runs:
         if _leads(words, parsed.operands):
-            follow.scripts.extend(project_lines(kinds, argv, place, ledger.home, ledger.project))
+            lines, complete = project_lines(kinds, argv, place, ledger.home, ledger.project)
+            follow.scripts.extend(lines)
+            if not complete:  # code the line runs that hookd did not read
+                ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False)
     for words, names, lang in program.implicit:
         if parsed.operands[: len(words)] != list(words) or any(o in program.code_options for o, _ in parsed.options):
             continue

@@ -10,6 +10,7 @@ a process under the guard is the guard's.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 
 from hookd.enrich.effects.words import XARGS_INPUT
@@ -23,6 +24,8 @@ _NAMED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _LOOKUP_WORDS = 64
 _CLUSTER = re.compile(r"-?[A-Za-z]+")  # ps(1)'s options: `-e`, `-eo`, BSD `aux` (no dash), `-ax`
 EVERY_NAME = ".*"  # what a listing of every process looks up: a pattern every name matches
+_EVERY_ROW = re.compile(r"\s*(?:NR\s*(?:>|>=|!=)\s*[0-9]+\s*)?\{")  # awk's `{print $2}`, `NR>1 {print $2}`
+_ROW_KEEPERS = frozenset({"cat", "cut", "tr", "sort", "uniq", "tail", "tac", "column", "rev", "nl", "paste", "expand"})
 
 
 def running_names(target: str, proc: str = "/proc") -> list[str]:
@@ -101,6 +104,34 @@ def lookup_words(target: str, built: Mapping[str, str], fed: tuple[str, ...]) ->
     if XARGS_INPUT in target:
         words.extend(fed)
     return [w for w in words if w and not w.startswith("-")][:_LOOKUP_WORDS]
+
+
+def piped_words(fed: list[str], program: list[str]) -> list[str]:
+    """The words a pipeline's next command is fed once `program` (its words, the program's name first) has run:
+    `fed` and the program's operands, a listing of every process standing for every name (EVERY_NAME: `ps -eo pid=
+    | xargs kill`, `ps ax -o pid= | while read p`) until a command keeps only some of its rows (`grep node`,
+    `head`); one that passes them on, reordered or cut to a column (`awk '{print $2}'`, `grep -v 1`), keeps it."""
+    listed = EVERY_NAME in fed
+    if _lists_every_process(shlex.join(program)):
+        listed = True
+    elif listed and not _passes_rows(program):
+        listed = False
+    return [word for word in fed if word != EVERY_NAME] + program[1:] + [EVERY_NAME] * listed
+
+
+def _passes_rows(program: list[str]) -> bool:
+    name, operands = (program[0].rsplit("/", 1)[-1], program[1:]) if program else ("", [])
+    if name in _ROW_KEEPERS:
+        return True
+    if name in ("awk", "gawk", "mawk", "nawk"):  # no pattern, or one that skips a header, acts on every row
+        code = next((w for w in operands if not w.startswith("-")), "")
+        return _EVERY_ROW.match(code) is not None
+    if name in ("grep", "egrep", "fgrep"):  # `-v`: every row but the matching ones
+        return (
+            any(w.startswith("-") and not w.startswith("--") and "v" in w for w in operands)
+            or "--invert-match" in operands
+        )
+    return name == "sed" and not any(w == "-n" or w.startswith("-n") for w in operands)
 
 
 def _lists_every_process(text: str) -> bool:

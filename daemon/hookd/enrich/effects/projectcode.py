@@ -19,7 +19,7 @@ import shlex
 from collections.abc import Sequence
 
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.compose import compose_services
+from hookd.enrich.effects.compose import service_runs
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import Place
 from hookd.enrich.effects.options import Parsed
@@ -99,37 +99,58 @@ _TF_PROGRAM = re.compile(r"\bprogram\s*=\s*\[([^\]]*)\]")
 _TF_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _COMPOSE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
 _MAX_FILES = 32  # the configuration files of one directory read
+_MAX_ENTRIES = 256  # the entries of a directory listed to find them
 
 
-def project_lines(kinds: frozenset[str], argv: Sequence[str], place: Place, home: str, project: str) -> list[str]:
+def project_lines(
+    kinds: frozenset[str], argv: Sequence[str], place: Place, home: str, project: str
+) -> tuple[list[str], bool]:
     """The command lines the project's own configuration in the working directory holds that the program runs
     now (the catalogue's `project_runs`): terraform's `local-exec` commands and `external` programs (`*.tf`), a
     Compose file's services (`-f FILE`, else compose.yaml and its other names), each service as the `docker run`
     with its bind mounts that it amounts to (the shell builder puts its paths through them). Read as project
-    scripts are (sourced_text's bounds); a line holding an expansion is left out, as project_code leaves it."""
-    here = str(place(".").get("path") or "")
+    scripts are (sourced_text's bounds); a line holding an expansion is left out, as project_code leaves it. The
+    flag: whether all of it was read (terraform's `-chdir=DIR` is where it reads; more files or services than
+    are read leave code unknown)."""
+    chdir = next((w.partition("=")[2] for w in argv if w.startswith("-chdir=")), ".")
+    here = str(place(chdir).get("path") or "")
     lines: list[str] = []
+    complete = True
     if kinds & {"local-exec", "external"}:
-        lines += _terraform_lines(kinds, here, project)
+        found = _terraform_lines(kinds, here, project)
+        lines, complete = (found, True) if found is not None else ([], False)
     if "compose" in kinds:
         named = [argv[k + 1] for k, w in enumerate(argv[:-1]) if w in ("-f", "--file")]
         named += [w.partition("=")[2] for w in argv if w.startswith("--file=")]
-        files = [str(place(n).get("path") or "") for n in named] or [os.path.join(here, n) for n in _COMPOSE_NAMES]
-        for text in [t for f in files if (t := sourced_text(f, project)) is not None][:1]:
-            for line, mounts in compose_services(text, home, project):
-                volumes = [f"--volume={host}:{target}" for host, target in mounts]
-                lines.append(shlex.join(["docker", "run", "--rm", *volumes, "compose-service", *shlex.split(line)]))
-    return [line for line in lines if line.strip() and not _EXPANDS.search(line)]
+        files = [str(place(n).get("path") or "") for n in named] or _default_compose_files(here)
+        runs = service_runs([t for f in files if (t := sourced_text(f, project)) is not None], home, project)
+        lines, complete = lines + (runs or []), complete and runs is not None
+    return [line for line in lines if line.strip() and not _EXPANDS.search(line)], complete
 
 
-def _terraform_lines(kinds: frozenset[str], directory: str, project: str) -> list[str]:
+def _default_compose_files(directory: str) -> list[str]:
+    """The file Compose reads without `-f` (the first of its names found) and that file's override, which it
+    reads too (https://docs.docker.com/compose/how-tos/multiple-compose-files/merge/)."""
+    for name in _COMPOSE_NAMES:
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            stem, suffix = os.path.splitext(path)
+            return [path, *(f"{stem}.override{s}" for s in (suffix, ".yml" if suffix == ".yaml" else ".yaml"))]
+    return []
+
+
+def _terraform_lines(kinds: frozenset[str], directory: str, project: str) -> list[str] | None:
+    """The commands of the directory's `*.tf` files; None when they are more than are read."""
     try:
         with os.scandir(directory) as entries:
-            names = sorted(e.name for _, e in zip(range(256), entries, strict=False) if e.name.endswith(".tf"))
+            listed = [e.name for _, e in zip(range(_MAX_ENTRIES + 1), entries, strict=False)]
     except OSError:
         return []
+    names = sorted(n for n in listed if n.endswith(".tf"))
+    if len(listed) > _MAX_ENTRIES or len(names) > _MAX_FILES:
+        return None
     lines: list[str] = []
-    for text in (sourced_text(os.path.join(directory, n), project) for n in names[:_MAX_FILES]):
+    for text in (sourced_text(os.path.join(directory, n), project) for n in names):
         for kind, body in _TF_BLOCK.findall(text or ""):
             if kind not in kinds:
                 continue

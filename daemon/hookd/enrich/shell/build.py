@@ -12,6 +12,7 @@ from typing import Any
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
+from hookd.enrich.effects.processes import piped_words
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell import state as shell_state
@@ -171,7 +172,7 @@ class _Builder:
                 if single is not None or self._reader:
                     words = expand_words(single.words, self.state.variables, self.home) if single else self._reader
                     assigns = dict(single.assigns) if single else {}
-                    fed.extend((program := _peel(words, assigns)[0])[1:])  # its words, past `env -i …`
+                    fed[:] = piped_words(fed, program := _peel(words, assigns)[0])  # past `env -i …`
                     self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
                 if stdin is not None:
                     origin = "text"
@@ -274,8 +275,8 @@ class _Builder:
         env = dict(simple.assigns)
         variables: dict[str, str] = self.state.variables
         joined = " ".join(simple.words)
-        if cwd.known and "PWD" not in variables and "PWD" in joined:
-            variables = {**variables, "PWD": cwd.path}  # `$PWD`, `~+`: where the command runs
+        if "PWD" in joined:  # `$PWD`, `~+`: where the command runs; `$OLDPWD`, `~-`: before the line's last `cd`
+            variables = {**variables, **shell_state.directories(variables, cwd)}
         words = expand_words(simple.words, variables, self.home)
         if self.state.walk.past(len(words) + len(simple.redirects)):  # the rest is not known: the rules ask
             return "unknown"

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import tree_sitter
 import tree_sitter_bash
 
+from hookd.enrich.shell.conditions import constant_status
 from hookd.enrich.shell.tree import _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
 from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions, mark_unsplit
 
@@ -43,7 +44,7 @@ _KEYWORDS = frozenset({"[[", "]]", "[", "]", "declare", "typeset", "export", "re
 class _Sitter:
     """One script's tree-sitter tree to the tree."""
 
-    __slots__ = ("errors", "home", "level", "parse_script", "src")
+    __slots__ = ("background", "errors", "home", "level", "parse_script", "src")
 
     def __init__(self, src: bytes, home: str, level: int, parse_script: ParseScript) -> None:
         self.src = src
@@ -51,6 +52,7 @@ class _Sitter:
         self.level = level
         self.parse_script = parse_script
         self.errors: list[str] = []
+        self.background = _Background(src)
 
     def text(self, node: tree_sitter.Node) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="surrogateescape")
@@ -92,7 +94,7 @@ class _Sitter:
     def sequence(self, node: tree_sitter.Node, items: list[_Item]) -> None:
         """Statements run one after the other in the same shell; a loop that starts processes without bound
         (`_endless_spawning`) as a block that says so."""
-        endless = node.type == "while_statement" and _endless_spawning(node, self.src)
+        endless = node.type == "while_statement" and _endless_spawning(node, self.src, self.background)
         body: list[_Item] = [] if endless else items
         for child in node.named_children:
             self.statement(child, body)
@@ -197,12 +199,18 @@ class _Sitter:
                     raise _Unsupported("here-document inside a command")
             elif kind == "number" and self.src[child.end_byte : child.end_byte + 1] in (b"<", b">"):
                 continue  # `cat 0< f`: the grammar leaves the descriptor of the redirect after it as a word
-            elif kind in _WORDS or kind in ("command_name", "variable_assignment", "test_operator", "regex"):
+            elif kind in _WORDS or kind in (
+                "command_name",
+                "variable_assignment",
+                "test_operator",
+                "regex",
+                "extglob_pattern",
+            ):
                 text, found = self.word(child)
                 words.append(mark_unsplit(self.text(child), text))
                 subs.extend(found)
-            elif kind in _KEYWORDS:
-                words.append(kind)
+            elif kind in _KEYWORDS or not child.is_named:  # a keyword, or a test's operator (`=`, `!`, `=~`)
+                words.append(self.text(child))
             elif kind not in ("comment",):
                 raise _Unsupported(kind)
         return _Simple(assigns, words, redirects, subs)
@@ -374,30 +382,56 @@ def parse_with_sitter(script: str, home: str, level: int, parse_script: ParseScr
     return block, converter.errors[0] if converter.errors else None
 
 
-# A loop that never ends by its condition (`while true`, `while :`, `until false`), and the commands that wait for
-# or stop what the loop started, or end the loop: a body that starts a process in the background and does none of
-# them starts one more each turn, without bound (bash(1), "Lists": a command ended by `&` runs asynchronously).
-_ALWAYS = {
-    "while": frozenset({"true", ":", "/bin/true", "/usr/bin/true"}),
-    "until": frozenset({"false", "/bin/false", "/usr/bin/false"}),
-}
+# A loop that never ends by its condition (`while true`, `until [ 1 = 0 ]`: `conditions.constant_status`), and the
+# commands that wait for or stop what the loop started, or end the loop: a body that starts a process in the
+# background and does none of them starts one more each turn, without bound (bash(1), "Lists": a command ended by
+# `&` runs asynchronously).
 _ENDS = frozenset({"wait", "kill", "pkill", "killall", "break", "exit", "return"})
 
 
-def _endless_spawning(node: tree_sitter.Node, src: bytes) -> bool:
+def _endless_spawning(node: tree_sitter.Node, src: bytes, background: _Background) -> bool:
     """`while :; do sleep 1000 & done`: a loop its condition never ends whose body runs a command in the background
     and never waits for it, stops it or leaves the loop."""
     keyword = node.children[0].type if node.children else ""
     condition = node.child_by_field_name("condition")
     body = node.child_by_field_name("body")
-    if condition is None or body is None or keyword not in _ALWAYS:
+    if condition is None or body is None or keyword not in ("while", "until"):
         return False
-    said = src[condition.start_byte : condition.end_byte].decode(errors="replace").strip(" ;\n")
-    if condition.type != "command" or said not in _ALWAYS[keyword]:
+    status = constant_status(condition, src)
+    if status is None or (status == 0) != (keyword == "while"):
         return False
-    inside = _descendants(body)
-    names = {_name(n, src) for n in inside if n.type == "command"}
-    return not names & _ENDS and any(n.type == "&" for n in inside)
+    starts, ends = background.of(body)
+    return starts and not ends
+
+
+class _Background:
+    """Whether a subtree starts a command in the background (`&`) and whether it runs one of _ENDS, outside the
+    functions it defines (they run where they are called); each node's answer kept, so that a loop nested in
+    loops is walked once, not once for each loop around it."""
+
+    __slots__ = ("known", "src")
+
+    def __init__(self, src: bytes) -> None:
+        self.src = src
+        self.known: dict[int, tuple[bool, bool]] = {}
+
+    def of(self, node: tree_sitter.Node) -> tuple[bool, bool]:
+        stack: list[tuple[tree_sitter.Node, bool]] = [(node, False)]
+        while stack:
+            current, children_done = stack.pop()
+            if current.id in self.known:
+                continue
+            inner = [c for c in current.children if c.type != "function_definition"]
+            if not children_done:
+                stack.append((current, True))
+                stack.extend((c, False) for c in inner if c.id not in self.known)
+                continue
+            starts = current.type == "&" or any(self.known[c.id][0] for c in inner)
+            ends = (current.type == "command" and _name(current, self.src) in _ENDS) or any(
+                self.known[c.id][1] for c in inner
+            )
+            self.known[current.id] = (starts, ends)
+        return self.known[node.id]
 
 
 def _backgrounds_itself(body: tree_sitter.Node, function: str, src: bytes) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -44,13 +44,15 @@ VALUE_CHARS = 64 * 1024
 
 @dataclass(slots=True)
 class _Cwd:
-    """Where the commands of one shell run; `known` turns false after a `cd` we cannot follow."""
+    """Where the commands of one shell run; `known` turns false after a `cd` we cannot follow. `previous`: where
+    they ran before the line's last `cd` (bash's OLDPWD, `cd -`), None before any (the agent's shell's own)."""
 
     path: str
     known: bool = True
+    previous: str | None = None
 
     def copy(self) -> _Cwd:
-        return _Cwd(self.path, self.known)
+        return _Cwd(self.path, self.known, self.previous)
 
 
 class Journaled(dict[str, str]):
@@ -348,6 +350,11 @@ class LineState:
 
     def chdir(self, name: str, argv: list[str], cwd: _Cwd, env: dict[str, str]) -> None:
         targets = [a for a in argv[1:] if a == "-" or not a.startswith(("-", "+"))]
+        before = cwd.path if cwd.known else None
+        if name == "cd" and targets[:1] == ["-"] and cwd.previous is not None:
+            cwd.path, cwd.known, cwd.previous = cwd.previous, True, before  # to OLDPWD, which becomes where it was
+            return
+        cwd.previous = before if name == "cd" else None  # (pushd/popd: the stack's top, not followed)
         if name == "popd" or (name == "pushd" and not targets):
             cwd.known = False
         elif not targets:
@@ -378,6 +385,12 @@ class LineState:
         if os.path.isdir(self.resolver.absolute(target, cwd.path, tilde=False)):
             return None
         return cwd.path, False  # nowhere yet: it may be made before the `cd` runs, in any of them
+
+
+def directories(variables: Mapping[str, str], cwd: _Cwd) -> dict[str, str]:
+    """`$PWD` and `$OLDPWD` where the line knows them and does not set them itself."""
+    known = {"PWD": cwd.path if cwd.known else None, "OLDPWD": cwd.previous}
+    return {name: path for name, path in known.items() if path is not None and name not in variables}
 
 
 _BUILT_TEXT = 4096  # of a value built at run time, the text kept (what a PID lookup names)

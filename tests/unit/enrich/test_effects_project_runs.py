@@ -1,0 +1,84 @@
+"""The project's configuration a subcommand runs, read whole or known not to be (hookd.enrich.effects.projectcode,
+hookd.enrich.effects.compose): Compose's merged files and override, terraform's `-chdir`, and what is past the
+bounds of what is read left as unknown code, never skipped in silence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from effect_support import HOME, effects, ops
+
+from tests.unit.enrich.test_tool_effects import enriched
+from tests.unit.enrich.test_tool_effects_later import later
+
+_SERVICE = "services:\n  app:\n    image: alpine\n"
+_DELETE_DOCUMENTS = (
+    'resource "null_resource" "x" {\n  provisioner "local-exec" {\n    command = "rm -rf ~/Documents"\n  }\n}\n'
+)
+
+
+def deleted(command: str, project: Path) -> set[str]:
+    return {e["path"] for e in ops(command, project, "delete")}
+
+
+def unknown_code(command: str, project: Path) -> bool:
+    return any(e["op"] == "exec" and e.get("known") is False for e in effects(command, project))
+
+
+@pytest.mark.parametrize(
+    ("command", "files"),
+    [
+        # the override Compose reads without -f: its command runs through the base file's mount
+        ("docker compose up -d", {"compose.yaml": _SERVICE + "    volumes: ['~/:/h']\n",
+                                  "compose.override.yaml": "services:\n  app:\n    command: rm -rf /h/Documents\n"}),
+        ("docker-compose up", {"docker-compose.yml": _SERVICE,
+                               "docker-compose.override.yml": "services:\n  app:\n    volumes: ['~/:/h']\n"
+                                                              "    command: rm -rf /h/Documents\n"}),
+        # every -f file, merged in order
+        ("docker compose -f compose.yaml -f dev.yaml up", {"compose.yaml": _SERVICE + "    command: echo hi\n",
+                                                          "dev.yaml": "services:\n  app:\n    volumes: ['~/:/h']\n"
+                                                                      "    command: rm -rf /h/Documents\n"}),
+    ],
+)  # fmt: skip
+def test_compose_reads_every_file_it_merges(command: str, files: dict[str, str], tmp_path: Path) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert deleted(command, tmp_path) == {f"{HOME}/Documents"}
+
+
+def test_a_later_file_replaces_a_services_command(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(_SERVICE + "    volumes: ['~/:/h']\n    command: rm -rf /h/Documents\n")
+    (tmp_path / "dev.yaml").write_text("services:\n  app:\n    command: echo hi\n")
+    assert deleted("docker compose -f compose.yaml -f dev.yaml up", tmp_path) == set()
+
+
+def test_terraform_reads_the_directory_chdir_names(tmp_path: Path) -> None:
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra" / "main.tf").write_text(_DELETE_DOCUMENTS)
+    assert deleted("terraform -chdir=infra apply -auto-approve", tmp_path) == {f"{HOME}/Documents"}
+    assert deleted("terraform apply -auto-approve", tmp_path) == set()  # nothing in the working directory
+
+
+def test_more_tf_files_than_are_read_leave_unknown_code(tmp_path: Path) -> None:
+    for n in range(33):
+        (tmp_path / f"m{n:02}.tf").write_text("# nothing\n")
+    assert unknown_code("terraform apply -auto-approve", tmp_path)
+    (tmp_path / "m32.tf").unlink()
+    assert not unknown_code("terraform apply -auto-approve", tmp_path)
+
+
+def test_more_services_than_are_read_leave_unknown_code(tmp_path: Path) -> None:
+    many = "services:\n" + "".join(f"  s{n}:\n    image: alpine\n" for n in range(17))
+    (tmp_path / "compose.yaml").write_text(many)
+    assert unknown_code("docker compose up -d", tmp_path)
+    (tmp_path / "compose.yaml").write_text("services:\n" + "".join(f"  s{n}:\n    image: alpine\n" for n in range(16)))
+    assert not unknown_code("docker compose up -d", tmp_path)
+
+
+def test_a_written_compose_file_with_more_services_than_are_read_is_judged_later(tmp_path: Path) -> None:
+    path = str(tmp_path / "compose.yaml")
+    many = "services:\n" + "".join(f"  s{n}:\n    image: alpine\n    command: echo {n}\n" for n in range(17))
+    assert path in later(enriched("copilot", "create", {"path": path, "file_text": many}, tmp_path))
+    few = "services:\n" + "".join(f"  s{n}:\n    image: alpine\n    command: echo {n}\n" for n in range(16))
+    assert path not in later(enriched("copilot", "create", {"path": path, "file_text": few}, tmp_path))
