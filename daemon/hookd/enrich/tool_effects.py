@@ -365,7 +365,7 @@ def _build_file_effects(
         texts = [t for t in texts if len(t) <= MAX_CONFIG_TEXT]
         judged = _judged_unit if is_unit_file(path) else _judged_later
         out.extend(judged([line for t in texts for line in make_lines(path, t)], path, program, home, project))
-        runs = (service_runs([t], home, project) for t in texts if is_compose_file(path))
+        runs = (service_runs([t], home, os.path.dirname(path)) for t in texts if is_compose_file(path))
         for line in (line for found in runs for line in (found if found is not None else [_UNREAD_SERVICES])):
             unread = line is _UNREAD_SERVICES or _too_long(line)
             analysed = [] if unread else analyse_shell(line, home=home, base_dir="/", project_dir=project)[1]

@@ -82,3 +82,14 @@ def test_a_written_compose_file_with_more_services_than_are_read_is_judged_later
     assert path in later(enriched("copilot", "create", {"path": path, "file_text": many}, tmp_path))
     few = "services:\n" + "".join(f"  s{n}:\n    image: alpine\n    command: echo {n}\n" for n in range(16))
     assert path not in later(enriched("copilot", "create", {"path": path, "file_text": few}, tmp_path))
+
+
+def test_a_relative_mount_is_below_the_first_compose_files_directory(tmp_path: Path) -> None:
+    """`../.:/src` in docker/compose.yml binds the project (Compose: "Paths are evaluated relative to the base
+    file"), not the directory above it."""
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "compose.yml").write_text(
+        _SERVICE + "    volumes: ['../.:/src']\n    command: rm -rf /src/build\n"
+    )
+    assert deleted("docker compose -f docker/compose.yml up", tmp_path) == {f"{tmp_path}/build"}
+    assert not unknown_code("docker compose -f docker/compose.yml run --rm app", tmp_path)

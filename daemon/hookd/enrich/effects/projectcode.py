@@ -123,7 +123,8 @@ def project_lines(
         named = [argv[k + 1] for k, w in enumerate(argv[:-1]) if w in ("-f", "--file")]
         named += [w.partition("=")[2] for w in argv if w.startswith("--file=")]
         files = [str(place(n).get("path") or "") for n in named] or _default_compose_files(here)
-        runs = service_runs([t for f in files if (t := sourced_text(f, project)) is not None], home, project)
+        texts = [t for f in files if (t := sourced_text(f, project)) is not None]
+        runs = service_runs(texts, home, os.path.dirname(files[0]) if files else here)
         lines, complete = lines + (runs or []), complete and runs is not None
     return [line for line in lines if line.strip() and not _EXPANDS.search(line)], complete
 
