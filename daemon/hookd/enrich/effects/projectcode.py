@@ -50,6 +50,12 @@ def project_code(path: str, lang: str, project: str) -> list[str]:
         lines = [*followed.commands, *(f for f in followed.files if f != "env" and not f.startswith("printenv "))]
     else:
         return []
+    return settled_lines(lines)
+
+
+def settled_lines(lines: Sequence[str]) -> list[str]:
+    """The command lines whose words are all known before they run: one holding an expansion other than the
+    home's, or a command substitution, takes its value from the environment (left out, as project code's are)."""
     return [line for line in lines if line.strip() and not _EXPANDS.search(line)]
 
 
@@ -119,7 +125,7 @@ def project_lines(kinds: frozenset[str], argv: Sequence[str], place: Place, home
             for line, mounts in compose_services(text, home, project):
                 volumes = [f"--volume={host}:{target}" for host, target in mounts]
                 lines.append(shlex.join(["docker", "run", "--rm", *volumes, "compose-service", *shlex.split(line)]))
-    return [line for line in lines if line.strip() and not _EXPANDS.search(line)]
+    return settled_lines(lines)
 
 
 def _terraform_lines(kinds: frozenset[str], directory: str, project: str) -> list[str]:

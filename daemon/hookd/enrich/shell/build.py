@@ -12,6 +12,7 @@ from typing import Any
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import selected
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
+from hookd.enrich.effects.processes import fed_words
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell import state as shell_state
@@ -171,7 +172,7 @@ class _Builder:
                 if single is not None or self._reader:
                     words = expand_words(single.words, self.state.variables, self.home) if single else self._reader
                     assigns = dict(single.assigns) if single else {}
-                    fed.extend((program := _peel(words, assigns)[0])[1:])  # its words, past `env -i …`
+                    fed[:] = fed_words(fed, program := _peel(words, assigns)[0])  # its words, past `env -i …`
                     self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
                 if stdin is not None:
                     origin = "text"
