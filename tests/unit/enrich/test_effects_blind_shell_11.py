@@ -189,3 +189,10 @@ def test_a_redirected_list_member_alone_is_piped(monkeypatch: pytest.MonkeyPatch
 def test_a_redirection_inside_a_root_shell_is_root(tmp_path: Path) -> None:
     inner = effects("sudo sh -c 'echo x > /etc/sudoers.d/zz'", tmp_path)
     assert [e for e in inner if e["op"] == "write" and e.get("path") == "/etc/sudoers.d/zz" and e.get("privileged")]
+
+
+def test_a_long_run_of_blanks_and_a_self_referring_variable_give_nothing(tmp_path: Path) -> None:
+    blanks = "a" + " " * 15000 + "b\n"  # (split at the first colon: no pattern retried at each blank)
+    proj = _project(tmp_path, {"Makefile": blanks + "A = $(A) $(A)\nx:\n\techo $(A)\n", "justfile": blanks})
+    assert not _deleted("make x", proj)
+    assert not _deleted("just", proj)

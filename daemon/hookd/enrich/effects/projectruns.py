@@ -29,6 +29,7 @@ from hookd.enrich.sourced import sourced_text
 
 _MAX_RULES = 32  # rules (recipes, scripts, environments) of one file followed for one run
 _MAX_LINES = 2048  # lines of a configuration file read
+_MAX_EXPANDED = 8192  # characters of a recipe line as make's references expand it
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _JUSTFILES = ("justfile", "Justfile", ".justfile")
 _LIFECYCLE = ("preinstall", "install", "postinstall", "prepare")  # npm's root scripts at a bare `npm install`
@@ -95,7 +96,6 @@ def _package_directories(parsed: Parsed, named: Sequence[str], place: Place) -> 
 # --- make ---
 
 _ASSIGN = re.compile(r"(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(::?=|:::=|\?=|\+=|!=|=)\s*(.*)")
-_RULE = re.compile(r"([^\s:#=$][^:#=]*?)\s*::?(?![=:])\s*([^;]*?)\s*(?:;\s*(.*))?")
 _MAKE_REFERENCE = re.compile(r"\$\(([^()]*)\)|\$\{([^{}]*)\}|\$([@<^*?+|])")
 _SHELL_DOLLAR = "\x01"  # a `$` the shell receives, which make no longer expands
 
@@ -138,17 +138,29 @@ def _make_rules(
                 variables[name] = f"{variables.get(name, '')} {value}".strip() if how == "+=" else value
             current = []
             continue
-        rule = _RULE.fullmatch(stripped)
+        rule = _rule(stripped)
         if rule is None:
             current = [] if stripped else current
             continue
-        current = [t for t in rule.group(1).split() if "%" not in t]
+        targets, prereqs, inline = rule
+        current = [t for t in targets if "%" not in t]
         for target in current:
             entry = rules.setdefault(target, ([], []))
-            entry[0].extend(rule.group(2).split())
-            entry[1].extend([rule.group(3).strip()] if rule.group(3) else [])
+            entry[0].extend(prereqs)
+            entry[1].extend([inline] if inline else [])
         order += [t for t in current if not t.startswith(".") and t not in order]
     return rules, order
+
+
+def _rule(line: str) -> tuple[list[str], list[str], str] | None:
+    """`targets: prerequisites ; recipe` (or `::`), split at its first colon (no pattern: linear in the line);
+    None for anything else (an assignment `x := y`, a directive, a line holding a reference before the colon)."""
+    head, colon, rest = line.partition(":")
+    rest = rest[1:] if rest.startswith(":") else rest
+    if not colon or not head.strip() or rest.startswith("=") or "=" in head or "$" in head:
+        return None
+    prereqs, _, inline = rest.partition(";")
+    return head.split(), prereqs.split(), inline.strip()
 
 
 def _walk(rules: Mapping[str, tuple[list[str], list[str]]], targets: Sequence[str]) -> list[tuple[str, list[str], str]]:
@@ -189,7 +201,7 @@ def _make_expanded(line: str, variables: Mapping[str, str], target: str, prereqs
     line = line.replace("$$", _SHELL_DOLLAR)
     for _ in range(8):
         expanded = _MAKE_REFERENCE.sub(one, line)
-        if expanded == line:
+        if expanded == line or len(expanded) > _MAX_EXPANDED:  # (`A = $(A) $(A)` doubles at each level)
             break
         line = expanded
     return line.replace(_SHELL_DOLLAR, "$")
@@ -225,7 +237,7 @@ def _package_lines(
 
 # --- just ---
 
-_RECIPE = re.compile(r"@?([A-Za-z_][\w-]*)(?:\s+[^:=]*?)?\s*:(?!=)\s*(.*)")
+_NAME = re.compile(r"[A-Za-z_][\w-]*")
 
 
 def _just_lines(here: str, named: Sequence[str], project: str) -> list[str]:
@@ -241,19 +253,27 @@ def _just_lines(here: str, named: Sequence[str], project: str) -> list[str]:
             if current and body and not body.startswith("#"):
                 recipes[current][1].append(body)
             continue
-        header = (
-            _RECIPE.fullmatch(line.strip()) if not line.startswith(("#", "[", "set ", "alias ", "export ")) else None
-        )
-        current = header.group(1) if header is not None else ""
+        header = _recipe(line) if not line.startswith(("#", "[", "set ", "alias ", "export ")) else None
+        current = header[0] if header is not None else ""
         if header is not None:
-            deps = [d.split("(", 1)[0] for d in header.group(2).split("#", 1)[0].split()]
-            recipes[current] = (deps, [])
+            recipes[current] = (header[1], [])
             order.append(current)
     targets = [n for n in named if n in recipes][:1] or order[:1]
     lines = [line for _, _, line in _walk(recipes, targets)]
     if any(line.startswith("#!") for line in lines):  # a shebang recipe is a script of another language
         return []
     return [line for line in lines if "{{" not in line]
+
+
+def _recipe(line: str) -> tuple[str, list[str]] | None:
+    """A justfile recipe's header, `[@]name [params]: [dependencies]`: its name and dependencies (split at the
+    first colon, linear in the line); None for an assignment (`x := y`) or anything else."""
+    head, colon, rest = line.strip().partition(":")
+    words = head.split()
+    name = words[0].lstrip("@") if words else ""
+    if not colon or rest.startswith("=") or _NAME.fullmatch(name) is None:
+        return None
+    return name, [d.split("(", 1)[0] for d in rest.split("#", 1)[0].split()]
 
 
 # --- tox ---
