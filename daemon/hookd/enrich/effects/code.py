@@ -20,7 +20,8 @@ from hookd.enrich.effects.handed import (
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.projectcode import loaded_files, project_code, project_lines
+from hookd.enrich.effects.projectcode import loaded_files, project_code, project_lines, settled_lines
+from hookd.enrich.effects.projectruns import runner_lines
 from hookd.enrich.effects.words import (
     _SECRET_HINT,
     SHELLS,
@@ -392,6 +393,7 @@ def implicit_code(
             follow.scripts.extend(lines)
             if not complete:  # code the line runs that hookd did not read
                 ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False)
+            follow.scripts.extend(settled_lines(runner_lines(kinds, words, parsed, place, ledger.project)))
     for words, names, lang in program.implicit:
         if parsed.operands[: len(words)] != list(words) or any(o in program.code_options for o, _ in parsed.options):
             continue
@@ -407,7 +409,9 @@ def implicit_code(
 
 def _leads(words: tuple[str, ...], operands: list[str]) -> bool:
     """`words` head the operands, an option's value the table does not know between them (`docker compose -f
-    deploy/compose.yml up`: `compose`, a file, `up`)."""
+    deploy/compose.yml up`: `compose`, a file, `up`); no words: every run (`make`, whatever its goals)."""
+    if not words:
+        return True
     rest = iter(operands[1 : len(words) + 2])
     return operands[:1] == list(words[:1]) and all(w in rest for w in words[1:])
 

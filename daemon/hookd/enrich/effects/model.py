@@ -83,12 +83,13 @@ class EffectModel:
     """Composes the parts that judge one command: its files, the code it runs, git (gitops), tar, fetches;
     all record into one `Ledger`, which keeps what the line has done so far."""
 
-    __slots__ = ("code", "files", "ledger")
+    __slots__ = ("_opened_by_shell", "code", "files", "ledger")
 
     def __init__(self, *, home: str, project: str) -> None:
         self.ledger = Ledger(home=home, project=project)
         self.code = CodeRuns(self.ledger)
         self.files = FileEffects(self.ledger)
+        self._opened_by_shell: set[int] = set()  # the effects of a command's redirections (ids in the ledger)
 
     @property
     def effects(self) -> list[dict[str, Any]]:
@@ -137,7 +138,10 @@ class EffectModel:
             beyond.given_back(self.ledger, view, start)
             beyond.distribution_packages(self.ledger, view, start)
             for effect in self.ledger.effects[start:]:
-                effect["privileged"] = True
+                # the redirections are opened by the shell that starts sudo, with the caller's rights
+                # (https://www.gnu.org/software/bash/manual/bash.html#Redirections: done before the command runs)
+                if id(effect) not in self._opened_by_shell:
+                    effect["privileged"] = True
         return follow
 
     def _startup_files(self, start: int, view: CommandView, follow: Followups) -> None:
@@ -389,6 +393,7 @@ class EffectModel:
         if redirect.get("path") is None:
             return
         placed = {"raw": redirect.get("target"), "path": redirect.get("path"), "in_project": redirect.get("in_project")}
+        before = len(self.ledger.effects)
         if ">" in op:
             effect = self.ledger.add("write", placed, name or "shell")
             if str(placed["path"]).startswith("/dev/") and effect["known"]:
@@ -396,6 +401,8 @@ class EffectModel:
             self._produce(effect, view, name)
         if "<" in op and op not in ("<<", "<<-", "<<<"):
             self.ledger.add("read", placed, name or "shell")
+        if view.sudo:  # `sudo cmd > f`: the caller's shell opens f; in `sudo sh -c 'cmd > f'` root's shell does
+            self._opened_by_shell.update(id(e) for e in self.ledger.effects[before:])
 
     def _produce(self, effect: Mapping[str, Any], view: CommandView, name: str) -> None:
         path = str(effect.get("path") or "")

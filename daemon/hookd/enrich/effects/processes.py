@@ -91,7 +91,7 @@ def lookup_words(target: str, built: Mapping[str, str], fed: tuple[str, ...]) ->
     words: list[str] = []
     for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
         text = match.group(1) or match.group(2) or ""
-        if _lists_every_process(text):
+        if lists_every_process(text):
             words.append(EVERY_NAME)
         first = True  # words split at white space, quotes dropped: only names are looked for in them
         for word in text.replace("|", " | ").replace(";", " ; ").replace('"', " ").replace("'", " ").split():
@@ -112,7 +112,7 @@ def piped_words(fed: list[str], program: list[str]) -> list[str]:
     | xargs kill`, `ps ax -o pid= | while read p`) until a command keeps only some of its rows (`grep node`,
     `head`); one that passes them on, reordered or cut to a column (`awk '{print $2}'`, `grep -v 1`), keeps it."""
     listed = EVERY_NAME in fed
-    if _lists_every_process(shlex.join(program)):
+    if lists_every_process(shlex.join(program)):
         listed = True
     elif listed and not _passes_rows(program):
         listed = False
@@ -134,17 +134,65 @@ def _passes_rows(program: list[str]) -> bool:
     return name == "sed" and not any(w == "-n" or w.startswith("-n") for w in operands)
 
 
-def _lists_every_process(text: str) -> bool:
-    """`ps -e -o pid=`, `ps aux`, `ps -A`: one `ps` (no pipe, no list) with an option that selects every process
-    and none that narrows it to named ones (`-C NAME`, `-p PID`, `--pid`, `-u`/`-U` a user's are still many)."""
-    words = text.split()
-    if not words or words[0] != "ps" or any(c in text for c in "|;&<>`$("):
+# a substitution inside the listing's words (`lsof -t -u "$(id -un)"`): a user's name the shell finds
+_INNER = re.compile(r"\$\([^()]*\)|`[^`]*`")
+# pgrep's options that take a value (procps pgrep(1); lsof(8) "OPTIONS")
+_PGREP_VALUES = frozenset({"-u", "-U", "-G", "-g", "-P", "-s", "-t", "-d", "-F", "--signal", "--ns", "--nslist",
+                           "--euid", "--uid", "--group", "--pgroup", "--parent", "--session", "--terminal",
+                           "--delimiter", "--pidfile", "--runstates", "--cgroup", "--env"})  # fmt: skip
+_USER_OPTIONS = ("-u", "-U", "--user", "--euid", "--uid")
+
+
+def lists_every_process(text: str) -> bool:
+    """`text`, one command, prints the PIDs of every process, or of every process of a user (the guard runs as
+    the user who runs the agent): `ps -e -o pid=`, `ps aux`, `ps -A`, `ps -u USER`; `pgrep -u USER` with no
+    pattern; `lsof -t -u USER` selecting nothing else (not `-i :3000`, `-p`, `-c NAME`, a file)."""
+    words = [w.strip("\"'") for w in _INNER.sub("user", text).split()]
+    if not words or any(c in text for c in "|;&<>"):
         return False
-    options = words[1:]
-    return any(_selects_all(w) for w in options) and not any(
-        w in ("-C", "-p", "--pid", "-q", "--quick-pid", "--ppid", "--sid") or w.startswith(("-C", "-p", "--pid="))
-        for w in options
-    )
+    program, options = words[0].rsplit("/", 1)[-1], words[1:]
+    if program == "ps":
+        narrowed = any(
+            w in ("-C", "-p", "--pid", "-q", "--quick-pid", "--ppid", "--sid") or w.startswith(("-C", "-p", "--pid="))
+            for w in options
+        )
+        return not narrowed and any(_selects_all(w) or _names_user(w) for w in options)
+    if program == "pgrep":  # no pattern: every process the other options select
+        return any(_names_user(w) for w in options) and not _pgrep_patterns(options)
+    return program == "lsof" and _lsof_every_of_user(options)
+
+
+def _pgrep_patterns(options: list[str]) -> list[str]:
+    found, value = [], False
+    for word in options:
+        if value or word in _PGREP_VALUES:
+            value = not value
+            continue
+        if not word.startswith("-"):
+            found.append(word)
+    return found
+
+
+def _lsof_every_of_user(options: list[str]) -> bool:
+    """`lsof -t -u USER`: PIDs only (`-t`, with flags that change nothing selected: -a -n -P -l -w), of a user's
+    processes, with no other selection (`-i :3000`, `-p PID`, `-c NAME`, a file)."""
+    terse = users = value = False
+    for word in options:
+        if value:
+            value = False
+        elif word == "-u":
+            users = value = True
+        elif word.startswith("-u"):
+            users = True
+        elif word.startswith("-") and not word.startswith("--") and set(word[1:]) <= set("tanPlw"):
+            terse = terse or "t" in word
+        else:
+            return False
+    return terse and users
+
+
+def _names_user(word: str) -> bool:
+    return word in _USER_OPTIONS or word.startswith(("-u", "-U", "--user=", "--euid=", "--uid="))
 
 
 def _selects_all(word: str) -> bool:

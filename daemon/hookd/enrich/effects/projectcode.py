@@ -50,6 +50,12 @@ def project_code(path: str, lang: str, project: str) -> list[str]:
         lines = [*followed.commands, *(f for f in followed.files if f != "env" and not f.startswith("printenv "))]
     else:
         return []
+    return settled_lines(lines)
+
+
+def settled_lines(lines: Sequence[str]) -> list[str]:
+    """The command lines whose words are all known before they run: one holding an expansion other than the
+    home's, or a command substitution, takes its value from the environment (left out, as project code's are)."""
     return [line for line in lines if line.strip() and not _EXPANDS.search(line)]
 
 
@@ -126,7 +132,7 @@ def project_lines(
         texts = [t for f in files if (t := sourced_text(f, project)) is not None]
         runs = service_runs(texts, home, os.path.dirname(files[0]) if files else here)
         lines, complete = lines + (runs or []), complete and runs is not None
-    return [line for line in lines if line.strip() and not _EXPANDS.search(line)], complete
+    return settled_lines(lines), complete
 
 
 def _default_compose_files(directory: str) -> list[str]:

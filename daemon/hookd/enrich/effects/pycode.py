@@ -34,6 +34,7 @@ class _Calls:
         self.shell = frozenset(calls["shell"])
         self.shell_prefixes = tuple(calls["shell_prefixes"])
         self.subprocess = frozenset(calls["subprocess"])
+        self.argv = frozenset(calls.get("argv", ()))  # each positional argument a word: `session.run("rm", "-rf", d)`
         self.files: Mapping[str, list[str]] = calls["files"]
         self.path_methods: Mapping[str, list[str]] = calls["path_methods"]
         self.dynamic = frozenset(calls["dynamic"])
@@ -393,6 +394,10 @@ def _literal(node: ast.expr | None) -> str:
     if found:
         return found
     called = _dotted(node.func) if isinstance(node, ast.Call) else ""
+    if isinstance(node, ast.Call) and called in ("tempfile.mkdtemp", "tempfile.gettempdir"):  # named as `$(mktemp -d)`
+        given = next((k.value for k in node.keywords if k.arg == "dir"), node.args[2] if len(node.args) > 2 else None)
+        where = _literal(given) if given is not None else "/tmp"  # (https://docs.python.org/3/library/tempfile.html)
+        return where if called.endswith("gettempdir") or where == UNKNOWN else f"{where.rstrip('/')}/tmp.mktemp"
     if isinstance(node, ast.Call) and (
         called in ("os.path.expanduser", "os.path.join", "str") or called.endswith("Path")
     ):
@@ -449,18 +454,19 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     if name in _CALLS.dynamic or ((_imports(name) or name == "getattr") and _computed(node)):
         effects.dynamic = True
     elif name in _CALLS.shell or name.startswith(_CALLS.shell_prefixes):
-        _run(node, first, name in _CALLS.shell, effects)
-    elif name in _CALLS.subprocess:
+        _run(node, first, name in _CALLS.shell, effects, bound)
+    elif name in _CALLS.subprocess or name in _CALLS.argv:
         shell = any(k.arg == "shell" and _truthy(k.value) for k in node.keywords) or name.endswith(("shell", "output"))
-        _run(node, first, shell and not isinstance(first, ast.List | ast.Tuple), effects)
+        first = ast.List(list(node.args), ast.Load()) if name in _CALLS.argv else first  # each argument a word
+        _run(node, first, shell and not isinstance(first, ast.List | ast.Tuple), effects, bound)
     elif name in _ACTS_ON_PID or name in _PERMISSIONS or (short == "chmod" and _receiver(node) is not None):
         (_kill if name in _ACTS_ON_PID else _permissions)(node, name, effects)
     elif name in _CALLS.files:
         _file_call(node, _CALLS.files[name], effects, bound)
     elif name in ("io.open", "codecs.open", "builtins.open") or (isinstance(node.func, ast.Name) and name == "open"):
-        _open(node, first, True, effects)
+        _open(node, first, True, effects, bound)
     elif short == "open":  # Path(p).open(mode)
-        _open(node, _receiver(node), False, effects)
+        _open(node, _receiver(node), False, effects, bound)
     elif short == "urlopen" or name in _CALLS.network:
         _connect(first, effects)
     elif short in _CALLS.path_methods and isinstance(node.func, ast.Attribute):
@@ -550,7 +556,7 @@ def _truthy(node: ast.expr) -> bool:
     return not (isinstance(node, ast.Constant) and not node.value)
 
 
-def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects) -> None:
+def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects, bound: Mapping[str, _Bound]) -> None:
     if first is None:
         return
     if shell:
@@ -561,7 +567,7 @@ def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects) 
             effects.scripts.append(script)
         return
     if isinstance(first, ast.List | ast.Tuple):
-        effects.commands.append([_literal(e) for e in first.elts])
+        effects.commands.append([_value(e, bound) for e in first.elts])
     elif isinstance(first, ast.Constant) and isinstance(first.value, str):
         given = node.args[1] if len(node.args) > 1 else None
         if isinstance(given, ast.List | ast.Tuple):  # os.execv(path, argv), os.posix_spawn(path, argv, env)
@@ -572,7 +578,9 @@ def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects) 
         effects.dynamic = True
 
 
-def _open(node: ast.Call, target: ast.expr | None, builtin: bool, effects: Effects) -> None:
+def _open(
+    node: ast.Call, target: ast.expr | None, builtin: bool, effects: Effects, bound: Mapping[str, _Bound]
+) -> None:
     if target is None:
         return
     positional = node.args[1:2] if builtin else node.args[:1]
@@ -580,4 +588,12 @@ def _open(node: ast.Call, target: ast.expr | None, builtin: bool, effects: Effec
     mode = next((k.value for k in node.keywords if k.arg == "mode"), mode)
     text = mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "r"
     writes = any(m in text for m in "wax+")
-    effects.commands.append(["tee" if writes else "cat", _literal(target)])
+    effects.commands.append(["tee" if writes else "cat", _value(target, bound)])
+
+
+def _value(node: ast.expr | None, bound: Mapping[str, _Bound]) -> str:
+    """A literal's text, or what a name bound once holds (`p = "package.json"; open(p)`, each path `for p in
+    glob.glob("src/**/*.py")` yields, as the pattern): else a value known only when the code runs."""
+    if isinstance(node, ast.Name) and node.id in bound:
+        return bound[node.id].path
+    return _literal(node)

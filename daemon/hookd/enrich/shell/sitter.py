@@ -129,11 +129,18 @@ class _Sitter:
 
     def pipeline(self, node: tree_sitter.Node) -> _Item:
         elements: list[_Item] = []
+        leading: list[_Item] = []
         for child in node.named_children:
             inner: list[_Item] = []
             self.statement(child, inner)
-            elements.append(inner[0] if len(inner) == 1 else _Block(inner))
-        return elements[0] if len(elements) == 1 else _Pipe(elements)
+            element = inner[0] if len(inner) == 1 else _Block(inner)
+            body = child.child_by_field_name("body") if child.type == "redirected_statement" else None
+            if not elements and body is not None and body.type == "list" and isinstance(element, _Block):
+                # tree-sitter reads `a && b 2>f | c` as `(a && b) 2>f | c`; in bash only b is piped to c
+                leading, element = element.items[:-1], element.items[-1]
+            elements.append(element)
+        piped = elements[0] if len(elements) == 1 else _Pipe(elements)
+        return _Block([*leading, piped]) if leading else piped
 
     def redirected(self, node: tree_sitter.Node) -> _Item:
         body = node.child_by_field_name("body")
