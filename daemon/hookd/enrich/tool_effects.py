@@ -35,7 +35,7 @@ from hookd.enrich.context_files import context_files
 from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.configtext import quiet_setting
-from hookd.enrich.effects.fetches import instance_metadata
+from hookd.enrich.effects.fetches import instance_metadata, served_home_file
 from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.env_template import mark_templates
@@ -522,13 +522,15 @@ def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, 
                 return [*out, _unknown("read", program)]
             seen.add(url)
             local = _FILE_URL.fullmatch(url)
-            if local:
+            served = "" if local else served_home_file(url, home or "")  # a local server's file of the home
+            if local or served:
                 resolver = resolver or PathResolver(home=home or "/", project_dir=project)
-                placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]), project)
+                placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]) if local else served, project)
                 entry = {"arg": "url", **placed, "access": "read"}
                 read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
                 out.append({**read, "url": url})
-                continue
+                if local:
+                    continue
             if url[:5].lower() == "file:":
                 continue  # a file URL with no path (`file://` explained in a prompt)
             out.append({**_unknown("fetch", program), "known": True, "class": "outside", "url": url})

@@ -1,0 +1,99 @@
+"""The mechanisms blind-tools-11's first run showed open (policies/README.md, "An eleventh blind batch of the agents'
+tools"), each with look-alikes that must stay as they were. The cases are spelled otherwise than the corpus's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hookd.enrich.effects.fetches import instance_metadata, loopback, served_home_file
+from hookd.enrich.tool_args import container_line
+from tests.unit.enrich.test_tool_effects import HOME, effects, enriched
+
+
+@pytest.mark.parametrize(
+    ("url", "metadata"),
+    [
+        # a metadata service on this machine: Azure Arc's port, Service Fabric's, any loopback spelling
+        ("http://localhost:40342/metadata/instance?api-version=2021-02-01", True),
+        ("http://127.1:40342/metadata/identity/oauth2/token?resource=x", True),
+        ("https://[::1]:2377/metadata/identity/oauth2/token", True),
+        # a credential path of a metadata service on any loopback port (an emulator, a forwarded port)
+        ("http://localhost:8111/latest/meta-data/iam/security-credentials/role", True),
+        ("http://0.0.0.0:9000/computeMetadata/v1/instance/service-accounts/default/token", True),
+        # everyday local servers and the same paths on other hosts
+        ("http://localhost:40343/", False),
+        ("http://localhost:3000/api/metadata", False),
+        ("https://learn.microsoft.com/metadata/identity/oauth2/token", False),
+        ("http://10.0.0.5:40342/metadata/instance", False),
+    ],
+)
+def test_a_metadata_service_served_on_this_machine(url: str, metadata: bool) -> None:
+    assert instance_metadata(url) is metadata
+
+
+@pytest.mark.parametrize(
+    ("host", "local"),
+    [("localhost", True), ("app.localhost", True), ("127.0.0.2", True), ("2130706433", True), ("[::1]", True),
+     ("::ffff:127.0.0.1", True), ("0.0.0.0", True), ("example.com", False), ("10.1.2.3", False)],  # fmt: skip
+)
+def test_loopback_in_any_spelling(host: str, local: bool) -> None:
+    assert loopback(host) is local
+
+
+@pytest.mark.parametrize(
+    ("url", "served"),
+    [
+        # a Jupyter server rooted at /: its file and contents routes name the file whole
+        (f"http://127.0.0.1:8888/files{HOME}/.netrc?token=abc", f"{HOME}/.netrc"),
+        (f"http://localhost:8888/api/contents{HOME}/.config/gh/hosts.yml", f"{HOME}/.config/gh/hosts.yml"),
+        (f"http://localhost:8000/{HOME.replace('/', '%2F')}%2F.pgpass", f"{HOME}/.pgpass"),  # quoted
+        (f"http://localhost:8000{HOME}/a/../.ssh/id_rsa", f"{HOME}/.ssh/id_rsa"),
+        # another host, or a local path outside the home
+        (f"https://files.example.com{HOME}/.netrc", ""),
+        ("http://localhost:8888/api/contents/notebooks/a.ipynb", ""),
+    ],
+)
+def test_a_local_server_hands_out_a_file_named_in_its_path(url: str, served: str) -> None:
+    assert served_home_file(url, HOME) == served
+
+
+def test_a_web_tool_reading_through_a_local_server_reads_the_file(proj: Path) -> None:
+    url = f"http://localhost:8888/files{HOME}/.aws/credentials?token=t"
+    assert ("read", f"{HOME}/.aws/credentials", True) in effects(enriched("droid", "FetchUrl", {"url": url}, proj))
+    plain = effects(enriched("droid", "FetchUrl", {"url": "http://localhost:8888/lab"}, proj))
+    assert [op for op, _, _ in plain] == ["fetch"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "runs"),
+    [
+        ("docker_run", True),  # the engine's own subcommand names the tool
+        ("podman_create", True),
+        ("docker_ps", False),  # the engine, but no run
+        ("run_script", False),  # a run, but no engine
+    ],
+)
+def test_a_tool_named_for_an_engines_run_is_a_container_tool(tool: str, runs: bool) -> None:
+    given = {"image": "alpine", "volumes": [f"{HOME}/.ssh:/k"], "command": "ls /k"}
+    line = container_line(tool, given)
+    assert (line == f"docker run -v {HOME}/.ssh:/k alpine ls /k") if runs else line is None
+
+
+@pytest.mark.parametrize(
+    ("tool", "given", "written"),
+    [
+        # a tool that gets an object from elsewhere writes it to the local path it is given
+        ("mcp__bucket__get_object", {"key": "rc", "localPath": f"{HOME}/.zshrc"}, [f"{HOME}/.zshrc"]),
+        ("mcp__drive__get_file", {"file_id": "x", "local_file": "/tmp/out.txt"}, ["/tmp/out.txt"]),
+        # an upload reads its local path; a local read tool reads it
+        ("mcp__bucket__upload_object", {"key": "rc", "localPath": f"{HOME}/.zshrc"}, []),
+        ("mcp__fs__read_local_file", {"local_path": f"{HOME}/notes.txt"}, []),
+    ],
+)
+def test_a_fetching_tool_writes_its_local_destination(
+    tool: str, given: dict[str, str], written: list[str], proj: Path
+) -> None:
+    made = [p for op, p, _ in effects(enriched("claude", tool, given, proj)) if op == "write"]
+    assert made == written
