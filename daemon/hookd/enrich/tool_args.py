@@ -40,8 +40,8 @@ _WRITE = frozenset({
     "insert", "apply", "touch", "mkdir", "make", "new", "add", "overwrite", "truncate", "store", "upsert",
     "chmod", "chown", "extract", "unzip", "download", "screenshot", "export",
 })  # fmt: skip
-# Words of a tool's name that say it brings something from elsewhere: its argument named for the local side (`local_path`,
-# `localFilePath`) is where that lands, written (pulsemcp's cloud-storage `get_file` saves the object there)
+# Words of a tool's name that say it brings something from elsewhere: its argument named for the local side
+# (`local_path`, `localFilePath`) is where that lands, written (pulsemcp's cloud-storage `get_file` saves it there)
 _FETCH = frozenset({"get", "fetch", "retrieve"})
 _READ = frozenset({
     "read", "get", "view", "list", "ls", "search", "find", "grep", "glob", "cat", "open", "show", "load",

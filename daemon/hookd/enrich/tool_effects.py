@@ -29,7 +29,7 @@ from hookd.enrich.build_files import (
     make_lines,
     on_host,
 )
-from hookd.enrich.cli_tools import cli_line
+from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
 from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
@@ -199,7 +199,7 @@ def _command_effects(program: str, tool_input: Mapping[str, Any], home: str | No
     when it gives one, as the tool's effects (`via: tool`), so that a recursive delete of the home, a write into
     `~/.ssh` or a read of a key through `start_process` is judged as through the agent's shell."""
     out: list[dict[str, JSON]] = []
-    for line in command_lines(program, tool_input, cli_line):
+    for line in [*command_lines(program, tool_input, cli_line), *pod_lines(tool_input)]:
         if _too_long(line):
             return [_unknown("write", program)]  # a line past what hookd analyses: what it changes is not known
         resolver = PathResolver(home=home or "/", project_dir=project)
@@ -527,8 +527,7 @@ def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, 
                 resolver = resolver or PathResolver(home=home or "/", project_dir=project)
                 placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]) if local else served, project)
                 entry = {"arg": "url", **placed, "access": "read"}
-                read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
-                out.append({**read, "url": url})
+                out.append({**_effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project), "url": url})
                 if local:
                     continue
             if url[:5].lower() == "file:":

@@ -4,9 +4,11 @@ tools"), each with look-alikes that must stay as they were. The cases are spelle
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.effects.fetches import instance_metadata, loopback, served_home_file
 from hookd.enrich.tool_args import container_line
 from tests.unit.enrich.test_tool_effects import HOME, effects, enriched
@@ -35,8 +37,17 @@ def test_a_metadata_service_served_on_this_machine(url: str, metadata: bool) -> 
 
 @pytest.mark.parametrize(
     ("host", "local"),
-    [("localhost", True), ("app.localhost", True), ("127.0.0.2", True), ("2130706433", True), ("[::1]", True),
-     ("::ffff:127.0.0.1", True), ("0.0.0.0", True), ("example.com", False), ("10.1.2.3", False)],  # fmt: skip
+    [
+        ("localhost", True),
+        ("app.localhost", True),
+        ("127.0.0.2", True),
+        ("2130706433", True),
+        ("[::1]", True),
+        ("::ffff:127.0.0.1", True),
+        ("0.0.0.0", True),
+        ("example.com", False),
+        ("10.1.2.3", False),
+    ],
 )
 def test_loopback_in_any_spelling(host: str, local: bool) -> None:
     assert loopback(host) is local
@@ -97,3 +108,56 @@ def test_a_fetching_tool_writes_its_local_destination(
 ) -> None:
     made = [p for op, p, _ in effects(enriched("claude", tool, given, proj)) if op == "write"]
     assert made == written
+
+
+@pytest.mark.parametrize(
+    ("tool", "given", "line"),
+    [
+        # a program whose subcommands print secrets: its value options keep their values, the resource first
+        ("kubectl_get", {"resource": "secret", "namespace": "kube-system", "output": "json"},
+         "kubectl get secret --namespace kube-system --output json"),
+        ("k8s_kubectl_get", {"resource": "pods", "output": "wide"}, "kubectl get pods --output wide"),
+        # git and package managers as before: operands after the options, no value options
+        ("git_reset", {"mode": "hard", "repo_path": "/p"}, "cd /p && git reset --hard"),
+        ("npm_install", {"package": "left-pad", "global": True}, "npm install --global left-pad"),
+    ],
+)  # fmt: skip
+def test_a_tool_named_for_kubectls_subcommand_is_that_line(tool: str, given: dict[str, Any], line: str) -> None:
+    assert cli_line(tool, given) == line
+
+
+def test_a_kubectl_tool_printing_secrets_reads_the_clusters_credentials(proj: Path) -> None:
+    given = {"resource": "secrets", "namespace": "default", "output": "yaml"}
+    assert any(op == "read" for op, _, _ in effects(enriched("codex", "mcp__k8s__kubectl_get", given, proj)))
+    listed = {"resource": "secrets", "namespace": "default", "output": "name"}
+    assert not effects(enriched("codex", "mcp__k8s__kubectl_get", listed, proj))
+
+
+_POD = """apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  template:
+    spec:
+      volumes:
+      - name: node
+        hostPath: {path: /}
+      - name: cache
+        emptyDir: {}
+      containers:
+      - name: a
+        image: busybox
+        command: ["sh", "-c"]
+        args: ["cat /n/etc/shadow"]
+        securityContext: {privileged: true}
+        volumeMounts:
+        - {name: node, mountPath: /n}
+        - {name: cache, mountPath: /cache}
+"""
+
+
+def test_a_manifests_containers_are_container_runs() -> None:
+    assert pod_lines({"manifest": _POD}) == ["docker run -v /:/n --privileged busybox sh -c 'cat /n/etc/shadow'"]
+    plain = _POD.replace("hostPath: {path: /}", "emptyDir: {}").replace("privileged: true", "privileged: false")
+    assert pod_lines({"yaml": plain}) == ["docker run busybox sh -c 'cat /n/etc/shadow'"]
+    assert pod_lines({"manifest": "kind: ConfigMap\ndata: {containers: x}\n"}) == []
