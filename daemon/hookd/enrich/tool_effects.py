@@ -467,12 +467,12 @@ def _git_keys(
             out.append(unjudged_write(path, program, "tool"))
             texts = new  # each key by its name, whatever its section
         for text in texts:
-            out.extend(_keyed(target, path, text))
+            out.extend(_keyed(target, path, text, home))
     return out
 
 
-def _keyed(target: dict[str, JSON], path: str, text: str) -> list[dict[str, JSON]]:
-    keys = executing_keys(text)
+def _keyed(target: dict[str, JSON], path: str, text: str, home: str | None) -> list[dict[str, JSON]]:
+    keys = executing_keys(text, path, home or "")
     if keys is None:
         return [{**target, "op": "write", "path": path, "to": "", "key": "", "value": "", "executes": True,
                  "known": False}]  # fmt: skip

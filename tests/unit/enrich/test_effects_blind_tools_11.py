@@ -10,6 +10,7 @@ import pytest
 
 from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.effects.fetches import instance_metadata, loopback, served_home_file
+from hookd.enrich.gitconfig_text import executing_keys
 from hookd.enrich.tool_args import container_line
 from tests.unit.enrich.test_tool_effects import HOME, effects, enriched
 from tests.unit.enrich.test_tool_effects_later import later
@@ -183,3 +184,26 @@ def test_a_version_files_path_names_the_programs_it_runs(versions: str, shim: st
     (prefix / "bin" / "node").write_text(shim)
     written = {"file_path": str(proj / ".tool-versions"), "content": versions.format(prefix=prefix)}
     assert bool(later(enriched("gemini", "write_file", written, proj))) is runs
+
+
+@pytest.mark.parametrize(
+    ("included", "runs"),
+    [
+        ("[user]\n\temail = dana@work.example\n", False),  # only who commits: plain
+        ("[core]\n\tsshCommand = ssh -i ~/.ssh/x -o ProxyCommand='nc x.example 22'\n", True),  # a key git runs
+        ("[include]\n\tpath = deeper\n", True),  # includes a file that does not exist
+        (None, True),  # the included file does not exist (yet): whatever it will hold, git reads it
+    ],
+)
+def test_an_include_is_judged_by_the_file_it_includes(included: str | None, runs: bool, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    if included is not None:
+        (home / ".gitconfig-work").write_text(included)
+    text = '[includeIf "gitdir/i:~/work/"]\n\tpath = .gitconfig-work\n[include]\n\tpath = ~/.gitconfig-work\n'
+    keys = executing_keys(text, str(home / ".gitconfig"), str(home))
+    assert bool(keys) is runs
+    assert executing_keys(text) == [
+        ("includeif.gitdir/i:~/work/.path", ".gitconfig-work"),
+        ("include.path", "~/.gitconfig-work"),
+    ]
