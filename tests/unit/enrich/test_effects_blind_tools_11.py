@@ -10,6 +10,7 @@ import pytest
 
 from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.effects.fetches import instance_metadata, loopback, served_home_file
+from hookd.enrich.effects.languages import python_sets_only
 from hookd.enrich.gitconfig_text import executing_keys
 from hookd.enrich.tool_args import container_line
 from tests.unit.enrich.test_tool_effects import HOME, effects, enriched
@@ -207,3 +208,33 @@ def test_an_include_is_judged_by_the_file_it_includes(included: str | None, runs
         ("includeif.gitdir/i:~/work/.path", ".gitconfig-work"),
         ("include.path", "~/.gitconfig-work"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        # settings and imports: a configuration IPython or Jupyter executes, a startup file of imports
+        ("c = get_config()\nc.TerminalInteractiveShell.confirm_exit = False\nc.ServerApp.port = 8890\n", True),
+        ('"""My startup."""\nimport numpy as np\nfrom pathlib import Path\nDEBUG: bool = True\n', True),
+        ("c.InteractiveShellApp.extensions = ['autoreload']\nc.ServerApp.ip = '0.0.0.0'\n", True),
+        # a string that is code or a path, a call, a loop: run later, outside the hooks
+        ('c.InteractiveShellApp.exec_lines = [\'__import__("os").system("id")\']\n', False),
+        ("c.ServerApp.terminado_settings = {'shell_command': ['/tmp/.x/sh']}\n", False),
+        ("import subprocess\nsubprocess.Popen(['sh', '-c', 'id'])\n", False),
+        ("for m in ('a', 'b'):\n    __import__(m)\n", False),
+        ("x = (", False),
+    ],
+)
+def test_python_that_only_sets_values_runs_nothing(text: str, plain: bool) -> None:
+    assert python_sets_only(text) is plain
+
+
+def test_a_startup_file_of_settings_is_not_code_for_later(proj: Path) -> None:
+    path = f"{HOME}/.ipython/profile_default/ipython_config.py"
+    settings = {"file_path": path, "content": "c = get_config()\nc.TerminalInteractiveShell.editing_mode = 'emacs'\n"}
+    assert later(enriched("claude", "Write", settings, proj)) == []
+    code = {
+        "file_path": path,
+        "content": "c = get_config()\nc.InteractiveShellApp.code_to_run = 'import os; os.system(\"x\")'\n",
+    }
+    assert later(enriched("claude", "Write", code, proj)) == [path]
