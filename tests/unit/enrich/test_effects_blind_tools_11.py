@@ -216,7 +216,11 @@ def test_an_include_is_judged_by_the_file_it_includes(included: str | None, runs
         # settings and imports: a configuration IPython or Jupyter executes, a startup file of imports
         ("c = get_config()\nc.TerminalInteractiveShell.confirm_exit = False\nc.ServerApp.port = 8890\n", True),
         ('"""My startup."""\nimport numpy as np\nfrom pathlib import Path\nDEBUG: bool = True\n', True),
-        ("c.InteractiveShellApp.extensions = ['autoreload']\nc.ServerApp.ip = '0.0.0.0'\n", True),
+        ("c.TerminalInteractiveShell.highlighting_style = 'monokai'\nc.HistoryManager.db_cache_size = 0\n", True),
+        # a setting named for what it loads or who it lets in decides that, whatever its value
+        ("c.InteractiveShellApp.extensions = ['autoreload']\n", False),
+        ("c.ServerApp.ip = '0.0.0.0'\nc.ServerApp.token = ''\n", False),
+        ("c.ServerApp.kernel_manager_class = 'pkg.Manager'\n", False),
         # a string that is code or a path, a call, a loop: run later, outside the hooks
         ('c.InteractiveShellApp.exec_lines = [\'__import__("os").system("id")\']\n', False),
         ("c.ServerApp.terminado_settings = {'shell_command': ['/tmp/.x/sh']}\n", False),

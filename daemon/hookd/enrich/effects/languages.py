@@ -372,10 +372,24 @@ def _sets_only(node: ast.stmt) -> bool:
 
 
 def _settable(target: ast.expr) -> bool:
-    """A name or a dotted attribute of one (`c.ServerApp.port`)."""
+    """A name or a dotted attribute of one (`c.ServerApp.port`) whose last name's words say no program, code or
+    exposure: a setting named for what it runs (`browser`, `exec_lines`, `code_to_run`, `kernel_manager_class`,
+    `extensions`) or lets in (`ip`, `token`, `password`, `allow_origin`) decides that, whatever its value."""
+    last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
     while isinstance(target, ast.Attribute):
         target = target.value
-    return isinstance(target, ast.Name)
+    return isinstance(target, ast.Name) and not set(last.lower().split("_")) & _RUNS_OR_LETS_IN
+
+
+# The words of a configuration trait's name that say it names what runs or who gets in: IPython's exec_lines,
+# exec_files, code_to_run, file_to_run and extensions (https://gist.github.com/phelps-matthew/4d8668ac1edd4ee6283f9e7a5f7aedd5),
+# a Jupyter server's ip, token, password and open_browser (https://huggingface.co/spaces/Pyboxs/jupy-lab/blob/main/jupyter_config.py),
+# and the traitlets conventions around them (`*_class` loads a class by its dotted name, `*_command`, `*_cmd`)
+_RUNS_OR_LETS_IN = frozenset({
+    "class", "classes", "command", "cmd", "browser", "exec", "run", "file", "files", "extension", "extensions",
+    "startup", "script", "scripts", "hook", "hooks", "program", "shell", "editor", "pager", "plugin", "plugins",
+    "module", "modules", "ip", "host", "token", "password", "allow", "origin", "xsrf", "remote", "root", "dir", "path",
+})  # fmt: skip
 
 
 def _plain_value(value: ast.expr) -> bool:
