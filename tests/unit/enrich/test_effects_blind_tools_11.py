@@ -12,6 +12,7 @@ from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.effects.fetches import instance_metadata, loopback, served_home_file
 from hookd.enrich.effects.languages import python_sets_only
 from hookd.enrich.gitconfig_text import executing_keys
+from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.tool_args import container_line
 from tests.unit.enrich.test_tool_effects import HOME, effects, enriched
 from tests.unit.enrich.test_tool_effects_later import later
@@ -242,3 +243,12 @@ def test_a_startup_file_of_settings_is_not_code_for_later(proj: Path) -> None:
         "content": "c = get_config()\nc.InteractiveShellApp.code_to_run = 'import os; os.system(\"x\")'\n",
     }
     assert later(enriched("claude", "Write", code, proj)) == [path]
+
+
+def test_a_downloader_reading_through_a_local_server_reads_the_file(proj: Path) -> None:
+    line = f"curl -s 'http://127.0.0.1:8888/api/contents{HOME}/.netrc?content=1' -o out.json"
+    found = analyse_shell(line, home=HOME, base_dir=str(proj), project_dir=str(proj))[1]
+    assert any(e["op"] == "read" and e["path"] == f"{HOME}/.netrc" for e in found)
+    metadata = analyse_shell("curl -s http://localhost:40342/metadata/identity/oauth2/token", home=HOME,
+                             base_dir=str(proj), project_dir=str(proj))[1]  # fmt: skip
+    assert any(e.get("metadata") for e in metadata)
