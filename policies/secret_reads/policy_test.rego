@@ -592,3 +592,17 @@ test_an_mcp_tool_sending_text_without_a_credential_or_writing_a_file_is_not_aske
 		count({v | some v in ask with input as i; v.id == "secret-sent"}) == 0
 	}
 }
+
+# Jupyter's runtime files: a kernel's connection key and a server's token let whoever reads them run code there
+# (blind-tools-11); the notebooks and Jupyter's own settings are not
+test_jupyters_runtime_files_are_credentials if {
+	every p in ["/home/u/.local/share/jupyter/runtime/kernel-2fc0c96e.json", "/home/u/.local/share/jupyter/runtime/jpserver-4242.json", "/Users/u/Library/Jupyter/runtime/kernel-1.json"] {
+		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])
+		some v in d
+		v.id == "credentials-file"
+	}
+	every p in ["/home/u/.jupyter/jupyter_server_config.py", "/home/u/.local/share/jupyter/kernels/python3/kernel.json", "/p/notebooks/runtime/a.ipynb"] {
+		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])
+		count(d) == 0
+	}
+}

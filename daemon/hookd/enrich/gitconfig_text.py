@@ -45,19 +45,20 @@ def _names_of_executing_keys() -> frozenset[str]:
     return frozenset(names)
 
 
-def _runs(key: str, value: str, section_known: bool) -> bool:
+def _runs(key: str, value: str, section_known: bool, place: tuple[str, str, int] = ("", "", 0)) -> bool:
     if key.startswith("alias.") or (not section_known and value.startswith("!")):
         return alias_runs(value)
-    if plain_value(key, value):
+    if plain_value(key, value) or (section_known and _plain_include(key, value, place)):
         return False
     if section_known:
         return executing(key)
     return key.rsplit(".", 1)[-1] in _names_of_executing_keys()
 
 
-def executing_keys(text: str) -> list[tuple[str, str]] | None:
+def executing_keys(text: str, config: str = "", home: str = "", depth: int = 0) -> list[tuple[str, str]] | None:
     """The (key, value) pairs of `text` whose value git runs; a key below no section header in `text` (an
-    edit's new lines) is judged by its name against every section's executing keys. None past MAX_TEXT."""
+    edit's new lines) is judged by its name against every section's executing keys. None past MAX_TEXT. With the
+    configuration's path and the home, an include of a file that exists and sets no such key itself is plain."""
     if len(text) > MAX_TEXT:
         return None
     section = ""
@@ -74,9 +75,24 @@ def executing_keys(text: str) -> list[tuple[str, str]] | None:
             continue
         name, value = match.group(1).lower(), _unquote((match.group(2) or "").rstrip())
         key = f"{section}.{name}" if section else name
-        if _runs(key, value, bool(section)):
+        if _runs(key, value, bool(section), (config, home, depth)):
             found.append((key, value))
     return found
+
+
+def _plain_include(key: str, value: str, place: tuple[str, str, int]) -> bool:
+    """An include (`include.path`, `includeIf.<condition>.path`) of a file that exists now and whose own text sets
+    no key git runs, nor includes one that does (read at decision time: a later write of that file is judged as
+    one into the git configuration, since included_configs names it): a work email's `~/.gitconfig-work`."""
+    config, home, depth = place
+    if not home or depth >= MAX_INCLUDE_DEPTH or not (key == "include.path" or _INCLUDE_IF.fullmatch(key)):
+        return False
+    target = _expand(value, home, os.path.dirname(config) or home)
+    text = head(target, MAX_TEXT + 1, follow=True)
+    return text is not None and executing_keys(text, target, home, depth + 1) == []
+
+
+_INCLUDE_IF = re.compile(r"includeif\..+\.path")
 
 
 def unjudged_write(path: str, program: str, via: str) -> dict[str, JSON]:

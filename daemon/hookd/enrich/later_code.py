@@ -279,17 +279,25 @@ MAX_DIR_CODE = 8  # the code files of a named directory read (its first entries,
 
 def _named_texts(place: str) -> list[tuple[str, str]]:
     """The text of the regular file at `place`; for a directory (never through a link: a go.work `replace`, a
-    plugin directory), that of its first code files: a program builds or loads the code a directory holds."""
+    plugin directory, an installation prefix a version manager runs from), that of its first code files and scripts
+    (a `#!` line), and those of its `bin/`: a program builds, loads or runs the code a directory holds."""
     named = head(place, MAX_SCRIPT)
     if named is not None or os.path.islink(place) or not os.path.isdir(place):
         return [(place, named)] if named else []
+    files = [*_entries(place), *_entries(os.path.join(place, "bin"))]  # a prefix's programs are in its bin/
+    code = [f for f in files if _code_lang(f) or f.endswith(".go") or head(f, 2) == "#!"][:MAX_DIR_CODE]
+    return [(f, t) for f in code if (t := head(f, MAX_SCRIPT))]
+
+
+def _entries(directory: str) -> list[str]:
+    """The first entries of a directory (never through a link), or none."""
+    if os.path.islink(directory) or not os.path.isdir(directory):
+        return []
     try:
-        with os.scandir(place) as entries:
-            files = [e.path for _, e in zip(range(4 * MAX_DIR_CODE), entries, strict=False)]
+        with os.scandir(directory) as entries:
+            return [e.path for _, e in zip(range(4 * MAX_DIR_CODE), entries, strict=False)]
     except (OSError, ValueError):
         return []
-    code = [f for f in files if _code_lang(f) or f.endswith(".go")][:MAX_DIR_CODE]
-    return [(f, t) for f in code if (t := head(f, MAX_SCRIPT))]
 
 
 # A PEP 517 in-tree backend: pip imports `build-backend` from the `backend-path` directories to build the project
@@ -316,6 +324,9 @@ def _places(word: str, config: str, home: str, project: str) -> list[str]:
         return [os.path.join(b, stem + end) for b in bases for end in (".py", "/__init__.py")]
     if "/" not in word or "://" in word:
         return []
+    scheme, colon, rest = word.partition(":")
+    if colon and scheme.isalpha() and rest.startswith(("/", "~/", "./", "../")):
+        word = rest  # a version manager's `path:DIR` (asdf's .tool-versions), npm's `file:../x`: the path after it
     if word.startswith("~/"):
         return [os.path.normpath(home + word[1:])]
     if word.startswith("/"):

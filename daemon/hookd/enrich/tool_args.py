@@ -40,6 +40,9 @@ _WRITE = frozenset({
     "insert", "apply", "touch", "mkdir", "make", "new", "add", "overwrite", "truncate", "store", "upsert",
     "chmod", "chown", "extract", "unzip", "download", "screenshot", "export",
 })  # fmt: skip
+# Words of a tool's name that say it brings something from elsewhere: its argument named for the local side
+# (`local_path`, `localFilePath`) is where that lands, written (pulsemcp's cloud-storage `get_file` saves it there)
+_FETCH = frozenset({"get", "fetch", "retrieve"})
 _READ = frozenset({
     "read", "get", "view", "list", "ls", "search", "find", "grep", "glob", "cat", "open", "show", "load",
     "stat", "info", "tree", "head", "tail", "query", "inspect", "describe", "diff", "upload", "attach", "send",
@@ -235,6 +238,8 @@ def inferred(tool: ToolCall) -> Inferred | None:
         return None
     op = _op(tool)
     to = frozenset(a for a in args if a in found.to) if op in ("move", "copy") else frozenset()
+    if op == "read" and words(_name(tool)) & _FETCH:  # `get_file`'s `local_file_path`: where the object lands
+        to = frozenset(a for a in args if "local" in words(a.rpartition(".")[2]))
     access = "read" if op == "read" else "write"
     paths = tuple(
         (a, "write" if a in to or a in found.options else "read" if a in found.reads else access) for a in args
@@ -242,7 +247,7 @@ def inferred(tool: ToolCall) -> Inferred | None:
     content = next(
         (k for k, v in tool.input.items() if k in ("content", "text", "file_text") and isinstance(v, str)), ""
     )
-    kind = ToolKind.READ if op == "read" and not found.options else ToolKind.WRITE
+    kind = ToolKind.READ if op == "read" and not found.options and not to else ToolKind.WRITE
     spec = ToolSpec(kind, paths, content=content if access == "write" else "")
     searches = op == "read" and bool(words(_name(tool)) & _SEARCH)
     return Inferred(spec, op, to, dict(found.paths), tuple(found.unknown), searches)
@@ -461,17 +466,22 @@ def _short_volume(value: Any) -> str:
 
 
 _CONTAINER_WORDS = frozenset({"container", "containers"})
+# A container engine's name with its run or create word (`docker_run`, `podman_create`) names a container tool too
+_ENGINE_WORDS = frozenset({"docker", "podman", "nerdctl"})
+_START_WORDS = frozenset({"run", "create"})
 
 
 def container_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
     """The `docker run` line a container tool's input amounts to (ckreiling's mcp-server-docker `run_container`,
-    `create_container`: the Docker SDK's `containers.run` arguments): its volumes (`host:dir[:mode]`, or the
+    `create_container`, a tool named for the engine's own subcommand, `docker_run`: the Docker SDK's
+    `containers.run` arguments): its volumes (`host:dir[:mode]`, or the
     SDK's `{host: {"bind": dir, "mode": m}}` and `{host: dir}`), `privileged`, image and command, so that what the
     command does through the mounts is judged as `docker run`'s is (a created container runs it when started).
     None: not a container tool, or no image."""
     given = _engine_fields(tool_input)
-    image = given.get("image")
-    if not (words(tool) & _CONTAINER_WORDS) or not isinstance(image, str) or not image.strip():
+    image, said = given.get("image"), words(tool)
+    named = bool(said & _CONTAINER_WORDS) or bool(said & _ENGINE_WORDS and said & _START_WORDS)
+    if not named or not isinstance(image, str) or not image.strip():
         return None
     argv = ["docker", "run"]
     for volume in [*_volumes(given.get("volumes")), *_volumes(given.get("binds")), *_mounts(given.get("mounts"))]:

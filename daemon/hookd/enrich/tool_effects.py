@@ -21,14 +21,14 @@ from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.build_files import is_build_file, is_compose_file, is_unit_file, is_user_unit, make_lines
-from hookd.enrich.cli_tools import cli_line
+from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
 from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.compose import service_runs
 from hookd.enrich.effects.configtext import quiet_setting
-from hookd.enrich.effects.fetches import instance_metadata
+from hookd.enrich.effects.fetches import instance_metadata, served_home_file
 from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.env_template import mark_templates
@@ -192,7 +192,7 @@ def _command_effects(program: str, tool_input: Mapping[str, Any], home: str | No
     when it gives one, as the tool's effects (`via: tool`), so that a recursive delete of the home, a write into
     `~/.ssh` or a read of a key through `start_process` is judged as through the agent's shell."""
     out: list[dict[str, JSON]] = []
-    for line in command_lines(program, tool_input, cli_line):
+    for line in [*command_lines(program, tool_input, cli_line), *pod_lines(tool_input)]:
         if _too_long(line):
             return [_unknown("write", program)]  # a line past what hookd analyses: what it changes is not known
         resolver = PathResolver(home=home or "/", project_dir=project)
@@ -465,12 +465,12 @@ def _git_keys(
             out.append(unjudged_write(path, program, "tool"))
             texts = new  # each key by its name, whatever its section
         for text in texts:
-            out.extend(_keyed(target, path, text))
+            out.extend(_keyed(target, path, text, home))
     return out
 
 
-def _keyed(target: dict[str, JSON], path: str, text: str) -> list[dict[str, JSON]]:
-    keys = executing_keys(text)
+def _keyed(target: dict[str, JSON], path: str, text: str, home: str | None) -> list[dict[str, JSON]]:
+    keys = executing_keys(text, path, home or "")
     if keys is None:
         return [{**target, "op": "write", "path": path, "to": "", "key": "", "value": "", "executes": True,
                  "known": False}]  # fmt: skip
@@ -520,13 +520,14 @@ def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, 
                 return [*out, _unknown("read", program)]
             seen.add(url)
             local = _FILE_URL.fullmatch(url)
-            if local:
+            served = "" if local else served_home_file(url, home or "")  # a local server's file of the home
+            if local or served:
                 resolver = resolver or PathResolver(home=home or "/", project_dir=project)
-                placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]), project)
+                placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]) if local else served, project)
                 entry = {"arg": "url", **placed, "access": "read"}
-                read = _effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project)
-                out.append({**read, "url": url})
-                continue
+                out.append({**_effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project), "url": url})
+                if local:
+                    continue
             if url[:5].lower() == "file:":
                 continue  # a file URL with no path (`file://` explained in a prompt)
             out.append({**_unknown("fetch", program), "known": True, "class": "outside", "url": url})

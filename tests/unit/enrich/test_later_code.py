@@ -86,7 +86,8 @@ def test_jvm_agent_options_in_the_environment_load_code() -> None:
 @pytest.mark.parametrize(
     ("line", "runs"),
     [
-        (f"printf 'import os\\n' > {HOME}/.config/someapp/startup/10.py", True),
+        (f"printf 'import os\\nos.getcwd()\\n' > {HOME}/.config/someapp/startup/10.py", True),
+        (f"printf 'import os\\n' > {HOME}/.config/someapp/startup/10.py", False),  # imports alone run nothing seen
         (f"cat > {HOME}/.local/share/tool/init.d/a.lua <<'EOF'\nos.execute('id')\nEOF", True),
         (f"cp /tmp/x.js {HOME}/.someapp/plugins/", True),
         (f"echo '{{}}' > {HOME}/.config/someapp/settings.json", False),

@@ -461,7 +461,8 @@ class Catalogue:
 
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
-        "forge_apis", "git", "instruction_files", "languages", "metadata_hosts", "pid_lookups", "power_files",
+        "forge_apis", "git", "instruction_files", "languages", "metadata_hosts", "metadata_local", "pid_lookups",
+        "power_files",
         "prefixes", "process_files", "program_configs", "runs_later", "search_paths", "settings_files",
         "signal_files", "startup_files", "system_programs",
     )  # fmt: skip
@@ -489,6 +490,8 @@ class Catalogue:
             if name != "source"
         }
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
+        local = own.get("metadata_hosts", {})  # a metadata service on the loopback: (its ports, its credential paths)
+        self.metadata_local = (frozenset(local.get("local_ports", ())), tuple(local.get("local_paths", ())))
         self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
         self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
         self.process_files = frozenset(own.get("process_files", {}).get("names", ()))  # /proc/PID/mem: acts on PID

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import socket
 import unicodedata
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import Ledger, Place
@@ -32,6 +33,8 @@ def fetch_effects(
         model.add("fetch", None, name, url=url, known=not _dynamic(url))
         if instance_metadata(url):  # it answers with the machine's cloud credentials
             model.add("read", None, name, url=url, metadata=True)
+        if served := served_home_file(url, model.home):  # a local server hands out a file of the home
+            model.add("read", place(served), name, url=url)
         if remote and "/" in url:
             base = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
             if base:
@@ -44,21 +47,69 @@ def instance_metadata(url: str) -> bool:
     """`url` names a cloud instance metadata service: a link-local address (169.254.169.254, fe80::…) in any
     form a client resolves (`2852039166`, `0xA9FEA9FE`, `0251.0376.0251.0376`, `[::ffff:169.254.169.254]`), or a
     host of the catalogue's `metadata_hosts` (`metadata.google.internal.` with its root dot, any case)."""
-    url = _as_a_browser_reads(url)
-    try:
-        host = urlsplit(url if "://" in url else "http://" + url).hostname or ""
-    except ValueError:
+    split = _split(_as_a_browser_reads(url))
+    if split is None:
         return False
-    host = host.rstrip(".")
+    host = (split.hostname or "").rstrip(".")
     hosts = catalogue().metadata_hosts
     if host in hosts:
         return True
     address = _address(host)
+    if _is_local(host, address):
+        return _local_metadata(split)
     if address is None:
         return any(a.is_link_local or str(a) in hosts for a in _spelled_addresses(host))
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return address.is_link_local or str(address) in hosts
+
+
+def _local_metadata(split: SplitResult) -> bool:
+    """A metadata service served on the machine itself (Azure Arc's IMDS on localhost:40342, Service Fabric's
+    token endpoint): a loopback host at one of the catalogue's ports, or at any port on one of its credential
+    paths (`/metadata/identity/oauth2/token`, `/latest/meta-data/iam/security-credentials/`)."""
+    ports, paths = catalogue().metadata_local
+    try:
+        port = split.port
+    except ValueError:
+        port = None
+    return port in ports or unquote(split.path).lower().startswith(paths)
+
+
+def loopback(host: str) -> bool:
+    """`host` is this machine: `localhost` (and a name below it, RFC 6761), or a loopback or unspecified address
+    in any spelling a resolver reads (`127.1`, `2130706433`, `::1`, `::ffff:127.0.0.1`, `0.0.0.0`)."""
+    host = host.strip("[]").rstrip(".").lower()
+    return _is_local(host, _address(host))
+
+
+def _is_local(host: str, address: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address is not None and (address.is_loopback or address.is_unspecified)
+
+
+def served_home_file(url: str, home: str) -> str:
+    """The file of the home a server on this machine hands out at `url`, whose path names it whole after the
+    server's own prefix (a Jupyter server rooted at `/`: `/files/home/u/.aws/credentials`,
+    `/api/contents/home/u/.ssh/id_rsa`; a static server of `/`), or ``: what the fetch reads is that file."""
+    if not home or home == "/" or home.rstrip("/") not in unquote(url):  # (the common case: no home in the URL)
+        return ""
+    split = _split(_as_a_browser_reads(url))
+    if split is None or not loopback(split.hostname or ""):
+        return ""
+    path = unquote(split.path)
+    at = path.find(home.rstrip("/") + "/")
+    return os.path.normpath(path[at:]) if at >= 0 else ""
+
+
+def _split(url: str) -> SplitResult | None:
+    try:
+        return urlsplit(url if "://" in url else "http://" + url)
+    except ValueError:
+        return None
 
 
 def _spelled_addresses(host: str) -> list[ipaddress.IPv4Address]:

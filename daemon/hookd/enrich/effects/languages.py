@@ -9,6 +9,7 @@ is not `known`. Python is read with its own parser (pycode.py). A language witho
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from collections.abc import Mapping
@@ -330,9 +331,74 @@ _NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 def code_runs_nothing(lang: str, text: str) -> bool:
     """`text`, code in `lang`, is followed whole by its language's table of calls and does nothing hookd can see:
     no command, no file, nothing that reaches the system (a terminal's or player's script that sets fonts and
-    shows messages). Python is not judged here: its commands and files are the shell builder's."""
+    shows messages). Python is judged by its statements alone (python_sets_only): its calls are the shell
+    builder's."""
+    if lang == "python":
+        return python_sets_only(text)
     language = _language(lang)
     if language is None or language.calls is None:
         return False
     followed = follow_code(lang, text)
     return followed.known and not followed.commands and not followed.files
+
+
+def python_sets_only(text: str) -> bool:
+    """`text` is Python that only imports modules and sets names or attributes to plain values: an IPython or
+    Jupyter configuration's `c = get_config()` and `c.TerminalInteractiveShell.editing_mode = 'vi'`, a startup
+    file's imports. A call, a loop, a definition, or a string value that may be code or a path (IPython's
+    `exec_lines`, a `shell_command`) is not: what runs it later runs it outside the hooks."""
+    try:
+        tree = ast.parse(text[:MAX_PLAIN_PYTHON]) if len(text) <= MAX_PLAIN_PYTHON else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return tree is not None and all(_sets_only(node) for node in tree.body)
+
+
+MAX_PLAIN_PYTHON = 64 * 1024
+# A string value that is a word, a number or a setting's name (`vi`, `Linux`, `0.0.0.0`), never a path, URL or code
+_PLAIN_STRING = re.compile(r"[\w .,:@+=%-]{0,256}")
+
+
+def _sets_only(node: ast.stmt) -> bool:
+    if isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass)):
+        return True
+    if isinstance(node, ast.Expr):  # a docstring
+        return isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    if isinstance(node, ast.Assign):
+        return all(_settable(t) for t in node.targets) and _plain_value(node.value)
+    if isinstance(node, ast.AnnAssign):
+        return _settable(node.target) and (node.value is None or _plain_value(node.value))
+    return False
+
+
+def _settable(target: ast.expr) -> bool:
+    """A name or a dotted attribute of one (`c.ServerApp.port`) whose last name's words say no program, code or
+    exposure: a setting named for what it runs (`browser`, `exec_lines`, `code_to_run`, `kernel_manager_class`,
+    `extensions`) or lets in (`ip`, `token`, `password`, `allow_origin`) decides that, whatever its value."""
+    last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    while isinstance(target, ast.Attribute):
+        target = target.value
+    return isinstance(target, ast.Name) and not set(last.lower().split("_")) & _RUNS_OR_LETS_IN
+
+
+# The words of a configuration trait's name that say it names what runs or who gets in: IPython's exec_lines,
+# exec_files, code_to_run, file_to_run and extensions (https://gist.github.com/phelps-matthew/4d8668ac1edd4ee6283f9e7a5f7aedd5),
+# a Jupyter server's ip, token, password and open_browser (https://huggingface.co/spaces/Pyboxs/jupy-lab/blob/main/jupyter_config.py),
+# and the traitlets conventions around them (`*_class` loads a class by its dotted name, `*_command`, `*_cmd`)
+_RUNS_OR_LETS_IN = frozenset({
+    "class", "classes", "command", "cmd", "browser", "exec", "run", "file", "files", "extension", "extensions",
+    "startup", "script", "scripts", "hook", "hooks", "program", "shell", "editor", "pager", "plugin", "plugins",
+    "module", "modules", "ip", "host", "token", "password", "allow", "origin", "xsrf", "remote", "root", "dir", "path",
+})  # fmt: skip
+
+
+def _plain_value(value: ast.expr) -> bool:
+    """A literal whose strings are plain words (_PLAIN_STRING), or IPython's and Jupyter's `get_config()`."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id == "get_config" and not value.args
+    try:
+        ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False
+    strings = [n.value for n in ast.walk(value) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return all(_PLAIN_STRING.fullmatch(s) for s in strings)
