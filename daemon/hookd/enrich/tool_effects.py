@@ -337,9 +337,6 @@ def _unit_risk(effect: dict[str, JSON], home: str, project: str) -> bool:
     return effect["op"] in _UNIT_RISKS and (cls not in ("project", "scratch") or in_home(path, home, project))
 
 
-_UNREAD_SERVICES = "# more services than hookd reads: their commands are not known"
-
-
 def _later_exec(line: str, target: str, program: str) -> dict[str, JSON]:
     return {**_unknown("exec", program), "known": True, "code": {"lang": "sh", "text": line}, "deferred": True,
             "startup": target}  # fmt: skip
@@ -365,12 +362,15 @@ def _build_file_effects(
         texts = [t for t in texts if len(t) <= MAX_CONFIG_TEXT]
         judged = _judged_unit if is_unit_file(path) else _judged_later
         out.extend(judged([line for t in texts for line in make_lines(path, t)], path, program, home, project))
-        runs = (service_runs([t], home, os.path.dirname(path)) for t in texts if is_compose_file(path))
-        for line in (line for found in runs for line in (found if found is not None else [_UNREAD_SERVICES])):
-            unread = line is _UNREAD_SERVICES or _too_long(line)
-            analysed = [] if unread else analyse_shell(line, home=home, base_dir="/", project_dir=project)[1]
-            if unread or reaches_home(analysed, home, project):
-                out.append(_later_exec(line, path, program))
+        for runs in (service_runs([t], home, os.path.dirname(path)) for t in texts if is_compose_file(path)):
+            if runs is None:  # more services than are read: what they run is not known
+                out.append({**_later_exec("", path, program), "known": False})
+            for line in runs or ():
+                analysed = (
+                    [] if _too_long(line) else analyse_shell(line, home=home, base_dir="/", project_dir=project)[1]
+                )
+                if _too_long(line) or reaches_home(analysed, home, project):
+                    out.append(_later_exec(line, path, program))
     return out
 
 

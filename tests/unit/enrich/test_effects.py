@@ -351,6 +351,12 @@ def test_shell_escapes_and_launched_lines_are_walked(command: str, deleted: str,
     assert deleted in [e["path"] for e in ops(command, proj, "delete")]
 
 
+def test_npms_call_option_runs_a_line_only_for_exec(proj: Path) -> None:
+    """npm-exec(1): `-c`/`--call` is exec's; npm's other commands take no command line from it."""
+    assert ops("npm run build -c prod", proj, "exec") == []
+    assert ops("npm run-script lint --call .eslintrc", proj, "exec") == []
+
+
 def test_files_named_on_stdin_are_read(proj: Path) -> None:
     assert [e["path"] for e in ops("echo ~/.ssh/id_rsa | cpio -o", proj, "read")] == [f"{HOME}/.ssh/id_rsa"]
     listed = ops("find ~/.ssh | cpio -o > /tmp/x", proj, "read")

@@ -139,3 +139,35 @@ def test_a_line_with_a_tests_operators_is_read_by_the_tree(command: str, program
     """`[ a = b ]`, `[[ ! x ]]`, `[[ f == *.py ]]`: the test's operators are its words, not a reason to read the
     whole line with the fallback parser, which knows no processes without bound."""
     assert forks(command, tmp_path) == [program]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "while false; true; do yes & done",  # the condition list's last command decides
+        "while true 2>/dev/null; do yes & done",
+        "while :|:; do yes & done",
+        "while (true); do yes & done",
+        "while { true; }; do yes & done",
+        "while command true; do yes & done",
+        "until ((010 == 10)); do yes & done",  # arithmetic reads 010 as octal: 8
+        "while ((0x10 == 16)); do yes & done",
+        "while [[ 010 -eq 8 ]]; do yes & done",  # [[ -eq ]] evaluates arithmetic too
+        "while [ 010 -eq 10 ]; do yes & done",  # test(1) reads decimal
+        "while :; do sleep 9 & done; while ((" + "1" * 4400 + ")); do :; done",  # past int()'s digits: not known
+    ],
+)
+def test_a_constant_condition_spelled_other_ways_is_endless(command: str, tmp_path: Path) -> None:
+    assert forks(command, tmp_path) == ["while"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "while true; false; do yes & done",
+        "while ((08)); do yes & done",  # not a number in arithmetic: bash fails it
+        "while ((" + "1" * 4400 + ")); do yes & done",  # too many digits to read: not known
+    ],
+)
+def test_a_condition_that_ends_or_cannot_be_read_is_not(command: str, tmp_path: Path) -> None:
+    assert forks(command, tmp_path) == []

@@ -193,3 +193,28 @@ def test_killall_of_a_users_processes_without_a_name_signals_every_process(tmp_p
         assert [e["match"] for e in ops(command, tmp_path, "signal")] == ["all"], command
     assert [e["match"] for e in ops("killall -u root node", tmp_path, "signal")] == ["name"]
     assert [e["target"] for e in ops("killall -g hookd", tmp_path, "signal")] == ["hookd"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ps -eo pid= | tee /dev/null | xargs kill -9",  # tee passes every row on
+        "for p in $(ps -eo pid= | tail -n +2); do kill $p; done",  # a substitution's pipe, read as a line's
+        "ps -eo pid= | head -n -1 | xargs kill",  # all but the last
+        "ps -eo pid= | " + "cat - | " * 70 + "xargs kill -9",  # past the lookup's 64 words: looked up first
+    ],
+)
+def test_a_listing_of_every_process_through_more_pipes_looks_up_every_name(command: str, tmp_path: Path) -> None:
+    assert [EVERY_NAME in e.get("lookup", []) for e in ops(command, tmp_path, "signal")] == [True]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ps -eo pid= --sort=start_time | tail -n 1 | xargs kill",  # the newest one
+        "ps -eo pid= | head -5 | xargs kill",
+        "ps -e -o pid= | grep -evx 1 | xargs kill",  # `-e` takes `vx` as its pattern: not inverted
+    ],
+)
+def test_a_listing_cut_to_a_few_rows_does_not(command: str, tmp_path: Path) -> None:
+    assert all(EVERY_NAME not in e.get("lookup", []) for e in ops(command, tmp_path, "signal"))

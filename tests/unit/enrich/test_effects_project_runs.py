@@ -93,3 +93,31 @@ def test_a_relative_mount_is_below_the_first_compose_files_directory(tmp_path: P
     )
     assert deleted("docker compose -f docker/compose.yml up", tmp_path) == {f"{tmp_path}/build"}
     assert not unknown_code("docker compose -f docker/compose.yml run --rm app", tmp_path)
+
+
+def test_every_named_file_is_read_whatever_options_come_between(tmp_path: Path) -> None:
+    for name in ("a.yml", "b.yml"):
+        (tmp_path / name).write_text("services:\n  app:\n    image: alpine\n")
+    (tmp_path / "c.yml").write_text("services:\n  app:\n    volumes: ['~/:/h']\n    command: rm -rf /h/Documents\n")
+    for command in (
+        "docker compose -f a.yml -f b.yml -f c.yml up",
+        "docker compose -fa.yml --file=b.yml --file c.yml up",
+        "docker compose --ansi never -f a.yml -f c.yml up -d",
+    ):
+        assert deleted(command, tmp_path) == {f"{HOME}/Documents"}, command
+    assert deleted("docker compose -f a.yml -f c.yml logs up", tmp_path) == set()  # `up` is a service here
+
+
+def test_a_compose_file_the_line_writes_is_read_from_the_line(tmp_path: Path) -> None:
+    line = "printf 'services:\\n  a:\\n    volumes: [\"~/:/h\"]\\n    command: rm -rf /h/Documents\\n' > c.yml"
+    assert f"{HOME}/Documents" in deleted(line + " && docker compose -f c.yml up", tmp_path)
+
+
+def test_compose_files_hookd_cannot_read_whole_leave_unknown_code(tmp_path: Path) -> None:
+    (tmp_path / "a.yml").write_text(_SERVICE + "    extends:\n      file: ../x.yml\n      service: y\n")
+    assert unknown_code("docker compose -f a.yml up", tmp_path)  # a service taken from elsewhere
+    files = " ".join(f"-f f{n}.yml" for n in range(40))
+    for n in range(40):
+        (tmp_path / f"f{n}.yml").write_text("services: {}\n")
+    assert unknown_code(f"docker compose {files} up", tmp_path)  # more files than are read
+    assert not unknown_code("docker compose -f missing.yml up", tmp_path)  # Compose fails: nothing runs

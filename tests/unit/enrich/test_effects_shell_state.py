@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from effect_support import analysed, ops
+from effect_support import HOME, analysed, ops
 
 from hookd.enrich.shell.state import LOOP_WALKS
 
@@ -247,6 +247,9 @@ def test_the_walks_of_loops_in_loops_are_bounded_and_what_is_left_is_unknown(tmp
     ],
 )
 def test_the_directory_before_the_lines_last_cd_is_known(command: str, deleted: str, tmp_path: Path) -> None:
+    for directory in ("a", "b"):
+        (tmp_path / "srv" / directory).mkdir(parents=True)
+    command, deleted = (text.replace("/srv/", f"{tmp_path}/srv/") for text in (command, deleted))
     assert [e["path"] for e in ops(command, tmp_path, "delete")] == [deleted.format(proj=tmp_path)]
 
 
@@ -254,3 +257,42 @@ def test_the_directory_before_the_line_is_not(tmp_path: Path) -> None:
     """The agent's shell's own OLDPWD (a persistent session's, or none) is not the line's to know."""
     assert [e["known"] for e in ops('rm -rf "$OLDPWD/x"', tmp_path, "delete")] == [False]
     assert [e.get("after_cd") for e in ops("cd -; rm -rf x", tmp_path, "delete")] == [True]
+
+
+@pytest.mark.parametrize(
+    ("command", "deleted"),
+    [
+        ("cd /srv/a; cd /srv/b; OLDPWD=/srv/c; cd -; rm -rf x", "/srv/c/x"),  # `cd -` is `cd "$OLDPWD"`
+        ("cd /srv/a; cd /srv/b; OLDPWD=/srv/c; rm -rf ~-/x", "/srv/c/x"),
+        ('cd /srv/a && OLDPWD=/srv/c && cd /srv/b && rm -rf "$OLDPWD/x"', "/srv/a/x"),  # each cd sets it again
+    ],
+)
+def test_the_lines_own_oldpwd_is_the_one_used(command: str, deleted: str, tmp_path: Path) -> None:
+    for directory in ("a", "b", "c"):
+        (tmp_path / directory).mkdir()
+    command = command.replace("/srv/", f"{tmp_path}/")
+    assert [e["path"] for e in ops(command, tmp_path, "delete")] == [deleted.replace("/srv/", f"{tmp_path}/")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cd /srv/a; cd /srv/b; unset OLDPWD; rm -rf "$OLDPWD"/*',  # bash: `/*`
+        'read -r OLDPWD < f; rm -rf "$OLDPWD"/x',
+        'cd /srv/a; cd /srv/nowhere; rm -rf "$OLDPWD"/x',  # a cd into nothing fails: OLDPWD is as it was
+        'unset PWD; rm -rf "$PWD"/*',
+    ],
+)
+def test_a_directory_variable_the_line_unsets_or_reads_is_not_known(command: str, tmp_path: Path) -> None:
+    for directory in ("a", "b"):
+        (tmp_path / directory).mkdir()
+    command = command.replace("/srv/", f"{tmp_path}/")
+    assert [e["known"] for e in ops(command, tmp_path, "delete")] == [False]
+
+
+def test_an_arithmetic_command_is_read_by_the_tree(tmp_path: Path) -> None:
+    """`((…))` runs its substitutions and assigns numbers; it was a parse error (`while ((n < 3))` read a file `3`)."""
+    effects = analysed("n=0; while ((n < 3)); do n=$((n+1)); done; ((i++)); echo $((n))", tmp_path)[1]
+    assert not [e for e in effects if e["op"] == "read"]
+    assert [e["path"] for e in ops("(( $(rm -rf ~/x) ))", tmp_path, "delete")] == [f"{HOME}/x"]
+    assert [e["known"] for e in ops("p=/srv/x; ((p=0)); rm -rf $p", tmp_path, "delete")] == [False]  # a number now

@@ -68,8 +68,10 @@ class CodeRuns:
 
     def hooks(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
         for hook in program.runs:
-            if hook.kind == "option":
-                self._option_hook(program, parsed, hook, view, follow)
+            if hook.kind == "option" and parsed.operands[: len(hook.subcommands)] == list(hook.subcommands):
+                self._option_hook(
+                    program, parsed, hook, view, follow
+                )  # (`npm exec -c`: npm's other commands ignore it)
             elif hook.kind == "operand":
                 operands = _code_operands(program, parsed)
                 if hook.index < len(operands) and not any(o in program.code_options for o, _ in parsed.options):
@@ -388,8 +390,8 @@ def implicit_code(
     lines of the project's configuration a subcommand runs (`project_runs`: `terraform apply`'s provisioners,
     `docker compose up`'s services) are walked as the line's own, as a project script's literals are."""
     for words, kinds in program.project_runs:
-        if _leads(words, parsed.operands):
-            lines, complete = project_lines(kinds, argv, place, ledger.home, ledger.project)
+        if _leads(words, argv):
+            lines, complete = project_lines(kinds, argv, place, ledger)
             follow.scripts.extend(lines)
             if not complete:  # code the line runs that hookd did not read
                 ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False)
@@ -407,13 +409,23 @@ def implicit_code(
             ledger.add("exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write")
 
 
-def _leads(words: tuple[str, ...], operands: list[str]) -> bool:
-    """`words` head the operands, an option's value the table does not know between them (`docker compose -f
-    deploy/compose.yml up`: `compose`, a file, `up`); no words: every run (`make`, whatever its goals)."""
-    if not words:
-        return True
-    rest = iter(operands[1 : len(words) + 2])
-    return operands[:1] == list(words[:1]) and all(w in rest for w in words[1:])
+def _leads(words: tuple[str, ...], argv: list[str]) -> bool:
+    """`words` are the program's first operands, options and their values anywhere between them (`docker compose
+    -f a.yml -f b.yml up`, `terraform -chdir=infra apply`); no words: every run (`make`, whatever its goals). A
+    word after an option without `=` is taken for its value, so another operand first (`compose logs up`) is not."""
+    expected, after_option = list(words), False
+    for word in argv[1:]:
+        if not expected:
+            break
+        if word == expected[0]:
+            expected.pop(0)
+        elif word.startswith("-"):
+            after_option = "=" not in word
+            continue
+        elif not after_option:
+            return False
+        after_option = False
+    return not expected
 
 
 _URL = re.compile(r"^(?:git\+)?(?:https?|ftp)://", re.IGNORECASE)  # npm's specs: a tarball or git+https URL

@@ -9,6 +9,7 @@ a process under the guard is the guard's.
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from collections.abc import Mapping
@@ -25,7 +26,8 @@ _LOOKUP_WORDS = 64
 _CLUSTER = re.compile(r"-?[A-Za-z]+")  # ps(1)'s options: `-e`, `-eo`, BSD `aux` (no dash), `-ax`
 EVERY_NAME = ".*"  # what a listing of every process looks up: a pattern every name matches
 _EVERY_ROW = re.compile(r"\s*(?:NR\s*(?:>|>=|!=)\s*[0-9]+\s*)?\{")  # awk's `{print $2}`, `NR>1 {print $2}`
-_ROW_KEEPERS = frozenset({"cat", "cut", "tr", "sort", "uniq", "tail", "tac", "column", "rev", "nl", "paste", "expand"})
+_ROW_KEEPERS = frozenset({"cat", "cut", "tr", "sort", "uniq", "tac", "column", "rev", "nl", "paste", "expand", "tee"})
+_GREP_VALUES = frozenset("efmABCdD")  # grep's short options that take a value: the rest of a cluster is it
 
 
 def running_names(target: str, proc: str = "/proc") -> list[str]:
@@ -91,7 +93,7 @@ def lookup_words(target: str, built: Mapping[str, str], fed: tuple[str, ...]) ->
     words: list[str] = []
     for match in (m for text in texts for m in _SUBSTITUTION.finditer(text)):
         text = match.group(1) or match.group(2) or ""
-        if lists_every_process(text):
+        if lists_every_process(text) or EVERY_NAME in _through_pipes(text):
             words.append(EVERY_NAME)
         first = True  # words split at white space, quotes dropped: only names are looked for in them
         for word in text.replace("|", " | ").replace(";", " ; ").replace('"', " ").replace("'", " ").split():
@@ -103,7 +105,22 @@ def lookup_words(target: str, built: Mapping[str, str], fed: tuple[str, ...]) ->
                 words.append(word)
     if XARGS_INPUT in target:
         words.extend(fed)
-    return [w for w in words if w and not w.startswith("-")][:_LOOKUP_WORDS]
+    every = [EVERY_NAME] if EVERY_NAME in words else []  # first: the cut below keeps it
+    return [*every, *(w for w in words if w and not w.startswith("-") and w != EVERY_NAME)][:_LOOKUP_WORDS]
+
+
+def _through_pipes(text: str) -> list[str]:
+    """What a substitution's pipeline (`$(ps -eo pid= | tail -n +2)`) hands on, as `piped_words` reads a line's."""
+    if "|" not in text:
+        return []
+    fed: list[str] = []
+    for piece in text.split("|")[:_LOOKUP_WORDS]:
+        try:
+            program = shlex.split(piece)
+        except ValueError:
+            return []
+        fed = piped_words(fed, program) if program else fed
+    return fed
 
 
 def piped_words(fed: list[str], program: list[str]) -> list[str]:
@@ -116,7 +133,7 @@ def piped_words(fed: list[str], program: list[str]) -> list[str]:
         listed = True
     elif listed and not _passes_rows(program):
         listed = False
-    return [word for word in fed if word != EVERY_NAME] + program[1:] + [EVERY_NAME] * listed
+    return [EVERY_NAME] * listed + [word for word in fed if word != EVERY_NAME] + program[1:]
 
 
 def _passes_rows(program: list[str]) -> bool:
@@ -127,11 +144,31 @@ def _passes_rows(program: list[str]) -> bool:
         code = next((w for w in operands if not w.startswith("-")), "")
         return _EVERY_ROW.match(code) is not None
     if name in ("grep", "egrep", "fgrep"):  # `-v`: every row but the matching ones
-        return (
-            any(w.startswith("-") and not w.startswith("--") and "v" in w for w in operands)
-            or "--invert-match" in operands
-        )
+        return any(_inverts(w) for w in operands) or "--invert-match" in operands
+    if name == "tail":  # from a line on (`tail -n +2`: past the header), not the last few
+        return _line_count(operands, "+") or any(w.startswith("+") and w[1:].isdigit() for w in operands)
+    if name == "head":  # all but the last lines (`head -n -1`), not the first few
+        return _line_count(operands, "-")
     return name == "sed" and not any(w == "-n" or w.startswith("-n") for w in operands)
+
+
+def _line_count(operands: list[str], sign: str) -> bool:
+    """A `-n`/`--lines` count of head or tail given with `sign` (`-n +2`, `-n+2`, `--lines=-1`)."""
+    counts = [v for w, v in itertools.pairwise(operands) if w in ("-n", "--lines")]
+    counts += [w[2:] if w.startswith("-n") else w[8:] for w in operands if w.startswith(("-n", "--lines=")) and w[2:]]
+    return any(c.startswith(sign) and c[1:].isdigit() for c in counts)
+
+
+def _inverts(word: str) -> bool:
+    """A cluster of grep's short options holding `-v` before any option that takes the rest as its value."""
+    if not word.startswith("-") or word.startswith("--"):
+        return False
+    for letter in word[1:]:
+        if letter == "v":
+            return True
+        if letter in _GREP_VALUES:
+            return False
+    return False
 
 
 # a substitution inside the listing's words (`lsof -t -u "$(id -un)"`): a user's name the shell finds

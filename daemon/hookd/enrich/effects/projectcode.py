@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.compose import service_runs
 from hookd.enrich.effects.languages import follow_code
-from hookd.enrich.effects.ledger import Place
+from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.pycode import UNKNOWN, python_effects
 from hookd.enrich.sourced import sourced_text
@@ -106,11 +106,12 @@ _TF_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _COMPOSE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
 _MAX_FILES = 32  # the configuration files of one directory read
 _MAX_ENTRIES = 256  # the entries of a directory listed to find them
+_ELSEWHERE = re.compile(
+    r"^[^\S\n]*(?:include|extends)[^\S\n]*:", re.M
+)  # Compose keys that read another file's services
 
 
-def project_lines(
-    kinds: frozenset[str], argv: Sequence[str], place: Place, home: str, project: str
-) -> tuple[list[str], bool]:
+def project_lines(kinds: frozenset[str], argv: Sequence[str], place: Place, ledger: Ledger) -> tuple[list[str], bool]:
     """The command lines the project's own configuration in the working directory holds that the program runs
     now (the catalogue's `project_runs`): terraform's `local-exec` commands and `external` programs (`*.tf`), a
     Compose file's services (`-f FILE`, else compose.yaml and its other names), each service as the `docker run`
@@ -118,6 +119,7 @@ def project_lines(
     scripts are (sourced_text's bounds); a line holding an expansion is left out, as project_code leaves it. The
     flag: whether all of it was read (terraform's `-chdir=DIR` is where it reads; more files or services than
     are read leave code unknown)."""
+    project = ledger.project
     chdir = next((w.partition("=")[2] for w in argv if w.startswith("-chdir=")), ".")
     here = str(place(chdir).get("path") or "")
     lines: list[str] = []
@@ -126,13 +128,39 @@ def project_lines(
         found = _terraform_lines(kinds, here, project)
         lines, complete = (found, True) if found is not None else ([], False)
     if "compose" in kinds:
-        named = [argv[k + 1] for k, w in enumerate(argv[:-1]) if w in ("-f", "--file")]
-        named += [w.partition("=")[2] for w in argv if w.startswith("--file=")]
-        files = [str(place(n).get("path") or "") for n in named] or _default_compose_files(here)
-        texts = [t for f in files if (t := sourced_text(f, project)) is not None]
-        runs = service_runs(texts, home, os.path.dirname(files[0]) if files else here)
-        lines, complete = lines + (runs or []), complete and runs is not None
+        found = _compose_lines(argv, place, here, ledger)
+        lines, complete = lines + (found or []), complete and found is not None
     return settled_lines(lines), complete
+
+
+def _compose_lines(argv: Sequence[str], place: Place, here: str, ledger: Ledger) -> list[str] | None:
+    """The services of the Compose files the command names (`-f F`, `-fF`, `--file F`, `--file=F`), else of
+    the one Compose finds and its override, the text the line wrote into one first; None when not all of them
+    are read: a named file there that hookd cannot read (one nowhere makes Compose fail), more than _MAX_FILES,
+    more services than are read, or one that takes more from elsewhere (`include`, `extends`)."""
+    named = [argv[k + 1] for k, w in enumerate(argv[:-1]) if w in ("-f", "--file")]
+    named += [w[len("--file=") :] if w.startswith("--file=") else w[2:] for w in argv if _attached_file(w)]
+    files = list(dict.fromkeys(str(place(n).get("path") or "") for n in named)) or _default_compose_files(here)
+    texts = [_compose_text(f, ledger) for f in files[:_MAX_FILES]]
+    known = [t for t in texts if isinstance(t, str)]
+    if len(files) > _MAX_FILES or False in texts or any(_ELSEWHERE.search(t) for t in known):
+        return None
+    return service_runs(known, ledger.home, os.path.dirname(files[0]) if files else here)
+
+
+def _compose_text(path: str, ledger: Ledger) -> str | bool | None:
+    """A Compose file's text: the line's own (`printf … > c.yml && docker compose -f c.yml up`) or the project's;
+    None where there is none (Compose fails on a named one); False where there is one hookd cannot read."""
+    if path in ledger.contents:
+        return ledger.contents[path]
+    if ledger.made(path) or not path:
+        return False
+    text = sourced_text(path, ledger.project)
+    return text if text is not None else (False if os.path.lexists(path) else None)
+
+
+def _attached_file(word: str) -> bool:
+    return word.startswith("--file=") or (word.startswith("-f") and len(word) > 2 and not word.startswith("--"))
 
 
 def _default_compose_files(directory: str) -> list[str]:

@@ -276,7 +276,7 @@ class _Builder:
         variables: dict[str, str] = self.state.variables
         joined = " ".join(simple.words)
         if "PWD" in joined:  # `$PWD`, `~+`: where the command runs; `$OLDPWD`, `~-`: before the line's last `cd`
-            variables = {**variables, **shell_state.directories(variables, cwd)}
+            variables = {**variables, **shell_state.directories(self.state, cwd)}
         words = expand_words(simple.words, variables, self.home)
         if self.state.walk.past(len(words) + len(simple.redirects)):  # the rest is not known: the rules ask
             return "unknown"

@@ -10,12 +10,13 @@ node, or a node this module does not know, raises `_Unsupported` and the caller 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import tree_sitter
 import tree_sitter_bash
 
-from hookd.enrich.shell.conditions import constant_status
+from hookd.enrich.shell.conditions import loop_status
 from hookd.enrich.shell.tree import _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
 from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions, mark_unsplit
 
@@ -38,6 +39,11 @@ _COMMANDS = frozenset(
     {"declaration_command", "unset_command", "test_command", "variable_assignment", "variable_assignments"}
 )  # read as one command each, their keyword (`export`, `[[`) its first word
 _NESTED_TESTS = frozenset({"unary_expression", "binary_expression", "parenthesized_expression", "variable_assignments"})
+# a variable an arithmetic command assigns: `n=1`, `n += 2` (not `==`), `n++`, `--n`
+_ARITHMETIC_ASSIGNED = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_]*)[^\S\n]*(?:[-+*/%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)[^\S\n]*([A-Za-z_][A-Za-z0-9_]*)"
+    r"|([A-Za-z_][A-Za-z0-9_]*)[^\S\n]*(?:\+\+|--)"
+)
 _KEYWORDS = frozenset({"[[", "]]", "[", "]", "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv"})
 
 
@@ -72,6 +78,8 @@ class _Sitter:
             items.append(self.pipeline(node))
         elif kind == "redirected_statement":
             items.append(self.redirected(node))
+        elif kind == "compound_statement" and self.text(node).startswith("(("):
+            items.append(_arithmetic(self.text(node), self.substitution))
         elif kind in ("subshell", "compound_statement"):
             items.append(self.block(node, subshell=kind == "subshell"))
         elif kind == "function_definition":  # its body, as if it ran where it is defined
@@ -389,22 +397,31 @@ def parse_with_sitter(script: str, home: str, level: int, parse_script: ParseScr
     return block, converter.errors[0] if converter.errors else None
 
 
-# A loop that never ends by its condition (`while true`, `until [ 1 = 0 ]`: `conditions.constant_status`), and the
+# A loop that never ends by its condition (`while true`, `until [ 1 = 0 ]`: `conditions.loop_status`), and the
 # commands that wait for or stop what the loop started, or end the loop: a body that starts a process in the
 # background and does none of them starts one more each turn, without bound (bash(1), "Lists": a command ended by
 # `&` runs asynchronously).
 _ENDS = frozenset({"wait", "kill", "pkill", "killall", "break", "exit", "return"})
 
 
+def _arithmetic(text: str, substitution: Callable[[str], _Block]) -> _Item:
+    """`((…))` (bash(1), "Compound Commands"): the substitutions in it run, and each variable it assigns
+    (`n=…`, `n+=…`, `n++`, `--n`) holds a number known only when it runs; it runs no program."""
+    assigned = {a or b or c for a, b, c in _ARITHMETIC_ASSIGNED.findall(text)}
+    subs = [substitution(script) for script in _scan_substitutions(text) if script.strip()]
+    if not assigned:
+        return _Block(list(subs))
+    return _Simple([(name, "$" + text) for name in sorted(assigned)], [], [], subs)
+
+
 def _endless_spawning(node: tree_sitter.Node, src: bytes, background: _Background) -> bool:
     """`while :; do sleep 1000 & done`: a loop its condition never ends whose body runs a command in the background
     and never waits for it, stops it or leaves the loop."""
     keyword = node.children[0].type if node.children else ""
-    condition = node.child_by_field_name("condition")
     body = node.child_by_field_name("body")
-    if condition is None or body is None or keyword not in ("while", "until"):
+    if body is None or keyword not in ("while", "until"):
         return False
-    status = constant_status(condition, src)
+    status = loop_status(node, src)
     if status is None or (status == 0) != (keyword == "while"):
         return False
     starts, ends = background.of(body)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -128,7 +128,7 @@ class LineState:
 
     __slots__ = (
         "_fresh", "_links", "_locals", "_placed", "built", "exported", "home", "loop_walks", "mounts", "references",
-        "resolver", "variables", "walk",
+        "resolver", "unknown_directories", "variables", "walk",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project_dir: str) -> None:
@@ -145,6 +145,7 @@ class LineState:
         self._fresh: set[str] = set()  # directories and files `mktemp` made earlier on the line
         self._locals: list[dict[str, str | None]] = []  # per function call: its `local` names' values before
         self.mounts: tuple[tuple[str, str], ...] = ()  # (inside, host): in a container's command, its bind mounts
+        self.unknown_directories: set[str] = set()  # PWD, OLDPWD: unset or read by the line since its last `cd`
 
     # ----------------------------------------------------------------------------------------------
     # Words placed as paths
@@ -234,6 +235,7 @@ class LineState:
 
     def forget(self, names: list[str]) -> None:
         """Variables (and arrays) set only when the line runs: unknown from here on."""
+        self.unknown_directories.update(n for n in names if n in ("PWD", "OLDPWD"))  # not where `cd` went
         for name in names:
             for key in [k for k in self.variables if k == name or k.startswith(name + "[")]:
                 del self.variables[key]
@@ -351,26 +353,19 @@ class LineState:
     def chdir(self, name: str, argv: list[str], cwd: _Cwd, env: dict[str, str]) -> None:
         targets = [a for a in argv[1:] if a == "-" or not a.startswith(("-", "+"))]
         before = cwd.path if cwd.known else None
-        if name == "cd" and targets[:1] == ["-"] and cwd.previous is not None:
-            cwd.path, cwd.known, cwd.previous = cwd.previous, True, before  # to OLDPWD, which becomes where it was
-            return
-        cwd.previous = before if name == "cd" else None  # (pushd/popd: the stack's top, not followed)
-        if name == "popd" or (name == "pushd" and not targets):
-            cwd.known = False
-        elif not targets:
-            cwd.path, cwd.known = self.resolver.absolute(self.home, "/"), True
-        elif targets[0] == "-" or _dynamic(targets[0]):
-            cwd.known = False
-        else:
-            target = targets[0]
-            searched = self._cdpath(target, env.get("CDPATH", self.variables.get("CDPATH")), cwd)
-            if searched is not None:
-                cwd.path, cwd.known = searched
-                return
-            cwd.path = self.resolver.absolute(target, cwd.path, tilde=False)
-            cwd.known = cwd.known or target.startswith("/")
+        if name == "cd" and targets[:1] == ["-"]:  # `cd -` is `cd "$OLDPWD"`
+            oldpwd = directories(self, cwd).get("OLDPWD", self.variables.get("OLDPWD"))
+            targets = [oldpwd] if oldpwd is not None and oldpwd.startswith("/") and not _dynamic(oldpwd) else targets
+        _move(self, name, targets, cwd, env)
+        # bash sets PWD and OLDPWD on each `cd` that succeeds: OLDPWD known where the line knew where it was and
+        # the new directory is there now (a `cd` into nothing fails and leaves both as they were: not known here)
+        for variable in ("PWD", "OLDPWD"):
+            self.variables.pop(variable, None)
+            self.unknown_directories.discard(variable)
+        there = cwd.known and (os.path.isdir(cwd.path) or _within(cwd.path, self._fresh))
+        cwd.previous = before if name == "cd" and there else None  # (pushd/popd: the stack's top, not followed)
 
-    def _cdpath(self, target: str, cdpath: str | None, cwd: _Cwd) -> tuple[str, bool] | None:
+    def cdpath(self, target: str, cdpath: str | None, cwd: _Cwd) -> tuple[str, bool] | None:
         """Where `cd TARGET` goes through CDPATH (as bash: the first entry holding TARGET as a directory), or
         None when CDPATH does not apply; a CDPATH hookd cannot read leaves the directory unknown."""
         if not cdpath or target.startswith(("/", "./", "../")) or target in (".", ".."):
@@ -387,10 +382,26 @@ class LineState:
         return cwd.path, False  # nowhere yet: it may be made before the `cd` runs, in any of them
 
 
-def directories(variables: Mapping[str, str], cwd: _Cwd) -> dict[str, str]:
-    """`$PWD` and `$OLDPWD` where the line knows them and does not set them itself."""
+def _move(state: LineState, name: str, targets: list[str], cwd: _Cwd, env: dict[str, str]) -> None:
+    if name == "popd" or (name == "pushd" and not targets):
+        cwd.known = False
+    elif not targets:
+        cwd.path, cwd.known = state.resolver.absolute(state.home, "/"), True
+    elif targets[0] == "-" or _dynamic(targets[0]):
+        cwd.known = False
+    else:
+        target = targets[0]
+        searched = state.cdpath(target, env.get("CDPATH", state.variables.get("CDPATH")), cwd)
+        there = state.resolver.absolute(target, cwd.path, tilde=False), cwd.known or target.startswith("/")
+        cwd.path, cwd.known = searched if searched is not None else there
+
+
+def directories(state: LineState, cwd: _Cwd) -> dict[str, str]:
+    """`$PWD` and `$OLDPWD` where the line knows them: from where it went, unless it set them itself (then they
+    are its variables) or made them unknown (`unset`, `read`) since its last `cd`."""
     known = {"PWD": cwd.path if cwd.known else None, "OLDPWD": cwd.previous}
-    return {name: path for name, path in known.items() if path is not None and name not in variables}
+    unknown = state.unknown_directories | state.variables.keys()
+    return {name: path for name, path in known.items() if path is not None and name not in unknown}
 
 
 _BUILT_TEXT = 4096  # of a value built at run time, the text kept (what a PID lookup names)
