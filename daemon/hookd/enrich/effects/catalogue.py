@@ -131,6 +131,9 @@ class Program:
     # (words, what, op, when): `pip uninstall NAME` deletes, `pipx inject NAME …` writes into what NAME names;
     # `when`: only with one of these words after them (`pipx runpip NAME install X`, not `… NAME list`)
     deletes_named: tuple[tuple[tuple[str, ...], str, str, frozenset[str]], ...] = ()
+    # (words, options, own): `pip --python PY install X`, `uv pip install -p PY X` change the environment of the
+    # interpreter an option names; `own`: the environment the program itself was run from (`ENV/bin/pip install`)
+    environment_writes: tuple[tuple[tuple[str, ...], frozenset[str], bool], ...] = ()
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
@@ -320,6 +323,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         deletes_named=tuple(
             (tuple(e["words"]), str(e["what"]), str(e.get("op", "delete")), frozenset(e.get("when", ())))
             for e in spec.get("deletes_named", ())
+        ),
+        environment_writes=tuple(
+            (tuple(e["words"]), frozenset(e.get("options", ())), bool(e.get("own", False)))
+            for e in spec.get("environment_writes", ())
         ),
         sets_code=tuple(
             (

@@ -110,7 +110,53 @@ def deletes_named(ledger: Ledger, program: Program, argv: list[str]) -> None:
         after = _after_words(argv, words)
         if after is not None and (not when or not when.isdisjoint(after)):
             for name in [w for w in after if not w.startswith("-")] or [""]:
-                ledger.add(op, None, program.name, what=what, name=name)
+                named = requirement_name(name) if what == "package" else name
+                ledger.add(op, None, program.name, what=what, name=named)
+
+
+def environment_written(ledger: Ledger, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
+    """`pip --python ENV/bin/python install X`, `uv pip install -p PY X`, `ENV/bin/pip install X`: the packages
+    land in the environment of the interpreter named (or of the one the program was run from), which is written
+    whole; a bare `pip install X` changes whichever environment is active, which the line does not name."""
+    for words, options, own in program.environment_writes:
+        if parsed.operands[: len(words)] != list(words):
+            continue
+        named = [v for o, v in parsed.options if o in options and v]
+        if own and "/" in argv[0]:
+            named.append(argv[0])
+        for interpreter in named:
+            path = str(place(interpreter).get("path") or "")
+            if path:
+                ledger.add("write", place(environment_of(path)), program.name, recursive=True)
+
+
+def environment_of(interpreter: str) -> str:
+    """The environment a program's path belongs to: `ENV` for `ENV/bin/NAME` (`Scripts` on Windows), else the path
+    itself (an environment's directory named directly: `uv pip install --python .venv`)."""
+    parent, _, _ = interpreter.rpartition("/")
+    directory, _, leaf = parent.rpartition("/")
+    return directory if leaf in ("bin", "Scripts") and directory else interpreter
+
+
+# PEP 508: a requirement begins with the project's name; extras, a version specifier, `@ URL` or a marker follow
+# (https://peps.python.org/pep-0508/); uv's tool commands take `NAME@VERSION` the same way
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+# a wheel's or an sdist's file name begins with its distribution name and a `-` before the version
+# (https://packaging.python.org/en/latest/specifications/binary-distribution-format/, source-distribution-format/)
+_ARCHIVE = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?)-[0-9][^/]*\.(?:whl|tar\.gz|zip)")
+
+
+def requirement_name(word: str) -> str:
+    """The project a package manager's operand names: `hookd==0.3.1`, `hookd[http]>=1`, `hookd@0.3.0`,
+    `hookd @ https://…` are hookd, and so is a path or URL of its wheel or sdist (`dist/hookd-0.3.0-py3-none-any.whl`);
+    any other word is kept as it is."""
+    archive = _ARCHIVE.fullmatch(word.rpartition("/")[2])
+    if archive:
+        return archive.group(1)
+    if "/" in word or word.startswith("."):
+        return word
+    found = _REQUIREMENT_NAME.match(word)
+    return found.group(1) if found else word
 
 
 def _after_words(argv: list[str], words: tuple[str, ...]) -> list[str] | None:

@@ -23,7 +23,15 @@ from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
-from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
+from hookd.enrich.effects.entries import (
+    compiled,
+    deletes_named,
+    environment_written,
+    grants,
+    rest_deletes,
+    served,
+    sets_code,
+)
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
@@ -336,6 +344,7 @@ class EffectModel:
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
         deletes_named(self.ledger, program, argv)
+        environment_written(self.ledger, program, parsed, argv, place)
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.serves:
@@ -431,7 +440,7 @@ class EffectModel:
                 self.files.guess([name, *parsed.operands], name, place)
                 module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
                 if module and module[0] in program.modules:
-                    follow.scripts.append(shlex.join([program.modules[module[0]], *module[1:]]))
+                    follow.scripts.append(shlex.join(_module_command(program.modules[module[0]], module, argv[0])))
             if program.writes_operands_in_place(parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
                 for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
@@ -547,6 +556,14 @@ def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> Non
     if lang is not None and not (text is not None and code_runs_nothing(lang, text)):
         ledger.add("exec", None, view.name, code={"lang": lang, "text": text or ""}, known=text is not None,
                         deferred=True, startup=path, when=HOME_CODE_WHEN)  # fmt: skip
+
+
+def _module_command(program: str, module: list[str], interpreter: str) -> list[str]:
+    """The command a module run stands for: `ENV/bin/python -m pip install X` is pip run by that interpreter
+    (`pip --python ENV/bin/python install X`, pip 22.3's option), whose environment it changes."""
+    if program == "pip" and "/" in interpreter:
+        return [program, "--python", interpreter, *module[1:]]
+    return [program, *module[1:]]
 
 
 def _module_argv(argv: list[str]) -> list[str]:

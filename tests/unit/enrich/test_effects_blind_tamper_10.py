@@ -1,0 +1,68 @@
+"""Mechanisms blind-tamper-10's first run missed (policies/README.md, "The fourth blind tamper batch"): what a
+program does with the files, packages, units and processes its arguments name, and the look-alikes that stay
+everyday work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from effect_support import HOME, effects
+
+# --- a .pth file's lines: only those that begin with `import` run ---
+
+
+def test_a_pth_of_paths_in_the_projects_venv_runs_nothing(tmp_path: Path) -> None:
+    found = effects('echo "$PWD/src" > .venv/lib/python3.11/site-packages/myproject-src.pth', tmp_path)
+    assert not [e for e in found if e["op"] == "exec" and e.get("deferred")]
+
+
+def test_a_pth_with_an_import_line_runs_at_every_start(tmp_path: Path) -> None:
+    found = effects("echo 'import os; os.system(\"id\")' > .venv/lib/python3.11/site-packages/x.pth", tmp_path)
+    assert [e["startup"] for e in found if e["op"] == "exec" and e.get("deferred")] == [
+        str(tmp_path / ".venv/lib/python3.11/site-packages/x.pth")
+    ]
+
+
+# --- a package named by a requirement: its project's name, whatever version or file follows ---
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("pipx install --force 'hookd==0.3.1'", "hookd"),
+        ("uv tool install --force hookd@0.3.0", "hookd"),
+        ("pip uninstall -y 'hookd[http]>=1'", "hookd"),
+        ("pipx install ./dist/hookd-0.3.0-py3-none-any.whl", "hookd"),
+        ("pipx install black", "black"),
+    ],
+)
+def test_a_requirement_names_its_project(line: str, name: str, tmp_path: Path) -> None:
+    assert [e["name"] for e in effects(line, tmp_path) if e.get("what") == "package"] == [name]
+
+
+# --- the environment a pip writes: the interpreter's that runs it, or the one an option names ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "~/.local/share/pipx/venvs/hookd/bin/python -m pip install --force-reinstall 'hookd==0.4.0'",
+        "~/.local/share/pipx/venvs/hookd/bin/pip install 'hookd==0.4.0'",
+        "pip --python ~/.local/share/pipx/venvs/hookd/bin/python uninstall -y hookd",
+        "uv pip install -p ~/.local/share/pipx/venvs/hookd/bin/python 'hookd<0.5'",
+    ],
+)
+def test_pip_run_from_an_environment_writes_it(line: str, tmp_path: Path) -> None:
+    written = [e for e in effects(line, tmp_path) if e["op"] == "write" and e["recursive"]]
+    assert [e["path"] for e in written] == [f"{HOME}/.local/share/pipx/venvs/hookd"]
+
+
+@pytest.mark.parametrize("line", ["python3 -m pip install requests", "pip install -r requirements.txt"])
+def test_pip_of_the_active_environment_names_none(line: str, tmp_path: Path) -> None:
+    assert not [e for e in effects(line, tmp_path) if e["op"] == "write"]
+
+
+def test_the_projects_venv_pip_writes_the_projects_venv(tmp_path: Path) -> None:
+    written = [e for e in effects(".venv/bin/pip install 'django==4.2.11'", tmp_path) if e["op"] == "write"]
+    assert [(e["path"], e["class"]) for e in written] == [(str(tmp_path / ".venv"), "project")]
