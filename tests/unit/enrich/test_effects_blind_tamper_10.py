@@ -66,3 +66,16 @@ def test_pip_of_the_active_environment_names_none(line: str, tmp_path: Path) -> 
 def test_the_projects_venv_pip_writes_the_projects_venv(tmp_path: Path) -> None:
     written = [e for e in effects(".venv/bin/pip install 'django==4.2.11'", tmp_path) if e["op"] == "write"]
     assert [(e["path"], e["class"]) for e in written] == [(str(tmp_path / ".venv"), "project")]
+
+
+# --- git rm: the files leave the work tree, committed or not ---
+
+
+def test_git_rm_deletes_the_tree_it_names(tmp_path: Path) -> None:
+    deleted = [e for e in effects("git rm -rq .hookd/policies", tmp_path) if e["op"] == "delete"]
+    assert [(e["path"], e["recursive"]) for e in deleted] == [(str(tmp_path / ".hookd/policies"), True)]
+
+
+def test_git_rm_cached_keeps_the_work_tree(tmp_path: Path) -> None:
+    assert not [e for e in effects("git rm -r --cached build/", tmp_path) if e["op"] == "delete"]
+    assert not [e for e in effects("git rm -n old.txt", tmp_path) if e["op"] == "delete"]
