@@ -79,3 +79,17 @@ def test_git_rm_deletes_the_tree_it_names(tmp_path: Path) -> None:
 def test_git_rm_cached_keeps_the_work_tree(tmp_path: Path) -> None:
     assert not [e for e in effects("git rm -r --cached build/", tmp_path) if e["op"] == "delete"]
     assert not [e for e in effects("git rm -n old.txt", tmp_path) if e["op"] == "delete"]
+
+
+# --- plutil: the property lists its editing options rewrite ---
+
+
+def test_plutil_replace_rewrites_the_property_list(tmp_path: Path) -> None:
+    line = "plutil -replace ProgramArguments -json '[\"/usr/bin/true\"]' ~/Library/LaunchAgents/dev.hookd.daemon.plist"
+    assert [e["path"] for e in effects(line, tmp_path) if e["op"] == "write"] == [
+        f"{HOME}/Library/LaunchAgents/dev.hookd.daemon.plist"
+    ]
+
+
+def test_plutil_lint_only_reads(tmp_path: Path) -> None:
+    assert not [e for e in effects("plutil -lint ~/Library/LaunchAgents/x.plist", tmp_path) if e["op"] == "write"]
