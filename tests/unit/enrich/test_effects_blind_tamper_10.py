@@ -93,3 +93,23 @@ def test_plutil_replace_rewrites_the_property_list(tmp_path: Path) -> None:
 
 def test_plutil_lint_only_reads(tmp_path: Path) -> None:
     assert not [e for e in effects("plutil -lint ~/Library/LaunchAgents/x.plist", tmp_path) if e["op"] == "write"]
+
+
+# --- cpulimit: the process it throttles, by pid, name or executable ---
+
+
+@pytest.mark.parametrize(
+    ("line", "target", "match"),
+    [
+        ("cpulimit -p \"$(pgrep -f 'hookd serve')\" -l 1 -b", "$(pgrep -f 'hookd serve')", "pid"),
+        ("cpulimit --exe=python3.11 -l 1", "python3.11", "name"),
+        ('cpulimit -P "$HOME/.local/share/pipx/venvs/hookd/bin/python" -l 2', "python", "name"),
+    ],
+)
+def test_cpulimit_acts_on_the_process_it_names(line: str, target: str, match: str, tmp_path: Path) -> None:
+    signals = [e for e in effects(line, tmp_path) if e["op"] == "signal"]
+    assert [(e["target"], e["match"], e["acts"]) for e in signals] == [(target, match, "process")]
+
+
+def test_cpulimit_of_a_command_it_starts_signals_nothing_else(tmp_path: Path) -> None:
+    assert not [e for e in effects("cpulimit -l 50 -- ./scripts/reindex.sh", tmp_path) if e["op"] == "signal"]

@@ -328,6 +328,9 @@ class EffectModel:
         for option, value in parsed.options:  # `prlimit --pid PID --nofile=0:0`: a process limited or attached to
             if option in program.pid_options and value:
                 _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
+            elif program.process_options.get(option) and value:  # a path's process is named after its file
+                target = value.rstrip("/").rpartition("/")[2] if program.process_options[option] == "path" else value
+                _signal_to(self.ledger, program.name, target, "name", view, acts="process")
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
