@@ -113,3 +113,47 @@ def test_cpulimit_acts_on_the_process_it_names(line: str, target: str, match: st
 
 def test_cpulimit_of_a_command_it_starts_signals_nothing_else(tmp_path: Path) -> None:
     assert not [e for e in effects("cpulimit -l 50 -- ./scripts/reindex.sh", tmp_path) if e["op"] == "signal"]
+
+
+# --- the service manager's environment: what every unit it starts later gets ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'systemctl --user set-environment LD_AUDIT="$HOME/.cache/libaudit.so"',
+        "dbus-update-activation-environment --systemd LD_AUDIT=$HOME/.cache/libaudit.so",
+        "launchctl setenv LD_AUDIT $HOME/.cache/libaudit.so",
+    ],
+)
+def test_a_loader_variable_in_the_managers_environment_runs_later(line: str, tmp_path: Path) -> None:
+    later = [e for e in effects(line, tmp_path) if e["op"] == "exec" and e.get("deferred")]
+    assert [e["code"]["text"] for e in later] == [f"LD_AUDIT={HOME}/.cache/libaudit.so\n"]
+
+
+def test_hookds_config_in_the_managers_environment_is_a_setting_kept(tmp_path: Path) -> None:
+    (written,) = [e for e in effects("launchctl setenv HOOKD_CONFIG /tmp/h.toml", tmp_path) if e.get("manager")]
+    assert written["sets"] == {"HOOKD_CONFIG": "/tmp/h.toml"}
+
+
+def test_a_plain_variable_in_the_managers_environment_runs_nothing(tmp_path: Path) -> None:
+    found = effects("dbus-update-activation-environment --systemd DISPLAY=:0", tmp_path)
+    assert not [e for e in found if e["op"] == "exec"]
+
+
+# --- systemctl's unit-file verbs: what they write in the manager's unit directory ---
+
+
+def test_systemctl_edit_writes_the_units_drop_in_whatever_editor_runs(tmp_path: Path) -> None:
+    line = 'SYSTEMD_EDITOR="cp $HOME/.cache/ovr.conf" systemctl --user edit hookd.service'
+    assert [e["path"] for e in effects(line, tmp_path) if e["op"] == "write"] == [
+        f"{HOME}/.config/systemd/user/hookd.service.d/override.conf"
+    ]
+    full = [e["path"] for e in effects("systemctl edit --full --drop-in=x hookd", tmp_path) if e["op"] == "write"]
+    assert full == ["/etc/systemd/system/hookd.service"]
+
+
+def test_systemctl_link_lands_a_link_in_the_unit_directory(tmp_path: Path) -> None:
+    found = effects("systemctl --user link --force ~/.cache/hookd.service", tmp_path)
+    (link,) = [e for e in found if e["op"] == "link"]
+    assert (link["path"], link["to"]) == (f"{HOME}/.cache/hookd.service", f"{HOME}/.config/systemd/user/hookd.service")

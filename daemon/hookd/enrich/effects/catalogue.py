@@ -134,6 +134,11 @@ class Program:
     # (words, options, own): `pip --python PY install X`, `uv pip install -p PY X` change the environment of the
     # interpreter an option names; `own`: the environment the program itself was run from (`ENV/bin/pip install`)
     environment_writes: tuple[tuple[tuple[str, ...], frozenset[str], bool], ...] = ()
+    # (words, form): `systemctl --user set-environment A=B` (`assignments`), `launchctl setenv A B` (`pairs`): the
+    # service manager's environment, which every unit it starts later gets, hookd's daemon among them
+    manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # verb -> what a unit-file verb writes in the manager's unit directory (`edit`: a drop-in, `link`: a link)
+    unit_files: Mapping[str, str] = field(default_factory=dict)
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
@@ -330,6 +335,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             (tuple(e["words"]), frozenset(e.get("options", ())), bool(e.get("own", False)))
             for e in spec.get("environment_writes", ())
         ),
+        manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
+        unit_files=dict(spec.get("unit_files", {})),
         sets_code=tuple(
             (
                 tuple(e["words"]),

@@ -119,9 +119,7 @@ def _pathspecs(
         _pathspec(word, base, here, what, place, model, tree)
 
 
-def _pathspec(
-    word: str, base: str, here: str, what: str, place: Place, model: Ledger, tree: bool = False
-) -> None:
+def _pathspec(word: str, base: str, here: str, what: str, place: Place, model: Ledger, tree: bool = False) -> None:
     """One pathspec: the tree it names, recursive when it names a directory or a pattern, `whole` when that
     tree holds the directory the command works in (`.`, `..`, `*`, `:/`)."""
     top = word.startswith(_TOP)

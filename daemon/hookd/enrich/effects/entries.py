@@ -102,6 +102,15 @@ def grants(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> No
         ledger.add("privilege", place(word), program.name, grants=grant)
 
 
+def named_changes(ledger: Ledger, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
+    """What a command changes by the names its words give, not by the files it is handed: packages, the
+    environment an installer writes, the service manager's environment and unit files."""
+    deletes_named(ledger, program, argv)
+    environment_written(ledger, program, parsed, argv, place)
+    manager_environment(ledger, program, parsed)
+    unit_files_written(ledger, program, parsed, place)
+
+
 def deletes_named(ledger: Ledger, program: Program, argv: list[str]) -> None:
     """`pip uninstall hookd`, `gh repo delete o/r`: what a command removes by name, not by path (`what`, `name`);
     `pipx inject hookd X`, `pipx runpip hookd install X` (not `… list`): what it changes by name (a `write` of
@@ -136,6 +145,54 @@ def environment_of(interpreter: str) -> str:
     parent, _, _ = interpreter.rpartition("/")
     directory, _, leaf = parent.rpartition("/")
     return directory if leaf in ("bin", "Scripts") and directory else interpreter
+
+
+# the user manager's environment is the one environment.d(5) sets at its start; a variable set in it later
+# reaches the units it starts from then on, as one set there would: judged as that file's text
+_MANAGER_ENVIRONMENT = "/.config/environment.d/"
+
+
+def manager_environment(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+    """`systemctl --user set-environment LD_AUDIT=…`, `dbus-update-activation-environment --systemd A=B`,
+    `launchctl setenv HOOKD_CONFIG F`: variables every unit the service manager starts later gets (hookd's daemon
+    when it next starts, by its socket or at login), written as the text of a file of its environment."""
+    for words, form in program.manager_environment:
+        if parsed.operands[: len(words)] != list(words):
+            continue
+        given = parsed.operands[len(words) :]
+        if form == "pairs":
+            given = [f"{k}={v}" for k, v in zip(given[::2], given[1::2], strict=False)]
+        assigned = [w for w in given if "=" in w and not w.startswith("=")]
+        if assigned:
+            path = f"{ledger.home}{_MANAGER_ENVIRONMENT}{program.name}-{'-'.join(words) or 'environment'}.conf"
+            pairs = (w.partition("=") for w in assigned)
+            ledger.contents[path] = "".join(f"{k}={shlex.quote(v)}\n" for k, _, v in pairs)
+            ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name, manager=True)
+
+
+def unit_files_written(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """`systemctl [--user] edit UNIT` writes the unit's drop-in (`override.conf`, `--drop-in=NAME`; `--full`: the
+    unit file itself) whatever editor it runs; `systemctl link PATH` puts a link to PATH, under PATH's name, in the
+    manager's unit directory (systemctl(1)). The directory: the user manager's with `--user`, `/etc/systemd/user`
+    with `--global`, the system's otherwise; `--runtime`'s under /run is not known here."""
+    verb = parsed.operands[0] if parsed.operands else ""
+    kind = program.unit_files.get(verb)
+    if not kind:
+        return
+    given = {o for o, _ in parsed.options}
+    directory = "/etc/systemd/user" if "--global" in given else "/etc/systemd/system"
+    if "--user" in given:
+        directory = ledger.home + "/.config/systemd/user"
+    for word in parsed.operands[1:]:
+        name = word.rstrip("/").rpartition("/")[2]
+        if kind == "link":
+            ledger.add("link", place(word), program.name, to=place(f"{directory}/{name}"))
+            continue
+        unit = name if "." in name else f"{name}.service"
+        drop_in = next((v for o, v in parsed.options if o == "--drop-in" and v), "override")
+        file = f"{unit}" if "--full" in given else f"{unit}.d/{drop_in.removesuffix('.conf')}.conf"
+        known = None if "--runtime" not in given else False  # below /run: a directory not known here
+        ledger.add("write", place(f"{directory}/{file}"), program.name, known=known)
 
 
 # PEP 508: a requirement begins with the project's name; extras, a version specifier, `@ URL` or a marker follow

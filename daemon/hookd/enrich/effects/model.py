@@ -23,15 +23,7 @@ from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
-from hookd.enrich.effects.entries import (
-    compiled,
-    deletes_named,
-    environment_written,
-    grants,
-    rest_deletes,
-    served,
-    sets_code,
-)
+from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
@@ -325,12 +317,7 @@ class EffectModel:
             grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
             self._signal(program, parsed, view)
-        for option, value in parsed.options:  # `prlimit --pid PID --nofile=0:0`: a process limited or attached to
-            if option in program.pid_options and value:
-                _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
-            elif program.process_options.get(option) and value:  # a path's process is named after its file
-                target = value.rstrip("/").rpartition("/")[2] if program.process_options[option] == "path" else value
-                _signal_to(self.ledger, program.name, target, "name", view, acts="process")
+        self._acted_on(program, parsed, view)
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
@@ -346,12 +333,21 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
-        deletes_named(self.ledger, program, argv)
-        environment_written(self.ledger, program, parsed, argv, place)
+        named_changes(self.ledger, program, parsed, argv, place)
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.serves:
             served(self.ledger, program, parsed, place)
+
+    def _acted_on(self, program: Program, parsed: Parsed, view: CommandView) -> None:
+        """`prlimit --pid PID --nofile=0:0`, `cpulimit -e NAME`: a process limited or attached to (by a path: the
+        processes named after its file)."""
+        for option, value in parsed.options:
+            if option in program.pid_options and value:
+                _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
+            elif program.process_options.get(option) and value:
+                target = value.rstrip("/").rpartition("/")[2] if program.process_options[option] == "path" else value
+                _signal_to(self.ledger, program.name, target, "name", view, acts="process")
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
