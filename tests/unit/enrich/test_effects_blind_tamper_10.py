@@ -157,3 +157,24 @@ def test_systemctl_link_lands_a_link_in_the_unit_directory(tmp_path: Path) -> No
     found = effects("systemctl --user link --force ~/.cache/hookd.service", tmp_path)
     (link,) = [e for e in found if e["op"] == "link"]
     assert (link["path"], link["to"]) == (f"{HOME}/.cache/hookd.service", f"{HOME}/.config/systemd/user/hookd.service")
+
+
+# --- an archive's members named on the line land below the extraction directory ---
+
+
+@pytest.mark.parametrize(
+    ("line", "member"),
+    [
+        ("unzip -o -q ~/Downloads/dotfiles.zip '.gemini/*' -d ~", f"{HOME}/.gemini/*"),
+        ('tar -C "$HOME" -xf ~/Downloads/dots.tar .codex/hooks.json', f"{HOME}/.codex/hooks.json"),
+    ],
+)
+def test_a_named_member_is_written_below_the_directory(line: str, member: str, tmp_path: Path) -> None:
+    assert [e["path"] for e in effects(line, tmp_path) if e.get("member")] == [member]
+
+
+@pytest.mark.parametrize(
+    "line", ["unzip -l ~/Downloads/x.zip .gemini/settings.json", "unzip -o -q assets.zip -d public/"]
+)
+def test_a_listing_or_a_whole_extraction_names_no_member(line: str, tmp_path: Path) -> None:
+    assert not [e for e in effects(line, tmp_path) if e.get("member")]

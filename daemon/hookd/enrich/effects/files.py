@@ -13,7 +13,7 @@ from hookd.enrich.effects.fetches import fetch_effects
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.tar import tar_effects
+from hookd.enrich.effects.tar import member_writes, tar_effects
 from hookd.enrich.effects.words import (
     _INERT,
     _SECRET_HINT,
@@ -157,6 +157,8 @@ class FileEffects:
         ):
             operands = ["", *operands]  # `chmod --reference=RFILE FILE…`: no mode word, every operand a file
         self._each_operand(program, operands, name, recursive, view, place)
+        if program.members_below:  # `unzip A.zip MEMBER -d DIR`: the members named land below DIR
+            member_writes(self.ledger, parsed, program.members_below, place, name)
         if name == "chmod" and not recursive and len(operands) > 1 and tightens(operands[0]):
             self._private(operands[0], len(operands) - 1)
         if name == "chmod" and len(operands) > 1 and keeps_access(operands[0]):

@@ -25,6 +25,8 @@ def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place
         if archive:
             model.add("read", place(archive), name)
         model.add("write", place(directory or "."), name, recursive=True)
+        for member in operands:  # `tar -C ~ -xf a.tar .codex/hooks.json`: that member lands below DIR
+            model.add("write", place(_below(directory, member)), name, recursive=True, member=True)
         if "--absolute-names" in options or (old_style and "P" in first):
             # members named `/…` or `../…` are written there, wherever that is (GNU tar strips them otherwise)
             model.add("write", {"raw": "<archive members>", "path": "", "in_project": False}, name, known=False)
@@ -46,3 +48,19 @@ def _members(operands: list[str], directory: str | None, spelled: list[str]) -> 
     after = set(spelled[first:])
     base = directory.rstrip("/") or "/"
     return [f"{base}/{w}" if w in after and not w.startswith("/") else w for w in operands]
+
+
+def _below(directory: str | None, member: str) -> str:
+    return member if not directory else f"{directory.rstrip('/') or ''}/{member.lstrip('/')}"
+
+
+def member_writes(model: Ledger, parsed: Parsed, option: str, place: Place, name: str) -> None:
+    """`unzip -o A.zip '.gemini/*' -d ~`: each member (a name or a pattern of names) the archive's operands after
+    it name is written below the extraction directory, as tar's members are; listing, testing or printing them
+    (`-l`, `-t`, `-v`, `-z`, `-Z`, `-p`, `-c`) writes nothing."""
+    given = {o for o, _ in parsed.options}
+    if given & {"-l", "-t", "-v", "-z", "-Z", "-p", "-c"}:
+        return
+    directory = next((v for o, v in parsed.options if o == option and v), None)
+    for member in parsed.operands[1:]:
+        model.add("write", place(_below(directory, member)), name, recursive=True, member=True)
