@@ -178,3 +178,16 @@ def test_a_named_member_is_written_below_the_directory(line: str, member: str, t
 )
 def test_a_listing_or_a_whole_extraction_names_no_member(line: str, tmp_path: Path) -> None:
     assert not [e for e in effects(line, tmp_path) if e.get("member")]
+
+
+# --- cpio's copy-pass mode: the files stdin names land below its directory ---
+
+
+def test_cpio_pass_through_writes_the_listed_names_below_its_directory(tmp_path: Path) -> None:
+    found = effects('cd /tmp/seed && find .copilot -print | cpio -pdmu "$HOME"', tmp_path)
+    assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.copilot"]
+
+
+def test_cpio_pass_through_of_unknown_names_writes_its_whole_directory(tmp_path: Path) -> None:
+    found = effects("cpio -pdm build/ < files.txt", tmp_path)
+    assert [(e["path"], e["recursive"]) for e in found if e["op"] == "write"] == [(str(tmp_path / "build"), True)]

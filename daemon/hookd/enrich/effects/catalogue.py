@@ -180,6 +180,7 @@ class Program:
     bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines
     include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
+    stdin_copies: frozenset[str] = frozenset()  # `cpio -p DIR`: the files stdin names are copied below DIR
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
     code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
     # of code_file_options, those naming a library the main program is still given beside (`gawk -i FILE 'PROG'`)
@@ -388,6 +389,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         modules=dict(spec.get("modules", {})),
         include_options=frozenset(spec.get("include_options", ())),
         stdin_names=frozenset(spec.get("stdin_names", ())),
+        stdin_copies=frozenset(spec.get("stdin_copies", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
         library_options=frozenset(spec.get("library_options", ())),
         code_file_lang=str(spec.get("code_file_lang", "")),
