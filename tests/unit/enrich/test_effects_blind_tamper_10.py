@@ -191,3 +191,18 @@ def test_cpio_pass_through_writes_the_listed_names_below_its_directory(tmp_path:
 def test_cpio_pass_through_of_unknown_names_writes_its_whole_directory(tmp_path: Path) -> None:
     found = effects("cpio -pdm build/ < files.txt", tmp_path)
     assert [(e["path"], e["recursive"]) for e in found if e["op"] == "write"] == [(str(tmp_path / "build"), True)]
+
+
+# --- a process's own file written through a PID lookup: that file, of that process ---
+
+
+def test_a_process_file_written_through_a_pid_lookup_is_known(tmp_path: Path) -> None:
+    found = effects("echo 500 > \"/proc/$(pgrep -f 'node server.js' | head -n1)/oom_score_adj\"", tmp_path)
+    (written,) = [e for e in found if e["op"] == "write"]
+    assert (written["path"], written["known"]) == ("/proc/PID/oom_score_adj", True)
+    assert [e["acts"] for e in found if e["op"] == "signal"] == ["process"]
+
+
+def test_a_process_file_through_another_substitution_stays_unknown(tmp_path: Path) -> None:
+    (written,) = [e for e in effects("echo 0 > /proc/$(cat /tmp/pid)/oom_score_adj", tmp_path) if e["op"] == "write"]
+    assert written["known"] is False

@@ -84,6 +84,8 @@ def cgroup_signals(ledger: Ledger, start: int) -> None:
             signal = ledger.add("signal", None, effect["program"], target=target, match="pid", acts="process")
             if running := running_names(target):  # a PID spelled as a number: what runs under it now
                 signal["running"] = running
+            if not effect["path"]:  # `> /proc/$(pgrep -f app)/oom_score_adj`: that process's file, no other
+                _process_file_read(effect, known.pid_lookups)
     for effect in [e for e in ledger.effects[start:] if e["op"] == "read" and not e["path"]]:
         _process_file_read(effect, known.pid_lookups)
 
