@@ -206,3 +206,25 @@ def test_a_process_file_written_through_a_pid_lookup_is_known(tmp_path: Path) ->
 def test_a_process_file_through_another_substitution_stays_unknown(tmp_path: Path) -> None:
     (written,) = [e for e in effects("echo 0 > /proc/$(cat /tmp/pid)/oom_score_adj", tmp_path) if e["op"] == "write"]
     assert written["known"] is False
+
+
+# --- /dev/fd/N: the file a redirect opened on descriptor N ---
+
+
+def test_a_descriptor_opened_by_exec_names_its_file_later_on_the_line(tmp_path: Path) -> None:
+    found = effects('exec 7<"$HOME/.local/state/hookd/decisions.log"; truncate -s 0 /dev/fd/7', tmp_path)
+    assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.local/state/hookd/decisions.log"]
+
+
+def test_a_commands_own_redirect_names_its_file_for_that_command_only(tmp_path: Path) -> None:
+    found = effects("cat /dev/fd/3 3<a.txt; cat /proc/self/fd/3", tmp_path)
+    assert [e["path"] for e in found if e["op"] == "read" and not e.get("guess")] == [
+        str(tmp_path / "a.txt"),
+        str(tmp_path / "a.txt"),
+        "/proc/self/fd/3",
+    ]
+
+
+def test_a_closed_descriptor_names_nothing(tmp_path: Path) -> None:
+    found = effects("exec 3<a.txt; exec 3<&-; cat /dev/fd/3", tmp_path)
+    assert [e["path"] for e in found if e["program"] == "cat"] == ["/proc/self/fd/3"]

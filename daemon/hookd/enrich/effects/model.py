@@ -119,7 +119,9 @@ class EffectModel:
         paths = (view.env.get("PATH"), view.variables.get("PATH"), view.built.get("PATH"))
         self.code.own_path, self.code.literal = not any(planted_path(value) for value in paths), view.literal
         expanded = options_from_globs(view, place)
+        kept = self.ledger.bind_descriptors(list(view.redirects), lasting=not view.argv)
         follow = self._command(expanded, place)
+        self.ledger.descriptors = kept
         if expanded is not view:  # what the file names make it run, they chose, not the line
             for effect in self.ledger.effects[start:]:
                 if effect["op"] == "exec":
