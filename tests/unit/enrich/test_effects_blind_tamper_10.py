@@ -228,3 +228,9 @@ def test_a_commands_own_redirect_names_its_file_for_that_command_only(tmp_path: 
 def test_a_closed_descriptor_names_nothing(tmp_path: Path) -> None:
     found = effects("exec 3<a.txt; exec 3<&-; cat /dev/fd/3", tmp_path)
     assert [e["path"] for e in found if e["program"] == "cat"] == ["/proc/self/fd/3"]
+
+
+def test_a_variable_imported_into_the_managers_environment_hands_on_its_value(tmp_path: Path) -> None:
+    line = "export HOOKD_CONFIG=/tmp/h.toml; systemctl --user import-environment HOOKD_CONFIG"
+    (written,) = [e for e in effects(line, tmp_path) if e.get("manager")]
+    assert written["sets"] == {"HOOKD_CONFIG": "/tmp/h.toml"}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
+from collections.abc import Mapping
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
@@ -102,12 +103,12 @@ def grants(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> No
         ledger.add("privilege", place(word), program.name, grants=grant)
 
 
-def named_changes(ledger: Ledger, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
+def named_changes(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
     """What a command changes by the names its words give, not by the files it is handed: packages, the
     environment an installer writes, the service manager's environment and unit files."""
-    deletes_named(ledger, program, argv)
-    environment_written(ledger, program, parsed, argv, place)
-    manager_environment(ledger, program, parsed)
+    deletes_named(ledger, program, view.argv)
+    environment_written(ledger, program, parsed, view.argv, place)
+    manager_environment(ledger, program, parsed, {**view.variables, **view.env})
     unit_files_written(ledger, program, parsed, place)
 
 
@@ -152,16 +153,18 @@ def environment_of(interpreter: str) -> str:
 _MANAGER_ENVIRONMENT = "/.config/environment.d/"
 
 
-def manager_environment(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+def manager_environment(ledger: Ledger, program: Program, parsed: Parsed, variables: Mapping[str, str]) -> None:
     """`systemctl --user set-environment LD_AUDIT=…`, `dbus-update-activation-environment --systemd A=B`,
     `launchctl setenv HOOKD_CONFIG F`: variables every unit the service manager starts later gets (hookd's daemon
-    when it next starts, by its socket or at login), written as the text of a file of its environment."""
+    when it next starts, by its socket or at login), written as the text of a file of its environment. A name
+    alone (`import-environment LD_PRELOAD`) hands on the value the line gave it."""
     for words, form in program.manager_environment:
         if parsed.operands[: len(words)] != list(words):
             continue
         given = parsed.operands[len(words) :]
         if form == "pairs":
             given = [f"{k}={v}" for k, v in zip(given[::2], given[1::2], strict=False)]
+        given = [f"{w}={variables[w]}" if "=" not in w and w in variables else w for w in given]
         assigned = [w for w in given if "=" in w and not w.startswith("=")]
         if assigned:
             path = f"{ledger.home}{_MANAGER_ENVIRONMENT}{program.name}-{'-'.join(words) or 'environment'}.conf"

@@ -335,7 +335,7 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
-        named_changes(self.ledger, program, parsed, argv, place)
+        named_changes(self.ledger, program, parsed, view, place)
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.serves:
