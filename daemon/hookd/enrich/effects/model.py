@@ -319,7 +319,7 @@ class EffectModel:
             grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
             self._signal(program, parsed, view)
-        self._acted_on(program, parsed, view)
+        _acted_on(self.ledger, program, parsed, view)
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
@@ -340,16 +340,6 @@ class EffectModel:
             rest_deletes(self.ledger, program, parsed)
         if program.serves:
             served(self.ledger, program, parsed, place)
-
-    def _acted_on(self, program: Program, parsed: Parsed, view: CommandView) -> None:
-        """`prlimit --pid PID --nofile=0:0`, `cpulimit -e NAME`: a process limited or attached to (by a path: the
-        processes named after its file)."""
-        for option, value in parsed.options:
-            if option in program.pid_options and value:
-                _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
-            elif program.process_options.get(option) and value:
-                target = value.rstrip("/").rpartition("/")[2] if program.process_options[option] == "path" else value
-                _signal_to(self.ledger, program.name, target, "name", view, acts="process")
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
         """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
@@ -493,6 +483,17 @@ def _pids_after_signal(spelled: list[str]) -> list[str]:
                 pids.append(word)
             signalled = True
     return pids
+
+
+def _acted_on(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
+    """`prlimit --pid PID --nofile=0:0`, `cpulimit -e NAME`: a process limited or attached to (by a path: the
+    processes named after its file)."""
+    for option, value in parsed.options:
+        if option in program.pid_options and value:
+            _signal_to(ledger, program.name, value, "pid", view, acts="process")
+        elif program.process_options.get(option) and value:
+            target = value.rstrip("/").rpartition("/")[2] if program.process_options[option] == "path" else value
+            _signal_to(ledger, program.name, target, "name", view, acts="process")
 
 
 def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: CommandView, **extra: Any) -> None:
