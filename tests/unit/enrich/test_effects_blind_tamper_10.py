@@ -124,11 +124,12 @@ def test_cpulimit_of_a_command_it_starts_signals_nothing_else(tmp_path: Path) ->
         'systemctl --user set-environment LD_AUDIT="$HOME/.cache/libaudit.so"',
         "dbus-update-activation-environment --systemd LD_AUDIT=$HOME/.cache/libaudit.so",
         "launchctl setenv LD_AUDIT $HOME/.cache/libaudit.so",
+        "launchctl setenv DYLD_INSERT_LIBRARIES $HOME/.cache/libaudit.so",
     ],
 )
 def test_a_loader_variable_in_the_managers_environment_runs_later(line: str, tmp_path: Path) -> None:
     later = [e for e in effects(line, tmp_path) if e["op"] == "exec" and e.get("deferred")]
-    assert [e["code"]["text"] for e in later] == [f"LD_AUDIT={HOME}/.cache/libaudit.so\n"]
+    assert [e["code"]["text"].partition("=")[2] for e in later] == [f"{HOME}/.cache/libaudit.so\n"]
 
 
 def test_hookds_config_in_the_managers_environment_is_a_setting_kept(tmp_path: Path) -> None:
@@ -167,6 +168,8 @@ def test_systemctl_link_lands_a_link_in_the_unit_directory(tmp_path: Path) -> No
     [
         ("unzip -o -q ~/Downloads/dotfiles.zip '.gemini/*' -d ~", f"{HOME}/.gemini/*"),
         ('tar -C "$HOME" -xf ~/Downloads/dots.tar .codex/hooks.json', f"{HOME}/.codex/hooks.json"),
+        ("7z x x.zip -o$HOME .gemini/settings.json", f"{HOME}/.gemini/settings.json"),
+        ("7z e x.zip -o$HOME/.codex sub/hooks.json", f"{HOME}/.codex/hooks.json"),
     ],
 )
 def test_a_named_member_is_written_below_the_directory(line: str, member: str, tmp_path: Path) -> None:
@@ -174,7 +177,8 @@ def test_a_named_member_is_written_below_the_directory(line: str, member: str, t
 
 
 @pytest.mark.parametrize(
-    "line", ["unzip -l ~/Downloads/x.zip .gemini/settings.json", "unzip -o -q assets.zip -d public/"]
+    "line",
+    ["unzip -l ~/Downloads/x.zip .gemini/settings.json", "unzip -o -q assets.zip -d public/", "7z l x.7z .codex/x"],
 )
 def test_a_listing_or_a_whole_extraction_names_no_member(line: str, tmp_path: Path) -> None:
     assert not [e for e in effects(line, tmp_path) if e.get("member")]

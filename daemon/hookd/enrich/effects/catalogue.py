@@ -139,7 +139,9 @@ class Program:
     manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
     # verb -> what a unit-file verb writes in the manager's unit directory (`edit`: a drop-in, `link`: a link)
     unit_files: Mapping[str, str] = field(default_factory=dict)
-    members_below: str = ""  # `unzip A.zip MEMBER… -d DIR`: the option of the directory members land below
+    # `unzip A.zip MEMBER… -d DIR`, `7z x A.7z -oDIR MEMBER…`: the option of the directory members land below, how
+    # many operands come before them, the subcommands that extract (`words`), those that drop the members' paths
+    members_below: Mapping[str, Any] = field(default_factory=dict)
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
@@ -339,7 +341,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         ),
         manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
         unit_files=dict(spec.get("unit_files", {})),
-        members_below=str(spec.get("members_below", "")),
+        members_below=dict(spec.get("members_below", {})),
         sets_code=tuple(
             (
                 tuple(e["words"]),

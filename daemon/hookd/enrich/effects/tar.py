@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
 
@@ -54,13 +57,19 @@ def _below(directory: str | None, member: str) -> str:
     return member if not directory else f"{directory.rstrip('/') or ''}/{member.lstrip('/')}"
 
 
-def member_writes(model: Ledger, parsed: Parsed, option: str, place: Place, name: str) -> None:
-    """`unzip -o A.zip '.gemini/*' -d ~`: each member (a name or a pattern of names) the archive's operands after
-    it name is written below the extraction directory, as tar's members are; listing, testing or printing them
-    (`-l`, `-t`, `-v`, `-z`, `-Z`, `-p`, `-c`) writes nothing."""
+def member_writes(model: Ledger, parsed: Parsed, spec: Mapping[str, Any], place: Place, name: str) -> None:
+    """`unzip -o A.zip '.gemini/*' -d ~`, `7z x A.7z -o"$HOME" .codex/hooks.json`: each member (a name or a pattern
+    of names) the operands after the archive name is written below the extraction directory, as tar's members
+    are (a subcommand that drops the members' paths, `7z e`, writes their last names there); listing, testing or
+    printing them (unzip's `-l`, `-t`, `-v`, `-z`, `-Z`, `-p`, `-c`; 7z's other subcommands) writes nothing."""
     given = {o for o, _ in parsed.options}
-    if given & {"-l", "-t", "-v", "-z", "-Z", "-p", "-c"}:
+    words = spec.get("words") or ()
+    if given & {"-l", "-t", "-v", "-z", "-Z", "-p", "-c"} and not words:
         return
-    directory = next((v for o, v in parsed.options if o == option and v), None)
-    for member in parsed.operands[1:]:
-        model.add("write", place(_below(directory, member)), name, recursive=True, member=True)
+    if words and parsed.operands[:1] and parsed.operands[0] not in words:
+        return
+    directory = next((v for o, v in parsed.options if o == spec["option"] and v), None)
+    flat = parsed.operands[:1] and parsed.operands[0] in (spec.get("flat") or ())
+    for member in parsed.operands[int(spec.get("after", 1)) :]:
+        landed = member.rstrip("/").rpartition("/")[2] if flat else member
+        model.add("write", place(_below(directory, landed)), name, recursive=True, member=True)
