@@ -34,6 +34,8 @@ def test_a_pth_with_an_import_line_runs_at_every_start(tmp_path: Path) -> None:
         ("uv tool install --force hookd@0.3.0", "hookd"),
         ("pip uninstall -y 'hookd[http]>=1'", "hookd"),
         ("pipx install ./dist/hookd-0.3.0-py3-none-any.whl", "hookd"),
+        ("pipx install --force 'git+https://github.com/x/hookd.git@v0.3'", "hookd"),
+        ("pipx install 'git+https://github.com/x/tools.git#egg=hookd'", "hookd"),
         ("pipx install black", "black"),
     ],
 )

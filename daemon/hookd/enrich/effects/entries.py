@@ -208,11 +208,15 @@ _ARCHIVE = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?)-[0-9][^/]*\.
 
 def requirement_name(word: str) -> str:
     """The project a package manager's operand names: `hookd==0.3.1`, `hookd[http]>=1`, `hookd@0.3.0`,
-    `hookd @ https://…` are hookd, and so is a path or URL of its wheel or sdist (`dist/hookd-0.3.0-py3-none-any.whl`);
-    any other word is kept as it is."""
+    `hookd @ https://…` are hookd, and so is a path or URL of its wheel or sdist (`dist/hookd-0.3.0-py3-none-any.whl`)
+    or a VCS URL of its repository (pip's `#egg=`); any other word is kept as it is."""
     archive = _ARCHIVE.fullmatch(word.rpartition("/")[2])
     if archive:
         return archive.group(1)
+    if "://" in word:  # `git+https://host/o/hookd.git@v1`: its `#egg=NAME`, else the repository's name
+        url, _, fragment = word.partition("#")
+        egg = next((v for k, _, v in (p.partition("=") for p in fragment.split("&")) if k == "egg"), "")
+        return egg or url.rstrip("/").rpartition("/")[2].partition("@")[0].removesuffix(".git") or word
     if "/" in word or word.startswith("."):
         return word
     found = _REQUIREMENT_NAME.match(word)
