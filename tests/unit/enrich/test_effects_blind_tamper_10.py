@@ -240,3 +240,12 @@ def test_a_variable_imported_into_the_managers_environment_hands_on_its_value(tm
     line = "export HOOKD_CONFIG=/tmp/h.toml; systemctl --user import-environment HOOKD_CONFIG"
     (written,) = [e for e in effects(line, tmp_path) if e.get("manager")]
     assert written["sets"] == {"HOOKD_CONFIG": "/tmp/h.toml"}
+
+
+# --- a mount: every file below its mount point is replaced for whoever sees it ---
+
+
+def test_a_mount_writes_the_tree_below_its_mount_point(tmp_path: Path) -> None:
+    for line in ("mount --bind /tmp/e ~/.factory", "mount -t tmpfs tmpfs --target ~/.factory"):
+        written = [e for e in effects(line, tmp_path) if e["op"] == "write"]
+        assert [(e["path"], e["recursive"]) for e in written] == [(f"{HOME}/.factory", True)]
