@@ -249,3 +249,13 @@ def test_a_mount_writes_the_tree_below_its_mount_point(tmp_path: Path) -> None:
     for line in ("mount --bind /tmp/e ~/.factory", "mount -t tmpfs tmpfs --target ~/.factory"):
         written = [e for e in effects(line, tmp_path) if e["op"] == "write"]
         assert [(e["path"], e["recursive"]) for e in written] == [(f"{HOME}/.factory", True)]
+
+
+# --- the shell's own /proc entry: /proc/$$ as /proc/self ---
+
+
+def test_a_path_through_the_shells_own_proc_entry_is_the_file_it_reaches(tmp_path: Path) -> None:
+    found = effects("sed -i 's/true/false/' /proc/$$/root$HOME/.gemini/settings.json", tmp_path)
+    assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.gemini/settings.json"]
+    found = effects('exec 7<"$HOME/.local/state/hookd/decisions.log"; truncate -s 0 /proc/$BASHPID/fd/7', tmp_path)
+    assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.local/state/hookd/decisions.log"]
