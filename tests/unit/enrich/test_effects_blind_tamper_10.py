@@ -259,3 +259,25 @@ def test_a_path_through_the_shells_own_proc_entry_is_the_file_it_reaches(tmp_pat
     assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.gemini/settings.json"]
     found = effects('exec 7<"$HOME/.local/state/hookd/decisions.log"; truncate -s 0 /proc/$BASHPID/fd/7', tmp_path)
     assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.local/state/hookd/decisions.log"]
+
+
+# --- a PID written into a cgroup's member list: that process moved under the cgroup's limits ---
+
+
+@pytest.mark.parametrize(
+    ("line", "lookup"),
+    [
+        ("pgrep -f 'hookd serve' | tee /sys/fs/cgroup/user.slice/slow/cgroup.procs", ["hookd serve"]),
+        ("echo $(pidof hookd) > /sys/fs/cgroup/x/cgroup.threads", ["hookd"]),
+    ],
+)
+def test_a_pid_written_into_a_cgroup_acts_on_that_process(line: str, lookup: list[str], tmp_path: Path) -> None:
+    signals = [e for e in effects(line, tmp_path) if e["op"] == "signal"]
+    assert [(e["acts"], e["lookup"]) for e in signals] == [("process", lookup)]
+
+
+def test_the_shells_own_pid_moved_into_a_cgroup_names_no_other_process(tmp_path: Path) -> None:
+    (signal,) = [
+        e for e in effects("echo $$ > /sys/fs/cgroup/user.slice/mine/cgroup.procs", tmp_path) if e["op"] == "signal"
+    ]
+    assert "lookup" not in signal and "running" not in signal

@@ -481,10 +481,30 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
-        "forge_apis", "git", "instruction_files", "languages", "metadata_hosts", "pid_lookups", "power_files",
-        "prefixes", "process_files", "program_configs", "runs_later", "search_paths", "settings_files",
-        "signal_files", "startup_files", "system_programs",
+        "_built",
+        "_derived",
+        "_specs",
+        "bin_dirs",
+        "code_extensions",
+        "config_environment",
+        "environment",
+        "forge_apis",
+        "git",
+        "instruction_files",
+        "languages",
+        "member_files",
+        "metadata_hosts",
+        "pid_lookups",
+        "power_files",
+        "prefixes",
+        "process_files",
+        "program_configs",
+        "runs_later",
+        "search_paths",
+        "settings_files",
+        "signal_files",
+        "startup_files",
+        "system_programs",
     )  # fmt: skip
 
     def __init__(
@@ -513,6 +533,7 @@ class Catalogue:
         self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
         self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
         self.process_files = frozenset(own.get("process_files", {}).get("names", ()))  # /proc/PID/mem: acts on PID
+        self.member_files = frozenset(own.get("member_files", {}).get("names", ()))  # cgroup.procs: moves a PID
         self.pid_lookups = frozenset(own.get("process_files", {}).get("lookups", ()))  # pgrep: prints PIDs
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))

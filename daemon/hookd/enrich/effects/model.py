@@ -135,6 +135,7 @@ class EffectModel:
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
         cgroup_signals(self.ledger, start)
+        beyond.cgroup_members(self.ledger, view, start)
         if view.root:  # what it does, it does with other privileges
             beyond.given_back(self.ledger, view, start)
             beyond.distribution_packages(self.ledger, view, start)
