@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from effect_support import HOME, effects
+from effect_support import HOME, analysed, effects
 
 # --- a .pth file's lines: only those that begin with `import` run ---
 
@@ -281,3 +281,22 @@ def test_the_shells_own_pid_moved_into_a_cgroup_names_no_other_process(tmp_path:
         e for e in effects("echo $$ > /sys/fs/cgroup/user.slice/mine/cgroup.procs", tmp_path) if e["op"] == "signal"
     ]
     assert "lookup" not in signal and "running" not in signal
+
+
+# --- chrt and taskset with -p act on a running process; without it they launch their command ---
+
+
+@pytest.mark.parametrize(
+    ("line", "lookup"),
+    [("chrt -i -p 0 \"$(pgrep -f 'hookd serve')\"", ["hookd", "serve"]), ("taskset -cp 0 $(pgrep -f vite)", ["vite"])],
+)
+def test_a_scheduling_change_of_a_running_process_acts_on_it(line: str, lookup: list[str], tmp_path: Path) -> None:
+    found = effects(line, tmp_path)
+    assert [(e["acts"], e["lookup"]) for e in found if e["op"] == "signal"] == [("process", lookup)]
+    assert not [e for e in found if e["op"] == "exec"]  # the PID is no command it runs
+
+
+def test_chrt_without_pid_still_launches_its_command(tmp_path: Path) -> None:
+    argv, found = analysed("chrt -i 0 sh -c 'rm -rf ~/x'", tmp_path)
+    assert ["rm", "-rf", f"{HOME}/x"] in argv
+    assert not [e for e in found if e["op"] == "signal"]

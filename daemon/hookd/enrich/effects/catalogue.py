@@ -149,6 +149,7 @@ class Program:
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
     # `cpulimit -e NAME`, `-P PATH`: every process of that name, or run from that executable, acted on
     process_options: Mapping[str, str] = field(default_factory=dict)
+    pid_operand_with: frozenset[str] = frozenset()  # `chrt -p PRIO PID`: under these options the last operand is one
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
     task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
     # `logrotate CONF`: the files each stanza of a configuration it loads names are rewritten (rotated, truncated,
@@ -358,6 +359,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         regex_options=frozenset(spec.get("regex_options", ())),
         pid_options=frozenset(spec.get("pid_options", ())),
         process_options=dict(spec.get("process_options", {})),
+        pid_operand_with=frozenset(spec.get("pid_operand_with", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
         task_modules=_modules(spec.get("task_modules")),
         rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,

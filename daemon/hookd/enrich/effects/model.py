@@ -488,7 +488,9 @@ def _pids_after_signal(spelled: list[str]) -> list[str]:
 
 def _acted_on(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
     """`prlimit --pid PID --nofile=0:0`, `cpulimit -e NAME`: a process limited or attached to (by a path: the
-    processes named after its file)."""
+    processes named after its file); `chrt -p PRIO PID`, `taskset -p MASK PID`: the process the last operand names."""
+    if parsed.operands and any(o in program.pid_operand_with for o, _ in parsed.options):
+        _signal_to(ledger, program.name, parsed.operands[-1], "pid", view, acts="process")
     for option, value in parsed.options:
         if option in program.pid_options and value:
             _signal_to(ledger, program.name, value, "pid", view, acts="process")
