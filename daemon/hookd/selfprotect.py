@@ -259,13 +259,15 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
 # The XDG base directories' defaults (https://specifications.freedesktop.org/basedir-spec/latest/): a startup file
 # setting one to its default moves nothing.
 _XDG_DEFAULTS = {"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share", "XDG_STATE_HOME": ".local/state"}
+# where a later hookd reads its config and keeps its state and decision log (README "Configuration", decision-log.md)
+_HOOKD_PLACES = {CONFIG_ENV: "points it at another config", "XDG_STATE_HOME": "moves its state and decision log"}
 
 
 def later_starts(event: NormalisedEvent) -> list[JSON]:
     """The agents every later session starts without hookd's hooks because a startup file the call writes sets
     a variable (the effects' `sets`: `export CLAUDE_CODE_SIMPLE=1` in ~/.zshenv, `GEMINI_CLI_HOME=…` in
     environment.d), judged as a start with that variable set is (hookd.dialects.launch); and hookd's own config
-    moved the same way ($HOOKD_CONFIG), which every later shim and daemon would read."""
+    or state moved the same way ($HOOKD_CONFIG, $XDG_STATE_HOME), which every later shim and daemon would use."""
     home = event_home(event)
     current = {**{k: f"{home}/{v}" for k, v in _XDG_DEFAULTS.items()}, **event.env, "HOME": home}
     starts: list[JSON] = []
@@ -279,9 +281,9 @@ def later_starts(event: NormalisedEvent) -> list[JSON]:
             why = unguarded_start(spec, [], assigned, current, event.cwd)
             if why:
                 starts.append({"program": where, "agent": spec.title, "why": why, "later": True})
-        if CONFIG_ENV in assigned and assigned[CONFIG_ENV] != current.get(CONFIG_ENV):
-            why = f"{CONFIG_ENV} set for it points it at another config"
-            starts.append({"program": where, "agent": "hookd", "why": why, "later": True})
+        for name, why in _HOOKD_PLACES.items():
+            if name in assigned and assigned[name].rstrip("/") != str(current.get(name, "")).rstrip("/"):
+                starts.append({"program": where, "agent": "hookd", "why": f"{name} set for it {why}", "later": True})
     return starts
 
 

@@ -55,3 +55,20 @@ def test_the_guard_changed_indirectly_is_stopped(line: str, world: tuple[Path, P
 def test_everyday_look_alikes_pass(line: str, world: tuple[Path, Path]) -> None:
     home, project = world
     assert shell_outcome(home, project, line) == "allow"
+
+
+# --- hookd's state moved for its later starts: the decision log written elsewhere ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["echo 'export XDG_STATE_HOME=/tmp/st' >> ~/.profile", "systemctl --user set-environment XDG_STATE_HOME=/tmp/st"],
+)
+def test_hookds_state_moved_for_later_starts_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"
+
+
+def test_hookds_state_set_to_its_default_passes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, "echo 'export XDG_STATE_HOME=$HOME/.local/state' >> ~/.profile") == "allow"
