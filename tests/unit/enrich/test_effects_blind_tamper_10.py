@@ -106,6 +106,7 @@ def test_plutil_lint_only_reads(tmp_path: Path) -> None:
         ("cpulimit -p \"$(pgrep -f 'hookd serve')\" -l 1 -b", "$(pgrep -f 'hookd serve')", "pid"),
         ("cpulimit --exe=python3.11 -l 1", "python3.11", "name"),
         ('cpulimit -P "$HOME/.local/share/pipx/venvs/hookd/bin/python" -l 2', "python", "name"),
+        ("ionice -c3 -P \"$(pgrep -f 'hookd serve')\"", "$(pgrep -f 'hookd serve')", "pid"),
     ],
 )
 def test_cpulimit_acts_on_the_process_it_names(line: str, target: str, match: str, tmp_path: Path) -> None:
