@@ -131,24 +131,19 @@ class Program:
     # (words, what, op, when): `pip uninstall NAME` deletes, `pipx inject NAME …` writes into what NAME names;
     # `when`: only with one of these words after them (`pipx runpip NAME install X`, not `… NAME list`)
     deletes_named: tuple[tuple[tuple[str, ...], str, str, frozenset[str]], ...] = ()
-    # (words, options, own): `pip --python PY install X`, `uv pip install -p PY X` change the environment of the
-    # interpreter an option names; `own`: the environment the program itself was run from (`ENV/bin/pip install`)
+    # (words, options, own): `pip --python PY install X` changes PY's environment; `own`: `ENV/bin/pip install X`
     environment_writes: tuple[tuple[tuple[str, ...], frozenset[str], bool], ...] = ()
-    # (words, form): `systemctl --user set-environment A=B` (`assignments`), `launchctl setenv A B` (`pairs`): the
-    # service manager's environment, which every unit it starts later gets, hookd's daemon among them
+    # (words, form): the manager's environment set (`set-environment A=B`: `assignments`; `setenv A B`: `pairs`)
     manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
-    # verb -> what a unit-file verb writes in the manager's unit directory (`edit`: a drop-in, `link`: a link)
-    unit_files: Mapping[str, str] = field(default_factory=dict)
-    # `unzip A.zip MEMBER… -d DIR`, `7z x A.7z -oDIR MEMBER…`: the option of the directory members land below, how
-    # many operands come before them, the subcommands that extract (`words`), those that drop the members' paths
+    unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
+    # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`
     members_below: Mapping[str, Any] = field(default_factory=dict)
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
-    # `cpulimit -e NAME`, `-P PATH`: every process of that name, or run from that executable, acted on
-    process_options: Mapping[str, str] = field(default_factory=dict)
+    process_options: Mapping[str, str] = field(default_factory=dict)  # `cpulimit -e NAME`: its processes acted on
     pid_operand_with: frozenset[str] = frozenset()  # `chrt -p PRIO PID`: under these options the last operand is one
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
     task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
@@ -280,6 +275,13 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
     )
 
 
+def _environment_writes(spec: Mapping[str, Any]) -> list[tuple[tuple[str, ...], frozenset[str], bool]]:
+    return [
+        (tuple(e["words"]), frozenset(e.get("options", ())), bool(e.get("own")))
+        for e in spec.get("environment_writes", ())
+    ]
+
+
 def _modules(spec: Any) -> Modules | None:
     if not isinstance(spec, Mapping):
         return None
@@ -336,10 +338,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             (tuple(e["words"]), str(e["what"]), str(e.get("op", "delete")), frozenset(e.get("when", ())))
             for e in spec.get("deletes_named", ())
         ),
-        environment_writes=tuple(
-            (tuple(e["words"]), frozenset(e.get("options", ())), bool(e.get("own", False)))
-            for e in spec.get("environment_writes", ())
-        ),
+        environment_writes=tuple(_environment_writes(spec)),
         manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
         unit_files=dict(spec.get("unit_files", {})),
         members_below=dict(spec.get("members_below", {})),
@@ -483,30 +482,10 @@ class Catalogue:
     few dozen of the ~700), and git's table."""
 
     __slots__ = (
-        "_built",
-        "_derived",
-        "_specs",
-        "bin_dirs",
-        "code_extensions",
-        "config_environment",
-        "environment",
-        "forge_apis",
-        "git",
-        "instruction_files",
-        "languages",
-        "member_files",
-        "metadata_hosts",
-        "pid_lookups",
-        "power_files",
-        "prefixes",
-        "process_files",
-        "program_configs",
-        "runs_later",
-        "search_paths",
-        "settings_files",
-        "signal_files",
-        "startup_files",
-        "system_programs",
+        "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
+        "forge_apis", "git", "instruction_files", "languages", "member_files", "metadata_hosts", "pid_lookups",
+        "power_files", "prefixes", "process_files", "program_configs", "runs_later", "search_paths", "settings_files",
+        "signal_files", "startup_files", "system_programs",
     )  # fmt: skip
 
     def __init__(
