@@ -213,7 +213,7 @@ def requirement_name(word: str) -> str:
     archive = _ARCHIVE.fullmatch(word.rpartition("/")[2])
     if archive:
         return archive.group(1)
-    if "://" in word:  # `git+https://host/o/hookd.git@v1`: its `#egg=NAME`, else the repository's name
+    if word.startswith(("git+", "hg+", "svn+", "bzr+")) or "#egg=" in word:  # a VCS URL: `#egg=`, else the repository
         url, _, fragment = word.partition("#")
         egg = next((v for k, _, v in (p.partition("=") for p in fragment.split("&")) if k == "egg"), "")
         return egg or url.rstrip("/").rpartition("/")[2].partition("@")[0].removesuffix(".git") or word
