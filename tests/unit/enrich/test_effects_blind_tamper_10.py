@@ -301,3 +301,9 @@ def test_chrt_without_pid_still_launches_its_command(tmp_path: Path) -> None:
     argv, found = analysed("chrt -i 0 sh -c 'rm -rf ~/x'", tmp_path)
     assert ["rm", "-rf", f"{HOME}/x"] in argv
     assert not [e for e in found if e["op"] == "signal"]
+
+
+def test_git_checkout_index_force_writes_the_files_it_names(tmp_path: Path) -> None:
+    found = effects("git -C ~ checkout-index -f .qwen/settings.json", tmp_path)
+    assert [e["path"] for e in found if e["op"] == "delete"] == [f"{HOME}/.qwen/settings.json"]
+    assert not [e for e in effects("git -C ~ checkout-index .qwen/settings.json", tmp_path) if e["op"] == "delete"]
