@@ -23,6 +23,7 @@ files) and kept for the next ones.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 from collections import OrderedDict
@@ -43,7 +44,7 @@ from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
-from hookd.service.systemd import UNIT_NAMES
+from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
 from hookd.shims.build import native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
@@ -563,6 +564,8 @@ def _ordinary_unit(event: NormalisedEvent, path: str, unit_dirs: list[str]) -> b
     unit = parts[0].removesuffix(".d") if len(parts) == 2 and parts[0].endswith(".d") else parts[0]
     stem, _, kind = unit.rpartition(".")
     if len(parts) > 2 or not stem or stem.endswith("-") or f".{kind}" not in UNIT_SUFFIXES or unit in UNIT_NAMES:
+        return False
+    if any(fnmatch.fnmatchcase(unit, holding) for holding in HOLDING_UNITS):  # `app.slice.d/`: hookd's slice
         return False
     texts = texts_after(path, tool.input, tool.spec, True)
     return texts is not None and not any("hookd" in text.lower() for text in texts)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_selfprotect import shell_outcome
+from tests.unit.test_selfprotect_blind_tamper_8 import agent_outcome
 
 _MANAGER = "org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager"
 
@@ -72,3 +73,23 @@ def test_hookds_state_moved_for_later_starts_is_denied(line: str, world: tuple[P
 def test_hookds_state_set_to_its_default_passes(world: tuple[Path, Path]) -> None:
     home, project = world
     assert shell_outcome(home, project, "echo 'export XDG_STATE_HOME=$HOME/.local/state' >> ~/.profile") == "allow"
+
+
+# --- a file tool's unit that holds hookd.service is hookd's too ---
+
+
+@pytest.mark.parametrize(
+    "name", ["app.slice.d/50-limit.conf", "app.slice", "user@1000.service.d/override.conf", "-.slice.d/x.conf"]
+)
+def test_a_unit_holding_the_guards_is_not_the_developers_own(name: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    path = str(home / ".config" / "systemd" / "user" / name)
+    text = "[Slice]\nCPUQuota=1%\n"
+    assert agent_outcome("gemini", home, project, "write_file", {"file_path": path, "content": text}) == "deny"
+
+
+def test_the_developers_own_unit_with_a_limit_passes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    path = str(home / ".config" / "systemd" / "user" / "devserver.service")
+    text = "[Service]\nExecStart=/usr/bin/npm run dev\nCPUQuota=50%\n"
+    assert agent_outcome("gemini", home, project, "write_file", {"file_path": path, "content": text}) == "allow"
