@@ -307,3 +307,15 @@ def test_git_checkout_index_force_writes_the_files_it_names(tmp_path: Path) -> N
     found = effects("git -C ~ checkout-index -f .qwen/settings.json", tmp_path)
     assert [e["path"] for e in found if e["op"] == "delete"] == [f"{HOME}/.qwen/settings.json"]
     assert not [e for e in effects("git -C ~ checkout-index .qwen/settings.json", tmp_path) if e["op"] == "delete"]
+
+
+def test_pythons_unpack_archive_writes_below_its_directory(tmp_path: Path) -> None:
+    code = "import shutil,os; shutil.unpack_archive('/tmp/d.zip', os.path.expanduser('~/.gemini'))"
+    written = [e for e in effects(f'python3 -c "{code}"', tmp_path) if e["op"] == "write"]
+    assert [(e["path"], e["recursive"]) for e in written] == [(f"{HOME}/.gemini", True)]
+    here = [
+        e
+        for e in effects("python3 -c \"import shutil; shutil.unpack_archive('a.zip')\"", tmp_path)
+        if e["op"] == "write"
+    ]
+    assert [e["path"] for e in here] == [str(tmp_path)]

@@ -511,7 +511,14 @@ def _file_call(node: ast.Call, command: list[str], effects: Effects, bound: Mapp
         effects.commands.append(["rm", "-r", "-f", held.below])
         return
     paths = [bound[a.id].path if isinstance(a, ast.Name) and a.id in bound else _literal(a) for a in node.args[:2]]
+    if any(w in _SLOTS for w in command):  # `tar -x -f {0} -C {1}`: the arguments where the command takes them
+        given = [*paths, ".", "."]  # a directory not given is the current one (`shutil.unpack_archive(f)`)
+        effects.commands.append([given[_SLOTS.index(w)] if w in _SLOTS else w for w in command])
+        return
     effects.commands.append([*command, *paths])
+
+
+_SLOTS = ("{0}", "{1}")
 
 
 def _connect(first: ast.expr | None, effects: Effects) -> None:
