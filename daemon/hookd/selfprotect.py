@@ -23,6 +23,7 @@ files) and kept for the next ones.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 from collections import OrderedDict
@@ -43,7 +44,7 @@ from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
-from hookd.service.systemd import UNIT_NAMES
+from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
 from hookd.shims.build import native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
@@ -259,13 +260,15 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
 # The XDG base directories' defaults (https://specifications.freedesktop.org/basedir-spec/latest/): a startup file
 # setting one to its default moves nothing.
 _XDG_DEFAULTS = {"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share", "XDG_STATE_HOME": ".local/state"}
+# where a later hookd reads its config and keeps its state and decision log (README "Configuration", decision-log.md)
+_HOOKD_PLACES = {CONFIG_ENV: "points it at another config", "XDG_STATE_HOME": "moves its state and decision log"}
 
 
 def later_starts(event: NormalisedEvent) -> list[JSON]:
     """The agents every later session starts without hookd's hooks because a startup file the call writes sets
     a variable (the effects' `sets`: `export CLAUDE_CODE_SIMPLE=1` in ~/.zshenv, `GEMINI_CLI_HOME=…` in
     environment.d), judged as a start with that variable set is (hookd.dialects.launch); and hookd's own config
-    moved the same way ($HOOKD_CONFIG), which every later shim and daemon would read."""
+    or state moved the same way ($HOOKD_CONFIG, $XDG_STATE_HOME), which every later shim and daemon would use."""
     home = event_home(event)
     current = {**{k: f"{home}/{v}" for k, v in _XDG_DEFAULTS.items()}, **event.env, "HOME": home}
     starts: list[JSON] = []
@@ -279,9 +282,9 @@ def later_starts(event: NormalisedEvent) -> list[JSON]:
             why = unguarded_start(spec, [], assigned, current, event.cwd)
             if why:
                 starts.append({"program": where, "agent": spec.title, "why": why, "later": True})
-        if CONFIG_ENV in assigned and assigned[CONFIG_ENV] != current.get(CONFIG_ENV):
-            why = f"{CONFIG_ENV} set for it points it at another config"
-            starts.append({"program": where, "agent": "hookd", "why": why, "later": True})
+        for name, why in _HOOKD_PLACES.items():
+            if name in assigned and assigned[name].rstrip("/") != str(current.get(name, "")).rstrip("/"):
+                starts.append({"program": where, "agent": "hookd", "why": f"{name} set for it {why}", "later": True})
     return starts
 
 
@@ -561,6 +564,8 @@ def _ordinary_unit(event: NormalisedEvent, path: str, unit_dirs: list[str]) -> b
     unit = parts[0].removesuffix(".d") if len(parts) == 2 and parts[0].endswith(".d") else parts[0]
     stem, _, kind = unit.rpartition(".")
     if len(parts) > 2 or not stem or stem.endswith("-") or f".{kind}" not in UNIT_SUFFIXES or unit in UNIT_NAMES:
+        return False
+    if any(fnmatch.fnmatchcase(unit, holding) for holding in HOLDING_UNITS):  # `app.slice.d/`: hookd's slice
         return False
     texts = texts_after(path, tool.input, tool.spec, True)
     return texts is not None and not any("hookd" in text.lower() for text in texts)

@@ -350,6 +350,23 @@ _signals_guard(e) if {
 	glob.match(pattern, [], lower(e.target))
 }
 
+# a PID looked up through the guard's socket (docs/service.md: `$XDG_RUNTIME_DIR/hookd/hook.sock`; guard_sockets):
+# the process a socket listing (`ss -xlp | grep hook.sock`, `lsof -t …/hook.sock`) finds holding it is the daemon
+_signals_guard(e) if {
+	some word in object.get(e, "lookup", [])
+	some socket in data.protected_paths.guard_sockets
+	true in [word == socket, endswith(word, concat("", ["/", socket]))]
+}
+
+# a unit that holds the guard's (guard_units_holding: the root slice, app.slice where a user manager puts its
+# services, user.slice and user-UID.slice above it, the user manager's own user@UID.service; systemd.special(7),
+# user@.service(5)): stopping, freezing or limiting it (`set-property app.slice CPUQuota=1%`) does so to hookd.service
+_signals_guard(e) if {
+	e.match == "unit"
+	some pattern in data.protected_paths.guard_units_holding
+	glob.match(pattern, [], lower(e.target))
+}
+
 # a signal to every process the caller may signal (`kill -9 -1`, killall5): the guard is one of them
 _signals_guard(e) if e.match == "all"
 

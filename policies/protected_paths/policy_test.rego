@@ -574,6 +574,22 @@ test_a_signal_by_the_daemons_interpreter_name if {
 	_t_allowed(_t_effects("killall node", [_t_signal("killall", "node", "name")]))
 }
 
+# a PID looked up through the guard's socket
+test_a_pid_looked_up_through_the_guards_socket if {
+	sig := object.union(_t_signal("kill", "$(ss -xlp | grep hook.sock | cut -d= -f2)", "pid"), {"lookup": ["hook.sock"]})
+	_t_deny(_t_effects("kill -STOP $(ss -xlp | grep hook.sock | cut -d= -f2)", [sig])) == {"hookd-tamper"}
+	other := object.union(_t_signal("kill", "$(lsof -t /run/webhook.sock)", "pid"), {"lookup": ["/run/webhook.sock"]})
+	_t_allowed(_t_effects("kill $(lsof -t /run/webhook.sock)", [other]))
+}
+
+# a unit that holds hookd.service: the slice user services run in, the user manager's own service
+test_a_unit_that_holds_the_guards if {
+	_t_deny(_t_effects("systemctl --user set-property app.slice CPUQuota=1%", [_t_signal("systemctl", "app.slice", "unit")])) == {"hookd-tamper"}
+	_t_deny(_t_effects("systemctl stop user@1000.service", [_t_signal("systemctl", "user@1000.service", "unit")])) == {"hookd-tamper"}
+	_t_allowed(_t_effects("systemctl --user restart app-dev.slice", [_t_signal("systemctl", "app-dev.slice", "unit")]))
+	_t_allowed(_t_effects("systemctl --user stop devserver.service", [_t_signal("systemctl", "devserver.service", "unit")]))
+}
+
 # hookd's units written from a configuration the line names
 test_hookd_service_install_from_another_config if {
 	_t_deny(_t_simple(["hookd", "--config", "/tmp/h.toml", "service", "install"])) == {"hookd-tamper"}

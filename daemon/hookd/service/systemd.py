@@ -27,6 +27,10 @@ from hookd.service.needs import Needs, service_needs
 SERVICE = "hookd.service"
 SOCKETS = (("hookd.socket", "hook"), ("hookd-control.socket", "control"))
 UNIT_NAMES = (SERVICE, *(name for name, _ in SOCKETS))
+# the units that hold a user manager's hookd.service (systemd.special(7): the root slice, app.slice where its
+# services run; user.slice, user-UID.slice and user@UID.service above the manager): a limit or stop of one is of
+# hookd's too (protected_paths' guard_units_holding says the same for the policy)
+HOLDING_UNITS = ("-.slice", "app.slice", "user.slice", "user-*.slice", "user@*.service")
 WATCHDOG_SECONDS = 30
 SYSTEMCTL_TIMEOUT_S = 60
 MARK = "# Written by `hookd service install`"

@@ -297,5 +297,7 @@ def test_a_module_that_is_a_programs_entry_point_runs_as_that_program(proj: Path
 def test_a_forced_git_rm_of_the_tree_discards_every_change(proj: Path) -> None:
     (lost,) = ops("git rm -rf .", proj, "delete")
     assert lost["what"] == "uncommitted" and lost["whole"] is True
-    for kept in ("git rm -r --cached .", "git rm old.txt", "git rm -rfn ."):
+    for kept in ("git rm -r --cached .", "git rm -rfn ."):
         assert ops(kept, proj, "delete") == []
+    # committed files leave the work tree, recoverable: no work lost (blind-tamper-10)
+    assert [e["what"] for e in ops("git rm old.txt", proj, "delete")] == [""]

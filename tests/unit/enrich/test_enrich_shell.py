@@ -340,7 +340,7 @@ def test_redirects(proj: Path) -> None:
         {"op": ">&", "target": "1", "path": None, "in_project": None},
         {"op": "&>", "target": "all", "path": f"{proj}/all", "in_project": True},
         {"op": ">|", "target": "clobber", "path": f"{proj}/clobber", "in_project": True},
-        {"op": "<&", "target": "-", "path": None, "in_project": None},
+        {"op": "<&", "target": "-", "path": None, "in_project": None, "fd": 3},  # a descriptor past 2 is named
         {"op": "<<<", "target": "text", "path": None, "in_project": None},
         {"op": ">&", "target": "file", "path": f"{proj}/file", "in_project": True},
     ]

@@ -19,8 +19,8 @@ from hookd.enrich.effects.catalogue import DATA, Modules, Program, catalogue
 from hookd.enrich.effects.handed import is_command_line
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.processes import running_names
-from hookd.enrich.effects.words import _dynamic
+from hookd.enrich.effects.processes import lookup_words, running_names
+from hookd.enrich.effects.words import XARGS_INPUT, _dynamic
 from hookd.enrich.paths import has_glob
 
 
@@ -84,8 +84,29 @@ def cgroup_signals(ledger: Ledger, start: int) -> None:
             signal = ledger.add("signal", None, effect["program"], target=target, match="pid", acts="process")
             if running := running_names(target):  # a PID spelled as a number: what runs under it now
                 signal["running"] = running
+            if not effect["path"]:  # `> /proc/$(pgrep -f app)/oom_score_adj`: that process's file, no other
+                _process_file_read(effect, known.pid_lookups)
     for effect in [e for e in ledger.effects[start:] if e["op"] == "read" and not e["path"]]:
         _process_file_read(effect, known.pid_lookups)
+
+
+def cgroup_members(ledger: Ledger, view: CommandView, start: int) -> None:
+    """`pgrep -f hookd | tee …/slow/cgroup.procs`, `echo "$(pidof x)" > …/cgroup.procs`: a PID written into a
+    cgroup's member list (the catalogue's `member_files`) moves that process under the cgroup's limits: it acts on
+    that process, as an attach does. The PID is the text written: its lookup is the substitution it holds, or
+    the commands before the writer in its pipeline; a number stays a number (what runs under it now)."""
+    members = catalogue().member_files
+    for effect in [e for e in ledger.effects[start:] if e["op"] == "write"]:
+        path = str(effect["path"] or effect.get("raw", ""))
+        if not path.startswith("/sys/fs/cgroup/") or path.rpartition("/")[2] not in members:
+            continue
+        text = " ".join(view.argv[1:]) if view.name in ("echo", "printf") else ""
+        target = text or (XARGS_INPUT if view.fed else "")
+        found: dict[str, Any] = {"lookup": lookup_words(target, view.built, view.fed)}
+        if not found["lookup"]:
+            found = {"running": running_names(text)} if running_names(text) else {}
+        named = text or " ".join(view.fed)  # the reason names the PID as the line spells where it comes from
+        ledger.add("signal", None, effect["program"], target=named, match="pid", acts="process", **found)
 
 
 _PROCESS_FILE = re.compile(r"/proc/\$\(\s*([^()$`/]*)\)/([^/$`]+)")

@@ -131,11 +131,20 @@ class Program:
     # (words, what, op, when): `pip uninstall NAME` deletes, `pipx inject NAME …` writes into what NAME names;
     # `when`: only with one of these words after them (`pipx runpip NAME install X`, not `… NAME list`)
     deletes_named: tuple[tuple[tuple[str, ...], str, str, frozenset[str]], ...] = ()
+    # (words, options, own): `pip --python PY install X` changes PY's environment; `own`: `ENV/bin/pip install X`
+    environment_writes: tuple[tuple[tuple[str, ...], frozenset[str], bool], ...] = ()
+    # (words, form): the manager's environment set (`set-environment A=B`: `assignments`; `setenv A B`: `pairs`)
+    manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
+    unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
+    # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`
+    members_below: Mapping[str, Any] = field(default_factory=dict)
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
     signal: str = ""  # pid, name, regex, path, all, unit
     regex_options: frozenset[str] = frozenset()
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
+    process_options: Mapping[str, str] = field(default_factory=dict)  # `cpulimit -e NAME`: its processes acted on
+    pid_operand_with: frozenset[str] = frozenset()  # `chrt -p PRIO PID`: under these options the last operand is one
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
     task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
     # `logrotate CONF`: the files each stanza of a configuration it loads names are rewritten (rotated, truncated,
@@ -170,6 +179,7 @@ class Program:
     bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines
     include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
     stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
+    stdin_copies: frozenset[str] = frozenset()  # `cpio -p DIR`: the files stdin names are copied below DIR
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
     code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
     # of code_file_options, those naming a library the main program is still given beside (`gawk -i FILE 'PROG'`)
@@ -266,6 +276,13 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
     )
 
 
+def _environment_writes(spec: Mapping[str, Any]) -> list[tuple[tuple[str, ...], frozenset[str], bool]]:
+    return [
+        (tuple(e["words"]), frozenset(e.get("options", ())), bool(e.get("own")))
+        for e in spec.get("environment_writes", ())
+    ]
+
+
 def _modules(spec: Any) -> Modules | None:
     if not isinstance(spec, Mapping):
         return None
@@ -322,6 +339,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             (tuple(e["words"]), str(e["what"]), str(e.get("op", "delete")), frozenset(e.get("when", ())))
             for e in spec.get("deletes_named", ())
         ),
+        environment_writes=tuple(_environment_writes(spec)),
+        manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
+        unit_files=dict(spec.get("unit_files", {})),
+        members_below=dict(spec.get("members_below", {})),
         sets_code=tuple(
             (
                 tuple(e["words"]),
@@ -337,6 +358,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         pid_options=frozenset(spec.get("pid_options", ())),
+        process_options=dict(spec.get("process_options", {})),
+        pid_operand_with=frozenset(spec.get("pid_operand_with", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
         task_modules=_modules(spec.get("task_modules")),
         rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
@@ -371,6 +394,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         modules=dict(spec.get("modules", {})),
         include_options=frozenset(spec.get("include_options", ())),
         stdin_names=frozenset(spec.get("stdin_names", ())),
+        stdin_copies=frozenset(spec.get("stdin_copies", ())),
         code_file_options=frozenset(spec.get("code_file_options", ())),
         library_options=frozenset(spec.get("library_options", ())),
         code_file_lang=str(spec.get("code_file_lang", "")),
@@ -461,9 +485,9 @@ class Catalogue:
 
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
-        "forge_apis", "git", "instruction_files", "languages", "metadata_hosts", "metadata_local", "pid_lookups",
-        "power_files",
-        "prefixes", "process_files", "program_configs", "runs_later", "search_paths", "settings_files",
+        "forge_apis", "git", "instruction_files", "languages", "member_files", "metadata_hosts", "metadata_local",
+        "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later", "search_paths",
+        "settings_files",
         "signal_files", "startup_files", "system_programs",
     )  # fmt: skip
 
@@ -495,6 +519,7 @@ class Catalogue:
         self.power_files = frozenset(own.get("power_files", {}).get("paths", ()))  # a write there powers off
         self.signal_files = frozenset(own.get("signal_files", {}).get("names", ()))  # cgroup.kill: its processes end
         self.process_files = frozenset(own.get("process_files", {}).get("names", ()))  # /proc/PID/mem: acts on PID
+        self.member_files = frozenset(own.get("member_files", {}).get("names", ()))  # cgroup.procs: moves a PID
         self.pid_lookups = frozenset(own.get("process_files", {}).get("lookups", ()))  # pgrep: prints PIDs
         self.startup_files = _startup_files(own.get("startup_files", {}))
         self.runs_later = _startup_files(own.get("runs_later", {}))

@@ -20,7 +20,7 @@ from hookd.enrich.effects.handed import (
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.projectcode import loaded_files, project_code, project_lines, settled_lines
+from hookd.enrich.effects.projectcode import leads, loaded_files, project_code, project_lines, settled_lines
 from hookd.enrich.effects.projectruns import runner_lines
 from hookd.enrich.effects.words import (
     _SECRET_HINT,
@@ -390,7 +390,7 @@ def implicit_code(
     lines of the project's configuration a subcommand runs (`project_runs`: `terraform apply`'s provisioners,
     `docker compose up`'s services) are walked as the line's own, as a project script's literals are."""
     for words, kinds in program.project_runs:
-        if _leads(words, argv):
+        if leads(words, argv):
             lines, complete = project_lines(kinds, argv, place, ledger)
             follow.scripts.extend(lines)
             if not complete:  # code the line runs that hookd did not read
@@ -407,25 +407,6 @@ def implicit_code(
             text = ledger.contents.get(path)
             known = text is not None and follow_code(lang, text).known
             ledger.add("exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write")
-
-
-def _leads(words: tuple[str, ...], argv: list[str]) -> bool:
-    """`words` are the program's first operands, options and their values anywhere between them (`docker compose
-    -f a.yml -f b.yml up`, `terraform -chdir=infra apply`); no words: every run (`make`, whatever its goals). A
-    word after an option without `=` is taken for its value, so another operand first (`compose logs up`) is not."""
-    expected, after_option = list(words), False
-    for word in argv[1:]:
-        if not expected:
-            break
-        if word == expected[0]:
-            expected.pop(0)
-        elif word.startswith("-"):
-            after_option = "=" not in word
-            continue
-        elif not after_option:
-            return False
-        after_option = False
-    return not expected
 
 
 _URL = re.compile(r"^(?:git\+)?(?:https?|ftp)://", re.IGNORECASE)  # npm's specs: a tarball or git+https URL

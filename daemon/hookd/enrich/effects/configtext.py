@@ -134,6 +134,13 @@ def _closing(text: str, start: int) -> int:
     return len(text)
 
 
+def pth_paths_only(text: str) -> bool:
+    """A `.pth` file's text that runs nothing: site executes only the lines that begin with `import` and a blank;
+    every other line is a directory appended to sys.path, after the interpreter's own, so it shadows no module
+    (https://docs.python.org/3/library/site.html, CPython's `site.addpackage`)."""
+    return not any(line.startswith(("import ", "import\t")) for line in text.splitlines())
+
+
 def settings_only(path: str, text: str) -> bool:
     """`text`, written into a program's configuration file that may run commands (`~/.tmux.conf`), holds only
     settings and bindings that run none: every command of every line is one the catalogue's `settings_files`
@@ -198,7 +205,7 @@ def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None
     shell's file, settings_only for another program's). The variables a shell's text sets are kept on the write
     (`sets`): one can still move or switch off what guards the next sessions (hookd.selfprotect judges them)."""
     if lang != "sh":
-        return settings_only(path, text)
+        return pth_paths_only(text) if path.endswith(".pth") else settings_only(path, text)
     if not runs_nothing(text):
         return False
     if found := assignments(text):

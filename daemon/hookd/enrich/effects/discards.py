@@ -52,6 +52,10 @@ def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, mod
     pathspecs = spec.get("pathspecs")
     if pathspecs is not None and _applies(pathspecs, given):
         _pathspecs(pathspecs, parsed, argv[sub_index:], given, base, place, model)
+        return
+    removes = spec.get("removes")  # `git rm -r DIR`: its committed files leave the work tree, recoverable
+    if removes is not None and _applies(removes, given):
+        _pathspecs({**removes, "what": ""}, parsed, argv[sub_index:], given, base, place, model)
 
 
 def _table(sub: str, spec: Mapping[str, Any]) -> OptionTable:
@@ -110,11 +114,12 @@ def _pathspecs(
             model.add("delete", place(base), "git", recursive=True, what=what, whole=True)
         return
     here = str(place(base).get("path") or "")
+    tree = bool(given & set(rule.get("recursive_with", ())))  # `git rm -r DIR`: a tree, there yet or not
     for word in operands:
-        _pathspec(word, base, here, what, place, model)
+        _pathspec(word, base, here, what, place, model, tree)
 
 
-def _pathspec(word: str, base: str, here: str, what: str, place: Place, model: Ledger) -> None:
+def _pathspec(word: str, base: str, here: str, what: str, place: Place, model: Ledger, tree: bool = False) -> None:
     """One pathspec: the tree it names, recursive when it names a directory or a pattern, `whole` when that
     tree holds the directory the command works in (`.`, `..`, `*`, `:/`)."""
     top = word.startswith(_TOP)
@@ -126,7 +131,7 @@ def _pathspec(word: str, base: str, here: str, what: str, place: Place, model: L
     relative = fixed if fixed.startswith(("/", "~")) or base == "." else f"{base}/{fixed}"
     placed = place(relative or base)
     path = str(placed.get("path") or "")
-    directory = bool(pattern) or text.endswith(("/", "/.", "/..")) or text in (".", "..") or os.path.isdir(path)
+    directory = tree or bool(pattern) or text.endswith(("/", "/.", "/..")) or text in (".", "..") or os.path.isdir(path)
     covers = (
         bool(path) and not _dynamic(word) and bool(here) and (here == path or here.startswith(path.rstrip("/") + "/"))
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
+from collections.abc import Mapping
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
@@ -102,6 +103,15 @@ def grants(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> No
         ledger.add("privilege", place(word), program.name, grants=grant)
 
 
+def named_changes(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
+    """What a command changes by the names its words give, not by the files it is handed: packages, the
+    environment an installer writes, the service manager's environment and unit files."""
+    deletes_named(ledger, program, view.argv)
+    environment_written(ledger, program, parsed, view.argv, place)
+    manager_environment(ledger, program, parsed, {**view.variables, **view.env})
+    unit_files_written(ledger, program, parsed, place)
+
+
 def deletes_named(ledger: Ledger, program: Program, argv: list[str]) -> None:
     """`pip uninstall hookd`, `gh repo delete o/r`: what a command removes by name, not by path (`what`, `name`);
     `pipx inject hookd X`, `pipx runpip hookd install X` (not `… list`): what it changes by name (a `write` of
@@ -110,7 +120,107 @@ def deletes_named(ledger: Ledger, program: Program, argv: list[str]) -> None:
         after = _after_words(argv, words)
         if after is not None and (not when or not when.isdisjoint(after)):
             for name in [w for w in after if not w.startswith("-")] or [""]:
-                ledger.add(op, None, program.name, what=what, name=name)
+                named = requirement_name(name) if what == "package" else name
+                ledger.add(op, None, program.name, what=what, name=named)
+
+
+def environment_written(ledger: Ledger, program: Program, parsed: Parsed, argv: list[str], place: Place) -> None:
+    """`pip --python ENV/bin/python install X`, `uv pip install -p PY X`, `ENV/bin/pip install X`: the packages
+    land in the environment of the interpreter named (or of the one the program was run from), which is written
+    whole; a bare `pip install X` changes whichever environment is active, which the line does not name."""
+    for words, options, own in program.environment_writes:
+        if parsed.operands[: len(words)] != list(words):
+            continue
+        named = [v for o, v in parsed.options if o in options and v]
+        if own and "/" in argv[0]:
+            named.append(argv[0])
+        for interpreter in named:
+            path = str(place(interpreter).get("path") or "")
+            if path:
+                ledger.add("write", place(environment_of(path)), program.name, recursive=True)
+
+
+def environment_of(interpreter: str) -> str:
+    """The environment a program's path belongs to: `ENV` for `ENV/bin/NAME` (`Scripts` on Windows), else the path
+    itself (an environment's directory named directly: `uv pip install --python .venv`)."""
+    parent, _, _ = interpreter.rpartition("/")
+    directory, _, leaf = parent.rpartition("/")
+    return directory if leaf in ("bin", "Scripts") and directory else interpreter
+
+
+# the user manager's environment is the one environment.d(5) sets at its start; a variable set in it later
+# reaches the units it starts from then on, as one set there would: judged as that file's text
+_MANAGER_ENVIRONMENT = "/.config/environment.d/"
+
+
+def manager_environment(ledger: Ledger, program: Program, parsed: Parsed, variables: Mapping[str, str]) -> None:
+    """`systemctl --user set-environment LD_AUDIT=…`, `dbus-update-activation-environment --systemd A=B`,
+    `launchctl setenv HOOKD_CONFIG F`: variables every unit the service manager starts later gets (hookd's daemon
+    when it next starts, by its socket or at login), written as the text of a file of its environment. A name
+    alone (`import-environment LD_PRELOAD`) hands on the value the line gave it."""
+    for words, form in program.manager_environment:
+        if parsed.operands[: len(words)] != list(words):
+            continue
+        given = parsed.operands[len(words) :]
+        if form == "pairs":
+            given = [f"{k}={v}" for k, v in zip(given[::2], given[1::2], strict=False)]
+        given = [f"{w}={variables[w]}" if "=" not in w and w in variables else w for w in given]
+        assigned = [w for w in given if "=" in w and not w.startswith("=")]
+        if assigned:
+            path = f"{ledger.home}{_MANAGER_ENVIRONMENT}{program.name}-{'-'.join(words) or 'environment'}.conf"
+            pairs = (w.partition("=") for w in assigned)
+            ledger.contents[path] = "".join(f"{k}={shlex.quote(v)}\n" for k, _, v in pairs)
+            ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name, manager=True)
+
+
+def unit_files_written(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """`systemctl [--user] edit UNIT` writes the unit's drop-in (`override.conf`, `--drop-in=NAME`; `--full`: the
+    unit file itself) whatever editor it runs; `systemctl link PATH` puts a link to PATH, under PATH's name, in the
+    manager's unit directory (systemctl(1)). The directory: the user manager's with `--user`, `/etc/systemd/user`
+    with `--global`, the system's otherwise; `--runtime`'s under /run is not known here."""
+    verb = parsed.operands[0] if parsed.operands else ""
+    kind = program.unit_files.get(verb)
+    if not kind:
+        return
+    given = {o for o, _ in parsed.options}
+    directory = "/etc/systemd/user" if "--global" in given else "/etc/systemd/system"
+    if "--user" in given:
+        directory = ledger.home + "/.config/systemd/user"
+    for word in parsed.operands[1:]:
+        name = word.rstrip("/").rpartition("/")[2]
+        if kind == "link":
+            ledger.add("link", place(word), program.name, to=place(f"{directory}/{name}"))
+            continue
+        unit = name if "." in name else f"{name}.service"
+        drop_in = next((v for o, v in parsed.options if o == "--drop-in" and v), "override")
+        file = f"{unit}" if "--full" in given else f"{unit}.d/{drop_in.removesuffix('.conf')}.conf"
+        known = None if "--runtime" not in given else False  # below /run: a directory not known here
+        ledger.add("write", place(f"{directory}/{file}"), program.name, known=known)
+
+
+# PEP 508: a requirement begins with the project's name; extras, a version specifier, `@ URL` or a marker follow
+# (https://peps.python.org/pep-0508/); uv's tool commands take `NAME@VERSION` the same way
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+# a wheel's or an sdist's file name begins with its distribution name and a `-` before the version
+# (https://packaging.python.org/en/latest/specifications/binary-distribution-format/, source-distribution-format/)
+_ARCHIVE = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?)-[0-9][^/]*\.(?:whl|tar\.gz|zip)")
+
+
+def requirement_name(word: str) -> str:
+    """The project a package manager's operand names: `hookd==0.3.1`, `hookd[http]>=1`, `hookd@0.3.0`,
+    `hookd @ https://…` are hookd, and so is a path or URL of its wheel or sdist (`dist/hookd-0.3.0-py3-none-any.whl`)
+    or a VCS URL of its repository (pip's `#egg=`); any other word is kept as it is."""
+    archive = _ARCHIVE.fullmatch(word.rpartition("/")[2])
+    if archive:
+        return archive.group(1)
+    if word.startswith(("git+", "hg+", "svn+", "bzr+")) or "#egg=" in word:  # a VCS URL: `#egg=`, else the repository
+        url, _, fragment = word.partition("#")
+        egg = next((v for k, _, v in (p.partition("=") for p in fragment.split("&")) if k == "egg"), "")
+        return egg or url.rstrip("/").rpartition("/")[2].partition("@")[0].removesuffix(".git") or word
+    if "/" in word or word.startswith("."):
+        return word
+    found = _REQUIREMENT_NAME.match(word)
+    return found.group(1) if found else word
 
 
 def _after_words(argv: list[str], words: tuple[str, ...]) -> list[str] | None:

@@ -13,7 +13,7 @@ from hookd.enrich.effects.fetches import fetch_effects
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
-from hookd.enrich.effects.tar import tar_effects
+from hookd.enrich.effects.tar import member_writes, tar_effects
 from hookd.enrich.effects.words import (
     _INERT,
     _SECRET_HINT,
@@ -78,8 +78,7 @@ class FileEffects:
         recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
         operands = _file_operands(program, parsed)
         self._option_values(program, parsed, name, recursive, view, place)
-        if program.stdin_names and any(o in program.stdin_names for o, _ in parsed.options):
-            self._stdin_names(view, place, name)
+        self._stdin_files(program, parsed, operands, view, place)
         opened_effects(self.ledger, program, parsed, operands, name, place)
         if program.keyword_ops:
             for word in operands:
@@ -110,6 +109,15 @@ class FileEffects:
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
                 self.guess(words, name, place, writes)
 
+    def _stdin_files(
+        self, program: Program, parsed: Parsed, operands: list[str], view: CommandView, place: Place
+    ) -> None:
+        given = {o for o, _ in parsed.options}
+        if given & program.stdin_names:
+            self._stdin_names(view, place, program.name)
+        if operands and given & program.stdin_copies:
+            self._stdin_copies(view, place, program.name, operands[-1])
+
     def _stdin_names(self, view: CommandView, place: Place, name: str) -> None:
         """`cpio -o`: the files named on stdin are read, the words of known text or what the command before listed."""
         if view.stdin == "text" and view.stdin_text:
@@ -117,6 +125,16 @@ class FileEffects:
                 self.ledger.add("read", place(word), name)
         for placed in self.ledger.previous:
             self.ledger.add("read", placed, name, recursive=True, from_stdin=True)
+
+    def _stdin_copies(self, view: CommandView, place: Place, name: str, directory: str) -> None:
+        """`find .copilot | cpio -pdmu ~`: each file stdin names is copied below DIR under the name it is given
+        (a listing's names as the command before spelled them; none known: DIR's whole tree is written)."""
+        names = view.stdin_text.split() if view.stdin == "text" and view.stdin_text else []
+        names += [str(p.get("raw") or "") for p in self.ledger.previous]
+        base = directory.rstrip("/")
+        for word in [n for n in names if n and not n.startswith("/")] or [""]:
+            self.ledger.add("write", place(f"{base}/{word.removeprefix('./')}" if word else directory), name,
+                            recursive=True)  # fmt: skip
 
     def _option_values(
         self, program: Program, parsed: Parsed, name: str, recursive: bool, view: CommandView, place: Place
@@ -157,6 +175,8 @@ class FileEffects:
         ):
             operands = ["", *operands]  # `chmod --reference=RFILE FILE…`: no mode word, every operand a file
         self._each_operand(program, operands, name, recursive, view, place)
+        if program.members_below:  # `unzip A.zip MEMBER -d DIR`: the members named land below DIR
+            member_writes(self.ledger, parsed, program.members_below, place, name)
         if name == "chmod" and not recursive and len(operands) > 1 and tightens(operands[0]):
             self._private(operands[0], len(operands) - 1)
         if name == "chmod" and len(operands) > 1 and keeps_access(operands[0]):

@@ -53,9 +53,13 @@ class CommandView:
     literal: frozenset[str] = frozenset()  # words whose `$` and backticks were quoted (`eval 'echo "$x"'`): text
 
 
+_DESCRIPTOR = re.compile(r"/proc/self/fd/(\d+)")  # `/dev/fd/N` as the paths module spells it (paths._as_caller)
+
+
 class Ledger:
     __slots__ = (
-        "branch", "contents", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved", "previous",
+        "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
+        "previous",
         "printed", "printing", "produced", "project", "read_listing", "stashed", "trees",
     )  # fmt: skip
 
@@ -77,6 +81,21 @@ class Ledger:
         self.printed: list[dict[str, Any]] = []  # those the command before it printed: what a pipe hands on
         self.stashed = False  # a `git stash` earlier on the line put the uncommitted changes aside
         self.git_config: dict[str, str] = {}  # `git config alias.x VALUE` earlier on the line: git's later commands
+        self.descriptors: dict[int, Mapping[str, Any]] = {}  # fd -> the file a redirect opened on it (`exec 7<F`)
+
+    def bind_descriptors(self, redirects: list[Mapping[str, Any]], *, lasting: bool) -> dict[int, Mapping[str, Any]]:
+        """The files a command's numbered redirects open (`7<F`, `3<>F`; `7<&-` closes 7), bound for the paths
+        that name a descriptor (`/dev/fd/7`, `/proc/self/fd/7`, proc_pid_fd(5)): the binding to keep after the
+        command, which is the new one for `exec 7<F` (a command of redirects only), the old one otherwise."""
+        before = dict(self.descriptors)
+        for redirect in redirects:
+            fd = redirect.get("fd")
+            if isinstance(fd, int) and redirect.get("path"):
+                self.descriptors[fd] = {"raw": redirect.get("target"), "path": redirect["path"],
+                                        "in_project": redirect.get("in_project")}  # fmt: skip
+            elif isinstance(fd, int) and redirect.get("target") == "-":
+                self.descriptors.pop(fd, None)
+        return dict(self.descriptors) if lasting else before
 
     def add(
         self,
@@ -91,6 +110,8 @@ class Ledger:
         known: bool | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
+        if placed and self.descriptors and (found := _DESCRIPTOR.fullmatch(str(placed.get("path") or ""))):
+            placed = self.descriptors.get(int(found.group(1)), placed)  # `truncate -s 0 /dev/fd/7`: the file on 7
         raw = str(placed.get("raw", "")) if placed else ""
         if XARGS_INPUT in raw and (self.previous or self.read_listing) and op != "list":
             return self._from_listing(op, program, raw)

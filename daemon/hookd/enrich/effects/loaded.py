@@ -86,7 +86,8 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
     if not ledger.produced or not view.argv or view.name in _NOTHING or view.name in SHELLS:
         return
     program = catalogue().get(view.name)
-    judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess")}
+    # a file it links somewhere (`systemctl link U`) is still loaded from there later: its commands are walked
+    judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess") and e["op"] != "link"}
     implicit = program.implicit_files if program is not None else ()
     for name in [*implicit, *_own_configurations(ledger, view, place, program)]:  # `… > Makefile && make`
         placed = place(name)

@@ -23,7 +23,7 @@ from hookd.enrich.effects.beyond import cgroup_signals, module_effects, options_
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command, url_scripts
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
-from hookd.enrich.effects.entries import compiled, deletes_named, grants, rest_deletes, served, sets_code
+from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
@@ -120,7 +120,9 @@ class EffectModel:
         paths = (view.env.get("PATH"), view.variables.get("PATH"), view.built.get("PATH"))
         self.code.own_path, self.code.literal = not any(planted_path(value) for value in paths), view.literal
         expanded = options_from_globs(view, place)
+        kept = self.ledger.bind_descriptors(list(view.redirects), lasting=not view.argv)
         follow = self._command(expanded, place)
+        self.ledger.descriptors = kept
         if expanded is not view:  # what the file names make it run, they chose, not the line
             for effect in self.ledger.effects[start:]:
                 if effect["op"] == "exec":
@@ -134,6 +136,7 @@ class EffectModel:
         for effect in [e for e in self.ledger.effects[start:] if e["op"] == "write" and e["path"] in powers]:
             self.ledger.add("signal", None, effect["program"], target="system", match="power")
         cgroup_signals(self.ledger, start)
+        beyond.cgroup_members(self.ledger, view, start)
         if view.root:  # what it does, it does with other privileges
             beyond.given_back(self.ledger, view, start)
             beyond.distribution_packages(self.ledger, view, start)
@@ -321,9 +324,7 @@ class EffectModel:
             grants(self.ledger, program, parsed, place)
         if program.signal and program.signal != "none":
             self._signal(program, parsed, view)
-        for option, value in parsed.options:  # `prlimit --pid PID --nofile=0:0`: a process limited or attached to
-            if option in program.pid_options and value:
-                _signal_to(self.ledger, program.name, value, "pid", view, acts="process")
+        _acted_on(self.ledger, program, parsed, view)
         if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
             self.ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
         for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
@@ -339,7 +340,7 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
-        deletes_named(self.ledger, program, argv)
+        named_changes(self.ledger, program, parsed, view, place)
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.serves:
@@ -438,7 +439,7 @@ class EffectModel:
                 self.files.guess([name, *parsed.operands], name, place)
                 module = _module_argv(argv)  # `python3 -m pip uninstall x`: the program pip is
                 if module and module[0] in program.modules:
-                    follow.scripts.append(shlex.join([program.modules[module[0]], *module[1:]]))
+                    follow.scripts.append(shlex.join(_module_command(program.modules[module[0]], module, argv[0])))
             if program.writes_operands_in_place(parsed.options):
                 by_option = any(h.kind == "option" and h.option == o for h in program.runs for o, _ in parsed.options)
                 for word in parsed.operands[0 if by_option else 1 :]:  # `perl -pi -e CODE FILES`
@@ -490,6 +491,19 @@ def _pids_after_signal(spelled: list[str]) -> list[str]:
                 pids.append(word)
             signalled = True
     return pids
+
+
+def _acted_on(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
+    """`prlimit --pid PID --nofile=0:0`, `cpulimit -e NAME`: a process limited or attached to (by a path: the
+    processes named after its file); `chrt -p PRIO PID`, `taskset -p MASK PID`: the process the last operand names."""
+    if parsed.operands and any(o in program.pid_operand_with for o, _ in parsed.options):
+        _signal_to(ledger, program.name, parsed.operands[-1], "pid", view, acts="process")
+    for option, value in parsed.options:
+        if option in program.pid_options and value:
+            _signal_to(ledger, program.name, value, "pid", view, acts="process")
+        elif program.process_options.get(option) and value:
+            target = value.rstrip("/").rpartition("/")[2] if program.process_options[option] == "path" else value
+            _signal_to(ledger, program.name, target, "name", view, acts="process")
 
 
 def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: CommandView, **extra: Any) -> None:
@@ -554,6 +568,14 @@ def _home_code(ledger: Ledger, effect: dict[str, Any], view: CommandView) -> Non
     if lang is not None and not (text is not None and code_runs_nothing(lang, text)):
         ledger.add("exec", None, view.name, code={"lang": lang, "text": text or ""}, known=text is not None,
                         deferred=True, startup=path, when=HOME_CODE_WHEN)  # fmt: skip
+
+
+def _module_command(program: str, module: list[str], interpreter: str) -> list[str]:
+    """The command a module run stands for: `ENV/bin/python -m pip install X` is pip run by that interpreter
+    (`pip --python ENV/bin/python install X`, pip 22.3's option), whose environment it changes."""
+    if program == "pip" and "/" in interpreter:
+        return [program, "--python", interpreter, *module[1:]]
+    return [program, *module[1:]]
 
 
 def _module_argv(argv: list[str]) -> list[str]:

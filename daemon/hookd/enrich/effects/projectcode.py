@@ -111,6 +111,25 @@ _ELSEWHERE = re.compile(
 )  # Compose keys that read another file's services
 
 
+def leads(words: tuple[str, ...], argv: Sequence[str]) -> bool:
+    """`words` are the program's first operands, options and their values anywhere between them (`docker compose
+    -f a.yml -f b.yml up`, `terraform -chdir=infra apply`); no words: every run (`make`, whatever its goals). A
+    word after an option without `=` is taken for its value, so another operand first (`compose logs up`) is not."""
+    expected, after_option = list(words), False
+    for word in argv[1:]:
+        if not expected:
+            break
+        if word == expected[0]:
+            expected.pop(0)
+        elif word.startswith("-"):
+            after_option = "=" not in word
+            continue
+        elif not after_option:
+            return False
+        after_option = False
+    return not expected
+
+
 def project_lines(kinds: frozenset[str], argv: Sequence[str], place: Place, ledger: Ledger) -> tuple[list[str], bool]:
     """The command lines the project's own configuration in the working directory holds that the program runs
     now (the catalogue's `project_runs`): terraform's `local-exec` commands and `external` programs (`*.tf`), a

@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.pybindings import bindings, writes_namespaces
 
 UNKNOWN = "${python_value}"
 _MAX_CODE = 64 * 1024
@@ -65,7 +66,7 @@ def python_effects(code: str) -> Effects:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Effects(parsed=False, dynamic=True)
     aliases = _aliases(tree)
-    tree = _Unrolled(_bindings(tree)).visit(_Canonical(aliases).visit(tree))
+    tree = _Unrolled(bindings(tree)).visit(_Canonical(aliases).visit(tree))
     effects.dynamic = _passed_as_value(tree, aliases)
     bound = _names(tree)
     for node in ast.walk(tree):
@@ -137,8 +138,8 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
             reference = _dotted(node.value)
             if reference and reference != UNKNOWN:
                 found[node.targets[0].id] = reference
-    bindings = _bindings(tree)
-    return {name: dotted for name, dotted in found.items() if dotted and bindings[name] == 1}
+    bound_times = bindings(tree)
+    return {name: dotted for name, dotted in found.items() if dotted and bound_times[name] == 1}
 
 
 class _Canonical(ast.NodeTransformer):
@@ -297,7 +298,7 @@ def _names(tree: ast.AST) -> dict[str, _Bound]:
     `root.iterdir()` every entry. A name is trusted only when that is its one binding in the whole code: any
     other (a second assignment, a `for` or `with` target, unpacking, `:=`, a parameter, an import, `del`, …)
     makes what it holds known at run time only, as does code that writes a namespace as an object."""
-    if _writes_namespaces(tree):
+    if writes_namespaces(tree):
         return {}
     bound: dict[str, _Bound] = {}
     for node in ast.walk(tree):
@@ -320,46 +321,8 @@ def _names(tree: ast.AST) -> dict[str, _Bound]:
             bound[node.target.id] = _Bound(
                 f"{root}/**/{pattern}" if every else f"{root}/{pattern}", root if every else ""
             )
-    bindings = _bindings(tree)
-    return {name: b for name, b in bound.items() if bindings[name] == 1}  # rebound: not known
-
-
-def _bindings(tree: ast.AST) -> Counter[str]:
-    """How many times the code binds (or unbinds) each name, by every form Python has."""
-    return Counter(name for node in ast.walk(tree) for name in _bound_by(node))
-
-
-def _bound_by(node: ast.AST) -> list[str]:
-    if isinstance(node, ast.Name):
-        return [node.id] if isinstance(node.ctx, ast.Store | ast.Del) else []
-    if isinstance(node, ast.arg):
-        return [node.arg]
-    if isinstance(node, ast.alias):  # `import a.b` binds a
-        return [(node.asname or node.name).split(".", 1)[0]]
-    if isinstance(node, ast.Global | ast.Nonlocal):
-        return list(node.names)
-    if isinstance(node, ast.MatchMapping):
-        return [node.rest] if node.rest else []
-    named = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.ExceptHandler | ast.MatchAs | ast.MatchStar
-    return [node.name] if isinstance(node, named) and node.name else []
-
-
-# What reaches a namespace as an object, where a name can be bound without a binding the code shows
-_NAMESPACE_NAMES = frozenset({"globals", "locals", "vars", "setattr", "delattr", "__main__", "__builtins__"})
-_NAMESPACE_ATTRS = frozenset({"__dict__", "f_globals", "f_locals", "modules", "__setattr__", "__setitem__"})
-
-
-def _writes_namespaces(tree: ast.AST) -> bool:
-    """Whether the code reaches a namespace other than by binding a name: `globals()`, `vars()`, `setattr`,
-    `sys.modules`, a frame's locals, `from m import *` (which binds names the code does not show)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in _NAMESPACE_NAMES:
-            return True
-        if isinstance(node, ast.Attribute) and node.attr in _NAMESPACE_ATTRS:
-            return True
-        if isinstance(node, ast.alias) and node.name == "*":
-            return True
-    return False
+    bound_times = bindings(tree)
+    return {name: b for name, b in bound.items() if bound_times[name] == 1}  # rebound: not known
 
 
 def _dotted(node: ast.expr) -> str:
@@ -517,7 +480,14 @@ def _file_call(node: ast.Call, command: list[str], effects: Effects, bound: Mapp
         effects.commands.append(["rm", "-r", "-f", held.below])
         return
     paths = [bound[a.id].path if isinstance(a, ast.Name) and a.id in bound else _literal(a) for a in node.args[:2]]
+    if any(w in _SLOTS for w in command):  # `tar -x -f {0} -C {1}`: the arguments where the command takes them
+        given = [*paths, ".", "."]  # a directory not given is the current one (`shutil.unpack_archive(f)`)
+        effects.commands.append([given[_SLOTS.index(w)] if w in _SLOTS else w for w in command])
+        return
     effects.commands.append([*command, *paths])
+
+
+_SLOTS = ("{0}", "{1}")
 
 
 def _connect(first: ast.expr | None, effects: Effects) -> None:

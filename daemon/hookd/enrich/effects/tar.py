@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
 
@@ -25,6 +28,8 @@ def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place
         if archive:
             model.add("read", place(archive), name)
         model.add("write", place(directory or "."), name, recursive=True)
+        for member in operands:  # `tar -C ~ -xf a.tar .codex/hooks.json`: that member lands below DIR
+            model.add("write", place(_below(directory, member)), name, recursive=True, member=True)
         if "--absolute-names" in options or (old_style and "P" in first):
             # members named `/…` or `../…` are written there, wherever that is (GNU tar strips them otherwise)
             model.add("write", {"raw": "<archive members>", "path": "", "in_project": False}, name, known=False)
@@ -46,3 +51,25 @@ def _members(operands: list[str], directory: str | None, spelled: list[str]) -> 
     after = set(spelled[first:])
     base = directory.rstrip("/") or "/"
     return [f"{base}/{w}" if w in after and not w.startswith("/") else w for w in operands]
+
+
+def _below(directory: str | None, member: str) -> str:
+    return member if not directory else f"{directory.rstrip('/') or ''}/{member.lstrip('/')}"
+
+
+def member_writes(model: Ledger, parsed: Parsed, spec: Mapping[str, Any], place: Place, name: str) -> None:
+    """`unzip -o A.zip '.gemini/*' -d ~`, `7z x A.7z -o"$HOME" .codex/hooks.json`: each member (a name or a pattern
+    of names) the operands after the archive name is written below the extraction directory, as tar's members
+    are (a subcommand that drops the members' paths, `7z e`, writes their last names there); listing, testing or
+    printing them (unzip's `-l`, `-t`, `-v`, `-z`, `-Z`, `-p`, `-c`; 7z's other subcommands) writes nothing."""
+    given = {o for o, _ in parsed.options}
+    words = spec.get("words") or ()
+    if given & {"-l", "-t", "-v", "-z", "-Z", "-p", "-c"} and not words:
+        return
+    if words and parsed.operands[:1] and parsed.operands[0] not in words:
+        return
+    directory = next((v for o, v in parsed.options if o == spec["option"] and v), None)
+    flat = parsed.operands[:1] and parsed.operands[0] in (spec.get("flat") or ())
+    for member in parsed.operands[int(spec.get("after", 1)) :]:
+        landed = member.rstrip("/").rpartition("/")[2] if flat else member
+        model.add("write", place(_below(directory, landed)), name, recursive=True, member=True)

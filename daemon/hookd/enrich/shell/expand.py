@@ -159,9 +159,16 @@ _NAMES = "RANDOM|SRANDOM|PPID|BASHPID|SECONDS|LINENO|EPOCHSECONDS|UID|EUID"
 _NUMBER = re.compile(rf"\$(?:[$!?#]|\{{[$!?#]\}}|\{{(?:{_NAMES})\}}|(?:{_NAMES})(?![A-Za-z0-9_]))")
 
 
+# the shell's own pid (`$$`, `$BASHPID`) as a /proc entry: what the commands it runs share with it there is what
+# they see as /proc/self (proc_pid_root(5): the root; the descriptors `exec N<F` opened)
+_SHELL_PROC = re.compile(r"^/proc/+(?:\$\$|\$\{\$\}|\$BASHPID|\$\{BASHPID\})(?=/|$)")
+
+
 def _numbered(word: str) -> str:
     """`temp.$$.json`, `/tmp/build-${RANDOM}`: a number stands where the shell puts one, so the rest of the word
-    names the file (a word of the number alone stays as written: `kill $$` signals no process 0)."""
+    names the file (a word of the number alone stays as written: `kill $$` signals no process 0);
+    `/proc/$$/root/…` is `/proc/self/root/…`."""
+    word = _SHELL_PROC.sub("/proc/self", word)
     rest = _NUMBER.sub("", word)
     if rest == word or not rest.strip("-+0123456789") or "$" in rest or "`" in rest:
         return word

@@ -171,7 +171,7 @@ class _FastParser:
                 self.subs.append(self._substitution(script))
         return text, end
 
-    def _redirect(self) -> None:
+    def _redirect(self, fd: int | None = None) -> None:
         s, i = self.s, self.i
         op = next(op for op in _REDIR_OPS if s.startswith(op, i))
         if op in ("<<", "<<-"):
@@ -186,12 +186,12 @@ class _FastParser:
         if i >= len(s) or s[i] == "#" or (s[i] in _META and not (s[i] in "<>" and s[i + 1 : i + 2] == "(")):
             raise _Decline  # no target
         if op in (">&", "<&") and s[i] == "-":  # `>&-` closes the fd; what follows is another word
-            self.redirects.append(_Redir(op, "-", False))
+            self.redirects.append(_Redir(op, "-", False, fd=fd))
             self.i = i + 1
             return
         target, self.i = self._operand(i)
         is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(target))
-        self.redirects.append(_Redir(op, target, is_path))
+        self.redirects.append(_Redir(op, target, is_path, fd=fd))
 
     def _word(self) -> None:
         s, start = self.s, self.i
@@ -202,7 +202,7 @@ class _FastParser:
             return
         text, self.i = self._operand(start)
         if self.i < len(s) and s[self.i] in "<>" and _DIGITS.fullmatch(s, start, self.i):
-            self._redirect()  # `2>file`: the digits are the fd
+            self._redirect(int(s[start : self.i]))  # `2>file`: the digits are the fd
             return
         if not self.words:
             raw = s[start : self.i]
@@ -461,11 +461,13 @@ class _Convert:
         if output is None:
             return _Redir(op, None, False)
         if isinstance(output, int | str):
-            return _Redir(op, str(output), False)
+            fd = getattr(node, "input", None)
+            return _Redir(op, str(output), False, fd=fd if isinstance(fd, int) else None)
         target = self._word(output)
         subs.extend(self._subs(output))
         is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(target))
-        return _Redir(op, target, is_path)
+        fd = getattr(node, "input", None)
+        return _Redir(op, target, is_path, fd=fd if isinstance(fd, int) else None)
 
 
 def _heredoc_text(value: Any, delimiter: str) -> str | None:

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.enrich.effects.words import system_program
+from hookd.enrich.shell.dbus_calls import CLIENTS as DBUS_CLIENTS
+from hookd.enrich.shell.dbus_calls import systemctl_calls
 from hookd.enrich.shell.searches import searched_name, selection
 from hookd.enrich.shell.tree import _Item, _Simple
 
@@ -131,7 +133,7 @@ def spawned(name: str, argv: list[str]) -> list[Spawn]:
         return _fd(argv)
     if name == "curl" and any(w == "--unix-socket" or w.startswith("--unix-socket=") for w in argv):
         return _engine_api(argv)
-    return []
+    return [Spawn(words, name) for words in systemctl_calls(name, argv)] if name in DBUS_CLIENTS else []
 
 
 # The container engines' API sockets (Docker, Podman's Docker-compatible service, containerd's nerdctl)

@@ -284,15 +284,14 @@ class _Sitter:
                 target = child
             else:
                 raise _Unsupported("redirect with two targets")
-        del fd  # the fd number does not change what a rule sees (`2>file` writes file)
         if target is None:
             raise _Unsupported("redirect without a target")
         if op in (">&", "<&") and self.text(target) == "-":
-            return _Redir(op, "-", False)
+            return _Redir(op, "-", False, fd=int(fd) if fd.isdigit() else None)
         text, found = self.word(target)
         subs.extend(found)
         is_path = op != "<<<" and not (op in (">&", "<&") and _FD_DUP.fullmatch(text))
-        return _Redir(op, text, is_path)
+        return _Redir(op, text, is_path, fd=int(fd) if fd.isdigit() else None)
 
     def heredoc(self, node: tree_sitter.Node, subs: list[_Block], tail: list[_Item], more: list[_Redir]) -> _Redir:
         op, delimiter, body = "<<", "", ""

@@ -192,17 +192,16 @@ class LineState:
 
     def redirect(self, redirect: _Redir, cwd: _Cwd) -> dict[str, Any]:
         if redirect.target is None or not redirect.is_path:
-            return {"op": redirect.op, "target": redirect.target, "path": None, "in_project": None}
+            closed = {"fd": redirect.fd} if redirect.target == "-" and (redirect.fd or 0) > 2 else {}  # `exec 7<&-`
+            return {"op": redirect.op, "target": redirect.target, "path": None, "in_project": None, **closed}
         target = self._expanded(redirect.target)
         if redirect.op in (">&", "<&") and _FD_DUP.fullmatch(target):  # `>&"${COPROC[1]}"`: a descriptor duplicated
             return {"op": redirect.op, "target": target, "path": None, "in_project": None}
         placed = self.place(target, cwd)
-        return {
-            "op": redirect.op,
-            "target": target,
-            "path": placed["path"],
-            "in_project": placed["in_project"],
-        }
+        out = {"op": redirect.op, "target": target, "path": placed["path"], "in_project": placed["in_project"]}
+        if redirect.fd is not None and redirect.fd > 2:  # `exec 7<F`: /dev/fd/7 names F from then on
+            out["fd"] = redirect.fd
+        return out
 
     def _expanded(self, target: str) -> str:
         """A redirect's target with the variables set earlier on the line put in (`out=build/log; … > "$out"`);

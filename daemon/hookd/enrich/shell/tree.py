@@ -16,6 +16,7 @@ class _Redir:
     target: str | None
     is_path: bool  # false for fd duplication (`2>&1`), here-documents and here-strings
     body: str | None = None  # a here-document's text (set by the parser before the tree is shared)
+    fd: int | None = None  # the descriptor a redirect's digits name (`exec 7<FILE`), when they name one
 
 
 @dataclass(slots=True)

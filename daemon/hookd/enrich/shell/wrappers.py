@@ -139,6 +139,21 @@ def _then_operands(count: int, short_arg: str = "", *long_arg: str) -> Peel:
     return peel
 
 
+def _unless_pid(peel: Peel) -> Peel:
+    """chrt(1), taskset(1): with `-p`/`--pid` they act on an existing process (its PID the last operand) and
+    launch no command: not a runner then."""
+
+    def unless(argv: list[str], i: int, env: dict[str, str]) -> int | None:
+        for word in argv[i:]:
+            if word == "--" or not word.startswith("-") or len(word) < 2:
+                break
+            if word == "--pid" or (word[1] != "-" and "p" in word[1:]):
+                return None
+        return peel(argv, i, env)
+
+    return unless
+
+
 def _peel_busybox(argv: list[str], i: int, env: dict[str, str]) -> int | None:
     return i if i < len(argv) and not argv[i].startswith("-") else None  # the applet is the program
 
@@ -175,8 +190,8 @@ _WRAPPERS: dict[str, Peel] = {
     "busybox": _peel_busybox,
     "chroot": _then_operands(1, "", "userspec", "groups"),
     "flock": _then_operands(1, "wEc", "timeout", "wait", "conflict-exit-code"),
-    "chrt": _then_operands(1, "T", "sched-runtime", "sched-deadline", "sched-period"),
-    "taskset": _then_operands(1),
+    "chrt": _unless_pid(_then_operands(1, "T", "sched-runtime", "sched-deadline", "sched-period")),
+    "taskset": _unless_pid(_then_operands(1)),
     "systemd-run": _options(
         "pEMHsu", *("property", "setenv", "machine", "host", "unit", "description", "slice", "uid", "gid", "nice",
                    "working-directory", "on-calendar", "on-active", "on-boot", "on-startup", "on-unit-active",

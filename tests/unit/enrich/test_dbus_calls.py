@@ -1,0 +1,60 @@
+"""A D-Bus call to the service manager walked as the systemctl verb that makes it (enrich/shell/dbus_calls.py)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from effect_support import HOME, effects
+
+from hookd.enrich.shell.dbus_calls import systemctl_calls
+
+_MANAGER = "org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager"
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        (f"busctl --user call {_MANAGER} StopUnit ss hookd.service replace", "systemctl --user stop hookd.service"),
+        (f"busctl call {_MANAGER} KillUnit ssi hookd.service all 19", "systemctl kill hookd.service"),
+        (
+            f"busctl --user call {_MANAGER} SetEnvironment as 2 A=1 LD_AUDIT=/tmp/a.so",
+            "systemctl --user set-environment A=1 LD_AUDIT=/tmp/a.so",
+        ),
+        (
+            "dbus-send --dest=org.freedesktop.systemd1 --type=method_call /org/freedesktop/systemd1 "
+            "org.freedesktop.systemd1.Manager.SetUnitProperties string:app.slice boolean:true",
+            "systemctl --user set-property app.slice",
+        ),
+        (
+            "gdbus call --session --dest org.freedesktop.systemd1 --object-path "
+            "/org/freedesktop/systemd1/unit/hookd_2eservice --method org.freedesktop.systemd1.Unit.Freeze",
+            "systemctl --user freeze hookd.service",
+        ),
+    ],
+)
+def test_a_managers_method_is_its_systemctl_verb(line: str, command: str) -> None:
+    argv = shlex.split(line)
+    assert systemctl_calls(argv[0], argv) == [command.split()]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"busctl --user call {_MANAGER} StartUnit ss devserver.service replace",
+        f"busctl --user call {_MANAGER} ListUnits",
+        "busctl --user call org.freedesktop.Notifications /org/freedesktop/Notifications "
+        "org.freedesktop.Notifications Notify susssasa{sv}i app 0 '' hi '' 0 0 5000",
+        "busctl --user introspect org.freedesktop.systemd1 /org/freedesktop/systemd1",
+    ],
+)
+def test_other_calls_stand_for_no_verb(line: str) -> None:
+    argv = shlex.split(line)
+    assert systemctl_calls(argv[0], argv) == []
+
+
+def test_the_calls_verb_has_its_effects(tmp_path: Path) -> None:
+    line = f'busctl --user call {_MANAGER} SetEnvironment as 1 "LD_AUDIT=$HOME/.cache/libaudit.so"'
+    later = [e for e in effects(line, tmp_path) if e["op"] == "exec" and e.get("deferred")]
+    assert [e["code"]["text"] for e in later] == [f"LD_AUDIT={HOME}/.cache/libaudit.so\n"]
