@@ -87,47 +87,67 @@ def left_for_later(
     texts = [t[:MAX_TEXT] for t in texts]  # read no further, but a text cut here counts as what it may hide
     cut = any(len(t) > MAX_TEXT for t in whole)
     out: list[dict[str, JSON]] = []
-    fetched: tuple[list[str], str] | None = None
+    lines = _CommandLines(texts)
     for path in written:
         if path in known:
             continue
         later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
         if not later:
             later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT], project)
-        if not later and path and not _is_prose(path, project) and is_makefile(path):
-            recipes = _recipes(texts)  # what make hands the shell: each recipe, `@` off and `$$` made `$`
-            later = (
-                ({"lang": "sh", "text": "\n".join(made[0])}, made[1])
-                if (made := _fetched_lines(recipes, home, project))[0]
-                else None
-            )
-        elif not later and path and not _is_prose(path, project):
-            fetched = _fetched_lines(texts, home, project) if fetched is None else fetched  # once a call
-            later = ({"lang": "sh", "text": "\n".join(fetched[0])}, fetched[1]) if fetched[0] else None
-        if not later and not _is_prose(path, project):  # a jest.config.js, a go.work name files too
+        prose = _is_prose(path, project)
+        if not later and path and not prose:
+            later = lines.fetched(is_makefile(path), home, project)
+        if not later and not prose:  # a jest.config.js, a go.work name files too
             later = _named_file_runs(path, texts, home, project)
-        if not later and not _is_prose(path, project):
+        if not later and not prose:
             later = next(((c, _CODE_WHEN) for t in texts if (c := code_reaching_home(path, t, home, project))), None)
         if later:
             code, when = later
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
                         "program": program, "via": "tool", "class": "unresolved", "code": code, "deferred": True,
                         "startup": path, "when": when})  # fmt: skip
-        if path and not _is_prose(path, project):
-            out.extend(_later_signals(path, texts, home, project))
+        if path and not prose:
+            out.extend(_later_signals(path, lines.of(is_makefile(path)), home, project))
     return out
+
+
+class _CommandLines:
+    """The command lines of one call's texts (`file_commands` of each, or of what make hands the shell of each
+    recipe: `@` off and `$$` made `$`), and what `_fetched_lines` finds in them: read once a call, whatever number
+    of paths the call writes reads them."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self._texts = texts
+        self._lines: dict[bool, list[str]] = {}
+        self._fetched: dict[bool, Later | None] = {}
+
+    def of(self, makefile: bool) -> list[str]:
+        found = self._lines.get(makefile)
+        if found is None:
+            texts = _recipes(self._texts) if makefile else self._texts
+            found = self._lines[makefile] = _command_lines(texts)
+        return found
+
+    def fetched(self, makefile: bool, home: str, project: str) -> Later | None:
+        if makefile not in self._fetched:
+            lines, when = _fetched_from(self.of(makefile), home, project)
+            self._fetched[makefile] = ({"lang": "sh", "text": "\n".join(lines)}, when) if lines else None
+        found = self._fetched[makefile]
+        return (dict(found[0]), found[1]) if found else None  # each path's effect its own code
 
 
 def _recipes(texts: list[str]) -> list[str]:
     return ["\n".join(makefile_commands(t)) for t in texts]
 
 
-def _later_signals(path: str, texts: list[str], home: str, project: str) -> list[dict[str, JSON]]:
-    """The signals the command lines left in `path` send when they run (a makefile's recipes as make hands them
+def _command_lines(texts: list[str]) -> list[str]:
+    return [line for text in texts for line in file_commands(added_lines(text))][:MAX_LINES]
+
+
+def _later_signals(path: str, lines: list[str], home: str, project: str) -> list[dict[str, JSON]]:
+    """The signals the command `lines` left in `path` send when they run (a makefile's recipes as make hands them
     to the shell, any other file's lines as `_fetched_lines` reads them): each a deferred `signal` effect, judged
     by the rules that judge a signal sent now (one that stops the guard is denied, another passes)."""
-    texts = _recipes(texts) if is_makefile(path) else texts
-    lines = [line for text in texts for line in file_commands(added_lines(text))][:MAX_LINES]
     return [
         {**e, "via": "tool", "deferred": True, "startup": path}
         for line in lines
@@ -207,7 +227,11 @@ def _fetched_lines(texts: list[str], home: str, project: str) -> tuple[list[str]
     script or MCP server entry), a deferred exec. The lines are those the effect model walks in any file
     (loaded.file_commands: settings, lines, string literals, substitutions), each judged by the shell's
     analysis."""
-    lines = [line for text in texts for line in file_commands(added_lines(text))][:MAX_LINES]
+    return _fetched_from(_command_lines(texts), home, project)
+
+
+def _fetched_from(lines: list[str], home: str, project: str) -> tuple[list[str], str]:
+    """`_fetched_lines` of the command lines read from the texts."""
     analysed = [(line, _analysed(line, home, project)) for line in lines]
     fetched = [line for line, effects in analysed if effects is None or _runs_fetched(effects)]
     if fetched:
