@@ -89,6 +89,7 @@ class NativeLane:
         self._loop.add_reader(self._wake[0], self._woken)
         self._told()
         self._native.start()
+        log.info("native_quiet_chunk_serving", socket=str(sock.getsockname()))
         return self
 
     def close(self) -> None:
