@@ -100,13 +100,15 @@ def build_quiet(compiler: list[str], tmp: Path, target_dir: Path) -> Path | None
     ``target_dir``, renamed over the old one once it is whole; None when it does not compile (it is optional:
     the stream lane then answers every chunk in Python)."""
     source = source_path().with_name("hookd_quiet.c")
+    if not source.is_file():
+        return None
     library = tmp / QUIET_LIBRARY
     command = [*compiler, *CFLAGS, "-shared", "-fPIC", "-pthread", "-o", str(library), str(source)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if done.returncode != 0 or not source.is_file():
+    if done.returncode != 0:
         return None
     library.chmod(0o644)
     os.replace(library, target_dir / QUIET_LIBRARY)

@@ -14,9 +14,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from hookd.shims.build import data_bin_dir
+from hookd.shims.build import QUIET_LIBRARY, data_bin_dir
 
-LIBRARY_NAME = "libhookd-quiet.so"
+LIBRARY_NAME = QUIET_LIBRARY
 TEXT_CAP = 1 << 20  # a chunk's text, UTF-8, at most (the library's frame buffer)
 _c = ctypes
 _SIZE = _c.c_size_t
@@ -27,6 +27,14 @@ _OUT = _c.POINTER(_c.c_char)  # a buffer the library writes into (c_char_p would
 def library_path() -> Path:
     """Where `hookd shim build` puts the library: beside the native shim."""
     return data_bin_dir() / LIBRARY_NAME
+
+
+def described() -> str:
+    """Which path answers a quiet chunk, for `hookd status` and `hookd doctor`."""
+    path = library_path()
+    if path.is_file():
+        return f"quiet chunks answered natively ({path}; a stream lane started before it was built: in Python)"
+    return f"every chunk answered in Python (no native quiet chunk at {path}: `hookd shim build` builds it)"
 
 
 def load(path: Path | None = None) -> ctypes.CDLL | None:
