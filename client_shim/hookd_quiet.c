@@ -36,7 +36,7 @@
 #define HQ_OWED_URGENT 1024      /* past this many, Python is asked to take them at once */
 #define HQ_KEYS_IN_OBJECT 64
 #define HQ_DEPTH 32
-#define HQ_WAIT_MS 2             /* a frame not whole at the accept is waited for this long, then Python's */
+#define HQ_WAIT_MS 10            /* a frame not whole at the accept is waited for this long, then Python's */
 #define HQ_PREFIX 14             /* magic(4) version(1) pad(1) header_len(4) payload_len(4), big-endian */
 
 typedef struct {

@@ -10,7 +10,10 @@ import ctypes
 import os
 import random
 import shutil
+import socket
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -95,3 +98,84 @@ def test_the_native_lane_leaves_what_the_whole_path_leaves(lib: ctypes.CDLL) -> 
     finally:
         for journal in journals:
             journal_files.close(journal)
+
+
+async def native_lane_socket(worker: WorkerProcess, base: Path) -> HookServer:
+    base.joinpath("run").mkdir(mode=0o700)
+    server = HookServer(base / "run" / "stream.sock", worker.decider.handle, limits=wire.Limits(),
+                        request_timeout=30, max_concurrency=8, lane=True, direct=STREAMED)  # fmt: skip
+    assert worker.native is not None
+    server.listen_with, server.on_direct_header = worker.native.listen, worker.native.header
+    worker.server = server
+    await server.start()
+    return server
+
+
+HEADER = {"client": "gemini", "event": "AfterModel", "cwd": "/p", "ppid": 1, "env": {"HOME": "/home/u"}}
+REQUEST = {"contents": [{"role": "user", "parts": [{"text": "question"}]}]}
+
+
+def in_pieces(path: str, frame: bytes, handed: Callable[[], bool] | None) -> bytes:
+    """`frame` sent whole, or with `handed` in two writes, the second once `handed()` says the lane took the
+    connection (a key of the payload split across reads, its end after the library's wait)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(path)
+        cut = len(frame) - 40 if handed is not None else len(frame)
+        sock.sendall(frame[:cut])
+        deadline = time.monotonic() + 10
+        while handed is not None and not handed() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        sock.sendall(frame[cut:])
+        reply = b""
+        while data := sock.recv(65536):
+            reply += data
+    return reply
+
+
+async def exchanged(worker: WorkerProcess, server: HookServer, text: str, *, split: bool = False) -> bytes:
+    frame = wire.encode_request(HEADER, chunk("s", REQUEST, text, final=False).payload)
+    loop = asyncio.get_running_loop()
+    native = worker.native
+    assert native is not None
+    taken = native._taken
+    handed = (lambda: native._taken > taken) if split else None
+    reply = await loop.run_in_executor(None, in_pieces, str(server.path), frame, handed)
+    await asyncio.sleep(0)
+    send_due(worker, Channel())  # type: ignore[arg-type]
+    worker._unacked = 0
+    return reply
+
+
+def test_a_frame_in_pieces_and_a_journal_that_fails_are_pythons(lib: ctypes.CDLL) -> None:
+    """A frame whose end comes after the library's wait is handed to Python (and answered as the whole path
+    does); a journal the library cannot write is Python's too, whose failure is the fail mode, never an allow."""
+    journal = journal_files.create([])
+    worker = WorkerProcess(parse_config({}), 2, lane=True, journal=journal, quiet=lib)
+    base = Path(tempfile.mkdtemp(prefix="hkn", dir="/tmp"))
+
+    async def run() -> list[bytes]:
+        server = await native_lane_socket(worker, base)
+        try:
+            replies = [await exchanged(worker, server, "first"), await exchanged(worker, server, " second")]
+            assert worker.native is not None and worker.native.answered == 1
+            replies.append(await exchanged(worker, server, " in pieces", split=True))
+            assert worker.native.answered == 1  # Python's
+            replies.append(await exchanged(worker, server, " whole again"))
+            assert worker.native.answered == 2
+            read_only = os.open("/dev/null", os.O_RDONLY)
+            worker._journal._files = (read_only, read_only)  # type: ignore[union-attr]
+            send_due(worker, Channel())  # type: ignore[arg-type]  # the library told of it
+            replies.append(await exchanged(worker, server, " unjournaled"))
+            assert worker.native.answered == 2
+            return replies
+        finally:
+            await server.stop()
+
+    try:
+        replies = [wire.decode_reply(r) for r in uvloop.run(run())]
+        assert [r.stdout for r in replies[:4]] == [b""] * 4
+        assert b"hookd could not evaluate its policies" in replies[4].stdout  # AfterModel's fail mode: open, told
+    finally:
+        journal_files.close(journal)
+        shutil.rmtree(base, ignore_errors=True)

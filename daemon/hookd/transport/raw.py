@@ -211,10 +211,10 @@ class RawTransport(asyncio.Transport):
         if self._closed:
             return
         self._closed = True
+        if self._finished is not None:  # before the peer sees the end: its next connection finds what this left
+            self._finished()
         self._conn.close()
         self._call(self._protocol.connection_lost, exc)
-        if self._finished is not None:
-            self._finished()
 
     def _call(self, method: Callable[..., bool | None], *args: object) -> bool | None:
         """A protocol's call; one that raises (a bug) ends its connection, never the listener: the shim then
