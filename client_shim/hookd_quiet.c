@@ -76,7 +76,7 @@ typedef struct {
     long long journal_size, journal_bound;
     hq_owed *owed_head, *owed_tail;
     long owed;
-    unsigned long answered;
+    unsigned long answered, late;   /* chunks answered here; frames not whole in time, handed over */
     char *buf, *rest, *text, *line;
 } hq;
 
@@ -553,7 +553,7 @@ static int tell(hq *h, int32_t what) {
     return r == (ssize_t)sizeof what ? 0 : -1;
 }
 
-static size_t peek_frame(int fd, char *buf, long long accepted) {
+static size_t peek_frame(hq *h, int fd, char *buf, long long accepted) {
     size_t need = HQ_PREFIX, got = 0;
     for (;;) {
         ssize_t n = recv(fd, buf, HQ_BUF, MSG_PEEK | MSG_DONTWAIT);
@@ -568,9 +568,11 @@ static size_t peek_frame(int fd, char *buf, long long accepted) {
         if (got >= need) return got == need ? got : 0;   /* more than one frame: Python's */
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return 0;
         long left = HQ_WAIT_MS - (long)((now_ns() - accepted) / 1000000LL);
-        if (left <= 0) return 0;
         struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, (int)left) <= 0) return 0;
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+            __atomic_add_fetch(&h->late, 1, __ATOMIC_RELAXED);
+            return 0;
+        }
     }
 }
 
@@ -581,7 +583,7 @@ static void serve(hq *h, int fd) {
     size_t got = 0;
     int mine = 0;
     if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) && cred.uid == h->uid && cred.pid != getppid()) {
-        got = peek_frame(fd, h->buf, accepted);
+        got = peek_frame(h, fd, h->buf, accepted);
     }
     pthread_mutex_lock(&h->lock);
     if (got && !h->paused && !h->disabled && !memcmp(h->buf, h->magic, 4) &&
@@ -689,6 +691,7 @@ void hq_pause(hq *h) { h->paused = 1; }
 void hq_disable(hq *h) { h->disabled = 1; }
 unsigned long hq_handed(hq *h) { return h->handed; }
 unsigned long hq_answered(hq *h) { return h->answered; }
+unsigned long hq_late(hq *h) { return __atomic_load_n(&h->late, __ATOMIC_RELAXED); }
 
 int hq_resume(hq *h, unsigned long taken) {
     if (taken != h->handed) return 0;   /* a connection handed since is not taken yet: it comes first */

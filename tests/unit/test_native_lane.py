@@ -22,8 +22,10 @@ import uvloop
 from hookd import wire
 from hookd.config import parse_config
 from hookd.dialects.registry import STREAMED
+from hookd.policy.stream_cues import StreamCues
 from hookd.procs import journal as journal_files
 from hookd.procs.child import WorkerProcess, send_due
+from hookd.procs.native_lane import tail_of
 from hookd.shims.build import build_quiet, find_compiler
 from hookd.transport import native_quiet
 from hookd.transport.hook_server import HookServer
@@ -156,18 +158,25 @@ def test_a_frame_in_pieces_and_a_journal_that_fails_are_pythons(lib: ctypes.CDLL
 
     async def run() -> list[bytes]:
         server = await native_lane_socket(worker, base)
+        replies: list[bytes] = []
+
+        async def natively(text: str, *, split: bool = False) -> bool | None:
+            """Whether the library answered the chunk; None when its sender was too slow for it to know."""
+            native = worker.native
+            assert native is not None
+            answered, late = native.answered, native.late()
+            replies.append(await exchanged(worker, server, text, split=split))
+            return native.answered > answered if split or native.late() == late else None
+
         try:
-            replies = [await exchanged(worker, server, "first"), await exchanged(worker, server, " second")]
-            assert worker.native is not None and worker.native.answered == 1
-            replies.append(await exchanged(worker, server, " in pieces", split=True))
-            assert worker.native.answered == 1  # Python's
-            replies.append(await exchanged(worker, server, " whole again"))
-            assert worker.native.answered == 2
+            assert await natively("first") in (False, None)  # a response's first chunk
+            assert await natively(" second") in (True, None)
+            assert await natively(" in pieces", split=True) is False
+            assert await natively(" whole again") in (True, None)
             read_only = os.open("/dev/null", os.O_RDONLY)
             worker._journal._files = (read_only, read_only)  # type: ignore[union-attr]
             send_due(worker, Channel())  # type: ignore[arg-type]  # the library told of it
-            replies.append(await exchanged(worker, server, " unjournaled"))
-            assert worker.native.answered == 2
+            assert await natively(" unjournaled") in (False, None)
             return replies
         finally:
             await server.stop()
@@ -176,6 +185,42 @@ def test_a_frame_in_pieces_and_a_journal_that_fails_are_pythons(lib: ctypes.CDLL
         replies = [wire.decode_reply(r) for r in uvloop.run(run())]
         assert [r.stdout for r in replies[:4]] == [b""] * 4
         assert b"hookd could not evaluate its policies" in replies[4].stdout  # AfterModel's fail mode: open, told
+    finally:
+        journal_files.close(journal)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("before", ["", "a", "abcgithub_pa", "x" * 14, "y" * 15, "z" * 40])
+def test_the_tail_told_is_where_python_searches_from(before: str) -> None:
+    """The tail the library searches with the next chunk is the text from where `_since` begins its search: a
+    text shorter than the longest cue whole (a cue begun in its first characters and ended in the chunk)."""
+    cues = StreamCues.of(["github_pat_", "PRIVATE KEY-----"])
+    start = max(0, len(before) - cues.longest + 1)  # ResponseStreams._since, the text before the chunk
+    assert tail_of(before, cues.longest) == before[start:]
+    assert (cues.latest_in(before + "t_abc", start) >= 0) == any(
+        c in tail_of(before, cues.longest) + "t_abc" for c in cues.strings
+    )
+
+
+def test_a_cue_begun_in_a_short_text_is_pythons(lib: ctypes.CDLL) -> None:
+    """A cue of the default policies (`github_pat_`) begun in a text shorter than the longest cue and ended in the
+    next chunk: that chunk is not answered natively."""
+    journal = journal_files.create([])
+    worker = WorkerProcess(parse_config({}), 2, lane=True, journal=journal, quiet=lib)
+    base = Path(tempfile.mkdtemp(prefix="hkn", dir="/tmp"))
+
+    async def run() -> int:
+        server = await native_lane_socket(worker, base)
+        try:
+            for text in ("abcgithub_pa", "t_abc"):
+                await exchanged(worker, server, text)
+            assert worker.native is not None
+            return worker.native.answered
+        finally:
+            await server.stop()
+
+    try:
+        assert uvloop.run(run()) == 0  # "t_abc" is Python's
     finally:
         journal_files.close(journal)
         shutil.rmtree(base, ignore_errors=True)

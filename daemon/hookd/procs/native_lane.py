@@ -172,6 +172,11 @@ class NativeLane:
             native.unlock()
         self._take(native)
 
+    def late(self) -> int:
+        """Frames the library handed over because they were not whole within its wait (a slow sender)."""
+        native = self._native
+        return 0 if native is None else int(native.lib.hq_late(native.handle))
+
     def header(self, raw: bytes, header: wire.RequestHeader) -> None:
         """A shim's frame header Python read on a direct frame: one of Gemini's AfterModel the library may take."""
         if (header.client, header.event) == _AFTER_MODEL and len(raw) <= HEADER_KEPT_BYTES:
@@ -258,7 +263,7 @@ class NativeLane:
             settled = streams.settled(key, cues)
             eligible = settled is not None and key in worker.records
             text, chunks = settled or ("", 0)
-            tail = text[len(text) - cues.longest + 1 :] if cues.longest > 1 else ""
+            tail = tail_of(text, cues.longest)
             pushed = self._pushed.get(key)
             if pushed is not None:
                 open_now.add(key)
@@ -286,3 +291,9 @@ class NativeLane:
 
 
 _ALLOWED = combine(())
+
+
+def tail_of(text: str, longest: int) -> str:
+    """The characters of `text` a cue of at most `longest` characters could begin in and end after it: its last
+    `longest - 1` (all of a shorter text), as `ResponseStreams._since` searches from them."""
+    return text[max(0, len(text) - longest + 1) :]

@@ -57,6 +57,7 @@ def load(path: Path | None = None) -> ctypes.CDLL | None:
         "hq_disable": (None, [_HANDLE]),
         "hq_handed": (_c.c_ulong, [_HANDLE]),
         "hq_answered": (_c.c_ulong, [_HANDLE]),
+        "hq_late": (_c.c_ulong, [_HANDLE]),
         "hq_resume": (_c.c_int, [_HANDLE, _c.c_ulong]),
         "hq_set_cues": (_c.c_int, [_HANDLE, _c.c_char_p, _c.POINTER(_SIZE), _c.c_int, _c.c_long]),
         "hq_add_header": (_c.c_int, [_HANDLE, _c.c_char_p, _SIZE]),
