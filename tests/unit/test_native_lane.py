@@ -128,7 +128,8 @@ def in_pieces(path: str, frame: bytes, handed: Callable[[], bool] | None) -> byt
         deadline = time.monotonic() + 10
         while handed is not None and not handed() and time.monotonic() < deadline:
             time.sleep(0.001)
-        sock.sendall(frame[cut:])
+        if cut < len(frame):  # a send of nothing to a peer that answered and closed would fail
+            sock.sendall(frame[cut:])
         reply = b""
         while data := sock.recv(65536):
             reply += data
