@@ -225,3 +225,26 @@ def test_a_cue_begun_in_a_short_text_is_pythons(lib: ctypes.CDLL) -> None:
     finally:
         journal_files.close(journal)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_cues_past_the_librarys_are_pythons(lib: ctypes.CDLL) -> None:
+    """A policy set whose cues the library cannot hold: every chunk answered by Python, the lane unharmed."""
+    journal = journal_files.create([])
+    worker = WorkerProcess(parse_config({}), 2, lane=True, journal=journal, quiet=lib)
+    many = StreamCues.of([f"cue-{n}" for n in range(native_quiet.MAX_CUES + 1)])
+    worker.pipeline.quiet.cues = lambda engine: many  # type: ignore[method-assign]
+    base = Path(tempfile.mkdtemp(prefix="hkn", dir="/tmp"))
+
+    async def run() -> list[bytes]:
+        server = await native_lane_socket(worker, base)
+        try:
+            return [await exchanged(worker, server, text) for text in ("one", " two", " three")]
+        finally:
+            await server.stop()
+
+    try:
+        assert [wire.decode_reply(r).stdout for r in uvloop.run(run())] == [b""] * 3
+        assert worker.native is not None and worker.native.answered == 0 and not worker.native.off
+    finally:
+        journal_files.close(journal)
+        shutil.rmtree(base, ignore_errors=True)

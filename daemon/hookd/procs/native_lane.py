@@ -38,7 +38,7 @@ from hookd.pipeline import QuietChunk
 from hookd.policy.combine import combine
 from hookd.policy.stream_cues import StreamCues
 from hookd.procs.journal import Journal, line_start
-from hookd.transport.native_quiet import Library
+from hookd.transport.native_quiet import MAX_CUES, Library
 from hookd.transport.peers import HEADER_KEPT_BYTES
 from hookd.transport.raw import RawTransport
 from hookd.types import Event, Reply
@@ -229,13 +229,18 @@ class NativeLane:
         native = self._native
         if native is None:
             return
+        failed = ""
         native.lock()
         try:
             if self.off or not self._tell(native):
-                return
+                return  # paused: every chunk is Python's until it is told again
             self._running = bool(native.lib.hq_resume(native.handle, self._taken))
+        except Exception as exc:  # the library left paused: Python answers every chunk, as without it
+            failed = f"telling the library failed: {type(exc).__name__}: {exc}"
         finally:
             native.unlock()
+        if failed:
+            self.disable(failed)
 
     def _tell(self, native: Library) -> bool:
         worker = self._worker
@@ -243,6 +248,8 @@ class NativeLane:
         streams = worker.pipeline.quiet.streams
         cues = worker.pipeline.quiet.cues(served.engine)
         if worker.open_records() is None or cues is None or served.observed or streams is None:
+            return False
+        if len(cues.strings) > MAX_CUES:  # a policy set that needs more: its chunks are Python's
             return False
         if cues is not self._cues:
             native.set_cues(cues.strings, cues.longest)

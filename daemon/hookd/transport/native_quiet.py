@@ -17,6 +17,7 @@ from pathlib import Path
 from hookd.shims.build import QUIET_LIBRARY, data_bin_dir
 
 LIBRARY_NAME = QUIET_LIBRARY
+MAX_CUES = 64  # strings the library searches a chunk for, at most (more: every chunk is Python's)
 TEXT_CAP = 1 << 20  # a chunk's text, UTF-8, at most (the library's frame buffer)
 _c = ctypes
 _SIZE = _c.c_size_t
@@ -155,7 +156,7 @@ class Library:
         encoded = [cue.encode() for cue in cues]
         lengths = (_SIZE * max(1, len(encoded)))(*(len(cue) for cue in encoded))
         if self.lib.hq_set_cues(self.handle, b"".join(encoded), lengths, len(encoded), longest) != 0:
-            raise OSError("the native quiet chunk's cues could not be set")
+            raise OSError(f"the native quiet chunk takes at most {MAX_CUES} cues ({len(encoded)} declared)")
 
     def set_key(
         self, slot: int, named: tuple[bytes, bytes, bytes] | None, tail: bytes, index: int, eligible: bool
