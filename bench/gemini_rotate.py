@@ -13,6 +13,10 @@ and whose turn k is the shim sending the chunk to the k-th socket:
   native       this tree's `hookd serve` (default policies: model_secrets reads every chunk)
   native-base  with `--base DIR`, DIR's `hookd serve`
 
+With `--quiet-library`, `native` serves its stream lane with the native quiet chunk (client_shim/hookd_quiet.c
+built into its data directory: hookd.procs.native_lane) and `native-base` without it (an empty data directory):
+with `--base` a copy of this tree, the two are the native quiet chunk and the Python path in the same rounds.
+
 Each time between two chunks on Gemini's stdout is one hook's run plus Gemini's handling of a chunk, and each
 contender's time is compared with the spawn floor's turns just before and after it, a few milliseconds away:
 the drift of the box and of Gemini cancels, and an answer of 200 chunks gives some 50-65 such pairs a
@@ -26,7 +30,7 @@ no hook's cost of a different command line is in it (the floor, the shims, the r
 
 Run (as root, for the namespaces): HOOKD_GEMINI_BIN=.cache/gemini-cli-0.61.0/node_modules/.bin/gemini \
     .cache/venv/bin/python bench/gemini_rotate.py [--rounds 9] [--chunks 200] [--base DIR] [--json FILE] \
-    [--sizes 1KB,100KB] [--hooks socket,socket-c,native,native-base]
+    [--sizes 1KB,100KB] [--hooks socket,socket-c,native,native-base] [--quiet-library]
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--chunks", type=int, default=200)
     parser.add_argument("--base", type=Path, help="another hookd checkout, its daemon a contender too")
     parser.add_argument("--json", type=Path, help="write the results here too")
+    parser.add_argument("--quiet-library", action="store_true", help="native's stream lane with the native quiet chunk")
     parser.add_argument("--sizes", default=",".join(SIZES), help=f"conversation sizes (of {', '.join(SIZES)})")
     parser.add_argument(
         "--hooks",
@@ -102,7 +107,8 @@ def main() -> int:
                 sockets["socket-c"] = native_floor(servers, scratch)
             for name, tree in trees.items():
                 runtime = scratch / f"run-{name}"
-                daemons[name] = stream.daemon_of(tree, runtime, scratch / f"daemon-{name}.log")
+                with data_home(scratch / f"data-{name}", name == "native" and args.quiet_library):
+                    daemons[name] = stream.daemon_of(tree, runtime, scratch / f"daemon-{name}.log")
                 settled(daemons[name].pid)
                 sockets[name] = runtime / "hook.sock"
             responses = scratch / "answer.responses"
@@ -121,6 +127,27 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
+
+
+@contextlib.contextmanager
+def data_home(where: Path, quiet: bool) -> Any:
+    """XDG_DATA_HOME for a daemon started inside: `where`, holding the native quiet chunk's library when `quiet`
+    (else none: its stream lane answers every chunk in Python)."""
+    (where / "hookd" / "bin").mkdir(parents=True)
+    if quiet:
+        source = ROOT / "client_shim" / "hookd_quiet.c"
+        library = where / "hookd" / "bin" / "libhookd-quiet.so"
+        command = ["cc", "-O2", *C_FLAGS, "-shared", "-fPIC", "-pthread", "-o", str(library), str(source)]
+        subprocess.run(command, check=True, timeout=120)
+    before = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(where)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["XDG_DATA_HOME"]
+        else:
+            os.environ["XDG_DATA_HOME"] = before
 
 
 def native_floor(servers: contextlib.ExitStack, scratch: Path) -> Path:

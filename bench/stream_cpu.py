@@ -17,9 +17,11 @@ CPU it costs back to back (docs/performance.md).
 interleaved answers (with `--direct`): the socket floor's CPU a chunk.
 `--against DIR` serves a second daemon of DIR's code beside --tree's and alternates the answers between them
 (A B B A A B ...): a comparison on a busy box, each answer's CPU against the other's next to it.
+`--quiet-library` serves --tree's stream lane with the native quiet chunk (client_shim/hookd_quiet.c built
+into its data directory: hookd.procs.native_lane) and --against's without it.
 
 Run: .cache/venv/bin/python bench/stream_cpu.py [--size 102400] [--chunks 200] [--answers 3]
-     [--no-lane | --direct] [--tree DIR] [--against DIR] [--gap-ms 5] [--floor]
+     [--no-lane | --direct] [--tree DIR] [--against DIR] [--gap-ms 5] [--floor] [--quiet-library]
 """
 
 from __future__ import annotations
@@ -72,11 +74,22 @@ def ask(path: str, frame: bytes) -> bytes:
     return reply
 
 
-def serve(tree: Path, runtime: Path, log: Path, lane: bool) -> subprocess.Popen[bytes]:
+def data_home(where: Path, quiet: bool) -> Path:
+    """A data directory (XDG_DATA_HOME) holding the native quiet chunk's library when `quiet`, else none."""
+    (where / "hookd" / "bin").mkdir(parents=True)
+    if quiet:
+        library, source = where / "hookd" / "bin" / "libhookd-quiet.so", ROOT / "client_shim" / "hookd_quiet.c"
+        subprocess.run(["cc", "-O2", "-std=c11", "-D_GNU_SOURCE", "-shared", "-fPIC", "-pthread", "-o", str(library),
+                        str(source)], check=True, timeout=120)  # fmt: skip
+    return where
+
+
+def serve(tree: Path, runtime: Path, log: Path, lane: bool, data: Path) -> subprocess.Popen[bytes]:
     runtime.mkdir(parents=True, mode=0o700)
     config = runtime / "bench.toml"
     config.write_text(f"[daemon]\nworkers = 1\nlane = {'true' if lane else 'false'}\n")
-    env = {**os.environ, "XDG_STATE_HOME": str(runtime / "state"), "PYTHONPATH": str(tree / "daemon")}
+    env = {**os.environ, "XDG_STATE_HOME": str(runtime / "state"), "PYTHONPATH": str(tree / "daemon"),
+           "XDG_DATA_HOME": str(data)}  # fmt: skip
     cmd = [sys.executable, "-m", "hookd", "--config", str(config), "serve", "--policies", str(tree / "policies"),
            "--runtime-dir", str(runtime)]  # fmt: skip
     with log.open("wb") as out:
@@ -102,6 +115,7 @@ def main() -> int:
     parser.add_argument("--floor", action="store_true", help="and bench/floor_server.py on a stream.sock of its own")
     parser.add_argument("--gap-ms", type=float, default=0.0, help="a pause between two chunks (Gemini's own work)")
     parser.add_argument("--against", type=Path, help="another checkout, its answers interleaved with --tree's")
+    parser.add_argument("--quiet-library", action="store_true", help="--tree's stream lane with the native quiet chunk")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hkdsc", dir="/tmp"))
     trees = {"tree": args.tree.resolve()}
@@ -116,7 +130,8 @@ def main() -> int:
             if name == "floor":
                 daemons[name] = floor(scratch / name / "run")
                 continue
-            daemons[name] = serve(tree, scratch / name / "run", scratch / f"{name}.log", not args.no_lane)
+            data = data_home(scratch / name / "data", args.quiet_library and name == "tree")
+            daemons[name] = serve(tree, scratch / name / "run", scratch / f"{name}.log", not args.no_lane, data)
         for daemon in daemons.values():
             settled(daemon.pid)
         for answer in range(args.answers):

@@ -114,7 +114,9 @@ class Pipeline:
         self._probe = probe
         self._ids = ids
         self._limits = input_limits or LimitsConfig()
-        self._quiet = QuietChunks(self._enrichers)
+        self._quiet = self.quiet = QuietChunks(self._enrichers)  # and the native quiet chunk's (hookd.procs)
+        self.repeated = self._repeated
+        self.ids = ids
 
     def dialect(self, client: str) -> Dialect:
         try:

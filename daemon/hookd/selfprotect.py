@@ -45,7 +45,7 @@ from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
 from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
-from hookd.shims.build import native_shim_path
+from hookd.shims.build import QUIET_LIBRARY, native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
 
 _HOME = Path("/\x00home")  # stand-ins, filled in per caller
@@ -89,6 +89,7 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     yield _HOME / FALLBACK, "hookd's runtime directory"  # the caller's, where /tmp/hookd-<uid> is squatted
     yield from _unit_dirs()
     yield native_shim_path(), "hookd's native shim"
+    yield native_shim_path().with_name(QUIET_LIBRARY), "hookd's native quiet chunk (loaded by the stream lane)"
     yield _HOME / ".local" / "share" / "hookd" / "bin", "hookd's shims"  # the caller's, as for config and state
     yield python_shim(), "hookd's Python shim"
     yield Path(hookd.__file__).parent, "the installed hookd package"

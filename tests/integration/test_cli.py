@@ -319,9 +319,10 @@ class TestNativeShim:
         assert (missing.returncode, missing.stdout) == (1, f"{where}\n")
         built = hookd("shim", "build", env=env)
         assert built.returncode == 0, built.stderr
-        assert len(built.stdout.splitlines()) == 1
-        assert built.stdout.startswith(f"built the native shim: {where} (")
-        assert sorted(os.listdir(where.parent)) == ["hookd-shim"]  # no temporary left behind
+        shim_line, quiet_line = built.stdout.splitlines()
+        assert shim_line.startswith(f"built the native shim: {where} (")
+        assert quiet_line.startswith(f"built the native quiet chunk: {where.with_name('libhookd-quiet.so')} (")
+        assert sorted(os.listdir(where.parent)) == ["hookd-shim", "libhookd-quiet.so"]  # no temporary left behind
         assert os.access(where, os.X_OK)
         assert (hookd("shim", "path", env=env).returncode, hookd("shim", "path", env=env).stdout) == (0, f"{where}\n")
         usage = subprocess.run([str(where)], capture_output=True, check=False)

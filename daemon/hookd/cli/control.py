@@ -116,7 +116,9 @@ def cmd_status(args: argparse.Namespace, config: Config) -> int:
         if args.json:
             print(json.dumps(_to_dict(status), indent=2, sort_keys=True))
             return 0
-        print("\n".join([*format_status(status), *unregistered_lines(listing, config)]))
+        from hookd.transport.native_quiet import described
+
+        print("\n".join([*format_status(status), f"stream lane: {described()}", *unregistered_lines(listing, config)]))
         return 0
 
     return _guarded(run)

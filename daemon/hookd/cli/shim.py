@@ -38,4 +38,8 @@ def cmd_shim(args: argparse.Namespace, config: Config) -> int:
         return 1
     linked = "static" if built.static else "dynamically linked"
     print(f"built the native shim: {built.path} ({linked}, {built.compiler})")
+    if built.quiet is not None:
+        print(f"built the native quiet chunk: {built.quiet} (the stream lane loads it when it starts)")
+    else:
+        print("hookd: the native quiet chunk did not compile: the stream lane answers every chunk in Python")
     return 0

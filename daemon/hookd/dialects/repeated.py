@@ -76,6 +76,12 @@ class RepeatedField:
         loaded[self.name] = kept.value
         return loaded, kept.digest
 
+    def raw_of(self, uid: int, digest: str) -> bytes | None:
+        """The bytes of a value kept for `uid` whose digest is `digest`; None when none is kept."""
+        return next(
+            (kept.raw for (owner, _, _), kept in self._kept.items() if owner == uid and kept.digest == digest), None
+        )
+
     def _value(self, uid: int, payload: bytes, start: int, end: int) -> _Kept | None:
         key = (uid, end - start, payload[end - _TAIL : end])
         kept = self._kept.get(key)

@@ -37,7 +37,7 @@ def run_checks(
     needed: frozenset[Event] | None = None,
 ) -> list[Finding]:
     """`needed`: the events the policy set needs (hookd.policy.needs), None: every event."""
-    findings = [*check_runtime_dir(config), *check_daemon(config), *check_service(config)]
+    findings = [*check_runtime_dir(config), *check_daemon(config), *check_native_quiet(), *check_service(config)]
     from hookd.doctor.agents import check_agents
 
     findings += check_agents(config, project_dir, needed=needed)
@@ -103,6 +103,13 @@ def check_daemon(config: Config) -> list[Finding]:
         return [Finding("daemon", False, f"the daemon on {path} runs as uid {uid}, not as you ({os.getuid()})",
                         "stop that daemon; run your own (hookd serve) in your own runtime dir")]  # fmt: skip
     return [Finding("daemon", True, f"answering on {path} (uid {uid})")]
+
+
+def check_native_quiet() -> list[Finding]:
+    """Which path answers a quiet streamed chunk (optional: both are correct)."""
+    from hookd.transport.native_quiet import described
+
+    return [Finding("stream lane", True, described())]
 
 
 # --- the service -----------------------------------------------------------------------------------------

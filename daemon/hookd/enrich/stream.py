@@ -66,10 +66,13 @@ class MemoryTexts:
         self._texts: OrderedDict[_Key, _Text] = OrderedDict()
         self.journal: Callable[[_Key, str, bool], None] | None = None
 
-    def add(self, key: _Key, chunk: str, final: bool, cut: bool = False) -> tuple[str, bool, int]:
+    def add(
+        self, key: _Key, chunk: str, final: bool, cut: bool = False, *, journal: bool = True
+    ) -> tuple[str, bool, int]:
         """The text so far with `chunk` (the kept tail before it, and the whole chunk: a secret that a long
         chunk completes is in it whole), whether an earlier part was dropped, and the chunk's number. A final
-        chunk forgets the response. `cut`: `chunk` is the end of a longer one."""
+        chunk forgets the response. `cut`: `chunk` is the end of a longer one. `journal`: False for a chunk the
+        native quiet chunk journaled (hookd.procs.native_lane)."""
         held = self._texts.pop(key, None) or _Text()
         text, truncated = held.text + chunk, held.truncated or cut
         held.chunks += 1
@@ -78,12 +81,18 @@ class MemoryTexts:
             self._texts[key] = held
             while len(self._texts) > self.max_responses:
                 self._texts.popitem(last=False)
-        if self.journal is not None:  # after the text is here: a snapshot the journal takes now holds the chunk
+        if (
+            self.journal is not None and journal
+        ):  # after the text is here: a snapshot the journal takes now holds the chunk
             self.journal(key, chunk, final)
         return text, truncated, held.chunks
 
     def __len__(self) -> int:
         return len(self._texts)
+
+    def responses(self) -> list[_Key]:
+        """The keys of the responses whose text is kept."""
+        return list(self._texts)
 
     def held(self, key: _Key) -> tuple[str, int] | None:
         """The kept text of response `key` and its chunks so far; None when none is kept."""
@@ -146,11 +155,12 @@ class ResponseStreams:
             self._keep(key, _Seen(index, cues, len(text), since))
         return since < 0
 
-    def add_if_quiet(self, key: _Key, chunk: str, cues: StreamCues) -> int | None:
+    def add_if_quiet(self, key: _Key, chunk: str, cues: StreamCues, *, journaled: bool = False) -> int | None:
         """Add `chunk` (one that does not end its response) to the text of response `key`, as this enricher does,
         when that text then holds none of `cues` (`quiet` would answer True), and answer its index; else change
         nothing and answer None (also when no text of `key` is kept: the enricher then decides where it begins).
-        The quiet chunk's short-cut (hookd.pipeline, `Pipeline.quiet_chunk`)."""
+        The quiet chunk's short-cut (hookd.pipeline, `Pipeline.quiet_chunk`); `journaled`: the native one's chunk,
+        journaled already (hookd.procs.native_lane)."""
         held = self.texts.held(key)
         if held is None:
             return None
@@ -159,10 +169,23 @@ class ResponseStreams:
         since = self._since(self._seen.get(key), text, chunk, index, cues)
         if since >= 0:
             return None  # the whole path decides it, and finds the cue again where this left `_seen` as it was
-        self.texts.add(key, chunk, False)
+        self.texts.add(key, chunk, False, journal=not journaled)
         self._seen.pop(key, None)
         self._keep(key, _Seen(index, cues, len(text), since))
         return index
+
+    def settled(self, key: _Key, cues: StreamCues) -> tuple[str, int] | None:
+        """The kept text of response `key` and its chunk count when whether its next chunk is quiet is found from
+        that chunk and the text's last `cues.longest - 1` characters alone (`_since`: what was found is of this
+        very text, and no cue is in it); None otherwise. What the native quiet chunk is told
+        (hookd.procs.native_lane)."""
+        held, seen = self.texts.held(key), self._seen.get(key)
+        if held is None or seen is None:
+            return None
+        text, chunks = held
+        if seen.cues is not cues or seen.index != chunks or seen.since >= 0:
+            return None
+        return held if len(text) == min(seen.length, self.texts.max_text) else None
 
     def _since(self, seen: _Seen | None, text: str, chunk: str, index: int, cues: StreamCues) -> int:
         """Characters from where the latest of `cues` begins in `text` (the response's text with `chunk`, its

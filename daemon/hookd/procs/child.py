@@ -36,8 +36,10 @@ from hookd.pipeline import QuietChunk
 from hookd.procs import journal as journal_files
 from hookd.procs.channel import LANE_FD, STOP_TIMEOUT_S, STREAM_LANE_FD, line, log
 from hookd.procs.journal import Journal
+from hookd.procs.native_lane import NativeLane
 from hookd.rollout.relay import WorkerRollout
 from hookd.transport.hook_server import HookServer, ServerStats
+from hookd.transport.native_quiet import load as load_quiet
 from hookd.types import JSON, Deadline, Event, Handled, Outcome, PolicySet
 
 STATS_EVERY_S = 1.0
@@ -51,8 +53,15 @@ class WorkerProcess:
     """A worker process: the hook pipeline on the daemon's listening socket, records sent to the daemon."""
 
     def __init__(
-        self, config: Config, index: int, *, lane: bool = False, journal: journal_files.Files | None = None
+        self,
+        config: Config,
+        index: int,
+        *,
+        lane: bool = False,
+        journal: journal_files.Files | None = None,
+        quiet: ctypes.CDLL | None = None,
     ) -> None:
+        """`quiet`: the native quiet chunk's library, for the stream lane (hookd.procs.native_lane)."""
         self.config = config
         self.index = index
         self.is_lane = lane
@@ -63,11 +72,12 @@ class WorkerProcess:
         self._sent_direct_errors: dict[str, int] = {}
         # The stream lane's texts: those its journal holds (a lane before it streamed them), and its journal.
         texts = MemoryTexts() if journal is not None else None
-        steps = None
+        steps, self._journal = None, None
         self._streams_here = False  # the stream lane: the process that holds the responses' texts
         if texts is not None and journal is not None:
             texts.seed(journal_files.read(journal))
-            texts.journal = Journal(journal, texts.kept).append  # each chunk as it joins its text
+            self._journal = Journal(journal, texts.kept)
+            texts.journal = self._journal.append  # each chunk as it joins its text
             steps, self._streams_here = enrichers(config, texts), True
         self._chunk_counts: list[list[JSON]] = []  # the stream lane's chunks' counts, sent each second
         self.pipeline, self.policy_set = build_pipeline(
@@ -77,7 +87,7 @@ class WorkerProcess:
         self._text_sent: dict[str, bool] = {}  # the chunks whose decision is counted in `_chunk_counts`
         self._mask = Masker.from_config(config.log)
         self._sink: Sink[Pending] = Sink(config.log.queue_size)
-        self._streams = StreamRecords()  # one record per streamed response (hookd.audit.streams)
+        self._streams = self.records = StreamRecords()  # one record per streamed response (hookd.audit.streams)
         self._open_records = _OpenRecords(self)
         self.rollout = WorkerRollout(config, self._sink.put_nowait, self._busy)  # monitor, shadow, replay
         self.decider = Decider(config, self.pipeline, self, self.stats, None if lane else Lane.from_config(config))
@@ -85,6 +95,10 @@ class WorkerProcess:
         self.server = HookServer.from_config(
             config, self.decider.handle, self.stats, lane=lane, direct=STREAMED if journal is not None else frozenset()
         )
+        self.native: NativeLane | None = None
+        if quiet is not None and self._journal is not None:
+            self.native = NativeLane(quiet, self, self._journal, config.daemon.request_timeout_ms)
+            self.server.listen_with, self.server.on_direct_header = self.native.listen, self.native.header
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
         self._unacked = 0  # records sent that the daemon has not yet said it queued
@@ -172,6 +186,8 @@ class WorkerProcess:
         if not self._cut_off:
             self._cut_off = why
             log.error("worker_cut_off", worker=self.index, reason=why)
+            if self.native is not None:
+                self.native.disable(why)
         self._stop.set()
         self._acked.set()  # replies waiting for an ack are refused now
 
@@ -216,8 +232,7 @@ class WorkerProcess:
         try:
             while True:
                 await wait_for_records(self._sink, self._streams)
-                self._flush(writer)
-                self._send_records(writer, self._streams.expired())
+                send_due(self, writer)
                 await writer.drain()
         except (OSError, RuntimeError) as exc:  # a reset channel (a killed daemon)
             self._lose_channel(f"the channel failed: {exc}")
@@ -283,7 +298,8 @@ class WorkerProcess:
                     message = json.loads(line)
                     kind = message.get("t")
                     if kind == "ack":
-                        self._unacked -= int(message["n"])
+                        with section(self):  # fewer records in flight: the native quiet chunk may answer again
+                            self._unacked -= int(message["n"])
                         self._acked.set()
                 except (ValueError, AttributeError, KeyError, TypeError):
                     log.error("worker_message_invalid", worker=self.index, message=line[:200].decode(errors="replace"))
@@ -307,7 +323,8 @@ class WorkerProcess:
             except Exception as exc:  # one failed reload must not end the listener: keep serving the old set
                 log.error("worker_reload_failed", worker=self.index, error=str(exc))
                 return
-            previous = self.policy_set.swap(served)
+            with section(self):  # new cues: told before the native quiet chunk answers again
+                previous = self.policy_set.swap(served)
             await self.policy_set.retire(previous)
             log.info("worker_reloaded", worker=self.index, revision=served.status().revision)
 
@@ -325,6 +342,18 @@ class _OpenRecords:
 
     def fold(self, quiet: QuietChunk) -> None:
         self._worker.fold_quiet(quiet)
+
+
+def section(worker: WorkerProcess) -> contextlib.AbstractContextManager[None]:
+    """Work on the streams' state: the native quiet chunk paused meanwhile (hookd.procs.native_lane)."""
+    return worker.native.section() if worker.native is not None else contextlib.nullcontext()
+
+
+def send_due(worker: WorkerProcess, writer: asyncio.StreamWriter) -> None:
+    """The records queued, and those of the responses gone idle."""
+    with section(worker):
+        worker._flush(writer)
+        worker._send_records(writer, worker._streams.expired())
 
 
 def _counted(pending: Pending | Handled) -> list[JSON]:
@@ -376,8 +405,14 @@ def main(argv: list[str]) -> int:
     channel = socket.socket(fileno=channel_fd)
     if listen_fd == LANE_FD:  # the stream lane's chunks are light and awaited one by one: the daemon's priority
         lower_priority()
+    quiet = None
+    if journal is not None:
+        try:
+            quiet = load_quiet()
+        except OSError as exc:  # a library that does not load: every chunk is Python's, as without one
+            log.error("native_quiet_chunk_not_loaded", error=str(exc))
     try:
-        worker = WorkerProcess(config, index, lane=listener is None, journal=journal)
+        worker = WorkerProcess(config, index, lane=listener is None, journal=journal, quiet=quiet)
     except HookdError as exc:
         log.error("worker_start_failed", worker=index, error=str(exc))
         return 1

@@ -90,6 +90,11 @@ _ENDS = {(cut, final): _LINE({"cut": cut, "f": final}).replace("{", ",", 1).enco
 KEYS_KEPT = 256  # the lines' beginnings kept, one per response (MAX_RESPONSES)
 
 
+def line_start(key: tuple[int, str, str, str]) -> bytes:
+    """What a chunk's line of response `key` begins with, up to its text."""
+    return f'{{"c":{_LINE(list(key))},"x":'.encode()
+
+
 class Journal:
     """The stream lane's side: each chunk's text appended, the active file compacted past its bound."""
 
@@ -110,11 +115,20 @@ class Journal:
         if start is None:
             if len(self._starts) >= KEYS_KEPT:
                 self._starts.clear()
-            start = self._starts[key] = f'{{"c":{_LINE(list(key))},"x":'.encode()
+            start = self._starts[key] = line_start(key)
         line = b"".join((start, _STRING(kept).encode(), _ENDS[len(kept) < len(text), final]))
         self._size += os.pwrite(self._files[self._active], line, self._size)
         if self._size > self._bound:
             self._compact()
+
+    def place(self) -> tuple[int, int, int]:
+        """The active file, its size and the size past which it is compacted (the native quiet chunk's lines go
+        there, below the bound: hookd.procs.native_lane)."""
+        return self._files[self._active], self._size, self._bound
+
+    def moved_to(self, size: int) -> None:
+        """The active file's size after the native quiet chunk's lines."""
+        self._size = size
 
     def _compact(self) -> None:
         other = 1 - self._active

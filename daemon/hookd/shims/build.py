@@ -22,6 +22,7 @@ from pathlib import Path
 from hookd.errors import ShimBuildError
 
 SHIM_NAME = "hookd-shim"
+QUIET_LIBRARY = "libhookd-quiet.so"  # the stream lane's native quiet chunk (hookd.transport.native_quiet)
 COMPILERS = ("cc", "gcc", "clang")
 CFLAGS = ("-O2", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra")
 COMPILE_TIMEOUT_S = 120
@@ -32,6 +33,7 @@ class BuiltShim:
     path: Path
     compiler: str
     static: bool
+    quiet: Path | None = None  # the native quiet chunk's library, when it built
 
 
 def source_path() -> Path:
@@ -87,9 +89,30 @@ def build(out_dir: Path | None = None, cc: str | None = None) -> BuiltShim:
             static = _compile(compiler, source, binary)
             binary.chmod(0o755)
             os.replace(binary, target_dir / SHIM_NAME)
+            quiet = build_quiet(compiler, Path(tmp), target_dir)
     except OSError as exc:
         raise ShimBuildError(f"cannot write the native shim into {target_dir}: {exc.strerror or exc}") from exc
-    return BuiltShim(path=target_dir / SHIM_NAME, compiler=compiler[0], static=static)
+    return BuiltShim(path=target_dir / SHIM_NAME, compiler=compiler[0], static=static, quiet=quiet)
+
+
+def build_quiet(compiler: list[str], tmp: Path, target_dir: Path) -> Path | None:
+    """The stream lane's native quiet chunk (`client_shim/hookd_quiet.c`, libc and its threads only) into
+    ``target_dir``, renamed over the old one once it is whole; None when it does not compile (it is optional:
+    the stream lane then answers every chunk in Python)."""
+    source = source_path().with_name("hookd_quiet.c")
+    if not source.is_file():
+        return None
+    library = tmp / QUIET_LIBRARY
+    command = [*compiler, *CFLAGS, "-shared", "-fPIC", "-pthread", "-o", str(library), str(source)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    library.chmod(0o644)
+    os.replace(library, target_dir / QUIET_LIBRARY)
+    return target_dir / QUIET_LIBRARY
 
 
 def _compile(compiler: list[str], source: Path, binary: Path) -> bool:

@@ -34,7 +34,7 @@ from hookd.transport.peers import (
     parent_of,
     peer_credentials,
 )
-from hookd.transport.raw import RawListener
+from hookd.transport.raw import Listener, ListenerFactory, RawListener
 from hookd.types import Caller, Deadline, HookRequest, Reply
 
 log = structlog.get_logger("hookd.transport")
@@ -120,6 +120,8 @@ class HookServer:
         self.lane = lane
         self.direct = direct
         self.raw = bool(direct)  # the stream lane's socket: bare socket calls, not uvloop's transports (raw.py)
+        self.listen_with: ListenerFactory = RawListener  # or the native quiet chunk's (hookd.procs.native_lane)
+        self.on_direct_header: Callable[[bytes, wire.RequestHeader], None] | None = None  # its headers, as read
         self._headers = HeaderCache()  # a shim's header is parsed once
         self._places = Places()  # the lane's: the streamed chunks open, by session
         self._uid = os.getuid()
@@ -131,7 +133,7 @@ class HookServer:
         self._deadline_ms = int(request_timeout * 1000)
         self._slots = asyncio.Semaphore(max_concurrency)
         self._backlog = max(128, max_concurrency * 4)
-        self._server: asyncio.AbstractServer | RawListener | None = None
+        self._server: asyncio.AbstractServer | Listener | None = None
         self._lock_fd: int | None = None
         self._owns_path = True  # false in a worker, which serves the daemon's socket
         self._unlink_at_stop = True  # false when a service manager bound the socket
@@ -190,7 +192,7 @@ class HookServer:
         old_umask = os.umask(0o177)
         try:
             if self.raw:
-                self._server = RawListener(_bound(self.path, self._backlog), self._connection)
+                self._server = self.listen_with(_bound(self.path, self._backlog), self._connection)
             else:
                 loop = asyncio.get_running_loop()
                 self._server = await loop.create_unix_server(
@@ -477,10 +479,13 @@ class _HookConnection(asyncio.Protocol):
                 if frame is data:
                     self._buffer = bytearray(data)
                 return
-            header = server._headers.parse(bytes(frame[wire.REQUEST_PREFIX_SIZE : body_start]))
+            raw_header = bytes(frame[wire.REQUEST_PREFIX_SIZE : body_start])
+            header = server._headers.parse(raw_header)
             if server.lane:
                 self._check_lane_frame(header)  # `forbidden` is answered unread: the shim has it relayed
                 self._direct = header.forwarded is None
+                if self._direct and server.on_direct_header is not None:
+                    server.on_direct_header(raw_header, header)
                 server.stats.direct += self._direct
             elif header.forwarded is not None:
                 raise FrameError("bad-header", _MISPLACED)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Callable
+from typing import Protocol
 
 import structlog
 
@@ -28,11 +29,22 @@ ACCEPT_PAUSE_S = 0.1  # out of descriptors: accepting stops this long (a listene
 _NOWAIT = socket.MSG_DONTWAIT  # each call non-blocking, without a system call to make the socket so
 
 
+class Listener(Protocol):
+    """What serves the stream lane's socket: this module's, or the native quiet chunk's (hookd.procs.native_lane)."""
+
+    sockets: tuple[socket.socket, ...]
+
+    def close(self) -> None: ...
+
+
+ListenerFactory = Callable[[socket.socket, Callable[[], asyncio.Protocol]], Listener]
+
+
 class RawListener:
     """A listening socket served by a reader callback on the running loop; `close` stops it."""
 
     def __init__(self, sock: socket.socket, protocol: Callable[[], asyncio.Protocol]) -> None:
-        self.sockets = (sock,)
+        self.sockets: tuple[socket.socket, ...] = (sock,)
         self._sock = sock
         self._protocol = protocol
         self._loop = asyncio.get_running_loop()
@@ -73,6 +85,7 @@ class RawTransport(asyncio.Transport):
         "_closing",
         "_conn",
         "_fd",
+        "_finished",
         "_loop",
         "_paused",
         "_pending",
@@ -81,8 +94,15 @@ class RawTransport(asyncio.Transport):
         "_timer",
     )
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, conn: socket.socket, protocol: asyncio.Protocol) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        conn: socket.socket,
+        protocol: asyncio.Protocol,
+        finished: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
+        self._finished = finished  # called once the connection is closed
         self._loop = loop
         self._conn = conn
         self._fd = conn.fileno()
@@ -191,6 +211,8 @@ class RawTransport(asyncio.Transport):
         if self._closed:
             return
         self._closed = True
+        if self._finished is not None:  # before the peer sees the end: its next connection finds what this left
+            self._finished()
         self._conn.close()
         self._call(self._protocol.connection_lost, exc)
 
