@@ -28,23 +28,24 @@ import ctypes
 import os
 import socket
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import structlog
 
 from hookd import wire
+from hookd.audit.streams import StreamRecords
+from hookd.decide import OpenRecords
 from hookd.enrich.stream import MAX_TEXT, ResponseKey, ResponseStreams
-from hookd.pipeline import QuietChunk
+from hookd.pipeline import Pipeline, QuietChunk
 from hookd.policy.combine import combine
+from hookd.policy.holder import PolicySetHolder
 from hookd.policy.stream_cues import StreamCues
 from hookd.procs.journal import Journal, line_start
+from hookd.transport.hook_server import ServerStats
 from hookd.transport.native_quiet import MAX_CUES, Library
 from hookd.transport.peers import HEADER_KEPT_BYTES
 from hookd.transport.raw import RawTransport
 from hookd.types import Event, Reply
-
-if TYPE_CHECKING:
-    from hookd.procs.child import WorkerProcess
 
 log = structlog.get_logger("hookd.workers")
 DRAIN_AFTER_S = 0.5  # chunks answered natively are taken this long after the first (no wake a chunk)
@@ -53,10 +54,24 @@ _RECORD = 4  # the library's note on its pipe: a handed descriptor, or -1 (chunk
 _AFTER_MODEL = ("gemini", "AfterModel")
 
 
+class LaneWorker(Protocol):
+    """The worker process whose stream lane the library serves (hookd.procs.child): what a chunk answered
+    natively is counted in and folded into."""
+
+    pipeline: Pipeline
+    policy_set: PolicySetHolder
+    stats: ServerStats
+    records: StreamRecords
+
+    def open_records(self) -> OpenRecords | None: ...
+
+    def fold_quiet(self, quiet: QuietChunk) -> None: ...
+
+
 class NativeLane:
     """The stream lane's listener (hookd.transport.raw's `Listener`) with the library serving it."""
 
-    def __init__(self, lib: ctypes.CDLL, worker: WorkerProcess, journal: Journal, timeout_ms: int) -> None:
+    def __init__(self, lib: ctypes.CDLL, worker: LaneWorker, journal: Journal, timeout_ms: int) -> None:
         self._lib = lib
         self._worker = worker
         self._journal = journal

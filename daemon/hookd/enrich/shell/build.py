@@ -85,8 +85,7 @@ class _Builder:
         self._reader: list[str] = []  # the words of the command that read a piped group's input
 
     def fail(self, message: str) -> None:
-        if self.error is None:
-            self.error = message
+        self.error = message if self.error is None else self.error
 
     def run_script(self, script: str, depth: int, cwd: _Cwd, sudo: bool) -> None:
         home = self.home
@@ -556,8 +555,9 @@ class _Builder:
             if spawn.selects:  # matched on disk as find matches (a leading dot too), not as the shell globs
                 self._searched[spawn.selects] = spawn.selects
             runs, root = _Simple([], words, [], []), privileged or spawn.root  # a root daemon's container: as root
+            here = _Cwd(expand_tilde(spawn.workdir, self.home)) if spawn.workdir else cwd  # (`docker run -w /h`)
             with shell_state.in_container(self.state, spawn.mounts):  # its paths are the host's through its mounts
-                self._simple(runs, depth, cwd, None, [], root, None, (spawn.runner,))
+                self._simple(runs, depth, here, None, [], root, None, (spawn.runner,))
             self.model.ledger.spawned(start, spawn.sweep, spawn.runner if spawn.root else "", spawn.image, spawn.mounts)
         patch = None
         if name in PATCH_PROGRAMS:

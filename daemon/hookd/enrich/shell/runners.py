@@ -17,17 +17,15 @@ from __future__ import annotations
 
 import fnmatch
 import itertools
-import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from hookd.enrich.effects.words import system_program
+from hookd.enrich.shell.containers import container_spawns, engine_api_spawns, engine_subcommand
 from hookd.enrich.shell.dbus_calls import CLIENTS as DBUS_CLIENTS
 from hookd.enrich.shell.dbus_calls import systemctl_calls
 from hookd.enrich.shell.searches import searched_name, selection
-from hookd.enrich.shell.tree import _Item, _Simple
+from hookd.enrich.shell.tree import Spawn, _Item, _Simple
 
 XARGS_INPUT = "${xargs_input}"
 
@@ -100,98 +98,21 @@ def _skip(argv: list[str], i: int, short_arg: str, long_arg: frozenset[str]) -> 
 # Spawners
 
 
-@dataclass(frozen=True, slots=True)
-class Spawn:
-    argv: list[str]
-    runner: str
-    mounts: tuple[tuple[str, str], ...] = ()  # (inside, host) for containers
-    sweep: bool = False  # its operands stand for whatever the runner selects below a root (find -exec)
-    selects: str = ""  # the word that stands for what find's tests select (`ROOT/**/PAT`), matched as find does
-    root: bool = False  # it runs as root on the host's files (a container of a root daemon, no other --user)
-    image: str = ""  # a container given no command: the image whose own entrypoint runs, with `mounts`
-
-
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_CONTAINER_VALUE_OPTIONS = frozenset(
-    {"-v", "--volume", "--mount", "-e", "--env", "--env-file", "-w", "--workdir", "-u", "--user", "--name", "-p",
-     "--publish", "--network", "--net", "-l", "--label", "--entrypoint", "-m", "--memory", "--cpus", "--platform",
-     "--pull", "-h", "--hostname", "--add-host", "--device", "--cap-add", "--cap-drop", "--security-opt", "--tmpfs",
-     "--ulimit", "--restart", "--log-driver", "--log-opt", "--ipc", "--pid", "--gpus", "--shm-size", "--stop-signal",
-     "-a", "--attach", "--cidfile", "--dns", "--expose", "--group-add", "--runtime", "--userns", "--uts",
-     "--volumes-from", "--health-cmd", "--init-path", "--label-file", "--cgroupns"}
-)  # fmt: skip
 
 
 def spawned(name: str, argv: list[str]) -> list[Spawn]:
     if name == "find":
         return _find(argv)
-    if name in ("docker", "podman", "nerdctl") and (run := _engine_subcommand(argv))[1:2] in (["run"], ["create"]):
-        return _container(name, run)
+    if name in ("docker", "podman", "nerdctl") and (run := engine_subcommand(argv))[1:2] in (["run"], ["create"]):
+        return container_spawns(name, run)
     if name == "parallel":
         return _parallel(argv)
     if name in ("fd", "fdfind"):
         return _fd(argv)
     if name == "curl" and any(w == "--unix-socket" or w.startswith("--unix-socket=") for w in argv):
-        return _engine_api(argv)
+        return engine_api_spawns(argv)
     return [Spawn(words, name) for words in systemctl_calls(name, argv)] if name in DBUS_CLIENTS else []
-
-
-# The container engines' API sockets (Docker, Podman's Docker-compatible service, containerd's nerdctl)
-_ENGINE_SOCKETS = ("docker.sock", "podman.sock", "nerdctl.sock")
-_CREATE = re.compile(r"/containers/create(?:\?|$)")
-_BODY_OPTIONS = frozenset({"-d", "--data", "--data-raw", "--data-binary", "--json"})
-
-
-def _engine_api(argv: list[str]) -> list[Spawn]:
-    """`curl --unix-socket /var/run/docker.sock -d '{…}' http://x/containers/create`: the Engine API's
-    ContainerCreate (https://docs.docker.com/reference/api/engine/, HostConfig.Binds and Mounts) makes the
-    container `docker create -v HOST:INSIDE IMAGE CMD` does; its command, with paths below each bind mount
-    taken as the host paths they are, is walked as that one's (`_container`). A body in a file is not read."""
-    socket, body, urls = "", "", []
-    for k, word in enumerate(argv[1:], start=1):
-        option, eq, value = word.partition("=")
-        given = value if eq else (argv[k + 1] if k + 1 < len(argv) else "")
-        if option == "--unix-socket":
-            socket = given
-        elif option in _BODY_OPTIONS and not given.startswith("@"):
-            body = given
-        elif word.startswith(("http://", "https://")):
-            urls.append(word)
-    if not socket.endswith(_ENGINE_SOCKETS) or not any(_CREATE.search(url) for url in urls):
-        return []
-    try:
-        spec = json.loads(body)
-    except ValueError:
-        return []
-    return _created(spec) if isinstance(spec, dict) else []
-
-
-def _created(spec: dict[str, Any]) -> list[Spawn]:
-    given = spec.get("HostConfig")
-    host: dict[str, Any] = given if isinstance(given, dict) else {}
-    mounts: list[tuple[str, str]] = []
-    for bind in host.get("Binds") or ():
-        source, _, inside = str(bind).partition(":")
-        if source.startswith("/") and inside:
-            mounts.append((inside.split(":")[0].rstrip("/") or "/", source))
-    for mount in host.get("Mounts") or ():
-        if (
-            isinstance(mount, dict)
-            and mount.get("Type", "bind") == "bind"
-            and mount.get("Source")
-            and mount.get("Target")
-        ):
-            mounts.append((str(mount["Target"]).rstrip("/") or "/", str(mount["Source"])))
-    command = [str(w) for key in ("Entrypoint", "Cmd") for w in _words(spec.get(key))]
-    if not mounts or not command:
-        return []
-    return [Spawn([on_host(w, mounts) for w in command], "docker", tuple(mounts), root=True)]
-
-
-def _words(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [str(w) for w in value]
-    return value.split() if isinstance(value, str) else []
 
 
 _FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
@@ -295,75 +216,6 @@ def _find_value(argv: list[str], option: str) -> str | None:
 
 # The engines' own options before the subcommand that take a value (docker(1) `-H`, `--context`, `--config`,
 # `-l`, `--tls*`; podman(1) `--url`, `--connection`, `--root`, `--runroot`; nerdctl's `-n`, `--address`)
-_ENGINE_VALUE_OPTIONS = frozenset(
-    {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey",
-     "--url", "--connection", "--identity", "--root", "--runroot", "--storage-driver", "--cgroup-manager",
-     "-n", "--namespace", "-a", "--address", "--snapshotter", "--data-root", "--cni-path", "--cni-netconfpath"}
-)  # fmt: skip
-
-
-def _engine_subcommand(argv: list[str]) -> list[str]:
-    """The argv from the subcommand on (`docker -H unix:///var/run/docker.sock run …` is `docker run …`):
-    the engine's own options skipped, and the `container` group word (`docker container run`)."""
-    k = 1
-    while k < len(argv) and argv[k].startswith("-") and argv[k] != "-":
-        k += 2 if argv[k] in _ENGINE_VALUE_OPTIONS else 1
-    if argv[k : k + 1] == ["container"]:
-        k += 1
-    return [argv[0], *argv[k:]]
-
-
-def _container(name: str, argv: list[str]) -> list[Spawn]:
-    """`docker run -v HOST:INSIDE … IMAGE CMD…`: CMD with paths under INSIDE taken as the HOST paths they
-    are; only with host mounts (without, the command sees only the container)."""
-    mounts: list[tuple[str, str]] = []
-    user = "0"
-    k = 2
-    while k < len(argv):
-        arg = argv[k]
-        if not arg.startswith("-") or arg == "-":
-            break
-        option, eq, value = arg.partition("=")
-        if option in _CONTAINER_VALUE_OPTIONS:
-            if not eq:
-                k += 1
-                value = argv[k] if k < len(argv) else ""
-            if option in ("-u", "--user"):
-                user = value.partition(":")[0]
-            if option in ("-v", "--volume"):
-                host, _, inside = value.partition(":")
-                if host.startswith(("/", "~", ".", "$")) and inside:
-                    mounts.append((inside.split(":")[0].rstrip("/") or "/", host))
-            elif option == "--mount":
-                parts = dict(p.partition("=")[::2] for p in value.split(","))
-                host, inside = parts.get("source", parts.get("src", "")), parts.get("target", parts.get("dst", ""))
-                if host and inside:
-                    mounts.append((inside.rstrip("/") or "/", host))
-        k += 1
-    command = argv[k + 1 :]  # after the image
-    if not mounts:
-        return []
-    root = name in _ROOT_DAEMONS and user in ("0", "root")  # the daemon's containers run as root unless told
-    if not command:  # the image's own entrypoint and command run: code the line does not show (judged by the mounts)
-        image = argv[k] if k < len(argv) else ""
-        return [Spawn(["true"], name, tuple(mounts), root=root, image=image or "?")]
-    return [Spawn([on_host(w, mounts) for w in command], name, tuple(mounts), root=root)]
-
-
-# Engines whose containers are made by a daemon running as root (docker(1), nerdctl's rootful default): the
-# container's root writes the host's files through a bind mount (https://docs.docker.com/engine/security/,
-# "Docker daemon attack surface"); rootless podman's root is the caller mapped.
-_ROOT_DAEMONS = frozenset({"docker", "nerdctl"})
-
-
-def on_host(path: str, mounts: Sequence[tuple[str, str]]) -> str:
-    """`path` in a container put at the host path its longest-matching bind mount binds there; else as it is."""
-    for inside, host in sorted(mounts, key=lambda m: -len(m[0])):
-        if path == inside or path.startswith(inside.rstrip("/") + "/"):
-            return host.rstrip("/") + (path[len(inside.rstrip("/")) :] if inside != "/" else path)
-    return path
-
-
 def _parallel(argv: list[str]) -> list[Spawn]:
     """`parallel [opts] cmd args ::: inputs`: cmd with the inputs (in place of `{}`, else appended);
     without `:::` the inputs come from stdin and are unknown."""

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hookd.enrich.paths import PathResolver, has_glob
+from hookd.enrich.shell.containers import on_host
 from hookd.enrich.shell.expand import expand_words
-from hookd.enrich.shell.runners import on_host, operands
+from hookd.enrich.shell.runners import operands
 from hookd.enrich.shell.tree import _Block, _Redir, _Simple
 from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
 from hookd.enrich.sourced import sourced_text

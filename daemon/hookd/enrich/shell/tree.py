@@ -112,3 +112,17 @@ def gathers(item: _Item) -> bool:
     if not isinstance(item, _Block) or item.binds is not None or item.subst or item.redirects or item.function:
         return False
     return all((isinstance(i, _Simple) and not i.redirects) or gathers(i) for i in item.items)
+
+
+@dataclass(frozen=True, slots=True)
+class Spawn:
+    """A command another one runs (find -exec, xargs, parallel, fd -x, a container's, a D-Bus call's)."""
+
+    argv: list[str]
+    runner: str
+    mounts: tuple[tuple[str, str], ...] = ()  # (inside, host) for containers
+    sweep: bool = False  # its operands stand for whatever the runner selects below a root (find -exec)
+    selects: str = ""  # the word that stands for what find's tests select (`ROOT/**/PAT`), matched as find does
+    root: bool = False  # it runs as root on the host's files (a container of a root daemon, no other --user)
+    image: str = ""  # a container given no command: the image whose own entrypoint runs, with `mounts`
+    workdir: str = ""  # a container's working directory (`-w`) as the host path its mounts put it at
