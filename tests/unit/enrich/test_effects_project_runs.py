@@ -121,3 +121,27 @@ def test_compose_files_hookd_cannot_read_whole_leave_unknown_code(tmp_path: Path
         (tmp_path / f"f{n}.yml").write_text("services: {}\n")
     assert unknown_code(f"docker compose {files} up", tmp_path)  # more files than are read
     assert not unknown_code("docker compose -f missing.yml up", tmp_path)  # Compose fails: nothing runs
+
+
+@pytest.mark.parametrize(
+    ("makefile", "expected"),
+    [
+        ("X = " + "true; " * 150 + "\nY = " + "$(X)" * 8 + "\nall:\n" + "\t$(Y)\n" * 2000, "unknown"),  # megabytes
+        ("define X\nrm -rf ~\nendef\nall:\n\t$(X)\n", "unknown"),  # a multi-line variable is not read
+        ("all:\n\t$(if 1,rm -rf ~/Documents)\n", "unknown"),  # a function that chooses its text when make runs
+        ("include missing.mk\nall:\n\techo hi\n", "unknown"),
+        ("# " + "x" * 300_000 + "\nall:\n\trm -rf ~\n", "unknown"),  # too large to read
+        (".DEFAULT_GOAL := pwn\nall:\n\techo hi\npwn:\n\trm -rf ~/Music\n", f"{HOME}/Music"),  # the goal it names
+        ("include other.mk\nall: pwn\n\techo hi\n", f"{HOME}/Pictures"),  # the included file's rule
+        ("all:\n\t$(eval X := $(shell echo hi))\n\techo $(X)\n", "nothing"),  # eval prints nothing
+        ("-include missing.mk\nall:\n\techo hi\n", "nothing"),
+    ],
+)
+def test_make_reads_its_makefile_whole_or_says_it_did_not(makefile: str, expected: str, tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text(makefile)
+    (tmp_path / "other.mk").write_text("pwn:\n\trm -rf ~/Pictures\n")
+    found = deleted("make", tmp_path)
+    assert (unknown_code("make", tmp_path), found) == (
+        expected == "unknown",
+        {expected} if expected.startswith("/") else set(),
+    )

@@ -392,10 +392,10 @@ def implicit_code(
     for words, kinds in program.project_runs:
         if leads(words, argv):
             lines, complete = project_lines(kinds, argv, place, ledger)
-            follow.scripts.extend(lines)
-            if not complete:  # code the line runs that hookd did not read
+            run, read = runner_lines(kinds, words, parsed, place, ledger.project)
+            follow.scripts.extend(lines + settled_lines(run))
+            if not (complete and read):  # code the line runs that hookd did not read
                 ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False)
-            follow.scripts.extend(settled_lines(runner_lines(kinds, words, parsed, place, ledger.project)))
     for words, names, lang in program.implicit:
         if parsed.operands[: len(words)] != list(words) or any(o in program.code_options for o, _ in parsed.options):
             continue

@@ -35,13 +35,18 @@ _JUSTFILES = ("justfile", "Justfile", ".justfile")
 _LIFECYCLE = ("preinstall", "install", "postinstall", "prepare")  # npm's root scripts at a bare `npm install`
 
 
-def runner_lines(kinds: frozenset[str], words: Sequence[str], parsed: Parsed, place: Place, project: str) -> list[str]:
-    """The command lines of the working directory's configuration that this run of the program executes."""
+def runner_lines(
+    kinds: frozenset[str], words: Sequence[str], parsed: Parsed, place: Place, project: str
+) -> tuple[list[str], bool]:
+    """The command lines of the working directory's configuration that this run of the program executes, and
+    whether it was read whole (a makefile too large to read, or using what is not read here, is not)."""
     here = _directory(parsed, place)
     named = [o for o in parsed.operands[len(words) :] if o]
     lines: list[str] = []
+    complete = True
     if "makefile" in kinds:
-        lines += _make_lines(here, parsed, named, project)
+        made = _make_lines(here, parsed, named, project)
+        lines, complete = made if made is not None else [], made is not None
     if "package-scripts" in kinds or any(k.startswith("script:") for k in kinds):
         lines += _package_lines(kinds, words, named, here, project)
     if "justfile" in kinds:
@@ -59,7 +64,7 @@ def runner_lines(kinds: frozenset[str], words: Sequence[str], parsed: Parsed, pl
     if "setup-py" in kinds:
         for directory in _package_directories(parsed, named, place):
             lines += _code_lines(os.path.join(directory, "setup.py"), "python", project)
-    return lines
+    return lines, complete
 
 
 def _directory(parsed: Parsed, place: Place) -> str:
@@ -98,18 +103,59 @@ def _package_directories(parsed: Parsed, named: Sequence[str], place: Place) -> 
 _ASSIGN = re.compile(r"(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(::?=|:::=|\?=|\+=|!=|=)\s*(.*)")
 _MAKE_REFERENCE = re.compile(r"\$\(([^()]*)\)|\$\{([^{}]*)\}|\$([@<^*?+|])")
 _SHELL_DOLLAR = "\x01"  # a `$` the shell receives, which make no longer expands
+_MAX_TOTAL = 64 * 1024  # characters of all the recipe lines of one run, as expanded
+# what the make reader does not follow: multi-line variables, another recipe prefix (GNU make's manual,
+# "Multi-Line", "Special Variables"); a recipe's functions that choose or build text (`$(if …)`, `$(call …)`)
+_UNFOLLOWED = re.compile(r"^[^\S\n]*(?:define|\.RECIPEPREFIX)\b", re.M)
+_INCLUDE = re.compile(r"^[^\S\n]*(-|s)?include[^\S\n]+([^#\n]*)", re.M)
+_DEFAULT_GOAL = re.compile(r"^[^\S\n]*\.DEFAULT_GOAL[^\S\n]*:{0,3}=[^\S\n]*([^\s#]+)", re.M)
+_CHOOSING = frozenset({"call", "if", "or", "and", "foreach", "file", "value", "guile", "let", "intcmp"})
 
 
-def _make_lines(here: str, parsed: Parsed, named: Sequence[str], project: str) -> list[str]:
+def _make_lines(here: str, parsed: Parsed, named: Sequence[str], project: str) -> list[str] | None:
+    """The recipe lines a run of make executes; None where the makefile is not read whole: one there but too
+    large to read, longer than _MAX_LINES, including a file there that cannot be read, using what this reader
+    does not follow (`define`, `.RECIPEPREFIX`; `$(call …)`, `$(if …)`, `$(foreach …)` in a recipe that runs),
+    or expanding past _MAX_TOTAL characters."""
     given = next((v for o, v in parsed.options if o in ("--file", "--makefile", "-f") and v), "")
+    if given in ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+        return []  # the text on its standard input: read where the line's stdin is (code.py)
     paths = [os.path.join(here, given)] if given else [os.path.join(here, n) for n in _MAKEFILES]
-    text = next((t for t in (sourced_text(p, project) for p in paths) if t is not None), None)
-    if text is None:
-        return []
+    path = next((p for p in paths if os.path.lexists(p)), None)
+    text = _with_included(sourced_text(path, project), here, project) if path is not None else None
+    if text is None or _UNFOLLOWED.search(text) or text.count("\n") >= _MAX_LINES:
+        return None if path is not None else []
     variables = {n: v for n, _, v in (w.partition("=") for w in named if "=" in w)}
     rules, order = _make_rules(_joined(text), variables)
-    targets = [w for w in named if "=" not in w] or order[:1]
-    return [_make_expanded(line, variables, target, prereqs) for target, prereqs, line in _walk(rules, targets)]
+    goal = [m.group(1) for m in _DEFAULT_GOAL.finditer(text)][-1:]
+    targets = [w for w in named if "=" not in w] or goal or order[:1]
+    lines, total = [], 0
+    for target, prereqs, line in _walk(rules, targets):
+        expanded = _make_expanded(line, variables, target, prereqs)
+        total += len(expanded or "")
+        if expanded is None or total > _MAX_TOTAL:  # (`Y = $(X)$(X)…` on each line of a short makefile: megabytes)
+            return None
+        lines.append(expanded)
+    return lines
+
+
+def _with_included(text: str | None, here: str, project: str) -> str | None:
+    """The makefile with the files its `include` lines name put in their place (one level; `-include` of a file
+    that is not there is nothing, as make has it); None where an included file is there but cannot be read."""
+    if text is None or _INCLUDE.search(text) is None:
+        return text
+    out: list[str] = []
+    for line in text.splitlines()[:_MAX_LINES]:
+        included = _INCLUDE.match(line)
+        if included is None:
+            out.append(line)
+            continue
+        for name in included.group(2).split():
+            found = sourced_text(os.path.join(here, name), project)
+            if found is None and (included.group(1) is None or os.path.lexists(os.path.join(here, name))):
+                return None  # (make fails on a missing plain `include`: nothing is known to run either way)
+            out.append(found or "")
+    return "\n".join(out)
 
 
 def _joined(text: str) -> list[str]:
@@ -182,10 +228,14 @@ def _walk(rules: Mapping[str, tuple[list[str], list[str]]], targets: Sequence[st
     return found
 
 
-def _make_expanded(line: str, variables: Mapping[str, str], target: str, prereqs: Sequence[str]) -> str:
+class _NotFollowed(Exception):
+    """A recipe's function that chooses or builds its text when make runs (`$(if …)`, `$(call …)`)."""
+
+
+def _make_expanded(line: str, variables: Mapping[str, str], target: str, prereqs: Sequence[str]) -> str | None:
     """A recipe line as the shell receives it: the makefile's variables substituted (a few levels deep), one the
     makefile does not set left as the shell's `${NAME}` (make imports the environment), `$(shell …)` as the
-    shell's `$(…)`, the automatic `$@`, `$<`, `$^`, and `$$` as `$`."""
+    shell's `$(…)`, the automatic `$@`, `$<`, `$^`, and `$$` as `$`; None past _MAX_EXPANDED characters."""
     automatic = {"@": target, "<": prereqs[0] if prereqs else "", "^": " ".join(prereqs), "+": " ".join(prereqs)}
 
     def one(match: re.Match[str]) -> str:
@@ -194,14 +244,21 @@ def _make_expanded(line: str, variables: Mapping[str, str], target: str, prereqs
         name = (match.group(1) or match.group(2) or "").strip()
         if name.startswith("shell "):
             return f"{_SHELL_DOLLAR}({name[6:]})"
+        if name.split(" ", 1)[0] in _CHOOSING:
+            raise _NotFollowed(name)
         if name in variables:
             return variables[name].replace("$$", _SHELL_DOLLAR)
         return f"{_SHELL_DOLLAR}{{{name}}}" if re.fullmatch(r"[A-Za-z_]\w*", name) else ""
 
     line = line.replace("$$", _SHELL_DOLLAR)
     for _ in range(8):
-        expanded = _MAKE_REFERENCE.sub(one, line)
-        if expanded == line or len(expanded) > _MAX_EXPANDED:  # (`A = $(A) $(A)` doubles at each level)
+        try:
+            expanded = _MAKE_REFERENCE.sub(one, line)
+        except _NotFollowed:
+            return None
+        if len(expanded) > _MAX_EXPANDED:  # (`A = $(A) $(A)` doubles at each level): not known
+            return None
+        if expanded == line:
             break
         line = expanded
     return line.replace(_SHELL_DOLLAR, "$")
