@@ -105,3 +105,32 @@ def test_a_search_of_the_home_is_read_whole_whatever_its_filter(tmp_path: Path) 
     tool_input = {"pattern": "token", "path": str(tmp_path), "include": "config"}
     entries = tool_paths(TOOLS["grep"], tool_input, home=str(tmp_path), base_dir="/p", project_dir="/p")
     assert [e.get("op") for e in entries if e["arg"] == "path"] == [None]
+
+
+def _environment(command: str, proj: Path) -> list[object]:
+    return [e.get("variables") for e in _effects(command, proj) if e["path"] == "/proc/self/environ"]
+
+
+@pytest.mark.parametrize(
+    ("command", "variables"),
+    [
+        # grep keeps only the variables whose whole names its anchored pattern spells: judged as `printenv NAME`
+        ("env | grep -iE '^(http|https|no)_proxy='", []),
+        ("printenv | egrep '^(LANG|LC_ALL)='", []),
+        ("env | grep '^PATH='", []),
+        ("env | grep -E '^(GITHUB_TOKEN|PATH)='", [["GITHUB_TOKEN"]]),
+        # a prefix, an option that prints other lines, another command between, no pipe: the whole environment
+        ("env | grep -i ^NODE_ENV", [[]]),
+        ("env | grep -v '^PATH='", [[]]),
+        ("env | grep -A3 '^PATH='", [[]]),
+        ("env | sort | grep '^PATH='", [[]]),
+        ("env | grep '^(PATH|X)='", [[]]),  # a basic regex's parentheses are literal
+        ("env; grep '^PATH=' notes.txt", [[]]),
+        # the whole environment is no credential a program authenticates with
+        ("env | docker login registry.example --password-stdin", [[]]),
+    ],
+)
+def test_the_environment_through_a_filter_of_whole_names_prints_those(
+    command: str, variables: list[object], proj: Path
+) -> None:
+    assert _environment(command, proj) == variables
