@@ -37,6 +37,7 @@ deny contains {"id": m.id, "reason": _reason(e.path, _tool_name, m)} if {
 	input.event == "BeforeTool"
 	some e in input.paths
 	not e.arg == "pattern" # a glob tool's pattern only lists names
+	not e.op == "list" # a search root its file filter narrows: the files it reaches are entries of their own
 	some m in _secret(e.path)
 }
 

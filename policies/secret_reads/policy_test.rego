@@ -141,6 +141,17 @@ test_read_ssh_dir_listing if {
 	_t_deny(_t_file("read", "list_directory", "dir_path", "~/.ssh", "/home/alice/.ssh")) == {"ssh-key"}
 }
 
+# a search whose file filter narrows it (blind-benign-11: `include: config` under ~/.ssh) has its root listed (`op`
+# "list", daemon/hookd/enrich/search_roots.py): the files the filter reaches are entries of their own and judged
+test_filtered_search_root_is_not_a_read if {
+	root := {"arg": "path", "raw": "~/.ssh", "path": "/home/alice/.ssh", "in_project": false, "access": "read", "op": "list"}
+	config := {"arg": "include", "raw": "/home/alice/.ssh/config", "path": "/home/alice/.ssh/config", "in_project": false, "access": "read", "glob": "config"}
+	key := {"arg": "include", "raw": "/home/alice/.ssh/id_rsa", "path": "/home/alice/.ssh/id_rsa", "in_project": false, "access": "read", "glob": "id_*"}
+	_t_allowed(object.union(_t_file("read", "grep", "path", "~/.ssh", "/home/alice/.ssh"), {"paths": [root, config]}))
+	_t_deny(object.union(_t_file("read", "grep", "path", "~/.ssh", "/home/alice/.ssh"), {"paths": [root, key]})) == {"ssh-key"}
+	_t_deny(object.union(_t_file("read", "grep", "path", "~/.ssh", "/home/alice/.ssh"), {"paths": [object.remove(root, ["op"]), config]})) == {"ssh-key"}
+}
+
 test_read_ssh_public_key_allowed if {
 	_t_allowed(_t_read("/home/alice/.ssh/id_ed25519.pub"))
 }

@@ -20,6 +20,7 @@ from typing import Any
 
 from hookd.enrich.braces import expand_braces
 from hookd.enrich.patches import patch_files
+from hookd.enrich.search_roots import narrowed_roots
 from hookd.enrich.tool_args import Inferred, inferred, unknown_entries
 from hookd.types import NormalisedEvent, ToolSpec
 
@@ -530,7 +531,8 @@ def tool_paths(
                 out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives)
                 out.extend(_glob_entries(resolver, arg, item, base, style, access))
     if spec.globs:
-        out.extend(_unfiltered_search(resolver, spec, tool_input, base_dir))
+        searched = [*out, *_unfiltered_search(resolver, spec, tool_input, base_dir)]
+        out = narrowed_roots(searched, spec, tool_input, resolver, search_glob)
     for arg in spec.patches:
         text = tool_input.get(arg)
         if isinstance(text, str):

@@ -20,7 +20,7 @@ from hookd.enrich.effects.handed import is_command_line
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.processes import lookup_words, running_names
-from hookd.enrich.effects.words import XARGS_INPUT, _dynamic
+from hookd.enrich.effects.words import _SECRET_VARIABLE, XARGS_INPUT, _dynamic
 from hookd.enrich.paths import has_glob
 
 
@@ -64,7 +64,7 @@ def used_secret(ledger: Ledger, program: Program, argv: list[str], view: Command
         return
     if not any(word == option or word.startswith(option + "=") for word in argv[1:] for option in program.secret_stdin):
         return
-    used = {id(effect) for effect in ledger.printed}
+    used = {id(effect) for effect in ledger.printed if "variables" not in effect}  # a credential, not the environment
     ledger.effects[:] = [effect for effect in ledger.effects if id(effect) not in used]
     ledger.printed = []
 
@@ -234,3 +234,35 @@ def _plain_wrapper(view: CommandView, table: Mapping[str, Any]) -> bool:
     settings = all(k in names and _ENV_VALUE.fullmatch(v) for k, v in view.env.items())
     rest = view.peeled[1:] if view.peeled[:1] in (("sudo",), ("doas",)) else None
     return settings and rest is not None and all(w in flags or w.partition("=")[0] in names for w in rest)
+
+
+ENVIRON = {"raw": "/proc/self/environ", "path": "/proc/self/environ", "in_project": False}
+# grep's options that change nothing of which lines it prints: -i, -E (-G, -s); `-v`, `-A`, `-o`, `-f` do
+_GREP_FLAGS = re.compile(r"-[iEGs]+|--(?:ignore-case|extended-regexp|basic-regexp|no-messages)")
+_NAME = r"[A-Za-z0-9_]*"
+# `^NAME=`, `^(A|B)_proxy=`: the variables whose whole names the pattern spells, each up to its `=`
+_NAMES_PATTERN = re.compile(rf"\^({_NAME})(?:\(({_NAME}(?:\|{_NAME})*)\)({_NAME}))?=")
+
+
+def filtered_environment(ledger: Ledger, argv: list[str], view: CommandView) -> bool:
+    """`env | grep -E '^(http|https|no)_proxy='`: the whole environment the command before printed goes through a
+    pipe into grep, which prints only the variables whose whole names its anchored pattern spells (each ended by its
+    `=`): judged as printing those (`printenv NAME`: a name that says it holds a credential is asked). A prefix
+    (`^NODE_ENV`: whatever extends it), another option (`-v`, `-A 3`) or a file operand leaves the whole of it."""
+    whole = [e for e in ledger.printed if e.get("variables") == []]
+    if not whole or view.stdin in ("", "none") or view.stdin_text is not None or view.name not in ("grep", "egrep"):
+        return False
+    words = argv[1:]
+    flags = [w for w in words if w.startswith("-")]
+    if len(words) - len(flags) != 1 or not all(_GREP_FLAGS.fullmatch(w) for w in flags):
+        return False
+    found = _NAMES_PATTERN.fullmatch(words[-1] if not words[-1].startswith("-") else "")
+    if found is None or (found.group(2) is not None and view.name != "egrep" and not any("E" in w for w in flags)):
+        return False
+    head, alternatives, tail = found.group(1), found.group(2), found.group(3) or ""
+    names = [head + a + tail for a in alternatives.split("|")] if alternatives is not None else [head]
+    secret = [n.upper() for n in names if _SECRET_VARIABLE.fullmatch(n.upper())]
+    for effect in whole:
+        effect["variables"] = secret
+    ledger.effects[:] = [e for e in ledger.effects if secret or all(e is not w for w in whole)]
+    return True

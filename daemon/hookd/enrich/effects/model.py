@@ -218,7 +218,7 @@ class EffectModel:
         if _dynamic(argv[0]) or _PROGRAM_GLOB.search(argv[0]):
             self._built_program(view)
             return follow
-        if name in _ENVIRONMENT_PRINTERS:
+        if not beyond.filtered_environment(self.ledger, argv, view) and name in _ENVIRONMENT_PRINTERS:
             self._environment(name, argv)
         if name in _NOTHING and system_program(argv[0]) == name:
             return follow  # its words are not files, and it runs nothing it is handed (`./echo` may be anything)
@@ -370,9 +370,9 @@ class EffectModel:
 
     def _environment(self, name: str, argv: list[str]) -> None:
         variables = printed_environment(name, argv)
-        if variables is not None:  # asked (`guess`): debugging prints it too
-            environ = {"raw": "/proc/self/environ", "path": "/proc/self/environ", "in_project": False}
-            self.ledger.add("read", environ, name, guess=True, variables=variables)
+        if variables is not None:  # asked (`guess`): debugging prints it too; the whole of it goes down a pipe
+            effect = self.ledger.add("read", dict(beyond.ENVIRON), name, guess=True, variables=variables)
+            self.ledger.printing += [effect] * (not variables)
 
     def _origin(self, program: Program, parsed: Parsed, name: str, view: CommandView) -> str:
         if program.operands in ("fetch", "fetch-first") or program.network:
