@@ -122,6 +122,7 @@ class Program:
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
     privilege_options: frozenset[str] = frozenset()  # `docker run --privileged`: the host's privileges handed over
+    mount_options: frozenset[str] = frozenset()  # `-v SRC:DST`, `--mount source=SRC`: a host path bound into it
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
     # (words, keys as globs, the file, `program` or `command`, the option of its arguments): `npm config set
@@ -333,6 +334,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
         privilege_options=frozenset(spec.get("privilege_options", ())),
+        mount_options=frozenset(spec.get("mount_options", ())),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
         deletes_named=tuple(
