@@ -113,3 +113,18 @@ def test_what_the_decoder_does_not_read_stays_unknown(name: str, argv: list[str]
 
 def test_an_undecodable_text_piped_to_a_shell_is_still_code_from_a_decoder(tmp_path: Path) -> None:
     assert any(e.get("flow") == "decode" for e in ops("echo 'not base64!' | base64 -d | sh", tmp_path, "exec"))
+
+
+# --- a file emptied in place loses its content as a shredded one does ---
+
+
+def test_each_file_a_search_selects_emptied_is_a_sweep_of_them(tmp_path: Path) -> None:
+    found = ops("find ~/Documents -name '*.md' -exec truncate -s 0 {} +", tmp_path, "delete")
+    assert [(e["path"], e.get("selected"), e.get("emptied")) for e in found] == [
+        (f"{HOME}/Documents/**/*.md", True, True)
+    ]
+
+
+def test_a_file_resized_not_emptied_is_a_write(tmp_path: Path) -> None:
+    assert not ops("truncate -s 10M disk.img", tmp_path, "delete")
+    assert ops("truncate -s 10M disk.img", tmp_path, "write")

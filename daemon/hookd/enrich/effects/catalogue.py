@@ -164,6 +164,7 @@ class Program:
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
     at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
+    empties_in_place: frozenset[str] = frozenset()  # `truncate --size=0`: the operands' content is lost, as shred's
     # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
     prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
     secret_stdin: frozenset[str] = frozenset()  # `docker login --password-stdin`: it authenticates with its stdin
@@ -221,13 +222,16 @@ class Program:
             if list(operands[: len(words)]) == list(words) and not (words and elsewhere)
         ]
 
-    def writes_operands_in_place(self, options: list[tuple[str, str | None]]) -> bool:
+    def writes_operands_in_place(
+        self, options: list[tuple[str, str | None]], entries: frozenset[str] = frozenset()
+    ) -> bool:
         """`sed -i`, `perl -pi`: an option under which the file operands are rewritten; an entry `OPTION=VALUE`
         only with that value (`gawk -i inplace`: the inplace extension rewrites each file it reads)."""
+        entries = entries or self.writes_in_place  # (or the given ones: `empties_in_place`)
         for option, value in options:
-            if option in self.writes_in_place:
+            if option in entries:
                 return True
-            if value is not None and f"{option}={value.rsplit('/', 1)[-1]}" in self.writes_in_place:
+            if value is not None and f"{option}={value.rsplit('/', 1)[-1]}" in entries:
                 return True
         return False
 
@@ -377,6 +381,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
+        empties_in_place=frozenset(spec.get("empties_in_place", ())),
         like=str(spec.get("like", "")),
         prints_secret=tuple(
             (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
