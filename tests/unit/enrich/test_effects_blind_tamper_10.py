@@ -220,7 +220,7 @@ def test_a_process_file_through_another_substitution_stays_unknown(tmp_path: Pat
 
 def test_a_descriptor_opened_by_exec_names_its_file_later_on_the_line(tmp_path: Path) -> None:
     found = effects('exec 7<"$HOME/.local/state/hookd/decisions.log"; truncate -s 0 /dev/fd/7', tmp_path)
-    assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.local/state/hookd/decisions.log"]
+    assert [e["path"] for e in found if e.get("emptied")] == [f"{HOME}/.local/state/hookd/decisions.log"]
 
 
 def test_a_commands_own_redirect_names_its_file_for_that_command_only(tmp_path: Path) -> None:
@@ -259,7 +259,7 @@ def test_a_path_through_the_shells_own_proc_entry_is_the_file_it_reaches(tmp_pat
     found = effects("sed -i 's/true/false/' /proc/$$/root$HOME/.gemini/settings.json", tmp_path)
     assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.gemini/settings.json"]
     found = effects('exec 7<"$HOME/.local/state/hookd/decisions.log"; truncate -s 0 /proc/$BASHPID/fd/7', tmp_path)
-    assert [e["path"] for e in found if e["op"] == "write"] == [f"{HOME}/.local/state/hookd/decisions.log"]
+    assert [e["path"] for e in found if e.get("emptied")] == [f"{HOME}/.local/state/hookd/decisions.log"]
 
 
 # --- a PID written into a cgroup's member list: that process moved under the cgroup's limits ---

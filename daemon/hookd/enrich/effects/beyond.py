@@ -51,9 +51,35 @@ def privileged(program: Program, argv: list[str]) -> bool:
     options = program.privilege_options
     words = argv[1:]
     pairs = (f"{w}={v}" for w, v in itertools.pairwise(words))  # `--pid host`
-    return bool(options) and (
-        any(w in options or w.split("=", 1)[0] in options for w in words) or any(p in options for p in pairs)
-    )
+    return (
+        bool(options)
+        and (any(w in options or w.split("=", 1)[0] in options for w in words) or any(p in options for p in pairs))
+    ) or any(_is_host_root(source) for source in mount_sources(program, words))
+
+
+def mount_sources(program: Program, words: list[str]) -> list[str]:
+    """The host paths the container binds (`-v SRC:DST[:ro]`, `--volume=SRC:DST`, `--mount type=bind,source=SRC,…`:
+    the catalogue's `mount_options`); a named volume's name is no path and is left out."""
+    sources: list[str] = []
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name not in program.mount_options:
+            continue
+        value = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+        if "," in value or value.startswith(("type=", "source=", "src=")):  # --mount's key=value list
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            value = fields.get("source") or fields.get("src") or ""
+        else:
+            value = value.split(":", 1)[0]
+        if value.startswith("/"):
+            sources.append(value)
+    return sources
+
+
+def _is_host_root(source: str) -> bool:
+    """The host's root bound into a container: its root user reads and writes every file of the host as root
+    (`docker run -v /:/host alpine chroot /host`: MITRE T1611, escape to host)."""
+    return source.strip("/.") == "" and source.startswith("/")
 
 
 def used_secret(ledger: Ledger, program: Program, argv: list[str], view: CommandView) -> None:

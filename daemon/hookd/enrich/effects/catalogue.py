@@ -125,6 +125,7 @@ class Program:
     target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
     privilege: bool = False
     privilege_options: frozenset[str] = frozenset()  # `docker run --privileged`: the host's privileges handed over
+    mount_options: frozenset[str] = frozenset()  # `-v SRC:DST`, `--mount source=SRC`: a host path bound into it
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
     # (words, keys as globs, the file, `program` or `command`, the option of its arguments): `npm config set
@@ -166,6 +167,7 @@ class Program:
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
     at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
+    empties_in_place: frozenset[str] = frozenset()  # `truncate --size=0`: the operands' content is lost, as shred's
     # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
     prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
     secret_stdin: frozenset[str] = frozenset()  # `docker login --password-stdin`: it authenticates with its stdin
@@ -223,13 +225,16 @@ class Program:
             if list(operands[: len(words)]) == list(words) and not (words and elsewhere)
         ]
 
-    def writes_operands_in_place(self, options: list[tuple[str, str | None]]) -> bool:
+    def writes_operands_in_place(
+        self, options: list[tuple[str, str | None]], entries: frozenset[str] = frozenset()
+    ) -> bool:
         """`sed -i`, `perl -pi`: an option under which the file operands are rewritten; an entry `OPTION=VALUE`
         only with that value (`gawk -i inplace`: the inplace extension rewrites each file it reads)."""
+        entries = entries or self.writes_in_place  # (or the given ones: `empties_in_place`)
         for option, value in options:
-            if option in self.writes_in_place:
+            if option in entries:
                 return True
-            if value is not None and f"{option}={value.rsplit('/', 1)[-1]}" in self.writes_in_place:
+            if value is not None and f"{option}={value.rsplit('/', 1)[-1]}" in entries:
                 return True
         return False
 
@@ -337,6 +342,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         target_deletes=frozenset(spec.get("target_deletes", ())),
         privilege=bool(spec.get("privilege", False)),
         privilege_options=frozenset(spec.get("privilege_options", ())),
+        mount_options=frozenset(spec.get("mount_options", ())),
         grants=str(spec.get("grants", "")),
         compiles=str(spec.get("compiles", "")),
         deletes_named=tuple(
@@ -379,6 +385,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
+        empties_in_place=frozenset(spec.get("empties_in_place", ())),
         like=str(spec.get("like", "")),
         prints_secret=tuple(
             (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
@@ -446,12 +453,8 @@ def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:
 
 
 def _startup_files(data: Mapping[str, Any]) -> StartupFiles:
-    return StartupFiles(
-        frozenset(data.get("names", ())),
-        tuple(data.get("below", ())),
-        tuple(data.get("system", ())),
-        tuple(data.get("patterns", ())),
-    )
+    names, below, system, patterns = (data.get(key, ()) for key in ("names", "below", "system", "patterns"))
+    return StartupFiles(frozenset(names), tuple(below), tuple(system), tuple(patterns))
 
 
 def _fields(hook: Hook) -> dict[str, Any]:
@@ -459,7 +462,6 @@ def _fields(hook: Hook) -> dict[str, Any]:
 
 
 # hookd's own command line: what its words name it reads (`hookd log verify FILE`, `hookd eval < F`); what changes
-# hookd's set-up (`uninstall`, `stop`, `service install` from another config) is protected_paths' to judge
 # hookd's set-up (`uninstall`, `stop`, `service install` from another config) is protected_paths' to judge; what its
 # subcommands write is theirs: `bundle build|sign -o FILE`, `shim build --out DIR` (by default the native shim's own
 # directory, README.md "Native shim"); `--cc` is the compiler it runs; `uninstall` and `stop` stop the guard

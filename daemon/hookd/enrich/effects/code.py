@@ -409,7 +409,10 @@ def implicit_code(
             ledger.add("exec", placed, program.name, code={"lang": lang, "text": text or ""}, known=known, flow="write")
 
 
-_URL = re.compile(r"^(?:git\+)?(?:https?|ftp)://", re.IGNORECASE)  # npm's specs: a tarball or git+https URL
+# npm's package specs that are no registry name: a tarball or git URL, or a hosted repository's shorthand
+# (`github:o/r`, `gitlab:`, `bitbucket:`, `gist:`: https://docs.npmjs.com/cli/v10/using-npm/package-spec), which bun,
+# pnpm and yarn read as npm does
+_URL = re.compile(r"^(?:(?:git\+)?(?:https?|ftp)://|git\+ssh://|(?:github|gitlab|bitbucket|gist):\w)", re.IGNORECASE)
 _REPOSITORY = re.compile(r"^(?:(?:git\+)?(?:https?|ftp|ssh|git)://|[\w.-]+@[\w.-]+:)", re.IGNORECASE)  # git's URLs too
 
 
@@ -418,11 +421,28 @@ def is_url_script(word: str) -> bool:
     return _URL.match(word) is not None
 
 
+def is_fetched_source(word: str) -> bool:
+    """`word`, the value of a `url_options` option, names where code is fetched from: a URL or a repository."""
+    return _REPOSITORY.match(word) is not None or _URL.match(word) is not None
+
+
+def names_fetched_source(program: Program, words: list[str]) -> bool:
+    """`words` (a launcher's own options) give one of the program's `url_options` a fetched source (`uvx --from
+    git+https://…`, `npx --package=https://…/x.tgz`, `gem install --source URL`)."""
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if not eq:
+            value = words[i + 1] if i + 1 < len(words) else ""
+        if name in program.url_options and value and is_fetched_source(value):
+            return True
+    return False
+
+
 def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     """`deno run -A https://…/mod.ts`, `uv run https://…/x.py`: a runtime given a URL as its script downloads the
     code and runs it at once (the catalogue's `url_scripts`), as `curl URL | sh` does; a package manager given a
     package by URL (`url_packages`) runs that package's install scripts or build."""
-    fetched = [v for o, v in parsed.options if o in program.url_options and v and _REPOSITORY.match(v)]
+    fetched = [v for o, v in parsed.options if o in program.url_options and v and is_fetched_source(v)]
     for words in program.url_scripts:
         operands = parsed.operands[len(words) :] if parsed.operands[: len(words)] == list(words) else []
         if operands and _URL.match(operands[0]):
@@ -438,7 +458,9 @@ def url_scripts(ledger: Ledger, program: Program, parsed: Parsed) -> None:
 # A repository's URL (`git+https://…`, `git+ssh://…`, `https://host/o/r.git`, `github:o/r`) installs a project from
 # its source, as `git clone … && pip install ./r` does (`package_dirs`: not flagged, like a registry's package); a URL
 # of a package file (a tarball, a wheel, a zip) from anywhere is a download whose scripts then run, as `curl … | sh`.
-_VCS_URL = re.compile(r"^(?:git\+|git://|ssh://|[\w.-]+@[\w.-]+:)|\.git(?:[#@].*)?$", re.IGNORECASE)
+_VCS_URL = re.compile(
+    r"^(?:git\+|git://|ssh://|[\w.-]+@[\w.-]+:|(?:github|gitlab|bitbucket|gist):)|\.git(?:[#@].*)?$", re.IGNORECASE
+)
 
 
 def _package_file_url(word: str) -> bool:

@@ -170,6 +170,10 @@ class FileEffects:
         place: Place,
     ) -> None:
         """Each operand by the op its place gives it; chmod's mode word made private marks its changes."""
+        if program.empties_in_place and program.writes_operands_in_place(parsed.options, program.empties_in_place):
+            for word in operands:  # `truncate -s 0 F`: F's content is lost, a delete of it as shred's
+                self.ledger.add("delete", place(word), name, emptied=True)
+            return
         if (
             program.operands == "chmod"
             and program.first == "none"

@@ -21,7 +21,7 @@ from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.outputs import cd_words, placed_output, printed_directory
 from hookd.enrich.shell.parser import _parse_script
-from hookd.enrich.shell.runners import operands, output, printed, runs_stdin, script_of, setting, spawned
+from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
@@ -29,6 +29,7 @@ from hookd.enrich.shell.stdin import (
     held,
     heredoc_text,
     listed_into,
+    printed_text,
     read_or_printed,
     reads_code,
     set_at_run_time,
@@ -90,8 +91,7 @@ class _Builder:
     def run_script(self, script: str, depth: int, cwd: _Cwd, sudo: bool) -> None:
         home = self.home
         if "HOME" in self.state.variables or _NAMES_HOME.search(script):
-            # The line may set HOME ("Tilde Expansion": `~` is $HOME): `~` and $HOME are read as the variable,
-            # the home until the line sets it (`HOME=~/.ssh; cat ~/id_rsa` reads ~/.ssh/id_rsa).
+            # The line may set HOME: `~` and $HOME are read as it (`HOME=~/.ssh; cat ~/id_rsa` reads ~/.ssh/id_rsa).
             home = "$HOME"
             self.state.variables.setdefault("HOME", self.home)
         try:
@@ -367,7 +367,7 @@ class _Builder:
             origin = "text"
         marked = frozenset(w[len(LITERAL_MARK) :] for w in simple.words if w.startswith(LITERAL_MARK))
         self._literal = marked | self._frame_literal  # (`f(){ printf "$@"; }; f 'a $b'`: "$@" is the quoted text)
-        echoed = printed(argv, self._literal) if name in ("echo", "printf") else None  # also `nohup printf …`
+        echoed = printed_text(name, argv, self._literal, stdin)  # also `nohup printf …`
         peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
         for script in follow.scripts:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from hookd.enrich.shell.decoders import decoded
 from hookd.enrich.shell.expand import _echo_output
 from hookd.enrich.shell.runners import XARGS_INPUT, printed, runs_stdin
 from hookd.enrich.shell.tree import _Redir
@@ -103,3 +104,9 @@ def heredoc_text(redirects: list[_Redir]) -> str | None:
         if redirect.op == "<<<" and redirect.target is not None:
             return redirect.target + "\n"
     return None
+
+
+def printed_text(name: str, argv: list[str], literal: frozenset[str], stdin: str | None) -> str | None:
+    """What the command prints, when the line tells: echo's and printf's text (`literal`: the words quoted on the
+    line), or a decoder's of the text on its standard input (decoders.py); else None."""
+    return printed(argv, literal) if name in ("echo", "printf") else decoded(name, argv, stdin)

@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Callable
 
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.code import is_url_script
+from hookd.enrich.effects.code import is_url_script, names_fetched_source
 from hookd.enrich.effects.launchers import launched
 from hookd.enrich.shell.runners import XARGS_INPUT, xargs_operands
 from hookd.enrich.shell.words import _ASSIGN
@@ -259,10 +259,12 @@ def package_program(word: str) -> str:
 def _fetches(name: str, argv: list[str], after: int) -> bool:
     """A launcher that downloads what it is given as a URL and runs it (`npx -y https://…/x.tgz`: the catalogue's
     `url_scripts`) is the program itself: the effect model judges it as fetched code, not the URL as a program."""
-    if after >= len(argv) or not is_url_script(argv[after]):
-        return False
     program = catalogue().get(name)
-    return program is not None and bool(program.url_scripts)
+    if program is None:
+        return False
+    if names_fetched_source(program, argv[1:after]):  # `uvx --from git+https://… cli`: the source is fetched
+        return True
+    return after < len(argv) and is_url_script(argv[after]) and bool(program.url_scripts)
 
 
 def _trap_action(argv: list[str]) -> tuple[str, bool, bool] | None:
