@@ -16,7 +16,7 @@ routing := {
 deny contains {"id": "secret-moved", "reason": reason} if {
 	input.event == "BeforeTool"
 	some c in input.carried_secrets
-	reason := sprintf("%s carries a secret that %s holds (%d value(s)) %s; it must not leave its store", [_tool_name, c.file, c.values, _where])
+	reason := sprintf("%s carries a secret that %s holds %s; it must not leave its store", [_tool_name, c.file, _where])
 }
 
 _where := "into a file" if input.tool.kind in {"write", "edit"}

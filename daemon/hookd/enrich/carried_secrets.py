@@ -28,6 +28,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from hookd.enrich.ci_workflows import every_secret
 from hookd.enrich.holdings import _PAIR, _SHAPES, _URL_PASSWORD, head, is_credential_key, is_secret_value
 from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.types import JSON, NormalisedEvent, ToolKind
@@ -56,6 +57,9 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
 _PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{40,}$", re.MULTILINE)
 _DOTENV = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
 _TOKEN_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
+
+# A CI workflow's whole secrets context (enrich/ci_workflows.py): every repository secret in one value
+_CI_SECRETS = "the CI's whole secrets context (toJSON(secrets))"
 
 _cache: dict[str, tuple[tuple[int, int, int], frozenset[str]]] = {}
 
@@ -150,20 +154,22 @@ def _destinations(event: NormalisedEvent) -> set[str]:
 
 def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     """Each credential store whose secret value the call's text carries: `{"file": store, "values": n}`."""
-    texts = [t[:MAX_TEXT] for t in carried_texts(event) if _TOKEN_RUN.search(t)]
+    given = carried_texts(event)
+    whole = [{"file": _CI_SECRETS, "values": 0}] if any("secrets" in t and every_secret(t) for t in given) else []
+    texts = [t[:MAX_TEXT] for t in given if _TOKEN_RUN.search(t)]
     if not texts:
-        return []
+        return whole
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else ""
     stores = machine_secrets(home_dir, event.project_dir.removesuffix("/"))
     if not stores:
-        return []
+        return whole
     writes = event.tool is not None and event.tool.kind in (ToolKind.WRITE, ToolKind.EDIT)
     into = _destinations(event) if writes else set()
     if into & stores.keys() or any(p.rpartition("/")[2] in PROJECT_STORES for p in into):
         return []  # a credential store written itself: nothing leaves it
     haystack = "\n".join(d for t in texts for d in _decoded(t))
-    return [
+    return whole + [
         {"file": path, "values": n} for path, values in stores.items() if (n := sum(1 for v in values if v in haystack))
     ]
 
