@@ -12,11 +12,13 @@ or key in a known shape, a private key block's lines, and in a dotenv file every
 characters with letters and digits (`STRIPE_KEY=sk_live_…`, whatever its name). Values shorter than MIN_VALUE are
 left out: a short one would match by chance.
 
+Only a call whose text holds a run that may be one (letters and digits, with a capital or 32 long, no `/` or `.`
+in it: not a path nor a dotted name) reads the stores: an everyday write does not pay their stats.
+
 Bounded: the first holdings.MAX_SNIFF bytes of each store (regular files only, never through a link), the values
-cached by the store's (inode, size, mtime); only a call whose text holds a run of token characters as long as the
-shortest value is looked at, and at most MAX_RUNS base64 runs are decoded. Any failure is "not known" (no fact):
-this fact only widens what is stopped. A write into a credential store itself (the `.env` edited, `~/.npmrc`
-rewritten) carries nothing out of it."""
+cached by the store's (inode, size, mtime); at most MAX_RUNS base64 runs are decoded. Any failure is "not known"
+(no fact): this fact only widens what is stopped. A write into a credential store itself (the `.env` edited,
+`~/.npmrc` rewritten) carries nothing out of it."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from hookd.enrich.holdings import _PAIR, _SHAPES, _URL_PASSWORD, head, is_creden
 from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
-MIN_VALUE = 12  # characters of the shortest value looked for
+MIN_VALUE = 16  # characters of the shortest value looked for
 MAX_RUNS = 32  # base64 runs of one call decoded
 MAX_TEXT = 256 * 1024  # characters of a call's text searched
 
@@ -52,7 +54,9 @@ HOME_STORES = (
 # The project's dotenv files (secret_reads' `.env` rule and its `env_other_names`)
 PROJECT_STORES = (".env", ".env.local", ".env.development", ".env.production", ".env.test", ".dev.vars", ".secrets")
 
-_TOKEN_RUN = re.compile(rf"[A-Za-z0-9+/=_.~-]{{{MIN_VALUE},}}")
+# A run that may be (a piece of) a secret value: letters and digits, with a capital, or long (hex, lowercase keys);
+# a path, a dotted name or a plain identifier is none. Only a call holding one reads the stores (each a stat).
+_CANDIDATE = re.compile(rf"[A-Za-z0-9+=_~-]{{{MIN_VALUE},}}")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
 _PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{40,}$", re.MULTILINE)
 _DOTENV = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
@@ -76,6 +80,15 @@ def store_values(text: str, *, dotenv: bool = False) -> frozenset[str]:
     if dotenv:
         found |= {v for m in _DOTENV.finditer(text) if _TOKEN_VALUE.fullmatch(v := m.group(1)) and _mixed(v)}
     return frozenset(v.strip() for v in found if len(v.strip()) >= MIN_VALUE and is_secret_value(v))
+
+
+def _may_hold_secret(text: str) -> bool:
+    """`text` holds a candidate run (_CANDIDATE with a digit and a letter, and a capital or 32 characters)."""
+    for match in _CANDIDATE.finditer(text[:MAX_TEXT]):
+        run = match.group()
+        if _mixed(run) and (len(run) >= 32 or not run.islower()):
+            return True
+    return False
 
 
 def _mixed(value: str) -> bool:
@@ -156,7 +169,7 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     """Each credential store whose secret value the call's text carries: `{"file": store, "values": n}`."""
     given = carried_texts(event)
     whole = [{"file": _CI_SECRETS, "values": 0}] if any("secrets" in t and every_secret(t) for t in given) else []
-    texts = [t[:MAX_TEXT] for t in given if _TOKEN_RUN.search(t)]
+    texts = [t[:MAX_TEXT] for t in given if _may_hold_secret(t) or ("%" in t and _may_hold_secret(unquote(t)))]
     if not texts:
         return whole
     home = event.facts.get("home")
