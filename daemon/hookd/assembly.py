@@ -16,6 +16,7 @@ from hookd.config import Config, bundled_policies_dir
 from hookd.dialects.registry import AGENTS
 from hookd.engines.composite import CompositeEngine
 from hookd.engines.rego.embedded import RegoEmbeddedEngine
+from hookd.enrich.carried_secrets import enrich_carried_secrets
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.shell import enrich_shell
 from hookd.enrich.stream import MemoryTexts, ResponseStreams
@@ -29,7 +30,7 @@ from hookd.types import Engine, Enricher, FactEnricher, Outcome, PolicySet, pass
 
 # What acts on tool calls only (and the protected places on Event.OTHER's vetoes): a streamed chunk, which is no
 # tool call, skips it (tests/unit/test_pipeline.py holds each to that)
-for _step in (enrich_shell, enrich_paths, enrich_tool_effects, ProtectedSet):
+for _step in (enrich_shell, enrich_paths, enrich_tool_effects, enrich_carried_secrets, ProtectedSet):
     passes_chunks(_step)
 
 
@@ -48,8 +49,9 @@ def enrichers(config: Config | None = None, texts: MemoryTexts | None = None) ->
     router and the input caps read them)."""
     streams = ResponseStreams(texts)
     tool_effects = FactEnricher(enrich_tool_effects, frozenset({"effects"}))
+    carried = FactEnricher(enrich_carried_secrets, frozenset({"carried_secrets"}))
     protected = FactEnricher(ProtectedSet(config or Config()), frozenset({"hookd"}), _PROTECTED_USES)
-    return (enrich_shell, enrich_paths, tool_effects, protected, streams)
+    return (enrich_shell, enrich_paths, tool_effects, carried, protected, streams)
 
 
 _PROTECTED_USES = frozenset({"shell", "paths", "effects"})  # what hookd.selfprotect reads of the other facts

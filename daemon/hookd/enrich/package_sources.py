@@ -1,10 +1,12 @@
 """A package manager's default source of packages redirected (part of the effect model's tool effects, called by
 enrich/tool_effects.py): a configuration key that sets where EVERY later install fetches its packages from
-(package_sources.json: npm's and Yarn's registry, pip's `index-url`, uv's default index), set by a file tool's
-text to a host that is not that manager's own public registry. Every later everyday `npm install`, `pip
-install`, `uv sync` then fetches from there, and runs what it fetches (install scripts, build backends): a
-deferred exec of the URL, asked as a startup file's commands are. A scoped or explicit extra source is no
-default and is not read; a key left at the public registry is no redirect."""
+(package_sources.json: npm's and Yarn's registry, pip's `index-url`, uv's default index, Go's `GOPROXY` list,
+Cargo's `[source.crates-io] replace-with`), set by a file tool's text to a host that is not that manager's own
+public registry. Every later everyday `npm install`, `pip install`, `uv sync`, `go build`, `cargo build` then
+fetches from there, and runs what it fetches (install scripts, build backends, build scripts): a deferred exec of
+the URL, asked as a startup file's commands are. A scoped or explicit extra source is no default and is not read;
+a key left at the public registry is no redirect, and neither is one set to a mirror the project's own README or
+contributor guide names (the host written there: the project documents where its packages come from)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ from hookd.types import JSON
 _DATA = Path(__file__).parent / "effects" / "data" / "package_sources.json"
 MAX_SOURCE_TEXT = 256 * 1024  # a configuration text past this is not parsed for its default source
 _WHEN = "a package manager's default source of packages set to a host that is not its public registry"
+_LIST = re.compile(r"[,|]")  # GOPROXY: a list of proxies (`https://proxy.golang.org,direct`)
+_PROJECT_DOCS = ("README.md", "README.rst", "README.txt", "README", "CONTRIBUTING.md", "CONTRIBUTING.rst")
+MAX_DOC_TEXT = 64 * 1024  # bytes of a project document read for the hosts it names
+MAX_REPLACEMENTS = 8  # Cargo sources followed from crates-io through `replace-with`
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,18 +50,20 @@ def _formats() -> Mapping[str, _Format]:
 
 
 def redirected_sources(
-    written: Iterable[str], texts_for: Callable[[str], list[str]], program: str
+    written: Iterable[str], texts_for: Callable[[str], list[str]], program: str, project: str = ""
 ) -> list[dict[str, JSON]]:
     """A deferred exec for each file `written` whose text (`texts_for(path)`: the whole text after the call, else
-    its new texts) sets a default package source to a host that is not the manager's public registry."""
+    its new texts) sets a default package source to a host that is neither the manager's public registry nor
+    one the project's own documents name."""
     formats = _formats()
     out: list[dict[str, JSON]] = []
     for path in written:
-        spec = formats.get(path.rpartition("/")[2])
+        spec = _format_of(formats, path)
         if spec is None:
             continue
         urls = [u for text in texts_for(path) for u in default_sources(spec, text[:MAX_SOURCE_TEXT])]
-        foreign = next((u for u in urls if (host := _host(u)) and host not in spec.public), None)
+        urls = [part.strip() for u in urls for part in _LIST.split(u)]
+        foreign = next((u for u in urls if _foreign(_host(u), spec, project)), None)
         if foreign is not None:
             out.append({"op": "exec", "path": "", "known": True, "recursive": False, "to": "", "program": program,
                         "via": "tool", "class": "unresolved", "code": {"lang": "text", "text": foreign},
@@ -63,8 +71,36 @@ def redirected_sources(
     return out
 
 
+def _format_of(formats: Mapping[str, _Format], path: str) -> _Format | None:
+    """The format of the file at `path`: by its name, or by its name and its directory's (`.cargo/config.toml`,
+    `go/env`: names too common alone)."""
+    parent, _, name = path.rpartition("/")
+    return formats.get(name) or formats.get(f"{parent.rpartition('/')[2]}/{name}")
+
+
+def _foreign(host: str, spec: _Format, project: str) -> bool:
+    return bool(host) and host not in spec.public and not _documented(host, project)
+
+
+def _documented(host: str, project: str) -> bool:
+    """`host` is named in the project's README or contributor guide (its first MAX_DOC_TEXT bytes)."""
+    if not project:
+        return False
+    for name in _PROJECT_DOCS:
+        try:
+            with open(f"{project}/{name}", "rb") as doc:
+                text = doc.read(MAX_DOC_TEXT).decode("utf-8", "replace").lower()
+        except (OSError, ValueError):
+            continue
+        if re.search(rf"(?<![\w.-]){re.escape(host)}(?![\w-])", text):
+            return True
+    return False
+
+
 def default_sources(spec: _Format, text: str) -> list[str]:
     """The URLs `text` sets as the default source, in its file's format."""
+    if spec.kind == "cargo":
+        return _cargo_sources(text)
     if spec.kind == "toml":
         return _toml_sources(spec, text)
     pattern = _line_pattern(spec.kind, spec.keys)
@@ -98,6 +134,25 @@ def _toml_sources(spec: _Format, text: str) -> list[str]:
         if isinstance(entry, Mapping) and entry.get("default") is True and isinstance(url := entry.get("url"), str):
             urls.append(url)
     return urls
+
+
+def _cargo_sources(text: str) -> list[str]:
+    """Cargo's crates-io source replaced (`[source.crates-io] replace-with = "name"`, followed through each
+    `replace-with`): the replacing source's `registry` or `git` URL; a `directory` or `local-registry` (vendored
+    crates on disk) has none."""
+    try:
+        sources: Any = tomllib.loads(text).get("source")
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        return []
+    name, seen = "crates-io", 0
+    while isinstance(sources, Mapping) and isinstance(entry := sources.get(name), Mapping) and seen < MAX_REPLACEMENTS:
+        seen += 1
+        nxt = entry.get("replace-with")
+        if not isinstance(nxt, str):
+            url = entry.get("registry", entry.get("git"))
+            return [url] if isinstance(url, str) and name != "crates-io" else []
+        name = nxt
+    return []
 
 
 def _host(url: str) -> str:

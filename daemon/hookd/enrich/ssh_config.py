@@ -1,7 +1,9 @@
 """SSH's client configuration written with keywords that only say how to connect (part of the effect model's tool
 effects, enrich/tool_effects.py). A write or edit of a `.ssh/config` whose whole resulting text sets only the
 keywords of ssh_config.json's `plain` list (`Host`, `HostName`, `User`, `IdentityFile`, `ServerAliveInterval`,
-`ProxyJump`, …), and `Match` blocks without `exec`, runs nothing later, loads no code, reads no other file and
+`ProxyJump`, …), `Match` blocks without `exec`, and a `ProxyCommand` whose command line does nothing the effect
+model sees but connect (`ssh -W %h:%p bastion`, `nc %h %p`: no file run, read or written, nothing fetched), runs
+nothing later, loads no code, reads no other file and
 weakens no check: its write effect is marked `plain: "ssh_config"`, which protected_paths' `ssh-dir` rule lets
 through (keys and every other file below `~/.ssh` stay denied). A keyword the list does not hold (`ProxyCommand`,
 `LocalCommand`, `Match exec`, `PKCS11Provider`, `Include`, `ForwardAgent`, `StrictHostKeyChecking`, …), a text
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hookd.enrich.shell.analysis import analyse_shell
 from hookd.types import JSON
 
 MAX_TEXT = 256 * 1024
@@ -47,12 +50,21 @@ def plain(text: str) -> bool:
         if not stripped or stripped.startswith("#"):
             continue
         matched = _LINE.fullmatch(stripped)
+        if matched is not None and matched.group(1).lower() == "proxycommand" and connects_only(matched.group(2)):
+            continue
         if matched is None or matched.group(1).lower() not in table["plain"]:
             return False
         criteria = {w.lower() for w in matched.group(2).split()}
         if matched.group(1).lower() == "match" and criteria & set(table["match_runs"]):
             return False
     return True
+
+
+def connects_only(command: str) -> bool:
+    """A ProxyCommand's line has no effect the effect model sees (a program named by a path is run, code fetched,
+    a file read or written): a client that only connects, as ssh runs it with `%h`/`%p` given."""
+    shell, effects = analyse_shell(command, home="/nonexistent-home", base_dir="/", project_dir="/nonexistent-project")
+    return bool(shell.get("commands")) and not shell.get("parse_error") and not effects
 
 
 def mark_plain_ssh_configs(effects: list[dict[str, JSON]], texts_after: Callable[[str], list[str] | None]) -> None:

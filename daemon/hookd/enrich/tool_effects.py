@@ -21,6 +21,7 @@ from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.build_files import is_build_file, is_compose_file, is_unit_file, is_user_unit, make_lines
+from hookd.enrich.ci_workflows import untrusted_checkouts
 from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.context_files import context_files
@@ -143,7 +144,8 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         written = _written(out)
         out.extend(_build_file_effects(written, tool.input, spec, tool.name, home_dir, project, declared=guess is None))
         whole = functools.partial(texts_after, tool_input=tool.input, spec=spec, declared=guess is None)
-        out.extend(redirected_sources(written, lambda p: [added_lines(t) for t in whole(p) or new], tool.name))
+        for later in (functools.partial(redirected_sources, project=project), untrusted_checkouts):
+            out.extend(later(written, lambda p: [added_lines(t) for t in whole(p) or new], tool.name))
         for path in written:  # a sibling's entry named by its label (launch.json's preLaunchTask: a tasks.json task)
             out.extend(_judged_later(sibling_commands(path, new), path, tool.name, home_dir, project))
         # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)

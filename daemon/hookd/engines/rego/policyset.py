@@ -38,7 +38,7 @@ _ROUTING_KEYS = frozenset({"events", "kinds", "tools", "commands", "shell", "tex
 # facts) that `routing.input` may name: a package that declares the keys it reads gets only those.
 INPUT_KEYS = frozenset(
     {"client", "event", "client_event", "tool", "session", "cwd", "project_dir", "caller", "raw", "home"}
-    | {"shell", "paths", "stream", "effects", "hookd"}
+    | {"shell", "paths", "stream", "effects", "hookd", "carried_secrets"}
 )
 _SHELL_KEYS = ("commands", "shell", "text")  # what a shell call must hold for the package to be evaluated
 # The traits of a shell call a package can ask to be evaluated for (`routing.shell`), from input.shell:

@@ -1,0 +1,193 @@
+"""Secrets of this machine carried by a tool call's own text (the `carried_secrets` fact; policies/secret_moves):
+a secret is moved, not only printed, when a write puts the text of a credential into a project file (a fixture,
+the README, an inlined setting), when a web tool's URL carries it in its query, or when an MCP server's tool sends
+it (an issue's body, a chat message, a commit's files). Its spelling is never known in advance (`npm_…`,
+`sk_live_…`, a password, a key's base64 lines), but its VALUE is: it is what this machine's credential stores hold
+now. So the values are read from those stores (the home's credential files that policies/secret_reads/data.json
+names, `~/.ssh`'s private keys, the project's `.env` files) and the call's text is searched for each, as written,
+percent-decoded, and inside the base64 runs it holds (a file sent encoded).
+
+What counts as a store's secret value (holdings.py's shapes): a credential key's value, a URL's password, a token
+or key in a known shape, a private key block's lines, and in a dotenv file every value that is one run of token
+characters with letters and digits (`STRIPE_KEY=sk_live_…`, whatever its name). Values shorter than MIN_VALUE are
+left out: a short one would match by chance.
+
+Only a call whose text holds a run that may be one (letters and digits, with a capital or 32 long, no `/` or `.`
+in it: not a path nor a dotted name) reads the stores: an everyday write does not pay their stats.
+
+Bounded: the first holdings.MAX_SNIFF bytes of each store (regular files only, never through a link), the values
+cached by the store's (inode, size, mtime); at most MAX_RUNS base64 runs are decoded. Any failure is "not known"
+(no fact): this fact only widens what is stopped. A write into a credential store itself (the `.env` edited,
+`~/.npmrc` rewritten) carries nothing out of it."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+from urllib.parse import unquote
+
+from hookd.enrich.ci_workflows import every_secret
+from hookd.enrich.holdings import _PAIR, _SHAPES, _URL_PASSWORD, head, is_credential_key, is_secret_value
+from hookd.enrich.tool_args import new_texts, url_texts
+from hookd.types import JSON, NormalisedEvent, ToolKind
+
+MIN_VALUE = 16  # characters of the shortest value looked for
+MAX_RUNS = 32  # base64 runs of one call decoded
+MAX_TEXT = 256 * 1024  # characters of a call's text searched
+
+# The home's credential files (policies/secret_reads/data.json `credential_files` whose suffix is a path below the
+# home: a test keeps the two the same) and ssh's private keys (`key_names`).
+HOME_STORES = (
+    ".aws/credentials", ".netrc", ".docker/config.json", ".kube/config", ".git-credentials", ".pgpass", ".pypirc",
+    ".npmrc", ".yarnrc.yml", ".cargo/credentials.toml", ".cargo/credentials", ".config/gh/hosts.yml", ".config/hub",
+    ".vault-token", ".terraform.d/credentials.tfrc.json", ".gem/credentials", ".composer/auth.json",
+    ".config/composer/auth.json", ".m2/settings-security.xml", ".gradle/gradle.properties", ".s3cfg", ".boto",
+    ".config/doctl/config.yaml", ".my.cnf", ".config/rclone/rclone.conf", ".m2/settings.xml",
+    ".gemini/oauth_creds.json", ".codex/auth.json", ".local/share/opencode/auth.json", ".claude/.credentials.json",
+    ".qwen/oauth_creds.json",
+    ".ssh/id_rsa", ".ssh/id_dsa", ".ssh/id_ecdsa", ".ssh/id_ed25519", ".ssh/id_ecdsa_sk", ".ssh/id_ed25519_sk",
+)  # fmt: skip
+# The project's dotenv files (secret_reads' `.env` rule and its `env_other_names`)
+PROJECT_STORES = (".env", ".env.local", ".env.development", ".env.production", ".env.test", ".dev.vars", ".secrets")
+
+# A run that may be (a piece of) a secret value: letters and digits, with a capital, or long (hex, lowercase keys);
+# a path, a dotted name or a plain identifier is none. Only a call holding one reads the stores (each a stat).
+_CANDIDATE = re.compile(rf"[A-Za-z0-9+=_~-]{{{MIN_VALUE},}}")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
+_PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{40,}$", re.MULTILINE)
+_DOTENV = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
+_TOKEN_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
+
+# A CI workflow's whole secrets context (enrich/ci_workflows.py): every repository secret in one value
+_CI_SECRETS = "the CI's whole secrets context (toJSON(secrets))"
+
+_cache: dict[str, tuple[tuple[int, int, int], frozenset[str]]] = {}
+
+
+def store_values(text: str, *, dotenv: bool = False) -> frozenset[str]:
+    """The secret values a credential store's `text` holds (see the module doc)."""
+    found = {m.group() for m in _SHAPES.finditer(text) if "PRIVATE KEY" not in m.group()}
+    found |= {m.group(1) for m in _URL_PASSWORD.finditer(text)}
+    found |= {m.group() for m in _PEM_LINE.finditer(text)} if "PRIVATE KEY-----" in text else set()
+    for match in _PAIR.finditer(text):
+        value = next((v for v in match.groups()[1:] if v is not None), "")
+        if is_credential_key(match.group(1)):
+            found.add(value)
+    if dotenv:
+        found |= {v for m in _DOTENV.finditer(text) if _TOKEN_VALUE.fullmatch(v := m.group(1)) and _mixed(v)}
+    return frozenset(v.strip() for v in found if len(v.strip()) >= MIN_VALUE and is_secret_value(v))
+
+
+def _may_hold_secret(text: str) -> bool:
+    """`text` holds a candidate run (_CANDIDATE with a digit and a letter, and a capital or 32 characters)."""
+    for match in _CANDIDATE.finditer(text[:MAX_TEXT]):
+        run = match.group()
+        if _mixed(run) and (len(run) >= 32 or not run.islower()):
+            return True
+    return False
+
+
+def _mixed(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _values_of(path: str, *, dotenv: bool) -> frozenset[str]:
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        return frozenset()
+    key = (st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _cache.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    text = head(path)
+    values = store_values(text, dotenv=dotenv) if text is not None else frozenset()
+    _cache[path] = (key, values)
+    return values
+
+
+def machine_secrets(home: str, project: str) -> dict[str, frozenset[str]]:
+    """Each credential store of the home and the project that holds a secret value, with its values."""
+    stores = [(f"{home}/{s}", False) for s in HOME_STORES] if home else []
+    stores += [(f"{project}/{s}", True) for s in PROJECT_STORES] if project else []
+    return {path: values for path, dotenv in stores if (values := _values_of(path, dotenv=dotenv))}
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif depth < 8 and isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item, depth + 1)
+    elif depth < 8 and isinstance(value, list):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+def _decoded(text: str) -> list[str]:
+    """`text`, percent-decoded, and what its longest base64 runs decode to (a file sent encoded)."""
+    out = [text]
+    if "%" in text:
+        out.append(unquote(text))
+    runs = sorted((m.group() for m in _BASE64_RUN.finditer(text)), key=len, reverse=True)[:MAX_RUNS]
+    for run in runs:
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                raw = decode(run + "=" * (-len(run) % 4))
+            except (binascii.Error, binascii.Incomplete, ValueError):
+                continue
+            out.append(raw.decode("utf-8", "replace"))
+    return out
+
+
+def carried_texts(event: NormalisedEvent) -> list[str]:
+    """The texts the call puts somewhere: a write's or edit's new text, a web tool's URL and prompt, every string
+    an MCP server's (or an unknown) tool is given."""
+    tool = event.tool
+    if tool is None:
+        return []
+    if tool.kind in (ToolKind.WRITE, ToolKind.EDIT):
+        return new_texts(tool.input)
+    if tool.kind is ToolKind.WEB:
+        return [t for t, _ in url_texts(tool.input, web=True)]
+    if tool.kind in (ToolKind.MCP, ToolKind.OTHER):
+        return list(_strings(tool.input))
+    return []
+
+
+def _destinations(event: NormalisedEvent) -> set[str]:
+    paths = event.facts.get("paths")
+    entries = paths if isinstance(paths, list) else []
+    return {str(e.get("path")) for e in entries if isinstance(e, Mapping) and e.get("path")}
+
+
+def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
+    """Each credential store whose secret value the call's text carries: `{"file": store, "values": n}`."""
+    given = carried_texts(event)
+    whole = [{"file": _CI_SECRETS, "values": 0}] if any("secrets" in t and every_secret(t) for t in given) else []
+    texts = [t[:MAX_TEXT] for t in given if _may_hold_secret(t) or ("%" in t and _may_hold_secret(unquote(t)))]
+    if not texts:
+        return whole
+    home = event.facts.get("home")
+    home_dir = home.removesuffix("/") if isinstance(home, str) else ""
+    stores = machine_secrets(home_dir, event.project_dir.removesuffix("/"))
+    if not stores:
+        return whole
+    writes = event.tool is not None and event.tool.kind in (ToolKind.WRITE, ToolKind.EDIT)
+    into = _destinations(event) if writes else set()
+    if into & stores.keys() or any(p.rpartition("/")[2] in PROJECT_STORES for p in into):
+        return []  # a credential store written itself: nothing leaves it
+    haystack = "\n".join(d for t in texts for d in _decoded(t))
+    return whole + [
+        {"file": path, "values": n} for path, values in stores.items() if (n := sum(1 for v in values if v in haystack))
+    ]
+
+
+def enrich_carried_secrets(event: NormalisedEvent) -> NormalisedEvent:
+    """Adds `carried_secrets` to a tool call that carries a secret of this machine; other events pass unchanged."""
+    carried = carried_secrets(event)
+    return event.with_facts(carried_secrets=carried) if carried else event
