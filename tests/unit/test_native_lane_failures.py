@@ -18,6 +18,7 @@ import uvloop
 
 from hookd import wire
 from hookd.config import parse_config
+from hookd.policy.stream_cues import StreamCues
 from hookd.procs import journal as journal_files
 from hookd.procs.child import WorkerProcess
 from hookd.procs.native_lane import NativeLane
@@ -122,3 +123,15 @@ def test_a_fold_that_fails_leaves_the_rest_in_the_text() -> None:
     assert folded == ["a", "b"]
     assert added == [(("k",), "b", False), (("k",), "c", False)]  # journaled already: added, not journaled again
     assert "folding" in lane.off
+
+
+def test_a_cue_longer_than_a_chunks_text_leaves_its_chunks_to_python(lib: ctypes.CDLL) -> None:
+    """A policy set with a cue past MAX_TEXT characters (which the library's tail would not hold): every chunk
+    answered by Python, the library not told and not switched off."""
+    long_cue = StreamCues.of(["x" * (16 * 1024 + 1)])
+
+    async def long_cues(lane: NativeLane) -> None:
+        lane._worker.pipeline.quiet.cues = lambda engine: long_cue  # type: ignore[attr-defined]
+
+    replies, lane = replies_after(lib, long_cues)
+    assert replies == [b""] * 3 and lane.answered == 0 and not lane.off
