@@ -74,6 +74,20 @@ def test_a_thread_that_cannot_start_leaves_python_listening(lib: ctypes.CDLL, mo
     assert replies == [b""] * 3 and lane.answered == 0 and "could not start" in lane.off
 
 
+def test_a_server_that_cannot_be_made_leaves_python_listening(
+    lib: ctypes.CDLL, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lib, "hq_new", lambda *args: None)  # out of memory
+
+    async def nothing(lane: NativeLane) -> None:
+        return None
+
+    opened = len(os.listdir("/proc/self/fd"))
+    replies, lane = replies_after(lib, nothing)
+    assert replies == [b""] * 3 and "out of memory" in lane.off and lane._native is None
+    assert len(os.listdir("/proc/self/fd")) <= opened  # its pipe closed
+
+
 def test_a_thread_that_stops_on_its_own_leaves_python_listening(lib: ctypes.CDLL) -> None:
     """The thread gone (its note on the pipe): Python accepts again; before, nobody did and the shims waited."""
 

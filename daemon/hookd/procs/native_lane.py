@@ -117,8 +117,8 @@ class NativeLane:
             self._loop.add_reader(self._wake[0], self._woken)
             self._told()
             self._native.start()
-        except OSError as exc:  # no memory for its server, no thread: Python serves the socket
-            self._python_listens(f"the native quiet chunk could not start: {exc}")
+        except Exception as exc:  # no memory for its server, no thread, a call refused: Python serves the socket
+            self._python_listens(f"the native quiet chunk could not start: {type(exc).__name__}: {exc}")
             return self
         log.info("native_quiet_chunk_serving", socket=str(sock.getsockname()))
         return self
@@ -127,9 +127,10 @@ class NativeLane:
         """The library off for good and Python's listener accepting on the socket (what it handed is taken)."""
         self.disable(why)
         native = self._native
-        if native is not None and not native.started:
+        if native is None or not native.started:  # nothing of the library's left to stop: freed now
             self._loop.remove_reader(self._wake[0])
-            native.close()
+            if native is not None:
+                native.close()
             self._native = None
             for fd in self._wake:
                 os.close(fd)
