@@ -46,19 +46,17 @@ def library_path() -> Path:
 def described() -> str:
     """Which path answers a quiet chunk, for `hookd status` and `hookd doctor`."""
     path = library_path()
-    if path.is_file() and not _is_current(path):
-        return f"every chunk answered in Python (a stale native quiet chunk at {path}: `hookd shim build` rebuilds it)"
-    if path.is_file():
-        return f"quiet chunks answered natively ({path}; a stream lane started before it was built: in Python)"
-    return f"every chunk answered in Python (no native quiet chunk at {path}: `hookd shim build` builds it)"
-
-
-def _is_current(path: Path) -> bool:
-    """Whether the file holds this source's `hq_abi()` answer (read, not loaded: doctor runs no library code)."""
     try:
-        return quiet_abi().encode() in path.read_bytes()
-    except OSError:
-        return False
+        fd = _opened(path)
+        if fd is None:
+            return f"every chunk answered in Python (no native quiet chunk at {path}: `hookd shim build` builds it)"
+        with os.fdopen(fd, "rb") as library:
+            current = quiet_abi().encode() in library.read()  # read, not loaded: doctor runs no library code
+    except (UntrustedLibrary, OSError) as exc:
+        return f"every chunk answered in Python (the native quiet chunk at {path} is not loaded: {exc})"
+    if not current:
+        return f"every chunk answered in Python (a stale native quiet chunk at {path}: `hookd shim build` rebuilds it)"
+    return f"quiet chunks answered natively ({path}; a stream lane started before it was built: in Python)"
 
 
 def load(path: Path | None = None) -> ctypes.CDLL | None:
@@ -85,17 +83,28 @@ def _trusted_dirs(path: Path) -> None:
             return
 
 
-def _load(path: Path) -> ctypes.CDLL | None:
+def _opened(path: Path) -> int | None:
+    """The library's file opened (not following a link) and checked as this user's alone; None when absent."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        os.close(fd)
-        raise UntrustedLibrary(f"{path} is not a file of this user's that only it can write")
     try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+            raise UntrustedLibrary(f"{path} is not a file of this user's that only it can write")
         _trusted_dirs(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _load(path: Path) -> ctypes.CDLL | None:
+    fd = _opened(path)
+    if fd is None:
+        return None
+    try:
         # Loaded by its descriptor: the file checked is the one loaded. The descriptor stays open: the loader
         # knows the library by this name, and a later load by a reused number would be handed this one.
         lib = ctypes.CDLL(f"/proc/self/fd/{fd}")

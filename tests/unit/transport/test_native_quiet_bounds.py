@@ -208,3 +208,5 @@ def test_doctor_names_a_stale_build(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert "stale" in native_quiet.described()
     build_quiet(find_compiler(), tmp_path, where.parent)
     assert "answered natively" in native_quiet.described()
+    where.chmod(0o666)
+    assert "not loaded" in native_quiet.described()  # as the lane would refuse it
