@@ -135,10 +135,12 @@ def data_home(where: Path, quiet: bool) -> Any:
     (else none: its stream lane answers every chunk in Python)."""
     (where / "hookd" / "bin").mkdir(parents=True)
     if quiet:
-        source = ROOT / "client_shim" / "hookd_quiet.c"
-        library = where / "hookd" / "bin" / "libhookd-quiet.so"
-        command = ["cc", "-O2", *C_FLAGS, "-shared", "-fPIC", "-pthread", "-o", str(library), str(source)]
-        subprocess.run(command, check=True, timeout=120)
+        # as `hookd shim build` builds it: a library without this source's hash is not loaded
+        from hookd.shims.build import build_quiet, find_compiler
+
+        bin_dir = where / "hookd" / "bin"
+        if build_quiet(find_compiler(), where, bin_dir) is None:
+            raise SystemExit("the native quiet chunk's library did not compile")
     before = os.environ.get("XDG_DATA_HOME")
     os.environ["XDG_DATA_HOME"] = str(where)
     try:

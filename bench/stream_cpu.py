@@ -78,9 +78,11 @@ def data_home(where: Path, quiet: bool) -> Path:
     """A data directory (XDG_DATA_HOME) holding the native quiet chunk's library when `quiet`, else none."""
     (where / "hookd" / "bin").mkdir(parents=True)
     if quiet:
-        library, source = where / "hookd" / "bin" / "libhookd-quiet.so", ROOT / "client_shim" / "hookd_quiet.c"
-        subprocess.run(["cc", "-O2", "-std=c11", "-D_GNU_SOURCE", "-shared", "-fPIC", "-pthread", "-o", str(library),
-                        str(source)], check=True, timeout=120)  # fmt: skip
+        # as `hookd shim build` builds it: a library without this source's hash is not loaded
+        from hookd.shims.build import build_quiet, find_compiler
+
+        if build_quiet(find_compiler(), where, where / "hookd" / "bin") is None:
+            raise SystemExit("the native quiet chunk's library did not compile")
     return where
 
 

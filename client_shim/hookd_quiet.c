@@ -38,6 +38,14 @@
 #define HQ_DEPTH 32
 #define HQ_WAIT_MS 10            /* a frame not whole at the accept is waited for this long, then Python's */
 #define HQ_PREFIX 14             /* magic(4) version(1) pad(1) header_len(4) payload_len(4), big-endian */
+#define HQ_LINE (8 * (size_t)HQ_BUF)   /* the scratch line: a journal line, or a tail with a chunk */
+#define HQ_ABI 2                 /* the calls' signatures: hookd.transport.native_quiet checks it with the hash */
+#define HQ_THREAD_GONE (-2)      /* the note on Python's pipe when the thread stops on its own */
+#ifndef HQ_SOURCE_HASH
+#define HQ_SOURCE_HASH "unknown" /* `hookd shim build` passes the source's hash: a library built otherwise is refused */
+#endif
+#define HQ_STR(x) #x
+#define HQ_XSTR(x) HQ_STR(x)
 
 typedef struct {
     char *data;
@@ -65,6 +73,7 @@ typedef struct {
     int started, listen_fd, wake_fd, stop_r, stop_w;
     uid_t uid;
     long timeout_ms, max_text, longest;
+    unsigned long max_header, max_payload;   /* hookd's [daemon] limits: a frame past them is Python's */
     int paused, disabled;
     unsigned long handed;          /* connections handed to Python */
     char magic[4];
@@ -463,6 +472,7 @@ static size_t tail_start(const char *text, size_t len, long chars) {
 static int holds_cue(hq *h, hq_key *key, const char *text, size_t len) {
     /* the characters before the chunk that a cue could begin in, and the chunk: as `ResponseStreams._since` */
     size_t n = key->tail.len + len;
+    if (n > HQ_LINE) return 1;   /* past the scratch line: Python's */
     char *joined = h->line;   /* scratch: the line is built after the search */
     memcpy(joined, key->tail.data, key->tail.len);
     memcpy(joined + key->tail.len, text, len);
@@ -512,6 +522,9 @@ static int quiet(hq *h, size_t frame_len, long long accepted) {
     /* the journal's line, as hookd.procs.journal writes it, before the reply */
     size_t o = 0;
     static const char ending[] = "\",\"cut\":false,\"f\":false}\n";
+    /* an escaped byte takes at most 6 (\u00XX); the new tail is at most the old one and the chunk */
+    if (key->line_start.len > HQ_LINE || j.text_len > (HQ_LINE - key->line_start.len - sizeof ending) / 6 ||
+        key->tail.len + j.text_len > HQ_LINE) return 0;
     memcpy(h->line, key->line_start.data, key->line_start.len);
     o = key->line_start.len;
     h->line[o++] = '"';
@@ -528,7 +541,7 @@ static int quiet(hq *h, size_t frame_len, long long accepted) {
     size_t joined = key->tail.len + j.text_len;
     memcpy(h->line, key->tail.data, key->tail.len);
     memcpy(h->line + key->tail.len, j.text, j.text_len);
-    size_t from = tail_start(h->line, joined, h->longest - 1);
+    size_t from = tail_start(h->line, joined, h->longest - 1 < h->max_text ? h->longest - 1 : h->max_text);
     if (set_bytes(&key->tail, h->line + from, joined - from)) key->eligible = 0;
     key->index++;
     owed->next = NULL;
@@ -553,20 +566,30 @@ static int tell(hq *h, int32_t what) {
     return r == (ssize_t)sizeof what ? 0 : -1;
 }
 
+/* The frame in buf (n bytes peeked): its length when it is one whole frame within every bound, else 0. */
+static size_t whole_frame(hq *h, const char *buf, size_t n) {
+    if (n < HQ_PREFIX) return 0;
+    const unsigned char *b = (const unsigned char *)buf;
+    uint32_t hlen = ((uint32_t)b[6] << 24) | ((uint32_t)b[7] << 16) | ((uint32_t)b[8] << 8) | b[9];
+    uint32_t plen = ((uint32_t)b[10] << 24) | ((uint32_t)b[11] << 16) | ((uint32_t)b[12] << 8) | b[13];
+    if (hlen > h->max_header || plen > h->max_payload) return 0;   /* Python answers it too large */
+    if ((uint64_t)HQ_PREFIX + hlen + plen > HQ_BUF) return 0;
+    return n == HQ_PREFIX + (size_t)hlen + plen ? n : 0;   /* a part, or more than one frame: Python's */
+}
+
+/* The frame a connection sent: waited for (poll sleeps) only until its first bytes come, within HQ_WAIT_MS;
+ * a frame not whole when they come is handed over at once, so a slow sender holds this thread no longer. */
 static size_t peek_frame(hq *h, int fd, char *buf, long long accepted) {
-    size_t need = HQ_PREFIX, got = 0;
     for (;;) {
         ssize_t n = recv(fd, buf, HQ_BUF, MSG_PEEK | MSG_DONTWAIT);
-        if (n > 0) got = (size_t)n;
-        if (got >= HQ_PREFIX) {
-            const unsigned char *b = (const unsigned char *)buf;
-            uint32_t hlen = ((uint32_t)b[6] << 24) | ((uint32_t)b[7] << 16) | ((uint32_t)b[8] << 8) | b[9];
-            uint32_t plen = ((uint32_t)b[10] << 24) | ((uint32_t)b[11] << 16) | ((uint32_t)b[12] << 8) | b[13];
-            if ((uint64_t)HQ_PREFIX + hlen + plen > HQ_BUF) return 0;
-            need = HQ_PREFIX + hlen + plen;
+        if (n > 0) {
+            size_t got = whole_frame(h, buf, (size_t)n);
+            if (!got) __atomic_add_fetch(&h->late, 1, __ATOMIC_RELAXED);
+            return got;
         }
-        if (got >= need) return got == need ? got : 0;   /* more than one frame: Python's */
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return 0;
+        if (n == 0) return 0;
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN) return 0;
         long left = HQ_WAIT_MS - (long)((now_ns() - accepted) / 1000000LL);
         struct pollfd p = {fd, POLLIN, 0};
         if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
@@ -619,28 +642,35 @@ static void *run(void *arg) {
             if (errno == EINTR) continue;
             break;
         }
-        if (p[1].revents) break;
-        if (!(p[0].revents & POLLIN)) {
-            if (p[0].revents) break;
-            continue;
-        }
+        if (p[1].revents) return NULL;   /* stopped by Python */
+        if (p[0].revents & (POLLERR | POLLHUP | POLLNVAL)) break;   /* the socket failed or was shut */
+        if (!(p[0].revents & POLLIN)) continue;
         int fd = accept4(h->listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 struct pollfd s = {h->stop_r, POLLIN, 0};
-                if (poll(&s, 1, 100) > 0) break;   /* out of descriptors: the backlog waits */
+                if (poll(&s, 1, 100) > 0) return NULL;   /* out of descriptors: the backlog waits */
             }
+            if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK || errno == EOPNOTSUPP) break;   /* no socket */
             continue;
         }
         serve(h, fd);
     }
+    /* stopped on its own (the socket failed): Python accepts again, or nobody would */
+    pthread_mutex_lock(&h->lock);
+    h->disabled = 1;
+    tell(h, HQ_THREAD_GONE);
+    pthread_mutex_unlock(&h->lock);
     return NULL;
 }
 
 /* ---------------------------------------------------------------- the API (hookd.transport.native_quiet) */
 
-hq *hq_new(int listen_fd, int wake_fd, unsigned uid, long timeout_ms, long max_text, const char *magic,
-           int version, const char *reply, size_t reply_len) {
+/* What this library is: its calls' version and its source's hash, checked before any other call is made. */
+const char *hq_abi(void) { return "hookd-quiet/" HQ_XSTR(HQ_ABI) "/" HQ_SOURCE_HASH; }
+
+hq *hq_new(int listen_fd, int wake_fd, unsigned uid, long timeout_ms, long max_text, unsigned long max_header,
+           unsigned long max_payload, const char *magic, int version, const char *reply, size_t reply_len) {
     hq *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     pthread_mutex_init(&h->lock, NULL);
@@ -649,6 +679,8 @@ hq *hq_new(int listen_fd, int wake_fd, unsigned uid, long timeout_ms, long max_t
     h->uid = uid;
     h->timeout_ms = timeout_ms;
     h->max_text = max_text;
+    h->max_header = max_header;
+    h->max_payload = max_payload;
     h->paused = 1;
     h->journal_fd = -1;
     memcpy(h->magic, magic, 4);
@@ -657,7 +689,7 @@ hq *hq_new(int listen_fd, int wake_fd, unsigned uid, long timeout_ms, long max_t
     h->buf = malloc(HQ_BUF);
     h->rest = malloc(HQ_BUF + 1);
     h->text = malloc(HQ_BUF);
-    h->line = malloc(8 * (size_t)HQ_BUF);
+    h->line = malloc(HQ_LINE);
     if (!h->buf || !h->rest || !h->text || !h->line || set_bytes(&h->reply, reply, reply_len) ||
         pipe2(fds, O_CLOEXEC)) {
         free(h->buf); free(h->rest); free(h->text); free(h->line); free(h);
@@ -700,7 +732,7 @@ int hq_resume(hq *h, unsigned long taken) {
 }
 
 int hq_set_cues(hq *h, const char *blob, const size_t *lens, int count, long longest) {
-    if (count > HQ_CUES) return -1;
+    if (count < 0 || count > HQ_CUES || longest > h->max_text) return -1;   /* Python decides those chunks */
     for (int i = 0; i < h->ncues; i++) { free(h->cues[i].data); h->cues[i].data = NULL; }
     h->ncues = 0;
     for (int i = 0; i < count; i++) {

@@ -323,6 +323,7 @@ class TestNativeShim:
         assert shim_line.startswith(f"built the native shim: {where} (")
         assert quiet_line.startswith(f"built the native quiet chunk: {where.with_name('libhookd-quiet.so')} (")
         assert sorted(os.listdir(where.parent)) == ["hookd-shim", "libhookd-quiet.so"]  # no temporary left behind
+        assert where.parent.stat().st_mode & 0o777 == 0o700  # the library is loaded only from a directory of one's own
         assert os.access(where, os.X_OK)
         assert (hookd("shim", "path", env=env).returncode, hookd("shim", "path", env=env).stdout) == (0, f"{where}\n")
         usage = subprocess.run([str(where)], capture_output=True, check=False)

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Awaitable
 
+from hookd import wire
 from hookd.assembly import build_pipeline, enrichers, load_policy_set
 from hookd.audit.chain import Encoded, kept
 from hookd.audit.ids import decision_ids
@@ -97,7 +98,8 @@ class WorkerProcess:
         )
         self.native: NativeLane | None = None
         if quiet is not None and self._journal is not None:
-            self.native = NativeLane(quiet, self, self._journal, config.daemon.request_timeout_ms)
+            limits = wire.Limits(config.daemon.max_header_bytes, config.daemon.max_payload_bytes)
+            self.native = NativeLane(quiet, self, self._journal, config.daemon.request_timeout_ms, limits)
             self.server.listen_with, self.server.on_direct_header = self.native.listen, self.native.header
         self._stop = asyncio.Event()
         self._reloading = asyncio.Lock()  # one reload at a time
@@ -405,12 +407,7 @@ def main(argv: list[str]) -> int:
     channel = socket.socket(fileno=channel_fd)
     if listen_fd == LANE_FD:  # the stream lane's chunks are light and awaited one by one: the daemon's priority
         lower_priority()
-    quiet = None
-    if journal is not None:
-        try:
-            quiet = load_quiet()
-        except OSError as exc:  # a library that does not load: every chunk is Python's, as without one
-            log.error("native_quiet_chunk_not_loaded", error=str(exc))
+    quiet = load_quiet() if journal is not None else None  # None where it does not load: every chunk Python's
     try:
         worker = WorkerProcess(config, index, lane=listener is None, journal=journal, quiet=quiet)
     except HookdError as exc:

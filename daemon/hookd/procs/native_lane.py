@@ -18,6 +18,10 @@ told again at the end.
 
 Python checks each chunk again as it takes it (`add_if_quiet`): a chunk the library answered that Python would
 not have is logged and the library is switched off for good (every chunk Python's from then on).
+
+A native failure never takes the lane down nor leaves its socket unserved: a server or thread that cannot be
+made, or a thread that stops on its own (its note on the pipe), is logged (`native_quiet_chunk_off`) and Python's
+own listener (hookd.transport.raw) accepts from then on.
 """
 
 from __future__ import annotations
@@ -44,13 +48,14 @@ from hookd.procs.journal import Journal, line_start
 from hookd.transport.hook_server import ServerStats
 from hookd.transport.native_quiet import MAX_CUES, Library
 from hookd.transport.peers import HEADER_KEPT_BYTES
-from hookd.transport.raw import RawTransport
+from hookd.transport.raw import RawListener, RawTransport
 from hookd.types import Event, Reply
 
 log = structlog.get_logger("hookd.workers")
 DRAIN_AFTER_S = 0.5  # chunks answered natively are taken this long after the first (no wake a chunk)
 SLOTS = 256
-_RECORD = 4  # the library's note on its pipe: a handed descriptor, or -1 (chunks to take)
+_RECORD = 4  # the library's note on its pipe: a handed descriptor, -1 (chunks to take) or _THREAD_GONE
+_THREAD_GONE = -2  # the library's thread stopped on its own (its socket failed): nobody accepts but Python
 _AFTER_MODEL = ("gemini", "AfterModel")
 
 
@@ -71,8 +76,12 @@ class LaneWorker(Protocol):
 class NativeLane:
     """The stream lane's listener (hookd.transport.raw's `Listener`) with the library serving it."""
 
-    def __init__(self, lib: ctypes.CDLL, worker: LaneWorker, journal: Journal, timeout_ms: int) -> None:
+    def __init__(
+        self, lib: ctypes.CDLL, worker: LaneWorker, journal: Journal, timeout_ms: int, limits: wire.Limits
+    ) -> None:
         self._lib = lib
+        self._limits = limits
+        self._fallback: RawListener | None = None  # Python's listener, once the library failed
         self._worker = worker
         self._journal = journal
         self._timeout_ms = timeout_ms
@@ -90,6 +99,7 @@ class NativeLane:
         self.off = ""  # why the library answers nothing any more
         self._running = False  # the library may answer (and journal) since it was last told
         self.answered = 0  # chunks the library answered (and Python took)
+        self._text_added = False  # the chunk being folded is in its response's text
 
     # --- the listener
 
@@ -98,17 +108,40 @@ class NativeLane:
         self.sockets, self._protocol = (sock,), protocol
         self._loop = asyncio.get_running_loop()
         self._wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        self._native = Library(self._lib, sock.fileno(), self._wake[1], timeout_ms=self._timeout_ms,
-                               max_text=MAX_TEXT, magic=wire.REQUEST_MAGIC, version=wire.VERSION,
-                               reply=wire.encode_reply(b""))  # fmt: skip
-        self._loop.add_reader(self._wake[0], self._woken)
-        self._told()
-        self._native.start()
+        limits = self._limits
+        try:
+            self._native = Library(self._lib, sock.fileno(), self._wake[1], timeout_ms=self._timeout_ms,
+                                   max_text=MAX_TEXT, max_header=limits.max_header_bytes,
+                                   max_payload=limits.max_payload_bytes, magic=wire.REQUEST_MAGIC,
+                                   version=wire.VERSION, reply=wire.encode_reply(b""))  # fmt: skip
+            self._loop.add_reader(self._wake[0], self._woken)
+            self._told()
+            self._native.start()
+        except Exception as exc:  # no memory for its server, no thread, a call refused: Python serves the socket
+            self._python_listens(f"the native quiet chunk could not start: {type(exc).__name__}: {exc}")
+            return self
         log.info("native_quiet_chunk_serving", socket=str(sock.getsockname()))
         return self
 
+    def _python_listens(self, why: str) -> None:
+        """The library off for good and Python's listener accepting on the socket (what it handed is taken)."""
+        self.disable(why)
+        native = self._native
+        if native is None or not native.started:  # nothing of the library's left to stop: freed now
+            self._loop.remove_reader(self._wake[0])
+            if native is not None:
+                native.close()
+            self._native = None
+            for fd in self._wake:
+                os.close(fd)
+        if self._fallback is None:
+            self._fallback = RawListener(self.sockets[0], self._protocol)
+
     def close(self) -> None:
         """Stop the thread, take what it answered and close what it handed and Python did not take."""
+        fallback = self._fallback
+        if fallback is not None:
+            fallback.close()  # the socket closed with it
         native = self._native
         if native is None:
             return
@@ -120,10 +153,11 @@ class NativeLane:
         self._take(native)
         native.close()
         self._native = None
-        for fd in (*self._wake, self.sockets[0].fileno()):
+        for fd in (*self._wake, *(() if fallback else (self.sockets[0].fileno(),))):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self.sockets[0].detach()
+        if fallback is None:
+            self.sockets[0].detach()
         if self._drain is not None:
             self._drain.cancel()
 
@@ -135,12 +169,16 @@ class NativeLane:
         return [int.from_bytes(data[n : n + _RECORD], "little", signed=True) for n in range(0, len(data), _RECORD)]
 
     def _woken(self) -> None:
-        handed = []
+        handed, gone = [], False
         for fd in self._notes():
             if fd >= 0:
                 handed.append(fd)
+            elif fd == _THREAD_GONE:
+                gone = True
             elif self._drain is None:
                 self._drain = self._loop.call_later(DRAIN_AFTER_S, self._drained)
+        if gone:
+            self._python_listens("the native quiet chunk's thread stopped (its socket failed)")
         if not handed:
             return
         self._taken += len(handed)
@@ -216,8 +254,23 @@ class NativeLane:
         finally:
             native.unlock()
         self.answered += len(taken)
-        for slot, index, latency, text in taken:
-            self._fold(self._keys[slot], index, latency, text)
+        for at, (slot, index, latency, text) in enumerate(taken):
+            self._text_added = False
+            try:
+                self._fold(self._keys[slot], index, latency, text)
+            except Exception as exc:  # the rest still reach the text, or a cue split across them is missed
+                self.disable(f"folding a chunk answered natively failed: {type(exc).__name__}: {exc}")
+                self._add_unfolded(taken[at + self._text_added :])
+                return
+
+    def _add_unfolded(self, taken: list[tuple[int, int, float, str]]) -> None:
+        """Texts of chunks answered and journaled natively that were not folded: added to their responses."""
+        streams = self._worker.pipeline.quiet.streams
+        for slot, _index, _latency, text in taken:
+            key = self._keys.get(slot)
+            if streams is not None and key is not None:
+                with contextlib.suppress(Exception):  # one text that cannot be added stops not the others
+                    streams.texts.add(key, text, False, journal=False)
 
     def _fold(self, key: ResponseKey, index: int, latency: float, text: str) -> None:
         """What `Pipeline.quiet_chunk` and `fold_quiet` do of a quiet chunk, for one the library answered."""
@@ -225,10 +278,12 @@ class NativeLane:
         streams = worker.pipeline.quiet.streams
         cues = self._cues
         added = None if streams is None or cues is None else streams.add_if_quiet(key, text, cues, journaled=True)
+        self._text_added = added is not None
         if added != index:
             self.disable(f"chunk {index} of a response was answered natively, where Python reads {added}")
             if streams is not None and added is None:
                 streams.texts.add(key, text, False, journal=False)  # journaled, and answered: the text has it
+                self._text_added = True
         worker.stats.request()
         worker.stats.direct += 1
         if key not in worker.records:
@@ -264,7 +319,7 @@ class NativeLane:
         cues = worker.pipeline.quiet.cues(served.engine)
         if worker.open_records() is None or cues is None or served.observed or streams is None:
             return False
-        if len(cues.strings) > MAX_CUES:  # a policy set that needs more: its chunks are Python's
+        if len(cues.strings) > MAX_CUES or cues.longest > MAX_TEXT:  # more than the library takes: Python's
             return False
         if cues is not self._cues:
             native.set_cues(cues.strings, cues.longest)

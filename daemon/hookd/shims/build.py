@@ -11,6 +11,7 @@ target, so a hook that runs meanwhile finds the old binary or the new one, never
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
@@ -26,6 +27,8 @@ QUIET_LIBRARY = "libhookd-quiet.so"  # the stream lane's native quiet chunk (hoo
 COMPILERS = ("cc", "gcc", "clang")
 CFLAGS = ("-O2", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra")
 COMPILE_TIMEOUT_S = 120
+QUIET_ABI = 2  # the library's calls' version (`HQ_ABI` in client_shim/hookd_quiet.c)
+HARDENING = ("-fstack-protector-strong", "-D_FORTIFY_SOURCE=2", "-Wl,-z,relro,-z,now")  # where the cc takes them
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,17 @@ def data_bin_dir() -> Path:
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".local" / "share"
     return Path(os.path.abspath(base / "hookd" / "bin"))
+
+
+def quiet_source() -> Path:
+    return source_path().with_name("hookd_quiet.c")
+
+
+def quiet_abi() -> str:
+    """What a library built from this checkout's source answers to `hq_abi()`: its calls' version and the
+    source's hash (a library built from other source, or by hand, answers otherwise and is not loaded)."""
+    digest = hashlib.sha256(quiet_source().read_bytes()).hexdigest()[:32]
+    return f"hookd-quiet/{QUIET_ABI}/{digest}"
 
 
 def native_shim_path() -> Path:
@@ -83,7 +97,7 @@ def build(out_dir: Path | None = None, cc: str | None = None) -> BuiltShim:
     compiler = find_compiler(cc)
     target_dir = Path(os.path.abspath(out_dir)) if out_dir else data_bin_dir()
     try:
-        target_dir.mkdir(parents=True, exist_ok=True)
+        target_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f".{SHIM_NAME}-build.", dir=target_dir) as tmp:
             binary = Path(tmp) / SHIM_NAME
             static = _compile(compiler, source, binary)
@@ -99,20 +113,25 @@ def build_quiet(compiler: list[str], tmp: Path, target_dir: Path) -> Path | None
     """The stream lane's native quiet chunk (`client_shim/hookd_quiet.c`, libc and its threads only) into
     ``target_dir``, renamed over the old one once it is whole; None when it does not compile (it is optional:
     the stream lane then answers every chunk in Python)."""
-    source = source_path().with_name("hookd_quiet.c")
+    source = quiet_source()
     if not source.is_file():
         return None
     library = tmp / QUIET_LIBRARY
-    command = [*compiler, *CFLAGS, "-shared", "-fPIC", "-pthread", "-o", str(library), str(source)]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
+    abi = quiet_abi().rsplit("/", 1)[1]
+    command = [*compiler, *CFLAGS, "-shared", "-fPIC", "-pthread", f'-DHQ_SOURCE_HASH="{abi}"']
+    if not any(_compiles([*command, *extra, "-o", str(library), str(source)]) for extra in (HARDENING, ())):
         return None
     library.chmod(0o644)
     os.replace(library, target_dir / QUIET_LIBRARY)
     return target_dir / QUIET_LIBRARY
+
+
+def _compiles(command: list[str]) -> bool:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
 
 
 def _compile(compiler: list[str], source: Path, binary: Path) -> bool:

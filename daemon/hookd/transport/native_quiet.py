@@ -5,16 +5,24 @@ answer: hookd.pipeline, `Pipeline.quiet_chunk`) without waking Python, and hands
 every one it has any doubt about, to Python unread (hookd.procs.native_lane). It is optional: `hookd shim
 build` builds it beside the native shim, and without it the stream lane serves every chunk in Python as before.
 Loaded from disk into the lane, it is one of hookd's protected places (hookd.selfprotect).
+
+Before any call is made it must be this checkout's: a regular file opened without following a link, owned by this
+user and writable by nobody else, in directories nobody else can write to, loaded through its open descriptor
+(what was checked is what is loaded), and answering `hq_abi()` with this source's version and hash. Any failure
+(a stale build, a foreign file, a symbol missing) is logged and the lane answers every chunk in Python.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from hookd.shims.build import QUIET_LIBRARY, data_bin_dir
+import structlog
+
+from hookd.shims.build import QUIET_LIBRARY, data_bin_dir, quiet_abi
 
 LIBRARY_NAME = QUIET_LIBRARY
 MAX_CUES = 64  # strings the library searches a chunk for, at most (more: every chunk is Python's)
@@ -23,6 +31,11 @@ _c = ctypes
 _SIZE = _c.c_size_t
 _HANDLE = _c.c_void_p
 _OUT = _c.POINTER(_c.c_char)  # a buffer the library writes into (c_char_p would hand it a copy)
+log = structlog.get_logger("hookd.workers")
+
+
+class UntrustedLibrary(Exception):
+    """The library file is not one this user built from this source: it is not loaded."""
 
 
 def library_path() -> Path:
@@ -33,21 +46,91 @@ def library_path() -> Path:
 def described() -> str:
     """Which path answers a quiet chunk, for `hookd status` and `hookd doctor`."""
     path = library_path()
-    if path.is_file():
-        return f"quiet chunks answered natively ({path}; a stream lane started before it was built: in Python)"
-    return f"every chunk answered in Python (no native quiet chunk at {path}: `hookd shim build` builds it)"
+    try:
+        fd = _opened(path)
+        if fd is None:
+            return f"every chunk answered in Python (no native quiet chunk at {path}: `hookd shim build` builds it)"
+        with os.fdopen(fd, "rb") as library:
+            current = quiet_abi().encode() in library.read()  # read, not loaded: doctor runs no library code
+    except (UntrustedLibrary, OSError) as exc:
+        return f"every chunk answered in Python (the native quiet chunk at {path} is not loaded: {exc})"
+    if not current:
+        return f"every chunk answered in Python (a stale native quiet chunk at {path}: `hookd shim build` rebuilds it)"
+    return f"quiet chunks answered natively ({path}; a stream lane started before it was built: in Python)"
 
 
 def load(path: Path | None = None) -> ctypes.CDLL | None:
-    """The library at `path` (default: `library_path()`), its calls typed; None when it is not there."""
+    """The library at `path` (default: `library_path()`), its calls typed; None when it is not there, or is not
+    one to load (logged: the lane answers every chunk in Python)."""
     path = path or library_path()
-    if not path.is_file():
+    try:
+        return _load(path)
+    except Exception as exc:  # any failure of an optional library: Python's path, as without it
+        log.error("native_quiet_chunk_not_loaded", path=str(path), error=f"{type(exc).__name__}: {exc}")
         return None
-    lib = ctypes.CDLL(os.fspath(path))
+
+
+def _trusted_dirs(path: Path) -> None:
+    """Its directory, and each above it up to $HOME (or /), owned by this user or root and written by no one
+    else (a root-owned sticky one, as /tmp, is allowed above the library's own)."""
+    home, uid = Path.home(), os.getuid()
+    for at, directory in enumerate([path.parent, *path.parent.parents]):
+        info = os.stat(directory)
+        shared = info.st_mode & 0o022 and not (at and info.st_uid == 0 and info.st_mode & stat.S_ISVTX)
+        if info.st_uid not in (uid, 0) or (at == 0 and info.st_uid != uid) or shared:
+            raise UntrustedLibrary(f"{directory} is not this user's alone")
+        if directory == home:
+            return
+
+
+def _opened(path: Path) -> int | None:
+    """The library's file opened (not following a link) and checked as this user's alone; None when absent."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+            raise UntrustedLibrary(f"{path} is not a file of this user's that only it can write")
+        _trusted_dirs(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _load(path: Path) -> ctypes.CDLL | None:
+    fd = _opened(path)
+    if fd is None:
+        return None
+    try:
+        # Loaded by its descriptor: the file checked is the one loaded. The descriptor stays open: the loader
+        # knows the library by this name, and a later load by a reused number would be handed this one.
+        lib = ctypes.CDLL(f"/proc/self/fd/{fd}")
+    except BaseException:
+        os.close(fd)
+        raise
+    lib.hq_abi.restype, lib.hq_abi.argtypes = _c.c_char_p, []
+    found, wanted = lib.hq_abi(), quiet_abi().encode()
+    if found != wanted:
+        raise UntrustedLibrary(f"{path} answers {found!r}, not {wanted!r}: a stale build (`hookd shim build`)")
     signatures: dict[str, tuple[object, list[object]]] = {
         "hq_new": (
             _HANDLE,
-            [_c.c_int, _c.c_int, _c.c_uint, _c.c_long, _c.c_long, _c.c_char_p, _c.c_int, _c.c_char_p, _SIZE],
+            [
+                _c.c_int,
+                _c.c_int,
+                _c.c_uint,
+                _c.c_long,
+                _c.c_long,
+                _c.c_ulong,
+                _c.c_ulong,
+                _c.c_char_p,
+                _c.c_int,
+                _c.c_char_p,
+                _SIZE,
+            ],
         ),
         "hq_start": (_c.c_int, [_HANDLE]),
         "hq_stop": (None, [_HANDLE]),
@@ -121,20 +204,25 @@ class Library:
         *,
         timeout_ms: int,
         max_text: int,
+        max_header: int,
+        max_payload: int,
         magic: bytes,
         version: int,
         reply: bytes,
     ) -> None:
         self.lib = lib
-        handle = lib.hq_new(listen_fd, wake_fd, os.getuid(), timeout_ms, max_text, magic, version, reply, len(reply))
+        limits = (timeout_ms, max_text, max_header, max_payload)
+        handle = lib.hq_new(listen_fd, wake_fd, os.getuid(), *limits, magic, version, reply, len(reply))
         if not handle:
             raise OSError("the native quiet chunk's server could not be made (out of memory)")
         self.handle: int = handle
+        self.started = False
         self._text = ctypes.create_string_buffer(TEXT_CAP)
 
     def start(self) -> None:
         if self.lib.hq_start(self.handle) != 0:
             raise OSError("the native quiet chunk's thread could not be started")
+        self.started = True
 
     def close_thread(self) -> None:
         """Stop the thread: it finishes the connection it is answering, and accepts no other."""
@@ -156,7 +244,7 @@ class Library:
         encoded = [cue.encode() for cue in cues]
         lengths = (_SIZE * max(1, len(encoded)))(*(len(cue) for cue in encoded))
         if self.lib.hq_set_cues(self.handle, b"".join(encoded), lengths, len(encoded), longest) != 0:
-            raise OSError(f"the native quiet chunk takes at most {MAX_CUES} cues ({len(encoded)} declared)")
+            raise OSError(f"the native quiet chunk takes at most {MAX_CUES} cues, none longer than its max_text")
 
     def set_key(
         self, slot: int, named: tuple[bytes, bytes, bytes] | None, tail: bytes, index: int, eligible: bool
@@ -185,7 +273,7 @@ class Library:
         """The chunks answered natively and not taken yet, oldest first: slot, index, latency (ms), text."""
         slot, index, latency = ctypes.c_int(), ctypes.c_long(), ctypes.c_double()
         while (size := self.lib.hq_take(self.handle, slot, index, latency, self._text, TEXT_CAP)) > 0:
-            yield slot.value, index.value, latency.value, self._text.raw[: size - 1].decode()
+            yield slot.value, index.value, latency.value, ctypes.string_at(self._text, size - 1).decode()
 
 
 def read_payload(lib: ctypes.CDLL, body: bytes, request: bytes) -> tuple[str, str] | None:
