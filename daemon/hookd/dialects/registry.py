@@ -23,6 +23,9 @@ DEFAULT_AGENT = "gemini"  # the client a request names when it names none (hookd
 STREAMED = frozenset(
     (name, found.name) for name, spec in AGENTS.items() for found in spec.events if found.event in STREAM_EVENTS
 )
+# The streamed event whose payload the native quiet chunk reads (client_shim/hookd_quiet.c knows its shape):
+# Gemini CLI's AfterModel; every other streamed event is answered in Python.
+NATIVE_QUIET = (gemini.SPEC.name, next(f.name for f in gemini.SPEC.events if f.event is Event.AFTER_MODEL))
 
 
 def agent(name: str) -> AgentSpec:

@@ -39,6 +39,7 @@ import structlog
 from hookd import wire
 from hookd.audit.streams import StreamRecords
 from hookd.decide import OpenRecords
+from hookd.dialects.registry import NATIVE_QUIET
 from hookd.enrich.stream import MAX_TEXT, ResponseKey, ResponseStreams
 from hookd.pipeline import Pipeline, QuietChunk
 from hookd.policy.combine import combine
@@ -56,7 +57,6 @@ DRAIN_AFTER_S = 0.5  # chunks answered natively are taken this long after the fi
 SLOTS = 256
 _RECORD = 4  # the library's note on its pipe: a handed descriptor, -1 (chunks to take) or _THREAD_GONE
 _THREAD_GONE = -2  # the library's thread stopped on its own (its socket failed): nobody accepts but Python
-_AFTER_MODEL = ("gemini", "AfterModel")
 
 
 class LaneWorker(Protocol):
@@ -232,7 +232,7 @@ class NativeLane:
 
     def header(self, raw: bytes, header: wire.RequestHeader) -> None:
         """A shim's frame header Python read on a direct frame: one of Gemini's AfterModel the library may take."""
-        if (header.client, header.event) == _AFTER_MODEL and len(raw) <= HEADER_KEPT_BYTES:
+        if (header.client, header.event) == NATIVE_QUIET and len(raw) <= HEADER_KEPT_BYTES:
             self._headers.append(raw)
 
     def disable(self, why: str) -> None:
@@ -335,7 +335,7 @@ class NativeLane:
         worker, uid = self._worker, os.getuid()
         open_now = set()
         for key in streams.texts.responses():
-            if key[0] != uid or key[1] != "gemini":
+            if key[0] != uid or key[1] != NATIVE_QUIET[0]:
                 continue
             settled = streams.settled(key, cues)
             eligible = settled is not None and key in worker.records
@@ -363,7 +363,7 @@ class NativeLane:
 
     def _request(self, digest: str) -> bytes | None:
         """The bytes of the Gemini AfterModel request of `digest` the parse step keeps, if it does."""
-        repeated = self._worker.pipeline.repeated.get(_AFTER_MODEL)
+        repeated = self._worker.pipeline.repeated.get(NATIVE_QUIET)
         return None if repeated is None else repeated[0].raw_of(os.getuid(), digest)
 
 
