@@ -216,7 +216,11 @@ def test_an_include_is_judged_by_the_file_it_includes(included: str | None, runs
     [
         # settings and imports: a configuration IPython or Jupyter executes, a startup file of imports
         ("c = get_config()\nc.TerminalInteractiveShell.confirm_exit = False\nc.ServerApp.port = 8890\n", True),
-        ('"""My startup."""\nimport numpy as np\nfrom pathlib import Path\nDEBUG: bool = True\n', True),
+        ('"""My startup."""\nimport json\nfrom pathlib import Path\nDEBUG: bool = True\n', True),
+        ("import numpy as np\n", False),  # an import runs the module's code: the standard library's only is plain
+        ("import payload\n", False),  # (one planted beside where IPython starts: the working directory is on sys.path)
+        ("from os import *\n", False),
+        ("c.InteractiveShell.colors: exec(__import__('base64').b64decode('eA=='))\n", False),  # annotations run
         ("c.TerminalInteractiveShell.highlighting_style = 'monokai'\nc.HistoryManager.db_cache_size = 0\n", True),
         # a setting named for what it loads or who it lets in decides that, whatever its value
         ("c.InteractiveShellApp.extensions = ['autoreload']\n", False),

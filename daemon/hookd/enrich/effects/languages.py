@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -360,15 +361,27 @@ _PLAIN_STRING = re.compile(r"[\w .,:@+=%-]{0,256}")
 
 
 def _sets_only(node: ast.stmt) -> bool:
-    if isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass)):
+    if isinstance(node, ast.Pass):
         return True
+    if isinstance(node, (ast.Import, ast.ImportFrom)):  # a module's code runs when imported: the standard library's
+        return all(_standard_module(node, alias) for alias in node.names)
     if isinstance(node, ast.Expr):  # a docstring
         return isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
     if isinstance(node, ast.Assign):
         return all(_settable(t) for t in node.targets) and _plain_value(node.value)
-    if isinstance(node, ast.AnnAssign):
-        return _settable(node.target) and (node.value is None or _plain_value(node.value))
+    if isinstance(node, ast.AnnAssign):  # a module's annotation is evaluated: a name or a literal only
+        plain_annotation = isinstance(node.annotation, (ast.Name, ast.Constant))
+        return plain_annotation and _settable(node.target) and (node.value is None or _plain_value(node.value))
     return False
+
+
+def _standard_module(node: ast.Import | ast.ImportFrom, alias: ast.alias) -> bool:
+    """An import of the standard library (sys.stdlib_module_names), not `*`: a module beside the file or planted
+    on the path (`import payload`, where IPython puts the working directory first) is code that runs."""
+    module = node.module if isinstance(node, ast.ImportFrom) else alias.name
+    level = node.level if isinstance(node, ast.ImportFrom) else 0
+    top = (module or "").split(".", 1)[0]
+    return level == 0 and alias.name != "*" and (top in sys.stdlib_module_names or top == "__future__")
 
 
 def _settable(target: ast.expr) -> bool:
