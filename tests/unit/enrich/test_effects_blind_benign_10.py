@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from effect_support import ops
 
 from hookd.enrich.effects.configtext import makefile_commands
 from hookd.enrich.shell.analysis import analyse_shell
@@ -109,3 +110,15 @@ def _written(command: str, proj: Path) -> list[str]:
 )
 def test_a_directory_variables_own_default_names_that_directory(command: str, written: list[str], proj: Path) -> None:
     assert _written(command, proj) == written
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "base64 -d blob > x.tgz && mkdir p && tar xzf x.tgz -C p && pip install ./p",  # an extraction fills it
+        "base64 -d blob > x.zip && mkdir p && unzip x.zip -d p && npm install ./p",
+        "base64 -d blob > /tmp/d/setup.py && mkdir p && cp -r /tmp/d/. p && pip install ./p",  # and a copy
+    ],
+)
+def test_a_directory_the_line_made_empty_and_then_filled_holds_its_code(command: str, tmp_path: Path) -> None:
+    assert [e.get("flow") for e in ops(command, tmp_path, "exec")] == ["write"]

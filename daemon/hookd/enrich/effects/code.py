@@ -364,11 +364,23 @@ def _code_given(argv: list[str], first: str) -> str | None:
 
 
 def _made_in(ledger: Ledger, path: str) -> str:
-    """How the line made what is at or below `path` (write, fetch, decode), what it made empty aside."""
+    """How the line made what is at or below `path` (write, fetch, decode), what it made empty aside, unless
+    something else of the line's lands in it later (`mkdir p && tar xzf x.tgz -C p`, `cp -r d/. p`)."""
     inside = (
         how for made, how in ledger.produced.items() if made.startswith(path + "/") and made not in ledger.emptied
     )
-    return next(inside, "") or ("" if path in ledger.emptied else ledger.made(path))
+    empty = path in ledger.emptied and not _filled(ledger, path)
+    return next(inside, "") or ("" if empty else ledger.made(path))
+
+
+def _filled(ledger: Ledger, path: str) -> bool:
+    """A write at or below `path` by a program that does not only make it empty (an extraction, a copy, a move)."""
+    return any(
+        e["op"] == "write"
+        and not ((program := catalogue().get(str(e.get("program") or ""))) is not None and program.makes_empty)
+        and (str(e["path"]) == path or str(e["path"]).startswith(path.rstrip("/") + "/"))
+        for e in ledger.effects
+    )
 
 
 def _built(built: bool) -> dict[str, Any]:
