@@ -112,6 +112,18 @@ def test_a_directory_variables_own_default_names_that_directory(command: str, wr
     assert _written(command, proj) == written
 
 
+def test_a_directory_variable_the_daemons_environment_sets_elsewhere_is_not_known(
+    proj: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hookd's own places (its state, its log) are where the daemon's XDG_STATE_HOME puts them: a default spelled
+    on the line is not where the user's shell, set the same way, deletes."""
+    monkeypatch.setenv("XDG_STATE_HOME", "/srv/state")
+    line = 'mkdir -p "${XDG_STATE_HOME:-$HOME/.local/state}/hookd"'
+    assert _written(line, proj) == ["${XDG_STATE_HOME:-$HOME/.local/state}/hookd"]
+    monkeypatch.setenv("XDG_STATE_HOME", f"{HOME}/.local/state")  # set to the default: the same place
+    assert _written(line, proj) == [f"{HOME}/.local/state/hookd"]
+
+
 @pytest.mark.parametrize(
     "command",
     [

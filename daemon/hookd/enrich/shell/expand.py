@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import json
+import os
 import re
 from collections.abc import Mapping
 
@@ -139,7 +140,8 @@ def _moved_directories(word: str, variables: dict[str, str], home: str) -> str:
     """`${VAR:-DEFAULT}` (`-`, `:=`, `=`) of a variable the line does not set that moves a directory of the user's
     (base_directories.json), whose DEFAULT is the one its specification gives: the directory, wherever the variable
     points, judged at its default place (a path below it keeps its meaning: `${ZDOTDIR:-~}/.zshrc` is zsh's startup
-    file either way)."""
+    file either way). Not where the daemon's own environment sets it elsewhere: hookd's places (its state, its
+    log) are then there, and the user's shell may set it the same way."""
 
     def place(match: re.Match[str]) -> str:
         name, given = match.group(1), match.group(3)
@@ -148,7 +150,8 @@ def _moved_directories(word: str, variables: dict[str, str], home: str) -> str:
             return match.group()
         spelled = _tilde(given.replace("${HOME}", home).replace("$HOME", home), home, True).rstrip("/")
         at = f"{home}/{default}" if default else home
-        return at if spelled == at.rstrip("/") else match.group()
+        elsewhere = os.environ.get(name, "") not in ("", at)  # the daemon's own set elsewhere: the user's may be too
+        return at if spelled == at.rstrip("/") and not elsewhere else match.group()
 
     return _MOVED.sub(place, word) if "${" in word else word
 
