@@ -112,8 +112,8 @@ def pod_lines(tool_input: Mapping[str, Any]) -> list[str]:
     each `hostPath` volume at its `mountPath`, so that what the command does through the node's files is judged as
     a container run's is (https://kubernetes.io/docs/concepts/storage/volumes/#hostpath)."""
     out: list[str] = []
-    for text in (v for v in tool_input.values() if isinstance(v, str) and "containers" in v[:MAX_MANIFEST]):
-        for spec in _pod_specs(parsed_settings(text[:MAX_MANIFEST])):
+    for manifest in (m for v in tool_input.values() for m in _manifests(v)):
+        for spec in _pod_specs(manifest):
             hosts = {v.get("name"): v["hostPath"].get("path") for v in _maps(spec.get("volumes"))
                      if isinstance(v.get("hostPath"), Mapping)}  # fmt: skip
             for box in [*_maps(spec.get("initContainers")), *_maps(spec.get("containers"))][:MAX_CONTAINERS]:
@@ -128,6 +128,21 @@ def pod_lines(tool_input: Mapping[str, Any]) -> list[str]:
                     "privileged": isinstance(security, Mapping) and security.get("privileged") is True}  # fmt: skip
                 out.extend([line] if (line := container_line("container", given)) is not None else [])
     return out
+
+
+def _manifests(value: Any) -> list[Any]:
+    """The objects a manifest holds: each document of a YAML stream (`---`), each item of a `kind: List`, one
+    given as an object rather than text."""
+    if isinstance(value, str):
+        text = value[:MAX_MANIFEST]
+        found = [parsed_settings(d) for d in _DOCUMENT.split(text)] if "containers" in text else []
+    else:
+        found = [value] if isinstance(value, Mapping) else []
+    listed = [i for f in found if isinstance(f, Mapping) and f.get("kind") == "List" for i in _maps(f.get("items"))]
+    return [*found, *listed][:MAX_CONTAINERS]
+
+
+_DOCUMENT = re.compile(r"^---[^\S\n]*$", re.M)  # a YAML stream's document separator
 
 
 def _pod_specs(parsed: Any) -> list[Mapping[str, Any]]:

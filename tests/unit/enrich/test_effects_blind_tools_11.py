@@ -256,3 +256,12 @@ def test_a_downloader_reading_through_a_local_server_reads_the_file(proj: Path) 
     metadata = analyse_shell("curl -s http://localhost:40342/metadata/identity/oauth2/token", home=HOME,
                              base_dir=str(proj), project_dir=str(proj))[1]  # fmt: skip
     assert any(e.get("metadata") for e in metadata)
+
+
+def test_every_document_and_item_of_a_manifest_is_read() -> None:
+    """A YAML stream's later document (`---`), a `kind: List`'s items and a manifest given as an object."""
+    stream = "kind: ConfigMap\nmetadata: {name: x}\n---\n" + _POD
+    assert pod_lines({"manifest": stream}) == ["docker run -v /:/n --privileged busybox sh -c 'cat /n/etc/shadow'"]
+    pod = {"kind": "Pod", "spec": {"containers": [{"name": "a", "image": "alpine", "command": ["id"]}]}}
+    assert pod_lines({"manifest": {"kind": "List", "items": [pod]}}) == ["docker run alpine id"]
+    assert pod_lines({"manifest": pod}) == ["docker run alpine id"]
