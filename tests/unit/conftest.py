@@ -1,10 +1,14 @@
-"""Fixtures the unit tests of hookd's self-protection share."""
+"""Fixtures the unit tests share: the self-protection tests' world, the native quiet chunk's library."""
 
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 
 import pytest
+
+from hookd.shims.build import build_quiet, find_compiler
+from hookd.transport import native_quiet
 
 
 @pytest.fixture
@@ -14,3 +18,14 @@ def world(tmp_path: Path) -> tuple[Path, Path]:
     home.mkdir()
     project.mkdir()
     return home, project
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
+    """The native quiet chunk's library, built from the shipped source (`hookd shim build`'s way) and loaded."""
+    out = tmp_path_factory.mktemp("quiet")
+    built = build_quiet(find_compiler(), out, out)
+    assert built is not None, "the native quiet chunk's library did not compile"
+    loaded = native_quiet.load(built)
+    assert loaded is not None
+    return loaded

@@ -26,20 +26,9 @@ from hookd.policy.stream_cues import StreamCues
 from hookd.procs import journal as journal_files
 from hookd.procs.child import WorkerProcess, send_due
 from hookd.procs.native_lane import tail_of
-from hookd.shims.build import build_quiet, find_compiler
 from hookd.transport import native_quiet
 from hookd.transport.hook_server import HookServer
 from tests.unit.test_quiet_chunk import _ID, Answer, Channel, chunk, exchange, interleaved, responses, through
-
-
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
-    out = tmp_path_factory.mktemp("quiet")
-    built = build_quiet(find_compiler(), out, out)
-    assert built is not None
-    loaded = native_quiet.load(built)
-    assert loaded is not None
-    return loaded
 
 
 async def over_the_native_socket(

@@ -22,19 +22,8 @@ from hookd.policy.stream_cues import StreamCues
 from hookd.procs import journal as journal_files
 from hookd.procs.child import WorkerProcess
 from hookd.procs.native_lane import NativeLane
-from hookd.shims.build import build_quiet, find_compiler
 from hookd.transport import native_quiet
 from tests.unit.test_native_lane import exchanged, native_lane_socket
-
-
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
-    out = tmp_path_factory.mktemp("quiet")
-    built = build_quiet(find_compiler(), out, out)
-    assert built is not None
-    loaded = native_quiet.load(built)
-    assert loaded is not None
-    return loaded
 
 
 def replies_after(lib: ctypes.CDLL, broken: object) -> tuple[list[bytes], NativeLane]:

@@ -31,16 +31,6 @@ GOOD_RAW = [r for r in RAW if r not in ("\t", "\x01", "\\", '"')]
 BAD_BYTES = [b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\x80"]
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
-    out = tmp_path_factory.mktemp("quiet")
-    built = build_quiet(find_compiler(), out, out)
-    assert built is not None, "the native quiet chunk's library did not compile"
-    loaded = native_quiet.load(built)
-    assert loaded is not None
-    return loaded
-
-
 def json_string(rng: random.Random) -> str:
     """A JSON string literal, its characters and escapes drawn from every kind there is."""
     escapes, raw = (ESCAPES, RAW) if rng.random() < 0.3 else (GOOD_ESCAPES, GOOD_RAW)

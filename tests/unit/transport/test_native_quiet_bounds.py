@@ -37,16 +37,6 @@ def payload(text: str) -> bytes:
     )
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
-    out = tmp_path_factory.mktemp("quiet")
-    built = build_quiet(find_compiler(), out, out)
-    assert built is not None
-    loaded = native_quiet.load(built)
-    assert loaded is not None
-    return loaded
-
-
 class Served:
     """One native server on a socket of its own, told one response whose chunks it may answer."""
 
