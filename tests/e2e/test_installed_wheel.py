@@ -173,7 +173,9 @@ def installed(release: Release) -> Installed:
 
 def test_the_release_carries_policies_and_shims(installed: Installed) -> None:
     names = set(zipfile.ZipFile(installed.wheel).namelist())
-    for shipped in ("policies/destructive_shell/policy.rego", "client_shim/hookd_shim.py", "client_shim/hookd_shim.c"):
+    shipped_files = ("policies/destructive_shell/policy.rego", "client_shim/hookd_shim.py", "client_shim/hookd_shim.c",
+                     "client_shim/hookd_quiet.c")  # fmt: skip
+    for shipped in shipped_files:
         assert f"hookd/_data/{shipped}" in names
     from hookd import __version__
 
@@ -214,6 +216,7 @@ def test_gemini_deny_and_allow_through_the_installed_daemon(installed: Installed
     built = installed.hookd("shim", "build")
     native = home / ".local" / "share" / "hookd" / "bin" / "hookd-shim"
     assert os.access(native, os.X_OK), built.stdout
+    assert (native.parent / "libhookd-quiet.so").is_file(), built.stdout  # the native quiet chunk, beside it
 
     socket = Path(installed.env["XDG_RUNTIME_DIR"]) / "hookd" / "hook.sock"
     log_path = installed.root / "daemon.log"
