@@ -37,13 +37,7 @@ async def over_the_native_socket(
     """Each chunk sent over the stream lane's socket served by the native quiet chunk; the records sent as the
     record sender does once woken."""
     base = Path(tempfile.mkdtemp(prefix="hkn", dir="/tmp"))
-    base.joinpath("run").mkdir(mode=0o700)
-    server = HookServer(base / "run" / "stream.sock", worker.decider.handle, limits=wire.Limits(),
-                        request_timeout=30, max_concurrency=8, lane=True, direct=STREAMED)  # fmt: skip
-    assert worker.native is not None
-    server.listen_with, server.on_direct_header = worker.native.listen, worker.native.header
-    worker.server = server
-    await server.start()
+    server = await native_lane_socket(worker, base)
     header = {"client": "gemini", "event": "AfterModel", "cwd": "/p", "ppid": 1, "env": {"HOME": "/home/u"}}
     replies = []
     try:
