@@ -10,233 +10,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from hookd.enrich.effects.options import OptionTable
+from hookd.enrich.effects.program import Hook, Launcher, Loaded, Modules, Program, ShellSetup, StartupFiles
+
+__all__ = ["DATA", "Catalogue", "Hook", "Modules", "Program", "ShellSetup", "StartupFiles", "catalogue"]
 
 DATA = Path(__file__).parent / "data"
-
-
-@dataclass(frozen=True, slots=True)
-class Hook:
-    """Where a program takes what it runs: `kind` is `option` (an option's value, after `prefix`), `operand`
-    (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`), `shell-args`
-    (the words after `--` are arguments of a shell it starts: `capsh -- -c CMD`),
-    `argv-code` (the words after `subcommands` are code), `words` (every word after the program, options
-    too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
-    `same_shell`: the calling shell runs it itself (the shell builder walks it in place)."""
-
-    kind: str
-    option: str = ""
-    prefix: str = ""
-    code: bool = False
-    lang: str = ""
-    index: int = 0
-    name: str = ""
-    subcommands: tuple[str, ...] = ()
-    same_shell: bool = False
-    derived: bool = False  # from GTFOBins' examples: `prefix` is where the example put its payload
-    argv: str = ""  # the value is an argv as a list: `comma` (gcc -wrapper), `dbus` (path=…,argv1=…,argv2=…)
-    setting: bool = False  # the value is `KEY=VALUE` (apt's `-o Name::=value` too): a VALUE that is a command line runs
-
-
-@dataclass(frozen=True, slots=True)
-class Launcher:
-    subcommands: tuple[tuple[str, ...], ...] = ()  # alternatives: the words that must come first (`uv run`)
-    fixed: int = 0  # operands before the command (`ip netns exec NAME cmd`)
-    after: tuple[str, ...] = ()  # the command follows one of these words (`gdb --args`)
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """An environment variable read as code (`loads`: `code`, a `prompt` the shell expands, a `file` of code in
-    `lang`, or `options` of an interpreter, some naming a file of code) by `programs` (empty: by every program,
-    as the dynamic loader reads `LD_PRELOAD`, and npm's node reads `NODE_OPTIONS`)."""
-
-    loads: str
-    lang: str = "sh"
-    programs: frozenset[str] = frozenset()
-    options: frozenset[str] = frozenset()  # `options`: the value is options, these name a file of code (NODE_OPTIONS)
-
-
-@dataclass(frozen=True, slots=True)
-class StartupFiles:
-    """Files a shell or a desktop session runs when it starts (`startup_files`), or that other programs run or
-    trust later (`runs_later`): dotfile `names` in the home, locations (`below`) whose files run wherever the
-    home is, absolute files and directories of the system (`system`: cron's tables, service units, PAM,
-    sudoers, the loader's preload list) and globs over the whole path (`patterns`: `site-packages/*.pth`)."""
-
-    names: frozenset[str] = frozenset()
-    below: tuple[str, ...] = ()
-    system: tuple[str, ...] = ()
-    patterns: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Modules:
-    """A configuration-management tool run with a module (`ansible HOSTS -m MODULE -a ARGS`): the option naming
-    the module, the one giving its `key=value` arguments, the host names and connection that are this machine,
-    and per module the argument keys naming a path, the op each gets, and the op under `state=absent`."""
-
-    option: str = ""
-    args: str = ""
-    local: frozenset[str] = frozenset()
-    table: Mapping[str, tuple[tuple[str, ...], str, str]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class ShellSetup:
-    """The words that make a program print the shell code of its own setup (`pyenv init -`): then options, a
-    shell's name when `shell`, and when `names` the programs it registers (`register-python-argcomplete pytest`),
-    its options then only those of `options` (an option naming a script it would run later is none of them)."""
-
-    words: tuple[str, ...]
-    shell: bool = False
-    names: bool = False
-    options: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class Program:
-    name: str
-    source: str
-    table: OptionTable
-    operands: str = ""  # what every operand is: read, write, delete, copy, move, link, chmod, list, device, fetch, none
-    first: str = ""  # the first operand, when it differs
-    rest: str = ""  # the operands after the first, when they differ
-    last: str = ""  # the last operand (of two or more), when it differs
-    option_ops: Mapping[str, str] = field(default_factory=dict)  # an option's value is read/written/…
-    makes: Mapping[str, frozenset[str]] = field(default_factory=dict)  # an option's file made, unless these modes
-    # subcommands, quiet, unless: `openssl rsa -in KEY -noout`: under a quiet option (none of `unless`) the files its
-    # options read print nothing of themselves: used, as `ssh -i KEY` uses a key
-    prints_none: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    keyword_ops: Mapping[str, str] = field(default_factory=dict)  # `if=`/`of=` operands (dd)
-    recursive: frozenset[str] = frozenset()
-    recursive_always: bool = False
-    runs: tuple[Hook, ...] = ()
-    launcher: Launcher | None = None
-    script_operand: str = ""  # its first operand is a script file in this language (sh, python, …)
-    pattern_first: bool = False  # the first operand is a pattern or program unless one of pattern_options gives it
-    pattern_options: frozenset[str] = frozenset()
-    target_options: frozenset[str] = frozenset()  # `-t DIR`: the destination of copy/move/link
-    target_deletes: frozenset[str] = frozenset()  # `rsync --delete`: the destination loses what sources lack
-    privilege: bool = False
-    privilege_options: frozenset[str] = frozenset()  # `docker run --privileged`: the host's privileges handed over
-    mount_options: frozenset[str] = frozenset()  # `-v SRC:DST`, `--mount source=SRC`: a host path bound into it
-    removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
-    subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
-    # (words, keys as globs, the file, `program` or `command`, the option of its arguments): `npm config set
-    # script-shell X` names a program npm runs later; `npm pkg set scripts.x=CMD` a command line; a key that is an
-    # option (`kubectl config set-credentials --exec-command=P --exec-arg=A`) is set to its value and arguments
-    sets_code: tuple[tuple[tuple[str, ...], tuple[str, ...], str, str, str], ...] = ()
-    # (words, what, op, when): `pip uninstall NAME` deletes, `pipx inject NAME …` writes into what NAME names;
-    # `when`: only with one of these words after them (`pipx runpip NAME install X`, not `… NAME list`)
-    deletes_named: tuple[tuple[tuple[str, ...], str, str, frozenset[str]], ...] = ()
-    # (words, options, own): `pip --python PY install X` changes PY's environment; `own`: `ENV/bin/pip install X`
-    environment_writes: tuple[tuple[tuple[str, ...], frozenset[str], bool], ...] = ()
-    # (words, form): the manager's environment set (`set-environment A=B`: `assignments`; `setenv A B`: `pairs`)
-    manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
-    unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
-    # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`
-    members_below: Mapping[str, Any] = field(default_factory=dict)
-    compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
-    grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`
-    signal: str = ""  # pid, name, regex, path, all, unit
-    regex_options: frozenset[str] = frozenset()
-    pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
-    process_options: Mapping[str, str] = field(default_factory=dict)  # `cpulimit -e NAME`: its processes acted on
-    pid_operand_with: frozenset[str] = frozenset()  # `chrt -p PRIO PID`: under these options the last operand is one
-    implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
-    task_modules: Modules | None = None  # `ansible localhost -m file -a 'path=… state=absent'`: what it does
-    # `logrotate CONF`: the files each stanza of a configuration it loads names are rewritten (rotated, truncated,
-    # removed), except under these options (`-d`: nothing changes)
-    rewrites_configured: frozenset[str] | None = None
-    stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
-    power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
-    schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
-    makes_empty: bool = False  # what it writes of its operands it makes empty (mkdir: new directories)
-    installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
-    schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
-    # the files it changes whatever its operands (userdel: /etc/passwd, …), after these subcommand words (none: any)
-    writes_files: tuple[tuple[tuple[str, ...], str], ...] = ()
-    device_read_only: frozenset[str] = frozenset()
-    remote_name: frozenset[str] = frozenset()  # `curl -O`: the download is written under the URL's name
-    at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
-    at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
-    writes_in_place: frozenset[str] = frozenset()  # `sed -i`
-    empties_in_place: frozenset[str] = frozenset()  # `truncate --size=0`: the operands' content is lost, as shred's
-    # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
-    prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
-    secret_stdin: frozenset[str] = frozenset()  # `docker login --password-stdin`: it authenticates with its stdin
-    # the words that make it print the shell code of its own setup (`pyenv init -`), and whether a shell's name
-    # may follow them: `eval "$(…)"` of that is the tool's installed code, not code the line made
-    prints_shell: tuple[ShellSetup, ...] = ()
-    network: bool = False
-    gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
-    find: bool = False
-    archive: bool = False
-    plus_code: str = ""  # `vim +CMD`: the word after `+` is code in this language
-    stdin_lang: str = ""  # `ed`: its standard input is code in this language
-    modules: Mapping[str, str] = field(default_factory=dict)  # `python -m pip …` runs as the program `pip`
-    bare_commands: bool = False  # `parallel` with no command: its inputs (stdin, after `:::`) are command lines
-    include_options: frozenset[str] = frozenset()  # `grep --include=GLOB`, `rg -g GLOB`: the files searched
-    stdin_names: frozenset[str] = frozenset()  # `cpio -o`: under these options stdin names the files read
-    stdin_copies: frozenset[str] = frozenset()  # `cpio -p DIR`: the files stdin names are copied below DIR
-    code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
-    code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
-    # of code_file_options, those naming a library the main program is still given beside (`gawk -i FILE 'PROG'`)
-    library_options: frozenset[str] = frozenset()
-    editor: bool = False
-    remote_command: bool = False  # `ssh host CMD` runs CMD on another host
-    socat: bool = False
-    host_copy: str = ""  # `docker cp SRC DEST`: the subcommand copying between the host and a container
-    builds: tuple[tuple[str, ...], ...] = ()  # `pip install DIR`: after these words, a local package's code runs
-    # a REST client: `words` before its endpoint (`gh api`), the options giving the `method`, or `method_operand`
-    # (httpie: `http DELETE URL`), the API `base` an endpoint that is no URL is under (forge_apis)
-    rest_api: Mapping[str, Any] = field(default_factory=dict)
-    # a file server: the directory it serves to the network (`options` naming it, or the first `operand`; `when`:
-    # only under that option, `php -S`), `default` when none is named
-    serves: Mapping[str, Any] = field(default_factory=dict)
-    # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
-    implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
-    # (words, kinds): the commands the project's own configuration holds that this subcommand runs
-    # (`terraform apply`: its `local-exec` provisioners and `external` data programs; `docker compose up`: the
-    # services' commands through their mounts): projectcode.project_lines, walked as the line's own
-    project_runs: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()
-    property_command: tuple[str, str] = ("", "")  # `mvn -Dexec.executable=X -Dexec.args=…`: the command's two keys
-    url_scripts: tuple[tuple[str, ...], ...] = ()  # after these words, a script operand may be a URL (`deno run URL`)
-    url_options: frozenset[str] = frozenset()  # options whose value is where code to run is fetched (`ansible-pull -U`)
-    url_packages: tuple[tuple[str, ...], ...] = ()  # after these words, each operand is a package, maybe a URL's
-    # derived from the above once, at build, for the per-command checks (hookd.enrich.effects.words)
-    code_operand: bool = False  # a `runs` hook takes an operand as code or a command (`sed SCRIPT`)
-    code_options: frozenset[str] = frozenset()  # options that give the code: code_file_options, `runs` options
-    like: str = ""  # the program it is under another name (`bsdtar` is `tar`): its argument reader is that one's
-
-    def files_written(self, operands: Sequence[str], options: Sequence[str], home: str) -> list[str]:
-        """The absolute paths of `writes_files` this command line writes (`~/` in the home); a subcommand's none
-        under an option that names where it writes instead (`hookd shim build --out DIR`)."""
-        elsewhere = any(self.option_ops.get(o, "").startswith("write") for o in options)
-        return [
-            home + path[1:] if path.startswith("~/") else path
-            for words, path in self.writes_files
-            if list(operands[: len(words)]) == list(words) and not (words and elsewhere)
-        ]
-
-    def writes_operands_in_place(
-        self, options: list[tuple[str, str | None]], entries: frozenset[str] = frozenset()
-    ) -> bool:
-        """`sed -i`, `perl -pi`: an option under which the file operands are rewritten; an entry `OPTION=VALUE`
-        only with that value (`gawk -i inplace`: the inplace extension rewrites each file it reads)."""
-        entries = entries or self.writes_in_place  # (or the given ones: `empties_in_place`)
-        for option, value in options:
-            if option in entries:
-                return True
-            if value is not None and f"{option}={value.rsplit('/', 1)[-1]}" in entries:
-                return True
-        return False
 
 
 def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
@@ -374,6 +157,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         task_modules=_modules(spec.get("task_modules")),
         rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
         stop_words=frozenset(spec.get("stop_words", ())),
+        stop_all=frozenset(spec.get("stop_all", ())),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
         makes_empty=bool(spec.get("makes_empty", False)),

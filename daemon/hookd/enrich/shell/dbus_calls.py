@@ -9,7 +9,13 @@ take the unit's name (or unit files, or environment assignments) as their first 
 methods (`/org/freedesktop/systemd1/unit/hookd_2eservice`, its name escaped with `_XX` hex) act on that unit.
 The clients: busctl(1) (`call SERVICE OBJECT INTERFACE METHOD [SIGNATURE [ARGUMENT…]]`, the system bus unless
 `--user`), dbus-send(1) (`--dest=SERVICE OBJECT INTERFACE.METHOD TYPE:VALUE…`, the session bus unless
-`--system`), gdbus(1) (`call --dest SERVICE --object-path OBJECT --method INTERFACE.METHOD ARG…`)."""
+`--system`), gdbus(1) (`call --dest SERVICE --object-path OBJECT --method INTERFACE.METHOD ARG…`). busctl reads its
+options with getopt_long (src/busctl/busctl.c: a value after `--timeout` or in `--timeout=5`, options anywhere
+before `--`); gdbus with GOption (`--dest X`, `--dest=X`, `-d X`).
+
+The Manager's `Exit` (the user's manager quits), `Reboot`, `PowerOff`, `Halt`, `KExec`, `SoftReboot` are systemctl's
+`exit` and power verbs; `StartTransientUnit` runs the command of its `ExecStart` property as a new unit, which is
+`systemd-run -- COMMAND` (a command whose words cannot be read from the call is handed on as one unknown word)."""
 
 from __future__ import annotations
 
@@ -28,6 +34,12 @@ _MANAGER_VERBS = {
     "MaskUnitFiles": "mask", "LinkUnitFiles": "link", "RevertUnitFiles": "revert",
     "SetEnvironment": "set-environment", "UnsetAndSetEnvironment": "set-environment",
 }  # fmt: skip
+_MANAGER_WHOLE = {
+    "Exit": "exit", "Reboot": "reboot", "PowerOff": "poweroff", "Halt": "halt", "KExec": "kexec",
+    "SoftReboot": "soft-reboot",
+}  # fmt: skip
+_TRANSIENT = "StartTransientUnit"
+_UNREADABLE = "${dbus_exec_start}"  # a command the call runs whose words were not read: no program hookd knows
 _UNIT_VERBS = {
     "Stop": "stop", "Restart": "restart", "TryRestart": "try-restart", "ReloadOrRestart": "reload-or-restart",
     "Kill": "kill", "QueueSignal": "kill", "Freeze": "freeze", "Clean": "clean", "SetProperties": "set-property",
@@ -46,6 +58,10 @@ def systemctl_calls(name: str, argv: list[str]) -> list[list[str]]:
     user, obj, member, args = call
     interface, _, method = member.rpartition(".")
     scope = ["--user"] if user else []
+    if interface in ("", _MANAGER) and method in _MANAGER_WHOLE:
+        return [["systemctl", *scope, _MANAGER_WHOLE[method]]]
+    if interface in ("", _MANAGER) and method == _TRANSIENT:
+        return [["systemd-run", *scope, "--", *(_exec_start(args) or [_UNREADABLE])]]
     if interface in ("", _MANAGER) and method in _MANAGER_VERBS:
         verb = _MANAGER_VERBS[method]
         many = verb in ("disable", "mask", "link", "revert", "set-environment")
@@ -57,12 +73,49 @@ def systemctl_calls(name: str, argv: list[str]) -> list[list[str]]:
     return []
 
 
+_BUSCTL_LONG_VALUES = frozenset(
+    {"address", "match", "host", "machine", "capsule", "size", "expect-reply", "auto-start",
+     "allow-interactive-authorization", "timeout", "augment-creds", "watch-bind", "json", "destination",
+     "limit-messages"}
+)  # fmt: skip
+_BUSCTL_SHORT_VALUES = "HMCJN"
+_GDBUS_VALUES = {"--address": "a", "-a": "a", "--dest": "d", "-d": "d", "--object-path": "o", "-o": "o",
+                 "--method": "m", "-m": "m", "--timeout": "t", "-t": "t"}  # fmt: skip
+
+
 def _busctl(argv: list[str]) -> tuple[bool, str, str, list[str]] | None:
-    words = [w for w in argv[1:] if not w.startswith("-")]
+    words, user = _getopt_operands(argv)
     if len(words) < 5 or words[0] != "call" or words[1] != _SERVICE:
         return None
     obj, interface, method = words[2], words[3], words[4]
-    return "--user" in argv, obj, f"{interface}.{method}", _values(words[6:]) if len(words) > 5 else []
+    if method == _TRANSIENT:
+        return user, obj, f"{interface}.{method}", words[6:]  # its counts are read by _exec_start
+    return user, obj, f"{interface}.{method}", _values(words[6:]) if len(words) > 5 else []
+
+
+def _getopt_operands(argv: list[str]) -> tuple[list[str], bool]:
+    """busctl's operands as getopt_long permutes them (options anywhere, a value in the next word or after `=`),
+    and whether the last of `--user`/`--system` is `--user`."""
+    words: list[str] = []
+    user = False
+    k = 1
+    while k < len(argv):
+        word = argv[k]
+        k += 1
+        if word == "--":
+            words.extend(argv[k:])
+            break
+        if word in ("--user", "--system"):
+            user = word == "--user"
+        elif word.startswith("--"):
+            k += word[2:] in _BUSCTL_LONG_VALUES  # `--timeout 5`; `--timeout=5` is one word
+        elif word.startswith("-") and len(word) > 1:
+            cluster = word[1:]
+            taking = next((i for i, ch in enumerate(cluster) if ch in _BUSCTL_SHORT_VALUES), -1)
+            k += taking == len(cluster) - 1  # `-H host`; `-Hhost` holds its value
+        else:
+            words.append(word)
+    return words, user
 
 
 def _values(words: list[str]) -> list[str]:
@@ -86,14 +139,41 @@ def _gdbus(argv: list[str]) -> tuple[bool, str, str, list[str]] | None:
     k = 1
     while k < len(argv):
         word = argv[k]
-        if word in ("--dest", "-d", "--object-path", "-o", "--method", "-m") and k + 1 < len(argv):
-            given[word.lstrip("-")[:1]] = argv[k + 1]
-            k += 2
-            continue
-        if not word.startswith("-"):
-            rest.append(word)
         k += 1
+        name, equals, value = word.partition("=")
+        if word.startswith("--") and equals and name in _GDBUS_VALUES:
+            given[_GDBUS_VALUES[name]] = value
+        elif word in _GDBUS_VALUES and k < len(argv):
+            given[_GDBUS_VALUES[word]] = argv[k]
+            k += 1
+        elif len(word) > 2 and word[:2] in _GDBUS_VALUES and not word.startswith("--"):
+            given[_GDBUS_VALUES[word[:2]]] = word[2:]  # `-dorg.freedesktop.systemd1`
+        elif not word.startswith("-"):
+            rest.append(word)
     if rest[:1] != ["call"] or given.get("d") != _SERVICE:
         return None
+    if given.get("m", "").endswith("." + _TRANSIENT):
+        return "--session" in argv or "-y" in argv, given.get("o", ""), given["m"], rest[1:]
     values = [v.strip(" '\"") for w in rest[1:] for v in w.strip("[]()").split(",") if v.strip(" '\"")]
-    return "--session" in argv, given.get("o", ""), given.get("m", ""), values
+    return "--session" in argv or "-y" in argv, given.get("o", ""), given.get("m", ""), values
+
+
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+
+
+def _exec_start(args: list[str]) -> list[str]:
+    """The command line of a transient unit's `ExecStart` property: busctl's `ExecStart a(sbas) 1 PATH BOOL N
+    ARGV…`, or the first string list after `ExecStart` in a GVariant text (gdbus: `[('PATH', ['ARGV', …], false)]`)."""
+    if "ExecStart" in args:
+        after = args[args.index("ExecStart") + 1 :]
+        if len(after) > 5 and after[0].startswith("a(") and after[1].isdigit() and after[4].isdigit():
+            return after[5 : 5 + int(after[4])]
+    text = " ".join(args)
+    at = text.find("ExecStart")
+    if at < 0:
+        return []
+    bracket = text.find("[", text.find("[", at) + 1)
+    close = text.find("]", bracket)
+    if bracket < 0 or close < 0:
+        return []
+    return [m.group(1) if m.group(1) is not None else m.group(2) for m in _QUOTED.finditer(text[bracket:close])]

@@ -1,0 +1,119 @@
+"""What a command signals, stops or limits: the processes, units and the machine its words name.
+
+A service manager's subcommand that stops every unit it runs (`systemctl --user exit`: the user's manager exits,
+its units with it; `isolate`: every unit the target does not want; `supervisorctl shutdown`, `stop all`) names
+no unit, and is a signal to every process, as `kill -1` is: the guard's own unit is among them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hookd.enrich.effects.ledger import CommandView, Ledger
+from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.processes import lookup_words, running_names
+from hookd.enrich.effects.program import Program
+
+
+def signals(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
+    """The signals `program` sends as `parsed` calls it: to what its operands or options name, to a service
+    manager's units, to every process when the machine powers off."""
+    if program.signal and program.signal != "none":
+        _signal(ledger, program, parsed, view)
+    _acted_on(ledger, program, parsed, view)
+    if program.power and ("*" in program.power or any(w in program.power for w in parsed.operands)):
+        ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
+
+
+def _signal(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
+    targets = parsed.operands
+    if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
+        if not any(word in program.stop_words for word in targets):
+            return
+        if any(word in program.stop_all for word in targets):
+            _signal_to(ledger, program.name, "", "all", view)
+            return
+        targets = [word for word in targets if word not in program.stop_words] or [program.name]  # its own
+    if program.signal == "pid":
+        targets = targets + _pids_after_signal(parsed.spelled)
+    regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
+    for word in targets or [""]:
+        target, match = word, "regex" if regex else program.signal
+        if (program.signal == "pid" and word == "-1") or (program.signal == "name" and not targets):
+            match = "all"  # kill(2)'s pid -1; `killall -u USER` without a name: every process, the guard among them
+        elif program.signal == "unit" and any(ch in word for ch in "*?["):
+            target, match = _unit_glob_regex(word), "regex"  # systemctl matches a unit glob to loaded units
+        _signal_to(ledger, program.name, target, match, view)
+
+
+_SIGNAL_WORD = re.compile(r"-(?:\d+|[A-Z][A-Z0-9+-]*)")
+_UNIT_SUFFIXES = (".service", ".socket", ".timer", ".target", ".path", ".scope", ".slice", ".mount")
+
+
+def _pids_after_signal(spelled: list[str]) -> list[str]:
+    """`kill -9 -1`, `kill -s KILL -42`: once the signal is named, a negative number is a process group to
+    signal (-1 every process); the option parser read them as short options."""
+    pids: list[str] = []
+    signalled = False
+    words = iter(spelled[1:])
+    for word in words:
+        if word == "--":
+            break
+        if word in ("-s", "-n", "--signal"):
+            signalled = True
+            next(words, None)
+        elif word.startswith("--signal="):
+            signalled = True
+        elif _SIGNAL_WORD.fullmatch(word):
+            if signalled and word[1:].isdigit():
+                pids.append(word)
+            signalled = True
+    return pids
+
+
+def _acted_on(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
+    """`prlimit --pid PID --nofile=0:0`, `cpulimit -e NAME`: a process limited or attached to (by a path: the
+    processes named after its file); `chrt -p PRIO PID`, `taskset -p MASK PID`: the process the last operand names."""
+    if parsed.operands and any(o in program.pid_operand_with for o, _ in parsed.options):
+        _signal_to(ledger, program.name, parsed.operands[-1], "pid", view, acts="process")
+    for option, value in parsed.options:
+        if option in program.pid_options and value:
+            _signal_to(ledger, program.name, value, "pid", view, acts="process")
+        elif program.process_options.get(option) and value:
+            target = value.rstrip("/").rpartition("/")[2] if program.process_options[option] == "path" else value
+            _signal_to(ledger, program.name, target, "name", view, acts="process")
+
+
+def _signal_to(ledger: Ledger, name: str, target: str, match: str, view: CommandView, **extra: Any) -> None:
+    """A signal (or a limit, an attach) to `target`; one built when the shell runs from what a lookup prints
+    (`kill $(pgrep -f x)`, `pgrep -f x | xargs kill`) has that lookup's words as `lookup`: the process it
+    names is the target (`pidof hookd`, `systemctl show -p MainPID hookd`, `cat /run/hookd.pid`)."""
+    lookup = lookup_words(target, view.built, view.fed) if match == "pid" else []
+    if lookup:
+        extra["lookup"] = lookup
+    elif match == "pid" and (running := running_names(target)):
+        extra["running"] = running
+    ledger.add("signal", None, name, target=target, match=match, **extra)
+
+
+def _unit_glob_regex(target: str) -> str:
+    """A systemctl unit pattern (fnmatch: `hook?.service`, `hook*`) as an anchored regex of the unit's name
+    without its type suffix, so that it is matched against the guard's process names."""
+    name = next((target[: -len(s)] for s in _UNIT_SUFFIXES if target.endswith(s)), target)
+    out: list[str] = []
+    i = 0
+    while i < len(name):
+        ch = name[i]
+        close = name.find("]", i + 2) if ch == "[" else -1
+        if ch == "*":
+            out.append(".*")
+        elif ch == "?":
+            out.append(".")
+        elif close > 0:
+            body = name[i + 1 : close]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+            i = close
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "^" + "".join(out) + "$"
