@@ -240,3 +240,25 @@ def test_expansion_never_drops_a_word(proj: Path) -> None:
     many = " ".join("{a,b}{c,d}{e,f}{g,h}" for _ in range(600))  # past the line's walk: not known, none left out
     result = parse_shell(f"echo {many} ~", home=HOME, base_dir=str(proj), project_dir=str(proj))
     assert result["parse_error"] is True and "words" in str(result["error"])
+
+
+@pytest.mark.parametrize(
+    ("words", "text"),
+    [
+        (["printf", "\\162\\155 %s\\045s\\n", "x"], "rm x%s\n"),  # an escaped `%` is output, not a conversion
+        (["printf", "\\045s %s", "a", "b"], "%s a%s b"),
+        (["printf", "%s-%%\\n", "a"], "a-%\n"),
+        (["printf", "%b", "\\x72m"], "rm"),
+    ],
+)
+def test_printf_finds_its_conversions_in_the_format_as_written(words: list[str], text: str) -> None:
+    from hookd.enrich.shell.runners import printed
+
+    assert printed(words) == text
+
+
+def test_a_line_printf_spells_in_octal_escapes_is_the_line(proj: Path) -> None:
+    line = "printf 'rm -rf %s\\n' ~/Documents | sh"
+    encoded = "".join(f"\\{b:03o}" for b in line.encode())
+    ran = [c["argv"] for c in commands(f"printf '{encoded}' | sh", proj)]
+    assert ["rm", "-rf", f"{HOME}/Documents"] in ran

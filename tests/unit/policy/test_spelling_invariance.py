@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spelling_encoded import ENCODED
 from spelling_rewrites import REWRITES, WIDER, sample_key, spell
 
 from hookd.policytest import Case, case_runner
@@ -99,7 +100,11 @@ def applicable(
 ) -> list[tuple[ShellCase, str]]:
     found = []
     for shell in cases:
-        new = spell(rewrite, shell.command, shell.line.get("world"))
+        new = (
+            ENCODED[rewrite](shell.command)
+            if rewrite in ENCODED
+            else spell(rewrite, shell.command, shell.line.get("world"))
+        )
         if new is not None and new != shell.command:
             found.append((shell, new))
     found.sort(key=lambda pair: sample_key(rewrite, pair[0].command))
@@ -107,6 +112,8 @@ def applicable(
 
 
 def _sample(rewrite: str) -> tuple[int, int]:
+    if rewrite in ENCODED:  # attack lines only: a decoded line fed to a shell may be asked whatever it holds
+        return SAMPLE_WIDER_ATTACKS, 0
     return (SAMPLE_WIDER_ATTACKS, SAMPLE_WIDER_BENIGN) if rewrite in WIDER else (SAMPLE_ATTACKS, SAMPLE_BENIGN)
 
 
@@ -135,7 +142,7 @@ def measure(judge: Judge, rewrite: str, attacks: int | None, benign: int | None)
     return tally, misses
 
 
-@pytest.mark.parametrize("rewrite", sorted(REWRITES))
+@pytest.mark.parametrize("rewrite", sorted({*REWRITES, *ENCODED}))
 def test_a_rewrite_keeps_the_decision(judge: Judge, rewrite: str) -> None:
     if rewrite in KNOWN:
         pytest.xfail(KNOWN[rewrite])  # kept honest by test_known_failures_are_still_failures
@@ -165,8 +172,9 @@ def main() -> None:
         judge = Judge(case)
         print(f"{'rewrite':20} {'attacks stopped':>24} {'benign allowed':>22}")
         only = sys.argv[2:]  # rewrites to run (all when none are named)
-        for rewrite in [r for r in REWRITES if not only or r in only]:
-            tally, misses = measure(judge, rewrite, cap, cap // 4 if cap else None)
+        for rewrite in [r for r in [*REWRITES, *ENCODED] if not only or r in only]:
+            benign = 0 if rewrite in ENCODED else cap // 4 if cap else None
+            tally, misses = measure(judge, rewrite, cap, benign)
             a = f"{tally.attacks_after}/{tally.attacks_before}"
             b = f"{tally.benign_after}/{tally.benign_before}"
             print(f"{rewrite:20} {a:>24} {b:>22}", flush=True)

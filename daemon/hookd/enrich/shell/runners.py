@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hookd.enrich.effects.words import system_program
@@ -338,11 +339,25 @@ def _format(template: str, args: list[str]) -> str | None:
             value = remaining.pop(0) if remaining else ""
             return _unescape(value) if spec.endswith("b") else value
 
-        out.append(_FORMAT.sub(fill, _unescape(template)))
+        out.append(_fill_raw(template, fill))
         if failed:
             return None
         if not remaining or not _FORMAT.search(template):
             return "".join(out)
+
+
+def _fill_raw(template: str, fill: Callable[[re.Match[str]], str]) -> str:
+    """printf reads its format once, left to right: a `%` an escape prints (`\\045s`) is a character of the
+    output, not a conversion, so the conversions are found in the format as written and only the text between
+    them is unescaped."""
+    out: list[str] = []
+    at = 0
+    for match in _FORMAT.finditer(template):
+        out.append(_unescape(template[at : match.start()]))
+        out.append(fill(match))
+        at = match.end()
+    out.append(_unescape(template[at:]))
+    return "".join(out)
 
 
 def xargs_operands(words: list[str], argv: list[str], stdin: str | None = None, search: str | None = None) -> list[str]:

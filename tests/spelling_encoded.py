@@ -1,0 +1,65 @@
+"""Re-spellings that hide the whole line from literal matching: the line encoded, then decoded and run by a
+shell, or handed to another language that runs it (MITRE ATT&CK T1027 "Obfuscated Files or Information", T1140
+"Deobfuscate/Decode Files or Information"). Each is a pure function over the line; each runs the same commands
+as the line itself (coreutils' base64(1), xxd(1), rev(1), tr(1), printf(1) octal escapes, Bash Reference Manual
+"Bash Builtins" for `source` and `eval`, Python's os.system, perl's system). Attack lines only: a guard may ask
+on a decoded line fed to a shell whatever it holds, so a benign line so spelled need not stay allowed.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import re
+from collections.abc import Callable
+
+from spelling_rewrites import Rewrite, _parsed, _posix, _quote_single, program_word
+
+# the corpus runner's placeholders other than the home's are replaced in the line, not in an encoded text
+_PLACEHOLDER = re.compile(r"\$\{(?!HOME\})[A-Z_]+\}")
+
+
+def _encodable(text: str) -> bool:
+    return "\n" not in text and "<<" not in text and not _PLACEHOLDER.search(text) and _parsed(text)
+
+
+def _shell(text: str) -> str:
+    return "sh" if _posix(text) else "bash"
+
+
+def _octal(text: str) -> str:
+    return "".join(f"\\{b:03o}" for b in text.encode())
+
+
+def encoded(build: Callable[[str], str]) -> Rewrite:
+    def rewrite(text: str) -> str | None:
+        return build(text) if _encodable(text) else None
+
+    return rewrite
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _perl(text: str) -> str:
+    return "system('" + text.replace("\\", "\\\\").replace("'", "\\'") + "')"
+
+
+ENCODED: dict[str, Rewrite] = {
+    "base64-pipe": encoded(lambda t: f"echo {_b64(t)} | base64 -d | {_shell(t)}"),
+    "base64-subst": encoded(lambda t: f'bash -c "$(echo {_b64(t)} | base64 --decode)"'),
+    "hex-pipe": encoded(lambda t: f"echo {t.encode().hex()} | xxd -r -p | {_shell(t)}"),
+    "octal-pipe": encoded(lambda t: f"printf '{_octal(t)}' | {_shell(t)}"),
+    "octal-eval": encoded(lambda t: f"eval \"$(printf '{_octal(t)}')\""),
+    "rev-pipe": encoded(lambda t: f"rev <<< {_quote_single(t[::-1])} | bash"),
+    "rot13-pipe": encoded(
+        lambda t: f"echo {_quote_single(codecs.encode(t, 'rot13'))} | tr 'A-Za-z' 'N-ZA-Mn-za-m' | {_shell(t)}"
+    ),
+    "source-stdin": encoded(lambda t: f"source /dev/stdin <<< {_quote_single(t)}"),
+    "script-file": encoded(lambda t: f"echo {_quote_single(t)} > /tmp/.hk_step.sh && bash /tmp/.hk_step.sh"),
+    "python-system": encoded(lambda t: f"python3 -c {_quote_single(f'import os; os.system({t!r})')}"),
+    "perl-system": encoded(lambda t: f"perl -e {_quote_single(_perl(t))}"),
+    "program-slice": program_word(lambda w: f"$(_p=X{w}; echo ${{_p:1}})"),
+    "program-concat": program_word(lambda w: f"$(_a={w[:1]}; _b={w[1:]}; echo $_a$_b)" if len(w) > 1 else w),
+}
