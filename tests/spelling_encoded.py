@@ -63,3 +63,39 @@ ENCODED: dict[str, Rewrite] = {
     "program-slice": program_word(lambda w: f"$(_p=X{w}; echo ${{_p:1}})"),
     "program-concat": program_word(lambda w: f"$(_a={w[:1]}; _b={w[1:]}; echo $_a$_b)" if len(w) > 1 else w),
 }
+
+
+def _js(text: str) -> str:
+    return "require('child_process').execSync(" + repr(text) + ", {stdio: 'inherit', shell: '/bin/bash'})"
+
+
+def _ruby(text: str) -> str:
+    return "system('/bin/bash', '-c', " + repr(text) + ")"
+
+
+def _awk(text: str) -> str:
+    """awk's system() runs its string with /bin/sh: lines without bash's extensions only."""
+    quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"awk {_quote_single('BEGIN{system(' + quoted + ')}')}" if _posix(text) else text
+
+
+def _make(text: str) -> str:
+    recipe = text.replace("$", "$$")
+    return f"printf 'all:\\n\\t%s\\n' {_quote_single(recipe)} | make -s -f - SHELL=/bin/bash"
+
+
+# Programs that run a command line they are handed (GTFOBins "Shell" and each program's manual): the line is run
+# by bash through them, as itself.
+HANDED: dict[str, Rewrite] = {
+    "awk-system": encoded(_awk),
+    "find-exec-sh": encoded(lambda t: f"find . -maxdepth 0 -exec bash -c {_quote_single(t)} \\;"),
+    "xargs-sh-c": encoded(lambda t: f"xargs -0 bash -c {_quote_single(t)} _ < /dev/null"),
+    "env-split": encoded(lambda t: f"env -S {_quote_single('bash -c ' + _quote_single(t))}"),
+    "script-qc": encoded(lambda t: f"script -qec {_quote_single(t)} /dev/null"),
+    "bash-s": encoded(lambda t: f"bash -s <<< {_quote_single(t)}"),
+    "trap-exit": encoded(lambda t: f"( trap {_quote_single(t)} EXIT )"),
+    "export-f": encoded(lambda t: f"_hf(){{ {t}\n}}; export -f _hf; bash -c _hf"),
+    "node-exec": encoded(lambda t: f"node -e {_quote_single(_js(t))}"),
+    "ruby-system": encoded(lambda t: f"ruby -e {_quote_single(_ruby(t))}"),
+    "make-recipe": encoded(_make),
+}

@@ -320,3 +320,17 @@ def test_a_key_added_to_the_agent_is_used_not_read(tmp_path: Path) -> None:
     """GitHub's SSH setup: `ssh-add ~/.ssh/id_ed25519` loads the key into the agent; the model never sees it."""
     _, found = analyse_shell("ssh-add ~/.ssh/id_ed25519", home=HOME, base_dir=str(tmp_path), project_dir=str(tmp_path))
     assert [(e["op"], e["path"], e.get("uses")) for e in found] == [("read", f"{HOME}/.ssh/id_ed25519", True)]
+
+
+@pytest.mark.parametrize(
+    ("code", "command"),
+    [
+        ('BEGIN{system("echo \\"git reset --hard\\"")}', 'echo "git reset --hard"'),
+        ('BEGIN{system("rm -rf \\176/Documents")}', "rm -rf ~/Documents"),
+        ('BEGIN{system("printf \\"a\\\\tb\\\\n\\"")}', 'printf "a\\tb\\n"'),
+        ('BEGIN{print "ls -la" | "sh"}', "ls -la"),
+    ],
+)
+def test_an_awk_string_is_read_with_its_escapes(code: str, command: str) -> None:
+    followed = follow_code("awk", code)
+    assert followed.known and list(followed.commands) == [command]

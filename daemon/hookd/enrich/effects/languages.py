@@ -83,6 +83,7 @@ class _Language:
     home_calls: tuple[re.Pattern[str], ...] = ()  # a path call joining the home and literals: group `items`
     interpolated: tuple[re.Pattern[str], ...] = ()  # the home interpolated in a double-quoted string
     folds: re.Pattern[str] | None = None  # two string literals joined by the language's operator
+    escapes: bool = False  # its `runs` commands are string literals with C's backslash escapes (awk's `\"`)
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -130,6 +131,7 @@ def _language(lang: str) -> _Language | None:
         spreads=tuple(re.compile(pattern) for pattern in spec.get("spreads", ())),
         listings=tuple(re.compile(pattern, re.S) for pattern in spec.get("listings", ())),
         item=re.compile(literal.replace("NAME", "item")) if literal else None,
+        escapes=spec.get("escapes") == "c",
     )
 
 
@@ -156,7 +158,7 @@ def follow_code(lang: str, text: str) -> Followed:
     commands: list[str] = []
     rest = text
     for pattern in language.runs:  # `fed`: a command fed what the code prints (awk's `print … | "sh"`)
-        commands.extend(_run_command(match) for match in pattern.finditer(rest))
+        commands.extend(_run_command(match, language.escapes) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
     for pattern in language.inert:
         rest = pattern.sub(" ", rest)
@@ -262,12 +264,25 @@ def _fold(match: re.Match[str]) -> str:
     return f"{quote}{match.group(2)}{match.group(4)}{quote}"
 
 
-def _run_command(match: re.Match[str]) -> str:
-    """The command line a `runs` match stands for: its `cmd`, or its `fed` command reading what the code
-    prints (as the output of a program whose text hookd does not know)."""
+def _run_command(match: re.Match[str], escapes: bool = False) -> str:
+    """The command line a `runs` match stands for: its `cmd` (its escapes decoded where the literal has C's),
+    or its `fed` command reading what the code prints (as the output of a program whose text hookd does not know)."""
     fed = match.groupdict().get("fed")
     command = "cat | " + fed if fed is not None else match.group("cmd")
+    if escapes and fed is None:
+        command = _C_ESCAPE.sub(_c_escaped, command)
     return _HOME_WORD.sub("~", command).replace(HOME_MARK, "$HOME")  # a path the code built on the home
+
+
+# POSIX awk's escapes in a string (https://pubs.opengroup.org/onlinepubs/9699919799/utilities/awk.html, "Lexical
+# Conventions"), C's: `\"`, `\\`, `\/`, `\ddd` octal and the control characters; another backslash stays as written
+_C_ESCAPE = re.compile(r"\\([\"\\/abfnrtv]|[0-7]{1,3})")
+_C_CONTROL = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def _c_escaped(match: re.Match[str]) -> str:
+    code = match.group(1)
+    return chr(int(code, 8) & 0xFF) if code[0].isdigit() else _C_CONTROL.get(code, code)
 
 
 _HOME_WORD = re.compile(rf"(?<![^\s=]){HOME_MARK}(?=/|\s|$)")

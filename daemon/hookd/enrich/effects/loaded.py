@@ -25,6 +25,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from hookd.enrich.effects.catalogue import Program, catalogue
+from hookd.enrich.effects.configtext import make_runs_only_recipes, makefile_commands
 from hookd.enrich.effects.handed import is_command_line, literal_commands
 from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
@@ -101,9 +102,11 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         # sources are built into the file it names, judged where that runs (entries.compiled); a package
         # installer's directory is judged by code.package_dirs
         return
+    code_paths: set[str] = set()
     if program is not None and program.code_file_options:  # `awk -f F`, `make -f F`: F is read as its code
         code_files = {v for o, v in parse(view.argv, program.table).options if o in program.code_file_options}
-        judged -= {str(place(v).get("path") or "") for v in code_files if v}
+        code_paths = {str(place(v).get("path") or "") for v in code_files if v}
+        judged -= code_paths
     for word in _handed_words(view):
         placed = place(word)
         path = str(placed.get("path") or "")
@@ -111,7 +114,8 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         if kind is None or path in judged:
             continue
         judged.add(path)
-        _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None)
+        lang = program.code_file_lang if program is not None and path in code_paths else None
+        _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None, lang=lang)
     if program is not None and program.rewrites_configured is not None:
         _configured_rewrites(ledger, view, place, start, program.rewrites_configured)
 
@@ -191,14 +195,22 @@ def _handed_words(view: CommandView) -> list[str]:
 
 
 def _loaded(
-    ledger: Ledger, placed: Mapping[str, Any], name: str, kind: str, follow: Followups, *, catalogued: bool
+    ledger: Ledger,
+    placed: Mapping[str, Any],
+    name: str,
+    kind: str,
+    follow: Followups,
+    *,
+    catalogued: bool,
+    lang: str | None = None,
 ) -> None:
+    """`lang`: the language the program reads the file as (`make -f F`: a makefile), else its extension's."""
     path = str(placed.get("path") or "")
     if path in ledger.loaded:  # `deno task t` of a deno.json whose task runs deno again: its lines are walked once
         return
     ledger.loaded.add(path)
     text = ledger.contents.get(path) if kind == "write" else None
-    lang = _extension_language(path)
+    lang = lang or _extension_language(path)
     extra: dict[str, Any] = {"loaded": kind}
     # fetched or decoded for a program that runs code, or a program's source written otherwise (`mkdir d`, a
     # report redirected: not code): what it holds hookd cannot see
@@ -206,6 +218,11 @@ def _loaded(
         ledger.add("exec", placed, name, code={"lang": lang or "text", "text": ""}, known=False, **extra)
         return
     if text is None:
+        return
+    if lang == "make":  # its recipes as the shell gets them (`$$` is `$`), and nothing else of it reaches
+        commands, known = makefile_commands(text), make_runs_only_recipes(text)
+        ledger.add("exec", placed, name, code={"lang": lang, "text": text}, known=known, **extra)
+        follow.scripts.extend(commands)
         return
     commands, covered = _read_lines(text)
     known = lang is None and (covered or not commands)  # its commands are all it runs, or it holds none

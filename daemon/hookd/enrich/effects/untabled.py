@@ -36,7 +36,8 @@ def unread(
     if program.launcher is not None or program.find:
         return
     network = program.network or program.operands in ("fetch", "fetch-first")
-    skip = _code_words(program, parsed) | _script_words(view.name, parsed)
+    # (the words the shell builder walks as commands of their own, `script -c CMD`'s, are judged there)
+    skip = _code_words(program, parsed) | _script_words(view.name, parsed) | view.handed
     files.unread_words(view.argv, skip, view.name, place, start, network=network)
     if view.stdin == "text" and view.stdin_text and _options_on_stdin(program, parsed):
         # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's

@@ -21,7 +21,7 @@ from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.outputs import cd_words, placed_output, printed_directory
 from hookd.enrich.shell.parser import _parse_script
-from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
+from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned, walked_words
 from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
@@ -358,7 +358,7 @@ class _Builder:
         origin, substituted = origins
         fed = self._fed  # (a function's body of one command is fed what its call is)
         name, argv, wrappers = command["name"], command["argv"], command["wrappers"]
-        own = simple.words[1:] if simple.words[:1] in (["builtin"], ["command"]) else simple.words  # `builtin exec`
+        own = words[1:] if words[:1] in (["builtin"], ["command"]) else words  # `builtin exec`, $'\x65xec'
         if own[:1] == ["exec"] and all(_FD_NAME.match(w) for w in own[1:]):
             self._held.extend(held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
         heredoc = (written := heredoc_text(simple.redirects)) or duplicated(simple.redirects, self._held)
@@ -366,13 +366,13 @@ class _Builder:
         if heredoc is not None:
             origin = "text"
         marked = frozenset(w[len(LITERAL_MARK) :] for w in simple.words if w.startswith(LITERAL_MARK))
-        self._literal = marked | self._frame_literal  # (`f(){ printf "$@"; }; f 'a $b'`: "$@" is the quoted text)
+        literal = self._literal = marked | self._frame_literal  # (`f(){ printf "$@"; }; f 'a $b'`: "$@" is the text)
         echoed = printed_text(name, argv, self._literal, stdin)  # also `nohup printf …`
         peeled = tuple(words[: len(words) - len(argv)]) if wrappers and len(words) > len(argv) else ()
         follow = self._effects(command, env, cwd, privileges, stdin, (origin, substituted), (echoed, peeled))
         for script in follow.scripts:
             self._nested(script, depth, cwd.copy(), privileged)
-        self._inner(command, depth, cwd, privileged, stdin)
+        self._inner(command, depth, cwd, privileged, (stdin, literal))
         if follow.code is not None and "inline" not in command:
             language, text = follow.code
             command["inline"] = {"language": language, "parsed": False, "dynamic": True, "code": text[:4096]}
@@ -515,7 +515,7 @@ class _Builder:
             peeled=peeled,
             fed=fed,
             built=self.state.built,
-            handed=frozenset(w for spawn in spawned(command["name"], argv) for w in spawn.argv[1:]),
+            handed=walked_words(command["name"], argv),
             literal=self._literal,
         )
 
@@ -531,26 +531,27 @@ class _Builder:
 
         return self.model.command(view, place)
 
-    def _inner(self, command: dict[str, Any], depth: int, cwd: _Cwd, privileged: bool, stdin: str | None) -> None:
-        """What this command runs in turn: inline scripts, scripts of script runners and on stdin, inline
-        code, and the commands of spawners (find -exec, docker run, parallel)."""
-        name, argv = command["name"], command["argv"]
+    def _inner(
+        self, command: dict[str, Any], depth: int, cwd: _Cwd, privileged: bool, fed: tuple[str | None, frozenset[str]]
+    ) -> None:
+        """What this command runs in turn: inline scripts, scripts of script runners and on stdin (`fed`'s first),
+        inline code, and the commands of spawners (find -exec, docker run, parallel): a word of theirs the line
+        quoted (`fed`'s second) is its text."""
+        (name, argv), (stdin, literal) = (command["name"], command["argv"]), fed
         if (inline := _inline_script(name, argv) if name in _INLINE else None) is not None:
             text, same_shell, as_root, positional = inline
             given = [(key, self._value(value, self.state.variables)) for key, value in command["env"].items()]
             given = [(key, expand_tilde(value, self.home)) for key, value in given]  # `env x=~/d`: bash expands it
             with self.state.command_frame(positional, same_shell, given, cwd):
                 self._nested(text, depth, cwd if same_shell else cwd.copy(), privileged or as_root)
-        script = script_of(name, argv)
-        if script is None and stdin is not None and runs_stdin(name, argv, _SHELLS):
+        if (script := script_of(name, argv)) is None and stdin is not None and runs_stdin(name, argv, _SHELLS):
             script = stdin
         if script is not None:
             self._nested(script, depth, cwd.copy(), privileged)
-        code = inline_code(name, argv, stdin)
-        if code is not None:
+        if (code := inline_code(name, argv, stdin)) is not None:
             command["inline"] = self._code(code, depth, cwd, privileged)
         for spawn in spawned(name, argv):
-            words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in spawn.argv]
+            words = [LITERAL_MARK + w if w in literal else expand_tilde(w, self.home) for w in spawn.argv]
             start = len(self.model.effects)
             if spawn.selects:  # matched on disk as find matches (a leading dot too), not as the shell globs
                 self._searched[spawn.selects] = spawn.selects
@@ -561,8 +562,8 @@ class _Builder:
             self.model.ledger.spawned(start, spawn.sweep, spawn.runner if spawn.root else "", spawn.image, spawn.mounts)
         patch = None
         if name in PATCH_PROGRAMS:
-            fed = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
-            patch = shell_patch(name, argv, fed, cwd.path, self._patch_reads)
+            patch_text = stdin if stdin is not None else redirected_text(command["redirects"], self._patch_reads)
+            patch = shell_patch(name, argv, patch_text, cwd.path, self._patch_reads)
         if patch is not None:  # what a patch writes, as the commands that write it (enrich/patches.py)
             for words in as_commands(patch):
                 self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, (name,))
@@ -584,8 +585,7 @@ class _Builder:
             self.model.ledger.add("fork", None, "python", known=True)
         if depth < self.max_depth:
             for argv in effects.commands:
-                words = expand_words(argv, {}, self.home)  # `~` in a path the code names
-                words = [self.home + w[1:] if w == "~" or w.startswith("~/") else w for w in words]
+                words = [expand_tilde(w, self.home) for w in expand_words(argv, {}, self.home)]  # `~` of a path
                 self._simple(_Simple([], words, [], []), depth + 1, cwd.copy(), None, [], privileged, None, ("python",))
             for script in effects.scripts:
                 self._nested(script, depth, cwd.copy(), privileged)

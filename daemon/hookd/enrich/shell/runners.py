@@ -55,6 +55,13 @@ SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
 DEFERRED = frozenset({"at", "batch", "crontab"})
 
 
+def walked_words(name: str, argv: list[str]) -> frozenset[str]:
+    """The words of `argv` the shell builder walks as commands of their own: what it spawns, the script a script
+    runner runs (`script -qc CMD`, `flock L -c CMD`); the effect model does not take them for code handed to it."""
+    script = script_of(name, argv)
+    return frozenset([w for spawn in spawned(name, argv) for w in spawn.argv[1:]] + ([script] if script else []))
+
+
 def script_of(name: str, argv: list[str]) -> str | None:
     """The shell script a script runner runs, or None."""
     runner = SCRIPT_RUNNERS.get(name)
