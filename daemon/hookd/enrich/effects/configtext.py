@@ -32,11 +32,29 @@ def _recipes(makefile: str) -> list[str]:
         if line[:1] and (line[0] == "\t" or line[0] in prefix):
             recipes.append(_as_shell(line[1:].lstrip(" \t").lstrip("@-+")))
             continue
-        head, semicolon, recipe = line.partition(";")
-        if semicolon and ":" in head.replace(":=", "") and "=" not in head.replace("::=", ""):
+        at = _recipe_separator(line)
+        head, recipe = (line[:at], line[at + 1 :]) if at >= 0 else (line, "")
+        if at >= 0 and ":" in head.replace(":=", "") and "=" not in head.replace("::=", ""):
             recipes.append(_as_shell(recipe.strip().lstrip("@-+")))
+        else:  # no rule's recipe: a `;` is the line's own text (`V := $(shell a; b)`, `X = a; b`)
+            head = line
         recipes.extend(_shell_calls(head))  # `X := $(shell CMD)`: run as make reads the line
     return [r for r in recipes if r.strip()]
+
+
+def _recipe_separator(line: str) -> int:
+    """The index of the `;` that starts a rule line's recipe, or -1: make looks for it outside its references, so
+    a `;` inside `$(shell a; b)` or `${…}` belongs to the reference (GNU make's read.c skips a variable reference's
+    contents when it searches a rule line for its recipe). `$$` is a literal `$`."""
+    k = 0
+    while k < len(line):
+        if line[k] == ";":
+            return k
+        if line[k] == "$" and line[k + 1 : k + 2] in ("(", "{"):
+            k = _closing(line, k + 1) + 1
+        else:
+            k += 2 if line.startswith("$$", k) else 1
+    return -1
 
 
 # An assignment of make's recipe prefix (`.RECIPEPREFIX = >`, `:=`, `+=`, `override`)
@@ -65,13 +83,17 @@ def _make_defaults() -> Mapping[str, str]:
 
 
 def _shell_calls(line: str) -> list[str]:
-    """The commands of the `$(shell CMD)` calls in a makefile line outside recipes (linear: each jumps past its own)."""
-    found, at = [], line.find("$(shell ")
-    while at >= 0:
-        close = _closing(line, at + 1)
-        found.append(line[at + 8 : close])
-        at = line.find("$(shell ", close)
+    """The commands of the `$(shell CMD)` (or `${shell CMD}`: make takes either bracket) calls in a makefile line
+    outside recipes (linear: each jumps past its own)."""
+    found, at = [], _SHELL_CALL.search(line)
+    while at:
+        close = _closing(line, at.start() + 1)
+        found.append(line[at.end() : close])
+        at = _SHELL_CALL.search(line, close)
     return found
+
+
+_SHELL_CALL = re.compile(r"\$[({]shell[ \t]")
 
 
 # make's functions that do more than compute a text: a file written or read, text made into make code, a hook
