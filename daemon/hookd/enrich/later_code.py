@@ -39,6 +39,7 @@ from hookd.enrich.env_template import mark_templates
 from hookd.enrich.facts import in_home_cache, under
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
+from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX, notebook_lines
 from hookd.types import JSON
 
 # The shell's analysis of one line (its `input.shell` and effects): hookd.enrich.shell registers its
@@ -92,6 +93,8 @@ def left_for_later(
         if path in known:
             continue
         later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
+        if not later and path.endswith(NOTEBOOK_SUFFIX):  # its code cells, read as the kernel reads them
+            later = later_lines(notebook_lines(texts), home, project)
         if not later:
             later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT], project)
         prose = _is_prose(path, project)
@@ -240,6 +243,12 @@ def _fetched_from(lines: list[str], home: str, project: str) -> tuple[list[str],
     if not reaches_home(every, home, project):
         return [], ""
     return [line for line, effects in analysed if effects and _touches_home(effects, home, project)], REACH_WHEN
+
+
+def later_lines(lines: list[str], home: str, project: str) -> Later | None:
+    """The command `lines` that fetch or decode what they run, or reach into the home (`_fetched_from`), as code."""
+    found, when = _fetched_from(lines, home, project)
+    return ({"lang": "sh", "text": "\n".join(found)}, when) if found else None
 
 
 def named_script_runs_later(line: str, config: str, home: str, project: str) -> bool:
