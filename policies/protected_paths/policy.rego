@@ -512,6 +512,7 @@ _protected(p) := (((({m |
 	# the built-in rules, each behind the text its match needs (which the gate's regex looks for)
 	contains(p, "/.git")
 	_has_segment(p, "/.git")
+	not _git_pattern_list(p)
 	m := {"id": "git-internals", "what": "git's internal directory (hooks, config, objects, refs)"}
 }) | {m |
 	contains(p, ".env")
@@ -524,6 +525,13 @@ _protected(p) := (((({m |
 	regex.match(concat("|", [data.protected_paths.quick_pattern, `/\.git|\.env`]), p)
 	lists := regex.match(data.protected_paths.quick_pattern, p)
 } else := set()
+
+# A file of the git directory that only lists name patterns git matches untracked files against (`info/exclude`:
+# data.protected_paths.git_pattern_lists): git runs nothing from it and keeps no history in it
+_git_pattern_list(p) if {
+	some e in data.protected_paths.git_pattern_lists
+	endswith(p, e.suffix)
+}
 
 # `/.ssh` matches /home/a/.ssh and /home/a/.ssh/id_rsa, not /home/a/.sshrc
 _has_segment(p, seg) if endswith(p, seg)

@@ -167,6 +167,14 @@ test_write_git_refs_in_subrepo if {
 	_t_deny(_t_write("/home/alice/proj/vendor/lib/.git/refs/heads/main")) == {"git-internals"}
 }
 
+# the repository's own ignore patterns only say which untracked files git skips: plain (blind-tools-13); its
+# neighbours stay protected
+test_edit_git_info_exclude_allowed if {
+	_t_allowed(_t_edit("/home/alice/proj/.git/info/exclude"))
+	_t_deny(_t_write("/home/alice/proj/.git/info/attributes")) == {"git-internals"}
+	_t_deny(_t_write("/home/alice/proj/.git/info/exclude/../../hooks/x")) == {"git-internals"}
+}
+
 test_write_gitignore_allowed if {
 	_t_allowed(_t_write("/home/alice/proj/.gitignore"))
 	_t_allowed(_t_edit("/home/alice/proj/.gitattributes"))

@@ -11,8 +11,10 @@ install words). A string argument named for one of the program's long options th
 its value (`namespace: "all"` → `--namespace all`). Its arguments are the subcommand's options and operands as such
 a server builds its argv from them: a boolean that is true is the long option of its name (`force` → `--force`,
 `saveExact` → `--save-exact`); a string that is one of the subcommand's long options is that option (`mode: "hard"`
-→ `--hard`); an argument naming the repository or directory is where the line runs (`cd DIR &&`); any other string
-without blanks, and each string of a list, is an operand, in the order given (a message with blanks is none). For
+→ `--hard`); an argument naming the repository or directory is where the line runs (`cd DIR &&`); an argument named
+for a value (`value`: the value a `git_config` tool sets, which may hold blanks) is an operand whatever it holds; any
+other string without blanks, and each string of a list, is an operand, in the order given (a message with blanks is
+none). For
 git the subcommand's long options are git.json's `subcommand_long_options`: a boolean option it does not list
 (`directories`, spelled `-d` by git) is left out, so the line says no more than git would be told."""
 
@@ -30,6 +32,8 @@ from hookd.enrich.tool_args import compose_words, container_line
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # Words of an argument's name that make it the repository or directory the subcommand runs in
 _PLACE_WORDS = frozenset({"path", "repo", "repository", "cwd", "dir", "directory", "workdir", "project", "root"})
+# Words of an argument's name that make it the value the subcommand sets (`git config KEY VALUE`): an operand
+_VALUE_WORDS = frozenset({"value"})
 MAX_NAME = 200
 MAX_OPERANDS = 64
 
@@ -71,6 +75,11 @@ def _option(key: str, said: tuple[str, str], options: frozenset[str] | None) -> 
     return whole if whole in options else bare if bare in options else ""
 
 
+def _operand(key: str, value: str) -> bool:
+    """A string argument that is an operand: one named for a value (`value`), or any other without blanks."""
+    return bool(value) and (bool(set(_words(key)) & _VALUE_WORDS) or not any(c.isspace() for c in value))
+
+
 def cli_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
     """The shell line the tool amounts to (the module doc), or None: a tool whose name says no such program."""
     said = _program(_words(tool))
@@ -89,7 +98,7 @@ def cli_line(tool: str, tool_input: Mapping[str, Any]) -> str | None:
             flags.append(f"--{value.strip().lower()}")
         elif isinstance(value, str) and value and _kebab(key) in valued:
             flags += [f"--{_kebab(key)}", value]  # `namespace: "all"`, `output: "yaml"`: the option and its value
-        elif isinstance(value, str) and value and not any(c.isspace() for c in value):
+        elif isinstance(value, str) and _operand(key, value):
             operands.append(value)
         elif isinstance(value, list):
             operands += [v for v in value if isinstance(v, str) and v and not any(c.isspace() for c in v)]

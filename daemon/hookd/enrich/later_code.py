@@ -39,6 +39,7 @@ from hookd.enrich.env_template import mark_templates
 from hookd.enrich.facts import in_home_cache, under
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
+from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX, notebook_lines
 from hookd.types import JSON
 
 # The shell's analysis of one line (its `input.shell` and effects): hookd.enrich.shell registers its
@@ -92,6 +93,8 @@ def left_for_later(
         if path in known:
             continue
         later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
+        if not later and path.endswith(NOTEBOOK_SUFFIX):  # its code cells, read as the kernel reads them
+            later = later_lines(notebook_lines(texts), home, project)
         if not later:
             later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT], project)
         prose = _is_prose(path, project)
@@ -240,6 +243,12 @@ def _fetched_from(lines: list[str], home: str, project: str) -> tuple[list[str],
     if not reaches_home(every, home, project):
         return [], ""
     return [line for line, effects in analysed if effects and _touches_home(effects, home, project)], REACH_WHEN
+
+
+def later_lines(lines: list[str], home: str, project: str) -> Later | None:
+    """The command `lines` that fetch or decode what they run, or reach into the home (`_fetched_from`), as code."""
+    found, when = _fetched_from(lines, home, project)
+    return ({"lang": "sh", "text": "\n".join(found)}, when) if found else None
 
 
 def named_script_runs_later(line: str, config: str, home: str, project: str) -> bool:
@@ -415,10 +424,10 @@ def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> boo
     """What command lines left for later do that the policies stop when a shell line does it now, told apart
     from what build, test and lint commands do: they delete, move or change the mode of the home, of anything
     in it outside the project and its caches, or of the whole filesystem (`rm -rf ~/`, `shutil.rmtree(~/x)`);
-    or they send something out (a fetch) while reading a file of the home outside the project, or the
-    environment (`curl -T ~/.netrc`, `tar cz ~/.ssh | curl -T -`, `env > f; curl -F x=@f`). A home's file
+    or they send something out (a fetch, a tree a network program sends: `| nc host 9`) while reading a file of the
+    home outside the project, or the environment (`curl -T ~/.netrc`, `env > f; curl -F x=@f`). A home's file
     read but not sent (`eslint -c ~/.eslintrc.json`), scratch space and the project are not."""
-    sends = any(e["op"] == "fetch" for e in effects)
+    sends = any(e["op"] == "fetch" or e.get("sent") for e in effects)
     for e in effects:
         path = str(e.get("path") or "")
         if e["op"] in ("delete", "move", "chmod") and (

@@ -4,16 +4,14 @@ of docs/policies.md): appended to the list the shell's analysis (enrich/effects)
 Built from the tool's `input.paths` entries (enrich/paths.py, which must run first): each path a file tool
 reads or writes, each file a search tool's filter reaches, each file a patch adds, changes, deletes or moves
 (a move is a `move` of its source with `to`, and, as in the shell's effects, a `write` of its destination:
-what a file there does when it lands, a startup file run later, is judged on that write).
-Where the tool names its target in a way that cannot be resolved now (a glob past its caps, a patch tool
-whose patch is in no argument hookd knows), the effect says `"known": false`: a policy asks on it.
-"""
+what a file there does when it lands, a startup file run later, is judged on that write). Where the tool names
+its target in a way that cannot be resolved now (a glob past its caps, a patch tool whose patch is in no
+argument hookd knows), the effect says `"known": false`: a policy asks on it."""
 
 from __future__ import annotations
 
 import functools
 import os
-import pwd
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -21,6 +19,7 @@ from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
 from hookd.enrich.build_files import is_build_file, is_compose_file, is_unit_file, is_user_unit, make_lines
+from hookd.enrich.caller_homes import caller_homes
 from hookd.enrich.ci_workflows import untrusted_checkouts
 from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.config_commands import commands_in
@@ -53,8 +52,9 @@ from hookd.enrich.later_code import (
 )
 from hookd.enrich.package_sources import redirected_sources
 from hookd.enrich.patches import CODEX_MARK
-from hookd.enrich.paths import PathResolver, _patch_entries, realpath
+from hookd.enrich.paths import PathResolver, _patch_entries
 from hookd.enrich.shell.analysis import analyse_shell
+from hookd.enrich.shell_aliases import unaliased
 from hookd.enrich.sibling_entries import sibling_commands
 from hookd.enrich.ssh_config import mark_plain_ssh_configs
 from hookd.enrich.tool_args import command_lines, inferred, new_texts, url_texts, words
@@ -132,7 +132,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     mark_templates(out, _one_text(out, tool.input))
     mark_plain_ssh_configs(out, lambda p: texts_after(p, tool.input, spec, guess is None))  # `plain: ssh_config`
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
-        out.extend(_runs_at_start(out, tool.input, spec, tool.name, _homes(home_dir, event.caller.uid)))
+        out.extend(_runs_at_start(out, tool.input, spec, tool.name, caller_homes(home_dir, event.caller.uid), project))
     writes = kind in (ToolKind.WRITE, ToolKind.EDIT) or any(e["op"] == "write" for e in out)
     new = new_texts(tool.input) if writes else []  # once a call: the steps below each judge them
     out.extend(
@@ -479,23 +479,6 @@ def _keyed(target: dict[str, JSON], path: str, text: str, home: str | None) -> l
     return [{**target, "op": "write", "path": path, "to": "", "key": k, "value": v, "executes": True} for k, v in keys]
 
 
-def _homes(home: str, uid: int) -> tuple[str, ...]:
-    """The caller's home as its environment says, and as the password database does: an agent run with a
-    `HOME` of its own still writes the user's real `~/.bashrc`, which the user's next login shell runs."""
-    recorded = _recorded_home(uid)
-    return (home,) if recorded in ("", home) else (home, recorded)
-
-
-@functools.lru_cache(maxsize=64)
-def _recorded_home(uid: int) -> str:
-    """The uid's home in the password database, canonical ("" when it has none): looked up once per uid."""
-    try:
-        recorded = pwd.getpwuid(uid).pw_dir.rstrip("/")
-    except (KeyError, OverflowError):
-        return ""
-    return realpath(recorded) if recorded else ""
-
-
 # A file URL in each form a client takes (RFC 8089): `file:///p`, `file://localhost/p`, `file://host/p`, `file:/p`.
 _FILE_URL = re.compile(r"\bfile:(?://[^/\s'\"<>`]*)?(/(?!/)[^\s'\"<>`)]*)", re.IGNORECASE)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,20}://[^\s'\"<>`]+", re.IGNORECASE)
@@ -540,13 +523,17 @@ def _url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, 
 
 
 def _runs_at_start(
-    effects: list[dict[str, JSON]], tool_input: Mapping[str, Any], spec: ToolSpec, program: str, homes: tuple[str, ...]
+    effects: list[dict[str, JSON]],
+    tool_input: Mapping[str, Any],
+    spec: ToolSpec,
+    program: str,
+    homes: tuple[str, ...],
+    project: str,
 ) -> list[dict[str, JSON]]:
-    """A write into a file a shell or session runs at start (`~/.bashrc`, `~/.profile`), or the system runs or
-    trusts later (`/etc/sudoers.d/`, a `.pth`): code run later, outside the hooks (`deferred`), unless the text
-    the tool writes into a shell's file only sets variables."""
+    """A write into a file a shell or session runs at start (`~/.bashrc`), or the system runs or trusts later (a
+    `.pth`): code run later (`deferred`), unless the text written into a shell's file only sets variables or aliases."""
     argument = spec.content or (spec.replace[1] if spec.replace else "")
-    given = tool_input.get(argument) if argument else None
+    given = tool_input.get(argument) if argument else "\n".join(new_texts(tool_input)) or None  # a MultiEdit's
     later: list[dict[str, JSON]] = []
     for effect in effects:
         path = effect["path"]
@@ -569,6 +556,7 @@ def _runs_at_start(
         if langs <= {None}:
             continue
         lang = "sh" if "sh" in langs else "text"  # another program's file (`/etc/sudoers.d/x`): no shell settings
+        text = unaliased(text, homes[0], project) if lang == "sh" and isinstance(text, str) else text
         if isinstance(text, str) and quiet_setting(effect, path, text, lang):
             continue
         code = {"lang": lang, "text": text if isinstance(text, str) else ""}

@@ -1,0 +1,38 @@
+"""The code a notebook a tool writes or edits runs when its cells are run (part of the code left for later,
+enrich/later_code.py): each code cell's source read as a notebook kernel reads it (tool_args.kernel_code_line: a
+`%%bash` cell is shell, a `!` line a shell command, the rest Python), whether the tool writes the notebook whole
+(nbformat's JSON, https://nbformat.readthedocs.io/en/latest/format_description.html: `cells`, each with its
+`cell_type` and `source`) or one cell's source (Claude's NotebookEdit, Qwen's notebook_edit: `new_source`)."""
+
+from __future__ import annotations
+
+import json
+
+from hookd.enrich.tool_args import kernel_code_line
+
+NOTEBOOK_SUFFIX = ".ipynb"
+MAX_CELLS = 64  # the cells of a notebook read for code; a longer notebook's later cells are not
+
+
+def notebook_lines(texts: list[str]) -> list[str]:
+    """The shell line each code cell of the texts amounts to (a cell with no code amounts to none)."""
+    return [line for text in texts for source in _sources(text) if (line := kernel_code_line(source)).strip()]
+
+
+def _sources(text: str) -> list[str]:
+    """A notebook's code cells' sources when the text is a notebook's JSON, else the text itself: a cell's source."""
+    try:
+        parsed = json.loads(text) if text.lstrip().startswith("{") else None
+    except ValueError:
+        parsed = None
+    cells = parsed.get("cells") if isinstance(parsed, dict) else None
+    if not isinstance(cells, list):
+        return [text]
+    return [_joined(c.get("source")) for c in cells[:MAX_CELLS] if isinstance(c, dict) and c.get("cell_type") == "code"]
+
+
+def _joined(source: object) -> str:
+    """A cell's source: one string, or nbformat's list of lines."""
+    if isinstance(source, list):
+        return "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
