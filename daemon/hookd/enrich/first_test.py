@@ -8,7 +8,8 @@ makes the same facts with a handful of functions:
 * a shell line (`plain_shell`) of plain words (no expansion, quote, redirect, glob, `~`, pipe or flow but `&&`),
   each command a program the catalogue knows to only read or list its operands, or git run plainly (gitops'
   `_PLAIN`), every operand a path in the project, with no dot-named part;
-* a file tool's read (`plain_read`) of one such path.
+* a file tool's read of one such path (`plain_read_effects`: its `paths` are resolved as for any call, by
+  hookd.enrich.paths, whose cost is the file system's lookups, not its mechanisms).
 
 Anything else falls through to the full analysis (`first_tested`). That the facts are the same is not argued
 here but tested: tests/unit/enrich/test_first_test.py compares them with the full analysis' for every payload of
@@ -112,7 +113,8 @@ def _plain_command(
         return None  # (`-` is the standard input, `--` ends the options: each read as the full analysis reads it)
     if name in _NOTHING or name in _ENVIRONMENT_PRINTERS or _peel(list(argv), {}) != (argv, []):
         return None
-    args = [_placed(word, resolver, cwd) for word in operands(argv)]
+    placed = {word: _placed(word, resolver, cwd) for word in operands(argv)}
+    args = [placed[word] for word in operands(argv)]
     if any(arg is None for arg in args):
         return None
     command = {
@@ -131,42 +133,29 @@ def _plain_command(
     ledger_home = home.rstrip("/") or "/"
     effects: list[dict[str, JSON]] = []
     for word in parsed.operands:
-        placed = _placed(word, resolver, cwd)
-        if placed is None:
+        at = placed.get(word)
+        if at is None:
             return None
-        path = str(placed["path"])
+        path = str(at["path"])
         effects.append(
             {
                 "op": program.operands, "path": path, "known": True, "recursive": recursive, "to": "",
                 "program": name, "via": "shell",
-                "class": arg_class(placed, path, home=ledger_home, project=resolver.project.rstrip("/") or "/"),
+                "class": arg_class(at, path, home=ledger_home, project=resolver.project.rstrip("/") or "/"),
                 "raw": word,
             }
         )  # fmt: skip
     return command, effects
 
 
-def plain_read(event: NormalisedEvent) -> NormalisedEvent | None:
-    """`paths` of a file tool's read of one plain project path, as hookd.enrich.paths.enrich_paths makes it;
-    None for any other event."""
-    read = _plain_read(event)
-    if read is None:
-        return None
-    arg, raw = read
-    resolver = PathResolver(home=event_home(event), project_dir=event.project_dir)
-    placed = _placed(raw, resolver, event.project_dir)
-    if placed is None:
-        return None
-    return event.with_facts(paths=[{"arg": arg, **placed, "access": "read"}])
-
-
 def plain_read_effects(event: NormalisedEvent) -> NormalisedEvent | None:
-    """`effects` of a plain read (`plain_read`) as hookd.enrich.tool_effects.enrich_tool_effects makes them, from
-    its `paths`; None for any other event."""
-    tool, entries = event.tool, event.facts.get("paths")
-    if tool is None or tool.spec is None or _plain_read(event) is None or not isinstance(entries, list):
+    """`effects` of a read of one plain project path as hookd.enrich.tool_effects.enrich_tool_effects makes them,
+    from its `paths` (hookd.enrich.paths); None for any other event."""
+    tool, entries, read = event.tool, event.facts.get("paths"), _plain_read(event)
+    if tool is None or tool.spec is None or read is None or not isinstance(entries, list) or len(entries) != 1:
         return None
-    if len(entries) != 1 or not isinstance(entry := entries[0], dict) or entry.get("in_project") is not True:
+    entry = entries[0]
+    if not isinstance(entry, dict) or entry.get("raw") != read[1] or entry.get("in_project") is not True:
         return None
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else None
@@ -194,6 +183,8 @@ def _plain_read(event: NormalisedEvent) -> tuple[str, str] | None:
     raw = tool.input[arg]
     others = (value for key, value in tool.input.items() if key != arg)
     if not isinstance(raw, str) or not PLAIN_PATH.fullmatch(raw) or not all(isinstance(v, int) for v in others):
+        return None
+    if raw.startswith("/") or any(part.startswith(".") for part in raw.split("/")):
         return None
     return arg, raw
 

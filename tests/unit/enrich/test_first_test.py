@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 FULL = (enrich_shell, enrich_paths, enrich_tool_effects)
 QUICK = (
     first_test.first_tested(enrich_shell, first_test.plain_shell),
-    first_test.first_tested(enrich_paths, first_test.plain_read),
+    enrich_paths,
     first_test.first_tested(enrich_tool_effects, first_test.plain_read_effects),
 )
 BENCH = [
@@ -115,8 +115,7 @@ def _answers(event: NormalisedEvent) -> bool:
     shell = first_test.plain_shell(event)
     if shell is not None:
         return True
-    read = first_test.plain_read(event)
-    return read is not None and first_test.plain_read_effects(read) is not None
+    return first_test.plain_read_effects(enrich_paths(event)) is not None
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +170,7 @@ def test_what_the_full_analysis_must_see_falls_through(furnished: World, line: s
 def test_a_read_the_full_analysis_must_see_falls_through(furnished: World, path: str) -> None:
     event = furnished.event(DEFAULT_AGENT, _payload({"tool": "read", "path": path}))
     assert event is not None
-    assert first_test.plain_read(event) is None
+    assert first_test.plain_read_effects(enrich_paths(event)) is None
 
 
 # What the full analysis must see, inserted into a plain payload's line or path
