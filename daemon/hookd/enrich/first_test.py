@@ -151,8 +151,11 @@ def _plain_command(
 def plain_read_effects(event: NormalisedEvent) -> NormalisedEvent | None:
     """`effects` of a read of one plain project path as hookd.enrich.tool_effects.enrich_tool_effects makes them,
     from its `paths` (hookd.enrich.paths); None for any other event."""
-    tool, entries, read = event.tool, event.facts.get("paths"), _plain_read(event)
-    if tool is None or tool.spec is None or read is None or not isinstance(entries, list) or len(entries) != 1:
+    tool = event.tool
+    if tool is None or tool.kind is not ToolKind.READ:  # (before any call: most events are not reads)
+        return None
+    entries, read = event.facts.get("paths"), _plain_read(event)
+    if tool.spec is None or read is None or not isinstance(entries, list) or len(entries) != 1:
         return None
     entry = entries[0]
     if not isinstance(entry, dict) or entry.get("raw") != read[1] or entry.get("in_project") is not True:
