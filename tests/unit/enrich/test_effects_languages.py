@@ -334,3 +334,63 @@ def test_a_key_added_to_the_agent_is_used_not_read(tmp_path: Path) -> None:
 def test_an_awk_string_is_read_with_its_escapes(code: str, command: str) -> None:
     followed = follow_code("awk", code)
     assert followed.known and list(followed.commands) == [command]
+
+
+@pytest.mark.parametrize(
+    ("lang", "code", "command"),
+    [
+        ("ruby", 'system("rm", "-rf", "build")', "rm -rf build"),
+        ("ruby", "spawn('git', 'status')", "git status"),
+        ("perl", 'system("git", "log", "-1");', "git log -1"),
+        ("perl", "system 'rm', '-rf', 'dist';", "rm -rf dist"),
+        ("node", "require('child_process').spawnSync('rm', ['-rf', 'dist'], {stdio: 'inherit'})", "rm -rf dist"),
+        ("node", "execFileSync('bash', ['-c', 'make -j2'])", "bash -c 'make -j2'"),
+        ("node", "spawnSync('ls')", "ls"),
+    ],
+)
+def test_a_program_run_with_literal_arguments_is_that_command(lang: str, code: str, command: str) -> None:
+    followed = follow_code(lang, code)
+    assert followed.known and list(followed.commands) == [command]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "require('child_process').spawnSync('echo', ['$(id)'], {shell: true})",
+        "require('child_process').spawnSync('rm', ['-rf', 'x'], {cwd: require('os').homedir()})",
+        "require('child_process').execSync('rm -rf x', {cwd: require('os').homedir()})",
+        "require('child_process').execSync('rm -rf x', {env: {LD_PRELOAD: '/tmp/x.so'}})",
+    ],
+)
+def test_a_node_call_whose_options_change_where_or_how_it_runs_is_not_known(code: str) -> None:
+    assert not follow_code("node", code).known
+
+
+@pytest.mark.parametrize(
+    ("code", "deleted"),
+    [
+        ("import subprocess, os; subprocess.run(['rm', '-rf', 'x'], cwd=os.path.expanduser('~'))", "/home/u/x"),
+        ("import subprocess; subprocess.run('rm -rf x', shell=True, cwd='/home/u/old')", "/home/u/old/x"),
+        ("import subprocess; subprocess.run(['rm', '-rf', 'x'], cwd='build')", "PROJECT/build/x"),
+    ],
+)
+def test_a_python_command_runs_in_its_cwd(code: str, deleted: str, tmp_path: Path) -> None:
+    _, effects = analyse_shell(
+        f"python3 -c {json.dumps(code)}", home="/home/u", base_dir=str(tmp_path), project_dir=str(tmp_path)
+    )
+    assert [e["path"] for e in effects if e["op"] == "delete"] == [deleted.replace("PROJECT", str(tmp_path))]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os; os.chdir(os.path.expanduser('~')); os.system('rm -rf x')",
+        "import contextlib, subprocess\nwith contextlib.chdir('/tmp'):\n    subprocess.run(['rm', '-rf', 'x'])",
+        "import subprocess, sys; subprocess.run(['rm', '-rf', 'x'], cwd=sys.argv[1])",
+    ],
+)
+def test_python_code_that_moves_where_it_runs_is_not_known(code: str, tmp_path: Path) -> None:
+    _, effects = analyse_shell(
+        f"python3 -c {json.dumps(code)}", home="/home/u", base_dir=str(tmp_path), project_dir=str(tmp_path)
+    )
+    assert any(e["op"] == "exec" and not e["known"] for e in effects)

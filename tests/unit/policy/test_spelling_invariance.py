@@ -36,10 +36,7 @@ SAMPLE_WIDER_BENIGN = 8
 
 # Rewrites whose failures are not closed yet, each with the mechanism that misses them (strict: the entry must
 # go once the rewrite holds on the sample).
-KNOWN: dict[str, str] = {
-    "ruby-system": "Ruby's system() with several literal arguments (an argv) is unknown code: languages.json's `runs` "
-    "read one command string (policies/README.md, lead38)",
-}
+KNOWN: dict[str, str] = {}
 HANDED_ALL = {**ENCODED, **HANDED}
 
 

@@ -84,6 +84,7 @@ class _Language:
     interpolated: tuple[re.Pattern[str], ...] = ()  # the home interpolated in a double-quoted string
     folds: re.Pattern[str] | None = None  # two string literals joined by the language's operator
     escapes: bool = False  # its `runs` commands are string literals with C's backslash escapes (awk's `\"`)
+    argv_runs: tuple[re.Pattern[str], ...] = ()  # a program run with literal arguments: groups `items`, `prog`
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -132,6 +133,7 @@ def _language(lang: str) -> _Language | None:
         listings=tuple(re.compile(pattern, re.S) for pattern in spec.get("listings", ())),
         item=re.compile(literal.replace("NAME", "item")) if literal else None,
         escapes=spec.get("escapes") == "c",
+        argv_runs=tuple(re.compile(pattern) for pattern in spec.get("argv_runs", ())),
     )
 
 
@@ -157,6 +159,9 @@ def follow_code(lang: str, text: str) -> Followed:
         return Followed(known=not python_effects(text).dynamic, files=environment)
     commands: list[str] = []
     rest = text
+    for pattern in language.argv_runs:  # `system("rm", "-rf", "x")`: no shell, the literals are the argv
+        commands.extend(_argv_command(match) for match in pattern.finditer(rest))
+        rest = pattern.sub(" ", rest)  # (first: a backtick inside one of its literals is text, not a command)
     for pattern in language.runs:  # `fed`: a command fed what the code prints (awk's `print … | "sh"`)
         commands.extend(_run_command(match, language.escapes) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
@@ -283,6 +288,29 @@ _C_CONTROL = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", 
 def _c_escaped(match: re.Match[str]) -> str:
     code = match.group(1)
     return chr(int(code, 8) & 0xFF) if code[0].isdigit() else _C_CONTROL.get(code, code)
+
+
+_ARGV_LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'|\"([^\"\\]*)\"")
+_SINGLE_QUOTED_ESCAPE = re.compile(r"\\(['\\])")  # a single-quoted literal's only escapes (Ruby, Perl)
+
+
+def _argv_command(match: re.Match[str]) -> str:
+    """The command line of a program run with literal arguments (`spawnSync('rm', ['-rf', 'x'])`): its words as
+    the shell would hand them over, each quoted."""
+    text = " ".join(match.group(g) or "" for g in ("prog", "items") if g in match.re.groupindex)
+    words = [
+        _SINGLE_QUOTED_ESCAPE.sub(r"\1", m.group(1)) if m.group(1) is not None else m.group(2)
+        for m in _ARGV_LITERAL.finditer(text)
+    ]
+    return " ".join(_argv_word(word) for word in words)
+
+
+def _argv_word(word: str) -> str:
+    """One argument as a shell word: quoted, but a path the code built on the home (HOME_MARK) on `"$HOME"`."""
+    if word.startswith(HOME_MARK):
+        rest = word[len(HOME_MARK) :]
+        return '"$HOME"' + (shlex.quote(rest) if rest else "")
+    return shlex.quote(word)
 
 
 _HOME_WORD = re.compile(rf"(?<![^\s=]){HOME_MARK}(?=/|\s|$)")

@@ -414,8 +414,8 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
     name = _dotted(node.func)
     short = name.rsplit(".", 1)[-1]
     first = node.args[0] if node.args else None
-    if name in _CALLS.dynamic or ((_imports(name) or name == "getattr") and _computed(node)):
-        effects.dynamic = True
+    if name in _CALLS.dynamic or ((_imports(name) or name == "getattr") and _computed(node)) or name in _CHDIR:
+        effects.dynamic = True  # (a directory changed: every relative path after it is somewhere else)
     elif name in _CALLS.shell or name.startswith(_CALLS.shell_prefixes):
         _run(node, first, name in _CALLS.shell, effects, bound)
     elif name in _CALLS.subprocess or name in _CALLS.argv:
@@ -445,6 +445,10 @@ def _call(node: ast.Call, effects: Effects, bound: Mapping[str, _Bound]) -> None
             effects.commands.append(["rm", "-r", "-f", held.below] if removes else [*command, held.path])
         elif _is_path_value(owner) and not target:  # a path from elsewhere: known at run time only
             effects.commands.append([*_CALLS.path_methods[short], UNKNOWN])  # (`df.rename(…)` is no path)
+
+
+# calls that change the process's directory (https://docs.python.org/3/library/os.html#os.chdir, contextlib.chdir)
+_CHDIR = frozenset({"os.chdir", "os.fchdir", "contextlib.chdir"})
 
 
 def _kill(node: ast.Call, _name: str, effects: Effects) -> None:
@@ -529,6 +533,10 @@ def _truthy(node: ast.expr) -> bool:
 def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects, bound: Mapping[str, _Bound]) -> None:
     if first is None:
         return
+    where = next((k.value for k in node.keywords if k.arg == "cwd"), None)
+    if where is not None:  # `subprocess.run(…, cwd=D)`: the command runs in D, as `cd D && …` does
+        _run_in(node, first, shell, _value(where, bound), effects, bound)
+        return
     if shell:
         script = _literal(first)
         if script == UNKNOWN:
@@ -546,6 +554,24 @@ def _run(node: ast.Call, first: ast.expr | None, shell: bool, effects: Effects, 
             effects.commands.append([first.value, *(_literal(a) for a in node.args[2:])])  # os.execl(path, arg0, …)
     else:
         effects.dynamic = True
+
+
+def _run_in(
+    node: ast.Call, first: ast.expr, shell: bool, where: str, effects: Effects, bound: Mapping[str, _Bound]
+) -> None:
+    """A command run in the directory `where` (a literal, a path on the home: `~`), as a script `cd D && …`."""
+    ran = Effects()
+    _run(_without_cwd(node), first, shell, ran, bound)
+    if where == UNKNOWN or ran.dynamic:
+        effects.dynamic = True
+        return
+    lines = [*ran.scripts, *(shlex.join(argv) for argv in ran.commands)]
+    quoted = "~" + shlex.quote(where[1:]) if where.startswith("~/") else "~" if where == "~" else shlex.quote(where)
+    effects.scripts.extend(f"cd {quoted} && {line}" for line in lines)
+
+
+def _without_cwd(node: ast.Call) -> ast.Call:
+    return ast.Call(node.func, node.args, [k for k in node.keywords if k.arg != "cwd"])
 
 
 def _open(
