@@ -11,7 +11,7 @@ import json
 from hookd.enrich.tool_args import kernel_code_line
 
 NOTEBOOK_SUFFIX = ".ipynb"
-MAX_CELLS = 64  # the cells of a notebook read for code; a longer notebook's later cells are not
+MAX_CELLS = 64  # the cells of a notebook read one by one; a longer notebook's later cells are read as one
 
 
 def notebook_lines(texts: list[str]) -> list[str]:
@@ -28,7 +28,9 @@ def _sources(text: str) -> list[str]:
     cells = parsed.get("cells") if isinstance(parsed, dict) else None
     if not isinstance(cells, list):
         return [text]
-    return [_joined(c.get("source")) for c in cells[:MAX_CELLS] if isinstance(c, dict) and c.get("cell_type") == "code"]
+    code = [_joined(c.get("source")) for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    # past MAX_CELLS, the rest are read as one cell (judged, not dropped: a cell's magic then reads as code)
+    return code if len(code) <= MAX_CELLS else [*code[: MAX_CELLS - 1], "\n".join(code[MAX_CELLS - 1 :])]
 
 
 def _joined(source: object) -> str:

@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 import shlex
 
+from hookd.dialects.launch import agents_started, unguarded_start
+from hookd.dialects.registry import AGENTS
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.later_code import later_lines
 
 _NAME = re.compile(r"[A-Za-z0-9_.+:@%^,-][A-Za-z0-9_.+:@%^,!-]*")  # bash's alias names: no `/`, `$`, quotes, blanks
 _EXPANDED = ("$(", "`", "<(", ">(")  # what the shell runs while it reads the definition, whatever the alias
 MAX_ALIAS_LINE = 4096
+_OPERATORS = frozenset("();<>|&")  # shlex's punctuation_chars: a control or redirection operator outside quotes
 # bash's builtins (https://www.gnu.org/software/bash/manual/html_node/Shell-Builtin-Commands.html): an alias of one
 # of these names changes what that typed builtin does
 _BUILTINS = frozenset(
@@ -38,7 +41,17 @@ def unaliased(text: str, home: str, project: str) -> str:
 def _plain_aliases(line: str, home: str, project: str) -> bool:
     pairs = _alias_pairs(line.strip())
     values = [value for _, value in pairs]
+    if any(_unguarded(value, home, project) for value in values):
+        return False
     return bool(pairs) and not any(_shadows(n, v) for n, v in pairs) and later_lines(values, home, project) is None
+
+
+def _unguarded(value: str, home: str, project: str) -> bool:
+    """The alias starts an agent with options that switch hookd's hooks off (`alias claude='claude --danger…'`):
+    the user's next start of it is unguarded (dialects.launch)."""
+    words = value.split()
+    started = agents_started(words[0].rsplit("/", 1)[-1], words, AGENTS) if words else []
+    return any(unguarded_start(spec, words[at + 1 :], {}, {"HOME": home}, project) for spec, at in started)
 
 
 def _shadows(name: str, value: str) -> bool:
@@ -53,9 +66,14 @@ def _alias_pairs(line: str) -> list[tuple[str, str]]:
     if not line.startswith("alias ") or len(line) > MAX_ALIAS_LINE or any(m in line for m in _EXPANDED):
         return []
     try:
-        words = [w for w in shlex.split(line[len("alias ") :], comments=True) if not w.startswith("-")]
+        lexer = shlex.shlex(line[len("alias ") :], posix=True, punctuation_chars=True)
+        lexer.whitespace_split, lexer.commenters = True, "#"
+        tokens = list(lexer)
     except ValueError:
         return []
+    if any(t and set(t) <= _OPERATORS for t in tokens):  # `alias ll=ls; export LD_PRELOAD=…`: more than aliases
+        return []
+    words = [w for w in tokens if not w.startswith("-")]
     if len(words) == 2 and "=" not in words[0]:  # fish: `alias NAME VALUE`
         words = [f"{words[0]}={words[1]}"]
     pairs = [w.partition("=") for w in words]

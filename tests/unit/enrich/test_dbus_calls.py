@@ -42,7 +42,6 @@ def test_a_managers_method_is_its_systemctl_verb(line: str, command: str) -> Non
 @pytest.mark.parametrize(
     "line",
     [
-        f"busctl --user call {_MANAGER} StartUnit ss devserver.service replace",
         f"busctl --user call {_MANAGER} ListUnits",
         "busctl --user call org.freedesktop.Notifications /org/freedesktop/Notifications "
         "org.freedesktop.Notifications Notify susssasa{sv}i app 0 '' hi '' 0 0 5000",
@@ -86,6 +85,7 @@ def test_the_calls_verb_has_its_effects(tmp_path: Path) -> None:
             "systemctl --user exit",
         ),
         (f"busctl call {_MANAGER} PowerOff", "systemctl poweroff"),
+        (f"busctl --user call {_MANAGER} StartUnit ss exit.target replace", "systemctl --user start exit.target"),
     ],
 )
 def test_options_are_read_as_the_clients_parsers_read_them(line: str, command: str) -> None:

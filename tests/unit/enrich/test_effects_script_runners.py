@@ -33,3 +33,12 @@ def test_the_command_is_judged_as_itself(tmp_path: Path) -> None:
 def test_a_typescript_and_logs_are_written(tmp_path: Path) -> None:
     found = effects("script -B io.log -c 'make test' session.txt", tmp_path)
     assert sorted(Path(e["path"]).name for e in found if e["op"] == "write") == ["io.log", "session.txt"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["parallel echo :::: ~/.ssh/id_ed25519", "parallel -a ~/.ssh/id_ed25519 ls -l ~/.ssh/id_ed25519"],
+)
+def test_a_word_handed_on_is_still_a_file_the_program_may_read(line: str, tmp_path: Path) -> None:
+    read = [e["path"] for e in effects(line, tmp_path) if e["op"] == "read"]
+    assert f"{HOME}/.ssh/id_ed25519" in read

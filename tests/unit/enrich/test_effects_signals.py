@@ -42,3 +42,25 @@ def test_stopping_every_unit_signals_every_process(line: str, tmp_path: Path) ->
 )
 def test_other_subcommands_keep_their_targets(line: str, signalled: list[tuple[str, str]], tmp_path: Path) -> None:
     assert _signals(line, tmp_path) == signalled
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "systemctl --user start exit.target",
+        "systemctl start poweroff.target",
+        "systemctl --user restart rescue.target",
+        "systemctl --user start --job-mode=isolate default.target",
+        "systemctl --user start --job-mode isolate basic.target",
+        "supervisorctl signal KILL all",
+    ],
+)
+def test_starting_a_unit_that_ends_every_other_signals_every_process(line: str, tmp_path: Path) -> None:
+    assert _signals(line, tmp_path) == [("", "all")]
+
+
+@pytest.mark.parametrize(
+    "line", ["systemctl --user start devserver", "systemctl --user status poweroff.target", "systemctl list-jobs"]
+)
+def test_other_starts_and_reads_signal_nothing(line: str, tmp_path: Path) -> None:
+    assert _signals(line, tmp_path) == []

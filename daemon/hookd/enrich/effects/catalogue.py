@@ -158,6 +158,10 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
         stop_words=frozenset(spec.get("stop_words", ())),
         stop_all=frozenset(spec.get("stop_all", ())),
+        stop_all_units=(
+            frozenset(spec.get("stop_all_units", {}).get("words", ())),
+            frozenset(spec.get("stop_all_units", {}).get("units", ())),
+        ),
         power=frozenset(spec.get("power", ())),
         schedules=bool(spec.get("schedules", False)),
         makes_empty=bool(spec.get("makes_empty", False)),

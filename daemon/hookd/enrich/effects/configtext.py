@@ -24,7 +24,7 @@ def _recipes(makefile: str) -> list[str]:
     character of its value introduce recipe lines from there on (https://www.gnu.org/software/make/manual/html_node/Special-Variables.html);
     a value made by a reference (`$(space)`) is a character not known here: any leading blank is taken."""
     recipes, prefix = [], "\t"
-    for line in makefile.splitlines():
+    for line in _CONTINUED.sub(" ", makefile).splitlines():  # make joins a line ended by `\` with the next
         if changed := _RECIPE_PREFIX.fullmatch(line):
             value = changed.group(1).lstrip()
             prefix = " \t" if value.startswith("$") else (value[:1] or "\t")
@@ -39,6 +39,8 @@ def _recipes(makefile: str) -> list[str]:
         else:  # no rule's recipe: a `;` is the line's own text (`V := $(shell a; b)`, `X = a; b`)
             head = line
         recipes.extend(_shell_calls(head))  # `X := $(shell CMD)`: run as make reads the line
+        if assigned := _SHELL_ASSIGN.match(head):  # `X != CMD`: CMD run by the shell as make reads the line
+            recipes.append(_as_shell(assigned.group(1)))
     return [r for r in recipes if r.strip()]
 
 
@@ -94,6 +96,9 @@ def _shell_calls(line: str) -> list[str]:
 
 
 _SHELL_CALL = re.compile(r"\$[({]shell[ \t]")
+# GNU make's shell assignment (https://www.gnu.org/software/make/manual/html_node/Setting.html): `NAME != CMD`
+_SHELL_ASSIGN = re.compile(r"[ \t]*(?:override[ \t]+|export[ \t]+)*[^:#=\s]+[ \t]*!=(.*)")
+_CONTINUED = re.compile(r"\\\n[ \t]*")
 
 
 # make's functions that do more than compute a text: a file written or read, text made into make code, a hook

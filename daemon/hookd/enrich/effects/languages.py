@@ -279,15 +279,19 @@ def _run_command(match: re.Match[str], escapes: bool = False) -> str:
     return _HOME_WORD.sub("~", command).replace(HOME_MARK, "$HOME")  # a path the code built on the home
 
 
-# POSIX awk's escapes in a string (https://pubs.opengroup.org/onlinepubs/9699919799/utilities/awk.html, "Lexical
-# Conventions"), C's: `\"`, `\\`, `\/`, `\ddd` octal and the control characters; another backslash stays as written
-_C_ESCAPE = re.compile(r"\\([\"\\/abfnrtv]|[0-7]{1,3})")
+# awk's escapes in a string (https://pubs.opengroup.org/onlinepubs/9699919799/utilities/awk.html, "Lexical
+# Conventions"): C's, `\\ddd` octal; gawk's and mawk's `\\xhh` (https://www.gnu.org/software/gawk/manual/html_node/
+# Escape-Sequences.html); a backslash before any other character is that character (gawk; POSIX leaves it undefined,
+# and the reading that hands the shell more is the one judged)
+_C_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)", re.S)
 _C_CONTROL = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 
 
 def _c_escaped(match: re.Match[str]) -> str:
     code = match.group(1)
-    return chr(int(code, 8) & 0xFF) if code[0].isdigit() else _C_CONTROL.get(code, code)
+    if code[0] == "x" and len(code) > 1:
+        return chr(int(code[1:], 16))
+    return chr(int(code, 8) & 0xFF) if code[0].isdigit() and code[0] < "8" else _C_CONTROL.get(code, code)
 
 
 _ARGV_LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'|\"([^\"\\]*)\"")

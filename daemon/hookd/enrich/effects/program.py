@@ -147,6 +147,8 @@ class Program:
     rewrites_configured: frozenset[str] | None = None
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     stop_all: frozenset[str] = frozenset()  # of those and their operands, the words that stop every unit (`exit`)
+    # (start words, units): starting one of these units stops every unit (`systemctl start exit.target`)
+    stop_all_units: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
     schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
     makes_empty: bool = False  # what it writes of its operands it makes empty (mkdir: new directories)

@@ -25,9 +25,22 @@ def signals(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView)
         ledger.add("signal", None, program.name, target="system", match="power")  # every process ends
 
 
+def _starts_an_end(program: Program, parsed: Parsed) -> bool:
+    """`systemctl start exit.target` (a unit whose start stops every other: the manager's exit, the machine's power
+    off, rescue), or any start in the isolate job mode (`--job-mode=isolate`: every unit the target does not want)."""
+    words, units = program.stop_all_units
+    if not parsed.operands or parsed.operands[0] not in words:
+        return False
+    isolating = any(o == "--job-mode" and v == "isolate" for o, v in parsed.options)
+    return isolating or any(word in units for word in parsed.operands[1:])
+
+
 def _signal(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
     targets = parsed.operands
     if program.signal == "unit":  # `systemctl stop UNIT`, `service UNIT stop`: the other operands are units
+        if _starts_an_end(program, parsed):
+            _signal_to(ledger, program.name, "", "all", view)
+            return
         if not any(word in program.stop_words for word in targets):
             return
         if any(word in program.stop_all for word in targets):

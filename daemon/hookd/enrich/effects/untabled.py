@@ -36,13 +36,18 @@ def unread(
     if program.launcher is not None or program.find:
         return
     network = program.network or program.operands in ("fetch", "fetch-first")
-    # (the words the shell builder walks as commands of their own, `script -c CMD`'s, are judged there)
-    skip = _code_words(program, parsed) | _script_words(view.name, parsed) | view.handed
+    # (a command line the shell builder walks as a command of its own, `script -c CMD`'s, is judged there; a single
+    # word it hands on may still be a file this program reads: `parallel echo :::: KEY` reads KEY)
+    skip = _code_words(program, parsed) | _script_words(view.name, parsed) | {w for w in view.handed if _is_line(w)}
     files.unread_words(view.argv, skip, view.name, place, start, network=network)
     if view.stdin == "text" and view.stdin_text and _options_on_stdin(program, parsed):
         # `curl -K -`: its options come on stdin (`upload-file = "…"`), their files as any word's
         words = view.stdin_text.replace('"', " ").replace("'", " ").split()
         files.unread_words(["", *words], set(), view.name, place, start, network=network)
+
+
+def _is_line(word: str) -> bool:
+    return any(blank in word for blank in " \t\n")
 
 
 def piped(ledger: Ledger, view: CommandView, follow: Followups) -> None:

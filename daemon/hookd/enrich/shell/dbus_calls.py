@@ -32,7 +32,8 @@ _MANAGER_VERBS = {
     "KillUnit": "kill", "QueueSignalUnit": "kill", "FreezeUnit": "freeze", "CleanUnit": "clean",
     "SetUnitProperties": "set-property", "DisableUnitFiles": "disable", "DisableUnitFilesWithFlags": "disable",
     "MaskUnitFiles": "mask", "LinkUnitFiles": "link", "RevertUnitFiles": "revert",
-    "SetEnvironment": "set-environment", "UnsetAndSetEnvironment": "set-environment",
+    "SetEnvironment": "set-environment", "UnsetAndSetEnvironment": "set-environment", "StartUnit": "start",
+    "StartUnitReplace": "start", "EnqueueUnitJob": "start",
 }  # fmt: skip
 _MANAGER_WHOLE = {
     "Exit": "exit", "Reboot": "reboot", "PowerOff": "poweroff", "Halt": "halt", "KExec": "kexec",
