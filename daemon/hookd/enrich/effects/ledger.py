@@ -159,6 +159,11 @@ class Ledger:
             self._moved_away(path, recursive, program)
         return effect
 
+    def next_command(self, view: CommandView) -> None:
+        """What the command before listed is what this one reads; a runner that hands the names it reads to the
+        command it spawns (`ls -d ~/D/* | parallel rm -rf`: XARGS_INPUT among its handed words) lists them on."""
+        self.previous, self.listed = self.listed, list(self.listed) if XARGS_INPUT in view.handed else []
+
     def _moved_away(self, path: str, recursive: bool, program: str) -> None:
         """A delete of what the line moved there before (`mv ~/Documents /tmp/d && rm -rf /tmp/d`): the moved
         place is deleted, as the same delete (`moved_to`)."""

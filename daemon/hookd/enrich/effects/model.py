@@ -197,7 +197,7 @@ class EffectModel:
         self.ledger.add("exec", None, word, known=False, code=code, built=True, raw=word, **made)
 
     def _command(self, view: CommandView, place: Place) -> Followups:
-        self.ledger.previous, self.ledger.listed = self.ledger.listed, []
+        self.ledger.next_command(view)
         self.ledger.printed, self.ledger.printing = self.ledger.printing, []
         trees, self.ledger.trees, start = self.ledger.trees, [], len(self.ledger.effects)
         follow = Followups()

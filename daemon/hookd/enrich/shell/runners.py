@@ -79,6 +79,17 @@ def script_of(name: str, argv: list[str]) -> str | None:
     return " ".join(words) or None
 
 
+def handed(name: str, argv: list[str]) -> frozenset[str]:
+    """The words a command hands a command it runs, judged where the walk reaches that command, not again as
+    code handed to the runner: a spawner's (`find -exec CMD`, `parallel CMD`) and a script runner's script
+    (`watch -n 5 'ls -la'`, `script -qc CMD`, `tmux new -d CMD`: walked one level deeper)."""
+    words = {w for spawn in spawned(name, argv) for w in spawn.argv[1:]}
+    script = script_of(name, argv)
+    if script is not None:
+        words.update(w for w in argv[1:] if w == script or w in script.split(" "))
+    return frozenset(words)
+
+
 def _skip(argv: list[str], i: int, short_arg: str, long_arg: frozenset[str]) -> int:
     while i < len(argv):
         arg = argv[i]
@@ -219,7 +230,7 @@ def _find_value(argv: list[str], option: str) -> str | None:
 def _parallel(argv: list[str]) -> list[Spawn]:
     """`parallel [opts] cmd args ::: inputs`: cmd with the inputs (in place of `{}`, else appended);
     without `:::` the inputs come from stdin and are unknown."""
-    k = _skip(argv, 1, "jSadEIXn", frozenset({"jobs", "sshlogin", "arg-file", "delimiter", "eof", "replace"}))
+    k = _skip(argv, 1, "jSadEIn", frozenset({"jobs", "sshlogin", "arg-file", "delimiter", "eof", "replace"}))
     rest = argv[k:]
     separators = (":::", "::::", ":::+")
     mark = next((j for j, w in enumerate(rest) if w in separators), None)
