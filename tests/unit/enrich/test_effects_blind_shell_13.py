@@ -88,3 +88,30 @@ def test_an_exported_prompt_command_with_expansions_runs_in_the_child_shell(tmp_
 
 def test_an_exported_prompt_command_no_shell_starts_runs_nothing(tmp_path: Path) -> None:
     assert not ops("export PROMPT_COMMAND='history -a $HOME/h'; echo \"$PROMPT_COMMAND\"", tmp_path, "exec")
+
+
+# --- a file emptied by a redirection of nothing, or by a copy of /dev/null ---
+
+
+@pytest.mark.parametrize(
+    "command",
+    [": > a.log", "true > a.log", "> a.log", "printf '' > a.log", "cat /dev/null > a.log", "cp /dev/null a.log"],
+)
+def test_a_file_emptied_loses_its_content(command: str, tmp_path: Path) -> None:
+    assert [(e["path"], e.get("emptied")) for e in ops(command, tmp_path, "delete")] == [(f"{tmp_path}/a.log", True)]
+
+
+@pytest.mark.parametrize("command", ["echo hi > a.log", "date >> a.log", ": >> a.log", "cp b.log a.log"])
+def test_a_file_written_or_appended_keeps_a_content(command: str, tmp_path: Path) -> None:
+    assert not ops(command, tmp_path, "delete")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["find ~/Documents -type f | while read -r f; do : > \"$f\"; done",
+     "find ~/Documents -type f -exec cp /dev/null {} \\;"],
+)  # fmt: skip
+def test_every_file_a_search_lists_emptied_is_a_sweep_of_them(command: str, tmp_path: Path) -> None:
+    deletes = ops(command, tmp_path, "delete")
+    assert deletes and all(e["path"].startswith(f"{HOME}/Documents") for e in deletes)
+    assert all(e.get("selected") or e.get("from_stdin") for e in deletes)  # what the search selects: a sweep

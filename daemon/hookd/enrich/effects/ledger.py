@@ -56,6 +56,14 @@ class CommandView:
 _DESCRIPTOR = re.compile(r"/proc/self/fd/(\d+)")  # `/dev/fd/N` as the paths module spells it (paths._as_caller)
 
 
+def prints_nothing(view: CommandView) -> bool:
+    """A command whose standard output is empty: none (`> f`), `:`, `true`, `false`, an echo or printf of no
+    text (`printf '' > f`), `cat /dev/null`."""
+    if view.name in ("echo", "printf"):
+        return view.stdin_text == ""
+    return not view.argv or view.name in (":", "true", "false") or view.argv == ["cat", "/dev/null"]
+
+
 class Ledger:
     __slots__ = (
         "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
