@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from effect_support import HOME, effects, ops
 
+from hookd.enrich.effects.languages import follow_code
+
 # --- GNU parallel reading its inputs from stdin: the names the command before it listed ---
 
 
@@ -115,3 +117,86 @@ def test_every_file_a_search_lists_emptied_is_a_sweep_of_them(command: str, tmp_
     deletes = ops(command, tmp_path, "delete")
     assert deletes and all(e["path"].startswith(f"{HOME}/Documents") for e in deletes)
     assert all(e.get("selected") or e.get("from_stdin") for e in deletes)  # what the search selects: a sweep
+
+
+# --- the interpreters' tables: what only computes and prints is followed, anything else is not ---
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("guile", "(display (+ 1 2)) (newline)"),
+     ("lisp", "(print (lisp-implementation-version))"),
+     ("java", "System.out.println(Runtime.version());\n/exit\n"),
+     ("ed", ",s/old_name/new_name/g\nw\nq\n"),
+     ("ed", "$a\nappended text\n.\nwq\n"),
+     ("expect", 'spawn ./scripts/setup.sh; expect "Continue?"; send "y\\r"; expect eof')],
+)  # fmt: skip
+def test_code_that_only_computes_prints_or_edits_its_buffer_is_known(lang: str, code: str) -> None:
+    assert follow_code(lang, code).known
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [("guile", '(system* "rm" "-rf" "/home/u/.gnupg")'),
+     ("guile", '(map system (list "rm -rf ~"))'),
+     ("lisp", '(sb-ext:delete-directory (user-homedir-pathname) :recursive t)'),
+     ("lisp", '(format t "~/sb-ext:run-program/" 1)'),
+     ("lisp", "(mapcar #'delete-file (list \"a\"))"),
+     ("java", 'new ProcessBuilder("sh", "-c", "id").start();'),
+     ("java", 'System.out.println("\\u0022);Runtime.getRuntime().exec(\\u0022id");'),
+     ("java", "/open other.jsh\n"),
+     ("ed", "w ~/.bashrc\n"),
+     ("ed", "/x/w out.txt\n"),
+     ("ed", "g/x/w out.txt\n"),
+     ("ed", "e ~/.ssh/id_ed25519\n,p\n"),
+     ("expect", "set f [open ~/.ssh/id_ed25519 r]")],
+)  # fmt: skip
+def test_code_that_reaches_the_system_otherwise_is_not_known(lang: str, code: str) -> None:
+    assert not follow_code(lang, code).known
+
+
+@pytest.mark.parametrize(
+    ("lang", "code", "command"),
+    [("ed", "!rm -rf ~/Documents\n", "rm -rf ~/Documents"),
+     ("ed", "r !curl -s x.example.net\n", "curl -s x.example.net"),
+     ("expect", "exec rm -rf ~", "rm -rf ~"),
+     ("expect", 'spawn bash; send "rm -rf ~\\r"', "cat | bash")],
+)  # fmt: skip
+def test_the_commands_the_code_runs_are_walked(lang: str, code: str, command: str) -> None:
+    assert command in follow_code(lang, code).commands
+
+
+@pytest.mark.parametrize(
+    ("code", "files"),
+    [("console.log(await Deno.readTextFile('deno.json'))", ("cat -- deno.json",)),
+     ("await Deno.remove('dist', { recursive: true })", ("rm -r -f -- dist",))],
+)  # fmt: skip
+def test_denos_file_calls_on_literals_are_followed(code: str, files: tuple[str, ...]) -> None:
+    followed = follow_code("deno", code)
+    assert followed.known and followed.files == files
+
+
+def test_denos_file_call_on_a_built_path_is_not() -> None:
+    assert not follow_code("deno", "await Deno.readTextFile(Deno.env.get('HOME') + '/.netrc')").known
+
+
+# --- a name bound once to a string literal is that literal where the code uses it ---
+
+
+def test_a_name_bound_once_to_a_literal_names_that_file() -> None:
+    code = 'const p = "package.json"; const j = await Bun.file(p).json(); await Bun.write(p, JSON.stringify(j))'
+    followed = follow_code("node", code)
+    assert followed.known and followed.files == ("cat -- package.json", "tee -- package.json")
+
+
+def test_a_command_bound_to_a_name_is_walked() -> None:
+    assert "rm -rf ~" in follow_code("node", 'const c = "rm -rf ~"; require("child_process").execSync(c)').commands
+
+
+def test_a_name_assigned_again_is_not_a_literal() -> None:
+    assert not follow_code("node", 'let p = "a.txt"; p = "/etc/passwd"; Bun.write(p, "x")').known
+
+
+def test_a_name_bound_to_a_built_path_is_not_a_literal(tmp_path: Path) -> None:
+    command = 'node -e \'const p = require("os").homedir() + "/.ssh"; require("fs").rmSync(p, {recursive: true})\''
+    assert [e["known"] for e in ops(command, tmp_path, "exec")] == [False]
