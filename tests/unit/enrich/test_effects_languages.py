@@ -56,7 +56,8 @@ def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) 
      ("awk '{print > $2}' f", "awk"), ("sed 's/a/b/e' f", "sed"), ("sed -n 'w out' f", "sed"),
      ("perl -e 'unlink $ARGV[0]'", "perl"), ("perl -e 'system(\"rm $x\")'", "perl"),
      ("ruby -e 'File.delete(ARGV[0])'", "ruby"),
-     ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"), ("deno eval 'Deno.removeSync(Deno.args[0])'", "deno"),
+     ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"),
+     ("deno eval 'Deno.removeSync(Deno.args[0])'", "deno"),
      ("sqlite3 db '.output |cat'", "sqlite"), ("php -r 'unlink($argv[1]);'", "php"),
      ("lua -e 'os.remove(arg[1])'", "lua"), ("julia -e 'run(cmd)'", "julia")],
 )  # fmt: skip

@@ -208,7 +208,7 @@ def _bound(language: _Language, text: str) -> str:
             if len(assigned.findall(text)) == 1:
                 used = re.compile(rf"(?<![\w$.'\"`]){name}(?![\w$'\"`:])")
                 at = text.find(match.group(0)) + len(match.group(0))
-                text = text[:at] + used.sub(lambda _m, v=match.group("value"): v, text[at:])
+                text = text[:at] + used.sub(match.group("value").replace("\\", r"\\"), text[at:])
     return text
 
 
