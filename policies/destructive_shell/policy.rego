@@ -248,6 +248,14 @@ _lost_ask contains {"id": "git-rewrite-history", "reason": reason} if {
 	reason := sprintf("this %s command rewrites every commit and prunes the history it replaces; confirm it, or run it on a fresh clone", [e.program])
 }
 
+# every reflog entry expired (`git reflog expire --expire=now --all`): the commits a reset, a rebase or a deleted
+# branch left behind are reachable from nothing, and the next gc deletes them for good; asked
+_lost_ask contains {"id": "git-expire-reflog", "reason": reason} if {
+	some e in _lost
+	e.what == "expired"
+	reason := sprintf("this %s command expires every reflog entry: the commits only the reflog still reaches (after a reset, a rebase, a deleted branch) can no longer be restored; confirm it", [e.program])
+}
+
 _lost_deny contains {"id": "force-push-protected", "reason": reason} if {
 	some e in _lost
 	e.what == "history"

@@ -168,6 +168,12 @@ test_a_rewritten_and_pruned_history_is_asked if {
 	count(_t_deny(inp)) == 0
 }
 
+test_an_expired_reflog_is_asked if {
+	inp := _t_lost({"path": "/p", "class": "project-root", "recursive": true, "what": "expired", "whole": true})
+	_t_ask(inp) == {"git-expire-reflog"}
+	count(_t_deny(inp)) == 0
+}
+
 test_remote_history_of_a_protected_branch if {
 	every ref in ["main", "master", "release/2.1", "", "*"] {
 		_t_deny(_t_lost({"what": "history", "ref": ref, "url": "origin"})) == {"force-push-protected"}

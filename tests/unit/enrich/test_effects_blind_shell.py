@@ -349,7 +349,7 @@ def test_run_parts_of_a_directory_the_line_wrote_runs_unknown_code(proj: Path) -
 @pytest.mark.parametrize(
     ("command", "lang"),
     [("erl -noshell -eval 'file:delete(\"x\"), halt().'", "erlang"), ("racket -e '(display 1)'", "racket"),
-     ("sbcl --eval '(print 1)'", "lisp")],
+     ("sbcl --eval '(delete-file \"x\")'", "lisp")],
 )  # fmt: skip
 def test_code_given_to_an_interpreter_without_an_option_table_is_code_not_a_script(
     command: str, lang: str, proj: Path

@@ -56,7 +56,8 @@ def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) 
      ("awk '{print > $2}' f", "awk"), ("sed 's/a/b/e' f", "sed"), ("sed -n 'w out' f", "sed"),
      ("perl -e 'unlink $ARGV[0]'", "perl"), ("perl -e 'system(\"rm $x\")'", "perl"),
      ("ruby -e 'File.delete(ARGV[0])'", "ruby"),
-     ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
+     ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"),
+     ("deno eval 'Deno.removeSync(Deno.args[0])'", "deno"),
      ("sqlite3 db '.output |cat'", "sqlite"), ("php -r 'unlink($argv[1]);'", "php"),
      ("lua -e 'os.remove(arg[1])'", "lua"), ("julia -e 'run(cmd)'", "julia")],
 )  # fmt: skip
@@ -259,7 +260,7 @@ def test_everyday_code_of_the_newer_tables_is_known(command: str, lang: str, tmp
      ("emacs --batch --eval \"(funcall 'shell-command \\\"id\\\")\"", "elisp"),
      ("vim -c '%!sort' -c 'wq' f", "vim"), ("vim -c 'call system(\"id\")' -c qa", "vim"),
      ("nvim --headless -c 'lua os.execute(\"id\")' -c qa", "vim"),
-     ("Rscript -e 'devtools::test(); unlink(f)'", "r"), ("deno eval 'Deno.removeSync(\"x\")'", "deno"),
+     ("Rscript -e 'devtools::test(); unlink(f)'", "r"), ("deno eval 'Deno.removeSync(Deno.args[0])'", "deno"),
      ("vim -c 'set shell=/tmp/x' -c PlugInstall -c qa", "vim"),  # vim-plug runs git through &shell
      ("emacs --batch --eval '(setq kill-emacs-hook nil)'", "elisp"),  # a hook's functions run at exit
      ("gnuplot -e 'plot \"\\074 cat x\"'", "gnuplot")],  # octal 074 is `<`: a command piped in

@@ -45,7 +45,8 @@ def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, mod
         _push(spec["push"], parsed, given, model, pushed_branch(place, base, model))
         return
     for whole in spec.get("whole", ()):
-        if given & set(whole["options"]) and set(whole.get("with", ())) <= given:
+        named = _named(whole, given, parsed.options)
+        if named & set(whole["options"]) and set(whole.get("with", ())) <= named:
             extra: dict[str, Any] = {"head": True} if whole.get("head") else {}
             model.add("delete", place(base), "git", recursive=True, what=whole["what"], whole=True, **extra)
             return
@@ -56,6 +57,16 @@ def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, mod
     removes = spec.get("removes")  # `git rm -r DIR`: its committed files leave the work tree, recoverable
     if removes is not None and _applies(removes, given):
         _pathspecs({**removes, "what": ""}, parsed, argv[sub_index:], given, base, place, model)
+
+
+def _named(whole: Mapping[str, Any], given: set[str], options: list[tuple[str, str | None]]) -> set[str]:
+    """The options given, where an option `values` lists counts only with one of them (`git reflog expire
+    --expire=now`: every entry expired, not only the old ones); none under an option of `unless`."""
+    if given & set(whole.get("unless", ())):  # (`--dry-run`: nothing changes)
+        return set()
+    values: Mapping[str, list[str]] = whole.get("values", {})
+    valued = {o for o, v in options if o in values and v is not None and v.lower() in values[o]}
+    return (given - set(values)) | valued
 
 
 def _table(sub: str, spec: Mapping[str, Any]) -> OptionTable:

@@ -286,6 +286,8 @@ class FileEffects:
                         self.ledger.contents[effect["to"]] = self.ledger.contents[effect["path"]]
         if to is not None and (landed or not sources):
             self.ledger.add("write", to, name, recursive=recursive, target_of=op)
+            if op == "copy" and sources and {place(s).get("path") for s in sources} == {"/dev/null"}:
+                self.ledger.add("delete", to, name, emptied=True)  # `cp /dev/null F`: F's content is lost
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
 

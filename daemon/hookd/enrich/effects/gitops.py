@@ -27,7 +27,7 @@ _SCOPE = ("GIT_", "PAGER", "EDITOR", "VISUAL", "SSH_")
 # only with `-c alias.…`, which comes before the subcommand.)
 _PLAIN = frozenset(
     {"status", "rev-parse", "describe", "tag", "remote", "shortlog", "show-ref",
-     "merge-base", "symbolic-ref", "for-each-ref", "mv", "init", "version", "help", "whatchanged", "reflog"}
+     "merge-base", "symbolic-ref", "for-each-ref", "mv", "init", "version", "help", "whatchanged"}
 )  # fmt: skip
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
 _PARAMETER = re.compile(r"'((?:[^'\\]|\\.)*)'(?:=('(?:[^'\\]|\\.)*'))?")

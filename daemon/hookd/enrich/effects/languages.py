@@ -85,6 +85,7 @@ class _Language:
     folds: re.Pattern[str] | None = None  # two string literals joined by the language's operator
     escapes: bool = False  # its `runs` commands are string literals with C's backslash escapes (awk's `\"`)
     argv_runs: tuple[re.Pattern[str], ...] = ()  # a program run with literal arguments: groups `items`, `prog`
+    bindings: tuple[re.Pattern[str], ...] = ()  # a name bound to a string literal: groups `var`, `value`
 
 
 def _file_call(spec: Mapping[str, Any], literal: str) -> _FileCall:
@@ -134,6 +135,7 @@ def _language(lang: str) -> _Language | None:
         item=re.compile(literal.replace("NAME", "item")) if literal else None,
         escapes=spec.get("escapes") == "c",
         argv_runs=tuple(re.compile(pattern) for pattern in spec.get("argv_runs", ())),
+        bindings=tuple(re.compile(pattern) for pattern in spec.get("bindings", ())),
     )
 
 
@@ -149,6 +151,7 @@ def follow_code(lang: str, text: str) -> Followed:
     language = _language(lang)
     if language is None:
         return Followed(known=False)
+    text = _bound(language, text)
     for home_call in language.home_calls:  # `File.join(Dir.home, ".ssh")` is the literal path `~/.ssh`
         text = home_call.sub(lambda m: _home_call(language, m), text)
     for joined in language.home:  # `os.homedir() + '/.ssh'` is the literal path `~/.ssh` (HOME_MARK)
@@ -196,6 +199,23 @@ def _unrolled(language: _Language, text: str) -> str:
         text = pattern.sub(lambda m: _spread_text(language, m), text)
     for pattern in language.listings:  # each entry's name is `*`: joined to its root, the root's glob
         text = pattern.sub(lambda m: _loop_text(language, m, entry=True), text)
+    return text
+
+
+def _bound(language: _Language, text: str) -> str:
+    """A name bound once to a string literal (`const p = "package.json"`) is that literal where the code uses it
+    after the binding (`Bun.file(p)`, `execSync("rm -rf " + p)`), so that the file calls and the commands name
+    literals; a name assigned more than once is left as it is."""
+    if len(text) > _UNROLLED_TEXT:
+        return text
+    for pattern in language.bindings:
+        for match in list(pattern.finditer(text)):
+            name = re.escape(match.group("var"))
+            assigned = re.compile(rf"(?<![\w$.]){name}\s*(?:[-+*/%&|^]|\?\?|&&|\|\|)?=(?!=)")
+            if len(assigned.findall(text)) == 1:
+                used = re.compile(rf"(?<![\w$.'\"`]){name}(?![\w$'\"`:])")
+                at = text.find(match.group(0)) + len(match.group(0))
+                text = text[:at] + used.sub(match.group("value").replace("\\", r"\\"), text[at:])
     return text
 
 

@@ -56,6 +56,14 @@ class CommandView:
 _DESCRIPTOR = re.compile(r"/proc/self/fd/(\d+)")  # `/dev/fd/N` as the paths module spells it (paths._as_caller)
 
 
+def prints_nothing(view: CommandView) -> bool:
+    """A command whose standard output is empty: none (`> f`), `:`, `true`, `false`, an echo or printf of no
+    text (`printf '' > f`), `cat /dev/null`."""
+    if view.name in ("echo", "printf"):
+        return view.stdin_text == ""
+    return not view.argv or view.name in (":", "true", "false") or view.argv == ["cat", "/dev/null"]
+
+
 class Ledger:
     __slots__ = (
         "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
@@ -158,6 +166,11 @@ class Ledger:
         if op == "delete" and path and self.moved:
             self._moved_away(path, recursive, program)
         return effect
+
+    def next_command(self, view: CommandView) -> None:
+        """What the command before listed is what this one reads; a runner that hands the names it reads to the
+        command it spawns (`ls -d ~/D/* | parallel rm -rf`: XARGS_INPUT among its handed words) lists them on."""
+        self.previous, self.listed = self.listed, list(self.listed) if XARGS_INPUT in view.handed else []
 
     def _moved_away(self, path: str, recursive: bool, program: str) -> None:
         """A delete of what the line moved there before (`mv ~/Documents /tmp/d && rm -rf /tmp/d`): the moved

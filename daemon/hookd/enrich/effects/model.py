@@ -28,7 +28,7 @@ from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
 from hookd.enrich.effects.languages import code_runs_nothing
-from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.signals import signals
@@ -197,7 +197,7 @@ class EffectModel:
         self.ledger.add("exec", None, word, known=False, code=code, built=True, raw=word, **made)
 
     def _command(self, view: CommandView, place: Place) -> Followups:
-        self.ledger.previous, self.ledger.listed = self.ledger.listed, []
+        self.ledger.next_command(view)
         self.ledger.printed, self.ledger.printing = self.ledger.printing, []
         trees, self.ledger.trees, start = self.ledger.trees, [], len(self.ledger.effects)
         follow = Followups()
@@ -304,13 +304,8 @@ class EffectModel:
                         self.code.run_file(place(word), view.name, entry.lang, follow, sourced=True)
             else:  # shell code, or a prompt the shell expands (its substitutions run)
                 text = value if entry.loads == "code" else ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-                self.ledger.add(
-                    "exec",
-                    None,
-                    view.name,
-                    code={"lang": "sh", "text": text},
-                    known=not _dynamic(text.split(" ", 1)[0]),
-                )
+                known = not _dynamic(text.split(" ", 1)[0])
+                self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": text}, known=known)
                 follow.scripts.append(text)
 
     def _program_effects(
@@ -393,6 +388,8 @@ class EffectModel:
         before = len(self.ledger.effects)
         if ">" in op:
             effect = self.ledger.add("write", placed, name or "shell")
+            if ">>" not in op and prints_nothing(view):  # `: > f`, `true > f`, `> f`: f's content is lost
+                self.ledger.add("delete", placed, name or "shell", emptied=True)
             if str(placed["path"]).startswith("/dev/") and effect["known"]:
                 self.ledger.add("device", placed, name or "shell")
             self._produce(effect, view, name)

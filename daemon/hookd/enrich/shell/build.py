@@ -21,7 +21,7 @@ from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.outputs import cd_words, placed_output, printed_directory
 from hookd.enrich.shell.parser import _parse_script
-from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned, walked_words
+from hookd.enrich.shell.runners import handed, operands, output, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
 from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
@@ -499,8 +499,8 @@ class _Builder:
         called = called and command["depth"] < self.max_depth  # as `_after` calls it
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
-        loaders = catalogue().environment  # what an earlier `export LD_PRELOAD=…` makes every program load
-        exported = {k: v for k in self.state.exported if k in loaders and (v := self.state.variables.get(k))}
+        loaders, known, built = catalogue().environment, self.state.variables, self.state.built  # `export X=…`:
+        exported = {k: v for k in self.state.exported if k in loaders and (v := known.get(k) or built.get(k))}
         view = CommandView(
             name=argv[0] if argv and not command["name"] else command["name"],
             argv=argv,
@@ -515,7 +515,7 @@ class _Builder:
             peeled=peeled,
             fed=fed,
             built=self.state.built,
-            handed=walked_words(command["name"], argv),
+            handed=handed(command["name"], argv),
             literal=self._literal,
         )
 

@@ -55,13 +55,6 @@ SCRIPT_RUNNERS: dict[str, ScriptRunner] = {
 DEFERRED = frozenset({"at", "batch", "crontab"})
 
 
-def walked_words(name: str, argv: list[str]) -> frozenset[str]:
-    """The words of `argv` the shell builder walks as commands of their own: what it spawns, the script a script
-    runner runs (`script -qc CMD`, `flock L -c CMD`); the effect model does not take them for code handed to it."""
-    script = script_of(name, argv)
-    return frozenset([w for spawn in spawned(name, argv) for w in spawn.argv[1:]] + ([script] if script else []))
-
-
 def script_of(name: str, argv: list[str]) -> str | None:
     """The shell script a script runner runs, or None."""
     runner = SCRIPT_RUNNERS.get(name)
@@ -85,6 +78,17 @@ def script_of(name: str, argv: list[str]) -> str | None:
     k = _skip(argv, k, runner.short_arg, runner.long_arg)
     words = [w for w in argv[k:] if w not in ("Enter", "C-m", "KPEnter")]
     return " ".join(words) or None
+
+
+def handed(name: str, argv: list[str]) -> frozenset[str]:
+    """The words a command hands a command it runs, judged where the walk reaches that command, not again as
+    code handed to the runner: a spawner's (`find -exec CMD`, `parallel CMD`) and a script runner's script
+    (`watch -n 5 'ls -la'`, `script -qc CMD`, `tmux new -d CMD`: walked one level deeper)."""
+    words = {w for spawn in spawned(name, argv) for w in spawn.argv[1:]}
+    script = script_of(name, argv)
+    if script is not None:
+        words.update(w for w in argv[1:] if w == script or w in script.split(" "))
+    return frozenset(words)
 
 
 def _skip(argv: list[str], i: int, short_arg: str, long_arg: frozenset[str]) -> int:
@@ -227,7 +231,7 @@ def _find_value(argv: list[str], option: str) -> str | None:
 def _parallel(argv: list[str]) -> list[Spawn]:
     """`parallel [opts] cmd args ::: inputs`: cmd with the inputs (in place of `{}`, else appended);
     without `:::` the inputs come from stdin and are unknown."""
-    k = _skip(argv, 1, "jSadEIXn", frozenset({"jobs", "sshlogin", "arg-file", "delimiter", "eof", "replace"}))
+    k = _skip(argv, 1, "jSadEIn", frozenset({"jobs", "sshlogin", "arg-file", "delimiter", "eof", "replace"}))
     rest = argv[k:]
     separators = (":::", "::::", ":::+")
     mark = next((j for j, w in enumerate(rest) if w in separators), None)
