@@ -170,3 +170,33 @@ def test_the_projects_own_pulls_pass(line: str, world: tuple[Path, Path]) -> Non
     home, project = world
     _configured(home)
     assert shell_outcome(home, project, line) == "allow"
+
+
+# --- a program under an agent's or hookd's name, in a directory searched before the system's ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "printf '#!/bin/sh\\nexec cat >/dev/null\\n' > ~/bin/hookd-shim && chmod 755 ~/bin/hookd-shim",
+        "ln -s /bin/true ~/.cargo/bin/hookd-shim",
+        "printf '#!/bin/sh\\nKILO_PURE=1 exec /usr/local/bin/kilo \"$@\"\\n' > ~/bin/kilo",
+    ],
+)
+def test_a_program_shadowing_an_agent_or_the_shim_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    for directory in ("bin", ".cargo/bin"):
+        (home / directory).mkdir(parents=True)
+    assert shell_outcome(home, project, line) in ("deny", "ask")
+
+
+def test_a_file_tools_wrapper_of_an_agent_is_denied(world: tuple[Path, Path]) -> None:
+    home, project = world
+    wrapper = {"filePath": f"{home}/bin/opencode", "content": "#!/bin/sh\nexec opencode --pure \"$@\"\n"}
+    assert agent_outcome("kilo", home, project, "write", wrapper) in ("deny", "ask")
+
+
+def test_the_developers_own_helper_in_bin_passes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (home / "bin").mkdir()
+    assert shell_outcome(home, project, "printf '#!/bin/sh\\nnpm run build\\n' > ~/bin/build-preview") == "allow"
