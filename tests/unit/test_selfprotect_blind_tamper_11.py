@@ -200,3 +200,28 @@ def test_the_developers_own_helper_in_bin_passes(world: tuple[Path, Path]) -> No
     home, project = world
     (home / "bin").mkdir()
     assert shell_outcome(home, project, "printf '#!/bin/sh\\nnpm run build\\n' > ~/bin/build-preview") == "allow"
+
+
+# --- the system clock, which bundle signatures, certificates and the log's times are judged by ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "timedatectl set-ntp false && timedatectl set-time '2025-01-15 09:00:00'",
+        "timedatectl --no-ask-password set-timezone Pacific/Kiritimati",
+        "date -s '2025-01-15 09:00:00'",
+        "date --set=2025-01-15",
+    ],
+)
+def test_the_system_clock_set_is_asked(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) in ("ask", "deny")
+
+
+@pytest.mark.parametrize(
+    "line", ["timedatectl status", "timedatectl list-timezones | grep Europe/", "date -u +%s", "date -d '+3 days' +%F"]
+)
+def test_reading_the_clock_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"
