@@ -192,7 +192,7 @@ def test_a_program_shadowing_an_agent_or_the_shim_is_denied(line: str, world: tu
 
 def test_a_file_tools_wrapper_of_an_agent_is_denied(world: tuple[Path, Path]) -> None:
     home, project = world
-    wrapper = {"filePath": f"{home}/bin/opencode", "content": "#!/bin/sh\nexec opencode --pure \"$@\"\n"}
+    wrapper = {"filePath": f"{home}/bin/opencode", "content": '#!/bin/sh\nexec opencode --pure "$@"\n'}
     assert agent_outcome("kilo", home, project, "write", wrapper) in ("deny", "ask")
 
 
@@ -225,3 +225,18 @@ def test_the_system_clock_set_is_asked(line: str, world: tuple[Path, Path]) -> N
 def test_reading_the_clock_passes(line: str, world: tuple[Path, Path]) -> None:
     home, project = world
     assert shell_outcome(home, project, line) == "allow"
+
+
+# --- mkcert: the files it names are written, its CA installed into the trust store is a privilege ---
+
+
+def test_mkcerts_files_for_the_project_pass(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (project / "certs").mkdir()
+    line = "mkcert -cert-file certs/local.pem -key-file certs/local-key.pem localhost 127.0.0.1"
+    assert shell_outcome(home, project, line) == "allow"
+
+
+def test_mkcerts_ca_installed_into_the_trust_store_is_asked(world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, "mkcert -install") in ("ask", "deny")
