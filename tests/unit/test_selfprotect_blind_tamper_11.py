@@ -240,3 +240,28 @@ def test_mkcerts_files_for_the_project_pass(world: tuple[Path, Path]) -> None:
 def test_mkcerts_ca_installed_into_the_trust_store_is_asked(world: tuple[Path, Path]) -> None:
     home, project = world
     assert shell_outcome(home, project, "mkcert -install") in ("ask", "deny")
+
+
+# --- a PEM file named like a key store that holds certificates only: read whole, it holds no private key ---
+
+_CERT = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2VydGlmaWNhdGUwCgYIKoZIzj0EAwIw\n-----END CERTIFICATE-----\n"
+_PUB = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n"
+_KEY = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "outcome"),
+    [
+        (_CERT, "allow"),
+        (_CERT + _PUB, "allow"),
+        (_CERT + _KEY, "deny"),  # a chain with its key: haproxy's combined .pem
+        (_CERT * 120 + _KEY, "deny"),  # past what is read: not known to hold none
+        ("not pem at all\n", "deny"),
+    ],
+)
+def test_a_certificate_named_like_a_key_is_read(text: str, outcome: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    (project / "certs").mkdir()
+    (project / "certs" / "ca.pem").write_text(text)
+    assert shell_outcome(home, project, "openssl x509 -in certs/ca.pem -noout -subject -enddate") == outcome
+    assert agent_outcome("claude", home, project, "Read", {"file_path": f"{project}/certs/ca.pem"}) == outcome
