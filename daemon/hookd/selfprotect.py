@@ -44,7 +44,7 @@ from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_config import caller_config, caller_config_stamp
-from hookd.selfprotect_later import later_starts
+from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
 from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
 from hookd.shims.build import QUIET_LIBRARY, native_shim_path
@@ -258,6 +258,7 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
         other_user = bool(command.get("sudo")) or not _SWITCH_USER.isdisjoint(wrappers or ())
         for spec, at in agents_started(str(command.get("name") or ""), argv, AGENTS):
             why = unguarded_start(spec, argv[at + 1 :], assigned, current, event.cwd)
+            why = why or socket_moved(assigned, current["HOME"], event.env)
             if other_user and not why:
                 why = "run as another user it reads that user's settings, not the ones that hold hookd's hooks"
             if why:

@@ -80,6 +80,20 @@ def later_starts(event: NormalisedEvent) -> list[JSON]:
     return starts
 
 
+def socket_moved(assigned: Mapping[str, str], home: str, env: Mapping[str, str]) -> str:
+    """Why an agent started with `assigned` talks to another daemon: its hooks' shims take the socket from
+    $XDG_RUNTIME_DIR (docs/protocol.md), so a value other than the caller's sends every hook of that session to
+    whatever listens there. Empty when it does not."""
+    current = {**_defaults(home), **env}
+    name = "XDG_RUNTIME_DIR"
+    if name not in assigned:
+        return ""
+    value = _uid_filled(_home_expanded(assigned[name], home)).rstrip("/")
+    if value == str(current.get(name, "")).rstrip("/"):
+        return ""
+    return f"{name} set for it {_HOOKD_PLACES[name]}: its hooks would ask whatever listens there"
+
+
 def _defaults(home: str) -> dict[str, str]:
     return {**{k: f"{home}/{v}" for k, v in _XDG_DEFAULTS.items()}, "XDG_RUNTIME_DIR": f"/run/user/{os.getuid()}"}
 

@@ -37,6 +37,25 @@ def test_the_runtime_dir_set_to_the_login_ones_passes(value: str, world: tuple[P
     assert shell_outcome(home, project, f"echo 'export XDG_RUNTIME_DIR={value}' >> ~/.profile") == "allow"
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "XDG_RUNTIME_DIR=/tmp/rt claude -p 'tidy ~/Documents'",
+        "env XDG_RUNTIME_DIR=$HOME/.cache/rt npx @google/gemini-cli -p hi",
+        "export XDG_RUNTIME_DIR=/tmp/rt; codex exec 'run the tests'",
+    ],
+)
+def test_a_nested_agent_whose_shims_look_elsewhere_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize("line", ["XDG_RUNTIME_DIR=/run/user/$UID claude -p hi", "claude -p 'summarise README.md'"])
+def test_a_nested_agent_with_the_callers_runtime_dir_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"
+
+
 # --- what the daemon's network clients read from the environment the service manager hands it ---
 
 
