@@ -492,10 +492,8 @@ class Catalogue:
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
         "forge_apis", "git", "guarded_names", "instruction_files", "languages", "member_files", "metadata_hosts",
-        "metadata_local",
-        "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later", "search_paths",
-        "settings_files",
-        "signal_files", "startup_files", "system_programs",
+        "metadata_local", "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later",
+        "search_paths", "settings_files", "signal_files", "startup_files", "system_programs",
     )  # fmt: skip
 
     def __init__(
