@@ -176,6 +176,8 @@ def test_reading_what_the_config_names_passes(line: str, world: tuple[Path, Path
         "cd ~/work/guard-policies && git merge -q origin/main",
         "git --work-tree ~/work/guard-policies --git-dir ~/work/guard-policies/.git stash pop",
         "git -C ~/work/guard-policies reset --keep HEAD~2",
+        "git -C ~/work/guard-policies checkout -q old-tag",
+        "git -C ~/work/guard-policies switch --detach v0.1",
     ],
 )
 def test_a_policy_checkout_brought_to_other_commits_is_denied(line: str, world: tuple[Path, Path]) -> None:
@@ -184,7 +186,16 @@ def test_a_policy_checkout_brought_to_other_commits_is_denied(line: str, world: 
     assert shell_outcome(home, project, line) == "deny"
 
 
-@pytest.mark.parametrize("line", ["git pull --rebase", "git merge --ff-only origin/main", "git stash pop"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git pull --rebase",
+        "git merge --ff-only origin/main",
+        "git stash pop",
+        "git checkout main",
+        "git -C ~/work/guard-policies checkout -b scratch",
+    ],
+)
 def test_the_projects_own_pulls_pass(line: str, world: tuple[Path, Path]) -> None:
     home, project = world
     _configured(home)

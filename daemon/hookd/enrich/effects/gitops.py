@@ -309,10 +309,23 @@ _UPDATES_TREE = frozenset({"pull", "merge", "rebase", "cherry-pick", "revert", "
 _RESET_TREE = frozenset({"--hard", "--merge", "--keep"})
 
 
+# git-checkout(1), git-switch(1): the options that name a new branch (its name is no commit to check out)
+_NEW_BRANCH = frozenset({"-b", "-B", "-c", "-C", "--orphan", "--create", "--force-create"})
+
+
 def _tree_updated(sub: str, rest: list[str], tree: Mapping[str, Any] | None, model: Ledger) -> None:
     stash = sub == "stash" and rest[:1] in (["pop"], ["apply"])
-    if sub in _UPDATES_TREE or stash or (sub == "reset" and _RESET_TREE & set(rest)):
+    if sub in _UPDATES_TREE or stash or (sub == "reset" and _RESET_TREE & set(rest)) or _switches(sub, rest):
         model.add("write", tree, "git", recursive=True)
+
+
+def _switches(sub: str, rest: list[str]) -> bool:
+    """`git checkout REV`, `git switch BRANCH`: the work tree becomes another commit's (a new branch named alone
+    keeps it as it is)."""
+    if sub not in ("checkout", "switch"):
+        return False
+    named = {k + 1 for k, word in enumerate(rest) if word in _NEW_BRANCH}
+    return any(not word.startswith("-") for k, word in enumerate(rest) if k not in named)
 
 
 def _worktree_removed(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
