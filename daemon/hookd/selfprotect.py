@@ -83,6 +83,9 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     yield config.daemon.state_dir, "hookd's state (kept bundles, tokens)"
     yield ledger_path(config), "hookd's install ledger (what doctor compares the agents' hook files with)"
     yield config.log.path, "hookd's decision log"
+    if config.log.stdout:  # journald keeps what the daemon prints: a copy of every record (docs/decision-log.md)
+        for journal in ("/var/log/journal", "/run/log/journal"):
+            yield Path(journal), "the journal, which holds a copy of hookd's decision records ([log] stdout)"
     yield config.replay.path, "hookd's replay store"
     yield config.http.token_file, "hookd's HTTP hook token"
     yield config.daemon.runtime_dir, "hookd's runtime directory"

@@ -295,3 +295,38 @@ def test_a_certificate_named_like_a_key_is_read(text: str, outcome: str, world: 
     (project / "certs" / "ca.pem").write_text(text)
     assert shell_outcome(home, project, "openssl x509 -in certs/ca.pem -noout -subject -enddate") == outcome
     assert agent_outcome("claude", home, project, "Read", {"file_path": f"{project}/certs/ca.pem"}) == outcome
+
+
+# --- the journal, where `[log] stdout` keeps a copy of every record ---
+
+
+@pytest.mark.parametrize(
+    "line", ["journalctl --user --rotate && journalctl --user --vacuum-time=1s", "journalctl --vacuum-files 1"]
+)
+def test_the_journal_vacuumed_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "chmod 000 /var/log/journal",
+        "ln -sf /dev/null /var/log/journal/x/user-1000.journal",
+        "mv /run/log/journal /tmp/j",
+    ],
+)
+def test_the_journal_is_hookds_when_its_records_go_there(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"  # (a journal nothing of hookd's goes to)
+    (home / ".config" / "hookd").mkdir(parents=True)
+    (home / ".config" / "hookd" / "config.toml").write_text("[log]\nstdout = true\n")
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize(
+    "line", ["journalctl --user -u hookd.service --since today --no-pager", "journalctl --user --disk-usage"]
+)
+def test_reading_the_journal_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"

@@ -140,6 +140,7 @@ class Program:
     # (words, form): the manager's environment set (`set-environment A=B`: `assignments`; `setenv A B`: `pairs`)
     manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
     unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
+    clears_stores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # `journalctl --vacuum-time`: deletes
     # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`
     members_below: Mapping[str, Any] = field(default_factory=dict)
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
@@ -352,6 +353,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         environment_writes=tuple(_environment_writes(spec)),
         manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
         unit_files=dict(spec.get("unit_files", {})),
+        clears_stores={option: tuple(stores) for option, stores in spec.get("clears_stores", {}).items()},
         members_below=dict(spec.get("members_below", {})),
         sets_code=tuple(
             (
@@ -493,8 +495,7 @@ class Catalogue:
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
         "forge_apis", "git", "guarded_names", "instruction_files", "languages", "member_files", "metadata_hosts",
         "metadata_local", "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later",
-        "search_paths", "settings_files", "signal_files", "startup_files", "system_programs",
-    )  # fmt: skip
+        "search_paths", "settings_files", "signal_files", "startup_files", "system_programs")  # fmt: skip
 
     def __init__(
         self,
