@@ -34,7 +34,7 @@ from typing import Any
 
 import hookd
 from hookd.config import Config, default_config_path, default_state_dir
-from hookd.config.runtime_dir import CONFIG_ENV, FALLBACK, runtime_dir_choices
+from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
 from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
@@ -43,6 +43,8 @@ from hookd.enrich.edit_texts import codex_patch_texts, texts_after
 from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
+from hookd.selfprotect_config import caller_config, caller_config_stamp
+from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
 from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
 from hookd.shims.build import QUIET_LIBRARY, native_shim_path
@@ -81,6 +83,9 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
     yield config.daemon.state_dir, "hookd's state (kept bundles, tokens)"
     yield ledger_path(config), "hookd's install ledger (what doctor compares the agents' hook files with)"
     yield config.log.path, "hookd's decision log"
+    if config.log.stdout:  # journald keeps what the daemon prints: a copy of every record (docs/decision-log.md)
+        for journal in ("/var/log/journal", "/run/log/journal"):
+            yield Path(journal), "the journal, which holds a copy of hookd's decision records ([log] stdout)"
     yield config.replay.path, "hookd's replay store"
     yield config.http.token_file, "hookd's HTTP hook token"
     yield config.daemon.runtime_dir, "hookd's runtime directory"
@@ -153,7 +158,8 @@ class ProtectedSet:
         files are taken where the daemon's environment, the caller's and the agents' defaults put them:
         a variable can add places, never take one away."""
         moved = {name: caller_env[name] for name in self._moves if caller_env.get(name)} if caller_env else {}
-        key = (home, project, *(f"{k}={v}" for k, v in sorted(moved.items()))) if moved else (home, project)
+        stamp = caller_config_stamp(home)
+        key = (home, project, str(stamp), *(f"{k}={v}" for k, v in sorted(moved.items())))
         found = self._cache.get(key)
         if found is not None:
             self._cache.move_to_end(key)
@@ -163,10 +169,14 @@ class ProtectedSet:
             for spec in AGENTS.values():
                 for environment in (self._env, {}, moved):
                     surfaces += [(s, root) for s in spec.tamper_surface(Path(home), Path(root), environment)]
+        own = self._own
+        caller = caller_config(home) if stamp is not None else None
+        if caller is not None:  # the files the caller's own config names: the next daemon's
+            own += tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(caller))
         listed: list[JSON] = []
         judged: dict[str, Surface] = {}
         seen: set[str] = set()
-        for surface, root in (*surfaces, *((s, project) for s in self._own)):
+        for surface, root in (*surfaces, *((s, project) for s in own)):
             path = _fill(str(surface.path), home, root)
             if path is None or path in seen:
                 continue
@@ -251,48 +261,12 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
         other_user = bool(command.get("sudo")) or not _SWITCH_USER.isdisjoint(wrappers or ())
         for spec, at in agents_started(str(command.get("name") or ""), argv, AGENTS):
             why = unguarded_start(spec, argv[at + 1 :], assigned, current, event.cwd)
+            why = why or socket_moved(assigned, current["HOME"], event.env)
             if other_user and not why:
                 why = "run as another user it reads that user's settings, not the ones that hold hookd's hooks"
             if why:
                 starts.append({"program": argv[at], "agent": spec.title, "why": why})
     return starts
-
-
-# The XDG base directories' defaults (https://specifications.freedesktop.org/basedir-spec/latest/): a startup file
-# setting one to its default moves nothing.
-_XDG_DEFAULTS = {"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share", "XDG_STATE_HOME": ".local/state"}
-# where a later hookd reads its config and keeps its state and decision log (README "Configuration", decision-log.md)
-_HOOKD_PLACES = {CONFIG_ENV: "points it at another config", "XDG_STATE_HOME": "moves its state and decision log"}
-
-
-def later_starts(event: NormalisedEvent) -> list[JSON]:
-    """The agents every later session starts without hookd's hooks because a startup file the call writes sets
-    a variable (the effects' `sets`: `export CLAUDE_CODE_SIMPLE=1` in ~/.zshenv, `GEMINI_CLI_HOME=…` in
-    environment.d), judged as a start with that variable set is (hookd.dialects.launch); and hookd's own config
-    or state moved the same way ($HOOKD_CONFIG, $XDG_STATE_HOME), which every later shim and daemon would use."""
-    home = event_home(event)
-    current = {**{k: f"{home}/{v}" for k, v in _XDG_DEFAULTS.items()}, **event.env, "HOME": home}
-    starts: list[JSON] = []
-    for effect in _dicts(event.facts.get("effects")):
-        sets = effect.get("sets")
-        if not isinstance(sets, dict) or not sets:
-            continue
-        where = str(effect.get("path") or "a startup file")
-        assigned = {str(k): _home_expanded(str(v), home) for k, v in sets.items()}
-        for spec in AGENTS.values():
-            why = unguarded_start(spec, [], assigned, current, event.cwd)
-            if why:
-                starts.append({"program": where, "agent": spec.title, "why": why, "later": True})
-        for name, why in _HOOKD_PLACES.items():
-            if name in assigned and assigned[name].rstrip("/") != str(current.get(name, "")).rstrip("/"):
-                starts.append({"program": where, "agent": "hookd", "why": f"{name} set for it {why}", "later": True})
-    return starts
-
-
-def _home_expanded(value: str, home: str) -> str:
-    """A setting's value with the home put in where the shell would (`$HOME/x`, `${HOME}/x`, `~/x`)."""
-    value = value.replace("${HOME}", home).replace("$HOME", home)
-    return home + value[1:] if value == "~" or value.startswith("~/") else value
 
 
 def _first_words(command: dict[str, Any]) -> tuple[str, str]:

@@ -415,10 +415,26 @@ _shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	input.tool.kind == "shell"
 	input.event == "BeforeTool"
 	_names_config(c)
+	_installs(c)
+	reason := sprintf("%q is blocked: it would install hookd, the guard of this session, from another configuration (its units or the agents' hook commands)", [concat(" ", c.argv)])
+}
+
+_installs(c) if {
 	some k in numbers.range(0, count(c.argv) - 2)
 	[c.argv[k], c.argv[k + 1]] == ["service", "install"]
-	reason := sprintf("%q is blocked: it would start hookd, the guard of this session, from another configuration", [concat(" ", c.argv)])
 }
+
+# `hookd [--config F] install`: the agents' hook commands written from F (its runtime directory's socket, its fail
+# modes, its shim: docs/install.md), so every later hook asks whatever listens where F says
+_installs(c) if _subcommand(c) == "install"
+
+_subcommand(c) := c.argv[3] if {
+	count(c.argv) > 3
+	c.argv[1] == "--config"
+} else := c.argv[2] if {
+	count(c.argv) > 2
+	startswith(c.argv[1], "--config=")
+} else := c.argv[1] if count(c.argv) > 1
 
 _names_config(c) if {
 	some tok in c.argv

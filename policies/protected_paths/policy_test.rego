@@ -601,6 +601,10 @@ test_a_unit_that_holds_the_guards if {
 # hookd's units written from a configuration the line names
 test_hookd_service_install_from_another_config if {
 	_t_deny(_t_simple(["hookd", "--config", "/tmp/h.toml", "service", "install"])) == {"hookd-tamper"}
+	_t_deny(_t_simple(["hookd", "--config", "/tmp/h.toml", "install", "--client", "claude"])) == {"hookd-tamper"}
+	_t_deny(_t_simple(["hookd", "--config=/tmp/h.toml", "install"])) == {"hookd-tamper"}
+	_t_allowed(_t_simple(["hookd", "install", "--client", "claude"]))
+	_t_allowed(_t_simple(["hookd", "--config", "/tmp/h.toml", "bundle", "build", "p", "-o", "dist/b.tar.gz"]))
 	inp := _t_shell("HOOKD_CONFIG=/tmp/h.toml hookd service install", [object.union(_t_cmd(["hookd", "service", "install"]), {"env": {"HOOKD_CONFIG": "/tmp/h.toml"}})])
 	_t_deny(inp) == {"hookd-tamper"}
 	_t_allowed(_t_simple(["hookd", "service", "status", "--json"]))

@@ -265,6 +265,7 @@ _secret_named(p) := (({m |
 }) | {m |
 	_private_key(_basename(p))
 	not _has_segment(p, "/.ssh") # reported once, as ssh-key
+	not _public_pem(p)
 	m := {"id": "private-key", "what": "a private key"}
 }) | {m |
 	_env_file(_basename(p))
@@ -329,6 +330,14 @@ _ssh_public(p) if {
 _ssh_public(p) if _basename(p) in _cfg.ssh_public_names
 
 _private_key(b) if b in _cfg.key_names
+
+# A PEM file the effect model read whole and found holding certificates or public keys only (`holds: "public"`,
+# daemon/hookd/enrich/holdings.py): named like a key, it holds none.
+_public_pem(p) if {
+	some e in input.effects
+	e.path == p
+	object.get(e, "holds", "") == "public"
+}
 
 _private_key(b) if {
 	some s in _cfg.key_suffixes

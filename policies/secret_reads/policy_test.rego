@@ -165,6 +165,13 @@ test_read_pem_and_key if {
 	_t_deny(_t_read("/home/alice/proj/deploy.pem")) == {"private-key"}
 }
 
+# a PEM file the effect model read whole and found holding no private key (`holds: "public"`, blind-tamper-11)
+test_read_a_pem_of_certificates_only if {
+	p := "/home/alice/proj/certs/ca.pem"
+	_t_allowed(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file", "holds": "public"}]}))
+	_t_deny(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file"}]})) == {"private-key"}
+}
+
 test_read_id_rsa_in_project if {
 	_t_deny(_t_read("/home/alice/proj/tmp/id_rsa")) == {"private-key"}
 }

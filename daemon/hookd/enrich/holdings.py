@@ -122,13 +122,32 @@ def _directory_holds(path: str) -> bool:
     return any(holds_credential(text) for p in files if (text := head(p)) is not None)
 
 
+# A PEM file named as a key store may hold certificates or public keys only (RFC 7468: each block's label says
+# what it holds; a private key's ends in `PRIVATE KEY`). Seen whole, such a file is public, whatever its name says.
+_PEM_NAMES = (".pem", ".crt", ".cer", ".cert")
+_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
+
+
+def holds_public_pem_only(path: str) -> bool:
+    """`path` names a PEM file read whole here (smaller than MAX_SNIFF) whose every block is a certificate, a
+    request, a revocation list or a public key: no private key, so reading it reveals no secret."""
+    if not path.lower().endswith(_PEM_NAMES):
+        return False
+    text = head(path)
+    if text is None or len(text) >= MAX_SNIFF:
+        return False
+    labels = _PEM_BLOCK.findall(text)
+    return bool(labels) and not any("PRIVATE" in label for label in labels)
+
+
 def _in_home_dot_tree(path: str, home: str, project: str) -> bool:
     return path.startswith(home + "/.") and not under(path, project)
 
 
 def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
     """`effects` with `holds: "credential"` on each read, copy or move of a home dot-tree file that holds one
-    (a search: of a directory one of whose files does); `effects` itself when none does."""
+    (a search: of a directory one of whose files does), `holds: "public"` on one of a PEM file that holds no
+    private key; `effects` itself when none does."""
     home = home.removesuffix("/") if isinstance(home, str) else ""
     if not home:
         return effects
@@ -138,6 +157,10 @@ def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
             continue
         path = effect.get("path")
         if effect.get("op") not in ("read", "copy", "move") or not isinstance(path, str) or not path:
+            continue
+        if effect.get("recursive") is not True and holds_public_pem_only(path):
+            out = out if out is not effects else list(effects)
+            out[k] = {**effect, "holds": "public"}
             continue
         if not _in_home_dot_tree(path, home, project):
             continue

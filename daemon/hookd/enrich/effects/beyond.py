@@ -47,7 +47,8 @@ def _names_matched(word: str, place: Place) -> list[str]:
 def privileged(program: Program, argv: list[str]) -> bool:
     """`docker run --privileged`, `--pid=host`, `--cap-add=SYS_ADMIN`: a container given the host's privileges or
     processes is root on the host (`nsenter -t 1` from inside reaches everything): the catalogue's
-    `privilege_options`, as `--opt` or `--opt=value` (a value-taking option's value named in it: `--pid=host`)."""
+    `privilege_options`, as `--opt` or `--opt=value` (a value-taking option's value named in it: `--pid=host`),
+    or a verb that has a system service change the machine with polkit's leave (`timedatectl set-time`)."""
     options = program.privilege_options
     words = argv[1:]
     pairs = (f"{w}={v}" for w, v in itertools.pairwise(words))  # `--pid host`

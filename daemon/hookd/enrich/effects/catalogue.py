@@ -135,6 +135,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         environment_writes=tuple(_environment_writes(spec)),
         manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
         unit_files=dict(spec.get("unit_files", {})),
+        clears_stores={option: tuple(stores) for option, stores in spec.get("clears_stores", {}).items()},
         members_below=dict(spec.get("members_below", {})),
         sets_code=tuple(
             (
@@ -279,11 +280,9 @@ class Catalogue:
 
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
-        "forge_apis", "git", "instruction_files", "languages", "member_files", "metadata_hosts", "metadata_local",
-        "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later", "search_paths",
-        "settings_files",
-        "signal_files", "startup_files", "system_programs",
-    )  # fmt: skip
+        "forge_apis", "git", "guarded_names", "instruction_files", "languages", "member_files", "metadata_hosts",
+        "metadata_local", "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later",
+        "search_paths", "settings_files", "signal_files", "startup_files", "system_programs")  # fmt: skip
 
     def __init__(
         self,
@@ -321,6 +320,7 @@ class Catalogue:
         bins = own.get("bin_dirs", {})
         self.bin_dirs = (tuple(bins.get("home", ())), tuple(bins.get("system", ())))  # (home-relative, absolute)
         self.system_programs = tuple(bins.get("system_programs", ()))
+        self.guarded_names = frozenset(bins.get("guarded_names", ()))
         self.instruction_files = frozenset(own.get("instruction_files", {}).get("names", ()))  # CLAUDE.md, …
         configs = own.get("program_configs", {}).get("files", ())
         self.program_configs = {  # a configuration file's name -> its keys whose value the program runs

@@ -40,7 +40,7 @@ def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, mod
     table = _table(sub, spec)
     parsed = parse(argv[sub_index:], table)
     given = {table.same.get(option, option) for option, _ in parsed.options}  # `switch --force` is --discard-changes
-    base = _work_dir(argv[1:sub_index])
+    base = work_dir(argv[1:sub_index])
     if "push" in spec:
         _push(spec["push"], parsed, given, model, pushed_branch(place, base, model))
         return
@@ -80,7 +80,7 @@ def _table(sub: str, spec: Mapping[str, Any]) -> OptionTable:
     )
 
 
-def _work_dir(globals_: list[str]) -> str:
+def work_dir(globals_: list[str]) -> str:
     """The directory the command works in, relative to where it runs: `-C DIR` (each relative to the one before)
     and `--work-tree`."""
     base = "."
@@ -231,4 +231,4 @@ def _stash(rest: list[str], globals_: list[str], place: Place, model: Ledger) ->
     if action in _STASHING:  # with pathspecs (`git stash push -- src/x`) only those are put aside
         model.stashed = "--" not in rest and len(words) <= 1
     elif action == "clear" or (action == "drop" and model.stashed and words[1:] in ([], ["stash@{0}"], ["0"])):
-        model.add("delete", place(_work_dir(globals_)), "git", recursive=True, what="uncommitted", whole=True)
+        model.add("delete", place(work_dir(globals_)), "git", recursive=True, what="uncommitted", whole=True)

@@ -110,6 +110,16 @@ def named_changes(ledger: Ledger, program: Program, parsed: Parsed, view: Comman
     environment_written(ledger, program, parsed, view.argv, place)
     manager_environment(ledger, program, parsed, {**view.variables, **view.env})
     unit_files_written(ledger, program, parsed, place)
+    stores_cleared(ledger, program, parsed)
+
+
+def stores_cleared(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+    """`journalctl --vacuum-time=1s`: under these options the program deletes the oldest files of the stores it
+    keeps (programs.json `clears_stores`), whatever its operands name."""
+    given = {option for option, _ in parsed.options}
+    for option, stores in program.clears_stores.items():
+        for store in stores if option in given else ():
+            ledger.add("delete", {"raw": store, "path": store, "in_project": False}, program.name, recursive=True)
 
 
 def deletes_named(ledger: Ledger, program: Program, argv: list[str]) -> None:

@@ -12,10 +12,11 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from hookd.enrich.effects.branches import note_switch
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.discards import discard_effects
+from hookd.enrich.effects.discards import discard_effects, work_dir
 from hookd.enrich.effects.files import MAX_GUESSED
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
@@ -193,6 +194,7 @@ def git_effects(
     rest = argv[sub_index + 1 :]
     _subcommand_runs(sub, rest, run, model)
     _files(sub, rest, place, model)
+    _tree_updated(sub, rest, place(work_dir(argv[1:sub_index])), model)
     _worktree_removed(sub, rest, place, model)
     discard_effects(sub, argv, sub_index, place, model)
     return run
@@ -298,6 +300,32 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
     elif sub in ("apply", "am") and operands:
         for word in operands:
             model.add("read", place(word), "git")
+
+
+# Subcommands that bring other commits' files into the working tree (git-pull(1), git-merge(1), git-rebase(1),
+# git-cherry-pick(1), git-revert(1), git-am(1): "updates the working tree"; git-reset(1) --hard, --merge, --keep;
+# git-stash(1) pop and apply): the tree below the repository is written, whatever each file becomes
+_UPDATES_TREE = frozenset({"pull", "merge", "rebase", "cherry-pick", "revert", "am"})
+_RESET_TREE = frozenset({"--hard", "--merge", "--keep"})
+
+
+# git-checkout(1), git-switch(1): the options that name a new branch (its name is no commit to check out)
+_NEW_BRANCH = frozenset({"-b", "-B", "-c", "-C", "--orphan", "--create", "--force-create"})
+
+
+def _tree_updated(sub: str, rest: list[str], tree: Mapping[str, Any] | None, model: Ledger) -> None:
+    stash = sub == "stash" and rest[:1] in (["pop"], ["apply"])
+    if sub in _UPDATES_TREE or stash or (sub == "reset" and _RESET_TREE & set(rest)) or _switches(sub, rest):
+        model.add("write", tree, "git", recursive=True)
+
+
+def _switches(sub: str, rest: list[str]) -> bool:
+    """`git checkout REV`, `git switch BRANCH`: the work tree becomes another commit's (a new branch named alone
+    keeps it as it is)."""
+    if sub not in ("checkout", "switch"):
+        return False
+    named = {k + 1 for k, word in enumerate(rest) if word in _NEW_BRANCH}
+    return any(not word.startswith("-") for k, word in enumerate(rest) if k not in named)
 
 
 def _worktree_removed(sub: str, rest: list[str], place: Place, model: Ledger) -> None:

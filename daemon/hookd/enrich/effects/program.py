@@ -131,6 +131,7 @@ class Program:
     # (words, form): the manager's environment set (`set-environment A=B`: `assignments`; `setenv A B`: `pairs`)
     manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
     unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
+    clears_stores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # `journalctl --vacuum-time`: deletes
     # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`
     members_below: Mapping[str, Any] = field(default_factory=dict)
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)

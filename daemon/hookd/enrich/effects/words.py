@@ -324,7 +324,7 @@ def shadows(path: str, home: str, landing: Iterable[str | None] = ()) -> str | N
     else:
         return None
     for landed in names:
-        if landed is None or catalogue().get(landed) is not None or _installed(landed):
+        if landed is None or _known(landed):
             what = landed or "a program"
             return f"{directory} is searched before the system's programs: {what} there runs instead in every shell"
     return None
@@ -335,6 +335,11 @@ def _searched(bin_dirs: tuple[tuple[str, ...], tuple[str, ...]], home: str) -> f
     """The directories searched before the system's programs under `home`: derived once per home, not per write."""
     home_dirs, system_dirs = bin_dirs
     return frozenset({f"{home}/{d}" for d in home_dirs} | set(system_dirs))
+
+
+def _known(name: str) -> bool:
+    """A program the catalogue has, one hookd guards by name (an agent, hookd's own), or one the system has."""
+    return name in catalogue().guarded_names or catalogue().get(name) is not None or _installed(name)
 
 
 def _installed(name: str) -> bool:
