@@ -60,3 +60,32 @@ def test_a_shell_line_writing_a_new_env_file_of_public_variables_marks_its_write
     assert [e.get("public") for e in effects(line, proj) if e["op"] == "write"] == [True]
     (proj / ".env.local").write_text("STRIPE_SECRET=sk_live_x\n")  # a shell's write over it: its text now unknown
     assert [e.get("public") for e in effects(line, proj) if e["op"] == "write"] == [None]
+
+
+@pytest.mark.parametrize(
+    ("line", "public"),
+    [
+        ("grep -h '^VITE_' .env.example .env.local", True),
+        ("grep -hn --color=never -e '^NEXT_PUBLIC_' -e '^PUBLIC_SITE' .env.local", True),
+        ("egrep '^EXPO_PUBLIC_[A-Z_]+=' .env.local", True),
+        ("grep -v '^VITE_' .env.local", False),  # every other line
+        ("grep -A2 '^VITE_' .env.local", False),  # and the lines after it
+        ("grep -3 '^VITE_' .env.local", False),
+        ("grep -i '^vite_' .env.local", False),  # `Vite_secret` too
+        ("grep -F '^VITE_' .env.local", False),  # `^` a plain character: anywhere in a line
+        ("grep '^VITE_*' .env.local", False),  # `VITE` then anything
+        ("grep -E '^VITE_|SECRET' .env.local", False),
+        ("grep '^VITE_\\|SECRET' .env.local", False),  # BRE alternation
+        ("grep -e '^VITE_' -e 'KEY' .env.local", False),
+        ("grep -z '^VITE_' .env.local", False),  # the file is one line
+        ("grep 'VITE_' .env.local", False),  # not anchored: `SECRET=VITE_x`
+        ("fgrep '^VITE_' .env.local", False),
+        ("grep -f pats .env.local", False),
+        ("grep -r '^VITE_' .", False),
+    ],
+)
+def test_a_filter_printing_only_public_variables_lines_marks_its_reads(line: str, public: bool, proj: Path) -> None:
+    (proj / ".env.local").write_text(LOCAL + "STRIPE_SECRET=sk_live_x\n")
+    (proj / ".env.example").write_text(EXAMPLE)
+    read = [e.get("public") for e in effects(line, proj) if e["op"] == "read"]
+    assert read and all(r is (True if public else None) for r in read)
