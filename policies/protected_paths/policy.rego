@@ -107,13 +107,19 @@ _plain_ssh_config(p, m) if {
 
 # A new .env whose text only fills in the names its template (`.env.example`) lists, none a variable that runs
 # code: the effect model's `template` (daemon/hookd/enrich/env_template.py), judged as `cp .env.example .env` is.
+# Or a write whose every line added or taken sets a variable the web framework publishes in the browser's copy of
+# the app (`VITE_API_URL`, `NEXT_PUBLIC_SITE_URL`: the effect model's `public`): no secret is lost or added.
 _templated(p, m) if {
 	m.id == "env-file"
 	some w in input.effects
 	w.op == "write"
 	w.path == p
-	object.get(w, "template", "") != ""
+	_filled_in(w)
 }
+
+_filled_in(w) if object.get(w, "template", "") != ""
+
+_filled_in(w) if object.get(w, "public", false) == true
 
 # What a file or patch tool does that its path arguments do not show, behind one gate (a plain write or
 # edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know

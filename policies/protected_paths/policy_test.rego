@@ -575,6 +575,18 @@ test_env_filled_in_from_its_template_allowed if {
 	_t_deny(object.union(_t_write("/home/alice/proj/.env"), {"effects": [other]})) == {"env-file"}
 }
 
+# A write of an env file whose every line added or taken is a public variable (the effect model's `public`,
+# enrich/env_template.py): a Vite app's `.env.local`, by a file tool or the shell; `public: false`, still a write.
+test_env_changing_only_public_variables_allowed if {
+	public := {"op": "write", "path": "/home/alice/web/.env.local", "via": "tool", "known": true, "public": true}
+	_t_allowed(object.union(_t_edit("/home/alice/web/.env.local"), {"effects": [public]}))
+	shell := object.union(_t_e("write", "printf", "/home/alice/web/.env.local"), {"public": true})
+	_t_allowed(_t_effects("printf 'VITE_API_URL=http://localhost:8000\\n' > .env.local", [shell]))
+	_t_deny(object.union(_t_edit("/home/alice/web/.env.local"), {"effects": [object.union(public, {"public": false})]})) == {"env-file"}
+	other := object.union(public, {"path": "/home/alice/web/.env"}) # another file's change is public
+	_t_deny(object.union(_t_edit("/home/alice/web/.env.local"), {"effects": [other]})) == {"env-file"}
+}
+
 # the daemon runs as its interpreter (`python3 -I -m hookd serve`): a signal to every process of that name
 test_a_signal_by_the_daemons_interpreter_name if {
 	_t_deny(_t_effects("killall -s KILL python3", [_t_signal("killall", "python3", "name")])) == {"hookd-tamper"}

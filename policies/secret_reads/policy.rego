@@ -428,6 +428,15 @@ _effect_read_deny contains {"id": m.id, "reason": _reason(e.path, e.program, m)}
 	not object.get(e, "uses", false) # `ssh -i KEY`: the program authenticates with it, the model never sees it
 	e.path != ""
 	some m in _secret(e.path)
+	not _public_lines(e, m)
+}
+
+# `grep '^VITE_' .env.local`: a filter that prints only the lines setting a variable the web framework publishes in
+# the browser's copy of the app (the effect model's `public`, daemon/hookd/enrich/effects/public_lines.py). Only an
+# env file's: a key or a credential store holds no such line to print.
+_public_lines(e, m) if {
+	m.id == "env-file"
+	object.get(e, "public", false) == true
 }
 
 # A command whose output the catalogue says is a credential (`gh auth token`, `nix config show`: programs.json

@@ -363,6 +363,17 @@ test_effect_read_of_a_secret_is_denied if {
 	v.id == "credentials-file"
 }
 
+# A filter that prints only an env file's public variables' lines (the effect model's `public`,
+# enrich/effects/public_lines.py): allowed; a key read so marked, or the env file's read without it, still denied.
+test_effect_read_of_only_public_env_lines_is_allowed if {
+	e := {"op": "read", "path": "/p/.env.local", "known": true, "program": "grep", "via": "shell", "public": true}
+	count(deny) == 0 with input as _effect_input([e])
+	some v in deny with input as _effect_input([object.remove(e, ["public"])])
+	v.id == "env-file"
+	some k in deny with input as _effect_input([object.union(e, {"path": "/home/u/.ssh/id_ed25519"})])
+	k.id != ""
+}
+
 test_effect_output_the_catalogue_calls_a_credential_is_denied if {
 	e := {"op": "read", "path": "/home/u/.config/nix/nix.conf", "known": true, "program": "nix", "via": "shell", "secret_output": true}
 	some v in deny with input as _effect_input([e])

@@ -4,18 +4,34 @@ conventions, https://github.com/motdotla/dotenv#should-i-commit-my-env-file): a 
 secret is overwritten) whose text is only `NAME=value` lines, every NAME one its template names, none a variable
 that makes a program run code (`words.runs_nothing`: NODE_OPTIONS, LD_PRELOAD, a PATH into scratch space). Its write
 is the template filled in, as `cp .env.example .env` is (protected_paths' `_from_template`); the effect carries the
-template (`template`). Any other write of an env file stays one."""
+template (`template`). A change whose every line added or taken is a framework's public variable (`public`: below) is
+one too. Any other write of an env file stays one."""
 
 from __future__ import annotations
 
 import os
 import re
+from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.holdings import head
 
 TEMPLATE_WORDS = ("example", "sample", "template", "dist")
+# The name prefixes a web framework inlines into the code it ships to the browser: a variable so named is public by
+# the framework's own documentation (its value is in every visitor's copy of the app) and is read by the app's client
+# code only, never a tool's setting. Vite `VITE_` (https://vite.dev/guide/env-and-mode), Next.js `NEXT_PUBLIC_`
+# (https://nextjs.org/docs/app/building-your-application/configuring/environment-variables), Astro and SvelteKit
+# `PUBLIC_` (https://docs.astro.build/en/guides/environment-variables/, https://svelte.dev/docs/kit/$env-static-public),
+# Create React App `REACT_APP_` (https://create-react-app.dev/docs/adding-custom-environment-variables/), Expo
+# `EXPO_PUBLIC_` (https://docs.expo.dev/guides/environment-variables/), Nuxt `NUXT_PUBLIC_`
+# (https://nuxt.com/docs/guide/going-further/runtime-config), Gatsby `GATSBY_`
+# (https://www.gatsbyjs.com/docs/how-to/local-development/environment-variables/), Vue CLI `VUE_APP_`
+# (https://cli.vuejs.org/guide/mode-and-env.html).
+PUBLIC_PREFIXES = (
+    "VITE_", "NEXT_PUBLIC_", "PUBLIC_", "REACT_APP_", "EXPO_PUBLIC_", "NUXT_PUBLIC_", "GATSBY_", "VUE_APP_",
+)  # fmt: skip
 _MAX_TEXT = 16 * 1024
 _MAX_ENTRIES = 256  # the directory's entries looked at for a template
 _LINE = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=.*")
@@ -50,14 +66,54 @@ def template_of(path: str, text: str | None) -> str | None:
     return None
 
 
-def mark_templates(effects: list[dict[str, Any]], texts: dict[str, str]) -> None:
-    """Marks each write of an env file whose text (`texts`, by path) fills in its template (`template`)."""
+def mark_templates(
+    effects: list[dict[str, Any]], texts: dict[str, str], after: Callable[[str], list[str] | None] | None = None
+) -> None:
+    """Marks each write of an env file whose text (`texts`, by path) fills in its template (`template`), or that
+    adds and takes only public variables' lines (`public`): `after` gives the whole texts a file tool leaves."""
     for effect in effects:
         path = effect.get("path")
-        if effect.get("op") == "write" and isinstance(path, str) and path in texts:
-            template = template_of(path, texts[path])
-            if template is not None:
-                effect["template"] = template
+        if effect.get("op") != "write" or not isinstance(path, str):
+            continue
+        template = template_of(path, texts[path]) if path in texts else None
+        if template is not None:
+            effect["template"] = template
+        elif env_name(os.path.basename(path)) and _public_write(path, texts.get(path), after):
+            effect["public"] = True
+
+
+def public_change(before: str, after: str) -> bool:
+    """Every line `after` adds to `before` or takes from it assigns a framework's public variable a plain value
+    (PUBLIC_PREFIXES; no `$` or backquote, which dotenv-expand and shells fill with another variable's value), both
+    texts are dotenv lines, and `after` runs nothing: no secret is lost or added, and no setting a program obeys."""
+    if _names(before) is None or _names(after) is None or not runs_nothing(after):
+        return False
+    old, new = Counter(_assignments(before)), Counter(_assignments(after))
+    changed = (old - new) + (new - old)
+    return bool(changed) and all(_public(line) for line in changed)
+
+
+def _public_write(path: str, text: str | None, after: Callable[[str], list[str] | None] | None) -> bool:
+    """The write of `path` changes only public lines: judged against the file's text now (none for a new file),
+    the whole texts it leaves (`after`, or `text` where no file is there yet: a shell's append is not known)."""
+    before = "" if not os.path.lexists(path) else head(path, _MAX_TEXT + 1)
+    if before is None or len(before) > _MAX_TEXT:
+        return False  # a link, a device, a file too long to read whole
+    texts = after(path) if after is not None else None
+    if texts is None:
+        texts = [text] if text is not None and not before and not os.path.lexists(path) else None
+    return bool(texts) and all(public_change(before, t) for t in texts or ())
+
+
+def _assignments(text: str) -> list[str]:
+    """The lines of a dotenv text that set something (blank lines and comments set nothing)."""
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def _public(line: str) -> bool:
+    match = _LINE.fullmatch(line)
+    value = line.partition("=")[2]
+    return match is not None and match[1].startswith(PUBLIC_PREFIXES) and not any(c in value for c in "$`")
 
 
 def _names(text: str) -> set[str] | None:

@@ -129,7 +129,7 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     elif kind in (ToolKind.WRITE, ToolKind.EDIT) and not spec.paths and not spec.patches:
         out.extend(_unnamed_write(tool.input, tool.name, spec, home=home_dir, project=project))
     out.extend(_aliased(out, home_dir, project))
-    mark_templates(out, _one_text(out, tool.input))
+    mark_templates(out, _one_text(out, tool.input), lambda p: texts_after(p, tool.input, spec, guess is None))
     mark_plain_ssh_configs(out, lambda p: texts_after(p, tool.input, spec, guess is None))  # `plain: ssh_config`
     if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT):
         out.extend(_runs_at_start(out, tool.input, spec, tool.name, caller_homes(home_dir, event.caller.uid), project))

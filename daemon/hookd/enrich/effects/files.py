@@ -13,6 +13,7 @@ from hookd.enrich.effects.fetches import fetch_effects
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.tar import member_writes, tar_effects
 from hookd.enrich.effects.words import (
     _INERT,
@@ -45,6 +46,10 @@ class FileEffects:
             self._subcommand(subcommand, parsed.operands[1:], name, place, recursive)
         else:
             self._files(program, parsed, argv, name, view, place)
+        if public_lines(program.name, argv):  # `grep '^VITE_' .env.local`: it prints public variables only
+            for effect in self.ledger.effects[start:]:
+                if effect["op"] == "read":
+                    effect["public"] = True
         if program.removes and (
             any(o in program.removes for o, _ in parsed.options) or not program.removes.isdisjoint(argv[1:])
         ):
