@@ -73,10 +73,11 @@ _tool_more if {
 	true in [object.get(e, "op", "") in {"exec", "signal"}, object.get(e, "known", true) == false, object.get(e, "executes", false) == true]
 }
 
-_tool_more if { # a path's other name (a linked dotfile) or an `@path` import written into an instruction file
+_tool_more if { # a path's other name (a linked dotfile), an `@path` import written into an instruction file, or
+	# what a command the call leaves for later changes
 	some e in input.effects
 	e.via == "tool"
-	true in [object.get(e, "alias", "") != "", object.get(e, "import", "") != ""]
+	true in [object.get(e, "alias", "") != "", object.get(e, "import", "") != "", object.get(e, "deferred", false) == true]
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -125,13 +126,14 @@ _filled_in(w) if object.get(w, "public", false) == true
 # edit has none): a change found in a patch in an argument of a tool whose arguments hookd does not know
 # (Droid's ApplyPatch), commands written into a file a shell or session runs at start, and a change under
 # another name of its file (`alias`: `~/dotfiles/ssh/x` is `~/.ssh/x` where that is a link to it, a `.git`
-# file's directory is the project's `.git`; daemon/hookd/enrich/aliases.py).
+# file's directory is the project's `.git`; daemon/hookd/enrich/aliases.py), and what a command written into a
+# configuration for later changes (`deferred`: an MCP server's command appending to `authorized_keys`).
 _tool_extra := [e |
 	input.tool.kind in {"write", "edit", "mcp", "other"}
 	input.event == "BeforeTool"
 	some e in input.effects
 	e.via == "tool"
-	true in [e.op in {"exec", "signal"}, object.get(input, "paths", []) == [], object.get(e, "alias", "") != "", object.get(e, "import", "") != ""] # else judged above
+	true in [e.op in {"exec", "signal"}, object.get(input, "paths", []) == [], object.get(e, "alias", "") != "", object.get(e, "import", "") != "", object.get(e, "deferred", false) == true] # else judged above
 ]
 
 # A signal left in a file for a later program to send (a git or husky hook, a makefile's recipe, a package's
@@ -155,6 +157,17 @@ _tool_more_deny contains {"id": m.id, "reason": reason} if {
 	some m in _protected(e.path)
 	m.id in {"ssh-dir", "cloud-credentials", "env-file"}
 	reason := sprintf("%s writes an import of %s into a file the agent loads every session: %s must not reach the model", [_tool_name, e.path, m.what])
+}
+
+# ... or of a file the effect model found holding a credential (`holds`, daemon/hookd/enrich/holdings.py: a gh
+# token, an npm token, a kube config's user token), whatever its name: a custom command's `@{path}` or the file its
+# `!{cat …}` line reads goes into the prompt each time the command runs, as an import does.
+_tool_more_deny contains {"id": "credentials-file", "reason": reason} if {
+	some e in _tool_extra
+	e.op == "read"
+	object.get(e, "import", "") != ""
+	object.get(e, "holds", "") == "credential"
+	reason := sprintf("%s writes an import of %s into a file the agent loads: it holds a credential, which must not reach the model", [_tool_name, e.path])
 }
 
 _tool_more_deny contains {"id": m.id, "reason": _reason(_tool_name, e.path, m)} if {

@@ -553,6 +553,23 @@ test_an_instruction_file_importing_a_key_is_denied if {
 	}
 }
 
+# a file the effect model found holding a credential (`holds`), whatever its name, is no file to import either
+test_an_import_of_a_file_holding_a_credential_is_denied if {
+	inp := _import_write("/home/u/.config/glab-cli/config.yml")
+	held := object.union(inp, {"effects": [inp.effects[0], object.union(inp.effects[1], {"holds": "credential"})]})
+	count(deny) > 0 with input as held
+	count(deny) == 0 with input as inp
+}
+
+# what a command written into a configuration for later changes (`deferred`) is judged as the change made now
+test_a_configured_commands_later_write_of_a_key_file_is_denied if {
+	inp := _import_write("/home/u/.ssh/authorized_keys")
+	later := object.union(inp, {"effects": [inp.effects[0], {"op": "write", "path": "/home/u/.ssh/authorized_keys", "known": true, "via": "tool", "program": "tee", "deferred": true, "startup": "/p/.mcp.json"}]})
+	count(deny) > 0 with input as later
+	plain := object.union(inp, {"effects": [inp.effects[0], {"op": "write", "path": "/home/u/.cache/srv/log", "known": true, "via": "tool", "program": "tee", "deferred": true, "startup": "/p/.mcp.json"}]})
+	count(deny) == 0 with input as plain
+}
+
 test_an_instruction_file_importing_docs_or_git_files_is_allowed if {
 	every p in ["/p/docs/architecture.md", "/home/u/.claude/my-project-instructions.md", "/p/.git/HEAD"] {
 		count(deny) == 0 with input as _import_write(p)

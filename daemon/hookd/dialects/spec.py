@@ -279,6 +279,9 @@ def _judged(doc: Mapping[str, Any], key: str) -> Any:
         return {}  # (none, as no local one)
     if not isinstance(value, Mapping):
         return value
+    if isinstance(value.get("servers"), Mapping) and "command" not in value["servers"]:
+        value = {**value, **value["servers"]}  # OpenCode V2 names its servers under `mcp.servers`
+        del value["servers"]
     return {name: entry for name, entry in value.items() if not (isinstance(entry, Mapping) and _remote(entry))}
 
 

@@ -38,6 +38,14 @@ def commands_in(text: str, limit: int = 16) -> list[str]:
     return list(itertools.islice(pairs, limit))
 
 
+def new_commands(before: str | None, afters: list[str], limit: int = 16) -> list[str]:
+    """The command lines the texts `afters` (what an edit leaves) hold that the text `before` (the file as it is)
+    did not: an edit of an `args` list or of a package name inside one changes the command its entry runs."""
+    known = set(commands_in(before, limit * 4)) if before else set()
+    found = (line for text in afters for line in commands_in(text, limit) if line not in known)
+    return list(itertools.islice(dict.fromkeys(found), limit))
+
+
 @functools.lru_cache(maxsize=8)
 def parsed_settings(text: str) -> Mapping[str, Any] | list[Any] | None:
     """A settings text's value as JSON, TOML or YAML (the first that reads it as a mapping or a list); kept for

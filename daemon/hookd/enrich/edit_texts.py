@@ -25,8 +25,8 @@ def texts_after(path: str, tool_input: Mapping[str, Any], spec: ToolSpec, declar
         content = tool_input.get(spec.content)
         return [content] if isinstance(content, str) and declared else None
     pairs = replacements(tool_input, spec)
-    if not pairs:
-        return None
+    if not pairs:  # a tool naming no argument hookd reads (Droid's ApplyPatch): a patch in any one
+        return _patched_texts(path, tool_input, spec)
     exists, old = read_text(path)
     if not exists:  # the edit fails, finding nothing to replace: should the file appear first, its new lines
         return [after for _, after in pairs]  # are judged alone, each key by its name whatever its section
@@ -149,8 +149,9 @@ def _inserted_lines(old: str, new: str) -> str | None:
 
 def _patched_texts(path: str, tool_input: Mapping[str, Any], spec: ToolSpec) -> list[str] | None:
     """A Codex patch's text for `path`, its names matched as the path's tail (a relative name is the agent's
-    directory's, which the path was resolved from)."""
-    for arg in spec.patches:
+    directory's, which the path was resolved from). A tool whose patch argument hookd does not know (Droid's
+    ApplyPatch) has it in any argument, as tool_effects' unnamed write finds it."""
+    for arg in spec.patches or tuple(tool_input):
         patch = tool_input.get(arg)
         if isinstance(patch, str) and patch.lstrip().startswith("*** Begin Patch"):
             old = read_text(path)[1]

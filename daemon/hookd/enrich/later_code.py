@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hookd.enrich.build_files import is_makefile
+from hookd.enrich.command_files import is_command_file, marker_lines
 from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.effects.configtext import makefile_commands, placed_changed
 from hookd.enrich.effects.languages import code_runs_nothing, follow_code
@@ -53,7 +54,7 @@ def register_shell_analysis(analyse: Analyse) -> None:
     _SHELL[:] = [analyse]
 
 
-def _shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:
+def shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:
     if not _SHELL:
         raise RuntimeError("later_code needs the shell's analysis: import hookd.enrich.shell first")
     return _SHELL[0](line, home=home, base_dir=project, project_dir=project)[1]
@@ -72,9 +73,8 @@ _PROGRAM_KEYS = frozenset({"path", "program", "executable", "binary", "bin", "ex
 _SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/dev/shm/")
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonc", ".json5", ".toml", ".properties", ".ini", ".cfg", ".conf",
                     ".xml", ".env")  # fmt: skip
-_MARKERS = re.compile(r"!\{([^{}\n]{1,4096})\}|!`([^`\n]{1,4096})`")
-_COMMAND_FILES = (".md", ".toml")
 _PROSE = (".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".html", ".htm", ".tex")
+_OWN_PLACES = ("project", "scratch")
 MAX_TEXT = 256 * 1024  # a text past this is not read for code left in it
 MAX_LINES = 16
 
@@ -386,7 +386,7 @@ def code_reaching_home(path: str, text: str, home: str, project: str) -> dict[st
         return None
     if _touches_nothing(lang, code):
         return None
-    effects = _shell_effects(shlex.join([*inline, code]), home, project)
+    effects = shell_effects(shlex.join([*inline, code]), home, project)
     if not (_runs_fetched(effects) or reaches_home(effects, home, project)):
         return None
     return {"lang": lang, "text": code}
@@ -464,7 +464,7 @@ def _analysed(line: str, home: str, project: str) -> list[dict[str, JSON]] | Non
     few lines of one call, which several judgments read (not to be changed)."""
     if len(line) > 16 * 1024:
         return None
-    return _shell_effects(line, home, project)
+    return shell_effects(line, home, project)
 
 
 def added_lines(text: str) -> str:
@@ -557,23 +557,25 @@ def _names_scratch_program(key: object, value: object, project: str) -> bool:
     )
 
 
-def is_command_file(path: str) -> bool:
-    """An agent's custom command: a Markdown or TOML file in a `commands/` directory."""
-    return path.endswith(_COMMAND_FILES) and "/commands/" in path
-
-
 def _commands_later(path: str, texts: list[str], home: str, project: str, *, cut: bool) -> Later | None:
     """An agent's custom command whose markers run shell lines when it is invoked (more markers than are read,
     or a text cut before its end, count as lines that may run anything)."""
     if not is_command_file(path):
         return None
-    lines = [a or b for text in texts for a, b in _MARKERS.findall(text)]
+    lines = marker_lines(texts)
     if cut or len(lines) > MAX_LINES:
         return {"lang": "sh", "text": ""}, "shell lines an agent's custom command runs when invoked (too many to read)"
     risky = [line for line in lines if _runs_unseen(line, home, project, changes=True)]
     if not risky:
         return None
     return {"lang": "sh", "text": "\n".join(risky)}, "shell lines an agent's custom command runs when invoked"
+
+
+def changes_outside(effect: dict[str, Any], here: bool = True) -> bool:
+    """A change (write, delete, move, mode) of a named path outside the project and scratch space (`here`: of
+    this machine's files)."""
+    named = here and bool(effect.get("path")) and effect.get("known") is not False
+    return named and effect["op"] in ("write", "delete", "move", "chmod") and effect.get("class") not in _OWN_PLACES
 
 
 def _lines(texts: list[str]) -> list[str]:
@@ -585,7 +587,7 @@ def _runs_unseen(line: str, home: str, project: str, *, changes: bool = False) -
     deletes, moves or changes the mode of anything, or writes outside the project and scratch space)."""
     if len(line) > 16 * 1024:
         return True
-    effects = _shell_effects(line, home, project)
+    effects = shell_effects(line, home, project)
     for e in effects:
         if e.get("flow") or e["op"] == "fetch" or (e["op"] == "exec" and e.get("known") is False):
             return True

@@ -22,9 +22,10 @@ from hookd.enrich.build_files import is_build_file, is_compose_file, is_unit_fil
 from hookd.enrich.caller_homes import caller_homes
 from hookd.enrich.ci_workflows import untrusted_checkouts
 from hookd.enrich.cli_tools import cli_line, pod_lines
-from hookd.enrich.config_commands import commands_in
+from hookd.enrich.command_files import frontmatter, is_command_file, is_markdown, prompt_reads
+from hookd.enrich.config_commands import commands_in, new_commands
 from hookd.enrich.context_files import context_files
-from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, texts_after
+from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, read_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.compose import service_runs
 from hookd.enrich.effects.configtext import quiet_setting
@@ -43,12 +44,13 @@ from hookd.enrich.gitconfig_text import (
 from hookd.enrich.holdings import mark_holdings
 from hookd.enrich.later_code import (
     added_lines,
+    changes_outside,
     in_home,
-    is_command_file,
     left_for_later,
     may_leave_code,
     named_script_runs_later,
     reaches_home,
+    shell_effects,
 )
 from hookd.enrich.package_sources import redirected_sources
 from hookd.enrich.patches import CODEX_MARK
@@ -138,7 +140,8 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
     out.extend(
         _git_keys(out, tool.input, spec, tool.name, declared=guess is None, home=home_dir, project=project, new=new)
     )
-    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and _may_run_later(out, home_dir, project):
+    front = any(is_markdown(p) for p in _written(out)) and any(frontmatter(t) is not None for t in new)
+    if home_dir and kind in (ToolKind.WRITE, ToolKind.EDIT) and (front or _may_run_later(out, home_dir, project)):
         out.extend(_configured_commands(out, tool.input, spec, tool.name, home_dir, project))
         out.extend(_program_config_keys(out, tool.input, tool.name))
         written = _written(out)
@@ -277,11 +280,7 @@ def _configured_commands(
     `sh -c "$(…)"`: a flow or code not known, as the shell's analysis of it says), or reaches into the home as
     later_code.reaches_home says (deletes there, sends what it reads there), a deferred exec of it, asked as a
     startup file's commands are; a plain program start (`npx -y server`, `node x.js`, `./statusline.sh`) is not."""
-    targets = [
-        str(e["path"])
-        for e in effects
-        if e["op"] == "write" and isinstance(e["path"], str) and e["path"].endswith(_CONFIG_SUFFIXES)
-    ]
+    targets = [p for p in _written(effects) if p.endswith(_CONFIG_SUFFIXES) or is_markdown(p)]
     if not targets:
         return []
     argument = spec.content or (spec.replace[1] if spec.replace else "")
@@ -292,7 +291,12 @@ def _configured_commands(
     ]
     if any(_COMMAND_KEY_WORD.search(t) for t in texts):  # an edit naming a command's key (renamed, or completed):
         texts += texts_after(targets[0], tool_input, spec, False) or []  # the commands of the text it leaves
+    if is_markdown(targets[0]):  # a Markdown file's configuration is its frontmatter (a subagent's hooks)
+        texts = [front for text in texts if (front := frontmatter(text)) is not None]
     lines = [line for text in texts if len(text) <= MAX_CONFIG_TEXT for line in commands_in(text, MAX_CONFIG_COMMANDS)]
+    if not spec.content:  # an edit or a patch: the commands the text it leaves holds that the file did not
+        after = [t for t in texts_after(targets[0], tool_input, spec, False) or [] if len(t) <= MAX_CONFIG_TEXT]
+        lines += new_commands(read_text(targets[0])[1], after, MAX_CONFIG_COMMANDS)
     return _judged_later(list(dict.fromkeys(lines)), targets[0], program, home, project)
 
 
@@ -304,12 +308,15 @@ def _judged_later(lines: list[str], target: str, program: str, home: str, projec
     """A deferred exec (asked as a startup file's commands are) of each line that runs code fetched or built at
     run time or reaches into the home (later_code.reaches_home); a plain program start is not one."""
     out: list[dict[str, JSON]] = []
+    here = not is_compose_file(target)  # what a container's command changes is the container's
     for line in map(tool_environment, lines[:MAX_CONFIG_COMMANDS]):  # `${localEnv:HOME}` is the shell's `${HOME}`
         analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
         built = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed)
         reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, target, home, project)
         if _too_long(line) or built or reaches:
             out.append(_later_exec(line, target, program))
+        # what it changes outside the project and scratch space, judged as the same change made now
+        out += [{**e, "via": "tool", "deferred": True, "startup": target} for e in analysed if changes_outside(e, here)]
     return out
 
 
@@ -410,6 +417,9 @@ def _imports(
         loaded = [(base, texts) for base in (memory_dir, project) if base]
     raws = [(base, m.group(1).rstrip(".,;:!?")) for base, texts in loaded for t in texts for m in _IMPORT.finditer(t)]
     raws += [(project, name) for name in context_files(_written(effects), lambda: _added_texts(tool_input))]
+    if any(is_command_file(p) for p in _written(effects)):  # what its `@{path}` and marker lines put in the prompt
+        shell = functools.partial(shell_effects, home=home or "/", project=project)
+        raws += [(project, name) for name in prompt_reads(_added_texts(tool_input), shell)]
     if not raws:
         return []
     resolver = PathResolver(home=home or "/", project_dir=project)

@@ -159,6 +159,9 @@ def test_doctor_names_a_removed_managed_plugin_and_the_pure_switch(
     ("doc", "keeps"),
     [
         ({"mcp": {"docs": {"type": "remote", "url": "https://mcp.example.net/mcp"}}}, True),
+        # OpenCode V2 names them under `mcp.servers` (blind-tools-14): a remote one keeps hookd whole, a local not
+        ({"mcp": {"servers": {"docs": {"type": "remote", "url": "https://mcp.example.net/mcp"}}}}, True),
+        ({"mcp": {"servers": {"t": {"type": "local", "command": ["sh", "-c", "id"]}}}}, False),
         ({"model": "anthropic/claude-sonnet-4", "instructions": ["CONTRIBUTING.md"]}, True),
         ({"formatter": {"p": {"command": ["sh", "-c", "rm -rf ~"]}}}, False),
         ({"plugin": ["opencode-evil"]}, False),

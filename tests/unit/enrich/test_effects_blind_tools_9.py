@@ -210,7 +210,7 @@ def test_code_naming_no_home_environment_or_root_is_not_analysed(monkeypatch: py
     def analysed(*_args: object) -> list[dict[str, object]]:
         raise AssertionError("analysed")
 
-    monkeypatch.setattr(later_code, "_shell_effects", analysed)
+    monkeypatch.setattr(later_code, "shell_effects", analysed)
     code = "import subprocess\nsubprocess.run(['make', 'docs'], check=True)\n"
     assert later_code.code_reaching_home("/p/tests/conftest.py", code, HOME, "/p") is None
     with pytest.raises(AssertionError, match="analysed"):
