@@ -31,6 +31,7 @@ from hookd.enrich.build_files import is_makefile
 from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.effects.configtext import makefile_commands, placed_changed
 from hookd.enrich.effects.languages import code_runs_nothing, follow_code
+from hookd.enrich.effects.later_lines import register_later_analysis
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.pycode import python_effects
@@ -50,6 +51,7 @@ _SHELL: list[Analyse] = []
 
 def register_shell_analysis(analyse: Analyse) -> None:
     _SHELL[:] = [analyse]
+    register_later_analysis(analyse)
 
 
 def _shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:

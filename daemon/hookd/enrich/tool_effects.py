@@ -569,7 +569,7 @@ def _runs_at_start(
         if langs <= {None}:
             continue
         lang = "sh" if "sh" in langs else "text"  # another program's file (`/etc/sudoers.d/x`): no shell settings
-        if isinstance(text, str) and quiet_setting(effect, path, text, lang):
+        if isinstance(text, str) and quiet_setting(effect, path, text, lang, homes[0]):
             continue
         code = {"lang": lang, "text": text if isinstance(text, str) else ""}
         later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,

@@ -156,7 +156,7 @@ class Program:
     rewrites_configured: frozenset[str] | None = None
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
-    schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
+    schedules: str = ""  # runs commands later, outside any hook: its input a shell "job" (at) or a cron "table"
     makes_empty: bool = False  # what it writes of its operands it makes empty (mkdir: new directories)
     installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)
@@ -375,7 +375,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
         stop_words=frozenset(spec.get("stop_words", ())),
         power=frozenset(spec.get("power", ())),
-        schedules=bool(spec.get("schedules", False)),
+        schedules=str(spec.get("schedules", "")),
         makes_empty=bool(spec.get("makes_empty", False)),
         installs_code=tuple(tuple(str(w) for w in words) for words in spec.get("installs_code", ())),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),

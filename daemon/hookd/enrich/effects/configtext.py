@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookd.enrich.effects.catalogue import DATA, catalogue
+from hookd.enrich.effects.later_lines import alias_definitions, alias_runs_quietly
 from hookd.enrich.effects.words import assignments, runs_nothing
 from hookd.enrich.holdings import head
 
@@ -200,14 +201,20 @@ def _option_name(word: str) -> str:
     return name[2:] if name.startswith("no") and len(name) > 2 else name[3:] if name.startswith("inv") else name
 
 
-def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None) -> bool:
+def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None, home: str = "") -> bool:
     """Whether `text` written into the startup or configuration file `path` runs nothing later (runs_nothing for a
-    shell's file, settings_only for another program's). The variables a shell's text sets are kept on the write
-    (`sets`): one can still move or switch off what guards the next sessions (hookd.selfprotect judges them)."""
+    shell's file, settings_only for another program's; a shell's aliases each run quietly, later_lines). The
+    variables a shell's text sets are kept on the write (`sets`): one can still move or switch off what guards the
+    next sessions (hookd.selfprotect judges them)."""
     if lang != "sh":
         return pth_paths_only(text) if path.endswith(".pth") else settings_only(path, text)
-    if not runs_nothing(text):
+    split = alias_definitions(text)
+    if split is None or not runs_nothing(split[0]):
         return False
+    if not all(alias_runs_quietly(name, value, home) for name, value in split[1].items()):
+        return False
+    if split[1]:
+        effect["aliases"] = split[1]
     if found := assignments(text):
         effect["sets"] = found
     return True

@@ -28,6 +28,7 @@ from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
 from hookd.enrich.effects.languages import code_runs_nothing
+from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
@@ -172,7 +173,7 @@ class EffectModel:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if text is not None and quiet_setting(effect, path, text, lang):
+            if text is not None and quiet_setting(effect, path, text, lang, self.ledger.home):
                 continue
             if text is None and lang == "sh" and _own_setup(view, path):
                 continue  # `register-python-argcomplete pytest >> ~/.bashrc`: what `eval "$(…)"` of it would run
@@ -187,8 +188,7 @@ class EffectModel:
 
     def _built_program(self, view: CommandView) -> None:
         """`$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints (`eval "$(pyenv init -)"`:
-        the tool's own setup code, known); `/???/?m`: the first file the pattern matches when the shell runs it,
-        the others its first words."""
+        the tool's own setup code, known); `/???/?m`: the first file the pattern matches, the others its words."""
         word, code = view.argv[0], {"lang": "sh", "text": ""}
         if _dynamic(word) and self.code.own_path and prints_own_code(word):
             self.ledger.add("exec", None, word, code=code, raw=word)
@@ -316,8 +316,7 @@ class EffectModel:
     def _program_effects(
         self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView
     ) -> None:
-        """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
-        a local package built."""
+        """What it does whatever its operands: privileges, signals, power, jobs scheduled, secrets printed, builds."""
         if program.privilege or privileged(program, argv):
             self.ledger.add("privilege", None, program.name)
         if program.grants:
@@ -332,8 +331,8 @@ class EffectModel:
         installs = any(
             parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code
         )
-        if installs or (program.schedules and not any(w in program.schedule_inert for w in argv[1:])):
-            # what it runs later is outside this session's hooks, whatever its text (`at`, `gh extension install X`)
+        if installs or scheduled_later(program, parsed, view, self.ledger.home, place):
+            # what runs later is outside this session's hooks (`at`, `gh extension install X`): asked, known or not
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
