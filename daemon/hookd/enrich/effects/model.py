@@ -202,7 +202,7 @@ class EffectModel:
         trees, self.ledger.trees, start = self.ledger.trees, [], len(self.ledger.effects)
         follow = Followups()
         name, argv = view.name, view.argv
-        if view.sudo:
+        if view.sudo and not beyond.changes_nothing(view):
             self.ledger.add("privilege", None, name or "sudo")
         for redirect in view.redirects:
             self._redirect(redirect, name, view)
