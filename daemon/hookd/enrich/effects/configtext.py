@@ -181,8 +181,10 @@ def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -
     if name in entry["sets"] and entry.get("option_words"):  # vim: `set nu mp=make sw=4`, each word one option
         return not any(_option_name(w) in entry["unsafe_options"] for w in rest)
     if name in entry["sets"]:
-        option = next((w for w in rest if not w.startswith("-")), "")
-        return option not in entry["unsafe_options"]
+        named = [w for w in rest if not w.startswith("-")]
+        return not any(
+            _names_option(named, u.split(), entry.get("option_prefixes", False)) for u in entry["unsafe_options"]
+        )
     if name in ("source-file", "source"):  # another configuration of the same program (`bind r source-file` itself)
         return all(w.rpartition("/")[2] in entry["names"] for w in rest if not w.startswith("-"))
     if name in entry["take_command"]:  # a word that is no option nor an option's value is a shell command
@@ -192,6 +194,14 @@ def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -
                 return False
             k += 2 if rest[k] in entry["value_flags"] else 1
     return True
+
+
+def _names_option(words: list[str], option: list[str], prefixes: bool) -> bool:
+    """Whether a setting's words name `option` (`history filename`: its words in order), each word whole or, where
+    the program takes a unique prefix of each (gdb: `set hist filen`), a prefix of it."""
+    if len(words) < len(option):
+        return False
+    return all(o.startswith(w) if prefixes else o == w for w, o in zip(words, option, strict=False))
 
 
 def _option_name(word: str) -> str:
