@@ -43,7 +43,7 @@ from hookd.enrich.edit_texts import codex_patch_texts, texts_after
 from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
-from hookd.selfprotect_aliases import alias_starts
+from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
 from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
 from hookd.shims.build import QUIET_LIBRARY, native_shim_path
@@ -212,7 +212,7 @@ class ProtectedSet:
         keeps = [p for p in written if p in judged and _keeps(event, judged[p])]
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
-        starts = [*unguarded_starts(event), *later_starts(event), *alias_starts(event, event_home(event))]
+        starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         reached = [reach(h, built) for h in patterns]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
 
