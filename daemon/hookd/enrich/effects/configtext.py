@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookd.enrich.effects.catalogue import DATA, catalogue
+from hookd.enrich.effects.direnv import direnv_settings
 from hookd.enrich.effects.later_lines import alias_definitions, alias_runs_quietly
 from hookd.enrich.effects.words import assignments, runs_nothing
 from hookd.enrich.holdings import head
@@ -218,6 +219,7 @@ def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None
     next sessions (hookd.selfprotect judges them)."""
     if lang != "sh":
         return pth_paths_only(text) if path.endswith(".pth") else settings_only(path, text)
+    text = direnv_settings(path, text)
     split = alias_definitions(text)
     if split is None or not runs_nothing(split[0]):
         return False
