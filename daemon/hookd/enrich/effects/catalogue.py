@@ -110,9 +110,9 @@ class Program:
     last: str = ""  # the last operand (of two or more), when it differs
     option_ops: Mapping[str, str] = field(default_factory=dict)  # an option's value is read/written/…
     makes: Mapping[str, frozenset[str]] = field(default_factory=dict)  # an option's file made, unless these modes
-    # subcommands, quiet, unless: `openssl rsa -in KEY -noout`: under a quiet option (none of `unless`) the files its
-    # options read print nothing of themselves: used, as `ssh -i KEY` uses a key
+    # `openssl rsa -in KEY -noout`: under a quiet option (none of `unless`) what its options read is used, not printed
     prints_none: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    filter_lang: str = ""  # the language of its first operand, a filter of what it prints of its files (jq)
     keyword_ops: Mapping[str, str] = field(default_factory=dict)  # `if=`/`of=` operands (dd)
     recursive: frozenset[str] = frozenset()
     recursive_always: bool = False
@@ -330,6 +330,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         option_ops=dict(spec.get("option_ops", {})),
         makes={option: frozenset(modes) for option, modes in spec.get("makes", {}).items()},
         prints_none={k: frozenset(v) for k, v in spec.get("prints_none", {}).items() if k != "source"},
+        filter_lang=str(spec.get("filter_lang", "")),
         keyword_ops=dict(spec.get("keyword_ops", {})),
         recursive=_recursive(spec),
         recursive_always=bool(spec.get("recursive_always", False)),
