@@ -100,10 +100,12 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
 
 
 def _tool_environments() -> Iterator[tuple[Path, str]]:
-    """Where `pipx install hookd` and `uv tool install hookd` keep hookd in a venv of its own (docs/install.md),
-    for the caller and as the daemon's environment moves them (PIPX_HOME, UV_TOOL_DIR): code there is what a hookd
-    started from that install imports (`pipx inject`, a `.pth`, `sitecustomize.py`), installed there or not yet."""
+    """Where `pipx install hookd` and `uv tool install hookd` keep hookd in a venv of its own, and the venv
+    docs/install.md makes by hand (`~/.hookd`), for the caller and as the daemon's environment moves them (PIPX_HOME,
+    UV_TOOL_DIR): code there is what a hookd started from that install imports (`pipx inject`, a `.pth`,
+    `sitecustomize.py`), installed there or not yet, whichever environment this daemon runs from."""
     what = "a pipx or uv tool environment of hookd"
+    yield _HOME / ".hookd", "hookd's own venv (docs/install.md)"
     for pipx in (_HOME / ".local" / "share" / "pipx", _HOME / ".local" / "pipx", os.environ.get("PIPX_HOME")):
         if pipx:
             yield Path(pipx) / "venvs" / "hookd", what
