@@ -113,6 +113,7 @@ class Program:
     # `openssl rsa -in KEY -noout`: under a quiet option (none of `unless`) what its options read is used, not printed
     prints_none: Mapping[str, frozenset[str]] = field(default_factory=dict)
     filter_lang: str = ""  # the language of its first operand, a filter of what it prints of its files (jq)
+    output: str = ""  # what its standard output is, when it is one kind of text (ssh-keyscan: `host_keys`)
     keyword_ops: Mapping[str, str] = field(default_factory=dict)  # `if=`/`of=` operands (dd)
     recursive: frozenset[str] = frozenset()
     recursive_always: bool = False
@@ -331,6 +332,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         makes={option: frozenset(modes) for option, modes in spec.get("makes", {}).items()},
         prints_none={k: frozenset(v) for k, v in spec.get("prints_none", {}).items() if k != "source"},
         filter_lang=str(spec.get("filter_lang", "")),
+        output=str(spec.get("output", "")),
         keyword_ops=dict(spec.get("keyword_ops", {})),
         recursive=_recursive(spec),
         recursive_always=bool(spec.get("recursive_always", False)),
@@ -446,8 +448,7 @@ def _written(entry: str | Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
 
 
 def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:
-    """The options that make a program recursive, as the option parser names them (`-r` under its long name
-    when the table gives one, and each letter of a table without)."""
+    """The options that make a program recursive as the parser names them (`-r`'s long name, or each letter)."""
     given = set(spec.get("recursive", ()))
     same = spec.get("same", {})
     return frozenset(given | {same[o] for o in given if o in same})
@@ -487,8 +488,7 @@ _OWN_COMMAND: Mapping[str, Mapping[str, Any]] = {
 
 
 class Catalogue:
-    """The programs, each built from its data the first time a command names it (a daemon process meets a
-    few dozen of the ~700), and git's table."""
+    """The programs, each built from its data the first time a command names it, and git's table."""
 
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",

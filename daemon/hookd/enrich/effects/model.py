@@ -81,8 +81,7 @@ def _own_setup(view: CommandView, path: str) -> bool:
 
 
 class EffectModel:
-    """Composes the parts that judge one command: its files, the code it runs, git (gitops), tar, fetches;
-    all record into one `Ledger`, which keeps what the line has done so far."""
+    """Composes the parts that judge one command (files, code, git, tar, fetches), all recording into one Ledger."""
 
     __slots__ = ("_opened_by_shell", "code", "files", "ledger")
 
@@ -396,6 +395,8 @@ class EffectModel:
         before = len(self.ledger.effects)
         if ">" in op:
             effect = self.ledger.add("write", placed, name or "shell")
+            if (writer := catalogue().get(name)) and writer.output:
+                effect["text_of"] = writer.output  # `ssh-keyscan HOST >> ~/.ssh/known_hosts`: what it prints
             if str(placed["path"]).startswith("/dev/") and effect["known"]:
                 self.ledger.add("device", placed, name or "shell")
             self._produce(effect, view, name)
