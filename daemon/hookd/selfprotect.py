@@ -43,6 +43,7 @@ from hookd.enrich.edit_texts import codex_patch_texts, texts_after
 from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
+from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_config import caller_config, caller_config_stamp
 from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
@@ -104,10 +105,12 @@ def hookd_places(config: Config) -> Iterator[tuple[Path, str]]:
 
 
 def _tool_environments() -> Iterator[tuple[Path, str]]:
-    """Where `pipx install hookd` and `uv tool install hookd` keep hookd in a venv of its own (docs/install.md),
-    for the caller and as the daemon's environment moves them (PIPX_HOME, UV_TOOL_DIR): code there is what a hookd
-    started from that install imports (`pipx inject`, a `.pth`, `sitecustomize.py`), installed there or not yet."""
+    """Where `pipx install hookd` and `uv tool install hookd` keep hookd in a venv of its own, and the venv
+    docs/install.md makes by hand (`~/.hookd`), for the caller and as the daemon's environment moves them (PIPX_HOME,
+    UV_TOOL_DIR): code there is what a hookd started from that install imports (`pipx inject`, a `.pth`,
+    `sitecustomize.py`), installed there or not yet, whichever environment this daemon runs from."""
     what = "a pipx or uv tool environment of hookd"
+    yield _HOME / ".hookd", "hookd's own venv (docs/install.md)"
     for pipx in (_HOME / ".local" / "share" / "pipx", _HOME / ".local" / "pipx", os.environ.get("PIPX_HOME")):
         if pipx:
             yield Path(pipx) / "venvs" / "hookd", what
@@ -221,7 +224,7 @@ class ProtectedSet:
         keeps = [p for p in written if p in judged and _keeps(event, judged[p])]
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
-        starts = [*unguarded_starts(event), *later_starts(event)]
+        starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         reached = [reach(h, built) for h in patterns]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
 

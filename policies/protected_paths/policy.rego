@@ -250,6 +250,17 @@ _shell_deny contains {"id": m.id, "reason": _reason(_via(e), e.path, m)} if {
 	some m in _protected(e.path)
 	not _from_template(e, m)
 	not _made_private(e)
+	not _host_keys_recorded(e, m)
+}
+
+# `ssh-keyscan HOST >> ~/.ssh/known_hosts`: the keys a host serves, recorded as its first connection would record
+# them (the effect model's `text_of`: the writer's output is host keys). known_hosts says which servers this machine
+# trusts; it grants no one access to it (authorized_keys does, and stays protected whatever is written there).
+_host_keys_recorded(e, m) if {
+	m.id == "ssh-dir"
+	e.op == "write"
+	endswith(e.path, "/.ssh/known_hosts")
+	object.get(e, "text_of", "") == "host_keys"
 }
 
 # `chmod 600 ~/.ssh/id_ed25519`, `chmod 700 ~/.ssh`, `chmod go-rwx .env`: a mode that leaves the owner able to read

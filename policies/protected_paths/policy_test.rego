@@ -304,6 +304,15 @@ test_shell_chmod_made_private_allowed if {
 	_t_deny(_t_effects("chmod 600 .git/hooks/pre-commit", [hook])) == {"git-internals"}
 }
 
+# gaps38: host keys recorded in known_hosts (the effect model's `text_of`); anywhere else below ~/.ssh still protected
+test_shell_host_keys_recorded_in_known_hosts_allowed if {
+	known := object.union(_t_e("write", "ssh-keyscan", "/home/alice/.ssh/known_hosts"), {"text_of": "host_keys"})
+	_t_allowed(_t_effects("ssh-keyscan github.com >> ~/.ssh/known_hosts", [known]))
+	_t_deny(_t_effects("echo x >> ~/.ssh/known_hosts", [_t_e("write", "echo", "/home/alice/.ssh/known_hosts")])) == {"ssh-dir"}
+	granted := object.union(_t_e("write", "ssh-keyscan", "/home/alice/.ssh/authorized_keys"), {"text_of": "host_keys"})
+	_t_deny(_t_effects("ssh-keyscan x >> ~/.ssh/authorized_keys", [granted])) == {"ssh-dir"}
+}
+
 test_shell_write_gitignore_allowed if {
 	_t_allowed(_t_effects("echo x >> .gitignore", [_t_e("write", "echo", "/home/alice/proj/.gitignore")]))
 }

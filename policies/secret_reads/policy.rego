@@ -426,6 +426,7 @@ _effect_read_deny contains {"id": m.id, "reason": _reason(e.path, e.program, m)}
 	some e in _effect_reads
 	not object.get(e, "guess", false)
 	not object.get(e, "uses", false) # `ssh -i KEY`: the program authenticates with it, the model never sees it
+	object.get(e, "shows", "") != "names" # `jq '.auths | keys' F`: a filter that prints names, never a value
 	e.path != ""
 	some m in _secret(e.path)
 	not _public_lines(e, m)

@@ -381,6 +381,14 @@ test_effect_output_the_catalogue_calls_a_credential_is_denied if {
 	count(deny) == 0 with input as _effect_input([object.remove(e, ["secret_output"])])
 }
 
+# gaps38: a filter that prints only the names of a file's keys (`jq '.auths | keys[]'`: the effect model's `shows`)
+test_effect_read_that_shows_names_only_is_not_a_credentials_read if {
+	e := {"op": "read", "path": "/home/u/.docker/config.json", "known": true, "program": "jq", "via": "shell", "shows": "names"}
+	count(deny) == 0 with input as _effect_input([e])
+	some v in deny with input as _effect_input([object.remove(e, ["shows"])])
+	v.id == "credentials-file"
+}
+
 test_effect_read_of_new_secret_locations_is_denied if {
 	every p in ["/home/u/.npmrc", "/home/u/.cargo/credentials.toml", "/home/u/.azure/msal_token_cache.json", "/home/u/.config/gh/hosts.yml", "/home/u/.kube/config", "/home/u/.docker/config.json"] {
 		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])

@@ -89,6 +89,14 @@ def test_hookds_pipx_and_uv_tool_environments_are_protected(world: tuple[Path, P
     assert shell_outcome(home, project, pth) == "deny"
 
 
+def test_the_venv_docs_install_makes_by_hand_is_protected(world: tuple[Path, Path]) -> None:
+    """gaps38: `python3.11 -m venv ~/.hookd` (docs/install.md's third way), whichever environment this daemon runs."""
+    home, project = world
+    assert str(home / ".hookd") in protected(Config(), home, project)
+    pip = "python3 -m pip install --upgrade --target ~/.hookd/lib/python3.11/site-packages ./patched-hookd"
+    assert shell_outcome(home, project, pip) == "deny"
+
+
 def test_droids_local_settings_are_judged_by_its_hooks_switch(world: tuple[Path, Path]) -> None:
     """settings.local.json merges over the settings.json beside it (docs.factory.ai, "Local overrides")."""
     home, project = world
@@ -97,3 +105,23 @@ def test_droids_local_settings_are_judged_by_its_hooks_switch(world: tuple[Path,
     assert tool_outcome(home, project, "write_file", off) == "deny"
     model = {"file_path": local, "content": '{"model": "opus"}\n'}
     assert tool_outcome(home, project, "write_file", model) == "allow"
+
+
+# --- gaps38: an alias left in a startup file is judged as the start it makes (hookd.selfprotect_aliases) ---
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo \"alias codex='codex --disable hooks'\" >> ~/.bash_aliases",
+        "echo \"alias claude='CLAUDE_CODE_SIMPLE=1 claude'\" >> ~/.bashrc",
+    ],
+)
+def test_an_alias_that_starts_an_agent_unguarded_is_denied(world: tuple[Path, Path], command: str) -> None:
+    home, project = world
+    assert shell_outcome(home, project, command) == "deny"
+
+
+def test_an_everyday_alias_stays_allowed(world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, "echo \"alias gs='git status -sb'\" >> ~/.bash_aliases") == "allow"

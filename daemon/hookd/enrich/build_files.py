@@ -57,8 +57,24 @@ def is_user_unit(path: str) -> bool:
     return is_unit_file(path) and re.search(r"/systemd/user(?:\.control)?/", path) is not None
 
 
+def is_autostart_entry(path: str) -> bool:
+    """A desktop entry in the user's XDG autostart directory: its `Exec=` runs, as the user, at every login
+    (https://specifications.freedesktop.org/autostart-spec/latest/)."""
+    return "/.config/autostart/" in path and path.endswith(".desktop")
+
+
+def is_started_file(path: str) -> bool:
+    """A file whose command lines a manager starts (a unit, an autostart entry): judged as a unit's (gaps38)."""
+    return is_unit_file(path) or is_autostart_entry(path)
+
+
+def is_users_started_file(path: str) -> bool:
+    """One the user's own manager or session starts, as the user."""
+    return is_user_unit(path) or is_autostart_entry(path)
+
+
 def is_build_file(path: str) -> bool:
-    return is_makefile(path) or is_compose_file(path) or is_pom(path) or is_unit_file(path)
+    return is_makefile(path) or is_compose_file(path) or is_pom(path) or is_started_file(path)
 
 
 def unit_commands(text: str) -> list[str]:
@@ -73,12 +89,28 @@ def unit_commands(text: str) -> list[str]:
     return lines[:MAX_SERVICES]
 
 
+def desktop_commands(text: str) -> list[str]:
+    """The command line a desktop entry's `Exec=` runs, its field codes (`%f`, `%U`, …) left out and `%%` a `%`
+    (https://specifications.freedesktop.org/desktop-entry-spec/latest/exec-variables.html). An entry activated over
+    D-Bus runs what its service file says, not shown here: a program only known when it runs."""
+    if "DBusActivatable" in text:
+        return ['"${DBUS_SERVICE_EXEC}"']
+    lines = []
+    for line in text.splitlines():
+        key, eq, value = line.strip().partition("=")
+        if eq and key.strip() == "Exec" and value.strip():
+            lines.append(re.sub(r"%[fFuUdDnNickvm%]", lambda m: "%" if m.group(0) == "%%" else "", value.strip()))
+    return lines[:MAX_SERVICES]
+
+
 def make_lines(path: str, text: str) -> list[str]:
     """The shell lines a makefile's recipes run, or the commands a pom's exec configurations start."""
     if is_makefile(path):
         return makefile_commands(text)
     if is_unit_file(path):
         return unit_commands(text)
+    if is_autostart_entry(path):
+        return desktop_commands(text)
     return (
         [_exec_line(c) for c in _CONFIGURATION.findall(text)[:MAX_SERVICES] if "<executable>" in c]
         if is_pom(path)

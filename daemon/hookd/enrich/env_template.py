@@ -15,23 +15,11 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from hookd.enrich.effects.public_lines import PUBLIC_PREFIXES
 from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.holdings import head
 
 TEMPLATE_WORDS = ("example", "sample", "template", "dist")
-# The name prefixes a web framework inlines into the code it ships to the browser: a variable so named is public by
-# the framework's own documentation (its value is in every visitor's copy of the app) and is read by the app's client
-# code only, never a tool's setting. Vite `VITE_` (https://vite.dev/guide/env-and-mode), Next.js `NEXT_PUBLIC_`
-# (https://nextjs.org/docs/app/building-your-application/configuring/environment-variables), Astro and SvelteKit
-# `PUBLIC_` (https://docs.astro.build/en/guides/environment-variables/, https://svelte.dev/docs/kit/$env-static-public),
-# Create React App `REACT_APP_` (https://create-react-app.dev/docs/adding-custom-environment-variables/), Expo
-# `EXPO_PUBLIC_` (https://docs.expo.dev/guides/environment-variables/), Nuxt `NUXT_PUBLIC_`
-# (https://nuxt.com/docs/guide/going-further/runtime-config), Gatsby `GATSBY_`
-# (https://www.gatsbyjs.com/docs/how-to/local-development/environment-variables/), Vue CLI `VUE_APP_`
-# (https://cli.vuejs.org/guide/mode-and-env.html).
-PUBLIC_PREFIXES = (
-    "VITE_", "NEXT_PUBLIC_", "PUBLIC_", "REACT_APP_", "EXPO_PUBLIC_", "NUXT_PUBLIC_", "GATSBY_", "VUE_APP_",
-)  # fmt: skip
 _MAX_TEXT = 16 * 1024
 _MAX_ENTRIES = 256  # the directory's entries looked at for a template
 _LINE = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=.*")

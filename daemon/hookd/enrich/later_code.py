@@ -6,8 +6,7 @@ never by the program that will run it:
   or build what they run) written into a dot-directory of the home outside the project: some program's init,
   startup or plugin file (Gradle's init.d, IPython's startup, Neovim's plugin/, npm's ~/.npm-init.js, direnv's
   direnvrc, a desktop's autostart scripts);
-* a configuration text (a `.yml`, `.json`, `.properties`, … or a dotfile) naming code in scratch space, where
-  anyone can plant it (`yarnPath: /tmp/x.cjs`, `org.gradle.jvmargs=-javaagent:/tmp/a.jar`);
+* a configuration text (`.yml`, `.json`, `.properties`, a dotfile) naming code in scratch (`yarnPath: /tmp/x.cjs`);
 * an agent's custom command (a Markdown or TOML file in a `commands/` directory) whose `!{…}` or "!`…`"
   markers run shell lines when the command is invoked: the lines are judged as the shell's analysis says
   (one that fetches, decodes or builds what it runs, or changes what lies outside the project).
@@ -32,6 +31,7 @@ from hookd.enrich.command_files import is_command_file, marker_lines
 from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.effects.configtext import makefile_commands, placed_changed
 from hookd.enrich.effects.languages import code_runs_nothing, follow_code
+from hookd.enrich.effects.later_lines import register_later_analysis
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.pycode import python_effects
@@ -51,7 +51,8 @@ _SHELL: list[Analyse] = []
 
 
 def register_shell_analysis(analyse: Analyse) -> None:
-    _SHELL[:] = [analyse]
+    _SHELL[:] = [analyse]  # (and effects.later_lines' own)
+    register_later_analysis(analyse)
 
 
 def shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:

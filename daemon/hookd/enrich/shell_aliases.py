@@ -13,24 +13,14 @@ from __future__ import annotations
 import re
 import shlex
 
-from hookd.dialects.launch import agents_started, unguarded_start
-from hookd.dialects.registry import AGENTS
 from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.later_lines import BASH_BUILTINS
 from hookd.enrich.later_code import later_lines
 
 _NAME = re.compile(r"[A-Za-z0-9_.+:@%^,-][A-Za-z0-9_.+:@%^,!-]*")  # bash's alias names: no `/`, `$`, quotes, blanks
 _EXPANDED = ("$(", "`", "<(", ">(")  # what the shell runs while it reads the definition, whatever the alias
 MAX_ALIAS_LINE = 4096
 _OPERATORS = frozenset("();<>|&")  # shlex's punctuation_chars: a control or redirection operator outside quotes
-# bash's builtins (https://www.gnu.org/software/bash/manual/html_node/Shell-Builtin-Commands.html): an alias of one
-# of these names changes what that typed builtin does
-_BUILTINS = frozenset(
-    {".", ":", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete", "continue",
-     "declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts",
-     "hash", "help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd",
-     "read", "readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test", "times", "trap",
-     "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait"}
-)  # fmt: skip
 
 
 def unaliased(text: str, home: str, project: str) -> str:
@@ -39,24 +29,18 @@ def unaliased(text: str, home: str, project: str) -> str:
 
 
 def _plain_aliases(line: str, home: str, project: str) -> bool:
+    """Only plain aliases; one of a program under its own name with more words (`alias codex='codex --disable
+    hooks'`) is kept for the settings reader, which records it for hookd.selfprotect_aliases to judge the start."""
     pairs = _alias_pairs(line.strip())
-    values = [value for _, value in pairs]
-    if any(_unguarded(value, home, project) for value in values):
+    if any(len(v.split()) > 1 and v.split()[0].rsplit("/", 1)[-1] == n for n, v in pairs):
         return False
+    values = [value for _, value in pairs]
     return bool(pairs) and not any(_shadows(n, v) for n, v in pairs) and later_lines(values, home, project) is None
-
-
-def _unguarded(value: str, home: str, project: str) -> bool:
-    """The alias starts an agent with options that switch hookd's hooks off (`alias claude='claude --danger…'`):
-    the user's next start of it is unguarded (dialects.launch)."""
-    words = value.split()
-    started = agents_started(words[0].rsplit("/", 1)[-1], words, AGENTS) if words else []
-    return any(unguarded_start(spec, words[at + 1 :], {}, {"HOME": home}, project) for spec, at in started)
 
 
 def _shadows(name: str, value: str) -> bool:
     """The alias takes a known command's name for another command (its value's first word is not that name)."""
-    known = name in _BUILTINS or catalogue().get(name) is not None
+    known = name in BASH_BUILTINS or catalogue().get(name) is not None
     return known and value.split(maxsplit=1)[0] != name
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from hookd.enrich.aliases import linked, other_names
-from hookd.enrich.build_files import is_build_file, is_compose_file, is_unit_file, is_user_unit, make_lines
+from hookd.enrich.build_files import is_build_file, is_compose_file, is_started_file, is_users_started_file, make_lines
 from hookd.enrich.caller_homes import caller_homes
 from hookd.enrich.ci_workflows import untrusted_checkouts
 from hookd.enrich.cli_tools import cli_line, pod_lines
@@ -329,7 +329,7 @@ def _judged_unit(lines: list[str], target: str, program: str, home: str, project
     `_judged_later` asks, and any change outside the project and scratch space, a signal, a privilege."""
     out = _judged_later(lines, target, program, home, project)
     for line in lines[:MAX_CONFIG_COMMANDS]:
-        analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
+        analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=home, project_dir=project)[1]
         risky = any(_unit_risk(e, home, project) for e in analysed)
         if risky and not any(e["code"]["text"] == line for e in out if isinstance(e.get("code"), dict)):
             out.append(_later_exec(line, target, program))
@@ -369,7 +369,7 @@ def _build_file_effects(
         after = texts_after(path, tool_input, spec, declared)
         texts = after if after is not None else [added_lines(t) for t in new_texts(tool_input)]
         texts = [t for t in texts if len(t) <= MAX_CONFIG_TEXT]
-        judged = _judged_unit if is_unit_file(path) else _judged_later
+        judged = _judged_unit if is_started_file(path) else _judged_later
         out.extend(judged([line for t in texts for line in make_lines(path, t)], path, program, home, project))
         for runs in (service_runs([t], home, os.path.dirname(path)) for t in texts if is_compose_file(path)):
             if runs is None:  # more services than are read: what they run is not known
@@ -554,7 +554,7 @@ def _runs_at_start(
         else:  # an edit that only adds lines is judged on them: the lines it keeps were in the file before it
             text = inserted_text(path, tool_input, spec) if effect["via"] == "tool" else None
             text = given if text is None else text
-        if is_user_unit(path) and texts_after(path, tool_input, spec, True) is not None:
+        if is_users_started_file(path) and texts_after(path, tool_input, spec, True) is not None:
             continue  # a user's unit seen whole: its commands are judged as a build file's (_judged_unit)
         langs = startup_languages(path, homes)
         when = next((w for h in homes if (w := shadows(path, h))), None) if langs <= {None} else None
@@ -567,7 +567,7 @@ def _runs_at_start(
             continue
         lang = "sh" if "sh" in langs else "text"  # another program's file (`/etc/sudoers.d/x`): no shell settings
         text = unaliased(text, homes[0], project) if lang == "sh" and isinstance(text, str) else text
-        if isinstance(text, str) and quiet_setting(effect, path, text, lang):
+        if isinstance(text, str) and quiet_setting(effect, path, text, lang, homes[0]):
             continue
         code = {"lang": lang, "text": text if isinstance(text, str) else ""}
         later.append({**_unknown("exec", program), "known": isinstance(text, str), "code": code, "deferred": True,

@@ -20,7 +20,7 @@ from hookd.enrich.effects.handed import is_command_line
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.processes import lookup_words, running_names
-from hookd.enrich.effects.words import _SECRET_VARIABLE, XARGS_INPUT, _dynamic
+from hookd.enrich.effects.words import _NOTHING, _SECRET_VARIABLE, XARGS_INPUT, _dynamic
 from hookd.enrich.paths import has_glob
 
 
@@ -56,6 +56,13 @@ def privileged(program: Program, argv: list[str]) -> bool:
         bool(options)
         and (any(w in options or w.split("=", 1)[0] in options for w in words) or any(p in options for p in pairs))
     ) or any(_is_host_root(source) for source in mount_sources(program, words))
+
+
+def changes_nothing(view: CommandView) -> bool:
+    """A command that does nothing with the privileges it runs with (gaps38): a program or builtin whose words are
+    never files nor code (`true`, `id`, `whoami`; words._NOTHING) given options only. `sudo -n true` only tells
+    whether sudo would ask for a password; an operand could set something (`hostname NAME`), and is asked."""
+    return view.name in _NOTHING and all(w.startswith("-") for w in view.argv[1:])
 
 
 def mount_sources(program: Program, words: list[str]) -> list[str]:

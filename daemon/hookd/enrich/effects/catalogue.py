@@ -113,6 +113,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         option_ops=dict(spec.get("option_ops", {})),
         makes={option: frozenset(modes) for option, modes in spec.get("makes", {}).items()},
         prints_none={k: frozenset(v) for k, v in spec.get("prints_none", {}).items() if k != "source"},
+        filter_lang=str(spec.get("filter_lang", "")),
+        output=str(spec.get("output", "")),
         keyword_ops=dict(spec.get("keyword_ops", {})),
         recursive=_recursive(spec),
         recursive_always=bool(spec.get("recursive_always", False)),
@@ -164,7 +166,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
             frozenset(spec.get("stop_all_units", {}).get("units", ())),
         ),
         power=frozenset(spec.get("power", ())),
-        schedules=bool(spec.get("schedules", False)),
+        schedules=str(spec.get("schedules", "")),
         makes_empty=bool(spec.get("makes_empty", False)),
         installs_code=tuple(tuple(str(w) for w in words) for words in spec.get("installs_code", ())),
         schedule_inert=frozenset(spec.get("schedule_inert", ())),
@@ -234,8 +236,7 @@ def _written(entry: str | Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
 
 
 def _recursive(spec: Mapping[str, Any]) -> frozenset[str]:
-    """The options that make a program recursive, as the option parser names them (`-r` under its long name
-    when the table gives one, and each letter of a table without)."""
+    """The options that make a program recursive as the parser names them (`-r`'s long name, or each letter)."""
     given = set(spec.get("recursive", ()))
     same = spec.get("same", {})
     return frozenset(given | {same[o] for o in given if o in same})
@@ -275,8 +276,7 @@ _OWN_COMMAND: Mapping[str, Mapping[str, Any]] = {
 
 
 class Catalogue:
-    """The programs, each built from its data the first time a command names it (a daemon process meets a
-    few dozen of the ~700), and git's table."""
+    """The programs, each built from its data the first time a command names it, and git's table."""
 
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",

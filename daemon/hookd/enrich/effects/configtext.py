@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookd.enrich.effects.catalogue import DATA, catalogue
+from hookd.enrich.effects.direnv import direnv_settings
+from hookd.enrich.effects.later_lines import alias_definitions, alias_runs_quietly
 from hookd.enrich.effects.words import assignments, runs_nothing
 from hookd.enrich.holdings import head
 
@@ -207,8 +209,10 @@ def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -
     if name in entry["sets"] and entry.get("option_words"):  # vim: `set nu mp=make sw=4`, each word one option
         return not any(_option_name(w) in entry["unsafe_options"] for w in rest)
     if name in entry["sets"]:
-        option = next((w for w in rest if not w.startswith("-")), "")
-        return option not in entry["unsafe_options"]
+        named = [w for w in rest if not w.startswith("-")]
+        return not any(
+            _names_option(named, u.split(), entry.get("option_prefixes", False)) for u in entry["unsafe_options"]
+        )
     if name in ("source-file", "source"):  # another configuration of the same program (`bind r source-file` itself)
         return all(w.rpartition("/")[2] in entry["names"] for w in rest if not w.startswith("-"))
     if name in entry["take_command"]:  # a word that is no option nor an option's value is a shell command
@@ -220,6 +224,14 @@ def _inert_setting(words: list[str], entry: Mapping[str, Any], *, bound: bool) -
     return True
 
 
+def _names_option(words: list[str], option: list[str], prefixes: bool) -> bool:
+    """Whether a setting's words name `option` (`history filename`: its words in order), each word whole or, where
+    the program takes a unique prefix of each (gdb: `set hist filen`), a prefix of it."""
+    if len(words) < len(option):
+        return False
+    return all(o.startswith(w) if prefixes else o == w for w, o in zip(words, option, strict=False))
+
+
 def _option_name(word: str) -> str:
     """The option a word of vim's `:set` names: `makeprg=make` and `mp+=x` are makeprg's and mp's, `noexrc`,
     `invexrc`, `exrc!`, `exrc&` exrc's."""
@@ -227,14 +239,21 @@ def _option_name(word: str) -> str:
     return name[2:] if name.startswith("no") and len(name) > 2 else name[3:] if name.startswith("inv") else name
 
 
-def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None) -> bool:
+def quiet_setting(effect: dict[str, Any], path: str, text: str, lang: str | None, home: str = "") -> bool:
     """Whether `text` written into the startup or configuration file `path` runs nothing later (runs_nothing for a
-    shell's file, settings_only for another program's). The variables a shell's text sets are kept on the write
-    (`sets`): one can still move or switch off what guards the next sessions (hookd.selfprotect judges them)."""
+    shell's file, settings_only for another program's; a shell's aliases each run quietly, later_lines). The
+    variables a shell's text sets are kept on the write (`sets`): one can still move or switch off what guards the
+    next sessions (hookd.selfprotect judges them)."""
     if lang != "sh":
         return pth_paths_only(text) if path.endswith(".pth") else settings_only(path, text)
-    if not runs_nothing(text):
+    text = direnv_settings(path, text)
+    split = alias_definitions(text)
+    if split is None or not runs_nothing(split[0]):
         return False
+    if not all(alias_runs_quietly(name, value, home) for name, value in split[1].items()):
+        return False
+    if split[1]:
+        effect["aliases"] = split[1]
     if found := assignments(text):
         effect["sets"] = found
     return True

@@ -22,6 +22,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, Parsed, parse
 from hookd.enrich.effects.words import _fixed_place
+from hookd.enrich.effects.worktree import Unknown, repository_of, unchanged, untracked_below
 from hookd.enrich.facts import is_unresolved as _dynamic
 from hookd.enrich.paths import has_glob
 
@@ -29,8 +30,12 @@ _TOP = ":/"  # pathspec magic: the top of the working tree (gitglossary(7), "pat
 _CLEANED = frozenset({"untracked", "untracked-trees", "ignored"})  # what `git clean` loses (git.json)
 
 
-def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, model: Ledger) -> None:
-    """The effects of `argv` (a git command whose subcommand is at `sub_index`) that lose work for good."""
+def discard_effects(
+    sub: str, argv: list[str], sub_index: int, place: Place, model: Ledger, *, moved: bool = True
+) -> None:
+    """The effects of `argv` (a git command whose subcommand is at `sub_index`) that lose work for good; one whose
+    work tree, read as it is on disk, holds nothing it would lose is dropped (worktree.py), unless the repository is
+    `moved` (the environment or `-c` names another) or the line put a stash back into the tree before it."""
     if sub == "stash":
         _stash(argv[sub_index + 1 :], argv[1:sub_index], place, model)
         return
@@ -40,6 +45,17 @@ def discard_effects(sub: str, argv: list[str], sub_index: int, place: Place, mod
     table = _table(sub, spec)
     parsed = parse(argv[sub_index:], table)
     given = {table.same.get(option, option) for option, _ in parsed.options}  # `switch --force` is --discard-changes
+    start = len(model.effects)
+    _discards(spec, parsed, given, argv, sub_index, (place, model))
+    if not moved and not model.stash_back and sub in _READ_ON_DISK and _plain_globals(argv[1:sub_index]):
+        to_head = _to_head(sub, parsed, given)
+        model.effects[start:] = [e for e in model.effects[start:] if not _nothing_lost(e, to_head)]
+
+
+def _discards(
+    spec: Mapping[str, Any], parsed: Parsed, given: set[str], argv: list[str], sub_index: int, at: tuple[Place, Ledger]
+) -> None:
+    place, model = at
     base = work_dir(argv[1:sub_index])
     if "push" in spec:
         _push(spec["push"], parsed, given, model, pushed_branch(place, base, model))
@@ -67,6 +83,57 @@ def _named(whole: Mapping[str, Any], given: set[str], options: list[tuple[str, s
     values: Mapping[str, list[str]] = whole.get("values", {})
     valued = {o for o, v in options if o in values and v is not None and v.lower() in values[o]}
     return (given - set(values)) | valued
+
+
+_HEAD = frozenset({"HEAD", "@"})
+_READ_ON_DISK = frozenset({"reset", "restore", "checkout", "switch", "clean"})  # (git.json's `discards`)
+
+
+def _to_head(sub: str, parsed: Parsed, given: set[str]) -> bool:
+    """The files the discard writes are the current commit's or the index's: no file of another commit comes to
+    overwrite an untracked one of its name (`reset --hard origin/main`, `checkout main -- .`, `restore --source`)."""
+    if sub == "reset":
+        return all(word in _HEAD for word in parsed.operands)
+    if sub == "restore":
+        return "--source" not in given
+    if sub == "checkout":
+        return not parsed.operands or parsed.operands[0] in _HEAD or _reads_as_path(parsed.operands[0])
+    return sub == "clean"
+
+
+# git's options before the subcommand that leave the repository where the work dir's `.git` says (git(1)): `-C` is
+# followed by the work dir itself (_work_dir)
+_PLAIN_GLOBALS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--no-replace-objects", "--literal-pathspecs"})
+
+
+def _plain_globals(globals_: list[str]) -> bool:
+    words = iter(globals_)
+    for word in words:
+        if word == "-C":
+            next(words, None)
+        elif not (word.startswith("-C") or word in _PLAIN_GLOBALS):
+            return False
+    return True
+
+
+def _nothing_lost(effect: dict[str, Any], to_head: bool) -> bool:
+    """The discard's tree, as it is on disk, holds nothing of what it would lose: no changed tracked file for
+    `uncommitted` (and, for a reset to another commit, no untracked file either, which git overwrites when the
+    commit has a file of its name), no untracked file for what `git clean` takes."""
+    path, what = str(effect.get("path") or ""), effect.get("what")
+    if effect["op"] != "delete" or not path or not effect.get("known", True) or effect.get("pattern"):
+        return False
+    try:
+        found = repository_of(path)
+        if found is None or not os.path.isdir(path):
+            return False
+        top, git_dir = found
+        if what == "uncommitted":
+            below = top if effect.get("whole") else path
+            return unchanged(top, git_dir, below) and (to_head or not untracked_below(top, git_dir, top))
+        return what in _CLEANED and not untracked_below(top, git_dir, path)
+    except (Unknown, OSError, UnicodeError):
+        return False
 
 
 def _table(sub: str, spec: Mapping[str, Any]) -> OptionTable:

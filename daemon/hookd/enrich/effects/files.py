@@ -10,6 +10,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import Program
 from hookd.enrich.effects.fetches import fetch_effects
+from hookd.enrich.effects.filters import mark_names_only
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
@@ -46,6 +47,7 @@ class FileEffects:
             self._subcommand(subcommand, parsed.operands[1:], name, place, recursive)
         else:
             self._files(program, parsed, argv, name, view, place)
+            mark_names_only(self.ledger.effects[start:], program, parsed)
         if public_lines(program.name, argv):  # `grep '^VITE_' .env.local`: it prints public variables only
             for effect in self.ledger.effects[start:]:
                 if effect["op"] == "read":

@@ -196,7 +196,9 @@ def git_effects(
     _files(sub, rest, place, model)
     _tree_updated(sub, rest, place(work_dir(argv[1:sub_index])), model)
     _worktree_removed(sub, rest, place, model)
-    discard_effects(sub, argv, sub_index, place, model)
+    moved = bool(pairs) or any(name.startswith("GIT_") for name in scope) or any(k.startswith("core.") for k in config)
+    discard_effects(sub, argv, sub_index, place, model, moved=moved)
+    model.stash_back = model.stash_back or any("stash" in word for word in argv[sub_index:])
     return run
 
 

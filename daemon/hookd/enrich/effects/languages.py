@@ -10,6 +10,7 @@ is not `known`. Python is read with its own parser (pycode.py). A language witho
 from __future__ import annotations
 
 import ast
+import ipaddress
 import re
 import shlex
 import sys
@@ -435,7 +436,7 @@ def _sets_only(node: ast.stmt) -> bool:
     if isinstance(node, ast.Expr):  # a docstring
         return isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
     if isinstance(node, ast.Assign):
-        return all(_settable(t) for t in node.targets) and _plain_value(node.value)
+        return all(_settable(t) or _left_off(t, node.value) for t in node.targets) and _plain_value(node.value)
     if isinstance(node, ast.AnnAssign):  # a module's annotation is evaluated: a name or a literal only
         plain_annotation = isinstance(node.annotation, (ast.Name, ast.Constant))
         return plain_annotation and _settable(node.target) and (node.value is None or _plain_value(node.value))
@@ -470,6 +471,35 @@ _RUNS_OR_LETS_IN = frozenset({
     "startup", "script", "scripts", "hook", "hooks", "program", "shell", "editor", "pager", "plugin", "plugins",
     "module", "modules", "ip", "host", "token", "password", "allow", "origin", "xsrf", "remote", "root", "dir", "path",
 })  # fmt: skip
+
+
+# Of those words, the ones naming an address a server listens on, and the ones that name who gets in or where
+# code is found, which no value makes plain (an empty token lets everyone in)
+_ADDRESS = frozenset({"ip", "host"})
+_GRANTS = frozenset({"token", "password", "allow", "origin", "xsrf", "remote", "root", "dir", "path", "file", "files"})
+
+
+def _left_off(target: ast.expr, value: ast.expr) -> bool:
+    """A setting named for what runs or lets in whose value runs and exposes nothing (gaps38): an address of this
+    machine's loopback only (`c.ServerApp.ip = '127.0.0.1'`: no other host reaches it), or a program or code setting
+    switched off (`open_browser = False`, `exec_lines = []`). Never a token's, password's or path's."""
+    last = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    hits = set(last.lower().split("_")) & _RUNS_OR_LETS_IN
+    if not isinstance(value, (ast.Constant, ast.List, ast.Tuple)) or hits & _GRANTS:
+        return False
+    if hits <= _ADDRESS:
+        return isinstance(value, ast.Constant) and _loopback(value.value)
+    off = isinstance(value, ast.Constant) and value.value in (False, None, "")
+    return not hits & _ADDRESS and (off or (isinstance(value, (ast.List, ast.Tuple)) and not value.elts))
+
+
+def _loopback(value: object) -> bool:
+    if value == "localhost":
+        return True
+    try:
+        return isinstance(value, str) and ipaddress.ip_address(value).is_loopback
+    except ValueError:
+        return False
 
 
 def _plain_value(value: ast.expr) -> bool:

@@ -68,7 +68,7 @@ class Ledger:
     __slots__ = (
         "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
         "previous",
-        "printed", "printing", "produced", "project", "read_listing", "stashed", "trees",
+        "printed", "printing", "produced", "project", "read_listing", "stash_back", "stashed", "trees",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
@@ -88,6 +88,7 @@ class Ledger:
         self.printing: list[dict[str, Any]] = []  # the credentials the command being judged prints (`gh auth token`)
         self.printed: list[dict[str, Any]] = []  # those the command before it printed: what a pipe hands on
         self.stashed = False  # a `git stash` earlier on the line put the uncommitted changes aside
+        self.stash_back = False  # a git command earlier on the line named a stash (`stash pop`, `stash@{0}`)
         self.git_config: dict[str, str] = {}  # `git config alias.x VALUE` earlier on the line: git's later commands
         self.descriptors: dict[int, Mapping[str, Any]] = {}  # fd -> the file a redirect opened on it (`exec 7<F`)
 

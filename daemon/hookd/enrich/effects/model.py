@@ -28,6 +28,7 @@ from hookd.enrich.effects.files import FileEffects
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
 from hookd.enrich.effects.languages import code_runs_nothing
+from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
@@ -80,8 +81,7 @@ def _own_setup(view: CommandView, path: str) -> bool:
 
 
 class EffectModel:
-    """Composes the parts that judge one command: its files, the code it runs, git (gitops), tar, fetches;
-    all record into one `Ledger`, which keeps what the line has done so far."""
+    """Composes the parts that judge one command (files, code, git, tar, fetches), all recording into one Ledger."""
 
     __slots__ = ("_opened_by_shell", "code", "files", "ledger")
 
@@ -172,7 +172,7 @@ class EffectModel:
                 text = view.stdin_text
             if text is None and view.name in ("echo", "printf"):  # its words, `$` kept: judged as written
                 text = " ".join(w for w in view.argv[1:] if w not in ("-n", "-e", "-E", "--"))
-            if text is not None and quiet_setting(effect, path, text, lang):
+            if text is not None and quiet_setting(effect, path, text, lang, self.ledger.home):
                 continue
             if text is None and lang == "sh" and _own_setup(view, path):
                 continue  # `register-python-argcomplete pytest >> ~/.bashrc`: what `eval "$(…)"` of it would run
@@ -187,8 +187,7 @@ class EffectModel:
 
     def _built_program(self, view: CommandView) -> None:
         """`$(curl …)`, `eval "$(curl …)"`: what runs is what its substitution prints (`eval "$(pyenv init -)"`:
-        the tool's own setup code, known); `/???/?m`: the first file the pattern matches when the shell runs it,
-        the others its first words."""
+        the tool's own setup code, known); `/???/?m`: the first file the pattern matches, the others its words."""
         word, code = view.argv[0], {"lang": "sh", "text": ""}
         if _dynamic(word) and self.code.own_path and prints_own_code(word):
             self.ledger.add("exec", None, word, code=code, raw=word)
@@ -202,7 +201,7 @@ class EffectModel:
         trees, self.ledger.trees, start = self.ledger.trees, [], len(self.ledger.effects)
         follow = Followups()
         name, argv = view.name, view.argv
-        if view.sudo:
+        if view.sudo and not beyond.changes_nothing(view):
             self.ledger.add("privilege", None, name or "sudo")
         for redirect in view.redirects:
             self._redirect(redirect, name, view)
@@ -311,8 +310,7 @@ class EffectModel:
     def _program_effects(
         self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView
     ) -> None:
-        """What it does whatever its operands: privileges, signals, power, commands scheduled, credentials printed,
-        a local package built."""
+        """What it does whatever its operands: privileges, signals, power, jobs scheduled, secrets printed, builds."""
         if program.privilege or privileged(program, argv):
             self.ledger.add("privilege", None, program.name)
         if program.grants:
@@ -323,8 +321,8 @@ class EffectModel:
         installs = any(
             parsed.operands[: len(w)] == list(w) and parsed.operands[len(w) :] for w in program.installs_code
         )
-        if installs or (program.schedules and not any(w in program.schedule_inert for w in argv[1:])):
-            # what it runs later is outside this session's hooks, whatever its text (`at`, `gh extension install X`)
+        if installs or scheduled_later(program, parsed, view, self.ledger.home, place):
+            # what runs later is outside this session's hooks (`at`, `gh extension install X`): asked, known or not
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
@@ -390,6 +388,8 @@ class EffectModel:
             effect = self.ledger.add("write", placed, name or "shell")
             if ">>" not in op and prints_nothing(view):  # `: > f`, `true > f`, `> f`: f's content is lost
                 self.ledger.add("delete", placed, name or "shell", emptied=True)
+            if (writer := catalogue().get(name)) and writer.output:
+                effect["text_of"] = writer.output  # `ssh-keyscan HOST >> ~/.ssh/known_hosts`: what it prints
             if str(placed["path"]).startswith("/dev/") and effect["known"]:
                 self.ledger.add("device", placed, name or "shell")
             self._produce(effect, view, name)

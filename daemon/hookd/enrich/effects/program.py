@@ -104,6 +104,8 @@ class Program:
     # subcommands, quiet, unless: `openssl rsa -in KEY -noout`: under a quiet option (none of `unless`) the files its
     # options read print nothing of themselves: used, as `ssh -i KEY` uses a key
     prints_none: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    filter_lang: str = ""  # the language of its first operand, a filter of what it prints of its files (jq)
+    output: str = ""  # what its standard output is, when it is one kind of text (ssh-keyscan: `host_keys`)
     keyword_ops: Mapping[str, str] = field(default_factory=dict)  # `if=`/`of=` operands (dd)
     recursive: frozenset[str] = frozenset()
     recursive_always: bool = False
@@ -151,7 +153,7 @@ class Program:
     # (start words, units): starting one of these units stops every unit (`systemctl start exit.target`)
     stop_all_units: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     power: frozenset[str] = frozenset()  # the operands that power the machine off or reboot it ("*": always)
-    schedules: bool = False  # runs commands later, outside any hook (at, batch, crontab)
+    schedules: str = ""  # runs commands later, outside any hook: its input a shell "job" (at) or a cron "table"
     makes_empty: bool = False  # what it writes of its operands it makes empty (mkdir: new directories)
     installs_code: tuple[tuple[str, ...], ...] = ()  # after these words, what it installs runs when invoked later
     schedule_inert: frozenset[str] = frozenset()  # options under which it only lists or removes (crontab -l)

@@ -1,7 +1,7 @@
 """A line filter that prints only the lines assigning a framework's public variables: `grep '^VITE_' .env.local`
 (GNU grep's manual, https://www.gnu.org/software/grep/manual/grep.html: each pattern is matched against each line
 and only matching lines are printed). Every pattern is anchored at the line's start (`^`) and begins with a public
-prefix (hookd.enrich.env_template.PUBLIC_PREFIXES) that nothing after it can make optional, with no alternation or
+prefix (PUBLIC_PREFIXES) that nothing after it can make optional, with no alternation or
 group; every option only chooses how matches are shown. Any option that prints other lines or matches otherwise
 (`-v`, context `-A/-B/-C/-NUM`, `-i`, `-F` where `^` is a plain character, `-z` where the file is one line, `-f`
 whose patterns hookd does not read, `-r`) or one this table does not know leaves the read a read of the whole file."""
@@ -9,8 +9,6 @@ whose patterns hookd does not read, `-r`) or one this table does not know leaves
 from __future__ import annotations
 
 import re
-
-from hookd.enrich.env_template import PUBLIC_PREFIXES
 
 # grep and egrep (grep -E); fgrep matches fixed strings, where `^` anchors nothing.
 _FILTERS = frozenset({"grep", "egrep"})
@@ -23,6 +21,19 @@ _LONG = frozenset({
     "--color", "--colour", "--max-count", "--regexp",
 })  # fmt: skip
 _LONG_VALUED = frozenset({"--max-count", "--regexp"})
+# The name prefixes a web framework inlines into the code it ships to the browser: a variable so named is public by
+# the framework's own documentation (its value is in every visitor's copy of the app) and is read by the app's client
+# code only, never a tool's setting. Vite `VITE_` (https://vite.dev/guide/env-and-mode), Next.js `NEXT_PUBLIC_`
+# (https://nextjs.org/docs/app/building-your-application/configuring/environment-variables), Astro and SvelteKit
+# `PUBLIC_` (https://docs.astro.build/en/guides/environment-variables/, https://svelte.dev/docs/kit/$env-static-public),
+# Create React App `REACT_APP_` (https://create-react-app.dev/docs/adding-custom-environment-variables/), Expo
+# `EXPO_PUBLIC_` (https://docs.expo.dev/guides/environment-variables/), Nuxt `NUXT_PUBLIC_`
+# (https://nuxt.com/docs/guide/going-further/runtime-config), Gatsby `GATSBY_`
+# (https://www.gatsbyjs.com/docs/how-to/local-development/environment-variables/), Vue CLI `VUE_APP_`
+# (https://cli.vuejs.org/guide/mode-and-env.html).
+PUBLIC_PREFIXES = (
+    "VITE_", "NEXT_PUBLIC_", "PUBLIC_", "REACT_APP_", "EXPO_PUBLIC_", "NUXT_PUBLIC_", "GATSBY_", "VUE_APP_",
+)  # fmt: skip
 _PATTERN = re.compile(rf"\^(?:{'|'.join(map(re.escape, PUBLIC_PREFIXES))})(?![*?+{{])[^|\\(){{}}\n]*")
 
 
