@@ -173,6 +173,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
+        replaces=dict(spec.get("replaces", {})),
         empties_in_place=frozenset(spec.get("empties_in_place", ())),
         like=str(spec.get("like", "")),
         prints_secret=tuple(
@@ -197,6 +198,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         code_file_options=frozenset(spec.get("code_file_options", ())),
         library_options=frozenset(spec.get("library_options", ())),
         code_file_lang=str(spec.get("code_file_lang", "")),
+        code_file_when=frozenset(spec.get("code_file_when", ())),
+        code_file_named=bool(spec.get("code_file_named", False)),
         editor=bool(spec.get("editor", False)),
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),
