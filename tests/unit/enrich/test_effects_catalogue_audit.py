@@ -129,4 +129,6 @@ def test_every_compressor_that_replaces_names_a_suffix_and_its_manual() -> None:
     own = json.loads((DATA / "programs.json").read_text())["programs"]
     replacing = {name: spec for name, spec in own.items() if "replaces" in spec}
     assert {"gzip", "gunzip", "xz", "unxz", "bzip2", "bunzip2", "zstd", "unzstd", "lz4", "lzma"} <= set(replacing)
-    assert all(spec["replaces"]["suffix"].startswith(".") and "catalog39" in spec["source"] for spec in replacing.values())
+    assert all(
+        spec["replaces"]["suffix"].startswith(".") and "catalog39" in spec["source"] for spec in replacing.values()
+    )

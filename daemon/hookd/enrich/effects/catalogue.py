@@ -53,10 +53,12 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
         v[2:] for k, v in same.items() if v.startswith("--") and len(k) == 2 and k[1] in spec.get("short_value", "")
     )
     whole = {o for o in [*option_names, *same] if o.startswith("-") and not o.startswith("--") and len(o) > 2}
-    if spec.get("single_dash_long"):
+    single_dash = bool(spec.get("single_dash_long"))
+    if single_dash:  # every word is one option, none a cluster of letters (`exiftool -Comment<=F` holds no `-o`)
         whole.update("-" + n for n in spec.get("long_value", ()))
+        whole.update(o for o in option_names if o.startswith("-") and not o.startswith("--"))
     short_value = set(spec.get("short_value", ""))
-    short_value.update(o[1] for o in option_names if len(o) == 2 and o[0] == "-" and o[1] != "-")
+    short_value.update(o[1] for o in option_names if len(o) == 2 and o[0] == "-" and o[1] != "-" and not single_dash)
     return OptionTable(
         short_value=frozenset(short_value),
         long_value=frozenset(long_value),
