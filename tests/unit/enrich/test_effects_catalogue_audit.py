@@ -86,6 +86,8 @@ def test_a_file_of_code_an_option_loads_runs(command: str, code_file: str, proj:
         "sdiff --diff-program=./tool a.txt b.txt",
         "diff3 --diff-program=./tool a b c",
         "ag --pager ./tool TODO",
+        "ugrep --pager=./tool TODO src",
+        "bat --paging=always --pager ./tool README.md",
     ],
 )
 def test_an_option_that_runs_code_or_a_program_is_an_exec(command: str, proj: Path) -> None:
@@ -132,3 +134,8 @@ def test_every_compressor_that_replaces_names_a_suffix_and_its_manual() -> None:
     assert all(
         spec["replaces"]["suffix"].startswith(".") and "catalog39" in spec["source"] for spec in replacing.values()
     )
+
+
+def test_an_option_whose_value_is_optional_takes_only_what_follows_its_equals_sign(proj: Path) -> None:
+    assert not any(e["op"] == "exec" for e in effects("ugrep --pager TODO src", proj))
+    assert _has("ugrep --pager TODO src", proj, "read", "@/src")

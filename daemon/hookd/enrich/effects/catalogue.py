@@ -59,10 +59,11 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
         whole.update(o for o in option_names if o.startswith("-") and not o.startswith("--"))
     short_value = set(spec.get("short_value", ""))
     short_value.update(o[1] for o in option_names if len(o) == 2 and o[0] == "-" and o[1] != "-" and not single_dash)
+    optional = frozenset(spec.get("long_optional", ()))  # `--pager[=CMD]`: a value only after `=`
     return OptionTable(
         short_value=frozenset(short_value),
-        long_value=frozenset(long_value),
-        long_flags=frozenset(spec.get("long", ())) - long_value,
+        long_value=frozenset(long_value) - optional,
+        long_flags=(frozenset(spec.get("long", ())) - long_value) | optional,
         same=same,
         whole=frozenset(whole),
         arity=dict(spec.get("arity", {})),
