@@ -11,6 +11,7 @@ import pytest
 from effect_support import HOME, effects
 
 from hookd.enrich.effects.catalogue import DATA, catalogue
+from hookd.enrich.effects.options import parse
 from hookd.enrich.effects.replaced import _unpacked
 
 
@@ -139,3 +140,26 @@ def test_every_compressor_that_replaces_names_a_suffix_and_its_manual() -> None:
 def test_an_option_whose_value_is_optional_takes_only_what_follows_its_equals_sign(proj: Path) -> None:
     assert not any(e["op"] == "exec" for e in effects("ugrep --pager TODO src", proj))
     assert _has("ugrep --pager TODO src", proj, "read", "@/src")
+
+
+@pytest.mark.parametrize(
+    ("command", "op"),
+    [
+        # a store its command changes is written, one its command only lists or exports from is read
+        ("keytool -importcert -alias ca -file ca.pem -keystore /etc/ssl/java/cacerts", "write"),
+        ("keytool -list -keystore /etc/ssl/java/cacerts", "read"),
+        ("certutil -A -d /etc/pki/nssdb -n ca -t C,, -i ca.pem", "write"),
+        ("certutil -L -d /etc/pki/nssdb", "read"),
+    ],
+)
+def test_a_certificate_store_is_written_only_by_the_commands_that_change_it(command: str, op: str, proj: Path) -> None:
+    stores = [e["op"] for e in effects(command, proj) if e["path"] in ("/etc/ssl/java/cacerts", "/etc/pki/nssdb")]
+    assert stores == [op]
+
+
+def test_a_single_dash_word_of_a_program_with_single_dash_options_is_one_flag() -> None:
+    keytool = catalogue().get("keytool")
+    assert keytool is not None
+    parsed = parse(["keytool", "-list", "-v", "-keystore", "ks.jks"], keytool.table)
+    assert parsed.options == [("-list", None), ("-v", None), ("-keystore", "ks.jks")]
+    assert parsed.operands == []

@@ -67,6 +67,7 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
         same=same,
         whole=frozenset(whole),
         arity=dict(spec.get("arity", {})),
+        whole_flags=frozenset("-" + n for n in spec.get("long", ())) if single_dash else frozenset(),
     )
 
 
