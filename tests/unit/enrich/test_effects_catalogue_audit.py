@@ -115,6 +115,7 @@ def test_a_lexer_name_is_no_file_of_code_without_its_allowing_option(proj: Path)
         ("tree -L 2 src", {("list", "@/src")}),
         ("xmllint --noout f.xml", {("read", "@/f.xml")}),
         ("csplit log.txt /ERROR/ {3}", {("read", "@/log.txt")}),
+        ("gzip - < notes.txt", {("read", "@/notes.txt")}),
     ],
 )
 def test_what_only_reads_or_keeps_stays_so(command: str, expected: set[tuple[str, str]], proj: Path) -> None:

@@ -29,6 +29,8 @@ def replaced_files(
         bool(rule.get("keeps")) and not given & set(rule.get("remove", ()))
     )
     for word in operands:
+        if word == "-" or word.startswith(("<(", ">(")):
+            continue  # stdin to stdout; a pipe from commands judged themselves
         ledger.add("read", place(word), name, recursive=recursive)
         if not named_elsewhere:
             made = word if recursive else _unpacked(word, suffix) if unpacks else word + suffix
