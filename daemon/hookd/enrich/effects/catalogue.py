@@ -53,17 +53,21 @@ def _table(spec: Mapping[str, Any], hooks: tuple[Hook, ...]) -> OptionTable:
         v[2:] for k, v in same.items() if v.startswith("--") and len(k) == 2 and k[1] in spec.get("short_value", "")
     )
     whole = {o for o in [*option_names, *same] if o.startswith("-") and not o.startswith("--") and len(o) > 2}
-    if spec.get("single_dash_long"):
+    single_dash = bool(spec.get("single_dash_long"))
+    if single_dash:  # every word is one option, none a cluster of letters (`exiftool -Comment<=F` holds no `-o`)
         whole.update("-" + n for n in spec.get("long_value", ()))
+        whole.update(o for o in option_names if o.startswith("-") and not o.startswith("--"))
     short_value = set(spec.get("short_value", ""))
-    short_value.update(o[1] for o in option_names if len(o) == 2 and o[0] == "-" and o[1] != "-")
+    short_value.update(o[1] for o in option_names if len(o) == 2 and o[0] == "-" and o[1] != "-" and not single_dash)
+    optional = frozenset(spec.get("long_optional", ()))  # `--pager[=CMD]`: a value only after `=`
     return OptionTable(
         short_value=frozenset(short_value),
-        long_value=frozenset(long_value),
-        long_flags=frozenset(spec.get("long", ())) - long_value,
+        long_value=frozenset(long_value) - optional,
+        long_flags=(frozenset(spec.get("long", ())) - long_value) | optional,
         same=same,
         whole=frozenset(whole),
         arity=dict(spec.get("arity", {})),
+        whole_flags=frozenset("-" + n for n in spec.get("long", ())) if single_dash else frozenset(),
     )
 
 
@@ -176,6 +180,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         at_file_options=frozenset(spec.get("at_file_options", ())),
         at_file_args=bool(spec.get("at_file_args", False)),
         writes_in_place=frozenset(spec.get("writes_in_place", ())),
+        replaces=dict(spec.get("replaces", {})),
         empties_in_place=frozenset(spec.get("empties_in_place", ())),
         like=str(spec.get("like", "")),
         prints_secret=tuple(
@@ -200,6 +205,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         code_file_options=frozenset(spec.get("code_file_options", ())),
         library_options=frozenset(spec.get("library_options", ())),
         code_file_lang=str(spec.get("code_file_lang", "")),
+        code_file_when=frozenset(spec.get("code_file_when", ())),
+        code_file_named=bool(spec.get("code_file_named", False)),
         editor=bool(spec.get("editor", False)),
         remote_command=bool(spec.get("remote_command", False)),
         socat=bool(spec.get("socat", False)),

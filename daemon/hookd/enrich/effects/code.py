@@ -156,9 +156,8 @@ class CodeRuns:
     def _code_words(self, program: Program, parsed: Parsed, view: CommandView, follow: Followups) -> None:
         """Code in a file an option names (`make -f FILE`), or in a `+CMD` operand (`vim +CMD`)."""
         if program.code_file_lang:
-            for option, value in parsed.options:
-                if option in program.code_file_options and value is not None:
-                    self._code_file(program, value, view, follow)
+            for value in program.code_files(parsed.options):
+                self._code_file(program, value, view, follow)
         if program.stdin_lang and view.stdin == "text" and view.stdin_text:  # `printf '!cmd\nq\n' | ed`
             self._handed(program.name, view.stdin_text, Hook("option", code=True, lang=program.stdin_lang), follow)
         if program.bare_commands and (not parsed.operands or parsed.operands[0] in _INPUT_SOURCES):

@@ -15,6 +15,7 @@ from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.public_lines import public_lines
+from hookd.enrich.effects.replaced import replaced_files
 from hookd.enrich.effects.tar import member_writes, tar_effects
 from hookd.enrich.effects.words import (
     _INERT,
@@ -109,6 +110,8 @@ class FileEffects:
                 self.ledger.add("write", place(word), name)
         elif program.archive and "tar" in (program.name, program.like):
             tar_effects(self.ledger, parsed, operands, place, name)
+        elif program.replaces and replaced_files(self.ledger, program, parsed, operands, place, recursive):
+            return
         else:
             self._operands(program, parsed, operands, name, recursive, view, place)
             if not program.operands and not program.first and not program.gtfobins.isdisjoint(_FILE_FUNCTIONS):

@@ -102,12 +102,12 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         # sources are built into the file it names, judged where that runs (entries.compiled); a package
         # installer's directory is judged by code.package_dirs
         return
-    code_paths: set[str] = set()
+    code_files: list[str] = []
     if program is not None and program.code_file_options:  # `awk -f F`, `make -f F`: F is read as its code
-        code_files = {v for o, v in parse(view.argv, program.table).options if o in program.code_file_options}
-        code_paths = {str(place(v).get("path") or "") for v in code_files if v}
-        judged -= code_paths
-    for word in _handed_words(view):
+        code_files = program.code_files(parse(view.argv, program.table).options)
+    code_paths = {str(place(v).get("path") or "") for v in code_files}
+    judged -= code_paths
+    for word in [*_handed_words(view), *code_files]:  # (`-l F.py:Lexer` hands F.py in a word of its own)
         placed = place(word)
         path = str(placed.get("path") or "")
         kind = ledger.produced.get(path)

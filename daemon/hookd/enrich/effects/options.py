@@ -17,6 +17,7 @@ class OptionTable:
     same: Mapping[str, str] = field(default_factory=dict)  # `-e` -> `--rsh`: one name for both spellings
     whole: frozenset[str] = frozenset()  # single-dash words that are one option with a value (`-ex`, `-in`)
     arity: Mapping[str, int] = field(default_factory=dict)  # options taking more than one word (`--arg N V`)
+    whole_flags: frozenset[str] = frozenset()  # single-dash words that are one option without a value (`-list`)
 
     def long_name(self, given: str) -> str:
         """The long option `given` (without `--`) names: itself, or the one long option it is a prefix of."""
@@ -67,10 +68,10 @@ def parse(argv: list[str], table: OptionTable, start: int = 1) -> Parsed:
             options.append(("--" + name, value if eq else None))
             continue
         head, eq, attached = word.partition("=")
-        if head in table.whole:
+        if head in table.whole or word in table.whole_flags:
             spelled.append(word)
             whole_value: str | None = attached if eq else None
-            if not eq and i < n:
+            if not eq and i < n and word not in table.whole_flags:
                 whole_value = argv[i]
                 spelled.append(argv[i])
                 i += 1

@@ -164,6 +164,10 @@ class Program:
     at_file_options: frozenset[str] = frozenset()  # `curl -d @file`: the file is read and sent
     at_file_args: bool = False  # httpie: request items `field@file`, `@file` send the file
     writes_in_place: frozenset[str] = frozenset()  # `sed -i`
+    # a compressor's rule (hookd.enrich.effects.replaced): `suffix`, `default` (compress|decompress), the options
+    # that `decompress`, `keep` the file read, make it `reads_only`, name the `suffix_options`; `keeps` by default
+    # unless one of `remove`; `pair`: two operands are input and output unless one of `many`
+    replaces: Mapping[str, Any] = field(default_factory=dict)
     empties_in_place: frozenset[str] = frozenset()  # `truncate --size=0`: the operands' content is lost, as shred's
     # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
     prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
@@ -184,6 +188,9 @@ class Program:
     stdin_copies: frozenset[str] = frozenset()  # `cpio -p DIR`: the files stdin names are copied below DIR
     code_file_options: frozenset[str] = frozenset()  # `awk -f FILE`: the program is in FILE
     code_file_lang: str = ""  # the language of that file (`make -f FILE`: make)
+    # code_file_options name code only under one of these options (`pygmentize -x -l F.py:Lexer`: -x allows it)
+    code_file_when: frozenset[str] = frozenset()
+    code_file_named: bool = False  # the value is `FILE:NAME`, a class of FILE (`-l F.py:Lexer`)
     # of code_file_options, those naming a library the main program is still given beside (`gawk -i FILE 'PROG'`)
     library_options: frozenset[str] = frozenset()
     editor: bool = False
@@ -221,6 +228,13 @@ class Program:
             for words, path in self.writes_files
             if list(operands[: len(words)]) == list(words) and not (words and elsewhere)
         ]
+
+    def code_files(self, options: Sequence[tuple[str, str | None]]) -> list[str]:
+        """The files of code its options name (`awk -f F`); none without one of `code_file_when`."""
+        if self.code_file_when and not any(o in self.code_file_when for o, _ in options):
+            return []
+        values = [v for o, v in options if o in self.code_file_options and v]
+        return [v.rpartition(":")[0] or v if self.code_file_named else v for v in values]
 
     def writes_operands_in_place(
         self, options: list[tuple[str, str | None]], entries: frozenset[str] = frozenset()
