@@ -140,8 +140,9 @@ def plain_write_effects(event: NormalisedEvent) -> NormalisedEvent | None:
     if not isinstance(entry, dict) or entry.get("raw") != raw or entry.get("in_project") is not True:
         return None
     path, home_dir, project = entry.get("path"), home.removesuffix("/"), event.project_dir.removesuffix("/")
-    homes = caller_homes(home_dir, event.caller.uid)
-    if not isinstance(path, str) or not _plain_place(path, home_dir, project, homes, tool.name):
+    if not isinstance(path, str) or "/." in path:  # (a dot-named part: `_plain_place` says so, after a call more)
+        return None
+    if not _plain_place(path, home_dir, project, caller_homes(home_dir, event.caller.uid), tool.name):
         return None
     if url_texts(tool.input, web=False) or any(
         test(t, path, home_dir, project) for t in new_texts(tool.input) for test in TEXT_TESTS.values()
