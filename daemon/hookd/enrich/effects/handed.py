@@ -127,12 +127,16 @@ def _heads_command(text: str) -> bool:
         words = words[1:]
     if not words:
         return False
-    program = words[0]
-    name = program.rsplit("/", 1)[-1]
-    known = "/" in program or name in SHELLS or (name not in _NOTHING and catalogue().get(name) is not None)
-    if not known:
+    if not names_a_program(words[0]):
         return False
     return bool(_SYNTAX.search(text)) or any(_ARGUMENT.match(w) for w in words[1:])
+
+
+def names_a_program(word: str) -> bool:
+    """`word` at a command's head runs a program hookd knows: a path, a shell or a program of the catalogue (the
+    first test of a command line, also asked of a written text's words by hookd.enrich.plain_write)."""
+    name = word.rsplit("/", 1)[-1]
+    return "/" in word or name in SHELLS or (name not in _NOTHING and catalogue().get(name) is not None)
 
 
 _RUNS_THE_REST = frozenset({"exec", "command", "builtin"})
