@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,6 +51,13 @@ def decide(engine: RegoOpaEngine, document: dict[str, object], seconds: float = 
 
 
 def policy_ids(opa: OpaServer) -> list[str]:
+    if opa.socket_path is not None:  # OPA on its Unix socket: one HTTP/1.0 request by hand
+        with socket.socket(socket.AF_UNIX) as conn:
+            conn.settimeout(5)
+            conn.connect(str(opa.socket_path))
+            conn.sendall(b"GET /v1/policies HTTP/1.0\r\nHost: opa\r\n\r\n")
+            reply = b"".join(iter(lambda: conn.recv(65536), b""))
+        return sorted(p["id"] for p in json.loads(reply.split(b"\r\n\r\n", 1)[1])["result"])
     with urllib.request.urlopen(f"{opa.url}/v1/policies", timeout=5) as response:
         return sorted(p["id"] for p in json.load(response)["result"])
 
@@ -147,7 +155,8 @@ class TestTransport:
             assert decide(engine, write_doc("secret.txt"))[0][0] == "no-secret"
 
     def test_an_opa_that_restarted_gets_the_set_again(self, tmp_path: Path) -> None:
-        with running_opa() as server:
+        # on its Unix socket: a TCP port freed by the stop may be taken by another test before the restart
+        with running_opa(unix=True) as server:
             engine = RegoOpaEngine.load(DEMO, OpaConfig(url=server.url))
             server.stop()
             with pytest.raises(EngineError, match="unreachable"):

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from hookd.enrich.build_files import is_build_file
 from hookd.enrich.caller_homes import caller_homes
 from hookd.enrich.ci_workflows import is_workflow
+from hookd.enrich.command_files import is_command_file
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.handed import _ARGUMENT, _SYNTAX, names_a_program
 from hookd.enrich.effects.loaded import _SUBSTITUTED
@@ -41,7 +42,6 @@ from hookd.enrich.later_code import (
     _names_a_reach,
     _places,
     added_lines,
-    is_command_file,
     is_configuration,
 )
 from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX

@@ -60,7 +60,7 @@ class Served:
         lib.hq_resume(self.native.handle, 0)
         self.native.start()
 
-    def note(self, timeout: float = 10.0) -> int:
+    def note(self, timeout: float = 30.0) -> int:
         ready, _, _ = select.select([self.wake[0]], [], [], timeout)
         assert ready, "the library wrote no note"
         return int.from_bytes(os.read(self.wake[0], 4), "little", signed=True)
@@ -78,7 +78,7 @@ class Served:
     def exchange(self, frame: bytes) -> bytes:
         """The reply to `frame`: b"R" when answered natively, b"" when handed over (and taken)."""
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(10)
+            sock.settimeout(30)  # (a long chunk on a box at load 10 took over 10 s: a bound, not a speed claim)
             sock.connect(self.path)
             sock.sendall(frame)
             reply = sock.recv(16)
