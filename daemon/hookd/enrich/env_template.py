@@ -94,21 +94,26 @@ def _public_write(path: str, text: str | None, after: Callable[[str], list[str] 
 
 
 def _assignments(text: str) -> list[str]:
-    """The lines of a dotenv text that set something (blank lines and comments set nothing)."""
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+    """The lines of a dotenv text that set something (blank lines and comments set nothing), split where dotenv
+    splits them: at a newline only (a form feed or U+2028 is no line end to dotenv, nor to grep)."""
+    lines = (line.strip(" \t\r") for line in text.split("\n"))
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 def _public(line: str) -> bool:
+    """A public variable's plain value: no expansion, and no control or line-separating character, which another
+    reader splits where dotenv does not (`VITE_A=1\fAPI_SECRET=…`)."""
     match = _LINE.fullmatch(line)
     value = line.partition("=")[2]
-    return match is not None and match[1].startswith(PUBLIC_PREFIXES) and not any(c in value for c in "$`")
+    odd = any((ord(c) < 32 and c != "\t") or c in "\x7f\x85\u2028\u2029" for c in line)
+    return match is not None and match[1].startswith(PUBLIC_PREFIXES) and not odd and not any(c in value for c in "$`")
 
 
 def _names(text: str) -> set[str] | None:
     """The names a dotenv text sets; None when a line is something else (a command, a continued value)."""
     names = set()
-    for raw in text.splitlines():
-        line = raw.strip()
+    for raw in text.split("\n"):
+        line = raw.strip(" \t\r")
         if not line or line.startswith("#"):
             continue
         match = _LINE.fullmatch(line)

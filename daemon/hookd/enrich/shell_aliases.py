@@ -14,7 +14,7 @@ import re
 import shlex
 
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.later_lines import BASH_BUILTINS
+from hookd.enrich.effects.later_lines import BASH_BUILTINS, one_plain_command
 from hookd.enrich.later_code import later_lines
 
 _NAME = re.compile(r"[A-Za-z0-9_.+:@%^,-][A-Za-z0-9_.+:@%^,!-]*")  # bash's alias names: no `/`, `$`, quotes, blanks
@@ -32,7 +32,7 @@ def _plain_aliases(line: str, home: str, project: str) -> bool:
     """Only plain aliases; one of a program under its own name with more words (`alias codex='codex --disable
     hooks'`) is kept for the settings reader, which records it for hookd.selfprotect_aliases to judge the start."""
     pairs = _alias_pairs(line.strip())
-    if any(len(v.split()) > 1 and v.split()[0].rsplit("/", 1)[-1] == n for n, v in pairs):
+    if any(not one_plain_command(v) or (len(v.split()) > 1 and v.split()[0].rsplit("/", 1)[-1] == n) for n, v in pairs):
         return False
     values = [value for _, value in pairs]
     return bool(pairs) and not any(_shadows(n, v) for n, v in pairs) and later_lines(values, home, project) is None

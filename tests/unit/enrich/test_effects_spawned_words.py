@@ -40,3 +40,15 @@ def test_a_spawned_word_the_line_quoted_is_its_text(line: str, inner: list[str],
 def test_a_makefile_the_line_wrote_is_read_as_make_reads_it(line: str, tmp_path: Path) -> None:
     deleted = [e["path"] for e in effects(line, tmp_path) if e["op"] == "delete"]
     assert deleted == [f"{HOME}/.config/app/state.db"]
+
+
+@pytest.mark.parametrize(
+    ("line", "written"),
+    [
+        ("gunzip ~/.bash_login", f"{HOME}/.bash_login"),  # gzip tries `~/.bash_login.gz` and writes the name given
+        ("gunzip -Nf data.gz", ""),  # the name the archive stored: not known here
+    ],
+)
+def test_what_a_decompressor_writes(line: str, written: str, tmp_path: Path) -> None:
+    writes = [e["path"] for e in effects(line, tmp_path) if e["op"] == "write"]
+    assert writes == [written]

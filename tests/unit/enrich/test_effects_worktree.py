@@ -1,5 +1,7 @@
-"""gaps38 (policies/README.md, "Known gaps closed (gaps38)"): a git discard whose tree, read as it is on disk
-(the index's stat data against the files, hookd.enrich.effects.worktree), holds nothing it would lose is no loss."""
+"""gaps38 (policies/README.md, "Known gaps closed (gaps38)"): a `git clean` whose tree, read as it is on disk (the
+index's entries against the files, hookd.enrich.effects.worktree), holds no untracked file is no loss. A reset,
+restore, checkout or switch stays a discard whatever the disk shows: it also loses what is staged, which only git's
+object store tells (review40: `git add f && git reset --hard` was allowed)."""
 
 from __future__ import annotations
 
@@ -40,26 +42,27 @@ def _lost(line: str, where: Path) -> list[Any]:
     return [e.get("what") for e in effects(line, where) if e["op"] == "delete"]
 
 
+def test_a_clean_work_tree_loses_nothing_to_clean(repo: Path) -> None:
+    assert _lost("git clean -fdx", repo) == []  # was a delete of untracked work, denied or asked
+
+
 @pytest.mark.parametrize(
-    "line", ["git reset --hard", "git fetch && git reset --hard origin/main", "git restore .", "git clean -fdx"]
+    "line", ["git reset --hard", "git fetch && git reset --hard origin/main", "git restore .", "git checkout -- ."]
 )
-def test_a_clean_work_tree_loses_nothing(repo: Path, line: str) -> None:
-    assert _lost(line, repo) == []  # was a delete of uncommitted or untracked work, denied or asked
+def test_a_reset_or_restore_stays_a_discard_however_clean_the_disk(repo: Path, line: str) -> None:
+    assert _lost(line, repo) == ["uncommitted"]
 
 
-def test_a_changed_tracked_file_is_lost(repo: Path) -> None:
-    (repo / "a.txt").write_text("edited")
+def test_a_staged_change_is_lost_to_a_reset_though_the_disk_matches_the_index(repo: Path) -> None:
+    (repo / "a.txt").write_text("edited and staged")
+    _git(repo, "add", "a.txt")
     assert _lost("git reset --hard", repo) == ["uncommitted"]
-    assert _lost("git restore src", repo) == []  # the change is not below the restored tree
-    (repo / "src" / "b.py").unlink()
-    assert _lost("git restore src", repo) == ["uncommitted"]  # a deleted file is a change
+    assert _lost("git restore -SW .", repo) == ["uncommitted"]
 
 
-def test_an_untracked_file_is_lost_to_clean_and_to_a_reset_onto_another_commit(repo: Path) -> None:
+def test_an_untracked_file_is_lost_to_clean(repo: Path) -> None:
     (repo / "notes.md").write_text("mine")
     assert _lost("git clean -f", repo) == ["untracked"]
-    assert _lost("git reset --hard origin/main", repo) == ["uncommitted"]  # its commit may hold notes.md
-    assert _lost("git reset --hard HEAD", repo) == []
     assert _lost("git clean -f src", repo) == []
 
 

@@ -86,7 +86,10 @@ def _named(whole: Mapping[str, Any], given: set[str], options: list[tuple[str, s
 
 
 _HEAD = frozenset({"HEAD", "@"})
-_READ_ON_DISK = frozenset({"reset", "restore", "checkout", "switch", "clean"})  # (git.json's `discards`)
+# (git.json's `discards`) judged against the tree on disk: only `git clean`, whose loss is the untracked files the
+# index does not name. A reset, restore, checkout or switch also loses what is staged, the index's difference from
+# HEAD, which only git's object store tells (packed, deltified): those stay judged as discards (review40)
+_READ_ON_DISK = frozenset({"clean"})
 
 
 def _to_head(sub: str, parsed: Parsed, given: set[str]) -> bool:

@@ -97,6 +97,33 @@ BASH_BUILTINS = frozenset(
 )  # fmt: skip
 
 
+# what an alias's value may not start with to be judged as the command it runs: a builtin that changes the shell
+# the user types into (its variables, loaded builtins, command table, completions, key bindings, traps), or a
+# wrapper that runs the next words as another command with its own options or environment (bash(1), SHELL BUILTIN
+# COMMANDS; env(1), nice(1), nohup(1), timeout(1), setsid(1), stdbuf(1))
+_CHANGES_THE_SHELL = frozenset(
+    {"export", "declare", "typeset", "local", "readonly", "set", "shopt", "unset", "enable", "hash", "complete",
+     "compgen", "bind", "trap", "source", ".", "eval", "alias", "unalias", "builtin", "command", "exec", "ulimit",
+     "umask", "cd", "pushd", "popd", "env", "nice", "nohup", "time", "timeout", "setsid", "stdbuf"}
+)  # fmt: skip
+_ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+def one_plain_command(value: str) -> bool:
+    """An alias's value is one command of a program with its words: no control operator or redirection outside
+    quotes (`ls -la; export LD_PRELOAD=…`), no leading assignment (`CLAUDE_CODE_SIMPLE=1 claude`), no builtin that
+    changes the shell or wrapper that hands on (`command claude --bare`, `enable -f x.so x`)."""
+    try:
+        lexer = shlex.shlex(value, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:
+        return False
+    if not words or any(w and set(w) <= set("();<>|&") for w in words):
+        return False
+    return not _ASSIGNMENT_WORD.match(words[0]) and words[0].rsplit("/", 1)[-1] not in _CHANGES_THE_SHELL
+
+
 def alias_runs_quietly(name: str, value: str, home: str) -> bool:
     """The alias's value run with whatever words are typed after its name does only reads and listings, and the
     alias takes no program's name for another program (`alias sudo='x'` hands the next `sudo` and its password to
@@ -106,7 +133,7 @@ def alias_runs_quietly(name: str, value: str, home: str) -> bool:
     except ValueError:
         return False
     program = first[0].rsplit("/", 1)[-1] if first else ""
-    if program != name and (name in BASH_BUILTINS or _names_a_program(name)):
+    if not one_plain_command(value) or (program != name and (name in BASH_BUILTINS or _names_a_program(name))):
         return False
     return runs_quietly(f'{value} "$@"', home, _NOWHERE)
 

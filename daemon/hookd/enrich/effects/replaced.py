@@ -32,7 +32,9 @@ def replaced_files(
         if word == "-" or word.startswith(("<(", ">(")):
             continue  # stdin to stdout; a pipe from commands judged themselves
         ledger.add("read", place(word), name, recursive=recursive)
-        if not named_elsewhere:
+        if not named_elsewhere and unpacks and given & _STORED_NAME:  # `gunzip -N`: the name the archive stored
+            ledger.add("write", {"raw": "${stored_name}", "path": ""}, name, guess=True)
+        elif not named_elsewhere:
             made = word if recursive else _unpacked(word, suffix) if unpacks else word + suffix
             ledger.add("write", place(made), name, recursive=recursive)
         if not keeps:
@@ -40,10 +42,16 @@ def replaced_files(
     return True
 
 
+# gzip(1): `-N`/`--name` restores the name and time stamp the archive stored, wherever it points in the directory
+_STORED_NAME = frozenset({"-N", "--name"})
+
+
 def _unpacked(word: str, suffix: str) -> str:
     """The file a decompressor writes for `word`: its name less the suffix, or less its last extension (gzip
-    also unpacks `.tgz` to `.tar`; any other name is refused, and the stem is the nearest it could write)."""
+    also unpacks `.tgz` to `.tar`); a name with neither is the file itself (gzip tries `word.gz` and the other
+    suffixes, and writes `word`: `gunzip ~/.bash_login` of `~/.bash_login.gz`)."""
     if word.endswith(suffix) and len(word) > len(suffix):
         return word[: -len(suffix)]
     base, dot, extension = word.rpartition(".")
-    return base if dot and base and "/" not in extension else word
+    stem = base.rsplit("/", 1)[-1]
+    return base if dot and stem and "/" not in extension else word
