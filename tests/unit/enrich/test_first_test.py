@@ -6,7 +6,6 @@ for payloads mutated from them toward what the full analysis must see (`$`, quot
 from __future__ import annotations
 
 import json
-import os
 import random
 import secrets
 import shutil
@@ -17,10 +16,11 @@ from typing import Any
 
 import hypothesis
 import pytest
+from differential_support import ThrowawayWorld, policy_payloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
+from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.enrich import first_test
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.paths import enrich_paths
@@ -28,7 +28,7 @@ from hookd.enrich.shell.analysis import enrich_shell
 from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.policytest import _make_world, _substitute, _unmake_world
 from hookd.policytest.corpus import _payload
-from hookd.types import Caller, Deadline, HookRequest, NormalisedEvent
+from hookd.types import NormalisedEvent
 
 ROOT = Path(__file__).resolve().parents[3]
 FULL = (enrich_shell, enrich_paths, enrich_tool_effects)
@@ -49,42 +49,16 @@ BENCH = [
 def cases() -> Iterator[tuple[str, dict[str, Any], Any]]:
     """(client, payload with `${PROJECT}`/`${HOME}` unsubstituted, world) of every case, corpus line and bench call
     (tests/unit/enrich/test_effects_golden.py's payloads, with the worlds the corpus runner makes for them)."""
-    for path in sorted(ROOT.glob("policies/*/cases/*.json")):
-        for case in json.loads(path.read_text(encoding="utf-8")):
-            if isinstance(case, dict) and isinstance(case.get("payload"), dict):
-                yield str(case.get("client", DEFAULT_AGENT)), case["payload"], case.get("world", {})
-    for path in sorted(ROOT.glob("policies/corpus/*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                case = json.loads(line)
-                yield str(case.get("client", DEFAULT_AGENT)), _payload(case), case.get("world", {})
+    yield from policy_payloads()
     for case in BENCH:
         yield DEFAULT_AGENT, _payload(case), {}
 
 
-class World:
+class World(ThrowawayWorld):
     """A throw-away project and home, and an event parsed in them as the corpus runner parses it."""
 
-    def __init__(self, tmp: Path) -> None:
-        self.project, self.home = tmp / "project", tmp / "home"
-        self.project.mkdir()
-        self.home.mkdir()
-
     def event(self, client: str, payload: dict[str, Any]) -> NormalisedEvent | None:
-        body = _substitute(payload, self.project, self.home)
-        request = HookRequest(
-            client=client,
-            event=str(body.get("hook_event_name", "")),
-            payload=json.dumps(body).encode(),
-            env={**{spec.project_dir_env: str(self.project) for spec in AGENTS.values()}, "HOME": str(self.home)},
-            cwd=str(self.project),
-            caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()),
-            deadline=Deadline.after(5),
-        )
-        try:
-            return AGENTS[client].dialect.parse(request)
-        except Exception:  # a case that expects a dialect error: nothing to enrich
-            return None
+        return self.parsed(client, payload)
 
     def compared(
         self, client: str, payload: dict[str, Any], world: Any = None, quick_steps: tuple[Any, ...] = QUICK

@@ -7,7 +7,6 @@ module names, patches, JSON), inserted into the texts and the paths."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import secrets
@@ -19,10 +18,11 @@ from typing import Any
 
 import hypothesis
 import pytest
+from differential_support import ThrowawayWorld, policy_payloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookd.dialects.registry import AGENTS, DEFAULT_AGENT
+from hookd.dialects.registry import DEFAULT_AGENT
 from hookd.enrich import first_test, plain_write
 from hookd.enrich.effects import handed, loaded
 from hookd.enrich.effects.catalogue import catalogue
@@ -34,7 +34,7 @@ from hookd.enrich.paths import enrich_paths
 from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.policytest import _make_world, _substitute, _unmake_world
 from hookd.policytest.corpus import _payload
-from hookd.types import Caller, Deadline, HookRequest, NormalisedEvent
+from hookd.types import NormalisedEvent
 
 ROOT = Path(__file__).resolve().parents[3]
 QUICK = first_test.first_tested(enrich_tool_effects, plain_write.plain_write_effects)
@@ -52,44 +52,19 @@ def _writes(payload: dict[str, Any]) -> bool:
 def cases() -> Iterator[tuple[str, dict[str, Any], Any]]:
     """(client, payload, world) of every write of the cases, the corpus, the golden file's bench calls and the
     bench's own payloads."""
-    for path in sorted(ROOT.glob("policies/*/cases/*.json")):
-        for case in json.loads(path.read_text(encoding="utf-8")):
-            if isinstance(case, dict) and isinstance(case.get("payload"), dict):
-                yield str(case.get("client", DEFAULT_AGENT)), case["payload"], case.get("world", {})
-    for path in sorted(ROOT.glob("policies/corpus/*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                case = json.loads(line)
-                yield str(case.get("client", DEFAULT_AGENT)), _payload(case), case.get("world", {})
+    yield from policy_payloads()
     for write in ("src/app.py", ".env"):
         yield DEFAULT_AGENT, _payload({"tool": "write", "path": write}), {}
     for body in BENCH_WRITES:
         yield DEFAULT_AGENT, {**_payload({"tool": "write", "path": "x"}), **body}, {}
 
 
-class World:
+class World(ThrowawayWorld):
     """A throw-away project and home, and an event parsed and given its paths as the corpus runner does."""
 
-    def __init__(self, tmp: Path) -> None:
-        self.project, self.home = tmp / "project", tmp / "home"
-        self.project.mkdir()
-        self.home.mkdir()
-
     def event(self, client: str, payload: dict[str, Any]) -> NormalisedEvent | None:
-        body = _substitute(payload, self.project, self.home)
-        request = HookRequest(
-            client=client,
-            event=str(body.get("hook_event_name", "")),
-            payload=json.dumps(body).encode(),
-            env={**{spec.project_dir_env: str(self.project) for spec in AGENTS.values()}, "HOME": str(self.home)},
-            cwd=str(self.project),
-            caller=Caller(uid=os.getuid(), gid=os.getgid(), pid=os.getpid()),
-            deadline=Deadline.after(5),
-        )
-        try:
-            return enrich_paths(AGENTS[client].dialect.parse(request))
-        except Exception:  # a case that expects a dialect error: nothing to enrich
-            return None
+        parsed = self.parsed(client, payload)
+        return enrich_paths(parsed) if parsed is not None else None
 
     def compared(self, client: str, payload: dict[str, Any], world: Any = None, quick: Any = QUICK) -> bool | None:
         """Whether the write's first test answered (None: no event); raises AssertionError where its facts are
