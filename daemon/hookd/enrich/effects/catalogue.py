@@ -355,7 +355,8 @@ class Catalogue:
             if base is None and (versioned := _VERSIONED.fullmatch(name)) is not None:
                 base = versioned.group(1)  # `tclsh8.6`, `gcc-12`, `ruby3.2`: the program of that name
             found = self.get(base) if base is not None else None
-        self._built[name] = found
+        if found is not None or len(self._built) < _MAX_REMEMBERED:  # (a miss per distinct word of every text
+            self._built[name] = found  # the daemon reads would grow without end: past the bound misses are not kept)
         return found
 
     @property
@@ -378,6 +379,7 @@ class Catalogue:
 
 # a program installed under its version (`lua5.4`, `gcc-12`, `perl5.36.0`); the prefixes of programs.json
 # name the rest (the dynamic loader's `ld-linux-x86-64.so.2`, ld.so(8))
+_MAX_REMEMBERED = 8192  # programs and misses kept; the catalogue names some 1,300 programs
 _VERSIONED = re.compile(r"(.*[A-Za-z+])-?[0-9]+(?:\.[0-9]+)*")
 
 
