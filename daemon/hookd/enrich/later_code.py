@@ -425,17 +425,17 @@ def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> boo
     """What command lines left for later do that the policies stop when a shell line does it now, told apart
     from what build, test and lint commands do: they delete, move or change the mode of the home, of anything
     in it outside the project and its caches, or of the whole filesystem (`rm -rf ~/`, `shutil.rmtree(~/x)`);
-    or they send something out (a fetch, a tree a network program sends: `| nc host 9`) while reading a file of the
-    home outside the project, or the environment (`curl -T ~/.netrc`, `env > f; curl -F x=@f`). A home's file
-    read but not sent (`eslint -c ~/.eslintrc.json`), scratch space and the project are not."""
-    sends = any(e["op"] == "fetch" or e.get("sent") for e in effects)
+    or they send something out (a fetch, any send: effects/sends.py) while reading a file of the home outside the
+    project or the environment (`curl -T ~/.netrc`, `env > f; curl -F x=@f`); not scratch space or the project."""
+    sends = any(e["op"] in ("fetch", "send") or e.get("sent") for e in effects)
     for e in effects:
         path = str(e.get("path") or "")
         if e["op"] in ("delete", "move", "chmod") and (
             e.get("class") in ("root", "home") or _in_home(path, home, project)
         ):
             return True
-        if sends and e["op"] in ("read", "copy", "move") and (_in_home(path, home, project) or _environment(path)):
+        read = e["op"] in ("read", "copy", "move") and not e.get("uses")  # a key it signs in with is not sent
+        if sends and read and (_in_home(path, home, project) or _environment(path)):
             return True
     return False
 

@@ -64,7 +64,7 @@ def connects_only(command: str) -> bool:
     """A ProxyCommand's line has no effect the effect model sees (a program named by a path is run, code fetched,
     a file read or written): a client that only connects, as ssh runs it with `%h`/`%p` given."""
     shell, effects = analyse_shell(command, home="/nonexistent-home", base_dir="/", project_dir="/nonexistent-project")
-    return bool(shell.get("commands")) and not shell.get("parse_error") and not effects
+    return bool(shell.get("commands")) and not shell.get("parse_error") and all(e["op"] == "send" for e in effects)
 
 
 def mark_plain_ssh_configs(effects: list[dict[str, JSON]], texts_after: Callable[[str], list[str] | None]) -> None:

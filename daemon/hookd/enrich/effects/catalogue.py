@@ -192,6 +192,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         ),
         secret_stdin=frozenset(spec.get("secret_stdin", ())),
         network=bool(spec.get("network", False)),
+        sends=bool(spec.get("sends", False)),
+        remote_operands=bool(spec.get("remote_operands", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),
         find=bool(spec.get("find", False)),
         archive=bool(spec.get("archive", False)),

@@ -16,6 +16,7 @@ from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.replaced import replaced_files
+from hookd.enrich.effects.sends import remote_copy
 from hookd.enrich.effects.tar import member_writes, tar_effects
 from hookd.enrich.effects.words import (
     _INERT,
@@ -98,13 +99,7 @@ class FileEffects:
         elif program.operands in ("fetch", "fetch-first"):
             fetch_effects(self.ledger, program, parsed, operands, place, name)
         elif program.operands in ("copy", "move", "link"):
-            targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
-            sweeps = any(o in program.target_deletes for o, _ in parsed.options)
-            given = {o for o, _ in parsed.options}
-            file_only = bool(given & _NO_TARGET_DIRECTORY) or (
-                bool(given & _NO_DEREFERENCE) and program.operands == "link" and _is_link(operands[-1:], place)
-            )
-            self._transfer(program.operands, operands, targets, place, name, recursive, sweeps, file_only)
+            self._copies(program, parsed, operands, name, recursive, place)
         elif program.writes_operands_in_place(parsed.options):  # `crudini --set FILE SECTION KEY`: FILE alone
             for word in operands[:1] if program.rest == "none" else operands:
                 self.ledger.add("write", place(word), name)
@@ -118,6 +113,20 @@ class FileEffects:
                 words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
                 self.guess(words, name, place, writes)
+
+    def _copies(
+        self, program: Program, parsed: Parsed, operands: list[str], name: str, recursive: bool, place: Place
+    ) -> None:
+        """A copy, move or link: to or from another host (`scp f HOST:`), or on this machine."""
+        if remote_copy(self.ledger, program, operands, place, name, recursive):
+            return
+        targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
+        sweeps = any(o in program.target_deletes for o, _ in parsed.options)
+        given = {o for o, _ in parsed.options}
+        file_only = bool(given & _NO_TARGET_DIRECTORY) or (
+            bool(given & _NO_DEREFERENCE) and program.operands == "link" and _is_link(operands[-1:], place)
+        )
+        self._transfer(program.operands, operands, targets, place, name, recursive, sweeps, file_only)
 
     def _stdin_files(
         self, program: Program, parsed: Parsed, operands: list[str], view: CommandView, place: Place

@@ -32,6 +32,7 @@ from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.sends import carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
@@ -250,7 +251,9 @@ class EffectModel:
         self.ledger.trees, mine = trees, self.ledger.trees
         self._sent(program, parsed, name, view)
         self.ledger.trees = mine
-        mine.extend(_stdout_trees(self.ledger.effects[start:]))
+        mine += _stdout_trees(self.ledger.effects[start:]) + carried_trees(
+            trees, self.ledger.effects[start:], program, view
+        )
         if mine:
             follow.origin = "tree"
         return follow
@@ -324,6 +327,7 @@ class EffectModel:
         if installs or scheduled_later(program, parsed, view, self.ledger.home, place):
             # what runs later is outside this session's hooks (`at`, `gh extension install X`): asked, known or not
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
+        network_sends(self.ledger, program, parsed)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
         if program.builds:  # `pip install DIR`: the package's own code runs
@@ -392,6 +396,7 @@ class EffectModel:
                 effect["text_of"] = writer.output  # `ssh-keyscan HOST >> ~/.ssh/known_hosts`: what it prints
             if str(placed["path"]).startswith("/dev/") and effect["known"]:
                 self.ledger.add("device", placed, name or "shell")
+                socket_redirect(self.ledger, placed, name or "shell")
             self._produce(effect, view, name)
         if "<" in op and op not in ("<<", "<<-", "<<<"):
             self.ledger.add("read", placed, name or "shell")

