@@ -186,6 +186,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         prints_secret=tuple(
             (tuple(p["words"]), str(p["path"]), frozenset(p.get("unless", ()))) for p in spec.get("prints_secret", ())
         ),
+        workdir_option=str(spec.get("workdir_option", "")),
         prints_shell=tuple(
             ShellSetup(tuple(p["words"]), bool(p.get("shell")), bool(p.get("names")), frozenset(p.get("options", ())))
             for p in spec.get("prints_shell", ())

@@ -345,7 +345,8 @@ class EffectModel:
             return
         for words, store, unless in program.prints_secret:
             if _has_words(argv, words) and not (unless and _option_value_in(argv, unless)):
-                placed = place(store.replace("~", self.ledger.home, 1)) if store else None
+                path = program.in_workdir(argv, store.replace("~", self.ledger.home, 1))
+                placed = place(path) if store else None
                 self.ledger.printing.append(self.ledger.add("read", placed, program.name, secret_output=True))
 
     def _host_copy(self, operands: list[str], name: str, place: Place) -> None:

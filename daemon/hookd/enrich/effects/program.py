@@ -171,6 +171,7 @@ class Program:
     empties_in_place: frozenset[str] = frozenset()  # `truncate --size=0`: the operands' content is lost, as shred's
     # (words, the store it prints from, output formats that print no secret: `kubectl get secrets -o name`)
     prints_secret: tuple[tuple[tuple[str, ...], str, frozenset[str]], ...] = ()
+    workdir_option: str = ""  # `terraform -chdir=DIR show`: before its subcommand, the directory it works in
     secret_stdin: frozenset[str] = frozenset()  # `docker login --password-stdin`: it authenticates with its stdin
     # the words that make it print the shell code of its own setup (`pyenv init -`), and whether a shell's name
     # may follow them: `eval "$(…)"` of that is the tool's installed code, not code the line made
@@ -230,6 +231,19 @@ class Program:
             for words, path in self.writes_files
             if list(operands[: len(words)]) == list(words) and not (words and elsewhere)
         ]
+
+    def in_workdir(self, argv: Sequence[str], path: str) -> str:
+        """A relative path as the program resolves it: below the directory its `workdir_option=DIR` names, given
+        before the subcommand (the first word that is no option); as given otherwise."""
+        if not self.workdir_option or path.startswith("/"):
+            return path
+        prefix = self.workdir_option + "="
+        for word in argv[1:]:
+            if not word.startswith("-"):
+                break
+            if word.startswith(prefix) and word[len(prefix) :]:
+                return word[len(prefix) :].rstrip("/") + "/" + path
+        return path
 
     def code_files(self, options: Sequence[tuple[str, str | None]]) -> list[str]:
         """The files of code its options name (`awk -f F`); none without one of `code_file_when`."""
