@@ -16,8 +16,8 @@ Only a call whose text holds a run that may be one (letters and digits, with a c
 in it: not a path nor a dotted name) reads the stores: an everyday write does not pay their stats.
 
 Bounded: the first holdings.MAX_SNIFF bytes of each store (regular files only, never through a link), the values
-cached by the store's (inode, size, mtime); at most MAX_RUNS runs of each encoding are decoded. Any failure is "not known"
-(no fact): this fact only widens what is stopped. A write into a credential store itself (the `.env` edited,
+cached by the store's (inode, size, mtime); at most MAX_RUNS runs of each encoding are decoded. Any failure is
+"not known" (no fact): this fact only widens what is stopped. A write into a credential store itself (the `.env` edited,
 `~/.npmrc` rewritten) carries nothing out of it."""
 
 from __future__ import annotations
