@@ -39,6 +39,9 @@ def _hosted(tool: str, tool_input: dict[str, object], proj: Path) -> list[str]:
         # a delete pushed through or taking the contents along: the whole resource is gone
         ("mcp__storage__remove_bucket", {"name": "media-prod", "recursive": True}, ["media-prod"]),
         ("mcp__registry__destroy_repository", {"repository": "acme/api", "purge": True}, ["acme/api"]),
+        ("mcp__warehouse__drop_dataset", {"dataset": "analytics", "force": True}, ["analytics"]),
+        # forcing one thing through: a container stopped as it is removed
+        ("mcp__docker__remove_container", {"container_id": "web", "force": True}, []),
         # one named thing removed, a listing, a local directory (the paths' effects judge it)
         ("mcp__storage__delete_object", {"bucket": "media-prod", "key": "a.png"}, []),
         ("mcp__kubernetes__pods_delete", {"name": "web-1", "namespace": "dev"}, []),
