@@ -58,7 +58,8 @@ PROJECT_STORES = (".env", ".env.local", ".env.development", ".env.production", "
 # a path, a dotted name or a plain identifier is none. Only a call holding one reads the stores (each a stat).
 _CANDIDATE = re.compile(rf"[A-Za-z0-9+=_~-]{{{MIN_VALUE},}}")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
-_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){16,}")
+# hex and base32 alphabets are inside base64's: their runs are looked for only inside the base64 runs found
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
 _BASE32_RUN = re.compile(r"[A-Z2-7]{24,}=*")
 _PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{40,}$", re.MULTILINE)
 _DOTENV = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
@@ -144,6 +145,11 @@ def _base64(run: str) -> list[bytes]:
     return out
 
 
+def _hex(run: str) -> list[bytes]:
+    """The bytes of a hex run read from its first and from its second character (a hex letter may lead it)."""
+    return [bytes.fromhex(run[at : at + (len(run) - at) // 2 * 2]) for at in (0, 1)]
+
+
 def _base32(run: str) -> list[bytes]:
     try:
         return [base64.b32decode(run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 8))]
@@ -157,9 +163,10 @@ def _decoded(text: str) -> list[str]:
     out = [text]
     if "%" in text:
         out.append(unquote(text))
-    raws = [raw for run in _longest(_BASE64_RUN, text) for raw in _base64(run)]
-    raws += [bytes.fromhex(run) for run in _longest(_HEX_RUN, text)]
-    raws += [raw for run in _longest(_BASE32_RUN, text) for raw in _base32(run)]
+    runs = _longest(_BASE64_RUN, text)
+    raws = [raw for run in runs for raw in _base64(run)]
+    raws += [raw for run in runs for part in _HEX_RUN.findall(run) for raw in _hex(part)]
+    raws += [raw for run in runs for part in _BASE32_RUN.findall(run) for raw in _base32(part)]
     return out + [raw.decode("utf-8", "replace") for raw in raws]
 
 
