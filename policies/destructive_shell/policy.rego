@@ -181,6 +181,17 @@ deny contains {"id": k.id, "reason": reason} if {
 	reason := sprintf("%s deletes %s (%s) with everything in it: it cannot be undone; delete only inside the project", [input.tool.name, k.what, e.path])
 }
 
+# A tool hookd has no table for deleting a hosted resource with everything in it (S3's `delete_bucket` with
+# `force`, daemon/hookd/enrich/hosted_deletes.py), or running a line that deletes one through a forge's API: asked,
+# as `gh api -X DELETE` is through the agent's shell.
+ask contains {"id": "remote-resource-delete", "reason": reason} if {
+	_untabled_tool
+	some e in input.effects
+	e.op == "delete"
+	object.get(e, "what", "") == "hosted"
+	reason := sprintf("%s deletes %q on a hosted service with what it holds; it is gone for everyone: confirm it", [input.tool.name, e.name])
+}
+
 # A tool hookd has no table for that runs a command line (an MCP server's `start_process`, `run_command`: its
 # line's effects are the tool's, daemon/hookd/enrich/tool_effects.py) running code that line downloads or
 # decodes first (`curl … | sh`, `base64 -d … | bash`): as through the agent's shell.

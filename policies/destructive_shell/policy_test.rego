@@ -395,6 +395,13 @@ test_an_mcp_tools_git_line_throwing_work_away_is_judged_as_that_work if {
 	v.id == "git-clean-force"
 }
 
+test_an_mcp_tool_deleting_a_hosted_resource_with_its_contents_is_asked if {
+	e := {"op": "delete", "path": "", "known": true, "recursive": true, "program": "mcp__s3__delete_bucket", "via": "tool", "what": "hosted", "name": "backups"}
+	inp := {"event": "BeforeTool", "tool": {"name": "mcp__s3__delete_bucket", "kind": "mcp"}, "effects": [e]}
+	"remote-resource-delete" in _t_ask(inp)
+	count(deny) == 0 with input as inp
+}
+
 test_an_mcp_tool_deleting_a_build_directory_is_allowed if {
 	count(deny) == 0 with input as _t_mcp_delete("/p/build", "project")
 }

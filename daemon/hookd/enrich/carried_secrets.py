@@ -5,7 +5,7 @@ it (an issue's body, a chat message, a commit's files). Its spelling is never kn
 `sk_live_…`, a password, a key's base64 lines), but its VALUE is: it is what this machine's credential stores hold
 now. So the values are read from those stores (the home's credential files that policies/secret_reads/data.json
 names, `~/.ssh`'s private keys, the project's `.env` files) and the call's text is searched for each, as written,
-percent-decoded, and inside the base64 runs it holds (a file sent encoded).
+percent-decoded, and inside the base64, hex and base32 runs it holds (a file or a value sent encoded).
 
 What counts as a store's secret value (holdings.py's shapes): a credential key's value, a URL's password, a token
 or key in a known shape, a private key block's lines, and in a dotenv file every value that is one run of token
@@ -16,8 +16,8 @@ Only a call whose text holds a run that may be one (letters and digits, with a c
 in it: not a path nor a dotted name) reads the stores: an everyday write does not pay their stats.
 
 Bounded: the first holdings.MAX_SNIFF bytes of each store (regular files only, never through a link), the values
-cached by the store's (inode, size, mtime); at most MAX_RUNS base64 runs are decoded. Any failure is "not known"
-(no fact): this fact only widens what is stopped. A write into a credential store itself (the `.env` edited,
+cached by the store's (inode, size, mtime); at most MAX_RUNS runs of each encoding are decoded. Any failure is
+"not known" (no fact): this fact only widens what is stopped. A write into a credential store itself (the `.env` edited,
 `~/.npmrc` rewritten) carries nothing out of it."""
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ PROJECT_STORES = (".env", ".env.local", ".env.development", ".env.production", "
 # a path, a dotted name or a plain identifier is none. Only a call holding one reads the stores (each a stat).
 _CANDIDATE = re.compile(rf"[A-Za-z0-9+=_~-]{{{MIN_VALUE},}}")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
+# hex and base32 alphabets are inside base64's: their runs are looked for only inside the base64 runs found
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
+_BASE32_RUN = re.compile(r"[A-Z2-7]{24,}=*")
 _PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{40,}$", re.MULTILINE)
 _DOTENV = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
 _TOKEN_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
@@ -128,20 +131,43 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _strings(item, depth + 1)
 
 
+def _longest(pattern: re.Pattern[str], text: str) -> list[str]:
+    return sorted((m.group() for m in pattern.finditer(text)), key=len, reverse=True)[:MAX_RUNS]
+
+
+def _base64(run: str) -> list[bytes]:
+    out = []
+    for decode in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            out.append(decode(run + "=" * (-len(run) % 4)))
+        except (binascii.Error, binascii.Incomplete, ValueError):
+            continue
+    return out
+
+
+def _hex(run: str) -> list[bytes]:
+    """The bytes of a hex run read from its first and from its second character (a hex letter may lead it)."""
+    return [bytes.fromhex(run[at : at + (len(run) - at) // 2 * 2]) for at in (0, 1)]
+
+
+def _base32(run: str) -> list[bytes]:
+    try:
+        return [base64.b32decode(run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 8))]
+    except (binascii.Error, ValueError):
+        return []
+
+
 def _decoded(text: str) -> list[str]:
-    """`text`, percent-decoded, and what its longest base64 runs decode to (a file sent encoded)."""
+    """`text`, percent-decoded, and what its longest runs in each binary-to-text encoding decode to (a file or a
+    value sent encoded: base64 and base64url, hex, base32)."""
     out = [text]
     if "%" in text:
         out.append(unquote(text))
-    runs = sorted((m.group() for m in _BASE64_RUN.finditer(text)), key=len, reverse=True)[:MAX_RUNS]
-    for run in runs:
-        for decode in (base64.b64decode, base64.urlsafe_b64decode):
-            try:
-                raw = decode(run + "=" * (-len(run) % 4))
-            except (binascii.Error, binascii.Incomplete, ValueError):
-                continue
-            out.append(raw.decode("utf-8", "replace"))
-    return out
+    runs = _longest(_BASE64_RUN, text)
+    raws = [raw for run in runs for raw in _base64(run)]
+    raws += [raw for run in runs for part in _HEX_RUN.findall(run) for raw in _hex(part)]
+    raws += [raw for run in runs for part in _BASE32_RUN.findall(run) for raw in _base32(part)]
+    return out + [raw.decode("utf-8", "replace") for raw in raws]
 
 
 def carried_texts(event: NormalisedEvent) -> list[str]:

@@ -42,6 +42,7 @@ from hookd.enrich.gitconfig_text import (
     unjudged_write,
 )
 from hookd.enrich.holdings import mark_holdings
+from hookd.enrich.hosted_deletes import hosted_deletes
 from hookd.enrich.later_code import (
     added_lines,
     changes_outside,
@@ -205,7 +206,7 @@ def _command_effects(program: str, tool_input: Mapping[str, Any], home: str | No
         base = resolver.absolute(where, project) if where else project
         _shell, analysed = analyse_shell(line, home=home or "/", base_dir=base, project_dir=project)
         out.extend({**e, "via": "tool"} for e in analysed)
-    return out
+    return [*out, *hosted_deletes(program, tool_input)]
 
 
 @functools.lru_cache(maxsize=16)
