@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from effect_support import effects
 
-from hookd.enrich.effects import worktree
+from hookd.enrich.effects import gitstore, worktree
 from hookd.enrich.effects.worktree import Unknown, nothing_uncommitted, tracked
 
 TempPaths = pytest.TempPathFactory
@@ -55,7 +55,7 @@ def _lost(line: str, where: Path) -> list[Any]:
 
 
 _DISCARDS = ["git reset --hard", "git restore .", "git checkout -- .", "git switch --discard-changes main",
-             "git checkout -f", "git restore src"]  # fmt: skip
+             "git checkout -f", "git restore src", "git checkout -- a.txt", "git restore src/b.py"]  # fmt: skip
 
 
 @pytest.mark.parametrize("line", _DISCARDS)
@@ -90,6 +90,13 @@ def test_an_unstaged_change_of_the_same_size_and_time_is_found_by_its_content(re
     assert _lost("git checkout -- .", repo) == []  # touched, and the same content
 
 
+def test_one_changed_file_is_lost_to_its_own_restore_only(repo: Path) -> None:
+    (repo / "src" / "b.py").write_text("edited")
+    assert _lost("git checkout -- src/b.py", repo) == ["uncommitted"]
+    assert _lost("git checkout -- a.txt", repo) == []
+    assert _lost("git checkout -- ':(icase)A.TXT'", repo) == ["uncommitted"]  # magic: matches what it does not spell
+
+
 def test_a_file_changed_in_the_indexs_own_second_is_read(repo: Path) -> None:
     index = (repo / ".git" / "index").stat().st_mtime
     (repo / "a.txt").write_text("a.tx!")
@@ -118,6 +125,26 @@ def test_objects_packed_by_gc_and_deltified_trees_are_read(repo: Path) -> None:
     assert _lost("git reset --hard", repo) == []
     _git(repo, "rm", "-q", "--cached", "src/v3.py")
     assert _lost("git reset --hard", repo) == ["uncommitted"]  # staged: HEAD's packed tree still has it
+
+
+def test_a_tree_stored_as_a_delta_is_rebuilt_and_its_chain_bounded(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for n in range(60):
+        (repo / "src" / f"m{n}.py").write_text(f"{n}\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "many")
+    _git(repo, "rm", "-q", "src/m7.py")  # HEAD's tree is now the smaller one: packed as a delta of the larger
+    _git(repo, "commit", "-qm", "fewer")
+    _git(repo, "gc", "-q")
+    src = _git(repo, "rev-parse", "HEAD:src")
+    packed = _git(repo, "verify-pack", "-v", *map(str, (repo / ".git" / "objects" / "pack").glob("*.idx")))
+    assert any(line.startswith(src) and len(line.split()) == 7 for line in packed.splitlines())  # a delta
+    _age(repo)
+    assert _lost("git reset --hard", repo) == []
+    monkeypatch.setattr(gitstore, "MAX_DEPTH", 0)
+    assert _lost("git reset --hard", repo) == ["uncommitted"]  # past the chain's bound: unknown
+    monkeypatch.undo()
+    monkeypatch.setattr(gitstore, "MAX_INFLATED", 1000)
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
 
 
 def test_a_corrupt_object_is_unknown(repo: Path) -> None:

@@ -168,9 +168,11 @@ def _nothing_lost(effect: dict[str, Any], to_head: bool) -> bool:
     path, what = str(effect.get("path") or ""), effect.get("what")
     if effect["op"] != "delete" or not path or not effect.get("known", True) or effect.get("pattern"):
         return False
+    if str(effect.get("raw") or "").startswith(":"):
+        return False  # pathspec magic (`:(icase)`, `:!x`): what it matches is not the path it spells
     try:
         found = repository_of(path)
-        if found is None or not os.path.isdir(path):
+        if found is None or not (os.path.isdir(path) or os.path.isfile(path) or os.path.islink(path)):
             return False
         top, git_dir = found
         if what == "uncommitted":

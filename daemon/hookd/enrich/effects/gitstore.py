@@ -24,6 +24,7 @@ MAX_OBJECT = 16 * 1024 * 1024  # an object inflated past this is not read
 MAX_FILE = 64 * 1024 * 1024  # a ref, idx or config file read whole
 MAX_PACK = 4 << 30  # a pack is mapped, not read
 MAX_DEPTH = 64  # deltas on deltas
+MAX_INFLATED = 256 * 1024 * 1024  # every object and delta one Store inflates, together: the work stays bounded
 MAX_TREE_ENTRIES = 50_000  # entries of every tree below HEAD's, together
 _HEX = re.compile(rb"[0-9a-f]{40}")
 _REF = re.compile(r"refs/[A-Za-z0-9._/-]+")
@@ -168,6 +169,7 @@ class Store:
         self.git_dir = git_dir
         self._packs: list[tuple[str, list[bytes], bytes]] | None = None  # (pack path, sorted names, idx data)
         self._data: dict[str, memoryview] = {}
+        self._left = MAX_INFLATED
         if read_inside(git_dir, "objects/info/alternates") is not None:
             raise Unknown("alternates")  # objects kept in another repository
 
@@ -186,6 +188,7 @@ class Store:
             found = (_TYPES[kind], body)
         else:
             found = self._packed(name, depth)
+        self._spend(len(found[1]))
         if hashlib.sha1(_header(*found) + found[1]).digest() != name:  # (git's object name: sha-1)
             raise Unknown("object")
         return found
@@ -230,7 +233,15 @@ class Store:
             return kind, body
         else:
             raise Unknown("pack")
-        return base[0], apply_delta(base[1], inflate(data[at:], size))
+        delta = inflate(data[at:], size)
+        self._spend(len(delta))
+        return base[0], apply_delta(base[1], delta)
+
+    def _spend(self, size: int) -> None:
+        """A chain of deltas read again for each object it builds: the bytes inflated in all are bounded."""
+        self._left -= size
+        if self._left < 0:
+            raise Unknown("inflated too much")
 
     def _pack_data(self, pack: str) -> memoryview:
         """The pack, mapped (its pages read as they are used)."""
