@@ -271,6 +271,14 @@ def test_a_linked_worktree_or_alternates_or_sha256_is_unknown(repo: Path, tmp_pa
     assert _lost("git reset --hard", sha256) == ["uncommitted"]
 
 
+def test_a_replaced_commit_is_unknown(repo: Path) -> None:
+    (repo / "a.txt").write_text("other")
+    _git(repo, "commit", "-qam", "other")
+    _git(repo, "replace", "HEAD", "HEAD~1")  # git now reads HEAD as its parent, whose tree differs
+    _git(repo, "reset", "-q", "--soft", "HEAD")
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
+
+
 def test_an_index_file_linked_out_of_the_repository_is_unknown(repo: Path, tmp_path_factory: TempPaths) -> None:
     outside = tmp_path_factory.mktemp("out") / "index"
     (repo / ".git" / "index").rename(outside)

@@ -69,6 +69,7 @@ def read_inside(git_dir: str, relative: str, limit: int = MAX_FILE) -> bytes | N
 
 def head_tree(git_dir: str) -> bytes | None:
     """The tree HEAD's commit names, as its binary object name; None for a branch with no commit yet."""
+    _own_objects(git_dir)
     commit = _resolve(git_dir, "HEAD", 0)
     if commit is None:
         return None
@@ -76,6 +77,18 @@ def head_tree(git_dir: str) -> bytes | None:
     if kind != _COMMIT or not body.startswith(b"tree ") or not _HEX.fullmatch(body[5:45]):
         raise Unknown("HEAD")
     return bytes.fromhex(body[5:45].decode())
+
+
+def _own_objects(git_dir: str) -> None:
+    """Refs and objects are this directory's, as written: not a common directory's (`commondir`), and no object
+    stands for another (`refs/replace/`, git-replace(1); `info/grafts`)."""
+    replaced = os.path.join(git_dir, "refs", "replace")
+    if os.path.lexists(os.path.join(git_dir, "commondir")) or os.path.lexists(os.path.join(git_dir, "info/grafts")):
+        raise Unknown(git_dir)
+    if (os.path.isdir(replaced) and os.listdir(replaced)) or b"refs/replace/" in (
+        read_inside(git_dir, "packed-refs") or b""
+    ):
+        raise Unknown("refs/replace")
 
 
 def _resolve(git_dir: str, name: str, depth: int) -> bytes | None:
