@@ -271,6 +271,14 @@ def test_a_linked_worktree_or_alternates_or_sha256_is_unknown(repo: Path, tmp_pa
     assert _lost("git reset --hard", sha256) == ["uncommitted"]
 
 
+@pytest.mark.parametrize(
+    "setting", ["core.worktree=/srv/site", "include.path=../other.cfg", "core.sparseCheckout=true"]
+)
+def test_a_configuration_that_moves_or_hides_the_work_tree_is_unknown(repo: Path, setting: str) -> None:
+    _git(repo, "config", *setting.split("="))
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
+
+
 def test_a_replaced_commit_is_unknown(repo: Path) -> None:
     (repo / "a.txt").write_text("other")
     _git(repo, "commit", "-qam", "other")

@@ -74,10 +74,10 @@ def tracked(git_dir: str) -> dict[str, Entry]:
 
 def _plain_repository(git_dir: str) -> None:
     """A repository whose work tree is where its `.git` is, whose object names are SHA-1's and that uses no
-    extension (https://git-scm.com/docs/git-config#Documentation/git-config.txt-extensions); its configuration
-    is read as text, a key's spelling in any case."""
+    extension (https://git-scm.com/docs/git-config#Documentation/git-config.txt-extensions), nor includes
+    another configuration file that could say otherwise; its configuration is read as text, any key's spelling."""
     config = (read_inside(git_dir, "config", 256 * 1024) or b"").decode("utf-8", "replace").lower()
-    if any(word in config for word in ("worktree", "objectformat", "sparse", "extensions", "version = 1")):
+    if any(word in config for word in ("worktree", "objectformat", "sparse", "extensions", "version = 1", "include")):
         raise Unknown(git_dir)
 
 
