@@ -14,6 +14,8 @@ Long options come written out (gitops.py); short ones by each subcommand's `same
 from __future__ import annotations
 
 import os
+import re
+import struct
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +24,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, Parsed, parse
 from hookd.enrich.effects.words import _fixed_place
-from hookd.enrich.effects.worktree import Unknown, repository_of, unchanged, untracked_below
+from hookd.enrich.effects.worktree import Unknown, nothing_uncommitted, repository_of, untracked_below
 from hookd.enrich.facts import is_unresolved as _dynamic
 from hookd.enrich.paths import has_glob
 
@@ -32,24 +34,65 @@ _CLEANED = frozenset({"untracked", "untracked-trees", "ignored"})  # what `git c
 
 def discard_effects(
     sub: str, argv: list[str], sub_index: int, place: Place, model: Ledger, *, moved: bool = True
-) -> None:
+) -> bool:
     """The effects of `argv` (a git command whose subcommand is at `sub_index`) that lose work for good; one whose
-    work tree, read as it is on disk, holds nothing it would lose is dropped (worktree.py), unless the repository is
-    `moved` (the environment or `-c` names another) or the line put a stash back into the tree before it."""
+    repository, read as it is on disk, holds nothing it would lose is dropped (worktree.py), unless the repository
+    is `moved` (the environment or `-c` names another) or a command before it on the line may have changed the
+    index or the work tree, which the disk does not show yet (`git add f && git reset --hard`). True when the
+    command discarded, and lost nothing: it leaves no change for a later discard to lose either."""
     if sub == "stash":
         _stash(argv[sub_index + 1 :], argv[1:sub_index], place, model)
-        return
+        return False
     spec = catalogue().git["discards"].get(sub)
     if spec is None:
-        return
+        return False
     table = _table(sub, spec)
     parsed = parse(argv[sub_index:], table)
     given = {table.same.get(option, option) for option, _ in parsed.options}  # `switch --force` is --discard-changes
     start = len(model.effects)
     _discards(spec, parsed, given, argv, sub_index, (place, model))
-    if not moved and not model.stash_back and sub in _READ_ON_DISK and _plain_globals(argv[1:sub_index]):
-        to_head = _to_head(sub, parsed, given)
-        model.effects[start:] = [e for e in model.effects[start:] if not _nothing_lost(e, to_head)]
+    if len(model.effects) == start:
+        return sub == "clean"  # a clean changes nothing but what it deletes (`-n`: nothing; no `-f`: refused)
+    judged = not (moved or model.stash_back or model.tree_touched) and sub in _READ_ON_DISK
+    if not judged or not _plain_globals(argv[1:sub_index]):
+        return False
+    to_head = _to_head(sub, parsed, given)
+    if any(not _nothing_lost(e, to_head) for e in model.effects[start:]):
+        return False
+    if model.unordered:  # a command later in the walk may run before it: kept aside until one changes the tree
+        model.spared.extend(model.effects[start:])
+    del model.effects[start:]
+    return True
+
+
+# bash(1) "Lists", "Pipelines", "Compound Commands": a command ended by `&` runs alongside the next, the commands of
+# a pipeline run at once, a loop's body runs again after itself. Read from the text, as a superset: a word in
+# quotes counts too, and only makes the discard judged as the line's only change
+_OUT_OF_ORDER = re.compile(r"(?<![&>])&(?![&>])|(?<![|>])\|(?!\|)|\b(?:while|until|for|select|coproc)\b")
+
+
+def out_of_order(script: str) -> bool:
+    """Whether a line's commands may run other than one after the other, each once (a script a command of it
+    runs, `xargs sh -c …`, `hyperfine --prepare …`, may run many times: EffectModel.command)."""
+    return _OUT_OF_ORDER.search(script) is not None
+
+
+# git-scm.com: these only read the index and the work tree (or refresh the index's stat data), or write refs,
+# objects and configuration other than the current branch's; any other subcommand may change what a later
+# discard loses (`add`, `stash pop`, `apply`, `checkout BRANCH`, `pull`, `mv`, `commit -a`)
+_KEEPS_TREE = frozenset(
+    {"status", "diff", "log", "show", "fetch", "rev-parse", "describe", "shortlog", "ls-files", "ls-tree",
+     "ls-remote", "cat-file", "show-ref", "for-each-ref", "merge-base", "blame", "grep", "whatchanged", "version",
+     "help", "rev-list", "branch", "tag", "remote", "reflog"}
+)  # fmt: skip
+
+
+def note_tree(sub: str, settled: bool, model: Ledger) -> None:
+    """A git subcommand that may leave the index or the work tree other than a later discard reads them on disk:
+    any but one that does not change them, or a discard found to lose nothing (`git reset --hard origin/main &&
+    git clean -fd`: the tree is then a commit's, with nothing untracked)."""
+    if not settled and sub not in _KEEPS_TREE:
+        model.touch_tree()
 
 
 def _discards(
@@ -86,10 +129,9 @@ def _named(whole: Mapping[str, Any], given: set[str], options: list[tuple[str, s
 
 
 _HEAD = frozenset({"HEAD", "@"})
-# (git.json's `discards`) judged against the tree on disk: only `git clean`, whose loss is the untracked files the
-# index does not name. A reset, restore, checkout or switch also loses what is staged, the index's difference from
-# HEAD, which only git's object store tells (packed, deltified): those stay judged as discards (review40)
-_READ_ON_DISK = frozenset({"clean"})
+# (git.json's `discards`) judged against the repository on disk (worktree.py): what each loses is some of the work
+# tree's difference from the index, the index's from HEAD (gitstore.py reads HEAD's tree), and untracked files
+_READ_ON_DISK = frozenset({"clean", "reset", "restore", "checkout", "switch"})
 
 
 def _to_head(sub: str, parsed: Parsed, given: set[str]) -> bool:
@@ -126,17 +168,19 @@ def _nothing_lost(effect: dict[str, Any], to_head: bool) -> bool:
     path, what = str(effect.get("path") or ""), effect.get("what")
     if effect["op"] != "delete" or not path or not effect.get("known", True) or effect.get("pattern"):
         return False
+    if str(effect.get("raw") or "").startswith(":"):
+        return False  # pathspec magic (`:(icase)`, `:!x`): what it matches is not the path it spells
     try:
         found = repository_of(path)
-        if found is None or not os.path.isdir(path):
+        if found is None or not (os.path.isdir(path) or os.path.isfile(path) or os.path.islink(path)):
             return False
         top, git_dir = found
         if what == "uncommitted":
             below = top if effect.get("whole") else path
-            return unchanged(top, git_dir, below) and (to_head or not untracked_below(top, git_dir, top))
+            return nothing_uncommitted(top, git_dir, below) and (to_head or not untracked_below(top, git_dir, top))
         return what in _CLEANED and not untracked_below(top, git_dir, path)
-    except (Unknown, OSError, UnicodeError):
-        return False
+    except (Unknown, OSError, ValueError, IndexError, struct.error, RecursionError):
+        return False  # (UnicodeError is a ValueError) whatever is not read with certainty is a loss
 
 
 def _table(sub: str, spec: Mapping[str, Any]) -> OptionTable:

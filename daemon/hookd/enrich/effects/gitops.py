@@ -16,7 +16,7 @@ from typing import Any
 
 from hookd.enrich.effects.branches import note_switch
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.discards import discard_effects, work_dir
+from hookd.enrich.effects.discards import discard_effects, note_tree, work_dir
 from hookd.enrich.effects.files import MAX_GUESSED
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
@@ -163,6 +163,7 @@ def git_effects(
 ) -> GitRun:
     note_switch(argv, place, model)
     if not env and not variables and len(argv) > 1 and argv[1] in _PLAIN:
+        note_tree(argv[1], False, model)
         return GitRun(argv=argv)  # `git status`, `git log`: no configuration given, nothing run or read here
     data = catalogue().git
     scope: Mapping[str, str] = env
@@ -197,7 +198,8 @@ def git_effects(
     _tree_updated(sub, rest, place(work_dir(argv[1:sub_index])), model)
     _worktree_removed(sub, rest, place, model)
     moved = bool(pairs) or any(name.startswith("GIT_") for name in scope) or any(k.startswith("core.") for k in config)
-    discard_effects(sub, argv, sub_index, place, model, moved=moved)
+    settled = discard_effects(sub, argv, sub_index, place, model, moved=moved)
+    note_tree(sub, settled, model)
     model.stash_back = model.stash_back or any("stash" in word for word in argv[sub_index:])
     return run
 

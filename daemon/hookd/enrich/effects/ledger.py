@@ -68,7 +68,8 @@ class Ledger:
     __slots__ = (
         "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
         "previous",
-        "printed", "printing", "produced", "project", "read_listing", "stash_back", "stashed", "trees",
+        "printed", "printing", "produced", "project", "read_listing", "spared", "stash_back", "stashed",
+        "tree_touched", "trees", "unordered",
     )  # fmt: skip
 
     def __init__(self, *, home: str, project: str) -> None:
@@ -89,6 +90,9 @@ class Ledger:
         self.printed: list[dict[str, Any]] = []  # those the command before it printed: what a pipe hands on
         self.stashed = False  # a `git stash` earlier on the line put the uncommitted changes aside
         self.stash_back = False  # a git command earlier on the line named a stash (`stash pop`, `stash@{0}`)
+        self.tree_touched = False  # a command earlier on the line may have changed a repository's index or files
+        self.unordered = False  # the commands being walked may run again, or alongside others (loops, `&`, `|`)
+        self.spared: list[dict[str, Any]] = []  # discards found to lose nothing, walked while `unordered`
         self.git_config: dict[str, str] = {}  # `git config alias.x VALUE` earlier on the line: git's later commands
         self.descriptors: dict[int, Mapping[str, Any]] = {}  # fd -> the file a redirect opened on it (`exec 7<F`)
 
@@ -167,6 +171,13 @@ class Ledger:
         if op == "delete" and path and self.moved:
             self._moved_away(path, recursive, program)
         return effect
+
+    def touch_tree(self) -> None:
+        """A command that may change a repository's index or files: a discard judged on disk after it keeps its
+        effects, and so does one it may run before (`while …; do git reset --hard; git stash pop; done`)."""
+        self.tree_touched = True
+        self.effects.extend(self.spared)
+        self.spared.clear()
 
     def next_command(self, view: CommandView) -> None:
         """What the command before listed is what this one reads; a runner that hands the names it reads to the

@@ -129,6 +129,10 @@ class EffectModel:
                 if effect["op"] == "exec":
                     effect.update(known=False, built=True)
         loaded_files(self.ledger, view, place, follow, start)  # `go run /tmp/m.go`: a file the line wrote
+        if view.name != "git" and _may_change_tree(view, self.ledger.effects[start:], follow):
+            self.ledger.touch_tree()  # what a later git discard loses is no longer what the disk shows
+        if follow.scripts or follow.code or view.peeled or view.handed:  # what it runs may run many times
+            self.ledger.unordered = True
         if len(self.ledger.effects) == start:
             return follow  # nothing done here that runs at start or with privileges
         self._startup_files(start, view, follow)
@@ -448,6 +452,18 @@ class EffectModel:
             self.files.find(argv, place, name, view, program.option_ops)
             return
         self.files.files(program, parsed, argv, name, view, place)
+
+
+_KEEPS_FILES = frozenset({"read", "list", "fork"})
+
+
+def _may_change_tree(view: CommandView, done: list[dict[str, Any]], follow: Followups) -> bool:
+    """A command that may change files (of a repository's work tree or index): one with an effect other than a
+    read, one that runs more code, or a program the catalogue does not know (what it does is not modelled)."""
+    if follow.scripts or follow.code or any(e["op"] not in _KEEPS_FILES for e in done):
+        return True
+    known = view.name in _NOTHING or catalogue().get(view.name) is not None
+    return bool(view.argv) and not known
 
 
 def _planted_library(ledger: Ledger, placed: Mapping[str, Any]) -> bool:

@@ -1,136 +1,177 @@
-"""What a git discard would lose, read from the repository as it is on disk (gaps38): git's own `git status`
-compares each index entry's recorded stat data with the file in the work tree, and lists the files the index does
-not hold (https://git-scm.com/docs/index-format, https://git-scm.com/docs/git-status). hookd runs no git; it reads
-the index file and stats the files itself, the same comparison, and decides only when every step is certain:
+"""What a git discard would lose, read from the repository as it is on disk (gaps38, gitidx40): hookd runs no git
+(git runs programs its configuration names); it reads git's own files (https://git-scm.com/docs/index-format).
+A discard loses at most two differences below the tree it names:
 
-* uncommitted changes: none when every entry of the index below the discarded tree is a regular file or link
-  whose type, executable bit, size and modification time match what the index recorded, at stage 0 (no conflict),
-  neither intent-to-add nor skip-worktree, and written before the index (a file changed in the index's own second,
-  "racily clean", is counted as changed, as git re-reads it). A repository with no index has no tracked file.
-* untracked (and ignored) files: none when the work tree below the discarded tree holds no file, link or nested
-  repository the index does not hold (a bounded walk; `.git` itself is not work).
+* the work tree's from the index: an entry whose file differs in type, executable bit or content. Size and
+  modification time settle it first, as git's stat check does, when the file was written before the index
+  ("racily clean" otherwise); when they do not, the file's blob name (sha-1 of `blob <len>\\0<data>`) does;
+* the index's from HEAD (what is staged): the entries' modes and object names against the files of the tree
+  HEAD's commit names (hookd.enrich.effects.gitstore), a branch with no commit yet an empty tree;
 
-Anything else is unknown, and the discard stays judged as before: an index format past version 3, SHA-256 object
-names, a configured `core.worktree`, a work tree or index moved by the environment (GIT_DIR, GIT_WORK_TREE,
-GIT_INDEX_FILE), more entries or files than are read, a path that cannot be stat'ed.
+and, besides them, the untracked (and ignored) files of its tree: none when the work tree below holds no file,
+link or nested repository the index does not hold (a bounded walk; `.git` itself is not work).
+
+Anything else is unknown, and the discard stays judged as before: index versions other than 2, 3, 4, a
+checksum that does not match, a required extension (split or sparse index), a conflict, intent-to-add,
+skip-worktree, a submodule, SHA-256 object names or any repository extension, a configured `core.worktree`,
+a `.git` file (a linked worktree's or a submodule's), alternates, a missing or corrupt object (a shallow or
+partial clone), a path reached through a link, more entries or bytes than are read.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import struct
-from collections.abc import Iterator
+
+from hookd.enrich.effects.gitstore import Store, Unknown, head_tree, read_inside, tree_files
+
+__all__ = ["Unknown", "nothing_uncommitted", "repository_of", "tracked", "untracked_below"]
 
 MAX_INDEX = 32 * 1024 * 1024  # an index past this is not read (unknown)
+MAX_HASHED = 8 * 1024 * 1024  # a work-tree file hashed when its stat data does not settle it
 MAX_ENTRIES = 50_000
 MAX_WALK = 5_000  # entries of the work tree looked at for untracked files
 _HEADER = struct.Struct(">4sII")
 _ENTRY = struct.Struct(">IIIIIIIIII20sH")  # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size, sha-1, flags
 _EXTENDED, _STAGE, _NAME_MASK = 0x4000, 0x3000, 0x0FFF
 _SKIP_WORKTREE, _INTENT_TO_ADD = 0x4000, 0x2000  # the v3 extended flags
-_GITLINK = 0o160000
-
-
-class Unknown(Exception):
-    """The repository's state cannot be read with certainty."""
+_GITLINK, _SPARSE_DIR = 0o160000, 0o40000
 
 
 def repository_of(path: str) -> tuple[str, str] | None:
-    """The work tree holding `path` and its git directory (`.git`, or the directory a `.git` file points to); None
-    when no repository holds it."""
+    """The work tree holding `path` and its git directory, a `.git` directory there; None when no repository
+    holds it. A `.git` file (a linked worktree's or a submodule's git directory elsewhere) is unknown."""
     here = os.path.abspath(path)
     while True:
         dot_git = os.path.join(here, ".git")
+        if os.path.islink(dot_git) or os.path.isfile(dot_git):
+            raise Unknown(dot_git)
         if os.path.isdir(dot_git):
             return here, dot_git
-        if os.path.isfile(dot_git):
-            return here, _linked_git_dir(here, dot_git)
         parent = os.path.dirname(here)
         if parent == here:
             return None
         here = parent
 
 
-def _linked_git_dir(top: str, dot_git: str) -> str:
-    """A `.git` file's `gitdir: DIR` (a linked worktree's or a submodule's), relative to the work tree."""
-    with open(dot_git, encoding="utf-8", errors="replace") as handle:
-        line = handle.readline(4096).strip()
-    if not line.startswith("gitdir:"):
-        raise Unknown(dot_git)
-    return os.path.normpath(os.path.join(top, line.partition(":")[2].strip()))
+Entry = tuple[int, int, int, int, bytes]  # mode, size, mtime s, mtime ns, object name
 
 
-def tracked(git_dir: str) -> dict[str, tuple[int, int, int, int]]:
-    """The index's stage-0 entries: path (relative, `/`-separated) -> (mode, size, mtime s, mtime ns)."""
+def tracked(git_dir: str) -> dict[str, Entry]:
+    """The index's entries: path (relative, `/`-separated) -> (mode, size, mtime s, mtime ns, object name)."""
     _plain_repository(git_dir)
-    index = os.path.join(git_dir, "index")
-    try:
-        size = os.path.getsize(index)
-    except FileNotFoundError:
+    data = read_inside(git_dir, "index", MAX_INDEX)
+    if data is None:
         return {}  # no index: nothing was ever added
-    if size > MAX_INDEX:
-        raise Unknown(index)
-    with open(index, "rb") as handle:
-        data = handle.read()
-    return dict(_entries(data))
+    if len(data) < _HEADER.size + 20 or hashlib.sha1(data[:-20]).digest() != data[-20:]:
+        raise Unknown("index")
+    entries, at = _entries(data)
+    _extensions(data, at)
+    return entries
 
 
 def _plain_repository(git_dir: str) -> None:
-    """A repository whose work tree is where its `.git` is and whose object names are SHA-1's (the index's layout
-    depends on both); its configuration is read as text, a key's spelling in any case."""
-    try:
-        with open(os.path.join(git_dir, "config"), encoding="utf-8", errors="replace") as handle:
-            config = handle.read(256 * 1024).lower()
-    except FileNotFoundError:
-        return
-    if "worktree" in config or "objectformat" in config or "sparse" in config:
+    """A repository whose work tree is where its `.git` is, whose object names are SHA-1's and that uses no
+    extension (https://git-scm.com/docs/git-config#Documentation/git-config.txt-extensions), nor includes
+    another configuration file that could say otherwise; its configuration is read as text, any key's spelling."""
+    config = (read_inside(git_dir, "config", 256 * 1024) or b"").decode("utf-8", "replace").lower()
+    if any(word in config for word in ("worktree", "objectformat", "sparse", "extensions", "version = 1", "include")):
         raise Unknown(git_dir)
 
 
-def _entries(data: bytes) -> Iterator[tuple[str, tuple[int, int, int, int]]]:
-    if len(data) < _HEADER.size:
-        raise Unknown("index")
+def _entries(data: bytes) -> tuple[dict[str, Entry], int]:
     signature, version, count = _HEADER.unpack_from(data)
-    if signature != b"DIRC" or version not in (2, 3) or count > MAX_ENTRIES:
+    if signature != b"DIRC" or version not in (2, 3, 4) or count > MAX_ENTRIES:
         raise Unknown("index")
-    at = _HEADER.size
+    entries: dict[str, Entry] = {}
+    at, previous, end_of_entries = _HEADER.size, b"", len(data) - 20
     for _ in range(count):
-        if at + _ENTRY.size > len(data):
+        if at + _ENTRY.size > end_of_entries:
             raise Unknown("index")
         fields = _ENTRY.unpack_from(data, at)
-        mtime_s, mtime_ns, mode, size, flags = fields[2], fields[3], fields[6], fields[9], fields[11]
+        mode, flags = fields[6], fields[11]
         start = at + _ENTRY.size
         extended = 0
         if flags & _EXTENDED:
             (extended,) = struct.unpack_from(">H", data, start)
             start += 2
-        end = data.find(b"\0", start)
-        if end < 0 or (flags & _NAME_MASK) not in (end - start, _NAME_MASK):
-            raise Unknown("index")
-        if flags & _STAGE or extended & (_SKIP_WORKTREE | _INTENT_TO_ADD) or mode == _GITLINK:
+        if flags & _STAGE or extended & (_SKIP_WORKTREE | _INTENT_TO_ADD) or mode in (_GITLINK, _SPARSE_DIR):
             raise Unknown("index")  # a conflict, a path kept out of the work tree, a submodule: not read here
-        at += (end - at + 8) // 8 * 8  # entries are NUL-padded to a multiple of eight bytes
-        yield data[start:end].decode("utf-8", "surrogateescape"), (mode, size, mtime_s, mtime_ns)
+        if version == 4:  # the path is the previous one less N bytes, then this suffix; no padding
+            strip, start = _varint(data, start)
+            end = data.find(b"\0", start, end_of_entries)
+            if end < 0 or strip > len(previous):
+                raise Unknown("index")
+            name = previous[: len(previous) - strip] + data[start:end]
+            at = end + 1
+        else:
+            end = data.find(b"\0", start, end_of_entries)
+            name = data[start:end]
+            if end < 0 or (flags & _NAME_MASK) not in (len(name), _NAME_MASK):
+                raise Unknown("index")
+            at += (end - at + 8) // 8 * 8  # entries are NUL-padded to a multiple of eight bytes
+        if not name or (name <= previous and entries):
+            raise Unknown("index")  # git keeps the entries sorted, each path once
+        previous = name
+        path = name.decode("utf-8", "surrogateescape")
+        entries[path] = (mode, fields[9], fields[2], fields[3], fields[10])
+    return entries, at
 
 
-def unchanged(top: str, git_dir: str, below: str) -> bool:
-    """No tracked file below `below` (a directory of the work tree `top`, or `top` itself) differs from what the
-    index recorded."""
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """The index v4 prefix length: each continuation byte adds one before shifting (as OFS_DELTA's)."""
+    byte = data[at]
+    value = byte & 0x7F
+    for _ in range(8):
+        if not byte & 0x80:
+            return value, at + 1
+        at += 1
+        byte = data[at]
+        value = ((value + 1) << 7) | (byte & 0x7F)
+    raise Unknown("index")
+
+
+def _extensions(data: bytes, at: int) -> None:
+    """Each extension skipped by its length; a required one (its signature's first letter not upper case: a
+    split index's `link`, a sparse index's `sdir`) changes what the entries mean, and is unknown."""
+    end = len(data) - 20
+    while at < end:
+        if at + 8 > end:
+            raise Unknown("index")
+        signature, size = struct.unpack_from(">4sI", data, at)
+        if not b"A" <= signature[:1] <= b"Z" or at + 8 + size > end:
+            raise Unknown("index")
+        at += 8 + size
+
+
+def nothing_uncommitted(top: str, git_dir: str, below: str) -> bool:
+    """No tracked file below `below` (a directory of the work tree `top`, or `top` itself) differs from the
+    index, and no entry of the index below it differs from HEAD's tree: nothing a discard there would lose
+    but untracked files."""
     entries = tracked(git_dir)
-    try:
-        written = os.stat(os.path.join(git_dir, "index")).st_mtime_ns
-    except FileNotFoundError:
-        written = 0
     prefix = _relative(top, below)
-    return all(
-        _same(os.path.join(top, name), *recorded, written)
-        for name, recorded in entries.items()
-        if not prefix or name == prefix or name.startswith(prefix + "/")
-    )
+    mine = {name: entry for name, entry in entries.items() if _below(name, prefix)}
+    committed = {name: file for name, file in tree_files(Store(git_dir), head_tree(git_dir)).items()
+                 if _below(name, prefix)}  # fmt: skip
+    if {name: (entry[0], entry[4]) for name, entry in mine.items()} != committed:
+        return False  # staged: the index is not HEAD's tree
+    stamp = os.stat(os.path.join(git_dir, "index")).st_mtime_ns if entries else 0
+    safe: dict[str, bool] = {}
+    return all(_same(top, name, entry, stamp, safe) for name, entry in mine.items())
 
 
-def _same(path: str, mode: int, size: int, mtime_s: int, mtime_ns: int, written: int) -> bool:
+def _below(name: str, prefix: str) -> bool:
+    return not prefix or name == prefix or name.startswith(prefix + "/")
+
+
+def _same(top: str, name: str, entry: Entry, written: int, safe: dict[str, bool]) -> bool:
+    """The file as the index recorded it: by its stat data when that settles it, else by its content."""
+    mode, size, mtime_s, mtime_ns, blob = entry
+    if not _no_link_above(top, name, safe):
+        return False  # git does not look through a linked directory: the entry is gone from the work tree
+    path = os.path.join(top, name)
     try:
         found = os.lstat(path)
     except OSError:
@@ -138,12 +179,40 @@ def _same(path: str, mode: int, size: int, mtime_s: int, mtime_ns: int, written:
     kind = stat.S_IFMT(mode)
     if stat.S_IFMT(found.st_mode) != kind or (kind == stat.S_IFREG and (found.st_mode & 0o100) != (mode & 0o100)):
         return False
+    if found.st_size & 0xFFFFFFFF != size:
+        return False
     on_disk = found.st_mtime_ns
-    if found.st_size & 0xFFFFFFFF != size or on_disk // 1_000_000_000 != mtime_s:
-        return False
-    if mtime_ns and on_disk % 1_000_000_000 != mtime_ns:
-        return False
-    return on_disk < written - 1_000_000_000 or not written  # racily clean: changed in the index's own second
+    stamped = on_disk // 1_000_000_000 == mtime_s and (not mtime_ns or on_disk % 1_000_000_000 == mtime_ns)
+    if stamped and written and on_disk < written - 1_000_000_000:
+        return True  # written before the index, and not since: git trusts the stat data too
+    return _content(path, kind, found.st_size) == blob
+
+
+def _content(path: str, kind: int, size: int) -> bytes:
+    """The blob name of a file's content (of a link's target text), read without following a link."""
+    if size > MAX_HASHED:
+        raise Unknown(path)
+    if kind == stat.S_IFLNK:
+        data = os.fsencode(os.readlink(path))
+    else:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise Unknown(path)
+            data = handle.read(MAX_HASHED + 1)
+    if len(data) > MAX_HASHED:
+        raise Unknown(path)
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).digest()  # (git's object name: sha-1)
+
+
+def _no_link_above(top: str, name: str, safe: dict[str, bool]) -> bool:
+    """No directory on the way from the work tree to the entry is a link (each directory checked once)."""
+    parent = os.path.dirname(name)
+    if not parent:
+        return True
+    if parent not in safe:
+        safe[parent] = _no_link_above(top, parent, safe) and not os.path.islink(os.path.join(top, parent))
+    return safe[parent]
 
 
 def untracked_below(top: str, git_dir: str, below: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookd.enrich.effects.discards import out_of_order
 from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.facts import add_arg_facts
 from hookd.enrich.later_code import written_later
@@ -27,6 +28,7 @@ def analyse_shell(
     """`input.shell` for `command` and its effects (`input.effects`, hookd.enrich.effects). Never raises."""
     try:
         builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)
+        builder.model.ledger.unordered = out_of_order(command)
         start = _Cwd(builder.state.resolver.absolute(base_dir or project_dir, project_dir))
         builder.run_script(command, 0, start, False)
         if (stopped := walked_too_far(builder.state)) is not None:  # the rest is not known: what runs, unknown code
@@ -44,6 +46,7 @@ def analyse_shell(
         model: EffectModel | None = None
         try:
             fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
+            fallback.model.ledger.unordered = True
             unknown = _Cwd(fallback.state.resolver.project, known=False)
             fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
             commands, model = fallback.commands, fallback.model

@@ -91,8 +91,7 @@ class _Builder:
     def run_script(self, script: str, depth: int, cwd: _Cwd, sudo: bool) -> None:
         home = self.home
         if "HOME" in self.state.variables or _NAMES_HOME.search(script):
-            # The line may set HOME: `~` and $HOME are read as it (`HOME=~/.ssh; cat ~/id_rsa` reads ~/.ssh/id_rsa).
-            home = "$HOME"
+            home = "$HOME"  # the line may set HOME: `~` and $HOME are read as it (`HOME=~/.ssh; cat ~/id_rsa`)
             self.state.variables.setdefault("HOME", self.home)
         try:
             block, error = _parse_script(script, home)
@@ -572,7 +571,8 @@ class _Builder:
     def _nested(self, script: str, depth: int, cwd: _Cwd, privileged: bool) -> None:
         if depth >= self.max_depth:
             self.fail(f"shell scripts nested deeper than {self.max_depth} levels were not parsed")
-        else:  # a script a file or stdin holds has a BASH_SOURCE of its own
+        else:  # a script a file or stdin holds has a BASH_SOURCE of its own; one handed on may run many times
+            self.model.ledger.unordered = True  # (`watch 'CMD'`, `xargs sh -c 'CMD'`: discards.out_of_order)
             shell_state.in_own_source(self.state, lambda: self.run_script(script, depth + 1, cwd, privileged))
 
     def _code(self, code: tuple[str, str], depth: int, cwd: _Cwd, privileged: bool) -> dict[str, Any]:
