@@ -303,3 +303,14 @@ def test_a_new_repository_with_no_commit_and_no_index_loses_nothing(tmp_path: Pa
 
 def test_outside_a_repository_the_discard_stays_a_loss(tmp_path: Path) -> None:
     assert _lost("git reset --hard", tmp_path) == ["uncommitted"]
+
+
+def test_files_made_racy_are_hashed_only_up_to_a_bound(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file touched after the index was written is read whole to be compared: the bytes one judgement hashes
+    together are bounded, past which the discard is a loss (unknown), whatever the files hold."""
+    future = time.time() + 60
+    for name in ("a.txt", "src/b.py"):
+        os.utime(repo / name, (future, future))
+    assert _lost("git reset --hard", repo) == []  # the same content: hashed, nothing lost
+    monkeypatch.setattr(worktree, "MAX_HASHED_TOTAL", len("a.txt"))
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
