@@ -99,7 +99,10 @@ def _dotfiles(home: Path) -> None:
     (source / ".vimrc").write_text("set nu\n")
 
 
-@pytest.mark.parametrize("line", ["rsync -a ~/Downloads/dotfiles/ ~/", 'cp -a ~/Downloads/dotfiles/. "$HOME"'])
+@pytest.mark.parametrize(
+    "line",
+    ["rsync -a ~/Downloads/dotfiles/ ~/", 'cp -a ~/Downloads/dotfiles/. "$HOME"', "cp -rT ~/Downloads/dotfiles ~"],
+)
 def test_a_trees_contents_landing_on_an_agents_settings_are_denied(line: str, world: tuple[Path, Path]) -> None:
     home, project = world
     _dotfiles(home)

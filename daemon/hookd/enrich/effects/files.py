@@ -286,7 +286,8 @@ class FileEffects:
             effect = self.ledger.add(op, placed, name, recursive=recursive, to=entry or to)
             if entry is not None:  # `cp x/.bashrc ~/`: the directory's entry of the source's name is written
                 self.ledger.add("write", entry, name, recursive=recursive, target_of=op)
-            copied = op == "copy" and recursive and entry is None  # `rsync -a SRC/ ~/`: SRC's files land below
+            # `rsync -a SRC/ ~/`, `cp -rT SRC ~`: SRC's files land below the destination
+            copied = op == "copy" and recursive and entry is None and (file_only or names_contents(source))
             self._land_contents(source if copied else "", str(placed.get("path") or ""), destination, place, name)
             landed = landed or entry is None
             if op == "move" and effect["to"] and effect["path"]:
@@ -306,7 +307,7 @@ class FileEffects:
 
     def _land_contents(self, word: str, source: str, destination: str, place: Place, name: str) -> None:
         """`rsync -a ~/Downloads/dots/ ~/`: each file below the source is written at its path below the destination."""
-        if not word or not destination or not names_contents(word) or not os.path.isdir(source):
+        if not word or not destination or not os.path.isdir(source):
             return
         files, complete = landed_files(source)
         for relative in files:
