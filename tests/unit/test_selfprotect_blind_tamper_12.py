@@ -131,3 +131,69 @@ def test_the_landed_files_are_listed_up_to_a_bound(tmp_path: Path) -> None:
     assert complete and sorted(files) == ["b/f0", "b/f1", "b/f2", "link"]
     assert landed_files(str(tmp_path / "a"), limit=2) == (files[:2], False)
     assert names_contents("x/") and names_contents("x/.") and names_contents(".") and not names_contents("x")
+
+
+# --- an archive on disk extracted: each member it holds now lands below the extraction directory ---
+
+
+def _archives(home: Path) -> None:
+    import tarfile
+    import zipfile
+
+    (home / ".codex").mkdir()
+    (home / ".codex" / "hooks.json").write_text('{"hooks": {"PreToolUse": []}}\n')
+    staged = home / "stage"
+    (staged / "dots" / ".codex").mkdir(parents=True)
+    (staged / "dots" / ".codex" / "hooks.json").write_text('{"hooks": {}}\n')
+    (staged / "dots" / ".vimrc").write_text("set nu\n")
+    (home / "Downloads").mkdir()
+    with tarfile.open(home / "Downloads" / "dots.tar.gz", "w:gz") as archive:
+        archive.add(staged / "dots", arcname="dots")
+    with zipfile.ZipFile(home / "Downloads" / "dots.zip", "w") as archive:
+        archive.write(staged / "dots" / ".codex" / "hooks.json", ".codex/hooks.json")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "tar -xzf ~/Downloads/dots.tar.gz --strip-components=1 -C ~",
+        'tar xf ~/Downloads/dots.tar.gz -C "$HOME" --strip-components 1',
+        "unzip -o ~/Downloads/dots.zip -d ~",
+    ],
+)
+def test_an_archives_members_landing_on_an_agents_settings_are_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    _archives(home)
+    assert shell_outcome(home, project, line) == "deny"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "tar -xzf ~/Downloads/dots.tar.gz -C ~",
+        "unzip -o ~/Downloads/dots.zip -d ~/unpacked",
+        "unzip -l ~/Downloads/dots.zip",
+    ],
+)
+def test_an_archives_members_landing_elsewhere_pass(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    _archives(home)
+    assert shell_outcome(home, project, line) == "allow"
+
+
+def test_the_members_are_read_within_a_budget(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    from hookd.enrich.effects.archive_members import MAX_BYTES, archive_members
+
+    bomb = tmp_path / "bomb.tar.gz"  # small on disk, past the budget once decompressed
+    with tarfile.open(bomb, "w:gz") as archive:
+        big = tarfile.TarInfo("big.bin")
+        big.size = MAX_BYTES + 1024
+        archive.addfile(big, io.BytesIO(b"\0" * big.size))
+        archive.addfile(tarfile.TarInfo(".codex/hooks.json"), io.BytesIO(b""))
+    assert bomb.stat().st_size < MAX_BYTES and archive_members(str(bomb)) is None
+    assert archive_members(str(tmp_path / "absent.tar")) is None
+    (tmp_path / "plain.txt").write_text("not an archive\n")
+    assert archive_members(str(tmp_path / "plain.txt")) is None
