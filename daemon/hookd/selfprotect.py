@@ -47,6 +47,7 @@ from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_config import caller_config, caller_config_stamp
 from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
+from hookd.selfprotect_trees import start_dirs, started_in_written, written_trees
 from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
 from hookd.shims.build import QUIET_LIBRARY, native_shim_path
 from hookd.types import JSON, Event, NormalisedEvent, ToolKind
@@ -255,8 +256,9 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
             pairs = (str(w).partition("=") for w in argv[1:] if "=" in str(w) and not str(w).startswith("-"))
             line_set.update({name: value for name, _, value in pairs})
     current = {**event.env, "HOME": event_home(event)}
+    trees = written_trees(_dicts(event.facts.get("effects")), event.cwd)
     starts: list[JSON] = []
-    for command in commands:
+    for command, start_dir in zip(commands, start_dirs(commands, event.cwd), strict=True):
         argv = [str(w) for w in command.get("argv") or []]
         env = command.get("env")
         assigned = {**line_set, **({str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {})}
@@ -264,7 +266,7 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
         other_user = bool(command.get("sudo")) or not _SWITCH_USER.isdisjoint(wrappers or ())
         for spec, at in agents_started(str(command.get("name") or ""), argv, AGENTS):
             why = unguarded_start(spec, argv[at + 1 :], assigned, current, event.cwd)
-            why = why or socket_moved(assigned, current["HOME"], event.env)
+            why = why or socket_moved(assigned, current["HOME"], event.env) or started_in_written(start_dir, trees)
             if other_user and not why:
                 why = "run as another user it reads that user's settings, not the ones that hold hookd's hooks"
             if why:

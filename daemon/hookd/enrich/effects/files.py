@@ -11,6 +11,7 @@ from typing import Any
 from hookd.enrich.effects.catalogue import Program
 from hookd.enrich.effects.fetches import fetch_effects
 from hookd.enrich.effects.filters import mark_names_only
+from hookd.enrich.effects.landed import landed_files, names_contents
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
@@ -294,6 +295,9 @@ class FileEffects:
             effect = self.ledger.add(op, placed, name, recursive=recursive, to=entry or to)
             if entry is not None:  # `cp x/.bashrc ~/`: the directory's entry of the source's name is written
                 self.ledger.add("write", entry, name, recursive=recursive, target_of=op)
+            # `rsync -a SRC/ ~/`, `cp -rT SRC ~`: SRC's files land below the destination
+            copied = op == "copy" and recursive and entry is None and (file_only or names_contents(source))
+            self._land_contents(source if copied else "", str(placed.get("path") or ""), destination, place, name)
             landed = landed or entry is None
             if op == "move" and effect["to"] and effect["path"]:
                 self.ledger.moved[effect["to"]] = placed
@@ -309,6 +313,17 @@ class FileEffects:
                 self.ledger.add("delete", to, name, emptied=True)  # `cp /dev/null F`: F's content is lost
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
+
+    def _land_contents(self, word: str, source: str, destination: str, place: Place, name: str) -> None:
+        """`rsync -a ~/Downloads/dots/ ~/`: each file below the source is written at its path below the destination."""
+        if not word or not destination or not os.path.isdir(source):
+            return
+        files, complete = landed_files(source)
+        for relative in files:
+            self.ledger.add("write", place(f"{destination.rstrip('/')}/{relative}"), name, target_of="copy")
+        if not complete:
+            unlisted = {"raw": f"<files below {source}>", "path": "", "in_project": False}
+            self.ledger.add("write", unlisted, name, known=False)
 
     def find(self, argv: list[str], place: Place, name: str, view: CommandView, option_ops: Mapping[str, str]) -> None:
         for k, word in enumerate(argv[:-1]):  # `-fprint FILE`: an action that writes FILE

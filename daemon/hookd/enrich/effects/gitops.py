@@ -195,8 +195,11 @@ def git_effects(
     rest = argv[sub_index + 1 :]
     _subcommand_runs(sub, rest, run, model)
     _files(sub, rest, place, model)
-    _tree_updated(sub, rest, place(work_dir(argv[1:sub_index])), model)
+    tree = place(work_dir(argv[1:sub_index]))
+    _tree_updated(sub, rest, tree, model)
+    _stashed(sub, rest, tree, place, model)
     _worktree_removed(sub, rest, place, model)
+    _worktree_added(sub, rest, place, model)
     moved = bool(pairs) or any(name.startswith("GIT_") for name in scope) or any(k.startswith("core.") for k in config)
     settled = discard_effects(sub, argv, sub_index, place, model, moved=moved)
     note_tree(sub, settled, model)
@@ -330,6 +333,51 @@ def _switches(sub: str, rest: list[str]) -> bool:
         return False
     named = {k + 1 for k, word in enumerate(rest) if word in _NEW_BRANCH}
     return any(not word.startswith("-") for k, word in enumerate(rest) if k not in named)
+
+
+# git-stash(1) push (what `git stash` alone, and `save`, do): the changes stashed are reverted in the working tree,
+# only the paths its pathspecs name when it has them (those after `--`, or any operand: `save`'s is its message)
+_STASH_VALUES = frozenset({"-m", "--message", "--pathspec-from-file"})
+
+
+def _stashed(sub: str, rest: list[str], tree: Mapping[str, Any] | None, place: Place, model: Ledger) -> None:
+    verb = rest[0] if rest and not rest[0].startswith("-") else "push"
+    if sub != "stash" or verb not in ("push", "save"):
+        return
+    words = rest[1:] if rest[:1] == [verb] else rest
+    pathspecs = _stash_pathspecs(words) if verb == "push" else []
+    for word in pathspecs:
+        model.add("write", place(word), "git", recursive=True)
+    if not pathspecs:
+        model.add("write", tree, "git", recursive=True)
+
+
+def _stash_pathspecs(words: list[str]) -> list[str]:
+    if "--" in words:
+        return words[words.index("--") + 1 :]
+    found: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in _STASH_VALUES:
+            skip = True
+        elif not word.startswith("-"):
+            found.append(word)
+    return found
+
+
+# git-worktree(1) `add <path> [<commit-ish>]`: a new working tree checked out at <path> (-b, -B and --reason take a
+# value): every file below it is written, the agents' project settings a commit holds among them
+_WORKTREE_VALUES = frozenset({"-b", "-B", "--reason"})
+
+
+def _worktree_added(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
+    if sub != "worktree" or rest[:1] != ["add"]:
+        return
+    paths = _stash_pathspecs([w if w not in _WORKTREE_VALUES else "-m" for w in rest[1:] if w != "--"])
+    if paths:
+        model.add("write", place(paths[0]), "git", recursive=True)
 
 
 def _worktree_removed(sub: str, rest: list[str], place: Place, model: Ledger) -> None:

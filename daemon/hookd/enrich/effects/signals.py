@@ -86,11 +86,13 @@ def _pids_after_signal(spelled: list[str]) -> list[str]:
 
 def _acted_on(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView) -> None:
     """`prlimit --pid PID --nofile=0:0`, `cpulimit -e NAME`: a process limited or attached to (by a path: the
-    processes named after its file); `chrt -p PRIO PID`, `taskset -p MASK PID`: the process the last operand names."""
+    processes named after its file; `prlimit --pid PID --nofile`, a resource given no value, only prints its
+    limits); `chrt -p PRIO PID`, `taskset -p MASK PID`: the process the last operand names."""
     if parsed.operands and any(o in program.pid_operand_with for o, _ in parsed.options):
         _signal_to(ledger, program.name, parsed.operands[-1], "pid", view, acts="process")
+    prints_only = bool(program.pid_changes) and not any(o in program.pid_changes and v for o, v in parsed.options)
     for option, value in parsed.options:
-        if option in program.pid_options and value:
+        if option in program.pid_options and value and not prints_only:
             _signal_to(ledger, program.name, value, "pid", view, acts="process")
         elif program.process_options.get(option) and value:
             target = value.rstrip("/").rpartition("/")[2] if program.process_options[option] == "path" else value
