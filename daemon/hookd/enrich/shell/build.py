@@ -291,6 +291,7 @@ class _Builder:
         for name in _PROMPT_EXPANDED.findall(joined) if "@P}" in joined else ():
             self._prompt(name, depth, cwd, sudo)
         argv, wrappers = _peel(list(words), env)
+        redirects = [self.state.redirect(r, cwd) for r in simple.redirects]  # opened where the shell is, not DIR:
         if CHDIR in env:  # `env -C DIR cmd`: as `(cd DIR && cmd)`
             cwd = cwd.copy()
             self.state.chdir("cd", ["cd", env.pop(CHDIR)], cwd, env)
@@ -305,7 +306,6 @@ class _Builder:
         if printed_script is not None:  # `bash <(printf '%s\n' …)`: the script is the text the pipe carries
             argv, stdin, origin = [argv[0], "/dev/stdin", *argv[2:]], printed_script, "text"
         privileged = sudo or any(raises_privilege(w) for w in wrappers)
-        redirects = [self.state.redirect(r, cwd) for r in simple.redirects]
         if inherited:
             redirects.extend(dict(r) for r in inherited)
         command = {

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.code import is_url_script, names_fetched_source
 from hookd.enrich.effects.launchers import launched
-from hookd.enrich.shell.runners import XARGS_INPUT, xargs_operands
+from hookd.enrich.shell.runners import xargs_operands
 from hookd.enrich.shell.words import _ASSIGN
 
 # --------------------------------------------------------------------------------------------------
@@ -336,10 +336,10 @@ def xargs_run(
 ) -> tuple[list[str], list[str]]:
     """The command xargs runs with the items it reads (hookd.enrich.shell.runners.xargs_operands; `fed`: the
     pipe's text and the search that feeds it), and the wrappers: where the items are known, a launcher among
-    them is peeled too (`printf … | xargs -0 nice`)."""
+    them is peeled too (`printf … | xargs -0 nice`), as where they are not (`… | xargs nice rm`)."""
     own = xargs_command(words, env)  # xargs's command, launchers and all
     argv = xargs_operands(words, argv if own is None else own, *fed)
-    if argv and XARGS_INPUT not in argv:
+    if argv:  # (items unknown too: `… | xargs nice rm -rf` runs rm whatever the items are)
         argv, launchers = _peel(argv, env)
         wrappers = [*wrappers[: wrappers.index("xargs") + 1], *launchers]
     return argv, wrappers
