@@ -23,6 +23,7 @@ files) and kept for the next ones.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import sys
@@ -45,6 +46,7 @@ from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_config import caller_config, caller_config_stamp
+from hookd.selfprotect_keys import runs_later, undeclared_texts
 from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
 from hookd.service.systemd import HOLDING_UNITS, UNIT_NAMES
@@ -186,7 +188,7 @@ class ProtectedSet:
             seen.add(path)
             listed.append({"path": path, "what": surface.what})
             if surface.keys:
-                judged[path] = Surface(Path(path), surface.what, surface.scope, surface.kind, surface.keys)
+                judged[path] = dataclasses.replace(surface, path=Path(path))
         self._cache[key] = found = (listed, judged)
         if len(self._cache) > _CACHED:
             self._cache.popitem(last=False)
@@ -514,18 +516,20 @@ def _keeps(event: NormalisedEvent, surface: Surface) -> bool:
         patch = tool.input.get(arg)
         if isinstance(patch, str) and patch.lstrip().startswith("*** Begin Patch"):
             texts = codex_patch_texts(patch, str(surface.path), old, lambda name: _patched(event, name))
-            return texts is not None and all(keeps_hooks(surface, old, text) for text in texts)
+            return texts is not None and all(keeps_hooks(surface, old, text, runs_later) for text in texts)
     if spec.content:
         new = tool.input.get(spec.content)
-        return isinstance(new, str) and keeps_hooks(surface, old, new)
+        return isinstance(new, str) and keeps_hooks(surface, old, new, runs_later)
+    undeclared = undeclared_texts(tool, old)
+    if undeclared is not None:
+        return all(keeps_hooks(surface, old, new, runs_later) for new in undeclared)
     if spec.replace and old is not None:
         before, after = (tool.input.get(arg) for arg in spec.replace)
         if not isinstance(before, str) or not isinstance(after, str) or not before or before not in old:
             return False
         # the agent may replace one occurrence or all: both results must keep hookd's hooks
-        return all(
-            keeps_hooks(surface, old, new) for new in (old.replace(before, after, 1), old.replace(before, after))
-        )
+        replaced = (old.replace(before, after, 1), old.replace(before, after))
+        return all(keeps_hooks(surface, old, new, runs_later) for new in replaced)
     return False
 
 

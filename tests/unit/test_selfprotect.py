@@ -206,7 +206,9 @@ def test_an_edit_is_judged_on_both_one_and_every_replacement(world: tuple[Path, 
     [
         ({"mcp": {"docs": {"type": "remote", "url": "https://mcp.example.com/mcp"}}}, True),
         ({"model": "x", "permission": {"edit": "ask"}}, True),
-        ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"]}}}, False),
+        # a local server whose entry says only which program starts: its command line is the effect model's to judge
+        ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"]}}}, True),
+        ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"], "alwaysAllow": ["x"]}}}, False),
         ({"plugin": ["evil-plugin"]}, False),
         # a formatter is a command the agent runs after its edits: guarded whole, as the effect rules judge only a
         # shell call's effects (blind-tools-5:80 is a known false positive)

@@ -259,6 +259,7 @@ def plugin_agent(
             # into a config (a formatter `rm -rf ~` would pass), so `npx prettier` is denied too (a known gap).
             # `plugins` is the list's newer name, where `-ID` disables a plugin (https://opencode.ai/v2/docs/plugins/)
             bypass_keys=("plugin", "plugins", "mcp[local]", "lsp", "formatter", "experimental", "hooks", "hookd"),
+            jsonc=True,  # config.ts: jsonc-parser's parse(text, errors, {allowTrailingComma: true}), errors refused
             hooks_off_env=(pure_env,),
             # 1.18.33 / Kilo 7.7.9 (the binary's yargs table and env reads): --pure sets <PREFIX>_PURE; the
             # config home hangs from XDG_CONFIG_HOME and <PREFIX>_TEST_HOME, the managed one from

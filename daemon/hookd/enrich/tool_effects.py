@@ -34,6 +34,7 @@ from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.env_template import mark_templates
 from hookd.enrich.facts import arg_class
+from hookd.enrich.fed_input import runs_its_input
 from hookd.enrich.gitconfig_text import (
     executing_keys,
     included_configs,
@@ -312,6 +313,7 @@ def _judged_later(lines: list[str], target: str, program: str, home: str, projec
     for line in map(tool_environment, lines[:MAX_CONFIG_COMMANDS]):  # `${localEnv:HOME}` is the shell's `${HOME}`
         analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
         built = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed)
+        built = built or (not _too_long(line) and runs_its_input(line, home, project))  # a shell fed by the agent
         reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, target, home, project)
         if _too_long(line) or built or reaches:
             out.append(_later_exec(line, target, program))
