@@ -11,10 +11,15 @@ widened by guess."""
 
 from __future__ import annotations
 
+import functools
+import os
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
+from hookd.dialects.spec import MISSING, Surface, judged_value, keeps_hooks, settings_doc
+from hookd.enrich.command_files import is_command_file
 from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.tool_args import inferred
 from hookd.types import ToolCall, ToolKind
@@ -65,3 +70,75 @@ def undeclared_texts(tool: ToolCall, old: str | None) -> list[str] | None:
     if not isinstance(content, str):
         return None
     return [content, old + content] if old else [content]
+
+
+# (the file's text now, None when missing; the text a call leaves) -> does it keep what hookd compares there?
+Same = Callable[[str | None, str], bool]
+
+
+def settings_judge(surface: Surface) -> Same:
+    """A settings, switch, trust or bypass file's comparison: its guard keys, local servers left to `runs_later`."""
+    return functools.partial(keeps_hooks, surface, later=runs_later)
+
+
+# The keys of an extension's manifest that change nothing of the guard and start nothing: its name, version and
+# description, and the tools it turns off (https://geminicli.com/docs/extensions/reference).
+_INERT_MANIFEST_KEYS = frozenset({"name", "version", "description", "excludeTools"})
+
+
+def extension_judge(path: str, judged: Mapping[str, Surface]) -> Same | None:
+    """How a file of an extension is judged: a custom command under its `commands/` as one in ~/.gemini/commands is
+    (the effect model judges its markers: enrich/command_files.py); the manifest of an INSTALLED extension (it is
+    there already) by its keys (`manifest_keeps`); None for everything else (hooks/hooks.json, its code, a new
+    extension's manifest: an extension installed is a new source of hooks, as a Claude plugin enabled is)."""
+    root, parts = _extension_root(path, judged)
+    if root is None or len(parts) < 2 or parts[0] in ("", ".", ".."):
+        return None
+    if parts[1] == "commands" and is_command_file(path):
+        return _any_text
+    manifest = os.path.join(root.path, parts[0], root.manifest)
+    if parts[1:] == [root.manifest] and os.path.isfile(manifest):
+        return functools.partial(manifest_keeps, os.path.dirname(manifest))
+    return None
+
+
+def _extension_root(path: str, judged: Mapping[str, Surface]) -> tuple[Surface | None, list[str]]:
+    parts = path.split("/")
+    for cut in range(len(parts) - 1, 0, -1):
+        surface = judged.get("/".join(parts[:cut]))
+        if surface is not None and surface.manifest:
+            return surface, parts[cut:]
+    return None, []
+
+
+def _any_text(old: str | None, new: str) -> bool:
+    return True
+
+
+def manifest_keeps(directory: str, old: str | None, new: str) -> bool:
+    """Does an extension's manifest (strict JSON, as Gemini CLI reads it) change only inert keys, local servers the
+    effect model judges (`runs_later`), and context files inside the extension's own directory? Every other key,
+    known or not, must stay as it was."""
+    try:
+        before, after = (settings_doc(Path("m.json"), text) for text in (old or "", new))
+    except ValueError:
+        return False
+    for key in {*before, *after} - _INERT_MANIFEST_KEYS:
+        if key == "mcpServers":
+            same = judged_value(before, f"{key}[local]", runs_later) == judged_value(after, f"{key}[local]", runs_later)
+        elif key == "contextFileName" and _inside(directory, after.get(key)):
+            same = True
+        else:
+            same = before.get(key, MISSING) == after.get(key, MISSING)
+        if not same:
+            return False
+    return True
+
+
+def _inside(directory: str, names: Any) -> bool:
+    """Does every context file named (a name or a list of names) resolve inside the extension's directory?"""
+    listed = [names] if isinstance(names, str) else names
+    if not isinstance(listed, list) or not all(isinstance(n, str) and n for n in listed):
+        return False
+    top = os.path.realpath(directory)
+    return all(os.path.realpath(os.path.join(top, n)).startswith(top + "/") for n in listed)

@@ -130,3 +130,60 @@ def test_a_claude_plugin_or_marketplace_is_guarded(world: tuple[Path, Path], set
     home, project = world
     tool_input = {"file_path": str(project / ".claude" / "settings.json"), "content": json.dumps(settings)}
     assert bool(keeps(home, project, "claude", "Write", tool_input)) is kept
+
+
+def _extension(home: Path, agent: str = "gemini", name: str = "fmt") -> Path:
+    """An installed extension: its directory holds its manifest."""
+    directory = home / f".{agent}" / "extensions" / name
+    directory.mkdir(parents=True)
+    (directory / f"{agent}-extension.json").write_text(json.dumps({"name": name, "version": "1.0.0"}))
+    return directory
+
+
+SERVE = {"command": "node", "args": ["${extensionPath}/dist/server.js"], "cwd": "${extensionPath}"}
+
+
+@pytest.mark.parametrize(
+    ("manifest", "kept"),
+    [
+        ({"name": "fmt", "version": "1.1.0", "mcpServers": {"fmt": SERVE}}, True),
+        ({"name": "fmt", "version": "1.0.0", "contextFileName": ["GEMINI.md"], "excludeTools": ["x"]}, True),
+        ({"name": "fmt", "version": "1.0.0", "mcpServers": {"fmt": {**SERVE, "trust": True}}}, False),
+        ({"name": "fmt", "version": "1.0.0", "contextFileName": ["../../../.ssh/id_ed25519"]}, False),
+        ({"name": "fmt", "version": "1.0.0", "settings": [{"name": "k", "envVar": "K"}]}, False),  # not known
+        ({"name": "fmt", "version": "1.0.0", "hooks": {"BeforeTool": []}}, False),
+    ],
+)
+def test_an_installed_extensions_manifest_is_judged_by_its_keys(
+    world: tuple[Path, Path], manifest: dict[str, Any], kept: bool
+) -> None:
+    home, project = world
+    path = _extension(home) / "gemini-extension.json"
+    tool_input = {"file_path": str(path), "content": json.dumps(manifest)}
+    assert bool(keeps(home, project, "gemini", "write_file", tool_input)) is kept
+
+
+def test_a_new_extension_and_an_extensions_other_files_stay_guarded_whole(world: tuple[Path, Path]) -> None:
+    """A manifest where there was none installs a new source of hooks; hooks/hooks.json and the extension's code
+    are what it runs."""
+    home, project = world
+    new = home / ".gemini" / "extensions" / "new" / "gemini-extension.json"
+    assert not keeps(home, project, "gemini", "write_file", {"file_path": str(new), "content": '{"name": "new"}'})
+    directory = _extension(home)
+    for name in ("hooks/hooks.json", "dist/server.js"):
+        tool_input = {"file_path": str(directory / name), "content": "{}"}
+        assert not keeps(home, project, "gemini", "write_file", tool_input), name
+
+
+def test_an_extensions_command_file_is_judged_as_any_command_file(world: tuple[Path, Path]) -> None:
+    home, project = world
+    path = home / ".gemini" / "extensions" / "grep" / "commands" / "fs" / "grep-code.toml"
+    tool_input = {"file_path": str(path), "content": 'prompt = "!{grep -r {{args}} .}"\n'}
+    assert keeps(home, project, "gemini", "write_file", tool_input)
+
+
+def test_a_qwen_extension_is_made_one_by_its_own_manifest(world: tuple[Path, Path]) -> None:
+    home, project = world
+    path = _extension(home, "qwen", "todo") / "qwen-extension.json"
+    manifest = {"name": "todo", "version": "0.2.0", "mcpServers": {"todo": SERVE}}
+    assert keeps(home, project, "qwen", "write_file", {"file_path": str(path), "content": json.dumps(manifest)})

@@ -226,6 +226,10 @@ class InstallSpec:
     # The agent reads its JSON configuration as JSONC (comments, trailing commas: OpenCode's and Kilo's jsonc-parser),
     # so hookd reads those files the same way (hookd/jsonc.py); else a comment makes a file unreadable, refused.
     jsonc: bool = False
+    # The file that makes a directory of `bypass`'s `extensions` directory an extension (Gemini's
+    # gemini-extension.json): an installed extension's manifest and command files are judged by what they hold
+    # (hookd/selfprotect_keys.py `extension_judge`), every other file of it stays guarded whole.
+    extension_manifest: str = ""
     # The variables that move the agent's files (read by settings_path and bypass): the shims forward them,
     # so that the daemon protects the files the agent really reads.
     location_env: tuple[str, ...] = ()
@@ -259,6 +263,7 @@ class Surface:
     kind: str  # "settings" (hookd's hooks), "switch", "trust", "bypass"
     keys: tuple[str, ...] = ()
     jsonc: bool = False  # the agent reads this JSON file with comments and trailing commas (InstallSpec.jsonc)
+    manifest: str = ""  # a directory of extensions, each made one by this manifest (InstallSpec.extension_manifest)
 
 
 # A local MCP server entry whose change the effect model judges as the command line it starts (hookd/
@@ -282,10 +287,10 @@ def keeps_hooks(surface: Surface, old: str | None, new: str, later: LaterRun = _
         after = settings_doc(surface.path, new, surface.jsonc)
     except ValueError:
         return False
-    return all(_judged(before, key, later) == _judged(after, key, later) for key in surface.keys)
+    return all(judged_value(before, key, later) == judged_value(after, key, later) for key in surface.keys)
 
 
-def _judged(doc: Mapping[str, Any], key: str, later: LaterRun = _judges_none) -> Any:
+def judged_value(doc: Mapping[str, Any], key: str, later: LaterRun = _judges_none) -> Any:
     """The value at a dotted key, or for `KEY[local]` its entries that run a command on this machine (an MCP
     server of `type` other than `remote`: https://opencode.ai/docs/mcp-servers/): a remote one added keeps it,
     and so does one whose command line the effect model judges (`later`)."""
@@ -432,7 +437,9 @@ class AgentSpec:
             for path in spec.bypass(scope, home, project_dir, env) if spec.bypass is not None else ():
                 keys = spec.bypass_keys if path.suffix in (".json", ".jsonc") else ()
                 what = f"{self.title} {scope} hooks from elsewhere"
-                out.append(Surface(path, what, scope, "bypass", keys, spec.jsonc and path.suffix == ".json"))
+                manifest = spec.extension_manifest if path.name == "extensions" else ""
+                jsonc = spec.jsonc and path.suffix == ".json"
+                out.append(Surface(path, what, scope, "bypass", keys, jsonc, manifest))
         return _merged(out)
 
     def tool_spec(self, name: str) -> ToolSpec:

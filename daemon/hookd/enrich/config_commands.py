@@ -102,3 +102,17 @@ def _argv(value: Any) -> list[str] | None:
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return list(value)
     return None
+
+
+# Gemini CLI's and Qwen Code's variables in an extension's manifest (https://geminicli.com/docs/extensions/reference,
+# "Variables"): the extension's own directory, the workspace, and the path separator
+_EXTENSION_VARIABLE = re.compile(r"\$\{(extensionPath|workspacePath|/|pathSeparator)\}")
+
+
+def extension_variables(line: str, config: str, project: str) -> str:
+    """`line`, a command of an extension's manifest (`*-extension.json`), with the agent's variables filled in as the
+    agent fills them before it starts the command; any other file's lines as they are."""
+    if not config.endswith("-extension.json"):
+        return line
+    places = {"extensionPath": config.rpartition("/")[0], "workspacePath": project, "/": "/", "pathSeparator": "/"}
+    return _EXTENSION_VARIABLE.sub(lambda m: places[m.group(1)], line)

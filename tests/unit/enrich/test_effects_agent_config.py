@@ -35,3 +35,13 @@ def test_a_jsonc_servers_command_list_is_read(proj: Path) -> None:
 def _added(path: str, text: str) -> dict[str, str]:
     lines = "".join(f"+{line}\n" for line in text.rstrip("\n").split("\n"))
     return {"command": f"*** Begin Patch\n*** Add File: {path}\n{lines}*** End Patch"}
+
+
+def test_an_extensions_variables_are_filled_in_as_the_agent_fills_them(proj: Path) -> None:
+    """`${extensionPath}` is the extension's own directory: its own server is a plain program start; inline code is
+    not."""
+    path = f"{HOME}/.gemini/extensions/fmt/gemini-extension.json"
+    own = '{"name": "fmt", "mcpServers": {"f": {"command": "node", "args": ["${extensionPath}${/}dist${/}s.js"]}}}'
+    assert later(enriched("gemini", "write_file", {"file_path": path, "content": own}, proj)) == []
+    inline = '{"name": "fmt", "mcpServers": {"f": {"command": "node", "args": ["-e", "require(`child_process`)"]}}}'
+    assert later(enriched("gemini", "write_file", {"file_path": path, "content": inline}, proj)) == [path]
