@@ -18,9 +18,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hookd.dialects.launch import agents_started
+from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import MISSING, Surface, judged_value, keeps_hooks, settings_doc
 from hookd.enrich.command_files import is_command_file
 from hookd.enrich.effects.words import runs_nothing
+from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.tool_args import inferred
 from hookd.types import ToolCall, ToolKind
 
@@ -38,12 +41,28 @@ def runs_later(entry: Mapping[str, Any]) -> bool:
     """Is `entry` a local server whose change the effect model judges whole: only run keys, a command line the
     effect model reads (a string, or a list of strings, with `args` a list of strings), and an environment that
     makes its program load nothing (as a startup file's variables are judged: LD_PRELOAD, NODE_OPTIONS' `--require`,
-    a PATH into scratch space are not nothing)?"""
+    a PATH into scratch space are not nothing), starting no agent (whose options may start it unguarded)?"""
     if not entry.keys() <= _RUN_KEYS or entry.get("type", "local") not in _LOCAL_TYPES:
         return False
     if not _strings(entry.get("command"), whole=True) or not _strings(entry.get("args", []), whole=False):
         return False
-    return all(_loads_nothing(entry[key]) for key in _ENV_KEYS if key in entry)
+    if not all(_loads_nothing(entry[key]) for key in _ENV_KEYS if key in entry):
+        return False
+    command = entry["command"]
+    return not _starts_an_agent([command] if isinstance(command, str) else command, entry.get("args", []))
+
+
+def _starts_an_agent(command: list[str], args: list[str]) -> bool:
+    """Does the line start an agent (a nested Codex `mcp-server`, `npx @openai/codex`, one inside `sh -c`), as the
+    shell's analysis reads it? Its start options may switch its hooks off: such a server stays compared."""
+    line = command[0] if len(command) == 1 and not args else shlex.join([*command, *args])
+    shell, _ = analyse_shell(line, home="/", base_dir="/", project_dir="/")
+    commands = shell.get("commands") if isinstance(shell, Mapping) else None
+    for found in commands if isinstance(commands, list) else []:
+        argv = [str(word) for word in found.get("argv") or []] if isinstance(found, Mapping) else []
+        if argv and agents_started(str(found.get("name") or argv[0]), argv, AGENTS):
+            return True
+    return False
 
 
 def _strings(value: Any, whole: bool) -> bool:

@@ -28,6 +28,10 @@ from tests.unit.test_selfprotect import keeps
         ({"command": "npx", "env_vars": ["AWS_SECRET_ACCESS_KEY"]}, False),  # a key hookd does not know
         ({"command": {"program": "sh"}}, False),  # a command the effect model does not read
         ({"command": "npx", "args": "-y s"}, False),
+        # a nested agent, its hooks switched off by its options, however it is spelled
+        ({"command": "codex", "args": ["mcp-server", "-c", "features.hooks=false"]}, False),
+        ({"command": "npx", "args": ["-y", "@openai/codex", "mcp-server"]}, False),
+        ({"type": "local", "command": ["sh", "-c", "claude --bare mcp serve"]}, False),
     ],
 )
 def test_only_an_entry_that_says_which_program_starts_is_left_to_the_effect_model(
