@@ -2,7 +2,7 @@
 
 A local MCP server in an agent's own configuration (Codex's `mcp_servers`, OpenCode's and Kilo's `mcp`, an
 extension's `mcpServers`) is a program the agent starts later, outside its hooks. When its entry says no more than
-which program starts and how (its command line, directory, environment, timeouts), the effect model judges that
+which program starts and how (its command line, environment, timeouts), the effect model judges that
 command line as the same line run now in the shell (enrich/tool_effects.py `_configured_commands`: a download piped
 to a shell, code given inline, a read of the home's keys are stopped; a pinned public package is not), so such an
 entry leaves hookd whole and self-protection compares only the rest. An entry with any other key (Gemini's
@@ -28,9 +28,10 @@ from hookd.enrich.tool_args import inferred
 from hookd.types import ToolCall, ToolKind
 
 # The keys of a local server's entry that only say which program starts and how: the command line (`command`,
-# `args`), the directory it starts in, its environment (judged below), whether and how long it may start.
+# `args`), its environment (judged below), whether and how long it may start. Not `cwd`: the effect model reads the
+# line from the agent's directory, and `./server` from `/tmp/x` is another program (compared, as before).
 _RUN_KEYS = frozenset({
-    "type", "command", "args", "cwd", "env", "environment", "enabled", "timeout",
+    "type", "command", "args", "env", "environment", "enabled", "timeout",
     "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec", "description",
 })  # fmt: skip
 _ENV_KEYS = ("env", "environment")

@@ -28,6 +28,7 @@ from tests.unit.test_selfprotect import keeps
         ({"command": "npx", "env_vars": ["AWS_SECRET_ACCESS_KEY"]}, False),  # a key hookd does not know
         ({"command": {"program": "sh"}}, False),  # a command the effect model does not read
         ({"command": "npx", "args": "-y s"}, False),
+        ({"command": "./server", "cwd": "/tmp/x"}, False),  # another program than the line read from the project
         # a nested agent, its hooks switched off by its options, however it is spelled
         ({"command": "codex", "args": ["mcp-server", "-c", "features.hooks=false"]}, False),
         ({"command": "npx", "args": ["-y", "@openai/codex", "mcp-server"]}, False),
@@ -144,7 +145,7 @@ def _extension(home: Path, agent: str = "gemini", name: str = "fmt") -> Path:
     return directory
 
 
-SERVE = {"command": "node", "args": ["${extensionPath}/dist/server.js"], "cwd": "${extensionPath}"}
+SERVE = {"command": "node", "args": ["${extensionPath}/dist/server.js"]}
 
 
 @pytest.mark.parametrize(
