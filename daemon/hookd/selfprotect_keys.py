@@ -30,9 +30,10 @@ from hookd.types import ToolCall, ToolKind
 # The keys of a local server's entry that only say which program starts and how: the command line (`command`,
 # `args`), its environment (judged below), whether and how long it may start. Not `cwd`: the effect model reads the
 # line from the agent's directory, and `./server` from `/tmp/x` is another program (compared, as before).
+# A formatter's (OpenCode's `formatter`) `extensions` and `disabled` say which files it formats and whether it runs.
 _RUN_KEYS = frozenset({
     "type", "command", "args", "env", "environment", "enabled", "timeout",
-    "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec", "description",
+    "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec", "description", "extensions", "disabled",
 })  # fmt: skip
 _ENV_KEYS = ("env", "environment")
 _LOCAL_TYPES = frozenset({"local", "stdio"})
