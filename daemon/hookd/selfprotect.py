@@ -23,6 +23,7 @@ files) and kept for the next ones.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import sys
@@ -37,7 +38,7 @@ from hookd.config import Config, default_config_path, default_state_dir
 from hookd.config.runtime_dir import FALLBACK, runtime_dir_choices
 from hookd.dialects.launch import agents_started, package_of, starting_words, unguarded_start
 from hookd.dialects.registry import AGENTS
-from hookd.dialects.spec import AgentSpec, Surface, dotted, keeps_hooks, settings_doc
+from hookd.dialects.spec import AgentSpec, Surface, dotted, settings_doc
 from hookd.enrich.build_files import UNIT_SUFFIXES
 from hookd.enrich.edit_texts import codex_patch_texts, texts_after
 from hookd.enrich.paths import PathResolver, event_home
@@ -45,6 +46,7 @@ from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_config import caller_config, caller_config_stamp
+from hookd.selfprotect_keys import Same, extension_judge, settings_judge, undeclared_texts
 from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
 from hookd.selfprotect_trees import start_dirs, started_in_written, written_trees
@@ -186,8 +188,8 @@ class ProtectedSet:
                 continue
             seen.add(path)
             listed.append({"path": path, "what": surface.what})
-            if surface.keys:
-                judged[path] = Surface(Path(path), surface.what, surface.scope, surface.kind, surface.keys)
+            if surface.keys or surface.manifest:
+                judged[path] = dataclasses.replace(surface, path=Path(path))
         self._cache[key] = found = (listed, judged)
         if len(self._cache) > _CACHED:
             self._cache.popitem(last=False)
@@ -222,7 +224,9 @@ class ProtectedSet:
             near = index.near(named, only_deleted, roots)
             patterns = index.pattern_hits(named, only_deleted)
             near += [h["place"] for h in patterns if h["place"] not in near]
-        keeps = [p for p in written if p in judged and _keeps(event, judged[p])]
+        keeps = [p for p in written if p in judged and _keeps(event, Path(p), settings_judge(judged[p]))]
+        extensions = ((p, extension_judge(p, judged)) for p in written if p not in keeps)
+        keeps += [p for p, same in extensions if same is not None and _keeps(event, Path(p), same)]
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
@@ -503,31 +507,33 @@ def _fill(template: str, home: str, project: str) -> str | None:
     return os.path.realpath(template)
 
 
-def _keeps(event: NormalisedEvent, surface: Surface) -> bool:
-    """Would this file tool's change leave hookd's hooks, switches and trust in `surface` as they were?"""
+def _keeps(event: NormalisedEvent, path: Path, same: Same) -> bool:
+    """Would this file tool's change of `path` leave what `same(old, new)` compares as it was (hookd's hooks,
+    switches and trust in a settings file; an extension's manifest's keys)? Each text the tool may leave must."""
     tool = event.tool
     spec = tool.spec if tool is not None else None
     if tool is None or spec is None:
         return False
-    readable, old = _read(surface.path)
+    readable, old = _read(path)
     if not readable:
         return False
     for arg in spec.patches:  # Codex's apply_patch: the text its hunks leave, as an edit's replacements do
         patch = tool.input.get(arg)
         if isinstance(patch, str) and patch.lstrip().startswith("*** Begin Patch"):
-            texts = codex_patch_texts(patch, str(surface.path), old, lambda name: _patched(event, name))
-            return texts is not None and all(keeps_hooks(surface, old, text) for text in texts)
+            texts = codex_patch_texts(patch, str(path), old, lambda name: _patched(event, name))
+            return texts is not None and all(same(old, text) for text in texts)
     if spec.content:
         new = tool.input.get(spec.content)
-        return isinstance(new, str) and keeps_hooks(surface, old, new)
+        return isinstance(new, str) and same(old, new)
+    undeclared = undeclared_texts(tool, old)
+    if undeclared is not None:
+        return all(same(old, new) for new in undeclared)
     if spec.replace and old is not None:
         before, after = (tool.input.get(arg) for arg in spec.replace)
         if not isinstance(before, str) or not isinstance(after, str) or not before or before not in old:
             return False
         # the agent may replace one occurrence or all: both results must keep hookd's hooks
-        return all(
-            keeps_hooks(surface, old, new) for new in (old.replace(before, after, 1), old.replace(before, after))
-        )
+        return all(same(old, new) for new in (old.replace(before, after, 1), old.replace(before, after)))
     return False
 
 

@@ -206,12 +206,14 @@ def test_an_edit_is_judged_on_both_one_and_every_replacement(world: tuple[Path, 
     [
         ({"mcp": {"docs": {"type": "remote", "url": "https://mcp.example.com/mcp"}}}, True),
         ({"model": "x", "permission": {"edit": "ask"}}, True),
-        ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"]}}}, False),
+        # a local server whose entry says only which program starts: its command line is the effect model's to judge
+        ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"]}}}, True),
+        ({"mcp": {"docs": {"type": "local", "command": ["npx", "docs-server"], "alwaysAllow": ["x"]}}}, False),
         ({"plugin": ["evil-plugin"]}, False),
-        # a formatter is a command the agent runs after its edits: guarded whole, as the effect rules judge only a
-        # shell call's effects (blind-tools-5:80 is a known false positive)
-        ({"formatter": {"x": {"command": ["sh", "-c", "rm -rf ~"]}}}, False),
-        ({"formatter": {"x": {"command": ["npx", "prettier", "--write", "$FILE"]}}}, False),
+        # a formatter is a command the agent runs after its edits: its command line is the effect model's to judge
+        # (agentcfg40: `sh -c "rm -rf ~"` is asked there, tests/unit/enrich/test_effects_agent_config.py)
+        ({"formatter": {"x": {"command": ["npx", "prettier", "--write", "$FILE"], "extensions": [".ts"]}}}, True),
+        ({"formatter": {"x": {"command": ["npx", "prettier"], "environment": {"LD_PRELOAD": "/tmp/x.so"}}}}, False),
         ({"lsp": {"x": {"command": ["sh", "-c", "id"]}}}, False),
     ],
 )

@@ -366,11 +366,16 @@ SPEC = AgentSpec(
         # an http hook refused lets a call through; the answers to the project `.mcp.json` trust prompt start
         # that file's servers, commands Claude runs itself outside its hooks, with no prompt
         # (https://code.claude.com/docs/en/settings: enableAllProjectMcpServers, enabledMcpjsonServers)
+        # A plugin brings hooks, MCP servers and commands of its own, installed from the marketplace that names
+        # it: `extraKnownMarketplaces` adds a source (a repository, a URL) and `enabledPlugins` turns one on for
+        # every later session (https://code.claude.com/docs/en/settings#plugin-settings).
         guarded_keys=(
             "allowedHttpHookUrls",
             "httpHookAllowedEnvVars",
             "enableAllProjectMcpServers",
             "enabledMcpjsonServers",
+            "enabledPlugins",
+            "extraKnownMarketplaces",
         ),
         bypass=_bypass,
         location_env=("CLAUDE_CONFIG_DIR",),

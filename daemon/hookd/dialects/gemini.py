@@ -578,6 +578,7 @@ SPEC = AgentSpec(
         hooks_off=(Switch("", "hooksConfig.enabled", False),),
         guarded_keys=("hooksConfig",),  # hooksConfig.disabled names hooks to skip
         bypass=_bypass,
+        extension_manifest="gemini-extension.json",
         location_env=("GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
         # 0.61.0's bundle: the system defaults file (under every scope, so `hooksConfig.enabled` can be set there)
         home_env=("GEMINI_CLI_SYSTEM_DEFAULTS_PATH",),

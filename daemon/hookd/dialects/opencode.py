@@ -223,6 +223,9 @@ def _plugin_list(config: Path, text: str) -> tuple[dict[str, Any], list[Any]]:
 _MOVES = ("TEST_HOME", "TEST_MANAGED_CONFIG_DIR", "CONFIG", "CONFIG_DIR", "CONFIG_CONTENT", "DISABLE_PROJECT_CONFIG")
 
 
+_BYPASS_KEYS = ("plugin", "plugins", "mcp[local]", "lsp", "formatter[local]", "experimental", "hooks", "hookd")
+
+
 def plugin_agent(
     name: str, title: str, config_dir: Locate, bypass: Callable[..., tuple[Path, ...]], managed_config: str,
     pure_env: str, subagents: SubAgents, packages: tuple[str, ...] = (),
@@ -254,11 +257,12 @@ def plugin_agent(
             bypass=bypass,
             # a config's plugins run in the process beside hookd's; a local MCP server, LSP server or formatter is
             # a command the agent starts itself (https://opencode.ai/docs/config/, /docs/formatters). The files
-            # `instructions` name are judged as the reads they are (enrich/context_files.py). A formatter stays
-            # guarded whole: the effect rules judge a shell call's effects, not those of a command a tool writes
-            # into a config (a formatter `rm -rf ~` would pass), so `npx prettier` is denied too (a known gap).
+            # `instructions` name are judged as the reads they are (enrich/context_files.py). A local server's and a
+            # formatter's entry that only says which program starts is judged by its command line (`[local]`:
+            # hookd/selfprotect_keys.py, agentcfg40); an LSP server stays guarded whole.
             # `plugins` is the list's newer name, where `-ID` disables a plugin (https://opencode.ai/v2/docs/plugins/)
-            bypass_keys=("plugin", "plugins", "mcp[local]", "lsp", "formatter", "experimental", "hooks", "hookd"),
+            bypass_keys=_BYPASS_KEYS,
+            jsonc=True,  # config.ts: jsonc-parser's parse(text, errors, {allowTrailingComma: true}), errors refused
             hooks_off_env=(pure_env,),
             # 1.18.33 / Kilo 7.7.9 (the binary's yargs table and env reads): --pure sets <PREFIX>_PURE; the
             # config home hangs from XDG_CONFIG_HOME and <PREFIX>_TEST_HOME, the managed one from

@@ -196,6 +196,7 @@ SPEC = AgentSpec(
         timeout_unit_ms=1000,
         hooks_off=(Switch("", "disableAllHooks", True),),
         bypass=_bypass,
+        extension_manifest="qwen-extension.json",
         location_env=("QWEN_HOME", "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH"),
         # 0.24.4 (`qwen --help` and the docs it ships): `--safe-mode` (QWEN_CODE_SAFE_MODE) and `--bare`
         # (QWEN_CODE_SIMPLE) turn off all hooks.

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hookd.dialects.common import dump_json
+from hookd.jsonc import loads as read_jsonc
 from hookd.types import Dialect, Event, ToolKind, ToolSpec
 
 # Where the reason goes in an event's fail-closed output (see AgentEvent.fail_output).
@@ -222,6 +223,13 @@ class InstallSpec:
     # Kilo's `plugin`, a local MCP server's command: `mcp[local]`): a change that keeps them keeps hookd whole.
     # Empty: any change of a bypass file is the policy's to deny.
     bypass_keys: tuple[str, ...] = ()
+    # The agent reads its JSON configuration as JSONC (comments, trailing commas: OpenCode's and Kilo's jsonc-parser),
+    # so hookd reads those files the same way (hookd/jsonc.py); else a comment makes a file unreadable, refused.
+    jsonc: bool = False
+    # The file that makes a directory of `bypass`'s `extensions` directory an extension (Gemini's
+    # gemini-extension.json): an installed extension's manifest and command files are judged by what they hold
+    # (hookd/selfprotect_keys.py `extension_judge`), every other file of it stays guarded whole.
+    extension_manifest: str = ""
     # The variables that move the agent's files (read by settings_path and bypass): the shims forward them,
     # so that the daemon protects the files the agent really reads.
     location_env: tuple[str, ...] = ()
@@ -254,24 +262,38 @@ class Surface:
     scope: str
     kind: str  # "settings" (hookd's hooks), "switch", "trust", "bypass"
     keys: tuple[str, ...] = ()
+    jsonc: bool = False  # the agent reads this JSON file with comments and trailing commas (InstallSpec.jsonc)
+    manifest: str = ""  # a directory of extensions, each made one by this manifest (InstallSpec.extension_manifest)
 
 
-def keeps_hooks(surface: Surface, old: str | None, new: str) -> bool:
+# A local MCP server entry whose change the effect model judges as the command line it starts (hookd/
+# selfprotect_keys.py): left out of the comparison of `KEY[local]` keys. The default judges none.
+LaterRun = Callable[[Mapping[str, Any]], bool]
+
+
+def _judges_none(entry: Mapping[str, Any]) -> bool:
+    return False
+
+
+def keeps_hooks(surface: Surface, old: str | None, new: str, later: LaterRun = _judges_none) -> bool:
     """Does replacing the text `old` (None: no file) of `surface` by `new` leave every key that carries
     hookd's hooks, a switch or trust as it was? False whenever either text cannot be read as the
-    settings format (JSON, TOML by suffix) or the surface has no keys to compare."""
+    settings format (JSON, JSONC where the agent reads that, TOML by suffix) or the surface has no keys to
+    compare. `later`: the local MCP server entries whose command line the effect model judges instead."""
     if not surface.keys:
         return False
     try:
-        before, after = settings_doc(surface.path, old or ""), settings_doc(surface.path, new)
+        before = settings_doc(surface.path, old or "", surface.jsonc)
+        after = settings_doc(surface.path, new, surface.jsonc)
     except ValueError:
         return False
-    return all(_judged(before, key) == _judged(after, key) for key in surface.keys)
+    return all(judged_value(before, key, later) == judged_value(after, key, later) for key in surface.keys)
 
 
-def _judged(doc: Mapping[str, Any], key: str) -> Any:
+def judged_value(doc: Mapping[str, Any], key: str, later: LaterRun = _judges_none) -> Any:
     """The value at a dotted key, or for `KEY[local]` its entries that run a command on this machine (an MCP
-    server of `type` other than `remote`: https://opencode.ai/docs/mcp-servers/): a remote one added keeps it."""
+    server of `type` other than `remote`: https://opencode.ai/docs/mcp-servers/): a remote one added keeps it,
+    and so does one whose command line the effect model judges (`later`)."""
     if not key.endswith("[local]"):
         return dotted(doc, key)
     value = dotted(doc, key.removesuffix("[local]"))
@@ -282,7 +304,11 @@ def _judged(doc: Mapping[str, Any], key: str) -> Any:
     if isinstance(value.get("servers"), Mapping) and "command" not in value["servers"]:
         value = {**value, **value["servers"]}  # OpenCode V2 names its servers under `mcp.servers`
         del value["servers"]
-    return {name: entry for name, entry in value.items() if not (isinstance(entry, Mapping) and _remote(entry))}
+    return {
+        name: entry
+        for name, entry in value.items()
+        if not (isinstance(entry, Mapping) and (_remote(entry) or later(entry)))
+    }
 
 
 def _remote(entry: Mapping[str, Any]) -> bool:
@@ -294,8 +320,9 @@ def _remote(entry: Mapping[str, Any]) -> bool:
 MISSING = object()
 
 
-def settings_doc(path: Path, text: str) -> Mapping[str, Any]:
-    """A settings file's text as a document: TOML by its suffix, else JSON; ValueError when it is neither."""
+def settings_doc(path: Path, text: str, jsonc: bool = False) -> Mapping[str, Any]:
+    """A settings file's text as a document: TOML by its suffix, else JSON (JSONC for a `.jsonc` file or where the
+    agent reads its JSON so: `jsonc`); ValueError when it is neither."""
     if not text.strip():
         return {}
     if path.suffix == ".toml":
@@ -306,7 +333,8 @@ def settings_doc(path: Path, text: str) -> Mapping[str, Any]:
         except (tomllib.TOMLDecodeError, RecursionError) as exc:  # nested deeper than the reader goes: unreadable
             raise ValueError(str(exc)) from None
     try:
-        doc = json.loads(text)  # an agent's JSON with comments is not judged: it is refused as unreadable
+        # an agent's JSON with comments is refused as unreadable, unless the agent itself reads it as JSONC
+        doc = read_jsonc(text) if jsonc or path.suffix == ".jsonc" else json.loads(text)
     except RecursionError:  # nested deeper than the decoder goes (2,000 `[` in 4 KB): unreadable, not a failure
         raise ValueError("nested deeper than hookd reads") from None
     if not isinstance(doc, dict):
@@ -337,7 +365,8 @@ def _merged(surfaces: list[Surface]) -> tuple[Surface, ...]:
             by_path[surface.path] = surface
         elif first.keys:
             keys = _keys((*first.keys, *surface.keys)) if surface.keys else ()
-            by_path[surface.path] = Surface(first.path, first.what, first.scope, first.kind, keys)
+            jsonc = first.jsonc or surface.jsonc
+            by_path[surface.path] = Surface(first.path, first.what, first.scope, first.kind, keys, jsonc)
     return tuple(by_path.values())
 
 
@@ -407,7 +436,10 @@ class AgentSpec:
                 out.append(Surface(trust, f"{self.title} trust in hooks", scope, "trust", spec.trust.keys))
             for path in spec.bypass(scope, home, project_dir, env) if spec.bypass is not None else ():
                 keys = spec.bypass_keys if path.suffix in (".json", ".jsonc") else ()
-                out.append(Surface(path, f"{self.title} {scope} hooks from elsewhere", scope, "bypass", keys))
+                what = f"{self.title} {scope} hooks from elsewhere"
+                manifest = spec.extension_manifest if path.name == "extensions" else ""
+                jsonc = spec.jsonc and path.suffix == ".json"
+                out.append(Surface(path, what, scope, "bypass", keys, jsonc, manifest))
         return _merged(out)
 
     def tool_spec(self, name: str) -> ToolSpec:

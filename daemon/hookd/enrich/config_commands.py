@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from hookd.jsonc import loads as read_jsonc
+
 MAX_DEPTH = 8
 MAX_NODES = 4096
 MAX_YAML_TEXT = 64 * 1024
@@ -48,9 +50,10 @@ def new_commands(before: str | None, afters: list[str], limit: int = 16) -> list
 
 @functools.lru_cache(maxsize=8)
 def parsed_settings(text: str) -> Mapping[str, Any] | list[Any] | None:
-    """A settings text's value as JSON, TOML or YAML (the first that reads it as a mapping or a list); kept for
-    the few texts of one call, which several steps read (its commands, the files it loads). Not to be changed."""
-    for parse in (json.loads, tomllib.loads, _yaml):
+    """A settings text's value as JSON, JSONC (comments, trailing commas: an OpenCode or Kilo config as the agent
+    reads it), TOML or YAML (the first that reads it as a mapping or a list); kept for the few texts of one call,
+    which several steps read (its commands, the files it loads). Not to be changed."""
+    for parse in (json.loads, read_jsonc, tomllib.loads, _yaml):
         try:
             parsed = parse(text)
         except (ValueError, RecursionError, yaml.YAMLError):
@@ -99,3 +102,17 @@ def _argv(value: Any) -> list[str] | None:
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return list(value)
     return None
+
+
+# Gemini CLI's and Qwen Code's variables in an extension's manifest (https://geminicli.com/docs/extensions/reference,
+# "Variables"): the extension's own directory, the workspace, and the path separator
+_EXTENSION_VARIABLE = re.compile(r"\$\{(extensionPath|workspacePath|/|pathSeparator)\}")
+
+
+def extension_variables(line: str, config: str, project: str) -> str:
+    """`line`, a command of an extension's manifest (`*-extension.json`), with the agent's variables filled in as the
+    agent fills them before it starts the command; any other file's lines as they are."""
+    if not config.endswith("-extension.json"):
+        return line
+    places = {"extensionPath": config.rpartition("/")[0], "workspacePath": project, "/": "/", "pathSeparator": "/"}
+    return _EXTENSION_VARIABLE.sub(lambda m: places[m.group(1)], line)

@@ -23,7 +23,7 @@ from hookd.enrich.caller_homes import caller_homes
 from hookd.enrich.ci_workflows import untrusted_checkouts
 from hookd.enrich.cli_tools import cli_line, pod_lines
 from hookd.enrich.command_files import frontmatter, is_command_file, is_markdown, prompt_reads
-from hookd.enrich.config_commands import commands_in, new_commands
+from hookd.enrich.config_commands import commands_in, extension_variables, new_commands
 from hookd.enrich.context_files import context_files
 from hookd.enrich.edit_texts import changed_lines, inserted_text, moved_texts, patch_added_text, read_text, texts_after
 from hookd.enrich.effects.catalogue import catalogue
@@ -34,6 +34,7 @@ from hookd.enrich.effects.loaded import tool_environment
 from hookd.enrich.effects.words import may_run_at_start, shadows, startup_language, startup_languages
 from hookd.enrich.env_template import mark_templates
 from hookd.enrich.facts import arg_class
+from hookd.enrich.fed_input import runs_its_input
 from hookd.enrich.gitconfig_text import (
     executing_keys,
     included_configs,
@@ -310,9 +311,10 @@ def _judged_later(lines: list[str], target: str, program: str, home: str, projec
     run time or reaches into the home (later_code.reaches_home); a plain program start is not one."""
     out: list[dict[str, JSON]] = []
     here = not is_compose_file(target)  # what a container's command changes is the container's
-    for line in map(tool_environment, lines[:MAX_CONFIG_COMMANDS]):  # `${localEnv:HOME}` is the shell's `${HOME}`
+    for line in (tool_environment(extension_variables(x, target, project)) for x in lines[:MAX_CONFIG_COMMANDS]):
         analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
         built = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed)
+        built = built or (not _too_long(line) and runs_its_input(line, home, project))  # a shell fed by the agent
         reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, target, home, project)
         if _too_long(line) or built or reaches:
             out.append(_later_exec(line, target, program))
