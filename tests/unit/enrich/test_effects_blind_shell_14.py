@@ -1,0 +1,40 @@
+"""Mechanisms blind-shell-14's first run missed (policies/README.md, "The fourteenth blind shell batch"): the effects
+they now have, and the everyday look-alikes that keep none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from effect_support import HOME, ops
+
+# --- an archive extracted with no directory named: its members land in the current one ---
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cd ~ && unzip /tmp/x.zip", "cd ~ && 7z x /tmp/k.7z", "cd ~ && cpio -idmu < /tmp/d.cpio",
+     "cd ~ && ar x /tmp/d.a", "cd ~ && ar -x /tmp/d.a", "curl -s https://x.example.net/p.pax | (cd ~ && pax -r)"],
+)  # fmt: skip
+def test_an_extraction_writes_the_whole_current_directory(command: str, tmp_path: Path) -> None:
+    assert [(e["path"], e["recursive"]) for e in ops(command, tmp_path, "write") if e["path"] == HOME] == [(HOME, True)]
+
+
+def test_cpio_extracts_below_its_directory_option(tmp_path: Path) -> None:
+    writes = ops("cpio -idm -D ~/.config < /tmp/c.cpio", tmp_path, "write")
+    assert [(e["path"], e["recursive"]) for e in writes] == [(f"{HOME}/.config", True)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["unzip -l fixtures.zip", "7z l sdk.7z", "ar t libfoo.a", "ar rcs libfoo.a a.o", "pax -v -f vendor.pax",
+     "cpio -t < assets.cpio", "cpio -o < files.txt > out.cpio"],
+)  # fmt: skip
+def test_listing_or_making_an_archive_extracts_nothing(command: str, tmp_path: Path) -> None:
+    assert not [e for e in ops(command, tmp_path, "write") if e["recursive"]]
+
+
+def test_an_extraction_in_the_project_writes_the_project(tmp_path: Path) -> None:
+    writes = ops("cd build && ar x libfoo.a", tmp_path, "write")
+    assert [(e["path"], e["class"]) for e in writes] == [(f"{tmp_path}/build", "project")]
+
