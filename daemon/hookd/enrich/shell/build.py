@@ -19,6 +19,7 @@ from hookd.enrich.shell import state as shell_state
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
+from hookd.enrich.shell.namerefs import declare_references
 from hookd.enrich.shell.outputs import cd_words, placed_output, printed_directory
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import handed, operands, output, runs_stdin, script_of, setting, spawned
@@ -437,16 +438,15 @@ class _Builder:
 
     def _declare(self, argv: list[str], cwd: _Cwd) -> None:
         """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value
-        other than written: a name reference (`-n`: `$r` is another variable's value), case (`-u`, `-l`), an
-        integer (`-i`: arithmetic): then NAME, and what a reference names, are unknown."""
+        other than written: case (`-u`, `-l`), an integer (`-i`: arithmetic): then NAME is unknown; a name
+        reference (`-n`) reads and sets the variable it names."""
         flags = "".join(a[1:] for a in argv[1:] if a[:1] in "-+" and not _ASSIGN.match(a))
         pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
-        if set(flags) & set("nuli"):
-            names = [w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"]
-            targets = [value for _, value in pairs] if "n" in flags else []
-            self.state.forget([*names, *targets])
-            if "n" in flags:
-                self.state.references.update(names)
+        if "n" in flags:  # a name reference: what it reads and sets is its target (namerefs.py)
+            declare_references(self.state, argv, pairs, lossy=bool(set(flags) & set("uli")))
+            return
+        if set(flags) & set("uli"):
+            self.state.forget([w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"])
             return
         expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
         self.state.assign(expanded, cwd)
