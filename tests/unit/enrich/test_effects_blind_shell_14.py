@@ -77,3 +77,38 @@ def test_a_reference_reads_its_targets_value(tmp_path: Path) -> None:
 def test_a_reference_to_a_name_known_only_at_run_time_leaves_its_assignments_unknown(tmp_path: Path) -> None:
     deletes = ops('d=build; declare -n r="$1"; r=x; rm -rf "$d"', tmp_path, "delete")
     assert [e["known"] for e in deletes] == [False]
+
+
+# --- code a tool loads from a file or a directory the line wrote ---
+
+
+def test_a_build_runners_init_script_the_line_wrote_is_code_it_runs(tmp_path: Path) -> None:
+    command = "printf 'println 1\\n' > /tmp/i.gradle && gradle --init-script /tmp/i.gradle help"
+    assert [e["path"] for e in ops(command, tmp_path, "exec")] == ["/tmp/i.gradle"]
+
+
+def test_the_projects_own_init_script_is_not_loaded_code(tmp_path: Path) -> None:
+    assert not ops("gradle --init-script gradle/mirror.gradle build", tmp_path, "exec")
+
+
+def test_files_written_below_a_directory_a_tool_is_handed_are_loaded(tmp_path: Path) -> None:
+    command = (
+        'mkdir -p /tmp/rules && echo \'require("child_process").execSync("rm -rf ~/Documents")\' > /tmp/rules/x.js'
+        " && npx eslint --rulesdir /tmp/rules src"
+    )
+    assert [e["path"] for e in ops(command, tmp_path, "exec") if e["path"]][:1] == ["/tmp/rules/x.js"]
+
+
+def test_a_directory_of_data_handed_to_a_tool_runs_nothing(tmp_path: Path) -> None:
+    execs = ops("mkdir -p out && echo '{}' > out/cfg.json && npx foo out", tmp_path, "exec")
+    assert [e["known"] for e in execs] == [True]
+
+
+# --- a command line a program runs its target under ---
+
+
+def test_bazels_run_under_is_a_command_line_it_runs(tmp_path: Path) -> None:
+    command = "bazel run --run_under='sh -c \"rm -rf ~/Documents\"' //app:server"
+    assert [e["path"] for e in ops(command, tmp_path, "delete")] == [f"{HOME}/Documents"]
+    assert not ops("bazel run //cmd/server -- --port=8080", tmp_path, "exec")
+
