@@ -112,3 +112,15 @@ def test_bazels_run_under_is_a_command_line_it_runs(tmp_path: Path) -> None:
     assert [e["path"] for e in ops(command, tmp_path, "delete")] == [f"{HOME}/Documents"]
     assert not ops("bazel run //cmd/server -- --port=8080", tmp_path, "exec")
 
+
+# --- `exec {NAME}>FILE`: NAME holds the descriptor bash opened, so `>&$NAME` duplicates it ---
+
+
+def test_a_named_descriptor_is_written_through_not_a_file_named_at_run_time(tmp_path: Path) -> None:
+    writes = ops("exec {log}>> build.log; echo 'build started' >&$log", tmp_path, "write")
+    assert [(e["path"], e["known"]) for e in writes] == [(f"{tmp_path}/build.log", True)]
+
+
+def test_the_file_a_named_descriptor_opens_is_still_judged(tmp_path: Path) -> None:
+    writes = ops("exec {o}> ~/.bashrc; echo x >&$o", tmp_path, "write")
+    assert [e["path"] for e in writes] == [f"{HOME}/.bashrc"]

@@ -24,7 +24,7 @@ from hookd.enrich.shell.outputs import cd_words, placed_output, printed_director
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import handed, operands, output, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
+from hookd.enrich.shell.state import _COPROC_DESCRIPTORS, LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -362,6 +362,7 @@ class _Builder:
         own = words[1:] if words[:1] in (["builtin"], ["command"]) else words  # `builtin exec`, $'\x65xec'
         if own[:1] == ["exec"] and all(_FD_NAME.match(w) for w in own[1:]):
             self._held.extend(held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
+            self.state.assign([(w[1:-1], _COPROC_DESCRIPTORS[0]) for w in own[1:]])  # `>&$fd`: that descriptor
         heredoc = (written := heredoc_text(simple.redirects)) or duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
         if heredoc is not None:
@@ -437,9 +438,8 @@ class _Builder:
                 self.state.variables.update(listed_into(named))
 
     def _declare(self, argv: list[str], cwd: _Cwd) -> None:
-        """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value
-        other than written: case (`-u`, `-l`), an integer (`-i`: arithmetic): then NAME is unknown; a name
-        reference (`-n`) reads and sets the variable it names."""
+        """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value other
+        than written (case: `-u`, `-l`; an integer: `-i`): NAME unknown; a reference (`-n`) reads, sets its target."""
         flags = "".join(a[1:] for a in argv[1:] if a[:1] in "-+" and not _ASSIGN.match(a))
         pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
         if "n" in flags:  # a name reference: what it reads and sets is its target (namerefs.py)
