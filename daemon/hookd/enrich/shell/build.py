@@ -16,7 +16,7 @@ from hookd.enrich.effects.processes import piped_words
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell import state as shell_state
-from hookd.enrich.shell.expand import expand_words
+from hookd.enrich.shell.expand import expand_words, expanded_text
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.namerefs import declare_references
@@ -290,7 +290,7 @@ class _Builder:
             self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
         if words and words[0] in self._aliases and not runners:
             words = self._unaliased(words, depth, cwd, sudo)
-        for name in _PROMPT_EXPANDED.findall(joined) if "@P}" in joined else ():
+        for name in _PROMPT_EXPANDED.findall(expanded_text(simple.words)) if "@P}" in joined else ():
             self._prompt(name, depth, cwd, sudo)
         argv, wrappers = _peel(list(words), env)
         if CHDIR in env:  # `env -C DIR cmd`: as `(cd DIR && cmd)`
