@@ -3,12 +3,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from hookd.enrich.shell.words import _NAME
 
-if TYPE_CHECKING:
-    from hookd.enrich.shell.state import LineState
+
+class LineState(Protocol):
+    """What of the line's shell state a reference reads and sets (state.LineState; not imported: it imports this)."""
+
+    @property
+    def references(self) -> dict[str, str]: ...
+
+    @property
+    def variables(self) -> dict[str, str]: ...
+
+    @property
+    def built(self) -> dict[str, str]: ...
+
+    def forget(self, names: list[str]) -> None: ...
 
 
 def declare_references(state: LineState, argv: list[str], pairs: list[list[str]], *, lossy: bool) -> None:
