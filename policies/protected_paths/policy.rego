@@ -323,6 +323,21 @@ _shell_ask contains {"id": "unknown-write", "reason": reason} if {
 	reason := sprintf("%s %s %q, whose place is only known when the shell runs: it could be a protected path; confirm it", [e.program, _verb[e.op], object.get(e, "raw", "")])
 }
 
+# A whole tree written into the home itself (`tar -x -C ~`, `unzip -d ~`, `cd ~ && cpio -i`, `ar x`, `pax -r`): the
+# names written come from the archive or the source tree, never from the line, so any startup file, key or agent
+# setting of the home may be replaced (a tree written below the home is judged by the place it names, above;
+# self_protection leaves the home to this rule). A directory above the home (class `home` too: `tar -C /tmp` when
+# the home is a throw-away one below it) holds the home only by a member's long name, as any system directory does.
+_shell_ask contains {"id": "tree-over-home", "reason": reason} if {
+	count(_changes) > 0
+	some e in _changes
+	e.op == "write"
+	e.recursive == true
+	e.class == "home"
+	e.path == trim_suffix(input.home, "/")
+	reason := sprintf("%s writes a whole tree into %s: the names it writes are not on the line, and any startup file, key or agent setting there may be replaced; review what it holds first", [e.program, e.path])
+}
+
 # `ln -s "$(which poetry)" ~/.local/bin/poetry@local`: a link to what a search-path lookup finds (`installed`) points
 # at an installed program, never at a key, a credential store or a repository's internals, and nothing is written
 # there; a write, delete, move or mode change of it (replacing the program) is still asked above.

@@ -658,3 +658,21 @@ test_ssh_config_of_plain_connection_settings_allowed if {
 	key := object.union(plain, {"path": "/home/alice/.ssh/id_ed25519"})
 	_t_deny(object.union(_t_write("/home/alice/.ssh/id_ed25519"), {"effects": [key]})) == {"ssh-dir"}
 }
+
+# blind-shell-14: an archive extracted, or a tree copied, into the home itself writes names the line never shows
+# (any startup file, key or agent setting); a tree written into the project, or below the home at a named place
+# the lists do not hold, is no such write.
+test_shell_tree_written_into_the_home_is_asked if {
+	e := object.union(_t_e("write", "tar", "/home/alice"), {"recursive": true, "class": "home"})
+	some v in ask with input as _t_effects("curl -s URL | tar -xz -C ~", [e])
+	v.id == "tree-over-home"
+}
+
+test_shell_tree_written_into_the_project_or_one_file_of_the_home_is_not_asked if {
+	p := object.union(_t_e("write", "tar", "/home/alice/proj/build"), {"recursive": true, "class": "project"})
+	count(ask) == 0 with input as _t_effects("tar -xzf dist.tgz -C build", [p])
+	f := object.union(_t_e("write", "cp", "/home/alice"), {"recursive": false, "class": "home"})
+	not "tree-over-home" in {v.id | some v in ask} with input as _t_effects("cp notes.txt ~", [f])
+	t := object.union(_t_e("write", "tar", "/home"), {"recursive": true, "class": "home"})
+	not "tree-over-home" in {v.id | some v in ask} with input as _t_effects("tar -xf node.tar.xz -C /home", [t])
+}

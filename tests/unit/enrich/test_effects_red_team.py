@@ -122,8 +122,9 @@ def test_printf_v_of_known_text_is_that_text(proj: Path) -> None:
 
 
 def test_a_nameref_and_a_line_ifs_are_followed(proj: Path) -> None:
-    # a name reference's value is whatever its target holds when the shell runs: not known, so not allowed
-    assert deleted('t=~/Music; declare -n r=t; rm -rf "$r"', proj) == [("", False)]
+    # a name reference reads its target (bash(1), "Shell Parameters"): the delete is of what t holds
+    assert deleted('t=~/Music; declare -n r=t; rm -rf "$r"', proj) == [("/home/u/Music", True)]
+    assert deleted('t=~/Music; declare -n r="$1"; rm -rf "$r"', proj) == [("", False)]  # a target named at run time
     assert deleted("IFS=+; c='rm+-rf+/home/u/Music'; $c", proj) == [("/home/u/Music", True)]
 
 

@@ -146,9 +146,10 @@ def test_a_quoted_expansion_is_one_word(proj: Path, source: str, argv: list[str]
 
 
 def test_attributes_that_change_a_value_make_it_unknown(proj: Path) -> None:
-    # a name reference is another variable's value; assigning through one sets a variable named at run time
-    assert runs('declare -n r=HOME; rm -rf "$r"', proj)[-1] == ["rm", "-rf", "$r"]
-    assert runs('X=build; declare -n r=X; r=~; rm -rf "$X"', proj)[-1] == ["rm", "-rf", "$X"]
+    # a name reference reads and sets the variable it names; one whose target is named at run time is unknown
+    assert runs('declare -n r=HOME; rm -rf "$r"', proj)[-1] == ["rm", "-rf", HOME]
+    assert runs('X=build; declare -n r=X; r=~; rm -rf "$X"', proj)[-1] == ["rm", "-rf", HOME]
+    assert runs('X=build; declare -n r="$1"; r=~; rm -rf "$X"', proj)[-1] == ["rm", "-rf", "$X"]
     assert runs("declare -l c=RM; $c -rf ~", proj)[-1][0] == "$c"  # lower-cased when the shell runs it
     assert runs('declare -r x=build; rm -rf "$x"', proj)[-1] == ["rm", "-rf", "build"]
 

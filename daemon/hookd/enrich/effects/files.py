@@ -23,6 +23,7 @@ from hookd.enrich.effects.words import (
     _INERT,
     _SECRET_HINT,
     _URL,
+    STDIN_FILES,
     _dynamic,
     _file_operands,
     _uploaded_file,
@@ -100,7 +101,7 @@ class FileEffects:
         elif program.operands in ("fetch", "fetch-first"):
             fetch_effects(self.ledger, program, parsed, operands, place, name)
         elif program.operands in ("copy", "move", "link"):
-            self._copies(program, parsed, operands, name, recursive, place)
+            self._transfers(program, parsed, operands, name, recursive, view, place)
         elif program.writes_operands_in_place(parsed.options):  # `crudini --set FILE SECTION KEY`: FILE alone
             for word in operands[:1] if program.rest == "none" else operands:
                 self.ledger.add("write", place(word), name)
@@ -114,20 +115,6 @@ class FileEffects:
                 words = [name, *parsed.operands, *(v for o, v in parsed.options if v and o not in program.option_ops)]
                 writes = "file-write" in program.gtfobins and "file-read" not in program.gtfobins
                 self.guess(words, name, place, writes)
-
-    def _copies(
-        self, program: Program, parsed: Parsed, operands: list[str], name: str, recursive: bool, place: Place
-    ) -> None:
-        """A copy, move or link: to or from another host (`scp f HOST:`), or on this machine."""
-        if remote_copy(self.ledger, program, operands, place, name, recursive):
-            return
-        targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
-        sweeps = any(o in program.target_deletes for o, _ in parsed.options)
-        given = {o for o, _ in parsed.options}
-        file_only = bool(given & _NO_TARGET_DIRECTORY) or (
-            bool(given & _NO_DEREFERENCE) and program.operands == "link" and _is_link(operands[-1:], place)
-        )
-        self._transfer(program.operands, operands, targets, place, name, recursive, sweeps, file_only)
 
     def _stdin_files(
         self, program: Program, parsed: Parsed, operands: list[str], view: CommandView, place: Place
@@ -309,7 +296,7 @@ class FileEffects:
                         self.ledger.contents[effect["to"]] = self.ledger.contents[effect["path"]]
         if to is not None and (landed or not sources):
             self.ledger.add("write", to, name, recursive=recursive, target_of=op)
-            if op == "copy" and sources and {place(s).get("path") for s in sources} == {"/dev/null"}:
+            if op == "copy" and _copies_nothing(sources, place):
                 self.ledger.add("delete", to, name, emptied=True)  # `cp /dev/null F`: F's content is lost
             if sweeps:  # `rsync --delete`: what the sources lack is deleted from the destination
                 self.ledger.add("delete", to, name, recursive=True, sweep=True)
@@ -324,6 +311,46 @@ class FileEffects:
         if not complete:
             unlisted = {"raw": f"<files below {source}>", "path": "", "in_project": False}
             self.ledger.add("write", unlisted, name, known=False)
+
+    def _transfers(
+        self,
+        program: Program,
+        parsed: Parsed,
+        operands: list[str],
+        name: str,
+        recursive: bool,
+        view: CommandView,
+        place: Place,
+    ) -> None:
+        """A copy, move or link of the operands to the last one or the target option's directory, or to or from
+        another host (`scp f HOST:`)."""
+        if remote_copy(self.ledger, program, operands, place, name, recursive):
+            return
+        targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
+        sweeps = any(o in program.target_deletes for o, _ in parsed.options)
+        given = {o for o, _ in parsed.options}
+        file_only = bool(given & _NO_TARGET_DIRECTORY) or (
+            bool(given & _NO_DEREFERENCE) and program.operands == "link" and _is_link(operands[-1:], place)
+        )
+        self._transfer(program.operands, operands, targets, place, name, recursive, sweeps, file_only)
+        if program.operands == "copy":
+            self._copied_stdin(operands, targets, view, place)
+
+    def _copied_stdin(self, operands: list[str], targets: list[str], view: CommandView, place: Place) -> None:
+        """`printf … | install -m 755 /dev/stdin t.sh`, `… | cp /dev/stdin t.sh`: the file holds what the pipe
+        carried, made as that was (the known text it printed; a download or a decoding stays one)."""
+        sources = operands if targets else operands[:-1]
+        destination = targets[-1] if targets else (operands[-1] if len(operands) > 1 else "")
+        if not destination or STDIN_FILES.isdisjoint(sources):
+            return
+        path = str(place(destination).get("path") or "")
+        if not path:
+            return
+        self.ledger.produce(path, view.stdin if view.stdin in ("fetch", "decode") else "write")
+        if view.stdin == "text" and view.stdin_text is not None:
+            self.ledger.contents[path] = view.stdin_text
+        else:
+            self.ledger.contents.pop(path, None)
 
     def find(self, argv: list[str], place: Place, name: str, view: CommandView, option_ops: Mapping[str, str]) -> None:
         for k, word in enumerate(argv[:-1]):  # `-fprint FILE`: an action that writes FILE
@@ -502,3 +529,10 @@ def _prints_none(program: Program, parsed: Parsed, given: set[str]) -> bool:
         return False
     words = given | set(parsed.spelled[1:])  # a single-dash long option its table does not name (`-noout`)
     return parsed.operands[0] in quiet["subcommands"] and bool(words & quiet["quiet"]) and not words & quiet["unless"]
+
+
+def _copies_nothing(sources: list[str], place: Place) -> bool:
+    """`cp /dev/null F`: every source is the empty device (`/dev/stdin` is the pipe's text, whatever hookd's own
+    stdin resolves to)."""
+    paths = {place(s).get("path") for s in sources}
+    return bool(sources) and STDIN_FILES.isdisjoint(sources) and paths == {"/dev/null"}

@@ -77,6 +77,7 @@ def may_run_files(program: Program | None) -> bool:
         or program.launcher is not None
         or program.code_file_options
         or program.task_modules is not None  # a module runs a script it is given (`ansible -m script -a F`)
+        or bool(program.project_runs)  # a runner of the project's build files runs one it is handed (`--init-script`)
         or not program.gtfobins.isdisjoint(_RUNS_CODE)
     )
 
@@ -111,6 +112,9 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         placed = place(word)
         path = str(placed.get("path") or "")
         kind = ledger.produced.get(path)
+        if path and path not in judged:  # `--rulesdir D`: the files the line wrote below D
+            for below, made in _made_below(ledger, path):
+                _loaded(ledger, place(below), view.name, made, follow, catalogued=program is not None)
         if kind is None or path in judged:
             continue
         judged.add(path)
@@ -118,6 +122,13 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None, lang=lang)
     if program is not None and program.rewrites_configured is not None:
         _configured_rewrites(ledger, view, place, start, program.rewrites_configured)
+
+
+def _made_below(ledger: Ledger, directory: str) -> list[tuple[str, str]]:
+    """The files the line made below a directory a command is handed (`eslint --rulesdir /tmp/rules`, a plugin or
+    hook directory a tool loads every file of): each is handed to it as a file would be."""
+    prefix = directory.rstrip("/") + "/"
+    return [(path, kind) for path, kind in ledger.produced.items() if path.startswith(prefix)][:_MAX_COMMANDS]
 
 
 _STANZA = re.compile(r"^[ \t]*((?:\"[^\"\n]+\"|[^\s{#\"]+)(?:[ \t]+(?:\"[^\"\n]+\"|[^\s{#\"]+))*)[ \t]*\{", re.M)

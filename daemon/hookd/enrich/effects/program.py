@@ -134,7 +134,8 @@ class Program:
     manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
     unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
     clears_stores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # `journalctl --vacuum-time`: deletes
-    # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`
+    # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`;
+    # what selects extraction (`modes` options, key `letters`, not `unless`), `directory_here` (tar.py member_writes)
     members_below: Mapping[str, Any] = field(default_factory=dict)
     compiles: str = ""  # the option naming what it builds from its operands (`gcc -o FILE`)
     grants: str = ""  # privileges it gives a file: `mode` (a set-user-ID mode: chmod u+s), `capabilities`

@@ -62,18 +62,36 @@ def _below(directory: str | None, member: str) -> str:
     return member if not directory else f"{directory.rstrip('/') or ''}/{member.lstrip('/')}"
 
 
+_ONLY_LISTS = frozenset({"-l", "-t", "-v", "-z", "-Z", "-p", "-c"})  # unzip's listing, testing and printing
+
+
+def _extracts(parsed: Parsed, spec: Mapping[str, Any]) -> bool:
+    """Whether the call extracts: under one of the entry's subcommand `words` (7z's `x`, `e`), a `modes` option
+    (`cpio -i`, `pax -r`) or a key holding one of its `letters` (`ar x`, `ar xv`), never under an `unless` option
+    (`pax -rw` copies named files); an entry naming none of them extracts unless it only lists, tests or prints."""
+    given = {o for o, _ in parsed.options}
+    if not given.isdisjoint(spec.get("unless") or ()):
+        return False
+    words, modes, letters = spec.get("words") or (), spec.get("modes") or (), str(spec.get("letters", ""))
+    first = parsed.operands[0] if parsed.operands else ""
+    if not (words or modes or letters):
+        return given.isdisjoint(_ONLY_LISTS)
+    keyed = bool(letters) and first.isalpha() and not set(letters).isdisjoint(first)
+    return first in words or not given.isdisjoint(modes) or keyed
+
+
 def member_writes(model: Ledger, parsed: Parsed, spec: Mapping[str, Any], place: Place, name: str) -> None:
     """`unzip -o A.zip '.gemini/*' -d ~`, `7z x A.7z -o"$HOME" .codex/hooks.json`: each member (a name or a pattern
     of names) the operands after the archive name is written below the extraction directory, as tar's members
     are (a subcommand that drops the members' paths, `7z e`, writes their last names there); listing, testing or
-    printing them (unzip's `-l`, `-t`, `-v`, `-z`, `-Z`, `-p`, `-c`; 7z's other subcommands) writes nothing."""
-    given = {o for o, _ in parsed.options}
-    words = spec.get("words") or ()
-    if given & {"-l", "-t", "-v", "-z", "-Z", "-p", "-c"} and not words:
-        return
-    if words and parsed.operands[:1] and parsed.operands[0] not in words:
+    printing them (unzip's `-l`, `-t`, `-v`, `-z`, `-Z`, `-p`, `-c`; 7z's other subcommands) writes nothing. With no
+    directory named the whole current directory is written (`cd ~ && unzip A.zip`, `ar x`, `pax -r`, `cpio -i`); the
+    named one is written here under `directory_here` (cpio's -D, which also names where `-o` reads, has no op)."""
+    if not _extracts(parsed, spec):
         return
     directory = next((v for o, v in parsed.options if o == spec["option"] and v), None)
+    if directory is None or spec.get("directory_here"):  # the members land there under names the line never shows
+        model.add("write", place(directory or "."), name, recursive=True)
     flat = parsed.operands[:1] and parsed.operands[0] in (spec.get("flat") or ())
     after = int(spec.get("after", 1))
     for member in parsed.operands[after:]:

@@ -16,14 +16,15 @@ from hookd.enrich.effects.processes import piped_words
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell import state as shell_state
-from hookd.enrich.shell.expand import expand_words
+from hookd.enrich.shell.expand import expand_words, expanded_text
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
+from hookd.enrich.shell.namerefs import declare_references
 from hookd.enrich.shell.outputs import cd_words, placed_output, printed_directory
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import handed, operands, output, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
-from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
+from hookd.enrich.shell.state import _COPROC_DESCRIPTORS, LineState, _Cwd, line_builtin
 from hookd.enrich.shell.stdin import (
     duplicated,
     held,
@@ -288,7 +289,7 @@ class _Builder:
             self._aliases[alias] = value if table == "BASH_ALIASES" else shlex.quote(value)
         if words and words[0] in self._aliases and not runners:
             words = self._unaliased(words, depth, cwd, sudo)
-        for name in _PROMPT_EXPANDED.findall(joined) if "@P}" in joined else ():
+        for name in _PROMPT_EXPANDED.findall(expanded_text(simple.words)) if "@P}" in joined else ():
             self._prompt(name, depth, cwd, sudo)
         argv, wrappers = _peel(list(words), env)
         redirects = [self.state.redirect(r, cwd) for r in simple.redirects]  # opened where the shell is, not DIR:
@@ -360,6 +361,7 @@ class _Builder:
         own = words[1:] if words[:1] in (["builtin"], ["command"]) else words  # `builtin exec`, $'\x65xec'
         if own[:1] == ["exec"] and all(_FD_NAME.match(w) for w in own[1:]):
             self._held.extend(held(simple.redirects))  # `exec 3<<<'…'`: it waits on a descriptor for a later `<&3`
+            self.state.assign([(w[1:-1], _COPROC_DESCRIPTORS[0]) for w in own[1:]])  # `>&$fd`: that descriptor
         heredoc = (written := heredoc_text(simple.redirects)) or duplicated(simple.redirects, self._held)
         stdin = heredoc or stdin
         if heredoc is not None:
@@ -435,17 +437,15 @@ class _Builder:
                 self.state.variables.update(listed_into(named))
 
     def _declare(self, argv: list[str], cwd: _Cwd) -> None:
-        """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value
-        other than written: a name reference (`-n`: `$r` is another variable's value), case (`-u`, `-l`), an
-        integer (`-i`: arithmetic): then NAME, and what a reference names, are unknown."""
+        """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value other
+        than written (case: `-u`, `-l`; an integer: `-i`): NAME unknown; a reference (`-n`) reads, sets its target."""
         flags = "".join(a[1:] for a in argv[1:] if a[:1] in "-+" and not _ASSIGN.match(a))
         pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
-        if set(flags) & set("nuli"):
-            names = [w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"]
-            targets = [value for _, value in pairs] if "n" in flags else []
-            self.state.forget([*names, *targets])
-            if "n" in flags:
-                self.state.references.update(names)
+        if "n" in flags:  # a name reference: what it reads and sets is its target (namerefs.py)
+            declare_references(self.state, argv, pairs, lossy=bool(set(flags) & set("uli")))
+            return
+        if set(flags) & set("uli"):
+            self.state.forget([w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"])
             return
         expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
         self.state.assign(expanded, cwd)

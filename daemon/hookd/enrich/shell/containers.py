@@ -130,7 +130,9 @@ def container_spawns(name: str, argv: list[str]) -> list[Spawn]:
     if not mounts:
         return []
     root = name in _ROOT_DAEMONS and user in ("0", "root")  # the daemon's containers run as root unless told
-    if not command:  # the image's own entrypoint and command run: code the line does not show (judged by the mounts)
+    # the image's own entrypoint and command run (words that start with an option are its entrypoint's arguments,
+    # `curlimages/curl -s …`): code the line does not show, judged by the mounts
+    if not command or command[0].startswith("-"):
         image = argv[k] if k < len(argv) else ""
         return [Spawn(["true"], name, tuple(mounts), root=root, image=image or "?")]
     here = on_host(workdir, mounts) if workdir.startswith("/") else ""  # `-w /h` under `-v ~:/h`: the home

@@ -312,3 +312,9 @@ def _tilde(word: str, home: str, fresh: bool) -> str:
         name = user.group(1)
         return ("/root" if name == "root" else f"/home/{name}") + word[user.end() :]
     return word
+
+
+def expanded_text(words: list[str]) -> str:
+    """The words the shell expands, joined: a word it took from single quotes (LITERAL_MARK) is text as written,
+    so `script -qc 'p=x; echo "${p@P}"'` holds no expansion of its own (the script it runs is walked itself)."""
+    return " ".join(w for w in words if not w.startswith(LITERAL_MARK))

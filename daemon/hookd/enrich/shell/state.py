@@ -15,6 +15,7 @@ from typing import Any
 from hookd.enrich.paths import PathResolver, has_glob
 from hookd.enrich.shell.containers import on_host
 from hookd.enrich.shell.expand import expand_words
+from hookd.enrich.shell.namerefs import mirror_references, through_references
 from hookd.enrich.shell.runners import operands
 from hookd.enrich.shell.tree import _Block, _Redir, _Simple
 from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
@@ -138,7 +139,7 @@ class LineState:
         self.walk = WalkBudget()  # the argv words the line's commands may still have
         self.resolver = PathResolver(home=home, project_dir=project_dir)
         self.variables = Journaled()  # set by `X=v` statements earlier on the line
-        self.references: set[str] = set()  # `declare -n` names: what they are set to goes elsewhere
+        self.references: dict[str, str] = {}  # `declare -n` names: the variable each stands for ("": named at run time)
         self.exported: set[str] = set()  # `export X=…`, `declare -x X`: in the environment of every later command
         self.built = Journaled()  # a variable set when the line runs, as written (`pid=$(pgrep x)`)
         self._placed: dict[tuple[str, str], str] = {}
@@ -216,9 +217,8 @@ class LineState:
     # Variables, arrays, positional parameters
 
     def assign(self, assigns: list[tuple[str, str]], cwd: _Cwd | None = None) -> None:
-        if self.references and any(key in self.references for key, _ in assigns):
-            self.variables.clear()  # assigning through a reference sets a variable named at run time
-            return
+        if self.references:  # an assignment through a `declare -n` reference sets its target (namerefs.py)
+            assigns = through_references(self, assigns)
         for key, value in assigns:
             fresh = _mktemp(value, self.variables.get("TMPDIR", "/tmp"))
             if fresh is not None and cwd is not None:
@@ -232,6 +232,7 @@ class LineState:
                 self.built[key] = value[:_BUILT_TEXT]
             else:
                 self.variables[key] = value
+        mirror_references(self)
 
     def forget(self, names: list[str]) -> None:
         """Variables (and arrays) set only when the line runs: unknown from here on."""
