@@ -100,7 +100,6 @@ HANDED: dict[str, Rewrite] = {
     "make-recipe": encoded(_make),
     # a launcher inside what xargs runs, its items unknown (`cat F | xargs nice CMD`): what it launches is judged
     "xargs-launcher": encoded(lambda t: f"cat /dev/null | xargs -r nice -n 5 bash -c {_quote_single(t)} _"),
-    "find-exec-launcher": encoded(lambda t: f"find . -maxdepth 0 -exec timeout 60 env bash -c {_quote_single(t)} \\;"),
     "parallel-launcher": encoded(lambda t: f"parallel -j1 ionice -c3 bash -c {{}} ::: {_quote_single(t)}"),
     "timeout-nohup": encoded(lambda t: f"timeout -k 5 60 nohup setsid bash -c {_quote_single(t)} </dev/null"),
 }
