@@ -36,7 +36,7 @@ from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
 from hookd.enrich.effects.pycode import python_effects
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
-from hookd.enrich.env_template import mark_templates
+from hookd.enrich.env_template import env_name, mark_templates
 from hookd.enrich.facts import in_home_cache, under
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
@@ -442,7 +442,7 @@ def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> boo
 
 def _touches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
     return any(
-        e["op"] == "fetch" or _in_home(path := str(e.get("path") or ""), home, project) or _environment(path)
+        e["op"] in ("fetch", "send") or _in_home(path := str(e.get("path") or ""), home, project) or _environment(path)
         for e in effects
     )
 
@@ -455,8 +455,8 @@ in_home = _in_home  # a path of the home outside the project and its caches
 
 
 def _environment(path: str) -> bool:
-    """A process's environment (`env`, `printenv`, `/proc/self/environ`: /proc/PID/environ)."""
-    return path.startswith("/proc/") and path.endswith("/environ")
+    """A process's environment (`env`, `printenv`, `/proc/self/environ`: /proc/PID/environ), or an env file's."""
+    return (path.startswith("/proc/") and path.endswith("/environ")) or env_name(path.rpartition("/")[2])
 
 
 @functools.lru_cache(maxsize=256)

@@ -324,10 +324,10 @@ class FileEffects:
     ) -> None:
         """A copy, move or link of the operands to the last one or the target option's directory, or to or from
         another host (`scp f HOST:`)."""
-        if remote_copy(self.ledger, program, operands, place, name, recursive):
+        sweeps = any(o in program.target_deletes for o, _ in parsed.options)
+        if remote_copy(self.ledger, program, operands, place, name, (recursive, sweeps)):
             return
         targets = [v for o, v in parsed.options if o in program.target_options and v is not None]
-        sweeps = any(o in program.target_deletes for o, _ in parsed.options)
         given = {o for o, _ in parsed.options}
         file_only = bool(given & _NO_TARGET_DIRECTORY) or (
             bool(given & _NO_DEREFERENCE) and program.operands == "link" and _is_link(operands[-1:], place)

@@ -113,7 +113,7 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         path = str(placed.get("path") or "")
         kind = ledger.produced.get(path)
         if path and path not in judged:  # `--rulesdir D`: the files the line wrote below D
-            for below, made in _made_below(ledger, path):
+            for below, made in [(b, m) for b, m in _made_below(ledger, path) if b not in judged]:  # (not its own)
                 _loaded(ledger, place(below), view.name, made, follow, catalogued=program is not None)
         if kind is None or path in judged:
             continue

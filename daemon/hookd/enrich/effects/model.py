@@ -32,7 +32,7 @@ from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
-from hookd.enrich.effects.sends import carried_trees, network_sends, socket_redirect
+from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
@@ -332,6 +332,7 @@ class EffectModel:
             # what runs later is outside this session's hooks (`at`, `gh extension install X`): asked, known or not
             self.ledger.add("exec", None, program.name, code={"lang": "sh", "text": ""}, known=False, deferred=True)
         network_sends(self.ledger, program, parsed)
+        batch_puts(self.ledger, program, view, place)
         if program.host_copy and parsed.operands[:1] == [program.host_copy]:
             self._host_copy(parsed.operands[1:], program.name, place)
         if program.builds:  # `pip install DIR`: the package's own code runs

@@ -23,13 +23,27 @@ from hookd.enrich.effects.words import _dynamic
 # (https://rclone.org/docs/#syntax-of-remote-paths). A drive letter (`C:`) is a local path on no system we run on,
 # so it is remote too: an unknown host name is what a colon before any slash means to these programs.
 _REMOTE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://)|(?:[^/:]+::?)")
+# a host as these programs resolve one: a name (a letter in it), a dotted address, `[IPv6]`; `0:root` (`--usermap`'s
+# value), `23:59` or `*:users` read as operands are no host, so the word stays a local path
+_HOST = re.compile(r"(?:[^@/:\s]*@)?(?:[A-Za-z0-9._-]*[A-Za-z.][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\])")
+# object stores and file services named by URL (the clouds' CLIs: `aws s3 cp F s3://b/`, `gsutil cp F gs://b`,
+# `azcopy … https://…blob…` is a fetch program's; rclone names remotes its own way: `sends_words`)
+_STORAGE = re.compile(
+    r"(?:s3|s3a|gs|az|abfss?|wasbs?|r2|b2|oss|cos|swift|hdfs|webhdfs|ftps?|sftp|scp|smb|davs?)://", re.I
+)
 _SOCKETS = ("/dev/tcp/", "/dev/udp/")  # bash(1), REDIRECTION: a connection opened by the shell itself
 
 
 def remote_word(word: str) -> bool:
     """`word` names a file on another host, as a remote copy program reads its operands (`u@h:path`, `h:`,
-    `rsync://h/m`); `./a:b`, `/x:y` and `a/b:c` are local (a slash before the colon)."""
-    return bool(word) and _REMOTE.match(word) is not None and not word.startswith(("-", "~"))
+    `rsync://h/m`); `./a:b`, `/x:y` and `a/b:c` are local (a slash before the colon), and so is a word whose part
+    before the colon is no host (`0:root`)."""
+    if not word or word.startswith(("-", "~")) or _REMOTE.match(word) is None:
+        return False
+    if "://" in word:
+        return True
+    before = word.split("]:", 1)[0] + "]" if word.startswith("[") or "@[" in word else word.split(":", 1)[0]
+    return _HOST.fullmatch(before) is not None
 
 
 def _host(word: str) -> str:
@@ -40,21 +54,32 @@ def _host(word: str) -> str:
 
 
 def network_sends(ledger: Ledger, program: Program, parsed: Parsed) -> None:
-    """A program that talks to another host and carries what it is given (`nc`, `dig`, `ssh`, `sendmail`): a send
-    to the host its first operand names; not known when a word it carries is made at run time (`dig $(…).x`)."""
-    if not (program.network or program.sends or program.remote_command):
+    """A program that talks to another host and carries what it is given (`nc`, `dig`, `ssh`, `sendmail`,
+    `openssl s_client`, a cloud storage URL among its words: `aws s3 cp F s3://b/`): a send to the host its first
+    operand names; not known when a word it carries is made at run time (`dig $(…).x`)."""
+    words = [*parsed.operands, *(v for _, v in parsed.options if v)]
+    talks = program.network or program.sends or program.remote_command
+    talks = talks or any(parsed.operands[: len(w)] == list(w) for w in program.sends_words)
+    if not talks and program.operands not in ("fetch", "fetch-first") and any(_STORAGE.match(w) for w in words):
+        bucket = next(w for w in words if _STORAGE.match(w))
+        ledger.add("send", None, program.name, host=_host(bucket), known=not _dynamic(bucket))
         return
-    host = next((w for w in parsed.operands if not w.startswith(("-", "+"))), "")  # dig's `+short` is no host
+    if not talks:
+        return
+    after = next((len(w) for w in program.sends_words if parsed.operands[: len(w)] == list(w)), 0)
+    host = next((w for w in parsed.operands[after:] if not w.startswith(("-", "+"))), "")  # dig's `+short` is no host
     built = any(_dynamic(w) for w in parsed.operands)  # what it carries is made when it runs
     ledger.add("send", None, program.name, host=_host(host), known=bool(host) and not built)
 
 
 def remote_copy(
-    ledger: Ledger, program: Program, operands: list[str], place: Place, name: str, recursive: bool
+    ledger: Ledger, program: Program, operands: list[str], place: Place, name: str, how: tuple[bool, bool]
 ) -> bool:
     """A copy program's remote operands (`scp SRC… HOST:DEST`, `rsync -a HOST:SRC DEST`): the local sources of a
-    copy to another host are read and sent; a remote source is fetched into the local destination. False when no
-    operand is remote (then the copy is a local one, judged as `cp`'s)."""
+    copy to another host are read and sent; a remote source is fetched into the local destination, which loses what
+    the sources lack under a sweep (`how`: recursive, `rsync --delete`). False when no operand is remote (then the
+    copy is a local one, judged as `cp`'s)."""
+    recursive, sweeps = how
     if not program.remote_operands or len(operands) < 2 or not any(remote_word(w) for w in operands):
         return False
     *sources, target = operands
@@ -72,9 +97,12 @@ def remote_copy(
     fetched = [w for w in sources if remote_word(w)]
     if not recursive and len(fetched) == 1 and (target in (".", "..") or target.endswith("/")):
         target = target.rstrip("/") + "/" + fetched[0].rpartition(":")[2].rpartition("/")[2]  # `scp h:x.sh .`
-    effect = ledger.add("write", place(target), name, recursive=recursive)
+    placed = place(target)
+    effect = ledger.add("write", placed, name, recursive=recursive)
     if effect["path"]:
         ledger.produce(effect["path"], "fetch")
+    if sweeps:  # `rsync -a --delete HOST:empty/ ~/`
+        ledger.add("delete", placed, name, recursive=True, sweep=True)
     return True
 
 
@@ -97,3 +125,15 @@ def carried_trees(
     if view.name == "tee" and not any(">" in str(r.get("op") or "") for r in view.redirects):
         return trees
     return [] if any(e["op"] == "write" for e in effects) else trees
+
+
+# sftp(1)'s batch commands that send a local file: `put`, `mput`, `reput`, `append` LOCAL [REMOTE]
+_PUTS = re.compile(r"^[ \t]*-?(?:put|mput|reput|append)(?:[ \t]+-[A-Za-z]+)*[ \t]+(\S+)", re.M)
+
+
+def batch_puts(ledger: Ledger, program: Program, view: CommandView, place: Place) -> None:
+    """The local files a batch on stdin sends (`sftp HOST <<< 'put ~/.aws/credentials'`): each is read."""
+    if program.name == "sftp" and view.stdin == "text" and view.stdin_text:
+        for match in _PUTS.finditer(view.stdin_text[:65536]):
+            word = match.group(1)  # (sftp expands a leading `~` of a local path itself)
+            ledger.add("read", place(ledger.home + word[1:] if word[:2] == "~/" else word), program.name)
