@@ -335,6 +335,7 @@ _shell_ask contains {"id": "tree-over-home", "reason": reason} if {
 	e.recursive == true
 	e.class == "home"
 	e.path == trim_suffix(input.home, "/")
+	not object.get(e, "listed", false) # an archive on disk whose members were read: each is a write of its own
 	reason := sprintf("%s writes a whole tree into %s: the names it writes are not on the line, and any startup file, key or agent setting there may be replaced; review what it holds first", [e.program, e.path])
 }
 

@@ -676,3 +676,11 @@ test_shell_tree_written_into_the_project_or_one_file_of_the_home_is_not_asked if
 	t := object.union(_t_e("write", "tar", "/home"), {"recursive": true, "class": "home"})
 	not "tree-over-home" in {v.id | some v in ask} with input as _t_effects("tar -xf node.tar.xz -C /home", [t])
 }
+
+# An archive on disk whose members were read (`listed`): each member is a write of its own, judged by its place
+test_shell_tree_whose_members_were_listed_is_judged_by_each_member if {
+	w := object.union(_t_e("write", "tar", "/home/alice"), {"recursive": true, "class": "home", "listed": true})
+	not "tree-over-home" in {v.id | some v in ask} with input as _t_effects("tar -xzf ~/Downloads/dots.tar.gz -C ~", [w])
+	u := object.union(_t_e("write", "tar", "/home/alice"), {"recursive": true, "class": "home"})
+	"tree-over-home" in {v.id | some v in ask} with input as _t_effects("tar -xf big.tar.zst -C ~", [u])
+}

@@ -314,9 +314,8 @@ def _judged_later(lines: list[str], target: str, program: str, home: str, projec
     for line in (tool_environment(extension_variables(x, target, project)) for x in lines[:MAX_CONFIG_COMMANDS]):
         analysed = [] if _too_long(line) else analyse_shell(line, home=home, base_dir=project, project_dir=project)[1]
         built = any(e.get("flow") or (e["op"] == "exec" and e.get("known") is False) for e in analysed)
-        built = built or (not _too_long(line) and runs_its_input(line, home, project))  # a shell fed by the agent
         reaches = reaches_home(analysed, home, project) or named_script_runs_later(line, target, home, project)
-        if _too_long(line) or built or reaches:
+        if _too_long(line) or built or reaches or runs_its_input(line, home, project):  # (a shell fed by the agent)
             out.append(_later_exec(line, target, program))
         # what it changes outside the project and scratch space, judged as the same change made now
         out += [{**e, "via": "tool", "deferred": True, "startup": target} for e in analysed if changes_outside(e, here)]

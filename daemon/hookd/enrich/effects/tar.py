@@ -28,13 +28,14 @@ def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place
     if "--extract" in options or "--get" in options:
         if archive:
             model.add("read", place(archive), name)
-        model.add("write", place(directory or "."), name, recursive=True)
+        whole = model.add("write", place(directory or "."), name, recursive=True)
         for member in operands:  # `tar -C ~ -xf a.tar .codex/hooks.json`: that member lands below DIR
             model.add("write", place(_below(directory, member)), name, recursive=True, member=True)
         if archive and not operands:  # `tar -C ~ -xf dots.tar`: every member the archive holds now
             strip = next((v for o, v in parsed.options if o == "--strip-components" and v), "0")
             renamed = "--transform" in options or "--xform" in options or not strip.isdigit()
-            listed_writes(model, place(archive), directory, 0 if renamed else int(strip), place, name)
+            if listed_writes(model, place(archive), directory, 0 if renamed else int(strip), place, name):
+                whole["listed"] = True  # every name it writes is a member's write of its own (protected_paths)
         if "--absolute-names" in options or (old_style and "P" in first):
             # members named `/…` or `../…` are written there, wherever that is (GNU tar strips them otherwise)
             model.add("write", {"raw": "<archive members>", "path": "", "in_project": False}, name, known=False)
@@ -97,17 +98,19 @@ def member_writes(model: Ledger, parsed: Parsed, spec: Mapping[str, Any], place:
     for member in parsed.operands[after:]:
         landed = member.rstrip("/").rpartition("/")[2] if flat else member
         model.add("write", place(_below(directory, landed)), name, recursive=True, member=True)
-    if not flat and len(parsed.operands) == after:  # `unzip dots.zip -d ~`: every member the archive holds now
+    if not flat and after and len(parsed.operands) == after:  # `unzip dots.zip -d ~`: every member it holds now
         listed_writes(model, place(parsed.operands[after - 1]), directory, 0, place, name)
 
 
 def listed_writes(
     model: Ledger, archive: Mapping[str, Any], directory: str | None, strip: int, place: Place, name: str
-) -> None:
+) -> bool:
     """Each member of an archive on disk now written below the extraction directory (`strip` leading components
     dropped, GNU tar's `--strip-components`); one not there, too large or of another format adds nothing (the
-    directory stays written as a whole)."""
-    for member in archive_members(str(archive.get("path") or "")) or ():
+    directory stays written as a whole); whether the members were read."""
+    members = archive_members(str(archive.get("path") or ""))
+    for member in members or ():
         parts = [p for p in member.split("/") if p not in ("", ".")][strip:]
         if parts:
             model.add("write", place(_below(directory, "/".join(parts))), name, member=True)
+    return members is not None
