@@ -347,6 +347,23 @@ test_quick_pattern if {
 	}
 }
 
+# home_store_roots is the set of first parts (under the home) of the stores `_stores_below` looks for, exactly
+test_home_store_roots if {
+	roots := {split(tail, "/")[1] | some [tail, _] in _home_stores}
+	roots == {r | some r in data.secret_reads.home_store_roots}
+	count(roots) == count(data.secret_reads.home_store_roots)
+}
+
+# the stores below a path are looked for only under a first part that home_store_roots names
+test_stores_below_looked_up_by_first_part if {
+	count(_stores_below("/home/u/.config")) > 0 with input.home as "/home/u"
+	count(_stores_below("/home/u/.config")) == 0 with input.home as "/home/u"
+		with data.secret_reads.home_store_roots as [".aws"]
+	count(_stores_below("/home/u/project")) == 0 with input.home as "/home/u"
+	count(_stores_below("/home/u")) == 0 with input.home as "/home/u"
+	count(_stores_below("/etc")) > 0 with input.home as "/"
+}
+
 # The effect model (input.effects)
 _effect_input(effects) := {
 	"event": "BeforeTool",
