@@ -186,6 +186,7 @@ _secret_store_name(p) := {{"id": "credentials-file", "what": "a program's stored
 _credential_place(_, b) if _credential_name(lower(b), b)
 
 _credential_place(_, b) if {
+	contains(lower(b), "key") # the last word below is `key`: the name holds it
 	stem := regex.replace(lower(b), `^(.+)\.[a-z0-9]+$`, "$1")
 	words := regex.find_n(`[a-z0-9]+`, stem, -1)
 	count(words) > 1
@@ -215,19 +216,29 @@ _in_home_dot(p) if {
 	startswith(p, concat("", [home, "/."]))
 }
 
-_credential_name(lb, _) if {
+# `lb` is lower(b). Each test of _credential_words finds a credential word or ending, or `api`, as a piece of lb:
+# one regex of them all, built from data.json's lists, rules them all out for most names (they cost regorus 40-65
+# µs a name, and a home dotfile's path asks for its name and every directory's; test_credential_text keeps it so).
+_credential_name(lb, b) if {
+	regex.match(_credential_text, lb)
+	_credential_words(lb, b)
+}
+
+_credential_text := concat("|", array.concat(array.concat(_cfg.credential_name_words, _cfg.credential_name_endings), ["api"]))
+
+_credential_words(lb, _) if {
 	some w in regex.split(`[^a-z0-9]+`, lb)
 	w in _cfg.credential_name_words
 }
 
-_credential_name(_, b) if {
+_credential_words(_, b) if {
 	some w in regex.find_n(`[A-Z]?[a-z0-9]+|[A-Z]+`, b, -1)
 	lower(w) in _cfg.credential_name_words
 }
 
-_credential_name(lb, _) if regex.match(`(^|[^a-z])api[_-]?keys?([^a-z]|$)`, lb)
+_credential_words(lb, _) if regex.match(`(^|[^a-z])api[_-]?keys?([^a-z]|$)`, lb)
 
-_credential_name(lb, _) if {
+_credential_words(lb, _) if {
 	some w in regex.split(`[^a-z0-9]+`, lb)
 	some e in _cfg.credential_name_endings
 	endswith(w, e)
@@ -289,6 +300,7 @@ _secret_named(p) := (({m |
 # with the suffix taken off (data.json's backup_suffixes, in any case: `prod.env.BAK`), and a numbered copy
 # (`cp --backup=numbered`'s `.~1~`, a rotated `.1`, RCS's `,v`) as the file it numbers.
 _secret_backup(p) := {m |
+	strings.any_suffix_match(lower(p), _cfg.backup_suffixes) # one builtin before the list is walked
 	some s in _cfg.backup_suffixes
 	endswith(lower(p), s)
 	some m in _secret_literal(substring(p, 0, count(p) - count(s)))

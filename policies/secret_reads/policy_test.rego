@@ -364,6 +364,44 @@ test_stores_below_looked_up_by_first_part if {
 	count(_stores_below("/etc")) > 0 with input.home as "/"
 }
 
+# _credential_text holds a piece of every name a test of _credential_words finds: each word and ending is plain
+# text (a regex matches it as itself) and matches it, and so does the `api` of the API key pattern
+test_credential_text if {
+	every w in array.concat(data.secret_reads.credential_name_words, data.secret_reads.credential_name_endings) {
+		regex.match(`^[a-z0-9]+$`, w)
+		regex.match(_credential_text, w)
+	}
+	regex.match(_credential_text, "api")
+}
+
+# the gate answers as the tests behind it, for names that hold each word and ending in every spelling
+test_credential_gate_answers_as_its_tests if {
+	words := array.concat(data.secret_reads.credential_name_words, data.secret_reads.credential_name_endings)
+	names := {n |
+		some w in words
+		some n in [w, upper(w), concat("", ["my", upper(substring(w, 0, 1)), substring(w, 1, -1), ".json"]), concat("", ["x_", w, "s.yml"]), concat("", ["pre", w]), concat("", [w, "key"])]
+	} | {"apiKey", "x-api-keys", "API_KEY.txt", "config.toml", "keybindings.json", "tokenizer.json", "hookd", "settings.json", "a.b-c_d"}
+	every n in names {
+		_t_gated(n) == _t_tested(n)
+	}
+	count({n | some n in names; _t_gated(n)}) > count(words)
+	count({n | some n in names; not _t_gated(n)}) > 0
+}
+
+_t_gated(n) if _credential_name(lower(n), n)
+
+else := false
+
+_t_tested(n) if _credential_words(lower(n), n)
+
+else := false
+
+# the gate is on the path: with it holding nothing, no name is one
+test_credential_name_behind_its_gate if {
+	_credential_name("token", "token")
+	not _credential_name("token", "token") with data.hookd.secret_reads._credential_text as "^$"
+}
+
 # The effect model (input.effects)
 _effect_input(effects) := {
 	"event": "BeforeTool",
