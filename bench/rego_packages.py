@@ -7,11 +7,12 @@ sends it to). Interleaved in rounds, medians printed. With --rules, each verdict
 With --shapes, the shell shapes of tests/pathological.py under the caps instead of the bench payloads
 (the 250-path `rm -rf`, `find`, `curl | sh`, …; `--only TEXT` keeps the shapes whose name holds it). With
 --corpus N, every Nth payload of policies/corpus/*.jsonl (as `hookd test` sends it, without its world) takes the
-trace's place: the last column is then the sum over those payloads.
+trace's place: the last column is then the sum over those payloads (`--under-home`: the project inside the home,
+as a developer's is; the corpus' worlds keep them apart).
 
   .cache/venv/bin/python bench/rego_packages.py [--rounds 3] [--calls 300] [--rules] [--policies DIR]
       [--against DIR]    # before → after: DIR (e.g. `git archive REV policies | tar -x -C /tmp/x`) against --policies
-      [--shapes [--only TEXT]] [--corpus N]
+      [--shapes [--only TEXT]] [--corpus N [--under-home]]
 """
 
 from __future__ import annotations
@@ -55,12 +56,14 @@ def shape_calls(only: str) -> tuple[list[str], list[dict[str, Any]]]:
     return [s.name[:14] for s in chosen], calls
 
 
-def corpus_calls(every: int) -> list[dict[str, Any]]:
-    """Every `every`th payload of the corpus, as trace calls, its project and home under a scratch directory."""
+def corpus_calls(every: int, under_home: bool = False) -> list[dict[str, Any]]:
+    """Every `every`th payload of the corpus, as trace calls, its project and home under a directory that is not
+    made (nor need be: no world is); the project beside the home, or `under_home` (where a developer's is)."""
     from hookd.policytest.corpus import _payload
 
-    scratch = Path(tempfile.mkdtemp(prefix="rego-corpus-"))
-    project, home = scratch / "project", scratch / "home"
+    scratch = Path(tempfile.gettempdir()) / "rego-corpus"
+    home = scratch / "home"
+    project = home / "project" if under_home else scratch / "project"
     lines = [line for path in sorted((ROOT / "policies" / "corpus").glob("*.jsonl"))
              for line in path.read_text().splitlines() if line.strip()][::every]  # fmt: skip
     calls = []
@@ -68,8 +71,8 @@ def corpus_calls(every: int) -> list[dict[str, Any]]:
         case = json.loads(line)
         body = _payload(case)
         text = json.dumps(body).replace("${PROJECT}", str(project)).replace("${HOME}", str(home))
-        calls.append({"client": case.get("client", "gemini"), "event": body["hook_event_name"], "env": {"HOME": str(home)},
-                      "cwd": str(project), "payload": text})  # fmt: skip
+        calls.append({"client": case.get("client", "gemini"), "event": body["hook_event_name"],
+                      "env": {"HOME": str(home)}, "cwd": str(project), "payload": text})  # fmt: skip
     return calls
 
 
@@ -174,6 +177,7 @@ def main() -> int:
     parser.add_argument("--shapes", action="store_true", help="the pathological shell shapes, not the bench payloads")
     parser.add_argument("--only", default="", help="with --shapes: the shapes whose name holds this text")
     parser.add_argument("--corpus", type=int, default=0, help="every Nth corpus payload instead of the trace")
+    parser.add_argument("--under-home", action="store_true", help="with --corpus: the project under the home")
     args = parser.parse_args()
     policies = args.policies.resolve()
     labels = LABELS
@@ -185,7 +189,7 @@ def main() -> int:
         # whole path lists on every write there (a real project does not; bench/ab.py's project does)
         with tempfile.TemporaryDirectory(prefix="rego-packages-") as name:
             documents = [dict(h.event.input_document()) for h in handled_samples(policies, Path(name))]
-    trace = trace_documents(policies, corpus_calls(args.corpus) if args.corpus else None)
+    trace = trace_documents(policies, corpus_calls(args.corpus, args.under_home) if args.corpus else None)
     subjects = [Subject(policies, documents, trace, args.rules)]
     if args.against:
         subjects.insert(0, Subject(args.against.resolve(), documents, trace, args.rules))
