@@ -186,7 +186,6 @@ _secret_store_name(p) := {{"id": "credentials-file", "what": "a program's stored
 _credential_place(_, b) if _credential_name(lower(b), b)
 
 _credential_place(_, b) if {
-	contains(lower(b), "key") # the last word below is `key`: the name holds it
 	stem := regex.replace(lower(b), `^(.+)\.[a-z0-9]+$`, "$1")
 	words := regex.find_n(`[a-z0-9]+`, stem, -1)
 	count(words) > 1
@@ -250,11 +249,16 @@ _code_name(lb) if {
 	parts[count(parts) - 1] in _cfg.credential_name_code_suffixes
 }
 
+# Each list walked only when one builtin says an entry of it matches (data.json's credential_file_suffixes and
+# credential_dir_pattern, made from the lists: test_credential_list_gates keeps them so): a path with a dot-named
+# part passes quick_pattern, and walking the two lists cost regorus ~85 µs for it.
 _secret_lists(p) := ({m |
+	strings.any_suffix_match(p, data.secret_reads.credential_file_suffixes)
 	some e in data.secret_reads.credential_files
 	endswith(p, e.suffix)
 	m := {"id": "credentials-file", "what": e.what}
 } | {m |
+	regex.match(data.secret_reads.credential_dir_pattern, p)
 	some e in data.secret_reads.credential_dirs
 	contains(p, e.segment)
 	_has_segment(p, e.segment)
@@ -300,7 +304,6 @@ _secret_named(p) := (({m |
 # with the suffix taken off (data.json's backup_suffixes, in any case: `prod.env.BAK`), and a numbered copy
 # (`cp --backup=numbered`'s `.~1~`, a rotated `.1`, RCS's `,v`) as the file it numbers.
 _secret_backup(p) := {m |
-	strings.any_suffix_match(lower(p), _cfg.backup_suffixes) # one builtin before the list is walked
 	some s in _cfg.backup_suffixes
 	endswith(lower(p), s)
 	some m in _secret_literal(substring(p, 0, count(p) - count(s)))

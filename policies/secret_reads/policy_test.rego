@@ -347,6 +347,26 @@ test_quick_pattern if {
 	}
 }
 
+# credential_file_suffixes is credential_files' suffixes, and credential_dir_pattern an unanchored regex that every
+# credential_dirs segment matches (so any path holding one does): the gates of _secret_lists' walks
+test_credential_list_gates if {
+	data.secret_reads.credential_file_suffixes == [e.suffix | some e in data.secret_reads.credential_files]
+	q := data.secret_reads.credential_dir_pattern
+	not contains(q, "^")
+	not contains(q, "$")
+	every e in data.secret_reads.credential_dirs {
+		regex.match(q, e.segment)
+	}
+}
+
+# the walks are behind their gates: with a gate holding nothing, a listed file or directory is not found
+test_credential_lists_behind_their_gates if {
+	count(_secret_lists("/home/u/.aws/credentials")) > 0
+	count(_secret_lists("/home/u/.aws/credentials")) == 0 with data.secret_reads.credential_file_suffixes as []
+	count(_secret_lists("/home/u/.gnupg/x")) > 0
+	count(_secret_lists("/home/u/.gnupg/x")) == 0 with data.secret_reads.credential_dir_pattern as "^$"
+}
+
 # home_store_roots is the set of first parts (under the home) of the stores `_stores_below` looks for, exactly
 test_home_store_roots if {
 	roots := {split(tail, "/")[1] | some [tail, _] in _home_stores}
