@@ -5,11 +5,14 @@ router's entry for that package) for each of the bench's five payloads and summe
 trace (bench/trace/e2e-sessions.json, each call evaluated once per pass, only the packages the router
 sends it to). Interleaved in rounds, medians printed. With --rules, each verdict rule of each package too.
 With --shapes, the shell shapes of tests/pathological.py under the caps instead of the bench payloads
-(the 250-path `rm -rf`, `find`, `curl | sh`, …; `--only TEXT` keeps the shapes whose name holds it).
+(the 250-path `rm -rf`, `find`, `curl | sh`, …; `--only TEXT` keeps the shapes whose name holds it). With
+--corpus N, every Nth payload of policies/corpus/*.jsonl (as `hookd test` sends it, without its world) takes the
+trace's place: the last column is then the sum over those payloads (`--under-home`: the project inside the home,
+as a developer's is; the corpus' worlds keep them apart).
 
   .cache/venv/bin/python bench/rego_packages.py [--rounds 3] [--calls 300] [--rules] [--policies DIR]
       [--against DIR]    # before → after: DIR (e.g. `git archive REV policies | tar -x -C /tmp/x`) against --policies
-      [--shapes [--only TEXT]]
+      [--shapes [--only TEXT]] [--corpus N [--under-home]]
 """
 
 from __future__ import annotations
@@ -51,6 +54,26 @@ def shape_calls(only: str) -> tuple[list[str], list[dict[str, Any]]]:
         for s in chosen
     ]  # fmt: skip
     return [s.name[:14] for s in chosen], calls
+
+
+def corpus_calls(every: int, under_home: bool = False) -> list[dict[str, Any]]:
+    """Every `every`th payload of the corpus, as trace calls, its project and home under a directory that is not
+    made (nor need be: no world is); the project beside the home, or `under_home` (where a developer's is)."""
+    from hookd.policytest.corpus import _payload
+
+    scratch = Path(tempfile.gettempdir()) / "rego-corpus"
+    home = scratch / "home"
+    project = home / "project" if under_home else scratch / "project"
+    lines = [line for path in sorted((ROOT / "policies" / "corpus").glob("*.jsonl"))
+             for line in path.read_text().splitlines() if line.strip()][::every]  # fmt: skip
+    calls = []
+    for line in lines:
+        case = json.loads(line)
+        body = _payload(case)
+        text = json.dumps(body).replace("${PROJECT}", str(project)).replace("${HOME}", str(home))
+        calls.append({"client": case.get("client", "gemini"), "event": body["hook_event_name"],
+                      "env": {"HOME": str(home)}, "cwd": str(project), "payload": text})  # fmt: skip
+    return calls
 
 
 def trace_documents(policies: Path, calls: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -153,6 +176,8 @@ def main() -> int:
     parser.add_argument("--against", type=Path, help="a second policy directory, measured interleaved (before/after)")
     parser.add_argument("--shapes", action="store_true", help="the pathological shell shapes, not the bench payloads")
     parser.add_argument("--only", default="", help="with --shapes: the shapes whose name holds this text")
+    parser.add_argument("--corpus", type=int, default=0, help="every Nth corpus payload instead of the trace")
+    parser.add_argument("--under-home", action="store_true", help="with --corpus: the project under the home")
     args = parser.parse_args()
     policies = args.policies.resolve()
     labels = LABELS
@@ -164,7 +189,7 @@ def main() -> int:
         # whole path lists on every write there (a real project does not; bench/ab.py's project does)
         with tempfile.TemporaryDirectory(prefix="rego-packages-") as name:
             documents = [dict(h.event.input_document()) for h in handled_samples(policies, Path(name))]
-    trace = trace_documents(policies)
+    trace = trace_documents(policies, corpus_calls(args.corpus, args.under_home) if args.corpus else None)
     subjects = [Subject(policies, documents, trace, args.rules)]
     if args.against:
         subjects.insert(0, Subject(args.against.resolve(), documents, trace, args.rules))

@@ -215,19 +215,29 @@ _in_home_dot(p) if {
 	startswith(p, concat("", [home, "/."]))
 }
 
-_credential_name(lb, _) if {
+# `lb` is lower(b). Each test of _credential_words finds a credential word or ending, or `api`, as a piece of lb:
+# one regex of them all, built from data.json's lists, rules them all out for most names (they cost regorus 40-65
+# µs a name, and a home dotfile's path asks for its name and every directory's; test_credential_text keeps it so).
+_credential_name(lb, b) if {
+	regex.match(_credential_text, lb)
+	_credential_words(lb, b)
+}
+
+_credential_text := concat("|", array.concat(array.concat(_cfg.credential_name_words, _cfg.credential_name_endings), ["api"]))
+
+_credential_words(lb, _) if {
 	some w in regex.split(`[^a-z0-9]+`, lb)
 	w in _cfg.credential_name_words
 }
 
-_credential_name(_, b) if {
+_credential_words(_, b) if {
 	some w in regex.find_n(`[A-Z]?[a-z0-9]+|[A-Z]+`, b, -1)
 	lower(w) in _cfg.credential_name_words
 }
 
-_credential_name(lb, _) if regex.match(`(^|[^a-z])api[_-]?keys?([^a-z]|$)`, lb)
+_credential_words(lb, _) if regex.match(`(^|[^a-z])api[_-]?keys?([^a-z]|$)`, lb)
 
-_credential_name(lb, _) if {
+_credential_words(lb, _) if {
 	some w in regex.split(`[^a-z0-9]+`, lb)
 	some e in _cfg.credential_name_endings
 	endswith(w, e)
@@ -239,11 +249,16 @@ _code_name(lb) if {
 	parts[count(parts) - 1] in _cfg.credential_name_code_suffixes
 }
 
+# Each list walked only when one builtin says an entry of it matches (data.json's credential_file_suffixes and
+# credential_dir_pattern, made from the lists: test_credential_list_gates keeps them so): a path with a dot-named
+# part passes quick_pattern, and walking the two lists cost regorus ~85 µs for it.
 _secret_lists(p) := ({m |
+	strings.any_suffix_match(p, data.secret_reads.credential_file_suffixes)
 	some e in data.secret_reads.credential_files
 	endswith(p, e.suffix)
 	m := {"id": "credentials-file", "what": e.what}
 } | {m |
+	regex.match(data.secret_reads.credential_dir_pattern, p)
 	some e in data.secret_reads.credential_dirs
 	contains(p, e.segment)
 	_has_segment(p, e.segment)
@@ -505,9 +520,13 @@ _tool_more_ask contains {"id": "search-secrets", "reason": _search_reason(_tool_
 
 _search_reason(via, path, what) := sprintf("%s reads all of %s, which holds %s; confirm it", [via, path, what])
 
+# A store lies below p only when its path's first part under the home is p's: data.json's home_store_roots (the
+# first part of every store `_home_stores` holds; test_home_store_roots keeps it so) is looked up before the set
+# of stores is built, which costs regorus ~100 µs at each call (a search of a project under the home reaches here).
 _stores_below(p) := {what |
 	home := trim_suffix(input.home, "/")
 	startswith(p, concat("", [home, "/"]))
+	split(trim_prefix(p, home), "/")[1] in data.secret_reads.home_store_roots
 	prefix := concat("", [p, "/"])
 	some [tail, what] in _home_stores
 	startswith(concat("", [home, tail]), prefix)

@@ -347,6 +347,81 @@ test_quick_pattern if {
 	}
 }
 
+# credential_file_suffixes is credential_files' suffixes, and credential_dir_pattern an unanchored regex that every
+# credential_dirs segment matches (so any path holding one does): the gates of _secret_lists' walks
+test_credential_list_gates if {
+	data.secret_reads.credential_file_suffixes == [e.suffix | some e in data.secret_reads.credential_files]
+	q := data.secret_reads.credential_dir_pattern
+	not contains(q, "^")
+	not contains(q, "$")
+	every e in data.secret_reads.credential_dirs {
+		regex.match(q, e.segment)
+	}
+}
+
+# the walks are behind their gates: with a gate holding nothing, a listed file or directory is not found
+test_credential_lists_behind_their_gates if {
+	count(_secret_lists("/home/u/.aws/credentials")) > 0
+	count(_secret_lists("/home/u/.aws/credentials")) == 0 with data.secret_reads.credential_file_suffixes as []
+	count(_secret_lists("/home/u/.gnupg/x")) > 0
+	count(_secret_lists("/home/u/.gnupg/x")) == 0 with data.secret_reads.credential_dir_pattern as "^$"
+}
+
+# home_store_roots is the set of first parts (under the home) of the stores `_stores_below` looks for, exactly
+test_home_store_roots if {
+	roots := {split(tail, "/")[1] | some [tail, _] in _home_stores}
+	roots == {r | some r in data.secret_reads.home_store_roots}
+	count(roots) == count(data.secret_reads.home_store_roots)
+}
+
+# the stores below a path are looked for only under a first part that home_store_roots names
+test_stores_below_looked_up_by_first_part if {
+	count(_stores_below("/home/u/.config")) > 0 with input.home as "/home/u"
+	count(_stores_below("/home/u/.config")) == 0 with input.home as "/home/u"
+		with data.secret_reads.home_store_roots as [".aws"]
+	count(_stores_below("/home/u/project")) == 0 with input.home as "/home/u"
+	count(_stores_below("/home/u")) == 0 with input.home as "/home/u"
+	count(_stores_below("/etc")) > 0 with input.home as "/"
+}
+
+# _credential_text holds a piece of every name a test of _credential_words finds: each word and ending is plain
+# text (a regex matches it as itself) and matches it, and so does the `api` of the API key pattern
+test_credential_text if {
+	every w in array.concat(data.secret_reads.credential_name_words, data.secret_reads.credential_name_endings) {
+		regex.match(`^[a-z0-9]+$`, w)
+		regex.match(_credential_text, w)
+	}
+	regex.match(_credential_text, "api")
+}
+
+# the gate answers as the tests behind it, for names that hold each word and ending in every spelling
+test_credential_gate_answers_as_its_tests if {
+	words := array.concat(data.secret_reads.credential_name_words, data.secret_reads.credential_name_endings)
+	names := {n |
+		some w in words
+		some n in [w, upper(w), concat("", ["my", upper(substring(w, 0, 1)), substring(w, 1, -1), ".json"]), concat("", ["x_", w, "s.yml"]), concat("", ["pre", w]), concat("", [w, "key"])]
+	} | {"apiKey", "x-api-keys", "API_KEY.txt", "config.toml", "keybindings.json", "tokenizer.json", "hookd", "settings.json", "a.b-c_d"}
+	every n in names {
+		_t_gated(n) == _t_tested(n)
+	}
+	count({n | some n in names; _t_gated(n)}) > count(words)
+	count({n | some n in names; not _t_gated(n)}) > 0
+}
+
+_t_gated(n) if _credential_name(lower(n), n)
+
+else := false
+
+_t_tested(n) if _credential_words(lower(n), n)
+
+else := false
+
+# the gate is on the path: with it holding nothing, no name is one
+test_credential_name_behind_its_gate if {
+	_credential_name("token", "token")
+	not _credential_name("token", "token") with data.hookd.secret_reads._credential_text as "^$"
+}
+
 # The effect model (input.effects)
 _effect_input(effects) := {
 	"event": "BeforeTool",
