@@ -158,6 +158,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         pid_options=frozenset(spec.get("pid_options", ())),
+        reads_memory=bool(spec.get("reads_memory", False)),
         process_options=dict(spec.get("process_options", {})),
         pid_operand_with=frozenset(spec.get("pid_operand_with", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),
