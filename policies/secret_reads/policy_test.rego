@@ -718,3 +718,11 @@ test_jupyters_runtime_files_are_credentials if {
 		count(d) == 0
 	}
 }
+
+# benign41: a process's memory (proc_pid_mem(5)) holds what its environment does, and more: `gcore PID`,
+# `dd if=/proc/PID/mem`
+test_process_memory_read_is_denied if {
+	d := deny with input as _effect_input([{"op": "read", "path": "/proc/4242/mem", "known": true, "program": "gcore", "via": "shell"}])
+	some v in d
+	v.id == "credentials-file"
+}

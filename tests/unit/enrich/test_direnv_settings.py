@@ -42,3 +42,39 @@ def test_a_variable_path_add_moves_is_kept_for_the_guard() -> None:
 
 def test_only_an_envrc_is_read_with_direnvs_stdlib() -> None:
     assert direnv_settings("/home/u/.bashrc", "PATH_add bin\n") == "PATH_add bin\n"
+
+
+# benign41 (blind-benign-15): a directory the shell expands below the home before direnv's PATH_add sees it
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PATH_add $HOME/Android/Sdk/platform-tools\n",  # was asked: any `$` left the line as unknown code
+        "PATH_add ${HOME}/sdk/bin ~/go/bin\n",
+        "export NODE_ENV=development\nPATH_add node_modules/.bin\nPATH_add $HOME/.local/bin\n",
+    ],
+)
+def test_a_home_directory_on_the_search_path_runs_nothing(text: str) -> None:
+    assert quiet_setting({}, ENVRC, text, "sh")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PATH_add ~/.cache/x\n",  # the home's caches are scratch space; `~` was read as a directory of the project
+        "PATH_add ~/../../tmp/x\n",  # `/tmp/x` once the shell expands `~`
+        "PATH_add $HOME/../../tmp/x\n",
+        "PATH_add $OTHER/bin\n",  # another variable: not known before the shell runs
+        "PATH_add '$HOME/bin'\n",  # quoted: a directory named `$HOME` below the project
+        "PATH_add ~root/bin\n",  # another user's home
+        "PATH_add $HOME/bin /tmp/x\n",
+        "dotenv .env.$STAGE\n",  # a `$` in any other line stays asked
+    ],
+)
+def test_home_directories_that_leave_the_home_or_are_not_known_stay_asked(text: str) -> None:
+    assert not quiet_setting({}, ENVRC, text, "sh")
+
+
+def test_a_home_directory_is_kept_below_the_home() -> None:
+    assert direnv_settings(ENVRC, "PATH_add ~/Android/Sdk/platform-tools bin") == (
+        'export PATH="$HOME/Android/Sdk/platform-tools:/work/app/bin":$PATH'
+    )

@@ -159,6 +159,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         regex_options=frozenset(spec.get("regex_options", ())),
         pid_options=frozenset(spec.get("pid_options", ())),
         pid_changes=frozenset(spec.get("pid_changes", ())),
+        reads_memory=bool(spec.get("reads_memory", False)),
         process_options=dict(spec.get("process_options", {})),
         pid_operand_with=frozenset(spec.get("pid_operand_with", ())),
         implicit_files=tuple(spec.get("implicit_files", ())),

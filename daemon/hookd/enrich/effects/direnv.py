@@ -4,7 +4,10 @@ environment the way a plain assignment does. Each such line is rewritten into th
 judgment (words.runs_nothing: a search path into scratch space, a variable that loads code) reads it as one:
 
 * `PATH_add DIR…` and `path_add VAR DIR…` prepend DIRs, made absolute against the `.envrc`'s own directory, to PATH
-  or VAR (`export PATH=/opt/x/bin:$PATH`); one below that directory is the project's own, and left out;
+  or VAR (`export PATH=/opt/x/bin:$PATH`); one below that directory is the project's own, and left out. A DIR the
+  shell expands below the home before direnv sees it (a leading `~`, `$HOME`, `${HOME}`: bash(1) "Tilde Expansion",
+  "Parameter Expansion") is kept below the home (`export PATH="$HOME/Android/Sdk/platform-tools":$PATH`), where the
+  judgment places `$HOME`; one that climbs out of the home, holds another expansion, or is quoted is left as written;
 * `dotenv [FILE]`, `dotenv_if_exists [FILE]` load a dotenv file's variables (FILE defaults to `.env`): nothing runs
   when the file is one of the project's `.env` files, which the policies guard against the agent's writes
   (protected_paths' env-file), so the line is left out; any other file is no plain setting;
@@ -15,10 +18,15 @@ Every other line stays as written: `source_env`, `source_up`, `use …`, `layout
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 _SILENT = frozenset({"watch_file", "watch_dir", "strict_env", "unstrict_env"})
 _DOTENV = frozenset({"dotenv", "dotenv_if_exists"})
+# a directory word's leading home, as the shell expands it (`~/x`, `$HOME/x`, `${HOME}`); `~user` is another home
+_HOME_LEAD = re.compile(r"(?:~|\$HOME\b|\$\{HOME\})(?=/|$)")
+# a directory spelled with nothing a shell would expand or split, kept as written in a double-quoted assignment
+_PLAIN_DIRECTORY = re.compile(r"[\w@%+=,./-]+")
 
 
 def direnv_settings(path: str, text: str) -> str:
@@ -34,28 +42,57 @@ def _as_setting(line: str, here: str) -> str:
         words = shlex.split(line, comments=True)
     except ValueError:
         return line
-    if not words or any(c in line for c in "$`;&|<>()"):
+    if not words or any(c in line for c in "`;&|<>()"):
         return line
+    if ("$" in line or "~" in line) and any(c in line for c in "'\"\\"):
+        return line  # quoted or escaped, a `$HOME` or `~` may stay as written: not read here
     name, args = words[0], words[1:]
+    if "$" in line and name not in ("PATH_add", "path_add"):
+        return line
     if name in _SILENT:
         return ""
     if name in _DOTENV:
         file = args[0] if args else ".env"
         return "" if len(args) <= 1 and os.path.basename(file).startswith(".env") else line
+    assignment = None
     if name == "PATH_add" and args:
-        return _prepended("PATH", args, here)
-    if name == "path_add" and len(args) > 1:
-        return _prepended(args[0], args[1:], here)
-    return line
+        assignment = _prepended("PATH", args, here)
+    elif name == "path_add" and len(args) > 1:
+        assignment = _prepended(args[0], args[1:], here)
+    return line if assignment is None else assignment
 
 
-def _prepended(variable: str, directories: list[str], here: str) -> str:
+def _prepended(variable: str, directories: list[str], here: str) -> str | None:
     """The assignment; none for PATH when every directory lies below the `.envrc`'s own (the project's programs,
     run as its scripts are: a project under scratch space is no more planted than its scripts are). Another
-    variable is always assigned, and judged (`path_add GEMINI_CLI_HOME …` moves an agent's settings)."""
+    variable is always assigned, and judged (`path_add GEMINI_CLI_HOME …` moves an agent's settings). None when a
+    directory is not known before the shell runs (the line is then left as written)."""
     if not variable.isidentifier():
         return f"{variable}=$("  # no setting: left for the judgment to refuse
-    absolute = [os.path.normpath(os.path.join(here, d)) for d in directories]
-    if variable == "PATH" and all(a == here or a.startswith(here.rstrip("/") + "/") for a in absolute):
+    entries = [_directory(d, here) for d in directories]
+    known = [e for e in entries if e is not None]
+    if len(known) < len(entries):
+        return None
+    if variable == "PATH" and all(e == here or e.startswith(here.rstrip("/") + "/") for e in known):
         return ""
-    return f"export {variable}={shlex.quote(':'.join(absolute))}:${variable}"
+    if not any(e.startswith("$HOME") for e in known):
+        return f"export {variable}={shlex.quote(':'.join(known))}:${variable}"
+    if not all(_PLAIN_DIRECTORY.fullmatch(e.removeprefix("$HOME")) for e in known if e != "$HOME"):
+        return None
+    return f'export {variable}="{":".join(known)}":${variable}'
+
+
+def _directory(word: str, here: str) -> str | None:
+    """Where a directory word points once the shell has expanded it: below the home (`$HOME/…`, the judgment places
+    it), or absolute against the `.envrc`'s own directory, as direnv's `expand_path` makes it. None for another
+    expansion, another user's home, or a home path that climbs out of the home (`~/../../tmp/x` is `/tmp/x`)."""
+    lead = _HOME_LEAD.match(word)
+    if lead is not None:
+        rest = word[lead.end() :].strip("/")
+        relative = os.path.normpath(rest) if rest else "."
+        if relative == ".." or relative.startswith("../") or "$" in relative:
+            return None
+        return "$HOME" if relative == "." else f"$HOME/{relative}"
+    if "$" in word or word.startswith("~"):
+        return None
+    return os.path.normpath(os.path.join(here, word))

@@ -11,6 +11,7 @@ from typing import Any
 from hookd.enrich.effects.catalogue import Program
 from hookd.enrich.effects.fetches import fetch_effects
 from hookd.enrich.effects.filters import mark_names_only
+from hookd.enrich.effects.guessed import may_name_a_file
 from hookd.enrich.effects.landed import landed_files, names_contents
 from hookd.enrich.effects.ledger import CommandView, Ledger, Place
 from hookd.enrich.effects.opened import opened_effects
@@ -21,7 +22,6 @@ from hookd.enrich.effects.sends import remote_copy
 from hookd.enrich.effects.tar import member_writes, tar_effects
 from hookd.enrich.effects.words import (
     _INERT,
-    _SECRET_HINT,
     _URL,
     STDIN_FILES,
     _dynamic,
@@ -405,7 +405,7 @@ class FileEffects:
             return
         for word in argv[1:]:
             value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-            if value and not value.startswith("-") and _SECRET_HINT.search(value) and not _URL.match(value):
+            if value and not value.startswith("-") and may_name_a_file(value) and not _URL.match(value):
                 self.ledger.add("write" if writes else "read", place(value), name, guess=True)
 
 

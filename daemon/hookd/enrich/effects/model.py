@@ -323,6 +323,8 @@ class EffectModel:
         if program.grants:
             grants(self.ledger, program, parsed, place)
         signals(self.ledger, program, parsed, view)
+        for pid in parsed.operands if program.reads_memory else ():  # as a read of /proc/PID/mem takes it
+            self.ledger.add("read", place(f"/proc/{pid}/mem"), program.name)
         for path in program.files_written(parsed.operands, [o for o, _ in parsed.options], self.ledger.home):
             self.ledger.add("write", {"raw": path, "path": path, "in_project": False}, program.name)
         installs = any(

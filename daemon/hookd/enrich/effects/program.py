@@ -143,6 +143,7 @@ class Program:
     regex_options: frozenset[str] = frozenset()
     pid_options: frozenset[str] = frozenset()  # `prlimit --pid PID`: a process it acts on (limits, attaches)
     pid_changes: frozenset[str] = frozenset()  # `prlimit --pid PID --nofile`: none given a value, it only prints
+    reads_memory: bool = False  # `gcore PID`: each process its operands name has its memory read out
     process_options: Mapping[str, str] = field(default_factory=dict)  # `cpulimit -e NAME`: its processes acted on
     pid_operand_with: frozenset[str] = frozenset()  # `chrt -p PRIO PID`: under these options the last operand is one
     implicit_files: tuple[str, ...] = ()  # files it loads from its directory unnamed (`make`: Makefile)
