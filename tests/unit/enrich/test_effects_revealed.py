@@ -42,6 +42,10 @@ def _printed(command: str, proj: Path) -> list[dict[str, object]]:
         "kwallet-query -r github.com kdewallet",
         "secret-tool search --all service github.com",
         "kubectl get secret db -o json | jq '.data'",
+        "aws eks get-token --cluster-name prod",
+        "az ad sp create-for-rbac --name deploy --role Contributor",
+        "az acr login --name acme --expose-token",
+        "ansible-vault view group_vars/prod/vault.yml",
     ],
 )
 def test_a_command_whose_words_say_it_prints_a_credential(command: str, tmp_path: Path) -> None:
@@ -68,6 +72,9 @@ def test_a_command_whose_words_say_it_prints_a_credential(command: str, tmp_path
         "flyctl secrets list",
         "kubectl get secret db -o json | jq '.data | keys'",
         "op item list --format json | jq -r '.[].title'",
+        "evans --host localhost --port 50051 --plaintext repl",
+        "kubectl get pods --show-labels",
+        "git config --show-origin --list",
     ],
 )
 def test_a_command_that_prints_no_credential(command: str, tmp_path: Path) -> None:

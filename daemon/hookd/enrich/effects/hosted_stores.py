@@ -38,7 +38,7 @@ _MORE_STORES = frozenset({
 # A verb that deletes many at once (`az storage blob delete-batch`), and `--all` beside `--recursive`
 _MANY = frozenset({"batch", "all"})
 # Words of a rehearsal, which deletes nothing
-_TRIAL = frozenset({"dry", "preview", "plan", "whatif", "what-if"})
+_TRIAL = frozenset({"dry", "dryrun", "preview", "plan", "whatif", "what-if"})  # the AWS and Azure CLIs' `--dryrun`
 # Documented short names that stand for a verb or a store: s3's `rb` (remove bucket:
 # https://docs.aws.amazon.com/cli/latest/reference/s3/rb.html), kubectl's short resource names
 # (https://kubernetes.io/docs/reference/kubectl/#resource-types)

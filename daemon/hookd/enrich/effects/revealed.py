@@ -28,7 +28,7 @@ _NOUNS = frozenset({
     "token", "tokens", "secret", "secrets", "password", "passwords", "passwd", "credential", "credentials",
     "creds", "sensitive",
 })  # fmt: skip
-_UNMASKING = frozenset({"reveal", "unmask", "unmasked", "decryption", "decrypted", "plaintext"})
+_UNMASKING = frozenset({"reveal", "unmask", "unmasked", "decryption", "decrypted"})  # not gRPC's `--plaintext` (no TLS)
 _PRODUCE = frozenset({
     "print", "get", "show", "reveal", "read", "export", "dump", "fill", "lookup", "view", "output", "display", "cat",
 })  # fmt: skip
