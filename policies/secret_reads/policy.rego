@@ -461,6 +461,7 @@ _public_lines(e, m) if {
 _effect_read_deny contains {"id": "credentials-file", "reason": reason} if {
 	some e in _effect_reads
 	object.get(e, "secret_output", false) == true
+	object.get(e, "shows", "") != "names" # `… -o json | jq '.data | keys'`: its names reach the output, no value
 	count(_secret(e.path)) == 0
 	reason := sprintf("%s prints a credential it keeps in %s: it must not reach the model", [e.program, e.path])
 }

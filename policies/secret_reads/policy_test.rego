@@ -464,6 +464,14 @@ test_effect_read_that_shows_names_only_is_not_a_credentials_read if {
 	v.id == "credentials-file"
 }
 
+# blindsh41: a printed credential piped through a names-only filter (`… -o json | jq '.data | keys'`)
+test_effect_output_filtered_to_names_is_not_a_credentials_read if {
+	e := {"op": "read", "path": "/home/u/.config/nix/nix.conf", "known": true, "program": "nix", "via": "shell", "secret_output": true, "shows": "names"}
+	count(deny) == 0 with input as _effect_input([e])
+	some v in deny with input as _effect_input([object.remove(e, ["shows"])])
+	v.id == "credentials-file"
+}
+
 test_effect_read_of_new_secret_locations_is_denied if {
 	every p in ["/home/u/.npmrc", "/home/u/.cargo/credentials.toml", "/home/u/.azure/msal_token_cache.json", "/home/u/.config/gh/hosts.yml", "/home/u/.kube/config", "/home/u/.docker/config.json"] {
 		d := deny with input as _effect_input([{"op": "read", "path": p, "known": true, "program": "cat", "via": "shell"}])

@@ -220,6 +220,8 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         builds=tuple(tuple(str(words).split()) for words in spec.get("builds", ())),
         rest_api=dict(spec.get("rest_api", {})),
         serves=dict(spec.get("serves", {})),
+        hosted=dict(spec.get("hosted", {})),
+        decrypts=dict(spec.get("decrypts", {})),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
         url_options=frozenset(spec.get("url_options", ())),
         url_packages=tuple(tuple(str(w) for w in words) for words in spec.get("url_packages", ())),

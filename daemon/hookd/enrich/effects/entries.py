@@ -307,13 +307,18 @@ def _is_repository(endpoint: str) -> bool:
 
 
 def served(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
-    """A file server (`python3 -m http.server --directory ~`, `php -S 0:80 -t DIR`, `npx serve DIR`): every file
+    """A file server (`python3 -m http.server --directory ~`, `php -S 0:80 -t DIR`, `npx serve DIR`, ngrok's
+    `file://DIR`): every file
     below the directory it serves is read by whoever connects: a read of the whole tree (the home's secrets
     with it)."""
     spec = program.serves
     if spec.get("when") and not any(o == spec["when"] for o, _ in parsed.options):
         return
     named = [v for o, v in parsed.options if o in spec.get("options", ()) and v]
+    if spec.get("file_urls"):  # `ngrok http file:///home/u`: the directory a file URL names; none, nothing served
+        named += [w[len("file://") :] or "/" for w in parsed.operands if w.startswith("file://")]
+        if not named:
+            return
     if spec.get("operand") and parsed.operands:
         named.append(parsed.operands[0])
     for directory in named[-1:] or [str(spec.get("default", "."))]:

@@ -65,8 +65,15 @@ class FileEffects:
 
     def _subcommand(self, op: str, operands: list[str], name: str, place: Place, recursive: bool) -> None:
         """`rclone purge PATH`, `rclone sync SRC DST`, `7z a ARCHIVE FILE…`: what a subcommand does to the host
-        paths it names (a `remote:path` is another host's)."""
+        paths it names (a `remote:path` is another host's: a copy, sync or move to one reads and sends the local
+        sources' trees)."""
         local = [w for w in operands if ":" not in w or w.startswith(("/", "./", "../", "~"))]
+        if op in ("copy-tree", "sweep-last", "move") and len(operands) >= 2 and operands[-1] not in local:
+            # `rclone copy ~ b2:bucket`: every file below the local sources leaves for another host's store
+            for word in [w for w in operands[:-1] if w in local]:
+                self.ledger.add("read", place(word), name, recursive=True)
+            self.ledger.add("send", None, name, host=operands[-1].split(":", 1)[0], known=True)
+            return
         if op == "archive":  # the archive is written, the files read
             for k, word in enumerate(operands):
                 self.ledger.add("write" if k == 0 else "read", place(word), name, recursive=recursive and k > 0)
@@ -74,6 +81,8 @@ class FileEffects:
         if op in ("delete", "delete-tree"):
             for word in local:
                 self.ledger.add("delete", place(word), name, recursive=op == "delete-tree" or recursive)
+        elif op == "copy-tree" and len(operands) >= 2:  # `rclone copy SRC DEST` between two local paths
+            self._transfer("copy", [w for w in operands[:-1] if w in local], [operands[-1]], place, name, True, False)
         elif op in ("move-to", "copy-to", "copy-tree-to") and len(operands) >= 2:  # `cmake -E copy SRC… DEST`
             kind = "move" if op == "move-to" else "copy"
             self._transfer(kind, operands[:-1], [operands[-1]], place, name, op != "copy-to", False)

@@ -34,5 +34,16 @@ def mark_names_only(effects: list[dict[str, Any]], program: Program, parsed: Par
             effect["shows"] = "names"
 
 
+def names_from_pipe(printed: list[dict[str, Any]], program: Program, parsed: Parsed, piped: bool) -> None:
+    """`kubectl get secret s -o json | jq '.data | keys'`: what the command before printed (a credential) reaches
+    the output through a names-only filter as its keys' names: marked `shows: "names"`, as a file so filtered is."""
+    if not piped or program.filter_lang != "jq" or len(parsed.operands) != 1 or not names_only(parsed.operands[0]):
+        return
+    if any(option not in _FORM_ONLY for option, _ in parsed.options):
+        return
+    for effect in printed:
+        effect["shows"] = "names"
+
+
 def names_only(jq_filter: str) -> bool:
     return len(jq_filter) <= 1024 and _NAMES_ONLY.fullmatch(jq_filter) is not None

@@ -25,13 +25,16 @@ from hookd.enrich.effects.code import CodeRuns, implicit_code, property_command,
 from hookd.enrich.effects.configtext import placed_text, quiet_setting
 from hookd.enrich.effects.entries import compiled, grants, named_changes, rest_deletes, served, sets_code
 from hookd.enrich.effects.files import FileEffects
+from hookd.enrich.effects.filters import names_from_pipe
 from hookd.enrich.effects.gitops import git_effects
 from hookd.enrich.effects.handed import WALKED_BY_THE_SHELL, is_command_line, launched_words
+from hookd.enrich.effects.hosted_stores import hosted_store_deletes
 from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
 from hookd.enrich.effects.options import Parsed, parse
+from hookd.enrich.effects.revealed import decrypted, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.untabled import (
@@ -275,7 +278,9 @@ class EffectModel:
 
     def _unknown(self, argv: list[str], name: str, place: Place, follow: Followups) -> None:
         """A program the catalogue does not know: a command line it is handed is unknown code (asked, and walked
-        as a script), words it may run as a command are walked as one, operands that may be paths may be read."""
+        as a script), words it may run as a command are walked as one, operands that may be paths may be read; a
+        credential its words say it prints is printed (revealed.py)."""
+        self._prints_secret(None, argv, place)
         if name not in WALKED_BY_THE_SHELL:
             handed_words(self.ledger, argv, name, follow)
             launched = launched_words(argv)
@@ -318,6 +323,8 @@ class EffectModel:
         self, program: Program, parsed: Parsed, argv: list[str], place: Place, view: CommandView
     ) -> None:
         """What it does whatever its operands: privileges, signals, power, jobs scheduled, secrets printed, builds."""
+        piped = view.stdin not in ("", "none") and view.stdin_text is None
+        names_from_pipe(self.ledger.printed, program, parsed, piped)
         if program.privilege or privileged(program, argv):
             self.ledger.add("privilege", None, program.name)
         if program.grants:
@@ -340,14 +347,22 @@ class EffectModel:
         if program.builds:  # `pip install DIR`: the package's own code runs
             self.code.package_dirs(program, parsed, place)
         self._prints_secret(program, argv, place)
+        for word in decrypted(program, parsed) if program.decrypts else ():
+            self.ledger.printing.append(self.ledger.add("read", place(word), program.name, secret_output=True))
         named_changes(self.ledger, program, parsed, view, place)
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
+        if program.hosted:
+            hosted_store_deletes(self.ledger, program, parsed)
         if program.serves:
             served(self.ledger, program, parsed, place)
 
     def _prints_secret(self, program: Program | None, argv: list[str], place: Place) -> None:
-        """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names."""
+        """`gh auth token`, `git credential fill`: its output is a credential, read from the store it names; one
+        its words say it prints (`--show-secrets`, `fly auth token`: revealed.py), from a store no table names."""
+        if reveals_credential(program, argv):
+            name = program.name if program else argv[0].rsplit("/", 1)[-1]
+            self.ledger.printing.append(self.ledger.add("read", None, name, secret_output=True))
         if program is None:
             return
         for words, store, unless in program.prints_secret:

@@ -211,6 +211,11 @@ class Program:
     # a file server: the directory it serves to the network (`options` naming it, or the first `operand`; `when`:
     # only under that option, `php -S`), `default` when none is named
     serves: Mapping[str, Any] = field(default_factory=dict)
+    # a program that manages hosted resources: its deletes of a whole store are hosted deletes (hosted_stores.py;
+    # `whole`, `store`, `deletes`, `host` options, `code` options, `short` options' meanings)
+    hosted: Mapping[str, Any] = field(default_factory=dict)
+    # a decrypter: the `options` that decrypt, and those that send the plain text `elsewhere` (revealed.py)
+    decrypts: Mapping[str, Any] = field(default_factory=dict)
     # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
     # (words, kinds): the commands the project's own configuration holds that this subcommand runs

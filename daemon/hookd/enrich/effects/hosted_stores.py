@@ -1,0 +1,127 @@
+"""A hosted store deleted with what it holds, through the command line of a program that manages hosted resources
+(programs.json `hosted`: cloud CLIs, a cluster's client, infrastructure-as-code tools, a database server's client
+given another host). Its effect is the `delete` of `what: "hosted"` a forge API's DELETE and an MCP server's
+recursive delete have (entries.rest_deletes, enrich/hosted_deletes.py), asked by destructive_shell's
+`remote-resource-delete`: gone for everyone, from every machine, beyond any undo on this one.
+
+Known by what the command's words say, the same reading enrich/hosted_deletes.py gives a tool's name and arguments,
+not by a list of commands: a delete verb among its command words or option names (`delete`, `destroy`, `drop`,
+`terminate`, `rm`, …), and what goes is a whole: the words name a store of others (a bucket, project, database,
+table, namespace, volume claim, resource group), an option takes the contents along (`--recursive`, `--all`,
+`--all-collections`, `--cascade`, `--purge`), the verb is a batch, the program's every delete takes all its
+configuration manages (`terraform destroy`, `pulumi destroy`: `whole`), or the program's commands act on a store
+by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`). A rehearsal deletes nothing (`plan -destroy`,
+`--dry-run`, `--preview-only`, `--what-if`); one object, one pod, one file is the everyday removal of one named
+thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l app=web`). A database client's delete counts only against
+another host (`-h db.prod.internal`, a `mongodb://` URL): a local test database is the developer's own."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from hookd.enrich.effects.ledger import Ledger
+from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.program import Program
+from hookd.enrich.hosted_deletes import _STORES, _VERBS, _WHOLE
+from hookd.enrich.tool_args import words
+
+# Stores beyond an MCP tool's names: a table of items, an SQL server's databases, a claim on a volume's data, a
+# resource group (https://learn.microsoft.com/en-us/cli/azure/group: every resource in it goes with it), Firestore's
+# collections, a stack of everything a template manages (CloudFormation's delete-stack, as `terraform destroy`)
+_MORE_STORES = frozenset({
+    "table", "tables", "sql", "volume", "volumes", "persistentvolumeclaim", "persistentvolumeclaims",
+    "persistentvolume", "persistentvolumes", "group", "groups", "collections", "firestore", "stack", "stacks",
+})  # fmt: skip
+# A verb that deletes many at once (`az storage blob delete-batch`), and `--all` beside `--recursive`
+_MANY = frozenset({"batch", "all"})
+# Words of a rehearsal, which deletes nothing
+_TRIAL = frozenset({"dry", "dryrun", "preview", "plan", "whatif", "what-if"})  # the AWS and Azure CLIs' `--dryrun`
+# Documented short names that stand for a verb or a store: s3's `rb` (remove bucket:
+# https://docs.aws.amazon.com/cli/latest/reference/s3/rb.html), kubectl's short resource names
+# (https://kubernetes.io/docs/reference/kubectl/#resource-types)
+_SHORT = {
+    "rb": ("remove", "bucket"), "ns": ("namespace",), "pvc": ("persistentvolumeclaim",),
+    "pv": ("persistentvolume",),
+}  # fmt: skip
+_COMMAND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_:.-]*")
+_LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "ip6-localhost"})
+
+
+def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+    """The `delete` of a hosted store with everything in it that the command makes (see the module doc)."""
+    spec = program.hosted
+    host = _host(spec, parsed)
+    if spec.get("host") and not _remote(host):
+        return
+    commands = _command_words(parsed.operands)
+    said = _parts(commands) | _parts(_code(spec, parsed))
+    named = _option_words(spec, parsed)
+    if (said | named) & _TRIAL:
+        return
+    listed = {w.lower() for w in commands} & set(spec.get("deletes", ()))
+    if not ((said | named) & _VERBS or listed):
+        return
+    stores = _parts([w for w in commands if not any(c.isdigit() for c in w)]) | _parts(_code(spec, parsed))
+    whole = bool(spec.get("whole") or spec.get("store") or listed)
+    if not (whole or stores & (_STORES | _MORE_STORES) or (said | named) & (_WHOLE | _MANY)):
+        return
+    name = next((w for w in parsed.operands if w not in commands), "") or host
+    ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
+
+
+def _command_words(operands: list[str]) -> list[str]:
+    """The leading operands that are command words (`s3 rm`, `projects delete acme-prod`), up to a path or URL."""
+    out: list[str] = []
+    for word in operands:
+        if not _COMMAND_WORD.fullmatch(word) or "/" in word:
+            break
+        out.append(word)
+    return out
+
+
+def _parts(texts: list[str]) -> frozenset[str]:
+    """The words of command words or code (`delete-db-instance`, `firestore:delete`, `db.dropDatabase()`), with
+    the documented short names spelled out."""
+    out: set[str] = {text.lower() for text in texts}
+    for text in texts:
+        for word in re.split(r"[^A-Za-z0-9]+", text):
+            out |= words(word) | set(_SHORT.get(word.lower(), ()))
+    return frozenset(out)
+
+
+def _option_words(spec: Mapping[str, Any], parsed: Parsed) -> frozenset[str]:
+    """The words of the options given as written (`--all-collections`: all, collections; terraform's `-destroy`:
+    destroy), a short option by what the program's `hosted.short` says it means (gsutil's `-r`: recursive)."""
+    short = dict(spec.get("short", {}))
+    given = [w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")]  # Go's `-destroy` as written
+    names = [short.get(option, option) for option in given]
+    return _parts([n.lstrip("-") for n in names if len(n.lstrip("-")) > 1])
+
+
+def _code(spec: Mapping[str, Any], parsed: Parsed) -> list[str]:
+    """The values of the options whose text is code the program runs against the store (mongosh's `--eval`)."""
+    options = set(spec.get("code", ()))
+    return [v for o, v in parsed.options if o in options and v]
+
+
+def _host(spec: Mapping[str, Any], parsed: Parsed) -> str:
+    """The host a database client talks to: its host option's value, else a server URL among its operands."""
+    options = set(spec.get("host", ()))
+    given = next((v for o, v in parsed.options if o in options and v), "")
+    if given:
+        return given.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0] if "://" in given else given
+    for word in parsed.operands:
+        if "://" in word:
+            try:
+                return urlsplit(word).hostname or ""
+            except ValueError:
+                return word
+    return ""
+
+
+def _remote(host: str) -> bool:
+    """A host other than this machine (not the loopback, not a local socket path)."""
+    return bool(host) and not host.startswith("/") and host.lower() not in _LOCAL and not host.startswith("127.")

@@ -1,0 +1,92 @@
+"""A credential a command prints, known by what its words say rather than by a program's table (programs.json
+`prints_secret` stays the authority for the programs it describes): blind-shell-15's credential brokers.
+
+- An option that asks for what the program masks: a reveal verb with a credential noun (`glab auth status
+  --show-token`, `pulumi stack output --show-secrets`), or a word that is the unmasking itself (`--reveal`,
+  `--with-decryption`); `--no-…` asks the opposite. `--with-token` and `--password-stdin` hand one IN, and print
+  nothing.
+- A command named for its credential, of a program the catalogue does not know (a known one's operands have the
+  meaning its entry gives: `grep password src/` searches for a word): a producing verb with a credential noun
+  among its command words (`get-access-token`, `secrets get`), a minting verb with a token or an access key
+  (`token create`, `create-access-key`: a new credential printed once), or a last command word that is the
+  credential itself (`fly auth token`, `doctl auth token`). Listing, setting or creating a SECRET from a value
+  (`secret list`, `secret set`, `create secret generic`) prints none.
+- A decryption printed (programs.json `decrypts`: sops', age's and gpg's `-d`/`--decrypt` with no output file
+  or in-place option): what was encrypted is what someone meant to keep secret, `sops -d secrets.enc.yaml`
+  prints the production values."""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from hookd.enrich.effects.options import Parsed
+from hookd.enrich.effects.program import Program
+
+_REVEAL = frozenset({"show", "reveal", "print", "display", "include", "unmask", "expose", "dump"})
+_NOUNS = frozenset({
+    "token", "tokens", "secret", "secrets", "password", "passwords", "passwd", "credential", "credentials",
+    "creds", "sensitive",
+})  # fmt: skip
+_UNMASKING = frozenset({"reveal", "unmask", "unmasked", "decryption", "decrypted"})  # not gRPC's `--plaintext` (no TLS)
+_PRODUCE = frozenset({
+    "print", "get", "show", "reveal", "read", "export", "dump", "fill", "lookup", "view", "output", "display", "cat",
+})  # fmt: skip
+_MINT = frozenset({"create", "generate", "issue", "mint", "new"})
+_MINTED = frozenset({"token", "tokens", "accesskey", "apikey", "credential", "credentials"})
+# Words a credential's own command name may carry beside the noun (`print-access-token`, `auth:token`)
+_QUALIFIERS = frozenset({"auth", "access", "api", "login", "session", "identity", "id", "refresh", "bearer"})
+_COMMAND_WORD = re.compile(r"[a-z][a-z:-]*")
+
+
+def reveals_credential(program: Program | None, argv: list[str]) -> bool:
+    """The command prints a credential by what its words say (see the module doc)."""
+    if any(_reveals(option) for option in argv[1:] if option.startswith("--")):
+        return True
+    return program is None and _names_credential(_command_words(argv))
+
+
+def decrypted(program: Program, parsed: Parsed) -> list[str]:
+    """The files a decryption prints in plain text: the operands of a decrypting option, when no output file or
+    in-place option sends the plain text elsewhere."""
+    given = {option for option, _ in parsed.options}
+    spec = program.decrypts
+    if not given & set(spec.get("options", ())) or given & set(spec.get("elsewhere", ())):
+        return []
+    return [w for w in parsed.operands if w != "-"]
+
+
+def _parts(word: str) -> list[str]:
+    return [p for p in re.split(r"[^a-z0-9]+", word.lower()) if p]
+
+
+def _reveals(option: str) -> bool:
+    parts = _parts(option.split("=", 1)[0])
+    if not parts or parts[0] == "no":
+        return False
+    return bool(set(parts) & _UNMASKING) or bool(set(parts) & _REVEAL and set(parts) & _NOUNS)
+
+
+def _command_words(argv: list[str]) -> list[str]:
+    """The leading non-option words that are command words (lower-case words: no path, URL, digit, quoted
+    pattern or identifier)."""
+    out: list[str] = []
+    for word in argv[1:]:
+        if word.startswith("-"):
+            continue
+        if not _COMMAND_WORD.fullmatch(word) or "/" in word:
+            break
+        out.append(word)
+    return out
+
+
+def _names_credential(commands: list[str]) -> bool:
+    parts = [p for word in commands for p in _parts(word)]
+    said = set(parts)
+    compounds = {a + b for a, b in pairwise(parts)}
+    if said & _PRODUCE and said & _NOUNS:
+        return True
+    if said & _MINT and (said | compounds) & _MINTED:
+        return True
+    last = set(_parts(commands[-1])) if len(commands) > 1 else set()  # a lone word may be a search's pattern
+    return bool(last & _NOUNS) and last <= _NOUNS | _QUALIFIERS

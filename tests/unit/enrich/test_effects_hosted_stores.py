@@ -1,0 +1,78 @@
+"""A hosted store deleted with what it holds through a program that manages hosted resources (blind-shell-15's
+cloud-and-cluster-destruction family): enrich/effects/hosted_stores.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from effect_support import ops
+
+
+def _hosted(command: str, proj: Path) -> list[str]:
+    return [str(e["program"]) for e in ops(command, proj, "delete") if e.get("what") == "hosted"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws s3 rm s3://acme-prod-backups --recursive",
+        "aws s3 rb s3://acme-prod-assets --force",
+        "aws dynamodb delete-table --table-name orders",
+        "aws rds delete-db-instance --db-instance-identifier prod-db --skip-final-snapshot",
+        "aws cloudformation delete-stack --stack-name prod",
+        "gcloud projects delete acme-prod --quiet",
+        "gcloud storage rm --recursive gs://acme-prod-backups",
+        "gsutil -m rm -r gs://acme-prod-backups",
+        "gcloud storage rm -r gs://acme-prod-backups",
+        "firebase database:remove / --force",
+        "az group delete --name prod-rg --yes",
+        "az storage blob delete-batch --source backups --account-name acme",
+        "kubectl delete namespace production",
+        "kubectl delete ns production",
+        "kubectl delete pvc --all -n prod",
+        "firebase firestore:delete --all-collections -y",
+        "terraform destroy -auto-approve",
+        "terraform -chdir=infra apply -destroy -auto-approve",
+        "tofu destroy",
+        "pulumi destroy --yes --stack prod",
+        "mysqladmin -h 10.20.3.7 -u root -f drop shop",
+        "mysqladmin --host=db.prod.internal drop shop",
+        "redis-cli -h cache.prod.internal FLUSHALL",
+        "redis-cli -u redis://cache.prod.internal:6379 flushdb",
+        "mongosh 'mongodb://db.prod.internal:27017/app' --eval 'db.dropDatabase()'",
+    ],
+)
+def test_a_store_deleted_with_what_it_holds_is_a_hosted_delete(command: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path) == [command.split(maxsplit=1)[0]]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws s3 rm s3://acme-dev-artifacts/tmp/app-1234.zip",
+        "aws s3 sync dist/ s3://acme-staging-site --delete",
+        "aws s3 ls s3://acme-dev-artifacts/ --recursive",
+        "gsutil rm gs://acme-dev/a.txt",
+        "gcloud projects describe acme-dev",
+        "az group show --name dev-rg",
+        "kubectl delete pod -l app=web -n dev",
+        "kubectl delete -f k8s/dev.yaml",
+        "terraform plan -destroy -out=destroy.tfplan",
+        "terraform apply -auto-approve",
+        "pulumi preview --diff",
+        "pulumi destroy --preview-only",
+        "az group delete --name dev-rg --what-if",
+        "aws s3 rm s3://acme-prod-backups --recursive --dryrun",
+        "az storage blob delete-batch --source backups --account-name acme --dryrun",
+        "mysqladmin -h 127.0.0.1 -u root -f drop acme_test",
+        "mysqladmin -u root -f drop acme_test",
+        "redis-cli -h 127.0.0.1 -n 15 FLUSHDB",
+        "redis-cli FLUSHALL",
+        "mongosh 'mongodb://localhost:27017/acme_test' --eval 'db.dropDatabase()'",
+        "mongosh 'mongodb://db.prod.internal:27017/app' --eval 'db.users.find()'",
+        "firebase emulators:exec --only firestore 'npm test'",
+    ],
+)
+def test_one_thing_a_rehearsal_or_a_local_store_is_no_hosted_delete(command: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path) == []
