@@ -658,3 +658,15 @@ test_ssh_config_of_plain_connection_settings_allowed if {
 	key := object.union(plain, {"path": "/home/alice/.ssh/id_ed25519"})
 	_t_deny(object.union(_t_write("/home/alice/.ssh/id_ed25519"), {"effects": [key]})) == {"ssh-dir"}
 }
+
+# a daemon started on policies of its own where the shims look for the guard (blind-tamper-13)
+test_hookd_served_on_other_policies if {
+	_t_deny(_t_simple(["hookd", "serve", "--policies", "/tmp/p"])) == {"hookd-tamper"}
+	_t_deny(_t_simple(["hookd", "--config", "/tmp/h.toml", "serve"])) == {"hookd-tamper"}
+	guard := object.union(_t_cmd(["hookd", "serve", "--policies=/tmp/p", "--runtime-dir", "$XDG_RUNTIME_DIR/hookd"]), {"args": [{"raw": "$XDG_RUNTIME_DIR/hookd", "class": "unresolved"}]})
+	_t_deny(_t_shell("hookd serve --policies=/tmp/p --runtime-dir $XDG_RUNTIME_DIR/hookd", [guard])) == {"hookd-tamper"}
+	own := object.union(_t_cmd(["hookd", "serve", "--policies", "policies", "--runtime-dir", ".rt"]), {"args": [{"raw": ".rt", "class": "project"}]})
+	_t_allowed(_t_shell("hookd serve --policies policies --runtime-dir .rt", [own]))
+	_t_allowed(_t_simple(["hookd", "serve"]))
+	_t_allowed(_t_simple(["hookd", "status", "--policies", "/tmp/p"]))
+}

@@ -117,7 +117,16 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         lang = program.code_file_lang if program is not None and path in code_paths else None
         _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None, lang=lang)
     if program is not None and program.rewrites_configured is not None:
+        for path in _directory_configurations(ledger, view, place, judged):
+            _loaded(ledger, place(path), view.name, ledger.produced[path], follow, catalogued=True)
         _configured_rewrites(ledger, view, place, start, program.rewrites_configured)
+
+
+def _directory_configurations(ledger: Ledger, view: CommandView, place: Place, judged: set[str]) -> list[str]:
+    """The files the line wrote in a directory handed to a program that reads configurations (logrotate(8): "if
+    a directory is given on the command line, every file in that directory is used as a config file")."""
+    handed = {str(place(word).get("path") or "") for word in _handed_words(view)} - {""}
+    return [p for p in ledger.produced if p.rpartition("/")[0] in handed and p not in judged][:_MAX_COMMANDS]
 
 
 _STANZA = re.compile(r"^[ \t]*((?:\"[^\"\n]+\"|[^\s{#\"]+)(?:[ \t]+(?:\"[^\"\n]+\"|[^\s{#\"]+))*)[ \t]*\{", re.M)
