@@ -29,6 +29,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -187,7 +188,7 @@ class ProtectedSet:
             seen.add(path)
             listed.append({"path": path, "what": surface.what})
             if surface.keys:
-                judged[path] = Surface(Path(path), surface.what, surface.scope, surface.kind, surface.keys)
+                judged[path] = replace(surface, path=Path(path))
         self._cache[key] = found = (listed, judged)
         if len(self._cache) > _CACHED:
             self._cache.popitem(last=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.test_selfprotect import shell_outcome
+from tests.unit.test_selfprotect import keeps, shell_outcome
 
 
 def _log(home: Path) -> Path:
@@ -101,3 +101,106 @@ def test_a_test_daemon_of_the_projects_own_passes(world: tuple[Path, Path]) -> N
     home, project = world
     (project / "policies").mkdir()
     assert shell_outcome(home, project, "hookd serve --policies policies --runtime-dir ./.rt") == "allow"
+
+
+# --- the agent's own approvals turned off for every later session (hookd.dialects.approvals) ---
+
+_CLAUDE = '{\n  "permissions": {"allow": ["Bash(npm run lint)"]},\n  "hooks": {"PreToolUse": []}\n}\n'
+
+
+@pytest.mark.parametrize(
+    ("permissions", "kept"),
+    [
+        ('{"allow": ["Bash(npm run lint)", "Bash(npm test)"]}', True),
+        ('{"allow": ["Bash(npm run lint)", "Bash(*)"]}', False),
+        ('{"allow": ["Bash"]}', False),
+        ('{"allow": ["Bash(npm run lint)"], "defaultMode": "bypassPermissions"}', False),
+        ('{"allow": ["Bash(npm run lint)"], "defaultMode": "acceptEdits"}', True),
+    ],
+)
+def test_claudes_permissions_are_kept_unless_they_approve_everything(
+    permissions: str, kept: bool, world: tuple[Path, Path]
+) -> None:
+    home, project = world
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(_CLAUDE)
+    content = _CLAUDE.replace('{"allow": ["Bash(npm run lint)"]}', permissions)
+    write = {"file_path": str(settings), "content": content}
+    assert (str(settings) in keeps(home, project, "claude", "Write", write)) is kept
+
+
+@pytest.mark.parametrize(
+    ("permission", "kept"),
+    [
+        ('{"bash": {"*": "ask", "npm test": "allow"}}', True),
+        ('"ask"', True),
+        ('"allow"', False),
+        ('{"bash": "allow"}', False),
+        ('{"*": "allow", "edit": "ask"}', False),
+    ],
+)
+def test_opencodes_permission_is_kept_unless_it_approves_everything(
+    permission: str, kept: bool, world: tuple[Path, Path]
+) -> None:
+    home, project = world
+    config = home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    config.write_text('{"model": "anthropic/claude-sonnet-4"}\n')
+    write = {
+        "filePath": str(config),
+        "content": f'{{"model": "anthropic/claude-sonnet-4", "permission": {permission}}}',
+    }
+    assert (str(config) in keeps(home, project, "opencode", "write", write)) is kept
+
+
+@pytest.mark.parametrize(
+    ("lines", "kept"),
+    [
+        (('-approval_policy = "on-request"', '+approval_policy = "never"'), False),
+        (('-sandbox_mode = "workspace-write"', '+sandbox_mode = "danger-full-access"'), False),
+        (('-model = "gpt-5"', '+model = "gpt-5-codex"'), True),
+    ],
+)
+def test_codexs_approvals_are_kept_unless_they_approve_everything(
+    lines: tuple[str, str], kept: bool, world: tuple[Path, Path]
+) -> None:
+    home, project = world
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "gpt-5"\napproval_policy = "on-request"\nsandbox_mode = "workspace-write"\n')
+    patch = f"*** Begin Patch\n*** Update File: {config}\n@@\n{lines[0]}\n{lines[1]}\n*** End Patch"
+    assert (str(config) in keeps(home, project, "codex", "apply_patch", {"command": patch})) is kept
+
+
+@pytest.mark.parametrize(
+    "alias",
+    [
+        "alias gemini='gemini --approval-mode=yolo'",
+        "alias gemini='gemini --approval-mode yolo'",
+        "alias kilo='kilo --auto'",
+        "alias codex='codex -a never'",
+        "alias droid='droid exec --auto high'",
+    ],
+)
+def test_an_alias_that_approves_every_later_call_is_denied(alias: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, f'echo "{alias}" >> ~/.bashrc') == "deny"
+
+
+@pytest.mark.parametrize(
+    "alias",
+    [
+        "alias gemini='gemini --approval-mode plan'",
+        "alias droid='droid exec --auto low'",
+        "alias cl='claude --model sonnet'",
+    ],
+)
+def test_an_alias_that_keeps_the_agents_approvals_passes(alias: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, f'echo "{alias}" >> ~/.bashrc') == "allow"
+
+
+def test_a_headless_start_now_is_left_to_its_own_ask(world: tuple[Path, Path]) -> None:
+    home, project = world  # every agent denies an ask it cannot put to anyone: nothing of hookd's is lost
+    assert shell_outcome(home, project, "gemini --yolo -p 'summarise README.md'") == "allow"

@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hookd.dialects.approvals import APPROVALS, Approvals, approving_keys
 from hookd.dialects.common import dump_json
 from hookd.types import Dialect, Event, ToolKind, ToolSpec
 
@@ -254,6 +255,9 @@ class Surface:
     scope: str
     kind: str  # "settings" (hookd's hooks), "switch", "trust", "bypass"
     keys: tuple[str, ...] = ()
+    # the agent's keys whose value approves every call (hookd.dialects.approvals): a change that moves one there
+    # does not keep hookd whole, one that leaves or narrows them may
+    approvals: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 def keeps_hooks(surface: Surface, old: str | None, new: str) -> bool:
@@ -265,6 +269,8 @@ def keeps_hooks(surface: Surface, old: str | None, new: str) -> bool:
     try:
         before, after = settings_doc(surface.path, old or ""), settings_doc(surface.path, new)
     except ValueError:
+        return False
+    if approving_keys(after, surface.approvals) - approving_keys(before, surface.approvals):
         return False
     return all(_judged(before, key) == _judged(after, key) for key in surface.keys)
 
@@ -408,7 +414,8 @@ class AgentSpec:
             for path in spec.bypass(scope, home, project_dir, env) if spec.bypass is not None else ():
                 keys = spec.bypass_keys if path.suffix in (".json", ".jsonc") else ()
                 out.append(Surface(path, f"{self.title} {scope} hooks from elsewhere", scope, "bypass", keys))
-        return _merged(out)
+        approvals = APPROVALS.get(self.name, Approvals()).keys
+        return tuple(replace(surface, approvals=approvals) for surface in _merged(out))
 
     def tool_spec(self, name: str) -> ToolSpec:
         spec = self.tools.get(name)
