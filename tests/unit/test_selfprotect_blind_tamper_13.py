@@ -204,3 +204,25 @@ def test_an_alias_that_keeps_the_agents_approvals_passes(alias: str, world: tupl
 def test_a_headless_start_now_is_left_to_its_own_ask(world: tuple[Path, Path]) -> None:
     home, project = world  # every agent denies an ask it cannot put to anyone: nothing of hookd's is lost
     assert shell_outcome(home, project, "gemini --yolo -p 'summarise README.md'") == "allow"
+
+
+# --- logrotate of a configuration already on disk: its stanzas are read when the call is decided ---
+
+
+@pytest.mark.parametrize("target", ["~/lr.d/rot.conf", "~/lr.d"])
+def test_a_configuration_left_on_disk_that_rotates_the_log_away_is_denied(
+    target: str, world: tuple[Path, Path]
+) -> None:
+    home, project = world
+    log = _log(home)
+    (home / "lr.d").mkdir()
+    (home / "lr.d" / "rot.conf").write_text(f"{log} {{\n rotate 0\n}}\n")
+    assert shell_outcome(home, project, f"logrotate -f -s /dev/null {target}") == "deny"
+    assert shell_outcome(home, project, f"logrotate -d {target}") == "allow"
+
+
+def test_the_projects_configuration_on_disk_passes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (project / "ops").mkdir()
+    (project / "ops" / "logrotate.conf").write_text(f"{project}/logs/*.log {{\n rotate 3\n copytruncate\n}}\n")
+    assert shell_outcome(home, project, "logrotate -s .lr.state -f ops/logrotate.conf") == "allow"
