@@ -181,6 +181,7 @@ def test_codexs_approvals_are_kept_unless_they_approve_everything(
         "alias kilo='kilo --auto'",
         "alias codex='codex -a never'",
         "alias droid='droid exec --auto high'",
+        "alias codex='codex -c approval_policy=never'",
     ],
 )
 def test_an_alias_that_approves_every_later_call_is_denied(alias: str, world: tuple[Path, Path]) -> None:

@@ -26,6 +26,7 @@ class Approvals:
     options: tuple[tuple[str, str], ...] = ()
     keys: tuple[tuple[str, frozenset[str]], ...] = ()
     source: str = ""
+    overrides: tuple[str, ...] = ()  # options that set one of `keys` for the run (`codex -c key=value`)
 
 
 _GEMINI = Approvals(
@@ -69,6 +70,7 @@ APPROVALS: Mapping[str, Approvals] = {
             ("-s", "danger-full-access"),
         ),
         keys=(("approval_policy", frozenset({"never"})), ("sandbox_mode", frozenset({"danger-full-access"}))),
+        overrides=("-c", "--config"),
         source="https://developers.openai.com/codex/config-basic/ (approval_policy, sandbox_mode; requirements.toml "
         "may disallow never and danger-full-access), https://developers.openai.com/codex/concepts/sandboxing.md",
     ),
@@ -108,4 +110,20 @@ def approvals_off(agent: str, words: Sequence[str]) -> str:
             given = attached if eq else (words[i + 1] if i + 1 < len(words) else "")
             if name == option and (not value or given == value):
                 return f"{word if eq or not value else f'{word} {value}'} approves every call without asking"
+        if approvals is not None and name in approvals.overrides:
+            setting = attached if eq else (words[i + 1] if i + 1 < len(words) else "")
+            if _overrides_approval(setting, approvals):
+                return f"{name} {setting} approves every call without asking"
     return ""
+
+
+def _overrides_approval(setting: str, approvals: Approvals) -> bool:
+    """`approval_policy="never"` (a dotted key, a TOML value, quoted or bare) sets a key that approves every call."""
+    key, eq, value = setting.partition("=")
+    doc: dict[str, Any] = {}
+    here = doc
+    *parents, last = key.strip().split(".")
+    for part in parents:
+        here = here.setdefault(part, {})
+    here[last] = value.strip().strip("\"'")
+    return bool(eq) and bool(approving_keys(doc, approvals.keys))
