@@ -227,3 +227,19 @@ def test_the_projects_configuration_on_disk_passes(world: tuple[Path, Path]) -> 
     (project / "ops").mkdir()
     (project / "ops" / "logrotate.conf").write_text(f"{project}/logs/*.log {{\n rotate 3\n copytruncate\n}}\n")
     assert shell_outcome(home, project, "logrotate -s .lr.state -f ops/logrotate.conf") == "allow"
+
+
+# --- hookd's own module run by an interpreter is the hookd command ---
+
+
+@pytest.mark.parametrize(
+    "line", ["python3 -m hookd serve --policies /tmp/p", "python3 -I -m hookd uninstall --client claude"]
+)
+def test_hookds_module_is_judged_as_hookd(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"
+
+
+def test_hookds_module_reading_its_status_passes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, "python3 -m hookd status --json") == "allow"
