@@ -23,13 +23,13 @@ files) and kept for the next ones.
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import os
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +189,7 @@ class ProtectedSet:
             seen.add(path)
             listed.append({"path": path, "what": surface.what})
             if surface.keys or surface.manifest:
-                judged[path] = dataclasses.replace(surface, path=Path(path))
+                judged[path] = replace(surface, path=Path(path))
         self._cache[key] = found = (listed, judged)
         if len(self._cache) > _CACHED:
             self._cache.popitem(last=False)

@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from hookd.dialects.approvals import approvals_off
 from hookd.dialects.launch import agents_started, unguarded_start
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.build_files import is_started_file, make_lines
@@ -58,5 +59,8 @@ def _unguarded(value: str, current: Mapping[str, str], cwd: str) -> list[tuple[s
     return [
         (spec.title, why)
         for spec, at in found
-        if (why := unguarded_start(spec, words[at + 1 :], assigned, current, cwd))
+        if (
+            why := unguarded_start(spec, words[at + 1 :], assigned, current, cwd)
+            or approvals_off(spec.name, words[at + 1 :])
+        )
     ]

@@ -465,6 +465,47 @@ _shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
 	reason := sprintf("%q is blocked: it would install hookd, the guard of this session, from another configuration (its units or the agents' hook commands)", [concat(" ", c.argv)])
 }
 
+# A daemon the line starts on policies of its own (`hookd serve --policies DIR`, `--config F`, `HOOKD_CONFIG=F`)
+# where the shims look for the guard (docs/control.md: its sockets go to `--runtime-dir`, else the config's
+# runtime directory, the guard's): the next hook asks the agent's policies (docs/install.md, `hookd serve
+# [--policies DIR] [--runtime-dir DIR]`). One given a runtime directory of the project or scratch space is a daemon
+# of its own, as the project's tests start.
+_shell_deny contains {"id": "hookd-tamper", "reason": reason} if {
+	some c in input.shell.commands
+	c.name == "hookd"
+	input.tool.kind == "shell"
+	input.event == "BeforeTool"
+	_subcommand(c) == "serve"
+	_own_policies(c)
+	not _own_runtime_dir(c)
+	reason := sprintf("%q is blocked: it would start a hookd daemon on other policies where the agents' hooks look for their guard", [concat(" ", c.argv)])
+}
+
+_own_policies(c) if {
+	some tok in c.argv
+	startswith(tok, "--policies")
+}
+
+_own_policies(c) if _names_config(c)
+
+_own_runtime_dir(c) if {
+	some k in numbers.range(1, count(c.argv) - 2)
+	c.argv[k] == "--runtime-dir"
+	_ordinary_dir(c, c.argv[k + 1])
+}
+
+_own_runtime_dir(c) if {
+	some tok in c.argv
+	startswith(tok, "--runtime-dir=")
+	_ordinary_dir(c, substring(tok, count("--runtime-dir="), -1))
+}
+
+_ordinary_dir(c, value) if {
+	some a in c.args
+	a.raw == value
+	a.class in {"project", "scratch"}
+}
+
 _installs(c) if {
 	some k in numbers.range(0, count(c.argv) - 2)
 	[c.argv[k], c.argv[k + 1]] == ["service", "install"]

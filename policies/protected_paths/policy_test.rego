@@ -684,3 +684,15 @@ test_shell_tree_whose_members_were_listed_is_judged_by_each_member if {
 	u := object.union(_t_e("write", "tar", "/home/alice"), {"recursive": true, "class": "home"})
 	"tree-over-home" in {v.id | some v in ask} with input as _t_effects("tar -xf big.tar.zst -C ~", [u])
 }
+
+# a daemon started on policies of its own where the shims look for the guard (blind-tamper-13)
+test_hookd_served_on_other_policies if {
+	_t_deny(_t_simple(["hookd", "serve", "--policies", "/tmp/p"])) == {"hookd-tamper"}
+	_t_deny(_t_simple(["hookd", "--config", "/tmp/h.toml", "serve"])) == {"hookd-tamper"}
+	guard := object.union(_t_cmd(["hookd", "serve", "--policies=/tmp/p", "--runtime-dir", "$XDG_RUNTIME_DIR/hookd"]), {"args": [{"raw": "$XDG_RUNTIME_DIR/hookd", "class": "unresolved"}]})
+	_t_deny(_t_shell("hookd serve --policies=/tmp/p --runtime-dir $XDG_RUNTIME_DIR/hookd", [guard])) == {"hookd-tamper"}
+	own := object.union(_t_cmd(["hookd", "serve", "--policies", "policies", "--runtime-dir", ".rt"]), {"args": [{"raw": ".rt", "class": "project"}]})
+	_t_allowed(_t_shell("hookd serve --policies policies --runtime-dir .rt", [own]))
+	_t_allowed(_t_simple(["hookd", "serve"]))
+	_t_allowed(_t_simple(["hookd", "status", "--policies", "/tmp/p"]))
+}

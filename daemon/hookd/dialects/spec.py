@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hookd.dialects.approvals import APPROVALS, Approvals, approving_keys
 from hookd.dialects.common import dump_json
 from hookd.jsonc import loads as read_jsonc
 from hookd.types import Dialect, Event, ToolKind, ToolSpec
@@ -264,6 +265,9 @@ class Surface:
     keys: tuple[str, ...] = ()
     jsonc: bool = False  # the agent reads this JSON file with comments and trailing commas (InstallSpec.jsonc)
     manifest: str = ""  # a directory of extensions, each made one by this manifest (InstallSpec.extension_manifest)
+    # the agent's keys whose value approves every call (hookd.dialects.approvals): a change that moves one there
+    # does not keep hookd whole, one that leaves or narrows them may
+    approvals: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 # A local MCP server entry whose change the effect model judges as the command line it starts (hookd/
@@ -286,6 +290,8 @@ def keeps_hooks(surface: Surface, old: str | None, new: str, later: LaterRun = _
         before = settings_doc(surface.path, old or "", surface.jsonc)
         after = settings_doc(surface.path, new, surface.jsonc)
     except ValueError:
+        return False
+    if approving_keys(after, surface.approvals) - approving_keys(before, surface.approvals):
         return False
     return all(judged_value(before, key, later) == judged_value(after, key, later) for key in surface.keys)
 
@@ -440,7 +446,8 @@ class AgentSpec:
                 manifest = spec.extension_manifest if path.name == "extensions" else ""
                 jsonc = spec.jsonc and path.suffix == ".json"
                 out.append(Surface(path, what, scope, "bypass", keys, jsonc, manifest))
-        return _merged(out)
+        approvals = APPROVALS.get(self.name, Approvals()).keys
+        return tuple(replace(surface, approvals=approvals) for surface in _merged(out))
 
     def tool_spec(self, name: str) -> ToolSpec:
         spec = self.tools.get(name)

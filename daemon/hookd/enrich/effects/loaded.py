@@ -20,6 +20,7 @@ and holds no command line or has every line followed (settings, sections, comman
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -31,6 +32,7 @@ from hookd.enrich.effects.languages import follow_code
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
 from hookd.enrich.effects.options import parse
 from hookd.enrich.effects.words import _NOTHING, SHELLS, _dynamic, named_by_options
+from hookd.enrich.holdings import head
 
 # GTFOBins functions of a program that runs code it is given (https://gtfobins.github.io/#+shell)
 _RUNS_CODE = frozenset({"shell", "command", "inherit", "reverse-shell", "bind-shell", "library-load"})
@@ -85,9 +87,13 @@ def may_run_files(program: Program | None) -> bool:
 def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Followups, start: int) -> None:
     """The exec effects of files the line made that this command is handed (see the module doc); `start`:
     where this command's own effects begin."""
-    if not ledger.produced or not view.argv or view.name in _NOTHING or view.name in SHELLS:
+    if not view.argv or view.name in _NOTHING or view.name in SHELLS:
         return
     program = catalogue().get(view.name)
+    if program is not None and program.rewrites_configured is not None:
+        _configurations_on_disk(ledger, view, place, program.rewrites_configured)
+    if not ledger.produced:
+        return
     # a file it links somewhere (`systemctl link U`) is still loaded from there later: its commands are walked
     judged = {e["path"] for e in ledger.effects[start:] if e["path"] and not e.get("guess") and e["op"] != "link"}
     implicit = program.implicit_files if program is not None else ()
@@ -106,6 +112,23 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
     code_files: list[str] = []
     if program is not None and program.code_file_options:  # `awk -f F`, `make -f F`: F is read as its code
         code_files = program.code_files(parse(view.argv, program.table).options)
+    _handed_files(ledger, view, place, follow, (program, code_files, judged))
+    if program is not None and program.rewrites_configured is not None:
+        for path in _directory_configurations(ledger, view, place, judged):
+            _loaded(ledger, place(path), view.name, ledger.produced[path], follow, catalogued=True)
+        _configured_rewrites(ledger, view, place, start, program.rewrites_configured)
+
+
+def _handed_files(
+    ledger: Ledger,
+    view: CommandView,
+    place: Place,
+    follow: Followups,
+    given: tuple[Program | None, list[str], set[str]],
+) -> None:
+    """The files the line made among the words it hands the program, and its code files (`given`: the program,
+    its code files, the paths already judged, which this adds to)."""
+    program, code_files, judged = given
     code_paths = {str(place(v).get("path") or "") for v in code_files}
     judged -= code_paths
     for word in [*_handed_words(view), *code_files]:  # (`-l F.py:Lexer` hands F.py in a word of its own)
@@ -120,8 +143,6 @@ def loaded_files(ledger: Ledger, view: CommandView, place: Place, follow: Follow
         judged.add(path)
         lang = program.code_file_lang if program is not None and path in code_paths else None
         _loaded(ledger, placed, view.name, kind, follow, catalogued=program is not None, lang=lang)
-    if program is not None and program.rewrites_configured is not None:
-        _configured_rewrites(ledger, view, place, start, program.rewrites_configured)
 
 
 def _made_below(ledger: Ledger, directory: str) -> list[tuple[str, str]]:
@@ -129,6 +150,13 @@ def _made_below(ledger: Ledger, directory: str) -> list[tuple[str, str]]:
     hook directory a tool loads every file of): each is handed to it as a file would be."""
     prefix = directory.rstrip("/") + "/"
     return [(path, kind) for path, kind in ledger.produced.items() if path.startswith(prefix)][:_MAX_COMMANDS]
+
+
+def _directory_configurations(ledger: Ledger, view: CommandView, place: Place, judged: set[str]) -> list[str]:
+    """The files the line wrote in a directory handed to a program that reads configurations (logrotate(8): "if
+    a directory is given on the command line, every file in that directory is used as a config file")."""
+    handed = {str(place(word).get("path") or "") for word in _handed_words(view)} - {""}
+    return [p for p in ledger.produced if p.rpartition("/")[0] in handed and p not in judged][:_MAX_COMMANDS]
 
 
 _STANZA = re.compile(r"^[ \t]*((?:\"[^\"\n]+\"|[^\s{#\"]+)(?:[ \t]+(?:\"[^\"\n]+\"|[^\s{#\"]+))*)[ \t]*\{", re.M)
@@ -141,9 +169,36 @@ def _configured_rewrites(ledger: Ledger, view: CommandView, place: Place, start:
         return
     loaded = [e for e in ledger.effects[start:] if e["op"] == "exec" and e.get("loaded")]
     for text in [str(e["code"]["text"]) for e in loaded if e.get("code")]:
-        for heads in _STANZA.findall(text):
-            for word in re.findall(r'"([^"]+)"|(\S+)', heads):
-                ledger.add("write", place(word[0] or word[1]), view.name)
+        _stanza_writes(ledger, view, place, text)
+
+
+def _stanza_writes(ledger: Ledger, view: CommandView, place: Place, text: str) -> None:
+    for heads in _STANZA.findall(text):
+        for word in re.findall(r'"([^"]+)"|(\S+)', heads):
+            ledger.add("write", place(word[0] or word[1]), view.name)
+
+
+_MAX_ON_DISK = 64 * 1024  # bytes of one configuration read at decision time
+
+
+def _configurations_on_disk(ledger: Ledger, view: CommandView, place: Place, inert: frozenset[str]) -> None:
+    """`logrotate -f CONF` of a configuration already on disk (left by an earlier call, which rotated nothing then):
+    each handed file the line did not write, or each file of a handed directory (logrotate(8)), is read at decision
+    time (at most _MAX_ON_DISK bytes, _MAX_COMMANDS files) and its stanzas' files are writes, as for one it wrote."""
+    if not inert.isdisjoint(view.argv[1:]):
+        return
+    for word in _handed_words(view):
+        path = str(place(word).get("path") or "")
+        if not path.startswith("/") or path in ledger.produced:
+            continue
+        try:
+            names = sorted(os.listdir(path))[:_MAX_COMMANDS] if os.path.isdir(path) else [""]
+        except OSError:
+            continue
+        for name in names:
+            text = head(os.path.join(path, name) if name else path, _MAX_ON_DISK, follow=True)
+            if text is not None:
+                _stanza_writes(ledger, view, place, text)
 
 
 def _own_configurations(ledger: Ledger, view: CommandView, place: Place, program: Program | None) -> list[str]:

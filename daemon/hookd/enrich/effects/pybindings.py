@@ -43,3 +43,34 @@ def writes_namespaces(tree: ast.AST) -> bool:
         if isinstance(node, ast.alias) and node.name == "*":
             return True
     return False
+
+
+class Inlined(ast.NodeTransformer):
+    """Each read of a name that holds a known path (`d = Path.home() / ".config"`, bound once: `paths`) replaced by
+    that path's literal where a path is built from it: an operand of `/` (`(d / "x.conf").write_text(…)`) and an
+    argument of `os.path.join`, `Path(…)` or `joinpath` (`os.path.join(d, "x")`), so that the path built is known
+    as the one written with literals is (blind-tamper-13)."""
+
+    def __init__(self, paths: dict[str, str]) -> None:
+        self.paths = paths
+
+    def _literal(self, node: ast.expr) -> ast.expr:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.paths:
+            return ast.copy_location(ast.Constant(self.paths[node.id]), node)
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Div):
+            node.left, node.right = self._literal(node.left), self._literal(node.right)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name in ("join", "joinpath") or name.endswith("Path"):
+            node.args = [self._literal(a) for a in node.args]
+        if name == "joinpath" and isinstance(func, ast.Attribute):
+            func.value = self._literal(func.value)
+        return node

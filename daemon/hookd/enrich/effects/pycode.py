@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
-from hookd.enrich.effects.pybindings import bindings, writes_namespaces
+from hookd.enrich.effects.pybindings import Inlined, bindings, writes_namespaces
 
 UNKNOWN = "${python_value}"
 _MAX_CODE = 64 * 1024
@@ -68,6 +68,8 @@ def python_effects(code: str) -> Effects:
     aliases = _aliases(tree)
     tree = _Unrolled(bindings(tree)).visit(_Canonical(aliases).visit(tree))
     effects.dynamic = _passed_as_value(tree, aliases)
+    for _ in range(2):  # a path built from a name that holds one (`d / "x"`), then a name holding that
+        tree = Inlined({n: b.path for n, b in _names(tree).items() if not b.below}).visit(tree)
     bound = _names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
