@@ -78,16 +78,29 @@ def test_a_staged_change_is_lost_though_the_disk_matches_the_index(repo: Path) -
 
 
 def test_an_unstaged_change_of_the_same_size_and_time_is_found_by_its_content(repo: Path) -> None:
+    """gitfix41 (the review's 4th finding): a same-size edit whose mtime `touch -d` put back still changed the
+    file's ctime, which git compares (and the inode, device, owner, group): the content settles it."""
     stamp = (repo / "a.txt").stat().st_mtime
     (repo / "a.txt").write_text("A.TXT")  # as long as before
     os.utime(repo / "a.txt", (stamp, stamp))
     index = (repo / ".git" / "index").stat().st_mtime
     os.utime(repo / ".git" / "index", (index, index))
-    assert _lost("git checkout -- .", repo) == []  # size and time settle it: as git's own stat check
-    os.utime(repo / "a.txt", (stamp + 0.5, stamp + 0.5))  # the stat data no longer settles it: the content does
+    assert _lost("git checkout -- .", repo) == ["uncommitted"]  # was []: size and mtime were all hookd compared
+    os.utime(repo / "a.txt", (stamp + 0.5, stamp + 0.5))
     assert _lost("git checkout -- .", repo) == ["uncommitted"]
     (repo / "a.txt").write_text("a.txt")
+    os.utime(repo / "a.txt", (stamp, stamp))
     assert _lost("git checkout -- .", repo) == []  # touched, and the same content
+
+
+def test_stat_data_that_all_matches_settles_a_file_unread(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def unread(*_: object) -> bytes:
+        raise Unknown("hashed")  # a loss: the discard would show it
+
+    monkeypatch.setattr(worktree, "_content", unread)
+    assert _lost("git restore .", repo) == []
+    os.chmod(repo / "a.txt", 0o644)  # the status-change time moves: the stat data no longer settles it
+    assert _lost("git restore .", repo) == ["uncommitted"]  # (the content would be read: unknown here)
 
 
 def test_one_changed_file_is_lost_to_its_own_restore_only(repo: Path) -> None:
@@ -314,3 +327,31 @@ def test_files_made_racy_are_hashed_only_up_to_a_bound(repo: Path, monkeypatch: 
     assert _lost("git reset --hard", repo) == []  # the same content: hashed, nothing lost
     monkeypatch.setattr(worktree, "MAX_HASHED_TOTAL", len("a.txt"))
     assert _lost("git reset --hard", repo) == ["uncommitted"]
+
+
+def test_a_line_repeating_a_discard_reads_the_repository_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitfix41 (the review's 1st finding): `git restore .` sixteen times cost sixteen readings on the event loop."""
+    reads: list[str] = []
+    real = worktree.tracked
+
+    def counted(git_dir: str, limit: int = worktree.MAX_ENTRIES) -> dict[str, Any]:
+        reads.append(git_dir)
+        return real(git_dir, limit)
+
+    monkeypatch.setattr(worktree, "tracked", counted)
+    assert _lost("; ".join(["git restore ."] * 16), repo) == []
+    assert len(reads) == 1
+
+
+def test_the_readings_of_one_line_are_bounded(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [f"f{n}.txt" for n in range(worktree.MAX_READINGS + 1)]
+    for name in files:
+        (repo / name).write_text(name)
+    _age(repo)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "more")
+    line = "; ".join(f"git restore {name}" for name in files)
+    assert _lost(line, repo) == ["uncommitted"]  # the last restore, past the bound: a loss
+    assert _lost("; ".join(f"git restore {name}" for name in files[:-1]), repo) == []
+    monkeypatch.setattr(worktree, "MAX_LINE_WORK", 2 * len(files))  # the index's entries and HEAD's files, no more
+    assert _lost("git restore .", repo) == ["uncommitted"]

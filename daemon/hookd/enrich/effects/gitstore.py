@@ -123,7 +123,7 @@ def _packed_ref(git_dir: str, name: str) -> bytes | None:
     return None
 
 
-def tree_files(store: Store, tree: bytes | None) -> dict[str, tuple[int, bytes]]:
+def tree_files(store: Store, tree: bytes | None, limit: int = MAX_TREE_ENTRIES) -> dict[str, tuple[int, bytes]]:
     """Every file below a tree: path -> (mode, object name), in a bounded walk."""
     found: dict[str, tuple[int, bytes]] = {}
     pending = [("", tree)] if tree is not None else []
@@ -135,7 +135,7 @@ def tree_files(store: Store, tree: bytes | None) -> dict[str, tuple[int, bytes]]
             raise Unknown("tree")
         for mode, path, child in _tree_entries(body):
             seen += 1
-            if seen > MAX_TREE_ENTRIES:
+            if seen > min(limit, MAX_TREE_ENTRIES):
                 raise Unknown("tree")
             if mode == _TREE_MODE:
                 pending.append((f"{prefix}{path}/", child))
