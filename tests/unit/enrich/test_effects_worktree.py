@@ -355,3 +355,25 @@ def test_the_readings_of_one_line_are_bounded(repo: Path, monkeypatch: pytest.Mo
     assert _lost("; ".join(f"git restore {name}" for name in files[:-1]), repo) == []
     monkeypatch.setattr(worktree, "MAX_LINE_WORK", 2 * len(files))  # the index's entries and HEAD's files, no more
     assert _lost("git restore .", repo) == ["uncommitted"]
+
+
+def test_a_pack_index_is_searched_where_it_lies_not_read_whole(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitfix41: a 53 MiB `.idx` read whole and made a list of names cost 1 s and 406 MiB; the lookup now reads the
+    fanout entry and the pages of a binary search, and the packs consulted are bounded in number and size."""
+    _git(repo, "gc", "-q")
+    real = gitstore.read_inside
+
+    def no_index_read(git_dir: str, relative: str, limit: int = gitstore.MAX_FILE) -> bytes | None:
+        assert not relative.endswith(".idx"), relative
+        return real(git_dir, relative, limit)
+
+    monkeypatch.setattr(gitstore, "read_inside", no_index_read)
+    assert _lost("git reset --hard", repo) == []
+    pack = repo / ".git" / "objects" / "pack"
+    (idx,) = pack.glob("*.idx")
+    monkeypatch.setattr(gitstore, "MAX_IDX_TOTAL", idx.stat().st_size - 1)
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
+    monkeypatch.setattr(gitstore, "MAX_IDX_TOTAL", 1 << 30)
+    for n in range(gitstore.MAX_IDX_FILES):
+        (pack / f"pack-{n:040x}.idx").write_bytes(idx.read_bytes())
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
