@@ -63,9 +63,34 @@ def test_a_clean_repository_loses_nothing_to_a_discard(repo: Path, line: str) ->
     assert _lost(line, repo) == []  # was a delete of uncommitted work, asked
 
 
-@pytest.mark.parametrize("line", ["git fetch && git reset --hard origin/main", "git clean -fdx"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git fetch && git reset --hard origin/main",
+        "git clean -fdx",
+        "git fetch origin main:refs/remotes/origin/main && git reset --hard",
+        "git fetch --prune --depth 1 origin && git reset --hard",
+    ],
+)
 def test_a_fetch_changes_nothing_a_later_discard_loses(repo: Path, line: str) -> None:
     assert _lost(line, repo) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git fetch --update-head-ok . other:main && git reset --hard",
+        "git fetch -u . other:main; git restore .",
+        "git fetch --update-h . other:main && git reset --hard",  # an abbreviation git accepts
+        "git fetch -qu . other && git reset --hard",  # a cluster
+        "git fetch . other:main && git reset --hard",  # a refspec into a local branch: maybe the one checked out
+        "git fetch origin +refs/heads/x:refs/heads/main && git reset --hard",
+    ],
+)
+def test_a_fetch_that_may_move_head_keeps_a_later_discard_a_loss(repo: Path, line: str) -> None:
+    """gitfix41 (the review's 2nd finding): `-u` lets fetch move the branch checked out; the reset then makes the
+    work tree that commit's, over untracked files of its names."""
+    assert _lost(line, repo)
 
 
 def test_a_staged_change_is_lost_though_the_disk_matches_the_index(repo: Path) -> None:
@@ -245,10 +270,31 @@ def test_a_discard_that_may_run_after_a_later_change_keeps_it_a_loss(repo: Path,
 
 def test_a_line_run_in_order_is_judged_by_what_comes_before(repo: Path) -> None:
     assert _lost("(git reset --hard HEAD) && python app.py && touch b", repo) == []
-    assert _lost("while true; do git reset --hard; sleep 1; done", repo) == []  # alone on its line
+    assert _lost("while true; do git reset --hard; done", repo) == []  # alone on its line
+    assert _lost("while true; do git reset --hard; sleep 1; done", repo)  # the next turn's reset: after a wait
 
 
-@pytest.mark.parametrize("line", ["git status && git diff && git reset --hard", "cat a.txt; git restore ."])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "sleep 900; git reset --hard",
+        "read -r answer; git restore .",
+        "cat a.txt; git restore .",  # a file may be a FIFO, held open by another process
+        "timeout 5 true && git reset --hard",  # a wrapper: `flock`, `timeout`, `nice` may wait
+        "f() { sleep 60; }; f; git reset --hard",
+        ": < a.txt; git reset --hard",  # a redirection opens a file
+        "git status && tail -f log.txt; git checkout -- .",
+    ],
+)
+def test_a_command_that_may_wait_before_the_discard_keeps_it_a_loss(repo: Path, line: str) -> None:
+    """gitfix41 (the review's 3rd finding): the repository is judged now, the discard runs after the wait, when the
+    person may have edited files; only a builtin that returns at once keeps the reading good."""
+    assert _lost(line, repo)
+
+
+@pytest.mark.parametrize(
+    "line", ["git status && git diff && git reset --hard", "echo start; cd src && pwd; export X=1; git restore ."]
+)
 def test_reading_before_the_discard_keeps_it_read_on_disk(repo: Path, line: str) -> None:
     assert _lost(line, repo) == []
 

@@ -87,12 +87,36 @@ _KEEPS_TREE = frozenset(
 )  # fmt: skip
 
 
-def note_tree(sub: str, settled: bool, model: Ledger) -> None:
-    """A git subcommand that may leave the index or the work tree other than a later discard reads them on disk:
-    any but one that does not change them, or a discard found to lose nothing (`git reset --hard origin/main &&
-    git clean -fd`: the tree is then a commit's, with nothing untracked)."""
-    if not settled and sub not in _KEEPS_TREE:
+def note_tree(sub: str, words: list[str], settled: bool, model: Ledger) -> None:
+    """A git subcommand (its words after it) that may leave the index or the work tree other than a later discard
+    reads them on disk: any but one that does not change them, or a discard found to lose nothing (`git reset
+    --hard origin/main && git clean -fd`: the tree is then a commit's, with nothing untracked)."""
+    if not settled and (sub not in _KEEPS_TREE or (sub == "fetch" and _fetch_moves_head(words))):
         model.touch_tree()
+
+
+_UPDATE_HEAD_OK = "--update-head-ok"
+
+
+def _fetch_moves_head(words: list[str]) -> bool:
+    """A fetch that may update the checked-out branch, and so HEAD's tree under an index that no longer matches it
+    (git-fetch(1) `-u`/`--update-head-ok`; git refuses otherwise): the option, by any abbreviation or in a cluster
+    of short options, or a refspec after the remote whose destination is not a remote-tracking ref (the branch
+    checked out may be it). Read as a superset: a word an option takes may count as the remote or a refspec."""
+    operands = [word for word in words if not word.startswith("-")]
+    for word in words:
+        if word == "--":
+            break
+        head = word.partition("=")[0]
+        if head.startswith("--") and len(head) > 2 and _UPDATE_HEAD_OK.startswith(head):
+            return True
+        if word.startswith("-") and not word.startswith("--") and "u" in word:
+            return True
+    for refspec in operands[1:]:
+        destination = refspec.rpartition(":")[2] if ":" in refspec else ""
+        if destination and not (destination.startswith("refs/remotes/") and ".." not in destination):
+            return True
+    return False
 
 
 def _discards(

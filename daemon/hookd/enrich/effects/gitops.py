@@ -163,7 +163,7 @@ def git_effects(
 ) -> GitRun:
     note_switch(argv, place, model)
     if not env and not variables and len(argv) > 1 and argv[1] in _PLAIN:
-        note_tree(argv[1], False, model)
+        note_tree(argv[1], argv[2:], False, model)
         return GitRun(argv=argv)  # `git status`, `git log`: no configuration given, nothing run or read here
     data = catalogue().git
     scope: Mapping[str, str] = env
@@ -202,7 +202,7 @@ def git_effects(
     _worktree_added(sub, rest, place, model)
     moved = bool(pairs) or any(name.startswith("GIT_") for name in scope) or any(k.startswith("core.") for k in config)
     settled = discard_effects(sub, argv, sub_index, place, model, moved=moved)
-    note_tree(sub, settled, model)
+    note_tree(sub, argv[sub_index + 1 :], settled, model)
     model.stash_back = model.stash_back or any("stash" in word for word in argv[sub_index:])
     return run
 

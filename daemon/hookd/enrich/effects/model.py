@@ -459,11 +459,23 @@ _KEEPS_FILES = frozenset({"read", "list", "fork"})
 
 def _may_change_tree(view: CommandView, done: list[dict[str, Any]], follow: Followups) -> bool:
     """A command that may change files (of a repository's work tree or index): one with an effect other than a
-    read, one that runs more code, or a program the catalogue does not know (what it does is not modelled)."""
+    read, one that runs more code, or a program the catalogue does not know (what it does is not modelled); and
+    any that may block or wait (`sleep 900; git reset --hard`: the discard runs when the person may have edited
+    the files since), which is all but a builtin that returns at once, given no file to open and no wrapper."""
     if follow.scripts or follow.code or any(e["op"] not in _KEEPS_FILES for e in done):
+        return True
+    if view.argv and (view.peeled or done or view.name not in _AT_ONCE):
         return True
     known = view.name in _NOTHING or catalogue().get(view.name) is not None
     return bool(view.argv) and not known
+
+
+# bash(1) "SHELL BUILTIN COMMANDS" that neither read input nor wait on anything (not `read`, `wait`, `sleep`)
+_AT_ONCE = frozenset(
+    {":", "true", "false", "echo", "printf", "test", "[", "[[", "pwd", "cd", "pushd", "popd", "export", "unset",
+     "local", "declare", "typeset", "readonly", "set", "shift", "let", "shopt", "umask", "alias", "unalias", "type",
+     "hash", "getopts"}
+)  # fmt: skip
 
 
 def _planted_library(ledger: Ledger, placed: Mapping[str, Any]) -> bool:
