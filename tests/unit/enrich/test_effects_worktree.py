@@ -373,6 +373,9 @@ def test_files_made_racy_are_hashed_only_up_to_a_bound(repo: Path, monkeypatch: 
     assert _lost("git reset --hard", repo) == []  # the same content: hashed, nothing lost
     monkeypatch.setattr(worktree, "MAX_HASHED_TOTAL", len("a.txt"))
     assert _lost("git reset --hard", repo) == ["uncommitted"]
+    monkeypatch.setattr(worktree, "MAX_HASHED_TOTAL", 1 << 20)
+    monkeypatch.setattr(worktree, "MAX_HASHED_FILES", 1)  # gitfix41: 20,000 small files cost a second to hash
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
 
 
 def test_a_line_repeating_a_discard_reads_the_repository_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

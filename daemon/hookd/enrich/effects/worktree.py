@@ -33,6 +33,7 @@ MAX_INDEX = 32 * 1024 * 1024  # an index past this is not read (unknown)
 MAX_HASHED = 8 * 1024 * 1024  # a work-tree file hashed when its stat data does not settle it
 MAX_ENTRIES = 20_000  # (a decision walks each: ~15 µs an entry, so this bounds one at ~0.3 s of the event loop)
 MAX_HASHED_TOTAL = 64 * 1024 * 1024  # every file one line's readings hash, together
+MAX_HASHED_FILES = 2_000  # (~45 µs each, opened, read and hashed: ~0.1 s)
 MAX_WALK = 5_000  # entries of the work tree looked at for untracked files
 MAX_LINE_WORK = 3 * MAX_ENTRIES  # index entries, HEAD's files, entries looked at or walked: one line's, together
 MAX_READINGS = 8  # answers one line computes (each repository and tree once)
@@ -157,7 +158,8 @@ class Readings:
     """One line's readings of the repositories its discards work in (issue 26's review: a line repeating a discard
     read the repository each time, on the daemon's event loop). Each git directory's index and HEAD's files are
     read once, each answer kept for the same git directory and tree, and the work of the whole line is bounded:
-    entries read, looked at on disk or walked (MAX_LINE_WORK), bytes hashed (MAX_HASHED_TOTAL), repositories
+    entries read, looked at on disk or walked (MAX_LINE_WORK), files and bytes hashed (MAX_HASHED_FILES,
+    MAX_HASHED_TOTAL), repositories
     (MAX_REPOSITORIES) and answers (MAX_READINGS). Past any bound the reading is unknown: a loss."""
 
     __slots__ = ("_answers", "_committed", "_entries", "_hashed", "_readings", "_work")
@@ -168,7 +170,7 @@ class Readings:
         self._committed: dict[str, dict[str, tuple[int, bytes]]] = {}  # git dir -> HEAD's files
         self._work = MAX_LINE_WORK
         self._readings = MAX_READINGS
-        self._hashed = [0]
+        self._hashed = [0, 0]  # bytes, files
 
     def nothing(self, asked: str, top: str, git_dir: str, below: str) -> bool:
         """Nothing `asked` ("uncommitted", "untracked") below `below`, answered once a line for the same git
@@ -260,7 +262,8 @@ def _below(name: str, prefix: str) -> bool:
 
 def _same(top: str, name: str, entry: Entry, index: tuple[int, list[int]], safe: dict[str, bool]) -> bool:
     """The file as the index recorded it: by its stat data when that settles it, else by its content (`index`:
-    when the index was written, and the bytes hashed so far, bounded together by MAX_HASHED_TOTAL)."""
+    when the index was written, and the bytes and files hashed so far, bounded by MAX_HASHED_TOTAL and
+    MAX_HASHED_FILES)."""
     mode, size, _, _, blob, _ = entry
     written, hashed = index
     if not _no_link_above(top, name, safe):
@@ -278,7 +281,8 @@ def _same(top: str, name: str, entry: Entry, index: tuple[int, list[int]], safe:
     if _stat_matches(found, entry) and written and found.st_mtime_ns < written - 1_000_000_000:
         return True  # written before the index, and not since: git trusts the stat data too
     hashed[0] += found.st_size
-    if hashed[0] > MAX_HASHED_TOTAL:
+    hashed[1] += 1
+    if hashed[0] > MAX_HASHED_TOTAL or hashed[1] > MAX_HASHED_FILES:
         raise Unknown(path)  # every file made racy (`touch`) would be read whole: the work stays bounded
     return _content(path, kind, found.st_size) == blob
 
