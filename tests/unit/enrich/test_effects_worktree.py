@@ -426,3 +426,14 @@ def test_a_pack_index_is_searched_where_it_lies_not_read_whole(repo: Path, monke
     for n in range(gitstore.MAX_IDX_FILES):
         (pack / f"pack-{n:040x}.idx").write_bytes(idx.read_bytes())
     assert _lost("git reset --hard", repo) == ["uncommitted"]
+
+
+def test_a_packed_ref_is_found_by_its_whole_line(tmp_path: Path) -> None:
+    git_dir = tmp_path / ".git"
+    git_dir.mkdir()
+    lines = ["# pack-refs with: peeled fully-peeled sorted", f"{'a' * 40} refs/heads/xrefs/heads/main",
+             f"{'b' * 40} refs/heads/main", f"^{'c' * 40}", f"{'d' * 40} refs/tags/v1"]  # fmt: skip
+    (git_dir / "packed-refs").write_text("\n".join(lines) + "\n")
+    assert gitstore._packed_ref(str(git_dir), "refs/heads/main") == bytes.fromhex("b" * 40)
+    assert gitstore._packed_ref(str(git_dir), "refs/tags/v1") == bytes.fromhex("d" * 40)
+    assert gitstore._packed_ref(str(git_dir), "refs/heads/other") is None

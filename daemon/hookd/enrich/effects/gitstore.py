@@ -109,17 +109,20 @@ def _resolve(git_dir: str, name: str, depth: int) -> bytes | None:
 
 
 def _packed_ref(git_dir: str, name: str) -> bytes | None:
-    """The ref's line in `packed-refs`; None (a branch yet to have a commit) when neither file holds it."""
+    """The ref's line in `packed-refs`; None (a branch yet to have a commit) when neither file holds it. Found by
+    a search of the bytes (a million tags split into lines cost 0.3 s on the event loop)."""
     if name == "HEAD":
         raise Unknown(name)
-    data = read_inside(git_dir, "packed-refs") or b""
-    wanted = name.encode()
-    for line in data.splitlines():
-        value, _, ref = line.partition(b" ")
-        if ref == wanted:
+    lines = b"\n" + (read_inside(git_dir, "packed-refs") or b"") + b"\n"
+    wanted = b" " + name.encode() + b"\n"
+    at = lines.find(wanted)
+    while at >= 0:
+        if at >= 41 and lines[at - 41 : at - 40] == b"\n":  # `<40 hex> <ref>` is the whole line
+            value = lines[at - 40 : at]
             if not _HEX.fullmatch(value):
                 raise Unknown(name)
             return bytes.fromhex(value.decode())
+        at = lines.find(wanted, at + 1)
     return None
 
 
