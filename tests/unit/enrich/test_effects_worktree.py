@@ -283,6 +283,8 @@ def test_a_line_run_in_order_is_judged_by_what_comes_before(repo: Path) -> None:
         "timeout 5 true && git reset --hard",  # a wrapper: `flock`, `timeout`, `nice` may wait
         "f() { sleep 60; }; f; git reset --hard",
         ": < a.txt; git reset --hard",  # a redirection opens a file
+        "< a.txt; git reset --hard",
+        "./echo done; git reset --hard",  # a program of the project's, named as a builtin
         "git status && tail -f log.txt; git checkout -- .",
     ],
 )
@@ -437,3 +439,10 @@ def test_a_packed_ref_is_found_by_its_whole_line(tmp_path: Path) -> None:
     assert gitstore._packed_ref(str(git_dir), "refs/heads/main") == bytes.fromhex("b" * 40)
     assert gitstore._packed_ref(str(git_dir), "refs/tags/v1") == bytes.fromhex("d" * 40)
     assert gitstore._packed_ref(str(git_dir), "refs/heads/other") is None
+
+
+def test_a_packed_refs_past_its_bound_is_unknown(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _git(repo, "pack-refs", "--all")
+    assert _lost("git reset --hard", repo) == []
+    monkeypatch.setattr(gitstore, "MAX_PACKED_REFS", 8)
+    assert _lost("git reset --hard", repo) == ["uncommitted"]

@@ -20,6 +20,7 @@ import zlib
 
 MAX_OBJECT = 16 * 1024 * 1024  # an object inflated past this is not read
 MAX_FILE = 64 * 1024 * 1024  # a ref or config file read whole
+MAX_PACKED_REFS = 16 * 1024 * 1024  # (~300,000 refs; read twice a reading, ~3 ms a MiB)
 MAX_PACK = 4 << 30  # a pack is mapped, not read
 MAX_IDX_FILES = 16  # packs of one repository (`git gc` keeps one; `gc.autoPackLimit` repacks past 50)
 MAX_IDX_TOTAL = 256 * 1024 * 1024  # their indexes together, mapped (each lookup reads a few pages)
@@ -86,7 +87,7 @@ def _own_objects(git_dir: str) -> None:
     if os.path.lexists(os.path.join(git_dir, "commondir")) or os.path.lexists(os.path.join(git_dir, "info/grafts")):
         raise Unknown(git_dir)
     if (os.path.isdir(replaced) and os.listdir(replaced)) or b"refs/replace/" in (
-        read_inside(git_dir, "packed-refs") or b""
+        read_inside(git_dir, "packed-refs", MAX_PACKED_REFS) or b""
     ):
         raise Unknown("refs/replace")
 
@@ -113,7 +114,7 @@ def _packed_ref(git_dir: str, name: str) -> bytes | None:
     a search of the bytes (a million tags split into lines cost 0.3 s on the event loop)."""
     if name == "HEAD":
         raise Unknown(name)
-    lines = b"\n" + (read_inside(git_dir, "packed-refs") or b"") + b"\n"
+    lines = b"\n" + (read_inside(git_dir, "packed-refs", MAX_PACKED_REFS) or b"") + b"\n"
     wanted = b" " + name.encode() + b"\n"
     at = lines.find(wanted)
     while at >= 0:
