@@ -156,6 +156,7 @@ def main() -> None:
             status = _best(_line("git status", repo), passes)
             reset = _best(_line("git reset --hard", repo), passes)
             print(f"{files:>6} {objects:>7} {status:>10.2f} {reset:>9.2f} {reading:>11.2f}")
+        shutil.rmtree(repo)
 
 
 if __name__ == "__main__":

@@ -293,12 +293,15 @@ def _stat_matches(found: os.stat_result, entry: Entry) -> bool:
     back), the device, inode, owner and group; the index keeps each in 32 bits, a time's nanoseconds 0 when
     the system gave none."""
     _, _, mtime_s, mtime_ns, _, (ctime_s, ctime_ns, dev, ino, uid, gid) = entry
-    low = 0xFFFFFFFF
-    times = ((found.st_mtime_ns, mtime_s, mtime_ns), (found.st_ctime_ns, ctime_s, ctime_ns))
-    if any(on_disk // 1_000_000_000 & low != s or (ns and on_disk % 1_000_000_000 != ns) for on_disk, s, ns in times):
-        return False
-    on_disk = (found.st_dev, found.st_ino, found.st_uid, found.st_gid)
-    return all(a & low == b for a, b in zip(on_disk, (dev, ino, uid, gid), strict=True))
+    low, second = 0xFFFFFFFF, 1_000_000_000
+    mtime, ctime = found.st_mtime_ns, found.st_ctime_ns
+    return (
+        (mtime // second) & low == mtime_s
+        and (not mtime_ns or mtime % second == mtime_ns)
+        and (ctime // second) & low == ctime_s
+        and (not ctime_ns or ctime % second == ctime_ns)
+        and (found.st_dev & low, found.st_ino & low, found.st_uid & low, found.st_gid & low) == (dev, ino, uid, gid)
+    )
 
 
 def _content(path: str, kind: int, size: int) -> bytes:
