@@ -63,9 +63,34 @@ def test_a_clean_repository_loses_nothing_to_a_discard(repo: Path, line: str) ->
     assert _lost(line, repo) == []  # was a delete of uncommitted work, asked
 
 
-@pytest.mark.parametrize("line", ["git fetch && git reset --hard origin/main", "git clean -fdx"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git fetch && git reset --hard origin/main",
+        "git clean -fdx",
+        "git fetch origin main:refs/remotes/origin/main && git reset --hard",
+        "git fetch --prune --depth 1 origin && git reset --hard",
+    ],
+)
 def test_a_fetch_changes_nothing_a_later_discard_loses(repo: Path, line: str) -> None:
     assert _lost(line, repo) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git fetch --update-head-ok . other:main && git reset --hard",
+        "git fetch -u . other:main; git restore .",
+        "git fetch --update-h . other:main && git reset --hard",  # an abbreviation git accepts
+        "git fetch -qu . other && git reset --hard",  # a cluster
+        "git fetch . other:main && git reset --hard",  # a refspec into a local branch: maybe the one checked out
+        "git fetch origin +refs/heads/x:refs/heads/main && git reset --hard",
+    ],
+)
+def test_a_fetch_that_may_move_head_keeps_a_later_discard_a_loss(repo: Path, line: str) -> None:
+    """gitfix41 (the review's 2nd finding): `-u` lets fetch move the branch checked out; the reset then makes the
+    work tree that commit's, over untracked files of its names."""
+    assert _lost(line, repo)
 
 
 def test_a_staged_change_is_lost_though_the_disk_matches_the_index(repo: Path) -> None:
@@ -78,16 +103,29 @@ def test_a_staged_change_is_lost_though_the_disk_matches_the_index(repo: Path) -
 
 
 def test_an_unstaged_change_of_the_same_size_and_time_is_found_by_its_content(repo: Path) -> None:
+    """gitfix41 (the review's 4th finding): a same-size edit whose mtime `touch -d` put back still changed the
+    file's ctime, which git compares (and the inode, device, owner, group): the content settles it."""
     stamp = (repo / "a.txt").stat().st_mtime
     (repo / "a.txt").write_text("A.TXT")  # as long as before
     os.utime(repo / "a.txt", (stamp, stamp))
     index = (repo / ".git" / "index").stat().st_mtime
     os.utime(repo / ".git" / "index", (index, index))
-    assert _lost("git checkout -- .", repo) == []  # size and time settle it: as git's own stat check
-    os.utime(repo / "a.txt", (stamp + 0.5, stamp + 0.5))  # the stat data no longer settles it: the content does
+    assert _lost("git checkout -- .", repo) == ["uncommitted"]  # was []: size and mtime were all hookd compared
+    os.utime(repo / "a.txt", (stamp + 0.5, stamp + 0.5))
     assert _lost("git checkout -- .", repo) == ["uncommitted"]
     (repo / "a.txt").write_text("a.txt")
+    os.utime(repo / "a.txt", (stamp, stamp))
     assert _lost("git checkout -- .", repo) == []  # touched, and the same content
+
+
+def test_stat_data_that_all_matches_settles_a_file_unread(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def unread(*_: object) -> bytes:
+        raise Unknown("hashed")  # a loss: the discard would show it
+
+    monkeypatch.setattr(worktree, "_content", unread)
+    assert _lost("git restore .", repo) == []
+    os.chmod(repo / "a.txt", 0o644)  # the status-change time moves: the stat data no longer settles it
+    assert _lost("git restore .", repo) == ["uncommitted"]  # (the content would be read: unknown here)
 
 
 def test_one_changed_file_is_lost_to_its_own_restore_only(repo: Path) -> None:
@@ -232,10 +270,33 @@ def test_a_discard_that_may_run_after_a_later_change_keeps_it_a_loss(repo: Path,
 
 def test_a_line_run_in_order_is_judged_by_what_comes_before(repo: Path) -> None:
     assert _lost("(git reset --hard HEAD) && python app.py && touch b", repo) == []
-    assert _lost("while true; do git reset --hard; sleep 1; done", repo) == []  # alone on its line
+    assert _lost("while true; do git reset --hard; done", repo) == []  # alone on its line
+    assert _lost("while true; do git reset --hard; sleep 1; done", repo)  # the next turn's reset: after a wait
 
 
-@pytest.mark.parametrize("line", ["git status && git diff && git reset --hard", "cat a.txt; git restore ."])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "sleep 900; git reset --hard",
+        "read -r answer; git restore .",
+        "cat a.txt; git restore .",  # a file may be a FIFO, held open by another process
+        "timeout 5 true && git reset --hard",  # a wrapper: `flock`, `timeout`, `nice` may wait
+        "f() { sleep 60; }; f; git reset --hard",
+        ": < a.txt; git reset --hard",  # a redirection opens a file
+        "< a.txt; git reset --hard",
+        "./echo done; git reset --hard",  # a program of the project's, named as a builtin
+        "git status && tail -f log.txt; git checkout -- .",
+    ],
+)
+def test_a_command_that_may_wait_before_the_discard_keeps_it_a_loss(repo: Path, line: str) -> None:
+    """gitfix41 (the review's 3rd finding): the repository is judged now, the discard runs after the wait, when the
+    person may have edited files; only a builtin that returns at once keeps the reading good."""
+    assert _lost(line, repo)
+
+
+@pytest.mark.parametrize(
+    "line", ["git status && git diff && git reset --hard", "echo start; cd src && pwd; export X=1; git restore ."]
+)
 def test_reading_before_the_discard_keeps_it_read_on_disk(repo: Path, line: str) -> None:
     assert _lost(line, repo) == []
 
@@ -313,4 +374,75 @@ def test_files_made_racy_are_hashed_only_up_to_a_bound(repo: Path, monkeypatch: 
         os.utime(repo / name, (future, future))
     assert _lost("git reset --hard", repo) == []  # the same content: hashed, nothing lost
     monkeypatch.setattr(worktree, "MAX_HASHED_TOTAL", len("a.txt"))
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
+    monkeypatch.setattr(worktree, "MAX_HASHED_TOTAL", 1 << 20)
+    monkeypatch.setattr(worktree, "MAX_HASHED_FILES", 1)  # gitfix41: 20,000 small files cost a second to hash
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
+
+
+def test_a_line_repeating_a_discard_reads_the_repository_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitfix41 (the review's 1st finding): `git restore .` sixteen times cost sixteen readings on the event loop."""
+    reads: list[str] = []
+    real = worktree.tracked
+
+    def counted(git_dir: str, limit: int = worktree.MAX_ENTRIES) -> dict[str, Any]:
+        reads.append(git_dir)
+        return real(git_dir, limit)
+
+    monkeypatch.setattr(worktree, "tracked", counted)
+    assert _lost("; ".join(["git restore ."] * 16), repo) == []
+    assert len(reads) == 1
+
+
+def test_the_readings_of_one_line_are_bounded(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [f"f{n}.txt" for n in range(worktree.MAX_READINGS + 1)]
+    for name in files:
+        (repo / name).write_text(name)
+    _age(repo)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "more")
+    line = "; ".join(f"git restore {name}" for name in files)
+    assert _lost(line, repo) == ["uncommitted"]  # the last restore, past the bound: a loss
+    assert _lost("; ".join(f"git restore {name}" for name in files[:-1]), repo) == []
+    monkeypatch.setattr(worktree, "MAX_LINE_WORK", 2 * len(files))  # the index's entries and HEAD's files, no more
+    assert _lost("git restore .", repo) == ["uncommitted"]
+
+
+def test_a_pack_index_is_searched_where_it_lies_not_read_whole(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gitfix41: a 53 MiB `.idx` read whole and made a list of names cost 1 s and 406 MiB; the lookup now reads the
+    fanout entry and the pages of a binary search, and the packs consulted are bounded in number and size."""
+    _git(repo, "gc", "-q")
+    real = gitstore.read_inside
+
+    def no_index_read(git_dir: str, relative: str, limit: int = gitstore.MAX_FILE) -> bytes | None:
+        assert not relative.endswith(".idx"), relative
+        return real(git_dir, relative, limit)
+
+    monkeypatch.setattr(gitstore, "read_inside", no_index_read)
+    assert _lost("git reset --hard", repo) == []
+    pack = repo / ".git" / "objects" / "pack"
+    (idx,) = pack.glob("*.idx")
+    monkeypatch.setattr(gitstore, "MAX_IDX_TOTAL", idx.stat().st_size - 1)
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
+    monkeypatch.setattr(gitstore, "MAX_IDX_TOTAL", 1 << 30)
+    for n in range(gitstore.MAX_IDX_FILES):
+        (pack / f"pack-{n:040x}.idx").write_bytes(idx.read_bytes())
+    assert _lost("git reset --hard", repo) == ["uncommitted"]
+
+
+def test_a_packed_ref_is_found_by_its_whole_line(tmp_path: Path) -> None:
+    git_dir = tmp_path / ".git"
+    git_dir.mkdir()
+    lines = ["# pack-refs with: peeled fully-peeled sorted", f"{'a' * 40} refs/heads/xrefs/heads/main",
+             f"{'b' * 40} refs/heads/main", f"^{'c' * 40}", f"{'d' * 40} refs/tags/v1"]  # fmt: skip
+    (git_dir / "packed-refs").write_text("\n".join(lines) + "\n")
+    assert gitstore._packed_ref(str(git_dir), "refs/heads/main") == bytes.fromhex("b" * 40)
+    assert gitstore._packed_ref(str(git_dir), "refs/tags/v1") == bytes.fromhex("d" * 40)
+    assert gitstore._packed_ref(str(git_dir), "refs/heads/other") is None
+
+
+def test_a_packed_refs_past_its_bound_is_unknown(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _git(repo, "pack-refs", "--all")
+    assert _lost("git reset --hard", repo) == []
+    monkeypatch.setattr(gitstore, "MAX_PACKED_REFS", 8)
     assert _lost("git reset --hard", repo) == ["uncommitted"]

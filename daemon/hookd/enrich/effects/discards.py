@@ -24,7 +24,7 @@ from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, Parsed, parse
 from hookd.enrich.effects.words import _fixed_place
-from hookd.enrich.effects.worktree import Unknown, nothing_uncommitted, repository_of, untracked_below
+from hookd.enrich.effects.worktree import Readings, Unknown, repository_of
 from hookd.enrich.facts import is_unresolved as _dynamic
 from hookd.enrich.paths import has_glob
 
@@ -57,7 +57,7 @@ def discard_effects(
     if not judged or not _plain_globals(argv[1:sub_index]):
         return False
     to_head = _to_head(sub, parsed, given)
-    if any(not _nothing_lost(e, to_head) for e in model.effects[start:]):
+    if any(not _nothing_lost(e, to_head, model.readings) for e in model.effects[start:]):
         return False
     if model.unordered:  # a command later in the walk may run before it: kept aside until one changes the tree
         model.spared.extend(model.effects[start:])
@@ -87,12 +87,36 @@ _KEEPS_TREE = frozenset(
 )  # fmt: skip
 
 
-def note_tree(sub: str, settled: bool, model: Ledger) -> None:
-    """A git subcommand that may leave the index or the work tree other than a later discard reads them on disk:
-    any but one that does not change them, or a discard found to lose nothing (`git reset --hard origin/main &&
-    git clean -fd`: the tree is then a commit's, with nothing untracked)."""
-    if not settled and sub not in _KEEPS_TREE:
+def note_tree(sub: str, words: list[str], settled: bool, model: Ledger) -> None:
+    """A git subcommand (its words after it) that may leave the index or the work tree other than a later discard
+    reads them on disk: any but one that does not change them, or a discard found to lose nothing (`git reset
+    --hard origin/main && git clean -fd`: the tree is then a commit's, with nothing untracked)."""
+    if not settled and (sub not in _KEEPS_TREE or (sub == "fetch" and _fetch_moves_head(words))):
         model.touch_tree()
+
+
+_UPDATE_HEAD_OK = "--update-head-ok"
+
+
+def _fetch_moves_head(words: list[str]) -> bool:
+    """A fetch that may update the checked-out branch, and so HEAD's tree under an index that no longer matches it
+    (git-fetch(1) `-u`/`--update-head-ok`; git refuses otherwise): the option, by any abbreviation or in a cluster
+    of short options, or a refspec after the remote whose destination is not a remote-tracking ref (the branch
+    checked out may be it). Read as a superset: a word an option takes may count as the remote or a refspec."""
+    operands = [word for word in words if not word.startswith("-")]
+    for word in words:
+        if word == "--":
+            break
+        head = word.partition("=")[0]
+        if head.startswith("--") and len(head) > 2 and _UPDATE_HEAD_OK.startswith(head):
+            return True
+        if word.startswith("-") and not word.startswith("--") and "u" in word:
+            return True
+    for refspec in operands[1:]:
+        destination = refspec.rpartition(":")[2] if ":" in refspec else ""
+        if destination and not (destination.startswith("refs/remotes/") and ".." not in destination):
+            return True
+    return False
 
 
 def _discards(
@@ -161,10 +185,11 @@ def _plain_globals(globals_: list[str]) -> bool:
     return True
 
 
-def _nothing_lost(effect: dict[str, Any], to_head: bool) -> bool:
+def _nothing_lost(effect: dict[str, Any], to_head: bool, readings: Readings) -> bool:
     """The discard's tree, as it is on disk, holds nothing of what it would lose: no changed tracked file for
     `uncommitted` (and, for a reset to another commit, no untracked file either, which git overwrites when the
-    commit has a file of its name), no untracked file for what `git clean` takes."""
+    commit has a file of its name), no untracked file for what `git clean` takes. Each repository and tree is
+    read once a line (`readings`)."""
     path, what = str(effect.get("path") or ""), effect.get("what")
     if effect["op"] != "delete" or not path or not effect.get("known", True) or effect.get("pattern"):
         return False
@@ -177,8 +202,9 @@ def _nothing_lost(effect: dict[str, Any], to_head: bool) -> bool:
         top, git_dir = found
         if what == "uncommitted":
             below = top if effect.get("whole") else path
-            return nothing_uncommitted(top, git_dir, below) and (to_head or not untracked_below(top, git_dir, top))
-        return what in _CLEANED and not untracked_below(top, git_dir, path)
+            clean = readings.nothing("uncommitted", top, git_dir, below)
+            return clean and (to_head or readings.nothing("untracked", top, git_dir, top))
+        return what in _CLEANED and readings.nothing("untracked", top, git_dir, path)
     except (Unknown, OSError, ValueError, IndexError, struct.error, RecursionError):
         return False  # (UnicodeError is a ValueError) whatever is not read with certainty is a loss
 

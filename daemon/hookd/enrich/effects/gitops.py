@@ -8,6 +8,7 @@ files, `git clone` fetching, and the long options of a subcommand written out (`
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from hookd.enrich.effects.branches import note_switch
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.discards import discard_effects, note_tree, work_dir
 from hookd.enrich.effects.files import MAX_GUESSED
+from hookd.enrich.effects.gitaliases import UNREAD, configured
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
 from hookd.enrich.facts import is_unresolved as _dynamic
@@ -163,7 +165,7 @@ def git_effects(
 ) -> GitRun:
     note_switch(argv, place, model)
     if not env and not variables and len(argv) > 1 and argv[1] in _PLAIN:
-        note_tree(argv[1], False, model)
+        note_tree(argv[1], argv[2:], False, model)
         return GitRun(argv=argv)  # `git status`, `git log`: no configuration given, nothing run or read here
     data = catalogue().git
     scope: Mapping[str, str] = env
@@ -184,9 +186,8 @@ def git_effects(
     if sub_index >= len(argv):
         return run
     sub = argv[sub_index]
-    alias = config.get(f"alias.{sub.lower()}")
-    if alias is not None:
-        _alias(alias, argv, sub_index, (place, run, model))
+    xdg = env.get("XDG_CONFIG_HOME") or variables.get("XDG_CONFIG_HOME")
+    _aliased(config.get(f"alias.{sub.lower()}"), argv, sub_index, (place, run, model), xdg)
     if sub in data["subcommand_long_options"]:
         run.argv = _spelled(argv, sub_index)
         argv[:] = run.argv  # the command's argv as the policies read it
@@ -202,7 +203,7 @@ def git_effects(
     _worktree_added(sub, rest, place, model)
     moved = bool(pairs) or any(name.startswith("GIT_") for name in scope) or any(k.startswith("core.") for k in config)
     settled = discard_effects(sub, argv, sub_index, place, model, moved=moved)
-    note_tree(sub, settled, model)
+    note_tree(sub, argv[sub_index + 1 :], settled, model)
     model.stash_back = model.stash_back or any("stash" in word for word in argv[sub_index:])
     return run
 
@@ -216,6 +217,51 @@ def _alias(alias: str, argv: list[str], sub_index: int, into: tuple[Place, GitRu
     elif _alias_words(alias):
         expanded = [*argv[:sub_index], *_alias_words(alias), *argv[sub_index + 1 :]]
         discard_effects(expanded[sub_index], _spelled(expanded, sub_index), sub_index, place, model)
+
+
+MAX_ALIAS_DEPTH = 4  # an alias standing for another alias
+
+
+def _aliased(
+    given: str | None, argv: list[str], sub_index: int, into: tuple[Place, GitRun, Ledger], xdg: str | None
+) -> None:
+    """The alias the subcommand names: one given for this command (`-c alias.x=…`, which git reads last), else
+    those of the configuration files."""
+    if given is not None:
+        _alias(given, argv, sub_index, into)
+    else:
+        _configured_aliases(argv, sub_index, into, (xdg, 0))
+
+
+def _configured_aliases(
+    argv: list[str], sub_index: int, into: tuple[Place, GitRun, Ledger], lookup: tuple[str | None, int]
+) -> None:
+    """A subcommand git does not have runs the alias of its name in the configuration files git reads
+    (gitaliases.py): each definition judged as the `-c alias.…` one is, and one that names another alias is
+    followed (MAX_ALIAS_DEPTH deep; deeper: code not known)."""
+    place, _, model = into
+    xdg, depth = lookup
+    sub = argv[sub_index]
+    if sub in _git_commands() or _dynamic(sub):
+        return
+    if depth >= MAX_ALIAS_DEPTH:
+        model.add("exec", None, "git", code={"lang": "sh", "text": ""}, known=False, key=f"alias.{sub}")
+        return
+    work = str(place(work_dir(argv[1:sub_index])).get("path") or ".")
+    for value in configured(sub, work, model.home, xdg):
+        if value == UNREAD:
+            model.add("exec", None, "git", code={"lang": "sh", "text": ""}, known=False, key=f"alias.{sub}")
+            continue
+        _alias(value, argv, sub_index, into)
+        words = _alias_words(value)
+        if words and not value.startswith("!"):
+            expanded = [*argv[:sub_index], *words, *argv[sub_index + 1 :]]
+            _configured_aliases(expanded, sub_index, into, (xdg, depth + 1))
+
+
+@functools.cache
+def _git_commands() -> frozenset[str]:
+    return frozenset(catalogue().git["commands"])
 
 
 def _alias_words(alias: str) -> list[str]:

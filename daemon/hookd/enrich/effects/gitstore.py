@@ -17,12 +17,13 @@ import re
 import stat
 import struct
 import zlib
-from bisect import bisect_left
-from itertools import pairwise
 
 MAX_OBJECT = 16 * 1024 * 1024  # an object inflated past this is not read
-MAX_FILE = 64 * 1024 * 1024  # a ref, idx or config file read whole
+MAX_FILE = 64 * 1024 * 1024  # a ref or config file read whole
+MAX_PACKED_REFS = 16 * 1024 * 1024  # (~300,000 refs; read twice a reading, ~3 ms a MiB)
 MAX_PACK = 4 << 30  # a pack is mapped, not read
+MAX_IDX_FILES = 16  # packs of one repository (`git gc` keeps one; `gc.autoPackLimit` repacks past 50)
+MAX_IDX_TOTAL = 256 * 1024 * 1024  # their indexes together, mapped (each lookup reads a few pages)
 MAX_DEPTH = 64  # deltas on deltas
 MAX_INFLATED = 64 * 1024 * 1024  # every object and delta one Store inflates, together: the work stays bounded
 MAX_TREE_ENTRIES = 20_000  # entries of every tree below HEAD's, together
@@ -86,7 +87,7 @@ def _own_objects(git_dir: str) -> None:
     if os.path.lexists(os.path.join(git_dir, "commondir")) or os.path.lexists(os.path.join(git_dir, "info/grafts")):
         raise Unknown(git_dir)
     if (os.path.isdir(replaced) and os.listdir(replaced)) or b"refs/replace/" in (
-        read_inside(git_dir, "packed-refs") or b""
+        read_inside(git_dir, "packed-refs", MAX_PACKED_REFS) or b""
     ):
         raise Unknown("refs/replace")
 
@@ -109,21 +110,24 @@ def _resolve(git_dir: str, name: str, depth: int) -> bytes | None:
 
 
 def _packed_ref(git_dir: str, name: str) -> bytes | None:
-    """The ref's line in `packed-refs`; None (a branch yet to have a commit) when neither file holds it."""
+    """The ref's line in `packed-refs`; None (a branch yet to have a commit) when neither file holds it. Found by
+    a search of the bytes (a million tags split into lines cost 0.3 s on the event loop)."""
     if name == "HEAD":
         raise Unknown(name)
-    data = read_inside(git_dir, "packed-refs") or b""
-    wanted = name.encode()
-    for line in data.splitlines():
-        value, _, ref = line.partition(b" ")
-        if ref == wanted:
+    lines = b"\n" + (read_inside(git_dir, "packed-refs", MAX_PACKED_REFS) or b"") + b"\n"
+    wanted = b" " + name.encode() + b"\n"
+    at = lines.find(wanted)
+    while at >= 0:
+        if at >= 41 and lines[at - 41 : at - 40] == b"\n":  # `<40 hex> <ref>` is the whole line
+            value = lines[at - 40 : at]
             if not _HEX.fullmatch(value):
                 raise Unknown(name)
             return bytes.fromhex(value.decode())
+        at = lines.find(wanted, at + 1)
     return None
 
 
-def tree_files(store: Store, tree: bytes | None) -> dict[str, tuple[int, bytes]]:
+def tree_files(store: Store, tree: bytes | None, limit: int = MAX_TREE_ENTRIES) -> dict[str, tuple[int, bytes]]:
     """Every file below a tree: path -> (mode, object name), in a bounded walk."""
     found: dict[str, tuple[int, bytes]] = {}
     pending = [("", tree)] if tree is not None else []
@@ -135,7 +139,7 @@ def tree_files(store: Store, tree: bytes | None) -> dict[str, tuple[int, bytes]]
             raise Unknown("tree")
         for mode, path, child in _tree_entries(body):
             seen += 1
-            if seen > MAX_TREE_ENTRIES:
+            if seen > min(limit, MAX_TREE_ENTRIES):
                 raise Unknown("tree")
             if mode == _TREE_MODE:
                 pending.append((f"{prefix}{path}/", child))
@@ -180,7 +184,7 @@ class Store:
 
     def __init__(self, git_dir: str) -> None:
         self.git_dir = git_dir
-        self._packs: list[tuple[str, list[bytes], bytes]] | None = None  # (pack path, sorted names, idx data)
+        self._packs: list[tuple[str, memoryview]] | None = None  # (pack path, its index mapped)
         self._data: dict[str, memoryview] = {}
         self._left = MAX_INFLATED
         if read_inside(git_dir, "objects/info/alternates") is not None:
@@ -207,20 +211,27 @@ class Store:
         return found
 
     def _packed(self, name: bytes, depth: int) -> tuple[int, bytes]:
-        for pack, names, idx in self._indexes():
-            k = bisect_left(names, name)
-            if k < len(names) and names[k] == name:
-                return self._at(pack, _offset(idx, len(names), k), depth)
+        for pack, idx in self._indexes():
+            offset = _idx_offset(idx, name)
+            if offset is not None:
+                return self._at(pack, offset, depth)
         raise Unknown("missing object")  # a shallow or partial clone, or a corrupt store
 
-    def _indexes(self) -> list[tuple[str, list[bytes], bytes]]:
+    def _indexes(self) -> list[tuple[str, memoryview]]:
+        """Each pack's index, mapped (only the pages a lookup touches are read); more of them, or larger together,
+        than MAX_IDX_FILES and MAX_IDX_TOTAL is unknown."""
         if self._packs is None:
-            self._packs = []
             directory = os.path.join(self.git_dir, "objects", "pack")
             names = sorted(os.listdir(directory)) if os.path.isdir(directory) else []
-            for file in [n for n in names if n.endswith(".idx")][:64]:
-                idx = read_inside(self.git_dir, f"objects/pack/{file}") or b""
-                self._packs.append((f"objects/pack/{file[:-4]}.pack", _idx_names(idx), idx))
+            files = [n for n in names if n.endswith(".idx")]
+            if len(files) > MAX_IDX_FILES:
+                raise Unknown("packs")
+            packs, left = [], MAX_IDX_TOTAL
+            for file in files:
+                idx = self._mapped(f"objects/pack/{file}", left)
+                left -= len(idx)
+                packs.append((f"objects/pack/{file[:-4]}.pack", idx))
+            self._packs = packs
         return self._packs
 
     def _at(self, pack: str, offset: int, depth: int) -> tuple[int, bytes]:
@@ -259,19 +270,22 @@ class Store:
     def _pack_data(self, pack: str) -> memoryview:
         """The pack, mapped (its pages read as they are used)."""
         if pack not in self._data:
-            fd = open_inside(self.git_dir, pack, MAX_PACK)
-            if fd is None:
-                raise Unknown(pack)
-            try:
-                data = memoryview(mmap.mmap(fd, 0, access=mmap.ACCESS_READ))
-            except (OSError, ValueError) as error:
-                raise Unknown(pack) from error
-            finally:
-                os.close(fd)
+            data = self._mapped(pack, MAX_PACK)
             if bytes(data[:4]) != b"PACK" or struct.unpack_from(">I", data, 4)[0] not in (2, 3):
                 raise Unknown(pack)
             self._data[pack] = data
         return self._data[pack]
+
+    def _mapped(self, relative: str, limit: int) -> memoryview:
+        fd = open_inside(self.git_dir, relative, limit)
+        if fd is None:
+            raise Unknown(relative)
+        try:
+            return memoryview(mmap.mmap(fd, 0, access=mmap.ACCESS_READ))
+        except (OSError, ValueError) as error:
+            raise Unknown(relative) from error
+        finally:
+            os.close(fd)
 
 
 def _header(kind: int, body: bytes) -> bytes:
@@ -279,20 +293,31 @@ def _header(kind: int, body: bytes) -> bytes:
     return spelled + b" " + str(len(body)).encode() + b"\0"
 
 
-def _idx_names(idx: bytes) -> list[bytes]:
-    """A version 2 pack index's object names (sorted, as the format keeps them)."""
-    if len(idx) < 8 + 1024 or idx[:8] != b"\377tOc\0\0\0\2":
+def _idx_offset(idx: memoryview, name: bytes) -> int | None:
+    """Where a version 2 pack index puts an object in its pack (None: not in it), found without reading the
+    index whole: the fanout table bounds the names starting with the object's first byte, a binary search over
+    them finds it (gitformat-pack(5)). Names out of order at worst miss an object (unknown: missing); what is
+    found is checked against its content (Store.object)."""
+    if len(idx) < 8 + 1024 or bytes(idx[:8]) != b"\377tOc\0\0\0\2":
         raise Unknown("idx")
     count = struct.unpack_from(">I", idx, 8 + 255 * 4)[0]
     if 8 + 1024 + count * 28 > len(idx):
         raise Unknown("idx")
-    names = [idx[1032 + 20 * k : 1052 + 20 * k] for k in range(count)]
-    if any(a >= b for a, b in pairwise(names)):
+    first = name[0]
+    low = struct.unpack_from(">I", idx, 8 + (first - 1) * 4)[0] if first else 0
+    high = struct.unpack_from(">I", idx, 8 + first * 4)[0]
+    if not low <= high <= count:
         raise Unknown("idx")
-    return names
+    while low < high:
+        middle = (low + high) // 2
+        found = bytes(idx[1032 + 20 * middle : 1052 + 20 * middle])
+        if found == name:
+            return _offset(idx, count, middle)
+        low, high = (middle + 1, high) if found < name else (low, middle)
+    return None
 
 
-def _offset(idx: bytes, count: int, k: int) -> int:
+def _offset(idx: memoryview, count: int, k: int) -> int:
     small = 1032 + count * 24 + 4 * k  # after the names and their CRCs
     (value,) = struct.unpack_from(">I", idx, small)
     if not value & 0x80000000:

@@ -17,6 +17,7 @@ from hookd.enrich.effects.words import (
     _dynamic,
     _fixed_place,
 )
+from hookd.enrich.effects.worktree import Readings
 from hookd.enrich.facts import arg_class, tree_of, under
 from hookd.enrich.paths import has_glob
 
@@ -68,7 +69,7 @@ class Ledger:
     __slots__ = (
         "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
         "previous",
-        "printed", "printing", "produced", "project", "read_listing", "spared", "stash_back", "stashed",
+        "printed", "printing", "produced", "project", "read_listing", "readings", "spared", "stash_back", "stashed",
         "tree_touched", "trees", "unordered",
     )  # fmt: skip
 
@@ -93,6 +94,7 @@ class Ledger:
         self.tree_touched = False  # a command earlier on the line may have changed a repository's index or files
         self.unordered = False  # the commands being walked may run again, or alongside others (loops, `&`, `|`)
         self.spared: list[dict[str, Any]] = []  # discards found to lose nothing, walked while `unordered`
+        self.readings = Readings()  # what the line's discards read of their repositories: once, and bounded
         self.git_config: dict[str, str] = {}  # `git config alias.x VALUE` earlier on the line: git's later commands
         self.descriptors: dict[int, Mapping[str, Any]] = {}  # fd -> the file a redirect opened on it (`exec 7<F`)
 

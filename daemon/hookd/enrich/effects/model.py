@@ -472,16 +472,22 @@ class EffectModel:
         self.files.files(program, parsed, argv, name, view, place)
 
 
-_KEEPS_FILES = frozenset({"read", "list", "fork"})
-
-
 def _may_change_tree(view: CommandView, done: list[dict[str, Any]], follow: Followups) -> bool:
-    """A command that may change files (of a repository's work tree or index): one with an effect other than a
-    read, one that runs more code, or a program the catalogue does not know (what it does is not modelled)."""
-    if follow.scripts or follow.code or any(e["op"] not in _KEEPS_FILES for e in done):
+    """A command after which a repository's work tree or index may be other than the disk shows before it: any
+    but a builtin that returns at once (`_AT_ONCE`), given no file to open and no wrapper. One that writes or runs
+    more code may change files; any other may block or wait (`sleep 900; git reset --hard`, `read x`, `cat fifo`,
+    `flock l true`): the discard runs when the person may have edited the files since."""
+    if follow.scripts or follow.code or done or view.peeled:  # (a FIFO blocks whoever opens it: `: < fifo`)
         return True
-    known = view.name in _NOTHING or catalogue().get(view.name) is not None
-    return bool(view.argv) and not known
+    return bool(view.argv) and not (view.name in _AT_ONCE and system_program(view.argv[0]) == view.name)  # `./echo`
+
+
+# bash(1) "SHELL BUILTIN COMMANDS" that neither read input nor wait on anything (not `read`, `wait`, `sleep`)
+_AT_ONCE = frozenset(
+    {":", "true", "false", "echo", "printf", "test", "[", "[[", "pwd", "cd", "pushd", "popd", "export", "unset",
+     "local", "declare", "typeset", "readonly", "set", "shift", "let", "shopt", "umask", "alias", "unalias", "type",
+     "hash", "getopts"}
+)  # fmt: skip
 
 
 def _planted_library(ledger: Ledger, placed: Mapping[str, Any]) -> bool:

@@ -27,13 +27,17 @@ import struct
 
 from hookd.enrich.effects.gitstore import Store, Unknown, head_tree, read_inside, tree_files
 
-__all__ = ["Unknown", "nothing_uncommitted", "repository_of", "tracked", "untracked_below"]
+__all__ = ["Readings", "Unknown", "nothing_uncommitted", "repository_of", "tracked", "untracked_below"]
 
 MAX_INDEX = 32 * 1024 * 1024  # an index past this is not read (unknown)
 MAX_HASHED = 8 * 1024 * 1024  # a work-tree file hashed when its stat data does not settle it
 MAX_ENTRIES = 20_000  # (a decision walks each: ~15 µs an entry, so this bounds one at ~0.3 s of the event loop)
-MAX_HASHED_TOTAL = 64 * 1024 * 1024  # every file one judgement hashes, together
+MAX_HASHED_TOTAL = 64 * 1024 * 1024  # every file one line's readings hash, together
+MAX_HASHED_FILES = 1_000  # (~45 µs each, opened, read and hashed: ~50 ms)
 MAX_WALK = 5_000  # entries of the work tree looked at for untracked files
+MAX_LINE_WORK = 3 * MAX_ENTRIES  # index entries, HEAD's files, entries looked at or walked: one line's, together
+MAX_READINGS = 8  # answers one line computes (each repository and tree once)
+MAX_REPOSITORIES = 2  # git directories one line reads
 _HEADER = struct.Struct(">4sII")
 _ENTRY = struct.Struct(">IIIIIIIIII20sH")  # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size, sha-1, flags
 _EXTENDED, _STAGE, _NAME_MASK = 0x4000, 0x3000, 0x0FFF
@@ -57,18 +61,20 @@ def repository_of(path: str) -> tuple[str, str] | None:
         here = parent
 
 
-Entry = tuple[int, int, int, int, bytes]  # mode, size, mtime s, mtime ns, object name
+# mode, size, mtime s, mtime ns, object name, and the rest of the stat data git compares: ctime s and ns, device,
+# inode, uid, gid (each as the index keeps it, its low 32 bits)
+Entry = tuple[int, int, int, int, bytes, tuple[int, int, int, int, int, int]]
 
 
-def tracked(git_dir: str) -> dict[str, Entry]:
-    """The index's entries: path (relative, `/`-separated) -> (mode, size, mtime s, mtime ns, object name)."""
+def tracked(git_dir: str, limit: int = MAX_ENTRIES) -> dict[str, Entry]:
+    """The index's entries (at most `limit`): path (relative, `/`-separated) -> Entry."""
     _plain_repository(git_dir)
     data = read_inside(git_dir, "index", MAX_INDEX)
     if data is None:
         return {}  # no index: nothing was ever added
     if len(data) < _HEADER.size + 20 or hashlib.sha1(data[:-20]).digest() != data[-20:]:
         raise Unknown("index")
-    entries, at = _entries(data)
+    entries, at = _entries(data, min(limit, MAX_ENTRIES))
     _extensions(data, at)
     return entries
 
@@ -82,9 +88,9 @@ def _plain_repository(git_dir: str) -> None:
         raise Unknown(git_dir)
 
 
-def _entries(data: bytes) -> tuple[dict[str, Entry], int]:
+def _entries(data: bytes, limit: int) -> tuple[dict[str, Entry], int]:
     signature, version, count = _HEADER.unpack_from(data)
-    if signature != b"DIRC" or version not in (2, 3, 4) or count > MAX_ENTRIES:
+    if signature != b"DIRC" or version not in (2, 3, 4) or count > limit:
         raise Unknown("index")
     entries: dict[str, Entry] = {}
     at, previous, end_of_entries = _HEADER.size, b"", len(data) - 20
@@ -117,7 +123,8 @@ def _entries(data: bytes) -> tuple[dict[str, Entry], int]:
             raise Unknown("index")  # git keeps the entries sorted, each path once
         previous = name
         path = name.decode("utf-8", "surrogateescape")
-        entries[path] = (mode, fields[9], fields[2], fields[3], fields[10])
+        entries[path] = (mode, fields[9], fields[2], fields[3], fields[10],
+                         (fields[0], fields[1], fields[4], fields[5], fields[7], fields[8]))  # fmt: skip
     return entries, at
 
 
@@ -147,21 +154,106 @@ def _extensions(data: bytes, at: int) -> None:
         at += 8 + size
 
 
+class Readings:
+    """One line's readings of the repositories its discards work in (issue 26's review: a line repeating a discard
+    read the repository each time, on the daemon's event loop). Each git directory's index and HEAD's files are
+    read once, each answer kept for the same git directory and tree, and the work of the whole line is bounded:
+    entries read, looked at on disk or walked (MAX_LINE_WORK), files and bytes hashed (MAX_HASHED_FILES,
+    MAX_HASHED_TOTAL), repositories
+    (MAX_REPOSITORIES) and answers (MAX_READINGS). Past any bound the reading is unknown: a loss."""
+
+    __slots__ = ("_answers", "_committed", "_entries", "_hashed", "_readings", "_work")
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple[str, str, str], bool] = {}
+        self._entries: dict[str, tuple[dict[str, Entry], int]] = {}  # git dir -> (index entries, when written)
+        self._committed: dict[str, dict[str, tuple[int, bytes]]] = {}  # git dir -> HEAD's files
+        self._work = MAX_LINE_WORK
+        self._readings = MAX_READINGS
+        self._hashed = [0, 0]  # bytes, files
+
+    def nothing(self, asked: str, top: str, git_dir: str, below: str) -> bool:
+        """Nothing `asked` ("uncommitted", "untracked") below `below`, answered once a line for the same git
+        directory and tree; a reading that raised stays a loss."""
+        key = (os.path.abspath(git_dir), os.path.abspath(below), asked)
+        if key in self._answers:
+            return self._answers[key]
+        self._readings -= 1
+        if self._readings < 0:
+            raise Unknown("readings")
+        self._answers[key] = False
+        if asked == "uncommitted":
+            self._answers[key] = self.nothing_uncommitted(top, git_dir, below)
+        else:
+            self._answers[key] = not self.untracked_below(top, git_dir, below)
+        return self._answers[key]
+
+    def _spend(self, work: int) -> None:
+        self._work -= work
+        if self._work < 0:
+            raise Unknown("work")
+
+    def tracked(self, git_dir: str) -> tuple[dict[str, Entry], int]:
+        """The index's entries and when the index was written (0: no index), read once a line."""
+        if git_dir not in self._entries:
+            if len(self._entries) >= MAX_REPOSITORIES:
+                raise Unknown(git_dir)
+            entries = tracked(git_dir, self._work)
+            self._spend(len(entries))
+            stamp = os.stat(os.path.join(git_dir, "index")).st_mtime_ns if entries else 0
+            self._entries[git_dir] = (entries, stamp)
+        return self._entries[git_dir]
+
+    def committed(self, git_dir: str) -> dict[str, tuple[int, bytes]]:
+        if git_dir not in self._committed:
+            files = tree_files(Store(git_dir), head_tree(git_dir), self._work)
+            self._spend(len(files))
+            self._committed[git_dir] = files
+        return self._committed[git_dir]
+
+    def nothing_uncommitted(self, top: str, git_dir: str, below: str) -> bool:
+        """No tracked file below `below` (a directory of the work tree `top`, or `top` itself) differs from the
+        index, and no entry of the index below it differs from HEAD's tree: nothing a discard there would lose
+        but untracked files."""
+        entries, stamp = self.tracked(git_dir)
+        prefix = _relative(top, below)
+        mine = {name: entry for name, entry in entries.items() if _below(name, prefix)}
+        committed = {name: file for name, file in self.committed(git_dir).items() if _below(name, prefix)}
+        if {name: (entry[0], entry[4]) for name, entry in mine.items()} != committed:
+            return False  # staged: the index is not HEAD's tree
+        self._spend(len(mine))
+        safe: dict[str, bool] = {}
+        return all(_same(top, name, entry, (stamp, self._hashed), safe) for name, entry in mine.items())
+
+    def untracked_below(self, top: str, git_dir: str, below: str) -> bool:
+        """Whether the work tree below `below` holds a file, link or nested repository the index does not hold."""
+        names = self.tracked(git_dir)[0]
+        seen = 0
+        for directory, subdirs, files in os.walk(below):
+            if os.path.abspath(directory) == os.path.abspath(top):
+                subdirs[:] = [d for d in subdirs if d != ".git"]
+            seen += len(subdirs) + len(files)
+            if seen > MAX_WALK:
+                raise Unknown(below)
+            self._spend(len(subdirs) + len(files))
+            for sub in [d for d in subdirs if os.path.islink(os.path.join(directory, d))]:
+                if _relative(top, os.path.join(directory, sub)) not in names:
+                    return True  # a link to a directory is one untracked file
+            if any(os.path.exists(os.path.join(directory, d, ".git")) for d in subdirs):
+                return True  # a nested repository
+            if any(_relative(top, os.path.join(directory, f)) not in names for f in files):
+                return True
+        return False
+
+
 def nothing_uncommitted(top: str, git_dir: str, below: str) -> bool:
-    """No tracked file below `below` (a directory of the work tree `top`, or `top` itself) differs from the
-    index, and no entry of the index below it differs from HEAD's tree: nothing a discard there would lose
-    but untracked files."""
-    entries = tracked(git_dir)
-    prefix = _relative(top, below)
-    mine = {name: entry for name, entry in entries.items() if _below(name, prefix)}
-    committed = {name: file for name, file in tree_files(Store(git_dir), head_tree(git_dir)).items()
-                 if _below(name, prefix)}  # fmt: skip
-    if {name: (entry[0], entry[4]) for name, entry in mine.items()} != committed:
-        return False  # staged: the index is not HEAD's tree
-    stamp = os.stat(os.path.join(git_dir, "index")).st_mtime_ns if entries else 0
-    safe: dict[str, bool] = {}
-    hashed = [0]
-    return all(_same(top, name, entry, (stamp, hashed), safe) for name, entry in mine.items())
+    """Readings.nothing_uncommitted, read alone."""
+    return Readings().nothing_uncommitted(top, git_dir, below)
+
+
+def untracked_below(top: str, git_dir: str, below: str) -> bool:
+    """Readings.untracked_below, read alone."""
+    return Readings().untracked_below(top, git_dir, below)
 
 
 def _below(name: str, prefix: str) -> bool:
@@ -170,8 +262,9 @@ def _below(name: str, prefix: str) -> bool:
 
 def _same(top: str, name: str, entry: Entry, index: tuple[int, list[int]], safe: dict[str, bool]) -> bool:
     """The file as the index recorded it: by its stat data when that settles it, else by its content (`index`:
-    when the index was written, and the bytes hashed so far, bounded together by MAX_HASHED_TOTAL)."""
-    mode, size, mtime_s, mtime_ns, blob = entry
+    when the index was written, and the bytes and files hashed so far, bounded by MAX_HASHED_TOTAL and
+    MAX_HASHED_FILES)."""
+    mode, size, _, _, blob, _ = entry
     written, hashed = index
     if not _no_link_above(top, name, safe):
         return False  # git does not look through a linked directory: the entry is gone from the work tree
@@ -185,14 +278,30 @@ def _same(top: str, name: str, entry: Entry, index: tuple[int, list[int]], safe:
         return False
     if found.st_size & 0xFFFFFFFF != size:
         return False
-    on_disk = found.st_mtime_ns
-    stamped = on_disk // 1_000_000_000 == mtime_s and (not mtime_ns or on_disk % 1_000_000_000 == mtime_ns)
-    if stamped and written and on_disk < written - 1_000_000_000:
+    if _stat_matches(found, entry) and written and found.st_mtime_ns < written - 1_000_000_000:
         return True  # written before the index, and not since: git trusts the stat data too
     hashed[0] += found.st_size
-    if hashed[0] > MAX_HASHED_TOTAL:
+    hashed[1] += 1
+    if hashed[0] > MAX_HASHED_TOTAL or hashed[1] > MAX_HASHED_FILES:
         raise Unknown(path)  # every file made racy (`touch`) would be read whole: the work stays bounded
     return _content(path, kind, found.st_size) == blob
+
+
+def _stat_matches(found: os.stat_result, entry: Entry) -> bool:
+    """The stat data git's check compares (read-cache.c, match_stat_data) as the index recorded it: the times
+    of the last modification and of the last status change (which `touch -d` putting an mtime back cannot set
+    back), the device, inode, owner and group; the index keeps each in 32 bits, a time's nanoseconds 0 when
+    the system gave none."""
+    _, _, mtime_s, mtime_ns, _, (ctime_s, ctime_ns, dev, ino, uid, gid) = entry
+    low, second = 0xFFFFFFFF, 1_000_000_000
+    mtime, ctime = found.st_mtime_ns, found.st_ctime_ns
+    return (
+        (mtime // second) & low == mtime_s
+        and (not mtime_ns or mtime % second == mtime_ns)
+        and (ctime // second) & low == ctime_s
+        and (not ctime_ns or ctime % second == ctime_ns)
+        and (found.st_dev & low, found.st_ino & low, found.st_uid & low, found.st_gid & low) == (dev, ino, uid, gid)
+    )
 
 
 def _content(path: str, kind: int, size: int) -> bytes:
@@ -220,26 +329,6 @@ def _no_link_above(top: str, name: str, safe: dict[str, bool]) -> bool:
     if parent not in safe:
         safe[parent] = _no_link_above(top, parent, safe) and not os.path.islink(os.path.join(top, parent))
     return safe[parent]
-
-
-def untracked_below(top: str, git_dir: str, below: str) -> bool:
-    """Whether the work tree below `below` holds a file, link or nested repository the index does not hold."""
-    names = set(tracked(git_dir))
-    seen = 0
-    for directory, subdirs, files in os.walk(below):
-        if os.path.abspath(directory) == os.path.abspath(top):
-            subdirs[:] = [d for d in subdirs if d != ".git"]
-        seen += len(subdirs) + len(files)
-        if seen > MAX_WALK:
-            raise Unknown(below)
-        for sub in [d for d in subdirs if os.path.islink(os.path.join(directory, d))]:
-            if _relative(top, os.path.join(directory, sub)) not in names:
-                return True  # a link to a directory is one untracked file
-        if any(os.path.exists(os.path.join(directory, d, ".git")) for d in subdirs):
-            return True  # a nested repository
-        if any(_relative(top, os.path.join(directory, f)) not in names for f in files):
-            return True
-    return False
 
 
 def _relative(top: str, path: str) -> str:

@@ -26,8 +26,10 @@ def analyse_shell(
     command: str, *, home: str, base_dir: str, project_dir: str, max_depth: int = 4
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """`input.shell` for `command` and its effects (`input.effects`, hookd.enrich.effects). Never raises."""
+    readings = None
     try:
         builder = _Builder(home=home, project_dir=project_dir, max_depth=max_depth)
+        readings = builder.model.ledger.readings
         builder.model.ledger.unordered = out_of_order(command)
         start = _Cwd(builder.state.resolver.absolute(base_dir or project_dir, project_dir))
         builder.run_script(command, 0, start, False)
@@ -46,6 +48,8 @@ def analyse_shell(
         model: EffectModel | None = None
         try:
             fallback = _Builder(home=home, project_dir=project_dir, max_depth=0)
+            if readings is not None:  # the line's repositories, read and bounded once whichever walk reads them
+                fallback.model.ledger.readings = readings
             fallback.model.ledger.unordered = True
             unknown = _Cwd(fallback.state.resolver.project, known=False)
             fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
