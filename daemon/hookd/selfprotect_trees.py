@@ -23,13 +23,16 @@ def written_trees(effects: Sequence[Mapping[str, Any]], cwd: str) -> list[str]:
 
 
 def start_dirs(commands: Sequence[Mapping[str, Any]], cwd: str) -> list[str]:
-    """The directory each command runs in, as the line's `cd` and `pushd` leave it (their operand resolved)."""
+    """The directory each command runs in, as the shell's analysis gives it (`cwd`: after `cd`, `pushd`, a
+    subshell's `cd`, `env -C DIR`, `sudo -D DIR`, whatever launchers stand in front); for a command without one,
+    as the line's `cd` and `pushd` leave it (their operand resolved)."""
     dirs: list[str] = []
     for command in commands:
         args = command.get("args")
         if command.get("name") in _CHANGES_DIR and isinstance(args, list) and args and isinstance(args[0], dict):
             cwd = str(args[0].get("path") or cwd)
-        dirs.append(cwd)
+        given = command.get("cwd")
+        dirs.append(given if isinstance(given, str) and given else cwd)
     return dirs
 
 
