@@ -53,7 +53,7 @@ def test_an_agent_started_elsewhere_is_not(line: str) -> None:
 def test_the_shell_gives_each_command_its_directory() -> None:
     line = "env -C /srv/a ls && cd /srv/b && ls && sudo -D /srv/c true"
     shell, _ = analyse_shell(line, home=HOME, base_dir=PROJECT, project_dir=PROJECT)
-    assert [c["cwd"] for c in shell["commands"]] == ["/srv/a", PROJECT, "/srv/b", "/srv/c"]
+    assert [c.get("cwd", PROJECT) for c in shell["commands"]] == ["/srv/a", PROJECT, "/srv/b", "/srv/c"]
 
 
 def test_a_clone_entered_with_env_dash_c_is_denied(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from hookd.enrich.effects.languages import follow_code
         "SELECT '--'; DROP TABLE users",
         "SELECT '/*'; DROP TABLE users; SELECT '*/'",
         "SELECT 'it''s /*'; TRUNCATE orders; SELECT '*/'",  # a doubled quote stays inside the literal
-        "SELECT \"--\"; DROP TABLE users",
+        'SELECT "--"; DROP TABLE users',
         "SELECT $$ -- $$; DROP TABLE users",  # PostgreSQL's dollar quotes
         "SELECT $q$ /* $q$; DROP TABLE users; SELECT $q$ */ $q$",
         "SELECT E'\\'--'; DROP TABLE users",  # an escape string's backslash keeps the quote inside

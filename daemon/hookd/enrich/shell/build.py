@@ -320,7 +320,7 @@ class _Builder:
             "depth": depth,
             "redirects": redirects,
             "args": self.state.args(operands(argv), cwd),
-            "cwd": cwd.path if cwd.known else "",  # where it runs: after `cd`, `env -C`, `sudo -D` ("" not known)
+            "cwd": cwd.path if cwd.known else "",  # after `cd`, `env -C`, `sudo -D` (analysis keeps another one)
         }
         self.commands.append(command)
         made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs} if simple.subs else set()
