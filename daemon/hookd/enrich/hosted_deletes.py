@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookd.enrich.effects.fetches import loopback
-from hookd.enrich.tool_args import _DELETE, _PATH_WORDS, words
+from hookd.enrich.tool_args import _DELETE, _PATH_WORDS, _WORD, words
 from hookd.types import JSON
 
 _VERBS = _DELETE | {"destroy", "drop", "terminate"}
@@ -54,10 +54,11 @@ _SERVER_WORDS = frozenset({"host", "hostname", "server", "url", "uri", "address"
 
 def hosted_deletes(tool: str, tool_input: Mapping[str, Any]) -> list[dict[str, JSON]]:
     """The `delete` of a hosted resource with everything in it that a server's tool makes (see the module doc)."""
-    named = words(tool.rpartition("__")[2])  # the tool's own name, not its server's (`mcp__db__drop_index`)
+    own = tool.rpartition("__")[2]  # the tool's own name, not its server's (`mcp__db__drop_index`)
+    named = words(own)
     if any(words(arg) & _PATH_WORDS for arg in tool_input) or _on_this_machine(tool_input):
         return []
-    if not (_takes_everything(named) or (named & _VERBS and _flagged(named, tool_input))):
+    if not (_takes_everything(own) or (named & _VERBS and _flagged(named, tool_input))):
         return []
     name = next((v for a, v in tool_input.items() if isinstance(v, str) and v and not words(a) & _SERVER_WORDS), "")
     return [
@@ -66,15 +67,20 @@ def hosted_deletes(tool: str, tool_input: Mapping[str, Any]) -> list[dict[str, J
     ]  # fmt: skip
 
 
-def _takes_everything(named: frozenset[str]) -> bool:
+def _takes_everything(tool: str) -> bool:
     """The verb alone takes what the name names whole: a store (not a bucket) deleted or dropped, a table dropped,
-    a store emptied or flushed."""
-    stores = named & (_STORES - _BUCKETS)
+    a store emptied or flushed. What it acts on is the name's last word that is not a verb (`remove_project_member`
+    acts on a member, `namespaces_delete` on namespaces); an emptying verb leads the name (`empty_bucket`, `flushall`;
+    not `check_if_empty`)."""
+    ordered = [w.lower() for w in _WORD.findall(tool)]
+    verbs = _VERBS | _EMPTIES | {"flush"}
+    acted_on = next((w for w in reversed(ordered) if w not in verbs), "")
+    named = set(ordered)
     return bool(
-        (named & _VERBS and stores)
-        or ("drop" in named and named & _ROWS)
-        or named & _EMPTIES
-        or ("flush" in named and named & _FLUSHED)
+        (named & _VERBS and acted_on in _STORES - _BUCKETS)
+        or ("drop" in named and acted_on in _ROWS)
+        or (ordered[:1] and ordered[0] in _EMPTIES)
+        or ("flush" in named and (acted_on in _FLUSHED or not acted_on))
     )
 
 

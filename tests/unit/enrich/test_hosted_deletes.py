@@ -25,6 +25,8 @@ from hookd.enrich.hosted_deletes import hosted_deletes, truthy
         ("mcp__mongo__drop_collection", {"collection": "orders"}),
         ("mcp__bq__delete_dataset", {"dataset": "analytics"}),
         ("mcp__db__truncate_table", {"table": "audit_log"}),
+        ("mcp__k8s__namespaces_delete", {"name": "staging"}),
+        ("mcp__cache__flush", {"server": "cache.prod.example.com:6379"}),
     ],
 )
 def test_a_verb_that_takes_everything_is_a_hosted_delete(tool: str, tool_input: dict[str, Any]) -> None:
@@ -45,6 +47,8 @@ def test_a_verb_that_takes_everything_is_a_hosted_delete(tool: str, tool_input: 
         ("mcp__db__drop_index", {"index": "orders_by_date"}),
         ("mcp__fs__empty_directory", {"path": "build"}),
         ("mcp__s3__list_buckets", {"all": "true"}),
+        ("mcp__gitlab__remove_project_member", {"project": "acme/api", "user": "bob"}),
+        ("mcp__checks__check_if_empty", {"queue": "jobs"}),
     ],
 )
 def test_one_thing_removed_or_a_local_server_is_no_hosted_delete(tool: str, tool_input: dict[str, Any]) -> None:
