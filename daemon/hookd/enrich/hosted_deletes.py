@@ -28,6 +28,7 @@ on a local server, left to the everyday."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -46,7 +47,8 @@ _STORES = _BUCKETS | frozenset({
     "namespaces", "project", "projects", "repository", "repositories", "repo", "repos",
 })  # fmt: skip
 _ROWS = frozenset({"table", "tables", "collection", "collections"})  # dropped, every row or document goes
-_EMPTIES = frozenset({"empty", "truncate", "wipe", "flushall", "flushdb"})  # verbs that take every item
+_EMPTIES = frozenset({"empty", "truncate", "wipe"})  # verbs that take every item of what they name
+_FLUSHES = frozenset({"flushall", "flushdb"})  # Redis's: every key of every database, of the selected one
 _FLUSHED = _STORES | frozenset({"all", "keys", "cache"})  # `flush` of one of these: every key of it
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
 _SERVER_WORDS = frozenset({"host", "hostname", "server", "url", "uri", "address", "endpoint"})
@@ -69,18 +71,20 @@ def hosted_deletes(tool: str, tool_input: Mapping[str, Any]) -> list[dict[str, J
 
 def _takes_everything(tool: str) -> bool:
     """The verb alone takes what the name names whole: a store (not a bucket) deleted or dropped, a table dropped,
-    a store emptied or flushed. What it acts on is the name's last word that is not a verb (`remove_project_member`
-    acts on a member, `namespaces_delete` on namespaces); an emptying verb leads the name (`empty_bucket`, `flushall`;
-    not `check_if_empty`)."""
+    a store emptied or flushed. What a delete acts on is the name's last word that is no verb
+    (`remove_project_member` acts on a member, `namespaces_delete` on namespaces); what an emptying verb acts on is
+    the word after it (`empty_bucket`, `mcp_s3_truncate_table`; not `check_if_empty`); `flushall`, `flushdb` name
+    both."""
     ordered = [w.lower() for w in _WORD.findall(tool)]
-    verbs = _VERBS | _EMPTIES | {"flush"}
-    acted_on = next((w for w in reversed(ordered) if w not in verbs), "")
+    acted_on = next((w for w in reversed(ordered) if w not in _VERBS | _EMPTIES | {"flush"}), "")
+    emptied = {after for verb, after in pairwise(ordered) if verb in _EMPTIES}
     named = set(ordered)
     return bool(
         (named & _VERBS and acted_on in _STORES - _BUCKETS)
         or ("drop" in named and acted_on in _ROWS)
-        or (ordered[:1] and ordered[0] in _EMPTIES)
-        or ("flush" in named and (acted_on in _FLUSHED or not acted_on))
+        or emptied & (_STORES | _ROWS | _FLUSHED)
+        or named & _FLUSHES
+        or ("flush" in named and acted_on in _FLUSHED)
     )
 
 

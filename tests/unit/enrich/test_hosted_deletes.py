@@ -26,7 +26,9 @@ from hookd.enrich.hosted_deletes import hosted_deletes, truthy
         ("mcp__bq__delete_dataset", {"dataset": "analytics"}),
         ("mcp__db__truncate_table", {"table": "audit_log"}),
         ("mcp__k8s__namespaces_delete", {"name": "staging"}),
-        ("mcp__cache__flush", {"server": "cache.prod.example.com:6379"}),
+        ("mcp__cache__flush_db", {"server": "cache.prod.example.com:6379"}),
+        ("mcp_s3_empty_bucket", {"bucket": "backups"}),  # Gemini's names: the server's words before the tool's
+        ("mcp_redis_flushall", {}),
     ],
 )
 def test_a_verb_that_takes_everything_is_a_hosted_delete(tool: str, tool_input: dict[str, Any]) -> None:
