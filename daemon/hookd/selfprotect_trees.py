@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_CHANGES_DIR = frozenset({"cd", "pushd"})
-
 
 def written_trees(effects: Sequence[Mapping[str, Any]], cwd: str) -> list[str]:
     """The directories the line writes whole (a clone's, a worktree's, an extraction's), but the session's own
@@ -23,14 +21,10 @@ def written_trees(effects: Sequence[Mapping[str, Any]], cwd: str) -> list[str]:
 
 
 def start_dirs(commands: Sequence[Mapping[str, Any]], cwd: str) -> list[str]:
-    """The directory each command runs in, as the line's `cd` and `pushd` leave it (their operand resolved)."""
-    dirs: list[str] = []
-    for command in commands:
-        args = command.get("args")
-        if command.get("name") in _CHANGES_DIR and isinstance(args, list) and args and isinstance(args[0], dict):
-            cwd = str(args[0].get("path") or cwd)
-        dirs.append(cwd)
-    return dirs
+    """The directory each command runs in, as the shell's analysis gives it (`cwd`: after `cd` or `pushd`, in a
+    subshell's `cd` only inside it, under `env -C DIR`, `sudo -D DIR`, whatever launchers stand in front; none
+    given, the line's own)."""
+    return [str(command.get("cwd") or cwd) for command in commands]
 
 
 def started_in_written(start_dir: str, trees: Sequence[str]) -> str:

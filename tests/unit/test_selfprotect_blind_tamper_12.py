@@ -170,7 +170,7 @@ def test_an_archives_members_landing_on_an_agents_settings_are_denied(line: str,
 @pytest.mark.parametrize(
     "line",
     [
-        "tar -xzf ~/Downloads/dots.tar.gz -C ~",
+        "tar -xzf ~/Downloads/dots.tar.gz -C ~/unpacked",  # into the home itself: tree-over-home asks
         "unzip -o ~/Downloads/dots.zip -d ~/unpacked",
         "unzip -l ~/Downloads/dots.zip",
     ],

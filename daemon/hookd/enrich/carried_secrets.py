@@ -60,7 +60,14 @@ _CANDIDATE = re.compile(rf"[A-Za-z0-9+=_~-]{{{MIN_VALUE},}}")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
 # hex and base32 alphabets are inside base64's: their runs are looked for only inside the base64 runs found
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
-_BASE32_RUN = re.compile(r"[A-Z2-7]{24,}=*")
+_BASE32_RUN = re.compile(r"[A-Za-z2-7]{24,}=*")  # decoders read either case (Python's casefold, RFC 4648 §3.3)
+# What encoders put between the pieces of their output (compacted away before the search): a hex dump's offset
+# column (xxd's `00000000: `, hexdump -C's `00000000  `), hex bytes in groups (`7a54 3470`, `7a:54`, `0x7a, 0x54`,
+# `\x7a\x54`), and lines wrapped at a width (xxd -p's 60 columns, base64's and base32's 76)
+_DUMP_OFFSET = re.compile(r"[ \t]*[0-9a-fA-F]{6,8}(?::[ \t]*|[ \t]{2,})")
+_HEX_GROUPS = re.compile(r"(?:(?:0[xX]|\\x)?(?:[0-9a-fA-F]{2})+(?:[ \t,:;.-]{1,3}|$))+")
+_HEX_SEPARATORS = re.compile(r"0[xX]|\\x|[^0-9a-fA-F]")
+_WRAPPED_LINE = re.compile(r"[A-Za-z0-9+/=_-]+")
 _PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{40,}$", re.MULTILINE)
 _DOTENV = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
 _TOKEN_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
@@ -152,18 +159,42 @@ def _hex(run: str) -> list[bytes]:
 
 def _base32(run: str) -> list[bytes]:
     try:
-        return [base64.b32decode(run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 8))]
+        return [base64.b32decode(run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 8), casefold=True)]
     except (binascii.Error, ValueError):
         return []
 
 
+def compacted(text: str) -> str:
+    """The encoded runs of `text` with the separators their encoders put taken out, one run a line: hex bytes in
+    groups joined (a dump's offset column dropped, its text column ending the line's bytes), and consecutive lines
+    that are each one run of an encoding's alphabet (a wrapped output) joined. Linear in the text: each line is
+    matched once, from its start."""
+    hex_runs: list[str] = []
+    wrapped: list[str] = []
+    joining_hex = joining_wrapped = False
+    for line in text.splitlines():
+        offset = _DUMP_OFFSET.match(line)
+        body = line[offset.end() :] if offset else line.strip()
+        groups = _HEX_GROUPS.match(body)
+        if groups is not None and groups.end() > 0:
+            piece = _HEX_SEPARATORS.sub("", groups.group())
+            hex_runs[-1:] = [hex_runs[-1] + piece] if joining_hex and hex_runs else [*hex_runs[-1:], piece]
+        joining_hex = groups is not None and groups.end() > 0
+        stripped = line.strip()
+        whole = _WRAPPED_LINE.fullmatch(stripped) is not None
+        if whole:
+            wrapped[-1:] = [wrapped[-1] + stripped] if joining_wrapped and wrapped else [*wrapped[-1:], stripped]
+        joining_wrapped = whole
+    return "\n".join(hex_runs + wrapped)
+
+
 def _decoded(text: str) -> list[str]:
     """`text`, percent-decoded, and what its longest runs in each binary-to-text encoding decode to (a file or a
-    value sent encoded: base64 and base64url, hex, base32)."""
+    value sent encoded: base64 and base64url, hex, base32), in the text as written and compacted."""
     out = [text]
     if "%" in text:
         out.append(unquote(text))
-    runs = _longest(_BASE64_RUN, text)
+    runs = _longest(_BASE64_RUN, text) + _longest(_BASE64_RUN, compacted(text))
     raws = [raw for run in runs for raw in _base64(run)]
     raws += [raw for run in runs for part in _HEX_RUN.findall(run) for raw in _hex(part)]
     raws += [raw for run in runs for part in _BASE32_RUN.findall(run) for raw in _base32(part)]
@@ -195,7 +226,8 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     """Each credential store whose secret value the call's text carries: `{"file": store, "values": n}`."""
     given = carried_texts(event)
     whole = [{"file": _CI_SECRETS, "values": 0}] if any("secrets" in t and every_secret(t) for t in given) else []
-    texts = [t[:MAX_TEXT] for t in given if _may_hold_secret(t) or ("%" in t and _may_hold_secret(unquote(t)))]
+    texts = [t[:MAX_TEXT] for t in given if _may_hold_secret(t) or _may_hold_secret(compacted(t[:MAX_TEXT]))]
+    texts += [t[:MAX_TEXT] for t in given if "%" in t and t not in texts and _may_hold_secret(unquote(t))]
     if not texts:
         return whole
     home = event.facts.get("home")

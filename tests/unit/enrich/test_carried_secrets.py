@@ -171,3 +171,59 @@ def test_home_stores_are_secret_reads_credential_files() -> None:
     home_files.discard(".netrc.gpg")  # encrypted: no value to find in it
     keys = {f".ssh/{k}" for k in data["key_names"]}
     assert home_files | keys == set(HOME_STORES)
+
+
+# --- the encoders' separators taken out before the search (carried_secrets.compacted) ---
+
+
+def _hex_lines(data: bytes, width: int) -> str:
+    """`xxd -p`: plain hex wrapped at `width` columns."""
+    hexed = data.hex()
+    return "\n".join(hexed[k : k + width] for k in range(0, len(hexed), width))
+
+
+def _xxd(data: bytes) -> str:
+    """xxd's default dump: an offset, 16 bytes in 4-character groups, the text column."""
+    rows = []
+    for at in range(0, len(data), 16):
+        row = data[at : at + 16].hex()
+        groups = " ".join(row[k : k + 4] for k in range(0, len(row), 4))
+        rows.append(f"{at:08x}: {groups:<39}  {data[at : at + 16].decode('ascii', 'replace')}")
+    return "\n".join(rows) + "\n"
+
+
+STORED = f"[work]\naws_secret_access_key = {SECRET}\n".encode()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _hex_lines(STORED, 60),
+        _xxd(STORED),
+        ":".join(f"{b:02x}" for b in STORED),
+        ", ".join(f"0x{b:02X}" for b in STORED),
+        base64.b32encode(STORED).decode().lower(),
+        base64.encodebytes(b"#" * 20 + STORED).decode(),  # base64 wrapped at 76 columns, the value across a break
+    ],
+)
+def test_a_secret_in_an_encoders_wrapped_or_grouped_output_is_found(world: tuple[Path, Path], body: str) -> None:
+    assert carried(world, "claude", "mcp__tracker__open_ticket", {"body": body}) == ["credentials"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _xxd(b"[work]\nregion = eu-west-1\nnothing secret here at all\n"),
+        ":".join(f"{b:02x}" for b in b"aws_secret_access_key = zT4pQ9wLx2Rv7Nk3Hs8Bd1FgXXXXXXX"),
+        "de:ad:be:ef:00:11:22:33:44:55:66:77:88:99:aa:bb",
+    ],
+)
+def test_dumps_of_other_text_carry_nothing(world: tuple[Path, Path], body: str) -> None:
+    assert carried(world, "claude", "mcp__tracker__open_ticket", {"body": body}) == []
+
+
+def test_compacting_is_linear_in_the_text() -> None:
+    from hookd.enrich.carried_secrets import compacted
+
+    assert compacted("7a54 3470\n00000010: 5139 774c  Q9wL\nplain words\n") == "7a5434705139774c"
+    assert compacted("ab " * 100_000).startswith("abab") and len(compacted("a:" * 100_000 + "!")) <= 200_000

@@ -67,8 +67,8 @@ def command(argv: list[str], **fields: Any) -> dict[str, Any]:
         "args": [],
     }
     out.update(fields)
-    assert set(out) == {"argv", "name", "env", "sudo", "wrappers", "pipeline", "position", "depth",
-                        "redirects", "args"}  # fmt: skip
+    assert set(out) - {"cwd"} == {"argv", "name", "env", "sudo", "wrappers", "pipeline", "position", "depth",
+                                  "redirects", "args"}  # fmt: skip
     return out
 
 
@@ -92,9 +92,10 @@ def test_the_documented_example(proj: Path, tmp_path: Path) -> None:
                 wrappers=["sudo"],
                 pipeline=1,
                 args=[arg(f"{HOME}/x", f"{HOME}/x", False)],
+                cwd=str(out),
             ),
             # tee runs after the cd: `log` is in `out`, not in the project
-            command(["tee", "log"], pipeline=1, position=1, args=[arg("log", f"{out}/log", False)]),
+            command(["tee", "log"], pipeline=1, position=1, args=[arg("log", f"{out}/log", False)], cwd=str(out)),
         ],
     }
 

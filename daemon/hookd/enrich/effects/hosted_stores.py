@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from hookd.enrich.effects.ledger import Ledger
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.program import Program
-from hookd.enrich.hosted_deletes import _STORES, _VERBS, _WHOLE
+from hookd.enrich.hosted_words import _STORES, _VERBS, _WHOLE
 from hookd.enrich.tool_args import words
 
 # Stores beyond an MCP tool's names: a table of items, an SQL server's databases, a claim on a volume's data, a

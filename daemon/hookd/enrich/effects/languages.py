@@ -67,6 +67,7 @@ class _Language:
     runs: tuple[re.Pattern[str], ...]
     files: tuple[_FileCall, ...]
     inert: tuple[re.Pattern[str], ...]
+    lexers: tuple[re.Pattern[str], ...]  # a lexer's tokens: group `inert` a comment, the rest (strings) kept
     reaches: re.Pattern[str] | None
     tilde: bool  # its file calls read a leading `~` as the home directory (R's path.expand)
     calls: re.Pattern[str] | None  # a function call (group `name`): known only when the name is in `pure`
@@ -115,6 +116,7 @@ def _language(lang: str) -> _Language | None:
         runs=tuple(re.compile(pattern) for pattern in spec.get("runs", ())),
         files=tuple(_file_call(call, literal) for call in spec.get("files", ())),
         inert=tuple(re.compile(pattern) for pattern in (*spec.get("inert", ()), *_task_patterns(spec))),
+        lexers=tuple(re.compile(pattern) for pattern in spec.get("lexers", ())),
         reaches=re.compile(reaches) if reaches else None,
         tilde=bool(spec.get("expands_tilde", False)),
         calls=re.compile(calls) if calls else None,
@@ -171,6 +173,8 @@ def follow_code(lang: str, text: str) -> Followed:
         rest = pattern.sub(" ", rest)
     for pattern in language.inert:
         rest = pattern.sub(" ", rest)
+    if language.lexers:
+        rest = "\n;\n".join(_uncommented(lexer, rest) for lexer in language.lexers)
     files: list[str] = []
     for call in language.files:
         files.extend(_as_command(call, match, language.tilde) for match in call.pattern.finditer(rest))
@@ -181,6 +185,13 @@ def follow_code(lang: str, text: str) -> Followed:
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
+
+
+def _uncommented(lexer: re.Pattern[str], text: str) -> str:
+    """`text` with the comments one lexer reads taken out: its tokens are matched from left to right, so a comment
+    marker inside a string literal it reads stays text. Several lexers (databases that read the same text apart:
+    `1--1` is a comment in PostgreSQL, a subtraction in MySQL) each give their text, all of which is judged."""
+    return lexer.sub(lambda m: " " if m.group("inert") is not None else m.group(0), text)
 
 
 _UNROLLED = 16  # the items of a literal loop whose body is read once per item

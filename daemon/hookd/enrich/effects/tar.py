@@ -8,6 +8,8 @@ from typing import Any
 from hookd.enrich.effects.archive_members import archive_members
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import Parsed
+from hookd.enrich.facts import is_scratch, under
+from hookd.enrich.paths import has_glob
 
 
 def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place, name: str) -> None:
@@ -31,11 +33,14 @@ def tar_effects(model: Ledger, parsed: Parsed, operands: list[str], place: Place
         whole = model.add("write", place(directory or "."), name, recursive=True)
         for member in operands:  # `tar -C ~ -xf a.tar .codex/hooks.json`: that member lands below DIR
             model.add("write", place(_below(directory, member)), name, recursive=True, member=True)
-        if archive and not operands:  # `tar -C ~ -xf dots.tar`: every member the archive holds now
+        listed = False
+        if archive and archive != "-" and not operands:  # `tar -C ~ -xf dots.tar`: every member it holds now
             strip = next((v for o, v in parsed.options if o == "--strip-components" and v), "0")
             renamed = "--transform" in options or "--xform" in options or not strip.isdigit()
-            if listed_writes(model, place(archive), directory, 0 if renamed else int(strip), place, name):
-                whole["listed"] = True  # every name it writes is a member's write of its own (protected_paths)
+            listed = listed_writes(model, place(archive), directory, 0 if renamed else int(strip), place, name)
+            whole.update({"listed": True} if listed else {})  # each name it writes is a write of its own
+        if not listed and (not operands or any(has_glob(m) for m in operands)):
+            unread_members(model, directory, place, name)  # read from a pipe, not there, another format, a pattern
         if "--absolute-names" in options or (old_style and "P" in first):
             # members named `/…` or `../…` are written there, wherever that is (GNU tar strips them otherwise)
             model.add("write", {"raw": "<archive members>", "path": "", "in_project": False}, name, known=False)
@@ -87,30 +92,53 @@ def member_writes(model: Ledger, parsed: Parsed, spec: Mapping[str, Any], place:
     are (a subcommand that drops the members' paths, `7z e`, writes their last names there); listing, testing or
     printing them (unzip's `-l`, `-t`, `-v`, `-z`, `-Z`, `-p`, `-c`; 7z's other subcommands) writes nothing. With no
     directory named the whole current directory is written (`cd ~ && unzip A.zip`, `ar x`, `pax -r`, `cpio -i`); the
-    named one is written here under `directory_here` (cpio's -D, which also names where `-o` reads, has no op)."""
+    named one is written here under `directory_here` (cpio's -D, which also names where `-o` reads, has no op); an
+    operand may name it (`directory_operand`: `python -m tarfile -e A.tar DIR`)."""
     if not _extracts(parsed, spec):
         return
+    operands = list(parsed.operands)
     directory = next((v for o, v in parsed.options if o == spec["option"] and v), None)
+    if "directory_operand" in spec and len(operands) > int(spec["directory_operand"]):
+        directory = operands.pop(int(spec["directory_operand"]))  # `python -m tarfile -e A.tar DIR`
     if directory is None or spec.get("directory_here"):  # the members land there under names the line never shows
         model.add("write", place(directory or "."), name, recursive=True)
-    flat = parsed.operands[:1] and parsed.operands[0] in (spec.get("flat") or ())
+    flat = operands[:1] and operands[0] in (spec.get("flat") or ())
     after = int(spec.get("after", 1))
-    for member in parsed.operands[after:]:
+    for member in operands[after:]:
         landed = member.rstrip("/").rpartition("/")[2] if flat else member
         model.add("write", place(_below(directory, landed)), name, recursive=True, member=True)
-    if not flat and after and len(parsed.operands) == after:  # `unzip dots.zip -d ~`: every member it holds now
-        listed_writes(model, place(parsed.operands[after - 1]), directory, 0, place, name)
+    listed = False
+    if not flat and len(operands) == after and after:  # `unzip dots.zip -d ~`: every member the archive holds now
+        listed = listed_writes(model, place(operands[after - 1]), directory, 0, place, name)
+    if not listed and (len(operands) <= after or any(has_glob(m) for m in operands[after:])):
+        unread_members(model, directory, place, name)  # `cpio -i`, `pax -r` read a pipe; `unzip A.zip '*rc'`
 
 
 def listed_writes(
     model: Ledger, archive: Mapping[str, Any], directory: str | None, strip: int, place: Place, name: str
 ) -> bool:
     """Each member of an archive on disk now written below the extraction directory (`strip` leading components
-    dropped, GNU tar's `--strip-components`); one not there, too large or of another format adds nothing (the
-    directory stays written as a whole); whether the members were read."""
+    dropped, GNU tar's `--strip-components`); whether they were read (one not there, too large or of another
+    format adds nothing here: `unread_members`)."""
     members = archive_members(str(archive.get("path") or ""))
     for member in members or ():
         parts = [p for p in member.split("/") if p not in ("", ".")][strip:]
         if parts:
             model.add("write", place(_below(directory, "/".join(parts))), name, member=True)
     return members is not None
+
+
+def unread_members(model: Ledger, directory: str | None, place: Place, name: str) -> None:
+    """Members whose names hookd cannot read (an archive on a pipe, not there yet, compressed in a format not read
+    here, over the budget, or selected by a pattern): the directory's write becomes a write of unknown names below
+    it (`known: false`, asked unless that directory lies in the project or scratch space), as its own place says
+    nothing of the startup files and settings that may land below it."""
+    placed = place(directory or ".")
+    path = str(placed.get("path") or "")
+    where = "project" if under(path, model.project) else "scratch" if is_scratch(path + "/x") else "elsewhere"
+    unknown: dict[str, Any] = {"known": False, "members": "unread", **({"fixed": where} if path else {})}
+    written = [e for e in model.effects if e["op"] == "write" and e["recursive"] and e["path"] == path]
+    if path and written:
+        written[-1].update(unknown)
+    else:
+        model.add("write", placed, name, recursive=True, **unknown)

@@ -32,7 +32,11 @@ def analyse_shell(
         readings = builder.model.ledger.readings
         builder.model.ledger.unordered = out_of_order(command)
         start = _Cwd(builder.state.resolver.absolute(base_dir or project_dir, project_dir))
+        base = start.path  # (a `cd` moves `start` itself)
         builder.run_script(command, 0, start, False)
+        for walked in builder.commands:  # `cwd`: only a directory other than the line's own, and known
+            if walked.get("cwd") in ("", base):
+                del walked["cwd"]
         if (stopped := walked_too_far(builder.state)) is not None:  # the rest is not known: what runs, unknown code
             builder.fail(stopped)  # (callers that read the effects alone, a tool's command line, see it too)
             builder.model.ledger.add("exec", None, "sh", code={"lang": "sh", "text": ""}, known=False)
@@ -53,7 +57,7 @@ def analyse_shell(
             fallback.model.ledger.unordered = True
             unknown = _Cwd(fallback.state.resolver.project, known=False)
             fallback.walk(_fallback(command, home), 0, unknown, None, [], False)
-            commands, model = fallback.commands, fallback.model
+            commands, model = [{k: v for k, v in c.items() if k != "cwd"} for c in fallback.commands], fallback.model
         except Exception:
             commands = []
         shell = {"source": command, "parse_error": True, "error": _one_line(exc), "commands": commands}

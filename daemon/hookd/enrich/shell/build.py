@@ -320,14 +320,14 @@ class _Builder:
             "depth": depth,
             "redirects": redirects,
             "args": self.state.args(operands(argv), cwd),
+            "cwd": cwd.path if cwd.known else "",  # after `cd`, `env -C`, `sudo -D` (analysis keeps another one)
         }
         self.commands.append(command)
         made = {self.walk(sub, depth, cwd, None, [], sudo) for sub in simple.subs} if simple.subs else set()
         substituted = next((kind for kind in ("fetch", "decode") if kind in made), "") if made else ""
-        command_origin = (origin, substituted)
         self._fed = fed
         start = len(self.model.effects)
-        out = self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, command_origin)
+        out = self._after(command, simple, words, env, depth, cwd, (sudo, privileged), stdin, (origin, substituted))
         if found:  # `rm -r $(find d -name x)`: a change of what the search selects, as `find d -name x -exec rm`
             selected(self.model.effects, start, set(found.values()))
         return out

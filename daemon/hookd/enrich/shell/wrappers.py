@@ -65,7 +65,27 @@ _SUDO_LONG_ARG = frozenset(
 
 
 def _peel_sudo(argv: list[str], i: int, env: dict[str, str]) -> int | None:
-    return _take_assignments(argv, _skip_options(argv, i, "CDgpRrTtUu", _SUDO_LONG_ARG), env)
+    end = _skip_options(argv, i, "CDgpRrTtUu", _SUDO_LONG_ARG)
+    directory = _option_value(argv[i:end], "CDgpRrTtUu", "D", "chdir")
+    if directory is not None:  # `sudo -D DIR cmd`, `--chdir=DIR` (sudo(8)): cmd runs in DIR, as env -C's
+        env[CHDIR] = directory
+    return _take_assignments(argv, end, env)
+
+
+def _option_value(words: list[str], short_arg: str, letter: str, long: str) -> str | None:
+    """The value the last `-LETTER` or `--LONG` among a wrapper's option words gives, read as `_skip_options`
+    reads them (a letter of `short_arg` takes the rest of its cluster or the next word)."""
+    value: str | None = None
+    for k, word in enumerate(words):
+        if word.startswith(f"--{long}="):
+            value = word.partition("=")[2]
+        elif word == f"--{long}":
+            value = words[k + 1] if k + 1 < len(words) else ""
+        elif word[:1] == "-" and word[1:2] != "-":
+            at = next((j for j in range(1, len(word)) if word[j] in short_arg), 0)
+            if at and word[at] == letter:
+                value = word[at + 1 :] or (words[k + 1] if k + 1 < len(words) else "")
+    return value
 
 
 CHDIR = "-C"  # the key, in a command's env, of the directory a wrapper runs it in (no variable has this name)
