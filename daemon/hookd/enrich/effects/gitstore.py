@@ -243,7 +243,7 @@ class Store:
             raise Unknown("pack")
         kind, size, at = _pack_header(data, offset)
         if kind == _OFS_DELTA:
-            back, at = _ofs_varint(data, at)
+            back, at = offset_varint(data, at)
             if back <= 0 or back > offset:
                 raise Unknown("pack")
             base = self._at(pack, offset - back, depth + 1)
@@ -344,8 +344,9 @@ def _pack_header(data: memoryview, at: int) -> tuple[int, int, int]:
     return kind, size, at + 1
 
 
-def _ofs_varint(data: memoryview, at: int) -> tuple[int, int]:
-    """An OFS_DELTA's distance back to its base (each continuation adds one before shifting)."""
+def offset_varint(data: memoryview | bytes, at: int, what: str = "pack") -> tuple[int, int]:
+    """git's offset encoding (an OFS_DELTA's distance back to its base, the index v4 prefix length): each
+    continuation byte adds one before shifting."""
     byte = data[at]
     value = byte & 0x7F
     for _ in range(8):
@@ -354,7 +355,7 @@ def _ofs_varint(data: memoryview, at: int) -> tuple[int, int]:
         at += 1
         byte = data[at]
         value = ((value + 1) << 7) | (byte & 0x7F)
-    raise Unknown("pack")
+    raise Unknown(what)
 
 
 def _size_varint(delta: bytes, at: int) -> tuple[int, int]:

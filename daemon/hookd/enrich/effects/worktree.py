@@ -25,7 +25,7 @@ import os
 import stat
 import struct
 
-from hookd.enrich.effects.gitstore import Store, Unknown, head_tree, read_inside, tree_files
+from hookd.enrich.effects.gitstore import Store, Unknown, head_tree, offset_varint, read_inside, tree_files
 
 __all__ = ["Readings", "Unknown", "nothing_uncommitted", "repository_of", "tracked", "untracked_below"]
 
@@ -107,7 +107,7 @@ def _entries(data: bytes, limit: int) -> tuple[dict[str, Entry], int]:
         if flags & _STAGE or extended & (_SKIP_WORKTREE | _INTENT_TO_ADD) or mode in (_GITLINK, _SPARSE_DIR):
             raise Unknown("index")  # a conflict, a path kept out of the work tree, a submodule: not read here
         if version == 4:  # the path is the previous one less N bytes, then this suffix; no padding
-            strip, start = _varint(data, start)
+            strip, start = offset_varint(data, start, "index")
             end = data.find(b"\0", start, end_of_entries)
             if end < 0 or strip > len(previous):
                 raise Unknown("index")
@@ -126,19 +126,6 @@ def _entries(data: bytes, limit: int) -> tuple[dict[str, Entry], int]:
         entries[path] = (mode, fields[9], fields[2], fields[3], fields[10],
                          (fields[0], fields[1], fields[4], fields[5], fields[7], fields[8]))  # fmt: skip
     return entries, at
-
-
-def _varint(data: bytes, at: int) -> tuple[int, int]:
-    """The index v4 prefix length: each continuation byte adds one before shifting (as OFS_DELTA's)."""
-    byte = data[at]
-    value = byte & 0x7F
-    for _ in range(8):
-        if not byte & 0x80:
-            return value, at + 1
-        at += 1
-        byte = data[at]
-        value = ((value + 1) << 7) | (byte & 0x7F)
-    raise Unknown("index")
 
 
 def _extensions(data: bytes, at: int) -> None:
