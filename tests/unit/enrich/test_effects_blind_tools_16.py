@@ -10,6 +10,7 @@ from effect_support import ops
 
 from hookd.enrich.effects.loaded import command_options, file_commands, option_commands
 from hookd.enrich.effects.words import runs_nothing
+from tests.unit.enrich.test_tool_effects import enriched
 
 
 @pytest.mark.parametrize(
@@ -50,3 +51,31 @@ def test_the_shells_jvm_options_that_run_a_command(tmp_path: Path) -> None:
     plain = ops("JDK_JAVA_OPTIONS=-Xmx1g java -jar app.jar", tmp_path, "exec")
     assert not [e for e in plain if e.get("code", {}).get("lang") == "sh"]
 
+
+def _deferred(path: str, text: str, proj: Path) -> list[str]:
+    event = enriched("kilo", "write", {"filePath": str(proj / path), "content": text}, proj)
+    return [str(e.get("when", "")) for e in event.facts.get("effects", []) if e.get("deferred")]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "redirected"),
+    [
+        # a build tool's wrapper downloads and runs the distribution its properties name
+        (".mvn/wrapper/maven-wrapper.properties", "distributionUrl=https://cdn.example.org/maven/m.zip\n", True),
+        (".mvn/wrapper/maven-wrapper.properties", "wrapperUrl=https://cdn.example.org/mw.jar\n", True),
+        ("gradle/wrapper/gradle-wrapper.properties", "distributionUrl=https\\://g.example.org/gradle-8.9.zip\n", True),
+        # the build tools' own hosts, a properties-escaped colon read as one
+        (
+            ".mvn/wrapper/maven-wrapper.properties",
+            "distributionUrl=https://repo1.maven.org/maven2/org/apache/maven/apache-maven/3.9.9/x.zip\n",
+            False,
+        ),
+        (
+            "gradle/wrapper/gradle-wrapper.properties",
+            "distributionUrl=https\\://services.gradle.org/distributions/gradle-8.9-bin.zip\nzipStorePath=wrapper/dists\n",
+            False,
+        ),
+    ],
+)
+def test_a_build_wrappers_distribution_from_another_host(path: str, text: str, redirected: bool, proj: Path) -> None:
+    assert any("default source" in w for w in _deferred(path, text, proj)) is redirected
