@@ -41,7 +41,7 @@ MAX_TEXT = 256 * 1024  # characters of a call's text searched
 PIECE = 8  # characters of the shortest piece of a value sent in parts
 MIN_PIECED = 20  # characters of the shortest value looked for in parts
 COVERED = 0.8  # share of a value its pieces found in the text must cover
-MAX_PIECED_TEXT = 16 * 1024  # characters of a call's text searched for pieces
+MAX_PIECED_TEXT = 4 * 1024  # characters of a call's text searched for pieces (a message, an issue, a URL)
 
 # The home's credential files (policies/secret_reads/data.json `credential_files` whose suffix is a path below the
 # home: a test keeps the two the same) and ssh's private keys (`key_names`).
@@ -223,29 +223,40 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if into & stores.keys() or any(p.rpartition("/")[2] in PROJECT_STORES for p in into):
         return []  # a credential store written itself: nothing leaves it
     haystack = "\n".join(d for t in texts for d in _decoded(t))
-    folded = haystack.lower()
+    found = _Haystack(haystack)
     return whole + [
         {"file": path, "values": n}
         for path, values in stores.items()
-        if (n := sum(1 for v in values if _carries(haystack, folded, v)))
+        if (n := sum(1 for v in values if found.carries(v)))
     ]
 
 
-def _carries(haystack: str, folded: str, value: str) -> bool:
-    """`haystack` (`folded`: lower-cased) holds `value`: as written, case-folded (a host name's labels are
+class _Haystack:
+    """A call's texts (decoded), searched for a value: as written, case-folded (a host name's labels are
     case-insensitive: a value sent as a DNS label arrives lower-cased), or in pieces covering most of it."""
-    if value in haystack or value.lower() in folded:
-        return True
-    return len(value) >= MIN_PIECED and _pieced(folded[:MAX_PIECED_TEXT], value.lower())
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.folded = text.lower()
+        self._grams: frozenset[str] | None = None
 
-def _pieced(haystack: str, value: str) -> bool:
-    """Pieces of `value` of PIECE characters or more, each found in `haystack`, cover COVERED of it."""
-    covered = [False] * len(value)
-    for at in range(len(value) - PIECE + 1):
-        if value[at : at + PIECE] in haystack:
-            covered[at : at + PIECE] = [True] * PIECE
-    return sum(covered) >= COVERED * len(value)
+    def carries(self, value: str) -> bool:
+        if value in self.text or value.lower() in self.folded:
+            return True
+        return len(value) >= MIN_PIECED and self._pieced(value.lower())
+
+    def _pieced(self, value: str) -> bool:
+        """Pieces of `value` of PIECE characters or more, each in the text, cover COVERED of it: its PIECE-long
+        slices looked up among the text's runs' (made once a call, from its first MAX_PIECED_TEXT characters)."""
+        if self._grams is None:
+            runs = (m.group() for m in _PIECE_RUN.finditer(self.text[:MAX_PIECED_TEXT]))
+            pieces = [r.lower() for r in runs if not r.islower()]  # a word of prose is no piece of a key
+            self._grams = frozenset(r[k : k + PIECE] for r in pieces for k in range(len(r) - PIECE + 1))
+        covered = [False] * len(value)
+        for at in range(len(value) - PIECE + 1):
+            if value[at : at + PIECE] in self._grams:
+                covered[at : at + PIECE] = [True] * PIECE
+        return sum(covered) >= COVERED * len(value)
 
 
 def enrich_carried_secrets(event: NormalisedEvent) -> NormalisedEvent:
