@@ -67,9 +67,9 @@ ask contains {"id": "cloud-metadata", "reason": reason} if {
 
 # Such a tool that sends a credential to its service in its arguments (a chat message's text, a page's content, a
 # search query): the text holds one of model_secrets' credential patterns (a private key block, a cloud or forge
-# token). Asked: the secret leaves the machine whichever file it came from. A tool that writes a file is judged by
-# its paths instead (a file tool's kind is never mcp or other), so a fixture's fake key written into the project
-# is not a send. Literal first, then the regex, as model_secrets does.
+# token; not a vendor's documented placeholder). Asked: the secret leaves the machine whichever file it came from.
+# A tool that writes a file is judged by its paths instead (a file tool's kind is never mcp or other), so a
+# fixture's fake key written into the project is not a send. Literal first, then the regex, as model_secrets does.
 ask contains {"id": "secret-sent", "reason": reason} if {
 	input.tool.kind in {"mcp", "other"}
 	input.event == "BeforeTool"
@@ -79,8 +79,14 @@ ask contains {"id": "secret-sent", "reason": reason} if {
 	some l in p.literals
 	contains(text, l)
 	regex.match(p.regex, text)
+	some found in regex.find_n(p.regex, text, 16)
+	not _placeholder(p, found)
 	reason := sprintf("%s sends %s to its service; confirm it", [_tool_name, p.what])
 }
+
+# A vendor's documented example credential (the pattern's `placeholder`: AWS ends every example key id in EXAMPLE),
+# quoted from its documentation: no secret of anyone's.
+_placeholder(p, found) if regex.match(object.get(p, "placeholder", "^$"), found)
 
 _writes_a_file if {
 	some e in input.effects

@@ -696,6 +696,7 @@ test_an_mcp_tool_sending_a_credential_in_its_arguments_is_asked if {
 		{"channel": "C1", "text": "key AKIAQWERTYUIOPASDFGH for the job"},
 		{"blocks": [{"body": "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"}]},
 		{"q": "xoxb-1234567890-abcdefghij"},
+		{"text": "docs use AKIAI44QH8DHBEXAMPLE; ours is AKIAQWERTYUIOPASDFGH"},
 	] {
 		some v in ask with input as _sends("mcp", args, [])
 		v.id == "secret-sent"
@@ -706,6 +707,7 @@ test_an_mcp_tool_sending_text_without_a_credential_or_writing_a_file_is_not_aske
 	w := [{"op": "write", "path": "/p/test/fixture.txt", "via": "tool", "program": "mcp__fs__write_file"}]
 	every i in [
 		_sends("mcp", {"text": "AKIA is the prefix of AWS keys"}, []),
+		_sends("mcp", {"body": "the docs' AKIAI44QH8DHBEXAMPLE fails with InvalidClientTokenId"}, []),
 		_sends("mcp", {"content": "AKIAQWERTYUIOPASDFGH"}, w),
 		_sends("write", {"content": "AKIAQWERTYUIOPASDFGH"}, []),
 	] {

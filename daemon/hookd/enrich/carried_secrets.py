@@ -38,6 +38,10 @@ from hookd.types import JSON, NormalisedEvent, ToolKind
 MIN_VALUE = 16  # characters of the shortest value looked for
 MAX_RUNS = 32  # base64 runs of one call decoded
 MAX_TEXT = 256 * 1024  # characters of a call's text searched
+PIECE = 8  # characters of the shortest piece of a value sent in parts
+MIN_PIECED = 20  # characters of the shortest value looked for in parts
+COVERED = 0.8  # share of a value its pieces found in the text must cover
+MAX_PIECED_TEXT = 4 * 1024  # characters of a call's text searched for pieces (a message, an issue, a URL)
 
 # The home's credential files (policies/secret_reads/data.json `credential_files` whose suffix is a path below the
 # home: a test keeps the two the same) and ssh's private keys (`key_names`).
@@ -57,6 +61,7 @@ PROJECT_STORES = (".env", ".env.local", ".env.development", ".env.production", "
 # A run that may be (a piece of) a secret value: letters and digits, with a capital, or long (hex, lowercase keys);
 # a path, a dotted name or a plain identifier is none. Only a call holding one reads the stores (each a stat).
 _CANDIDATE = re.compile(rf"[A-Za-z0-9+=_~-]{{{MIN_VALUE},}}")
+_PIECE_RUN = re.compile(rf"[A-Za-z0-9+=_~-]{{{PIECE},}}")
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")
 # hex and base32 alphabets are inside base64's: their runs are looked for only inside the base64 runs found
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
@@ -71,6 +76,8 @@ _WRAPPED_LINE = re.compile(r"[A-Za-z0-9+/=_-]+")
 _PEM_LINE = re.compile(r"^[A-Za-z0-9+/=]{40,}$", re.MULTILINE)
 _DOTENV = re.compile(r"^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
 _TOKEN_VALUE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
+# netrc(5): whitespace-separated tokens, a `password` or `account` token's next token its secret (no `=` or `:`)
+_NETRC_SECRET = re.compile(r"(?:^|\s)(?:password|account)\s+(\S+)")
 
 # A CI workflow's whole secrets context (enrich/ci_workflows.py): every repository secret in one value
 _CI_SECRETS = "the CI's whole secrets context (toJSON(secrets))"
@@ -78,9 +85,10 @@ _CI_SECRETS = "the CI's whole secrets context (toJSON(secrets))"
 _cache: dict[str, tuple[tuple[int, int, int], frozenset[str]]] = {}
 
 
-def store_values(text: str, *, dotenv: bool = False) -> frozenset[str]:
-    """The secret values a credential store's `text` holds (see the module doc)."""
+def store_values(text: str, *, dotenv: bool = False, netrc: bool = False) -> frozenset[str]:
+    """The secret values a credential store's `text` holds (see the module doc); a `netrc` store's by its grammar."""
     found = {m.group() for m in _SHAPES.finditer(text) if "PRIVATE KEY" not in m.group()}
+    found |= {m.group(1) for m in _NETRC_SECRET.finditer(text)} if netrc else set()
     found |= {m.group(1) for m in _URL_PASSWORD.finditer(text)}
     found |= {m.group() for m in _PEM_LINE.finditer(text)} if "PRIVATE KEY-----" in text else set()
     for match in _PAIR.finditer(text):
@@ -93,12 +101,14 @@ def store_values(text: str, *, dotenv: bool = False) -> frozenset[str]:
 
 
 def _may_hold_secret(text: str) -> bool:
-    """`text` holds a candidate run (_CANDIDATE with a digit and a letter, and a capital or 32 characters)."""
+    """`text` holds a candidate run (_CANDIDATE with a digit and a letter, and a capital or 32 characters), or two
+    pieces of one (_PIECE_RUN with a digit and a capital: a value sent in parts)."""
     for match in _CANDIDATE.finditer(text[:MAX_TEXT]):
         run = match.group()
         if _mixed(run) and (len(run) >= 32 or not run.islower()):
             return True
-    return False
+    pieces = (m.group() for m in _PIECE_RUN.finditer(text[:MAX_PIECED_TEXT]))
+    return sum(1 for run in pieces if _mixed(run) and not run.islower()) >= 2
 
 
 def _mixed(value: str) -> bool:
@@ -115,7 +125,8 @@ def _values_of(path: str, *, dotenv: bool) -> frozenset[str]:
     if cached is not None and cached[0] == key:
         return cached[1]
     text = head(path)
-    values = store_values(text, dotenv=dotenv) if text is not None else frozenset()
+    netrc = path.endswith("netrc")
+    values = store_values(text, dotenv=dotenv, netrc=netrc) if text is not None else frozenset()
     _cache[path] = (key, values)
     return values
 
@@ -143,12 +154,16 @@ def _longest(pattern: re.Pattern[str], text: str) -> list[str]:
 
 
 def _base64(run: str) -> list[bytes]:
+    """The bytes of a base64 run read from each of its first four characters: a run found in a text may begin
+    with what precedes the value (`net/i/` of a URL path is in the alphabet), which shifts its quanta."""
     out = []
-    for decode in (base64.b64decode, base64.urlsafe_b64decode):
-        try:
-            out.append(decode(run + "=" * (-len(run) % 4)))
-        except (binascii.Error, binascii.Incomplete, ValueError):
-            continue
+    for at in range(4):
+        piece = run[at:]
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                out.append(decode(piece + "=" * (-len(piece) % 4)))
+            except (binascii.Error, binascii.Incomplete, ValueError):
+                continue
     return out
 
 
@@ -240,9 +255,40 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if into & stores.keys() or any(p.rpartition("/")[2] in PROJECT_STORES for p in into):
         return []  # a credential store written itself: nothing leaves it
     haystack = "\n".join(d for t in texts for d in _decoded(t))
+    found = _Haystack(haystack)
     return whole + [
-        {"file": path, "values": n} for path, values in stores.items() if (n := sum(1 for v in values if v in haystack))
+        {"file": path, "values": n}
+        for path, values in stores.items()
+        if (n := sum(1 for v in values if found.carries(v)))
     ]
+
+
+class _Haystack:
+    """A call's texts (decoded), searched for a value: as written, case-folded (a host name's labels are
+    case-insensitive: a value sent as a DNS label arrives lower-cased), or in pieces covering most of it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.folded = text.lower()
+        self._grams: frozenset[str] | None = None
+
+    def carries(self, value: str) -> bool:
+        if value in self.text or value.lower() in self.folded:
+            return True
+        return len(value) >= MIN_PIECED and self._pieced(value.lower())
+
+    def _pieced(self, value: str) -> bool:
+        """Pieces of `value` of PIECE characters or more, each in the text, cover COVERED of it: its PIECE-long
+        slices looked up among the text's runs' (made once a call, from its first MAX_PIECED_TEXT characters)."""
+        if self._grams is None:
+            runs = (m.group() for m in _PIECE_RUN.finditer(self.text[:MAX_PIECED_TEXT]))
+            pieces = [r.lower() for r in runs if not r.islower()]  # a word of prose is no piece of a key
+            self._grams = frozenset(r[k : k + PIECE] for r in pieces for k in range(len(r) - PIECE + 1))
+        covered = [False] * len(value)
+        for at in range(len(value) - PIECE + 1):
+            if value[at : at + PIECE] in self._grams:
+                covered[at : at + PIECE] = [True] * PIECE
+        return sum(covered) >= COVERED * len(value)
 
 
 def enrich_carried_secrets(event: NormalisedEvent) -> NormalisedEvent:

@@ -1,9 +1,10 @@
 """A package manager's default source of packages redirected (part of the effect model's tool effects, called by
 enrich/tool_effects.py): a configuration key that sets where EVERY later install fetches its packages from
 (package_sources.json: npm's and Yarn's registry, pip's `index-url`, uv's default index, Go's `GOPROXY` list,
-Cargo's `[source.crates-io] replace-with`), set by a file tool's text to a host that is not that manager's own
-public registry. Every later everyday `npm install`, `pip install`, `uv sync`, `go build`, `cargo build` then
-fetches from there, and runs what it fetches (install scripts, build backends, build scripts): a deferred exec of
+Cargo's `[source.crates-io] replace-with`, the Maven and Gradle wrappers' `distributionUrl`), set by a file tool's
+text to a host that is not that manager's own public registry. Every later everyday `npm install`, `pip install`,
+`uv sync`, `go build`, `cargo build`, `./mvnw` then fetches from there, and runs what it fetches (install scripts,
+build backends, build scripts, the build tool itself): a deferred exec of
 the URL, asked as a startup file's commands are. A scoped or explicit extra source is no default and is not read;
 a key left at the public registry is no redirect, and neither is one set to a mirror the project's own README or
 contributor guide names (the host written there: the project documents where its packages come from)."""
@@ -104,13 +105,14 @@ def default_sources(spec: _Format, text: str) -> list[str]:
     if spec.kind == "toml":
         return _toml_sources(spec, text)
     pattern = _line_pattern(spec.kind, spec.keys)
-    return [m.group("value").strip().strip("\"'") for m in pattern.finditer(text)]
+    values = [m.group("value").strip().strip("\"'") for m in pattern.finditer(text)]
+    return [v.replace("\\", "") for v in values] if spec.kind == "properties" else values  # `https\://…`
 
 
 @functools.cache
 def _line_pattern(kind: str, keys: frozenset[str]) -> re.Pattern[str]:
     names = "|".join(re.escape(k) for k in sorted(keys))
-    if kind == "ini":  # `registry=…`, `index-url = …`: a key of its own, never a scope's (`@acme:registry`)
+    if kind in ("ini", "properties"):  # `registry=…`, `index-url = …`: a key of its own, not a scope's (`@a:registry`)
         return re.compile(rf"^[ \t]*(?:{names})[ \t]*=[ \t]*(?P<value>\S+)", re.MULTILINE | re.IGNORECASE)
     if kind == "words":  # Yarn 1: `registry "https://…"`
         return re.compile(rf"^(?:{names})[ \t]+(?P<value>\S+)", re.MULTILINE)

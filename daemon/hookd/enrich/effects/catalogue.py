@@ -317,6 +317,7 @@ class Catalogue:
                 str(e.get("lang", "sh")),
                 frozenset(e.get("programs", ())),
                 frozenset(e.get("options", ())),
+                frozenset(e.get("commands", ())),
             )
             for name, e in own.get("environment", {}).items()
             if name != "source"

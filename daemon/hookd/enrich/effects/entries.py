@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from hookd.enrich.effects.catalogue import Program, catalogue
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place
+from hookd.enrich.effects.loaded import option_commands
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.words import STDIN_FILES, named_by_options, sets_id
 
@@ -82,6 +83,8 @@ def _loads_later(ledger: Ledger, name: str, variable: str, value: str) -> None:
     entry = catalogue().environment.get(variable)
     if entry is not None and entry.loads == "options" and named_by_options(value.strip("\"'"), entry.options):
         ledger.add("exec", None, name, code={"lang": entry.lang, "text": ""}, known=False, deferred=True)
+    for command in option_commands(value, entry.commands if entry is not None else ()):  # `-XX:OnError=cmd`
+        ledger.add("exec", None, name, code={"lang": "sh", "text": command}, deferred=True)
 
 
 def grants(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:

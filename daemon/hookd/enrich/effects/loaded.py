@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -344,8 +345,9 @@ def _read_lines(text: str) -> tuple[list[str], bool]:
         if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":  # `"build": "make && ./x"`
             value = _json_string(value) if value[0] == '"' and "\\" in value else value[1:-1]
         value = value.lstrip(":!").strip() if value.startswith(("!", ":!")) else value  # `x = !cmd`, vim's `:!cmd`
-        if is_command_line(value):
-            found.append(value)
+        ran = option_commands(value, command_options())  # `org.gradle.jvmargs=… -XX:OnOutOfMemoryError="cmd"`
+        if ran or is_command_line(value):
+            found.extend(ran or [value])
             continue
         substituted = [m.group(1) or m.group(2) for m in _SUBSTITUTED.finditer(line)]
         found.extend(substituted)
@@ -415,6 +417,26 @@ def configured_code(ledger: Ledger, view: CommandView, place: Place, start: int)
             for word in named_by_options(value, loaded.options):
                 ledger.add("exec", place(word), view.name, code={"lang": loaded.lang, "text": ""}, known=False,
                            deferred=True, startup=path, key=key)  # fmt: skip
+            for command in option_commands(value, loaded.commands):  # `-XX:OnError=…`: a command the JVM runs
+                ledger.add("exec", None, view.name, code={"lang": "sh", "text": command}, deferred=True, startup=path,
+                           key=key)  # fmt: skip
+
+
+def command_options() -> frozenset[str]:
+    """Every interpreter option whose value is a command it runs (the catalogue's `environment` `commands`)."""
+    return frozenset().union(*(entry.commands for entry in catalogue().environment.values()))
+
+
+def option_commands(value: str, commands: Collection[str]) -> list[str]:
+    """The commands an interpreter's options give to run (`-XX:OnOutOfMemoryError="sh -c '…'"`: a JVM runs it on
+    its first OutOfMemoryError), each option's value after `=`, the options split as a shell splits them."""
+    if not commands or not any(option in value for option in commands):
+        return []
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = value.split()
+    return [rest for word in words for option, eq, rest in [word.partition("=")] if eq and option in commands and rest]
 
 
 def _settings(text: str, keys: Collection[str]) -> list[tuple[str, str]]:

@@ -32,7 +32,7 @@ from hookd.enrich.effects.hosted_stores import hosted_store_deletes
 from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
-from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files
+from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files, option_commands
 from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.revealed import decrypted, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
@@ -299,6 +299,9 @@ class EffectModel:
             if entry.loads == "options":  # `NODE_OPTIONS='--require x.js'`: each file they name is loaded
                 for word in named_by_options(value, entry.options):
                     self.code.run_file(place(word), view.name, entry.lang, follow)
+                for command in option_commands(value, entry.commands):  # `-XX:OnError=…`: the JVM runs it
+                    self.ledger.add("exec", None, view.name, code={"lang": "sh", "text": command})
+                    follow.scripts.append(command)
                 continue
             if entry.loads == "file":
                 for word in value.replace(":", " ").split() if entry.lang == "elf" else [value]:

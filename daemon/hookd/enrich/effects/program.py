@@ -51,6 +51,7 @@ class Loaded:
     lang: str = "sh"
     programs: frozenset[str] = frozenset()
     options: frozenset[str] = frozenset()  # `options`: the value is options, these name a file of code (NODE_OPTIONS)
+    commands: frozenset[str] = frozenset()  # `options` whose value is a command the program runs (`-XX:OnError=`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -469,9 +469,9 @@ def runs_nothing(text: str) -> bool:
         if entry is not None and entry.loads in ("code", "file"):
             return False
         if entry is not None and entry.loads == "options" and named_by_options(value.strip("\"'"), entry.options):
-            return (
-                False  # `JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar`, `NODE_OPTIONS='-r x.js'`: every JVM or node loads it
-            )
+            return False  # `JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar`, `NODE_OPTIONS='-r x.js'`: loaded by each
+        if entry is not None and named_by_options(value.strip("\"'"), entry.commands):
+            return False  # `JAVA_TOOL_OPTIONS=-XX:OnError=cmd`: the JVM runs cmd
         if name in known.search_paths and any(_planted(part) for part in path_entries(value)):
             return False
     return True
