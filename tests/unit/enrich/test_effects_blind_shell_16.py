@@ -181,3 +181,17 @@ def test_the_servers_directory_set_is_a_tree_written(tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", ["redis-cli CONFIG SET maxmemory-policy allkeys-lru", "redis-cli PING"])
 def test_other_server_commands_write_nothing(command: str, tmp_path: Path) -> None:
     assert not ops(command, tmp_path, "write") and not ops(command, tmp_path, "exec")
+
+
+# --- split's --filter sees $FILE, the piece's name ---
+
+
+def test_a_split_filter_writes_below_the_output_prefix(tmp_path: Path) -> None:
+    command = "split -l 10 --filter='gzip > $FILE.gz' data/big.csv data/part_"
+    writes = [e["path"] for e in ops(command, tmp_path, "write")]
+    assert f"{tmp_path}/data/part_aa.gz" in writes and all(e["known"] for e in ops(command, tmp_path, "write"))
+
+
+def test_a_split_filter_into_the_home_writes_there(tmp_path: Path) -> None:
+    command = "split -l 10 --filter='cat > $FILE' big.csv ~/.ssh/k"
+    assert f"{HOME}/.ssh/kaa" in [e["path"] for e in ops(command, tmp_path, "write")]

@@ -39,6 +39,7 @@ def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
                 derived=derived,
                 argv=str(item.get("argv", "")),
                 setting=bool(item.get("setting", False)),
+                binds=tuple(str(w) for w in item.get("binds", ())),
             )
         )
     return tuple(hooks)

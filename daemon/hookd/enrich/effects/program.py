@@ -32,6 +32,9 @@ class Hook:
     derived: bool = False  # from GTFOBins' examples: `prefix` is where the example put its payload
     argv: str = ""  # the value is an argv as a list: `comma` (gcc -wrapper), `dbus` (path=…,argv1=…,argv2=…)
     setting: bool = False  # the value is `KEY=VALUE` (apt's `-o Name::=value` too): a VALUE that is a command line runs
+    # (variable, default prefix): the command sees the variable set to the output name, the last of two or more
+    # operands (else the default) plus a suffix: split's `--filter` sees `$FILE`
+    binds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
