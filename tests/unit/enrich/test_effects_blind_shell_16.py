@@ -195,3 +195,12 @@ def test_a_split_filter_writes_below_the_output_prefix(tmp_path: Path) -> None:
 def test_a_split_filter_into_the_home_writes_there(tmp_path: Path) -> None:
     command = "split -l 10 --filter='cat > $FILE' big.csv ~/.ssh/k"
     assert f"{HOME}/.ssh/kaa" in [e["path"] for e in ops(command, tmp_path, "write")]
+
+
+def test_a_context_chosen_earlier_on_the_line_is_the_later_commands_daemon(tmp_path: Path) -> None:
+    command = "docker context use prod && docker system prune -af --volumes"
+    assert [e.get("what") for e in ops(command, tmp_path, "delete")] == ["hosted"]
+
+
+def test_the_default_context_chosen_is_the_local_daemon(tmp_path: Path) -> None:
+    assert not ops("docker context use default && docker system prune -f", tmp_path, "delete")

@@ -14,7 +14,8 @@ by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`). A rehearsal 
 `--dry-run`, `--preview-only`, `--what-if`); one object, one pod, one file is the everyday removal of one named
 thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l app=web`). A database client's delete counts only against
 another host (`-h db.prod.internal`, a `mongodb://` URL): a local test database is the developer's own; so does a
-container engine's, against another machine's daemon (`DOCKER_HOST=ssh://…`, `--context prod`)."""
+container engine's, against another machine's daemon (`DOCKER_HOST=ssh://…`, `--context prod`, or the context an
+earlier `docker context use prod` on the line chose)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,10 @@ _LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "ip6-localhost"}
 def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: Mapping[str, str]) -> None:
     """The `delete` of a hosted store with everything in it that the command makes (see the module doc)."""
     spec = program.hosted
+    if _selects(ledger, program, parsed):
+        return
     host = _host(spec, parsed) or next((env[v] for v in spec.get("host_env", ()) if env.get(v)), "")
+    host = host or ledger.selected.get(program.name, "")
     host = _hostname(host) if "://" in host else host
     if spec.get("host") and (not _remote(host) or host in spec.get("local", ())):
         return
@@ -72,6 +76,16 @@ def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: 
         return
     name = next((w for w in parsed.operands if w not in commands), "") or host
     ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
+
+
+def _selects(ledger: Ledger, program: Program, parsed: Parsed) -> bool:
+    """`docker context use prod`: the words (`hosted.selects`) that choose the server the program's later
+    commands on the line talk to; remembered for them."""
+    words = [str(w) for w in program.hosted.get("selects", ())]
+    if not words or [w.lower() for w in parsed.operands[: len(words)]] != words or len(parsed.operands) <= len(words):
+        return False
+    ledger.selected[program.name] = parsed.operands[len(words)]
+    return True
 
 
 def _command_words(operands: list[str]) -> list[str]:

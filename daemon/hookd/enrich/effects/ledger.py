@@ -68,7 +68,7 @@ class Ledger:
     __slots__ = (
         "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
         "previous",
-        "printed", "printing", "produced", "project", "read_listing", "spared", "stash_back", "stashed",
+        "printed", "printing", "produced", "project", "read_listing", "selected", "spared", "stash_back", "stashed",
         "tree_touched", "trees", "unordered",
     )  # fmt: skip
 
@@ -95,6 +95,7 @@ class Ledger:
         self.spared: list[dict[str, Any]] = []  # discards found to lose nothing, walked while `unordered`
         self.git_config: dict[str, str] = {}  # `git config alias.x VALUE` earlier on the line: git's later commands
         self.descriptors: dict[int, Mapping[str, Any]] = {}  # fd -> the file a redirect opened on it (`exec 7<F`)
+        self.selected: dict[str, str] = {}  # program -> the server an earlier command chose (`docker context use X`)
 
     def bind_descriptors(self, redirects: list[Mapping[str, Any]], *, lasting: bool) -> dict[int, Mapping[str, Any]]:
         """The files a command's numbered redirects open (`7<F`, `3<>F`; `7<&-` closes 7), bound for the paths
