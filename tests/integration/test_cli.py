@@ -113,9 +113,9 @@ class TestEval:
 
 
 class TestPolicyTests:
+    @pytest.mark.timeout(660)  # the whole corpus (about 9,600 cases): 70 s quiet, 3-4x beside the suite's workers
     def test_default_policies_pass_their_own_tests(self) -> None:
-        # the whole corpus (about 6,000 cases): 30 s on a box at load 5, more beside the suite's other workers
-        result = hookd("test", str(ROOT / "policies"), timeout=240)
+        result = hookd("test", str(ROOT / "policies"), timeout=600)
         assert result.returncode == 0, result.stdout + result.stderr
         summary = r" passed, 0 failed(, \d+ known gaps)?(, \d+ outside the aims)?$"  # policies/README.md
         assert re.search(summary, result.stdout.strip())

@@ -53,7 +53,7 @@ def test_everyday_inline_code_is_known(command: str, lang: str, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("command", "lang"),
     [("python3 -c 'exec(input())'", "python"), ("python3 -c 'import os; os.system(cmd)'", "python"),
-     ("awk '{print > $2}' f", "awk"), ("sed 's/a/b/e' f", "sed"), ("sed -n 'w out' f", "sed"),
+     ("awk '{print > $2}' f", "awk"), ("sed 's/a/b/e' f", "sed"), ("sed 's|a|b|e' f", "sed"),
      ("perl -e 'unlink $ARGV[0]'", "perl"), ("perl -e 'system(\"rm $x\")'", "perl"),
      ("ruby -e 'File.delete(ARGV[0])'", "ruby"),
      ("node -e 'require(\"fs\").rmSync(process.argv[1])'", "node"),

@@ -39,6 +39,7 @@ def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
                 derived=derived,
                 argv=str(item.get("argv", "")),
                 setting=bool(item.get("setting", False)),
+                binds=tuple(str(w) for w in item.get("binds", ())),
             )
         )
     return tuple(hooks)
@@ -155,6 +156,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         ),
         removes=frozenset(spec.get("removes", ())),
         subcommand_ops=dict(spec.get("subcommand_ops", {})),
+        word_ops={tuple(words.lower().split()): str(op) for words, op in spec.get("word_ops", {}).items()},
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),
         pid_options=frozenset(spec.get("pid_options", ())),

@@ -114,7 +114,7 @@ class CodeRuns:
                 # whole, its commands and string literals in place
                 self._handed(program.name, value, hook, follow, made=view.substituted)
             elif value.startswith(hook.prefix):
-                text = _command_line(value[len(hook.prefix) :], hook.argv)
+                text = _bound_output(_command_line(value[len(hook.prefix) :], hook.argv), hook, parsed)
                 if hook.argv == "rest" and "--" in view.argv:  # `start-stop-daemon -x PROG -- ARGS`: PROG's own
                     text = shlex.join([text, *view.argv[view.argv.index("--") + 1 :]])
                 self._handed(program.name, text, hook, follow, made=view.substituted)
@@ -487,3 +487,12 @@ def property_command(program: Program, argv: list[str], follow: Followups) -> No
     values = dict(w[2:].split("=", 1) for w in argv[1:] if w.startswith("-D") and "=" in w)
     if values.get(key):
         follow.scripts.append(f"{shlex.quote(values[key])} {values.get(args_key, '')}".strip())
+
+
+def _bound_output(text: str, hook: Hook, parsed: Parsed) -> str:
+    """`split --filter='gzip > $FILE.gz' big.csv data/part_`: the command runs with FILE set to each piece's
+    name, the output prefix and a suffix; a command that names the variable is walked with it set."""
+    if len(hook.binds) != 2 or not re.search(rf"\$\{{?{hook.binds[0]}\b", text):
+        return text
+    prefix = parsed.operands[-1] if len(parsed.operands) >= 2 else hook.binds[1]
+    return f"{hook.binds[0]}={shlex.quote(prefix + 'aa')}; {text}"

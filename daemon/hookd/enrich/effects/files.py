@@ -43,7 +43,8 @@ class FileEffects:
         self, program: Program, parsed: Parsed, argv: list[str], name: str, view: CommandView, place: Place
     ) -> None:
         """The files a program reads, writes, deletes, copies… as its catalogue entry says; what it reads is
-        deleted after under one of its `removes` options (`zip -m`, `tar --remove-files`, `7z -sdel`)."""
+        deleted after under one of its `removes` options (`zip -m`, `tar --remove-files`, `7z -sdel`, `rsync
+        --remove-source-files`)."""
         start = len(self.ledger.effects)
         subcommand = program.subcommand_ops.get(parsed.operands[0], "") if parsed.operands else ""
         if subcommand:
@@ -52,6 +53,7 @@ class FileEffects:
         else:
             self._files(program, parsed, argv, name, view, place)
             mark_names_only(self.ledger.effects[start:], program, parsed)
+        self._word_ops(program, parsed, name, view, place)
         if public_lines(program.name, argv):  # `grep '^VITE_' .env.local`: it prints public variables only
             for effect in self.ledger.effects[start:]:
                 if effect["op"] == "read":
@@ -59,9 +61,19 @@ class FileEffects:
         if program.removes and (
             any(o in program.removes for o, _ in parsed.options) or not program.removes.isdisjoint(argv[1:])
         ):
-            read = [e for e in self.ledger.effects[start:] if e["op"] == "read" and "raw" in e and "glob" not in e]
+            # (a copy's sources too: `rsync --remove-source-files SRC/ DST/` removes what it sent)
+            read = [
+                e for e in self.ledger.effects[start:] if e["op"] in ("read", "copy") and "raw" in e and "glob" not in e
+            ]
             for effect in read:
                 self.ledger.add("delete", place(str(effect["raw"])), name, recursive=effect["recursive"])
+
+    def _word_ops(self, program: Program, parsed: Parsed, name: str, view: CommandView, place: Place) -> None:
+        """`redis-cli MODULE LOAD /tmp/m.so`: the operand after a command's words gets the op its entry names."""
+        said = [w.lower() for w in parsed.operands]
+        for words, op in program.word_ops.items():
+            if tuple(said[: len(words)]) == words and len(said) > len(words):
+                self._apply(op, place(parsed.operands[len(words)]), name, op == "write-tree", view)
 
     def _subcommand(self, op: str, operands: list[str], name: str, place: Place, recursive: bool) -> None:
         """`rclone purge PATH`, `rclone sync SRC DST`, `7z a ARCHIVE FILE…`: what a subcommand does to the host
@@ -254,8 +266,11 @@ class FileEffects:
         if op == "use":  # a key or certificate the program authenticates with: read, never printed
             self.ledger.add("read", placed, name, uses=True)
             return
-        if op == "exec-file":
-            self.ledger.add("exec", placed, name, code={"lang": name, "text": ""})
+        if op == "exec-file":  # (one the line itself wrote, fetched or decoded is code made up on the spot)
+            path = str(placed.get("path") or "")
+            flow = self.ledger.made(path) if path else ""
+            made: dict[str, Any] = {"flow": flow, "known": False} if flow else {}
+            self.ledger.add("exec", placed, name, code={"lang": name, "text": ""}, **made)
             return
         if op == "list" or op in ("read", "write", "delete", "chmod"):
             effect = self.ledger.add(

@@ -13,7 +13,9 @@ configuration manages (`terraform destroy`, `pulumi destroy`: `whole`), or the p
 by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`). A rehearsal deletes nothing (`plan -destroy`,
 `--dry-run`, `--preview-only`, `--what-if`); one object, one pod, one file is the everyday removal of one named
 thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l app=web`). A database client's delete counts only against
-another host (`-h db.prod.internal`, a `mongodb://` URL): a local test database is the developer's own."""
+another host (`-h db.prod.internal`, a `mongodb://` URL): a local test database is the developer's own; so does a
+container engine's, against another machine's daemon (`DOCKER_HOST=ssh://…`, `--context prod`, or the context an
+earlier `docker context use prod` on the line chose)."""
 
 from __future__ import annotations
 
@@ -50,11 +52,15 @@ _COMMAND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_:.-]*")
 _LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "ip6-localhost"})
 
 
-def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> None:
+def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: Mapping[str, str]) -> None:
     """The `delete` of a hosted store with everything in it that the command makes (see the module doc)."""
     spec = program.hosted
-    host = _host(spec, parsed)
-    if spec.get("host") and not _remote(host):
+    if _selects(ledger, program, parsed):
+        return
+    host = _host(spec, parsed) or next((env[v] for v in spec.get("host_env", ()) if env.get(v)), "")
+    host = host or ledger.selected.get(program.name, "")
+    host = _hostname(host) if "://" in host else host
+    if spec.get("host") and (not _remote(host) or host in spec.get("local", ())):
         return
     commands = _command_words(parsed.operands)
     said = _parts(commands) | _parts(_code(spec, parsed))
@@ -70,6 +76,16 @@ def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> No
         return
     name = next((w for w in parsed.operands if w not in commands), "") or host
     ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
+
+
+def _selects(ledger: Ledger, program: Program, parsed: Parsed) -> bool:
+    """`docker context use prod`: the words (`hosted.selects`) that choose the server the program's later
+    commands on the line talk to; remembered for them."""
+    words = [str(w) for w in program.hosted.get("selects", ())]
+    if not words or [w.lower() for w in parsed.operands[: len(words)]] != words or len(parsed.operands) <= len(words):
+        return False
+    ledger.selected[program.name] = parsed.operands[len(words)]
+    return True
 
 
 def _command_words(operands: list[str]) -> list[str]:
@@ -112,7 +128,7 @@ def _host(spec: Mapping[str, Any], parsed: Parsed) -> str:
     options = set(spec.get("host", ()))
     given = next((v for o, v in parsed.options if o in options and v), "")
     if given:
-        return given.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0] if "://" in given else given
+        return given
     for word in parsed.operands:
         if "://" in word:
             try:
@@ -120,6 +136,11 @@ def _host(spec: Mapping[str, Any], parsed: Parsed) -> str:
             except ValueError:
                 return word
     return ""
+
+
+def _hostname(url: str) -> str:
+    """The host of a server URL (`ssh://ops@db.internal`, `tcp://10.0.0.5:2376`); a local socket's is empty."""
+    return url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1].rsplit(":", 1)[0]
 
 
 def _remote(host: str) -> bool:

@@ -171,10 +171,10 @@ def follow_code(lang: str, text: str) -> Followed:
     for pattern in language.runs:  # `fed`: a command fed what the code prints (awk's `print … | "sh"`)
         commands.extend(_run_command(match, language.escapes) for match in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
+    if language.lexers:  # (first: a comment is no text an inert construct may end in: `COPY t TO 'f' -- TO STDOUT`)
+        rest = "\n;\n".join(_uncommented(lexer, rest) for lexer in language.lexers)
     for pattern in language.inert:
         rest = pattern.sub(" ", rest)
-    if language.lexers:
-        rest = "\n;\n".join(_uncommented(lexer, rest) for lexer in language.lexers)
     files: list[str] = []
     for call in language.files:
         files.extend(_as_command(call, match, language.tilde) for match in call.pattern.finditer(rest))

@@ -68,8 +68,8 @@ def prints_nothing(view: CommandView) -> bool:
 class Ledger:
     __slots__ = (
         "branch", "contents", "descriptors", "effects", "emptied", "git_config", "home", "listed", "loaded", "moved",
-        "previous",
-        "printed", "printing", "produced", "project", "read_listing", "readings", "spared", "stash_back", "stashed",
+        "previous", "printed", "printing", "produced", "project", "read_listing", "readings", "selected", "spared",
+        "stash_back", "stashed",
         "tree_touched", "trees", "unordered",
     )  # fmt: skip
 
@@ -97,6 +97,7 @@ class Ledger:
         self.readings = Readings()  # what the line's discards read of their repositories: once, and bounded
         self.git_config: dict[str, str] = {}  # `git config alias.x VALUE` earlier on the line: git's later commands
         self.descriptors: dict[int, Mapping[str, Any]] = {}  # fd -> the file a redirect opened on it (`exec 7<F`)
+        self.selected: dict[str, str] = {}  # program -> the server an earlier command chose (`docker context use X`)
 
     def bind_descriptors(self, redirects: list[Mapping[str, Any]], *, lasting: bool) -> dict[int, Mapping[str, Any]]:
         """The files a command's numbered redirects open (`7<F`, `3<>F`; `7<&-` closes 7), bound for the paths

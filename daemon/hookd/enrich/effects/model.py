@@ -356,7 +356,7 @@ class EffectModel:
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.hosted:
-            hosted_store_deletes(self.ledger, program, parsed)
+            hosted_store_deletes(self.ledger, program, parsed, view.env)
         if program.serves:
             served(self.ledger, program, parsed, place)
 

@@ -32,6 +32,9 @@ class Hook:
     derived: bool = False  # from GTFOBins' examples: `prefix` is where the example put its payload
     argv: str = ""  # the value is an argv as a list: `comma` (gcc -wrapper), `dbus` (path=…,argv1=…,argv2=…)
     setting: bool = False  # the value is `KEY=VALUE` (apt's `-o Name::=value` too): a VALUE that is a command line runs
+    # (variable, default prefix): the command sees the variable set to the output name, the last of two or more
+    # operands (else the default) plus a suffix: split's `--filter` sees `$FILE`
+    binds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +125,9 @@ class Program:
     mount_options: frozenset[str] = frozenset()  # `-v SRC:DST`, `--mount source=SRC`: a host path bound into it
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
+    # a command the program sends its server (words, any case) and the op of the operand after them: redis-cli's
+    # `MODULE LOAD PATH` loads code into the server, `CONFIG SET dir PATH` makes it write its files there
+    word_ops: Mapping[tuple[str, ...], str] = field(default_factory=dict)
     # (words, keys as globs, the file, `program` or `command`, the option of its arguments): `npm config set
     # script-shell X` names a program npm runs later; `npm pkg set scripts.x=CMD` a command line; a key that is an
     # option (`kubectl config set-credentials --exec-command=P --exec-arg=A`) is set to its value and arguments

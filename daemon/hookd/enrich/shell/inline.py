@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.pycode import UNKNOWN, Effects, python_effects
 
 __all__ = ["UNKNOWN", "Effects", "inline_code", "python_effects"]
@@ -29,8 +30,16 @@ def inline_code(name: str, argv: list[str], stdin: str | None) -> tuple[str, str
             if arg == "-":
                 break
         return ("python", stdin) if stdin is not None else None
+    if stdin is not None and _reads_python(name):  # a kernel's console client: what stdin gives runs there
+        return "python", stdin
     for option in _EVAL_OPTIONS.get(name, ()):
         for k, arg in enumerate(argv[1:], start=1):
             if arg == option and k + 1 < len(argv):
                 return name, argv[k + 1]
     return None
+
+
+def _reads_python(name: str) -> bool:
+    """A program whose standard input is Python code it runs (programs.json `stdin_lang`: `jupyter console`)."""
+    program = catalogue().get(name)
+    return program is not None and program.stdin_lang == "python"
