@@ -30,7 +30,7 @@ from run import PAYLOADS, ROOT, payload  # bench/ holds no package: its scripts 
 EVICT_BYTES = 16 * 1024 * 1024
 # The steps `--split` times (hookd.assembly's names; a snapshot without one leaves its row out)
 STEPS = {"enrich_shell": "shell facts", "enrich_paths": "file paths", "enrich_tool_effects": "tool effects",
-         "ProtectedSet": "protected places"}  # fmt: skip
+         "ProtectedSet": "protected places", "ProtectedPlaces": "protected places"}  # fmt: skip
 
 
 class Split:
