@@ -70,7 +70,7 @@ class Split:
     def report(self, spent: collections.Counter[int], decisions: float) -> None:
         """Each step's µs a decision per payload, and what no step took (parse, combine, render)."""
         taken: collections.Counter[int] = collections.Counter()
-        for name in [*STEPS.values(), "Rego"]:
+        for name in [*dict.fromkeys(STEPS.values()), "Rego"]:  # two names of one step: a row once
             row = {k: round(self.spent[k, name] / decisions / 1000, 1) for k in sorted(spent)}
             taken.update({k: self.spent[k, name] for k in spent})
             print(f"  {name:17} {row}  mean {sum(row.values()) / len(row):.1f}")

@@ -44,11 +44,13 @@ class ProtectedPlaces(ProtectedSet):
 
     def clear_of_places(self, event: NormalisedEvent) -> NormalisedEvent | None:
         """The event with ProtectedSet's all-empty `hookd` fact when the call provably reaches nothing it computes
-        (the module docstring); None for any other event (a read, a veto, no tool call: ProtectedSet's own quick
-        answers)."""
+        (the module docstring), the event as it came where ProtectedSet adds nothing (a read, no tool call); None
+        for any other event (a veto is ProtectedSet's to judge)."""
         tool = event.tool
-        if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
+        if event.event is Event.OTHER:
             return None
+        if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
+            return event
         facts = event.facts
         effects = _dicts(facts.get("effects"))
         for effect in effects:

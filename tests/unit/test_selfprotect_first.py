@@ -106,7 +106,7 @@ def test_every_corpus_case_and_bench_payload_gets_protected_sets_facts(world: Wo
 
 def test_the_bench_calls_near_no_place_are_answered(world: World) -> None:
     answered = [world.compared(DEFAULT_AGENT, _payload(case)) for case in BENCH]
-    assert answered == [True, False, True, True, False]  # `rm -rf ~/` holds places; a read is ProtectedSet's own
+    assert answered == [True, False, True, True, True]  # `rm -rf ~/` holds places
 
 
 def _onto(place: str, relation: str) -> str:
@@ -190,7 +190,7 @@ class _Ungated(ProtectedPlaces):
     def clear_of_places(self, event: NormalisedEvent) -> NormalisedEvent | None:
         tool = event.tool
         if tool is None or tool.kind.name in ("READ", "WEB"):
-            return None
+            return event
         return event.with_facts(hookd={"protected": [], "keeps": [], "starts": [], "patterns": []})
 
 
