@@ -30,7 +30,7 @@ from run import PAYLOADS, ROOT, payload  # bench/ holds no package: its scripts 
 EVICT_BYTES = 16 * 1024 * 1024
 # The steps `--split` times (hookd.assembly's names; a snapshot without one leaves its row out)
 STEPS = {"enrich_shell": "shell facts", "enrich_paths": "file paths", "enrich_tool_effects": "tool effects",
-         "ProtectedSet": "protected places"}  # fmt: skip
+         "ProtectedSet": "protected places", "ProtectedPlaces": "protected places"}  # fmt: skip
 
 
 class Split:
@@ -70,7 +70,7 @@ class Split:
     def report(self, spent: collections.Counter[int], decisions: float) -> None:
         """Each step's µs a decision per payload, and what no step took (parse, combine, render)."""
         taken: collections.Counter[int] = collections.Counter()
-        for name in [*STEPS.values(), "Rego"]:
+        for name in [*dict.fromkeys(STEPS.values()), "Rego"]:  # two names of one step: a row once
             row = {k: round(self.spent[k, name] / decisions / 1000, 1) for k in sorted(spent)}
             taken.update({k: self.spent[k, name] for k in spent})
             print(f"  {name:17} {row}  mean {sum(row.values()) / len(row):.1f}")

@@ -65,6 +65,8 @@ PHASES = (
     ("      a file tool's paths (enrich_paths)", "hookd.assembly", "", "enrich_paths"),
     ("      a file tool's effects (enrich_tool_effects)", "hookd.assembly", "", "enrich_tool_effects"),
     ("      the protected places (ProtectedSet)", "hookd.selfprotect", "ProtectedSet", "__call__"),
+    ("      the protected places, first tested (ProtectedPlaces)", "hookd.selfprotect_first", "ProtectedPlaces",
+     "__call__"),
     ("        the places near a named path (_Index.near)", "hookd.selfprotect", "_Index", "near"),
     ("        the agents a line starts (unguarded_starts)", "hookd.selfprotect", "", "unguarded_starts"),
     ("    combine, ask, id, render", "hookd.pipeline", "Pipeline", "_decided"),

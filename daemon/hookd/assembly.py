@@ -27,17 +27,18 @@ from hookd.pipeline import AskPolicy, IdFactory, InteractiveProbe, Pipeline
 from hookd.policy.holder import PolicySetHolder
 from hookd.policy.layers import ENFORCE, MONITOR, SHADOW, USER_LAYER, Layer, Rank, layered
 from hookd.policy.python_sources import Source, load_python_set
-from hookd.selfprotect import ProtectedSet
+from hookd.selfprotect_first import ProtectedPlaces
 from hookd.types import Engine, Enricher, FactEnricher, Outcome, PolicySet, passes_chunks
 
 # The commonest shapes of call get the full analysis' facts from a first test, in a handful of functions; the rest
-# gets the full analysis (hookd.enrich.first_test; tests/unit/enrich/test_first_test.py holds the facts the same)
+# gets the full analysis (hookd.enrich.first_test; tests/unit/enrich/test_first_test.py holds the facts the same);
+# so does a call that reaches no protected place (hookd.selfprotect_first; tests/unit/test_selfprotect_first.py)
 enrich_shell = first_test.first_tested(full_shell, first_test.plain_shell)
 enrich_tool_effects = first_test.first_tested(full_tool_effects, first_test.plain_read_effects, plain_write_effects)
 
 # What acts on tool calls only (and the protected places on Event.OTHER's vetoes): a streamed chunk, which is no
 # tool call, skips it (tests/unit/test_pipeline.py holds each to that)
-for _step in (enrich_shell, enrich_paths, enrich_tool_effects, enrich_carried_secrets, ProtectedSet):
+for _step in (enrich_shell, enrich_paths, enrich_tool_effects, enrich_carried_secrets, ProtectedPlaces):
     passes_chunks(_step)
 
 
@@ -57,7 +58,7 @@ def enrichers(config: Config | None = None, texts: MemoryTexts | None = None) ->
     streams = ResponseStreams(texts)
     tool_effects = FactEnricher(enrich_tool_effects, frozenset({"effects"}))
     carried = FactEnricher(enrich_carried_secrets, frozenset({"carried_secrets"}))
-    protected = FactEnricher(ProtectedSet(config or Config()), frozenset({"hookd"}), _PROTECTED_USES)
+    protected = FactEnricher(ProtectedPlaces(config or Config()), frozenset({"hookd"}), _PROTECTED_USES)
     return (enrich_shell, enrich_paths, tool_effects, carried, protected, streams)
 
 

@@ -1,0 +1,91 @@
+"""A first test of the protected places (issue 26 item 7: a decision's cost; hookd.enrich.first_test's kind).
+
+hookd.selfprotect.ProtectedSet hands the policies `input.hookd` on every call that can change a file: the protected
+places a path the call names can hit, the settings files whose new text keeps hookd's hooks, the agents the call
+starts unguarded now or later, and what a pattern of paths reaches. Most calls touch none of it, and for them that
+fact is all empty lists, which ProtectedSet reaches through some 75 distinct functions (the settings judges, the
+extension and unit tests, three start analyses), each paid cold at some 2 µs (docs/performance.md, cost36).
+
+`ProtectedPlaces.clear_of_places` proves that answer in one pass, asking each part's own first test:
+
+* no named path (ProtectedSet's own `_reached`: a file tool's paths, a command's arguments and redirects, the
+  effects' paths and destinations) is a protected place, inside one, or a directory above one: its ancestry and the
+  path itself looked up in the caller's index of places (the same index, so every place counts: the agents'
+  settings, hookd's own files, units, environments; the caller's config's), and none is a pattern of paths; with
+  no place near, no written path is a settings file, an extension's or a unit directory's to judge;
+* no pattern is built from an expansion (`built_patterns`, asked itself);
+* no command names an agent or a runner that could start one (`starting_words`, as `unguarded_starts` asks it);
+* no effect sets a variable for later sessions (`sets`), defines aliases, or writes a file a manager starts
+  (`is_started_file`): what `later_starts` and `later_agent_starts` read.
+
+Anything else falls through to the full computation. tests/unit/test_selfprotect_first.py compares the facts with
+ProtectedSet's for every corpus, case, golden and bench payload, and for mutations that move paths onto each place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookd.dialects.launch import starting_words
+from hookd.dialects.registry import AGENTS
+from hookd.enrich.build_files import is_started_file
+from hookd.enrich.paths import event_home
+from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _reached
+from hookd.selfprotect_patterns import PATTERN, built_patterns
+from hookd.types import Event, NormalisedEvent
+
+
+class ProtectedPlaces(ProtectedSet):
+    """ProtectedSet, with a call that reaches no protected place and starts nothing answered first."""
+
+    def __call__(self, event: NormalisedEvent) -> NormalisedEvent:
+        quick = self.clear_of_places(event)
+        return super().__call__(event) if quick is None else quick
+
+    def clear_of_places(self, event: NormalisedEvent) -> NormalisedEvent | None:
+        """The event with ProtectedSet's all-empty `hookd` fact when the call provably reaches nothing it computes
+        (the module docstring), the event as it came where ProtectedSet adds nothing (a read, no tool call); None
+        for any other event (a veto is ProtectedSet's to judge)."""
+        tool = event.tool
+        if event.event is Event.OTHER:
+            return None
+        if event.event is not Event.BEFORE_TOOL or tool is None or tool.kind in _NOT_WRITING:
+            return event
+        facts = event.facts
+        effects = _dicts(facts.get("effects"))
+        for effect in effects:
+            if _left_for_later(effect):
+                return None
+        if _may_start_an_agent(facts.get("shell")):
+            return None
+        home = event_home(event)
+        if built_patterns(effects, home):
+            return None
+        named = _reached(facts)[0]
+        if named:
+            index = self._index(self.places(home, event.project_dir, event.env)[0])
+            for named_path in named:
+                path = named_path.rstrip("/") or "/"
+                if PATTERN.search(path) or path in index.below:
+                    return None
+                for current in _ancestry(path, index.longest):
+                    if current in index.at:
+                        return None
+        return event.with_facts(hookd={"protected": [], "keeps": [], "starts": [], "patterns": []})
+
+
+def _left_for_later(effect: dict[str, Any]) -> bool:
+    """Whether the effect sets variables, defines aliases or writes a file a manager starts: what later sessions
+    would run (hookd.selfprotect_later, hookd.selfprotect_aliases)."""
+    if effect.get("sets") or effect.get("aliases"):
+        return True
+    path = effect.get("path")
+    return effect.get("op") == "write" and isinstance(path, str) and is_started_file(path)
+
+
+def _may_start_an_agent(shell: object) -> bool:
+    """Whether a command's name or first word is one by which an agent, or a runner that could start one, is found
+    (unguarded_starts' own first test)."""
+    commands = _dicts(shell.get("commands") if isinstance(shell, dict) else None)
+    words = starting_words(AGENTS)
+    return any(not words.isdisjoint(_first_words(command)) for command in commands)
