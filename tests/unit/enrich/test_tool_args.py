@@ -370,9 +370,12 @@ def test_sql_a_database_tool_runs_is_judged_as_its_clients_code(
     tool: str, tool_input: dict[str, Any], proj: Path
 ) -> None:
     """blind-tools-5 lines 100, 101: SQLite's load_extension and Postgres' COPY … TO PROGRAM through MCP database
-    servers were allowed: a database tool's SQL is judged as `sqlite3 -cmd` or `psql -c` of it would be."""
+    servers were allowed: a database tool's SQL is judged as `sqlite3 -cmd` or `psql -c` of it would be (unknown
+    code, or the file it names written: blindsh42's `INTO OUTFILE`)."""
     event = enriched("claude", tool, tool_input, proj)
-    assert any(e["op"] == "exec" and not e["known"] for e in event.facts["effects"])
+    effects = event.facts["effects"]
+    named = [e for e in effects if e["op"] == "write" and e["path"] == "/home/u/.bashrc" and e["program"] == "tee"]
+    assert any(e["op"] == "exec" and not e["known"] for e in effects) or named
 
 
 @pytest.mark.parametrize(

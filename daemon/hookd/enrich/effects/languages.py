@@ -184,6 +184,8 @@ def follow_code(lang: str, text: str) -> Followed:
     if language.strings is not None:  # (what a string holds runs only through a construct or call outside it)
         rest = language.strings.sub('""', rest)
     known = (language.reaches is None or language.reaches.search(rest) is None) and _calls_pure(language, rest)
+    # (each file once: the lexers' readings of one text are joined, so a construct outside every comment is in each)
+    files = list(dict.fromkeys(files))
     return Followed(known=known, commands=tuple(c for c in commands if c.strip()), files=(*files, *environment))
 
 
