@@ -3,7 +3,8 @@
 One synchronous core (`decide`) serves every way in (the daemon's hook socket and HTTP endpoint, Decide and
 dry runs, each worker process, the lane): it returns the finished `Handled` when the engine answered in the
 call (the embedded Rego engine, or no remote policy applies), or one awaitable that resumes after the one
-remote step (an OPA server, Python or isolated Rego workers: hookd.types.Answer) and finishes the same way.
+remote step (an OPA server, Python or isolated Rego workers: hookd.types.Answer), or after an enrichment
+that reads a git repository on the reading threads (hookd.enrich.blocking), and finishes the same way.
 So an in-process decision runs in the callback that read the request, with no task, and there is no second,
 awaited copy of the path to keep deciding alike.
 
@@ -27,6 +28,7 @@ from hookd.dialects.registry import agent
 from hookd.dialects.repeated import RepeatedField
 from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
+from hookd.enrich.blocking import NeedsBlockingRead, off_loop, on_loop
 from hookd.enrich.stream import RESPONSE_FACT, ResponseKey, ResponseStreams, candidate_of, ends, text_of
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
@@ -237,7 +239,26 @@ class Pipeline:
         enriched and evaluated once more (what the agent will act on). An engine or enricher failure, or an
         input over a cap, is the verdict of the event's fail mode."""
         try:
-            event = self._enrich(event, engine.reads)
+            enriched = self._enriched(event, engine.reads, request.deadline)
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
+        if isinstance(enriched, Awaitable):
+            return self._evaluated_after_reading(engine, event, request, enriched)
+        return self._evaluated_enriched(engine, enriched, request)
+
+    async def _evaluated_after_reading(
+        self, engine: Engine, event: NormalisedEvent, request: HookRequest, enriched: Awaitable[NormalisedEvent]
+    ) -> Evaluated:
+        try:
+            event = await enriched
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
+        return await settled(self._evaluated_enriched(engine, event, request))
+
+    def _evaluated_enriched(
+        self, engine: Engine, event: NormalisedEvent, request: HookRequest
+    ) -> Evaluated | Awaitable[Evaluated]:
+        try:
             if self._quiet(engine, event) and not request.deadline.expired():
                 return Evaluated(event, ())  # what the policies answer: none of them can fire on this chunk
             answer = self._evaluate(engine, event, request.deadline)
@@ -262,7 +283,10 @@ class Pipeline:
         try:
             if (rewritten := rewritten_event(event, verdicts, partial(self._read, request))) is None:
                 return Evaluated(event, verdicts)
-            again = self._evaluate(engine, self._enrich(rewritten, engine.reads), request.deadline)
+            enriched = self._enriched(rewritten, engine.reads, request.deadline)
+            if isinstance(enriched, Awaitable):
+                return self._rewritten_after_reading(engine, event, verdicts, enriched, request.deadline)
+            again = self._evaluate(engine, enriched, request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(again, Awaitable):
@@ -276,6 +300,20 @@ class Pipeline:
             return Evaluated(event, decided_again(verdicts, await again))
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
+
+    async def _rewritten_after_reading(
+        self,
+        engine: Engine,
+        event: NormalisedEvent,
+        verdicts: Sequence[Verdict],
+        enriched: Awaitable[NormalisedEvent],
+        deadline: Deadline,
+    ) -> Evaluated:
+        try:
+            again = await settled(self._evaluate(engine, await enriched, deadline))
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
+        return Evaluated(event, decided_again(verdicts, again))
 
     def _decided(
         self, request: HookRequest, evaluated: Evaluated, served: PolicySet, probe: InteractiveProbe | None
@@ -321,6 +359,26 @@ class Pipeline:
         verdict = fail_mode_verdict(handled.event.event, self._fail_modes, "unavailable", reason)
         decision = replace(combine([verdict]), decision_id=handled.decision.decision_id)
         return replace(handled, decision=decision, engine_error=True)
+
+    def _enriched(
+        self, event: NormalisedEvent, reads: frozenset[str] | None, deadline: Deadline
+    ) -> NormalisedEvent | Awaitable[NormalisedEvent]:
+        """`_enrich` on the event loop; or, when a step is about to make a read that may block it (a git
+        repository's: hookd.enrich.blocking), an awaitable of the whole enrichment made again on the reading
+        threads within the request's deadline (past it: EngineTimeout, the event's fail mode)."""
+        try:
+            with on_loop():
+                return self._enrich(event, reads)
+        except NeedsBlockingRead:
+            return self._enriched_off_loop(event, reads, deadline)
+
+    async def _enriched_off_loop(
+        self, event: NormalisedEvent, reads: frozenset[str] | None, deadline: Deadline
+    ) -> NormalisedEvent:
+        try:
+            return await off_loop(partial(self._enrich, event, reads), deadline.remaining())
+        except TimeoutError:
+            raise EngineTimeout("the request deadline passed while hookd read a repository") from None
 
     def _enrich(self, event: NormalisedEvent, reads: frozenset[str] | None) -> NormalisedEvent:
         """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing.
