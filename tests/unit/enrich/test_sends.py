@@ -1,6 +1,6 @@
 """What leaves the machine (daemon/hookd/enrich/effects/sends.py): a `send` for every program that hands what it
 is given to another host, remote copies read as what they are, the trees a pipeline carries through filters, and
-code left for later that reads a home's file while it sends (later_code.reaches_home)."""
+code left for later that reads a home's file while it sends (home_reach.reaches_home)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from effect_support import HOME, effects, ops
 
 from hookd.enrich.effects.sends import remote_word
-from hookd.enrich.later_code import reaches_home
+from hookd.enrich.home_reach import reaches_home
 
 
 @pytest.mark.parametrize(

