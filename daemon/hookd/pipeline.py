@@ -261,7 +261,7 @@ class Pipeline:
         try:
             if self._quiet(engine, event) and not request.deadline.expired():
                 return Evaluated(event, ())  # what the policies answer: none of them can fire on this chunk
-            answer = self._evaluate(engine, event, request.deadline)
+            answer = _evaluate(engine, event, request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(answer, Awaitable):
@@ -285,8 +285,10 @@ class Pipeline:
                 return Evaluated(event, verdicts)
             enriched = self._enriched(rewritten, engine.reads, request.deadline)
             if isinstance(enriched, Awaitable):
-                return self._rewritten_after_reading(engine, event, verdicts, enriched, request.deadline)
-            again = self._evaluate(engine, enriched, request.deadline)
+                return self._rewritten_later(
+                    event, verdicts, _verdicts_after_reading(engine, enriched, request.deadline)
+                )
+            again = _evaluate(engine, enriched, request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(again, Awaitable):
@@ -300,20 +302,6 @@ class Pipeline:
             return Evaluated(event, decided_again(verdicts, await again))
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
-
-    async def _rewritten_after_reading(
-        self,
-        engine: Engine,
-        event: NormalisedEvent,
-        verdicts: Sequence[Verdict],
-        enriched: Awaitable[NormalisedEvent],
-        deadline: Deadline,
-    ) -> Evaluated:
-        try:
-            again = await settled(self._evaluate(engine, await enriched, deadline))
-        except (InputTooLarge, EngineError) as exc:
-            return self._failed(event, exc)
-        return Evaluated(event, decided_again(verdicts, again))
 
     def _decided(
         self, request: HookRequest, evaluated: Evaluated, served: PolicySet, probe: InteractiveProbe | None
@@ -370,15 +358,7 @@ class Pipeline:
             with on_loop():
                 return self._enrich(event, reads)
         except NeedsBlockingRead:
-            return self._enriched_off_loop(event, reads, deadline)
-
-    async def _enriched_off_loop(
-        self, event: NormalisedEvent, reads: frozenset[str] | None, deadline: Deadline
-    ) -> NormalisedEvent:
-        try:
-            return await off_loop(partial(self._enrich, event, reads), deadline.remaining())
-        except TimeoutError:
-            raise EngineTimeout("the request deadline passed while hookd read a repository") from None
+            return _enriched_off_loop(partial(self._enrich, event, reads), deadline)
 
     def _enrich(self, event: NormalisedEvent, reads: frozenset[str] | None) -> NormalisedEvent:
         """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing.
@@ -403,36 +383,6 @@ class Pipeline:
         if too_large := limits.after_parse(event, self._limits):
             raise InputTooLarge(too_large)
         return event
-
-    @classmethod
-    def _evaluate(
-        cls, engine: Engine, event: NormalisedEvent, deadline: Deadline
-    ) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
-        try:
-            answer = engine.evaluate(cls._engine_request(event, deadline))
-        except PartialAnswer:
-            _in_time(deadline)
-            raise
-        if isinstance(answer, Awaitable):
-            return cls._awaited_in_time(answer, deadline)
-        _in_time(deadline)
-        return answer
-
-    @classmethod
-    async def _awaited_in_time(cls, answer: Awaitable[Sequence[Verdict]], deadline: Deadline) -> Sequence[Verdict]:
-        try:
-            verdicts = await answer
-        except PartialAnswer:
-            _in_time(deadline)
-            raise
-        _in_time(deadline)
-        return verdicts
-
-    @staticmethod
-    def _engine_request(event: NormalisedEvent, deadline: Deadline) -> EngineRequest:
-        if deadline.expired():
-            raise EngineTimeout("the request deadline passed before evaluation")
-        return EngineRequest(event, event.input_document(), deadline)
 
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:
@@ -481,6 +431,51 @@ class QuietChunks:
 def _with_response(event: NormalisedEvent, digest: str) -> NormalisedEvent:
     """A chunk's event as the parse step hands it on: the digest of the request its response answers a fact of it."""
     return event.with_facts(**{RESPONSE_FACT: digest})
+
+
+def _evaluate(
+    engine: Engine, event: NormalisedEvent, deadline: Deadline
+) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
+    try:
+        answer = engine.evaluate(_engine_request(event, deadline))
+    except PartialAnswer:
+        _in_time(deadline)
+        raise
+    if isinstance(answer, Awaitable):
+        return _awaited_in_time(answer, deadline)
+    _in_time(deadline)
+    return answer
+
+
+async def _awaited_in_time(answer: Awaitable[Sequence[Verdict]], deadline: Deadline) -> Sequence[Verdict]:
+    try:
+        verdicts = await answer
+    except PartialAnswer:
+        _in_time(deadline)
+        raise
+    _in_time(deadline)
+    return verdicts
+
+
+async def _verdicts_after_reading(
+    engine: Engine, enriched: Awaitable[NormalisedEvent], deadline: Deadline
+) -> Sequence[Verdict]:
+    """A rewritten event's verdicts once its enrichment, made on the reading threads, is done."""
+    return await settled(_evaluate(engine, await enriched, deadline))
+
+
+async def _enriched_off_loop(enrich: Callable[[], NormalisedEvent], deadline: Deadline) -> NormalisedEvent:
+    """`enrich` on the reading threads (hookd.enrich.blocking) within `deadline`; past it, EngineTimeout."""
+    try:
+        return await off_loop(enrich, deadline.remaining())
+    except TimeoutError:
+        raise EngineTimeout("the request deadline passed while hookd read a repository") from None
+
+
+def _engine_request(event: NormalisedEvent, deadline: Deadline) -> EngineRequest:
+    if deadline.expired():
+        raise EngineTimeout("the request deadline passed before evaluation")
+    return EngineRequest(event, event.input_document(), deadline)
 
 
 def _in_time(deadline: Deadline) -> None:
