@@ -3,7 +3,8 @@
 One synchronous core (`decide`) serves every way in (the daemon's hook socket and HTTP endpoint, Decide and
 dry runs, each worker process, the lane): it returns the finished `Handled` when the engine answered in the
 call (the embedded Rego engine, or no remote policy applies), or one awaitable that resumes after the one
-remote step (an OPA server, Python or isolated Rego workers: hookd.types.Answer) and finishes the same way.
+remote step (an OPA server, Python or isolated Rego workers: hookd.types.Answer), or after an enrichment
+that reads a git repository on the reading threads (hookd.enrich.blocking), and finishes the same way.
 So an in-process decision runs in the callback that read the request, with no task, and there is no second,
 awaited copy of the path to keep deciding alike.
 
@@ -27,6 +28,7 @@ from hookd.dialects.registry import agent
 from hookd.dialects.repeated import RepeatedField
 from hookd.engines.base import engine_failure, fail_mode_verdict, settle
 from hookd.enrich import limits
+from hookd.enrich.blocking import NeedsBlockingRead, off_loop, on_loop
 from hookd.enrich.stream import RESPONSE_FACT, ResponseKey, ResponseStreams, candidate_of, ends, text_of
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
@@ -237,10 +239,29 @@ class Pipeline:
         enriched and evaluated once more (what the agent will act on). An engine or enricher failure, or an
         input over a cap, is the verdict of the event's fail mode."""
         try:
-            event = self._enrich(event, engine.reads)
+            enriched = self._enriched(event, engine.reads, request.deadline)
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
+        if isinstance(enriched, Awaitable):
+            return self._evaluated_after_reading(engine, event, request, enriched)
+        return self._evaluated_enriched(engine, enriched, request)
+
+    async def _evaluated_after_reading(
+        self, engine: Engine, event: NormalisedEvent, request: HookRequest, enriched: Awaitable[NormalisedEvent]
+    ) -> Evaluated:
+        try:
+            event = await enriched
+        except (InputTooLarge, EngineError) as exc:
+            return self._failed(event, exc)
+        return await settled(self._evaluated_enriched(engine, event, request))
+
+    def _evaluated_enriched(
+        self, engine: Engine, event: NormalisedEvent, request: HookRequest
+    ) -> Evaluated | Awaitable[Evaluated]:
+        try:
             if self._quiet(engine, event) and not request.deadline.expired():
                 return Evaluated(event, ())  # what the policies answer: none of them can fire on this chunk
-            answer = self._evaluate(engine, event, request.deadline)
+            answer = _evaluate(engine, event, request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(answer, Awaitable):
@@ -262,7 +283,12 @@ class Pipeline:
         try:
             if (rewritten := rewritten_event(event, verdicts, partial(self._read, request))) is None:
                 return Evaluated(event, verdicts)
-            again = self._evaluate(engine, self._enrich(rewritten, engine.reads), request.deadline)
+            enriched = self._enriched(rewritten, engine.reads, request.deadline)
+            if isinstance(enriched, Awaitable):
+                return self._rewritten_later(
+                    event, verdicts, _verdicts_after_reading(engine, enriched, request.deadline)
+                )
+            again = _evaluate(engine, enriched, request.deadline)
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(again, Awaitable):
@@ -322,6 +348,18 @@ class Pipeline:
         decision = replace(combine([verdict]), decision_id=handled.decision.decision_id)
         return replace(handled, decision=decision, engine_error=True)
 
+    def _enriched(
+        self, event: NormalisedEvent, reads: frozenset[str] | None, deadline: Deadline
+    ) -> NormalisedEvent | Awaitable[NormalisedEvent]:
+        """`_enrich` on the event loop; or, when a step is about to make a read that may block it (a git
+        repository's: hookd.enrich.blocking), an awaitable of the whole enrichment made again on the reading
+        threads within the request's deadline (past it: EngineTimeout, the event's fail mode)."""
+        try:
+            with on_loop():
+                return self._enrich(event, reads)
+        except NeedsBlockingRead:
+            return _enriched_off_loop(partial(self._enrich, event, reads), deadline)
+
     def _enrich(self, event: NormalisedEvent, reads: frozenset[str] | None) -> NormalisedEvent:
         """Raises InputTooLarge for a command over a cap, checked in linear time before and after parsing.
         `reads`: the input keys the serving engine's policies read (None: any); a fact none of them reads is
@@ -345,36 +383,6 @@ class Pipeline:
         if too_large := limits.after_parse(event, self._limits):
             raise InputTooLarge(too_large)
         return event
-
-    @classmethod
-    def _evaluate(
-        cls, engine: Engine, event: NormalisedEvent, deadline: Deadline
-    ) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
-        try:
-            answer = engine.evaluate(cls._engine_request(event, deadline))
-        except PartialAnswer:
-            _in_time(deadline)
-            raise
-        if isinstance(answer, Awaitable):
-            return cls._awaited_in_time(answer, deadline)
-        _in_time(deadline)
-        return answer
-
-    @classmethod
-    async def _awaited_in_time(cls, answer: Awaitable[Sequence[Verdict]], deadline: Deadline) -> Sequence[Verdict]:
-        try:
-            verdicts = await answer
-        except PartialAnswer:
-            _in_time(deadline)
-            raise
-        _in_time(deadline)
-        return verdicts
-
-    @staticmethod
-    def _engine_request(event: NormalisedEvent, deadline: Deadline) -> EngineRequest:
-        if deadline.expired():
-            raise EngineTimeout("the request deadline passed before evaluation")
-        return EngineRequest(event, event.input_document(), deadline)
 
     def _resolve_ask(self, event: NormalisedEvent, decision: Decision, probe: InteractiveProbe) -> Decision:
         if decision.outcome is not Outcome.ASK or event.event is not Event.BEFORE_TOOL:
@@ -423,6 +431,51 @@ class QuietChunks:
 def _with_response(event: NormalisedEvent, digest: str) -> NormalisedEvent:
     """A chunk's event as the parse step hands it on: the digest of the request its response answers a fact of it."""
     return event.with_facts(**{RESPONSE_FACT: digest})
+
+
+def _evaluate(
+    engine: Engine, event: NormalisedEvent, deadline: Deadline
+) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
+    try:
+        answer = engine.evaluate(_engine_request(event, deadline))
+    except PartialAnswer:
+        _in_time(deadline)
+        raise
+    if isinstance(answer, Awaitable):
+        return _awaited_in_time(answer, deadline)
+    _in_time(deadline)
+    return answer
+
+
+async def _awaited_in_time(answer: Awaitable[Sequence[Verdict]], deadline: Deadline) -> Sequence[Verdict]:
+    try:
+        verdicts = await answer
+    except PartialAnswer:
+        _in_time(deadline)
+        raise
+    _in_time(deadline)
+    return verdicts
+
+
+async def _verdicts_after_reading(
+    engine: Engine, enriched: Awaitable[NormalisedEvent], deadline: Deadline
+) -> Sequence[Verdict]:
+    """A rewritten event's verdicts once its enrichment, made on the reading threads, is done."""
+    return await settled(_evaluate(engine, await enriched, deadline))
+
+
+async def _enriched_off_loop(enrich: Callable[[], NormalisedEvent], deadline: Deadline) -> NormalisedEvent:
+    """`enrich` on the reading threads (hookd.enrich.blocking) within `deadline`; past it, EngineTimeout."""
+    try:
+        return await off_loop(enrich, deadline.remaining())
+    except TimeoutError:
+        raise EngineTimeout("the request deadline passed while hookd read a repository") from None
+
+
+def _engine_request(event: NormalisedEvent, deadline: Deadline) -> EngineRequest:
+    if deadline.expired():
+        raise EngineTimeout("the request deadline passed before evaluation")
+    return EngineRequest(event, event.input_document(), deadline)
 
 
 def _in_time(deadline: Deadline) -> None:

@@ -3,7 +3,7 @@
 A local MCP server in an agent's own configuration (Codex's `mcp_servers`, OpenCode's and Kilo's `mcp`, an
 extension's `mcpServers`) is a program the agent starts later, outside its hooks. When its entry says no more than
 which program starts and how (its command line, environment, timeouts), the effect model judges that
-command line as the same line run now in the shell (enrich/tool_effects.py `_configured_commands`: a download piped
+command line as the same line run now in the shell (enrich/tool_later.py `configured_commands`: a download piped
 to a shell, code given inline, a read of the home's keys are stopped; a pinned public package is not), so such an
 entry leaves hookd whole and self-protection compares only the rest. An entry with any other key (Gemini's
 `trust`, Kilo's `alwaysAllow`, Codex's `env_vars`, a key hookd does not know) stays compared as before: never

@@ -589,15 +589,24 @@ _write_delete_deny contains {"id": "remote-repo-delete", "reason": reason} if {
 	reason := sprintf("%s deleting the repository %s is blocked: its history, issues and releases are lost with it", [e.program, _repo_name(e)])
 }
 
-# Another hosted resource deleted through a forge's REST API (`gh api -X DELETE repos/o/r/git/refs/heads/main`,
-# `curl -X DELETE https://api.github.com/…`: `what: "hosted"`): a branch, release, issue or key gone; asked.
+# Another hosted resource deleted (`what: "hosted"`): through a forge's REST API (`gh api -X DELETE
+# repos/o/r/git/refs/heads/main`, `curl -X DELETE https://api.github.com/…`: a branch, release, issue or key
+# gone), or a hosted store with everything in it (`aws s3 rb --force`, `kubectl delete namespace`, an MCP tool's
+# `delete_bucket`); asked.
 _files_ask contains {"id": "remote-resource-delete", "reason": reason} if {
 	"delete" in _effect_ops
 	some e in input.effects
 	e.op == "delete"
 	object.get(e, "what", "") == "hosted"
-	reason := sprintf("%s deletes %q on a code forge through its API; it is gone for everyone: confirm it", [e.program, e.name])
+	reason := sprintf("%s deletes %q %s; it is gone for everyone: confirm it", [e.program, e.name, _hosted_where(e)])
 }
+
+# Where a hosted delete happens, by what it takes: a store goes with everything in it (`recursive`:
+# effects/hosted_stores.py, enrich/hosted_deletes.py); a forge API's DELETE removes one resource
+# (entries.rest_deletes).
+_hosted_where(e) := "with everything in it on the hosted service it manages" if {
+	object.get(e, "recursive", false) == true
+} else := "on a code forge through its API"
 
 _repo_name(e) := sprintf("%q", [e.name]) if {
 	e.name != ""

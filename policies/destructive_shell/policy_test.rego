@@ -422,6 +422,18 @@ test_another_hosted_resource_deleted_through_a_forge_api_is_asked if {
 	not "remote-repo-delete" in _t_deny(i)
 }
 
+test_a_hosted_deletes_reason_says_a_forge_only_for_a_forge_api if {
+	forge := _effect_input([{"op": "delete", "path": "", "known": true, "recursive": false, "program": "gh", "via": "shell", "what": "hosted", "name": "repos/acme/api/releases/1"}])
+	store := _effect_input([{"op": "delete", "path": "", "known": true, "recursive": true, "program": "aws", "via": "shell", "what": "hosted", "name": "s3://backups"}])
+	some a in ask with input as forge
+	a.id == "remote-resource-delete"
+	contains(a.reason, "on a code forge through its API")
+	some b in ask with input as store
+	b.id == "remote-resource-delete"
+	not contains(b.reason, "forge")
+	contains(b.reason, "with everything in it on the hosted service it manages")
+}
+
 test_a_package_removed_with_sudo_is_asked_not_denied if {
 	i := _effect_input([
 		{"op": "privilege", "path": "", "known": true, "program": "sudo", "via": "shell"},

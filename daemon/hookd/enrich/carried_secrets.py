@@ -32,6 +32,7 @@ from urllib.parse import unquote
 
 from hookd.enrich.ci_workflows import every_secret
 from hookd.enrich.holdings import _PAIR, _SHAPES, _URL_PASSWORD, head, is_credential_key, is_secret_value
+from hookd.enrich.piece_search import piece_index, pieced_values
 from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
@@ -255,40 +256,37 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     if into & stores.keys() or any(p.rpartition("/")[2] in PROJECT_STORES for p in into):
         return []  # a credential store written itself: nothing leaves it
     haystack = "\n".join(d for t in texts for d in _decoded(t))
-    found = _Haystack(haystack)
+    found = _Haystack(haystack).carried(frozenset().union(*stores.values()))
     return whole + [
-        {"file": path, "values": n}
-        for path, values in stores.items()
-        if (n := sum(1 for v in values if found.carries(v)))
+        {"file": path, "values": n} for path, values in stores.items() if (n := sum(1 for v in values if v in found))
     ]
 
 
 class _Haystack:
-    """A call's texts (decoded), searched for a value: as written, case-folded (a host name's labels are
-    case-insensitive: a value sent as a DNS label arrives lower-cased), or in pieces covering most of it."""
+    """A call's texts (decoded), searched for values: as written, case-folded (a host name's labels are
+    case-insensitive: a value sent as a DNS label arrives lower-cased), or in pieces covering most of it, found
+    in one pass over the text's pieces (hookd.enrich.piece_search)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.folded = text.lower()
-        self._grams: frozenset[str] | None = None
 
-    def carries(self, value: str) -> bool:
-        if value in self.text or value.lower() in self.folded:
-            return True
-        return len(value) >= MIN_PIECED and self._pieced(value.lower())
+    def carried(self, values: frozenset[str]) -> set[str]:
+        """Those of `values` the text carries. A value as written is in the folded text folded, unless lower()
+        folds it otherwise than the text around it (a final sigma): only a value not all ASCII is searched as
+        written too."""
+        found = {v for v in values if v.lower() in self.folded or (not v.isascii() and v in self.text)}
+        pieced = frozenset(v for v in values - found if len(v) >= MIN_PIECED)
+        if pieced:
+            folded = pieced_values(piece_index(pieced, PIECE), self._pieces(), COVERED)
+            found |= {v for v in pieced if v.lower() in folded}
+        return found
 
-    def _pieced(self, value: str) -> bool:
-        """Pieces of `value` of PIECE characters or more, each in the text, cover COVERED of it: its PIECE-long
-        slices looked up among the text's runs' (made once a call, from its first MAX_PIECED_TEXT characters)."""
-        if self._grams is None:
-            runs = (m.group() for m in _PIECE_RUN.finditer(self.text[:MAX_PIECED_TEXT]))
-            pieces = [r.lower() for r in runs if not r.islower()]  # a word of prose is no piece of a key
-            self._grams = frozenset(r[k : k + PIECE] for r in pieces for k in range(len(r) - PIECE + 1))
-        covered = [False] * len(value)
-        for at in range(len(value) - PIECE + 1):
-            if value[at : at + PIECE] in self._grams:
-                covered[at : at + PIECE] = [True] * PIECE
-        return sum(covered) >= COVERED * len(value)
+    def _pieces(self) -> list[str]:
+        """The text's runs that may be pieces of a value (a word of prose is none), folded, from its first
+        MAX_PIECED_TEXT characters."""
+        runs = (m.group() for m in _PIECE_RUN.finditer(self.text[:MAX_PIECED_TEXT]))
+        return [r.lower() for r in runs if not r.islower()]
 
 
 def enrich_carried_secrets(event: NormalisedEvent) -> NormalisedEvent:

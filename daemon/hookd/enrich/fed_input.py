@@ -6,7 +6,7 @@ judged as it runs, fed by a pipe from a producer hookd does not know."""
 
 from __future__ import annotations
 
-from hookd.enrich.later_code import shell_effects
+from hookd.enrich.home_reach import shell_effects
 
 
 def runs_its_input(line: str, home: str, project: str) -> bool:

@@ -38,7 +38,8 @@ from hookd.enrich.paths import PathResolver, event_home
 from hookd.enrich.shell.runners import operands
 from hookd.enrich.shell.wrappers import _peel
 from hookd.enrich.tool_args import inferred
-from hookd.enrich.tool_effects import _aliased, _effect
+from hookd.enrich.tool_effects import _aliased
+from hookd.enrich.tool_entries import path_effect
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
 Step = Callable[[NormalisedEvent], NormalisedEvent]
@@ -163,7 +164,7 @@ def plain_read_effects(event: NormalisedEvent) -> NormalisedEvent | None:
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else None
     project = event.project_dir.removesuffix("/")
-    out = [_effect(entry, tool.spec, tool.name, home=home_dir, project=project)]
+    out = [path_effect(entry, tool.spec, tool.name, home=home_dir, project=project)]
     out.extend(_aliased(out, home_dir, project))
     before = event.facts.get("effects")
     every: list[JSON] = [*(before if isinstance(before, list) else []), *out]

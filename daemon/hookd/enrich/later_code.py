@@ -19,47 +19,36 @@ step): what a file IS does not depend on which tool wrote it.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from hookd.enrich.build_files import is_makefile
 from hookd.enrich.command_files import is_command_file, marker_lines
 from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.effects.configtext import makefile_commands, placed_changed
-from hookd.enrich.effects.languages import code_runs_nothing, follow_code
-from hookd.enrich.effects.later_lines import register_later_analysis
+from hookd.enrich.effects.languages import code_runs_nothing
 from hookd.enrich.effects.loaded import file_commands
 from hookd.enrich.effects.model import EffectModel
-from hookd.enrich.effects.pycode import python_effects
 from hookd.enrich.effects.words import CODE_LANGS, HOME_CODE_WHEN, home_code_lang, startup_language
-from hookd.enrich.env_template import env_name, mark_templates
-from hookd.enrich.facts import in_home_cache, under
+from hookd.enrich.env_template import mark_templates
+from hookd.enrich.facts import under
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
+from hookd.enrich.home_reach import (
+    _code_lang,
+    added_lines,
+    analysed_line,
+    code_reaching_home,
+    reaches_home,
+    runs_fetched,
+    runs_unseen,
+    touches_home,
+)
 from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX, notebook_lines
 from hookd.types import JSON
-
-# The shell's analysis of one line (its `input.shell` and effects): hookd.enrich.shell registers its
-# analyse_shell here when it is imported, since it calls this module on the texts a line writes (left_by_shell)
-# and so this module cannot import it
-Analyse = Callable[..., tuple[dict[str, Any], list[dict[str, Any]]]]
-_SHELL: list[Analyse] = []
-
-
-def register_shell_analysis(analyse: Analyse) -> None:
-    _SHELL[:] = [analyse]  # (and effects.later_lines' own)
-    register_later_analysis(analyse)
-
-
-def shell_effects(line: str, home: str, project: str) -> list[dict[str, Any]]:
-    if not _SHELL:
-        raise RuntimeError("later_code needs the shell's analysis: import hookd.enrich.shell first")
-    return _SHELL[0](line, home=home, base_dir=project, project_dir=project)[1]
-
 
 # What a configuration value may name for a program to load: code, a JVM agent, a shared library
 _LOADED = "|".join(sorted({*CODE_LANGS, "jar", "so", "dylib", "node", "wasm"}))
@@ -75,7 +64,6 @@ _SCRATCH_ROOTS = ("/tmp/", "/var/tmp/", "/dev/shm/")
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".json", ".jsonc", ".json5", ".toml", ".properties", ".ini", ".cfg", ".conf",
                     ".xml", ".env")  # fmt: skip
 _PROSE = (".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".asciidoc", ".org", ".html", ".htm", ".tex")
-_OWN_PLACES = ("project", "scratch")
 MAX_TEXT = 256 * 1024  # a text past this is not read for code left in it
 MAX_LINES = 16
 
@@ -155,7 +143,7 @@ def _later_signals(path: str, lines: list[str], home: str, project: str) -> list
     return [
         {**e, "via": "tool", "deferred": True, "startup": path}
         for line in lines
-        for e in _analysed(line, home, project) or ()
+        for e in analysed_line(line, home, project) or ()
         if e["op"] == "signal"
     ]
 
@@ -236,14 +224,14 @@ def _fetched_lines(texts: list[str], home: str, project: str) -> tuple[list[str]
 
 def _fetched_from(lines: list[str], home: str, project: str) -> tuple[list[str], str]:
     """`_fetched_lines` of the command lines read from the texts."""
-    analysed = [(line, _analysed(line, home, project)) for line in lines]
-    fetched = [line for line, effects in analysed if effects is None or _runs_fetched(effects)]
+    analysed = [(line, analysed_line(line, home, project)) for line in lines]
+    fetched = [line for line, effects in analysed if effects is None or runs_fetched(effects)]
     if fetched:
         return fetched, _FETCHED_WHEN
     every = [e for _line, effects in analysed for e in effects or ()]
     if not reaches_home(every, home, project):
         return [], ""
-    return [line for line, effects in analysed if effects and _touches_home(effects, home, project)], REACH_WHEN
+    return [line for line, effects in analysed if effects and touches_home(effects, home, project)], REACH_WHEN
 
 
 def later_lines(lines: list[str], home: str, project: str) -> Later | None:
@@ -368,115 +356,7 @@ def _places(word: str, config: str, home: str, project: str) -> list[str]:
     return [os.path.normpath(os.path.join(b, word)) for b in (os.path.dirname(config), project)]
 
 
-# How each language's interpreter takes code on its command line: a code file's text is judged as that line
-_INLINE = {"python": ("python3", "-c"), "node": ("node", "-e"), "ruby": ("ruby", "-e"), "perl": ("perl", "-e")}
-MAX_CODE_TEXT = 16 * 1024  # a code file past this is not judged by its interpreter's reading (what a shell line is)
 _CODE_WHEN = "code that deletes in the home, or sends what it reads from the home, when a program loads the file"
-
-
-def code_reaching_home(path: str, text: str, home: str, project: str) -> dict[str, JSON] | None:
-    """The code of a file its language's interpreter runs or a program imports (`conftest.py`, a jest or vitest
-    setup module, a pytest plugin): its text (a patch's added lines) read as that interpreter's inline code is
-    (`python3 -c`, `node -e`: the languages' tables, pycode.py), when what it does reaches into the home
-    (`reaches_home`) or runs what it downloads or decodes. None for any other file, a language the shell's
-    analysis does not follow inline, or a text past MAX_CODE_TEXT (a file that long is not judged this way)."""
-    lang = _code_lang(path)
-    inline = _INLINE.get(lang)
-    code = added_lines(text)
-    if inline is None or not code.strip() or len(code) > MAX_CODE_TEXT or not _names_a_reach(code, home):
-        return None
-    if _touches_nothing(lang, code):
-        return None
-    effects = shell_effects(shlex.join([*inline, code]), home, project)
-    if not (_runs_fetched(effects) or reaches_home(effects, home, project)):
-        return None
-    return {"lang": lang, "text": code}
-
-
-# How code names what `reaches_home` judges, as the languages' readings know it: the home (`~`, `expanduser`,
-# `Path.home()`, `os.homedir()`, `$HOME`, `process.env.HOME`), the environment, the root, a climb out of the
-# project; the shell lines code runs are `_fetched_lines`' (its string literals), read before this
-_REACH_WORDS = re.compile(r"~|home|environ|getenv|process\.env|\.\./|['\"]/['\"]", re.IGNORECASE)
-
-
-def _names_a_reach(code: str, home: str) -> bool:
-    """The code names the home, the environment, the root or a climb out of the project (or the home's own path):
-    without one, nothing it does can reach them, and the code's reading (an AST walk: the costly step) is skipped."""
-    return _REACH_WORDS.search(code) is not None or (bool(home) and home in code)
-
-
-def _touches_nothing(lang: str, code: str) -> bool:
-    """The language's own reading finds no command run and no file or connection touched (the shell's analysis,
-    which gives those back as commands, would find nothing to judge): skipped, as the cheaper step."""
-    if lang == "python":
-        found = python_effects(code)
-        return not (found.commands or found.scripts or found.dynamic)
-    followed = follow_code(lang, code)
-    return not (followed.commands or followed.files)
-
-
-def _code_lang(path: str) -> str:
-    """The language of a code file by its extension (words.CODE_LANGS), or ""."""
-    base = path.rpartition("/")[2]
-    return CODE_LANGS.get(base.rpartition(".")[2], "") if "." in base.lstrip(".") else ""
-
-
-def reaches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
-    """What command lines left for later do that the policies stop when a shell line does it now, told apart
-    from what build, test and lint commands do: they delete, move or change the mode of the home, of anything
-    in it outside the project and its caches, or of the whole filesystem (`rm -rf ~/`, `shutil.rmtree(~/x)`);
-    or they send something out (a fetch, any send: effects/sends.py) while reading a file of the home outside the
-    project or the environment (`curl -T ~/.netrc`, `env > f; curl -F x=@f`); not scratch space or the project."""
-    sends = any(e["op"] in ("fetch", "send") or e.get("sent") for e in effects)
-    for e in effects:
-        path = str(e.get("path") or "")
-        if e["op"] in ("delete", "move", "chmod") and (
-            e.get("class") in ("root", "home") or _in_home(path, home, project)
-        ):
-            return True
-        read = e["op"] in ("read", "copy", "move") and not e.get("uses")  # a key it signs in with is not sent
-        if sends and read and (_in_home(path, home, project) or _environment(path)):
-            return True
-    return False
-
-
-def _touches_home(effects: list[dict[str, JSON]], home: str, project: str) -> bool:
-    return any(
-        e["op"] in ("fetch", "send") or _in_home(path := str(e.get("path") or ""), home, project) or _environment(path)
-        for e in effects
-    )
-
-
-def _in_home(path: str, home: str, project: str) -> bool:
-    return under(path, home) and not under(path, project) and not in_home_cache(path, home)
-
-
-in_home = _in_home  # a path of the home outside the project and its caches
-
-
-def _environment(path: str) -> bool:
-    """A process's environment (`env`, `printenv`, `/proc/self/environ`: /proc/PID/environ), or an env file's."""
-    return (path.startswith("/proc/") and path.endswith("/environ")) or env_name(path.rpartition("/")[2])
-
-
-@functools.lru_cache(maxsize=256)
-def _analysed(line: str, home: str, project: str) -> list[dict[str, JSON]] | None:
-    """The shell's effects of `line`; None for a line too long to analyse (it may run anything). Kept for the
-    few lines of one call, which several judgments read (not to be changed)."""
-    if len(line) > 16 * 1024:
-        return None
-    return shell_effects(line, home, project)
-
-
-def added_lines(text: str) -> str:
-    """A file's text as written: for a patch, its added lines."""
-    if not text.startswith("*** Begin Patch") and "\n+++ " not in text:
-        return text
-    return "\n".join(line[1:] for line in text.splitlines() if line.startswith("+") and not line.startswith("+++"))
-
-
-def _runs_fetched(effects: list[dict[str, JSON]]) -> bool:
-    return any(e["op"] == "exec" and e.get("flow") in ("fetch", "decode") for e in effects)
 
 
 def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | None:
@@ -485,7 +365,7 @@ def _home_code(path: str, texts: list[str], home: str, project: str) -> Later | 
     lang = home_code_lang(path, home, project, first)
     if lang is None and _home_rc(path, home, project):
         # a run-commands file (`direnvrc`): code when its lines fetch or build what they run
-        lang = "sh" if any(_runs_unseen(text, home, project) for text in _lines(texts)) else None
+        lang = "sh" if any(runs_unseen(text, home, project) for text in _lines(texts)) else None
     if lang is None or (texts and all(code_runs_nothing(lang, added_lines(t)) for t in texts)):
         return None
     return {"lang": lang, "text": "\n".join(texts)}, HOME_CODE_WHEN
@@ -566,35 +446,11 @@ def _commands_later(path: str, texts: list[str], home: str, project: str, *, cut
     lines = marker_lines(texts)
     if cut or len(lines) > MAX_LINES:
         return {"lang": "sh", "text": ""}, "shell lines an agent's custom command runs when invoked (too many to read)"
-    risky = [line for line in lines if _runs_unseen(line, home, project, changes=True)]
+    risky = [line for line in lines if runs_unseen(line, home, project, changes=True)]
     if not risky:
         return None
     return {"lang": "sh", "text": "\n".join(risky)}, "shell lines an agent's custom command runs when invoked"
 
 
-def changes_outside(effect: dict[str, Any], here: bool = True) -> bool:
-    """A change (write, delete, move, mode) of a named path outside the project and scratch space (`here`: of
-    this machine's files)."""
-    named = here and bool(effect.get("path")) and effect.get("known") is not False
-    return named and effect["op"] in ("write", "delete", "move", "chmod") and effect.get("class") not in _OWN_PLACES
-
-
 def _lines(texts: list[str]) -> list[str]:
     return [t for t in texts if t.strip()][:MAX_LINES]
-
-
-def _runs_unseen(line: str, home: str, project: str, *, changes: bool = False) -> bool:
-    """The shell's analysis of `line`: it runs what it fetches, decodes or builds (or, with `changes`, it
-    deletes, moves or changes the mode of anything, or writes outside the project and scratch space)."""
-    if len(line) > 16 * 1024:
-        return True
-    effects = shell_effects(line, home, project)
-    for e in effects:
-        if e.get("flow") or e["op"] == "fetch" or (e["op"] == "exec" and e.get("known") is False):
-            return True
-        if changes and (
-            e["op"] in ("delete", "move", "chmod", "device", "privilege")
-            or (e["op"] == "write" and e.get("class") not in ("project", "scratch"))
-        ):
-            return True
-    return False

@@ -35,21 +35,16 @@ from hookd.enrich.env_template import env_name
 from hookd.enrich.facts import under
 from hookd.enrich.gitconfig_text import included_configs, is_git_config, may_set_executing_key
 from hookd.enrich.holdings import mark_holdings
-from hookd.enrich.later_code import (
-    _WORD,
-    _backend_files,
-    _home_rc,
-    _names_a_reach,
-    _places,
-    added_lines,
-    is_configuration,
-)
+from hookd.enrich.home_reach import _names_a_reach, added_lines
+from hookd.enrich.later_code import _WORD, _backend_files, _home_rc, _places, is_configuration
 from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX
 from hookd.enrich.package_sources import _format_of, _formats
 from hookd.enrich.sibling_entries import _SETTINGS as SIBLING_SETTINGS
 from hookd.enrich.ssh_config import is_ssh_config
 from hookd.enrich.tool_args import new_texts, url_texts
-from hookd.enrich.tool_effects import _CONFIG_SUFFIXES, _aliased, _effect
+from hookd.enrich.tool_effects import _aliased
+from hookd.enrich.tool_entries import path_effect
+from hookd.enrich.tool_later import _CONFIG_SUFFIXES
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
 PLAIN_PATH = re.compile(r"[A-Za-z0-9_./,+@%:=-]+")
@@ -148,7 +143,7 @@ def plain_write_effects(event: NormalisedEvent) -> NormalisedEvent | None:
         test(t, path, home_dir, project) for t in new_texts(tool.input) for test in TEXT_TESTS.values()
     ):
         return None
-    out = [_effect(entry, spec, tool.name, home=home_dir, project=project)]
+    out = [path_effect(entry, spec, tool.name, home=home_dir, project=project)]
     out.extend(_aliased(out, home_dir, project))
     before = event.facts.get("effects")
     every: list[JSON] = [*(before if isinstance(before, list) else []), *out]
@@ -158,7 +153,7 @@ def plain_write_effects(event: NormalisedEvent) -> NormalisedEvent | None:
 @functools.lru_cache(maxsize=1024)
 def _plain_place(path: str, home: str, project: str, homes: tuple[str, ...], program: str) -> bool:
     """No check's first test of the path holds, its name no part starting with a dot, and the program no memory
-    tool's (tool_effects._imports' first test of a tool's name)."""
+    tool's (tool_imports.import_reads' first test of a tool's name)."""
     if any(part.startswith(".") for part in path.split("/")) or "mem" in program.lower():
         return False
     return "remember" not in program.lower() and not any(

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.sql_comments import uncommented
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
 
 # Words of an argument's name (snake, kebab or camel case) that make it a path argument.
@@ -168,11 +169,13 @@ def _walk(value: JSON, arg: str, named: bool, to: bool, depth: int, found: _Foun
 
 
 def _sql_texts(tool_input: Mapping[str, JSON]) -> list[tuple[str, str]]:
-    """The arguments named for SQL (`query`, `sql`, `statement`) and their text."""
+    """The arguments named for SQL (`query`, `sql`, `statement`) and their text as each database's lexer leaves it
+    outside its comments (sql_comments: `-- it's` holds no string literal's quote)."""
     return [
-        (arg, text)
+        (arg, reading)
         for arg, text in tool_input.items()
         if isinstance(text, str) and words(arg) & _SQL_WORDS and len(text) <= MAX_SQL
+        for reading in uncommented(text)
     ]
 
 
@@ -185,7 +188,8 @@ def _sql_files(tool_input: Mapping[str, JSON], found: _Found) -> None:
                 name = match.group(1).replace("''", "'")
                 if _is_sql_command(name) or text[: match.start()].rstrip().upper().endswith("PROGRAM"):
                     continue
-                found.paths.setdefault(key, []).append(name)
+                if name not in found.paths.setdefault(key, []):  # (each lexer's reading names it)
+                    found.paths[key].append(name)
                 (found.options if pattern is _SQL_FILE else found.reads).add(key)
 
 
@@ -199,7 +203,7 @@ def sql_commands(tool_input: Mapping[str, JSON]) -> list[str]:
     for _arg, text in _sql_texts(tool_input):
         found += [m.group(1).replace("''", "'") for m in _SQL_PROGRAM.finditer(text)]
         found += [n.strip().strip("|") for m in _SQL_STRING.finditer(text) if _is_sql_command(n := m.group(1))]
-    return [command.strip() for command in found if command.strip()]
+    return list(dict.fromkeys(command.strip() for command in found if command.strip()))
 
 
 MAX_SQL = 1 << 20

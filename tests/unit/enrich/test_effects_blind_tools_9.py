@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hookd.enrich import later_code
+from hookd.enrich import home_reach
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.tool_args import container_line
 from tests.unit.enrich.test_tool_effects import HOME, enriched
@@ -210,8 +210,8 @@ def test_code_naming_no_home_environment_or_root_is_not_analysed(monkeypatch: py
     def analysed(*_args: object) -> list[dict[str, object]]:
         raise AssertionError("analysed")
 
-    monkeypatch.setattr(later_code, "shell_effects", analysed)
+    monkeypatch.setattr(home_reach, "shell_effects", analysed)
     code = "import subprocess\nsubprocess.run(['make', 'docs'], check=True)\n"
-    assert later_code.code_reaching_home("/p/tests/conftest.py", code, HOME, "/p") is None
+    assert home_reach.code_reaching_home("/p/tests/conftest.py", code, HOME, "/p") is None
     with pytest.raises(AssertionError, match="analysed"):
-        later_code.code_reaching_home("/p/tests/conftest.py", code.replace("docs", "~/docs"), HOME, "/p")
+        home_reach.code_reaching_home("/p/tests/conftest.py", code.replace("docs", "~/docs"), HOME, "/p")

@@ -98,7 +98,7 @@ LATER_TEXTS = (
 
 def test_the_gate_before_a_writes_later_steps_holds_wherever_one_of_them_finds_code() -> None:
     from hookd.enrich.later_code import left_for_later
-    from hookd.enrich.tool_effects import _configured_commands, _may_run_later, _program_config_keys
+    from hookd.enrich.tool_later import configured_commands, may_run_later, program_config_keys
     from hookd.types import ToolKind, ToolSpec
 
     home, project = "/home/u", "/home/u/project"
@@ -112,13 +112,13 @@ def test_the_gate_before_a_writes_later_steps_holds_wherever_one_of_them_finds_c
         for text in LATER_TEXTS:
             tool_input = {"file_path": path, "content": text}
             found = (
-                _configured_commands(effects, tool_input, spec, "Write", home, project)  # type: ignore[arg-type]
-                or _program_config_keys(effects, tool_input, "Write")  # type: ignore[arg-type]
+                configured_commands(effects, tool_input, spec, "Write", home, project)  # type: ignore[arg-type]
+                or program_config_keys(effects, tool_input, "Write")  # type: ignore[arg-type]
                 or left_for_later([path], [text], "Write", home=home, project=project, known=set())
             )
             found_any += bool(found)
-            assert _may_run_later(effects, home, project) or not found, (path, text)  # type: ignore[arg-type]
+            assert may_run_later(effects, home, project) or not found, (path, text)  # type: ignore[arg-type]
     assert found_any > 50  # the texts do find code: the test can fail
     # prose is never read for code left in it (any code or configuration file is: blind-tools-5)
     plain = [{"op": "write", "path": f"{project}/README.md", "to": ""}, {"op": "read", "path": f"{home}/.x", "to": ""}]
-    assert not _may_run_later(plain, home, project)  # type: ignore[arg-type]
+    assert not may_run_later(plain, home, project)  # type: ignore[arg-type]

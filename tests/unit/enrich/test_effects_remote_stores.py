@@ -46,3 +46,28 @@ def test_ngrok_serves_the_directory_a_file_url_names(command: str, served: str, 
 
 def test_ngrok_forwarding_a_port_serves_no_directory(tmp_path: Path) -> None:
     assert [e for e in effects("ngrok http 3000", tmp_path) if e.get("served")] == []
+
+
+@pytest.mark.parametrize(
+    ("command", "deleted"),
+    [
+        (f"rclone purge :local:{HOME}/Documents", f"{HOME}/Documents"),
+        (f"rclone delete :local,links,nounc=true:{HOME}/Documents", f"{HOME}/Documents"),
+        (f"""rclone purge ':local,description="a:b, c":{HOME}/Documents'""", f"{HOME}/Documents"),
+        ("rclone purge :local:", "."),
+    ],
+)
+def test_an_on_the_fly_local_backend_is_this_machines_file_system(command: str, deleted: str, tmp_path: Path) -> None:
+    """rclone's connection strings (https://rclone.org/docs/#connection-strings): `:local:PATH` and `:local,…:PATH`
+    name a path here, not another host's store (sends.backend_path)."""
+    found = effects(command, tmp_path)
+    paths = [e["path"] for e in found if e["op"] == "delete"]
+    assert paths == [str(tmp_path) if deleted == "." else deleted]
+    assert not [e for e in found if e["op"] == "send"]
+
+
+def test_a_copy_to_a_local_backend_sends_nothing_and_a_tilde_there_is_no_home(tmp_path: Path) -> None:
+    found = effects("rclone copy ~/.ssh :local:~/backup", tmp_path)
+    assert not [e for e in found if e["op"] == "send"]
+    assert [e["path"] for e in found if e["op"] == "write"] == [f"{tmp_path}/~/backup"]
+    assert [e["host"] for e in effects("rclone copy ~/.ssh :sftp,host=h.example:keys", tmp_path) if e["op"] == "send"]

@@ -28,7 +28,8 @@ from hookd.enrich.effects import handed, loaded
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.words import SHELLS
 from hookd.enrich.gitconfig_text import _key_names
-from hookd.enrich.later_code import _CONFIG_SUFFIXES, _PROSE, _REACH_WORDS
+from hookd.enrich.home_reach import _REACH_WORDS
+from hookd.enrich.later_code import _CONFIG_SUFFIXES, _PROSE
 from hookd.enrich.package_sources import _formats
 from hookd.enrich.paths import enrich_paths
 from hookd.enrich.tool_effects import enrich_tool_effects

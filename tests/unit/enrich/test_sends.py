@@ -1,6 +1,6 @@
 """What leaves the machine (daemon/hookd/enrich/effects/sends.py): a `send` for every program that hands what it
 is given to another host, remote copies read as what they are, the trees a pipeline carries through filters, and
-code left for later that reads a home's file while it sends (later_code.reaches_home)."""
+code left for later that reads a home's file while it sends (home_reach.reaches_home)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from effect_support import HOME, effects, ops
 
 from hookd.enrich.effects.sends import remote_word
-from hookd.enrich.later_code import reaches_home
+from hookd.enrich.home_reach import reaches_home
 
 
 @pytest.mark.parametrize(
@@ -178,3 +178,23 @@ def test_clouds_and_clients_that_send_a_home_file(line: str, program: str, tmp_p
 )
 def test_code_for_later_that_sends_an_env_file(line: str, reaches: bool, tmp_path: Path) -> None:
     assert reaches_home(effects(line, tmp_path), HOME, str(tmp_path)) is reaches
+
+
+def test_a_storage_url_among_the_words_is_looked_for_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """network_sends scans the words for a storage URL once (fixes42: it matched each word twice)."""
+    import re
+
+    from hookd.enrich.effects import sends
+
+    tried: list[str] = []
+
+    class Counting:
+        def match(self, word: str) -> re.Match[str] | None:
+            tried.append(word)
+            return sends._STORAGE_PATTERN.match(word)
+
+    monkeypatch.setattr(sends, "_STORAGE_PATTERN", sends._STORAGE, raising=False)
+    monkeypatch.setattr(sends, "_STORAGE", Counting())
+    found = effects("aws s3 cp notes.txt s3://bucket/notes.txt", tmp_path)
+    assert [e["host"] for e in found if e["op"] == "send"] == ["bucket"]
+    assert len(tried) == len(set(tried)), tried

@@ -156,6 +156,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         ),
         removes=frozenset(spec.get("removes", ())),
         subcommand_ops=dict(spec.get("subcommand_ops", {})),
+        local_backends=frozenset(spec.get("local_backends", ())),
         word_ops={tuple(words.lower().split()): str(op) for words, op in spec.get("word_ops", {}).items()},
         signal=str(spec.get("signal", "")),
         regex_options=frozenset(spec.get("regex_options", ())),

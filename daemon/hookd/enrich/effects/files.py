@@ -18,7 +18,7 @@ from hookd.enrich.effects.opened import opened_effects
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.public_lines import public_lines
 from hookd.enrich.effects.replaced import replaced_files
-from hookd.enrich.effects.sends import remote_copy
+from hookd.enrich.effects.sends import backend_path, remote_copy
 from hookd.enrich.effects.tar import member_writes, tar_effects
 from hookd.enrich.effects.words import (
     _INERT,
@@ -49,7 +49,8 @@ class FileEffects:
         subcommand = program.subcommand_ops.get(parsed.operands[0], "") if parsed.operands else ""
         if subcommand:
             recursive = program.recursive_always or any(o in program.recursive for o, _ in parsed.options)
-            self._subcommand(subcommand, parsed.operands[1:], name, place, recursive)
+            operands = [backend_path(word, program.local_backends) for word in parsed.operands[1:]]
+            self._subcommand(subcommand, operands, name, place, recursive)
         else:
             self._files(program, parsed, argv, name, view, place)
             mark_names_only(self.ledger.effects[start:], program, parsed)

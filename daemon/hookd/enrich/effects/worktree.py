@@ -25,6 +25,7 @@ import os
 import stat
 import struct
 
+from hookd.enrich.blocking import blocking_read
 from hookd.enrich.effects.gitstore import Store, Unknown, head_tree, offset_varint, read_inside, tree_files
 
 __all__ = ["Readings", "Unknown", "nothing_uncommitted", "repository_of", "tracked", "untracked_below"]
@@ -165,6 +166,7 @@ class Readings:
         key = (os.path.abspath(git_dir), os.path.abspath(below), asked)
         if key in self._answers:
             return self._answers[key]
+        blocking_read(f"git repository {git_dir}")  # on the event loop: the pipeline reads it on its thread
         self._readings -= 1
         if self._readings < 0:
             raise Unknown("readings")

@@ -24,7 +24,7 @@ Words are decoded from the source text by `_read_word` in both parse paths (quot
 becomes `parse_error: true` with a best-effort split.
 """
 
-from hookd.enrich.later_code import register_shell_analysis
+from hookd.enrich.home_reach import register_shell_analysis
 from hookd.enrich.shell.analysis import analyse_shell, enrich_shell, parse_shell
 
 # later_code judges the lines of the texts a line writes (left_by_shell) with the shell's own analysis; this

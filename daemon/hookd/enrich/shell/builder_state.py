@@ -1,0 +1,164 @@
+"""The shell builder's state for the rest of a line (hookd.enrich.shell.build walks the tree on it): its fields,
+what a builtin sets for the commands after it (variables, exports, aliases, what `read` and `printf -v` set), an
+assignment's value, and each command judged by the effect model in that state (`CommandView`, its words placed)."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from hookd.enrich.effects.catalogue import catalogue
+from hookd.enrich.effects.model import CommandView, EffectModel, Followups
+from hookd.enrich.patches import PatchReads
+from hookd.enrich.paths import expand_tilde, has_glob
+from hookd.enrich.shell import state as shell_state
+from hookd.enrich.shell.expand import expand_words
+from hookd.enrich.shell.namerefs import declare_references
+from hookd.enrich.shell.outputs import placed_output, printed_directory
+from hookd.enrich.shell.runners import handed
+from hookd.enrich.shell.state import LineState, _Cwd, line_builtin
+from hookd.enrich.shell.stdin import (
+    listed_into,
+    read_or_printed,
+    set_at_run_time,
+)
+from hookd.enrich.shell.tree import (
+    _Block,
+)
+from hookd.enrich.shell.words import _ASSIGN, UNSPLIT_MARK, _dynamic
+
+
+class BuilderState:
+    def __init__(self, *, home: str, project_dir: str, max_depth: int) -> None:
+        self.home = home
+        self.state = LineState(home=home, project_dir=project_dir)
+        self.max_depth = max_depth
+        self.commands: list[dict[str, Any]] = []
+        self.error: str | None = None
+        self._pipelines = 0
+        self.model = EffectModel(home=home, project=self.state.resolver.project)
+        self._functions: dict[str, _Block] = {}  # shell functions defined earlier on the line
+        self._called: set[str] = set()
+        self._printed: str | None = None  # what the last command walked prints, when it is known text
+        self._patch_reads = PatchReads()  # what the line's patch commands may still read of patch files
+        self._fed: tuple[str, ...] = ()  # the operands of the commands before the next one in its pipeline
+        self._search_fed: str | None = None  # the previous command in the pipeline as a search's substitution
+        self._aliases: dict[str, str] = {}  # `alias w='rm -rf'`, `hash -p /bin/rm ls`: a command word's new text
+        self._unused_aliases: dict[str, tuple[str, int, _Cwd, bool]] = {}  # defined, not yet used: judged at the end
+        self._assigned: dict[str, str] = {}  # each variable's value as written on the line (`${x@P}` runs it)
+        self._held: list[str] = []  # here-strings and here-documents `exec N<<<…` put on a descriptor
+        self._block_fed: tuple[str, ...] = ()  # the operands of the commands piped into a loop (`| while read p`)
+        self._searched: dict[str, str] = {}  # a search's substitution -> the stand-in for what it prints
+        self._literal: frozenset[str] = frozenset()  # the words of the command being judged whose `$` are text
+        self._frame_literal: frozenset[str] = frozenset()  # a function's arguments quoted on its call (`f 'x $y'`)
+        self._gathering: tuple[int, list[str | None]] | None = None  # a piped group's depth, what each command printed
+        self._reader: list[str] = []  # the words of the command that read a piped group's input
+
+    def fail(self, message: str) -> None:
+        self.error = message if self.error is None else self.error
+
+    def _value(self, value: str, variables: dict[str, str], cwd: _Cwd | None = None) -> str:
+        """An assignment's value, earlier variables put in (`p=$d/y`), or the directory printed (`r=$(pwd)`)."""
+        words = [] if value.startswith("(") else expand_words([UNSPLIT_MARK + value], variables, self.home)
+        if len(words) == 1 and not _dynamic(words[0]):
+            return words[0]
+        printed = printed_directory(value, cwd, (self._functions, self._aliases, variables)) if cwd else None
+        return printed if printed is not None and len(words) == 1 else value
+
+    def _shell_state(
+        self, name: str, argv: list[str], depth: int, cwd: _Cwd, privileged: bool, heredoc: str | None = None
+    ) -> None:
+        """What a builtin sets for the rest of the line: positional parameters, variables, aliases."""
+        if name in ("set", "shift", ".", "source", "coproc", "getopts"):
+            line_builtin(self.state, argv, cwd)
+        if name in ("export", "declare", "typeset", "readonly", "local"):
+            if name == "local":
+                self.state.local([a.split("=", 1)[0] for a in argv[1:] if a[:1] not in "-+"])
+            self._declare(argv, cwd)
+            if name == "export" or any(a[:1] == "-" and "x" in a for a in argv[1:]):  # `declare -x X`
+                self.state.exported.update(w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+")
+        if name == "alias":
+            for definition in argv[1:]:  # judged where it is used, with the words after it; if never, as if run
+                if _ASSIGN.match(definition):
+                    alias, value = definition.split("=", 1)
+                    self._aliases[alias] = value  # each later command it starts (`shopt -s expand_aliases`)
+                    self._unused_aliases[alias] = (value, depth, cwd.copy(), privileged)
+        if name == "hash" and "-p" in argv[1:-2]:  # `hash -p PATH NAME…`: NAME runs PATH (bash(1), hash)
+            at = argv.index("-p", 1)
+            self._aliases.update(dict.fromkeys(argv[at + 2 :], shlex.quote(argv[at + 1])))
+        if name in shell_state.SETS_AT_RUN_TIME:  # `read x`, `mapfile a`, `printf -v x`: x known when it runs
+            named = set_at_run_time(name, argv)
+            self.state.forget(named)
+            self.state.assign(read_or_printed(name, argv, heredoc), cwd)  # what is known of it: `printf -v x rm`
+            if name in ("read", "mapfile", "readarray") and self._block_fed:  # what the pipe's commands print
+                self.state.built.update(dict.fromkeys(named, "$(: " + shlex.join(self._block_fed) + ")"))
+            listing = self.model.ledger.previous
+            if name in ("read", "mapfile", "readarray") and listing:  # `find src | while read f`: names it listed
+                self.model.ledger.read_listing = list(listing)
+                self.state.variables.update(listed_into(named))
+
+    def _declare(self, argv: list[str], cwd: _Cwd) -> None:
+        """`declare`/`local`/… NAME=VALUE sets NAME as an assignment does, unless an attribute makes the value other
+        than written (case: `-u`, `-l`; an integer: `-i`): NAME unknown; a reference (`-n`) reads, sets its target."""
+        flags = "".join(a[1:] for a in argv[1:] if a[:1] in "-+" and not _ASSIGN.match(a))
+        pairs = [a.split("=", 1) for a in argv[1:] if _ASSIGN.match(a)]
+        if "n" in flags:  # a name reference: what it reads and sets is its target (namerefs.py)
+            declare_references(self.state, argv, pairs, lossy=bool(set(flags) & set("uli")))
+            return
+        if set(flags) & set("uli"):
+            self.state.forget([w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"])
+            return
+        expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
+        self.state.assign(expanded, cwd)
+
+    def _effects(
+        self,
+        command: dict[str, Any],
+        env: dict[str, str],
+        cwd: _Cwd,
+        privileges: tuple[bool, bool],
+        stdin: str | None,
+        origins: tuple[str, str],
+        given: tuple[str | None, tuple[str, ...]],
+    ) -> Followups:
+        """The effect model's judgment of the command; `given`: what an echo prints, the wrappers' own words."""
+        inherited, privileged = privileges
+        printed_text, peeled = given
+        origin, substituted = origins
+        fed, self._fed = self._fed, ()
+        argv = [] if command["name"] in self._functions else command["argv"]
+        called = command["name"] in self._functions and command["name"] not in command["wrappers"]
+        called = called and command["depth"] < self.max_depth  # as `_after` calls it
+        if not argv and command["wrappers"][-1:] == ["env"]:
+            argv = ["env"]  # `env` alone prints the environment
+        loaders, known, built = catalogue().environment, self.state.variables, self.state.built  # `export X=…`:
+        exported = {k: v for k in self.state.exported if k in loaders and (v := known.get(k) or built.get(k))}
+        view = CommandView(
+            name=argv[0] if argv and not command["name"] else command["name"],
+            argv=argv,
+            env={**exported, **env},
+            redirects=[] if called else command["redirects"],  # the function's body writes them (`_call`)
+            sudo=privileged and not inherited,
+            root=privileged,
+            variables=self.state.variables,
+            stdin=origin,
+            stdin_text=printed_text if command["name"] in ("echo", "printf") else stdin,
+            substituted=substituted,
+            peeled=peeled,
+            fed=fed,
+            built=self.state.built,
+            handed=handed(command["name"], argv),
+            literal=self._literal,
+        )
+
+        def place(text: str) -> dict[str, Any]:  # a word placed, with the paths a glob matches on disk now
+            placed = placed_output(text, cwd, self.state.place, view, (self._functions, self._aliases))
+            if self.state.moved_away(text, cwd):
+                placed["after_cd"] = True  # the effect's `after_cd` (input.shell's args stay as they were)
+            if text in self._searched:  # what a search prints (searches.searched), while the disk shows it all
+                placed = self.state.searched(self._searched[text], cwd) or placed
+            elif has_glob(text) and not _dynamic(text):
+                placed = {**placed, "matches": [a["path"] for a in self.state.args([text], cwd)[1:]]}
+            return placed
+
+        return self.model.command(view, place)

@@ -1,0 +1,60 @@
+"""What opening each URL a tool is given does (hookd.enrich.tool_effects): a `file:` URL's read, any other's fetch."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from hookd.enrich.effects.fetches import instance_metadata, served_home_file
+from hookd.enrich.paths import PathResolver
+from hookd.enrich.tool_entries import (
+    path_effect,
+    unknown_effect,
+)
+from hookd.types import JSON, ToolKind, ToolSpec
+
+# A file URL in each form a client takes (RFC 8089): `file:///p`, `file://localhost/p`, `file://host/p`, `file:/p`.
+_FILE_URL = re.compile(r"\bfile:(?://[^/\s'\"<>`]*)?(/(?!/)[^\s'\"<>`)]*)", re.IGNORECASE)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,20}://[^\s'\"<>`]+", re.IGNORECASE)
+
+
+MAX_URLS = 16
+
+
+def url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, project: str) -> list[dict[str, JSON]]:
+    """What opening each URL does, for any tool (a web tool, a browser's `navigate`, an MCP server's `fetch` or
+    resource `uri`): a `file:` URL reads its file, judged as any file tool's read would be; any other is a
+    `fetch`, and a fetch of the cloud instance metadata service (in any spelling of its address) a read of the
+    machine's credentials (`metadata`), as the shell's downloaders have."""
+    out: list[dict[str, JSON]] = []
+    seen: set[str] = set()
+    resolver: PathResolver | None = None
+    for text, whole in texts:
+        if ":" not in text:
+            continue  # no URL (the common case: a path, a pattern, a text)
+        found = [m.group() for m in _URL.finditer(text)]
+        urls = [text.strip()] if whole and not found and text.strip() and " " not in text.strip() else found
+        for url in [*urls, *(m.group() for m in _FILE_URL.finditer(text) if m.group() not in urls)]:
+            if url in seen:
+                continue
+            if len(seen) >= MAX_URLS:
+                return [*out, unknown_effect("read", program)]
+            seen.add(url)
+            local = _FILE_URL.fullmatch(url)
+            served = "" if local else served_home_file(url, home or "")  # a local server's file of the home
+            if local or served:
+                resolver = resolver or PathResolver(home=home or "/", project_dir=project)
+                placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]) if local else served, project)
+                entry = {"arg": "url", **placed, "access": "read"}
+                out.append(
+                    {**path_effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project), "url": url}
+                )
+                if local:
+                    continue
+            if url[:5].lower() == "file:":
+                continue  # a file URL with no path (`file://` explained in a prompt)
+            out.append({**unknown_effect("fetch", program), "known": True, "class": "outside", "url": url})
+            if instance_metadata(url):
+                out.append({**unknown_effect("read", program), "known": True, "class": "outside", "url": url,
+                            "metadata": True})  # fmt: skip
+    return out
