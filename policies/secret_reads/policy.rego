@@ -290,6 +290,7 @@ _secret_named(p) := (({m |
 	m := {"id": "private-key", "what": "a private key"}
 }) | {m |
 	_env_file(_basename(p))
+	not _holds_no_secret(p)
 	m := {"id": "env-file", "what": "environment secrets (.env)"}
 } if {
 	# any of these (a basename in key_names or ending in one of key_suffixes ends the path too)
@@ -358,6 +359,15 @@ _public_pem(p) if {
 	some e in input.effects
 	e.path == p
 	object.get(e, "holds", "") == "public"
+}
+
+# A dotenv file the effect model read whole and found naming its secrets instead of holding them (`holds:
+# "no-secret"`, daemon/hookd/enrich/holdings.py: every value a 1Password `op://` reference, another variable's
+# expansion, a number or a flag under a name that is no credential's, or empty): named like .env, it holds none.
+_holds_no_secret(p) if {
+	some e in input.effects
+	e.path == p
+	object.get(e, "holds", "") == "no-secret"
 }
 
 _private_key(b) if {

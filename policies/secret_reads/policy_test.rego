@@ -172,6 +172,18 @@ test_read_a_pem_of_certificates_only if {
 	_t_deny(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file"}]})) == {"private-key"}
 }
 
+# a dotenv file the effect model read whole and found naming its secrets instead of holding them (`holds:
+# "no-secret"`: 1Password references, blind-benign-16); the mark frees an env file only, never a key
+test_read_an_env_file_of_references_only if {
+	p := "/home/alice/proj/.env.tpl"
+	_t_allowed(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file", "holds": "no-secret"}]}))
+	_t_deny(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file"}]})) == {"env-file"}
+	e := {"op": "read", "path": "/p/.env", "known": true, "program": "cat", "via": "shell", "holds": "no-secret"}
+	count(deny) == 0 with input as _effect_input([e])
+	some k in deny with input as _effect_input([object.union(e, {"path": "/home/u/.ssh/id_ed25519"})])
+	k.id == "ssh-key"
+}
+
 test_read_id_rsa_in_project if {
 	_t_deny(_t_read("/home/alice/proj/tmp/id_rsa")) == {"private-key"}
 }

@@ -140,6 +140,55 @@ def holds_public_pem_only(path: str) -> bool:
     return bool(labels) and not any("PRIVATE" in label for label in labels)
 
 
+# A dotenv file whose every value names its secret instead of holding it: a 1Password secret reference (`op://vault/
+# item/field`, https://developer.1password.com/docs/cli/secret-reference-syntax/; env files of references are what
+# `op run --env-file` resolves, and may be checked in: https://developer.1password.com/docs/cli/secrets-environment-
+# variables/), another variable's expansion, a number or a flag under a name that is no credential's, or nothing.
+# Seen whole, such a file reveals no secret when read, whatever its name says; one literal text value anywhere
+# (which may be a secret under any name) and it is judged by its name as before.
+_ENV_ASSIGNMENT = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=[ \t]*(.*)")
+_REFERENCE = re.compile(r"op://[^\s/]+/[^\s/]+(?:/[^\s/]+){1,2}|\{\{[ \t]*op://[^\s{}]+[ \t]*\}\}")
+_EXPANSION = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})")
+_FLAGS = frozenset({"true", "false", "yes", "no", "on", "off"})
+
+
+def _unquoted(value: str) -> str | None:
+    """A dotenv value as its reader takes it: the text inside one pair of quotes, or before an unquoted ` #`
+    comment; None for a value this does not read (an open quote: a value continued on the next line)."""
+    if value[:1] in ("'", '"'):
+        end = value.find(value[0], 1)
+        rest = value[end + 1 :].strip() if end > 0 else "#"
+        return value[1:end] if end > 0 and (not rest or rest.startswith("#")) else None
+    return value.split(" #", 1)[0].split("\t#", 1)[0].strip()
+
+
+def _names_no_secret(name: str, value: str) -> bool:
+    if not value or _REFERENCE.fullmatch(value) or _EXPANSION.fullmatch(value):
+        return True
+    return (value.isdigit() or value.lower() in _FLAGS) and not is_credential_key(name)
+
+
+def holds_no_secret_values(path: str) -> bool:
+    """`path` names a dotenv file (`.env` in its name) read whole here whose every line is blank, a comment or an
+    assignment of a value that names no secret (see above): reading it reveals none."""
+    if ".env" not in os.path.basename(path):
+        return False
+    text = head(path)
+    if text is None or len(text) >= MAX_SNIFF:
+        return False
+    assigned = 0
+    for raw in text.split("\n"):
+        line = raw.strip(" \t\r")
+        if not line or line.startswith("#"):
+            continue
+        match = _ENV_ASSIGNMENT.fullmatch(line)
+        value = _unquoted(match.group(2)) if match else None
+        if match is None or value is None or not _names_no_secret(match.group(1), value):
+            return False
+        assigned += 1
+    return assigned > 0
+
+
 def _in_home_dot_tree(path: str, home: str, project: str) -> bool:
     return path.startswith(home + "/.") and not under(path, project)
 
@@ -147,7 +196,8 @@ def _in_home_dot_tree(path: str, home: str, project: str) -> bool:
 def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
     """`effects` with `holds: "credential"` on each read, copy or move of a home dot-tree file that holds one
     (a search: of a directory one of whose files does), `holds: "public"` on one of a PEM file that holds no
-    private key; `effects` itself when none does."""
+    private key, `holds: "no-secret"` on one of a dotenv file whose values name no secret; `effects` itself when
+    none does."""
     home = home.removesuffix("/") if isinstance(home, str) else ""
     if not home:
         return effects
@@ -161,6 +211,10 @@ def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
         if effect.get("recursive") is not True and holds_public_pem_only(path):
             out = out if out is not effects else list(effects)
             out[k] = {**effect, "holds": "public"}
+            continue
+        if effect.get("recursive") is not True and holds_no_secret_values(path):
+            out = out if out is not effects else list(effects)
+            out[k] = {**effect, "holds": "no-secret"}
             continue
         if not _in_home_dot_tree(path, home, project):
             continue

@@ -11,6 +11,7 @@ from urllib.parse import unquote
 
 from hookd.enrich.effects.catalogue import Hook, Program, catalogue
 from hookd.enrich.effects.configtext import _recipes, make_runs_only_recipes
+from hookd.enrich.effects.direnv import direnv_settings
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
     is_command_line,
@@ -277,10 +278,13 @@ class CodeRuns:
             return
         flow = self.ledger.made(path) if not _dynamic(raw) else ""
         text = self.ledger.contents.get(path) if flow == "write" else None
+        read = None
         if text is None and sourced and not flow and lang == "sh" and not _dynamic(raw):
-            text = sourced_text(path, self.ledger.project)
+            text = read = sourced_text(path, self.ledger.project)
         if text is not None and lang == "sh":
-            follow.scripts.append(text)
+            # an `.envrc` runs with direnv's stdlib (`direnv allow`; plain bash has none of its functions): a
+            # project dotenv file it loads goes into the environment, never shown (effects/direnv.py)
+            follow.scripts.append(direnv_settings(path, text) if read is not None else text)
             self.ledger.add("exec", placed, name, code={"lang": lang, "text": text})
             return
         known = not flow and not _dynamic(raw)

@@ -17,8 +17,9 @@ _PATTERN_CHARS = re.compile(r"[*?\[\\]")
 
 
 def searched(word: str) -> str | None:
-    """An operand that is one substitution of a search of one root (`$(find ROOT -name PAT)`, `` `find …` ``): the
-    names it prints, ROOT/**/PAT as find -exec's `{}` stands for them (a `-path` by its last, literal segment);
+    """An operand that is one substitution of a search of one root (`$(find ROOT -name PAT)`, `` `find …` ``, or
+    git's listing of its working tree, `$(git ls-files 'src/*.ts')`: `tracked`): the names it prints, ROOT/**/PAT as
+    find -exec's `{}` stands for them (a `-path` by its last, literal segment);
     None for any other word and for a search whose selection its words do not show (no name test, an `-o`, `!`,
     `-printf`, `-exec`, `-L`, an expansion, more roots): such an operand stays unknown."""
     if word.startswith("$(") and word.endswith(")"):
@@ -35,7 +36,7 @@ def searched(word: str) -> str | None:
         argv = list(lexer)
     except ValueError:
         return None
-    return selection(argv)
+    return selection(argv) if argv[:1] == ["find"] else tracked(argv)
 
 
 def selection(argv: list[str]) -> str | None:
@@ -68,13 +69,53 @@ def selection(argv: list[str]) -> str | None:
     return f"{root.rstrip('/') or '/'}/**/{middle}{(names or paths)[0]}"
 
 
+# `git ls-files` prints the paths of the working tree's files that its pathspec selects, below the directory it runs
+# in and relative to it (git-ls-files(1): https://git-scm.com/docs/git-ls-files); a pathspec's `*` matches `/` too
+# (gitglossary(7), "pathspec": https://git-scm.com/docs/gitglossary), so `src/*.ts` is every `.ts` below src. Its
+# options that only choose which files (tracked, modified, untracked, ignored, deleted) and print their names:
+_LS_FILES_NAMES = frozenset(
+    {"-z", "-c", "--cached", "-m", "--modified", "-o", "--others", "-d", "--deleted", "-i", "--ignored", "-k",
+     "--killed", "--exclude-standard", "--directory", "--no-empty-directory", "--deduplicate", "--recurse-submodules",
+     "--error-unmatch", "--sparse"}
+)  # fmt: skip
+_SUFFIX_ONLY = re.compile(r"\*[^*?\[\]\\{}]+")  # `*.ts`: every name with that ending, at any depth as git matches it
+
+
+def tracked(argv: list[str]) -> str | None:
+    """What `git ls-files ARGV… PATHSPEC` prints as a find's stand-in (`DIR/**/*SUFFIX`), or None:
+    another git command, an option that prints more than names (`--stage`, `--format`, `-t`, `--eol`) or changes
+    where the names are from (`--full-name`, `--with-tree`, `-x`/`-X`), git's own options before `ls-files` (`-C`),
+    more than one pathspec, pathspec magic (`:(…)`), an absolute or climbing one, or one whose last part is not a
+    wildcard and an ending (a literal `src/a.ts`, `x*.ts`, whose `*` may take in directories) stay unknown."""
+    if argv[:2] != ["git", "ls-files"]:
+        return None
+    pathspecs: list[str] = []
+    for k, word in enumerate(argv[2:], start=2):
+        if word == "--":
+            pathspecs += argv[k + 1 :]
+            break
+        if word.startswith("-") and word not in _LS_FILES_NAMES:
+            return None
+        if not word.startswith("-"):
+            pathspecs.append(word)
+    if not pathspecs:  # every file: the glob would take in `.git`'s, which git never lists (left unknown)
+        return None
+    spec = pathspecs[0].removeprefix("./")
+    parts = spec.split("/")
+    if len(pathspecs) > 1 or spec.startswith((":", "/")) or ".." in parts or not _SUFFIX_ONLY.fullmatch(parts[-1]):
+        return None
+    literal = next((k for k, part in enumerate(parts) if _PATTERN_CHARS.search(part) or "{" in part), len(parts))
+    root = "/".join(parts[:literal]) or "."
+    return f"{root}/**/{parts[-1]}"
+
+
 def searched_operands(argv: list[str], home: str) -> dict[str, str]:
     """Each operand that is a substitution of a search of one root (`python check.py $(find build -name x)`), with
     the stand-in for what it prints (`searched`): its effects are of what the search selects, not of a word only
     known at run time, while the disk shows all the search selects (LineState.searched; else it stays unknown)."""
     found: dict[str, str] = {}
-    for word in argv[1:] if any("find" in w for w in argv[1:]) else ():
-        stand_in = searched(word) if "find" in word else None
+    for word in argv[1:] if any("find" in w or "ls-files" in w for w in argv[1:]) else ():
+        stand_in = searched(word) if "find" in word or "ls-files" in word else None
         if stand_in is not None:
             found[word] = home + stand_in[1:] if stand_in.startswith("~/") else stand_in
     return found
