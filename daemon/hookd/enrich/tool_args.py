@@ -13,6 +13,7 @@ tool (enrich/paths.py, enrich/tool_effects.py).
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 import shlex
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.kernel_code import kernel_code_line
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
 
 # Words of an argument's name (snake, kebab or camel case) that make it a path argument.
@@ -336,22 +338,6 @@ def command_line(value: Any) -> str | None:
     return None
 
 
-# A cell magic that runs the rest of the cell in a shell (IPython's %%bash, %%sh, %%script bash).
-_SHELL_CELL = re.compile(r"\A[ \t]*%%(?:bash|sh|script[ \t]+(?:ba|z)?sh)\b[^\n]*\n?")
-
-
-def kernel_code_line(code: str) -> str:
-    """The shell line that does what a notebook kernel's code does (Jupyter servers' `execute_code`, a run-tool's
-    `code` argument; IPython is the default kernel): a `%%bash` cell is shell, a line starting with `!` is a
-    shell command, the rest is Python, judged as `python3 -c` of it."""
-    if cell := _SHELL_CELL.match(code):
-        return code[cell.end() :]
-    lines = code.splitlines()
-    shell = [line.strip()[1:] for line in lines if line.strip().startswith("!")]
-    python = "\n".join(line for line in lines if not line.strip().startswith(("!", "%")))
-    return "\n".join([*shell, *([f"python3 -c {shlex.quote(python)}"] if python.strip() else [])])
-
-
 # The arguments holding what a run tool's command reads on its standard input (mcp-server-commands' `stdin`: a
 # script for `bash`, `python`), or what is typed into a process the tool started before (Desktop Commander's
 # `interact_with_process` `input`: the next lines of the shell or interpreter running there).
@@ -383,11 +369,21 @@ def run_line(tool_input: Mapping[str, Any]) -> str | None:
         line = kernel_code_line(code)
     fed = next((v for a in _STDIN_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
     if fed is None or line is None:
-        return line if fed is None else fed
+        return line if fed is None else typed_line(fed)
     mark, lines = "HOOKD_STDIN", set(fed.splitlines())
     while mark in lines:
         mark += "_"
     return f"{line} <<'{mark}'\n{fed.removesuffix(chr(10))}\n{mark}"
+
+
+def typed_line(text: str) -> str:
+    """Text typed into a process a tool started before, whose program the call does not show: a shell's next
+    lines, and also, when it parses as Python, what a Python or IPython prompt makes of it (`kernel_code_line`)."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return text
+    return f"{text}\n{kernel_code_line(text)}"
 
 
 def _command_at(tool_input: Mapping[str, Any], depth: int) -> str | None:
@@ -529,7 +525,7 @@ def _volumes(value: Any) -> list[str]:
     return out
 
 
-_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
+_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert", "repl")
 
 
 def new_texts(value: Any, key: str = "") -> list[str]:
@@ -538,10 +534,18 @@ def new_texts(value: Any, key: str = "") -> list[str]:
     if isinstance(value, str):
         return [value] if _names_new_text(key) else []
     if isinstance(value, Mapping):
-        return [t for k, v in value.items() for t in new_texts(v, str(k))]
+        regex = any("regex" in str(k).lower() for k in value)  # its replacement is a template: `\n` a newline
+        texts = [(str(k), t) for k, v in value.items() for t in new_texts(v, str(k))]
+        return [_template(t) if regex and "repl" in k.lower() else t for k, t in texts]
     if isinstance(value, list):
         return [t for v in value for t in new_texts(v, key)]
     return []
+
+
+def _template(text: str) -> str:
+    r"""A regular expression's replacement as the text it inserts: Python's re.sub (Serena's `replace_regex`) reads
+    `\n`, `\t` and `\\` in it as a newline, a tab and a backslash (https://docs.python.org/3/library/re.html#re.sub)."""
+    return re.sub(r"\\([nt\\])", lambda m: {"n": "\n", "t": "\t"}.get(m[1], "\\"), text)
 
 
 @functools.lru_cache(maxsize=512)

@@ -1,12 +1,11 @@
 """What a call of an agent's file, search, patch or web tool does, as effects (`input.effects`, the effect model
 of docs/policies.md): appended to the list the shell's analysis (enrich/effects) fills for shell tools.
 
-Built from the tool's `input.paths` entries (enrich/paths.py, which must run first): each path a file tool
-reads or writes, each file a search tool's filter reaches, each file a patch adds, changes, deletes or moves
-(a move is a `move` of its source with `to`, and, as in the shell's effects, a `write` of its destination:
-what a file there does when it lands, a startup file run later, is judged on that write). Where the tool names
-its target in a way that cannot be resolved now (a glob past its caps, a patch tool whose patch is in no
-argument hookd knows), the effect says `"known": false`: a policy asks on it."""
+Built from the tool's `input.paths` entries (enrich/paths.py, which must run first): each path a file tool reads or
+writes, each file a search tool's filter reaches, each file a patch adds, changes, deletes or moves (a move is a
+`move` of its source with `to`, and, as in the shell's effects, a `write` of its destination: what a file there does
+when it lands, a startup file run later, is judged on that write). A target that cannot be resolved now (a glob past
+its caps, a patch tool whose patch is in no argument hookd knows) has `"known": false`: a policy asks on it."""
 
 from __future__ import annotations
 
@@ -54,6 +53,7 @@ from hookd.enrich.later_code import (
     reaches_home,
     shell_effects,
 )
+from hookd.enrich.notebook_code import cells_run
 from hookd.enrich.package_sources import redirected_sources
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries
@@ -87,7 +87,7 @@ def _effect(
     path = entry.get("path")
     path = path if isinstance(path, str) else ""
     to = entry.get("to")
-    effect: dict[str, JSON] = {
+    return {
         "op": op,
         "path": path,
         "known": entry.get("known") is not False and bool(path),
@@ -97,7 +97,6 @@ def _effect(
         "via": "tool",
         "class": arg_class(entry, path, home=home, project=project) if path else "unresolved",
     }
-    return effect
 
 
 def _unknown(op: str, program: str) -> dict[str, JSON]:
@@ -151,8 +150,9 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         whole = functools.partial(texts_after, tool_input=tool.input, spec=spec, declared=guess is None)
         for later in (functools.partial(redirected_sources, project=project), untrusted_checkouts):
             out.extend(later(written, lambda p: [added_lines(t) for t in whole(p) or new], tool.name))
-        for path in written:  # a sibling's entry named by its label (launch.json's preLaunchTask: a tasks.json task)
-            out.extend(_judged_later(sibling_commands(path, new), path, tool.name, home_dir, project))
+        for path in written:  # a sibling's entry named by its label (launch.json's preLaunchTask), a notebook's cells
+            run = sibling_commands(path, new) + cells_run(path, whole(path) or new, tool.input)
+            out.extend(_judged_later(run, path, tool.name, home_dir, project))
         # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
         started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         started |= {p for p in written if startup_language(p, home_dir) == "sh"}
