@@ -40,6 +40,7 @@ from hookd.enrich.env_template import env_name, mark_templates
 from hookd.enrich.facts import in_home_cache, under
 from hookd.enrich.gitconfig_text import unjudged_shell_writes
 from hookd.enrich.holdings import head
+from hookd.enrich.notebook_code import NOTEBOOK_SUFFIX, notebook_lines
 from hookd.types import JSON
 
 # The shell's analysis of one line (its `input.shell` and effects): hookd.enrich.shell registers its
@@ -93,6 +94,8 @@ def left_for_later(
         if path in known:
             continue
         later = _commands_later(path, texts, home, project, cut=cut) or _home_code(path, texts, home, project)
+        if not later and path.endswith(NOTEBOOK_SUFFIX):  # its code cells, read as the kernel reads them
+            later = later_lines(notebook_lines(texts), home, project)
         if not later:
             later = _scratch_code(path, texts, [t[MAX_TEXT:] for t in whole if len(t) > MAX_TEXT], project)
         prose = _is_prose(path, project)
