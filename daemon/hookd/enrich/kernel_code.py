@@ -58,6 +58,13 @@ def kernel_code_line(code: str) -> str:
 
 def _lines(code: str) -> str:
     """Line by line: the shell escapes and command magics as their commands, the rest as Python."""
+    shell, text = kernel_parts(code)
+    return "\n".join([*shell, *([f"python3 -c {shlex.quote(text)}"] if text.strip() else [])])
+
+
+def kernel_parts(code: str) -> tuple[list[str], str]:
+    """The shell lines of code outside a cell magic (an IPython file's, `.ipy`), and the Python left: empty when it
+    does not parse."""
     shell: list[str] = []
     python: list[str] = []
     for line in code.splitlines():
@@ -70,9 +77,8 @@ def _lines(code: str) -> str:
             python.append(line)
     text = "\n".join(python)
     if not _parses(text):  # prose (a markdown cell given as a cell's source), or code a SyntaxError stops whole
-        return "\n".join(shell)
-    shell.extend(_ipython_calls(text))
-    return "\n".join([*shell, *([f"python3 -c {shlex.quote(text)}"] if text.strip() else [])])
+        return shell, ""
+    return [*shell, *_ipython_calls(text)], text
 
 
 def _parses(text: str) -> bool:

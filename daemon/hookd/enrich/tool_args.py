@@ -13,7 +13,6 @@ tool (enrich/paths.py, enrich/tool_effects.py).
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 import shlex
@@ -378,12 +377,25 @@ def run_line(tool_input: Mapping[str, Any]) -> str | None:
 
 def typed_line(text: str) -> str:
     """Text typed into a process a tool started before, whose program the call does not show: a shell's next
-    lines, and also, when it parses as Python, what a Python or IPython prompt makes of it (`kernel_code_line`)."""
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return text
-    return f"{text}\n{kernel_code_line(text)}"
+    lines, and also what a Python or IPython prompt makes of it (`kernel_code_line`: its `!` lines, its Python when
+    it parses)."""
+    kernel = kernel_code_line(text)
+    return f"{text}\n{kernel}" if kernel.strip() else text
+
+
+def cell_line(tool_input: Mapping[str, Any]) -> str | None:
+    """The kernel code a tool puts into a notebook cell (a Jupyter server's `insert_cell`, `overwrite_cell_source`:
+    an argument named for a cell's text, `_kernel_code`), judged as the code the cell runs when the notebook runs;
+    None for a tool with no such argument, or a cell it says is markdown or raw."""
+    if tool_input.get("cell_type") in ("markdown", "raw"):
+        return None
+    code = next((v for a, v in tool_input.items() if isinstance(v, str) and v.strip() and _cell_text(a)), None)
+    return (kernel_code_line(code) or None) if code is not None else None
+
+
+def _cell_text(key: str) -> bool:
+    named = words(key) if len(key) <= MAX_NAME else frozenset()
+    return "cell" in named and bool(named & _CELL_TEXT)
 
 
 def _command_at(tool_input: Mapping[str, Any], depth: int) -> str | None:
@@ -412,6 +424,7 @@ def command_lines(tool: str, tool_input: Mapping[str, JSON], named: NamedLine = 
     reads the effect model's catalogue, above this module)."""
     line = container_line(tool, tool_input)
     line = line if line is not None else run_line(tool_input) if words(tool) & _RUN_WORDS else None
+    line = line if line is not None else cell_line(tool_input)  # a cell put in a notebook runs when it is run
     line = line if line is not None else sql_line(tool, tool_input)
     line = line if line is not None else named(tool, tool_input)  # `git_reset`, a package manager's `install`
     return [*sql_commands(tool_input), *compose_lines(tool_input), *([line] if line is not None else [])]
