@@ -78,7 +78,30 @@ def kernel_parts(code: str) -> tuple[list[str], str]:
     text = "\n".join(python)
     if not _parses(text):  # prose (a markdown cell given as a cell's source), or code a SyntaxError stops whole
         return shell, ""
-    return [*shell, *_ipython_calls(text)], text
+    values = _string_names(text)
+    return [*(_expanded(line, values) for line in shell), *_ipython_calls(text)], text
+
+
+# IPython expands `$name` and `{name}` in a shell line with the Python value of that name (`$$` is a literal `$`):
+# https://ipython.readthedocs.io/en/stable/interactive/reference.html#manual-capture-of-command-output-and-magic-output
+_EXPANSION = re.compile(r"\$\$|\$([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\}")
+
+
+def _expanded(line: str, values: dict[str, str]) -> str:
+    """A shell line with the names the cell set to a string put in, as IPython puts their values in; a name the
+    cell does not set stays as written (`$HOME` is then the shell's)."""
+    return _EXPANSION.sub(lambda m: "$" if m[0] == "$$" else values.get(m[1] or m[2], m[0]), line)
+
+
+def _string_names(text: str) -> dict[str, str]:
+    """The names the code sets, once each, to a string literal (`target = '~/.ssh'`)."""
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(name := node.targets[0], ast.Name):
+            value = node.value
+            literal = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else ""
+            found[name.id] = "" if name.id in found else literal  # set twice: which value holds is not known
+    return {k: v for k, v in found.items() if v}
 
 
 def _parses(text: str) -> bool:
