@@ -50,9 +50,10 @@ def _program(said: list[str]) -> _Said | None:
     that arguments may name (for a program whose subcommands print secrets or set code), or None."""
     for at, word in enumerate(said[:-1]):
         sub = next((w for w in said[at + 1 :] if w != word), "")
-        if word == "git" and sub:
-            options = catalogue().git["subcommand_long_options"].get(sub, [])
-            return word, sub, frozenset(options), frozenset()
+        if word == "git" and sub:  # the first word git has as a subcommand: `git_set_config` is `git config`
+            known = catalogue().git["subcommand_long_options"]
+            sub = next((w for w in said[at + 1 :] if w in known), sub)
+            return word, sub, frozenset(known.get(sub, [])), frozenset()
         program = catalogue().get(word)
         if program is not None and sub in {words[0] for words in program.url_packages}:
             return word, sub, None, frozenset()

@@ -1,5 +1,5 @@
 """The code a notebook a tool writes or edits runs when its cells are run (part of the code left for later,
-enrich/later_code.py): each code cell's source read as a notebook kernel reads it (tool_args.kernel_code_line: a
+enrich/later_code.py): each code cell's source read as a notebook kernel reads it (kernel_code.kernel_code_line: a
 `%%bash` cell is shell, a `!` line a shell command, the rest Python), whether the tool writes the notebook whole
 (nbformat's JSON, https://nbformat.readthedocs.io/en/latest/format_description.html: `cells`, each with its
 `cell_type` and `source`) or one cell's source (Claude's NotebookEdit, Qwen's notebook_edit: `new_source`)."""
@@ -7,8 +7,10 @@ enrich/later_code.py): each code cell's source read as a notebook kernel reads i
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
-from hookd.enrich.tool_args import kernel_code_line
+from hookd.enrich.kernel_code import kernel_code_line
 
 NOTEBOOK_SUFFIX = ".ipynb"
 MAX_CELLS = 64  # the cells of a notebook read one by one; a longer notebook's later cells are read as one
@@ -38,3 +40,15 @@ def _joined(source: object) -> str:
     if isinstance(source, list):
         return "".join(s for s in source if isinstance(s, str))
     return source if isinstance(source, str) else ""
+
+
+def cells_run(path: str, texts: list[str], tool_input: Mapping[str, Any]) -> list[str]:
+    """The shell lines a notebook's code cells amount to, for a notebook `path` (its whole texts after the call:
+    an edit of one cell's JSON reads as part of the notebook it lands in); none for any other file, nor for one
+    cell the call says is no code (nbformat's `markdown` and `raw` cells: NotebookEdit's `cell_type`)."""
+    if not path.endswith(NOTEBOOK_SUFFIX) or tool_input.get("cell_type") in _NOT_CODE:
+        return []
+    return notebook_lines(texts)
+
+
+_NOT_CODE = frozenset({"markdown", "raw"})

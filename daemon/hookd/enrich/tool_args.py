@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hookd.enrich.config_commands import parsed_settings
+from hookd.enrich.kernel_code import kernel_code_line
 from hookd.enrich.sql_comments import uncommented
 from hookd.types import JSON, ToolCall, ToolKind, ToolSpec
 
@@ -340,22 +341,6 @@ def command_line(value: Any) -> str | None:
     return None
 
 
-# A cell magic that runs the rest of the cell in a shell (IPython's %%bash, %%sh, %%script bash).
-_SHELL_CELL = re.compile(r"\A[ \t]*%%(?:bash|sh|script[ \t]+(?:ba|z)?sh)\b[^\n]*\n?")
-
-
-def kernel_code_line(code: str) -> str:
-    """The shell line that does what a notebook kernel's code does (Jupyter servers' `execute_code`, a run-tool's
-    `code` argument; IPython is the default kernel): a `%%bash` cell is shell, a line starting with `!` is a
-    shell command, the rest is Python, judged as `python3 -c` of it."""
-    if cell := _SHELL_CELL.match(code):
-        return code[cell.end() :]
-    lines = code.splitlines()
-    shell = [line.strip()[1:] for line in lines if line.strip().startswith("!")]
-    python = "\n".join(line for line in lines if not line.strip().startswith(("!", "%")))
-    return "\n".join([*shell, *([f"python3 -c {shlex.quote(python)}"] if python.strip() else [])])
-
-
 # The arguments holding what a run tool's command reads on its standard input (mcp-server-commands' `stdin`: a
 # script for `bash`, `python`), or what is typed into a process the tool started before (Desktop Commander's
 # `interact_with_process` `input`: the next lines of the shell or interpreter running there).
@@ -387,11 +372,34 @@ def run_line(tool_input: Mapping[str, Any]) -> str | None:
         line = kernel_code_line(code)
     fed = next((v for a in _STDIN_ARGS if isinstance(v := tool_input.get(a), str) and v.strip()), None)
     if fed is None or line is None:
-        return line if fed is None else fed
+        return line if fed is None else typed_line(fed)
     mark, lines = "HOOKD_STDIN", set(fed.splitlines())
     while mark in lines:
         mark += "_"
     return f"{line} <<'{mark}'\n{fed.removesuffix(chr(10))}\n{mark}"
+
+
+def typed_line(text: str) -> str:
+    """Text typed into a process a tool started before, whose program the call does not show: a shell's next
+    lines, and also what a Python or IPython prompt makes of it (`kernel_code_line`: its `!` lines, its Python when
+    it parses)."""
+    kernel = kernel_code_line(text)
+    return f"{text}\n{kernel}" if kernel.strip() else text
+
+
+def cell_line(tool_input: Mapping[str, Any]) -> str | None:
+    """The kernel code a tool puts into a notebook cell (a Jupyter server's `insert_cell`, `overwrite_cell_source`:
+    an argument named for a cell's text, `_kernel_code`), judged as the code the cell runs when the notebook runs;
+    None for a tool with no such argument, or a cell it says is markdown or raw."""
+    if tool_input.get("cell_type") in ("markdown", "raw"):
+        return None
+    code = next((v for a, v in tool_input.items() if isinstance(v, str) and v.strip() and _cell_text(a)), None)
+    return (kernel_code_line(code) or None) if code is not None else None
+
+
+def _cell_text(key: str) -> bool:
+    named = words(key) if len(key) <= MAX_NAME else frozenset()
+    return "cell" in named and bool(named & _CELL_TEXT)
 
 
 def _command_at(tool_input: Mapping[str, Any], depth: int) -> str | None:
@@ -420,6 +428,7 @@ def command_lines(tool: str, tool_input: Mapping[str, JSON], named: NamedLine = 
     reads the effect model's catalogue, above this module)."""
     line = container_line(tool, tool_input)
     line = line if line is not None else run_line(tool_input) if words(tool) & _RUN_WORDS else None
+    line = line if line is not None else cell_line(tool_input)  # a cell put in a notebook runs when it is run
     line = line if line is not None else sql_line(tool, tool_input)
     line = line if line is not None else named(tool, tool_input)  # `git_reset`, a package manager's `install`
     return [*sql_commands(tool_input), *compose_lines(tool_input), *([line] if line is not None else [])]
@@ -533,7 +542,7 @@ def _volumes(value: Any) -> list[str]:
     return out
 
 
-_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert")
+_NEW_TEXT_WORDS = ("new", "content", "text", "source", "patch", "input", "command", "insert", "repl")
 
 
 def new_texts(value: Any, key: str = "") -> list[str]:
@@ -542,10 +551,18 @@ def new_texts(value: Any, key: str = "") -> list[str]:
     if isinstance(value, str):
         return [value] if _names_new_text(key) else []
     if isinstance(value, Mapping):
-        return [t for k, v in value.items() for t in new_texts(v, str(k))]
+        regex = any("regex" in str(k).lower() for k in value)  # its replacement is a template: `\n` a newline
+        texts = [(str(k), t) for k, v in value.items() for t in new_texts(v, str(k))]
+        return [_template(t) if regex and "repl" in k.lower() else t for k, t in texts]
     if isinstance(value, list):
         return [t for v in value for t in new_texts(v, key)]
     return []
+
+
+def _template(text: str) -> str:
+    r"""A regular expression's replacement as the text it inserts: Python's re.sub (Serena's `replace_regex`) reads
+    `\n`, `\t` and `\\` in it as a newline, a tab and a backslash (https://docs.python.org/3/library/re.html#re.sub)."""
+    return re.sub(r"\\([nt\\])", lambda m: {"n": "\n", "t": "\t"}.get(m[1], "\\"), text)
 
 
 @functools.lru_cache(maxsize=512)

@@ -36,6 +36,7 @@ from hookd.enrich.holdings import mark_holdings
 from hookd.enrich.home_reach import added_lines
 from hookd.enrich.hosted_deletes import hosted_deletes
 from hookd.enrich.later_code import left_for_later
+from hookd.enrich.notebook_code import cells_run
 from hookd.enrich.package_sources import redirected_sources
 from hookd.enrich.patches import CODEX_MARK
 from hookd.enrich.paths import PathResolver, _patch_entries
@@ -108,8 +109,9 @@ def tool_effects(event: NormalisedEvent) -> list[dict[str, JSON]]:
         whole = functools.partial(texts_after, tool_input=tool.input, spec=spec, declared=guess is None)
         for later in (functools.partial(redirected_sources, project=project), untrusted_checkouts):
             out.extend(later(written, lambda p: [added_lines(t) for t in whole(p) or new], tool.name))
-        for path in written:  # a sibling's entry named by its label (launch.json's preLaunchTask: a tasks.json task)
-            out.extend(judged_later(sibling_commands(path, new), path, tool.name, home_dir, project))
+        for path in written:  # a sibling's entry named by its label (launch.json's preLaunchTask), a notebook's cells
+            run = sibling_commands(path, new) + cells_run(path, whole(path) or new, tool.input)
+            out.extend(judged_later(run, path, tool.name, home_dir, project))
         # a shell's startup file was judged above, asked or found to only set variables (`set -gx EDITOR nvim`)
         started = {str(e["startup"]) for e in out if e["op"] == "exec" and e.get("startup")}
         started |= {p for p in written if startup_language(p, home_dir) == "sh"}

@@ -21,6 +21,7 @@ from typing import Any
 
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.pycode import python_effects
+from hookd.enrich.kernel_code import kernel_parts
 
 # What each file operation is as a command; `--` ends the options, so a literal path that starts with `-` is a path
 _AS_COMMAND: Mapping[tuple[str, bool], tuple[str, ...]] = {
@@ -417,6 +418,9 @@ def code_runs_nothing(lang: str, text: str) -> bool:
     builder's."""
     if lang == "python":
         return python_sets_only(text)
+    if lang == "ipython":  # IPython's syntax read as its kernel reads it: no shell line, and Python that only sets
+        shell, python = kernel_parts(text)
+        return not shell and (not python.strip() or python_sets_only(python))
     language = _language(lang)
     if language is None or language.calls is None:
         return False

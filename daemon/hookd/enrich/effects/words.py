@@ -489,7 +489,7 @@ CODE_LANGS = {
     "js": "node", "mjs": "node", "cjs": "node", "ts": "node", "py": "python", "lua": "lua", "vim": "vim",
     "sh": "sh", "bash": "sh", "zsh": "sh", "fish": "fish", "ksh": "sh", "gradle": "groovy", "groovy": "groovy",
     "kts": "kotlin", "rb": "ruby", "pl": "perl", "el": "elisp", "php": "php", "tcl": "tcl", "ps1": "powershell",
-    "nu": "nushell", "R": "r", "r": "r",
+    "nu": "nushell", "R": "r", "r": "r", "ipy": "ipython",
 }  # fmt: skip
 
 
