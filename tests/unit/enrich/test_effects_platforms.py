@@ -137,3 +137,20 @@ def test_a_platform_cli_known_for_its_deletes_is_still_read_for_the_credential_i
 
 def test_a_droplet_deleted_goes_with_its_disk(tmp_path: Path) -> None:
     assert _hosted("doctl compute droplet delete web-1 db-1 --force", tmp_path) == ["doctl"]
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("npx wrangler --config wrangler.prod.toml delete", "wrangler"),
+        ("flyctl -a acme-prod destroy -y", "flyctl"),
+        ("npx sls --stage prod remove", "sls"),
+        ("npx supabase --workdir app db reset --linked", "supabase"),
+    ],
+)
+def test_a_global_option_before_the_command_words_takes_its_value(command: str, program: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path) == [program]
+
+
+def test_a_global_option_value_is_no_command_word_of_a_local_reset(tmp_path: Path) -> None:
+    assert _hosted("npx supabase --workdir app db reset", tmp_path) == []
