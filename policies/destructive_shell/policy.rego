@@ -640,12 +640,14 @@ _effect_ask contains {"id": "sudo", "reason": reason} if {
 }
 
 # A privilege given to a file (`grants`): a set-user-ID mode (`chmod u+s`, `install -m 4755`),
-# capabilities (`setcap cap_setuid+ep`): whoever runs it later gets them. Asked.
+# capabilities (`setcap cap_setuid+ep`): whoever runs it later gets them. Asked. Not capabilities that open no way
+# to root (`escalates: false`: `setcap cap_net_bind_service=+ep ./server`, a dev server on port 443).
 _effect_ask contains {"id": "privilege-granted", "reason": reason} if {
 	"privilege" in _effect_ops
 	some e in input.effects
 	e.op == "privilege"
 	object.get(e, "grants", "") != ""
+	object.get(e, "escalates", true) != false
 	reason := sprintf("%s gives %s %s: whoever runs it gets those privileges; confirm it", [e.program, _effect_target(e), _grants[e.grants]])
 }
 
@@ -676,6 +678,15 @@ _given_back(e) if {
 	e.class in {"project", "project-root", "scratch"}
 }
 
+# A project's own program given capabilities that open no way to root (`sudo setcap cap_net_bind_service=+ep
+# ./target/release/server`): its `sudo` is not asked either, as a file given back.
+_given_back(e) if {
+	e.op == "privilege"
+	e.grants == "capabilities"
+	e.escalates == false
+	e.class in {"project", "scratch"}
+}
+
 _only_given_back if {
 	some e in input.effects
 	_given_back(e)
@@ -684,7 +695,14 @@ _only_given_back if {
 	}
 }
 
-_given_back_or_unprivileged(f) if f.op == "privilege"
+# the privilege of the command that gives back (`sudo chown`), not of another one on the line (`&& sudo bash`)
+_given_back_or_unprivileged(f) if {
+	f.op == "privilege"
+	object.get(f, "grants", "") == ""
+	some g in input.effects
+	_given_back(g)
+	g.program == f.program
+}
 
 _given_back_or_unprivileged(f) if _given_back(f)
 

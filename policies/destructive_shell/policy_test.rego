@@ -333,6 +333,27 @@ test_files_given_back_to_the_caller_in_the_project_pass if {
 	"sudo" in {v.id | some v in ask} with input as _effect_input([sudo, given, other])
 }
 
+# another command's sudo on the same line (`sudo chown -R "$USER" . && sudo bash`) is asked: it gives nothing back
+test_another_commands_sudo_beside_files_given_back_is_asked if {
+	given := {"op": "chmod", "path": "/p", "known": true, "program": "chown", "via": "shell", "class": "project-root", "owner": "caller", "privileged": true}
+	sudo := {"op": "privilege", "path": "", "known": true, "program": "chown", "via": "shell", "privileged": true}
+	shell := object.union(sudo, {"program": "bash"})
+	"sudo" in {v.id | some v in ask} with input as _effect_input([sudo, given, shell])
+}
+
+# a project's program given capabilities that open no way to root (`sudo setcap cap_net_bind_service=+ep ./srv`):
+# neither its grant nor its sudo asked; an escalating capability, or one given to a file beyond the project, is
+test_confined_capabilities_on_a_project_file_pass if {
+	sudo := {"op": "privilege", "path": "", "known": true, "program": "setcap", "via": "shell", "privileged": true}
+	grant := {"op": "privilege", "path": "/p/srv", "known": true, "program": "setcap", "via": "shell", "class": "project", "grants": "capabilities", "escalates": false, "privileged": true}
+	count(ask) == 0 with input as _effect_input([sudo, grant])
+	setuid := object.union(grant, {"escalates": true})
+	"privilege-granted" in {v.id | some v in ask} with input as _effect_input([sudo, setuid])
+	"sudo" in {v.id | some v in ask} with input as _effect_input([sudo, setuid])
+	system := object.union(grant, {"path": "/usr/bin/python3", "class": "system"})
+	"sudo" in {v.id | some v in ask} with input as _effect_input([sudo, system])
+}
+
 # one system file's mode or owner changed, without sudo (an agent running as root): denied unless access is kept
 test_a_system_files_mode_change_is_denied_unless_it_keeps_access if {
 	shadow := {"op": "chmod", "path": "/etc/shadow", "known": true, "program": "chmod", "via": "shell", "class": "system"}

@@ -62,7 +62,37 @@ def changes_nothing(view: CommandView) -> bool:
     """A command that does nothing with the privileges it runs with (gaps38): a program or builtin whose words are
     never files nor code (`true`, `id`, `whoami`; words._NOTHING) given options only. `sudo -n true` only tells
     whether sudo would ask for a password; an operand could set something (`hostname NAME`), and is asked."""
-    return view.name in _NOTHING and all(w.startswith("-") for w in view.argv[1:])
+    return (view.name in _NOTHING and all(w.startswith("-") for w in view.argv[1:])) or _sudo_runs_nothing(view)
+
+
+# sudo(8)'s own modes that run no command: -l/--list (with a command it only prints whether it is allowed), -V,
+# --help, -K (no command allowed), and -k/--reset-timestamp when no command follows (with one, the command runs);
+# `-h` is left out: with a word after it, it names a host to run the command on
+_SUDO_NOTHING = frozenset({"-l", "--list", "-V", "--version", "--help", "-K", "--remove-timestamp"})
+_SUDO_RESET = frozenset({"-k", "--reset-timestamp"})
+_SUDO_VALUED = "CDgpRrTtUu"  # the short options that take a value
+_SUDO_VALUED_LONG = frozenset({
+    "--close-from", "--chdir", "--group", "--prompt", "--chroot", "--role", "--type", "--command-timeout",
+    "--other-user", "--user", "--host",
+})  # fmt: skip
+
+
+def _sudo_runs_nothing(view: CommandView) -> bool:
+    """`sudo -n -l`, `sudo -ll`, `sudo -k`: sudo in a mode that runs nothing as root (sudo(8),
+    https://www.sudo.ws/docs/man/sudo.man/#l)."""
+    if view.peeled[:1] != ("sudo",):
+        return False
+    given: set[str] = set()
+    words = iter(view.peeled[1:])
+    for word in words:
+        if not word.startswith("-") or word == "--":
+            break
+        letters = "" if word.startswith("--") else word[1:]
+        given |= {f"-{letter}" for letter in letters} if letters else {word.split("=", 1)[0]}
+        at = next((k for k, letter in enumerate(letters) if letter in _SUDO_VALUED), -1)
+        if (at == len(letters) - 1 and at >= 0) or word in _SUDO_VALUED_LONG:
+            next(words, None)  # `-u root`: the option's value
+    return bool(given & _SUDO_NOTHING or (given & _SUDO_RESET and not view.argv))
 
 
 def mount_sources(program: Program, words: list[str]) -> list[str]:

@@ -201,6 +201,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         sends=bool(spec.get("sends", False)),
         remote_operands=bool(spec.get("remote_operands", False)),
         sends_words=tuple(tuple(str(w) for w in words) for words in spec.get("sends_words", ())),
+        batch_puts=bool(spec.get("batch_puts", False)),
         gtfobins=frozenset((derived or {}).get("functions", ())),
         find=bool(spec.get("find", False)),
         archive=bool(spec.get("archive", False)),

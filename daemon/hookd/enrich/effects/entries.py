@@ -93,17 +93,36 @@ def grants(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> No
     if program.grants == "capabilities":  # setcap CAPS FILE [CAPS FILE …]; -r removes, -v verifies
         if any(o in ("-r", "-v") for o, _ in parsed.options):
             return
-        files, grant = parsed.operands[1::2], "capabilities"
-    else:
-        mode = next((v for o, v in parsed.options if o == "--mode" and v), None)
-        files = parsed.operands
-        if mode is None and program.first == "none":  # chmod MODE FILE…
-            mode, files = (parsed.operands or [""])[0], parsed.operands[1:]
-        if not mode or not sets_id(mode):
-            return
-        grant = "setuid"
+        for caps, word in zip(parsed.operands[0::2], parsed.operands[1::2], strict=False):
+            ledger.add("privilege", place(word), program.name, grants="capabilities", escalates=escalates(caps))
+        return
+    mode = next((v for o, v in parsed.options if o == "--mode" and v), None)
+    files = parsed.operands
+    if mode is None and program.first == "none":  # chmod MODE FILE…
+        mode, files = (parsed.operands or [""])[0], parsed.operands[1:]
+    if not mode or not sets_id(mode):
+        return
+    grant = "setuid"
     for word in files:
         ledger.add("privilege", place(word), program.name, grants=grant)
+
+
+# capabilities(7)'s that open no way to root nor to others' files: binding a port below 1024, broadcasting,
+# locking memory, timers that wake the system, blocking suspend (https://man7.org/linux/man-pages/man7/capabilities.7.html;
+# the escalating ones: https://www.thehacker.recipes/infra/privilege-escalation/unix/capabilities)
+_CONFINED_CAPS = frozenset({
+    "cap_net_bind_service", "cap_net_broadcast", "cap_ipc_lock", "cap_wake_alarm", "cap_block_suspend",
+})  # fmt: skip
+_CAP_NAME = re.compile(r"cap_[a-z_]+", re.I)
+
+
+def escalates(caps: str) -> bool:
+    """Whether setcap's capability text gives more than `_CONFINED_CAPS` (`cap_net_bind_service=+ep`: no;
+    `cap_setuid+ep`, `=ep` (every capability), `all+ep`: yes); text made at run time counts as escalating."""
+    names = {n.lower() for n in _CAP_NAME.findall(caps)}
+    clauses = [c for c in re.split(r"\s+", caps.strip()) if c]
+    bare = any(not _CAP_NAME.search(c.split("=", 1)[0].split("+", 1)[0].split("-", 1)[0]) for c in clauses)
+    return bare or "$" in caps or "`" in caps or not names or not names <= _CONFINED_CAPS
 
 
 def named_changes(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView, place: Place) -> None:
@@ -245,8 +264,9 @@ def _after_words(argv: list[str], words: tuple[str, ...]) -> list[str] | None:
 
 
 def rest_deletes(ledger: Ledger, program: Program, parsed: Parsed) -> None:
-    """A REST client's DELETE to a code forge's API (`gh api -X DELETE repos/o/r`, `curl -X DELETE
-    https://api.github.com/repos/o/r/git/refs/heads/main`, `http DELETE …`): a hosted resource removed, the
+    """A REST client's DELETE to a code forge's or a hosting platform's API (`gh api -X DELETE repos/o/r`, `curl -X
+    DELETE https://api.github.com/repos/o/r/git/refs/heads/main`, `http DELETE …`, `curl -X DELETE
+    https://api.hetzner.cloud/v1/servers/4711`): a hosted resource removed, the
     repository itself (`what: repository`, as `gh repo delete`) when the endpoint is one (forge_apis)."""
     rest = program.rest_api
     operands = parsed.operands

@@ -15,7 +15,17 @@ by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`). A rehearsal 
 thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l app=web`). A database client's delete counts only against
 another host (`-h db.prod.internal`, a `mongodb://` URL): a local test database is the developer's own; so does a
 container engine's, against another machine's daemon (`DOCKER_HOST=ssh://…`, `--context prod`, or the context an
-earlier `docker context use prod` on the line chose)."""
+earlier `docker context use prod` on the line chose).
+
+A program's entry names what is a store in its own terms (`hosted.stores`: a Neon or PlanetScale branch is a
+database, a Linode a server, a Netlify site or a Fly app holds its deploys, machines and volumes), the verbs that
+empty one (`hosted.empties`: Heroku's `pg:reset`, Neon's `branches reset`, Supabase's `db reset`), the top-level
+verbs that remove the whole deployment the project configures (`hosted.root`: `wrangler delete`, `sst remove`,
+`serverless remove`, `flyctl destroy`), and the commands that act on a local stack unless an option names the
+hosted one (`hosted.local_unless`: `supabase db reset` resets the local database, `--linked` or `--db-url` the
+hosted one). A virtual server or instance is a store too: its disks go with it (Linode:
+https://techdocs.akamai.com/linode-api/reference/delete-linode-instance; `gcloud compute instances delete`'s boot
+disk: https://cloud.google.com/sdk/gcloud/reference/compute/instances/delete)."""
 
 from __future__ import annotations
 
@@ -36,6 +46,7 @@ from hookd.enrich.tool_args import words
 _MORE_STORES = frozenset({
     "table", "tables", "sql", "volume", "volumes", "persistentvolumeclaim", "persistentvolumeclaims",
     "persistentvolume", "persistentvolumes", "group", "groups", "collections", "firestore", "stack", "stacks",
+    "server", "servers", "instance", "instances",
 })  # fmt: skip
 # A verb that deletes many at once (`az storage blob delete-batch`), and `--all` beside `--recursive`
 _MANY = frozenset({"batch", "all"})
@@ -63,16 +74,20 @@ def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: 
     if spec.get("host") and (not _remote(host) or host in spec.get("local", ())):
         return
     commands = _command_words(parsed.operands)
+    if _local_stack(spec, parsed, commands):
+        return
     said = _parts(commands) | _parts(_code(spec, parsed))
     named = _option_words(spec, parsed)
     if (said | named) & _TRIAL:
         return
     listed = {w.lower() for w in commands} & set(spec.get("deletes", ()))
-    if not ((said | named) & _VERBS or listed):
+    root = bool(commands) and commands[0].lower() in spec.get("root", ())
+    if not ((said | named) & (_VERBS | set(spec.get("empties", ()))) or listed or root):
         return
     stores = _parts([w for w in commands if not any(c.isdigit() for c in w)]) | _parts(_code(spec, parsed))
-    whole = bool(spec.get("whole") or spec.get("store") or listed)
-    if not (whole or stores & (_STORES | _MORE_STORES) or (said | named) & (_WHOLE | _MANY)):
+    whole = bool(spec.get("whole") or spec.get("store") or listed or root)
+    own = _MORE_STORES | set(spec.get("stores", ()))
+    if not (whole or stores & (_STORES | own) or (said | named) & (_WHOLE | _MANY)):
         return
     name = next((w for w in parsed.operands if w not in commands), "") or host
     ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
@@ -86,6 +101,16 @@ def _selects(ledger: Ledger, program: Program, parsed: Parsed) -> bool:
         return False
     ledger.selected[program.name] = parsed.operands[len(words)]
     return True
+
+
+def _local_stack(spec: Mapping[str, Any], parsed: Parsed, commands: list[str]) -> bool:
+    """`supabase db reset`: a command (`hosted.local_unless.words`) that acts on the local stack unless one of the
+    options it names (`--linked`, `--db-url`) or a server URL among its words points it at the hosted one."""
+    local = spec.get("local_unless", {})
+    if not local or [w.lower() for w in commands[: len(local["words"])]] != list(local["words"]):
+        return False
+    given = {w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")}
+    return not (given & set(local["options"]) or any("://" in w for w in parsed.spelled[1:]))
 
 
 def _command_words(operands: list[str]) -> list[str]:

@@ -191,6 +191,7 @@ class Program:
     sends: bool = False  # it hands what it is given to another host (`sendmail`, `mail`): effects/sends.py
     remote_operands: bool = False  # its operands may name another host's files (`scp f host:`): effects/sends.py
     sends_words: tuple[tuple[str, ...], ...] = ()  # after these words it sends (`openssl s_client`): effects/sends.py
+    batch_puts: bool = False  # its batch on stdin sends the local files `put` names (sftp, tftp, ftp): effects/sends.py
     gtfobins: frozenset[str] = frozenset()  # the GTFOBins functions of the program (file-read, file-write, …)
     find: bool = False
     archive: bool = False

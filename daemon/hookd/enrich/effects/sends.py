@@ -144,13 +144,15 @@ def carried_trees(
     return [] if any(e["op"] == "write" for e in effects) else trees
 
 
-# sftp(1)'s batch commands that send a local file: `put`, `mput`, `reput`, `append` LOCAL [REMOTE]
+# The batch commands that send a local file: sftp(1)'s `put`, `mput`, `reput`, `append` LOCAL [REMOTE]; tftp(1)'s
+# and ftp(1)'s `put`/`mput`/`append` LOCAL [REMOTE] (https://gtfobins.github.io/gtfobins/tftp/)
 _PUTS = re.compile(r"^[ \t]*-?(?:put|mput|reput|append)(?:[ \t]+-[A-Za-z]+)*[ \t]+(\S+)", re.M)
 
 
 def batch_puts(ledger: Ledger, program: Program, view: CommandView, place: Place) -> None:
-    """The local files a batch on stdin sends (`sftp HOST <<< 'put ~/.aws/credentials'`): each is read."""
-    if program.name == "sftp" and view.stdin == "text" and view.stdin_text:
+    """The local files a batch on stdin sends (`sftp HOST <<< 'put ~/.aws/credentials'`, `printf 'put %s\n' F |
+    tftp HOST`): each is read (`batch_puts`: sftp, tftp, ftp)."""
+    if program.batch_puts and view.stdin == "text" and view.stdin_text:
         for match in _PUTS.finditer(view.stdin_text[:65536]):
             word = match.group(1)  # (sftp expands a leading `~` of a local path itself)
             ledger.add("read", place(ledger.home + word[1:] if word[:2] == "~/" else word), program.name)
