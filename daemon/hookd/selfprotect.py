@@ -45,6 +45,7 @@ from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_aliases import later_agent_starts
+from hookd.selfprotect_bases import base_places
 from hookd.selfprotect_config import caller_config, caller_config_stamp
 from hookd.selfprotect_keys import Same, extension_judge, settings_judge, undeclared_texts
 from hookd.selfprotect_later import later_starts, socket_moved
@@ -179,6 +180,8 @@ class ProtectedSet:
         caller = caller_config(home) if stamp is not None else None
         if caller is not None:  # the files the caller's own config names: the next daemon's
             own += tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(caller))
+        environments = [_fill(str(path), home, project) or "" for path, _ in _tool_environments()]
+        own += tuple(Surface(path, what, "", "hookd") for path, what in base_places(home, environments))
         listed: list[JSON] = []
         judged: dict[str, Surface] = {}
         seen: set[str] = set()

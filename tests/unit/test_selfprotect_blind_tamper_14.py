@@ -1,0 +1,57 @@
+"""blind-tamper-14 (policies/README.md, "The eighth blind tamper batch"): the Python installation hookd's
+environment was made from, and the agents' own installs pinned to a version; each through the whole hot path with
+the shipped policies, beside the look-alikes that stay allowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hookd.selfprotect_bases import base_of
+from tests.unit.test_selfprotect import shell_outcome
+
+
+def _pipx_venv(home: Path, base: Path) -> None:
+    venv = home / ".local/share/pipx/venvs/hookd"
+    venv.mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {base}/bin\ninclude-system-site-packages = false\n")
+    (base / "bin").mkdir(parents=True)
+    (base / "bin" / "python3.11").write_text("")
+    (base / "lib/python3.11/encodings").mkdir(parents=True)
+
+
+# --- the base installation a hookd venv's pyvenv.cfg names, when it lies in the home ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ln -sf ~/.cache/py/bin/python3 ~/.pyenv/versions/3.11.9/bin/python3.11",
+        "cp /tmp/x.so ~/.pyenv/versions/3.11.9/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so",
+        "echo 'import x' >> ~/.pyenv/versions/3.11.9/lib/python3.11/encodings/__init__.py",
+    ],
+)
+def test_the_base_of_hookds_venv_changed_is_denied(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    _pipx_venv(home, home / ".pyenv/versions/3.11.9")
+    assert shell_outcome(home, project, line) == "deny"
+
+
+def test_another_installed_python_changed_passes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    _pipx_venv(home, home / ".pyenv/versions/3.11.9")
+    (home / ".pyenv/versions/3.12.1/bin").mkdir(parents=True)
+    assert shell_outcome(home, project, "ln -sf python3.12 ~/.pyenv/versions/3.12.1/bin/python") == "allow"
+
+
+def test_a_python_no_hookd_venv_names_passes(world: tuple[Path, Path]) -> None:
+    home, project = world
+    (home / ".pyenv/versions/3.11.9/bin").mkdir(parents=True)
+    assert shell_outcome(home, project, "ln -sf ~/.cache/py/bin/python3 ~/.pyenv/versions/3.11.9/bin/python3.11") == "allow"
+
+
+def test_the_base_is_read_from_pyvenv_cfg(tmp_path: Path) -> None:
+    (tmp_path / "pyvenv.cfg").write_text("version = 3.11.9\nhome = /opt/py/3.11/bin\n")
+    assert base_of(str(tmp_path)) == "/opt/py/3.11"
+    assert base_of(str(tmp_path / "none")) is None
