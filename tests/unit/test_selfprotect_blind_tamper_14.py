@@ -56,3 +56,38 @@ def test_the_base_is_read_from_pyvenv_cfg(tmp_path: Path) -> None:
     (tmp_path / "pyvenv.cfg").write_text("version = 3.11.9\nhome = /opt/py/3.11/bin\n")
     assert base_of(str(tmp_path)) == "/opt/py/3.11"
     assert base_of(str(tmp_path / "none")) is None
+
+
+# --- an agent's own program replaced by a release the line pins ---
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npm install -g @google/gemini-cli@0.1.9",
+        "npm i --global @openai/codex@0.1.2505161800",
+        "pnpm add -g @anthropic-ai/claude-code@0.2.9",
+        "yarn global add @qwen-code/qwen-code@0.0.1",
+        "claude install 1.0.20 --force",
+        "opencode upgrade v0.1.48",
+    ],
+)
+def test_an_agent_installed_at_a_pinned_release_is_stopped(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "deny"  # asked; a headless session's ask is a deny
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npm install -g @google/gemini-cli@latest",
+        "npm install -g @google/gemini-cli",
+        "claude install stable",
+        "opencode upgrade",
+        "npm install @google/gemini-cli@0.1.9",  # the project's own dependency, not the agent on PATH
+        "npm install -g typescript@5.4.5",
+    ],
+)
+def test_an_agent_updated_along_its_release_line_passes(line: str, world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, line) == "allow"
