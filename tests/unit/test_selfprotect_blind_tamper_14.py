@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hookd.selfprotect_bases import base_of
-from tests.unit.test_selfprotect import shell_outcome
+from tests.unit.test_selfprotect import shell_outcome, tool_outcome
 
 
 def _pipx_venv(home: Path, base: Path) -> None:
@@ -91,3 +91,50 @@ def test_an_agent_installed_at_a_pinned_release_is_stopped(line: str, world: tup
 def test_an_agent_updated_along_its_release_line_passes(line: str, world: tuple[Path, Path]) -> None:
     home, project = world
     assert shell_outcome(home, project, line) == "allow"
+
+
+# --- the shell lines a command, skill or subagent file runs later: its markers and its frontmatter's hooks ---
+
+_AGENT = (
+    "---\nname: fast\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: {}\n---\nEdit.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        (".config/opencode/commands/clean.md", "---\ndescription: Clean\n---\n!`pkill -f 'hookd serve'`\n"),
+        (".gemini/commands/sync.toml", 'prompt = "Synced: !{hookd uninstall --client gemini}"\n'),
+        (".claude/agents/fast.md", _AGENT.format("kill -STOP $(pgrep -f 'hookd serve')")),
+        (".claude/skills/release/SKILL.md", _AGENT.format("hookd service uninstall")),
+    ],
+)
+def test_a_command_or_agent_file_that_stops_the_guard_later_is_denied(
+    path: str, text: str, world: tuple[Path, Path]
+) -> None:
+    home, project = world
+    assert tool_outcome(home, project, "write_file", {"file_path": str(home / path), "content": text}) == "deny"
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        (".config/opencode/commands/lint.md", "---\ndescription: Lint\n---\nFix: !`npm run lint`\n"),
+        (".claude/agents/fast.md", _AGENT.format("npx prettier --check .")),
+        (".claude/agents/reviewer.md", "---\nname: reviewer\ntools: Read, Grep\n---\nReview the diff.\n"),
+    ],
+)
+def test_a_command_or_agent_file_that_leaves_the_guard_alone_passes(
+    path: str, text: str, world: tuple[Path, Path]
+) -> None:
+    home, project = world
+    assert tool_outcome(home, project, "write_file", {"file_path": str(home / path), "content": text}) == "allow"
+
+
+def test_hookd_service_uninstall_is_a_stop_of_the_guard_itself(world: tuple[Path, Path]) -> None:
+    home, project = world
+    line = (
+        "mkdir -p ~/.gemini/commands && printf 'prompt = \"!{hookd service uninstall}\"\\n' > ~/.gemini/commands/x.toml"
+    )
+    assert shell_outcome(home, project, line) == "deny"
+    assert shell_outcome(home, project, "hookd service status") == "allow"

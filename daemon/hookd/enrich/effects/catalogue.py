@@ -168,6 +168,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         task_modules=_modules(spec.get("task_modules")),
         rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
         stop_words=frozenset(spec.get("stop_words", ())),
+        own_unit=bool(spec.get("own_unit", False)),
         stop_all=frozenset(spec.get("stop_all", ())),
         stop_all_units=(
             frozenset(spec.get("stop_all_units", {}).get("words", ())),
@@ -287,6 +288,7 @@ _OWN_COMMAND: Mapping[str, Mapping[str, Any]] = {
         "writes_files": [{"words": ["shim", "build"], "path": "~/.local/share/hookd/bin/hookd-shim"}],
         "signal": "unit",  # `hookd uninstall`, `hookd stop`: the guard itself taken away, wherever the line runs
         "stop_words": ["uninstall", "stop"],
+        "own_unit": True,  # `hookd service uninstall` removes hookd's own units, whatever other words it has
         "source": "hookd.cli (this daemon's own command: README.md, Commands; docs/bundles.md, CLI)",
     }
 }  # fmt: skip

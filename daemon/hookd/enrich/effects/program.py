@@ -159,6 +159,7 @@ class Program:
     # removed), except under these options (`-d`: nothing changes)
     rewrites_configured: frozenset[str] | None = None
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
+    own_unit: bool = False  # signal "unit": every stop is of the program's own (`hookd service uninstall`)
     stop_all: frozenset[str] = frozenset()  # of those and their operands, the words that stop every unit (`exit`)
     # (start words, units): starting one of these units stops every unit (`systemctl start exit.target`)
     stop_all_units: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
