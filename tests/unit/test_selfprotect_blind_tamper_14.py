@@ -138,3 +138,12 @@ def test_hookd_service_uninstall_is_a_stop_of_the_guard_itself(world: tuple[Path
     )
     assert shell_outcome(home, project, line) == "deny"
     assert shell_outcome(home, project, "hookd service status") == "allow"
+
+
+# --- cgclassify moves the processes it is given into a control group (a freezer, a 1% CPU quota) ---
+
+
+def test_the_guard_moved_into_a_cgroup_is_denied(world: tuple[Path, Path]) -> None:
+    home, project = world
+    assert shell_outcome(home, project, "cgclassify -g freezer:/held $(pgrep -f 'hookd serve')") == "deny"
+    assert shell_outcome(home, project, "cgclassify -g cpu:/dev $(pgrep -f 'webpack --watch')") == "allow"
