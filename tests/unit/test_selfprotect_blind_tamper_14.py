@@ -147,3 +147,24 @@ def test_the_guard_moved_into_a_cgroup_is_denied(world: tuple[Path, Path]) -> No
     home, project = world
     assert shell_outcome(home, project, "cgclassify -g freezer:/held $(pgrep -f 'hookd serve')") == "deny"
     assert shell_outcome(home, project, "cgclassify -g cpu:/dev $(pgrep -f 'webpack --watch')") == "allow"
+
+
+# --- a version manager removes, by name, an installation of its own directory ---
+
+
+def test_the_base_of_hookds_venv_uninstalled_by_name_is_denied(world: tuple[Path, Path]) -> None:
+    home, project = world
+    _pipx_venv(home, home / ".pyenv/versions/3.11.9")
+    (home / ".pyenv/versions/3.12.1/bin").mkdir(parents=True)
+    assert shell_outcome(home, project, "pyenv uninstall -f 3.11.9") == "deny"
+    assert shell_outcome(home, project, "pyenv uninstall -f 3.12.1") == "allow"
+
+
+def test_uvs_managed_base_uninstalled_by_version_request_is_denied(world: tuple[Path, Path]) -> None:
+    home, project = world
+    pythons = home / ".local/share/uv/python"
+    _pipx_venv(home, pythons / "cpython-3.11.9-linux-x86_64-gnu")
+    (pythons / "cpython-3.12.4-linux-x86_64-gnu").mkdir()
+    for line in ("uv python uninstall 3.11", "uv python uninstall cpython@3.11.9", "uv python uninstall --all"):
+        assert shell_outcome(home, project, line) == "deny", line
+    assert shell_outcome(home, project, "uv python uninstall 3.12") == "allow"

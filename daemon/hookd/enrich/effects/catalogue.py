@@ -142,6 +142,9 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         environment_writes=tuple(_environment_writes(spec)),
         manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
         unit_files=dict(spec.get("unit_files", {})),
+        removes_below=tuple(
+            (tuple(e["words"]), str(e["directory"]), str(e.get("match", "name"))) for e in spec.get("removes_below", ())
+        ),
         clears_stores={option: tuple(stores) for option, stores in spec.get("clears_stores", {}).items()},
         members_below=dict(spec.get("members_below", {})),
         sets_code=tuple(
