@@ -47,6 +47,7 @@ from hookd.runtime.resources import python_shim
 from hookd.selfprotect_aliases import later_agent_starts
 from hookd.selfprotect_bases import base_places
 from hookd.selfprotect_config import caller_config, caller_config_stamp
+from hookd.selfprotect_env import settings_env_starts
 from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_keys import Same, extension_judge, settings_judge, undeclared_texts
 from hookd.selfprotect_later import later_starts, socket_moved
@@ -234,7 +235,7 @@ class ProtectedSet:
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
-        starts += pinned_installs(_shell_commands(event))
+        starts += pinned_installs(_shell_commands(event)) + settings_env_starts(event, written, judged)
         reached = [reach(h, built) for h in patterns]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
 

@@ -10,6 +10,7 @@ import pytest
 
 from hookd.selfprotect_bases import base_of
 from tests.unit.test_selfprotect import shell_outcome, tool_outcome
+from tests.unit.test_selfprotect_blind_tamper_8 import agent_outcome
 
 
 def _pipx_venv(home: Path, base: Path) -> None:
@@ -168,3 +169,32 @@ def test_uvs_managed_base_uninstalled_by_version_request_is_denied(world: tuple[
     for line in ("uv python uninstall 3.11", "uv python uninstall cpython@3.11.9", "uv python uninstall --all"):
         assert shell_outcome(home, project, line) == "deny", line
     assert shell_outcome(home, project, "uv python uninstall 3.12") == "allow"
+
+
+# --- an agent's settings `env`: variables for every later session and the hooks it starts ---
+
+_HOOK = '{"PreToolUse": [{"hooks": [{"type": "command", "command": "hookd-shim"}]}]}'
+_CLAUDE = '{\n  "model": "sonnet",\n  "hooks": ' + _HOOK + "\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("env", "outcome"),
+    [
+        ('{"XDG_RUNTIME_DIR": "/tmp/rt"}', "deny"),
+        ('{"CLAUDE_CODE_SIMPLE": "1"}', "deny"),
+        ('{"ANTHROPIC_MODEL": "claude-sonnet-4"}', "allow"),
+    ],
+)
+def test_claudes_settings_env_is_judged_as_a_startup_files_variables(
+    env: str, outcome: str, world: tuple[Path, Path]
+) -> None:
+    home, project = world
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(_CLAUDE)
+    edit = {
+        "file_path": str(settings),
+        "old_string": '"model": "sonnet",',
+        "new_string": f'"model": "sonnet", "env": {env},',
+    }
+    assert agent_outcome("claude", home, project, "Edit", edit) == outcome
