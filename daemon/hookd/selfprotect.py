@@ -45,7 +45,10 @@ from hookd.enrich.paths import PathResolver, event_home
 from hookd.install.ledger import ledger_path
 from hookd.runtime.resources import python_shim
 from hookd.selfprotect_aliases import later_agent_starts
+from hookd.selfprotect_bases import base_places
 from hookd.selfprotect_config import caller_config, caller_config_stamp
+from hookd.selfprotect_env import settings_env_starts
+from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_keys import Same, extension_judge, settings_judge, undeclared_texts
 from hookd.selfprotect_later import later_starts, socket_moved
 from hookd.selfprotect_patterns import PATTERN, built_patterns, fixed_dir, reach, reaches
@@ -179,6 +182,8 @@ class ProtectedSet:
         caller = caller_config(home) if stamp is not None else None
         if caller is not None:  # the files the caller's own config names: the next daemon's
             own += tuple(Surface(path, what, "", "hookd") for path, what in hookd_places(caller))
+        environments = [_fill(str(path), home, project) or "" for path, _ in _tool_environments()]
+        own += tuple(Surface(path, what, "", "hookd") for path, what in base_places(home, environments))
         listed: list[JSON] = []
         judged: dict[str, Surface] = {}
         seen: set[str] = set()
@@ -230,6 +235,7 @@ class ProtectedSet:
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
+        starts += pinned_installs(_shell_commands(event)) + settings_env_starts(event, written, judged)
         reached = [reach(h, built) for h in patterns]
         return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
 
@@ -243,8 +249,7 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
     """The agents a shell call starts without hookd's hooks ({"program", "agent", "why"}), by what each agent's
     module declares (hookd.dialects.launch): a variable the line sets anywhere counts for every command of
     it, an assignment before the command and one that is exported alike."""
-    shell = event.facts.get("shell")
-    commands = _dicts(shell.get("commands") if isinstance(shell, dict) else None)
+    commands = _shell_commands(event)
     if not commands:
         return []
     words = starting_words(AGENTS)
@@ -276,6 +281,11 @@ def unguarded_starts(event: NormalisedEvent) -> list[JSON]:
             if why:
                 starts.append({"program": argv[at], "agent": spec.title, "why": why})
     return starts
+
+
+def _shell_commands(event: NormalisedEvent) -> list[dict[str, Any]]:
+    shell = event.facts.get("shell")
+    return _dicts(shell.get("commands") if isinstance(shell, dict) else None)
 
 
 def _first_words(command: dict[str, Any]) -> tuple[str, str]:

@@ -14,7 +14,8 @@ extension and unit tests, three start analyses), each paid cold at some 2 µs (d
   settings, hookd's own files, units, environments; the caller's config's), and none is a pattern of paths; with
   no place near, no written path is a settings file, an extension's or a unit directory's to judge;
 * no pattern is built from an expansion (`built_patterns`, asked itself);
-* no command names an agent or a runner that could start one (`starting_words`, as `unguarded_starts` asks it);
+* no command names an agent or a runner that could start one (`starting_words`, as `unguarded_starts` asks it),
+  nor installs an agent at a release it pins (`pinned_installs`);
 * no effect sets a variable for later sessions (`sets`), defines aliases, or writes a file a manager starts
   (`is_started_file`): what `later_starts` and `later_agent_starts` read.
 
@@ -31,6 +32,7 @@ from hookd.dialects.registry import AGENTS
 from hookd.enrich.build_files import is_started_file
 from hookd.enrich.paths import event_home
 from hookd.selfprotect import _NOT_WRITING, ProtectedSet, _ancestry, _dicts, _first_words, _reached
+from hookd.selfprotect_installs import pinned_installs
 from hookd.selfprotect_patterns import PATTERN, built_patterns
 from hookd.types import Event, NormalisedEvent
 
@@ -56,7 +58,7 @@ class ProtectedPlaces(ProtectedSet):
         for effect in effects:
             if _left_for_later(effect):
                 return None
-        if _may_start_an_agent(facts.get("shell")):
+        if _may_start_an_agent(facts.get("shell")) or pinned_installs(_dicts(_commands(facts.get("shell")))):
             return None
         home = event_home(event)
         if built_patterns(effects, home):
@@ -81,6 +83,10 @@ def _left_for_later(effect: dict[str, Any]) -> bool:
         return True
     path = effect.get("path")
     return effect.get("op") == "write" and isinstance(path, str) and is_started_file(path)
+
+
+def _commands(shell: object) -> object:
+    return shell.get("commands") if isinstance(shell, dict) else None
 
 
 def _may_start_an_agent(shell: object) -> bool:

@@ -60,24 +60,29 @@ def later_starts(event: NormalisedEvent) -> list[JSON]:
     environment.d), judged as a start with that variable set is (hookd.dialects.launch); hookd's own config,
     state or socket moved the same way ($HOOKD_CONFIG, $XDG_STATE_HOME, $XDG_RUNTIME_DIR), which every later shim
     and daemon would use; and the daemon's network clients redirected where only a daemon gets the file."""
-    home = event_home(event)
-    current = {**_defaults(home), **event.env, "HOME": home}
     starts: list[JSON] = []
     for effect in _dicts(event.facts.get("effects")):
         sets = effect.get("sets")
-        if not isinstance(sets, dict) or not sets:
-            continue
-        where = str(effect.get("path") or "a startup file")
-        assigned = {str(k): _home_expanded(str(v), home) for k, v in sets.items()}
-        for spec in AGENTS.values():
-            why = unguarded_start(spec, [], assigned, current, event.cwd)
-            if why:
-                starts.append({"program": where, "agent": spec.title, "why": why, "later": True})
-        whys = list(_hookd_moved(assigned, current))
-        if effect.get("manager") or any(part in where for part in _DAEMON_ENVIRONMENT):
-            whys += _network_redirected(assigned)
-        starts += [{"program": where, "agent": "hookd", "why": why, "later": True} for why in whys]
+        if isinstance(sets, dict) and sets:
+            where = str(effect.get("path") or "a startup file")
+            daemon = bool(effect.get("manager")) or any(part in where for part in _DAEMON_ENVIRONMENT)
+            starts += starts_with_set(event, where, sets, daemon=daemon)
     return starts
+
+
+def starts_with_set(event: NormalisedEvent, where: str, sets: Mapping[str, object], *, daemon: bool) -> list[JSON]:
+    """The later starts (of agents, of hookd) that variables `sets`, left in `where` for every later session (of
+    the daemon too, with `daemon`), make unguarded or moved."""
+    home = event_home(event)
+    current = {**_defaults(home), **event.env, "HOME": home}
+    assigned = {str(k): _home_expanded(str(v), home) for k, v in sets.items()}
+    starts: list[JSON] = []
+    for spec in AGENTS.values():
+        why = unguarded_start(spec, [], assigned, current, event.cwd)
+        if why:
+            starts.append({"program": where, "agent": spec.title, "why": why, "later": True})
+    whys = list(_hookd_moved(assigned, current)) + (_network_redirected(assigned) if daemon else [])
+    return starts + [{"program": where, "agent": "hookd", "why": why, "later": True} for why in whys]
 
 
 def socket_moved(assigned: Mapping[str, str], home: str, env: Mapping[str, str]) -> str:

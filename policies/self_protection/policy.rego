@@ -47,7 +47,17 @@ deny contains {"id": "hookd-self-protection", "reason": reason} if {
 deny contains {"id": "hookd-self-protection", "reason": reason} if {
 	some start in input.hookd.starts
 	start.later
+	not start.pinned
 	reason := sprintf("this write of %s is blocked: every later %s would start with it (%s), without hookd guarding it", [start.program, start.agent, start.why])
+}
+
+# The agent's own program replaced by a release the line pins (`npm install -g @google/gemini-cli@0.1.9`,
+# `claude install 1.0.20`): a release from before the agent's hooks runs none of hookd's, and the line does not
+# say which it is (hookd/selfprotect_installs.py). A dist-tag or an update along the release line passes.
+ask contains {"id": "hookd-self-protection", "reason": reason} if {
+	some start in input.hookd.starts
+	start.pinned
+	reason := sprintf("%s is asked: %s; every later session would start that release", [start.program, start.why])
 }
 
 # A protected place handed to a program the catalogue does not know (the effect model's `guess`): what the

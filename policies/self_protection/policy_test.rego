@@ -136,6 +136,16 @@ test_an_unguarded_nested_agent_start_denied if {
 	contains(v.reason, "--pure switches hookd's hooks off")
 }
 
+test_an_agent_installed_at_a_pinned_release_is_asked_not_denied if {
+	# hookd/selfprotect_installs.py: `npm install -g @google/gemini-cli@0.1.9`, `claude install 1.0.20`
+	why := "it installs Gemini CLI at @google/gemini-cli@0.1.9, a release hookd cannot tell runs its hooks"
+	start := {"program": "npm", "agent": "Gemini CLI", "why": why, "later": true, "pinned": true}
+	inp := object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": [], "starts": [start]}})
+	some v in ask with input as inp
+	v.id == "hookd-self-protection"
+	count(deny) == 0 with input as inp
+}
+
 test_a_nested_agent_started_as_it_is_allowed if {
 	_t_allowed(object.union(_t_effects([]), {"hookd": {"protected": [], "keeps": [], "starts": []}}))
 }

@@ -396,6 +396,8 @@ SPEC = AgentSpec(
     project_dir_env="CLAUDE_PROJECT_DIR",
     process_names=("claude",),
     packages=("@anthropic-ai/claude-code",),
+    # `claude install [target]`: stable, latest or a version (claude-wrapper's InstallCommand, docs.rs)
+    version_commands=("install",),
     headless_flags=("-p", "--print"),
     subagents=SubAgents(guarded="tests/e2e/test_claude_code.py (sub-agents), 2.1.332"),
 )

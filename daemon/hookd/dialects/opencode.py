@@ -275,6 +275,7 @@ def plugin_agent(
         project_dir_env=PROJECT_DIR_ENV,
         process_names=(name,),
         packages=packages,
+        version_commands=("upgrade",),  # `opencode upgrade [target]` (its CLI page; a lower target downgrades)
         subagents=subagents,
     )
 

@@ -402,6 +402,9 @@ class AgentSpec:
     project_dir_env: str = ""  # the one of `env` that names the project directory
     process_names: tuple[str, ...] = ()  # basenames of the agent's process (or its script), for the probe
     packages: tuple[str, ...] = ()  # its npm packages: what `npx <package>` starts (hookd.dialects.launch)
+    # its own subcommands that install a release TARGET in its place (`claude install 1.0.20`, `opencode upgrade
+    # 0.1.48`): hookd.selfprotect_installs
+    version_commands: tuple[str, ...] = ()
     # Its headless behaviour, for the probe: the options that make a run headless (no one to answer an
     # ask) or interactive whatever its stdin (`--opt` also matches `--opt=value`).
     headless_flags: tuple[str, ...] = ()

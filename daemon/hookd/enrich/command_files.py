@@ -88,3 +88,16 @@ def frontmatter(text: str) -> str | None:
         return None
     found = _FRONTMATTER.match(text[: MAX_FRONTMATTER + 8])
     return found.group(1) if found else None
+
+
+def lines_run_later(path: str, texts: list[str]) -> list[str]:
+    """The shell lines a command, skill or agent definition runs when it is invoked or delegated to: its markers'
+    (a command file's) and the commands its Markdown frontmatter names (a subagent's or skill's `hooks`); none for
+    another file."""
+    from hookd.enrich.config_commands import commands_in  # it reads settings texts, which import this module's users
+
+    lines = marker_lines(texts)[:MAX_LINES] if is_command_file(path) else []
+    if is_markdown(path):
+        fronts = (front for text in texts if (front := frontmatter(text)) is not None)
+        lines += [line for front in fronts for line in commands_in(front, MAX_LINES)]
+    return lines[:MAX_LINES]

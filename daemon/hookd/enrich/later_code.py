@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hookd.enrich.build_files import is_makefile
-from hookd.enrich.command_files import is_command_file, marker_lines
+from hookd.enrich.command_files import is_command_file, lines_run_later, marker_lines
 from hookd.enrich.config_commands import parsed_settings
 from hookd.enrich.effects.configtext import makefile_commands, placed_changed
 from hookd.enrich.effects.languages import code_runs_nothing
@@ -98,8 +98,8 @@ def left_for_later(
             out.append({"op": "exec", "path": "", "known": bool(code["text"]), "recursive": False, "to": "",
                         "program": program, "via": "tool", "class": "unresolved", "code": code, "deferred": True,
                         "startup": path, "when": when})  # fmt: skip
-        if path and not prose:
-            out.extend(_later_signals(path, lines.of(is_makefile(path)), home, project))
+        if path and ((run := lines_run_later(path, texts)) or not prose):  # a command or agent file is prose with code
+            out.extend(_later_signals(path, run or lines.of(is_makefile(path)), home, project))
     return out
 
 

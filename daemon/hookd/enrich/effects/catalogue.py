@@ -142,6 +142,9 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         environment_writes=tuple(_environment_writes(spec)),
         manager_environment=tuple((tuple(e["words"]), str(e["form"])) for e in spec.get("manager_environment", ())),
         unit_files=dict(spec.get("unit_files", {})),
+        removes_below=tuple(
+            (tuple(e["words"]), str(e["directory"]), str(e.get("match", "name"))) for e in spec.get("removes_below", ())
+        ),
         clears_stores={option: tuple(stores) for option, stores in spec.get("clears_stores", {}).items()},
         members_below=dict(spec.get("members_below", {})),
         sets_code=tuple(
@@ -169,6 +172,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         task_modules=_modules(spec.get("task_modules")),
         rewrites_configured=frozenset(spec["rewrites_configured"]) if "rewrites_configured" in spec else None,
         stop_words=frozenset(spec.get("stop_words", ())),
+        own_unit=bool(spec.get("own_unit", False)),
         stop_all=frozenset(spec.get("stop_all", ())),
         stop_all_units=(
             frozenset(spec.get("stop_all_units", {}).get("words", ())),
@@ -289,6 +293,7 @@ _OWN_COMMAND: Mapping[str, Mapping[str, Any]] = {
         "writes_files": [{"words": ["shim", "build"], "path": "~/.local/share/hookd/bin/hookd-shim"}],
         "signal": "unit",  # `hookd uninstall`, `hookd stop`: the guard itself taken away, wherever the line runs
         "stop_words": ["uninstall", "stop"],
+        "own_unit": True,  # `hookd service uninstall` removes hookd's own units, whatever other words it has
         "source": "hookd.cli (this daemon's own command: README.md, Commands; docs/bundles.md, CLI)",
     }
 }  # fmt: skip

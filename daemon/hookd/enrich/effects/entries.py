@@ -6,6 +6,7 @@ value it runs later (`sets_code`), what it removes by name (`deletes_named`) or 
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -133,6 +134,41 @@ def named_changes(ledger: Ledger, program: Program, parsed: Parsed, view: Comman
     manager_environment(ledger, program, parsed, {**view.variables, **view.env})
     unit_files_written(ledger, program, parsed, place)
     stores_cleared(ledger, program, parsed)
+    removed_below(ledger, program, parsed, place)
+
+
+_MAX_ENTRIES = 256
+
+
+def removed_below(ledger: Ledger, program: Program, parsed: Parsed, place: Place) -> None:
+    """`pyenv uninstall 3.11.9`, `uv python uninstall 3.11`: a manager removes, by the names it is given, entries
+    of a directory of its own (programs.json `removes_below`): each entry the name selects, as the directory is at
+    decision time, is deleted whole (`--all`: every entry); a name that selects none removes nothing."""
+    for words, directory, match in program.removes_below:
+        if parsed.operands[: len(words)] != list(words):
+            continue
+        base = ledger.home + directory[1:] if directory.startswith("~/") else directory
+        try:
+            entries = sorted(os.listdir(base))[:_MAX_ENTRIES]
+        except OSError:
+            continue
+        everything = any(o == "--all" for o, _ in parsed.options)
+        names = parsed.operands[len(words) :]
+        for entry in entries:
+            if everything or any(_selects(entry, name, match) for name in names):
+                ledger.add("delete", place(f"{base}/{entry}"), program.name, recursive=True)
+
+
+def _selects(entry: str, name: str, match: str) -> bool:
+    """Whether a request names an installation: its exact name, or (`version`) a version of which the entry's
+    (`cpython-3.11.9-linux-x86_64-gnu`: 3.11.9) is the same or a patch release (`3.11`, `cpython@3.11`)."""
+    if entry == name or match != "version":
+        return entry == name
+    requested = name.rpartition("@")[2].lstrip("abcdefghijklmnopqrstuvwxyz-")
+    version = entry.split("-")[1] if entry.count("-") >= 1 else ""
+    return bool(re.fullmatch(r"[0-9]+(?:\.[0-9]+)*", requested)) and (
+        version == requested or version.startswith(requested + ".")
+    )
 
 
 def stores_cleared(ledger: Ledger, program: Program, parsed: Parsed) -> None:

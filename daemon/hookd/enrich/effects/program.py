@@ -141,6 +141,8 @@ class Program:
     # (words, form): the manager's environment set (`set-environment A=B`: `assignments`; `setenv A B`: `pairs`)
     manager_environment: tuple[tuple[tuple[str, ...], str], ...] = ()
     unit_files: Mapping[str, str] = field(default_factory=dict)  # `systemctl edit`: a drop-in, `link`: a link
+    # (words, directory, match): `pyenv uninstall 3.11.9` removes the entry of its own directory the name selects
+    removes_below: tuple[tuple[tuple[str, ...], str, str], ...] = ()
     clears_stores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # `journalctl --vacuum-time`: deletes
     # `unzip A.zip MEMBER… -d DIR`: the directory's option, operands `after` which members come, `words`, `flat`;
     # what selects extraction (`modes` options, key `letters`, not `unless`), `directory_here` (tar.py member_writes)
@@ -160,6 +162,7 @@ class Program:
     # removed), except under these options (`-d`: nothing changes)
     rewrites_configured: frozenset[str] | None = None
     stop_words: frozenset[str] = frozenset()  # signal "unit": the subcommands that stop or remove a unit
+    own_unit: bool = False  # signal "unit": every stop is of the program's own (`hookd service uninstall`)
     stop_all: frozenset[str] = frozenset()  # of those and their operands, the words that stop every unit (`exit`)
     # (start words, units): starting one of these units stops every unit (`systemctl start exit.target`)
     stop_all_units: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())

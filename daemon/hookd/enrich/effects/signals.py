@@ -46,7 +46,8 @@ def _signal(ledger: Ledger, program: Program, parsed: Parsed, view: CommandView)
         if any(word in program.stop_all for word in targets):
             _signal_to(ledger, program.name, "", "all", view)
             return
-        targets = [word for word in targets if word not in program.stop_words] or [program.name]  # its own
+        targets = [word for word in targets if word not in program.stop_words and not program.own_unit]
+        targets = targets or [program.name]  # its own
     if program.signal == "pid":
         targets = targets + _pids_after_signal(parsed.spelled)
     regex = program.signal == "regex" or any(o in program.regex_options for o, _ in parsed.options)
