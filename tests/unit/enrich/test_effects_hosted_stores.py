@@ -41,6 +41,16 @@ def _hosted(command: str, proj: Path) -> list[str]:
         "redis-cli -h cache.prod.internal FLUSHALL",
         "redis-cli -u redis://cache.prod.internal:6379 flushdb",
         "mongosh 'mongodb://db.prod.internal:27017/app' --eval 'db.dropDatabase()'",
+        "doctl compute droplet delete web-1 db-1 --force",  # a server goes with its disk
+        "gcloud compute instances delete prod-db-1 --quiet",
+        "aws ec2 terminate-instances --instance-ids i-0abc",
+        "heroku apps:destroy --app acme-prod --confirm acme-prod",  # an app goes with its add-ons
+        "fly apps destroy acme-prod -y",
+        "docker volume prune -af",  # the local daemon's named volumes, other projects' included
+        "docker system prune --volumes -f",
+        "podman volume prune -a -f",
+        "aws s3api put-bucket-lifecycle-configuration --bucket b --lifecycle-configuration "
+        """'{"Rules":[{"ID":"x","Status":"Enabled","Filter":{},"Expiration":{"Days":1}}]}'""",
     ],
 )
 def test_a_store_deleted_with_what_it_holds_is_a_hosted_delete(command: str, tmp_path: Path) -> None:
@@ -72,6 +82,14 @@ def test_a_store_deleted_with_what_it_holds_is_a_hosted_delete(command: str, tmp
         "mongosh 'mongodb://localhost:27017/acme_test' --eval 'db.dropDatabase()'",
         "mongosh 'mongodb://db.prod.internal:27017/app' --eval 'db.users.find()'",
         "firebase emulators:exec --only firestore 'npm test'",
+        "gcloud compute instances delete ci-runner-7 --keep-disks=all --quiet",
+        "aws ec2 terminate-instances --instance-ids i-0abc --dry-run",
+        "heroku apps:info --app acme-prod",
+        "docker volume prune -f",  # anonymous volumes only
+        "docker system prune -a -f",
+        "docker compose down -v",
+        "aws s3api put-bucket-lifecycle-configuration --bucket b --lifecycle-configuration "
+        """'{"Rules":[{"ID":"t","Status":"Enabled","Filter":{"Prefix":"tmp/"},"Expiration":{"Days":7}}]}'""",
     ],
 )
 def test_one_thing_a_rehearsal_or_a_local_store_is_no_hosted_delete(command: str, tmp_path: Path) -> None:

@@ -9,8 +9,11 @@ not by a list of commands: a delete verb among its command words or option names
 `terminate`, `rm`, …), and what goes is a whole: the words name a store of others (a bucket, project, database,
 table, namespace, volume claim, resource group), an option takes the contents along (`--recursive`, `--all`,
 `--all-collections`, `--cascade`, `--purge`), the verb is a batch, the program's every delete takes all its
-configuration manages (`terraform destroy`, `pulumi destroy`: `whole`), or the program's commands act on a store
-by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`). A rehearsal deletes nothing (`plan -destroy`,
+configuration manages (`terraform destroy`, `pulumi destroy`: `whole`), the program's commands act on a store
+by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`), or a lifecycle rule handed to it expires every
+object of the store (effects/lifecycle.py). A server or an app deleted goes with the disks and add-ons it holds
+unless an option keeps them (`--keep-disks`); a local engine's sweep of its named volumes (`docker volume prune
+-a`) takes other projects' data (`hosted.own`). A rehearsal deletes nothing (`plan -destroy`,
 `--dry-run`, `--preview-only`, `--what-if`); one object, one pod, one file is the everyday removal of one named
 thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l app=web`). A database client's delete counts only against
 another host (`-h db.prod.internal`, a `mongodb://` URL): a local test database is the developer's own; so does a
@@ -25,6 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hookd.enrich.effects.ledger import Ledger
+from hookd.enrich.effects.lifecycle import expires_whole_store
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.program import Program
 from hookd.enrich.hosted_words import _STORES, _VERBS, _WHOLE
@@ -37,6 +41,18 @@ _MORE_STORES = frozenset({
     "table", "tables", "sql", "volume", "volumes", "persistentvolumeclaim", "persistentvolumeclaims",
     "persistentvolume", "persistentvolumes", "group", "groups", "collections", "firestore", "stack", "stacks",
 })  # fmt: skip
+# What goes with what it holds though no store of others: a server deleted takes its disks (a droplet's disk is
+# destroyed with it: https://docs.digitalocean.com/reference/doctl/reference/compute/droplet/delete/; an instance's
+# boot disk unless kept: https://cloud.google.com/sdk/gcloud/reference/compute/instances/delete; an EC2 root
+# volume's DeleteOnTermination), an app takes its add-ons, databases included (`heroku apps:destroy`:
+# https://devcenter.heroku.com/articles/heroku-cli-commands; `fly apps destroy`, its volumes:
+# https://fly.io/docs/flyctl/apps-destroy/)
+_HOLDERS = frozenset({
+    "instance", "instances", "droplet", "droplets", "server", "servers", "vm", "vms", "machine", "machines",
+    "app", "apps",
+})  # fmt: skip
+# An option that keeps what the server holds (gcloud's `--keep-disks=all`): then only the server goes
+_KEEPS = frozenset({"keep", "retain", "preserve"})
 # A verb that deletes many at once (`az storage blob delete-batch`), and `--all` beside `--recursive`
 _MANY = frozenset({"batch", "all"})
 # Words of a rehearsal, which deletes nothing
@@ -60,22 +76,35 @@ def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: 
     host = _host(spec, parsed) or next((env[v] for v in spec.get("host_env", ()) if env.get(v)), "")
     host = host or ledger.selected.get(program.name, "")
     host = _hostname(host) if "://" in host else host
-    if spec.get("host") and (not _remote(host) or host in spec.get("local", ())):
-        return
+    local = bool(spec.get("host")) and (not _remote(host) or host in spec.get("local", ()))
     commands = _command_words(parsed.operands)
     said = _parts(commands) | _parts(_code(spec, parsed))
     named = _option_words(spec, parsed)
-    if (said | named) & _TRIAL:
+    if (said | named) & (_TRIAL | _KEEPS) or (local and not _sweeps_own(spec, said, named)):
         return
     listed = {w.lower() for w in commands} & set(spec.get("deletes", ()))
-    if not ((said | named) & _VERBS or listed):
+    scheduled = expires_whole_store([v for _, v in parsed.options if v] + parsed.operands)
+    if not ((said | named) & _VERBS or listed or scheduled):
         return
     stores = _parts([w for w in commands if not any(c.isdigit() for c in w)]) | _parts(_code(spec, parsed))
     whole = bool(spec.get("whole") or spec.get("store") or listed)
-    if not (whole or stores & (_STORES | _MORE_STORES) or (said | named) & (_WHOLE | _MANY)):
+    if not (scheduled or whole or stores & (_STORES | _MORE_STORES | _HOLDERS) or (said | named) & (_WHOLE | _MANY)):
         return
     name = next((w for w in parsed.operands if w not in commands), "") or host
     ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
+
+
+def _sweeps_own(spec: Mapping[str, Any], said: frozenset[str], named: frozenset[str]) -> bool:
+    """A local server's stores of others swept (`hosted.own`: the Docker daemon's named volumes, other projects'
+    databases): the words or an option name them (`volume prune`, `system prune --volumes`) and the sweep takes the
+    named ones too: `--all` (`docker volume prune -a`: https://docs.docker.com/reference/cli/docker/volume/prune/),
+    or the store named as an option (`--volumes`: every unused volume before Docker 23 and on Podman:
+    https://docs.podman.io/en/latest/markdown/podman-system-prune.1.html). What the line itself started (`docker
+    compose down -v`) is the project's own."""
+    own = frozenset(str(w) for w in spec.get("own", ()))
+    return bool((said | named) & _VERBS | said & set(spec.get("deletes", ()))) and bool(
+        named & own or (said & own and named & _MANY)
+    )
 
 
 def _selects(ledger: Ledger, program: Program, parsed: Parsed) -> bool:
@@ -113,7 +142,7 @@ def _option_words(spec: Mapping[str, Any], parsed: Parsed) -> frozenset[str]:
     destroy), a short option by what the program's `hosted.short` says it means (gsutil's `-r`: recursive)."""
     short = dict(spec.get("short", {}))
     given = [w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")]  # Go's `-destroy` as written
-    names = [short.get(option, option) for option in given]
+    names = [short.get(option, option) for option in given + [o for o, _ in parsed.options]]
     return _parts([n.lstrip("-") for n in names if len(n.lstrip("-")) > 1])
 
 
