@@ -223,6 +223,9 @@ class Program:
     hosted: Mapping[str, Any] = field(default_factory=dict)
     # a decrypter: the `options` that decrypt, and those that send the plain text `elsewhere` (revealed.py)
     decrypts: Mapping[str, Any] = field(default_factory=dict)
+    # the `words` that print the configuration's outputs and the `options` that print sensitive ones in clear
+    # (`terraform output -raw NAME`): revealed.py
+    clear_outputs: Mapping[str, Any] = field(default_factory=dict)
     # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
     # (words, kinds): the commands the project's own configuration holds that this subcommand runs
