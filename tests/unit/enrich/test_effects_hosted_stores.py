@@ -94,3 +94,31 @@ def test_a_store_deleted_with_what_it_holds_is_a_hosted_delete(command: str, tmp
 )
 def test_one_thing_a_rehearsal_or_a_local_store_is_no_hosted_delete(command: str, tmp_path: Path) -> None:
     assert _hosted(command, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mkdir -p /tmp/empty && aws s3 sync /tmp/empty s3://acme-prod-data --delete",
+        "mkdir empty && aws s3 sync empty s3://acme-prod-data --delete",
+        "mkdir -p /tmp/e && gsutil -m rsync -d -r /tmp/e gs://acme-prod",
+        "mkdir -p /tmp/e && gcloud storage rsync /tmp/e gs://acme-prod --delete-unmatched-destination-objects",
+    ],
+)
+def test_a_sync_deleting_what_an_empty_directory_lacks_is_a_hosted_delete(command: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path) == [command.split("&& ", 1)[1].split(maxsplit=1)[0]]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws s3 sync ./dist s3://acme-site-staging --delete",  # the everyday deploy
+        "mkdir -p /tmp/e && aws s3 sync /tmp/e s3://acme-prod-data",  # nothing deleted
+        "mkdir -p out && cp -r build/. out && aws s3 sync out s3://acme-site --delete",  # filled since
+        "mkdir -p /tmp/e && aws s3 sync s3://acme-prod-data /tmp/e --delete",  # the bucket is the source
+        "npm run build && gsutil -m rsync -d -r build gs://acme-site-staging",
+        "gcloud storage rsync build gs://acme-site --recursive --delete-unmatched-destination-objects",
+    ],
+)
+def test_a_sync_from_a_directory_with_content_is_no_hosted_delete(command: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path) == []

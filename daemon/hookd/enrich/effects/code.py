@@ -371,8 +371,12 @@ def _made_in(ledger: Ledger, path: str) -> str:
     inside = (
         how for made, how in ledger.produced.items() if made.startswith(path + "/") and made not in ledger.emptied
     )
-    empty = path in ledger.emptied and not _filled(ledger, path)
-    return next(inside, "") or ("" if empty else ledger.made(path))
+    return next(inside, "") or ("" if left_empty(ledger, path) else ledger.made(path))
+
+
+def left_empty(ledger: Ledger, path: str) -> bool:
+    """The line made `path` an empty directory (`mkdir -p d`) and put nothing in it since."""
+    return path in ledger.emptied and not _filled(ledger, path)
 
 
 def _filled(ledger: Ledger, path: str) -> bool:

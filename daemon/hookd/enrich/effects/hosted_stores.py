@@ -10,15 +10,15 @@ not by a list of commands: a delete verb among its command words or option names
 table, namespace, volume claim, resource group), an option takes the contents along (`--recursive`, `--all`,
 `--all-collections`, `--cascade`, `--purge`), the verb is a batch, the program's every delete takes all its
 configuration manages (`terraform destroy`, `pulumi destroy`: `whole`), the program's commands act on a store
-by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`), or a lifecycle rule handed to it expires every
-object of the store (effects/lifecycle.py). A server or an app deleted goes with the disks and add-ons it holds
-unless an option keeps them (`--keep-disks`); a local engine's sweep of its named volumes (`docker volume prune
--a`) takes other projects' data (`hosted.own`). A rehearsal deletes nothing (`plan -destroy`,
-`--dry-run`, `--preview-only`, `--what-if`); one object, one pod, one file is the everyday removal of one named
-thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l app=web`). A database client's delete counts only against
-another host (`-h db.prod.internal`, a `mongodb://` URL): a local test database is the developer's own; so does a
-container engine's, against another machine's daemon (`DOCKER_HOST=ssh://…`, `--context prod`, or the context an
-earlier `docker context use prod` on the line chose)."""
+by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`), a lifecycle rule handed to it expires every
+object of the store (effects/lifecycle.py), or a sync deletes from it what a directory the line made empty lacks
+(`hosted.mirror`). A server or an app deleted goes with the disks and add-ons it holds unless an option keeps them
+(`--keep-disks`); a local engine's sweep of its named volumes (`docker volume prune -a`) takes other projects'
+data (`hosted.own`). A rehearsal deletes nothing (`plan -destroy`, `--dry-run`, `--preview-only`, `--what-if`); one
+object, one pod, one file is the everyday removal of one named thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l
+app=web`). A database client's delete counts only against another host (`-h db.prod.internal`, a `mongodb://` URL):
+a local test database is the developer's own; so does a container engine's, against another machine's daemon
+(`DOCKER_HOST=ssh://…`, `--context prod`, or the context an earlier `docker context use prod` on the line chose)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from hookd.enrich.effects.ledger import Ledger
+from hookd.enrich.effects.code import left_empty
+from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.lifecycle import expires_whole_store
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.program import Program
@@ -68,7 +69,9 @@ _COMMAND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_:.-]*")
 _LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "ip6-localhost"})
 
 
-def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: Mapping[str, str]) -> None:
+def hosted_store_deletes(
+    ledger: Ledger, program: Program, parsed: Parsed, env: Mapping[str, str], place: Place
+) -> None:
     """The `delete` of a hosted store with everything in it that the command makes (see the module doc)."""
     spec = program.hosted
     if _selects(ledger, program, parsed):
@@ -83,7 +86,10 @@ def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: 
     if (said | named) & (_TRIAL | _KEEPS) or (local and not _sweeps_own(spec, said, named)):
         return
     listed = {w.lower() for w in commands} & set(spec.get("deletes", ()))
-    scheduled = expires_whole_store([v for _, v in parsed.options if v] + parsed.operands)
+    mirrored = _mirrors_nothing(ledger, spec, parsed, commands, place)
+    if mirrored is False:
+        return
+    scheduled = bool(mirrored) or expires_whole_store([v for _, v in parsed.options if v] + parsed.operands)
     if not ((said | named) & _VERBS or listed or scheduled):
         return
     stores = _parts([w for w in commands if not any(c.isdigit() for c in w)]) | _parts(_code(spec, parsed))
@@ -105,6 +111,25 @@ def _sweeps_own(spec: Mapping[str, Any], said: frozenset[str], named: frozenset[
     return bool((said | named) & _VERBS | said & set(spec.get("deletes", ()))) and bool(
         named & own or (said & own and named & _MANY)
     )
+
+
+def _mirrors_nothing(
+    ledger: Ledger, spec: Mapping[str, Any], parsed: Parsed, commands: list[str], place: Place
+) -> bool | None:
+    """A sync that deletes what its source lacks (`hosted.mirror`: `aws s3 sync SRC DEST --delete`, `gsutil rsync
+    -d`) from a directory the line has just made empty: every object of the destination goes. None when the
+    command is no sync; False for any other sync: a build synced with its deleting option is the everyday deploy,
+    whatever else its options say (`--recursive`). (`commands`: the leading command words, a relative source
+    among them: `s3 sync empty s3://b`.)"""
+    mirror = spec.get("mirror", {})
+    words = {str(w) for w in mirror.get("words", ())}
+    at = next((k for k, w in enumerate(commands) if w.lower() in words), None)
+    if at is None:
+        return None
+    options = {str(o) for o in mirror.get("deletes", ())}
+    deletes = any(o in options and (v or "").lower() != "false" for o, v in parsed.options)
+    sources = [w for w in parsed.operands[at + 1 : at + 2] if "://" not in w]
+    return deletes and any(left_empty(ledger, str(place(w).get("path") or "")) for w in sources)
 
 
 def _selects(ledger: Ledger, program: Program, parsed: Parsed) -> bool:

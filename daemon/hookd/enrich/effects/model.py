@@ -358,7 +358,7 @@ class EffectModel:
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.hosted:
-            hosted_store_deletes(self.ledger, program, parsed, view.env)
+            hosted_store_deletes(self.ledger, program, parsed, view.env, place)
         if program.serves:
             served(self.ledger, program, parsed, place)
 
