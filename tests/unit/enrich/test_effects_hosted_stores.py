@@ -85,6 +85,9 @@ def test_a_store_deleted_with_what_it_holds_is_a_hosted_delete(command: str, tmp
         "gcloud compute instances delete ci-runner-7 --keep-disks=all --quiet",
         "aws ec2 terminate-instances --instance-ids i-0abc --dry-run",
         "heroku apps:info --app acme-prod",
+        "kubectl delete deployment app -n dev",  # a name after a verb-first CLI's verb is no server or app
+        "kubectl delete pod web-server-7d9f",
+        "gcloud app versions delete v1 --quiet",  # one version of the app
         "docker volume prune -f",  # anonymous volumes only
         "docker system prune -a -f",
         "docker compose down -v",

@@ -94,10 +94,22 @@ def hosted_store_deletes(
         return
     stores = _parts([w for w in commands if not any(c.isdigit() for c in w)]) | _parts(_code(spec, parsed))
     whole = bool(spec.get("whole") or spec.get("store") or listed)
-    if not (scheduled or whole or stores & (_STORES | _MORE_STORES | _HOLDERS) or (said | named) & (_WHOLE | _MANY)):
+    whole = whole or _holder_deleted(commands)
+    if not (scheduled or whole or stores & (_STORES | _MORE_STORES) or (said | named) & (_WHOLE | _MANY)):
         return
     name = next((w for w in parsed.operands if w not in commands), "") or host
     ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
+
+
+def _holder_deleted(commands: list[str]) -> bool:
+    """The server or app a delete verb acts on, as the cloud CLIs say it: in the verb's own word
+    (`terminate-instances`, `apps:destroy`) or the word just before it (`droplet delete`, `apps destroy`,
+    `instances delete`). A name after the verb is what a verb-first CLI deletes by kind (`kubectl delete
+    deployment app`), and a word further back names what holds the thing deleted (`gcloud app versions delete`)."""
+    return any(
+        _parts([word]) & _VERBS and _parts(commands[max(0, k - 1) : k + 1]) & _HOLDERS
+        for k, word in enumerate(commands)
+    )
 
 
 def _sweeps_own(spec: Mapping[str, Any], said: frozenset[str], named: frozenset[str]) -> bool:
