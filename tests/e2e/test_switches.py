@@ -131,6 +131,7 @@ SWITCHES: dict[str, dict[str, Switch]] = {
     },
     "copilot": {
         "COPILOT_HOME": lambda w: Started(env={"COPILOT_HOME": str(w.alt / ".copilot")}),
+        "--config-dir": lambda w: Started(("--config-dir", str(w.alt / ".copilot"))),  # COPILOT_HOME's, deprecated
     },
     "qwen": {
         "QWEN_HOME": lambda w: Started(env={"QWEN_HOME": str(w.alt / ".qwen")}),

@@ -45,6 +45,7 @@ from hookd.dialects.spec import (
     HookEntry,
     InstallSpec,
     JSONObject,
+    Option,
     SubAgents,
     Switch,
     Trust,
@@ -426,6 +427,9 @@ SPEC = AgentSpec(
         switch_keys=("disabledHooks",),
         bypass=_bypass,
         location_env=("COPILOT_HOME",),
+        # `--config-dir DIR`: the deprecated option of COPILOT_HOME's meaning (1.0.102 warns "Use the
+        # COPILOT_HOME environment variable instead" and reads DIR): proven in tests/e2e/test_switches.py
+        unguarded_options=(Option(("--config-dir",)),),
     ),
     env=("COPILOT_PROJECT_DIR",),
     project_dir_env="COPILOT_PROJECT_DIR",

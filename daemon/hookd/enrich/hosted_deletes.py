@@ -44,6 +44,7 @@ _EMPTIES = frozenset({"empty", "truncate", "wipe"})  # verbs that take every ite
 _FLUSHES = frozenset({"flushall", "flushdb"})  # Redis's: every key of every database, of the selected one
 _FLUSHED = _STORES | frozenset({"all", "keys", "cache"})  # `flush` of one of these: every key of it
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+_KIND_WORDS = frozenset({"kind", "type"})  # an argument naming what sort of resource the call acts on
 _SERVER_WORDS = frozenset({"host", "hostname", "server", "url", "uri", "address", "endpoint"})
 
 
@@ -53,16 +54,29 @@ def hosted_deletes(tool: str, tool_input: Mapping[str, Any]) -> list[dict[str, J
     named = words(own)
     if any(words(arg) & _PATH_WORDS for arg in tool_input) or _on_this_machine(tool_input):
         return []
-    if not (_takes_everything(own) or (named & _VERBS and _flagged(named, tool_input))):
+    kinds = _kinds(tool_input)
+    if not (_takes_everything(own, kinds) or (named & _VERBS and _flagged(named | kinds, tool_input))):
         return []
-    name = next((v for a, v in tool_input.items() if isinstance(v, str) and v and not words(a) & _SERVER_WORDS), "")
+    given = [(a, v) for a, v in tool_input.items() if isinstance(v, str) and v and not words(a) & _SERVER_WORDS]
+    name = next((v for a, v in given if "name" in words(a)), "") or next((v for _, v in given), "")
     return [
         {"op": "delete", "path": "", "known": True, "recursive": True, "program": tool, "via": "tool",
          "what": "hosted", "name": name}
     ]  # fmt: skip
 
 
-def _takes_everything(tool: str) -> bool:
+def _kinds(tool_input: Mapping[str, Any]) -> frozenset[str]:
+    """The words of what a generic tool is told to act on (`resources_delete` given `kind: "Namespace"`: a
+    cluster's tool deletes any resource its `kind` or `type` argument names:
+    https://pkg.go.dev/github.com/containers/kubernetes-mcp-server)."""
+    out: set[str] = set()
+    for arg, value in tool_input.items():
+        if isinstance(value, str) and words(arg) & _KIND_WORDS:
+            out |= {w.lower() for w in _WORD.findall(value)}
+    return frozenset(out)
+
+
+def _takes_everything(tool: str, kinds: frozenset[str] = frozenset()) -> bool:
     """The verb alone takes what the name names whole: a store (not a bucket) deleted or dropped, a table dropped,
     a store emptied or flushed. What a delete acts on is the name's last word that is no verb
     (`remove_project_member` acts on a member, `namespaces_delete` on namespaces); what an emptying verb acts on is
@@ -73,7 +87,7 @@ def _takes_everything(tool: str) -> bool:
     emptied = {after for verb, after in pairwise(ordered) if verb in _EMPTIES}
     named = set(ordered)
     return bool(
-        (named & _VERBS and acted_on in _STORES - _BUCKETS)
+        (named & _VERBS and ({acted_on} | kinds) & (_STORES - _BUCKETS))
         or ("drop" in named and acted_on in _ROWS)
         or emptied & (_STORES | _ROWS | _FLUSHED)
         or named & _FLUSHES

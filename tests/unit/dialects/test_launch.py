@@ -65,3 +65,12 @@ def test_claude_code_personal_hooks_off_is_no_switch(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path)}
     assigned = {"CLAUDE_CODE_PERSONAL_HOOKS_OFF": "launch", "CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG": "1"}
     assert unguarded_start(AGENTS["claude"], ["-p", "x"], assigned, env, str(tmp_path)) == ""
+
+
+@pytest.mark.parametrize("config_dir", [["--config-dir", "/tmp/cp"], ["--config-dir=/tmp/cp"]])
+def test_copilots_config_dir_moves_its_settings(config_dir: list[str], tmp_path: Path) -> None:
+    """1.0.102 reads its configuration from the directory `--config-dir` names (COPILOT_HOME's deprecated
+    option, proven in tests/e2e/test_switches.py): a nested start with it runs without hookd's hooks."""
+    argv = [*config_dir, "-p", "x", "--allow-all-tools"]
+    assert unguarded_start(AGENTS["copilot"], argv, {}, {"HOME": str(tmp_path)}, str(tmp_path))
+    assert unguarded_start(AGENTS["copilot"], ["-p", "x"], {}, {"HOME": str(tmp_path)}, str(tmp_path)) == ""

@@ -41,6 +41,16 @@ def _hosted(command: str, proj: Path) -> list[str]:
         "redis-cli -h cache.prod.internal FLUSHALL",
         "redis-cli -u redis://cache.prod.internal:6379 flushdb",
         "mongosh 'mongodb://db.prod.internal:27017/app' --eval 'db.dropDatabase()'",
+        "doctl compute droplet delete web-1 db-1 --force",  # a server goes with its disk
+        "gcloud compute instances delete prod-db-1 --quiet",
+        "aws ec2 terminate-instances --instance-ids i-0abc",
+        "heroku apps:destroy --app acme-prod --confirm acme-prod",  # an app goes with its add-ons
+        "fly apps destroy acme-prod -y",
+        "docker volume prune -af",  # the local daemon's named volumes, other projects' included
+        "docker system prune --volumes -f",
+        "podman volume prune -a -f",
+        "aws s3api put-bucket-lifecycle-configuration --bucket b --lifecycle-configuration "
+        """'{"Rules":[{"ID":"x","Status":"Enabled","Filter":{},"Expiration":{"Days":1}}]}'""",
     ],
 )
 def test_a_store_deleted_with_what_it_holds_is_a_hosted_delete(command: str, tmp_path: Path) -> None:
@@ -72,7 +82,46 @@ def test_a_store_deleted_with_what_it_holds_is_a_hosted_delete(command: str, tmp
         "mongosh 'mongodb://localhost:27017/acme_test' --eval 'db.dropDatabase()'",
         "mongosh 'mongodb://db.prod.internal:27017/app' --eval 'db.users.find()'",
         "firebase emulators:exec --only firestore 'npm test'",
+        "gcloud compute instances delete ci-runner-7 --keep-disks=all --quiet",
+        "aws ec2 terminate-instances --instance-ids i-0abc --dry-run",
+        "heroku apps:info --app acme-prod",
+        "kubectl delete deployment app -n dev",  # a name after a verb-first CLI's verb is no server or app
+        "kubectl delete pod web-server-7d9f",
+        "gcloud app versions delete v1 --quiet",  # one version of the app
+        "docker volume prune -f",  # anonymous volumes only
+        "docker system prune -a -f",
+        "docker compose down -v",
+        "aws s3api put-bucket-lifecycle-configuration --bucket b --lifecycle-configuration "
+        """'{"Rules":[{"ID":"t","Status":"Enabled","Filter":{"Prefix":"tmp/"},"Expiration":{"Days":7}}]}'""",
     ],
 )
 def test_one_thing_a_rehearsal_or_a_local_store_is_no_hosted_delete(command: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mkdir -p /tmp/empty && aws s3 sync /tmp/empty s3://acme-prod-data --delete",
+        "mkdir empty && aws s3 sync empty s3://acme-prod-data --delete",
+        "mkdir -p /tmp/e && gsutil -m rsync -d -r /tmp/e gs://acme-prod",
+        "mkdir -p /tmp/e && gcloud storage rsync /tmp/e gs://acme-prod --delete-unmatched-destination-objects",
+    ],
+)
+def test_a_sync_deleting_what_an_empty_directory_lacks_is_a_hosted_delete(command: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path) == [command.split("&& ", 1)[1].split(maxsplit=1)[0]]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "aws s3 sync ./dist s3://acme-site-staging --delete",  # the everyday deploy
+        "mkdir -p /tmp/e && aws s3 sync /tmp/e s3://acme-prod-data",  # nothing deleted
+        "mkdir -p out && cp -r build/. out && aws s3 sync out s3://acme-site --delete",  # filled since
+        "mkdir -p /tmp/e && aws s3 sync s3://acme-prod-data /tmp/e --delete",  # the bucket is the source
+        "npm run build && gsutil -m rsync -d -r build gs://acme-site-staging",
+        "gcloud storage rsync build gs://acme-site --recursive --delete-unmatched-destination-objects",
+    ],
+)
+def test_a_sync_from_a_directory_with_content_is_no_hosted_delete(command: str, tmp_path: Path) -> None:
     assert _hosted(command, tmp_path) == []

@@ -46,6 +46,9 @@ def _printed(command: str, proj: Path) -> list[dict[str, object]]:
         "az ad sp create-for-rbac --name deploy --role Contributor",
         "az acr login --name acme --expose-token",
         "ansible-vault view group_vars/prod/vault.yml",
+        "terraform output -raw db_admin_password",  # a sensitive output printed in clear
+        "terraform -chdir=infra output -json",  # every output, the sensitive ones in clear
+        "tofu output -raw ssh_private_key",
     ],
 )
 def test_a_command_whose_words_say_it_prints_a_credential(command: str, tmp_path: Path) -> None:
@@ -75,6 +78,10 @@ def test_a_command_whose_words_say_it_prints_a_credential(command: str, tmp_path
         "evans --host localhost --port 50051 --plaintext repl",
         "kubectl get pods --show-labels",
         "git config --show-origin --list",
+        "terraform output -raw cluster_endpoint",
+        "terraform output",  # sensitive outputs masked
+        "terraform output db_admin_password",
+        "terraform output -json cluster_endpoint",
     ],
 )
 def test_a_command_that_prints_no_credential(command: str, tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from hookd.enrich.hosted_deletes import hosted_deletes, truthy
         ("mcp__cache__flush_db", {"server": "cache.prod.example.com:6379"}),
         ("mcp_s3_empty_bucket", {"bucket": "backups"}),  # Gemini's names: the server's words before the tool's
         ("mcp_redis_flushall", {}),
+        ("mcp__kubernetes__resources_delete", {"apiVersion": "v1", "kind": "Namespace", "name": "production"}),
     ],
 )
 def test_a_verb_that_takes_everything_is_a_hosted_delete(tool: str, tool_input: dict[str, Any]) -> None:
@@ -51,6 +52,8 @@ def test_a_verb_that_takes_everything_is_a_hosted_delete(tool: str, tool_input: 
         ("mcp__s3__list_buckets", {"all": "true"}),
         ("mcp__gitlab__remove_project_member", {"project": "acme/api", "user": "bob"}),
         ("mcp__checks__check_if_empty", {"queue": "jobs"}),
+        ("mcp__kubernetes__resources_delete", {"apiVersion": "v1", "kind": "Pod", "name": "web", "namespace": "dev"}),
+        ("mcp__kubernetes__resources_get", {"apiVersion": "v1", "kind": "Namespace", "name": "production"}),
     ],
 )
 def test_one_thing_removed_or_a_local_server_is_no_hosted_delete(tool: str, tool_input: dict[str, Any]) -> None:

@@ -230,6 +230,7 @@ def _program(name: str, spec: Mapping[str, Any], derived: Mapping[str, Any] | No
         serves=dict(spec.get("serves", {})),
         hosted=dict(spec.get("hosted", {})),
         decrypts=dict(spec.get("decrypts", {})),
+        clear_outputs=dict(spec.get("clear_outputs", {})),
         url_scripts=tuple(tuple(str(w) for w in words) for words in spec.get("url_scripts", ())),
         url_options=frozenset(spec.get("url_options", ())),
         url_packages=tuple(tuple(str(w) for w in words) for words in spec.get("url_packages", ())),

@@ -90,6 +90,9 @@ class CodeRuns:
             elif hook.kind == "argv-code" and parsed.operands[: len(hook.subcommands)] == list(hook.subcommands):
                 text = " ".join(parsed.operands[len(hook.subcommands) :])
                 self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
+            elif hook.kind == "command-code":
+                for text in _command_code(parsed.operands, hook.subcommands):
+                    self._handed(program.name, text, Hook("option", code=True, lang=hook.lang), follow, code=True)
             elif hook.kind == "words" and len(view.argv) > 1:  # `eval WORDS`: the words joined are the code
                 words = view.argv[2:] if view.argv[1] == "--" else view.argv[1:]
                 self._handed(program.name, " ".join(words), hook, follow, code=True, made=view.substituted)
@@ -372,8 +375,12 @@ def _made_in(ledger: Ledger, path: str) -> str:
     inside = (
         how for made, how in ledger.produced.items() if made.startswith(path + "/") and made not in ledger.emptied
     )
-    empty = path in ledger.emptied and not _filled(ledger, path)
-    return next(inside, "") or ("" if empty else ledger.made(path))
+    return next(inside, "") or ("" if left_empty(ledger, path) else ledger.made(path))
+
+
+def left_empty(ledger: Ledger, path: str) -> bool:
+    """The line made `path` an empty directory (`mkdir -p d`) and put nothing in it since."""
+    return path in ledger.emptied and not _filled(ledger, path)
 
 
 def _filled(ledger: Ledger, path: str) -> bool:
@@ -500,3 +507,13 @@ def _bound_output(text: str, hook: Hook, parsed: Parsed) -> str:
         return text
     prefix = parsed.operands[-1] if len(parsed.operands) >= 2 else hook.binds[1]
     return f"{hook.binds[0]}={shlex.quote(prefix + 'aa')}; {text}"
+
+
+def _command_code(operands: list[str], commands: tuple[str, ...]) -> list[str]:
+    """The code of a build tool's commands given as operands, each command with its argument in one word (`sbt
+    'eval EXPR'`, `sbt "set name := …"`, `sbt ';clean ;eval EXPR'`): what follows a command that evaluates its
+    argument, to the word's end (a `;` inside the code is the code's own)."""
+    if not commands:
+        return []
+    pattern = re.compile(r"(?:^|;)\s*(?:" + "|".join(map(re.escape, commands)) + r")\s+(\S.*)", re.DOTALL)
+    return [m.group(1) for m in map(pattern.search, operands) if m]

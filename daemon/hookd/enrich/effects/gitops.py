@@ -19,6 +19,7 @@ from hookd.enrich.effects.branches import note_switch
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.discards import discard_effects, note_tree, work_dir
 from hookd.enrich.effects.files import MAX_GUESSED
+from hookd.enrich.effects.forced_adds import forced_tree_adds
 from hookd.enrich.effects.gitaliases import UNREAD, configured
 from hookd.enrich.effects.ledger import Ledger, Place
 from hookd.enrich.effects.options import OptionTable, parse
@@ -336,6 +337,7 @@ def _files(sub: str, rest: list[str], place: Place, model: Ledger) -> None:
         _config_write(rest, options, operands, place, model)
     elif sub == "add":
         _staged(rest, place, model)
+        forced_tree_adds(rest, place, model)
     elif sub == "diff" and "--no-index" in options:
         for word in operands[-2:]:
             model.add("read", place(word), "git")

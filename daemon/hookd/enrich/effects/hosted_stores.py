@@ -9,13 +9,16 @@ not by a list of commands: a delete verb among its command words or option names
 `terminate`, `rm`, …), and what goes is a whole: the words name a store of others (a bucket, project, database,
 table, namespace, volume claim, resource group), an option takes the contents along (`--recursive`, `--all`,
 `--all-collections`, `--cascade`, `--purge`), the verb is a batch, the program's every delete takes all its
-configuration manages (`terraform destroy`, `pulumi destroy`: `whole`), or the program's commands act on a store
-by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`). A rehearsal deletes nothing (`plan -destroy`,
-`--dry-run`, `--preview-only`, `--what-if`); one object, one pod, one file is the everyday removal of one named
-thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l app=web`). A database client's delete counts only against
-another host (`-h db.prod.internal`, a `mongodb://` URL): a local test database is the developer's own; so does a
-container engine's, against another machine's daemon (`DOCKER_HOST=ssh://…`, `--context prod`, or the context an
-earlier `docker context use prod` on the line chose).
+configuration manages (`terraform destroy`, `pulumi destroy`: `whole`), the program's commands act on a store
+by nature (`mysqladmin drop`: `store`; redis' FLUSHALL: `deletes`), a lifecycle rule handed to it expires every
+object of the store (effects/lifecycle.py), or a sync deletes from it what a directory the line made empty lacks
+(`hosted.mirror`). A server or an app deleted goes with the disks and add-ons it holds unless an option keeps them
+(`--keep-disks`); a local engine's sweep of its named volumes (`docker volume prune -a`) takes other projects'
+data (`hosted.own`). A rehearsal deletes nothing (`plan -destroy`, `--dry-run`, `--preview-only`, `--what-if`); one
+object, one pod, one file is the everyday removal of one named thing (`aws s3 rm s3://b/key`, `kubectl delete pod -l
+app=web`). A database client's delete counts only against another host (`-h db.prod.internal`, a `mongodb://` URL):
+a local test database is the developer's own; so does a container engine's, against another machine's daemon
+(`DOCKER_HOST=ssh://…`, `--context prod`, or the context an earlier `docker context use prod` on the line chose).
 
 A program's entry names what is a store in its own terms (`hosted.stores`: a Neon or PlanetScale branch is a
 database, a Linode a server, a Netlify site or a Fly app holds its deploys, machines and volumes), the verbs that
@@ -34,7 +37,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from hookd.enrich.effects.ledger import Ledger
+from hookd.enrich.effects.code import left_empty
+from hookd.enrich.effects.ledger import Ledger, Place
+from hookd.enrich.effects.lifecycle import expires_whole_store
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.program import Program
 from hookd.enrich.hosted_words import _STORES, _VERBS, _WHOLE
@@ -48,6 +53,18 @@ _MORE_STORES = frozenset({
     "persistentvolume", "persistentvolumes", "group", "groups", "collections", "firestore", "stack", "stacks",
     "server", "servers", "instance", "instances",
 })  # fmt: skip
+# What goes with what it holds though no store of others: a server deleted takes its disks (a droplet's disk is
+# destroyed with it: https://docs.digitalocean.com/reference/doctl/reference/compute/droplet/delete/; an instance's
+# boot disk unless kept: https://cloud.google.com/sdk/gcloud/reference/compute/instances/delete; an EC2 root
+# volume's DeleteOnTermination), an app takes its add-ons, databases included (`heroku apps:destroy`:
+# https://devcenter.heroku.com/articles/heroku-cli-commands; `fly apps destroy`, its volumes:
+# https://fly.io/docs/flyctl/apps-destroy/)
+_HOLDERS = frozenset({
+    "instance", "instances", "droplet", "droplets", "server", "servers", "vm", "vms", "machine", "machines",
+    "app", "apps",
+})  # fmt: skip
+# An option that keeps what the server holds (gcloud's `--keep-disks=all`): then only the server goes
+_KEEPS = frozenset({"keep", "retain", "preserve"})
 # A verb that deletes many at once (`az storage blob delete-batch`), and `--all` beside `--recursive`
 _MANY = frozenset({"batch", "all"})
 # Words of a rehearsal, which deletes nothing
@@ -63,7 +80,9 @@ _COMMAND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_:.-]*")
 _LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "ip6-localhost"})
 
 
-def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: Mapping[str, str]) -> None:
+def hosted_store_deletes(
+    ledger: Ledger, program: Program, parsed: Parsed, env: Mapping[str, str], place: Place
+) -> None:
     """The `delete` of a hosted store with everything in it that the command makes (see the module doc)."""
     spec = program.hosted
     if _selects(ledger, program, parsed):
@@ -71,26 +90,72 @@ def hosted_store_deletes(ledger: Ledger, program: Program, parsed: Parsed, env: 
     host = _host(spec, parsed) or next((env[v] for v in spec.get("host_env", ()) if env.get(v)), "")
     host = host or ledger.selected.get(program.name, "")
     host = _hostname(host) if "://" in host else host
-    if spec.get("host") and (not _remote(host) or host in spec.get("local", ())):
-        return
+    local = bool(spec.get("host")) and (not _remote(host) or host in spec.get("local", ()))
     commands = _command_words(parsed.operands)
     if _local_stack(spec, parsed, commands):
         return
     said = _parts(commands) | _parts(_code(spec, parsed))
     named = _option_words(spec, parsed)
-    if (said | named) & _TRIAL:
+    if (said | named) & (_TRIAL | _KEEPS) or (local and not _sweeps_own(spec, said, named)):
         return
     listed = {w.lower() for w in commands} & set(spec.get("deletes", ()))
+    mirrored = _mirrors_nothing(ledger, spec, parsed, commands, place)
+    if mirrored is False:
+        return
+    scheduled = bool(mirrored) or expires_whole_store([v for _, v in parsed.options if v] + parsed.operands)
     root = bool(commands) and commands[0].lower() in spec.get("root", ())
-    if not ((said | named) & (_VERBS | set(spec.get("empties", ()))) or listed or root):
+    if not ((said | named) & (_VERBS | set(spec.get("empties", ()))) or listed or root or scheduled):
         return
     stores = _parts([w for w in commands if not any(c.isdigit() for c in w)]) | _parts(_code(spec, parsed))
-    whole = bool(spec.get("whole") or spec.get("store") or listed or root)
+    whole = bool(spec.get("whole") or spec.get("store") or listed or root) or _holder_deleted(commands)
     own = _MORE_STORES | set(spec.get("stores", ()))
-    if not (whole or stores & (_STORES | own) or (said | named) & (_WHOLE | _MANY)):
+    if not (scheduled or whole or stores & (_STORES | own) or (said | named) & (_WHOLE | _MANY)):
         return
     name = next((w for w in parsed.operands if w not in commands), "") or host
     ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
+
+
+def _holder_deleted(commands: list[str]) -> bool:
+    """The server or app a delete verb acts on, as the cloud CLIs say it: in the verb's own word
+    (`terminate-instances`, `apps:destroy`) or the word just before it (`droplet delete`, `apps destroy`,
+    `instances delete`). A name after the verb is what a verb-first CLI deletes by kind (`kubectl delete
+    deployment app`), and a word further back names what holds the thing deleted (`gcloud app versions delete`)."""
+    return any(
+        _parts([word]) & _VERBS and _parts(commands[max(0, k - 1) : k + 1]) & _HOLDERS
+        for k, word in enumerate(commands)
+    )
+
+
+def _sweeps_own(spec: Mapping[str, Any], said: frozenset[str], named: frozenset[str]) -> bool:
+    """A local server's stores of others swept (`hosted.own`: the Docker daemon's named volumes, other projects'
+    databases): the words or an option name them (`volume prune`, `system prune --volumes`) and the sweep takes the
+    named ones too: `--all` (`docker volume prune -a`: https://docs.docker.com/reference/cli/docker/volume/prune/),
+    or the store named as an option (`--volumes`: every unused volume before Docker 23 and on Podman:
+    https://docs.podman.io/en/latest/markdown/podman-system-prune.1.html). What the line itself started (`docker
+    compose down -v`) is the project's own."""
+    own = frozenset(str(w) for w in spec.get("own", ()))
+    return bool((said | named) & _VERBS | said & set(spec.get("deletes", ()))) and bool(
+        named & own or (said & own and named & _MANY)
+    )
+
+
+def _mirrors_nothing(
+    ledger: Ledger, spec: Mapping[str, Any], parsed: Parsed, commands: list[str], place: Place
+) -> bool | None:
+    """A sync that deletes what its source lacks (`hosted.mirror`: `aws s3 sync SRC DEST --delete`, `gsutil rsync
+    -d`) from a directory the line has just made empty: every object of the destination goes. None when the
+    command is no sync; False for any other sync: a build synced with its deleting option is the everyday deploy,
+    whatever else its options say (`--recursive`). (`commands`: the leading command words, a relative source
+    among them: `s3 sync empty s3://b`.)"""
+    mirror = spec.get("mirror", {})
+    words = {str(w) for w in mirror.get("words", ())}
+    at = next((k for k, w in enumerate(commands) if w.lower() in words), None)
+    if at is None:
+        return None
+    options = {str(o) for o in mirror.get("deletes", ())}
+    deletes = any(o in options and (v or "").lower() != "false" for o, v in parsed.options)
+    sources = [w for w in parsed.operands[at + 1 : at + 2] if "://" not in w]
+    return deletes and any(left_empty(ledger, str(place(w).get("path") or "")) for w in sources)
 
 
 def _selects(ledger: Ledger, program: Program, parsed: Parsed) -> bool:
@@ -138,7 +203,7 @@ def _option_words(spec: Mapping[str, Any], parsed: Parsed) -> frozenset[str]:
     destroy), a short option by what the program's `hosted.short` says it means (gsutil's `-r`: recursive)."""
     short = dict(spec.get("short", {}))
     given = [w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")]  # Go's `-destroy` as written
-    names = [short.get(option, option) for option in given]
+    names = [short.get(option, option) for option in given + [o for o, _ in parsed.options]]
     return _parts([n.lstrip("-") for n in names if len(n.lstrip("-")) > 1])
 
 

@@ -34,7 +34,7 @@ from hookd.enrich.effects.later_lines import scheduled_later
 from hookd.enrich.effects.ledger import CommandView, Followups, Ledger, Place, prints_nothing
 from hookd.enrich.effects.loaded import configured_code, file_commands, loaded_files, option_commands
 from hookd.enrich.effects.options import Parsed, parse
-from hookd.enrich.effects.revealed import decrypted, reveals_credential
+from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
 from hookd.enrich.effects.untabled import (
@@ -352,11 +352,13 @@ class EffectModel:
         self._prints_secret(program, argv, place)
         for word in decrypted(program, parsed) if program.decrypts else ():
             self.ledger.printing.append(self.ledger.add("read", place(word), program.name, secret_output=True))
+        if program.clear_outputs and prints_sensitive_output(program, parsed):
+            self.ledger.printing.append(self.ledger.add("read", None, program.name, secret_output=True))
         named_changes(self.ledger, program, parsed, view, place)
         if program.rest_api:
             rest_deletes(self.ledger, program, parsed)
         if program.hosted:
-            hosted_store_deletes(self.ledger, program, parsed, view.env)
+            hosted_store_deletes(self.ledger, program, parsed, view.env, place)
         if program.serves:
             served(self.ledger, program, parsed, place)
 

@@ -16,8 +16,9 @@ class Hook:
     """Where a program takes what it runs: `kind` is `option` (an option's value, after `prefix`), `operand`
     (the operand at `index`), `argv` (the words after `subcommands`), `env` (the variable `name`), `shell-args`
     (the words after `--` are arguments of a shell it starts: `capsh -- -c CMD`),
-    `argv-code` (the words after `subcommands` are code), `words` (every word after the program, options
-    too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
+    `argv-code` (the words after `subcommands` are code), `command-code` (an operand that is one of `subcommands`
+    followed by its argument in one word, as sbt takes them: the argument is code), `words` (every word after the
+    program, options too, joined by spaces: `eval`); `code` says the value is code in `lang` rather than a command line;
     `same_shell`: the calling shell runs it itself (the shell builder walks it in place)."""
 
     kind: str
@@ -228,6 +229,9 @@ class Program:
     hosted: Mapping[str, Any] = field(default_factory=dict)
     # a decrypter: the `options` that decrypt, and those that send the plain text `elsewhere` (revealed.py)
     decrypts: Mapping[str, Any] = field(default_factory=dict)
+    # the `words` that print the configuration's outputs and the `options` that print sensitive ones in clear
+    # (`terraform output -raw NAME`): revealed.py
+    clear_outputs: Mapping[str, Any] = field(default_factory=dict)
     # (words, file names, language): after these words it runs a file of its cwd it is not given (`make`: Makefile)
     implicit: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = ()
     # (words, kinds): the commands the project's own configuration holds that this subcommand runs

@@ -13,7 +13,12 @@
   (`secret list`, `secret set`, `create secret generic`) prints none.
 - A decryption printed (programs.json `decrypts`: sops', age's and gpg's `-d`/`--decrypt` with no output file
   or in-place option): what was encrypted is what someone meant to keep secret, `sops -d secrets.enc.yaml`
-  prints the production values."""
+  prints the production values.
+- A configuration's outputs printed in clear (programs.json `clear_outputs`): Terraform masks a sensitive output in
+  its listing but prints it in plain text under `-raw` and `-json`
+  (https://developer.hashicorp.com/terraform/cli/commands/output). Whether an output is sensitive is written in
+  the state, most often remote, so the name tells: every output (no name: the sensitive ones among them), or one
+  whose name's words are a credential's (`db_admin_password`, `ssh_private_key`; not `cluster_endpoint`)."""
 
 from __future__ import annotations
 
@@ -37,6 +42,8 @@ _MINTED = frozenset({"token", "tokens", "accesskey", "apikey", "credential", "cr
 # Words a credential's own command name may carry beside the noun (`print-access-token`, `auth:token`)
 _QUALIFIERS = frozenset({"auth", "access", "api", "login", "session", "identity", "id", "refresh", "bearer"})
 _COMMAND_WORD = re.compile(r"[a-z][a-z:-]*")
+# Words of an output's name that say it holds a credential, beside the nouns: a private key, a password's short forms
+_KEYS = frozenset({"private", "pwd", "pass", "apikey", "accesskey", "secretkey", "privatekey"})
 
 
 def reveals_credential(program: Program | None, argv: list[str]) -> bool:
@@ -54,6 +61,17 @@ def decrypted(program: Program, parsed: Parsed) -> list[str]:
     if not given & set(spec.get("options", ())) or given & set(spec.get("elsewhere", ())):
         return []
     return [w for w in parsed.operands if w != "-"]
+
+
+def prints_sensitive_output(program: Program, parsed: Parsed) -> bool:
+    """The command prints the configuration's outputs in clear, a sensitive one among them (see the module doc)."""
+    spec = program.clear_outputs
+    said = [str(w) for w in spec.get("words", ())]
+    given = {w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")}  # Go's `-raw` as written
+    if parsed.operands[: len(said)] != said or not given & set(spec.get("options", ())):
+        return False
+    names = parsed.operands[len(said) :]
+    return not names or any(set(_parts(name)) & (_NOUNS | _KEYS) for name in names)
 
 
 def _parts(word: str) -> list[str]:
