@@ -10,6 +10,7 @@ import json
 import random
 import secrets
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,14 +27,14 @@ from hookd.enrich import first_test, plain_env_write
 from hookd.enrich.config_commands import commands_in
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.env_template import TEMPLATE_WORDS
-from hookd.enrich.later_code import _CONFIG_SUFFIXES, _REACH_WORDS
 from hookd.enrich.paths import enrich_paths
-from hookd.enrich.plain_write import PATH_TESTS
+from hookd.enrich.plain_write import _CONFIG_SUFFIXES, PATH_TESTS, _names_a_reach
 from hookd.enrich.tool_effects import enrich_tool_effects
 from hookd.policytest import _make_world, _substitute, _unmake_world
 from hookd.policytest.corpus import _payload
 from hookd.types import NormalisedEvent
 
+_REACH_WORDS = sys.modules[_names_a_reach.__module__]._REACH_WORDS  # the words of the reach test plain_write asks
 QUICK = first_test.first_tested(enrich_tool_effects, plain_env_write.plain_env_write_effects)
 
 
