@@ -19,6 +19,7 @@ from hookd.engines.rego.embedded import RegoEmbeddedEngine
 from hookd.enrich import first_test
 from hookd.enrich.carried_secrets import enrich_carried_secrets
 from hookd.enrich.paths import enrich_paths
+from hookd.enrich.plain_env_write import plain_env_write_effects
 from hookd.enrich.plain_write import plain_write_effects
 from hookd.enrich.shell import enrich_shell as full_shell
 from hookd.enrich.stream import MemoryTexts, ResponseStreams
@@ -34,7 +35,9 @@ from hookd.types import Engine, Enricher, FactEnricher, Outcome, PolicySet, pass
 # gets the full analysis (hookd.enrich.first_test; tests/unit/enrich/test_first_test.py holds the facts the same);
 # so does a call that reaches no protected place (hookd.selfprotect_first; tests/unit/test_selfprotect_first.py)
 enrich_shell = first_test.first_tested(full_shell, first_test.plain_shell)
-enrich_tool_effects = first_test.first_tested(full_tool_effects, first_test.plain_read_effects, plain_write_effects)
+enrich_tool_effects = first_test.first_tested(
+    full_tool_effects, first_test.plain_read_effects, plain_write_effects, plain_env_write_effects
+)
 
 # What acts on tool calls only (and the protected places on Event.OTHER's vetoes): a streamed chunk, which is no
 # tool call, skips it (tests/unit/test_pipeline.py holds each to that)

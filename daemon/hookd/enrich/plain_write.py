@@ -3,8 +3,11 @@
 A write of code goes through every content check of hookd.enrich.tool_effects (the texts' command lines, what they
 fetch or reach in the home, the files they name, git's executing keys, URLs, ...), and a cold step costs some 2 µs
 for each distinct function it touches. Most writes are of a plain source file in the project whose text holds
-nothing any of those checks acts on; for them the full analysis yields the write's own effect and its other names
-only. `plain_write_effects` answers that in a handful of functions, from two gates:
+nothing any of those checks acts on; for them the full analysis yields the write's own effect only.
+`plain_write_effects` answers that in a handful of functions, from three gates:
+
+* the file has no other name (`_aliased`: a link to it, a `.git` file's directory): each check judges the write
+  under every name, and the path tests below read one (a project file that `~/.bashrc` links to is a startup file);
 
 * the path's shape (`PATH_TESTS`): each check's own first test of the path it is given, all False, the verdict
   kept per path (they read no file);
@@ -22,6 +25,7 @@ import functools
 import os
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 from hookd.enrich.build_files import is_build_file
 from hookd.enrich.caller_homes import caller_homes
@@ -45,7 +49,7 @@ from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.enrich.tool_effects import _aliased
 from hookd.enrich.tool_entries import path_effect
 from hookd.enrich.tool_later import _CONFIG_SUFFIXES
-from hookd.types import JSON, NormalisedEvent, ToolKind
+from hookd.types import JSON, NormalisedEvent, ToolKind, ToolSpec
 
 PLAIN_PATH = re.compile(r"[A-Za-z0-9_./,+@%:=-]+")
 MAX_GIT_TEXT = 4096  # tool_effects._git_keys looks up the home's included configs past this, whatever the text
@@ -115,9 +119,20 @@ TEXT_TESTS: dict[str, TextTest] = {
 }
 
 
-def plain_write_effects(event: NormalisedEvent) -> NormalisedEvent | None:
-    """`effects` of a declared write tool's write of one plain project file whose text no check acts on, as
-    hookd.enrich.tool_effects.enrich_tool_effects makes them; None for any other event."""
+class PlainWrite(NamedTuple):
+    """A declared write tool's write of one plain project path (`path`, absolute) with its text."""
+
+    spec: ToolSpec
+    entry: dict[str, JSON]
+    path: str
+    text: str
+    home: str
+    project: str
+
+
+def plain_write_of(event: NormalisedEvent) -> PlainWrite | None:
+    """The write when the event is a declared write tool's (`content`, no patch, glob or directory argument) of one
+    path that resolves in the project, named plainly, its input nothing but that path and the text; else None."""
     tool = event.tool
     if tool is None or tool.kind is not ToolKind.WRITE:  # (before any call: most events are not writes)
         return None
@@ -134,20 +149,42 @@ def plain_write_effects(event: NormalisedEvent) -> NormalisedEvent | None:
         return None
     if not isinstance(entry, dict) or entry.get("raw") != raw or entry.get("in_project") is not True:
         return None
-    path, home_dir, project = entry.get("path"), home.removesuffix("/"), event.project_dir.removesuffix("/")
-    if not isinstance(path, str) or "/." in path:  # (a dot-named part: `_plain_place` says so, after a call more)
+    path = entry.get("path")
+    if not isinstance(path, str):
         return None
+    return PlainWrite(spec, entry, path, text, home.removesuffix("/"), event.project_dir.removesuffix("/"))
+
+
+def plain_write_effects(event: NormalisedEvent) -> NormalisedEvent | None:
+    """`effects` of a declared write tool's write of one plain project file whose text no check acts on, as
+    hookd.enrich.tool_effects.enrich_tool_effects makes them; None for any other event."""
+    write = plain_write_of(event)
+    if write is None or "/." in write.path:  # (a dot-named part: `_plain_place` says so, after a call more)
+        return None
+    tool, path, home_dir, project = event.tool, write.path, write.home, write.project
+    assert tool is not None  # (plain_write_of answered)
     if not _plain_place(path, home_dir, project, caller_homes(home_dir, event.caller.uid), tool.name):
         return None
-    if url_texts(tool.input, web=False) or any(
-        test(t, path, home_dir, project) for t in new_texts(tool.input) for test in TEXT_TESTS.values()
+    if url_texts(tool.input, web=False) or not all(
+        plain_text(t, path, home_dir, project) for t in new_texts(tool.input)
     ):
         return None
-    out = [path_effect(entry, spec, tool.name, home=home_dir, project=project)]
-    out.extend(_aliased(out, home_dir, project))
+    out = [path_effect(write.entry, write.spec, tool.name, home=home_dir, project=project)]
+    if _aliased(out, home_dir, project):  # each check judges every name of the file: another name is not plain
+        return None
+    return with_effects(event, out)
+
+
+def plain_text(text: str, path: str, home: str, project: str) -> bool:
+    """No check's first test of the text holds (TEXT_TESTS)."""
+    return not any(test(text, path, home, project) for test in TEXT_TESTS.values())
+
+
+def with_effects(event: NormalisedEvent, effects: list[dict[str, JSON]]) -> NormalisedEvent:
+    """The event with `effects` after those it holds, marked as enrich_tool_effects marks them."""
     before = event.facts.get("effects")
-    every: list[JSON] = [*(before if isinstance(before, list) else []), *out]
-    return event.with_facts(effects=mark_holdings(every, home, project))
+    every: list[JSON] = [*(before if isinstance(before, list) else []), *effects]
+    return event.with_facts(effects=mark_holdings(every, event.facts.get("home"), event.project_dir.removesuffix("/")))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -102,8 +102,9 @@ def key(client: str, payload: dict[str, Any]) -> str:
 def outputs() -> dict[str, tuple[str, str]]:
     """key → (digest of the output, the output) for every payload."""
     found: dict[str, tuple[str, str]] = {}
-    # hex only: a `_` in the home's name would split `IFS=_; x="cat_$HOME/…"; $x` differently from run to run
-    tmp = Path(tempfile.gettempdir(), "hookd-golden-" + secrets.token_hex(8))
+    # hex only: a `_` in the home's name would split `IFS=_; x="cat_$HOME/…"; $x` differently from run to run; a
+    # letter first: a part of the home's path starting with a digit would make a typed line not parse as Python
+    tmp = Path(tempfile.gettempdir(), "hookd-golden-h" + secrets.token_hex(8))
     project, home = tmp / "project", tmp / "home"
     try:
         tmp.mkdir(mode=0o700)

@@ -252,3 +252,14 @@ def test_mutated_writes_answered_get_the_full_analysis_facts(
     path = lambda value: mutated(value, PATH_MUTATIONS, rng, 1)  # noqa: E731
     changed = _changed(payload, keep if in_path else text, path if in_path else keep)
     hypothesis.event("answered" if furnished.compared(client, changed) else "full analysis")
+
+
+def test_a_file_with_another_name_falls_through() -> None:
+    """`~/.bashrc` links to the project's `dotfiles/rc.py`: each check judges the write under that name too (a
+    startup file's), so the first test does not answer it."""
+    for linked in _world("plain-write-linked"):
+        (linked.project / "dotfiles").mkdir()
+        (linked.project / "dotfiles" / "rc.py").write_text("A = 1\n", encoding="utf-8")
+        (linked.home / ".bashrc").symlink_to(linked.project / "dotfiles" / "rc.py")
+        for text in ("A = 1\n", "print('hi')\n"):
+            assert linked.compared(DEFAULT_AGENT, _write("dotfiles/rc.py", text)) is False
