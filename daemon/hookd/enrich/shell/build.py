@@ -16,11 +16,11 @@ from hookd.enrich.effects.processes import piped_words
 from hookd.enrich.patches import PATCH_PROGRAMS, PatchReads, as_commands, redirected_text, shell_patch
 from hookd.enrich.paths import expand_tilde, has_glob
 from hookd.enrich.shell import state as shell_state
-from hookd.enrich.shell.expand import expand_words, expanded_text
+from hookd.enrich.shell.expand import declared, expand_words, expanded_text
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
 from hookd.enrich.shell.namerefs import declare_references
-from hookd.enrich.shell.outputs import cd_words, placed_output, printed_directory
+from hookd.enrich.shell.outputs import assigned_value, cd_words, placed_output, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import handed, operands, output, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
@@ -47,7 +47,7 @@ from hookd.enrich.shell.tree import (
     pipes_into_itself,
     with_assigns,
 )
-from hookd.enrich.shell.words import _ASSIGN, LITERAL_MARK, UNSPLIT_MARK, _dynamic
+from hookd.enrich.shell.words import _ASSIGN, LITERAL_MARK, _dynamic
 from hookd.enrich.shell.wrappers import (
     _INLINE,
     _SHELLS,
@@ -170,7 +170,7 @@ class _Builder:
                 stdin, self._search_fed = (self._printed if single is not None else gathered), None
                 if single is not None or self._reader:
                     words = expand_words(single.words, self.state.variables, self.home) if single else self._reader
-                    assigns = dict(single.assigns) if single else {}
+                    assigns = {k: unmarked(v) for k, v in single.assigns} if single else {}
                     fed[:] = piped_words(fed, program := _peel(words, assigns)[0])  # past `env -i …`
                     self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
                 if stdin is not None:
@@ -271,7 +271,7 @@ class _Builder:
         if slot is None:
             slot = (self._next_pipeline(), 0)
         fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
-        env = dict(simple.assigns)
+        env = {key: unmarked(value) for key, value in simple.assigns}
         variables: dict[str, str] = self.state.variables
         joined = " ".join(simple.words)
         if "PWD" in joined:  # `$PWD`, `~+`: where the command runs; `$OLDPWD`, `~-`: before the line's last `cd`
@@ -280,9 +280,10 @@ class _Builder:
         if self.state.walk.past(len(words) + len(simple.redirects)):  # the rest is not known: the rules ask
             return "unknown"
         if not words:
-            assigns = [(key, self._value(value, variables, cwd)) for key, value in simple.assigns]
+            own = (self._functions, self._aliases, variables)
+            assigns = [(key, assigned_value(value, variables, self.home, cwd, own)) for key, value in simple.assigns]
             self.state.assign(assigns, cwd)
-            self._assigned.update(assigns)
+            self._assigned.update((key, unmarked(value)) for key, value in assigns)
         rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
         if rebound is not None:
             table, alias, value = rebound.groups()
@@ -331,14 +332,6 @@ class _Builder:
         if found:  # `rm -r $(find d -name x)`: a change of what the search selects, as `find d -name x -exec rm`
             selected(self.model.effects, start, set(found.values()))
         return out
-
-    def _value(self, value: str, variables: dict[str, str], cwd: _Cwd | None = None) -> str:
-        """An assignment's value, earlier variables put in (`p=$d/y`), or the directory printed (`r=$(pwd)`)."""
-        words = [] if value.startswith("(") else expand_words([UNSPLIT_MARK + value], variables, self.home)
-        if len(words) == 1 and not _dynamic(words[0]):
-            return words[0]
-        printed = printed_directory(value, cwd, (self._functions, self._aliases, variables)) if cwd else None
-        return printed if printed is not None and len(words) == 1 else value
 
     def _after(
         self,
@@ -447,8 +440,7 @@ class _Builder:
         if set(flags) & set("uli"):
             self.state.forget([w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"])
             return
-        expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
-        self.state.assign(expanded, cwd)
+        self.state.assign(declared(pairs, flags, self.home), cwd)
 
     def _unaliased(self, words: list[str], depth: int, cwd: _Cwd, sudo: bool) -> list[str]:
         """The words of a command whose first word is an alias (or a `hash -p` name) the line defined: a value
@@ -539,7 +531,7 @@ class _Builder:
         (name, argv), (stdin, literal) = (command["name"], command["argv"]), fed
         if (inline := _inline_script(name, argv) if name in _INLINE else None) is not None:
             text, same_shell, as_root, positional = inline
-            given = [(key, self._value(value, self.state.variables)) for key, value in command["env"].items()]
+            given = [(key, assigned_value(val, self.state.variables, self.home)) for key, val in command["env"].items()]
             given = [(key, expand_tilde(value, self.home)) for key, value in given]  # `env x=~/d`: bash expands it
             with self.state.command_frame(positional, same_shell, given, cwd):
                 self._nested(text, depth, cwd if same_shell else cwd.copy(), privileged or as_root)

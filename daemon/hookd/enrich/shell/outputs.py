@@ -28,7 +28,9 @@ from typing import Any
 
 from hookd.enrich.effects.ledger import CommandView
 from hookd.enrich.holdings import head
+from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.state import _Cwd
+from hookd.enrich.shell.words import ARRAY_MARK, LITERAL_MARK, UNSPLIT_MARK, _dynamic
 from hookd.enrich.shell.wrappers import _basename, _peel
 
 # `$(pwd)`, `$(pwd -L)`, `` `pwd -P` ``, at the start of a word: the rest of the word is below the directory
@@ -58,6 +60,24 @@ _LOOKUPS: dict[str, frozenset[str]] = {
     "command": frozenset({"-v"}),
     "type": frozenset({"-P", "-p"}),
 }
+
+
+def unmarked(value: str) -> str:
+    """An assignment's value as the command's environment shows it (an array's or quoted text's mark off)."""
+    return value.removeprefix(ARRAY_MARK).removeprefix(LITERAL_MARK)
+
+
+def assigned_value(
+    value: str, variables: dict[str, str], home: str, cwd: _Cwd | None = None, own: tuple[Mapping[str, Any], ...] = ()
+) -> str:
+    """An assignment's value, earlier variables put in (`p=$d/y`), or the directory printed (`r=$(pwd)`); an
+    array's source (words.ARRAY_MARK) and quoted text (words.LITERAL_MARK) as they are."""
+    marked = value.startswith((ARRAY_MARK, LITERAL_MARK))
+    words = [] if marked else expand_words([UNSPLIT_MARK + value], variables, home)
+    if len(words) == 1 and not _dynamic(words[0]):
+        return words[0]
+    printed = printed_directory(value, cwd, own) if cwd else None
+    return printed if printed is not None and len(words) == 1 else value
 
 
 def printed_directory(text: str, cwd: _Cwd, own: tuple[Mapping[str, Any], ...]) -> str | None:

@@ -488,6 +488,9 @@ UNSPLIT_MARK = '\x00"'
 # A word that is exactly `"$@"` or `"${a[@]}"` starts with this mark: one word per element, each as it was
 # given, however many blanks it holds (the bash manual, "Special Parameters" and "Arrays").
 ELEMENTS_MARK = "\x00@"
+# An assignment's value that is an array (`a=(x y)`, its source kept): only the parser can tell it from a quoted
+# scalar that looks like one (`c='(cd ~ && rm -rf D)'` is text, which `bash -c "$c"` runs as a subshell).
+ARRAY_MARK = "\x00="
 _ALL_ELEMENTS = re.compile(r"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})")
 _ELEMENTS_WORD = re.compile(r'"\$(?:@|\{@\}|\{[A-Za-z_][A-Za-z0-9_]*\[@\]\})"')
 
