@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import gzip
 import re
 from collections.abc import Callable
 
@@ -31,7 +32,7 @@ def _octal(text: str) -> str:
     return "".join(f"\\{b:03o}" for b in text.encode())
 
 
-def encoded(build: Callable[[str], str]) -> Rewrite:
+def encoded(build: Callable[[str], str | None]) -> Rewrite:
     def rewrite(text: str) -> str | None:
         return build(text) if _encodable(text) else None
 
@@ -103,3 +104,96 @@ HANDED: dict[str, Rewrite] = {
     "parallel-launcher": encoded(lambda t: f"parallel -j1 ionice -c3 bash -c {{}} ::: {_quote_single(t)}"),
     "timeout-nohup": encoded(lambda t: f"timeout -k 5 60 nohup setsid bash -c {_quote_single(t)} </dev/null"),
 }
+
+
+def _gzip_b64(text: str) -> str:
+    return base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
+
+
+def _posix_only(build: Callable[[str], str]) -> Callable[[str], str | None]:
+    return lambda t: build(t) if _posix(t) else None
+
+
+# The line held in a variable, then run (Bash Reference Manual "Shell Parameters", "Arrays", "Shell Parameter
+# Expansion" (`${!name}`), "Bash Builtins" (`printf -v`, `declare -n`)), or decoded by other decoders (base32(1),
+# gzip(1), openssl-enc(1)) and by interpreters from base64 (Python, Perl's MIME::Base64, Node's Buffer), or handed
+# to programs that run a shell line (sqlite3's `.shell`, gdb's `shell`, vim's `:!`, git's `!` aliases, a here-doc
+# to Python): attack lines only, as ENCODED (a line handed through them may be asked whatever it holds).
+ENCODED.update(
+    {
+        "printf-v-eval": encoded(lambda t: f"printf -v _c '%s' {_quote_single(t)}; eval \"$_c\""),
+        "var-cmd": encoded(lambda t: f'_c={_quote_single(t)}; bash -c "$_c"'),
+        "array-cmd": encoded(lambda t: f'_a=(bash -c {_quote_single(t)}); "${{_a[@]}}"'),
+        "indirect-eval": encoded(lambda t: f'_v=_c; _c={_quote_single(t)}; eval "${{!_v}}"'),
+        "nameref-eval": encoded(lambda t: f'declare -n _r=_c; _c={_quote_single(t)}; eval "$_r"'),
+        "heredoc-subst": encoded(lambda t: f"bash -c \"$(cat <<'HKEOF'\n{t}\nHKEOF\n)\""),
+        "tee-source": encoded(lambda t: f"tee /tmp/.hk_s.sh <<< {_quote_single(t)} >/dev/null; . /tmp/.hk_s.sh"),
+        "chmod-run": encoded(
+            lambda t: (
+                f"printf '%s\\n' '#!/bin/bash' {_quote_single(t)} > /tmp/.hk_x && chmod +x /tmp/.hk_x && /tmp/.hk_x"
+            )
+        ),
+        "xargs-stdin": encoded(lambda t: f"printf '%s' {_quote_single(t)} | xargs -0 bash -c"),
+        "base32-pipe": encoded(lambda t: f"echo {base64.b32encode(t.encode()).decode()} | base32 -d | {_shell(t)}"),
+        "gzip-b64": encoded(lambda t: f"echo {_gzip_b64(t)} | base64 -d | gunzip | {_shell(t)}"),
+        "openssl-b64": encoded(lambda t: f"openssl base64 -d -A <<< {_b64(t)} | {_shell(t)}"),
+        "python-b64": encoded(
+            lambda t: (
+                "python3 -c "
+                + _quote_single(
+                    "import base64,subprocess;"
+                    f"subprocess.run(base64.b64decode('{_b64(t)}').decode(),shell=True,executable='/bin/bash')"
+                )
+            )
+        ),
+        "perl-b64": encoded(
+            lambda t: "perl -MMIME::Base64 -e " + _quote_single(f'system("/bin/bash","-c",decode_base64("{_b64(t)}"))')
+        ),
+        "node-b64": encoded(
+            lambda t: (
+                "node -e "
+                + _quote_single(
+                    f"require('child_process').execSync(Buffer.from('{_b64(t)}','base64').toString(),"
+                    "{stdio:'inherit',shell:'/bin/bash'})"
+                )
+            )
+        ),
+        "python-heredoc": encoded(
+            lambda t: (
+                "python3 - <<'HKEOF'\nimport subprocess\n"
+                f"subprocess.run({t!r}, shell=True, executable='/bin/bash')\nHKEOF"
+            )
+        ),
+        "sqlite-shell": encoded(_posix_only(lambda t: f"sqlite3 :memory: {_quote_single('.shell ' + t)}")),
+        "gdb-shell": encoded(_posix_only(lambda t: f"gdb -batch -ex {_quote_single('shell ' + t)}")),
+        "vim-bang": encoded(
+            lambda t: f"vim -es -c {_quote_single('!' + t)} -c qa" if _posix(t) and "|" not in t else None
+        ),
+        "git-alias": encoded(
+            lambda t: (
+                "git -c "
+                + _quote_single(
+                    'alias.hk=!bash -c "'
+                    + t.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
+                    + '"'
+                )
+                + " hk"
+            )
+        ),
+        "coproc": encoded(lambda t: f"coproc bash -c {_quote_single(t)}; wait"),
+    }
+)
+
+# Launchers and other shells that run the line as itself (flock(1), busybox, dash, zsh, `exec -a`, systemd-run(1),
+# a here-document to bash): everyday lines so run stay allowed.
+HANDED.update(
+    {
+        "heredoc-bash": encoded(lambda t: f"bash <<'HKEOF'\n{t}\nHKEOF"),
+        "flock": encoded(lambda t: f"flock /tmp/.hk.lock bash -c {_quote_single(t)}"),
+        "busybox-sh": encoded(_posix_only(lambda t: f"busybox sh -c {_quote_single(t)}")),
+        "dash-c": encoded(_posix_only(lambda t: f"dash -c {_quote_single(t)}")),
+        "zsh-c": encoded(_posix_only(lambda t: f"zsh -c {_quote_single(t)}")),
+        "exec-a": encoded(lambda t: f"exec -a worker bash -c {_quote_single(t)}"),
+        "systemd-run": encoded(lambda t: f"systemd-run --user --wait --pipe bash -c {_quote_single(t)}"),
+    }
+)

@@ -18,7 +18,7 @@ from hookd.enrich.shell.builder_state import BuilderState
 from hookd.enrich.shell.expand import expand_words, expanded_text
 from hookd.enrich.shell.fallback import _fallback
 from hookd.enrich.shell.inline import inline_code, python_effects
-from hookd.enrich.shell.outputs import cd_words
+from hookd.enrich.shell.outputs import cd_words, unmarked
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import operands, output, runs_stdin, script_of, setting, spawned
 from hookd.enrich.shell.searches import search_word, searched_operands
@@ -137,7 +137,7 @@ class _Builder(BuilderState):
                 stdin, self._search_fed = (self._printed if single is not None else gathered), None
                 if single is not None or self._reader:
                     words = expand_words(single.words, self.state.variables, self.home) if single else self._reader
-                    assigns = dict(single.assigns) if single else {}
+                    assigns = {k: unmarked(v) for k, v in single.assigns} if single else {}
                     fed[:] = piped_words(fed, program := _peel(words, assigns)[0])  # past `env -i …`
                     self._search_fed = search_word(program)  # `find . -name .env | xargs cat`
                 if stdin is not None:
@@ -238,7 +238,7 @@ class _Builder(BuilderState):
         if slot is None:
             slot = (self._next_pipeline(), 0)
         fed, self._fed = self._fed, ()  # (the substitutions walked below have their own)
-        env = dict(simple.assigns)
+        env = {key: unmarked(value) for key, value in simple.assigns}
         variables: dict[str, str] = self.state.variables
         joined = " ".join(simple.words)
         if "PWD" in joined:  # `$PWD`, `~+`: where the command runs; `$OLDPWD`, `~-`: before the line's last `cd`
@@ -249,7 +249,7 @@ class _Builder(BuilderState):
         if not words:
             assigns = [(key, self._value(value, variables, cwd)) for key, value in simple.assigns]
             self.state.assign(assigns, cwd)
-            self._assigned.update(assigns)
+            self._assigned.update((key, unmarked(value)) for key, value in assigns)
         rebound = _REBOUND.match(words[0]) if len(words) == 1 else None
         if rebound is not None:
             table, alias, value = rebound.groups()

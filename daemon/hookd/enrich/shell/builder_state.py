@@ -10,9 +10,9 @@ from typing import Any
 from hookd.enrich.effects.catalogue import catalogue
 from hookd.enrich.effects.model import CommandView, EffectModel, Followups
 from hookd.enrich.patches import PatchReads
-from hookd.enrich.paths import expand_tilde, has_glob
+from hookd.enrich.paths import has_glob
 from hookd.enrich.shell import state as shell_state
-from hookd.enrich.shell.expand import expand_words
+from hookd.enrich.shell.expand import declared, expand_words
 from hookd.enrich.shell.namerefs import declare_references
 from hookd.enrich.shell.outputs import placed_output, printed_directory
 from hookd.enrich.shell.runners import handed
@@ -23,9 +23,10 @@ from hookd.enrich.shell.stdin import (
     set_at_run_time,
 )
 from hookd.enrich.shell.tree import (
+    ARRAY_MARK,
     _Block,
 )
-from hookd.enrich.shell.words import _ASSIGN, UNSPLIT_MARK, _dynamic
+from hookd.enrich.shell.words import _ASSIGN, LITERAL_MARK, UNSPLIT_MARK, _dynamic
 
 
 class BuilderState:
@@ -59,7 +60,8 @@ class BuilderState:
 
     def _value(self, value: str, variables: dict[str, str], cwd: _Cwd | None = None) -> str:
         """An assignment's value, earlier variables put in (`p=$d/y`), or the directory printed (`r=$(pwd)`)."""
-        words = [] if value.startswith("(") else expand_words([UNSPLIT_MARK + value], variables, self.home)
+        marked = value.startswith((ARRAY_MARK, LITERAL_MARK))  # an array's source, quoted text: as they are
+        words = [] if marked else expand_words([UNSPLIT_MARK + value], variables, self.home)
         if len(words) == 1 and not _dynamic(words[0]):
             return words[0]
         printed = printed_directory(value, cwd, (self._functions, self._aliases, variables)) if cwd else None
@@ -108,8 +110,7 @@ class BuilderState:
         if set(flags) & set("uli"):
             self.state.forget([w.split("=", 1)[0] for w in argv[1:] if w[:1] not in "-+"])
             return
-        expanded = [(key, expand_tilde(value, self.home)) for key, value in pairs]  # bash expands `~` there
-        self.state.assign(expanded, cwd)
+        self.state.assign(declared(pairs, flags, self.home), cwd)
 
     def _effects(
         self,

@@ -17,11 +17,19 @@ from collections.abc import Mapping
 
 from hookd.enrich.effects.catalogue import DATA
 from hookd.enrich.effects.words import system_program
+from hookd.enrich.paths import expand_tilde
 from hookd.enrich.shell.arith import arithmetic
 from hookd.enrich.shell.parser import _parse_script
 from hookd.enrich.shell.runners import printed
-from hookd.enrich.shell.tree import _Simple, _TooDeep
-from hookd.enrich.shell.words import BRACE_MARK, ELEMENTS_MARK, LITERAL_MARK, UNSPLIT_MARK, _dynamic, elements_key
+from hookd.enrich.shell.tree import ARRAY_MARK, _Simple, _TooDeep
+from hookd.enrich.shell.words import (
+    BRACE_MARK,
+    ELEMENTS_MARK,
+    LITERAL_MARK,
+    UNSPLIT_MARK,
+    _dynamic,
+    elements_key,
+)
 
 _VAR = re.compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*(?:\[(?:[@*]|\d+)\])?|[1-9@*#])\}|([A-Za-z_][A-Za-z0-9_]*|[1-9@*#])"
@@ -318,3 +326,11 @@ def expanded_text(words: list[str]) -> str:
     """The words the shell expands, joined: a word it took from single quotes (LITERAL_MARK) is text as written,
     so `script -qc 'p=x; echo "${p@P}"'` holds no expansion of its own (the script it runs is walked itself)."""
     return " ".join(w for w in words if not w.startswith(LITERAL_MARK))
+
+
+def declared(pairs: list[list[str]], flags: str, home: str) -> list[tuple[str, str]]:
+    """`declare`/`local` NAME=VALUE pairs as bash assigns them: `~` expanded, and a value in parentheses an array
+    only with `-a`/`-A` (`declare c='(x y)'` is text; the word's quotes are gone here, so `declare c=(x y)`
+    unflagged is taken as text too: its elements then unknown, never guessed)."""
+    compound = ARRAY_MARK if set(flags) & set("aA") else ""
+    return [(key, (compound if value[:1] == "(" else "") + expand_tilde(value, home)) for key, value in pairs]

@@ -29,6 +29,8 @@ from typing import Any
 from hookd.enrich.effects.ledger import CommandView
 from hookd.enrich.holdings import head
 from hookd.enrich.shell.state import _Cwd
+from hookd.enrich.shell.tree import ARRAY_MARK
+from hookd.enrich.shell.words import LITERAL_MARK
 from hookd.enrich.shell.wrappers import _basename, _peel
 
 # `$(pwd)`, `$(pwd -L)`, `` `pwd -P` ``, at the start of a word: the rest of the word is below the directory
@@ -58,6 +60,11 @@ _LOOKUPS: dict[str, frozenset[str]] = {
     "command": frozenset({"-v"}),
     "type": frozenset({"-P", "-p"}),
 }
+
+
+def unmarked(value: str) -> str:
+    """An assignment's value as the command's environment shows it (an array's or quoted text's mark off)."""
+    return value.removeprefix(ARRAY_MARK).removeprefix(LITERAL_MARK)
 
 
 def printed_directory(text: str, cwd: _Cwd, own: tuple[Mapping[str, Any], ...]) -> str | None:

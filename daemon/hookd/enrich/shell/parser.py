@@ -14,7 +14,7 @@ import bashlex.heredoc
 import bashlex.subst
 
 from hookd.enrich.shell.fallback import _fallback
-from hookd.enrich.shell.sitter import parse_with_sitter
+from hookd.enrich.shell.sitter import assigned_text, parse_with_sitter
 from hookd.enrich.shell.tree import _EMPTY, _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _TooDeep, _Unsupported
 from hookd.enrich.shell.words import (
     _ARRAY_ASSIGN,
@@ -198,6 +198,7 @@ class _FastParser:
         assignment = _ASSIGN.match(s, start) if not self.words else None
         if assignment is not None:
             value, self.i = self._operand(assignment.end())
+            value = assigned_text(s[assignment.end() : self.i], value)
             self.assigns.append((assignment.group()[:-1].rstrip("+"), value))
             return
         text, self.i = self._operand(start)
@@ -398,7 +399,7 @@ class _Convert:
             try:
                 value, end = _read_word(raw, match.end(), self.home, [])
                 if end == len(raw):
-                    return match.group()[:-1].rstrip("+"), value
+                    return match.group()[:-1].rstrip("+"), assigned_text(raw[match.end() :], value)
             except _Decline:
                 pass
         name, _, value = str(node.word).partition("=")

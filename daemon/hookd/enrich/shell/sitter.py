@@ -17,8 +17,15 @@ import tree_sitter
 import tree_sitter_bash
 
 from hookd.enrich.shell.conditions import loop_status
-from hookd.enrich.shell.tree import _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
-from hookd.enrich.shell.words import _ASSIGN, _FD_DUP, _read_word, _scan_substitutions, mark_unsplit
+from hookd.enrich.shell.tree import ARRAY_MARK, _Block, _Decline, _Item, _Pipe, _Redir, _Simple, _Unsupported
+from hookd.enrich.shell.words import (
+    _ASSIGN,
+    _FD_DUP,
+    LITERAL_MARK,
+    _read_word,
+    _scan_substitutions,
+    mark_unsplit,
+)
 
 _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
@@ -45,6 +52,13 @@ _ARITHMETIC_ASSIGNED = re.compile(
     r"|([A-Za-z_][A-Za-z0-9_]*)[^\S\n]*(?:\+\+|--)"
 )
 _KEYWORDS = frozenset({"[[", "]]", "[", "]", "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv"})
+
+
+def assigned_text(raw: str, value: str) -> str:
+    """An assignment's value, marked as text (words.LITERAL_MARK) when every `$` and backtick of its source is
+    quoted: `c='kill $$'` holds `$$` as written (a shell that later runs "$c" expands it there), not a number."""
+    marked = mark_unsplit(raw, value)
+    return marked if marked.startswith(LITERAL_MARK) else value
 
 
 class _Sitter:
@@ -199,7 +213,7 @@ class _Sitter:
                 match = _ASSIGN.match(raw)
                 if match is None:
                     raise _Unsupported("array assignment")
-                value, found = self.decode(raw, match.end())
+                value, found = self.assigned(child, raw, match.end())
                 assigns.append((match.group()[:-1].rstrip("+"), value))
                 subs.extend(found)
                 for part in child.named_children:  # `X=<(cmd)`: bash runs it too
@@ -249,6 +263,13 @@ class _Sitter:
         if node.type == "process_substitution":  # `<(…)`: the fast path's reading too
             return raw, [self.substitution(raw[2:-1])] if raw[2:-1].strip() else []
         return self.decode(raw, 0)
+
+    def assigned(self, node: tree_sitter.Node, raw: str, start: int) -> tuple[str, list[_Block]]:
+        """An assignment's value; an array marked as one (words.ARRAY_MARK), which its text alone does not tell
+        from a quoted value in parentheses."""
+        value, found = self.decode(raw, start)
+        compound = any(part.type == "array" for part in node.named_children)
+        return (ARRAY_MARK + value if compound else assigned_text(raw[start:], value)), found
 
     def decode(self, raw: str, start: int) -> tuple[str, list[_Block]]:
         scripts: list[str] = []

@@ -17,8 +17,8 @@ from hookd.enrich.shell.containers import on_host
 from hookd.enrich.shell.expand import expand_words
 from hookd.enrich.shell.namerefs import mirror_references, through_references
 from hookd.enrich.shell.runners import operands
-from hookd.enrich.shell.tree import _Block, _Redir, _Simple
-from hookd.enrich.shell.words import _FD_DUP, UNSPLIT_MARK, _dynamic, elements_key
+from hookd.enrich.shell.tree import ARRAY_MARK, _Block, _Redir, _Simple
+from hookd.enrich.shell.words import _FD_DUP, LITERAL_MARK, UNSPLIT_MARK, _dynamic, elements_key
 from hookd.enrich.sourced import sourced_text
 
 _POSITIONAL = ("@", "*", "#", elements_key("@"), *(str(n) for n in range(1, 10)))
@@ -225,11 +225,11 @@ class LineState:
                 path = self.resolver.absolute(fresh, cwd.path, tilde=False)
                 self._fresh.add(path)
                 self.variables[key] = path
-            elif value.startswith("(") and value.endswith(")"):  # an array: `a=(-r -f)`
-                self._array(key, value[1:-1])
+            elif value.startswith(ARRAY_MARK + "(") and value.endswith(")"):  # an array: `a=(-r -f)`
+                self._array(key, value[len(ARRAY_MARK) + 1 : -1])
             elif _dynamic(value):
                 self.variables.pop(key, None)
-                self.built[key] = value[:_BUILT_TEXT]
+                self.built[key] = value.removeprefix(LITERAL_MARK)[:_BUILT_TEXT]  # quoted text: as written
             else:
                 self.variables[key] = value
         mirror_references(self)
@@ -469,7 +469,7 @@ def coprocess(state: LineState, argv: list[str]) -> None:
     descriptor and writes no file; NAME_PID is its process id, known only when it runs."""
     name = argv[1] if len(argv) > 2 and argv[2] in ("{", "(") else "COPROC"
     state.forget([name, name + "_PID"])
-    state.assign([(name, "(" + " ".join(_COPROC_DESCRIPTORS) + ")")])
+    state.assign([(name, ARRAY_MARK + "(" + " ".join(_COPROC_DESCRIPTORS) + ")")])
 
 
 def options_end(state: LineState, argv: list[str]) -> None:

@@ -6,6 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
+# An assignment's value that is an array (`a=(x y)`, its source kept): only the parser can tell it from a quoted
+# scalar that looks like one (`c='(cd ~ && rm -rf D)'` is text, which `bash -c "$c"` runs as a subshell).
+ARRAY_MARK = "\x00="
+
 # --------------------------------------------------------------------------------------------------
 # The parsed tree (shared through the cache: never mutated once built)
 
