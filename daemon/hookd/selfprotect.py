@@ -224,14 +224,16 @@ class ProtectedSet:
             near = index.near(named, only_deleted, roots)
             patterns = index.pattern_hits(named, only_deleted)
             near += [h["place"] for h in patterns if h["place"] not in near]
-        keeps = [p for p in written if p in judged and _keeps(event, Path(p), settings_judge(judged[p]))]
+        later: list[str] = []  # the command lines of the local servers the kept settings add, judged as run now
+        keeps = [p for p in written if p in judged and _keeps(event, Path(p), settings_judge(judged[p], later))]
         extensions = ((p, extension_judge(p, judged)) for p in written if p not in keeps)
         keeps += [p for p, same in extensions if same is not None and _keeps(event, Path(p), same)]
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         reached = [reach(h, built) for h in patterns]
-        return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
+        hookd = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached, "later": later}
+        return event.with_facts(hookd=hookd)
 
 
 _EXPORTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hookd.dialects.approvals import has_placeholder
 from hookd.dialects.launch import agents_started
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import MISSING, Surface, judged_value, keeps_hooks, settings_doc
@@ -46,6 +47,8 @@ def runs_later(entry: Mapping[str, Any]) -> bool:
     a PATH into scratch space are not nothing), starting no agent (whose options may start it unguarded)?"""
     if not entry.keys() <= _RUN_KEYS or entry.get("type", "local") not in _LOCAL_TYPES:
         return False
+    if any(has_placeholder(entry.get(key)) for key in ("command", "args", *_ENV_KEYS)):
+        return False  # a command or environment the agent fills in before it runs: not the line hookd would judge
     if not _strings(entry.get("command"), whole=True) or not _strings(entry.get("args", []), whole=False):
         return False
     if not all(_loads_nothing(entry[key]) for key in _ENV_KEYS if key in entry):
@@ -97,9 +100,50 @@ def undeclared_texts(tool: ToolCall, old: str | None) -> list[str] | None:
 Same = Callable[[str | None, str], bool]
 
 
-def settings_judge(surface: Surface) -> Same:
-    """A settings, switch, trust or bypass file's comparison: its guard keys, local servers left to `runs_later`."""
-    return functools.partial(keeps_hooks, surface, later=runs_later)
+def settings_judge(surface: Surface, noted: list[str] | None = None) -> Same:
+    """A settings, switch, trust or bypass file's comparison: its guard keys, local servers left to `runs_later`,
+    the command line of each such server the text adds or changes added to `noted` (to be judged as that line run
+    now: `later_lines`)."""
+
+    def same(old: str | None, new: str) -> bool:
+        kept = keeps_hooks(surface, old, new, later=runs_later)
+        if kept and noted is not None:
+            noted.extend(line for line in later_lines(surface, old, new) if line not in noted)
+        return kept
+
+    return same
+
+
+def later_lines(surface: Surface, old: str | None, new: str) -> list[str]:
+    """The command line (its environment assigned before it) of every local server `new` adds or changes that
+    `runs_later` leaves out of the comparison: the agent runs it later as that line run now, so every policy must
+    judge it as such (pipeline: a shell call of the line, its blocking verdicts the write's)."""
+    try:
+        before, after = (settings_doc(surface.path, text or "", surface.jsonc) for text in (old, new))
+    except ValueError:
+        return []
+    lines: list[str] = []
+    for key in (k for k in surface.keys if k.endswith("[local]")):
+        was, now = _left_to_later(before, key), _left_to_later(after, key)
+        lines += [server_line(entry) for name, entry in now.items() if was.get(name) != entry]
+    return lines
+
+
+def _left_to_later(doc: Mapping[str, Any], key: str) -> dict[str, Mapping[str, Any]]:
+    local, compared = judged_value(doc, key), judged_value(doc, key, runs_later)
+    if not isinstance(local, Mapping) or not isinstance(compared, Mapping):
+        return {}
+    return {name: entry for name, entry in local.items() if name not in compared and isinstance(entry, Mapping)}
+
+
+def server_line(entry: Mapping[str, Any]) -> str:
+    """A local server's entry (as `runs_later` admits it) as the shell line that starts the same program: its
+    environment assigned before the command, its command and arguments each one word."""
+    command = entry["command"]
+    words = [command] if isinstance(command, str) else list(command)
+    env = {name: value for key in _ENV_KEYS for name, value in (entry.get(key) or {}).items()}
+    assigned = [f"{name}={shlex.quote(value)}" for name, value in env.items()]
+    return " ".join([*assigned, shlex.join([*words, *entry.get("args", [])])])
 
 
 # The keys of an extension's manifest that change nothing of the guard and start nothing: its name, version and

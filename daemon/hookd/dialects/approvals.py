@@ -16,6 +16,7 @@ with the public page that documents them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -96,9 +97,23 @@ def approving_keys(doc: Mapping[str, Any], keys: Sequence[tuple[str, frozenset[s
         for part in key.split("."):
             value = value.get(part) if isinstance(value, Mapping) else None
         items = value if isinstance(value, list) else [value]
-        if any(isinstance(item, str) and item in values for item in items):
+        if any(isinstance(item, str) and (item in values or has_placeholder(item)) for item in items):
             found.add(key)
     return found
+
+
+# A value OpenCode (and its forks) substitutes in the config's text before parsing it: a variable's value or a
+# file's text (https://opencode.ai/docs/config/, "Variables"). What it becomes is not in the text hookd reads.
+_PLACEHOLDER = re.compile(r"\{(?:env|file):[^}]*\}")
+
+
+def has_placeholder(value: Any) -> bool:
+    """Does a string (or any string inside a list or mapping) hold a value substituted before parsing?"""
+    if isinstance(value, str):
+        return _PLACEHOLDER.search(value) is not None
+    if isinstance(value, Mapping):
+        return any(has_placeholder(k) or has_placeholder(v) for k, v in value.items())
+    return isinstance(value, list) and any(has_placeholder(v) for v in value)
 
 
 def approvals_off(agent: str, words: Sequence[str]) -> str:

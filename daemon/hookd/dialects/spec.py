@@ -11,7 +11,6 @@ agent's name.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -21,6 +20,7 @@ from typing import Any
 from hookd.dialects.approvals import APPROVALS, Approvals, approving_keys
 from hookd.dialects.common import dump_json
 from hookd.jsonc import loads as read_jsonc
+from hookd.jsonc import strict_loads
 from hookd.types import Dialect, Event, ToolKind, ToolSpec
 
 # Where the reason goes in an event's fail-closed output (see AgentEvent.fail_output).
@@ -340,7 +340,7 @@ def settings_doc(path: Path, text: str, jsonc: bool = False) -> Mapping[str, Any
             raise ValueError(str(exc)) from None
     try:
         # an agent's JSON with comments is refused as unreadable, unless the agent itself reads it as JSONC
-        doc = read_jsonc(text) if jsonc or path.suffix == ".jsonc" else json.loads(text)
+        doc = read_jsonc(text) if jsonc or path.suffix == ".jsonc" else strict_loads(text)
     except RecursionError:  # nested deeper than the decoder goes (2,000 `[` in 4 KB): unreadable, not a failure
         raise ValueError("nested deeper than hookd reads") from None
     if not isinstance(doc, dict):
