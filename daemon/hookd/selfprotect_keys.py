@@ -23,6 +23,7 @@ from hookd.dialects.launch import agents_started
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import MISSING, Surface, judged_value, keeps_hooks, settings_doc
 from hookd.enrich.command_files import is_command_file
+from hookd.enrich.effects.catalogue import runs_anything
 from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.tool_args import inferred
@@ -106,7 +107,7 @@ def settings_judge(surface: Surface, noted: list[str] | None = None) -> Same:
     now: `later_lines`)."""
 
     def same(old: str | None, new: str) -> bool:
-        kept = keeps_hooks(surface, old, new, later=runs_later)
+        kept = keeps_hooks(surface, old, new, later=runs_later, runs_any=runs_anything)
         if kept and noted is not None:
             noted.extend(line for line in later_lines(surface, old, new) if line not in noted)
         return kept

@@ -243,3 +243,14 @@ def test_a_server_an_agents_config_starts_later_is_judged_as_its_line_run_now(
 def test_a_placeholder_the_agent_fills_in_is_no_line_hookd_can_judge(entry: dict[str, Any]) -> None:
     assert not runs_later(entry)
     assert runs_later({**entry, "command": ["npx", "s@1"], "environment": {}})
+
+
+def test_a_claude_settings_file_its_agent_would_refuse_whole_drops_the_hooks(world: tuple[Path, Path]) -> None:
+    """Claude Code reads settings.json with JSON.parse: a NaN makes it refuse the file, and its hooks with it."""
+    home, project = world
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"model": "sonnet"}')
+    for value, kept in (("NaN", False), ("Infinity", False), ("30", True)):
+        text = f'{{"model": "sonnet", "cleanupPeriodDays": {value}}}'
+        assert bool(keeps(home, project, "claude", "Write", {"file_path": str(path), "content": text})) is kept
