@@ -31,7 +31,7 @@ from hookd.enrich.stream import RESPONSE_FACT, ResponseKey, ResponseStreams, can
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
-from hookd.policy.later_calls import MAX_LATER_LINES, as_shell_call, judged_later, later_lines, too_many
+from hookd.policy.later_calls import with_later_calls
 from hookd.policy.redecide import decided_again, rewritten_event
 from hookd.policy.stream_cues import StreamCues, stream_cues
 from hookd.types import (
@@ -242,27 +242,15 @@ class Pipeline:
             if self._quiet(engine, event) and not request.deadline.expired():
                 return Evaluated(event, ())  # what the policies answer: none of them can fire on this chunk
             answer = self._evaluate(engine, event, request.deadline)
-            answer = self._with_later_calls(engine, event, request.deadline, answer)
+            answer = with_later_calls(  # a command line left for the agent to run later, judged as run now
+                event, answer, agent(event.client).tools,
+                lambda shell: self._evaluate(engine, self._enrich(shell, engine.reads), request.deadline),
+            )  # fmt: skip
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(answer, Awaitable):
             return self._evaluated_later(engine, event, request, answer)
         return self._again_if_rewritten(engine, event, request, answer)
-
-    def _with_later_calls(self, engine: Engine, event: NormalisedEvent, deadline: Deadline, answer: Answer) -> Answer:
-        """`answer` with every halt, deny and ask of each command line the call leaves in an agent's settings for
-        it to run later, that line evaluated as the agent's shell tool running it now (hookd.policy.later_calls)."""
-        lines = later_lines(event)
-        if not lines:
-            return answer
-        tools = agent(event.client).tools
-        judged = lines[:MAX_LATER_LINES]
-        later = [self._evaluate(engine, self._enrich(as_shell_call(event, line, tools), engine.reads), deadline)
-                 for line in judged]  # fmt: skip
-        if isinstance(answer, Awaitable) or any(isinstance(got, Awaitable) for got in later):
-            return _later_joined(answer, judged, later)
-        settled_now = [got for got in later if not isinstance(got, Awaitable)]
-        return judged_later([*answer, *too_many(lines)], judged, settled_now)
 
     async def _evaluated_later(
         self, engine: Engine, event: NormalisedEvent, request: HookRequest, answer: Awaitable[Sequence[Verdict]]
@@ -435,14 +423,6 @@ class QuietChunks:
         if self._cues is None or self._cues[0]() is not engine:
             self._cues = (weakref.ref(engine), stream_cues(engine.packages))
         return self._cues[1]
-
-
-Answer = Sequence[Verdict] | Awaitable[Sequence[Verdict]]
-
-
-async def _later_joined(answer: Answer, lines: list[str], later: list[Answer]) -> Sequence[Verdict]:
-    first = await settled(answer)
-    return judged_later([*first, *too_many(lines)], lines, [await settled(got) for got in later])
 
 
 def _with_response(event: NormalisedEvent, digest: str) -> NormalisedEvent:

@@ -9,10 +9,10 @@ each line once more as the agent's own shell tool running it now, so that every 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 
-from hookd.types import JSON, Event, NormalisedEvent, ToolCall, ToolKind, ToolSpec, Verdict, VerdictKind
+from hookd.types import JSON, Event, NormalisedEvent, ToolCall, ToolKind, ToolSpec, Verdict, VerdictKind, settled
 
 _BLOCKING = frozenset({VerdictKind.HALT, VerdictKind.DENY, VerdictKind.ASK})
 MAX_LATER_LINES = 16  # past this many lines in one write, the rest are asked as one (`too_many`)
@@ -51,3 +51,26 @@ def too_many(lines: Sequence[str]) -> list[Verdict]:
         return []
     why = f"this write leaves {len(lines)} commands for the agent to run later, more than hookd judges; review them"
     return [Verdict(VerdictKind.ASK, "hookd.later_calls", "later-commands", why)]
+
+
+Answer = Sequence[Verdict] | Awaitable[Sequence[Verdict]]
+
+
+def with_later_calls(
+    event: NormalisedEvent, answer: Answer, tools: Mapping[str, ToolSpec], judge: Callable[[NormalisedEvent], Answer]
+) -> Answer:
+    """`answer` with every halt, deny and ask of each command line the call leaves in an agent's settings for it to
+    run later, that line judged (`judge`: enriched and evaluated) as the agent's shell tool (`tools`) running it."""
+    lines = later_lines(event)
+    if not lines:
+        return answer
+    judged = lines[:MAX_LATER_LINES]
+    later = [judge(as_shell_call(event, line, tools)) for line in judged]
+    if isinstance(answer, Awaitable) or any(isinstance(got, Awaitable) for got in later):
+        return _joined(answer, lines, later)
+    return judged_later([*answer, *too_many(lines)], judged, [got for got in later if not isinstance(got, Awaitable)])
+
+
+async def _joined(answer: Answer, lines: list[str], later: list[Answer]) -> Sequence[Verdict]:
+    first = await settled(answer)
+    return judged_later([*first, *too_many(lines)], lines[:MAX_LATER_LINES], [await settled(got) for got in later])

@@ -3,9 +3,18 @@ agent's shell tool running that line now, and the write takes every halt, deny a
 
 from __future__ import annotations
 
+import asyncio
+
 from hookd.dialects.registry import AGENTS
-from hookd.policy.later_calls import MAX_LATER_LINES, as_shell_call, judged_later, later_lines, too_many
-from hookd.types import JSON, Caller, Event, NormalisedEvent, ToolCall, ToolKind, Verdict, VerdictKind
+from hookd.policy.later_calls import (
+    MAX_LATER_LINES,
+    as_shell_call,
+    judged_later,
+    later_lines,
+    too_many,
+    with_later_calls,
+)
+from hookd.types import JSON, Caller, Event, NormalisedEvent, ToolCall, ToolKind, Verdict, VerdictKind, settled
 
 K = VerdictKind
 
@@ -43,3 +52,23 @@ def test_the_write_takes_what_blocks_each_line_saying_which_line() -> None:
 def test_more_lines_than_are_judged_are_asked() -> None:
     assert too_many(["x"] * MAX_LATER_LINES) == []
     assert [v.kind for v in too_many(["x"] * (MAX_LATER_LINES + 1))] == [K.ASK]
+
+
+def test_each_line_is_judged_as_run_now_and_an_awaited_answer_is_joined_alike() -> None:
+    seen: list[str] = []
+
+    def judge(shell: NormalisedEvent) -> list[Verdict]:
+        assert shell.tool is not None
+        seen.append(str(shell.tool.input["command"]))
+        return [Verdict(K.DENY, "hookd.p", "tamper", "no")] if "hookd" in seen[-1] else []
+
+    event = write(hookd={"later": ["hookd stop", "npx -y s@1"]})
+    got = with_later_calls(event, [], AGENTS["gemini"].tools, judge)
+    assert seen == ["hookd stop", "npx -y s@1"] and [v.rule_id for v in got] == ["tamper"]  # type: ignore[union-attr]
+
+    async def awaited() -> list[Verdict]:
+        return []
+
+    joined = with_later_calls(event, awaited(), AGENTS["gemini"].tools, judge)
+    assert [v.rule_id for v in asyncio.run(settled(joined))] == ["tamper"]
+    assert with_later_calls(write(), [], AGENTS["gemini"].tools, judge) == []
