@@ -16,7 +16,8 @@ path the call names can hit (the same place, one inside it, a directory above it
 no more to read than it can use; `keeps` lists the paths a file
 tool writes whose new text the agent's module has judged to leave hookd's hooks, their switches and
 trust as they were (an MCP server or a permission added), which the policy lets through; everything
-else that writes, moves, deletes, links or changes the mode of a protected path is the policy's to deny.
+else that writes, moves, deletes, links or changes the mode of a protected path is the policy's to deny. `later`
+(only when there is one) holds the command lines of the local servers a kept text adds (hookd.policy.later_calls).
 The set is derived on a caller's first call (its home, its project, the variables that move an agent's
 files) and kept for the next ones.
 """
@@ -232,8 +233,8 @@ class ProtectedSet:
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         reached = [reach(h, built) for h in patterns]
-        hookd = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached, "later": later}
-        return event.with_facts(hookd=hookd)
+        hookd = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached}
+        return event.with_facts(hookd={**hookd, "later": later} if later else hookd)
 
 
 _EXPORTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
