@@ -227,7 +227,7 @@ class ProtectedSet:
             near += [h["place"] for h in patterns if h["place"] not in near]
         later: list[str] = []  # the command lines of the local servers the kept settings add, judged as run now
         keeps = [p for p in written if p in judged and _keeps(event, Path(p), settings_judge(judged[p], later))]
-        extensions = ((p, extension_judge(p, judged)) for p in written if p not in keeps)
+        extensions = ((p, extension_judge(p, judged, later, event.project_dir)) for p in written if p not in keeps)
         keeps += [p for p, same in extensions if same is not None and _keeps(event, Path(p), same)]
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]

@@ -23,6 +23,7 @@ from hookd.dialects.launch import agents_started
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import MISSING, Surface, judged_value, keeps_hooks, settings_doc
 from hookd.enrich.command_files import is_command_file
+from hookd.enrich.config_commands import extension_variables
 from hookd.enrich.effects.catalogue import runs_anything
 from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.shell.analysis import analyse_shell
@@ -137,14 +138,15 @@ def _left_to_later(doc: Mapping[str, Any], key: str) -> dict[str, Mapping[str, A
     return {name: entry for name, entry in local.items() if name not in compared and isinstance(entry, Mapping)}
 
 
-def server_line(entry: Mapping[str, Any]) -> str:
+def server_line(entry: Mapping[str, Any], fill: Callable[[str], str] = str) -> str:
     """A local server's entry (as `runs_later` admits it) as the shell line that starts the same program: its
-    environment assigned before the command, its command and arguments each one word."""
+    environment assigned before the command, its command and arguments each one word (`fill`: each word as the
+    agent fills in its variables)."""
     command = entry["command"]
-    words = [command] if isinstance(command, str) else list(command)
-    env = {name: value for key in _ENV_KEYS for name, value in (entry.get(key) or {}).items()}
+    words = [fill(w) for w in ([command] if isinstance(command, str) else command) + list(entry.get("args", []))]
+    env = {name: fill(value) for key in _ENV_KEYS for name, value in (entry.get(key) or {}).items()}
     assigned = [f"{name}={shlex.quote(value)}" for name, value in env.items()]
-    return " ".join([*assigned, shlex.join([*words, *entry.get("args", [])])])
+    return " ".join([*assigned, shlex.join(words)])
 
 
 # The keys of an extension's manifest that change nothing of the guard and start nothing: its name, version and
@@ -152,11 +154,14 @@ def server_line(entry: Mapping[str, Any]) -> str:
 _INERT_MANIFEST_KEYS = frozenset({"name", "version", "description", "excludeTools"})
 
 
-def extension_judge(path: str, judged: Mapping[str, Surface]) -> Same | None:
+def extension_judge(
+    path: str, judged: Mapping[str, Surface], noted: list[str] | None = None, project: str = ""
+) -> Same | None:
     """How a file of an extension is judged: a custom command under its `commands/` as one in ~/.gemini/commands is
     (the effect model judges its markers: enrich/command_files.py); the manifest of an INSTALLED extension (it is
     there already) by its keys (`manifest_keeps`); None for everything else (hooks/hooks.json, its code, a new
-    extension's manifest: an extension installed is a new source of hooks, as a Claude plugin enabled is)."""
+    extension's manifest: an extension installed is a new source of hooks, as a Claude plugin enabled is). The lines
+    of the servers a kept manifest adds or changes, the agent's variables filled in, are added to `noted`."""
     root, parts = _extension_root(path, judged)
     if root is None or len(parts) < 2 or parts[0] in ("", ".", ".."):
         return None
@@ -164,7 +169,7 @@ def extension_judge(path: str, judged: Mapping[str, Surface]) -> Same | None:
         return _any_text
     manifest = os.path.join(root.path, parts[0], root.manifest)
     if parts[1:] == [root.manifest] and os.path.isfile(manifest):
-        return functools.partial(manifest_keeps, os.path.dirname(manifest))
+        return functools.partial(manifest_keeps, os.path.dirname(manifest), noted=noted, project=project)
     return None
 
 
@@ -181,7 +186,9 @@ def _any_text(old: str | None, new: str) -> bool:
     return True
 
 
-def manifest_keeps(directory: str, old: str | None, new: str) -> bool:
+def manifest_keeps(
+    directory: str, old: str | None, new: str, noted: list[str] | None = None, project: str = ""
+) -> bool:
     """Does an extension's manifest (strict JSON, as Gemini CLI reads it) change only inert keys, local servers the
     effect model judges (`runs_later`), and context files inside the extension's own directory? Every other key,
     known or not, must stay as it was."""
@@ -198,6 +205,12 @@ def manifest_keeps(directory: str, old: str | None, new: str) -> bool:
             same = before.get(key, MISSING) == after.get(key, MISSING)
         if not same:
             return False
+    if noted is not None:
+        was, now = _left_to_later(before, "mcpServers[local]"), _left_to_later(after, "mcpServers[local]")
+        config = os.path.join(directory, "x-extension.json")  # the variables as the agent fills them for this one
+        filled = (server_line(entry, lambda w: extension_variables(w, config, project)) for entry in now.values())
+        changed = [line for (name, entry), line in zip(now.items(), filled, strict=True) if was.get(name) != entry]
+        noted.extend(line for line in changed if line not in noted)
     return True
 
 

@@ -254,3 +254,22 @@ def test_a_claude_settings_file_its_agent_would_refuse_whole_drops_the_hooks(wor
     for value, kept in (("NaN", False), ("Infinity", False), ("30", True)):
         text = f'{{"model": "sonnet", "cleanupPeriodDays": {value}}}'
         assert bool(keeps(home, project, "claude", "Write", {"file_path": str(path), "content": text})) is kept
+
+
+@pytest.mark.parametrize(
+    ("server", "outcome"),
+    [
+        ({"command": "hookd", "args": ["serve", "--policies", "${extensionPath}/p"]}, "deny"),
+        ({"command": "sudo", "args": ["-n", "${extensionPath}/fix.sh"]}, "deny"),
+        (SERVE, "allow"),  # its own script, the extension's directory filled in as the agent fills it
+    ],
+)
+def test_an_extensions_new_server_is_judged_as_its_line_run_now(
+    world: tuple[Path, Path], server: dict[str, Any], outcome: str
+) -> None:
+    home, project = world
+    path = _extension(home) / "gemini-extension.json"
+    manifest = {"name": "fmt", "version": "1.1.0", "mcpServers": {"fmt": server}}
+    assert (
+        tool_outcome(home, project, "write_file", {"file_path": str(path), "content": json.dumps(manifest)}) == outcome
+    )
