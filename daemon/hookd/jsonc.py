@@ -19,6 +19,12 @@ def loads(text: str) -> Any:
     return json.loads(strip_trivia(text), parse_constant=_refused)
 
 
+def strict_loads(text: str) -> Any:
+    """Strict JSON as a JavaScript agent's `JSON.parse` reads it: `NaN` and `Infinity`, which Python's json accepts,
+    refused (ValueError) as the agent refuses the whole file."""
+    return json.loads(text, parse_constant=_refused)
+
+
 def strip_trivia(text: str) -> str:
     """`text` with its comments blanked (newlines kept, so an error's position stays) and each trailing comma
     (after a value, before `]` or `}`) dropped; strings kept as written. ValueError for an unclosed comment."""

@@ -33,6 +33,7 @@ from hookd.enrich.stream import RESPONSE_FACT, ResponseKey, ResponseStreams, can
 from hookd.errors import DialectError, EngineError, EngineTimeout, FrameError, InputTooLarge, PartialAnswer
 from hookd.policy.combine import combine
 from hookd.policy.holder import PolicySetHolder
+from hookd.policy.later_calls import with_later_calls
 from hookd.policy.redecide import decided_again, rewritten_event
 from hookd.policy.stream_cues import StreamCues, stream_cues
 from hookd.types import (
@@ -262,6 +263,10 @@ class Pipeline:
             if self._quiet(engine, event) and not request.deadline.expired():
                 return Evaluated(event, ())  # what the policies answer: none of them can fire on this chunk
             answer = _evaluate(engine, event, request.deadline)
+            answer = with_later_calls(  # a command line left for the agent to run later, judged as run now
+                event, answer, agent(event.client).tools,
+                lambda shell: _answer(engine, self._enriched(shell, engine.reads, request.deadline), request.deadline),
+            )  # fmt: skip
         except (InputTooLarge, EngineError) as exc:
             return self._failed(event, exc)
         if isinstance(answer, Awaitable):
@@ -455,6 +460,15 @@ async def _awaited_in_time(answer: Awaitable[Sequence[Verdict]], deadline: Deadl
         raise
     _in_time(deadline)
     return verdicts
+
+
+def _answer(
+    engine: Engine, enriched: NormalisedEvent | Awaitable[NormalisedEvent], deadline: Deadline
+) -> Sequence[Verdict] | Awaitable[Sequence[Verdict]]:
+    """The verdicts of an event enriched on the loop, or once its enrichment on the reading threads is done."""
+    if isinstance(enriched, Awaitable):
+        return _verdicts_after_reading(engine, enriched, deadline)
+    return _evaluate(engine, enriched, deadline)
 
 
 async def _verdicts_after_reading(

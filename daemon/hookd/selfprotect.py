@@ -16,7 +16,8 @@ path the call names can hit (the same place, one inside it, a directory above it
 no more to read than it can use; `keeps` lists the paths a file
 tool writes whose new text the agent's module has judged to leave hookd's hooks, their switches and
 trust as they were (an MCP server or a permission added), which the policy lets through; everything
-else that writes, moves, deletes, links or changes the mode of a protected path is the policy's to deny.
+else that writes, moves, deletes, links or changes the mode of a protected path is the policy's to deny. `later`
+(only when there is one) holds the command lines of the local servers a kept text adds (hookd.policy.later_calls).
 The set is derived on a caller's first call (its home, its project, the variables that move an agent's
 files) and kept for the next ones.
 """
@@ -229,15 +230,17 @@ class ProtectedSet:
             near = index.near(named, only_deleted, roots)
             patterns = index.pattern_hits(named, only_deleted)
             near += [h["place"] for h in patterns if h["place"] not in near]
-        keeps = [p for p in written if p in judged and _keeps(event, Path(p), settings_judge(judged[p]))]
-        extensions = ((p, extension_judge(p, judged)) for p in written if p not in keeps)
+        later: list[str] = []  # the command lines of the local servers the kept settings add, judged as run now
+        keeps = [p for p in written if p in judged and _keeps(event, Path(p), settings_judge(judged[p], later))]
+        extensions = ((p, extension_judge(p, judged, later, event.project_dir)) for p in written if p not in keeps)
         keeps += [p for p, same in extensions if same is not None and _keeps(event, Path(p), same)]
         units = [str(place["path"]) for place in near if place["what"] == UNITS]
         keeps += [p for p in written if p not in keeps and _ordinary_unit(event, p, units)]
         starts = [*unguarded_starts(event), *later_starts(event), *later_agent_starts(event, event_home(event))]
         starts += pinned_installs(_shell_commands(event)) + settings_env_starts(event, written, judged)
         reached = [reach(h, built) for h in patterns]
-        return event.with_facts(hookd={"protected": near, "keeps": keeps, "starts": starts, "patterns": reached})
+        hookd = {"protected": near, "keeps": keeps, "starts": starts, "patterns": reached}
+        return event.with_facts(hookd={**hookd, "later": later} if later else hookd)
 
 
 _EXPORTERS = frozenset({"export", "declare", "typeset", "readonly", "local"})

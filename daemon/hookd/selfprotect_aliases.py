@@ -17,6 +17,7 @@ from hookd.dialects.launch import agents_started, unguarded_start
 from hookd.dialects.registry import AGENTS
 from hookd.enrich.build_files import is_started_file, make_lines
 from hookd.enrich.edit_texts import texts_after
+from hookd.enrich.effects.catalogue import runs_anything
 from hookd.types import JSON, NormalisedEvent
 
 
@@ -61,6 +62,6 @@ def _unguarded(value: str, current: Mapping[str, str], cwd: str) -> list[tuple[s
         for spec, at in found
         if (
             why := unguarded_start(spec, words[at + 1 :], assigned, current, cwd)
-            or approvals_off(spec.name, words[at + 1 :])
+            or approvals_off(spec.name, words[at + 1 :], runs_anything)
         )
     ]

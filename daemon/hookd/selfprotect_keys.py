@@ -18,10 +18,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from hookd.dialects.approvals import has_placeholder
 from hookd.dialects.launch import agents_started
 from hookd.dialects.registry import AGENTS
 from hookd.dialects.spec import MISSING, Surface, judged_value, keeps_hooks, settings_doc
 from hookd.enrich.command_files import is_command_file
+from hookd.enrich.config_commands import extension_variables
+from hookd.enrich.effects.catalogue import runs_anything
 from hookd.enrich.effects.words import runs_nothing
 from hookd.enrich.shell.analysis import analyse_shell
 from hookd.enrich.tool_args import inferred
@@ -46,6 +49,8 @@ def runs_later(entry: Mapping[str, Any]) -> bool:
     a PATH into scratch space are not nothing), starting no agent (whose options may start it unguarded)?"""
     if not entry.keys() <= _RUN_KEYS or entry.get("type", "local") not in _LOCAL_TYPES:
         return False
+    if any(has_placeholder(entry.get(key)) for key in ("command", "args", *_ENV_KEYS)):
+        return False  # a command or environment the agent fills in before it runs: not the line hookd would judge
     if not _strings(entry.get("command"), whole=True) or not _strings(entry.get("args", []), whole=False):
         return False
     if not all(_loads_nothing(entry[key]) for key in _ENV_KEYS if key in entry):
@@ -97,9 +102,51 @@ def undeclared_texts(tool: ToolCall, old: str | None) -> list[str] | None:
 Same = Callable[[str | None, str], bool]
 
 
-def settings_judge(surface: Surface) -> Same:
-    """A settings, switch, trust or bypass file's comparison: its guard keys, local servers left to `runs_later`."""
-    return functools.partial(keeps_hooks, surface, later=runs_later)
+def settings_judge(surface: Surface, noted: list[str] | None = None) -> Same:
+    """A settings, switch, trust or bypass file's comparison: its guard keys, local servers left to `runs_later`,
+    the command line of each such server the text adds or changes added to `noted` (to be judged as that line run
+    now: `later_lines`)."""
+
+    def same(old: str | None, new: str) -> bool:
+        kept = keeps_hooks(surface, old, new, later=runs_later, runs_any=runs_anything)
+        if kept and noted is not None:
+            noted.extend(line for line in later_lines(surface, old, new) if line not in noted)
+        return kept
+
+    return same
+
+
+def later_lines(surface: Surface, old: str | None, new: str) -> list[str]:
+    """The command line (its environment assigned before it) of every local server `new` adds or changes that
+    `runs_later` leaves out of the comparison: the agent runs it later as that line run now, so every policy must
+    judge it as such (pipeline: a shell call of the line, its blocking verdicts the write's)."""
+    try:
+        before, after = (settings_doc(surface.path, text or "", surface.jsonc) for text in (old, new))
+    except ValueError:
+        return []
+    lines: list[str] = []
+    for key in (k for k in surface.keys if k.endswith("[local]")):
+        was, now = _left_to_later(before, key), _left_to_later(after, key)
+        lines += [server_line(entry) for name, entry in now.items() if was.get(name) != entry]
+    return lines
+
+
+def _left_to_later(doc: Mapping[str, Any], key: str) -> dict[str, Mapping[str, Any]]:
+    local, compared = judged_value(doc, key), judged_value(doc, key, runs_later)
+    if not isinstance(local, Mapping) or not isinstance(compared, Mapping):
+        return {}
+    return {name: entry for name, entry in local.items() if name not in compared and isinstance(entry, Mapping)}
+
+
+def server_line(entry: Mapping[str, Any], fill: Callable[[str], str] = str) -> str:
+    """A local server's entry (as `runs_later` admits it) as the shell line that starts the same program: its
+    environment assigned before the command, its command and arguments each one word (`fill`: each word as the
+    agent fills in its variables)."""
+    command = entry["command"]
+    words = [fill(w) for w in ([command] if isinstance(command, str) else command) + list(entry.get("args", []))]
+    env = {name: fill(value) for key in _ENV_KEYS for name, value in (entry.get(key) or {}).items()}
+    assigned = [f"{name}={shlex.quote(value)}" for name, value in env.items()]
+    return " ".join([*assigned, shlex.join(words)])
 
 
 # The keys of an extension's manifest that change nothing of the guard and start nothing: its name, version and
@@ -107,11 +154,14 @@ def settings_judge(surface: Surface) -> Same:
 _INERT_MANIFEST_KEYS = frozenset({"name", "version", "description", "excludeTools"})
 
 
-def extension_judge(path: str, judged: Mapping[str, Surface]) -> Same | None:
+def extension_judge(
+    path: str, judged: Mapping[str, Surface], noted: list[str] | None = None, project: str = ""
+) -> Same | None:
     """How a file of an extension is judged: a custom command under its `commands/` as one in ~/.gemini/commands is
     (the effect model judges its markers: enrich/command_files.py); the manifest of an INSTALLED extension (it is
     there already) by its keys (`manifest_keeps`); None for everything else (hooks/hooks.json, its code, a new
-    extension's manifest: an extension installed is a new source of hooks, as a Claude plugin enabled is)."""
+    extension's manifest: an extension installed is a new source of hooks, as a Claude plugin enabled is). The lines
+    of the servers a kept manifest adds or changes, the agent's variables filled in, are added to `noted`."""
     root, parts = _extension_root(path, judged)
     if root is None or len(parts) < 2 or parts[0] in ("", ".", ".."):
         return None
@@ -119,7 +169,7 @@ def extension_judge(path: str, judged: Mapping[str, Surface]) -> Same | None:
         return _any_text
     manifest = os.path.join(root.path, parts[0], root.manifest)
     if parts[1:] == [root.manifest] and os.path.isfile(manifest):
-        return functools.partial(manifest_keeps, os.path.dirname(manifest))
+        return functools.partial(manifest_keeps, os.path.dirname(manifest), noted=noted, project=project)
     return None
 
 
@@ -136,7 +186,9 @@ def _any_text(old: str | None, new: str) -> bool:
     return True
 
 
-def manifest_keeps(directory: str, old: str | None, new: str) -> bool:
+def manifest_keeps(
+    directory: str, old: str | None, new: str, noted: list[str] | None = None, project: str = ""
+) -> bool:
     """Does an extension's manifest (strict JSON, as Gemini CLI reads it) change only inert keys, local servers the
     effect model judges (`runs_later`), and context files inside the extension's own directory? Every other key,
     known or not, must stay as it was."""
@@ -153,6 +205,12 @@ def manifest_keeps(directory: str, old: str | None, new: str) -> bool:
             same = before.get(key, MISSING) == after.get(key, MISSING)
         if not same:
             return False
+    if noted is not None:
+        was, now = _left_to_later(before, "mcpServers[local]"), _left_to_later(after, "mcpServers[local]")
+        config = os.path.join(directory, "x-extension.json")  # the variables as the agent fills them for this one
+        filled = (server_line(entry, lambda w: extension_variables(w, config, project)) for entry in now.values())
+        changed = [line for (name, entry), line in zip(now.items(), filled, strict=True) if was.get(name) != entry]
+        noted.extend(line for line in changed if line not in noted)
     return True
 
 

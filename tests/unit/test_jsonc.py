@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookd.jsonc import loads
+from hookd.jsonc import loads, strict_loads
 
 
 def test_comments_and_trailing_commas_are_trivia() -> None:
@@ -36,3 +36,10 @@ def test_a_key_given_twice_takes_the_last_value_as_the_agent_does() -> None:
 def test_what_the_agent_refuses_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
         loads(text)
+
+
+@pytest.mark.parametrize("text", ['{"n": NaN}', '{"n": Infinity}', '{"n": [-Infinity]}'])
+def test_strict_json_refuses_what_javascripts_json_parse_refuses(text: str) -> None:
+    with pytest.raises(ValueError):
+        strict_loads(text)
+    assert strict_loads('{"n": 1.5e3}') == {"n": 1500.0}

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from hookd.selfprotect_keys import runs_later
-from tests.unit.test_selfprotect import keeps
+from hookd.dialects.registry import AGENTS
+from hookd.selfprotect_keys import runs_later, settings_judge
+from tests.unit.test_selfprotect import keeps, tool_outcome
 
 
 @pytest.mark.parametrize(
@@ -192,3 +193,83 @@ def test_a_qwen_extension_is_made_one_by_its_own_manifest(world: tuple[Path, Pat
     path = _extension(home, "qwen", "todo") / "qwen-extension.json"
     manifest = {"name": "todo", "version": "0.2.0", "mcpServers": {"todo": SERVE}}
     assert keeps(home, project, "qwen", "write_file", {"file_path": str(path), "content": json.dumps(manifest)})
+
+
+# --- review42: a server's command line is judged as the same line run now, by every policy ---
+
+
+def test_a_server_left_to_the_effect_model_is_noted_as_the_line_that_starts_it(world: tuple[Path, Path]) -> None:
+    surface = next(s for s in AGENTS["opencode"].tamper_surface(*world, {}) if s.path.name == "opencode.json")
+    noted: list[str] = []
+    old = json.dumps({"mcp": {"kept": {"type": "local", "command": ["npx", "-y", "a@1"]}}})
+    servers = {
+        "kept": {"type": "local", "command": ["npx", "-y", "a@1"]},
+        "new": {"type": "local", "command": ["hookd", "serve"], "environment": {"HOOKD_CONFIG": "/tmp/c d"}},
+    }
+    assert settings_judge(surface, noted)(old, json.dumps({"mcp": servers}))
+    assert noted == ["HOOKD_CONFIG='/tmp/c d' hookd serve"]  # the one added, not the one already there
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "outcome"),
+    [
+        ("hookd", ["serve", "--policies", "/tmp/p"], "deny"),  # a rule on the shell's commands (hookd-tamper)
+        ("hookd", ["uninstall", "--all"], "deny"),
+        ("systemctl", ["--user", "stop", "hookd.socket", "hookd.service"], "deny"),
+        ("sudo", ["-n", "sh", "-c", "id"], "deny"),  # asked as run now: a headless session denies it
+        ("docker", ["run", "-i", "--rm", "--privileged", "-v", "/:/host", "alpine", "chroot", "/host", "sh"], "deny"),
+        ("npx", ["-y", "@upstash/context7-mcp@1.0.14"], "allow"),  # a pinned package, as through the shell
+    ],
+)
+def test_a_server_an_agents_config_starts_later_is_judged_as_its_line_run_now(
+    world: tuple[Path, Path], command: str, args: list[str], outcome: str
+) -> None:
+    home, project = world
+    path = home / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text(CODEX)
+    content = CODEX + f"\n[mcp_servers.helper]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
+    assert tool_outcome(home, project, "write_file", {"file_path": str(path), "content": content}) == outcome
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"type": "local", "command": ["sh", "-c", "{file:/tmp/c.txt}"]},
+        {"type": "local", "command": ["{env:SERVER}"]},
+        {"type": "local", "command": ["npx", "s@1"], "environment": {"NODE_OPTIONS": "{env:OPTS}"}},
+    ],
+)
+def test_a_placeholder_the_agent_fills_in_is_no_line_hookd_can_judge(entry: dict[str, Any]) -> None:
+    assert not runs_later(entry)
+    assert runs_later({**entry, "command": ["npx", "s@1"], "environment": {}})
+
+
+def test_a_claude_settings_file_its_agent_would_refuse_whole_drops_the_hooks(world: tuple[Path, Path]) -> None:
+    """Claude Code reads settings.json with JSON.parse: a NaN makes it refuse the file, and its hooks with it."""
+    home, project = world
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"model": "sonnet"}')
+    for value, kept in (("NaN", False), ("Infinity", False), ("30", True)):
+        text = f'{{"model": "sonnet", "cleanupPeriodDays": {value}}}'
+        assert bool(keeps(home, project, "claude", "Write", {"file_path": str(path), "content": text})) is kept
+
+
+@pytest.mark.parametrize(
+    ("server", "outcome"),
+    [
+        ({"command": "hookd", "args": ["serve", "--policies", "${extensionPath}/p"]}, "deny"),
+        ({"command": "sudo", "args": ["-n", "${extensionPath}/fix.sh"]}, "deny"),
+        (SERVE, "allow"),  # its own script, the extension's directory filled in as the agent fills it
+    ],
+)
+def test_an_extensions_new_server_is_judged_as_its_line_run_now(
+    world: tuple[Path, Path], server: dict[str, Any], outcome: str
+) -> None:
+    home, project = world
+    path = _extension(home) / "gemini-extension.json"
+    manifest = {"name": "fmt", "version": "1.1.0", "mcpServers": {"fmt": server}}
+    assert (
+        tool_outcome(home, project, "write_file", {"file_path": str(path), "content": json.dumps(manifest)}) == outcome
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from hookd.dialects.opencode import plugin_agent
+from hookd.dialects.opencode import home_folder, plugin_agent
 from hookd.dialects.spec import SubAgents, system_path
 
 
@@ -30,6 +30,9 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
         base = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
         folders = (base / "kilo", base / "kilocode", base / "opencode")
         extra: tuple[Path, ...] = tuple(f / "config.json" for f in folders)  # 7.7.9 reads the legacy name too
+        # the home's config directories, scanned wherever it starts (hookd.dialects.opencode `home_folder`)
+        extra += tuple(p for n in (".kilo", ".kilocode", ".opencode") for p in home_folder(home / n))
+        extra += tuple(home / n / f"kilo.{x}" for n in (".kilo", ".kilocode") for x in ("json", "jsonc"))
     else:
         folders = (project_dir / ".kilo", project_dir / ".kilocode", project_dir / ".opencode")
         extra = tuple(project_dir / f"{n}.{x}" for n in ("kilo", "opencode") for x in ("json", "jsonc"))

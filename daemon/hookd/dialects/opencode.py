@@ -297,7 +297,17 @@ def _bypass(scope: str, home: Path, project_dir: Path, env: Mapping[str, str]) -
     configs: tuple[Path, ...] = (folder / "opencode.json", folder / "opencode.jsonc", folder / "config.json")
     if scope == "project":
         configs += (project_dir / "opencode.json", project_dir / "opencode.jsonc")
+    else:  # the home's `.opencode`, always scanned as a config directory (its configs and plugins: `home_folder`)
+        configs += home_folder(home / ".opencode")
     return (folder / "plugin", folder / "plugins", *configs)
+
+
+def home_folder(folder: Path) -> tuple[Path, ...]:
+    """What OpenCode (and each fork, under its own names) loads from a `.opencode` directory in the home, read as
+    one more config directory wherever the agent starts (config.ts, "Always scan user home ~/.opencode/":
+    `Filesystem.up({targets: [".opencode"], start: Global.Path.home, stop: Global.Path.home})`, its
+    opencode.jsonc and opencode.json, its {plugin,plugins}/ files)."""
+    return (folder / "plugin", folder / "plugins", folder / "opencode.json", folder / "opencode.jsonc")
 
 
 SPEC = plugin_agent("opencode", "OpenCode", _config_dir, _bypass, "opencode.json", "OPENCODE_PURE",

@@ -11,16 +11,16 @@ agent's name.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from hookd.dialects.approvals import APPROVALS, Approvals, approving_keys
+from hookd.dialects.approvals import APPROVALS, NO_APPROVALS, Approvals, RunsAny, approving_keys, runs_none
 from hookd.dialects.common import dump_json
 from hookd.jsonc import loads as read_jsonc
+from hookd.jsonc import strict_loads
 from hookd.types import Dialect, Event, ToolKind, ToolSpec
 
 # Where the reason goes in an event's fail-closed output (see AgentEvent.fail_output).
@@ -267,7 +267,7 @@ class Surface:
     manifest: str = ""  # a directory of extensions, each made one by this manifest (InstallSpec.extension_manifest)
     # the agent's keys whose value approves every call (hookd.dialects.approvals): a change that moves one there
     # does not keep hookd whole, one that leaves or narrows them may
-    approvals: tuple[tuple[str, frozenset[str]], ...] = ()
+    approvals: Approvals = NO_APPROVALS
 
 
 # A local MCP server entry whose change the effect model judges as the command line it starts (hookd/
@@ -279,11 +279,14 @@ def _judges_none(entry: Mapping[str, Any]) -> bool:
     return False
 
 
-def keeps_hooks(surface: Surface, old: str | None, new: str, later: LaterRun = _judges_none) -> bool:
+def keeps_hooks(
+    surface: Surface, old: str | None, new: str, later: LaterRun = _judges_none, runs_any: RunsAny = runs_none
+) -> bool:
     """Does replacing the text `old` (None: no file) of `surface` by `new` leave every key that carries
     hookd's hooks, a switch or trust as it was? False whenever either text cannot be read as the
     settings format (JSON, JSONC where the agent reads that, TOML by suffix) or the surface has no keys to
-    compare. `later`: the local MCP server entries whose command line the effect model judges instead."""
+    compare. `later`: the local MCP server entries whose command line the effect model judges instead; `runs_any`:
+    the programs that run whatever they are given (a rule for one approves every call: approving_keys)."""
     if not surface.keys:
         return False
     try:
@@ -291,7 +294,7 @@ def keeps_hooks(surface: Surface, old: str | None, new: str, later: LaterRun = _
         after = settings_doc(surface.path, new, surface.jsonc)
     except ValueError:
         return False
-    if approving_keys(after, surface.approvals) - approving_keys(before, surface.approvals):
+    if approving_keys(after, surface.approvals, runs_any) - approving_keys(before, surface.approvals, runs_any):
         return False
     return all(judged_value(before, key, later) == judged_value(after, key, later) for key in surface.keys)
 
@@ -340,7 +343,7 @@ def settings_doc(path: Path, text: str, jsonc: bool = False) -> Mapping[str, Any
             raise ValueError(str(exc)) from None
     try:
         # an agent's JSON with comments is refused as unreadable, unless the agent itself reads it as JSONC
-        doc = read_jsonc(text) if jsonc or path.suffix == ".jsonc" else json.loads(text)
+        doc = read_jsonc(text) if jsonc or path.suffix == ".jsonc" else strict_loads(text)
     except RecursionError:  # nested deeper than the decoder goes (2,000 `[` in 4 KB): unreadable, not a failure
         raise ValueError("nested deeper than hookd reads") from None
     if not isinstance(doc, dict):
@@ -449,7 +452,7 @@ class AgentSpec:
                 manifest = spec.extension_manifest if path.name == "extensions" else ""
                 jsonc = spec.jsonc and path.suffix == ".json"
                 out.append(Surface(path, what, scope, "bypass", keys, jsonc, manifest))
-        approvals = APPROVALS.get(self.name, Approvals()).keys
+        approvals = APPROVALS.get(self.name, NO_APPROVALS)
         return tuple(replace(surface, approvals=approvals) for surface in _merged(out))
 
     def tool_spec(self, name: str) -> ToolSpec:

@@ -178,3 +178,18 @@ def test_a_project_config_is_judged_by_what_runs(client: str, doc: dict[str, obj
     assert keeps_hooks(config, None, json.dumps(doc)) is keeps
     before = json.dumps({"mcp": {"t": {"type": "local", "command": ["npx", "srv"]}}})
     assert not keeps_hooks(config, before, json.dumps({"mcp": {}}))  # a local server's command taken away
+
+
+@pytest.mark.parametrize(
+    ("client", "names"),
+    [
+        ("opencode", [".opencode/opencode.json", ".opencode/opencode.jsonc", ".opencode/plugin"]),
+        ("kilo", [".opencode/opencode.jsonc", ".kilo/kilo.json", ".kilocode/plugins"]),
+    ],
+)
+def test_the_homes_own_config_directory_is_guarded(client: str, names: list[str], tmp_path: Path) -> None:
+    """OpenCode (and its forks) scan `~/.opencode` as a config directory wherever they start (config.ts, "Always
+    scan user home ~/.opencode/"): its configs and plugins are as the user config's."""
+    home = tmp_path / "home"
+    guarded = {s.path for s in AGENTS[client].tamper_surface(home, tmp_path / "p", {})}
+    assert {home / name for name in names} <= guarded

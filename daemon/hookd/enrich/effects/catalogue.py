@@ -413,3 +413,17 @@ _CATALOGUE = Catalogue(
 
 def catalogue() -> Catalogue:
     return _CATALOGUE
+
+
+def runs_anything(program: str) -> bool:
+    """Does a program run whatever words it is given, as the catalogue has it: a shell or an interpreter (its first
+    operand a script, an option's value code), a launcher (the program after it), a program whose words are code
+    (`eval`)? An allow rule for one approves every call (hookd.dialects.approvals)."""
+    found = catalogue().get(program)
+    if found is None:
+        return False
+    code = any(not hook.derived and (hook.code or hook.kind in _RUNS_WORDS) for hook in found.runs)
+    return bool(found.script_operand) or found.launcher is not None or code
+
+
+_RUNS_WORDS = frozenset({"argv", "argv-code", "words", "shell-args"})
