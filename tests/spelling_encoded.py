@@ -110,6 +110,16 @@ def _gzip_b64(text: str) -> str:
     return base64.b64encode(gzip.compress(text.encode(), mtime=0)).decode()
 
 
+def _lua_string(text: str) -> str:
+    """A Lua long bracket string (Lua 5.4 manual, 3.1): no escapes inside, closed by the first `]]`."""
+    return f"[==[{text}]==]" if "]==]" not in text else repr(text)
+
+
+def _r_string(text: str) -> str:
+    """An R raw string (R >= 4.0, ?Quotes): `r"(...)"`, no escapes inside."""
+    return f'r"---({text})---"'
+
+
 def _posix_only(build: Callable[[str], str]) -> Callable[[str], str | None]:
     return lambda t: build(t) if _posix(t) else None
 
@@ -181,6 +191,10 @@ ENCODED.update(
             )
         ),
         "coproc": encoded(lambda t: f"coproc bash -c {_quote_single(t)}; wait"),
+        "lua-exec": encoded(_posix_only(lambda t: f"lua -e {_quote_single('os.execute(' + _lua_string(t) + ')')}")),
+        "rscript": encoded(_posix_only(lambda t: f"Rscript -e {_quote_single('system(' + _r_string(t) + ')')}")),
+        "sed-strip": encoded(lambda t: f"echo {_quote_single(t + '#X')} | sed 's/#X$//' | {_shell(t)}"),
+        "busybox-xargs": encoded(lambda t: f"echo | busybox xargs bash -c {_quote_single(t)}"),
     }
 )
 
