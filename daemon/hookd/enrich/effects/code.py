@@ -41,10 +41,12 @@ _CODE_LIKE = re.compile(r"""[\s(){}\[\]!;|&$`"'<>%\\]""")
 
 
 def _code_handed(program: Program, parsed: Parsed) -> bool:
-    """The line hands the program its code (`psql -c SQL`, `sqlite3 DB SQL`): it reads none from its stdin."""
+    """The line hands the program its code (`psql -c SQL`, `sqlite3 DB SQL`): it reads none from its stdin; or
+    its code operand's hook reads the stdin already (`sqlite3 DB`: CodeRuns._stdin_operand)."""
     operands = _code_operands(program, parsed)
     return _code_by_option(program, parsed) or any(
-        h.kind == "operand" and h.index < len(operands) for h in program.runs
+        h.kind == "operand" and (h.index < len(operands) or (bool(h.lang) and 0 < h.index == len(operands)))
+        for h in program.runs
     )
 
 
