@@ -113,11 +113,19 @@ def hosted_store_deletes(
     stores = _parts([w for w in commands if not any(c.isdigit() for c in w)]) | _parts(_code(spec, parsed))
     whole = bool(spec.get("whole") or spec.get("store") or listed or root) or _holder_deleted(commands)
     own = _MORE_STORES | set(spec.get("stores", ()))
-    many = (said | named) & (_WHOLE | _MANY) or named & set(spec.get("own", ())) or _unnamed_many(parsed)
+    many = (said | named) & (_WHOLE | _MANY) or _takes_own(spec, parsed, commands) or _unnamed_many(parsed)
     if not (scheduled or whole or stores & (_STORES | own) or many):
         return
     name = next((w for w in parsed.operands if w not in commands), "") or host
     ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
+
+
+def _takes_own(spec: Mapping[str, Any], parsed: Parsed, commands: list[str]) -> bool:
+    """`compose down -v`: a command (`hosted.takes_own`) given the option that removes the stores it declared too
+    (an option of that command only: `docker run -v` mounts a volume)."""
+    given = {w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")}
+    said = {w.lower() for w in commands}
+    return any(word in said and given & set(options) for word, options in spec.get("takes_own", {}).items())
 
 
 def _unnamed_many(parsed: Parsed) -> bool:
