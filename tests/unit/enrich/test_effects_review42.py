@@ -92,7 +92,7 @@ def test_a_hosted_store_deleted_whole_is_a_hosted_delete(command: str, tmp_path:
     [
         "docker compose down -v",
         "docker --context prod compose down",
-        "docker run --rm -v \"$PWD\":/app -w /app node:20 npm test",  # `-v` of another command mounts a volume
+        'docker run --rm -v "$PWD":/app -w /app node:20 npm test',  # `-v` of another command mounts a volume
         "docker --context prod run --rm -v data:/d alpine ls",
         "export DOCKER_CONTEXT=default && docker compose -p shop down -v",
         "podman volume prune -f",
