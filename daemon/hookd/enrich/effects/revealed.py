@@ -100,10 +100,13 @@ def _gets_credential_setting(argv: list[str]) -> bool:
 
 
 def _credential_setting(name: str) -> bool:
-    parts = set(_parts(name))
-    if is_credential_key(name) or parts & (_NOUNS | _KEYS | _HEADERS):
+    """The setting's own name, its last dotted or `:` part, says so (`http.<url>.extraheader`; not the section:
+    `credential.helper` names a program)."""
+    own = re.split(r"[.:/]", name.rstrip(".:/"))[-1]
+    parts = set(_parts(own))
+    if is_credential_key(own) or parts & (_NOUNS | _KEYS | _HEADERS):
         return True
-    connection = name.isupper() and _parts(name)[-1:] in (["url"], ["uri"], ["dsn"])  # an app's environment
+    connection = own.isupper() and _parts(own)[-1:] in (["url"], ["uri"], ["dsn"])  # an app's environment
     return connection and not parts & _PUBLIC_ADDRESS
 
 
