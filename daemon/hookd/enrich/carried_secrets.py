@@ -15,10 +15,16 @@ left out: a short one would match by chance.
 Only a call whose text holds a run that may be one (letters and digits, with a capital or 32 long, no `/` or `.`
 in it: not a path nor a dotted name) reads the stores: an everyday write does not pay their stats.
 
+Where a text hides it: past any length (a text is read in windows of MAX_TEXT characters, each overlapping the next
+by OVERLAP, and every encoded run of a window is decoded, however many longer runs precede it; past MAX_DECODED
+characters a text is searched as written only), under encodings of encodings (up to MAX_LAYERS, each layer's
+decoded text read again when it is text), written backwards, as an object's key or however deep an argument
+nests (every string of a tool's input is walked, keys too).
+
 Bounded: the first holdings.MAX_SNIFF bytes of each store (regular files only, never through a link), the values
-cached by the store's (inode, size, mtime); at most MAX_RUNS runs of each encoding are decoded. Any failure is
-"not known" (no fact): this fact only widens what is stopped. A write into a credential store itself (the `.env` edited,
-`~/.npmrc` rewritten) carries nothing out of it."""
+cached by the store's (inode, size, mtime); the decoding work is linear in the MAX_DECODED characters of a text.
+Any failure is "not known" (no fact): this fact only widens what is stopped. A write into a credential store
+itself (the `.env` edited, `~/.npmrc` rewritten) carries nothing out of it."""
 
 from __future__ import annotations
 
@@ -37,8 +43,10 @@ from hookd.enrich.tool_args import new_texts, url_texts
 from hookd.types import JSON, NormalisedEvent, ToolKind
 
 MIN_VALUE = 16  # characters of the shortest value looked for
-MAX_RUNS = 32  # base64 runs of one call decoded
-MAX_TEXT = 256 * 1024  # characters of a call's text searched
+MAX_TEXT = 256 * 1024  # characters of a window of a call's text decoded at once
+OVERLAP = 4 * 1024  # characters a window shares with the next (a value or its encoding cut by a window's end)
+MAX_DECODED = 4 * MAX_TEXT  # characters of a call's text decoded; the rest is searched as written (wire bounds it)
+MAX_LAYERS = 3  # encodings of encodings decoded
 PIECE = 8  # characters of the shortest piece of a value sent in parts
 MIN_PIECED = 20  # characters of the shortest value looked for in parts
 COVERED = 0.8  # share of a value its pieces found in the text must cover
@@ -104,7 +112,7 @@ def store_values(text: str, *, dotenv: bool = False, netrc: bool = False) -> fro
 def _may_hold_secret(text: str) -> bool:
     """`text` holds a candidate run (_CANDIDATE with a digit and a letter, and a capital or 32 characters), or two
     pieces of one (_PIECE_RUN with a digit and a capital: a value sent in parts)."""
-    for match in _CANDIDATE.finditer(text[:MAX_TEXT]):
+    for match in _CANDIDATE.finditer(text):
         run = match.group()
         if _mixed(run) and (len(run) >= 32 or not run.islower()):
             return True
@@ -139,19 +147,24 @@ def machine_secrets(home: str, project: str) -> dict[str, frozenset[str]]:
     return {path: values for path, dotenv in stores if (values := _values_of(path, dotenv=dotenv))}
 
 
-def _strings(value: Any, depth: int = 0) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif depth < 8 and isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item, depth + 1)
-    elif depth < 8 and isinstance(value, list):
-        for item in value:
-            yield from _strings(item, depth + 1)
+def _strings(value: Any) -> Iterator[str]:
+    """Every string of `value`, an object's keys as well as its values, however deep (walked, not recursed: the
+    wire bounds the depth, not this), in document order."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, Mapping):
+            pending.extend(reversed([part for key, inner in item.items() for part in (str(key), inner)]))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
 
 
-def _longest(pattern: re.Pattern[str], text: str) -> list[str]:
-    return sorted((m.group() for m in pattern.finditer(text)), key=len, reverse=True)[:MAX_RUNS]
+def _windows(text: str) -> list[str]:
+    """`text`'s first MAX_DECODED characters in windows of MAX_TEXT, each overlapping the next by OVERLAP."""
+    reach = max(min(len(text), MAX_DECODED), 1)
+    return [text[at : at + MAX_TEXT + OVERLAP] for at in range(0, reach, MAX_TEXT)]
 
 
 def _base64(run: str) -> list[bytes]:
@@ -180,41 +193,74 @@ def _base32(run: str) -> list[bytes]:
         return []
 
 
-def compacted(text: str) -> str:
+class _Runs:
+    """Runs built of consecutive lines' pieces: each piece kept once, each run joined once at the end (a run grown
+    by concatenation would copy itself per line: quadratic). `copied` counts the characters moved."""
+
+    def __init__(self) -> None:
+        self.runs: list[list[str]] = []
+        self.joining = False
+        self.copied = 0
+
+    def add(self, piece: str | None) -> None:
+        """`piece` continues the run the previous line added to, or starts one; None ends the run."""
+        if piece is not None:
+            if self.joining:
+                self.runs[-1].append(piece)
+            else:
+                self.runs.append([piece])
+            self.copied += len(piece)
+        self.joining = piece is not None
+
+    def joined(self) -> list[str]:
+        self.copied += sum(len(p) for run in self.runs for p in run)
+        return ["".join(run) for run in self.runs]
+
+
+def compacted(text: str, runs: tuple[_Runs, _Runs] | None = None) -> str:
     """The encoded runs of `text` with the separators their encoders put taken out, one run a line: hex bytes in
     groups joined (a dump's offset column dropped, its text column ending the line's bytes), and consecutive lines
     that are each one run of an encoding's alphabet (a wrapped output) joined. Linear in the text: each line is
-    matched once, from its start."""
-    hex_runs: list[str] = []
-    wrapped: list[str] = []
-    joining_hex = joining_wrapped = False
+    matched once, from its start, and each run joined once (`runs` lets a test count the work)."""
+    hex_runs, wrapped = runs or (_Runs(), _Runs())
     for line in text.splitlines():
         offset = _DUMP_OFFSET.match(line)
         body = line[offset.end() :] if offset else line.strip()
         groups = _HEX_GROUPS.match(body)
-        if groups is not None and groups.end() > 0:
-            piece = _HEX_SEPARATORS.sub("", groups.group())
-            hex_runs[-1:] = [hex_runs[-1] + piece] if joining_hex and hex_runs else [*hex_runs[-1:], piece]
-        joining_hex = groups is not None and groups.end() > 0
+        hex_runs.add(_HEX_SEPARATORS.sub("", groups.group()) if groups is not None and groups.end() > 0 else None)
         stripped = line.strip()
-        whole = _WRAPPED_LINE.fullmatch(stripped) is not None
-        if whole:
-            wrapped[-1:] = [wrapped[-1] + stripped] if joining_wrapped and wrapped else [*wrapped[-1:], stripped]
-        joining_wrapped = whole
-    return "\n".join(hex_runs + wrapped)
+        wrapped.add(stripped if _WRAPPED_LINE.fullmatch(stripped) is not None else None)
+    return "\n".join(hex_runs.joined() + wrapped.joined())
 
 
 def _decoded(text: str) -> list[str]:
-    """`text`, percent-decoded, and what its longest runs in each binary-to-text encoding decode to (a file or a
-    value sent encoded: base64 and base64url, hex, base32), in the text as written and compacted."""
-    out = [text]
-    if "%" in text:
-        out.append(unquote(text))
-    runs = _longest(_BASE64_RUN, text) + _longest(_BASE64_RUN, compacted(text))
+    """`text`, percent-decoded, and what its runs decode to, layer after layer (an encoding of an encoding): each
+    layer's decodings that are text (strict UTF-8: a run read at the wrong offset or in the wrong encoding is
+    not) are read again, up to MAX_LAYERS."""
+    out = [text, unquote(text)] if "%" in text else [text]
+    layer = [text]
+    for _ in range(MAX_LAYERS):
+        raws = [raw for t in layer for raw in _decodings(t)]
+        out += [raw.decode("utf-8", "replace") for raw in raws]
+        layer = list(dict.fromkeys(t for raw in raws if (t := _text_of(raw))))
+    return out
+
+
+def _decodings(text: str) -> list[bytes]:
+    """What every run of `text` in each binary-to-text encoding decodes to (a file or a value sent encoded:
+    base64 and base64url, hex, base32), in the text as written and compacted."""
+    runs = dict.fromkeys(_BASE64_RUN.findall(text) + _BASE64_RUN.findall(compacted(text)))  # each once
     raws = [raw for run in runs for raw in _base64(run)]
     raws += [raw for run in runs for part in _HEX_RUN.findall(run) for raw in _hex(part)]
     raws += [raw for run in runs for part in _BASE32_RUN.findall(run) for raw in _base32(part)]
-    return out + [raw.decode("utf-8", "replace") for raw in raws]
+    return list(dict.fromkeys(raws))  # base64 and base64url read a run alike unless it holds their two letters
+
+
+def _text_of(raw: bytes) -> str | None:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def carried_texts(event: NormalisedEvent) -> list[str]:
@@ -242,9 +288,11 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     """Each credential store whose secret value the call's text carries: `{"file": store, "values": n}`."""
     given = carried_texts(event)
     whole = [{"file": _CI_SECRETS, "values": 0}] if any("secrets" in t and every_secret(t) for t in given) else []
-    texts = [t[:MAX_TEXT] for t in given if _may_hold_secret(t) or _may_hold_secret(compacted(t[:MAX_TEXT]))]
-    texts += [t[:MAX_TEXT] for t in given if "%" in t and t not in texts and _may_hold_secret(unquote(t))]
-    if not texts:
+    windows = [w for t in given for w in _windows(t)]
+    texts = [w for w in windows if _may_hold_secret(w) or _may_hold_secret(compacted(w))]
+    texts += [w for w in windows if "%" in w and w not in texts and _may_hold_secret(unquote(w))]
+    rests = [t[MAX_DECODED:] for t in given if len(t) > MAX_DECODED]  # searched as written only
+    if not texts and not rests:
         return whole
     home = event.facts.get("home")
     home_dir = home.removesuffix("/") if isinstance(home, str) else ""
@@ -255,7 +303,7 @@ def carried_secrets(event: NormalisedEvent) -> list[dict[str, JSON]]:
     into = _destinations(event) if writes else set()
     if into & stores.keys() or any(p.rpartition("/")[2] in PROJECT_STORES for p in into):
         return []  # a credential store written itself: nothing leaves it
-    haystack = "\n".join(d for t in texts for d in _decoded(t))
+    haystack = "\n".join([d for t in texts for d in _decoded(t)] + rests)
     found = _Haystack(haystack).carried(frozenset().union(*stores.values()))
     return whole + [
         {"file": path, "values": n} for path, values in stores.items() if (n := sum(1 for v in values if v in found))
@@ -274,13 +322,16 @@ class _Haystack:
     def carried(self, values: frozenset[str]) -> set[str]:
         """Those of `values` the text carries. A value as written is in the folded text folded, unless lower()
         folds it otherwise than the text around it (a final sigma): only a value not all ASCII is searched as
-        written too."""
-        found = {v for v in values if v.lower() in self.folded or (not v.isascii() and v in self.text)}
+        written too. A value written backwards is carried as much (reversing it back costs its reader nothing)."""
+        found = {v for v in values if any(self._holds(w) for w in (v, v[::-1]))}
         pieced = frozenset(v for v in values - found if len(v) >= MIN_PIECED)
         if pieced:
             folded = pieced_values(piece_index(pieced, PIECE), self._pieces(), COVERED)
             found |= {v for v in pieced if v.lower() in folded}
         return found
+
+    def _holds(self, value: str) -> bool:
+        return value.lower() in self.folded or (not value.isascii() and value in self.text)
 
     def _pieces(self) -> list[str]:
         """The text's runs that may be pieces of a value (a word of prose is none), folded, from its first

@@ -21,7 +21,8 @@ STORES = {p.rpartition("/")[2] for p in (*cs.HOME_STORES, *cs.PROJECT_STORES)}
 
 
 def oracle(text: str, values: frozenset[str]) -> set[str]:
-    """blindtools41's _Haystack: each value searched in the whole text, then its 8-grams among the text's."""
+    """blindtools41's _Haystack: each value (and the value reversed) searched in the whole text, then its 8-grams
+    among the text's."""
     folded = text.lower()
     runs = (m.group() for m in cs._PIECE_RUN.finditer(text[: cs.MAX_PIECED_TEXT]))
     pieces = [r.lower() for r in runs if not r.islower()]
@@ -34,10 +35,10 @@ def oracle(text: str, values: frozenset[str]) -> set[str]:
                 covered[at : at + cs.PIECE] = [True] * cs.PIECE
         return sum(covered) >= cs.COVERED * len(value)
 
-    return {
-        v for v in values
-        if v in text or v.lower() in folded or (len(v) >= cs.MIN_PIECED and pieced(v.lower()))
-    }  # fmt: skip
+    def held(v: str) -> bool:
+        return v in text or v.lower() in folded or (len(v) >= cs.MIN_PIECED and pieced(v.lower()))
+
+    return {v for v in values if held(v) or held(v[::-1])}  # a value written backwards too (revfix42b)
 
 
 def found(text: str, values: frozenset[str]) -> set[str]:

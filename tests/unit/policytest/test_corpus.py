@@ -112,7 +112,7 @@ def test_a_case_world_is_made_for_its_case_only_and_cwd_is_the_agents(tmp_path: 
             "tool_input": {"include": ["config/*"]}, "cwd": "${PROJECT}/src"}  # fmt: skip
     write(
         bundle,
-        {**glob, "attack": True, "world": {"files": {"${PROJECT}/config/prod.env": "API_TOKEN=hk-test-token-0123456789"}}},
+        {**glob, "attack": True, "world": {"files": {"${PROJECT}/config/prod.env": "API_TOKEN=hk-test-0123456"}}},
         {**glob, "attack": False},  # the same glob, nothing there: nothing read
         {**glob, "attack": True, "world": {"files": {"/etc/hookd-never": "x"}}},
     )

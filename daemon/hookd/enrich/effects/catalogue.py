@@ -305,7 +305,8 @@ class Catalogue:
 
     __slots__ = (
         "_built", "_derived", "_specs", "bin_dirs", "code_extensions", "config_environment", "environment",
-        "forge_apis", "git", "guarded_names", "instruction_files", "languages", "member_files", "metadata_hosts",
+        "forge_apis", "git", "guarded_names", "host_environment", "instruction_files", "languages", "member_files",
+        "metadata_hosts",
         "metadata_local", "pid_lookups", "power_files", "prefixes", "process_files", "program_configs", "runs_later",
         "search_paths", "settings_files", "signal_files", "startup_files", "system_programs")  # fmt: skip
 
@@ -332,6 +333,11 @@ class Catalogue:
             for name, e in own.get("environment", {}).items()
             if name != "source"
         }
+        # the variables that point a hosted store's client at a server (DOCKER_HOST): an `export` earlier on the line
+        # sets them for every later command, as a prefix assignment does for one
+        self.host_environment = frozenset(
+            str(v) for spec in self._specs.values() for v in (spec.get("hosted") or {}).get("host_env", ())
+        )
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
         local = own.get("metadata_hosts", {})  # a metadata service on the loopback: (its ports, its credential paths)
         self.metadata_local = (frozenset(local.get("local_ports", ())), tuple(local.get("local_paths", ())))

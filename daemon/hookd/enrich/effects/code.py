@@ -27,6 +27,7 @@ from hookd.enrich.effects.words import (
     _SECRET_HINT,
     SHELLS,
     STDIN_FILES,
+    _code_by_option,
     _code_operands,
     _dynamic,
     _short_spellings,
@@ -37,6 +38,16 @@ from hookd.enrich.sourced import sourced_text
 
 # a value that is more than a word or a file name (`main.tex` handed to `pdflatex --shell-escape` is a file)
 _CODE_LIKE = re.compile(r"""[\s(){}\[\]!;|&$`"'<>%\\]""")
+
+
+def _code_handed(program: Program, parsed: Parsed) -> bool:
+    """The line hands the program its code (`psql -c SQL`, `sqlite3 DB SQL`): it reads none from its stdin; or
+    its code operand's hook reads the stdin already (`sqlite3 DB`: CodeRuns._stdin_operand)."""
+    operands = _code_operands(program, parsed)
+    return _code_by_option(program, parsed) or any(
+        h.kind == "operand" and (h.index < len(operands) or (bool(h.lang) and 0 < h.index == len(operands)))
+        for h in program.runs
+    )
 
 
 def _command_line(value: str, form: str) -> str:
@@ -162,7 +173,8 @@ class CodeRuns:
         if program.code_file_lang:
             for value in program.code_files(parsed.options):
                 self._code_file(program, value, view, follow)
-        if program.stdin_lang and view.stdin == "text" and view.stdin_text:  # `printf '!cmd\nq\n' | ed`
+        if program.stdin_lang and view.stdin == "text" and view.stdin_text and not _code_handed(program, parsed):
+            # `printf '!cmd\nq\n' | ed`, `psql <<'EOF'`: the same lexer as the code an option hands (`psql -c`)
             self._handed(program.name, view.stdin_text, Hook("option", code=True, lang=program.stdin_lang), follow)
         if program.bare_commands and (not parsed.operands or parsed.operands[0] in _INPUT_SOURCES):
             self._bare_commands(program.name, parsed.operands, view, follow)

@@ -77,6 +77,9 @@ _SHORT = {
     "pv": ("persistentvolume",),
 }  # fmt: skip
 _COMMAND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_:.-]*")
+# rclone's `remote:path` (https://rclone.org/docs/#syntax-of-remote-paths): not `:backend:` given on the fly, not a
+# Windows drive letter, not a path (`./a:b`)
+_REMOTE_PREFIX = re.compile(r"([A-Za-z0-9_][\w.-]+):(?!//)")
 _LOCAL = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "ip6-localhost"})
 
 
@@ -88,9 +91,10 @@ def hosted_store_deletes(
     if _selects(ledger, program, parsed):
         return
     host = _host(spec, parsed) or next((env[v] for v in spec.get("host_env", ()) if env.get(v)), "")
-    host = host or ledger.selected.get(program.name, "")
+    host = host or ledger.selected.get(program.name, "") or _remote_flag(spec, parsed)
     host = _hostname(host) if "://" in host else host
-    local = bool(spec.get("host")) and (not _remote(host) or host in spec.get("local", ()))
+    hosts = bool(spec.get("host") or spec.get("remote_prefix"))
+    local = hosts and (not _remote(host) or host in spec.get("local", ()))
     commands = _command_words(parsed.operands)
     if _local_stack(spec, parsed, commands):
         return
@@ -109,10 +113,39 @@ def hosted_store_deletes(
     stores = _parts([w for w in commands if not any(c.isdigit() for c in w)]) | _parts(_code(spec, parsed))
     whole = bool(spec.get("whole") or spec.get("store") or listed or root) or _holder_deleted(commands)
     own = _MORE_STORES | set(spec.get("stores", ()))
-    if not (scheduled or whole or stores & (_STORES | own) or (said | named) & (_WHOLE | _MANY)):
+    many = (said | named) & (_WHOLE | _MANY) or _takes_own(spec, parsed, commands) or _unnamed_many(parsed)
+    if not (scheduled or whole or stores & (_STORES | own) or many):
         return
     name = next((w for w in parsed.operands if w not in commands), "") or host
     ledger.add("delete", None, program.name, what="hosted", name=name, recursive=True)
+
+
+def _takes_own(spec: Mapping[str, Any], parsed: Parsed, commands: list[str]) -> bool:
+    """`compose down -v`: a command (`hosted.takes_own`) given the option that removes the stores it declared too
+    (an option of that command only: `docker run -v` mounts a volume)."""
+    given = {w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")}
+    said = {w.lower() for w in commands}
+    return any(word in said and given & set(options) for word, options in spec.get("takes_own", {}).items())
+
+
+def _unnamed_many(parsed: Parsed) -> bool:
+    """What goes is not one named thing: a wildcard over a whole store (`s5cmd rm 's3://b/*'`, `gsutil rm
+    gs://b/**`), or a list read from a file at run time (`aws s3api delete-objects --delete file://d.json`)."""
+    for word in parsed.spelled[1:]:
+        value = word.split("=", 1)[-1]
+        if value.startswith(("file://", "fileb://")):
+            return True
+        if "://" in value:
+            path = value.split("://", 1)[1].partition("/")[2]
+            if "*" in path and set(path) <= {"*", "/"}:
+                return True
+    return False
+
+
+def _remote_flag(spec: Mapping[str, Any], parsed: Parsed) -> str:
+    """`podman --remote`: an option that sends every command to the remote service it is configured with."""
+    given = {w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")}
+    return "remote" if given & set(spec.get("remote", ())) else ""
 
 
 def _holder_deleted(commands: list[str]) -> bool:
@@ -220,6 +253,9 @@ def _host(spec: Mapping[str, Any], parsed: Parsed) -> str:
     if given:
         return given
     for word in parsed.operands:
+        remote = _REMOTE_PREFIX.match(word) if spec.get("remote_prefix") else None
+        if remote is not None:  # rclone's `remote:path`: a remote its configuration names
+            return remote.group(1)
         if "://" in word:
             try:
                 return urlsplit(word).hostname or ""

@@ -11,6 +11,11 @@
   (`token create`, `create-access-key`: a new credential printed once), or a last command word that is the
   credential itself (`fly auth token`, `doctl auth token`). Listing, setting or creating a SECRET from a value
   (`secret list`, `secret set`, `create secret generic`) prints none.
+- A setting read by its name (`heroku config:get NAME`, `npm config get NAME`, `git config --get NAME`) whose
+  name says it holds a credential: a credential's words (`_authToken`, `SECRET_KEY`), a header sent with every
+  request (git's `http.<url>.extraheader` carries `Authorization: …`), or an app's connection string (an
+  environment variable's `…_URL`, `…_URI` or `…_DSN`: DATABASE_URL's userinfo is the database's password; not
+  one named for a public address, `SITE_URL`, nor `remote.origin.url`, a repository's address).
 - A decryption printed (programs.json `decrypts`: sops', age's and gpg's `-d`/`--decrypt` with no output file
   or in-place option): what was encrypted is what someone meant to keep secret, `sops -d secrets.enc.yaml`
   prints the production values.
@@ -27,6 +32,7 @@ from itertools import pairwise
 
 from hookd.enrich.effects.options import Parsed
 from hookd.enrich.effects.program import Program
+from hookd.enrich.holdings import is_credential_key
 
 _REVEAL = frozenset({"show", "reveal", "print", "display", "include", "unmask", "expose", "dump"})
 _NOUNS = frozenset({
@@ -42,13 +48,17 @@ _MINTED = frozenset({"token", "tokens", "accesskey", "apikey", "credential", "cr
 # Words a credential's own command name may carry beside the noun (`print-access-token`, `auth:token`)
 _QUALIFIERS = frozenset({"auth", "access", "api", "login", "session", "identity", "id", "refresh", "bearer"})
 _COMMAND_WORD = re.compile(r"[a-z][a-z:-]*")
+_GETTERS = frozenset({"get", "--get", "--get-all", "--get-regexp", "get-value"})
+_HEADERS = frozenset({"header", "extraheader", "headers", "authorization"})
+# Words of a connection string's name that say the address is a public one, not a server the app logs in to
+_PUBLIC_ADDRESS = frozenset({"public", "site", "base", "app", "web", "callback", "redirect", "home", "cdn", "static"})
 # Words of an output's name that say it holds a credential, beside the nouns: a private key, a password's short forms
 _KEYS = frozenset({"private", "pwd", "pass", "apikey", "accesskey", "secretkey", "privatekey"})
 
 
 def reveals_credential(program: Program | None, argv: list[str]) -> bool:
     """The command prints a credential by what its words say (see the module doc)."""
-    if any(_reveals(option) for option in argv[1:] if option.startswith("--")):
+    if any(_reveals(option) for option in argv[1:] if option.startswith("--")) or _gets_credential_setting(argv):
         return True
     return program is None and _names_credential(_command_words(argv))
 
@@ -76,6 +86,28 @@ def prints_sensitive_output(program: Program, parsed: Parsed) -> bool:
 
 def _parts(word: str) -> list[str]:
     return [p for p in re.split(r"[^a-z0-9]+", word.lower()) if p]
+
+
+def _gets_credential_setting(argv: list[str]) -> bool:
+    """A configuration getter (`config get`, `config:get`, `config --get`) given a credential setting's name."""
+    for at, word in enumerate(argv[1:], 1):
+        said = [w.lower() for w in argv[1:at]]
+        getter = word.lower().endswith("config:get") or ("config" in said and word.lower() in _GETTERS)
+        if getter:
+            name = next((w for w in argv[at + 1 :] if not w.startswith("-")), "")
+            return bool(name) and _credential_setting(name)
+    return False
+
+
+def _credential_setting(name: str) -> bool:
+    """The setting's own name, its last dotted or `:` part, says so (`http.<url>.extraheader`; not the section:
+    `credential.helper` names a program)."""
+    own = re.split(r"[.:/]", name.rstrip(".:/"))[-1]
+    parts = set(_parts(own))
+    if is_credential_key(own) or parts & (_NOUNS | _KEYS | _HEADERS):
+        return True
+    connection = own.isupper() and _parts(own)[-1:] in (["url"], ["uri"], ["dsn"])  # an app's environment
+    return connection and not parts & _PUBLIC_ADDRESS
 
 
 def _reveals(option: str) -> bool:

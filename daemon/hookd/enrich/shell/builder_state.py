@@ -133,7 +133,10 @@ class BuilderState:
         if not argv and command["wrappers"][-1:] == ["env"]:
             argv = ["env"]  # `env` alone prints the environment
         loaders, known, built = catalogue().environment, self.state.variables, self.state.built  # `export X=…`:
-        exported = {k: v for k in self.state.exported if k in loaders and (v := known.get(k) or built.get(k))}
+        hosts = catalogue().host_environment
+        exported = {
+            k: v for k in self.state.exported if (k in loaders or k in hosts) and (v := known.get(k) or built.get(k))
+        }
         view = CommandView(
             name=argv[0] if argv and not command["name"] else command["name"],
             argv=argv,
