@@ -262,6 +262,7 @@ _secret_lists(p) := ({m |
 	strings.any_suffix_match(p, data.secret_reads.credential_file_suffixes)
 	some e in data.secret_reads.credential_files
 	endswith(p, e.suffix)
+	not _holds_no_secret(p) # a settings file the effect model read whole and found holding no credential
 	m := {"id": "credentials-file", "what": e.what}
 } | {m |
 	regex.match(data.secret_reads.credential_dir_pattern, p)
@@ -364,6 +365,8 @@ _public_pem(p) if {
 # A dotenv file the effect model read whole and found naming its secrets instead of holding them (`holds:
 # "no-secret"`, daemon/hookd/enrich/holdings.py: every value a 1Password `op://` reference, another variable's
 # expansion, a number or a flag under a name that is no credential's, or empty): named like .env, it holds none.
+# So does a program's settings file named as a credential store whose every setting holds no credential (a project
+# `.npmrc` of `registry=` only, blind-benign-17): the credential_files match passes it.
 _holds_no_secret(p) if {
 	some e in input.effects
 	e.path == p
