@@ -288,6 +288,7 @@ _secret_named(p) := (({m |
 	_private_key(_basename(p))
 	not _has_segment(p, "/.ssh") # reported once, as ssh-key
 	not _public_pem(p)
+	not _test_data(p)
 	m := {"id": "private-key", "what": "a private key"}
 }) | {m |
 	_env_file(_basename(p))
@@ -371,6 +372,15 @@ _holds_no_secret(p) if {
 	some e in input.effects
 	e.path == p
 	object.get(e, "holds", "") == "no-secret"
+}
+
+# A key the effect model found below the project's test data, reached through no link (`holds: "test-data"`,
+# daemon/hookd/enrich/holdings.py: Go's `testdata`, `test/fixtures`, `spec/fixtures`, `cypress/fixtures`): the
+# tests' own fixture, checked in with the code they test (blind-benign-17); never a key of ~/.ssh (ssh-key).
+_test_data(p) if {
+	some e in input.effects
+	e.path == p
+	object.get(e, "holds", "") == "test-data"
 }
 
 _private_key(b) if {

@@ -222,6 +222,29 @@ def holds_no_secret_settings(path: str) -> bool:
     return settings > 0
 
 
+# The directories the project's test tools keep their test data in, a key among it being the tests' own (a fixture
+# a parser or TLS test loads, checked in with the code): Go's `testdata` ("The go tool will ignore a directory named
+# "testdata", making it available to hold ancillary data needed by the tests", https://pkg.go.dev/cmd/go#hdr-
+# Test_packages), Rails' `test/fixtures` (https://guides.rubyonrails.org/testing.html#the-low-down-on-fixtures),
+# rspec-rails' `spec/fixtures` (its fixture_paths default, https://github.com/rspec/rspec-rails#fixtures) and
+# Cypress' `cypress/fixtures` (fixturesFolder, https://docs.cypress.io/app/references/configuration#Folders--Files).
+TEST_DATA_DIRS = (("testdata",), ("test", "fixtures"), ("spec", "fixtures"), ("cypress", "fixtures"))
+
+
+def in_test_data(path: str, project: str) -> bool:
+    """`path` is a regular file of the project below one of its test data directories, reached through no link
+    (a link there to `~/.ssh/id_rsa` is the key it names, judged by that name)."""
+    if not project or not under(path, project) or path == project:
+        return False
+    try:
+        if os.path.realpath(path) != path or not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+    except (OSError, ValueError):
+        return False
+    parts = path[len(project) :].strip("/").split("/")[:-1]
+    return any(tuple(parts[i : i + len(d)]) == d for d in TEST_DATA_DIRS for i in range(len(parts)))
+
+
 def _in_home_dot_tree(path: str, home: str, project: str) -> bool:
     return path.startswith(home + "/.") and not under(path, project)
 
@@ -230,7 +253,7 @@ def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
     """`effects` with `holds: "credential"` on each read, copy or move of a home dot-tree file that holds one
     (a search: of a directory one of whose files does), `holds: "public"` on one of a PEM file that holds no
     private key, `holds: "no-secret"` on one of a dotenv file whose values name no secret or of a settings file
-    whose settings hold none; `effects` itself when
+    whose settings hold none, `holds: "test-data"` on one of a file below the project's test data; `effects` itself when
     none does."""
     home = home.removesuffix("/") if isinstance(home, str) else ""
     if not home:
@@ -245,6 +268,10 @@ def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
         if effect.get("recursive") is not True and holds_public_pem_only(path):
             out = out if out is not effects else list(effects)
             out[k] = {**effect, "holds": "public"}
+            continue
+        if effect.get("recursive") is not True and in_test_data(path, project):
+            out = out if out is not effects else list(effects)
+            out[k] = {**effect, "holds": "test-data"}
             continue
         if effect.get("recursive") is not True and (holds_no_secret_values(path) or holds_no_secret_settings(path)):
             out = out if out is not effects else list(effects)
