@@ -86,13 +86,15 @@ def template_kept(path: str, texts: list[str] | None) -> str | None:
     before = head(path, _MAX_TEXT + 1) if os.path.lexists(path) else None
     if before is None or len(before) > _MAX_TEXT or _names(before) is None or not texts:
         return None  # a new file (template_of's), a link, a device, a file too long to read whole
-    old, added = Counter(_assignments(before)), set()
+    old, added, had = Counter(_assignments(before)), set(), _names(before) or set()
     for text in texts:
         new = _names(text)
         if new is None or len(text) > _MAX_TEXT or not runs_nothing(text) or old - Counter(_assignments(text)):
             return None  # a line that is no assignment, a variable that runs code, a line of the file taken away
         added |= {m[1] for line in Counter(_assignments(text)) - old if (m := _LINE.fullmatch(line))}
-    return _template_listing(path, added) if added else None
+    if not added or added & had:  # a name set again below its line: dotenv takes the last, so a value changed
+        return None
+    return _template_listing(path, added)
 
 
 def public_change(before: str, after: str) -> bool:

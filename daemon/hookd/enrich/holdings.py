@@ -200,6 +200,12 @@ _SECTION = re.compile(r"\[[^\[\]\n]{1,256}\]")
 _SETTING = re.compile(r"([^\s=#;\[][^\s=]{0,255})[ \t]*=[ \t]*(.{0,1024})")
 
 
+def _names_credential(key: str) -> bool:
+    """A setting's key that names a credential, or a key of any kind (`key`, `gpr.key`: rclone's azureblob `key`)."""
+    words = _KEY_WORDS.findall(key)
+    return is_credential_key(key) or (bool(words) and words[-1].lower() == "key")
+
+
 def holds_no_secret_settings(path: str) -> bool:
     """`path` names a settings file (a dotfile, or an INI, properties or TOML name) read whole here whose every
     line is blank, a comment, a section or a setting that holds no credential (see above): reading it reveals none."""
@@ -216,7 +222,7 @@ def holds_no_secret_settings(path: str) -> bool:
             continue
         match = _SETTING.fullmatch(line)
         value = _unquoted(match.group(2)) if match else None
-        if match is None or value is None or (is_credential_key(match.group(1)) and is_secret_value(value)):
+        if match is None or value is None or (_names_credential(match.group(1)) and is_secret_value(value)):
             return False
         settings += 1
     return settings > 0
@@ -232,12 +238,13 @@ TEST_DATA_DIRS = (("testdata",), ("test", "fixtures"), ("spec", "fixtures"), ("c
 
 
 def in_test_data(path: str, project: str) -> bool:
-    """`path` is a regular file of the project below one of its test data directories, reached through no link
-    (a link there to `~/.ssh/id_rsa` is the key it names, judged by that name)."""
+    """`path` is a regular file of the project below one of its test data directories, reached through no link and
+    of one name (a link there to `~/.ssh/id_rsa`, or a hard link of it, is the key it names, judged by that name)."""
     if not project or not under(path, project) or path == project:
         return False
     try:
-        if os.path.realpath(path) != path or not stat.S_ISREG(os.lstat(path).st_mode):
+        st = os.lstat(path)  # one name only: a hard link may be another name of a key elsewhere
+        if os.path.realpath(path) != path or not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
             return False
     except (OSError, ValueError):
         return False

@@ -39,6 +39,7 @@ def test_lines_added_from_the_template_keeping_the_file_are_the_template_filled_
         BEFORE + "NODE_OPTIONS=--require ./x.js\n",  # a variable that runs code
         BEFORE + "echo hi\n",  # no assignment
         BEFORE,  # nothing added
+        BEFORE + "REDIS_URL=redis://x\nDATABASE_URL=postgresql://evil@x.net/a\n",  # set again: the last wins
     ],
 )
 def test_any_other_rewrite_is_no_template(env_test: Path, after: str) -> None:

@@ -31,6 +31,7 @@ def test_settings_holding_no_credential_hold_none(tmp_path: Path, text: str) -> 
     [
         "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=npm_abcdefghijklmnop\n",
         "_auth=dXNlcjpwYXNz\n",
+        "[remote]\ntype = azureblob\naccount = acme\nkey = bm90LWEtcmVhbC1rZXk=\n",  # rclone's bare `key`
         "registry=https://user:hunter22@npm.example.com/\n",
         "[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmc\n",
         "registry=https://registry.npmjs.org/\nmachine example.com login me password x\n",

@@ -4,6 +4,7 @@ one reached through a link, one outside the project, one in another directory of
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,9 @@ def test_a_key_elsewhere_or_through_a_link_is_not(project: Path, tmp_path: Path)
     linked_dir = project / "spec"
     linked_dir.mkdir()
     (linked_dir / "fixtures").symlink_to(home_key.parent)
+    os.link(home_key, project / "test/fixtures/hard")  # a hard link: another name of the home's key
     for path in (
+        project / "test/fixtures/hard",
         project / "certs/dev.key",  # a directory of the project that is no test data's
         project / "test/fixtures/stolen",  # a link to the home's key
         linked_dir / "fixtures/id_rsa",  # a test data directory that is a link
