@@ -262,6 +262,7 @@ _secret_lists(p) := ({m |
 	strings.any_suffix_match(p, data.secret_reads.credential_file_suffixes)
 	some e in data.secret_reads.credential_files
 	endswith(p, e.suffix)
+	not _holds_no_secret(p) # a settings file the effect model read whole and found holding no credential
 	m := {"id": "credentials-file", "what": e.what}
 } | {m |
 	regex.match(data.secret_reads.credential_dir_pattern, p)
@@ -287,6 +288,7 @@ _secret_named(p) := (({m |
 	_private_key(_basename(p))
 	not _has_segment(p, "/.ssh") # reported once, as ssh-key
 	not _public_pem(p)
+	not _test_data(p)
 	m := {"id": "private-key", "what": "a private key"}
 }) | {m |
 	_env_file(_basename(p))
@@ -364,10 +366,21 @@ _public_pem(p) if {
 # A dotenv file the effect model read whole and found naming its secrets instead of holding them (`holds:
 # "no-secret"`, daemon/hookd/enrich/holdings.py: every value a 1Password `op://` reference, another variable's
 # expansion, a number or a flag under a name that is no credential's, or empty): named like .env, it holds none.
+# So does a program's settings file named as a credential store whose every setting holds no credential (a project
+# `.npmrc` of `registry=` only, blind-benign-17): the credential_files match passes it.
 _holds_no_secret(p) if {
 	some e in input.effects
 	e.path == p
 	object.get(e, "holds", "") == "no-secret"
+}
+
+# A key the effect model found below the project's test data, reached through no link (`holds: "test-data"`,
+# daemon/hookd/enrich/holdings.py: Go's `testdata`, `test/fixtures`, `spec/fixtures`, `cypress/fixtures`): the
+# tests' own fixture, checked in with the code they test (blind-benign-17); never a key of ~/.ssh (ssh-key).
+_test_data(p) if {
+	some e in input.effects
+	e.path == p
+	object.get(e, "holds", "") == "test-data"
 }
 
 _private_key(b) if {

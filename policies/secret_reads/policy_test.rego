@@ -748,3 +748,22 @@ test_process_memory_read_is_denied if {
 	some v in d
 	v.id == "credentials-file"
 }
+
+# a settings file named as a credential store the effect model read whole and found holding no credential (`holds:
+# "no-secret"`, enrich/holdings.py: a project `.npmrc` of `registry=` only, blind-benign-17); unmarked, still denied
+test_read_a_credential_store_of_settings_only if {
+	p := "/home/alice/proj/.npmrc"
+	_t_allowed(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file", "holds": "no-secret"}]}))
+	_t_deny(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file"}]})) == {"credentials-file"}
+	_t_deny(object.union(_t_read("/home/alice/.aws/credentials"), {"effects": [{"op": "read", "path": p, "program": "read_file", "holds": "no-secret"}]})) == {"credentials-file"}
+}
+
+# a key the effect model found below the project's test data (`holds: "test-data"`, enrich/holdings.py, blind-benign-17):
+# the tests' fixture passes; unmarked, or a key of ~/.ssh however marked, still denied
+test_read_a_key_of_the_tests_own_data if {
+	p := "/home/alice/proj/test/fixtures/id_rsa"
+	_t_allowed(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file", "holds": "test-data"}]}))
+	_t_deny(object.union(_t_read(p), {"effects": [{"op": "read", "path": p, "program": "read_file"}]})) == {"private-key"}
+	k := "/home/alice/.ssh/id_rsa"
+	_t_deny(object.union(_t_read(k), {"effects": [{"op": "read", "path": k, "program": "read_file", "holds": "test-data"}]})) == {"ssh-key"}
+}

@@ -4,8 +4,10 @@ conventions, https://github.com/motdotla/dotenv#should-i-commit-my-env-file): a 
 secret is overwritten) whose text is only `NAME=value` lines, every NAME one its template names, none a variable
 that makes a program run code (`words.runs_nothing`: NODE_OPTIONS, LD_PRELOAD, a PATH into scratch space). Its write
 is the template filled in, as `cp .env.example .env` is (protected_paths' `_from_template`); the effect carries the
-template (`template`). A change whose every line added or taken is a framework's public variable (`public`: below) is
-one too. Any other write of an env file stays one."""
+template (`template`). So is a write of an env file already there that keeps every line it had and adds only lines of
+names its template lists (running nothing): more of the template filled in, no secret lost (blind-benign-17). A
+change whose every line added or taken is a framework's public variable (`public`: below) is one too. Any other write
+of an env file stays one."""
 
 from __future__ import annotations
 
@@ -38,6 +40,11 @@ def template_of(path: str, text: str | None) -> str | None:
     names = _names(text)
     if not names or not runs_nothing(text):
         return None
+    return _template_listing(path, names)
+
+
+def _template_listing(path: str, names: set[str]) -> str | None:
+    """The template beside `path` (an `.env` name with an example word) that lists every one of `names`, or None."""
     directory = os.path.dirname(path) or "."
     try:
         with os.scandir(directory) as entries:
@@ -64,10 +71,30 @@ def mark_templates(
         if effect.get("op") != "write" or not isinstance(path, str):
             continue
         template = template_of(path, texts[path]) if path in texts else None
+        if template is None and env_name(os.path.basename(path)):
+            whole = after(path) if after is not None else None  # else what is written: all of it kept, or none
+            template = template_kept(path, whole if whole is not None else [texts[path]] if path in texts else None)
         if template is not None:
             effect["template"] = template
         elif env_name(os.path.basename(path)) and _public_write(path, texts.get(path), after):
             effect["public"] = True
+
+
+def template_kept(path: str, texts: list[str] | None) -> str | None:
+    """The template whose names every text in `texts` (the whole texts a file tool leaves in the env file at
+    `path`, there already) adds, keeping every line the file holds now and running nothing; None otherwise."""
+    before = head(path, _MAX_TEXT + 1) if os.path.lexists(path) else None
+    if before is None or len(before) > _MAX_TEXT or _names(before) is None or not texts:
+        return None  # a new file (template_of's), a link, a device, a file too long to read whole
+    old, added, had = Counter(_assignments(before)), set(), _names(before) or set()
+    for text in texts:
+        new = _names(text)
+        if new is None or len(text) > _MAX_TEXT or not runs_nothing(text) or old - Counter(_assignments(text)):
+            return None  # a line that is no assignment, a variable that runs code, a line of the file taken away
+        added |= {m[1] for line in Counter(_assignments(text)) - old if (m := _LINE.fullmatch(line))}
+    if not added or added & had:  # a name set again below its line: dotenv takes the last, so a value changed
+        return None
+    return _template_listing(path, added)
 
 
 def public_change(before: str, after: str) -> bool:

@@ -189,6 +189,69 @@ def holds_no_secret_values(path: str) -> bool:
     return assigned > 0
 
 
+# A program's settings file named as a credential store (npm's `.npmrc`, `.pypirc`, `.s3cfg`, `rclone.conf`,
+# `gradle.properties`: INI, properties and flat TOML shapes, https://docs.npmjs.com/cli/v9/configuring-npm/npmrc/)
+# holds its credentials under the program's own keys (`_authToken`, `_auth`, `password`, `secret_key`): seen
+# whole, one whose every line is a section, a comment or a setting whose key names no credential (or names one
+# with no secret value: `${NPM_TOKEN}`, empty), with no credential's shape anywhere, holds none (blind-benign-17:
+# a project `.npmrc` holding only `registry=`). A dotenv file is never judged so (its names are the app's own).
+_SETTINGS_NAMES = (".conf", ".cfg", ".cnf", ".ini", ".properties", ".toml")
+_SECTION = re.compile(r"\[[^\[\]\n]{1,256}\]")
+_SETTING = re.compile(r"([^\s=#;\[][^\s=]{0,255})[ \t]*=[ \t]*(.{0,1024})")
+
+
+def _names_credential(key: str) -> bool:
+    """A setting's key that names a credential, or a key of any kind (`key`, `gpr.key`: rclone's azureblob `key`)."""
+    words = _KEY_WORDS.findall(key)
+    return is_credential_key(key) or (bool(words) and words[-1].lower() == "key")
+
+
+def holds_no_secret_settings(path: str) -> bool:
+    """`path` names a settings file (a dotfile, or an INI, properties or TOML name) read whole here whose every
+    line is blank, a comment, a section or a setting that holds no credential (see above): reading it reveals none."""
+    base = os.path.basename(path)
+    if ".env" in base or not (base.startswith(".") or base.lower().endswith(_SETTINGS_NAMES)):
+        return False
+    text = head(path)
+    if text is None or len(text) >= MAX_SNIFF or "\x00" in text or holds_credential(text):
+        return False
+    settings = 0
+    for raw in text.split("\n"):
+        line = raw.strip(" \t\r")
+        if not line or line[0] in "#;" or _SECTION.fullmatch(line):
+            continue
+        match = _SETTING.fullmatch(line)
+        value = _unquoted(match.group(2)) if match else None
+        if match is None or value is None or (_names_credential(match.group(1)) and is_secret_value(value)):
+            return False
+        settings += 1
+    return settings > 0
+
+
+# The directories the project's test tools keep their test data in, a key among it being the tests' own (a fixture
+# a parser or TLS test loads, checked in with the code): Go's `testdata` ("The go tool will ignore a directory named
+# "testdata", making it available to hold ancillary data needed by the tests", https://pkg.go.dev/cmd/go#hdr-
+# Test_packages), Rails' `test/fixtures` (https://guides.rubyonrails.org/testing.html#the-low-down-on-fixtures),
+# rspec-rails' `spec/fixtures` (its fixture_paths default, https://github.com/rspec/rspec-rails#fixtures) and
+# Cypress' `cypress/fixtures` (fixturesFolder, https://docs.cypress.io/app/references/configuration#Folders--Files).
+TEST_DATA_DIRS = (("testdata",), ("test", "fixtures"), ("spec", "fixtures"), ("cypress", "fixtures"))
+
+
+def in_test_data(path: str, project: str) -> bool:
+    """`path` is a regular file of the project below one of its test data directories, reached through no link and
+    of one name (a link there to `~/.ssh/id_rsa`, or a hard link of it, is the key it names, judged by that name)."""
+    if not project or not under(path, project) or path == project:
+        return False
+    try:
+        st = os.lstat(path)  # one name only: a hard link may be another name of a key elsewhere
+        if os.path.realpath(path) != path or not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            return False
+    except (OSError, ValueError):
+        return False
+    parts = path[len(project) :].strip("/").split("/")[:-1]
+    return any(tuple(parts[i : i + len(d)]) == d for d in TEST_DATA_DIRS for i in range(len(parts)))
+
+
 def _in_home_dot_tree(path: str, home: str, project: str) -> bool:
     return path.startswith(home + "/.") and not under(path, project)
 
@@ -196,7 +259,8 @@ def _in_home_dot_tree(path: str, home: str, project: str) -> bool:
 def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
     """`effects` with `holds: "credential"` on each read, copy or move of a home dot-tree file that holds one
     (a search: of a directory one of whose files does), `holds: "public"` on one of a PEM file that holds no
-    private key, `holds: "no-secret"` on one of a dotenv file whose values name no secret; `effects` itself when
+    private key, `holds: "no-secret"` on one of a dotenv file whose values name no secret or of a settings file
+    whose settings hold none, `holds: "test-data"` on one of a file below the project's test data; `effects` itself when
     none does."""
     home = home.removesuffix("/") if isinstance(home, str) else ""
     if not home:
@@ -212,7 +276,11 @@ def mark_holdings(effects: list[JSON], home: JSON, project: str) -> list[JSON]:
             out = out if out is not effects else list(effects)
             out[k] = {**effect, "holds": "public"}
             continue
-        if effect.get("recursive") is not True and holds_no_secret_values(path):
+        if effect.get("recursive") is not True and in_test_data(path, project):
+            out = out if out is not effects else list(effects)
+            out[k] = {**effect, "holds": "test-data"}
+            continue
+        if effect.get("recursive") is not True and (holds_no_secret_values(path) or holds_no_secret_settings(path)):
             out = out if out is not effects else list(effects)
             out[k] = {**effect, "holds": "no-secret"}
             continue
