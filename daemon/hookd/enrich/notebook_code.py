@@ -40,9 +40,7 @@ def _sources(text: str) -> list[str]:
     if cells is None:
         return [text]
     code = [
-        _joined(c.get("source", c.get("input")))
-        for c in cells
-        if isinstance(c, dict) and c.get("cell_type") == "code"
+        _joined(c.get("source", c.get("input"))) for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"
     ]
     # past MAX_CELLS, the rest are read as one cell (judged, not dropped: a cell's magic then reads as code)
     return code if len(code) <= MAX_CELLS else [*code[: MAX_CELLS - 1], "\n".join(code[MAX_CELLS - 1 :])]
