@@ -99,10 +99,8 @@ def _npm_config(args: list[str], env: Mapping[str, str]) -> tuple[list[str], boo
             k += word[1:] in _VALUED and k < len(args)
             continue
         key, eq, value = word[2:].partition("=")
-        if not eq and key in _VALUED and k < len(args):
-            value, k = args[k], k + 1
-        elif not eq and k < len(args) and args[k] in _BOOLEAN_WORDS:
-            value, k = args[k], k + 1
+        if not eq and k < len(args) and (key in _VALUED or args[k] in _BOOLEAN_WORDS):
+            value, k = args[k], k + 1  # `--location global`; nopt's `--global false`
         elif not eq:
             value = "true"
         if key == "global":
