@@ -11,6 +11,7 @@ the hooks are on, and passes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -21,9 +22,20 @@ from hookd.types import JSON
 
 # A package manager's global install words (npm install/i/add/update, pnpm add/update, bun add, `yarn global add`).
 _INSTALL_WORDS = frozenset({"install", "i", "add", "update", "up", "upgrade"})
-_GLOBAL_FLAGS = frozenset({"-g", "--global", "--location=global"})
 _MANAGERS = frozenset({"npm", "pnpm", "bun", "yarn"})
 _VERSION_START = frozenset("0123456789^~<>=v")
+# npm's configuration keys that take a value (npm's config definitions: `--location global`, `--prefix DIR`); any
+# other `--key` is a flag, which takes a following `true`/`false` as its value as nopt does
+_VALUED = frozenset({
+    "location", "prefix", "registry", "tag", "loglevel", "cache", "userconfig", "globalconfig", "workspace", "omit",
+    "include", "install-strategy", "before", "otp", "scope", "access", "auth-type", "node-options", "script-shell",
+    "shell", "editor", "ca", "cafile", "cert", "key", "proxy", "https-proxy", "noproxy", "fetch-retries",
+    "fetch-timeout", "lockfile-version", "filter", "dir", "C", "w",
+})  # fmt: skip
+_FALSE = frozenset({"false", "0", "no", ""})
+_BOOLEAN_WORDS = frozenset({"true", "false"})
+# A registry tarball's address: `…/@scope/name/-/name-1.2.3.tgz` (npm's registry API: the `dist.tarball` field)
+_TARBALL = re.compile(r"/((?:@[^/]+/)?[^/]+)/-/[^/]+?-(\d[^/]*)\.tgz$")
 
 
 def pinned_installs(commands: list[dict[str, Any]]) -> list[JSON]:
@@ -33,33 +45,77 @@ def pinned_installs(commands: list[dict[str, Any]]) -> list[JSON]:
     for command in commands:
         argv = [str(w) for w in command.get("argv") or []]
         name = str(command.get("name") or "")
-        for spec, target in _pins(name, argv, AGENTS):
+        env = command.get("env") if isinstance(command.get("env"), dict) else {}
+        for spec, target in _pins(name, argv, AGENTS, {str(k): str(v) for k, v in (env or {}).items()}):
             why = f"it installs {spec.title} at {target}, a release hookd cannot tell runs its hooks"
             found.append({"program": name, "agent": spec.title, "why": why, "later": True, "pinned": True})
     return found
 
 
-def _pins(name: str, argv: list[str], agents: Mapping[str, AgentSpec]) -> Iterator[tuple[AgentSpec, str]]:
-    words = [w for w in argv[1:] if not w.startswith("-")]
+def _pins(
+    name: str, argv: list[str], agents: Mapping[str, AgentSpec], env: Mapping[str, str] | None = None
+) -> Iterator[tuple[AgentSpec, str]]:
+    words, is_global = _npm_config(argv[1:], env or {})
     for spec in agents.values():
         if name in spec.process_names and words[:1] and words[0] in spec.version_commands:
             target = words[1] if len(words) > 1 else ""
             if _is_version(target):
                 yield spec, target
-    if name not in _MANAGERS or not _global_install(name, argv, words):
+    if name not in _MANAGERS or not _global_install(name, words, is_global):
         return
     for word in words:
-        package = package_of(word)
-        version = word[len(package) + 1 :]
+        package, version = _package_version(word)
         owner = next((s for s in agents.values() if package in s.packages), None)
         if owner is not None and _is_version(version):
             yield owner, word
 
 
-def _global_install(name: str, argv: list[str], words: list[str]) -> bool:
+def _package_version(word: str) -> tuple[str, str]:
+    """The package a spec installs and its version: an alias unwrapped (`old@npm:PKG@1.0`: PKG at 1.0), a
+    registry tarball read (`…/PKG/-/NAME-1.0.tgz`)."""
+    spec = word.split("@npm:", 1)[1] if "@npm:" in word else word.removeprefix("npm:")
+    if tarball := _TARBALL.search(spec):
+        return tarball[1], tarball[2]
+    package = package_of(spec)
+    return package, spec[len(package) + 1 :]
+
+
+def _npm_config(args: list[str], env: Mapping[str, str]) -> tuple[list[str], bool]:
+    """The positional words and whether the install is global, as npm's config reader takes them: the environment's
+    `npm_config_global`/`npm_config_location` (any case) first, then each option in order (`-g`, a short group
+    holding `g` as nopt expands it: `-gf`; `--global`, `--global=true`, `--global false`, `--no-global`;
+    `--location global`, `--location=global`); a valued option's value is no positional word."""
+    lowered = {k.lower(): v.strip().lower() for k, v in env.items()}
+    is_global = lowered.get("npm_config_global", "") not in _FALSE or lowered.get("npm_config_location") == "global"
+    words: list[str] = []
+    k = 0
+    while k < len(args):
+        word, k = args[k], k + 1
+        if not word.startswith("-") or word == "-":
+            words.append(word)
+            continue
+        if not word.startswith("--"):
+            is_global = is_global or "g" in word[1:]
+            k += word[1:] in _VALUED and k < len(args)
+            continue
+        key, eq, value = word[2:].partition("=")
+        if not eq and k < len(args) and (key in _VALUED or args[k] in _BOOLEAN_WORDS):
+            value, k = args[k], k + 1  # `--location global`; nopt's `--global false`
+        elif not eq:
+            value = "true"
+        if key == "global":
+            is_global = value.lower() not in _FALSE
+        elif key == "no-global":
+            is_global = False
+        elif key == "location":
+            is_global = value.lower() == "global"
+    return words, is_global
+
+
+def _global_install(name: str, words: list[str], is_global: bool) -> bool:
     if name == "yarn":
         return words[:1] == ["global"] and words[1:2] == ["add"]
-    return bool(words) and words[0] in _INSTALL_WORDS and not _GLOBAL_FLAGS.isdisjoint(argv)
+    return bool(words) and words[0] in _INSTALL_WORDS and is_global
 
 
 def _is_version(target: str) -> bool:

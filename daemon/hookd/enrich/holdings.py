@@ -147,30 +147,62 @@ def holds_public_pem_only(path: str) -> bool:
 # Seen whole, such a file reveals no secret when read, whatever its name says; one literal text value anywhere
 # (which may be a secret under any name) and it is judged by its name as before.
 _ENV_ASSIGNMENT = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.]*)[ \t]*=[ \t]*(.*)")
-_REFERENCE = re.compile(r"op://[^\s/]+/[^\s/]+(?:/[^\s/]+){1,2}|\{\{[ \t]*op://[^\s{}]+[ \t]*\}\}")
+_REFERENCE = re.compile(r"op://[^\s/]+/[^\s/]+(?:/[^\s/]+){1,2}")
 _EXPANSION = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})")
 _FLAGS = frozenset({"true", "false", "yes", "no", "on", "off"})
 
 
-def _unquoted(value: str) -> str | None:
-    """A dotenv value as its reader takes it: the text inside one pair of quotes, or before an unquoted ` #`
-    comment; None for a value this does not read (an open quote: a value continued on the next line)."""
+# A whole-file read carries the comments too: a comment is accounted for only when every word of it is prose (a
+# short word of letters, a small number), never a value-like token (`sk_live_…`, `KEY=…`, a long number or word)
+_PROSE_WORD = re.compile(r"""[(\["']*(?:[A-Za-z]{1,16}(?:[-'][A-Za-z]{1,16})*|\d{1,4})[)\]"'.,;:!?]*""")
+# A reference segment (a vault, item, section or field name) is names and small numbers joined by `-_. `
+_SEGMENT_WORD = re.compile(r"[A-Za-z]{1,16}|\d{1,4}")
+_QUANTITY_DIGITS = 10  # a port, a size, a count; a longer number (or one led by 0) is an identifier or a secret
+
+
+def _split_value(value: str) -> tuple[str, str] | None:
+    """A dotenv value as its reader takes it and the comment after it: the text inside one pair of quotes, or
+    before an unquoted ` #`; None for a value this does not read (an open quote: a value continued on the next
+    line)."""
     if value[:1] in ("'", '"'):
         end = value.find(value[0], 1)
         rest = value[end + 1 :].strip() if end > 0 else "#"
-        return value[1:end] if end > 0 and (not rest or rest.startswith("#")) else None
-    return value.split(" #", 1)[0].split("\t#", 1)[0].strip()
+        return (value[1:end], rest[1:]) if end > 0 and (not rest or rest.startswith("#")) else None
+    for mark in (" #", "\t#"):
+        if mark in value:
+            before, _, comment = value.partition(mark)
+            return before.strip(), comment
+    return value.strip(), ""
+
+
+def _is_prose(comment: str) -> bool:
+    return all(_PROSE_WORD.fullmatch(word) for word in comment.lstrip("#").split())
+
+
+def _is_reference(value: str) -> bool:
+    """1Password's secret reference by its documented grammar, `op://vault/item/[section/]field`
+    (https://developer.1password.com/docs/cli/secret-reference-syntax/), each segment a plain name: a segment
+    shaped as a value (`op://Dev/stripe/sk_live_51Hq…`) holds the secret it claims to name."""
+    inner = value.strip()
+    if inner.startswith("{{") and inner.endswith("}}"):
+        inner = inner[2:-2].strip()
+    if not _REFERENCE.fullmatch(inner):
+        return False
+    segments = inner.removeprefix("op://").split("/")
+    return all(0 < len(s) <= 64 and all(_SEGMENT_WORD.fullmatch(w) for w in re.split(r"[-_. ]", s)) for s in segments)
 
 
 def _names_no_secret(name: str, value: str) -> bool:
-    if not value or _REFERENCE.fullmatch(value) or _EXPANSION.fullmatch(value):
+    if not value or _is_reference(value) or _EXPANSION.fullmatch(value):
         return True
-    return (value.isdigit() or value.lower() in _FLAGS) and not is_credential_key(name)
+    quantity = value.isdigit() and len(value) <= _QUANTITY_DIGITS and (value == "0" or not value.startswith("0"))
+    return (quantity or value.lower() in _FLAGS) and not is_credential_key(name)
 
 
 def holds_no_secret_values(path: str) -> bool:
-    """`path` names a dotenv file (`.env` in its name) read whole here whose every line is blank, a comment or an
-    assignment of a value that names no secret (see above): reading it reveals none."""
+    """`path` names a dotenv file (`.env` in its name) read whole here whose every byte is accounted for: each line
+    blank, a comment of prose, or an assignment of a value that names no secret (see above) with at most a comment
+    of prose after it. Reading it reveals none."""
     if ".env" not in os.path.basename(path):
         return False
     text = head(path)
@@ -180,10 +212,12 @@ def holds_no_secret_values(path: str) -> bool:
     for raw in text.split("\n"):
         line = raw.strip(" \t\r")
         if not line or line.startswith("#"):
-            continue
+            if _is_prose(line):
+                continue
+            return False
         match = _ENV_ASSIGNMENT.fullmatch(line)
-        value = _unquoted(match.group(2)) if match else None
-        if match is None or value is None or not _names_no_secret(match.group(1), value):
+        split = _split_value(match.group(2)) if match else None
+        if match is None or split is None or not _names_no_secret(match.group(1), split[0]) or not _is_prose(split[1]):
             return False
         assigned += 1
     return assigned > 0
@@ -221,7 +255,8 @@ def holds_no_secret_settings(path: str) -> bool:
         if not line or line[0] in "#;" or _SECTION.fullmatch(line):
             continue
         match = _SETTING.fullmatch(line)
-        value = _unquoted(match.group(2)) if match else None
+        split = _split_value(match.group(2)) if match else None
+        value = split[0] if split else None  # (the whole text's credentials are looked for above, comments too)
         if match is None or value is None or (_names_credential(match.group(1)) and is_secret_value(value)):
             return False
         settings += 1

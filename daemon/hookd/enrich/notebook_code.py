@@ -10,15 +10,24 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hookd.enrich.kernel_code import kernel_code_line
+from hookd.enrich.kernel_code import Kernel, kernel_code_line
 
 NOTEBOOK_SUFFIX = ".ipynb"
 MAX_CELLS = 64  # the cells of a notebook read one by one; a longer notebook's later cells are read as one
 
 
 def notebook_lines(texts: list[str]) -> list[str]:
-    """The shell line each code cell of the texts amounts to (a cell with no code amounts to none)."""
-    return [line for text in texts for source in _sources(text) if (line := kernel_code_line(source)).strip()]
+    """The shell line each code cell of the texts amounts to (a cell with no code amounts to none), each cell read
+    in the kernel its notebook's earlier cells set up: their aliases defined, a later cell's shell lines run in the
+    directory their `%cd`s moved to."""
+    out: list[str] = []
+    for text in texts:
+        kernel = Kernel()
+        for source in _sources(text):
+            moved = list(kernel.moves)
+            if (line := kernel_code_line(source, kernel)).strip():
+                out.append("\n".join([*moved, line]))
+    return out
 
 
 def _sources(text: str) -> list[str]:
@@ -27,12 +36,26 @@ def _sources(text: str) -> list[str]:
         parsed = json.loads(text) if text.lstrip().startswith("{") else None
     except ValueError:
         parsed = None
-    cells = parsed.get("cells") if isinstance(parsed, dict) else None
-    if not isinstance(cells, list):
+    cells = _cells(parsed) if isinstance(parsed, dict) else None
+    if cells is None:
         return [text]
-    code = [_joined(c.get("source")) for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    code = [
+        _joined(c.get("source", c.get("input"))) for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"
+    ]
     # past MAX_CELLS, the rest are read as one cell (judged, not dropped: a cell's magic then reads as code)
     return code if len(code) <= MAX_CELLS else [*code[: MAX_CELLS - 1], "\n".join(code[MAX_CELLS - 1 :])]
+
+
+def _cells(notebook: dict[str, Any]) -> list[Any] | None:
+    """A notebook's cells: nbformat 4's `cells`, or nbformat 3's `worksheets[].cells[]` (whose code is `input`:
+    https://github.com/jupyter/nbformat/blob/main/nbformat/v3/nbformat.v3.schema.json)."""
+    cells = notebook.get("cells")
+    if isinstance(cells, list):
+        return cells
+    sheets = notebook.get("worksheets")
+    if not isinstance(sheets, list):
+        return None
+    return [c for sheet in sheets if isinstance(sheet, dict) for c in sheet.get("cells") or () if isinstance(c, dict)]
 
 
 def _joined(source: object) -> str:

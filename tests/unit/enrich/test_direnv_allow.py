@@ -31,3 +31,15 @@ def test_the_rest_of_the_envrc_is_still_run(tmp_path: Path) -> None:
     assert (f"{HOME}/Documents", True) in [
         (e["path"], e["recursive"]) for e in effects("direnv allow", tmp_path) if e["op"] == "delete"
     ]
+
+
+def test_settings_that_load_code_in_the_users_shell_are_deferred(tmp_path: Path) -> None:
+    _envrc(tmp_path, "export LD_PRELOAD=/tmp/x.so\nuse nix\n")
+    [run] = [e for e in effects("direnv allow", tmp_path) if e["op"] == "exec" and e["program"] == "."]
+    assert run["deferred"] is True and run["sets"] == {"LD_PRELOAD": "/tmp/x.so"}  # was a plain exec: allowed
+
+
+def test_plain_settings_are_kept_for_the_guard_and_not_deferred(tmp_path: Path) -> None:
+    _envrc(tmp_path, "export CODEX_HOME=/tmp/codex-lite\nexport NODE_ENV=development\nlayout python\n")
+    [run] = [e for e in effects("direnv allow", tmp_path) if e["op"] == "exec" and e["program"] == "."]
+    assert "deferred" not in run and run["sets"] == {"CODEX_HOME": "/tmp/codex-lite", "NODE_ENV": "development"}

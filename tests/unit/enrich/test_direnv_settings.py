@@ -78,3 +78,11 @@ def test_a_home_directory_is_kept_below_the_home() -> None:
     assert direnv_settings(ENVRC, "PATH_add ~/Android/Sdk/platform-tools bin") == (
         'export PATH="$HOME/Android/Sdk/platform-tools:/work/app/bin":$PATH'
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["dotenv ~/scratch/.env\n", "dotenv_if_exists ${HOME}/scratch/.env\n", "dotenv /tmp/.env\n", "dotenv ../.env\n"],
+)
+def test_a_dotenv_file_outside_the_envrcs_tree_is_no_setting(text: str) -> None:
+    assert not quiet_setting({}, ENVRC, text, "sh")  # was quiet: only the basename `.env` was checked

@@ -125,3 +125,35 @@ def test_a_sync_deleting_what_an_empty_directory_lacks_is_a_hosted_delete(comman
 )
 def test_a_sync_from_a_directory_with_content_is_no_hosted_delete(command: str, tmp_path: Path) -> None:
     assert _hosted(command, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "fly apps destroy keep-api --yes",  # a keep word in a name
+        "fly apps destroy plan-api --yes",
+        "gcloud projects delete retain-prod --quiet",
+        "gcloud projects delete acme-preview --quiet",
+        "heroku apps:destroy --app shop-keep --confirm shop-keep",
+        "neonctl branches delete dry-run-main --project-id acme",
+        "mongosh mongodb://db.prod.internal/app --eval 'db.dropDatabase() /* dry */'",  # a word in code
+        "mongosh mongodb://db.prod.internal/app --eval 'const keep = 1; db.dropDatabase()'",
+        "gcloud compute instances delete prod-db --zone us-east1-b --keep-disks=boot --quiet",  # a part kept
+        "gcloud compute instances delete prod-db --keep-disks boot --quiet",
+        "aws s3 rm s3://acme-prod-backups --recursive --dryrun=false",
+    ],
+)
+def test_rehearsal_and_keep_words_count_only_as_options(command: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path)  # was no hosted delete: the word anywhere on the line cancelled it
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gcloud compute instances delete ci-runner-7 --keep-disks all --quiet",
+        "az deployment group what-if --resource-group prod-rg --template-file main.bicep --mode Complete",
+        "neonctl branches delete preview-42 --project-id acme --dry-run",
+    ],
+)
+def test_a_rehearsal_or_keep_option_still_deletes_nothing(command: str, tmp_path: Path) -> None:
+    assert _hosted(command, tmp_path) == []

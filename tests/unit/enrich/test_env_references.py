@@ -59,3 +59,38 @@ def test_the_read_is_marked(tmp_path: Path) -> None:
     assert mark_holdings([read], "/home/u", str(tmp_path))[0]["holds"] == "no-secret"
     write = {"op": "write", "path": str(path), "recursive": False}
     assert "holds" not in mark_holdings([write], "/home/u", str(tmp_path))[0]
+
+
+_KEY = "sk_live_51HqLyjWDarjtT1zdp7dcXw9pQm3KxR2vTn8bYc4eF6gH7iJ0kL"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"STRIPE_SECRET_KEY=op://Dev/stripe/credential\n# old: STRIPE_SECRET_KEY={_KEY}\nPORT=3000\n",
+        f"STRIPE_SECRET_KEY=op://Dev/stripe/credential\n#{_KEY}\n",
+        f"STRIPE_SECRET_KEY=op://Dev/stripe/credential # was {_KEY}\n",
+        f"STRIPE_SECRET_KEY='op://Dev/stripe/credential' # was {_KEY}\n",
+        f"STRIPE_SECRET_KEY=op://Dev/stripe/{_KEY}\n",  # the key as a reference's segment
+        f"STRIPE_SECRET_KEY={{{{ op://Dev/{_KEY}/credential }}}}\n",
+        "VAULT_UNSEAL=83920174659201746592\n",  # a number-shaped secret under a plain name
+        "BANK_ACCOUNT=004512998877665\n",
+    ],
+)
+def test_every_byte_of_the_file_is_accounted_for(text: str, tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    path.write_text(text)
+    assert not holds_no_secret_values(str(path))  # was no-secret: comments, segments and numbers unread
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# Moved to the team's vault (resolved by op run).\nSTRIPE_SECRET_KEY=op://Dev/stripe-2024/credential\n",
+        "PORT=3000  # the dev server's port\nMAX_UPLOAD_BYTES=10485760\nWORKERS=0\n",
+    ],
+)
+def test_prose_comments_and_quantities_are_accounted_for(text: str, tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    path.write_text(text)
+    assert holds_no_secret_values(str(path))

@@ -52,7 +52,8 @@ SHELL_TRAITS = frozenset(
         # from input.effects (docs/policies.md, "The effect model"):
         "effect-read",  # a read, copy, move or link of a file (its source)
         "effect-write",  # a write, delete, mode change, move or link of a file
-        "effect-unknown",  # an effect whose target or code is only known at run time (`known: false`), or a flow
+        "effect-unknown",  # an effect whose target or code is only known at run time (`known: false`), a flow, or
+        # code left to run later, outside the hooks (`deferred`: an allowed `.envrc`'s settings in the user's shell)
         "effect-device",  # a device formatted, erased or written
         "effect-privilege",  # a command run with other privileges (sudo, sudoedit, pkexec, …)
         "effect-config",  # a configuration key that runs a command, written (`git config core.pager …`)
@@ -373,7 +374,7 @@ def _effect_traits(effects: object, traits: set[str]) -> None:
             traits.add("effect-write")
         elif isinstance(op, str) and op in _EFFECT_TRAITS:
             traits.add(_EFFECT_TRAITS[op])
-        if effect.get("known") is False or "flow" in effect:
+        if effect.get("known") is False or "flow" in effect or effect.get("deferred") is True:
             traits.add("effect-unknown")
         if effect.get("executes") is True:
             traits.add("effect-config")

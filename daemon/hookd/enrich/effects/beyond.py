@@ -70,29 +70,57 @@ def changes_nothing(view: CommandView) -> bool:
 # `-h` is left out: with a word after it, it names a host to run the command on
 _SUDO_NOTHING = frozenset({"-l", "--list", "-V", "--version", "--help", "-K", "--remove-timestamp"})
 _SUDO_RESET = frozenset({"-k", "--reset-timestamp"})
-_SUDO_VALUED = "CDgpRrTtUu"  # the short options that take a value
-_SUDO_VALUED_LONG = frozenset({
-    "--close-from", "--chdir", "--group", "--prompt", "--chroot", "--role", "--type", "--command-timeout",
-    "--other-user", "--user", "--host",
-})  # fmt: skip
+# sudo's getopt table (parse_args.c: "+Aa:BbC:c:D:Eeg:Hh::iKklnPp:R:r:SsT:t:U:u:Vv"): these letters take a value,
+# the rest of their group (`-pl`: the prompt "l") or else the next word (`-p l`)
+_SUDO_VALUED = frozenset("aCcDgpRrTtUu")
+_SUDO_LONG = {  # sudo's long options; True: it takes a value (`--user=root` or `--user root`)
+    "--askpass": False, "--auth-type": True, "--background": False, "--bell": False, "--close-from": True,
+    "--chdir": True, "--login-class": True, "--preserve-env": False, "--edit": False, "--group": True,
+    "--set-home": False, "--help": False, "--host": True, "--login": False, "--remove-timestamp": False,
+    "--reset-timestamp": False, "--list": False, "--non-interactive": False, "--preserve-groups": False,
+    "--prompt": True, "--chroot": True, "--role": True, "--stdin": False, "--shell": False, "--type": True,
+    "--command-timeout": True, "--other-user": True, "--user": True, "--version": False, "--validate": False,
+}  # fmt: skip
+
+
+def _sudo_long(word: str) -> tuple[str, bool]:
+    """A long option as getopt_long reads it: its full name (a unique prefix stands for it: `--li` is `--list`)
+    and whether it takes the next word as its value."""
+    name, eq, _ = word.partition("=")
+    known = [full for full in _SUDO_LONG if full.startswith(name)]
+    full = name if name in _SUDO_LONG else (known[0] if len(known) == 1 else name)
+    return full, _SUDO_LONG.get(full, False) and not eq
+
+
+def _sudo_options(words: list[str]) -> set[str] | None:
+    """The options sudo reads before its command, each as `-x` or `--name`; a valued option's value is consumed
+    (the rest of its group or the next word) and never read as a mode. None: an option sudo does not know."""
+    given: set[str] = set()
+    k = 0
+    while k < len(words) and words[k].startswith("-") and words[k] not in ("-", "--"):
+        word, k = words[k], k + 1
+        if word.startswith("--"):
+            name, takes_next = _sudo_long(word)
+            if name not in _SUDO_LONG:
+                return None
+            given.add(name)
+            k += takes_next
+            continue
+        for at, letter in enumerate(word[1:], start=1):
+            given.add(f"-{letter}")
+            if letter in _SUDO_VALUED or (letter == "h" and at < len(word) - 1):
+                k += at == len(word) - 1  # `-u root`: the next word is the value, else the group's rest
+                break
+    return given
 
 
 def _sudo_runs_nothing(view: CommandView) -> bool:
     """`sudo -n -l`, `sudo -ll`, `sudo -k`: sudo in a mode that runs nothing as root (sudo(8),
-    https://www.sudo.ws/docs/man/sudo.man/#l)."""
+    https://www.sudo.ws/docs/man/sudo.man/#l); `sudo -pl bash` is a prompt "l", no list mode."""
     if view.peeled[:1] != ("sudo",):
         return False
-    given: set[str] = set()
-    words = iter(view.peeled[1:])
-    for word in words:
-        if not word.startswith("-") or word == "--":
-            break
-        letters = "" if word.startswith("--") else word[1:]
-        given |= {f"-{letter}" for letter in letters} if letters else {word.split("=", 1)[0]}
-        at = next((k for k, letter in enumerate(letters) if letter in _SUDO_VALUED), -1)
-        if (at == len(letters) - 1 and at >= 0) or word in _SUDO_VALUED_LONG:
-            next(words, None)  # `-u root`: the option's value
-    return bool(given & _SUDO_NOTHING or (given & _SUDO_RESET and not view.argv))
+    given = _sudo_options(list(view.peeled[1:]))
+    return given is not None and bool(given & _SUDO_NOTHING or (given & _SUDO_RESET and not view.argv))
 
 
 def mount_sources(program: Program, words: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 from hookd.enrich.effects.catalogue import Hook, Program, catalogue
 from hookd.enrich.effects.configtext import _recipes, make_runs_only_recipes
-from hookd.enrich.effects.direnv import direnv_settings
+from hookd.enrich.effects.direnv import direnv_settings, envrc_environment
 from hookd.enrich.effects.handed import (
     CODE_OPTIONS,
     is_command_line,
@@ -300,7 +300,7 @@ class CodeRuns:
             # an `.envrc` runs with direnv's stdlib (`direnv allow`; plain bash has none of its functions): a
             # project dotenv file it loads goes into the environment, never shown (effects/direnv.py)
             follow.scripts.append(direnv_settings(path, text) if read is not None else text)
-            self.ledger.add("exec", placed, name, code={"lang": lang, "text": text})
+            self.ledger.add("exec", placed, name, code={"lang": lang, "text": text}, **_left_in_the_shell(path, text))
             return
         known = not flow and not _dynamic(raw)
         extra: dict[str, Any] = {"flow": flow} if flow else _built(_dynamic(raw))  # `source "$F"`: built
@@ -529,3 +529,13 @@ def _command_code(operands: list[str], commands: tuple[str, ...]) -> list[str]:
         return []
     pattern = re.compile(r"(?:^|;)\s*(?:" + "|".join(map(re.escape, commands)) + r")\s+(\S.*)", re.DOTALL)
     return [m.group(1) for m in map(pattern.search, operands) if m]
+
+
+def _left_in_the_shell(path: str, text: str) -> dict[str, Any]:
+    """An `.envrc` run (`direnv allow`): direnv exports its settings into the user's shell for every later command,
+    as a startup file's are; settings that load code there are a deferred start (asked, `startup`), and the
+    variables set are judged as a startup file's `sets` (hookd.selfprotect_later)."""
+    if path.rsplit("/", 1)[-1] != ".envrc":
+        return {}
+    loads, sets = envrc_environment(path, text)
+    return {**({"deferred": True, "startup": path} if loads else {}), **({"sets": sets} if sets else {})}

@@ -10,16 +10,22 @@ judgment (words.runs_nothing: a search path into scratch space, a variable that 
   judgment places `$HOME`; one that climbs out of the home, holds another expansion, or is quoted is left as written;
 * `dotenv [FILE]`, `dotenv_if_exists [FILE]` load a dotenv file's variables (FILE defaults to `.env`): nothing runs
   when the file is one of the project's `.env` files, which the policies guard against the agent's writes
-  (protected_paths' env-file), so the line is left out; any other file is no plain setting;
+  (protected_paths' env-file), so the line is left out; any other file, wherever it is (a `.env` in the home or
+  in /tmp: `dotenv ~/scratch/.env`), is no plain setting;
 * `watch_file`, `watch_dir`, `strict_env`, `unstrict_env` only tell direnv when to reload or how strictly to run.
 
-Every other line stays as written: `source_env`, `source_up`, `use …`, `layout …` run code, and are asked."""
+Every other line stays as written: `source_env`, `source_up`, `use …`, `layout …` run code, and are asked.
+
+direnv exports what the `.envrc` sets into the shell the user works in, for every later command there: its
+settings are judged as a startup file's variables (`envrc_environment`)."""
 
 from __future__ import annotations
 
 import os
 import re
 import shlex
+
+from hookd.enrich.effects.words import _SETTING_LINE, assignments, runs_nothing
 
 _SILENT = frozenset({"watch_file", "watch_dir", "strict_env", "unstrict_env"})
 _DOTENV = frozenset({"dotenv", "dotenv_if_exists"})
@@ -53,13 +59,29 @@ def _as_setting(line: str, here: str) -> str:
         return ""
     if name in _DOTENV:
         file = args[0] if args else ".env"
-        return "" if len(args) <= 1 and os.path.basename(file).startswith(".env") else line
+        return "" if len(args) <= 1 and _projects_env_file(file) else line
     assignment = None
     if name == "PATH_add" and args:
         assignment = _prepended("PATH", args, here)
     elif name == "path_add" and len(args) > 1:
         assignment = _prepended(args[0], args[1:], here)
     return line if assignment is None else assignment
+
+
+def _projects_env_file(file: str) -> bool:
+    """A dotenv file of the `.envrc`'s own directory tree: a relative path that stays below it (no `..`, `~`, `$`)."""
+    relative = os.path.normpath(file)
+    inside = not file.startswith(("/", "~", "$")) and relative != ".." and not relative.startswith("../")
+    return inside and os.path.basename(file).startswith(".env")
+
+
+def envrc_environment(path: str, text: str) -> tuple[bool, dict[str, str]]:
+    """What an allowed `.envrc` at `path` leaves in the user's shell: whether its settings load code or take
+    programs from scratch space there (a startup file's judgment, words.runs_nothing: `export LD_PRELOAD=…`), and
+    the variables it sets (judged as a startup file's `sets`: `CODEX_HOME=…` moves an agent's settings). Its other
+    lines (`use nix`, `layout python`) are judged as the commands they are."""
+    settings = "\n".join(line for line in direnv_settings(path, text).split("\n") if _SETTING_LINE.fullmatch(line))
+    return not runs_nothing(settings), assignments(settings)
 
 
 def _prepended(variable: str, directories: list[str], here: str) -> str | None:

@@ -63,8 +63,12 @@ _HOLDERS = frozenset({
     "instance", "instances", "droplet", "droplets", "server", "servers", "vm", "vms", "machine", "machines",
     "app", "apps",
 })  # fmt: skip
-# An option that keeps what the server holds (gcloud's `--keep-disks=all`): then only the server goes
+# An option that keeps what the server holds (gcloud's `--keep-disks=all`): then only the server goes. It keeps
+# the store only when it names what the server holds (`--keep-history` keeps a record, no data) and its value
+# names all of it (`--keep-disks=boot` keeps the boot disk: the data disks go)
 _KEEPS = frozenset({"keep", "retain", "preserve"})
+_HELD = frozenset({"disk", "disks", "volume", "volumes", "data", "database", "databases", "storage", "addons"})
+_WHOLE_VALUE = frozenset({"", "all", "true", "yes", "1"})
 # A verb that deletes many at once (`az storage blob delete-batch`), and `--all` beside `--recursive`
 _MANY = frozenset({"batch", "all"})
 # Words of a rehearsal, which deletes nothing
@@ -100,7 +104,9 @@ def hosted_store_deletes(
         return
     said = _parts(commands) | _parts(_code(spec, parsed))
     named = _option_words(spec, parsed)
-    if (said | named) & (_TRIAL | _KEEPS) or (local and not _sweeps_own(spec, said, named)):
+    if _rehearses(spec, parsed, commands) or _keeps_held(spec, parsed):
+        return
+    if local and not _sweeps_own(spec, said, named):
         return
     listed = {w.lower() for w in commands} & set(spec.get("deletes", ()))
     mirrored = _mirrors_nothing(ledger, spec, parsed, commands, place)
@@ -146,6 +152,47 @@ def _remote_flag(spec: Mapping[str, Any], parsed: Parsed) -> str:
     """`podman --remote`: an option that sends every command to the remote service it is configured with."""
     given = {w.split("=", 1)[0] for w in parsed.spelled[1:] if w.startswith("-")}
     return "remote" if given & set(spec.get("remote", ())) else ""
+
+
+def _given(spec: Mapping[str, Any], parsed: Parsed) -> list[tuple[str, str]]:
+    """The options given, each as its name (`dry-run`) and its value: after `=`, else the next word unless an
+    option (`--keep-disks boot`, whether or not the catalogue knows the option takes a value); empty when none."""
+    short = dict(spec.get("short", {}))
+    spelled = parsed.spelled[1:]
+    pairs = [(o, v) for o, v in parsed.options if v]
+    for k, word in enumerate(spelled):
+        after = spelled[k + 1] if k + 1 < len(spelled) and not spelled[k + 1].startswith("-") else ""
+        if word.startswith("-"):
+            pairs.append((word.split("=", 1)[0], word.partition("=")[2] if "=" in word else after))
+    return [(short.get(o, o).lstrip("-").lower(), v.lower()) for o, v in pairs if len(o.lstrip("-")) > 1]
+
+
+def _rehearses(spec: Mapping[str, Any], parsed: Parsed, commands: list[str]) -> bool:
+    """A rehearsal, as the program says it: an option (`--dry-run`, `--dryrun`, `--preview-only`, `--what-if`; not
+    `--dry-run=false`), or a command word that is wholly a rehearsal verb before any delete verb (`terraform plan
+    -destroy`, `az deployment group what-if`). A rehearsal word inside a name (`neonctl branches delete
+    dry-run-main`, `fly apps destroy plan-api`) or in code (`db.dropDatabase() /* dry */`) rehearses nothing."""
+    if any(_parts([o]) & _TRIAL and v not in ("false", "no", "0") for o, v in _given(spec, parsed)):
+        return True
+    verbs = {str(v) for v in spec.get("deletes", ())} | _VERBS
+    trial = {t.replace("-", "") for t in _TRIAL}
+    for word in commands:
+        if _parts([word]) & verbs:
+            return False
+        if re.sub(r"[-_]", "", word.lower()) in trial:
+            return True
+    return False
+
+
+def _keeps_held(spec: Mapping[str, Any], parsed: Parsed) -> bool:
+    """An option that keeps all the deleted server holds (`--keep-disks=all`, `--retain-volumes`): its name says
+    keep and names the data held, and its value keeps all of it. A name (`fly apps destroy keep-api`), code, a
+    part kept (`--keep-disks=boot`) or a record kept (`helm uninstall --keep-history`) keeps no store."""
+    for option, value in _given(spec, parsed):
+        parts = _parts([option])
+        if parts & _KEEPS and parts & _HELD and value in _WHOLE_VALUE:
+            return True
+    return False
 
 
 def _holder_deleted(commands: list[str]) -> bool:

@@ -187,3 +187,11 @@ def test_default_packages_routed_by_command_give_every_verdict(tmp_path: Path) -
             skipped += 1
             assert verdicts(routed, document) == verdicts(every, document), document["shell"]["source"]
     assert skipped > len(shell_documents) // 2, skipped  # the routing leaves packages out of many calls
+
+
+def test_code_left_to_run_later_routes_as_unknown() -> None:
+    from hookd.engines.rego.policyset import _effect_traits
+
+    traits: set[str] = set()
+    _effect_traits([{"op": "exec", "known": True, "deferred": True, "startup": "/p/.envrc"}], traits)
+    assert "effect-unknown" in traits  # was no trait: destructive_shell's deferred-exec ask never tried
