@@ -526,10 +526,10 @@ def tool_paths(
                         # names it lists are what it matches, which its text does not show
                         out.extend(_glob_entries(resolver, arg, item, base, "list", access))
                     continue
-                # a glob's alternatives (`*.{ts,tsx}`) each as written, then what the glob matches on disk
+                # each brace alternative as written, then what it matches (braces expand first: `{src,/etc}/*`)
                 alternatives = expand_braces(item) or [item]
                 out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives)
-                out.extend(_glob_entries(resolver, arg, item, base, style, access))
+                out.extend(e for alt in alternatives for e in _glob_entries(resolver, arg, alt, base, style, access))
     if spec.globs:
         searched = [*out, *_unfiltered_search(resolver, spec, tool_input, base_dir)]
         out = narrowed_roots(searched, spec, tool_input, resolver, search_glob)

@@ -57,3 +57,22 @@ def test_a_search_root_by_its_other_name_is_read_below(proj: Path, other: Path) 
 def test_a_search_in_the_project_stays_there(client: str, tool: str, tool_input: dict[str, object], proj: Path) -> None:
     reads = _reads(client, tool, tool_input, proj)
     assert reads and all(path.startswith(str(proj)) for path, _ in reads)
+
+
+@pytest.mark.parametrize(
+    ("client", "tool", "arg"),
+    [
+        ("qwen", "read_many_files", "include"),  # a list of globs under the session's directory
+        ("gemini", "read_many_files", "paths"),
+    ],
+)
+def test_a_brace_alternative_that_is_absolute_is_rooted_at_the_root(
+    client: str, tool: str, arg: str, proj: Path, other: Path
+) -> None:
+    reads = _reads(client, tool, {arg: ["{src," + str(other / "gh") + "}/*.yml"]}, proj)
+    assert (str(other / "gh" / "hosts.yml"), False) in reads
+
+
+def test_brace_alternatives_in_the_project_stay_there(proj: Path) -> None:
+    reads = _reads("qwen", "read_many_files", {"paths": ["{src,config}/*.{py,toml}"]}, proj)
+    assert reads and all(path.startswith(str(proj)) for path, _ in reads)
