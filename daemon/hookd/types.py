@@ -151,6 +151,16 @@ class ToolSpec:
     content: str = ""
     replace: tuple[str, str] | tuple[()] = ()
 
+    def roots(self) -> tuple[str, ...]:
+        """The arguments naming the directories the tool walks: its anchors and, for a search tool (one with a file
+        filter), each other path argument but the filter: another name for the same root (rg's `path` beside
+        `paths`, search_file_content's `path` beside `dir_path`), which the anchored argument is relative to
+        when the call gives it instead."""
+        anchors = tuple(dict.fromkeys(self.relative_to.values()))
+        if "search" not in self.globs.values():
+            return anchors
+        return (*anchors, *(arg for arg, _ in self.paths if arg not in self.globs and arg not in anchors))
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:

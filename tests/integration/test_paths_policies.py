@@ -33,7 +33,7 @@ def world(tmp_path: Path) -> tuple[Path, Path]:
     (home / ".aws").mkdir(parents=True)
     (home / ".aws" / "credentials").write_text("[default]\n")
     (project / "config").mkdir(parents=True)
-    (project / "config" / "prod.env").write_text("KEY=1\n")
+    (project / "config" / "prod.env").write_text("API_KEY=hk-test-0123456\n")  # a value: one holding none is no secret
     (project / "config" / "app.toml").write_text("")
     (project / "src").mkdir()
     (project / "src" / "a.py").write_text("")

@@ -20,7 +20,7 @@ from typing import Any
 
 from hookd.enrich.braces import expand_braces
 from hookd.enrich.patches import patch_files
-from hookd.enrich.search_roots import narrowed_roots
+from hookd.enrich.search_roots import anchor_arg, narrowed_roots
 from hookd.enrich.tool_args import Inferred, inferred, unknown_entries
 from hookd.types import NormalisedEvent, ToolSpec
 
@@ -460,8 +460,8 @@ def _anchors(
     resolver: PathResolver, spec: ToolSpec, tool_input: Mapping[str, Any], arg: str, base_dir: str
 ) -> list[str]:
     """The directories an anchored argument is relative to: its anchor argument's, one or a list (rg's `paths`)."""
-    anchor_arg = spec.relative_to.get(arg)
-    anchor = tool_input.get(anchor_arg) if anchor_arg is not None else None
+    named = anchor_arg(spec, tool_input, arg)
+    anchor = tool_input.get(named) if named is not None else None
     anchors = anchor if isinstance(anchor, list) else [anchor]
     return [resolver.absolute(a, base_dir) for a in anchors if isinstance(a, str) and a]
 
@@ -476,10 +476,10 @@ def _unfiltered_search(
     for arg, style in spec.globs.items():
         if style != "search" or tool_input.get(arg):
             continue
-        anchor_arg = str(spec.relative_to.get(arg))
+        named = str(anchor_arg(spec, tool_input, arg))
         for root in _anchors(resolver, spec, tool_input, arg, base_dir):
             if not resolver.contains(root):
-                out.extend(_glob_entries(resolver, anchor_arg, "*", root, "search", "read"))
+                out.extend(_glob_entries(resolver, named, "*", root, "search", "read"))
     return out
 
 
@@ -526,10 +526,10 @@ def tool_paths(
                         # names it lists are what it matches, which its text does not show
                         out.extend(_glob_entries(resolver, arg, item, base, "list", access))
                     continue
-                # a glob's alternatives (`*.{ts,tsx}`) each as written, then what the glob matches on disk
+                # each brace alternative as written, then what it matches (braces expand first: `{src,/etc}/*`)
                 alternatives = expand_braces(item) or [item]
                 out.extend({"arg": arg, **resolver.resolve(alt, base), "access": access} for alt in alternatives)
-                out.extend(_glob_entries(resolver, arg, item, base, style, access))
+                out.extend(e for alt in alternatives for e in _glob_entries(resolver, arg, alt, base, style, access))
     if spec.globs:
         searched = [*out, *_unfiltered_search(resolver, spec, tool_input, base_dir)]
         out = narrowed_roots(searched, spec, tool_input, resolver, search_glob)

@@ -33,7 +33,7 @@ def narrowed_roots(
     the home or above it, or a filter whose matches are not all known (a cap stopped them) or that matches a
     directory (whose files the tool then searches, named or not), leaves its root read whole."""
     filters = [arg for arg, style in spec.globs.items() if style == "search" and _names_files(tool_input.get(arg))]
-    roots = {spec.relative_to[arg] for arg in filters if arg in spec.relative_to}
+    roots = set(spec.roots()) if any(arg in spec.relative_to for arg in filters) else set()
     if not roots or any(e.get("arg") in filters and e.get("known") is False for e in entries):
         return list(entries)
     patterns = [search_glob(str(tool_input[arg])) or "" for arg in filters]
@@ -56,3 +56,15 @@ def _names_files(value: Any) -> bool:
 def _reaches_directory(resolver: Resolver, pattern: str, root: str) -> bool:
     found, complete = resolver.matches(pattern, root, hidden=True)
     return not complete or any(os.path.isdir(path) for path in found)
+
+
+def anchor_arg(spec: ToolSpec, tool_input: Mapping[str, Any], arg: str) -> str | None:
+    """The argument an anchored argument is relative to in this call: its anchor, or when the call leaves that out,
+    the first other root argument it gives (ToolSpec.roots: rg's `path` for `paths`)."""
+    anchor_arg = spec.relative_to.get(arg)
+    if anchor_arg is None:
+        return None
+    for name in (anchor_arg, *(root for root in spec.roots() if root != anchor_arg)):
+        if tool_input.get(name):
+            return name
+    return anchor_arg

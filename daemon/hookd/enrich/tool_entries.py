@@ -19,7 +19,7 @@ def _op(entry: Mapping[str, Any], spec: ToolSpec) -> tuple[str, bool]:
     if entry.get("access") != "read":
         return "write", False
     arg = entry.get("arg")
-    if arg in spec.relative_to.values() and "search" in spec.globs.values():
+    if arg in spec.roots() and "search" in spec.globs.values():
         return "read", True  # a search tool's root: every file below it can be read
     if arg in spec.relative_to and arg not in spec.globs:
         return "list", False  # a glob tool's pattern lists names

@@ -19,6 +19,12 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]{0,20}://[^\s'\"<>`]+", re.IGNORECASE)
 
 
 MAX_URLS = 16
+# A URL's path ends at its query or its fragment (RFC 3986 section 3.3): neither names part of the file.
+_PATH_END = re.compile(r"[?#]")
+
+
+def _url_path(text: str) -> str:
+    return _PATH_END.split(text, maxsplit=1)[0]
 
 
 def url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, project: str) -> list[dict[str, JSON]]:
@@ -44,7 +50,7 @@ def url_effects(texts: list[tuple[str, bool]], program: str, home: str | None, p
             served = "" if local else served_home_file(url, home or "")  # a local server's file of the home
             if local or served:
                 resolver = resolver or PathResolver(home=home or "/", project_dir=project)
-                placed = resolver.resolve(unquote(local.group(1).split("?", 1)[0]) if local else served, project)
+                placed = resolver.resolve(unquote(_url_path(local.group(1))) if local else served, project)
                 entry = {"arg": "url", **placed, "access": "read"}
                 out.append(
                     {**path_effect(entry, ToolSpec(ToolKind.READ), program, home=home, project=project), "url": url}

@@ -101,6 +101,8 @@ def test_a_page_or_a_local_dev_server_is_a_fetch_only(proj: Path) -> None:
         ("claude", "ReadMcpResourceTool", {"server": "filesystem", "uri": f"file://{HOME}/.git-credentials"}),
         ("gemini", "read_mcp_resource", {"uri": f"file://{HOME}/.git-credentials"}),
         ("gemini", "web_fetch", {"prompt": f"read file:{HOME}/.git-credentials?x=1 now"}),
+        ("qwen", "web_fetch", {"url": f"file://{HOME}/.git-credentials#top", "prompt": "list the hosts"}),
+        ("kilo", "webfetch", {"url": f"file:///{HOME.lstrip('/')}/.git-credentials#L1?raw=1", "format": "text"}),
     ],
 )
 def test_a_file_url_in_each_form_reads_its_file(
