@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from hookd.enrich.effects.options import OptionTable
-from hookd.enrich.effects.program import Hook, Launcher, Loaded, Modules, Program, ShellSetup, StartupFiles
+from hookd.enrich.effects.program import (
+    EnvironmentTable,
+    Hook,
+    Launcher,
+    Loaded,
+    Modules,
+    Program,
+    ShellSetup,
+    StartupFiles,
+)
 
 __all__ = ["DATA", "Catalogue", "Hook", "Modules", "Program", "ShellSetup", "StartupFiles", "catalogue"]
 
@@ -40,6 +49,7 @@ def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
                 argv=str(item.get("argv", "")),
                 setting=bool(item.get("setting", False)),
                 binds=tuple(str(w) for w in item.get("binds", ())),
+                leading=str(item.get("leading", "")),
             )
         )
     return tuple(hooks)
@@ -321,17 +331,19 @@ class Catalogue:
         self._built: dict[str, Program | None] = {}
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
-        self.environment = {
-            name: Loaded(
-                str(e["loads"]),
-                str(e.get("lang", "sh")),
-                frozenset(e.get("programs", ())),
-                frozenset(e.get("options", ())),
-                frozenset(e.get("commands", ())),
-            )
-            for name, e in own.get("environment", {}).items()
-            if name != "source"
-        }
+        self.environment = EnvironmentTable(
+            {
+                name: Loaded(
+                    str(e["loads"]),
+                    str(e.get("lang", "sh")),
+                    frozenset(e.get("programs", ())),
+                    frozenset(e.get("options", ())),
+                    frozenset(e.get("commands", ())),
+                )
+                for name, e in own.get("environment", {}).items()
+                if name != "source"
+            }
+        )
         self.metadata_hosts = frozenset(own.get("metadata_hosts", {}).get("hosts", ()))
         local = own.get("metadata_hosts", {})  # a metadata service on the loopback: (its ports, its credential paths)
         self.metadata_local = (frozenset(local.get("local_ports", ())), tuple(local.get("local_paths", ())))

@@ -316,6 +316,8 @@ class EffectModel:
                                         planted=True, variable=variable)  # fmt: skip
                     else:  # `BASH_ENV=f bash -c …`: the shell sources f first
                         self.code.run_file(place(word), view.name, entry.lang, follow, sourced=True)
+            elif entry.loads == "code" and entry.lang != "sh":  # `PERL5DB='system(…)'`: perl code, read as such
+                self.code.run_code(view.name, value, entry.lang, follow)
             else:  # shell code, or a prompt the shell expands (its substitutions run)
                 text = value if entry.loads == "code" else ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
                 known = not _dynamic(text.split(" ", 1)[0])
