@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from hookd.enrich.effects.options import OptionTable
-from hookd.enrich.effects.program import Hook, Launcher, Loaded, Modules, Program, ShellSetup, StartupFiles
+from hookd.enrich.effects.program import (
+    EnvironmentTable,
+    Hook,
+    Launcher,
+    Loaded,
+    Modules,
+    Program,
+    ShellSetup,
+    StartupFiles,
+)
 
 __all__ = ["DATA", "Catalogue", "Hook", "Modules", "Program", "ShellSetup", "StartupFiles", "catalogue"]
 
@@ -40,6 +49,7 @@ def _hooks(items: Any, *, derived: bool = False) -> tuple[Hook, ...]:
                 argv=str(item.get("argv", "")),
                 setting=bool(item.get("setting", False)),
                 binds=tuple(str(w) for w in item.get("binds", ())),
+                leading=str(item.get("leading", "")),
             )
         )
     return tuple(hooks)
@@ -322,17 +332,19 @@ class Catalogue:
         self._built: dict[str, Program | None] = {}
         self.prefixes = tuple(sorted(own.get("prefixes", {}).items(), key=lambda p: -len(p[0])))
         self.git = git
-        self.environment = {
-            name: Loaded(
-                str(e["loads"]),
-                str(e.get("lang", "sh")),
-                frozenset(e.get("programs", ())),
-                frozenset(e.get("options", ())),
-                frozenset(e.get("commands", ())),
-            )
-            for name, e in own.get("environment", {}).items()
-            if name != "source"
-        }
+        self.environment = EnvironmentTable(
+            {
+                name: Loaded(
+                    str(e["loads"]),
+                    str(e.get("lang", "sh")),
+                    frozenset(e.get("programs", ())),
+                    frozenset(e.get("options", ())),
+                    frozenset(e.get("commands", ())),
+                )
+                for name, e in own.get("environment", {}).items()
+                if name != "source"
+            }
+        )
         # the variables that point a hosted store's client at a server (DOCKER_HOST): an `export` earlier on the line
         # sets them for every later command, as a prefix assignment does for one
         self.host_environment = frozenset(

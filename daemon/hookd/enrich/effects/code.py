@@ -91,10 +91,7 @@ class CodeRuns:
                 elif hook.lang and 0 < hook.index == len(operands) and view.stdin != "none":
                     self._stdin_operand(program.name, hook, view, follow)
             elif hook.kind == "env":
-                value = view.env.get(hook.name)
-                if value is not None:
-                    self._handed(program.name, value, hook, follow)
-                    self._fed(value, hook, view, follow)
+                self._env_hook(program.name, hook, view, follow)
             elif hook.kind == "shell-args" and "--" in view.argv:  # `capsh -- -c CMD`: bash runs with the rest
                 rest = view.argv[view.argv.index("--") + 1 :]
                 self._handed(program.name, shlex.join(["bash", *rest]), hook, follow)
@@ -108,6 +105,18 @@ class CodeRuns:
                 words = view.argv[2:] if view.argv[1] == "--" else view.argv[1:]
                 self._handed(program.name, " ".join(words), hook, follow, code=True, made=view.substituted)
         self._code_words(program, parsed, view, follow)
+
+    def _env_hook(self, name: str, hook: Hook, view: CommandView, follow: Followups) -> None:
+        value = view.env.get(hook.name)
+        if value is None:
+            return
+        value = value.lstrip(hook.leading) if hook.leading else value  # `LESSOPEN='|lesspipe %s'`: after the mark
+        self._handed(name, value, hook, follow)
+        self._fed(value, hook, view, follow)
+
+    def run_code(self, name: str, text: str, lang: str, follow: Followups) -> None:
+        """`text` is code in `lang` that `name` runs (an environment variable's value: PERL5DB)."""
+        self._handed(name, text, Hook("option", code=True, lang=lang), follow, code=True)
 
     def _stdin_operand(self, name: str, hook: Hook, view: CommandView, follow: Followups) -> None:
         """A program given every operand but its code (`sqlite3 DB`, `sg GROUP`) reads that code from its

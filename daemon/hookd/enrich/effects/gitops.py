@@ -296,6 +296,30 @@ def _subcommand_runs(sub: str, rest: list[str], run: GitRun, model: Ledger) -> N
         first, second = both.split(" ")
         if sub == first and rest[:1] == [second] and len(rest) > 1:
             _runs(f"git {both}", " ".join(rest[1:]), run, model)
+    for word in rest:  # `git clone 'ext::sh -c cmd% args' DIR`: the URL is a command git runs
+        prefix = next((p for p in data["command_transports"]["prefixes"] if word.startswith(p)), "")
+        if prefix:
+            _runs(f"git {sub} {prefix}", transport_command(word[len(prefix) :]), run, model)
+
+
+_TRANSPORT_ESCAPES = {" ": " ", "%": "%", "s": "upload-pack", "S": "git-upload-pack"}
+
+
+def transport_command(text: str) -> str:
+    """The command line of an `ext::` URL (git-remote-ext(1)): words split at unescaped spaces, `% ` a space
+    within a word, `%%` a percent sign, `%s`/`%S` the service's name."""
+    words: list[str] = []
+    word, k = "", 0
+    while k < len(text):
+        if text[k] == "%" and k + 1 < len(text):
+            word, k = word + _TRANSPORT_ESCAPES.get(text[k + 1], text[k : k + 2]), k + 2
+            continue
+        if text[k] == " ":
+            words, word = [*words, word] if word else words, ""
+        else:
+            word += text[k]
+        k += 1
+    return shlex.join([*words, word] if word else words)
 
 
 def _runs(where: str, value: str, run: GitRun, model: Ledger) -> None:

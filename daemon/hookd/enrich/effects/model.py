@@ -37,6 +37,7 @@ from hookd.enrich.effects.options import Parsed, parse
 from hookd.enrich.effects.revealed import decrypted, prints_sensitive_output, reveals_credential
 from hookd.enrich.effects.sends import batch_puts, carried_trees, network_sends, socket_redirect
 from hookd.enrich.effects.signals import signals
+from hookd.enrich.effects.source_sets import sources_redirected
 from hookd.enrich.effects.untabled import (
     WALKED_INLINE,
     fed_text,
@@ -132,6 +133,7 @@ class EffectModel:
                 if effect["op"] == "exec":
                     effect.update(known=False, built=True)
         loaded_files(self.ledger, view, place, follow, start)  # `go run /tmp/m.go`: a file the line wrote
+        sources_redirected(self.ledger, view, start)  # `pip config set global.index-url URL`: later installs'
         if view.name != "git" and _may_change_tree(view, self.ledger.effects[start:], follow):
             self.ledger.touch_tree()  # what a later git discard loses is no longer what the disk shows
         if follow.scripts or follow.code or view.peeled or view.handed:  # what it runs may run many times
@@ -316,6 +318,8 @@ class EffectModel:
                                         planted=True, variable=variable)  # fmt: skip
                     else:  # `BASH_ENV=f bash -c …`: the shell sources f first
                         self.code.run_file(place(word), view.name, entry.lang, follow, sourced=True)
+            elif entry.loads == "code" and entry.lang != "sh":  # `PERL5DB='system(…)'`: perl code, read as such
+                self.code.run_code(view.name, value, entry.lang, follow)
             else:  # shell code, or a prompt the shell expands (its substitutions run)
                 text = value if entry.loads == "code" else ': "' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
                 known = not _dynamic(text.split(" ", 1)[0])

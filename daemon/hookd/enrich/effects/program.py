@@ -4,6 +4,7 @@ effect model's readers act on."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ class Hook:
     # (variable, default prefix): the command sees the variable set to the output name, the last of two or more
     # operands (else the default) plus a suffix: split's `--filter` sees `$FILE`
     binds: tuple[str, ...] = ()
+    leading: str = ""  # `env`: marker characters the program reads off the value's start (LESSOPEN's `|`, `-`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,31 @@ class Loaded:
     programs: frozenset[str] = frozenset()
     options: frozenset[str] = frozenset()  # `options`: the value is options, these name a file of code (NODE_OPTIONS)
     commands: frozenset[str] = frozenset()  # `options` whose value is a command the program runs (`-XX:OnError=`)
+
+
+class EnvironmentTable(dict[str, Loaded]):
+    """The `environment` table by variable name; a name holding `*` stands for a family of variables one tool
+    reads under names it builds (cargo's `CARGO_TARGET_<triple>_RUNNER`): `*` is any run of name characters."""
+
+    def __init__(self, entries: Mapping[str, Loaded]) -> None:
+        super().__init__({k: v for k, v in entries.items() if "*" not in k})
+        self._families = [
+            (re.compile("[A-Za-z0-9_]+".join(re.escape(part) for part in k.split("*"))), v)
+            for k, v in entries.items()
+            if "*" in k
+        ]
+
+    def get(self, name: str, default: Loaded | None = None) -> Loaded | None:  # type: ignore[override]
+        found = super().get(name)
+        if found is None:
+            found = next((v for pattern, v in self._families if pattern.fullmatch(name)), None)
+        return default if found is None else found
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def values(self) -> Any:
+        return [*super().values(), *(v for _, v in self._families)]
 
 
 @dataclass(frozen=True, slots=True)
