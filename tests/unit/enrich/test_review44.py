@@ -84,3 +84,13 @@ def test_settings_of_plain_values_hold_none(tmp_path: Path) -> None:
     path = tmp_path / "gradle.properties"
     path.write_text("org.gradle.caching=true\norg.gradle.jvmargs=-Xmx2g -Dfile.encoding=UTF-8\n")
     assert holds_no_secret_settings(str(path))
+
+
+@pytest.mark.parametrize(
+    ("line", "privileged"),
+    [("time sudo -nl -p 'pw: '", False), ("nice sudo -l", False), ("time sudo bash -c id", True),
+     ("time sudo -pl bash", True)],
+)  # fmt: skip
+def test_sudos_own_mode_is_read_after_a_launcher(line: str, privileged: bool, tmp_path: Path) -> None:
+    # the spelling harness's `time` family: `time sudo -nl` was asked where `sudo -nl` passed
+    assert bool(ops(line, tmp_path, "privilege")) is privileged
